@@ -1,0 +1,247 @@
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"streamql/parser"
+)
+
+// OptionKind is the value type of a connector option.
+type OptionKind uint8
+
+// Option value kinds.
+const (
+	OptString OptionKind = iota // any text
+	OptBool                     // true or false, any case
+	OptInt                      // a non-negative decimal integer
+	OptChar                     // exactly one byte; '\t' is accepted for a tab
+	OptEnum                     // one of OptionSpec.Values
+	OptNumber                   // a number (datagen bounds)
+)
+
+// OptionSpec declares one option of a connector once: validation, DESCRIBE and the
+// unknown-option error all come from it (DESIGN: catalog).
+type OptionSpec struct {
+	// Name is the option key. A '#' stands for a column name of the stream, so
+	// "fields.#.kind" matches 'fields.qty.kind' (SPEC 1, datagen).
+	Name     string
+	Kind     OptionKind
+	Values   []string // for OptEnum
+	Default  string   // "" with HasDefault false: no default
+	Required bool
+	Doc      string
+}
+
+// ConnectorSpec declares a connector: its name, its options, and whether a stream
+// over it ends by itself (SPEC 1, connector table).
+type ConnectorSpec struct {
+	Name    string
+	Doc     string
+	Options []OptionSpec
+	// Bounded reports whether a stream with these (validated) options ends.
+	Bounded func(opts map[string]string) bool
+}
+
+// formatOptions are the decoding options shared by connectors that read bytes (SPEC 1).
+var formatOptions = []OptionSpec{
+	{Name: "format", Kind: OptEnum, Values: []string{"csv", "json"}, Default: "csv", Doc: "input format: csv or json (one object per line)"},
+	{Name: "csv.delimiter", Kind: OptChar, Default: ",", Doc: "field delimiter, one byte"},
+	{Name: "csv.header", Kind: OptBool, Default: "false", Doc: "true skips the first line"},
+	{Name: "csv.quote", Kind: OptChar, Default: `"`, Doc: "quote character (RFC 4180 quoting)"},
+	{Name: "csv.null-literal", Kind: OptString, Doc: "an unquoted field equal to this is NULL"},
+	{Name: "csv.allow-ragged", Kind: OptBool, Default: "false", Doc: "true reads missing trailing fields as NULL and drops extra ones"},
+	{Name: "encoding", Kind: OptString, Default: "utf-8", Doc: "input text encoding (utf-8, gbk, gb18030, latin1, utf-16le, utf-16be)"},
+	{Name: "errors", Kind: OptEnum, Values: []string{"side", "skip", "fail"}, Default: "side", Doc: "malformed rows: side (to the errors side output), skip, or fail"},
+	{Name: "errors.side", Kind: OptString, Default: "errors", Doc: "name of the errors side output"},
+}
+
+func withFormat(own ...OptionSpec) []OptionSpec {
+	return append(own, formatOptions...)
+}
+
+func always(bool) func(map[string]string) bool {
+	return func(map[string]string) bool { return true }
+}
+
+// Connectors lists every connector of SPEC 1 by name.
+var Connectors = map[string]*ConnectorSpec{
+	"file": {
+		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
+		Options: withFormat(
+			OptionSpec{Name: "path", Kind: OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
+			OptionSpec{Name: "follow", Kind: OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -f"},
+		),
+		Bounded: func(o map[string]string) bool { return o["follow"] != "true" },
+	},
+	"stdin": {
+		Name: "stdin", Doc: "reads standard input until EOF",
+		Options: withFormat(),
+		Bounded: always(true),
+	},
+	"socket": {
+		Name: "socket", Doc: "connects to hostname:port as a client and reads lines (Flink socketTextStream)",
+		Options: withFormat(
+			OptionSpec{Name: "hostname", Kind: OptString, Default: "localhost", Doc: "host to connect to"},
+			OptionSpec{Name: "port", Kind: OptInt, Required: true, Doc: "TCP port to connect to"},
+		),
+		Bounded: func(map[string]string) bool { return false },
+	},
+	"datagen": {
+		Name: "datagen", Doc: "generates rows; bounded when 'number-of-rows' is set",
+		Options: []OptionSpec{
+			{Name: "number-of-rows", Kind: OptInt, Doc: "rows to generate; absent = unbounded"},
+			{Name: "rows-per-second", Kind: OptInt, Doc: "pace; absent = as fast as possible"},
+			{Name: "seed", Kind: OptInt, Default: "0", Doc: "random seed; the same seed gives the same rows"},
+			{Name: "fields.#.kind", Kind: OptEnum, Values: []string{"random", "sequence"}, Default: "random", Doc: "random or sequence"},
+			{Name: "fields.#.min", Kind: OptNumber, Doc: "smallest random value"},
+			{Name: "fields.#.max", Kind: OptNumber, Doc: "largest random value"},
+			{Name: "fields.#.start", Kind: OptNumber, Doc: "first sequence value"},
+			{Name: "fields.#.end", Kind: OptNumber, Doc: "last sequence value"},
+			{Name: "fields.#.values", Kind: OptString, Doc: "comma-separated values to pick from"},
+			{Name: "fields.#.length", Kind: OptInt, Doc: "length of random strings"},
+		},
+		Bounded: func(o map[string]string) bool { return o["number-of-rows"] != "" },
+	},
+	"values": {
+		Name: "values", Doc: "rows come from INSERT INTO ... VALUES statements",
+		Bounded: always(true),
+	},
+}
+
+// ConnectorNames returns the connector names, sorted.
+func ConnectorNames() []string {
+	var n []string
+	for k := range Connectors {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// match reports whether key matches the spec name, where '#' in the spec stands for
+// one column name of cols (case-insensitive). It returns the canonical key (the
+// column name as declared).
+func (o *OptionSpec) match(key string, cols []Column) (string, bool) {
+	i := strings.IndexByte(o.Name, '#')
+	if i < 0 {
+		return o.Name, key == o.Name
+	}
+	pre, suf := o.Name[:i], o.Name[i+1:]
+	if len(key) <= len(pre)+len(suf) || !strings.HasPrefix(key, pre) || !strings.HasSuffix(key, suf) {
+		return "", false
+	}
+	col := key[len(pre) : len(key)-len(suf)]
+	for _, c := range cols {
+		if strings.EqualFold(c.Name, col) {
+			return pre + c.Name + suf, true
+		}
+	}
+	return "", false
+}
+
+// ValidateOptions checks the WITH options of a CREATE STREAM against the connector
+// named by 'connector' and returns them with defaults filled in, plus the set of keys
+// the user wrote. Errors are *parser.Error at the offending key or value: a missing
+// or unknown connector, an unknown option (the message lists the valid ones), a
+// duplicate, a bad value for the option's kind, a missing required option.
+func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*ConnectorSpec, map[string]string, map[string]bool, error) {
+	var spec *ConnectorSpec
+	for _, o := range opts {
+		if o.Key == "connector" {
+			spec = Connectors[o.Value]
+			if spec == nil {
+				return nil, nil, nil, parser.Errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
+			}
+		}
+	}
+	if spec == nil {
+		return nil, nil, nil, parser.Errorf(stmtPos, "CREATE STREAM needs WITH ('connector' = '...'); connectors: %s", strings.Join(ConnectorNames(), ", "))
+	}
+	vals := map[string]string{}
+	written := map[string]bool{"connector": true}
+	for _, o := range opts {
+		if o.Key == "connector" {
+			continue
+		}
+		var os *OptionSpec
+		key := ""
+		for i := range spec.Options {
+			if k, ok := spec.Options[i].match(o.Key, cols); ok {
+				os, key = &spec.Options[i], k
+				break
+			}
+		}
+		if os == nil {
+			return nil, nil, nil, parser.Errorf(o.KeyPos, "unknown option '%s' for connector '%s'; valid options: %s", o.Key, spec.Name, strings.Join(spec.optionNames(), ", "))
+		}
+		if written[key] {
+			return nil, nil, nil, parser.Errorf(o.KeyPos, "option '%s' is given twice", o.Key)
+		}
+		v, err := os.check(o.Value)
+		if err != nil {
+			return nil, nil, nil, parser.Errorf(o.ValuePos, "option '%s': %v", o.Key, err)
+		}
+		vals[key] = v
+		written[key] = true
+	}
+	for _, os := range spec.Options {
+		if strings.Contains(os.Name, "#") {
+			continue
+		}
+		if _, ok := vals[os.Name]; !ok {
+			if os.Required {
+				return nil, nil, nil, parser.Errorf(stmtPos, "connector '%s' needs option '%s' (%s)", spec.Name, os.Name, os.Doc)
+			}
+			if os.Default != "" {
+				vals[os.Name] = os.Default
+			}
+		}
+	}
+	return spec, vals, written, nil
+}
+
+func (s *ConnectorSpec) optionNames() []string {
+	n := []string{"connector"}
+	for _, o := range s.Options {
+		n = append(n, strings.ReplaceAll(o.Name, "#", "<column>"))
+	}
+	return n
+}
+
+// check validates v for the option's kind and returns it normalised.
+func (o *OptionSpec) check(v string) (string, error) {
+	switch o.Kind {
+	case OptBool:
+		switch strings.ToLower(v) {
+		case "true", "false":
+			return strings.ToLower(v), nil
+		}
+		return "", fmt.Errorf("'%s' is not true or false", v)
+	case OptInt:
+		if _, err := strconv.ParseUint(v, 10, 63); err != nil {
+			return "", fmt.Errorf("'%s' is not a non-negative integer", v)
+		}
+	case OptNumber:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+			return "", fmt.Errorf("'%s' is not a number", v)
+		}
+	case OptChar:
+		if v == `\t` {
+			return "\t", nil
+		}
+		if len(v) != 1 {
+			return "", fmt.Errorf("'%s' must be exactly one character (one byte; write '\\t' for a tab)", v)
+		}
+	case OptEnum:
+		for _, x := range o.Values {
+			if strings.EqualFold(x, v) {
+				return x, nil
+			}
+		}
+		return "", fmt.Errorf("'%s' is not one of %s", v, strings.Join(o.Values, ", "))
+	}
+	return v, nil
+}

@@ -1,0 +1,85 @@
+// Package catalog owns stream definitions: their names, typed columns, event-time
+// column and watermark expression, connector and options, and the option specs that
+// each connector declares once (SPEC 1). It also owns the SQL types of SPEC 1.
+package catalog
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Type is one of the SQL types of SPEC 1. The zero value is Unknown, the type of
+// the NULL literal before coercion.
+type Type uint8
+
+// The SQL types of SPEC 1.
+const (
+	Unknown   Type = iota // type of a bare NULL literal
+	BigInt                // int64
+	Double                // float64, IEEE 754
+	Varchar               // UTF-8 text, compared byte for byte
+	Boolean               // true/false
+	Timestamp             // milliseconds since the epoch, UTC, no time zone
+)
+
+// String returns the SQL name of t as SHOW and DESCRIBE print it (BIGINT, DOUBLE,
+// VARCHAR, BOOLEAN, TIMESTAMP(3); NULL for Unknown).
+func (t Type) String() string {
+	switch t {
+	case BigInt:
+		return "BIGINT"
+	case Double:
+		return "DOUBLE"
+	case Varchar:
+		return "VARCHAR"
+	case Boolean:
+		return "BOOLEAN"
+	case Timestamp:
+		return "TIMESTAMP(3)"
+	}
+	return "NULL"
+}
+
+// IsNumeric reports whether t is BIGINT or DOUBLE.
+func (t Type) IsNumeric() bool { return t == BigInt || t == Double }
+
+// ParseType reads a type name as written in CREATE STREAM or CAST (SPEC 1):
+// BIGINT (INT, INTEGER, SMALLINT, TINYINT, SIGNED), DOUBLE (FLOAT, REAL,
+// DECIMAL(p,s), NUMERIC), VARCHAR[(n)] (STRING, TEXT, CHAR[(n)]), BOOLEAN (BOOL),
+// TIMESTAMP[(3)] (DATETIME). Case and spaces do not matter. It returns an error
+// that lists the valid names for anything else.
+func ParseType(name string) (Type, error) {
+	s := strings.ToUpper(strings.Join(strings.Fields(name), ""))
+	base, args := s, ""
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		if !strings.HasSuffix(s, ")") {
+			return Unknown, fmt.Errorf("unknown type %q: a type argument needs a closing ')'", name)
+		}
+		base, args = s[:i], s[i+1:len(s)-1]
+	}
+	bad := func() (Type, error) {
+		return Unknown, fmt.Errorf("unknown type %q: use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP", name)
+	}
+	switch base {
+	case "BIGINT", "INT", "INTEGER", "SMALLINT", "TINYINT", "SIGNED":
+		if args != "" {
+			return bad()
+		}
+		return BigInt, nil
+	case "DOUBLE", "FLOAT", "REAL", "DECIMAL", "NUMERIC":
+		return Double, nil
+	case "VARCHAR", "STRING", "TEXT", "CHAR":
+		return Varchar, nil
+	case "BOOLEAN", "BOOL":
+		if args != "" {
+			return bad()
+		}
+		return Boolean, nil
+	case "TIMESTAMP", "DATETIME":
+		if args != "" && args != "3" {
+			return Unknown, fmt.Errorf("unsupported type %q: TIMESTAMP has millisecond precision, write TIMESTAMP or TIMESTAMP(3)", name)
+		}
+		return Timestamp, nil
+	}
+	return bad()
+}

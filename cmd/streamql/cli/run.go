@@ -1,0 +1,148 @@
+// Package cli is streamql's command line (SPEC 4): flags, the script runner,
+// SQL from stdin, and the session that REPL and scripts share. Run is the whole
+// program behind main, testable in-process.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"streamql/cmd/streamql/render"
+	"streamql/parser"
+)
+
+// Version is the program version printed by --version.
+var Version = "0.1.0-dev"
+
+const usage = `streamql: SQL for event streams (side outputs, semi/anti joins, watermarks)
+
+usage:
+  streamql                          REPL (when stdin is a terminal)
+  streamql script.sql [more.sql]    run scripts in order, then exit
+  streamql -f script.sql            same
+  streamql -e 'SQL; SQL'            run inline SQL
+  ... | streamql                    SQL read from stdin when it is not a terminal
+
+flags:
+`
+
+// Run runs streamql with args (without the program name) and returns the exit
+// status (SPEC 4): 0 done; 1 a runtime failure; 2 an error found before a job
+// starts (flags, syntax, names, types, planning); 130 interrupted.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("streamql", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "table", "output format: table, csv, tsv, json, plain, markdown")
+	sideDir := fs.String("side-dir", "", "write each side output to DIR/<name>.<ext> instead of stdout")
+	timer := fs.Bool("timer", false, "print rows, elapsed time and rows/s per job on stderr")
+	version := fs.Bool("version", false, "print the version and exit")
+	help := fs.BoolP("help", "h", false, "print this help and exit")
+	files := fs.StringArrayP("file", "f", nil, "run a script file (may repeat)")
+	inline := fs.StringArrayP("execute", "e", nil, "run inline SQL (may repeat)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "try 'streamql --help'")
+		return exitPlanning
+	}
+	if *help {
+		fmt.Fprint(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return exitOK
+	}
+	if *version {
+		fmt.Fprintln(stdout, "streamql "+Version)
+		return exitOK
+	}
+	if !render.ValidFormat(*format) {
+		fmt.Fprintf(stderr, "error: unknown --format '%s'; use one of table, csv, tsv, json, plain, markdown\n", *format)
+		return exitPlanning
+	}
+	if *sideDir != "" {
+		if st, err := os.Stat(*sideDir); err != nil || !st.IsDir() {
+			if err := os.MkdirAll(*sideDir, 0o755); err != nil {
+				fmt.Fprintf(stderr, "error: --side-dir %s: %v\n", *sideDir, err)
+				return exitPlanning
+			}
+		}
+	}
+	sess := NewSession(stdout, stderr, stdin)
+	sess.Format, sess.SideDir, sess.Timer = *format, *sideDir, *timer
+
+	type input struct{ name, text, dir string }
+	var inputs []input
+	wd, _ := os.Getwd()
+	for _, f := range append(fs.Args(), *files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "error: cannot read script %s: %v\n", f, unwrapPath(err))
+			return exitPlanning
+		}
+		inputs = append(inputs, input{name: f, text: string(b), dir: filepath.Dir(f)})
+	}
+	for _, e := range *inline {
+		inputs = append(inputs, input{name: "-e", text: e, dir: wd})
+	}
+	if len(inputs) == 0 {
+		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			fmt.Fprintln(stderr, "streamql: the interactive REPL is not available yet; pass a script (streamql script.sql) or pipe SQL into streamql")
+			return exitPlanning
+		}
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "error: reading SQL from stdin: %v\n", err)
+			return exitRuntime
+		}
+		sess.SQLFromStdin = true
+		inputs = append(inputs, input{name: "stdin", text: string(b), dir: wd})
+	}
+	// A script is split and parsed whole before anything runs (SPEC 4).
+	scripts := make([]*parser.Script, len(inputs))
+	for i, in := range inputs {
+		sc, err := parser.Parse(in.name, in.text)
+		if err != nil {
+			var pe *parser.Error
+			if errors.As(err, &pe) {
+				fmt.Fprintln(stderr, "error: "+parser.FormatError(in.name, in.text, pe))
+			} else {
+				fmt.Fprintln(stderr, "error: "+err.Error())
+			}
+			return exitPlanning
+		}
+		scripts[i] = sc
+	}
+	for i, sc := range scripts {
+		if code := sess.ExecScript(ctx, sc, inputs[i].dir); code != exitOK {
+			return code
+		}
+	}
+	return exitOK
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// isBrokenPipe reports whether err is a write to a closed pipe (`| head`): a clean
+// end with status 0 and no message (DESIGN: library facts).
+func isBrokenPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE)
+}

@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"streamql/catalog"
+	"streamql/cmd/streamql/render"
+	"streamql/executor"
+	"streamql/parser"
+	"streamql/planner"
+)
+
+// Exit statuses of SPEC 4.
+const (
+	exitOK        = 0
+	exitRuntime   = 1
+	exitPlanning  = 2
+	exitInterrupt = 130
+)
+
+// Session holds what statements share: the catalog, the pending side branches,
+// the settings (SPEC 3: format, side-dir, timer) and the output streams. Scripts
+// given together, and the REPL's entries, run in one session.
+type Session struct {
+	Cat     *catalog.Catalog
+	Format  string
+	SideDir string
+	Timer   bool
+	Stdout  *bufio.Writer
+	Stderr  io.Writer
+	Env     *executor.Env
+	Files   *render.FileSet
+	// SQLFromStdin is set when the SQL itself comes from stdin or the REPL: a
+	// stdin stream is then a planning error (SPEC 4).
+	SQLFromStdin bool
+	pending      []*planner.Branch // side branches waiting for a job, in declaration order
+}
+
+// NewSession returns a session printing to stdout and stderr.
+func NewSession(stdout, stderr io.Writer, stdin io.Reader) *Session {
+	return &Session{
+		Cat: catalog.New(), Format: "table",
+		Stdout: bufio.NewWriterSize(stdout, 256<<10), Stderr: stderr,
+		Env: &executor.Env{Stdin: stdin}, Files: render.NewFileSet(),
+	}
+}
+
+// scriptCtx is what a statement needs to know about the script it comes from.
+type scriptCtx struct {
+	script *parser.Script
+	dir    string // base directory of relative paths
+}
+
+// ExecScript runs every statement of script in order, then the pending side
+// branches (SPEC 2.1: the end of each script runs them). It stops at the first
+// failing statement and returns its exit status (SPEC 4).
+func (s *Session) ExecScript(ctx context.Context, script *parser.Script, dir string) int {
+	sc := &scriptCtx{script: script, dir: dir}
+	for _, st := range script.Stmts {
+		if code := s.exec(ctx, sc, st); code != exitOK {
+			return code
+		}
+	}
+	return s.report(sc, s.runPending(ctx, sc))
+}
+
+func (s *Session) exec(ctx context.Context, sc *scriptCtx, st parser.Stmt) int {
+	return s.report(sc, s.execStmt(ctx, sc, st))
+}
+
+// report prints err for a user and returns the exit status it means.
+func (s *Session) report(sc *scriptCtx, err error) int {
+	defer s.Stdout.Flush()
+	if err == nil {
+		return exitOK
+	}
+	if ferr := s.Stdout.Flush(); ferr != nil && isBrokenPipe(ferr) {
+		return exitOK
+	}
+	var pe *parser.Error
+	switch {
+	case isBrokenPipe(err):
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(s.Stderr, "interrupted")
+		return exitInterrupt
+	case errors.As(err, &pe):
+		fmt.Fprintln(s.Stderr, "error: "+parser.FormatError(sc.script.Name, sc.script.Source, pe))
+		return exitPlanning
+	}
+	fmt.Fprintln(s.Stderr, "error: "+err.Error())
+	return exitRuntime
+}
+
+func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) error {
+	p := &planner.Planner{Cat: s.Cat, Source: sc.script.Source}
+	switch st := st.(type) {
+	case *parser.CreateStream:
+		return s.createStream(sc, st)
+	case *parser.DropStream:
+		if !s.Cat.Drop(st.Name) {
+			if st.IfExists {
+				return nil
+			}
+			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
+		}
+		kept := s.pending[:0]
+		for _, b := range s.pending {
+			if !strings.EqualFold(b.Stream.Name, st.Name) {
+				kept = append(kept, b)
+			}
+		}
+		s.pending = kept
+		return nil
+	case *parser.Select:
+		b, err := p.PlanSelect(st)
+		if err != nil {
+			return err
+		}
+		if b.Side != "" {
+			// check the job it will join now, so the error points at this statement
+			if _, err := planner.NewJob(b.Stream, append(s.branchesOf(b.Stream), b), nil, sc.script.Source); err != nil {
+				return err
+			}
+			s.pending = append(s.pending, b)
+			return nil
+		}
+		branches := s.takeBranches(b.Stream)
+		job, err := planner.NewJob(b.Stream, branches, b, sc.script.Source)
+		if err != nil {
+			return err
+		}
+		return s.runJob(ctx, job)
+	case *parser.Explain:
+		b, err := p.PlanSelect(st.Query)
+		if err != nil {
+			return err
+		}
+		branches := s.branchesOf(b.Stream)
+		var main *planner.Branch
+		if b.Side != "" {
+			branches = append(branches, b)
+		} else {
+			main = b
+		}
+		job, err := planner.NewJob(b.Stream, branches, main, sc.script.Source)
+		if err != nil {
+			return err
+		}
+		var rows [][]string
+		for _, l := range strings.Split(strings.TrimRight(job.Explain(), "\n"), "\n") {
+			rows = append(rows, []string{l})
+		}
+		return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: []string{"plan"}, Rows: rows})
+	case *parser.Run:
+		return s.runPending(ctx, sc)
+	case *parser.ShowStreams:
+		r := render.Result{Columns: []string{"name", "connector", "bounded", "columns"}}
+		for _, x := range s.Cat.Streams() {
+			var cols []string
+			for _, c := range x.Columns {
+				cols = append(cols, c.Name+" "+c.Type.String())
+			}
+			r.Rows = append(r.Rows, []string{x.Name, x.Connector.Name, fmt.Sprint(x.Bounded()), strings.Join(cols, ", ")})
+		}
+		return render.WriteResult(s.Stdout, s.Format, r)
+	case *parser.ShowSides:
+		r := render.Result{Columns: []string{"side", "stream", "statement"}}
+		for _, b := range s.pending {
+			r.Rows = append(r.Rows, []string{b.Side, b.Stream.Name, oneLine(b.Text)})
+		}
+		return render.WriteResult(s.Stdout, s.Format, r)
+	case *parser.DropSide:
+		kept := s.pending[:0]
+		found := false
+		for _, b := range s.pending {
+			if b.Side == st.Name {
+				found = true
+				continue
+			}
+			kept = append(kept, b)
+		}
+		s.pending = kept
+		if !found {
+			return parser.Errorf(st.NamePos, "no pending side branch named '%s' (SHOW SIDES lists them)", st.Name)
+		}
+		return nil
+	case *parser.Describe:
+		x := s.Cat.Lookup(st.Name)
+		if x == nil {
+			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
+		}
+		r := render.Result{Columns: []string{"column", "type", "watermark"}}
+		for i, c := range x.Columns {
+			wm := ""
+			if i == x.EventTime && x.Watermark != nil {
+				wm = x.Watermark.Text
+			}
+			r.Rows = append(r.Rows, []string{c.Name, c.Type.String(), wm})
+		}
+		return render.WriteResult(s.Stdout, s.Format, r)
+	case *parser.Set:
+		return s.set(st)
+	case *parser.Insert:
+		return parser.Errorf(st.StreamPos, "INSERT INTO ... VALUES is not supported yet (values streams come with the live-sources work)")
+	}
+	start, _ := st.Span()
+	return parser.Errorf(start, "this statement is not supported")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// set applies SET 'key' = 'value' (SPEC 3).
+func (s *Session) set(st *parser.Set) error {
+	switch st.Key {
+	case "format":
+		if !render.ValidFormat(st.Value) {
+			return parser.Errorf(st.ValuePos, "unknown format '%s'; use one of %s", st.Value, strings.Join(render.Formats, ", "))
+		}
+		s.Format = st.Value
+	case "side-dir":
+		s.SideDir = st.Value
+	case "timer":
+		switch strings.ToLower(st.Value) {
+		case "on", "true":
+			s.Timer = true
+		case "off", "false":
+			s.Timer = false
+		default:
+			return parser.Errorf(st.ValuePos, "'timer' takes on or off")
+		}
+	default:
+		return parser.Errorf(st.KeyPos, "unknown setting '%s'; settings: format, side-dir, timer", st.Key)
+	}
+	return nil
+}
+
+// branchesOf returns the pending branches of st, in declaration order.
+func (s *Session) branchesOf(st *catalog.Stream) []*planner.Branch {
+	var out []*planner.Branch
+	for _, b := range s.pending {
+		if b.Stream == st {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// takeBranches removes and returns the pending branches of st (a job uses them
+// up, also when it fails: SPEC 2.1).
+func (s *Session) takeBranches(st *catalog.Stream) []*planner.Branch {
+	out := s.branchesOf(st)
+	kept := s.pending[:0]
+	for _, b := range s.pending {
+		if b.Stream != st {
+			kept = append(kept, b)
+		}
+	}
+	s.pending = kept
+	return out
+}
+
+// runPending runs one job per stream with pending branches, in the order the
+// streams got their first branch (SPEC 2.1: RUN and the end of a script).
+func (s *Session) runPending(ctx context.Context, sc *scriptCtx) error {
+	for len(s.pending) > 0 {
+		st := s.pending[0].Stream
+		job, err := planner.NewJob(st, s.takeBranches(st), nil, sc.script.Source)
+		if err != nil {
+			return err
+		}
+		if err := s.runJob(ctx, job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
+	sink, err := render.NewSink(render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}, job)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	stats, err := executor.Run(ctx, job, s.Env, sink)
+	if stats.Malformed > 0 {
+		switch stats.Policy {
+		case "skip":
+			fmt.Fprintf(s.Stderr, "stream %s: %d malformed row(s) skipped\n", job.Stream.Name, stats.Malformed)
+		case "side":
+			fmt.Fprintf(s.Stderr, "stream %s: %d malformed row(s) sent to side output '%s'\n", job.Stream.Name, stats.Malformed, stats.ErrorSide)
+		}
+	}
+	if s.Timer {
+		el := time.Since(start)
+		fmt.Fprintf(s.Stderr, "%d rows in %.3f s (%.0f rows/s)\n", stats.Rows, el.Seconds(), float64(stats.Rows)/max(el.Seconds(), 1e-9))
+	}
+	return err
+}

@@ -1,0 +1,30 @@
+// Command streamql is an embedded SQL tool for event streams: side outputs, semi
+// and anti joins, watermarks and late rows, at a prompt, in scripts and in pipes
+// (see SPEC.md). main only wires the process to run.
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"streamql/cmd/streamql/cli"
+)
+
+func main() {
+	// Receiving SIGPIPE turns a write to a closed stdout into EPIPE, which the
+	// CLI treats as a clean end (`streamql ... | head`).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program: args without the program name, the standard streams,
+// and the exit status it returns (SPEC 4).
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cli.Run(ctx, args, stdin, stdout, stderr)
+}

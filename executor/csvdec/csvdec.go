@@ -1,0 +1,597 @@
+// Package csvdec owns the csv input format of SPEC 1: it reads CSV text from an
+// io.Reader into typed column batches (executor/vector), reporting malformed rows
+// with their line number, raw text and reason instead of failing.
+//
+// The rules are SPEC 1's, not encoding/csv's: RFC 4180 quoting with a configurable
+// quote character, records ending at LF or CRLF (a lone CR is data, a CRLF inside
+// quotes stays CRLF), a UTF-8 BOM skipped, blank lines skipped, positional fields,
+// quotes inside unquoted fields kept as data, and field text converted to values
+// with package textconv.
+//
+// Decoding is the hot path of the engine: a Decoder reads into one large buffer
+// that grows only for records longer than it, VARCHAR values point into that
+// buffer (only quoted fields with doubled quotes are copied, into the vector's
+// arena), and a batch is decoded without allocating.
+package csvdec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"streamql/catalog"
+	"streamql/executor/textconv"
+	"streamql/executor/vector"
+)
+
+// Options are the csv format options of SPEC 1 (csv.delimiter, csv.quote,
+// csv.header, csv.null-literal, csv.allow-ragged).
+type Options struct {
+	Delimiter   byte   // field separator; 0 means ','
+	Quote       byte   // quote character; 0 means '"'
+	Header      bool   // skip the first record (csv.header)
+	NullLiteral []byte // when HasNull: an UNQUOTED field equal to it is NULL
+	HasNull     bool   // NullLiteral is set (csv.null-literal)
+	AllowRagged bool   // missing trailing fields read as NULL, extra ones dropped
+}
+
+// BadRow is a malformed record (SPEC 1, "Bad input").
+type BadRow struct {
+	// Index is the number of good rows already in the batch before this bad row,
+	// so a caller can route rows [0, Index) and then stop (errors='fail').
+	Index int
+	// Line is the 1-based line where the record starts.
+	Line int64
+	// Raw is the record's whole text without its final line end (and without a
+	// leading BOM). It points into the decoder's buffer and is valid until the next
+	// call of Decode.
+	Raw []byte
+	// Reason says what is wrong, e.g. `column temperature: "abc" is not a valid
+	// DOUBLE`, `expected 3 fields, got 2`, `quote never closed`.
+	Reason string
+}
+
+const (
+	initialBufSize = 256 << 10
+	maxEmptyReads  = 100
+)
+
+// bufSize is the size of a new decoder's buffer; tests make it tiny to exercise
+// buffer growth and compaction.
+var bufSize = initialBufSize
+
+// Scanner states inside a record.
+const (
+	stFieldStart    uint8 = iota // at the first byte of a field
+	stUnquoted                   // inside an unquoted field (or after a closing quote)
+	stQuoted                     // inside a quoted field
+	stQuoteInQuoted              // just after a quote inside a quoted field
+)
+
+// field is one field of the current record.
+type field struct {
+	b      []byte // the field's bytes; for a quoted field without its quotes
+	quoted bool
+	esc    bool // quoted and contains doubled quotes, to be undoubled
+}
+
+// Decoder reads CSV records into batches. It is not safe for concurrent use.
+type Decoder struct {
+	r      io.Reader
+	names  []string
+	types  []catalog.Type
+	opts   Options
+	delim  byte
+	quote  byte
+	optErr error
+
+	buf        []byte // buf[start:end] is data not yet consumed
+	start, end int
+	eof        bool  // r returned io.EOF
+	readErr    error // r returned another error, reported once the data is used up
+	bytesRead  int64
+	line       int64 // line number of the record starting at buf[start]
+	bomDone    bool
+	headerDone bool
+	hasVarchar bool
+
+	// Resumable scan of the incomplete record at buf[start:], so a long record
+	// arriving in small reads is scanned once.
+	pendPos    int
+	pendState  uint8
+	pendQuoted bool
+
+	// Cache of the next quote position: qAt is the first quote at or after qFrom in
+	// buf[:end] (or -1 for none); valid while qValid.
+	qFrom, qAt int
+	qValid     bool
+
+	fields  []field
+	scratch []byte
+}
+
+// NewDecoder returns a decoder reading CSV from r into columns named names with
+// types types (SPEC 1 types), by position. Options with zero Delimiter or Quote get
+// the defaults ',' and '"'. A delimiter equal to the quote, or either being CR or
+// LF, makes every Decode return an error.
+func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options) *Decoder {
+	d := &Decoder{
+		r:     r,
+		names: names,
+		types: types,
+		opts:  opts,
+		delim: opts.Delimiter,
+		quote: opts.Quote,
+		buf:   make([]byte, bufSize),
+		line:  1,
+	}
+	if d.delim == 0 {
+		d.delim = ','
+	}
+	if d.quote == 0 {
+		d.quote = '"'
+	}
+	switch {
+	case d.delim == d.quote:
+		d.optErr = fmt.Errorf("csv: the delimiter and the quote are both %q", d.delim)
+	case d.delim == '\n' || d.delim == '\r' || d.quote == '\n' || d.quote == '\r':
+		d.optErr = errors.New("csv: the delimiter and the quote cannot be a line end")
+	}
+	for _, t := range types {
+		if t == catalog.Varchar {
+			d.hasVarchar = true
+		}
+	}
+	d.fields = make([]field, 0, len(types)+1)
+	return d
+}
+
+// BytesRead returns the number of bytes read from the reader so far (a BOM
+// included), for progress reporting.
+func (d *Decoder) BytesRead() int64 { return d.bytesRead }
+
+// Decode resets b and fills it with up to vector.Cap good rows: typed values in
+// b.Cols (which must match the decoder's types, as vector.NewBatch(types) makes
+// them) and b.Pos[i] = the line where row i's record starts. Malformed records met
+// meanwhile are appended to *bad, which the caller resets; their Index keeps the
+// order relative to good rows.
+//
+// VARCHAR values and BadRow.Raw point into the decoder's buffer or the vectors'
+// arenas and are valid until the next call of Decode.
+//
+// Decode returns as soon as it holds at least one row (good or bad) and no complete
+// record remains in its buffer, without reading again, so rows from a live source
+// (socket, stdin) show at once. It returns io.EOF only when it returns no rows and
+// no bad rows and the input is exhausted; other errors are read errors (or an
+// invalid configuration), returned once the rows read before them are decoded.
+func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
+	b.Reset()
+	if d.optErr != nil {
+		return d.optErr
+	}
+	if len(b.Cols) < len(d.types) { // extra trailing columns (e.g. the watermark column) are the caller's
+		return fmt.Errorf("csv: batch has %d columns, decoder needs %d", len(b.Cols), len(d.types))
+	}
+	badStart := len(*bad)
+	for {
+		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
+			if !d.next(b, bad) {
+				break
+			}
+		}
+		if b.N > 0 || len(*bad) > badStart {
+			return nil
+		}
+		if d.eof && d.start == d.end {
+			return io.EOF
+		}
+		if d.readErr != nil {
+			return d.readErr
+		}
+		if err := d.fill(); err != nil {
+			return err
+		}
+	}
+}
+
+// fill makes room in the buffer (moving the unconsumed tail to the front, growing
+// the buffer when one record fills it) and reads once. It is called only when the
+// current batch references nothing in the buffer.
+func (d *Decoder) fill() error {
+	if d.start > 0 {
+		copy(d.buf, d.buf[d.start:d.end])
+		d.end -= d.start
+		d.start = 0
+	}
+	if d.end == len(d.buf) {
+		nb := make([]byte, 2*len(d.buf))
+		copy(nb, d.buf[:d.end])
+		d.buf = nb
+	}
+	d.qValid = false
+	for tries := 0; ; tries++ {
+		n, err := d.r.Read(d.buf[d.end:])
+		if n < 0 || n > len(d.buf)-d.end {
+			return errors.New("csv: reader returned an invalid count")
+		}
+		d.end += n
+		d.bytesRead += int64(n)
+		if err == io.EOF {
+			d.eof = true
+			return nil
+		}
+		if err != nil {
+			d.readErr = err
+			return nil
+		}
+		if n > 0 {
+			return nil
+		}
+		if tries >= maxEmptyReads {
+			return io.ErrNoProgress
+		}
+	}
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// next decodes the next record in the buffer into b or *bad, skipping blank lines
+// and the header. It reports false when no complete record remains in the buffer
+// (at EOF, when the buffer is used up).
+func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
+	if !d.bomDone {
+		avail := d.buf[d.start:d.end]
+		if len(avail) < len(bom) && !d.eof && bytes.HasPrefix(bom, avail) {
+			return false // cannot tell yet
+		}
+		if bytes.HasPrefix(avail, bom) {
+			d.start += len(bom)
+		}
+		d.bomDone = true
+	}
+	for {
+		if d.start == d.end {
+			return false
+		}
+		data := d.buf[d.start:d.end]
+		recLen, adv, quoted, unclosed, ok := d.scan(data)
+		if !ok {
+			return false
+		}
+		rec := data[:recLen]
+		line := d.line
+		lines := int64(1)
+		if quoted {
+			lines += int64(bytes.Count(rec, []byte{'\n'}))
+		}
+		d.start += adv
+		d.line += lines
+		if recLen == 0 && !quoted {
+			continue // blank line
+		}
+		if !d.headerDone {
+			d.headerDone = true
+			if d.opts.Header {
+				continue
+			}
+		}
+		if unclosed {
+			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: trimLineEnd(rec), Reason: "quote never closed"})
+			return true
+		}
+		if reason := d.decodeRecord(b, rec, quoted); reason != "" {
+			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: rec, Reason: reason})
+			return true
+		}
+		b.Pos[b.N] = line
+		b.N++
+		return true
+	}
+}
+
+func trimLineEnd(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// findQuote returns the index in buf of the first quote at or after from, or -1.
+func (d *Decoder) findQuote(from int) int {
+	if d.qValid && from >= d.qFrom && (d.qAt < 0 || d.qAt >= from) {
+		return d.qAt
+	}
+	d.qValid = true
+	d.qFrom = from
+	d.qAt = -1
+	if k := bytes.IndexByte(d.buf[from:d.end], d.quote); k >= 0 {
+		d.qAt = from + k
+	}
+	return d.qAt
+}
+
+// scan finds the end of the record at the start of data. It returns the length of
+// the record's text without its line end, the number of bytes to consume, whether
+// the record has a quoted field, whether it ends inside an unclosed quote (only at
+// EOF), and ok = false when the record is not complete yet (the scan state is then
+// saved, so the next call resumes where this one stopped).
+func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool) {
+	i, st := d.pendPos, d.pendState
+	quoted = d.pendQuoted
+	n := len(data)
+	lf := -2 // index of the next LF at or after i, -1 for none; -2 unknown
+	for {
+		switch st {
+		case stFieldStart, stUnquoted:
+			if lf == -2 || (lf >= 0 && lf < i) {
+				lf = bytes.IndexByte(data[i:], '\n')
+				if lf >= 0 {
+					lf += i
+				}
+			}
+			limit := n
+			if lf >= 0 {
+				limit = lf
+			}
+			q := d.findQuote(d.start + i)
+			if q >= 0 {
+				q -= d.start
+			}
+			if q < 0 || q >= limit {
+				if lf >= 0 {
+					d.pendPos, d.pendState, d.pendQuoted = 0, stFieldStart, false
+					recLen = limit
+					if recLen > 0 && data[recLen-1] == '\r' {
+						recLen--
+					}
+					return recLen, limit + 1, quoted, false, true
+				}
+				if n > i {
+					st = stUnquoted
+					if data[n-1] == d.delim {
+						st = stFieldStart
+					}
+				}
+				i = n
+				goto pause
+			}
+			if (q == i && st == stFieldStart) || (q > i && data[q-1] == d.delim) {
+				quoted = true
+				st = stQuoted
+			} else {
+				st = stUnquoted // a quote inside an unquoted field is data
+			}
+			i = q + 1
+		case stQuoted:
+			k := bytes.IndexByte(data[i:], d.quote)
+			if k < 0 {
+				i = n
+				goto pause
+			}
+			i += k + 1
+			st = stQuoteInQuoted
+		case stQuoteInQuoted:
+			if i == n {
+				goto pause
+			}
+			if data[i] == d.quote {
+				i++
+				st = stQuoted // a doubled quote
+			} else {
+				st = stUnquoted // closed; what follows is checked when splitting
+			}
+		}
+	}
+pause:
+	if !d.eof {
+		d.pendPos, d.pendState, d.pendQuoted = i, st, quoted
+		return 0, 0, false, false, false
+	}
+	// The input ends the record.
+	d.pendPos, d.pendState, d.pendQuoted = 0, stFieldStart, false
+	return n, n, quoted, st == stQuoted, true
+}
+
+// decodeRecord splits rec (a complete record without its line end) into fields and
+// stores them as row b.N. It returns "" on success, else the reason the record is
+// malformed.
+func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string {
+	ncols := len(d.types)
+	fs := d.fields[:0]
+	nf := 0
+	errField := -1
+	if !quoted {
+		rest := rec
+		for {
+			k := bytes.IndexByte(rest, d.delim)
+			if k < 0 {
+				fs = append(fs, field{b: rest})
+				nf = len(fs)
+				break
+			}
+			fs = append(fs, field{b: rest[:k]})
+			rest = rest[k+1:]
+			if len(fs) == ncols {
+				// More fields than columns: count them without storing them.
+				nf = ncols + 1 + bytes.Count(rest, []byte{d.delim})
+				break
+			}
+		}
+	} else {
+		fs, errField = d.splitQuoted(fs, rec)
+		nf = len(fs)
+	}
+	d.fields = fs
+	if errField >= 0 {
+		return "field " + strconv.Itoa(errField+1) + d.colName(errField) + ": text after closing quote"
+	}
+	if nf != ncols && !d.opts.AllowRagged {
+		return "expected " + strconv.Itoa(ncols) + " fields, got " + strconv.Itoa(nf)
+	}
+	validUTF8 := true
+	if d.hasVarchar {
+		validUTF8 = utf8.Valid(rec)
+	}
+	row := b.N
+	for j, v := range b.Cols {
+		if j >= len(fs) {
+			v.Null[row] = true // ragged: a missing trailing field
+			continue
+		}
+		f := fs[j]
+		if reason := d.setField(v, j, row, f, validUTF8); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+func (d *Decoder) colName(j int) string {
+	if j < len(d.names) {
+		return " (" + d.names[j] + ")"
+	}
+	return ""
+}
+
+// splitQuoted splits a record that has at least one quoted field. It returns the
+// fields and the index of the first field with text after its closing quote, or -1.
+func (d *Decoder) splitQuoted(fs []field, rec []byte) ([]field, int) {
+	q, delim := d.quote, d.delim
+	errField := -1
+	i, n := 0, len(rec)
+	for {
+		if i < n && rec[i] == q {
+			j := i + 1
+			esc := false
+			for {
+				k := bytes.IndexByte(rec[j:], q)
+				if k < 0 {
+					// Unreachable for complete records (scan reports them
+					// unclosed); keep the text and mark the field bad.
+					fs = append(fs, field{b: rec[i+1:], quoted: true, esc: esc})
+					if errField < 0 {
+						errField = len(fs) - 1
+					}
+					return fs, errField
+				}
+				c := j + k
+				if c+1 < n && rec[c+1] == q {
+					esc = true
+					j = c + 2
+					continue
+				}
+				fs = append(fs, field{b: rec[i+1 : c], quoted: true, esc: esc})
+				i = c + 1
+				break
+			}
+			if i == n {
+				return fs, errField
+			}
+			if rec[i] == delim {
+				i++
+				continue
+			}
+			if errField < 0 {
+				errField = len(fs) - 1
+			}
+			k := bytes.IndexByte(rec[i:], delim)
+			if k < 0 {
+				return fs, errField
+			}
+			i += k + 1
+			continue
+		}
+		k := bytes.IndexByte(rec[i:], delim)
+		if k < 0 {
+			fs = append(fs, field{b: rec[i:]})
+			return fs, errField
+		}
+		fs = append(fs, field{b: rec[i : i+k]})
+		i += k + 1
+	}
+}
+
+// unescape appends f with every doubled quote undoubled.
+func appendUnescaped(dst, f []byte, q byte) []byte {
+	for {
+		k := bytes.IndexByte(f, q)
+		if k < 0 {
+			return append(dst, f...)
+		}
+		dst = append(dst, f[:k+1]...)
+		f = f[k+2:] // skip the second quote of the pair
+	}
+}
+
+// setField stores field f of column j as row row of v. It returns "" or the reason
+// the value is malformed. validUTF8 is false when the record holds invalid UTF-8
+// somewhere.
+func (d *Decoder) setField(v *vector.Vec, j, row int, f field, validUTF8 bool) string {
+	if v.Type == catalog.Varchar {
+		if !f.quoted && d.opts.HasNull && bytes.Equal(f.b, d.opts.NullLiteral) {
+			v.Null[row] = true
+			return ""
+		}
+		s := f.b[:len(f.b):len(f.b)]
+		if f.esc {
+			start := len(v.Arena)
+			v.Arena = appendUnescaped(v.Arena, f.b, d.quote)
+			s = v.Arena[start:len(v.Arena):len(v.Arena)]
+		}
+		if !validUTF8 && !utf8.Valid(s) {
+			return "column " + d.name(j) + ": invalid UTF-8"
+		}
+		v.S[row] = s
+		v.Null[row] = false
+		return ""
+	}
+	t := f.b
+	if f.esc {
+		d.scratch = appendUnescaped(d.scratch[:0], t, d.quote)
+		t = d.scratch
+	}
+	t = textconv.Trim(t)
+	if len(t) == 0 || (!f.quoted && d.opts.HasNull && (bytes.Equal(t, d.opts.NullLiteral) || bytes.Equal(f.b, d.opts.NullLiteral))) {
+		v.Null[row] = true
+		return ""
+	}
+	ok := false
+	switch v.Type {
+	case catalog.BigInt:
+		v.I[row], ok = textconv.ParseInt(t)
+	case catalog.Double:
+		v.F[row], ok = textconv.ParseDouble(t)
+	case catalog.Boolean:
+		v.B[row], ok = textconv.ParseBool(t)
+	case catalog.Timestamp:
+		v.I[row], ok = textconv.ParseTimestamp(t)
+	default: // Unknown: a NULL-only column
+		v.Null[row] = true
+		return ""
+	}
+	if !ok {
+		return "column " + d.name(j) + ": " + strconv.Quote(string(t)) + " is not a valid " + typeName(v.Type)
+	}
+	v.Null[row] = false
+	return ""
+}
+
+func (d *Decoder) name(j int) string {
+	if j < len(d.names) {
+		return d.names[j]
+	}
+	return "#" + strconv.Itoa(j+1)
+}
+
+func typeName(t catalog.Type) string {
+	if t == catalog.Timestamp {
+		return "TIMESTAMP"
+	}
+	return t.String()
+}

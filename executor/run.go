@@ -1,0 +1,251 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"streamql/executor/vector"
+	"streamql/planner"
+)
+
+// Stats counts what a job did.
+type Stats struct {
+	Rows      int64 // rows decoded
+	Malformed int64 // malformed rows (sent to the errors side output or skipped)
+	Policy    string
+	ErrorSide string
+}
+
+// RowError is the failure of a job whose stream has 'errors'='fail' (SPEC 1): the
+// position, and the reason.
+type RowError struct {
+	Stream   string
+	Position string
+	Reason   string
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("%s: malformed row in stream %s: %s (the stream has 'errors'='fail'; use 'errors'='side' to send such rows to the errors side output)", e.Position, e.Stream, e.Reason)
+}
+
+// Run runs job, pushing routed batches to sink until the source ends, the main
+// query's LIMIT is reached, ctx is cancelled (ctx.Err() is returned), or an error
+// occurs (*RowError for 'errors'='fail', or a source's read error). sink.Close is
+// always called. env opens sources.
+func Run(ctx context.Context, job *planner.Job, env *Env, sink Sink) (Stats, error) {
+	st := job.Stream
+	stats := Stats{Policy: st.Options["errors"], ErrorSide: st.Options["errors.side"]}
+	if job.Main != nil && job.Main.Limit == 0 {
+		return stats, sink.Close()
+	}
+	src, err := env.Open(ctx, st)
+	if err != nil {
+		_ = sink.Close()
+		return stats, err
+	}
+	defer src.Close()
+	err = run(ctx, job, src, sink, &stats)
+	if cerr := sink.Close(); err == nil {
+		err = cerr
+	}
+	return stats, err
+}
+
+func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats) error {
+	st := job.Stream
+	b := vector.NewBatch(job.BatchTypes)
+	r := newRouter(job)
+	var bad []BadRow
+	var errRows []ErrorRow
+	sel := make([]int32, 0, vector.Cap)
+	wm := newWatermarker(job)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		bad = bad[:0]
+		err := src.Next(b, &bad)
+		if err == io.EOF {
+			return nil
+		}
+		if errors.Is(err, ErrWaiting) {
+			if ferr := sink.Flush(); ferr != nil {
+				return ferr
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		stats.Rows += int64(b.N + len(bad))
+		limitRows := b.N
+		var failure error
+		if len(bad) > 0 {
+			stats.Malformed += int64(len(bad))
+			switch stats.Policy {
+			case "fail":
+				limitRows = bad[0].Index
+				failure = &RowError{Stream: st.Name, Position: src.Position(bad[0].Line), Reason: bad[0].Reason}
+				stats.Malformed = 1
+			case "skip":
+			default:
+				errRows = errRows[:0]
+				for _, x := range bad {
+					errRows = append(errRows, ErrorRow{Stream: st.Name, Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason})
+				}
+				if err := sink.Errors(stats.ErrorSide, errRows); err != nil {
+					return err
+				}
+			}
+		}
+		sel = sel[:0]
+		for i := 0; i < limitRows; i++ {
+			sel = append(sel, int32(i))
+		}
+		sel = wm.stamp(b, sel)
+		done := r.route(b, sel)
+		if err := sink.Rows(&r.out); err != nil {
+			return err
+		}
+		if failure != nil {
+			return failure
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// watermarker keeps a stream's watermark (SPEC 2.3): before each row it writes the
+// current watermark (NULL before the first) into the batch's watermark column, then
+// advances it to max(watermark, expr(row)).
+type watermarker struct {
+	job  *planner.Job
+	set  bool
+	wm   int64
+	one  [1]int32
+	etIx int
+}
+
+func newWatermarker(job *planner.Job) *watermarker {
+	w := &watermarker{job: job}
+	if job.Watermark != nil {
+		w.etIx = job.Stream.EventTime
+	}
+	return w
+}
+
+// stamp fills the watermark column for the rows in sel and returns sel.
+func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
+	if w.job.Watermark == nil {
+		return sel
+	}
+	col := b.Cols[w.job.WatermarkCol]
+	// The watermark expression is evaluated for the whole selection first; it only
+	// reads the row's own columns, so the values do not depend on order.
+	vals := w.job.Watermark.Eval(b, sel)
+	for _, i := range sel {
+		col.Null[i] = !w.set
+		col.I[i] = w.wm
+		if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
+			w.wm, w.set = vals.I[i], true
+		}
+	}
+	return sel
+}
+
+// router is the process operator: first-match routing over ordered branches.
+type router struct {
+	job      *planner.Job
+	branches []*planner.Branch // sides, then main
+	taken    [][]int32
+	rest     [2][]int32
+	out      Routed
+	emitted  int64 // rows emitted to main, for LIMIT
+}
+
+func newRouter(job *planner.Job) *router {
+	r := &router{job: job, branches: append([]*planner.Branch{}, job.Branches...)}
+	if job.Main != nil {
+		r.branches = append(r.branches, job.Main)
+	}
+	r.taken = make([][]int32, len(r.branches))
+	r.out.Parts = make([]Part, len(r.branches))
+	for k, b := range r.branches {
+		r.taken[k] = make([]int32, 0, vector.Cap)
+		r.out.Parts[k] = Part{Output: b.Output, Cols: make([]*vector.Vec, len(b.Project))}
+	}
+	r.rest[0] = make([]int32, 0, vector.Cap)
+	r.rest[1] = make([]int32, 0, vector.Cap)
+	r.out.Dest = make([]int16, vector.Cap)
+	return r
+}
+
+// route routes the rows in sel and reports whether the main query's LIMIT is
+// reached (SPEC 2: the job ends).
+func (r *router) route(b *vector.Batch, sel []int32) bool {
+	r.out.N = b.N
+	for i := 0; i < b.N; i++ {
+		r.out.Dest[i] = -1
+	}
+	rest := append(r.rest[0][:0], sel...)
+	spare := r.rest[1]
+	done := false
+	for k, br := range r.branches {
+		taken := r.taken[k][:0]
+		isMain := r.job.Main != nil && k == len(r.branches)-1
+		if br.Where == nil {
+			taken = append(taken, rest...)
+			rest = rest[:0]
+		} else {
+			w := br.Where.Eval(b, rest)
+			left := spare[:0]
+			for _, i := range rest {
+				if w.B[i] && !w.Null[i] {
+					taken = append(taken, i)
+				} else {
+					left = append(left, i)
+				}
+			}
+			spare, rest = rest, left
+		}
+		if isMain && br.Limit >= 0 {
+			if room := br.Limit - r.emitted; int64(len(taken)) >= room {
+				taken = taken[:room]
+				done = true
+				if room > 0 {
+					r.cut(taken[room-1])
+				}
+			}
+			r.emitted += int64(len(taken))
+		}
+		r.taken[k] = taken
+		p := &r.out.Parts[k]
+		p.Sel = taken
+		for c, e := range br.Project {
+			p.Cols[c] = e.Eval(b, taken)
+		}
+		for _, i := range taken {
+			r.out.Dest[i] = int16(k)
+		}
+	}
+	r.rest[0], r.rest[1] = rest[:0], spare[:0]
+	return done
+}
+
+// cut drops from the side parts the rows after input row last: once the main
+// query's LIMIT is reached the job ends there (SPEC 2: side outputs hold what was
+// routed until then).
+func (r *router) cut(last int32) {
+	for k := range r.out.Parts[:len(r.branches)-1] {
+		p := &r.out.Parts[k]
+		n := len(p.Sel)
+		for n > 0 && p.Sel[n-1] > last {
+			r.out.Dest[p.Sel[n-1]] = -1
+			n--
+		}
+		p.Sel = p.Sel[:n]
+	}
+}

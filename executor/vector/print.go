@@ -1,0 +1,27 @@
+package vector
+
+import (
+	"strconv"
+
+	"streamql/catalog"
+	"streamql/executor/textconv"
+)
+
+// AppendValue appends the printed form of row i of v, of type t, to dst (SPEC 4,
+// values: DOUBLE as Java's Double.toString, BIGINT as digits, BOOLEAN true/false,
+// TIMESTAMP as 2021-01-17 12:48:29.123, VARCHAR as is). The caller handles NULL.
+func AppendValue(dst []byte, t catalog.Type, v *Vec, i int) []byte {
+	switch t {
+	case catalog.BigInt:
+		return strconv.AppendInt(dst, v.I[i], 10)
+	case catalog.Double:
+		return textconv.AppendDouble(dst, v.F[i])
+	case catalog.Boolean:
+		return strconv.AppendBool(dst, v.B[i])
+	case catalog.Timestamp:
+		return textconv.AppendTimestamp(dst, v.I[i])
+	case catalog.Varchar:
+		return append(dst, v.S[i]...)
+	}
+	return dst
+}

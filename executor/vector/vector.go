@@ -1,0 +1,80 @@
+// Package vector owns the typed column batches that flow through the engine: a
+// Batch is up to Cap rows held column by column (int64, float64, bool or byte-slice
+// vectors with a NULL flag per row), reset and reused from batch to batch so the hot
+// path allocates nothing per row (DESIGN: executor, "typed column vectors").
+package vector
+
+import "streamql/catalog"
+
+// Cap is the number of rows a batch holds at most.
+const Cap = 1024
+
+// Vec is one column of a batch. Exactly one of I, F, B, S is used, chosen by Type:
+// I for BIGINT and TIMESTAMP (epoch ms), F for DOUBLE, B for BOOLEAN, S for VARCHAR.
+// Null[i] marks row i as NULL; the value slot of a NULL row is unspecified.
+// All slices have length Cap once Reset. S entries point into Arena or into the
+// memory of an upstream vector (a decoder's read buffer); they are valid until the
+// producer of the batch is called again.
+type Vec struct {
+	Type  catalog.Type
+	I     []int64
+	F     []float64
+	B     []bool
+	S     [][]byte
+	Null  []bool
+	Arena []byte // backing bytes for S entries this vector built itself
+}
+
+// NewVec returns a vector of type t with room for Cap rows.
+func NewVec(t catalog.Type) *Vec {
+	v := &Vec{Type: t, Null: make([]bool, Cap)}
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		v.I = make([]int64, Cap)
+	case catalog.Double:
+		v.F = make([]float64, Cap)
+	case catalog.Boolean:
+		v.B = make([]bool, Cap)
+	case catalog.Varchar:
+		v.S = make([][]byte, Cap)
+	default: // Unknown: a NULL-only vector
+	}
+	return v
+}
+
+// ResetArena empties the arena so a new batch can build strings in it.
+func (v *Vec) ResetArena() { v.Arena = v.Arena[:0] }
+
+// SetString copies b into the arena and points row i at the copy.
+func (v *Vec) SetString(i int, b []byte) {
+	start := len(v.Arena)
+	v.Arena = append(v.Arena, b...)
+	v.S[i] = v.Arena[start:len(v.Arena):len(v.Arena)]
+	v.Null[i] = false
+}
+
+// Batch is up to Cap rows of a stream, column by column. Rows 0..N-1 are valid.
+// Pos[i] is the row's source position (line number for files, row number for other
+// sources), used for the errors side output and error messages.
+type Batch struct {
+	Cols []*Vec
+	N    int
+	Pos  []int64
+}
+
+// NewBatch returns an empty batch with one vector per type in types.
+func NewBatch(types []catalog.Type) *Batch {
+	b := &Batch{Cols: make([]*Vec, len(types)), Pos: make([]int64, Cap)}
+	for i, t := range types {
+		b.Cols[i] = NewVec(t)
+	}
+	return b
+}
+
+// Reset empties the batch for reuse: N becomes 0 and every owned arena is emptied.
+func (b *Batch) Reset() {
+	b.N = 0
+	for _, c := range b.Cols {
+		c.ResetArena()
+	}
+}

@@ -1,0 +1,17 @@
+package parser
+
+// Error is an error found in a script at a byte offset: syntax errors from the
+// parser, and the name, type and planning errors of later stages, which all point at
+// the offending token. Format renders it for a user.
+type Error struct {
+	Offset int    // byte offset into Script.Source of the offending token
+	Msg    string // what is wrong and what to do, without position
+}
+
+// Error returns Msg alone; use Format for the position, source line and caret.
+func (e *Error) Error() string { return e.Msg }
+
+// Errorf is a convenience constructor for *Error.
+func Errorf(offset int, format string, args ...any) *Error {
+	return &Error{Offset: offset, Msg: sprintf(format, args...)}
+}

@@ -1,0 +1,184 @@
+package parser
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseErrors(t *testing.T) {
+	long := strings.Repeat("x", 65)
+	tests := []struct {
+		src string
+		msg string // a substring of the message
+		at  string // the error is at the first occurrence of at ("$": at the end of the statement)
+		n   int    // ... or at its n-th occurrence
+	}{
+		{"SELECT * FORM sensors", "syntax error near 'FORM sensors': did you mean FROM", "FORM", 0},
+		{"SELECT a FROM t WHERE", "ends too early", "$", 0},
+		{"SELECT a FROM t WHERE f(a", "a ')' is missing", "$", 0},
+		{"SELECT a FROM t WHERE key = 1", "KEY is a reserved word: write `key`", "key", 0},
+		{"SELECT f(INTERVAL '5' SECOND) FROM t", "bare INTERVAL", ")", 0},
+		{"SELECT 'abc", "unterminated string", "'abc", 0},
+		{"SELECT 1; SELECT `abc", "unterminated quoted identifier", "`abc", 0},
+		{"SELECT 1 /* abc", "unterminated comment", "/*", 0},
+		{"CREATE TABLE t (a INT)", "use CREATE STREAM", "TABLE", 0},
+		{"CREATE VIEW v AS SELECT 1", "CREATE STREAM", "VIEW", 0},
+		{"CREATE", "expected STREAM", "$", 0},
+		{"UPDATE t SET a = 1", "append-only", "UPDATE", 0},
+		{"DELETE FROM t", "append-only", "DELETE", 0},
+		{"ALTER STREAM s ADD x INT", "ALTER is not supported", "ALTER", 0},
+		{"SELECT a FROM t UNION SELECT b FROM u", "UNION is not supported", "UNION", 0},
+		{"WITH x AS (SELECT 1) SELECT * FROM x", "WITH", "WITH", 0},
+		{"SELEC * FROM t", "did you mean SELECT", "SELEC", 0},
+		{"FOO bar", "unknown statement FOO", "FOO", 0},
+		{"42", "cannot start with", "42", 0},
+		{"DROP TABLE t", "use DROP STREAM", "TABLE", 0},
+		{"SHOW TABLES", "use SHOW STREAMS", "TABLES", 0},
+		{"SHOW", "expected STREAMS or SIDES", "$", 0},
+		{"RUN now", "unexpected 'now' after RUN", "now", 0},
+		{"DESCRIBE", "expected a stream name", "$", 0},
+		{"DESCRIBE SELECT 1", "EXPLAIN", "SELECT", 0},
+		{"EXPLAIN sensors", "DESCRIBE sensors", "sensors", 0},
+		{"EXPLAIN", "expected a SELECT", "$", 0},
+		{"EXPLAIN SELECT * FORM t", "near 'FORM t'", "FORM", 0},
+		{"DROP SIDE late", "side names are quoted strings: DROP SIDE 'late'", "late", 0},
+		{"DROP SIDE 'main'", "'main'", "'main'", 0},
+		{"SET format = 'csv'", "SET 'format' = 'csv'", "format", 0},
+		{"SET 'format' = csv", "quoted strings: write 'format' = 'csv'", "csv", 0},
+		{"SET 'format'", "expected '='", "$", 0},
+		{"SET", "expected 'key' = 'value'", "$", 0},
+		// INTO SIDE
+		{"SELECT a INTO OUTFILE 'x' FROM t", "INTO OUTFILE is not supported", "INTO", 0},
+		{"SELECT a FROM t INTO OUTFILE 'x'", "INTO OUTFILE is not supported", "INTO", 0},
+		{"SELECT a FROM t INTO SIDE 'main'", "main output", "'main'", 0},
+		{"SELECT a FROM t INTO SIDE 'a/b'", "cannot contain '/'", "'a/b'", 0},
+		{"SELECT a FROM t INTO SIDE ''", "cannot be empty", "''", 0},
+		{"SELECT a FROM t INTO SIDE '" + long + "'", "at most 64 characters", "'x", 0},
+		{"SELECT a FROM t INTO SIDE x", "quoted string", "x", 0},
+		{"SELECT a FROM t INTO SIDE", "quoted string", "$", 0},
+		{"SELECT a INTO SIDE 'x' FROM t INTO SIDE 'y'", "at most one INTO SIDE", "INTO", 1},
+		{"SELECT a FROM t INTO SIDE 'x' WHERE b", "right after the select list", "INTO", 0},
+		{"SELECT a FROM t WHERE b IN (SELECT c INTO SIDE 'x' FROM u)", "inside parentheses", "INTO", 0},
+		// SEMI / ANTI
+		{"SELECT * FROM a LEFT SEMI JOIN b ON a.k = b.k", "cannot be combined with LEFT", "LEFT", 0},
+		{"SELECT * FROM a NATURAL ANTI JOIN b", "cannot be combined with NATURAL", "NATURAL", 0},
+		{"SELECT * FROM a SEMI JOIN b", "SEMI JOIN needs a condition", "SEMI", 0},
+		{"INSERT INTO s VALUES ((SELECT 1 FROM a SEMI JOIN b ON a.k = b.k))", "SELECT only", "SEMI", 0},
+		// CAST, LIKE
+		{"SELECT CAST(a AS FOO) FROM t", "unknown type FOO in CAST", "FOO", 0},
+		{"SELECT a FROM t WHERE a LIKE 'x' ESCAPE 'ab'", "ESCAPE takes one", "'ab'", 0},
+		// INSERT
+		{"INSERT INTO s SELECT 1", "INSERT ... SELECT is not supported", "SELECT", 0},
+		{"INSERT INTO s SET a = 1", "INSERT ... SET", "SET", 0},
+		{"INSERT INTO s VALUES (1", "')' is missing", "$", 0},
+		{"REPLACE INTO s VALUES (1)", "append-only", "REPLACE", 0},
+		// CREATE STREAM
+		{"CREATE STREAM s", "expected '('", "$", 0},
+		{"CREATE STREAM s.t (a BIGINT)", "cannot be qualified", ".", 0},
+		{"CREATE STREAM IF EXISTS s (a BIGINT)", "expected IF NOT EXISTS", "EXISTS", 0},
+		{"CREATE STREAM s ()", "at least one column", ")", 0},
+		{"CREATE STREAM s (a BIGINT,)", "expected a column after ','", ")", 0},
+		{"CREATE STREAM s (a)", "the type of column a", ")", 0},
+		{"CREATE STREAM s (a BIGINT", "expected ',' or ')'", "$", 0},
+		{"CREATE STREAM s ('a' BIGINT)", "expected a column name", "'a'", 0},
+		{"CREATE STREAM s (WATERMARK FOR a AS a)", "besides its WATERMARK", "s", 0},
+		{"CREATE STREAM s (a BIGINT, WATERMARK FOR a AS)", "the watermark expression after AS", ")", 0},
+		{"CREATE STREAM s (a BIGINT, WATERMARK FOR a a)", "expected AS", "a)", 0},
+		{"CREATE STREAM s (a BIGINT, WATERMARK FOR a AS a -)", "ends too early", ")", 0},
+		{"CREATE STREAM s (a BIGINT, WATERMARK FOR a AS a FORM b)", "near 'b': did you mean FROM instead of FORM?", "b)", 0},
+		{"CREATE STREAM s (a BIGINT, WATERMARK FOR a AS a FROM t)", "one expression", "a FROM", 0},
+		{"CREATE STREAM s (a BIGINT, WATERMARK FOR a AS a, WATERMARK FOR a AS a)", "at most one WATERMARK", "WATERMARK", 1},
+		{"CREATE STREAM s (a BIGINT, WATERMARK FOR a AS CAST(a AS FOO))", "unknown type FOO", "FOO", 0},
+		{"CREATE STREAM s (a BIGINT) WITH ('k' = 1)", "option values are quoted strings: write 'k' = '1'", "1", 0},
+		{"CREATE STREAM s (a BIGINT) WITH (k = 'v')", "quoted option name", "k", 0},
+		{"CREATE STREAM s (a BIGINT) WITH ('k' = 'v', 'k' = 'w')", "given twice", "'k'", 1},
+		{"CREATE STREAM s (a BIGINT) WITH ('k' = 'v' 'l' = 'w')", "expected ',' or ')'", "'l'", 0},
+		{"CREATE STREAM s (a BIGINT) WITH ('k' = 'v') extra", "unexpected 'extra'", "extra", 0},
+		{"CREATE STREAM s (a BIGINT) OPTIONS ('k' = 'v')", "expected WITH", "OPTIONS", 0},
+		{"DROP STREAM", "expected a stream name", "$", 0},
+		{"DROP STREAM IF s", "expected EXISTS", "s", 0},
+		{"DROP STREAM s t", "unexpected 't'", "t", 0},
+	}
+	for _, tc := range tests {
+		sc, err := Parse("t.sql", tc.src)
+		if err == nil || sc != nil {
+			t.Errorf("Parse(%q) = %v, nil; want an error", tc.src, sc)
+			continue
+		}
+		e, ok := err.(*Error)
+		if !ok {
+			t.Errorf("Parse(%q): %T is not *Error", tc.src, err)
+			continue
+		}
+		want := len(strings.TrimRight(tc.src, "; \n"))
+		if tc.at != "$" {
+			want = at(t, tc.src, tc.at, tc.n)
+		}
+		if !strings.Contains(e.Msg, tc.msg) || e.Offset != want {
+			t.Errorf("Parse(%q):\n%s\nwant %q at offset %d", tc.src, FormatError("t.sql", tc.src, e), tc.msg, want)
+		}
+		if strings.Contains(e.Msg, "SIGNED") || strings.Contains(e.Msg, "line 1 column") {
+			t.Errorf("Parse(%q): message shows TiDB's text: %s", tc.src, e.Msg)
+		}
+	}
+}
+
+func TestFormatErrorCJK(t *testing.T) {
+	src := "CREATE STREAM 传感器 (设备 VARCHAR, ts BIGINT)\n" +
+		"  WITH ('connector' = 'file', 'path' = '数据.csv');\n" +
+		"-- 注释：设备\n" +
+		"SELECT 设备, '温度' FROM 传感器 WHERE 设备 = = 'x';\n" +
+		"SELECT 1;\n"
+	_, err := Parse("demo.sql", src)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	got := FormatError("demo.sql", src, err.(*Error))
+	want := "syntax error near '= 'x''\n" +
+		"line 4, column 37 of demo.sql:\n" +
+		"  SELECT 设备, '温度' FROM 传感器 WHERE 设备 = = 'x';\n" +
+		"  " + strings.Repeat(" ", 36+9) + "^"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestFormatErrorTab(t *testing.T) {
+	src := "SHOW STREAMS;\r\n\tSELECT * FORM t;\r\n"
+	_, err := Parse("tab.sql", src)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	got := FormatError("tab.sql", src, err.(*Error))
+	want := "syntax error near 'FORM t': did you mean FROM instead of FORM?\n" +
+		"line 2, column 11 of tab.sql:\n" +
+		"  \tSELECT * FORM t;\n" +
+		"  \t         ^"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestFormatErrorEdges(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		off       int
+		want      string
+	}{
+		{"x", "", 0, "m\nline 1, column 1 of x:\n  \n  ^"},
+		{"", "ab\ncd", 5, "m\nline 2, column 3:\n  cd\n    ^"},
+		{"x", "ab\ncd", 99, "m\nline 2, column 3 of x:\n  cd\n    ^"},
+		{"x", "ab\ncd", -3, "m\nline 1, column 1 of x:\n  ab\n  ^"},
+		{"x", "ab\n", 2, "m\nline 1, column 3 of x:\n  ab\n    ^"},
+		{"x", "设备x", 3, "m\nline 1, column 2 of x:\n  设备x\n    ^"},
+		{"x", "设备x", 4, "m\nline 1, column 2 of x:\n  设备x\n    ^"}, // inside a character
+	} {
+		got := FormatError(tc.name, tc.src, &Error{Offset: tc.off, Msg: "m"})
+		if got != tc.want {
+			t.Errorf("FormatError(%q, %q, %d) =\n%q\nwant\n%q", tc.name, tc.src, tc.off, got, tc.want)
+		}
+	}
+	if l, c := Position("a\n设备x", 8); l != 2 || c != 3 {
+		t.Errorf("Position = %d, %d", l, c)
+	}
+}

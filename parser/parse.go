@@ -1,0 +1,502 @@
+package parser
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+)
+
+// supported lists the statements of the dialect, for error messages.
+const supported = "streamql supports CREATE STREAM, DROP STREAM, SHOW STREAMS, DESCRIBE, " +
+	"SELECT, EXPLAIN SELECT, INSERT INTO ... VALUES, SHOW SIDES, DROP SIDE, RUN and SET"
+
+// Parse splits src (a script, a REPL entry or an -e argument) into statements at
+// ';' (outside strings, quoted identifiers and comments) and parses every one of
+// them before returning, so that a syntax error anywhere means nothing runs (SPEC 4).
+// name is recorded as Script.Name for messages. Empty statements (";;") and
+// comments produce no statement; a script of only spaces and comments parses to a
+// Script without statements.
+//
+// The streaming extensions (CREATE STREAM with WATERMARK and WITH, INTO SIDE,
+// SEMI/ANTI JOIN, SHOW SIDES, DROP SIDE, RUN, SET, ...) are parsed here; SELECT and
+// INSERT ... VALUES go to the TiDB parser after the extension clauses have been
+// blanked out with spaces (see Select, Insert, Watermark).
+//
+// On failure Parse returns nil and the first error in the script as an *Error whose
+// Offset is the byte offset in src of the offending token (0 <= Offset <=
+// len(src)); its message never shows the text handed to TiDB. Render it with
+// FormatError.
+func Parse(name, src string) (*Script, error) {
+	ps := &parseState{src: src}
+	sc := &Script{Name: name, Source: src}
+	for _, rs := range split(Tokens(src)) {
+		st, err := ps.safeStmt(&rs)
+		if err != nil {
+			return nil, err
+		}
+		sc.Stmts = append(sc.Stmts, st)
+	}
+	return sc, nil
+}
+
+// parseState is the state of one Parse call: the script and one TiDB parser, made
+// when the first statement needs it (a *parser.Parser is not safe for concurrent
+// use, so it is never shared between Parse calls).
+type parseState struct {
+	src  string
+	tidb *parser.Parser
+}
+
+// safeStmt parses one statement and turns a panic (in TiDB or here) into an error
+// at the statement, so that no input crashes the REPL.
+func (ps *parseState) safeStmt(rs *rawStmt) (st Stmt, err *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			st, err = nil, Errorf(rs.start, "internal error while parsing this statement: %v", r)
+		}
+	}()
+	return ps.stmt(rs)
+}
+
+func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
+	for _, t := range rs.all {
+		if t.Kind == TokError {
+			return nil, lexError(t)
+		}
+	}
+	first := rs.toks[0]
+	span := Range{Start: rs.start, End: rs.end}
+	c := &cursor{toks: rs.toks, all: rs.all, end: rs.end}
+	if first.isOp("(") {
+		return ps.selectStmt(rs, 0)
+	}
+	if first.Kind != TokIdent {
+		return nil, Errorf(first.Offset, "a statement cannot start with %s: %s", describe(first), supported)
+	}
+	kw := strings.ToUpper(first.Text)
+	c.next()
+	switch kw {
+	case "SELECT":
+		return ps.selectStmt(rs, 0)
+	case "WITH":
+		return nil, Errorf(first.Offset, "WITH (common table expressions) is not supported: write the subquery in FROM or WHERE, or declare another stream")
+	case "EXPLAIN":
+		return ps.explain(rs, c, span)
+	case "INSERT":
+		return ps.insertStmt(rs)
+	case "CREATE":
+		return ps.create(c, span)
+	case "DROP":
+		return ps.drop(c, span)
+	case "SHOW":
+		return ps.show(c, span)
+	case "DESCRIBE", "DESC":
+		return ps.describe(c, span)
+	case "RUN":
+		if err := c.expectEnd("RUN"); err != nil {
+			return nil, err
+		}
+		return &Run{span}, nil
+	case "SET":
+		return ps.set(c, span)
+	case "UPDATE", "DELETE", "REPLACE", "TRUNCATE", "MERGE", "UPSERT":
+		return nil, Errorf(first.Offset, "%s is not supported: streams are append-only (INSERT INTO s VALUES (...) adds rows to a values stream)", kw)
+	case "ALTER":
+		return nil, Errorf(first.Offset, "ALTER is not supported: DROP STREAM and CREATE STREAM it again")
+	}
+	msg := fmt.Sprintf("unknown statement %s: %s", shorten(first.Text, 30), supported)
+	if k := didYouMean(first.Text, statementWords); k != "" {
+		msg = fmt.Sprintf("unknown statement %s (did you mean %s?): %s", shorten(first.Text, 30), k, supported)
+	}
+	return nil, &Error{Offset: first.Offset, Msg: msg}
+}
+
+var statementWords = []string{"SELECT", "EXPLAIN", "INSERT", "CREATE", "DROP", "SHOW", "DESCRIBE", "RUN", "SET"}
+
+// lexError is the error for a TokError token.
+func lexError(t Token) *Error {
+	switch {
+	case strings.HasPrefix(t.Text, "'"):
+		return Errorf(t.Offset, "unterminated string: this ' is never closed (inside a string write '' for a quote)")
+	case strings.HasPrefix(t.Text, "`"):
+		return Errorf(t.Offset, "unterminated quoted identifier: this ` is never closed")
+	case strings.HasPrefix(t.Text, `"`):
+		return Errorf(t.Offset, `unterminated quoted identifier: this " is never closed (strings use single quotes)`)
+	}
+	return Errorf(t.Offset, "unterminated comment: this /* is never closed by */")
+}
+
+func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error) {
+	t := c.peek()
+	switch {
+	case t.is("SELECT") || t.isOp("("):
+		sel, err := ps.selectStmt(rs, c.i)
+		if err != nil {
+			return nil, err
+		}
+		return &Explain{Range: span, Query: sel}, nil
+	case c.atEnd():
+		return nil, c.expected("a SELECT statement after EXPLAIN")
+	case (t.Kind == TokIdent || t.Kind == TokQuotedIdent) && c.i+1 == len(c.toks):
+		return nil, Errorf(t.Offset, "EXPLAIN takes a SELECT statement; to see the columns of a stream write DESCRIBE %s", t.Text)
+	}
+	return nil, Errorf(t.Offset, "EXPLAIN takes a SELECT statement: EXPLAIN SELECT ...")
+}
+
+func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
+	t := c.peek()
+	switch {
+	case c.word("STREAM"):
+		return ps.createStream(c, span)
+	case t.is("TABLE") || t.is("VIEW") || t.is("SOURCE"):
+		return nil, Errorf(t.Offset, "CREATE %s is not supported: use CREATE STREAM name (col TYPE, ...) WITH ('connector' = ...)", strings.ToUpper(t.Text))
+	case c.atEnd():
+		return nil, c.expected("STREAM after CREATE")
+	}
+	return nil, Errorf(t.Offset, "CREATE %s is not supported: streamql has CREATE STREAM only", shorten(t.Text, 30))
+}
+
+// createStream parses the rest of CREATE STREAM [IF NOT EXISTS] name (elements) [WITH (options)].
+func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
+	cs := &CreateStream{Range: span, WithPos: span.Start}
+	if c.word("IF") {
+		if !c.word("NOT") || !c.word("EXISTS") {
+			return nil, c.expected("IF NOT EXISTS")
+		}
+		cs.IfNotExists = true
+	}
+	var err *Error
+	if cs.Name, cs.NamePos, err = c.name("a stream name"); err != nil {
+		return nil, err
+	}
+	if c.peek().isOp(".") {
+		return nil, Errorf(c.peek().Offset, "stream names cannot be qualified: write one name, quoted as `a.b` if needed")
+	}
+	if !c.op("(") {
+		return nil, c.expected("'(' and the column list after CREATE STREAM " + cs.Name)
+	}
+	if c.peek().isOp(")") {
+		return nil, Errorf(c.peek().Offset, "a stream needs at least one column: CREATE STREAM %s (col TYPE, ...)", cs.Name)
+	}
+	for {
+		if c.peek().is("WATERMARK") && c.peekAt(1).is("FOR") {
+			wmPos := c.peek().Offset
+			if cs.Watermark != nil {
+				return nil, Errorf(wmPos, "a stream has at most one WATERMARK")
+			}
+			c.i += 2
+			wm, err := ps.watermark(c)
+			if err != nil {
+				return nil, err
+			}
+			cs.Watermark = wm
+		} else {
+			col, err := columnDef(ps.src, c)
+			if err != nil {
+				return nil, err
+			}
+			cs.Columns = append(cs.Columns, col)
+		}
+		if c.op(")") {
+			break
+		}
+		if !c.op(",") {
+			return nil, c.expected("',' or ')' in the column list")
+		}
+		if c.peek().isOp(")") {
+			return nil, Errorf(c.peek().Offset, "expected a column after ',', found ')'")
+		}
+	}
+	if len(cs.Columns) == 0 {
+		return nil, Errorf(cs.NamePos, "a stream needs at least one column besides its WATERMARK")
+	}
+	if c.atEnd() {
+		return cs, nil
+	}
+	if !c.peek().is("WITH") {
+		return nil, c.expected("WITH (...) or the end of the statement after the column list")
+	}
+	cs.WithPos = c.next().Offset
+	if !c.op("(") {
+		return nil, c.expected("'(' after WITH")
+	}
+	seen := map[string]bool{}
+	for !c.op(")") {
+		if len(cs.Options) > 0 && !c.op(",") {
+			return nil, c.expected("',' or ')' in the WITH options")
+		}
+		o, err := option(c, "WITH options are written 'key' = 'value'")
+		if err != nil {
+			return nil, err
+		}
+		if seen[o.Key] {
+			return nil, Errorf(o.KeyPos, "option '%s' is given twice", o.Key)
+		}
+		seen[o.Key] = true
+		cs.Options = append(cs.Options, o)
+	}
+	if err := c.expectEnd("WITH (...)"); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// option parses 'key' = 'value'.
+func option(c *cursor, form string) (Option, *Error) {
+	var o Option
+	k := c.peek()
+	if k.Kind != TokString {
+		return o, c.expected("a quoted option name: " + form)
+	}
+	c.next()
+	o.Key, o.KeyPos = k.Value(), k.Offset
+	if !c.op("=") {
+		return o, c.expected("'=' after '" + shorten(o.Key, 30) + "': " + form)
+	}
+	v := c.peek()
+	if v.Kind != TokString {
+		if c.atEnd() {
+			return o, c.expected("a quoted value: " + form)
+		}
+		return o, Errorf(v.Offset, "option values are quoted strings: write '%s' = '%s'", shorten(o.Key, 30), shorten(v.Value(), 30))
+	}
+	c.next()
+	o.Value, o.ValuePos = v.Value(), v.Offset
+	return o, nil
+}
+
+// columnDef parses name TYPE, the type running to the next ',' or ')' outside
+// parentheses.
+func columnDef(src string, c *cursor) (ColumnDef, *Error) {
+	var col ColumnDef
+	var err *Error
+	if col.Name, col.Pos, err = c.name("a column name"); err != nil {
+		return col, err
+	}
+	t := c.peek()
+	if c.atEnd() || t.Kind != TokIdent {
+		return col, c.expected("the type of column " + col.Name + " (BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP)")
+	}
+	col.TypePos = t.Offset
+	var b strings.Builder
+	depth := 0
+	prevEnd := -1
+	for !c.atEnd() {
+		t := c.peek()
+		if depth == 0 && (t.isOp(",") || t.isOp(")")) {
+			break
+		}
+		if t.isOp("(") {
+			depth++
+		} else if t.isOp(")") {
+			depth--
+		}
+		if prevEnd >= 0 && t.Offset > prevEnd {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.Text)
+		prevEnd = t.End()
+		c.next()
+	}
+	col.Type = b.String()
+	return col, nil
+}
+
+// watermark parses col AS expr (after WATERMARK FOR).
+func (ps *parseState) watermark(c *cursor) (*Watermark, *Error) {
+	wm := &Watermark{}
+	var err *Error
+	if wm.Column, wm.ColumnPos, err = c.name("the event-time column after WATERMARK FOR"); err != nil {
+		return nil, err
+	}
+	if !c.word("AS") {
+		return nil, c.expected("AS and the watermark expression: WATERMARK FOR " + wm.Column + " AS " + wm.Column + " - INTERVAL '5' SECOND")
+	}
+	from := c.i
+	depth := 0
+	for !c.atEnd() {
+		t := c.peek()
+		if depth == 0 && (t.isOp(",") || t.isOp(")")) {
+			break
+		}
+		if t.isOp("(") {
+			depth++
+		} else if t.isOp(")") {
+			depth--
+		}
+		c.next()
+	}
+	if c.i == from {
+		return nil, c.expected("the watermark expression after AS, e.g. " + wm.Column + " - INTERVAL '5' SECOND")
+	}
+	toks := c.toks[from:c.i]
+	wm.Pos = toks[0].Offset
+	end := toks[len(toks)-1].End()
+	wm.Text = ps.src[wm.Pos:end]
+	expr, info, err := ps.parseFragment(c.all, toks, wm.Pos, end)
+	if err != nil {
+		return nil, err
+	}
+	wm.Expr, wm.Casts, wm.Locate = expr, info.casts, info.locate
+	return wm, nil
+}
+
+func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
+	t := c.peek()
+	switch {
+	case c.word("STREAM"):
+		ds := &DropStream{Range: span}
+		if c.word("IF") {
+			if !c.word("EXISTS") {
+				return nil, c.expected("EXISTS after DROP STREAM IF")
+			}
+			ds.IfExists = true
+		}
+		var err *Error
+		if ds.Name, ds.NamePos, err = c.name("a stream name"); err != nil {
+			return nil, err
+		}
+		return ds, c.expectEnd("DROP STREAM " + ds.Name)
+	case c.word("SIDE"):
+		n := c.peek()
+		if n.Kind != TokString {
+			if n.Kind == TokIdent || n.Kind == TokQuotedIdent {
+				return nil, Errorf(n.Offset, "side names are quoted strings: DROP SIDE '%s'", shorten(n.Value(), 30))
+			}
+			return nil, c.expected("the side name as a quoted string: DROP SIDE 'name'")
+		}
+		c.next()
+		if err := checkSideName(n); err != nil {
+			return nil, err
+		}
+		return &DropSide{Range: span, Name: n.Value(), NamePos: n.Offset}, c.expectEnd("DROP SIDE " + n.Text)
+	case t.is("TABLE") || t.is("VIEW"):
+		return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name", strings.ToUpper(t.Text))
+	case c.atEnd():
+		return nil, c.expected("STREAM or SIDE after DROP")
+	}
+	return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name or DROP SIDE 'name'", shorten(t.Text, 30))
+}
+
+func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
+	t := c.peek()
+	switch {
+	case c.word("STREAMS"):
+		return &ShowStreams{span}, c.expectEnd("SHOW STREAMS")
+	case c.word("SIDES"):
+		return &ShowSides{span}, c.expectEnd("SHOW SIDES")
+	case t.is("TABLES"):
+		return nil, Errorf(t.Offset, "SHOW TABLES is not supported: use SHOW STREAMS")
+	case c.atEnd():
+		return nil, c.expected("STREAMS or SIDES after SHOW")
+	}
+	return nil, Errorf(t.Offset, "SHOW %s is not supported: use SHOW STREAMS or SHOW SIDES", shorten(t.Text, 30))
+}
+
+func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
+	if c.peek().is("STREAM") && !c.atEnd() && c.i+1 < len(c.toks) {
+		c.next() // DESCRIBE STREAM name
+	}
+	if t := c.peek(); t.is("SELECT") {
+		return nil, Errorf(t.Offset, "DESCRIBE takes a stream name; to see a query's plan write EXPLAIN SELECT ...")
+	}
+	d := &Describe{Range: span}
+	var err *Error
+	if d.Name, d.NamePos, err = c.name("a stream name after DESCRIBE"); err != nil {
+		return nil, err
+	}
+	return d, c.expectEnd("DESCRIBE " + d.Name)
+}
+
+func (ps *parseState) set(c *cursor, span Range) (Stmt, *Error) {
+	const form = "SET 'key' = 'value' (key and value in single quotes)"
+	if c.atEnd() {
+		return nil, c.expected("'key' = 'value' after SET")
+	}
+	if k := c.peek(); k.Kind == TokIdent || k.Kind == TokQuotedIdent {
+		v := c.peekAt(2)
+		val := "value"
+		if c.peekAt(1).isOp("=") && (v.Kind == TokIdent || v.Kind == TokString || v.Kind == TokNumber) {
+			val = v.Value()
+		}
+		return nil, Errorf(k.Offset, "settings are quoted strings: write SET '%s' = '%s'", shorten(k.Value(), 30), shorten(val, 30))
+	}
+	o, err := option(c, form)
+	if err != nil {
+		return nil, err
+	}
+	return &Set{Range: span, Option: o}, c.expectEnd(form)
+}
+
+// checkSideName validates a side name token (SPEC 2.1: 1 to 64 characters, not
+// main, no '/').
+func checkSideName(t Token) *Error {
+	v := t.Value()
+	n := 0
+	for range v {
+		n++
+	}
+	switch {
+	case n == 0:
+		return Errorf(t.Offset, "a side name cannot be empty")
+	case n > 64:
+		return Errorf(t.Offset, "a side name has at most 64 characters (this one has %d)", n)
+	case v == "main":
+		return Errorf(t.Offset, "'main' is the name of the main output and cannot name a side output")
+	case strings.Contains(v, "/"):
+		return Errorf(t.Offset, "a side name cannot contain '/'")
+	}
+	return nil
+}
+
+// didYouMean returns the word of words closest to w when it is a likely typo of it
+// (and not w itself), else "".
+func didYouMean(w string, words []string) string {
+	u := strings.ToUpper(w)
+	if len(u) < 3 || len(u) > 20 {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, k := range words {
+		if k == u {
+			return ""
+		}
+		d := osaDistance(u, k)
+		limit := 1
+		if len(k) >= 5 {
+			limit = 2
+		}
+		if d <= limit && d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// osaDistance is the optimal string alignment distance (Levenshtein plus
+// transpositions of neighbours: FORM -> FROM is 1).
+func osaDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

@@ -1,0 +1,452 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// astInfo is what the front-end learned about a TiDB AST.
+type astInfo struct {
+	casts     CastTypes
+	joins     map[*ast.Join]JoinKind
+	fieldText map[*ast.SelectField]string
+	locate    Locator
+}
+
+// selectStmt parses the SELECT that starts at token index from of rs.
+func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
+	toks := rs.toks[from:]
+	r := newRegion(rs.all, toks, toks[0].Offset, rs.end)
+	rw, err := ps.rewrite(r, modeSelect, "")
+	if err != nil {
+		return nil, err
+	}
+	node, perr := ps.tidbParse(rw.text)
+	if perr != nil {
+		return nil, ps.syntaxError(perr, rw, r)
+	}
+	sel, ok := node.(*ast.SelectStmt)
+	if !ok {
+		return nil, notASelect(node, r)
+	}
+	if e := checkSelect(sel, r); e != nil {
+		return nil, e
+	}
+	info, err := ps.annotate(sel, rw, r, modeSelect)
+	if err != nil {
+		return nil, err
+	}
+	return &Select{
+		Range:     Range{Start: r.start, End: r.end},
+		Side:      rw.side,
+		SidePos:   rw.sidePos,
+		Query:     sel,
+		Joins:     info.joins,
+		Casts:     info.casts,
+		FieldText: info.fieldText,
+		Locate:    info.locate,
+	}, nil
+}
+
+// notASelect is the error for a statement TiDB parsed as something other than a
+// plain SELECT.
+func notASelect(node ast.StmtNode, r *region) *Error {
+	if _, ok := node.(*ast.SetOprStmt); ok {
+		for _, w := range []string{"UNION", "EXCEPT", "INTERSECT"} {
+			for i, t := range r.toks {
+				if t.is(w) && r.depth[i] == 0 {
+					return Errorf(t.Offset, "%s is not supported: write one SELECT per output (side branches route rows with INTO SIDE)", w)
+				}
+			}
+		}
+		return Errorf(r.start, "UNION, EXCEPT and INTERSECT are not supported: write one SELECT per output")
+	}
+	return Errorf(r.start, "this statement is not a plain SELECT: %s", supported)
+}
+
+// checkSelect rejects SELECT features streamql has no meaning for.
+func checkSelect(sel *ast.SelectStmt, r *region) *Error {
+	at := func(w string) int {
+		for i, t := range r.toks {
+			if t.is(w) && r.depth[i] == 0 {
+				return t.Offset
+			}
+		}
+		return r.start
+	}
+	switch {
+	case sel.With != nil:
+		return Errorf(at("WITH"), "WITH (common table expressions) is not supported")
+	case sel.SelectIntoOpt != nil:
+		return Errorf(at("INTO"), "SELECT ... INTO is not supported: write INTO SIDE 'name'")
+	case sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone:
+		return Errorf(at("FOR"), "locking clauses are not supported on streams")
+	}
+	return nil
+}
+
+// insertStmt parses INSERT INTO s [(cols)] VALUES (...), ... with TiDB.
+func (ps *parseState) insertStmt(rs *rawStmt) (*Insert, *Error) {
+	r := newRegion(rs.all, rs.toks, rs.start, rs.end)
+	rw, err := ps.rewrite(r, modeInsert, "")
+	if err != nil {
+		return nil, err
+	}
+	node, perr := ps.tidbParse(rw.text)
+	if perr != nil {
+		return nil, ps.syntaxError(perr, rw, r)
+	}
+	ins, ok := node.(*ast.InsertStmt)
+	if !ok {
+		return nil, Errorf(r.start, "expected INSERT INTO stream VALUES (...)")
+	}
+	at := func(w string) int {
+		for i, t := range r.toks {
+			if t.is(w) && r.depth[i] == 0 {
+				return t.Offset
+			}
+		}
+		return r.start
+	}
+	switch {
+	case ins.Select != nil:
+		return nil, Errorf(at("SELECT"), "INSERT ... SELECT is not supported: INSERT adds literal rows to a values stream: INSERT INTO s VALUES (...)")
+	case ins.Setlist:
+		return nil, Errorf(at("SET"), "INSERT ... SET is not supported: write INSERT INTO s (col, ...) VALUES (...)")
+	case len(ins.OnDuplicate) > 0:
+		return nil, Errorf(at("ON"), "ON DUPLICATE KEY UPDATE is not supported: streams are append-only")
+	case ins.IsReplace || ins.IgnoreErr || ins.Priority != 0 || len(ins.PartitionNames) > 0 || len(ins.TableHints) > 0:
+		return nil, Errorf(r.start, "write INSERT INTO s VALUES (...) without modifiers")
+	}
+	var tn *ast.TableName
+	if ins.Table != nil && ins.Table.TableRefs != nil && ins.Table.TableRefs.Right == nil {
+		if ts, ok := ins.Table.TableRefs.Left.(*ast.TableSource); ok {
+			tn, _ = ts.Source.(*ast.TableName)
+		}
+	}
+	if tn == nil {
+		return nil, Errorf(r.start, "expected INSERT INTO stream VALUES (...)")
+	}
+	info, err := ps.annotate(ins, rw, r, modeInsert)
+	if err != nil {
+		return nil, err
+	}
+	st := &Insert{
+		Range:     Range{Start: r.start, End: r.end},
+		Stream:    tn.Name.O,
+		StreamPos: info.locate(tn),
+		Rows:      ins.Lists,
+		Casts:     info.casts,
+		Locate:    info.locate,
+	}
+	if tn.Schema.O != "" {
+		return nil, Errorf(st.StreamPos, "stream names cannot be qualified: write INSERT INTO %s", tn.Name.O)
+	}
+	// Column names: the identifiers inside the parentheses after the stream name.
+	k := 0
+	for k < len(r.toks) && r.toks[k].Offset <= st.StreamPos {
+		k++
+	}
+	var colPos []int
+	if k < len(r.toks) && r.toks[k].isOp("(") {
+		d := r.depth[k] + 1
+		for j := k + 1; j < len(r.toks) && r.depth[j] >= d; j++ {
+			t := r.toks[j]
+			if r.depth[j] == d && (t.Kind == TokIdent || t.Kind == TokQuotedIdent) && (r.toks[j-1].isOp("(") || r.toks[j-1].isOp(",")) {
+				colPos = append(colPos, t.Offset)
+			}
+		}
+	}
+	for i, c := range ins.Columns {
+		st.Columns = append(st.Columns, c.Name.O)
+		p := st.StreamPos
+		if len(colPos) == len(ins.Columns) {
+			p = colPos[i]
+		}
+		st.ColumnPos = append(st.ColumnPos, p)
+	}
+	return st, nil
+}
+
+// parseFragment parses the expression toks (script range [start, end)) as
+// SELECT <expr>, so that TiDB's offsets map to the script.
+func (ps *parseState) parseFragment(all, toks []Token, start, end int) (ast.ExprNode, *astInfo, *Error) {
+	r := newRegion(all, toks, start, end)
+	rw, err := ps.rewrite(r, modeFragment, "SELECT ")
+	if err != nil {
+		return nil, nil, err
+	}
+	node, perr := ps.tidbParse(rw.text)
+	if perr != nil {
+		return nil, nil, ps.syntaxError(perr, rw, r)
+	}
+	sel, ok := node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.Fields.Fields[0].Expr == nil ||
+		sel.Fields.Fields[0].AsName.O != "" || sel.From != nil || sel.Where != nil || sel.GroupBy != nil ||
+		sel.Having != nil || sel.OrderBy != nil || sel.Limit != nil || sel.Distinct || sel.With != nil ||
+		sel.SelectIntoOpt != nil || sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone ||
+		len(sel.WindowSpecs) > 0 || len(sel.TableHints) > 0 {
+		return nil, nil, Errorf(start, "expected one expression, like ts - INTERVAL '5' SECOND")
+	}
+	expr := sel.Fields.Fields[0].Expr
+	info, err := ps.annotate(expr, rw, r, modeFragment)
+	if err != nil {
+		return nil, nil, err
+	}
+	return expr, info, nil
+}
+
+// joinCollector lists the joins of an AST (those with a right side) in the textual
+// order of their JOIN keyword (or comma): an in-order walk of each join tree, since
+// the keyword stands between the left and the right table reference.
+type joinCollector struct{ out []*ast.Join }
+
+func (c *joinCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if j, ok := n.(*ast.Join); ok {
+		c.inorder(j)
+		return n, true
+	}
+	return n, false
+}
+
+func (c *joinCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func (c *joinCollector) inorder(j *ast.Join) {
+	if j.Left != nil {
+		if lj, ok := j.Left.(*ast.Join); ok {
+			c.inorder(lj)
+		} else {
+			j.Left.Accept(c)
+		}
+	}
+	if j.Right != nil {
+		c.out = append(c.out, j)
+		if rj, ok := j.Right.(*ast.Join); ok {
+			c.inorder(rj)
+		} else {
+			j.Right.Accept(c)
+		}
+	}
+	if j.On != nil {
+		j.On.Accept(c)
+	}
+}
+
+// annotate maps the AST back to the source: join kinds, CAST types, LIKE escapes,
+// select field texts and node positions (the Locator).
+func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwMode) (*astInfo, *Error) {
+	info := &astInfo{casts: CastTypes{}, joins: map[*ast.Join]JoinKind{}, fieldText: map[*ast.SelectField]string{}}
+	jc := &joinCollector{}
+	root.Accept(jc)
+	ops := r.joinOps()
+	joinPos := map[*ast.Join]int{}
+	if len(jc.out) == len(ops) {
+		for k, j := range jc.out {
+			op := r.toks[ops[k]]
+			joinPos[j] = op.Offset
+			if m, ok := rw.joins[op.Offset]; ok {
+				joinPos[j] = m.pos
+				info.joins[j] = m.kind
+			}
+		}
+	}
+	if len(info.joins) != len(rw.joins) {
+		first := r.end
+		for _, m := range rw.joins {
+			first = min(first, m.pos)
+		}
+		return nil, Errorf(first, "cannot tell which join this applies to: write table references as a SEMI JOIN b ON ... (one table on each side)")
+	}
+	for j, kind := range info.joins {
+		word := "SEMI"
+		if kind == AntiJoin {
+			word = "ANTI"
+		}
+		switch {
+		case j.Tp != ast.CrossJoin || j.NaturalJoin || j.StraightJoin:
+			return nil, Errorf(joinPos[j], "write %s JOIN alone: it cannot be combined with NATURAL, LEFT, RIGHT or STRAIGHT_JOIN", word)
+		case j.On == nil && len(j.Using) == 0:
+			return nil, Errorf(joinPos[j], "%s JOIN needs a condition: a %s JOIN b ON a.key = b.key", word, word)
+		}
+	}
+	w := &posWalker{
+		ps: ps, rw: rw, r: r, info: info, joinPos: joinPos,
+		pos:     map[ast.Node]int{},
+		tables:  r.tableRefs(mode),
+		selects: r.words("SELECT"),
+		limits:  r.words("LIMIT"),
+	}
+	root.Accept(w)
+	start, pos := r.start, w.pos
+	info.locate = func(n ast.Node) int {
+		if p, ok := pos[n]; ok {
+			return p
+		}
+		return start
+	}
+	return info, nil
+}
+
+// posWalker computes a script offset for every node of an AST:
+//   - expressions: TiDB's OriginTextPosition (the first token of the expression; a
+//     function call's name; a column's first identifier), mapped to the script;
+//   - select fields: TiDB's field offset (also for * and t.*);
+//   - table names: the name token in FROM/JOIN (or after INSERT INTO), claimed in
+//     textual order;
+//   - SELECT statements: their SELECT keyword; LIMIT clauses: the LIMIT keyword;
+//   - joins with a right side: their JOIN keyword, comma, or SEMI/ANTI word;
+//   - anything else: the earliest position among its children, else the nearest
+//     ancestor's position (e.g. a TimeUnitExpr gets its DATE_ADD's), else the
+//     statement start.
+type posWalker struct {
+	ps      *parseState
+	rw      *rewritten
+	r       *region
+	info    *astInfo
+	joinPos map[*ast.Join]int
+	pos     map[ast.Node]int
+	stack   []frame
+	tables  []Token
+	ti      int
+	selects []int
+	si      int
+	limits  []int
+	li      int
+}
+
+type frame struct {
+	pos, min int // own position, earliest child position (-1: unknown)
+}
+
+func (w *posWalker) mapped(rw int) int {
+	if rw <= 0 || rw < w.rw.om.prefix {
+		return -1
+	}
+	return w.rw.om.src(rw)
+}
+
+func (w *posWalker) Enter(n ast.Node) (ast.Node, bool) {
+	p := -1
+	switch x := n.(type) {
+	case *ast.SelectField:
+		p = w.mapped(x.Offset)
+		if x.Expr != nil && x.Offset > 0 {
+			t := w.fieldText(x)
+			w.info.fieldText[x] = t
+			x.SetText(nil, t) // TiDB's text is of the rewritten SQL
+		}
+	case *ast.TableName:
+		for k := w.ti; k < len(w.tables); k++ {
+			want := x.Name.O
+			if x.Schema.O != "" {
+				want = x.Schema.O
+			}
+			if strings.EqualFold(w.tables[k].Value(), want) {
+				p, w.ti = w.tables[k].Offset, k+1
+				break
+			}
+		}
+	case *ast.SelectStmt:
+		if w.si < len(w.selects) {
+			p = w.selects[w.si]
+			w.si++
+		}
+	case *ast.Limit:
+		if w.li < len(w.limits) {
+			p = w.limits[w.li]
+			w.li++
+		}
+	case *ast.Join:
+		if jp, ok := w.joinPos[x]; ok {
+			p = jp
+		}
+	default:
+		p = w.mapped(n.OriginTextPosition())
+	}
+	switch x := n.(type) {
+	case *ast.FuncCastExpr:
+		name, ok := w.rw.casts[p]
+		if !ok {
+			name = castTypeName(x)
+		}
+		w.info.casts[x] = name
+	}
+	w.stack = append(w.stack, frame{pos: p, min: -1})
+	return n, false
+}
+
+func (w *posWalker) Leave(n ast.Node) (ast.Node, bool) {
+	f := w.stack[len(w.stack)-1]
+	w.stack = w.stack[:len(w.stack)-1]
+	p := f.pos
+	if p < 0 {
+		p = f.min
+	}
+	if p >= 0 {
+		if k := len(w.stack) - 1; k >= 0 && (w.stack[k].min < 0 || p < w.stack[k].min) {
+			w.stack[k].min = p
+		}
+	} else {
+		p = w.r.start
+		for k := len(w.stack) - 1; k >= 0; k-- {
+			if w.stack[k].pos >= 0 {
+				p = w.stack[k].pos
+				break
+			}
+		}
+	}
+	w.pos[n] = p
+	return n, true
+}
+
+// fieldText returns the source text of a select field's expression, alias
+// excluded, comments dropped.
+func (w *posWalker) fieldText(f *ast.SelectField) string {
+	om := w.rw.om
+	start := om.src(f.Offset)
+	end := start
+	if t := f.OriginalText(); t != "" {
+		end = om.src(f.Offset+len(t)-1) + 1
+	}
+	var toks []Token
+	for _, t := range w.r.toks {
+		if t.Offset >= start && t.End() <= end {
+			toks = append(toks, t)
+		}
+	}
+	if f.AsName.O != "" && len(toks) > 1 {
+		toks = toks[:len(toks)-1]
+		if len(toks) > 1 && toks[len(toks)-1].is("AS") {
+			toks = toks[:len(toks)-1]
+		}
+	}
+	if len(toks) == 0 {
+		return ""
+	}
+	src := w.ps.src
+	var b strings.Builder
+	for k, t := range toks {
+		if k > 0 {
+			gap := src[toks[k-1].End():t.Offset]
+			if strings.TrimSpace(gap) != "" {
+				gap = " " // a comment
+			}
+			b.WriteString(gap)
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String()
+}
+
+// castTypeName names the type of a cast the front-end did not see written (e.g.
+// BINARY x), from TiDB's field type.
+func castTypeName(x *ast.FuncCastExpr) string {
+	if x.FunctionType == ast.CastBinaryOperator {
+		return "BINARY"
+	}
+	if x.Tp == nil {
+		return ""
+	}
+	return strings.ToUpper(x.Tp.CompactStr())
+}

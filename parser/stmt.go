@@ -1,0 +1,164 @@
+package parser
+
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
+// Script is a whole parsed script (or one REPL entry, or one -e argument).
+// Every offset in its statements is a byte offset into Source.
+type Script struct {
+	Name   string // file path as given, "-e", "stdin" or "repl"; used in error messages
+	Source string // the full text as read
+	Stmts  []Stmt
+}
+
+// Stmt is one statement of a script. Concrete types: *CreateStream, *DropStream,
+// *Select, *Explain, *Insert, *Run, *ShowStreams, *ShowSides, *DropSide,
+// *Describe, *Set.
+type Stmt interface {
+	// Span returns the statement's byte range [Start, End) in Script.Source,
+	// without the terminating ';' and without leading comments or spaces.
+	Span() (start, end int)
+}
+
+// Range is embedded in every statement; it records where the statement stands
+// (byte offsets into Script.Source) and gives it its Span method.
+//
+// (The statements used to embed a type named Span, but a field named Span hides
+// the method Span, so no statement implemented Stmt; write st.Span() or
+// st.Start / st.End.)
+type Range struct{ Start, End int }
+
+// Span is the former name of Range, kept for composite literals.
+type Span = Range
+
+// Span implements Stmt: it returns [Start, End).
+func (r Range) Span() (int, int) { return r.Start, r.End }
+
+// CreateStream is CREATE STREAM [IF NOT EXISTS] name (cols..., [WATERMARK FOR c AS e]) WITH (...).
+type CreateStream struct {
+	Range
+	IfNotExists bool
+	Name        string // as declared (back-quotes removed)
+	NamePos     int
+	Columns     []ColumnDef
+	Watermark   *Watermark // nil when absent
+	Options     []Option   // in the order written
+	WithPos     int        // offset of WITH (or of the statement when absent)
+}
+
+// ColumnDef is one typed column of CREATE STREAM.
+type ColumnDef struct {
+	Name    string // as declared
+	Type    string // the type as written, e.g. "VARCHAR(20)", "DECIMAL(10, 2)"; see catalog.ParseType
+	Pos     int    // offset of the column name
+	TypePos int    // offset of the type name
+}
+
+// Watermark is WATERMARK FOR Column AS Expr (SPEC 2.3). Expr is TiDB's AST of the
+// expression; its positions are in script coordinates via Locate.
+type Watermark struct {
+	Column    string
+	ColumnPos int
+	Expr      ast.ExprNode
+	Text      string // the expression's source text
+	Pos       int    // offset of the expression
+	Casts     CastTypes
+	Locate    Locator
+}
+
+// Option is one 'key' = 'value' pair of WITH (...) or SET.
+type Option struct {
+	Key, Value       string // unquoted ('' already turned into ')
+	KeyPos, ValuePos int
+}
+
+// JoinKind marks a join written with our extension syntax.
+type JoinKind uint8
+
+// The join kinds of SPEC 2.2 written as joins. IN / EXISTS subqueries keep TiDB's
+// own AST (PatternInExpr / ExistsSubqueryExpr) and are lowered by the planner.
+const (
+	InnerJoin JoinKind = iota // no extension: a plain TiDB join
+	SemiJoin                  // a SEMI JOIN b ON ...
+	AntiJoin                  // a ANTI JOIN b ON ...
+)
+
+// CastTypes maps each CAST in a statement to the SPEC type name that was written
+// (e.g. "BIGINT", "VARCHAR(10)"), since the front-end hands TiDB a stand-in type.
+type CastTypes map[*ast.FuncCastExpr]string
+
+// Locator returns the script offset of a node of the statement's TiDB AST, best
+// effort: the node's own start when known, else the start of the statement.
+type Locator func(n ast.Node) int
+
+// Select is a SELECT statement: a main query, or a side branch when Side != "".
+type Select struct {
+	Range
+	Side    string // INTO SIDE 'name' (before FROM or at the end); "" for a main query
+	SidePos int    // offset of the side name's string literal
+	Query   *ast.SelectStmt
+	// Joins marks the TiDB join nodes that were written as SEMI JOIN or ANTI JOIN
+	// (TiDB parses them as inner joins after the front-end blanks the keyword).
+	Joins map[*ast.Join]JoinKind
+	Casts CastTypes
+	// FieldText holds, for each select field with an expression (subqueries' too),
+	// the expression's source text as written, alias excluded and comments dropped:
+	// SPEC 2 names an unaliased column by it ("temperature * 2"). TiDB's own
+	// SelectField.Text() must not be used: it is the rewritten text.
+	FieldText map[*ast.SelectField]string
+	Locate    Locator
+}
+
+// Explain is EXPLAIN <select>.
+type Explain struct {
+	Range
+	Query *Select
+}
+
+// Insert is INSERT INTO stream [(cols)] VALUES (...), (...).
+type Insert struct {
+	Range
+	Stream    string
+	StreamPos int
+	Columns   []string // empty: all columns in order
+	ColumnPos []int    // offset of each name in Columns
+	Rows      [][]ast.ExprNode
+	Casts     CastTypes
+	Locate    Locator
+}
+
+// Run is RUN: run pending side branches (SPEC 2.1).
+type Run struct{ Range }
+
+// ShowStreams is SHOW STREAMS.
+type ShowStreams struct{ Range }
+
+// ShowSides is SHOW SIDES.
+type ShowSides struct{ Range }
+
+// DropStream is DROP STREAM [IF EXISTS] name.
+type DropStream struct {
+	Range
+	IfExists bool
+	Name     string
+	NamePos  int
+}
+
+// DropSide is DROP SIDE 'name'.
+type DropSide struct {
+	Range
+	Name    string
+	NamePos int
+}
+
+// Describe is DESCRIBE name (also DESC name).
+type Describe struct {
+	Range
+	Name    string
+	NamePos int
+}
+
+// Set is SET 'key' = 'value' (SPEC 3).
+type Set struct {
+	Range
+	Option
+}

@@ -1,0 +1,564 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values for the AST
+)
+
+// This file hands SELECT, INSERT ... VALUES and WATERMARK expressions to TiDB.
+//
+// The text TiDB sees is the statement's source with the extension clauses (INTO
+// SIDE 'x', the SEMI/ANTI word) and all comments replaced by spaces of the same
+// length (newlines kept), and with CAST types TiDB does not know replaced by a
+// stand-in (padded with spaces when it is shorter). An offmap maps TiDB's offsets
+// back to script offsets; only a stand-in longer than the written type (INT ->
+// SIGNED) shifts text, and the map accounts for it.
+//
+// What the planner sees in TiDB's AST (this TiDB version):
+//   - ts - INTERVAL '5' SECOND is *ast.FuncCallExpr{FnName: "DATE_SUB", Args: [ts,
+//     '5' (a ValueExpr), *ast.TimeUnitExpr{Unit: SECOND}]}; ts + INTERVAL ... and
+//     INTERVAL ... + ts are DATE_ADD with ts first. DATE_ADD(ts, INTERVAL 1 SECOND)
+//     written as a call gives the same shape. A bare INTERVAL '5' SECOND as a
+//     function argument is a syntax error.
+//   - CAST(x AS T) and CONVERT(x, T) are *ast.FuncCastExpr whose Tp may be a
+//     stand-in: the type as written is in the statement's Casts map.
+//   - a SEMI JOIN b ON c is an *ast.Join (Tp CrossJoin, On c) marked SemiJoin in
+//     Select.Joins; ANTI likewise.
+//   - x IN (SELECT ...) is *ast.PatternInExpr{Sel: *ast.SubqueryExpr} (Not for NOT
+//     IN); EXISTS (SELECT ...) is *ast.ExistsSubqueryExpr{Sel: *ast.SubqueryExpr}
+//     (Not for NOT EXISTS).
+//   - x LIKE p: TiDB's Escape is '\\' when no ESCAPE clause is written; its
+//     EscapeExplicit tells whether one was (SPEC 2: no escape character unless
+//     ESCAPE names one). ESCAPE '' gives Escape 0.
+//   - a || b is CONCAT(a, b) (PIPES_AS_CONCAT); "x" is an identifier (ANSI_QUOTES);
+//     backslashes in strings are ordinary characters (NO_BACKSLASH_ESCAPES).
+
+// rwMode says what kind of text a region is.
+type rwMode uint8
+
+const (
+	modeSelect   rwMode = iota // SELECT: INTO SIDE and SEMI/ANTI JOIN allowed
+	modeInsert                 // INSERT INTO s VALUES
+	modeFragment               // an expression parsed as SELECT <expr>
+)
+
+// clause is the clause a token stands in, at its parenthesis depth.
+type clause uint8
+
+const (
+	clExpr   clause = iota // inside an expression's parentheses, or unknown
+	clSelect               // a select list
+	clFrom                 // a FROM clause (table references, joins, ON conditions)
+	clTail                 // after FROM: WHERE, GROUP BY, ..., LIMIT
+)
+
+// region is a run of significant tokens handed to TiDB, with the comments between
+// them and each token's depth and clause.
+type region struct {
+	toks       []Token
+	comments   []Token
+	start, end int
+	depth      []int
+	ctx        []clause
+}
+
+func newRegion(all []Token, toks []Token, start, end int) *region {
+	r := &region{toks: toks, start: start, end: end}
+	for _, t := range all {
+		if t.Kind == TokComment && t.Offset >= start && t.End() <= end {
+			r.comments = append(r.comments, t)
+		}
+	}
+	r.depth = make([]int, len(toks))
+	r.ctx = make([]clause, len(toks))
+	stack := []clause{clExpr}
+	for i, t := range toks {
+		top := len(stack) - 1
+		switch {
+		case t.isOp("("):
+			nc := clExpr
+			if stack[top] == clFrom && i > 0 {
+				p := toks[i-1]
+				if p.is("FROM") || p.is("JOIN") || p.is("STRAIGHT_JOIN") || p.isOp(",") || p.isOp("(") {
+					nc = clFrom
+				}
+			}
+			r.depth[i], r.ctx[i] = top, stack[top]
+			stack = append(stack, nc)
+			continue
+		case t.isOp(")"):
+			if top > 0 {
+				stack = stack[:top]
+				top--
+			}
+		case t.is("SELECT"):
+			stack[top] = clSelect
+		case t.is("FROM"):
+			if stack[top] == clSelect {
+				stack[top] = clFrom
+			}
+		case t.is("WHERE") || t.is("GROUP") || t.is("HAVING") || t.is("ORDER") || t.is("LIMIT") ||
+			t.is("WINDOW") || t.is("UNION") || t.is("EXCEPT") || t.is("INTERSECT") || t.is("INTO") ||
+			t.is("FOR") || t.is("LOCK"):
+			// INTO SIDE may stand between the select list and FROM.
+			if stack[top] == clFrom || stack[top] == clSelect && !t.is("INTO") {
+				stack[top] = clTail
+			}
+		}
+		r.depth[i], r.ctx[i] = top, stack[top]
+	}
+	return r
+}
+
+// joinOps returns the indexes of the tokens that make joins: JOIN and STRAIGHT_JOIN,
+// and commas between table references, in textual order.
+func (r *region) joinOps() []int {
+	var out []int
+	for i, t := range r.toks {
+		if r.ctx[i] == clFrom && (t.is("JOIN") || t.is("STRAIGHT_JOIN") || t.isOp(",")) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// tableRefs returns the tokens that start a table name in FROM/JOIN (or the target
+// of INSERT INTO), in textual order.
+func (r *region) tableRefs(mode rwMode) []Token {
+	var out []Token
+	for i, t := range r.toks {
+		if i == 0 || (t.Kind != TokIdent && t.Kind != TokQuotedIdent) {
+			continue
+		}
+		p := r.toks[i-1]
+		if (r.ctx[i] == clFrom && (p.is("FROM") || p.is("JOIN") || p.is("STRAIGHT_JOIN") || p.isOp(",") || p.isOp("("))) ||
+			(mode == modeInsert && (p.is("INTO") || i == 1 && p.is("INSERT"))) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (r *region) words(w string) []int {
+	var out []int
+	for _, t := range r.toks {
+		if t.is(w) {
+			out = append(out, t.Offset)
+		}
+	}
+	return out
+}
+
+// edit replaces src[start:end] in the text for TiDB.
+type edit struct {
+	start, end int
+	repl       string
+}
+
+// blank returns s with every byte but '\n' replaced by a space.
+func blank(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c != '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// offmap maps offsets in the text given to TiDB back to script offsets.
+type offmap struct {
+	prefix int // length of a synthetic prefix ("SELECT " for fragments)
+	start  int // script offset of the region
+	end    int // script offset of the end of the region
+	n      int // length of the text
+	segs   []seg
+}
+
+// seg: from text offset rw on, text maps to script offset src (+ the distance from
+// rw when exact; an inexact segment is a stand-in that maps to its start).
+type seg struct {
+	rw, src int
+	exact   bool
+}
+
+// src maps a text offset to a script offset in [start, end].
+func (m *offmap) src(rw int) int {
+	if rw < m.prefix || len(m.segs) == 0 {
+		return m.start
+	}
+	if rw >= m.n {
+		return m.end
+	}
+	k := sort.Search(len(m.segs), func(i int) bool { return m.segs[i].rw > rw }) - 1
+	s := m.segs[k]
+	p := s.src
+	if s.exact {
+		p += rw - s.rw
+	}
+	return min(max(p, m.start), m.end)
+}
+
+// buildText returns prefix + src[start:end] with the edits applied (edits sorted,
+// not overlapping, inside the range) and its offmap.
+func buildText(src string, start, end int, prefix string, edits []edit) (string, *offmap) {
+	var b strings.Builder
+	b.Grow(len(prefix) + end - start + 8)
+	b.WriteString(prefix)
+	m := &offmap{prefix: len(prefix), start: start, end: end}
+	m.segs = append(m.segs, seg{rw: b.Len(), src: start, exact: true})
+	pos := start
+	for _, e := range edits {
+		b.WriteString(src[pos:e.start])
+		if len(e.repl) == e.end-e.start {
+			b.WriteString(e.repl)
+		} else {
+			m.segs = append(m.segs, seg{rw: b.Len(), src: e.start})
+			b.WriteString(e.repl)
+			m.segs = append(m.segs, seg{rw: b.Len(), src: e.end, exact: true})
+		}
+		pos = e.end
+	}
+	b.WriteString(src[pos:end])
+	m.n = b.Len()
+	return b.String(), m
+}
+
+// rewritten is the text for TiDB and what the front-end peeled off it.
+type rewritten struct {
+	text    string
+	om      *offmap
+	side    string
+	sidePos int
+	joins   map[int]joinMark // by offset of the JOIN token that a SEMI/ANTI word preceded
+	casts   map[int]string   // by offset of the CAST/CONVERT token: the type as written
+}
+
+type joinMark struct {
+	kind JoinKind
+	pos  int // offset of the SEMI/ANTI word
+}
+
+// castStandIns maps the first word of a SPEC type TiDB rejects in CAST to an
+// accepted stand-in; castPassThrough lists the words TiDB accepts as they are.
+var castStandIns = map[string]string{
+	"INT": "SIGNED", "INTEGER": "SIGNED", "BIGINT": "SIGNED", "SMALLINT": "SIGNED",
+	"TINYINT": "SIGNED", "MEDIUMINT": "SIGNED", "BOOLEAN": "SIGNED", "BOOL": "SIGNED",
+	"VARCHAR": "CHAR", "STRING": "CHAR", "TEXT": "CHAR", "TIMESTAMP": "DATETIME",
+}
+
+var castPassThrough = map[string]bool{
+	"DOUBLE": true, "FLOAT": true, "REAL": true, "DECIMAL": true, "CHAR": true,
+	"SIGNED": true, "UNSIGNED": true, "DATETIME": true, "DATE": true, "TIME": true,
+	"BINARY": true, "JSON": true, "NCHAR": true,
+}
+
+// rewrite prepares a region for TiDB: it blanks comments and the extension clauses
+// the mode allows, replaces CAST types, records what it took out, and reports
+// misplaced extensions.
+func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
+	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}}
+	var edits []edit
+	toks := r.toks
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		next := Token{Kind: TokError, Offset: r.end}
+		if i+1 < len(toks) {
+			next = toks[i+1]
+		}
+		switch {
+		case t.Kind == TokNumber && decimalTooLong(t.Text):
+			return nil, Errorf(t.Offset, "number %s has too many digits (at most 81)", shorten(t.Text, 20))
+		case t.is("ESCAPE") && next.Kind == TokString && len(next.Value()) > 1:
+			return nil, Errorf(next.Offset, "ESCAPE takes one ASCII character (or '' for none)")
+		case t.is("INTO") && mode == modeSelect:
+			if r.depth[i] > 0 {
+				if next.is("SIDE") {
+					return nil, Errorf(t.Offset, "INTO SIDE cannot stand inside parentheses or a subquery")
+				}
+				continue
+			}
+			if !next.is("SIDE") {
+				what := strings.ToUpper(next.Text)
+				if next.Kind != TokIdent {
+					what = describe(next)
+				}
+				return nil, Errorf(t.Offset, "SELECT ... INTO %s is not supported: write INTO SIDE 'name' to send rows to a side output", what)
+			}
+			if i+2 >= len(toks) || toks[i+2].Kind != TokString {
+				p := r.end
+				if i+2 < len(toks) {
+					p = toks[i+2].Offset
+				}
+				return nil, Errorf(p, "INTO SIDE takes the side name as a quoted string: INTO SIDE 'name'")
+			}
+			nt := toks[i+2]
+			if err := checkSideName(nt); err != nil {
+				return nil, err
+			}
+			if rw.sidePos != 0 || rw.side != "" {
+				return nil, Errorf(t.Offset, "a SELECT has at most one INTO SIDE")
+			}
+			if i+3 < len(toks) && !toks[i+3].is("FROM") {
+				return nil, Errorf(t.Offset, "INTO SIDE '%s' stands right after the select list (before FROM) or at the end of the statement", shorten(nt.Value(), 30))
+			}
+			rw.side, rw.sidePos = nt.Value(), nt.Offset
+			edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
+			i += 2
+		case (t.is("SEMI") || t.is("ANTI")) && next.is("JOIN") && !(i > 0 && toks[i-1].is("AS")):
+			word := strings.ToUpper(t.Text)
+			if mode != modeSelect {
+				return nil, Errorf(t.Offset, "%s JOIN is allowed in SELECT only", word)
+			}
+			if i > 0 {
+				p := toks[i-1]
+				for _, w := range []string{"LEFT", "RIGHT", "INNER", "OUTER", "CROSS", "NATURAL", "FULL", "STRAIGHT_JOIN"} {
+					if p.is(w) {
+						return nil, Errorf(p.Offset, "write %s JOIN alone: it cannot be combined with %s", word, strings.ToUpper(w))
+					}
+				}
+			}
+			kind := SemiJoin
+			if word == "ANTI" {
+				kind = AntiJoin
+			}
+			rw.joins[next.Offset] = joinMark{kind: kind, pos: t.Offset}
+			edits = append(edits, edit{t.Offset, t.End(), blank(t.Text)})
+		case (t.is("CAST") || t.is("CONVERT")) && next.isOp("("):
+			e, err := castType(rw, r, i)
+			if err != nil {
+				return nil, err
+			}
+			if e != nil {
+				edits = append(edits, *e)
+			}
+		}
+	}
+	for _, c := range r.comments {
+		edits = append(edits, edit{c.Offset, c.End(), blank(c.Text)})
+	}
+	sort.Slice(edits, func(a, b int) bool { return edits[a].start < edits[b].start })
+	kept := edits[:0]
+	for _, e := range edits {
+		if n := len(kept); n > 0 && e.start < kept[n-1].end {
+			continue // a comment inside a replaced CAST type
+		}
+		kept = append(kept, e)
+	}
+	rw.text, rw.om = buildText(ps.src, r.start, r.end, prefix, kept)
+	return rw, nil
+}
+
+// castType handles CAST( ... AS type) / CONVERT( ... , type) starting at token i:
+// it records the type as written and returns the edit for a stand-in, if any.
+func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
+	toks := r.toks
+	d := r.depth[i+1] + 1
+	isCast := toks[i].is("CAST")
+	sep, closeAt := -1, -1
+	for j := i + 2; j < len(toks); j++ {
+		if r.depth[j] == d-1 && toks[j].isOp(")") {
+			closeAt = j
+			break
+		}
+		if r.depth[j] != d || sep >= 0 {
+			continue
+		}
+		switch {
+		case isCast && toks[j].is("AS"):
+			sep = j
+		case !isCast && toks[j].isOp(","):
+			sep = j
+		case !isCast && toks[j].is("USING"):
+			return nil, nil // CONVERT(x USING charset)
+		}
+	}
+	if sep < 0 || closeAt < 0 || closeAt == sep+1 {
+		return nil, nil // TiDB reports the syntax error
+	}
+	typ := toks[sep+1 : closeAt]
+	first := typ[0]
+	if first.Kind != TokIdent {
+		return nil, nil
+	}
+	var b strings.Builder
+	for k, t := range typ {
+		word := t.Kind == TokIdent || t.Kind == TokNumber
+		if k > 0 && word && (typ[k-1].Kind == TokIdent || typ[k-1].Kind == TokNumber) {
+			b.WriteByte(' ')
+		}
+		if t.Kind == TokIdent {
+			b.WriteString(strings.ToUpper(t.Text))
+		} else {
+			b.WriteString(t.Text)
+		}
+	}
+	rw.casts[toks[i].Offset] = b.String()
+	w := strings.ToUpper(first.Text)
+	if castPassThrough[w] {
+		return nil, nil
+	}
+	stand, ok := castStandIns[w]
+	if !ok {
+		return nil, Errorf(first.Offset, "unknown type %s in CAST: use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP", shorten(first.Text, 30))
+	}
+	start, end := first.Offset, typ[len(typ)-1].End()
+	if n := end - start; len(stand) < n {
+		stand += strings.Repeat(" ", n-len(stand))
+	}
+	return &edit{start, end, stand}, nil
+}
+
+// tidbParse parses text with this Parse call's TiDB parser and returns its one
+// statement.
+func (ps *parseState) tidbParse(text string) (ast.StmtNode, error) {
+	if ps.tidb == nil {
+		ps.tidb = parser.New()
+		ps.tidb.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes)
+	}
+	stmts, _, err := ps.tidb.Parse(text, "", "")
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, errors.New("expected one statement")
+	}
+	return stmts[0], nil // TiDB reuses its slice, not the nodes
+}
+
+// syntaxError turns a TiDB error into an *Error at a script offset, with a short
+// excerpt of the source (never of the rewritten text) and a hint when one is easy.
+func (ps *parseState) syntaxError(err error, rw *rewritten, r *region) *Error {
+	msg := err.Error()
+	i := strings.Index(msg, `near "`)
+	if i < 0 {
+		m := msg
+		if strings.HasPrefix(m, "[parser:") {
+			if j := strings.IndexByte(m, ']'); j >= 0 {
+				m = m[j+1:]
+			}
+		}
+		return Errorf(r.start, "syntax error: %s", m)
+	}
+	rest := msg[i+len(`near "`):]
+	rwOff := -1
+	if j := strings.LastIndex(rest, "(total length "); j >= 0 && strings.HasSuffix(rest, ")") {
+		if n, e := strconv.Atoi(rest[j+len("(total length ") : len(rest)-1]); e == nil && n <= len(rw.text) {
+			rwOff = len(rw.text) - n
+		}
+	}
+	if rwOff < 0 {
+		for q := len(rest) - 1; q >= 0; q-- {
+			if rest[q] == '"' && strings.HasSuffix(rw.text, rest[:q]) {
+				rwOff = len(rw.text) - q
+				break
+			}
+		}
+	}
+	if rwOff < 0 {
+		return Errorf(r.start, "syntax error in this statement")
+	}
+	off := rw.om.src(rwOff)
+	if off >= r.end {
+		m := "syntax error: the statement ends too early"
+		if h := ps.hint(r, off, true); h != "" {
+			m += ": " + h
+		}
+		return &Error{Offset: r.end, Msg: m}
+	}
+	m := fmt.Sprintf("syntax error near '%s'", excerpt(ps.src, off, r.end))
+	if h := ps.hint(r, off, false); h != "" {
+		m += ": " + h
+	}
+	return &Error{Offset: off, Msg: m}
+}
+
+// excerpt returns the source from off to the end of its line (or of the statement),
+// at most 40 characters.
+func excerpt(src string, off, end int) string {
+	s := src[off:end]
+	if j := strings.IndexAny(s, "\r\n"); j >= 0 {
+		s = s[:j]
+	}
+	return shorten(strings.TrimRight(s, " \t"), 40)
+}
+
+var reservedHint = map[string]bool{
+	"KEY": true, "WINDOW": true, "RANGE": true, "ROWS": true, "RANK": true, "PARTITION": true,
+	"OVER": true, "LEAD": true, "LAG": true, "ORDER": true, "GROUP": true, "INDEX": true,
+	"DESC": true, "ASC": true, "TABLE": true, "VALUES": true, "READ": true, "CHECK": true,
+	"CONDITION": true, "DIV": true, "MOD": true, "ROW": true, "STATUS": false,
+}
+
+var hintKeywords = []string{"SELECT", "FROM", "WHERE", "JOIN", "LIMIT", "GROUP", "ORDER", "HAVING",
+	"BETWEEN", "LIKE", "CAST", "SEMI", "ANTI", "INTO", "SIDE", "VALUES", "INSERT", "CASE", "WHEN",
+	"THEN", "ELSE", "END", "AND", "NOT", "NULL", "EXISTS", "INTERVAL", "SECOND", "MINUTE", "HOUR", "DISTINCT"}
+
+// hint looks at the token at the error offset (and the one before it) for a
+// likely cause.
+func (ps *parseState) hint(r *region, off int, atEnd bool) string {
+	k := -1
+	for i, t := range r.toks {
+		if t.Offset <= off {
+			k = i
+		}
+	}
+	if atEnd {
+		depth := 0
+		for _, t := range r.toks {
+			if t.isOp("(") {
+				depth++
+			} else if t.isOp(")") {
+				depth--
+			}
+		}
+		if depth > 0 {
+			return "a ')' is missing"
+		}
+		return ""
+	}
+	if k < 0 {
+		return ""
+	}
+	for j := k; j >= 0 && j >= k-4; j-- {
+		if r.toks[j].is("INTERVAL") && j > 0 && (r.toks[j-1].isOp("(") || r.toks[j-1].isOp(",")) {
+			return "a bare INTERVAL is not a value: write it in arithmetic, as in ts - INTERVAL '5' SECOND"
+		}
+	}
+	t := r.toks[k]
+	if t.Offset == off && t.Kind == TokIdent {
+		u := strings.ToUpper(t.Text)
+		if u == "INTERVAL" {
+			return "INTERVAL works in arithmetic such as ts - INTERVAL '5' SECOND; as a name write `interval`"
+		}
+		if reservedHint[u] {
+			return fmt.Sprintf("%s is a reserved word: write `%s` to use it as a name", u, t.Text)
+		}
+	}
+	for _, j := range []int{k, k - 1} {
+		if j >= 0 && r.toks[j].Kind == TokIdent {
+			if w := didYouMean(r.toks[j].Text, hintKeywords); w != "" {
+				return fmt.Sprintf("did you mean %s instead of %s?", w, r.toks[j].Text)
+			}
+		}
+	}
+	return ""
+}
+
+// decimalTooLong reports whether a number literal that TiDB reads as a DECIMAL has
+// more digits than TiDB's literal driver holds (9 words of 9 digits; it panics).
+func decimalTooLong(s string) bool {
+	if strings.ContainsAny(s, "eExXbB") {
+		return false
+	}
+	i, f, _ := strings.Cut(s, ".")
+	return (len(i)+8)/9+(len(f)+8)/9 > 9
+}

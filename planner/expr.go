@@ -1,0 +1,549 @@
+package planner
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/parser"
+)
+
+// Expr is a type-checked expression compiled to a closure over column batches
+// (DESIGN: planner, Vitess' evalengine idea). Eval computes the value of every row
+// listed in sel (ascending row indexes of b) and returns a vector holding them at
+// those same indexes; other slots are unspecified. The returned vector is owned by
+// the expression (or is a column of b) and is valid until the next Eval.
+type Expr struct {
+	Type catalog.Type
+	Eval func(b *vector.Batch, sel []int32) *vector.Vec
+	// Text is the expression as written, for EXPLAIN and output column names.
+	Text string
+	// Col is the batch column index when the expression is a bare column, else -1.
+	Col int
+	// Const is set for literals (and expressions of literals): Eval ignores b.
+	Const bool
+}
+
+// compile type-checks n within sc and compiles it.
+func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
+	e, err := sc.compile1(n)
+	if err != nil {
+		return nil, err
+	}
+	if e.Text == "" {
+		e.Text = exprText(n)
+	}
+	return e, nil
+}
+
+func exprText(n ast.ExprNode) string {
+	if t := strings.TrimSpace(n.OriginalText()); t != "" {
+		return t
+	}
+	return strings.TrimSpace(n.Text())
+}
+
+func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
+	switch n := n.(type) {
+	case *ast.ParenthesesExpr:
+		return sc.compile(n.Expr)
+	case *ast.ColumnNameExpr:
+		idx, t, err := sc.column(n)
+		if err != nil {
+			return nil, err
+		}
+		return &Expr{Type: t, Col: idx, Eval: func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }}, nil
+	case *test_driver.ValueExpr:
+		return sc.literal(n)
+	case *ast.UnaryOperationExpr:
+		return sc.unary(n)
+	case *ast.BinaryOperationExpr:
+		return sc.binary(n)
+	case *ast.IsNullExpr:
+		x, err := sc.compile(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return isNull(x, n.Not), nil
+	case *ast.IsTruthExpr:
+		x, err := sc.compile(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if x.Type != catalog.Boolean && x.Type != catalog.Unknown {
+			return nil, parser.Errorf(sc.pos(n), "IS TRUE/FALSE needs a BOOLEAN, got %s", x.Type)
+		}
+		return isTruth(x, n.True != 0, n.Not), nil
+	case *ast.BetweenExpr:
+		return sc.between(n)
+	case *ast.PatternInExpr:
+		if n.Sel != nil {
+			return nil, parser.Errorf(sc.pos(n), "IN (subquery) is not supported yet (it becomes a semi join); use a side branch or a literal list")
+		}
+		return sc.inList(n)
+	case *ast.ExistsSubqueryExpr:
+		return nil, parser.Errorf(sc.pos(n), "EXISTS (subquery) is not supported yet (it becomes a semi join)")
+	case *ast.SubqueryExpr:
+		return nil, parser.Errorf(sc.pos(n), "subqueries are not supported here")
+	case *ast.PatternLikeOrIlikeExpr:
+		return sc.like(n)
+	case *ast.CaseExpr:
+		return sc.caseExpr(n)
+	case *ast.FuncCastExpr:
+		x, err := sc.compile(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		name, ok := sc.casts[n]
+		if !ok {
+			return nil, parser.Errorf(sc.pos(n), "CAST target type not recognised; use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP")
+		}
+		t, err := catalog.ParseType(name)
+		if err != nil {
+			return nil, parser.Errorf(sc.pos(n), "%v", err)
+		}
+		return castTo(x, t), nil
+	case *ast.FuncCallExpr:
+		return sc.call(n)
+	case *ast.DefaultExpr:
+		return nil, parser.Errorf(sc.pos(n), "DEFAULT is not supported in a stream query")
+	}
+	return nil, parser.Errorf(sc.pos(n), "this expression is not supported: %s", exprText(n))
+}
+
+// constVec returns a vector of type t with every slot set by set.
+func constVec(t catalog.Type, null bool, set func(v *vector.Vec, i int)) *vector.Vec {
+	v := vector.NewVec(t)
+	for i := 0; i < vector.Cap; i++ {
+		v.Null[i] = null
+		if !null {
+			set(v, i)
+		}
+	}
+	return v
+}
+
+func constExpr(t catalog.Type, v *vector.Vec, text string) *Expr {
+	return &Expr{Type: t, Const: true, Col: -1, Text: text, Eval: func(*vector.Batch, []int32) *vector.Vec { return v }}
+}
+
+// nullExpr is the NULL literal, of type Unknown until coerced.
+func nullExpr(t catalog.Type) *Expr {
+	return constExpr(t, constVec(t, true, nil), "NULL")
+}
+
+func intConst(x int64, text string) *Expr {
+	return constExpr(catalog.BigInt, constVec(catalog.BigInt, false, func(v *vector.Vec, i int) { v.I[i] = x }), text)
+}
+
+func doubleConst(x float64, text string) *Expr {
+	return constExpr(catalog.Double, constVec(catalog.Double, false, func(v *vector.Vec, i int) { v.F[i] = x }), text)
+}
+
+func boolConst(x bool, text string) *Expr {
+	return constExpr(catalog.Boolean, constVec(catalog.Boolean, false, func(v *vector.Vec, i int) { v.B[i] = x }), text)
+}
+
+func strConst(s string, text string) *Expr {
+	b := []byte(s)
+	return constExpr(catalog.Varchar, constVec(catalog.Varchar, false, func(v *vector.Vec, i int) { v.S[i] = b }), text)
+}
+
+func (sc *scope) literal(n *test_driver.ValueExpr) (*Expr, error) {
+	text := exprText(n)
+	switch n.Kind() {
+	case test_driver.KindNull:
+		return nullExpr(catalog.Unknown), nil
+	case test_driver.KindInt64:
+		x := n.GetInt64()
+		if sc.isBoolWord(n) {
+			return boolConst(x != 0, text), nil
+		}
+		return intConst(x, text), nil
+	case test_driver.KindUint64:
+		u := n.GetUint64()
+		if u > math.MaxInt64 {
+			return nil, parser.Errorf(sc.pos(n), "integer literal %d is out of BIGINT range; write it as a DOUBLE (e.g. %d.0)", u, u)
+		}
+		return intConst(int64(u), text), nil
+	case test_driver.KindFloat64, test_driver.KindFloat32:
+		return doubleConst(n.GetFloat64(), text), nil
+	case test_driver.KindMysqlDecimal:
+		f, err := strconv.ParseFloat(n.GetMysqlDecimal().String(), 64)
+		if err != nil {
+			return nil, parser.Errorf(sc.pos(n), "bad number %s", text)
+		}
+		return doubleConst(f, text), nil
+	case test_driver.KindString, test_driver.KindBytes:
+		return strConst(n.GetString(), text), nil
+	}
+	return nil, parser.Errorf(sc.pos(n), "unsupported literal %s", text)
+}
+
+// isBoolWord reports whether an integer literal was written TRUE or FALSE (TiDB
+// reads both as 1 and 0).
+func (sc *scope) isBoolWord(n *test_driver.ValueExpr) bool {
+	t := strings.ToUpper(strings.TrimSpace(n.OriginalText()))
+	if t == "" && sc.locate != nil {
+		p := sc.locate(n)
+		if p >= 0 && p < len(sc.src) {
+			rest := strings.ToUpper(sc.src[p:min(len(sc.src), p+5)])
+			if strings.HasPrefix(rest, "TRUE") {
+				t = "TRUE"
+			} else if strings.HasPrefix(rest, "FALSE") {
+				t = "FALSE"
+			}
+		}
+	}
+	return t == "TRUE" || t == "FALSE"
+}
+
+func (sc *scope) unary(n *ast.UnaryOperationExpr) (*Expr, error) {
+	x, err := sc.compile(n.V)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.Not, opcode.Not2:
+		if x.Type == catalog.Unknown {
+			x = coerce(x, catalog.Boolean)
+		}
+		if x.Type != catalog.Boolean {
+			return nil, parser.Errorf(sc.pos(n), "NOT needs a BOOLEAN operand, got %s", x.Type)
+		}
+		return notExpr(x), nil
+	case opcode.Plus:
+		if !x.Type.IsNumeric() && x.Type != catalog.Unknown {
+			return nil, parser.Errorf(sc.pos(n), "unary + needs a number, got %s", x.Type)
+		}
+		return x, nil
+	case opcode.Minus:
+		switch x.Type {
+		case catalog.BigInt:
+			return mapInt(x, catalog.BigInt, func(a int64) (int64, bool) { return -a, a != math.MinInt64 }), nil
+		case catalog.Double:
+			return mapFloat(x, func(a float64) float64 { return -a }), nil
+		case catalog.Unknown:
+			return x, nil
+		}
+		return nil, parser.Errorf(sc.pos(n), "unary - needs a number, got %s", x.Type)
+	}
+	return nil, parser.Errorf(sc.pos(n), "operator %s is not supported", n.Op)
+}
+
+func (sc *scope) binary(n *ast.BinaryOperationExpr) (*Expr, error) {
+	l, err := sc.compile(n.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := sc.compile(n.R)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
+		l, r = coerce(l, catalog.Boolean), coerce(r, catalog.Boolean)
+		if l.Type != catalog.Boolean || r.Type != catalog.Boolean {
+			return nil, parser.Errorf(sc.pos(n), "%s needs BOOLEAN operands, got %s and %s", strings.ToUpper(n.Op.String()), l.Type, r.Type)
+		}
+		return logic(n.Op, l, r), nil
+	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ:
+		return sc.compare(n, n.Op, l, r)
+	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
+		return sc.arith(n, n.Op, l, r)
+	}
+	return nil, parser.Errorf(sc.pos(n), "operator %s is not supported", n.Op)
+}
+
+// unify brings two operands to one comparable type (SPEC 2: BIGINT with DOUBLE as
+// DOUBLE; a string literal with a TIMESTAMP read as TIMESTAMP; NULL takes the other
+// side's type). ok is false for other mixes.
+func unify(l, r *Expr) (*Expr, *Expr, bool) {
+	switch {
+	case l.Type == r.Type:
+		return l, r, true
+	case l.Type == catalog.Unknown:
+		return coerce(l, r.Type), r, true
+	case r.Type == catalog.Unknown:
+		return l, coerce(r, l.Type), true
+	case l.Type.IsNumeric() && r.Type.IsNumeric():
+		return coerce(l, catalog.Double), coerce(r, catalog.Double), true
+	case l.Type == catalog.Timestamp && r.Type == catalog.Varchar && r.Const:
+		return l, castTo(r, catalog.Timestamp), true
+	case r.Type == catalog.Timestamp && l.Type == catalog.Varchar && l.Const:
+		return castTo(l, catalog.Timestamp), r, true
+	}
+	return l, r, false
+}
+
+func mismatch(sc *scope, n ast.Node, what string, l, r *Expr) error {
+	hint := ""
+	if (l.Type.IsNumeric() && r.Type == catalog.Varchar) || (r.Type.IsNumeric() && l.Type == catalog.Varchar) {
+		hint = "; use CAST(... AS BIGINT|DOUBLE|VARCHAR) to compare a number with text"
+	} else {
+		hint = "; use CAST to convert one side"
+	}
+	return parser.Errorf(sc.pos(n), "cannot %s %s (%s) with %s (%s)%s", what, l.Text, l.Type, r.Text, r.Type, hint)
+}
+
+func (sc *scope) compare(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
+	l2, r2, ok := unify(l, r)
+	if !ok {
+		return nil, mismatch(sc, n, "compare", l, r)
+	}
+	if l2.Type == catalog.Unknown {
+		if op == opcode.NullEQ {
+			return boolConst(true, ""), nil
+		}
+		return nullExpr(catalog.Boolean), nil
+	}
+	return compareExpr(op, l2, r2), nil
+}
+
+func (sc *scope) arith(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
+	if l.Type == catalog.Unknown {
+		l = coerce(l, catalog.BigInt)
+	}
+	if r.Type == catalog.Unknown {
+		r = coerce(r, catalog.BigInt)
+	}
+	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
+		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, l.Text, l.Type, r.Text, r.Type)
+	}
+	bothInt := l.Type == catalog.BigInt && r.Type == catalog.BigInt
+	switch op {
+	case opcode.Div:
+		return binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), func(a, b float64) (float64, bool) {
+			if b == 0 {
+				return 0, false
+			}
+			return a / b, true
+		}), nil
+	case opcode.IntDiv:
+		if bothInt {
+			return binInt(l, r, func(a, b int64) (int64, bool) {
+				if b == 0 || (a == math.MinInt64 && b == -1) {
+					return 0, false
+				}
+				return a / b, true
+			}), nil
+		}
+		return castTo(binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), func(a, b float64) (float64, bool) {
+			if b == 0 {
+				return 0, false
+			}
+			return math.Trunc(a / b), true
+		}), catalog.BigInt), nil
+	case opcode.Mod:
+		if bothInt {
+			return binInt(l, r, func(a, b int64) (int64, bool) {
+				if b == 0 {
+					return 0, false
+				}
+				if b == -1 {
+					return 0, true
+				}
+				return a % b, true
+			}), nil
+		}
+		return binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), func(a, b float64) (float64, bool) {
+			if b == 0 {
+				return 0, false
+			}
+			return math.Mod(a, b), true
+		}), nil
+	}
+	if bothInt {
+		var f func(a, b int64) (int64, bool)
+		switch op {
+		case opcode.Plus:
+			f = func(a, b int64) (int64, bool) {
+				s := a + b
+				return s, (a >= 0) != (b >= 0) || (s >= 0) == (a >= 0)
+			}
+		case opcode.Minus:
+			f = func(a, b int64) (int64, bool) {
+				s := a - b
+				return s, (a >= 0) == (b >= 0) || (s >= 0) == (a >= 0)
+			}
+		case opcode.Mul:
+			f = func(a, b int64) (int64, bool) {
+				if a == 0 || b == 0 {
+					return 0, true
+				}
+				s := a * b
+				if s/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+					return 0, false
+				}
+				return s, true
+			}
+		}
+		return binInt(l, r, f), nil
+	}
+	var f func(a, b float64) (float64, bool)
+	switch op {
+	case opcode.Plus:
+		f = func(a, b float64) (float64, bool) { return a + b, true }
+	case opcode.Minus:
+		f = func(a, b float64) (float64, bool) { return a - b, true }
+	case opcode.Mul:
+		f = func(a, b float64) (float64, bool) { return a * b, true }
+	}
+	return binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), f), nil
+}
+
+func (sc *scope) between(n *ast.BetweenExpr) (*Expr, error) {
+	x, err := sc.compile(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := sc.compile(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := sc.compile(n.Right)
+	if err != nil {
+		return nil, err
+	}
+	a, err := sc.compare(n, opcode.GE, x, lo)
+	if err != nil {
+		return nil, err
+	}
+	b, err := sc.compare(n, opcode.LE, x, hi)
+	if err != nil {
+		return nil, err
+	}
+	e := logic(opcode.LogicAnd, a, b)
+	if n.Not {
+		e = notExpr(e)
+	}
+	return e, nil
+}
+
+// inList is x IN (a, b, ...): an OR of equalities, each pair unified on its own
+// (SPEC 2: mixed BIGINT/DOUBLE in IN lists compare pair by pair).
+func (sc *scope) inList(n *ast.PatternInExpr) (*Expr, error) {
+	x, err := sc.compile(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	var acc *Expr
+	for _, item := range n.List {
+		v, err := sc.compile(item)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := sc.compare(item, opcode.EQ, x, v)
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = eq
+		} else {
+			acc = logic(opcode.LogicOr, acc, eq)
+		}
+	}
+	if n.Not {
+		acc = notExpr(acc)
+	}
+	return acc, nil
+}
+
+func (sc *scope) caseExpr(n *ast.CaseExpr) (*Expr, error) {
+	var value *Expr
+	var err error
+	if n.Value != nil {
+		if value, err = sc.compile(n.Value); err != nil {
+			return nil, err
+		}
+	}
+	var conds, results []*Expr
+	for _, w := range n.WhenClauses {
+		c, err := sc.compile(w.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if value != nil {
+			if c, err = sc.compare(w.Expr, opcode.EQ, value, c); err != nil {
+				return nil, err
+			}
+		}
+		c = coerce(c, catalog.Boolean)
+		if c.Type != catalog.Boolean {
+			return nil, parser.Errorf(sc.pos(w.Expr), "CASE WHEN needs a BOOLEAN condition, got %s", c.Type)
+		}
+		r, err := sc.compile(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		conds, results = append(conds, c), append(results, r)
+	}
+	if n.ElseClause != nil {
+		r, err := sc.compile(n.ElseClause)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	} else {
+		results = append(results, nullExpr(catalog.Unknown))
+	}
+	t, err := sc.commonType(n, results)
+	if err != nil {
+		return nil, err
+	}
+	for i := range results {
+		results[i] = coerce(results[i], t)
+	}
+	return caseKernel(t, conds, results), nil
+}
+
+// commonType is the type that all of es convert to: their shared type, DOUBLE for
+// a BIGINT/DOUBLE mix, or an error.
+func (sc *scope) commonType(n ast.Node, es []*Expr) (catalog.Type, error) {
+	t := catalog.Unknown
+	for _, e := range es {
+		switch {
+		case e.Type == catalog.Unknown || e.Type == t:
+		case t == catalog.Unknown:
+			t = e.Type
+		case t.IsNumeric() && e.Type.IsNumeric():
+			t = catalog.Double
+		default:
+			return 0, parser.Errorf(sc.pos(n), "values of types %s and %s cannot be mixed here; use CAST", t, e.Type)
+		}
+	}
+	return t, nil
+}
+
+func (sc *scope) like(n *ast.PatternLikeOrIlikeExpr) (*Expr, error) {
+	x, err := sc.compile(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	p, err := sc.compile(n.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	x, p = coerce(x, catalog.Varchar), coerce(p, catalog.Varchar)
+	if x.Type != catalog.Varchar || p.Type != catalog.Varchar {
+		return nil, parser.Errorf(sc.pos(n), "LIKE needs text operands, got %s and %s; use CAST(... AS VARCHAR)", x.Type, p.Type)
+	}
+	esc := rune(-1)
+	if n.EscapeExplicit {
+		esc = rune(n.Escape)
+		if n.Escape == 0 {
+			esc = -1
+		}
+	}
+	e := likeExpr(x, p, esc, !n.IsLike)
+	if n.Not {
+		e = notExpr(e)
+	}
+	return e, nil
+}

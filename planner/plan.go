@@ -1,0 +1,375 @@
+// Package planner binds names and types once per query, compiles expressions into
+// closures over column batches, and fuses the side branches and the main query
+// that read one stream into one job with one scan and ordered first-match routing
+// (SPEC 2.1; DESIGN: planner). EXPLAIN's text comes from here.
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/parser"
+)
+
+// Output is one output of a job: main or a side output, with its schema.
+type Output struct {
+	Name    string // "main" or the side name
+	Columns []catalog.Column
+}
+
+// Branch is one compiled SELECT: a side branch (Side != "") or the main query. It
+// reads the job's source batch; Where (nil = always true) decides whether it takes
+// a row, Project computes the output columns.
+type Branch struct {
+	Side    string
+	SidePos int
+	Stream  *catalog.Stream
+	Where   *Expr
+	Project []*Expr
+	Columns []catalog.Column
+	Limit   int64 // main only; -1 = none
+	Text    string
+	Output  int // index into Job.Outputs, set by NewJob
+}
+
+// Job is the physical plan of one scan of a stream: the source, its watermark,
+// the side branches in declaration order and the main query (SPEC 2.1).
+type Job struct {
+	Stream   *catalog.Stream
+	Branches []*Branch // side branches, in declaration order
+	Main     *Branch   // nil when the job runs pending branches only (RUN)
+	Outputs  []Output  // main first when there is a main query, then sides in declaration order
+	// Watermark is the compiled WATERMARK expression over the source batch, nil
+	// when the stream has none; WatermarkCol is the batch column that holds each
+	// row's CURRENT_WATERMARK (the watermark before the row), -1 when none.
+	Watermark    *Expr
+	WatermarkCol int
+	// BatchTypes are the types of the source batch's columns: the stream's
+	// columns, then the watermark column when there is one.
+	BatchTypes []catalog.Type
+}
+
+// HasSides reports whether the job has side outputs, which decides how line
+// formats print (SPEC 4: decided when planned, even if a branch gets no rows).
+func (j *Job) HasSides() bool { return len(j.Branches) > 0 }
+
+// Planner compiles statements against a catalog.
+type Planner struct {
+	Cat    *catalog.Catalog
+	Source string // text of the script the statements come from
+}
+
+func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
+	types := st.Types()
+	wm := -1
+	if st.Watermark != nil {
+		wm = len(types)
+		types = append(types, st.Columns[st.EventTime].Type)
+	}
+	return types, wm
+}
+
+// PlanSelect binds and type-checks a SELECT (side branch or main query) and
+// returns its compiled branch. Errors are *parser.Error at the offending token:
+// unknown stream or column, type errors, unsupported clauses.
+func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
+	q := sel.Query
+	start, _ := sel.Span()
+	pos := func(n ast.Node) int {
+		if n == nil || sel.Locate == nil {
+			return start
+		}
+		return sel.Locate(n)
+	}
+	unsupported := func(n ast.Node, what string) error {
+		return parser.Errorf(pos(n), "%s is not supported in a stream query", what)
+	}
+	switch {
+	case q.From == nil:
+		return nil, parser.Errorf(start, "a query needs FROM <stream>")
+	case q.GroupBy != nil:
+		return nil, unsupported(q.GroupBy, "GROUP BY")
+	case q.Having != nil:
+		return nil, unsupported(q.Having, "HAVING")
+	case q.OrderBy != nil:
+		return nil, unsupported(q.OrderBy, "ORDER BY")
+	case q.Distinct:
+		return nil, parser.Errorf(start, "DISTINCT is not supported in a stream query")
+	case q.WindowSpecs != nil:
+		return nil, parser.Errorf(start, "windows are not supported")
+	}
+	join := q.From.TableRefs
+	if join.Right != nil {
+		if k, ok := sel.Joins[join]; ok && k != parser.InnerJoin {
+			word := "SEMI JOIN"
+			if k == parser.AntiJoin {
+				word = "ANTI JOIN"
+			}
+			return nil, parser.Errorf(pos(join.Right), "%s is not supported yet", word)
+		}
+		return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported")
+	}
+	ts, ok := join.Left.(*ast.TableSource)
+	if !ok {
+		return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name")
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, parser.Errorf(pos(ts), "FROM needs a stream name (subqueries in FROM are not supported)")
+	}
+	st := p.Cat.Lookup(tn.Name.O)
+	if st == nil {
+		return nil, parser.Errorf(p.nameOffset(sel, tn.Name.O, pos(tn)), "unknown stream '%s'; %s", tn.Name.O, p.streamList())
+	}
+	name := st.Name
+	if ts.AsName.O != "" {
+		name = ts.AsName.O
+	}
+	_, wm := batchLayout(st)
+	sc := &scope{
+		rels:   []relation{{stream: st, name: name}},
+		locate: sel.Locate, casts: sel.Casts, src: p.Source,
+		watermark: func(int) int { return wm },
+	}
+	if tn.Schema.O != "" && !strings.EqualFold(tn.Schema.O, name) {
+		return nil, parser.Errorf(pos(tn), "stream names have no schema part: write %s", tn.Name.O)
+	}
+	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel))}
+	if q.Where != nil {
+		w, err := sc.compile(q.Where)
+		if err != nil {
+			return nil, err
+		}
+		w = coerce(w, catalog.Boolean)
+		if w.Type != catalog.Boolean {
+			return nil, parser.Errorf(pos(q.Where), "WHERE needs a BOOLEAN condition, got %s (%s)", w.Type, w.Text)
+		}
+		b.Where = w
+	}
+	for _, f := range q.Fields.Fields {
+		if f.WildCard != nil {
+			tbl := f.WildCard.Table.O
+			if tbl != "" && !strings.EqualFold(tbl, name) && !strings.EqualFold(tbl, st.Name) {
+				return nil, parser.Errorf(pos(f), "unknown stream or alias '%s' in %s.*; the query reads %s", tbl, tbl, name)
+			}
+			for i, c := range st.Columns {
+				idx := i
+				b.Project = append(b.Project, &Expr{Type: c.Type, Col: idx, Text: c.Name, Eval: colEval(idx)})
+				b.Columns = append(b.Columns, c)
+			}
+			continue
+		}
+		e, err := sc.compile(f.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type == catalog.Unknown {
+			e = coerce(e, catalog.Varchar)
+		}
+		colName := f.AsName.O
+		if colName == "" {
+			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+				colName = st.Columns[st.Column(cn.Name.Name.O)].Name
+			} else if t := strings.TrimSpace(f.Text()); t != "" {
+				colName = t
+			} else {
+				colName = e.Text
+			}
+		}
+		b.Project = append(b.Project, e)
+		b.Columns = append(b.Columns, catalog.Column{Name: colName, Type: e.Type})
+	}
+	if q.Limit != nil {
+		if sel.Side != "" {
+			return nil, parser.Errorf(pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s'", sel.Side)
+		}
+		if q.Limit.Offset != nil {
+			return nil, parser.Errorf(pos(q.Limit), "LIMIT with an offset is not supported on a stream")
+		}
+		n, err := sc.compile(q.Limit.Count)
+		if err != nil {
+			return nil, err
+		}
+		if !n.Const || n.Type != catalog.BigInt {
+			return nil, parser.Errorf(pos(q.Limit), "LIMIT needs a non-negative integer")
+		}
+		b.Limit = n.Eval(nil, []int32{0}).I[0]
+		if b.Limit < 0 {
+			return nil, parser.Errorf(pos(q.Limit), "LIMIT needs a non-negative integer")
+		}
+	}
+	return b, nil
+}
+
+func (p *Planner) text(sel *parser.Select) string {
+	s, e := sel.Span()
+	if s >= 0 && e <= len(p.Source) && s <= e {
+		return p.Source[s:e]
+	}
+	return ""
+}
+
+// nameOffset finds the stream name token in the statement for a precise caret.
+func (p *Planner) nameOffset(sel *parser.Select, name string, fallback int) int {
+	s, e := sel.Span()
+	if e > len(p.Source) || s > e {
+		return fallback
+	}
+	txt := strings.ToLower(p.Source[s:e])
+	if i := strings.Index(txt, " from "); i >= 0 {
+		if j := strings.Index(txt[i:], strings.ToLower(name)); j >= 0 {
+			return s + i + j
+		}
+	}
+	return fallback
+}
+
+func (p *Planner) streamList() string {
+	ss := p.Cat.Streams()
+	if len(ss) == 0 {
+		return "no streams are declared yet (CREATE STREAM ...)"
+	}
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.Name)
+	}
+	return "declared streams: " + strings.Join(n, ", ")
+}
+
+func colEval(idx int) func(b *vector.Batch, _ []int32) *vector.Vec {
+	return func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }
+}
+
+// NewJob fuses side branches and an optional main query over one stream into a
+// job (SPEC 2.1): outputs are main, then the side names in declaration order; two
+// branches may share a side name only with the same schema; a side may not be
+// named like the stream's errors side output. Errors are *parser.Error.
+func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*Job, error) {
+	types, wm := batchLayout(st)
+	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm}
+	if main != nil {
+		main.Output = 0
+		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns})
+	}
+	errSide := st.Options["errors.side"]
+	for _, b := range branches {
+		if errSide != "" && b.Side == errSide {
+			return nil, parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s; pick another name or set 'errors.side'", b.Side, st.Name)
+		}
+		found := -1
+		for k, o := range j.Outputs {
+			if k == 0 && main != nil {
+				continue
+			}
+			if o.Name == b.Side {
+				found = k
+			}
+		}
+		if found >= 0 {
+			if !sameSchema(j.Outputs[found].Columns, b.Columns) {
+				return nil, parser.Errorf(b.SidePos, "side output '%s' is used twice with different columns (%s vs %s); give one branch another name", b.Side, schemaText(j.Outputs[found].Columns), schemaText(b.Columns))
+			}
+			b.Output = found
+			continue
+		}
+		b.Output = len(j.Outputs)
+		j.Outputs = append(j.Outputs, Output{Name: b.Side, Columns: b.Columns})
+	}
+	if st.Watermark != nil {
+		sc := &scope{rels: []relation{{stream: st, name: st.Name}}, locate: st.Watermark.Locate, casts: st.Watermark.Casts, src: src,
+			watermark: func(int) int { return -1 }}
+		e, err := sc.compile(st.Watermark.Expr)
+		if err != nil {
+			return nil, err
+		}
+		et := st.Columns[st.EventTime].Type
+		if e.Type != et {
+			return nil, parser.Errorf(st.Watermark.Pos, "the WATERMARK expression has type %s but %s is %s", e.Type, st.Columns[st.EventTime].Name, et)
+		}
+		j.Watermark = e
+	}
+	return j, nil
+}
+
+func sameSchema(a, b []catalog.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+func schemaText(cols []catalog.Column) string {
+	var parts []string
+	for _, c := range cols {
+		parts = append(parts, c.Name+" "+c.Type.String())
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Explain renders the job's plan as stable text (SPEC 3: sources, decode,
+// watermark, process with its ordered branches, sinks).
+func (j *Job) Explain() string {
+	var sb strings.Builder
+	st := j.Stream
+	fmt.Fprintf(&sb, "Source: %s (connector=%s", st.Name, st.Connector.Name)
+	if path := st.Options["path"]; path != "" {
+		fmt.Fprintf(&sb, ", path=%s", path)
+	}
+	bounded := "bounded"
+	if !st.Bounded() {
+		bounded = "unbounded"
+	}
+	fmt.Fprintf(&sb, ", %s)\n", bounded)
+	if f := st.Options["format"]; f != "" {
+		fmt.Fprintf(&sb, "  Decode: %s %s, errors=%s", f, schemaText(st.Columns), st.Options["errors"])
+		if st.Options["errors"] == "side" {
+			fmt.Fprintf(&sb, " -> side output '%s'", st.Options["errors.side"])
+		}
+		sb.WriteString("\n")
+	}
+	if st.Watermark != nil {
+		fmt.Fprintf(&sb, "  Watermark: %s AS %s\n", st.Columns[st.EventTime].Name, st.Watermark.Text)
+	}
+	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es), then main\n", len(j.Branches))
+	for i, b := range j.Branches {
+		fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
+	}
+	if j.Main != nil {
+		fmt.Fprintf(&sb, "    main: %s", j.Main.describe())
+		if j.Main.Limit >= 0 {
+			fmt.Fprintf(&sb, " LIMIT %d", j.Main.Limit)
+		}
+		sb.WriteString("\n")
+	} else {
+		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
+	}
+	for _, o := range j.Outputs {
+		fmt.Fprintf(&sb, "  Sink: %s %s\n", o.Name, schemaText(o.Columns))
+	}
+	return sb.String()
+}
+
+func (b *Branch) describe() string {
+	var cols []string
+	for i, e := range b.Project {
+		c := b.Columns[i].Name
+		if e.Text != "" && e.Text != c {
+			c = e.Text + " AS " + c
+		}
+		cols = append(cols, c)
+	}
+	s := "project " + strings.Join(cols, ", ")
+	if b.Where != nil {
+		s = "where " + b.Where.Text + ", " + s
+	}
+	return s
+}

@@ -1,0 +1,92 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// relation is one stream visible to a query under a name (its alias, or its own
+// name), whose columns start at offset in the batch the query reads.
+type relation struct {
+	stream *catalog.Stream
+	name   string // alias or stream name, as written
+	offset int    // index of its first column in the batch
+}
+
+// scope binds column names of one query to batch column indexes (case-insensitive,
+// SPEC: names). Expressions are compiled within a scope.
+type scope struct {
+	rels   []relation
+	locate parser.Locator
+	casts  parser.CastTypes
+	src    string // the script text, for literal spellings (TRUE/FALSE)
+	// watermark gives the CURRENT_WATERMARK vector's batch index of a relation's
+	// event-time column, or -1 when the stream has none.
+	watermark func(rel int) int
+}
+
+// column resolves a column reference and returns its batch index and type.
+func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
+	tbl, col := n.Name.Table.O, n.Name.Name.O
+	found := -1
+	var typ catalog.Type
+	for ri, r := range s.rels {
+		if tbl != "" && !strings.EqualFold(tbl, r.name) {
+			continue
+		}
+		if i := r.stream.Column(col); i >= 0 {
+			if found >= 0 {
+				return 0, 0, parser.Errorf(s.pos(n), "column '%s' is ambiguous: qualify it with a stream name or alias", col)
+			}
+			found, typ = r.offset+i, r.stream.Columns[i].Type
+			_ = ri
+		}
+	}
+	if found < 0 {
+		if tbl != "" && s.rel(tbl) < 0 {
+			return 0, 0, parser.Errorf(s.pos(n), "unknown stream or alias '%s' in '%s.%s'; the query reads %s", tbl, tbl, col, s.relNames())
+		}
+		return 0, 0, parser.Errorf(s.pos(n), "unknown column '%s'; %s", col, s.columnList(tbl))
+	}
+	return found, typ, nil
+}
+
+// rel returns the index of the relation named name, or -1.
+func (s *scope) rel(name string) int {
+	for i, r := range s.rels {
+		if strings.EqualFold(r.name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *scope) relNames() string {
+	var n []string
+	for _, r := range s.rels {
+		n = append(n, r.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func (s *scope) columnList(tbl string) string {
+	var parts []string
+	for _, r := range s.rels {
+		if tbl != "" && !strings.EqualFold(tbl, r.name) {
+			continue
+		}
+		parts = append(parts, r.name+" has "+strings.Join(r.stream.Names(), ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (s *scope) pos(n ast.Node) int {
+	if s.locate == nil {
+		return 0
+	}
+	return s.locate(n)
+}
