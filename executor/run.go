@@ -6,16 +6,57 @@ import (
 	"fmt"
 	"io"
 
+	"streamql/catalog"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
 
 // Stats counts what a job did.
 type Stats struct {
-	Rows      int64 // rows decoded
-	Malformed int64 // malformed rows (sent to the errors side output or skipped)
-	Policy    string
-	ErrorSide string
+	Rows int64 // rows decoded from the probe (FROM) stream
+	// Streams counts malformed rows per stream read (the FROM stream first, then
+	// build sides), for the stderr summary of SPEC 1.
+	Streams []*StreamErrors
+}
+
+// StreamErrors is the count of malformed rows of one stream in a job, with the
+// stream's errors policy and errors side output name.
+type StreamErrors struct {
+	Stream    string
+	Malformed int64
+	Policy    string // side, skip or fail
+	Side      string
+}
+
+func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
+	for _, e := range s.Streams {
+		if e.Stream == st.Name {
+			return e
+		}
+	}
+	e := &StreamErrors{Stream: st.Name, Policy: st.Options["errors"], Side: st.Options["errors.side"]}
+	s.Streams = append(s.Streams, e)
+	return e
+}
+
+// handleBad applies st's errors policy to the malformed rows of a batch of n good
+// rows and returns how many good rows to route: all of them, or for 'fail' those
+// before the first bad row, with a *RowError.
+func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, es *StreamErrors, sink Sink) (int, error) {
+	switch es.Policy {
+	case "fail":
+		es.Malformed++
+		return bad[0].Index, &RowError{Stream: st.Name, Position: src.Position(bad[0].Line), Reason: bad[0].Reason}
+	case "skip":
+		es.Malformed += int64(len(bad))
+		return n, nil
+	}
+	es.Malformed += int64(len(bad))
+	rows := make([]ErrorRow, 0, len(bad))
+	for _, x := range bad {
+		rows = append(rows, ErrorRow{Stream: st.Name, Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason})
+	}
+	return n, sink.Errors(es.Side, rows)
 }
 
 // RowError is the failure of a job whose stream has 'errors'='fail' (SPEC 1): the
@@ -36,9 +77,23 @@ func (e *RowError) Error() string {
 // always called. env opens sources.
 func Run(ctx context.Context, job *planner.Job, env *Env, sink Sink) (Stats, error) {
 	st := job.Stream
-	stats := Stats{Policy: st.Options["errors"], ErrorSide: st.Options["errors.side"]}
+	var stats Stats
+	stats.stream(st)
 	if job.Main != nil && job.Main.Limit == 0 {
 		return stats, sink.Close()
+	}
+	// Build sides are read whole first (SPEC 2.2), each once per branch.
+	probers := map[*planner.Branch]*prober{}
+	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
+		if b == nil || b.Join == nil {
+			continue
+		}
+		ks, err := buildKeys(ctx, b.Join, env, sink, &stats)
+		if err != nil {
+			_ = sink.Close()
+			return stats, err
+		}
+		probers[b] = newProber(b.Join, ks)
 	}
 	src, err := env.Open(ctx, st)
 	if err != nil {
@@ -46,19 +101,19 @@ func Run(ctx context.Context, job *planner.Job, env *Env, sink Sink) (Stats, err
 		return stats, err
 	}
 	defer src.Close()
-	err = run(ctx, job, src, sink, &stats)
+	err = run(ctx, job, src, sink, &stats, probers)
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
 	return stats, err
 }
 
-func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats) error {
+func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) error {
 	st := job.Stream
 	b := vector.NewBatch(job.BatchTypes)
-	r := newRouter(job)
+	r := newRouter(job, probers)
+	es := stats.stream(st)
 	var bad []BadRow
-	var errRows []ErrorRow
 	sel := make([]int32, 0, vector.Cap)
 	wm := newWatermarker(job)
 	for {
@@ -83,21 +138,9 @@ func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *St
 		limitRows := b.N
 		var failure error
 		if len(bad) > 0 {
-			stats.Malformed += int64(len(bad))
-			switch stats.Policy {
-			case "fail":
-				limitRows = bad[0].Index
-				failure = &RowError{Stream: st.Name, Position: src.Position(bad[0].Line), Reason: bad[0].Reason}
-				stats.Malformed = 1
-			case "skip":
-			default:
-				errRows = errRows[:0]
-				for _, x := range bad {
-					errRows = append(errRows, ErrorRow{Stream: st.Name, Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason})
-				}
-				if err := sink.Errors(stats.ErrorSide, errRows); err != nil {
-					return err
-				}
+			limitRows, failure = handleBad(st, src, bad, b.N, es, sink)
+			if failure != nil && es.Policy != "fail" {
+				return failure
 			}
 		}
 		sel = sel[:0]
@@ -164,14 +207,21 @@ type router struct {
 	rest     [2][]int32
 	out      Routed
 	emitted  int64 // rows emitted to main, for LIMIT
+	probers  []*prober // per branch, nil without a join
+	cand     []int32
 }
 
-func newRouter(job *planner.Job) *router {
+func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
 	r := &router{job: job, branches: append([]*planner.Branch{}, job.Branches...)}
 	if job.Main != nil {
 		r.branches = append(r.branches, job.Main)
 	}
 	r.taken = make([][]int32, len(r.branches))
+	r.probers = make([]*prober, len(r.branches))
+	r.cand = make([]int32, 0, vector.Cap)
+	for k, b := range r.branches {
+		r.probers[k] = probers[b]
+	}
 	r.out.Parts = make([]Part, len(r.branches))
 	for k, b := range r.branches {
 		r.taken[k] = make([]int32, 0, vector.Cap)
@@ -196,14 +246,28 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 	for k, br := range r.branches {
 		taken := r.taken[k][:0]
 		isMain := r.job.Main != nil && k == len(r.branches)-1
-		if br.Where == nil {
+		var jp []bool
+		cand := rest
+		if pr := r.probers[k]; pr != nil {
+			jp = pr.probe(b, rest)
+			cand = r.cand[:0]
+			for _, i := range rest {
+				if jp[i] {
+					cand = append(cand, i)
+				}
+			}
+		}
+		if br.Where == nil && jp == nil {
 			taken = append(taken, rest...)
 			rest = rest[:0]
 		} else {
-			w := br.Where.Eval(b, rest)
+			var w *vector.Vec
+			if br.Where != nil {
+				w = br.Where.Eval(b, cand)
+			}
 			left := spare[:0]
 			for _, i := range rest {
-				if w.B[i] && !w.Null[i] {
+				if (jp == nil || jp[i]) && (w == nil || (w.B[i] && !w.Null[i])) {
 					taken = append(taken, i)
 				} else {
 					left = append(left, i)

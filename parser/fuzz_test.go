@@ -1,7 +1,9 @@
 package parser
 
 import (
+	"fmt"
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -48,6 +50,15 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(3 * time.Second):
+				panic(fmt.Sprintf("HANG on %q", src))
+			}
+		}()
 		sc, err := Parse("fuzz.sql", src)
 		if err != nil {
 			e, ok := err.(*Error)

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -409,12 +410,13 @@ func (w *posWalker) fieldText(f *ast.SelectField) string {
 	if t := f.OriginalText(); t != "" {
 		end = om.src(f.Offset+len(t)-1) + 1
 	}
-	var toks []Token
-	for _, t := range w.r.toks {
-		if t.Offset >= start && t.End() <= end {
-			toks = append(toks, t)
-		}
+	all := w.r.toks
+	k := sort.Search(len(all), func(i int) bool { return all[i].Offset >= start })
+	j := k
+	for j < len(all) && all[j].End() <= end {
+		j++
 	}
+	toks := all[k:j]
 	if f.AsName.O != "" && len(toks) > 1 {
 		toks = toks[:len(toks)-1]
 		if len(toks) > 1 && toks[len(toks)-1].is("AS") {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -32,6 +33,7 @@ type Branch struct {
 	Project []*Expr
 	Columns []catalog.Column
 	Limit   int64 // main only; -1 = none
+	Join    *Join // nil when the branch does not filter by another stream
 	Text    string
 	Output  int // index into Job.Outputs, set by NewJob
 }
@@ -103,31 +105,27 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		return nil, parser.Errorf(start, "windows are not supported")
 	}
 	join := q.From.TableRefs
+	var rightTS *ast.TableSource
+	var joinMode JoinMode
 	if join.Right != nil {
-		if k, ok := sel.Joins[join]; ok && k != parser.InnerJoin {
-			word := "SEMI JOIN"
-			if k == parser.AntiJoin {
-				word = "ANTI JOIN"
-			}
-			return nil, parser.Errorf(pos(join.Right), "%s is not supported yet", word)
+		k, ok := sel.Joins[join]
+		if !ok || k == parser.InnerJoin {
+			return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported: a stream query outputs rows of one stream")
 		}
-		return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported")
+		if k == parser.AntiJoin {
+			joinMode = Anti
+		}
+		if rightTS, ok = join.Right.(*ast.TableSource); !ok {
+			return nil, parser.Errorf(pos(join.Right), "the right side of a join must be a stream name")
+		}
 	}
 	ts, ok := join.Left.(*ast.TableSource)
 	if !ok {
-		return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name")
+		return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name (one SEMI or ANTI JOIN at most)")
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	if !ok {
-		return nil, parser.Errorf(pos(ts), "FROM needs a stream name (subqueries in FROM are not supported)")
-	}
-	st := p.Cat.Lookup(tn.Name.O)
-	if st == nil {
-		return nil, parser.Errorf(p.nameOffset(sel, tn.Name.O, pos(tn)), "unknown stream '%s'; %s", tn.Name.O, p.streamList())
-	}
-	name := st.Name
-	if ts.AsName.O != "" {
-		name = ts.AsName.O
+	st, name, err := p.source(sel, ts, pos)
+	if err != nil {
+		return nil, err
 	}
 	_, wm := batchLayout(st)
 	sc := &scope{
@@ -135,24 +133,74 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		locate: sel.Locate, casts: sel.Casts, src: p.Source,
 		watermark: func(int) int { return wm },
 	}
-	if tn.Schema.O != "" && !strings.EqualFold(tn.Schema.O, name) {
-		return nil, parser.Errorf(pos(tn), "stream names have no schema part: write %s", tn.Name.O)
+	var j *Join
+	if rightTS != nil {
+		rst, rname, err := p.source(sel, rightTS, pos)
+		if err != nil {
+			return nil, err
+		}
+		two := p.twoScope(sc, rst, rname, -1)
+		var on ast.ExprNode
+		if join.On != nil {
+			on = join.On.Expr
+		}
+		word := "SEMI JOIN"
+		if joinMode == Anti {
+			word = "ANTI JOIN"
+		}
+		if j, err = p.buildJoin(two, joinMode, on, nil, pos(rightTS), name+" "+word+" "+rname, wm); err != nil {
+			return nil, err
+		}
+		sc.hidden = rname
 	}
-	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel))}
-	if q.Where != nil {
-		w, err := sc.compile(q.Where)
+	where := q.Where
+	if where != nil {
+		var rest []ast.ExprNode
+		for _, c := range conjuncts(where, nil) {
+			sj, err := p.subqueryJoin(sc, c, wm, pos)
+			if err != nil {
+				return nil, err
+			}
+			if sj == nil {
+				rest = append(rest, c)
+				continue
+			}
+			if j != nil {
+				return nil, parser.Errorf(pos(c), "one SEMI/ANTI JOIN or IN/EXISTS subquery per query is supported; split the query into side branches")
+			}
+			j = sj
+		}
+		if len(rest) == 0 {
+			where = nil
+		} else if len(rest) < len(conjuncts(where, nil)) {
+			where = nil
+			for _, c := range rest {
+				if where == nil {
+					where = c
+				} else {
+					where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: where, R: c}
+				}
+			}
+		}
+	}
+	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j}
+	if where != nil {
+		w, err := sc.compile(where)
 		if err != nil {
 			return nil, err
 		}
 		w = coerce(w, catalog.Boolean)
 		if w.Type != catalog.Boolean {
-			return nil, parser.Errorf(pos(q.Where), "WHERE needs a BOOLEAN condition, got %s (%s)", w.Type, w.Text)
+			return nil, parser.Errorf(pos(where), "WHERE needs a BOOLEAN condition, got %s (%s)", w.Type, w.Text)
 		}
 		b.Where = w
 	}
 	for _, f := range q.Fields.Fields {
 		if f.WildCard != nil {
 			tbl := f.WildCard.Table.O
+			if sc.hidden != "" && strings.EqualFold(tbl, sc.hidden) {
+				return nil, parser.Errorf(pos(f), "%s.* selects the join's build side: a semi or anti join outputs left rows only; write %s.* instead", tbl, name)
+			}
 			if tbl != "" && !strings.EqualFold(tbl, name) && !strings.EqualFold(tbl, st.Name) {
 				return nil, parser.Errorf(pos(f), "unknown stream or alias '%s' in %s.*; the query reads %s", tbl, tbl, name)
 			}
@@ -203,6 +251,115 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		}
 	}
 	return b, nil
+}
+
+// source resolves a FROM entry to its stream and the name it goes by.
+func (p *Planner) source(sel *parser.Select, ts *ast.TableSource, pos func(ast.Node) int) (*catalog.Stream, string, error) {
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, "", parser.Errorf(pos(ts), "FROM needs a stream name (subqueries in FROM are not supported)")
+	}
+	if tn.Schema.O != "" {
+		return nil, "", parser.Errorf(pos(tn), "stream names have no schema part: write %s", tn.Name.O)
+	}
+	st := p.Cat.Lookup(tn.Name.O)
+	if st == nil {
+		return nil, "", parser.Errorf(p.nameOffset(sel, tn.Name.O, pos(tn)), "unknown stream '%s'; %s", tn.Name.O, p.streamList())
+	}
+	name := st.Name
+	if ts.AsName.O != "" {
+		name = ts.AsName.O
+	}
+	return st, name, nil
+}
+
+// twoScope is the scope of a join condition: the probe stream, then the build
+// stream; prefer (0 or 1, -1 none) says which wins an unqualified name found in
+// both (a subquery's own stream, as in SQL).
+func (p *Planner) twoScope(left *scope, right *catalog.Stream, name string, prefer int) *scope {
+	two := *left
+	two.rels = []relation{left.rels[0], {stream: right, name: name, offset: len(left.rels[0].stream.Columns)}}
+	two.prefer = prefer
+	two.hidden = ""
+	return &two
+}
+
+// subqueryJoin lowers a WHERE conjunct that is [NOT] IN (subquery) or [NOT]
+// EXISTS (subquery) to a join (SPEC 2.2: the same plan as SEMI / ANTI JOIN); it
+// returns nil for other conjuncts.
+func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.Node) int) (*Join, error) {
+	for {
+		par, ok := c.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		c = par.Expr
+	}
+	not := false
+	if u, ok := c.(*ast.UnaryOperationExpr); ok && (u.Op == opcode.Not || u.Op == opcode.Not2) {
+		if _, ok := u.V.(*ast.ExistsSubqueryExpr); ok {
+			not, c = true, u.V
+		}
+	}
+	var sub *ast.SubqueryExpr
+	var in *ast.PatternInExpr
+	switch x := c.(type) {
+	case *ast.PatternInExpr:
+		if x.Sel == nil {
+			return nil, nil
+		}
+		in, not = x, x.Not
+		sub, _ = x.Sel.(*ast.SubqueryExpr)
+	case *ast.ExistsSubqueryExpr:
+		not = not != x.Not
+		sub, _ = x.Sel.(*ast.SubqueryExpr)
+	default:
+		return nil, nil
+	}
+	q, ok := sub.Query.(*ast.SelectStmt)
+	if sub == nil || !ok || q.From == nil || q.From.TableRefs.Right != nil {
+		return nil, parser.Errorf(pos(c), "the subquery must read one stream: (SELECT col FROM stream [WHERE ...])")
+	}
+	if q.GroupBy != nil || q.Having != nil || q.Limit != nil || q.OrderBy != nil {
+		return nil, parser.Errorf(pos(c), "the subquery may not have GROUP BY, HAVING, ORDER BY or LIMIT")
+	}
+	ts, ok := q.From.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, parser.Errorf(pos(c), "the subquery must read one stream")
+	}
+	rst, rname, err := p.source(&parser.Select{}, ts, pos)
+	if err != nil {
+		return nil, err
+	}
+	two := p.twoScope(sc, rst, rname, 1)
+	var cond ast.ExprNode
+	if q.Where != nil {
+		cond = q.Where
+	}
+	mode := Semi
+	if not {
+		mode = Anti
+	}
+	var keys [][2]ast.ExprNode
+	text := "EXISTS subquery on " + rname
+	if in != nil {
+		if len(q.Fields.Fields) != 1 || q.Fields.Fields[0].WildCard != nil {
+			return nil, parser.Errorf(pos(c), "IN (subquery) needs a subquery that selects one column")
+		}
+		keys = [][2]ast.ExprNode{{in.Expr, q.Fields.Fields[0].Expr}}
+		text = "IN subquery on " + rname
+		if not {
+			text = "NOT " + text
+		}
+	} else if not {
+		text = "NOT " + text
+	}
+	j, err := p.buildJoin(two, mode, cond, keys, pos(c), text, wm)
+	if err != nil {
+		return nil, err
+	}
+	j.NullAware = in != nil && not
+	return j, nil
 }
 
 func (p *Planner) text(sel *parser.Select) string {
@@ -359,6 +516,14 @@ func (j *Job) Explain() string {
 }
 
 func (b *Branch) describe() string {
+	s := b.describeProjection()
+	if b.Join != nil {
+		s = b.Join.Describe(b.Stream.Name) + ", " + s
+	}
+	return s
+}
+
+func (b *Branch) describeProjection() string {
 	var cols []string
 	for i, e := range b.Project {
 		c := b.Columns[i].Name

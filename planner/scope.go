@@ -27,12 +27,18 @@ type scope struct {
 	// watermark gives the CURRENT_WATERMARK vector's batch index of a relation's
 	// event-time column, or -1 when the stream has none.
 	watermark func(rel int) int
+	// prefer is the relation that wins an unqualified name found in two (a
+	// subquery's own stream, as in SQL), or -1 (0 by zero value: see twoScope).
+	prefer int
+	// hidden names the build side of a semi/anti join, whose columns a query may
+	// not select (SPEC 2.2: output rows are left rows only).
+	hidden string
 }
 
 // column resolves a column reference and returns its batch index and type.
 func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 	tbl, col := n.Name.Table.O, n.Name.Name.O
-	found := -1
+	found, foundRel := -1, -1
 	var typ catalog.Type
 	for ri, r := range s.rels {
 		if tbl != "" && !strings.EqualFold(tbl, r.name) {
@@ -40,11 +46,20 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 		}
 		if i := r.stream.Column(col); i >= 0 {
 			if found >= 0 {
+				if len(s.rels) > 1 && s.prefer == ri {
+					found, typ, foundRel = r.offset+i, r.stream.Columns[i].Type, ri
+					continue
+				}
+				if len(s.rels) > 1 && s.prefer == foundRel {
+					continue
+				}
 				return 0, 0, parser.Errorf(s.pos(n), "column '%s' is ambiguous: qualify it with a stream name or alias", col)
 			}
-			found, typ = r.offset+i, r.stream.Columns[i].Type
-			_ = ri
+			found, typ, foundRel = r.offset+i, r.stream.Columns[i].Type, ri
 		}
+	}
+	if found < 0 && s.hidden != "" && strings.EqualFold(tbl, s.hidden) {
+		return 0, 0, parser.Errorf(s.pos(n), "'%s.%s' is a column of the join's build side %s: a semi or anti join outputs left rows only, so only the left stream's columns can be selected", tbl, col, s.hidden)
 	}
 	if found < 0 {
 		if tbl != "" && s.rel(tbl) < 0 {

@@ -154,8 +154,9 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 func (d *Decoder) BytesRead() int64 { return d.bytesRead }
 
 // Decode resets b and fills it with up to vector.Cap good rows: typed values in
-// b.Cols (which must match the decoder's types, as vector.NewBatch(types) makes
-// them) and b.Pos[i] = the line where row i's record starts. Malformed records met
+// b.Cols (whose first columns must have the decoder's types, as
+// vector.NewBatch(types) makes them; further columns are the caller's and left
+// untouched) and b.Pos[i] = the line where row i's record starts. Malformed records met
 // meanwhile are appended to *bad, which the caller resets; their Index keeps the
 // order relative to good rows.
 //
@@ -174,6 +175,11 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 	}
 	if len(b.Cols) < len(d.types) { // extra trailing columns (e.g. the watermark column) are the caller's
 		return fmt.Errorf("csv: batch has %d columns, decoder needs %d", len(b.Cols), len(d.types))
+	}
+	for j, t := range d.types {
+		if b.Cols[j].Type != t {
+			return fmt.Errorf("csv: batch column %d is %s, decoder reads %s", j+1, b.Cols[j].Type, t)
+		}
 	}
 	badStart := len(*bad)
 	for {
@@ -439,7 +445,7 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 		validUTF8 = utf8.Valid(rec)
 	}
 	row := b.N
-	for j, v := range b.Cols {
+	for j, v := range b.Cols[:ncols] {
 		if j >= len(fs) {
 			v.Null[row] = true // ragged: a missing trailing field
 			continue
@@ -534,11 +540,16 @@ func appendUnescaped(dst, f []byte, q byte) []byte {
 // somewhere.
 func (d *Decoder) setField(v *vector.Vec, j, row int, f field, validUTF8 bool) string {
 	if v.Type == catalog.Varchar {
-		if !f.quoted && d.opts.HasNull && bytes.Equal(f.b, d.opts.NullLiteral) {
-			v.Null[row] = true
-			return ""
-		}
 		s := f.b[:len(f.b):len(f.b)]
+		if !f.quoted {
+			if len(s) > 0 && (s[0] == ' ' || s[0] == '\t') && len(textconv.Trim(s)) == 0 {
+				s = s[:0] // a field of spaces only is empty (SPEC 1)
+			}
+			if d.opts.HasNull && bytes.Equal(s, d.opts.NullLiteral) {
+				v.Null[row] = true
+				return ""
+			}
+		}
 		if f.esc {
 			start := len(v.Arena)
 			v.Arena = appendUnescaped(v.Arena, f.b, d.quote)

@@ -289,12 +289,15 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 	}
 	start := time.Now()
 	stats, err := executor.Run(ctx, job, s.Env, sink)
-	if stats.Malformed > 0 {
-		switch stats.Policy {
+	for _, e := range stats.Streams {
+		if e.Malformed == 0 {
+			continue
+		}
+		switch e.Policy {
 		case "skip":
-			fmt.Fprintf(s.Stderr, "stream %s: %d malformed row(s) skipped\n", job.Stream.Name, stats.Malformed)
+			fmt.Fprintf(s.Stderr, "stream %s: %d malformed row(s) skipped\n", e.Stream, e.Malformed)
 		case "side":
-			fmt.Fprintf(s.Stderr, "stream %s: %d malformed row(s) sent to side output '%s'\n", job.Stream.Name, stats.Malformed, stats.ErrorSide)
+			fmt.Fprintf(s.Stderr, "stream %s: %d malformed row(s) sent to side output '%s'\n", e.Stream, e.Malformed, e.Side)
 		}
 	}
 	if s.Timer {

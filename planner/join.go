@@ -1,0 +1,238 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// JoinMode is the mode of the hash join operator (SPEC 2.2).
+type JoinMode uint8
+
+// The two modes of the one hash-join operator.
+const (
+	Semi JoinMode = iota // keep left rows that have a match
+	Anti                 // keep left rows that have no match
+)
+
+// Join filters a branch's rows (the probe side) by the keys of another stream
+// (the build side), SPEC 2.2. SEMI JOIN, IN (subquery) and EXISTS lower to Semi;
+// ANTI JOIN, NOT EXISTS and NOT IN to Anti (NOT IN with NullAware set: SQL's
+// three-valued rule). The build side is bounded and read whole before the probe
+// side streams through; its state is the set of distinct keys.
+type Join struct {
+	Mode      JoinMode
+	NullAware bool
+	Build     *catalog.Stream
+	// BuildTypes is the build source's batch layout.
+	BuildTypes []catalog.Type
+	// BuildFilter (nil = true) selects the build rows that count; BuildKeys and
+	// ProbeKeys are the key expressions, pairwise of one type (KeyTypes).
+	BuildFilter *Expr
+	BuildKeys   []*Expr
+	ProbeKeys   []*Expr
+	KeyTypes    []catalog.Type
+	// ProbeFilter (nil = true) is a condition on the left row that is part of the
+	// join condition: Semi keeps a row when it holds and a key matches; Anti keeps
+	// it unless both.
+	ProbeFilter *Expr
+	Text        string // the join as written, for EXPLAIN
+	Pos         int
+}
+
+// side bits of the relations an expression references.
+const (
+	sideLeft  = 1
+	sideRight = 2
+)
+
+type colCollector struct{ cols []*ast.ColumnNameExpr }
+
+func (c *colCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.ColumnNameExpr:
+		c.cols = append(c.cols, n)
+	case *ast.SubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (c *colCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// sides reports which of the two relations of sc (0 = left, 1 = right) n reads.
+func (sc *scope) sides(n ast.ExprNode) (int, error) {
+	var c colCollector
+	n.Accept(&c)
+	mask := 0
+	for _, col := range c.cols {
+		idx, _, err := sc.column(col)
+		if err != nil {
+			return 0, err
+		}
+		if idx < sc.rels[1].offset {
+			mask |= sideLeft
+		} else {
+			mask |= sideRight
+		}
+	}
+	return mask, nil
+}
+
+// conjuncts splits an AND tree.
+func conjuncts(n ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
+	switch x := n.(type) {
+	case *ast.ParenthesesExpr:
+		return conjuncts(x.Expr, out)
+	case *ast.BinaryOperationExpr:
+		if x.Op == opcode.LogicAnd {
+			return conjuncts(x.R, conjuncts(x.L, out))
+		}
+	}
+	return append(out, n)
+}
+
+// one returns a scope of the single relation r of two, at offset 0.
+func (sc *scope) one(r int, wm int) *scope {
+	rel := sc.rels[r]
+	rel.offset = 0
+	return &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
+}
+
+// andAll compiles conds in s and ANDs them (nil when empty).
+func andAll(s *scope, conds []ast.ExprNode) (*Expr, error) {
+	var acc *Expr
+	for _, c := range conds {
+		e, err := s.compile(c)
+		if err != nil {
+			return nil, err
+		}
+		e = coerce(e, catalog.Boolean)
+		if e.Type != catalog.Boolean {
+			return nil, parser.Errorf(s.pos(c), "a join condition must be BOOLEAN, got %s (%s)", e.Type, e.Text)
+		}
+		if acc == nil {
+			acc = e
+		} else {
+			t := acc.Text + " AND " + e.Text
+			acc = logic(opcode.LogicAnd, acc, e)
+			acc.Text = t
+		}
+	}
+	return acc, nil
+}
+
+// buildJoin lowers a join condition between left (the probe stream, index 0 of
+// two) and right (the build stream) into a Join: key equalities, and conditions
+// that reference one side only (SPEC 2.2: anything else is a planning error).
+func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraKeys [][2]ast.ExprNode, pos int, text string, leftWM int) (*Join, error) {
+	right := two.rels[1].stream
+	if !right.Bounded() {
+		return nil, parser.Errorf(pos, "the build side %s is unbounded; joining against an unbounded stream (with watermarks on both streams) is not supported yet: read a bounded source (a file without 'follow', values, or datagen with 'number-of-rows')", right.Name)
+	}
+	types, _ := batchLayout(right)
+	j := &Join{Mode: mode, Build: right, BuildTypes: types, Text: text, Pos: pos}
+	left, rs := two.one(0, leftWM), two.one(1, -1)
+	var leftConds, rightConds []ast.ExprNode
+	var conds []ast.ExprNode
+	if cond != nil {
+		conds = conjuncts(cond, nil)
+	}
+	addKey := func(l, r ast.ExprNode, at ast.Node) error {
+		le, err := left.compile(l)
+		if err != nil {
+			return err
+		}
+		re, err := rs.compile(r)
+		if err != nil {
+			return err
+		}
+		le2, re2, ok := unify(le, re)
+		if !ok || le2.Type == catalog.Unknown {
+			return parser.Errorf(two.pos(at), "join key types differ: %s is %s, %s is %s; use CAST on one side", le.Text, le.Type, re.Text, re.Type)
+		}
+		j.ProbeKeys = append(j.ProbeKeys, le2)
+		j.BuildKeys = append(j.BuildKeys, re2)
+		j.KeyTypes = append(j.KeyTypes, le2.Type)
+		return nil
+	}
+	for _, k := range extraKeys {
+		if err := addKey(k[0], k[1], k[0]); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range conds {
+		mask, err := two.sides(c)
+		if err != nil {
+			return nil, err
+		}
+		switch mask {
+		case 0, sideLeft:
+			leftConds = append(leftConds, c)
+			continue
+		case sideRight:
+			rightConds = append(rightConds, c)
+			continue
+		}
+		eq, ok := c.(*ast.BinaryOperationExpr)
+		if ok && eq.Op == opcode.EQ {
+			lm, err1 := two.sides(eq.L)
+			rm, err2 := two.sides(eq.R)
+			if err1 == nil && err2 == nil {
+				switch {
+				case lm == sideLeft && rm == sideRight:
+					if err := addKey(eq.L, eq.R, c); err != nil {
+						return nil, err
+					}
+					continue
+				case lm == sideRight && rm == sideLeft:
+					if err := addKey(eq.R, eq.L, c); err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
+		}
+		return nil, parser.Errorf(two.pos(c), "a join condition may compare keys with = (left.col = right.col) or reference one side only; this one mixes both sides: %s", exprText(c))
+	}
+	if len(j.ProbeKeys) == 0 {
+		return nil, parser.Errorf(pos, "the join needs at least one key equality between the streams, like %s.k = %s.k", two.rels[0].name, two.rels[1].name)
+	}
+	var err error
+	if j.BuildFilter, err = andAll(rs, rightConds); err != nil {
+		return nil, err
+	}
+	if j.ProbeFilter, err = andAll(left, leftConds); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Describe renders the join for EXPLAIN (SPEC 2.2: mode, build and probe sides,
+// strategy, and the state that grows).
+func (j *Join) Describe(probe string) string {
+	mode := "semi"
+	if j.Mode == Anti {
+		mode = "anti"
+		if j.NullAware {
+			mode = "anti (NOT IN, null-aware)"
+		}
+	}
+	var keys []string
+	for i := range j.ProbeKeys {
+		keys = append(keys, fmt.Sprintf("%s = %s", j.ProbeKeys[i].Text, j.BuildKeys[i].Text))
+	}
+	s := fmt.Sprintf("%s hash join: probe %s, build %s (bounded, read whole first), keys %s", mode, probe, j.Build.Name, strings.Join(keys, " AND "))
+	if j.BuildFilter != nil {
+		s += ", build filter " + j.BuildFilter.Text
+	}
+	if j.ProbeFilter != nil {
+		s += ", probe condition " + j.ProbeFilter.Text
+	}
+	return s + "; state: distinct build keys"
+}
