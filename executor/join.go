@@ -56,13 +56,8 @@ func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) ([]b
 
 // buildKeys reads the bounded build side of j whole (SPEC 2.2) into a keySet.
 // Malformed build rows follow the build stream's errors policy.
-func buildKeys(ctx context.Context, j *planner.Join, env *Env, sink Sink, stats *Stats) (*keySet, error) {
+func buildKeys(ctx context.Context, j *planner.Join, src Source, sink Sink, stats *Stats) (*keySet, error) {
 	st := j.Build
-	src, err := env.Open(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
 	b := vector.NewBatch(j.BuildTypes)
 	ks := &keySet{keys: map[string]struct{}{}}
 	var bad []BadRow

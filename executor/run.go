@@ -71,41 +71,68 @@ func (e *RowError) Error() string {
 	return fmt.Sprintf("%s: malformed row in stream %s: %s (the stream has 'errors'='fail'; use 'errors'='side' to send such rows to the errors side output)", e.Position, e.Stream, e.Reason)
 }
 
-// Run runs job, pushing routed batches to sink until the source ends, the main
-// query's LIMIT is reached, ctx is cancelled (ctx.Err() is returned), or an error
-// occurs (*RowError for 'errors'='fail', or a source's read error). sink.Close is
-// always called. env opens sources.
-func Run(ctx context.Context, job *planner.Job, env *Env, sink Sink) (Stats, error) {
+// Run runs job: it opens every source first (so a source that cannot be opened
+// fails the job before any output is printed), then creates the sink with
+// newSink, reads the build sides whole (SPEC 2.2), and pushes routed batches to the
+// sink until the source ends, the main query's LIMIT is reached, ctx is cancelled
+// (ctx.Err() is returned), or an error occurs (*RowError for 'errors'='fail', or a
+// source's read error). Once created, the sink is always closed, so what was
+// routed before a failure stays.
+func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
 	st := job.Stream
 	var stats Stats
 	stats.stream(st)
-	if job.Main != nil && job.Main.Limit == 0 {
-		return stats, sink.Close()
-	}
-	// Build sides are read whole first (SPEC 2.2), each once per branch.
-	probers := map[*planner.Branch]*prober{}
+	var joins []*planner.Branch
 	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
-		if b == nil || b.Join == nil {
-			continue
+		if b != nil && b.Join != nil {
+			joins = append(joins, b)
 		}
-		ks, err := buildKeys(ctx, b.Join, env, sink, &stats)
+	}
+	var srcs []Source
+	defer func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}()
+	for _, b := range joins {
+		src, err := env.Open(ctx, b.Join.Build)
 		if err != nil {
-			_ = sink.Close()
 			return stats, err
 		}
-		probers[b] = newProber(b.Join, ks)
+		srcs = append(srcs, src)
 	}
-	src, err := env.Open(ctx, st)
+	var src Source
+	if job.Main == nil || job.Main.Limit != 0 {
+		var err error
+		if src, err = env.Open(ctx, st); err != nil {
+			return stats, err
+		}
+		srcs = append(srcs, src)
+	}
+	sink, err := newSink()
 	if err != nil {
-		_ = sink.Close()
 		return stats, err
 	}
-	defer src.Close()
-	err = run(ctx, job, src, sink, &stats, probers)
+	err = runJob(ctx, job, src, srcs, joins, sink, &stats)
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
 	return stats, err
+}
+
+func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, joins []*planner.Branch, sink Sink, stats *Stats) error {
+	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
+		return nil
+	}
+	probers := map[*planner.Branch]*prober{}
+	for k, b := range joins {
+		ks, err := buildKeys(ctx, b.Join, srcs[k], sink, stats)
+		if err != nil {
+			return err
+		}
+		probers[b] = newProber(b.Join, ks)
+	}
+	return run(ctx, job, src, sink, stats, probers)
 }
 
 func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) error {
@@ -206,7 +233,7 @@ type router struct {
 	taken    [][]int32
 	rest     [2][]int32
 	out      Routed
-	emitted  int64 // rows emitted to main, for LIMIT
+	emitted  int64     // rows emitted to main, for LIMIT
 	probers  []*prober // per branch, nil without a join
 	cand     []int32
 }

@@ -53,7 +53,7 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
 		}
 		f, err := os.Open(full)
 		if err != nil {
-			return nil, fmt.Errorf("stream %s: cannot open 'path' = '%s': %w", st.Name, path, errors.Unwrap(err))
+			return nil, fmt.Errorf("stream %s: cannot open 'path' = '%s' (%s): %w; a relative path is read from the declaring script's folder", st.Name, path, full, errors.Unwrap(err))
 		}
 		var total int64
 		if fi, err := f.Stat(); err == nil {

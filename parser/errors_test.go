@@ -123,6 +123,24 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestLongStatementError covers TiDB's "(total length N)" form of long near texts.
+func TestLongStatementError(t *testing.T) {
+	src := "SELECT 1;\nSELECT a FORM t WHERE x = " + strings.Repeat("1 + ", 1000) + "1;"
+	_, err := Parse("t.sql", src)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	e := err.(*Error)
+	if e.Offset != at(t, src, "t WHERE", 0) || !strings.HasPrefix(e.Msg, "syntax error near 't WHERE x = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1...'") {
+		t.Errorf("got %d %q", e.Offset, e.Msg)
+	}
+	src = "SELECT a FROM t WHERE x = " + strings.Repeat("1 + ", 1000) + "1 1 + " + strings.Repeat("1 + ", 1000) + "1"
+	_, err = Parse("t.sql", src)
+	if err == nil || err.(*Error).Offset != at(t, src, "1 1 +", 0)+2 {
+		t.Errorf("got %v", err)
+	}
+}
+
 func TestFormatErrorCJK(t *testing.T) {
 	src := "CREATE STREAM 传感器 (设备 VARCHAR, ts BIGINT)\n" +
 		"  WITH ('connector' = 'file', 'path' = '数据.csv');\n" +

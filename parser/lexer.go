@@ -82,6 +82,19 @@ func Tokens(src string) []Token {
 	return l.toks
 }
 
+// Keywords returns the words of the dialect a REPL can offer for Tab completion:
+// the statement words of streamql and the common SQL keywords, in upper case.
+func Keywords() []string {
+	return []string{
+		"AND", "ANTI", "AS", "BETWEEN", "BIGINT", "BOOLEAN", "BY", "CASE", "CAST", "CREATE",
+		"CURRENT_WATERMARK", "DESC", "DESCRIBE", "DISTINCT", "DOUBLE", "DROP", "ELSE", "END",
+		"ESCAPE", "EXISTS", "EXPLAIN", "FALSE", "FOR", "FROM", "IF", "IN", "INSERT", "INTERVAL",
+		"INTO", "IS", "JOIN", "LIKE", "LIMIT", "NOT", "NULL", "ON", "OR", "RUN", "SECOND",
+		"SELECT", "SEMI", "SET", "SHOW", "SIDE", "SIDES", "STREAM", "STREAMS", "THEN",
+		"TIMESTAMP", "TRUE", "VALUES", "VARCHAR", "WATERMARK", "WHEN", "WHERE", "WITH",
+	}
+}
+
 // Complete reports whether src, a REPL buffer, holds complete statements: it ends
 // with ';' outside strings, quoted identifiers and comments (trailing spaces and
 // comments ignored), or holds nothing but spaces and comments. The REPL keeps
@@ -142,6 +155,10 @@ func isIdentStart(c byte) bool { return isIdentByte(c) && !isDigit(c) }
 func lexAny(l *lexer) stateFn {
 	for l.pos < len(l.src) && isSpace(l.src[l.pos]) {
 		l.pos++
+	}
+	if l.pos == 0 && strings.HasPrefix(l.src, "\ufeff") {
+		l.pos = 3 // a UTF-8 byte order mark is not part of the text
+		return lexAny
 	}
 	l.start = l.pos
 	if l.pos >= len(l.src) {

@@ -27,6 +27,7 @@ func TestTokens(t *testing.T) {
 		{"a /* x", []tk{{TokIdent, "a"}, {TokError, "/* x"}}},
 		{"`abc", []tk{{TokError, "`abc"}}},
 		{"", nil},
+		{"\ufeffRUN", []tk{{TokIdent, "RUN"}}},
 	}
 	for _, tc := range tests {
 		got := Tokens(tc.src)

@@ -435,7 +435,10 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 	}
 	d.fields = fs
 	if errField >= 0 {
-		return "field " + strconv.Itoa(errField+1) + d.colName(errField) + ": text after closing quote"
+		if errField < ncols {
+			return "column " + d.name(errField) + ": text after closing quote"
+		}
+		return "field " + strconv.Itoa(errField+1) + ": text after closing quote"
 	}
 	if nf != ncols && !d.opts.AllowRagged {
 		return "expected " + strconv.Itoa(ncols) + " fields, got " + strconv.Itoa(nf)
@@ -454,13 +457,6 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 		if reason := d.setField(v, j, row, f, validUTF8); reason != "" {
 			return reason
 		}
-	}
-	return ""
-}
-
-func (d *Decoder) colName(j int) string {
-	if j < len(d.names) {
-		return " (" + d.names[j] + ")"
 	}
 	return ""
 }

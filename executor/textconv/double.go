@@ -3,7 +3,6 @@ package textconv
 import (
 	"math"
 	"strconv"
-	"unsafe"
 )
 
 // AppendDouble appends f as Java 19+ Double.toString prints it (SPEC 4) and returns
@@ -49,20 +48,17 @@ func shortestDigits(digs *[24]byte, f float64) (nd, exp int) {
 	var buf [32]byte
 	s := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d[.ddd]e±xx
 	nd, exp = splitE(digs, s)
-	if nd == 1 {
-		// Java considers candidates of one or two digits and picks the closest. The
-		// closest two-digit decimal is f correctly rounded to two digits; it is
-		// never farther than the one-digit shortest, so it reads back to f as well
-		// (the rounding interval is symmetric wherever the two can differ: among
-		// subnormals). Checked anyway, as the specification demands.
+	if nd == 1 && f < 0x1p-1022 {
+		// Java considers candidates of one or two digits and picks the closest.
+		// The closest two-digit decimal is f correctly rounded to two digits. It
+		// is never farther from f than the one-digit shortest, which reads back
+		// to f, and among subnormals the rounding interval is symmetric (ends
+		// included alike), so it reads back to f as well. For normal doubles a
+		// one-digit shortest lies within 2^-53 of f, so the closest two-digit
+		// decimal is that same number: nothing to do.
 		var buf2 [32]byte
 		s2 := strconv.AppendFloat(buf2[:0], f, 'e', 1, 64) // d.de±xx
-		if s2[2] != '0' {
-			back, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(s2), len(s2)), 64)
-			if err == nil && back == f {
-				nd, exp = splitE(digs, s2)
-			}
-		}
+		nd, exp = splitE(digs, s2)
 	}
 	return nd, exp
 }

@@ -283,12 +283,11 @@ func (s *Session) runPending(ctx context.Context, sc *scriptCtx) error {
 }
 
 func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
-	sink, err := render.NewSink(render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}, job)
-	if err != nil {
-		return err
+	newSink := func() (executor.Sink, error) {
+		return render.NewSink(render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}, job)
 	}
 	start := time.Now()
-	stats, err := executor.Run(ctx, job, s.Env, sink)
+	stats, err := executor.Run(ctx, job, s.Env, newSink)
 	for _, e := range stats.Streams {
 		if e.Malformed == 0 {
 			continue
