@@ -4,4 +4,19 @@
 // SEMI/ANTI JOIN, RUN, SHOW SIDES, DROP SIDE, ...) and hands the rest to
 // github.com/pingcap/tidb/pkg/parser (DESIGN: parser). It also owns Error, the
 // positioned error every later stage returns, and its rendering with a caret.
+//
+// Offsets: every offset in a Script (spans, name positions, Error.Offset, what a
+// Locator returns) is a byte offset into Script.Source, the whole script, never
+// into one statement or into the text given to TiDB. Position turns an offset into
+// a line and a column; FormatError renders an Error with the source line and a
+// caret.
+//
+// TiDB sees each SELECT and INSERT (and each WATERMARK expression, as SELECT
+// <expr>) with comments and extension clauses blanked out by spaces of the same
+// length, and with CAST types it does not know replaced by stand-ins; its AST is
+// therefore valid, but TiDB's own texts (SelectField.Text is reset to the source
+// text; other nodes' Text) and FuncCastExpr.Tp must not be trusted: use
+// Select.FieldText, the Casts maps and the Locators. See tidb.go for the AST shapes
+// the planner gets (INTERVAL arithmetic, CAST, SEMI/ANTI JOIN, IN and EXISTS
+// subqueries, LIKE ... ESCAPE).
 package parser

@@ -131,7 +131,7 @@ func TestLongStatementError(t *testing.T) {
 		t.Fatal("no error")
 	}
 	e := err.(*Error)
-	if e.Offset != at(t, src, "t WHERE", 0) || !strings.HasPrefix(e.Msg, "syntax error near 't WHERE x = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1...'") {
+	if e.Offset != at(t, src, "t WHERE", 0) || !strings.HasPrefix(e.Msg, "syntax error near 't WHERE x = 1 + 1 + 1 + 1 + 1 + 1 + 1 + ...': did you mean FROM") {
 		t.Errorf("got %d %q", e.Offset, e.Msg)
 	}
 	src = "SELECT a FROM t WHERE x = " + strings.Repeat("1 + ", 1000) + "1 1 + " + strings.Repeat("1 + ", 1000) + "1"

@@ -3,8 +3,8 @@ package parser
 import (
 	"fmt"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -122,6 +122,9 @@ func FuzzSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		toks := Tokens(src)
 		pos := 0
+		if strings.HasPrefix(src, "\ufeff") {
+			pos = 3
+		}
 		lastSig := TokComment
 		for i, tk := range toks {
 			if tk.Offset < pos || tk.Text == "" || tk.End() > len(src) || src[tk.Offset:tk.End()] != tk.Text {
@@ -161,7 +164,7 @@ func FuzzSplit(f *testing.F) {
 func TestParseLargeInputs(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
-	for i := range 20000 {
+	for i := range 8000 {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -170,7 +173,7 @@ func TestParseLargeInputs(t *testing.T) {
 	b.WriteString(" FROM t WHERE ")
 	b.WriteString(strings.Repeat("(", 2000) + "a" + strings.Repeat(")", 2000))
 	b.WriteString(";\n")
-	src := strings.Repeat(b.String(), 3)
+	src := strings.Repeat(b.String(), 2)
 	if _, err := Parse("big.sql", src); err != nil {
 		t.Fatal(err)
 	}

@@ -256,6 +256,10 @@ func TestSemiAntiJoin(t *testing.T) {
 			map[string]JoinKind{"b": InnerJoin, "c": SemiJoin}, nil},
 		// An explicit alias named semi is an alias, not a SEMI JOIN.
 		{"SELECT * FROM a AS semi JOIN b ON semi.k = b.k", map[string]JoinKind{"b": InnerJoin}, nil},
+		// Streams named semi and anti.
+		{"SELECT * FROM semi JOIN anti ON semi.k = anti.k", map[string]JoinKind{"anti": InnerJoin}, nil},
+		{"SELECT * FROM semi ANTI JOIN anti ON semi.k = anti.k, (semi SEMI JOIN b ON semi.k = b.k)",
+			map[string]JoinKind{"anti": AntiJoin, "semi": InnerJoin, "b": SemiJoin}, nil},
 	}
 	for _, tc := range tests {
 		sel := parseOne(t, tc.src).(*Select)
@@ -278,7 +282,7 @@ func TestSemiAntiJoin(t *testing.T) {
 			t.Errorf("%q: joins = %v, want %v", tc.src, got, tc.want)
 		}
 		for _, ts := range collect[*ast.TableSource](sel.Query) {
-			if a := strings.ToUpper(ts.AsName.O); a == "SEMI" && !strings.Contains(tc.src, "AS semi") || a == "ANTI" {
+			if a := strings.ToUpper(ts.AsName.O); a == "SEMI" && !strings.Contains(tc.src, "AS semi") || a == "ANTI" || a == "JOIN" {
 				t.Errorf("%q: TiDB read SEMI/ANTI as an alias", tc.src)
 			}
 		}

@@ -234,7 +234,7 @@ func (c *joinCollector) inorder(j *ast.Join) {
 	}
 }
 
-// annotate maps the AST back to the source: join kinds, CAST types, LIKE escapes,
+// annotate maps the AST back to the source: join kinds, CAST types,
 // select field texts and node positions (the Locator).
 func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwMode) (*astInfo, *Error) {
 	info := &astInfo{casts: CastTypes{}, joins: map[*ast.Join]JoinKind{}, fieldText: map[*ast.SelectField]string{}}

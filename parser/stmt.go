@@ -87,7 +87,18 @@ const (
 type CastTypes map[*ast.FuncCastExpr]string
 
 // Locator returns the script offset of a node of the statement's TiDB AST, best
-// effort: the node's own start when known, else the start of the statement.
+// effort, for error carets:
+//   - expressions: their first token, from TiDB's OriginTextPosition (a column
+//     reference: its first identifier, s in s.a; a function call or CAST: the
+//     function name; a binary operation: its left operand; a subquery: its '(');
+//   - select fields: their first token (also * and s.*);
+//   - table names: the name in FROM / JOIN / INSERT INTO; SELECT statements: their
+//     SELECT keyword; LIMIT: the LIMIT keyword;
+//   - joins: their JOIN keyword, SEMI/ANTI word, or comma;
+//   - other nodes: the earliest position among their children, else their
+//     parent's (a TimeUnitExpr points at its DATE_ADD/DATE_SUB, a count(*)'s
+//     synthetic argument at count);
+//   - a node not from this statement: the start of the statement.
 type Locator func(n ast.Node) int
 
 // Select is a SELECT statement: a main query, or a side branch when Side != "".

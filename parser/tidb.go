@@ -313,17 +313,17 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			rw.side, rw.sidePos = nt.Value(), nt.Offset
 			edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
 			i += 2
-		case (t.is("SEMI") || t.is("ANTI")) && next.is("JOIN") && !(i > 0 && toks[i-1].is("AS")):
+		case (t.is("SEMI") || t.is("ANTI")) && next.is("JOIN") && i > 0 && !startsTableRef(toks[i-1]):
+			// SEMI/ANTI right after a table reference; after FROM, JOIN, ',', '('
+			// or AS it is a table name or an alias (FROM semi JOIN b).
 			word := strings.ToUpper(t.Text)
 			if mode != modeSelect {
 				return nil, Errorf(t.Offset, "%s JOIN is allowed in SELECT only", word)
 			}
-			if i > 0 {
-				p := toks[i-1]
-				for _, w := range []string{"LEFT", "RIGHT", "INNER", "OUTER", "CROSS", "NATURAL", "FULL", "STRAIGHT_JOIN"} {
-					if p.is(w) {
-						return nil, Errorf(p.Offset, "write %s JOIN alone: it cannot be combined with %s", word, strings.ToUpper(w))
-					}
+			p := toks[i-1]
+			for _, w := range []string{"LEFT", "RIGHT", "INNER", "OUTER", "CROSS", "NATURAL", "FULL"} {
+				if p.is(w) {
+					return nil, Errorf(p.Offset, "write %s JOIN alone: it cannot be combined with %s", word, strings.ToUpper(w))
 				}
 			}
 			kind := SemiJoin
@@ -561,4 +561,9 @@ func decimalTooLong(s string) bool {
 	}
 	i, f, _ := strings.Cut(s, ".")
 	return (len(i)+8)/9+(len(f)+8)/9 > 9
+}
+
+// startsTableRef reports whether a table name or an alias may follow t.
+func startsTableRef(t Token) bool {
+	return t.is("FROM") || t.is("JOIN") || t.is("STRAIGHT_JOIN") || t.is("AS") || t.isOp(",") || t.isOp("(")
 }

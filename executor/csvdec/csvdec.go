@@ -154,11 +154,11 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 func (d *Decoder) BytesRead() int64 { return d.bytesRead }
 
 // Decode resets b and fills it with up to vector.Cap good rows: typed values in
-// b.Cols (whose first columns must have the decoder's types, as
-// vector.NewBatch(types) makes them; further columns are the caller's and left
-// untouched) and b.Pos[i] = the line where row i's record starts. Malformed records met
-// meanwhile are appended to *bad, which the caller resets; their Index keeps the
-// order relative to good rows.
+// b.Cols and b.Pos[i] = the line where row i's record starts. The first columns of
+// b must have the decoder's types, as vector.NewBatch(types) makes them; further
+// columns belong to the caller and are left untouched. Malformed records met
+// meanwhile are appended to *bad, which the caller resets; their Index keeps their
+// order relative to the good rows.
 //
 // VARCHAR values and BadRow.Raw point into the decoder's buffer or the vectors'
 // arenas and are valid until the next call of Decode.

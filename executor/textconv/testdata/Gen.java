@@ -1,3 +1,7 @@
+// Gen writes java_double_tostring.txt: "<16 hex digits of the double bits> <Double.toString>"
+// per line. Run with a JDK 19 or newer (Double.toString changed in JDK 19):
+//   javac Gen.java && java -cp . Gen 3000 42 > java_double_tostring.txt
+// Arguments: number of random values, random seed.
 import java.util.*;
 public class Gen {
   public static void main(String[] a) {
@@ -15,6 +19,11 @@ public class Gen {
     for (int i = 1; i < 200; i++) vals.add(Double.longBitsToDouble(i));          // 2^-1074 multiples
     for (int e = -1074; e <= 1023; e++) vals.add(Math.scalb(1.0, e));           // powers of two
     for (int e = -325; e <= 308; e++) { vals.add(Double.parseDouble("1e"+e)); vals.add(Double.parseDouble("5e"+e)); vals.add(Double.parseDouble("9.5e"+e)); }
+    for (int e = -324; e <= -300; e++)                                          // one-digit subnormals and neighbours
+      for (int dg = 1; dg <= 9; dg++) {
+        long b = Double.doubleToRawLongBits(Double.parseDouble(dg + "e" + e));
+        for (long k = -3; k <= 3; k++) if (b + k > 0) vals.add(Double.longBitsToDouble(b + k));
+      }
     for (int i = 0; i < n; i++) {
       switch (i % 5) {
         case 0: vals.add(Double.longBitsToDouble(r.nextLong())); break;
