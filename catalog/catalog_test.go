@@ -1,0 +1,69 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+
+	"streamql/parser"
+)
+
+func TestParseType(t *testing.T) {
+	ok := map[string]Type{
+		"BIGINT": BigInt, "int": BigInt, "INTEGER": BigInt, "smallint": BigInt, "TINYINT": BigInt,
+		"DOUBLE": Double, "FLOAT": Double, "REAL": Double, "DECIMAL(10, 2)": Double,
+		"VARCHAR": Varchar, "varchar(20)": Varchar, "STRING": Varchar, "TEXT": Varchar, "CHAR": Varchar,
+		"BOOLEAN": Boolean, "TIMESTAMP": Timestamp, "TIMESTAMP(3)": Timestamp,
+	}
+	for name, want := range ok {
+		if got, err := ParseType(name); err != nil || got != want {
+			t.Errorf("ParseType(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	for _, bad := range []string{"BLOB", "TIMESTAMP(6)", "INT(3", "", "BOOLEAN(1)"} {
+		if _, err := ParseType(bad); err == nil {
+			t.Errorf("ParseType(%q) gave no error", bad)
+		}
+	}
+}
+
+func opts(kv ...string) []parser.Option {
+	var o []parser.Option
+	for i := 0; i < len(kv); i += 2 {
+		o = append(o, parser.Option{Key: kv[i], Value: kv[i+1], KeyPos: i, ValuePos: i + 1})
+	}
+	return o
+}
+
+func TestValidateOptions(t *testing.T) {
+	cols := []Column{{Name: "product", Type: Varchar}, {Name: "qty", Type: BigInt}}
+	spec, vals, _, err := ValidateOptions(opts("connector", "file", "path", "x.csv", "csv.delimiter", `\t`), cols, 0)
+	if err != nil || spec.Name != "file" || vals["csv.delimiter"] != "\t" || vals["format"] != "csv" || vals["errors"] != "side" || vals["errors.side"] != "errors" {
+		t.Fatalf("file: %v %v %v", spec, vals, err)
+	}
+	_, vals, _, err = ValidateOptions(opts("connector", "datagen", "fields.PRODUCT.values", "a,b", "fields.qty.kind", "sequence"), cols, 0)
+	if err != nil || vals["fields.product.values"] != "a,b" || vals["fields.qty.kind"] != "sequence" {
+		t.Fatalf("datagen pattern options: %v %v", vals, err)
+	}
+	bad := []struct {
+		o    []parser.Option
+		want string
+		pos  int
+	}{
+		{opts("connector", "file"), "needs option 'path'", 0},
+		{opts("connector", "nope"), "unknown connector 'nope'", 1},
+		{opts("connector", "file", "path", "x", "pth", "y"), "valid options: connector, path, follow", 4},
+		{opts("connector", "file", "path", "x", "csv.header", "yes"), "not true or false", 5},
+		{opts("connector", "file", "path", "x", "csv.delimiter", ";;"), "exactly one character", 5},
+		{opts("connector", "file", "path", "x", "errors", "ignore"), "side, skip, fail", 5},
+		{opts("connector", "datagen", "fields.nosuch.kind", "random"), "unknown option 'fields.nosuch.kind'", 2},
+		{opts("connector", "file", "path", "x", "path", "y"), "twice", 4},
+		{opts("path", "x"), "needs WITH ('connector'", 0},
+	}
+	for _, c := range bad {
+		_, _, _, err := ValidateOptions(c.o, cols, 0)
+		pe, ok := err.(*parser.Error)
+		if !ok || !strings.Contains(pe.Msg, c.want) || pe.Offset != c.pos {
+			t.Errorf("%v: error %v, want %q at %d", c.o, err, c.want, c.pos)
+		}
+	}
+}
