@@ -11,10 +11,10 @@ import (
 //   - digits: the shortest decimal that reads back to f; when that has a single
 //     significant digit, the closest decimal of one or two digits that reads back
 //     (4.9E-324, not 5.0E-324; 2.0 stays 2.0);
-//   - layout: for 1.0E-3 <= |d| < 1.0E7 plain decimal with at least one fraction
-//     digit ("10.0", "0.001", "1234567.0"), otherwise computerized scientific
-//     notation "d.dddE±n" with at least one fraction digit and no '+' ("1.0E7",
-//     "1.0E-4", "-3.0E-5");
+//   - layout: when the chosen decimal d has 1.0E-3 <= |d| < 1.0E7, plain decimal
+//     with at least one fraction digit ("10.0", "0.001", "1234567.0"), otherwise
+//     computerized scientific notation "d.dddE±n" with at least one fraction
+//     digit and no '+' ("1.0E7", "1.0E-4", "-3.0E-5");
 //   - "NaN", "Infinity", "-Infinity", "0.0", "-0.0".
 //
 // It allocates nothing when dst has room (25 bytes suffice for any double).
@@ -53,9 +53,9 @@ func shortestDigits(digs *[24]byte, f float64) (nd, exp int) {
 		// The closest two-digit decimal is f correctly rounded to two digits. It
 		// is never farther from f than the one-digit shortest, which reads back
 		// to f, and among subnormals the rounding interval is symmetric (ends
-		// included alike), so it reads back to f as well. For normal doubles a
-		// one-digit shortest lies within 2^-53 of f, so the closest two-digit
-		// decimal is that same number: nothing to do.
+		// included alike), so it reads back to f as well. For a normal double a
+		// one-digit shortest lies within a relative 2^-53 of f, far closer than
+		// any other two-digit decimal, so Java picks that same number.
 		var buf2 [32]byte
 		s2 := strconv.AppendFloat(buf2[:0], f, 'e', 1, 64) // d.de±xx
 		nd, exp = splitE(digs, s2)
