@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
@@ -42,11 +43,21 @@ func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
 	return e, nil
 }
 
+// exprText renders n for EXPLAIN and messages: TiDB's text when it kept one,
+// else the expression restored from the AST (keywords upper case).
 func exprText(n ast.ExprNode) string {
 	if t := strings.TrimSpace(n.OriginalText()); t != "" {
 		return t
 	}
-	return strings.TrimSpace(n.Text())
+	if t := strings.TrimSpace(n.Text()); t != "" {
+		return t
+	}
+	var sb strings.Builder
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreStringWithoutCharset|format.RestoreKeyWordUppercase|format.RestoreSpacesAroundBinaryOperation, &sb)
+	if err := n.Restore(ctx); err != nil {
+		return ""
+	}
+	return sb.String()
 }
 
 func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {

@@ -116,3 +116,23 @@ func TestExplainJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainBranches checks that EXPLAIN shows the ordered branches with their
+// conditions, without using them up (SPEC 2.1).
+func TestExplainBranches(t *testing.T) {
+	sql := `CREATE STREAM s (name VARCHAR, t DOUBLE) WITH ('connector'='file', 'path'='s.csv');
+SELECT name INTO SIDE 'low' FROM s WHERE t < 10;
+SELECT name INTO SIDE 'high' FROM s WHERE t > 70 AND name LIKE '%8';
+EXPLAIN SELECT * FROM s;
+SHOW SIDES;
+`
+	out, errs, code := runSQL(t, map[string]string{"s.csv": ""}, sql, "--format", "plain")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"1. side 'low': where t < 10", "2. side 'high': where t > 70 AND name LIKE '%8'", "main: project name, t", "(high,s,"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
