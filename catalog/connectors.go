@@ -62,9 +62,8 @@ func withFormat(own ...OptionSpec) []OptionSpec {
 	return append(own, formatOptions...)
 }
 
-func always(bool) func(map[string]string) bool {
-	return func(map[string]string) bool { return true }
-}
+// bounded is the Bounded func of connectors that always end.
+func bounded(map[string]string) bool { return true }
 
 // Connectors lists every connector of SPEC 1 by name.
 var Connectors = map[string]*ConnectorSpec{
@@ -79,7 +78,7 @@ var Connectors = map[string]*ConnectorSpec{
 	"stdin": {
 		Name: "stdin", Doc: "reads standard input until EOF",
 		Options: withFormat(),
-		Bounded: always(true),
+		Bounded: bounded,
 	},
 	"socket": {
 		Name: "socket", Doc: "connects to hostname:port as a client and reads lines (Flink socketTextStream)",
@@ -107,7 +106,7 @@ var Connectors = map[string]*ConnectorSpec{
 	},
 	"values": {
 		Name: "values", Doc: "rows come from INSERT INTO ... VALUES statements",
-		Bounded: always(true),
+		Bounded: bounded,
 	},
 }
 

@@ -50,10 +50,6 @@ func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
 	if spec.Name == "stdin" && s.SQLFromStdin {
 		return parser.Errorf(st.NamePos, "stream '%s' reads stdin, but the SQL itself comes from stdin or the REPL; pass the script as a file (streamql script.sql < data) instead", st.Name)
 	}
-	if spec.Name == "values" || spec.Name == "datagen" || spec.Name == "socket" || spec.Name == "stdin" || opts["follow"] == "true" || opts["format"] == "json" {
-		// Declared fine; the executor says these are not available yet when a job reads them.
-		_ = opts
-	}
 	s.Cat.Add(x)
 	return nil
 }

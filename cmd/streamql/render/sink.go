@@ -74,7 +74,6 @@ type sink struct {
 	job      *planner.Job
 	outs     []*target // per job output
 	errs     *target   // errors side output, opened at its first row
-	errName  string
 	buf      []byte
 	tabular  bool
 	pending  int
