@@ -58,6 +58,9 @@ func TestValidateOptions(t *testing.T) {
 		{opts("connector", "datagen", "fields.nosuch.kind", "random"), "unknown option 'fields.nosuch.kind'", 2},
 		{opts("connector", "file", "path", "x", "path", "y"), "twice", 4},
 		{opts("path", "x"), "needs WITH ('connector'", 0},
+		{opts("connector", "file", "path", "x", "errors.side", "../evil"), "not a side output name", 5},
+		{opts("connector", "file", "path", "x", "errors.side", "main"), "not a side output name", 5},
+		{opts("connector", "file", "path", "x", "errors.side", ""), "not a side output name", 5},
 	}
 	for _, c := range bad {
 		_, _, _, err := ValidateOptions(c.o, cols, 0)

@@ -183,6 +183,9 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 		if err != nil {
 			return nil, nil, nil, parser.Errorf(o.ValuePos, "option '%s': %v", o.Key, err)
 		}
+		if key == "errors.side" && (v == "" || len([]rune(v)) > 64 || v == "main" || strings.Contains(v, "/")) {
+			return nil, nil, nil, parser.Errorf(o.ValuePos, "option 'errors.side': '%s' is not a side output name (1 to 64 characters, not 'main', no '/')", v)
+		}
 		vals[key] = v
 		written[key] = true
 	}
