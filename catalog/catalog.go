@@ -26,8 +26,6 @@ type Stream struct {
 	// keyed by the option name as the spec spells it (pattern options by their
 	// concrete name, e.g. "fields.qty.kind").
 	Options map[string]string
-	// Written is the set of option names the user wrote, for DESCRIBE.
-	Written map[string]bool
 	// BaseDir is the directory a relative 'path' is resolved against: the
 	// declaring script's directory, or the working directory (SPEC 1).
 	BaseDir string

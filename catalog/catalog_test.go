@@ -36,11 +36,11 @@ func opts(kv ...string) []parser.Option {
 
 func TestValidateOptions(t *testing.T) {
 	cols := []Column{{Name: "product", Type: Varchar}, {Name: "qty", Type: BigInt}}
-	spec, vals, _, err := ValidateOptions(opts("connector", "file", "path", "x.csv", "csv.delimiter", `\t`), cols, 0)
+	spec, vals, err := ValidateOptions(opts("connector", "file", "path", "x.csv", "csv.delimiter", `\t`), cols, 0)
 	if err != nil || spec.Name != "file" || vals["csv.delimiter"] != "\t" || vals["format"] != "csv" || vals["errors"] != "side" || vals["errors.side"] != "errors" {
 		t.Fatalf("file: %v %v %v", spec, vals, err)
 	}
-	_, vals, _, err = ValidateOptions(opts("connector", "datagen", "fields.PRODUCT.values", "a,b", "fields.qty.kind", "sequence"), cols, 0)
+	_, vals, err = ValidateOptions(opts("connector", "datagen", "fields.PRODUCT.values", "a,b", "fields.qty.kind", "sequence"), cols, 0)
 	if err != nil || vals["fields.product.values"] != "a,b" || vals["fields.qty.kind"] != "sequence" {
 		t.Fatalf("datagen pattern options: %v %v", vals, err)
 	}
@@ -63,7 +63,7 @@ func TestValidateOptions(t *testing.T) {
 		{opts("connector", "file", "path", "x", "errors.side", ""), "not a side output name", 5},
 	}
 	for _, c := range bad {
-		_, _, _, err := ValidateOptions(c.o, cols, 0)
+		_, _, err := ValidateOptions(c.o, cols, 0)
 		pe, ok := err.(*parser.Error)
 		if !ok || !strings.Contains(pe.Msg, c.want) || pe.Offset != c.pos {
 			t.Errorf("%v: error %v, want %q at %d", c.o, err, c.want, c.pos)

@@ -142,22 +142,22 @@ func (o *OptionSpec) match(key string, cols []Column) (string, bool) {
 }
 
 // ValidateOptions checks the WITH options of a CREATE STREAM against the connector
-// named by 'connector' and returns them with defaults filled in, plus the set of keys
-// the user wrote. Errors are *parser.Error at the offending key or value: a missing
-// or unknown connector, an unknown option (the message lists the valid ones), a
+// named by 'connector' and returns the connector and the options with defaults
+// filled in. Errors are *parser.Error at the offending key or value: a missing or
+// unknown connector, an unknown option (the message lists the valid ones), a
 // duplicate, a bad value for the option's kind, a missing required option.
-func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*ConnectorSpec, map[string]string, map[string]bool, error) {
+func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*ConnectorSpec, map[string]string, error) {
 	var spec *ConnectorSpec
 	for _, o := range opts {
 		if o.Key == "connector" {
 			spec = Connectors[o.Value]
 			if spec == nil {
-				return nil, nil, nil, parser.Errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
+				return nil, nil, parser.Errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
 			}
 		}
 	}
 	if spec == nil {
-		return nil, nil, nil, parser.Errorf(stmtPos, "CREATE STREAM needs WITH ('connector' = '...'); connectors: %s", strings.Join(ConnectorNames(), ", "))
+		return nil, nil, parser.Errorf(stmtPos, "CREATE STREAM needs WITH ('connector' = '...'); connectors: %s", strings.Join(ConnectorNames(), ", "))
 	}
 	vals := map[string]string{}
 	written := map[string]bool{"connector": true}
@@ -174,17 +174,17 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 			}
 		}
 		if os == nil {
-			return nil, nil, nil, parser.Errorf(o.KeyPos, "unknown option '%s' for connector '%s'; valid options: %s", o.Key, spec.Name, strings.Join(spec.optionNames(), ", "))
+			return nil, nil, parser.Errorf(o.KeyPos, "unknown option '%s' for connector '%s'; valid options: %s", o.Key, spec.Name, strings.Join(spec.optionNames(), ", "))
 		}
 		if written[key] {
-			return nil, nil, nil, parser.Errorf(o.KeyPos, "option '%s' is given twice", o.Key)
+			return nil, nil, parser.Errorf(o.KeyPos, "option '%s' is given twice", o.Key)
 		}
 		v, err := os.check(o.Value)
 		if err != nil {
-			return nil, nil, nil, parser.Errorf(o.ValuePos, "option '%s': %v", o.Key, err)
+			return nil, nil, parser.Errorf(o.ValuePos, "option '%s': %v", o.Key, err)
 		}
 		if key == "errors.side" && (v == "" || len([]rune(v)) > 64 || v == "main" || strings.Contains(v, "/")) {
-			return nil, nil, nil, parser.Errorf(o.ValuePos, "option 'errors.side': '%s' is not a side output name (1 to 64 characters, not 'main', no '/')", v)
+			return nil, nil, parser.Errorf(o.ValuePos, "option 'errors.side': '%s' is not a side output name (1 to 64 characters, not 'main', no '/')", v)
 		}
 		vals[key] = v
 		written[key] = true
@@ -195,14 +195,14 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 		}
 		if _, ok := vals[os.Name]; !ok {
 			if os.Required {
-				return nil, nil, nil, parser.Errorf(stmtPos, "connector '%s' needs option '%s' (%s)", spec.Name, os.Name, os.Doc)
+				return nil, nil, parser.Errorf(stmtPos, "connector '%s' needs option '%s' (%s)", spec.Name, os.Name, os.Doc)
 			}
 			if os.Default != "" {
 				vals[os.Name] = os.Default
 			}
 		}
 	}
-	return spec, vals, written, nil
+	return spec, vals, nil
 }
 
 func (s *ConnectorSpec) optionNames() []string {

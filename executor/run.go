@@ -192,20 +192,12 @@ func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *St
 // current watermark (NULL before the first) into the batch's watermark column, then
 // advances it to max(watermark, expr(row)).
 type watermarker struct {
-	job  *planner.Job
-	set  bool
-	wm   int64
-	one  [1]int32
-	etIx int
+	job *planner.Job
+	set bool  // false until the first row's expression gave a value
+	wm  int64 // epoch ms (BIGINT event time) or TIMESTAMP ms
 }
 
-func newWatermarker(job *planner.Job) *watermarker {
-	w := &watermarker{job: job}
-	if job.Watermark != nil {
-		w.etIx = job.Stream.EventTime
-	}
-	return w
-}
+func newWatermarker(job *planner.Job) *watermarker { return &watermarker{job: job} }
 
 // stamp fills the watermark column for the rows in sel and returns sel.
 func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {

@@ -63,7 +63,13 @@ func exprText(n ast.ExprNode) string {
 func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 	switch n := n.(type) {
 	case *ast.ParenthesesExpr:
-		return sc.compile(n.Expr)
+		e, err := sc.compile(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		paren := *e
+		paren.Text = "(" + e.Text + ")"
+		return &paren, nil
 	case *ast.ColumnNameExpr:
 		idx, t, err := sc.column(n)
 		if err != nil {

@@ -104,8 +104,9 @@ func (sc *scope) one(r int, wm int) *scope {
 	return &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
 }
 
-// andAll compiles conds in s and ANDs them (nil when empty).
-func andAll(s *scope, conds []ast.ExprNode) (*Expr, error) {
+// andAll compiles conds in s and ANDs them (nil when empty); what names the
+// clause for the error when a condition is not BOOLEAN.
+func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 	var acc *Expr
 	for _, c := range conds {
 		e, err := s.compile(c)
@@ -114,7 +115,7 @@ func andAll(s *scope, conds []ast.ExprNode) (*Expr, error) {
 		}
 		e = coerce(e, catalog.Boolean)
 		if e.Type != catalog.Boolean {
-			return nil, parser.Errorf(s.pos(c), "a join condition must be BOOLEAN, got %s (%s)", e.Type, e.Text)
+			return nil, parser.Errorf(s.pos(c), "%s needs a BOOLEAN condition, got %s (%s)", what, e.Type, e.Text)
 		}
 		if acc == nil {
 			acc = e
@@ -204,10 +205,10 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		return nil, parser.Errorf(pos, "the join needs at least one key equality between the streams, like %s.k = %s.k", two.rels[0].name, two.rels[1].name)
 	}
 	var err error
-	if j.BuildFilter, err = andAll(rs, rightConds); err != nil {
+	if j.BuildFilter, err = andAll(rs, rightConds, "a join condition"); err != nil {
 		return nil, err
 	}
-	if j.ProbeFilter, err = andAll(left, leftConds); err != nil {
+	if j.ProbeFilter, err = andAll(left, leftConds, "a join condition"); err != nil {
 		return nil, err
 	}
 	return j, nil

@@ -123,7 +123,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if !ok {
 		return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name (one SEMI or ANTI JOIN at most)")
 	}
-	st, name, err := p.source(sel, ts, pos)
+	st, name, err := p.source(ts, pos)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	}
 	var j *Join
 	if rightTS != nil {
-		rst, rname, err := p.source(sel, rightTS, pos)
+		rst, rname, err := p.source(rightTS, pos)
 		if err != nil {
 			return nil, err
 		}
@@ -153,10 +153,11 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		}
 		sc.hidden = rname
 	}
-	where := q.Where
-	if where != nil {
-		var rest []ast.ExprNode
-		for _, c := range conjuncts(where, nil) {
+	// IN / EXISTS conjuncts of WHERE become the branch's join (SPEC 2.2); the
+	// other conjuncts stay its WHERE.
+	var rest []ast.ExprNode
+	if q.Where != nil {
+		for _, c := range conjuncts(q.Where, nil) {
 			sj, err := p.subqueryJoin(sc, c, wm, pos)
 			if err != nil {
 				return nil, err
@@ -170,30 +171,10 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 			}
 			j = sj
 		}
-		if len(rest) == 0 {
-			where = nil
-		} else if len(rest) < len(conjuncts(where, nil)) {
-			where = nil
-			for _, c := range rest {
-				if where == nil {
-					where = c
-				} else {
-					where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: where, R: c}
-				}
-			}
-		}
 	}
 	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j}
-	if where != nil {
-		w, err := sc.compile(where)
-		if err != nil {
-			return nil, err
-		}
-		w = coerce(w, catalog.Boolean)
-		if w.Type != catalog.Boolean {
-			return nil, parser.Errorf(pos(where), "WHERE needs a BOOLEAN condition, got %s (%s)", w.Type, w.Text)
-		}
-		b.Where = w
+	if b.Where, err = andAll(sc, rest, "WHERE"); err != nil {
+		return nil, err
 	}
 	for _, f := range q.Fields.Fields {
 		if f.WildCard != nil {
@@ -254,7 +235,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 }
 
 // source resolves a FROM entry to its stream and the name it goes by.
-func (p *Planner) source(sel *parser.Select, ts *ast.TableSource, pos func(ast.Node) int) (*catalog.Stream, string, error) {
+func (p *Planner) source(ts *ast.TableSource, pos func(ast.Node) int) (*catalog.Stream, string, error) {
 	tn, ok := ts.Source.(*ast.TableName)
 	if !ok {
 		return nil, "", parser.Errorf(pos(ts), "FROM needs a stream name (subqueries in FROM are not supported)")
@@ -264,7 +245,7 @@ func (p *Planner) source(sel *parser.Select, ts *ast.TableSource, pos func(ast.N
 	}
 	st := p.Cat.Lookup(tn.Name.O)
 	if st == nil {
-		return nil, "", parser.Errorf(p.nameOffset(sel, tn.Name.O, pos(tn)), "unknown stream '%s'; %s", tn.Name.O, p.streamList())
+		return nil, "", parser.Errorf(pos(tn), "unknown stream '%s'; %s", tn.Name.O, p.streamList())
 	}
 	name := st.Name
 	if ts.AsName.O != "" {
@@ -327,7 +308,7 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 	if !ok {
 		return nil, parser.Errorf(pos(c), "the subquery must read one stream")
 	}
-	rst, rname, err := p.source(&parser.Select{}, ts, pos)
+	rst, rname, err := p.source(ts, pos)
 	if err != nil {
 		return nil, err
 	}
@@ -368,21 +349,6 @@ func (p *Planner) text(sel *parser.Select) string {
 		return p.Source[s:e]
 	}
 	return ""
-}
-
-// nameOffset finds the stream name token in the statement for a precise caret.
-func (p *Planner) nameOffset(sel *parser.Select, name string, fallback int) int {
-	s, e := sel.Span()
-	if e > len(p.Source) || s > e {
-		return fallback
-	}
-	txt := strings.ToLower(p.Source[s:e])
-	if i := strings.Index(txt, " from "); i >= 0 {
-		if j := strings.Index(txt[i:], strings.ToLower(name)); j >= 0 {
-			return s + i + j
-		}
-	}
-	return fallback
 }
 
 func (p *Planner) streamList() string {

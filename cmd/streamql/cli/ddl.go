@@ -42,11 +42,11 @@ func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
 		}
 		x.EventTime, x.Watermark = i, w
 	}
-	spec, opts, written, err := catalog.ValidateOptions(st.Options, x.Columns, st.WithPos)
+	spec, opts, err := catalog.ValidateOptions(st.Options, x.Columns, st.WithPos)
 	if err != nil {
 		return err
 	}
-	x.Connector, x.Options, x.Written = spec, opts, written
+	x.Connector, x.Options = spec, opts
 	if spec.Name == "stdin" && s.SQLFromStdin {
 		return parser.Errorf(st.NamePos, "stream '%s' reads stdin, but the SQL itself comes from stdin or the REPL; pass the script as a file (streamql script.sql < data) instead", st.Name)
 	}

@@ -80,6 +80,8 @@ type sink struct {
 	last     time.Time
 	hasSides bool
 	stderrW  *bufio.Writer
+	quoted   []byte        // scratch for a field that needs quoting
+	text     []*vector.Vec // scratch VARCHAR vectors for rows given as text
 }
 
 // NewSink returns the sink that prints job's outputs as cfg says. With SideDir,
@@ -148,7 +150,7 @@ func (s *sink) writeHeader(t *target) {
 	switch s.cfg.Format {
 	case "csv", "tsv":
 		d := s.delim()
-		b := s.buf[:0]
+		var b []byte // not s.buf: appendLine may be building a row in it
 		if t.prefix {
 			b = append(appendCSVField(b, []byte("output"), d), d)
 		}
@@ -160,7 +162,6 @@ func (s *sink) writeHeader(t *target) {
 		}
 		b = append(b, '\n')
 		t.w.Write(b)
-		s.buf = b
 	}
 }
 
@@ -227,10 +228,9 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 			b = vector.AppendValue(b, t.cols[c].Type, v, i)
 			if t.cols[c].Type == catalog.Varchar || t.cols[c].Type == catalog.Unknown {
 				// quote in place when needed (rare): re-encode the field
-				f := b[start:]
-				if needsQuote(f, d) {
-					tmp := append([]byte(nil), f...)
-					b = appendCSVField(b[:start], tmp, d)
+				if needsQuote(b[start:], d) {
+					s.quoted = append(s.quoted[:0], b[start:]...)
+					b = appendCSVField(b[:start], s.quoted, d)
 				}
 			}
 		}
@@ -306,29 +306,20 @@ func (s *sink) Errors(name string, rows []executor.ErrorRow) error {
 		s.errs = t
 	}
 	t := s.errs
-	vec := errVec()
 	for _, r := range rows {
-		vals := [][]byte{[]byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error)}
 		if s.tabular {
 			t.rows = append(t.rows, []string{r.Stream, r.Position, string(r.Raw), r.Error})
 			t.total++
 			s.pending++
 			continue
 		}
-		for c := range vals {
-			vec[c].S[0] = vals[c]
-		}
 		b := s.buf[:0]
 		if s.cfg.SideDir == "" && s.cfg.Format != "json" {
-			b = append(b, name...)
-			b = append(b, "> "...)
-			saved := t.header
-			t.header = false
-			b = s.appendLine(b, t, vec, 0)
-			t.header = saved
-		} else {
-			b = s.appendLine(b, t, vec, 0)
+			// csv, tsv and plain show the errors side output on stderr, a line
+			// per row prefixed with its name (SPEC 1)
+			b = append(append(b, name...), "> "...)
 		}
+		b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
 		s.buf = b
 		if _, err := t.w.Write(b); err != nil {
 			return err
@@ -337,12 +328,16 @@ func (s *sink) Errors(name string, rows []executor.ErrorRow) error {
 	return nil
 }
 
-func errVec() []*vector.Vec {
-	v := make([]*vector.Vec, 4)
-	for i := range v {
-		v[i] = &vector.Vec{Type: catalog.Varchar, S: make([][]byte, 1), Null: make([]bool, 1)}
+// appendTextRow encodes a row given as text values (all VARCHAR, none NULL) with
+// the same encoder as query rows.
+func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
+	for len(s.text) < len(vals) {
+		s.text = append(s.text, &vector.Vec{Type: catalog.Varchar, S: make([][]byte, 1), Null: make([]bool, 1)})
 	}
-	return v
+	for c, v := range vals {
+		s.text[c].S[0] = v
+	}
+	return s.appendLine(b, t, s.text[:len(vals)], 0)
 }
 
 // Flush implements executor.Sink.

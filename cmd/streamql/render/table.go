@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"io"
 	"strings"
 
@@ -93,57 +94,26 @@ type Result struct {
 	Rows    [][]string
 }
 
-// WriteResult prints r in format to w.
+// WriteResult prints r in format to w, with the encoders of query output.
 func WriteResult(w io.Writer, format string, r Result) error {
 	cols := make([]catalog.Column, len(r.Columns))
 	for i, c := range r.Columns {
 		cols[i] = catalog.Column{Name: c, Type: catalog.Varchar}
 	}
-	switch format {
-	case "table", "markdown":
+	if format == "table" || format == "markdown" {
 		return writeTable(w, format, "", cols, r.Rows)
 	}
-	var b []byte
-	d := byte(',')
-	if format == "tsv" {
-		d = '\t'
-	}
-	if format == "csv" || format == "tsv" {
-		for i, c := range r.Columns {
-			if i > 0 {
-				b = append(b, d)
-			}
-			b = appendCSVField(b, []byte(c), d)
-		}
-		b = append(b, '\n')
-	}
+	bw := bufio.NewWriter(w)
+	s := &sink{cfg: Config{Format: format}}
+	t := &target{cols: cols, w: bw, header: true}
+	s.writeHeader(t)
+	vals := make([][]byte, len(cols))
 	for _, row := range r.Rows {
-		switch format {
-		case "csv", "tsv":
-			for i, v := range row {
-				if i > 0 {
-					b = append(b, d)
-				}
-				b = appendCSVField(b, []byte(v), d)
-			}
-		case "json":
-			b = append(b, '{')
-			for i, v := range row {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendJSONString(b, []byte(r.Columns[i]))
-				b = append(b, ':')
-				b = appendJSONString(b, []byte(v))
-			}
-			b = append(b, '}')
-		default: // plain
-			b = append(b, '(')
-			b = append(b, strings.Join(row, ",")...)
-			b = append(b, ')')
+		for i, v := range row {
+			vals[i] = []byte(v)
 		}
-		b = append(b, '\n')
+		s.buf = s.appendTextRow(s.buf[:0], t, vals...)
+		bw.Write(s.buf)
 	}
-	_, err := w.Write(b)
-	return err
+	return bw.Flush()
 }
