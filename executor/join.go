@@ -64,6 +64,7 @@ func buildKeys(ctx context.Context, j *planner.Join, src Source, sink Sink, stat
 	sel := make([]int32, 0, vector.Cap)
 	vecs := make([]*vector.Vec, len(j.BuildKeys))
 	var key []byte
+	var errRows []ErrorRow
 	es := stats.stream(st)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -82,7 +83,11 @@ func buildKeys(ctx context.Context, j *planner.Join, src Source, sink Sink, stat
 		}
 		n := b.N
 		if len(bad) > 0 {
-			if n, err = handleBad(st, src, bad, b.N, es, sink); err != nil {
+			errRows = errRows[:0]
+			if n, err = handleBad(st, src, bad, b.N, es, &errRows); err != nil {
+				return nil, err
+			}
+			if err := sink.Errors(es.Side, errRows); err != nil {
 				return nil, err
 			}
 		}

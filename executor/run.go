@@ -41,8 +41,9 @@ func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
 
 // handleBad applies st's errors policy to the malformed rows of a batch of n good
 // rows and returns how many good rows to route: all of them, or for 'fail' those
-// before the first bad row, with a *RowError.
-func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, es *StreamErrors, sink Sink) (int, error) {
+// before the first bad row, with a *RowError. For 'side' it appends the rows for
+// the errors side output to *out.
+func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, es *StreamErrors, out *[]ErrorRow) (int, error) {
 	switch es.Policy {
 	case "fail":
 		es.Malformed++
@@ -52,11 +53,10 @@ func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, es *StreamEr
 		return n, nil
 	}
 	es.Malformed += int64(len(bad))
-	rows := make([]ErrorRow, 0, len(bad))
 	for _, x := range bad {
-		rows = append(rows, ErrorRow{Stream: st.Name, Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason})
+		*out = append(*out, ErrorRow{Stream: st.Name, Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason, At: x.Index})
 	}
-	return n, sink.Errors(es.Side, rows)
+	return n, nil
 }
 
 // RowError is the failure of a job whose stream has 'errors'='fail' (SPEC 1): the
@@ -164,11 +164,9 @@ func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *St
 		stats.Rows += int64(b.N + len(bad))
 		limitRows := b.N
 		var failure error
+		r.out.Bad = r.out.Bad[:0]
 		if len(bad) > 0 {
-			limitRows, failure = handleBad(st, src, bad, b.N, es, sink)
-			if failure != nil && es.Policy != "fail" {
-				return failure
-			}
+			limitRows, failure = handleBad(st, src, bad, b.N, es, &r.out.Bad)
 		}
 		sel = sel[:0]
 		for i := 0; i < limitRows; i++ {
@@ -249,6 +247,7 @@ func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
 	r.rest[0] = make([]int32, 0, vector.Cap)
 	r.rest[1] = make([]int32, 0, vector.Cap)
 	r.out.Dest = make([]int16, vector.Cap)
+	r.out.ErrorSide = job.Stream.Options["errors.side"]
 	return r
 }
 

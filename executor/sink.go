@@ -16,10 +16,16 @@ type Part struct {
 // the index into Parts of the part that took input row i, or -1 when no output
 // took it; a sink that walks i in order sees rows in input order (SPEC 4). The
 // value slices are valid until the sink returns.
+//
+// Bad holds the batch's malformed rows bound for the errors side output named
+// ErrorSide, each with At = the number of good rows before it, so a sink can keep
+// input order (SPEC 4).
 type Routed struct {
-	N     int
-	Dest  []int16
-	Parts []Part
+	N         int
+	Dest      []int16
+	Parts     []Part
+	Bad       []ErrorRow
+	ErrorSide string
 }
 
 // ErrorRow is one malformed row for the errors side output (SPEC 1): the stream,
@@ -29,14 +35,16 @@ type ErrorRow struct {
 	Position string
 	Raw      []byte
 	Error    string
+	At       int // in a Routed batch: the number of the batch's rows before it
 }
 
 // Sink receives a job's output. Calls come from one goroutine, in order.
 type Sink interface {
 	// Rows receives one routed batch.
 	Rows(r *Routed) error
-	// Errors receives malformed rows bound for the errors side output, named
-	// name ('errors' unless 'errors.side' renames it).
+	// Errors receives malformed rows of a build side bound for its errors side
+	// output, named name ('errors' unless 'errors.side' renames it). The probe
+	// stream's malformed rows come with Rows, in Routed.Bad.
 	Errors(name string, rows []ErrorRow) error
 	// Flush is called whenever the source waits for input, so live rows show at once.
 	Flush() error

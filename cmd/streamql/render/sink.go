@@ -174,7 +174,13 @@ func (s *sink) delim() byte {
 
 // Rows implements executor.Sink: rows are written in input order across outputs.
 func (s *sink) Rows(r *executor.Routed) error {
+	bad := 0
 	for i := 0; i < r.N; i++ {
+		for ; bad < len(r.Bad) && r.Bad[bad].At <= i; bad++ {
+			if err := s.errorRow(r.ErrorSide, &r.Bad[bad]); err != nil {
+				return err
+			}
+		}
 		k := r.Dest[i]
 		if k < 0 {
 			continue
@@ -197,6 +203,11 @@ func (s *sink) Rows(r *executor.Routed) error {
 		}
 		s.buf = s.appendLine(s.buf[:0], t, p.Cols, i)
 		if _, err := t.w.Write(s.buf); err != nil {
+			return err
+		}
+	}
+	for ; bad < len(r.Bad); bad++ {
+		if err := s.errorRow(r.ErrorSide, &r.Bad[bad]); err != nil {
 			return err
 		}
 	}
@@ -289,6 +300,17 @@ var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Na
 // Errors implements executor.Sink: where the errors side output shows depends on
 // the format (SPEC 1, bad input).
 func (s *sink) Errors(name string, rows []executor.ErrorRow) error {
+	for i := range rows {
+		if err := s.errorRow(name, &rows[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errorRow writes one row of the errors side output, opening its target at the
+// first row (the output exists only once a row reaches it).
+func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 	if s.errs == nil {
 		t := &target{name: name, cols: errorColumns, header: true, isErrors: true}
 		switch {
@@ -306,26 +328,22 @@ func (s *sink) Errors(name string, rows []executor.ErrorRow) error {
 		s.errs = t
 	}
 	t := s.errs
-	for _, r := range rows {
-		if s.tabular {
-			t.rows = append(t.rows, []string{r.Stream, r.Position, string(r.Raw), r.Error})
-			t.total++
-			s.pending++
-			continue
-		}
-		b := s.buf[:0]
-		if s.cfg.SideDir == "" && s.cfg.Format != "json" {
-			// csv, tsv and plain show the errors side output on stderr, a line
-			// per row prefixed with its name (SPEC 1)
-			b = append(append(b, name...), "> "...)
-		}
-		b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
-		s.buf = b
-		if _, err := t.w.Write(b); err != nil {
-			return err
-		}
+	if s.tabular {
+		t.rows = append(t.rows, []string{r.Stream, r.Position, string(r.Raw), r.Error})
+		t.total++
+		s.pending++
+		return nil
 	}
-	return nil
+	b := s.buf[:0]
+	if s.cfg.SideDir == "" && s.cfg.Format != "json" {
+		// csv, tsv and plain show the errors side output on stderr, a line per
+		// row prefixed with its name (SPEC 1)
+		b = append(append(b, name...), "> "...)
+	}
+	b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
+	s.buf = b
+	_, err := t.w.Write(b)
+	return err
 }
 
 // appendTextRow encodes a row given as text values (all VARCHAR, none NULL) with
