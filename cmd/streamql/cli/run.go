@@ -126,7 +126,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		scripts[i] = sc
 	}
 	for i, sc := range scripts {
-		if code := sess.ExecScript(ctx, sc, inputs[i].dir); code != exitOK {
+		if code := sess.ExecScript(ctx, sc, inputs[i].dir); code != exitOK || sess.Closed {
 			return code
 		}
 	}

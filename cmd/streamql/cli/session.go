@@ -39,7 +39,10 @@ type Session struct {
 	// SQLFromStdin is set when the SQL itself comes from stdin or the REPL: a
 	// stdin stream is then a planning error (SPEC 4).
 	SQLFromStdin bool
-	pending      []*planner.Branch // side branches waiting for a job, in declaration order
+	// Closed is set once stdout's reader has gone away (EPIPE): the run ends
+	// quietly with status 0 (DESIGN: library facts).
+	Closed  bool
+	pending []*planner.Branch // side branches waiting for a job, in declaration order
 }
 
 // NewSession returns a session printing to stdout and stderr.
@@ -63,15 +66,11 @@ type scriptCtx struct {
 func (s *Session) ExecScript(ctx context.Context, script *parser.Script, dir string) int {
 	sc := &scriptCtx{script: script, dir: dir}
 	for _, st := range script.Stmts {
-		if code := s.exec(ctx, sc, st); code != exitOK {
+		if code := s.report(sc, s.execStmt(ctx, sc, st)); code != exitOK || s.Closed {
 			return code
 		}
 	}
 	return s.report(sc, s.runPending(ctx, sc))
-}
-
-func (s *Session) exec(ctx context.Context, sc *scriptCtx, st parser.Stmt) int {
-	return s.report(sc, s.execStmt(ctx, sc, st))
 }
 
 // report prints err for a user and returns the exit status it means.
@@ -80,12 +79,11 @@ func (s *Session) report(sc *scriptCtx, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	if ferr := s.Stdout.Flush(); ferr != nil && isBrokenPipe(ferr) {
-		return exitOK
-	}
 	var pe *parser.Error
 	switch {
-	case isBrokenPipe(err):
+	case isBrokenPipe(err) || isBrokenPipe(s.Stdout.Flush()):
+		// the reader went away (`| head`): a clean end, and nothing more runs
+		s.Closed = true
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(s.Stderr, "interrupted")
