@@ -82,6 +82,10 @@ func newDecoder(st *catalog.Stream, r io.Reader) (*csvdec.Decoder, error) {
 		Header:      st.Options["csv.header"] == "true",
 		AllowRagged: st.Options["csv.allow-ragged"] == "true",
 	}
+	if st.EventTime >= 0 {
+		opts.NotNull = make([]bool, len(st.Columns))
+		opts.NotNull[st.EventTime] = true
+	}
 	if nl, ok := st.Options["csv.null-literal"]; ok {
 		opts.NullLiteral, opts.HasNull = []byte(nl), true
 	}

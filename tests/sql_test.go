@@ -136,3 +136,33 @@ SHOW SIDES;
 		}
 	}
 }
+
+// TestWatermarkSemantics is SPEC 2.3 table-driven: the watermark is per row,
+// CURRENT_WATERMARK is the value before the row (NULL before the first), equal
+// timestamps are not late, and a NULL event time is a malformed row.
+func TestWatermarkSemantics(t *testing.T) {
+	ddl := "CREATE STREAM w (word VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%s' SECOND) WITH ('connector'='file', 'path'='w.csv'%s);\n"
+	q := "SELECT word, ts, CURRENT_WATERMARK(ts) AS wm, ts < CURRENT_WATERMARK(ts) AS late FROM w;"
+	cases := []struct {
+		name, delay, opts, data, want, stderr string
+		code                                  int
+	}{
+		{"first row has no watermark, out of order rows are late", "1", "", "a,5000\nb,3000\nc,4000\nd,4000\n",
+			"word,ts,wm,late\na,5000,,\nb,3000,4000,true\nc,4000,4000,false\nd,4000,4000,false\n", "", 0},
+		{"fractional seconds and a watermark that never goes back", "0.001", "", "a,1000\nb,999\nc,2000\nd,1999\n",
+			"word,ts,wm,late\na,1000,,\nb,999,999,false\nc,2000,999,false\nd,1999,1999,false\n", "", 0},
+		{"a NULL event time is malformed and does not advance the watermark", "0", "", "a,1000\nb,\nc,500\n",
+			"word,ts,wm,late\na,1000,,\nc,500,1000,true\n", "w.csv:2", 0},
+		{"with errors=fail a NULL event time stops the job", "0", ", 'errors'='fail'", "a,1000\nb,\nc,500\n",
+			"word,ts,wm,late\na,1000,,\n", "w.csv:2", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sql := strings.Replace(strings.Replace(ddl, "%s", c.delay, 1), "%s", c.opts, 1) + q
+			out, errs, code := runSQL(t, map[string]string{"w.csv": c.data}, sql, "--format", "csv")
+			if code != c.code || out != c.want || !strings.Contains(errs, c.stderr) {
+				t.Errorf("exit %d (want %d)\ngot\n%s\nwant\n%s\nstderr %q (want %q)", code, c.code, out, c.want, errs, c.stderr)
+			}
+		})
+	}
+}

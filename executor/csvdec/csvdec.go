@@ -36,6 +36,9 @@ type Options struct {
 	NullLiteral []byte // when HasNull: an UNQUOTED field equal to it is NULL
 	HasNull     bool   // NullLiteral is set (csv.null-literal)
 	AllowRagged bool   // missing trailing fields read as NULL, extra ones dropped
+	// NotNull marks, per column, a column whose NULL makes the row malformed (the
+	// event-time column of a stream with a watermark, SPEC 2.3); nil = none.
+	NotNull []bool
 }
 
 // BadRow is a malformed record (SPEC 1, "Bad input").
@@ -456,6 +459,11 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 		f := fs[j]
 		if reason := d.setField(v, j, row, f, validUTF8); reason != "" {
 			return reason
+		}
+	}
+	for j, nn := range d.opts.NotNull {
+		if nn && j < ncols && b.Cols[j].Null[row] {
+			return "column " + d.name(j) + ": the event-time column is NULL"
 		}
 	}
 	return ""

@@ -866,3 +866,30 @@ func TestNoQuadratic(t *testing.T) {
 		}
 	}
 }
+
+// TestNotNull checks that a NULL in a NotNull column (the event-time column)
+// makes the row malformed, whether the field is empty, the null literal, or
+// missing in a ragged row (SPEC 2.3).
+func TestNotNull(t *testing.T) {
+	types := []catalog.Type{catalog.Varchar, catalog.BigInt}
+	opts := Options{NotNull: []bool{false, true}, HasNull: true, NullLiteral: []byte("null"), AllowRagged: true}
+	d := NewDecoder(strings.NewReader("a,1\nb,\nc,null\nd\n,5\n"), []string{"w", "ts"}, types, opts)
+	b := vector.NewBatch(types)
+	var bad []BadRow
+	if err := d.Decode(b, &bad); err != nil {
+		t.Fatal(err)
+	}
+	if b.N != 2 || b.Cols[1].I[0] != 1 || b.Cols[1].I[1] != 5 {
+		t.Errorf("good rows: n=%d", b.N)
+	}
+	var lines []int64
+	for _, x := range bad {
+		lines = append(lines, x.Line)
+		if !strings.Contains(x.Reason, "column ts") {
+			t.Errorf("reason %q does not name the column", x.Reason)
+		}
+	}
+	if fmt.Sprint(lines) != "[2 3 4]" {
+		t.Errorf("bad lines %v, want [2 3 4]", lines)
+	}
+}
