@@ -69,32 +69,9 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
 	return nil, fmt.Errorf("stream %s: connector '%s' is not supported yet", st.Name, st.Connector.Name)
 }
 
-func newDecoder(st *catalog.Stream, r io.Reader) (*csvdec.Decoder, error) {
-	if st.Options["format"] != "csv" {
-		return nil, fmt.Errorf("stream %s: format '%s' is not supported yet; use 'format'='csv'", st.Name, st.Options["format"])
-	}
-	if enc := st.Options["encoding"]; enc != "utf-8" && enc != "utf8" && enc != "UTF-8" {
-		return nil, fmt.Errorf("stream %s: 'encoding'='%s' is not supported yet; use utf-8", st.Name, enc)
-	}
-	opts := csvdec.Options{
-		Delimiter:   st.Options["csv.delimiter"][0],
-		Quote:       st.Options["csv.quote"][0],
-		Header:      st.Options["csv.header"] == "true",
-		AllowRagged: st.Options["csv.allow-ragged"] == "true",
-	}
-	if st.EventTime >= 0 {
-		opts.NotNull = make([]bool, len(st.Columns))
-		opts.NotNull[st.EventTime] = true
-	}
-	if nl, ok := st.Options["csv.null-literal"]; ok {
-		opts.NullLiteral, opts.HasNull = []byte(nl), true
-	}
-	return csvdec.NewDecoder(r, st.Names(), st.Types(), opts), nil
-}
-
 type fileSource struct {
 	f     *os.File
-	dec   *csvdec.Decoder
+	dec   Decoder
 	path  string
 	total int64
 }
