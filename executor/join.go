@@ -6,19 +6,87 @@ import (
 	"errors"
 	"io"
 	"math"
+	"sync"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
 
-// keySet is the state of a hash join's build side: its distinct keys (SPEC 2.2:
-// the build side keeps keys only, not rows), whether any build key was NULL, and
-// how many build rows counted (for NOT IN's empty-subquery rule).
+// keySet is the state of a hash join's build side (SPEC 2.2: the build side
+// keeps distinct keys only, not rows): each key with the earliest event time of a
+// build row that had it (0 for a bounded build side, whose time does not count),
+// whether any build key was NULL, and how many build rows counted (for NOT IN's
+// empty-subquery rule). For an unbounded build side it also keeps the build
+// stream's watermark; a reader goroutine updates it under mu while the job probes.
 type keySet struct {
-	keys    map[string]struct{}
+	mu      sync.Mutex
+	keys    map[string]int64
 	hasNull bool
 	rows    int64
+	// event-time strategy only
+	wm      int64 // the build watermark, valid when wmSet
+	wmSet   bool
+	ended   bool // the build stream ended: its watermark is +inf
+	filter  []bool
+	vecs    []*vector.Vec
+	key     []byte
+	pending []ErrorRow // malformed build rows waiting for the job's goroutine
+}
+
+func newKeySet(j *planner.Join) *keySet {
+	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys))}
+}
+
+// absorb adds the build rows sel of b to the state. With the event-time strategy
+// each row is checked against the build watermark before it (a late row never
+// enters the state) and then advances the watermark (SPEC 2.2, 2.3). The caller
+// holds mu when a prober may run concurrently.
+func (ks *keySet) absorb(j *planner.Join, b *vector.Batch, sel []int32) {
+	for _, i := range sel {
+		ks.filter[i] = true
+	}
+	if j.BuildFilter != nil {
+		w := j.BuildFilter.Eval(b, sel)
+		for _, i := range sel {
+			ks.filter[i] = w.B[i] && !w.Null[i]
+		}
+	}
+	for k, e := range j.BuildKeys {
+		ks.vecs[k] = e.Eval(b, sel)
+	}
+	var wmv *vector.Vec
+	if j.EventTime() {
+		wmv = j.BuildWatermark.Eval(b, sel)
+	}
+	for _, i := range sel {
+		if ks.filter[i] {
+			ks.insert(j, b, int(i))
+		}
+		if wmv != nil && !wmv.Null[i] && (!ks.wmSet || wmv.I[i] > ks.wm) {
+			ks.wm, ks.wmSet = wmv.I[i], true
+		}
+	}
+}
+
+func (ks *keySet) insert(j *planner.Join, b *vector.Batch, i int) {
+	var t int64
+	if j.EventTime() {
+		t = b.Cols[j.BuildTime].I[i]
+		if ks.wmSet && t < ks.wm {
+			return // a late build row (SPEC 2.2)
+		}
+	}
+	ks.rows++
+	var ok bool
+	ks.key, ok = appendKey(ks.key[:0], j.KeyTypes, ks.vecs, i)
+	if !ok {
+		ks.hasNull = true
+		return
+	}
+	if old, dup := ks.keys[string(ks.key)]; !dup || t < old {
+		ks.keys[string(ks.key)] = t
+	}
 }
 
 // appendKey encodes the key of row i into dst; ok is false when a key part is
@@ -54,72 +122,63 @@ func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) ([]b
 	return dst, true
 }
 
-// buildKeys reads the bounded build side of j whole (SPEC 2.2) into a keySet.
-// Malformed build rows follow the build stream's errors policy.
-func buildKeys(ctx context.Context, j *planner.Join, src Source, sink Sink, stats *Stats) (*keySet, error) {
+// readBuild reads the build side of j until it ends, absorbing its rows into ks.
+// Malformed build rows follow the build stream's errors policy; with 'side' they
+// are handed to emit (which may only queue them when called off the job's
+// goroutine). locked makes each batch's update hold ks.mu (a concurrent reader).
+func readBuild(ctx context.Context, j *planner.Join, src Source, ks *keySet, es *StreamErrors, emit func([]ErrorRow) error, locked bool, progress func()) error {
 	st := j.Build
 	b := vector.NewBatch(j.BuildTypes)
-	ks := &keySet{keys: map[string]struct{}{}}
 	var bad []BadRow
-	sel := make([]int32, 0, vector.Cap)
-	vecs := make([]*vector.Vec, len(j.BuildKeys))
-	var key []byte
 	var errRows []ErrorRow
-	es := stats.stream(st)
+	sel := make([]int32, 0, vector.Cap)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		bad = bad[:0]
 		err := src.Next(b, &bad)
 		if err == io.EOF {
-			return ks, nil
+			if locked {
+				ks.mu.Lock()
+			}
+			ks.ended = true
+			if locked {
+				ks.mu.Unlock()
+			}
+			progress()
+			return nil
 		}
 		if errors.Is(err, ErrWaiting) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n := b.N
 		if len(bad) > 0 {
 			errRows = errRows[:0]
 			if n, err = handleBad(st, src, bad, b.N, es, &errRows); err != nil {
-				return nil, err
+				return err
 			}
-			if err := sink.Errors(es.Side, errRows); err != nil {
-				return nil, err
+			if len(errRows) > 0 {
+				if err := emit(errRows); err != nil {
+					return err
+				}
 			}
 		}
 		sel = sel[:0]
 		for i := 0; i < n; i++ {
 			sel = append(sel, int32(i))
 		}
-		if j.BuildFilter != nil {
-			w := j.BuildFilter.Eval(b, sel)
-			kept := sel[:0]
-			for _, i := range sel {
-				if w.B[i] && !w.Null[i] {
-					kept = append(kept, i)
-				}
-			}
-			sel = kept
+		if locked {
+			ks.mu.Lock()
 		}
-		for k, e := range j.BuildKeys {
-			vecs[k] = e.Eval(b, sel)
+		ks.absorb(j, b, sel)
+		if locked {
+			ks.mu.Unlock()
 		}
-		for _, i := range sel {
-			ks.rows++
-			var ok bool
-			key, ok = appendKey(key[:0], j.KeyTypes, vecs, int(i))
-			if !ok {
-				ks.hasNull = true
-				continue
-			}
-			if _, dup := ks.keys[string(key)]; !dup {
-				ks.keys[string(key)] = struct{}{}
-			}
-		}
+		progress()
 	}
 }
 
@@ -132,6 +191,10 @@ type prober struct {
 	pass []bool
 }
 
+// The event-time strategy compares a probe row's event time with the earliest
+// event time of its key on the build side: a build row matches when its time is
+// <= the probe row's (SPEC 2.2).
+
 func newProber(j *planner.Join, ks *keySet) *prober {
 	return &prober{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), pass: make([]bool, vector.Cap)}
 }
@@ -140,6 +203,10 @@ func newProber(j *planner.Join, ks *keySet) *prober {
 // (SPEC 2.2: SEMI keeps matches, ANTI keeps the rest; NULL keys never match; NOT IN
 // keeps SQL's three-valued rule).
 func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
+	if p.j.EventTime() {
+		p.ks.mu.Lock()
+		defer p.ks.mu.Unlock()
+	}
 	for k, e := range p.j.ProbeKeys {
 		p.vecs[k] = e.Eval(b, sel)
 	}
@@ -151,7 +218,11 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 		var ok, match bool
 		p.key, ok = appendKey(p.key[:0], p.j.KeyTypes, p.vecs, int(i))
 		if ok {
-			_, match = p.ks.keys[string(p.key)]
+			var t int64
+			t, match = p.ks.keys[string(p.key)]
+			if match && p.j.EventTime() {
+				match = t <= b.Cols[p.j.ProbeTime].I[i]
+			}
 		}
 		cond := pf == nil || (pf.B[i] && !pf.Null[i])
 		switch {

@@ -125,12 +125,22 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 		return nil
 	}
 	probers := map[*planner.Branch]*prober{}
+	var timed []*timedBuild
 	for k, b := range joins {
-		ks, err := buildKeys(ctx, b.Join, srcs[k], sink, stats)
-		if err != nil {
+		ks := newKeySet(b.Join)
+		probers[b] = newProber(b.Join, ks)
+		es := stats.stream(b.Join.Build)
+		if b.Join.EventTime() {
+			timed = append(timed, &timedBuild{j: b.Join, src: srcs[k], ks: ks, es: es})
+			continue
+		}
+		emit := func(rows []ErrorRow) error { return sink.Errors(es.Side, rows) }
+		if err := readBuild(ctx, b.Join, srcs[k], ks, es, emit, false, func() {}); err != nil {
 			return err
 		}
-		probers[b] = newProber(b.Join, ks)
+	}
+	if len(timed) > 0 {
+		return runHeld(ctx, job, src, sink, stats, probers, timed)
 	}
 	return run(ctx, job, src, sink, stats, probers)
 }

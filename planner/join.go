@@ -43,7 +43,18 @@ type Join struct {
 	ProbeFilter *Expr
 	Text        string // the join as written, for EXPLAIN
 	Pos         int
+	// For an unbounded build side (SPEC 2.2, event-time strategy): the event-time
+	// column indexes of the probe and build streams (-1 for a bounded build side)
+	// and the build stream's compiled watermark expression. A left row with event
+	// time t matches when a build row with an equal key and event time <= t was
+	// not late; the row is held until the build watermark is greater than t.
+	ProbeTime      int
+	BuildTime      int
+	BuildWatermark *Expr
 }
+
+// EventTime reports whether the join uses the event-time strategy.
+func (j *Join) EventTime() bool { return j.BuildTime >= 0 }
 
 // side bits of the relations an expression references.
 const (
@@ -133,11 +144,27 @@ func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 // that reference one side only (SPEC 2.2: anything else is a planning error).
 func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraKeys [][2]ast.ExprNode, pos int, text string, leftWM int) (*Join, error) {
 	right := two.rels[1].stream
-	if !right.Bounded() {
-		return nil, parser.Errorf(pos, "the build side %s is unbounded; joining against an unbounded stream (with watermarks on both streams) is not supported yet: read a bounded source (a file without 'follow', values, or datagen with 'number-of-rows')", right.Name)
-	}
 	types, _ := batchLayout(right)
-	j := &Join{Mode: mode, Build: right, BuildTypes: types, Text: text, Pos: pos}
+	j := &Join{Mode: mode, Build: right, BuildTypes: types, Text: text, Pos: pos, ProbeTime: -1, BuildTime: -1}
+	if !right.Bounded() {
+		// SPEC 2.2: an unbounded build side needs event time on both streams.
+		left := two.rels[0].stream
+		var missing []string
+		for _, st := range []*catalog.Stream{left, right} {
+			if st.Watermark == nil {
+				missing = append(missing, st.Name)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, parser.Errorf(pos, "%s is unbounded, so the join decides by event time and needs a WATERMARK on both streams; add WATERMARK FOR <col> AS <col> - INTERVAL '1' SECOND to CREATE STREAM %s (or read a bounded build side)", right.Name, strings.Join(missing, " and "))
+		}
+		wsc := &scope{rels: []relation{{stream: right, name: right.Name}}, locate: right.Watermark.Locate, casts: right.Watermark.Casts, src: two.src, watermark: func(int) int { return -1 }}
+		wm, err := wsc.compile(right.Watermark.Expr)
+		if err != nil {
+			return nil, err
+		}
+		j.BuildWatermark, j.BuildTime, j.ProbeTime = wm, right.EventTime, left.EventTime
+	}
 	left, rs := two.one(0, leftWM), two.one(1, -1)
 	var leftConds, rightConds []ast.ExprNode
 	var conds []ast.ExprNode
@@ -228,12 +255,18 @@ func (j *Join) Describe(probe string) string {
 	for i := range j.ProbeKeys {
 		keys = append(keys, fmt.Sprintf("%s = %s", j.ProbeKeys[i].Text, j.BuildKeys[i].Text))
 	}
-	s := fmt.Sprintf("%s hash join: probe %s, build %s (bounded, read whole first), keys %s", mode, probe, j.Build.Name, strings.Join(keys, " AND "))
+	strategy := "bounded, read whole first"
+	state := "distinct build keys"
+	if j.EventTime() {
+		strategy = "unbounded, event time: a left row waits until the build watermark passes its event time"
+		state = "distinct build keys with their earliest event time; held left rows, released as the build watermark passes"
+	}
+	s := fmt.Sprintf("%s hash join: probe %s, build %s (%s), keys %s", mode, probe, j.Build.Name, strategy, strings.Join(keys, " AND "))
 	if j.BuildFilter != nil {
 		s += ", build filter " + j.BuildFilter.Text
 	}
 	if j.ProbeFilter != nil {
 		s += ", probe condition " + j.ProbeFilter.Text
 	}
-	return s + "; state: distinct build keys"
+	return s + "; state: " + state
 }

@@ -340,6 +340,9 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 		return nil, err
 	}
 	j.NullAware = in != nil && not
+	if j.NullAware && j.EventTime() {
+		return nil, parser.Errorf(pos(c), "NOT IN (subquery) over the unbounded stream %s cannot be decided (a NULL may still arrive); use NOT EXISTS (SELECT 1 FROM %s WHERE ...)", rname, rname)
+	}
 	return j, nil
 }
 

@@ -1,0 +1,243 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/parser"
+	"streamql/planner"
+)
+
+// row is a (key, event time) pair of the property test's streams; key "" is NULL.
+type row struct {
+	k  string
+	ts int64
+}
+
+// stepSource is a live source that yields its rows in random-sized batches, one
+// batch each time the test's driver sends on step, sometimes reporting that it
+// waits for input. It makes the interleaving of two streams the driver's choice.
+type stepSource struct {
+	rows []row
+	rng  *rand.Rand
+	step chan struct{}
+	done chan struct{}
+	pos  int
+}
+
+func (s *stepSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	b.Reset()
+	<-s.step
+	if s.pos == len(s.rows) {
+		close(s.done)
+		return io.EOF
+	}
+	if s.rng.Intn(4) == 0 {
+		return ErrWaiting
+	}
+	n := 1 + s.rng.Intn(5)
+	for ; n > 0 && s.pos < len(s.rows); n-- {
+		r := s.rows[s.pos]
+		i := b.N
+		b.Cols[0].Null[i] = r.k == ""
+		b.Cols[0].S[i] = []byte(r.k)
+		b.Cols[1].Null[i] = false
+		b.Cols[1].I[i] = r.ts
+		b.Pos[i] = int64(s.pos + 1)
+		b.N++
+		s.pos++
+	}
+	return nil
+}
+
+func (s *stepSource) Position(line int64) string { return fmt.Sprint("test:", line) }
+func (s *stepSource) Progress() (int64, int64)   { return 0, 0 }
+func (s *stepSource) Close() error               { return nil }
+
+// collect is a sink that records the main output's key column.
+type collect struct{ out []string }
+
+func (c *collect) Rows(r *Routed) error {
+	for i := 0; i < r.N; i++ {
+		if k := r.Dest[i]; k >= 0 {
+			p := r.Parts[k]
+			key := ""
+			if !p.Cols[0].Null[i] {
+				key = string(p.Cols[0].S[i])
+			}
+			c.out = append(c.out, fmt.Sprintf("%s@%d", key, p.Cols[1].I[i]))
+		}
+	}
+	return nil
+}
+func (c *collect) Errors(string, []ErrorRow) error { return nil }
+func (c *collect) Flush() error                    { return nil }
+func (c *collect) Close() error                    { return nil }
+
+// planEventJoin plans SQL over an unbounded probe stream l and build stream r,
+// both (k VARCHAR, ts BIGINT) with watermarks ts - ldelay / ts - rdelay ms.
+func planEventJoin(t *testing.T, sql string, ldelay, rdelay int) *planner.Job {
+	t.Helper()
+	ddl := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SECOND) WITH ('connector'='socket', 'port'='1');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SECOND) WITH ('connector'='socket', 'port'='1');
+`, float64(ldelay)/1000, float64(rdelay)/1000)
+	src := ddl + sql
+	script, err := parser.Parse("test", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New()
+	var job *planner.Job
+	for _, st := range script.Stmts {
+		switch st := st.(type) {
+		case *parser.CreateStream:
+			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: st.Watermark,
+				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
+			if s.Connector, s.Options, err = catalog.ValidateOptions(st.Options, s.Columns, 0); err != nil {
+				t.Fatal(err)
+			}
+			cat.Add(s)
+		case *parser.Select:
+			p := &planner.Planner{Cat: cat, Source: src}
+			b, err := p.PlanSelect(st)
+			if err != nil {
+				t.Fatal(parser.FormatError("test", src, err.(*parser.Error)))
+			}
+			if job, err = planner.NewJob(b.Stream, nil, b, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return job
+}
+
+// reference computes SPEC 2.2's event-time answer naively: a left row (k, t)
+// matches when some build row with key k and time <= t was not late (its time not
+// below the build watermark before it); semi keeps matches, anti the rest.
+func reference(left, right []row, rdelay int64, anti bool) []string {
+	var wm int64
+	set := false
+	var live []row
+	for _, r := range right {
+		if !(set && r.ts < wm) && r.k != "" {
+			live = append(live, r)
+		}
+		if !set || r.ts-rdelay > wm {
+			wm, set = r.ts-rdelay, true
+		}
+	}
+	var out []string
+	for _, l := range left {
+		match := false
+		for _, r := range live {
+			if l.k != "" && r.k == l.k && r.ts <= l.ts {
+				match = true
+			}
+		}
+		if match != anti {
+			out = append(out, fmt.Sprintf("%s@%d", l.k, l.ts))
+		}
+	}
+	return out
+}
+
+func randomRows(rng *rand.Rand, n int) []row {
+	rows := make([]row, n)
+	var t int64 = 1000
+	for i := range rows {
+		t += int64(rng.Intn(40)) - 15 // mostly increasing, sometimes out of order
+		k := string(rune('a' + rng.Intn(4)))
+		if rng.Intn(10) == 0 {
+			k = ""
+		}
+		rows[i] = row{k: k, ts: t}
+	}
+	return rows
+}
+
+// TestEventTimeJoinDeterministic feeds random inputs in many random interleavings
+// and checks every run gives the same output, equal to the naive reference
+// (SPEC 2.2: the answer never depends on how the two inputs interleave).
+func TestEventTimeJoinDeterministic(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		left, right := randomRows(rng, 10+rng.Intn(60)), randomRows(rng, 10+rng.Intn(60))
+		rdelay := int64(rng.Intn(30))
+		anti := seed%2 == 0
+		op := "SEMI"
+		if anti {
+			op = "ANTI"
+		}
+		job := planEventJoin(t, fmt.Sprintf("SELECT l.k, l.ts FROM l %s JOIN r ON l.k = r.k;", op), rng.Intn(20), int(rdelay))
+		want := strings.Join(reference(left, right, rdelay, anti), " ")
+		for run := 0; run < 8; run++ {
+			ls := &stepSource{rows: left, rng: rand.New(rand.NewSource(seed*100 + int64(run))), step: make(chan struct{}), done: make(chan struct{})}
+			rs := &stepSource{rows: right, rng: rand.New(rand.NewSource(seed*1000 + int64(run))), step: make(chan struct{}), done: make(chan struct{})}
+			ctx, cancel := context.WithCancel(context.Background())
+			go drive(ctx, rand.New(rand.NewSource(int64(run))), ls, rs)
+			sink := &collect{}
+			var stats Stats
+			stats.stream(job.Stream)
+			err := runJob(ctx, job, ls, []Source{rs}, []*planner.Branch{job.Main}, sink, &stats)
+			cancel()
+			if err != nil {
+				t.Fatalf("seed %d run %d: %v", seed, run, err)
+			}
+			if got := strings.Join(sink.out, " "); got != want {
+				t.Fatalf("seed %d run %d (%s, build delay %d):\ngot  %s\nwant %s", seed, run, op, rdelay, got, want)
+			}
+		}
+	}
+}
+
+// drive steps the two sources in a random order until both ended.
+func drive(ctx context.Context, rng *rand.Rand, a, b *stepSource) {
+	as, bs := a.step, b.step
+	for as != nil || bs != nil {
+		first, second := as, bs
+		if rng.Intn(2) == 0 {
+			first, second = bs, as
+		}
+		select {
+		case first <- struct{}{}:
+		case <-ctx.Done():
+			return
+		default:
+			select {
+			case first <- struct{}{}:
+			case second <- struct{}{}:
+			case <-a.done:
+				as = nil
+			case <-b.done:
+				bs = nil
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// TestEventTimeJoinPlanningErrors checks SPEC 2.2's planning errors for an
+// unbounded build side.
+func TestEventTimeJoinPlanningErrors(t *testing.T) {
+	src := `CREATE STREAM l (k VARCHAR, ts BIGINT) WITH ('connector'='socket', 'port'='1');
+SELECT l.k FROM l SEMI JOIN r ON l.k = r.k;`
+	script, _ := parser.Parse("t", src)
+	cat := catalog.New()
+	for _, name := range []string{"l", "r"} {
+		s := &catalog.Stream{Name: name, EventTime: -1, Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
+		s.Connector, s.Options, _ = catalog.ValidateOptions(script.Stmts[0].(*parser.CreateStream).Options, s.Columns, 0)
+		cat.Add(s)
+	}
+	p := &planner.Planner{Cat: cat, Source: src}
+	_, err := p.PlanSelect(script.Stmts[1].(*parser.Select))
+	if err == nil || !strings.Contains(err.Error(), "needs a WATERMARK on both streams") {
+		t.Errorf("error %v, want one that asks for watermarks", err)
+	}
+}
