@@ -93,7 +93,6 @@ CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SE
 		t.Fatal(err)
 	}
 	cat := catalog.New()
-	var job *planner.Job
 	for _, st := range script.Stmts {
 		switch st := st.(type) {
 		case *parser.CreateStream:
@@ -104,15 +103,28 @@ CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SE
 			}
 			cat.Add(s)
 		case *parser.Select:
-			p := &planner.Planner{Cat: cat, Source: src}
-			b, err := p.PlanSelect(st)
-			if err != nil {
-				t.Fatal(parser.FormatError("test", src, err.(*parser.Error)))
-			}
-			if job, err = planner.NewJob(b.Stream, nil, b, src); err != nil {
-				t.Fatal(err)
-			}
+			return planWith(t, cat, src[st.Start:st.End])
 		}
+	}
+	t.Fatal("no SELECT")
+	return nil
+}
+
+// planWith plans one main query over cat into a job.
+func planWith(tb testing.TB, cat *catalog.Catalog, sql string) *planner.Job {
+	tb.Helper()
+	script, err := parser.Parse("test", sql)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &planner.Planner{Cat: cat, Source: sql}
+	b, err := p.PlanSelect(script.Stmts[0].(*parser.Select))
+	if err != nil {
+		tb.Fatal(parser.FormatError("test", sql, err.(*parser.Error)))
+	}
+	job, err := planner.NewJob(b.Stream, nil, b, sql)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return job
 }

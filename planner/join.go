@@ -241,32 +241,35 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 	return j, nil
 }
 
-// Describe renders the join for EXPLAIN (SPEC 2.2: mode, build and probe sides,
-// strategy, and the state that grows).
-func (j *Join) Describe(probe string) string {
-	mode := "semi"
+// Describe renders the join for EXPLAIN as lines (SPEC 2.2: mode, build and
+// probe sides, strategy, and the state that grows).
+func (j *Join) Describe(probe string) []string {
+	mode := "Semi"
 	if j.Mode == Anti {
-		mode = "anti"
+		mode = "Anti"
 		if j.NullAware {
-			mode = "anti (NOT IN, null-aware)"
+			mode = "Anti (NOT IN, null-aware)"
 		}
 	}
 	var keys []string
 	for i := range j.ProbeKeys {
 		keys = append(keys, fmt.Sprintf("%s = %s", j.ProbeKeys[i].Text, j.BuildKeys[i].Text))
 	}
-	strategy := "bounded, read whole first"
+	strategy := "bounded: read whole first"
 	state := "distinct build keys"
 	if j.EventTime() {
-		strategy = "unbounded, event time: a left row waits until the build watermark passes its event time"
-		state = "distinct build keys with their earliest event time; held left rows, released as the build watermark passes"
+		strategy = "unbounded: by event time, a probe row waits until the build watermark passes it"
+		state = "distinct build keys with their earliest event time; held probe rows, released as the build watermark passes"
 	}
-	s := fmt.Sprintf("%s hash join: probe %s, build %s (%s), keys %s", mode, probe, j.Build.Name, strategy, strings.Join(keys, " AND "))
+	lines := []string{
+		fmt.Sprintf("%s hash join: probe %s, build %s (%s)", mode, probe, j.Build.Name, strategy),
+		"  keys: " + strings.Join(keys, " AND "),
+	}
 	if j.BuildFilter != nil {
-		s += ", build filter " + j.BuildFilter.Text
+		lines = append(lines, "  build filter: "+j.BuildFilter.Text)
 	}
 	if j.ProbeFilter != nil {
-		s += ", probe condition " + j.ProbeFilter.Text
+		lines = append(lines, "  probe condition: "+j.ProbeFilter.Text)
 	}
-	return s + "; state: " + state
+	return append(lines, "  state: "+state)
 }

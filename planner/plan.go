@@ -468,6 +468,7 @@ func (j *Job) Explain() string {
 	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es), then main\n", len(j.Branches))
 	for i, b := range j.Branches {
 		fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
+		b.describeJoin(&sb)
 	}
 	if j.Main != nil {
 		fmt.Fprintf(&sb, "    main: %s", j.Main.describe())
@@ -475,6 +476,7 @@ func (j *Job) Explain() string {
 			fmt.Fprintf(&sb, " LIMIT %d", j.Main.Limit)
 		}
 		sb.WriteString("\n")
+		j.Main.describeJoin(&sb)
 	} else {
 		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
 	}
@@ -484,15 +486,17 @@ func (j *Job) Explain() string {
 	return sb.String()
 }
 
-func (b *Branch) describe() string {
-	s := b.describeProjection()
-	if b.Join != nil {
-		s = b.Join.Describe(b.Stream.Name) + ", " + s
+// describeJoin writes the branch's join, if any, under the branch's line.
+func (b *Branch) describeJoin(sb *strings.Builder) {
+	if b.Join == nil {
+		return
 	}
-	return s
+	for _, l := range b.Join.Describe(b.Stream.Name) {
+		sb.WriteString("      " + l + "\n")
+	}
 }
 
-func (b *Branch) describeProjection() string {
+func (b *Branch) describe() string {
 	var cols []string
 	for i, e := range b.Project {
 		c := b.Columns[i].Name

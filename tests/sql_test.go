@@ -110,7 +110,7 @@ func TestExplainJoin(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"anti hash join", "probe l", "build r", "read whole first", "distinct build keys", "Source: l"} {
+	for _, want := range []string{"Anti hash join", "probe l", "build r", "read whole first", "distinct build keys", "Source: l"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, out)
 		}
