@@ -202,6 +202,15 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 			}
 		}
 	}
+	if q, d := vals["csv.quote"], vals["csv.delimiter"]; q != "" && q == d {
+		at := stmtPos
+		for _, o := range opts {
+			if o.Key == "csv.quote" || o.Key == "csv.delimiter" {
+				at = o.ValuePos
+			}
+		}
+		return nil, nil, parser.Errorf(at, "'csv.quote' and 'csv.delimiter' are both '%s'; they must differ", q)
+	}
 	return spec, vals, nil
 }
 

@@ -101,11 +101,11 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 		return sc.between(n)
 	case *ast.PatternInExpr:
 		if n.Sel != nil {
-			return nil, parser.Errorf(sc.pos(n), "IN (subquery) is not supported yet (it becomes a semi join); use a side branch or a literal list")
+			return nil, parser.Errorf(sc.pos(n), "IN (subquery) must be a term of WHERE joined by AND (not inside OR, NOT, CASE or a select list): it becomes a semi join; split an OR into side branches")
 		}
 		return sc.inList(n)
 	case *ast.ExistsSubqueryExpr:
-		return nil, parser.Errorf(sc.pos(n), "EXISTS (subquery) is not supported yet (it becomes a semi join)")
+		return nil, parser.Errorf(sc.pos(n), "EXISTS (subquery) must be a term of WHERE joined by AND (not inside OR, CASE or a select list): it becomes a semi join; split an OR into side branches")
 	case *ast.SubqueryExpr:
 		return nil, parser.Errorf(sc.pos(n), "subqueries are not supported here")
 	case *ast.PatternLikeOrIlikeExpr:
@@ -130,8 +130,12 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 		return sc.call(n)
 	case *ast.DefaultExpr:
 		return nil, parser.Errorf(sc.pos(n), "DEFAULT is not supported in a stream query")
+	case *ast.AggregateFuncExpr:
+		return nil, parser.Errorf(sc.pos(n), "aggregate functions (%s) are not supported: a stream query filters, projects, routes and joins rows one by one", strings.ToUpper(n.F))
+	case *ast.WindowFuncExpr:
+		return nil, parser.Errorf(sc.pos(n), "window functions are not supported: a stream query works row by row")
 	}
-	return nil, parser.Errorf(sc.pos(n), "this expression is not supported: %s", exprText(n))
+	return nil, parser.Errorf(sc.pos(n), "this kind of expression is not supported here")
 }
 
 // constVec returns a vector of type t with every slot set by set.
@@ -222,6 +226,9 @@ func (sc *scope) isBoolWord(n *test_driver.ValueExpr) bool {
 }
 
 func (sc *scope) unary(n *ast.UnaryOperationExpr) (*Expr, error) {
+	if v, ok := n.V.(*test_driver.ValueExpr); ok && n.Op == opcode.Minus && v.Kind() == test_driver.KindUint64 && v.GetUint64() == 1<<63 {
+		return intConst(math.MinInt64, "-9223372036854775808"), nil // the smallest BIGINT
+	}
 	x, err := sc.compile(n.V)
 	if err != nil {
 		return nil, err

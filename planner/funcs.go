@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -296,9 +297,13 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 	if !ok {
 		return nil, parser.Errorf(sc.pos(n), "an INTERVAL needs a unit")
 	}
-	amount, err := strconv.ParseFloat(strings.TrimSpace(lit.GetDatumString()), 64)
+	text := lit.GetDatumString()
+	if lit.Kind() != test_driver.KindString {
+		text = fmt.Sprint(lit.GetValue()) // INTERVAL 5 SECOND, INTERVAL 0.5 SECOND
+	}
+	amount, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 	if err != nil {
-		return nil, parser.Errorf(sc.pos(n.Args[1]), "INTERVAL amount '%s' is not a number", lit.GetDatumString())
+		return nil, parser.Errorf(sc.pos(n.Args[1]), "INTERVAL amount '%s' is not a number", text)
 	}
 	var ms float64
 	switch unit.Unit {

@@ -142,7 +142,10 @@ func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 // buildJoin lowers a join condition between left (the probe stream, index 0 of
 // two) and right (the build stream) into a Join: key equalities, and conditions
 // that reference one side only (SPEC 2.2: anything else is a planning error).
-func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraKeys [][2]ast.ExprNode, pos int, text string, leftWM int) (*Join, error) {
+//
+// keyless allows a join without key equalities (an uncorrelated EXISTS: every
+// probe row matches when the build side has a row).
+func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraKeys [][2]ast.ExprNode, keyless bool, pos int, text string, leftWM int) (*Join, error) {
 	right := two.rels[1].stream
 	types, _ := batchLayout(right)
 	j := &Join{Mode: mode, Build: right, BuildTypes: types, Text: text, Pos: pos, ProbeTime: -1, BuildTime: -1}
@@ -228,7 +231,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		}
 		return nil, parser.Errorf(two.pos(c), "a join condition may compare keys with = (left.col = right.col) or reference one side only; this one mixes both sides: %s", exprText(c))
 	}
-	if len(j.ProbeKeys) == 0 {
+	if len(j.ProbeKeys) == 0 && !keyless {
 		return nil, parser.Errorf(pos, "the join needs at least one key equality between the streams, like %s.k = %s.k", two.rels[0].name, two.rels[1].name)
 	}
 	var err error

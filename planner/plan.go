@@ -148,7 +148,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		if joinMode == Anti {
 			word = "ANTI JOIN"
 		}
-		if j, err = p.buildJoin(two, joinMode, on, nil, pos(rightTS), name+" "+word+" "+rname, wm); err != nil {
+		if j, err = p.buildJoin(two, joinMode, on, nil, false, pos(rightTS), name+" "+word+" "+rname, wm); err != nil {
 			return nil, err
 		}
 		sc.hidden = rname
@@ -176,7 +176,13 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if b.Where, err = andAll(sc, rest, "WHERE"); err != nil {
 		return nil, err
 	}
+	var fieldOf []ast.Node // the select field each output column comes from
+	var last ast.Node
 	for _, f := range q.Fields.Fields {
+		for len(fieldOf) < len(b.Columns) {
+			fieldOf = append(fieldOf, last)
+		}
+		last = f
 		if f.WildCard != nil {
 			tbl := f.WildCard.Table.O
 			if sc.hidden != "" && strings.EqualFold(tbl, sc.hidden) {
@@ -211,6 +217,16 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		}
 		b.Project = append(b.Project, e)
 		b.Columns = append(b.Columns, catalog.Column{Name: colName, Type: e.Type})
+	}
+	for len(fieldOf) < len(b.Columns) {
+		fieldOf = append(fieldOf, last)
+	}
+	for i, c := range b.Columns {
+		for _, d := range b.Columns[:i] {
+			if strings.EqualFold(c.Name, d.Name) {
+				return nil, parser.Errorf(pos(fieldOf[i]), "the output has two columns named '%s'; give one of them another name with AS", c.Name)
+			}
+		}
 	}
 	if q.Limit != nil {
 		if sel.Side != "" {
@@ -335,7 +351,7 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 	} else if not {
 		text = "NOT " + text
 	}
-	j, err := p.buildJoin(two, mode, cond, keys, pos(c), text, wm)
+	j, err := p.buildJoin(two, mode, cond, keys, in == nil, pos(c), text, wm)
 	if err != nil {
 		return nil, err
 	}

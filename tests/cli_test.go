@@ -146,3 +146,33 @@ func TestBinaryPipes(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
 	}
 }
+
+// TestUserMistakes checks the errors and edge cases a newcomer met: each is
+// either accepted as MySQL/Flink users expect or refused with a positioned
+// message that says what to do.
+func TestUserMistakes(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1)
+	files := map[string]string{"s.csv": "d1,1000,5.5\nd2,2000,80\n"}
+	cases := []struct {
+		name, sql, stdout, stderr string
+		code                      int
+	}{
+		{"INTERVAL without quotes", ddl + "SELECT ts - INTERVAL 1 SECOND AS t FROM sensors;", "t\n0\n1000\n", "", 0},
+		{"the smallest BIGINT literal", ddl + "SELECT -9223372036854775808 AS m FROM sensors LIMIT 1;", "m\n-9223372036854775808\n", "", 0},
+		{"aggregates", ddl + "SELECT COUNT(*) FROM sensors;", "", "aggregate functions (COUNT) are not supported", 2},
+		{"duplicate output names", ddl + "SELECT ts AS a, temperature AS A FROM sensors;", "", "two columns named 'A'", 2},
+		{"duplicate names from a wildcard", ddl + "SELECT *, ts FROM sensors;", "", "line 3, column 11", 2},
+		{"quote equals delimiter", "CREATE STREAM q (a VARCHAR) WITH ('connector'='file', 'path'='s.csv', 'csv.delimiter'='\"');", "", "'csv.quote' and 'csv.delimiter' are both", 2},
+		{"drop a stream with pending branches", ddl + "SELECT deviceNo INTO SIDE 'x' FROM sensors;\nDROP STREAM sensors;", "", "pending side branches ('x')", 2},
+		{"IN subquery under OR", ddl + "SELECT * FROM sensors WHERE deviceNo IN (SELECT deviceNo FROM sensors) OR ts = 1;", "", "must be a term of WHERE joined by AND", 2},
+		{"uncorrelated EXISTS", ddl + "SELECT deviceNo FROM sensors WHERE EXISTS (SELECT 1 FROM sensors WHERE temperature > 70);", "deviceNo\nd1\nd2\n", "", 0},
+		{"uncorrelated NOT EXISTS", ddl + "SELECT deviceNo FROM sensors WHERE NOT EXISTS (SELECT 1 FROM sensors WHERE temperature > 100);", "deviceNo\nd1\nd2\n", "", 0},
+		{"uncorrelated EXISTS over nothing", ddl + "SELECT deviceNo FROM sensors WHERE EXISTS (SELECT 1 FROM sensors WHERE temperature > 100);", "deviceNo\n", "", 0},
+	}
+	for _, c := range cases {
+		out, errs, code := runSQL(t, files, c.sql, "--format", "csv")
+		if code != c.code || out != c.stdout || !strings.Contains(errs, c.stderr) {
+			t.Errorf("%s: exit %d (want %d), stdout %q (want %q), stderr %q (want %q)", c.name, code, c.code, out, c.stdout, errs, c.stderr)
+		}
+	}
+}

@@ -102,19 +102,21 @@ func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) e
 	case *parser.CreateStream:
 		return s.createStream(sc, st)
 	case *parser.DropStream:
-		if !s.Cat.Drop(st.Name) {
+		x := s.Cat.Lookup(st.Name)
+		if x == nil {
 			if st.IfExists {
 				return nil
 			}
 			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
 		}
-		kept := s.pending[:0]
-		for _, b := range s.pending {
-			if !strings.EqualFold(b.Stream.Name, st.Name) {
-				kept = append(kept, b)
+		if pend := s.branchesOf(x); len(pend) > 0 {
+			var names []string
+			for _, b := range pend {
+				names = append(names, "'"+b.Side+"'")
 			}
+			return parser.Errorf(st.NamePos, "stream %s has pending side branches (%s); RUN them or DROP SIDE them first", x.Name, strings.Join(names, ", "))
 		}
-		s.pending = kept
+		s.Cat.Drop(st.Name)
 		return nil
 	case *parser.Select:
 		b, err := p.PlanSelect(st)
