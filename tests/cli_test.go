@@ -176,3 +176,29 @@ func TestUserMistakes(t *testing.T) {
 		}
 	}
 }
+
+// TestFlags checks --version, --help, --timer and a bad --format (SPEC 4).
+func TestFlags(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1)
+	files := map[string]string{"s.csv": "d1,1,5.5\nd2,2,80\n"}
+	out, _, code := runSQL(t, files, "", "--version")
+	if code != 0 || !strings.HasPrefix(out, "streamql ") {
+		t.Errorf("--version: exit %d out %q", code, out)
+	}
+	out, _, code = runSQL(t, files, "", "--help")
+	if code != 0 || !strings.Contains(out, "--side-dir") || !strings.Contains(out, "streamql script.sql") {
+		t.Errorf("--help: exit %d out %q", code, out)
+	}
+	_, errs, code := runSQL(t, files, ddl+"SELECT * FROM sensors;", "--timer", "--format", "csv")
+	if code != 0 || !strings.Contains(errs, "2 rows in ") || !strings.Contains(errs, "rows/s") {
+		t.Errorf("--timer: exit %d stderr %q", code, errs)
+	}
+	_, errs, code = runSQL(t, files, ddl, "--format", "xml")
+	if code != 2 || !strings.Contains(errs, "unknown --format 'xml'") {
+		t.Errorf("bad format: exit %d stderr %q", code, errs)
+	}
+	out, _, code = runSQL(t, files, ddl+"SET 'format' = 'json';\nSELECT deviceNo FROM sensors;")
+	if code != 0 || out != "{\"deviceNo\":\"d1\"}\n{\"deviceNo\":\"d2\"}\n" {
+		t.Errorf("SET format: exit %d out %q", code, out)
+	}
+}
