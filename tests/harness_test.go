@@ -47,7 +47,6 @@ type result struct {
 	code   int
 	stdout string
 	stderr string
-	sides  map[string]string // file name -> contents, under --side-dir
 }
 
 // runner runs streamql with args in dir, writing side outputs to sideDir.
