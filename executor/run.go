@@ -67,6 +67,7 @@ type RowError struct {
 	Reason   string
 }
 
+// Error renders the failure: position, stream, reason, and what to do instead.
 func (e *RowError) Error() string {
 	return fmt.Sprintf("%s: malformed row in stream %s: %s (the stream has 'errors'='fail'; use 'errors'='side' to send such rows to the errors side output)", e.Position, e.Stream, e.Reason)
 }
