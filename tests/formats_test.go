@@ -20,6 +20,16 @@ SELECT name, ts, t, t * 2 AS twice FROM s;
 		t.Run(f, func(t *testing.T) {
 			out, errs, code := runSQL(t, map[string]string{"s.csv": data}, sql, "--format", f)
 			got := "exit " + string(rune('0'+code)) + "\n--- stdout\n" + out + "--- stderr\n" + errs
+			// the same job with --side-dir: stdout holds main only, each side
+			// output and the errors output get their file (SPEC 4)
+			dir := t.TempDir()
+			out, errs, code = runSQL(t, map[string]string{"s.csv": data}, sql+sql[strings.Index(sql, "SELECT"):], "--format", f, "--side-dir", dir)
+			got += "=== with --side-dir, the job run twice (side files append)\nexit " + string(rune('0'+code)) + "\n--- stdout\n" + out + "--- stderr\n" + errs
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+				got += "--- " + e.Name() + "\n" + string(b)
+			}
 			golden := filepath.Join("testdata", "formats", f+".out")
 			if *update {
 				os.MkdirAll(filepath.Dir(golden), 0o755)
