@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"streamql/executor/textenc"
 	"streamql/parser"
 )
 
@@ -53,7 +54,7 @@ var formatOptions = []OptionSpec{
 	{Name: "csv.quote", Kind: OptChar, Default: `"`, Doc: "quote character (RFC 4180 quoting)"},
 	{Name: "csv.null-literal", Kind: OptString, Doc: "an unquoted field equal to this is NULL"},
 	{Name: "csv.allow-ragged", Kind: OptBool, Default: "false", Doc: "true reads missing trailing fields as NULL and drops extra ones"},
-	{Name: "encoding", Kind: OptString, Default: "utf-8", Doc: "input text encoding (utf-8, gbk, gb18030, latin1, utf-16le, utf-16be)"},
+	{Name: "encoding", Kind: OptString, Default: "utf-8", Doc: "input text encoding (utf-8, gbk, gb18030, latin1, windows-1252, utf-16le, utf-16be; common aliases)"},
 	{Name: "errors", Kind: OptEnum, Values: []string{"side", "skip", "fail"}, Default: "side", Doc: "malformed rows: side (to the errors side output), skip, or fail"},
 	{Name: "errors.side", Kind: OptString, Default: "errors", Doc: "name of the errors side output"},
 }
@@ -185,6 +186,11 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 		}
 		if key == "errors.side" && (v == "" || len([]rune(v)) > 64 || v == "main" || strings.Contains(v, "/")) {
 			return nil, nil, parser.Errorf(o.ValuePos, "option 'errors.side': '%s' is not a side output name (1 to 64 characters, not 'main', no '/')", v)
+		}
+		if key == "encoding" {
+			if _, err := textenc.Lookup(v); err != nil || strings.TrimSpace(v) == "" {
+				return nil, nil, parser.Errorf(o.ValuePos, "option 'encoding': unknown encoding '%s'; use one of: %s", v, strings.Join(textenc.Names(), ", "))
+			}
 		}
 		vals[key] = v
 		written[key] = true

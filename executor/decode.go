@@ -6,38 +6,80 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/csvdec"
+	"streamql/executor/jsondec"
+	"streamql/executor/textenc"
 	"streamql/executor/vector"
 )
 
-// Decoder turns a byte stream into batches of a stream's rows (csvdec.Decoder is
-// one). Decode resets b, fills it with up to vector.Cap rows, appends malformed
-// rows to *bad, and returns io.EOF when it returns nothing and the input ended.
+// Decoder turns a byte stream into batches of a stream's rows (csvdec.Decoder and
+// jsondec.Decoder are two). Decode resets b, fills it with up to vector.Cap rows,
+// appends malformed rows to *bad, and returns io.EOF when it returns nothing and
+// the input ended.
 type Decoder interface {
 	Decode(b *vector.Batch, bad *[]BadRow) error
 	BytesRead() int64
 }
 
-// newDecoder returns the decoder of st's 'format' over r, with st's format options
-// (SPEC 1).
+// newDecoder returns the decoder of st's 'format' (csv or json) over r, with st's
+// format options and 'encoding' (SPEC 1). An input not in UTF-8 goes through a
+// textenc.Reader, which transcodes it line by line and tells the decoder which
+// lines held invalid bytes, so those rows are malformed with their input bytes as
+// raw text.
 func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
-	if st.Options["format"] != "csv" {
-		return nil, fmt.Errorf("stream %s: format '%s' is not supported yet; use 'format'='csv'", st.Name, st.Options["format"])
+	enc, err := textenc.Lookup(st.Options["encoding"])
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
 	}
-	if enc := st.Options["encoding"]; enc != "utf-8" && enc != "utf8" && enc != "UTF-8" {
-		return nil, fmt.Errorf("stream %s: 'encoding'='%s' is not supported yet; use utf-8", st.Name, enc)
+	var tr *textenc.Reader
+	var lines csvdec.LineChecker
+	if !enc.IsUTF8() {
+		tr = textenc.NewReader(r, enc)
+		r, lines = tr, tr
 	}
-	opts := csvdec.Options{
-		Delimiter:   st.Options["csv.delimiter"][0],
-		Quote:       st.Options["csv.quote"][0],
-		Header:      st.Options["csv.header"] == "true",
-		AllowRagged: st.Options["csv.allow-ragged"] == "true",
-	}
+	var notNull []bool
 	if st.EventTime >= 0 {
-		opts.NotNull = make([]bool, len(st.Columns))
-		opts.NotNull[st.EventTime] = true
+		notNull = make([]bool, len(st.Columns))
+		notNull[st.EventTime] = true
 	}
-	if nl, ok := st.Options["csv.null-literal"]; ok {
-		opts.NullLiteral, opts.HasNull = []byte(nl), true
+	var dec Decoder
+	switch format := st.Options["format"]; format {
+	case "csv", "":
+		opts := csvdec.Options{
+			Delimiter:   optByte(st.Options["csv.delimiter"]),
+			Quote:       optByte(st.Options["csv.quote"]),
+			Header:      st.Options["csv.header"] == "true",
+			AllowRagged: st.Options["csv.allow-ragged"] == "true",
+			NotNull:     notNull,
+			Lines:       lines,
+		}
+		if nl, ok := st.Options["csv.null-literal"]; ok {
+			opts.NullLiteral, opts.HasNull = []byte(nl), true
+		}
+		dec = csvdec.NewDecoder(r, st.Names(), st.Types(), opts)
+	case "json":
+		dec = jsondec.NewDecoder(r, st.Names(), st.Types(), jsondec.Options{NotNull: notNull, Lines: lines})
+	default:
+		return nil, fmt.Errorf("stream %s: unknown 'format' = '%s'; use csv or json", st.Name, format)
 	}
-	return csvdec.NewDecoder(r, st.Names(), st.Types(), opts), nil
+	if tr != nil {
+		dec = transcoded{dec, tr}
+	}
+	return dec, nil
 }
+
+// optByte is a one-byte option's value, or 0 (the decoder's default) when unset.
+func optByte(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
+}
+
+// transcoded is a decoder reading through a textenc.Reader: its progress counts
+// the source's bytes, not the transcoded ones.
+type transcoded struct {
+	Decoder
+	tr *textenc.Reader
+}
+
+func (t transcoded) BytesRead() int64 { return t.tr.BytesRead() }

@@ -2,86 +2,101 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
+	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/csvdec"
-	"streamql/executor/vector"
+	"streamql/planner"
 )
 
 // ErrWaiting is returned by Source.Next when the source has no row ready and is
-// about to wait for input; the job flushes its sinks and calls Next again.
-var ErrWaiting = errors.New("source waiting for input")
+// about to wait for input; the job flushes its sinks and calls Next again with
+// the same batch.
+var ErrWaiting = connector.ErrWaiting
 
 // BadRow is a malformed input row (alias of the CSV decoder's type, shared by all
 // decoders).
 type BadRow = csvdec.BadRow
 
-// Source produces batches of a stream's rows.
-type Source interface {
-	// Next resets b and fills it with the next rows (b.N >= 0), appending malformed
-	// rows to *bad. It returns io.EOF at the end, ErrWaiting (see there), or a read
-	// error.
-	Next(b *vector.Batch, bad *[]BadRow) error
-	// Position renders a source position for messages and the errors side output
-	// (SPEC 1: path:line with the path as written, stdin:line, host:port:line).
-	Position(line int64) string
-	// Progress returns the bytes read so far and the total (0 when unknown).
-	Progress() (read, total int64)
-	Close() error
-}
+// Source produces batches of a stream's rows; the connectors of SPEC 1 live in
+// executor/connector, one file each.
+type Source = connector.Source
 
-// Env gives a job what it opens: the working directory of relative paths comes
-// from each stream's BaseDir; Stdin is the process's standard input.
+// Env gives jobs what they open, and keeps what lives longer than one job: the
+// session's stdin, the rows inserted into values streams, the clock of paced
+// datagen streams. The working directory of relative paths comes from each
+// stream's BaseDir. The zero value (with Stdin set) is ready to use.
 type Env struct {
+	// Stdin is the process's standard input, read by stdin streams.
 	Stdin io.Reader
+	// Clock paces datagen streams and gives their event time; nil is the wall
+	// clock (tests inject a fake one).
+	Clock connector.Clock
+
+	mu     sync.Mutex
+	stdin  *connector.Stdin
+	values map[*catalog.Stream]*connector.Table
+	wrap   func(st *catalog.Stream, src Source) Source
 }
 
-// Open opens the source of st. Errors name the stream, the option and what to do.
+// SetSourceHook makes every source a job opens pass through f (nil: none); the
+// wrapper's methods run on the job's goroutine. The CLI's progress bar uses it.
+func (e *Env) SetSourceHook(f func(st *catalog.Stream, src Source) Source) { e.wrap = f }
+
+// Open opens the source of st (see open), through the source hook when one is set.
 func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
+	src, err := e.open(ctx, st)
+	if err != nil || e.wrap == nil {
+		return src, err
+	}
+	return e.wrap(st, src), nil
+}
+
+// open opens the source of st by its connector. Errors name the stream, the
+// option and what to do.
+func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
+	newDec := func(r io.Reader) (connector.Decoder, error) { return newDecoder(st, r) }
 	switch st.Connector.Name {
 	case "file":
-		path := st.Options["path"]
-		full := path
-		if !filepath.IsAbs(full) && st.BaseDir != "" {
-			full = filepath.Join(st.BaseDir, full)
+		return connector.OpenFile(ctx, st, newDec)
+	case "stdin":
+		e.mu.Lock()
+		if e.stdin == nil {
+			e.stdin = &connector.Stdin{R: e.Stdin}
 		}
-		f, err := os.Open(full)
-		if err != nil {
-			return nil, fmt.Errorf("stream %s: cannot open 'path' = '%s' (%s): %w; a relative path is read from the declaring script's folder", st.Name, path, full, errors.Unwrap(err))
-		}
-		var total int64
-		if fi, err := f.Stat(); err == nil {
-			total = fi.Size()
-		}
-		dec, err := newDecoder(st, f)
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		return &fileSource{f: f, dec: dec, path: path, total: total}, nil
+		in := e.stdin
+		e.mu.Unlock()
+		return in.Open(ctx, st, newDec)
+	case "socket":
+		return connector.OpenSocket(ctx, st, newDec)
+	case "datagen":
+		return connector.OpenDatagen(ctx, st, e.Clock)
+	case "values":
+		return e.table(st).Open(), nil
 	}
-	return nil, fmt.Errorf("stream %s: connector '%s' is not supported yet", st.Name, st.Connector.Name)
+	return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
 }
 
-type fileSource struct {
-	f     *os.File
-	dec   Decoder
-	path  string
-	total int64
+// Insert appends rows to the values stream st (INSERT INTO ... VALUES, SPEC 3); a
+// job reading st reads the rows inserted before it starts. A stream declared
+// anew under a dropped one's name starts empty.
+func (e *Env) Insert(ins *planner.Insert) {
+	e.table(ins.Stream).Append(ins.Rows)
 }
 
-func (s *fileSource) Next(b *vector.Batch, bad *[]BadRow) error {
-	return s.dec.Decode(b, bad)
+func (e *Env) table(st *catalog.Stream) *connector.Table {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.values == nil {
+		e.values = map[*catalog.Stream]*connector.Table{}
+	}
+	t := e.values[st]
+	if t == nil {
+		t = connector.NewTable(st.Types())
+		e.values[st] = t
+	}
+	return t
 }
-
-func (s *fileSource) Position(line int64) string { return s.path + ":" + strconv.FormatInt(line, 10) }
-
-func (s *fileSource) Progress() (int64, int64) { return s.dec.BytesRead(), s.total }
-
-func (s *fileSource) Close() error { return s.f.Close() }

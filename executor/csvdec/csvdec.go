@@ -39,6 +39,18 @@ type Options struct {
 	// NotNull marks, per column, a column whose NULL makes the row malformed (the
 	// event-time column of a stream with a watermark, SPEC 2.3); nil = none.
 	NotNull []bool
+	// Lines, when set, is asked about every record before it is split: a record
+	// that holds a line the 'encoding' layer found invalid (package textenc) is
+	// malformed with the raw text and reason Lines gives. nil = no check.
+	Lines LineChecker
+}
+
+// LineChecker reports input lines found malformed before decoding (by the
+// 'encoding' layer, textenc.Reader). Check is called once per record, in input
+// order, with the record's first and last line and its text without its final
+// line end; bad means the record is malformed, with raw as its raw text.
+type LineChecker interface {
+	Check(first, last int64, text []byte) (raw []byte, reason string, bad bool)
 }
 
 // BadRow is a malformed record (SPEC 1, "Bad input").
@@ -287,6 +299,12 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 				continue
 			}
 		}
+		if d.opts.Lines != nil {
+			if raw, reason, isBad := d.opts.Lines.Check(line, line+lines-1, trimLineEnd(rec)); isBad {
+				*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: reason})
+				return true
+			}
+		}
 		if unclosed {
 			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: trimLineEnd(rec), Reason: "quote never closed"})
 			return true
@@ -416,22 +434,8 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 	nf := 0
 	errField := -1
 	if !quoted {
-		rest := rec
-		for {
-			k := bytes.IndexByte(rest, d.delim)
-			if k < 0 {
-				fs = append(fs, field{b: rest})
-				nf = len(fs)
-				break
-			}
-			fs = append(fs, field{b: rest[:k]})
-			rest = rest[k+1:]
-			if len(fs) == ncols {
-				// More fields than columns: count them without storing them.
-				nf = ncols + 1 + bytes.Count(rest, []byte{d.delim})
-				break
-			}
-		}
+		// More fields than columns are counted without being stored.
+		fs, nf = splitUnquoted(fs, rec, d.delim, ncols)
 	} else {
 		fs, errField = d.splitQuoted(fs, rec)
 		nf = len(fs)
@@ -446,10 +450,6 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 	if nf != ncols && !d.opts.AllowRagged {
 		return "expected " + strconv.Itoa(ncols) + " fields, got " + strconv.Itoa(nf)
 	}
-	validUTF8 := true
-	if d.hasVarchar {
-		validUTF8 = utf8.Valid(rec)
-	}
 	row := b.N
 	for j, v := range b.Cols[:ncols] {
 		if j >= len(fs) {
@@ -457,7 +457,7 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 			continue
 		}
 		f := fs[j]
-		if reason := d.setField(v, j, row, f, validUTF8); reason != "" {
+		if reason := d.setField(v, j, row, f); reason != "" {
 			return reason
 		}
 	}
@@ -540,9 +540,8 @@ func appendUnescaped(dst, f []byte, q byte) []byte {
 }
 
 // setField stores field f of column j as row row of v. It returns "" or the reason
-// the value is malformed. validUTF8 is false when the record holds invalid UTF-8
-// somewhere.
-func (d *Decoder) setField(v *vector.Vec, j, row int, f field, validUTF8 bool) string {
+// the value is malformed.
+func (d *Decoder) setField(v *vector.Vec, j, row int, f field) string {
 	if v.Type == catalog.Varchar {
 		s := f.b[:len(f.b):len(f.b)]
 		if !f.quoted {
@@ -559,12 +558,27 @@ func (d *Decoder) setField(v *vector.Vec, j, row int, f field, validUTF8 bool) s
 			v.Arena = appendUnescaped(v.Arena, f.b, d.quote)
 			s = v.Arena[start:len(v.Arena):len(v.Arena)]
 		}
-		if !validUTF8 && !utf8.Valid(s) {
+		if !utf8.Valid(s) { // only VARCHAR fields are checked: numbers are ASCII
 			return "column " + d.name(j) + ": invalid UTF-8"
 		}
 		v.S[row] = s
 		v.Null[row] = false
 		return ""
+	}
+	if !f.esc && !d.opts.HasNull {
+		// Fast paths: plain digits need no trimming or grammar check.
+		switch v.Type {
+		case catalog.BigInt:
+			if x, ok := digitsInt(f.b); ok {
+				v.I[row], v.Null[row] = x, false
+				return ""
+			}
+		case catalog.Double:
+			if x, ok := plainDecimal(f.b); ok {
+				v.F[row], v.Null[row] = x, false
+				return ""
+			}
+		}
 	}
 	t := f.b
 	if f.esc {

@@ -36,6 +36,22 @@ func AppendDouble(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
+	if f >= 1e-3 && f < 1e7 {
+		// Plain layout. The decimal Java picks lies in [1.0E-3, 1.0E7) exactly
+		// when f does: rounding to a double is monotonic and both bounds are
+		// doubles whose shortest decimal is the bound itself.
+		if m, k, ok := fewFractionDigits(f); ok {
+			return appendFixed(dst, m, k)
+		}
+		start := len(dst)
+		dst = strconv.AppendFloat(dst, f, 'f', -1, 64) // shortest digits, never an exponent
+		for _, c := range dst[start:] {
+			if c == '.' {
+				return dst
+			}
+		}
+		return append(dst, '.', '0')
+	}
 	var digs [24]byte
 	nd, exp := shortestDigits(&digs, f)
 	return appendJavaLayout(dst, digs[:nd], exp)
@@ -121,4 +137,63 @@ func appendJavaLayout(dst []byte, d []byte, exp int) []byte {
 		exp = -exp
 	}
 	return strconv.AppendInt(dst, int64(exp), 10)
+}
+
+// fixedPow10 are the powers of ten fewFractionDigits tries, all exact in float64.
+var fixedPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
+
+// fewFractionDigits finds, for 1e-3 <= f < 1e7, the decimal m × 10^-k with the
+// fewest fraction digits k <= 8 that reads back to f, when m < 10^15; ok is false
+// when there is none (f then needs more digits, and the caller falls back to
+// strconv's shortest formatting).
+//
+// Why the result is the decimal Java prints: m and 10^k are exact doubles, so
+// m / 10^k is correctly rounded, i.e. it equals f exactly when the decimal reads
+// back to f. The rounding interval of f is narrower than ulp(f) <= 2^-29 < 10^-8,
+// so at most one decimal with k fraction digits reads back to f, and the computed
+// f×10^k lies within 0.1 + 0.07 of it, so math.Round finds it. The first k that
+// works gives the fewest significant digits: a decimal of equal length with more
+// fraction digits would have to sit just below a power of ten 10^q <= m×10^-k,
+// at least 10^(q-15) away from it, far more than ulp(f) allows. A single
+// significant digit is no exception for these normal doubles (see shortestDigits).
+func fewFractionDigits(f float64) (m uint64, k int, ok bool) {
+	for k, p := range fixedPow10 {
+		x := f * p
+		if x >= 1e15 {
+			return 0, 0, false
+		}
+		r := math.Round(x)
+		if r/p == f {
+			return uint64(r), k, true
+		}
+	}
+	return 0, 0, false
+}
+
+// appendFixed appends m × 10^-k with exactly k fraction digits (k > 0), or m
+// followed by ".0" (k = 0).
+func appendFixed(dst []byte, m uint64, k int) []byte {
+	var buf [24]byte
+	i := len(buf)
+	if k == 0 {
+		i -= 2
+		buf[i], buf[i+1] = '.', '0'
+	} else {
+		for ; k > 0; k-- {
+			i--
+			buf[i] = byte('0' + m%10)
+			m /= 10
+		}
+		i--
+		buf[i] = '.'
+	}
+	for {
+		i--
+		buf[i] = byte('0' + m%10)
+		m /= 10
+		if m == 0 {
+			break
+		}
+	}
+	return append(dst, buf[i:]...)
 }

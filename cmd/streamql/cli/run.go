@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -47,6 +48,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	files := fs.StringArrayP("file", "f", nil, "run a script file (may repeat)")
 	inline := fs.StringArrayP("execute", "e", nil, "run inline SQL (may repeat)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (for development)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -67,6 +69,22 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *version {
 		fmt.Fprintln(stdout, "streamql "+Version)
 		return exitOK
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "error: --cpuprofile: %v\n", err)
+			return exitPlanning
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			fmt.Fprintf(stderr, "error: --cpuprofile: %v\n", err)
+			return exitPlanning
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	if !render.ValidFormat(*format) {
 		fmt.Fprintf(stderr, "error: unknown --format '%s'; use one of table, csv, tsv, json, plain, markdown\n", *format)
@@ -99,8 +117,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(inputs) == 0 {
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			fmt.Fprintln(stderr, "streamql: the interactive REPL is not available yet; pass a script (streamql script.sql) or pipe SQL into streamql")
-			return exitPlanning
+			return runREPL(ctx, sess, replOptions{Stdin: f, Stdout: stdout, Stderr: stderr, Dir: wd})
 		}
 		b, err := io.ReadAll(stdin)
 		if err != nil {

@@ -208,10 +208,21 @@ func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) e
 	case *parser.Set:
 		return s.set(st)
 	case *parser.Insert:
-		return parser.Errorf(st.StreamPos, "INSERT INTO ... VALUES is not supported yet (values streams come with the live-sources work)")
+		return s.insert(p, st)
 	}
 	start, _ := st.Span()
 	return parser.Errorf(start, "this statement is not supported")
+}
+
+// insert runs INSERT INTO s VALUES (SPEC 3): the rows go to the values stream s,
+// for the jobs that read it later.
+func (s *Session) insert(p *planner.Planner, st *parser.Insert) error {
+	ins, err := p.PlanInsert(st)
+	if err != nil {
+		return err
+	}
+	s.Env.Insert(ins)
+	return nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -283,11 +294,25 @@ func (s *Session) runPending(ctx context.Context, sc *scriptCtx) error {
 }
 
 func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
+	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}
+	// a bounded file job longer than a second shows a progress bar on a terminal's
+	// stderr (SPEC 4); the job's own output erases it first (progress.go)
+	bar := startProgress(job, s.Env, s.Stderr)
+	if bar != nil {
+		cfg.Stdout, cfg.Stderr = bar.stdout(s.Stdout), bar.stderr(s.Stderr)
+	}
 	newSink := func() (executor.Sink, error) {
-		return render.NewSink(render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}, job)
+		sink, err := render.NewSink(cfg, job)
+		if err != nil || bar == nil {
+			return sink, err
+		}
+		return bar.sink(sink), nil
 	}
 	start := time.Now()
 	stats, err := executor.Run(ctx, job, s.Env, newSink)
+	if berr := bar.stop(); err == nil {
+		err = berr
+	}
 	for _, e := range stats.Streams {
 		if e.Malformed == 0 {
 			continue

@@ -1,0 +1,312 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"streamql/catalog"
+	"streamql/cmd/streamql/render"
+	"streamql/parser"
+)
+
+// completer is the REPL's Tab completion (SPEC 4): keywords, stream names,
+// column names of the streams the statement names so far, the names of pending
+// side branches inside SIDE '...', and the meta commands with their arguments.
+// It implements readline.AutoCompleter.
+type completer struct {
+	sess *Session
+	// before returns the lines of the entry typed before the current line ("" at
+	// the prompt), joined with newlines and ending with one.
+	before func() string
+}
+
+// Do implements readline.AutoCompleter: the suffixes that complete the word
+// before pos, and the length of that word in runes.
+func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
+	prev := ""
+	if c.before != nil {
+		prev = c.before()
+	}
+	word, cands := c.candidates(prev, string(line[:pos]))
+	n := utf8.RuneCountInString(word)
+	out := make([][]rune, 0, len(cands))
+	for _, x := range cands {
+		out = append(out, []rune(x)[n:])
+	}
+	return out, n
+}
+
+// candidates returns the word being completed at the end of cur (the current
+// line up to the cursor; prev holds the entry's earlier lines) and the full
+// texts that complete it, each starting with word and ending with a space (or
+// the closing quote of a side name). Keywords follow the word's case.
+func (c *completer) candidates(prev, cur string) (word string, cands []string) {
+	if prev == "" && strings.HasPrefix(strings.TrimLeft(cur, " \t"), ".") {
+		return c.meta(strings.TrimLeft(cur, " \t"))
+	}
+	src := prev + cur
+	toks := parser.Tokens(src)
+	// only the statement being typed counts
+	for i := len(toks) - 1; i >= 0; i-- {
+		if toks[i].Kind == parser.TokSemicolon {
+			toks = toks[i+1:]
+			break
+		}
+	}
+	var last *parser.Token
+	if len(toks) > 0 && toks[len(toks)-1].End() == len(src) {
+		last = &toks[len(toks)-1]
+	}
+	before := toks // the tokens before the word
+	switch {
+	case last == nil:
+	case last.Kind == parser.TokIdent:
+		word, before = last.Text, toks[:len(toks)-1]
+	case last.Kind == parser.TokError && strings.HasPrefix(last.Text, "'"):
+		// inside an unterminated string: a side name after SIDE
+		word, before = last.Text, toks[:len(toks)-1]
+		if p := prevWord(before); p == "SIDE" {
+			for _, s := range c.sess.PendingSides() {
+				cands = append(cands, "'"+strings.ReplaceAll(s, "'", "''")+"' ")
+			}
+		}
+		return word, filterPrefix(cands, word, false)
+	case last.Kind == parser.TokOp && last.Text == ".":
+	case last.Kind == parser.TokComment || last.Kind == parser.TokError || last.Kind == parser.TokString || last.Kind == parser.TokQuotedIdent:
+		return "", nil // nothing to complete inside a comment or right after a quote
+	default:
+		if !strings.ContainsAny(last.Text, "(),=<>+-*/%|") {
+			return "", nil
+		}
+	}
+	named := c.namedStreams(before)
+	if n := len(before); n > 0 && before[n-1].Kind == parser.TokOp && before[n-1].Text == "." {
+		// qualified: s.col or alias.col
+		var streams []*catalog.Stream
+		if n >= 2 {
+			if st := c.resolveQualifier(before[n-2], toks); st != nil {
+				streams = []*catalog.Stream{st}
+			}
+		}
+		if streams == nil {
+			streams = named
+		}
+		return word, filterPrefix(columnNames(streams), word, false)
+	}
+	switch prevWord(before) {
+	case "FROM", "JOIN", "DESCRIBE", "DESC":
+		return word, filterPrefix(c.streamNames(), word, false)
+	case "STREAM", "EXISTS": // DROP STREAM [IF EXISTS] name; CREATE STREAM takes a new name
+		if isDropStream(before) {
+			return word, filterPrefix(c.streamNames(), word, false)
+		}
+		if prevWord(before) == "STREAM" {
+			return word, nil
+		}
+	}
+	if len(named) == 0 {
+		named = c.sess.Cat.Streams()
+	}
+	cands = append(columnNames(named), c.streamNames()...)
+	cands = filterPrefix(cands, word, false)
+	kw := filterPrefix(withSpace(parser.Keywords()), word, true)
+	return word, dedupe(append(cands, kw...))
+}
+
+// meta completes a meta command line (it starts with '.').
+func (c *completer) meta(line string) (string, []string) {
+	cmd, arg, hasArg := strings.Cut(line, " ")
+	if !hasArg {
+		var names []string
+		for _, m := range metaCommands {
+			names = append(names, m.name+" ")
+		}
+		return cmd, filterPrefix(names, cmd, false)
+	}
+	arg = strings.TrimLeft(arg, " ")
+	if strings.Contains(arg, " ") {
+		return "", nil
+	}
+	switch cmd {
+	case ".schema":
+		return arg, filterPrefix(c.streamNames(), arg, false)
+	case ".format":
+		return arg, filterPrefix(withSpace(render.Formats), arg, false)
+	case ".timer":
+		return arg, filterPrefix([]string{"on ", "off "}, arg, false)
+	case ".read":
+		return arg, completePath(arg)
+	}
+	return "", nil
+}
+
+// completePath returns the files and directories whose path starts with p;
+// directories end with a separator, files with a space.
+func completePath(p string) []string {
+	dir, base := filepath.Split(p)
+	lookIn := dir
+	if lookIn == "" {
+		lookIn = "."
+	}
+	if strings.HasPrefix(lookIn, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			lookIn = filepath.Join(home, lookIn[2:])
+		}
+	}
+	ents, err := os.ReadDir(lookIn)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
+			continue
+		}
+		if e.IsDir() {
+			out = append(out, dir+name+string(filepath.Separator))
+		} else {
+			out = append(out, dir+name+" ")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// namedStreams returns the declared streams that toks name, in order.
+func (c *completer) namedStreams(toks []parser.Token) []*catalog.Stream {
+	var out []*catalog.Stream
+	seen := map[*catalog.Stream]bool{}
+	for _, t := range toks {
+		if t.Kind != parser.TokIdent && t.Kind != parser.TokQuotedIdent {
+			continue
+		}
+		if st := c.sess.Cat.Lookup(t.Value()); st != nil && !seen[st] {
+			seen[st] = true
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// resolveQualifier returns the stream that q (the name before a '.') stands for:
+// a stream name, or an alias declared as `stream [AS] q` in toks.
+func (c *completer) resolveQualifier(q parser.Token, toks []parser.Token) *catalog.Stream {
+	if q.Kind != parser.TokIdent && q.Kind != parser.TokQuotedIdent {
+		return nil
+	}
+	if st := c.sess.Cat.Lookup(q.Value()); st != nil {
+		return st
+	}
+	for i, t := range toks {
+		if (t.Kind != parser.TokIdent && t.Kind != parser.TokQuotedIdent) || !strings.EqualFold(t.Value(), q.Value()) || t.Offset == q.Offset {
+			continue
+		}
+		j := i - 1
+		if j >= 0 && toks[j].Kind == parser.TokIdent && strings.EqualFold(toks[j].Text, "AS") {
+			j--
+		}
+		if j >= 0 {
+			if st := c.sess.Cat.Lookup(toks[j].Value()); st != nil {
+				return st
+			}
+		}
+	}
+	return nil
+}
+
+func (c *completer) streamNames() []string {
+	var out []string
+	for _, st := range c.sess.Cat.Streams() {
+		out = append(out, quoteName(st.Name)+" ")
+	}
+	return out
+}
+
+func columnNames(streams []*catalog.Stream) []string {
+	var out []string
+	for _, st := range streams {
+		for _, col := range st.Columns {
+			out = append(out, quoteName(col.Name)+" ")
+		}
+	}
+	return out
+}
+
+// quoteName back-quotes a name that is not a plain identifier.
+func quoteName(n string) string {
+	for i, r := range n {
+		if !(unicode.IsLetter(r) || r == '_' || i > 0 && unicode.IsDigit(r)) {
+			return "`" + strings.ReplaceAll(n, "`", "``") + "`"
+		}
+	}
+	return n
+}
+
+// prevWord returns the last token of toks in upper case when it is a bare word.
+func prevWord(toks []parser.Token) string {
+	if len(toks) == 0 || toks[len(toks)-1].Kind != parser.TokIdent {
+		return ""
+	}
+	return strings.ToUpper(toks[len(toks)-1].Text)
+}
+
+// isDropStream reports whether toks start with DROP STREAM.
+func isDropStream(toks []parser.Token) bool {
+	return len(toks) >= 2 && strings.EqualFold(toks[0].Text, "DROP") && strings.EqualFold(toks[1].Text, "STREAM")
+}
+
+func withSpace(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = w + " "
+	}
+	return out
+}
+
+// filterPrefix keeps the candidates that start with word (case-insensitive) and
+// rewrites their first len(word) characters as word was typed; the rest of a
+// keyword (kw) is lower case when the last letter typed is (sel, Sel → select,
+// Select).
+func filterPrefix(cands []string, word string, kw bool) []string {
+	lower := false
+	for _, r := range word {
+		if unicode.IsLetter(r) {
+			lower = unicode.IsLower(r)
+		}
+	}
+	var out []string
+	for _, x := range cands {
+		if !hasPrefixFold(x, word) {
+			continue
+		}
+		if kw && lower {
+			x = strings.ToLower(x)
+		}
+		out = append(out, word+string([]rune(x)[utf8.RuneCountInString(word):]))
+	}
+	return out
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	n := utf8.RuneCountInString(prefix)
+	r := []rune(s)
+	return len(r) >= n && strings.EqualFold(string(r[:n]), prefix)
+}
+
+// dedupe sorts cands case-insensitively and drops repeats.
+func dedupe(cands []string) []string {
+	sort.SliceStable(cands, func(i, j int) bool { return strings.ToLower(cands[i]) < strings.ToLower(cands[j]) })
+	out := cands[:0]
+	for i, x := range cands {
+		if i > 0 && strings.EqualFold(x, cands[i-1]) {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"streamql/parser"
+)
+
+func completerSession(t *testing.T) *Session {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	s := NewSession(&out, &errOut, nil)
+	sc, err := parser.Parse("t", `
+CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
+CREATE STREAM orders (id BIGINT, product VARCHAR) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
+CREATE STREAM allowed (product VARCHAR, tier BIGINT) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
+SELECT deviceNo INTO SIDE 'high-tmp' FROM sensors WHERE temperature > 70;
+SELECT deviceNo INTO SIDE 'it''s' FROM sensors WHERE temperature < 0;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := s.ExecStmts(context.Background(), sc, t.TempDir()); code != 0 {
+		t.Fatal(errOut.String())
+	}
+	return s
+}
+
+func TestCompleterCandidates(t *testing.T) {
+	c := &completer{sess: completerSession(t)}
+	for _, tc := range []struct {
+		prev, cur string
+		word      string
+		want      []string // all of these, in this order (others may be there too unless exact)
+		exact     bool
+	}{
+		{"", "SELECT * FROM sen", "sen", []string{"sensors "}, true},
+		{"", "SELECT * FROM ", "", []string{"allowed ", "orders ", "sensors "}, true},
+		{"", "select * from sensors where temp", "temp", []string{"temperature "}, true},
+		{"", "SELECT dev", "dev", []string{"deviceNo "}, true}, // no stream named yet: all streams' columns
+		{"", "SELECT * FROM orders WHERE pro", "pro", []string{"product "}, true},
+		{"", "SELECT * FROM orders WHERE t", "t", []string{"then ", "timestamp ", "true "}, true}, // tier and ts are not orders' columns
+		{"SELECT o.*\n", "FROM orders o SEMI JOIN allowed a ON o.product = a.t", "t", []string{"tier "}, true},
+		{"", "SELECT sensors.", "", []string{"deviceNo ", "ts ", "temperature "}, true},
+		{"", "sel", "sel", []string{"select "}, true},
+		{"", "SEL", "SEL", []string{"SELECT "}, true},
+		{"", "Sel", "Sel", []string{"Select "}, true},
+		{"", "DROP SIDE 'h", "'h", []string{"'high-tmp' "}, true},
+		{"", "DROP SIDE '", "'", []string{"'high-tmp' ", "'it''s' "}, true},
+		{"", "SELECT * INTO SIDE 'hi", "'hi", []string{"'high-tmp' "}, true},
+		{"", "SELECT 'ab", "'ab", nil, true}, // a string that is not a side name
+		{"", "DESCRIBE o", "o", []string{"orders "}, true},
+		{"", "DROP STREAM IF EXISTS al", "al", []string{"allowed "}, true},
+		{"", "CREATE STREAM x", "x", nil, true},
+		{"", "SELECT 1; SELECT * FROM orders WHERE i", "i", []string{"id ", "if ", "in ", "insert ", "interval ", "into ", "is "}, true},
+		{"", "SELECT * -- a comment", "", nil, true},
+		{"", ".sch", ".sch", []string{".schema "}, true},
+		{"", ".schema se", "se", []string{"sensors "}, true},
+		{"", ".format j", "j", []string{"json "}, true},
+		{"", ".timer o", "o", []string{"on ", "off "}, true},
+		{"", "SELECT * FROM sensors WHERE ts > 10", "", nil, true},
+	} {
+		word, got := c.candidates(tc.prev, tc.cur)
+		if word != tc.word || tc.exact && !slices.Equal(got, tc.want) {
+			t.Errorf("candidates(%q, %q) = %q, %q; want %q, %q", tc.prev, tc.cur, word, got, tc.word, tc.want)
+		}
+	}
+}
+
+func TestCompleterDo(t *testing.T) {
+	c := &completer{sess: completerSession(t), before: func() string { return "SELECT *\n" }}
+	got, n := c.Do([]rune("FROM sen WHERE x"), len("FROM sen"))
+	if n != 3 || len(got) != 1 || string(got[0]) != "sors " {
+		t.Fatalf("Do = %q, %d", got, n)
+	}
+	// the word being completed may hold multi-byte characters
+	c = &completer{sess: &Session{Cat: completerSession(t).Cat}}
+	if got, n := c.Do([]rune("SELECT 设"), 8); n != 1 || len(got) != 0 {
+		t.Fatalf("Do = %q, %d", got, n)
+	}
+}
+
+func TestCompletePath(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "split.sql"), nil, 0o600)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
+	os.WriteFile(filepath.Join(dir, ".hidden.sql"), nil, 0o600)
+	got := completePath(dir + "/s")
+	want := []string{dir + "/split.sql ", dir + "/sub/"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("completePath = %q, want %q", got, want)
+	}
+}

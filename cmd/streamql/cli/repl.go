@@ -1,0 +1,535 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"streamql/cmd/streamql/render"
+	"streamql/parser"
+)
+
+// The REPL (SPEC 4): prompt `streamql> `, continuation `      -> `; an entry ends
+// with the line whose ';' ends the buffer (parser.Complete). Entries run in the
+// session one statement after another; pending side branches wait for a main
+// query or RUN. Ctrl-C cancels the running job only, Ctrl-C at the prompt drops
+// the entry being typed, Ctrl-D (on an empty line) exits.
+
+const (
+	replPrompt   = "streamql> "
+	replContinue = "      -> "
+	historyName  = ".streamql_history"
+	historyLimit = 500
+)
+
+// replOptions are the REPL's terminal and files; the zero values mean the
+// process's (tests replace them).
+type replOptions struct {
+	Stdin          io.Reader // the terminal; nil = os.Stdin
+	Stdout, Stderr io.Writer // prompts and echo go to Stdout
+	// Terminal, when set, replaces readline's check that stdin and stdout are a
+	// terminal; RawMode = false keeps the terminal mode as it is (tests).
+	Terminal func() bool
+	NoRaw    bool
+	Width    func() int // nil = the terminal's width
+	// Interrupts delivers Ctrl-C while a job runs; nil = os.Interrupt signals.
+	Interrupts <-chan os.Signal
+	// HistoryFile is the history path; "" = ~/.streamql_history (none without a
+	// home directory).
+	HistoryFile string
+	Dir         string // base directory of relative paths; "" = working directory
+}
+
+// ExecStmts runs the statements of script in order, like ExecScript, but leaves
+// the pending side branches waiting (REPL: they run with the next job that reads
+// their stream, or at RUN). It stops at the first failing statement and returns
+// its exit status.
+func (s *Session) ExecStmts(ctx context.Context, script *parser.Script, dir string) int {
+	sc := &scriptCtx{script: script, dir: dir}
+	for _, st := range script.Stmts {
+		if code := s.report(sc, s.execStmt(ctx, sc, st)); code != exitOK || s.Closed {
+			return code
+		}
+	}
+	return exitOK
+}
+
+// PendingSides returns the names of the side branches waiting to run, in
+// declaration order, each once.
+func (s *Session) PendingSides() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range s.pending {
+		if !seen[b.Side] {
+			seen[b.Side] = true
+			out = append(out, b.Side)
+		}
+	}
+	return out
+}
+
+type repl struct {
+	sess  *Session
+	rl    *readline.Instance
+	out   io.Writer // messages of the REPL itself (stdout)
+	dir   string
+	hist  *history
+	lines []string // the entry typed so far
+	base  context.Context
+	sigs  <-chan os.Signal
+}
+
+// runREPL runs the interactive loop until .quit, Ctrl-D or a closed stdout, and
+// returns the exit status (0).
+func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
+	if opt.Stdout == nil {
+		opt.Stdout = os.Stdout
+	}
+	if opt.Stderr == nil {
+		opt.Stderr = os.Stderr
+	}
+	if opt.Dir == "" {
+		opt.Dir, _ = os.Getwd()
+	}
+	sess.SQLFromStdin = true // a stdin stream would fight the REPL for the terminal (SPEC 4)
+	// The prompt, the echo and the REPL's own messages go to the terminal: stdout,
+	// or stderr when stdout is redirected (`streamql > out.txt` keeps only results).
+	ui := opt.Stdout
+	if opt.Terminal == nil && !isTerminal(opt.Stdout) && isTerminal(opt.Stderr) {
+		ui = opt.Stderr
+	}
+	r := &repl{sess: sess, out: ui, dir: opt.Dir}
+	// Ctrl-C cancels the running job, not the REPL: the process's context (which
+	// SIGINT cancels) is not the parent of the jobs.
+	r.base = context.WithoutCancel(ctx)
+	if opt.Interrupts != nil {
+		r.sigs = opt.Interrupts
+	} else {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt)
+		defer signal.Stop(ch)
+		r.sigs = ch
+	}
+	path := opt.HistoryFile
+	if path == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, historyName)
+		}
+	}
+	r.hist = loadHistory(path, historyLimit)
+
+	cfg := &readline.Config{
+		Prompt:                 replPrompt,
+		HistoryLimit:           historyLimit,
+		DisableAutoSaveHistory: true, // an entry is saved whole, as one line (DESIGN: library facts)
+		AutoComplete:           &completer{sess: sess, before: r.before},
+		Stdout:                 ui,
+		Stderr:                 opt.Stderr,
+		FuncIsTerminal:         opt.Terminal,
+		FuncGetWidth:           opt.Width,
+	}
+	switch in := opt.Stdin.(type) {
+	case nil:
+		cfg.Stdin = readline.NewCancelableStdin(os.Stdin)
+	case *os.File:
+		cfg.Stdin = readline.NewCancelableStdin(in) // closing the REPL leaves the file open
+	case io.ReadCloser:
+		cfg.Stdin = in
+	default:
+		cfg.Stdin = io.NopCloser(in)
+	}
+	if opt.NoRaw {
+		cfg.FuncMakeRaw = func() error { return nil }
+		cfg.FuncExitRaw = func() error { return nil }
+		cfg.FuncOnWidthChanged = func(func()) {}
+	}
+	cfg.Stdin = dropNUL{cfg.Stdin}
+	rl, err := readline.NewEx(cfg)
+	if err != nil {
+		fmt.Fprintf(opt.Stderr, "error: cannot start the REPL: %v\n", err)
+		return exitRuntime
+	}
+	defer rl.Close()
+	r.rl = rl
+	fmt.Fprintf(r.out, "streamql %s: SQL for event streams. End statements with ';', type .help for help.\n", Version)
+	r.loop()
+	sess.Stdout.Flush()
+	return exitOK
+}
+
+// dropNUL removes NUL bytes from the terminal's input: readline takes a NUL
+// (Ctrl-Space, Ctrl-@) for the end of input, which would end the REPL.
+type dropNUL struct{ io.ReadCloser }
+
+func (d dropNUL) Read(p []byte) (int, error) {
+	for {
+		n, err := d.ReadCloser.Read(p)
+		k := 0
+		for _, c := range p[:n] {
+			if c != 0 {
+				p[k] = c
+				k++
+			}
+		}
+		if k > 0 || n == 0 || err != nil {
+			return k, err
+		}
+	}
+}
+
+// before is the completer's view of the entry's earlier lines.
+func (r *repl) before() string {
+	if len(r.lines) == 0 {
+		return ""
+	}
+	return strings.Join(r.lines, "\n") + "\n"
+}
+
+func (r *repl) loop() {
+	for {
+		if len(r.lines) == 0 {
+			r.rl.SetPrompt(replPrompt)
+		} else {
+			r.rl.SetPrompt(replContinue)
+		}
+		r.hist.install(r.rl)
+		line, err := r.rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			r.lines = nil // Ctrl-C drops the entry being typed
+			continue
+		case err == io.EOF:
+			return // Ctrl-D
+		case err != nil:
+			fmt.Fprintf(r.sess.Stderr, "error: reading input: %v\n", err)
+			return
+		}
+		if len(r.lines) == 0 && strings.HasPrefix(strings.TrimSpace(line), ".") {
+			r.hist.add(strings.TrimSpace(line))
+			if quit := r.meta(strings.TrimSpace(line)); quit {
+				return
+			}
+			if r.sess.Closed {
+				return
+			}
+			continue
+		}
+		r.lines = append(r.lines, line)
+		text := strings.Join(r.lines, "\n")
+		if strings.TrimSpace(text) == "" {
+			r.lines = nil
+			continue
+		}
+		if !parser.Complete(text) {
+			continue
+		}
+		r.lines = nil
+		r.hist.add(historyLine(text))
+		r.exec(text)
+		if r.sess.Closed {
+			return
+		}
+	}
+}
+
+// exec parses and runs one entry.
+func (r *repl) exec(text string) {
+	r.guard(func(ctx context.Context) {
+		sc, err := parser.Parse("repl", text)
+		if err != nil {
+			var pe *parser.Error
+			if errors.As(err, &pe) {
+				fmt.Fprintln(r.sess.Stderr, "error: "+parser.FormatError("", text, pe))
+			} else {
+				fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
+			}
+			return
+		}
+		sc.Name = "" // errors read "line L, column C:" (FormatError), not "... of repl"
+		r.sess.ExecStmts(ctx, sc, r.dir)
+	})
+}
+
+// guard runs f with a context that Ctrl-C cancels, and turns a panic into an
+// error message: no input ends the REPL.
+func (r *repl) guard(f func(ctx context.Context)) {
+	for len(r.sigs) > 0 { // a stale signal must not cancel the next job
+		<-r.sigs
+	}
+	ctx, cancel := context.WithCancel(r.base)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-r.sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	defer func() {
+		close(done)
+		cancel()
+		if v := recover(); v != nil {
+			r.sess.Stdout.Flush()
+			fmt.Fprintf(r.sess.Stderr, "error: internal error: %v (the REPL goes on; please report this)\n", v)
+			if os.Getenv("STREAMQL_DEBUG") != "" {
+				r.sess.Stderr.Write(debug.Stack())
+			}
+		}
+		if err := r.sess.Stdout.Flush(); isBrokenPipe(err) {
+			r.sess.Closed = true
+		}
+	}()
+	f(ctx)
+}
+
+// metaCommand is one of the REPL's dot commands.
+type metaCommand struct{ name, args, help string }
+
+var metaCommands = []metaCommand{
+	{".help", "", "this help"},
+	{".streams", "", "list the declared streams (SHOW STREAMS)"},
+	{".schema", "[NAME]", "the columns of stream NAME (DESCRIBE NAME); all streams without NAME"},
+	{".format", "[FMT]", "output format: " + strings.Join(render.Formats, ", ")},
+	{".timer", "[on|off]", "print rows, time and rows/s after each job"},
+	{".read", "FILE", "run a script file (relative paths in it are read from its folder)"},
+	{".quit", "", "leave (also .exit, or Ctrl-D)"},
+}
+
+const replHelp = `
+Statements end with ';' and may span lines. Side branches (SELECT ... INTO SIDE
+'name' ...) wait until a main query reads their stream, or RUN;. SHOW SIDES lists
+them, SHOW STREAMS / DESCRIBE s the streams. Tab completes keywords and names;
+Up and Down recall earlier entries (~/.streamql_history). Ctrl-C stops a running
+job or drops the line being typed; Ctrl-D leaves.
+`
+
+// meta runs a dot command and reports whether the REPL should end.
+func (r *repl) meta(line string) (quit bool) {
+	line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), ";"))
+	fields := strings.Fields(line)
+	cmd, args := fields[0], fields[1:]
+	errf := func(format string, a ...any) { fmt.Fprintf(r.sess.Stderr, "error: "+format+"\n", a...) }
+	switch cmd {
+	case ".quit", ".exit", ".q":
+		return true
+	case ".help", ".h", ".?":
+		w := bufio.NewWriter(r.out)
+		for _, m := range metaCommands {
+			fmt.Fprintf(w, "%-20s %s\n", strings.TrimSpace(m.name+" "+m.args), m.help)
+		}
+		fmt.Fprint(w, replHelp)
+		w.Flush()
+	case ".streams", ".tables":
+		r.execStmtText("SHOW STREAMS;")
+	case ".schema":
+		if len(args) == 0 {
+			r.execStmtText("SHOW STREAMS;")
+			break
+		}
+		if len(args) > 1 {
+			errf(".schema takes one stream name")
+			break
+		}
+		name := strings.Trim(args[0], "`")
+		if r.sess.Cat.Lookup(name) == nil {
+			errf("unknown stream '%s'; .streams lists them", name)
+			break
+		}
+		r.execStmtText("DESCRIBE `" + strings.ReplaceAll(name, "`", "``") + "`;")
+	case ".format":
+		switch {
+		case len(args) == 0:
+			fmt.Fprintf(r.out, "format: %s\n", r.sess.Format)
+		case len(args) == 1 && render.ValidFormat(strings.ToLower(args[0])):
+			r.sess.Format = strings.ToLower(args[0])
+		default:
+			errf("unknown format '%s'; use one of %s", strings.Join(args, " "), strings.Join(render.Formats, ", "))
+		}
+	case ".timer":
+		on := map[string]bool{"on": true, "true": true, "off": false, "false": false}
+		switch {
+		case len(args) == 0:
+			fmt.Fprintf(r.out, "timer: %s\n", map[bool]string{true: "on", false: "off"}[r.sess.Timer])
+		case len(args) == 1:
+			v, ok := on[strings.ToLower(args[0])]
+			if !ok {
+				errf(".timer takes on or off")
+				break
+			}
+			r.sess.Timer = v
+		default:
+			errf(".timer takes on or off")
+		}
+	case ".read":
+		if len(args) == 0 {
+			errf(".read takes a file name: .read FILE")
+			break
+		}
+		r.read(strings.TrimSpace(strings.TrimPrefix(line, ".read")))
+	default:
+		errf("unknown command %s; .help lists the commands", cmd)
+	}
+	return false
+}
+
+// execStmtText runs SQL that the REPL wrote itself (meta commands).
+func (r *repl) execStmtText(sql string) {
+	r.guard(func(ctx context.Context) {
+		sc, err := parser.Parse("", sql)
+		if err != nil {
+			fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
+			return
+		}
+		r.sess.ExecStmts(ctx, sc, r.dir)
+	})
+}
+
+// read runs a script file as a script: parsed whole first, relative paths from
+// its folder, its pending side branches run at its end (SPEC 2.1).
+func (r *repl) read(path string) {
+	if len(path) >= 2 && (path[0] == '\'' || path[0] == '"') && path[len(path)-1] == path[0] {
+		path = path[1 : len(path)-1]
+	}
+	if strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[2:])
+		}
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(r.sess.Stderr, "error: cannot read script %s: %v\n", path, unwrapPath(err))
+		return
+	}
+	r.guard(func(ctx context.Context) {
+		sc, err := parser.Parse(path, string(b))
+		if err != nil {
+			var pe *parser.Error
+			if errors.As(err, &pe) {
+				fmt.Fprintln(r.sess.Stderr, "error: "+parser.FormatError(path, string(b), pe))
+			} else {
+				fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
+			}
+			return
+		}
+		r.sess.ExecScript(ctx, sc, filepath.Dir(path))
+	})
+}
+
+// history keeps the REPL's entries, one line each, in memory and in a file.
+// readline saves history per physical line; the REPL saves each entry itself,
+// joined into one line (historyLine), and reinstalls the list before each read
+// so that readline's cursor into it starts at the end.
+type history struct {
+	path    string
+	entries []string
+	limit   int
+}
+
+func loadHistory(path string, limit int) *history {
+	h := &history{path: path, limit: limit}
+	if path == "" {
+		return h
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return h
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			h.entries = append(h.entries, l)
+		}
+	}
+	if len(h.entries) > 2*limit { // keep the file from growing without end
+		h.entries = h.entries[len(h.entries)-limit:]
+		h.rewrite()
+	}
+	if len(h.entries) > limit {
+		h.entries = h.entries[len(h.entries)-limit:]
+	}
+	return h
+}
+
+// add appends entry (one line) to the history and its file. An entry equal to
+// the last one is not repeated.
+func (h *history) add(entry string) {
+	if entry == "" || strings.ContainsAny(entry, "\r\n") {
+		return
+	}
+	if n := len(h.entries); n > 0 && h.entries[n-1] == entry {
+		return
+	}
+	h.entries = append(h.entries, entry)
+	if len(h.entries) > h.limit {
+		h.entries = h.entries[len(h.entries)-h.limit:]
+	}
+	if h.path == "" {
+		return
+	}
+	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return // history is a convenience: never an error
+	}
+	f.WriteString(entry + "\n")
+	f.Close()
+}
+
+func (h *history) rewrite() {
+	tmp := h.path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(h.entries, "\n")+"\n"), 0o600); err == nil {
+		os.Rename(tmp, h.path)
+	}
+}
+
+// install gives readline the history, with its cursor after the last entry.
+func (h *history) install(rl *readline.Instance) {
+	rl.ResetHistory()
+	for _, e := range h.entries {
+		rl.SaveHistory(e)
+	}
+}
+
+// historyLine joins a multi-line entry into one line for the history: a line
+// break between tokens, with the spaces around it, becomes one space (none
+// after '(' or before ')'), line comments (which would swallow what follows)
+// are dropped, and the spacing within a line stays as typed. A string that
+// spans lines keeps its line breaks; such an entry is not saved (history.add).
+func historyLine(src string) string {
+	var b strings.Builder
+	last := 0
+	prev, dropped := "", ""
+	for _, t := range parser.Tokens(src) {
+		gap := dropped + src[last:t.Offset]
+		last = t.End()
+		if t.Kind == parser.TokComment && !strings.HasPrefix(t.Text, "/*") {
+			dropped = gap + "\n" // a line comment ends its line
+			continue
+		}
+		dropped = ""
+		switch {
+		case b.Len() == 0:
+		case !strings.ContainsAny(gap, "\r\n"):
+			b.WriteString(gap)
+		case prev != "(" && t.Text != ")":
+			b.WriteByte(' ')
+		}
+		if t.Kind == parser.TokComment {
+			b.WriteString(strings.Join(strings.Fields(t.Text), " "))
+		} else {
+			b.WriteString(t.Text)
+		}
+		prev = t.Text
+	}
+	return b.String()
+}

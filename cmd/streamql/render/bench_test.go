@@ -1,0 +1,251 @@
+package render
+
+// Benchmarks of the line encoders on the sensor split job (SPEC 2.1's main
+// example), and of the whole decode→route→encode path through executor.Run:
+//
+//	go test ./cmd/streamql/render -run XXX -bench . -benchmem
+//
+// BenchmarkEncode's op is one routed batch of vector.Cap rows, so allocs/op is
+// per batch (0). BenchmarkDecodeRouteEncode's op is a whole job over a
+// generated file; its allocs/row stays near 0 (setup only), and
+// TestSplitAllocsDoNotGrow checks that the count does not grow with the rows.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/executor/csvdec"
+	"streamql/executor/vector"
+	"streamql/parser"
+	"streamql/planner"
+)
+
+const splitScript = `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)
+  WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv');
+SELECT deviceNo, temperature INTO SIDE 'low-tmp' FROM sensors WHERE temperature < 10;
+SELECT deviceNo, temperature INTO SIDE 'high-tmp' FROM sensors WHERE temperature > 70;
+SELECT * FROM sensors;
+`
+
+// sensorCSV returns rows lines shaped like ../shared/bench/gen's output.
+func sensorCSV(rows int) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	var buf bytes.Buffer
+	ts := int64(1610035289736)
+	for range rows {
+		ts += 10 + r.Int64N(20)
+		t := r.IntN(1001)
+		buf.WriteString("设备")
+		buf.WriteString(strconv.Itoa(1 + r.IntN(8)))
+		buf.WriteByte(',')
+		buf.WriteString(strconv.FormatInt(ts, 10))
+		buf.WriteByte(',')
+		buf.WriteString(strconv.Itoa(t / 10))
+		buf.WriteByte('.')
+		buf.WriteByte(byte('0' + t%10))
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}
+
+// planSplit plans splitScript with the stream's file in dir.
+func planSplit(tb testing.TB, dir string) *planner.Job {
+	tb.Helper()
+	script, err := parser.Parse("split.sql", splitScript)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cat := catalog.New()
+	var branches []*planner.Branch
+	var main *planner.Branch
+	for _, st := range script.Stmts {
+		switch st := st.(type) {
+		case *parser.CreateStream:
+			s := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: dir, Columns: []catalog.Column{
+				{Name: "deviceNo", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}, {Name: "temperature", Type: catalog.Double}}}
+			if s.Connector, s.Options, err = catalog.ValidateOptions(st.Options, s.Columns, 0); err != nil {
+				tb.Fatal(err)
+			}
+			cat.Add(s)
+		case *parser.Select:
+			p := &planner.Planner{Cat: cat, Source: splitScript}
+			b, err := p.PlanSelect(st)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if st.Side != "" {
+				branches = append(branches, b)
+			} else {
+				main = b
+			}
+		}
+	}
+	job, err := planner.NewJob(main.Stream, branches, main, splitScript)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return job
+}
+
+// cpuTime is the user+system CPU time used by this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportRows(b *testing.B, rows int64, cpu0 time.Duration) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows), "ns/row")
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(rows), "cpu-ns/row")
+}
+
+// BenchmarkEncode: one routed batch (low-tmp, high-tmp, main by temperature,
+// as the router leaves it) encoded as csv, the outputs' writers discarding.
+func BenchmarkEncode(b *testing.B) {
+	for _, format := range []string{"csv", "json"} {
+		b.Run(format, func(b *testing.B) { benchEncode(b, format) })
+	}
+}
+
+func benchEncode(b *testing.B, format string) {
+	dir := b.TempDir()
+	job := planSplit(b, dir)
+	st := job.Stream
+	batch := vector.NewBatch(job.BatchTypes)
+	dec := csvdec.NewDecoder(bytes.NewReader(sensorCSV(vector.Cap)), st.Names(), st.Types(), csvdec.Options{})
+	var bad []csvdec.BadRow
+	if err := dec.Decode(batch, &bad); err != nil || batch.N != vector.Cap {
+		b.Fatalf("decoded %d rows: %v", batch.N, err)
+	}
+	r := &executor.Routed{N: batch.N, Dest: make([]int16, batch.N)}
+	dev, temp := batch.Cols[0], batch.Cols[2]
+	r.Parts = []executor.Part{
+		{Output: 1, Cols: []*vector.Vec{dev, temp}},
+		{Output: 2, Cols: []*vector.Vec{dev, temp}},
+		{Output: 0, Cols: batch.Cols},
+	}
+	for i := 0; i < batch.N; i++ {
+		k := 2
+		switch {
+		case temp.F[i] < 10:
+			k = 0
+		case temp.F[i] > 70:
+			k = 1
+		}
+		r.Dest[i] = int16(k)
+		r.Parts[k].Sel = append(r.Parts[k].Sel, int32(i))
+	}
+	stdout := bufio.NewWriterSize(io.Discard, 256<<10)
+	sk, err := NewSink(Config{Format: format, SideDir: dir, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet()}, job)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := sk.(*sink)
+	for _, t := range s.outs {
+		if t.file != nil {
+			t.file.Close()
+			t.file, t.w = nil, bufio.NewWriterSize(io.Discard, 64<<10)
+		}
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if err := s.Rows(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRows(b, int64(b.N)*int64(batch.N), cpu0)
+}
+
+// splitFile writes a sensor CSV of rows rows into a new temp folder and
+// returns the folder.
+func splitFile(tb testing.TB, rows int) string {
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorCSV(rows), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// runSplit runs the split job over dir/sensors.csv as `--format csv --side-dir
+// dir/out` does, main output to a writer that discards.
+func runSplit(tb testing.TB, job *planner.Job, dir string) executor.Stats {
+	side := filepath.Join(dir, "out")
+	if err := os.MkdirAll(side, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	stdout := bufio.NewWriterSize(io.Discard, 256<<10)
+	cfg := Config{Format: "csv", SideDir: side, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet()}
+	stats, err := executor.Run(context.Background(), job, &executor.Env{}, func() (executor.Sink, error) { return NewSink(cfg, job) })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return stats
+}
+
+// BenchmarkDecodeRouteEncode: the split job through executor.Run and the csv
+// sink over a 200,000-row file, side outputs written to files.
+func BenchmarkDecodeRouteEncode(b *testing.B) {
+	const rows = 200_000
+	dir := splitFile(b, rows)
+	job := planSplit(b, dir)
+	fi, err := os.Stat(filepath.Join(dir, "sensors.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	var ms0, ms1 runtime.MemStats
+	b.ReportAllocs()
+	runtime.ReadMemStats(&ms0)
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if st := runSplit(b, job, dir); st.Rows != rows {
+			b.Fatalf("%d rows, want %d", st.Rows, rows)
+		}
+	}
+	reportRows(b, int64(b.N)*rows, cpu0)
+	runtime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/rows, "allocs/row")
+}
+
+// TestSplitAllocsDoNotGrow checks that the split job's heap allocations do not
+// grow with its input: 10x the rows, at most a few more allocations (setup,
+// the per-job goroutine), none per row or per batch.
+func TestSplitAllocsDoNotGrow(t *testing.T) {
+	small, large := splitFile(t, 5_000), splitFile(t, 50_000)
+	jobS, jobL := planSplit(t, small), planSplit(t, large)
+	runSplit(t, jobS, small) // warm up
+	allocs := func(job *planner.Job, dir string) uint64 {
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		runSplit(t, job, dir)
+		runtime.ReadMemStats(&ms1)
+		return ms1.Mallocs - ms0.Mallocs
+	}
+	best := func(job *planner.Job, dir string) uint64 {
+		m := allocs(job, dir)
+		for range 2 {
+			m = min(m, allocs(job, dir))
+		}
+		return m
+	}
+	s, l := best(jobS, small), best(jobL, large)
+	if l > s+20 {
+		t.Errorf("split job: %d allocations for 5,000 rows, %d for 50,000: allocations grow with the input", s, l)
+	}
+	t.Logf("allocations per job: %d (5,000 rows), %d (50,000 rows)", s, l)
+}

@@ -1,0 +1,88 @@
+// Package connector holds the sources of SPEC 1, one file per connector: file
+// (bounded, or following appends with 'follow'), stdin, socket, datagen and
+// values. executor.Env.Open picks one by the stream's 'connector' option.
+//
+// Live sources (stdin, socket, a followed file, a paced datagen) return
+// ErrWaiting from Next when no row is ready and they are about to wait, so the
+// job flushes its sinks and rows show at once (SPEC 4). They stop promptly when
+// the job's context is cancelled: blocking reads run in goroutines (errgroup)
+// that Close ends and waits for.
+package connector
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+
+	"streamql/executor/csvdec"
+	"streamql/executor/vector"
+)
+
+// ErrWaiting is returned by Source.Next when the source has no row ready and is
+// about to wait for input; the job flushes its sinks and calls Next again with
+// the same batch (a live source may still be filling it).
+var ErrWaiting = errors.New("source waiting for input")
+
+// BadRow is a malformed input row (the CSV decoder's type, shared by all decoders).
+type BadRow = csvdec.BadRow
+
+// Source produces batches of a stream's rows.
+type Source interface {
+	// Next resets b and fills it with the next rows (b.N >= 0), appending malformed
+	// rows to *bad. It returns io.EOF at the end, ErrWaiting (see there), the
+	// context's error once the job's context is cancelled, or a read error.
+	Next(b *vector.Batch, bad *[]BadRow) error
+	// Position renders a source position for messages and the errors side output
+	// (SPEC 1: path:line with the path as written, stdin:line, host:port:line, or
+	// the row number).
+	Position(line int64) string
+	// Progress returns the bytes read so far and the total (0 when unknown).
+	Progress() (read, total int64)
+	// Close releases the source; it stops and waits for its goroutines.
+	Close() error
+}
+
+// Decoder turns a byte stream into batches (executor.Decoder has the same
+// methods: csv, json, ...).
+type Decoder interface {
+	Decode(b *vector.Batch, bad *[]BadRow) error
+	BytesRead() int64
+}
+
+// NewDecoder returns the stream's decoder (its 'format' and format options) over r.
+type NewDecoder func(r io.Reader) (Decoder, error)
+
+// Clock is the time a paced datagen stream follows. Tests inject a fake one so
+// pacing is checked without sleeping.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d, or returns ctx.Err() once ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// WallClock is the real clock.
+type WallClock struct{}
+
+// Now returns time.Now().
+func (WallClock) Now() time.Time { return time.Now() }
+
+// Sleep waits for d or until ctx is done.
+func (WallClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// rowNumber renders a position of a source without lines (datagen, values): the
+// row number (SPEC 1).
+func rowNumber(line int64) string { return strconv.FormatInt(line, 10) }

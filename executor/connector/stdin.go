@@ -1,0 +1,48 @@
+package connector
+
+import (
+	"context"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"streamql/catalog"
+)
+
+// Stdin is the session's standard input, which 'stdin' streams read (SPEC 1;
+// positions stdin:line). Redirected from a regular file it is decoded directly.
+// Otherwise (a pipe, a terminal) one goroutine reads it for the whole session,
+// started by the first stdin stream: a read blocked on stdin cannot be
+// interrupted, so a job that ends (Ctrl-C, LIMIT) leaves that goroutine to the next
+// job instead of waiting for it, and the next job goes on where it stopped.
+type Stdin struct {
+	R    io.Reader // nil reads as empty
+	once sync.Once
+	p    *pump
+}
+
+// Open opens a source over stdin for stream st, decoded by newDec.
+func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Source, error) {
+	pos := func(line int64) string { return "stdin:" + strconv.FormatInt(line, 10) }
+	if f, ok := s.R.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			dec, err := newDec(f)
+			if err != nil {
+				return nil, err
+			}
+			return &fileSource{f: f, dec: dec, pos: pos, total: fi.Size(), keep: true}, nil
+		}
+	}
+	s.once.Do(func() {
+		r := s.R
+		if r == nil {
+			r = strings.NewReader("")
+		}
+		s.p = newPump()
+		// Session-long by design (see Stdin): it ends at stdin's EOF or error.
+		go s.p.run(context.Background(), r)
+	})
+	return startLive(ctx, "stream "+st.Name+": reading stdin", s.p, newDec, pos, nil, nil, nil)
+}

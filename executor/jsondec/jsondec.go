@@ -1,0 +1,839 @@
+// Package jsondec owns the json input format of SPEC 1: one JSON object per line,
+// read into typed column batches (executor/vector), with malformed lines reported
+// (line number, raw text, reason) instead of failing. Its API is csvdec's.
+//
+// The rules are SPEC 1's, not encoding/json's:
+//
+//   - a line holding only JSON whitespace is blank and skipped; a UTF-8 BOM at the
+//     start of the input is skipped; a line ends at LF or CRLF;
+//   - the whole line must be one JSON object (RFC 8259, strictly: no comments, no
+//     trailing commas, no NaN, no leading zeros, no raw control characters in
+//     strings); anything else, and any invalid UTF-8, makes the row malformed; so
+//     does a \u escape that is half of a surrogate pair (never a silent U+FFFD);
+//   - fields are matched to columns by name, case-sensitively (after unescaping
+//     the name); the last of duplicate fields wins; other fields are checked but
+//     ignored; a missing field or null is NULL;
+//   - BIGINT: a JSON number without fraction and exponent, read exactly (no float64
+//     round trip), in int64 range; TIMESTAMP: such a number (epoch milliseconds);
+//     DOUBLE: any JSON number; BOOLEAN: true or false; for these four a JSON string
+//     is read as text is read (package textconv: trimmed, "12", "1e3", "NaN",
+//     "TRUE", "2021-01-17 12:48:29"), so "" is malformed; any other JSON value is
+//     malformed;
+//   - VARCHAR: a string is unescaped; any other value is kept as its compact JSON
+//     text (whitespace outside strings removed, as json.Compact does).
+//
+// Decoding allocates nothing per row: the decoder reads into one buffer, VARCHAR
+// values point into it (strings with escapes and containers with whitespace are
+// copied into the vector's arena).
+package jsondec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"streamql/catalog"
+	"streamql/executor/csvdec"
+	"streamql/executor/textconv"
+	"streamql/executor/vector"
+)
+
+// Options are the json format options.
+type Options struct {
+	// NotNull marks, per column, a column whose NULL makes the row malformed (the
+	// event-time column of a stream with a watermark, SPEC 2.3); nil = none.
+	NotNull []bool
+	// Lines, when set, is asked about every line before it is parsed (the
+	// 'encoding' layer, package textenc; see csvdec.LineChecker).
+	Lines csvdec.LineChecker
+}
+
+// BadRow is a malformed line; see csvdec.BadRow (one line is one record here).
+type BadRow = csvdec.BadRow
+
+const (
+	initialBufSize = 256 << 10
+	maxEmptyReads  = 100
+)
+
+// bufSize is the size of a new decoder's buffer; tests make it tiny.
+var bufSize = initialBufSize
+
+// Kinds of JSON values.
+const (
+	kMissing uint8 = iota
+	kNull
+	kString
+	kNumber
+	kTrue
+	kFalse
+	kObject
+	kArray
+)
+
+// value is the last value of a column's field in the current line.
+type value struct {
+	kind       uint8
+	flag       bool // string: has escapes; number: has a fraction or exponent; container: has whitespace
+	start, end int  // the value's text in the line (a string with its quotes)
+}
+
+// Decoder reads JSON lines into batches. It is not safe for concurrent use.
+type Decoder struct {
+	r     io.Reader
+	names []string
+	types []catalog.Type
+	opts  Options
+	index map[string]int
+
+	buf        []byte // buf[start:end] is data not yet consumed
+	start, end int
+	pendPos    int // buf[start:start+pendPos] holds no LF
+	eof        bool
+	readErr    error
+	bytesRead  int64
+	line       int64 // line number of the line starting at buf[start]
+	bomDone    bool
+
+	vals    []value // per column
+	hint    int     // the column after the last one matched: fields usually come in order
+	stack   []byte  // open containers while skipping a value
+	scratch []byte
+}
+
+// NewDecoder returns a decoder reading JSON lines from r into columns named names
+// with types types (SPEC 1 types); fields are matched to names case-sensitively.
+func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options) *Decoder {
+	d := &Decoder{
+		r:     r,
+		names: names,
+		types: types,
+		opts:  opts,
+		index: make(map[string]int, len(names)),
+		buf:   make([]byte, bufSize),
+		line:  1,
+		vals:  make([]value, len(types)),
+		stack: make([]byte, 0, 16),
+	}
+	for j, n := range names {
+		if j < len(types) {
+			d.index[n] = j
+		}
+	}
+	return d
+}
+
+// BytesRead returns the number of bytes read from the reader so far (a BOM
+// included), for progress reporting.
+func (d *Decoder) BytesRead() int64 { return d.bytesRead }
+
+// Decode resets b and fills it with up to vector.Cap good rows: typed values in
+// b.Cols and b.Pos[i] = row i's line. The first columns of b must have the
+// decoder's types; further columns belong to the caller and are left untouched.
+// Malformed lines are appended to *bad (see csvdec.BadRow: Index, Line, Raw without
+// the line end, Reason).
+//
+// VARCHAR values and BadRow.Raw are valid until the next call of Decode.
+//
+// Decode returns as soon as it holds at least one row (good or bad) and no complete
+// line remains in its buffer, without reading again, so rows from a live source
+// show at once. It returns io.EOF only when it returns no rows and no bad rows and
+// the input is exhausted; other errors are read errors (or a batch of the wrong
+// shape), returned once the rows read before them are decoded.
+func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
+	b.Reset()
+	if len(b.Cols) < len(d.types) {
+		return fmt.Errorf("json: batch has %d columns, decoder needs %d", len(b.Cols), len(d.types))
+	}
+	for j, t := range d.types {
+		if b.Cols[j].Type != t {
+			return fmt.Errorf("json: batch column %d is %s, decoder reads %s", j+1, b.Cols[j].Type, t)
+		}
+	}
+	badStart := len(*bad)
+	for {
+		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
+			if !d.next(b, bad) {
+				break
+			}
+		}
+		if b.N > 0 || len(*bad) > badStart {
+			return nil
+		}
+		if d.eof && d.start == d.end {
+			return io.EOF
+		}
+		if d.readErr != nil {
+			return d.readErr
+		}
+		if err := d.fill(); err != nil {
+			return err
+		}
+	}
+}
+
+// fill makes room in the buffer (moving the unconsumed tail to the front, growing
+// the buffer when one line fills it) and reads once. It is called only when the
+// current batch references nothing in the buffer.
+func (d *Decoder) fill() error {
+	if d.start > 0 {
+		copy(d.buf, d.buf[d.start:d.end])
+		d.end -= d.start
+		d.start = 0
+	}
+	if d.end == len(d.buf) {
+		nb := make([]byte, 2*len(d.buf))
+		copy(nb, d.buf[:d.end])
+		d.buf = nb
+	}
+	for tries := 0; ; tries++ {
+		n, err := d.r.Read(d.buf[d.end:])
+		if n < 0 || n > len(d.buf)-d.end {
+			return errors.New("json: reader returned an invalid count")
+		}
+		d.end += n
+		d.bytesRead += int64(n)
+		if err == io.EOF {
+			d.eof = true
+			return nil
+		}
+		if err != nil {
+			d.readErr = err
+			return nil
+		}
+		if n > 0 {
+			return nil
+		}
+		if tries >= maxEmptyReads {
+			return io.ErrNoProgress
+		}
+	}
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// next decodes the next line in the buffer into b or *bad, skipping blank lines.
+// It reports false when no complete line remains in the buffer.
+func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
+	if !d.bomDone {
+		avail := d.buf[d.start:d.end]
+		if len(avail) < len(bom) && !d.eof && bytes.HasPrefix(bom, avail) {
+			return false // cannot tell yet
+		}
+		if bytes.HasPrefix(avail, bom) {
+			d.start += len(bom)
+		}
+		d.bomDone = true
+	}
+	for {
+		if d.start == d.end {
+			return false
+		}
+		data := d.buf[d.start:d.end]
+		var rec []byte
+		adv := 0
+		if k := bytes.IndexByte(data[d.pendPos:], '\n'); k >= 0 {
+			k += d.pendPos
+			rec, adv = data[:k], k+1
+			if k > 0 && rec[k-1] == '\r' {
+				rec = rec[:k-1]
+			}
+		} else {
+			if !d.eof {
+				d.pendPos = len(data)
+				return false
+			}
+			rec, adv = data, len(data)
+		}
+		d.pendPos = 0
+		line := d.line
+		d.start += adv
+		d.line++
+		if skipWS(rec, 0) == len(rec) {
+			continue // blank line
+		}
+		if d.opts.Lines != nil {
+			if raw, reason, isBad := d.opts.Lines.Check(line, line, rec); isBad {
+				*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: reason})
+				return true
+			}
+		}
+		if reason := d.decodeLine(b, rec); reason != "" {
+			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: rec[:len(rec):len(rec)], Reason: reason})
+			return true
+		}
+		b.Pos[b.N] = line
+		b.N++
+		return true
+	}
+}
+
+// wsTab marks JSON whitespace; strSafe the bytes a string holds as they are.
+var wsTab, strSafe [256]bool
+
+func init() {
+	for _, c := range " \t\r\n" {
+		wsTab[c] = true
+	}
+	for c := 0x20; c < 256; c++ {
+		strSafe[c] = c != '"' && c != '\\'
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && wsTab[b[i]] {
+		i++
+	}
+	return i
+}
+
+// syntaxErr is a JSON syntax error at byte pos of the line.
+type syntaxErr struct {
+	pos int
+	msg string
+}
+
+func (e *syntaxErr) reason(rec []byte) string {
+	if e.pos >= len(rec) {
+		if strings.HasPrefix(e.msg, "inside") {
+			return "invalid JSON: the line ends " + e.msg
+		}
+		return "invalid JSON: the line ends too early (" + e.msg + ")"
+	}
+	return "invalid JSON at byte " + strconv.Itoa(e.pos+1) + ": " + e.msg
+}
+
+// Syntax errors are values without allocation: msg texts are constants and the
+// error is returned by pointer to a decoder-owned struct.
+func (d *Decoder) fail(err *syntaxErr, pos int, msg string) *syntaxErr {
+	err.pos, err.msg = pos, msg
+	return err
+}
+
+// decodeLine parses rec (a non-blank line without its line end) and stores it as
+// row b.N. It returns "" on success, else the reason the line is malformed.
+func (d *Decoder) decodeLine(b *vector.Batch, rec []byte) string {
+	if !utf8.Valid(rec) {
+		return "invalid UTF-8 at byte " + strconv.Itoa(firstInvalidUTF8(rec)+1)
+	}
+	for j := range d.vals {
+		d.vals[j].kind = kMissing
+	}
+	var se syntaxErr
+	if err := d.parseObject(rec, &se); err != nil {
+		if err.msg == "" {
+			return "not a JSON object"
+		}
+		return err.reason(rec)
+	}
+	row := b.N
+	ncols := len(d.types)
+	for j, v := range b.Cols[:ncols] {
+		val := d.vals[j]
+		if val.kind == kMissing || val.kind == kNull {
+			v.Null[row] = true
+			continue
+		}
+		if reason := d.setValue(v, j, row, rec, val); reason != "" {
+			return reason
+		}
+	}
+	for j, nn := range d.opts.NotNull {
+		if nn && j < ncols && b.Cols[j].Null[row] {
+			return "column " + d.name(j) + ": the event-time column is NULL"
+		}
+	}
+	return ""
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// parseObject parses rec as one JSON object, recording the fields of known
+// columns in d.vals. It returns nil, or the error (msg "" when the line is not an
+// object at all).
+func (d *Decoder) parseObject(rec []byte, se *syntaxErr) *syntaxErr {
+	n := len(rec)
+	i := skipWS(rec, 0)
+	if i >= n || rec[i] != '{' {
+		return d.fail(se, i, "")
+	}
+	i = skipWS(rec, i+1)
+	if i < n && rec[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= n || rec[i] != '"' {
+				return d.fail(se, i, "expected a field name")
+			}
+			ks := i
+			var esc bool
+			var err *syntaxErr
+			if i, esc, err = d.scanString(rec, i, se); err != nil {
+				return err
+			}
+			col := d.lookup(rec[ks+1:i-1], esc)
+			i = skipWS(rec, i)
+			if i >= n || rec[i] != ':' {
+				return d.fail(se, i, "expected ':' after a field name")
+			}
+			i = skipWS(rec, i+1)
+			vs := i
+			var kind uint8
+			var flag bool
+			if kind, i, flag, err = d.skipValue(rec, i, se); err != nil {
+				return err
+			}
+			if col >= 0 {
+				d.vals[col] = value{kind: kind, flag: flag, start: vs, end: i}
+			}
+			i = skipWS(rec, i)
+			if i < n && rec[i] == ',' {
+				i = skipWS(rec, i+1)
+				continue
+			}
+			if i < n && rec[i] == '}' {
+				i++
+				break
+			}
+			return d.fail(se, i, "expected ',' or '}' after a field")
+		}
+	}
+	if i = skipWS(rec, i); i != n {
+		return d.fail(se, i, "text after the object")
+	}
+	return nil
+}
+
+// lookup returns the column of the field named by key (the text between the
+// quotes), or -1.
+func (d *Decoder) lookup(key []byte, esc bool) int {
+	if esc {
+		d.scratch = appendUnescaped(d.scratch[:0], key)
+		key = d.scratch
+	}
+	if h := d.hint; h < len(d.names) && h < len(d.types) && string(key) == d.names[h] {
+		d.hint = h + 1
+		return h
+	}
+	if j, ok := d.index[string(key)]; ok {
+		d.hint = j + 1
+		return j
+	}
+	return -1
+}
+
+// scanString scans the string starting with the quote at rec[i] (rec is valid
+// UTF-8) and returns the index after its closing quote and whether it has escapes.
+func (d *Decoder) scanString(rec []byte, i int, se *syntaxErr) (int, bool, *syntaxErr) {
+	n := len(rec)
+	esc := false
+	j := i + 1
+	for {
+		for j < n && strSafe[rec[j]] {
+			j++
+		}
+		if j >= n {
+			return 0, false, d.fail(se, n, "inside a string")
+		}
+		switch c := rec[j]; {
+		case c == '"':
+			return j + 1, esc, nil
+		case c == '\\':
+			esc = true
+			if j+1 >= n {
+				return 0, false, d.fail(se, n, "inside a string")
+			}
+			switch rec[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				r, ok := hex4(rec, j+2)
+				if !ok {
+					return 0, false, d.fail(se, j, `invalid \u escape`)
+				}
+				if utf16.IsSurrogate(r) {
+					if r >= 0xDC00 || j+12 > n || rec[j+6] != '\\' || rec[j+7] != 'u' {
+						return 0, false, d.fail(se, j, `\u escape of half a surrogate pair`)
+					}
+					r2, ok := hex4(rec, j+8)
+					if !ok || r2 < 0xDC00 || r2 > 0xDFFF {
+						return 0, false, d.fail(se, j, `\u escape of half a surrogate pair`)
+					}
+					j += 6
+				}
+				j += 6
+			default:
+				return 0, false, d.fail(se, j, "invalid escape")
+			}
+		default: // a control character
+			return 0, false, d.fail(se, j, "control character in a string")
+		}
+	}
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// scanNumber scans the JSON number at rec[i] and returns the index after it and
+// whether it has a fraction or an exponent.
+func (d *Decoder) scanNumber(rec []byte, i int, se *syntaxErr) (int, bool, *syntaxErr) {
+	n := len(rec)
+	j := i
+	if rec[j] == '-' {
+		j++
+	}
+	switch {
+	case j < n && rec[j] == '0':
+		j++
+	case j < n && '1' <= rec[j] && rec[j] <= '9':
+		for j < n && '0' <= rec[j] && rec[j] <= '9' {
+			j++
+		}
+	default:
+		return 0, false, d.fail(se, j, "invalid number")
+	}
+	frac := false
+	if j < n && rec[j] == '.' {
+		frac = true
+		j++
+		k := j
+		for j < n && '0' <= rec[j] && rec[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return 0, false, d.fail(se, j, "invalid number")
+		}
+	}
+	if j < n && (rec[j] == 'e' || rec[j] == 'E') {
+		frac = true
+		j++
+		if j < n && (rec[j] == '+' || rec[j] == '-') {
+			j++
+		}
+		k := j
+		for j < n && '0' <= rec[j] && rec[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return 0, false, d.fail(se, j, "invalid number")
+		}
+	}
+	return j, frac, nil
+}
+
+// scanScalar scans a scalar value at rec[i] (i < len(rec)).
+func (d *Decoder) scanScalar(rec []byte, i int, se *syntaxErr) (kind uint8, end int, flag bool, err *syntaxErr) {
+	switch c := rec[i]; {
+	case c == '"':
+		end, flag, err = d.scanString(rec, i, se)
+		return kString, end, flag, err
+	case c == '-' || ('0' <= c && c <= '9'):
+		end, flag, err = d.scanNumber(rec, i, se)
+		return kNumber, end, flag, err
+	case c == 't' && bytes.HasPrefix(rec[i:], litTrue):
+		return kTrue, i + 4, false, nil
+	case c == 'f' && bytes.HasPrefix(rec[i:], litFalse):
+		return kFalse, i + 5, false, nil
+	case c == 'n' && bytes.HasPrefix(rec[i:], litNull):
+		return kNull, i + 4, false, nil
+	}
+	return 0, 0, false, d.fail(se, i, "expected a value")
+}
+
+var (
+	litTrue  = []byte("true")
+	litFalse = []byte("false")
+	litNull  = []byte("null")
+)
+
+// skipValue scans the value at rec[i]: a scalar, or an object or array with all
+// it holds (checked). For a container, flag reports whitespace inside it outside
+// strings.
+func (d *Decoder) skipValue(rec []byte, i int, se *syntaxErr) (kind uint8, end int, flag bool, err *syntaxErr) {
+	n := len(rec)
+	if i >= n {
+		return 0, 0, false, d.fail(se, n, "expected a value")
+	}
+	c := rec[i]
+	if c != '{' && c != '[' {
+		return d.scanScalar(rec, i, se)
+	}
+	kind = kArray
+	if c == '{' {
+		kind = kObject
+	}
+	stack := append(d.stack[:0], c)
+	i++
+	ws := false
+	first := true // just after an opening bracket
+	afterElem := false
+	for {
+		j := skipWS(rec, i)
+		if j != i {
+			ws = true
+			i = j
+		}
+		if i >= n {
+			d.stack = stack
+			return 0, 0, false, d.fail(se, n, "inside an object or array")
+		}
+		top := stack[len(stack)-1]
+		closer := byte(']')
+		if top == '{' {
+			closer = '}'
+		}
+		if afterElem || (first && rec[i] == closer) {
+			if rec[i] == closer {
+				stack = stack[:len(stack)-1]
+				i++
+				if len(stack) == 0 {
+					d.stack = stack
+					return kind, i, ws, nil
+				}
+				first, afterElem = false, true
+				continue
+			}
+			if rec[i] != ',' {
+				d.stack = stack
+				if top == '{' {
+					return 0, 0, false, d.fail(se, i, "expected ',' or '}' in an object")
+				}
+				return 0, 0, false, d.fail(se, i, "expected ',' or ']' in an array")
+			}
+			i++
+			first, afterElem = false, false
+			continue
+		}
+		// An element.
+		if top == '{' {
+			if rec[i] != '"' {
+				d.stack = stack
+				return 0, 0, false, d.fail(se, i, "expected a field name")
+			}
+			if i, _, err = d.scanString(rec, i, se); err != nil {
+				d.stack = stack
+				return 0, 0, false, err
+			}
+			if j := skipWS(rec, i); j != i {
+				ws = true
+				i = j
+			}
+			if i >= n || rec[i] != ':' {
+				d.stack = stack
+				return 0, 0, false, d.fail(se, i, "expected ':' after a field name")
+			}
+			i++
+			if j := skipWS(rec, i); j != i {
+				ws = true
+				i = j
+			}
+			if i >= n {
+				d.stack = stack
+				return 0, 0, false, d.fail(se, n, "expected a value")
+			}
+		}
+		if c := rec[i]; c == '{' || c == '[' {
+			stack = append(stack, c)
+			i++
+			first, afterElem = true, false
+			continue
+		}
+		if _, i, _, err = d.scanScalar(rec, i, se); err != nil {
+			d.stack = stack
+			return 0, 0, false, err
+		}
+		first, afterElem = false, true
+	}
+}
+
+// setValue stores val (a non-null value of column j) as row row of v. It returns
+// "" or the reason the value is malformed.
+func (d *Decoder) setValue(v *vector.Vec, j, row int, rec []byte, val value) string {
+	text := rec[val.start:val.end]
+	switch v.Type {
+	case catalog.Varchar, catalog.BigInt, catalog.Double, catalog.Boolean, catalog.Timestamp:
+	default: // Unknown: a NULL-only column
+		v.Null[row] = true
+		return ""
+	}
+	if v.Type == catalog.Varchar {
+		switch {
+		case val.kind == kString && !val.flag:
+			s := text[1 : len(text)-1]
+			v.S[row] = s[:len(s):len(s)]
+		case val.kind == kString:
+			start := len(v.Arena)
+			v.Arena = appendUnescaped(v.Arena, text[1:len(text)-1])
+			v.S[row] = v.Arena[start:len(v.Arena):len(v.Arena)]
+		case (val.kind == kObject || val.kind == kArray) && val.flag:
+			start := len(v.Arena)
+			v.Arena = appendCompact(v.Arena, text)
+			v.S[row] = v.Arena[start:len(v.Arena):len(v.Arena)]
+		default:
+			v.S[row] = text[:len(text):len(text)]
+		}
+		v.Null[row] = false
+		return ""
+	}
+	var t []byte // text to read as text is read
+	switch val.kind {
+	case kString:
+		t = text[1 : len(text)-1]
+		if val.flag {
+			d.scratch = appendUnescaped(d.scratch[:0], t)
+			t = d.scratch
+		}
+	case kNumber:
+		t = text
+		if val.flag && (v.Type == catalog.BigInt || v.Type == catalog.Timestamp) {
+			return d.invalid(j, text, v.Type)
+		}
+	case kTrue, kFalse:
+		if v.Type == catalog.Boolean {
+			v.B[row] = val.kind == kTrue
+			v.Null[row] = false
+			return ""
+		}
+		return d.invalid(j, text, v.Type)
+	default:
+		return d.invalid(j, text, v.Type)
+	}
+	ok := false
+	switch v.Type {
+	case catalog.BigInt:
+		v.I[row], ok = textconv.ParseInt(t)
+	case catalog.Double:
+		v.F[row], ok = textconv.ParseDouble(t)
+	case catalog.Boolean:
+		if val.kind == kString {
+			v.B[row], ok = textconv.ParseBool(t)
+		}
+	case catalog.Timestamp:
+		v.I[row], ok = textconv.ParseTimestamp(t)
+	}
+	if !ok {
+		return d.invalid(j, text, v.Type)
+	}
+	v.Null[row] = false
+	return ""
+}
+
+// invalid is the reason for a value of column j that its type cannot hold.
+func (d *Decoder) invalid(j int, text []byte, t catalog.Type) string {
+	const maxShown = 64
+	shown := string(text)
+	if len(text) > maxShown {
+		k := maxShown
+		for k > 0 && !utf8.RuneStart(text[k]) {
+			k--
+		}
+		shown = string(text[:k]) + "..."
+	}
+	name := t.String()
+	if t == catalog.Timestamp {
+		name = "TIMESTAMP"
+	}
+	return "column " + d.name(j) + ": " + shown + " is not a valid " + name
+}
+
+func (d *Decoder) name(j int) string {
+	if j < len(d.names) {
+		return d.names[j]
+	}
+	return "#" + strconv.Itoa(j+1)
+}
+
+// appendUnescaped appends the JSON string content s (valid, between its quotes)
+// unescaped to dst.
+func appendUnescaped(dst, s []byte) []byte {
+	for {
+		k := bytes.IndexByte(s, '\\')
+		if k < 0 {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:k]...)
+		c := s[k+1]
+		s = s[k+2:]
+		switch c {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, _ := hex4(s, 0)
+			s = s[4:]
+			if utf16.IsSurrogate(r) && len(s) >= 6 { // checked: a valid pair
+				r2, _ := hex4(s, 2)
+				r = utf16.DecodeRune(r, r2)
+				s = s[6:]
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, c)
+		}
+	}
+}
+
+// appendCompact appends the valid JSON value v without whitespace outside strings.
+func appendCompact(dst, v []byte) []byte {
+	for i := 0; i < len(v); {
+		c := v[i]
+		if wsTab[c] {
+			i++
+			continue
+		}
+		if c != '"' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		j := i + 1
+		for v[j] != '"' {
+			if v[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		dst = append(dst, v[i:j+1]...)
+		i = j + 1
+	}
+	return dst
+}

@@ -1,0 +1,500 @@
+// Package textenc owns SPEC 1's 'encoding' option: it turns input in a declared
+// text encoding (gbk, gb18030, latin1, windows-1252, utf-16le, utf-16be) into the
+// UTF-8 that the format decoders (executor/csvdec, executor/jsondec) read, without
+// ever altering a row silently.
+//
+// # Design
+//
+// A Reader sits between the source and a decoder. It transcodes whole lines, split
+// on the SOURCE encoding's line end (the byte 0x0A, or the 2-byte unit 0x000A in
+// UTF-16, aligned on 2-byte units from the start of the input), and writes each
+// line to its output followed by one LF. A lone CR is data and a CRLF's CR stays
+// at the end of the line's text, so the output has exactly the source's lines and
+// the decoders' line numbers (counted on LFs in their input) stay right.
+//
+// golang.org/x/text decoders replace invalid input by U+FFFD without an error. The
+// Reader transcodes all complete lines in its buffer at once and, only when the
+// output holds a U+FFFD, goes over those lines one by one, decoding rune by rune:
+// a U+FFFD whose source bytes are not the encoding's own encoding of U+FFFD marks
+// the line invalid. An invalid line is still written to the output (with U+FFFD
+// in place of the invalid bytes, so quotes and delimiters keep their meaning), and
+// the Reader keeps a copy of its input bytes and a reason. A decoder asks Check,
+// once per record, whether one of the record's lines was invalid; if so the record
+// is malformed and its raw text is the input bytes.
+//
+// A CSV record may span lines inside quotes. Such a record is malformed when any of
+// its lines is invalid; it is reported at its first line, and its raw text is its
+// input bytes: the invalid lines' bytes as read, the valid lines' decoded text
+// encoded back (which gives the input bytes back, except for the rare byte
+// sequences an encoding decodes to the same character as another: gbk reads both
+// 0x80 and 0xA2E3 as €, and writes € as 0x80), joined by the encoding's LF.
+//
+// A byte order mark at the start of the input (FF FE for utf-16le, FE FF for
+// utf-16be, 84 31 95 33 for gb18030) is dropped; it is never part of a row.
+// Latin-1 has no invalid bytes; windows-1252 has five (0x81, 0x8D, 0x8F, 0x90,
+// 0x9D).
+package textenc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+)
+
+// Encoding is a text encoding the 'encoding' option names.
+type Encoding struct {
+	// Name is the canonical name: utf-8, gbk, gb18030, latin1, windows-1252,
+	// utf-16le or utf-16be.
+	Name string
+	enc  encoding.Encoding // nil for UTF-8
+	// unit is 2 for UTF-16 (line ends are 2-byte units), else 1.
+	unit      int
+	bigEndian bool
+	lf        []byte // LF in this encoding
+	bom       []byte // byte order mark dropped at the start of the input, or nil
+	fffd      []byte // U+FFFD in this encoding, or nil when it has none
+}
+
+// IsUTF8 reports whether e is UTF-8, which the decoders read directly (they check
+// UTF-8 validity themselves).
+func (e *Encoding) IsUTF8() bool { return e.enc == nil }
+
+func (e *Encoding) String() string { return e.Name }
+
+// Encode returns UTF-8 text encoded in e (for tests and tools).
+func (e *Encoding) Encode(text []byte) ([]byte, error) {
+	if e.enc == nil {
+		return bytes.Clone(text), nil
+	}
+	return e.enc.NewEncoder().Bytes(text)
+}
+
+var (
+	utf8Enc    = &Encoding{Name: "utf-8"}
+	gbkEnc     = newEncoding("gbk", simplifiedchinese.GBK, 1, false, nil)
+	gb18030Enc = newEncoding("gb18030", simplifiedchinese.GB18030, 1, false, []byte{0x84, 0x31, 0x95, 0x33})
+	latin1Enc  = newEncoding("latin1", charmap.ISO8859_1, 1, false, nil)
+	cp1252Enc  = newEncoding("windows-1252", charmap.Windows1252, 1, false, nil)
+	utf16leEnc = newEncoding("utf-16le", unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), 2, false, []byte{0xFF, 0xFE})
+	utf16beEnc = newEncoding("utf-16be", unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), 2, true, []byte{0xFE, 0xFF})
+)
+
+func newEncoding(name string, enc encoding.Encoding, unit int, bigEndian bool, bom []byte) *Encoding {
+	e := &Encoding{Name: name, enc: enc, unit: unit, bigEndian: bigEndian, bom: bom}
+	e.lf, _ = enc.NewEncoder().Bytes([]byte{'\n'})
+	if b, err := enc.NewEncoder().Bytes([]byte("\uFFFD")); err == nil && !bytes.Equal(b, []byte{0x1A}) {
+		e.fffd = b
+	}
+	return e
+}
+
+// names maps a normalised name (lower case, without '-', '_', ' ' and '.') to its
+// encoding.
+var names = map[string]*Encoding{
+	"utf8": utf8Enc, "unicode11utf8": utf8Enc,
+
+	"gbk": gbkEnc, "cp936": gbkEnc, "ms936": gbkEnc, "windows936": gbkEnc,
+	"gb2312": gbkEnc, "csgb2312": gbkEnc, "euccn": gbkEnc, "xgbk": gbkEnc,
+
+	"gb18030": gb18030Enc,
+
+	"latin1": latin1Enc, "l1": latin1Enc, "iso88591": latin1Enc, "iso885911987": latin1Enc,
+	"isoir100": latin1Enc, "cp819": latin1Enc, "ibm819": latin1Enc, "csisolatin1": latin1Enc,
+
+	"windows1252": cp1252Enc, "cp1252": cp1252Enc, "xcp1252": cp1252Enc,
+
+	"utf16le": utf16leEnc, "utf16be": utf16beEnc,
+}
+
+// Names lists the canonical encoding names, for messages and docs.
+func Names() []string {
+	return []string{"utf-8", "gbk", "gb18030", "latin1", "windows-1252", "utf-16le", "utf-16be"}
+}
+
+// Lookup returns the encoding named name, case-insensitively and ignoring '-', '_',
+// '.' and spaces, with common aliases (utf8; cp936, gb2312 for gbk; iso-8859-1,
+// l1 for latin1; cp1252). An empty name is UTF-8.
+func Lookup(name string) (*Encoding, error) {
+	key := strings.Map(func(r rune) rune {
+		switch r {
+		case '-', '_', ' ', '.':
+			return -1
+		}
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, name)
+	if key == "" {
+		return utf8Enc, nil
+	}
+	if e := names[key]; e != nil {
+		return e, nil
+	}
+	return nil, fmt.Errorf("unknown encoding '%s'; use one of: %s", name, strings.Join(Names(), ", "))
+}
+
+const (
+	initialBufSize = 64 << 10
+	maxEmptyReads  = 100
+)
+
+// bufSize is the size of a new Reader's source buffer; tests make it tiny.
+var bufSize = initialBufSize
+
+// badLine is an input line with bytes invalid in the encoding.
+type badLine struct {
+	line   int64  // 1-based line number
+	raw    []byte // the line's input bytes without its LF (a CRLF's CR kept)
+	reason string
+}
+
+// Reader transcodes its source to UTF-8 line by line and remembers the lines that
+// hold invalid bytes (see the package doc). It is not safe for concurrent use.
+//
+// Read never reads from the source while it holds transcoded text, so a decoder on
+// a live source sees each complete line as soon as it arrives. It blocks (reading
+// the source again) until a whole line, the end of the input or an error arrives.
+type Reader struct {
+	src  io.Reader
+	e    *Encoding
+	dec  transform.Transformer
+	encd *encoding.Encoder // built on first use, for Check's multi-line raw text
+
+	buf        []byte // buf[start:end] is source text not transcoded yet
+	start, end int
+	scanned    int // buf[start:scanned] holds no complete line (a multiple of e.unit past start)
+	eof        bool
+	err        error
+	bomDone    bool
+	bytesRead  int64
+
+	out    []byte // out[outPos:] is transcoded text not returned yet
+	outPos int
+
+	line int64 // line number of the next line to transcode
+
+	bad     []badLine // invalid lines not yet passed by Check, in line order
+	badHead int
+}
+
+// NewReader returns a Reader of src, in encoding e (which must not be UTF-8).
+func NewReader(src io.Reader, e *Encoding) *Reader {
+	if e.IsUTF8() {
+		panic("textenc: NewReader with utf-8")
+	}
+	return &Reader{
+		src:  src,
+		e:    e,
+		dec:  e.enc.NewDecoder(),
+		buf:  make([]byte, bufSize),
+		line: 1,
+	}
+}
+
+// BytesRead returns the number of source bytes read so far.
+func (r *Reader) BytesRead() int64 { return r.bytesRead }
+
+// Read writes transcoded UTF-8 text to p. It returns io.EOF at the end of the
+// input, and the source's read error once the text read before it is returned.
+func (r *Reader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if r.outPos < len(r.out) {
+			n := copy(p, r.out[r.outPos:])
+			r.outPos += n
+			return n, nil
+		}
+		if r.transcode() {
+			continue
+		}
+		if r.err != nil {
+			return 0, r.err
+		}
+		if r.eof {
+			return 0, io.EOF
+		}
+		if err := r.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// fill reads the source once (or a few times while it returns nothing), making
+// room first.
+func (r *Reader) fill() error {
+	if r.start > 0 {
+		copy(r.buf, r.buf[r.start:r.end])
+		r.end -= r.start
+		r.scanned -= r.start
+		r.start = 0
+	}
+	if r.end == len(r.buf) {
+		nb := make([]byte, 2*len(r.buf))
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	for tries := 0; ; tries++ {
+		n, err := r.src.Read(r.buf[r.end:])
+		if n < 0 || n > len(r.buf)-r.end {
+			return errors.New("textenc: reader returned an invalid count")
+		}
+		r.end += n
+		r.bytesRead += int64(n)
+		if err == io.EOF {
+			r.eof = true
+			return nil
+		}
+		if err != nil {
+			r.err = err
+			return nil
+		}
+		if n > 0 {
+			return nil
+		}
+		if tries >= maxEmptyReads {
+			return io.ErrNoProgress
+		}
+	}
+}
+
+// transcode turns the complete lines in the buffer (all of it at the end of the
+// input) into r.out. It reports whether it consumed input.
+func (r *Reader) transcode() bool {
+	data := r.buf[r.start:r.end]
+	final := r.eof
+	if !r.bomDone {
+		bom := r.e.bom
+		if len(data) < len(bom) && !final && bytes.HasPrefix(bom, data) {
+			return false // cannot tell yet
+		}
+		r.bomDone = true
+		if len(bom) > 0 && bytes.HasPrefix(data, bom) {
+			r.start += len(bom)
+			r.scanned = r.start
+			data = data[len(bom):]
+		}
+	}
+	if len(data) == 0 {
+		return false
+	}
+	n := len(data)
+	if !final {
+		n = r.lastLineEnd()
+		if n == 0 {
+			return false
+		}
+	}
+	chunk := data[:n]
+	r.start += n
+	r.scanned = r.start
+	r.out = r.decode(r.out[:0], chunk)
+	r.outPos = 0
+	if bytes.Contains(r.out, fffdUTF8) {
+		// Some bytes may be invalid: go over the lines one by one.
+		r.out = r.out[:0]
+		for len(chunk) > 0 {
+			k := r.e.index(chunk)
+			text, next := chunk, chunk[len(chunk):]
+			if k >= 0 {
+				text, next = chunk[:k], chunk[k+len(r.e.lf):]
+			}
+			start := len(r.out)
+			r.out = r.decode(r.out, text)
+			if bytes.Contains(r.out[start:], fffdUTF8) {
+				if off, seq, bad := r.firstInvalid(text); bad {
+					r.bad = append(r.bad, badLine{
+						line:   r.line,
+						raw:    bytes.Clone(text),
+						reason: fmt.Sprintf("invalid %s input at byte %d: % x", r.e.Name, off+1, seq),
+					})
+				}
+			}
+			if k >= 0 {
+				r.out = append(r.out, '\n')
+				r.line++
+			}
+			chunk = next
+		}
+	} else {
+		r.line += int64(bytes.Count(r.out, lfUTF8))
+	}
+	return true
+}
+
+var (
+	fffdUTF8 = []byte("\uFFFD")
+	lfUTF8   = []byte{'\n'}
+)
+
+// lastLineEnd returns the length of the complete lines at the start of
+// r.buf[r.start:r.end] (0 for none), scanning only what was not scanned before.
+func (r *Reader) lastLineEnd() int {
+	data := r.buf[r.start:r.end]
+	from := max(r.scanned-r.start, 0)
+	last := -1
+	if r.e.unit == 1 {
+		if k := bytes.LastIndexByte(data[from:], '\n'); k >= 0 {
+			last = from + k + 1
+		}
+	} else {
+		for i := from; ; {
+			k := r.e.index(data[i:])
+			if k < 0 {
+				break
+			}
+			i += k + 2
+			last = i
+		}
+	}
+	if last < 0 {
+		// No line end yet: next time scan only what arrives (whole units).
+		r.scanned = r.start + len(data)&^(r.e.unit-1)
+		return 0
+	}
+	return last
+}
+
+// index returns the offset of the first LF of encoding e in b (b starting on a
+// character boundary; for UTF-16 on a 2-byte unit), or -1.
+func (e *Encoding) index(b []byte) int {
+	if e.unit == 1 {
+		return bytes.IndexByte(b, '\n')
+	}
+	for i := 0; ; {
+		k := bytes.IndexByte(b[i:], '\n')
+		if k < 0 {
+			return -1
+		}
+		k += i
+		if e.bigEndian {
+			if k%2 == 1 && b[k-1] == 0 {
+				return k - 1
+			}
+		} else if k%2 == 0 && k+1 < len(b) && b[k+1] == 0 {
+			return k
+		}
+		i = k + 1
+	}
+}
+
+// decode appends src decoded (invalid bytes as U+FFFD) to dst.
+func (r *Reader) decode(dst, src []byte) []byte {
+	r.dec.Reset()
+	for {
+		if cap(dst)-len(dst) < 3*len(src)+utf8.UTFMax {
+			dst = growTo(dst, len(dst)+3*len(src)+utf8.UTFMax)
+		}
+		nDst, nSrc, err := r.dec.Transform(dst[len(dst):cap(dst)], src, true)
+		dst = dst[:len(dst)+nDst]
+		src = src[nSrc:]
+		if err == nil || len(src) == 0 {
+			return dst
+		}
+		if err != transform.ErrShortDst {
+			// Unreachable for these decoders; keep the bytes visible as invalid.
+			dst = append(dst, fffdUTF8...)
+			src = src[1:]
+		}
+	}
+}
+
+func growTo(b []byte, n int) []byte {
+	nb := make([]byte, len(b), max(n, 2*cap(b)))
+	copy(nb, b)
+	return nb
+}
+
+// firstInvalid decodes line rune by rune and returns the offset and bytes of the
+// first sequence that decodes to U+FFFD without being the encoding of U+FFFD.
+func (r *Reader) firstInvalid(line []byte) (off int, seq []byte, bad bool) {
+	var dst [utf8.UTFMax]byte
+	for i := 0; i < len(line); {
+		nDst, nSrc := 0, 0
+		// The smallest dst that takes a rune holds exactly that rune.
+		for k := 1; k <= utf8.UTFMax && nDst == 0; k++ {
+			r.dec.Reset()
+			nDst, nSrc, _ = r.dec.Transform(dst[:k], line[i:], true)
+		}
+		if nSrc == 0 {
+			return i, line[i : i+1], true // no progress: treat the byte as invalid
+		}
+		if nDst > 0 {
+			if c, _ := utf8.DecodeRune(dst[:nDst]); c == utf8.RuneError && !bytes.Equal(line[i:i+nSrc], r.e.fffd) {
+				return i, line[i : i+nSrc], true
+			}
+		}
+		i += nSrc
+	}
+	return 0, nil, false
+}
+
+// Check reports whether one of the input lines first..last (a record read from
+// this Reader's output; text is its decoded text without its final line end) held
+// bytes invalid in the encoding. If so it returns the record's input bytes (see
+// the package doc; they stay valid) and the reason, naming the line when the
+// record spans lines. Records must be checked in input order: lines before first
+// are forgotten.
+func (r *Reader) Check(first, last int64, text []byte) (raw []byte, reason string, bad bool) {
+	for r.badHead < len(r.bad) && r.bad[r.badHead].line < first {
+		r.bad[r.badHead] = badLine{}
+		r.badHead++
+	}
+	if r.badHead == len(r.bad) {
+		r.bad, r.badHead = r.bad[:0], 0
+		return nil, "", false
+	}
+	if r.badHead >= 64 && 2*r.badHead >= len(r.bad) { // every line bad: keep the queue small
+		n := copy(r.bad, r.bad[r.badHead:])
+		clear(r.bad[n:])
+		r.bad, r.badHead = r.bad[:n], 0
+	}
+	b := &r.bad[r.badHead]
+	if b.line > last {
+		return nil, "", false
+	}
+	if first == last {
+		return b.raw, b.reason, true
+	}
+	reason = "line " + strconv.FormatInt(b.line, 10) + ": " + b.reason
+	if r.encd == nil {
+		r.encd = r.e.enc.NewEncoder()
+	}
+	k := r.badHead
+	for ln := first; ; ln++ {
+		i := bytes.IndexByte(text, '\n')
+		part := text
+		if i >= 0 {
+			part = text[:i]
+		}
+		if k < len(r.bad) && r.bad[k].line == ln {
+			raw = append(raw, r.bad[k].raw...)
+			k++
+		} else {
+			r.encd.Reset()
+			enc, err := r.encd.Bytes(part)
+			if err != nil { // unreachable: the line was decoded from this encoding
+				enc = part
+			}
+			raw = append(raw, enc...)
+		}
+		if i < 0 {
+			break
+		}
+		raw = append(raw, r.e.lf...)
+		text = text[i+1:]
+	}
+	return raw, reason, true
+}

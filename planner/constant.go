@@ -1,0 +1,187 @@
+package planner
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/parser"
+)
+
+// Value is one typed constant: I for BIGINT and TIMESTAMP (epoch ms), F for
+// DOUBLE, B for BOOLEAN, S for VARCHAR (owned by the Value).
+type Value struct {
+	Null bool
+	I    int64
+	F    float64
+	B    bool
+	S    []byte
+}
+
+// Insert is a planned INSERT INTO s VALUES (SPEC 3): the values stream and its new
+// rows, each with one value per column of the stream, in column order.
+type Insert struct {
+	Stream *catalog.Stream
+	Rows   [][]Value
+}
+
+// PlanInsert binds an INSERT INTO s [(cols)] VALUES (...), ... to its stream and
+// evaluates its values: constant expressions, converted to their column's type
+// by CAST's rules (a conversion that fails is an error, not NULL). Columns left
+// out of a column list are NULL. The stream must be a 'values' stream, and its
+// event-time column (WATERMARK FOR) cannot be NULL. Nothing is inserted when an
+// error is found. Errors are *parser.Error at the offending token.
+func (p *Planner) PlanInsert(ins *parser.Insert) (*Insert, error) {
+	start, _ := ins.Span()
+	pos := func(n ast.Node) int {
+		if n == nil || ins.Locate == nil {
+			return start
+		}
+		return ins.Locate(n)
+	}
+	st := p.Cat.Lookup(ins.Stream)
+	if st == nil {
+		return nil, parser.Errorf(ins.StreamPos, "unknown stream '%s'; %s", ins.Stream, p.streamList())
+	}
+	if st.Connector.Name != "values" {
+		return nil, parser.Errorf(ins.StreamPos, "INSERT INTO adds rows to a 'values' stream; %s reads connector '%s' (declare one WITH ('connector' = 'values'))", st.Name, st.Connector.Name)
+	}
+	cols := make([]int, 0, len(st.Columns)) // stream column of each value
+	if len(ins.Columns) == 0 {
+		for i := range st.Columns {
+			cols = append(cols, i)
+		}
+	} else {
+		for k, name := range ins.Columns {
+			i := st.Column(name)
+			if i < 0 {
+				return nil, parser.Errorf(ins.ColumnPos[k], "unknown column '%s'; %s has %s", name, st.Name, strings.Join(st.Names(), ", "))
+			}
+			for _, j := range cols {
+				if j == i {
+					return nil, parser.Errorf(ins.ColumnPos[k], "column '%s' is listed twice", name)
+				}
+			}
+			cols = append(cols, i)
+		}
+	}
+	if et := st.EventTime; et >= 0 && st.Watermark != nil {
+		listed := false
+		for _, i := range cols {
+			listed = listed || i == et
+		}
+		if !listed {
+			return nil, parser.Errorf(ins.StreamPos, "column '%s' is the event time of %s (WATERMARK FOR) and needs a value", st.Columns[et].Name, st.Name)
+		}
+	}
+	sc := &scope{locate: ins.Locate, casts: ins.Casts, src: p.Source, watermark: func(int) int { return -1 }}
+	out := &Insert{Stream: st}
+	for r, exprs := range ins.Rows {
+		if len(exprs) != len(cols) {
+			at := ins.StreamPos
+			if len(exprs) > 0 {
+				at = pos(exprs[0])
+			}
+			return nil, parser.Errorf(at, "row %d has %d value(s) but %d column(s) are inserted (%s)", r+1, len(exprs), len(cols), columnNames(st, cols))
+		}
+		row := make([]Value, len(st.Columns))
+		for i := range row {
+			row[i].Null = true
+		}
+		for k, n := range exprs {
+			c := st.Columns[cols[k]]
+			v, err := sc.constant(n, c)
+			if err != nil {
+				return nil, err
+			}
+			if v.Null && cols[k] == st.EventTime && st.Watermark != nil {
+				return nil, parser.Errorf(pos(n), "column '%s' is the event time of %s (WATERMARK FOR) and cannot be NULL", c.Name, st.Name)
+			}
+			row[cols[k]] = v
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out, nil
+}
+
+func columnNames(st *catalog.Stream, cols []int) string {
+	n := make([]string, len(cols))
+	for k, i := range cols {
+		n[k] = st.Columns[i].Name
+	}
+	return strings.Join(n, ", ")
+}
+
+// colRef finds the first column reference in an expression.
+type colRef struct{ found *ast.ColumnNameExpr }
+
+func (c *colRef) Enter(n ast.Node) (ast.Node, bool) {
+	if x, ok := n.(*ast.ColumnNameExpr); ok && c.found == nil {
+		c.found = x
+	}
+	return n, c.found != nil
+}
+
+func (c *colRef) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// constant compiles the constant expression n, converts it to column c's type and
+// evaluates it.
+func (sc *scope) constant(n ast.ExprNode, c catalog.Column) (Value, error) {
+	var cr colRef
+	n.Accept(&cr)
+	if cr.found != nil {
+		name, at := cr.found.Name.Name.O, sc.pos(cr.found)
+		why := "a column name"
+		if at >= 0 && at < len(sc.src) && sc.src[at] == '"' {
+			why = "a name (double quotes quote names)"
+		}
+		return Value{}, parser.Errorf(at, "VALUES takes constants, and %s is %s; write text in single quotes: '%s'", name, why, strings.ReplaceAll(name, "'", "''"))
+	}
+	e, err := sc.compile(n)
+	if err != nil {
+		return Value{}, err
+	}
+	if !e.Const {
+		return Value{}, parser.Errorf(sc.pos(n), "VALUES takes constants: %s is not one", e.Text)
+	}
+	one := []int32{0}
+	b := vector.NewBatch(nil) // a constant reads no column
+	b.N = 1
+	raw := e.Eval(b, one)
+	if raw.Null[0] || e.Type == catalog.Unknown {
+		return Value{Null: true}, nil
+	}
+	conv := castTo(e, c.Type).Eval(b, one)
+	if conv.Null[0] {
+		text := string(vector.AppendValue(nil, e.Type, raw, 0))
+		return Value{}, parser.Errorf(sc.pos(n), "%s %s cannot be read as %s for column '%s'", e.Type, quoteIf(e.Type, text), c.Type, c.Name)
+	}
+	v := Value{}
+	switch c.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		v.I = conv.I[0]
+	case catalog.Double:
+		v.F = conv.F[0]
+	case catalog.Boolean:
+		v.B = conv.B[0]
+	case catalog.Varchar:
+		v.S = bytes.Clone(conv.S[0])
+		if v.S == nil {
+			v.S = []byte{}
+		}
+	default:
+		return Value{}, fmt.Errorf("column %s: unexpected type %s", c.Name, c.Type)
+	}
+	return v, nil
+}
+
+func quoteIf(t catalog.Type, s string) string {
+	if t == catalog.Varchar {
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return s
+}
