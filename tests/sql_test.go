@@ -3,6 +3,8 @@ package tests
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +166,42 @@ func TestWatermarkSemantics(t *testing.T) {
 				t.Errorf("exit %d (want %d)\ngot\n%s\nwant\n%s\nstderr %q (want %q)", code, c.code, out, c.want, errs, c.stderr)
 			}
 		})
+	}
+}
+
+// TestEventTimeJoinOverSocket joins a bounded file against an unbounded socket
+// stream (SPEC 2.2, event-time strategy): left rows wait for the right watermark,
+// late right rows never match, and the answer is the one SPEC defines.
+func TestEventTimeJoinOverSocket(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		// b@500 arrives after the watermark passed 1000: it is late and never
+		// enters the join state; c@3000 is later than left c@2500.
+		fmt.Fprint(c, "a,100\nx,2000\nb,500\nc,3000\nz,9000\n")
+		c.Close()
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	sql := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+EXPLAIN SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;
+`, port)
+	out, errs, code := runSQL(t, map[string]string{"l.csv": "a,50\na,150\nb,1500\nc,2500\nc,3500\n"}, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "unbounded: by event time") || !strings.Contains(out, "held probe rows") {
+		t.Errorf("EXPLAIN does not name the event-time strategy and its state:\n%s", out)
+	}
+	if want := "k,ts\na,150\nc,3500\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", out, want)
 	}
 }
