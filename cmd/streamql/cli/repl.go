@@ -34,12 +34,14 @@ const (
 // replOptions are the REPL's terminal and files; the zero values mean the
 // process's (tests replace them).
 type replOptions struct {
-	Stdin          io.Reader // the terminal; nil = os.Stdin
-	Stdout, Stderr io.Writer // prompts and echo go to Stdout
+	Stdin io.Reader // the terminal; nil = os.Stdin
+	// Stdout gets results, prompts and echo (prompts and echo go to Stderr when
+	// Stdout is not a terminal and Stderr is).
+	Stdout, Stderr io.Writer
 	// Terminal, when set, replaces readline's check that stdin and stdout are a
-	// terminal; RawMode = false keeps the terminal mode as it is (tests).
+	// terminal, and Stdout then always gets the prompts (tests).
 	Terminal func() bool
-	NoRaw    bool
+	NoRaw    bool       // leave the terminal mode alone (tests)
 	Width    func() int // nil = the terminal's width
 	// Interrupts delivers Ctrl-C while a job runs; nil = os.Interrupt signals.
 	Interrupts <-chan os.Signal
