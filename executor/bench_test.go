@@ -55,11 +55,15 @@ func sensorCSV(rows int) []byte {
 	return buf.Bytes()
 }
 
-// PlanSplitJob plans splitScript: side branches low-tmp and high-tmp, then the
-// main query, over the stream sensors.
-func planSplitJob(tb testing.TB) *planner.Job {
+// planSplitJob plans splitScript: side branches low-tmp and high-tmp, then the
+// main query, over the stream sensors (a bounded file).
+func planSplitJob(tb testing.TB) *planner.Job { return planScript(tb, splitScript) }
+
+// planScript plans src: a CREATE STREAM of sensors (deviceNo VARCHAR, ts BIGINT,
+// temperature DOUBLE), side branches, and a main query, into one job.
+func planScript(tb testing.TB, src string) *planner.Job {
 	tb.Helper()
-	script, err := parser.Parse("split.sql", splitScript)
+	script, err := parser.Parse("split.sql", src)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -76,7 +80,7 @@ func planSplitJob(tb testing.TB) *planner.Job {
 			}
 			cat.Add(s)
 		case *parser.Select:
-			p := &planner.Planner{Cat: cat, Source: splitScript}
+			p := &planner.Planner{Cat: cat, Source: src}
 			b, err := p.PlanSelect(st)
 			if err != nil {
 				tb.Fatal(err)
@@ -88,7 +92,7 @@ func planSplitJob(tb testing.TB) *planner.Job {
 			}
 		}
 	}
-	job, err := planner.NewJob(main.Stream, branches, main, splitScript)
+	job, err := planner.NewJob(main.Stream, branches, main, src)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -121,9 +125,9 @@ func newEndlessSource(job *planner.Job) *endlessSource {
 }
 
 func (s *endlessSource) Next(b *vector.Batch, bad *[]BadRow) error { return s.dec.Decode(b, bad) }
-func (s *endlessSource) Position(line int64) string              { return fmt.Sprint("sensors.csv:", line) }
-func (s *endlessSource) Progress() (int64, int64)                { return s.dec.BytesRead(), 0 }
-func (s *endlessSource) Close() error                            { return nil }
+func (s *endlessSource) Position(line int64) string                { return fmt.Sprint("sensors.csv:", line) }
+func (s *endlessSource) Progress() (int64, int64)                  { return s.dec.BytesRead(), 0 }
+func (s *endlessSource) Close() error                              { return nil }
 
 // reportRows reports ns/row and cpu-ns/row (user+system CPU time since cpu0,
 // steadier than ns/row when other processes compete for the cores) for a

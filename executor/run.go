@@ -147,54 +147,98 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 }
 
 func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) error {
-	st := job.Stream
+	p := newProcess(job, src, sink, stats, probers)
+	if prefetchable(job) {
+		return runPrefetched(ctx, job, src, p)
+	}
 	b := vector.NewBatch(job.BatchTypes)
-	r := newRouter(job, probers)
-	es := stats.stream(st)
 	var bad []BadRow
-	sel := make([]int32, 0, vector.Cap)
-	wm := newWatermarker(job)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		bad = bad[:0]
 		err := src.Next(b, &bad)
-		if err == io.EOF {
-			return nil
-		}
-		if errors.Is(err, ErrWaiting) {
-			if ferr := sink.Flush(); ferr != nil {
-				return ferr
-			}
-			continue
-		}
-		if err != nil {
+		if end, err := p.batch(b, bad, err); end {
 			return err
-		}
-		stats.Rows += int64(b.N + len(bad))
-		limitRows := b.N
-		var failure error
-		r.out.Bad = r.out.Bad[:0]
-		if len(bad) > 0 {
-			limitRows, failure = handleBad(st, src, bad, b.N, es, &r.out.Bad)
-		}
-		sel = sel[:0]
-		for i := 0; i < limitRows; i++ {
-			sel = append(sel, int32(i))
-		}
-		sel = wm.stamp(b, sel)
-		done := r.route(b, sel)
-		if err := sink.Rows(&r.out); err != nil {
-			return err
-		}
-		if failure != nil {
-			return failure
-		}
-		if done {
-			return nil
 		}
 	}
+}
+
+// process is the per-batch work of run on the job's goroutine: errors policy,
+// watermark, routing, and the sink.
+type process struct {
+	st   *catalog.Stream
+	src  Source
+	sink Sink
+	r    *router
+	es   *StreamErrors
+	wm   *watermarker
+	sel  []int32
+	rows *int64
+}
+
+func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) *process {
+	return &process{st: job.Stream, src: src, sink: sink, r: newRouter(job, probers), es: stats.stream(job.Stream),
+		wm: newWatermarker(job), sel: make([]int32, 0, vector.Cap), rows: &stats.Rows}
+}
+
+// batch handles what one call of the source's Next gave: the batch b with its
+// malformed rows bad, and Next's error err. It reports whether the job ends,
+// and with which error (nil: the source ended or the LIMIT was reached).
+func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) {
+	if err == io.EOF {
+		return true, nil
+	}
+	if errors.Is(err, ErrWaiting) {
+		if ferr := p.sink.Flush(); ferr != nil {
+			return true, ferr
+		}
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	r := p.r
+	*p.rows += int64(b.N + len(bad))
+	limitRows := b.N
+	var failure error
+	r.out.Bad = r.out.Bad[:0]
+	if len(bad) > 0 {
+		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es, &r.out.Bad)
+	}
+	sel := p.sel[:0]
+	for i := 0; i < limitRows; i++ {
+		sel = append(sel, int32(i))
+	}
+	p.sel = sel
+	sel = p.wm.stamp(b, sel)
+	done := r.route(b, sel)
+	if done && r.cutAt >= 0 && len(bad) > 0 {
+		// The malformed rows after the LIMIT's last row are not read either.
+		after := 0
+		for _, x := range bad {
+			if x.Index > r.cutAt {
+				after++
+			}
+		}
+		switch {
+		case failure != nil:
+			if bad[0].Index > r.cutAt {
+				failure = nil
+				p.es.Malformed--
+			}
+		default:
+			p.es.Malformed -= int64(after)
+		}
+	}
+	if err := p.sink.Rows(&r.out); err != nil {
+		return true, err
+	}
+	if failure != nil {
+		return true, failure
+	}
+	return done, nil
 }
 
 // watermarker keeps a stream's watermark (SPEC 2.3): before each row it writes the
@@ -235,6 +279,7 @@ type router struct {
 	rest     [2][]int32
 	out      Routed
 	emitted  int64     // rows emitted to main, for LIMIT
+	cutAt    int       // the input row where the main query's LIMIT ended the job, or -1
 	probers  []*prober // per branch, nil without a join
 	cand     []int32
 }
@@ -266,6 +311,7 @@ func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
 // reached (SPEC 2: the job ends).
 func (r *router) route(b *vector.Batch, sel []int32) bool {
 	r.out.N = b.N
+	r.cutAt = -1
 	for i := 0; i < b.N; i++ {
 		r.out.Dest[i] = -1
 	}
@@ -328,10 +374,17 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 	return done
 }
 
-// cut drops from the side parts the rows after input row last: once the main
-// query's LIMIT is reached the job ends there (SPEC 2: side outputs hold what was
-// routed until then).
+// cut drops from the side parts, and from the malformed rows for the errors side
+// output, the rows after input row last: once the main query's LIMIT is reached
+// the job ends there (SPEC 2: the rest of the input is not read, and side outputs
+// hold what was routed until then).
 func (r *router) cut(last int32) {
+	r.cutAt = int(last)
+	nb := len(r.out.Bad)
+	for nb > 0 && r.out.Bad[nb-1].At > int(last) {
+		nb--
+	}
+	r.out.Bad = r.out.Bad[:nb]
 	for k := range r.out.Parts[:len(r.branches)-1] {
 		p := &r.out.Parts[k]
 		n := len(p.Sel)

@@ -42,8 +42,10 @@ type Env struct {
 	wrap   func(st *catalog.Stream, src Source) Source
 }
 
-// SetSourceHook makes every source a job opens pass through f (nil: none); the
-// wrapper's methods run on the job's goroutine. The CLI's progress bar uses it.
+// SetSourceHook makes every source a job opens pass through f (nil: none). The
+// wrapper's methods are called one at a time, but not always on the job's
+// goroutine: a bounded file is decoded ahead on a goroutine of its own
+// (prefetch.go). The CLI's progress bar uses it.
 func (e *Env) SetSourceHook(f func(st *catalog.Stream, src Source) Source) { e.wrap = f }
 
 // Open opens the source of st (see open), through the source hook when one is set.

@@ -457,6 +457,9 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 			continue
 		}
 		f := fs[j]
+		if !f.esc && !d.opts.HasNull && setPlain(v, row, f.b, f.quoted) {
+			continue
+		}
 		if reason := d.setField(v, j, row, f); reason != "" {
 			return reason
 		}
@@ -564,21 +567,6 @@ func (d *Decoder) setField(v *vector.Vec, j, row int, f field) string {
 		v.S[row] = s
 		v.Null[row] = false
 		return ""
-	}
-	if !f.esc && !d.opts.HasNull {
-		// Fast paths: plain digits need no trimming or grammar check.
-		switch v.Type {
-		case catalog.BigInt:
-			if x, ok := digitsInt(f.b); ok {
-				v.I[row], v.Null[row] = x, false
-				return ""
-			}
-		case catalog.Double:
-			if x, ok := plainDecimal(f.b); ok {
-				v.F[row], v.Null[row] = x, false
-				return ""
-			}
-		}
 	}
 	t := f.b
 	if f.esc {

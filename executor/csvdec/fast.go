@@ -3,6 +3,10 @@ package csvdec
 import (
 	"encoding/binary"
 	"math/bits"
+	"unicode/utf8"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
 )
 
 // Fast paths of the decoder's hot loop for the common shapes of CSV text:
@@ -20,6 +24,38 @@ const (
 // that are zero (no false positives: no carry crosses a byte).
 func zeroBytes(x uint64) uint64 {
 	return ^(((x & swar7f) + swar7f) | x) & swarHi
+}
+
+// setPlain stores field text b (not escaped; the stream has no null literal) as
+// row row of v when it has a common shape that needs none of setField's rules:
+// VARCHAR text that is valid UTF-8 and, unquoted, does not start with a space
+// or tab; BIGINT digits; DOUBLE digits[.digits]. It reports false, storing
+// nothing, for anything else: setField then decides, with the same result for
+// these shapes.
+func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
+	switch v.Type {
+	case catalog.Varchar:
+		if !quoted && len(b) > 0 && (b[0] == ' ' || b[0] == '\t') || !utf8.Valid(b) {
+			return false
+		}
+		v.S[row] = b[:len(b):len(b)]
+	case catalog.BigInt:
+		x, ok := digitsInt(b)
+		if !ok {
+			return false
+		}
+		v.I[row] = x
+	case catalog.Double:
+		x, ok := plainDecimal(b)
+		if !ok {
+			return false
+		}
+		v.F[row] = x
+	default:
+		return false
+	}
+	v.Null[row] = false
+	return true
 }
 
 // splitUnquoted appends the fields of rec, a record without quoted fields,

@@ -151,20 +151,24 @@ var fixedPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 // m / 10^k is correctly rounded, i.e. it equals f exactly when the decimal reads
 // back to f. The rounding interval of f is narrower than ulp(f) <= 2^-29 < 10^-8,
 // so at most one decimal with k fraction digits reads back to f, and the computed
-// f×10^k lies within 0.1 + 0.07 of it, so math.Round finds it. The first k that
+// f×10^k lies within 0.1 + 0.07 of it, so rounding it finds it. The first k that
 // works gives the fewest significant digits: a decimal of equal length with more
 // fraction digits would have to sit just below a power of ten 10^q <= m×10^-k,
 // at least 10^(q-15) away from it, far more than ulp(f) allows. A single
 // significant digit is no exception for these normal doubles (see shortestDigits).
 func fewFractionDigits(f float64) (m uint64, k int, ok bool) {
-	for k, p := range fixedPow10 {
+	if u := uint64(f); float64(u) == f { // an integer (f < 1e7)
+		return u, 0, true
+	}
+	for k := 1; k < len(fixedPow10); k++ {
+		p := fixedPow10[k]
 		x := f * p
 		if x >= 1e15 {
 			return 0, 0, false
 		}
-		r := math.Round(x)
-		if r/p == f {
-			return uint64(r), k, true
+		u := uint64(x + 0.5) // x + 0.5 is exact below 2^52: rounds half up
+		if float64(u)/p == f {
+			return u, k, true
 		}
 	}
 	return 0, 0, false

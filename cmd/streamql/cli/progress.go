@@ -25,10 +25,10 @@ import (
 // and it is erased before anything else is written to the terminal (the job's
 // tables, the errors lines, the job summary).
 //
-// Everything a job does runs on one goroutine (executor.Run); the bar is drawn
-// by its own goroutine. The two share only atomics (rows, bytes read, total) and
-// the mutex that orders terminal writes, so Progress() of a source is only ever
-// called on the job's goroutine.
+// A job's sink runs on the job's goroutine, its source's Next and Progress on
+// that goroutine or on the executor's decode-ahead goroutine (one call at a
+// time); the bar is drawn by its own goroutine. They share only atomics (rows,
+// bytes read, total) and the mutex that orders terminal writes.
 //
 // Rows are counted by a Sink wrapper; bytes by a wrapper of the job's Source,
 // installed with executor.Env.SetSourceHook for the job's duration. A source

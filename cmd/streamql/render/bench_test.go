@@ -226,7 +226,7 @@ func BenchmarkDecodeRouteEncode(b *testing.B) {
 // grow with its input: 10x the rows, at most a few more allocations (setup,
 // the per-job goroutine), none per row or per batch.
 func TestSplitAllocsDoNotGrow(t *testing.T) {
-	small, large := splitFile(t, 5_000), splitFile(t, 50_000)
+	small, large := splitFile(t, 20_000), splitFile(t, 200_000)
 	jobS, jobL := planSplit(t, small), planSplit(t, large)
 	runSplit(t, jobS, small) // warm up
 	allocs := func(job *planner.Job, dir string) uint64 {
@@ -245,7 +245,7 @@ func TestSplitAllocsDoNotGrow(t *testing.T) {
 	}
 	s, l := best(jobS, small), best(jobL, large)
 	if l > s+20 {
-		t.Errorf("split job: %d allocations for 5,000 rows, %d for 50,000: allocations grow with the input", s, l)
+		t.Errorf("split job: %d allocations for 20,000 rows, %d for 200,000: allocations grow with the input", s, l)
 	}
-	t.Logf("allocations per job: %d (5,000 rows), %d (50,000 rows)", s, l)
+	t.Logf("allocations per job: %d (20,000 rows), %d (200,000 rows)", s, l)
 }

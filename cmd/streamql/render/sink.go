@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/executor/textconv"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
@@ -80,8 +82,33 @@ type sink struct {
 	last     time.Time
 	hasSides bool
 	stderrW  *bufio.Writer
-	quoted   []byte        // scratch for a field that needs quoting
 	text     []*vector.Vec // scratch VARCHAR vectors for rows given as text
+	line     lineFormat    // the line format, decided once
+}
+
+// lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
+type lineFormat uint8
+
+const (
+	lineNone lineFormat = iota // table and markdown: not a line format
+	lineCSV
+	lineTSV
+	lineJSON
+	linePlain
+)
+
+func lineFormatOf(format string) lineFormat {
+	switch format {
+	case "csv":
+		return lineCSV
+	case "tsv":
+		return lineTSV
+	case "json":
+		return lineJSON
+	case "plain":
+		return linePlain
+	}
+	return lineNone
 }
 
 // NewSink returns the sink that prints job's outputs as cfg says. With SideDir,
@@ -93,7 +120,7 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	if cfg.Every == 0 {
 		cfg.Every = time.Second
 	}
-	s := &sink{cfg: cfg, job: job, tabular: cfg.Format == "table" || cfg.Format == "markdown", last: time.Now(), hasSides: job.HasSides()}
+	s := &sink{cfg: cfg, job: job, tabular: cfg.Format == "table" || cfg.Format == "markdown", last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format)}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
@@ -222,9 +249,15 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 	if t.header && t.prefix {
 		s.writeHeader(t)
 	}
-	switch s.cfg.Format {
-	case "csv", "tsv":
-		d := s.delim()
+	if s.line == lineNone { // a sink made without NewSink (WriteResult)
+		s.line = lineFormatOf(s.cfg.Format)
+	}
+	switch s.line {
+	case lineCSV, lineTSV:
+		d := byte(',')
+		if s.line == lineTSV {
+			d = '\t'
+		}
 		if t.prefix {
 			b = append(appendCSVField(b, []byte(t.name), d), d)
 		}
@@ -232,20 +265,11 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 			if c > 0 {
 				b = append(b, d)
 			}
-			if v.Null[i] {
-				continue
-			}
-			start := len(b)
-			b = vector.AppendValue(b, t.cols[c].Type, v, i)
-			if t.cols[c].Type == catalog.Varchar || t.cols[c].Type == catalog.Unknown {
-				// quote in place when needed (rare): re-encode the field
-				if needsQuote(b[start:], d) {
-					s.quoted = append(s.quoted[:0], b[start:]...)
-					b = appendCSVField(b[:start], s.quoted, d)
-				}
+			if !v.Null[i] {
+				b = appendCSVValue(b, t.cols[c].Type, v, i, d)
 			}
 		}
-	case "json":
+	case lineJSON:
 		b = append(b, '{')
 		if t.prefix {
 			b = append(b, `"output":`...)
@@ -263,7 +287,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 			b = appendJSONValue(b, t.cols[c].Type, v, i)
 		}
 		b = append(b, '}')
-	case "plain":
+	case linePlain:
 		if t.prefix {
 			b = append(append(b, t.name...), "> "...)
 		}
@@ -281,6 +305,26 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 		b = append(b, ')')
 	}
 	return append(b, '\n')
+}
+
+// appendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv field
+// with delimiter d: text quoted when needed, other types never need it.
+func appendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []byte {
+	switch t {
+	case catalog.Varchar:
+		f := v.S[i]
+		if needsQuote(f, d) {
+			return appendCSVField(b, f, d)
+		}
+		return append(b, f...)
+	case catalog.BigInt:
+		return strconv.AppendInt(b, v.I[i], 10)
+	case catalog.Double:
+		return textconv.AppendDouble(b, v.F[i])
+	case catalog.Unknown:
+		return append(b, '"', '"') // no text: an empty field, quoted
+	}
+	return vector.AppendValue(b, t, v, i) // BOOLEAN, TIMESTAMP
 }
 
 func needsQuote(f []byte, d byte) bool {
