@@ -51,34 +51,6 @@ type replOptions struct {
 	Dir         string // base directory of relative paths; "" = working directory
 }
 
-// ExecStmts runs the statements of script in order, like ExecScript, but leaves
-// the pending side branches waiting (REPL: they run with the next job that reads
-// their stream, or at RUN). It stops at the first failing statement and returns
-// its exit status.
-func (s *Session) ExecStmts(ctx context.Context, script *parser.Script, dir string) int {
-	sc := &scriptCtx{script: script, dir: dir}
-	for _, st := range script.Stmts {
-		if code := s.report(sc, s.execStmt(ctx, sc, st)); code != exitOK || s.Closed {
-			return code
-		}
-	}
-	return exitOK
-}
-
-// PendingSides returns the names of the side branches waiting to run, in
-// declaration order, each once.
-func (s *Session) PendingSides() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, b := range s.pending {
-		if !seen[b.Side] {
-			seen[b.Side] = true
-			out = append(out, b.Side)
-		}
-	}
-	return out
-}
-
 type repl struct {
 	sess  *Session
 	rl    *readline.Instance

@@ -64,13 +64,39 @@ type scriptCtx struct {
 // branches (SPEC 2.1: the end of each script runs them). It stops at the first
 // failing statement and returns its exit status (SPEC 4).
 func (s *Session) ExecScript(ctx context.Context, script *parser.Script, dir string) int {
+	if code := s.ExecStmts(ctx, script, dir); code != exitOK || s.Closed {
+		return code
+	}
+	sc := &scriptCtx{script: script, dir: dir}
+	return s.report(sc, s.runPending(ctx, sc))
+}
+
+// ExecStmts runs the statements of script in order, like ExecScript, but leaves
+// the pending side branches waiting (REPL: they run with the next job that reads
+// their stream, or at RUN). It stops at the first failing statement and returns
+// its exit status.
+func (s *Session) ExecStmts(ctx context.Context, script *parser.Script, dir string) int {
 	sc := &scriptCtx{script: script, dir: dir}
 	for _, st := range script.Stmts {
 		if code := s.report(sc, s.execStmt(ctx, sc, st)); code != exitOK || s.Closed {
 			return code
 		}
 	}
-	return s.report(sc, s.runPending(ctx, sc))
+	return exitOK
+}
+
+// PendingSides returns the names of the side branches waiting to run, in
+// declaration order, each once.
+func (s *Session) PendingSides() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range s.pending {
+		if !seen[b.Side] {
+			seen[b.Side] = true
+			out = append(out, b.Side)
+		}
+	}
+	return out
 }
 
 // report prints err for a user and returns the exit status it means.
