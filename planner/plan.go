@@ -313,8 +313,11 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 	default:
 		return nil, nil
 	}
-	q, ok := sub.Query.(*ast.SelectStmt)
-	if sub == nil || !ok || q.From == nil || q.From.TableRefs.Right != nil {
+	var q *ast.SelectStmt
+	if sub != nil {
+		q, _ = sub.Query.(*ast.SelectStmt)
+	}
+	if q == nil || q.From == nil || q.From.TableRefs.Right != nil {
 		return nil, parser.Errorf(pos(c), "the subquery must read one stream: (SELECT col FROM stream [WHERE ...])")
 	}
 	if q.GroupBy != nil || q.Having != nil || q.Limit != nil || q.OrderBy != nil {
