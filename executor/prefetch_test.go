@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"streamql/executor/vector"
+	"streamql/internal/sensorbench"
 )
 
 // scribbleSource is a source whose VARCHAR values and raw texts live in one
@@ -141,14 +142,14 @@ func TestPrefetchKeepsOrderAndValues(t *testing.T) {
 		sql              string
 		rows, bad, limit int
 	}{
-		{"all rows", splitScript, 20_000, 0, -1},
-		{"bad rows", splitScript, 20_000, 9, -1},
-		{"limit", strings.Replace(splitScript, "FROM sensors;", "FROM sensors LIMIT 5000;", 1), 20_000, 13, 5000},
-		{"limit 1", strings.Replace(splitScript, "FROM sensors;", "FROM sensors LIMIT 1;", 1), 20_000, 0, 1},
+		{"all rows", sensorbench.SplitScript, 20_000, 0, -1},
+		{"bad rows", sensorbench.SplitScript, 20_000, 9, -1},
+		{"limit", strings.Replace(sensorbench.SplitScript, "FROM sensors;", "FROM sensors LIMIT 5000;", 1), 20_000, 13, 5000},
+		{"limit 1", strings.Replace(sensorbench.SplitScript, "FROM sensors;", "FROM sensors LIMIT 1;", 1), 20_000, 0, 1},
 	} {
 		for _, ahead := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/ahead=%v", tc.name, ahead), func(t *testing.T) {
-				job := planScript(t, tc.sql)
+				job := sensorbench.Plan(t, tc.sql, "")
 				if !ahead {
 					job.Stream.Options["follow"] = "true" // unbounded: the simple loop
 				}
@@ -224,7 +225,7 @@ func TestPrefetchErrors(t *testing.T) {
 		// LIMIT 5 is reached at row 14; row 19, malformed, comes in the same
 		// batch but is not read (SPEC 2), so the job does not fail.
 		for _, ahead := range []bool{true, false} {
-			job := planScript(t, strings.Replace(splitScript, "FROM sensors;", "FROM sensors LIMIT 5;", 1))
+			job := sensorbench.Plan(t, strings.Replace(sensorbench.SplitScript, "FROM sensors;", "FROM sensors LIMIT 5;", 1), "")
 			job.Stream.Options["errors"] = "fail"
 			if !ahead {
 				job.Stream.Options["follow"] = "true"

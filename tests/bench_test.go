@@ -24,24 +24,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"streamql/cmd/streamql/cli"
+	"streamql/internal/sensorbench"
 )
 
 const (
 	benchRows = 1_000_000
 	benchSeed = 20261129
 )
-
-const benchScript = `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)
-  WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv');
-SELECT deviceNo, temperature INTO SIDE 'low-tmp' FROM sensors WHERE temperature < 10;
-SELECT deviceNo, temperature INTO SIDE 'high-tmp' FROM sensors WHERE temperature > 70;
-SELECT * FROM sensors;
-`
 
 // benchData is the generated input, shared by all benchmarks of one process.
 type benchData struct {
@@ -105,7 +98,7 @@ func generateSensors() (benchData, error) {
 	if err := writeIfChanged(d.csv, buf.Bytes()); err != nil {
 		return d, err
 	}
-	if err := writeIfChanged(d.script, []byte(benchScript)); err != nil {
+	if err := writeIfChanged(d.script, []byte(sensorbench.SplitScript)); err != nil {
 		return d, err
 	}
 	return d, nil
@@ -194,23 +187,13 @@ type cost struct {
 func runMeasured(b *testing.B, c *cost, job func()) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cpu0 := cpuTime()
+	cpu0 := sensorbench.CPUTime()
 	b.StartTimer()
 	job()
 	b.StopTimer()
-	c.cpu += cpuTime() - cpu0
+	c.cpu += sensorbench.CPUTime() - cpu0
 	runtime.ReadMemStats(&after)
 	c.mallocs += after.Mallocs - before.Mallocs
-}
-
-// cpuTime is the user+system CPU time used by this process so far. Unlike
-// ns/op it hardly moves when other processes compete for the cores.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func reportPerRow(b *testing.B, c cost) {

@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
+	"streamql/executor/inbuf"
 	"streamql/executor/textconv"
 	"streamql/executor/vector"
 )
@@ -69,10 +70,7 @@ type BadRow struct {
 	Reason string
 }
 
-const (
-	initialBufSize = 256 << 10
-	maxEmptyReads  = 100
-)
+const initialBufSize = 256 << 10
 
 // bufSize is the size of a new decoder's buffer; tests make it tiny to exercise
 // buffer growth and compaction.
@@ -95,7 +93,6 @@ type field struct {
 
 // Decoder reads CSV records into batches. It is not safe for concurrent use.
 type Decoder struct {
-	r      io.Reader
 	names  []string
 	types  []catalog.Type
 	opts   Options
@@ -103,24 +100,20 @@ type Decoder struct {
 	quote  byte
 	optErr error
 
-	buf        []byte // buf[start:end] is data not yet consumed
-	start, end int
-	eof        bool  // r returned io.EOF
-	readErr    error // r returned another error, reported once the data is used up
-	bytesRead  int64
-	line       int64 // line number of the record starting at buf[start]
-	bomDone    bool
+	in         inbuf.Buffer // in.Data() is the input not yet consumed
+	line       int64        // line number of the record starting at in.Data()
 	headerDone bool
 	hasVarchar bool
 
-	// Resumable scan of the incomplete record at buf[start:], so a long record
+	// Resumable scan of the incomplete record at in.Data(), so a long record
 	// arriving in small reads is scanned once.
 	pendPos    int
 	pendState  uint8
 	pendQuoted bool
 
-	// Cache of the next quote position: qAt is the first quote at or after qFrom in
-	// buf[:end] (or -1 for none); valid while qValid.
+	// Cache of the next quote position, in buffer positions (in.Start()): qAt is
+	// the first quote at or after qFrom in the buffered input (or -1 for none);
+	// valid while qValid, which a fill clears.
 	qFrom, qAt int
 	qValid     bool
 
@@ -134,15 +127,14 @@ type Decoder struct {
 // LF, makes every Decode return an error.
 func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options) *Decoder {
 	d := &Decoder{
-		r:     r,
 		names: names,
 		types: types,
 		opts:  opts,
 		delim: opts.Delimiter,
 		quote: opts.Quote,
-		buf:   make([]byte, bufSize),
 		line:  1,
 	}
+	d.in.Init(r, bufSize, "csv")
 	if d.delim == 0 {
 		d.delim = ','
 	}
@@ -166,7 +158,7 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 
 // BytesRead returns the number of bytes read from the reader so far (a BOM
 // included), for progress reporting.
-func (d *Decoder) BytesRead() int64 { return d.bytesRead }
+func (d *Decoder) BytesRead() int64 { return d.in.BytesRead() }
 
 // Decode resets b and fills it with up to vector.Cap good rows: typed values in
 // b.Cols and b.Pos[i] = the line where row i's record starts. The first columns of
@@ -204,80 +196,29 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 			}
 		}
 		if b.N > 0 || len(*bad) > badStart {
+			// Return the rows before reading again: they point into the buffer,
+			// which Fill moves, and on a live source the next read may block.
 			return nil
 		}
-		if d.eof && d.start == d.end {
-			return io.EOF
-		}
-		if d.readErr != nil {
-			return d.readErr
-		}
-		if err := d.fill(); err != nil {
-			return err
+		d.qValid = false
+		if err := d.in.Fill(); err != nil {
+			return err // io.EOF, a read error, or a broken reader
 		}
 	}
 }
-
-// fill makes room in the buffer (moving the unconsumed tail to the front, growing
-// the buffer when one record fills it) and reads once. It is called only when the
-// current batch references nothing in the buffer.
-func (d *Decoder) fill() error {
-	if d.start > 0 {
-		copy(d.buf, d.buf[d.start:d.end])
-		d.end -= d.start
-		d.start = 0
-	}
-	if d.end == len(d.buf) {
-		nb := make([]byte, 2*len(d.buf))
-		copy(nb, d.buf[:d.end])
-		d.buf = nb
-	}
-	d.qValid = false
-	for tries := 0; ; tries++ {
-		n, err := d.r.Read(d.buf[d.end:])
-		if n < 0 || n > len(d.buf)-d.end {
-			return errors.New("csv: reader returned an invalid count")
-		}
-		d.end += n
-		d.bytesRead += int64(n)
-		if err == io.EOF {
-			d.eof = true
-			return nil
-		}
-		if err != nil {
-			d.readErr = err
-			return nil
-		}
-		if n > 0 {
-			return nil
-		}
-		if tries >= maxEmptyReads {
-			return io.ErrNoProgress
-		}
-	}
-}
-
-var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // next decodes the next record in the buffer into b or *bad, skipping blank lines
 // and the header. It reports false when no complete record remains in the buffer
 // (at EOF, when the buffer is used up).
 func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
-	if !d.bomDone {
-		avail := d.buf[d.start:d.end]
-		if len(avail) < len(bom) && !d.eof && bytes.HasPrefix(bom, avail) {
-			return false // cannot tell yet
-		}
-		if bytes.HasPrefix(avail, bom) {
-			d.start += len(bom)
-		}
-		d.bomDone = true
+	if !d.in.SkipBOM(inbuf.UTF8BOM) {
+		return false // cannot tell yet
 	}
 	for {
-		if d.start == d.end {
+		data := d.in.Data()
+		if len(data) == 0 {
 			return false
 		}
-		data := d.buf[d.start:d.end]
 		recLen, adv, quoted, unclosed, ok := d.scan(data)
 		if !ok {
 			return false
@@ -288,7 +229,7 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		if quoted {
 			lines += int64(bytes.Count(rec, []byte{'\n'}))
 		}
-		d.start += adv
+		d.in.Consume(adv)
 		d.line += lines
 		if recLen == 0 && !quoted {
 			continue // blank line
@@ -329,18 +270,22 @@ func trimLineEnd(b []byte) []byte {
 	return b
 }
 
-// findQuote returns the index in buf of the first quote at or after from, or -1.
-func (d *Decoder) findQuote(from int) int {
-	if d.qValid && from >= d.qFrom && (d.qAt < 0 || d.qAt >= from) {
-		return d.qAt
+// findQuote returns the index in data of the first quote at or after i, or -1;
+// data is the buffered input, at position base in the buffer.
+func (d *Decoder) findQuote(data []byte, base, i int) int {
+	from := base + i
+	if !d.qValid || from < d.qFrom || (d.qAt >= 0 && d.qAt < from) {
+		d.qValid = true
+		d.qFrom = from
+		d.qAt = -1
+		if k := bytes.IndexByte(data[i:], d.quote); k >= 0 {
+			d.qAt = from + k
+		}
 	}
-	d.qValid = true
-	d.qFrom = from
-	d.qAt = -1
-	if k := bytes.IndexByte(d.buf[from:d.end], d.quote); k >= 0 {
-		d.qAt = from + k
+	if d.qAt < 0 {
+		return -1
 	}
-	return d.qAt
+	return d.qAt - base
 }
 
 // scan finds the end of the record at the start of data. It returns the length of
@@ -352,6 +297,7 @@ func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool)
 	i, st := d.pendPos, d.pendState
 	quoted = d.pendQuoted
 	n := len(data)
+	base := d.in.Start()
 	lf := -2 // index of the next LF at or after i, -1 for none; -2 unknown
 	for {
 		switch st {
@@ -366,10 +312,7 @@ func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool)
 			if lf >= 0 {
 				limit = lf
 			}
-			q := d.findQuote(d.start + i)
-			if q >= 0 {
-				q -= d.start
-			}
+			q := d.findQuote(data, base, i)
 			if q < 0 || q >= limit {
 				if lf >= 0 {
 					d.pendPos, d.pendState, d.pendQuoted = 0, stFieldStart, false
@@ -416,7 +359,7 @@ func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool)
 		}
 	}
 pause:
-	if !d.eof {
+	if !d.in.EOF() {
 		d.pendPos, d.pendState, d.pendQuoted = i, st, quoted
 		return 0, 0, false, false, false
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
+	"streamql/executor/inbuf"
 )
 
 // FuzzDecode checks the decoder two ways:
@@ -61,7 +62,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 func differential(t *testing.T, data []byte, sel uint8) {
-	if bytes.IndexByte(data, '\r') >= 0 || !utf8.Valid(data) || bytes.HasPrefix(data, bom) {
+	if bytes.IndexByte(data, '\r') >= 0 || !utf8.Valid(data) || bytes.HasPrefix(data, inbuf.UTF8BOM) {
 		return
 	}
 	comma := []rune{',', ';', '\t', '|'}[sel%4]

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
+	"streamql/executor/inbuf"
 	"streamql/executor/textconv"
 )
 
@@ -59,10 +60,7 @@ func FuzzDecode(f *testing.F) {
 var allTypes = []catalog.Type{V, I, D, B, T}
 
 func differential(t *testing.T, data []byte, sel uint8) {
-	text := data
-	if bytes.HasPrefix(text, bom) {
-		text = text[len(bom):]
-	}
+	text := bytes.TrimPrefix(data, inbuf.UTF8BOM)
 	lines := bytes.Split(text, []byte{'\n'})
 	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1] // after the final LF

@@ -29,7 +29,6 @@ package jsondec
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -39,6 +38,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/csvdec"
+	"streamql/executor/inbuf"
 	"streamql/executor/textconv"
 	"streamql/executor/vector"
 )
@@ -56,10 +56,7 @@ type Options struct {
 // BadRow is a malformed line; see csvdec.BadRow (one line is one record here).
 type BadRow = csvdec.BadRow
 
-const (
-	initialBufSize = 256 << 10
-	maxEmptyReads  = 100
-)
+const initialBufSize = 256 << 10
 
 // bufSize is the size of a new decoder's buffer; tests make it tiny.
 var bufSize = initialBufSize
@@ -85,20 +82,14 @@ type value struct {
 
 // Decoder reads JSON lines into batches. It is not safe for concurrent use.
 type Decoder struct {
-	r     io.Reader
 	names []string
 	types []catalog.Type
 	opts  Options
 	index map[string]int
 
-	buf        []byte // buf[start:end] is data not yet consumed
-	start, end int
-	pendPos    int // buf[start:start+pendPos] holds no LF
-	eof        bool
-	readErr    error
-	bytesRead  int64
-	line       int64 // line number of the line starting at buf[start]
-	bomDone    bool
+	in      inbuf.Buffer // in.Data() is the input not yet consumed
+	pendPos int          // in.Data()[:pendPos] holds no LF
+	line    int64        // line number of the line starting at in.Data()
 
 	vals    []value // per column
 	hint    int     // the column after the last one matched: fields usually come in order
@@ -110,16 +101,15 @@ type Decoder struct {
 // with types types (SPEC 1 types); fields are matched to names case-sensitively.
 func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options) *Decoder {
 	d := &Decoder{
-		r:     r,
 		names: names,
 		types: types,
 		opts:  opts,
 		index: make(map[string]int, len(names)),
-		buf:   make([]byte, bufSize),
 		line:  1,
 		vals:  make([]value, len(types)),
 		stack: make([]byte, 0, 16),
 	}
+	d.in.Init(r, bufSize, "json")
 	for j, n := range names {
 		if j < len(types) {
 			d.index[n] = j
@@ -130,7 +120,7 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 
 // BytesRead returns the number of bytes read from the reader so far (a BOM
 // included), for progress reporting.
-func (d *Decoder) BytesRead() int64 { return d.bytesRead }
+func (d *Decoder) BytesRead() int64 { return d.in.BytesRead() }
 
 // Decode resets b and fills it with up to vector.Cap good rows: typed values in
 // b.Cols and b.Pos[i] = row i's line. The first columns of b must have the
@@ -163,78 +153,27 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 			}
 		}
 		if b.N > 0 || len(*bad) > badStart {
+			// Return the rows before reading again: they point into the buffer,
+			// which Fill moves, and on a live source the next read may block.
 			return nil
 		}
-		if d.eof && d.start == d.end {
-			return io.EOF
-		}
-		if d.readErr != nil {
-			return d.readErr
-		}
-		if err := d.fill(); err != nil {
-			return err
+		if err := d.in.Fill(); err != nil {
+			return err // io.EOF, a read error, or a broken reader
 		}
 	}
 }
-
-// fill makes room in the buffer (moving the unconsumed tail to the front, growing
-// the buffer when one line fills it) and reads once. It is called only when the
-// current batch references nothing in the buffer.
-func (d *Decoder) fill() error {
-	if d.start > 0 {
-		copy(d.buf, d.buf[d.start:d.end])
-		d.end -= d.start
-		d.start = 0
-	}
-	if d.end == len(d.buf) {
-		nb := make([]byte, 2*len(d.buf))
-		copy(nb, d.buf[:d.end])
-		d.buf = nb
-	}
-	for tries := 0; ; tries++ {
-		n, err := d.r.Read(d.buf[d.end:])
-		if n < 0 || n > len(d.buf)-d.end {
-			return errors.New("json: reader returned an invalid count")
-		}
-		d.end += n
-		d.bytesRead += int64(n)
-		if err == io.EOF {
-			d.eof = true
-			return nil
-		}
-		if err != nil {
-			d.readErr = err
-			return nil
-		}
-		if n > 0 {
-			return nil
-		}
-		if tries >= maxEmptyReads {
-			return io.ErrNoProgress
-		}
-	}
-}
-
-var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // next decodes the next line in the buffer into b or *bad, skipping blank lines.
 // It reports false when no complete line remains in the buffer.
 func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
-	if !d.bomDone {
-		avail := d.buf[d.start:d.end]
-		if len(avail) < len(bom) && !d.eof && bytes.HasPrefix(bom, avail) {
-			return false // cannot tell yet
-		}
-		if bytes.HasPrefix(avail, bom) {
-			d.start += len(bom)
-		}
-		d.bomDone = true
+	if !d.in.SkipBOM(inbuf.UTF8BOM) {
+		return false // cannot tell yet
 	}
 	for {
-		if d.start == d.end {
+		data := d.in.Data()
+		if len(data) == 0 {
 			return false
 		}
-		data := d.buf[d.start:d.end]
 		var rec []byte
 		adv := 0
 		if k := bytes.IndexByte(data[d.pendPos:], '\n'); k >= 0 {
@@ -244,7 +183,7 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 				rec = rec[:k-1]
 			}
 		} else {
-			if !d.eof {
+			if !d.in.EOF() {
 				d.pendPos = len(data)
 				return false
 			}
@@ -252,7 +191,7 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		}
 		d.pendPos = 0
 		line := d.line
-		d.start += adv
+		d.in.Consume(adv)
 		d.line++
 		if skipWS(rec, 0) == len(rec) {
 			continue // blank line

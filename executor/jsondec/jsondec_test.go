@@ -56,14 +56,6 @@ func formatRow(b *vector.Batch, ncols, i int) string {
 	return sb.String()
 }
 
-func colNames(n int) []string {
-	names := make([]string, n)
-	for i := range names {
-		names[i] = "c" + strconv.Itoa(i+1)
-	}
-	return names
-}
-
 // decodeAll runs a decoder over r to the end, checking the Decode contract on the
 // way.
 func decodeAll(t testing.TB, r io.Reader, names []string, types []catalog.Type, opts Options) (result, error) {

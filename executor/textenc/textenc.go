@@ -37,7 +37,6 @@ package textenc
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -49,6 +48,8 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
+
+	"streamql/executor/inbuf"
 )
 
 // Encoding is a text encoding the 'encoding' option names.
@@ -144,10 +145,7 @@ func Lookup(name string) (*Encoding, error) {
 	return nil, fmt.Errorf("unknown encoding '%s'; use one of: %s", name, strings.Join(Names(), ", "))
 }
 
-const (
-	initialBufSize = 64 << 10
-	maxEmptyReads  = 100
-)
+const initialBufSize = 64 << 10
 
 // bufSize is the size of a new Reader's source buffer; tests make it tiny.
 var bufSize = initialBufSize
@@ -166,18 +164,12 @@ type badLine struct {
 // a live source sees each complete line as soon as it arrives. It blocks (reading
 // the source again) until a whole line, the end of the input or an error arrives.
 type Reader struct {
-	src  io.Reader
 	e    *Encoding
 	dec  transform.Transformer
 	encd *encoding.Encoder // built on first use, for Check's multi-line raw text
 
-	buf        []byte // buf[start:end] is source text not transcoded yet
-	start, end int
-	scanned    int // buf[start:scanned] holds no complete line (a multiple of e.unit past start)
-	eof        bool
-	err        error
-	bomDone    bool
-	bytesRead  int64
+	in      inbuf.Buffer // in.Data() is source text not transcoded yet
+	scanned int          // in.Data()[:scanned] holds no complete line (a multiple of e.unit)
 
 	out    []byte // out[outPos:] is transcoded text not returned yet
 	outPos int
@@ -193,17 +185,17 @@ func NewReader(src io.Reader, e *Encoding) *Reader {
 	if e.IsUTF8() {
 		panic("textenc: NewReader with utf-8")
 	}
-	return &Reader{
-		src:  src,
+	r := &Reader{
 		e:    e,
 		dec:  e.enc.NewDecoder(),
-		buf:  make([]byte, bufSize),
 		line: 1,
 	}
+	r.in.Init(src, bufSize, "textenc")
+	return r
 }
 
 // BytesRead returns the number of source bytes read so far.
-func (r *Reader) BytesRead() int64 { return r.bytesRead }
+func (r *Reader) BytesRead() int64 { return r.in.BytesRead() }
 
 // Read writes transcoded UTF-8 text to p. It returns io.EOF at the end of the
 // input, and the source's read error once the text read before it is returned.
@@ -220,52 +212,10 @@ func (r *Reader) Read(p []byte) (int, error) {
 		if r.transcode() {
 			continue
 		}
-		if r.err != nil {
-			return 0, r.err
-		}
-		if r.eof {
-			return 0, io.EOF
-		}
-		if err := r.fill(); err != nil {
+		// All transcoded text is returned: read the source (transcode consumes
+		// all of the input once it has ended, so this returns io.EOF then).
+		if err := r.in.Fill(); err != nil {
 			return 0, err
-		}
-	}
-}
-
-// fill reads the source once (or a few times while it returns nothing), making
-// room first.
-func (r *Reader) fill() error {
-	if r.start > 0 {
-		copy(r.buf, r.buf[r.start:r.end])
-		r.end -= r.start
-		r.scanned -= r.start
-		r.start = 0
-	}
-	if r.end == len(r.buf) {
-		nb := make([]byte, 2*len(r.buf))
-		copy(nb, r.buf[:r.end])
-		r.buf = nb
-	}
-	for tries := 0; ; tries++ {
-		n, err := r.src.Read(r.buf[r.end:])
-		if n < 0 || n > len(r.buf)-r.end {
-			return errors.New("textenc: reader returned an invalid count")
-		}
-		r.end += n
-		r.bytesRead += int64(n)
-		if err == io.EOF {
-			r.eof = true
-			return nil
-		}
-		if err != nil {
-			r.err = err
-			return nil
-		}
-		if n > 0 {
-			return nil
-		}
-		if tries >= maxEmptyReads {
-			return io.ErrNoProgress
 		}
 	}
 }
@@ -273,20 +223,11 @@ func (r *Reader) fill() error {
 // transcode turns the complete lines in the buffer (all of it at the end of the
 // input) into r.out. It reports whether it consumed input.
 func (r *Reader) transcode() bool {
-	data := r.buf[r.start:r.end]
-	final := r.eof
-	if !r.bomDone {
-		bom := r.e.bom
-		if len(data) < len(bom) && !final && bytes.HasPrefix(bom, data) {
-			return false // cannot tell yet
-		}
-		r.bomDone = true
-		if len(bom) > 0 && bytes.HasPrefix(data, bom) {
-			r.start += len(bom)
-			r.scanned = r.start
-			data = data[len(bom):]
-		}
+	if !r.in.SkipBOM(r.e.bom) {
+		return false // cannot tell yet
 	}
+	data := r.in.Data()
+	final := r.in.EOF()
 	if len(data) == 0 {
 		return false
 	}
@@ -298,8 +239,8 @@ func (r *Reader) transcode() bool {
 		}
 	}
 	chunk := data[:n]
-	r.start += n
-	r.scanned = r.start
+	r.in.Consume(n)
+	r.scanned = 0
 	r.out = r.decode(r.out[:0], chunk)
 	r.outPos = 0
 	if bytes.Contains(r.out, fffdUTF8) {
@@ -340,10 +281,10 @@ var (
 )
 
 // lastLineEnd returns the length of the complete lines at the start of
-// r.buf[r.start:r.end] (0 for none), scanning only what was not scanned before.
+// r.in.Data() (0 for none), scanning only what was not scanned before.
 func (r *Reader) lastLineEnd() int {
-	data := r.buf[r.start:r.end]
-	from := max(r.scanned-r.start, 0)
+	data := r.in.Data()
+	from := r.scanned
 	last := -1
 	if r.e.unit == 1 {
 		if k := bytes.LastIndexByte(data[from:], '\n'); k >= 0 {
@@ -361,7 +302,7 @@ func (r *Reader) lastLineEnd() int {
 	}
 	if last < 0 {
 		// No line end yet: next time scan only what arrives (whole units).
-		r.scanned = r.start + len(data)&^(r.e.unit-1)
+		r.scanned = len(data) &^ (r.e.unit - 1)
 		return 0
 	}
 	return last

@@ -214,10 +214,7 @@ func FuzzReader(f *testing.F) {
 		if !utf8.ValidString(got.out) {
 			t.Fatalf("output not UTF-8: %q", got.out)
 		}
-		src := in
-		if bytes.HasPrefix(src, e.bom) {
-			src = src[len(e.bom):]
-		}
+		src := bytes.TrimPrefix(in, e.bom)
 		var lines [][]byte
 		for {
 			k := e.index(src)

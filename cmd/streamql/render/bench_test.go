@@ -15,102 +15,22 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
-	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/csvdec"
 	"streamql/executor/vector"
-	"streamql/parser"
+	"streamql/internal/sensorbench"
 	"streamql/planner"
 )
 
-const splitScript = `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)
-  WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv');
-SELECT deviceNo, temperature INTO SIDE 'low-tmp' FROM sensors WHERE temperature < 10;
-SELECT deviceNo, temperature INTO SIDE 'high-tmp' FROM sensors WHERE temperature > 70;
-SELECT * FROM sensors;
-`
-
-// sensorCSV returns rows lines shaped like ../shared/bench/gen's output.
-func sensorCSV(rows int) []byte {
-	r := rand.New(rand.NewPCG(1, 2))
-	var buf bytes.Buffer
-	ts := int64(1610035289736)
-	for range rows {
-		ts += 10 + r.Int64N(20)
-		t := r.IntN(1001)
-		buf.WriteString("设备")
-		buf.WriteString(strconv.Itoa(1 + r.IntN(8)))
-		buf.WriteByte(',')
-		buf.WriteString(strconv.FormatInt(ts, 10))
-		buf.WriteByte(',')
-		buf.WriteString(strconv.Itoa(t / 10))
-		buf.WriteByte('.')
-		buf.WriteByte(byte('0' + t%10))
-		buf.WriteByte('\n')
-	}
-	return buf.Bytes()
-}
-
-// planSplit plans splitScript with the stream's file in dir.
+// planSplit plans the split job (sensorbench.SplitScript) with the stream's
+// file in dir.
 func planSplit(tb testing.TB, dir string) *planner.Job {
-	tb.Helper()
-	script, err := parser.Parse("split.sql", splitScript)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cat := catalog.New()
-	var branches []*planner.Branch
-	var main *planner.Branch
-	for _, st := range script.Stmts {
-		switch st := st.(type) {
-		case *parser.CreateStream:
-			s := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: dir, Columns: []catalog.Column{
-				{Name: "deviceNo", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}, {Name: "temperature", Type: catalog.Double}}}
-			if s.Connector, s.Options, err = catalog.ValidateOptions(st.Options, s.Columns, 0); err != nil {
-				tb.Fatal(err)
-			}
-			cat.Add(s)
-		case *parser.Select:
-			p := &planner.Planner{Cat: cat, Source: splitScript}
-			b, err := p.PlanSelect(st)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			if st.Side != "" {
-				branches = append(branches, b)
-			} else {
-				main = b
-			}
-		}
-	}
-	job, err := planner.NewJob(main.Stream, branches, main, splitScript)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return job
-}
-
-// cpuTime is the user+system CPU time used by this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func reportRows(b *testing.B, rows int64, cpu0 time.Duration) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows), "ns/row")
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(rows), "cpu-ns/row")
+	return sensorbench.Plan(tb, sensorbench.SplitScript, dir)
 }
 
 // BenchmarkEncode: one routed batch (low-tmp, high-tmp, main by temperature,
@@ -126,7 +46,7 @@ func benchEncode(b *testing.B, format string) {
 	job := planSplit(b, dir)
 	st := job.Stream
 	batch := vector.NewBatch(job.BatchTypes)
-	dec := csvdec.NewDecoder(bytes.NewReader(sensorCSV(vector.Cap)), st.Names(), st.Types(), csvdec.Options{})
+	dec := csvdec.NewDecoder(bytes.NewReader(sensorbench.CSV(vector.Cap)), st.Names(), st.Types(), csvdec.Options{})
 	var bad []csvdec.BadRow
 	if err := dec.Decode(batch, &bad); err != nil || batch.N != vector.Cap {
 		b.Fatalf("decoded %d rows: %v", batch.N, err)
@@ -162,20 +82,20 @@ func benchEncode(b *testing.B, format string) {
 		}
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := sensorbench.CPUTime()
 	for b.Loop() {
 		if err := s.Rows(r); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportRows(b, int64(b.N)*int64(batch.N), cpu0)
+	sensorbench.ReportRows(b, int64(b.N)*int64(batch.N), cpu0)
 }
 
 // splitFile writes a sensor CSV of rows rows into a new temp folder and
 // returns the folder.
 func splitFile(tb testing.TB, rows int) string {
 	dir := tb.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorCSV(rows), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	return dir
@@ -211,13 +131,13 @@ func BenchmarkDecodeRouteEncode(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	b.ReportAllocs()
 	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
+	cpu0 := sensorbench.CPUTime()
 	for b.Loop() {
 		if st := runSplit(b, job, dir); st.Rows != rows {
 			b.Fatalf("%d rows, want %d", st.Rows, rows)
 		}
 	}
-	reportRows(b, int64(b.N)*rows, cpu0)
+	sensorbench.ReportRows(b, int64(b.N)*rows, cpu0)
 	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/rows, "allocs/row")
 }
