@@ -202,3 +202,21 @@ func TestFlags(t *testing.T) {
 		t.Errorf("SET format: exit %d out %q", code, out)
 	}
 }
+
+// TestEmptyOutputsAndSetSideDir checks that a table-format job shows every
+// declared output, header only when it got no rows (SPEC 4: one table per output),
+// and that SET 'side-dir' creates its folder like --side-dir.
+func TestEmptyOutputsAndSetSideDir(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1)
+	files := map[string]string{"s.csv": "d1,1,5.5\n"}
+	out, errs, code := runSQL(t, files, ddl+"SELECT deviceNo INTO SIDE 'never' FROM sensors WHERE temperature > 1000;\nSELECT deviceNo FROM sensors;", "--format", "markdown")
+	if code != 0 || !strings.Contains(out, "never\n| deviceNo |\n|---|\n\n") || !strings.Contains(out, "main\n| deviceNo |\n|---|\n| d1 |") {
+		t.Errorf("exit %d stderr %q out:\n%s", code, errs, out)
+	}
+	dir := filepath.Join(t.TempDir(), "new", "sides")
+	_, errs, code = runSQL(t, files, ddl+"SET 'side-dir' = '"+dir+"';\nSELECT deviceNo INTO SIDE 'x' FROM sensors;\nRUN;", "--format", "csv")
+	b, err := os.ReadFile(filepath.Join(dir, "x.csv"))
+	if code != 0 || err != nil || string(b) != "deviceNo\nd1\n" {
+		t.Errorf("SET side-dir: exit %d stderr %q file %q err %v", code, errs, b, err)
+	}
+}

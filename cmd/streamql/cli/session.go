@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -262,6 +263,11 @@ func (s *Session) set(st *parser.Set) error {
 		}
 		s.Format = st.Value
 	case "side-dir":
+		if st.Value != "" {
+			if err := os.MkdirAll(st.Value, 0o755); err != nil {
+				return parser.Errorf(st.ValuePos, "cannot create the side output directory '%s': %v", st.Value, err)
+			}
+		}
 		s.SideDir = st.Value
 	case "timer":
 		switch strings.ToLower(st.Value) {

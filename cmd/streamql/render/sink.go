@@ -149,7 +149,7 @@ func (s *sink) openFile(t *target) error {
 	}
 	f, created, err := s.cfg.Files.open(path, strings.Join(sig, ", "))
 	if err != nil {
-		return fmt.Errorf("--side-dir: %w", err)
+		return fmt.Errorf("side output directory: %w", err)
 	}
 	t.file, t.w, t.created = f, bufio.NewWriterSize(f, 64<<10), created
 	t.header = created
@@ -460,9 +460,11 @@ func (s *sink) renderTables(final bool) error {
 	if s.errs != nil {
 		all = append(all, s.errs)
 	}
-	for k, t := range all {
-		isMain := s.job.Main != nil && k == 0
-		if len(t.rows) == 0 && !(final && t.total == 0 && (isMain || (t.file != nil && t.created))) {
+	for _, t := range all {
+		// At the end every output of the job shows, with its header only when it
+		// got no rows (SPEC 4: one table per output); the errors output only once
+		// a row reached it. A side file appended to by a later job is not repeated.
+		if len(t.rows) == 0 && !(final && t.total == 0 && !t.isErrors && (t.file == nil || t.created)) {
 			continue
 		}
 		title := ""
