@@ -494,9 +494,19 @@ func TestAllOrNothing(t *testing.T) {
 	}
 }
 
+// TestSharedCases parses the query of every acceptance case on the ratchet
+// (tests/shared_cases_passing.txt): a case not yet on it may use syntax that
+// is still to come.
 func TestSharedCases(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/cases/*/query.sql")
-	for _, f := range files {
+	list, err := os.ReadFile("../tests/shared_cases_passing.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Fields(string(list)) {
+		f := filepath.Join("../../shared/cases", name, "query.sql")
+		if _, err := os.Stat(f); err != nil {
+			continue // ../shared is absent on this machine
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
