@@ -57,7 +57,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
-		fmt.Fprintln(stderr, "try 'streamql --help'")
+		fmt.Fprintln(stderr, "error: "+flagError(fs, err))
+		return exitPlanning
+	}
+	if msg := checkFlagValues(fs); msg != "" {
+		fmt.Fprintln(stderr, "error: "+msg)
 		return exitPlanning
 	}
 	if *help {
