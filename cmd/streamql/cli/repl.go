@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -286,119 +285,15 @@ Up and Down recall earlier entries (~/.streamql_history). Ctrl-C stops a running
 job or drops the line being typed; Ctrl-D leaves.
 `
 
-// meta runs a dot command and reports whether the REPL should end.
+// meta runs a dot command line (dot.go, shared with scripts) and reports
+// whether the REPL should end. An error is positioned in the line, like a SQL
+// error.
 func (r *repl) meta(line string) (quit bool) {
-	line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), ";"))
-	fields := strings.Fields(line)
-	cmd, args := fields[0], fields[1:]
-	errf := func(format string, a ...any) { fmt.Fprintf(r.sess.Stderr, "error: "+format+"\n", a...) }
-	switch cmd {
-	case ".quit", ".exit", ".q":
-		return true
-	case ".help", ".h", ".?":
-		w := bufio.NewWriter(r.out)
-		for _, m := range metaCommands {
-			fmt.Fprintf(w, "%-20s %s\n", strings.TrimSpace(m.name+" "+m.args), m.help)
-		}
-		fmt.Fprint(w, replHelp)
-		w.Flush()
-	case ".streams", ".tables":
-		r.execStmtText("SHOW STREAMS;")
-	case ".schema":
-		if len(args) == 0 {
-			r.execStmtText("SHOW STREAMS;")
-			break
-		}
-		if len(args) > 1 {
-			errf(".schema takes one stream name")
-			break
-		}
-		name := strings.Trim(args[0], "`")
-		if r.sess.Cat.Lookup(name) == nil {
-			errf("unknown stream '%s'; .streams lists them", name)
-			break
-		}
-		r.execStmtText("DESCRIBE `" + strings.ReplaceAll(name, "`", "``") + "`;")
-	case ".format":
-		switch {
-		case len(args) == 0:
-			fmt.Fprintf(r.out, "format: %s\n", r.sess.Format)
-		case len(args) == 1 && render.ValidFormat(strings.ToLower(args[0])):
-			r.sess.Format = strings.ToLower(args[0])
-		default:
-			errf("unknown format '%s'; use one of %s", strings.Join(args, " "), strings.Join(render.Formats, ", "))
-		}
-	case ".timer":
-		on := map[string]bool{"on": true, "true": true, "off": false, "false": false}
-		switch {
-		case len(args) == 0:
-			fmt.Fprintf(r.out, "timer: %s\n", map[bool]string{true: "on", false: "off"}[r.sess.Timer])
-		case len(args) == 1:
-			v, ok := on[strings.ToLower(args[0])]
-			if !ok {
-				errf(".timer takes on or off")
-				break
-			}
-			r.sess.Timer = v
-		default:
-			errf(".timer takes on or off")
-		}
-	case ".read":
-		if len(args) == 0 {
-			errf(".read takes a file name: .read FILE")
-			break
-		}
-		r.read(strings.TrimSpace(strings.TrimPrefix(line, ".read")))
-	default:
-		errf("unknown command %s; .help lists the commands", cmd)
-	}
-	return false
-}
-
-// execStmtText runs SQL that the REPL wrote itself (meta commands).
-func (r *repl) execStmtText(sql string) {
 	r.guard(func(ctx context.Context) {
-		sc, err := parser.Parse("", sql)
-		if err != nil {
-			fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
-			return
-		}
-		r.sess.ExecStmts(ctx, sc, r.dir)
+		sc := &scriptCtx{script: &parser.Script{Source: line}, dir: r.dir}
+		r.sess.report(sc, r.sess.execDot(ctx, sc, dotLine{Offset: 0, Text: line}, r.out))
 	})
-}
-
-// read runs a script file as a script: parsed whole first, relative paths from
-// its folder, its pending side branches run at its end (SPEC 2.1).
-func (r *repl) read(path string) {
-	if len(path) >= 2 && (path[0] == '\'' || path[0] == '"') && path[len(path)-1] == path[0] {
-		path = path[1 : len(path)-1]
-	}
-	if strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[2:])
-		}
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(r.dir, path)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(r.sess.Stderr, "error: cannot read script %s: %v\n", path, unwrapPath(err))
-		return
-	}
-	r.guard(func(ctx context.Context) {
-		sc, err := parser.Parse(path, string(b))
-		if err != nil {
-			var pe *parser.Error
-			if errors.As(err, &pe) {
-				fmt.Fprintln(r.sess.Stderr, "error: "+parser.FormatError(path, string(b), pe))
-			} else {
-				fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
-			}
-			return
-		}
-		r.sess.ExecScript(ctx, sc, filepath.Dir(path))
-	})
+	return r.sess.Closed
 }
 
 // history keeps the REPL's entries, one line each, in memory and in a file.
