@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chzyer/readline"
 
@@ -59,6 +60,7 @@ type repl struct {
 	lines []string // the entry typed so far
 	base  context.Context
 	sigs  <-chan os.Signal
+	tty   *os.File // the terminal, whose echo is off while a job runs; nil in tests
 }
 
 // runREPL runs the interactive loop until .quit, Ctrl-D or a closed stdout, and
@@ -100,27 +102,42 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	}
 	r.hist = loadHistory(path, historyLimit)
 
+	comp := &completer{sess: sess, before: r.before}
+	var inst atomic.Pointer[readline.Instance]
 	cfg := &readline.Config{
 		Prompt:                 replPrompt,
 		HistoryLimit:           historyLimit,
 		DisableAutoSaveHistory: true, // an entry is saved whole, as one line (DESIGN: library facts)
-		AutoComplete:           &completer{sess: sess, before: r.before},
-		Stdout:                 ui,
-		Stderr:                 opt.Stderr,
-		FuncIsTerminal:         opt.Terminal,
-		FuncGetWidth:           opt.Width,
+		AutoComplete:           comp,
+		EOFPrompt:              "\n", // Ctrl-D ends the line without echoing ^D
+		// Ctrl-C in the completion menu leaves the menu and drops the line, as
+		// Ctrl-C does elsewhere at the prompt (readline would only leave the menu)
+		FuncFilterInputRune: func(c rune) (rune, bool) {
+			if rl := inst.Load(); c == readline.CharInterrupt && rl != nil && rl.Operation.IsInCompleteMode() {
+				rl.Operation.ExitCompleteMode(true)
+			}
+			return c, true
+		},
+		Listener:       readline.FuncListener(comp.onKey),
+		Stdout:         ui,
+		Stderr:         opt.Stderr,
+		FuncIsTerminal: opt.Terminal,
+		FuncGetWidth:   opt.Width,
 	}
 	switch in := opt.Stdin.(type) {
 	case nil:
 		cfg.Stdin = readline.NewCancelableStdin(os.Stdin)
+		r.tty = os.Stdin
 	case *os.File:
 		cfg.Stdin = readline.NewCancelableStdin(in) // closing the REPL leaves the file open
+		r.tty = in
 	case io.ReadCloser:
 		cfg.Stdin = in
 	default:
 		cfg.Stdin = io.NopCloser(in)
 	}
 	if opt.NoRaw {
+		r.tty = nil
 		cfg.FuncMakeRaw = func() error { return nil }
 		cfg.FuncExitRaw = func() error { return nil }
 		cfg.FuncOnWidthChanged = func(func()) {}
@@ -133,6 +150,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	}
 	defer rl.Close()
 	r.rl = rl
+	inst.Store(rl)
 	fmt.Fprintf(r.out, "streamql %s: SQL for event streams. End statements with ';', type .help for help.\n", Version)
 	r.loop()
 	sess.Stdout.Flush()
@@ -239,6 +257,7 @@ func (r *repl) guard(f func(ctx context.Context)) {
 		<-r.sigs
 	}
 	ctx, cancel := context.WithCancel(r.base)
+	defer noEcho(r.tty)() // what is typed meanwhile shows once, at the next prompt
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -296,10 +315,12 @@ func (r *repl) meta(line string) (quit bool) {
 	return r.sess.Closed
 }
 
-// history keeps the REPL's entries, one line each, in memory and in a file.
-// readline saves history per physical line; the REPL saves each entry itself,
-// joined into one line (historyLine), and reinstalls the list before each read
-// so that readline's cursor into it starts at the end.
+// history keeps the REPL's entries in memory and in a file, one file line
+// each. readline saves history per physical line; the REPL saves each entry
+// itself, joined into one line (historyLine), and reinstalls the list before
+// each read so that readline's cursor into it starts at the end. An entry that
+// still holds line breaks (a string that spans lines) is one entry too: in the
+// file it is one line in the form of historyEncode.
 type history struct {
 	path    string
 	entries []string
@@ -317,7 +338,7 @@ func loadHistory(path string, limit int) *history {
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			h.entries = append(h.entries, l)
+			h.entries = append(h.entries, historyDecode(l))
 		}
 	}
 	if len(h.entries) > 2*limit { // keep the file from growing without end
@@ -330,10 +351,10 @@ func loadHistory(path string, limit int) *history {
 	return h
 }
 
-// add appends entry (one line) to the history and its file. An entry equal to
-// the last one is not repeated.
+// add appends entry to the history and its file. An entry equal to the last
+// one is not repeated.
 func (h *history) add(entry string) {
-	if entry == "" || strings.ContainsAny(entry, "\r\n") {
+	if entry == "" {
 		return
 	}
 	if n := len(h.entries); n > 0 && h.entries[n-1] == entry {
@@ -350,13 +371,56 @@ func (h *history) add(entry string) {
 	if err != nil {
 		return // history is a convenience: never an error
 	}
-	f.WriteString(entry + "\n")
+	f.WriteString(historyEncode(entry) + "\n")
 	f.Close()
+}
+
+// historyMark starts the file line of an entry that holds line breaks. It is a
+// SQL line comment, so the line cannot be taken for a statement.
+const historyMark = "--streamql-lines "
+
+// historyEncode returns entry as one file line: itself when it has no line
+// break, else historyMark and the entry with '\' as `\\`, LF as `\n` and CR
+// as `\r`. historyDecode reverses it.
+func historyEncode(entry string) string {
+	if !strings.ContainsAny(entry, "\r\n") {
+		return entry
+	}
+	return historyMark + strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`).Replace(entry)
+}
+
+// historyDecode returns the entry of a history file line (historyEncode).
+func historyDecode(line string) string {
+	enc, ok := strings.CutPrefix(line, historyMark)
+	if !ok {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(enc); i++ {
+		if enc[i] == '\\' && i+1 < len(enc) {
+			i++
+			switch enc[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			default:
+				b.WriteByte(enc[i])
+			}
+			continue
+		}
+		b.WriteByte(enc[i])
+	}
+	return b.String()
 }
 
 func (h *history) rewrite() {
 	tmp := h.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strings.Join(h.entries, "\n")+"\n"), 0o600); err == nil {
+	lines := make([]string, len(h.entries))
+	for i, e := range h.entries {
+		lines[i] = historyEncode(e)
+	}
+	if err := os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err == nil {
 		os.Rename(tmp, h.path)
 	}
 }
@@ -373,7 +437,7 @@ func (h *history) install(rl *readline.Instance) {
 // break between tokens, with the spaces around it, becomes one space (none
 // after '(' or before ')'), line comments (which would swallow what follows)
 // are dropped, and the spacing within a line stays as typed. A string that
-// spans lines keeps its line breaks; such an entry is not saved (history.add).
+// spans lines keeps its line breaks (the entry is still one history entry).
 func historyLine(src string) string {
 	var b strings.Builder
 	last := 0
