@@ -171,6 +171,10 @@ func parseDot(d dotLine) (*dotCmd, *parser.Error) {
 			return nil, errAt(0, "%s takes no arguments", c.name)
 		}
 	case ".schema":
+		if q := c.rest; len(q) >= 2 && q[0] == '`' && q[len(q)-1] == '`' {
+			// one back-quoted name, which may hold spaces (`` is a back-quote)
+			c.args, c.argPos = []string{strings.ReplaceAll(q[1:len(q)-1], "``", "`")}, []int{c.restPos}
+		}
 		if len(c.args) > 1 {
 			return nil, errAt(1, ".schema takes one stream name: .schema NAME")
 		}
@@ -225,7 +229,10 @@ func (s *Session) execDot(ctx context.Context, sc *scriptCtx, d dotLine, out io.
 		if len(c.args) == 0 {
 			return s.execStmt(ctx, sc, &parser.ShowStreams{})
 		}
-		name := strings.Trim(c.args[0], "`")
+		name := c.args[0]
+		if len(name) >= 2 && name[0] == '`' && name[len(name)-1] == '`' {
+			name = name[1 : len(name)-1]
+		}
 		if s.Cat.Lookup(name) == nil {
 			return parser.Errorf(c.argPos[0], "unknown stream '%s'; .streams lists them", name)
 		}

@@ -93,6 +93,12 @@ b
 	if code != 0 || out != "x\n7\n" {
 		t.Errorf("-e: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+
+	// .schema takes a back-quoted name with a space; .streams lists the streams
+	out, errs, code = runArgs(t, "--format", "csv", "-e", "CREATE STREAM `my s` (x BIGINT) WITH ('connector' = 'values');\n.schema `my s`\n.streams\n")
+	if want := "column,type,watermark\nx,BIGINT,\"\"\nname,connector,bounded,columns\nmy s,values,"; code != 0 || !strings.HasPrefix(out, want) {
+		t.Errorf(".schema `my s`: exit %d, stdout %q, want it to start with %q; stderr %q", code, out, want, errs)
+	}
 }
 
 // TestScriptDotErrors: a bad dot line is an error positioned like a SQL error
