@@ -177,6 +177,17 @@ func (d dropNUL) Read(p []byte) (int, error) {
 	}
 }
 
+// onlyComments reports whether src holds nothing but spaces and complete
+// comments.
+func onlyComments(src string) bool {
+	for _, t := range parser.Tokens(src) {
+		if t.Kind != parser.TokComment { // an unclosed /* is a TokError
+			return false
+		}
+	}
+	return true
+}
+
 // before is the completer's view of the entry's earlier lines.
 func (r *repl) before() string {
 	if len(r.lines) == 0 {
@@ -204,7 +215,9 @@ func (r *repl) loop() {
 			fmt.Fprintf(r.sess.Stderr, "error: reading input: %v\n", err)
 			return
 		}
-		if len(r.lines) == 0 && strings.HasPrefix(strings.TrimSpace(line), ".") {
+		if strings.HasPrefix(strings.TrimSpace(line), ".") && onlyComments(r.before()) {
+			// a dot command where a statement could start, as in scripts (dot.go)
+			r.lines = nil
 			r.hist.add(strings.TrimSpace(line))
 			if quit := r.meta(strings.TrimSpace(line)); quit {
 				return

@@ -124,3 +124,24 @@ func TestHistoryEncode(t *testing.T) {
 		}
 	}
 }
+
+// TestREPLDotAfterComment: a dot command after lines of comments is a command
+// (as in scripts); after the start of a statement it is part of the statement.
+func TestREPLDotAfterComment(t *testing.T) {
+	h := startREPL(t, "")
+	h.line(createOrders)
+	h.line("INSERT INTO orders VALUES (1, 'a');")
+	h.line("-- a note")
+	h.line(".format csv")
+	if out := h.line("SELECT id FROM orders;"); !strings.Contains(out, "id\n1\n") {
+		t.Fatalf(".format csv after a comment line:\n%s", out)
+	}
+	h.line("SELECT id")
+	h.line(".format json")
+	if out := h.line("FROM orders;"); !strings.Contains(out, "error") {
+		t.Fatalf("a dot line inside a statement printed:\n%s", out)
+	}
+	if out := h.line("SELECT id FROM orders;"); !strings.Contains(out, "id\n1\n") {
+		t.Fatalf("the format changed from inside a statement:\n%s", out)
+	}
+}
