@@ -2,8 +2,6 @@ package connector
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,7 +28,7 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 	}
 	f, err := os.Open(full)
 	if err != nil {
-		return nil, fmt.Errorf("stream %s: cannot open 'path' = '%s' (%s): %w; a relative path is read from the declaring script's folder", st.Name, path, full, errors.Unwrap(err))
+		return nil, openPathError(st.Name, path, full, err)
 	}
 	pos := func(line int64) string { return path + ":" + strconv.FormatInt(line, 10) }
 	if st.Options["follow"] == "true" {

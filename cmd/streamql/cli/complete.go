@@ -22,6 +22,27 @@ type completer struct {
 	// before returns the lines of the entry typed before the current line ("" at
 	// the prompt), joined with newlines and ending with one.
 	before func() string
+	// offered holds the lines (up to the cursor) that the last Do's candidates
+	// would make; onKey uses it to drop a completion's space before ','.
+	offered map[string]bool
+}
+
+// onKey is the REPL's readline Listener: when ',', ')', ';' or '.' is typed
+// right after the space that a completion added (`deviceNo ` + `,`), the space
+// goes, so the line reads `deviceNo,`. It returns the new line and cursor, and
+// whether it changed them.
+func (c *completer) onKey(line []rune, pos int, key rune) ([]rune, int, bool) {
+	switch key {
+	case ',', ')', ';', '.':
+	default:
+		return nil, 0, false
+	}
+	if pos < 2 || pos > len(line) || line[pos-1] != key || line[pos-2] != ' ' || !c.offered[string(line[:pos-1])] {
+		return nil, 0, false
+	}
+	c.offered = nil
+	out := append(append(make([]rune, 0, len(line)-1), line[:pos-2]...), line[pos-1:]...)
+	return out, pos - 1, true
 }
 
 // Do implements readline.AutoCompleter: the suffixes that complete the word
@@ -34,8 +55,12 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	word, cands := c.candidates(prev, string(line[:pos]))
 	n := utf8.RuneCountInString(word)
 	out := make([][]rune, 0, len(cands))
+	c.offered = make(map[string]bool, len(cands))
 	for _, x := range cands {
 		out = append(out, []rune(x)[n:])
+		if strings.HasSuffix(x, " ") {
+			c.offered[string(line[:pos-n])+x] = true
+		}
 	}
 	return out, n
 }
@@ -75,6 +100,32 @@ func (c *completer) candidates(prev, cur string) (word string, cands []string) {
 			}
 		}
 		return word, filterPrefix(cands, word, false)
+	case last.Kind == parser.TokError && strings.HasPrefix(last.Text, "`"):
+		// inside an unterminated quoted name: a stream or column name, quoted
+		word, before = last.Text, toks[:len(toks)-1]
+		var names []string
+		switch p := prevWord(before); {
+		case p == "FROM" || p == "JOIN" || p == "DESCRIBE" || p == "DESC" || p == "EXISTS" && isDropStream(before) || p == "STREAM" && isDropStream(before):
+			for _, st := range c.sess.Cat.Streams() {
+				names = append(names, st.Name)
+			}
+		case p == "STREAM":
+			return word, nil // CREATE STREAM takes a new name
+		default:
+			named := c.namedStreams(before)
+			if len(named) == 0 {
+				named = c.sess.Cat.Streams()
+			}
+			for _, st := range named {
+				for _, col := range st.Columns {
+					names = append(names, col.Name)
+				}
+			}
+		}
+		for _, n := range names {
+			cands = append(cands, "`"+strings.ReplaceAll(n, "`", "``")+"` ")
+		}
+		return word, dedupe(filterPrefix(cands, word, false))
 	case last.Kind == parser.TokOp && last.Text == ".":
 	case last.Kind == parser.TokComment || last.Kind == parser.TokError || last.Kind == parser.TokString || last.Kind == parser.TokQuotedIdent:
 		return "", nil // nothing to complete inside a comment or right after a quote

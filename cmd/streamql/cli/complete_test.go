@@ -54,6 +54,11 @@ func TestCompleterCandidates(t *testing.T) {
 		{"", "SELECT * INTO SIDE 'hi", "'hi", []string{"'high-tmp' "}, true},
 		{"", "SELECT 'ab", "'ab", nil, true}, // a string that is not a side name
 		{"", "DESCRIBE o", "o", []string{"orders "}, true},
+		{"", "DESCRIBE ", "", []string{"allowed ", "orders ", "sensors "}, true},
+		{"", "describe `o", "`o", []string{"`orders` "}, true}, // a quoted name being typed
+		{"", "SELECT * FROM `", "`", []string{"`allowed` ", "`orders` ", "`sensors` "}, true},
+		{"", "SELECT `dev", "`dev", []string{"`deviceNo` "}, true},
+		{"", "CREATE STREAM `x", "`x", nil, true},
 		{"", "DROP STREAM IF EXISTS al", "al", []string{"allowed "}, true},
 		{"", "CREATE STREAM x", "x", nil, true},
 		{"", "SELECT 1; SELECT * FROM orders WHERE i", "i", []string{"id ", "if ", "in ", "insert ", "interval ", "into ", "is "}, true},

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chzyer/readline"
 
@@ -60,6 +60,7 @@ type repl struct {
 	lines []string // the entry typed so far
 	base  context.Context
 	sigs  <-chan os.Signal
+	tty   *os.File // the terminal, whose echo is off while a job runs; nil in tests
 }
 
 // runREPL runs the interactive loop until .quit, Ctrl-D or a closed stdout, and
@@ -101,27 +102,42 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	}
 	r.hist = loadHistory(path, historyLimit)
 
+	comp := &completer{sess: sess, before: r.before}
+	var inst atomic.Pointer[readline.Instance]
 	cfg := &readline.Config{
 		Prompt:                 replPrompt,
 		HistoryLimit:           historyLimit,
 		DisableAutoSaveHistory: true, // an entry is saved whole, as one line (DESIGN: library facts)
-		AutoComplete:           &completer{sess: sess, before: r.before},
-		Stdout:                 ui,
-		Stderr:                 opt.Stderr,
-		FuncIsTerminal:         opt.Terminal,
-		FuncGetWidth:           opt.Width,
+		AutoComplete:           comp,
+		EOFPrompt:              "\n", // Ctrl-D ends the line without echoing ^D
+		// Ctrl-C in the completion menu leaves the menu and drops the line, as
+		// Ctrl-C does elsewhere at the prompt (readline would only leave the menu)
+		FuncFilterInputRune: func(c rune) (rune, bool) {
+			if rl := inst.Load(); c == readline.CharInterrupt && rl != nil && rl.Operation.IsInCompleteMode() {
+				rl.Operation.ExitCompleteMode(true)
+			}
+			return c, true
+		},
+		Listener:       readline.FuncListener(comp.onKey),
+		Stdout:         ui,
+		Stderr:         opt.Stderr,
+		FuncIsTerminal: opt.Terminal,
+		FuncGetWidth:   opt.Width,
 	}
 	switch in := opt.Stdin.(type) {
 	case nil:
 		cfg.Stdin = readline.NewCancelableStdin(os.Stdin)
+		r.tty = os.Stdin
 	case *os.File:
 		cfg.Stdin = readline.NewCancelableStdin(in) // closing the REPL leaves the file open
+		r.tty = in
 	case io.ReadCloser:
 		cfg.Stdin = in
 	default:
 		cfg.Stdin = io.NopCloser(in)
 	}
 	if opt.NoRaw {
+		r.tty = nil
 		cfg.FuncMakeRaw = func() error { return nil }
 		cfg.FuncExitRaw = func() error { return nil }
 		cfg.FuncOnWidthChanged = func(func()) {}
@@ -134,6 +150,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	}
 	defer rl.Close()
 	r.rl = rl
+	inst.Store(rl)
 	fmt.Fprintf(r.out, "streamql %s: SQL for event streams. End statements with ';', type .help for help.\n", Version)
 	r.loop()
 	sess.Stdout.Flush()
@@ -158,6 +175,17 @@ func (d dropNUL) Read(p []byte) (int, error) {
 			return k, err
 		}
 	}
+}
+
+// onlyComments reports whether src holds nothing but spaces and complete
+// comments.
+func onlyComments(src string) bool {
+	for _, t := range parser.Tokens(src) {
+		if t.Kind != parser.TokComment { // an unclosed /* is a TokError
+			return false
+		}
+	}
+	return true
 }
 
 // before is the completer's view of the entry's earlier lines.
@@ -187,7 +215,9 @@ func (r *repl) loop() {
 			fmt.Fprintf(r.sess.Stderr, "error: reading input: %v\n", err)
 			return
 		}
-		if len(r.lines) == 0 && strings.HasPrefix(strings.TrimSpace(line), ".") {
+		if strings.HasPrefix(strings.TrimSpace(line), ".") && onlyComments(r.before()) {
+			// a dot command where a statement could start, as in scripts (dot.go)
+			r.lines = nil
 			r.hist.add(strings.TrimSpace(line))
 			if quit := r.meta(strings.TrimSpace(line)); quit {
 				return
@@ -240,6 +270,7 @@ func (r *repl) guard(f func(ctx context.Context)) {
 		<-r.sigs
 	}
 	ctx, cancel := context.WithCancel(r.base)
+	defer noEcho(r.tty)() // what is typed meanwhile shows once, at the next prompt
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -286,125 +317,23 @@ Up and Down recall earlier entries (~/.streamql_history). Ctrl-C stops a running
 job or drops the line being typed; Ctrl-D leaves.
 `
 
-// meta runs a dot command and reports whether the REPL should end.
+// meta runs a dot command line (dot.go, shared with scripts) and reports
+// whether the REPL should end. An error is positioned in the line, like a SQL
+// error.
 func (r *repl) meta(line string) (quit bool) {
-	line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), ";"))
-	fields := strings.Fields(line)
-	cmd, args := fields[0], fields[1:]
-	errf := func(format string, a ...any) { fmt.Fprintf(r.sess.Stderr, "error: "+format+"\n", a...) }
-	switch cmd {
-	case ".quit", ".exit", ".q":
-		return true
-	case ".help", ".h", ".?":
-		w := bufio.NewWriter(r.out)
-		for _, m := range metaCommands {
-			fmt.Fprintf(w, "%-20s %s\n", strings.TrimSpace(m.name+" "+m.args), m.help)
-		}
-		fmt.Fprint(w, replHelp)
-		w.Flush()
-	case ".streams", ".tables":
-		r.execStmtText("SHOW STREAMS;")
-	case ".schema":
-		if len(args) == 0 {
-			r.execStmtText("SHOW STREAMS;")
-			break
-		}
-		if len(args) > 1 {
-			errf(".schema takes one stream name")
-			break
-		}
-		name := strings.Trim(args[0], "`")
-		if r.sess.Cat.Lookup(name) == nil {
-			errf("unknown stream '%s'; .streams lists them", name)
-			break
-		}
-		r.execStmtText("DESCRIBE `" + strings.ReplaceAll(name, "`", "``") + "`;")
-	case ".format":
-		switch {
-		case len(args) == 0:
-			fmt.Fprintf(r.out, "format: %s\n", r.sess.Format)
-		case len(args) == 1 && render.ValidFormat(strings.ToLower(args[0])):
-			r.sess.Format = strings.ToLower(args[0])
-		default:
-			errf("unknown format '%s'; use one of %s", strings.Join(args, " "), strings.Join(render.Formats, ", "))
-		}
-	case ".timer":
-		on := map[string]bool{"on": true, "true": true, "off": false, "false": false}
-		switch {
-		case len(args) == 0:
-			fmt.Fprintf(r.out, "timer: %s\n", map[bool]string{true: "on", false: "off"}[r.sess.Timer])
-		case len(args) == 1:
-			v, ok := on[strings.ToLower(args[0])]
-			if !ok {
-				errf(".timer takes on or off")
-				break
-			}
-			r.sess.Timer = v
-		default:
-			errf(".timer takes on or off")
-		}
-	case ".read":
-		if len(args) == 0 {
-			errf(".read takes a file name: .read FILE")
-			break
-		}
-		r.read(strings.TrimSpace(strings.TrimPrefix(line, ".read")))
-	default:
-		errf("unknown command %s; .help lists the commands", cmd)
-	}
-	return false
-}
-
-// execStmtText runs SQL that the REPL wrote itself (meta commands).
-func (r *repl) execStmtText(sql string) {
 	r.guard(func(ctx context.Context) {
-		sc, err := parser.Parse("", sql)
-		if err != nil {
-			fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
-			return
-		}
-		r.sess.ExecStmts(ctx, sc, r.dir)
+		sc := &scriptCtx{script: &parser.Script{Source: line}, dir: r.dir}
+		r.sess.report(sc, r.sess.execDot(ctx, sc, dotLine{Offset: 0, Text: line}, r.out))
 	})
+	return r.sess.Closed
 }
 
-// read runs a script file as a script: parsed whole first, relative paths from
-// its folder, its pending side branches run at its end (SPEC 2.1).
-func (r *repl) read(path string) {
-	if len(path) >= 2 && (path[0] == '\'' || path[0] == '"') && path[len(path)-1] == path[0] {
-		path = path[1 : len(path)-1]
-	}
-	if strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[2:])
-		}
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(r.dir, path)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(r.sess.Stderr, "error: cannot read script %s: %v\n", path, unwrapPath(err))
-		return
-	}
-	r.guard(func(ctx context.Context) {
-		sc, err := parser.Parse(path, string(b))
-		if err != nil {
-			var pe *parser.Error
-			if errors.As(err, &pe) {
-				fmt.Fprintln(r.sess.Stderr, "error: "+parser.FormatError(path, string(b), pe))
-			} else {
-				fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
-			}
-			return
-		}
-		r.sess.ExecScript(ctx, sc, filepath.Dir(path))
-	})
-}
-
-// history keeps the REPL's entries, one line each, in memory and in a file.
-// readline saves history per physical line; the REPL saves each entry itself,
-// joined into one line (historyLine), and reinstalls the list before each read
-// so that readline's cursor into it starts at the end.
+// history keeps the REPL's entries in memory and in a file, one file line
+// each. readline saves history per physical line; the REPL saves each entry
+// itself, joined into one line (historyLine), and reinstalls the list before
+// each read so that readline's cursor into it starts at the end. An entry that
+// still holds line breaks (a string that spans lines) is one entry too: in the
+// file it is one line in the form of historyEncode.
 type history struct {
 	path    string
 	entries []string
@@ -422,7 +351,7 @@ func loadHistory(path string, limit int) *history {
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			h.entries = append(h.entries, l)
+			h.entries = append(h.entries, historyDecode(l))
 		}
 	}
 	if len(h.entries) > 2*limit { // keep the file from growing without end
@@ -435,10 +364,10 @@ func loadHistory(path string, limit int) *history {
 	return h
 }
 
-// add appends entry (one line) to the history and its file. An entry equal to
-// the last one is not repeated.
+// add appends entry to the history and its file. An entry equal to the last
+// one is not repeated.
 func (h *history) add(entry string) {
-	if entry == "" || strings.ContainsAny(entry, "\r\n") {
+	if entry == "" {
 		return
 	}
 	if n := len(h.entries); n > 0 && h.entries[n-1] == entry {
@@ -455,13 +384,56 @@ func (h *history) add(entry string) {
 	if err != nil {
 		return // history is a convenience: never an error
 	}
-	f.WriteString(entry + "\n")
+	f.WriteString(historyEncode(entry) + "\n")
 	f.Close()
+}
+
+// historyMark starts the file line of an entry that holds line breaks. It is a
+// SQL line comment, so the line cannot be taken for a statement.
+const historyMark = "--streamql-lines "
+
+// historyEncode returns entry as one file line: itself when it has no line
+// break, else historyMark and the entry with '\' as `\\`, LF as `\n` and CR
+// as `\r`. historyDecode reverses it.
+func historyEncode(entry string) string {
+	if !strings.ContainsAny(entry, "\r\n") {
+		return entry
+	}
+	return historyMark + strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`).Replace(entry)
+}
+
+// historyDecode returns the entry of a history file line (historyEncode).
+func historyDecode(line string) string {
+	enc, ok := strings.CutPrefix(line, historyMark)
+	if !ok {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(enc); i++ {
+		if enc[i] == '\\' && i+1 < len(enc) {
+			i++
+			switch enc[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			default:
+				b.WriteByte(enc[i])
+			}
+			continue
+		}
+		b.WriteByte(enc[i])
+	}
+	return b.String()
 }
 
 func (h *history) rewrite() {
 	tmp := h.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strings.Join(h.entries, "\n")+"\n"), 0o600); err == nil {
+	lines := make([]string, len(h.entries))
+	for i, e := range h.entries {
+		lines[i] = historyEncode(e)
+	}
+	if err := os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err == nil {
 		os.Rename(tmp, h.path)
 	}
 }
@@ -478,7 +450,7 @@ func (h *history) install(rl *readline.Instance) {
 // break between tokens, with the spaces around it, becomes one space (none
 // after '(' or before ')'), line comments (which would swallow what follows)
 // are dropped, and the spacing within a line stays as typed. A string that
-// spans lines keeps its line breaks; such an entry is not saved (history.add).
+// spans lines keeps its line breaks (the entry is still one history entry).
 func historyLine(src string) string {
 	var b strings.Builder
 	last := 0

@@ -57,7 +57,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
-		fmt.Fprintln(stderr, "try 'streamql --help'")
+		fmt.Fprintln(stderr, "error: "+flagError(fs, err))
+		return exitPlanning
+	}
+	if msg := checkFlagValues(fs); msg != "" {
+		fmt.Fprintln(stderr, "error: "+msg)
 		return exitPlanning
 	}
 	if *help {
@@ -101,7 +105,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	sess := NewSession(stdout, stderr, stdin)
 	sess.Format, sess.SideDir, sess.Timer = *format, *sideDir, *timer
 
-	type input struct{ name, text, dir string }
+	type input struct{ name, text, dir, path string }
 	var inputs []input
 	wd, _ := os.Getwd()
 	for _, f := range append(fs.Args(), *files...) {
@@ -110,7 +114,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "error: cannot read script %s: %v\n", f, unwrapPath(err))
 			return exitPlanning
 		}
-		inputs = append(inputs, input{name: f, text: string(b), dir: filepath.Dir(f)})
+		inputs = append(inputs, input{name: f, text: string(b), dir: filepath.Dir(f), path: f})
 	}
 	for _, e := range *inline {
 		inputs = append(inputs, input{name: "-e", text: e, dir: wd})
@@ -130,7 +134,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// A script is split and parsed whole before anything runs (SPEC 4).
 	scripts := make([]*parser.Script, len(inputs))
 	for i, in := range inputs {
-		sc, err := parser.Parse(in.name, in.text)
+		sc, err := sess.parseScript(in.name, in.path, in.text) // dot lines too (dot.go)
 		if err != nil {
 			var pe *parser.Error
 			if errors.As(err, &pe) {

@@ -40,10 +40,14 @@ type Session struct {
 	// SQLFromStdin is set when the SQL itself comes from stdin or the REPL: a
 	// stdin stream is then a planning error (SPEC 4).
 	SQLFromStdin bool
-	// Closed is set once stdout's reader has gone away (EPIPE): the run ends
-	// quietly with status 0 (DESIGN: library facts).
+	// Closed is set once stdout's reader has gone away (EPIPE), or a script ran
+	// .quit: the run ends quietly with status 0 (DESIGN: library facts).
 	Closed  bool
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
+	// scripts holds the dot lines and files of the scripts parseScript parsed
+	// (dot.go); reading is the stack of script files being run, for .read cycles.
+	scripts map[*parser.Script]*scriptInfo
+	reading []string
 }
 
 // NewSession returns a session printing to stdout and stderr.
@@ -76,14 +80,39 @@ func (s *Session) ExecScript(ctx context.Context, script *parser.Script, dir str
 // the pending side branches waiting (REPL: they run with the next job that reads
 // their stream, or at RUN). It stops at the first failing statement and returns
 // its exit status.
+// The dot lines of a script parsed by parseScript run in their place among the
+// statements (SPEC 4).
 func (s *Session) ExecStmts(ctx context.Context, script *parser.Script, dir string) int {
 	sc := &scriptCtx{script: script, dir: dir}
+	var dots []dotLine
+	if info := s.scripts[script]; info != nil {
+		defer delete(s.scripts, script)
+		dots = info.dots
+		if info.path != "" {
+			s.reading = append(s.reading, scriptKey(info.path))
+			defer func() { s.reading = s.reading[:len(s.reading)-1] }()
+		}
+	}
+	runDots := func(before int) int {
+		for len(dots) > 0 && dots[0].Offset < before {
+			d := dots[0]
+			dots = dots[1:]
+			if code := s.report(sc, s.execDot(ctx, sc, d, s.Stdout)); code != exitOK || s.Closed {
+				return code
+			}
+		}
+		return exitOK
+	}
 	for _, st := range script.Stmts {
+		start, _ := st.Span()
+		if code := runDots(start); code != exitOK || s.Closed {
+			return code
+		}
 		if code := s.report(sc, s.execStmt(ctx, sc, st)); code != exitOK || s.Closed {
 			return code
 		}
 	}
-	return exitOK
+	return runDots(len(script.Source) + 1)
 }
 
 // PendingSides returns the names of the side branches waiting to run, in
@@ -107,7 +136,10 @@ func (s *Session) report(sc *scriptCtx, err error) int {
 		return exitOK
 	}
 	var pe *parser.Error
+	var reported exitError
 	switch {
+	case errors.As(err, &reported):
+		return int(reported) // a script run by .read printed its error
 	case isBrokenPipe(err) || isBrokenPipe(s.Stdout.Flush()):
 		// the reader went away (`| head`): a clean end, and nothing more runs
 		s.Closed = true

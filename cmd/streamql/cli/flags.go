@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// flagHint is what each flag that takes a value expects, for messages.
+var flagHint = map[string]string{
+	"format":     "--format FMT, one of table, csv, tsv, json, plain, markdown",
+	"side-dir":   "--side-dir DIR",
+	"file":       "-f FILE",
+	"execute":    "-e 'SQL; SQL'",
+	"cpuprofile": "--cpuprofile FILE",
+}
+
+// flagError turns an error of fs.Parse into the message a user sees (SPEC 4:
+// exit 2): it names the flag as typed, says what is wrong and what to write,
+// and ends by suggesting --help. The message has no "error: " prefix and no
+// trailing newline.
+func flagError(fs *pflag.FlagSet, err error) string {
+	const help = "; see 'streamql --help'"
+	var notExist *pflag.NotExistError
+	var needsValue *pflag.ValueRequiredError
+	var invalid *pflag.InvalidValueError
+	var syntax *pflag.InvalidSyntaxError
+	switch {
+	case errors.As(err, &notExist):
+		name := notExist.GetSpecifiedName()
+		if sh := notExist.GetSpecifiedShortnames(); sh != "" {
+			if len(sh) > 1 {
+				return fmt.Sprintf("unknown flag -%s (in -%s)%s", name[:1], sh, help)
+			}
+			return fmt.Sprintf("unknown flag -%s%s", name[:1], help)
+		}
+		msg := "unknown flag --" + name
+		if s := closestFlag(fs, name); s != "" {
+			msg += " (did you mean --" + s + "?)"
+		}
+		return msg + help
+	case errors.As(err, &needsValue):
+		return valueMissing(needsValue.GetFlag(), "") + help
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		if f.Value.Type() == "bool" {
+			return fmt.Sprintf("flag --%s takes no value or =true/=false, not '%s'%s", f.Name, invalid.GetValue(), help)
+		}
+		return fmt.Sprintf("flag --%s: invalid value '%s'%s", f.Name, invalid.GetValue(), help)
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("bad flag syntax %s: flags are -x or --name%s", syntax.GetSpecifiedFlag(), help)
+	}
+	return err.Error() + help
+}
+
+// valueMissing is the message for flag f given without its value; found, when
+// not empty, is the flag that stood where the value should be.
+func valueMissing(f *pflag.Flag, found string) string {
+	name := "--" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + " (--" + f.Name + ")"
+	}
+	msg := "flag " + name + " needs a value"
+	if found != "" {
+		msg += ", but " + found + " follows it"
+	}
+	if h, ok := flagHint[f.Name]; ok {
+		msg += ": " + h
+	}
+	return msg
+}
+
+// checkFlagValues reports a flag whose value is itself one of fs's flags
+// (`--format --timer`, `-e -f x.sql`): the value was forgotten, and pflag took
+// the next flag for it. It returns "" when every value is fine, or the message.
+func checkFlagValues(fs *pflag.FlagSet) string {
+	msg := ""
+	fs.Visit(func(f *pflag.Flag) {
+		if msg != "" || f.NoOptDefVal != "" {
+			return
+		}
+		vals := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			if isFlagSpelling(fs, v) {
+				msg = valueMissing(f, v) + "; see 'streamql --help'"
+				return
+			}
+		}
+	})
+	return msg
+}
+
+// isFlagSpelling reports whether arg is written like one of fs's flags: --name,
+// --name=value, or -x with x a shorthand.
+func isFlagSpelling(fs *pflag.FlagSet, arg string) bool {
+	if name, ok := strings.CutPrefix(arg, "--"); ok {
+		name, _, _ = strings.Cut(name, "=")
+		return name != "" && fs.Lookup(name) != nil
+	}
+	if sh, ok := strings.CutPrefix(arg, "-"); ok && len(sh) >= 1 {
+		return fs.ShorthandLookup(sh[:1]) != nil && (len(sh) == 1 || fs.ShorthandLookup(sh[:1]).NoOptDefVal != "" || sh[1] == '=')
+	}
+	return false
+}
+
+// closestFlag returns the long flag of fs nearest to name (at most two edits,
+// or name a prefix of it), or "".
+func closestFlag(fs *pflag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *pflag.Flag) {
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 2 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

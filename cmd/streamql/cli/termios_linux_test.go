@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY returns a new pseudo-terminal's controller and terminal ends.
+func openPTY(t *testing.T) (ctl, tty *os.File) {
+	t.Helper()
+	ctl, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skip("no pseudo-terminals here:", err)
+	}
+	t.Cleanup(func() { ctl.Close() })
+	if err := unix.IoctlSetPointerInt(int(ctl.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skip("cannot unlock the pseudo-terminal:", err)
+	}
+	n, err := unix.IoctlGetInt(int(ctl.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skip("no pseudo-terminal number:", err)
+	}
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skip("cannot open the pseudo-terminal:", err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return ctl, tty
+}
+
+// TestNoEcho: while a REPL job runs the terminal does not echo (a line typed
+// meanwhile shows once, at the next prompt), signals stay on, and the terminal
+// is restored after.
+func TestNoEcho(t *testing.T) {
+	_, tty := openPTY(t)
+	flags := func() uint32 {
+		tm, err := unix.IoctlGetTermios(int(tty.Fd()), ioctlGetTermios)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm.Lflag
+	}
+	before := flags()
+	if before&unix.ECHO == 0 {
+		t.Fatal("a new terminal does not echo")
+	}
+	restore := noEcho(tty)
+	if f := flags(); f&unix.ECHO != 0 || f&unix.ISIG == 0 {
+		t.Errorf("during a job: lflag %#x, want ECHO off and ISIG on", f)
+	}
+	restore()
+	if f := flags(); f != before {
+		t.Errorf("after the job: lflag %#x, want %#x", f, before)
+	}
+	// not a terminal, or none: nothing happens
+	noEcho(nil)()
+	f, err := os.CreateTemp(t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noEcho(f)()
+	f.Close()
+}
