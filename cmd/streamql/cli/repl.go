@@ -60,6 +60,8 @@ type repl struct {
 	lines []string // the entry typed so far
 	base  context.Context
 	sigs  <-chan os.Signal
+	// cancelBase ends base, and so the running job, on SIGTERM or SIGHUP (watchTerm)
+	cancelBase context.CancelCauseFunc
 }
 
 // runREPL runs the interactive loop until .quit, Ctrl-D or a closed stdout, and
@@ -84,7 +86,8 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	r := &repl{sess: sess, out: ui, dir: opt.Dir}
 	// Ctrl-C cancels the running job, not the REPL: the process's context (which
 	// SIGINT cancels) is not the parent of the jobs.
-	r.base = context.WithoutCancel(ctx)
+	r.base, r.cancelBase = context.WithCancelCause(context.WithoutCancel(ctx))
+	defer r.cancelBase(nil)
 	if opt.Interrupts != nil {
 		r.sigs = opt.Interrupts
 	} else {
@@ -134,9 +137,13 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	}
 	defer rl.Close()
 	r.rl = rl
+	defer r.watchTerm()()
 	fmt.Fprintf(r.out, "streamql %s: SQL for event streams. End statements with ';', type .help for help.\n", Version)
 	r.loop()
 	sess.Stdout.Flush()
+	if se, ok := r.term(); ok {
+		return se.ExitCode() // SIGTERM or SIGHUP (SPEC 4)
+	}
 	return exitOK
 }
 
@@ -178,6 +185,8 @@ func (r *repl) loop() {
 		r.hist.install(r.rl)
 		line, err := r.rl.Readline()
 		switch {
+		case r.base.Err() != nil:
+			return // SIGTERM or SIGHUP (watchTerm)
 		case errors.Is(err, readline.ErrInterrupt):
 			r.lines = nil // Ctrl-C drops the entry being typed
 			continue
