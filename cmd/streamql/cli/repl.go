@@ -62,10 +62,12 @@ type repl struct {
 	sigs  <-chan os.Signal
 	// cancelBase ends base, and so the running job, on SIGTERM or SIGHUP (watchTerm)
 	cancelBase context.CancelCauseFunc
+	input      io.Closer // the prompt's input, closed by SIGTERM and SIGHUP
 }
 
-// runREPL runs the interactive loop until .quit, Ctrl-D or a closed stdout, and
-// returns the exit status (0).
+// runREPL runs the interactive loop until .quit, Ctrl-D, a closed stdout, or
+// SIGTERM or SIGHUP, and returns the exit status (0; 143 or 129 after those
+// signals, SPEC 4).
 func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	if opt.Stdout == nil {
 		opt.Stdout = os.Stdout
@@ -130,6 +132,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 		cfg.FuncOnWidthChanged = func(func()) {}
 	}
 	cfg.Stdin = dropNUL{cfg.Stdin}
+	r.input = cfg.Stdin
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
 		fmt.Fprintf(opt.Stderr, "error: cannot start the REPL: %v\n", err)

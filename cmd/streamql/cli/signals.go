@@ -63,19 +63,21 @@ func ExitStatus(ctx context.Context, code int) int {
 }
 
 // watchTerm makes SIGTERM and SIGHUP end the REPL (SPEC 4): the running job is
-// cancelled (it flushes what was routed), the prompt is closed, and term then
-// returns the signal. Ctrl-C stays the REPL's own (guard). The returned stop
-// function releases the signals.
+// cancelled (it flushes what was routed), the prompt's input is closed, so the
+// loop ends, and term then returns the signal. Ctrl-C stays the REPL's own
+// (guard). The returned stop function releases the signals. (Not rl.Close from
+// here: readline's Close races with its own reader goroutine's start.)
 func (r *repl) watchTerm() (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
+	input := r.input
 	go func() {
 		select {
 		case sig := <-ch:
 			s, _ := sig.(syscall.Signal)
 			r.cancelBase(SignalError{Sig: s})
-			r.rl.Close()
+			input.Close()
 		case <-done:
 		}
 	}()
