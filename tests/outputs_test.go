@@ -221,6 +221,43 @@ func TestStdoutClosedEarly(t *testing.T) {
 	}
 }
 
+// TestStdoutClosedEarlyTable: in the table format too, the side files keep
+// their rows, each chunk a whole table, when stdout closes early (SPEC 4).
+func TestStdoutClosedEarlyTable(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "q.sql"), []byte(splitJob(100000)), 0o644)
+	full := filepath.Join(t.TempDir(), "full")
+	if r := viaBinary(t, dir, []string{"--side-dir", full, "q.sql"}); r.code != 0 {
+		t.Fatalf("uninterrupted run: exit %d: %s", r.code, r.stderr)
+	}
+	side := filepath.Join(t.TempDir(), "side")
+	cmd := exec.Command(binary, "--side-dir", side, "q.sql")
+	cmd.Dir = dir
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(stdout).ReadString('\n') // head -1
+	stdout.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("head -1: %v", err)
+	}
+	for _, name := range []string{"low.txt", "high.txt"} {
+		want, _ := os.ReadFile(filepath.Join(full, name))
+		got, err := os.ReadFile(filepath.Join(side, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPrefix(t, name, string(got), string(want))
+		if !strings.HasSuffix(string(got), "┘\n") || !strings.Contains(string(got), "│") {
+			t.Errorf("%s does not end on a whole table: ...%q", name, got[max(0, len(got)-60):])
+		}
+	}
+}
+
 // splitJob is a job over n generated rows (id 1..n) with two side outputs.
 func splitJob(n int) string {
 	return `CREATE STREAM g (id BIGINT, v DOUBLE) WITH ('connector'='datagen', 'number-of-rows'='` + strconv.Itoa(n) + `', 'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='` + strconv.Itoa(n) + `', 'fields.v.min'='0', 'fields.v.max'='1', 'seed'='7');

@@ -565,7 +565,7 @@ func (s *sink) Close() error {
 // first, then sides in declaration order, then errors; titled when the job has
 // side outputs). At the end, main shows even without rows, and so does a side
 // output's file.
-func (s *sink) renderTables(final bool) error {
+func (s *sink) renderTables(final bool) (err error) {
 	s.pending = 0
 	s.last = time.Now()
 	for _, t := range s.targets() {
@@ -579,10 +579,13 @@ func (s *sink) renderTables(final bool) error {
 		if (s.hasSides || t.isErrors) && t.file == nil {
 			title = t.name
 		}
-		if err := writeTable(t.w, s.cfg.Format, title, t.cols, t.rows); err != nil {
-			return err
+		// every table is rendered even after one failed: with stdout closed
+		// (`| head`), the side files still get their rows (SPEC 4)
+		if werr := writeTable(t.w, s.cfg.Format, title, t.cols, t.rows); err == nil {
+			err = werr
 		}
+		clear(t.rows) // rendered values are let go, not kept by the slice
 		t.rows = t.rows[:0]
 	}
-	return nil
+	return err
 }
