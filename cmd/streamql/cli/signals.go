@@ -16,6 +16,7 @@ var StopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 // cancelled: the signal that arrived first.
 type SignalError struct{ Sig syscall.Signal }
 
+// Error returns "interrupted by <signal name>".
 func (e SignalError) Error() string { return "interrupted by " + e.Sig.String() }
 
 // ExitCode is the exit status that the signal means (SPEC 4): 130 for SIGINT,
