@@ -268,7 +268,11 @@ func (s *sink) Rows(r *executor.Routed) error {
 			continue
 		}
 		s.buf = s.appendLine(s.buf[:0], t, p.Cols, i)
-		if err := s.write(t, s.buf); err != nil {
+		if s.line == linePlain { // shown for a terminal (SPEC 4)
+			if err := s.write(t, s.buf); err != nil {
+				return err
+			}
+		} else if _, err := t.w.Write(s.buf); err != nil {
 			return err
 		}
 	}
