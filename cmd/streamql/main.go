@@ -17,14 +17,16 @@ func main() {
 	// Receiving SIGPIPE turns a write to a closed stdout into EPIPE, which the
 	// CLI treats as a clean end (`streamql ... | head`).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGINT, SIGTERM and SIGHUP cancel the running job, which flushes what was
+	// routed; the exit status then says which signal came (SPEC 4).
+	ctx, stop := cli.NotifyContext(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run is the whole program: args without the program name, the standard streams,
-// and the exit status it returns (SPEC 4).
+// and the exit status it returns (SPEC 4: 130, 143 or 129 after a signal).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return cli.Run(ctx, args, stdin, stdout, stderr)
+	return cli.ExitStatus(ctx, cli.Run(ctx, args, stdin, stdout, stderr))
 }

@@ -61,10 +61,14 @@ type repl struct {
 	base  context.Context
 	sigs  <-chan os.Signal
 	tty   *os.File // the terminal, whose echo is off while a job runs; nil in tests
+	// cancelBase ends base, and so the running job, on SIGTERM or SIGHUP (watchTerm)
+	cancelBase context.CancelCauseFunc
+	input      io.Closer // the prompt's input, closed by SIGTERM and SIGHUP
 }
 
-// runREPL runs the interactive loop until .quit, Ctrl-D or a closed stdout, and
-// returns the exit status (0).
+// runREPL runs the interactive loop until .quit, Ctrl-D, a closed stdout, or
+// SIGTERM or SIGHUP, and returns the exit status (0; 143 or 129 after those
+// signals, SPEC 4).
 func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	if opt.Stdout == nil {
 		opt.Stdout = os.Stdout
@@ -85,7 +89,8 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	r := &repl{sess: sess, out: ui, dir: opt.Dir}
 	// Ctrl-C cancels the running job, not the REPL: the process's context (which
 	// SIGINT cancels) is not the parent of the jobs.
-	r.base = context.WithoutCancel(ctx)
+	r.base, r.cancelBase = context.WithCancelCause(context.WithoutCancel(ctx))
+	defer r.cancelBase(nil)
 	if opt.Interrupts != nil {
 		r.sigs = opt.Interrupts
 	} else {
@@ -143,6 +148,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 		cfg.FuncOnWidthChanged = func(func()) {}
 	}
 	cfg.Stdin = dropNUL{cfg.Stdin}
+	r.input = cfg.Stdin
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
 		fmt.Fprintf(opt.Stderr, "error: cannot start the REPL: %v\n", err)
@@ -151,9 +157,13 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	defer rl.Close()
 	r.rl = rl
 	inst.Store(rl)
+	defer r.watchTerm()()
 	fmt.Fprintf(r.out, "streamql %s: SQL for event streams. End statements with ';', type .help for help.\n", Version)
 	r.loop()
 	sess.Stdout.Flush()
+	if se, ok := r.term(); ok {
+		return se.ExitCode() // SIGTERM or SIGHUP (SPEC 4)
+	}
 	return exitOK
 }
 
@@ -206,6 +216,8 @@ func (r *repl) loop() {
 		r.hist.install(r.rl)
 		line, err := r.rl.Readline()
 		switch {
+		case r.base.Err() != nil:
+			return // SIGTERM or SIGHUP (watchTerm)
 		case errors.Is(err, readline.ErrInterrupt):
 			r.lines = nil // Ctrl-C drops the entry being typed
 			continue

@@ -37,7 +37,8 @@ flags:
 
 // Run runs streamql with args (without the program name) and returns the exit
 // status (SPEC 4): 0 done; 1 a runtime failure; 2 an error found before a job
-// starts (flags, syntax, names, types, planning); 130 interrupted.
+// starts (flags, syntax, names, types, planning); 130 interrupted (ExitStatus
+// turns it into 143 or 129 when SIGTERM or SIGHUP cancelled ctx).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("streamql", pflag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -2,12 +2,14 @@ package render
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"streamql/catalog"
@@ -44,15 +46,43 @@ func (fs *FileSet) open(path, sig string) (f *os.File, created bool, err error) 
 		if old != sig {
 			return nil, false, fmt.Errorf("side output file %s was written earlier in this run with columns (%s), now (%s): give the side output another name", path, old, sig)
 		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err = openNoFollow(path, os.O_WRONLY|os.O_APPEND)
 		return f, false, err
 	}
-	f, err = os.Create(path)
+	f, err = openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return nil, false, err
 	}
 	fs.headers[path] = sig
 	return f, true, nil
+}
+
+// sideFilePath returns the file of side output name in dir: DIR/<name><ext>,
+// or an error when that would not be a file directly inside dir (a name that
+// holds a path separator, or is "." or ".."). SPEC 4: a side file is never
+// written outside --side-dir.
+func sideFilePath(dir, name, ext string) (string, error) {
+	file := name + ext
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.IndexByte(name, 0) >= 0 {
+		return "", fmt.Errorf("side output '%s' cannot be a file name inside --side-dir %s: rename the side output", name, dir)
+	}
+	return filepath.Join(dir, file), nil
+}
+
+// openNoFollow opens path with flag (plus O_NOFOLLOW) and mode 0644, refusing a
+// symbolic link as the file itself (SPEC 4: a side file is never written through
+// a symbolic link; a dangling one is refused too, so nothing is created where it
+// points). The --side-dir folder itself may be a symbolic link: that is where the
+// user chose to put the files. Errors name the path and say what to do.
+func openNoFollow(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o644)
+	if err == nil {
+		return f, nil
+	}
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
+		return nil, fmt.Errorf("%s is a symbolic link, and side files are never written through one: remove it or choose another --side-dir", path)
+	}
+	return nil, err
 }
 
 // target is one destination of rows: stdout, stderr or a file.
@@ -66,7 +96,7 @@ type target struct {
 	isErrors bool
 	// table and markdown formats: rows waiting to be rendered
 	rows    [][]string
-	total   int64
+	total   int64 // rows that reached this output (written or buffered)
 	created bool
 }
 
@@ -75,8 +105,9 @@ type sink struct {
 	cfg      Config
 	job      *planner.Job
 	outs     []*target // per job output
-	errs     *target   // errors side output, opened at its first row
+	errs     []*target // errors side outputs, one per name, each opened at its first row
 	buf      []byte
+	esc      []byte // scratch: a line shown for a terminal (appendTerminal)
 	tabular  bool
 	pending  int
 	last     time.Time
@@ -142,7 +173,10 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 }
 
 func (s *sink) openFile(t *target) error {
-	path := filepath.Join(s.cfg.SideDir, t.name+Ext(s.cfg.Format))
+	path, err := sideFilePath(s.cfg.SideDir, t.name, Ext(s.cfg.Format))
+	if err != nil {
+		return err
+	}
 	var sig []string
 	for _, c := range t.cols {
 		sig = append(sig, c.Name+" "+c.Type.String())
@@ -160,8 +194,8 @@ func (s *sink) openFile(t *target) error {
 }
 
 func (s *sink) closeFiles() {
-	for _, t := range append(s.outs, s.errs) {
-		if t != nil && t.file != nil {
+	for _, t := range s.targets() {
+		if t.file != nil {
 			t.w.Flush()
 			t.file.Close()
 			t.file = nil
@@ -214,22 +248,31 @@ func (s *sink) Rows(r *executor.Routed) error {
 		}
 		p := &r.Parts[k]
 		t := s.outs[p.Output]
+		t.total++
 		if s.tabular {
 			row := make([]string, len(p.Cols))
 			for c, v := range p.Cols {
-				if v.Null[i] {
+				switch {
+				case v.Null[i]:
 					row[c] = "NULL"
-				} else {
-					row[c] = string(vector.AppendValue(s.buf[:0], t.cols[c].Type, v, i))
+				case t.cols[c].Type == catalog.Varchar:
+					row[c] = s.cell(v.S[i])
+				default:
+					row[c] = s.cell(vector.AppendValue(s.buf[:0], t.cols[c].Type, v, i))
 				}
 			}
 			t.rows = append(t.rows, row)
-			t.total++
-			s.pending++
+			if err := s.added(); err != nil {
+				return err
+			}
 			continue
 		}
 		s.buf = s.appendLine(s.buf[:0], t, p.Cols, i)
-		if _, err := t.w.Write(s.buf); err != nil {
+		if s.line == linePlain { // shown for a terminal (SPEC 4)
+			if err := s.write(t, s.buf); err != nil {
+				return err
+			}
+		} else if _, err := t.w.Write(s.buf); err != nil {
 			return err
 		}
 	}
@@ -238,10 +281,78 @@ func (s *sink) Rows(r *executor.Routed) error {
 			return err
 		}
 	}
-	if s.tabular && (s.pending >= s.cfg.Chunk || time.Since(s.last) >= s.cfg.Every) {
+	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
 		return s.renderTables(false)
 	}
 	return nil
+}
+
+// added counts a row buffered for a table and renders the tables once they
+// hold cfg.Chunk rows (SPEC 4: chunks of at most 1000 rows).
+func (s *sink) added() error {
+	s.pending++
+	if s.pending >= s.cfg.Chunk {
+		return s.renderTables(false)
+	}
+	return nil
+}
+
+// cell returns a table cell's text, shown for a terminal (SPEC 4). A scratch
+// buffer grown past 1 MiB by a large value is let go, so one huge value does not
+// stay allocated twice.
+func (s *sink) cell(v []byte) string {
+	if !needsTerminalEscape(v) {
+		return string(v)
+	}
+	s.esc = appendTerminal(s.esc[:0], v, true)
+	c := string(s.esc)
+	if cap(s.esc) > 1<<20 {
+		s.esc = nil
+	}
+	if cap(s.buf) > 1<<20 {
+		s.buf = nil
+	}
+	return c
+}
+
+// write writes one encoded line (ending in LF) to t. Lines bound for a terminal
+// (plain, and the errors> lines on stderr) show control characters as \xNN
+// (SPEC 4); csv, tsv and json keep the bytes.
+func (s *sink) write(t *target, line []byte) error {
+	if (s.line == linePlain || t.w == s.stderrW) && needsTerminalEscape(line[:len(line)-1]) {
+		s.esc = append(appendTerminal(s.esc[:0], line[:len(line)-1], false), '\n')
+		line = s.esc
+	}
+	_, err := t.w.Write(line)
+	return err
+}
+
+// targets returns every output of the job, the errors side outputs last.
+func (s *sink) targets() []*target {
+	return append(s.outs[:len(s.outs):len(s.outs)], s.errs...)
+}
+
+// OutputRows is the number of rows one output of a job received.
+type OutputRows struct {
+	Name string
+	Rows int64
+}
+
+// Counter is implemented by the sinks NewSink returns: Counts gives the rows
+// each output of the job received so far (main first, then the side outputs
+// in declaration order, then the errors side outputs that got rows), for
+// --timer (SPEC 4).
+type Counter interface {
+	Counts() []OutputRows
+}
+
+// Counts implements Counter.
+func (s *sink) Counts() []OutputRows {
+	var out []OutputRows
+	for _, t := range s.targets() {
+		out = append(out, OutputRows{Name: t.name, Rows: t.total})
+	}
+	return out
 }
 
 // appendLine encodes row i of an output as one line of a line format.
@@ -355,8 +466,15 @@ func (s *sink) Errors(name string, rows []executor.ErrorRow) error {
 // errorRow writes one row of the errors side output, opening its target at the
 // first row (the output exists only once a row reaches it).
 func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
-	if s.errs == nil {
-		t := &target{name: name, cols: errorColumns, header: true, isErrors: true}
+	var t *target
+	for _, e := range s.errs {
+		if e.name == name {
+			t = e
+			break
+		}
+	}
+	if t == nil {
+		t = &target{name: name, cols: errorColumns, header: true, isErrors: true}
 		switch {
 		case s.cfg.SideDir != "":
 			if err := s.openFile(t); err != nil {
@@ -369,14 +487,12 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 		default:
 			t.w = s.stderrW
 		}
-		s.errs = t
+		s.errs = append(s.errs, t)
 	}
-	t := s.errs
+	t.total++
 	if s.tabular {
-		t.rows = append(t.rows, []string{r.Stream, r.Position, string(r.Raw), r.Error})
-		t.total++
-		s.pending++
-		return nil
+		t.rows = append(t.rows, []string{s.cell([]byte(r.Stream)), s.cell([]byte(r.Position)), s.cell(r.Raw), s.cell([]byte(r.Error))})
+		return s.added()
 	}
 	b := s.buf[:0]
 	if s.cfg.SideDir == "" && s.cfg.Format != "json" {
@@ -386,8 +502,7 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 	}
 	b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
 	s.buf = b
-	_, err := t.w.Write(b)
-	return err
+	return s.write(t, b)
 }
 
 // appendTextRow encodes a row given as text values (all VARCHAR, none NULL) with
@@ -412,21 +527,22 @@ func (s *sink) Flush() error {
 	return s.flushWriters()
 }
 
+// flushWriters flushes stdout, stderr and every side file, each even when an
+// earlier one failed (stdout closed by `| head`: the side files still get every
+// row routed so far, SPEC 4), and returns the first error.
 func (s *sink) flushWriters() error {
-	if err := s.cfg.Stdout.Flush(); err != nil {
-		return err
+	err := s.cfg.Stdout.Flush()
+	if ferr := s.stderrW.Flush(); err == nil {
+		err = ferr
 	}
-	if err := s.stderrW.Flush(); err != nil {
-		return err
-	}
-	for _, t := range append(s.outs, s.errs) {
-		if t != nil && t.file != nil {
-			if err := t.w.Flush(); err != nil {
-				return err
+	for _, t := range s.targets() {
+		if t.file != nil {
+			if ferr := t.w.Flush(); err == nil {
+				err = ferr
 			}
 		}
 	}
-	return nil
+	return err
 }
 
 // Close implements executor.Sink.
@@ -438,8 +554,8 @@ func (s *sink) Close() error {
 	if ferr := s.flushWriters(); err == nil {
 		err = ferr
 	}
-	for _, t := range append(s.outs, s.errs) {
-		if t != nil && t.file != nil {
+	for _, t := range s.targets() {
+		if t.file != nil {
 			if cerr := t.file.Close(); err == nil {
 				err = cerr
 			}
@@ -453,14 +569,10 @@ func (s *sink) Close() error {
 // first, then sides in declaration order, then errors; titled when the job has
 // side outputs). At the end, main shows even without rows, and so does a side
 // output's file.
-func (s *sink) renderTables(final bool) error {
+func (s *sink) renderTables(final bool) (err error) {
 	s.pending = 0
 	s.last = time.Now()
-	all := append([]*target{}, s.outs...)
-	if s.errs != nil {
-		all = append(all, s.errs)
-	}
-	for _, t := range all {
+	for _, t := range s.targets() {
 		// At the end every output of the job shows, with its header only when it
 		// got no rows (SPEC 4: one table per output); the errors output only once
 		// a row reached it. A side file appended to by a later job is not repeated.
@@ -471,10 +583,13 @@ func (s *sink) renderTables(final bool) error {
 		if (s.hasSides || t.isErrors) && t.file == nil {
 			title = t.name
 		}
-		if err := writeTable(t.w, s.cfg.Format, title, t.cols, t.rows); err != nil {
-			return err
+		// every table is rendered even after one failed: with stdout closed
+		// (`| head`), the side files still get their rows (SPEC 4)
+		if werr := writeTable(t.w, s.cfg.Format, title, t.cols, t.rows); err == nil {
+			err = werr
 		}
+		clear(t.rows) // rendered values are let go, not kept by the slice
 		t.rows = t.rows[:0]
 	}
-	return nil
+	return err
 }

@@ -1,0 +1,232 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/executor/vector"
+	"streamql/planner"
+)
+
+// mainJob is a job with only a main output of cols.
+func mainJob(cols ...catalog.Column) *planner.Job {
+	return &planner.Job{Main: &planner.Branch{}, Outputs: []planner.Output{{Name: "main", Columns: cols}}}
+}
+
+// varcharBatch routes the values to output 0 as one VARCHAR column.
+func varcharBatch(vals ...string) *executor.Routed {
+	v := vector.NewVec(catalog.Varchar)
+	r := &executor.Routed{N: len(vals), Dest: make([]int16, len(vals)), Parts: []executor.Part{{Output: 0, Cols: []*vector.Vec{v}}}}
+	for i, s := range vals {
+		v.S[i] = []byte(s)
+	}
+	return r
+}
+
+// TestTableChunks: a table holds at most Chunk rows (SPEC 4: 1000), even when
+// one routed batch brings more.
+func TestTableChunks(t *testing.T) {
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	s, err := NewSink(Config{Format: "table", Stdout: w, Stderr: &out, Files: NewFileSet()}, mainJob(catalog.Column{Name: "v", Type: catalog.Varchar}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]string, vector.Cap)
+	for i := range vals {
+		vals[i] = "x"
+	}
+	for range 3 { // 3072 rows: tables of 1000, 1000, 1000, 72
+		if err := s.Rows(varcharBatch(vals...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, table := range strings.Split(out.String(), "┌")[1:] {
+		sizes = append(sizes, strings.Count(table, "│ x │"))
+	}
+	if want := []int{1000, 1000, 1000, 72}; !equalInts(sizes, want) {
+		t.Errorf("tables of %v rows, want %v", sizes, want)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTableMemory: rendering a chunk that holds a 20 MB value allocates a small
+// multiple of the value (its cell's string, the output buffer), not a copy per
+// rendering step (tablewriter took about 38 times the value).
+func TestTableMemory(t *testing.T) {
+	big := strings.Repeat("x", 20<<20)
+	for _, format := range []string{"table", "markdown"} {
+		var n countWriter
+		w := bufio.NewWriter(&n)
+		s, err := NewSink(Config{Format: format, Stdout: w, Stderr: &n, Files: NewFileSet()}, mainJob(catalog.Column{Name: "v", Type: catalog.Varchar}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := varcharBatch(big, "small", "设备")
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		if err := s.Rows(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&m1)
+		if n < 20<<20 {
+			t.Fatalf("%s: %d bytes written", format, n)
+		}
+		if got := m1.TotalAlloc - m0.TotalAlloc; got > 3*uint64(len(big)) {
+			t.Errorf("%s: rendering a 20 MB value allocated %d MB, want at most 3 times the value", format, got>>20)
+		}
+	}
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// TestBoxMatchesTablewriter: the table format draws what tablewriter v1 drew
+// (the format of the golden files), for text and numbers, wide runes, empty
+// cells, tabs, and a table without rows.
+func TestBoxMatchesTablewriter(t *testing.T) {
+	cols := []catalog.Column{{Name: "name", Type: catalog.Varchar}, {Name: "n", Type: catalog.BigInt}, {Name: "温度", Type: catalog.Double}}
+	for _, rows := range [][][]string{
+		nil,
+		{{"设备1", "1", "5.5"}, {"", "NULL", "NaN"}, {"a\tb", "-12345678901", "1.0E7"}, {"  lead", "0", ""}},
+	} {
+		var want bytes.Buffer
+		header := []any{"name", "n", "温度"}
+		tbl := tablewriter.NewTable(&want,
+			tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithTrimSpace(tw.Off),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight}}),
+		)
+		tbl.Header(header...)
+		for _, r := range rows {
+			tbl.Append(r)
+		}
+		if err := tbl.Render(); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := writeTable(&got, "table", "", cols, rows); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("rows %q:\ngot\n%s\nwant (tablewriter)\n%s", rows, got.String(), want.String())
+		}
+	}
+}
+
+// TestSideFilesRefuseSymlinks: a side file is never written through a symbolic
+// link, for a new file or when a later job appends to it (SPEC 4).
+func TestSideFilesRefuseSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "outside.txt")
+	os.WriteFile(outside, []byte("keep\n"), 0o644)
+	side := filepath.Join(dir, "side")
+	os.Mkdir(side, 0o755)
+	fs := NewFileSet()
+	// a link to an existing file, and a dangling one (creating would make its target)
+	os.Symlink(outside, filepath.Join(side, "a.csv"))
+	os.Symlink(filepath.Join(dir, "new.txt"), filepath.Join(side, "b.csv"))
+	for _, name := range []string{"a.csv", "b.csv"} {
+		_, _, err := fs.open(filepath.Join(side, name), "x VARCHAR")
+		if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: error %v, want one naming the file as a symbolic link", name, err)
+		}
+	}
+	// appended to by a later job, after the file was swapped for a link
+	p := filepath.Join(side, "c.csv")
+	f, _, err := fs.open(p, "x VARCHAR")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	os.Remove(p)
+	os.Symlink(outside, p)
+	if _, _, err := fs.open(p, "x VARCHAR"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("append through a link: error %v", err)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
+		t.Errorf("the file outside --side-dir became %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "new.txt")); err == nil {
+		t.Error("a file was created outside --side-dir through a dangling link")
+	}
+	// names that would leave the folder
+	for _, name := range []string{"../x", "a/b", "..", ".", `a\b`} {
+		if _, err := sideFilePath(side, name, ".csv"); err == nil {
+			t.Errorf("side output %q: no error", name)
+		}
+	}
+	if p, err := sideFilePath(side, "high-tmp", ".csv"); err != nil || p != filepath.Join(side, "high-tmp.csv") {
+		t.Errorf("sideFilePath = %s, %v", p, err)
+	}
+}
+
+// TestErrorsSidesByName: each errors side output gets its own stream's rows
+// (two and three names, the build sides' through Errors, the probe's in Routed).
+func TestErrorsSidesByName(t *testing.T) {
+	for _, names := range [][]string{{"a_bad", "b_bad"}, {"a_bad", "b_bad", "c_bad"}} {
+		side := t.TempDir()
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		s, err := NewSink(Config{Format: "csv", SideDir: side, Stdout: w, Stderr: &out, Files: NewFileSet()}, mainJob(catalog.Column{Name: "v", Type: catalog.Varchar}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names[1:] { // build sides first, as a job reads them
+			if err := s.Errors(n, []executor.ErrorRow{{Stream: n[:1], Position: n[:1] + ".csv:1", Raw: []byte("raw " + n), Error: "bad"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := varcharBatch("ok")
+		r.ErrorSide = names[0]
+		r.Bad = []executor.ErrorRow{{Stream: "a", Position: "a.csv:2", Raw: []byte("raw a_bad"), Error: "bad", At: 1}}
+		if err := s.Rows(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			b, err := os.ReadFile(filepath.Join(side, n+".csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := n[:1]
+			want := "stream,position,raw,error\n" + st + "," + st + ".csv:" + map[bool]string{true: "2", false: "1"}[st == "a"] + ",raw " + n + ",bad\n"
+			if string(b) != want {
+				t.Errorf("%v: %s.csv =\n%s\nwant\n%s", names, n, b, want)
+			}
+		}
+	}
+}
