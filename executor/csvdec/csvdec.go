@@ -334,6 +334,9 @@ func (d *Decoder) skipOver(data []byte) {
 		d.overLines = 0
 		d.overRaw = d.overRaw[:0]
 	}
+	if n := len(data); data[n-1] == '\r' {
+		data = data[:n-1] // may be a CRLF's CR: scanned again with its LF
+	}
 	d.overRaw = inbuf.AppendPrefix(d.overRaw, data)
 	d.overLines += int64(bytes.Count(data, []byte{'\n'}))
 	d.in.Consume(len(data))

@@ -469,7 +469,7 @@ func TestDecodeRules(t *testing.T) {
 		},
 		{
 			name:  "record longer than max-record-size",
-			in:    "a,1\nbbbbbbbbbbbb,2\nc,3\n",
+			in:    "a,1\nbbbbbbbbbbbb,2\r\nc,3\n",
 			types: []catalog.Type{V, I},
 			opts:  Options{MaxRecord: 8},
 			rows:  []string{"1:a|1", "3:c|3"},

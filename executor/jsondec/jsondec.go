@@ -232,6 +232,9 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 					if !d.over {
 						d.over, d.overRaw = true, d.overRaw[:0]
 					}
+					if n := len(data); data[n-1] == '\r' {
+						data = data[:n-1] // may be a CRLF's CR: scanned again with its LF
+					}
 					d.overRaw = inbuf.AppendPrefix(d.overRaw, data)
 					d.in.Consume(len(data))
 					d.pendPos = 0
