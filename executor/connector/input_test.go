@@ -149,7 +149,7 @@ func TestFollowRotation(t *testing.T) {
 		"truncate": func(t *testing.T, path string) {
 			write(t, path, "b,2\n", os.O_APPEND)
 			time.Sleep(50 * time.Millisecond) // b,2 is read before the truncation
-			write(t, path, "", os.O_TRUNC) // as logrotate's copytruncate does
+			write(t, path, "", os.O_TRUNC)    // as logrotate's copytruncate does
 			time.Sleep(3 * FollowPoll)
 			write(t, path, "c,3\nd,4\n", os.O_APPEND)
 		},
