@@ -129,6 +129,7 @@ type Decoder struct {
 	overRaw   []byte
 	overLine  int64
 	overLines int64
+	overUsed  bool // a bad row of the current batch has overRaw as raw
 
 	// Buffer positions (in.Start()) for Rest: where the last batch's input
 	// starts, and after the record of each of its good rows.
@@ -213,7 +214,7 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 		}
 	}
 	badStart := len(*bad)
-	d.batchStart, d.batchN = d.in.Start(), 0
+	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
 	for {
 		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
 			if !d.next(b, bad) {
@@ -267,6 +268,9 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		recLen, adv, quoted, unclosed, ok := d.scan(data)
 		if !ok {
 			if d.over || len(data) > d.maxRec+1 {
+				if !d.over && d.overUsed {
+					return false // overRaw is a bad row's raw in this batch: return it first
+				}
 				d.skipOver(data)
 			}
 			return false
@@ -297,6 +301,7 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		}
 		if over || recLen > d.maxRec {
 			raw := d.overRaw
+			d.overUsed = d.overUsed || over
 			if !over {
 				raw = rec[:min(len(rec), inbuf.RawPrefix)]
 			}

@@ -97,9 +97,10 @@ type Decoder struct {
 	line    int64        // line number of the line starting at in.Data()
 
 	// A line longer than maxRec being skipped: its first bytes.
-	maxRec  int
-	over    bool
-	overRaw []byte
+	maxRec   int
+	over     bool
+	overRaw  []byte
+	overUsed bool // a bad row of the current batch has overRaw as raw
 
 	// Buffer positions (in.Start()) for Rest: where the last batch's input
 	// starts, and after the line of each of its good rows.
@@ -167,7 +168,7 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 		}
 	}
 	badStart := len(*bad)
-	d.batchStart, d.batchN = d.in.Start(), 0
+	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
 	for {
 		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
 			if !d.next(b, bad) {
@@ -229,6 +230,9 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 				d.pendPos = len(data)
 				if d.over || len(data) > d.maxRec+1 {
 					// Too long: keep its first bytes and drop the rest.
+					if !d.over && d.overUsed {
+						return false // overRaw is a bad row's raw in this batch: return it first
+					}
 					if !d.over {
 						d.over, d.overRaw = true, d.overRaw[:0]
 					}
@@ -250,7 +254,7 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		if d.over || len(rec) > d.maxRec {
 			raw := rec[:min(len(rec), inbuf.RawPrefix):min(len(rec), inbuf.RawPrefix)]
 			if d.over {
-				d.over = false
+				d.over, d.overUsed = false, true
 				d.overRaw = inbuf.AppendPrefix(d.overRaw, rec)
 				raw = d.overRaw
 			}
