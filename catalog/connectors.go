@@ -74,7 +74,7 @@ var Connectors = map[string]*ConnectorSpec{
 		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
 		Options: withFormat(
 			OptionSpec{Name: "path", Kind: OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
-			OptionSpec{Name: "follow", Kind: OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -f"},
+			OptionSpec{Name: "follow", Kind: OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
 		),
 		Bounded: func(o map[string]string) bool { return o["follow"] != "true" },
 	},

@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"streamql/catalog"
+	"streamql/executor/textenc"
 	"streamql/executor/vector"
 )
 
@@ -42,7 +44,10 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 	pos := func(line int64) string { return path + ":" + strconv.FormatInt(line, 10) }
 	if st.Options["follow"] == "true" {
 		p := newPump()
-		fr := &followReader{f: f, path: full}
+		fr := &followReader{f: f, path: full, lf: []byte{'\n'}, ended: true}
+		if e, err := textenc.Lookup(st.Options["encoding"]); err == nil {
+			fr.lf = e.LF()
+		}
 		return startLive(ctx, "stream "+st.Name+": following "+path, p, newDec, pos,
 			func(ctx context.Context) { fr.ctx = ctx; p.run(ctx, fr) }, nil, fr.close)
 	}
@@ -118,6 +123,13 @@ type followReader struct {
 	f    *os.File
 	path string // the path as opened, checked for a new file at the end
 	off  int64
+	// The stream's line end ('encoding'), whether the bytes read so far end
+	// with it, and a line end still to give: a file replaced or truncated in
+	// the middle of a line ends that line, which is not glued to the next
+	// file's first line.
+	lf     []byte
+	ended  bool
+	inject []byte
 }
 
 func (r *followReader) Read(b []byte) (int, error) {
@@ -125,8 +137,13 @@ func (r *followReader) Read(b []byte) (int, error) {
 		if err := r.ctx.Err(); err != nil {
 			return 0, err
 		}
-		n, err := r.f.Read(b)
-		r.off += int64(n)
+		if len(r.inject) > 0 {
+			n := copy(b, r.inject)
+			r.inject = r.inject[n:]
+			r.ended = true
+			return n, nil
+		}
+		n, err := r.read(b)
 		if n > 0 || err != nil && err != io.EOF {
 			return n, err
 		}
@@ -136,19 +153,19 @@ func (r *followReader) Read(b []byte) (int, error) {
 			if _, err := r.f.Seek(0, io.SeekStart); err != nil {
 				return 0, err
 			}
-			r.off = 0
+			r.restart()
 			continue
 		}
 		if nf, ok := r.rotated(fi); ok {
 			// Drain what was written to the old file before it was replaced.
-			n, err := r.f.Read(b)
-			r.off += int64(n)
+			n, err := r.read(b)
 			if n > 0 || err != nil && err != io.EOF {
 				nf.Close()
 				return n, err
 			}
 			r.f.Close()
-			r.f, r.off = nf, 0
+			r.f = nf
+			r.restart()
 			continue
 		}
 		t := time.NewTimer(FollowPoll)
@@ -159,6 +176,27 @@ func (r *followReader) Read(b []byte) (int, error) {
 			return 0, r.ctx.Err()
 		}
 	}
+}
+
+// read reads the open file, keeping the offset and whether a line ended.
+func (r *followReader) read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	r.off += int64(n)
+	if n >= len(r.lf) {
+		r.ended = bytes.HasSuffix(b[:n], r.lf)
+	} else if n > 0 {
+		r.ended = false // (a UTF-16 line end cut between reads: rare, and only costs a blank line)
+	}
+	return n, err
+}
+
+// restart starts reading a file anew from its start (truncated, or the new file
+// at the path), ending first a line the old content left open.
+func (r *followReader) restart() {
+	if !r.ended {
+		r.inject = r.lf
+	}
+	r.off = 0
 }
 
 // rotated opens the file at the path when it is not the open file (whose

@@ -260,3 +260,34 @@ func TestStdinSharedByJobs(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowRotationMidLine: an old file that ends in the middle of a line
+// (its writer stopped there) ends that line at the rotation; it is not glued to
+// the new file's first line.
+func TestFollowRotationMidLine(t *testing.T) {
+	old := FollowPoll
+	FollowPoll = 5 * time.Millisecond
+	defer func() { FollowPoll = old }()
+	st := newStream(t, kv, "file", "path", "app.log", "follow", "true")
+	path := filepath.Join(st.BaseDir, "app.log")
+	os.WriteFile(path, []byte("a,1\nb,"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	src, err := OpenFile(ctx, st, csvDec(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r := newReader(t, src, st)
+	if rows, err := r.rowsN(1); err != nil || !slices.Equal(rows, []string{"a,1"}) {
+		t.Fatalf("%q %v", rows, err)
+	}
+	time.Sleep(3 * FollowPoll) // "b," is read and waits for its line end
+	if err := os.Rename(path, path+".1"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, []byte("c,3\n"), 0o644)
+	if rows, err := r.rowsN(2); err != nil || !slices.Equal(rows, []string{"b,NULL", "c,3"}) {
+		t.Fatalf("after the rotation: %q %v", rows, err)
+	}
+}

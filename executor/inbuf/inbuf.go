@@ -153,7 +153,7 @@ func (b *Buffer) skipBOM(bom []byte) bool {
 // Fill is called when the caller has taken from Data all it can (no complete
 // record remains) and holds no slice of the buffer that is still in use. It
 // makes room (moving Data to the front of the buffer, doubling the buffer when
-// Data fills it) and reads the source once, again while the source returns
+// Data fills it, up to SetMax's bound: ErrFull past it) and reads the source once, again while the source returns
 // neither bytes nor an error, up to io.ErrNoProgress; a count outside
 // 0..len(p) is an error. It invalidates every slice of the buffer and every
 // position Start gave.

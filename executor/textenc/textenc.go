@@ -72,6 +72,15 @@ func (e *Encoding) IsUTF8() bool { return e.enc == nil }
 
 func (e *Encoding) String() string { return e.Name }
 
+// LF returns the line end (U+000A) in e: one byte, or two for UTF-16. The
+// caller must not change it.
+func (e *Encoding) LF() []byte {
+	if len(e.lf) == 0 {
+		return lfUTF8
+	}
+	return e.lf
+}
+
 // Encode returns UTF-8 text encoded in e (for tests and tools).
 func (e *Encoding) Encode(text []byte) ([]byte, error) {
 	if e.enc == nil {
