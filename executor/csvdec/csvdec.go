@@ -9,9 +9,10 @@
 // with package textconv.
 //
 // Decoding is the hot path of the engine: a Decoder reads into one large buffer
-// that grows only for records longer than it, VARCHAR values point into that
-// buffer (only quoted fields with doubled quotes are copied, into the vector's
-// arena), and a batch is decoded without allocating.
+// that grows only for records longer than it (up to 'max-record-size': a longer
+// record is skipped as it arrives, keeping its first 64 KiB for raw), VARCHAR
+// values point into that buffer (only quoted fields with doubled quotes are
+// copied, into the vector's arena), and a batch is decoded without allocating.
 package csvdec
 
 import (
