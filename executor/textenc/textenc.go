@@ -29,6 +29,10 @@
 // sequences an encoding decodes to the same character as another: gbk reads both
 // 0x80 and 0xA2E3 as €, and writes € as 0x80), joined by the encoding's LF.
 //
+// Memory stays bounded (SetMaxLine, from 'max-record-size'): a line of more
+// source bytes than can decode to a record of that size is transcoded in parts
+// as it arrives, so the decoder sees it and skips it as too long.
+//
 // A byte order mark at the start of the input (FF FE for utf-16le, FE FF for
 // utf-16be, 84 31 95 33 for gb18030) is dropped; it is never part of a row.
 // Latin-1 has no invalid bytes; windows-1252 has five (0x81, 0x8D, 0x8F, 0x90,
