@@ -70,3 +70,29 @@ func TestValidateOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxRecordSize: the stream option 'max-record-size' (SPEC 1) takes bytes
+// or KiB, MiB, GiB, defaults to 64MiB, and a bad value names the option.
+func TestMaxRecordSize(t *testing.T) {
+	for v, want := range map[string]int64{"1": 1, "4096": 4096, "512KiB": 512 << 10, "64MiB": 64 << 20, "1GiB": 1 << 30, "2 mib": 2 << 20} {
+		if got, err := ParseSize(v); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", v, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "1.5MiB", "10MB", "MiB", "abc", "99999999999GiB"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) gave no error", bad)
+		}
+	}
+	cols := []Column{{Name: "v", Type: Varchar}}
+	for conn, kv := range map[string][]string{"file": {"path", "x"}, "stdin": nil, "socket": {"port", "1"}} {
+		_, vals, err := ValidateOptions(opts(append([]string{"connector", conn}, kv...)...), cols, 0)
+		if err != nil || vals["max-record-size"] != "64MiB" {
+			t.Errorf("%s: default max-record-size %q, %v", conn, vals["max-record-size"], err)
+		}
+	}
+	_, _, err := ValidateOptions(opts("connector", "stdin", "max-record-size", "10MB"), cols, 0)
+	if err == nil || !strings.Contains(err.Error(), "option 'max-record-size'") || !strings.Contains(err.Error(), "MiB") {
+		t.Errorf("bad max-record-size: %v", err)
+	}
+}

@@ -21,6 +21,7 @@ const (
 	OptChar                     // exactly one byte; '\t' is accepted for a tab
 	OptEnum                     // one of OptionSpec.Values
 	OptNumber                   // a number (datagen bounds)
+	OptSize                     // a byte size: bytes, or a number with KiB, MiB or GiB (ParseSize)
 )
 
 // OptionSpec declares one option of a connector once: validation, DESCRIBE and the
@@ -55,6 +56,7 @@ var formatOptions = []OptionSpec{
 	{Name: "csv.null-literal", Kind: OptString, Doc: "an unquoted field equal to this is NULL"},
 	{Name: "csv.allow-ragged", Kind: OptBool, Default: "false", Doc: "true reads missing trailing fields as NULL and drops extra ones"},
 	{Name: "encoding", Kind: OptString, Default: "utf-8", Doc: "input text encoding (utf-8, gbk, gb18030, latin1, windows-1252, utf-16le, utf-16be; common aliases)"},
+	{Name: "max-record-size", Kind: OptSize, Default: "64MiB", Doc: "longest record read; a longer one is malformed (bytes, KiB, MiB, GiB)"},
 	{Name: "errors", Kind: OptEnum, Values: []string{"side", "skip", "fail"}, Default: "side", Doc: "malformed rows: side (to the errors side output), skip, or fail"},
 	{Name: "errors.side", Kind: OptString, Default: "errors", Doc: "name of the errors side output"},
 }
@@ -72,7 +74,7 @@ var Connectors = map[string]*ConnectorSpec{
 		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
 		Options: withFormat(
 			OptionSpec{Name: "path", Kind: OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
-			OptionSpec{Name: "follow", Kind: OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -f"},
+			OptionSpec{Name: "follow", Kind: OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
 		),
 		Bounded: func(o map[string]string) bool { return o["follow"] != "true" },
 	},
@@ -245,6 +247,10 @@ func (o *OptionSpec) check(v string) (string, error) {
 		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
 			return "", fmt.Errorf("'%s' is not a number", v)
 		}
+	case OptSize:
+		if _, err := ParseSize(v); err != nil {
+			return "", err
+		}
 	case OptChar:
 		if v == `\t` {
 			return "\t", nil
@@ -261,4 +267,27 @@ func (o *OptionSpec) check(v string) (string, error) {
 		return "", fmt.Errorf("'%s' is not one of %s", v, strings.Join(o.Values, ", "))
 	}
 	return v, nil
+}
+
+// ParseSize reads a byte size option value (SPEC 1, 'max-record-size'): a
+// positive decimal integer of bytes, optionally followed by the unit KiB, MiB
+// or GiB (1024-based, any case, spaces allowed before the unit). It returns the
+// size in bytes, or an error saying which forms are accepted.
+func ParseSize(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suf  string
+		mult int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}} {
+		if len(s) > len(u.suf) && strings.EqualFold(s[len(s)-len(u.suf):], u.suf) {
+			s, mult = strings.TrimSpace(s[:len(s)-len(u.suf)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("'%s' is not a size; write a positive number of bytes, or one with KiB, MiB or GiB (e.g. '64MiB')", v)
+	}
+	return n * mult, nil
 }

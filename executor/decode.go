@@ -6,6 +6,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/csvdec"
+	"streamql/executor/inbuf"
 	"streamql/executor/jsondec"
 	"streamql/executor/textenc"
 	"streamql/executor/vector"
@@ -21,7 +22,7 @@ type Decoder interface {
 }
 
 // newDecoder returns the decoder of st's 'format' (csv or json) over r, with st's
-// format options and 'encoding' (SPEC 1). An input not in UTF-8 goes through a
+// format options, 'max-record-size' and 'encoding' (SPEC 1). An input not in UTF-8 goes through a
 // textenc.Reader, which transcodes it line by line and tells the decoder which
 // lines held invalid bytes, so those rows are malformed with their input bytes as
 // raw text.
@@ -30,10 +31,19 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
 	}
+	maxRec := inbuf.DefaultMaxRecord
+	if v, ok := st.Options["max-record-size"]; ok {
+		n, err := catalog.ParseSize(v)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: option 'max-record-size': %v", st.Name, err)
+		}
+		maxRec = int(n)
+	}
 	var tr *textenc.Reader
 	var lines csvdec.LineChecker
 	if !enc.IsUTF8() {
 		tr = textenc.NewReader(r, enc)
+		tr.SetMaxLine(maxRec)
 		r, lines = tr, tr
 	}
 	var notNull []bool
@@ -51,13 +61,14 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 			AllowRagged: st.Options["csv.allow-ragged"] == "true",
 			NotNull:     notNull,
 			Lines:       lines,
+			MaxRecord:   maxRec,
 		}
 		if nl, ok := st.Options["csv.null-literal"]; ok {
 			opts.NullLiteral, opts.HasNull = []byte(nl), true
 		}
 		dec = csvdec.NewDecoder(r, st.Names(), st.Types(), opts)
 	case "json":
-		dec = jsondec.NewDecoder(r, st.Names(), st.Types(), jsondec.Options{NotNull: notNull, Lines: lines})
+		dec = jsondec.NewDecoder(r, st.Names(), st.Types(), jsondec.Options{NotNull: notNull, Lines: lines, MaxRecord: maxRec})
 	default:
 		return nil, fmt.Errorf("stream %s: unknown 'format' = '%s'; use csv or json", st.Name, format)
 	}

@@ -214,6 +214,9 @@ func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) 
 	p.sel = sel
 	sel = p.wm.stamp(b, sel)
 	done := r.route(b, sel)
+	if u, ok := p.src.(Unreader); ok && done && r.cutAt >= 0 {
+		u.Unread(r.cutAt + 1) // the next job reading stdin starts after the last row used
+	}
 	if done && r.cutAt >= 0 && len(bad) > 0 {
 		// The malformed rows after the LIMIT's last row are not read either.
 		after := 0

@@ -25,6 +25,11 @@ type BadRow = csvdec.BadRow
 // executor/connector, one file each.
 type Source = connector.Source
 
+// Unreader is a Source that takes back the rows of its last batch a job did not
+// use (connector.Unreader: stdin, SPEC 1). A wrapper (SetSourceHook) passes
+// Unread on.
+type Unreader = connector.Unreader
+
 // Env gives jobs what they open, and keeps what lives longer than one job: the
 // session's stdin, the rows inserted into values streams, the clock of paced
 // datagen streams. The working directory of relative paths comes from each

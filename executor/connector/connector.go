@@ -51,6 +51,23 @@ type Decoder interface {
 	BytesRead() int64
 }
 
+// Unreader is a Source that can give back the rows of its last batch that the
+// job did not use, so that a later job reading the same input (the session's
+// stdin, SPEC 1) continues exactly after the last row used. A job that stops
+// inside a batch (the main query's LIMIT) calls Unread before Close.
+type Unreader interface {
+	// Unread tells the source that only the first rows good rows of the batch
+	// its last Next gave were used (and none of the malformed rows after them).
+	Unread(rows int)
+}
+
+// rester is a Decoder that can give back what it read and did not decode (see
+// csvdec.Decoder.Rest: the input after the first rows good rows of its last
+// batch; rows < 0 for all of them).
+type rester interface {
+	Rest(rows int) []byte
+}
+
 // NewDecoder returns the stream's decoder (its 'format' and format options) over r.
 type NewDecoder func(r io.Reader) (Decoder, error)
 

@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"streamql/catalog"
+	"streamql/executor/textenc"
 	"streamql/executor/vector"
 )
 
@@ -18,8 +20,10 @@ var FollowPoll = 100 * time.Millisecond
 
 // OpenFile opens the 'file' connector's source: the file at 'path' (relative to
 // the declaring script's folder), decoded by newDec. With 'follow'='true' it
-// keeps reading what is appended, like tail -f, and never ends by itself; a file
-// that shrinks (truncated) is read again from its start.
+// keeps reading what is appended, like tail -F, and never ends by itself (see
+// followReader). A path that cannot be opened or is a directory is an error
+// naming it, before any row is read. Reads stop with ctx's error once ctx is
+// done, even inside an endless record (/dev/zero).
 func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Source, error) {
 	path := st.Options["path"]
 	full := path
@@ -30,23 +34,45 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 	if err != nil {
 		return nil, openPathError(st.Name, path, full, err)
 	}
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("stream %s: 'path' = '%s' (%s) is a directory; give the path of a file", st.Name, path, full)
+	}
 	pos := func(line int64) string { return path + ":" + strconv.FormatInt(line, 10) }
 	if st.Options["follow"] == "true" {
 		p := newPump()
-		fr := &followReader{f: f}
+		fr := &followReader{f: f, path: full, lf: []byte{'\n'}, ended: true}
+		if e, err := textenc.Lookup(st.Options["encoding"]); err == nil {
+			fr.lf = e.LF()
+		}
 		return startLive(ctx, "stream "+st.Name+": following "+path, p, newDec, pos,
-			func(ctx context.Context) { fr.ctx = ctx; p.run(ctx, fr) }, nil, f.Close)
+			func(ctx context.Context) { fr.ctx = ctx; p.run(ctx, fr) }, nil, fr.close)
 	}
 	var total int64
-	if fi, err := f.Stat(); err == nil {
+	if err == nil {
 		total = fi.Size()
 	}
-	dec, err := newDec(f)
+	dec, err := newDec(ctxReader{ctx, f})
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &fileSource{f: f, dec: dec, pos: pos, total: total}, nil
+	return &fileSource{f: f, dec: dec, pos: pos, total: total, used: -1}, nil
+}
+
+// ctxReader reads r until ctx is done, then returns ctx's error: the decoders'
+// read loops end with it within one read, even inside an endless record.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b)
 }
 
 // fileSource reads a bounded file (or stdin redirected from a file).
@@ -56,7 +82,12 @@ type fileSource struct {
 	pos   func(int64) string
 	total int64
 	keep  bool // do not close f (stdin)
+	used  int  // rows of the last batch the job used (-1: all; Unread)
 }
+
+// Unread implements Unreader: for stdin, Close puts the file's offset back to
+// the end of the last row used.
+func (s *fileSource) Unread(rows int) { s.used = rows }
 
 func (s *fileSource) Next(b *vector.Batch, bad *[]BadRow) error { return s.dec.Decode(b, bad) }
 
@@ -66,32 +97,73 @@ func (s *fileSource) Progress() (int64, int64) { return s.dec.BytesRead(), s.tot
 
 func (s *fileSource) Close() error {
 	if s.keep {
+		// stdin stays open for the session's next job, which reads on from
+		// the end of the last row used: what the decoder read ahead goes back.
+		if r, ok := s.dec.(rester); ok {
+			if rest := r.Rest(s.used); len(rest) > 0 {
+				if _, err := s.f.Seek(-int64(len(rest)), io.SeekCurrent); err != nil {
+					return err
+				}
+			}
+		}
 		return nil
 	}
 	return s.f.Close()
 }
 
-// followReader reads a file like tail -f: at its end it polls for appended bytes
-// every FollowPoll until ctx is done. It runs in the pump's goroutine.
+// followReader reads a file like tail -F (SPEC 1): at its end it polls every
+// FollowPoll until ctx is done. It reads what is appended; a truncated file is
+// read again from its start; when the path names another file (renamed or
+// deleted, then created anew) it drains the old file and goes on with the new
+// one from its start. It runs in the pump's goroutine; close runs after it.
 type followReader struct {
-	ctx context.Context
-	f   *os.File
-	off int64
+	ctx  context.Context
+	f    *os.File
+	path string // the path as opened, checked for a new file at the end
+	off  int64
+	// The stream's line end ('encoding'), whether the bytes read so far end
+	// with it, and a line end still to give: a file replaced or truncated in
+	// the middle of a line ends that line, which is not glued to the next
+	// file's first line.
+	lf     []byte
+	ended  bool
+	inject []byte
 }
 
 func (r *followReader) Read(b []byte) (int, error) {
 	for {
-		n, err := r.f.Read(b)
-		r.off += int64(n)
+		if err := r.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if len(r.inject) > 0 {
+			n := copy(b, r.inject)
+			r.inject = r.inject[n:]
+			r.ended = true
+			return n, nil
+		}
+		n, err := r.read(b)
 		if n > 0 || err != nil && err != io.EOF {
 			return n, err
 		}
-		if fi, err := r.f.Stat(); err == nil && fi.Size() < r.off {
+		fi, err := r.f.Stat()
+		if err == nil && fi.Size() < r.off {
 			// truncated: read the new content from its start
 			if _, err := r.f.Seek(0, io.SeekStart); err != nil {
 				return 0, err
 			}
-			r.off = 0
+			r.restart()
+			continue
+		}
+		if nf, ok := r.rotated(fi); ok {
+			// Drain what was written to the old file before it was replaced.
+			n, err := r.read(b)
+			if n > 0 || err != nil && err != io.EOF {
+				nf.Close()
+				return n, err
+			}
+			r.f.Close()
+			r.f = nf
+			r.restart()
 			continue
 		}
 		t := time.NewTimer(FollowPoll)
@@ -103,3 +175,42 @@ func (r *followReader) Read(b []byte) (int, error) {
 		}
 	}
 }
+
+// read reads the open file, keeping the offset and whether a line ended.
+func (r *followReader) read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	r.off += int64(n)
+	if n >= len(r.lf) {
+		r.ended = bytes.HasSuffix(b[:n], r.lf)
+	} else if n > 0 {
+		r.ended = false // (a UTF-16 line end cut between reads: rare, and only costs a blank line)
+	}
+	return n, err
+}
+
+// restart starts reading a file anew from its start (truncated, or the new file
+// at the path), ending first a line the old content left open.
+func (r *followReader) restart() {
+	if !r.ended {
+		r.inject = r.lf
+	}
+	r.off = 0
+}
+
+// rotated opens the file at the path when it is not the open file (whose
+// FileInfo is cur, nil when Stat failed): the old one was renamed or deleted
+// and a new one created. It reports false while the path names the open file
+// or no file.
+func (r *followReader) rotated(cur os.FileInfo) (*os.File, bool) {
+	fi, err := os.Stat(r.path)
+	if err != nil || fi.IsDir() || cur != nil && os.SameFile(cur, fi) {
+		return nil, false
+	}
+	nf, err := os.Open(r.path)
+	if err != nil {
+		return nil, false
+	}
+	return nf, true
+}
+
+func (r *followReader) close() error { return r.f.Close() }

@@ -105,6 +105,9 @@ func newFeed(ctx context.Context, p *pump) *feed {
 
 // Read implements io.Reader. Before it waits for a chunk it signals on waiting.
 func (f *feed) Read(b []byte) (int, error) {
+	if err := f.ctx.Err(); err != nil {
+		return 0, err // the job ended: stop even inside an endless record
+	}
 	for len(f.cur) == 0 {
 		if f.buf != nil {
 			f.p.free <- f.buf // never blocks: free holds every buffer
@@ -134,11 +137,20 @@ func (f *feed) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// detach leaves what the feed did not read to the next feed over the pump. It is
-// called once the decoder goroutine has stopped.
-func (f *feed) detach() {
+// detach leaves what the feed did not read, after back (what the decoder read
+// from the feed and did not use), to the next feed over the pump. It is called
+// once the decoder goroutine has stopped.
+func (f *feed) detach(back []byte) {
 	f.p.mu.Lock()
 	defer f.p.mu.Unlock()
+	if len(back) > 0 {
+		rest := make([]byte, 0, len(back)+len(f.cur))
+		rest = append(append(rest, back...), f.cur...)
+		if f.buf != nil {
+			f.p.free <- f.buf // never blocks: free holds every buffer
+		}
+		f.cur, f.buf = rest, nil
+	}
 	f.p.rest, f.p.restBuf = f.cur, f.buf
 	if f.err != nil { // the reader's end: stdin's pump, shared by jobs, is never cancelled
 		f.p.end = f.err
@@ -162,6 +174,7 @@ type live struct {
 	pos    func(line int64) string
 
 	inflight bool // the decoder goroutine holds a batch
+	used     int  // rows of the last batch returned that the job used (-1: all; Unread)
 	dirty    bool // rows were returned since the last ErrWaiting
 	closed   bool
 	unblock  func() // ends a blocked read (closes a connection); may be nil
@@ -173,7 +186,7 @@ type live struct {
 // after unblock). release runs in Close after every goroutine has stopped.
 func startLive(ctx context.Context, name string, p *pump, newDec NewDecoder, pos func(int64) string, read func(ctx context.Context), unblock func(), release func() error) (*live, error) {
 	cctx, cancel := context.WithCancel(ctx)
-	l := &live{name: name, ctx: cctx, cancel: cancel, req: make(chan *vector.Batch), res: make(chan error), pos: pos, unblock: unblock, release: release}
+	l := &live{used: -1, name: name, ctx: cctx, cancel: cancel, req: make(chan *vector.Batch), res: make(chan error), pos: pos, unblock: unblock, release: release}
 	l.feed = newFeed(cctx, p)
 	dec, err := newDec(l.feed)
 	if err != nil {
@@ -268,7 +281,13 @@ func (l *live) Position(line int64) string { return l.pos(line) }
 
 func (l *live) Progress() (int64, int64) { return l.read.Load(), 0 }
 
-// Close stops the goroutines and waits for them.
+// Unread implements Unreader (see Close).
+func (l *live) Unread(rows int) { l.used = rows }
+
+// Close stops the goroutines and waits for them. What the decoder read and
+// the job did not use (a batch decoded but not returned, or the rows after
+// the last one used, see Unread) goes back in front of the pump's unread
+// input, for the next job reading the same pump (stdin).
 func (l *live) Close() error {
 	if l.closed {
 		return nil
@@ -280,7 +299,15 @@ func (l *live) Close() error {
 	}
 	l.g.Wait()
 	l.tick.Stop()
-	l.feed.detach()
+	var rest []byte
+	if r, ok := l.dec.(rester); ok {
+		used := l.used
+		if l.inflight {
+			used = 0 // the decoder's last batch never reached the job
+		}
+		rest = r.Rest(used)
+	}
+	l.feed.detach(rest)
 	if l.release != nil {
 		return l.release()
 	}

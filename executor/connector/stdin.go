@@ -32,7 +32,7 @@ func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder)
 			if err != nil {
 				return nil, err
 			}
-			return &fileSource{f: f, dec: dec, pos: pos, total: fi.Size(), keep: true}, nil
+			return &fileSource{f: f, dec: dec, pos: pos, total: fi.Size(), keep: true, used: -1}, nil
 		}
 	}
 	s.once.Do(func() {

@@ -9,9 +9,10 @@
 // with package textconv.
 //
 // Decoding is the hot path of the engine: a Decoder reads into one large buffer
-// that grows only for records longer than it, VARCHAR values point into that
-// buffer (only quoted fields with doubled quotes are copied, into the vector's
-// arena), and a batch is decoded without allocating.
+// that grows only for records longer than it (up to 'max-record-size': a longer
+// record is skipped as it arrives, keeping its first 64 KiB for raw), VARCHAR
+// values point into that buffer (only quoted fields with doubled quotes are
+// copied, into the vector's arena), and a batch is decoded without allocating.
 package csvdec
 
 import (
@@ -44,6 +45,11 @@ type Options struct {
 	// that holds a line the 'encoding' layer found invalid (package textenc) is
 	// malformed with the raw text and reason Lines gives. nil = no check.
 	Lines LineChecker
+	// MaxRecord is the stream option 'max-record-size' (SPEC 1) in bytes: a
+	// record whose text (without its line end) is longer is malformed, with its
+	// first inbuf.RawPrefix bytes as raw, and reading goes on after it; the
+	// buffer never grows past it. 0 means inbuf.DefaultMaxRecord.
+	MaxRecord int
 }
 
 // LineChecker reports input lines found malformed before decoding (by the
@@ -117,6 +123,21 @@ type Decoder struct {
 	qFrom, qAt int
 	qValid     bool
 
+	// An oversized record being skipped (longer than maxRec): its first bytes,
+	// its first line and the lines it has spanned so far.
+	maxRec    int
+	over      bool
+	overRaw   []byte
+	overLine  int64
+	overLines int64
+	overUsed  bool // a bad row of the current batch has overRaw as raw
+
+	// Buffer positions (in.Start()) for Rest: where the last batch's input
+	// starts, and after the record of each of its good rows.
+	batchStart int
+	batchN     int
+	ends       [vector.Cap]int
+
 	fields  []field
 	scratch []byte
 }
@@ -134,7 +155,12 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		quote: opts.Quote,
 		line:  1,
 	}
+	d.maxRec = opts.MaxRecord
+	if d.maxRec <= 0 {
+		d.maxRec = inbuf.DefaultMaxRecord
+	}
 	d.in.Init(r, bufSize, "csv")
+	d.in.SetMax(d.maxRec + 2) // a record of maxRec bytes and its CRLF
 	if d.delim == 0 {
 		d.delim = ','
 	}
@@ -189,22 +215,43 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 		}
 	}
 	badStart := len(*bad)
+	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
 	for {
 		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
 			if !d.next(b, bad) {
 				break
 			}
 		}
+		d.batchN = b.N
 		if b.N > 0 || len(*bad) > badStart {
 			// Return the rows before reading again: they point into the buffer,
 			// which Fill moves, and on a live source the next read may block.
 			return nil
 		}
 		d.qValid = false
-		if err := d.in.Fill(); err != nil {
+		err := d.in.Fill()
+		d.batchStart = d.in.Start()
+		if err != nil {
 			return err // io.EOF, a read error, or a broken reader
 		}
 	}
+}
+
+// Rest returns the input read from the source that the caller did not use,
+// when it used only the first rows good rows of the batch the last Decode gave
+// (rows < 0: all of them, and the malformed rows after them): the text from
+// the end of row rows-1 (the batch's start for rows = 0) to the end of what was
+// read, byte for byte as the source gave it. A later reader of the same source
+// (the session's stdin, SPEC 1) reads it first. It is valid until the next
+// Decode.
+func (d *Decoder) Rest(rows int) []byte {
+	switch {
+	case rows < 0 || rows > d.batchN:
+		return d.in.Data()
+	case rows == 0:
+		return d.in.Since(d.batchStart)
+	}
+	return d.in.Since(d.ends[rows-1])
 }
 
 // next decodes the next record in the buffer into b or *bad, skipping blank lines
@@ -216,11 +263,17 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 	}
 	for {
 		data := d.in.Data()
-		if len(data) == 0 {
-			return false
+		if len(data) == 0 && (!d.over || !d.in.EOF()) {
+			return false // (the input's end still ends a record being skipped)
 		}
 		recLen, adv, quoted, unclosed, ok := d.scan(data)
 		if !ok {
+			if d.over || len(data) > d.maxRec+1 {
+				if !d.over && d.overUsed {
+					return false // overRaw is a bad row's raw in this batch: return it first
+				}
+				d.skipOver(data)
+			}
 			return false
 		}
 		rec := data[:recLen]
@@ -229,9 +282,16 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		if quoted {
 			lines += int64(bytes.Count(rec, []byte{'\n'}))
 		}
+		over := d.over
+		if over { // the end of an oversized record
+			d.over = false
+			d.overRaw = inbuf.AppendPrefix(d.overRaw, rec)
+			line = d.overLine
+			lines += d.overLines
+		}
 		d.in.Consume(adv)
 		d.line += lines
-		if recLen == 0 && !quoted {
+		if recLen == 0 && !quoted && !over {
 			continue // blank line
 		}
 		if !d.headerDone {
@@ -239,6 +299,15 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 			if d.opts.Header {
 				continue
 			}
+		}
+		if over || recLen > d.maxRec {
+			raw := d.overRaw
+			d.overUsed = d.overUsed || over
+			if !over {
+				raw = rec[:min(len(rec), inbuf.RawPrefix)]
+			}
+			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: inbuf.TooLong(d.maxRec)})
+			return true
 		}
 		if d.opts.Lines != nil {
 			if raw, reason, isBad := d.opts.Lines.Check(line, line+lines-1, trimLineEnd(rec)); isBad {
@@ -255,9 +324,29 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 			return true
 		}
 		b.Pos[b.N] = line
+		d.ends[b.N] = d.in.Start()
 		b.N++
 		return true
 	}
+}
+
+// skipOver drops data, the scanned start (or a further part) of a record longer
+// than maxRec, keeping its first bytes for raw and counting its lines. The scan
+// state stays, so the record's end is still found where quotes allow it.
+func (d *Decoder) skipOver(data []byte) {
+	if !d.over {
+		d.over = true
+		d.overLine = d.line
+		d.overLines = 0
+		d.overRaw = d.overRaw[:0]
+	}
+	if n := len(data); data[n-1] == '\r' {
+		data = data[:n-1] // may be a CRLF's CR: scanned again with its LF
+	}
+	d.overRaw = inbuf.AppendPrefix(d.overRaw, data)
+	d.overLines += int64(bytes.Count(data, []byte{'\n'}))
+	d.in.Consume(len(data))
+	d.pendPos = 0
 }
 
 func trimLineEnd(b []byte) []byte {
@@ -393,6 +482,11 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 	if nf != ncols && !d.opts.AllowRagged {
 		return "expected " + strconv.Itoa(ncols) + " fields, got " + strconv.Itoa(nf)
 	}
+	if nf > ncols {
+		if k := d.invalidExtra(rec, fs, quoted); k >= 0 {
+			return "field " + strconv.Itoa(k+1) + ": invalid UTF-8 (an extra field that 'csv.allow-ragged' drops must still be valid text)"
+		}
+	}
 	row := b.N
 	for j, v := range b.Cols[:ncols] {
 		if j >= len(fs) {
@@ -413,6 +507,39 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 		}
 	}
 	return ""
+}
+
+// invalidExtra returns the index of the first field past the stream's columns
+// (dropped by csv.allow-ragged) that is not valid UTF-8, or -1. rec is the
+// record and fs its fields as decodeRecord split them: every field when quoted,
+// only the first len(d.types) otherwise.
+func (d *Decoder) invalidExtra(rec []byte, fs []field, quoted bool) int {
+	ncols := len(d.types)
+	if quoted {
+		for k := ncols; k < len(fs); k++ {
+			if !utf8.Valid(fs[k].b) {
+				return k
+			}
+		}
+		return -1
+	}
+	extra := rec
+	for range ncols {
+		extra = extra[bytes.IndexByte(extra, d.delim)+1:]
+	}
+	if utf8.Valid(extra) {
+		return -1
+	}
+	for k := ncols; ; k++ {
+		f := extra
+		i := bytes.IndexByte(extra, d.delim)
+		if i >= 0 {
+			f, extra = extra[:i], extra[i+1:]
+		}
+		if !utf8.Valid(f) || i < 0 {
+			return k
+		}
+	}
 }
 
 // splitQuoted splits a record that has at least one quoted field. It returns the
@@ -491,9 +618,6 @@ func (d *Decoder) setField(v *vector.Vec, j, row int, f field) string {
 	if v.Type == catalog.Varchar {
 		s := f.b[:len(f.b):len(f.b)]
 		if !f.quoted {
-			if len(s) > 0 && (s[0] == ' ' || s[0] == '\t') && len(textconv.Trim(s)) == 0 {
-				s = s[:0] // a field of spaces only is empty (SPEC 1)
-			}
 			if d.opts.HasNull && bytes.Equal(s, d.opts.NullLiteral) {
 				v.Null[row] = true
 				return ""

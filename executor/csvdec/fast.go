@@ -28,14 +28,13 @@ func zeroBytes(x uint64) uint64 {
 
 // setPlain stores field text b (not escaped; the stream has no null literal) as
 // row row of v when it has a common shape that needs none of setField's rules:
-// VARCHAR text that is valid UTF-8 and, unquoted, does not start with a space
-// or tab; BIGINT digits; DOUBLE digits[.digits]. It reports false, storing
+// VARCHAR text that is valid UTF-8 (spaces kept, SPEC 1); BIGINT digits; DOUBLE digits[.digits]. It reports false, storing
 // nothing, for anything else: setField then decides, with the same result for
 // these shapes.
 func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
 	switch v.Type {
 	case catalog.Varchar:
-		if !quoted && len(b) > 0 && (b[0] == ' ' || b[0] == '\t') || !utf8.Valid(b) {
+		if !utf8.Valid(b) {
 			return false
 		}
 		v.S[row] = b[:len(b):len(b)]

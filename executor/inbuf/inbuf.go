@@ -24,11 +24,49 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 )
 
 // maxEmptyReads is how many times in a row Fill lets the source return no bytes
 // and no error before it gives up with io.ErrNoProgress.
 const maxEmptyReads = 100
+
+// DefaultMaxRecord is the default of the stream option 'max-record-size'
+// (SPEC 1): 64 MiB, in bytes.
+const DefaultMaxRecord = 64 << 20
+
+// RawPrefix is how much of a record longer than 'max-record-size' the errors
+// side output's raw keeps (SPEC 1): its first 64 KiB, in bytes.
+const RawPrefix = 64 << 10
+
+// ErrFull is returned by Fill when Data fills a buffer that may not grow (see
+// SetMax): the caller should have consumed or skipped the record first.
+var ErrFull = errors.New("read buffer full")
+
+// TooLong is the reason of a record longer than maxRecord bytes (SPEC 1,
+// 'max-record-size'): it names the option and says what to do.
+func TooLong(maxRecord int) string {
+	size := strconv.Itoa(maxRecord) + " bytes"
+	for _, u := range []struct {
+		name string
+		n    int
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if maxRecord >= u.n && maxRecord%u.n == 0 {
+			size = strconv.Itoa(maxRecord/u.n) + u.name
+			break
+		}
+	}
+	return "record longer than 'max-record-size' (" + size + "; raw holds its first 64 KiB); raise the stream option 'max-record-size', or check the input for a missing line end"
+}
+
+// AppendPrefix appends to raw what fits of b in raw's first RawPrefix bytes:
+// how a decoder keeps the start of a record too long to buffer.
+func AppendPrefix(raw, b []byte) []byte {
+	if room := RawPrefix - len(raw); room > 0 {
+		raw = append(raw, b[:min(room, len(b))]...)
+	}
+	return raw
+}
 
 // UTF8BOM is the UTF-8 byte order mark, which the decoders skip at the start
 // of their input.
@@ -46,6 +84,7 @@ type Buffer struct {
 	err        error // src returned another error, which Fill returns from then on
 	bytesRead  int64
 	bomDone    bool
+	max        int // the buffer grows to at most max bytes; 0 = no limit
 }
 
 // Init makes b read src into a buffer of size bytes (at least 1), which grows
@@ -55,9 +94,21 @@ func (b *Buffer) Init(src io.Reader, size int, name string) {
 	*b = Buffer{src: src, name: name, buf: make([]byte, max(size, 1))}
 }
 
+// SetMax bounds the buffer's growth: Fill grows it to at most n bytes (n > 0),
+// and returns ErrFull when Data fills it. A buffer already larger stays as it
+// is. The decoders set it from 'max-record-size' (SPEC 1) so that memory stays
+// bounded whatever the input; they skip a longer record instead of filling.
+func (b *Buffer) SetMax(n int) { b.max = n }
+
 // Data returns the bytes read and not consumed yet. They belong to b: see the
 // package doc for how long they stay valid.
 func (b *Buffer) Data() []byte { return b.buf[b.start:b.end] }
+
+// Since returns the buffered bytes from position pos (a value Start gave since
+// the last Fill) to the end of what was read: the bytes consumed since then
+// and Data. Like Data they belong to b and stay valid until the next Fill. A
+// decoder uses it to hand back the input of rows a job did not use.
+func (b *Buffer) Since(pos int) []byte { return b.buf[pos:b.end] }
 
 // Start returns the position of Data()[0] in the buffer. Positions of the
 // buffered bytes hold until the next Fill (Consume only advances Start), so a
@@ -102,7 +153,7 @@ func (b *Buffer) skipBOM(bom []byte) bool {
 // Fill is called when the caller has taken from Data all it can (no complete
 // record remains) and holds no slice of the buffer that is still in use. It
 // makes room (moving Data to the front of the buffer, doubling the buffer when
-// Data fills it) and reads the source once, again while the source returns
+// Data fills it, up to SetMax's bound: ErrFull past it) and reads the source once, again while the source returns
 // neither bytes nor an error, up to io.ErrNoProgress; a count outside
 // 0..len(p) is an error. It invalidates every slice of the buffer and every
 // position Start gave.
@@ -124,7 +175,14 @@ func (b *Buffer) Fill() error {
 		b.start = 0
 	}
 	if b.end == len(b.buf) {
-		nb := make([]byte, 2*len(b.buf))
+		size := 2 * len(b.buf)
+		if b.max > 0 && size > b.max {
+			if len(b.buf) >= b.max {
+				return ErrFull
+			}
+			size = b.max
+		}
+		nb := make([]byte, size)
 		copy(nb, b.buf[:b.end])
 		b.buf = nb
 	}

@@ -230,3 +230,60 @@ func TestSkipBOM(t *testing.T) {
 		t.Fatalf("SkipBOM(nil): %v, data %q", err, b.Data())
 	}
 }
+
+// TestSetMax: the buffer grows up to its bound and no further; a full buffer
+// at the bound is ErrFull, without reading.
+func TestSetMax(t *testing.T) {
+	src := &script{steps: []step{{data: "abcd"}, {data: "efgh"}, {data: "ijkl"}}}
+	b := newBuffer(src, 4)
+	b.SetMax(6)
+	for range 2 {
+		if err := b.Fill(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := string(b.Data()); got != "abcdef" || cap(b.buf) != 6 {
+		t.Fatalf("data %q, buffer of %d bytes", got, cap(b.buf))
+	}
+	reads := src.reads
+	if err := b.Fill(); !errors.Is(err, ErrFull) || src.reads != reads {
+		t.Fatalf("full buffer: %v after %d more reads", err, src.reads-reads)
+	}
+	b.Consume(6)
+	if err := b.Fill(); err != nil || string(b.Data()) != "ijkl" { // (the script drops what does not fit a read)
+		t.Fatalf("after consuming: %q %v", b.Data(), err)
+	}
+}
+
+// TestSince: the bytes from a position Start gave, consumed or not, until the
+// next Fill.
+func TestSince(t *testing.T) {
+	b := newBuffer(strings.NewReader("a,1\nb,2\n"), 64)
+	if err := b.Fill(); err != nil {
+		t.Fatal(err)
+	}
+	at := b.Start()
+	b.Consume(4)
+	if got := string(b.Since(at)); got != "a,1\nb,2\n" {
+		t.Errorf("Since(start) = %q", got)
+	}
+	if got := string(b.Since(b.Start())); got != "b,2\n" {
+		t.Errorf("Since(now) = %q", got)
+	}
+}
+
+// TestTooLong: the reason names the option and the size in its unit, and
+// AppendPrefix keeps the first RawPrefix bytes.
+func TestTooLong(t *testing.T) {
+	for n, want := range map[int]string{64 << 20: "(64MiB;", 512 << 10: "(512KiB;", 1 << 30: "(1GiB;", 1000: "(1000 bytes;", 1536: "(1536 bytes;"} {
+		if got := TooLong(n); !strings.Contains(got, "'max-record-size' "+want) {
+			t.Errorf("TooLong(%d) = %q", n, got)
+		}
+	}
+	raw := AppendPrefix(nil, bytes.Repeat([]byte("x"), RawPrefix-1))
+	raw = AppendPrefix(raw, []byte("yz"))
+	raw = AppendPrefix(raw, []byte("w"))
+	if len(raw) != RawPrefix || raw[len(raw)-1] != 'y' {
+		t.Errorf("AppendPrefix kept %d bytes ending %q", len(raw), raw[len(raw)-1])
+	}
+}

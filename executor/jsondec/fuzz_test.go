@@ -44,9 +44,13 @@ func FuzzDecode(f *testing.F) {
 		`{"a":[[[[]]]],"b":{"c":{"d":[]}}}` + "\n" + `{"a":[[[` + "\n",
 		`{"\u0061":"esc key","b":" 7 "}` + "\n",
 		"{}\n{ }\n{\t}\n",
+		// spaces-only strings are kept; lines longer than a small max-record-size (sel&64)
+		`{"a":"  ","b":"  "}` + "\n" + `{"a":" "}` + "\r\n",
+		`{"a":"a very long line indeed, longer than the limit"}` + "\r\n" + `{"a":"x"}` + "\n" + `{"a":"long at the end"}`,
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i))
+		f.Add([]byte(s), uint8(i)|64)
 	}
 	saved := bufSize
 	bufSize = 64
@@ -240,6 +244,9 @@ func properties(t *testing.T, data []byte, sel uint8) {
 	opts := Options{}
 	if sel&128 != 0 {
 		opts.NotNull = []bool{true}
+	}
+	if sel&64 != 0 {
+		opts.MaxRecord = 8 + int(sel)%8
 	}
 	whole, err1 := decodeAll(t, bytes.NewReader(data), names, types, opts)
 	saved := bufSize

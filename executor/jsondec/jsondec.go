@@ -51,6 +51,11 @@ type Options struct {
 	// Lines, when set, is asked about every line before it is parsed (the
 	// 'encoding' layer, package textenc; see csvdec.LineChecker).
 	Lines csvdec.LineChecker
+	// MaxRecord is the stream option 'max-record-size' (SPEC 1) in bytes: a line
+	// longer than it (without its line end) is malformed, with its first
+	// inbuf.RawPrefix bytes as raw, and reading goes on after it; the buffer
+	// never grows past it. 0 means inbuf.DefaultMaxRecord.
+	MaxRecord int
 }
 
 // BadRow is a malformed line; see csvdec.BadRow (one line is one record here).
@@ -91,6 +96,18 @@ type Decoder struct {
 	pendPos int          // in.Data()[:pendPos] holds no LF
 	line    int64        // line number of the line starting at in.Data()
 
+	// A line longer than maxRec being skipped: its first bytes.
+	maxRec   int
+	over     bool
+	overRaw  []byte
+	overUsed bool // a bad row of the current batch has overRaw as raw
+
+	// Buffer positions (in.Start()) for Rest: where the last batch's input
+	// starts, and after the line of each of its good rows.
+	batchStart int
+	batchN     int
+	ends       [vector.Cap]int
+
 	vals    []value // per column
 	hint    int     // the column after the last one matched: fields usually come in order
 	stack   []byte  // open containers while skipping a value
@@ -109,7 +126,12 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		vals:  make([]value, len(types)),
 		stack: make([]byte, 0, 16),
 	}
+	d.maxRec = opts.MaxRecord
+	if d.maxRec <= 0 {
+		d.maxRec = inbuf.DefaultMaxRecord
+	}
 	d.in.Init(r, bufSize, "json")
+	d.in.SetMax(d.maxRec + 2) // a line of maxRec bytes and its CRLF
 	for j, n := range names {
 		if j < len(types) {
 			d.index[n] = j
@@ -146,21 +168,42 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 		}
 	}
 	badStart := len(*bad)
+	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
 	for {
 		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
 			if !d.next(b, bad) {
 				break
 			}
 		}
+		d.batchN = b.N
 		if b.N > 0 || len(*bad) > badStart {
 			// Return the rows before reading again: they point into the buffer,
 			// which Fill moves, and on a live source the next read may block.
 			return nil
 		}
-		if err := d.in.Fill(); err != nil {
+		err := d.in.Fill()
+		d.batchStart = d.in.Start()
+		if err != nil {
 			return err // io.EOF, a read error, or a broken reader
 		}
 	}
+}
+
+// Rest returns the input read from the source that the caller did not use,
+// when it used only the first rows good rows of the batch the last Decode gave
+// (rows < 0: all of them, and the malformed rows after them): the text from
+// the end of row rows-1 (the batch's start for rows = 0) to the end of what was
+// read, byte for byte as the source gave it. A later reader of the same source
+// (the session's stdin, SPEC 1) reads it first. It is valid until the next
+// Decode.
+func (d *Decoder) Rest(rows int) []byte {
+	switch {
+	case rows < 0 || rows > d.batchN:
+		return d.in.Data()
+	case rows == 0:
+		return d.in.Since(d.batchStart)
+	}
+	return d.in.Since(d.ends[rows-1])
 }
 
 // next decodes the next line in the buffer into b or *bad, skipping blank lines.
@@ -171,8 +214,8 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 	}
 	for {
 		data := d.in.Data()
-		if len(data) == 0 {
-			return false
+		if len(data) == 0 && (!d.over || !d.in.EOF()) {
+			return false // (the input's end still ends a record being skipped)
 		}
 		var rec []byte
 		adv := 0
@@ -185,6 +228,21 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		} else {
 			if !d.in.EOF() {
 				d.pendPos = len(data)
+				if d.over || len(data) > d.maxRec+1 {
+					// Too long: keep its first bytes and drop the rest.
+					if !d.over && d.overUsed {
+						return false // overRaw is a bad row's raw in this batch: return it first
+					}
+					if !d.over {
+						d.over, d.overRaw = true, d.overRaw[:0]
+					}
+					if n := len(data); data[n-1] == '\r' {
+						data = data[:n-1] // may be a CRLF's CR: scanned again with its LF
+					}
+					d.overRaw = inbuf.AppendPrefix(d.overRaw, data)
+					d.in.Consume(len(data))
+					d.pendPos = 0
+				}
 				return false
 			}
 			rec, adv = data, len(data)
@@ -193,6 +251,16 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 		line := d.line
 		d.in.Consume(adv)
 		d.line++
+		if d.over || len(rec) > d.maxRec {
+			raw := rec[:min(len(rec), inbuf.RawPrefix):min(len(rec), inbuf.RawPrefix)]
+			if d.over {
+				d.over, d.overUsed = false, true
+				d.overRaw = inbuf.AppendPrefix(d.overRaw, rec)
+				raw = d.overRaw
+			}
+			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: inbuf.TooLong(d.maxRec)})
+			return true
+		}
 		if skipWS(rec, 0) == len(rec) {
 			continue // blank line
 		}
@@ -207,6 +275,7 @@ func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
 			return true
 		}
 		b.Pos[b.N] = line
+		d.ends[b.N] = d.in.Start()
 		b.N++
 		return true
 	}

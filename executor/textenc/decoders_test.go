@@ -42,6 +42,9 @@ func encode(t testing.TB, e *textenc.Encoding, s string) []byte {
 func decodeCSV(t testing.TB, r io.Reader, e *textenc.Encoding, types []catalog.Type, opts csvdec.Options) []string {
 	t.Helper()
 	tr := textenc.NewReader(r, e)
+	if opts.MaxRecord > 0 {
+		tr.SetMaxLine(opts.MaxRecord)
+	}
 	opts.Lines = tr
 	d := csvdec.NewDecoder(tr, nil, types, opts)
 	return collect(t, d.Decode, len(types), types)
@@ -264,8 +267,15 @@ func BenchmarkGBKCSV(b *testing.B) {
 // consecutive source lines (found in the input; gbk is left out there, as it
 // reads 0x80 and 0xA2E3 both as €).
 func FuzzDecoders(f *testing.F) {
-	for i, s := range []string{"a,1\n\x81 ,2\n", "\"a\n\xff\nb\",3\n", "{\"a\":\"\xb6\xe0\"}\n{\"b\":1}\n", "\xff\xfea\x00,\x001\x00\n\x00", "x\r\n\"y\r\n"} {
+	for i, s := range []string{"a,1\n\x81 ,2\n", "\"a\n\xff\nb\",3\n", "{\"a\":\"\xb6\xe0\"}\n{\"b\":1}\n", "\xff\xfea\x00,\x001\x00\n\x00", "x\r\n\"y\r\n",
+		// spaces-only fields; records longer than a small max-record-size (sel&32),
+		// with characters and invalid bytes where the Reader cuts its parts
+		"  ,1\n   \n", "a,1\n\xb6\xe0\xb6\xe0\xb6\xe0\xb6\xe0\xb6\xe0\xb6\xe0\xb6\xe0\xb6\xe0\xb6\xe0\xb6\xe0,2\r\nb,3\n",
+		"a\x00,\x001\x00\n\x00x\x00x\x00x\x00x\x00x\x00x\x00x\x00x\x00x\x00x\x00x\x00\x3d\xd8\n\x00", "xxxxxxxx\x81xxxxxxxxxxxxxx\n1,2\n",
+		// ragged rows with invalid bytes in a dropped extra field
+		"a,1,\x81\nb,2,ok\n"} {
 		f.Add([]byte(s), uint8(i))
+		f.Add([]byte(s), uint8(i)|32)
 	}
 	names := []string{"gbk", "gb18030", "latin1", "windows-1252", "utf-16le", "utf-16be"}
 	f.Fuzz(func(t *testing.T, in []byte, sel uint8) {
@@ -276,7 +286,11 @@ func FuzzDecoders(f *testing.F) {
 			if json {
 				return decodeJSON(t, r, e, []string{"a", "b"}, types)
 			}
-			return decodeCSV(t, r, e, types, csvdec.Options{Header: sel&128 != 0})
+			opts := csvdec.Options{Header: sel&128 != 0, AllowRagged: sel&16 != 0}
+			if sel&32 != 0 {
+				opts.MaxRecord = 4 + int(sel)%8
+			}
+			return decodeCSV(t, r, e, types, opts)
 		}
 		whole := run(bytes.NewReader(in))
 		bytewise := run(iotest.OneByteReader(bytes.NewReader(in)))

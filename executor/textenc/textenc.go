@@ -29,6 +29,10 @@
 // sequences an encoding decodes to the same character as another: gbk reads both
 // 0x80 and 0xA2E3 as €, and writes € as 0x80), joined by the encoding's LF.
 //
+// Memory stays bounded (SetMaxLine, from 'max-record-size'): a line of more
+// source bytes than can decode to a record of that size is transcoded in parts
+// as it arrives, so the decoder sees it and skips it as too long.
+//
 // A byte order mark at the start of the input (FF FE for utf-16le, FE FF for
 // utf-16be, 84 31 95 33 for gb18030) is dropped; it is never part of a row.
 // Latin-1 has no invalid bytes; windows-1252 has five (0x81, 0x8D, 0x8F, 0x90,
@@ -71,6 +75,15 @@ type Encoding struct {
 func (e *Encoding) IsUTF8() bool { return e.enc == nil }
 
 func (e *Encoding) String() string { return e.Name }
+
+// LF returns the line end (U+000A) in e: one byte, or two for UTF-16. The
+// caller must not change it.
+func (e *Encoding) LF() []byte {
+	if len(e.lf) == 0 {
+		return lfUTF8
+	}
+	return e.lf
+}
 
 // Encode returns UTF-8 text encoded in e (for tests and tools).
 func (e *Encoding) Encode(text []byte) ([]byte, error) {
@@ -176,6 +189,12 @@ type Reader struct {
 
 	line int64 // line number of the next line to transcode
 
+	// maxLine (source bytes; 0 = no limit): a line at least this long is
+	// transcoded in parts as it arrives (part is set meanwhile), so the
+	// decoder sees it and skips it as too long (SetMaxLine).
+	maxLine int
+	part    bool
+
 	bad     []badLine // invalid lines not yet passed by Check, in line order
 	badHead int
 }
@@ -192,6 +211,15 @@ func NewReader(src io.Reader, e *Encoding) *Reader {
 	}
 	r.in.Init(src, bufSize, "textenc")
 	return r
+}
+
+// SetMaxLine bounds the Reader's memory for the decoder's 'max-record-size'
+// of maxRecord bytes (SPEC 1): a line of more source bytes than can decode to a
+// record that long is passed on in parts as it arrives, instead of being
+// buffered whole, and the decoder reports it as too long.
+func (r *Reader) SetMaxLine(maxRecord int) {
+	r.maxLine = r.e.unit * (maxRecord + 2) // a source unit decodes to at least one byte
+	r.in.SetMax(r.maxLine)
 }
 
 // BytesRead returns the number of source bytes read so far.
@@ -235,9 +263,13 @@ func (r *Reader) transcode() bool {
 	if !final {
 		n = r.lastLineEnd()
 		if n == 0 {
+			if r.part || r.maxLine > 0 && len(data) >= r.maxLine {
+				return r.transcodePart(data)
+			}
 			return false
 		}
 	}
+	r.part = false
 	chunk := data[:n]
 	r.in.Consume(n)
 	r.scanned = 0
@@ -272,6 +304,49 @@ func (r *Reader) transcode() bool {
 	} else {
 		r.line += int64(bytes.Count(r.out, lfUTF8))
 	}
+	return true
+}
+
+// partSize is the most source bytes transcodePart turns into text at once.
+const partSize = 256 << 10
+
+// transcodePart transcodes the start of a line longer than maxLine (data holds
+// no line end) into r.out, at most partSize bytes, keeping a character cut at
+// the end for the next call. A part with invalid bytes marks the line invalid
+// once, with its first inbuf.RawPrefix bytes as raw. It reports whether it
+// consumed input.
+func (r *Reader) transcodePart(data []byte) bool {
+	src := data[:min(len(data), partSize)&^(r.e.unit-1)]
+	r.part = true
+	r.dec.Reset()
+	out := r.out[:0]
+	n := 0
+	for {
+		if need := len(out) + 3*(len(src)-n) + utf8.UTFMax; cap(out) < need {
+			out = growTo(out, need)
+		}
+		nDst, nSrc, err := r.dec.Transform(out[len(out):cap(out)], src[n:], false)
+		out = out[:len(out)+nDst]
+		n += nSrc
+		if err != transform.ErrShortDst || nSrc == 0 && nDst == 0 {
+			break
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	if bytes.Contains(out, fffdUTF8) && (len(r.bad) == 0 || r.bad[len(r.bad)-1].line != r.line) {
+		if off, seq, bad := r.firstInvalid(src[:n]); bad {
+			r.bad = append(r.bad, badLine{
+				line:   r.line,
+				raw:    bytes.Clone(src[:min(n, inbuf.RawPrefix)]),
+				reason: fmt.Sprintf("invalid %s input at byte %d: % x", r.e.Name, off+1, seq),
+			})
+		}
+	}
+	r.in.Consume(n)
+	r.scanned = 0
+	r.out, r.outPos = out, 0
 	return true
 }
 

@@ -204,7 +204,8 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 // marked bad exactly when x/text's decoding of it holds a U+FFFD that does not
 // encode back to the input, with its input bytes as raw; a good line equal to x/text's decoding.
 func FuzzReader(f *testing.F) {
-	for i, s := range []string{"a,b\nc\n", "设备,1\n\x81 \n", "\xff\xfe\x00\xd8\n\x00", "x\r\ny\rz", "\x84\x31\xa4\x37\n\x81\x30", ""} {
+	for i, s := range []string{"a,b\nc\n", "设备,1\n\x81 \n", "\xff\xfe\x00\xd8\n\x00", "x\r\ny\rz", "\x84\x31\xa4\x37\n\x81\x30", "",
+		"  \n \x00 \x00\n\x00", "a\n" + strings.Repeat("\xb6\xe0", 300) + "\x81\n"} {
 		f.Add([]byte(s), uint8(i))
 	}
 	encs := []*Encoding{gbkEnc, gb18030Enc, latin1Enc, cp1252Enc, utf16leEnc, utf16beEnc}

@@ -276,6 +276,13 @@ func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 	return err
 }
 
+// Unread passes executor.Unreader on to the wrapped source.
+func (s *progressSource) Unread(rows int) {
+	if u, ok := s.Source.(executor.Unreader); ok {
+		u.Unread(rows)
+	}
+}
+
 // humanCount renders n with a k/M/G suffix: 950, 12.3k, 4.5M.
 func humanCount(n float64) string {
 	switch {
