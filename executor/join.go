@@ -228,10 +228,11 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 		switch {
 		case p.j.Mode == planner.Semi:
 			p.pass[i] = cond && match
-		case p.j.NullAware && p.ks.rows == 0:
+		case p.j.NullAware && (p.ks.rows == 0 || !cond):
+			// the subquery, after its own WHERE, is empty for this row (SPEC 2.2)
 			p.pass[i] = true
 		case p.j.NullAware:
-			p.pass[i] = !(cond && match) && ok && !p.ks.hasNull
+			p.pass[i] = !match && ok && !p.ks.hasNull
 		default:
 			p.pass[i] = !(cond && match)
 		}

@@ -61,6 +61,9 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
 // option and what to do.
 func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 	newDec := func(r io.Reader) (connector.Decoder, error) { return newDecoder(st, r) }
+	if st.Connector == planner.NoFrom {
+		return &oneRow{}, nil
+	}
 	switch st.Connector.Name {
 	case "file":
 		return connector.OpenFile(ctx, st, newDec)

@@ -39,7 +39,8 @@ type Join struct {
 	KeyTypes    []catalog.Type
 	// ProbeFilter (nil = true) is a condition on the left row that is part of the
 	// join condition: Semi keeps a row when it holds and a key matches; Anti keeps
-	// it unless both.
+	// it unless both; for NOT IN, a row for which it does not hold sees an empty
+	// subquery and passes.
 	ProbeFilter *Expr
 	Text        string // the join as written, for EXPLAIN
 	Pos         int
@@ -203,10 +204,12 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 			return nil, err
 		}
 		switch mask {
-		case 0, sideLeft:
+		case sideLeft:
 			leftConds = append(leftConds, c)
 			continue
-		case sideRight:
+		case 0, sideRight:
+			// a constant condition filters the build side (a subquery's own
+			// WHERE): NOT IN counts only the NULLs that pass it (SPEC 2.2)
 			rightConds = append(rightConds, c)
 			continue
 		}

@@ -91,8 +91,6 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		return parser.Errorf(pos(n), "%s is not supported in a stream query", what)
 	}
 	switch {
-	case q.From == nil:
-		return nil, parser.Errorf(start, "a query needs FROM <stream>")
 	case q.GroupBy != nil:
 		return nil, unsupported(q.GroupBy, "GROUP BY")
 	case q.Having != nil:
@@ -104,28 +102,40 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	case q.WindowSpecs != nil:
 		return nil, parser.Errorf(start, "windows are not supported")
 	}
-	join := q.From.TableRefs
+	var st *catalog.Stream
+	var name string
 	var rightTS *ast.TableSource
 	var joinMode JoinMode
-	if join.Right != nil {
-		k, ok := sel.Joins[join]
-		if !ok || k == parser.InnerJoin {
-			return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported: a stream query outputs rows of one stream")
+	var join *ast.Join
+	if q.From == nil {
+		// SPEC 2: a SELECT without FROM gives one row
+		if err := checkNoFrom(q, pos); err != nil {
+			return nil, err
 		}
-		if k == parser.AntiJoin {
-			joinMode = Anti
+		st = noFromStream()
+		name = st.Name
+	} else {
+		join = q.From.TableRefs
+		if join.Right != nil {
+			k, ok := sel.Joins[join]
+			if !ok || k == parser.InnerJoin {
+				return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported: a stream query outputs rows of one stream")
+			}
+			if k == parser.AntiJoin {
+				joinMode = Anti
+			}
+			if rightTS, ok = join.Right.(*ast.TableSource); !ok {
+				return nil, parser.Errorf(pos(join.Right), "the right side of a join must be a stream name")
+			}
 		}
-		if rightTS, ok = join.Right.(*ast.TableSource); !ok {
-			return nil, parser.Errorf(pos(join.Right), "the right side of a join must be a stream name")
+		ts, ok := join.Left.(*ast.TableSource)
+		if !ok {
+			return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name (one SEMI or ANTI JOIN at most)")
 		}
-	}
-	ts, ok := join.Left.(*ast.TableSource)
-	if !ok {
-		return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name (one SEMI or ANTI JOIN at most)")
-	}
-	st, name, err := p.source(ts, pos)
-	if err != nil {
-		return nil, err
+		var err error
+		if st, name, err = p.source(ts, pos); err != nil {
+			return nil, err
+		}
 	}
 	_, wm := batchLayout(st)
 	sc := &scope{
@@ -173,6 +183,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		}
 	}
 	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j}
+	var err error
 	if b.Where, err = andAll(sc, rest, "WHERE"); err != nil {
 		return nil, err
 	}
