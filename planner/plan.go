@@ -403,7 +403,8 @@ func colEval(idx int) func(b *vector.Batch, _ []int32) *vector.Vec {
 // NewJob fuses side branches and an optional main query over one stream into a
 // job (SPEC 2.1): outputs are main, then the side names in declaration order; two
 // branches may share a side name only with the same schema; a side may not be
-// named like the stream's errors side output. Errors are *parser.Error.
+// named like the errors side output of any stream the job reads, probe or build
+// side (SPEC 1, Bad input). Errors are *parser.Error.
 func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*Job, error) {
 	types, wm := batchLayout(st)
 	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm}
@@ -411,10 +412,16 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		main.Output = 0
 		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns})
 	}
-	errSide := st.Options["errors.side"]
+	read := j.Streams()
 	for _, b := range branches {
-		if errSide != "" && b.Side == errSide {
-			return nil, parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s; pick another name or set 'errors.side'", b.Side, st.Name)
+		for _, r := range read {
+			if errSide := r.Options["errors.side"]; errSide != "" && b.Side == errSide {
+				how := "reads"
+				if r != st {
+					how = "reads as a join's build side"
+				}
+				return nil, parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s, which the job %s; pick another side name or set 'errors.side' on %s", b.Side, r.Name, how, r.Name)
+			}
 		}
 		found := -1
 		for k, o := range j.Outputs {
@@ -449,6 +456,29 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		j.Watermark = e
 	}
 	return j, nil
+}
+
+// Streams returns the streams the job reads, each once: its probe stream, then
+// the build side of every branch's join, in branch order (side branches, then
+// main).
+func (j *Job) Streams() []*catalog.Stream {
+	out := []*catalog.Stream{j.Stream}
+	add := func(b *Branch) {
+		if b == nil || b.Join == nil {
+			return
+		}
+		for _, s := range out {
+			if s == b.Join.Build {
+				return
+			}
+		}
+		out = append(out, b.Join.Build)
+	}
+	for _, b := range j.Branches {
+		add(b)
+	}
+	add(j.Main)
+	return out
 }
 
 func sameSchema(a, b []catalog.Column) bool {

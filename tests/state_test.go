@@ -45,3 +45,36 @@ func TestSelectWithoutFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestSideNamedLikeErrorsOutput: SPEC 1, a user side output cannot be named like
+// the errors side output of any stream the job reads (probe or build side,
+// default or custom 'errors.side'): a planning error (exit 2) before any output.
+func TestSideNamedLikeErrorsOutput(t *testing.T) {
+	ddl := `CREATE STREAM l (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='l.csv'%s);
+CREATE STREAM r (k VARCHAR) WITH ('connector'='file', 'path'='r.csv'%s);
+CREATE STREAM q (k VARCHAR) WITH ('connector'='file', 'path'='r.csv');
+`
+	files := map[string]string{"l.csv": "a,1\nbad\n", "r.csv": "a\nb,c\n"}
+	cases := []struct{ lopt, ropt, sql, stream string }{
+		{"", "", "SELECT v INTO SIDE 'errors' FROM l;\nSELECT v FROM l;", "l"},
+		{", 'errors.side'='lbad'", "", "SELECT v INTO SIDE 'lbad' FROM l;\nSELECT v FROM l;", "l"},
+		{", 'errors.side'='lbad'", "", "SELECT v INTO SIDE 'errors' FROM l;\nSELECT v FROM l WHERE k IN (SELECT k FROM r);", "r"},
+		{"", ", 'errors.side'='rbad'", "SELECT v INTO SIDE 'rbad' FROM l;\nSELECT v FROM l SEMI JOIN r ON l.k = r.k;", "r"},
+		{"", ", 'errors.side'='rbad'", "SELECT v INTO SIDE 'rbad' FROM l WHERE k IN (SELECT k FROM r);", "r"},
+		{"", ", 'errors.side'='rbad'", "SELECT v INTO SIDE 'x' FROM l WHERE k IN (SELECT k FROM q);\nSELECT v INTO SIDE 'rbad' FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k);", "r"},
+	}
+	for _, c := range cases {
+		sql := strings.Replace(strings.Replace(ddl, "%s", c.lopt, 1), "%s", c.ropt, 1) + c.sql + "\n"
+		out, errs, code := runSQL(t, files, sql, "--format", "csv")
+		want := "errors side output of stream " + c.stream
+		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "column") {
+			t.Errorf("%s\nexit %d, stdout %q, stderr %q; want status 2, no output, and %q", c.sql, code, out, errs, want)
+		}
+	}
+	// a side named like the errors output of a stream the job does not read is fine
+	out, errs, code := runSQL(t, files, strings.Replace(strings.Replace(ddl, "%s", "", 1), "%s", ", 'errors.side'='rbad'", 1)+
+		"SELECT v INTO SIDE 'rbad' FROM l;\nSELECT v FROM l;\n", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "rbad,1") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
