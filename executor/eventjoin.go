@@ -19,15 +19,21 @@ type timedBuild struct {
 	j   *planner.Join
 	src Source
 	ks  *keySet
-	es  *StreamErrors
+	es  *StreamErrors // the job's count: side rows when emitted, the rest after the reader ends
+	// read counts what the reader goroutine met (its own, so no race with es)
+	read StreamErrors
 }
 
 // heldChunk is a copy of a probe batch whose rows wait for the build watermarks.
-// Rows [next, b.N) are not yet routed; bad are the batch's malformed rows.
+// Rows [next, b.N) are not yet routed; bad are the batch's malformed rows for the
+// errors side output, badAt the At of every malformed row not yet counted ('side'
+// and 'skip'): a malformed row counts when the rows before it are routed, so the
+// counts on stderr equal the rows written (issue 9: LIMIT and Ctrl-C).
 type heldChunk struct {
-	b    *vector.Batch
-	next int
-	bad  []ErrorRow
+	b     *vector.Batch
+	next  int
+	bad   []ErrorRow
+	badAt []int
 }
 
 // leftMsg is one step of the probe stream's reader goroutine: a decoded batch
@@ -66,7 +72,8 @@ func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats
 			tb.ks.mu.Unlock()
 			return nil
 		}
-		g.Go(func() error { return readBuild(gctx, tb.j, tb.src, tb.ks, tb.es, queue, true, poke) })
+		tb.read = StreamErrors{Stream: tb.es.Stream, Policy: tb.es.Policy, Side: tb.es.Side}
+		g.Go(func() error { return readBuild(gctx, tb.j, tb.src, tb.ks, &tb.read, queue, true, poke) })
 	}
 	leftCh := make(chan leftMsg)
 	ack := make(chan struct{})
@@ -96,6 +103,11 @@ func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats
 	if gerr := g.Wait(); err == nil && gerr != nil && !errors.Is(gerr, context.Canceled) {
 		err = gerr
 	}
+	for _, tb := range timed {
+		if tb.es.Policy != "side" {
+			tb.es.Malformed += tb.read.Malformed // read, so skipped or failed
+		}
+	}
 	return err
 }
 
@@ -119,7 +131,7 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 			for k < c.b.N && (inf || c.b.Cols[et].I[k] < limit) {
 				k++
 			}
-			if k > c.next || (c.next == c.b.N && len(c.bad) > 0) {
+			if k > c.next || (c.next == c.b.N && len(c.badAt) > 0) {
 				sel = sel[:0]
 				for i := c.next; i < k; i++ {
 					sel = append(sel, int32(i))
@@ -130,6 +142,18 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 					c.bad = c.bad[1:]
 				}
 				done := r.route(c.b, sel)
+				// count the malformed rows released with these rows; after a LIMIT's
+				// last row none are read (the router's cut drops them likewise)
+				cutoff := k
+				if done {
+					cutoff = r.cutAt
+				}
+				for len(c.badAt) > 0 && c.badAt[0] <= k {
+					if c.badAt[0] <= cutoff {
+						es.Malformed++
+					}
+					c.badAt = c.badAt[1:]
+				}
 				if err := sink.Rows(&r.out); err != nil {
 					return err
 				}
@@ -148,6 +172,9 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 			return err
 		}
 		if in == nil && len(held) == 0 {
+			if failing != nil {
+				es.Malformed++ // the row that failed the job was reached
+			}
 			return failing
 		}
 		var m leftMsg
@@ -216,7 +243,8 @@ func buildWatermark(timed []*timedBuild) (limit int64, inf bool) {
 	return limit, inf
 }
 
-// drainBuildErrors emits the malformed build rows the reader goroutines queued.
+// drainBuildErrors emits the malformed build rows the reader goroutines queued
+// and counts them (a queued row that is never emitted is not counted).
 func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 	for _, tb := range timed {
 		tb.ks.mu.Lock()
@@ -227,6 +255,7 @@ func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 			if err := sink.Errors(tb.es.Side, rows); err != nil {
 				return err
 			}
+			tb.es.Malformed += int64(len(rows))
 		}
 	}
 	return nil
@@ -265,10 +294,25 @@ func holdBatch(st *catalog.Stream, src Source, m leftMsg, es *StreamErrors, wm *
 	n := b.N
 	var failure error
 	var bad []ErrorRow
+	var badAt []int
 	if len(m.bad) > 0 {
-		n, failure = handleBad(st, src, m.bad, b.N, es, &bad)
+		// counted when routed (holdAndRoute), not here
+		tmp := *es
+		n, failure = handleBad(st, src, m.bad, b.N, &tmp, &bad)
 		for i := range bad {
 			bad[i].Raw = append([]byte(nil), bad[i].Raw...)
+		}
+		if failure == nil {
+			for _, x := range m.bad {
+				badAt = append(badAt, x.Index)
+			}
+		} else {
+			for _, x := range m.bad {
+				if x.Index >= n {
+					break
+				}
+				badAt = append(badAt, x.Index)
+			}
 		}
 	}
 	sel := make([]int32, n)
@@ -287,5 +331,5 @@ func holdBatch(st *catalog.Stream, src Source, m leftMsg, es *StreamErrors, wm *
 		dst = vector.NewBatch(types)
 	}
 	copyRows(dst, b, n)
-	return &heldChunk{b: dst, bad: bad}, failure
+	return &heldChunk{b: dst, bad: bad, badAt: badAt}, failure
 }
