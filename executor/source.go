@@ -35,6 +35,9 @@ type Env struct {
 	// Clock paces datagen streams and gives their event time; nil is the wall
 	// clock (tests inject a fake one).
 	Clock connector.Clock
+	// StateMaxBytes bounds the state of each job's stateful operators in bytes
+	// (SPEC 1: the session setting 'state.max-bytes'); 0 is the default, 2 GiB.
+	StateMaxBytes int64
 
 	mu     sync.Mutex
 	stdin  *connector.Stdin

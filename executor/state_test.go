@@ -140,7 +140,7 @@ func TestHeldCountsEqualRowsWritten(t *testing.T) {
 				sink := &counting{}
 				var stats Stats
 				stats.stream(job.Stream)
-				err := runJob(ctx, job, ls, []Source{rs}, []*planner.Branch{job.Main}, sink, &stats)
+				err := runJob(ctx, job, ls, []Source{rs}, []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
 				if c.cancel != errors.Is(err, context.Canceled) || (!c.cancel && err != nil) {
 					t.Fatalf("error %v", err)
 				}

@@ -113,7 +113,11 @@ func conjuncts(n ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
 func (sc *scope) one(r int, wm int) *scope {
 	rel := sc.rels[r]
 	rel.offset = 0
-	return &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
+	one := &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
+	if r == 0 {
+		one.uses = sc.uses // the probe side reads the job's batch
+	}
+	return one
 }
 
 // andAll compiles conds in s and ANDs them (nil when empty); what names the
@@ -277,5 +281,9 @@ func (j *Join) Describe(probe string) []string {
 	if j.ProbeFilter != nil {
 		lines = append(lines, "  probe condition: "+j.ProbeFilter.Text)
 	}
-	return append(lines, "  state: "+state)
+	lines = append(lines, "  state: "+state+" (counted against 'state.max-bytes')")
+	if j.EventTime() {
+		lines = append(lines, fmt.Sprintf("  warning: held probe rows grow while the watermark of %s does not advance; the job stops when its state passes 'state.max-bytes'", j.Build.Name))
+	}
+	return lines
 }

@@ -34,8 +34,12 @@ type Branch struct {
 	Columns []catalog.Column
 	Limit   int64 // main only; -1 = none
 	Join    *Join // nil when the branch does not filter by another stream
-	Text    string
-	Output  int // index into Job.Outputs, set by NewJob
+	// Uses marks the source batch columns (Job.BatchTypes) that the branch's
+	// WHERE, projection and join read; the other columns of a held row need
+	// not be kept (SPEC 2.2, event-time strategy).
+	Uses   []bool
+	Text   string
+	Output int // index into Job.Outputs, set by NewJob
 }
 
 // Job is the physical plan of one scan of a stream: the source, its watermark,
@@ -137,11 +141,12 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 			return nil, err
 		}
 	}
-	_, wm := batchLayout(st)
+	types, wm := batchLayout(st)
 	sc := &scope{
 		rels:   []relation{{stream: st, name: name}},
 		locate: sel.Locate, casts: sel.Casts, src: p.Source,
 		watermark: func(int) int { return wm },
+		uses:      make([]bool, len(types)),
 	}
 	var j *Join
 	if rightTS != nil {
@@ -182,7 +187,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 			j = sj
 		}
 	}
-	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j}
+	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j, Uses: sc.uses}
 	var err error
 	if b.Where, err = andAll(sc, rest, "WHERE"); err != nil {
 		return nil, err
@@ -204,6 +209,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 			}
 			for i, c := range st.Columns {
 				idx := i
+				sc.use(idx)
 				b.Project = append(b.Project, &Expr{Type: c.Type, Col: idx, Text: c.Name, Eval: colEval(idx)})
 				b.Columns = append(b.Columns, c)
 			}
