@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 )
@@ -76,5 +78,58 @@ CREATE STREAM q (k VARCHAR) WITH ('connector'='file', 'path'='r.csv');
 		"SELECT v INTO SIDE 'rbad' FROM l;\nSELECT v FROM l;\n", "--format", "csv")
 	if code != 0 || !strings.Contains(out, "rbad,1") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestStalledJoinStops is the issue's repro: an unbounded datagen probe stream
+// joined by event time to a socket that sends one row and then nothing. The
+// held rows pass 'state.max-bytes' and the job stops with exit 1 and a message
+// naming the operator, what grew, the stalled stream and what to do (SPEC 1).
+func TestStalledJoinStops(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		fmt.Fprint(c, "a,100\n")
+		<-stop
+	}()
+	sql := fmt.Sprintf(`SET 'state.max-bytes' = '4MiB';
+CREATE STREAM l (k VARCHAR, pad VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='datagen', 'fields.k.values'='a,b', 'fields.ts.kind'='sequence', 'fields.ts.start'='1000', 'fields.ts.end'='100000000000', 'fields.pad.length'='200');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;
+`, ln.Addr().(*net.TCPAddr).Port)
+	out, errs, code := runSQL(t, nil, sql, "--format", "csv")
+	if code != 1 || out != "k,ts\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and no rows", code, out, errs)
+	}
+	for _, want := range []string{"'state.max-bytes' (4MiB)", "l SEMI JOIN r", "held rows of stream l", "watermark of stream r", "did not advance", "SET 'state.max-bytes'"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q: %s", want, errs)
+		}
+	}
+}
+
+// TestStateMaxBytesSetting: SET 'state.max-bytes' takes bytes or KiB/MiB/GiB
+// sizes; anything else is an error at the value (exit 2).
+func TestStateMaxBytesSetting(t *testing.T) {
+	for _, v := range []string{"64MiB", "1GiB", "1048576"} {
+		if _, errs, code := runSQL(t, nil, "SET 'state.max-bytes' = '"+v+"';\nSELECT 1 AS x;"); code != 0 {
+			t.Errorf("%s: exit %d, %s", v, code, errs)
+		}
+	}
+	for _, v := range []string{"lots", "0", "64MB", "-5"} {
+		_, errs, code := runSQL(t, nil, "SET 'state.max-bytes' = '"+v+"';")
+		if code != 2 || !strings.Contains(errs, "'state.max-bytes'") || !strings.Contains(errs, "64MiB") || !strings.Contains(errs, "column 25") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming the setting and the forms, at the value", v, code, errs)
+		}
 	}
 }
