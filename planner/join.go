@@ -271,8 +271,18 @@ func (j *Join) Describe(probe string) []string {
 		strategy = "unbounded: by event time, a probe row waits until the build watermark passes it"
 		state = "distinct build keys with their earliest event time; held probe rows, released as the build watermark passes"
 	}
+	b := j.Build
+	src := fmt.Sprintf("  build source: %s (connector=%s", b.Name, b.Connector.Name)
+	if path := b.Options["path"]; path != "" {
+		src += ", path=" + path
+	}
+	src += "), errors=" + b.Options["errors"]
+	if b.Options["errors"] == "side" {
+		src += " -> side output '" + b.Options["errors.side"] + "'"
+	}
 	lines := []string{
 		fmt.Sprintf("%s hash join: probe %s, build %s (%s)", mode, probe, j.Build.Name, strategy),
+		src,
 		"  keys: " + strings.Join(keys, " AND "),
 	}
 	if j.BuildFilter != nil {

@@ -531,7 +531,11 @@ func (j *Job) Explain() string {
 	if st.Watermark != nil {
 		fmt.Fprintf(&sb, "  Watermark: %s AS %s\n", st.Columns[st.EventTime].Name, st.Watermark.Text)
 	}
-	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es), then main\n", len(j.Branches))
+	then := ", then main"
+	if j.Main == nil {
+		then = ""
+	}
+	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es)%s\n", len(j.Branches), then)
 	for i, b := range j.Branches {
 		fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
 		b.describeJoin(&sb)
