@@ -108,8 +108,9 @@ func ParseBytes(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// FormatBytes renders n bytes in the largest unit of KiB, MiB, GiB that divides
-// it, else as bytes ("2GiB", "1536KiB", "1000").
+// FormatBytes renders n bytes for messages: in the largest of KiB, MiB, GiB, TiB
+// that divides it ("2GiB", "1536KiB"), else from 1 MiB up in MiB with one decimal
+// ("1.2MiB"), else as bytes ("1000").
 func FormatBytes(n int64) string {
 	for _, u := range []struct {
 		name string
