@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -130,6 +131,45 @@ func TestStateMaxBytesSetting(t *testing.T) {
 		_, errs, code := runSQL(t, nil, "SET 'state.max-bytes' = '"+v+"';")
 		if code != 2 || !strings.Contains(errs, "'state.max-bytes'") || !strings.Contains(errs, "64MiB") || !strings.Contains(errs, "column 25") {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming the setting and the forms, at the value", v, code, errs)
+		}
+	}
+}
+
+// TestEventTimeJoinLimitCounts: with an event-time join plus LIMIT, stderr's
+// count of malformed rows equals the rows written to the errors output: the
+// malformed rows after the LIMIT's last row are not read (issue 9 item 8).
+func TestEventTimeJoinLimitCounts(t *testing.T) {
+	for _, c := range []struct {
+		limit, out, stderr, errors string
+	}{
+		{" LIMIT 1", "k,ts\na,150\n", "", ""},
+		{"", "k,ts\na,150\nc,3500\n", "stream l: 2 malformed row(s) sent to side output 'errors'", "errors.csv"},
+	} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprint(conn, "a,100\nc,3000\nz,9000\n")
+			conn.Close()
+		}()
+		sql := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k%s;
+`, ln.Addr().(*net.TCPAddr).Port, c.limit)
+		side := t.TempDir()
+		out, errs, code := runSQL(t, map[string]string{"l.csv": "a,150\nbad\nc,3500\nworse,x\n"}, sql, "--format", "csv", "--side-dir", side)
+		ln.Close()
+		if code != 0 || out != c.out || (c.stderr == "" && errs != "") || !strings.Contains(errs, c.stderr) {
+			t.Errorf("%q: exit %d, stdout %q (want %q), stderr %q (want %q)", c.limit, code, out, c.out, errs, c.stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(side, "errors.csv"))
+		if (len(files) > 0) != (c.errors != "") {
+			t.Errorf("%q: errors output %v, want %q", c.limit, files, c.errors)
 		}
 	}
 }
