@@ -211,7 +211,9 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 			in = nil
 			continue
 		case errors.Is(m.err, ErrWaiting):
-			ack <- struct{}{}
+			if !sendAck(ctx, ack) {
+				return ctx.Err()
+			}
 			if err := sink.Flush(); err != nil {
 				return err
 			}
@@ -227,7 +229,20 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 			failing, in = failure, nil
 			continue
 		}
-		ack <- struct{}{}
+		if !sendAck(ctx, ack) {
+			return ctx.Err()
+		}
+	}
+}
+
+// sendAck hands the probe batch back to the reader goroutine; it reports false
+// when ctx ended first (the reader may have gone: Ctrl-C must not hang the job).
+func sendAck(ctx context.Context, ack chan<- struct{}) bool {
+	select {
+	case ack <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
