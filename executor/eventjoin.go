@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -19,16 +20,26 @@ type timedBuild struct {
 	j   *planner.Join
 	src Source
 	ks  *keySet
-	es  *StreamErrors
+	es  *StreamErrors // the job's count: side rows when emitted, the rest after the reader ends
+	// read counts what the reader goroutine met (its own, so no race with es)
+	read StreamErrors
 }
 
 // heldChunk is a copy of a probe batch whose rows wait for the build watermarks.
-// Rows [next, b.N) are not yet routed; bad are the batch's malformed rows.
+// Rows [next, b.N) are not yet routed; bad are the batch's malformed rows for the
+// errors side output, badAt the At of every malformed row not yet counted ('side'
+// and 'skip'): a malformed row counts when the rows before it are routed, so the
+// counts on stderr equal the rows written (issue 9: LIMIT and Ctrl-C).
 type heldChunk struct {
-	b    *vector.Batch
-	next int
-	bad  []ErrorRow
+	b     *vector.Batch
+	next  int
+	bad   []ErrorRow
+	badAt []int
+	bytes int64 // charged to the held rows' StateAccount
 }
+
+// maxFree is how many routed held batches are kept for reuse.
+const maxFree = 4
 
 // leftMsg is one step of the probe stream's reader goroutine: a decoded batch
 // (valid until ack), ErrWaiting, io.EOF or an error.
@@ -44,7 +55,11 @@ type leftMsg struct {
 // the build stream ended). Output depends only on the inputs, never on how the
 // streams interleave: a build row enters the state before its stream's watermark
 // passes it, and a late build row never does.
-func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, timed []*timedBuild) error {
+//
+// Held rows keep only the columns the job's branches read, and are charged to
+// acct: a job whose held rows pass 'state.max-bytes' stops with a
+// *StateLimitError naming the build stream whose watermark stalled.
+func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, timed []*timedBuild, acct *StateAccount) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -66,7 +81,8 @@ func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats
 			tb.ks.mu.Unlock()
 			return nil
 		}
-		g.Go(func() error { return readBuild(gctx, tb.j, tb.src, tb.ks, tb.es, queue, true, poke) })
+		tb.read = StreamErrors{Stream: tb.es.Stream, Policy: tb.es.Policy, Side: tb.es.Side}
+		g.Go(func() error { return readBuild(gctx, tb.j, tb.src, tb.ks, &tb.read, queue, true, poke) })
 	}
 	leftCh := make(chan leftMsg)
 	ack := make(chan struct{})
@@ -91,35 +107,40 @@ func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats
 			}
 		}
 	})
-	err := holdAndRoute(gctx, job, src, sink, stats, probers, timed, leftCh, ack, notify)
+	err := holdAndRoute(gctx, job, src, sink, stats, probers, timed, leftCh, ack, notify, acct)
 	cancel()
 	if gerr := g.Wait(); err == nil && gerr != nil && !errors.Is(gerr, context.Canceled) {
 		err = gerr
 	}
+	for _, tb := range timed {
+		if tb.es.Policy != "side" {
+			tb.es.Malformed += tb.read.Malformed // read, so skipped or failed
+		}
+	}
 	return err
 }
 
-func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, ack chan<- struct{}, notify <-chan struct{}) error {
+func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	st := job.Stream
 	es := stats.stream(st)
 	r := newRouter(job, probers)
 	wm := newWatermarker(job)
 	et := st.EventTime
-	var held []*heldChunk
-	var free []*vector.Batch
+	hold := &holder{types: heldTypes(job), acct: acct}
+	defer hold.release()
 	var failing error // 'errors'='fail' met: route what is held, then fail
 	in := leftCh      // nil once the probe stream ended (or failed)
 	sel := make([]int32, 0, vector.Cap)
 	for {
 		// route what every build watermark has passed, in order
-		limit, inf := buildWatermark(timed)
-		for len(held) > 0 {
-			c := held[0]
+		limit, inf, _ := buildWatermark(timed)
+		for len(hold.held) > 0 {
+			c := hold.held[0]
 			k := c.next
 			for k < c.b.N && (inf || c.b.Cols[et].I[k] < limit) {
 				k++
 			}
-			if k > c.next || (c.next == c.b.N && len(c.bad) > 0) {
+			if k > c.next || (c.next == c.b.N && len(c.badAt) > 0) {
 				sel = sel[:0]
 				for i := c.next; i < k; i++ {
 					sel = append(sel, int32(i))
@@ -130,6 +151,18 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 					c.bad = c.bad[1:]
 				}
 				done := r.route(c.b, sel)
+				// count the malformed rows released with these rows; after a LIMIT's
+				// last row none are read (the router's cut drops them likewise)
+				cutoff := k
+				if done {
+					cutoff = r.cutAt
+				}
+				for len(c.badAt) > 0 && c.badAt[0] <= k {
+					if c.badAt[0] <= cutoff {
+						es.Malformed++
+					}
+					c.badAt = c.badAt[1:]
+				}
 				if err := sink.Rows(&r.out); err != nil {
 					return err
 				}
@@ -141,13 +174,15 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 			if c.next < c.b.N {
 				break
 			}
-			free = append(free, c.b)
-			held = held[1:]
+			hold.pop()
 		}
 		if err := drainBuildErrors(timed, sink); err != nil {
 			return err
 		}
-		if in == nil && len(held) == 0 {
+		if in == nil && len(hold.held) == 0 {
+			if failing != nil {
+				es.Malformed++ // the row that failed the job was reached
+			}
 			return failing
 		}
 		var m leftMsg
@@ -176,7 +211,9 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 			in = nil
 			continue
 		case errors.Is(m.err, ErrWaiting):
-			ack <- struct{}{}
+			if !sendAck(ctx, ack) {
+				return ctx.Err()
+			}
 			if err := sink.Flush(); err != nil {
 				return err
 			}
@@ -184,20 +221,36 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 		case m.err != nil:
 			return m.err
 		}
-		c, failure := holdBatch(st, src, m, es, wm, &free, stats)
-		held = append(held, c)
+		failure, err := hold.batch(st, src, m, es, wm, stats)
+		if err != nil {
+			return hold.limitError(err, timed)
+		}
 		if failure != nil {
 			failing, in = failure, nil
 			continue
 		}
-		ack <- struct{}{}
+		if !sendAck(ctx, ack) {
+			return ctx.Err()
+		}
+	}
+}
+
+// sendAck hands the probe batch back to the reader goroutine; it reports false
+// when ctx ended first (the reader may have gone: Ctrl-C must not hang the job).
+func sendAck(ctx context.Context, ack chan<- struct{}) bool {
+	select {
+	case ack <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
 // buildWatermark returns the smallest build watermark of the job's event-time
 // joins: a probe row with event time t is decided when t < limit, or always when
 // inf (every build stream ended). With an unset watermark nothing is decided.
-func buildWatermark(timed []*timedBuild) (limit int64, inf bool) {
+// by is the build side that sets the limit (nil when inf).
+func buildWatermark(timed []*timedBuild) (limit int64, inf bool, by *timedBuild) {
 	inf = true
 	for _, tb := range timed {
 		tb.ks.mu.Lock()
@@ -207,16 +260,17 @@ func buildWatermark(timed []*timedBuild) (limit int64, inf bool) {
 			continue
 		}
 		if !set {
-			return math.MinInt64, false
+			return math.MinInt64, false, tb
 		}
 		if inf || wm < limit {
-			limit, inf = wm, false
+			limit, inf, by = wm, false, tb
 		}
 	}
-	return limit, inf
+	return limit, inf, by
 }
 
-// drainBuildErrors emits the malformed build rows the reader goroutines queued.
+// drainBuildErrors emits the malformed build rows the reader goroutines queued
+// and counts them (a queued row that is never emitted is not counted).
 func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 	for _, tb := range timed {
 		tb.ks.mu.Lock()
@@ -227,65 +281,187 @@ func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 			if err := sink.Errors(tb.es.Side, rows); err != nil {
 				return err
 			}
+			tb.es.Malformed += int64(len(rows))
 		}
 	}
 	return nil
 }
 
-// copyRows copies rows [0, n) of src into dst (same layout), strings included.
-func copyRows(dst, src *vector.Batch, n int) {
-	dst.Reset()
-	dst.N = n
-	copy(dst.Pos, src.Pos[:n])
-	for c, s := range src.Cols {
-		d := dst.Cols[c]
-		copy(d.Null, s.Null[:n])
-		switch {
-		case d.I != nil:
-			copy(d.I, s.I[:n])
-		case d.F != nil:
-			copy(d.F, s.F[:n])
-		case d.B != nil:
-			copy(d.B, s.B[:n])
-		case d.S != nil:
-			for i := 0; i < n; i++ {
-				if !s.Null[i] {
-					d.SetString(i, s.S[i])
-				}
-			}
-		}
-	}
+// holder keeps the held probe rows of an event-time join job, in order, in
+// chunks of up to vector.Cap rows: a batch is appended to the last chunk while it
+// has room, so a live stream of small batches does not hold a batch per row.
+// Each chunk keeps only the columns the job reads (types holds catalog.Unknown
+// for the others) and is charged to acct.
+type holder struct {
+	held  []*heldChunk
+	free  []*vector.Batch
+	types []catalog.Type
+	acct  *StateAccount
+	rows  int64 // held rows not yet routed, for the limit's message
 }
 
-// holdBatch stamps the probe batch's watermark column, applies the errors policy
-// and copies the batch's good rows into a held chunk.
-func holdBatch(st *catalog.Stream, src Source, m leftMsg, es *StreamErrors, wm *watermarker, free *[]*vector.Batch, stats *Stats) (*heldChunk, error) {
+// heldTypes returns the layout of held chunks: the job's batch types, with
+// catalog.Unknown (a NULL-only vector) for each column no branch reads, the
+// event time excepted (SPEC 2.2: held rows keep only what the query needs).
+func heldTypes(job *planner.Job) []catalog.Type {
+	need := make([]bool, len(job.BatchTypes))
+	need[job.Stream.EventTime] = true
+	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
+		if b == nil {
+			continue
+		}
+		for c := range need {
+			need[c] = need[c] || b.Uses == nil || (c < len(b.Uses) && b.Uses[c])
+		}
+	}
+	types := make([]catalog.Type, len(need))
+	for c, t := range job.BatchTypes {
+		if need[c] {
+			types[c] = t
+		}
+	}
+	return types
+}
+
+// batchBytes is the memory a batch holds: its vectors' capacity and string arenas.
+func batchBytes(b *vector.Batch) int64 {
+	n := int64(cap(b.Pos)) * 8
+	for _, v := range b.Cols {
+		n += int64(cap(v.Null)) + 8*int64(cap(v.I)+cap(v.F)) + int64(cap(v.B)) + 24*int64(cap(v.S)) + int64(cap(v.Arena))
+	}
+	return n
+}
+
+// batch stamps the probe batch's watermark column, applies the errors policy and
+// appends the batch's good rows to the held chunks. failure is the 'errors'='fail'
+// error of a malformed row (the rows before it are held); err is a
+// *StateLimitError when the held rows pass 'state.max-bytes'.
+func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErrors, wm *watermarker, stats *Stats) (failure, err error) {
 	b := m.b
 	stats.Rows += int64(b.N + len(m.bad))
 	n := b.N
-	var failure error
 	var bad []ErrorRow
 	if len(m.bad) > 0 {
-		n, failure = handleBad(st, src, m.bad, b.N, es, &bad)
-		for i := range bad {
-			bad[i].Raw = append([]byte(nil), bad[i].Raw...)
-		}
+		// counted when routed (holdAndRoute), not here
+		tmp := *es
+		n, failure = handleBad(st, src, m.bad, b.N, &tmp, &bad)
 	}
 	sel := make([]int32, n)
 	for i := range sel {
 		sel[i] = int32(i)
 	}
 	wm.stamp(b, sel)
-	var dst *vector.Batch
-	if k := len(*free); k > 0 {
-		dst, *free = (*free)[k-1], (*free)[:k-1]
-	} else {
-		types := make([]catalog.Type, len(b.Cols))
-		for i, c := range b.Cols {
-			types[i] = c.Type
-		}
-		dst = vector.NewBatch(types)
+	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
+		return failure, nil
 	}
-	copyRows(dst, b, n)
-	return &heldChunk{b: dst, bad: bad}, failure
+	var c *heldChunk
+	if k := len(h.held); k > 0 && h.held[k-1].b.N+n <= vector.Cap {
+		c = h.held[k-1]
+	} else {
+		var dst *vector.Batch
+		if k := len(h.free); k > 0 {
+			dst, h.free = h.free[k-1], h.free[:k-1]
+		} else {
+			dst = vector.NewBatch(h.types)
+		}
+		dst.Reset()
+		c = &heldChunk{b: dst}
+		h.held = append(h.held, c)
+	}
+	off := c.b.N
+	appendRows(c.b, b, n)
+	for i := range bad {
+		bad[i].Raw = append([]byte(nil), bad[i].Raw...)
+		bad[i].At += off
+	}
+	c.bad = append(c.bad, bad...)
+	for _, x := range m.bad {
+		if x.Index >= n && failure != nil {
+			break
+		}
+		c.badAt = append(c.badAt, x.Index+off)
+	}
+	h.rows += int64(n)
+	now := batchBytes(c.b)
+	grow := now - c.bytes
+	c.bytes = now
+	return failure, h.acct.Grow(grow)
+}
+
+// pop drops the first chunk, fully routed.
+func (h *holder) pop() {
+	c := h.held[0]
+	h.held[0] = nil
+	h.held = h.held[1:]
+	h.rows -= int64(c.b.N)
+	_ = h.acct.Grow(-c.bytes)
+	if len(h.free) < maxFree {
+		h.free = append(h.free, c.b)
+	}
+}
+
+// release returns the bytes of the chunks still held (the job ends).
+func (h *holder) release() {
+	for _, c := range h.held {
+		_ = h.acct.Grow(-c.bytes)
+	}
+	h.held = nil
+}
+
+// limitError completes a *StateLimitError of the held rows with the build
+// stream whose watermark holds them back.
+func (h *holder) limitError(err error, timed []*timedBuild) error {
+	var le *StateLimitError
+	if !errors.As(err, &le) {
+		return err
+	}
+	limit, _, by := buildWatermark(timed)
+	if by == nil {
+		return err
+	}
+	le.Operator = joinName(by.j)
+	le.Stalled = by.j.Build.Name
+	le.Rows = h.rows
+	for _, c := range h.held {
+		le.Rows -= int64(c.next)
+	}
+	le.WatermarkText = "unset: no row of it arrived yet"
+	if limit != math.MinInt64 {
+		le.WatermarkText = strconv.FormatInt(limit, 10)
+		if t := by.j.Build.Columns[by.j.BuildTime].Type; t == catalog.Timestamp {
+			v := vector.NewVec(t)
+			v.I[0] = limit
+			le.WatermarkText = string(vector.AppendValue(nil, t, v, 0))
+		}
+	}
+	return le
+}
+
+// appendRows appends rows [0, n) of src to dst, whose columns have src's types or
+// catalog.Unknown (a column not kept), strings copied into dst's arenas.
+func appendRows(dst, src *vector.Batch, n int) {
+	off := dst.N
+	copy(dst.Pos[off:], src.Pos[:n])
+	for c, s := range src.Cols {
+		d := dst.Cols[c]
+		if d.Type != s.Type {
+			continue // not kept
+		}
+		copy(d.Null[off:], s.Null[:n])
+		switch {
+		case d.I != nil:
+			copy(d.I[off:], s.I[:n])
+		case d.F != nil:
+			copy(d.F[off:], s.F[:n])
+		case d.B != nil:
+			copy(d.B[off:], s.B[:n])
+		case d.S != nil:
+			for i := 0; i < n; i++ {
+				if !s.Null[i] {
+					d.SetString(off+i, s.S[i])
+				}
+			}
+		}
+	}
+	dst.N = off + n
 }

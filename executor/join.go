@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"sync"
@@ -32,17 +33,38 @@ type keySet struct {
 	vecs    []*vector.Vec
 	key     []byte
 	pending []ErrorRow // malformed build rows waiting for the job's goroutine
+	// acct charges the distinct keys to the job's 'state.max-bytes' (SPEC 1);
+	// grown is what absorb added since its last charge
+	acct  *StateAccount
+	grown int64
 }
 
-func newKeySet(j *planner.Join) *keySet {
-	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys))}
+// keyOverhead is the bytes a distinct key costs besides its own bytes: the map
+// entry's string header, event time and the map's per-entry overhead (an
+// estimate, for 'state.max-bytes').
+const keyOverhead = 48
+
+// newKeySet returns the empty state of j's build side, charging acct (nil: no
+// limit) for its keys.
+func newKeySet(j *planner.Join, acct *StateAccount) *keySet {
+	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys)), acct: acct}
+}
+
+// joinName names j's operator in messages, as EXPLAIN does.
+func joinName(j *planner.Join) string {
+	mode := "semi"
+	if j.Mode == planner.Anti {
+		mode = "anti"
+	}
+	return fmt.Sprintf("the %s join %s", mode, j.Text)
 }
 
 // absorb adds the build rows sel of b to the state. With the event-time strategy
 // each row is checked against the build watermark before it (a late row never
 // enters the state) and then advances the watermark (SPEC 2.2, 2.3). The caller
-// holds mu when a prober may run concurrently.
-func (ks *keySet) absorb(j *planner.Join, b *vector.Batch, sel []int32) {
+// holds mu when a prober may run concurrently. It returns a *StateLimitError
+// when the new keys take the job's state past 'state.max-bytes'.
+func (ks *keySet) absorb(j *planner.Join, b *vector.Batch, sel []int32) error {
 	for _, i := range sel {
 		ks.filter[i] = true
 	}
@@ -67,6 +89,9 @@ func (ks *keySet) absorb(j *planner.Join, b *vector.Batch, sel []int32) {
 			ks.wm, ks.wmSet = wmv.I[i], true
 		}
 	}
+	grown := ks.grown
+	ks.grown = 0
+	return ks.acct.Grow(grown)
 }
 
 func (ks *keySet) insert(j *planner.Join, b *vector.Batch, i int) {
@@ -84,7 +109,11 @@ func (ks *keySet) insert(j *planner.Join, b *vector.Batch, i int) {
 		ks.hasNull = true
 		return
 	}
-	if old, dup := ks.keys[string(ks.key)]; !dup || t < old {
+	old, dup := ks.keys[string(ks.key)]
+	if !dup {
+		ks.grown += int64(len(ks.key)) + keyOverhead
+	}
+	if !dup || t < old {
 		ks.keys[string(ks.key)] = t
 	}
 }
@@ -174,9 +203,12 @@ func readBuild(ctx context.Context, j *planner.Join, src Source, ks *keySet, es 
 		if locked {
 			ks.mu.Lock()
 		}
-		ks.absorb(j, b, sel)
+		err = ks.absorb(j, b, sel)
 		if locked {
 			ks.mu.Unlock()
+		}
+		if err != nil {
+			return err
 		}
 		progress()
 	}
@@ -228,10 +260,11 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 		switch {
 		case p.j.Mode == planner.Semi:
 			p.pass[i] = cond && match
-		case p.j.NullAware && p.ks.rows == 0:
+		case p.j.NullAware && (p.ks.rows == 0 || !cond):
+			// the subquery, after its own WHERE, is empty for this row (SPEC 2.2)
 			p.pass[i] = true
 		case p.j.NullAware:
-			p.pass[i] = !(cond && match) && ok && !p.ks.hasNull
+			p.pass[i] = !match && ok && !p.ks.hasNull
 		default:
 			p.pass[i] = !(cond && match)
 		}

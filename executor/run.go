@@ -77,7 +77,8 @@ func (e *RowError) Error() string {
 // newSink, reads the build sides whole (SPEC 2.2), and pushes routed batches to the
 // sink until the source ends, the main query's LIMIT is reached, ctx is cancelled
 // (ctx.Err() is returned), or an error occurs (*RowError for 'errors'='fail', or a
-// source's read error). Once created, the sink is always closed, so what was
+// source's read error, or a *StateLimitError when the state of its joins passes
+// env.StateMaxBytes). Once created, the sink is always closed, so what was
 // routed before a failure stays.
 func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
 	st := job.Stream
@@ -114,21 +115,29 @@ func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, 
 	if err != nil {
 		return stats, err
 	}
-	err = runJob(ctx, job, src, srcs, joins, sink, &stats)
+	max := env.StateMaxBytes
+	if max == 0 {
+		max = DefaultStateMaxBytes
+	}
+	err = runJob(ctx, job, src, srcs, joins, sink, &stats, NewStateBudget(max))
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
 	return stats, err
 }
 
-func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, joins []*planner.Branch, sink Sink, stats *Stats) error {
+// runJob runs job over its opened sources (src the probe stream, srcs the build
+// sides of joins, in order) into sink; budget bounds the state of its operators
+// (SPEC 1: 'state.max-bytes').
+func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, joins []*planner.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
 	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
 	probers := map[*planner.Branch]*prober{}
 	var timed []*timedBuild
 	for k, b := range joins {
-		ks := newKeySet(b.Join)
+		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
+		ks := newKeySet(b.Join, acct)
 		probers[b] = newProber(b.Join, ks)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
@@ -141,7 +150,8 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 		}
 	}
 	if len(timed) > 0 {
-		return runHeld(ctx, job, src, sink, stats, probers, timed)
+		held := budget.Account("the event-time join "+timed[0].j.Text, "held rows of stream "+job.Stream.Name)
+		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
 	}
 	return run(ctx, job, src, sink, stats, probers)
 }
@@ -398,3 +408,23 @@ func (r *router) cut(last int32) {
 		p.Sel = p.Sel[:n]
 	}
 }
+
+// oneRow is the source of a SELECT without FROM (SPEC 2: it gives one row): one
+// row of no columns, then io.EOF.
+type oneRow struct{ done bool }
+
+func (s *oneRow) Next(b *vector.Batch, _ *[]BadRow) error {
+	if s.done {
+		return io.EOF
+	}
+	s.done = true
+	b.Reset()
+	b.N, b.Pos[0] = 1, 1
+	return nil
+}
+
+func (s *oneRow) Position(line int64) string { return fmt.Sprintf("row %d", line) }
+
+func (s *oneRow) Progress() (int64, int64) { return 0, 0 }
+
+func (s *oneRow) Close() error { return nil }

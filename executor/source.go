@@ -40,6 +40,9 @@ type Env struct {
 	// Clock paces datagen streams and gives their event time; nil is the wall
 	// clock (tests inject a fake one).
 	Clock connector.Clock
+	// StateMaxBytes bounds the state of each job's stateful operators in bytes
+	// (SPEC 1: the session setting 'state.max-bytes'); 0 is the default, 2 GiB.
+	StateMaxBytes int64
 
 	mu     sync.Mutex
 	stdin  *connector.Stdin
@@ -66,6 +69,9 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
 // option and what to do.
 func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 	newDec := func(r io.Reader) (connector.Decoder, error) { return newDecoder(st, r) }
+	if st.Connector == planner.NoFrom {
+		return &oneRow{}, nil
+	}
 	switch st.Connector.Name {
 	case "file":
 		return connector.OpenFile(ctx, st, newDec)

@@ -185,3 +185,34 @@ func quoteIf(t catalog.Type, s string) string {
 	}
 	return s
 }
+
+// NoFrom is the connector of the stream a SELECT without FROM reads (SPEC 2:
+// `SELECT 1 + 1 AS two;` gives one row): one row of no columns, then the end.
+// The executor opens it as such a source.
+var NoFrom = &catalog.ConnectorSpec{Name: "none", Doc: "one row of no columns (a SELECT without FROM)",
+	Bounded: func(map[string]string) bool { return true }}
+
+// noFromStream returns the stream a SELECT without FROM reads (SPEC 2): one row of
+// no columns (connector NoFrom), a new one per query.
+func noFromStream() *catalog.Stream {
+	return &catalog.Stream{Name: "(no FROM)", EventTime: -1, Connector: NoFrom, Options: map[string]string{}}
+}
+
+// checkNoFrom checks a SELECT without FROM: its select list and WHERE may not name
+// a column or use *, since no stream is read (a *parser.Error at the name).
+func checkNoFrom(q *ast.SelectStmt, pos func(ast.Node) int) error {
+	for _, f := range q.Fields.Fields {
+		if f.WildCard != nil {
+			return parser.Errorf(pos(f), "* needs FROM <stream>: a SELECT without FROM has no columns")
+		}
+	}
+	var c colCollector
+	q.Fields.Accept(&c)
+	if q.Where != nil {
+		q.Where.Accept(&c)
+	}
+	if len(c.cols) > 0 {
+		return parser.Errorf(pos(c.cols[0]), "unknown column '%s': a SELECT without FROM reads no stream; add FROM <stream>", c.cols[0].Name.Name.O)
+	}
+	return nil
+}

@@ -75,6 +75,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		sc.use(idx)
 		return &Expr{Type: t, Col: idx, Eval: func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }}, nil
 	case *test_driver.ValueExpr:
 		return sc.literal(n)

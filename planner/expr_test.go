@@ -94,6 +94,15 @@ func TestExpressions(t *testing.T) {
 		{"'a_c' LIKE 'a\\_c'", "false", catalog.Boolean},
 		{"'a_c' LIKE 'a!_c' ESCAPE '!'", "true", catalog.Boolean},
 		{"'abc' LIKE 'a!_c' ESCAPE '!'", "false", catalog.Boolean},
+		{"'a_c' LIKE 'a__c' ESCAPE '_'", "true", catalog.Boolean},
+		{"'abc' LIKE 'a__c' ESCAPE '_'", "false", catalog.Boolean},
+		{"'a%c' LIKE 'a%%c' ESCAPE '%'", "true", catalog.Boolean},
+		{"'abc' LIKE 'a%%c' ESCAPE '%'", "false", catalog.Boolean},
+		{"s ILIKE 'HÉLLO'", "true", catalog.Boolean},
+		{"s ILIKE 'H%'", "true", catalog.Boolean},
+		{"s NOT ILIKE 'H%'", "false", catalog.Boolean},
+		{"s LIKE 'HÉLLO'", "false", catalog.Boolean},
+		{"'A_C' ILIKE 'a__c' ESCAPE '_'", "true", catalog.Boolean},
 		{"s IS NULL", "false", catalog.Boolean},
 		{"s IS NOT NULL", "true", catalog.Boolean},
 		{"CASE WHEN i > 5 THEN 'big' ELSE 'small' END", "big", catalog.Varchar},
@@ -223,9 +232,34 @@ func TestLikeMatch(t *testing.T) {
 		{"苹果", "_果", -1, true}, {"苹果", "__", -1, true}, {"苹果", "_", -1, false},
 		{"a%c", "a!%c", '!', true}, {"abc", "a!%c", '!', false}, {"", "%", -1, true},
 		{"aaa", "%a%a%a%", -1, true}, {"aa", "%a%a%a%", -1, false}, {`a\c`, `a\c`, -1, true},
+		// an escaped wildcard matches itself whatever the escape character is
+		{"a_c", "a__c", '_', true}, {"abc", "a__c", '_', false}, {"a_", "a__", '_', true},
+		{"a%c", "a%%c", '%', true}, {"abc", "a%%c", '%', false}, {"a%", "a%%", '%', true},
+		{"a", "a%%", '%', false}, {"a%x", "a%%%", '%', false}, {"a_bc", "a__%", '_', true},
+		{"ab", "a__%", '_', false}, {"a", "a!", '!', false}, {"a!", "a!", '!', true},
 	} {
-		if got := likeMatch([]byte(c.s), []byte(c.p), c.esc); got != c.want {
+		if got := likeMatch([]byte(c.s), []byte(c.p), c.esc, false); got != c.want {
 			t.Errorf("%q LIKE %q (esc %q) = %v, want %v", c.s, c.p, c.esc, got, c.want)
+		}
+	}
+}
+
+// TestILikeMatch: ILIKE is LIKE after Unicode simple case folding of both sides
+// (SPEC preamble).
+func TestILikeMatch(t *testing.T) {
+	for _, c := range []struct {
+		s, p string
+		esc  rune
+		want bool
+	}{
+		{"Hello", "hELLO", -1, true}, {"Hello", "h%O", -1, true}, {"Hello", "h_llo", -1, true},
+		{"ÄBC", "äbc", -1, true}, {"ΣΑΣ", "σας", -1, true}, {"ΣΑΣ", "σαΣ", -1, true},
+		{"K", "k", -1, true}, {"K", "K", -1, true}, {"ſ", "S", -1, true},
+		{"ß", "ss", -1, false}, {"abc", "abd", -1, false}, {"设备", "设_", -1, true},
+		{"A_C", "a!_c", '!', true}, {"ABC", "a!_c", '!', false}, {"A%", "a%%", '%', true},
+	} {
+		if got := likeMatch([]byte(c.s), []byte(c.p), c.esc, true); got != c.want {
+			t.Errorf("%q ILIKE %q (esc %q) = %v, want %v", c.s, c.p, c.esc, got, c.want)
 		}
 	}
 }

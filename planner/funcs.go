@@ -361,6 +361,7 @@ func (sc *scope) currentWatermark(n *ast.FuncCallExpr) (*Expr, error) {
 		if wm < 0 {
 			return nil, parser.Errorf(sc.pos(n), "CURRENT_WATERMARK is not available here")
 		}
+		sc.use(wm)
 		return &Expr{Type: t, Col: -1, Eval: func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[wm] }}, nil
 	}
 	return nil, parser.Errorf(sc.pos(n), "CURRENT_WATERMARK: column not found")

@@ -39,7 +39,8 @@ type Join struct {
 	KeyTypes    []catalog.Type
 	// ProbeFilter (nil = true) is a condition on the left row that is part of the
 	// join condition: Semi keeps a row when it holds and a key matches; Anti keeps
-	// it unless both.
+	// it unless both; for NOT IN, a row for which it does not hold sees an empty
+	// subquery and passes.
 	ProbeFilter *Expr
 	Text        string // the join as written, for EXPLAIN
 	Pos         int
@@ -112,7 +113,11 @@ func conjuncts(n ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
 func (sc *scope) one(r int, wm int) *scope {
 	rel := sc.rels[r]
 	rel.offset = 0
-	return &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
+	one := &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
+	if r == 0 {
+		one.uses = sc.uses // the probe side reads the job's batch
+	}
+	return one
 }
 
 // andAll compiles conds in s and ANDs them (nil when empty); what names the
@@ -203,10 +208,12 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 			return nil, err
 		}
 		switch mask {
-		case 0, sideLeft:
+		case sideLeft:
 			leftConds = append(leftConds, c)
 			continue
-		case sideRight:
+		case 0, sideRight:
+			// a constant condition filters the build side (a subquery's own
+			// WHERE): NOT IN counts only the NULLs that pass it (SPEC 2.2)
 			rightConds = append(rightConds, c)
 			continue
 		}
@@ -264,8 +271,18 @@ func (j *Join) Describe(probe string) []string {
 		strategy = "unbounded: by event time, a probe row waits until the build watermark passes it"
 		state = "distinct build keys with their earliest event time; held probe rows, released as the build watermark passes"
 	}
+	b := j.Build
+	src := fmt.Sprintf("  build source: %s (connector=%s", b.Name, b.Connector.Name)
+	if path := b.Options["path"]; path != "" {
+		src += ", path=" + path
+	}
+	src += "), errors=" + b.Options["errors"]
+	if b.Options["errors"] == "side" {
+		src += " -> side output '" + b.Options["errors.side"] + "'"
+	}
 	lines := []string{
 		fmt.Sprintf("%s hash join: probe %s, build %s (%s)", mode, probe, j.Build.Name, strategy),
+		src,
 		"  keys: " + strings.Join(keys, " AND "),
 	}
 	if j.BuildFilter != nil {
@@ -274,5 +291,9 @@ func (j *Join) Describe(probe string) []string {
 	if j.ProbeFilter != nil {
 		lines = append(lines, "  probe condition: "+j.ProbeFilter.Text)
 	}
-	return append(lines, "  state: "+state)
+	lines = append(lines, "  state: "+state+" (counted against 'state.max-bytes')")
+	if j.EventTime() {
+		lines = append(lines, fmt.Sprintf("  warning: held probe rows grow while the watermark of %s does not advance; the job stops when its state passes 'state.max-bytes'", j.Build.Name))
+	}
+	return lines
 }

@@ -34,8 +34,12 @@ type Branch struct {
 	Columns []catalog.Column
 	Limit   int64 // main only; -1 = none
 	Join    *Join // nil when the branch does not filter by another stream
-	Text    string
-	Output  int // index into Job.Outputs, set by NewJob
+	// Uses marks the source batch columns (Job.BatchTypes) that the branch's
+	// WHERE, projection and join read; the other columns of a held row need
+	// not be kept (SPEC 2.2, event-time strategy).
+	Uses   []bool
+	Text   string
+	Output int // index into Job.Outputs, set by NewJob
 }
 
 // Job is the physical plan of one scan of a stream: the source, its watermark,
@@ -91,8 +95,6 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		return parser.Errorf(pos(n), "%s is not supported in a stream query", what)
 	}
 	switch {
-	case q.From == nil:
-		return nil, parser.Errorf(start, "a query needs FROM <stream>")
 	case q.GroupBy != nil:
 		return nil, unsupported(q.GroupBy, "GROUP BY")
 	case q.Having != nil:
@@ -104,34 +106,47 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	case q.WindowSpecs != nil:
 		return nil, parser.Errorf(start, "windows are not supported")
 	}
-	join := q.From.TableRefs
+	var st *catalog.Stream
+	var name string
 	var rightTS *ast.TableSource
 	var joinMode JoinMode
-	if join.Right != nil {
-		k, ok := sel.Joins[join]
-		if !ok || k == parser.InnerJoin {
-			return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported: a stream query outputs rows of one stream")
+	var join *ast.Join
+	if q.From == nil {
+		// SPEC 2: a SELECT without FROM gives one row
+		if err := checkNoFrom(q, pos); err != nil {
+			return nil, err
 		}
-		if k == parser.AntiJoin {
-			joinMode = Anti
+		st = noFromStream()
+		name = st.Name
+	} else {
+		join = q.From.TableRefs
+		if join.Right != nil {
+			k, ok := sel.Joins[join]
+			if !ok || k == parser.InnerJoin {
+				return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported: a stream query outputs rows of one stream")
+			}
+			if k == parser.AntiJoin {
+				joinMode = Anti
+			}
+			if rightTS, ok = join.Right.(*ast.TableSource); !ok {
+				return nil, parser.Errorf(pos(join.Right), "the right side of a join must be a stream name")
+			}
 		}
-		if rightTS, ok = join.Right.(*ast.TableSource); !ok {
-			return nil, parser.Errorf(pos(join.Right), "the right side of a join must be a stream name")
+		ts, ok := join.Left.(*ast.TableSource)
+		if !ok {
+			return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name (one SEMI or ANTI JOIN at most)")
+		}
+		var err error
+		if st, name, err = p.source(ts, pos); err != nil {
+			return nil, err
 		}
 	}
-	ts, ok := join.Left.(*ast.TableSource)
-	if !ok {
-		return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name (one SEMI or ANTI JOIN at most)")
-	}
-	st, name, err := p.source(ts, pos)
-	if err != nil {
-		return nil, err
-	}
-	_, wm := batchLayout(st)
+	types, wm := batchLayout(st)
 	sc := &scope{
 		rels:   []relation{{stream: st, name: name}},
 		locate: sel.Locate, casts: sel.Casts, src: p.Source,
 		watermark: func(int) int { return wm },
+		uses:      make([]bool, len(types)),
 	}
 	var j *Join
 	if rightTS != nil {
@@ -172,7 +187,8 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 			j = sj
 		}
 	}
-	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j}
+	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j, Uses: sc.uses}
+	var err error
 	if b.Where, err = andAll(sc, rest, "WHERE"); err != nil {
 		return nil, err
 	}
@@ -193,6 +209,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 			}
 			for i, c := range st.Columns {
 				idx := i
+				sc.use(idx)
 				b.Project = append(b.Project, &Expr{Type: c.Type, Col: idx, Text: c.Name, Eval: colEval(idx)})
 				b.Columns = append(b.Columns, c)
 			}
@@ -392,7 +409,8 @@ func colEval(idx int) func(b *vector.Batch, _ []int32) *vector.Vec {
 // NewJob fuses side branches and an optional main query over one stream into a
 // job (SPEC 2.1): outputs are main, then the side names in declaration order; two
 // branches may share a side name only with the same schema; a side may not be
-// named like the stream's errors side output. Errors are *parser.Error.
+// named like the errors side output of any stream the job reads, probe or build
+// side (SPEC 1, Bad input). Errors are *parser.Error.
 func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*Job, error) {
 	types, wm := batchLayout(st)
 	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm}
@@ -400,10 +418,16 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		main.Output = 0
 		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns})
 	}
-	errSide := st.Options["errors.side"]
+	read := j.Streams()
 	for _, b := range branches {
-		if errSide != "" && b.Side == errSide {
-			return nil, parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s; pick another name or set 'errors.side'", b.Side, st.Name)
+		for _, r := range read {
+			if errSide := r.Options["errors.side"]; errSide != "" && b.Side == errSide {
+				how := "reads"
+				if r != st {
+					how = "reads as a join's build side"
+				}
+				return nil, parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s, which the job %s; pick another side name or set 'errors.side' on %s", b.Side, r.Name, how, r.Name)
+			}
 		}
 		found := -1
 		for k, o := range j.Outputs {
@@ -438,6 +462,29 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		j.Watermark = e
 	}
 	return j, nil
+}
+
+// Streams returns the streams the job reads, each once: its probe stream, then
+// the build side of every branch's join, in branch order (side branches, then
+// main).
+func (j *Job) Streams() []*catalog.Stream {
+	out := []*catalog.Stream{j.Stream}
+	add := func(b *Branch) {
+		if b == nil || b.Join == nil {
+			return
+		}
+		for _, s := range out {
+			if s == b.Join.Build {
+				return
+			}
+		}
+		out = append(out, b.Join.Build)
+	}
+	for _, b := range j.Branches {
+		add(b)
+	}
+	add(j.Main)
+	return out
 }
 
 func sameSchema(a, b []catalog.Column) bool {
@@ -484,7 +531,11 @@ func (j *Job) Explain() string {
 	if st.Watermark != nil {
 		fmt.Fprintf(&sb, "  Watermark: %s AS %s\n", st.Columns[st.EventTime].Name, st.Watermark.Text)
 	}
-	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es), then main\n", len(j.Branches))
+	then := ", then main"
+	if j.Main == nil {
+		then = ""
+	}
+	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es)%s\n", len(j.Branches), then)
 	for i, b := range j.Branches {
 		fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
 		b.describeJoin(&sb)

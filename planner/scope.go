@@ -33,6 +33,16 @@ type scope struct {
 	// hidden names the build side of a semi/anti join, whose columns a query may
 	// not select (SPEC 2.2: output rows are left rows only).
 	hidden string
+	// uses, when set, marks the batch columns compiled expressions read
+	// (Branch.Uses); nil in scopes over another batch (a join's build side).
+	uses []bool
+}
+
+// use marks batch column idx as read.
+func (s *scope) use(idx int) {
+	if idx >= 0 && idx < len(s.uses) {
+		s.uses[idx] = true
+	}
 }
 
 // column resolves a column reference and returns its batch index and type.

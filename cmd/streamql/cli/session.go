@@ -286,7 +286,7 @@ func (s *Session) insert(p *planner.Planner, st *parser.Insert) error {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// set applies SET 'key' = 'value' (SPEC 3).
+// set applies SET 'key' = 'value' (SPEC 3; 'state.max-bytes' from SPEC 1).
 func (s *Session) set(st *parser.Set) error {
 	switch st.Key {
 	case "format":
@@ -310,8 +310,15 @@ func (s *Session) set(st *parser.Set) error {
 		default:
 			return parser.Errorf(st.ValuePos, "'timer' takes on or off")
 		}
+	case "state.max-bytes":
+		// SPEC 1: bounds the state of every stateful operator of a job
+		n, err := executor.ParseBytes(st.Value)
+		if err != nil {
+			return parser.Errorf(st.ValuePos, "'state.max-bytes': %v", err)
+		}
+		s.Env.StateMaxBytes = n
 	default:
-		return parser.Errorf(st.KeyPos, "unknown setting '%s'; settings: format, side-dir, timer", st.Key)
+		return parser.Errorf(st.KeyPos, "unknown setting '%s'; settings: format, side-dir, timer, state.max-bytes", st.Key)
 	}
 	return nil
 }

@@ -1,0 +1,127 @@
+package executor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// DefaultStateMaxBytes is the default of the session setting 'state.max-bytes'
+// (SPEC 1, Bad input): 2 GiB.
+const DefaultStateMaxBytes int64 = 2 << 30
+
+// StateBudget bounds the memory of a job's stateful operators (SPEC 1: join build
+// keys, held rows, window state count against 'state.max-bytes'). Operators
+// charge it through their own StateAccount; it is safe for concurrent use (a build
+// side's reader goroutine charges it while the job routes).
+type StateBudget struct {
+	max  int64 // bytes; <= 0: no limit
+	used atomic.Int64
+}
+
+// NewStateBudget returns a budget of max bytes (<= 0: unlimited).
+func NewStateBudget(max int64) *StateBudget { return &StateBudget{max: max} }
+
+// Used returns the bytes charged so far.
+func (b *StateBudget) Used() int64 { return b.used.Load() }
+
+// Account opens an account of operator (as EXPLAIN names it, e.g. "Semi hash join
+// l SEMI JOIN r") for the state what (e.g. "distinct build keys of stream r").
+func (b *StateBudget) Account(operator, what string) *StateAccount {
+	return &StateAccount{budget: b, Operator: operator, What: what}
+}
+
+// StateAccount is one operator's share of a StateBudget: the bytes one kind of its
+// state holds. A future window operator opens one for its open windows × groups.
+type StateAccount struct {
+	budget   *StateBudget
+	Operator string
+	What     string
+	bytes    atomic.Int64
+}
+
+// Grow charges n bytes (n may be negative: a release). It returns a
+// *StateLimitError once the job's state passes the budget; the charge stays, and
+// the caller stops the job.
+func (a *StateAccount) Grow(n int64) error {
+	if a == nil || n == 0 {
+		return nil
+	}
+	a.bytes.Add(n)
+	used := a.budget.used.Add(n)
+	if n > 0 && a.budget.max > 0 && used > a.budget.max {
+		return &StateLimitError{Operator: a.Operator, What: a.What, Bytes: a.bytes.Load(), Used: used, Max: a.budget.max}
+	}
+	return nil
+}
+
+// Bytes returns the bytes the account holds.
+func (a *StateAccount) Bytes() int64 { return a.bytes.Load() }
+
+// StateLimitError stops a job whose state passed 'state.max-bytes' (SPEC 1): the
+// operator, what grew and by how much, and, for rows held by an event-time join,
+// the stream whose watermark did not advance (Stalled, with its watermark
+// WatermarkText: "unset" before its first row).
+type StateLimitError struct {
+	Operator      string
+	What          string
+	Bytes, Used   int64 // this account's bytes, the job's state bytes
+	Max           int64
+	Stalled       string // stream name, "" when not a held-rows limit
+	WatermarkText string
+	Rows          int64 // held rows, with Stalled
+}
+
+// Error renders the failure with what to do.
+func (e *StateLimitError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "the job's state passed 'state.max-bytes' (%s): %s holds %s of %s", FormatBytes(e.Max), e.Operator, FormatBytes(e.Bytes), e.What)
+	if e.Stalled != "" {
+		fmt.Fprintf(&sb, " (%d rows) waiting for the watermark of stream %s, which did not advance (it is %s)", e.Rows, e.Stalled, e.WatermarkText)
+		fmt.Fprintf(&sb, "; make %s's event time advance (or end it), read a bounded build side, or raise the limit with SET 'state.max-bytes' = '%s'", e.Stalled, FormatBytes(2*e.Max))
+	} else {
+		fmt.Fprintf(&sb, "; filter the stream it reads, or raise the limit with SET 'state.max-bytes' = '%s'", FormatBytes(2*e.Max))
+	}
+	return sb.String()
+}
+
+// ParseBytes reads a size for 'state.max-bytes' (SPEC 1): a whole number of bytes,
+// or one followed by KiB, MiB, GiB or TiB (case-insensitive, spaces allowed
+// before the unit). It returns the bytes, or an error that says what is accepted.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}} {
+		if len(t) > len(u.suffix) && strings.EqualFold(t[len(t)-len(u.suffix):], u.suffix) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("'%s' is not a size: use a positive number of bytes, or one with KiB, MiB, GiB or TiB (like '64MiB' or '2GiB')", s)
+	}
+	return n * mult, nil
+}
+
+// FormatBytes renders n bytes for messages: in the largest of KiB, MiB, GiB, TiB
+// that divides it ("2GiB", "1536KiB"), else from 1 MiB up in MiB with one decimal
+// ("1.2MiB"), else as bytes ("1000").
+func FormatBytes(n int64) string {
+	for _, u := range []struct {
+		name string
+		m    int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.m && n%u.m == 0 {
+			return strconv.FormatInt(n/u.m, 10) + u.name
+		}
+	}
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	}
+	return strconv.FormatInt(n, 10)
+}

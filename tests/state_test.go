@@ -1,0 +1,175 @@
+package tests
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSelectWithoutFrom: SPEC 2, a SELECT without FROM gives one row, in every
+// output format; its WHERE and LIMIT apply to that row; it reads no stream, so a
+// column name or * is a planning error.
+func TestSelectWithoutFrom(t *testing.T) {
+	q := "SELECT 1 + 1 AS two, 'a' || 'b' AS s;\n"
+	want := map[string]string{
+		"csv":      "two,s\n2,ab\n",
+		"tsv":      "two\ts\n2\tab\n",
+		"json":     "{\"two\":2,\"s\":\"ab\"}\n",
+		"plain":    "(2,ab)\n",
+		"table":    "┌─────┬────┐\n│ two │ s  │\n├─────┼────┤\n│   2 │ ab │\n└─────┴────┘\n",
+		"markdown": "| two | s |\n|---:|---|\n| 2 | ab |\n\n",
+	}
+	for format, w := range want {
+		out, errs, code := runSQL(t, nil, q, "--format", format)
+		if code != 0 || out != w {
+			t.Errorf("%s: exit %d, stderr %q\ngot\n%q\nwant\n%q", format, code, errs, out, w)
+		}
+	}
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT 1 AS x WHERE 1 = 0;", "x\n"},
+		{"SELECT 1 AS x LIMIT 0;", "x\n"},
+		{"SELECT 1 AS x LIMIT 3;", "x\n1\n"},
+		{"SELECT 1 AS x; SELECT 2 AS y;", "x\n1\ny\n2\n"},
+	} {
+		out, errs, code := runSQL(t, nil, c.sql, "--format", "csv")
+		if code != 0 || out != c.want {
+			t.Errorf("%s: exit %d, stderr %q\ngot %q, want %q", c.sql, code, errs, out, c.want)
+		}
+	}
+	for sql, want := range map[string]string{
+		"SELECT *;":     "* needs FROM",
+		"SELECT a + 1;": "unknown column 'a'",
+	} {
+		_, errs, code := runSQL(t, nil, sql)
+		if code != 2 || !strings.Contains(errs, want) || !strings.Contains(errs, "line 1, column") {
+			t.Errorf("%s: exit %d, stderr %q; want status 2 and %q with a position", sql, code, errs, want)
+		}
+	}
+}
+
+// TestSideNamedLikeErrorsOutput: SPEC 1, a user side output cannot be named like
+// the errors side output of any stream the job reads (probe or build side,
+// default or custom 'errors.side'): a planning error (exit 2) before any output.
+func TestSideNamedLikeErrorsOutput(t *testing.T) {
+	ddl := `CREATE STREAM l (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='l.csv'%s);
+CREATE STREAM r (k VARCHAR) WITH ('connector'='file', 'path'='r.csv'%s);
+CREATE STREAM q (k VARCHAR) WITH ('connector'='file', 'path'='r.csv');
+`
+	files := map[string]string{"l.csv": "a,1\nbad\n", "r.csv": "a\nb,c\n"}
+	cases := []struct{ lopt, ropt, sql, stream string }{
+		{"", "", "SELECT v INTO SIDE 'errors' FROM l;\nSELECT v FROM l;", "l"},
+		{", 'errors.side'='lbad'", "", "SELECT v INTO SIDE 'lbad' FROM l;\nSELECT v FROM l;", "l"},
+		{", 'errors.side'='lbad'", "", "SELECT v INTO SIDE 'errors' FROM l;\nSELECT v FROM l WHERE k IN (SELECT k FROM r);", "r"},
+		{"", ", 'errors.side'='rbad'", "SELECT v INTO SIDE 'rbad' FROM l;\nSELECT v FROM l SEMI JOIN r ON l.k = r.k;", "r"},
+		{"", ", 'errors.side'='rbad'", "SELECT v INTO SIDE 'rbad' FROM l WHERE k IN (SELECT k FROM r);", "r"},
+		{"", ", 'errors.side'='rbad'", "SELECT v INTO SIDE 'x' FROM l WHERE k IN (SELECT k FROM q);\nSELECT v INTO SIDE 'rbad' FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k);", "r"},
+	}
+	for _, c := range cases {
+		sql := strings.Replace(strings.Replace(ddl, "%s", c.lopt, 1), "%s", c.ropt, 1) + c.sql + "\n"
+		out, errs, code := runSQL(t, files, sql, "--format", "csv")
+		want := "errors side output of stream " + c.stream
+		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "column") {
+			t.Errorf("%s\nexit %d, stdout %q, stderr %q; want status 2, no output, and %q", c.sql, code, out, errs, want)
+		}
+	}
+	// a side named like the errors output of a stream the job does not read is fine
+	out, errs, code := runSQL(t, files, strings.Replace(strings.Replace(ddl, "%s", "", 1), "%s", ", 'errors.side'='rbad'", 1)+
+		"SELECT v INTO SIDE 'rbad' FROM l;\nSELECT v FROM l;\n", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "rbad,1") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestStalledJoinStops is the issue's repro: an unbounded datagen probe stream
+// joined by event time to a socket that sends one row and then nothing. The
+// held rows pass 'state.max-bytes' and the job stops with exit 1 and a message
+// naming the operator, what grew, the stalled stream and what to do (SPEC 1).
+func TestStalledJoinStops(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		fmt.Fprint(c, "a,100\n")
+		<-stop
+	}()
+	sql := fmt.Sprintf(`SET 'state.max-bytes' = '4MiB';
+CREATE STREAM l (k VARCHAR, pad VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='datagen', 'fields.k.values'='a,b', 'fields.ts.kind'='sequence', 'fields.ts.start'='1000', 'fields.ts.end'='100000000000', 'fields.pad.length'='200');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;
+`, ln.Addr().(*net.TCPAddr).Port)
+	out, errs, code := runSQL(t, nil, sql, "--format", "csv")
+	if code != 1 || out != "k,ts\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and no rows", code, out, errs)
+	}
+	for _, want := range []string{"'state.max-bytes' (4MiB)", "l SEMI JOIN r", "held rows of stream l", "watermark of stream r", "did not advance", "SET 'state.max-bytes'"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q: %s", want, errs)
+		}
+	}
+}
+
+// TestStateMaxBytesSetting: SET 'state.max-bytes' takes bytes or KiB/MiB/GiB
+// sizes; anything else is an error at the value (exit 2).
+func TestStateMaxBytesSetting(t *testing.T) {
+	for _, v := range []string{"64MiB", "1GiB", "1048576"} {
+		if _, errs, code := runSQL(t, nil, "SET 'state.max-bytes' = '"+v+"';\nSELECT 1 AS x;"); code != 0 {
+			t.Errorf("%s: exit %d, %s", v, code, errs)
+		}
+	}
+	for _, v := range []string{"lots", "0", "64MB", "-5"} {
+		_, errs, code := runSQL(t, nil, "SET 'state.max-bytes' = '"+v+"';")
+		if code != 2 || !strings.Contains(errs, "'state.max-bytes'") || !strings.Contains(errs, "64MiB") || !strings.Contains(errs, "column 25") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming the setting and the forms, at the value", v, code, errs)
+		}
+	}
+}
+
+// TestEventTimeJoinLimitCounts: with an event-time join plus LIMIT, stderr's
+// count of malformed rows equals the rows written to the errors output: the
+// malformed rows after the LIMIT's last row are not read (issue 9 item 8).
+func TestEventTimeJoinLimitCounts(t *testing.T) {
+	for _, c := range []struct {
+		limit, out, stderr, errors string
+	}{
+		{" LIMIT 1", "k,ts\na,150\n", "", ""},
+		{"", "k,ts\na,150\nc,3500\n", "stream l: 2 malformed row(s) sent to side output 'errors'", "errors.csv"},
+	} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprint(conn, "a,100\nc,3000\nz,9000\n")
+			conn.Close()
+		}()
+		sql := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k%s;
+`, ln.Addr().(*net.TCPAddr).Port, c.limit)
+		side := t.TempDir()
+		out, errs, code := runSQL(t, map[string]string{"l.csv": "a,150\nbad\nc,3500\nworse,x\n"}, sql, "--format", "csv", "--side-dir", side)
+		ln.Close()
+		if code != 0 || out != c.out || (c.stderr == "" && errs != "") || !strings.Contains(errs, c.stderr) {
+			t.Errorf("%q: exit %d, stdout %q (want %q), stderr %q (want %q)", c.limit, code, out, c.out, errs, c.stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(side, "errors.csv"))
+		if (len(files) > 0) != (c.errors != "") {
+			t.Errorf("%q: errors output %v, want %q", c.limit, files, c.errors)
+		}
+	}
+}
