@@ -269,9 +269,9 @@ func (o *OptionSpec) check(v string) (string, error) {
 	return v, nil
 }
 
-// ParseSize reads a byte size option value (SPEC 1, 'max-record-size'): a
-// positive decimal integer of bytes, optionally followed by the unit KiB, MiB
-// or GiB (1024-based, any case, spaces allowed before the unit). It returns the
+// ParseSize reads a byte size (SPEC 1: the stream option 'max-record-size' and
+// the session setting 'state.max-bytes'): a positive decimal integer of bytes,
+// optionally followed by the unit KiB, MiB, GiB or TiB (1024-based, any case, spaces allowed before the unit). It returns the
 // size in bytes, or an error saying which forms are accepted.
 func ParseSize(v string) (int64, error) {
 	s := strings.TrimSpace(v)
@@ -279,7 +279,7 @@ func ParseSize(v string) (int64, error) {
 	for _, u := range []struct {
 		suf  string
 		mult int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}} {
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}} {
 		if len(s) > len(u.suf) && strings.EqualFold(s[len(s)-len(u.suf):], u.suf) {
 			s, mult = strings.TrimSpace(s[:len(s)-len(u.suf)]), u.mult
 			break
@@ -287,7 +287,7 @@ func ParseSize(v string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("'%s' is not a size; write a positive number of bytes, or one with KiB, MiB or GiB (e.g. '64MiB')", v)
+		return 0, fmt.Errorf("'%s' is not a size; write a positive number of bytes, or one with KiB, MiB, GiB or TiB (e.g. '64MiB' or '2GiB')", v)
 	}
 	return n * mult, nil
 }

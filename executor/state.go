@@ -86,28 +86,6 @@ func (e *StateLimitError) Error() string {
 	return sb.String()
 }
 
-// ParseBytes reads a size for 'state.max-bytes' (SPEC 1): a whole number of bytes,
-// or one followed by KiB, MiB, GiB or TiB (case-insensitive, spaces allowed
-// before the unit). It returns the bytes, or an error that says what is accepted.
-func ParseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		m      int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}} {
-		if len(t) > len(u.suffix) && strings.EqualFold(t[len(t)-len(u.suffix):], u.suffix) {
-			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("'%s' is not a size: use a positive number of bytes, or one with KiB, MiB, GiB or TiB (like '64MiB' or '2GiB')", s)
-	}
-	return n * mult, nil
-}
-
 // FormatBytes renders n bytes for messages: in the largest of KiB, MiB, GiB, TiB
 // that divides it ("2GiB", "1536KiB"), else from 1 MiB up in MiB with one decimal
 // ("1.2MiB"), else as bytes ("1000").

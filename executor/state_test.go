@@ -275,16 +275,16 @@ func TestHeldRowsKeepNeededColumns(t *testing.T) {
 	}
 }
 
-// TestParseBytes: the sizes 'state.max-bytes' takes (SPEC 1).
-func TestParseBytes(t *testing.T) {
+// TestParseSizeForState: the sizes 'state.max-bytes' takes (SPEC 1).
+func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"64MiB": 64 << 20, "1GiB": 1 << 30, "2gib": 2 << 30, "1000": 1000, " 512 KiB ": 512 << 10, "1TiB": 1 << 40} {
-		if got, err := ParseBytes(in); err != nil || got != want {
-			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		if got, err := catalog.ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "abc", "-1", "0", "1.5GiB", "64MB", "1e9", "99999999999TiB"} {
-		if _, err := ParseBytes(in); err == nil || !strings.Contains(err.Error(), "MiB") {
-			t.Errorf("ParseBytes(%q): error %v, want one that shows the accepted forms", in, err)
+		if _, err := catalog.ParseSize(in); err == nil || !strings.Contains(err.Error(), "MiB") {
+			t.Errorf("ParseSize(%q): error %v, want one that shows the accepted forms", in, err)
 		}
 	}
 	if got := FormatBytes(2 << 30); got != "2GiB" {

@@ -312,7 +312,7 @@ func (s *Session) set(st *parser.Set) error {
 		}
 	case "state.max-bytes":
 		// SPEC 1: bounds the state of every stateful operator of a job
-		n, err := executor.ParseBytes(st.Value)
+		n, err := catalog.ParseSize(st.Value)
 		if err != nil {
 			return parser.Errorf(st.ValuePos, "'state.max-bytes': %v", err)
 		}
