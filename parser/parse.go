@@ -28,11 +28,13 @@ const supported = "streamql supports CREATE STREAM, DROP STREAM, SHOW STREAMS, D
 // len(src)); its message never shows the text handed to TiDB. Render it with
 // FormatError.
 func Parse(name, src string) (*Script, error) {
-	ps := &parseState{src: src}
-	sc := &Script{Name: name, Source: src}
+	f := NewFile(name, src)
+	ps := &parseState{src: src, file: f}
+	sc := &Script{Name: name, Source: src, File: f}
 	for _, rs := range split(Tokens(src)) {
 		st, err := ps.safeStmt(&rs)
 		if err != nil {
+			err.File = f
 			return nil, err
 		}
 		sc.Stmts = append(sc.Stmts, st)
@@ -45,6 +47,7 @@ func Parse(name, src string) (*Script, error) {
 // use, so it is never shared between Parse calls).
 type parseState struct {
 	src  string
+	file *File
 	tidb *parser.Parser
 }
 
@@ -64,6 +67,9 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 		if t.Kind == TokError {
 			return nil, lexError(t)
 		}
+	}
+	if err := checkNesting(rs.toks); err != nil {
+		return nil, err
 	}
 	first := rs.toks[0]
 	span := Range{Start: rs.start, End: rs.end}
@@ -305,7 +311,7 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 
 // watermark parses col AS expr (after WATERMARK FOR).
 func (ps *parseState) watermark(c *cursor) (*Watermark, *Error) {
-	wm := &Watermark{}
+	wm := &Watermark{File: ps.file}
 	var err *Error
 	if wm.Column, wm.ColumnPos, err = c.name("the event-time column after WATERMARK FOR"); err != nil {
 		return nil, err

@@ -112,13 +112,14 @@ func conjuncts(n ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
 func (sc *scope) one(r int, wm int) *scope {
 	rel := sc.rels[r]
 	rel.offset = 0
-	return &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
+	return &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }, ticks: sc.ticks}
 }
 
 // andAll compiles conds in s and ANDs them (nil when empty); what names the
 // clause for the error when a condition is not BOOLEAN.
 func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 	var acc *Expr
+	var texts []string
 	for _, c := range conds {
 		e, err := s.compile(c)
 		if err != nil {
@@ -128,13 +129,15 @@ func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 		if e.Type != catalog.Boolean {
 			return nil, parser.Errorf(s.pos(c), "%s needs a BOOLEAN condition, got %s (%s)", what, e.Type, e.Text)
 		}
+		texts = append(texts, e.Text)
 		if acc == nil {
 			acc = e
 		} else {
-			t := acc.Text + " AND " + e.Text
 			acc = logic(opcode.LogicAnd, acc, e)
-			acc.Text = t
 		}
+	}
+	if len(texts) > 1 {
+		acc.Text = strings.Join(texts, " AND ") // once: linear in the number of conditions
 	}
 	return acc, nil
 }
@@ -185,7 +188,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		}
 		le2, re2, ok := unify(le, re)
 		if !ok || le2.Type == catalog.Unknown {
-			return parser.Errorf(two.pos(at), "join key types differ: %s is %s, %s is %s; use CAST on one side", le.Text, le.Type, re.Text, re.Type)
+			return parser.Errorf(two.pos(at), "join key types differ: %s is %s, %s is %s; use CAST on one side", le.text(), le.Type, re.text(), re.Type)
 		}
 		j.ProbeKeys = append(j.ProbeKeys, le2)
 		j.BuildKeys = append(j.BuildKeys, re2)
