@@ -171,7 +171,7 @@ func TestParseLargeInputs(t *testing.T) {
 		b.WriteString("CAST(a AS INT) + b")
 	}
 	b.WriteString(" FROM t WHERE ")
-	b.WriteString(strings.Repeat("(", 2000) + "a" + strings.Repeat(")", 2000))
+	b.WriteString(strings.Repeat("(", MaxNesting) + "a" + strings.Repeat(")", MaxNesting)) // as deep as allowed
 	b.WriteString(";\n")
 	src := strings.Repeat(b.String(), 2)
 	if _, err := Parse("big.sql", src); err != nil {

@@ -166,6 +166,9 @@ func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
 // createStream parses the rest of CREATE STREAM [IF NOT EXISTS] name (elements) [WITH (options)].
 func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	cs := &CreateStream{Range: span, WithPos: span.Start}
+	if t := c.peek(); t.is("IF") && c.peekAt(1).isOp("(") {
+		return nil, reservedError(t) // CREATE STREAM if (...)
+	}
 	if c.word("IF") {
 		if !c.word("NOT") || !c.word("EXISTS") {
 			return nil, c.expected("IF NOT EXISTS")
@@ -353,6 +356,9 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 	switch {
 	case c.word("STREAM"):
 		ds := &DropStream{Range: span}
+		if t := c.peek(); t.is("IF") && c.i+1 == len(c.toks) {
+			return nil, reservedError(t) // DROP STREAM if
+		}
 		if c.word("IF") {
 			if !c.word("EXISTS") {
 				return nil, c.expected("EXISTS after DROP STREAM IF")
@@ -404,7 +410,7 @@ func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
 	if c.peek().is("STREAM") && !c.atEnd() && c.i+1 < len(c.toks) {
 		c.next() // DESCRIBE STREAM name
 	}
-	if t := c.peek(); t.is("SELECT") {
+	if t := c.peek(); t.is("SELECT") && c.i+1 < len(c.toks) {
 		return nil, Errorf(t.Offset, "DESCRIBE takes a stream name; to see a query's plan write EXPLAIN SELECT ...")
 	}
 	d := &Describe{Range: span}
@@ -433,27 +439,6 @@ func (ps *parseState) set(c *cursor, span Range) (Stmt, *Error) {
 		return nil, err
 	}
 	return &Set{Range: span, Option: o}, c.expectEnd(form)
-}
-
-// checkSideName validates a side name token (SPEC 2.1: 1 to 64 characters, not
-// main, no '/').
-func checkSideName(t Token) *Error {
-	v := t.Value()
-	n := 0
-	for range v {
-		n++
-	}
-	switch {
-	case n == 0:
-		return Errorf(t.Offset, "a side name cannot be empty")
-	case n > 64:
-		return Errorf(t.Offset, "a side name has at most 64 characters (this one has %d)", n)
-	case v == "main":
-		return Errorf(t.Offset, "'main' is the name of the main output and cannot name a side output")
-	case strings.Contains(v, "/"):
-		return Errorf(t.Offset, "a side name cannot contain '/'")
-	}
-	return nil
 }
 
 // didYouMean returns the word of words closest to w when it is a likely typo of it

@@ -539,8 +539,8 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		if u == "INTERVAL" {
 			return "INTERVAL works in arithmetic such as ts - INTERVAL '5' SECOND; as a name write `interval`"
 		}
-		if reservedHint[u] {
-			return fmt.Sprintf("%s is a reserved word: write `%s` to use it as a name", u, t.Text)
+		if reservedHint[u] || IsReserved(u) {
+			return reservedMsg(t)
 		}
 	}
 	for _, j := range []int{k, k - 1} {
