@@ -164,8 +164,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		if len(missing) > 0 {
 			return nil, parser.Errorf(pos, "%s is unbounded, so the join decides by event time and needs a WATERMARK on both streams; add WATERMARK FOR <col> AS <col> - INTERVAL '1' SECOND to CREATE STREAM %s (or read a bounded build side)", right.Name, strings.Join(missing, " and "))
 		}
-		wsc := &scope{rels: []relation{{stream: right, name: right.Name}}, locate: right.Watermark.Locate, casts: right.Watermark.Casts, src: two.src, watermark: func(int) int { return -1 }}
-		wm, err := wsc.compile(right.Watermark.Expr)
+		wm, err := CompileWatermark(right) // in the script that declared right
 		if err != nil {
 			return nil, err
 		}
