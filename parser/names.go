@@ -40,27 +40,36 @@ func reservedMsg(t Token) string {
 
 func reservedError(t Token) *Error { return &Error{Offset: t.Offset, Msg: reservedMsg(t)} }
 
-// checkSideName validates a side name token (SPEC 2.1: 1 to 64 characters, no
-// control characters, not main, no '/').
+// checkSideName validates a side name token (SPEC 2.1); the error is at the token.
 func checkSideName(t Token) *Error {
-	v := t.Value()
+	if why := SideNameProblem(t.Value()); why != "" {
+		return &Error{Offset: t.Offset, Msg: why}
+	}
+	return nil
+}
+
+// SideNameProblem returns what is wrong with v as a side output name (SPEC 2.1:
+// 1 to 64 characters, no control characters, not main, no '/'), as a message for
+// a user, or "" when v is a good name. Control characters in the message are
+// written \xNN.
+func SideNameProblem(v string) string {
 	n := 0
 	for _, r := range v {
 		n++
 		if isControl(r) || r == '\t' {
-			return Errorf(t.Offset, "a side name cannot contain control characters (%s at character %d of '%s'): side names become file names; use letters, digits, '-' or '_'",
+			return fmt.Sprintf("a side name cannot contain control characters (%s at character %d of '%s'): side names become file names; use letters, digits, '-' or '_'",
 				escapeControls(string(r), false), n, shorten(escapeControls(v, false), 40))
 		}
 	}
 	switch {
 	case n == 0:
-		return Errorf(t.Offset, "a side name cannot be empty")
+		return "a side name cannot be empty"
 	case n > 64:
-		return Errorf(t.Offset, "a side name has at most 64 characters (this one has %d)", n)
+		return fmt.Sprintf("a side name has at most 64 characters (this one has %d)", n)
 	case v == "main":
-		return Errorf(t.Offset, "'main' is the name of the main output and cannot name a side output")
+		return "'main' is the name of the main output and cannot name a side output"
 	case strings.Contains(v, "/"):
-		return Errorf(t.Offset, "a side name cannot contain '/'")
+		return "a side name cannot contain '/'"
 	}
-	return nil
+	return ""
 }
