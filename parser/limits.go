@@ -9,8 +9,16 @@ package parser
 // parentheses when tried; the walks over its AST did not.)
 const MaxNesting = 1000
 
+// MaxOperators is how many operators one run of an expression may chain without
+// parentheses or commas (a + b + ... or a AND b AND ...): TiDB builds such a
+// chain as a tree as deep as it is long, which every walk over the AST recurses
+// through (a million terms overflowed the stack). 10,000 terms plan in well under
+// a second.
+const MaxOperators = 50000
+
 // checkNesting returns an error at the first token of toks (one statement's
-// significant tokens) that nests deeper than MaxNesting, or nil. It takes one pass.
+// significant tokens) that nests deeper than MaxNesting or chains more than
+// MaxOperators operators, or nil. It takes one pass.
 func checkNesting(toks []Token) *Error {
 	type open struct {
 		add   int  // levels this '(' or CASE added, the unary run before it included
@@ -18,7 +26,16 @@ func checkNesting(toks []Token) *Error {
 	}
 	var stack []open
 	level, run := 0, 0
+	ops := []int{0} // operators chained at each open level, since its last ','
 	for i, t := range toks {
+		if isOperator(t) {
+			if ops[len(ops)-1]++; ops[len(ops)-1] > MaxOperators {
+				return Errorf(t.Offset, "this expression chains more than %d operators: write it as several expressions (several conditions, columns or side branches), or use IN (list) for many alternatives", MaxOperators)
+			}
+		}
+		if t.isOp(",") {
+			ops[len(ops)-1] = 0
+		}
 		if isPrefixUnary(toks, i) {
 			run++
 			if level+run > MaxNesting {
@@ -31,12 +48,14 @@ func checkNesting(toks []Token) *Error {
 			add := run + 1
 			level += add
 			stack = append(stack, open{add: add, paren: t.isOp("(")})
+			ops = append(ops, 0)
 			if level > MaxNesting {
 				return nestingError(t)
 			}
 		case len(stack) > 0 && ((t.isOp(")") && stack[len(stack)-1].paren) || (t.is("END") && !stack[len(stack)-1].paren)):
 			level -= stack[len(stack)-1].add
 			stack = stack[:len(stack)-1]
+			ops = ops[:len(ops)-1]
 		}
 		run = 0
 	}
@@ -64,6 +83,22 @@ func isPrefixUnary(toks []Token, i int) bool {
 	case TokIdent:
 		for _, w := range [...]string{"NOT", "AND", "OR", "XOR", "WHERE", "WHEN", "THEN", "ELSE", "SELECT", "ON", "AS", "BY", "LIMIT", "VALUES", "IS", "LIKE", "BETWEEN", "IN", "HAVING", "CASE"} {
 			if p.is(w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isOperator reports whether t joins or modifies operands (an operator or an
+// operator word), for MaxOperators.
+func isOperator(t Token) bool {
+	switch t.Kind {
+	case TokOp:
+		return !t.isOp("(") && !t.isOp(")") && !t.isOp(",") && !t.isOp(".")
+	case TokIdent:
+		for _, w := range [...]string{"AND", "OR", "XOR", "NOT", "DIV", "MOD", "LIKE", "ILIKE", "BETWEEN", "IS", "IN", "REGEXP", "RLIKE"} {
+			if t.is(w) {
 				return true
 			}
 		}

@@ -63,11 +63,29 @@ func TestNestingLimit(t *testing.T) {
 			}
 		})
 	}
+	// a chain of more than MaxOperators operators is refused at the operator
+	for _, op := range []string{" + ", " AND ", " || "} {
+		src := "SELECT " + strings.Repeat("a"+op, MaxOperators+1) + "a FROM t"
+		_, err := Parse("chain.sql", src)
+		e, ok := err.(*Error)
+		if !ok || !strings.Contains(e.Msg, "chains more than 50000 operators") {
+			t.Fatalf("%q chain: err = %v", op, err)
+		}
+		if want := len("SELECT ") + MaxOperators*len("a"+op) + len("a "); e.Offset != want {
+			t.Errorf("%q chain: error at %d, want %d", op, e.Offset, want)
+		}
+		src = "SELECT " + strings.Repeat("a"+op, MaxOperators) + "a FROM t"
+		if _, err := Parse("chain.sql", src); err != nil {
+			t.Errorf("%q chain of %d: %v", op, MaxOperators, err)
+		}
+	}
 	// flat lists and long operator chains are not nesting
 	for _, src := range []string{
 		"SELECT a FROM t WHERE " + strings.Repeat("NOT b AND ", 5000) + "b",
 		"SELECT " + strings.Repeat("a - ", 5000) + "a FROM t",
 		"SELECT " + strings.Repeat("(a) + ", 5000) + "a FROM t",
+		"SELECT " + strings.Repeat("a + a, ", MaxOperators) + "a FROM t", // the count restarts at each ','
+		"SELECT " + strings.Repeat("(a + a) + ", MaxOperators/2) + "a FROM t",
 		"SELECT a FROM t WHERE a IN (" + strings.Repeat("1, ", 5000) + "1)",
 		"SELECT " + strings.Repeat("CASE WHEN b THEN 1 END + ", 3000) + "1 FROM t",
 	} {
