@@ -3,6 +3,8 @@ package catalog
 import (
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"streamql/parser"
 )
@@ -29,10 +31,49 @@ type Stream struct {
 	// BaseDir is the directory a relative 'path' is resolved against: the
 	// declaring script's directory, or the working directory (SPEC 1).
 	BaseDir string
+	// byName indexes Columns by FoldName, built by Catalog.Add for wide streams
+	// (Column is then O(1), so planning a query over many columns stays linear).
+	byName map[string]int
+}
+
+// wideStream is the column count from which Catalog.Add indexes a stream's names.
+const wideStream = 16
+
+// FoldName returns the key under which SPEC's case-insensitive names compare:
+// two names are equal under strings.EqualFold exactly when their FoldName keys
+// are equal (each character is replaced by the smallest of its simple case
+// folding orbit, so k, K and the Kelvin sign all give K).
+func FoldName(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
 }
 
 // Column returns the index of the column named name (case-insensitive), or -1.
 func (s *Stream) Column(name string) int {
+	if s.byName != nil && len(s.byName) <= len(s.Columns) {
+		if i, ok := s.byName[FoldName(name)]; ok && i < len(s.Columns) && strings.EqualFold(s.Columns[i].Name, name) {
+			return i
+		}
+		return -1
+	}
 	for i, c := range s.Columns {
 		if strings.EqualFold(c.Name, name) {
 			return i
@@ -79,6 +120,12 @@ func (c *Catalog) Add(s *Stream) bool {
 	k := strings.ToLower(s.Name)
 	if _, ok := c.streams[k]; ok {
 		return false
+	}
+	if len(s.Columns) >= wideStream {
+		s.byName = make(map[string]int, len(s.Columns))
+		for i := len(s.Columns) - 1; i >= 0; i-- {
+			s.byName[FoldName(s.Columns[i].Name)] = i // the first of equal names wins, as in the scan
+		}
 	}
 	c.streams[k] = s
 	return true

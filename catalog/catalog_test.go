@@ -61,6 +61,8 @@ func TestValidateOptions(t *testing.T) {
 		{opts("connector", "file", "path", "x", "errors.side", "../evil"), "not a side output name", 5},
 		{opts("connector", "file", "path", "x", "errors.side", "main"), "not a side output name", 5},
 		{opts("connector", "file", "path", "x", "errors.side", ""), "not a side output name", 5},
+		{opts("connector", "file", "path", "x", "errors.side", "bad\nname"), "control characters", 5},
+		{opts("connector", "file", "path", "x", "errors.side", "x\x00"), "control characters", 5},
 	}
 	for _, c := range bad {
 		_, _, err := ValidateOptions(c.o, cols, 0)

@@ -186,8 +186,8 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 		if err != nil {
 			return nil, nil, parser.Errorf(o.ValuePos, "option '%s': %v", o.Key, err)
 		}
-		if key == "errors.side" && (v == "" || len([]rune(v)) > 64 || v == "main" || strings.Contains(v, "/")) {
-			return nil, nil, parser.Errorf(o.ValuePos, "option 'errors.side': '%s' is not a side output name (1 to 64 characters, not 'main', no '/')", v)
+		if why := parser.SideNameProblem(v); key == "errors.side" && why != "" {
+			return nil, nil, parser.Errorf(o.ValuePos, "option 'errors.side': not a side output name: %s", why)
 		}
 		if key == "encoding" {
 			if _, err := textenc.Lookup(v); err != nil || strings.TrimSpace(v) == "" {

@@ -8,8 +8,15 @@
 // Offsets: every offset in a Script (spans, name positions, Error.Offset, what a
 // Locator returns) is a byte offset into Script.Source, the whole script, never
 // into one statement or into the text given to TiDB. Position turns an offset into
-// a line and a column; FormatError renders an Error with the source line and a
-// caret.
+// a line and a column; FormatError renders an Error with the source line (a
+// window of about 80 columns of a long line, control characters as \xNN) and a
+// caret. Each Script has a File (name and text, as go/token's File); an Error
+// whose File is set is rendered against that script even when another one is
+// running (a WATERMARK declared in a.sql, reported while b.sql runs).
+//
+// Limits: a statement nesting deeper than MaxNesting (1000) levels is refused by
+// the front-end, before TiDB and the recursive walks over its AST see it. A bare
+// reserved word (IsReserved) is not a stream or column name; back-quoted it is.
 //
 // TiDB sees each SELECT and INSERT (and each WATERMARK expression, as SELECT
 // <expr>) with comments and extension clauses blanked out by spaces of the same

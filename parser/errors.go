@@ -6,7 +6,14 @@ package parser
 type Error struct {
 	Offset int    // byte offset into Script.Source of the offending token
 	Msg    string // what is wrong and what to do, without position
+	// File is the script Offset is in; nil means the script of the statement being
+	// run or parsed (FormatError renders against the text it is given). Parse sets
+	// it on its errors; File.Attach sets it on others.
+	File *File
 }
+
+// Pos returns where the error is: its File and Offset.
+func (e *Error) Pos() Pos { return Pos{File: e.File, Offset: e.Offset} }
 
 // Error returns Msg alone; use Format for the position, source line and caret.
 func (e *Error) Error() string { return e.Msg }

@@ -153,7 +153,7 @@ func TestFormatErrorCJK(t *testing.T) {
 	}
 	got := FormatError("demo.sql", src, err.(*Error))
 	want := "syntax error near '= 'x''\n" +
-		"line 4, column 37 of demo.sql:\n" +
+		"demo.sql, line 4, column 37:\n" +
 		"  SELECT 设备, '温度' FROM 传感器 WHERE 设备 = = 'x';\n" +
 		"  " + strings.Repeat(" ", 36+9) + "^"
 	if got != want {
@@ -169,7 +169,7 @@ func TestFormatErrorTab(t *testing.T) {
 	}
 	got := FormatError("tab.sql", src, err.(*Error))
 	want := "syntax error near 'FORM t': did you mean FROM instead of FORM?\n" +
-		"line 2, column 11 of tab.sql:\n" +
+		"tab.sql, line 2, column 11:\n" +
 		"  \tSELECT * FORM t;\n" +
 		"  \t         ^"
 	if got != want {
@@ -183,13 +183,13 @@ func TestFormatErrorEdges(t *testing.T) {
 		off       int
 		want      string
 	}{
-		{"x", "", 0, "m\nline 1, column 1 of x:\n  \n  ^"},
+		{"x", "", 0, "m\nx, line 1, column 1:\n  \n  ^"},
 		{"", "ab\ncd", 5, "m\nline 2, column 3:\n  cd\n    ^"},
-		{"x", "ab\ncd", 99, "m\nline 2, column 3 of x:\n  cd\n    ^"},
-		{"x", "ab\ncd", -3, "m\nline 1, column 1 of x:\n  ab\n  ^"},
-		{"x", "ab\n", 2, "m\nline 1, column 3 of x:\n  ab\n    ^"},
-		{"x", "设备x", 3, "m\nline 1, column 2 of x:\n  设备x\n    ^"},
-		{"x", "设备x", 4, "m\nline 1, column 2 of x:\n  设备x\n    ^"}, // inside a character
+		{"x", "ab\ncd", 99, "m\nx, line 2, column 3:\n  cd\n    ^"},
+		{"x", "ab\ncd", -3, "m\nx, line 1, column 1:\n  ab\n  ^"},
+		{"x", "ab\n", 2, "m\nx, line 1, column 3:\n  ab\n    ^"},
+		{"x", "设备x", 3, "m\nx, line 1, column 2:\n  设备x\n    ^"},
+		{"x", "设备x", 4, "m\nx, line 1, column 2:\n  设备x\n    ^"}, // inside a character
 	} {
 		got := FormatError(tc.name, tc.src, &Error{Offset: tc.off, Msg: "m"})
 		if got != tc.want {

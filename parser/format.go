@@ -17,45 +17,172 @@ func Position(src string, off int) (line, col int) {
 	return strings.Count(src[:off], "\n") + 1, utf8.RuneCountInString(src[lineStart:off]) + 1
 }
 
+// Width of the source excerpt FormatError shows, in terminal columns: a longer
+// line is cut to about this much around the caret, with … where it is cut.
+const (
+	excerptWidth = 80
+	excerptLeft  = 40 // columns before the caret when the line is cut on both sides
+)
+
 // FormatError renders e, an error in src (the text of the script named
 // scriptName), for a user (SPEC 4): the message first, then the position, the
 // source line (tabs kept, a trailing CR dropped) and a caret under the offending
 // token, without a trailing newline:
 //
 //	<msg>
-//	line L, column C of <scriptName>:
+//	<scriptName>, line L, column C:
 //	  <source line>
 //	  <padding>^
 //
-// L and C are 1-based, C in characters. The padding has the display width of the
-// line before the token (CJK characters are two columns wide; a tab stays a tab).
-// With an empty scriptName the second line reads "line L, column C:". An Offset
-// outside src is clamped to it. e must not be nil.
+// L and C are 1-based, C in characters. When e.File is set and is another script
+// than src (a stream's WATERMARK declared in another file), e is rendered against
+// e.File's name and text instead. With an empty name the second line reads
+// "line L, column C:". A line wider than about 80 columns is shown as a window of
+// about 80 columns around the caret, with … where it is cut. Control characters
+// (U+0000–U+001F but tab, U+007F–U+009F) and invalid UTF-8 in the line and the
+// message are shown as \xNN, so a script never drives the terminal. The padding
+// has the display width of what the excerpt shows before the token (CJK
+// characters are two columns wide; a tab stays a tab). An Offset outside the text
+// is clamped to it. e must not be nil.
 func FormatError(scriptName, src string, e *Error) string {
+	if e.File != nil && e.File.src != src {
+		scriptName, src = e.File.name, e.File.src
+	}
 	off := clampOffset(src, e.Offset)
-	line, col := Position(src, off)
 	lineStart := strings.LastIndexByte(src[:off], '\n') + 1
 	lineEnd := len(src)
 	if i := strings.IndexByte(src[lineStart:], '\n'); i >= 0 {
 		lineEnd = lineStart + i
 	}
 	text := strings.TrimSuffix(src[lineStart:lineEnd], "\r")
-	var pad strings.Builder
-	for _, r := range src[lineStart:off] {
-		switch {
-		case r == '\t':
-			pad.WriteByte('\t')
-		case r < ' ' || r == utf8.RuneError:
-			pad.WriteByte(' ')
-		default:
-			pad.WriteString(strings.Repeat(" ", runewidth.RuneWidth(r)))
+	shown, pad := excerptLine(text, min(off-lineStart, len(text)))
+	where := Pos{File: NewFile(scriptName, src), Offset: off}.String()
+	return fmt.Sprintf("%s\n%s:\n  %s\n  %s^", escapeControls(e.Msg, true), where, shown, pad)
+}
+
+// excerptLine returns the part of line shown in an error (all of it when it is at
+// most excerptWidth columns wide, else a window around byte k with … marks) with
+// control characters escaped, and the padding that puts a caret under byte k.
+func excerptLine(line string, k int) (shown, pad string) {
+	from, to := 0, len(line)
+	if width(line, excerptWidth+1) > excerptWidth {
+		// walk left from the caret, then right, within the budget
+		left := 0
+		from = k
+		for from > 0 {
+			r, n := utf8.DecodeLastRuneInString(line[:from])
+			w := cellWidth(r, n)
+			if left+w > excerptLeft-1 {
+				break
+			}
+			left += w
+			from -= n
+		}
+		right := 0
+		budget := excerptWidth - 2 - left
+		to = k
+		for to < len(line) {
+			r, n := utf8.DecodeRuneInString(line[to:])
+			w := cellWidth(r, n)
+			if right+w > budget {
+				break
+			}
+			right += w
+			to += n
+		}
+		if from == 0 { // room left over on the left goes to the right
+			for to < len(line) {
+				r, n := utf8.DecodeRuneInString(line[to:])
+				w := cellWidth(r, n)
+				if left+right+w > excerptWidth-1 {
+					break
+				}
+				right += w
+				to += n
+			}
 		}
 	}
-	where := fmt.Sprintf("line %d, column %d", line, col)
-	if scriptName != "" {
-		where += " of " + scriptName
+	var s, p strings.Builder
+	if from > 0 {
+		s.WriteString("…")
+		p.WriteByte(' ')
 	}
-	return fmt.Sprintf("%s\n%s:\n  %s\n  %s^", e.Msg, where, text, pad.String())
+	s.WriteString(escapeControls(line[from:k], false))
+	for i := from; i < k; {
+		r, n := utf8.DecodeRuneInString(line[i:])
+		if r == '\t' {
+			p.WriteByte('\t')
+		} else {
+			p.WriteString(strings.Repeat(" ", cellWidth(r, n)))
+		}
+		i += n
+	}
+	s.WriteString(escapeControls(line[k:to], false))
+	if to < len(line) {
+		s.WriteString("…")
+	}
+	return s.String(), p.String()
+}
+
+// width returns the display width of s as excerptLine shows it, stopping once it
+// reaches limit.
+func width(s string, limit int) int {
+	w := 0
+	for i := 0; i < len(s) && w < limit; {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		w += cellWidth(r, n)
+		i += n
+	}
+	return w
+}
+
+// isControl reports whether r is shown escaped (SPEC 4: U+0000–U+001F except tab,
+// U+007F, U+0080–U+009F).
+func isControl(r rune) bool { return (r < ' ' && r != '\t') || (r >= 0x7f && r <= 0x9f) }
+
+// cellWidth is the display width of the character r (n bytes; RuneError with n ==
+// 1 is an invalid byte) in an excerpt: 4 for an escaped \xNN, 1 for a tab (the
+// padding keeps the tab itself), else its terminal width.
+func cellWidth(r rune, n int) int {
+	switch {
+	case (r == utf8.RuneError && n == 1) || isControl(r):
+		return 4
+	case r == '\t':
+		return 1
+	}
+	return runewidth.RuneWidth(r)
+}
+
+// escapeControls returns s with control characters and invalid UTF-8 bytes
+// written as \xNN (a code point for U+0080–U+009F, else the byte); keepNL keeps
+// line breaks as they are (a message may span lines).
+func escapeControls(s string, keepNL bool) string {
+	clean := true
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || (isControl(r) && !(keepNL && r == '\n')) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case isControl(r) && !(keepNL && r == '\n'):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // clampOffset moves off into [0, len(src)] and back to the start of the UTF-8

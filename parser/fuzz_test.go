@@ -44,6 +44,25 @@ var fuzzSeeds = []string{
 	// Found by fuzzing: TiDB's literal driver panics on DECIMAL literals over 81 digits.
 	"(00000000010000000000000000000000000000000000000000000000000000000000000000000000000",
 	"\ufeffSELECT 1",
+	// issue 9: nesting at and past the limit, long lines, control characters in
+	// side names, reserved words as names
+	"SELECT " + strings.Repeat("(", MaxNesting) + "a" + strings.Repeat(")", MaxNesting) + " FROM t",
+	"SELECT " + strings.Repeat("CONCAT(s, ", MaxNesting+1) + "s" + strings.Repeat(")", MaxNesting+1) + " FROM t",
+	"SELECT a FROM t WHERE " + strings.Repeat("NOT ", MaxNesting+1) + "b",
+	"SELECT " + strings.Repeat("CASE WHEN b THEN ", MaxNesting+1) + "1" + strings.Repeat(" END", MaxNesting+1) + " FROM t",
+	"SELECT " + strings.Repeat("- ", MaxNesting+1) + "a FROM t",
+	"SELECT " + strings.Repeat("a + ", 20000) + "a FORM t",
+	"SELECT '" + strings.Repeat("设备", 5000) + "' FORM t",
+	"SELECT a INTO SIDE 'a\x00b' FROM t",
+	"SELECT a FROM t INTO SIDE 'x\ny'",
+	"DROP SIDE '\x1b]0;title\x07'",
+	"SELECT a INTO SIDE 'x\u0085' FROM t",
+	"SELECT '\x1b[2J' FORM t",
+	"CREATE STREAM select (a BIGINT)",
+	"CREATE STREAM s (from BIGINT, WATERMARK FOR from AS from - 1)",
+	"CREATE STREAM `select` (`from` BIGINT, WATERMARK FOR `from` AS `from` - 1); SELECT `from` FROM `select`",
+	"CREATE STREAM if (a BIGINT); DROP STREAM if; DESCRIBE select",
+	"SELECT * FROM select",
 }
 
 // FuzzParse checks that Parse never panics, that errors point into the source,
@@ -74,7 +93,15 @@ func FuzzParse(f *testing.F) {
 			if strings.HasPrefix(e.Msg, "internal error") || strings.Contains(e.Msg, "line 1 column") {
 				t.Fatalf("bad message: %s", e.Msg)
 			}
-			_ = FormatError("fuzz.sql", src, e)
+			out := FormatError("fuzz.sql", src, e)
+			for _, r := range out {
+				if isControl(r) && r != '\n' {
+					t.Fatalf("FormatError prints control character %U: %q", r, out)
+				}
+			}
+			if lines := strings.Split(out, "\n"); width(lines[len(lines)-2], 1000) > excerptWidth+2 {
+				t.Fatalf("excerpt wider than %d columns: %q", excerptWidth, lines[len(lines)-2])
+			}
 			return
 		}
 		check := func(loc Locator, root ast.Node) {
@@ -171,7 +198,7 @@ func TestParseLargeInputs(t *testing.T) {
 		b.WriteString("CAST(a AS INT) + b")
 	}
 	b.WriteString(" FROM t WHERE ")
-	b.WriteString(strings.Repeat("(", 2000) + "a" + strings.Repeat(")", 2000))
+	b.WriteString(strings.Repeat("(", MaxNesting) + "a" + strings.Repeat(")", MaxNesting)) // as deep as allowed
 	b.WriteString(";\n")
 	src := strings.Repeat(b.String(), 2)
 	if _, err := Parse("big.sql", src); err != nil {

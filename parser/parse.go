@@ -28,11 +28,13 @@ const supported = "streamql supports CREATE STREAM, DROP STREAM, SHOW STREAMS, D
 // len(src)); its message never shows the text handed to TiDB. Render it with
 // FormatError.
 func Parse(name, src string) (*Script, error) {
-	ps := &parseState{src: src}
-	sc := &Script{Name: name, Source: src}
+	f := NewFile(name, src)
+	ps := &parseState{src: src, file: f}
+	sc := &Script{Name: name, Source: src, File: f}
 	for _, rs := range split(Tokens(src)) {
 		st, err := ps.safeStmt(&rs)
 		if err != nil {
+			err.File = f
 			return nil, err
 		}
 		sc.Stmts = append(sc.Stmts, st)
@@ -45,6 +47,7 @@ func Parse(name, src string) (*Script, error) {
 // use, so it is never shared between Parse calls).
 type parseState struct {
 	src  string
+	file *File
 	tidb *parser.Parser
 }
 
@@ -64,6 +67,9 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 		if t.Kind == TokError {
 			return nil, lexError(t)
 		}
+	}
+	if err := checkNesting(rs.toks); err != nil {
+		return nil, err
 	}
 	first := rs.toks[0]
 	span := Range{Start: rs.start, End: rs.end}
@@ -160,6 +166,9 @@ func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
 // createStream parses the rest of CREATE STREAM [IF NOT EXISTS] name (elements) [WITH (options)].
 func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	cs := &CreateStream{Range: span, WithPos: span.Start}
+	if t := c.peek(); t.is("IF") && c.peekAt(1).isOp("(") {
+		return nil, reservedError(t) // CREATE STREAM if (...)
+	}
 	if c.word("IF") {
 		if !c.word("NOT") || !c.word("EXISTS") {
 			return nil, c.expected("IF NOT EXISTS")
@@ -305,7 +314,7 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 
 // watermark parses col AS expr (after WATERMARK FOR).
 func (ps *parseState) watermark(c *cursor) (*Watermark, *Error) {
-	wm := &Watermark{}
+	wm := &Watermark{File: ps.file}
 	var err *Error
 	if wm.Column, wm.ColumnPos, err = c.name("the event-time column after WATERMARK FOR"); err != nil {
 		return nil, err
@@ -347,6 +356,9 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 	switch {
 	case c.word("STREAM"):
 		ds := &DropStream{Range: span}
+		if t := c.peek(); t.is("IF") && c.i+1 == len(c.toks) {
+			return nil, reservedError(t) // DROP STREAM if
+		}
 		if c.word("IF") {
 			if !c.word("EXISTS") {
 				return nil, c.expected("EXISTS after DROP STREAM IF")
@@ -398,7 +410,7 @@ func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
 	if c.peek().is("STREAM") && !c.atEnd() && c.i+1 < len(c.toks) {
 		c.next() // DESCRIBE STREAM name
 	}
-	if t := c.peek(); t.is("SELECT") {
+	if t := c.peek(); t.is("SELECT") && c.i+1 < len(c.toks) {
 		return nil, Errorf(t.Offset, "DESCRIBE takes a stream name; to see a query's plan write EXPLAIN SELECT ...")
 	}
 	d := &Describe{Range: span}
@@ -427,27 +439,6 @@ func (ps *parseState) set(c *cursor, span Range) (Stmt, *Error) {
 		return nil, err
 	}
 	return &Set{Range: span, Option: o}, c.expectEnd(form)
-}
-
-// checkSideName validates a side name token (SPEC 2.1: 1 to 64 characters, not
-// main, no '/').
-func checkSideName(t Token) *Error {
-	v := t.Value()
-	n := 0
-	for range v {
-		n++
-	}
-	switch {
-	case n == 0:
-		return Errorf(t.Offset, "a side name cannot be empty")
-	case n > 64:
-		return Errorf(t.Offset, "a side name has at most 64 characters (this one has %d)", n)
-	case v == "main":
-		return Errorf(t.Offset, "'main' is the name of the main output and cannot name a side output")
-	case strings.Contains(v, "/"):
-		return Errorf(t.Offset, "a side name cannot contain '/'")
-	}
-	return nil
 }
 
 // didYouMean returns the word of words closest to w when it is a likely typo of it

@@ -107,7 +107,9 @@ func (c *cursor) expectEnd(after string) *Error {
 	return Errorf(c.toks[c.i].Offset, "unexpected %s after %s", describe(c.toks[c.i]), after)
 }
 
-// name consumes an identifier (bare or quoted) and returns it unquoted.
+// name consumes an identifier (bare or quoted) and returns it unquoted. A bare
+// reserved word is refused (back-quoted it is a name), as TiDB refuses it in the
+// queries that would use the name.
 func (c *cursor) name(what string) (string, int, *Error) {
 	t := c.peek()
 	if c.atEnd() || (t.Kind != TokIdent && t.Kind != TokQuotedIdent) {
@@ -116,6 +118,9 @@ func (c *cursor) name(what string) (string, int, *Error) {
 	v := t.Value()
 	if v == "" {
 		return "", 0, Errorf(t.Offset, "%s cannot be empty", what)
+	}
+	if t.Kind == TokIdent && IsReserved(v) {
+		return "", 0, reservedError(t)
 	}
 	c.i++
 	return v, t.Offset, nil

@@ -7,7 +7,10 @@ import "github.com/pingcap/tidb/pkg/parser/ast"
 type Script struct {
 	Name   string // file path as given, "-e", "stdin" or "repl"; used in error messages
 	Source string // the full text as read
-	Stmts  []Stmt
+	// File resolves offsets of this script to its name, lines and columns; the
+	// errors Parse returns carry it, and so may later errors (File.Attach).
+	File  *File
+	Stmts []Stmt
 }
 
 // Stmt is one statement of a script. Concrete types: *CreateStream, *DropStream,
@@ -63,6 +66,9 @@ type Watermark struct {
 	Pos       int    // offset of the expression
 	Casts     CastTypes
 	Locate    Locator
+	// File is the script that declared the stream: Pos, ColumnPos and Locate's
+	// offsets are into its text, which may be another script than the query's.
+	File *File
 }
 
 // Option is one 'key' = 'value' pair of WITH (...) or SET.

@@ -539,8 +539,10 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		if u == "INTERVAL" {
 			return "INTERVAL works in arithmetic such as ts - INTERVAL '5' SECOND; as a name write `interval`"
 		}
-		if reservedHint[u] {
-			return fmt.Sprintf("%s is a reserved word: write `%s` to use it as a name", u, t.Text)
+		// any reserved word where a stream or column name stands (FROM select,
+		// SELECT from, s.order); the common ones anywhere
+		if reservedHint[u] || (IsReserved(u) && k > 0 && namePlace(r.toks[k-1])) {
+			return reservedMsg(t)
 		}
 	}
 	for _, j := range []int{k, k - 1} {
@@ -551,6 +553,11 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		}
 	}
 	return ""
+}
+
+// namePlace reports whether a name is expected after p.
+func namePlace(p Token) bool {
+	return startsTableRef(p) || p.is("SELECT") || p.is("INTO") || p.isOp(".")
 }
 
 // decimalTooLong reports whether a number literal that TiDB reads as a DECIMAL has

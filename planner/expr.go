@@ -29,16 +29,46 @@ type Expr struct {
 	Col int
 	// Const is set for literals (and expressions of literals): Eval ignores b.
 	Const bool
+	// node is the expression's AST while Text is still empty: an inner node's text
+	// is rendered only when a message needs it (text), so that planning stays
+	// linear in the size of the expression.
+	node ast.ExprNode
 }
 
-// compile type-checks n within sc and compiles it.
+// text returns e.Text, rendering it from the AST the first time it is needed for
+// an inner expression (compile fills Text eagerly for whole expressions only).
+func (e *Expr) text() string {
+	if e.Text == "" && e.node != nil {
+		e.Text, e.node = exprText(e.node), nil
+	}
+	return e.Text
+}
+
+// inheritText gives dst the text of src (a conversion shows as its operand).
+func inheritText(dst, src *Expr) {
+	dst.Text, dst.node = src.Text, src.node
+}
+
+// compile type-checks n within sc and compiles it. The whole expression (the
+// outermost call) gets its Text at once; inner ones keep their node and render it
+// only when a message asks (Expr.text), so that a deep expression is rendered
+// once, not once per level (planning is linear in its size).
 func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
+	if err := sc.tick(); err != nil {
+		return nil, err
+	}
+	sc.depth++
 	e, err := sc.compile1(n)
+	sc.depth--
 	if err != nil {
 		return nil, err
 	}
 	if e.Text == "" {
-		e.Text = exprText(n)
+		if sc.depth == 0 {
+			e.Text, e.node = exprText(n), nil
+		} else {
+			e.node = n
+		}
 	}
 	return e, nil
 }
@@ -68,7 +98,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 			return nil, err
 		}
 		paren := *e
-		paren.Text = "(" + e.Text + ")"
+		paren.Text, paren.node = "", nil // compile renders "(...)" from n when needed
 		return &paren, nil
 	case *ast.ColumnNameExpr:
 		idx, t, err := sc.column(n)
@@ -314,7 +344,7 @@ func mismatch(sc *scope, n ast.Node, what string, l, r *Expr) error {
 	} else {
 		hint = "; use CAST to convert one side"
 	}
-	return parser.Errorf(sc.pos(n), "cannot %s %s (%s) with %s (%s)%s", what, l.Text, l.Type, r.Text, r.Type, hint)
+	return parser.Errorf(sc.pos(n), "cannot %s %s (%s) with %s (%s)%s", what, l.text(), l.Type, r.text(), r.Type, hint)
 }
 
 func (sc *scope) compare(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
@@ -339,7 +369,7 @@ func (sc *scope) arith(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
 		r = coerce(r, catalog.BigInt)
 	}
 	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
-		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, l.Text, l.Type, r.Text, r.Type)
+		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, l.text(), l.Type, r.text(), r.Type)
 	}
 	bothInt := l.Type == catalog.BigInt && r.Type == catalog.BigInt
 	switch op {

@@ -46,7 +46,7 @@ func (sc *scope) call(n *ast.FuncCallExpr) (*Expr, error) {
 	needText := func(i int) error {
 		args[i] = coerce(args[i], catalog.Varchar)
 		if args[i].Type != catalog.Varchar {
-			return parser.Errorf(sc.pos(n.Args[i]), "%s needs text, got %s (%s); use CAST(... AS VARCHAR)", strings.ToUpper(name), args[i].Text, args[i].Type)
+			return parser.Errorf(sc.pos(n.Args[i]), "%s needs text, got %s (%s); use CAST(... AS VARCHAR)", strings.ToUpper(name), args[i].text(), args[i].Type)
 		}
 		return nil
 	}

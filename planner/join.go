@@ -113,7 +113,7 @@ func conjuncts(n ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
 func (sc *scope) one(r int, wm int) *scope {
 	rel := sc.rels[r]
 	rel.offset = 0
-	one := &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }}
+	one := &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }, ticks: sc.ticks}
 	if r == 0 {
 		one.uses = sc.uses // the probe side reads the job's batch
 	}
@@ -124,6 +124,7 @@ func (sc *scope) one(r int, wm int) *scope {
 // clause for the error when a condition is not BOOLEAN.
 func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 	var acc *Expr
+	var texts []string
 	for _, c := range conds {
 		e, err := s.compile(c)
 		if err != nil {
@@ -133,13 +134,15 @@ func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 		if e.Type != catalog.Boolean {
 			return nil, parser.Errorf(s.pos(c), "%s needs a BOOLEAN condition, got %s (%s)", what, e.Type, e.Text)
 		}
+		texts = append(texts, e.Text)
 		if acc == nil {
 			acc = e
 		} else {
-			t := acc.Text + " AND " + e.Text
 			acc = logic(opcode.LogicAnd, acc, e)
-			acc.Text = t
 		}
+	}
+	if len(texts) > 1 {
+		acc.Text = strings.Join(texts, " AND ") // once: linear in the number of conditions
 	}
 	return acc, nil
 }
@@ -166,8 +169,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		if len(missing) > 0 {
 			return nil, parser.Errorf(pos, "%s is unbounded, so the join decides by event time and needs a WATERMARK on both streams; add WATERMARK FOR <col> AS <col> - INTERVAL '1' SECOND to CREATE STREAM %s (or read a bounded build side)", right.Name, strings.Join(missing, " and "))
 		}
-		wsc := &scope{rels: []relation{{stream: right, name: right.Name}}, locate: right.Watermark.Locate, casts: right.Watermark.Casts, src: two.src, watermark: func(int) int { return -1 }}
-		wm, err := wsc.compile(right.Watermark.Expr)
+		wm, err := CompileWatermark(right) // in the script that declared right
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +192,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		}
 		le2, re2, ok := unify(le, re)
 		if !ok || le2.Type == catalog.Unknown {
-			return parser.Errorf(two.pos(at), "join key types differ: %s is %s, %s is %s; use CAST on one side", le.Text, le.Type, re.Text, re.Type)
+			return parser.Errorf(two.pos(at), "join key types differ: %s is %s, %s is %s; use CAST on one side", le.text(), le.Type, re.text(), re.Type)
 		}
 		j.ProbeKeys = append(j.ProbeKeys, le2)
 		j.BuildKeys = append(j.BuildKeys, re2)

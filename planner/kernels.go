@@ -40,7 +40,7 @@ func foldConst(e *Expr) *Expr {
 	for i := range frozen.S {
 		frozen.S[i] = bytes.Clone(v.S[i])
 	}
-	return &Expr{Type: e.Type, Col: -1, Const: true, Text: e.Text, Eval: func(*vector.Batch, []int32) *vector.Vec { return frozen }}
+	return &Expr{Type: e.Type, Col: -1, Const: true, Text: e.Text, node: e.node, Eval: func(*vector.Batch, []int32) *vector.Vec { return frozen }}
 }
 
 // coerce converts e to t when the conversion is implicit (NULL to anything, BIGINT
@@ -51,7 +51,7 @@ func coerce(e *Expr, t catalog.Type) *Expr {
 		return e
 	case e.Type == catalog.Unknown:
 		n := nullExpr(t)
-		n.Text = e.Text
+		inheritText(n, e)
 		return n
 	case e.Type == catalog.BigInt && t == catalog.Double:
 		return castTo(e, t)
@@ -78,7 +78,7 @@ func castTo(e *Expr, t catalog.Type) *Expr {
 			out.Null[i] = !convert(from, in, int(i), t, out)
 		}
 	})
-	r.Text = e.Text
+	inheritText(r, e)
 	return foldConst(r)
 }
 

@@ -5,6 +5,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -67,6 +68,9 @@ func (j *Job) HasSides() bool { return len(j.Branches) > 0 }
 type Planner struct {
 	Cat    *catalog.Catalog
 	Source string // text of the script the statements come from
+	// Ctx, when not nil, cancels a long planning: PlanSelect checks it every few
+	// hundred AST nodes and returns its error (context.Canceled after Ctrl-C).
+	Ctx context.Context
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
@@ -83,6 +87,10 @@ func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
 // returns its compiled branch. Errors are *parser.Error at the offending token:
 // unknown stream or column, type errors, unsupported clauses.
 func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
+	ticks := &ticker{ctx: p.Ctx}
+	if p.Ctx != nil && p.Ctx.Err() != nil {
+		return nil, p.Ctx.Err()
+	}
 	q := sel.Query
 	start, _ := sel.Span()
 	pos := func(n ast.Node) int {
@@ -147,6 +155,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		locate: sel.Locate, casts: sel.Casts, src: p.Source,
 		watermark: func(int) int { return wm },
 		uses:      make([]bool, len(types)),
+		ticks:     ticks,
 	}
 	var j *Join
 	if rightTS != nil {
@@ -238,12 +247,13 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	for len(fieldOf) < len(b.Columns) {
 		fieldOf = append(fieldOf, last)
 	}
+	seen := make(map[string]bool, len(b.Columns))
 	for i, c := range b.Columns {
-		for _, d := range b.Columns[:i] {
-			if strings.EqualFold(c.Name, d.Name) {
-				return nil, parser.Errorf(pos(fieldOf[i]), "the output has two columns named '%s'; give one of them another name with AS", c.Name)
-			}
+		k := catalog.FoldName(c.Name)
+		if seen[k] {
+			return nil, parser.Errorf(pos(fieldOf[i]), "the output has two columns named '%s'; give one of them another name with AS", c.Name)
 		}
+		seen[k] = true
 	}
 	if q.Limit != nil {
 		if sel.Side != "" {
@@ -410,7 +420,9 @@ func colEval(idx int) func(b *vector.Batch, _ []int32) *vector.Vec {
 // job (SPEC 2.1): outputs are main, then the side names in declaration order; two
 // branches may share a side name only with the same schema; a side may not be
 // named like the errors side output of any stream the job reads, probe or build
-// side (SPEC 1, Bad input). Errors are *parser.Error.
+// side (SPEC 1, Bad input). Errors are *parser.Error. It takes time linear in the
+// branches (and their columns). src is not used any more: the WATERMARK
+// expression is compiled against its own script (CompileWatermark).
 func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*Job, error) {
 	types, wm := batchLayout(st)
 	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm}
@@ -419,6 +431,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns})
 	}
 	read := j.Streams()
+	byName := make(map[string]int, len(branches)) // side name -> index into j.Outputs: linear in the branches
 	for _, b := range branches {
 		for _, r := range read {
 			if errSide := r.Options["errors.side"]; errSide != "" && b.Side == errSide {
@@ -429,16 +442,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 				return nil, parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s, which the job %s; pick another side name or set 'errors.side' on %s", b.Side, r.Name, how, r.Name)
 			}
 		}
-		found := -1
-		for k, o := range j.Outputs {
-			if k == 0 && main != nil {
-				continue
-			}
-			if o.Name == b.Side {
-				found = k
-			}
-		}
-		if found >= 0 {
+		if found, ok := byName[b.Side]; ok {
 			if !sameSchema(j.Outputs[found].Columns, b.Columns) {
 				return nil, parser.Errorf(b.SidePos, "side output '%s' is used twice with different columns (%s vs %s); give one branch another name", b.Side, schemaText(j.Outputs[found].Columns), schemaText(b.Columns))
 			}
@@ -446,18 +450,13 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 			continue
 		}
 		b.Output = len(j.Outputs)
+		byName[b.Side] = b.Output
 		j.Outputs = append(j.Outputs, Output{Name: b.Side, Columns: b.Columns})
 	}
 	if st.Watermark != nil {
-		sc := &scope{rels: []relation{{stream: st, name: st.Name}}, locate: st.Watermark.Locate, casts: st.Watermark.Casts, src: src,
-			watermark: func(int) int { return -1 }}
-		e, err := sc.compile(st.Watermark.Expr)
+		e, err := CompileWatermark(st)
 		if err != nil {
 			return nil, err
-		}
-		et := st.Columns[st.EventTime].Type
-		if e.Type != et {
-			return nil, parser.Errorf(st.Watermark.Pos, "the WATERMARK expression has type %s but %s is %s", e.Type, st.Columns[st.EventTime].Name, et)
 		}
 		j.Watermark = e
 	}
@@ -485,6 +484,27 @@ func (j *Job) Streams() []*catalog.Stream {
 	}
 	add(j.Main)
 	return out
+}
+
+// CompileWatermark type-checks and compiles st's WATERMARK expression (SPEC 2.3)
+// over st's columns; st.Watermark must not be nil. The expression must have the
+// event-time column's type. Errors are *parser.Error whose File is the script
+// that declared the stream (Watermark.File), so a caret points into it, not into
+// the script of the query that reads the stream.
+func CompileWatermark(st *catalog.Stream) (*Expr, error) {
+	w := st.Watermark
+	sc := &scope{rels: []relation{{stream: st, name: st.Name}}, locate: w.Locate, casts: w.Casts, src: w.File.Source(),
+		watermark: func(int) int { return -1 }}
+	e, err := sc.compile(w.Expr)
+	if err == nil {
+		if et := st.Columns[st.EventTime].Type; e.Type != et {
+			err = parser.Errorf(w.Pos, "the WATERMARK expression has type %s but %s is %s", e.Type, st.Columns[st.EventTime].Name, et)
+		}
+	}
+	if err != nil {
+		return nil, w.File.Attach(err)
+	}
+	return e, nil
 }
 
 func sameSchema(a, b []catalog.Column) bool {

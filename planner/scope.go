@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -36,6 +37,11 @@ type scope struct {
 	// uses, when set, marks the batch columns compiled expressions read
 	// (Branch.Uses); nil in scopes over another batch (a join's build side).
 	uses []bool
+	// depth counts the compile calls in progress (0: compiling a whole expression).
+	depth int
+	// ticks counts the nodes compiled for the planning's cancellation check; nil
+	// when the planning cannot be cancelled.
+	ticks *ticker
 }
 
 // use marks batch column idx as read.
@@ -43,6 +49,30 @@ func (s *scope) use(idx int) {
 	if idx >= 0 && idx < len(s.uses) {
 		s.uses[idx] = true
 	}
+}
+
+// ticker checks a planning's context every tickEvery nodes, so that a long
+// planning stops soon after Ctrl-C (issue 9: within 100 ms).
+type ticker struct {
+	ctx context.Context
+	n   int
+}
+
+// tickEvery is how many AST nodes are compiled between two context checks; a
+// node takes well under a microsecond, so a check comes every few hundred µs.
+const tickEvery = 256
+
+// tick counts one node and returns the context's error every tickEvery nodes once
+// it is done (context.Canceled after Ctrl-C).
+func (s *scope) tick() error {
+	t := s.ticks
+	if t == nil || t.ctx == nil {
+		return nil
+	}
+	if t.n++; t.n%tickEvery != 0 {
+		return nil
+	}
+	return t.ctx.Err()
 }
 
 // column resolves a column reference and returns its batch index and type.

@@ -8,10 +8,12 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/parser"
+	"streamql/planner"
 )
 
 // createStream declares a stream (SPEC 1): typed columns, the event-time column of
-// WATERMARK FOR (BIGINT epoch ms or TIMESTAMP), and the connector's options.
+// WATERMARK FOR (BIGINT epoch ms or TIMESTAMP) and its expression, type-checked
+// here (SPEC 2.3), and the connector's options.
 func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
 	if s.Cat.Lookup(st.Name) != nil {
 		if st.IfNotExists {
@@ -20,16 +22,17 @@ func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
 		return parser.Errorf(st.NamePos, "stream '%s' already exists; DROP STREAM %s first, or write CREATE STREAM IF NOT EXISTS", st.Name, st.Name)
 	}
 	x := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: sc.dir}
+	seen := make(map[string]bool, len(st.Columns)) // by catalog.FoldName: linear in the columns
 	for _, c := range st.Columns {
 		t, err := catalog.ParseType(c.Type)
 		if err != nil {
 			return parser.Errorf(c.TypePos, "%v", err)
 		}
-		for _, o := range x.Columns {
-			if strings.EqualFold(o.Name, c.Name) {
-				return parser.Errorf(c.Pos, "column '%s' is declared twice", c.Name)
-			}
+		k := catalog.FoldName(c.Name)
+		if seen[k] {
+			return parser.Errorf(c.Pos, "column '%s' is declared twice", c.Name)
 		}
+		seen[k] = true
 		x.Columns = append(x.Columns, catalog.Column{Name: c.Name, Type: t})
 	}
 	if len(x.Columns) == 0 {
@@ -44,6 +47,11 @@ func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
 			return parser.Errorf(w.ColumnPos, "WATERMARK FOR '%s': the event-time column must be BIGINT (epoch ms) or TIMESTAMP, not %s", w.Column, t)
 		}
 		x.EventTime, x.Watermark = i, w
+		// type-check the expression now, so that its error points into this
+		// statement, not at the first query that reads the stream (issue 9, item 13)
+		if _, err := planner.CompileWatermark(x); err != nil {
+			return err
+		}
 	}
 	spec, opts, err := catalog.ValidateOptions(st.Options, x.Columns, st.WithPos)
 	if err != nil {

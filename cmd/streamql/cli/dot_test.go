@@ -127,13 +127,13 @@ func TestScriptDotErrors(t *testing.T) {
 	}{
 		{"a.sql", 2, "*", "error: .read cycle: " + filepath.Join(dir, "a.sql") + " is already being run (" +
 			filepath.Join(dir, "a.sql") + " → " + filepath.Join(dir, "b.sql") + " → " + filepath.Join(dir, "a.sql") + "); remove one of the .read lines\n" +
-			"line 2, column 9 of " + filepath.Join(dir, "b.sql") + ":\n    .read 'a.sql'\n          ^\n"},
-		{"self.sql", 2, "*", "line 3, column 7 of " + filepath.Join(dir, "self.sql") + ":\n  .read self.sql\n        ^\n"},
-		{"fmt.sql", 2, "", "error: unknown format 'xml'; use one of table, csv, tsv, json, plain, markdown\nline 3, column 9 of " + filepath.Join(dir, "fmt.sql") + ":\n  .format xml\n          ^\n"},
-		{"cmd.sql", 2, "", "error: unknown command .bogus; .help lists the commands\nline 3, column 3 of " + filepath.Join(dir, "cmd.sql") + ":\n    .bogus on\n    ^\n"},
-		{"timer.sql", 2, "", "error: .timer takes on or off, not 'maybe'\nline 1, column 8"},
-		{"miss.sql", 2, "", "error: cannot read script " + filepath.Join(dir, "nope.sql") + ": no such file or directory\nline 2, column 7"},
-		{"schema.sql", 2, "*", "error: unknown stream 'nope'; .streams lists them\nline 3, column 9"},
+			filepath.Join(dir, "b.sql") + ", line 2, column 9:\n    .read 'a.sql'\n          ^\n"},
+		{"self.sql", 2, "*", filepath.Join(dir, "self.sql") + ", line 3, column 7:\n  .read self.sql\n        ^\n"},
+		{"fmt.sql", 2, "", "error: unknown format 'xml'; use one of table, csv, tsv, json, plain, markdown\n" + filepath.Join(dir, "fmt.sql") + ", line 3, column 9:\n  .format xml\n          ^\n"},
+		{"cmd.sql", 2, "", "error: unknown command .bogus; .help lists the commands\n" + filepath.Join(dir, "cmd.sql") + ", line 3, column 3:\n    .bogus on\n    ^\n"},
+		{"timer.sql", 2, "", "error: .timer takes on or off, not 'maybe'\n" + filepath.Join(dir, "timer.sql") + ", line 1, column 8:"},
+		{"miss.sql", 2, "", "error: cannot read script " + filepath.Join(dir, "nope.sql") + ": no such file or directory\n" + filepath.Join(dir, "miss.sql") + ", line 2, column 7:"},
+		{"schema.sql", 2, "*", "error: unknown stream 'nope'; .streams lists them\n" + filepath.Join(dir, "schema.sql") + ", line 3, column 9:"},
 		{"quit.sql", 0, "x\n1\n2\n", ""},
 		{"instmt.sql", 2, "", "error: unknown stream or alias 'x' in 'x.format'"}, // a '.' inside a statement is SQL
 	} {

@@ -48,6 +48,37 @@ type Session struct {
 	// (dot.go); reading is the stack of script files being run, for .read cycles.
 	scripts map[*parser.Script]*scriptInfo
 	reading []string
+	// sides indexes pending by stream and side name (the first branch of each);
+	// nil when it must be rebuilt (pendingSide).
+	sides map[sideKey]*planner.Branch
+}
+
+type sideKey struct {
+	st   *catalog.Stream
+	side string
+}
+
+// addPending appends b to the pending side branches.
+func (s *Session) addPending(b *planner.Branch) {
+	s.pending = append(s.pending, b)
+	if s.sides != nil {
+		if _, ok := s.sides[sideKey{b.Stream, b.Side}]; !ok {
+			s.sides[sideKey{b.Stream, b.Side}] = b
+		}
+	}
+}
+
+// pendingSide returns the first pending branch of st with side name side, or nil.
+func (s *Session) pendingSide(st *catalog.Stream, side string) *planner.Branch {
+	if s.sides == nil {
+		s.sides = map[sideKey]*planner.Branch{}
+		for _, b := range s.pending {
+			if _, ok := s.sides[sideKey{b.Stream, b.Side}]; !ok {
+				s.sides[sideKey{b.Stream, b.Side}] = b
+			}
+		}
+	}
+	return s.sides[sideKey{st, side}]
 }
 
 // NewSession returns a session printing to stdout and stderr.
@@ -104,6 +135,9 @@ func (s *Session) ExecStmts(ctx context.Context, script *parser.Script, dir stri
 		return exitOK
 	}
 	for _, st := range script.Stmts {
+		if err := ctx.Err(); err != nil { // Ctrl-C between statements (a long script)
+			return s.report(sc, err)
+		}
 		start, _ := st.Span()
 		if code := runDots(start); code != exitOK || s.Closed {
 			return code
@@ -156,7 +190,7 @@ func (s *Session) report(sc *scriptCtx, err error) int {
 }
 
 func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: sc.script.Source}
+	p := &planner.Planner{Cat: s.Cat, Source: sc.script.Source, Ctx: ctx}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(sc, st)
@@ -183,11 +217,17 @@ func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) e
 			return err
 		}
 		if b.Side != "" {
-			// check the job it will join now, so the error points at this statement
-			if _, err := planner.NewJob(b.Stream, append(s.branchesOf(b.Stream), b), nil, sc.script.Source); err != nil {
+			// check the job it will join now, so the error points at this statement:
+			// against the first pending branch of that side name only, so that
+			// declaring n branches takes linear time
+			check := []*planner.Branch{b}
+			if prev := s.pendingSide(b.Stream, b.Side); prev != nil {
+				check = []*planner.Branch{prev, b}
+			}
+			if _, err := planner.NewJob(b.Stream, check, nil, sc.script.Source); err != nil {
 				return err
 			}
-			s.pending = append(s.pending, b)
+			s.addPending(b)
 			return nil
 		}
 		branches := s.takeBranches(b.Stream)
@@ -245,7 +285,7 @@ func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) e
 			}
 			kept = append(kept, b)
 		}
-		s.pending = kept
+		s.pending, s.sides = kept, nil
 		if !found {
 			return parser.Errorf(st.NamePos, "no pending side branch named '%s' (SHOW SIDES lists them)", st.Name)
 		}
@@ -344,7 +384,7 @@ func (s *Session) takeBranches(st *catalog.Stream) []*planner.Branch {
 			kept = append(kept, b)
 		}
 	}
-	s.pending = kept
+	s.pending, s.sides = kept, nil
 	return out
 }
 
