@@ -1,0 +1,300 @@
+// Package kafkatest is the test side of the real Kafka broker that
+// scripts/kafka-broker starts for streamql's tests and CI (issue 12 item 5).
+// It owns: finding the broker (STREAMQL_KAFKA_BROKERS, with the skip/fail rule
+// below), unique topic, group and transactional-id names per test, and the
+// helpers a Kafka connector test needs around the engine: create topics with N
+// partitions, produce records, read every record of a topic back (optionally
+// read_committed) and delete topics.
+//
+// It talks to Kafka only through franz-go (kgo, kadm) and imports no engine
+// package, so engine tests can use it without import cycles and it never
+// tests the engine through the engine's own Kafka code.
+//
+// Start a broker and run the Kafka tests:
+//
+//	export "$(scripts/kafka-broker start /tmp/streamql-kafka)"
+//	go test ./tests/kafkatest/
+//	scripts/kafka-broker stop /tmp/streamql-kafka
+package kafkatest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// EnvBrokers is the environment variable holding the broker address list
+// (host:port[,host:port...]) that scripts/kafka-broker start prints.
+const EnvBrokers = "STREAMQL_KAFKA_BROKERS"
+
+// Timeout bounds every helper call against the broker (create, produce, read,
+// delete): a broker that stops answering fails the test instead of hanging it.
+const Timeout = 60 * time.Second
+
+// Brokers returns the seed brokers of the test broker, from STREAMQL_KAFKA_BROKERS.
+// When the variable is unset it skips the test with a message saying how to
+// start a broker, except under CI=true, where a missing broker fails the test
+// (issue 12 item 5: the Kafka tests may skip on a laptop, never in CI).
+func Brokers(t testing.TB) string {
+	t.Helper()
+	if b := strings.TrimSpace(os.Getenv(EnvBrokers)); b != "" {
+		return b
+	}
+	msg := missingBrokerMessage(exec.LookPath)
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s (CI=true: the Kafka tests must run in CI; .ci/run starts the broker)", msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// missingBrokerMessage says that no broker is set and how to start one, naming
+// java or mvn when lookPath does not find them.
+func missingBrokerMessage(lookPath func(string) (string, error)) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is not set, so there is no Kafka broker to test against: start one with\n"+
+		"\texport \"$(scripts/kafka-broker start /tmp/streamql-kafka)\"\n"+
+		"and stop it afterwards with scripts/kafka-broker stop /tmp/streamql-kafka", EnvBrokers)
+	for _, tool := range []string{"java", "mvn"} {
+		if _, err := lookPath(tool); err != nil {
+			fmt.Fprintf(&b, "\n(%s is not on PATH: the broker script needs it)", tool)
+		}
+	}
+	return b.String()
+}
+
+var seq atomic.Int64
+
+// Name returns a name unique to this test and call, made of kind, the test's
+// name and a process-unique suffix, using only characters valid in Kafka topic,
+// group and transactional-id names ([a-zA-Z0-9._-]) and at most 200 bytes.
+func Name(t testing.TB, kind string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("streamql-")
+	b.WriteString(kind)
+	b.WriteByte('-')
+	for _, r := range t.Name() {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := b.String()
+	suffix := fmt.Sprintf("-%d-%d-%d", os.Getpid(), time.Now().UnixNano()%1e9, seq.Add(1))
+	if len(name)+len(suffix) > 200 {
+		name = name[:200-len(suffix)]
+	}
+	return name + suffix
+}
+
+// Client returns a franz-go client seeded with Brokers(t) and the given
+// options, closed when the test ends.
+func Client(t testing.TB, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	opts = append([]kgo.Opt{kgo.SeedBrokers(strings.Split(Brokers(t), ",")...)}, opts...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatalf("kafkatest: new Kafka client for %s: %v", Brokers(t), err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// Admin returns a kadm admin client on Brokers(t), closed when the test ends.
+func Admin(t testing.TB) *kadm.Client {
+	t.Helper()
+	return kadm.NewClient(Client(t))
+}
+
+// CreateTopic creates a topic with a unique name (Name(t, "topic")), the given
+// number of partitions (at least 1), replication 1 and the given topic configs
+// (nil for none), and deletes it when the test ends unless
+// STREAMQL_KAFKA_KEEP_TOPICS is set (to look at it after a failure). It
+// returns the topic name once every partition has a leader.
+func CreateTopic(t testing.TB, partitions int, configs map[string]*string) string {
+	t.Helper()
+	if partitions < 1 {
+		t.Fatalf("kafkatest: CreateTopic with %d partitions: need at least 1", partitions)
+	}
+	adm := Admin(t)
+	topic := Name(t, "topic")
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	if _, err := adm.CreateTopic(ctx, int32(partitions), 1, configs, topic); err != nil {
+		t.Fatalf("kafkatest: create topic %s with %d partitions on %s: %v", topic, partitions, Brokers(t), err)
+	}
+	if os.Getenv("STREAMQL_KAFKA_KEEP_TOPICS") == "" {
+		t.Cleanup(func() { DeleteTopics(t, topic) })
+	}
+	for {
+		md, err := adm.Metadata(ctx, topic)
+		if err == nil {
+			td, ok := md.Topics[topic]
+			if ok && td.Err == nil && len(td.Partitions) == partitions && allLed(td.Partitions) {
+				return topic
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("kafkatest: topic %s has no leader for all %d partitions after %v (last error: %v)", topic, partitions, Timeout, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func allLed(ps kadm.PartitionDetails) bool {
+	for _, p := range ps {
+		if p.Err != nil || p.Leader < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// DeleteTopics deletes the given topics, failing the test on an error other
+// than "unknown topic" (deleting twice is fine).
+func DeleteTopics(t testing.TB, topics ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	// A fresh client: this also runs from Cleanup, after Admin's client closed.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(Brokers(t), ",")...))
+	if err != nil {
+		t.Errorf("kafkatest: delete topics %v: %v", topics, err)
+		return
+	}
+	defer cl.Close()
+	resp, err := kadm.NewClient(cl).DeleteTopics(ctx, topics...)
+	if err != nil {
+		t.Errorf("kafkatest: delete topics %v: %v", topics, err)
+		return
+	}
+	for _, r := range resp {
+		if r.Err != nil && !strings.Contains(r.Err.Error(), "UNKNOWN_TOPIC_OR_PARTITION") {
+			t.Errorf("kafkatest: delete topic %s: %v", r.Topic, r.Err)
+		}
+	}
+}
+
+// Produce writes the records with cl (a client from Client; records with an
+// empty Topic go to topic) and waits until the broker acknowledged each one,
+// failing the test on the first error. The records get their Partition and
+// Offset filled in. A transactional client must be inside a transaction.
+func Produce(t testing.TB, cl *kgo.Client, topic string, records ...*kgo.Record) {
+	t.Helper()
+	for _, r := range records {
+		if r.Topic == "" {
+			r.Topic = topic
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, records...).FirstErr(); err != nil {
+		t.Fatalf("kafkatest: produce %d records to %s: %v", len(records), topic, err)
+	}
+}
+
+// ReadOptions says how ReadAll reads.
+type ReadOptions struct {
+	// ReadCommitted reads with isolation level read_committed: records of
+	// open or aborted transactions are not returned, and the read stops at
+	// the last stable offset. Otherwise read_uncommitted, up to the high
+	// watermark.
+	ReadCommitted bool
+}
+
+// ReadAll returns every record of topic, from the start of each partition up
+// to its end when ReadAll is called (high watermark, or last stable offset
+// with ReadCommitted), sorted by partition and then offset. Transaction
+// markers are not returned. It fails the test when the end is not reached
+// within Timeout.
+func ReadAll(t testing.TB, topic string, o ReadOptions) []*kgo.Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	adm := Admin(t)
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		t.Fatalf("kafkatest: list start offsets of %s: %v", topic, err)
+	}
+	var ends kadm.ListedOffsets
+	if o.ReadCommitted {
+		ends, err = adm.ListCommittedOffsets(ctx, topic)
+	} else {
+		ends, err = adm.ListEndOffsets(ctx, topic)
+	}
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		t.Fatalf("kafkatest: list end offsets of %s: %v", topic, err)
+	}
+	from := map[int32]kgo.Offset{}
+	want := map[int32]int64{} // partition -> end offset still to reach
+	for p, end := range ends[topic] {
+		start, _ := starts.Lookup(topic, p)
+		if end.Offset > start.Offset {
+			from[p] = kgo.NewOffset().At(start.Offset)
+			want[p] = end.Offset
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	opts := []kgo.Opt{
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
+		// Control records (transaction markers) take offsets too: keep them
+		// to see the consumer reach the end, and drop them below.
+		kgo.KeepControlRecords(),
+	}
+	if o.ReadCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	cl := Client(t, opts...)
+	var out []*kgo.Record
+	for len(want) > 0 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("kafkatest: read %s: the end of partitions %v not reached within %v", topic, want, Timeout)
+		}
+		if errs := fs.Errors(); len(errs) > 0 {
+			t.Fatalf("kafkatest: read %s partition %d: %v", errs[0].Topic, errs[0].Partition, errs[0].Err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			end, ok := want[r.Partition]
+			if !ok || r.Offset >= end {
+				return
+			}
+			if !r.Attrs.IsControl() {
+				out = append(out, r)
+			}
+			if r.Offset+1 >= end {
+				delete(want, r.Partition)
+			}
+		})
+		// Aborted records are dropped by the client: the abort marker
+		// after them still arrives as a control record, so the loop ends.
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Partition != out[j].Partition {
+			return out[i].Partition < out[j].Partition
+		}
+		return out[i].Offset < out[j].Offset
+	})
+	return out
+}
