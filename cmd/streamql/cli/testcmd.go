@@ -388,6 +388,7 @@ func updateCase(exp string, run caseRun) (string, bool) {
 	} else if _, err := os.Stat(exitPath); err == nil {
 		remove("exit")
 	}
+	sort.Strings(wrote)
 	msg := "updated expected/: wrote " + orNone(wrote)
 	if len(removed) > 0 {
 		msg += "; removed " + strings.Join(removed, ", ")
