@@ -7,6 +7,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.31
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/pingcap/tidb/pkg/parser v0.0.0-20260418072757-ce92298d1124
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/pflag v1.1.0
 	github.com/twmb/franz-go v1.22.3

@@ -31,6 +31,7 @@ usage:
   streamql -f script.sql            same
   streamql -e 'SQL; SQL'            run inline SQL
   ... | streamql                    SQL read from stdin when it is not a terminal
+  streamql test [DIR ...]           run the test cases under DIR (streamql test --help)
 
 flags:
 `
@@ -38,8 +39,12 @@ flags:
 // Run runs streamql with args (without the program name) and returns the exit
 // status (SPEC 4): 0 done; 1 a runtime failure; 2 an error found before a job
 // starts (flags, syntax, names, types, planning); 130 interrupted (ExitStatus
-// turns it into 143 or 129 when SIGTERM or SIGHUP cancelled ctx).
+// turns it into 143 or 129 when SIGTERM or SIGHUP cancelled ctx). A first
+// argument `test` runs the user's test cases instead (runTest, SPEC 4).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "test" { // streamql test [DIR …] (testcmd.go)
+		return runTest(ctx, args[1:], stdout, stderr)
+	}
 	fs := pflag.NewFlagSet("streamql", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "table", "output format: table, csv, tsv, json, plain, markdown")

@@ -1,0 +1,504 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/pflag"
+
+	"streamql/cmd/streamql/render"
+)
+
+const testUsage = `usage: streamql test [DIR ...] [--update] [--timeout D] [--jobs N]
+
+Runs every case folder under each DIR (default .): a folder with query.sql, its
+inputs and expected/ (main.csv, <side>.csv, errors.csv, optionally exit and
+stderr). Each case runs as 'streamql --format csv --side-dir TMP -f query.sql'
+in its folder; errors.csv is compared on its first three columns (stream,
+position, raw). Prints PASS or FAIL per case, a unified diff per failing file,
+and 'N passed, M failed'. Exit status: 0 all passed, 1 a case failed, 2 a bad
+DIR or no case found. (A script named test runs with 'streamql ./test'.)
+
+flags:
+`
+
+// maxDiffLines caps the diff printed for one file, so one broken golden file
+// does not bury the other cases' verdicts.
+const maxDiffLines = 40
+
+// runTest is `streamql test [DIR …] [--update]` (SPEC 4 "Tests of a user's own
+// pipelines"): it takes the arguments after `test` and returns the exit status:
+// 0 every case passed, 1 a case failed (also with --update, which rewrites the
+// failing cases' expected/ files so that the next run passes), 2 a bad flag, a
+// DIR that is not a folder, or no case found; 130 when ctx is cancelled.
+func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := pflag.NewFlagSet("streamql test", pflag.ContinueOnError)
+	fl.SetOutput(stderr)
+	update := fl.Bool("update", false, "write the outputs of failing cases into their expected/ folder")
+	timeout := fl.Duration("timeout", 60*time.Second, "stop a case that runs longer than `D` and fail it (e.g. 30s)")
+	jobs := fl.IntP("jobs", "j", runtime.NumCPU(), "run up to `N` cases at once (output stays in case order)")
+	help := fl.BoolP("help", "h", false, "print this help and exit")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, testUsage)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "error: streamql test: %v; see streamql test --help\n", err)
+		return exitPlanning
+	}
+	if *help {
+		fmt.Fprint(stdout, testUsage)
+		fl.SetOutput(stdout)
+		fl.PrintDefaults()
+		return exitOK
+	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "error: streamql test: --timeout %v must be positive, e.g. --timeout 30s\n", *timeout)
+		return exitPlanning
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(stderr, "error: streamql test: --jobs %d must be at least 1\n", *jobs)
+		return exitPlanning
+	}
+	dirs := fl.Args()
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	cases, err := findCases(dirs)
+	if err != nil {
+		fmt.Fprintln(stderr, "error: streamql test: "+err.Error())
+		return exitPlanning
+	}
+	if len(cases) == 0 {
+		fmt.Fprintf(stderr, "error: streamql test: no case found under %s; a case is a folder with query.sql and an expected/ folder (SPEC 4), give the folder that holds them\n", strings.Join(dirs, ", "))
+		return exitPlanning
+	}
+
+	// Cases run in parallel; their reports print in case order as they complete.
+	results := make([]chan caseReport, len(cases))
+	for i := range results {
+		results[i] = make(chan caseReport, 1)
+	}
+	next := make(chan int)
+	for w := 0; w < min(*jobs, len(cases)); w++ {
+		go func() {
+			for i := range next {
+				results[i] <- runTestCase(ctx, cases[i], *timeout, *update)
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range cases {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	passed, failed, updated := 0, 0, 0
+	for i := range cases {
+		var r caseReport
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			fmt.Fprintf(stdout, "interrupted: %d passed, %d failed, %d not run\n", passed, failed, len(cases)-i)
+			return exitInterrupt
+		}
+		if r.interrupted {
+			fmt.Fprintf(stdout, "interrupted: %d passed, %d failed, %d not run\n", passed, failed, len(cases)-i)
+			return exitInterrupt
+		}
+		if len(r.problems) == 0 {
+			passed++
+			fmt.Fprintf(stdout, "PASS %s\n", cases[i].name)
+			continue
+		}
+		failed++
+		fmt.Fprintf(stdout, "FAIL %s\n", cases[i].name)
+		for _, p := range r.problems {
+			fmt.Fprintln(stdout, indent(p))
+		}
+		if r.update != "" {
+			fmt.Fprintln(stdout, indent(r.update))
+			if r.updated {
+				updated++
+			}
+		}
+	}
+	if *update && updated > 0 {
+		fmt.Fprintf(stdout, "%d passed, %d failed (%d updated: run again to check)\n", passed, failed, updated)
+	} else {
+		fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	}
+	if failed > 0 {
+		return exitRuntime
+	}
+	return exitOK
+}
+
+// testCase is one case folder: name is its path as the user's DIR spells it
+// (printed), dir its absolute path (run).
+type testCase struct{ name, dir string }
+
+// findCases walks each DIR and returns the case folders under it (a folder with
+// query.sql and expected/; a case's own subfolders are not searched), sorted by
+// path and without repeats. The error names a DIR that is not a readable folder.
+func findCases(dirs []string) ([]testCase, error) {
+	seen := map[string]bool{}
+	var cases []testCase
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read folder %s: %v; give a folder that holds case folders (query.sql and expected/)", d, unwrapPath(err))
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s is not a folder; give a folder that holds case folders (query.sql and expected/)", d)
+		}
+		err = filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("cannot read folder %s: %v", path, unwrapPath(err))
+			}
+			if !e.IsDir() || !isCase(path) {
+				return nil
+			}
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return err
+			}
+			if !seen[abs] {
+				seen[abs] = true
+				cases = append(cases, testCase{name: filepath.ToSlash(filepath.Clean(path)), dir: abs})
+			}
+			return filepath.SkipDir
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(cases, func(i, j int) bool { return cases[i].dir < cases[j].dir })
+	return cases, nil
+}
+
+func isCase(dir string) bool {
+	q, err := os.Stat(filepath.Join(dir, "query.sql"))
+	if err != nil || q.IsDir() {
+		return false
+	}
+	e, err := os.Stat(filepath.Join(dir, "expected"))
+	return err == nil && e.IsDir()
+}
+
+// caseRun is what one run of a case produced: exit status, stdout (main.csv),
+// stderr, and the side-dir files by name (errors.csv included).
+type caseRun struct {
+	code           int
+	stdout, stderr string
+	sides          map[string]string
+}
+
+// caseReport is the verdict on one case: no problems means it passed.
+type caseReport struct {
+	problems    []string
+	update      string // what --update wrote or why it did not
+	updated     bool
+	interrupted bool
+}
+
+// runTestCase runs c in-process with a fresh side dir and compares its outputs
+// with expected/ (the protocol of the acceptance cases, SPEC 4); with update it
+// rewrites the expected files of a failing case.
+func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update bool) caseReport {
+	side, err := os.MkdirTemp("", "streamql-test-")
+	if err != nil {
+		return caseReport{problems: []string{fmt.Sprintf("cannot make a temporary side dir: %v", err)}}
+	}
+	defer os.RemoveAll(side)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out, errb strings.Builder
+	// Relative paths in a script resolve against the script's folder, so the
+	// absolute script path runs the case as if in its folder (no process-wide chdir).
+	code := Run(cctx, []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
+		strings.NewReader(""), &out, &errb)
+	if ctx.Err() != nil {
+		return caseReport{interrupted: true}
+	}
+	// Paths in stderr read as in the case folder, and the side dir has one name,
+	// so messages (and expected/stderr lines) do not depend on where the case lives.
+	stderrText := strings.NewReplacer(c.dir+string(filepath.Separator), "", side, "<side-dir>").Replace(errb.String())
+	if cctx.Err() != nil {
+		p := fmt.Sprintf("timed out after %v (raise it with --timeout)", timeout)
+		if s := strings.TrimSpace(stderrText); s != "" {
+			p += "\nstderr: " + lastChars(s, 600)
+		}
+		r := caseReport{problems: []string{p}}
+		if update {
+			r.update = "not updated: the run did not end"
+		}
+		return r
+	}
+	run := caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}}
+	entries, _ := os.ReadDir(side)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".csv") && e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(side, e.Name()))
+			if err == nil {
+				run.sides[e.Name()] = string(b)
+			}
+		}
+	}
+	exp := filepath.Join(c.dir, "expected")
+	r := caseReport{problems: compareCase(exp, run)}
+	if len(r.problems) > 0 && update {
+		r.update, r.updated = updateCase(exp, run)
+	}
+	return r
+}
+
+// compareCase checks run against the folder exp: exit status (expected/exit,
+// absent 0), each expected/stderr line somewhere in stderr, each expected .csv
+// (errors.csv on its first three columns), and no unexpected side file with more
+// than its header line. It returns one text per problem, diffs included.
+func compareCase(exp string, run caseRun) []string {
+	var problems []string
+	want := 0
+	if b, err := os.ReadFile(filepath.Join(exp, "exit")); err == nil {
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("expected/exit holds %q: write the exit status as a number", strings.TrimSpace(string(b))))
+		}
+		want = n
+	}
+	if run.code != want {
+		problems = append(problems, fmt.Sprintf("exit status %d, want %d", run.code, want))
+	}
+	if b, err := os.ReadFile(filepath.Join(exp, "stderr")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if l := strings.TrimSpace(line); l != "" && !strings.Contains(run.stderr, l) {
+				problems = append(problems, fmt.Sprintf("stderr lacks %q", l))
+			}
+		}
+	}
+	expected := map[string]bool{}
+	for _, name := range expectedCSVs(exp) {
+		expected[name] = true
+		wantText, err := os.ReadFile(filepath.Join(exp, name))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("cannot read expected/%s: %v", name, unwrapPath(err)))
+			continue
+		}
+		got, ok := run.output(name)
+		if !ok {
+			problems = append(problems, "no output "+name)
+			continue
+		}
+		from, to := "expected/"+name, "got/"+name
+		w := string(wantText)
+		if name == "errors.csv" {
+			// Compared on stream, position, raw: the reason's wording may change.
+			w, got = firstColumns(w, 3), firstColumns(got, 3)
+			from, to = from+" (first 3 columns)", to+" (first 3 columns)"
+		}
+		if w != got {
+			problems = append(problems, unifiedDiff(from, to, w, got))
+		}
+	}
+	for _, name := range sortedKeys(run.sides) {
+		if !expected[name] && hasRows(run.sides[name]) {
+			problems = append(problems, "unexpected rows in side output "+name+"\n"+
+				unifiedDiff("expected/"+name+" (absent)", "got/"+name, "", run.sides[name]))
+		}
+	}
+	if len(problems) > 0 {
+		if s := strings.TrimSpace(run.stderr); s != "" {
+			problems = append(problems, "stderr: "+lastChars(s, 600))
+		}
+	}
+	return problems
+}
+
+// output returns the text of the output file name: main.csv is stdout.
+func (r caseRun) output(name string) (string, bool) {
+	if name == "main.csv" {
+		return r.stdout, true
+	}
+	s, ok := r.sides[name]
+	return s, ok
+}
+
+// updateCase writes run into exp (--update): main.csv when it was expected or
+// stdout is not empty, each side file that was expected or has rows, exit when
+// non-zero; it removes expected .csv files the run did not produce and an exit
+// file when the status is 0. expected/stderr is left alone (its lines are
+// chosen by hand). It returns a line saying what it did and whether it wrote.
+func updateCase(exp string, run caseRun) (string, bool) {
+	var wrote, removed []string
+	var failures []string
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(exp, name), []byte(text), 0o644); err != nil {
+			failures = append(failures, fmt.Sprintf("cannot write expected/%s: %v", name, unwrapPath(err)))
+			return
+		}
+		wrote = append(wrote, name)
+	}
+	remove := func(name string) {
+		if err := os.Remove(filepath.Join(exp, name)); err != nil {
+			failures = append(failures, fmt.Sprintf("cannot remove expected/%s: %v", name, unwrapPath(err)))
+			return
+		}
+		removed = append(removed, name)
+	}
+	expected := map[string]bool{}
+	for _, name := range expectedCSVs(exp) {
+		expected[name] = true
+	}
+	if expected["main.csv"] || run.stdout != "" {
+		write("main.csv", run.stdout)
+	}
+	for _, name := range sortedKeys(run.sides) {
+		if expected[name] || hasRows(run.sides[name]) {
+			write(name, run.sides[name])
+		}
+	}
+	for _, name := range sortedKeys(expected) {
+		if _, ok := run.output(name); !ok {
+			remove(name)
+		}
+	}
+	exitPath := filepath.Join(exp, "exit")
+	if run.code != 0 {
+		write("exit", fmt.Sprintf("%d\n", run.code))
+	} else if _, err := os.Stat(exitPath); err == nil {
+		remove("exit")
+	}
+	sort.Strings(wrote)
+	msg := "updated expected/: wrote " + orNone(wrote)
+	if len(removed) > 0 {
+		msg += "; removed " + strings.Join(removed, ", ")
+	}
+	if _, err := os.Stat(filepath.Join(exp, "stderr")); err == nil {
+		msg += "; expected/stderr is not rewritten: edit its lines by hand"
+	}
+	if len(failures) > 0 {
+		msg += "\n" + strings.Join(failures, "\n")
+	}
+	return msg, len(wrote)+len(removed) > 0
+}
+
+func expectedCSVs(exp string) []string {
+	entries, _ := os.ReadDir(exp)
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".csv") && !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// hasRows reports whether a csv output holds more than its header line.
+func hasRows(text string) bool {
+	return strings.Count(strings.TrimRight(text, "\n"), "\n") > 0
+}
+
+// firstColumns re-encodes csv text with each record cut to its first n fields;
+// text that is not csv comes back as it is, so a diff still shows it.
+func firstColumns(text string, n int) string {
+	r := csv.NewReader(strings.NewReader(text))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return text
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	for _, rec := range recs {
+		_ = w.Write(rec[:min(n, len(rec))])
+	}
+	w.Flush()
+	return b.String()
+}
+
+// unifiedDiff is a unified diff of want against got (one line of context, at
+// most maxDiffLines lines).
+func unifiedDiff(from, to, want, got string) string {
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: diffLines(want), B: diffLines(got), FromFile: from, ToFile: to, Context: 1,
+	})
+	if err != nil {
+		return fmt.Sprintf("%s and %s differ (%v)", from, to, err)
+	}
+	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
+	if len(lines) > maxDiffLines {
+		more := len(lines) - maxDiffLines
+		lines = append(lines[:maxDiffLines], fmt.Sprintf("... %d more diff lines", more))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// diffLines splits text into lines, each ending in "\n"; a last line without
+// its line end is marked, so a missing final newline shows in the diff.
+func diffLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if last := lines[len(lines)-1]; last == "" {
+		lines = lines[:len(lines)-1]
+	} else {
+		lines[len(lines)-1] = last + " (no line end)\n"
+	}
+	return lines
+}
+
+// indent indents each line of a report by two spaces, with control characters
+// shown as \xNN so data in a diff or in stderr never drives the terminal (SPEC 4
+// Output).
+func indent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = "  " + render.TerminalText(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func lastChars(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + strings.ToValidUTF8(s[len(s)-n:], "")
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return strings.Join(names, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
