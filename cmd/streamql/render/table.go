@@ -153,9 +153,12 @@ func cellWidth(s []byte, tab int, opts displaywidth.Options, narrowBox bool) int
 			return twwidth.WidthWithOptions(string(s), twwidth.Options{EastAsianWidth: opts.EastAsianWidth, ForceNarrowBorders: narrowBox})
 		default:
 			r, size := utf8.DecodeRune(s[i:])
-			if narrowBox && r >= 0x2500 && r <= 0x257f {
+			switch {
+			case r >= 0x4e00 && r <= 0x9fff:
+				n += 2 // CJK Unified Ideographs: East Asian Wide (UAX #11)
+			case narrowBox && r >= 0x2500 && r <= 0x257f:
 				n++ // twwidth's ForceNarrowBorders
-			} else {
+			default:
 				n += opts.Rune(r)
 			}
 			i += size

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
@@ -324,3 +325,24 @@ func TestTableRowsAllocate(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestCellWidthEveryRune: cellWidth counts every rune (and a byte that is not
+// UTF-8) as twwidth does, with East Asian widths off, on, and on with narrow
+// borders.
+func TestCellWidthEveryRune(t *testing.T) {
+	for _, o := range []twwidth.Options{{}, {EastAsianWidth: true}, {EastAsianWidth: true, ForceNarrowBorders: true}} {
+		opts := displaywidth.Options{EastAsianWidth: o.EastAsianWidth}
+		bad := 0
+		var buf [8]byte
+		for r := rune(0); r <= utf8.MaxRune && bad < 10; r++ {
+			s := utf8.AppendRune(buf[:0], r)
+			if r >= 0x80 && r < 0x100 {
+				s = append(buf[:0], byte(r)) // a lone byte of 0x80–0xff: not UTF-8
+			}
+			if got, want := cellWidth(s, 4, opts, o.ForceNarrowBorders), twwidth.WidthWithOptions(string(s), o); got != want {
+				t.Errorf("%+v: width of %q is %d, twwidth says %d", o, s, got, want)
+				bad++
+			}
+		}
+	}
+}
