@@ -83,6 +83,9 @@ func (tr *tableRows) reset() {
 	if cap(tr.line) > 1<<20 {
 		tr.line = nil
 	}
+	if cap(tr.head) > 1<<20 {
+		tr.head = nil
+	}
 	if cap(tr.ends) > 1<<16 {
 		tr.ends, tr.width = nil, nil
 	}
@@ -96,7 +99,8 @@ func (tr *tableRows) reset() {
 //
 // The "table" format draws the box of tablewriter v1's default renderer (the
 // format of SPEC 4 and of the project's golden files: one space of padding,
-// numeric columns right-aligned, headers left-aligned, a tab as four spaces);
+// numeric columns right-aligned, headers left-aligned, a tab as
+// twwidth.TabWidth spaces, tabs at either end of a cell left out);
 // TestBoxMatchesTablewriterRandom compares the two byte for byte. Each line is
 // drawn in a scratch buffer reused from chunk to chunk, a cell longer than
 // bigCell straight to w, so memory is the rows' own and a 200 MB value stays
