@@ -95,7 +95,7 @@ type target struct {
 	header   bool // header still to print
 	isErrors bool
 	// table and markdown formats: rows waiting to be rendered
-	rows    [][]string
+	rows    tableRows
 	total   int64 // rows that reached this output (written or buffered)
 	created bool
 }
@@ -250,18 +250,20 @@ func (s *sink) Rows(r *executor.Routed) error {
 		t := s.outs[p.Output]
 		t.total++
 		if s.tabular {
-			row := make([]string, len(p.Cols))
+			tr := &t.rows
 			for c, v := range p.Cols {
 				switch {
 				case v.Null[i]:
-					row[c] = "NULL"
+					tr.text = append(tr.text, "NULL"...)
+					tr.addText()
 				case t.cols[c].Type == catalog.Varchar:
-					row[c] = s.cell(v.S[i])
-				default:
-					row[c] = s.cell(vector.AppendValue(s.buf[:0], t.cols[c].Type, v, i))
+					tr.addCell(v.S[i])
+				default: // a number, a boolean, a timestamp: nothing to escape
+					tr.text = vector.AppendValue(tr.text, t.cols[c].Type, v, i)
+					tr.addText()
 				}
 			}
-			t.rows = append(t.rows, row)
+			tr.endRow()
 			if err := s.added(); err != nil {
 				return err
 			}
@@ -295,24 +297,6 @@ func (s *sink) added() error {
 		return s.renderTables(false)
 	}
 	return nil
-}
-
-// cell returns a table cell's text, shown for a terminal (SPEC 4). A scratch
-// buffer grown past 1 MiB by a large value is let go, so one huge value does not
-// stay allocated twice.
-func (s *sink) cell(v []byte) string {
-	if !needsTerminalEscape(v) {
-		return string(v)
-	}
-	s.esc = appendTerminal(s.esc[:0], v, true)
-	c := string(s.esc)
-	if cap(s.esc) > 1<<20 {
-		s.esc = nil
-	}
-	if cap(s.buf) > 1<<20 {
-		s.buf = nil
-	}
-	return c
 }
 
 // write writes one encoded line (ending in LF) to t. Lines bound for a terminal
@@ -491,7 +475,12 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 	}
 	t.total++
 	if s.tabular {
-		t.rows = append(t.rows, []string{s.cell([]byte(r.Stream)), s.cell([]byte(r.Position)), s.cell(r.Raw), s.cell([]byte(r.Error))})
+		tr := &t.rows
+		tr.addCell([]byte(r.Stream))
+		tr.addCell([]byte(r.Position))
+		tr.addCell(r.Raw)
+		tr.addCell([]byte(r.Error))
+		tr.endRow()
 		return s.added()
 	}
 	b := s.buf[:0]
@@ -576,7 +565,7 @@ func (s *sink) renderTables(final bool) (err error) {
 		// At the end every output of the job shows, with its header only when it
 		// got no rows (SPEC 4: one table per output); the errors output only once
 		// a row reached it. A side file appended to by a later job is not repeated.
-		if len(t.rows) == 0 && !(final && t.total == 0 && !t.isErrors && (t.file == nil || t.created)) {
+		if t.rows.n == 0 && !(final && t.total == 0 && !t.isErrors && (t.file == nil || t.created)) {
 			continue
 		}
 		title := ""
@@ -585,11 +574,10 @@ func (s *sink) renderTables(final bool) (err error) {
 		}
 		// every table is rendered even after one failed: with stdout closed
 		// (`| head`), the side files still get their rows (SPEC 4)
-		if werr := writeTable(t.w, s.cfg.Format, title, t.cols, t.rows); err == nil {
+		if werr := writeTable(t.w, s.cfg.Format, title, t.cols, &t.rows); err == nil {
 			err = werr
 		}
-		clear(t.rows) // rendered values are let go, not kept by the slice
-		t.rows = t.rows[:0]
+		t.rows.reset() // a huge value's buffer is let go
 	}
 	return err
 }

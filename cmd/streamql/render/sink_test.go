@@ -136,7 +136,7 @@ func TestBoxMatchesTablewriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := writeTable(&got, "table", "", cols, rows); err != nil {
+		if err := writeTable(&got, "table", "", cols, rowsOf(len(cols), rows)); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {

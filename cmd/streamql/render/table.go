@@ -2,25 +2,110 @@ package render
 
 import (
 	"bufio"
+	"bytes"
 	"io"
-	"strings"
+	"unicode/utf8"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 
 	"streamql/catalog"
 )
 
-// writeTable renders one table (format "table", or "markdown" as a pipe table),
-// preceded by its title line when title is not empty. Header names print exactly
-// as the columns are named, with control characters shown as \xNN (SPEC 4); the
-// cells of rows must already be shown so (appendTerminal with cell true).
+// tableRows holds the rows of one table waiting to be rendered (SPEC 4: a
+// chunk of at most 1000 rows or a second's rows): every cell's text back to back
+// in one buffer, already shown for a terminal (control characters as \xNN, a
+// line feed as \n). Buffering a row allocates nothing once the buffers have
+// grown to a chunk's size; reset lets go of buffers a huge value made large.
+type tableRows struct {
+	text  []byte // the cells' text, back to back
+	ends  []int  // end offset in text of each cell, row by row
+	n     int    // rows
+	width []int  // scratch of writeBox: each cell's display width, then each column's
+	// scratch of writeBox: the header's cells, shown for a terminal
+	head     []byte
+	headEnds []int
+	line     []byte // scratch of writeBox and writeMarkdown: the line being drawn
+}
+
+// addCell appends a cell holding v shown for a terminal (SPEC 4).
+func (tr *tableRows) addCell(v []byte) {
+	if needsTerminalEscape(v) {
+		tr.text = appendTerminal(tr.text, v, true)
+	} else {
+		tr.text = append(tr.text, v...)
+	}
+	tr.ends = append(tr.ends, len(tr.text))
+}
+
+// addText appends a cell whose text was appended to tr.text since the last
+// cell, as is (a number, a boolean, a timestamp, NULL: nothing to show as \xNN).
+func (tr *tableRows) addText() { tr.ends = append(tr.ends, len(tr.text)) }
+
+// addHead appends a header cell holding name shown for a terminal (SPEC 4),
+// allocating only when name holds a control character.
+func (tr *tableRows) addHead(name string) {
+	start := len(tr.head)
+	if tr.head = append(tr.head, name...); needsTerminalEscape(tr.head[start:]) {
+		tr.head = append(tr.head[:start], terminalString(name, true)...)
+	}
+	tr.headEnds = append(tr.headEnds, len(tr.head))
+}
+
+// headCell returns header cell i added by addHead.
+func (tr *tableRows) headCell(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = tr.headEnds[i-1]
+	}
+	return tr.head[start:tr.headEnds[i]]
+}
+
+// endRow ends the row whose cells were just added.
+func (tr *tableRows) endRow() { tr.n++ }
+
+// cell returns cell k (row*ncols+column) of the buffered rows.
+func (tr *tableRows) cell(k int) []byte {
+	start := 0
+	if k > 0 {
+		start = tr.ends[k-1]
+	}
+	return tr.text[start:tr.ends[k]]
+}
+
+// reset empties tr after a chunk is rendered, keeping its buffers unless a
+// large value grew one past 1 MiB (memory stays bounded, SPEC 4).
+func (tr *tableRows) reset() {
+	tr.text, tr.ends, tr.n = tr.text[:0], tr.ends[:0], 0
+	if cap(tr.text) > 1<<20 {
+		tr.text = nil
+	}
+	if cap(tr.line) > 1<<20 {
+		tr.line = nil
+	}
+	if cap(tr.head) > 1<<20 {
+		tr.head = nil
+	}
+	if cap(tr.ends) > 1<<16 {
+		tr.ends, tr.width = nil, nil
+	}
+}
+
+// writeTable renders one table (format "table", or "markdown" as a pipe table)
+// of the rows in tr, preceded by its title line when title is not empty, and
+// returns the first write error. Header names print exactly as the columns are
+// named, with control characters shown as \xNN (SPEC 4); tr's cells are shown
+// so already.
 //
 // The "table" format draws the box of tablewriter v1's default renderer (the
 // format of SPEC 4 and of the project's golden files: one space of padding,
-// numeric columns right-aligned, headers left-aligned, a tab as four spaces)
-// but writes each cell straight to w: memory is the rows' own, never a copy
-// per cell, so a 200 MB value stays 200 MB (SPEC 4: memory stays bounded).
-func writeTable(w io.Writer, format, title string, cols []catalog.Column, rows [][]string) error {
+// numeric columns right-aligned, headers left-aligned, a tab as
+// twwidth.TabWidth spaces, tabs at either end of a cell left out);
+// TestBoxMatchesTablewriterRandom compares the two byte for byte. Each line is
+// drawn in a scratch buffer reused from chunk to chunk, a cell longer than
+// bigCell straight to w, so memory is the rows' own and a 200 MB value stays
+// 200 MB (SPEC 4: memory stays bounded).
+func writeTable(w io.Writer, format, title string, cols []catalog.Column, tr *tableRows) error {
 	bw, ok := w.(*bufio.Writer)
 	if !ok {
 		bw = bufio.NewWriter(w)
@@ -30,9 +115,9 @@ func writeTable(w io.Writer, format, title string, cols []catalog.Column, rows [
 		bw.WriteByte('\n')
 	}
 	if format == "markdown" {
-		writeMarkdown(bw, cols, rows)
+		writeMarkdown(bw, cols, tr)
 	} else {
-		writeBox(bw, cols, rows)
+		writeBox(bw, cols, tr)
 		if title != "" {
 			// a blank line separates the titled tables of one job
 			bw.WriteByte('\n')
@@ -46,142 +131,267 @@ func writeTable(w io.Writer, format, title string, cols []catalog.Column, rows [
 	return err
 }
 
-// cellWidth is the display width of a cell as tablewriter measures it (East
-// Asian wide runes count 2, a tab counts twwidth.TabWidth), without its cache,
-// which would keep every large value alive.
-func cellWidth(s string, opts twwidth.Options) int {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || c < 0x20 || c == 0x7f {
-			ascii = false
-			break
+// bigCell is the length in bytes past which a cell is written to the output
+// directly rather than copied into the line being drawn.
+const bigCell = 4 << 10
+
+// cellWidth is the display width of a cell as tablewriter v1 measures it
+// (twwidth.WidthWithOptions: the sum of displaywidth's width of each rune, East
+// Asian wide runes 2, a tab counting tab), without twwidth's cache, which would
+// keep every large value alive, and without a copy of the cell. narrowBox is
+// twwidth's ForceNarrowBorders (box-drawing runes count 1). A cell holding
+// ESC (never one shown for a terminal) is measured by twwidth itself, which
+// leaves ANSI sequences out.
+func cellWidth(s []byte, tab int, opts displaywidth.Options, narrowBox bool) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c == '\t':
+			n += tab
+			i++
+		case c == 0x1b:
+			return twwidth.WidthWithOptions(string(s), twwidth.Options{EastAsianWidth: opts.EastAsianWidth, ForceNarrowBorders: narrowBox})
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			switch {
+			case r >= 0x4e00 && r <= 0x9fff:
+				n += 2 // CJK Unified Ideographs: East Asian Wide (UAX #11)
+			case narrowBox && r >= 0x2500 && r <= 0x257f:
+				n++ // twwidth's ForceNarrowBorders
+			default:
+				n += opts.Rune(r)
+			}
+			i += size
 		}
 	}
-	if ascii {
-		return len(s)
-	}
-	return twwidth.WidthWithOptions(s, opts) // no ESC left to strip: no copy
+	return n
 }
 
-// writeBox draws cols and rows as tablewriter's default box table.
-func writeBox(w *bufio.Writer, cols []catalog.Column, rows [][]string) {
-	opts := twwidth.Options{EastAsianWidth: twwidth.IsEastAsian()}
-	header := make([]string, len(cols))
-	width := make([]int, len(cols))
-	for i, c := range cols {
-		header[i] = terminalString(c.Name, true)
-		width[i] = cellWidth(header[i], opts)
+// writeBox draws cols and the rows of tr as tablewriter's default box table
+// (with TrimSpace off, so only tabs at either end of a cell are trimmed, as
+// tablewriter does by default).
+func writeBox(w *bufio.Writer, cols []catalog.Column, tr *tableRows) {
+	opts := displaywidth.Options{EastAsianWidth: twwidth.IsEastAsian()}
+	tab := twwidth.TabWidth()
+	// the border's "─" is East Asian ambiguous: 2 columns wide when East Asian
+	// widths are on, unless twwidth's ForceNarrowBorders is on too (which has no
+	// getter: the width of "─" tells)
+	dash := max(twwidth.Width("─"), 1)
+	narrowBox := opts.EastAsianWidth && dash == 1
+	nc := len(cols)
+	if nc == 0 {
+		return
 	}
-	for _, r := range rows {
-		for i := range cols {
-			if i < len(r) {
-				width[i] = max(width[i], cellWidth(r[i], opts))
-			}
+	// the header's cells are row -1, before the rows' cells
+	tr.head, tr.headEnds = tr.head[:0], tr.headEnds[:0]
+	for _, c := range cols {
+		tr.addHead(c.Name)
+	}
+	cell := func(r, i int) []byte {
+		if r >= 0 {
+			return trimTabs(tr.cell(r*nc + i))
 		}
+		return trimTabs(tr.headCell(i))
 	}
-	line := func(left, mid, right string) {
-		w.WriteString(left)
+	cells := nc * (tr.n + 1)
+	if cap(tr.width) < cells+nc {
+		tr.width = make([]int, cells+nc)
+	}
+	cw, width := tr.width[:cells], tr.width[cells:cells+nc]
+	for k := range cells {
+		cw[k] = cellWidth(cell(k/nc-1, k%nc), tab, opts, narrowBox)
+	}
+	for i := range width {
+		n := cw[i]
+		for k := nc + i; k < cells; k += nc {
+			n = max(n, cw[k])
+		}
+		width[i] = n
+	}
+	l := boxLine{w: w, b: tr.line[:0]}
+	border := func(left, mid, right string) {
+		l.b = append(l.b, left...)
 		for i, n := range width {
 			if i > 0 {
-				w.WriteString(mid)
+				l.b = append(l.b, mid...)
 			}
-			for k := 0; k < n+2; k++ {
-				w.WriteString("─")
-			}
+			// as tablewriter: as many dashes as fit, then spaces
+			l.repeat(dashes, len("─"), (n+2)/dash)
+			l.repeat(spaces, 1, (n+2)%dash)
 		}
-		w.WriteString(right)
-		w.WriteByte('\n')
+		l.b = append(l.b, right...)
+		l.b = append(l.b, '\n')
 	}
-	row := func(cells []string, header bool) {
-		w.WriteString("│")
+	row := func(r int) {
+		l.b = append(l.b, "│"...)
 		for i, n := range width {
-			cell := ""
-			if i < len(cells) {
-				cell = cells[i]
-			}
-			pad := n - cellWidth(cell, opts)
-			w.WriteByte(' ')
-			right := !header && cols[i].Type.IsNumeric()
+			pad := n - cw[(r+1)*nc+i]
+			l.b = append(l.b, ' ')
+			right := r >= 0 && cols[i].Type.IsNumeric()
 			if right {
-				writeSpaces(w, pad)
+				l.repeat(spaces, 1, pad)
 			}
-			writeCell(w, cell)
+			l.cell(cell(r, i), tab)
 			if !right {
-				writeSpaces(w, pad)
+				l.repeat(spaces, 1, pad)
 			}
-			w.WriteString(" │")
+			l.b = append(l.b, " │"...)
 		}
-		w.WriteByte('\n')
+		l.b = append(l.b, '\n')
+		l.flushIfLong()
 	}
-	line("┌", "┬", "┐")
-	row(header, true)
-	if len(rows) > 0 {
-		line("├", "┼", "┤")
+	border("┌", "┬", "┐")
+	row(-1)
+	if tr.n > 0 {
+		border("├", "┼", "┤")
 	}
-	for _, r := range rows {
-		row(r, false)
+	for r := 0; r < tr.n; r++ {
+		row(r)
 	}
-	line("└", "┴", "┘")
+	border("└", "┴", "┘")
+	w.Write(l.b)
+	tr.line = l.b[:0]
 }
 
-// writeCell writes a cell, a tab as twwidth.TabWidth spaces (as tablewriter).
-func writeCell(w *bufio.Writer, s string) {
+// trimTabs returns s without the tabs at its start and end (tablewriter's
+// TrimTab, on by default).
+func trimTabs(s []byte) []byte {
+	for len(s) > 0 && s[0] == '\t' {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] == '\t' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// boxLine gathers the text writeBox draws in b, written to w in pieces of
+// about 32 KiB; a cell longer than bigCell goes to w directly, so a huge value
+// or the padding and border it widens are never copied whole.
+type boxLine struct {
+	w *bufio.Writer
+	b []byte
+}
+
+func (l *boxLine) flushIfLong() {
+	if len(l.b) >= 32<<10 {
+		l.w.Write(l.b)
+		l.b = l.b[:0]
+	}
+}
+
+// repeat appends n units of unit bytes each taken from run (a string of the
+// same unit repeated); nothing when n <= 0.
+func (l *boxLine) repeat(run string, unit, n int) {
+	for n > 0 {
+		k := min(n, len(run)/unit)
+		l.b = append(l.b, run[:k*unit]...)
+		n -= k
+		l.flushIfLong()
+	}
+}
+
+// cell appends a cell, a tab as tab spaces (as tablewriter).
+func (l *boxLine) cell(s []byte, tab int) {
+	if len(s) > bigCell {
+		l.w.Write(l.b)
+		l.b = l.b[:0]
+	}
 	for {
-		i := strings.IndexByte(s, '\t')
+		i := bytes.IndexByte(s, '\t')
 		if i < 0 {
-			w.WriteString(s)
-			return
+			break
 		}
-		w.WriteString(s[:i])
-		writeSpaces(w, twwidth.TabWidth())
+		l.text(s[:i])
+		l.repeat(spaces, 1, tab)
 		s = s[i+1:]
 	}
+	l.text(s)
 }
 
-func writeSpaces(w *bufio.Writer, n int) {
-	for ; n > 0; n-- {
-		w.WriteByte(' ')
+// text appends s, or writes it to w when it is longer than bigCell (b is then
+// empty: cell wrote it).
+func (l *boxLine) text(s []byte) {
+	if len(s) > bigCell {
+		l.w.Write(l.b)
+		l.b = l.b[:0]
+		l.w.Write(s)
+		return
 	}
+	l.b = append(l.b, s...)
 }
 
-func writeMarkdown(w *bufio.Writer, cols []catalog.Column, rows [][]string) {
-	esc := func(s string) {
+const dashes = "────────────────────────────────────────────────────────────────"
+
+const spaces = "                                                                "
+
+// writeMarkdown draws cols and the rows of tr as a pipe table, a '|' in a
+// cell as \| (SPEC 4).
+func writeMarkdown(w *bufio.Writer, cols []catalog.Column, tr *tableRows) {
+	b := tr.line[:0]
+	esc := func(s []byte) {
+		if len(s) > bigCell {
+			w.Write(b)
+			b = b[:0]
+			for {
+				i := bytes.IndexByte(s, '|')
+				if i < 0 {
+					w.Write(s)
+					return
+				}
+				w.Write(s[:i])
+				w.WriteString(`\|`)
+				s = s[i+1:]
+			}
+		}
 		for {
-			i := strings.IndexByte(s, '|')
+			i := bytes.IndexByte(s, '|')
 			if i < 0 {
-				w.WriteString(s)
+				b = append(b, s...)
 				return
 			}
-			w.WriteString(s[:i])
-			w.WriteString(`\|`)
+			b = append(append(b, s[:i]...), `\|`...)
 			s = s[i+1:]
 		}
 	}
-	w.WriteString("|")
-	for _, c := range cols {
-		w.WriteByte(' ')
-		esc(terminalString(c.Name, true))
-		w.WriteString(" |")
+	tr.head, tr.headEnds = tr.head[:0], tr.headEnds[:0]
+	b = append(b, '|')
+	for i, c := range cols {
+		tr.addHead(c.Name)
+		b = append(b, ' ')
+		esc(tr.headCell(i))
+		b = append(b, " |"...)
 	}
-	w.WriteString("\n|")
+	b = append(b, "\n|"...)
 	for _, c := range cols {
 		if c.Type.IsNumeric() {
-			w.WriteString("---:|")
+			b = append(b, "---:|"...)
 		} else {
-			w.WriteString("---|")
+			b = append(b, "---|"...)
 		}
 	}
-	w.WriteString("\n")
-	for _, r := range rows {
-		w.WriteString("|")
-		for _, v := range r {
-			w.WriteByte(' ')
-			esc(v)
-			w.WriteString(" |")
+	b = append(b, '\n')
+	nc := len(cols)
+	for r := 0; r < tr.n; r++ {
+		b = append(b, '|')
+		for i := 0; i < nc; i++ {
+			b = append(b, ' ')
+			esc(tr.cell(r*nc + i))
+			b = append(b, " |"...)
 		}
-		w.WriteString("\n")
+		b = append(b, '\n')
+		if len(b) >= 32<<10 {
+			w.Write(b)
+			b = b[:0]
+		}
 	}
-	w.WriteString("\n")
+	b = append(b, '\n')
+	w.Write(b)
+	tr.line = b[:0]
 }
 
 // Result is a small named table for SHOW, DESCRIBE and EXPLAIN (SPEC 3/4: they
@@ -200,14 +410,18 @@ func WriteResult(w io.Writer, format string, r Result) error {
 		cols[i] = catalog.Column{Name: c, Type: catalog.Varchar}
 	}
 	if format == "table" || format == "markdown" {
-		rows := make([][]string, len(r.Rows))
-		for i, row := range r.Rows {
-			rows[i] = make([]string, len(row))
-			for c, v := range row {
-				rows[i][c] = terminalString(v, true)
+		var tr tableRows
+		for _, row := range r.Rows {
+			for c := range cols {
+				v := ""
+				if c < len(row) {
+					v = row[c]
+				}
+				tr.addCell([]byte(v))
 			}
+			tr.endRow()
 		}
-		return writeTable(w, format, "", cols, rows)
+		return writeTable(w, format, "", cols, &tr)
 	}
 	bw := bufio.NewWriter(w)
 	s := &sink{cfg: Config{Format: format}}
