@@ -35,8 +35,9 @@ const (
 )
 
 // prefetchable reports whether run decodes ahead: for a bounded file (a
-// connector with KnownSize), whose reads never wait for input, when the process may use more than one CPU (on
-// one, decoding ahead only adds the copying: about 5% slower). Live sources
+// connector with KnownSize), whose reads never wait for input, when the process
+// may use more than one CPU (on one, decoding ahead only adds the copying: about
+// 5% slower). Live sources
 // (stdin, socket, a followed file) keep the simple loop, so their rows show as
 // soon as they are read.
 func prefetchable(job *planner.Job) bool {
