@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"streamql/executor/textenc"
 	"streamql/parser"
@@ -37,15 +38,49 @@ type OptionSpec struct {
 	Doc      string
 }
 
-// ConnectorSpec declares a connector: its name, its options, and whether a stream
-// over it ends by itself (SPEC 1, connector table).
+// ConnectorSpec declares a connector: its name, its options, whether a stream
+// over it ends by itself (SPEC 1, connector table), the checks its options need
+// beyond their kinds, the capabilities the engine asks instead of its name, and
+// its opener. Each connector's file under executor/connector registers one spec
+// with RegisterConnector; nothing else names a connector (see the package doc of
+// executor/connector).
 type ConnectorSpec struct {
 	Name    string
 	Doc     string
 	Options []OptionSpec
 	// Bounded reports whether a stream with these (validated) options ends.
 	Bounded func(opts map[string]string) bool
+	// Validate checks a declared stream's options (filled in and of the right
+	// kinds) against what the option specs cannot say, such as a port range or
+	// bounds that fit a column's type; nil checks nothing. It returns an
+	// *OptionError for a bad option value (the caller positions it at that
+	// option's value) or another error (positioned at the WITH clause).
+	Validate func(st *Stream) error
+	// KnownSize says a bounded stream over this connector reads input of a
+	// size known up front and never waits for more (a file): the CLI shows a
+	// progress bar and the executor decodes ahead (SPEC 4).
+	KnownSize bool
+	// TakesInsert says the stream's rows come from INSERT INTO ... VALUES (SPEC 3).
+	TakesInsert bool
+	// ReadsStdin says the stream reads the process's standard input, so the SQL
+	// may not come from there too (SPEC 1).
+	ReadsStdin bool
+	// Source is the executor's side of the connector (its source opener, and
+	// later its sink opener), set by the connector's file; catalog never looks
+	// inside it, so catalog does not import the executor (the model is
+	// database/sql's driver registry).
+	Source any
 }
+
+// OptionError is a bad option value found when a stream is declared (returned by
+// ConnectorSpec.Validate): Key is the option as the connector's spec spells it
+// (fields.<column>.min), Msg the reason. Its text is "option 'Key': Msg".
+type OptionError struct {
+	Key string
+	Msg string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("option '%s': %s", e.Key, e.Msg) }
 
 // formatOptions are the decoding options shared by connectors that read bytes (SPEC 1).
 var formatOptions = []OptionSpec{
@@ -61,62 +96,48 @@ var formatOptions = []OptionSpec{
 	{Name: "errors.side", Kind: OptString, Default: "errors", Doc: "name of the errors side output"},
 }
 
-func withFormat(own ...OptionSpec) []OptionSpec {
+// WithFormat returns a connector's own options followed by the decoding options
+// shared by every connector that reads bytes (SPEC 1: format, csv.*, encoding,
+// max-record-size, errors, errors.side), which ValidateOptions checks.
+func WithFormat(own ...OptionSpec) []OptionSpec {
 	return append(own, formatOptions...)
 }
 
-// bounded is the Bounded func of connectors that always end.
-func bounded(map[string]string) bool { return true }
+var (
+	connMu     sync.RWMutex
+	connectors = map[string]*ConnectorSpec{}
+)
 
-// Connectors lists every connector of SPEC 1 by name.
-var Connectors = map[string]*ConnectorSpec{
-	"file": {
-		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
-		Options: withFormat(
-			OptionSpec{Name: "path", Kind: OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
-			OptionSpec{Name: "follow", Kind: OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
-		),
-		Bounded: func(o map[string]string) bool { return o["follow"] != "true" },
-	},
-	"stdin": {
-		Name: "stdin", Doc: "reads standard input until EOF",
-		Options: withFormat(),
-		Bounded: bounded,
-	},
-	"socket": {
-		Name: "socket", Doc: "connects to hostname:port as a client and reads lines (Flink socketTextStream)",
-		Options: withFormat(
-			OptionSpec{Name: "hostname", Kind: OptString, Default: "localhost", Doc: "host to connect to"},
-			OptionSpec{Name: "port", Kind: OptInt, Required: true, Doc: "TCP port to connect to"},
-		),
-		Bounded: func(map[string]string) bool { return false },
-	},
-	"datagen": {
-		Name: "datagen", Doc: "generates rows; bounded when 'number-of-rows' is set",
-		Options: []OptionSpec{
-			{Name: "number-of-rows", Kind: OptInt, Doc: "rows to generate; absent = unbounded"},
-			{Name: "rows-per-second", Kind: OptInt, Doc: "pace; absent = as fast as possible"},
-			{Name: "seed", Kind: OptInt, Default: "0", Doc: "random seed; the same seed gives the same rows"},
-			{Name: "fields.#.kind", Kind: OptEnum, Values: []string{"random", "sequence"}, Default: "random", Doc: "random or sequence"},
-			{Name: "fields.#.min", Kind: OptNumber, Doc: "smallest random value"},
-			{Name: "fields.#.max", Kind: OptNumber, Doc: "largest random value"},
-			{Name: "fields.#.start", Kind: OptNumber, Doc: "first sequence value"},
-			{Name: "fields.#.end", Kind: OptNumber, Doc: "last sequence value"},
-			{Name: "fields.#.values", Kind: OptString, Doc: "comma-separated values to pick from"},
-			{Name: "fields.#.length", Kind: OptInt, Doc: "length of random strings"},
-		},
-		Bounded: func(o map[string]string) bool { return o["number-of-rows"] != "" },
-	},
-	"values": {
-		Name: "values", Doc: "rows come from INSERT INTO ... VALUES statements",
-		Bounded: bounded,
-	},
+// RegisterConnector adds spec to the connectors CREATE STREAM accepts by
+// spec.Name (the 'connector' option). It is called once per connector, from the
+// init of the connector's file; it panics when the name is empty, taken, or the
+// spec has no Bounded rule (a programming error, as in database/sql.Register).
+func RegisterConnector(spec *ConnectorSpec) {
+	connMu.Lock()
+	defer connMu.Unlock()
+	if spec == nil || spec.Name == "" || spec.Bounded == nil {
+		panic("catalog: RegisterConnector needs a spec with a Name and a Bounded rule")
+	}
+	if connectors[spec.Name] != nil {
+		panic("catalog: connector '" + spec.Name + "' is registered twice")
+	}
+	connectors[spec.Name] = spec
 }
 
-// ConnectorNames returns the connector names, sorted.
+// LookupConnector returns the registered connector named name (exactly, as
+// SPEC 1 spells it), or nil.
+func LookupConnector(name string) *ConnectorSpec {
+	connMu.RLock()
+	defer connMu.RUnlock()
+	return connectors[name]
+}
+
+// ConnectorNames returns the registered connector names, sorted.
 func ConnectorNames() []string {
+	connMu.RLock()
+	defer connMu.RUnlock()
 	var n []string
-	for k := range Connectors {
+	for k := range connectors {
 		n = append(n, k)
 	}
 	sort.Strings(n)
@@ -153,7 +174,7 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 	var spec *ConnectorSpec
 	for _, o := range opts {
 		if o.Key == "connector" {
-			spec = Connectors[o.Value]
+			spec = LookupConnector(o.Value)
 			if spec == nil {
 				return nil, nil, parser.Errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
 			}

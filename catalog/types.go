@@ -1,6 +1,16 @@
 // Package catalog owns stream definitions: their names, typed columns, event-time
-// column and watermark expression, connector and options, and the option specs that
-// each connector declares once (SPEC 1). It also owns the SQL types of SPEC 1.
+// column and watermark expression, connector and options, and the connector
+// registry (SPEC 1). It also owns the SQL types of SPEC 1.
+//
+// The connector registry: each connector's file under executor/connector
+// registers one ConnectorSpec (RegisterConnector, from its init, the way
+// database/sql drivers register): its name, its options (OptionSpec, checked by
+// ValidateOptions), its Bounded rule, its own checks (Validate, returning an
+// *OptionError the CLI positions at the option's value), the capabilities the
+// engine asks instead of its name (KnownSize, TakesInsert, ReadsStdin), and in
+// Source the executor's side (connector.Driver: the source opener, later the
+// sink opener), which catalog holds without looking inside, so catalog imports
+// no executor package. Nothing outside executor/connector names a connector.
 package catalog
 
 import (

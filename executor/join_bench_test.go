@@ -80,7 +80,7 @@ func planBounded(tb testing.TB, sql string) *planner.Job {
 		{Name: "l", EventTime: -1, Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}},
 		{Name: "r", EventTime: -1, Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}}},
 	} {
-		s.Connector = catalog.Connectors["file"]
+		s.Connector = catalog.LookupConnector("file")
 		s.Options = map[string]string{"path": s.Name + ".csv", "errors": "side", "errors.side": "errors"}
 		cat.Add(s)
 	}

@@ -34,14 +34,15 @@ const (
 	arenaSize    = 16 << 10 // initial arena of a VARCHAR column: 16 bytes a row
 )
 
-// prefetchable reports whether run decodes ahead: for a bounded file, whose
-// reads never wait for input, when the process may use more than one CPU (on
-// one, decoding ahead only adds the copying: about 5% slower). Live sources
+// prefetchable reports whether run decodes ahead: for a bounded file (a
+// connector with KnownSize), whose reads never wait for input, when the process
+// may use more than one CPU (on one, decoding ahead only adds the copying: about
+// 5% slower). Live sources
 // (stdin, socket, a followed file) keep the simple loop, so their rows show as
 // soon as they are read.
 func prefetchable(job *planner.Job) bool {
 	st := job.Stream
-	return st.Connector != nil && st.Connector.Name == "file" && st.Bounded() && runtime.GOMAXPROCS(0) > 1
+	return st.Connector != nil && st.Connector.KnownSize && st.Bounded() && runtime.GOMAXPROCS(0) > 1
 }
 
 // group is what the producer decoded: batches b[:n], each with its malformed

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
@@ -30,9 +29,9 @@ type Source = connector.Source
 // Unread on.
 type Unreader = connector.Unreader
 
-// Env gives jobs what they open, and keeps what lives longer than one job: the
-// session's stdin, the rows inserted into values streams, the clock of paced
-// datagen streams. The working directory of relative paths comes from each
+// Env gives jobs what they open, and keeps what lives longer than one job (the
+// connectors' state, connector.State: the session's stdin, the rows inserted
+// into values streams). The working directory of relative paths comes from each
 // stream's BaseDir. The zero value (with Stdin set) is ready to use.
 type Env struct {
 	// Stdin is the process's standard input, read by stdin streams.
@@ -44,10 +43,8 @@ type Env struct {
 	// (SPEC 1: the session setting 'state.max-bytes'); 0 is the default, 2 GiB.
 	StateMaxBytes int64
 
-	mu     sync.Mutex
-	stdin  *connector.Stdin
-	values map[*catalog.Stream]*connector.Table
-	wrap   func(st *catalog.Stream, src Source) Source
+	state connector.State
+	wrap  func(st *catalog.Stream, src Source) Source
 }
 
 // SetSourceHook makes every source a job opens pass through f (nil: none). The
@@ -65,51 +62,34 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
 	return e.wrap(st, src), nil
 }
 
-// open opens the source of st by its connector. Errors name the stream, the
-// option and what to do.
+// open opens the source of st by its connector's Driver (connector.Register).
+// Errors name the stream, the option and what to do.
 func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
-	newDec := func(r io.Reader) (connector.Decoder, error) { return newDecoder(st, r) }
 	if st.Connector == planner.NoFrom {
 		return &oneRow{}, nil
 	}
-	switch st.Connector.Name {
-	case "file":
-		return connector.OpenFile(ctx, st, newDec)
-	case "stdin":
-		e.mu.Lock()
-		if e.stdin == nil {
-			e.stdin = &connector.Stdin{R: e.Stdin}
-		}
-		in := e.stdin
-		e.mu.Unlock()
-		return in.Open(ctx, st, newDec)
-	case "socket":
-		return connector.OpenSocket(ctx, st, newDec)
-	case "datagen":
-		return connector.OpenDatagen(ctx, st, e.Clock)
-	case "values":
-		return e.table(st).Open(), nil
+	d := connector.DriverOf(st.Connector)
+	if d == nil || d.Open == nil {
+		return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
 	}
-	return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
+	return d.Open(ctx, st, e.connEnv())
 }
 
-// Insert appends rows to the values stream st (INSERT INTO ... VALUES, SPEC 3); a
-// job reading st reads the rows inserted before it starts. A stream declared
-// anew under a dropped one's name starts empty.
+// connEnv is what the connectors' drivers get from e.
+func (e *Env) connEnv() *connector.Env {
+	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: newConnDecoder, State: &e.state}
+}
+
+func newConnDecoder(st *catalog.Stream, r io.Reader) (connector.Decoder, error) {
+	return newDecoder(st, r)
+}
+
+// Insert appends rows to the stream st of a connector that takes INSERT INTO
+// ... VALUES rows (values, SPEC 3); a job reading st reads the rows inserted
+// before it starts. A stream declared anew under a dropped one's name starts
+// empty. The planner has checked st's connector (TakesInsert).
 func (e *Env) Insert(ins *planner.Insert) {
-	e.table(ins.Stream).Append(ins.Rows)
-}
-
-func (e *Env) table(st *catalog.Stream) *connector.Table {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.values == nil {
-		e.values = map[*catalog.Stream]*connector.Table{}
+	if d := connector.DriverOf(ins.Stream.Connector); d != nil && d.Insert != nil {
+		d.Insert(ins.Stream, e.connEnv(), ins.Rows)
 	}
-	t := e.values[st]
-	if t == nil {
-		t = connector.NewTable(st.Types())
-		e.values[st] = t
-	}
-	return t
 }

@@ -47,7 +47,7 @@ func (p *Planner) PlanInsert(ins *parser.Insert) (*Insert, error) {
 	if st == nil {
 		return nil, parser.Errorf(ins.StreamPos, "unknown stream '%s'; %s", ins.Stream, p.streamList())
 	}
-	if st.Connector.Name != "values" {
+	if !st.Connector.TakesInsert {
 		return nil, parser.Errorf(ins.StreamPos, "INSERT INTO adds rows to a 'values' stream; %s reads connector '%s' (declare one WITH ('connector' = 'values'))", st.Name, st.Connector.Name)
 	}
 	cols := make([]int, 0, len(st.Columns)) // stream column of each value

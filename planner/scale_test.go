@@ -122,7 +122,7 @@ func TestPlanningIsLinearInOperatorChains(t *testing.T) {
 
 // wideStream is a stream of n BIGINT columns c0 ... c(n-1).
 func wideStream(n int) *catalog.Stream {
-	st := &catalog.Stream{Name: "w", EventTime: -1, Connector: catalog.Connectors["values"], Options: map[string]string{}}
+	st := &catalog.Stream{Name: "w", EventTime: -1, Connector: valuesSpec, Options: map[string]string{}}
 	for i := range n {
 		st.Columns = append(st.Columns, catalog.Column{Name: fmt.Sprintf("c%d", i), Type: catalog.BigInt})
 	}

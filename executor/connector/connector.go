@@ -1,6 +1,12 @@
 // Package connector holds the sources of SPEC 1, one file per connector: file
 // (bounded, or following appends with 'follow'), stdin, socket, datagen and
-// values. executor.Env.Open picks one by the stream's 'connector' option.
+// values. Each file registers its connector once, from its init (Register): the
+// catalog.ConnectorSpec (options, bounded rule, checks, capabilities) and its
+// Driver (the source opener; for values, the inserter), held in the spec's
+// Source. executor.Env.Open looks the Driver up from the stream's spec; nothing
+// outside this package switches on a connector's name (registry_test.go checks
+// it). What a connector keeps across a session's jobs (the shared stdin, a values
+// stream's rows) lives in the session's State under a key of its own.
 //
 // Live sources (stdin, socket, a followed file, a paced datagen) return
 // ErrWaiting from Next when no row is ready and they are about to wait, so the

@@ -70,14 +70,32 @@ type colGen struct {
 	svals [][]byte
 }
 
-// OptionError is a bad option value found when a stream is declared: Key is the
-// option as the connector's spec spells it (fields.<column>.min), Msg the reason.
-type OptionError struct {
-	Key string
-	Msg string
-}
+// OptionError is a bad option value found when a stream is declared
+// (catalog.OptionError): Key is the option as the connector's spec spells it
+// (fields.<column>.min), Msg the reason.
+type OptionError = catalog.OptionError
 
-func (e *OptionError) Error() string { return fmt.Sprintf("option '%s': %s", e.Key, e.Msg) }
+func init() {
+	Register(&catalog.ConnectorSpec{
+		Name: "datagen", Doc: "generates rows; bounded when 'number-of-rows' is set",
+		Options: []catalog.OptionSpec{
+			{Name: "number-of-rows", Kind: catalog.OptInt, Doc: "rows to generate; absent = unbounded"},
+			{Name: "rows-per-second", Kind: catalog.OptInt, Doc: "pace; absent = as fast as possible"},
+			{Name: "seed", Kind: catalog.OptInt, Default: "0", Doc: "random seed; the same seed gives the same rows"},
+			{Name: "fields.#.kind", Kind: catalog.OptEnum, Values: []string{"random", "sequence"}, Default: "random", Doc: "random or sequence"},
+			{Name: "fields.#.min", Kind: catalog.OptNumber, Doc: "smallest random value"},
+			{Name: "fields.#.max", Kind: catalog.OptNumber, Doc: "largest random value"},
+			{Name: "fields.#.start", Kind: catalog.OptNumber, Doc: "first sequence value"},
+			{Name: "fields.#.end", Kind: catalog.OptNumber, Doc: "last sequence value"},
+			{Name: "fields.#.values", Kind: catalog.OptString, Doc: "comma-separated values to pick from"},
+			{Name: "fields.#.length", Kind: catalog.OptInt, Doc: "length of random strings"},
+		},
+		Bounded:  func(o map[string]string) bool { return o["number-of-rows"] != "" },
+		Validate: CheckDatagen,
+	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+		return OpenDatagen(ctx, st, env.Clock)
+	}})
+}
 
 // CheckDatagen validates the options of a datagen stream beyond their kinds
 // (which catalog checks): bounds that fit the column's type and each other,
@@ -101,20 +119,20 @@ func newGens(st *catalog.Stream) (*datagenConfig, error) {
 	if v, ok := o["number-of-rows"]; ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return nil, &OptionError{"number-of-rows", "'" + v + "' is not a row count"}
+			return nil, &OptionError{Key: "number-of-rows", Msg: "'" + v + "' is not a row count"}
 		}
 		c.limit = n
 	}
 	if v, ok := o["rows-per-second"]; ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 || n > 1_000_000_000 {
-			return nil, &OptionError{"rows-per-second", "'" + v + "' must be from 1 to 1000000000 (leave it out for as fast as possible)"}
+			return nil, &OptionError{Key: "rows-per-second", Msg: "'" + v + "' must be from 1 to 1000000000 (leave it out for as fast as possible)"}
 		}
 		c.rps = n
 	}
 	seed, err := strconv.ParseUint(o["seed"], 10, 64)
 	if err != nil && o["seed"] != "" {
-		return nil, &OptionError{"seed", "'" + o["seed"] + "' is not a non-negative integer"}
+		return nil, &OptionError{Key: "seed", Msg: "'" + o["seed"] + "' is not a non-negative integer"}
 	}
 	for i, col := range st.Columns {
 		g, err := newGen(st, i, col, seed)
@@ -136,7 +154,7 @@ func newGen(st *catalog.Stream, i int, col catalog.Column, seed uint64) (*colGen
 		return strings.TrimSpace(v), ok
 	}
 	bad := func(name, format string, args ...any) error {
-		return &OptionError{key(name), fmt.Sprintf(format, args...)}
+		return &OptionError{Key: key(name), Msg: fmt.Sprintf(format, args...)}
 	}
 	t := col.Type
 	g := &colGen{typ: t, rng: rand.New(rand.NewPCG(seed, uint64(i)+0x9e3779b97f4a7c15)), rows: -1}

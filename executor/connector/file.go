@@ -19,6 +19,20 @@ import (
 // appended bytes once its end is reached.
 var FollowPoll = 100 * time.Millisecond
 
+func init() {
+	Register(&catalog.ConnectorSpec{
+		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
+		Options: catalog.WithFormat(
+			catalog.OptionSpec{Name: "path", Kind: catalog.OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
+			catalog.OptionSpec{Name: "follow", Kind: catalog.OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
+		),
+		Bounded:   func(o map[string]string) bool { return o["follow"] != "true" },
+		KnownSize: true,
+	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+		return OpenFile(ctx, st, env.decoder(st))
+	}})
+}
+
 // OpenFile opens the 'file' connector's source: the file at 'path' (relative to
 // the declaring script's folder), decoded by newDec. With 'follow'='true' it
 // keeps reading what is appended, like tail -F, and never ends by itself (see

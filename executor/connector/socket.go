@@ -11,6 +11,28 @@ import (
 	"streamql/catalog"
 )
 
+func init() {
+	Register(&catalog.ConnectorSpec{
+		Name: "socket", Doc: "connects to hostname:port as a client and reads lines (Flink socketTextStream)",
+		Options: catalog.WithFormat(
+			catalog.OptionSpec{Name: "hostname", Kind: catalog.OptString, Default: "localhost", Doc: "host to connect to"},
+			catalog.OptionSpec{Name: "port", Kind: catalog.OptInt, Required: true, Doc: "TCP port to connect to"},
+		),
+		Bounded:  func(map[string]string) bool { return false },
+		Validate: checkSocket,
+	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+		return OpenSocket(ctx, st, env.decoder(st))
+	}})
+}
+
+// checkSocket checks the range of a socket stream's 'port' (SPEC 1).
+func checkSocket(st *catalog.Stream) error {
+	if p, err := strconv.Atoi(st.Options["port"]); err != nil || p < 1 || p > 65535 {
+		return &OptionError{Key: "port", Msg: "'" + st.Options["port"] + "' is not a TCP port (1 to 65535)"}
+	}
+	return nil
+}
+
 // OpenSocket opens the 'socket' connector's source, like Flink's
 // socketTextStream: it connects to 'hostname':'port' as a TCP client and decodes
 // the lines it receives (positions host:port:line). The peer closing the

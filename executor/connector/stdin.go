@@ -11,6 +11,22 @@ import (
 	"streamql/catalog"
 )
 
+func init() {
+	Register(&catalog.ConnectorSpec{
+		Name: "stdin", Doc: "reads standard input until EOF",
+		Options:    catalog.WithFormat(),
+		Bounded:    always,
+		ReadsStdin: true,
+	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+		in := env.State.Get(stdinKey{}, func() any { return &Stdin{R: env.Stdin} }).(*Stdin)
+		return in.Open(ctx, st, env.decoder(st))
+	}})
+}
+
+// stdinKey is the key of the session's Stdin in Env.State: one per session,
+// shared by all its stdin streams.
+type stdinKey struct{}
+
 // Stdin is the session's standard input, which 'stdin' streams read (SPEC 1;
 // positions stdin:line). Redirected from a regular file it is decoded directly.
 // Otherwise (a pipe, a terminal) one goroutine reads it for the whole session,

@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"context"
 	"io"
 	"sync"
 
@@ -8,6 +9,31 @@ import (
 	"streamql/executor/vector"
 	"streamql/planner"
 )
+
+func init() {
+	Register(&catalog.ConnectorSpec{
+		Name: "values", Doc: "rows come from INSERT INTO ... VALUES statements",
+		Bounded:     always,
+		TakesInsert: true,
+	}, &Driver{
+		Open: func(_ context.Context, st *catalog.Stream, env *Env) (Source, error) {
+			return table(st, env).Open(), nil
+		},
+		Insert: func(st *catalog.Stream, env *Env, rows [][]planner.Value) {
+			table(st, env).Append(rows)
+		},
+	})
+}
+
+// tableKey is the key of a values stream's Table in Env.State: a stream
+// declared anew under a dropped one's name is another *catalog.Stream, so it
+// starts empty.
+type tableKey struct{ st *catalog.Stream }
+
+// table returns the session's Table of the values stream st.
+func table(st *catalog.Stream, env *Env) *Table {
+	return env.State.Get(tableKey{st}, func() any { return NewTable(st.Types()) }).(*Table)
+}
 
 // Table holds the rows that INSERT INTO ... VALUES gave a 'values' stream (SPEC 1,
 // SPEC 3), in order, as typed column batches. A job reading the stream reads the

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	"streamql/catalog"
-	"streamql/executor/connector"
 	"streamql/parser"
 	"streamql/planner"
 )
@@ -61,36 +59,32 @@ func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
 	if err := checkConnector(st, x); err != nil {
 		return err
 	}
-	if spec.Name == "stdin" && s.SQLFromStdin {
+	if spec.ReadsStdin && s.SQLFromStdin {
 		return parser.Errorf(st.NamePos, "stream '%s' reads stdin, but the SQL itself comes from stdin or the REPL; pass the script as a file (streamql script.sql < data) instead", st.Name)
 	}
 	s.Cat.Add(x)
 	return nil
 }
 
-// checkConnector checks what the option specs cannot (SPEC 1): a socket's port
-// range; datagen's bounds, 'values' lists and pace against the column types.
+// checkConnector runs the connector's own checks (ConnectorSpec.Validate, SPEC
+// 1: a socket's port range; datagen's bounds, 'values' lists and pace against
+// the column types), positioned at the bad option's value, or at WITH.
 func checkConnector(st *parser.CreateStream, x *catalog.Stream) error {
-	at := func(key string) int {
+	if x.Connector.Validate == nil {
+		return nil
+	}
+	var oe *catalog.OptionError
+	if err := x.Connector.Validate(x); errors.As(err, &oe) {
+		at := st.WithPos
 		for _, o := range st.Options {
-			if strings.EqualFold(o.Key, key) {
-				return o.ValuePos
+			if strings.EqualFold(o.Key, oe.Key) {
+				at = o.ValuePos
+				break
 			}
 		}
-		return st.WithPos
-	}
-	switch x.Connector.Name {
-	case "socket":
-		if p, err := strconv.Atoi(x.Options["port"]); err != nil || p < 1 || p > 65535 {
-			return parser.Errorf(at("port"), "option 'port': '%s' is not a TCP port (1 to 65535)", x.Options["port"])
-		}
-	case "datagen":
-		var oe *connector.OptionError
-		if err := connector.CheckDatagen(x); errors.As(err, &oe) {
-			return parser.Errorf(at(oe.Key), "%v", err)
-		} else if err != nil {
-			return parser.Errorf(st.WithPos, "%v", err)
-		}
+		return parser.Errorf(at, "%v", err)
+	} else if err != nil {
+		return parser.Errorf(st.WithPos, "%v", err)
 	}
 	return nil
 }

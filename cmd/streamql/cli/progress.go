@@ -50,13 +50,13 @@ func ciEnv(v string) bool {
 }
 
 // progressWanted decides whether a job may show a progress bar (SPEC 4): its
-// stream is a bounded file, stderr is a terminal, and the run is not in CI.
+// stream is a bounded file (a connector with KnownSize), stderr is a terminal, and the run is not in CI.
 func progressWanted(job *planner.Job, stderrTerminal bool, ci string) bool {
 	if !stderrTerminal || ciEnv(ci) || job == nil || job.Stream == nil {
 		return false
 	}
 	st := job.Stream
-	return st.Connector != nil && st.Connector.Name == "file" && st.Bounded()
+	return st.Connector != nil && st.Connector.KnownSize && st.Bounded()
 }
 
 // progressDue reports whether the bar of a job that has run for elapsed may be

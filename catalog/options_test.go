@@ -1,0 +1,73 @@
+package catalog_test
+
+import (
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	_ "streamql/executor/connector" // registers the connectors of SPEC 1
+	"streamql/parser"
+)
+
+func opts(kv ...string) []parser.Option {
+	var o []parser.Option
+	for i := 0; i < len(kv); i += 2 {
+		o = append(o, parser.Option{Key: kv[i], Value: kv[i+1], KeyPos: i, ValuePos: i + 1})
+	}
+	return o
+}
+
+func TestValidateOptions(t *testing.T) {
+	cols := []catalog.Column{{Name: "product", Type: catalog.Varchar}, {Name: "qty", Type: catalog.BigInt}}
+	spec, vals, err := catalog.ValidateOptions(opts("connector", "file", "path", "x.csv", "csv.delimiter", `\t`), cols, 0)
+	if err != nil || spec.Name != "file" || vals["csv.delimiter"] != "\t" || vals["format"] != "csv" || vals["errors"] != "side" || vals["errors.side"] != "errors" {
+		t.Fatalf("file: %v %v %v", spec, vals, err)
+	}
+	_, vals, err = catalog.ValidateOptions(opts("connector", "datagen", "fields.PRODUCT.values", "a,b", "fields.qty.kind", "sequence"), cols, 0)
+	if err != nil || vals["fields.product.values"] != "a,b" || vals["fields.qty.kind"] != "sequence" {
+		t.Fatalf("datagen pattern options: %v %v", vals, err)
+	}
+	bad := []struct {
+		o    []parser.Option
+		want string
+		pos  int
+	}{
+		{opts("connector", "file"), "needs option 'path'", 0},
+		{opts("connector", "nope"), "unknown connector 'nope'", 1},
+		{opts("connector", "file", "path", "x", "pth", "y"), "valid options: connector, path, follow", 4},
+		{opts("connector", "file", "path", "x", "csv.header", "yes"), "not true or false", 5},
+		{opts("connector", "file", "path", "x", "csv.delimiter", ";;"), "exactly one character", 5},
+		{opts("connector", "file", "path", "x", "errors", "ignore"), "side, skip, fail", 5},
+		{opts("connector", "datagen", "fields.nosuch.kind", "random"), "unknown option 'fields.nosuch.kind'", 2},
+		{opts("connector", "file", "path", "x", "path", "y"), "twice", 4},
+		{opts("path", "x"), "needs WITH ('connector'", 0},
+		{opts("connector", "file", "path", "x", "errors.side", "../evil"), "not a side output name", 5},
+		{opts("connector", "file", "path", "x", "errors.side", "main"), "not a side output name", 5},
+		{opts("connector", "file", "path", "x", "errors.side", ""), "not a side output name", 5},
+		{opts("connector", "file", "path", "x", "errors.side", "bad\nname"), "control characters", 5},
+		{opts("connector", "file", "path", "x", "errors.side", "x\x00"), "control characters", 5},
+	}
+	for _, c := range bad {
+		_, _, err := catalog.ValidateOptions(c.o, cols, 0)
+		pe, ok := err.(*parser.Error)
+		if !ok || !strings.Contains(pe.Msg, c.want) || pe.Offset != c.pos {
+			t.Errorf("%v: error %v, want %q at %d", c.o, err, c.want, c.pos)
+		}
+	}
+}
+
+// TestMaxRecordSizeOption: 'max-record-size' defaults to 64MiB on every
+// connector that reads bytes, and a bad value names the option (SPEC 1).
+func TestMaxRecordSizeOption(t *testing.T) {
+	cols := []catalog.Column{{Name: "v", Type: catalog.Varchar}}
+	for conn, kv := range map[string][]string{"file": {"path", "x"}, "stdin": nil, "socket": {"port", "1"}} {
+		_, vals, err := catalog.ValidateOptions(opts(append([]string{"connector", conn}, kv...)...), cols, 0)
+		if err != nil || vals["max-record-size"] != "64MiB" {
+			t.Errorf("%s: default max-record-size %q, %v", conn, vals["max-record-size"], err)
+		}
+	}
+	_, _, err := catalog.ValidateOptions(opts("connector", "stdin", "max-record-size", "10MB"), cols, 0)
+	if err == nil || !strings.Contains(err.Error(), "option 'max-record-size'") || !strings.Contains(err.Error(), "MiB") {
+		t.Errorf("bad max-record-size: %v", err)
+	}
+}

@@ -1,0 +1,90 @@
+package connector
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"streamql/catalog"
+	"streamql/planner"
+)
+
+// Driver is the executor's side of a connector, held by its
+// catalog.ConnectorSpec.Source: the source opener, and for connectors that take
+// INSERT INTO ... VALUES rows the inserter. (A sink opener joins it with the
+// connectors that write, such as kafka.)
+type Driver struct {
+	// Open opens the source of stream st, whose options catalog.ValidateOptions
+	// and the spec's Validate have checked. Errors name the stream, the option
+	// and what to do.
+	Open func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error)
+	// Insert appends rows (one planner.Value per column, of the column's type)
+	// to st, for a spec with TakesInsert (SPEC 3); nil for the others.
+	Insert func(st *catalog.Stream, env *Env, rows [][]planner.Value)
+}
+
+// Env is what a Driver gets from the session that opens it.
+type Env struct {
+	// Stdin is the process's standard input (nil reads as empty).
+	Stdin io.Reader
+	// Clock paces generated rows; nil is the wall clock.
+	Clock Clock
+	// NewDecoder returns the decoder of st's 'format' and format options over r.
+	NewDecoder func(st *catalog.Stream, r io.Reader) (Decoder, error)
+	// State keeps what a connector holds across the session's jobs (the shared
+	// stdin, the rows inserted into a values stream). It must not be nil.
+	State *State
+}
+
+// decoder returns env.NewDecoder bound to st.
+func (env *Env) decoder(st *catalog.Stream) NewDecoder {
+	return func(r io.Reader) (Decoder, error) { return env.NewDecoder(st, r) }
+}
+
+// State is a session's connector state: values keyed by what each connector
+// chooses (a key type of its own, so keys of two connectors never collide). The
+// zero value is ready to use; it is safe for concurrent use.
+type State struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// Get returns the value under key, first storing make() there when there is none.
+func (s *State) Get(key any, make func() any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[any]any{}
+	}
+	v, ok := s.m[key]
+	if !ok {
+		v = make()
+		s.m[key] = v
+	}
+	return v
+}
+
+// DriverOf returns the Driver a connector's file registered with spec, or nil
+// when spec has none (a spec declared outside this package, such as planner.NoFrom).
+func DriverOf(spec *catalog.ConnectorSpec) *Driver {
+	if spec == nil {
+		return nil
+	}
+	d, _ := spec.Source.(*Driver)
+	return d
+}
+
+// Register sets d as spec's Source and registers spec with the catalog
+// (catalog.RegisterConnector, which panics on a taken name): the one call each
+// connector's file makes, from its init. A test may register a connector of its
+// own the same way.
+func Register(spec *catalog.ConnectorSpec, d *Driver) {
+	if d == nil || d.Open == nil || spec.TakesInsert != (d.Insert != nil) {
+		panic("connector: Register needs a Driver with Open, and with Insert exactly when the spec TakesInsert")
+	}
+	spec.Source = d
+	catalog.RegisterConnector(spec)
+}
+
+// always is the Bounded rule of connectors that always end.
+func always(map[string]string) bool { return true }
