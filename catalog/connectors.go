@@ -111,6 +111,10 @@ var Connectors = map[string]*ConnectorSpec{
 		Name: "values", Doc: "rows come from INSERT INTO ... VALUES statements",
 		Bounded: bounded,
 	},
+	"go": {
+		Name: "go", Doc: "rows come from Go code through the streamql package's Session.Push; unbounded until CloseStream",
+		Bounded: func(map[string]string) bool { return false },
+	},
 }
 
 // ConnectorNames returns the connector names, sorted.

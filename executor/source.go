@@ -47,6 +47,7 @@ type Env struct {
 	mu     sync.Mutex
 	stdin  *connector.Stdin
 	values map[*catalog.Stream]*connector.Table
+	feeds  map[*catalog.Stream]*connector.Feed
 	wrap   func(st *catalog.Stream, src Source) Source
 }
 
@@ -89,6 +90,8 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 		return connector.OpenDatagen(ctx, st, e.Clock)
 	case "values":
 		return e.table(st).Open(), nil
+	case "go":
+		return e.Feed(st).Open(ctx), nil
 	}
 	return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
 }
@@ -98,6 +101,22 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 // anew under a dropped one's name starts empty.
 func (e *Env) Insert(ins *planner.Insert) {
 	e.table(ins.Stream).Append(ins.Rows)
+}
+
+// Feed returns the queue of the Go-fed stream st ('connector'='go'), made at
+// the first call; jobs reading st read from it.
+func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.feeds == nil {
+		e.feeds = map[*catalog.Stream]*connector.Feed{}
+	}
+	f := e.feeds[st]
+	if f == nil {
+		f = connector.NewFeed(st)
+		e.feeds[st] = f
+	}
+	return f
 }
 
 func (e *Env) table(st *catalog.Stream) *connector.Table {

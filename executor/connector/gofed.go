@@ -1,0 +1,315 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// feedDepth is the number of batches a Go-fed stream queues before Push blocks
+// (besides the batch being filled).
+const feedDepth = 4
+
+// ErrFeedClosed is returned by Feed.Push after Feed.Close.
+var ErrFeedClosed = errors.New("stream closed")
+
+// Feed is the queue of a Go-fed stream ('connector'='go'): rows pushed by Go
+// code (streamql.Session.Push), read by the jobs over the stream, each row
+// once, in push order. It is unbounded until Close. The queue is bounded
+// (feedDepth batches of up to vector.Cap rows): Push blocks while the job is
+// behind, or while no job reads the stream. Push and Close are safe for
+// concurrent use; rows of concurrent pushers interleave in no fixed order.
+//
+// Push hands its batch to the reader as soon as the queue is empty, so a slow
+// pusher's rows show at once, and rows gather into full batches while the
+// reader is behind.
+type Feed struct {
+	stream string
+	cols   []catalog.Column
+	types  []catalog.Type
+
+	mu     sync.Mutex // held by Push for the whole hand-off, so batches stay in order
+	cur    *vector.Batch
+	seq    int64 // rows pushed so far: the position of the next row
+	closed bool
+
+	full chan *vector.Batch // batches ready for the reader
+	free chan *vector.Batch // batches the reader gave back
+	done chan struct{}      // closed by Close
+}
+
+// NewFeed returns the empty feed of the Go-fed stream st.
+func NewFeed(st *catalog.Stream) *Feed {
+	return &Feed{
+		stream: st.Name, cols: st.Columns, types: st.Types(),
+		full: make(chan *vector.Batch, feedDepth),
+		free: make(chan *vector.Batch, feedDepth+2),
+		done: make(chan struct{}),
+	}
+}
+
+// Push appends one row, a value per column of the stream in declaration order:
+// int64 (or any Go integer) for BIGINT, float64 (float32, or an integer) for
+// DOUBLE, string or []byte for VARCHAR, bool for BOOLEAN, time.Time or int64
+// epoch ms for TIMESTAMP, nil for NULL. It blocks while the queue is full and
+// returns ctx.Err() when ctx ends first (the row is then not pushed),
+// ErrFeedClosed after Close, and an error naming the stream and column for a
+// row of the wrong width or a value of the wrong type.
+func (f *Feed) Push(ctx context.Context, row []any) error {
+	if len(row) != len(f.cols) {
+		return fmt.Errorf("stream %s: a row has %d values, the stream has %d columns (%s)", f.stream, len(row), len(f.cols), columnList(f.cols))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("stream %s: %w", f.stream, ErrFeedClosed)
+	}
+	if f.cur == nil {
+		select {
+		case f.cur = <-f.free:
+			f.cur.Reset()
+		default:
+			f.cur = vector.NewBatch(f.types)
+		}
+	}
+	b := f.cur
+	i := b.N
+	for c, v := range row {
+		if err := setValue(b.Cols[c], i, v); err != nil {
+			return fmt.Errorf("stream %s, column %s %s: %v", f.stream, f.cols[c].Name, f.cols[c].Type, err)
+		}
+	}
+	b.N++
+	b.Pos[i] = f.seq + 1
+	if b.N < vector.Cap && len(f.full) > 0 {
+		f.seq++
+		return nil // the reader is behind: the row waits in a fuller batch
+	}
+	select {
+	case f.full <- b:
+		f.cur = nil
+		f.seq++
+		return nil
+	case <-ctx.Done():
+		b.N-- // not pushed
+		return ctx.Err()
+	}
+}
+
+// Close ends the stream: a job reading it ends after the rows pushed before.
+// Further pushes fail with ErrFeedClosed. Closing twice is harmless.
+func (f *Feed) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed {
+		f.closed = true
+		close(f.done)
+	}
+}
+
+// take returns the next batch, or nil with io.EOF when the stream is closed
+// and drained, or nil with nil when nothing is ready.
+func (f *Feed) take() (*vector.Batch, error) {
+	select {
+	case b := <-f.full:
+		return b, nil
+	default:
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	select { // again under the lock: no Push is between its send and its next row
+	case b := <-f.full:
+		return b, nil
+	default:
+	}
+	if b := f.cur; b != nil && b.N > 0 {
+		f.cur = nil
+		return b, nil
+	}
+	if f.closed {
+		return nil, io.EOF
+	}
+	return nil, nil
+}
+
+// Open returns a source reading the feed from its next row.
+func (f *Feed) Open(ctx context.Context) Source { return &feedSource{f: f, ctx: ctx} }
+
+type feedSource struct {
+	f      *Feed
+	ctx    context.Context
+	held   *vector.Batch // the feed batch the last Next's strings point into
+	waited bool          // the last Next returned ErrWaiting
+}
+
+func (s *feedSource) release() {
+	if s.held != nil {
+		select {
+		case s.f.free <- s.held:
+		default:
+		}
+		s.held = nil
+	}
+}
+
+func (s *feedSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	s.release()
+	for {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		src, err := s.f.take()
+		if err != nil {
+			return err
+		}
+		if src == nil {
+			if !s.waited {
+				s.waited = true
+				b.Reset()
+				return ErrWaiting
+			}
+			select {
+			case <-s.f.done:
+			case <-s.ctx.Done():
+			case src = <-s.f.full:
+			}
+			if src == nil {
+				continue
+			}
+		}
+		s.waited = false
+		s.held = src
+		n := src.N
+		b.Reset()
+		for c, from := range src.Cols {
+			to := b.Cols[c]
+			copy(to.Null[:n], from.Null[:n])
+			switch from.Type {
+			case catalog.BigInt, catalog.Timestamp:
+				copy(to.I[:n], from.I[:n])
+			case catalog.Double:
+				copy(to.F[:n], from.F[:n])
+			case catalog.Boolean:
+				copy(to.B[:n], from.B[:n])
+			case catalog.Varchar:
+				copy(to.S[:n], from.S[:n]) // into held's arena, valid until the next Next
+			}
+		}
+		copy(b.Pos[:n], src.Pos[:n])
+		b.N = n
+		return nil
+	}
+}
+
+func (s *feedSource) Position(line int64) string { return rowNumber(line) }
+
+func (s *feedSource) Progress() (int64, int64) { return 0, 0 }
+
+func (s *feedSource) Close() error {
+	s.release()
+	return nil
+}
+
+// setValue stores the Go value v as row i of the column vector c.
+func setValue(c *vector.Vec, i int, v any) error {
+	if v == nil {
+		c.Null[i] = true
+		return nil
+	}
+	c.Null[i] = false
+	bad := func() error { return fmt.Errorf("cannot take a Go %T", v) }
+	switch c.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		if t, ok := v.(time.Time); ok && c.Type == catalog.Timestamp {
+			c.I[i] = t.UnixMilli()
+			return nil
+		}
+		n, ok := goInt(v)
+		if !ok {
+			return bad()
+		}
+		c.I[i] = n
+	case catalog.Double:
+		switch x := v.(type) {
+		case float64:
+			c.F[i] = x
+		case float32:
+			c.F[i] = float64(x)
+		default:
+			n, ok := goInt(v)
+			if !ok {
+				return bad()
+			}
+			c.F[i] = float64(n)
+		}
+	case catalog.Boolean:
+		x, ok := v.(bool)
+		if !ok {
+			return bad()
+		}
+		c.B[i] = x
+	case catalog.Varchar:
+		start := len(c.Arena)
+		switch x := v.(type) {
+		case string:
+			c.Arena = append(c.Arena, x...)
+		case []byte:
+			c.Arena = append(c.Arena, x...)
+		default:
+			return bad()
+		}
+		c.S[i] = c.Arena[start:len(c.Arena):len(c.Arena)]
+	default:
+		return bad()
+	}
+	return nil
+}
+
+// goInt returns v as an int64 when it is a Go integer that fits.
+func goInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint:
+		if uint64(x) <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+func columnList(cols []catalog.Column) string {
+	s := ""
+	for i, c := range cols {
+		if i > 0 {
+			s += ", "
+		}
+		s += c.Name + " " + c.Type.String()
+	}
+	return s
+}
