@@ -23,35 +23,35 @@ var ErrFeedClosed = errors.New("stream closed")
 // Feed is the queue of a Go-fed stream ('connector'='go'): rows pushed by Go
 // code (streamql.Session.Push), read by the jobs over the stream, each row
 // once, in push order. It is unbounded until Close. The queue is bounded
-// (feedDepth batches of up to vector.Cap rows): Push blocks while the job is
-// behind, or while no job reads the stream. Push and Close are safe for
-// concurrent use; rows of concurrent pushers interleave in no fixed order.
+// (feedDepth batches of up to vector.Cap rows, and the batch being filled):
+// Push blocks while the job is behind, or while no job reads the stream. Push
+// and Close are safe for concurrent use; rows of concurrent pushers interleave
+// in no fixed order.
 //
-// Push hands its batch to the reader as soon as the queue is empty, so a slow
-// pusher's rows show at once, and rows gather into full batches while the
-// reader is behind.
+// Push queues its batch as soon as the queue is empty, so a slow pusher's rows
+// show at once, and rows gather into full batches while the reader is behind.
+// Nobody blocks while holding mu: a waiter takes the current wake channel under
+// mu and waits on it after unlocking; the other side closes it (a broadcast).
 type Feed struct {
 	stream string
 	cols   []catalog.Column
 	types  []catalog.Type
 
-	mu     sync.Mutex // held by Push for the whole hand-off, so batches stay in order
-	cur    *vector.Batch
-	seq    int64 // rows pushed so far: the position of the next row
+	mu     sync.Mutex
+	queue  []*vector.Batch // batches ready for the reader, oldest first
+	cur    *vector.Batch   // the batch being filled, or nil
+	free   []*vector.Batch // batches the reader gave back
+	seq    int64           // rows pushed so far: the position of the next row
 	closed bool
-
-	full chan *vector.Batch // batches ready for the reader
-	free chan *vector.Batch // batches the reader gave back
-	done chan struct{}      // closed by Close
+	space  chan struct{} // closed when the reader takes a batch
+	avail  chan struct{} // closed when a batch is queued, or at Close
 }
 
 // NewFeed returns the empty feed of the Go-fed stream st.
 func NewFeed(st *catalog.Stream) *Feed {
 	return &Feed{
 		stream: st.Name, cols: st.Columns, types: st.Types(),
-		full: make(chan *vector.Batch, feedDepth),
-		free: make(chan *vector.Batch, feedDepth+2),
-		done: make(chan struct{}),
+		space: make(chan struct{}), avail: make(chan struct{}),
 	}
 }
 
@@ -61,21 +61,43 @@ func NewFeed(st *catalog.Stream) *Feed {
 // epoch ms for TIMESTAMP, nil for NULL. It blocks while the queue is full and
 // returns ctx.Err() when ctx ends first (the row is then not pushed),
 // ErrFeedClosed after Close, and an error naming the stream and column for a
-// row of the wrong width or a value of the wrong type.
+// row of the wrong width or a value of the wrong type (not pushed either).
 func (f *Feed) Push(ctx context.Context, row []any) error {
 	if len(row) != len(f.cols) {
 		return fmt.Errorf("stream %s: a row has %d values, the stream has %d columns (%s)", f.stream, len(row), len(f.cols), columnList(f.cols))
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return fmt.Errorf("stream %s: %w", f.stream, ErrFeedClosed)
-	}
-	if f.cur == nil {
+	for {
+		f.mu.Lock()
+		if f.closed {
+			f.mu.Unlock()
+			return fmt.Errorf("stream %s: %w", f.stream, ErrFeedClosed)
+		}
+		if f.cur != nil && f.cur.N == vector.Cap && len(f.queue) < feedDepth {
+			f.enqueue()
+		}
+		if f.cur == nil || f.cur.N < vector.Cap {
+			err := f.add(row)
+			f.mu.Unlock()
+			return err
+		}
+		wait := f.space // full: wait for the reader
+		f.mu.Unlock()
 		select {
-		case f.cur = <-f.free:
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// add appends row to f.cur (made when nil) and queues the batch when it is
+// full or the reader is idle, and the queue has room. f.mu is held.
+func (f *Feed) add(row []any) error {
+	if f.cur == nil {
+		if k := len(f.free); k > 0 {
+			f.cur, f.free = f.free[k-1], f.free[:k-1]
 			f.cur.Reset()
-		default:
+		} else {
 			f.cur = vector.NewBatch(f.types)
 		}
 	}
@@ -86,21 +108,21 @@ func (f *Feed) Push(ctx context.Context, row []any) error {
 			return fmt.Errorf("stream %s, column %s %s: %v", f.stream, f.cols[c].Name, f.cols[c].Type, err)
 		}
 	}
+	f.seq++
+	b.Pos[i] = f.seq
 	b.N++
-	b.Pos[i] = f.seq + 1
-	if b.N < vector.Cap && len(f.full) > 0 {
-		f.seq++
-		return nil // the reader is behind: the row waits in a fuller batch
+	if (b.N == vector.Cap || len(f.queue) == 0) && len(f.queue) < feedDepth {
+		f.enqueue()
 	}
-	select {
-	case f.full <- b:
-		f.cur = nil
-		f.seq++
-		return nil
-	case <-ctx.Done():
-		b.N-- // not pushed
-		return ctx.Err()
-	}
+	return nil
+}
+
+// enqueue moves f.cur to the queue and wakes the reader. f.mu is held.
+func (f *Feed) enqueue() {
+	f.queue = append(f.queue, f.cur)
+	f.cur = nil
+	close(f.avail)
+	f.avail = make(chan struct{})
 }
 
 // Close ends the stream: a job reading it ends after the rows pushed before.
@@ -110,33 +132,44 @@ func (f *Feed) Close() {
 	defer f.mu.Unlock()
 	if !f.closed {
 		f.closed = true
-		close(f.done)
+		close(f.avail)
+		close(f.space) // pushers waiting for room see closed
 	}
 }
 
-// take returns the next batch, or nil with io.EOF when the stream is closed
-// and drained, or nil with nil when nothing is ready.
-func (f *Feed) take() (*vector.Batch, error) {
-	select {
-	case b := <-f.full:
-		return b, nil
-	default:
-	}
+// take returns the next batch; or nil and io.EOF when the stream is closed and
+// drained; or nil, nil and the channel that is closed when there may be more.
+func (f *Feed) take() (*vector.Batch, <-chan struct{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	select { // again under the lock: no Push is between its send and its next row
-	case b := <-f.full:
-		return b, nil
+	var b *vector.Batch
+	switch {
+	case len(f.queue) > 0:
+		b = f.queue[0]
+		n := copy(f.queue, f.queue[1:])
+		f.queue[n] = nil
+		f.queue = f.queue[:n]
+	case f.cur != nil && f.cur.N > 0:
+		b, f.cur = f.cur, nil
+	case f.closed:
+		return nil, nil, io.EOF
 	default:
+		return nil, f.avail, nil
 	}
-	if b := f.cur; b != nil && b.N > 0 {
-		f.cur = nil
-		return b, nil
+	if !f.closed {
+		close(f.space)
+		f.space = make(chan struct{})
 	}
-	if f.closed {
-		return nil, io.EOF
+	return b, nil, nil
+}
+
+// give returns a batch the reader is done with, for Push to fill again.
+func (f *Feed) give(b *vector.Batch) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.free) < feedDepth+2 {
+		f.free = append(f.free, b)
 	}
-	return nil, nil
 }
 
 // Open returns a source reading the feed from its next row.
@@ -151,10 +184,7 @@ type feedSource struct {
 
 func (s *feedSource) release() {
 	if s.held != nil {
-		select {
-		case s.f.free <- s.held:
-		default:
-		}
+		s.f.give(s.held)
 		s.held = nil
 	}
 }
@@ -165,7 +195,7 @@ func (s *feedSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		if err := s.ctx.Err(); err != nil {
 			return err
 		}
-		src, err := s.f.take()
+		src, wait, err := s.f.take()
 		if err != nil {
 			return err
 		}
@@ -176,13 +206,10 @@ func (s *feedSource) Next(b *vector.Batch, _ *[]BadRow) error {
 				return ErrWaiting
 			}
 			select {
-			case <-s.f.done:
+			case <-wait:
 			case <-s.ctx.Done():
-			case src = <-s.f.full:
 			}
-			if src == nil {
-				continue
-			}
+			continue
 		}
 		s.waited = false
 		s.held = src
