@@ -279,3 +279,32 @@ func TestErrorsOutput(t *testing.T) {
 		t.Fatalf("log: %q", log.String())
 	}
 }
+
+// TestPushLimit: a job with LIMIT takes only the rows it uses; the next job
+// over the stream reads on from there (as stdin does, SPEC 1).
+func TestPushLimit(t *testing.T) {
+	var lines []string
+	s := open(t, streamql.Options{OnRows: collect(&lines)})
+	ctx := context.Background()
+	if err := s.Exec(ctx, "CREATE STREAM n (x BIGINT, s VARCHAR) WITH ('connector'='go')"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		if err := s.Push(ctx, "n", i, fmt.Sprint("r", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Exec(ctx, "SELECT x FROM n LIMIT 2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CloseStream("n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(ctx, "SELECT * FROM n"); err != nil {
+		t.Fatal(err)
+	}
+	want := "main main: 1|main main: 2|main main: 3, r3|main main: 4, r4|main main: 5, r5"
+	if got := strings.Join(lines, "|"); got != want {
+		t.Fatalf("rows %s, want %s", got, want)
+	}
+}

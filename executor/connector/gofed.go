@@ -235,6 +235,44 @@ func (s *feedSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	}
 }
 
+// Unread implements Unreader: the rows of the last batch after the first rows
+// go back to the front of the feed, for the next job reading the stream (a
+// LIMIT stops inside a batch; SPEC 1, as for stdin).
+func (s *feedSource) Unread(rows int) {
+	src := s.held
+	if src == nil || rows >= src.N {
+		return
+	}
+	rest := vector.NewBatch(s.f.types)
+	for i := rows; i < src.N; i++ {
+		k := rest.N
+		for c, from := range src.Cols {
+			to := rest.Cols[c]
+			to.Null[k] = from.Null[i]
+			switch from.Type {
+			case catalog.BigInt, catalog.Timestamp:
+				to.I[k] = from.I[i]
+			case catalog.Double:
+				to.F[k] = from.F[i]
+			case catalog.Boolean:
+				to.B[k] = from.B[i]
+			case catalog.Varchar:
+				if !from.Null[i] {
+					to.SetString(k, from.S[i])
+				}
+			}
+		}
+		rest.Pos[k] = src.Pos[i]
+		rest.N++
+	}
+	f := s.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queue = append([]*vector.Batch{rest}, f.queue...)
+	close(f.avail)
+	f.avail = make(chan struct{})
+}
+
 func (s *feedSource) Position(line int64) string { return rowNumber(line) }
 
 func (s *feedSource) Progress() (int64, int64) { return 0, 0 }
