@@ -53,9 +53,8 @@ type Column struct {
 }
 
 // Output names the output rows belong to: "main", the side name, the errors
-// side output's name ('errors' unless 'errors.side' renames it), or the
-// statement of a result table ("show streams", "show sides", "describe",
-// "explain").
+// side output's name ('errors' unless 'errors.side' renames it), or "result"
+// for the table of SHOW, DESCRIBE or EXPLAIN (the columns tell which).
 type Output struct {
 	Name    string
 	Kind    OutputKind

@@ -103,6 +103,7 @@ func Open(opts Options) (*Session, error) {
 	s := &Session{opts: opts, settings: map[string]string{}}
 	s.front = &frontend{s: s}
 	s.eng = session.New(opts.Stdin, s.front)
+	s.eng.GoFed = true
 	keys := make([]string, 0, len(opts.Settings))
 	for k := range opts.Settings {
 		keys = append(keys, k)

@@ -64,6 +64,9 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	if spec.Name == "stdin" && s.SQLFromStdin {
 		return parser.Errorf(st.NamePos, "stream '%s' reads stdin, but the SQL itself comes from stdin or the REPL; pass the script as a file (streamql script.sql < data) instead", st.Name)
 	}
+	if spec.Name == "go" && !s.GoFed {
+		return parser.Errorf(st.WithPos, "stream '%s' uses connector 'go', whose rows are pushed by a Go program through the streamql package; the command line cannot feed it: use 'values', 'stdin', 'file' or 'socket'", st.Name)
+	}
 	s.Cat.Add(x)
 	return nil
 }

@@ -45,6 +45,9 @@ type Session struct {
 	// SQLFromStdin is set when the SQL itself comes from stdin or the REPL: a
 	// stdin stream is then a planning error (SPEC 4).
 	SQLFromStdin bool
+	// GoFed allows streams WITH ('connector'='go'), which only Go code can feed
+	// (the package streamql sets it; the command line cannot push rows).
+	GoFed bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
