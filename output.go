@@ -143,9 +143,9 @@ func (r *Rows) Time(col, row int) time.Time {
 	return time.UnixMilli(r.cols[col].I[r.sel[row]]).UTC()
 }
 
-// Bytes returns a VARCHAR value (of a job, an errors or a result row) without
-// copying; nil for NULL and other types. The bytes are valid only during the
-// OnRows call.
+// Bytes returns a VARCHAR value (of a job, an errors or a result row), without
+// copying for a job's rows; nil for NULL and other types. The bytes are valid
+// only during the OnRows call.
 func (r *Rows) Bytes(col, row int) []byte {
 	switch {
 	case r.errs != nil:
