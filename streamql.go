@@ -75,7 +75,9 @@ type Options struct {
 	// tables of SHOW, DESCRIBE and EXPLAIN, one call per run of rows for the
 	// same output, in input order. rows is valid only during the call. An error
 	// it returns ends the job and comes back from Exec as a Runtime error. nil
-	// discards the rows.
+	// discards the rows. It runs on Exec's goroutine and must not call Exec,
+	// nor Push to a stream the running job reads (the job would wait for
+	// itself once the stream's queue is full).
 	OnRows func(out Output, rows *Rows) error
 	// Log receives notices, one line each: the malformed rows a job skipped or
 	// sent to a side output (SPEC 1). nil discards them.
