@@ -3,6 +3,7 @@ package catalog
 import (
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -103,8 +104,11 @@ func (s *Stream) Names() []string {
 // Bounded reports whether the stream's source ends by itself (SPEC 1, connector table).
 func (s *Stream) Bounded() bool { return s.Connector.Bounded(s.Options) }
 
-// Catalog holds the streams of a session, by case-insensitive name.
+// Catalog holds the streams of a session, by case-insensitive name. It is safe
+// for concurrent use (streamql.Session.Push looks streams up while a statement
+// runs).
 type Catalog struct {
+	mu      sync.RWMutex
 	streams map[string]*Stream
 }
 
@@ -112,11 +116,17 @@ type Catalog struct {
 func New() *Catalog { return &Catalog{streams: map[string]*Stream{}} }
 
 // Lookup returns the stream named name (case-insensitive), or nil.
-func (c *Catalog) Lookup(name string) *Stream { return c.streams[strings.ToLower(name)] }
+func (c *Catalog) Lookup(name string) *Stream {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.streams[strings.ToLower(name)]
+}
 
 // Add registers s. It reports false, changing nothing, when a stream of that name
 // exists already.
 func (c *Catalog) Add(s *Stream) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	k := strings.ToLower(s.Name)
 	if _, ok := c.streams[k]; ok {
 		return false
@@ -133,6 +143,8 @@ func (c *Catalog) Add(s *Stream) bool {
 
 // Drop removes the stream named name and reports whether it existed.
 func (c *Catalog) Drop(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	k := strings.ToLower(name)
 	_, ok := c.streams[k]
 	delete(c.streams, k)
@@ -141,10 +153,12 @@ func (c *Catalog) Drop(name string) bool {
 
 // Streams returns all streams sorted by name (case-insensitive), for SHOW STREAMS.
 func (c *Catalog) Streams() []*Stream {
+	c.mu.RLock()
 	out := make([]*Stream, 0, len(c.streams))
 	for _, s := range c.streams {
 		out = append(out, s)
 	}
+	c.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
 	return out
 }

@@ -65,6 +65,10 @@ type ConnectorSpec struct {
 	// ReadsStdin says the stream reads the process's standard input, so the SQL
 	// may not come from there too (SPEC 1).
 	ReadsStdin bool
+	// PushedFromGo says the stream's rows are pushed by the Go program that
+	// embeds streamql (the streamql package's Session.Push, connector 'go'); the
+	// command line cannot feed such a stream.
+	PushedFromGo bool
 	// Source is the executor's side of the connector (its source opener, and
 	// later its sink opener), set by the connector's file; catalog never looks
 	// inside it, so catalog does not import the executor (the model is

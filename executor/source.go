@@ -93,3 +93,8 @@ func (e *Env) Insert(ins *planner.Insert) {
 		d.Insert(ins.Stream, e.connEnv(), ins.Rows)
 	}
 }
+
+// Feed returns the queue of the Go-fed stream st ('connector'='go'), made at
+// the first call and kept for the session; jobs reading st read from it, and
+// the streamql package's Session.Push writes to it.
+func (e *Env) Feed(st *catalog.Stream) *connector.Feed { return connector.FeedOf(st, e.connEnv()) }

@@ -88,3 +88,6 @@ func Register(spec *catalog.ConnectorSpec, d *Driver) {
 
 // always is the Bounded rule of connectors that always end.
 func always(map[string]string) bool { return true }
+
+// never is the Bounded rule of connectors that never end by themselves.
+func never(map[string]string) bool { return false }

@@ -18,7 +18,7 @@ func init() {
 			catalog.OptionSpec{Name: "hostname", Kind: catalog.OptString, Default: "localhost", Doc: "host to connect to"},
 			catalog.OptionSpec{Name: "port", Kind: catalog.OptInt, Required: true, Doc: "TCP port to connect to"},
 		),
-		Bounded:  func(map[string]string) bool { return false },
+		Bounded:  never,
 		Validate: checkSocket,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenSocket(ctx, st, env.decoder(st))

@@ -83,7 +83,7 @@ func TestCompleterDo(t *testing.T) {
 		t.Fatalf("Do = %q, %d", got, n)
 	}
 	// the word being completed may hold multi-byte characters
-	c = &completer{sess: &Session{Cat: completerSession(t).Cat}}
+	c = &completer{sess: completerSession(t)}
 	if got, n := c.Do([]rune("SELECT 设"), 8); n != 1 || len(got) != 0 {
 		t.Fatalf("Do = %q, %d", got, n)
 	}

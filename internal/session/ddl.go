@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"errors"
@@ -12,14 +12,14 @@ import (
 // createStream declares a stream (SPEC 1): typed columns, the event-time column of
 // WATERMARK FOR (BIGINT epoch ms or TIMESTAMP) and its expression, type-checked
 // here (SPEC 2.3), and the connector's options.
-func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
+func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	if s.Cat.Lookup(st.Name) != nil {
 		if st.IfNotExists {
 			return nil
 		}
 		return parser.Errorf(st.NamePos, "stream '%s' already exists; DROP STREAM %s first, or write CREATE STREAM IF NOT EXISTS", st.Name, st.Name)
 	}
-	x := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: sc.dir}
+	x := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: dir}
 	seen := make(map[string]bool, len(st.Columns)) // by catalog.FoldName: linear in the columns
 	for _, c := range st.Columns {
 		t, err := catalog.ParseType(c.Type)
@@ -61,6 +61,9 @@ func (s *Session) createStream(sc *scriptCtx, st *parser.CreateStream) error {
 	}
 	if spec.ReadsStdin && s.SQLFromStdin {
 		return parser.Errorf(st.NamePos, "stream '%s' reads stdin, but the SQL itself comes from stdin or the REPL; pass the script as a file (streamql script.sql < data) instead", st.Name)
+	}
+	if spec.PushedFromGo && !s.GoFed {
+		return parser.Errorf(st.WithPos, "stream '%s' uses connector '%s', whose rows are pushed by a Go program through the streamql package; the command line cannot feed it: use 'values', 'stdin', 'file' or 'socket'", st.Name, spec.Name)
 	}
 	s.Cat.Add(x)
 	return nil

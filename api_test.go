@@ -1,0 +1,310 @@
+package streamql_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"streamql"
+)
+
+// collect returns an OnRows that appends "output: v1, v2" lines to *lines.
+func collect(lines *[]string) func(streamql.Output, *streamql.Rows) error {
+	return func(out streamql.Output, rows *streamql.Rows) error {
+		for r := 0; r < rows.Len(); r++ {
+			vals := make([]string, len(out.Columns))
+			for c := range out.Columns {
+				vals[c] = fmt.Sprint(rows.Value(c, r))
+			}
+			*lines = append(*lines, out.Kind.String()+" "+out.Name+": "+strings.Join(vals, ", "))
+		}
+		return nil
+	}
+}
+
+func open(t *testing.T, opts streamql.Options) *streamql.Session {
+	t.Helper()
+	s, err := streamql.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestErrorKinds: a syntax error runs nothing; a planning error stops at its
+// statement, after the ones before ran; both carry the statement's position
+// and render like the command line (SPEC 4); a job's failure is Runtime.
+func TestErrorKinds(t *testing.T) {
+	var lines []string
+	s := open(t, streamql.Options{BaseDir: "testdata", OnRows: collect(&lines)})
+	ctx := context.Background()
+
+	err := s.Exec(ctx, "CREATE STREAM a (x BIGINT) WITH ('connector'='values');\nSELECT FROM WHERE;")
+	var e *streamql.Error
+	if !errors.As(err, &e) || e.Kind != streamql.KindSyntax || e.Kind.ExitStatus() != 2 {
+		t.Fatalf("syntax: %#v", err)
+	}
+	if e.Pos.File != "-e" || e.Pos.Line != 2 {
+		t.Fatalf("syntax error at %+v, want -e line 2", e.Pos)
+	}
+	if err := s.Exec(ctx, "SHOW STREAMS"); err != nil || len(lines) != 0 {
+		t.Fatalf("the syntax error ran a statement: %v %q", err, lines)
+	}
+
+	err = s.ExecScript(ctx, "q.sql", "CREATE STREAM a (x BIGINT) WITH ('connector'='values');\nSELECT nope FROM a;\nSHOW STREAMS;", "testdata")
+	if !errors.As(err, &e) || e.Kind != streamql.KindPlanning {
+		t.Fatalf("planning: %#v", err)
+	}
+	if e.Pos != (streamql.Pos{File: "q.sql", Line: 2, Column: 8}) {
+		t.Fatalf("planning error at %+v, want q.sql line 2 column 8", e.Pos)
+	}
+	want := e.Msg + "\nq.sql, line 2, column 8:\n  SELECT nope FROM a;\n         ^"
+	if got := e.Format(); got != want {
+		t.Fatalf("Format:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.HasPrefix(e.Error(), "q.sql, line 2, column 8: ") {
+		t.Fatalf("Error() = %q", e.Error())
+	}
+	if len(lines) != 0 { // SHOW STREAMS after the error did not run
+		t.Fatalf("ran after the error: %q", lines)
+	}
+	if err := s.Exec(ctx, "DESCRIBE a"); err != nil || len(lines) != 1 || lines[0] != "result result: x, BIGINT, " {
+		t.Fatalf("the CREATE before the error did not run: %v %q", err, lines)
+	}
+
+	// a file that vanished between CREATE and the job: a runtime error
+	dir := t.TempDir()
+	path := filepath.Join(dir, "gone.csv")
+	if err := os.WriteFile(path, []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ExecScript(ctx, "r.sql", "CREATE STREAM g (x BIGINT) WITH ('connector'='file', 'path'='gone.csv');", dir); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	err = s.Exec(ctx, "SELECT * FROM g")
+	if !errors.As(err, &e) || e.Kind != streamql.KindRuntime || e.Kind.ExitStatus() != 1 || e.Pos.Line != 0 {
+		t.Fatalf("runtime: %#v", err)
+	}
+	if !strings.Contains(e.Format(), "gone.csv") {
+		t.Fatalf("runtime error does not name the file: %s", e.Format())
+	}
+}
+
+// TestFormatMatchesCLI: Error.Format prints what the command line prints
+// after "error: " for the same script.
+func TestFormatMatchesCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "streamql")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/streamql").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	sql := "CREATE STREAM a (x BIGINT) WITH ('connector'='values');\nSELECT x FROM a WHERE x = 'é' AND y > 1;"
+	out, _ := exec.Command(bin, "-e", sql).CombinedOutput()
+	s := open(t, streamql.Options{})
+	var e *streamql.Error
+	if err := s.Exec(context.Background(), sql); !errors.As(err, &e) {
+		t.Fatalf("no *Error: %v", err)
+	}
+	if got := "error: " + e.Format() + "\n"; got != string(out) {
+		t.Fatalf("Format:\n%s\nthe command line:\n%s", got, out)
+	}
+}
+
+// TestRunTwice: the same statements run twice in one session give the same
+// outputs, in the same order.
+func TestRunTwice(t *testing.T) {
+	var first, second []string
+	s := open(t, streamql.Options{BaseDir: "testdata"})
+	if err := s.Exec(context.Background(), "CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector' = 'file', 'path' = 'sensors.csv')"); err != nil {
+		t.Fatal(err)
+	}
+	split := "SELECT deviceNo INTO SIDE 'cold' FROM sensors WHERE temperature < 10; SELECT deviceNo, CAST(ts AS TIMESTAMP) AS t, temperature > 50 AS hot FROM sensors;"
+	for _, out := range []*[]string{&first, &second} {
+		s2 := open(t, streamql.Options{BaseDir: "testdata", OnRows: collect(out)})
+		if err := s2.Exec(context.Background(), "CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector' = 'file', 'path' = 'sensors.csv'); "+split+split); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(first) != 12 || strings.Join(first, "\n") != strings.Join(second, "\n") {
+		t.Fatalf("runs differ or miss rows:\n%s\n--\n%s", strings.Join(first, "\n"), strings.Join(second, "\n"))
+	}
+	if first[0] != "main main: s8, 2021-01-07 16:01:29.736 +0000 UTC, true" || first[2] != "side cold: s7" {
+		t.Fatalf("typed values: %q", first[:3])
+	}
+	if first[6] != first[0] { // the second job of one Exec repeats the first
+		t.Fatalf("second job: %q, first: %q", first[6], first[0])
+	}
+}
+
+// TestPushCancel: Push blocks while no job reads the stream, and returns the
+// context's error when it ends; the rows pushed before are read by the next
+// job, the refused row is not.
+func TestPushCancel(t *testing.T) {
+	var lines []string
+	s := open(t, streamql.Options{OnRows: func(out streamql.Output, rows *streamql.Rows) error {
+		lines = append(lines, fmt.Sprint(rows.Len()))
+		return nil
+	}})
+	ctx := context.Background()
+	if err := s.Exec(ctx, "CREATE STREAM n (x BIGINT) WITH ('connector'='go')"); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	pushed := 0
+	var err error
+	for ; pushed < 1_000_000; pushed++ {
+		if err = s.Push(cctx, "n", pushed); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || pushed == 1_000_000 {
+		t.Fatalf("Push = %v after %d rows: no backpressure", err, pushed)
+	}
+	if err := s.CloseStream("n"); err != nil {
+		t.Fatal(err)
+	}
+	lines = nil
+	if err := s.Exec(ctx, "SELECT x FROM n"); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, l := range lines {
+		var n int
+		fmt.Sscan(l, &n)
+		total += n
+	}
+	if total != pushed {
+		t.Fatalf("the job read %d rows, %d were pushed", total, pushed)
+	}
+	if err := s.Push(ctx, "n", 1); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("Push after CloseStream = %v", err)
+	}
+}
+
+// TestPushCancelsJob: cancelling Exec's context ends a job over a Go-fed
+// stream that is never closed, with a Runtime error wrapping the cancel.
+func TestPushCancelsJob(t *testing.T) {
+	s := open(t, streamql.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Exec(ctx, "CREATE STREAM n (x BIGINT) WITH ('connector'='go')"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Exec(ctx, "SELECT x FROM n") }()
+	if err := s.Push(ctx, "n", 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		var e *streamql.Error
+		if !errors.As(err, &e) || e.Kind != streamql.KindRuntime || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Exec = %#v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the job did not end after the cancel")
+	}
+}
+
+// TestPushErrors: Push names the stream, the column and what to do.
+func TestPushErrors(t *testing.T) {
+	s := open(t, streamql.Options{})
+	ctx := context.Background()
+	if err := s.Exec(ctx, "CREATE STREAM v (x BIGINT) WITH ('connector'='values'); CREATE STREAM g (x BIGINT, t TIMESTAMP) WITH ('connector'='go')"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stream string
+		row    []any
+		want   string
+	}{
+		{"nope", []any{1}, "unknown stream 'nope'; declare it first"},
+		{"v", []any{1}, "stream v reads connector 'values'; Push needs a stream declared WITH ('connector'='go')"},
+		{"g", []any{1}, "stream g: a row has 1 values, the stream has 2 columns (x BIGINT, t TIMESTAMP(3))"},
+		{"g", []any{"1", nil}, "stream g, column x BIGINT: cannot take a Go string"},
+		{"g", []any{1, 2.5}, "stream g, column t TIMESTAMP(3): cannot take a Go float64"},
+	} {
+		if err := s.Push(ctx, c.stream, c.row...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Push(%s, %v) = %v, want %q", c.stream, c.row, err, c.want)
+		}
+	}
+}
+
+// TestSettings: Options.Settings apply like SET; an unknown one is a
+// planning error of Open.
+func TestSettings(t *testing.T) {
+	s := open(t, streamql.Options{Settings: map[string]string{"state.max-bytes": "1MiB", "format": "json"}})
+	if v, ok := s.Setting("format"); !ok || v != "json" {
+		t.Fatalf("Setting(format) = %q, %v", v, ok)
+	}
+	_, err := streamql.Open(streamql.Options{Settings: map[string]string{"colour": "red"}})
+	var e *streamql.Error
+	if !errors.As(err, &e) || e.Kind != streamql.KindPlanning || !strings.Contains(e.Msg, "unknown setting 'colour'") {
+		t.Fatalf("Open = %v", err)
+	}
+	_, err = streamql.Open(streamql.Options{Settings: map[string]string{"state.max-bytes": "lots"}})
+	if !errors.As(err, &e) || e.Kind != streamql.KindPlanning {
+		t.Fatalf("Open = %v", err)
+	}
+}
+
+// TestErrorsOutput: malformed rows of a stream with 'errors'='side' come as
+// an OutputErrors output, in input order among the main rows; Log gets the
+// notice.
+func TestErrorsOutput(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("1\nx\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	var log strings.Builder
+	s := open(t, streamql.Options{BaseDir: dir, OnRows: collect(&lines), Log: &log})
+	if err := s.Exec(context.Background(), "CREATE STREAM b (x BIGINT) WITH ('connector'='file', 'path'='bad.csv'); SELECT x FROM b;"); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 3 || lines[0] != "main main: 1" || !strings.HasPrefix(lines[1], "errors errors: b, bad.csv:2, x, ") || lines[2] != "main main: 3" {
+		t.Fatalf("rows: %q", lines)
+	}
+	if log.String() != "stream b: 1 malformed row(s) sent to side output 'errors'\n" {
+		t.Fatalf("log: %q", log.String())
+	}
+}
+
+// TestPushLimit: a job with LIMIT takes only the rows it uses; the next job
+// over the stream reads on from there (as stdin does, SPEC 1).
+func TestPushLimit(t *testing.T) {
+	var lines []string
+	s := open(t, streamql.Options{OnRows: collect(&lines)})
+	ctx := context.Background()
+	if err := s.Exec(ctx, "CREATE STREAM n (x BIGINT, s VARCHAR) WITH ('connector'='go')"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		if err := s.Push(ctx, "n", i, fmt.Sprint("r", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Exec(ctx, "SELECT x FROM n LIMIT 2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CloseStream("n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(ctx, "SELECT * FROM n"); err != nil {
+		t.Fatal(err)
+	}
+	want := "main main: 1|main main: 2|main main: 3, r3|main main: 4, r4|main main: 5, r5"
+	if got := strings.Join(lines, "|"); got != want {
+		t.Fatalf("rows %s, want %s", got, want)
+	}
+}

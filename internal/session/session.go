@@ -1,0 +1,331 @@
+// Package session is streamql's engine session (SPEC 2.1, SPEC 3): the catalog,
+// DDL, the pending side branches, statement dispatch and the job runner. The
+// public package streamql and the command line (cmd/streamql/cli) are its two
+// clients: each gives it a Frontend that receives what statements produce (a
+// job's output batches, SHOW/DESCRIBE/EXPLAIN tables) and the settings that
+// belong to the client (format, side-dir, timer).
+//
+// It imports the engine (catalog, planner, executor) and never anything under
+// cmd/ nor the root package streamql.
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/parser"
+	"streamql/planner"
+)
+
+// Frontend receives what a session's statements produce.
+type Frontend interface {
+	// Set applies a SET that the engine does not own (SPEC 3: format,
+	// side-dir, timer). It returns known false for a key it does not know,
+	// and an error positioned in st for a bad value.
+	Set(st *parser.Set) (known bool, err error)
+	// Result receives the table of SHOW STREAMS, SHOW SIDES, DESCRIBE and
+	// EXPLAIN: column names and rows of text.
+	Result(columns []string, rows [][]string) error
+	// RunJob runs job: it must call run once with the factory of the job's
+	// sink and return run's error, or its own (an output that failed).
+	RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error
+}
+
+// Session holds what statements share: the catalog, the pending side branches
+// and the job environment (stdin, values tables, Go-fed streams). Statements
+// run one at a time (not safe for concurrent use, except Env's Go-fed feeds).
+type Session struct {
+	Cat   *catalog.Catalog
+	Env   *executor.Env
+	Front Frontend
+	// SQLFromStdin is set when the SQL itself comes from stdin or the REPL: a
+	// stdin stream is then a planning error (SPEC 4).
+	SQLFromStdin bool
+	// GoFed allows streams WITH ('connector'='go'), which only Go code can feed
+	// (the package streamql sets it; the command line cannot push rows).
+	GoFed bool
+
+	pending []*planner.Branch // side branches waiting for a job, in declaration order
+	// sides indexes pending by stream and side name (the first branch of each);
+	// nil when it must be rebuilt (pendingSide).
+	sides map[sideKey]*planner.Branch
+}
+
+type sideKey struct {
+	st   *catalog.Stream
+	side string
+}
+
+// New returns a session reading stdin streams from stdin (nil: none) and
+// giving its results to front.
+func New(stdin io.Reader, front Frontend) *Session {
+	return &Session{Cat: catalog.New(), Env: &executor.Env{Stdin: stdin}, Front: front}
+}
+
+// addPending appends b to the pending side branches.
+func (s *Session) addPending(b *planner.Branch) {
+	s.pending = append(s.pending, b)
+	if s.sides != nil {
+		if _, ok := s.sides[sideKey{b.Stream, b.Side}]; !ok {
+			s.sides[sideKey{b.Stream, b.Side}] = b
+		}
+	}
+}
+
+// pendingSide returns the first pending branch of st with side name side, or nil.
+func (s *Session) pendingSide(st *catalog.Stream, side string) *planner.Branch {
+	if s.sides == nil {
+		s.sides = map[sideKey]*planner.Branch{}
+		for _, b := range s.pending {
+			if _, ok := s.sides[sideKey{b.Stream, b.Side}]; !ok {
+				s.sides[sideKey{b.Stream, b.Side}] = b
+			}
+		}
+	}
+	return s.sides[sideKey{st, side}]
+}
+
+// PendingSides returns the names of the side branches waiting to run, in
+// declaration order, each once.
+func (s *Session) PendingSides() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range s.pending {
+		if !seen[b.Side] {
+			seen[b.Side] = true
+			out = append(out, b.Side)
+		}
+	}
+	return out
+}
+
+// Exec runs one statement st of script (relative paths of a CREATE STREAM
+// are read from dir). Errors are *parser.Error at offsets into
+// script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
+// after a cancel, and other errors for a job that failed (status 1).
+func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx}
+	switch st := st.(type) {
+	case *parser.CreateStream:
+		return s.createStream(dir, st)
+	case *parser.DropStream:
+		x := s.Cat.Lookup(st.Name)
+		if x == nil {
+			if st.IfExists {
+				return nil
+			}
+			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
+		}
+		if pend := s.branchesOf(x); len(pend) > 0 {
+			var names []string
+			for _, b := range pend {
+				names = append(names, "'"+b.Side+"'")
+			}
+			return parser.Errorf(st.NamePos, "stream %s has pending side branches (%s); RUN them or DROP SIDE them first", x.Name, strings.Join(names, ", "))
+		}
+		s.Cat.Drop(st.Name)
+		return nil
+	case *parser.Select:
+		b, err := p.PlanSelect(st)
+		if err != nil {
+			return err
+		}
+		if b.Side != "" {
+			// check the job it will join now, so the error points at this statement:
+			// against the first pending branch of that side name only, so that
+			// declaring n branches takes linear time
+			check := []*planner.Branch{b}
+			if prev := s.pendingSide(b.Stream, b.Side); prev != nil {
+				check = []*planner.Branch{prev, b}
+			}
+			if _, err := planner.NewJob(b.Stream, check, nil, script.Source); err != nil {
+				return err
+			}
+			s.addPending(b)
+			return nil
+		}
+		branches := s.takeBranches(b.Stream)
+		job, err := planner.NewJob(b.Stream, branches, b, script.Source)
+		if err != nil {
+			return err
+		}
+		return s.runJob(ctx, job)
+	case *parser.Explain:
+		b, err := p.PlanSelect(st.Query)
+		if err != nil {
+			return err
+		}
+		branches := s.branchesOf(b.Stream)
+		var main *planner.Branch
+		if b.Side != "" {
+			branches = append(branches, b)
+		} else {
+			main = b
+		}
+		job, err := planner.NewJob(b.Stream, branches, main, script.Source)
+		if err != nil {
+			return err
+		}
+		var rows [][]string
+		for _, l := range strings.Split(strings.TrimRight(job.Explain(), "\n"), "\n") {
+			rows = append(rows, []string{l})
+		}
+		return s.Front.Result([]string{"plan"}, rows)
+	case *parser.Run:
+		return s.RunPending(ctx, script)
+	case *parser.ShowStreams:
+		var rows [][]string
+		for _, x := range s.Cat.Streams() {
+			var cols []string
+			for _, c := range x.Columns {
+				cols = append(cols, c.Name+" "+c.Type.String())
+			}
+			rows = append(rows, []string{x.Name, x.Connector.Name, fmt.Sprint(x.Bounded()), strings.Join(cols, ", ")})
+		}
+		return s.Front.Result([]string{"name", "connector", "bounded", "columns"}, rows)
+	case *parser.ShowSides:
+		var rows [][]string
+		for _, b := range s.pending {
+			rows = append(rows, []string{b.Side, b.Stream.Name, oneLine(b.Text)})
+		}
+		return s.Front.Result([]string{"side", "stream", "statement"}, rows)
+	case *parser.DropSide:
+		kept := s.pending[:0]
+		found := false
+		for _, b := range s.pending {
+			if b.Side == st.Name {
+				found = true
+				continue
+			}
+			kept = append(kept, b)
+		}
+		s.pending, s.sides = kept, nil
+		if !found {
+			return parser.Errorf(st.NamePos, "no pending side branch named '%s' (SHOW SIDES lists them)", st.Name)
+		}
+		return nil
+	case *parser.Describe:
+		x := s.Cat.Lookup(st.Name)
+		if x == nil {
+			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
+		}
+		var rows [][]string
+		for i, c := range x.Columns {
+			wm := ""
+			if i == x.EventTime && x.Watermark != nil {
+				wm = x.Watermark.Text
+			}
+			rows = append(rows, []string{c.Name, c.Type.String(), wm})
+		}
+		return s.Front.Result([]string{"column", "type", "watermark"}, rows)
+	case *parser.Set:
+		return s.set(st)
+	case *parser.Insert:
+		return s.insert(p, st)
+	}
+	start, _ := st.Span()
+	return parser.Errorf(start, "this statement is not supported")
+}
+
+// insert runs INSERT INTO s VALUES (SPEC 3): the rows go to the values stream s,
+// for the jobs that read it later.
+func (s *Session) insert(p *planner.Planner, st *parser.Insert) error {
+	ins, err := p.PlanInsert(st)
+	if err != nil {
+		return err
+	}
+	s.Env.Insert(ins)
+	return nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// set applies SET 'key' = 'value' (SPEC 3; 'state.max-bytes' from SPEC 1); the
+// other keys go to the frontend.
+func (s *Session) set(st *parser.Set) error {
+	if st.Key == "state.max-bytes" {
+		// SPEC 1: bounds the state of every stateful operator of a job
+		n, err := catalog.ParseSize(st.Value)
+		if err != nil {
+			return parser.Errorf(st.ValuePos, "'state.max-bytes': %v", err)
+		}
+		s.Env.StateMaxBytes = n
+		return nil
+	}
+	if known, err := s.Front.Set(st); known || err != nil {
+		return err
+	}
+	return parser.Errorf(st.KeyPos, "unknown setting '%s'; settings: format, side-dir, timer, state.max-bytes", st.Key)
+}
+
+// branchesOf returns the pending branches of st, in declaration order.
+func (s *Session) branchesOf(st *catalog.Stream) []*planner.Branch {
+	var out []*planner.Branch
+	for _, b := range s.pending {
+		if b.Stream == st {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// takeBranches removes and returns the pending branches of st (a job uses them
+// up, also when it fails: SPEC 2.1).
+func (s *Session) takeBranches(st *catalog.Stream) []*planner.Branch {
+	out := s.branchesOf(st)
+	kept := s.pending[:0]
+	for _, b := range s.pending {
+		if b.Stream != st {
+			kept = append(kept, b)
+		}
+	}
+	s.pending, s.sides = kept, nil
+	return out
+}
+
+// RunPending runs one job per stream with pending branches, in the order the
+// streams got their first branch (SPEC 2.1: RUN and the end of a script).
+// Errors are those of Exec.
+func (s *Session) RunPending(ctx context.Context, script *parser.Script) error {
+	for len(s.pending) > 0 {
+		st := s.pending[0].Stream
+		job, err := planner.NewJob(st, s.takeBranches(st), nil, script.Source)
+		if err != nil {
+			return err
+		}
+		if err := s.runJob(ctx, job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runJob runs job through the frontend, which supplies its sink.
+func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
+	return s.Front.RunJob(ctx, job, func(newSink func() (executor.Sink, error)) (executor.Stats, error) {
+		return executor.Run(ctx, job, s.Env, newSink)
+	})
+}
+
+// MalformedNotices returns the lines that tell how many malformed rows a job
+// skipped or sent to a side output, one per stream that had some (SPEC 1,
+// 'errors'); the CLI prints them on stderr.
+func MalformedNotices(stats executor.Stats) []string {
+	var out []string
+	for _, e := range stats.Streams {
+		if e.Malformed == 0 {
+			continue
+		}
+		switch e.Policy {
+		case "skip":
+			out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) skipped", e.Stream, e.Malformed))
+		case "side":
+			out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) sent to side output '%s'", e.Stream, e.Malformed, e.Side))
+		}
+	}
+	return out
+}

@@ -1,0 +1,332 @@
+package streamql
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/executor/vector"
+	"streamql/internal/session"
+	"streamql/parser"
+	"streamql/planner"
+)
+
+// OutputKind says what an output is.
+type OutputKind int
+
+// The kinds of Output.
+const (
+	// OutputMain is a job's main query ("main").
+	OutputMain OutputKind = iota + 1
+	// OutputSide is a side output: SELECT ... INTO SIDE 'name' (SPEC 2.1).
+	OutputSide
+	// OutputErrors is an errors side output: the malformed rows of a stream
+	// with 'errors'='side' (SPEC 1), columns stream, position, raw, error.
+	OutputErrors
+	// OutputResult is the table of SHOW STREAMS, SHOW SIDES, DESCRIBE or
+	// EXPLAIN (all columns VARCHAR).
+	OutputResult
+)
+
+// String returns "main", "side", "errors" or "result".
+func (k OutputKind) String() string {
+	switch k {
+	case OutputMain:
+		return "main"
+	case OutputSide:
+		return "side"
+	case OutputErrors:
+		return "errors"
+	case OutputResult:
+		return "result"
+	}
+	return fmt.Sprintf("OutputKind(%d)", int(k))
+}
+
+// Column is one column of an output: its name and SQL type (BIGINT, DOUBLE,
+// VARCHAR, BOOLEAN, TIMESTAMP; SPEC 1).
+type Column struct {
+	Name string
+	Type string
+}
+
+// Output names the output rows belong to: "main", the side name, the errors
+// side output's name ('errors' unless 'errors.side' renames it), or "result"
+// for the table of SHOW, DESCRIBE or EXPLAIN (the columns tell which).
+type Output struct {
+	Name    string
+	Kind    OutputKind
+	Columns []Column
+}
+
+// Rows are rows of one output, given to Options.OnRows; valid only during the
+// call. Value gives any column as a Go value; the typed getters allocate
+// nothing. Row indexes run from 0 to Len()-1, columns as in Output.Columns.
+type Rows struct {
+	n     int
+	sel   []int32        // job rows: the batch rows, in order
+	cols  []*vector.Vec  // job rows: the output's columns, indexed by batch row
+	types []catalog.Type // job rows: the columns' types
+	errs  []executor.ErrorRow
+	text  [][]string // result rows
+}
+
+// Len returns the number of rows.
+func (r *Rows) Len() int { return r.n }
+
+// IsNull reports whether the value at column col of row row is NULL.
+func (r *Rows) IsNull(col, row int) bool {
+	if r.cols != nil {
+		return r.cols[col].Null[r.sel[row]]
+	}
+	return false
+}
+
+// Value returns the value at column col of row row: nil for NULL, int64 for
+// BIGINT, float64 for DOUBLE, string for VARCHAR, bool for BOOLEAN, and
+// time.Time (UTC) for TIMESTAMP. It panics for an index out of range.
+func (r *Rows) Value(col, row int) any {
+	if r.cols == nil {
+		return r.String(col, row)
+	}
+	if r.IsNull(col, row) {
+		return nil
+	}
+	switch r.types[col] {
+	case catalog.BigInt:
+		return r.Int64(col, row)
+	case catalog.Double:
+		return r.Float64(col, row)
+	case catalog.Boolean:
+		return r.Bool(col, row)
+	case catalog.Timestamp:
+		return r.Time(col, row)
+	case catalog.Varchar:
+		return r.String(col, row)
+	}
+	return nil
+}
+
+// Int64 returns a BIGINT value, or a TIMESTAMP's epoch milliseconds; 0 for
+// NULL and other types.
+func (r *Rows) Int64(col, row int) int64 {
+	if r.cols == nil || r.cols[col].I == nil {
+		return 0
+	}
+	return r.cols[col].I[r.sel[row]]
+}
+
+// Float64 returns a DOUBLE value; 0 for NULL and other types.
+func (r *Rows) Float64(col, row int) float64 {
+	if r.cols == nil || r.cols[col].F == nil {
+		return 0
+	}
+	return r.cols[col].F[r.sel[row]]
+}
+
+// Bool returns a BOOLEAN value; false for NULL and other types.
+func (r *Rows) Bool(col, row int) bool {
+	if r.cols == nil || r.cols[col].B == nil {
+		return false
+	}
+	return r.cols[col].B[r.sel[row]]
+}
+
+// Time returns a TIMESTAMP value in UTC; the zero Time for NULL and other
+// types.
+func (r *Rows) Time(col, row int) time.Time {
+	if r.cols == nil || r.types[col] != catalog.Timestamp || r.IsNull(col, row) {
+		return time.Time{}
+	}
+	return time.UnixMilli(r.cols[col].I[r.sel[row]]).UTC()
+}
+
+// Bytes returns a VARCHAR value (of a job, an errors or a result row), without
+// copying for a job's rows; nil for NULL and other types. The bytes are valid
+// only during the OnRows call.
+func (r *Rows) Bytes(col, row int) []byte {
+	switch {
+	case r.errs != nil:
+		e := &r.errs[row]
+		switch col {
+		case 0:
+			return []byte(e.Stream)
+		case 1:
+			return []byte(e.Position)
+		case 2:
+			return e.Raw
+		case 3:
+			return []byte(e.Error)
+		}
+		return nil
+	case r.text != nil:
+		return []byte(r.text[row][col])
+	case r.cols[col].S == nil:
+		return nil
+	}
+	return r.cols[col].S[r.sel[row]]
+}
+
+// String returns a VARCHAR value (a copy); "" for NULL and other types.
+func (r *Rows) String(col, row int) string {
+	if r.text != nil {
+		return r.text[row][col]
+	}
+	if r.errs != nil {
+		e := &r.errs[row]
+		switch col {
+		case 0:
+			return e.Stream
+		case 1:
+			return e.Position
+		case 3:
+			return e.Error
+		}
+	}
+	return string(r.Bytes(col, row))
+}
+
+// frontend is the engine session's Frontend for the public API.
+type frontend struct{ s *Session }
+
+var _ session.Frontend = (*frontend)(nil)
+
+// Set keeps the command line's settings (SPEC 3) for Session.Setting.
+func (f *frontend) Set(st *parser.Set) (bool, error) {
+	switch st.Key {
+	case "format", "side-dir", "timer":
+		f.s.mu.Lock()
+		f.s.settings[st.Key] = st.Value
+		f.s.mu.Unlock()
+		return true, nil
+	}
+	return false, nil
+}
+
+// Result gives a statement's table to OnRows as an OutputResult.
+func (f *frontend) Result(columns []string, rows [][]string) error {
+	on := f.s.opts.OnRows
+	if on == nil || len(rows) == 0 {
+		return nil
+	}
+	out := Output{Name: "result", Kind: OutputResult}
+	for _, c := range columns {
+		out.Columns = append(out.Columns, Column{Name: c, Type: "VARCHAR"})
+	}
+	return on(out, &Rows{n: len(rows), text: rows})
+}
+
+// RunJob runs job into a sink calling OnRows, then logs the malformed-row
+// notices.
+func (f *frontend) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+	stats, err := run(func() (executor.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
+	if w := f.s.opts.Log; w != nil {
+		for _, l := range session.MalformedNotices(stats) {
+			fmt.Fprintln(w, l)
+		}
+	}
+	return err
+}
+
+// sink gives a job's batches to OnRows, a call per run of consecutive rows
+// bound for the same output, so rows keep their input order across outputs.
+type sink struct {
+	on    func(Output, *Rows) error
+	outs  []Output
+	types [][]catalog.Type
+	sel   []int32
+	rows  Rows
+	errs  map[string]Output
+}
+
+var errorColumns = []Column{{"stream", "VARCHAR"}, {"position", "VARCHAR"}, {"raw", "VARCHAR"}, {"error", "VARCHAR"}}
+
+func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
+	k := &sink{on: on, sel: make([]int32, 0, vector.Cap), errs: map[string]Output{}}
+	for i, o := range job.Outputs {
+		out := Output{Name: o.Name, Kind: OutputSide}
+		if job.Main != nil && i == 0 {
+			out.Kind = OutputMain
+		}
+		ts := make([]catalog.Type, len(o.Columns))
+		for c, col := range o.Columns {
+			out.Columns = append(out.Columns, Column{Name: col.Name, Type: col.Type.String()})
+			ts[c] = col.Type
+		}
+		k.outs = append(k.outs, out)
+		k.types = append(k.types, ts)
+	}
+	return k
+}
+
+// Rows implements executor.Sink.
+func (k *sink) Rows(r *executor.Routed) error {
+	if k.on == nil {
+		return nil
+	}
+	bad, part := 0, -1
+	flush := func() error {
+		if len(k.sel) == 0 {
+			return nil
+		}
+		p := &r.Parts[part]
+		k.rows = Rows{n: len(k.sel), sel: k.sel, cols: p.Cols, types: k.types[p.Output]}
+		err := k.on(k.outs[p.Output], &k.rows)
+		k.sel = k.sel[:0]
+		return err
+	}
+	for i := 0; i < r.N; i++ {
+		if bad < len(r.Bad) && r.Bad[bad].At <= i {
+			if err := flush(); err != nil {
+				return err
+			}
+			j := bad
+			for ; j < len(r.Bad) && r.Bad[j].At <= i; j++ {
+			}
+			if err := k.Errors(r.ErrorSide, r.Bad[bad:j]); err != nil {
+				return err
+			}
+			bad = j
+		}
+		d := int(r.Dest[i])
+		if d < 0 {
+			continue
+		}
+		if d != part {
+			if err := flush(); err != nil {
+				return err
+			}
+			part = d
+		}
+		k.sel = append(k.sel, int32(i))
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if bad < len(r.Bad) {
+		return k.Errors(r.ErrorSide, r.Bad[bad:])
+	}
+	return nil
+}
+
+// Errors implements executor.Sink: malformed rows for the errors side output.
+func (k *sink) Errors(name string, rows []executor.ErrorRow) error {
+	if k.on == nil || len(rows) == 0 {
+		return nil
+	}
+	out, ok := k.errs[name]
+	if !ok {
+		out = Output{Name: name, Kind: OutputErrors, Columns: errorColumns}
+		k.errs[name] = out
+	}
+	k.rows = Rows{n: len(rows), errs: rows}
+	return k.on(out, &k.rows)
+}
+
+// Flush implements executor.Sink.
+func (k *sink) Flush() error { return nil }
+
+// Close implements executor.Sink.
+func (k *sink) Close() error { return nil }
