@@ -61,6 +61,18 @@ type Unreader interface {
 	Unread(rows int)
 }
 
+// HandBack is implemented by the reader a stdin source gives its decoder
+// (NewDecoder): what the job does not use goes back to the next job of the
+// session reading stdin (SPEC 1), so a decoder that reads through a
+// transcoder keeps the source bytes to give back (see rester).
+type HandBack interface {
+	io.Reader
+	// Continues reports whether the input goes on from where an earlier job
+	// stopped, not from the start of stdin (a byte order mark is only at the
+	// very start).
+	Continues() bool
+}
+
 // rester is a Decoder that can give back what it read and did not decode (see
 // csvdec.Decoder.Rest: the input after the first rows good rows of its last
 // batch; rows < 0 for all of them).

@@ -51,6 +51,7 @@ type pump struct {
 	rest    []byte
 	restBuf []byte
 	end     error
+	used    bool // a feed's decoder used bytes: the input no longer starts at its start
 }
 
 func newPump() *pump {
@@ -90,6 +91,7 @@ type feed struct {
 	p       *pump
 	cur     []byte // unread bytes of the current chunk
 	buf     []byte // the current chunk's buffer, returned to the pump once read
+	n       int64  // bytes Read returned
 	err     error  // the reader's error after cur
 	waiting chan struct{}
 }
@@ -134,6 +136,7 @@ func (f *feed) Read(b []byte) (int, error) {
 	}
 	n := copy(b, f.cur)
 	f.cur = f.cur[n:]
+	f.n += int64(n)
 	return n, nil
 }
 
@@ -143,6 +146,9 @@ func (f *feed) Read(b []byte) (int, error) {
 func (f *feed) detach(back []byte) {
 	f.p.mu.Lock()
 	defer f.p.mu.Unlock()
+	if f.n > int64(len(back)) {
+		f.p.used = true
+	}
 	if len(back) > 0 {
 		rest := make([]byte, 0, len(back)+len(f.cur))
 		rest = append(append(rest, back...), f.cur...)

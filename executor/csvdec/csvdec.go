@@ -50,6 +50,10 @@ type Options struct {
 	// first inbuf.RawPrefix bytes as raw, and reading goes on after it; the
 	// buffer never grows past it. 0 means inbuf.DefaultMaxRecord.
 	MaxRecord int
+	// Continues says the input goes on where an earlier reader of the same
+	// source stopped (a later job reading stdin, SPEC 1): a BOM and the header
+	// line are only at the very start, so neither is skipped here.
+	Continues bool
 }
 
 // LineChecker reports input lines found malformed before decoding (by the
@@ -161,6 +165,10 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 	}
 	d.in.Init(r, bufSize, "csv")
 	d.in.SetMax(d.maxRec + 2) // a record of maxRec bytes and its CRLF
+	if opts.Continues {
+		d.in.SkipBOM(nil)
+		d.headerDone = true
+	}
 	if d.delim == 0 {
 		d.delim = ','
 	}

@@ -56,6 +56,10 @@ type Options struct {
 	// inbuf.RawPrefix bytes as raw, and reading goes on after it; the buffer
 	// never grows past it. 0 means inbuf.DefaultMaxRecord.
 	MaxRecord int
+	// Continues says the input goes on where an earlier reader of the same
+	// source stopped (a later job reading stdin, SPEC 1): a BOM is only at the
+	// very start, so none is skipped here.
+	Continues bool
 }
 
 // BadRow is a malformed line; see csvdec.BadRow (one line is one record here).
@@ -132,6 +136,9 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 	}
 	d.in.Init(r, bufSize, "json")
 	d.in.SetMax(d.maxRec + 2) // a line of maxRec bytes and its CRLF
+	if opts.Continues {
+		d.in.SkipBOM(nil)
+	}
 	for j, n := range names {
 		if j < len(types) {
 			d.index[n] = j
