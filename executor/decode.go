@@ -107,7 +107,10 @@ func (t transcoded) BytesRead() int64 { return t.tr.BytesRead() }
 
 // textRester is a format decoder that gives back the text it did not use
 // (csvdec.Decoder.Rest, jsondec.Decoder.Rest).
-type textRester interface{ Rest(rows int) []byte }
+type textRester interface {
+	Rest(rows int) []byte
+	RestAfter(rows, bad int) []byte
+}
 
 // Decode implements Decoder. Starting a batch, it lets the textenc.Reader
 // forget the source bytes of the text the decoder has used for good (only
@@ -129,4 +132,14 @@ func (t transcoded) Rest(rows int) []byte {
 		return nil
 	}
 	return t.tr.Rest(r.Rest(rows))
+}
+
+// RestAfter is Rest after the first rows good rows and the first bad
+// malformed rows of the last batch (csvdec.Decoder.RestAfter).
+func (t transcoded) RestAfter(rows, bad int) []byte {
+	r, ok := t.Decoder.(textRester)
+	if !ok || !t.tr.Keeps() {
+		return nil
+	}
+	return t.tr.Rest(r.RestAfter(rows, bad))
 }

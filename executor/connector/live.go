@@ -181,6 +181,7 @@ type live struct {
 
 	inflight bool // the decoder goroutine holds a batch
 	used     int  // rows of the last batch returned that the job used (-1: all; Unread)
+	usedBad  int  // its malformed rows the job used (UnreadAfter)
 	dirty    bool // rows were returned since the last ErrWaiting
 	closed   bool
 	unblock  func() // ends a blocked read (closes a connection); may be nil
@@ -288,7 +289,10 @@ func (l *live) Position(line int64) string { return l.pos(line) }
 func (l *live) Progress() (int64, int64) { return l.read.Load(), 0 }
 
 // Unread implements Unreader (see Close).
-func (l *live) Unread(rows int) { l.used = rows }
+func (l *live) Unread(rows int) { l.used, l.usedBad = rows, 0 }
+
+// UnreadAfter implements Unreader (see Close).
+func (l *live) UnreadAfter(rows, bad int) { l.used, l.usedBad = rows, bad }
 
 // Close stops the goroutines and waits for them. What the decoder read and
 // the job did not use (a batch decoded but not returned, or the rows after
@@ -305,15 +309,11 @@ func (l *live) Close() error {
 	}
 	l.g.Wait()
 	l.tick.Stop()
-	var rest []byte
-	if r, ok := l.dec.(rester); ok {
-		used := l.used
-		if l.inflight {
-			used = 0 // the decoder's last batch never reached the job
-		}
-		rest = r.Rest(used)
+	used, usedBad := l.used, l.usedBad
+	if l.inflight {
+		used, usedBad = 0, 0 // the decoder's last batch never reached the job
 	}
-	l.feed.detach(rest)
+	l.feed.detach(restOf(l.dec, used, usedBad))
 	if l.release != nil {
 		return l.release()
 	}
