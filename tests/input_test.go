@@ -3,7 +3,9 @@ package tests
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,4 +158,76 @@ SELECT k FROM s;`, "--format", "csv")
 	if code == 0 || out != "" || !strings.Contains(errs, "'path' = '.'") || !strings.Contains(errs, "is a directory") {
 		t.Errorf("directory: exit %d stdout %q stderr %q", code, out, errs)
 	}
+}
+
+// TestStdinTwoJobsEventTimeJoin: a job on the event-time join path (the probe
+// stream read from stdin is held until the build watermark passes) that its
+// LIMIT ends over several batches: the next job reads stdin on from the row
+// after the LIMIT's last one, whether stdin is a pipe or a regular file.
+func TestStdinTwoJobsEventTimeJoin(t *testing.T) {
+	dir := t.TempDir()
+	var in, first, rest strings.Builder
+	for i := range 3000 {
+		k := "a"
+		if i%3 == 1 {
+			k = "b" // not in the build side
+		}
+		line := fmt.Sprintf("%s,%d\n", k, 1000+i)
+		in.WriteString(line)
+		switch {
+		case i >= 2400:
+			rest.WriteString(line)
+		case k == "a":
+			first.WriteString(line)
+		}
+	}
+	want := "k,ts\n" + first.String() + "k,ts\n" + rest.String()
+	file := filepath.Join(dir, "in.csv")
+	os.WriteFile(file, []byte(in.String()), 0o644)
+	for name, stdin := range map[string]func() io.Reader{
+		"pipe": func() io.Reader { return strings.NewReader(in.String()) },
+		"file": func() io.Reader {
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f
+		},
+	} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprint(conn, "a,100\n")
+			conn.Close()
+		}()
+		script := filepath.Join(dir, "q.sql")
+		// 1600 rows of key a are in the first 2400 rows, the LIMIT's last is row 2400
+		os.WriteFile(script, []byte(fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k LIMIT 1600;
+SELECT k, ts FROM l;
+`, ln.Addr().(*net.TCPAddr).Port)), 0o644)
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, stdin(), &out, &errb)
+		ln.Close()
+		if code != 0 || out.String() != want {
+			t.Errorf("%s: exit %d, stdout %d bytes, want %d; first difference at %d\nstderr %s", name, code, out.Len(), len(want), firstDiff(out.String(), want), errb.String())
+		}
+	}
+}
+
+// firstDiff returns the offset of the first byte where a and b differ.
+func firstDiff(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i
 }
