@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/csvdec"
 	"streamql/executor/inbuf"
 	"streamql/executor/jsondec"
@@ -39,11 +40,19 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		}
 		maxRec = int(n)
 	}
+	hb, handBack := r.(connector.HandBack)
+	continues := handBack && hb.Continues() // no BOM, no header: SPEC 1, stdin
 	var tr *textenc.Reader
 	var lines csvdec.LineChecker
 	if !enc.IsUTF8() {
 		tr = textenc.NewReader(r, enc)
 		tr.SetMaxLine(maxRec)
+		if handBack {
+			tr.KeepRest() // a later job reads on from the first row this one did not use
+		}
+		if continues {
+			tr.NoBOM()
+		}
 		r, lines = tr, tr
 	}
 	var notNull []bool
@@ -62,13 +71,14 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 			NotNull:     notNull,
 			Lines:       lines,
 			MaxRecord:   maxRec,
+			Continues:   continues,
 		}
 		if nl, ok := st.Options["csv.null-literal"]; ok {
 			opts.NullLiteral, opts.HasNull = []byte(nl), true
 		}
 		dec = csvdec.NewDecoder(r, st.Names(), st.Types(), opts)
 	case "json":
-		dec = jsondec.NewDecoder(r, st.Names(), st.Types(), jsondec.Options{NotNull: notNull, Lines: lines, MaxRecord: maxRec})
+		dec = jsondec.NewDecoder(r, st.Names(), st.Types(), jsondec.Options{NotNull: notNull, Lines: lines, MaxRecord: maxRec, Continues: continues})
 	default:
 		return nil, fmt.Errorf("stream %s: unknown 'format' = '%s'; use csv or json", st.Name, format)
 	}
@@ -94,3 +104,42 @@ type transcoded struct {
 }
 
 func (t transcoded) BytesRead() int64 { return t.tr.BytesRead() }
+
+// textRester is a format decoder that gives back the text it did not use
+// (csvdec.Decoder.Rest, jsondec.Decoder.Rest).
+type textRester interface {
+	Rest(rows int) []byte
+	RestAfter(rows, bad int) []byte
+}
+
+// Decode implements Decoder. Starting a batch, it lets the textenc.Reader
+// forget the source bytes of the text the decoder has used for good (only
+// kept for a stream that hands back, see Rest).
+func (t transcoded) Decode(b *vector.Batch, bad *[]BadRow) error {
+	if r, ok := t.Decoder.(textRester); ok {
+		t.tr.Forget(t.Decoder.BytesRead() - int64(len(r.Rest(-1))))
+	}
+	return t.Decoder.Decode(b, bad)
+}
+
+// Rest gives back the source bytes, exactly as read, of the rows after the
+// first rows good rows of the last batch (rows < 0: after all of them, see
+// csvdec.Decoder.Rest), for the next job reading the session's stdin (SPEC 1).
+// It returns nil for a source that does not hand back (connector.HandBack).
+func (t transcoded) Rest(rows int) []byte {
+	r, ok := t.Decoder.(textRester)
+	if !ok || !t.tr.Keeps() {
+		return nil
+	}
+	return t.tr.Rest(r.Rest(rows))
+}
+
+// RestAfter is Rest after the first rows good rows and the first bad
+// malformed rows of the last batch (csvdec.Decoder.RestAfter).
+func (t transcoded) RestAfter(rows, bad int) []byte {
+	r, ok := t.Decoder.(textRester)
+	if !ok || !t.tr.Keeps() {
+		return nil
+	}
+	return t.tr.Rest(r.RestAfter(rows, bad))
+}

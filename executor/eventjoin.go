@@ -36,6 +36,7 @@ type heldChunk struct {
 	bad   []ErrorRow
 	badAt []int
 	bytes int64 // charged to the held rows' StateAccount
+	nbad  int   // len(badAt) when the batch came (hand-back, see holdAndRoute)
 }
 
 // maxFree is how many routed held batches are kept for reuse.
@@ -131,6 +132,29 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 	var failing error // 'errors'='fail' met: route what is held, then fail
 	in := leftCh      // nil once the probe stream ended (or failed)
 	sel := make([]int32, 0, vector.Cap)
+	// A stdin probe stream hands back what the job did not use to the next
+	// job reading stdin (SPEC 1). The source can only take back rows of its
+	// last batch, so its next batch is asked for (ack) only once every row of
+	// the last one is routed: at most one batch is held, and its rows are the
+	// source's rows one for one. Output is the same: a held row waits for the
+	// build watermarks, never for more probe rows.
+	u, handBack := src.(Unreader)
+	handBack = handBack && st.Connector != nil && st.Connector.Name == "stdin"
+	ackDue := false // the last batch is held: ack once it is routed
+	cut, failAt := -1, -1
+	if handBack {
+		defer func() {
+			switch {
+			case cut >= 0:
+				u.Unread(cut + 1) // LIMIT: the rows after its last row go back
+			case failAt >= 0 && len(hold.held) == 0:
+				u.UnreadAfter(failAt, 1) // 'errors'='fail': the rows after the failing row go back
+			case len(hold.held) > 0: // Ctrl-C, an error: what was not routed goes back
+				c := hold.held[0]
+				u.UnreadAfter(c.next, c.nbad-len(c.badAt))
+			}
+		}()
+	}
 	for {
 		// route what every build watermark has passed, in order
 		limit, inf, _ := buildWatermark(timed)
@@ -167,6 +191,7 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 					return err
 				}
 				if done {
+					cut = r.cutAt
 					return nil
 				}
 				c.next = k
@@ -175,6 +200,12 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 				break
 			}
 			hold.pop()
+		}
+		if ackDue && len(hold.held) == 0 {
+			ackDue = false
+			if !sendAck(ctx, ack) {
+				return ctx.Err()
+			}
 		}
 		if err := drainBuildErrors(timed, sink); err != nil {
 			return err
@@ -227,6 +258,11 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 		}
 		if failure != nil {
 			failing, in = failure, nil
+			failAt = m.bad[0].Index
+			continue
+		}
+		if handBack {
+			ackDue = true
 			continue
 		}
 		if !sendAck(ctx, ack) {
@@ -381,6 +417,7 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 		}
 		c.badAt = append(c.badAt, x.Index+off)
 	}
+	c.nbad = len(c.badAt)
 	h.rows += int64(n)
 	now := batchBytes(c.b)
 	grow := now - c.bytes

@@ -249,6 +249,9 @@ func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) 
 		return true, err
 	}
 	if failure != nil {
+		if u, ok := p.src.(Unreader); ok {
+			u.UnreadAfter(bad[0].Index, 1) // the next job reading stdin starts after the failing row
+		}
 		return true, failure
 	}
 	return done, nil

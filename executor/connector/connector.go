@@ -65,6 +65,23 @@ type Unreader interface {
 	// Unread tells the source that only the first rows good rows of the batch
 	// its last Next gave were used (and none of the malformed rows after them).
 	Unread(rows int)
+	// UnreadAfter tells the source that the first rows good rows and the
+	// first bad malformed rows of that batch were used, and nothing after
+	// the later of the two (a job that 'errors'='fail' stopped at its first
+	// malformed row; a job stopped while rows were held).
+	UnreadAfter(rows, bad int)
+}
+
+// HandBack is implemented by the reader a stdin source gives its decoder
+// (NewDecoder): what the job does not use goes back to the next job of the
+// session reading stdin (SPEC 1), so a decoder that reads through a
+// transcoder keeps the source bytes to give back (see rester).
+type HandBack interface {
+	io.Reader
+	// Continues reports whether the input goes on from where an earlier job
+	// stopped, not from the start of stdin (a byte order mark is only at the
+	// very start).
+	Continues() bool
 }
 
 // rester is a Decoder that can give back what it read and did not decode (see
@@ -72,6 +89,23 @@ type Unreader interface {
 // batch; rows < 0 for all of them).
 type rester interface {
 	Rest(rows int) []byte
+	// RestAfter is Rest after the first rows good rows and the first bad
+	// malformed rows (see csvdec.Decoder.RestAfter).
+	RestAfter(rows, bad int) []byte
+}
+
+// restOf returns what dec read and the job did not use: after the first rows
+// good rows and the first bad malformed rows of its last batch (rows < 0: all
+// of it was used), or nil when dec cannot give back.
+func restOf(dec Decoder, rows, bad int) []byte {
+	r, ok := dec.(rester)
+	switch {
+	case !ok:
+		return nil
+	case rows < 0:
+		return r.Rest(-1)
+	}
+	return r.RestAfter(rows, bad)
 }
 
 // NewDecoder returns the stream's decoder (its 'format' and format options) over r.

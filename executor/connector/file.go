@@ -98,11 +98,15 @@ type fileSource struct {
 	total int64
 	keep  bool // do not close f (stdin)
 	used  int  // rows of the last batch the job used (-1: all; Unread)
+	bad   int  // its malformed rows the job used (UnreadAfter)
 }
 
 // Unread implements Unreader: for stdin, Close puts the file's offset back to
 // the end of the last row used.
-func (s *fileSource) Unread(rows int) { s.used = rows }
+func (s *fileSource) Unread(rows int) { s.used, s.bad = rows, 0 }
+
+// UnreadAfter implements Unreader, like Unread.
+func (s *fileSource) UnreadAfter(rows, bad int) { s.used, s.bad = rows, bad }
 
 func (s *fileSource) Next(b *vector.Batch, bad *[]BadRow) error { return s.dec.Decode(b, bad) }
 
@@ -114,11 +118,9 @@ func (s *fileSource) Close() error {
 	if s.keep {
 		// stdin stays open for the session's next job, which reads on from
 		// the end of the last row used: what the decoder read ahead goes back.
-		if r, ok := s.dec.(rester); ok {
-			if rest := r.Rest(s.used); len(rest) > 0 {
-				if _, err := s.f.Seek(-int64(len(rest)), io.SeekCurrent); err != nil {
-					return err
-				}
+		if rest := restOf(s.dec, s.used, s.bad); len(rest) > 0 {
+			if _, err := s.f.Seek(-int64(len(rest)), io.SeekCurrent); err != nil {
+				return err
 			}
 		}
 		return nil

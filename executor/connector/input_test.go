@@ -187,6 +187,48 @@ func TestFollowRotation(t *testing.T) {
 // rest, byte for byte, to the next job (SPEC 1): the rows after the last one
 // it used, and what its decoder had read ahead, through a pipe and from a
 // regular file.
+// TestStdinUnreadAfter: a job that used a batch's first good row and its
+// first malformed row ('errors'='fail' stops there) gives back the rest: the
+// next job reads the malformed row after it and the good rows, from a pipe or
+// a regular file.
+func TestStdinUnreadAfter(t *testing.T) {
+	input := "a,1\nbad\n\nx\nc,3\n"
+	path := filepath.Join(t.TempDir(), "in.csv")
+	os.WriteFile(path, []byte(input), 0o644)
+	for name, stdin := range map[string]func() io.Reader{
+		"pipe": func() io.Reader { return strings.NewReader(input) },
+		"regular file": func() io.Reader {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f
+		},
+	} {
+		in := &Stdin{R: stdin()}
+		st := newStream(t, kv, "stdin")
+		src, err := in.Open(context.Background(), st, csvDec(st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newReader(t, src, st)
+		if rows, err := r.rowsN(1); err != nil || !slices.Equal(rows, []string{"a,1", "c,3", "bad:bad", "bad:x"}) {
+			t.Fatalf("%s: %q %v", name, rows, err)
+		}
+		src.(Unreader).UnreadAfter(1, 1)
+		src.Close()
+		src, err = in.Open(context.Background(), st, csvDec(st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readAll(t, src, st); !slices.Equal(got, []string{"c,3", "bad:x"}) {
+			t.Fatalf("%s: second job: %q", name, got)
+		}
+		src.Close()
+	}
+}
+
 func TestStdinSharedByJobs(t *testing.T) {
 	t.Run("pipe", func(t *testing.T) {
 		pr, pw := io.Pipe()

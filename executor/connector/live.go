@@ -51,6 +51,7 @@ type pump struct {
 	rest    []byte
 	restBuf []byte
 	end     error
+	used    bool // a feed's decoder used bytes: the input no longer starts at its start
 }
 
 func newPump() *pump {
@@ -90,6 +91,7 @@ type feed struct {
 	p       *pump
 	cur     []byte // unread bytes of the current chunk
 	buf     []byte // the current chunk's buffer, returned to the pump once read
+	n       int64  // bytes Read returned
 	err     error  // the reader's error after cur
 	waiting chan struct{}
 }
@@ -134,6 +136,7 @@ func (f *feed) Read(b []byte) (int, error) {
 	}
 	n := copy(b, f.cur)
 	f.cur = f.cur[n:]
+	f.n += int64(n)
 	return n, nil
 }
 
@@ -143,6 +146,9 @@ func (f *feed) Read(b []byte) (int, error) {
 func (f *feed) detach(back []byte) {
 	f.p.mu.Lock()
 	defer f.p.mu.Unlock()
+	if f.n > int64(len(back)) {
+		f.p.used = true
+	}
 	if len(back) > 0 {
 		rest := make([]byte, 0, len(back)+len(f.cur))
 		rest = append(append(rest, back...), f.cur...)
@@ -175,6 +181,7 @@ type live struct {
 
 	inflight bool // the decoder goroutine holds a batch
 	used     int  // rows of the last batch returned that the job used (-1: all; Unread)
+	usedBad  int  // its malformed rows the job used (UnreadAfter)
 	dirty    bool // rows were returned since the last ErrWaiting
 	closed   bool
 	unblock  func() // ends a blocked read (closes a connection); may be nil
@@ -282,7 +289,10 @@ func (l *live) Position(line int64) string { return l.pos(line) }
 func (l *live) Progress() (int64, int64) { return l.read.Load(), 0 }
 
 // Unread implements Unreader (see Close).
-func (l *live) Unread(rows int) { l.used = rows }
+func (l *live) Unread(rows int) { l.used, l.usedBad = rows, 0 }
+
+// UnreadAfter implements Unreader (see Close).
+func (l *live) UnreadAfter(rows, bad int) { l.used, l.usedBad = rows, bad }
 
 // Close stops the goroutines and waits for them. What the decoder read and
 // the job did not use (a batch decoded but not returned, or the rows after
@@ -299,15 +309,11 @@ func (l *live) Close() error {
 	}
 	l.g.Wait()
 	l.tick.Stop()
-	var rest []byte
-	if r, ok := l.dec.(rester); ok {
-		used := l.used
-		if l.inflight {
-			used = 0 // the decoder's last batch never reached the job
-		}
-		rest = r.Rest(used)
+	used, usedBad := l.used, l.usedBad
+	if l.inflight {
+		used, usedBad = 0, 0 // the decoder's last batch never reached the job
 	}
-	l.feed.detach(rest)
+	l.feed.detach(restOf(l.dec, used, usedBad))
 	if l.release != nil {
 		return l.release()
 	}

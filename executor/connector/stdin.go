@@ -37,14 +37,28 @@ type Stdin struct {
 	R    io.Reader // nil reads as empty
 	once sync.Once
 	p    *pump
+
+	// Redirected from a regular file: its offset when the first job opened it.
+	startOnce sync.Once
+	start     int64
 }
+
+// handBack is the reader a stdin source's decoder reads (HandBack).
+type handBack struct {
+	io.Reader
+	continues bool
+}
+
+func (h handBack) Continues() bool { return h.continues }
 
 // Open opens a source over stdin for stream st, decoded by newDec.
 func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Source, error) {
 	pos := func(line int64) string { return "stdin:" + strconv.FormatInt(line, 10) }
 	if f, ok := s.R.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			dec, err := newDec(f)
+			off, _ := f.Seek(0, io.SeekCurrent)
+			s.startOnce.Do(func() { s.start = off })
+			dec, err := newDec(handBack{f, off > s.start})
 			if err != nil {
 				return nil, err
 			}
@@ -60,5 +74,9 @@ func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder)
 		// Session-long by design (see Stdin): it ends at stdin's EOF or error.
 		go s.p.run(context.Background(), r)
 	})
-	return startLive(ctx, "stream "+st.Name+": reading stdin", s.p, newDec, pos, nil, nil, nil)
+	s.p.mu.Lock()
+	continues := s.p.used
+	s.p.mu.Unlock()
+	hb := func(r io.Reader) (Decoder, error) { return newDec(handBack{r, continues}) }
+	return startLive(ctx, "stream "+st.Name+": reading stdin", s.p, hb, pos, nil, nil, nil)
 }

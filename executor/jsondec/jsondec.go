@@ -56,6 +56,10 @@ type Options struct {
 	// inbuf.RawPrefix bytes as raw, and reading goes on after it; the buffer
 	// never grows past it. 0 means inbuf.DefaultMaxRecord.
 	MaxRecord int
+	// Continues says the input goes on where an earlier reader of the same
+	// source stopped (a later job reading stdin, SPEC 1): a BOM is only at the
+	// very start, so none is skipped here.
+	Continues bool
 }
 
 // BadRow is a malformed line; see csvdec.BadRow (one line is one record here).
@@ -103,10 +107,13 @@ type Decoder struct {
 	overUsed bool // a bad row of the current batch has overRaw as raw
 
 	// Buffer positions (in.Start()) for Rest: where the last batch's input
-	// starts, and after the line of each of its good rows.
+	// starts, and after the line of each of its good rows and of each of its
+	// malformed rows (badEnds, batchBad of them).
 	batchStart int
 	batchN     int
 	ends       [vector.Cap]int
+	batchBad   int
+	badEnds    [vector.Cap]int
 
 	vals    []value // per column
 	hint    int     // the column after the last one matched: fields usually come in order
@@ -132,6 +139,9 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 	}
 	d.in.Init(r, bufSize, "json")
 	d.in.SetMax(d.maxRec + 2) // a line of maxRec bytes and its CRLF
+	if opts.Continues {
+		d.in.SkipBOM(nil)
+	}
 	for j, n := range names {
 		if j < len(types) {
 			d.index[n] = j
@@ -169,10 +179,15 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 	}
 	badStart := len(*bad)
 	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
+	d.batchBad = 0
 	for {
 		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
 			if !d.next(b, bad) {
 				break
+			}
+			if k := len(*bad) - badStart; k > d.batchBad { // (next adds at most one)
+				d.badEnds[d.batchBad] = d.in.Start()
+				d.batchBad = k
 			}
 		}
 		d.batchN = b.N
@@ -197,13 +212,29 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 // (the session's stdin, SPEC 1) reads it first. It is valid until the next
 // Decode.
 func (d *Decoder) Rest(rows int) []byte {
-	switch {
-	case rows < 0 || rows > d.batchN:
+	if rows < 0 {
 		return d.in.Data()
-	case rows == 0:
-		return d.in.Since(d.batchStart)
 	}
-	return d.in.Since(d.ends[rows-1])
+	return d.RestAfter(rows, 0)
+}
+
+// RestAfter is Rest when the caller used the first rows good rows and the
+// first bad malformed rows of the last batch (a job with 'errors'='fail'
+// stops at its first malformed row, which it used: SPEC 1): the text after
+// the later of the two ends, all that was read when either is past the
+// batch. It is valid until the next Decode.
+func (d *Decoder) RestAfter(rows, bad int) []byte {
+	if rows < 0 || rows > d.batchN || bad < 0 || bad > d.batchBad {
+		return d.in.Data()
+	}
+	pos := d.batchStart
+	if rows > 0 {
+		pos = d.ends[rows-1]
+	}
+	if bad > 0 {
+		pos = max(pos, d.badEnds[bad-1])
+	}
+	return d.in.Since(pos)
 }
 
 // next decodes the next line in the buffer into b or *bad, skipping blank lines.

@@ -197,7 +197,19 @@ type Reader struct {
 
 	bad     []badLine // invalid lines not yet passed by Check, in line order
 	badHead int
+
+	// Hand-back (KeepRest): a copy of the source bytes transcoded since the
+	// start of the oldest chunk the decoder may still give back, hist[0] being
+	// the source byte at offset marks[0].src; marks are the chunks' starts.
+	keep    bool
+	hist    []byte
+	marks   []mark
+	textOut int64 // UTF-8 bytes transcoded so far
 }
+
+// mark is where one transcoded chunk starts: its offset in the output text
+// and in the source (bytes, from the start of the input).
+type mark struct{ text, src int64 }
 
 // NewReader returns a Reader of src, in encoding e (which must not be UTF-8).
 func NewReader(src io.Reader, e *Encoding) *Reader {
@@ -220,6 +232,101 @@ func NewReader(src io.Reader, e *Encoding) *Reader {
 func (r *Reader) SetMaxLine(maxRecord int) {
 	r.maxLine = r.e.unit * (maxRecord + 2) // a source unit decodes to at least one byte
 	r.in.SetMax(r.maxLine)
+}
+
+// KeepRest makes the Reader keep the source bytes of the text it has passed
+// on and the decoder may not have used, so that Rest can give them back byte
+// for byte (the session's stdin, read on by a later job: SPEC 1). It costs a
+// copy of the input, in a buffer that Forget keeps to what the decoder holds.
+func (r *Reader) KeepRest() { r.keep = true }
+
+// Keeps reports whether KeepRest was called.
+func (r *Reader) Keeps() bool { return r.keep }
+
+// NoBOM tells the Reader that its input does not start at the start of the
+// stream (a later job reading stdin on): a byte order mark is only at the
+// very start of the input, so leading bytes that look like one are data.
+func (r *Reader) NoBOM() { r.in.SkipBOM(nil) }
+
+// Forget drops the kept source bytes (KeepRest) of the output text before
+// offset text (bytes of UTF-8 from the start of the output), which the decoder
+// has used for good. The decoder calls it when it starts a batch.
+func (r *Reader) Forget(text int64) {
+	if !r.keep || len(r.marks) < 2 {
+		return
+	}
+	k := 0
+	for k+1 < len(r.marks) && r.marks[k+1].text <= text {
+		k++
+	}
+	cut := int(r.marks[k].src - r.marks[0].src)
+	if k == 0 || 2*cut < len(r.hist) && 2*k < len(r.marks) {
+		return // move only once half of the buffer can go: amortised O(1) a byte
+	}
+	r.hist = r.hist[:copy(r.hist, r.hist[cut:])]
+	r.marks = r.marks[:copy(r.marks, r.marks[k:])]
+}
+
+// Rest returns the source bytes of the output text unused (the decoder's
+// unused text: the suffix of what it read from r, starting at a line start)
+// followed by what r read and did not transcode yet, byte for byte as the
+// source gave them (KeepRest must have been called). Lines map one to one
+// between source and output (the package doc), so the unused text's line
+// ends find where its source bytes start. All of the text unused gives back
+// the byte order mark dropped before it too. The result is a new slice.
+func (r *Reader) Rest(unused []byte) []byte {
+	pending := r.out[r.outPos:]
+	k := bytes.Count(unused, lfUTF8) + bytes.Count(pending, lfUTF8)
+	hist := r.hist
+	if len(unused)+len(pending) == 0 {
+		hist = hist[len(hist):]
+	} else {
+		// The text unused is the last k lines, plus an unfinished one, of what
+		// was transcoded: skip the source lines before them.
+		skip := r.e.count(hist) - k
+		for ; skip > 0; skip-- {
+			i := r.e.index(hist)
+			hist = hist[i+len(r.e.lf):]
+		}
+	}
+	rest := make([]byte, 0, len(hist)+len(r.in.Data()))
+	return append(append(rest, hist...), r.in.Data()...)
+}
+
+// count returns the number of LFs of encoding e in b (b starting on a
+// character boundary).
+func (e *Encoding) count(b []byte) int {
+	if e.unit == 1 {
+		return bytes.Count(b, lfUTF8)
+	}
+	n := 0
+	for {
+		i := e.index(b)
+		if i < 0 {
+			return n
+		}
+		n++
+		b = b[i+2:]
+	}
+}
+
+// kept records the chunk src (source bytes about to be consumed, at the start
+// of r.in.Data()) that transcodes to the text appended after offset r.textOut.
+func (r *Reader) kept(src []byte) {
+	if !r.keep {
+		return
+	}
+	off := r.in.BytesRead() - int64(len(r.in.Data()))
+	if len(r.marks) > 0 && r.marks[0].src+int64(len(r.hist)) != off {
+		r.hist, r.marks = r.hist[:0], r.marks[:0] // (unreachable: chunks are contiguous)
+	}
+	if len(r.marks) == 0 && r.textOut == 0 && off > 0 && int(off) <= len(r.e.bom) {
+		// The first chunk after a dropped BOM: keep the BOM with it, so that
+		// giving back all of the text gives back the input from its start.
+		r.hist, off = append(r.hist, r.e.bom[:off]...), 0
+	}
+	r.marks = append(r.marks, mark{text: r.textOut, src: off})
+	r.hist = append(r.hist, src...)
 }
 
 // BytesRead returns the number of source bytes read so far.
@@ -271,6 +378,7 @@ func (r *Reader) transcode() bool {
 	}
 	r.part = false
 	chunk := data[:n]
+	r.kept(chunk)
 	r.in.Consume(n)
 	r.scanned = 0
 	r.out = r.decode(r.out[:0], chunk)
@@ -304,6 +412,7 @@ func (r *Reader) transcode() bool {
 	} else {
 		r.line += int64(bytes.Count(r.out, lfUTF8))
 	}
+	r.textOut += int64(len(r.out))
 	return true
 }
 
@@ -344,6 +453,8 @@ func (r *Reader) transcodePart(data []byte) bool {
 			})
 		}
 	}
+	r.kept(src[:n])
+	r.textOut += int64(len(out))
 	r.in.Consume(n)
 	r.scanned = 0
 	r.out, r.outPos = out, 0

@@ -283,6 +283,13 @@ func (s *progressSource) Unread(rows int) {
 	}
 }
 
+// UnreadAfter passes executor.Unreader on to the wrapped source.
+func (s *progressSource) UnreadAfter(rows, bad int) {
+	if u, ok := s.Source.(executor.Unreader); ok {
+		u.UnreadAfter(rows, bad)
+	}
+}
+
 // humanCount renders n with a k/M/G suffix: 950, 12.3k, 4.5M.
 func humanCount(n float64) string {
 	switch {

@@ -1,0 +1,182 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/connector"
+	"streamql/executor/vector"
+	"streamql/parser"
+	"streamql/planner"
+)
+
+// stalledSource is a build side that gives its rows in one batch and then
+// waits until stop is closed (its watermark stays where they left it), or
+// ends when stop is nil.
+type stalledSource struct {
+	rows []row
+	sent bool
+	stop chan struct{}
+}
+
+func (s *stalledSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	b.Reset()
+	if !s.sent {
+		s.sent = true
+		for i, r := range s.rows {
+			b.Cols[0].S[i], b.Cols[1].I[i], b.Pos[i] = []byte(r.k), r.ts, int64(i+1)
+		}
+		b.N = len(s.rows)
+		return nil
+	}
+	if s.stop == nil {
+		return io.EOF // the build side ends: every held row is decided
+	}
+	<-s.stop
+	return context.Canceled
+}
+
+func (s *stalledSource) Position(line int64) string { return "r" }
+func (s *stalledSource) Progress() (int64, int64)   { return 0, 0 }
+func (s *stalledSource) Close() error               { return nil }
+
+// cancelAfter collects the main output and cancels the job once it holds n rows.
+type cancelAfter struct {
+	collect
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Rows(r *Routed) error {
+	err := c.collect.Rows(r)
+	if len(c.out) >= c.n {
+		c.cancel()
+	}
+	return err
+}
+
+// TestStdinHeldJob: a job on the event-time join path (and, for
+// 'errors'='fail', one without a join) hands back to the next
+// job reading stdin what it did not use, and not the rows it routed or
+// dropped (SPEC 1, stdin): stopped (Ctrl-C) while probe rows are held, those
+// rows; stopped by 'errors'='fail', the rows after the failing row.
+func TestStdinHeldJob(t *testing.T) {
+	t.Run("cancelled", func(t *testing.T) {
+		stop := make(chan struct{})
+		build := &stalledSource{rows: []row{{"a", 10}, {"z", 100}}, stop: stop}
+		out, rest, err := runHeldThenRead(t, "", strings.NewReader("a,50\nbad\na,60\nb,70\nc,150\na,160\n"), build, 2, func() { close(stop) })
+		if !errors.Is(err, context.Canceled) || !slices.Equal(out, []string{"a@50", "a@60"}) || !slices.Equal(rest, []string{"c", "a"}) {
+			t.Fatalf("first job: %v, %q; second job: %q, want the held rows c and a", err, out, rest)
+		}
+	})
+	t.Run("cancelled, no join", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		go pw.Write([]byte("a,1\nb,2\n"))
+		out, rest, err := runHeldThenRead(t, "", pr, nil, 2, func() {
+			go func() { pw.Write([]byte("c,3\nd,4\n")); pw.Close() }()
+		})
+		if !errors.Is(err, context.Canceled) || !slices.Equal(out, []string{"a@1", "b@2"}) || !slices.Equal(rest, []string{"c", "d"}) {
+			t.Fatalf("first job: %v, %q; second job: %q, want c and d", err, out, rest)
+		}
+	})
+	t.Run("errors fail, no join", func(t *testing.T) {
+		out, rest, err := runHeldThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), nil, 1000, nil)
+		var re *RowError
+		if !errors.As(err, &re) || !slices.Equal(out, []string{"a@50", "b@60"}) || !slices.Equal(rest, []string{"a", "bad:bad2"}) {
+			t.Fatalf("first job: %v, %q; second job: %q, want a and bad2, after the failing row", err, out, rest)
+		}
+	})
+	t.Run("errors fail", func(t *testing.T) {
+		build := &stalledSource{rows: []row{{"a", 10}, {"z", 100}}}
+		out, rest, err := runHeldThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), build, 1000, nil)
+		var re *RowError
+		if !errors.As(err, &re) || !slices.Equal(out, []string{"a@50"}) || !slices.Equal(rest, []string{"a", "bad:bad2"}) {
+			t.Fatalf("first job: %v, %q; second job: %q, want a and bad2, after the failing row", err, out, rest)
+		}
+	})
+}
+
+// runHeldThenRead runs SELECT l.k, l.ts FROM l SEMI JOIN r over the stdin
+// input (stream l, with the options opts) and build (nil: no join), cancelling the job
+// once it routed n rows (then calling stopped), and then reads what a second
+// job on stdin gets: its keys, and "bad:" and the raw text of malformed rows.
+func runHeldThenRead(t *testing.T, opts string, input io.Reader, build Source, n int, stopped func()) (out, rest []string, err error) {
+	t.Helper()
+	src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin'` + opts + `);
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
+	if build == nil {
+		src = strings.Replace(src, " SEMI JOIN r ON l.k = r.k", "", 1)
+	}
+	script, perr := parser.Parse("test", src)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	cat := catalog.New()
+	var job *planner.Job
+	for _, st := range script.Stmts {
+		switch st := st.(type) {
+		case *parser.CreateStream:
+			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: st.Watermark,
+				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
+			var verr error
+			if s.Connector, s.Options, verr = catalog.ValidateOptions(st.Options, s.Columns, 0); verr != nil {
+				t.Fatal(verr)
+			}
+			cat.Add(s)
+		case *parser.Select:
+			job = planWith(t, cat, src[st.Start:st.End])
+		}
+	}
+	l := cat.Lookup("l")
+	newDec := func(r io.Reader) (connector.Decoder, error) { return newDecoder(l, r) }
+	stdin := &connector.Stdin{R: input}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ls, oerr := stdin.Open(ctx, l, newDec)
+	if oerr != nil {
+		t.Fatal(oerr)
+	}
+	sink := &cancelAfter{n: n, cancel: cancel}
+	var stats Stats
+	stats.stream(job.Stream)
+	if stopped != nil {
+		go func() { <-ctx.Done(); stopped() }()
+	}
+	if build == nil {
+		err = runJob(ctx, job, ls, nil, nil, sink, &stats, NewStateBudget(0))
+	} else {
+		err = runJob(ctx, job, ls, []Source{build}, []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
+	}
+	ls.Close()
+
+	ls, oerr = stdin.Open(context.Background(), l, newDec)
+	if oerr != nil {
+		t.Fatal(oerr)
+	}
+	defer ls.Close()
+	b := vector.NewBatch(job.BatchTypes)
+	for {
+		var bad []BadRow
+		err := ls.Next(b, &bad)
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !errors.Is(err, ErrWaiting) {
+			t.Fatal(err)
+		}
+		for i := 0; i < b.N; i++ {
+			rest = append(rest, string(b.Cols[0].S[i]))
+		}
+		for _, x := range bad {
+			rest = append(rest, "bad:"+string(x.Raw))
+		}
+	}
+	return sink.out, rest, err
+}
