@@ -139,7 +139,7 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 	// source's rows one for one. Output is the same: a held row waits for the
 	// build watermarks, never for more probe rows.
 	u, handBack := src.(Unreader)
-	handBack = handBack && st.Connector != nil && st.Connector.Name == "stdin"
+	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
 	ackDue := false // the last batch is held: ack once it is routed
 	cut, failAt := -1, -1
 	if handBack {

@@ -295,6 +295,14 @@ func (s *feedSource) Unread(rows int) {
 	f.avail = make(chan struct{})
 }
 
+// A Go-fed stream hands back what a job did not use, as stdin does: checked
+// here so that a change of Unreader cannot silently turn that off.
+var _ Unreader = (*feedSource)(nil)
+
+// UnreadAfter implements Unreader. Pushed rows are never malformed (Push
+// checks each value), so it is Unread(rows).
+func (s *feedSource) UnreadAfter(rows, _ int) { s.Unread(rows) }
+
 func (s *feedSource) Position(line int64) string { return rowNumber(line) }
 
 func (s *feedSource) Progress() (int64, int64) { return 0, 0 }
