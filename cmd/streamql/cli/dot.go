@@ -278,7 +278,11 @@ func (s *Session) readScript(ctx context.Context, sc *scriptCtx, c *dotCmd) erro
 			return parser.Errorf(c.restPos, ".read cycle: %s is already being run (%s); remove one of the .read lines", path, strings.Join(chain, " → "))
 		}
 	}
-	b, err := os.ReadFile(path)
+	b, err := loadScriptFile(ctx, path)
+	if ctx.Err() != nil {
+		fmt.Fprintln(s.Stderr, "interrupted")
+		return exitError(exitInterrupt)
+	}
 	if err != nil {
 		return parser.Errorf(c.restPos, "cannot read script %s: %v", path, unwrapPath(err))
 	}

@@ -115,7 +115,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var inputs []input
 	wd, _ := os.Getwd()
 	for _, f := range append(fs.Args(), *files...) {
-		b, err := os.ReadFile(f)
+		b, err := loadScriptFile(ctx, f)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "interrupted")
+			return exitInterrupt
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "error: cannot read script %s: %v\n", f, unwrapPath(err))
 			return exitPlanning
@@ -129,7 +133,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return runREPL(ctx, sess, replOptions{Stdin: f, Stdout: stdout, Stderr: stderr, Dir: wd})
 		}
-		b, err := io.ReadAll(stdin)
+		b, err := loadScriptFrom(ctx, stdin)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "interrupted")
+			return exitInterrupt
+		}
+		if err == errScriptTooLong {
+			fmt.Fprintf(stderr, "error: SQL on stdin: %v\n", err)
+			return exitPlanning
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "error: reading SQL from stdin: %v\n", err)
 			return exitRuntime
