@@ -108,3 +108,33 @@ func TestSignalWhileReadingScript(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalWhileParsingScript: a stop signal while a long script is still
+// being parsed (about a second here) ends the run at once with the signal's
+// status (SPEC 4: every phase stops), not after the parse with its outcome.
+func TestSignalWhileParsingScript(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.sql")
+	// a syntax error at the end: a parse that runs to its end exits 2
+	src := strings.Repeat("SELECT 1 AS a FROM v WHERE a > 1 AND a < 5;\n", 60000) + "SELEC;\n"
+	os.WriteFile(long, []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, "r.sql"), []byte(".read long.sql\n"), 0o644)
+	for _, script := range []string{long, filepath.Join(dir, "r.sql")} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		done := make(chan int, 1)
+		var errb bytes.Buffer
+		go func() {
+			done <- ExitStatus(ctx, Run(ctx, []string{script}, strings.NewReader(""), io.Discard, &errb))
+		}()
+		time.Sleep(20 * time.Millisecond)
+		t0 := time.Now()
+		cancel(SignalError{Sig: syscall.SIGTERM})
+		code := <-done
+		if code != 143 {
+			t.Errorf("%s: exit %d after %v (%.200s), want 143 at once", filepath.Base(script), code, time.Since(t0), errb.String())
+		}
+		if d := time.Since(t0); d > 500*time.Millisecond {
+			t.Errorf("%s: the run ended %v after the signal", filepath.Base(script), d)
+		}
+	}
+}

@@ -152,7 +152,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// A script is split and parsed whole before anything runs (SPEC 4).
 	scripts := make([]*parser.Script, len(inputs))
 	for i, in := range inputs {
-		sc, err := sess.parseScript(in.name, in.path, in.text) // dot lines too (dot.go)
+		sc, err := sess.parseScript(ctx, in.name, in.path, in.text) // dot lines too (dot.go)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "interrupted")
+			return exitInterrupt
+		}
 		if err != nil {
 			var pe *parser.Error
 			if errors.As(err, &pe) {
