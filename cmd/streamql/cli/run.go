@@ -101,9 +101,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitPlanning
 	}
 	if *sideDir != "" {
-		if st, err := os.Stat(*sideDir); err != nil || !st.IsDir() {
+		if st, err := os.Stat(*sideDir); err == nil && !st.IsDir() {
+			fmt.Fprintf(stderr, "error: --side-dir %s is a file, not a folder; give a folder (one that does not exist yet is created)\n", *sideDir)
+			return exitPlanning
+		} else if err != nil {
 			if err := os.MkdirAll(*sideDir, 0o755); err != nil {
-				fmt.Fprintf(stderr, "error: --side-dir %s: %v\n", *sideDir, err)
+				fmt.Fprintf(stderr, "error: --side-dir %s: cannot create the folder: %v; give a folder you can write to\n", *sideDir, unwrapPath(err))
 				return exitPlanning
 			}
 		}
