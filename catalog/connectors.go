@@ -258,6 +258,9 @@ func (o *OptionSpec) check(v string) (string, error) {
 		if len(v) != 1 {
 			return "", fmt.Errorf("'%s' must be exactly one character (one byte; write '\\t' for a tab)", v)
 		}
+		if v == "\n" || v == "\r" { // SPEC 1: records end at LF or CRLF
+			return "", fmt.Errorf("'\\x%02x' is a line end, which ends a record; choose another character", v[0])
+		}
 	case OptEnum:
 		for _, x := range o.Values {
 			if strings.EqualFold(x, v) {
