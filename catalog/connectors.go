@@ -244,6 +244,15 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 		}
 		return nil, nil, parser.Errorf(at, "'csv.quote' and 'csv.delimiter' are both '%s'; they must differ", q)
 	}
+	if f, ok := vals["format"]; ok && f != "csv" {
+		// SPEC 1: the csv.* options are the csv format's; silently ignored they
+		// would hide a mistake
+		for _, o := range opts {
+			if strings.HasPrefix(strings.ToLower(o.Key), "csv.") {
+				return nil, nil, parser.Errorf(o.KeyPos, "option '%s' applies to 'format' = 'csv', but this stream's format is %s; remove it (or write 'format' = 'csv')", o.Key, f)
+			}
+		}
+	}
 	return spec, vals, nil
 }
 
@@ -282,6 +291,9 @@ func (o *OptionSpec) check(v string) (string, error) {
 		}
 		if len(v) != 1 {
 			return "", fmt.Errorf("'%s' must be exactly one character (one byte; write '\\t' for a tab)", v)
+		}
+		if v == "\n" || v == "\r" { // SPEC 1: records end at LF or CRLF
+			return "", fmt.Errorf("'\\x%02x' is a line end, which ends a record; choose another character", v[0])
 		}
 	case OptEnum:
 		for _, x := range o.Values {

@@ -37,6 +37,15 @@ func TestValidateOptions(t *testing.T) {
 		{opts("connector", "file", "path", "x", "pth", "y"), "valid options: connector, path, follow", 4},
 		{opts("connector", "file", "path", "x", "csv.header", "yes"), "not true or false", 5},
 		{opts("connector", "file", "path", "x", "csv.delimiter", ";;"), "exactly one character", 5},
+		// a line end as delimiter or quote is refused at CREATE STREAM (exit 2),
+		// not when the job runs
+		{opts("connector", "file", "path", "x", "csv.delimiter", "\n"), `'\x0a' is a line end`, 5},
+		{opts("connector", "file", "path", "x", "csv.delimiter", "\r"), `'\x0d' is a line end`, 5},
+		{opts("connector", "file", "path", "x", "csv.quote", "\n"), `'\x0a' is a line end`, 5},
+		{opts("connector", "stdin", "csv.quote", "\r"), `'\x0d' is a line end`, 3},
+		// csv.* options on a json stream are a mistake, not ignored
+		{opts("connector", "file", "path", "x", "format", "json", "csv.header", "true"), "applies to 'format' = 'csv'", 6},
+		{opts("connector", "stdin", "format", "JSON", "csv.null-literal", "NULL"), "format is json", 4},
 		{opts("connector", "file", "path", "x", "errors", "ignore"), "side, skip, fail", 5},
 		{opts("connector", "datagen", "fields.nosuch.kind", "random"), "unknown option 'fields.nosuch.kind'", 2},
 		{opts("connector", "file", "path", "x", "path", "y"), "twice", 4},

@@ -194,6 +194,11 @@ func TestSideNameControlCharacters(t *testing.T) {
 			if out := FormatError("s.sql", src, e); strings.ContainsAny(out, "\x00\r\x1b\x7f\u0085\u009b") {
 				t.Errorf("%q: message prints control characters: %q", src, out)
 			}
+			// the message itself names the character as \xNN, a tab too
+			// (the echoed source line keeps its tabs for the caret)
+			if strings.ContainsFunc(e.Msg, func(r rune) bool { return isControl(r) || r == '\t' }) || !strings.Contains(e.Msg, `\x`) {
+				t.Errorf("%q: message shows a control character raw: %q", src, e.Msg)
+			}
 		}
 	}
 	for _, name := range []string{"low-tmp", "设备", "a b", "x.y"} {

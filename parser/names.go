@@ -57,8 +57,9 @@ func SideNameProblem(v string) string {
 	for _, r := range v {
 		n++
 		if isControl(r) || r == '\t' {
-			return fmt.Sprintf("a side name cannot contain control characters (%s at character %d of '%s'): side names become file names; use letters, digits, '-' or '_'",
-				escapeControls(string(r), false), n, shorten(escapeControls(v, false), 40))
+			// the message shows a tab as \x09 too: a raw one reads as spaces
+			return fmt.Sprintf("a side name cannot contain control characters (\\x%02x at character %d of '%s'): side names become file names; use letters, digits, '-' or '_'",
+				r, n, strings.ReplaceAll(shorten(escapeControls(v, false), 40), "\t", `\x09`))
 		}
 	}
 	switch {

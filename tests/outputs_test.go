@@ -308,3 +308,28 @@ func TestTimerCountsOutputRows(t *testing.T) {
 		}
 	}
 }
+
+// TestSideDirDotAndBackslashNames: a side name SPEC 2.1 allows ('.', '..',
+// one with a backslash) gets its file DIR/<name>.<ext> inside --side-dir, with
+// exit 0, like any other name; it is no runtime failure.
+func TestSideDirDotAndBackslashNames(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.csv"), []byte("1\n2\n3\n"), 0o644)
+	for _, name := range []string{".", "..", `a\b`} {
+		sql := "CREATE STREAM s (n BIGINT) WITH ('connector'='file', 'path'='s.csv');\n" +
+			"SELECT n INTO SIDE '" + name + "' FROM s WHERE n > 1;\nSELECT * FROM s;\n"
+		os.WriteFile(filepath.Join(dir, "q.sql"), []byte(sql), 0o644)
+		side := filepath.Join(t.TempDir(), "side")
+		r := viaBinary(t, dir, []string{"--format", "csv", "--side-dir", side, "q.sql"})
+		if r.code != 0 || r.stdout != "n\n1\n" {
+			t.Errorf("side %q: exit %d, stdout %q, stderr %q; want exit 0 and main n,1", name, r.code, r.stdout, r.stderr)
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(side, name+".csv")); err != nil || string(b) != "n\n2\n3\n" {
+			t.Errorf("side %q: %s holds %q, %v; want n,2,3", name, name+".csv", b, err)
+		}
+		if ents, _ := os.ReadDir(side); len(ents) != 1 {
+			t.Errorf("side %q: --side-dir holds %d entries, want 1", name, len(ents))
+		}
+	}
+}

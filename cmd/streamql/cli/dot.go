@@ -43,17 +43,37 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 // parser.Parse, after taking out its dot lines, and checks every dot line's
 // syntax, so a bad dot line, like a syntax error, means nothing runs (SPEC 4).
 // Errors are *parser.Error at offsets into src. The script's Source is src as
-// given, dot lines included, so that messages show them.
-func (s *Session) parseScript(name, path, src string) (*parser.Script, error) {
-	sql, dots := splitDots(src)
-	for _, d := range dots {
-		if _, err := parseDot(d); err != nil {
-			return nil, err
-		}
+// given, dot lines included, so that messages show them. Parsing a long script
+// takes seconds; once ctx is done (a stop signal, SPEC 4: every phase stops
+// within 100 ms) it returns ctx's error at once, and the parse, which touches
+// nothing the session shares, ends on its own.
+func (s *Session) parseScript(ctx context.Context, name, path, src string) (*parser.Script, error) {
+	type parsed struct {
+		sc   *parser.Script
+		dots []dotLine
+		err  error
 	}
-	sc, err := parser.Parse(name, sql)
-	if err != nil {
-		return nil, err
+	ch := make(chan parsed, 1)
+	go func() {
+		sql, dots := splitDots(src)
+		for _, d := range dots {
+			if _, err := parseDot(d); err != nil {
+				ch <- parsed{err: err}
+				return
+			}
+		}
+		sc, err := parser.Parse(name, sql)
+		ch <- parsed{sc, dots, err}
+	}()
+	var p parsed
+	select {
+	case p = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	sc, dots := p.sc, p.dots
+	if p.err != nil {
+		return nil, p.err
 	}
 	sc.Source = src // the statements' spans never cover a dot line
 	if len(dots) > 0 || path != "" {
@@ -278,11 +298,19 @@ func (s *Session) readScript(ctx context.Context, sc *scriptCtx, c *dotCmd) erro
 			return parser.Errorf(c.restPos, ".read cycle: %s is already being run (%s); remove one of the .read lines", path, strings.Join(chain, " → "))
 		}
 	}
-	b, err := os.ReadFile(path)
+	b, err := loadScriptFile(ctx, path)
+	if ctx.Err() != nil {
+		fmt.Fprintln(s.Stderr, "interrupted")
+		return exitError(exitInterrupt)
+	}
 	if err != nil {
 		return parser.Errorf(c.restPos, "cannot read script %s: %v", path, unwrapPath(err))
 	}
-	inner, err := s.parseScript(path, path, string(b))
+	inner, err := s.parseScript(ctx, path, path, string(b))
+	if ctx.Err() != nil {
+		fmt.Fprintln(s.Stderr, "interrupted")
+		return exitError(exitInterrupt)
+	}
 	if err != nil {
 		var pe *parser.Error
 		if errors.As(err, &pe) {

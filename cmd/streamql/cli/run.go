@@ -101,9 +101,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitPlanning
 	}
 	if *sideDir != "" {
-		if st, err := os.Stat(*sideDir); err != nil || !st.IsDir() {
+		if st, err := os.Stat(*sideDir); err == nil && !st.IsDir() {
+			fmt.Fprintf(stderr, "error: --side-dir %s is a file, not a folder; give a folder (one that does not exist yet is created)\n", *sideDir)
+			return exitPlanning
+		} else if err != nil {
 			if err := os.MkdirAll(*sideDir, 0o755); err != nil {
-				fmt.Fprintf(stderr, "error: --side-dir %s: %v\n", *sideDir, err)
+				fmt.Fprintf(stderr, "error: --side-dir %s: cannot create the folder: %v; give a folder you can write to\n", *sideDir, unwrapPath(err))
 				return exitPlanning
 			}
 		}
@@ -115,7 +118,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var inputs []input
 	wd, _ := os.Getwd()
 	for _, f := range append(fs.Args(), *files...) {
-		b, err := os.ReadFile(f)
+		b, err := loadScriptFile(ctx, f)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "interrupted")
+			return exitInterrupt
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "error: cannot read script %s: %v\n", f, unwrapPath(err))
 			return exitPlanning
@@ -129,7 +136,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return runREPL(ctx, sess, replOptions{Stdin: f, Stdout: stdout, Stderr: stderr, Dir: wd})
 		}
-		b, err := io.ReadAll(stdin)
+		b, err := loadScriptFrom(ctx, stdin)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "interrupted")
+			return exitInterrupt
+		}
+		if err == errScriptTooLong {
+			fmt.Fprintf(stderr, "error: SQL on stdin: %v\n", err)
+			return exitPlanning
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "error: reading SQL from stdin: %v\n", err)
 			return exitRuntime
@@ -140,7 +155,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// A script is split and parsed whole before anything runs (SPEC 4).
 	scripts := make([]*parser.Script, len(inputs))
 	for i, in := range inputs {
-		sc, err := sess.parseScript(in.name, in.path, in.text) // dot lines too (dot.go)
+		sc, err := sess.parseScript(ctx, in.name, in.path, in.text) // dot lines too (dot.go)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "interrupted")
+			return exitInterrupt
+		}
 		if err != nil {
 			var pe *parser.Error
 			if errors.As(err, &pe) {

@@ -59,11 +59,12 @@ func (fs *FileSet) open(path, sig string) (f *os.File, created bool, err error) 
 
 // sideFilePath returns the file of side output name in dir: DIR/<name><ext>,
 // or an error when that would not be a file directly inside dir (a name that
-// holds a path separator, or is "." or ".."). SPEC 4: a side file is never
-// written outside --side-dir.
+// holds a path separator or NUL, or a file name "." or ".."). SPEC 4: a side
+// file is never written outside --side-dir. Every other name SPEC 2.1 allows
+// gets its file: "." with ext ".csv" is the file "..csv" inside dir.
 func sideFilePath(dir, name, ext string) (string, error) {
 	file := name + ext
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.IndexByte(name, 0) >= 0 {
+	if name == "" || file == "." || file == ".." || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) || strings.IndexByte(name, 0) >= 0 {
 		return "", fmt.Errorf("side output '%s' cannot be a file name inside --side-dir %s: rename the side output", name, dir)
 	}
 	return filepath.Join(dir, file), nil

@@ -182,9 +182,19 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 		t.Error("a file was created outside --side-dir through a dangling link")
 	}
 	// names that would leave the folder
-	for _, name := range []string{"../x", "a/b", "..", ".", `a\b`} {
+	for _, name := range []string{"../x", "a/b", "/", "", "a\x00b"} {
 		if _, err := sideFilePath(side, name, ".csv"); err == nil {
 			t.Errorf("side output %q: no error", name)
+		}
+	}
+	// names SPEC 2.1 allows are files directly inside the folder, whatever
+	// their dots and backslashes (a Unix path holds no backslash separator)
+	for _, name := range []string{".", "..", "...", `a\b`, `\`, ".hidden", "a..b"} {
+		for _, ext := range []string{".csv", ".tsv", ".json", ".txt", ".md"} {
+			p, err := sideFilePath(side, name, ext)
+			if err != nil || filepath.Dir(p) != side || filepath.Base(p) != name+ext {
+				t.Errorf("side output %q (%s): %s, %v; want %s inside %s", name, ext, p, err, name+ext, side)
+			}
 		}
 	}
 	if p, err := sideFilePath(side, "high-tmp", ".csv"); err != nil || p != filepath.Join(side, "high-tmp.csv") {
