@@ -60,6 +60,8 @@ func coerce(e *Expr, t catalog.Type) *Expr {
 }
 
 // castTo is CAST(e AS t) with SPEC 2's rules: failures give NULL (Flink's TRY_CAST).
+// The conversion loop is picked once here, from e's type and t (castKernel), not
+// per row.
 func castTo(e *Expr, t catalog.Type) *Expr {
 	if e.Type == t {
 		return e
@@ -67,88 +69,175 @@ func castTo(e *Expr, t catalog.Type) *Expr {
 	if e.Type == catalog.Unknown {
 		return coerce(e, t)
 	}
-	from := e.Type
+	conv := castKernel(e.Type, t)
 	r := derived(t, e.Const, func(b *vector.Batch, sel []int32, out *vector.Vec) {
-		in := e.Eval(b, sel)
-		for _, i := range sel {
-			if in.Null[i] {
-				out.Null[i] = true
-				continue
-			}
-			out.Null[i] = !convert(from, in, int(i), t, out)
-		}
+		conv(e.Eval(b, sel), out, sel)
 	})
 	inheritText(r, e)
 	return foldConst(r)
 }
 
-// convert converts row i of in (type from) into row i of out (type to) and reports
-// success.
-func convert(from catalog.Type, in *vector.Vec, i int, to catalog.Type, out *vector.Vec) bool {
+// castLoop converts the rows sel of in into the same rows of out: a NULL or a
+// value that does not convert gives NULL (SPEC 2, CAST).
+type castLoop func(in, out *vector.Vec, sel []int32)
+
+// castKernel returns the loop that converts values of type from to type to
+// (SPEC 2, CAST; text is read by textconv as the decoders read it). from and to
+// differ and from is not Unknown; a pair with no conversion gives NULL for
+// TIMESTAMP and leaves the value unset (but not NULL) otherwise, as before.
+func castKernel(from, to catalog.Type) castLoop {
 	switch to {
 	case catalog.Varchar:
-		start := len(out.Arena)
-		out.Arena = vector.AppendValue(out.Arena, from, in, i)
-		out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
-		return true
+		return func(in, out *vector.Vec, sel []int32) {
+			for _, i := range sel {
+				if out.Null[i] = in.Null[i]; in.Null[i] {
+					continue
+				}
+				start := len(out.Arena)
+				out.Arena = vector.AppendValue(out.Arena, from, in, int(i))
+				out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
+			}
+		}
 	case catalog.BigInt:
 		switch from {
 		case catalog.Double:
-			f := in.F[i]
-			if math.IsNaN(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
-				return false
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					f := in.F[i]
+					if in.Null[i] || math.IsNaN(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+						out.Null[i] = true
+						continue
+					}
+					out.Null[i], out.I[i] = false, int64(f)
+				}
 			}
-			out.I[i] = int64(f)
 		case catalog.Boolean:
-			out.I[i] = b2i(in.B[i])
-		case catalog.Timestamp, catalog.BigInt:
-			out.I[i] = in.I[i]
+			return boolToInt
+		case catalog.Timestamp:
+			return copyInt
 		case catalog.Varchar:
-			v, ok := textconv.ParseInt(in.S[i])
-			out.I[i] = v
-			return ok
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseInt(in.S[i])
+					out.Null[i], out.I[i] = !ok, v
+				}
+			}
 		}
 	case catalog.Double:
 		switch from {
 		case catalog.BigInt, catalog.Timestamp:
-			out.F[i] = float64(in.I[i])
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.F[i] = in.Null[i], float64(in.I[i])
+				}
+			}
 		case catalog.Boolean:
-			out.F[i] = float64(b2i(in.B[i]))
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.F[i] = in.Null[i], float64(b2i(in.B[i]))
+				}
+			}
 		case catalog.Varchar:
-			v, ok := textconv.ParseDouble(in.S[i])
-			out.F[i] = v
-			return ok
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseDouble(in.S[i])
+					out.Null[i], out.F[i] = !ok, v
+				}
+			}
 		}
 	case catalog.Boolean:
 		switch from {
 		case catalog.BigInt, catalog.Timestamp:
-			out.B[i] = in.I[i] != 0
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.B[i] = in.Null[i], in.I[i] != 0
+				}
+			}
 		case catalog.Double:
-			out.B[i] = in.F[i] != 0
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.B[i] = in.Null[i], in.F[i] != 0
+				}
+			}
 		case catalog.Varchar:
-			v, ok := textconv.ParseBool(in.S[i])
-			out.B[i] = v
-			return ok
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseBool(in.S[i])
+					out.Null[i], out.B[i] = !ok, v
+				}
+			}
 		}
 	case catalog.Timestamp:
 		switch from {
 		case catalog.BigInt:
-			out.I[i] = in.I[i]
+			return copyInt
 		case catalog.Double:
-			f := in.F[i]
-			if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 9.2e18 {
-				return false
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					f := in.F[i]
+					if in.Null[i] || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 9.2e18 {
+						out.Null[i] = true
+						continue
+					}
+					out.Null[i], out.I[i] = false, int64(f)
+				}
 			}
-			out.I[i] = int64(f)
 		case catalog.Varchar:
-			v, ok := textconv.ParseTimestamp(in.S[i])
-			out.I[i] = v
-			return ok
-		default:
-			return false
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseTimestamp(in.S[i])
+					out.Null[i], out.I[i] = !ok, v
+				}
+			}
 		}
+		return allNull
 	}
-	return true
+	return keepNulls
+}
+
+// copyInt is the cast between BIGINT and TIMESTAMP (epoch ms both).
+func copyInt(in, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i], out.I[i] = in.Null[i], in.I[i]
+	}
+}
+
+// boolToInt is CAST(BOOLEAN AS BIGINT): 1 or 0.
+func boolToInt(in, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i], out.I[i] = in.Null[i], b2i(in.B[i])
+	}
+}
+
+// allNull is a cast with no conversion to TIMESTAMP: every row is NULL.
+func allNull(_, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i] = true
+	}
+}
+
+// keepNulls is a cast with no conversion to another type: NULL stays NULL and
+// other rows are not written.
+func keepNulls(in, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i] = in.Null[i]
+	}
 }
 
 func b2i(b bool) int64 {
@@ -393,4 +482,38 @@ func copyValue(t catalog.Type, in, out *vector.Vec, i int) {
 	case catalog.Varchar:
 		out.S[i] = in.S[i]
 	}
+}
+
+// inKernel is x IN (list) over n list elements (SPEC 2): eq(x', k) compiles the
+// equality of element k with x', and the results are ORed in list order. When x
+// is not constant, x' is a stand-in that reads x's vector of the current batch,
+// so x is evaluated once per batch however long the list; a constant x is folded
+// at planning time anyway and is used as it is. It returns eq's first error.
+func inKernel(x *Expr, n int, eq func(x *Expr, k int) (*Expr, error)) (*Expr, error) {
+	arg := x
+	var cur *vector.Vec // x's values for the batch being evaluated
+	if !x.Const {
+		arg = &Expr{Type: x.Type, Col: -1, Eval: func(*vector.Batch, []int32) *vector.Vec { return cur }}
+		inheritText(arg, x)
+	}
+	var acc *Expr
+	for k := 0; k < n; k++ {
+		e, err := eq(arg, k)
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = e
+		} else {
+			acc = logic(opcode.LogicOr, acc, e)
+		}
+	}
+	if x.Const || acc == nil {
+		return acc, nil
+	}
+	or := acc
+	return &Expr{Type: or.Type, Col: -1, Eval: func(b *vector.Batch, sel []int32) *vector.Vec {
+		cur = x.Eval(b, sel)
+		return or.Eval(b, sel)
+	}}, nil
 }
