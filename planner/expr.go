@@ -144,19 +144,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 	case *ast.CaseExpr:
 		return sc.caseExpr(n)
 	case *ast.FuncCastExpr:
-		x, err := sc.compile(n.Expr)
-		if err != nil {
-			return nil, err
-		}
-		name, ok := sc.casts[n]
-		if !ok {
-			return nil, parser.Errorf(sc.pos(n), "CAST target type not recognised; use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP")
-		}
-		t, err := catalog.ParseType(name)
-		if err != nil {
-			return nil, parser.Errorf(sc.pos(n), "%v", err)
-		}
-		return castTo(x, t), nil
+		return sc.cast(n)
 	case *ast.FuncCallExpr:
 		return sc.call(n)
 	case *ast.DefaultExpr:
