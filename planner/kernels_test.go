@@ -16,9 +16,7 @@ func TestInListEvaluatesXOnce(t *testing.T) {
 	calls := 0
 	xs := vector.NewVec(catalog.BigInt)
 	vals := []int64{1, 3, 7, 5, 9007199254740993}
-	for i, v := range vals {
-		xs.I[i] = v
-	}
+	copy(xs.I, vals)
 	xs.Null[len(vals)] = true
 	x := &Expr{Type: catalog.BigInt, Col: -1, Text: "x", Eval: func(*vector.Batch, []int32) *vector.Vec {
 		calls++
