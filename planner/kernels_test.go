@@ -7,6 +7,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
+	"streamql/parser"
 )
 
 // TestInListEvaluatesXOnce checks that x IN (list) evaluates x once per batch,
@@ -124,6 +125,30 @@ func TestCastKernels(t *testing.T) {
 			if got != want {
 				t.Errorf("%s (row %d) = %s, want %s", c.expr, row, got, want)
 			}
+		}
+	}
+}
+
+// TestInAndCastAllocateNothing checks that x IN (list) and CAST allocate
+// nothing per batch once warm (the hot path allocates nothing per row).
+func TestInAndCastAllocateNothing(t *testing.T) {
+	for _, expr := range []string{"i + 1 IN (8.0, 9, 10)", "CAST(d AS BIGINT)", "CAST(i AS VARCHAR)", "CAST(s AS DOUBLE)"} {
+		cat := catalog.New()
+		cat.Add(testStream())
+		src := "SELECT " + expr + " FROM t"
+		sc, err := parser.Parse("test", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br, err := (&Planner{Cat: cat, Source: src}).PlanSelect(sc.Stmts[0].(*parser.Select))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, sel := testBatch(), []int32{0, 1}
+		e := br.Project[0]
+		e.Eval(b, sel)
+		if n := testing.AllocsPerRun(100, func() { e.Eval(b, sel) }); n != 0 {
+			t.Errorf("%s: %.1f allocations per batch, want 0", expr, n)
 		}
 	}
 }
