@@ -33,7 +33,7 @@ type OptionSpec struct {
 	Name     string
 	Kind     OptionKind
 	Values   []string // for OptEnum
-	Default  string   // "" with HasDefault false: no default
+	Default  string   // "" when the option has no default
 	Required bool
 	Doc      string
 }

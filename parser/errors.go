@@ -1,5 +1,7 @@
 package parser
 
+import "fmt"
+
 // Error is an error found in a script at a byte offset: syntax errors from the
 // parser, and the name, type and planning errors of later stages, which all point at
 // the offending token. Format renders it for a user.
@@ -20,5 +22,5 @@ func (e *Error) Error() string { return e.Msg }
 
 // Errorf is a convenience constructor for *Error.
 func Errorf(offset int, format string, args ...any) *Error {
-	return &Error{Offset: offset, Msg: sprintf(format, args...)}
+	return &Error{Offset: offset, Msg: fmt.Sprintf(format, args...)}
 }

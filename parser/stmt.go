@@ -24,14 +24,7 @@ type Stmt interface {
 
 // Range is embedded in every statement; it records where the statement stands
 // (byte offsets into Script.Source) and gives it its Span method.
-//
-// (The statements used to embed a type named Span, but a field named Span hides
-// the method Span, so no statement implemented Stmt; write st.Span() or
-// st.Start / st.End.)
 type Range struct{ Start, End int }
-
-// Span is the former name of Range, kept for composite literals.
-type Span = Range
 
 // Span implements Stmt: it returns [Start, End).
 func (r Range) Span() (int, int) { return r.Start, r.End }

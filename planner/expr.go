@@ -144,19 +144,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 	case *ast.CaseExpr:
 		return sc.caseExpr(n)
 	case *ast.FuncCastExpr:
-		x, err := sc.compile(n.Expr)
-		if err != nil {
-			return nil, err
-		}
-		name, ok := sc.casts[n]
-		if !ok {
-			return nil, parser.Errorf(sc.pos(n), "CAST target type not recognised; use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP")
-		}
-		t, err := catalog.ParseType(name)
-		if err != nil {
-			return nil, parser.Errorf(sc.pos(n), "%v", err)
-		}
-		return castTo(x, t), nil
+		return sc.cast(n)
 	case *ast.FuncCallExpr:
 		return sc.call(n)
 	case *ast.DefaultExpr:
@@ -482,27 +470,22 @@ func (sc *scope) between(n *ast.BetweenExpr) (*Expr, error) {
 }
 
 // inList is x IN (a, b, ...): an OR of equalities, each pair unified on its own
-// (SPEC 2: mixed BIGINT/DOUBLE in IN lists compare pair by pair).
+// (SPEC 2: mixed BIGINT/DOUBLE in IN lists compare pair by pair); x is evaluated
+// once per batch, not once per list element (inKernel).
 func (sc *scope) inList(n *ast.PatternInExpr) (*Expr, error) {
 	x, err := sc.compile(n.Expr)
 	if err != nil {
 		return nil, err
 	}
-	var acc *Expr
-	for _, item := range n.List {
-		v, err := sc.compile(item)
+	acc, err := inKernel(x, len(n.List), func(x *Expr, k int) (*Expr, error) {
+		v, err := sc.compile(n.List[k])
 		if err != nil {
 			return nil, err
 		}
-		eq, err := sc.compare(item, opcode.EQ, x, v)
-		if err != nil {
-			return nil, err
-		}
-		if acc == nil {
-			acc = eq
-		} else {
-			acc = logic(opcode.LogicOr, acc, eq)
-		}
+		return sc.compare(n.List[k], opcode.EQ, x, v)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if n.Not {
 		acc = notExpr(acc)

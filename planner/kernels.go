@@ -2,12 +2,10 @@ package planner
 
 import (
 	"bytes"
-	"math"
 
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamql/catalog"
-	"streamql/executor/textconv"
 	"streamql/executor/vector"
 )
 
@@ -57,98 +55,6 @@ func coerce(e *Expr, t catalog.Type) *Expr {
 		return castTo(e, t)
 	}
 	return e
-}
-
-// castTo is CAST(e AS t) with SPEC 2's rules: failures give NULL (Flink's TRY_CAST).
-func castTo(e *Expr, t catalog.Type) *Expr {
-	if e.Type == t {
-		return e
-	}
-	if e.Type == catalog.Unknown {
-		return coerce(e, t)
-	}
-	from := e.Type
-	r := derived(t, e.Const, func(b *vector.Batch, sel []int32, out *vector.Vec) {
-		in := e.Eval(b, sel)
-		for _, i := range sel {
-			if in.Null[i] {
-				out.Null[i] = true
-				continue
-			}
-			out.Null[i] = !convert(from, in, int(i), t, out)
-		}
-	})
-	inheritText(r, e)
-	return foldConst(r)
-}
-
-// convert converts row i of in (type from) into row i of out (type to) and reports
-// success.
-func convert(from catalog.Type, in *vector.Vec, i int, to catalog.Type, out *vector.Vec) bool {
-	switch to {
-	case catalog.Varchar:
-		start := len(out.Arena)
-		out.Arena = vector.AppendValue(out.Arena, from, in, i)
-		out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
-		return true
-	case catalog.BigInt:
-		switch from {
-		case catalog.Double:
-			f := in.F[i]
-			if math.IsNaN(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
-				return false
-			}
-			out.I[i] = int64(f)
-		case catalog.Boolean:
-			out.I[i] = b2i(in.B[i])
-		case catalog.Timestamp, catalog.BigInt:
-			out.I[i] = in.I[i]
-		case catalog.Varchar:
-			v, ok := textconv.ParseInt(in.S[i])
-			out.I[i] = v
-			return ok
-		}
-	case catalog.Double:
-		switch from {
-		case catalog.BigInt, catalog.Timestamp:
-			out.F[i] = float64(in.I[i])
-		case catalog.Boolean:
-			out.F[i] = float64(b2i(in.B[i]))
-		case catalog.Varchar:
-			v, ok := textconv.ParseDouble(in.S[i])
-			out.F[i] = v
-			return ok
-		}
-	case catalog.Boolean:
-		switch from {
-		case catalog.BigInt, catalog.Timestamp:
-			out.B[i] = in.I[i] != 0
-		case catalog.Double:
-			out.B[i] = in.F[i] != 0
-		case catalog.Varchar:
-			v, ok := textconv.ParseBool(in.S[i])
-			out.B[i] = v
-			return ok
-		}
-	case catalog.Timestamp:
-		switch from {
-		case catalog.BigInt:
-			out.I[i] = in.I[i]
-		case catalog.Double:
-			f := in.F[i]
-			if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 9.2e18 {
-				return false
-			}
-			out.I[i] = int64(f)
-		case catalog.Varchar:
-			v, ok := textconv.ParseTimestamp(in.S[i])
-			out.I[i] = v
-			return ok
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func b2i(b bool) int64 {
@@ -393,4 +299,38 @@ func copyValue(t catalog.Type, in, out *vector.Vec, i int) {
 	case catalog.Varchar:
 		out.S[i] = in.S[i]
 	}
+}
+
+// inKernel is x IN (list) over n list elements (SPEC 2): eq(x', k) compiles the
+// equality of element k with x', and the results are ORed in list order. When x
+// is not constant, x' is a stand-in that reads x's vector of the current batch,
+// so x is evaluated once per batch however long the list; a constant x is folded
+// at planning time anyway and is used as it is. It returns eq's first error.
+func inKernel(x *Expr, n int, eq func(x *Expr, k int) (*Expr, error)) (*Expr, error) {
+	arg := x
+	var cur *vector.Vec // x's values for the batch being evaluated
+	if !x.Const {
+		arg = &Expr{Type: x.Type, Col: -1, Eval: func(*vector.Batch, []int32) *vector.Vec { return cur }}
+		inheritText(arg, x)
+	}
+	var acc *Expr
+	for k := 0; k < n; k++ {
+		e, err := eq(arg, k)
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = e
+		} else {
+			acc = logic(opcode.LogicOr, acc, e)
+		}
+	}
+	if x.Const || acc == nil {
+		return acc, nil
+	}
+	or := acc
+	return &Expr{Type: or.Type, Col: -1, Eval: func(b *vector.Batch, sel []int32) *vector.Vec {
+		cur = x.Eval(b, sel)
+		return or.Eval(b, sel)
+	}}, nil
 }

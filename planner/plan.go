@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -84,197 +83,72 @@ func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
 }
 
 // PlanSelect binds and type-checks a SELECT (side branch or main query) and
-// returns its compiled branch. Errors are *parser.Error at the offending token:
-// unknown stream or column, type errors, unsupported clauses.
+// returns its compiled branch, by the rules of selectRules in order. Errors are
+// *parser.Error at the offending token: unknown stream or column, type errors,
+// unsupported clauses; a cancelled p.Ctx gives its error.
 func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
-	ticks := &ticker{ctx: p.Ctx}
 	if p.Ctx != nil && p.Ctx.Err() != nil {
 		return nil, p.Ctx.Err()
 	}
-	q := sel.Query
-	start, _ := sel.Span()
-	pos := func(n ast.Node) int {
-		if n == nil || sel.Locate == nil {
-			return start
-		}
-		return sel.Locate(n)
-	}
-	unsupported := func(n ast.Node, what string) error {
-		return parser.Errorf(pos(n), "%s is not supported in a stream query", what)
-	}
-	switch {
-	case q.GroupBy != nil:
-		return nil, unsupported(q.GroupBy, "GROUP BY")
-	case q.Having != nil:
-		return nil, unsupported(q.Having, "HAVING")
-	case q.OrderBy != nil:
-		return nil, unsupported(q.OrderBy, "ORDER BY")
-	case q.Distinct:
-		return nil, parser.Errorf(start, "DISTINCT is not supported in a stream query")
-	case q.WindowSpecs != nil:
-		return nil, parser.Errorf(start, "windows are not supported")
-	}
-	var st *catalog.Stream
-	var name string
-	var rightTS *ast.TableSource
-	var joinMode JoinMode
-	var join *ast.Join
-	if q.From == nil {
-		// SPEC 2: a SELECT without FROM gives one row
-		if err := checkNoFrom(q, pos); err != nil {
-			return nil, err
-		}
-		st = noFromStream()
-		name = st.Name
-	} else {
-		join = q.From.TableRefs
-		if join.Right != nil {
-			k, ok := sel.Joins[join]
-			if !ok || k == parser.InnerJoin {
-				return nil, parser.Errorf(pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported: a stream query outputs rows of one stream")
-			}
-			if k == parser.AntiJoin {
-				joinMode = Anti
-			}
-			if rightTS, ok = join.Right.(*ast.TableSource); !ok {
-				return nil, parser.Errorf(pos(join.Right), "the right side of a join must be a stream name")
-			}
-		}
-		ts, ok := join.Left.(*ast.TableSource)
-		if !ok {
-			return nil, parser.Errorf(pos(join.Left), "FROM needs a stream name (one SEMI or ANTI JOIN at most)")
-		}
-		var err error
-		if st, name, err = p.source(ts, pos); err != nil {
+	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}}
+	sp.start, _ = sel.Span()
+	for _, r := range selectRules {
+		if err := r.apply(sp); err != nil {
 			return nil, err
 		}
 	}
-	types, wm := batchLayout(st)
-	sc := &scope{
-		rels:   []relation{{stream: st, name: name}},
-		locate: sel.Locate, casts: sel.Casts, src: p.Source,
-		watermark: func(int) int { return wm },
-		uses:      make([]bool, len(types)),
-		ticks:     ticks,
+	return sp.b, nil
+}
+
+// selectPlan is the state of one PlanSelect that its rules read and fill.
+type selectPlan struct {
+	p     *Planner
+	sel   *parser.Select
+	q     *ast.SelectStmt
+	start int // offset of the statement, for errors with no node
+	ticks *ticker
+	// set by ruleFrom
+	st       *catalog.Stream
+	name     string // the alias or name the query reads st by
+	join     *ast.Join
+	rightTS  *ast.TableSource // the right side of an explicit SEMI/ANTI JOIN
+	joinMode JoinMode
+	wm       int // batch column of CURRENT_WATERMARK, -1 when none
+	sc       *scope
+	// set by ruleExplicitJoin and ruleInToSemiJoin
+	j    *Join
+	rest []ast.ExprNode // WHERE conjuncts that stay the branch's WHERE
+	// set by ruleWhere and the rules after it
+	b       *Branch
+	fieldOf []ast.Node // the select field each output column comes from
+}
+
+// pos returns the script offset of n, or of the statement when n is nil or the
+// statement has no locator.
+func (sp *selectPlan) pos(n ast.Node) int {
+	if n == nil || sp.sel.Locate == nil {
+		return sp.start
 	}
-	var j *Join
-	if rightTS != nil {
-		rst, rname, err := p.source(rightTS, pos)
-		if err != nil {
-			return nil, err
-		}
-		two := p.twoScope(sc, rst, rname, -1)
-		var on ast.ExprNode
-		if join.On != nil {
-			on = join.On.Expr
-		}
-		word := "SEMI JOIN"
-		if joinMode == Anti {
-			word = "ANTI JOIN"
-		}
-		if j, err = p.buildJoin(two, joinMode, on, nil, false, pos(rightTS), name+" "+word+" "+rname, wm); err != nil {
-			return nil, err
-		}
-		sc.hidden = rname
-	}
-	// IN / EXISTS conjuncts of WHERE become the branch's join (SPEC 2.2); the
-	// other conjuncts stay its WHERE.
-	var rest []ast.ExprNode
-	if q.Where != nil {
-		for _, c := range conjuncts(q.Where, nil) {
-			sj, err := p.subqueryJoin(sc, c, wm, pos)
-			if err != nil {
-				return nil, err
-			}
-			if sj == nil {
-				rest = append(rest, c)
-				continue
-			}
-			if j != nil {
-				return nil, parser.Errorf(pos(c), "one SEMI/ANTI JOIN or IN/EXISTS subquery per query is supported; split the query into side branches")
-			}
-			j = sj
-		}
-	}
-	b := &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: st, Limit: -1, Text: strings.TrimSpace(p.text(sel)), Join: j, Uses: sc.uses}
-	var err error
-	if b.Where, err = andAll(sc, rest, "WHERE"); err != nil {
-		return nil, err
-	}
-	var fieldOf []ast.Node // the select field each output column comes from
-	var last ast.Node
-	for _, f := range q.Fields.Fields {
-		for len(fieldOf) < len(b.Columns) {
-			fieldOf = append(fieldOf, last)
-		}
-		last = f
-		if f.WildCard != nil {
-			tbl := f.WildCard.Table.O
-			if sc.hidden != "" && strings.EqualFold(tbl, sc.hidden) {
-				return nil, parser.Errorf(pos(f), "%s.* selects the join's build side: a semi or anti join outputs left rows only; write %s.* instead", tbl, name)
-			}
-			if tbl != "" && !strings.EqualFold(tbl, name) && !strings.EqualFold(tbl, st.Name) {
-				return nil, parser.Errorf(pos(f), "unknown stream or alias '%s' in %s.*; the query reads %s", tbl, tbl, name)
-			}
-			for i, c := range st.Columns {
-				idx := i
-				sc.use(idx)
-				b.Project = append(b.Project, &Expr{Type: c.Type, Col: idx, Text: c.Name, Eval: colEval(idx)})
-				b.Columns = append(b.Columns, c)
-			}
-			continue
-		}
-		e, err := sc.compile(f.Expr)
-		if err != nil {
-			return nil, err
-		}
-		if e.Type == catalog.Unknown {
-			e = coerce(e, catalog.Varchar)
-		}
-		colName := f.AsName.O
-		if colName == "" {
-			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
-				colName = st.Columns[st.Column(cn.Name.Name.O)].Name
-			} else if t := strings.TrimSpace(f.Text()); t != "" {
-				colName = t
-			} else {
-				colName = e.Text
-			}
-		}
-		b.Project = append(b.Project, e)
-		b.Columns = append(b.Columns, catalog.Column{Name: colName, Type: e.Type})
-	}
-	for len(fieldOf) < len(b.Columns) {
-		fieldOf = append(fieldOf, last)
-	}
-	seen := make(map[string]bool, len(b.Columns))
-	for i, c := range b.Columns {
-		k := catalog.FoldName(c.Name)
-		if seen[k] {
-			return nil, parser.Errorf(pos(fieldOf[i]), "the output has two columns named '%s'; give one of them another name with AS", c.Name)
-		}
-		seen[k] = true
-	}
-	if q.Limit != nil {
-		if sel.Side != "" {
-			return nil, parser.Errorf(pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s'", sel.Side)
-		}
-		if q.Limit.Offset != nil {
-			return nil, parser.Errorf(pos(q.Limit), "LIMIT with an offset is not supported on a stream")
-		}
-		n, err := sc.compile(q.Limit.Count)
-		if err != nil {
-			return nil, err
-		}
-		if !n.Const || n.Type != catalog.BigInt {
-			return nil, parser.Errorf(pos(q.Limit), "LIMIT needs a non-negative integer")
-		}
-		b.Limit = n.Eval(nil, []int32{0}).I[0]
-		if b.Limit < 0 {
-			return nil, parser.Errorf(pos(q.Limit), "LIMIT needs a non-negative integer")
-		}
-	}
-	return b, nil
+	return sp.sel.Locate(n)
+}
+
+// selectRule is one named step of planning a SELECT (DESIGN: planner, rules one
+// per file).
+type selectRule struct {
+	name  string
+	apply func(sp *selectPlan) error
+}
+
+// selectRules are PlanSelect's steps in order; each lives in its rule_….go file.
+var selectRules = []selectRule{
+	{"unsupported_clauses", ruleUnsupportedClauses},
+	{"from", ruleFrom},
+	{"explicit_join", ruleExplicitJoin},
+	{"in_to_semijoin", ruleInToSemiJoin},
+	{"where", ruleWhere},
+	{"projection", ruleProjection},
+	{"output_names", ruleOutputNames},
+	{"limit", ruleLimit},
 }
 
 // source resolves a FROM entry to its stream and the name it goes by.
@@ -306,90 +180,6 @@ func (p *Planner) twoScope(left *scope, right *catalog.Stream, name string, pref
 	two.prefer = prefer
 	two.hidden = ""
 	return &two
-}
-
-// subqueryJoin lowers a WHERE conjunct that is [NOT] IN (subquery) or [NOT]
-// EXISTS (subquery) to a join (SPEC 2.2: the same plan as SEMI / ANTI JOIN); it
-// returns nil for other conjuncts.
-func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.Node) int) (*Join, error) {
-	for {
-		par, ok := c.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		c = par.Expr
-	}
-	not := false
-	if u, ok := c.(*ast.UnaryOperationExpr); ok && (u.Op == opcode.Not || u.Op == opcode.Not2) {
-		if _, ok := u.V.(*ast.ExistsSubqueryExpr); ok {
-			not, c = true, u.V
-		}
-	}
-	var sub *ast.SubqueryExpr
-	var in *ast.PatternInExpr
-	switch x := c.(type) {
-	case *ast.PatternInExpr:
-		if x.Sel == nil {
-			return nil, nil
-		}
-		in, not = x, x.Not
-		sub, _ = x.Sel.(*ast.SubqueryExpr)
-	case *ast.ExistsSubqueryExpr:
-		not = not != x.Not
-		sub, _ = x.Sel.(*ast.SubqueryExpr)
-	default:
-		return nil, nil
-	}
-	var q *ast.SelectStmt
-	if sub != nil {
-		q, _ = sub.Query.(*ast.SelectStmt)
-	}
-	if q == nil || q.From == nil || q.From.TableRefs.Right != nil {
-		return nil, parser.Errorf(pos(c), "the subquery must read one stream: (SELECT col FROM stream [WHERE ...])")
-	}
-	if q.GroupBy != nil || q.Having != nil || q.Limit != nil || q.OrderBy != nil {
-		return nil, parser.Errorf(pos(c), "the subquery may not have GROUP BY, HAVING, ORDER BY or LIMIT")
-	}
-	ts, ok := q.From.TableRefs.Left.(*ast.TableSource)
-	if !ok {
-		return nil, parser.Errorf(pos(c), "the subquery must read one stream")
-	}
-	rst, rname, err := p.source(ts, pos)
-	if err != nil {
-		return nil, err
-	}
-	two := p.twoScope(sc, rst, rname, 1)
-	var cond ast.ExprNode
-	if q.Where != nil {
-		cond = q.Where
-	}
-	mode := Semi
-	if not {
-		mode = Anti
-	}
-	var keys [][2]ast.ExprNode
-	text := "EXISTS subquery on " + rname
-	if in != nil {
-		if len(q.Fields.Fields) != 1 || q.Fields.Fields[0].WildCard != nil {
-			return nil, parser.Errorf(pos(c), "IN (subquery) needs a subquery that selects one column")
-		}
-		keys = [][2]ast.ExprNode{{in.Expr, q.Fields.Fields[0].Expr}}
-		text = "IN subquery on " + rname
-		if not {
-			text = "NOT " + text
-		}
-	} else if not {
-		text = "NOT " + text
-	}
-	j, err := p.buildJoin(two, mode, cond, keys, in == nil, pos(c), text, wm)
-	if err != nil {
-		return nil, err
-	}
-	j.NullAware = in != nil && not
-	if j.NullAware && j.EventTime() {
-		return nil, parser.Errorf(pos(c), "NOT IN (subquery) over the unbounded stream %s cannot be decided (a NULL may still arrive); use NOT EXISTS (SELECT 1 FROM %s WHERE ...)", rname, rname)
-	}
-	return j, nil
 }
 
 func (p *Planner) text(sel *parser.Select) string {
@@ -430,28 +220,8 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		main.Output = 0
 		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns})
 	}
-	read := j.Streams()
-	byName := make(map[string]int, len(branches)) // side name -> index into j.Outputs: linear in the branches
-	for _, b := range branches {
-		for _, r := range read {
-			if errSide := r.Options["errors.side"]; errSide != "" && b.Side == errSide {
-				how := "reads"
-				if r != st {
-					how = "reads as a join's build side"
-				}
-				return nil, parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s, which the job %s; pick another side name or set 'errors.side' on %s", b.Side, r.Name, how, r.Name)
-			}
-		}
-		if found, ok := byName[b.Side]; ok {
-			if !sameSchema(j.Outputs[found].Columns, b.Columns) {
-				return nil, parser.Errorf(b.SidePos, "side output '%s' is used twice with different columns (%s vs %s); give one branch another name", b.Side, schemaText(j.Outputs[found].Columns), schemaText(b.Columns))
-			}
-			b.Output = found
-			continue
-		}
-		b.Output = len(j.Outputs)
-		byName[b.Side] = b.Output
-		j.Outputs = append(j.Outputs, Output{Name: b.Side, Columns: b.Columns})
+	if err := ruleSideNames(j); err != nil {
+		return nil, err
 	}
 	if st.Watermark != nil {
 		e, err := CompileWatermark(st)

@@ -244,14 +244,14 @@ func (s *Session) insert(p *planner.Planner, st *parser.Insert) error {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// set applies SET 'key' = 'value' (SPEC 3; 'state.max-bytes' from SPEC 1); the
-// other keys go to the frontend.
+// set applies SET 'key' = 'value' (SPEC 3; 'state.max-bytes' from SPEC 1,
+// ParseStateMaxBytes); the other keys go to the frontend (Settings.Apply).
 func (s *Session) set(st *parser.Set) error {
 	if st.Key == "state.max-bytes" {
 		// SPEC 1: bounds the state of every stateful operator of a job
-		n, err := catalog.ParseSize(st.Value)
+		n, err := ParseStateMaxBytes(st)
 		if err != nil {
-			return parser.Errorf(st.ValuePos, "'state.max-bytes': %v", err)
+			return err
 		}
 		s.Env.StateMaxBytes = n
 		return nil
@@ -259,7 +259,7 @@ func (s *Session) set(st *parser.Set) error {
 	if known, err := s.Front.Set(st); known || err != nil {
 		return err
 	}
-	return parser.Errorf(st.KeyPos, "unknown setting '%s'; settings: format, side-dir, timer, state.max-bytes", st.Key)
+	return parser.Errorf(st.KeyPos, "unknown setting '%s'; settings: %s", st.Key, SettingKeys)
 }
 
 // branchesOf returns the pending branches of st, in declaration order.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"streamql/cmd/streamql/render"
+	"streamql/internal/session"
 	"streamql/parser"
 )
 
@@ -221,7 +222,7 @@ func parseDot(d dotLine) (*dotCmd, *parser.Error) {
 	return c, nil
 }
 
-var timerValues = map[string]bool{"on": true, "true": true, "off": false, "false": false}
+var timerValues = session.TimerValues
 
 // execDot runs the dot line d of the script sc. Messages of the command itself
 // (.help, .format without argument) go to out. It returns a *parser.Error

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"streamql/cmd/streamql/render"
@@ -31,12 +29,12 @@ const (
 // REPL's entries, run in one session. It is the engine session's Frontend.
 type Session struct {
 	*session.Session
-	Format  string
-	SideDir string
-	Timer   bool
-	Stdout  *bufio.Writer
-	Stderr  io.Writer
-	Files   *render.FileSet
+	// Settings are the values of SET 'format', 'side-dir' and 'timer' (and of
+	// the flags and dot commands of the same names).
+	session.Settings
+	Stdout *bufio.Writer
+	Stderr io.Writer
+	Files  *render.FileSet
 	// Closed is set once stdout's reader has gone away (EPIPE), or a script ran
 	// .quit: the run ends quietly with status 0 (DESIGN: library facts).
 	Closed bool
@@ -49,8 +47,8 @@ type Session struct {
 // NewSession returns a session printing to stdout and stderr.
 func NewSession(stdout, stderr io.Writer, stdin io.Reader) *Session {
 	s := &Session{
-		Format: "table",
-		Stdout: bufio.NewWriterSize(stdout, 256<<10), Stderr: stderr,
+		Settings: session.Settings{Format: "table"},
+		Stdout:   bufio.NewWriterSize(stdout, 256<<10), Stderr: stderr,
 		Files: render.NewFileSet(),
 	}
 	s.Session = session.New(stdin, s)
@@ -154,34 +152,9 @@ func (s *Session) Result(columns []string, rows [][]string) error {
 }
 
 // Set implements session.Frontend: SET 'format', 'side-dir' and 'timer'
-// (SPEC 3).
+// (SPEC 3), parsed into s.Settings.
 func (s *Session) Set(st *parser.Set) (bool, error) {
-	switch st.Key {
-	case "format":
-		if !render.ValidFormat(st.Value) {
-			return true, parser.Errorf(st.ValuePos, "unknown format '%s'; use one of %s", st.Value, strings.Join(render.Formats, ", "))
-		}
-		s.Format = st.Value
-	case "side-dir":
-		if st.Value != "" {
-			if err := os.MkdirAll(st.Value, 0o755); err != nil {
-				return true, parser.Errorf(st.ValuePos, "cannot create the side output directory '%s': %v", st.Value, err)
-			}
-		}
-		s.SideDir = st.Value
-	case "timer":
-		switch strings.ToLower(st.Value) {
-		case "on", "true":
-			s.Timer = true
-		case "off", "false":
-			s.Timer = false
-		default:
-			return true, parser.Errorf(st.ValuePos, "'timer' takes on or off")
-		}
-	default:
-		return false, nil
-	}
-	return true, nil
+	return s.Settings.Apply(st, render.Formats)
 }
 
 // RunJob implements session.Frontend: the job's outputs are rendered in the

@@ -1,0 +1,86 @@
+package session
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"streamql/parser"
+)
+
+var testFormats = []string{"table", "csv", "json"}
+
+func set(key, value string) *parser.Set {
+	return &parser.Set{Option: parser.Option{Key: key, Value: value, KeyPos: 4, ValuePos: 20}}
+}
+
+// errAtValue checks that err is a *parser.Error at the value with message msg.
+func errAtValue(t *testing.T, what string, err error, msg string) {
+	t.Helper()
+	var pe *parser.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("%s: got %v, want a *parser.Error", what, err)
+	}
+	if pe.Msg != msg || pe.Offset != 20 {
+		t.Errorf("%s: got %q at %d, want %q at the value (20)", what, pe.Msg, pe.Offset, msg)
+	}
+}
+
+// TestSettingsApply checks the typed values of SET 'format', 'side-dir' and
+// 'timer' (SPEC 3), and that a bad value is an error at the value that leaves
+// the setting as it was.
+func TestSettingsApply(t *testing.T) {
+	s := Settings{Format: "table"}
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	for _, c := range []struct{ key, value string }{{"format", "csv"}, {"side-dir", dir}, {"timer", "ON"}} {
+		if known, err := s.Apply(set(c.key, c.value), testFormats); !known || err != nil {
+			t.Fatalf("SET '%s' = '%s': known %v, err %v", c.key, c.value, known, err)
+		}
+	}
+	if s != (Settings{Format: "csv", SideDir: dir, Timer: true}) {
+		t.Errorf("settings = %+v", s)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("SET 'side-dir' did not create %s: %v", dir, err)
+	}
+	for _, v := range []string{"off", "False"} {
+		s.Timer = true
+		if _, err := s.Apply(set("timer", v), testFormats); err != nil || s.Timer {
+			t.Errorf("SET 'timer' = '%s': timer %v, err %v", v, s.Timer, err)
+		}
+	}
+
+	_, err := s.Apply(set("format", "CSV"), testFormats)
+	errAtValue(t, "format CSV", err, "unknown format 'CSV'; use one of table, csv, json")
+	_, err = s.Apply(set("timer", "maybe"), testFormats)
+	errAtValue(t, "timer maybe", err, "'timer' takes on or off")
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Apply(set("side-dir", filepath.Join(file, "x")), testFormats)
+	var pe *parser.Error
+	if !errors.As(err, &pe) || pe.Offset != 20 || len(pe.Msg) < 40 || pe.Msg[:40] != "cannot create the side output directory " {
+		t.Errorf("side-dir under a file: got %v", err)
+	}
+	if s != (Settings{Format: "csv", SideDir: dir, Timer: false}) {
+		t.Errorf("a bad value changed the settings: %+v", s)
+	}
+	if known, err := s.Apply(set("state.max-bytes", "1KiB"), testFormats); known || err != nil {
+		t.Errorf("state.max-bytes is the engine's: known %v, err %v", known, err)
+	}
+}
+
+// TestParseStateMaxBytes checks SET 'state.max-bytes' (SPEC 1: a byte size).
+func TestParseStateMaxBytes(t *testing.T) {
+	n, err := ParseStateMaxBytes(set("state.max-bytes", "2KiB"))
+	if err != nil || n != 2048 {
+		t.Errorf("2KiB: got %d, %v; want 2048", n, err)
+	}
+	_, err = ParseStateMaxBytes(set("state.max-bytes", "lots"))
+	var pe *parser.Error
+	if !errors.As(err, &pe) || pe.Offset != 20 || pe.Msg[:19] != "'state.max-bytes': " {
+		t.Errorf("lots: got %v, want an error at the value naming the key", err)
+	}
+}

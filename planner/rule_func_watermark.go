@@ -1,0 +1,116 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/parser"
+)
+
+// The event-time functions of SPEC 2.3: CURRENT_WATERMARK(col) and interval
+// arithmetic (TiDB parses x ± INTERVAL 'v' UNIT as DATE_SUB / DATE_ADD). Both
+// read their arguments' AST (a column name, a literal and a unit).
+func init() {
+	registerFunc(funcRule{raw: true, compile: func(c *funcCall) (*Expr, error) { return c.sc.currentWatermark(c.n) }}, "current_watermark")
+	registerFunc(funcRule{raw: true, compile: func(c *funcCall) (*Expr, error) {
+		return c.sc.interval(c.n, c.name == "date_sub" || c.name == "subdate")
+	}}, "date_sub", "date_add", "subdate", "adddate")
+}
+
+// interval compiles x ± INTERVAL 'v' UNIT (TiDB's DATE_SUB / DATE_ADD): on BIGINT
+// event time the interval is in milliseconds (SPEC 2.3), on TIMESTAMP it shifts time.
+func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
+	if len(n.Args) != 3 {
+		return nil, parser.Errorf(sc.pos(n), "write intervals as x - INTERVAL '5' SECOND")
+	}
+	x, err := sc.compile(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	lit, ok := n.Args[1].(*test_driver.ValueExpr)
+	if !ok {
+		return nil, parser.Errorf(sc.pos(n.Args[1]), "an INTERVAL needs a literal amount, like INTERVAL '5' SECOND")
+	}
+	unit, ok := n.Args[2].(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, parser.Errorf(sc.pos(n), "an INTERVAL needs a unit")
+	}
+	text := lit.GetDatumString()
+	if lit.Kind() != test_driver.KindString {
+		text = fmt.Sprint(lit.GetValue()) // INTERVAL 5 SECOND, INTERVAL 0.5 SECOND
+	}
+	amount, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil {
+		return nil, parser.Errorf(sc.pos(n.Args[1]), "INTERVAL amount '%s' is not a number", text)
+	}
+	var ms float64
+	switch unit.Unit {
+	case ast.TimeUnitMicrosecond:
+		ms = 0.001
+	case ast.TimeUnitSecond:
+		ms = 1000
+	case ast.TimeUnitMinute:
+		ms = 60_000
+	case ast.TimeUnitHour:
+		ms = 3_600_000
+	case ast.TimeUnitDay:
+		ms = 86_400_000
+	case ast.TimeUnitWeek:
+		ms = 7 * 86_400_000
+	default:
+		return nil, parser.Errorf(sc.pos(n), "INTERVAL unit %s is not supported; use SECOND, MINUTE, HOUR, DAY or WEEK", unit.Unit)
+	}
+	delta := int64(math.Round(amount * ms))
+	if sub {
+		delta = -delta
+	}
+	switch x.Type {
+	case catalog.Unknown:
+		return x, nil
+	case catalog.BigInt, catalog.Timestamp:
+		return mapInt(x, x.Type, func(a int64) (int64, bool) {
+			s := a + delta
+			return s, (a >= 0) != (delta >= 0) || (s >= 0) == (a >= 0)
+		}), nil
+	}
+	return nil, parser.Errorf(sc.pos(n), "INTERVAL arithmetic needs a BIGINT (epoch ms) or TIMESTAMP, got %s", x.Type)
+}
+
+// currentWatermark is CURRENT_WATERMARK(col) on the event-time column of a
+// stream with a WATERMARK (SPEC 2.3): the watermark before the row, read from
+// the batch column the job fills.
+func (sc *scope) currentWatermark(n *ast.FuncCallExpr) (*Expr, error) {
+	if len(n.Args) != 1 {
+		return nil, parser.Errorf(sc.pos(n), "CURRENT_WATERMARK takes the event-time column, e.g. CURRENT_WATERMARK(ts)")
+	}
+	col, ok := n.Args[0].(*ast.ColumnNameExpr)
+	if !ok {
+		return nil, parser.Errorf(sc.pos(n.Args[0]), "CURRENT_WATERMARK takes the event-time column, e.g. CURRENT_WATERMARK(ts)")
+	}
+	idx, t, err := sc.column(col)
+	if err != nil {
+		return nil, err
+	}
+	for ri, r := range sc.rels {
+		if idx < r.offset || idx >= r.offset+len(r.stream.Columns) {
+			continue
+		}
+		if r.stream.EventTime != idx-r.offset {
+			return nil, parser.Errorf(sc.pos(col), "CURRENT_WATERMARK(%s): %s has no watermark on '%s'; declare WATERMARK FOR %s AS ... in CREATE STREAM", col.Name.Name.O, r.stream.Name, col.Name.Name.O, col.Name.Name.O)
+		}
+		wm := sc.watermark(ri)
+		if wm < 0 {
+			return nil, parser.Errorf(sc.pos(n), "CURRENT_WATERMARK is not available here")
+		}
+		sc.use(wm)
+		return &Expr{Type: t, Col: -1, Eval: func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[wm] }}, nil
+	}
+	return nil, parser.Errorf(sc.pos(n), "CURRENT_WATERMARK: column not found")
+}

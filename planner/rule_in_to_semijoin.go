@@ -1,0 +1,116 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"streamql/parser"
+)
+
+// ruleInToSemiJoin lowers the IN / EXISTS conjuncts of WHERE to the branch's
+// join (SPEC 2.2: the same plan as SEMI / ANTI JOIN); the other conjuncts stay
+// its WHERE. A query has one join at most.
+func ruleInToSemiJoin(sp *selectPlan) error {
+	if sp.q.Where == nil {
+		return nil
+	}
+	for _, c := range conjuncts(sp.q.Where, nil) {
+		sj, err := sp.p.subqueryJoin(sp.sc, c, sp.wm, sp.pos)
+		if err != nil {
+			return err
+		}
+		if sj == nil {
+			sp.rest = append(sp.rest, c)
+			continue
+		}
+		if sp.j != nil {
+			return parser.Errorf(sp.pos(c), "one SEMI/ANTI JOIN or IN/EXISTS subquery per query is supported; split the query into side branches")
+		}
+		sp.j = sj
+	}
+	return nil
+}
+
+// subqueryJoin lowers a WHERE conjunct that is [NOT] IN (subquery) or [NOT]
+// EXISTS (subquery) to a join (SPEC 2.2: the same plan as SEMI / ANTI JOIN); it
+// returns nil for other conjuncts.
+func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.Node) int) (*Join, error) {
+	for {
+		par, ok := c.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		c = par.Expr
+	}
+	not := false
+	if u, ok := c.(*ast.UnaryOperationExpr); ok && (u.Op == opcode.Not || u.Op == opcode.Not2) {
+		if _, ok := u.V.(*ast.ExistsSubqueryExpr); ok {
+			not, c = true, u.V
+		}
+	}
+	var sub *ast.SubqueryExpr
+	var in *ast.PatternInExpr
+	switch x := c.(type) {
+	case *ast.PatternInExpr:
+		if x.Sel == nil {
+			return nil, nil
+		}
+		in, not = x, x.Not
+		sub, _ = x.Sel.(*ast.SubqueryExpr)
+	case *ast.ExistsSubqueryExpr:
+		not = not != x.Not
+		sub, _ = x.Sel.(*ast.SubqueryExpr)
+	default:
+		return nil, nil
+	}
+	var q *ast.SelectStmt
+	if sub != nil {
+		q, _ = sub.Query.(*ast.SelectStmt)
+	}
+	if q == nil || q.From == nil || q.From.TableRefs.Right != nil {
+		return nil, parser.Errorf(pos(c), "the subquery must read one stream: (SELECT col FROM stream [WHERE ...])")
+	}
+	if q.GroupBy != nil || q.Having != nil || q.Limit != nil || q.OrderBy != nil {
+		return nil, parser.Errorf(pos(c), "the subquery may not have GROUP BY, HAVING, ORDER BY or LIMIT")
+	}
+	ts, ok := q.From.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, parser.Errorf(pos(c), "the subquery must read one stream")
+	}
+	rst, rname, err := p.source(ts, pos)
+	if err != nil {
+		return nil, err
+	}
+	two := p.twoScope(sc, rst, rname, 1)
+	var cond ast.ExprNode
+	if q.Where != nil {
+		cond = q.Where
+	}
+	mode := Semi
+	if not {
+		mode = Anti
+	}
+	var keys [][2]ast.ExprNode
+	text := "EXISTS subquery on " + rname
+	if in != nil {
+		if len(q.Fields.Fields) != 1 || q.Fields.Fields[0].WildCard != nil {
+			return nil, parser.Errorf(pos(c), "IN (subquery) needs a subquery that selects one column")
+		}
+		keys = [][2]ast.ExprNode{{in.Expr, q.Fields.Fields[0].Expr}}
+		text = "IN subquery on " + rname
+		if not {
+			text = "NOT " + text
+		}
+	} else if not {
+		text = "NOT " + text
+	}
+	j, err := p.buildJoin(two, mode, cond, keys, in == nil, pos(c), text, wm)
+	if err != nil {
+		return nil, err
+	}
+	j.NullAware = in != nil && not
+	if j.NullAware && j.EventTime() {
+		return nil, parser.Errorf(pos(c), "NOT IN (subquery) over the unbounded stream %s cannot be decided (a NULL may still arrive); use NOT EXISTS (SELECT 1 FROM %s WHERE ...)", rname, rname)
+	}
+	return j, nil
+}

@@ -1,0 +1,33 @@
+package planner
+
+import (
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// ruleLimit compiles LIMIT n of the main query (SPEC 2: a non-negative integer
+// literal, no offset; side branches have none) into Branch.Limit.
+func ruleLimit(sp *selectPlan) error {
+	q, sel := sp.q, sp.sel
+	if q.Limit == nil {
+		return nil
+	}
+	if sel.Side != "" {
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s'", sel.Side)
+	}
+	if q.Limit.Offset != nil {
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT with an offset is not supported on a stream")
+	}
+	n, err := sp.sc.compile(q.Limit.Count)
+	if err != nil {
+		return err
+	}
+	if !n.Const || n.Type != catalog.BigInt {
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT needs a non-negative integer")
+	}
+	sp.b.Limit = n.Eval(nil, []int32{0}).I[0]
+	if sp.b.Limit < 0 {
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT needs a non-negative integer")
+	}
+	return nil
+}

@@ -1,0 +1,20 @@
+package planner
+
+import (
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// ruleOutputNames refuses two output columns with one name, compared
+// case-insensitively (SPEC: names), at the select field of the second.
+func ruleOutputNames(sp *selectPlan) error {
+	seen := make(map[string]bool, len(sp.b.Columns))
+	for i, c := range sp.b.Columns {
+		k := catalog.FoldName(c.Name)
+		if seen[k] {
+			return parser.Errorf(sp.pos(sp.fieldOf[i]), "the output has two columns named '%s'; give one of them another name with AS", c.Name)
+		}
+		seen[k] = true
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// ruleProjection compiles the select list into the branch's output columns
+// (SPEC 2: `*`, `s.*`, expressions and aliases with AS; a NULL literal is a
+// VARCHAR). An unaliased column keeps its declared name, another expression is
+// named by its text. s.* of a join's build side is refused (SPEC 2.2).
+func ruleProjection(sp *selectPlan) error {
+	sc, b, st, name := sp.sc, sp.b, sp.st, sp.name
+	var last ast.Node
+	for _, f := range sp.q.Fields.Fields {
+		for len(sp.fieldOf) < len(b.Columns) {
+			sp.fieldOf = append(sp.fieldOf, last)
+		}
+		last = f
+		if f.WildCard != nil {
+			tbl := f.WildCard.Table.O
+			if sc.hidden != "" && strings.EqualFold(tbl, sc.hidden) {
+				return parser.Errorf(sp.pos(f), "%s.* selects the join's build side: a semi or anti join outputs left rows only; write %s.* instead", tbl, name)
+			}
+			if tbl != "" && !strings.EqualFold(tbl, name) && !strings.EqualFold(tbl, st.Name) {
+				return parser.Errorf(sp.pos(f), "unknown stream or alias '%s' in %s.*; the query reads %s", tbl, tbl, name)
+			}
+			for i, c := range st.Columns {
+				idx := i
+				sc.use(idx)
+				b.Project = append(b.Project, &Expr{Type: c.Type, Col: idx, Text: c.Name, Eval: colEval(idx)})
+				b.Columns = append(b.Columns, c)
+			}
+			continue
+		}
+		e, err := sc.compile(f.Expr)
+		if err != nil {
+			return err
+		}
+		if e.Type == catalog.Unknown {
+			e = coerce(e, catalog.Varchar)
+		}
+		colName := f.AsName.O
+		if colName == "" {
+			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+				colName = st.Columns[st.Column(cn.Name.Name.O)].Name
+			} else if t := strings.TrimSpace(f.Text()); t != "" {
+				colName = t
+			} else {
+				colName = e.Text
+			}
+		}
+		b.Project = append(b.Project, e)
+		b.Columns = append(b.Columns, catalog.Column{Name: colName, Type: e.Type})
+	}
+	for len(sp.fieldOf) < len(b.Columns) {
+		sp.fieldOf = append(sp.fieldOf, last)
+	}
+	return nil
+}

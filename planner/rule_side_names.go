@@ -1,0 +1,36 @@
+package planner
+
+import "streamql/parser"
+
+// ruleSideNames gives each side branch of j its output (SPEC 2.1): outputs are
+// main, then the side names in declaration order; two branches may share a side
+// name only with the same schema; a side may not be named like the errors side
+// output of any stream the job reads, probe or build side (SPEC 1, Bad input).
+// It sets Branch.Output, appends to j.Outputs and takes time linear in the
+// branches (and their columns).
+func ruleSideNames(j *Job) error {
+	read := j.Streams()
+	byName := make(map[string]int, len(j.Branches)) // side name -> index into j.Outputs: linear in the branches
+	for _, b := range j.Branches {
+		for _, r := range read {
+			if errSide := r.Options["errors.side"]; errSide != "" && b.Side == errSide {
+				how := "reads"
+				if r != j.Stream {
+					how = "reads as a join's build side"
+				}
+				return parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s, which the job %s; pick another side name or set 'errors.side' on %s", b.Side, r.Name, how, r.Name)
+			}
+		}
+		if found, ok := byName[b.Side]; ok {
+			if !sameSchema(j.Outputs[found].Columns, b.Columns) {
+				return parser.Errorf(b.SidePos, "side output '%s' is used twice with different columns (%s vs %s); give one branch another name", b.Side, schemaText(j.Outputs[found].Columns), schemaText(b.Columns))
+			}
+			b.Output = found
+			continue
+		}
+		b.Output = len(j.Outputs)
+		byName[b.Side] = b.Output
+		j.Outputs = append(j.Outputs, Output{Name: b.Side, Columns: b.Columns})
+	}
+	return nil
+}
