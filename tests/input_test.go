@@ -159,6 +159,18 @@ SELECT n FROM s LIMIT 2; SELECT n FROM s LIMIT 2; SELECT n FROM s;
 			}
 		}
 	}
+	// 'errors'='fail': the second job's error names the row's line in stdin
+	script := filepath.Join(dir, "q.sql")
+	os.WriteFile(script, []byte(`CREATE STREAM s (n BIGINT) WITH ('connector'='stdin', 'errors'='fail');
+SELECT n FROM s LIMIT 1; SELECT n FROM s;
+`), 0o644)
+	for name, stdin := range stdinKinds(t, filepath.Join(dir, "in.txt"), []byte("1\n2\nx\n")) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, stdin(), &out, &errb)
+		if code == 0 || out.String() != "n\n1\nn\n2\n" || !strings.Contains(errb.String(), "error: stdin:3: malformed row in stream s") {
+			t.Errorf("errors=fail, %s: exit %d stdout %q stderr %s", name, code, out.String(), errb.String())
+		}
+	}
 }
 
 // stdinKinds returns input as a test's stdin three ways, by name: a pipe
