@@ -143,3 +143,13 @@ func (t transcoded) RestAfter(rows, bad int) []byte {
 	}
 	return t.tr.Rest(r.RestAfter(rows, bad))
 }
+
+// RestLine is the format decoder's RestLine (csvdec.Decoder.RestLine): lines
+// map 1:1 through the transcoder, so the line where the handed-back rest
+// starts is the same in the source. It returns 0 when the decoder cannot tell.
+func (t transcoded) RestLine(rows, bad int) int64 {
+	if r, ok := t.Decoder.(interface{ RestLine(rows, bad int) int64 }); ok {
+		return r.RestLine(rows, bad)
+	}
+	return 0
+}

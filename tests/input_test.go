@@ -86,20 +86,7 @@ SELECT k, v FROM kv;
 		if c.bom != nil {
 			want = strings.Replace(want, "  丙", "\uFEFF  丙", 1)
 		}
-		file := filepath.Join(dir, "in.txt")
-		os.WriteFile(file, input, 0o644)
-		for name, stdin := range map[string]func() io.Reader{
-			"pipe":        func() io.Reader { return bytes.NewReader(input) },
-			"pipe 1 byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(input)) },
-			"file": func() io.Reader {
-				f, err := os.Open(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { f.Close() })
-				return f
-			},
-		} {
+		for name, stdin := range stdinKinds(t, filepath.Join(dir, "in.txt"), input) {
 			var out, errb bytes.Buffer
 			code := cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, stdin(), &out, &errb)
 			if code != 0 || out.String() != want {
@@ -133,6 +120,78 @@ SELECT `+c.sel+` FROM kv;
 	}
 }
 
+// TestStdinTwoJobsLines: the positions of stdin rows are lines of the whole
+// stdin (SPEC 1, stdin:line): each job's malformed rows are named with the
+// line they have in stdin, after the lines earlier jobs consumed (LIMIT
+// inside a batch, a quoted record over two lines, blank lines), for csv and
+// json, through 'encoding', from a pipe (all at once, one byte a read) or a
+// regular file.
+func TestStdinTwoJobsLines(t *testing.T) {
+	dir := t.TempDir()
+	csvIn := "1\nx\n2\n\"3\n4\"\n5\n6\ny\n"
+	jsonIn := "{\"n\":1}\nx\n{\"n\":2}\n\n{\"n\":3}\ny\n{\"n\":4}\n{\"n\":5}\nz\n"
+	for _, c := range []struct {
+		with  string
+		input []byte
+		out   string
+		lines []int
+	}{
+		{"", []byte(csvIn), "n\n1\n2\nn\n5\n6\nn\n", []int{2, 4, 8}},
+		{", 'encoding'='utf-16le'", append([]byte{0xFF, 0xFE}, utf16le(csvIn)...), "n\n1\n2\nn\n5\n6\nn\n", []int{2, 4, 8}},
+		{", 'format'='json'", []byte(jsonIn), "n\n1\n2\nn\n3\n4\nn\n5\n", []int{2, 6, 9}},
+	} {
+		script := filepath.Join(dir, "q.sql")
+		os.WriteFile(script, []byte(`CREATE STREAM s (n BIGINT) WITH ('connector'='stdin'`+c.with+`);
+SELECT n FROM s LIMIT 2; SELECT n FROM s LIMIT 2; SELECT n FROM s;
+`), 0o644)
+		for name, stdin := range stdinKinds(t, filepath.Join(dir, "in.txt"), c.input) {
+			var out, errb bytes.Buffer
+			code := cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, stdin(), &out, &errb)
+			var lines []int
+			for _, l := range strings.Split(errb.String(), "\n") {
+				var n int
+				if _, err := fmt.Sscanf(l, "errors> s,stdin:%d,", &n); err == nil {
+					lines = append(lines, n)
+				}
+			}
+			if code != 0 || out.String() != c.out || fmt.Sprint(lines) != fmt.Sprint(c.lines) {
+				t.Errorf("%s, %s: exit %d, error lines %v, want %v\nstdout %q\nwant   %q\nstderr %s", c.with, name, code, lines, c.lines, out.String(), c.out, errb.String())
+			}
+		}
+	}
+	// 'errors'='fail': the second job's error names the row's line in stdin
+	script := filepath.Join(dir, "q.sql")
+	os.WriteFile(script, []byte(`CREATE STREAM s (n BIGINT) WITH ('connector'='stdin', 'errors'='fail');
+SELECT n FROM s LIMIT 1; SELECT n FROM s;
+`), 0o644)
+	for name, stdin := range stdinKinds(t, filepath.Join(dir, "in.txt"), []byte("1\n2\nx\n")) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, stdin(), &out, &errb)
+		if code == 0 || out.String() != "n\n1\nn\n2\n" || !strings.Contains(errb.String(), "error: stdin:3: malformed row in stream s") {
+			t.Errorf("errors=fail, %s: exit %d stdout %q stderr %s", name, code, out.String(), errb.String())
+		}
+	}
+}
+
+// stdinKinds returns input as a test's stdin three ways, by name: a pipe
+// (all at once), a pipe giving one byte a read, and the regular file file,
+// which it writes and which is closed at the test's end.
+func stdinKinds(t *testing.T, file string, input []byte) map[string]func() io.Reader {
+	os.WriteFile(file, input, 0o644)
+	return map[string]func() io.Reader{
+		"pipe":        func() io.Reader { return bytes.NewReader(input) },
+		"pipe 1 byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(input)) },
+		"file": func() io.Reader {
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f
+		},
+	}
+}
+
 func utf16le(s string) []byte {
 	var b []byte
 	for _, u := range utf16.Encode([]rune(s)) {
@@ -163,7 +222,8 @@ SELECT k FROM s;`, "--format", "csv")
 // TestStdinTwoJobsEventTimeJoin: a job on the event-time join path (the probe
 // stream read from stdin is held until the build watermark passes) that its
 // LIMIT ends over several batches: the next job reads stdin on from the row
-// after the LIMIT's last one, whether stdin is a pipe or a regular file.
+// after the LIMIT's last one, whether stdin is a pipe or a regular file, and
+// names its malformed row by its line in the whole stdin.
 func TestStdinTwoJobsEventTimeJoin(t *testing.T) {
 	dir := t.TempDir()
 	var in, first, rest strings.Builder
@@ -181,6 +241,7 @@ func TestStdinTwoJobsEventTimeJoin(t *testing.T) {
 			first.WriteString(line)
 		}
 	}
+	in.WriteString("a,x\n") // malformed: the second job names it by its line in stdin
 	want := "k,ts\n" + first.String() + "k,ts\n" + rest.String()
 	file := filepath.Join(dir, "in.csv")
 	os.WriteFile(file, []byte(in.String()), 0o644)
@@ -217,7 +278,7 @@ SELECT k, ts FROM l;
 		var out, errb bytes.Buffer
 		code := cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, stdin(), &out, &errb)
 		ln.Close()
-		if code != 0 || out.String() != want {
+		if code != 0 || out.String() != want || !strings.Contains(errb.String(), "errors> l,stdin:3001,") {
 			t.Errorf("%s: exit %d, stdout %d bytes, want %d; first difference at %d\nstderr %s", name, code, out.Len(), len(want), firstDiff(out.String(), want), errb.String())
 		}
 	}

@@ -108,6 +108,23 @@ func restOf(dec Decoder, rows, bad int) []byte {
 	return r.RestAfter(rows, bad)
 }
 
+// restLiner is a Decoder that tells the input line where what it hands back
+// starts (csvdec.Decoder.RestLine; rows < 0: after all it decoded).
+type restLiner interface {
+	RestLine(rows, bad int) int64
+}
+
+// linesUsed returns how many input lines dec consumed when the job used the
+// first rows good rows and bad malformed rows of its last batch (rows < 0:
+// all): the line where restOf's rest starts, minus one; 0 when dec cannot tell.
+func linesUsed(dec Decoder, rows, bad int) int64 {
+	r, ok := dec.(restLiner)
+	if !ok {
+		return 0
+	}
+	return max(r.RestLine(rows, bad)-1, 0)
+}
+
 // NewDecoder returns the stream's decoder (its 'format' and format options) over r.
 type NewDecoder func(r io.Reader) (Decoder, error)
 

@@ -99,6 +99,9 @@ type fileSource struct {
 	keep  bool // do not close f (stdin)
 	used  int  // rows of the last batch the job used (-1: all; Unread)
 	bad   int  // its malformed rows the job used (UnreadAfter)
+	// usedLines is told at Close how many input lines the job consumed
+	// (stdin's line base, SPEC 1); may be nil.
+	usedLines func(lines int64)
 }
 
 // Unread implements Unreader: for stdin, Close puts the file's offset back to
@@ -118,6 +121,9 @@ func (s *fileSource) Close() error {
 	if s.keep {
 		// stdin stays open for the session's next job, which reads on from
 		// the end of the last row used: what the decoder read ahead goes back.
+		if s.usedLines != nil {
+			s.usedLines(linesUsed(s.dec, s.used, s.bad))
+		}
 		if rest := restOf(s.dec, s.used, s.bad); len(rest) > 0 {
 			if _, err := s.f.Seek(-int64(len(rest)), io.SeekCurrent); err != nil {
 				return err

@@ -186,6 +186,9 @@ type live struct {
 	closed   bool
 	unblock  func() // ends a blocked read (closes a connection); may be nil
 	release  func() error
+	// usedLines is told at Close how many input lines the job consumed (stdin's
+	// line base, SPEC 1); may be nil.
+	usedLines func(lines int64)
 }
 
 // startLive starts a live source over p. read, when not nil, is started in the
@@ -314,6 +317,9 @@ func (l *live) Close() error {
 		used, usedBad = 0, 0 // the decoder's last batch never reached the job
 	}
 	l.feed.detach(restOf(l.dec, used, usedBad))
+	if l.usedLines != nil {
+		l.usedLines(linesUsed(l.dec, used, usedBad))
+	}
 	if l.release != nil {
 		return l.release()
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"streamql/catalog"
 )
@@ -41,6 +42,11 @@ type Stdin struct {
 	// Redirected from a regular file: its offset when the first job opened it.
 	startOnce sync.Once
 	start     int64
+
+	// lines is the session's line base: the input lines the jobs that
+	// ended have consumed, added to a job's decoder lines in its positions
+	// (SPEC 1: stdin:line is a line of the whole stdin).
+	lines atomic.Int64
 }
 
 // handBack is the reader a stdin source's decoder reads (HandBack).
@@ -53,7 +59,9 @@ func (h handBack) Continues() bool { return h.continues }
 
 // Open opens a source over stdin for stream st, decoded by newDec.
 func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Source, error) {
-	pos := func(line int64) string { return "stdin:" + strconv.FormatInt(line, 10) }
+	base := s.lines.Load()
+	pos := func(line int64) string { return "stdin:" + strconv.FormatInt(base+line, 10) }
+	used := func(lines int64) { s.lines.Add(lines) }
 	if f, ok := s.R.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			off, _ := f.Seek(0, io.SeekCurrent)
@@ -62,7 +70,7 @@ func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder)
 			if err != nil {
 				return nil, err
 			}
-			return &fileSource{f: f, dec: dec, pos: pos, total: fi.Size(), keep: true, used: -1}, nil
+			return &fileSource{f: f, dec: dec, pos: pos, total: fi.Size(), keep: true, used: -1, usedLines: used}, nil
 		}
 	}
 	s.once.Do(func() {
@@ -78,5 +86,10 @@ func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder)
 	continues := s.p.used
 	s.p.mu.Unlock()
 	hb := func(r io.Reader) (Decoder, error) { return newDec(handBack{r, continues}) }
-	return startLive(ctx, "stream "+st.Name+": reading stdin", s.p, hb, pos, nil, nil, nil)
+	l, err := startLive(ctx, "stream "+st.Name+": reading stdin", s.p, hb, pos, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	l.usedLines = used
+	return l, nil
 }

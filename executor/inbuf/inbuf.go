@@ -110,6 +110,18 @@ func (b *Buffer) Data() []byte { return b.buf[b.start:b.end] }
 // decoder uses it to hand back the input of rows a job did not use.
 func (b *Buffer) Since(pos int) []byte { return b.buf[pos:b.end] }
 
+// LineOf returns the 1-based line where rest starts, given line, the line
+// where Data starts: rest is a slice Since gave (it ends with Data), and the
+// line ends (LF, CRLF) in its bytes before Data are subtracted. A decoder uses
+// it to tell how many input lines a job used when it hands back rest (SPEC 1,
+// stdin positions go on across jobs).
+func (b *Buffer) LineOf(rest []byte, line int64) int64 {
+	if n := len(rest) - (b.end - b.start); n > 0 {
+		line -= int64(bytes.Count(rest[:n], []byte{'\n'}))
+	}
+	return line
+}
+
 // Start returns the position of Data()[0] in the buffer. Positions of the
 // buffered bytes hold until the next Fill (Consume only advances Start), so a
 // scanner may cache them until then.

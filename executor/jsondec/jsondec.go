@@ -237,6 +237,13 @@ func (d *Decoder) RestAfter(rows, bad int) []byte {
 	return d.in.Since(pos)
 }
 
+// RestLine returns the 1-based input line where RestAfter(rows, bad) starts
+// (rows < 0: Rest(-1), the line after all that was decoded): a later reader
+// of the same source numbers its lines on from there (SPEC 1, stdin:line).
+func (d *Decoder) RestLine(rows, bad int) int64 {
+	return d.in.LineOf(d.RestAfter(rows, bad), d.line)
+}
+
 // next decodes the next line in the buffer into b or *bad, skipping blank lines.
 // It reports false when no complete line remains in the buffer.
 func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
