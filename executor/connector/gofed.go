@@ -236,23 +236,7 @@ func (s *feedSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		s.waited = false
 		s.held = src
 		n := src.N
-		b.Reset()
-		for c, from := range src.Cols {
-			to := b.Cols[c]
-			copy(to.Null[:n], from.Null[:n])
-			switch from.Type {
-			case catalog.BigInt, catalog.Timestamp:
-				copy(to.I[:n], from.I[:n])
-			case catalog.Double:
-				copy(to.F[:n], from.F[:n])
-			case catalog.Boolean:
-				copy(to.B[:n], from.B[:n])
-			case catalog.Varchar:
-				copy(to.S[:n], from.S[:n]) // into held's arena, valid until the next Next
-			}
-		}
-		copy(b.Pos[:n], src.Pos[:n])
-		b.N = n
+		b.ShareRows(src, n) // VARCHAR into held's arena, valid until the next Next
 		return nil
 	}
 }

@@ -120,23 +120,7 @@ func (s *valuesSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		n = s.last
 	}
 	s.k++
-	b.Reset()
-	for c, from := range src.Cols {
-		to := b.Cols[c]
-		copy(to.Null[:n], from.Null[:n])
-		switch from.Type {
-		case catalog.BigInt, catalog.Timestamp:
-			copy(to.I[:n], from.I[:n])
-		case catalog.Double:
-			copy(to.F[:n], from.F[:n])
-		case catalog.Boolean:
-			copy(to.B[:n], from.B[:n])
-		case catalog.Varchar:
-			copy(to.S[:n], from.S[:n])
-		}
-	}
-	copy(b.Pos[:n], src.Pos[:n])
-	b.N = n
+	b.ShareRows(src, n)
 	return nil
 }
 

@@ -78,3 +78,27 @@ func (b *Batch) Reset() {
 		c.ResetArena()
 	}
 }
+
+// ShareRows resets b and fills it with the first n rows of src (same column
+// types): values and positions are copied, VARCHAR entries point into src's
+// memory, so they are valid while src's strings are (the sources that replay
+// batches they keep: values, the Go-fed stream).
+func (b *Batch) ShareRows(src *Batch, n int) {
+	b.Reset()
+	for c, from := range src.Cols {
+		to := b.Cols[c]
+		copy(to.Null[:n], from.Null[:n])
+		switch from.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			copy(to.I[:n], from.I[:n])
+		case catalog.Double:
+			copy(to.F[:n], from.F[:n])
+		case catalog.Boolean:
+			copy(to.B[:n], from.B[:n])
+		case catalog.Varchar:
+			copy(to.S[:n], from.S[:n])
+		}
+	}
+	copy(b.Pos[:n], src.Pos[:n])
+	b.N = n
+}
