@@ -8,6 +8,7 @@ import (
 	"streamql/executor/csvdec"
 	"streamql/executor/inbuf"
 	"streamql/executor/jsondec"
+	"streamql/executor/records"
 	"streamql/executor/textenc"
 	"streamql/executor/vector"
 )
@@ -40,7 +41,7 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		maxRec = int(n)
 	}
 	var tr *textenc.Reader
-	var lines csvdec.LineChecker
+	var lines records.LineChecker
 	if !enc.IsUTF8() {
 		tr = textenc.NewReader(r, enc)
 		tr.SetMaxLine(maxRec)

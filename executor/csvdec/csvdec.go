@@ -24,7 +24,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
-	"streamql/executor/inbuf"
+	"streamql/executor/records"
 	"streamql/executor/textconv"
 	"streamql/executor/vector"
 )
@@ -53,28 +53,11 @@ type Options struct {
 }
 
 // LineChecker reports input lines found malformed before decoding (by the
-// 'encoding' layer, textenc.Reader). Check is called once per record, in input
-// order, with the record's first and last line and its text without its final
-// line end; bad means the record is malformed, with raw as its raw text.
-type LineChecker interface {
-	Check(first, last int64, text []byte) (raw []byte, reason string, bad bool)
-}
+// 'encoding' layer); see records.LineChecker.
+type LineChecker = records.LineChecker
 
-// BadRow is a malformed record (SPEC 1, "Bad input").
-type BadRow struct {
-	// Index is the number of good rows already in the batch before this bad row,
-	// so a caller can route rows [0, Index) and then stop (errors='fail').
-	Index int
-	// Line is the 1-based line where the record starts.
-	Line int64
-	// Raw is the record's whole text without its final line end (and without a
-	// leading BOM). It points into the decoder's buffer and is valid until the next
-	// call of Decode.
-	Raw []byte
-	// Reason says what is wrong, e.g. `column temperature: "abc" is not a valid
-	// DOUBLE`, `expected 3 fields, got 2`, `quote never closed`.
-	Reason string
-}
+// BadRow is a malformed record (SPEC 1, "Bad input"); see records.BadRow.
+type BadRow = records.BadRow
 
 const initialBufSize = 256 << 10
 
@@ -106,10 +89,12 @@ type Decoder struct {
 	quote  byte
 	optErr error
 
-	in         inbuf.Buffer // in.Data() is the input not yet consumed
-	line       int64        // line number of the record starting at in.Data()
-	headerDone bool
+	r          records.Reader // the record loop, with this decoder as its format
 	hasVarchar bool
+
+	// The record the last scan found: it has a quoted field; it ends inside
+	// an unclosed quote.
+	recQuoted, recUnclosed bool
 
 	// Resumable scan of the incomplete record at in.Data(), so a long record
 	// arriving in small reads is scanned once.
@@ -122,21 +107,6 @@ type Decoder struct {
 	// valid while qValid, which a fill clears.
 	qFrom, qAt int
 	qValid     bool
-
-	// An oversized record being skipped (longer than maxRec): its first bytes,
-	// its first line and the lines it has spanned so far.
-	maxRec    int
-	over      bool
-	overRaw   []byte
-	overLine  int64
-	overLines int64
-	overUsed  bool // a bad row of the current batch has overRaw as raw
-
-	// Buffer positions (in.Start()) for Rest: where the last batch's input
-	// starts, and after the record of each of its good rows.
-	batchStart int
-	batchN     int
-	ends       [vector.Cap]int
 
 	fields  []field
 	scratch []byte
@@ -153,14 +123,7 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		opts:  opts,
 		delim: opts.Delimiter,
 		quote: opts.Quote,
-		line:  1,
 	}
-	d.maxRec = opts.MaxRecord
-	if d.maxRec <= 0 {
-		d.maxRec = inbuf.DefaultMaxRecord
-	}
-	d.in.Init(r, bufSize, "csv")
-	d.in.SetMax(d.maxRec + 2) // a record of maxRec bytes and its CRLF
 	if d.delim == 0 {
 		d.delim = ','
 	}
@@ -179,12 +142,16 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		}
 	}
 	d.fields = make([]field, 0, len(types)+1)
+	d.r.Init(r, (*format)(d), records.Config{
+		Name: "csv", Types: types, BufSize: bufSize, Header: opts.Header,
+		Lines: opts.Lines, MaxRecord: opts.MaxRecord, Err: d.optErr,
+	})
 	return d
 }
 
 // BytesRead returns the number of bytes read from the reader so far (a BOM
 // included), for progress reporting.
-func (d *Decoder) BytesRead() int64 { return d.in.BytesRead() }
+func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 
 // Decode resets b and fills it with up to vector.Cap good rows: typed values in
 // b.Cols and b.Pos[i] = the line where row i's record starts. The first columns of
@@ -202,39 +169,7 @@ func (d *Decoder) BytesRead() int64 { return d.in.BytesRead() }
 // no bad rows and the input is exhausted; other errors are read errors (or an
 // invalid configuration), returned once the rows read before them are decoded.
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
-	b.Reset()
-	if d.optErr != nil {
-		return d.optErr
-	}
-	if len(b.Cols) < len(d.types) { // extra trailing columns (e.g. the watermark column) are the caller's
-		return fmt.Errorf("csv: batch has %d columns, decoder needs %d", len(b.Cols), len(d.types))
-	}
-	for j, t := range d.types {
-		if b.Cols[j].Type != t {
-			return fmt.Errorf("csv: batch column %d is %s, decoder reads %s", j+1, b.Cols[j].Type, t)
-		}
-	}
-	badStart := len(*bad)
-	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
-	for {
-		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
-			if !d.next(b, bad) {
-				break
-			}
-		}
-		d.batchN = b.N
-		if b.N > 0 || len(*bad) > badStart {
-			// Return the rows before reading again: they point into the buffer,
-			// which Fill moves, and on a live source the next read may block.
-			return nil
-		}
-		d.qValid = false
-		err := d.in.Fill()
-		d.batchStart = d.in.Start()
-		if err != nil {
-			return err // io.EOF, a read error, or a broken reader
-		}
-	}
+	return d.r.Decode(b, bad)
 }
 
 // Rest returns the input read from the source that the caller did not use,
@@ -244,119 +179,35 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 // read, byte for byte as the source gave it. A later reader of the same source
 // (the session's stdin, SPEC 1) reads it first. It is valid until the next
 // Decode.
-func (d *Decoder) Rest(rows int) []byte {
-	switch {
-	case rows < 0 || rows > d.batchN:
-		return d.in.Data()
-	case rows == 0:
-		return d.in.Since(d.batchStart)
-	}
-	return d.in.Since(d.ends[rows-1])
+func (d *Decoder) Rest(rows int) []byte { return d.r.Rest(rows) }
+
+// format is the Decoder as the records.Reader sees it: how a CSV record ends
+// and how it is decoded.
+type format Decoder
+
+// Scan implements records.Format: the CSV record's end, where quotes allow it.
+func (f *format) Scan(data []byte, base int, eof bool) (recLen, adv int, multiline, ok bool) {
+	d := (*Decoder)(f)
+	recLen, adv, d.recQuoted, d.recUnclosed, ok = d.scan(data, base, eof)
+	return recLen, adv, d.recQuoted, ok // only a quoted field holds line ends
 }
 
-// next decodes the next record in the buffer into b or *bad, skipping blank lines
-// and the header. It reports false when no complete record remains in the buffer
-// (at EOF, when the buffer is used up).
-func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
-	if !d.in.SkipBOM(inbuf.UTF8BOM) {
-		return false // cannot tell yet
-	}
-	for {
-		data := d.in.Data()
-		if len(data) == 0 && (!d.over || !d.in.EOF()) {
-			return false // (the input's end still ends a record being skipped)
-		}
-		recLen, adv, quoted, unclosed, ok := d.scan(data)
-		if !ok {
-			if d.over || len(data) > d.maxRec+1 {
-				if !d.over && d.overUsed {
-					return false // overRaw is a bad row's raw in this batch: return it first
-				}
-				d.skipOver(data)
-			}
-			return false
-		}
-		rec := data[:recLen]
-		line := d.line
-		lines := int64(1)
-		if quoted {
-			lines += int64(bytes.Count(rec, []byte{'\n'}))
-		}
-		over := d.over
-		if over { // the end of an oversized record
-			d.over = false
-			d.overRaw = inbuf.AppendPrefix(d.overRaw, rec)
-			line = d.overLine
-			lines += d.overLines
-		}
-		d.in.Consume(adv)
-		d.line += lines
-		if recLen == 0 && !quoted && !over {
-			continue // blank line
-		}
-		if !d.headerDone {
-			d.headerDone = true
-			if d.opts.Header {
-				continue
-			}
-		}
-		if over || recLen > d.maxRec {
-			raw := d.overRaw
-			d.overUsed = d.overUsed || over
-			if !over {
-				raw = rec[:min(len(rec), inbuf.RawPrefix)]
-			}
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: inbuf.TooLong(d.maxRec)})
-			return true
-		}
-		if d.opts.Lines != nil {
-			if raw, reason, isBad := d.opts.Lines.Check(line, line+lines-1, trimLineEnd(rec)); isBad {
-				*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: reason})
-				return true
-			}
-		}
-		if unclosed {
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: trimLineEnd(rec), Reason: "quote never closed"})
-			return true
-		}
-		if reason := d.decodeRecord(b, rec, quoted); reason != "" {
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: rec, Reason: reason})
-			return true
-		}
-		b.Pos[b.N] = line
-		d.ends[b.N] = d.in.Start()
-		b.N++
-		return true
-	}
-}
+// Dropped implements records.Format: the scan resumes at the start of the data
+// left, in the state it had.
+func (f *format) Dropped() { f.pendPos = 0 }
 
-// skipOver drops data, the scanned start (or a further part) of a record longer
-// than maxRec, keeping its first bytes for raw and counting its lines. The scan
-// state stays, so the record's end is still found where quotes allow it.
-func (d *Decoder) skipOver(data []byte) {
-	if !d.over {
-		d.over = true
-		d.overLine = d.line
-		d.overLines = 0
-		d.overRaw = d.overRaw[:0]
-	}
-	if n := len(data); data[n-1] == '\r' {
-		data = data[:n-1] // may be a CRLF's CR: scanned again with its LF
-	}
-	d.overRaw = inbuf.AppendPrefix(d.overRaw, data)
-	d.overLines += int64(bytes.Count(data, []byte{'\n'}))
-	d.in.Consume(len(data))
-	d.pendPos = 0
-}
+// Refilled implements records.Format: the quote cache holds buffer positions.
+func (f *format) Refilled() { f.qValid = false }
 
-func trimLineEnd(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
+// Blank implements records.Format: an empty line (not an empty quoted field).
+func (f *format) Blank(rec []byte) bool { return len(rec) == 0 && !f.recQuoted }
+
+// Record implements records.Format.
+func (f *format) Record(b *vector.Batch, rec []byte) string {
+	if f.recUnclosed {
+		return "quote never closed"
 	}
-	return b
+	return (*Decoder)(f).decodeRecord(b, rec, f.recQuoted)
 }
 
 // findQuote returns the index in data of the first quote at or after i, or -1;
@@ -381,12 +232,12 @@ func (d *Decoder) findQuote(data []byte, base, i int) int {
 // the record's text without its line end, the number of bytes to consume, whether
 // the record has a quoted field, whether it ends inside an unclosed quote (only at
 // EOF), and ok = false when the record is not complete yet (the scan state is then
-// saved, so the next call resumes where this one stopped).
-func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool) {
+// saved, so the next call resumes where this one stopped). base is data[0]'s
+// position in the buffer; eof reports that the input ends with data.
+func (d *Decoder) scan(data []byte, base int, eof bool) (recLen, adv int, quoted, unclosed, ok bool) {
 	i, st := d.pendPos, d.pendState
 	quoted = d.pendQuoted
 	n := len(data)
-	base := d.in.Start()
 	lf := -2 // index of the next LF at or after i, -1 for none; -2 unknown
 	for {
 		switch st {
@@ -448,7 +299,7 @@ func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool)
 		}
 	}
 pause:
-	if !d.in.EOF() {
+	if !eof {
 		d.pendPos, d.pendState, d.pendQuoted = i, st, quoted
 		return 0, 0, false, false, false
 	}
