@@ -153,32 +153,21 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 // included), for progress reporting.
 func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 
-// Decode resets b and fills it with up to vector.Cap good rows: typed values in
-// b.Cols and b.Pos[i] = the line where row i's record starts. The first columns of
-// b must have the decoder's types, as vector.NewBatch(types) makes them; further
-// columns belong to the caller and are left untouched. Malformed records met
-// meanwhile are appended to *bad, which the caller resets; their Index keeps their
-// order relative to the good rows.
-//
-// VARCHAR values and BadRow.Raw point into the decoder's buffer or the vectors'
-// arenas and are valid until the next call of Decode.
-//
-// Decode returns as soon as it holds at least one row (good or bad) and no complete
-// record remains in its buffer, without reading again, so rows from a live source
-// (socket, stdin) show at once. It returns io.EOF only when it returns no rows and
-// no bad rows and the input is exhausted; other errors are read errors (or an
-// invalid configuration), returned once the rows read before them are decoded.
+// Decode resets b and fills it with up to vector.Cap good rows (b.Pos[i] = the
+// line where row i's record starts), appending malformed records to *bad, as
+// records.Reader.Decode says; b's first columns have the decoder's types, as
+// vector.NewBatch(types) makes them. VARCHAR values and BadRow.Raw point into
+// the decoder's buffer or the vectors' arenas and are valid until the next call
+// of Decode. It returns io.EOF at the end of input, a read error, or the error
+// of an invalid delimiter or quote (see NewDecoder).
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 	return d.r.Decode(b, bad)
 }
 
-// Rest returns the input read from the source that the caller did not use,
-// when it used only the first rows good rows of the batch the last Decode gave
-// (rows < 0: all of them, and the malformed rows after them): the text from
-// the end of row rows-1 (the batch's start for rows = 0) to the end of what was
-// read, byte for byte as the source gave it. A later reader of the same source
-// (the session's stdin, SPEC 1) reads it first. It is valid until the next
-// Decode.
+// Rest returns the input read from the source that the caller did not use when
+// it used only the first rows good rows of the last batch (rows < 0: all), byte
+// for byte, valid until the next Decode (records.Reader.Rest). A later reader of
+// the same source (the session's stdin, SPEC 1) reads it first.
 func (d *Decoder) Rest(rows int) []byte { return d.r.Rest(rows) }
 
 // format is the Decoder as the records.Reader sees it: how a CSV record ends

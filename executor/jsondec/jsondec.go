@@ -125,30 +125,18 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 // included), for progress reporting.
 func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 
-// Decode resets b and fills it with up to vector.Cap good rows: typed values in
-// b.Cols and b.Pos[i] = row i's line. The first columns of b must have the
-// decoder's types; further columns belong to the caller and are left untouched.
-// Malformed lines are appended to *bad (see csvdec.BadRow: Index, Line, Raw without
-// the line end, Reason).
-//
-// VARCHAR values and BadRow.Raw are valid until the next call of Decode.
-//
-// Decode returns as soon as it holds at least one row (good or bad) and no complete
-// line remains in its buffer, without reading again, so rows from a live source
-// show at once. It returns io.EOF only when it returns no rows and no bad rows and
-// the input is exhausted; other errors are read errors (or a batch of the wrong
-// shape), returned once the rows read before them are decoded.
+// Decode resets b and fills it with up to vector.Cap good rows (b.Pos[i] = row
+// i's line), appending malformed lines to *bad, as records.Reader.Decode says.
+// VARCHAR values and BadRow.Raw are valid until the next call of Decode. It
+// returns io.EOF at the end of input, a read error, or the error of a batch of
+// the wrong shape.
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 	return d.r.Decode(b, bad)
 }
 
-// Rest returns the input read from the source that the caller did not use,
-// when it used only the first rows good rows of the batch the last Decode gave
-// (rows < 0: all of them, and the malformed rows after them): the text from
-// the end of row rows-1 (the batch's start for rows = 0) to the end of what was
-// read, byte for byte as the source gave it. A later reader of the same source
-// (the session's stdin, SPEC 1) reads it first. It is valid until the next
-// Decode.
+// Rest returns the input the caller did not use when it used only the first
+// rows good rows of the last batch (rows < 0: all), byte for byte, valid until
+// the next Decode: see records.Reader.Rest.
 func (d *Decoder) Rest(rows int) []byte { return d.r.Rest(rows) }
 
 // format is the Decoder as the records.Reader sees it: a record is one line.
@@ -434,21 +422,15 @@ func (d *Decoder) scanNumber(rec []byte, i int, se *syntaxErr) (int, bool, *synt
 	case j < n && rec[j] == '0':
 		j++
 	case j < n && '1' <= rec[j] && rec[j] <= '9':
-		for j < n && '0' <= rec[j] && rec[j] <= '9' {
-			j++
-		}
+		j = skipDigits(rec, j)
 	default:
 		return 0, false, d.fail(se, j, "invalid number")
 	}
 	frac := false
 	if j < n && rec[j] == '.' {
 		frac = true
-		j++
-		k := j
-		for j < n && '0' <= rec[j] && rec[j] <= '9' {
-			j++
-		}
-		if j == k {
+		k := j + 1
+		if j = skipDigits(rec, k); j == k {
 			return 0, false, d.fail(se, j, "invalid number")
 		}
 	}
@@ -459,14 +441,19 @@ func (d *Decoder) scanNumber(rec []byte, i int, se *syntaxErr) (int, bool, *synt
 			j++
 		}
 		k := j
-		for j < n && '0' <= rec[j] && rec[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if j = skipDigits(rec, k); j == k {
 			return 0, false, d.fail(se, j, "invalid number")
 		}
 	}
 	return j, frac, nil
+}
+
+// skipDigits returns the index after the ASCII digits that start at rec[i].
+func skipDigits(rec []byte, i int) int {
+	for i < len(rec) && '0' <= rec[i] && rec[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // scanScalar scans a scalar value at rec[i] (i < len(rec)).
