@@ -174,30 +174,12 @@ func (d *Decoder) Rest(rows int) []byte { return d.r.Rest(rows) }
 // and how it is decoded.
 type format Decoder
 
-// Scan implements records.Format: the CSV record's end, where quotes allow it.
-func (f *format) Scan(data []byte, base int, eof bool) (recLen, adv int, multiline, ok bool) {
-	d := (*Decoder)(f)
-	recLen, adv, d.recQuoted, d.recUnclosed, ok = d.scan(data, base, eof)
-	return recLen, adv, d.recQuoted, ok // only a quoted field holds line ends
-}
-
 // Dropped implements records.Format: the scan resumes at the start of the data
 // left, in the state it had.
 func (f *format) Dropped() { f.pendPos = 0 }
 
 // Refilled implements records.Format: the quote cache holds buffer positions.
 func (f *format) Refilled() { f.qValid = false }
-
-// Blank implements records.Format: an empty line (not an empty quoted field).
-func (f *format) Blank(rec []byte) bool { return len(rec) == 0 && !f.recQuoted }
-
-// Record implements records.Format.
-func (f *format) Record(b *vector.Batch, rec []byte) string {
-	if f.recUnclosed {
-		return "quote never closed"
-	}
-	return (*Decoder)(f).decodeRecord(b, rec, f.recQuoted)
-}
 
 // findQuote returns the index in data of the first quote at or after i, or -1;
 // data is the buffered input, at position base in the buffer.
@@ -217,15 +199,15 @@ func (d *Decoder) findQuote(data []byte, base, i int) int {
 	return d.qAt - base
 }
 
-// scan finds the end of the record at the start of data. It returns the length of
-// the record's text without its line end, the number of bytes to consume, whether
-// the record has a quoted field, whether it ends inside an unclosed quote (only at
-// EOF), and ok = false when the record is not complete yet (the scan state is then
-// saved, so the next call resumes where this one stopped). base is data[0]'s
-// position in the buffer; eof reports that the input ends with data.
-func (d *Decoder) scan(data []byte, base int, eof bool) (recLen, adv int, quoted, unclosed, ok bool) {
+// Scan implements records.Format: it finds the end of the CSV record at the
+// start of data, where quotes allow it, and notes in recQuoted whether the record
+// has a quoted field and in recUnclosed whether it ends inside an unclosed quote
+// (only at EOF). When the record is not complete yet the scan state is saved, so
+// the next call resumes where this one stopped.
+func (f *format) Scan(data []byte, base int, eof bool) (recLen, adv int, kind records.Kind, ok bool) {
+	d := (*Decoder)(f)
 	i, st := d.pendPos, d.pendState
-	quoted = d.pendQuoted
+	quoted := d.pendQuoted
 	n := len(data)
 	lf := -2 // index of the next LF at or after i, -1 for none; -2 unknown
 	for {
@@ -249,7 +231,7 @@ func (d *Decoder) scan(data []byte, base int, eof bool) (recLen, adv int, quoted
 					if recLen > 0 && data[recLen-1] == '\r' {
 						recLen--
 					}
-					return recLen, limit + 1, quoted, false, true
+					return recLen, limit + 1, d.found(recLen, quoted, false), true
 				}
 				if n > i {
 					st = stUnquoted
@@ -290,17 +272,36 @@ func (d *Decoder) scan(data []byte, base int, eof bool) (recLen, adv int, quoted
 pause:
 	if !eof {
 		d.pendPos, d.pendState, d.pendQuoted = i, st, quoted
-		return 0, 0, false, false, false
+		return 0, 0, 0, false
 	}
 	// The input ends the record.
 	d.pendPos, d.pendState, d.pendQuoted = 0, stFieldStart, false
-	return n, n, quoted, st == stQuoted, true
+	return n, n, d.found(n, quoted, st == stQuoted), true
 }
 
-// decodeRecord splits rec (a complete record without its line end) into fields and
-// stores them as row b.N. It returns "" on success, else the reason the record is
-// malformed.
-func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string {
+// found notes what the record Scan found is and returns its records.Kind: only
+// a quoted field holds line ends, and an empty line is blank (an empty quoted
+// field is not).
+func (d *Decoder) found(recLen int, quoted, unclosed bool) records.Kind {
+	d.recQuoted, d.recUnclosed = quoted, unclosed
+	if quoted {
+		return records.Multiline
+	}
+	if recLen == 0 {
+		return records.Blank
+	}
+	return 0
+}
+
+// Record implements records.Format: it splits rec (the complete record Scan
+// found, without its line end) into fields and stores them as row b.N. It
+// returns "" on success, else the reason the record is malformed.
+func (f *format) Record(b *vector.Batch, rec []byte) string {
+	d := (*Decoder)(f)
+	if d.recUnclosed {
+		return "quote never closed"
+	}
+	quoted := d.recQuoted
 	ncols := len(d.types)
 	fs := d.fields[:0]
 	nf := 0
@@ -351,7 +352,7 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 
 // invalidExtra returns the index of the first field past the stream's columns
 // (dropped by csv.allow-ragged) that is not valid UTF-8, or -1. rec is the
-// record and fs its fields as decodeRecord split them: every field when quoted,
+// record and fs its fields as Record split them: every field when quoted,
 // only the first len(d.types) otherwise.
 func (d *Decoder) invalidExtra(rec []byte, fs []field, quoted bool) int {
 	ncols := len(d.types)

@@ -144,7 +144,7 @@ type format Decoder
 
 // Scan implements records.Format: the line ends at the next LF (a CR before it
 // is not part of the line).
-func (f *format) Scan(data []byte, _ int, eof bool) (recLen, adv int, multiline, ok bool) {
+func (f *format) Scan(data []byte, _ int, eof bool) (recLen, adv int, kind records.Kind, ok bool) {
 	if k := bytes.IndexByte(data[f.pendPos:], '\n'); k >= 0 {
 		k += f.pendPos
 		f.pendPos = 0
@@ -152,14 +152,17 @@ func (f *format) Scan(data []byte, _ int, eof bool) (recLen, adv int, multiline,
 		if k > 0 && data[k-1] == '\r' {
 			recLen--
 		}
-		return recLen, adv, false, true
-	}
-	if !eof {
+	} else if !eof {
 		f.pendPos = len(data)
-		return 0, 0, false, false
+		return 0, 0, 0, false
+	} else {
+		f.pendPos = 0
+		recLen, adv = len(data), len(data)
 	}
-	f.pendPos = 0
-	return len(data), len(data), false, true
+	if skipWS(data[:recLen], 0) == recLen {
+		kind = records.Blank // a line of JSON whitespace only
+	}
+	return recLen, adv, kind, true
 }
 
 // Dropped implements records.Format.
@@ -168,14 +171,6 @@ func (f *format) Dropped() { f.pendPos = 0 }
 // Refilled implements records.Format: pendPos is relative to the unconsumed
 // input, which a fill does not change.
 func (f *format) Refilled() {}
-
-// Blank implements records.Format: a line of JSON whitespace only.
-func (f *format) Blank(rec []byte) bool { return skipWS(rec, 0) == len(rec) }
-
-// Record implements records.Format.
-func (f *format) Record(b *vector.Batch, rec []byte) string {
-	return (*Decoder)(f).decodeLine(b, rec)
-}
 
 // wsTab marks JSON whitespace; strSafe the bytes a string holds as they are.
 var wsTab, strSafe [256]bool
@@ -219,9 +214,11 @@ func (d *Decoder) fail(err *syntaxErr, pos int, msg string) *syntaxErr {
 	return err
 }
 
-// decodeLine parses rec (a non-blank line without its line end) and stores it as
-// row b.N. It returns "" on success, else the reason the line is malformed.
-func (d *Decoder) decodeLine(b *vector.Batch, rec []byte) string {
+// Record implements records.Format: it parses rec (a non-blank line without its
+// line end) and stores it as row b.N. It returns "" on success, else the reason
+// the line is malformed.
+func (f *format) Record(b *vector.Batch, rec []byte) string {
+	d := (*Decoder)(f)
 	if !utf8.Valid(rec) {
 		return "invalid UTF-8 at byte " + strconv.Itoa(firstInvalidUTF8(rec)+1)
 	}

@@ -55,12 +55,11 @@ type Format interface {
 	// not consumed yet; base is data[0]'s position in the buffer (inbuf
 	// Buffer.Start, valid until Refilled) and eof reports that the input ends
 	// with data. It returns the length of the record's text without its line
-	// end, the number of bytes to consume, whether the record may span lines
-	// (the Reader then counts the LFs in its text), and ok = false when the
-	// record is not complete yet: Scan may then keep how far it got and resume
-	// there on the next call (see Dropped). At eof a non-empty data is always a
-	// complete record.
-	Scan(data []byte, base int, eof bool) (recLen, adv int, multiline, ok bool)
+	// end, the number of bytes to consume, what the record is (Multiline,
+	// Blank), and ok = false when the record is not complete yet: Scan may then
+	// keep how far it got and resume there on the next call (see Dropped). At
+	// eof a non-empty data is always a complete record.
+	Scan(data []byte, base int, eof bool) (recLen, adv int, kind Kind, ok bool)
 	// Dropped says that the Reader consumed all of the data the last Scan saw
 	// (the start of a record longer than 'max-record-size', skipped); a resume
 	// position in it goes back to 0, other scan state stays.
@@ -68,14 +67,24 @@ type Format interface {
 	// Refilled says that the buffer is about to be filled: every position base
 	// gave is invalid from now on.
 	Refilled()
-	// Blank reports whether rec, the record the last Scan found, is a blank
-	// line, which is skipped.
-	Blank(rec []byte) bool
 	// Record decodes rec, the record the last Scan found (its text without its
 	// line end, except at the end of input), as row b.N of b. It returns "" on
 	// success, else the reason rec is malformed.
 	Record(b *vector.Batch, rec []byte) string
 }
+
+// Kind says what a record Format.Scan found is: a set of the flags below.
+type Kind uint8
+
+// The flags of a Kind.
+const (
+	// Multiline: the record may span lines; the Reader counts the LFs in its
+	// text for the line numbers of the records after it.
+	Multiline Kind = 1 << iota
+	// Blank: the record is a blank line, skipped (unless it is the end of a
+	// record longer than 'max-record-size', which is malformed).
+	Blank
+)
 
 // Config is what a Reader reads with, from the stream's options (SPEC 1).
 type Config struct {
@@ -216,7 +225,7 @@ func (r *Reader) next(b *vector.Batch, bad *[]BadRow) bool {
 		if len(data) == 0 && (!r.over || !r.in.EOF()) {
 			return false // (the input's end still ends a record being skipped)
 		}
-		recLen, adv, multiline, ok := r.f.Scan(data, r.in.Start(), r.in.EOF())
+		recLen, adv, kind, ok := r.f.Scan(data, r.in.Start(), r.in.EOF())
 		if !ok {
 			if r.over || len(data) > r.maxRec+1 {
 				if !r.over && r.overUsed {
@@ -229,7 +238,7 @@ func (r *Reader) next(b *vector.Batch, bad *[]BadRow) bool {
 		rec := data[:recLen]
 		line := r.line
 		lines := int64(1)
-		if multiline {
+		if kind&Multiline != 0 {
 			lines += int64(bytes.Count(rec, []byte{'\n'}))
 		}
 		over := r.over
@@ -242,7 +251,7 @@ func (r *Reader) next(b *vector.Batch, bad *[]BadRow) bool {
 		r.in.Consume(adv)
 		r.line += lines
 		tooLong := over || recLen > r.maxRec
-		if !tooLong && r.f.Blank(rec) {
+		if !tooLong && kind&Blank != 0 {
 			continue
 		}
 		if !r.headerDone {

@@ -18,7 +18,7 @@ import (
 // CRLF), "bad" is malformed, an empty line is blank.
 type lines struct{ pend int }
 
-func (f *lines) Scan(data []byte, _ int, eof bool) (int, int, bool, bool) {
+func (f *lines) Scan(data []byte, _ int, eof bool) (int, int, records.Kind, bool) {
 	for i := f.pend; i < len(data); i++ {
 		if data[i] == '\n' {
 			f.pend = 0
@@ -26,19 +26,25 @@ func (f *lines) Scan(data []byte, _ int, eof bool) (int, int, bool, bool) {
 			if n > 0 && data[n-1] == '\r' {
 				n--
 			}
-			return n, i + 1, false, true
+			return n, i + 1, blank(n), true
 		}
 	}
 	if !eof {
 		f.pend = len(data)
-		return 0, 0, false, false
+		return 0, 0, 0, false
 	}
 	f.pend = 0
-	return len(data), len(data), false, true
+	return len(data), len(data), blank(len(data)), true
 }
-func (f *lines) Dropped()              { f.pend = 0 }
-func (f *lines) Refilled()             {}
-func (f *lines) Blank(rec []byte) bool { return len(rec) == 0 }
+
+func blank(n int) records.Kind {
+	if n == 0 {
+		return records.Blank
+	}
+	return 0
+}
+func (f *lines) Dropped()  { f.pend = 0 }
+func (f *lines) Refilled() {}
 func (f *lines) Record(b *vector.Batch, rec []byte) string {
 	if string(rec) == "bad" {
 		return "bad record"
