@@ -89,7 +89,6 @@ type Decoder struct {
 	quote  byte
 	optErr error
 
-	r          records.Reader // the record loop, with this decoder as its format
 	hasVarchar bool
 
 	// The record the last scan found: it has a quoted field; it ends inside
@@ -110,6 +109,8 @@ type Decoder struct {
 
 	fields  []field
 	scratch []byte
+
+	r records.Reader // the record loop, with this decoder as its format
 }
 
 // NewDecoder returns a decoder reading CSV from r into columns named names with

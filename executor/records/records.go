@@ -270,15 +270,15 @@ func (r *Reader) next(b *vector.Batch, bad *[]BadRow) bool {
 			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: inbuf.TooLong(r.maxRec)})
 			return true
 		}
-		text := trimLineEnd(rec)
 		if r.lines != nil {
-			if raw, reason, isBad := r.lines.Check(line, line+lines-1, text); isBad {
+			if raw, reason, isBad := r.lines.Check(line, line+lines-1, trimLineEnd(rec)); isBad {
 				*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: reason})
 				return true
 			}
 		}
 		if reason := r.f.Record(b, rec); reason != "" {
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: text[:len(text):len(text)], Reason: reason})
+			raw := trimLineEnd(rec) // (an unclosed quote's record may end in one)
+			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw[:len(raw):len(raw)], Reason: reason})
 			return true
 		}
 		b.Pos[b.N] = line
