@@ -90,13 +90,13 @@ type Decoder struct {
 	opts  Options
 	index map[string]int
 
-	r       records.Reader // the record loop, with this decoder as its format
-	pendPos int            // the buffered input's first pendPos bytes hold no LF
-
 	vals    []value // per column
 	hint    int     // the column after the last one matched: fields usually come in order
 	stack   []byte  // open containers while skipping a value
 	scratch []byte
+
+	pendPos int            // the buffered input's first pendPos bytes hold no LF
+	r       records.Reader // the record loop, with this decoder as its format
 }
 
 // NewDecoder returns a decoder reading JSON lines from r into columns named names
@@ -419,15 +419,21 @@ func (d *Decoder) scanNumber(rec []byte, i int, se *syntaxErr) (int, bool, *synt
 	case j < n && rec[j] == '0':
 		j++
 	case j < n && '1' <= rec[j] && rec[j] <= '9':
-		j = skipDigits(rec, j)
+		for j < n && '0' <= rec[j] && rec[j] <= '9' {
+			j++
+		}
 	default:
 		return 0, false, d.fail(se, j, "invalid number")
 	}
 	frac := false
 	if j < n && rec[j] == '.' {
 		frac = true
-		k := j + 1
-		if j = skipDigits(rec, k); j == k {
+		j++
+		k := j
+		for j < n && '0' <= rec[j] && rec[j] <= '9' {
+			j++
+		}
+		if j == k {
 			return 0, false, d.fail(se, j, "invalid number")
 		}
 	}
@@ -438,19 +444,14 @@ func (d *Decoder) scanNumber(rec []byte, i int, se *syntaxErr) (int, bool, *synt
 			j++
 		}
 		k := j
-		if j = skipDigits(rec, k); j == k {
+		for j < n && '0' <= rec[j] && rec[j] <= '9' {
+			j++
+		}
+		if j == k {
 			return 0, false, d.fail(se, j, "invalid number")
 		}
 	}
 	return j, frac, nil
-}
-
-// skipDigits returns the index after the ASCII digits that start at rec[i].
-func skipDigits(rec []byte, i int) int {
-	for i < len(rec) && '0' <= rec[i] && rec[i] <= '9' {
-		i++
-	}
-	return i
 }
 
 // scanScalar scans a scalar value at rec[i] (i < len(rec)).
