@@ -9,6 +9,7 @@ import (
 	"streamql/executor/csvdec"
 	"streamql/executor/inbuf"
 	"streamql/executor/jsondec"
+	"streamql/executor/records"
 	"streamql/executor/textenc"
 	"streamql/executor/vector"
 )
@@ -43,7 +44,7 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 	hb, handBack := r.(connector.HandBack)
 	continues := handBack && hb.Continues() // no BOM, no header: SPEC 1, stdin
 	var tr *textenc.Reader
-	var lines csvdec.LineChecker
+	var lines records.LineChecker
 	if !enc.IsUTF8() {
 		tr = textenc.NewReader(r, enc)
 		tr.SetMaxLine(maxRec)

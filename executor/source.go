@@ -7,7 +7,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
-	"streamql/executor/csvdec"
+	"streamql/executor/records"
 	"streamql/planner"
 )
 
@@ -16,9 +16,8 @@ import (
 // the same batch.
 var ErrWaiting = connector.ErrWaiting
 
-// BadRow is a malformed input row (alias of the CSV decoder's type, shared by all
-// decoders).
-type BadRow = csvdec.BadRow
+// BadRow is a malformed input row (records.BadRow, shared by all decoders).
+type BadRow = records.BadRow
 
 // Source produces batches of a stream's rows; the connectors of SPEC 1 live in
 // executor/connector, one file each.

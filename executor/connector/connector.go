@@ -22,7 +22,7 @@ import (
 	"strconv"
 	"time"
 
-	"streamql/executor/csvdec"
+	"streamql/executor/records"
 	"streamql/executor/vector"
 )
 
@@ -31,8 +31,8 @@ import (
 // the same batch (a live source may still be filling it).
 var ErrWaiting = errors.New("source waiting for input")
 
-// BadRow is a malformed input row (the CSV decoder's type, shared by all decoders).
-type BadRow = csvdec.BadRow
+// BadRow is a malformed input row (records.BadRow, shared by all decoders).
+type BadRow = records.BadRow
 
 // Source produces batches of a stream's rows.
 type Source interface {

@@ -24,7 +24,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
-	"streamql/executor/inbuf"
+	"streamql/executor/records"
 	"streamql/executor/textconv"
 	"streamql/executor/vector"
 )
@@ -57,28 +57,11 @@ type Options struct {
 }
 
 // LineChecker reports input lines found malformed before decoding (by the
-// 'encoding' layer, textenc.Reader). Check is called once per record, in input
-// order, with the record's first and last line and its text without its final
-// line end; bad means the record is malformed, with raw as its raw text.
-type LineChecker interface {
-	Check(first, last int64, text []byte) (raw []byte, reason string, bad bool)
-}
+// 'encoding' layer); see records.LineChecker.
+type LineChecker = records.LineChecker
 
-// BadRow is a malformed record (SPEC 1, "Bad input").
-type BadRow struct {
-	// Index is the number of good rows already in the batch before this bad row,
-	// so a caller can route rows [0, Index) and then stop (errors='fail').
-	Index int
-	// Line is the 1-based line where the record starts.
-	Line int64
-	// Raw is the record's whole text without its final line end (and without a
-	// leading BOM). It points into the decoder's buffer and is valid until the next
-	// call of Decode.
-	Raw []byte
-	// Reason says what is wrong, e.g. `column temperature: "abc" is not a valid
-	// DOUBLE`, `expected 3 fields, got 2`, `quote never closed`.
-	Reason string
-}
+// BadRow is a malformed record (SPEC 1, "Bad input"); see records.BadRow.
+type BadRow = records.BadRow
 
 const initialBufSize = 256 << 10
 
@@ -110,10 +93,11 @@ type Decoder struct {
 	quote  byte
 	optErr error
 
-	in         inbuf.Buffer // in.Data() is the input not yet consumed
-	line       int64        // line number of the record starting at in.Data()
-	headerDone bool
 	hasVarchar bool
+
+	// The record the last scan found: it has a quoted field; it ends inside
+	// an unclosed quote.
+	recQuoted, recUnclosed bool
 
 	// Resumable scan of the incomplete record at in.Data(), so a long record
 	// arriving in small reads is scanned once.
@@ -127,26 +111,10 @@ type Decoder struct {
 	qFrom, qAt int
 	qValid     bool
 
-	// An oversized record being skipped (longer than maxRec): its first bytes,
-	// its first line and the lines it has spanned so far.
-	maxRec    int
-	over      bool
-	overRaw   []byte
-	overLine  int64
-	overLines int64
-	overUsed  bool // a bad row of the current batch has overRaw as raw
-
-	// Buffer positions (in.Start()) for Rest: where the last batch's input
-	// starts, and after the record of each of its good rows and of each of its
-	// malformed rows (badEnds, batchBad of them).
-	batchStart int
-	batchN     int
-	ends       [vector.Cap]int
-	batchBad   int
-	badEnds    [vector.Cap]int
-
 	fields  []field
 	scratch []byte
+
+	r records.Reader // the record loop, with this decoder as its format
 }
 
 // NewDecoder returns a decoder reading CSV from r into columns named names with
@@ -160,17 +128,6 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		opts:  opts,
 		delim: opts.Delimiter,
 		quote: opts.Quote,
-		line:  1,
-	}
-	d.maxRec = opts.MaxRecord
-	if d.maxRec <= 0 {
-		d.maxRec = inbuf.DefaultMaxRecord
-	}
-	d.in.Init(r, bufSize, "csv")
-	d.in.SetMax(d.maxRec + 2) // a record of maxRec bytes and its CRLF
-	if opts.Continues {
-		d.in.SkipBOM(nil)
-		d.headerDone = true
 	}
 	if d.delim == 0 {
 		d.delim = ','
@@ -190,213 +147,55 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		}
 	}
 	d.fields = make([]field, 0, len(types)+1)
+	d.r.Init(r, (*format)(d), records.Config{
+		Name: "csv", Types: types, BufSize: bufSize, Header: opts.Header,
+		Lines: opts.Lines, MaxRecord: opts.MaxRecord, Err: d.optErr,
+		Continues: opts.Continues,
+	})
 	return d
 }
 
 // BytesRead returns the number of bytes read from the reader so far (a BOM
 // included), for progress reporting.
-func (d *Decoder) BytesRead() int64 { return d.in.BytesRead() }
+func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 
-// Decode resets b and fills it with up to vector.Cap good rows: typed values in
-// b.Cols and b.Pos[i] = the line where row i's record starts. The first columns of
-// b must have the decoder's types, as vector.NewBatch(types) makes them; further
-// columns belong to the caller and are left untouched. Malformed records met
-// meanwhile are appended to *bad, which the caller resets; their Index keeps their
-// order relative to the good rows.
-//
-// VARCHAR values and BadRow.Raw point into the decoder's buffer or the vectors'
-// arenas and are valid until the next call of Decode.
-//
-// Decode returns as soon as it holds at least one row (good or bad) and no complete
-// record remains in its buffer, without reading again, so rows from a live source
-// (socket, stdin) show at once. It returns io.EOF only when it returns no rows and
-// no bad rows and the input is exhausted; other errors are read errors (or an
-// invalid configuration), returned once the rows read before them are decoded.
+// Decode resets b and fills it with up to vector.Cap good rows (b.Pos[i] = the
+// line where row i's record starts), appending malformed records to *bad, as
+// records.Reader.Decode says; b's first columns have the decoder's types, as
+// vector.NewBatch(types) makes them. VARCHAR values and BadRow.Raw point into
+// the decoder's buffer or the vectors' arenas and are valid until the next call
+// of Decode. It returns io.EOF at the end of input, a read error, or the error
+// of an invalid delimiter or quote (see NewDecoder).
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
-	b.Reset()
-	if d.optErr != nil {
-		return d.optErr
-	}
-	if len(b.Cols) < len(d.types) { // extra trailing columns (e.g. the watermark column) are the caller's
-		return fmt.Errorf("csv: batch has %d columns, decoder needs %d", len(b.Cols), len(d.types))
-	}
-	for j, t := range d.types {
-		if b.Cols[j].Type != t {
-			return fmt.Errorf("csv: batch column %d is %s, decoder reads %s", j+1, b.Cols[j].Type, t)
-		}
-	}
-	badStart := len(*bad)
-	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
-	d.batchBad = 0
-	for {
-		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
-			if !d.next(b, bad) {
-				break
-			}
-			if k := len(*bad) - badStart; k > d.batchBad { // (next adds at most one)
-				d.badEnds[d.batchBad] = d.in.Start()
-				d.batchBad = k
-			}
-		}
-		d.batchN = b.N
-		if b.N > 0 || len(*bad) > badStart {
-			// Return the rows before reading again: they point into the buffer,
-			// which Fill moves, and on a live source the next read may block.
-			return nil
-		}
-		d.qValid = false
-		err := d.in.Fill()
-		d.batchStart = d.in.Start()
-		if err != nil {
-			return err // io.EOF, a read error, or a broken reader
-		}
-	}
+	return d.r.Decode(b, bad)
 }
 
-// Rest returns the input read from the source that the caller did not use,
-// when it used only the first rows good rows of the batch the last Decode gave
-// (rows < 0: all of them, and the malformed rows after them): the text from
-// the end of row rows-1 (the batch's start for rows = 0) to the end of what was
-// read, byte for byte as the source gave it. A later reader of the same source
-// (the session's stdin, SPEC 1) reads it first. It is valid until the next
-// Decode.
-func (d *Decoder) Rest(rows int) []byte {
-	if rows < 0 {
-		return d.in.Data()
-	}
-	return d.RestAfter(rows, 0)
-}
+// Rest returns the input read from the source that the caller did not use when
+// it used only the first rows good rows of the last batch (rows < 0: all), byte
+// for byte, valid until the next Decode (records.Reader.Rest). A later reader of
+// the same source (the session's stdin, SPEC 1) reads it first.
+func (d *Decoder) Rest(rows int) []byte { return d.r.Rest(rows) }
 
 // RestAfter is Rest when the caller used the first rows good rows and the
-// first bad malformed rows of the last batch (a job with 'errors'='fail'
-// stops at its first malformed row, which it used: SPEC 1): the text after
-// the later of the two ends, all that was read when either is past the
-// batch. It is valid until the next Decode.
-func (d *Decoder) RestAfter(rows, bad int) []byte {
-	if rows < 0 || rows > d.batchN || bad < 0 || bad > d.batchBad {
-		return d.in.Data()
-	}
-	pos := d.batchStart
-	if rows > 0 {
-		pos = d.ends[rows-1]
-	}
-	if bad > 0 {
-		pos = max(pos, d.badEnds[bad-1])
-	}
-	return d.in.Since(pos)
-}
+// first bad malformed rows of the last batch (records.Reader.RestAfter: a job
+// with 'errors'='fail' stops at its first malformed row, SPEC 1).
+func (d *Decoder) RestAfter(rows, bad int) []byte { return d.r.RestAfter(rows, bad) }
 
-// RestLine returns the 1-based input line where RestAfter(rows, bad) starts
-// (rows < 0: Rest(-1), the line after all that was decoded): a later reader
-// of the same source numbers its lines on from there (SPEC 1, stdin:line).
-func (d *Decoder) RestLine(rows, bad int) int64 {
-	return d.in.LineOf(d.RestAfter(rows, bad), d.line)
-}
+// RestLine returns the 1-based input line where RestAfter(rows, bad) starts,
+// from which a later reader of the same source numbers its lines (SPEC 1,
+// stdin:line; records.Reader.RestLine).
+func (d *Decoder) RestLine(rows, bad int) int64 { return d.r.RestLine(rows, bad) }
 
-// next decodes the next record in the buffer into b or *bad, skipping blank lines
-// and the header. It reports false when no complete record remains in the buffer
-// (at EOF, when the buffer is used up).
-func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
-	if !d.in.SkipBOM(inbuf.UTF8BOM) {
-		return false // cannot tell yet
-	}
-	for {
-		data := d.in.Data()
-		if len(data) == 0 && (!d.over || !d.in.EOF()) {
-			return false // (the input's end still ends a record being skipped)
-		}
-		recLen, adv, quoted, unclosed, ok := d.scan(data)
-		if !ok {
-			if d.over || len(data) > d.maxRec+1 {
-				if !d.over && d.overUsed {
-					return false // overRaw is a bad row's raw in this batch: return it first
-				}
-				d.skipOver(data)
-			}
-			return false
-		}
-		rec := data[:recLen]
-		line := d.line
-		lines := int64(1)
-		if quoted {
-			lines += int64(bytes.Count(rec, []byte{'\n'}))
-		}
-		over := d.over
-		if over { // the end of an oversized record
-			d.over = false
-			d.overRaw = inbuf.AppendPrefix(d.overRaw, rec)
-			line = d.overLine
-			lines += d.overLines
-		}
-		d.in.Consume(adv)
-		d.line += lines
-		if recLen == 0 && !quoted && !over {
-			continue // blank line
-		}
-		if !d.headerDone {
-			d.headerDone = true
-			if d.opts.Header {
-				continue
-			}
-		}
-		if over || recLen > d.maxRec {
-			raw := d.overRaw
-			d.overUsed = d.overUsed || over
-			if !over {
-				raw = rec[:min(len(rec), inbuf.RawPrefix)]
-			}
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: inbuf.TooLong(d.maxRec)})
-			return true
-		}
-		if d.opts.Lines != nil {
-			if raw, reason, isBad := d.opts.Lines.Check(line, line+lines-1, trimLineEnd(rec)); isBad {
-				*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: reason})
-				return true
-			}
-		}
-		if unclosed {
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: trimLineEnd(rec), Reason: "quote never closed"})
-			return true
-		}
-		if reason := d.decodeRecord(b, rec, quoted); reason != "" {
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: rec, Reason: reason})
-			return true
-		}
-		b.Pos[b.N] = line
-		d.ends[b.N] = d.in.Start()
-		b.N++
-		return true
-	}
-}
+// format is the Decoder as the records.Reader sees it: how a CSV record ends
+// and how it is decoded.
+type format Decoder
 
-// skipOver drops data, the scanned start (or a further part) of a record longer
-// than maxRec, keeping its first bytes for raw and counting its lines. The scan
-// state stays, so the record's end is still found where quotes allow it.
-func (d *Decoder) skipOver(data []byte) {
-	if !d.over {
-		d.over = true
-		d.overLine = d.line
-		d.overLines = 0
-		d.overRaw = d.overRaw[:0]
-	}
-	if n := len(data); data[n-1] == '\r' {
-		data = data[:n-1] // may be a CRLF's CR: scanned again with its LF
-	}
-	d.overRaw = inbuf.AppendPrefix(d.overRaw, data)
-	d.overLines += int64(bytes.Count(data, []byte{'\n'}))
-	d.in.Consume(len(data))
-	d.pendPos = 0
-}
+// Dropped implements records.Format: the scan resumes at the start of the data
+// left, in the state it had.
+func (f *format) Dropped() { f.pendPos = 0 }
 
-func trimLineEnd(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
-}
+// Refilled implements records.Format: the quote cache holds buffer positions.
+func (f *format) Refilled() { f.qValid = false }
 
 // findQuote returns the index in data of the first quote at or after i, or -1;
 // data is the buffered input, at position base in the buffer.
@@ -416,16 +215,16 @@ func (d *Decoder) findQuote(data []byte, base, i int) int {
 	return d.qAt - base
 }
 
-// scan finds the end of the record at the start of data. It returns the length of
-// the record's text without its line end, the number of bytes to consume, whether
-// the record has a quoted field, whether it ends inside an unclosed quote (only at
-// EOF), and ok = false when the record is not complete yet (the scan state is then
-// saved, so the next call resumes where this one stopped).
-func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool) {
+// Scan implements records.Format: it finds the end of the CSV record at the
+// start of data, where quotes allow it, and notes in recQuoted whether the record
+// has a quoted field and in recUnclosed whether it ends inside an unclosed quote
+// (only at EOF). When the record is not complete yet the scan state is saved, so
+// the next call resumes where this one stopped.
+func (f *format) Scan(data []byte, base int, eof bool) (recLen, adv int, kind records.Kind, ok bool) {
+	d := (*Decoder)(f)
 	i, st := d.pendPos, d.pendState
-	quoted = d.pendQuoted
+	quoted := d.pendQuoted
 	n := len(data)
-	base := d.in.Start()
 	lf := -2 // index of the next LF at or after i, -1 for none; -2 unknown
 	for {
 		switch st {
@@ -448,7 +247,7 @@ func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool)
 					if recLen > 0 && data[recLen-1] == '\r' {
 						recLen--
 					}
-					return recLen, limit + 1, quoted, false, true
+					return recLen, limit + 1, d.found(recLen, quoted, false), true
 				}
 				if n > i {
 					st = stUnquoted
@@ -487,19 +286,38 @@ func (d *Decoder) scan(data []byte) (recLen, adv int, quoted, unclosed, ok bool)
 		}
 	}
 pause:
-	if !d.in.EOF() {
+	if !eof {
 		d.pendPos, d.pendState, d.pendQuoted = i, st, quoted
-		return 0, 0, false, false, false
+		return 0, 0, 0, false
 	}
 	// The input ends the record.
 	d.pendPos, d.pendState, d.pendQuoted = 0, stFieldStart, false
-	return n, n, quoted, st == stQuoted, true
+	return n, n, d.found(n, quoted, st == stQuoted), true
 }
 
-// decodeRecord splits rec (a complete record without its line end) into fields and
-// stores them as row b.N. It returns "" on success, else the reason the record is
-// malformed.
-func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string {
+// found notes what the record Scan found is and returns its records.Kind: only
+// a quoted field holds line ends, and an empty line is blank (an empty quoted
+// field is not).
+func (d *Decoder) found(recLen int, quoted, unclosed bool) records.Kind {
+	d.recQuoted, d.recUnclosed = quoted, unclosed
+	if quoted {
+		return records.Multiline
+	}
+	if recLen == 0 {
+		return records.Blank
+	}
+	return 0
+}
+
+// Record implements records.Format: it splits rec (the complete record Scan
+// found, without its line end) into fields and stores them as row b.N. It
+// returns "" on success, else the reason the record is malformed.
+func (f *format) Record(b *vector.Batch, rec []byte) string {
+	d := (*Decoder)(f)
+	if d.recUnclosed {
+		return "quote never closed"
+	}
+	quoted := d.recQuoted
 	ncols := len(d.types)
 	fs := d.fields[:0]
 	nf := 0
@@ -550,7 +368,7 @@ func (d *Decoder) decodeRecord(b *vector.Batch, rec []byte, quoted bool) string 
 
 // invalidExtra returns the index of the first field past the stream's columns
 // (dropped by csv.allow-ragged) that is not valid UTF-8, or -1. rec is the
-// record and fs its fields as decodeRecord split them: every field when quoted,
+// record and fs its fields as Record split them: every field when quoted,
 // only the first len(d.types) otherwise.
 func (d *Decoder) invalidExtra(rec []byte, fs []field, quoted bool) int {
 	ncols := len(d.types)

@@ -29,7 +29,6 @@ package jsondec
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -37,8 +36,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
-	"streamql/executor/csvdec"
-	"streamql/executor/inbuf"
+	"streamql/executor/records"
 	"streamql/executor/textconv"
 	"streamql/executor/vector"
 )
@@ -49,8 +47,8 @@ type Options struct {
 	// event-time column of a stream with a watermark, SPEC 2.3); nil = none.
 	NotNull []bool
 	// Lines, when set, is asked about every line before it is parsed (the
-	// 'encoding' layer, package textenc; see csvdec.LineChecker).
-	Lines csvdec.LineChecker
+	// 'encoding' layer, package textenc; see records.LineChecker).
+	Lines records.LineChecker
 	// MaxRecord is the stream option 'max-record-size' (SPEC 1) in bytes: a line
 	// longer than it (without its line end) is malformed, with its first
 	// inbuf.RawPrefix bytes as raw, and reading goes on after it; the buffer
@@ -62,8 +60,8 @@ type Options struct {
 	Continues bool
 }
 
-// BadRow is a malformed line; see csvdec.BadRow (one line is one record here).
-type BadRow = csvdec.BadRow
+// BadRow is a malformed line; see records.BadRow (one line is one record here).
+type BadRow = records.BadRow
 
 const initialBufSize = 256 << 10
 
@@ -96,29 +94,13 @@ type Decoder struct {
 	opts  Options
 	index map[string]int
 
-	in      inbuf.Buffer // in.Data() is the input not yet consumed
-	pendPos int          // in.Data()[:pendPos] holds no LF
-	line    int64        // line number of the line starting at in.Data()
-
-	// A line longer than maxRec being skipped: its first bytes.
-	maxRec   int
-	over     bool
-	overRaw  []byte
-	overUsed bool // a bad row of the current batch has overRaw as raw
-
-	// Buffer positions (in.Start()) for Rest: where the last batch's input
-	// starts, and after the line of each of its good rows and of each of its
-	// malformed rows (badEnds, batchBad of them).
-	batchStart int
-	batchN     int
-	ends       [vector.Cap]int
-	batchBad   int
-	badEnds    [vector.Cap]int
-
 	vals    []value // per column
 	hint    int     // the column after the last one matched: fields usually come in order
 	stack   []byte  // open containers while skipping a value
 	scratch []byte
+
+	pendPos int            // the buffered input's first pendPos bytes hold no LF
+	r       records.Reader // the record loop, with this decoder as its format
 }
 
 // NewDecoder returns a decoder reading JSON lines from r into columns named names
@@ -129,195 +111,81 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		types: types,
 		opts:  opts,
 		index: make(map[string]int, len(names)),
-		line:  1,
 		vals:  make([]value, len(types)),
 		stack: make([]byte, 0, 16),
-	}
-	d.maxRec = opts.MaxRecord
-	if d.maxRec <= 0 {
-		d.maxRec = inbuf.DefaultMaxRecord
-	}
-	d.in.Init(r, bufSize, "json")
-	d.in.SetMax(d.maxRec + 2) // a line of maxRec bytes and its CRLF
-	if opts.Continues {
-		d.in.SkipBOM(nil)
 	}
 	for j, n := range names {
 		if j < len(types) {
 			d.index[n] = j
 		}
 	}
+	d.r.Init(r, (*format)(d), records.Config{
+		Name: "json", Types: types, BufSize: bufSize, Lines: opts.Lines, MaxRecord: opts.MaxRecord,
+		Continues: opts.Continues,
+	})
 	return d
 }
 
 // BytesRead returns the number of bytes read from the reader so far (a BOM
 // included), for progress reporting.
-func (d *Decoder) BytesRead() int64 { return d.in.BytesRead() }
+func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 
-// Decode resets b and fills it with up to vector.Cap good rows: typed values in
-// b.Cols and b.Pos[i] = row i's line. The first columns of b must have the
-// decoder's types; further columns belong to the caller and are left untouched.
-// Malformed lines are appended to *bad (see csvdec.BadRow: Index, Line, Raw without
-// the line end, Reason).
-//
-// VARCHAR values and BadRow.Raw are valid until the next call of Decode.
-//
-// Decode returns as soon as it holds at least one row (good or bad) and no complete
-// line remains in its buffer, without reading again, so rows from a live source
-// show at once. It returns io.EOF only when it returns no rows and no bad rows and
-// the input is exhausted; other errors are read errors (or a batch of the wrong
-// shape), returned once the rows read before them are decoded.
+// Decode resets b and fills it with up to vector.Cap good rows (b.Pos[i] = row
+// i's line), appending malformed lines to *bad, as records.Reader.Decode says.
+// VARCHAR values and BadRow.Raw are valid until the next call of Decode. It
+// returns io.EOF at the end of input, a read error, or the error of a batch of
+// the wrong shape.
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
-	b.Reset()
-	if len(b.Cols) < len(d.types) {
-		return fmt.Errorf("json: batch has %d columns, decoder needs %d", len(b.Cols), len(d.types))
-	}
-	for j, t := range d.types {
-		if b.Cols[j].Type != t {
-			return fmt.Errorf("json: batch column %d is %s, decoder reads %s", j+1, b.Cols[j].Type, t)
-		}
-	}
-	badStart := len(*bad)
-	d.batchStart, d.batchN, d.overUsed = d.in.Start(), 0, false
-	d.batchBad = 0
-	for {
-		for b.N < vector.Cap && len(*bad)-badStart < vector.Cap {
-			if !d.next(b, bad) {
-				break
-			}
-			if k := len(*bad) - badStart; k > d.batchBad { // (next adds at most one)
-				d.badEnds[d.batchBad] = d.in.Start()
-				d.batchBad = k
-			}
-		}
-		d.batchN = b.N
-		if b.N > 0 || len(*bad) > badStart {
-			// Return the rows before reading again: they point into the buffer,
-			// which Fill moves, and on a live source the next read may block.
-			return nil
-		}
-		err := d.in.Fill()
-		d.batchStart = d.in.Start()
-		if err != nil {
-			return err // io.EOF, a read error, or a broken reader
-		}
-	}
+	return d.r.Decode(b, bad)
 }
 
-// Rest returns the input read from the source that the caller did not use,
-// when it used only the first rows good rows of the batch the last Decode gave
-// (rows < 0: all of them, and the malformed rows after them): the text from
-// the end of row rows-1 (the batch's start for rows = 0) to the end of what was
-// read, byte for byte as the source gave it. A later reader of the same source
-// (the session's stdin, SPEC 1) reads it first. It is valid until the next
-// Decode.
-func (d *Decoder) Rest(rows int) []byte {
-	if rows < 0 {
-		return d.in.Data()
-	}
-	return d.RestAfter(rows, 0)
-}
+// Rest returns the input the caller did not use when it used only the first
+// rows good rows of the last batch (rows < 0: all), byte for byte, valid until
+// the next Decode: see records.Reader.Rest.
+func (d *Decoder) Rest(rows int) []byte { return d.r.Rest(rows) }
 
 // RestAfter is Rest when the caller used the first rows good rows and the
-// first bad malformed rows of the last batch (a job with 'errors'='fail'
-// stops at its first malformed row, which it used: SPEC 1): the text after
-// the later of the two ends, all that was read when either is past the
-// batch. It is valid until the next Decode.
-func (d *Decoder) RestAfter(rows, bad int) []byte {
-	if rows < 0 || rows > d.batchN || bad < 0 || bad > d.batchBad {
-		return d.in.Data()
+// first bad malformed rows of the last batch (records.Reader.RestAfter: a job
+// with 'errors'='fail' stops at its first malformed row, SPEC 1).
+func (d *Decoder) RestAfter(rows, bad int) []byte { return d.r.RestAfter(rows, bad) }
+
+// RestLine returns the 1-based input line where RestAfter(rows, bad) starts,
+// from which a later reader of the same source numbers its lines (SPEC 1,
+// stdin:line; records.Reader.RestLine).
+func (d *Decoder) RestLine(rows, bad int) int64 { return d.r.RestLine(rows, bad) }
+
+// format is the Decoder as the records.Reader sees it: a record is one line.
+type format Decoder
+
+// Scan implements records.Format: the line ends at the next LF (a CR before it
+// is not part of the line).
+func (f *format) Scan(data []byte, _ int, eof bool) (recLen, adv int, kind records.Kind, ok bool) {
+	if k := bytes.IndexByte(data[f.pendPos:], '\n'); k >= 0 {
+		k += f.pendPos
+		f.pendPos = 0
+		recLen, adv = k, k+1
+		if k > 0 && data[k-1] == '\r' {
+			recLen--
+		}
+	} else if !eof {
+		f.pendPos = len(data)
+		return 0, 0, 0, false
+	} else {
+		f.pendPos = 0
+		recLen, adv = len(data), len(data)
 	}
-	pos := d.batchStart
-	if rows > 0 {
-		pos = d.ends[rows-1]
+	if skipWS(data[:recLen], 0) == recLen {
+		kind = records.Blank // a line of JSON whitespace only
 	}
-	if bad > 0 {
-		pos = max(pos, d.badEnds[bad-1])
-	}
-	return d.in.Since(pos)
+	return recLen, adv, kind, true
 }
 
-// RestLine returns the 1-based input line where RestAfter(rows, bad) starts
-// (rows < 0: Rest(-1), the line after all that was decoded): a later reader
-// of the same source numbers its lines on from there (SPEC 1, stdin:line).
-func (d *Decoder) RestLine(rows, bad int) int64 {
-	return d.in.LineOf(d.RestAfter(rows, bad), d.line)
-}
+// Dropped implements records.Format.
+func (f *format) Dropped() { f.pendPos = 0 }
 
-// next decodes the next line in the buffer into b or *bad, skipping blank lines.
-// It reports false when no complete line remains in the buffer.
-func (d *Decoder) next(b *vector.Batch, bad *[]BadRow) bool {
-	if !d.in.SkipBOM(inbuf.UTF8BOM) {
-		return false // cannot tell yet
-	}
-	for {
-		data := d.in.Data()
-		if len(data) == 0 && (!d.over || !d.in.EOF()) {
-			return false // (the input's end still ends a record being skipped)
-		}
-		var rec []byte
-		adv := 0
-		if k := bytes.IndexByte(data[d.pendPos:], '\n'); k >= 0 {
-			k += d.pendPos
-			rec, adv = data[:k], k+1
-			if k > 0 && rec[k-1] == '\r' {
-				rec = rec[:k-1]
-			}
-		} else {
-			if !d.in.EOF() {
-				d.pendPos = len(data)
-				if d.over || len(data) > d.maxRec+1 {
-					// Too long: keep its first bytes and drop the rest.
-					if !d.over && d.overUsed {
-						return false // overRaw is a bad row's raw in this batch: return it first
-					}
-					if !d.over {
-						d.over, d.overRaw = true, d.overRaw[:0]
-					}
-					if n := len(data); data[n-1] == '\r' {
-						data = data[:n-1] // may be a CRLF's CR: scanned again with its LF
-					}
-					d.overRaw = inbuf.AppendPrefix(d.overRaw, data)
-					d.in.Consume(len(data))
-					d.pendPos = 0
-				}
-				return false
-			}
-			rec, adv = data, len(data)
-		}
-		d.pendPos = 0
-		line := d.line
-		d.in.Consume(adv)
-		d.line++
-		if d.over || len(rec) > d.maxRec {
-			raw := rec[:min(len(rec), inbuf.RawPrefix):min(len(rec), inbuf.RawPrefix)]
-			if d.over {
-				d.over, d.overUsed = false, true
-				d.overRaw = inbuf.AppendPrefix(d.overRaw, rec)
-				raw = d.overRaw
-			}
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: inbuf.TooLong(d.maxRec)})
-			return true
-		}
-		if skipWS(rec, 0) == len(rec) {
-			continue // blank line
-		}
-		if d.opts.Lines != nil {
-			if raw, reason, isBad := d.opts.Lines.Check(line, line, rec); isBad {
-				*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: raw, Reason: reason})
-				return true
-			}
-		}
-		if reason := d.decodeLine(b, rec); reason != "" {
-			*bad = append(*bad, BadRow{Index: b.N, Line: line, Raw: rec[:len(rec):len(rec)], Reason: reason})
-			return true
-		}
-		b.Pos[b.N] = line
-		d.ends[b.N] = d.in.Start()
-		b.N++
-		return true
-	}
-}
+// Refilled implements records.Format: pendPos is relative to the unconsumed
+// input, which a fill does not change.
+func (f *format) Refilled() {}
 
 // wsTab marks JSON whitespace; strSafe the bytes a string holds as they are.
 var wsTab, strSafe [256]bool
@@ -361,9 +229,11 @@ func (d *Decoder) fail(err *syntaxErr, pos int, msg string) *syntaxErr {
 	return err
 }
 
-// decodeLine parses rec (a non-blank line without its line end) and stores it as
-// row b.N. It returns "" on success, else the reason the line is malformed.
-func (d *Decoder) decodeLine(b *vector.Batch, rec []byte) string {
+// Record implements records.Format: it parses rec (a non-blank line without its
+// line end) and stores it as row b.N. It returns "" on success, else the reason
+// the line is malformed.
+func (f *format) Record(b *vector.Batch, rec []byte) string {
+	d := (*Decoder)(f)
 	if !utf8.Valid(rec) {
 		return "invalid UTF-8 at byte " + strconv.Itoa(firstInvalidUTF8(rec)+1)
 	}
