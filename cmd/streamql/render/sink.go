@@ -7,14 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"streamql/executor/format"
 	"strings"
 	"syscall"
 	"time"
 
 	"streamql/catalog"
 	"streamql/executor"
-	"streamql/executor/textconv"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
@@ -214,13 +213,13 @@ func (s *sink) writeHeader(t *target) {
 		d := s.delim()
 		var b []byte // not s.buf: appendLine may be building a row in it
 		if t.prefix {
-			b = append(appendCSVField(b, []byte("output"), d), d)
+			b = append(format.AppendCSVField(b, []byte("output"), d), d)
 		}
 		for i, c := range t.cols {
 			if i > 0 {
 				b = append(b, d)
 			}
-			b = appendCSVField(b, []byte(c.Name), d)
+			b = format.AppendCSVField(b, []byte(c.Name), d)
 		}
 		b = append(b, '\n')
 		t.w.Write(b)
@@ -355,21 +354,21 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 			d = '\t'
 		}
 		if t.prefix {
-			b = append(appendCSVField(b, []byte(t.name), d), d)
+			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
 		for c, v := range vals {
 			if c > 0 {
 				b = append(b, d)
 			}
 			if !v.Null[i] {
-				b = appendCSVValue(b, t.cols[c].Type, v, i, d)
+				b = format.AppendCSVValue(b, t.cols[c].Type, v, i, d)
 			}
 		}
 	case lineJSON:
 		b = append(b, '{')
 		if t.prefix {
 			b = append(b, `"output":`...)
-			b = appendJSONString(b, []byte(t.name))
+			b = format.AppendJSONString(b, []byte(t.name))
 			if len(vals) > 0 {
 				b = append(b, ',')
 			}
@@ -378,9 +377,9 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 			if c > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, []byte(t.cols[c].Name))
+			b = format.AppendJSONString(b, []byte(t.cols[c].Name))
 			b = append(b, ':')
-			b = appendJSONValue(b, t.cols[c].Type, v, i)
+			b = format.AppendJSONValue(b, t.cols[c].Type, v, i)
 		}
 		b = append(b, '}')
 	case linePlain:
@@ -401,38 +400,6 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 		b = append(b, ')')
 	}
 	return append(b, '\n')
-}
-
-// appendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv field
-// with delimiter d: text quoted when needed, other types never need it.
-func appendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []byte {
-	switch t {
-	case catalog.Varchar:
-		f := v.S[i]
-		if needsQuote(f, d) {
-			return appendCSVField(b, f, d)
-		}
-		return append(b, f...)
-	case catalog.BigInt:
-		return strconv.AppendInt(b, v.I[i], 10)
-	case catalog.Double:
-		return textconv.AppendDouble(b, v.F[i])
-	case catalog.Unknown:
-		return append(b, '"', '"') // no text: an empty field, quoted
-	}
-	return vector.AppendValue(b, t, v, i) // BOOLEAN, TIMESTAMP
-}
-
-func needsQuote(f []byte, d byte) bool {
-	if len(f) == 0 {
-		return true
-	}
-	for _, c := range f {
-		if c == d || c == '"' || c == '\n' || c == '\r' {
-			return true
-		}
-	}
-	return false
 }
 
 var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Name: "position", Type: catalog.Varchar}, {Name: "raw", Type: catalog.Varchar}, {Name: "error", Type: catalog.Varchar}}
