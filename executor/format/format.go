@@ -137,3 +137,45 @@ func NeedsQuote(f []byte, d byte) bool {
 	}
 	return false
 }
+
+// AppendCSVHeader appends the column names of cols as a csv header line's
+// fields, separated by delim, without the line end (SPEC 4).
+func AppendCSVHeader(dst []byte, cols []catalog.Column, delim byte) []byte {
+	for i, c := range cols {
+		if i > 0 {
+			dst = append(dst, delim)
+		}
+		dst = AppendCSVField(dst, []byte(c.Name), delim)
+	}
+	return dst
+}
+
+// AppendCSVRow appends row i of vals (one vector per column of cols, of its
+// type) as csv fields separated by delim, without the line end: NULL is an
+// empty field, text quoted as PostgreSQL's CSV output (SPEC 4).
+func AppendCSVRow(dst []byte, cols []catalog.Column, vals []*vector.Vec, i int, delim byte) []byte {
+	for c, v := range vals {
+		if c > 0 {
+			dst = append(dst, delim)
+		}
+		if !v.Null[i] {
+			dst = AppendCSVValue(dst, cols[c].Type, v, i, delim)
+		}
+	}
+	return dst
+}
+
+// AppendJSONFields appends row i of vals (one vector per column of cols) as the
+// members of a JSON object, "name":value separated by commas, without the
+// braces (SPEC 4 json).
+func AppendJSONFields(dst []byte, cols []catalog.Column, vals []*vector.Vec, i int) []byte {
+	for c, v := range vals {
+		if c > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(dst, []byte(cols[c].Name))
+		dst = append(dst, ':')
+		dst = AppendJSONValue(dst, cols[c].Type, v, i)
+	}
+	return dst
+}

@@ -94,6 +94,7 @@ type target struct {
 	prefix   bool // print the output name on each line (line formats with sides, no side-dir)
 	header   bool // header still to print
 	isErrors bool
+	sink     bool // the output goes to a sink stream (SPEC 2.5): counted, never printed
 	// table and markdown formats: rows waiting to be rendered
 	rows    tableRows
 	total   int64 // rows that reached this output (written or buffered)
@@ -156,7 +157,9 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
 		isMain := job.Main != nil && k == 0
-		if !isMain && cfg.SideDir != "" {
+		if o.Sink != nil { // written by the executor's sink (SPEC 2.5)
+			t.sink, t.header = true, false
+		} else if !isMain && cfg.SideDir != "" {
 			if err := s.openFile(t); err != nil {
 				s.closeFiles()
 				return nil, err
@@ -166,7 +169,7 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 		}
 		s.outs = append(s.outs, t)
 	}
-	if !s.tabular && job.Main != nil && !s.outs[0].prefix {
+	if !s.tabular && job.Main != nil && !s.outs[0].prefix && !s.outs[0].sink {
 		s.writeHeader(s.outs[0])
 	}
 	return s, nil
@@ -215,13 +218,7 @@ func (s *sink) writeHeader(t *target) {
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte("output"), d), d)
 		}
-		for i, c := range t.cols {
-			if i > 0 {
-				b = append(b, d)
-			}
-			b = format.AppendCSVField(b, []byte(c.Name), d)
-		}
-		b = append(b, '\n')
+		b = append(format.AppendCSVHeader(b, t.cols, d), '\n')
 		t.w.Write(b)
 	}
 }
@@ -249,6 +246,9 @@ func (s *sink) Rows(r *executor.Routed) error {
 		p := &r.Parts[k]
 		t := s.outs[p.Output]
 		t.total++
+		if t.sink {
+			continue
+		}
 		if s.tabular {
 			tr := &t.rows
 			for c, v := range p.Cols {
@@ -356,14 +356,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
-		for c, v := range vals {
-			if c > 0 {
-				b = append(b, d)
-			}
-			if !v.Null[i] {
-				b = format.AppendCSVValue(b, t.cols[c].Type, v, i, d)
-			}
-		}
+		b = format.AppendCSVRow(b, t.cols, vals, i, d)
 	case lineJSON:
 		b = append(b, '{')
 		if t.prefix {
@@ -373,15 +366,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 				b = append(b, ',')
 			}
 		}
-		for c, v := range vals {
-			if c > 0 {
-				b = append(b, ',')
-			}
-			b = format.AppendJSONString(b, []byte(t.cols[c].Name))
-			b = append(b, ':')
-			b = format.AppendJSONValue(b, t.cols[c].Type, v, i)
-		}
-		b = append(b, '}')
+		b = append(format.AppendJSONFields(b, t.cols, vals, i), '}')
 	case linePlain:
 		if t.prefix {
 			b = append(append(b, t.name...), "> "...)
@@ -533,7 +518,7 @@ func (s *sink) renderTables(final bool) (err error) {
 		// At the end every output of the job shows, with its header only when it
 		// got no rows (SPEC 4: one table per output); the errors output only once
 		// a row reached it. A side file appended to by a later job is not repeated.
-		if t.rows.n == 0 && !(final && t.total == 0 && !t.isErrors && (t.file == nil || t.created)) {
+		if t.sink || t.rows.n == 0 && !(final && t.total == 0 && !t.isErrors && (t.file == nil || t.created)) {
 			continue
 		}
 		title := ""
