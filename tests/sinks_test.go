@@ -180,3 +180,39 @@ func TestDeadLetterFileSink(t *testing.T) {
 		t.Errorf("bad dead-letter stream: exit %d stderr %q", code, errs)
 	}
 }
+
+// TestSinkSignalWholeRows checks that a job writing a file sink, stopped by a
+// signal mid-stream (SPEC 4), exits with the signal's status and leaves the
+// sink file ending on a whole row, every line with all its fields.
+func TestSinkSignalWholeRows(t *testing.T) {
+	for _, s := range stopSignals {
+		dir := t.TempDir()
+		script := filepath.Join(dir, "q.sql")
+		sql := "CREATE STREAM g (n BIGINT, s VARCHAR) WITH ('connector'='datagen', 'rows-per-second'='20000', 'fields.s.length'='40');\n" +
+			"CREATE STREAM sunk (n BIGINT, s VARCHAR) WITH ('connector'='file', 'path'='out.csv');\n" +
+			"INSERT INTO sunk SELECT n, s FROM g;\n"
+		if err := os.WriteFile(script, []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := start(t, dir, nil, script)
+		p.waitFor(t, "rows in out.csv", func() bool {
+			fi, err := os.Stat(filepath.Join(dir, "out.csv"))
+			return err == nil && fi.Size() > 64<<10
+		})
+		p.stop(t, s.sig)
+		if p.code != s.code {
+			t.Errorf("%v: exit %d, want %d\nstderr: %s", s.sig, p.code, s.code, p.stderr.String())
+		}
+		got := readFile(t, filepath.Join(dir, "out.csv"))
+		wholeRows(t, s.sig.String()+": out.csv", got)
+		lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		if lines[0] != "n,s" || len(lines) < 100 {
+			t.Fatalf("%v: out.csv starts %q with %d lines", s.sig, lines[0], len(lines))
+		}
+		for _, l := range lines[1:] {
+			if f := strings.SplitN(l, ",", 2); len(f) != 2 || len(f[1]) != 40 {
+				t.Fatalf("%v: a broken row %q", s.sig, l)
+			}
+		}
+	}
+}
