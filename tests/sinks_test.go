@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,5 +215,48 @@ func TestSinkSignalWholeRows(t *testing.T) {
 				t.Fatalf("%v: a broken row %q", s.sig, l)
 			}
 		}
+	}
+}
+
+// splitToFileGolden is the committed sink file of queries/split_to_file.sql,
+// read before any test runs (TestQueries runs the script in place and
+// rewrites the file).
+var splitToFileGolden, splitToFileErr = os.ReadFile(filepath.Join("..", "queries", "split_to_file.high-tmp.csv"))
+
+// TestQueriesSinkFile runs queries/split_to_file.sql in a copy of queries/
+// and compares the file sink it writes with the committed one, which holds
+// the high-tmp rows of split_sensors.out (temperature > 70, in input order).
+func TestQueriesSinkFile(t *testing.T) {
+	if splitToFileErr != nil {
+		t.Fatal(splitToFileErr)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"split_to_file.sql", "sensors.csv"} {
+		b, err := os.ReadFile(filepath.Join("..", "queries", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := viaBinary(t, dir, []string{filepath.Join(dir, "split_to_file.sql")})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "split_to_file.high-tmp.csv")); got != string(splitToFileGolden) {
+		t.Errorf("the sink file:\n%s\nwant\n%s", got, splitToFileGolden)
+	}
+	// the committed file holds the rows of sensors.csv above 70 degrees, in
+	// input order (each temperature there is written as DOUBLE prints it)
+	want := "deviceNo,temperature\n"
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join("..", "queries", "sensors.csv"))), "\n") {
+		f := strings.Split(l, ",")
+		if v, err := strconv.ParseFloat(f[2], 64); err == nil && v > 70 {
+			want += f[0] + "," + f[2] + "\n"
+		}
+	}
+	if string(splitToFileGolden) != want {
+		t.Errorf("committed sink file:\n%s\nwant the rows above 70:\n%s", splitToFileGolden, want)
 	}
 }
