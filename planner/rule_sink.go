@@ -100,6 +100,11 @@ func ruleDeadLetters(sp *selectPlan) error {
 			}
 			return err
 		}
+		for _, x := range read {
+			if dlq == x {
+				return parser.Errorf(sp.start, "stream %s is the dead-letter stream of %s ('errors.stream') and a source of this query; use another stream for the dead letters", dlq.Name, r.Name)
+			}
+		}
 		ok := len(dlq.Columns) == len(deadLetterColumns)
 		for i := 0; ok && i < len(dlq.Columns); i++ {
 			ok = dlq.Columns[i].Type == catalog.Varchar && strings.EqualFold(dlq.Columns[i].Name, deadLetterColumns[i])
