@@ -69,6 +69,9 @@ type ConnectorSpec struct {
 	// embeds streamql (the streamql package's Session.Push, connector 'go'); the
 	// command line cannot feed such a stream.
 	PushedFromGo bool
+	// Writes says a stream over this connector can be a sink (SPEC 2.5): its
+	// Source has a sink opener. connector.Register sets it.
+	Writes bool
 	// Source is the executor's side of the connector (its source opener, and
 	// later its sink opener), set by the connector's file; catalog never looks
 	// inside it, so catalog does not import the executor (the model is
@@ -98,6 +101,7 @@ var formatOptions = []OptionSpec{
 	{Name: "max-record-size", Kind: OptSize, Default: "64MiB", Doc: "longest record read; a longer one is malformed (bytes, KiB, MiB, GiB)"},
 	{Name: "errors", Kind: OptEnum, Values: []string{"side", "skip", "fail"}, Default: "side", Doc: "malformed rows: side (to the errors side output), skip, or fail"},
 	{Name: "errors.side", Kind: OptString, Default: "errors", Doc: "name of the errors side output"},
+	{Name: "errors.stream", Kind: OptString, Doc: "sink stream that gets the malformed rows instead of the errors side output (SPEC 2.5, dead letters)"},
 }
 
 // WithFormat returns a connector's own options followed by the decoding options
@@ -146,6 +150,18 @@ func ConnectorNames() []string {
 	}
 	sort.Strings(n)
 	return n
+}
+
+// WriterNames returns the names of the registered connectors that can be
+// sinks (ConnectorSpec.Writes; SPEC 2.5), sorted.
+func WriterNames() []string {
+	var out []string
+	for _, n := range ConnectorNames() {
+		if LookupConnector(n).Writes {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // match reports whether key matches the spec name, where '#' in the spec stands for

@@ -26,6 +26,9 @@ type StreamErrors struct {
 	Malformed int64
 	Policy    string // side, skip or fail
 	Side      string
+	// DeadLetter is the sink stream that gets the malformed rows instead of
+	// the errors side output ('errors.stream', SPEC 2.5), "" when none.
+	DeadLetter string
 }
 
 func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
@@ -34,7 +37,7 @@ func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
 			return e
 		}
 	}
-	e := &StreamErrors{Stream: st.Name, Policy: st.Options["errors"], Side: st.Options["errors.side"]}
+	e := &StreamErrors{Stream: st.Name, Policy: st.Options["errors"], Side: st.Options["errors.side"], DeadLetter: st.Options["errors.stream"]}
 	s.Streams = append(s.Streams, e)
 	return e
 }
@@ -114,6 +117,12 @@ func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, 
 	sink, err := newSink()
 	if err != nil {
 		return stats, err
+	}
+	if all, err := openSinks(ctx, job, env, sink); err != nil {
+		sink.Close()
+		return stats, err
+	} else {
+		sink = all
 	}
 	max := env.StateMaxBytes
 	if max == 0 {

@@ -68,7 +68,10 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT CAST(a AS FOO) FROM t", "unknown type FOO in CAST", "FOO", 0},
 		{"SELECT a FROM t WHERE a LIKE 'x' ESCAPE 'ab'", "ESCAPE takes one", "'ab'", 0},
 		// INSERT
-		{"INSERT INTO s SELECT 1", "INSERT ... SELECT is not supported", "SELECT", 0},
+		{"INSERT INTO s (a) SELECT 1", "INSERT ... SELECT is not supported", "SELECT", 0},
+		{"INSERT INTO s SELECT 1 INTO SIDE 'x'", "cannot also have INTO SIDE", "INSERT", 0},
+		{"SELECT 1 INTO STREAM FROM s", "INTO STREAM takes the name", "FROM", 0},
+		{"SELECT 1 INTO STREAM a FROM s INTO SIDE 'b'", "at most one INTO SIDE or INTO STREAM", "INTO", 1},
 		{"INSERT INTO s SET a = 1", "INSERT ... SET", "SET", 0},
 		{"INSERT INTO s VALUES (1", "')' is missing", "$", 0},
 		{"REPLACE INTO s VALUES (1)", "append-only", "REPLACE", 0},

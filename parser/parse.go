@@ -90,6 +90,12 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 	case "EXPLAIN":
 		return ps.explain(rs, c, span)
 	case "INSERT":
+		if sel, ok, err := ps.insertSelect(rs, 0); ok {
+			if err != nil {
+				return nil, err
+			}
+			return sel, nil
+		}
 		return ps.insertStmt(rs)
 	case "CREATE":
 		return ps.create(c, span)
@@ -133,8 +139,35 @@ func lexError(t Token) *Error {
 	return Errorf(t.Offset, "unterminated comment: this /* is never closed by */")
 }
 
+// insertSelect parses INSERT INTO s SELECT ... starting at token index from
+// of rs: a main query into the sink s (SPEC 2.5). It reports false when the
+// tokens are not of that shape (INSERT INTO s VALUES).
+func (ps *parseState) insertSelect(rs *rawStmt, from int) (*Select, bool, *Error) {
+	t := rs.toks[from:]
+	if len(t) <= 3 || !t[1].is("INTO") || t[2].Kind != TokIdent && t[2].Kind != TokQuotedIdent || !t[3].is("SELECT") {
+		return nil, false, nil
+	}
+	sel, err := ps.selectStmt(rs, from+3)
+	if err != nil {
+		return nil, true, err
+	}
+	if sel.Side != "" || sel.Stream != "" {
+		return nil, true, Errorf(t[0].Offset, "INSERT INTO %s SELECT is a main query: it cannot also have INTO SIDE or INTO STREAM", shorten(t[2].Value(), 30))
+	}
+	sel.Insert, sel.InsertPos, sel.Start = t[2].Value(), t[2].Offset, t[0].Offset
+	return sel, true, nil
+}
+
 func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error) {
 	t := c.peek()
+	if t.is("INSERT") {
+		if sel, ok, err := ps.insertSelect(rs, c.i); ok {
+			if err != nil {
+				return nil, err
+			}
+			return &Explain{Range: span, Query: sel}, nil
+		}
+	}
 	switch {
 	case t.is("SELECT") || t.isOp("("):
 		sel, err := ps.selectStmt(rs, c.i)

@@ -42,6 +42,8 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 		Range:     Range{Start: r.start, End: r.end},
 		Side:      rw.side,
 		SidePos:   rw.sidePos,
+		Stream:    rw.stream,
+		StreamPos: rw.streamPos,
 		Query:     sel,
 		Joins:     info.joins,
 		Casts:     info.casts,

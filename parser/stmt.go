@@ -105,7 +105,16 @@ type Select struct {
 	Range
 	Side    string // INTO SIDE 'name' (before FROM or at the end); "" for a main query
 	SidePos int    // offset of the side name's string literal
-	Query   *ast.SelectStmt
+	// Stream is the sink stream of INTO STREAM name (SPEC 2.5: a side branch
+	// whose rows go to that sink), StreamPos the name's offset; "" when none.
+	Stream    string
+	StreamPos int
+	// Insert is the sink stream of INSERT INTO name SELECT ... (SPEC 2.5: a
+	// main query whose rows go to that sink), InsertPos the name's offset; ""
+	// when none.
+	Insert    string
+	InsertPos int
+	Query     *ast.SelectStmt
 	// Joins marks the TiDB join nodes that were written as SEMI JOIN or ANTI JOIN
 	// (TiDB parses them as inner joins after the front-end blanks the keyword).
 	Joins map[*ast.Join]JoinKind

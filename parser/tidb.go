@@ -238,8 +238,11 @@ type rewritten struct {
 	om      *offmap
 	side    string
 	sidePos int
-	joins   map[int]joinMark // by offset of the JOIN token that a SEMI/ANTI word preceded
-	casts   map[int]string   // by offset of the CAST/CONVERT token: the type as written
+	// stream, streamPos: INTO STREAM name (SPEC 2.5), blanked like INTO SIDE
+	stream    string
+	streamPos int
+	joins     map[int]joinMark // by offset of the JOIN token that a SEMI/ANTI word preceded
+	casts     map[int]string   // by offset of the CAST/CONVERT token: the type as written
 }
 
 type joinMark struct {
@@ -286,12 +289,32 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				}
 				continue
 			}
+			if next.is("STREAM") {
+				if i+2 >= len(toks) || toks[i+2].Kind != TokIdent && toks[i+2].Kind != TokQuotedIdent || toks[i+2].is("FROM") {
+					p := r.end
+					if i+2 < len(toks) {
+						p = toks[i+2].Offset
+					}
+					return nil, Errorf(p, "INTO STREAM takes the name of a sink stream: INTO STREAM name")
+				}
+				nt := toks[i+2]
+				if rw.sidePos != 0 || rw.side != "" || rw.streamPos != 0 {
+					return nil, Errorf(t.Offset, "a SELECT has at most one INTO SIDE or INTO STREAM")
+				}
+				if i+3 < len(toks) && !toks[i+3].is("FROM") {
+					return nil, Errorf(t.Offset, "INTO STREAM %s stands right after the select list (before FROM) or at the end of the statement", shorten(nt.Value(), 30))
+				}
+				rw.stream, rw.streamPos = nt.Value(), nt.Offset
+				edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
+				i += 2
+				continue
+			}
 			if !next.is("SIDE") {
 				what := strings.ToUpper(next.Text)
 				if next.Kind != TokIdent {
 					what = describe(next)
 				}
-				return nil, Errorf(t.Offset, "SELECT ... INTO %s is not supported: write INTO SIDE 'name' to send rows to a side output", what)
+				return nil, Errorf(t.Offset, "SELECT ... INTO %s is not supported: write INTO SIDE 'name' to send rows to a side output, or INTO STREAM name to a sink stream", what)
 			}
 			if i+2 >= len(toks) || toks[i+2].Kind != TokString {
 				p := r.end
@@ -304,8 +327,8 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			if err := checkSideName(nt); err != nil {
 				return nil, err
 			}
-			if rw.sidePos != 0 || rw.side != "" {
-				return nil, Errorf(t.Offset, "a SELECT has at most one INTO SIDE")
+			if rw.sidePos != 0 || rw.side != "" || rw.streamPos != 0 {
+				return nil, Errorf(t.Offset, "a SELECT has at most one INTO SIDE or INTO STREAM")
 			}
 			if i+3 < len(toks) && !toks[i+3].is("FROM") {
 				return nil, Errorf(t.Offset, "INTO SIDE '%s' stands right after the select list (before FROM) or at the end of the statement", shorten(nt.Value(), 30))

@@ -18,8 +18,11 @@ import (
 
 // Output is one output of a job: main or a side output, with its schema.
 type Output struct {
-	Name    string // "main" or the side name
+	Name    string // "main", the side name, or the sink stream's name
 	Columns []catalog.Column
+	// Sink is the sink stream the output's rows go to (INSERT INTO, INTO
+	// STREAM: SPEC 2.5) instead of stdout or a side output; nil for those.
+	Sink *catalog.Stream
 }
 
 // Branch is one compiled SELECT: a side branch (Side != "") or the main query. It
@@ -40,6 +43,15 @@ type Branch struct {
 	Uses   []bool
 	Text   string
 	Output int // index into Job.Outputs, set by NewJob
+	// Sink is the stream the branch's rows go to (SPEC 2.5: INSERT INTO for the
+	// main query, INTO STREAM for a side branch, whose Side is then the sink's
+	// name), nil for stdout and side outputs; SinkPos is the offset of its name.
+	// Columns are then the sink's columns.
+	Sink    *catalog.Stream
+	SinkPos int
+	// DeadLetters maps each stream the branch reads that has 'errors.stream'
+	// to that dead-letter sink stream (SPEC 2.5).
+	DeadLetters map[*catalog.Stream]*catalog.Stream
 }
 
 // Job is the physical plan of one scan of a stream: the source, its watermark,
@@ -57,11 +69,22 @@ type Job struct {
 	// BatchTypes are the types of the source batch's columns: the stream's
 	// columns, then the watermark column when there is one.
 	BatchTypes []catalog.Type
+	// DeadLetters maps each stream the job reads that has 'errors.stream' to
+	// its dead-letter sink stream (SPEC 2.5); nil when none.
+	DeadLetters map[*catalog.Stream]*catalog.Stream
 }
 
 // HasSides reports whether the job has side outputs, which decides how line
 // formats print (SPEC 4: decided when planned, even if a branch gets no rows).
-func (j *Job) HasSides() bool { return len(j.Branches) > 0 }
+// A branch into a sink stream (INTO STREAM, SPEC 2.5) is not a side output.
+func (j *Job) HasSides() bool {
+	for _, b := range j.Branches {
+		if b.Sink == nil {
+			return true
+		}
+	}
+	return false
+}
 
 // Planner compiles statements against a catalog.
 type Planner struct {
@@ -148,6 +171,7 @@ var selectRules = []selectRule{
 	{"where", ruleWhere},
 	{"projection", ruleProjection},
 	{"output_names", ruleOutputNames},
+	{"sink", ruleSink},
 	{"limit", ruleLimit},
 }
 
@@ -218,9 +242,12 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm}
 	if main != nil {
 		main.Output = 0
-		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns})
+		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns, Sink: main.Sink})
 	}
 	if err := ruleSideNames(j); err != nil {
+		return nil, err
+	}
+	if err := ruleSinkJob(j); err != nil {
 		return nil, err
 	}
 	if st.Watermark != nil {
@@ -313,7 +340,9 @@ func (j *Job) Explain() string {
 	fmt.Fprintf(&sb, ", %s)\n", bounded)
 	if f := st.Options["format"]; f != "" {
 		fmt.Fprintf(&sb, "  Decode: %s %s, errors=%s", f, schemaText(st.Columns), st.Options["errors"])
-		if st.Options["errors"] == "side" {
+		if dlq := j.DeadLetters[st]; dlq != nil {
+			fmt.Fprintf(&sb, " -> %s", SinkText(dlq))
+		} else if st.Options["errors"] == "side" {
 			fmt.Fprintf(&sb, " -> side output '%s'", st.Options["errors.side"])
 		}
 		sb.WriteString("\n")
@@ -327,7 +356,11 @@ func (j *Job) Explain() string {
 	}
 	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es)%s\n", len(j.Branches), then)
 	for i, b := range j.Branches {
-		fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
+		if b.Sink != nil {
+			fmt.Fprintf(&sb, "    %d. into stream %s: %s\n", i+1, b.Sink.Name, b.describe())
+		} else {
+			fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
+		}
 		b.describeJoin(&sb)
 	}
 	if j.Main != nil {
@@ -340,10 +373,35 @@ func (j *Job) Explain() string {
 	} else {
 		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
 	}
-	for _, o := range j.Outputs {
-		fmt.Fprintf(&sb, "  Sink: %s %s\n", o.Name, schemaText(o.Columns))
+	for k, o := range j.Outputs {
+		dest := "stdout"
+		switch {
+		case o.Sink != nil:
+			dest = SinkText(o.Sink)
+		case j.Main == nil || k > 0:
+			dest = "side output '" + o.Name + "'"
+		}
+		fmt.Fprintf(&sb, "  Sink: %s %s -> %s\n", o.Name, schemaText(o.Columns), dest)
 	}
 	return sb.String()
+}
+
+// SinkText describes a sink stream for EXPLAIN (SPEC 2.5): "sink s (file
+// out.csv, csv)": its connector, its path or topic when it has one, its format.
+func SinkText(st *catalog.Stream) string {
+	parts := []string{st.Connector.Name}
+	if p := st.Options["path"]; p != "" {
+		parts[0] += " " + p
+	} else if t := st.Options["topic"]; t != "" {
+		parts[0] += " " + t
+	}
+	if f := st.Options["format"]; f != "" {
+		parts = append(parts, f)
+	}
+	if m := st.Options["sink.mode"]; m == "append" {
+		parts = append(parts, m)
+	}
+	return "sink " + st.Name + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // describeJoin writes the branch's join, if any, under the branch's line.

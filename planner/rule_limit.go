@@ -15,6 +15,9 @@ func ruleLimit(sp *selectPlan) error {
 	if sel.Side != "" {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s'", sel.Side)
 	}
+	if sel.Stream != "" {
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s", sel.Stream)
+	}
 	if q.Limit.Offset != nil {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT with an offset is not supported on a stream")
 	}

@@ -6,8 +6,13 @@ import (
 )
 
 // ruleOutputNames refuses two output columns with one name, compared
-// case-insensitively (SPEC: names), at the select field of the second.
+// case-insensitively (SPEC: names), at the select field of the second. A
+// query into a sink stream is not checked: its columns go by position and take
+// the sink's names (SPEC 2.5).
 func ruleOutputNames(sp *selectPlan) error {
+	if sp.sel.Insert != "" || sp.sel.Stream != "" {
+		return nil
+	}
 	seen := make(map[string]bool, len(sp.b.Columns))
 	for i, c := range sp.b.Columns {
 		k := catalog.FoldName(c.Name)

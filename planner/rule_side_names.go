@@ -10,9 +10,16 @@ import "streamql/parser"
 // branches (and their columns).
 func ruleSideNames(j *Job) error {
 	read := j.Streams()
-	byName := make(map[string]int, len(j.Branches)) // side name -> index into j.Outputs: linear in the branches
+	type key struct {
+		name string
+		sink bool
+	}
+	byName := make(map[key]int, len(j.Branches)) // side name -> index into j.Outputs: linear in the branches
 	for _, b := range j.Branches {
 		for _, r := range read {
+			if b.Sink != nil {
+				break // a sink stream is not a side output (SPEC 2.5)
+			}
 			if errSide := r.Options["errors.side"]; errSide != "" && b.Side == errSide {
 				how := "reads"
 				if r != j.Stream {
@@ -21,7 +28,8 @@ func ruleSideNames(j *Job) error {
 				return parser.Errorf(b.SidePos, "side output '%s' has the name of the errors side output of stream %s, which the job %s; pick another side name or set 'errors.side' on %s", b.Side, r.Name, how, r.Name)
 			}
 		}
-		if found, ok := byName[b.Side]; ok {
+		k := key{b.Side, b.Sink != nil}
+		if found, ok := byName[k]; ok {
 			if !sameSchema(j.Outputs[found].Columns, b.Columns) {
 				return parser.Errorf(b.SidePos, "side output '%s' is used twice with different columns (%s vs %s); give one branch another name", b.Side, schemaText(j.Outputs[found].Columns), schemaText(b.Columns))
 			}
@@ -29,8 +37,8 @@ func ruleSideNames(j *Job) error {
 			continue
 		}
 		b.Output = len(j.Outputs)
-		byName[b.Side] = b.Output
-		j.Outputs = append(j.Outputs, Output{Name: b.Side, Columns: b.Columns})
+		byName[k] = b.Output
+		j.Outputs = append(j.Outputs, Output{Name: b.Side, Columns: b.Columns, Sink: b.Sink})
 	}
 	return nil
 }

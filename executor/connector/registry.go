@@ -6,13 +6,14 @@ import (
 	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/vector"
 	"streamql/planner"
 )
 
 // Driver is the executor's side of a connector, held by its
-// catalog.ConnectorSpec.Source: the source opener, and for connectors that take
-// INSERT INTO ... VALUES rows the inserter. (A sink opener joins it with the
-// connectors that write, such as kafka.)
+// catalog.ConnectorSpec.Source: the source opener, for connectors that take
+// INSERT INTO ... VALUES rows the inserter, and for connectors that write
+// (SPEC 2.5: file, later kafka) the sink opener.
 type Driver struct {
 	// Open opens the source of stream st, whose options catalog.ValidateOptions
 	// and the spec's Validate have checked. Errors name the stream, the option
@@ -21,6 +22,23 @@ type Driver struct {
 	// Insert appends rows (one planner.Value per column, of the column's type)
 	// to st, for a spec with TakesInsert (SPEC 3); nil for the others.
 	Insert func(st *catalog.Stream, env *Env, rows [][]planner.Value)
+	// OpenSink opens st as a sink (SPEC 2.5) when a job starts; nil for a
+	// connector that only reads. Errors name the stream, the option and what
+	// to do.
+	OpenSink func(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error)
+}
+
+// SinkWriter writes a job's rows to a sink stream (SPEC 2.5). Calls come from
+// one goroutine.
+type SinkWriter interface {
+	// Write writes row i of cols, one vector per column of the sink stream, of
+	// the column's type. It must not allocate per row.
+	Write(cols []*vector.Vec, i int) error
+	// Flush hands the rows written so far, whole rows only, to the destination.
+	Flush() error
+	// Close flushes, makes the rows durable (a file is synced) and releases
+	// the sink; it is called once per job, also after a failure.
+	Close() error
 }
 
 // Env is what a Driver gets from the session that opens it.
@@ -83,6 +101,7 @@ func Register(spec *catalog.ConnectorSpec, d *Driver) {
 		panic("connector: Register needs a Driver with Open, and with Insert exactly when the spec TakesInsert")
 	}
 	spec.Source = d
+	spec.Writes = d.OpenSink != nil
 	catalog.RegisterConnector(spec)
 }
 

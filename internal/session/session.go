@@ -324,6 +324,10 @@ func MalformedNotices(stats executor.Stats) []string {
 		case "skip":
 			out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) skipped", e.Stream, e.Malformed))
 		case "side":
+			if e.DeadLetter != "" {
+				out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) sent to dead-letter stream %s", e.Stream, e.Malformed, e.DeadLetter))
+				continue
+			}
 			out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) sent to side output '%s'", e.Stream, e.Malformed, e.Side))
 		}
 	}

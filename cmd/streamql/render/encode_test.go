@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"streamql/executor/format"
 	"testing"
 
 	"streamql/catalog"
@@ -13,11 +14,11 @@ func TestCSVQuoting(t *testing.T) {
 		"plain": "plain", "": `""`, "a,b": `"a,b"`, `say "hi"`: `"say ""hi"""`,
 		"line\nbreak": "\"line\nbreak\"", "cr\rx": "\"cr\rx\"", "设备": "设备", " sp ": " sp ",
 	} {
-		if got := string(appendCSVField(nil, []byte(in), ',')); got != want {
+		if got := string(format.AppendCSVField(nil, []byte(in), ',')); got != want {
 			t.Errorf("csv %q = %s, want %s", in, got, want)
 		}
 	}
-	if got := string(appendCSVField(nil, []byte("a\tb"), '\t')); got != "\"a\tb\"" {
+	if got := string(format.AppendCSVField(nil, []byte("a\tb"), '\t')); got != "\"a\tb\"" {
 		t.Errorf("tsv tab field = %s", got)
 	}
 }
@@ -27,11 +28,11 @@ func TestJSONValues(t *testing.T) {
 	v.F[0], v.F[1], v.F[2], v.F[3] = math.NaN(), math.Inf(-1), 88.2, 1e7
 	v.Null[4] = true
 	for i, want := range []string{`"NaN"`, `"-Infinity"`, "88.2", "1.0E7", "null"} {
-		if got := string(appendJSONValue(nil, catalog.Double, v, i)); got != want {
+		if got := string(format.AppendJSONValue(nil, catalog.Double, v, i)); got != want {
 			t.Errorf("json double %d = %s, want %s", i, got, want)
 		}
 	}
-	if got := string(appendJSONString(nil, []byte("a\"b\\c\n\x01设备"))); got != `"a\"b\\c\n\u0001设备"` {
+	if got := string(format.AppendJSONString(nil, []byte("a\"b\\c\n\x01设备"))); got != `"a\"b\\c\n\u0001设备"` {
 		t.Errorf("json string = %s", got)
 	}
 }

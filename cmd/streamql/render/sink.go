@@ -7,14 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"streamql/executor/format"
 	"strings"
 	"syscall"
 	"time"
 
 	"streamql/catalog"
 	"streamql/executor"
-	"streamql/executor/textconv"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
@@ -95,6 +94,7 @@ type target struct {
 	prefix   bool // print the output name on each line (line formats with sides, no side-dir)
 	header   bool // header still to print
 	isErrors bool
+	sink     bool // the output goes to a sink stream (SPEC 2.5): counted, never printed
 	// table and markdown formats: rows waiting to be rendered
 	rows    tableRows
 	total   int64 // rows that reached this output (written or buffered)
@@ -157,7 +157,9 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
 		isMain := job.Main != nil && k == 0
-		if !isMain && cfg.SideDir != "" {
+		if o.Sink != nil { // written by the executor's sink (SPEC 2.5)
+			t.sink, t.header = true, false
+		} else if !isMain && cfg.SideDir != "" {
 			if err := s.openFile(t); err != nil {
 				s.closeFiles()
 				return nil, err
@@ -167,7 +169,7 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 		}
 		s.outs = append(s.outs, t)
 	}
-	if !s.tabular && job.Main != nil && !s.outs[0].prefix {
+	if !s.tabular && job.Main != nil && !s.outs[0].prefix && !s.outs[0].sink {
 		s.writeHeader(s.outs[0])
 	}
 	return s, nil
@@ -214,15 +216,9 @@ func (s *sink) writeHeader(t *target) {
 		d := s.delim()
 		var b []byte // not s.buf: appendLine may be building a row in it
 		if t.prefix {
-			b = append(appendCSVField(b, []byte("output"), d), d)
+			b = append(format.AppendCSVField(b, []byte("output"), d), d)
 		}
-		for i, c := range t.cols {
-			if i > 0 {
-				b = append(b, d)
-			}
-			b = appendCSVField(b, []byte(c.Name), d)
-		}
-		b = append(b, '\n')
+		b = append(format.AppendCSVHeader(b, t.cols, d), '\n')
 		t.w.Write(b)
 	}
 }
@@ -250,6 +246,9 @@ func (s *sink) Rows(r *executor.Routed) error {
 		p := &r.Parts[k]
 		t := s.outs[p.Output]
 		t.total++
+		if t.sink {
+			continue
+		}
 		if s.tabular {
 			tr := &t.rows
 			for c, v := range p.Cols {
@@ -355,34 +354,19 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 			d = '\t'
 		}
 		if t.prefix {
-			b = append(appendCSVField(b, []byte(t.name), d), d)
+			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
-		for c, v := range vals {
-			if c > 0 {
-				b = append(b, d)
-			}
-			if !v.Null[i] {
-				b = appendCSVValue(b, t.cols[c].Type, v, i, d)
-			}
-		}
+		b = format.AppendCSVRow(b, t.cols, vals, i, d)
 	case lineJSON:
 		b = append(b, '{')
 		if t.prefix {
 			b = append(b, `"output":`...)
-			b = appendJSONString(b, []byte(t.name))
+			b = format.AppendJSONString(b, []byte(t.name))
 			if len(vals) > 0 {
 				b = append(b, ',')
 			}
 		}
-		for c, v := range vals {
-			if c > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, []byte(t.cols[c].Name))
-			b = append(b, ':')
-			b = appendJSONValue(b, t.cols[c].Type, v, i)
-		}
-		b = append(b, '}')
+		b = append(format.AppendJSONFields(b, t.cols, vals, i), '}')
 	case linePlain:
 		if t.prefix {
 			b = append(append(b, t.name...), "> "...)
@@ -401,38 +385,6 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 		b = append(b, ')')
 	}
 	return append(b, '\n')
-}
-
-// appendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv field
-// with delimiter d: text quoted when needed, other types never need it.
-func appendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []byte {
-	switch t {
-	case catalog.Varchar:
-		f := v.S[i]
-		if needsQuote(f, d) {
-			return appendCSVField(b, f, d)
-		}
-		return append(b, f...)
-	case catalog.BigInt:
-		return strconv.AppendInt(b, v.I[i], 10)
-	case catalog.Double:
-		return textconv.AppendDouble(b, v.F[i])
-	case catalog.Unknown:
-		return append(b, '"', '"') // no text: an empty field, quoted
-	}
-	return vector.AppendValue(b, t, v, i) // BOOLEAN, TIMESTAMP
-}
-
-func needsQuote(f []byte, d byte) bool {
-	if len(f) == 0 {
-		return true
-	}
-	for _, c := range f {
-		if c == d || c == '"' || c == '\n' || c == '\r' {
-			return true
-		}
-	}
-	return false
 }
 
 var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Name: "position", Type: catalog.Varchar}, {Name: "raw", Type: catalog.Varchar}, {Name: "error", Type: catalog.Varchar}}
@@ -566,7 +518,7 @@ func (s *sink) renderTables(final bool) (err error) {
 		// At the end every output of the job shows, with its header only when it
 		// got no rows (SPEC 4: one table per output); the errors output only once
 		// a row reached it. A side file appended to by a later job is not repeated.
-		if t.rows.n == 0 && !(final && t.total == 0 && !t.isErrors && (t.file == nil || t.created)) {
+		if t.sink || t.rows.n == 0 && !(final && t.total == 0 && !t.isErrors && (t.file == nil || t.created)) {
 			continue
 		}
 		title := ""

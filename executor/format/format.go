@@ -1,0 +1,181 @@
+// Package format holds the value encoders of SPEC 4 shared by the command
+// line's renderers (cmd/streamql/render) and the executor's sinks (the file
+// sink of SPEC 2.5): csv fields quoted as PostgreSQL's CSV output, JSON values
+// and strings, and whole csv and json-lines rows. Every function appends to dst
+// and returns it; none allocates beyond growing dst.
+package format
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"streamql/catalog"
+	"streamql/executor/textconv"
+	"streamql/executor/vector"
+)
+
+// AppendCSVField appends f as a CSV field quoted as PostgreSQL's CSV output does
+// (SPEC 4): quoted when it holds the delimiter, a quote, CR or LF, or is empty.
+func AppendCSVField(dst, f []byte, delim byte) []byte {
+	need := len(f) == 0
+	if !need {
+		for _, c := range f {
+			if c == delim || c == '"' || c == '\n' || c == '\r' {
+				need = true
+				break
+			}
+		}
+	}
+	if !need {
+		return append(dst, f...)
+	}
+	dst = append(dst, '"')
+	for _, c := range f {
+		if c == '"' {
+			dst = append(dst, '"', '"')
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// AppendJSONString appends s as a JSON string literal.
+func AppendJSONString(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, `\u202`...)
+			dst = append(dst, hex[r&15])
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// AppendJSONValue appends row i of v as a JSON value: numbers bare, NaN and
+// ±Infinity as strings (SPEC 4), text and timestamps as strings, NULL as null.
+func AppendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
+	if v.Null[i] || t == catalog.Unknown {
+		return append(dst, "null"...)
+	}
+	switch t {
+	case catalog.BigInt:
+		return strconv.AppendInt(dst, v.I[i], 10)
+	case catalog.Double:
+		f := v.F[i]
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			dst = append(dst, '"')
+			dst = textconv.AppendDouble(dst, f)
+			return append(dst, '"')
+		}
+		return textconv.AppendDouble(dst, f)
+	case catalog.Boolean:
+		return strconv.AppendBool(dst, v.B[i])
+	case catalog.Timestamp:
+		dst = append(dst, '"')
+		dst = textconv.AppendTimestamp(dst, v.I[i])
+		return append(dst, '"')
+	}
+	return AppendJSONString(dst, v.S[i])
+}
+
+// AppendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv field
+// with delimiter d: text quoted when needed, other types never need it.
+func AppendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []byte {
+	switch t {
+	case catalog.Varchar:
+		f := v.S[i]
+		if NeedsQuote(f, d) {
+			return AppendCSVField(b, f, d)
+		}
+		return append(b, f...)
+	case catalog.BigInt:
+		return strconv.AppendInt(b, v.I[i], 10)
+	case catalog.Double:
+		return textconv.AppendDouble(b, v.F[i])
+	case catalog.Unknown:
+		return append(b, '"', '"') // no text: an empty field, quoted
+	}
+	return vector.AppendValue(b, t, v, i) // BOOLEAN, TIMESTAMP
+}
+
+func NeedsQuote(f []byte, d byte) bool {
+	if len(f) == 0 {
+		return true
+	}
+	for _, c := range f {
+		if c == d || c == '"' || c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendCSVHeader appends the column names of cols as a csv header line's
+// fields, separated by delim, without the line end (SPEC 4).
+func AppendCSVHeader(dst []byte, cols []catalog.Column, delim byte) []byte {
+	for i, c := range cols {
+		if i > 0 {
+			dst = append(dst, delim)
+		}
+		dst = AppendCSVField(dst, []byte(c.Name), delim)
+	}
+	return dst
+}
+
+// AppendCSVRow appends row i of vals (one vector per column of cols, of its
+// type) as csv fields separated by delim, without the line end: NULL is an
+// empty field, text quoted as PostgreSQL's CSV output (SPEC 4).
+func AppendCSVRow(dst []byte, cols []catalog.Column, vals []*vector.Vec, i int, delim byte) []byte {
+	for c, v := range vals {
+		if c > 0 {
+			dst = append(dst, delim)
+		}
+		if !v.Null[i] {
+			dst = AppendCSVValue(dst, cols[c].Type, v, i, delim)
+		}
+	}
+	return dst
+}
+
+// AppendJSONFields appends row i of vals (one vector per column of cols) as the
+// members of a JSON object, "name":value separated by commas, without the
+// braces (SPEC 4 json).
+func AppendJSONFields(dst []byte, cols []catalog.Column, vals []*vector.Vec, i int) []byte {
+	for c, v := range vals {
+		if c > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(dst, []byte(cols[c].Name))
+		dst = append(dst, ':')
+		dst = AppendJSONValue(dst, cols[c].Type, v, i)
+	}
+	return dst
+}

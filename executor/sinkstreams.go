@@ -1,0 +1,198 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+
+	"streamql/catalog"
+	"streamql/executor/connector"
+	"streamql/executor/vector"
+	"streamql/planner"
+)
+
+// streamSinks writes the outputs of a job that go to sink streams (SPEC 2.5:
+// INSERT INTO, INTO STREAM) and its dead letters ('errors.stream') through
+// their connectors' SinkWriters, and passes everything else on to the
+// frontend's sink (which counts sink outputs but does not print them).
+type streamSinks struct {
+	inner  Sink
+	outW   []connector.SinkWriter          // per job output; nil for stdout and side outputs
+	dead   map[string]connector.SinkWriter // source stream name -> its dead-letter writer
+	all    []connector.SinkWriter          // each open writer once
+	r      Routed                          // scratch: the batch passed on, without the dead letters
+	bad    []ErrorRow                      // scratch for r.Bad
+	text   []*vector.Vec                   // scratch: one dead-letter row as four VARCHARs
+	closed bool
+}
+
+// openSinks opens the sink streams of job through their connectors, each
+// stream once (a truncated file is replaced here, when the job starts), and
+// returns the sink that writes them and gives the rest to inner. A job with
+// no sink stream gets inner itself. On an error the writers opened so far are
+// closed.
+func openSinks(ctx context.Context, job *planner.Job, env *Env, inner Sink) (Sink, error) {
+	if len(job.DeadLetters) == 0 {
+		any := false
+		for _, o := range job.Outputs {
+			any = any || o.Sink != nil
+		}
+		if !any {
+			return inner, nil
+		}
+	}
+	s := &streamSinks{inner: inner, outW: make([]connector.SinkWriter, len(job.Outputs))}
+	byStream := map[*catalog.Stream]connector.SinkWriter{}
+	open := func(st *catalog.Stream) (connector.SinkWriter, error) {
+		if w := byStream[st]; w != nil {
+			return w, nil
+		}
+		d := connector.DriverOf(st.Connector)
+		if d == nil || d.OpenSink == nil {
+			return nil, fmt.Errorf("stream %s: its connector '%s' cannot write", st.Name, st.Connector.Name)
+		}
+		w, err := d.OpenSink(ctx, st, env.connEnv())
+		if err != nil {
+			return nil, err
+		}
+		byStream[st] = w
+		s.all = append(s.all, w)
+		return w, nil
+	}
+	fail := func(err error) (Sink, error) {
+		for _, w := range s.all {
+			w.Close()
+		}
+		return nil, err
+	}
+	for k, o := range job.Outputs {
+		if o.Sink == nil {
+			continue
+		}
+		w, err := open(o.Sink)
+		if err != nil {
+			return fail(err)
+		}
+		s.outW[k] = w
+	}
+	for _, src := range job.Streams() {
+		dlq := job.DeadLetters[src]
+		if dlq == nil {
+			continue
+		}
+		w, err := open(dlq)
+		if err != nil {
+			return fail(err)
+		}
+		if s.dead == nil {
+			s.dead = map[string]connector.SinkWriter{}
+			for range 4 {
+				s.text = append(s.text, vector.NewVec(catalog.Varchar))
+			}
+		}
+		s.dead[src.Name] = w
+	}
+	return s, nil
+}
+
+// Rows implements Sink: rows for sink streams are written in input order and
+// flushed at the end of the batch, so a sink file always ends on a whole row.
+func (s *streamSinks) Rows(r *Routed) error {
+	for i := 0; i < r.N; i++ {
+		k := r.Dest[i]
+		if k < 0 {
+			continue
+		}
+		p := &r.Parts[k]
+		if w := s.outW[p.Output]; w != nil {
+			if err := w.Write(p.Cols, i); err != nil {
+				return err
+			}
+		}
+	}
+	pass := r
+	if len(r.Bad) > 0 && s.dead != nil {
+		rest, err := s.deadLetters(r.Bad)
+		if err != nil {
+			return err
+		}
+		s.r = *r
+		s.r.Bad = rest
+		pass = &s.r
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	return s.inner.Rows(pass)
+}
+
+// deadLetters writes the rows whose stream has a dead-letter stream and
+// returns the others (for the errors side output).
+func (s *streamSinks) deadLetters(rows []ErrorRow) ([]ErrorRow, error) {
+	s.bad = s.bad[:0]
+	for k := range rows {
+		e := &rows[k]
+		w := s.dead[e.Stream]
+		if w == nil {
+			s.bad = append(s.bad, *e)
+			continue
+		}
+		for c, f := range [4][]byte{[]byte(e.Stream), []byte(e.Position), e.Raw, []byte(e.Error)} {
+			s.text[c].ResetArena()
+			s.text[c].SetString(0, f)
+		}
+		if err := w.Write(s.text, 0); err != nil {
+			return nil, err
+		}
+	}
+	return s.bad, nil
+}
+
+// Errors implements Sink: a build side's malformed rows go to its
+// dead-letter stream when it has one.
+func (s *streamSinks) Errors(name string, rows []ErrorRow) error {
+	rest, err := s.deadLetters(rows)
+	if err != nil {
+		return err
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	return s.inner.Errors(name, rest)
+}
+
+func (s *streamSinks) flush() error {
+	for _, w := range s.all {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Flush implements Sink.
+func (s *streamSinks) Flush() error {
+	err := s.flush()
+	if ierr := s.inner.Flush(); err == nil {
+		err = ierr
+	}
+	return err
+}
+
+// Close implements Sink: the frontend's sink first, then every sink stream
+// (flushed and synced: SPEC 2.5), each even when an earlier one failed.
+func (s *streamSinks) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.inner.Close()
+	for _, w := range s.all {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}

@@ -1,0 +1,156 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// ruleSink binds the sink stream of INSERT INTO s SELECT (the main query) or
+// SELECT ... INTO STREAM s (a side branch named s) and checks the query's
+// columns against the sink's by position (SPEC 2.5): the count must be equal
+// and each type the same, except that a BIGINT may go to a DOUBLE column (it
+// is cast). The branch then has the sink's columns. It also resolves the
+// dead-letter stream ('errors.stream') of each stream the query reads. Errors
+// are *parser.Error at the sink's name or at the offending select field.
+func ruleSink(sp *selectPlan) error {
+	if err := ruleDeadLetters(sp); err != nil {
+		return err
+	}
+	sel, b := sp.sel, sp.b
+	name, pos, what := sel.Insert, sel.InsertPos, "INSERT INTO "
+	if sel.Stream != "" {
+		name, pos, what = sel.Stream, sel.StreamPos, "INTO STREAM "
+		b.Side, b.SidePos = sel.Stream, sel.StreamPos
+	}
+	if name == "" {
+		return nil
+	}
+	st, err := sp.p.sinkStream(name, pos)
+	if err != nil {
+		return err
+	}
+	what += st.Name
+	if st == sp.st || sp.j != nil && st == sp.j.Build {
+		return parser.Errorf(pos, "stream %s cannot be both a sink and a source of one job; write into another stream", st.Name)
+	}
+	if len(b.Columns) != len(st.Columns) {
+		return parser.Errorf(pos, "%s: the query gives %d column(s) %s but %s has %d %s; select one value per column of %s, in its order",
+			what, len(b.Columns), schemaText(b.Columns), st.Name, len(st.Columns), schemaText(st.Columns), st.Name)
+	}
+	for i, c := range st.Columns {
+		got := b.Columns[i]
+		if got.Type == c.Type {
+			continue
+		}
+		if got.Type == catalog.BigInt && c.Type == catalog.Double {
+			b.Project[i] = castTo(b.Project[i], catalog.Double)
+			continue
+		}
+		at := pos
+		if i < len(sp.fieldOf) && sp.fieldOf[i] != nil {
+			at = sp.pos(sp.fieldOf[i])
+		}
+		return parser.Errorf(at, "%s: column %d (%s) is %s but %s.%s is %s; write CAST(%s AS %s)",
+			what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, got.Name, c.Type)
+	}
+	b.Columns = append([]catalog.Column(nil), st.Columns...)
+	b.Sink, b.SinkPos = st, pos
+	return nil
+}
+
+// sinkStream looks up the sink stream name (at offset pos) and checks that its
+// connector can write (SPEC 2.5).
+func (p *Planner) sinkStream(name string, pos int) (*catalog.Stream, error) {
+	st := p.Cat.Lookup(name)
+	if st == nil {
+		return nil, parser.Errorf(pos, "unknown sink stream '%s'; %s", name, p.streamList())
+	}
+	if !st.Connector.Writes {
+		return nil, parser.Errorf(pos, "stream %s cannot be a sink: its connector '%s' only reads; connectors that can write: %s",
+			st.Name, st.Connector.Name, strings.Join(catalog.WriterNames(), ", "))
+	}
+	return st, nil
+}
+
+// deadLetterColumns are the columns a dead-letter sink stream must have (SPEC 2.5).
+var deadLetterColumns = []string{"stream", "position", "raw", "error"}
+
+// ruleDeadLetters resolves 'errors.stream' of the streams the query reads (its
+// FROM stream and its join's build side) into Branch.DeadLetters: the stream
+// must be a sink with four VARCHAR columns stream, position, raw, error.
+func ruleDeadLetters(sp *selectPlan) error {
+	read := []*catalog.Stream{sp.st}
+	if sp.j != nil {
+		read = append(read, sp.j.Build)
+	}
+	for _, r := range read {
+		name := r.Options["errors.stream"]
+		if name == "" || r.Options["errors"] != "side" {
+			continue
+		}
+		dlq, err := sp.p.sinkStream(name, sp.start)
+		if err != nil {
+			var pe *parser.Error
+			if errors.As(err, &pe) {
+				pe.Msg = fmt.Sprintf("stream %s has 'errors.stream' = '%s': %s", r.Name, name, pe.Msg)
+			}
+			return err
+		}
+		for _, x := range read {
+			if dlq == x {
+				return parser.Errorf(sp.start, "stream %s is the dead-letter stream of %s ('errors.stream') and a source of this query; use another stream for the dead letters", dlq.Name, r.Name)
+			}
+		}
+		ok := len(dlq.Columns) == len(deadLetterColumns)
+		for i := 0; ok && i < len(dlq.Columns); i++ {
+			ok = dlq.Columns[i].Type == catalog.Varchar && strings.EqualFold(dlq.Columns[i].Name, deadLetterColumns[i])
+		}
+		if !ok {
+			return parser.Errorf(sp.start, "stream %s has 'errors.stream' = '%s', but a dead-letter stream has the columns (stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR), and %s has %s; declare it so",
+				r.Name, name, dlq.Name, schemaText(dlq.Columns))
+		}
+		if sp.b.DeadLetters == nil {
+			sp.b.DeadLetters = map[*catalog.Stream]*catalog.Stream{}
+		}
+		sp.b.DeadLetters[r] = dlq
+	}
+	return nil
+}
+
+// ruleSinkJob checks that no sink stream of j (an output's or a dead-letter
+// stream) is also a stream the job reads (SPEC 2.5) and gathers the job's
+// dead-letter streams into j.DeadLetters.
+func ruleSinkJob(j *Job) error {
+	read := j.Streams()
+	isRead := func(st *catalog.Stream) bool {
+		for _, r := range read {
+			if r == st {
+				return true
+			}
+		}
+		return false
+	}
+	all := append(append([]*Branch{}, j.Branches...), j.Main)
+	for _, b := range all {
+		if b == nil {
+			continue
+		}
+		if b.Sink != nil && isRead(b.Sink) {
+			return parser.Errorf(b.SinkPos, "stream %s cannot be both a sink and a source of one job; write into another stream", b.Sink.Name)
+		}
+		for src, dlq := range b.DeadLetters {
+			if isRead(dlq) {
+				return parser.Errorf(b.SinkPos, "stream %s is the dead-letter stream of %s ('errors.stream') and a source of this job; use another stream for the dead letters", dlq.Name, src.Name)
+			}
+			if j.DeadLetters == nil {
+				j.DeadLetters = map[*catalog.Stream]*catalog.Stream{}
+			}
+			j.DeadLetters[src] = dlq
+		}
+	}
+	return nil
+}

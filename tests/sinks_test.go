@@ -1,0 +1,262 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"streamql/cmd/streamql/cli"
+)
+
+// runSQLIn is runSQL in the folder dir (kept between calls, so a sink file
+// written by one run can be read or appended to by the next).
+func runSQLIn(t *testing.T, dir string, files map[string]string, sql string, flags ...string) (string, string, int) {
+	t.Helper()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(dir, "q.sql")
+	if err := os.WriteFile(script, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), append(flags, "-f", script), strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const sinkSensors = "d1,1,5.5\nd2,2,80\n\"x,\"\"y\",3,75.25\nd3,3,40\nd4,4,\n"
+
+// TestInsertIntoFileSink checks SPEC 2.5: INSERT INTO a file sink in csv (a
+// header, PostgreSQL quoting, NULL empty) and json lines; nothing of main on
+// stdout; truncate replaces the file, append adds rows without a second header.
+func TestInsertIntoFileSink(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1)
+	dir := t.TempDir()
+	sink := func(format, mode string) string {
+		return "CREATE STREAM hot (deviceNo VARCHAR, temperature DOUBLE) WITH ('connector'='file', 'path'='out/hot." + format + "', 'format'='" + format + "'" + mode + ");\n"
+	}
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	q := "INSERT INTO hot SELECT deviceNo, temperature FROM sensors WHERE temperature > 70 OR temperature IS NULL;\n"
+	files := map[string]string{"s.csv": sinkSensors}
+	out, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", "")+q, "--format", "csv")
+	if code != 0 || out != "" {
+		t.Fatalf("csv: exit %d stdout %q stderr %q; want 0 and nothing on stdout", code, out, errs)
+	}
+	wantCSV := "deviceNo,temperature\nd2,80.0\n\"x,\"\"y\",75.25\nd4,\n"
+	if got := readFile(t, filepath.Join(dir, "out/hot.csv")); got != wantCSV {
+		t.Errorf("csv sink file %q, want %q", got, wantCSV)
+	}
+	// truncate (the default): a second job replaces the file
+	if _, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", "")+q); code != 0 {
+		t.Fatalf("truncate: exit %d %s", code, errs)
+	}
+	if got := readFile(t, filepath.Join(dir, "out/hot.csv")); got != wantCSV {
+		t.Errorf("after a second truncating job: %q, want %q", got, wantCSV)
+	}
+	// append: the rows again, no second header
+	if _, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", ", 'sink.mode'='append'")+q); code != 0 {
+		t.Fatalf("append: exit %d %s", code, errs)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "out/hot.csv")), wantCSV+strings.TrimPrefix(wantCSV, "deviceNo,temperature\n"); got != want {
+		t.Errorf("append: %q, want %q", got, want)
+	}
+	// append to a file that does not exist yet starts with the header
+	os.Remove(filepath.Join(dir, "out/hot.csv"))
+	if _, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", ", 'sink.mode'='append'")+q); code != 0 || readFile(t, filepath.Join(dir, "out/hot.csv")) != wantCSV {
+		t.Errorf("append to a new file: exit %d %s %q", code, errs, readFile(t, filepath.Join(dir, "out/hot.csv")))
+	}
+	// json lines
+	if out, errs, code := runSQLIn(t, dir, files, ddl+sink("json", "")+q); code != 0 || out != "" {
+		t.Fatalf("json: exit %d stdout %q stderr %q", code, out, errs)
+	}
+	wantJSON := "{\"deviceNo\":\"d2\",\"temperature\":80.0}\n{\"deviceNo\":\"x,\\\"y\",\"temperature\":75.25}\n{\"deviceNo\":\"d4\",\"temperature\":null}\n"
+	if got := readFile(t, filepath.Join(dir, "out/hot.json")); got != wantJSON {
+		t.Errorf("json sink file %q, want %q", got, wantJSON)
+	}
+	// a BIGINT goes to a DOUBLE column, as a DOUBLE
+	bq := "CREATE STREAM ts (t DOUBLE) WITH ('connector'='file', 'path'='out/ts.csv');\nINSERT INTO ts SELECT ts FROM sensors WHERE ts < 3;\n"
+	if _, errs, code := runSQLIn(t, dir, files, ddl+bq); code != 0 || readFile(t, filepath.Join(dir, "out/ts.csv")) != "t\n1.0\n2.0\n" {
+		t.Errorf("BIGINT into DOUBLE: exit %d %s %q", code, errs, readFile(t, filepath.Join(dir, "out/ts.csv")))
+	}
+}
+
+// TestIntoStreamFirstMatch checks SPEC 2.5 INTO STREAM: a side branch in
+// first-match order whose rows go to a sink, with the other sides printed as
+// before and the main query on stdout (no output column for a sink branch).
+func TestIntoStreamFirstMatch(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1) +
+		"CREATE STREAM hot (deviceNo VARCHAR, temperature DOUBLE) WITH ('connector'='file', 'path'='hot.csv');\n"
+	dir := t.TempDir()
+	files := map[string]string{"s.csv": sinkSensors}
+	// the first branch takes temperature > 78, so hot gets only 75.25
+	sql := ddl + "SELECT deviceNo INTO SIDE 'very' FROM sensors WHERE temperature > 78;\n" +
+		"SELECT deviceNo, temperature FROM sensors WHERE temperature > 70 INTO STREAM hot;\n" +
+		"SELECT deviceNo FROM sensors;\n"
+	out, errs, code := runSQLIn(t, dir, files, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	if want := "output,deviceNo\nmain,d1\noutput,deviceNo\nvery,d2\nmain,d3\nmain,d4\n"; out != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "hot.csv")), "deviceNo,temperature\n\"x,\"\"y\",75.25\n"; got != want {
+		t.Errorf("hot.csv %q, want %q", got, want)
+	}
+	// a job of sink branches only (RUN at the end of the script) prints nothing
+	sql = ddl + "SELECT deviceNo, temperature INTO STREAM hot FROM sensors WHERE temperature > 70;\n"
+	if out, errs, code := runSQLIn(t, dir, files, sql, "--format", "csv"); code != 0 || out != "" || readFile(t, filepath.Join(dir, "hot.csv")) != "deviceNo,temperature\nd2,80.0\n\"x,\"\"y\",75.25\n" {
+		t.Errorf("RUN into a sink: exit %d stdout %q stderr %q file %q", code, out, errs, readFile(t, filepath.Join(dir, "hot.csv")))
+	}
+}
+
+// TestSinkPlanningErrors checks the planning errors of SPEC 2.5 (exit 2, a
+// caret under the offending name or column): column count and types (with a
+// CAST hint), a connector that cannot write, a sink that is also a source, a
+// bad dead-letter stream.
+func TestSinkPlanningErrors(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1) +
+		"CREATE STREAM hot (deviceNo VARCHAR, temperature DOUBLE) WITH ('connector'='file', 'path'='hot.csv');\n" +
+		"CREATE STREAM gen (n BIGINT) WITH ('connector'='datagen', 'number-of-rows'='1');\n"
+	cases := []struct{ sql, want, caretAt string }{
+		{"INSERT INTO hot SELECT deviceNo FROM sensors;", "the query gives 1 column(s) (deviceNo VARCHAR) but hot has 2", "hot SELECT"},
+		{"INSERT INTO hot SELECT temperature, deviceNo FROM sensors;", "column 1 (temperature) is DOUBLE but hot.deviceNo is VARCHAR; write CAST(temperature AS VARCHAR)", "temperature, deviceNo"},
+		{"SELECT deviceNo, deviceNo INTO STREAM hot FROM sensors;", "column 2 (deviceNo) is VARCHAR but hot.temperature is DOUBLE; write CAST(deviceNo AS DOUBLE)", "deviceNo INTO"},
+		{"INSERT INTO gen SELECT ts FROM sensors;", "stream gen cannot be a sink: its connector 'datagen' only reads; connectors that can write: file", "gen SELECT"},
+		{"INSERT INTO nosuch SELECT ts FROM sensors;", "unknown sink stream 'nosuch'", "nosuch"},
+		{"INSERT INTO hot SELECT deviceNo, temperature FROM hot;", "cannot be both a sink and a source of one job", "hot SELECT"},
+		{"SELECT deviceNo, temperature INTO STREAM sensors FROM sensors;", "cannot be both a sink and a source of one job", "sensors FROM"},
+		{"SELECT deviceNo, temperature INTO STREAM hot FROM sensors LIMIT 1;", "LIMIT is allowed on the main query only", "LIMIT"},
+	}
+	for _, c := range cases {
+		_, errs, code := runSQL(t, map[string]string{"s.csv": sinkSensors}, ddl+c.sql)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s\n: exit %d stderr %q; want 2 and %q", c.sql, code, errs, c.want)
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
+		src, caret := lines[len(lines)-2], lines[len(lines)-1]
+		if at := strings.Index(caret, "^"); at < 0 || !strings.HasPrefix(src[at:], c.caretAt) {
+			t.Errorf("%s\n: caret under %q, want under %q:\n%s", c.sql, src[max(at, 0):], c.caretAt, errs)
+		}
+	}
+}
+
+// TestDeadLetterFileSink checks 'errors.stream' (SPEC 2.5): the malformed rows
+// of a stream go to a file dead-letter stream as csv rows of stream, position,
+// raw (bytes kept) and error, not to the errors side output; a dead-letter
+// stream without those columns is a planning error.
+func TestDeadLetterFileSink(t *testing.T) {
+	dir := t.TempDir()
+	dlq := "CREATE STREAM dlq (stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR) WITH ('connector'='file', 'path'='dlq.csv');\n"
+	ddl := dlq + strings.Replace(sensorsDDL, "%s", ", 'errors.stream'='dlq'", 1)
+	files := map[string]string{"s.csv": "d1,1,5.5\nbad,x,\xff1\nd2,2,80\n"}
+	out, errs, code := runSQLIn(t, dir, files, ddl+"SELECT deviceNo FROM sensors;\n", "--format", "csv")
+	if code != 0 || out != "deviceNo\nd1\nd2\n" || strings.Contains(errs, "errors>") || !strings.Contains(errs, "1 malformed row(s) sent to dead-letter stream dlq") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errs)
+	}
+	got := readFile(t, filepath.Join(dir, "dlq.csv"))
+	if !strings.HasPrefix(got, "stream,position,raw,error\nsensors,s.csv:2,\"bad,x,\xff1\",") || strings.Count(got, "\n") != 2 {
+		t.Errorf("dlq.csv %q", got)
+	}
+	_, errs, code = runSQL(t, files, strings.Replace(sensorsDDL, "%s", ", 'errors.stream'='hot'", 1)+
+		"CREATE STREAM hot (deviceNo VARCHAR) WITH ('connector'='file', 'path'='hot.csv');\nSELECT * FROM sensors;")
+	if code != 2 || !strings.Contains(errs, "a dead-letter stream has the columns (stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR)") {
+		t.Errorf("bad dead-letter stream: exit %d stderr %q", code, errs)
+	}
+}
+
+// TestSinkSignalWholeRows checks that a job writing a file sink, stopped by a
+// signal mid-stream (SPEC 4), exits with the signal's status and leaves the
+// sink file ending on a whole row, every line with all its fields.
+func TestSinkSignalWholeRows(t *testing.T) {
+	for _, s := range stopSignals {
+		dir := t.TempDir()
+		script := filepath.Join(dir, "q.sql")
+		sql := "CREATE STREAM g (n BIGINT, s VARCHAR) WITH ('connector'='datagen', 'rows-per-second'='20000', 'fields.s.length'='40');\n" +
+			"CREATE STREAM sunk (n BIGINT, s VARCHAR) WITH ('connector'='file', 'path'='out.csv');\n" +
+			"INSERT INTO sunk SELECT n, s FROM g;\n"
+		if err := os.WriteFile(script, []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := start(t, dir, nil, script)
+		p.waitFor(t, "rows in out.csv", func() bool {
+			fi, err := os.Stat(filepath.Join(dir, "out.csv"))
+			return err == nil && fi.Size() > 64<<10
+		})
+		p.stop(t, s.sig)
+		if p.code != s.code {
+			t.Errorf("%v: exit %d, want %d\nstderr: %s", s.sig, p.code, s.code, p.stderr.String())
+		}
+		got := readFile(t, filepath.Join(dir, "out.csv"))
+		wholeRows(t, s.sig.String()+": out.csv", got)
+		lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		if lines[0] != "n,s" || len(lines) < 100 {
+			t.Fatalf("%v: out.csv starts %q with %d lines", s.sig, lines[0], len(lines))
+		}
+		for _, l := range lines[1:] {
+			if f := strings.SplitN(l, ",", 2); len(f) != 2 || len(f[1]) != 40 {
+				t.Fatalf("%v: a broken row %q", s.sig, l)
+			}
+		}
+	}
+}
+
+// splitToFileGolden is the committed sink file of queries/split_to_file.sql,
+// read before any test runs (TestQueries runs the script in place and
+// rewrites the file).
+var splitToFileGolden, splitToFileErr = os.ReadFile(filepath.Join("..", "queries", "split_to_file.high-tmp.csv"))
+
+// TestQueriesSinkFile runs queries/split_to_file.sql in a copy of queries/
+// and compares the file sink it writes with the committed one, which holds
+// the high-tmp rows of split_sensors.out (temperature > 70, in input order).
+func TestQueriesSinkFile(t *testing.T) {
+	if splitToFileErr != nil {
+		t.Fatal(splitToFileErr)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"split_to_file.sql", "sensors.csv"} {
+		b, err := os.ReadFile(filepath.Join("..", "queries", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := viaBinary(t, dir, []string{filepath.Join(dir, "split_to_file.sql")})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "split_to_file.high-tmp.csv")); got != string(splitToFileGolden) {
+		t.Errorf("the sink file:\n%s\nwant\n%s", got, splitToFileGolden)
+	}
+	// the committed file holds the rows of sensors.csv above 70 degrees, in
+	// input order (each temperature there is written as DOUBLE prints it)
+	want := "deviceNo,temperature\n"
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join("..", "queries", "sensors.csv"))), "\n") {
+		f := strings.Split(l, ",")
+		if v, err := strconv.ParseFloat(f[2], 64); err == nil && v > 70 {
+			want += f[0] + "," + f[2] + "\n"
+		}
+	}
+	if string(splitToFileGolden) != want {
+		t.Errorf("committed sink file:\n%s\nwant the rows above 70:\n%s", splitToFileGolden, want)
+	}
+}
