@@ -39,7 +39,8 @@ import (
 // They share only atomics, updated once per batch (the sink and source wrappers
 // here, executor.Live in the engine), and the mutex that orders terminal writes.
 
-const (
+// progressDelay and progressEvery are variables only for tests and benchmarks.
+var (
 	progressDelay = time.Second            // a job shorter than this never shows a status
 	progressEvery = 150 * time.Millisecond // redraw interval
 )

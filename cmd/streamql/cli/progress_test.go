@@ -21,7 +21,7 @@ import (
 )
 
 // streamOf declares a stream in a fresh session and returns it.
-func streamOf(t *testing.T, ddl string) *catalog.Stream {
+func streamOf(t testing.TB, ddl string) *catalog.Stream {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	s := NewSession(&out, &errOut, nil)
