@@ -229,7 +229,7 @@ func (p *progress) draw(elapsed time.Duration) {
 func (p *progress) lines(elapsed time.Duration) []string {
 	secs := max(elapsed.Seconds(), 1e-9)
 	from := p.streams[0]
-	rate := fmt.Sprintf("%s %s rows/s", render.TerminalText(from.st.Name), humanCount(float64(from.rows.Load())/secs))
+	rate := fmt.Sprintf("%s %s rows/s", render.TerminalText(from.st.Name), humanRate(float64(from.rows.Load())/secs))
 	var lines []string
 	if p.hasBar {
 		lines = append(lines, p.barLine(rate))
@@ -239,7 +239,7 @@ func (p *progress) lines(elapsed time.Duration) []string {
 	var outs []string
 	for _, o := range p.outs {
 		n := o.rows.Load()
-		outs = append(outs, fmt.Sprintf("%s %s (%s rows/s)", render.TerminalText(o.name), humanCount(float64(n)), humanCount(float64(n)/secs)))
+		outs = append(outs, fmt.Sprintf("%s %s (%s rows/s)", render.TerminalText(o.name), humanCount(float64(n)), humanRate(float64(n)/secs)))
 	}
 	if len(outs) > 0 {
 		lines = append(lines, "out: "+strings.Join(outs, " · "))
@@ -429,11 +429,13 @@ type progressSource struct {
 
 func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 	err := s.Source.Next(b, bad)
-	if b != nil {
-		s.c.rows.Add(int64(b.N))
-	}
-	if bad != nil {
-		s.c.malformed.Add(int64(len(*bad)))
+	if err == nil { // what a waiting or ended source leaves in b is not a batch
+		if b != nil {
+			s.c.rows.Add(int64(b.N))
+		}
+		if bad != nil {
+			s.c.malformed.Add(int64(len(*bad)))
+		}
 	}
 	if s.from {
 		read, total := s.Source.Progress()
@@ -469,4 +471,13 @@ func humanCount(n float64) string {
 		return fmt.Sprintf("%.1fk", n/1e3)
 	}
 	return fmt.Sprintf("%.0f", n)
+}
+
+// humanRate renders a rate per second: with one decimal below 10 (0.4, 2.5),
+// else as humanCount.
+func humanRate(n float64) string {
+	if n < 10 {
+		return strconv.FormatFloat(n, 'f', 1, 64)
+	}
+	return humanCount(n)
 }

@@ -236,12 +236,12 @@ SELECT v FROM "in\x1b";`
 	if len(scr) != 3 {
 		t.Fatalf("status %q, want 3 lines", scr)
 	}
-	for _, want := range []string{`in\x1b 2 rows/s`, "B/"} {
+	for _, want := range []string{`in\x1b 2.0 rows/s`, "B/"} {
 		if !strings.Contains(scr[0], want) {
 			t.Errorf("bar line %q lacks %q", scr[0], want)
 		}
 	}
-	if want := "out: main 3 (2 rows/s) · late 1 (0 rows/s)"; scr[1] != want {
+	if want := "out: main 3 (1.5 rows/s) · late 1 (0.5 rows/s)"; scr[1] != want {
 		t.Errorf("outputs line %q, want %q", scr[1], want)
 	}
 	if want := `malformed in\x1b 1 · watermark in\x1b 2026-01-01 00:00:09.000`; scr[2] != want {
@@ -324,6 +324,8 @@ func TestProgressCounts(t *testing.T) {
 	b.N = 7
 	bad := []executor.BadRow{{}, {}}
 	w.Next(b, &bad)
+	src.err = executor.ErrWaiting
+	w.Next(b, &bad) // a waiting source's batch is not counted again
 	if p.read.Load() != 10 || p.total.Load() != 100 || !p.bytes.Load() {
 		t.Errorf("read %d of %d (known %v)", p.read.Load(), p.total.Load(), p.bytes.Load())
 	}
@@ -342,7 +344,8 @@ func (nopSink) Close() error                             { return nil }
 type fakeSource struct {
 	executor.Source
 	read, total int64
+	err         error
 }
 
-func (f *fakeSource) Next(*vector.Batch, *[]executor.BadRow) error { return io.EOF }
+func (f *fakeSource) Next(*vector.Batch, *[]executor.BadRow) error { return f.err }
 func (f *fakeSource) Progress() (int64, int64)                     { return f.read, f.total }
