@@ -96,7 +96,8 @@ func terminalCols(w io.Writer) int {
 	return 0
 }
 
-// streamCounts are the rows and malformed rows read from one stream of a job.
+// streamCounts are the rows read (malformed included) and the malformed rows
+// of one stream of a job.
 type streamCounts struct {
 	st        *catalog.Stream
 	rows      atomic.Int64
@@ -430,12 +431,15 @@ type progressSource struct {
 func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 	err := s.Source.Next(b, bad)
 	if err == nil { // what a waiting or ended source leaves in b is not a batch
-		if b != nil {
-			s.c.rows.Add(int64(b.N))
-		}
+		n := 0
 		if bad != nil {
-			s.c.malformed.Add(int64(len(*bad)))
+			n = len(*bad)
+			s.c.malformed.Add(int64(n))
 		}
+		if b != nil {
+			n += b.N
+		}
+		s.c.rows.Add(int64(n)) // rows read: malformed ones too, as executor.Stats.Rows
 	}
 	if s.from {
 		read, total := s.Source.Progress()

@@ -236,7 +236,7 @@ SELECT v FROM "in\x1b";`
 	if len(scr) != 3 {
 		t.Fatalf("status %q, want 3 lines", scr)
 	}
-	for _, want := range []string{`in\x1b 2.0 rows/s`, "B/"} {
+	for _, want := range []string{`in\x1b 2.5 rows/s`, "B/"} {
 		if !strings.Contains(scr[0], want) {
 			t.Errorf("bar line %q lacks %q", scr[0], want)
 		}
@@ -329,8 +329,8 @@ func TestProgressCounts(t *testing.T) {
 	if p.read.Load() != 10 || p.total.Load() != 100 || !p.bytes.Load() {
 		t.Errorf("read %d of %d (known %v)", p.read.Load(), p.total.Load(), p.bytes.Load())
 	}
-	if r, m := p.streams[0].rows.Load(), p.streams[0].malformed.Load(); r != 7 || m != 2 {
-		t.Errorf("stream rows %d, malformed %d, want 7 and 2", r, m)
+	if r, m := p.streams[0].rows.Load(), p.streams[0].malformed.Load(); r != 9 || m != 2 {
+		t.Errorf("stream rows %d, malformed %d, want 9 and 2", r, m)
 	}
 }
 
