@@ -51,14 +51,18 @@ func TestLiveCounters(t *testing.T) {
 		s.Watermarks[1] != (LiveWatermark{Stream: "r", Text: "unset"}) {
 		t.Fatalf("watermarks %+v, want l 145 (150 - 5) and r unset", s.Watermarks)
 	}
-	for done := false; !done; {
+	// the job may end before r does: once r's watermark passed every held row
+	var err error
+	for ended := false; !ended; {
 		select {
 		case rs.step <- struct{}{}:
 		case <-rs.done:
-			done = true
+			err, ended = <-errc, true
+		case err = <-errc:
+			ended = true
 		}
 	}
-	if err := <-errc; err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 	s = lv.Snapshot()
