@@ -126,6 +126,8 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 	es := stats.stream(st)
 	r := newRouter(job, probers)
 	wm := newWatermarker(job)
+	lv := liveOf(ctx)
+	wm.live = lv.probe(job)
 	et := st.EventTime
 	hold := &holder{types: heldTypes(job), acct: acct}
 	defer hold.release()
@@ -201,6 +203,7 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 			}
 			hold.pop()
 		}
+		lv.holding(hold)
 		if ackDue && len(hold.held) == 0 {
 			ackDue = false
 			if !sendAck(ctx, ack) {

@@ -28,7 +28,8 @@ type keySet struct {
 	// event-time strategy only
 	wm      int64 // the build watermark, valid when wmSet
 	wmSet   bool
-	ended   bool // the build stream ended: its watermark is +inf
+	ended   bool           // the build stream ended: its watermark is +inf
+	live    *liveWatermark // nil without a live status
 	filter  []bool
 	vecs    []*vector.Vec
 	key     []byte
@@ -89,6 +90,7 @@ func (ks *keySet) absorb(j *planner.Join, b *vector.Batch, sel []int32) error {
 			ks.wm, ks.wmSet = wmv.I[i], true
 		}
 	}
+	ks.live.store(ks.wm, ks.wmSet) // once per batch
 	grown := ks.grown
 	ks.grown = 0
 	return ks.acct.Grow(grown)

@@ -128,7 +128,7 @@ func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, 
 	if max == 0 {
 		max = DefaultStateMaxBytes
 	}
-	err = runJob(ctx, job, src, srcs, joins, sink, &stats, NewStateBudget(max))
+	err = runJob(withLive(ctx, env.live), job, src, srcs, joins, sink, &stats, NewStateBudget(max))
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
@@ -144,12 +144,15 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 	}
 	probers := map[*planner.Branch]*prober{}
 	var timed []*timedBuild
+	lv := liveOf(ctx)
+	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
 		ks := newKeySet(b.Join, acct)
 		probers[b] = newProber(b.Join, ks)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
+			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
 			timed = append(timed, &timedBuild{j: b.Join, src: srcs[k], ks: ks, es: es})
 			continue
 		}
@@ -160,6 +163,9 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 	}
 	if len(timed) > 0 {
 		held := budget.Account("the event-time join "+timed[0].j.Text, "held rows of stream "+job.Stream.Name)
+		if lv != nil {
+			lv.held.Store(held)
+		}
 		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
 	}
 	return run(ctx, job, src, sink, stats, probers)
@@ -167,6 +173,7 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 
 func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) error {
 	p := newProcess(job, src, sink, stats, probers)
+	p.wm.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
 		return runPrefetched(ctx, job, src, p)
 	}
@@ -270,9 +277,10 @@ func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) 
 // current watermark (NULL before the first) into the batch's watermark column, then
 // advances it to max(watermark, expr(row)).
 type watermarker struct {
-	job *planner.Job
-	set bool  // false until the first row's expression gave a value
-	wm  int64 // epoch ms (BIGINT event time) or TIMESTAMP ms
+	job  *planner.Job
+	set  bool           // false until the first row's expression gave a value
+	wm   int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
+	live *liveWatermark // nil without a live status
 }
 
 func newWatermarker(job *planner.Job) *watermarker { return &watermarker{job: job} }
@@ -293,6 +301,7 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 			w.wm, w.set = vals.I[i], true
 		}
 	}
+	w.live.store(w.wm, w.set) // once per batch
 	return sel
 }
 

@@ -44,6 +44,7 @@ type Env struct {
 
 	state connector.State
 	wrap  func(st *catalog.Stream, src Source) Source
+	live  *Live // the running job's counters for a live status (live.go)
 }
 
 // SetSourceHook makes every source a job opens pass through f (nil: none). The

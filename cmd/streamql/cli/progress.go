@@ -5,39 +5,52 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"streamql/catalog"
+	"streamql/cmd/streamql/render"
 	"streamql/executor"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
 
-// The progress bar of SPEC 4: a bounded file job that runs longer than a second
-// shows, on stderr, the bytes read of the file's size and the rows per second,
-// when stderr is a terminal and the run is not in CI. It never writes to stdout,
-// and it is erased before anything else is written to the terminal (the job's
-// tables, the errors lines, the job summary).
+// The live status of SPEC 4 (Progress): a job that runs longer than a second
+// shows, on stderr, when stderr is a terminal and the run is not in CI, a few
+// lines redrawn in place: for a bounded file a progress bar (bytes read of the
+// file's size, rows/s), and for every job the rows of each output and their
+// rate, each stream's malformed rows, late rows (when there are any), the rows
+// and bytes an event-time join holds, and each stream's watermark. It never
+// writes to stdout, and it is erased before anything else is written to the
+// terminal (the job's tables, the errors lines, the job summary) and when the
+// job ends.
 //
 // A job's sink runs on the job's goroutine, its source's Next and Progress on
-// that goroutine or on the executor's decode-ahead goroutine (one call at a
-// time); the bar is drawn by its own goroutine. They share only atomics (rows,
-// bytes read, total) and the mutex that orders terminal writes.
-//
-// Rows are counted by a Sink wrapper; bytes by a wrapper of the job's Source,
-// installed with executor.Env.SetSourceHook for the job's duration. A source
-// that reports no total (Progress) leaves the bar spinning, with rows/s.
+// that goroutine, the executor's decode-ahead goroutine or a build side's reader
+// (one call at a time per source); the status is drawn by its own goroutine.
+// They share only atomics, updated once per batch (the sink and source wrappers
+// here, executor.Live in the engine), and the mutex that orders terminal writes.
 
-const (
-	progressDelay = time.Second            // a job shorter than this never shows a bar
+// progressDelay and progressEvery are variables only for tests and benchmarks.
+var (
+	progressDelay = time.Second            // a job shorter than this never shows a status
 	progressEvery = 150 * time.Millisecond // redraw interval
 )
+
+// stderrTerminal reports whether the job's stderr is a terminal; tests replace it.
+var stderrTerminal = isTerminal
+
+// progressStarted, when not nil, is given each status startProgress starts (a
+// test hook).
+var progressStarted func(*progress)
 
 // ciEnv reports whether the CI environment variable says the run is in CI
 // (CI=true, CI=1, ...; empty, "false" and "0" mean no).
@@ -49,18 +62,22 @@ func ciEnv(v string) bool {
 	return true
 }
 
-// progressWanted decides whether a job may show a progress bar (SPEC 4): its
-// stream is a bounded file (a connector with KnownSize), stderr is a terminal, and the run is not in CI.
+// progressWanted decides whether a job may show a live status (SPEC 4): any job
+// with a stream (files, follow, stdin, sockets, datagen), when stderr is a
+// terminal and the run is not in CI.
 func progressWanted(job *planner.Job, stderrTerminal bool, ci string) bool {
-	if !stderrTerminal || ciEnv(ci) || job == nil || job.Stream == nil {
-		return false
-	}
+	return stderrTerminal && !ciEnv(ci) && job != nil && job.Stream != nil
+}
+
+// barWanted reports whether the status of job has a progress bar: its stream
+// is a bounded file (a connector with KnownSize).
+func barWanted(job *planner.Job) bool {
 	st := job.Stream
 	return st.Connector != nil && st.Connector.KnownSize && st.Bounded()
 }
 
-// progressDue reports whether the bar of a job that has run for elapsed may be
-// on the screen: a job shorter than a second never shows one.
+// progressDue reports whether the status of a job that has run for elapsed may
+// be on the screen: a job shorter than a second never shows one.
 func progressDue(elapsed time.Duration) bool { return elapsed >= progressDelay }
 
 // isTerminal reports whether w is a terminal.
@@ -69,23 +86,55 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progress is the bar of one job.
+// terminalCols returns the columns of the terminal w, or 0 when unknown.
+func terminalCols(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return cols
+		}
+	}
+	return 0
+}
+
+// streamCounts are the rows read (malformed included) and the malformed rows
+// of one stream of a job.
+type streamCounts struct {
+	st        *catalog.Stream
+	rows      atomic.Int64
+	malformed atomic.Int64
+}
+
+// outputCount is the rows written to one output of a job.
+type outputCount struct {
+	name string
+	rows atomic.Int64
+}
+
+// progress is the live status of one job.
 type progress struct {
 	w      io.Writer // the terminal (stderr)
 	stream *catalog.Stream
 	start  time.Time
+	cols   func() int // terminal width in columns (0: unknown)
 
-	rows  atomic.Int64 // rows of the probe stream so far (sink wrapper)
+	hasBar  bool
+	held    bool            // the job has an event-time join: show its held rows
+	streams []*streamCounts // the FROM stream first, then build sides
+	outs    []*outputCount  // job.Outputs' order
+	live    *executor.Live
+	snap    func() executor.LiveSnapshot // p.live.Snapshot; tests replace it
+
 	read  atomic.Int64 // bytes read and the file's size, once a source reports them
 	total atomic.Int64
 	bytes atomic.Bool // read and total are known
 
-	mu       sync.Mutex // orders terminal writes: the bar's and the job's
+	mu       sync.Mutex // orders terminal writes: the status's and the job's
 	bar      *progressbar.ProgressBar
 	barBytes bool // bar shows bytes (else it spins)
-	visible  bool // the job has run for progressDelay: the bar may draw
-	shown    bool // the bar is on the screen
+	visible  bool // the job has run for progressDelay: the status may draw
+	shown    int  // lines of the status on the screen (0: none)
 	ended    bool
+	frame    []byte
 
 	done   chan struct{}
 	loop   sync.WaitGroup
@@ -93,15 +142,40 @@ type progress struct {
 	out    *bufio.Writer // the job's stdout, written through clearWriter
 }
 
-// startProgress returns the bar of job, drawing after a second, or nil when the
-// job shows none (see progressWanted).
+// newProgress returns the (not yet started) status of job drawn on w.
+func newProgress(job *planner.Job, w io.Writer) *progress {
+	p := &progress{w: w, stream: job.Stream, start: time.Now(), done: make(chan struct{}),
+		cols: func() int { return terminalCols(w) }, hasBar: barWanted(job), live: &executor.Live{}}
+	p.streams = append(p.streams, &streamCounts{st: job.Stream})
+	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
+		if b == nil || b.Join == nil {
+			continue
+		}
+		p.held = p.held || b.Join.EventTime()
+		if !slices.ContainsFunc(p.streams, func(c *streamCounts) bool { return c.st == b.Join.Build }) {
+			p.streams = append(p.streams, &streamCounts{st: b.Join.Build})
+		}
+	}
+	for _, o := range job.Outputs {
+		p.outs = append(p.outs, &outputCount{name: o.Name})
+	}
+	p.snap = p.live.Snapshot
+	return p
+}
+
+// startProgress returns the live status of job, drawing after a second, or nil
+// when the job shows none (see progressWanted).
 func startProgress(job *planner.Job, env *executor.Env, stderr io.Writer) *progress {
-	if !progressWanted(job, isTerminal(stderr), os.Getenv("CI")) {
+	if !progressWanted(job, stderrTerminal(stderr), os.Getenv("CI")) {
 		return nil
 	}
-	p := &progress{w: stderr, stream: job.Stream, start: time.Now(), done: make(chan struct{})}
+	p := newProgress(job, stderr)
+	if progressStarted != nil {
+		progressStarted(p)
+	}
 	env.SetSourceHook(p.wrapSource)
-	p.unhook = func() { env.SetSourceHook(nil) }
+	env.SetLive(p.live)
+	p.unhook = func() { env.SetSourceHook(nil); env.SetLive(nil) }
 	p.loop.Add(1)
 	go p.run()
 	return p
@@ -121,19 +195,88 @@ func (p *progress) run() {
 	}
 }
 
-// draw updates the bar. The bar exists from the first tick, so its byte rate is
-// measured from the start, but it writes nothing before progressDelay.
+// draw redraws the status for a job that has run for elapsed. The bar exists
+// from the first tick, so its byte rate is measured from the start, but nothing
+// is written before progressDelay.
 func (p *progress) draw(elapsed time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ended {
 		return
 	}
+	p.visible = progressDue(elapsed)
+	lines := p.lines(elapsed)
+	if !p.visible {
+		return
+	}
+	width := p.cols()
+	f := p.frame[:0]
+	f = append(f, p.erase()...)
+	for i, l := range lines {
+		if i > 0 {
+			f = append(f, '\n')
+		}
+		if width > 0 {
+			l = displaywidth.TruncateString(l, width-1, "…") // never the last column: no wrap
+		}
+		f = append(f, l...)
+	}
+	p.frame = f
+	gateWriter{p}.Write(f)
+	p.shown = len(lines)
+}
+
+// lines returns the status's lines (names escaped, not yet cut to the width).
+func (p *progress) lines(elapsed time.Duration) []string {
+	secs := max(elapsed.Seconds(), 1e-9)
+	from := p.streams[0]
+	rate := fmt.Sprintf("%s %s rows/s", render.TerminalText(from.st.Name), humanRate(float64(from.rows.Load())/secs))
+	var lines []string
+	if p.hasBar {
+		lines = append(lines, p.barLine(rate))
+	} else {
+		lines = append(lines, fmt.Sprintf("%s: %s rows read, %s", render.TerminalText(from.st.Name), humanCount(float64(from.rows.Load())), strings.TrimPrefix(rate, render.TerminalText(from.st.Name)+" ")))
+	}
+	var outs []string
+	for _, o := range p.outs {
+		n := o.rows.Load()
+		outs = append(outs, fmt.Sprintf("%s %s (%s rows/s)", render.TerminalText(o.name), humanCount(float64(n)), humanRate(float64(n)/secs)))
+	}
+	if len(outs) > 0 {
+		lines = append(lines, "out: "+strings.Join(outs, " · "))
+	}
+	snap := p.snap()
+	var info []string
+	var bad []string
+	for _, s := range p.streams {
+		bad = append(bad, fmt.Sprintf("%s %d", render.TerminalText(s.st.Name), s.malformed.Load()))
+	}
+	info = append(info, "malformed "+strings.Join(bad, ", "))
+	if snap.Late > 0 {
+		info = append(info, fmt.Sprintf("late %d", snap.Late))
+	}
+	if p.held {
+		info = append(info, fmt.Sprintf("held %d rows %s", snap.HeldRows, executor.FormatBytes(snap.HeldBytes)))
+	}
+	if snap.StateBytes > 0 {
+		info = append(info, "state "+executor.FormatBytes(snap.StateBytes))
+	}
+	if len(snap.Watermarks) > 0 {
+		var wms []string
+		for _, w := range snap.Watermarks {
+			wms = append(wms, render.TerminalText(w.Stream)+" "+w.Text)
+		}
+		info = append(info, "watermark "+strings.Join(wms, ", "))
+	}
+	return append(lines, strings.Join(info, " · "))
+}
+
+// barLine updates the progress bar and returns it, with desc at its end.
+func (p *progress) barLine(desc string) string {
 	bytes := p.bytes.Load()
 	if p.bar == nil || p.barBytes != bytes {
 		p.bar, p.barBytes = p.newBar(bytes), bytes
 	}
-	p.visible = progressDue(elapsed)
 	if bytes {
 		read, total := p.read.Load(), p.total.Load()
 		if p.bar.GetMax64() != total {
@@ -143,20 +286,17 @@ func (p *progress) draw(elapsed time.Duration) {
 	} else {
 		p.bar.Add64(1) // spins
 	}
-	rows := p.rows.Load()
-	p.bar.Describe(fmt.Sprintf("%s %s rows/s", p.stream.Name, humanCount(float64(rows)/elapsed.Seconds()))) // renders
+	p.bar.Describe(desc) // renders
+	return strings.TrimSpace(strings.ReplaceAll(p.bar.String(), "\r", ""))
 }
 
 func (p *progress) newBar(bytes bool) *progressbar.ProgressBar {
 	width := 20
-	if f, ok := p.w.(*os.File); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
-			width = min(max(cols-60, 5), 30) // the rest of the line takes about 55 columns
-		}
+	if cols := p.cols(); cols > 0 {
+		width = min(max(cols-60, 5), 30) // the rest of the line takes about 55 columns
 	}
 	opts := []progressbar.Option{
-		progressbar.OptionSetWriter(gateWriter{p}),
-		progressbar.OptionUseANSICodes(true), // erase with \033[2K, not spaces
+		progressbar.OptionSetWriter(io.Discard), // draw takes String() into the status's frame
 		progressbar.OptionSetWidth(width),
 		progressbar.OptionSetSpinnerChangeInterval(0), // no goroutine of its own: draw drives it
 		progressbar.OptionSetPredictTime(false),
@@ -169,23 +309,35 @@ func (p *progress) newBar(bytes bool) *progressbar.ProgressBar {
 		progressbar.OptionShowBytes(true), progressbar.OptionShowTotalBytes(true), progressbar.OptionShowCount())...)
 }
 
-// gateWriter is the bar's writer: it drops what the bar draws before
-// progressDelay and notes when the bar is on the screen. p.mu is held.
+// gateWriter is the status's writer: it drops what is drawn before
+// progressDelay. p.mu is held.
 type gateWriter struct{ p *progress }
 
 func (g gateWriter) Write(b []byte) (int, error) {
 	if !g.p.visible {
 		return len(b), nil
 	}
-	g.p.shown = true
 	return g.p.w.Write(b)
 }
 
-// clearLocked erases the bar; p.mu is held.
+// erase returns the control sequence that erases the status on the screen
+// (nothing when none is): back to the start of its first line, and clear to
+// the end of the screen.
+func (p *progress) erase() string {
+	switch p.shown {
+	case 0:
+		return ""
+	case 1:
+		return "\r\033[J"
+	}
+	return "\r\033[" + strconv.Itoa(p.shown-1) + "A\033[J"
+}
+
+// clearLocked erases the status; p.mu is held.
 func (p *progress) clearLocked() {
-	if p.shown {
-		io.WriteString(p.w, "\r\033[2K")
-		p.shown = false
+	if p.shown > 0 {
+		io.WriteString(p.w, p.erase())
+		p.shown = 0
 	}
 }
 
@@ -240,7 +392,7 @@ func (p *progress) stdout(out *bufio.Writer) *bufio.Writer {
 // stderr returns w behind a writer that erases the bar first.
 func (p *progress) stderr(w io.Writer) io.Writer { return clearWriter{p: p, w: w} }
 
-// sink wraps the job's sink to count rows.
+// sink wraps the job's sink to count the rows of each output, once per batch.
 func (p *progress) sink(s executor.Sink) executor.Sink { return &progressSink{Sink: s, p: p} }
 
 type progressSink struct {
@@ -249,30 +401,52 @@ type progressSink struct {
 }
 
 func (s *progressSink) Rows(r *executor.Routed) error {
-	s.p.rows.Add(int64(r.N + len(r.Bad)))
+	for k := range r.Parts {
+		if n := len(r.Parts[k].Sel); n > 0 && r.Parts[k].Output < len(s.p.outs) {
+			s.p.outs[r.Parts[k].Output].rows.Add(int64(n))
+		}
+	}
 	return s.Sink.Rows(r)
 }
 
-// wrapSource is the hook of sourceHooker: sources of the job's stream report
-// their bytes after each batch.
+// wrapSource is the source hook (executor.Env.SetSourceHook): each source of
+// the job's streams counts its rows and malformed rows after each batch, and
+// the FROM stream's reports its bytes.
 func (p *progress) wrapSource(st *catalog.Stream, src executor.Source) executor.Source {
-	if st != p.stream {
-		return src
+	for _, c := range p.streams {
+		if c.st == st {
+			return &progressSource{Source: src, p: p, c: c, from: st == p.stream}
+		}
 	}
-	return &progressSource{Source: src, p: p}
+	return src
 }
 
 type progressSource struct {
 	executor.Source
-	p *progress
+	p    *progress
+	c    *streamCounts
+	from bool
 }
 
 func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 	err := s.Source.Next(b, bad)
-	read, total := s.Source.Progress()
-	s.p.read.Store(read)
-	s.p.total.Store(total)
-	s.p.bytes.Store(total > 0)
+	if err == nil { // what a waiting or ended source leaves in b is not a batch
+		n := 0
+		if bad != nil {
+			n = len(*bad)
+			s.c.malformed.Add(int64(n))
+		}
+		if b != nil {
+			n += b.N
+		}
+		s.c.rows.Add(int64(n)) // rows read: malformed ones too, as executor.Stats.Rows
+	}
+	if s.from {
+		read, total := s.Source.Progress()
+		s.p.read.Store(read)
+		s.p.total.Store(total)
+		s.p.bytes.Store(total > 0)
+	}
 	return err
 }
 
@@ -301,4 +475,13 @@ func humanCount(n float64) string {
 		return fmt.Sprintf("%.1fk", n/1e3)
 	}
 	return fmt.Sprintf("%.0f", n)
+}
+
+// humanRate renders a rate per second: with one decimal below 10 (0.4, 2.5),
+// else as humanCount.
+func humanRate(n float64) string {
+	if n < 10 {
+		return strconv.FormatFloat(n, 'f', 1, 64)
+	}
+	return humanCount(n)
 }

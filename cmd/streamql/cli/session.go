@@ -162,8 +162,9 @@ func (s *Session) Set(st *parser.Set) (bool, error) {
 // SPEC 4 and the malformed-row notices on stderr.
 func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
 	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}
-	// a bounded file job longer than a second shows a progress bar on a terminal's
-	// stderr (SPEC 4); the job's own output erases it first (progress.go)
+	// a job longer than a second shows a live status on a terminal's
+	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
+	// held state and watermarks; the job's own output erases it first (progress.go)
 	bar := startProgress(job, s.Env, s.Stderr)
 	if bar != nil {
 		cfg.Stdout, cfg.Stderr = bar.stdout(s.Stdout), bar.stderr(s.Stderr)
