@@ -19,10 +19,11 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// SIGINT, SIGTERM and SIGHUP cancel the running job, which flushes what was
 	// routed; the exit status then says which signal came (SPEC 4).
-	ctx, stop := cli.NotifyContext(context.Background())
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// The signals stay caught until the process exits: released before
+	// os.Exit, a signal coming just after the run ended would kill the process
+	// by its default action instead of leaving the exit status as it is.
+	ctx, _ := cli.NotifyContext(context.Background())
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run is the whole program: args without the program name, the standard streams,
