@@ -408,7 +408,7 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 		h.held = append(h.held, c)
 	}
 	off := c.b.N
-	appendRows(c.b, b, n)
+	c.b.AppendRows(b, 0, n)
 	for i := range bad {
 		bad[i].Raw = append([]byte(nil), bad[i].Raw...)
 		bad[i].At += off
@@ -475,33 +475,4 @@ func (h *holder) limitError(err error, timed []*timedBuild) error {
 		}
 	}
 	return le
-}
-
-// appendRows appends rows [0, n) of src to dst, whose columns have src's types or
-// catalog.Unknown (a column not kept), strings copied into dst's arenas.
-func appendRows(dst, src *vector.Batch, n int) {
-	off := dst.N
-	copy(dst.Pos[off:], src.Pos[:n])
-	for c, s := range src.Cols {
-		d := dst.Cols[c]
-		if d.Type != s.Type {
-			continue // not kept
-		}
-		copy(d.Null[off:], s.Null[:n])
-		switch {
-		case d.I != nil:
-			copy(d.I[off:], s.I[:n])
-		case d.F != nil:
-			copy(d.F[off:], s.F[:n])
-		case d.B != nil:
-			copy(d.B[off:], s.B[:n])
-		case d.S != nil:
-			for i := 0; i < n; i++ {
-				if !s.Null[i] {
-					d.SetString(off+i, s.S[i])
-				}
-			}
-		}
-	}
-	dst.N = off + n
 }

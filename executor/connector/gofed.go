@@ -250,27 +250,7 @@ func (s *feedSource) Unread(rows int) {
 		return
 	}
 	rest := vector.NewBatch(s.f.types)
-	for i := rows; i < src.N; i++ {
-		k := rest.N
-		for c, from := range src.Cols {
-			to := rest.Cols[c]
-			to.Null[k] = from.Null[i]
-			switch from.Type {
-			case catalog.BigInt, catalog.Timestamp:
-				to.I[k] = from.I[i]
-			case catalog.Double:
-				to.F[k] = from.F[i]
-			case catalog.Boolean:
-				to.B[k] = from.B[i]
-			case catalog.Varchar:
-				if !from.Null[i] {
-					to.SetString(k, from.S[i])
-				}
-			}
-		}
-		rest.Pos[k] = src.Pos[i]
-		rest.N++
-	}
+	rest.AppendRows(src, rows, src.N)
 	f := s.f
 	f.mu.Lock()
 	defer f.mu.Unlock()

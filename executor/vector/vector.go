@@ -102,3 +102,34 @@ func (b *Batch) ShareRows(src *Batch, n int) {
 	copy(b.Pos[:n], src.Pos[:n])
 	b.N = n
 }
+
+// AppendRows appends rows [from, to) of src to b, strings copied into b's
+// arenas (so they outlive src). A column of b whose type differs from src's
+// (catalog.Unknown: a column not kept, as the event-time join's held rows) is
+// skipped. b must have room for the rows (at most Cap in all).
+func (b *Batch) AppendRows(src *Batch, from, to int) {
+	off, n := b.N, to-from
+	copy(b.Pos[off:], src.Pos[from:to])
+	for c, s := range src.Cols {
+		d := b.Cols[c]
+		if d.Type != s.Type {
+			continue // not kept
+		}
+		copy(d.Null[off:], s.Null[from:to])
+		switch {
+		case d.I != nil:
+			copy(d.I[off:], s.I[from:to])
+		case d.F != nil:
+			copy(d.F[off:], s.F[from:to])
+		case d.B != nil:
+			copy(d.B[off:], s.B[from:to])
+		case d.S != nil:
+			for i := from; i < to; i++ {
+				if !s.Null[i] {
+					d.SetString(off+i-from, s.S[i])
+				}
+			}
+		}
+	}
+	b.N = off + n
+}
