@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
+
+	"streamql/internal/termtext"
 )
 
 // Position returns the 1-based line and column of byte offset off in src. Columns
@@ -57,7 +59,7 @@ func FormatError(scriptName, src string, e *Error) string {
 	text := strings.TrimSuffix(src[lineStart:lineEnd], "\r")
 	shown, pad := excerptLine(text, min(off-lineStart, len(text)))
 	where := Pos{File: NewFile(scriptName, src), Offset: off}.String()
-	return fmt.Sprintf("%s\n%s:\n  %s\n  %s^", escapeControls(e.Msg, true), where, shown, pad)
+	return fmt.Sprintf("%s\n%s:\n  %s\n  %s^", termtext.String(e.Msg, termtext.Message), where, shown, pad)
 }
 
 // excerptLine returns the part of line shown in an error (all of it when it is at
@@ -107,7 +109,7 @@ func excerptLine(line string, k int) (shown, pad string) {
 		s.WriteString("…")
 		p.WriteByte(' ')
 	}
-	s.WriteString(escapeControls(line[from:k], false))
+	s.WriteString(termtext.String(line[from:k], termtext.Source))
 	for i := from; i < k; {
 		r, n := utf8.DecodeRuneInString(line[i:])
 		if r == '\t' {
@@ -117,7 +119,7 @@ func excerptLine(line string, k int) (shown, pad string) {
 		}
 		i += n
 	}
-	s.WriteString(escapeControls(line[k:to], false))
+	s.WriteString(termtext.String(line[k:to], termtext.Source))
 	if to < len(line) {
 		s.WriteString("…")
 	}
@@ -136,53 +138,17 @@ func width(s string, limit int) int {
 	return w
 }
 
-// isControl reports whether r is shown escaped (SPEC 4: U+0000–U+001F except tab,
-// U+007F, U+0080–U+009F).
-func isControl(r rune) bool { return (r < ' ' && r != '\t') || (r >= 0x7f && r <= 0x9f) }
-
 // cellWidth is the display width of the character r (n bytes; RuneError with n ==
 // 1 is an invalid byte) in an excerpt: 4 for an escaped \xNN, 1 for a tab (the
 // padding keeps the tab itself), else its terminal width.
 func cellWidth(r rune, n int) int {
 	switch {
-	case (r == utf8.RuneError && n == 1) || isControl(r):
+	case (r == utf8.RuneError && n == 1) || termtext.IsControl(r):
 		return 4
 	case r == '\t':
 		return 1
 	}
 	return runewidth.RuneWidth(r)
-}
-
-// escapeControls returns s with control characters and invalid UTF-8 bytes
-// written as \xNN (a code point for U+0080–U+009F, else the byte); keepNL keeps
-// line breaks as they are (a message may span lines).
-func escapeControls(s string, keepNL bool) string {
-	clean := true
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || (isControl(r) && !(keepNL && r == '\n')) {
-			clean = false
-			break
-		}
-		i += n
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case isControl(r) && !(keepNL && r == '\n'):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }
 
 // clampOffset moves off into [0, len(src)] and back to the start of the UTF-8

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/internal/termtext"
 )
 
 var fuzzSeeds = []string{
@@ -95,7 +97,7 @@ func FuzzParse(f *testing.F) {
 			}
 			out := FormatError("fuzz.sql", src, e)
 			for _, r := range out {
-				if isControl(r) && r != '\n' {
+				if termtext.IsControl(r) && r != '\n' {
 					t.Fatalf("FormatError prints control character %U: %q", r, out)
 				}
 			}

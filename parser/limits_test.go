@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"streamql/internal/termtext"
 )
 
 // caretLine returns the excerpt line and the caret line of a FormatError text.
@@ -196,7 +198,7 @@ func TestSideNameControlCharacters(t *testing.T) {
 			}
 			// the message itself names the character as \xNN, a tab too
 			// (the echoed source line keeps its tabs for the caret)
-			if strings.ContainsFunc(e.Msg, func(r rune) bool { return isControl(r) || r == '\t' }) || !strings.Contains(e.Msg, `\x`) {
+			if strings.ContainsFunc(e.Msg, func(r rune) bool { return termtext.IsControl(r) || r == '\t' }) || !strings.Contains(e.Msg, `\x`) {
 				t.Errorf("%q: message shows a control character raw: %q", src, e.Msg)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser"
+
+	"streamql/internal/termtext"
 )
 
 // reserved holds the reserved words of the SQL dialect (TiDB's, upper case).
@@ -56,10 +58,10 @@ func SideNameProblem(v string) string {
 	n := 0
 	for _, r := range v {
 		n++
-		if isControl(r) || r == '\t' {
+		if termtext.IsControl(r) || r == '\t' {
 			// the message shows a tab as \x09 too: a raw one reads as spaces
 			return fmt.Sprintf("a side name cannot contain control characters (\\x%02x at character %d of '%s'): side names become file names; use letters, digits, '-' or '_'",
-				r, n, strings.ReplaceAll(shorten(escapeControls(v, false), 40), "\t", `\x09`))
+				r, n, strings.ReplaceAll(shorten(termtext.String(v, termtext.Source), 40), "\t", `\x09`))
 		}
 	}
 	switch {

@@ -17,9 +17,9 @@ import (
 	"golang.org/x/term"
 
 	"streamql/catalog"
-	"streamql/cmd/streamql/render"
 	"streamql/executor"
 	"streamql/executor/vector"
+	"streamql/internal/termtext"
 	"streamql/planner"
 )
 
@@ -230,17 +230,18 @@ func (p *progress) draw(elapsed time.Duration) {
 func (p *progress) lines(elapsed time.Duration) []string {
 	secs := max(elapsed.Seconds(), 1e-9)
 	from := p.streams[0]
-	rate := fmt.Sprintf("%s %s rows/s", render.TerminalText(from.st.Name), humanRate(float64(from.rows.Load())/secs))
+	name, rows := termtext.String(from.st.Name, termtext.Line), from.rows.Load()
+	rate := humanRate(float64(rows)/secs) + " rows/s"
 	var lines []string
 	if p.hasBar {
-		lines = append(lines, p.barLine(rate))
+		lines = append(lines, p.barLine(name+" "+rate))
 	} else {
-		lines = append(lines, fmt.Sprintf("%s: %s rows read, %s", render.TerminalText(from.st.Name), humanCount(float64(from.rows.Load())), strings.TrimPrefix(rate, render.TerminalText(from.st.Name)+" ")))
+		lines = append(lines, fmt.Sprintf("%s: %s rows read, %s", name, humanCount(float64(rows)), rate))
 	}
 	var outs []string
 	for _, o := range p.outs {
 		n := o.rows.Load()
-		outs = append(outs, fmt.Sprintf("%s %s (%s rows/s)", render.TerminalText(o.name), humanCount(float64(n)), humanRate(float64(n)/secs)))
+		outs = append(outs, fmt.Sprintf("%s %s (%s rows/s)", termtext.String(o.name, termtext.Line), humanCount(float64(n)), humanRate(float64(n)/secs)))
 	}
 	if len(outs) > 0 {
 		lines = append(lines, "out: "+strings.Join(outs, " · "))
@@ -249,7 +250,7 @@ func (p *progress) lines(elapsed time.Duration) []string {
 	var info []string
 	var bad []string
 	for _, s := range p.streams {
-		bad = append(bad, fmt.Sprintf("%s %d", render.TerminalText(s.st.Name), s.malformed.Load()))
+		bad = append(bad, fmt.Sprintf("%s %d", termtext.String(s.st.Name, termtext.Line), s.malformed.Load()))
 	}
 	info = append(info, "malformed "+strings.Join(bad, ", "))
 	if snap.Late > 0 {
@@ -264,7 +265,7 @@ func (p *progress) lines(elapsed time.Duration) []string {
 	if len(snap.Watermarks) > 0 {
 		var wms []string
 		for _, w := range snap.Watermarks {
-			wms = append(wms, render.TerminalText(w.Stream)+" "+w.Text)
+			wms = append(wms, termtext.String(w.Stream, termtext.Line)+" "+w.Text)
 		}
 		info = append(info, "watermark "+strings.Join(wms, ", "))
 	}

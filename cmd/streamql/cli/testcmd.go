@@ -18,7 +18,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/pflag"
 
-	"streamql/cmd/streamql/render"
+	"streamql/internal/termtext"
 )
 
 const testUsage = `usage: streamql test [DIR ...] [--update] [--timeout D] [--jobs N]
@@ -475,7 +475,7 @@ func diffLines(text string) []string {
 func indent(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = "  " + render.TerminalText(l)
+		lines[i] = "  " + termtext.String(l, termtext.Line)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -16,6 +16,8 @@ import (
 	"streamql/executor"
 	"streamql/executor/vector"
 	"streamql/planner"
+
+	"streamql/internal/termtext"
 )
 
 // Config says where and how a job's outputs are printed.
@@ -108,7 +110,7 @@ type sink struct {
 	outs     []*target // per job output
 	errs     []*target // errors side outputs, one per name, each opened at its first row
 	buf      []byte
-	esc      []byte // scratch: a line shown for a terminal (appendTerminal)
+	esc      []byte // scratch: a line shown for a terminal (termtext.Append)
 	tabular  bool
 	pending  int
 	last     time.Time
@@ -303,8 +305,8 @@ func (s *sink) added() error {
 // (plain, and the errors> lines on stderr) show control characters as \xNN
 // (SPEC 4); csv, tsv and json keep the bytes.
 func (s *sink) write(t *target, line []byte) error {
-	if (s.line == linePlain || t.w == s.stderrW) && needsTerminalEscape(line[:len(line)-1]) {
-		s.esc = append(appendTerminal(s.esc[:0], line[:len(line)-1], false), '\n')
+	if (s.line == linePlain || t.w == s.stderrW) && termtext.Needs(line[:len(line)-1], termtext.Line) {
+		s.esc = append(termtext.Append(s.esc[:0], line[:len(line)-1], termtext.Line), '\n')
 		line = s.esc
 	}
 	_, err := t.w.Write(line)

@@ -10,6 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 
 	"streamql/catalog"
+
+	"streamql/internal/termtext"
 )
 
 // tableRows holds the rows of one table waiting to be rendered (SPEC 4: a
@@ -30,8 +32,8 @@ type tableRows struct {
 
 // addCell appends a cell holding v shown for a terminal (SPEC 4).
 func (tr *tableRows) addCell(v []byte) {
-	if needsTerminalEscape(v) {
-		tr.text = appendTerminal(tr.text, v, true)
+	if termtext.Needs(v, termtext.Cell) {
+		tr.text = termtext.Append(tr.text, v, termtext.Cell)
 	} else {
 		tr.text = append(tr.text, v...)
 	}
@@ -46,8 +48,8 @@ func (tr *tableRows) addText() { tr.ends = append(tr.ends, len(tr.text)) }
 // allocating only when name holds a control character.
 func (tr *tableRows) addHead(name string) {
 	start := len(tr.head)
-	if tr.head = append(tr.head, name...); needsTerminalEscape(tr.head[start:]) {
-		tr.head = append(tr.head[:start], terminalString(name, true)...)
+	if tr.head = append(tr.head, name...); termtext.Needs(tr.head[start:], termtext.Cell) {
+		tr.head = append(tr.head[:start], termtext.String(name, termtext.Cell)...)
 	}
 	tr.headEnds = append(tr.headEnds, len(tr.head))
 }
@@ -111,7 +113,7 @@ func writeTable(w io.Writer, format, title string, cols []catalog.Column, tr *ta
 		bw = bufio.NewWriter(w)
 	}
 	if title != "" {
-		bw.WriteString(terminalString(title, true))
+		bw.WriteString(termtext.String(title, termtext.Cell))
 		bw.WriteByte('\n')
 	}
 	if format == "markdown" {

@@ -41,7 +41,7 @@ func rowsOf(ncols int, rows [][]string) *tableRows {
 }
 
 // shownForTerminal is SPEC 4's rule written out independently of
-// appendTerminal: control characters (U+0000–U+001F except tab, U+007F,
+// termtext.Append: control characters (U+0000–U+001F except tab, U+007F,
 // U+0080–U+009F) as \xNN in lower-case hex, a line feed in a cell as \n,
 // bytes that are not UTF-8 kept.
 func shownForTerminal(s string) string {
