@@ -29,7 +29,9 @@ const (
 // unknown-option error all come from it (DESIGN: catalog).
 type OptionSpec struct {
 	// Name is the option key. A '#' stands for a column name of the stream, so
-	// "fields.#.kind" matches 'fields.qty.kind' (SPEC 1, datagen).
+	// "fields.#.kind" matches 'fields.qty.kind' (SPEC 1, datagen). A name
+	// ending in ".*" matches every key with that prefix and something after it,
+	// kept as written ("properties.*": the Kafka client's properties, SPEC 1).
 	Name     string
 	Kind     OptionKind
 	Values   []string // for OptEnum
@@ -168,6 +170,9 @@ func WriterNames() []string {
 // one column name of cols (case-insensitive). It returns the canonical key (the
 // column name as declared).
 func (o *OptionSpec) match(key string, cols []Column) (string, bool) {
+	if pre, ok := strings.CutSuffix(o.Name, "*"); ok && strings.HasSuffix(pre, ".") {
+		return key, len(key) > len(pre) && strings.HasPrefix(key, pre)
+	}
 	i := strings.IndexByte(o.Name, '#')
 	if i < 0 {
 		return o.Name, key == o.Name
@@ -239,7 +244,7 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 		written[key] = true
 	}
 	for _, os := range spec.Options {
-		if strings.Contains(os.Name, "#") {
+		if strings.Contains(os.Name, "#") || strings.HasSuffix(os.Name, "*") {
 			continue
 		}
 		if _, ok := vals[os.Name]; !ok {
@@ -275,7 +280,7 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 func (s *ConnectorSpec) optionNames() []string {
 	n := []string{"connector"}
 	for _, o := range s.Options {
-		n = append(n, strings.ReplaceAll(o.Name, "#", "<column>"))
+		n = append(n, strings.ReplaceAll(strings.ReplaceAll(o.Name, "#", "<column>"), "*", "<name>"))
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
@@ -87,6 +88,23 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		dec = transcoded{dec, tr}
 	}
 	return dec, nil
+}
+
+// newValueDecoder returns the decoder of st's 'format' and format options for
+// sources whose every record is one row given on its own (Kafka record values,
+// SPEC 2.5): newDecoder's csv or json decoder, used through DecodeValue only.
+// An 'encoding' other than UTF-8 is an error naming the stream (the kafka
+// connector refuses it when the stream is declared).
+func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
+	dec, err := newDecoder(st, strings.NewReader(""))
+	if err != nil {
+		return nil, err
+	}
+	vd, ok := dec.(connector.ValueDecoder)
+	if !ok {
+		return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, st.Options["encoding"])
+	}
+	return vd, nil
 }
 
 // optByte is a one-byte option's value, or 0 (the decoder's default) when unset.

@@ -100,7 +100,7 @@ func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, 
 		}
 	}()
 	for _, b := range joins {
-		src, err := env.Open(ctx, b.Join.Build)
+		src, err := env.Open(buildSide(ctx), b.Join.Build) // read whole (SPEC 2.5: every partition)
 		if err != nil {
 			return stats, err
 		}

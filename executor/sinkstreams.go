@@ -136,6 +136,12 @@ func (s *streamSinks) deadLetters(rows []ErrorRow) ([]ErrorRow, error) {
 			s.bad = append(s.bad, *e)
 			continue
 		}
+		if dw, ok := w.(connector.DeadLetterWriter); ok {
+			if err := dw.WriteDeadLetter(e.Stream, e.Position, e.Raw, e.Error); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		for c, f := range [4][]byte{[]byte(e.Stream), []byte(e.Position), e.Raw, []byte(e.Error)} {
 			s.text[c].ResetArena()
 			s.text[c].SetString(0, f)

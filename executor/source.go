@@ -77,7 +77,7 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 
 // connEnv is what the connectors' drivers get from e.
 func (e *Env) connEnv() *connector.Env {
-	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: newConnDecoder, State: &e.state}
+	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: newConnDecoder, NewValueDecoder: newValueDecoder, State: &e.state}
 }
 
 func newConnDecoder(st *catalog.Stream, r io.Reader) (connector.Decoder, error) {
@@ -98,3 +98,7 @@ func (e *Env) Insert(ins *planner.Insert) {
 // the first call and kept for the session; jobs reading st read from it, and
 // the streamql package's Session.Push writes to it.
 func (e *Env) Feed(st *catalog.Stream) *connector.Feed { return connector.FeedOf(st, e.connEnv()) }
+
+// buildSide marks ctx for opening a join's build side, which its source reads
+// whole (connector.BuildSide: a Kafka source reads every partition, SPEC 2.5).
+func buildSide(ctx context.Context) context.Context { return connector.BuildSide(ctx) }

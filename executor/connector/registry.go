@@ -41,6 +41,34 @@ type SinkWriter interface {
 	Close() error
 }
 
+// ValueDecoder decodes one record given on its own (a Kafka record value) as
+// one row: csvdec.Decoder and jsondec.Decoder are two.
+type ValueDecoder interface {
+	// DecodeValue decodes rec as row b.N of b without changing b.N; it
+	// returns "" for a good row, else the reason the row is malformed.
+	DecodeValue(b *vector.Batch, rec []byte) string
+}
+
+// DeadLetterWriter is a SinkWriter that writes a dead letter ('errors.stream',
+// SPEC 2.5) its own way instead of as a row of four VARCHARs: a Kafka
+// dead-letter stream writes the raw bytes as the value and the rest as
+// headers. raw is only valid during the call.
+type DeadLetterWriter interface {
+	WriteDeadLetter(stream, position string, raw []byte, reason string) error
+}
+
+type buildSideKey struct{}
+
+// BuildSide returns ctx marked for opening a join's build side (SPEC 2.2), which
+// a source reads whole: a Kafka source then reads every partition, outside
+// its consumer group (SPEC 2.5).
+func BuildSide(ctx context.Context) context.Context {
+	return context.WithValue(ctx, buildSideKey{}, true)
+}
+
+// IsBuildSide reports whether ctx was marked by BuildSide.
+func IsBuildSide(ctx context.Context) bool { b, _ := ctx.Value(buildSideKey{}).(bool); return b }
+
 // Env is what a Driver gets from the session that opens it.
 type Env struct {
 	// Stdin is the process's standard input (nil reads as empty).
@@ -49,6 +77,9 @@ type Env struct {
 	Clock Clock
 	// NewDecoder returns the decoder of st's 'format' and format options over r.
 	NewDecoder func(st *catalog.Stream, r io.Reader) (Decoder, error)
+	// NewValueDecoder returns the decoder of st's 'format' and format options
+	// for a source whose every record is one row on its own (kafka, SPEC 2.5).
+	NewValueDecoder func(st *catalog.Stream) (ValueDecoder, error)
 	// State keeps what a connector holds across the session's jobs (the shared
 	// stdin, the rows inserted into a values stream). It must not be nil.
 	State *State

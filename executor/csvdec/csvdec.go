@@ -536,3 +536,48 @@ func typeName(t catalog.Type) string {
 	}
 	return t.String()
 }
+
+// DecodeValue decodes rec, one whole record given on its own (a Kafka record
+// value, SPEC 2.5: a line break inside it is data, not a record end), as row
+// b.N of b, whose first columns have the decoder's types. It does not change
+// b.N or b.Pos; it returns "" when the row is good, else the reason it is
+// malformed (the same reasons Decode gives). It allocates nothing.
+func (d *Decoder) DecodeValue(b *vector.Batch, rec []byte) string {
+	if d.optErr != nil {
+		return d.optErr.Error()
+	}
+	d.recQuoted, d.recUnclosed = d.scanValue(rec)
+	return (*format)(d).Record(b, rec)
+}
+
+// scanValue reports whether rec has a field that starts with a quote, and
+// whether such a field's quote is never closed, by Scan's rules over the whole
+// of rec (line ends included).
+func (d *Decoder) scanValue(rec []byte) (quoted, unclosed bool) {
+	q, delim := d.quote, d.delim
+	for i, n := 0, len(rec); i <= n; {
+		if i < n && rec[i] == q {
+			quoted = true
+			j := i + 1
+			for {
+				k := bytes.IndexByte(rec[j:], q)
+				if k < 0 {
+					return true, true
+				}
+				c := j + k
+				if c+1 < n && rec[c+1] == q {
+					j = c + 2
+					continue
+				}
+				i = c + 1
+				break
+			}
+		}
+		k := bytes.IndexByte(rec[i:], delim)
+		if k < 0 {
+			return quoted, false
+		}
+		i += k + 1
+	}
+	return quoted, false
+}

@@ -753,3 +753,12 @@ func appendCompact(dst, v []byte) []byte {
 	}
 	return dst
 }
+
+// DecodeValue decodes rec, one whole JSON object given on its own (a Kafka
+// record value, SPEC 2.5: line breaks inside it are JSON whitespace), as row
+// b.N of b, whose first columns have the decoder's types. It does not change
+// b.N or b.Pos; it returns "" when the row is good, else the reason it is
+// malformed (the same reasons Decode gives). It allocates nothing.
+func (d *Decoder) DecodeValue(b *vector.Batch, rec []byte) string {
+	return (*format)(d).Record(b, rec)
+}

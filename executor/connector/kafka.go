@@ -1,0 +1,482 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/catalog"
+)
+
+// The 'kafka' connector (SPEC 1 connector table, SPEC 2.5): a source reading a
+// topic (kafkasource.go) and a sink writing one (kafkasink.go), both through
+// franz-go. This file holds the registration, the options and their checks,
+// the mapping of 'properties.*' to franz-go options, and kafkaJob, which ties
+// a job's Kafka sources and sinks together so that offsets are committed only
+// for rows whose outputs are written.
+
+// KafkaCommitEvery is how often a Kafka source with 'properties.group.id'
+// commits the offsets of the rows whose outputs are written (after flushing
+// the job's Kafka sinks), and how often an 'exactly-once' sink commits its
+// transaction. A job also commits when it ends.
+var KafkaCommitEvery = time.Second
+
+// kafkaPoll bounds one wait of a Kafka source for records: a source with
+// nothing to read returns ErrWaiting this often, so the job flushes its sinks
+// and a table renders (SPEC 4).
+const kafkaPoll = 250 * time.Millisecond
+
+func init() {
+	Register(&catalog.ConnectorSpec{
+		Name: "kafka", Doc: "reads or writes a Kafka topic (SPEC 2.5); bounded unless 'scan.bounded.mode' = 'unbounded'",
+		Options: catalog.WithFormat(
+			catalog.OptionSpec{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
+			catalog.OptionSpec{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},
+			catalog.OptionSpec{Name: "properties.group.id", Kind: catalog.OptString, Doc: "consumer group: processes with the same group share the partitions and commit the offsets of rows whose outputs are written"},
+			catalog.OptionSpec{Name: "scan.startup.mode", Kind: catalog.OptEnum, Values: []string{"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"}, Doc: "where reading starts (default: group-offsets with 'properties.group.id', else earliest-offset)"},
+			catalog.OptionSpec{Name: "scan.startup.timestamp-millis", Kind: catalog.OptInt, Doc: "with scan.startup.mode = timestamp: start at the first record with a timestamp at or after it (epoch ms)"},
+			catalog.OptionSpec{Name: "scan.startup.specific-offsets", Kind: catalog.OptString, Doc: "with scan.startup.mode = specific-offsets: partition:0,offset:42;partition:1,offset:7 (other partitions start at their earliest offset)"},
+			catalog.OptionSpec{Name: "scan.bounded.mode", Kind: catalog.OptEnum, Values: []string{"unbounded", "latest-offset", "timestamp"}, Default: "unbounded", Doc: "where reading stops: never, at the end offsets seen when the job starts, or before the first record at or after scan.bounded.timestamp-millis"},
+			catalog.OptionSpec{Name: "scan.bounded.timestamp-millis", Kind: catalog.OptInt, Doc: "with scan.bounded.mode = timestamp: stop before the first record with a timestamp at or after it (epoch ms)"},
+			catalog.OptionSpec{Name: "scan.watermark.idle-timeout", Kind: catalog.OptString, Doc: "a partition without records for this long (e.g. '10 s', '500 ms', '1 min') is left out of the stream's watermark until it produces again"},
+			catalog.OptionSpec{Name: "key.fields", Kind: catalog.OptString, Doc: "as a sink: the columns of each record's key, separated by ';' (Kafka's murmur2 partitioner places the keyed records)"},
+			catalog.OptionSpec{Name: "key.format", Kind: catalog.OptEnum, Values: []string{"csv", "json"}, Doc: "as a sink: the format of the key (default: the value's 'format')"},
+			catalog.OptionSpec{Name: "sink.delivery-guarantee", Kind: catalog.OptEnum, Values: []string{"at-least-once", "exactly-once"}, Default: "at-least-once", Doc: "as a sink: at-least-once flushes before the job succeeds; exactly-once writes in Kafka transactions"},
+			catalog.OptionSpec{Name: "sink.transactional-id-prefix", Kind: catalog.OptString, Doc: "as an exactly-once sink: prefix of the transactional id (the stream's name is appended)"},
+			catalog.OptionSpec{Name: "properties.*", Kind: catalog.OptString, Doc: "a Kafka client property passed to the client (see the error of an unsupported one for the list)"},
+		),
+		Bounded: func(o map[string]string) bool {
+			return o["scan.bounded.mode"] != "" && o["scan.bounded.mode"] != "unbounded"
+		},
+		Validate: checkKafka,
+	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+		return OpenKafka(ctx, st, env)
+	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error) {
+		return OpenKafkaSink(ctx, st, env)
+	}})
+}
+
+// checkKafka checks a kafka stream's options beyond their kinds (SPEC 1, 2.5):
+// each mode's companion option is given exactly with its mode, the specific
+// offsets and the idle timeout parse, key.fields names columns, exactly-once
+// has a transactional-id prefix, every 'properties.*' maps to the client, and
+// the format options that have no meaning for one value per record are not
+// set. It returns an *OptionError naming the option.
+func checkKafka(st *catalog.Stream) error {
+	o := st.Options
+	if e := o["encoding"]; e != "" && !strings.EqualFold(strings.ReplaceAll(e, "-", ""), "utf8") {
+		return &OptionError{Key: "encoding", Msg: "a Kafka record value is read as UTF-8; remove the option (or convert the topic's values to UTF-8)"}
+	}
+	if o["csv.header"] == "true" {
+		return &OptionError{Key: "csv.header", Msg: "each Kafka record value is one row, there is no header line to skip; remove the option"}
+	}
+	mode := o["scan.startup.mode"]
+	companion := func(opt, wantMode, modeOpt, got string) error {
+		_, has := o[opt]
+		switch {
+		case got == wantMode && !has:
+			return &OptionError{Key: modeOpt, Msg: "'" + wantMode + "' needs the option '" + opt + "'"}
+		case got != wantMode && has:
+			return &OptionError{Key: opt, Msg: "applies only with '" + modeOpt + "' = '" + wantMode + "'; remove it or set that mode"}
+		}
+		return nil
+	}
+	if err := companion("scan.startup.timestamp-millis", "timestamp", "scan.startup.mode", mode); err != nil {
+		return err
+	}
+	if err := companion("scan.startup.specific-offsets", "specific-offsets", "scan.startup.mode", mode); err != nil {
+		return err
+	}
+	if err := companion("scan.bounded.timestamp-millis", "timestamp", "scan.bounded.mode", o["scan.bounded.mode"]); err != nil {
+		return err
+	}
+	if mode == "group-offsets" && o["properties.group.id"] == "" {
+		return &OptionError{Key: "scan.startup.mode", Msg: "'group-offsets' reads the offsets committed by a consumer group: set 'properties.group.id'"}
+	}
+	if v, ok := o["scan.startup.specific-offsets"]; ok {
+		if _, err := parseSpecificOffsets(v); err != nil {
+			return &OptionError{Key: "scan.startup.specific-offsets", Msg: err.Error()}
+		}
+	}
+	if v, ok := o["scan.watermark.idle-timeout"]; ok {
+		if _, err := ParseFlinkDuration(v); err != nil {
+			return &OptionError{Key: "scan.watermark.idle-timeout", Msg: err.Error()}
+		}
+	}
+	if v, ok := o["key.fields"]; ok {
+		if _, err := keyColumns(st, v); err != nil {
+			return &OptionError{Key: "key.fields", Msg: err.Error()}
+		}
+	} else if _, ok := o["key.format"]; ok {
+		return &OptionError{Key: "key.format", Msg: "applies only with 'key.fields'; remove it or name the key columns"}
+	}
+	_, hasPrefix := o["sink.transactional-id-prefix"]
+	switch {
+	case o["sink.delivery-guarantee"] == "exactly-once" && !hasPrefix:
+		return &OptionError{Key: "sink.delivery-guarantee", Msg: "'exactly-once' needs 'sink.transactional-id-prefix' (a prefix unique to this job's sink)"}
+	case o["sink.delivery-guarantee"] != "exactly-once" && hasPrefix:
+		return &OptionError{Key: "sink.transactional-id-prefix", Msg: "applies only with 'sink.delivery-guarantee' = 'exactly-once'"}
+	}
+	if _, err := kafkaClientOpts(o); err != nil {
+		return err
+	}
+	return nil
+}
+
+// specificOffset is one entry of 'scan.startup.specific-offsets'.
+type specificOffset struct {
+	partition int32
+	offset    int64
+}
+
+// parseSpecificOffsets reads Flink's 'partition:0,offset:42;partition:1,offset:7'.
+func parseSpecificOffsets(v string) (map[int32]int64, error) {
+	out := map[int32]int64{}
+	for _, ent := range strings.Split(v, ";") {
+		ent = strings.TrimSpace(ent)
+		if ent == "" {
+			continue
+		}
+		var so specificOffset
+		var hasP, hasO bool
+		for _, kv := range strings.Split(ent, ",") {
+			k, val, ok := strings.Cut(strings.TrimSpace(kv), ":")
+			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			switch {
+			case !ok || err != nil || n < 0:
+				return nil, fmt.Errorf("'%s' is not partition:<n>,offset:<n> (write e.g. 'partition:0,offset:42;partition:1,offset:7')", ent)
+			case strings.TrimSpace(k) == "partition" && n <= 1<<31-1:
+				so.partition, hasP = int32(n), true
+			case strings.TrimSpace(k) == "offset":
+				so.offset, hasO = n, true
+			default:
+				return nil, fmt.Errorf("'%s' is not partition:<n>,offset:<n> (write e.g. 'partition:0,offset:42;partition:1,offset:7')", ent)
+			}
+		}
+		if !hasP || !hasO {
+			return nil, fmt.Errorf("'%s' needs both partition:<n> and offset:<n>", ent)
+		}
+		if _, dup := out[so.partition]; dup {
+			return nil, fmt.Errorf("partition %d is given twice", so.partition)
+		}
+		out[so.partition] = so.offset
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no offsets given (write e.g. 'partition:0,offset:42;partition:1,offset:7')")
+	}
+	return out, nil
+}
+
+// ParseFlinkDuration reads a duration as Flink options write it: a
+// non-negative number and a unit, "10 s", "500ms", "1 min", "2 h", "1 d" (ms,
+// s, min, h, d and their long names); a bare number is milliseconds. It
+// returns the duration, or an error saying which forms are accepted.
+func ParseFlinkDuration(v string) (time.Duration, error) {
+	s := strings.TrimSpace(v)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	unit := strings.ToLower(strings.TrimSpace(s[i:]))
+	mult := map[string]time.Duration{
+		"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond, "millisecond": time.Millisecond, "milliseconds": time.Millisecond,
+		"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+		"min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute, "m": time.Minute,
+		"h": time.Hour, "hour": time.Hour, "hours": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+	}[unit]
+	if err != nil || mult == 0 || n < 0 || n*float64(mult) > float64(1<<62) {
+		return 0, fmt.Errorf("'%s' is not a duration; write a number and a unit, e.g. '10 s', '500 ms' or '1 min'", v)
+	}
+	return time.Duration(n * float64(mult)), nil
+}
+
+// keyColumns returns the indexes of the 'key.fields' columns of st (names
+// separated by ';' as in Flink, or ','), or an error naming an unknown one.
+func keyColumns(st *catalog.Stream, v string) ([]int, error) {
+	var out []int
+	for _, name := range strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == ',' }) {
+		name = strings.TrimSpace(name)
+		k := -1
+		for j, c := range st.Columns {
+			if strings.EqualFold(c.Name, name) {
+				k = j
+			}
+		}
+		if k < 0 {
+			var names []string
+			for _, c := range st.Columns {
+				names = append(names, c.Name)
+			}
+			return nil, fmt.Errorf("'%s' is not a column of stream %s (columns: %s)", name, st.Name, strings.Join(names, ", "))
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("names no column; write the key columns separated by ';'")
+	}
+	return out, nil
+}
+
+// kafkaOpts are a stream's 'properties.*' as franz-go options: for every
+// client, for the source's consumer only, for the sink's producer only, and
+// the properties the connector itself reads.
+type kafkaOpts struct {
+	common, consumer, producer []kgo.Opt
+	readCommitted              bool
+	resetLatest                bool // auto.offset.reset = latest
+}
+
+// kafkaProperty maps one Kafka client property to franz-go options.
+type kafkaProperty struct {
+	role  byte // 'c' consumer, 'p' producer, 'a' all
+	apply func(v string, o *kafkaOpts) error
+}
+
+func msProp(role byte, f func(time.Duration) kgo.Opt) kafkaProperty {
+	return kafkaProperty{role, func(v string, o *kafkaOpts) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("'%s' is not a number of milliseconds", v)
+		}
+		o.add(role, f(time.Duration(n)*time.Millisecond))
+		return nil
+	}}
+}
+
+func intProp(role byte, f func(int32) kgo.Opt) kafkaProperty {
+	return kafkaProperty{role, func(v string, o *kafkaOpts) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("'%s' is not a positive integer", v)
+		}
+		o.add(role, f(int32(n)))
+		return nil
+	}}
+}
+
+func (o *kafkaOpts) add(role byte, opt kgo.Opt) {
+	switch role {
+	case 'c':
+		o.consumer = append(o.consumer, opt)
+	case 'p':
+		o.producer = append(o.producer, opt)
+	default:
+		o.common = append(o.common, opt)
+	}
+}
+
+// kafkaProperties are the Kafka client properties (Java client names) that
+// map to franz-go; 'properties.<name>' passes them through (SPEC 1).
+var kafkaProperties = map[string]kafkaProperty{
+	"client.id":               {'a', func(v string, o *kafkaOpts) error { o.common = append(o.common, kgo.ClientID(v)); return nil }},
+	"request.timeout.ms":      msProp('a', func(d time.Duration) kgo.Opt { return kgo.RequestTimeoutOverhead(d) }),
+	"metadata.max.age.ms":     msProp('a', func(d time.Duration) kgo.Opt { return kgo.MetadataMaxAge(d) }),
+	"connections.max.idle.ms": msProp('a', func(d time.Duration) kgo.Opt { return kgo.ConnIdleTimeout(d) }),
+	"retry.backoff.ms": msProp('a', func(d time.Duration) kgo.Opt {
+		return kgo.RetryBackoffFn(func(int) time.Duration { return d })
+	}),
+	"isolation.level": {'c', func(v string, o *kafkaOpts) error {
+		switch v {
+		case "read_committed":
+			o.readCommitted = true
+			o.consumer = append(o.consumer, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		case "read_uncommitted":
+		default:
+			return fmt.Errorf("'%s' is not read_committed or read_uncommitted", v)
+		}
+		return nil
+	}},
+	"auto.offset.reset": {'c', func(v string, o *kafkaOpts) error {
+		switch v {
+		case "earliest":
+		case "latest":
+			o.resetLatest = true
+		default:
+			return fmt.Errorf("'%s' is not earliest or latest", v)
+		}
+		return nil
+	}},
+	"enable.auto.commit": {'c', func(v string, o *kafkaOpts) error {
+		if v != "false" {
+			return fmt.Errorf("streamql commits the offsets of rows whose outputs are written itself; remove the property")
+		}
+		return nil
+	}},
+	"fetch.min.bytes":           intProp('c', func(n int32) kgo.Opt { return kgo.FetchMinBytes(n) }),
+	"fetch.max.bytes":           intProp('c', func(n int32) kgo.Opt { return kgo.FetchMaxBytes(n) }),
+	"max.partition.fetch.bytes": intProp('c', func(n int32) kgo.Opt { return kgo.FetchMaxPartitionBytes(n) }),
+	"fetch.max.wait.ms":         msProp('c', func(d time.Duration) kgo.Opt { return kgo.FetchMaxWait(d) }),
+	"session.timeout.ms":        msProp('c', func(d time.Duration) kgo.Opt { return kgo.SessionTimeout(d) }),
+	"heartbeat.interval.ms":     msProp('c', func(d time.Duration) kgo.Opt { return kgo.HeartbeatInterval(d) }),
+	"max.poll.interval.ms":      msProp('c', func(d time.Duration) kgo.Opt { return kgo.RebalanceTimeout(d) }),
+	"group.instance.id":         {'c', func(v string, o *kafkaOpts) error { o.consumer = append(o.consumer, kgo.InstanceID(v)); return nil }},
+	"acks": {'p', func(v string, o *kafkaOpts) error {
+		switch v {
+		case "all", "-1":
+			o.producer = append(o.producer, kgo.RequiredAcks(kgo.AllISRAcks()))
+		case "1":
+			o.producer = append(o.producer, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+		case "0":
+			o.producer = append(o.producer, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
+		default:
+			return fmt.Errorf("'%s' is not all, -1, 1 or 0", v)
+		}
+		return nil
+	}},
+	"enable.idempotence": {'p', func(v string, o *kafkaOpts) error {
+		switch v {
+		case "true":
+		case "false":
+			o.producer = append(o.producer, kgo.DisableIdempotentWrite())
+		default:
+			return fmt.Errorf("'%s' is not true or false", v)
+		}
+		return nil
+	}},
+	"linger.ms":                             msProp('p', func(d time.Duration) kgo.Opt { return kgo.ProducerLinger(d) }),
+	"batch.size":                            intProp('p', func(n int32) kgo.Opt { return kgo.ProducerBatchMaxBytes(n) }),
+	"delivery.timeout.ms":                   msProp('p', func(d time.Duration) kgo.Opt { return kgo.RecordDeliveryTimeout(d) }),
+	"transaction.timeout.ms":                msProp('p', func(d time.Duration) kgo.Opt { return kgo.TransactionTimeout(d) }),
+	"max.in.flight.requests.per.connection": intProp('p', func(n int32) kgo.Opt { return kgo.MaxProduceRequestsInflightPerBroker(int(n)) }),
+	"retries": {'p', func(v string, o *kafkaOpts) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return fmt.Errorf("'%s' is not a non-negative integer", v)
+		}
+		o.producer = append(o.producer, kgo.RecordRetries(n))
+		return nil
+	}},
+	"compression.type": {'p', func(v string, o *kafkaOpts) error {
+		c, ok := map[string]kgo.CompressionCodec{"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(), "snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression()}[v]
+		if !ok {
+			return fmt.Errorf("'%s' is not none, gzip, snappy, lz4 or zstd", v)
+		}
+		o.producer = append(o.producer, kgo.ProducerBatchCompression(c))
+		return nil
+	}},
+}
+
+// kafkaClientOpts maps the stream's 'properties.*' (other than
+// bootstrap.servers and group.id, which are the connector's own options) to
+// franz-go options. A property franz-go has no counterpart for (security.*,
+// sasl.*, ...) is an *OptionError naming it and listing the supported ones.
+func kafkaClientOpts(opts map[string]string) (*kafkaOpts, error) {
+	o := &kafkaOpts{}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		name, ok := strings.CutPrefix(k, "properties.")
+		if !ok || name == "bootstrap.servers" || name == "group.id" {
+			continue
+		}
+		p, ok := kafkaProperties[name]
+		if !ok {
+			var known []string
+			for n := range kafkaProperties {
+				known = append(known, n)
+			}
+			sort.Strings(known)
+			return nil, &OptionError{Key: k, Msg: "the Kafka client property '" + name + "' is not supported by streamql's client (franz-go); remove it, or use one of: " + strings.Join(known, ", ")}
+		}
+		if err := p.apply(opts[k], o); err != nil {
+			return nil, &OptionError{Key: k, Msg: err.Error()}
+		}
+	}
+	return o, nil
+}
+
+// seeds returns the client options every Kafka client of st starts with.
+func seeds(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
+	var brokers []string
+	for _, b := range strings.Split(st.Options["properties.bootstrap.servers"], ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	return append([]kgo.Opt{kgo.SeedBrokers(brokers...)}, o.common...)
+}
+
+// kafkaJob ties together the Kafka sources and sinks a job opened (one job
+// runs at a time in a session; it lives in the session's State): a source with
+// a consumer group commits offsets only after checkpoint has made every
+// Kafka sink's records durable (SPEC 2.5: offsets only for rows whose outputs
+// are written), and a sink that failed stops every later commit of the job.
+type kafkaJob struct {
+	mu     sync.Mutex
+	sinks  []*kafkaSink
+	failed error
+}
+
+type kafkaJobKey struct{}
+
+func kafkaJobOf(env *Env) *kafkaJob {
+	return env.State.Get(kafkaJobKey{}, func() any { return &kafkaJob{} }).(*kafkaJob)
+}
+
+func (j *kafkaJob) addSink(s *kafkaSink) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.sinks = append(j.sinks, s)
+}
+
+// start forgets the failure of an earlier job: a job opens its sources
+// before its sinks, so a source opened while no sink is open starts a job.
+func (j *kafkaJob) start() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.sinks) == 0 {
+		j.failed = nil
+	}
+}
+
+func (j *kafkaJob) removeSink(s *kafkaSink, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for k, x := range j.sinks {
+		if x == s {
+			j.sinks = append(j.sinks[:k], j.sinks[k+1:]...)
+			break
+		}
+	}
+	if err != nil && j.failed == nil {
+		j.failed = err
+	}
+}
+
+// checkpoint makes the records written so far to every open Kafka sink of the
+// job durable (at-least-once: flushed and acknowledged; exactly-once: the
+// transaction committed and a new one begun). It returns the first error, or
+// the error of a sink that failed earlier in the job.
+func (j *kafkaJob) checkpoint(ctx context.Context) error {
+	j.mu.Lock()
+	sinks := append([]*kafkaSink(nil), j.sinks...)
+	failed := j.failed
+	j.mu.Unlock()
+	if failed != nil {
+		return failed
+	}
+	for _, s := range sinks {
+		if err := s.checkpoint(ctx); err != nil {
+			j.removeSink(nil, err)
+			return err
+		}
+	}
+	return nil
+}
+
+// failure returns the error of a sink of the job that failed, or nil.
+func (j *kafkaJob) failure() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.failed
+}

@@ -1,0 +1,269 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/catalog"
+	"streamql/executor/format"
+	"streamql/executor/vector"
+)
+
+// kafkaSinkClose bounds how long closing a Kafka sink waits for the broker to
+// acknowledge what was written (a broker restarting within it loses nothing).
+var kafkaSinkClose = 2 * time.Minute
+
+// kafkaSink is the 'kafka' connector's sink (SPEC 2.5): one record per row,
+// its value the row in 'format' (a json object, or a csv line without header
+// and line end), its key the 'key.fields' columns in 'key.format', placed by
+// Kafka's murmur2 partitioner as the Java client places them (no key: sticky
+// partitioning). 'at-least-once' flushes the producer at every checkpoint and
+// at Close, failing the job when a record was not acknowledged;
+// 'exactly-once' writes in transactions (transactional id
+// 'sink.transactional-id-prefix'-<stream>), committed every KafkaCommitEvery,
+// at every checkpoint and at Close. Write and Flush run on the job's
+// goroutine; franz-go's delivery callbacks on its own, touching only err.
+type kafkaSink struct {
+	st    *catalog.Stream
+	topic string
+	cl    *kgo.Client
+	job   *kafkaJob
+	json  bool
+	delim byte
+	eos   bool
+
+	keyIdx  []int
+	keyCols []catalog.Column
+	keyVals []*vector.Vec
+	keyJSON bool
+
+	inTxn    bool
+	txnStart time.Time
+
+	buf     []byte       // scratch: the encoded value or key
+	slab    []byte       // values and keys of records in flight, never reused
+	recs    []kgo.Record // records in flight, never reused
+	promise func(*kgo.Record, error)
+
+	mu  sync.Mutex
+	err error // the first delivery error
+}
+
+// OpenKafkaSink opens st as a Kafka sink (SPEC 2.5) for one job: it checks
+// that the topic exists and starts the producer (transactional for
+// 'exactly-once'). Errors name the stream, the topic and the brokers.
+func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error) {
+	o, err := kafkaClientOpts(st.Options)
+	if err != nil {
+		return nil, fmt.Errorf("sink stream %s: %v", st.Name, err)
+	}
+	s := &kafkaSink{st: st, topic: st.Options["topic"], job: kafkaJobOf(env), json: st.Options["format"] == "json", delim: ',',
+		eos: st.Options["sink.delivery-guarantee"] == "exactly-once"}
+	if d := st.Options["csv.delimiter"]; len(d) == 1 {
+		s.delim = d[0]
+	}
+	if v, ok := st.Options["key.fields"]; ok {
+		if s.keyIdx, err = keyColumns(st, v); err != nil {
+			return nil, fmt.Errorf("sink stream %s: option 'key.fields': %v", st.Name, err)
+		}
+		for _, k := range s.keyIdx {
+			s.keyCols = append(s.keyCols, st.Columns[k])
+		}
+		s.keyVals = make([]*vector.Vec, len(s.keyIdx))
+		kf := st.Options["key.format"]
+		if kf == "" {
+			kf = st.Options["format"]
+		}
+		s.keyJSON = kf == "json"
+	}
+	opts := append(seeds(st, o), o.producer...)
+	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	if s.eos {
+		opts = append(opts, kgo.TransactionalID(st.Options["sink.transactional-id-prefix"]+"-"+st.Name))
+	}
+	s.cl, err = kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("sink stream %s: Kafka client for 'properties.bootstrap.servers' = '%s': %v", st.Name, st.Options["properties.bootstrap.servers"], err)
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	lo, err := kadm.NewClient(s.cl).ListEndOffsets(octx, s.topic)
+	if err == nil {
+		err = lo.Error()
+	}
+	if err == nil && len(lo[s.topic]) == 0 {
+		err = fmt.Errorf("topic '%s' does not exist; create it first (kafka-topics.sh --create --topic %s), or check 'topic'", s.topic, s.topic)
+	}
+	if err != nil {
+		s.cl.Close()
+		if octx.Err() != nil {
+			err = fmt.Errorf("no answer from the brokers within 30 s: check 'properties.bootstrap.servers' and that the broker runs (scripts/kafka-broker status DIR)")
+		}
+		return nil, fmt.Errorf("sink stream %s: topic '%s' on %s: %v", st.Name, s.topic, st.Options["properties.bootstrap.servers"], err)
+	}
+	s.promise = func(_ *kgo.Record, err error) {
+		if err != nil {
+			s.mu.Lock()
+			if s.err == nil {
+				s.err = err
+			}
+			s.mu.Unlock()
+		}
+	}
+	s.job.addSink(s)
+	return s, nil
+}
+
+// alloc returns n bytes of the slab for a record in flight: chunks are never
+// reused (franz-go holds the bytes until the broker acknowledges them), so
+// records cost no allocation each, only a chunk now and then.
+func (s *kafkaSink) alloc(b []byte) []byte {
+	n := len(b)
+	if cap(s.slab)-len(s.slab) < n {
+		s.slab = make([]byte, 0, max(1<<20, n))
+	}
+	out := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
+	copy(out, b)
+	s.slab = s.slab[:len(s.slab)+n]
+	return out
+}
+
+func (s *kafkaSink) record() *kgo.Record {
+	if len(s.recs) == cap(s.recs) {
+		s.recs = make([]kgo.Record, 0, 1024)
+	}
+	s.recs = s.recs[:len(s.recs)+1]
+	return &s.recs[len(s.recs)-1]
+}
+
+// Write implements SinkWriter: row i of cols becomes one record.
+func (s *kafkaSink) Write(cols []*vector.Vec, i int) error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	r := s.record()
+	if s.json {
+		s.buf = append(s.buf[:0], '{')
+		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns, cols, i), '}')
+	} else {
+		s.buf = format.AppendCSVRow(s.buf[:0], s.st.Columns, cols, i, s.delim)
+	}
+	r.Value = s.alloc(s.buf)
+	if s.keyIdx != nil {
+		for j, k := range s.keyIdx {
+			s.keyVals[j] = cols[k]
+		}
+		if s.keyJSON {
+			s.buf = append(s.buf[:0], '{')
+			s.buf = append(format.AppendJSONFields(s.buf, s.keyCols, s.keyVals, i), '}')
+		} else {
+			s.buf = format.AppendCSVRow(s.buf[:0], s.keyCols, s.keyVals, i, s.delim)
+		}
+		r.Key = s.alloc(s.buf)
+	}
+	s.cl.Produce(context.Background(), r, s.promise)
+	return nil
+}
+
+// WriteDeadLetter implements DeadLetterWriter (SPEC 2.5): the value is the raw
+// input bytes exactly, the headers stream, position and error hold the rest.
+func (s *kafkaSink) WriteDeadLetter(stream, position string, raw []byte, reason string) error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	r := s.record()
+	r.Value = s.alloc(raw)
+	r.Headers = []kgo.RecordHeader{
+		{Key: "stream", Value: []byte(stream)},
+		{Key: "position", Value: []byte(position)},
+		{Key: "error", Value: []byte(reason)},
+	}
+	s.cl.Produce(context.Background(), r, s.promise)
+	return nil
+}
+
+// begin starts a transaction for an exactly-once sink that is not in one.
+func (s *kafkaSink) begin() error {
+	if !s.eos || s.inTxn {
+		return nil
+	}
+	if err := s.cl.BeginTransaction(); err != nil {
+		return s.fail(err)
+	}
+	s.inTxn, s.txnStart = true, time.Now()
+	return nil
+}
+
+func (s *kafkaSink) fail(err error) error {
+	return fmt.Errorf("sink stream %s: writing topic '%s': %v", s.st.Name, s.topic, err)
+}
+
+// failed returns the first delivery error, as the sink's error.
+func (s *kafkaSink) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.fail(s.err)
+	}
+	return nil
+}
+
+// Flush implements SinkWriter: the records are handed to the producer as
+// they are written, so it only reports a delivery error, and commits an
+// exactly-once sink's transaction once it is KafkaCommitEvery old.
+func (s *kafkaSink) Flush() error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	if s.inTxn && time.Since(s.txnStart) >= KafkaCommitEvery {
+		return s.checkpoint(context.Background())
+	}
+	return nil
+}
+
+// checkpoint makes what was written durable: flushed and acknowledged, and
+// for exactly-once the transaction committed (the next Write begins another).
+func (s *kafkaSink) checkpoint(ctx context.Context) error {
+	if err := s.cl.Flush(ctx); err != nil {
+		return s.fail(err)
+	}
+	if err := s.failed(); err != nil {
+		if s.inTxn {
+			s.inTxn = false
+			s.cl.EndTransaction(ctx, kgo.TryAbort)
+		}
+		return err
+	}
+	if s.inTxn {
+		s.inTxn = false
+		if err := s.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return s.fail(err)
+		}
+	}
+	return nil
+}
+
+// Close implements SinkWriter: flush and wait for every record to be
+// acknowledged (at most kafkaSinkClose), commit the last transaction, close.
+func (s *kafkaSink) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
+	defer cancel()
+	err := s.checkpoint(ctx)
+	if err != nil && s.inTxn {
+		s.cl.EndTransaction(ctx, kgo.TryAbort)
+	}
+	s.cl.Close()
+	s.job.removeSink(s, err)
+	return err
+}

@@ -1,0 +1,656 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"streamql/catalog"
+	"streamql/executor/inbuf"
+	"streamql/executor/vector"
+)
+
+// A Kafka row's position (vector.Batch.Pos, BadRow.Line) packs its partition
+// and offset into one int64: the partition in the bits above kafkaOffsetBits.
+const (
+	kafkaOffsetBits = 44
+	kafkaOffsetMask = 1<<kafkaOffsetBits - 1
+)
+
+// KafkaPosition returns the position a Kafka source gives a record of
+// partition p at offset off (vector.Batch.Pos; Position renders it as
+// topic:partition:offset, SPEC 2.5). Offsets up to 2^44 and partitions up to
+// 2^19 fit.
+func KafkaPosition(p int32, off int64) int64 { return int64(p)<<kafkaOffsetBits | off&kafkaOffsetMask }
+
+// KafkaPartitionOf returns the partition and offset of a position made by
+// KafkaPosition.
+func KafkaPartitionOf(pos int64) (partition int32, offset int64) {
+	return int32(pos >> kafkaOffsetBits), pos & kafkaOffsetMask
+}
+
+// PartitionedSource is a Source whose rows come from partitions, each with
+// its own order (Kafka, SPEC 2.5): the row with position pos (vector.Batch.Pos)
+// belongs to partition Partition(pos). Per-partition watermarks key on it.
+type PartitionedSource interface {
+	Source
+	Partition(pos int64) int32
+}
+
+// kafkaSource reads one topic (SPEC 2.5): one record value is one row. Without
+// 'properties.group.id' (and always for a join's build side) it reads every
+// partition from the startup offsets; with one it joins the consumer group,
+// reads the partitions the group gives it and commits, every KafkaCommitEvery
+// and at the end, the offsets of the rows the job has written (after the job's
+// Kafka sinks made them durable). With a 'scan.bounded.mode' other than
+// unbounded it ends once every partition it reads reached its stop offset.
+// Next runs on the job's goroutine; franz-go's group callbacks run on its own
+// and touch only the fields under mu.
+type kafkaSource struct {
+	st     *catalog.Stream
+	topic  string
+	ctx    context.Context
+	cl     *kgo.Client
+	adm    *kadm.Client
+	dec    ValueDecoder
+	opts   *kafkaOpts
+	job    *kafkaJob
+	group  string // "" when not in a consumer group
+	maxRec int
+
+	bounded bool
+	stop    map[int32]int64 // bounded: the first offset not read, per partition
+
+	mu       sync.Mutex
+	next     map[int32]int64 // the next offset to read, per partition read
+	assigned map[int32]bool  // group: the partitions the group gave this process
+	seen     map[int32]bool  // group: partitions assigned once already in this job
+	gotParts bool            // group: a first assignment happened
+	cbErr    error           // group: an error of the offsets callback
+
+	recs []*kgo.Record // the last poll's records, recs[ri:] not yet used
+	ri   int
+
+	// The rows of the last batch in batch order (good and bad), for Unread;
+	// what the last batch gave per partition (the offset after its last
+	// record), what the job has used, and what was committed.
+	batch      []kafkaRow
+	given      map[int32]int64
+	used       map[int32]int64
+	committed  map[int32]int64
+	lastCommit time.Time
+	ended      bool // Next returned io.EOF: every row given was used
+	read       int64
+	doneParts  map[int32]bool
+}
+
+type kafkaRow struct {
+	p    int32
+	off  int64
+	good bool
+}
+
+// OpenKafka opens the 'kafka' connector's source of st: it checks that the
+// topic exists, resolves the startup (and stop) offsets of its partitions,
+// and starts the client, in the consumer group 'properties.group.id' when set
+// (not for a join's build side, which reads every partition: ctx marked by
+// BuildSide). Errors name the stream, the topic and the brokers and say what
+// to do.
+func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+	o, err := kafkaClientOpts(st.Options)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %v", st.Name, err)
+	}
+	dec, err := env.NewValueDecoder(st)
+	if err != nil {
+		return nil, err
+	}
+	maxRec := inbuf.DefaultMaxRecord
+	if v, ok := st.Options["max-record-size"]; ok {
+		n, err := catalog.ParseSize(v)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: option 'max-record-size': %v", st.Name, err)
+		}
+		maxRec = int(n)
+	}
+	s := &kafkaSource{
+		st: st, topic: st.Options["topic"], ctx: ctx, dec: dec, opts: o, job: kafkaJobOf(env), maxRec: maxRec,
+		bounded: st.Options["scan.bounded.mode"] != "" && st.Options["scan.bounded.mode"] != "unbounded",
+		next:    map[int32]int64{}, assigned: map[int32]bool{}, seen: map[int32]bool{},
+		given: map[int32]int64{}, used: map[int32]int64{}, committed: map[int32]int64{}, doneParts: map[int32]bool{},
+		lastCommit: time.Now(),
+	}
+	if !IsBuildSide(ctx) {
+		s.group = st.Options["properties.group.id"]
+	}
+	s.job.start()
+	base := append(seeds(st, o), o.consumer...)
+	// The control records (transaction markers) take offsets: kept, they show
+	// a bounded read reaching its stop offset; they are never rows.
+	base = append(base, kgo.KeepControlRecords())
+	admCl, err := kgo.NewClient(seeds(st, o)...)
+	if err != nil {
+		return nil, s.clientErr(err)
+	}
+	s.adm = kadm.NewClient(admCl)
+	fail := func(err error) (Source, error) {
+		s.adm.Close()
+		return nil, err
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	ends, err := s.listEnds(octx)
+	if err != nil {
+		return fail(err)
+	}
+	if s.bounded {
+		if s.stop, err = s.stopOffsets(octx, ends); err != nil {
+			return fail(err)
+		}
+	}
+	if s.group == "" {
+		parts := make([]int32, 0, len(ends))
+		for p := range ends {
+			parts = append(parts, p)
+		}
+		start, err := s.startOffsets(octx, parts, false)
+		if err != nil {
+			return fail(err)
+		}
+		from := map[int32]kgo.Offset{}
+		for p, off := range start {
+			from[p] = kgo.NewOffset().At(off)
+			s.next[p] = off
+		}
+		s.cl, err = kgo.NewClient(append(base, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.topic: from}))...)
+	} else {
+		s.cl, err = kgo.NewClient(append(base,
+			kgo.ConsumerGroup(s.group), kgo.ConsumeTopics(s.topic),
+			kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
+			kgo.AdjustFetchOffsetsFn(s.adjustOffsets),
+			kgo.OnPartitionsRevoked(s.lose), kgo.OnPartitionsLost(s.lose),
+		)...)
+	}
+	if err != nil {
+		return fail(s.clientErr(err))
+	}
+	return s, nil
+}
+
+func (s *kafkaSource) clientErr(err error) error {
+	return fmt.Errorf("stream %s: Kafka client for 'properties.bootstrap.servers' = '%s': %v", s.st.Name, s.st.Options["properties.bootstrap.servers"], err)
+}
+
+// listEnds returns the end offsets of every partition of the topic (the last
+// stable offsets with isolation.level = read_committed), failing with a
+// message when the topic does not exist or the brokers do not answer.
+func (s *kafkaSource) listEnds(ctx context.Context) (map[int32]int64, error) {
+	var lo kadm.ListedOffsets
+	var err error
+	if s.opts.readCommitted {
+		lo, err = s.adm.ListCommittedOffsets(ctx, s.topic)
+	} else {
+		lo, err = s.adm.ListEndOffsets(ctx, s.topic)
+	}
+	if err == nil {
+		err = lo.Error()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("stream %s: no answer from the Kafka brokers '%s' within 30 s: check 'properties.bootstrap.servers' and that the broker runs (scripts/kafka-broker status DIR)", s.st.Name, s.st.Options["properties.bootstrap.servers"])
+		}
+		return nil, fmt.Errorf("stream %s: topic '%s' on %s: %v", s.st.Name, s.topic, s.st.Options["properties.bootstrap.servers"], err)
+	}
+	out := map[int32]int64{}
+	for p, x := range lo[s.topic] {
+		out[p] = x.Offset
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("stream %s: topic '%s' does not exist on %s; create it first (kafka-topics.sh --create --topic %s), or check 'topic'", s.st.Name, s.topic, s.st.Options["properties.bootstrap.servers"], s.topic)
+	}
+	return out, nil
+}
+
+// stopOffsets returns, per partition, the first offset a bounded read does not
+// read ('scan.bounded.mode'): the end offsets when the job starts, or the
+// first offset at or after 'scan.bounded.timestamp-millis'.
+func (s *kafkaSource) stopOffsets(ctx context.Context, ends map[int32]int64) (map[int32]int64, error) {
+	if s.st.Options["scan.bounded.mode"] != "timestamp" {
+		return ends, nil
+	}
+	ms, _ := strconv.ParseInt(s.st.Options["scan.bounded.timestamp-millis"], 10, 64)
+	return s.afterMilli(ctx, ms, ends)
+}
+
+// afterMilli returns per partition the first offset whose record's timestamp
+// is at or after ms, or the end offset when there is none.
+func (s *kafkaSource) afterMilli(ctx context.Context, ms int64, ends map[int32]int64) (map[int32]int64, error) {
+	lo, err := s.adm.ListOffsetsAfterMilli(ctx, ms, s.topic)
+	if err == nil {
+		err = lo.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: offsets of topic '%s' at timestamp %d: %v", s.st.Name, s.topic, ms, err)
+	}
+	out := map[int32]int64{}
+	for p, end := range ends {
+		out[p] = end
+		if x, ok := lo.Lookup(s.topic, p); ok && x.Offset >= 0 && x.Offset < end {
+			out[p] = x.Offset
+		}
+	}
+	return out, nil
+}
+
+// startOffsets resolves where each of parts starts ('scan.startup.mode',
+// SPEC 1): earliest, latest, by timestamp, specific offsets (other partitions
+// at their earliest), or the group's committed offsets (partitions without one
+// by 'properties.auto.offset.reset', default earliest). A partition assigned
+// again within one job (again = true) continues from the group's committed
+// offsets, the mode deciding only where none is committed.
+func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again bool) (map[int32]int64, error) {
+	listed := func(lo kadm.ListedOffsets, err error) (map[int32]int64, error) {
+		if err == nil {
+			err = lo.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: offsets of topic '%s': %v", s.st.Name, s.topic, err)
+		}
+		out := map[int32]int64{}
+		for p, x := range lo[s.topic] {
+			out[p] = x.Offset
+		}
+		return out, nil
+	}
+	earliest, err := listed(s.adm.ListStartOffsets(ctx, s.topic))
+	if err != nil {
+		return nil, err
+	}
+	ends, err := listed(s.adm.ListEndOffsets(ctx, s.topic))
+	if err != nil {
+		return nil, err
+	}
+	mode := s.st.Options["scan.startup.mode"]
+	if mode == "" {
+		mode = "earliest-offset"
+		if s.st.Options["properties.group.id"] != "" {
+			mode = "group-offsets"
+		}
+	}
+	var committed map[int32]int64
+	if s.group != "" && (mode == "group-offsets" || again) {
+		or, err := s.adm.FetchOffsetsForTopics(ctx, s.group, s.topic)
+		if err == nil {
+			err = or.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: committed offsets of group '%s': %v", s.st.Name, s.group, err)
+		}
+		committed = map[int32]int64{}
+		or.Each(func(o kadm.OffsetResponse) {
+			if o.Topic == s.topic && o.At >= 0 {
+				committed[o.Partition] = o.At
+			}
+		})
+	}
+	var byMode map[int32]int64
+	switch mode {
+	case "earliest-offset":
+		byMode = earliest
+	case "latest-offset":
+		byMode = ends
+	case "timestamp":
+		ms, _ := strconv.ParseInt(s.st.Options["scan.startup.timestamp-millis"], 10, 64)
+		if byMode, err = s.afterMilli(ctx, ms, ends); err != nil {
+			return nil, err
+		}
+	case "specific-offsets":
+		spec, _ := parseSpecificOffsets(s.st.Options["scan.startup.specific-offsets"])
+		byMode = map[int32]int64{}
+		for p, off := range earliest {
+			byMode[p] = off
+			if x, ok := spec[p]; ok {
+				byMode[p] = min(max(x, off), ends[p])
+			}
+		}
+	case "group-offsets":
+		byMode = earliest
+		if s.opts.resetLatest {
+			byMode = ends
+		}
+	}
+	out := map[int32]int64{}
+	for _, p := range parts {
+		off, ok := committed[p]
+		if !ok {
+			off = byMode[p]
+		}
+		out[p] = off
+	}
+	return out, nil
+}
+
+// adjustOffsets is the group's kgo.AdjustFetchOffsetsFn: the partitions just
+// assigned start where startOffsets says, and are read from then on.
+func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
+	var fresh, again []int32
+	s.mu.Lock()
+	for p := range m[s.topic] {
+		if s.seen[p] {
+			again = append(again, p)
+		} else {
+			fresh = append(fresh, p)
+		}
+	}
+	s.mu.Unlock()
+	out := map[int32]kgo.Offset{}
+	for k, parts := range [][]int32{fresh, again} {
+		if len(parts) == 0 {
+			continue
+		}
+		offs, err := s.startOffsets(ctx, parts, k == 1)
+		if err != nil {
+			s.mu.Lock()
+			s.cbErr = err
+			s.mu.Unlock()
+			return nil, err
+		}
+		s.mu.Lock()
+		for p, off := range offs {
+			out[p] = kgo.NewOffset().At(off)
+			s.next[p] = off
+			s.assigned[p] = true
+			s.seen[p] = true
+			delete(s.doneParts, p)
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.gotParts = true
+	s.mu.Unlock()
+	return map[string]map[int32]kgo.Offset{s.topic: out}, nil
+}
+
+// lose is the group's revoke and lost callback: the partitions are no longer
+// this process's (their offsets were committed before the rebalance was
+// allowed, in commit).
+func (s *kafkaSource) lose(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range m[s.topic] {
+		delete(s.assigned, p)
+	}
+}
+
+// Next implements Source: the records of the last poll, then a new poll of at
+// most kafkaPoll; ErrWaiting when a poll brought nothing.
+func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
+	b.Reset()
+	s.useGiven()
+	badStart := len(*bad)
+	for {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		if s.group != "" && time.Since(s.lastCommit) >= KafkaCommitEvery {
+			if err := s.commit(s.ctx); err != nil {
+				return err
+			}
+		}
+		s.fill(b, bad)
+		if b.N > 0 || len(*bad) > badStart {
+			return nil
+		}
+		if s.bounded && s.allDone() {
+			s.ended = true
+			return io.EOF
+		}
+		if err := s.poll(); err != nil {
+			return err
+		}
+		if s.ri == len(s.recs) {
+			return ErrWaiting // the job flushes its sinks, a table renders
+		}
+	}
+}
+
+// fill decodes the records left from the last poll into b and *bad.
+func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
+	nbad := 0
+	s.batch = s.batch[:0]
+	for s.ri < len(s.recs) && b.N < vector.Cap && nbad < vector.Cap {
+		r := s.recs[s.ri]
+		s.ri++
+		if r.Topic != s.topic {
+			continue
+		}
+		p := r.Partition
+		if s.bounded {
+			if stop, ok := s.stop[p]; !ok || r.Offset >= stop {
+				s.markDone(p)
+				continue
+			}
+		}
+		s.mu.Lock()
+		s.next[p] = r.Offset + 1
+		s.mu.Unlock()
+		s.given[p] = r.Offset + 1
+		if s.bounded && r.Offset+1 >= s.stop[p] {
+			s.markDone(p)
+		}
+		if r.Attrs.IsControl() {
+			continue
+		}
+		s.read += int64(len(r.Value))
+		pos := KafkaPosition(p, r.Offset)
+		reason := ""
+		if len(r.Value) > s.maxRec {
+			reason = inbuf.TooLong(s.maxRec)
+		} else {
+			reason = s.dec.DecodeValue(b, r.Value)
+		}
+		if reason != "" {
+			raw := r.Value
+			if len(raw) > inbuf.RawPrefix {
+				raw = raw[:inbuf.RawPrefix:inbuf.RawPrefix]
+			}
+			*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: raw, Reason: reason})
+			s.batch = append(s.batch, kafkaRow{p, r.Offset, false})
+			nbad++
+			continue
+		}
+		b.Pos[b.N] = pos
+		b.N++
+		s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
+	}
+}
+
+// markDone pauses a partition that reached its stop offset.
+func (s *kafkaSource) markDone(p int32) {
+	if s.doneParts[p] {
+		return
+	}
+	s.doneParts[p] = true
+	s.cl.PauseFetchPartitions(map[string][]int32{s.topic: {p}})
+}
+
+// allDone reports whether every partition read has reached its stop offset
+// (in a group: every partition assigned, once the group assigned them).
+func (s *kafkaSource) allDone() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	parts := s.next
+	if s.group != "" {
+		if !s.gotParts {
+			return false
+		}
+		parts = map[int32]int64{}
+		for p := range s.assigned {
+			parts[p] = s.next[p]
+		}
+	}
+	for p, next := range parts {
+		if next < s.stop[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// poll waits up to kafkaPoll for records into s.recs.
+func (s *kafkaSource) poll() error {
+	ctx, cancel := context.WithTimeout(s.ctx, kafkaPoll)
+	defer cancel()
+	fs := s.cl.PollFetches(ctx)
+	s.recs, s.ri = s.recs[:0], 0
+	var ferr error
+	fs.EachError(func(t string, p int32, err error) {
+		if ferr == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			ferr = fmt.Errorf("stream %s: reading topic '%s' partition %d: %v", s.st.Name, t, p, err)
+		}
+	})
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	cbErr := s.cbErr
+	s.mu.Unlock()
+	if cbErr != nil {
+		return cbErr
+	}
+	if ferr != nil {
+		return ferr
+	}
+	fs.EachRecord(func(r *kgo.Record) { s.recs = append(s.recs, r) })
+	return nil
+}
+
+// useGiven notes that the job used every row Next gave last time (it calls
+// Next again only after routing and writing the batch).
+func (s *kafkaSource) useGiven() {
+	for p, off := range s.given {
+		s.used[p] = max(s.used[p], off)
+		delete(s.given, p)
+	}
+}
+
+// Unread implements Unreader: only the first rows good rows of the last batch
+// were used (a LIMIT ended the job); their offsets only are committed.
+func (s *kafkaSource) Unread(rows int) { s.UnreadAfter(rows, 0) }
+
+// UnreadAfter implements Unreader: the first rows good rows and bad malformed
+// rows of the last batch were used, and nothing after the later of them.
+func (s *kafkaSource) UnreadAfter(rows, bad int) {
+	clear(s.given)
+	for _, r := range s.batch {
+		if rows <= 0 && bad <= 0 {
+			break
+		}
+		if r.good {
+			rows--
+		} else {
+			bad--
+		}
+		s.given[r.p] = max(s.given[r.p], r.off+1)
+	}
+	s.useGiven()
+}
+
+// commit makes the job's Kafka sinks durable, then commits the group offsets
+// of the rows used and lets a waiting rebalance go on.
+func (s *kafkaSource) commit(ctx context.Context) error {
+	s.lastCommit = time.Now()
+	if err := s.job.checkpoint(ctx); err != nil {
+		return err
+	}
+	if err := s.commitUsed(ctx); err != nil {
+		return err
+	}
+	s.cl.AllowRebalance()
+	return nil
+}
+
+// commitUsed commits the used offsets of the partitions this process holds.
+func (s *kafkaSource) commitUsed(ctx context.Context) error {
+	offs := map[int32]kgo.EpochOffset{}
+	s.mu.Lock()
+	for p, off := range s.used {
+		if off > s.committed[p] && s.assigned[p] {
+			offs[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
+		}
+	}
+	s.mu.Unlock()
+	if len(offs) == 0 {
+		return nil
+	}
+	var cerr error
+	s.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{s.topic: offs}, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err == nil {
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					if e := kerr.ErrorForCode(p.ErrorCode); e != nil && err == nil {
+						err = e
+					}
+				}
+			}
+		}
+		cerr = err
+	})
+	if cerr != nil {
+		return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %v", s.st.Name, s.group, s.topic, cerr)
+	}
+	for p, o := range offs {
+		s.committed[p] = o.Offset
+	}
+	return nil
+}
+
+// Position implements Source: topic:partition:offset (SPEC 2.5).
+func (s *kafkaSource) Position(pos int64) string {
+	p, off := KafkaPartitionOf(pos)
+	var b strings.Builder
+	b.WriteString(s.topic)
+	b.WriteByte(':')
+	b.WriteString(strconv.FormatInt(int64(p), 10))
+	b.WriteByte(':')
+	b.WriteString(strconv.FormatInt(off, 10))
+	return b.String()
+}
+
+// Partition implements PartitionedSource.
+func (s *kafkaSource) Partition(pos int64) int32 { p, _ := KafkaPartitionOf(pos); return p }
+
+// Progress implements Source: the value bytes read; the total is unknown.
+func (s *kafkaSource) Progress() (int64, int64) { return s.read, 0 }
+
+// Close implements Source: in a group, the offsets of the rows used are
+// committed (unless a sink of the job failed: its rows may not be written),
+// then the client leaves the group.
+func (s *kafkaSource) Close() error {
+	var err error
+	if s.group != "" {
+		if s.ended {
+			s.useGiven()
+		}
+		if s.job.failure() == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if err = s.job.checkpoint(ctx); err == nil {
+				err = s.commitUsed(ctx)
+			}
+			cancel()
+		}
+	}
+	s.cl.Close()
+	s.adm.Close()
+	return err
+}
