@@ -129,6 +129,9 @@ func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, 
 		max = DefaultStateMaxBytes
 	}
 	err = runJob(withLive(ctx, env.live), job, src, srcs, joins, sink, &stats, NewStateBudget(max))
+	if err != nil {
+		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction
+	}
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}

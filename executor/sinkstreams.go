@@ -202,3 +202,19 @@ func (s *streamSinks) Close() error {
 	}
 	return err
 }
+
+// abortSinks tells the sink streams of a job that failed (sink as openSinks
+// returned it) that it failed, before Close: a writer that can take back what
+// it wrote since its last commit (connector.Aborter: an exactly-once Kafka
+// sink's open transaction) does so.
+func abortSinks(sink Sink) {
+	s, ok := sink.(*streamSinks)
+	if !ok {
+		return
+	}
+	for _, w := range s.all {
+		if a, ok := w.(connector.Aborter); ok {
+			a.Abort()
+		}
+	}
+}

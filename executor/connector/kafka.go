@@ -414,7 +414,23 @@ func seeds(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
 type kafkaJob struct {
 	mu     sync.Mutex
 	sinks  []*kafkaSink
+	groups int // open sources in a consumer group
 	failed error
+}
+
+// addGroupSource notes an open source in a consumer group (done: it closed).
+func (j *kafkaJob) addGroupSource(delta int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.groups += delta
+}
+
+// hasGroupSource reports whether a source in a consumer group is open: its
+// commits then end the exactly-once sinks' transactions.
+func (j *kafkaJob) hasGroupSource() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.groups > 0
 }
 
 type kafkaJobKey struct{}

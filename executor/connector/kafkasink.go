@@ -44,6 +44,7 @@ type kafkaSink struct {
 
 	inTxn    bool
 	txnStart time.Time
+	aborted  bool
 
 	buf     []byte       // scratch: the encoded value or key
 	slab    []byte       // values and keys of records in flight, never reused
@@ -226,7 +227,9 @@ func (s *kafkaSink) Flush() error {
 	if err := s.failed(); err != nil {
 		return err
 	}
-	if s.inTxn && time.Since(s.txnStart) >= KafkaCommitEvery {
+	// With a Kafka source in a consumer group, the source's commits end the
+	// transactions, so that each holds the outputs of the offsets it commits.
+	if s.inTxn && time.Since(s.txnStart) >= KafkaCommitEvery && !s.job.hasGroupSource() {
 		return s.checkpoint(context.Background())
 	}
 	return nil
@@ -254,12 +257,29 @@ func (s *kafkaSink) checkpoint(ctx context.Context) error {
 	return nil
 }
 
+// Abort implements Aborter: the open transaction of an exactly-once sink is
+// aborted (its records are never seen by read_committed consumers); an
+// at-least-once sink keeps what it wrote.
+func (s *kafkaSink) Abort() {
+	if !s.inTxn {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
+	defer cancel()
+	s.inTxn, s.aborted = false, true
+	s.cl.AbortBufferedRecords(ctx)
+	s.cl.EndTransaction(ctx, kgo.TryAbort)
+}
+
 // Close implements SinkWriter: flush and wait for every record to be
 // acknowledged (at most kafkaSinkClose), commit the last transaction, close.
 func (s *kafkaSink) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
 	defer cancel()
-	err := s.checkpoint(ctx)
+	var err error
+	if !s.aborted {
+		err = s.checkpoint(ctx)
+	}
 	if err != nil && s.inTxn {
 		s.cl.EndTransaction(ctx, kgo.TryAbort)
 	}

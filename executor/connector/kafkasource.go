@@ -184,6 +184,9 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 	if err != nil {
 		return fail(s.clientErr(err))
 	}
+	if s.group != "" {
+		s.job.addGroupSource(1)
+	}
 	return s, nil
 }
 
@@ -649,6 +652,9 @@ func (s *kafkaSource) Close() error {
 			}
 			cancel()
 		}
+	}
+	if s.group != "" {
+		s.job.addGroupSource(-1)
 	}
 	s.cl.Close()
 	s.adm.Close()

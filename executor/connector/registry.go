@@ -57,6 +57,13 @@ type DeadLetterWriter interface {
 	WriteDeadLetter(stream, position string, raw []byte, reason string) error
 }
 
+// Aborter is a SinkWriter that can take back what it wrote since its last
+// commit (an exactly-once Kafka sink's open transaction, SPEC 2.5). The job
+// calls Abort when it fails, before Close; Close then commits nothing more.
+type Aborter interface {
+	Abort()
+}
+
 type buildSideKey struct{}
 
 // BuildSide returns ctx marked for opening a join's build side (SPEC 2.2), which

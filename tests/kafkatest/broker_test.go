@@ -7,55 +7,12 @@ package kafkatest
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// murmur2 is Kafka's murmur2 hash (org.apache.kafka.common.utils.Utils.murmur2,
-// seed 0x9747b28c), written here independently of franz-go so that the test
-// checks franz-go's partitioner against Kafka's rule rather than against itself.
-func murmur2(data []byte) int32 {
-	const (
-		seed uint32 = 0x9747b28c
-		m    uint32 = 0x5bd1e995
-		r           = 24
-	)
-	h := seed ^ uint32(len(data))
-	n := len(data) / 4 * 4
-	for i := 0; i < n; i += 4 {
-		k := binary.LittleEndian.Uint32(data[i:])
-		k *= m
-		k ^= k >> r
-		k *= m
-		h *= m
-		h ^= k
-	}
-	switch len(data) % 4 {
-	case 3:
-		h ^= uint32(data[n+2]) << 16
-		fallthrough
-	case 2:
-		h ^= uint32(data[n+1]) << 8
-		fallthrough
-	case 1:
-		h ^= uint32(data[n])
-		h *= m
-	}
-	h ^= h >> 13
-	h *= m
-	h ^= h >> 15
-	return int32(h)
-}
-
-// javaPartition is the partition the Java client's default partitioner gives a
-// non-null key: toPositive(murmur2(key)) % numPartitions.
-func javaPartition(key []byte, partitions int) int32 {
-	return int32(uint32(murmur2(key))&0x7fffffff) % int32(partitions)
-}
 
 // TestMurmur2 checks murmur2 against Kafka's own vectors (UtilsTest.testMurmur2
 // in apache/kafka clients), so the partition checks below rest on Kafka's rule.
@@ -68,12 +25,12 @@ func TestMurmur2(t *testing.T) {
 		"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971,
 		"abc": 479470107,
 	} {
-		if got := murmur2([]byte(key)); got != want {
-			t.Errorf("murmur2(%q) = %d, Kafka's UtilsTest says %d", key, got, want)
+		if got := Murmur2([]byte(key)); got != want {
+			t.Errorf("Murmur2(%q) = %d, Kafka's UtilsTest says %d", key, got, want)
 		}
 	}
 	// Key -> partition among 3, as Kafka 4.4.0's own client computes it
-	// (Utils.toPositive(Utils.murmur2(key)) % 3, run in jshell on
+	// (Utils.toPositive(Utils.Murmur2(key)) % 3, run in jshell on
 	// kafka-clients-4.4.0.jar): one key per partition.
 	for key, want := range map[string]int32{
 		"sensor-0":  0,
@@ -82,7 +39,7 @@ func TestMurmur2(t *testing.T) {
 		"sensor-59": 2,
 		"foobar":    0,
 	} {
-		if got := javaPartition([]byte(key), 3); got != want {
+		if got := JavaPartition([]byte(key), 3); got != want {
 			t.Errorf("partition of %q among 3 = %d, want %d", key, got, want)
 		}
 	}
@@ -121,7 +78,7 @@ func TestBrokerKeyedRecordsLandOnJavaPartitions(t *testing.T) {
 		if string(r.Key) != k {
 			t.Errorf("record v%d: key %q read back, %q produced", i, r.Key, k)
 		}
-		if want := javaPartition([]byte(k), 3); r.Partition != want {
+		if want := JavaPartition([]byte(k), 3); r.Partition != want {
 			t.Errorf("key %q stored in partition %d; the Java client puts it in %d", k, r.Partition, want)
 		}
 	}

@@ -19,6 +19,7 @@ package kafkatest
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -297,4 +298,46 @@ func ReadAll(t testing.TB, topic string, o ReadOptions) []*kgo.Record {
 		return out[i].Offset < out[j].Offset
 	})
 	return out
+}
+
+// Murmur2 is Kafka's murmur2 hash (org.apache.kafka.common.utils.Utils.murmur2,
+// seed 0x9747b28c), written here independently of franz-go so that the test
+// checks franz-go's partitioner against Kafka's rule rather than against itself.
+func Murmur2(data []byte) int32 {
+	const (
+		seed uint32 = 0x9747b28c
+		m    uint32 = 0x5bd1e995
+		r           = 24
+	)
+	h := seed ^ uint32(len(data))
+	n := len(data) / 4 * 4
+	for i := 0; i < n; i += 4 {
+		k := binary.LittleEndian.Uint32(data[i:])
+		k *= m
+		k ^= k >> r
+		k *= m
+		h *= m
+		h ^= k
+	}
+	switch len(data) % 4 {
+	case 3:
+		h ^= uint32(data[n+2]) << 16
+		fallthrough
+	case 2:
+		h ^= uint32(data[n+1]) << 8
+		fallthrough
+	case 1:
+		h ^= uint32(data[n])
+		h *= m
+	}
+	h ^= h >> 13
+	h *= m
+	h ^= h >> 15
+	return int32(h)
+}
+
+// JavaPartition is the partition the Java client's default partitioner gives a
+// non-null key: toPositive(Murmur2(key)) % numPartitions.
+func JavaPartition(key []byte, partitions int) int32 {
+	return int32(uint32(Murmur2(key))&0x7fffffff) % int32(partitions)
 }
