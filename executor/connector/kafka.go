@@ -403,7 +403,10 @@ func seeds(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
 			brokers = append(brokers, b)
 		}
 	}
-	return append([]kgo.Opt{kgo.SeedBrokers(brokers...)}, o.common...)
+	// A topic created just before the job has no leader in the first
+	// metadata answer: look again soon, as the Java client does
+	// (retry.backoff.ms), not after franz-go's default 5 s.
+	return append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.MetadataMinAge(100 * time.Millisecond)}, o.common...)
 }
 
 // kafkaJob ties together the Kafka sources and sinks a job opened (one job
