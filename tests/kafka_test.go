@@ -7,6 +7,7 @@ package tests
 // with a message saying how to start the broker, failed under CI=true).
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -320,5 +321,126 @@ func TestKafkaPartitionInterleavings(t *testing.T) {
 				t.Errorf("interleaving %d: output %s holds\n%q\nthe file run's\n%q", iter, name, got[name], w)
 			}
 		}
+	}
+}
+
+// rowsOf returns how often each value occurs in rs.
+func rowsOf(rs []*kgo.Record) map[string]int {
+	n := map[string]int{}
+	for _, r := range rs {
+		n[string(r.Value)]++
+	}
+	return n
+}
+
+// TestKafkaGroupCommitsWrittenRows: with 'properties.group.id' a job commits
+// the offsets of the rows it wrote, so the next job of the group goes on after
+// them (group-offsets, the default with a group): each row reaches the sink
+// once over three jobs, the committed offsets are the partitions' ends; a
+// job stopped by a malformed row ('errors'='fail') does not commit past it.
+func TestKafkaGroupCommitsWrittenRows(t *testing.T) {
+	in, out := kafkatest.CreateTopic(t, 3, nil), kafkatest.CreateTopic(t, 1, nil)
+	group := kafkatest.Name(t, "group")
+	var vals []string
+	var parts []int32
+	for i := range 30 {
+		vals = append(vals, fmt.Sprintf("g%d,%d", i, i))
+		parts = append(parts, int32(i%3))
+	}
+	produceValues(t, in, vals, parts)
+	job := func(errs string) int {
+		sql := kafkaStream(t, "src", "name VARCHAR, n BIGINT", in, ", 'properties.group.id'='"+group+"', 'scan.bounded.mode'='latest-offset', 'errors'='"+errs+"'") +
+			kafkaStream(t, "dst", "name VARCHAR, n BIGINT", out, "") +
+			"INSERT INTO dst SELECT name, n FROM src;\n"
+		_, stderr, code := runSQLIn(t, t.TempDir(), nil, sql)
+		if code != 0 && errs != "fail" {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		return code
+	}
+	job("side")
+	job("side") // nothing new: the group's offsets are at the end
+	if n := rowsOf(kafkatest.ReadAll(t, out, kafkatest.ReadOptions{})); len(n) != 30 || n["g0,0"] != 1 || n["g29,29"] != 1 {
+		t.Fatalf("after two jobs the sink holds %v, want the 30 rows once each", n)
+	}
+	// Three more rows, the middle one malformed, all in partition 0.
+	produceValues(t, in, []string{"g30,30", "bad,x", "g31,31"}, []int32{0, 0, 0})
+	if code := job("fail"); code != 1 {
+		t.Fatalf("the job over a malformed row with 'errors'='fail' exited %d, want 1", code)
+	}
+	if code := job("fail"); code != 1 {
+		t.Fatalf("run again, the job must stop at the malformed row again (its offset not committed); exit %d", code)
+	}
+	job("skip")
+	n := rowsOf(kafkatest.ReadAll(t, out, kafkatest.ReadOptions{}))
+	if n["g31,31"] != 1 || n["g30,30"] < 1 || len(n) != 32 {
+		t.Errorf("after the failing and the skipping jobs the sink holds %v, want g30 (at least once) and g31 once", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	offs, err := kafkatest.Admin(t).FetchOffsets(ctx, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[int32]int64{0: 13, 1: 10, 2: 10} {
+		if o, ok := offs.Lookup(in, p); !ok || o.At != want {
+			t.Errorf("group %s committed %v for partition %d, want %d (its end)", group, o.At, p, want)
+		}
+	}
+}
+
+// TestKafkaExactlyOnce: an 'exactly-once' sink fed by a group source: a job
+// that fails midway leaves nothing a read_committed consumer sees (its
+// transaction is aborted and its offsets not committed), and the job run
+// again writes each row once; the same failing job into an at-least-once
+// sink writes the rows before the malformed one, so the check is the
+// transactions at work.
+func TestKafkaExactlyOnce(t *testing.T) {
+	in, out := kafkatest.CreateTopic(t, 2, nil), kafkatest.CreateTopic(t, 2, nil)
+	group, prefix := kafkatest.Name(t, "group"), kafkatest.Name(t, "txn")
+	var vals []string
+	for i := range 40 {
+		vals = append(vals, fmt.Sprintf("e%d,%d", i, i))
+	}
+	vals = append(vals, "bad,x")
+	parts := make([]int32, len(vals)) // all in partition 0: the malformed row comes last
+	produceValues(t, in, vals, parts)
+	job := func(errs string) int {
+		sql := kafkaStream(t, "src", "name VARCHAR, n BIGINT", in, ", 'properties.group.id'='"+group+"', 'scan.bounded.mode'='latest-offset', 'errors'='"+errs+"'") +
+			kafkaStream(t, "dst", "name VARCHAR, n BIGINT", out, ", 'format'='json', 'key.fields'='name', 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='"+prefix+"'") +
+			"INSERT INTO dst SELECT name, n FROM src;\n"
+		_, _, code := runSQLIn(t, t.TempDir(), nil, sql)
+		return code
+	}
+	if code := job("fail"); code != 1 {
+		t.Fatalf("the failing job exited %d, want 1", code)
+	}
+	if rs := kafkatest.ReadAll(t, out, kafkatest.ReadOptions{ReadCommitted: true}); len(rs) != 0 {
+		t.Fatalf("read_committed sees %d records of the failed job, want none", len(rs))
+	}
+	if code := job("skip"); code != 0 {
+		t.Fatalf("the job run again exited %d", code)
+	}
+	n := rowsOf(kafkatest.ReadAll(t, out, kafkatest.ReadOptions{ReadCommitted: true}))
+	if len(n) != 40 {
+		t.Errorf("read_committed sees %d distinct rows, want 40", len(n))
+	}
+	for v, k := range n {
+		if k != 1 {
+			t.Errorf("read_committed sees %s %d times, want once", v, k)
+		}
+	}
+	// The control: the same failing job into an at-least-once sink writes the
+	// 40 rows before the malformed one, so the empty read above is the
+	// aborted transaction at work.
+	ctl := kafkatest.CreateTopic(t, 1, nil)
+	sql := kafkaStream(t, "src", "name VARCHAR, n BIGINT", in, ", 'properties.group.id'='"+group+"-ctl', 'scan.bounded.mode'='latest-offset', 'errors'='fail'") +
+		kafkaStream(t, "dst", "name VARCHAR, n BIGINT", ctl, "") +
+		"INSERT INTO dst SELECT name, n FROM src;\n"
+	if _, _, code := runSQLIn(t, t.TempDir(), nil, sql); code != 1 {
+		t.Fatalf("the failing at-least-once job exited %d, want 1", code)
+	}
+	if rs := kafkatest.ReadAll(t, ctl, kafkatest.ReadOptions{}); len(rs) != 40 {
+		t.Errorf("the failing at-least-once job wrote %d records, want the 40 before the malformed row", len(rs))
 	}
 }

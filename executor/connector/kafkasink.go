@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,6 +14,10 @@ import (
 	"streamql/executor/format"
 	"streamql/executor/vector"
 )
+
+// errAborted is the failure a job's Kafka sources see once an exactly-once
+// sink aborted the failed job's open transaction.
+var errAborted = errors.New("the job failed and its open transaction was aborted")
 
 // kafkaSinkClose bounds how long closing a Kafka sink waits for the broker to
 // acknowledge what was written (a broker restarting within it loses nothing).
@@ -267,6 +272,7 @@ func (s *kafkaSink) Abort() {
 	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
 	defer cancel()
 	s.inTxn, s.aborted = false, true
+	s.job.removeSink(nil, errAborted) // the job's sources commit nothing more
 	s.cl.AbortBufferedRecords(ctx)
 	s.cl.EndTransaction(ctx, kgo.TryAbort)
 }

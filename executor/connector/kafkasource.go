@@ -551,18 +551,18 @@ func (s *kafkaSource) useGiven() {
 // were used (a LIMIT ended the job); their offsets only are committed.
 func (s *kafkaSource) Unread(rows int) { s.UnreadAfter(rows, 0) }
 
-// UnreadAfter implements Unreader: the first rows good rows and bad malformed
-// rows of the last batch were used, and nothing after the later of them.
-func (s *kafkaSource) UnreadAfter(rows, bad int) {
+// UnreadAfter implements Unreader: the first rows good rows of the last
+// batch (and the malformed rows before the last of them) were used. A
+// malformed row that stopped the job ('errors'='fail') is not committed: a
+// job run again stops at it again instead of passing it silently.
+func (s *kafkaSource) UnreadAfter(rows, _ int) {
 	clear(s.given)
 	for _, r := range s.batch {
-		if rows <= 0 && bad <= 0 {
+		if rows <= 0 {
 			break
 		}
 		if r.good {
 			rows--
-		} else {
-			bad--
 		}
 		s.given[r.p] = max(s.given[r.p], r.off+1)
 	}
@@ -655,8 +655,10 @@ func (s *kafkaSource) Close() error {
 	}
 	if s.group != "" {
 		s.job.addGroupSource(-1)
+		s.cl.CloseAllowingRebalance() // (Close waits for a rebalance BlockRebalanceOnPoll holds)
+	} else {
+		s.cl.Close()
 	}
-	s.cl.Close()
 	s.adm.Close()
 	return err
 }
