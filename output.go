@@ -193,16 +193,20 @@ type frontend struct{ s *Session }
 
 var _ session.Frontend = (*frontend)(nil)
 
-// Set keeps the command line's settings (SPEC 3) for Session.Setting.
+// Set checks and keeps the command line's settings (SPEC 3) for
+// Session.Setting: a bad value is the same positioned error as at the prompt
+// (an unknown format, a timer that is not on/off, a side directory that cannot
+// be created).
 func (f *frontend) Set(st *parser.Set) (bool, error) {
-	switch st.Key {
-	case "format", "side-dir", "timer":
-		f.s.mu.Lock()
-		f.s.settings[st.Key] = st.Value
-		f.s.mu.Unlock()
-		return true, nil
+	var typed session.Settings
+	known, err := typed.Apply(st, session.Formats)
+	if !known || err != nil {
+		return known, err
 	}
-	return false, nil
+	f.s.mu.Lock()
+	f.s.settings[st.Key] = st.Value
+	f.s.mu.Unlock()
+	return true, nil
 }
 
 // Result gives a statement's table to OnRows as an OutputResult.
