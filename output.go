@@ -265,12 +265,14 @@ func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
 	return k
 }
 
-// Rows implements executor.Sink.
+// Rows implements executor.Sink: runs of rows of one output go to the
+// callback together, in output order, with the rows operators made
+// (r.Chunks) and the malformed rows at their places (SPEC 4).
 func (k *sink) Rows(r *executor.Routed) error {
 	if k.on == nil {
 		return nil
 	}
-	bad, part := 0, -1
+	bad, ch, part := 0, 0, -1
 	flush := func() error {
 		if len(k.sel) == 0 {
 			return nil
@@ -281,7 +283,26 @@ func (k *sink) Rows(r *executor.Routed) error {
 		k.sel = k.sel[:0]
 		return err
 	}
+	chunks := func(at int) error {
+		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= at; ch++ {
+			if err := flush(); err != nil {
+				return err
+			}
+			c := &r.Chunks[ch]
+			if len(c.Sel) == 0 {
+				continue
+			}
+			k.rows = Rows{n: len(c.Sel), sel: c.Sel, cols: c.Cols, types: k.types[c.Output]}
+			if err := k.on(k.outs[c.Output], &k.rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for i := 0; i < r.N; i++ {
+		if err := chunks(i); err != nil {
+			return err
+		}
 		if bad < len(r.Bad) && r.Bad[bad].At <= i {
 			if err := flush(); err != nil {
 				return err
@@ -307,6 +328,9 @@ func (k *sink) Rows(r *executor.Routed) error {
 		k.sel = append(k.sel, int32(i))
 	}
 	if err := flush(); err != nil {
+		return err
+	}
+	if err := chunks(r.N); err != nil {
 		return err
 	}
 	if bad < len(r.Bad) {
