@@ -208,8 +208,10 @@ type process struct {
 }
 
 func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) *process {
-	return &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
+	p := &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
 		in: newStep(job.Stream.Options["errors.side"]), rows: &stats.Rows}
+	p.c.assign.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
+	return p
 }
 
 // batch handles what one call of the source's Next gave: the batch b with its
@@ -299,6 +301,7 @@ type watermarker struct {
 	marks bool           // fill Routed.Marks (the chain has a MarkReader)
 	buf   []Mark
 	down  *Emitter
+	parts *partWatermarks // per-partition watermarks of a partitioned source (partwm.go); nil: one
 }
 
 func newWatermarker(job *planner.Job) *watermarker { return &watermarker{job: job} }
@@ -335,6 +338,9 @@ func (w *watermarker) Finish(ctx context.Context) error {
 func (w *watermarker) stampMarks(r *Routed) bool {
 	if w.job.Watermark == nil {
 		return false
+	}
+	if w.parts != nil {
+		return w.stampParts(r)
 	}
 	if !w.marks {
 		wm, set := w.wm, w.set

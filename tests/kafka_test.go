@@ -444,3 +444,79 @@ func TestKafkaExactlyOnce(t *testing.T) {
 		t.Errorf("the failing at-least-once job wrote %d records, want the 40 before the malformed row", len(rs))
 	}
 }
+
+// TestKafkaPerPartitionWatermarks (SPEC 2.5): each partition has its own
+// watermark, CURRENT_WATERMARK is the row's partition's and a row is late by
+// it, so the late branch and the main output hold the same rows, with the
+// same CURRENT_WATERMARK, whatever the interleaving of the partitions (the
+// partitions' event times are far apart: one watermark for the whole stream
+// would make the slower partitions' rows late). The expected rows are SPEC
+// 2.3 applied to each partition's rows in offset order, computed here.
+func TestKafkaPerPartitionWatermarks(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	const parts = 3
+	var rows [parts][]string // per partition, in offset order: name,ts
+	wantLate, wantMain := []string{}, []string{"name,ts,wm"}
+	for p := range parts {
+		wm, set := int64(0), false
+		base := int64(p) * 1_000_000
+		for i := range 15 {
+			ts := base + int64(i)*100 + int64(rng.Intn(400)) - 200
+			name := fmt.Sprintf("p%d-%d", p, i)
+			rows[p] = append(rows[p], fmt.Sprintf("%s,%d", name, ts))
+			w := ""
+			if set {
+				w = fmt.Sprint(wm)
+			}
+			line := fmt.Sprintf("%s,%d,%s", name, ts, w)
+			if set && ts < wm {
+				wantLate = append(wantLate, line)
+			} else {
+				wantMain = append(wantMain, line)
+			}
+			if !set || ts > wm {
+				wm, set = ts, true
+			}
+		}
+	}
+	if len(wantLate) < 5 {
+		t.Fatalf("only %d late rows generated: the test would tell little", len(wantLate))
+	}
+	wantLate = append(wantLate, "name,ts,wm")
+	for iter := range 10 {
+		topic := kafkatest.CreateTopic(t, parts, nil)
+		// A random interleaving of the partitions, each in its own order,
+		// produced in small rounds so that fetches mix them.
+		next := [parts]int{}
+		cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		for left := parts * 15; left > 0; {
+			var round []*kgo.Record
+			for k := rng.Intn(5) + 1; k > 0 && left > 0; k-- {
+				p := rng.Intn(parts)
+				for next[p] == len(rows[p]) {
+					p = (p + 1) % parts
+				}
+				round = append(round, &kgo.Record{Partition: int32(p), Value: []byte(rows[p][next[p]])})
+				next[p]++
+				left--
+			}
+			kafkatest.Produce(t, cl, topic, round...)
+		}
+		dir := t.TempDir()
+		os.Mkdir(filepath.Join(dir, "sides"), 0o755)
+		sql := fmt.Sprintf("CREATE STREAM s (name VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'scan.bounded.mode'='latest-offset');\n", topic, kafkatest.Brokers(t)) +
+			"SELECT name, ts, CURRENT_WATERMARK(ts) AS wm INTO SIDE 'late' FROM s WHERE ts < CURRENT_WATERMARK(ts);\n" +
+			"SELECT name, ts, CURRENT_WATERMARK(ts) AS wm FROM s;\n"
+		stdout, stderr, code := runSQLIn(t, dir, nil, sql, "--format", "csv", "--side-dir", filepath.Join(dir, "sides"))
+		if code != 0 {
+			t.Fatalf("interleaving %d: exit %d %s", iter, code, stderr)
+		}
+		late, _ := os.ReadFile(filepath.Join(dir, "sides", "late.csv"))
+		if got, want := sorted(strings.Split(strings.TrimSpace(string(late)), "\n")), sorted(wantLate); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("interleaving %d: late rows\n%q\nwant\n%q", iter, got, want)
+		}
+		if got, want := sorted(strings.Split(strings.TrimSpace(stdout), "\n")), sorted(wantMain); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("interleaving %d: main rows\n%q\nwant\n%q", iter, got, want)
+		}
+	}
+}

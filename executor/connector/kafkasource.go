@@ -44,7 +44,21 @@ func KafkaPartitionOf(pos int64) (partition int32, offset int64) {
 // belongs to partition Partition(pos). Per-partition watermarks key on it.
 type PartitionedSource interface {
 	Source
+	// Partition returns the partition of the row at position pos.
 	Partition(pos int64) int32
+	// Partitions appends to dst the partitions whose rows are still to come
+	// (read by this process and not at their stop offset) and returns it:
+	// the stream's watermark is the minimum of theirs (SPEC 2.5).
+	Partitions(dst []int32) []int32
+	// IdleTimeout is 'scan.watermark.idle-timeout': a partition without rows
+	// for this long is left out of the minimum (0: never).
+	IdleTimeout() time.Duration
+}
+
+// Unwrapper is a Source that wraps another (the CLI's counting wrapper):
+// Unwrap returns the wrapped one, so a job finds a PartitionedSource inside.
+type Unwrapper interface {
+	Unwrap() Source
 }
 
 // kafkaSource reads one topic (SPEC 2.5): one record value is one row. Without
@@ -66,6 +80,7 @@ type kafkaSource struct {
 	opts   *kafkaOpts
 	job    *kafkaJob
 	group  string // "" when not in a consumer group
+	idle   time.Duration
 	maxRec int
 
 	bounded bool
@@ -129,6 +144,9 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		next:    map[int32]int64{}, assigned: map[int32]bool{}, seen: map[int32]bool{},
 		given: map[int32]int64{}, used: map[int32]int64{}, committed: map[int32]int64{}, doneParts: map[int32]bool{},
 		lastCommit: time.Now(),
+	}
+	if v, ok := st.Options["scan.watermark.idle-timeout"]; ok {
+		s.idle, _ = ParseFlinkDuration(v)
 	}
 	if !IsBuildSide(ctx) {
 		s.group = st.Options["properties.group.id"]
@@ -632,6 +650,25 @@ func (s *kafkaSource) Position(pos int64) string {
 
 // Partition implements PartitionedSource.
 func (s *kafkaSource) Partition(pos int64) int32 { p, _ := KafkaPartitionOf(pos); return p }
+
+// Partitions implements PartitionedSource.
+func (s *kafkaSource) Partitions(dst []int32) []int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, next := range s.next {
+		if s.group != "" && !s.assigned[p] {
+			continue
+		}
+		if s.bounded && next >= s.stop[p] {
+			continue
+		}
+		dst = append(dst, p)
+	}
+	return dst
+}
+
+// IdleTimeout implements PartitionedSource.
+func (s *kafkaSource) IdleTimeout() time.Duration { return s.idle }
 
 // Progress implements Source: the value bytes read; the total is unknown.
 func (s *kafkaSource) Progress() (int64, int64) { return s.read, 0 }

@@ -456,6 +456,10 @@ func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 	return err
 }
 
+// Unwrap returns the wrapped source (connector.Unwrapper: a job finds a
+// partitioned Kafka source inside).
+func (s *progressSource) Unwrap() executor.Source { return s.Source }
+
 // Unread passes executor.Unreader on to the wrapped source.
 func (s *progressSource) Unread(rows int) {
 	if u, ok := s.Source.(executor.Unreader); ok {

@@ -1,0 +1,137 @@
+package executor
+
+import (
+	"time"
+
+	"streamql/executor/connector"
+)
+
+// partWatermarks is the watermark assigner's state for a partitioned source
+// (Kafka, SPEC 2.5): each partition has its own watermark (SPEC 2.3 applied to
+// its rows in offset order), stamped as the CURRENT_WATERMARK of its rows, so
+// a row is late by its partition's watermark; the stream's watermark (events,
+// marks, the live status) is the minimum over the partitions whose rows are
+// still to come, leaving out those idle longer than
+// 'scan.watermark.idle-timeout'. A partition that reached its end counts as
+// +∞ once its last rows are stamped. Every output then holds the same rows
+// whatever the interleaving of partitions.
+type partWatermarks struct {
+	src  connector.PartitionedSource
+	idle time.Duration
+	// per partition (indexed by number): the watermark, whether it is set,
+	// when its last row came, whether it is counted in this batch's minimum
+	wm    []int64
+	set   []bool
+	last  []time.Time
+	count []bool
+	live  []int32 // scratch: PartitionedSource.Partitions
+	start time.Time
+}
+
+// partitionBy makes w keep one watermark per partition when src (or the
+// source it wraps, connector.Unwrapper) is a connector.PartitionedSource and
+// the stream has a WATERMARK; otherwise w stays as it is.
+func (w *watermarker) partitionBy(src Source) {
+	if w.job.Watermark == nil {
+		return
+	}
+	for src != nil {
+		if ps, ok := src.(connector.PartitionedSource); ok {
+			w.parts = &partWatermarks{src: ps, idle: ps.IdleTimeout(), start: time.Now()}
+			return
+		}
+		u, ok := src.(connector.Unwrapper)
+		if !ok {
+			return
+		}
+		src = u.Unwrap()
+	}
+}
+
+// grow makes room for partition p.
+func (pw *partWatermarks) grow(p int) {
+	for len(pw.wm) <= p {
+		pw.wm = append(pw.wm, 0)
+		pw.set = append(pw.set, false)
+		pw.last = append(pw.last, pw.start)
+		pw.count = append(pw.count, false)
+	}
+}
+
+// min returns the minimum watermark of the counted partitions that are not
+// idle at now; ok is false when one of them has none yet, or none counts.
+func (pw *partWatermarks) min(now time.Time) (m int64, ok bool) {
+	any := false
+	for p, c := range pw.count {
+		if !c || pw.idle > 0 && now.Sub(pw.last[p]) > pw.idle {
+			continue
+		}
+		if !pw.set[p] {
+			return 0, false
+		}
+		if !any || pw.wm[p] < m {
+			m, any = pw.wm[p], true
+		}
+	}
+	return m, any
+}
+
+// stampParts is stampMarks for a partitioned source: it stamps each live row
+// of r with its partition's watermark, advances that one, and moves the
+// stream's watermark to the partitions' minimum (never back), with a mark at
+// each row that moved it when w.marks. It reports whether the stream's
+// watermark moved.
+func (w *watermarker) stampParts(r *Routed) bool {
+	pw := w.parts
+	b, sel := r.In, r.Sel
+	col := b.Cols[w.job.WatermarkCol]
+	vals := w.job.Watermark.Eval(b, sel)
+	now := time.Now()
+	clear(pw.count)
+	pw.live = pw.src.Partitions(pw.live[:0])
+	for _, p := range pw.live {
+		pw.grow(int(p))
+		pw.count[p] = true
+	}
+	for _, i := range sel { // a partition ended by this batch counts until its rows are stamped
+		p := int(pw.src.Partition(b.Pos[i]))
+		pw.grow(p)
+		pw.count[p] = true
+	}
+	marks := w.buf[:0]
+	moved := false
+	for _, i := range sel {
+		p := int(pw.src.Partition(b.Pos[i]))
+		col.Null[i] = !pw.set[p]
+		col.I[i] = pw.wm[p]
+		pw.last[p] = now
+		if vals.Null[i] || pw.set[p] && vals.I[i] <= pw.wm[p] {
+			continue
+		}
+		pw.wm[p], pw.set[p] = vals.I[i], true
+		if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
+			w.wm, w.set, moved = m, true, true
+			if w.marks {
+				marks = append(marks, Mark{At: int(i) + 1, Value: m})
+			}
+		}
+	}
+	// Partitions that ended with this batch no longer hold the stream back,
+	// nor do those that became idle.
+	clear(pw.count)
+	for _, p := range pw.live {
+		pw.count[p] = true
+	}
+	if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
+		w.wm, w.set, moved = m, true, true
+		if w.marks && len(sel) > 0 {
+			marks = append(marks, Mark{At: int(sel[len(sel)-1]) + 1, Value: m})
+		}
+	}
+	if w.marks {
+		w.buf = marks
+		r.Marks = marks
+	}
+	w.live.store(w.wm, w.set)
+	return moved
+}
