@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"streamql/catalog"
 	"streamql/executor/format"
@@ -88,7 +90,7 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 		s.keyJSON = kf == "json"
 	}
 	opts := append(seeds(st, o), o.producer...)
-	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.AllowAutoTopicCreation())
 	if s.eos {
 		opts = append(opts, kgo.TransactionalID(st.Options["sink.transactional-id-prefix"]+"-"+st.Name))
 	}
@@ -102,8 +104,8 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	if err == nil {
 		err = lo.Error()
 	}
-	if err == nil && len(lo[s.topic]) == 0 {
-		err = fmt.Errorf("topic '%s' does not exist; create it first (kafka-topics.sh --create --topic %s), or check 'topic'", s.topic, s.topic)
+	if err == nil && len(lo[s.topic]) == 0 || errors.Is(err, kerr.UnknownTopicOrPartition) {
+		err = s.autoCreate(octx)
 	}
 	if err != nil {
 		s.cl.Close()
@@ -123,6 +125,39 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	}
 	s.job.addSink(s)
 	return s, nil
+}
+
+// autoCreate asks the broker to create the sink's missing topic, as the Java
+// producer does (the broker's auto.create.topics.enable, with its default
+// partitions); a broker that does not create topics on demand is an error
+// that says to create it.
+func (s *kafkaSink) autoCreate(ctx context.Context) error {
+	req := kmsg.NewPtrMetadataRequest()
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(s.topic)
+	req.Topics = append(req.Topics, t)
+	req.AllowAutoTopicCreation = true
+	var last error
+	// The first answer may still say unknown while the broker creates it.
+	for try := 0; try < 20; try++ {
+		resp, err := req.RequestWith(ctx, s.cl)
+		if err != nil {
+			return err
+		}
+		last = fmt.Errorf("no answer for the topic")
+		for _, rt := range resp.Topics {
+			last = kerr.ErrorForCode(rt.ErrorCode)
+			if last == nil || errors.Is(last, kerr.LeaderNotAvailable) {
+				return nil // created (or being created): the producer waits for its leader
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("topic '%s' does not exist and the broker did not create it (%v); create it first (or let the broker create topics: auto.create.topics.enable), or check 'topic'", s.topic, last)
 }
 
 // alloc returns n bytes of the slab for a record in flight: chunks are never
