@@ -181,9 +181,9 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		for p := range ends {
 			parts = append(parts, p)
 		}
-		start, err := s.startOffsets(octx, parts, false)
-		if err != nil {
-			return fail(err)
+		start, serr := s.startOffsets(octx, parts, false)
+		if serr != nil {
+			return fail(serr)
 		}
 		from := map[int32]kgo.Offset{}
 		for p, off := range start {
