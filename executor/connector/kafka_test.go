@@ -1,0 +1,121 @@
+package connector
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// kafkaStreamOf declares a kafka stream with the given options (key, value
+// pairs) as CREATE STREAM does: ValidateOptions, then the spec's Validate.
+func kafkaStreamOf(t *testing.T, kv ...string) (*catalog.Stream, error) {
+	t.Helper()
+	o := []parser.Option{{Key: "connector", Value: "kafka"}, {Key: "topic", Value: "t"}, {Key: "properties.bootstrap.servers", Value: "127.0.0.1:1"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o = append(o, parser.Option{Key: kv[i], Value: kv[i+1]})
+	}
+	cols := []catalog.Column{{Name: "deviceNo", Type: catalog.Varchar}, {Name: "temperature", Type: catalog.Double}}
+	spec, vals, err := catalog.ValidateOptions(o, cols, 0)
+	if err != nil {
+		return nil, err
+	}
+	st := &catalog.Stream{Name: "s", Columns: cols, Options: vals, Connector: spec}
+	return st, spec.Validate(st)
+}
+
+// TestKafkaOptions: the checks of SPEC 1's kafka row beyond the option kinds,
+// each naming the option, and properties.* passed through only where franz-go
+// has the property.
+func TestKafkaOptions(t *testing.T) {
+	st, err := kafkaStreamOf(t, "properties.client.id", "me", "properties.isolation.level", "read_committed",
+		"properties.acks", "all", "scan.startup.mode", "timestamp", "scan.startup.timestamp-millis", "1000",
+		"scan.bounded.mode", "latest-offset", "key.fields", "deviceNo", "scan.watermark.idle-timeout", "10 s")
+	if err != nil {
+		t.Fatalf("a valid kafka stream: %v", err)
+	}
+	if st.Options["properties.client.id"] != "me" || !st.Connector.Bounded(st.Options) {
+		t.Errorf("options %v: want properties.client.id kept and the stream bounded", st.Options)
+	}
+	if st, _ := kafkaStreamOf(t); st.Connector.Bounded(st.Options) {
+		t.Errorf("a kafka stream without scan.bounded.mode is bounded")
+	}
+	for _, tc := range []struct {
+		kv        []string
+		key, want string
+	}{
+		{[]string{"properties.security.protocol", "SSL"}, "properties.security.protocol", "not supported"},
+		{[]string{"properties.acks", "2"}, "properties.acks", "not all, -1, 1 or 0"},
+		{[]string{"properties.enable.auto.commit", "true"}, "properties.enable.auto.commit", "commits the offsets"},
+		{[]string{"scan.startup.mode", "timestamp"}, "scan.startup.mode", "needs the option 'scan.startup.timestamp-millis'"},
+		{[]string{"scan.startup.timestamp-millis", "5"}, "scan.startup.timestamp-millis", "applies only with"},
+		{[]string{"scan.bounded.mode", "timestamp"}, "scan.bounded.mode", "scan.bounded.timestamp-millis"},
+		{[]string{"scan.startup.mode", "group-offsets"}, "scan.startup.mode", "properties.group.id"},
+		{[]string{"scan.startup.mode", "specific-offsets", "scan.startup.specific-offsets", "partition:0"}, "scan.startup.specific-offsets", "needs both"},
+		{[]string{"scan.startup.mode", "specific-offsets", "scan.startup.specific-offsets", "partition:0,offset:x"}, "scan.startup.specific-offsets", "not partition:<n>,offset:<n>"},
+		{[]string{"scan.watermark.idle-timeout", "soon"}, "scan.watermark.idle-timeout", "not a duration"},
+		{[]string{"key.fields", "nope"}, "key.fields", "'nope' is not a column"},
+		{[]string{"key.format", "json"}, "key.format", "only with 'key.fields'"},
+		{[]string{"sink.delivery-guarantee", "exactly-once"}, "sink.delivery-guarantee", "sink.transactional-id-prefix"},
+		{[]string{"sink.transactional-id-prefix", "p"}, "sink.transactional-id-prefix", "only with"},
+		{[]string{"encoding", "gbk"}, "encoding", "UTF-8"},
+		{[]string{"csv.header", "true"}, "csv.header", "no header"},
+	} {
+		_, err := kafkaStreamOf(t, tc.kv...)
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Key != tc.key || !strings.Contains(oe.Msg, tc.want) {
+			t.Errorf("%v: error %v; want an OptionError on %s saying %q", tc.kv, err, tc.key, tc.want)
+		}
+	}
+	_, err = kafkaStreamOf(t, "properties.sasl.mechanism", "PLAIN")
+	if err == nil || !strings.Contains(err.Error(), "client.id") {
+		t.Errorf("an unsupported property: %v; want the supported ones listed", err)
+	}
+}
+
+func TestParseFlinkDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"10 s": 10 * time.Second, "500ms": 500 * time.Millisecond, "1 min": time.Minute,
+		"2h": 2 * time.Hour, "250": 250 * time.Millisecond, "1.5 s": 1500 * time.Millisecond, " 3 seconds ": 3 * time.Second} {
+		if got, err := ParseFlinkDuration(in); err != nil || got != want {
+			t.Errorf("ParseFlinkDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "s", "-1 s", "10 parsecs", "1e3 s"} {
+		if _, err := ParseFlinkDuration(in); err == nil {
+			t.Errorf("ParseFlinkDuration(%q) gave no error", in)
+		}
+	}
+}
+
+func TestParseSpecificOffsets(t *testing.T) {
+	got, err := parseSpecificOffsets("partition:0,offset:42; partition:1,offset:7;")
+	if err != nil || len(got) != 2 || got[0] != 42 || got[1] != 7 {
+		t.Errorf("got %v, %v; want 0:42 1:7", got, err)
+	}
+	for _, in := range []string{"", "partition:0,offset:1;partition:0,offset:2", "offset:1", "partition:-1,offset:0", "p:0,o:1"} {
+		if _, err := parseSpecificOffsets(in); err == nil {
+			t.Errorf("parseSpecificOffsets(%q) gave no error", in)
+		}
+	}
+}
+
+// TestKafkaPosition: positions keep the partition and offset apart and render
+// as topic:partition:offset (SPEC 2.5).
+func TestKafkaPosition(t *testing.T) {
+	s := &kafkaSource{topic: "sensors"}
+	for _, c := range []struct {
+		p   int32
+		off int64
+	}{{0, 0}, {3, 41}, {1<<19 - 1, 1<<44 - 1}} {
+		pos := KafkaPosition(c.p, c.off)
+		if p, off := KafkaPartitionOf(pos); p != c.p || off != c.off || s.Partition(pos) != c.p {
+			t.Errorf("KafkaPosition(%d, %d) reads back as %d, %d", c.p, c.off, p, off)
+		}
+	}
+	if got := s.Position(KafkaPosition(3, 41)); got != "sensors:3:41" {
+		t.Errorf("Position = %q, want sensors:3:41", got)
+	}
+}
