@@ -34,13 +34,9 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
 	}
-	maxRec := inbuf.DefaultMaxRecord
-	if v, ok := st.Options["max-record-size"]; ok {
-		n, err := catalog.ParseSize(v)
-		if err != nil {
-			return nil, fmt.Errorf("stream %s: option 'max-record-size': %v", st.Name, err)
-		}
-		maxRec = int(n)
+	maxRec, err := maxRecordSize(st)
+	if err != nil {
+		return nil, err
 	}
 	hb, handBack := r.(connector.HandBack)
 	continues := handBack && hb.Continues() // no BOM, no header: SPEC 1, stdin
@@ -90,11 +86,26 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 	return dec, nil
 }
 
+// maxRecordSize returns st's 'max-record-size' in bytes (SPEC 1; default
+// inbuf.DefaultMaxRecord), or an error naming the stream and the option.
+func maxRecordSize(st *catalog.Stream) (int, error) {
+	v, ok := st.Options["max-record-size"]
+	if !ok {
+		return inbuf.DefaultMaxRecord, nil
+	}
+	n, err := catalog.ParseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: option 'max-record-size': %v", st.Name, err)
+	}
+	return int(n), nil
+}
+
 // newValueDecoder returns the decoder of st's 'format' and format options for
 // sources whose every record is one row given on its own (Kafka record values,
-// SPEC 2.5): newDecoder's csv or json decoder, used through DecodeValue only.
-// An 'encoding' other than UTF-8 is an error naming the stream (the kafka
-// connector refuses it when the stream is declared).
+// SPEC 2.5): newDecoder's csv or json decoder, used through DecodeValue only,
+// with a value longer than 'max-record-size' malformed. An 'encoding' other
+// than UTF-8 is an error naming the stream (the kafka connector refuses it
+// when the stream is declared).
 func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
 	dec, err := newDecoder(st, strings.NewReader(""))
 	if err != nil {
@@ -104,7 +115,25 @@ func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
 	if !ok {
 		return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, st.Options["encoding"])
 	}
-	return vd, nil
+	maxRec, err := maxRecordSize(st)
+	if err != nil {
+		return nil, err
+	}
+	return sizedValues{vd, maxRec}, nil
+}
+
+// sizedValues is a ValueDecoder whose values longer than max bytes are
+// malformed (SPEC 1, 'max-record-size').
+type sizedValues struct {
+	connector.ValueDecoder
+	max int
+}
+
+func (d sizedValues) DecodeValue(b *vector.Batch, rec []byte) string {
+	if len(rec) > d.max {
+		return inbuf.TooLong(d.max)
+	}
+	return d.ValueDecoder.DecodeValue(b, rec)
 }
 
 // optByte is a one-byte option's value, or 0 (the decoder's default) when unset.

@@ -154,15 +154,16 @@ func TestKafkaKeysAndPartitions(t *testing.T) {
 }
 
 // TestKafkaMalformedToDeadLetterTopic: malformed values (a bad number, invalid
-// UTF-8, a wrong field count across a line break) of a kafka source with
+// UTF-8, a wrong field count across a line break, a value longer than
+// 'max-record-size') of a kafka source with
 // 'errors.stream' reach the Kafka dead-letter topic, one record each, value =
 // the input bytes exactly, headers stream, position = topic:partition:offset
 // of the input record, and error; good rows go on.
 func TestKafkaMalformedToDeadLetterTopic(t *testing.T) {
 	in, dlq := kafkatest.CreateTopic(t, 2, nil), kafkatest.CreateTopic(t, 1, nil)
-	vals := []string{"d1,1,5.5", "d2,x,1", "d3,3,40", "\xff\xfe,4,1", "a,5\nb,6,7", "d6,6,"}
-	rs := produceValues(t, in, vals, []int32{0, 1, 0, 1, 0, 1})
-	sql := kafkaStream(t, "sensors", "deviceNo VARCHAR, ts BIGINT, temperature DOUBLE", in, ", 'scan.bounded.mode'='latest-offset', 'errors.stream'='dlq'") +
+	vals := []string{"d1,1,5.5", "d2,x,1", "d3,3,40", "\xff\xfe,4,1", "a,5\nb,6,7", "d6,6,", strings.Repeat("long", 30) + ",7,1"}
+	rs := produceValues(t, in, vals, []int32{0, 1, 0, 1, 0, 1, 0})
+	sql := kafkaStream(t, "sensors", "deviceNo VARCHAR, ts BIGINT, temperature DOUBLE", in, ", 'scan.bounded.mode'='latest-offset', 'errors.stream'='dlq', 'max-record-size'='100'") +
 		kafkaStream(t, "dlq", "stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR", dlq, "") +
 		"SELECT deviceNo, ts FROM sensors;\n"
 	stdout, stderr, code := runSQLIn(t, t.TempDir(), nil, sql, "--format", "csv")
@@ -177,7 +178,7 @@ func TestKafkaMalformedToDeadLetterTopic(t *testing.T) {
 	}
 	got := kafkatest.ReadAll(t, dlq, kafkatest.ReadOptions{})
 	want := map[string]*kgo.Record{}
-	for _, k := range []int{1, 3, 4} {
+	for _, k := range []int{1, 3, 4, 6} {
 		want[fmt.Sprintf("%s:%d:%d", in, rs[k].Partition, rs[k].Offset)] = rs[k]
 	}
 	if len(got) != len(want) {

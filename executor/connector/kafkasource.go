@@ -71,17 +71,16 @@ type Unwrapper interface {
 // Next runs on the job's goroutine; franz-go's group callbacks run on its own
 // and touch only the fields under mu.
 type kafkaSource struct {
-	st     *catalog.Stream
-	topic  string
-	ctx    context.Context
-	cl     *kgo.Client
-	adm    *kadm.Client
-	dec    ValueDecoder
-	opts   *kafkaOpts
-	job    *kafkaJob
-	group  string // "" when not in a consumer group
-	idle   time.Duration
-	maxRec int
+	st    *catalog.Stream
+	topic string
+	ctx   context.Context
+	cl    *kgo.Client
+	adm   *kadm.Client
+	dec   ValueDecoder
+	opts  *kafkaOpts
+	job   *kafkaJob
+	group string // "" when not in a consumer group
+	idle  time.Duration
 
 	bounded bool
 	stop    map[int32]int64 // bounded: the first offset not read, per partition
@@ -130,16 +129,8 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 	if err != nil {
 		return nil, err
 	}
-	maxRec := inbuf.DefaultMaxRecord
-	if v, ok := st.Options["max-record-size"]; ok {
-		n, err := catalog.ParseSize(v)
-		if err != nil {
-			return nil, fmt.Errorf("stream %s: option 'max-record-size': %v", st.Name, err)
-		}
-		maxRec = int(n)
-	}
 	s := &kafkaSource{
-		st: st, topic: st.Options["topic"], ctx: ctx, dec: dec, opts: o, job: kafkaJobOf(env), maxRec: maxRec,
+		st: st, topic: st.Options["topic"], ctx: ctx, dec: dec, opts: o, job: kafkaJobOf(env),
 		bounded: st.Options["scan.bounded.mode"] != "" && st.Options["scan.bounded.mode"] != "unbounded",
 		next:    map[int32]int64{}, assigned: map[int32]bool{}, seen: map[int32]bool{},
 		given: map[int32]int64{}, used: map[int32]int64{}, committed: map[int32]int64{}, doneParts: map[int32]bool{},
@@ -474,13 +465,7 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		}
 		s.read += int64(len(r.Value))
 		pos := KafkaPosition(p, r.Offset)
-		reason := ""
-		if len(r.Value) > s.maxRec {
-			reason = inbuf.TooLong(s.maxRec)
-		} else {
-			reason = s.dec.DecodeValue(b, r.Value)
-		}
-		if reason != "" {
+		if reason := s.dec.DecodeValue(b, r.Value); reason != "" {
 			raw := r.Value
 			if len(raw) > inbuf.RawPrefix {
 				raw = raw[:inbuf.RawPrefix:inbuf.RawPrefix]
