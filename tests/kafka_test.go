@@ -33,7 +33,7 @@ func kafkaStream(t *testing.T, name, cols, topic, extra string) string {
 // parts[i] when parts is given (manual partitioning), else round robin.
 func produceValues(t *testing.T, topic string, values []string, parts []int32) []*kgo.Record {
 	t.Helper()
-	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MetadataMinAge(100*time.Millisecond))
 	var rs []*kgo.Record
 	for i, v := range values {
 		r := &kgo.Record{Value: []byte(v), Partition: int32(i % 2)}
@@ -209,7 +209,7 @@ func TestKafkaMalformedToDeadLetterTopic(t *testing.T) {
 // specific-offsets start reads from the offsets given.
 func TestKafkaBoundedSameOutputTwice(t *testing.T) {
 	topic := kafkatest.CreateTopic(t, 2, nil)
-	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MetadataMinAge(100*time.Millisecond))
 	const base = int64(1_700_000_000_000)
 	produce := func(from, to int) {
 		var rs []*kgo.Record
@@ -410,7 +410,10 @@ func TestKafkaExactlyOnce(t *testing.T) {
 		sql := kafkaStream(t, "src", "name VARCHAR, n BIGINT", in, ", 'properties.group.id'='"+group+"', 'scan.bounded.mode'='latest-offset', 'errors'='"+errs+"'") +
 			kafkaStream(t, "dst", "name VARCHAR, n BIGINT", out, ", 'format'='json', 'key.fields'='name', 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='"+prefix+"'") +
 			"INSERT INTO dst SELECT name, n FROM src;\n"
-		_, _, code := runSQLIn(t, t.TempDir(), nil, sql)
+		_, stderr, code := runSQLIn(t, t.TempDir(), nil, sql)
+		if code != 0 {
+			t.Logf("job with 'errors'='%s': exit %d, stderr %s", errs, code, stderr)
+		}
 		return code
 	}
 	if code := job("fail"); code != 1 {
@@ -489,7 +492,7 @@ func TestKafkaPerPartitionWatermarks(t *testing.T) {
 		// A random interleaving of the partitions, each in its own order,
 		// produced in small rounds so that fetches mix them.
 		next := [parts]int{}
-		cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MetadataMinAge(100*time.Millisecond))
 		for left := parts * 15; left > 0; {
 			var round []*kgo.Record
 			for k := rng.Intn(5) + 1; k > 0 && left > 0; k-- {

@@ -415,17 +415,28 @@ func seeds(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
 // Kafka sink's records durable (SPEC 2.5: offsets only for rows whose outputs
 // are written), and a sink that failed stops every later commit of the job.
 type kafkaJob struct {
-	mu     sync.Mutex
-	sinks  []*kafkaSink
-	groups int // open sources in a consumer group
-	failed error
+	mu      sync.Mutex
+	sinks   []*kafkaSink
+	sources []*kafkaSource // open sources in a consumer group
+	failed  error
 }
 
-// addGroupSource notes an open source in a consumer group (done: it closed).
-func (j *kafkaJob) addGroupSource(delta int) {
+// addGroupSource and removeGroupSource note an open source in a consumer group.
+func (j *kafkaJob) addGroupSource(s *kafkaSource) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.groups += delta
+	j.sources = append(j.sources, s)
+}
+
+func (j *kafkaJob) removeGroupSource(s *kafkaSource) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for k, x := range j.sources {
+		if x == s {
+			j.sources = append(j.sources[:k], j.sources[k+1:]...)
+			break
+		}
+	}
 }
 
 // hasGroupSource reports whether a source in a consumer group is open: its
@@ -433,7 +444,7 @@ func (j *kafkaJob) addGroupSource(delta int) {
 func (j *kafkaJob) hasGroupSource() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.groups > 0
+	return len(j.sources) > 0
 }
 
 type kafkaJobKey struct{}
@@ -472,22 +483,64 @@ func (j *kafkaJob) removeSink(s *kafkaSink, err error) {
 	}
 }
 
+// groupOffsets are the offsets a group source has used and not committed.
+type groupOffsets struct {
+	src  *kafkaSource
+	offs map[int32]kgo.EpochOffset
+}
+
 // checkpoint makes the records written so far to every open Kafka sink of the
-// job durable (at-least-once: flushed and acknowledged; exactly-once: the
-// transaction committed and a new one begun). It returns the first error, or
-// the error of a sink that failed earlier in the job.
+// job durable, then commits the used offsets of every group source (SPEC 2.5:
+// offsets only for rows whose outputs are written). At-least-once sinks are
+// flushed and acknowledged first; exactly-once sinks commit their transaction,
+// the first one that has an open transaction with the group sources' offsets
+// in it (so its outputs and the offsets commit together); offsets no
+// transaction took are committed by their source. It returns the first error,
+// or the error of a sink that failed earlier in the job.
 func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	j.mu.Lock()
 	sinks := append([]*kafkaSink(nil), j.sinks...)
+	sources := append([]*kafkaSource(nil), j.sources...)
 	failed := j.failed
 	j.mu.Unlock()
 	if failed != nil {
 		return failed
 	}
+	var pending []groupOffsets
+	for _, src := range sources {
+		if offs := src.uncommitted(); len(offs) > 0 {
+			pending = append(pending, groupOffsets{src, offs})
+		}
+	}
+	fail := func(err error) error {
+		j.removeSink(nil, err)
+		return err
+	}
 	for _, s := range sinks {
-		if err := s.checkpoint(ctx); err != nil {
-			j.removeSink(nil, err)
-			return err
+		if !s.eos {
+			if err := s.checkpoint(ctx, nil); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	for _, s := range sinks {
+		if !s.eos {
+			continue
+		}
+		var with []groupOffsets
+		if s.inTxn {
+			with, pending = pending, nil
+		}
+		if err := s.checkpoint(ctx, with); err != nil {
+			return fail(err)
+		}
+		for _, g := range with {
+			g.src.committedAt(g.offs)
+		}
+	}
+	for _, g := range pending {
+		if err := g.src.commitOffsets(ctx, g.offs); err != nil {
+			return fail(err)
 		}
 	}
 	return nil

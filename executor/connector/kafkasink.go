@@ -270,14 +270,15 @@ func (s *kafkaSink) Flush() error {
 	// With a Kafka source in a consumer group, the source's commits end the
 	// transactions, so that each holds the outputs of the offsets it commits.
 	if s.inTxn && time.Since(s.txnStart) >= KafkaCommitEvery && !s.job.hasGroupSource() {
-		return s.checkpoint(context.Background())
+		return s.checkpoint(context.Background(), nil)
 	}
 	return nil
 }
 
 // checkpoint makes what was written durable: flushed and acknowledged, and
-// for exactly-once the transaction committed (the next Write begins another).
-func (s *kafkaSink) checkpoint(ctx context.Context) error {
+// for exactly-once the transaction committed, with the group offsets in with
+// (the next Write begins another).
+func (s *kafkaSink) checkpoint(ctx context.Context, with []groupOffsets) error {
 	if err := s.cl.Flush(ctx); err != nil {
 		return s.fail(err)
 	}
@@ -288,10 +289,65 @@ func (s *kafkaSink) checkpoint(ctx context.Context) error {
 		}
 		return err
 	}
-	if s.inTxn {
-		s.inTxn = false
-		if err := s.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+	if !s.inTxn {
+		return nil
+	}
+	s.inTxn = false
+	for _, g := range with {
+		if err := s.txnOffsets(ctx, g); err != nil {
+			s.cl.EndTransaction(ctx, kgo.TryAbort)
 			return s.fail(err)
+		}
+	}
+	if err := s.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// txnOffsets adds the offsets g of a group source to the open transaction
+// (Kafka's AddOffsetsToTxn and TxnOffsetCommit, with the source's group
+// member and generation), so they commit or abort with its records.
+func (s *kafkaSink) txnOffsets(ctx context.Context, g groupOffsets) error {
+	pid, epoch, err := s.cl.ProducerID(ctx)
+	if err != nil {
+		return err
+	}
+	txnID := s.st.Options["sink.transactional-id-prefix"] + "-" + s.st.Name
+	add := kmsg.NewPtrAddOffsetsToTxnRequest()
+	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = txnID, pid, epoch, g.src.group
+	ar, err := add.RequestWith(ctx, s.cl)
+	if err != nil {
+		return err
+	}
+	if err := kerr.ErrorForCode(ar.ErrorCode); err != nil {
+		return fmt.Errorf("adding the offsets of group '%s' to the transaction: %w", g.src.group, err)
+	}
+	member, gen := g.src.cl.GroupMetadata()
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = txnID, g.src.group, pid, epoch
+	req.Generation, req.MemberID = gen, member
+	id, err := g.src.topicID(ctx)
+	if err != nil {
+		return err
+	}
+	t := kmsg.NewTxnOffsetCommitRequestTopic()
+	t.Topic, t.TopicID = g.src.topic, id // (by ID from TxnOffsetCommit v6)
+	for p, o := range g.offs {
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset, rp.LeaderEpoch = p, o.Offset, o.Epoch
+		t.Partitions = append(t.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, s.cl)
+	if err != nil {
+		return err
+	}
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
+				return fmt.Errorf("committing the offsets of group '%s' in the transaction: %w", g.src.group, err)
+			}
 		}
 	}
 	return nil
@@ -319,7 +375,14 @@ func (s *kafkaSink) Close() error {
 	defer cancel()
 	var err error
 	if !s.aborted {
-		err = s.checkpoint(ctx)
+		// The job's checkpoint: the other sinks flushed, this transaction
+		// committed with the group sources' offsets of the rows used.
+		if s.eos {
+			err = s.job.checkpoint(ctx)
+		}
+		if err == nil {
+			err = s.checkpoint(ctx, nil)
+		}
 	}
 	if err != nil && s.inTxn {
 		s.cl.EndTransaction(ctx, kgo.TryAbort)

@@ -82,6 +82,9 @@ type kafkaSource struct {
 	group string // "" when not in a consumer group
 	idle  time.Duration
 
+	id      [16]byte // the topic's ID, once idKnown (topicID)
+	idKnown bool
+
 	bounded bool
 	stop    map[int32]int64 // bounded: the first offset not read, per partition
 
@@ -194,7 +197,7 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		return fail(s.clientErr(err))
 	}
 	if s.group != "" {
-		s.job.addGroupSource(1)
+		s.job.addGroupSource(s)
 	}
 	return s, nil
 }
@@ -572,33 +575,60 @@ func (s *kafkaSource) UnreadAfter(rows, _ int) {
 	s.useGiven()
 }
 
-// commit makes the job's Kafka sinks durable, then commits the group offsets
-// of the rows used and lets a waiting rebalance go on.
+// commit makes the job's Kafka sinks durable and commits the group offsets
+// of the rows used (kafkaJob.checkpoint), then lets a waiting rebalance go on.
 func (s *kafkaSource) commit(ctx context.Context) error {
 	s.lastCommit = time.Now()
 	if err := s.job.checkpoint(ctx); err != nil {
-		return err
-	}
-	if err := s.commitUsed(ctx); err != nil {
 		return err
 	}
 	s.cl.AllowRebalance()
 	return nil
 }
 
-// commitUsed commits the used offsets of the partitions this process holds.
-func (s *kafkaSource) commitUsed(ctx context.Context) error {
+// uncommitted returns the used offsets, not committed yet, of the partitions
+// this process holds.
+func (s *kafkaSource) uncommitted() map[int32]kgo.EpochOffset {
 	offs := map[int32]kgo.EpochOffset{}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	for p, off := range s.used {
 		if off > s.committed[p] && s.assigned[p] {
 			offs[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
 		}
 	}
-	s.mu.Unlock()
-	if len(offs) == 0 {
-		return nil
+	return offs
+}
+
+// topicID returns the topic's ID (fetched once), which Kafka's newer
+// transactional offset commits name topics by.
+func (s *kafkaSource) topicID(ctx context.Context) ([16]byte, error) {
+	if s.idKnown {
+		return s.id, nil
 	}
+	md, err := s.adm.Metadata(ctx, s.topic)
+	if err == nil {
+		if td, ok := md.Topics[s.topic]; ok && td.Err == nil {
+			s.id, s.idKnown = td.ID, true
+			return s.id, nil
+		} else if ok {
+			err = td.Err
+		} else {
+			err = fmt.Errorf("no metadata")
+		}
+	}
+	return s.id, fmt.Errorf("stream %s: the ID of topic '%s': %v", s.st.Name, s.topic, err)
+}
+
+// committedAt notes offsets committed (by a transaction or commitOffsets).
+func (s *kafkaSource) committedAt(offs map[int32]kgo.EpochOffset) {
+	for p, o := range offs {
+		s.committed[p] = max(s.committed[p], o.Offset)
+	}
+}
+
+// commitOffsets commits offs for the group.
+func (s *kafkaSource) commitOffsets(ctx context.Context, offs map[int32]kgo.EpochOffset) error {
 	var cerr error
 	s.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{s.topic: offs}, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		if err == nil {
@@ -615,9 +645,7 @@ func (s *kafkaSource) commitUsed(ctx context.Context) error {
 	if cerr != nil {
 		return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %v", s.st.Name, s.group, s.topic, cerr)
 	}
-	for p, o := range offs {
-		s.committed[p] = o.Offset
-	}
+	s.committedAt(offs)
 	return nil
 }
 
@@ -669,14 +697,12 @@ func (s *kafkaSource) Close() error {
 		}
 		if s.job.failure() == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			if err = s.job.checkpoint(ctx); err == nil {
-				err = s.commitUsed(ctx)
-			}
+			err = s.job.checkpoint(ctx)
 			cancel()
 		}
 	}
 	if s.group != "" {
-		s.job.addGroupSource(-1)
+		s.job.removeGroupSource(s)
 		s.cl.CloseAllowingRebalance() // (Close waits for a rebalance BlockRebalanceOnPoll holds)
 	} else {
 		s.cl.Close()
