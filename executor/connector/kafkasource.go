@@ -456,9 +456,6 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 				continue
 			}
 		}
-		s.mu.Lock()
-		s.next[p] = r.Offset + 1
-		s.mu.Unlock()
 		s.given[p] = r.Offset + 1
 		if s.bounded && r.Offset+1 >= s.stop[p] {
 			s.markDone(p)
@@ -482,6 +479,11 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		b.N++
 		s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
 	}
+	s.mu.Lock() // once per batch: the group's callbacks read next
+	for p, off := range s.given {
+		s.next[p] = max(s.next[p], off)
+	}
+	s.mu.Unlock()
 }
 
 // markDone pauses a partition that reached its stop offset.
