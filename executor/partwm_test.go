@@ -1,0 +1,98 @@
+package executor
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"streamql/executor/connector"
+	"streamql/executor/vector"
+)
+
+// fakeParts is a connector.PartitionedSource of which only the partition
+// methods are used: positions made by connector.KafkaPosition, the
+// partitions still to come in live.
+type fakeParts struct {
+	Source
+	live []int32
+	idle time.Duration
+}
+
+func (f *fakeParts) Partition(pos int64) int32      { p, _ := connector.KafkaPartitionOf(pos); return p }
+func (f *fakeParts) Partitions(dst []int32) []int32 { return append(dst, f.live...) }
+func (f *fakeParts) IdleTimeout() time.Duration     { return f.idle }
+
+// TestPartitionWatermarks (SPEC 2.5): each row's CURRENT_WATERMARK is its
+// partition's; the stream's watermark, which fires the toy aggregate's
+// thresholds (every 2 s), is the minimum over the partitions still to come,
+// leaving out one idle past 'scan.watermark.idle-timeout' and one that ended.
+func TestPartitionWatermarks(t *testing.T) {
+	job := planSides(t, nil, "SELECT k, ts FROM s")
+	sink, _, c := toyChain(job)
+	src := &fakeParts{live: []int32{0, 1}, idle: 80 * time.Millisecond}
+	c.assign.partitionBy(src)
+	if c.assign.parts == nil {
+		t.Fatal("a PartitionedSource got one watermark")
+	}
+	ctx := context.Background()
+	step := newStep("errors")
+	type prow struct {
+		p  int32
+		k  string
+		ts int64
+	}
+	push := func(rows ...prow) *vector.Vec {
+		t.Helper()
+		var rs []row
+		for _, r := range rows {
+			rs = append(rs, row{r.k, r.ts})
+		}
+		b := rowBatch(job, rs...)
+		for i, r := range rows {
+			b.Pos[i] = connector.KafkaPosition(r.p, int64(i))
+		}
+		step.selectRows(b, 0, b.N)
+		if err := c.head.Push(ctx, Port{}, step); err != nil {
+			t.Fatal(err)
+		}
+		return step.In.Cols[job.WatermarkCol]
+	}
+	stamps := func(wm *vector.Vec, n int) string {
+		var s []string
+		for i := range n {
+			if wm.Null[i] {
+				s = append(s, "NULL")
+			} else {
+				s = append(s, strconv.FormatInt(wm.I[i], 10))
+			}
+		}
+		return strings.Join(s, " ")
+	}
+	// p0 runs ahead: the stream's watermark is p1's (100), nothing fires.
+	wm := push(prow{0, "a", 1000}, prow{0, "b", 5000}, prow{1, "c", 100})
+	if got := stamps(wm, 3); got != "NULL 1000 NULL" {
+		t.Errorf("stamps of batch 1: %s, want NULL 1000 NULL (each row its partition's)", got)
+	}
+	// p1 reaches 3000: the minimum is 3000, the 2000 threshold fires after d.
+	wm = push(prow{1, "d", 3000}, prow{0, "e", 4000})
+	if got := stamps(wm, 2); got != "100 5000" {
+		t.Errorf("stamps of batch 2: %s, want 100 5000", got)
+	}
+	// p1 idle past the timeout: p0 alone moves the stream to 9000.
+	time.Sleep(120 * time.Millisecond)
+	push(prow{0, "f", 9000})
+	// p0 ends: p1 (back, at 3500) alone holds the stream.
+	src.live = []int32{1}
+	push(prow{1, "g", 3500}, prow{1, "h", 11000})
+	want := []string{
+		"main: a,1000", "main: b,5000", "main: c,100",
+		"main: d,3000", "main: fire,2000", "main: e,4000",
+		"main: f,9000", "main: fire,4000", "main: fire,6000", "main: fire,8000",
+		"main: g,3500", "main: h,11000", "main: fire,10000",
+	}
+	if got := strings.Join(sink.out, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("output:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
