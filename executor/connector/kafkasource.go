@@ -417,7 +417,9 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 		if err := s.ctx.Err(); err != nil {
 			return err
 		}
-		if s.group != "" && time.Since(s.lastCommit) >= KafkaCommitEvery {
+		// Commit (and let a rebalance go on) only between polls: no record
+		// of a partition the group may take away is left to give.
+		if s.group != "" && s.ri == len(s.recs) && time.Since(s.lastCommit) >= KafkaCommitEvery {
 			if err := s.commit(s.ctx); err != nil {
 				return err
 			}
