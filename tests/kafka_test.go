@@ -524,3 +524,13 @@ func TestKafkaPerPartitionWatermarks(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaUnknownTopic: reading a topic that does not exist is an error
+// naming the stream and the topic, before any row.
+func TestKafkaUnknownTopic(t *testing.T) {
+	sql := kafkaStream(t, "s", "a VARCHAR", kafkatest.Name(t, "missing"), ", 'scan.bounded.mode'='latest-offset'") + "SELECT * FROM s;\n"
+	_, stderr, code := runSQLIn(t, t.TempDir(), nil, sql)
+	if code != 1 || !strings.Contains(stderr, "stream s: topic 'streamql-missing-") || !strings.Contains(stderr, "does not exist") {
+		t.Errorf("exit %d, stderr %q; want 1 and a message that the topic does not exist", code, stderr)
+	}
+}

@@ -2,11 +2,13 @@ package connector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -393,6 +395,14 @@ func kafkaClientOpts(opts map[string]string) (*kafkaOpts, error) {
 		}
 	}
 	return o, nil
+}
+
+// refusedHint says what to do when err is a refused connection to the brokers.
+func refusedHint(err error) string {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return "; nothing listens there: check 'properties.bootstrap.servers', or start the broker (scripts/kafka-broker start DIR prints its address)"
+	}
+	return ""
 }
 
 // seeds returns the client options every Kafka client of st starts with.

@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -117,5 +118,23 @@ func TestKafkaPosition(t *testing.T) {
 	}
 	if got := s.Position(KafkaPosition(3, 41)); got != "sensors:3:41" {
 		t.Errorf("Position = %q, want sensors:3:41", got)
+	}
+}
+
+// TestKafkaRefused: no broker at 'properties.bootstrap.servers' is an error
+// at once, for the source and the sink, saying what to do.
+func TestKafkaRefused(t *testing.T) {
+	st, err := kafkaStreamOf(t) // 127.0.0.1:1
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{State: &State{}, NewValueDecoder: func(*catalog.Stream) (ValueDecoder, error) { return nil, nil }}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := OpenKafka(ctx, st, env); err == nil || !strings.Contains(err.Error(), "nothing listens there") || !strings.Contains(err.Error(), "stream s") {
+		t.Errorf("source: %v", err)
+	}
+	if _, err := OpenKafkaSink(ctx, st, env); err == nil || !strings.Contains(err.Error(), "nothing listens there") || !strings.Contains(err.Error(), "sink stream s") {
+		t.Errorf("sink: %v", err)
 	}
 }

@@ -112,7 +112,7 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 		if octx.Err() != nil {
 			err = fmt.Errorf("no answer from the brokers within 30 s: check 'properties.bootstrap.servers' and that the broker runs (scripts/kafka-broker status DIR)")
 		}
-		return nil, fmt.Errorf("sink stream %s: topic '%s' on %s: %v", st.Name, s.topic, st.Options["properties.bootstrap.servers"], err)
+		return nil, fmt.Errorf("sink stream %s: topic '%s' on %s: %v%s", st.Name, s.topic, st.Options["properties.bootstrap.servers"], err, refusedHint(err))
 	}
 	s.promise = func(_ *kgo.Record, err error) {
 		if err != nil {

@@ -224,7 +224,10 @@ func (s *kafkaSource) listEnds(ctx context.Context) (map[int32]int64, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("stream %s: no answer from the Kafka brokers '%s' within 30 s: check 'properties.bootstrap.servers' and that the broker runs (scripts/kafka-broker status DIR)", s.st.Name, s.st.Options["properties.bootstrap.servers"])
 		}
-		return nil, fmt.Errorf("stream %s: topic '%s' on %s: %v", s.st.Name, s.topic, s.st.Options["properties.bootstrap.servers"], err)
+		if errors.Is(err, kerr.UnknownTopicOrPartition) {
+			return nil, fmt.Errorf("stream %s: topic '%s' does not exist on %s; check 'topic', or write it first (a kafka sink's topic is created by the broker)", s.st.Name, s.topic, s.st.Options["properties.bootstrap.servers"])
+		}
+		return nil, fmt.Errorf("stream %s: topic '%s' on %s: %v%s", s.st.Name, s.topic, s.st.Options["properties.bootstrap.servers"], err, refusedHint(err))
 	}
 	out := map[int32]int64{}
 	for p, x := range lo[s.topic] {
