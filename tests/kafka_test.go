@@ -19,6 +19,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"streamql/cmd/streamql/cli"
 	"streamql/tests/kafkatest"
 )
 
@@ -533,4 +534,94 @@ func TestKafkaUnknownTopic(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "stream s: topic 'streamql-missing-") || !strings.Contains(stderr, "does not exist") {
 		t.Errorf("exit %d, stderr %q; want 1 and a message that the topic does not exist", code, stderr)
 	}
+}
+
+// TestKafkaBuildSideReadWhole (SPEC 2.5): a kafka stream read as a join's
+// build side is read whole, every partition, outside its consumer group (so
+// it commits nothing): each process needs all of it.
+func TestKafkaBuildSideReadWhole(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 3, nil)
+	group := kafkatest.Name(t, "group")
+	produceValues(t, topic, []string{"p1", "p2", "p3", "p4", "p5", "p6"}, []int32{0, 1, 2, 0, 1, 2})
+	orders := "o1,p1\no2,p9\no3,p3\no4,p5\no5,p6\no6,p2\no7,p4\n"
+	sql := "CREATE STREAM orders (id VARCHAR, product VARCHAR) WITH ('connector'='file', 'path'='o.csv');\n" +
+		kafkaStream(t, "allowed", "product VARCHAR", topic, ", 'properties.group.id'='"+group+"', 'scan.bounded.mode'='latest-offset'") +
+		"SELECT o.id FROM orders o SEMI JOIN allowed a ON o.product = a.product;\n"
+	stdout, stderr, code := runSQLIn(t, t.TempDir(), map[string]string{"o.csv": orders}, sql, "--format", "csv")
+	if code != 0 || stdout != "id\no1\no3\no4\no5\no6\no7\n" {
+		t.Errorf("exit %d, stdout %q (stderr %q); want every order but o2 (the build side's 3 partitions all read)", code, stdout, stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	offs, err := kafkatest.Admin(t).FetchOffsets(ctx, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(offs.Offsets()[topic]); n != 0 {
+		t.Errorf("the build side committed offsets for %d partitions of group %s; it reads outside the group", n, group)
+	}
+}
+
+// TestKafkaGroupSharesPartitions (SPEC 2.5): two processes running the same
+// script with one 'properties.group.id' share the topic's partitions: rows
+// produced once both joined are each written (at least once), and both
+// processes write some of them.
+func TestKafkaGroupSharesPartitions(t *testing.T) {
+	in, out := kafkatest.CreateTopic(t, 4, nil), kafkatest.CreateTopic(t, 1, nil)
+	group := kafkatest.Name(t, "group")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 2)
+	for _, who := range []string{"A", "B"} {
+		sql := kafkaStream(t, "src", "name VARCHAR", in, ", 'properties.group.id'='"+group+"', 'scan.startup.mode'='earliest-offset'") +
+			kafkaStream(t, "dst", "name VARCHAR, who VARCHAR", out, "") +
+			"INSERT INTO dst SELECT name, '" + who + "' FROM src;\n"
+		q := filepath.Join(t.TempDir(), "q.sql")
+		if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			var o, e strings.Builder
+			done <- cli.Run(ctx, []string{"-f", q}, strings.NewReader(""), &o, &e)
+		}()
+	}
+	time.Sleep(5 * time.Second) // both join and the group settles
+	var vals []string
+	var parts []int32
+	for i := range 200 {
+		vals = append(vals, fmt.Sprintf("r%d", i))
+		parts = append(parts, int32(i%4))
+	}
+	produceValues(t, in, vals, parts)
+	deadline := time.Now().Add(30 * time.Second)
+	var got []*kgo.Record
+	for time.Now().Before(deadline) {
+		if got = kafkatest.ReadAll(t, out, kafkatest.ReadOptions{}); len(rowsOfName(got)) == 200 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	<-done
+	names := rowsOfName(got)
+	if len(names) != 200 {
+		t.Fatalf("the two processes wrote %d of the 200 rows within 30 s", len(names))
+	}
+	who := map[string]int{}
+	for _, r := range got {
+		who[strings.SplitN(string(r.Value), ",", 2)[1]]++
+	}
+	if who["A"] == 0 || who["B"] == 0 {
+		t.Errorf("rows written per process %v: want both to have had partitions", who)
+	}
+}
+
+// rowsOfName returns the distinct first csv fields of rs's values.
+func rowsOfName(rs []*kgo.Record) map[string]bool {
+	n := map[string]bool{}
+	for _, r := range rs {
+		n[strings.SplitN(string(r.Value), ",", 2)[0]] = true
+	}
+	return n
 }
