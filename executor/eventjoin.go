@@ -129,6 +129,7 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 	// and routed, once released, through its router into the sink (build.go).
 	ch := buildChain(job, probers, sink, chainOpts{})
 	r, wm := ch.router, ch.assign
+	wm.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
 	step := newStep(r.out.ErrorSide)
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"streamql/executor/connector"
+	"streamql/executor/vector"
 )
 
 // partWatermarks is the watermark assigner's state for a partitioned source
@@ -82,8 +83,18 @@ func (pw *partWatermarks) min(now time.Time) (m int64, ok bool) {
 // each row that moved it when w.marks. It reports whether the stream's
 // watermark moved.
 func (w *watermarker) stampParts(r *Routed) bool {
+	moved := w.stampPartsSel(r.In, r.Sel)
+	if w.marks {
+		r.Marks = w.buf
+	}
+	return moved
+}
+
+// stampPartsSel is stampParts over the rows sel of b (the event-time join
+// stamps held rows on arrival with stamp); with w.marks the marks are left in
+// w.buf.
+func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	pw := w.parts
-	b, sel := r.In, r.Sel
 	col := b.Cols[w.job.WatermarkCol]
 	vals := w.job.Watermark.Eval(b, sel)
 	now := time.Now()
@@ -130,7 +141,6 @@ func (w *watermarker) stampParts(r *Routed) bool {
 	}
 	if w.marks {
 		w.buf = marks
-		r.Marks = marks
 	}
 	w.live.store(w.wm, w.set)
 	return moved

@@ -370,6 +370,10 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 	if w.job.Watermark == nil {
 		return sel
 	}
+	if w.parts != nil {
+		w.stampPartsSel(b, sel)
+		return sel
+	}
 	col := b.Cols[w.job.WatermarkCol]
 	// The watermark expression is evaluated for the whole selection first; it only
 	// reads the row's own columns, so the values do not depend on order.
