@@ -149,7 +149,7 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 	base := append(seeds(st, o), o.consumer...)
 	// The control records (transaction markers) take offsets: kept, they show
 	// a bounded read reaching its stop offset; they are never rows.
-	base = append(base, kgo.KeepControlRecords())
+	base = append(base, kgo.KeepControlRecords(), kgo.WithPools(&kafkaPools{}))
 	admCl, err := kgo.NewClient(seeds(st, o)...)
 	if err != nil {
 		return nil, s.clientErr(err)
@@ -527,6 +527,11 @@ func (s *kafkaSource) allDone() bool {
 func (s *kafkaSource) poll() error {
 	ctx, cancel := context.WithTimeout(s.ctx, kafkaPoll)
 	defer cancel()
+	// Every row decoded from the last poll's records has been used (Next
+	// polls only with an empty batch): their memory goes back to the pools.
+	for _, r := range s.recs {
+		r.Recycle()
+	}
 	fs := s.cl.PollFetches(ctx)
 	s.recs, s.ri = s.recs[:0], 0
 	var ferr error
@@ -717,3 +722,29 @@ func (s *kafkaSource) Close() error {
 	s.adm.Close()
 	return err
 }
+
+// kafkaPools lets franz-go reuse the fetched records and their decompressed
+// bytes (kgo.WithPools): the source recycles a poll's records once the job
+// has used every row decoded from them (the next poll), so reading a topic
+// does not allocate per fetch in the steady state.
+type kafkaPools struct {
+	recs, bytes sync.Pool
+}
+
+func (p *kafkaPools) GetRecords(n int) []kgo.Record {
+	if r, ok := p.recs.Get().(*[]kgo.Record); ok && cap(*r) >= n {
+		return (*r)[:0:n]
+	}
+	return make([]kgo.Record, 0, n)
+}
+
+func (p *kafkaPools) PutRecords(r []kgo.Record) { p.recs.Put(&r) }
+
+func (p *kafkaPools) GetDecompressBytes(compressed []byte, _ kgo.CompressionCodecType) []byte {
+	if b, ok := p.bytes.Get().(*[]byte); ok && cap(*b) >= 2*len(compressed) {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 4*len(compressed))
+}
+
+func (p *kafkaPools) PutDecompressBytes(b []byte) { p.bytes.Put(&b) }
