@@ -339,3 +339,92 @@ func FuzzChunked(f *testing.F) {
 		check(t, c)
 	})
 }
+
+// sensors is n rows of the benchmark's sensor csv.
+func sensors(n int) []byte {
+	var sb bytes.Buffer
+	rng := rand.New(rand.NewPCG(3, 15))
+	for i := range n {
+		fmt.Fprintf(&sb, "dev%d,%d,%d.%d\n", rng.IntN(100), 1600000000000+int64(i), rng.IntN(90), rng.IntN(10))
+	}
+	return sb.Bytes()
+}
+
+var sensorTypes = []catalog.Type{catalog.Varchar, catalog.BigInt, catalog.Double}
+
+func sensorDec(r io.Reader) Decoder {
+	return csvdec.NewDecoder(r, []string{"deviceNo", "ts", "temperature"}, sensorTypes, csvdec.Options{})
+}
+
+// TestSteadyStateAllocs: once the chunks' batches exist, reading more chunks
+// allocates nothing per row (nor per chunk: batches, arenas and decoders are
+// reused).
+func TestSteadyStateAllocs(t *testing.T) {
+	data := sensors(200_000) // about 5 MiB: 80 chunks of 64 KiB
+	r := New(bytes.NewReader(data), int64(len(data)), []Decoder{sensorDec(nil), sensorDec(nil)}, sensorDec(nil), sensorTypes,
+		Options{ChunkSize: 64 << 10})
+	defer r.Close()
+	rows := 0
+	next := func() bool {
+		b, _, err := r.Next()
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += b.N
+		return true
+	}
+	for rows < 50_000 { // warm up: every chunk in flight has its batches
+		next()
+	}
+	before := rows
+	allocs := testing.AllocsPerRun(1, func() {
+		for next() {
+		}
+	})
+	if rows != 200_000 {
+		t.Fatalf("read %d rows, want 200000", rows)
+	}
+	// A few allocations of the runtime (goroutines parking) are tolerated;
+	// one per row, or per batch, would be thousands.
+	t.Logf("%v allocations for %d rows", allocs, rows-before)
+	if allocs > 20 {
+		t.Errorf("%v allocations for %d rows in steady state", allocs, rows-before)
+	}
+}
+
+// BenchmarkDecode compares the sequential decoder with the chunked one on
+// the sensor csv (b.N passes over 4 MiB).
+func BenchmarkDecode(b *testing.B) {
+	data := sensors(150_000)
+	b.Run("sequential", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		batch := vector.NewBatch(sensorTypes)
+		var bad []records.BadRow
+		for range b.N {
+			d := sensorDec(bytes.NewReader(data))
+			for d.Decode(batch, &bad) == nil {
+			}
+		}
+	})
+	for _, w := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("chunked-%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for range b.N {
+				decs := make([]Decoder, w)
+				for i := range decs {
+					decs[i] = sensorDec(nil)
+				}
+				r := New(bytes.NewReader(data), int64(len(data)), decs, sensorDec(nil), sensorTypes, Options{})
+				for {
+					if _, _, err := r.Next(); err != nil {
+						break
+					}
+				}
+				r.Close()
+			}
+		})
+	}
+}
