@@ -110,7 +110,17 @@ type Options struct {
 	// the merge) before the rest of the file is decoded sequentially; 0 means
 	// 8, < 0 means never.
 	MaxRedo int
+	// Overrun is how many bytes a worker may read past its chunk's end for
+	// the record that crosses it (0 means DefaultOverrun). A worker that
+	// needs more gives its chunk up, and the merge decodes the chunk itself:
+	// so a worker whose guessed start put it out of phase with the quotes
+	// (one record for many lines) neither reads the file to its end nor
+	// grows its buffer to 'max-record-size'.
+	Overrun int64
 }
+
+// DefaultOverrun is Options.Overrun when it is 0: 1 MiB.
+const DefaultOverrun = 1 << 20
 
 // Reader is the parallel decoder of one file. Next and Close are called from
 // one goroutine; BytesRead may be called from any.
@@ -121,6 +131,7 @@ type Reader struct {
 	nchunks int64
 	header  bool
 	maxRedo int
+	overrun int64
 	types   []catalog.Type
 
 	free  chan *result
@@ -176,11 +187,14 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	s = max(s, 16)
 	r := &Reader{
 		f: f, size: size, chunk: s, nchunks: max((size+s-1)/s, 1),
-		header: opts.Header, maxRedo: opts.MaxRedo, types: types,
+		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types,
 		stop: make(chan struct{}), redo: redo,
 	}
 	if r.maxRedo == 0 {
 		r.maxRedo = defaultMaxRedo
+	}
+	if r.overrun <= 0 {
+		r.overrun = DefaultOverrun
 	}
 	m := len(decs) + 2
 	r.free = make(chan *result, m)
@@ -258,12 +272,13 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 		res := <-r.ring[r.k%int64(len(r.ring))]
 		r.k++
 		r.base = r.line - 1
-		if res.k == 0 || res.start == r.off && (r.hdr || !r.header) {
+		if res.err != errOverrun && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
 			r.cur, r.ci = res, 0
 			continue
 		}
-		// The chunk started inside a record (or before the header): decode it
-		// again from where the previous one really ended.
+		// The chunk started inside a record (or before the header), or its
+		// worker gave it up: decode it again from where the previous one
+		// really ended.
 		limit := res.limit
 		r.free <- res
 		r.redos++
@@ -362,7 +377,7 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 	if res.limit > 0 {
 		sp.Limit = res.limit - res.start
 	}
-	*rd = span{f: r.f, off: res.start, limit: res.limit}
+	*rd = span{f: r.f, off: res.start, limit: res.limit, overrun: r.overrun}
 	dec.Restart(rd, sp)
 	for {
 		select {
@@ -401,6 +416,10 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 // errStopped ends the decoding of a chunk when the Reader is closed; the merge
 // never sees it.
 var errStopped = errors.New("chunked: stopped")
+
+// errOverrun is a worker's read past Options.Overrun bytes after its chunk's
+// end; the merge decodes the chunk instead.
+var errOverrun = errors.New("chunked: record past the chunk's end too long for a worker")
 
 // detach copies what batch i still shares with its decoder (VARCHAR values,
 // the malformed rows' raw text) into memory of the chunk, so the decoder may
@@ -458,10 +477,11 @@ func (r *Reader) lineStart(x int64, scan []byte) (int64, error) {
 
 // span reads the file from off: up to limit first (when limit > 0), then
 // readAhead bytes at a time (only the record crossing limit is read there),
-// to the file's end.
+// to the file's end, or with overrun > 0 to overrun bytes past limit, where
+// it fails with errOverrun.
 type span struct {
-	f          io.ReaderAt
-	off, limit int64
+	f                   io.ReaderAt
+	off, limit, overrun int64
 }
 
 func (s *span) Read(p []byte) (int, error) {
@@ -469,6 +489,9 @@ func (s *span) Read(p []byte) (int, error) {
 		if s.off < s.limit {
 			p = p[:min(int64(len(p)), s.limit-s.off)]
 		} else {
+			if s.overrun > 0 && s.off >= s.limit+s.overrun {
+				return 0, errOverrun
+			}
 			p = p[:min(len(p), readAhead)]
 		}
 	}

@@ -26,6 +26,7 @@ type tcase struct {
 	chunk   int64
 	workers int
 	maxRedo int
+	overrun int64
 }
 
 func (c *tcase) names() []string {
@@ -99,7 +100,7 @@ func (c *tcase) parallel() ([]string, *Reader, error) {
 	}
 	types := append(append([]catalog.Type{}, c.types...), catalog.BigInt) // a caller's extra column
 	r := New(bytes.NewReader(c.data), int64(len(c.data)), decs, c.newDec(nil), types,
-		Options{ChunkSize: c.chunk, Header: c.csv.Header, MaxRedo: c.maxRedo})
+		Options{ChunkSize: c.chunk, Header: c.csv.Header, MaxRedo: c.maxRedo, Overrun: c.overrun})
 	defer r.Close()
 	var out []string
 	for {
@@ -131,8 +132,8 @@ func check(t *testing.T, c *tcase) {
 			g = got[i]
 		}
 		if w != g {
-			t.Fatalf("event %d: chunked %s, sequential %s (chunk %d, %d workers, max redo %d, header %v, ragged %v, max record %d)\ninput %q",
-				i, g, w, c.chunk, c.workers, c.maxRedo, c.csv.Header, c.csv.AllowRagged, c.maxRec, c.data)
+			t.Fatalf("event %d: chunked %s, sequential %s (chunk %d, %d workers, max redo %d, overrun %d, header %v, ragged %v, max record %d)\ninput %q",
+				i, g, w, c.chunk, c.workers, c.maxRedo, c.overrun, c.csv.Header, c.csv.AllowRagged, c.maxRec, c.data)
 		}
 	}
 }
@@ -228,6 +229,7 @@ func randCase(rng *rand.Rand) *tcase {
 		chunk:   int64(16 + rng.IntN(64)),
 		workers: 2 + rng.IntN(3),
 		maxRedo: []int{-1, 0, 1, 3}[rng.IntN(4)],
+		overrun: []int64{0, 1, 40}[rng.IntN(3)],
 	}
 	c.csv.Header = rng.IntN(3) == 0
 	c.csv.AllowRagged = rng.IntN(3) == 0
@@ -244,7 +246,7 @@ func randCase(rng *rand.Rand) *tcase {
 // chunks gives the sequential decoder's rows, values, line numbers and
 // malformed rows (positions, raw text, reasons), in the same order.
 func TestChunkedMatchesSequential(t *testing.T) {
-	n := 3000
+	n := 1500
 	if testing.Short() {
 		n = 300
 	}
@@ -281,7 +283,7 @@ func TestChunkedEdges(t *testing.T) {
 					check(t, &tcase{data: []byte(tc.data), types: []catalog.Type{catalog.Varchar, catalog.BigInt},
 						csv: tc.opts, chunk: chunk, workers: 2, maxRedo: redo})
 					check(t, &tcase{data: []byte(tc.data), types: []catalog.Type{catalog.Varchar, catalog.BigInt},
-						csv: tc.opts, chunk: chunk, workers: 3, maxRedo: redo, maxRec: 24})
+						csv: tc.opts, chunk: chunk, workers: 3, maxRedo: redo, maxRec: 24, overrun: 8})
 				}
 			}
 		})
@@ -330,7 +332,7 @@ func FuzzChunked(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, sel uint8) {
 		c := &tcase{data: data, types: typeSets[int(sel)%len(typeSets)], chunk: 16 + int64(sel>>2)%8*7,
-			workers: 2 + int(sel>>5)%2, maxRedo: []int{-1, 1}[sel>>6&1]}
+			workers: 2 + int(sel>>5)%2, maxRedo: []int{-1, 1}[sel>>6&1], overrun: int64(sel>>7) * 20}
 		c.csv.Header = sel&1 != 0
 		c.csv.AllowRagged = sel&2 != 0
 		if sel&4 != 0 {
