@@ -32,9 +32,9 @@
 // rows of that chunk are dropped and the merge decodes the chunk again from
 // the true record start, as the sequential decoder would; the chunk's end is
 // then right again, so the next chunk is checked the same way. After
-// Options.MaxRedo such chunks (a file with many quoted line breaks, where the
-// guess keeps failing) the rest of the file is decoded sequentially, and the
-// workers stop. Rows, values, positions and malformed rows are thus those of
+// Options.MaxRedo such chunks, when they are more than one in 8 (a file with
+// many quoted line breaks, where the guess keeps failing), the rest of the
+// file is decoded sequentially, and the workers stop. Rows, values, positions and malformed rows are thus those of
 // the sequential decoder in every case; only the batch boundaries differ,
 // which no result depends on (SPEC 2.3: watermarks advance per row).
 //
@@ -107,8 +107,8 @@ type Options struct {
 	// that it was met before a later chunk starts.
 	Header bool
 	// MaxRedo is how many chunks may start inside a record (decoded again by
-	// the merge) before the rest of the file is decoded sequentially; 0 means
-	// 8, < 0 means never.
+	// the merge) before the rest of the file is decoded sequentially, once
+	// they are also more than one chunk in 8; 0 means 8, < 0 means never.
 	MaxRedo int
 	// Overrun is how many bytes a worker may read past its chunk's end for
 	// the record that crosses it (0 means DefaultOverrun). A worker that
@@ -282,7 +282,7 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 		limit := res.limit
 		r.free <- res
 		r.redos++
-		if r.maxRedo >= 0 && r.redos > r.maxRedo {
+		if r.maxRedo >= 0 && r.redos > r.maxRedo && r.redos*8 > int(r.k) {
 			limit = 0 // the rest, sequentially
 		}
 		r.restart(limit)
