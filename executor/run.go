@@ -175,6 +175,9 @@ func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *St
 	p := newProcess(job, src, sink, stats, probers)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
+		if cr := parallelReader(job, src); cr != nil {
+			return runChunked(ctx, cr, p)
+		}
 		return runPrefetched(ctx, job, src, p)
 	}
 	b := vector.NewBatch(job.BatchTypes)

@@ -44,8 +44,10 @@
 // or being merged); a worker waits for a free one. A chunk holds its rows as
 // batches with their text copied into the batches' arenas (the decoders'
 // buffers are reused), about 2.5 times the chunk's bytes for the sensor rows
-// of the benchmark: with 256 KiB chunks some 3 MiB with 2 workers and 12 MiB
-// with 16, plus each worker's 256 KiB read buffer. The batches, arenas and decoders are reused from chunk to chunk:
+// of the benchmark; each chunk in flight has the batches of a chunk of
+// 16-byte rows from the start (17 for 256 KiB chunks, some 1.2 MiB for the
+// sensor rows), more only for shorter rows: some 5 MiB with 2 workers and 22
+// MiB with 16, plus each worker's 256 KiB read buffer. The batches, arenas and decoders are reused from chunk to chunk:
 // in steady state nothing is allocated per row (nor per chunk).
 //
 // # What to expect on more cores
@@ -199,9 +201,17 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	m := len(decs) + 2
 	r.free = make(chan *result, m)
 	r.ring = make([]chan *result, m)
+	// Every result gets the batches of a chunk of rows of 16 bytes up front,
+	// so that a job's allocations do not depend on its input (a chunk of
+	// shorter rows adds batches, once).
+	per := int(min((s+15)/16/vector.Cap+1, 64))
 	for i := range r.ring {
 		r.ring[i] = make(chan *result, 1)
-		r.free <- &result{}
+		res := &result{}
+		for range per {
+			res.grow(types)
+		}
+		r.free <- res
 	}
 	r.line = 1
 	r.liveB = vector.NewBatch(types)
@@ -387,14 +397,7 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 		default:
 		}
 		if res.n == len(res.b) {
-			b := vector.NewBatch(r.types)
-			for _, v := range b.Cols {
-				if v.Type == catalog.Varchar {
-					v.Arena = make([]byte, 0, 16<<10)
-				}
-			}
-			res.b = append(res.b, b)
-			res.bad = append(res.bad, nil)
+			res.grow(r.types)
 		}
 		i := res.n
 		res.bad[i] = res.bad[i][:0]
@@ -411,6 +414,18 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 		res.end = dec.End()
 		res.end.Offset += res.start
 	}
+}
+
+// grow adds a batch of types to res.
+func (res *result) grow(types []catalog.Type) {
+	b := vector.NewBatch(types)
+	for _, v := range b.Cols {
+		if v.Type == catalog.Varchar {
+			v.Arena = make([]byte, 0, 16<<10)
+		}
+	}
+	res.b = append(res.b, b)
+	res.bad = append(res.bad, nil)
 }
 
 // errStopped ends the decoding of a chunk when the Reader is closed; the merge
