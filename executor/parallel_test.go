@@ -39,7 +39,8 @@ func parallelInput(t *testing.T) string {
 }
 
 // TestParallelMatchesSequential runs the split job over a file decoded in
-// chunks on 2 workers (GOMAXPROCS=2) and on one goroutine (GOMAXPROCS=1):
+// chunks on 2 workers (GOMAXPROCS=3), ahead on one goroutine (GOMAXPROCS=2)
+// and on the job's goroutine (GOMAXPROCS=1):
 // the outputs, the malformed rows with their positions, the counts, and the
 // failure of 'errors'='fail' and a LIMIT's cut are the same.
 func TestParallelMatchesSequential(t *testing.T) {
@@ -51,8 +52,8 @@ func TestParallelMatchesSequential(t *testing.T) {
 		{"limit", strings.Replace(sensorbench.SplitScript, "FROM sensors;", "FROM sensors LIMIT 70000;", 1), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var outs [2]string
-			for i, procs := range []int{1, 2} {
+			var outs [3]string
+			for i, procs := range []int{1, 2, 3} {
 				runtime.GOMAXPROCS(procs)
 				job := sensorbench.Plan(t, tc.sql, dir)
 				if tc.errors != "" {
@@ -66,7 +67,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 				if probe, err := env.Open(context.Background(), job.Stream); err != nil {
 					t.Fatal(err)
 				} else {
-					if par := prefetchable(job) && parallelReader(job, probe) != nil; par != (procs > 1) {
+					if par := prefetchable(job) && parallelReader(job, probe) != nil; par != (procs > 2) {
 						t.Fatalf("GOMAXPROCS=%d: decoded in parallel = %v", procs, par)
 					}
 					probe.Close()
@@ -87,8 +88,8 @@ func TestParallelMatchesSequential(t *testing.T) {
 					t.Fatalf("GOMAXPROCS=%d: only %d rows out", procs, len(sink.out))
 				}
 			}
-			if outs[0] != outs[1] {
-				a, b := strings.Split(outs[0], "\n"), strings.Split(outs[1], "\n")
+			if outs[0] != outs[2] || outs[1] != outs[2] {
+				a, b := strings.Split(outs[0], "\n"), strings.Split(outs[2], "\n")
 				for k := range min(len(a), len(b)) {
 					if a[k] != b[k] {
 						t.Fatalf("line %d: parallel %q, sequential %q", k, b[k], a[k])

@@ -52,16 +52,37 @@
 //
 // # What to expect on more cores
 //
-// Decoding scales with the workers, since chunks are independent (but for the
-// few mispredicted ones). What stays on one goroutine is the merge (adding the
-// line base to each row: a few ns a row), and everything after it in the job:
-// routing, the expressions, encoding and the writer. On the benchmark's split
-// job decoding is about half the work per row, so with 2 cores the job is
-// bounded by the job's goroutine, and with 8 or 16 cores decoding stops being
-// the limit: the job runs at the speed of route+encode+write on one core, about
-// twice the one-core speed, unless encoding is also made parallel per output
-// (issue 15 item 3, not done here). Reading is not the limit on a page-cached
-// file (the workers read with ReadAt, in parallel).
+// The executor runs GOMAXPROCS-1 workers, and only from 2 workers on
+// (GOMAXPROCS >= 3; on 2 CPUs the decode-ahead goroutine of
+// executor/prefetch.go stays, see executor/parallel.go). Decoding scales with
+// the workers: chunks are independent but for the few mispredicted ones, the
+// workers read with ReadAt in parallel, and nothing is shared but two
+// channels per chunk. What stays on one goroutine is the merge (adding the
+// line base to each row's position: about 1 ns a row) and all of the job
+// after it: the errors policy, the watermark, routing, the expressions,
+// encoding and the writer. On the split job of the benchmark (README,
+// 2026-11-29, CPU-ns per row) decoding is about 43 ns a row, plus some 15% for
+// the copy into the chunk's batches and the hand-off (BenchmarkDecode, one
+// worker on one CPU against one decoder), and the job's goroutine about 45
+// (route 6, csv encode 38, write). Decoding alone, BenchmarkDecode measured
+// 320 MB/s for one decoder and 460 MB/s for 2 workers on 2 busy CPUs
+// (2026-12-01, indicative). So:
+//
+//   - 1 CPU: no parallel decoding; about 90 ns a row.
+//   - 2 CPUs: decode-ahead, bound by the job's goroutine: about 50 ns a row
+//     (2 workers beside it measured 17% slower: they take CPU time from it).
+//   - 8 CPUs (7 workers): decoding costs about 7 ns a row of wall time, the
+//     job's goroutine still 45-50: the split job to csv runs no faster than
+//     on 2 CPUs. Jobs whose decoding weighs more than their routing and
+//     encoding gain up to the worker count: JSON input, wide rows of many
+//     numbers, filters that keep few rows, a semi join's probe.
+//   - 16 CPUs (15 workers): the same bound; decoding scales on until memory
+//     bandwidth (about 2.5 bytes of batches written and read per input byte).
+//
+// To grow past the job's goroutine, encoding must also be parallel: each
+// output encoded on its own goroutine (or chunks of a batch encoded on
+// several, joined in order before the writer), leaving routing (a few ns a
+// row) on the job's goroutine (issue 15 item 3's second half, not done here).
 package chunked
 
 import (

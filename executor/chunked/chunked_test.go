@@ -400,7 +400,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 // BenchmarkDecode compares the sequential decoder with the chunked one on
 // the sensor csv (b.N passes over 4 MiB).
 func BenchmarkDecode(b *testing.B) {
-	data := sensors(150_000)
+	data := sensors(1_000_000)
 	b.Run("sequential", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		batch := vector.NewBatch(sensorTypes)
