@@ -461,31 +461,8 @@ var errOverrun = errors.New("chunked: record past the chunk's end too long for a
 // the malformed rows' raw text) into memory of the chunk, so the decoder may
 // go on.
 func (res *result) detach(i int) {
-	b := res.b[i]
-	for _, v := range b.Cols {
-		if v.Type != catalog.Varchar {
-			continue
-		}
-		for j := range b.N {
-			if !v.Null[j] {
-				v.SetString(j, v.S[j])
-			}
-		}
-	}
-	bad := res.bad[i]
-	if len(bad) == 0 {
-		return
-	}
-	start := len(res.raw)
-	for _, x := range bad {
-		res.raw = append(res.raw, x.Raw...)
-	}
-	off := start
-	for j := range bad {
-		n := len(bad[j].Raw)
-		bad[j].Raw = res.raw[off : off+n : off+n]
-		off += n
-	}
+	res.b[i].OwnStrings()
+	res.raw = records.OwnRaw(res.raw, res.bad[i])
 }
 
 // lineStart returns the first offset at or after x (x > 0) that follows a LF,

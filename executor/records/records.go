@@ -40,6 +40,23 @@ type BadRow struct {
 	Reason string
 }
 
+// OwnRaw copies the Raw texts of bad, which point into a decoder's buffer,
+// into arena (appended) and points them there, so they outlive the decoder's
+// next call; it returns arena. Decoding ahead and in chunks use it
+// (executor/prefetch.go, executor/chunked); arena is reset and reused.
+func OwnRaw(arena []byte, bad []BadRow) []byte {
+	off := len(arena)
+	for _, x := range bad {
+		arena = append(arena, x.Raw...)
+	}
+	for j := range bad {
+		n := len(bad[j].Raw)
+		bad[j].Raw = arena[off : off+n : off+n]
+		off += n
+	}
+	return arena
+}
+
 // LineChecker reports input lines found malformed before decoding (by the
 // 'encoding' layer, textenc.Reader). Check is called once per record, in input
 // order, with the record's first and last line and its text without its final

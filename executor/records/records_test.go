@@ -215,3 +215,15 @@ func TestReaderLimit(t *testing.T) {
 		t.Errorf("HeaderPending: %q, want the header on line 3 skipped", got)
 	}
 }
+
+// TestOwnRaw: the malformed rows' raw texts are copied into the arena (after
+// what it held) and stay whole when the buffer they pointed into changes.
+func TestOwnRaw(t *testing.T) {
+	buf := []byte("bad one|bad two")
+	bad := []records.BadRow{{Raw: buf[:7]}, {Raw: buf[8:]}, {Raw: buf[:0]}}
+	arena := records.OwnRaw([]byte("kept"), bad)
+	copy(buf, "###############")
+	if string(arena[:4]) != "kept" || string(bad[0].Raw) != "bad one" || string(bad[1].Raw) != "bad two" || len(bad[2].Raw) != 0 {
+		t.Fatalf("arena %q, raws %q %q %q", arena, bad[0].Raw, bad[1].Raw, bad[2].Raw)
+	}
+}
