@@ -23,9 +23,9 @@ func planSides(t testing.TB, sides []string, main string) *planner.Job {
 		t.Fatal(err)
 	}
 	cs := script.Stmts[0].(*parser.CreateStream)
-	st := &catalog.Stream{Name: "s", EventTime: 1, Watermark: cs.Watermark,
+	st := &catalog.Stream{Name: "s", EventTime: 1, Watermark: planner.Watermark(cs.Watermark),
 		Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-	if st.Connector, st.Options, err = catalog.ValidateOptions(cs.Options, st.Columns, 0); err != nil {
+	if st.Connector, st.Options, err = planner.ValidateOptions(cs.Options, st.Columns, 0); err != nil {
 		t.Fatal(err)
 	}
 	cat := catalog.New()

@@ -6,6 +6,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -283,13 +284,40 @@ func (j *Job) Streams() []*catalog.Stream {
 	return out
 }
 
+// Watermark is the catalog's form of a parsed WATERMARK FOR clause (SPEC 2.3):
+// its text, and the clause itself as the planner's own form (CompileWatermark
+// reads it); nil for nil.
+func Watermark(w *parser.Watermark) *catalog.Watermark {
+	if w == nil {
+		return nil
+	}
+	return &catalog.Watermark{Text: w.Text, Def: w}
+}
+
+// ValidateOptions is catalog.ValidateOptions over a CREATE STREAM's parsed
+// WITH options (stmtPos: the offset of its WITH), with its *catalog.PosError
+// made a *parser.Error at the same offset (the caller's script positions it:
+// line, column, caret).
+func ValidateOptions(opts []parser.Option, cols []catalog.Column, stmtPos int) (*catalog.ConnectorSpec, map[string]string, error) {
+	co := make([]catalog.Option, len(opts))
+	for i, o := range opts {
+		co[i] = catalog.Option{Key: o.Key, Value: o.Value, KeyPos: o.KeyPos, ValuePos: o.ValuePos}
+	}
+	spec, vals, err := catalog.ValidateOptions(co, cols, stmtPos)
+	var pe *catalog.PosError
+	if errors.As(err, &pe) {
+		return nil, nil, parser.Errorf(pe.Pos, "%s", pe.Msg)
+	}
+	return spec, vals, err
+}
+
 // CompileWatermark type-checks and compiles st's WATERMARK expression (SPEC 2.3)
 // over st's columns; st.Watermark must not be nil. The expression must have the
 // event-time column's type. Errors are *parser.Error whose File is the script
 // that declared the stream (Watermark.File), so a caret points into it, not into
 // the script of the query that reads the stream.
 func CompileWatermark(st *catalog.Stream) (*Expr, error) {
-	w := st.Watermark
+	w := st.Watermark.Def.(*parser.Watermark)
 	sc := &scope{rels: []relation{{stream: st, name: st.Name}}, locate: w.Locate, casts: w.Casts, src: w.File.Source(),
 		watermark: func(int) int { return -1 }}
 	e, err := sc.compile(w.Expr)
