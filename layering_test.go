@@ -28,9 +28,11 @@ func deps(t *testing.T, pkgs ...string) []string {
 //     internal/sidename, the side-name rule, are not ones);
 //   - the engine packages (catalog, planner, executor) link neither cmd/ nor
 //     internal/session, which sits above them;
-//   - catalog/ links neither the TiDB parser nor parser/ (issue 10 item 4:
-//     it keeps the planner's form of a watermark opaque, and its errors are
-//     its own *PosError).
+//   - executor/ and catalog/ link neither the TiDB parser nor parser/ nor the
+//     planner (issue 10 item 4): they read the plan (planner/plan), the
+//     catalog keeps the planner's form of a watermark opaque, and its errors
+//     are its own *PosError;
+//   - planner/plan, the plan as data, links no SQL parser either.
 func TestLayering(t *testing.T) {
 	forbid := func(pkgs []string, prefixes ...string) {
 		t.Helper()
@@ -45,5 +47,11 @@ func TestLayering(t *testing.T) {
 	forbid([]string{"streamql"}, "streamql/cmd")
 	forbid([]string{"streamql/parser"}, "streamql/catalog", "streamql/planner", "streamql/executor", "streamql/internal/session")
 	forbid([]string{"streamql/catalog/...", "streamql/planner/...", "streamql/executor/..."}, "streamql/cmd", "streamql/internal/session")
-	forbid([]string{"streamql/catalog/..."}, "github.com/pingcap", "streamql/parser", "streamql/planner")
+	forbid([]string{"streamql/executor/...", "streamql/catalog/..."}, "github.com/pingcap", "streamql/parser")
+	for _, d := range deps(t, "streamql/executor/...", "streamql/catalog/...") {
+		if d == "streamql/planner" { // its plan/ is theirs to read
+			t.Errorf("executor/ or catalog/ links %s", d)
+		}
+	}
+	forbid([]string{"streamql/planner/plan"}, "github.com/pingcap", "streamql/parser")
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
-// build.go is the one place that turns a planner.Job into running operators
+// build.go is the one place that turns a plan.Job into running operators
 // (operator.go), as go-mysql-server's rowexec builder does: the probe stream's
 // chain (watermark assigner → router → sink), and each join's build side.
 
@@ -30,7 +30,7 @@ type chainOpts struct {
 // buildChain builds the probe stream's operators of job: the watermark
 // assigner, the router over the job's branches (probing the joins in
 // probers), the operators of opts, and sink.
-func buildChain(job *planner.Job, probers map[*planner.Branch]*prober, sink Sink, opts chainOpts) *chain {
+func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts chainOpts) *chain {
 	c := &chain{}
 	var ops []*instrumented
 	next := Operator(nil)
@@ -69,7 +69,7 @@ func buildChain(job *planner.Job, probers map[*planner.Branch]*prober, sink Sink
 // buildJoinBuild returns the operator that absorbs the rows of j's build side
 // (arriving at port) into ks; locked makes it hold ks.mu (a build side read by
 // its own goroutine while the job probes, SPEC 2.2's event-time strategy).
-func buildJoinBuild(j *planner.Join, ks *keySet, locked bool) Operator {
+func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
 	return instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
 }
 
@@ -88,7 +88,7 @@ func (s *sinkOp) Finish(context.Context) error { return nil }
 // joinBuild is the build side of a hash semi/anti join (SPEC 2.2): the rows
 // pushed into it enter the join's key state.
 type joinBuild struct {
-	j      *planner.Join
+	j      *plan.Join
 	ks     *keySet
 	locked bool
 }

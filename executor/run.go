@@ -8,7 +8,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Stats counts what a job did.
@@ -83,12 +83,12 @@ func (e *RowError) Error() string {
 // source's read error, or a *StateLimitError when the state of its joins passes
 // env.StateMaxBytes). Once created, the sink is always closed, so what was
 // routed before a failure stays.
-func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
+func Run(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
 	st := job.Stream
 	var stats Stats
 	stats.stream(st)
-	var joins []*planner.Branch
-	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
+	var joins []*plan.Branch
+	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
 		if b != nil && b.Join != nil {
 			joins = append(joins, b)
 		}
@@ -138,11 +138,11 @@ func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, 
 // runJob runs job over its opened sources (src the probe stream, srcs the build
 // sides of joins, in order) into sink; budget bounds the state of its operators
 // (SPEC 1: 'state.max-bytes').
-func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, joins []*planner.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
+func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
 	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
-	probers := map[*planner.Branch]*prober{}
+	probers := map[*plan.Branch]*prober{}
 	var timed []*timedBuild
 	lv := liveOf(ctx)
 	lv.start(job, budget) // the FROM stream's watermark first
@@ -171,7 +171,7 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 	return run(ctx, job, src, sink, stats, probers)
 }
 
-func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) error {
+func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) error {
 	p := newProcess(job, src, sink, stats, probers)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
@@ -204,7 +204,7 @@ type process struct {
 	rows *int64
 }
 
-func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) *process {
+func newProcess(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) *process {
 	return &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
 		in: newStep(job.Stream.Options["errors.side"]), rows: &stats.Rows}
 }
@@ -289,7 +289,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 // a Watermark event after each batch that moved it and a Final one at the
 // stream's end (operator.go).
 type watermarker struct {
-	job   *planner.Job
+	job   *plan.Job
 	set   bool           // false until the first row's expression gave a value
 	wm    int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
 	live  *liveWatermark // nil without a live status
@@ -298,7 +298,7 @@ type watermarker struct {
 	down  *Emitter
 }
 
-func newWatermarker(job *planner.Job) *watermarker { return &watermarker{job: job} }
+func newWatermarker(job *plan.Job) *watermarker { return &watermarker{job: job} }
 
 // Push implements Operator: stamp r's live rows, pass r on, then the event.
 func (w *watermarker) Push(ctx context.Context, port Port, r *Routed) error {
@@ -381,8 +381,8 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 // (fused: a LIMIT that ends the job cuts the side outputs at the same row,
 // SPEC 2). It pushes its own Routed, whose parts select the input rows.
 type router struct {
-	job      *planner.Job
-	branches []*planner.Branch // sides, then main
+	job      *plan.Job
+	branches []*plan.Branch // sides, then main
 	taken    [][]int32
 	rest     [2][]int32
 	out      Routed
@@ -394,8 +394,8 @@ type router struct {
 	down     *Emitter
 }
 
-func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
-	r := &router{job: job, branches: append([]*planner.Branch{}, job.Branches...), down: &Emitter{}}
+func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
+	r := &router{job: job, branches: append([]*plan.Branch{}, job.Branches...), down: &Emitter{}}
 	if job.Main != nil {
 		r.branches = append(r.branches, job.Main)
 	}

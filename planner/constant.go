@@ -12,23 +12,6 @@ import (
 	"streamql/parser"
 )
 
-// Value is one typed constant: I for BIGINT and TIMESTAMP (epoch ms), F for
-// DOUBLE, B for BOOLEAN, S for VARCHAR (owned by the Value).
-type Value struct {
-	Null bool
-	I    int64
-	F    float64
-	B    bool
-	S    []byte
-}
-
-// Insert is a planned INSERT INTO s VALUES (SPEC 3): the values stream and its new
-// rows, each with one value per column of the stream, in column order.
-type Insert struct {
-	Stream *catalog.Stream
-	Rows   [][]Value
-}
-
 // PlanInsert binds an INSERT INTO s [(cols)] VALUES (...), ... to its stream and
 // evaluates its values: constant expressions, converted to their column's type
 // by CAST's rules (a conversion that fails is an error, not NULL). Columns left
@@ -185,12 +168,6 @@ func quoteIf(t catalog.Type, s string) string {
 	}
 	return s
 }
-
-// NoFrom is the connector of the stream a SELECT without FROM reads (SPEC 2:
-// `SELECT 1 + 1 AS two;` gives one row): one row of no columns, then the end.
-// The executor opens it as such a source.
-var NoFrom = &catalog.ConnectorSpec{Name: "none", Doc: "one row of no columns (a SELECT without FROM)",
-	Bounded: func(map[string]string) bool { return true }}
 
 // noFromStream returns the stream a SELECT without FROM reads (SPEC 2): one row of
 // no columns (connector NoFrom), a new one per query.

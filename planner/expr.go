@@ -15,38 +15,18 @@ import (
 	"streamql/parser"
 )
 
-// Expr is a type-checked expression compiled to a closure over column batches
-// (DESIGN: planner, Vitess' evalengine idea). Eval computes the value of every row
-// listed in sel (ascending row indexes of b) and returns a vector holding them at
-// those same indexes; other slots are unspecified. The returned vector is owned by
-// the expression (or is a column of b) and is valid until the next Eval.
-type Expr struct {
-	Type catalog.Type
-	Eval func(b *vector.Batch, sel []int32) *vector.Vec
-	// Text is the expression as written, for EXPLAIN and output column names.
-	Text string
-	// Col is the batch column index when the expression is a bare column, else -1.
-	Col int
-	// Const is set for literals (and expressions of literals): Eval ignores b.
-	Const bool
-	// node is the expression's AST while Text is still empty: an inner node's text
-	// is rendered only when a message needs it (text), so that planning stays
-	// linear in the size of the expression.
-	node ast.ExprNode
-}
-
-// text returns e.Text, rendering it from the AST the first time it is needed for
+// exprTextOf returns e.Text, rendering it from the AST the first time it is needed for
 // an inner expression (compile fills Text eagerly for whole expressions only).
-func (e *Expr) text() string {
-	if e.Text == "" && e.node != nil {
-		e.Text, e.node = exprText(e.node), nil
+func exprTextOf(e *Expr) string {
+	if e.Text == "" && e.Node != nil {
+		e.Text, e.Node = exprText(e.Node.(ast.ExprNode)), nil
 	}
 	return e.Text
 }
 
 // inheritText gives dst the text of src (a conversion shows as its operand).
 func inheritText(dst, src *Expr) {
-	dst.Text, dst.node = src.Text, src.node
+	dst.Text, dst.Node = src.Text, src.Node
 }
 
 // compile type-checks n within sc and compiles it. The whole expression (the
@@ -65,9 +45,9 @@ func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
 	}
 	if e.Text == "" {
 		if sc.depth == 0 {
-			e.Text, e.node = exprText(n), nil
+			e.Text, e.Node = exprText(n), nil
 		} else {
-			e.node = n
+			e.Node = n
 		}
 	}
 	return e, nil
@@ -98,7 +78,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 			return nil, err
 		}
 		paren := *e
-		paren.Text, paren.node = "", nil // compile renders "(...)" from n when needed
+		paren.Text, paren.Node = "", nil // compile renders "(...)" from n when needed
 		return &paren, nil
 	case *ast.ColumnNameExpr:
 		idx, t, err := sc.column(n)
@@ -332,7 +312,7 @@ func mismatch(sc *scope, n ast.Node, what string, l, r *Expr) error {
 	} else {
 		hint = "; use CAST to convert one side"
 	}
-	return parser.Errorf(sc.pos(n), "cannot %s %s (%s) with %s (%s)%s", what, l.text(), l.Type, r.text(), r.Type, hint)
+	return parser.Errorf(sc.pos(n), "cannot %s %s (%s) with %s (%s)%s", what, exprTextOf(l), l.Type, exprTextOf(r), r.Type, hint)
 }
 
 func (sc *scope) compare(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
@@ -357,7 +337,7 @@ func (sc *scope) arith(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
 		r = coerce(r, catalog.BigInt)
 	}
 	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
-		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, l.text(), l.Type, r.text(), r.Type)
+		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, exprTextOf(l), l.Type, exprTextOf(r), r.Type)
 	}
 	bothInt := l.Type == catalog.BigInt && r.Type == catalog.BigInt
 	switch op {

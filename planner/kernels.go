@@ -38,7 +38,7 @@ func foldConst(e *Expr) *Expr {
 	for i := range frozen.S {
 		frozen.S[i] = bytes.Clone(v.S[i])
 	}
-	return &Expr{Type: e.Type, Col: -1, Const: true, Text: e.Text, node: e.node, Eval: func(*vector.Batch, []int32) *vector.Vec { return frozen }}
+	return &Expr{Type: e.Type, Col: -1, Const: true, Text: e.Text, Node: e.Node, Eval: func(*vector.Batch, []int32) *vector.Vec { return frozen }}
 }
 
 // coerce converts e to t when the conversion is implicit (NULL to anything, BIGINT
