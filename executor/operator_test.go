@@ -111,11 +111,7 @@ type orderSink struct {
 func (o *orderSink) row(p *Part, i int) {
 	var vals []string
 	for _, v := range p.Cols {
-		if v.Type == catalog.Varchar {
-			vals = append(vals, string(v.S[i]))
-		} else {
-			vals = append(vals, fmt.Sprint(v.I[i]))
-		}
+		vals = append(vals, string(vector.AppendValue(nil, v.Type, v, i)))
 	}
 	o.out = append(o.out, o.names[p.Output]+": "+strings.Join(vals, ","))
 }
