@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"streamql/executor/csvdec"
+	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
 	"streamql/planner"
@@ -106,7 +107,7 @@ func BenchmarkFilter(b *testing.B) {
 	job := planSplitJob(b)
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
-	where := job.Branches[0].Where
+	where := expr.Compile(job.Branches[0].Where)
 	b.ReportAllocs()
 	n := 0
 	cpu0 := sensorbench.CPUTime()

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -34,6 +35,9 @@ type keySet struct {
 	vecs    []*vector.Vec
 	key     []byte
 	pending []ErrorRow // malformed build rows waiting for the job's goroutine
+	// the build side's compiled expressions
+	buildFilter, buildWM *expr.Kernel
+	buildKeys            []*expr.Kernel
 	// acct charges the distinct keys to the job's 'state.max-bytes' (SPEC 1);
 	// grown is what absorb added since its last charge
 	acct  *StateAccount
@@ -48,7 +52,8 @@ const keyOverhead = 48
 // newKeySet returns the empty state of j's build side, charging acct (nil: no
 // limit) for its keys.
 func newKeySet(j *plan.Join, acct *StateAccount) *keySet {
-	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys)), acct: acct}
+	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys)), acct: acct,
+		buildFilter: expr.Compile(j.BuildFilter), buildWM: expr.Compile(j.BuildWatermark), buildKeys: expr.CompileAll(j.BuildKeys)}
 }
 
 // joinName names j's operator in messages, as EXPLAIN does.
@@ -69,18 +74,18 @@ func (ks *keySet) absorb(j *plan.Join, b *vector.Batch, sel []int32) error {
 	for _, i := range sel {
 		ks.filter[i] = true
 	}
-	if j.BuildFilter != nil {
-		w := j.BuildFilter.Eval(b, sel)
+	if ks.buildFilter != nil {
+		w := ks.buildFilter.Eval(b, sel)
 		for _, i := range sel {
 			ks.filter[i] = w.B[i] && !w.Null[i]
 		}
 	}
-	for k, e := range j.BuildKeys {
+	for k, e := range ks.buildKeys {
 		ks.vecs[k] = e.Eval(b, sel)
 	}
 	var wmv *vector.Vec
 	if j.EventTime() {
-		wmv = j.BuildWatermark.Eval(b, sel)
+		wmv = ks.buildWM.Eval(b, sel)
 	}
 	for _, i := range sel {
 		if ks.filter[i] {
@@ -207,6 +212,8 @@ func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, ks *key
 // prober evaluates one branch's join for the rows of a probe batch.
 type prober struct {
 	j    *plan.Join
+	keys []*expr.Kernel // the probe keys, compiled
+	pf   *expr.Kernel   // the probe filter, nil when none
 	ks   *keySet
 	vecs []*vector.Vec
 	key  []byte
@@ -218,7 +225,8 @@ type prober struct {
 // <= the probe row's (SPEC 2.2).
 
 func newProber(j *plan.Join, ks *keySet) *prober {
-	return &prober{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), pass: make([]bool, vector.Cap)}
+	return &prober{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), pass: make([]bool, vector.Cap),
+		keys: expr.CompileAll(j.ProbeKeys), pf: expr.Compile(j.ProbeFilter)}
 }
 
 // probe sets pass[i] for each row i in sel: whether the join lets the row through
@@ -229,12 +237,12 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 		p.ks.mu.Lock()
 		defer p.ks.mu.Unlock()
 	}
-	for k, e := range p.j.ProbeKeys {
+	for k, e := range p.keys {
 		p.vecs[k] = e.Eval(b, sel)
 	}
 	var pf *vector.Vec
-	if p.j.ProbeFilter != nil {
-		pf = p.j.ProbeFilter.Eval(b, sel)
+	if p.pf != nil {
+		pf = p.pf.Eval(b, sel)
 	}
 	for _, i := range sel {
 		var ok, match bool

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -294,11 +295,14 @@ type watermarker struct {
 	wm    int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
 	live  *liveWatermark // nil without a live status
 	marks bool           // fill Routed.Marks (the chain has a MarkReader)
+	expr  *expr.Kernel   // the WATERMARK expression, nil when none
 	buf   []Mark
 	down  *Emitter
 }
 
-func newWatermarker(job *plan.Job) *watermarker { return &watermarker{job: job} }
+func newWatermarker(job *plan.Job) *watermarker {
+	return &watermarker{job: job, expr: expr.Compile(job.Watermark)}
+}
 
 // Push implements Operator: stamp r's live rows, pass r on, then the event.
 func (w *watermarker) Push(ctx context.Context, port Port, r *Routed) error {
@@ -340,7 +344,7 @@ func (w *watermarker) stampMarks(r *Routed) bool {
 	}
 	b, sel := r.In, r.Sel
 	col := b.Cols[w.job.WatermarkCol]
-	vals := w.job.Watermark.Eval(b, sel)
+	vals := w.expr.Eval(b, sel)
 	marks := w.buf[:0]
 	for _, i := range sel {
 		col.Null[i] = !w.set
@@ -364,7 +368,7 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 	col := b.Cols[w.job.WatermarkCol]
 	// The watermark expression is evaluated for the whole selection first; it only
 	// reads the row's own columns, so the values do not depend on order.
-	vals := w.job.Watermark.Eval(b, sel)
+	vals := w.expr.Eval(b, sel)
 	for _, i := range sel {
 		col.Null[i] = !w.set
 		col.I[i] = w.wm
@@ -392,6 +396,8 @@ type router struct {
 	probers  []*prober // per branch, nil without a join
 	cand     []int32
 	down     *Emitter
+	where    []*expr.Kernel   // per branch, nil for none
+	project  [][]*expr.Kernel // per branch
 }
 
 func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
@@ -404,6 +410,8 @@ func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 	r.cand = make([]int32, 0, vector.Cap)
 	for k, b := range r.branches {
 		r.probers[k] = probers[b]
+		r.where = append(r.where, expr.Compile(b.Where))
+		r.project = append(r.project, expr.CompileAll(b.Project))
 	}
 	r.out.Parts = make([]Part, len(r.branches))
 	for k, b := range r.branches {
@@ -474,8 +482,8 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 			rest = rest[:0]
 		} else {
 			var w *vector.Vec
-			if br.Where != nil {
-				w = br.Where.Eval(b, cand)
+			if wk := r.where[k]; wk != nil {
+				w = wk.Eval(b, cand)
 			}
 			left := spare[:0]
 			for _, i := range rest {
@@ -500,7 +508,7 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 		r.taken[k] = taken
 		p := &r.out.Parts[k]
 		p.Sel = taken
-		for c, e := range br.Project {
+		for c, e := range r.project[k] {
 			p.Cols[c] = e.Eval(b, taken)
 		}
 		for _, i := range taken {

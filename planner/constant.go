@@ -1,14 +1,13 @@
 package planner
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
+	"streamql/executor/expr"
 	"streamql/parser"
 )
 
@@ -131,28 +130,18 @@ func (sc *scope) constant(n ast.ExprNode, c catalog.Column) (Value, error) {
 	if !e.Const {
 		return Value{}, parser.Errorf(sc.pos(n), "VALUES takes constants: %s is not one", e.Text)
 	}
-	one := []int32{0}
-	b := vector.NewBatch(nil) // a constant reads no column
-	b.N = 1
-	raw := e.Eval(b, one)
-	if raw.Null[0] || e.Type == catalog.Unknown {
+	raw := expr.Fold(e)
+	if raw.Null || e.Type == catalog.Unknown {
 		return Value{Null: true}, nil
 	}
-	conv := castTo(e, c.Type).Eval(b, one)
-	if conv.Null[0] {
-		text := string(vector.AppendValue(nil, e.Type, raw, 0))
+	v := expr.Fold(castTo(e, c.Type))
+	if v.Null {
+		text := string(expr.AppendValue(nil, e.Type, raw))
 		return Value{}, parser.Errorf(sc.pos(n), "%s %s cannot be read as %s for column '%s'", e.Type, quoteIf(e.Type, text), c.Type, c.Name)
 	}
-	v := Value{}
 	switch c.Type {
-	case catalog.BigInt, catalog.Timestamp:
-		v.I = conv.I[0]
-	case catalog.Double:
-		v.F = conv.F[0]
-	case catalog.Boolean:
-		v.B = conv.B[0]
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
 	case catalog.Varchar:
-		v.S = bytes.Clone(conv.S[0])
 		if v.S == nil {
 			v.S = []byte{}
 		}

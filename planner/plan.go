@@ -12,7 +12,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
 	"streamql/parser"
 )
 
@@ -154,10 +153,6 @@ func (p *Planner) streamList() string {
 		n = append(n, s.Name)
 	}
 	return "declared streams: " + strings.Join(n, ", ")
-}
-
-func colEval(idx int) func(b *vector.Batch, _ []int32) *vector.Vec {
-	return func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }
 }
 
 // NewJob fuses side branches and an optional main query over one stream into a

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
 )
 
 // Output is one output of a job: main or a side output, with its schema.
@@ -338,24 +337,3 @@ type Insert struct {
 // The executor opens it as such a source.
 var NoFrom = &catalog.ConnectorSpec{Name: "none", Doc: "one row of no columns (a SELECT without FROM)",
 	Bounded: func(map[string]string) bool { return true }}
-
-// Expr is a type-checked expression compiled to a closure over column batches
-// (DESIGN: planner, Vitess' evalengine idea). Eval computes the value of every row
-// listed in sel (ascending row indexes of b) and returns a vector holding them at
-// those same indexes; other slots are unspecified. The returned vector is owned by
-// the expression (or is a column of b) and is valid until the next Eval.
-type Expr struct {
-	Type catalog.Type
-	Eval func(b *vector.Batch, sel []int32) *vector.Vec
-	// Text is the expression as written, for EXPLAIN and output column names.
-	Text string
-	// Col is the batch column index when the expression is a bare column, else -1.
-	Col int
-	// Const is set for literals (and expressions of literals): Eval ignores b.
-	Const bool
-	// Node is the planner's syntax node of the expression while Text is still
-	// empty: an inner node's text is rendered only when a message needs it, so
-	// that planning stays linear in the size of the expression. The plan holds
-	// it without looking inside.
-	Node any
-}
