@@ -66,6 +66,14 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 	return c
 }
 
+// buildJoin builds the hash join j (SPEC 2.2): its build side's key state,
+// charged to acct (nil: no limit), and the prober the router calls, each with
+// j's expressions compiled.
+func buildJoin(j *plan.Join, acct *StateAccount) (*keySet, *prober) {
+	ks := newKeySet(j, acct)
+	return ks, newProber(j, ks)
+}
+
 // buildJoinBuild returns the operator that absorbs the rows of j's build side
 // (arriving at port) into ks; locked makes it hold ks.mu (a build side read by
 // its own goroutine while the job probes, SPEC 2.2's event-time strategy).

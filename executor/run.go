@@ -149,8 +149,8 @@ func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins
 	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
-		ks := newKeySet(b.Join, acct)
-		probers[b] = newProber(b.Join, ks)
+		ks, pr := buildJoin(b.Join, acct)
+		probers[b] = pr
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
