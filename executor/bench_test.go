@@ -126,10 +126,13 @@ func BenchmarkRoute(b *testing.B) {
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
 	r := newRouter(job, nil)
+	proj := newProject(job)
+	r.out.In = batch
 	b.ReportAllocs()
 	cpu0 := sensorbench.CPUTime()
 	for b.Loop() {
 		r.route(batch, sel)
+		proj.apply(&r.out)
 	}
 	sensorbench.ReportRows(b, int64(b.N)*int64(batch.N), cpu0)
 	if len(r.out.Parts[0].Sel) == 0 || len(r.out.Parts[2].Sel) == 0 {

@@ -16,20 +16,22 @@ type chain struct {
 	head   Operator     // where the source driver pushes: the assigner's wrapper
 	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
-	router *router      // the router, for the LIMIT's end (done, cutAt)
+	router *router      // the router
+	limit  *limitOp     // the main query's LIMIT, for where it ended the job (done, cutAt)
 	stats  []*OpStats
 }
 
-// chainOpts adds operators to a chain: after the router, before the sink, in
-// order (an aggregate, SPEC 2.4; tests). Each is made with the emitter it
-// pushes into.
+// chainOpts adds operators to a chain: after the router, before the LIMIT and
+// the projections, in order (an aggregate, SPEC 2.4; tests). Each is made with
+// the emitter it pushes into.
 type chainOpts struct {
 	afterRouter []func(down *Emitter) (Operator, string)
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
 // assigner, the router over the job's branches (probing the joins in
-// probers), the operators of opts, and sink.
+// probers), the operators of opts, the main query's LIMIT, the projections,
+// and sink.
 func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts chainOpts) *chain {
 	c := &chain{}
 	var ops []*instrumented
@@ -40,6 +42,12 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		next = w
 	}
 	add(&sinkOp{sink: sink}, "sink", nil)
+	proj := newProject(job)
+	proj.down = &Emitter{next: next}
+	add(proj, "project", proj.down)
+	c.limit = newLimit(job)
+	c.limit.down = &Emitter{next: next}
+	add(c.limit, "limit", c.limit.down)
 	marks := false
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
 		down := &Emitter{next: next}

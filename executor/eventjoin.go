@@ -128,8 +128,8 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	// The held rows are stamped on arrival by the chain's watermark assigner
 	// and routed, once released, through its router into the sink (build.go).
 	ch := buildChain(job, probers, sink, chainOpts{})
-	r, wm := ch.router, ch.assign
-	step := newStep(r.out.ErrorSide)
+	r, wm := ch.limit, ch.assign
+	step := newStep(ch.router.out.ErrorSide)
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)
 	et := st.EventTime

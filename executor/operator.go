@@ -8,11 +8,12 @@ package executor
 // stream's errors policy and pushes each batch into its chain:
 //
 //	probe stream: source → watermark assigner → router (ordered first-match
-//	              branches: each branch's join probe, WHERE, projection, and
-//	              the main query's LIMIT) → sink
+//	              branches, each with its join probe and WHERE) → [an
+//	              aggregate] → limit (the main query's LIMIT) → project (the
+//	              branches' select lists) → sink
 //	build side:   source → join build (the hash semi/anti join's key state)
 //	event time:   source → held rows (the event-time join, eventjoin.go;
-//	              stamped on arrival by the chain's assigner) → router → sink
+//	              stamped on arrival by the chain's assigner) → router → ...
 //
 // In the event-time case the held rows are released in batches that are not
 // the source's, so they reach the router without Marks: a MarkReader behind an

@@ -243,12 +243,15 @@ func TestOperatorCounters(t *testing.T) {
 	}
 	// watermark: 5 rows in and out in 2 batches, no events in (it makes
 	// them); router: 5 in, 5 routed; toy: 5 in, 5 + its two rows out (the
-	// fire at 2000, the end's in a push of its own); sink: those 7, 3 batches.
+	// fire at 2000, the end's in a push of its own); limit (none), project
+	// and sink: those 7, 3 batches.
 	// Events: one after batch 1 (batch 2 did not move the watermark), then +∞.
 	want := []counts{
 		{"watermark", 5, 5, 2, 0},
 		{"router", 5, 5, 2, 2},
 		{"toy", 5, 7, 2, 2},
+		{"limit", 7, 7, 3, 2},
+		{"project", 7, 7, 3, 2},
 		{"sink", 7, 0, 3, 2},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

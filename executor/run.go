@@ -226,7 +226,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if err != nil {
 		return true, err
 	}
-	r := p.c.router
+	r := p.c.limit
 	*p.rows += int64(b.N + len(bad))
 	limitRows := b.N
 	var failure error
@@ -380,38 +380,30 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 	return sel
 }
 
-// router is the process operator: first-match routing over ordered branches,
-// each branch's join probe, WHERE and projection, and the main query's LIMIT
-// (fused: a LIMIT that ends the job cuts the side outputs at the same row,
-// SPEC 2). It pushes its own Routed, whose parts select the input rows.
+// router is the process operator (SPEC 2.1): first-match routing over ordered
+// branches, each branch's join probe and WHERE. It pushes its own Routed, whose
+// parts select the input rows; the LIMIT (limitOp) and the projections
+// (projectOp) come after it.
 type router struct {
 	job      *plan.Job
 	branches []*plan.Branch // sides, then main
 	taken    [][]int32
 	rest     [2][]int32
 	out      Routed
-	emitted  int64     // rows emitted to main, for LIMIT
-	cutAt    int       // the input row where the main query's LIMIT ended the job, or -1
-	done     bool      // the main query's LIMIT is reached (SPEC 2: the job ends)
 	probers  []*prober // per branch, nil without a join
 	cand     []int32
 	down     *Emitter
-	where    []*expr.Kernel   // per branch, nil for none
-	project  [][]*expr.Kernel // per branch
+	where    []*expr.Kernel // per branch, nil for none
 }
 
 func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
-	r := &router{job: job, branches: append([]*plan.Branch{}, job.Branches...), down: &Emitter{}}
-	if job.Main != nil {
-		r.branches = append(r.branches, job.Main)
-	}
+	r := &router{job: job, branches: jobBranches(job), down: &Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
 	r.probers = make([]*prober, len(r.branches))
 	r.cand = make([]int32, 0, vector.Cap)
 	for k, b := range r.branches {
 		r.probers[k] = probers[b]
 		r.where = append(r.where, expr.Compile(b.Where))
-		r.project = append(r.project, expr.CompileAll(b.Project))
 	}
 	r.out.Parts = make([]Part, len(r.branches))
 	for k, b := range r.branches {
@@ -425,22 +417,25 @@ func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 	return r
 }
 
+// jobBranches returns job's side branches in declaration order, then its main
+// query when it has one: the order of the router's parts.
+func jobBranches(job *plan.Job) []*plan.Branch {
+	bs := append([]*plan.Branch{}, job.Branches...)
+	if job.Main != nil {
+		bs = append(bs, job.Main)
+	}
+	return bs
+}
+
 // Push implements Operator: route in's live rows, with its malformed rows and
-// marks, and push the routed batch on. When the main query's LIMIT is reached
-// it returns errLimitReached after pushing (done and cutAt tell where).
+// marks, and push the routed batch on.
 func (r *router) Push(ctx context.Context, port Port, in *Routed) error {
 	r.out.Bad = in.Bad
 	r.out.Marks = in.Marks
 	r.out.Chunks = r.out.Chunks[:0]
 	r.out.In = in.In
-	done := r.route(in.In, in.Sel)
-	if err := r.down.Push(ctx, port, &r.out); err != nil {
-		return err
-	}
-	if done {
-		return errLimitReached
-	}
-	return nil
+	r.route(in.In, in.Sel)
+	return r.down.Push(ctx, port, &r.out)
 }
 
 // Watermark implements Operator: events pass on.
@@ -451,21 +446,17 @@ func (r *router) Watermark(ctx context.Context, wm Watermark) error {
 // Finish implements Operator.
 func (r *router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
 
-// route routes the rows in sel and reports whether the main query's LIMIT is
-// reached (SPEC 2: the job ends).
-func (r *router) route(b *vector.Batch, sel []int32) bool {
+// route routes the rows in sel of b into r.out: each row to the first branch
+// whose join and WHERE take it.
+func (r *router) route(b *vector.Batch, sel []int32) {
 	r.out.N = b.N
-	r.cutAt = -1
-	r.done = false
 	for i := 0; i < b.N; i++ {
 		r.out.Dest[i] = -1
 	}
 	rest := append(r.rest[0][:0], sel...)
 	spare := r.rest[1]
-	done := false
 	for k, br := range r.branches {
 		taken := r.taken[k][:0]
-		isMain := r.job.Main != nil && k == len(r.branches)-1
 		var jp []bool
 		cand := rest
 		if pr := r.probers[k]; pr != nil {
@@ -495,56 +486,13 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 			}
 			spare, rest = rest, left
 		}
-		if isMain && br.Limit >= 0 {
-			if room := br.Limit - r.emitted; int64(len(taken)) >= room {
-				taken = taken[:room]
-				done = true
-				if room > 0 {
-					r.cut(taken[room-1])
-				}
-			}
-			r.emitted += int64(len(taken))
-		}
 		r.taken[k] = taken
-		p := &r.out.Parts[k]
-		p.Sel = taken
-		for c, e := range r.project[k] {
-			p.Cols[c] = e.Eval(b, taken)
-		}
+		r.out.Parts[k].Sel = taken
 		for _, i := range taken {
 			r.out.Dest[i] = int16(k)
 		}
 	}
 	r.rest[0], r.rest[1] = rest[:0], spare[:0]
-	r.done = done
-	return done
-}
-
-// cut drops from the side parts, and from the malformed rows for the errors side
-// output, the rows after input row last: once the main query's LIMIT is reached
-// the job ends there (SPEC 2: the rest of the input is not read, and side outputs
-// hold what was routed until then).
-func (r *router) cut(last int32) {
-	r.cutAt = int(last)
-	nb := len(r.out.Bad)
-	for nb > 0 && r.out.Bad[nb-1].At > int(last) {
-		nb--
-	}
-	r.out.Bad = r.out.Bad[:nb]
-	nm := len(r.out.Marks)
-	for nm > 0 && r.out.Marks[nm-1].At > int(last)+1 {
-		nm--
-	}
-	r.out.Marks = r.out.Marks[:nm]
-	for k := range r.out.Parts[:len(r.branches)-1] {
-		p := &r.out.Parts[k]
-		n := len(p.Sel)
-		for n > 0 && p.Sel[n-1] > last {
-			r.out.Dest[p.Sel[n-1]] = -1
-			n--
-		}
-		p.Sel = p.Sel[:n]
-	}
 }
 
 // oneRow is the source of a SELECT without FROM (SPEC 2: it gives one row): one
