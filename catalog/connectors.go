@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"streamql/executor/textenc"
 	"streamql/internal/sidename"
 )
 
@@ -185,6 +184,20 @@ func (o *OptionSpec) match(key string, cols []Column) (string, bool) {
 	return "", false
 }
 
+// encodings is what RegisterEncodings registered.
+var encodings struct {
+	known func(name string) bool
+	names func() []string
+}
+
+// RegisterEncodings gives ValidateOptions the text encodings the decoders
+// read (SPEC 1: 'encoding'): known reports whether a name is one, names lists
+// them for the message. executor/connector registers executor/textenc's, so
+// that catalog imports no executor package; before that any name passes.
+func RegisterEncodings(known func(name string) bool, names func() []string) {
+	encodings.known, encodings.names = known, names
+}
+
 // Option is one 'key' = 'value' pair of a CREATE STREAM's WITH (...), with
 // the byte offsets of its key and value in the script (parser.Option).
 type Option struct {
@@ -254,8 +267,8 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 			return nil, nil, errorf(o.ValuePos, "option 'errors.side': not a side output name: %s", why)
 		}
 		if key == "encoding" {
-			if _, err := textenc.Lookup(v); err != nil || strings.TrimSpace(v) == "" {
-				return nil, nil, errorf(o.ValuePos, "option 'encoding': unknown encoding '%s'; use one of: %s", v, strings.Join(textenc.Names(), ", "))
+			if encodings.known != nil && (!encodings.known(v) || strings.TrimSpace(v) == "") {
+				return nil, nil, errorf(o.ValuePos, "option 'encoding': unknown encoding '%s'; use one of: %s", v, strings.Join(encodings.names(), ", "))
 			}
 		}
 		vals[key] = v

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/textenc"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -90,6 +91,13 @@ func DriverOf(spec *catalog.ConnectorSpec) *Driver {
 	}
 	d, _ := spec.Source.(*Driver)
 	return d
+}
+
+func init() {
+	catalog.RegisterEncodings(func(name string) bool {
+		_, err := textenc.Lookup(name)
+		return err == nil
+	}, textenc.Names)
 }
 
 // Register sets d as spec's Source and registers spec with the catalog

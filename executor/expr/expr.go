@@ -658,7 +658,7 @@ func substringKernel(args []evalFunc) evalFunc {
 			if len(vs) == 3 {
 				length = vs[2].I[i]
 			}
-			out.S[i] = Substring(s, start, length)
+			out.S[i] = substring(s, start, length)
 		}
 	})
 }
@@ -966,8 +966,8 @@ func roundHalfUp(x float64, d int) float64 {
 	return math.Copysign(v, x)
 }
 
-// Substring is SUBSTRING(s, start, length) of SPEC 2 on code points.
-func Substring(s []byte, start, length int64) []byte {
+// substring is SUBSTRING(s, start, length) of SPEC 2 on code points.
+func substring(s []byte, start, length int64) []byte {
 	if start == 0 || length <= 0 {
 		return s[:0]
 	}
