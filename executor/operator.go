@@ -2,7 +2,7 @@ package executor
 
 // Operators (DESIGN: executor; issue 10 item 1).
 //
-// A job is a chain of push-based operators built from its planner.Job in one
+// A job is a chain of push-based operators built from its plan.Job in one
 // place, build.go: the source driver (run, runPrefetched, holdAndRoute, and
 // readBuild for a join's build side) pulls batches from a Source, applies the
 // stream's errors policy and pushes each batch into its chain:
@@ -67,7 +67,7 @@ import (
 )
 
 // Port names an input of an operator: Input 0 is the job's probe (FROM)
-// stream, 1, 2, ... the build sides of its joins in order (planner.Job's
+// stream, 1, 2, ... the build sides of its joins in order (plan.Job's
 // branches with a Join, sides first); Partition is the source partition the
 // rows or the event come from (always 0 until a partitioned source).
 type Port struct {
