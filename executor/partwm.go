@@ -96,7 +96,7 @@ func (w *watermarker) stampParts(r *Routed) bool {
 func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	pw := w.parts
 	col := b.Cols[w.job.WatermarkCol]
-	vals := w.job.Watermark.Eval(b, sel)
+	vals := w.expr.Eval(b, sel)
 	now := time.Now()
 	clear(pw.count)
 	pw.live = pw.src.Partitions(pw.live[:0])

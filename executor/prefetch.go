@@ -6,8 +6,9 @@ import (
 	"runtime"
 
 	"streamql/catalog"
+	"streamql/executor/records"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Decoding ahead on a second goroutine (DESIGN: executor; issue 6). A bounded
@@ -40,7 +41,7 @@ const (
 // 5% slower). Live sources
 // (stdin, socket, a followed file) keep the simple loop, so their rows show as
 // soon as they are read.
-func prefetchable(job *planner.Job) bool {
+func prefetchable(job *plan.Job) bool {
 	st := job.Stream
 	return st.Connector != nil && st.Connector.KnownSize && st.Bounded() && runtime.GOMAXPROCS(0) > 1
 }
@@ -60,36 +61,13 @@ type group struct {
 // the malformed rows' raw text) into memory of its own, so the source may be
 // called again.
 func (g *group) detach(k int) {
-	b := g.b[k]
-	for _, v := range b.Cols {
-		if v.Type != catalog.Varchar {
-			continue
-		}
-		for i := 0; i < b.N; i++ {
-			if !v.Null[i] {
-				v.SetString(i, v.S[i])
-			}
-		}
-	}
-	bad := g.bad[k]
-	if len(bad) == 0 {
-		return
-	}
-	start := len(g.raw)
-	for _, x := range bad {
-		g.raw = append(g.raw, x.Raw...)
-	}
-	off := start
-	for j := range bad {
-		n := len(bad[j].Raw)
-		bad[j].Raw = g.raw[off : off+n : off+n]
-		off += n
-	}
+	g.b[k].OwnStrings()
+	g.raw = records.OwnRaw(g.raw, g.bad[k])
 }
 
 // runPrefetched is run with a producer goroutine decoding ahead. It returns
 // only after the producer has stopped, so the caller may close the source.
-func runPrefetched(ctx context.Context, job *planner.Job, src Source, p *process) error {
+func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) error {
 	free := make(chan *group, groups)
 	full := make(chan *group, groups)
 	stop := make(chan struct{})

@@ -8,16 +8,15 @@ import (
 	"time"
 
 	"streamql/catalog"
-	"streamql/parser"
 )
 
 // kafkaStreamOf declares a kafka stream with the given options (key, value
 // pairs) as CREATE STREAM does: ValidateOptions, then the spec's Validate.
 func kafkaStreamOf(t *testing.T, kv ...string) (*catalog.Stream, error) {
 	t.Helper()
-	o := []parser.Option{{Key: "connector", Value: "kafka"}, {Key: "topic", Value: "t"}, {Key: "properties.bootstrap.servers", Value: "127.0.0.1:1"}}
+	o := []catalog.Option{{Key: "connector", Value: "kafka"}, {Key: "topic", Value: "t"}, {Key: "properties.bootstrap.servers", Value: "127.0.0.1:1"}}
 	for i := 0; i+1 < len(kv); i += 2 {
-		o = append(o, parser.Option{Key: kv[i], Value: kv[i+1]})
+		o = append(o, catalog.Option{Key: kv[i], Value: kv[i+1]})
 	}
 	cols := []catalog.Column{{Name: "deviceNo", Type: catalog.Varchar}, {Name: "temperature", Type: catalog.Double}}
 	spec, vals, err := catalog.ValidateOptions(o, cols, 0)
