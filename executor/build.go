@@ -18,6 +18,7 @@ type chain struct {
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
 	router *router      // the router
 	limit  *limitOp     // the main query's LIMIT, for where it ended the job (done, cutAt)
+	sink   *sinkOp      // the last operator, which counts the rows of each branch and output (Analysis)
 	stats  []*OpStats
 }
 
@@ -41,7 +42,8 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		ops = append(ops, w)
 		next = w
 	}
-	add(&sinkOp{sink: sink}, "sink", nil)
+	c.sink = &sinkOp{sink: sink, parts: make([]int64, len(jobBranches(job))), outputs: make([]int64, len(job.Outputs))}
+	add(c.sink, "sink", nil)
 	proj := newProject(job)
 	proj.down = &Emitter{next: next}
 	add(proj, "project", proj.down)
@@ -85,15 +87,35 @@ func buildJoin(j *plan.Join, acct *StateAccount) (*keySet, *prober) {
 // buildJoinBuild returns the operator that absorbs the rows of j's build side
 // (arriving at port) into ks; locked makes it hold ks.mu (a build side read by
 // its own goroutine while the job probes, SPEC 2.2's event-time strategy).
+// Its counters are ks.stats (Analysis).
 func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
-	return instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
+	w := instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
+	ks.stats = w.stats
+	return w
 }
 
-// sinkOp is the chain's last operator: it hands routed batches to the Sink.
-type sinkOp struct{ sink Sink }
+// sinkOp is the chain's last operator: it hands routed batches to the Sink,
+// counting, once per batch, the rows of each part (branch) and each output
+// (EXPLAIN ANALYZE, Analysis).
+type sinkOp struct {
+	sink    Sink
+	parts   []int64 // per Routed part
+	outputs []int64 // per job output
+}
 
 // Push implements Operator.
-func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error { return s.sink.Rows(r) }
+func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error {
+	for k := range r.Parts {
+		p := &r.Parts[k]
+		s.parts[k] += int64(len(p.Sel))
+		s.outputs[p.Output] += int64(len(p.Sel))
+	}
+	for k := range r.Chunks {
+		c := &r.Chunks[k]
+		s.outputs[c.Output] += int64(len(c.Sel))
+	}
+	return s.sink.Rows(r)
+}
 
 // Watermark implements Operator: a sink has no use for it.
 func (s *sinkOp) Watermark(context.Context, Watermark) error { return nil }

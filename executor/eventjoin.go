@@ -136,6 +136,10 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	et := st.EventTime
 	hold := &holder{types: heldTypes(job), acct: acct}
 	defer hold.release()
+	if an := stats.Analysis; an != nil {
+		an.setChain(ch)
+		an.hold = hold
+	}
 	var failing error // 'errors'='fail' met: route what is held, then fail
 	in := leftCh      // nil once the probe stream ended (or failed)
 	ended := false    // the probe stream ended (io.EOF)
@@ -347,6 +351,9 @@ type holder struct {
 	types []catalog.Type
 	acct  *StateAccount
 	rows  int64 // held rows not yet routed, for the limit's message
+	// the most rows not yet routed and the most bytes held at once, after a
+	// batch came (Analysis)
+	maxRows, maxBytes int64
 }
 
 // heldTypes returns the layout of held chunks: the job's batch types, with
@@ -435,7 +442,12 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 	now := batchBytes(c.b)
 	grow := now - c.bytes
 	c.bytes = now
-	return failure, h.acct.Grow(grow)
+	err = h.acct.Grow(grow)
+	h.maxRows = max(h.maxRows, h.rows-int64(h.held[0].next))
+	if h.acct != nil {
+		h.maxBytes = max(h.maxBytes, h.acct.Bytes())
+	}
+	return failure, err
 }
 
 // pop drops the first chunk, fully routed.

@@ -42,6 +42,8 @@ type keySet struct {
 	// grown is what absorb added since its last charge
 	acct  *StateAccount
 	grown int64
+	// stats are the counters of the build side's operator (buildJoinBuild)
+	stats *OpStats
 }
 
 // keyOverhead is the bytes a distinct key costs besides its own bytes: the map

@@ -18,6 +18,10 @@ type Stats struct {
 	// Streams counts malformed rows per stream read (the FROM stream first, then
 	// build sides), for the stderr summary of SPEC 1.
 	Streams []*StreamErrors
+	// Analysis is what each operator did (EXPLAIN ANALYZE, SPEC 3; analyze.go),
+	// set once the job has ended, also after a failure; nil when the job
+	// failed before it started (a source that could not be opened).
+	Analysis *Analysis
 }
 
 // StreamErrors is the count of malformed rows of one stream in a job, with the
@@ -85,8 +89,15 @@ func (e *RowError) Error() string {
 // env.StateMaxBytes). Once created, the sink is always closed, so what was
 // routed before a failure stays.
 func Run(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
+	return runWith(ctx, job, env, newSink, true)
+}
+
+// runWith is Run; with sinks false the job's sink streams and dead-letter
+// streams are not opened (Analyze: outputs discarded).
+func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error), sinks bool) (Stats, error) {
 	st := job.Stream
 	var stats Stats
+	an := newAnalysis(job)
 	stats.stream(st)
 	var joins []*plan.Branch
 	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
@@ -119,17 +130,21 @@ func Run(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, err
 	if err != nil {
 		return stats, err
 	}
-	if all, err := openSinks(ctx, job, env, sink); err != nil {
-		sink.Close()
-		return stats, err
-	} else {
+	if sinks {
+		all, err := openSinks(ctx, job, env, sink)
+		if err != nil {
+			sink.Close()
+			return stats, err
+		}
 		sink = all
 	}
 	max := env.StateMaxBytes
 	if max == 0 {
 		max = DefaultStateMaxBytes
 	}
+	stats.Analysis = an
 	err = runJob(withLive(ctx, env.live), job, src, srcs, joins, sink, &stats, NewStateBudget(max))
+	an.finish(job)
 	if err != nil {
 		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction
 	}
@@ -154,6 +169,7 @@ func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
 		ks, pr := buildJoin(b.Join, acct)
 		probers[b] = pr
+		stats.Analysis.addJoin(job, b, ks)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
@@ -215,6 +231,7 @@ func newProcess(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[
 	p := &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
 		in: newStep(job.Stream.Options["errors.side"]), rows: &stats.Rows}
 	p.c.assign.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
+	stats.Analysis.setChain(p.c)
 	return p
 }
 

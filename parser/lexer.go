@@ -86,6 +86,7 @@ func Tokens(src string) []Token {
 // the statement words of streamql and the common SQL keywords, in upper case.
 func Keywords() []string {
 	return []string{
+		"ANALYZE", // EXPLAIN ANALYZE (SPEC 3)
 		"AND", "ANTI", "AS", "BETWEEN", "BIGINT", "BOOLEAN", "BY", "CASE", "CAST", "CREATE",
 		"CURRENT_WATERMARK", "DESC", "DESCRIBE", "DISTINCT", "DOUBLE", "DROP", "ELSE", "END",
 		"ESCAPE", "EXISTS", "EXPLAIN", "FALSE", "FOR", "FROM", "IF", "IN", "INSERT", "INTERVAL",

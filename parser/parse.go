@@ -161,13 +161,18 @@ func (ps *parseState) insertSelect(rs *rawStmt, from int) (*Select, bool, *Error
 }
 
 func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error) {
+	analyze := c.word("ANALYZE") // EXPLAIN ANALYZE <query> (SPEC 3)
+	what := "EXPLAIN"
+	if analyze {
+		what = "EXPLAIN ANALYZE"
+	}
 	t := c.peek()
 	if t.is("INSERT") {
 		if sel, ok, err := ps.insertSelect(rs, c.i); ok {
 			if err != nil {
 				return nil, err
 			}
-			return &Explain{Range: span, Query: sel}, nil
+			return &Explain{Range: span, Query: sel, Analyze: analyze}, nil
 		}
 	}
 	switch {
@@ -176,13 +181,13 @@ func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error)
 		if err != nil {
 			return nil, err
 		}
-		return &Explain{Range: span, Query: sel}, nil
+		return &Explain{Range: span, Query: sel, Analyze: analyze}, nil
 	case c.atEnd():
-		return nil, c.expected("a SELECT statement after EXPLAIN")
+		return nil, c.expected("a SELECT statement after " + what)
 	case (t.Kind == TokIdent || t.Kind == TokQuotedIdent) && c.i+1 == len(c.toks):
-		return nil, Errorf(t.Offset, "EXPLAIN takes a SELECT statement; to see the columns of a stream write DESCRIBE %s", t.Text)
+		return nil, Errorf(t.Offset, "%s takes a SELECT statement; to see the columns of a stream write DESCRIBE %s", what, t.Text)
 	}
-	return nil, Errorf(t.Offset, "EXPLAIN takes a SELECT statement: EXPLAIN SELECT ...")
+	return nil, Errorf(t.Offset, "%s takes a SELECT statement: %s SELECT ...", what, what)
 }
 
 func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {

@@ -178,6 +178,17 @@ func TestSelect(t *testing.T) {
 	if !ok || ex.Start != 0 || ex.Query.Start != 8 || ex.Query.Locate(ex.Query.Query.Where) != 8+at(t, src, "temperature >", 0) {
 		t.Errorf("EXPLAIN: %+v", ex)
 	}
+	if ex.Analyze {
+		t.Errorf("EXPLAIN is not EXPLAIN ANALYZE")
+	}
+	// EXPLAIN ANALYZE (SPEC 3), the word in any case, of a SELECT and of an INSERT INTO ... SELECT
+	ex, ok = parseOne(t, "explain Analyze "+src).(*Explain)
+	if !ok || !ex.Analyze || ex.Query.Start != 16 || ex.Query.Locate(ex.Query.Query.Where) != 16+at(t, src, "temperature >", 0) {
+		t.Errorf("EXPLAIN ANALYZE: %+v", ex)
+	}
+	if ex, ok := parseOne(t, "EXPLAIN ANALYZE INSERT INTO s SELECT a FROM t").(*Explain); !ok || !ex.Analyze || ex.Query.Insert != "s" {
+		t.Errorf("EXPLAIN ANALYZE INSERT: %+v", ex)
+	}
 	// A parenthesized SELECT is a SELECT.
 	if _, ok := parseOne(t, "(SELECT a FROM t)").(*Select); !ok {
 		t.Errorf("(SELECT ...) is not a Select")

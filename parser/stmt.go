@@ -127,10 +127,13 @@ type Select struct {
 	Locate    Locator
 }
 
-// Explain is EXPLAIN <select>.
+// Explain is EXPLAIN <select>, or EXPLAIN ANALYZE <select> (Analyze set:
+// the job runs with its outputs discarded and the plan shows what each
+// operator did, SPEC 3).
 type Explain struct {
 	Range
-	Query *Select
+	Query   *Select
+	Analyze bool
 }
 
 // Insert is INSERT INTO stream [(cols)] VALUES (...), (...).

@@ -155,6 +155,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return s.runJob(ctx, job)
 	case *parser.Explain:
+		if st.Analyze {
+			return s.explainAnalyze(ctx, p, script, st)
+		}
 		b, err := p.PlanSelect(st.Query)
 		if err != nil {
 			return err

@@ -1,0 +1,148 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"streamql/executor"
+	"streamql/parser"
+	"streamql/planner"
+	"streamql/planner/plan"
+)
+
+// AnalyzeColumns are the columns of EXPLAIN ANALYZE's table (SPEC 3): EXPLAIN's
+// plan line, and what its operator did.
+var AnalyzeColumns = []string{"plan", "analyze"}
+
+// explainAnalyze runs EXPLAIN ANALYZE st (SPEC 3): the job of st's query, with
+// the pending side branches of its stream (used up, as a job uses them; a
+// side branch query runs with them as RUN would), its outputs discarded
+// (executor.Analyze); then it gives the frontend the plan with what each
+// operator did, also when the job failed or was cancelled (what happened until
+// then), and returns the job's error as a job does.
+func (s *Session) explainAnalyze(ctx context.Context, p *planner.Planner, script *parser.Script, st *parser.Explain) error {
+	b, err := p.PlanSelect(st.Query)
+	if err != nil {
+		return err
+	}
+	if b.Side != "" {
+		// check the job first, so that a planning error leaves the pending branches waiting
+		if _, err := planner.NewJob(b.Stream, append(s.branchesOf(b.Stream), b), nil, script.Source); err != nil {
+			return err
+		}
+	}
+	branches := s.takeBranches(b.Stream)
+	var main *planner.Branch
+	if b.Side != "" {
+		branches = append(branches, b)
+	} else {
+		main = b
+	}
+	job, err := planner.NewJob(b.Stream, branches, main, script.Source)
+	if err != nil {
+		return err
+	}
+	stats, err := executor.Analyze(ctx, job, s.Env)
+	if stats.Analysis == nil { // the job did not start (a source that cannot be opened)
+		return err
+	}
+	if rerr := s.Front.Result(AnalyzeColumns, AnalyzeRows(job, stats)); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// AnalyzeRows returns EXPLAIN ANALYZE's table of job after its run's stats
+// (stats.Analysis set): one row per line of EXPLAIN, the line and what its
+// operator did (rows in and out, rows each branch took, malformed rows, the
+// joins' keys and bytes, held rows, final watermarks, ms and rows/s).
+func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
+	an := stats.Analysis
+	ops := map[string]*executor.OpStats{}
+	for _, o := range an.Ops {
+		ops[o.Name] = o
+	}
+	branches := append(append([]*plan.Branch{}, job.Branches...), job.Main)
+	if job.Main == nil {
+		branches = branches[:len(branches)-1]
+	}
+	var rows [][]string
+	for _, l := range job.ExplainLines() {
+		var notes []string
+		switch l.Kind {
+		case plan.LineSource:
+			notes = append(notes, fmt.Sprintf("read %d rows; job %s", stats.Rows, millis(an.Nanos)))
+		case plan.LineDecode:
+			notes = append(notes, malformed(stats, job.Stream.Name))
+		case plan.LineWatermark:
+			notes = append(notes, opText(ops["watermark"]))
+			if w := watermarkOf(an, job.Stream.Name); w != "" {
+				notes = append(notes, "final watermark "+w)
+			}
+		case plan.LineProcess:
+			notes = append(notes, "router: "+opText(ops["router"]), "project: "+opText(ops["project"]))
+		case plan.LineBranch:
+			notes = append(notes, fmt.Sprintf("took %d rows", an.Branches[l.Branch]))
+			if b := branches[l.Branch]; b == job.Main && b.Limit >= 0 {
+				notes = append(notes, "limit: "+opText(ops["limit"]))
+			}
+		case plan.LineJoin:
+			for _, ja := range an.Joins {
+				if ja.Branch != l.Branch {
+					continue
+				}
+				notes = append(notes, fmt.Sprintf("build: %s; %d rows counted, %d keys, %d bytes", opText(&ja.Build), ja.Rows, ja.Keys, ja.Bytes))
+				if branches[l.Branch].Join.EventTime() {
+					notes = append(notes, fmt.Sprintf("held rows at most %d (%d bytes)", an.HeldRowsMax, an.HeldBytesMax))
+				}
+			}
+		case plan.LineBuild:
+			j := branches[l.Branch].Join
+			notes = append(notes, malformed(stats, j.Build.Name))
+			if w := watermarkOf(an, j.Build.Name); w != "" && j.EventTime() {
+				notes = append(notes, "final watermark "+w)
+			}
+		case plan.LineSink:
+			notes = append(notes, fmt.Sprintf("%d rows", an.Outputs[l.Output]))
+		}
+		rows = append(rows, []string{l.Text, strings.Join(notes, "; ")})
+	}
+	return rows
+}
+
+// opText renders an operator's counters: rows in and out, its own time (ms)
+// and rows in per second of it.
+func opText(o *executor.OpStats) string {
+	if o == nil {
+		return "not run"
+	}
+	rate := 0.0
+	if o.Nanos > 0 {
+		rate = float64(o.RowsIn) / (float64(o.Nanos) / 1e9)
+	}
+	return fmt.Sprintf("in %d, out %d rows, %s, %.0f rows/s", o.RowsIn, o.RowsOut, millis(o.Nanos), rate)
+}
+
+// millis renders ns as ms with three decimals.
+func millis(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
+
+// malformed renders the malformed rows of stream in stats.
+func malformed(stats executor.Stats, stream string) string {
+	for _, e := range stats.Streams {
+		if e.Stream == stream {
+			return fmt.Sprintf("%d malformed row(s)", e.Malformed)
+		}
+	}
+	return "0 malformed row(s)"
+}
+
+// watermarkOf returns the final watermark text of stream, "" when it has none.
+func watermarkOf(an *executor.Analysis, stream string) string {
+	for _, w := range an.Watermarks {
+		if w.Stream == stream {
+			return w.Text
+		}
+	}
+	return ""
+}
