@@ -169,7 +169,7 @@ func Analyze(ctx context.Context, job *plan.Job, env *Env) (Stats, error) {
 // discard is the sink of EXPLAIN ANALYZE: it drops everything.
 type discard struct{}
 
-func (discard) Rows(*Routed) error             { return nil }
+func (discard) Rows(*Routed) error              { return nil }
 func (discard) Errors(string, []ErrorRow) error { return nil }
 func (discard) Flush() error                    { return nil }
 func (discard) Close() error                    { return nil }

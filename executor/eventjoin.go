@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -134,7 +135,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)
 	et := st.EventTime
-	hold := &holder{types: heldTypes(job), acct: acct}
+	hold := &holder{types: heldTypes(job), acct: acct, stamp: ch.stats[0]}
 	defer hold.release()
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch)
@@ -354,6 +355,9 @@ type holder struct {
 	// the most rows not yet routed and the most bytes held at once, after a
 	// batch came (Analysis)
 	maxRows, maxBytes int64
+	// stamp are the counters of the chain's watermark assigner, which stamps
+	// the rows here, on arrival, rather than in its Push (nil: none)
+	stamp *OpStats
 }
 
 // heldTypes returns the layout of held chunks: the job's batch types, with
@@ -406,7 +410,14 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 	for i := range sel {
 		sel[i] = int32(i)
 	}
+	t := time.Now()
 	wm.stamp(b, sel)
+	if h.stamp != nil { // once per batch (Analysis)
+		h.stamp.Batches++
+		h.stamp.RowsIn += int64(n)
+		h.stamp.RowsOut += int64(n)
+		h.stamp.Nanos += time.Since(t).Nanoseconds()
+	}
 	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
 		return failure, nil
 	}

@@ -72,7 +72,7 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 		var notes []string
 		switch l.Kind {
 		case plan.LineSource:
-			notes = append(notes, fmt.Sprintf("read %d rows; job %s", stats.Rows, millis(an.Nanos)))
+			notes = append(notes, fmt.Sprintf("read %s; job %s", rowCount(stats.Rows), millis(an.Nanos)))
 		case plan.LineDecode:
 			notes = append(notes, malformed(stats, job.Stream.Name))
 		case plan.LineWatermark:
@@ -83,7 +83,7 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 		case plan.LineProcess:
 			notes = append(notes, "router: "+opText(ops["router"]), "project: "+opText(ops["project"]))
 		case plan.LineBranch:
-			notes = append(notes, fmt.Sprintf("took %d rows", an.Branches[l.Branch]))
+			notes = append(notes, "took "+rowCount(an.Branches[l.Branch]))
 			if b := branches[l.Branch]; b == job.Main && b.Limit >= 0 {
 				notes = append(notes, "limit: "+opText(ops["limit"]))
 			}
@@ -92,9 +92,9 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 				if ja.Branch != l.Branch {
 					continue
 				}
-				notes = append(notes, fmt.Sprintf("build: %s; %d rows counted, %d keys, %d bytes", opText(&ja.Build), ja.Rows, ja.Keys, ja.Bytes))
+				notes = append(notes, fmt.Sprintf("build: %s; %s counted, %d keys, %d bytes", opText(&ja.Build), rowCount(ja.Rows), ja.Keys, ja.Bytes))
 				if branches[l.Branch].Join.EventTime() {
-					notes = append(notes, fmt.Sprintf("held rows at most %d (%d bytes)", an.HeldRowsMax, an.HeldBytesMax))
+					notes = append(notes, fmt.Sprintf("held at most %s (%d bytes)", rowCount(an.HeldRowsMax), an.HeldBytesMax))
 				}
 			}
 		case plan.LineBuild:
@@ -104,7 +104,7 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 				notes = append(notes, "final watermark "+w)
 			}
 		case plan.LineSink:
-			notes = append(notes, fmt.Sprintf("%d rows", an.Outputs[l.Output]))
+			notes = append(notes, rowCount(an.Outputs[l.Output]))
 		}
 		rows = append(rows, []string{l.Text, strings.Join(notes, "; ")})
 	}
@@ -122,6 +122,14 @@ func opText(o *executor.OpStats) string {
 		rate = float64(o.RowsIn) / (float64(o.Nanos) / 1e9)
 	}
 	return fmt.Sprintf("in %d, out %d rows, %s, %.0f rows/s", o.RowsIn, o.RowsOut, millis(o.Nanos), rate)
+}
+
+// rowCount renders n rows: "1 row", "2 rows".
+func rowCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
 
 // millis renders ns as ms with three decimals.

@@ -1,0 +1,6 @@
+-- formats: tsv
+-- SPEC 3 and SPEC 4: the final watermark of a TIMESTAMP event time prints as
+-- a TIMESTAMP (12:48:31.000 - 1 s), the late branch took the third row.
+CREATE STREAM events (kind VARCHAR, at TIMESTAMP, WATERMARK FOR at AS at - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='events.csv');
+SELECT kind, at INTO SIDE 'late' FROM events WHERE at < CURRENT_WATERMARK(at);
+EXPLAIN ANALYZE SELECT kind FROM events;
