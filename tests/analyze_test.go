@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -148,4 +149,139 @@ func serveOnce(t *testing.T, path string) int {
 		c.Close()
 	}()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestAnalyzeCountsMatchRun: the rows EXPLAIN ANALYZE reports for each output
+// and the malformed rows it reports equal the rows the same job writes when
+// it runs normally (SPEC 3; issue 14: the counts a separate run's outputs
+// confirm), counted from that run's outputs (--format csv --side-dir), over
+// inputs of several batches: the split job with a late branch and malformed
+// rows, a semi join whose build side has malformed rows, an event-time join,
+// and a LIMIT that ends the job mid-batch.
+func TestAnalyzeCountsMatchRun(t *testing.T) {
+	var readings, devices, probe, build strings.Builder
+	for i := range 5000 {
+		ts := i * 10
+		if i%7 == 3 {
+			ts -= 3000 // later than the watermark
+		}
+		switch {
+		case i%997 == 5:
+			readings.WriteString("d" + strconv.Itoa(i%13) + ",late-or-not,1.0\n") // malformed
+		default:
+			readings.WriteString("d" + strconv.Itoa(i%13) + "," + strconv.Itoa(ts) + "," + strconv.Itoa(i%101) + ".5\n")
+		}
+		probe.WriteString("k" + strconv.Itoa(i%50) + "," + strconv.Itoa(i*3) + "\n")
+	}
+	for i := range 40 {
+		devices.WriteString("d" + strconv.Itoa(i%9) + "," + []string{"gold", "tin"}[i%2] + "\n")
+		if i%11 == 0 {
+			devices.WriteString("broken\n")
+		}
+	}
+	for i := range 3000 {
+		ts := i * 5
+		if i%9 == 4 {
+			ts -= 4000 // a late build row
+		}
+		build.WriteString("k" + strconv.Itoa(i%70) + "," + strconv.Itoa(ts) + "\n")
+	}
+	files := map[string]string{"readings.csv": readings.String(), "devices.csv": devices.String(), "probe.csv": probe.String()}
+	const sensors = `CREATE STREAM sensors (device VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='readings.csv');
+`
+	for _, tc := range []struct {
+		name, setup, query string
+		socket             bool // the script's {{PORT}} serves build (an event-time join's build side)
+	}{
+		{"split", sensors + `SELECT device, ts INTO SIDE 'late' FROM sensors WHERE ts < CURRENT_WATERMARK(ts);
+SELECT device, temperature INTO SIDE 'high' FROM sensors WHERE temperature > 70;
+`, `SELECT * FROM sensors`, false},
+		{"semi join", sensors + `CREATE STREAM devices (id VARCHAR, tier VARCHAR) WITH ('connector'='file', 'path'='devices.csv');
+SELECT device INTO SIDE 'cold' FROM sensors WHERE temperature < 20;
+`, `SELECT s.device, s.ts FROM sensors s SEMI JOIN devices d ON s.device = d.id AND d.tier = 'gold'`, false},
+		{"event-time join", `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='probe.csv');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='{{PORT}}');
+SELECT k INTO SIDE 'even' FROM l WHERE ts % 2 = 0;
+`, `SELECT l.k, l.ts FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.k = l.k)`, true},
+		{"limit", sensors + `SELECT device, ts INTO SIDE 'late' FROM sensors WHERE ts < CURRENT_WATERMARK(ts);
+`, `SELECT device FROM sensors WHERE temperature > 50 LIMIT 1234`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := func(sql string) string {
+				if tc.socket {
+					dir := t.TempDir()
+					path := filepath.Join(dir, "build.socket")
+					if err := os.WriteFile(path, []byte(build.String()), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					sql = strings.ReplaceAll(sql, "{{PORT}}", strconv.Itoa(serveOnce(t, path)))
+				}
+				return sql
+			}
+			// the normal run, its outputs counted
+			sideDir := t.TempDir()
+			out, errs, code := runSQL(t, files, script(tc.setup+tc.query+";\n"), "--format", "csv", "--side-dir", sideDir)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			written := map[string]int64{"main": int64(strings.Count(out, "\n") - 1)}
+			ents, _ := os.ReadDir(sideDir)
+			for _, e := range ents {
+				b, err := os.ReadFile(filepath.Join(sideDir, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				written[strings.TrimSuffix(e.Name(), ".csv")] = int64(bytes.Count(b, []byte("\n")) - 1)
+			}
+			// EXPLAIN ANALYZE of the same job
+			out, errs, code = runSQL(t, files, script(tc.setup+"EXPLAIN ANALYZE "+tc.query+";\n"), "--format", "json")
+			if code != 0 {
+				t.Fatalf("EXPLAIN ANALYZE: exit %d: %s", code, errs)
+			}
+			reported := map[string]int64{}
+			var malformed int64
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				var row struct{ Plan, Analyze string }
+				if err := json.Unmarshal([]byte(line), &row); err != nil {
+					t.Fatalf("%v: %s", err, line)
+				}
+				if name, ok := strings.CutPrefix(strings.TrimSpace(row.Plan), "Sink: "); ok {
+					name, _, _ = strings.Cut(name, " ")
+					reported[name] = leadingInt(t, row.Analyze)
+				}
+				for _, m := range malformedRe.FindAllStringSubmatch(row.Analyze, -1) {
+					n, _ := strconv.ParseInt(m[1], 10, 64)
+					malformed += n
+				}
+			}
+			if written["errors"] != malformed {
+				t.Errorf("EXPLAIN ANALYZE reports %d malformed rows, the run wrote %d to errors", malformed, written["errors"])
+			}
+			delete(written, "errors")
+			if len(reported) != len(written) {
+				t.Errorf("outputs: EXPLAIN ANALYZE %v, the run %v", reported, written)
+			}
+			for name, n := range written {
+				if reported[name] != n {
+					t.Errorf("output %s: EXPLAIN ANALYZE reports %d rows, the run wrote %d", name, reported[name], n)
+				}
+			}
+			if written["main"] == 0 || malformed == 0 && tc.name != "event-time join" {
+				t.Errorf("the case tests too little: %v, %d malformed", written, malformed)
+			}
+		})
+	}
+}
+
+var malformedRe = regexp.MustCompile(`(\d+) malformed row`)
+
+// leadingInt returns the number s starts with ("12 rows").
+func leadingInt(t *testing.T, s string) int64 {
+	t.Helper()
+	f, _, _ := strings.Cut(s, " ")
+	n, err := strconv.ParseInt(f, 10, 64)
+	if err != nil {
+		t.Fatalf("%q does not start with a row count", s)
+	}
+	return n
 }
