@@ -22,27 +22,11 @@ var AnalyzeColumns = []string{"plan", "analyze"}
 // operator did, also when the job failed or was cancelled (what happened until
 // then), and returns the job's error as a job does.
 func (s *Session) explainAnalyze(ctx context.Context, p *planner.Planner, script *parser.Script, st *parser.Explain) error {
-	b, err := p.PlanSelect(st.Query)
-	if err != nil {
+	job, err := s.explainJob(p, script, st)
+	if err != nil { // a planning error leaves the pending branches waiting
 		return err
 	}
-	if b.Side != "" {
-		// check the job first, so that a planning error leaves the pending branches waiting
-		if _, err := planner.NewJob(b.Stream, append(s.branchesOf(b.Stream), b), nil, script.Source); err != nil {
-			return err
-		}
-	}
-	branches := s.takeBranches(b.Stream)
-	var main *planner.Branch
-	if b.Side != "" {
-		branches = append(branches, b)
-	} else {
-		main = b
-	}
-	job, err := planner.NewJob(b.Stream, branches, main, script.Source)
-	if err != nil {
-		return err
-	}
+	s.takeBranches(job.Stream) // the job's, used up as a job uses them (SPEC 2.1)
 	stats, err := executor.Analyze(ctx, job, s.Env)
 	if stats.Analysis == nil { // the job did not start (a source that cannot be opened)
 		return err
@@ -51,6 +35,24 @@ func (s *Session) explainAnalyze(ctx context.Context, p *planner.Planner, script
 		err = rerr
 	}
 	return err
+}
+
+// explainJob plans the job EXPLAIN [ANALYZE] st shows (SPEC 3): st's query
+// with the pending side branches of its stream, as the main query or, for a
+// side branch, after them (as RUN would run it). The branches stay pending.
+func (s *Session) explainJob(p *planner.Planner, script *parser.Script, st *parser.Explain) (*planner.Job, error) {
+	b, err := p.PlanSelect(st.Query)
+	if err != nil {
+		return nil, err
+	}
+	branches := s.branchesOf(b.Stream)
+	var main *planner.Branch
+	if b.Side != "" {
+		branches = append(branches, b)
+	} else {
+		main = b
+	}
+	return planner.NewJob(b.Stream, branches, main, script.Source)
 }
 
 // AnalyzeRows returns EXPLAIN ANALYZE's table of job after its run's stats

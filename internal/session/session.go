@@ -158,18 +158,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if st.Analyze {
 			return s.explainAnalyze(ctx, p, script, st)
 		}
-		b, err := p.PlanSelect(st.Query)
-		if err != nil {
-			return err
-		}
-		branches := s.branchesOf(b.Stream)
-		var main *planner.Branch
-		if b.Side != "" {
-			branches = append(branches, b)
-		} else {
-			main = b
-		}
-		job, err := planner.NewJob(b.Stream, branches, main, script.Source)
+		job, err := s.explainJob(p, script, st)
 		if err != nil {
 			return err
 		}

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -61,30 +59,7 @@ func TestREPLExplainAnalyze(t *testing.T) {
 	}
 
 	// Ctrl-C during EXPLAIN ANALYZE of an endless file
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "endless.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	var written atomic.Int64
-	go func() {
-		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		var b []byte
-		for i := int64(1); ; i++ {
-			b = fmt.Appendf(b, "%d\n", i)
-			if len(b) > 64<<10 {
-				if _, err := f.Write(b); err != nil {
-					return
-				}
-				written.Store(i)
-				b = b[:0]
-			}
-		}
-	}()
+	fifo, written := endlessFIFO(t)
 	h.line("CREATE STREAM endless (n BIGINT) WITH ('connector'='file', 'path'='" + fifo + "', 'format'='csv');")
 	h.send("EXPLAIN ANALYZE SELECT n FROM endless WHERE n % 50000 = 0;\n")
 	for written.Load() < 200000 {

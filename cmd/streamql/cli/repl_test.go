@@ -323,30 +323,7 @@ func TestREPLCtrlC(t *testing.T) {
 	}
 
 	// Ctrl-C during a job: a FIFO feeds an endless file
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "endless.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	var written atomic.Int64
-	go func() {
-		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		var b []byte
-		for i := int64(1); ; i++ {
-			b = fmt.Appendf(b, "%d\n", i)
-			if len(b) > 64<<10 {
-				if _, err := f.Write(b); err != nil {
-					return // the job closed its end
-				}
-				written.Store(i)
-				b = b[:0]
-			}
-		}
-	}()
+	fifo, written := endlessFIFO(t)
 	h.line(".format csv")
 	h.line("CREATE STREAM endless (n BIGINT) WITH ('connector'='file', 'path'='" + fifo + "', 'format'='csv');")
 	h.send("SELECT n FROM endless WHERE n % 50000 = 0;\n")
@@ -370,6 +347,37 @@ func TestREPLCtrlC(t *testing.T) {
 	if out := h.line("SELECT deviceNo FROM sensors LIMIT 2;"); !strings.Contains(out, "deviceNo\n设备8\n设备5\n") || strings.Contains(out, "interrupted") {
 		t.Fatalf("the job after the interrupted one printed:\n%s", out)
 	}
+}
+
+// endlessFIFO returns the path of a FIFO that a goroutine feeds with the lines
+// 1, 2, 3, ... until its reader closes it, and the last line written so far;
+// the test is skipped where FIFOs cannot be made.
+func endlessFIFO(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "endless.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	written := &atomic.Int64{}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		var b []byte
+		for i := int64(1); ; i++ {
+			b = fmt.Appendf(b, "%d\n", i)
+			if len(b) > 64<<10 {
+				if _, err := f.Write(b); err != nil {
+					return // the job closed its end
+				}
+				written.Store(i)
+				b = b[:0]
+			}
+		}
+	}()
+	return fifo, written
 }
 
 func TestREPLMetaCommands(t *testing.T) {
