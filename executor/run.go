@@ -17,6 +17,8 @@ type Stats struct {
 	// Streams counts malformed rows per stream read (the FROM stream first, then
 	// build sides), for the stderr summary of SPEC 1.
 	Streams []*StreamErrors
+	// Late counts the late rows of each windowed query (SPEC 2.4), in branch order.
+	Late []*LateRows
 }
 
 // StreamErrors is the count of malformed rows of one stream in a job, with the
@@ -166,15 +168,24 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 		if lv != nil {
 			lv.held.Store(held)
 		}
+		if hasAggregates(job) {
+			return fmt.Errorf("a window or aggregate over a stream joined with an unbounded stream (event-time join) is not supported yet: join a bounded stream, or aggregate in a later step")
+		}
 		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
 	}
-	return run(ctx, job, src, sink, stats, probers)
+	return runBudget(ctx, job, src, sink, stats, probers, budget)
 }
 
 func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) error {
+	return runBudget(ctx, job, src, sink, stats, probers, NewStateBudget(0))
+}
+
+// runBudget is run with the state budget of the job's aggregate operators.
+func runBudget(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, budget *StateBudget) error {
 	p := newProcess(job, src, sink, stats, probers)
+	p.aggs = newAggRun(job, p.r, budget, stats)
 	p.wm.live = liveOf(ctx).probe(job)
-	if prefetchable(job) {
+	if prefetchable(job) && p.aggs == nil {
 		return runPrefetched(ctx, job, src, p)
 	}
 	b := vector.NewBatch(job.BatchTypes)
@@ -202,6 +213,7 @@ type process struct {
 	wm   *watermarker
 	sel  []int32
 	rows *int64
+	aggs *aggRun // nil when no branch aggregates (SPEC 2.4)
 }
 
 func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) *process {
@@ -214,6 +226,9 @@ func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers m
 // and with which error (nil: the source ended or the LIMIT was reached).
 func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) {
 	if err == io.EOF {
+		if p.aggs != nil {
+			return true, p.aggs.finish(p)
+		}
 		return true, nil
 	}
 	if errors.Is(err, ErrWaiting) {
@@ -261,7 +276,12 @@ func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) 
 			p.es.Malformed -= int64(after)
 		}
 	}
-	if err := p.sink.Rows(&r.out); err != nil {
+	if p.aggs != nil {
+		stop, err := p.aggs.rows(p, b, sel, p.wm.wm, p.wm.set)
+		if err != nil || stop {
+			return true, err
+		}
+	} else if err := p.sink.Rows(&r.out); err != nil {
 		return true, err
 	}
 	if failure != nil {
@@ -384,7 +404,7 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 			}
 			spare, rest = rest, left
 		}
-		if isMain && br.Limit >= 0 {
+		if isMain && br.Limit >= 0 && br.Agg == nil {
 			if room := br.Limit - r.emitted; int64(len(taken)) >= room {
 				taken = taken[:room]
 				done = true
@@ -396,6 +416,10 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 		}
 		r.taken[k] = taken
 		p := &r.out.Parts[k]
+		if br.Agg != nil { // its rows go to the aggregate operator (aggRun)
+			p.Sel = taken[:0]
+			continue
+		}
 		p.Sel = taken
 		for c, e := range br.Project {
 			p.Cols[c] = e.Eval(b, taken)

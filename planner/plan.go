@@ -23,6 +23,10 @@ type Output struct {
 	// Sink is the sink stream the output's rows go to (INSERT INTO, INTO
 	// STREAM: SPEC 2.5) instead of stdout or a side output; nil for those.
 	Sink *catalog.Stream
+	// Late marks the default late output of windowed queries (SPEC 2.4):
+	// like errors, not a side output of the job for rendering, shown only
+	// once a row reaches it.
+	Late bool
 }
 
 // Branch is one compiled SELECT: a side branch (Side != "") or the main query. It
@@ -52,6 +56,10 @@ type Branch struct {
 	// DeadLetters maps each stream the branch reads that has 'errors.stream'
 	// to that dead-letter sink stream (SPEC 2.5).
 	DeadLetters map[*catalog.Stream]*catalog.Stream
+	// Agg is the branch's window TVF and aggregation (SPEC 2.4,
+	// rule_aggregate.go), nil when it has neither; Project and Columns then
+	// read the aggregate row (or the windowed batch).
+	Agg *Aggregate
 }
 
 // Job is the physical plan of one scan of a stream: the source, its watermark,
@@ -80,6 +88,11 @@ type Job struct {
 func (j *Job) HasSides() bool {
 	for _, b := range j.Branches {
 		if b.Sink == nil {
+			return true
+		}
+	}
+	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) { // LATE INTO SIDE (SPEC 2.4)
+		if b != nil && b.Agg != nil && b.Agg.LateNamed {
 			return true
 		}
 	}
@@ -144,6 +157,9 @@ type selectPlan struct {
 	// set by ruleWhere and the rules after it
 	b       *Branch
 	fieldOf []ast.Node // the select field each output column comes from
+	// set by ruleWindow and ruleAggregate (SPEC 2.4)
+	win *Window
+	agg *Aggregate
 }
 
 // pos returns the script offset of n, or of the statement when n is nil or the
@@ -166,9 +182,11 @@ type selectRule struct {
 var selectRules = []selectRule{
 	{"unsupported_clauses", ruleUnsupportedClauses},
 	{"from", ruleFrom},
+	{"window", ruleWindow},
 	{"explicit_join", ruleExplicitJoin},
 	{"in_to_semijoin", ruleInToSemiJoin},
 	{"where", ruleWhere},
+	{"aggregate", ruleAggregate},
 	{"projection", ruleProjection},
 	{"output_names", ruleOutputNames},
 	{"sink", ruleSink},
@@ -245,6 +263,9 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns, Sink: main.Sink})
 	}
 	if err := ruleSideNames(j); err != nil {
+		return nil, err
+	}
+	if err := ruleAggregateJob(j); err != nil {
 		return nil, err
 	}
 	if err := ruleSinkJob(j); err != nil {
@@ -362,6 +383,7 @@ func (j *Job) Explain() string {
 			fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
 		}
 		b.describeJoin(&sb)
+		b.describeAgg(&sb, j.Outputs)
 	}
 	if j.Main != nil {
 		fmt.Fprintf(&sb, "    main: %s", j.Main.describe())
@@ -370,6 +392,7 @@ func (j *Job) Explain() string {
 		}
 		sb.WriteString("\n")
 		j.Main.describeJoin(&sb)
+		j.Main.describeAgg(&sb, j.Outputs)
 	} else {
 		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
 	}

@@ -14,6 +14,9 @@ import (
 // VARCHAR). An unaliased column keeps its declared name, another expression is
 // named by its text. s.* of a join's build side is refused (SPEC 2.2).
 func ruleProjection(sp *selectPlan) error {
+	if sp.agg != nil {
+		return nil // planned by ruleAggregate (SPEC 2.4)
+	}
 	sc, b, st, name := sp.sc, sp.b, sp.st, sp.name
 	var last ast.Node
 	for _, f := range sp.q.Fields.Fields {

@@ -104,7 +104,8 @@ type State struct {
 	ends []int32
 	seqs []int64
 	// COUNT(DISTINCT x): the distinct values, keyed as grouping compares.
-	set map[string]struct{}
+	set      map[string]struct{}
+	setBytes int
 }
 
 // Reset empties the state for reuse, keeping its buffers.
@@ -115,14 +116,27 @@ func (st *State) Reset() {
 // Add adds row i of v (the argument's values; ignored by COUNT(*)) to the state;
 // seq is the row's arrival number (increasing), which orders FIRST_VALUE,
 // LAST_VALUE and LISTAGG across merges. NULL arguments are skipped (SPEC 2.4).
-func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) {
+// It returns the bytes the state grew by (for 'state.max-bytes', SPEC 1).
+func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	if sp.Func == CountStar {
 		st.n++
-		return
+		return 0
 	}
 	if v.Null[i] {
-		return
+		return 0
 	}
+	before := st.caps()
+	st.add(sp, v, i, seq)
+	return st.caps() - before
+}
+
+// caps is the bytes of the state's growing buffers (distinct values counted by
+// their keys).
+func (st *State) caps() int64 {
+	return int64(8*(cap(st.s1)+cap(st.s2)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs) + st.setBytes)
+}
+
+func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
 	if sp.Distinct {
 		if st.set == nil {
 			st.set = map[string]struct{}{}
@@ -133,6 +147,7 @@ func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) {
 			return
 		}
 		st.set[string(k)] = struct{}{}
+		st.setBytes += len(k) + 48
 		st.n++
 		return
 	}
@@ -446,6 +461,7 @@ func (st *State) Merge(sp *Spec, o *State) {
 		for k := range o.set {
 			if _, ok := st.set[k]; !ok {
 				st.set[k] = struct{}{}
+				st.setBytes += len(k) + 48
 				st.n++
 			}
 		}
@@ -686,13 +702,7 @@ func (st *State) variance(sp *Spec, samp bool) float64 {
 // Bytes estimates the memory the state holds beyond its fixed size, for
 // 'state.max-bytes' (SPEC 1): partial sums, copied text, LISTAGG values,
 // distinct values.
-func (st *State) Bytes() int64 {
-	n := int64(8*(cap(st.s1)+cap(st.s2)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs))
-	for k := range st.set {
-		n += int64(len(k)) + 48
-	}
-	return n
-}
+func (st *State) Bytes() int64 { return st.caps() }
 
 // FixedBytes is the size of a State without what Bytes counts.
 const FixedBytes = 200
