@@ -515,9 +515,10 @@ func (o *aggOp) windowRows(b *vector.Batch, i int) int {
 	return o.row.N
 }
 
-// lateNotice is the stderr line of a query with late rows (SPEC 2.4).
-func (o *aggOp) lateNotice() string {
-	return fmt.Sprintf("%d late row(s) of the query %q sent to '%s'", o.late, shortText(o.br.Text), o.a.Late)
+// Notice is the stderr line of a query with late rows (SPEC 2.4): the count,
+// the query's text (shortened), and where the rows went.
+func (l *LateRows) Notice() string {
+	return fmt.Sprintf("%d late row(s) of the query %q sent to '%s'", l.Rows, shortText(l.Query), l.Output)
 }
 
 func shortText(s string) string {
