@@ -252,9 +252,29 @@ func TestSettings(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != streamql.KindPlanning || !strings.Contains(e.Msg, "unknown setting 'colour'") {
 		t.Fatalf("Open = %v", err)
 	}
-	_, err = streamql.Open(streamql.Options{Settings: map[string]string{"state.max-bytes": "lots"}})
-	if !errors.As(err, &e) || e.Kind != streamql.KindPlanning {
-		t.Fatalf("Open = %v", err)
+	// Every key's bad value is the same positioned error as at the prompt,
+	// and the setting keeps its old value.
+	for _, c := range []struct{ key, value, msg string }{
+		{"state.max-bytes", "lots", "'state.max-bytes'"},
+		{"format", "yaml", "unknown format 'yaml'; use one of table, csv"},
+		{"timer", "maybe", "'timer' takes on or off"},
+		{"side-dir", filepath.Join(t.TempDir(), "f", "x"), "cannot create the side output directory"},
+	} {
+		if c.key == "side-dir" {
+			if err := os.WriteFile(filepath.Dir(c.value), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err = streamql.Open(streamql.Options{Settings: map[string]string{c.key: c.value}})
+		if !errors.As(err, &e) || e.Kind != streamql.KindPlanning || !strings.Contains(e.Msg, c.msg) {
+			t.Errorf("Open(%s=%s) = %v, want a planning error with %q", c.key, c.value, err, c.msg)
+		}
+		if err := s.Exec(context.Background(), "SET '"+c.key+"' = '"+c.value+"';"); err == nil {
+			t.Errorf("SET %s = %s: no error", c.key, c.value)
+		}
+	}
+	if v, _ := s.Setting("format"); v != "json" {
+		t.Errorf("a bad SET 'format' changed it to %q", v)
 	}
 }
 

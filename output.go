@@ -198,16 +198,20 @@ type frontend struct{ s *Session }
 
 var _ session.Frontend = (*frontend)(nil)
 
-// Set keeps the command line's settings (SPEC 3) for Session.Setting.
+// Set checks and keeps the command line's settings (SPEC 3) for
+// Session.Setting: a bad value is the same positioned error as at the prompt
+// (an unknown format, a timer that is not on/off, a side directory that cannot
+// be created).
 func (f *frontend) Set(st *parser.Set) (bool, error) {
-	switch st.Key {
-	case "format", "side-dir", "timer":
-		f.s.mu.Lock()
-		f.s.settings[st.Key] = st.Value
-		f.s.mu.Unlock()
-		return true, nil
+	var typed session.Settings
+	known, err := typed.Apply(st, session.Formats)
+	if !known || err != nil {
+		return known, err
 	}
-	return false, nil
+	f.s.mu.Lock()
+	f.s.settings[st.Key] = st.Value
+	f.s.mu.Unlock()
+	return true, nil
 }
 
 // Result gives a statement's table to OnRows as an OutputResult.
@@ -268,12 +272,14 @@ func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
 	return k
 }
 
-// Rows implements executor.Sink.
+// Rows implements executor.Sink: runs of rows of one output go to the
+// callback together, in output order, with the rows operators made
+// (r.Chunks) and the malformed rows at their places (SPEC 4).
 func (k *sink) Rows(r *executor.Routed) error {
 	if k.on == nil {
 		return nil
 	}
-	bad, part := 0, -1
+	bad, ch, part := 0, 0, -1
 	flush := func() error {
 		if len(k.sel) == 0 {
 			return nil
@@ -284,7 +290,26 @@ func (k *sink) Rows(r *executor.Routed) error {
 		k.sel = k.sel[:0]
 		return err
 	}
+	chunks := func(at int) error {
+		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= at; ch++ {
+			if err := flush(); err != nil {
+				return err
+			}
+			c := &r.Chunks[ch]
+			if len(c.Sel) == 0 {
+				continue
+			}
+			k.rows = Rows{n: len(c.Sel), sel: c.Sel, cols: c.Cols, types: k.types[c.Output]}
+			if err := k.on(k.outs[c.Output], &k.rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for i := 0; i < r.N; i++ {
+		if err := chunks(i); err != nil {
+			return err
+		}
 		if bad < len(r.Bad) && r.Bad[bad].At <= i {
 			if err := flush(); err != nil {
 				return err
@@ -310,6 +335,9 @@ func (k *sink) Rows(r *executor.Routed) error {
 		k.sel = append(k.sel, int32(i))
 	}
 	if err := flush(); err != nil {
+		return err
+	}
+	if err := chunks(r.N); err != nil {
 		return err
 	}
 	if bad < len(r.Bad) {

@@ -1,6 +1,7 @@
 package streamql
 
 import (
+	"strings"
 	"testing"
 
 	"streamql/catalog"
@@ -46,4 +47,42 @@ func TestSinkAllocs(t *testing.T) {
 		}
 	}
 	_ = sum
+}
+
+// TestSinkChunksInOrder: rows an operator made itself (executor.Chunk, an
+// aggregate's fired windows) reach OnRows at their place among the input rows
+// and before the malformed rows at the same place (SPEC 2.4, SPEC 4).
+func TestSinkChunksInOrder(t *testing.T) {
+	cols := []catalog.Column{{Name: "s", Type: catalog.Varchar}}
+	job := &planner.Job{Main: &planner.Branch{}, Outputs: []planner.Output{{Name: "main", Columns: cols}, {Name: "side", Columns: cols}}}
+	in, made := vector.NewVec(catalog.Varchar), vector.NewVec(catalog.Varchar)
+	for i, v := range []string{"r0", "r1", "r2"} {
+		in.SetString(i, []byte(v))
+	}
+	for i, v := range []string{"w0", "w1", "w2"} {
+		made.SetString(i, []byte(v))
+	}
+	var got []string
+	k := newSink(job, func(out Output, rows *Rows) error {
+		for r := 0; r < rows.Len(); r++ {
+			got = append(got, out.Name+":"+string(rows.Bytes(0, r)))
+		}
+		return nil
+	})
+	r := &executor.Routed{N: 3, Dest: []int16{0, 0, 1},
+		Parts: []executor.Part{{Output: 0, Sel: []int32{0, 1}, Cols: []*vector.Vec{in}}, {Output: 1, Sel: []int32{2}, Cols: []*vector.Vec{in}}},
+		Chunks: []executor.Chunk{
+			{At: 1, Part: executor.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*vector.Vec{made}}},
+			{At: 3, Part: executor.Part{Output: 1, Sel: []int32{2}, Cols: []*vector.Vec{made}}},
+		},
+		Bad:       []executor.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
+		ErrorSide: "errors",
+	}
+	if err := k.Rows(r); err != nil {
+		t.Fatal(err)
+	}
+	want := "main:r0 main:w0 main:w1 errors:s main:r1 side:r2 side:w2"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("OnRows saw %s, want %s", s, want)
+	}
 }

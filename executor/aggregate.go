@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -37,12 +38,16 @@ type aggOp struct {
 	args    []*vector.Vec
 	pkeys   []*vector.Vec
 	row     *vector.Batch // aggregate rows (or windowed rows) to emit
-	out     Routed
 	sel     []int32
 	fireBuf []*winState
 	grpBuf  []*aggGroup
-	late    int64 // late rows, for the stderr line (SPEC 2.4)
 	bytes   int64 // state charged to acct
+	// the chunks of fired rows made in the current batch (aggOperator)
+	outTypes []catalog.Type
+	bufs     []*vector.Batch
+	bufSel   [][]int32
+	used     int
+	lateIdx  int // index of its late part among the late parts, -1 without
 }
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -92,8 +97,10 @@ func newAggOp(br *planner.Branch, budget *StateBudget) *aggOp {
 	o.acct = budget.Account("the aggregate of "+br.Text, what)
 	o.row = vector.NewBatch(a.RowTypes)
 	o.sel = make([]int32, 0, vector.Cap)
-	o.out.Dest = make([]int16, vector.Cap)
-	o.out.Parts = []Part{{Output: br.Output, Cols: make([]*vector.Vec, len(br.Project))}}
+	for _, c := range br.Columns {
+		o.outTypes = append(o.outTypes, c.Type)
+	}
+	o.lateIdx = -1
 	return o
 }
 
@@ -443,19 +450,13 @@ func (o *aggOp) writeRow(n int, win window.Win, g *aggGroup) {
 	o.row.N = n + 1
 }
 
-// routed projects the first n rows of o.row (HAVING applied) as one Routed for
-// the sink, and returns it with the number of rows that passed HAVING; limit >= 0
-// keeps at most that many rows.
-func (o *aggOp) routed(n int, limit int64) (*Routed, int64) {
+// chunk projects the first n rows of o.row (HAVING applied; limit >= 0 keeps at
+// most that many) into the next of o's chunk buffers, which the chunk's Part
+// points at until the next batch, and returns it with its number of rows.
+func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
 	sel := o.sel[:0]
 	for i := 0; i < n; i++ {
 		sel = append(sel, int32(i))
-	}
-	o.sel = sel
-	r := &o.out
-	r.N = n
-	for i := 0; i < n; i++ {
-		r.Dest[i] = 0
 	}
 	if h := o.a.Having; h != nil {
 		v := h.Eval(o.row, sel)
@@ -463,29 +464,54 @@ func (o *aggOp) routed(n int, limit int64) (*Routed, int64) {
 		for _, i := range sel {
 			if v.B[i] && !v.Null[i] {
 				kept = append(kept, i)
-			} else {
-				r.Dest[i] = -1
 			}
 		}
 		sel = kept
 	}
 	if limit >= 0 && int64(len(sel)) > limit {
-		for _, i := range sel[limit:] {
-			r.Dest[i] = -1
-		}
 		sel = sel[:limit]
-		if len(sel) > 0 {
-			r.N = int(sel[len(sel)-1]) + 1
-		} else {
-			r.N = 0
+	}
+	o.sel = sel
+	if len(sel) == 0 {
+		return Part{}, 0
+	}
+	if o.used == len(o.bufs) {
+		o.bufs = append(o.bufs, vector.NewBatch(o.outTypes))
+		o.bufSel = append(o.bufSel, make([]int32, 0, vector.Cap))
+	}
+	dst := o.bufs[o.used]
+	dsel := o.bufSel[o.used][:0]
+	o.used++
+	dst.Reset()
+	for c, e := range o.br.Project {
+		copyRows(dst.Cols[c], e.Eval(o.row, sel), sel)
+	}
+	for k := range sel {
+		dsel = append(dsel, int32(k))
+	}
+	dst.N = len(sel)
+	return Part{Output: o.br.Output, Sel: dsel, Cols: dst.Cols}, int64(len(sel))
+}
+
+// copyRows copies the rows sel of src into rows 0, 1, ... of dst (strings into
+// dst's arena).
+func copyRows(dst, src *vector.Vec, sel []int32) {
+	for k, i := range sel {
+		dst.Null[k] = src.Null[i]
+		if src.Null[i] {
+			continue
+		}
+		switch dst.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			dst.I[k] = src.I[i]
+		case catalog.Double:
+			dst.F[k] = src.F[i]
+		case catalog.Boolean:
+			dst.B[k] = src.B[i]
+		case catalog.Varchar:
+			dst.SetString(k, src.S[i])
 		}
 	}
-	p := &r.Parts[0]
-	p.Sel = sel
-	for c, e := range o.br.Project {
-		p.Cols[c] = e.Eval(o.row, sel)
-	}
-	return r, int64(len(sel))
 }
 
 // windowRows fills o.row with row i of b once per window of its time (SPEC 2.4:
@@ -515,6 +541,14 @@ func (o *aggOp) windowRows(b *vector.Batch, i int) int {
 	return o.row.N
 }
 
+// LateRows counts the late rows of one windowed query of a job (SPEC 2.4: stderr
+// gets a line per query with late rows).
+type LateRows struct {
+	Query  string // the query's text
+	Output string // the late output's name
+	Rows   int64
+}
+
 // Notice is the stderr line of a query with late rows (SPEC 2.4): the count,
 // the query's text (shortened), and where the rows went.
 func (l *LateRows) Notice() string {
@@ -529,235 +563,269 @@ func shortText(s string) string {
 	return s
 }
 
-// LateRows counts the late rows of one windowed query of a job (SPEC 2.4: stderr
-// gets a line per query with late rows).
-type LateRows struct {
-	Query  string // the query's text
-	Output string // the late output's name
-	Rows   int64
+// aggChain returns the chain options that put job's aggregate operator after
+// the router (build.go).
+func aggChain(job *planner.Job, budget *StateBudget, stats *Stats) chainOpts {
+	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
+		func(down *Emitter) (Operator, string) {
+			return newAggOperator(job, budget, stats, down), "aggregate"
+		},
+	}}
 }
 
-// aggRun runs a job's aggregate operators inside its process operator: after
-// each input row it lets the operators take the row and fire, and it sends the
-// routed rows to the sink in segments, so fired rows come right after the row
-// that fired them, interleaved with the other outputs in input order (SPEC 2.4,
-// SPEC 4).
-type aggRun struct {
+// aggOperator is the operator (operator.go) that runs a job's aggregates after
+// the router: it reads the rows each aggregating branch took (its part's Sel)
+// and the watermark marks, lets each aggOp take its rows in input order and fire
+// right after the row that moved the watermark, and pushes the router's batch on
+// with the late rows routed to their late outputs and the fired rows as Chunks
+// at their places (SPEC 2.4, SPEC 4).
+type aggOperator struct {
+	job     *planner.Job
 	ops     []*aggOp
-	at      []int // the router branch of each operator
+	at      []int // the router branch (part) of each operator
 	pos     []int // per operator: next index into its taken rows
+	taken   [][]int32
 	main    *aggOp
 	limit   int64 // the main query's LIMIT when it aggregates, -1
 	emitted int64
-	seg     Routed
 	stopped bool
-	wmCol   int
 	counts  []*LateRows
+	out     Routed
+	parts   []Part
+	lateSel [][]int32
+	chunks  []Chunk
+	down    *Emitter
+	ncols   int // the stream's columns (a late row's columns)
+	nb      int // the router's parts (its branches)
+	at1     int // At of the chunks being made
 }
 
-// newAggRun returns the aggregate operators of job (nil when it has none), with
-// a late part per windowed operator added to the router's parts.
-func newAggRun(job *planner.Job, r *router, budget *StateBudget, stats *Stats) *aggRun {
-	var ar *aggRun
-	for k, br := range r.branches {
-		if br.Agg == nil {
+// ReadsMarks implements MarkReader: windows fire after the row that moved the
+// watermark.
+func (*aggOperator) ReadsMarks() {}
+
+func newAggOperator(job *planner.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
+	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches)}
+	branches := append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main)
+	if job.Main != nil {
+		ao.nb++
+	}
+	for k, br := range branches {
+		if br == nil || br.Agg == nil {
 			continue
-		}
-		if ar == nil {
-			ar = &aggRun{limit: -1, wmCol: job.WatermarkCol}
 		}
 		o := newAggOp(br, budget)
 		if !br.Agg.Grouped {
 			o.windowedTypes(job.BatchTypes)
 		}
+		var lr *LateRows
 		if br.Agg.Window != nil {
-			o.latePt = len(r.out.Parts)
-			r.out.Parts = append(r.out.Parts, Part{Output: br.Agg.LateOutput, Cols: r.curCols(len(job.Stream.Columns))})
-			lr := &LateRows{Query: br.Text, Output: br.Agg.Late}
+			o.lateIdx = len(ao.lateSel)
+			o.latePt = ao.nb + o.lateIdx
+			ao.lateSel = append(ao.lateSel, make([]int32, 0, vector.Cap))
+			lr = &LateRows{Query: br.Text, Output: br.Agg.Late}
 			stats.Late = append(stats.Late, lr)
-			ar.counts = append(ar.counts, lr)
-		} else {
-			ar.counts = append(ar.counts, nil)
 		}
-		ar.ops = append(ar.ops, o)
-		ar.at = append(ar.at, k)
-		ar.pos = append(ar.pos, 0)
+		ao.counts = append(ao.counts, lr)
+		ao.ops = append(ao.ops, o)
+		ao.at = append(ao.at, k)
+		ao.pos = append(ao.pos, 0)
+		ao.taken = append(ao.taken, nil)
 		if br == job.Main {
-			ar.main, ar.limit = o, br.Limit
+			ao.main, ao.limit = o, br.Limit
 		}
 	}
-	return ar
+	return ao
 }
 
-// curCols returns n vectors that routeAggs points at the batch's first n columns.
-func (r *router) curCols(n int) []*vector.Vec { return make([]*vector.Vec, n) }
-
-// rows routes one batch's rows through the aggregate operators and sends
-// everything to the sink in input order; sel are the rows routed (up to the
-// LIMIT's cut when done), wm/wmSet the watermark after the batch. It reports
-// whether a LIMIT on an aggregating main query ended the job.
-func (ar *aggRun) rows(p *process, b *vector.Batch, sel []int32, wm int64, wmSet bool) (bool, error) {
-	r := p.r
-	out := &r.out
-	for k, o := range ar.ops {
-		o.prepare(b, r.taken[ar.at[k]])
-		ar.pos[k] = 0
-		if o.latePt >= 0 {
-			lp := &out.Parts[o.latePt]
-			lp.Sel = lp.Sel[:0]
-			copy(lp.Cols, b.Cols)
+// Push implements Operator: r is the router's batch.
+func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
+	out := &ao.out
+	*out = *r
+	ao.parts = append(ao.parts[:0], r.Parts...)
+	for k, o := range ao.ops {
+		if o.lateIdx >= 0 {
+			ao.lateSel[o.lateIdx] = ao.lateSel[o.lateIdx][:0]
 		}
+		ao.taken[k] = r.Parts[ao.at[k]].Sel
+		ao.parts[ao.at[k]].Sel = nil // the rows are the aggregate's, not output rows
+		ao.pos[k] = 0
+		o.used = 0
+		o.prepare(r.In, ao.taken[k])
 	}
-	if r.cutAt >= 0 {
-		n := 0
-		for n < len(sel) && int(sel[n]) <= r.cutAt {
-			n++
-		}
-		sel = sel[:n]
-	}
-	cursor, bad := 0, 0
+	ao.chunks = append(ao.chunks[:0], r.Chunks...)
+	b := r.In
 	var wmv *vector.Vec
-	if ar.wmCol >= 0 {
-		wmv = b.Cols[ar.wmCol]
+	if c := ao.job.WatermarkCol; c >= 0 {
+		wmv = b.Cols[c]
 	}
-	for idx, i32 := range sel {
-		i := int(i32)
+	mi := 0
+	// every input row in order: the live ones are those some branch took or
+	// that moved the watermark (the router's batch has no Sel)
+	for i := 0; i < r.N; i++ {
 		cw, cwSet := int64(0), false
 		if wmv != nil {
 			cw, cwSet = wmv.I[i], !wmv.Null[i]
 		}
-		for k, o := range ar.ops {
-			taken := r.taken[ar.at[k]]
-			if ar.pos[k] >= len(taken) || int(taken[ar.pos[k]]) != i {
+		ao.at1 = i + 1
+		for k, o := range ao.ops {
+			taken := ao.taken[k]
+			if ao.pos[k] >= len(taken) || int(taken[ao.pos[k]]) != i {
 				continue
 			}
-			ar.pos[k]++
+			ao.pos[k]++
 			if !o.a.Grouped {
 				if n := o.windowRows(b, i); n > 0 {
-					var err error
-					if cursor, bad, err = ar.segment(p, cursor, i+1, bad, false); err != nil {
-						return true, err
+					ao.emitRows(o, n)
+					if ao.stopped {
+						return ao.cut(ctx, port, i)
 					}
-					if err := ar.emit(p, o, n); err != nil || ar.stopped {
-						return true, err
-					}
-					continue
+				} else {
+					ao.markLate(k, o, i)
 				}
-				ar.markLate(out, o, k, i)
 				continue
 			}
 			late, err := o.add(b, i, cw, cwSet)
 			if err != nil {
-				return true, err
+				return err
 			}
 			if late {
-				ar.markLate(out, o, k, i)
+				ao.markLate(k, o, i)
 			}
 		}
-		if wmv == nil {
+		moved, wm := false, int64(0)
+		for mi < len(r.Marks) && r.Marks[mi].At <= i+1 {
+			moved, wm = true, r.Marks[mi].Value
+			mi++
+		}
+		if !moved {
 			continue
 		}
-		next, nextSet := wm, wmSet
-		if idx+1 < len(sel) {
-			j := sel[idx+1]
-			next, nextSet = wmv.I[j], !wmv.Null[j]
-		}
-		if !nextSet {
-			continue
-		}
-		for _, o := range ar.ops {
-			if !o.due(next) {
+		for _, o := range ao.ops {
+			if !o.due(wm) {
 				continue
 			}
-			var err error
-			if cursor, bad, err = ar.segment(p, cursor, i+1, bad, false); err != nil {
-				return true, err
+			if _, err := o.fire(wm, false, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
+				return err
 			}
-			if _, err := o.fire(next, false, func(n int) (bool, error) { return ar.emitRows(p, o, n) }); err != nil || ar.stopped {
-				return true, err
+			if ao.stopped {
+				return ao.cut(ctx, port, i)
 			}
 		}
 	}
-	_, _, err := ar.segment(p, cursor, out.N, bad, true)
-	return false, err
+	ao.finishParts()
+	return ao.down.Push(ctx, port, out)
 }
 
-func (ar *aggRun) markLate(out *Routed, o *aggOp, k, i int) {
-	out.Dest[i] = int16(o.latePt)
-	lp := &out.Parts[o.latePt]
-	lp.Sel = append(lp.Sel, int32(i))
-	o.late++
-	if c := ar.counts[k]; c != nil {
+// finishParts sets the pushed batch's parts (the router's, then the late
+// parts) and chunks.
+func (ao *aggOperator) finishParts() {
+	ao.parts = ao.parts[:ao.nb]
+	for _, o := range ao.ops {
+		if o.lateIdx >= 0 {
+			ao.parts = append(ao.parts, Part{Output: o.a.LateOutput, Sel: ao.lateSel[o.lateIdx], Cols: ao.out.In.Cols[:ao.ncols]})
+		}
+	}
+	ao.out.Parts = ao.parts
+	ao.out.Chunks = ao.chunks
+}
+
+// cut ends the job after input row i, where the main query's LIMIT was reached
+// by a firing (SPEC 2.4: nothing after that point is emitted).
+func (ao *aggOperator) cut(ctx context.Context, port Port, i int) error {
+	r := &ao.out
+	r.N = i + 1
+	nb := 0
+	for nb < len(r.Bad) && r.Bad[nb].At <= i {
+		nb++
+	}
+	r.Bad = r.Bad[:nb]
+	ao.finishParts()
+	if err := ao.down.Push(ctx, port, r); err != nil {
+		return err
+	}
+	return errLimitReached
+}
+
+func (ao *aggOperator) markLate(k int, o *aggOp, i int) {
+	ao.out.Dest[i] = int16(o.latePt)
+	ao.lateSel[o.lateIdx] = append(ao.lateSel[o.lateIdx], int32(i))
+	if c := ao.counts[k]; c != nil {
 		c.Rows++
 	}
 }
 
-// segment sends the routed rows [from, to) with their malformed rows (from bad
-// on; the last segment takes the rest) to the sink, then clears their Dest.
-func (ar *aggRun) segment(p *process, from, to, bad int, last bool) (int, int, error) {
-	out := &p.r.out
-	hi := bad
-	for hi < len(out.Bad) && (last || out.Bad[hi].At < to) {
-		hi++
-	}
-	if to <= from && hi == bad {
-		return to, hi, nil
-	}
-	seg := &ar.seg
-	*seg = *out
-	seg.N = to
-	seg.Bad = out.Bad[bad:hi]
-	err := p.sink.Rows(seg)
-	for j := from; j < to; j++ {
-		out.Dest[j] = -1
-	}
-	return max(to, from), hi, err
-}
-
-// emitRows sends n fired aggregate rows of o (HAVING applied) to the sink,
-// counting them against the main query's LIMIT.
-func (ar *aggRun) emitRows(p *process, o *aggOp, n int) (bool, error) {
+// emitRows turns the n aggregate (or windowed) rows in o.row into a Chunk at
+// ao.at1, HAVING applied, counting them against the main query's LIMIT; it
+// reports whether the LIMIT is reached.
+func (ao *aggOperator) emitRows(o *aggOp, n int) bool {
 	limit := int64(-1)
-	if o == ar.main && ar.limit >= 0 {
-		limit = ar.limit - ar.emitted
+	if o == ao.main && ao.limit >= 0 {
+		limit = ao.limit - ao.emitted
 	}
-	rt, got := o.routed(n, limit)
-	if o == ar.main {
-		ar.emitted += got
+	part, got := o.chunk(n, limit)
+	if o == ao.main {
+		ao.emitted += got
 	}
-	if rt.N > 0 {
-		if err := p.sink.Rows(rt); err != nil {
-			return true, err
-		}
+	if got > 0 {
+		ao.chunks = append(ao.chunks, Chunk{At: ao.at1, Part: part})
 	}
-	if o == ar.main && ar.limit >= 0 && ar.emitted >= ar.limit {
-		ar.stopped = true
-		return true, nil
+	if o == ao.main && ao.limit >= 0 && ao.emitted >= ao.limit {
+		ao.stopped = true
 	}
-	return false, nil
+	return ao.stopped
 }
 
-// emit sends the n windowed rows of a TVF without aggregation.
-func (ar *aggRun) emit(p *process, o *aggOp, n int) error {
-	_, err := ar.emitRows(p, o, n)
-	return err
-}
-
-// finish fires every open window and the groups of GROUP BY without a window at
-// the stream's end (watermark +∞), operator by operator (SPEC 2.4).
-func (ar *aggRun) finish(p *process) error {
-	if ar.stopped {
-		return nil
-	}
-	for _, o := range ar.ops {
-		if !o.a.Grouped {
-			continue
-		}
-		if _, err := o.fire(math.MaxInt64, true, func(n int) (bool, error) { return ar.emitRows(p, o, n) }); err != nil || ar.stopped {
+// Watermark implements Operator: the marks fired every window a batch's rows
+// made due; an event (also one without marks) fires what is still due, and the
+// Final one (the stream's end) is left to Finish.
+func (ao *aggOperator) Watermark(ctx context.Context, wm Watermark) error {
+	if wm.Set && !wm.Final && !ao.stopped {
+		if err := ao.fireAll(ctx, wm.Port, wm.Value, false); err != nil {
 			return err
 		}
 	}
-	return nil
+	return ao.down.Watermark(ctx, wm)
+}
+
+// fireAll fires the due windows of every operator (all of them when all) and
+// pushes their rows as a batch of chunks alone.
+func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all bool) error {
+	ao.chunks = ao.chunks[:0]
+	ao.at1 = 0
+	for _, o := range ao.ops {
+		o.used = 0
+	}
+	for _, o := range ao.ops {
+		if !all && !o.due(wm) || all && !o.a.Grouped {
+			continue
+		}
+		if _, err := o.fire(wm, all, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
+			return err
+		}
+		if ao.stopped {
+			break
+		}
+	}
+	if len(ao.chunks) == 0 {
+		return nil
+	}
+	err := ao.down.Push(ctx, port, &Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide})
+	if err == nil && ao.stopped && !all {
+		return errLimitReached
+	}
+	return err
+}
+
+// Finish implements Operator: the stream's end (watermark +∞) fires every open
+// window, and GROUP BY without a window and global aggregates emit (SPEC 2.4).
+func (ao *aggOperator) Finish(ctx context.Context) error {
+	if !ao.stopped {
+		if err := ao.fireAll(ctx, Port{}, math.MaxInt64, true); err != nil {
+			return err
+		}
+	}
+	return ao.down.Finish(ctx)
 }
 
 // hasAggregates reports whether a branch of job aggregates or reads a window TVF.

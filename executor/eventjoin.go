@@ -17,10 +17,11 @@ import (
 // timedBuild is an unbounded build side read concurrently with the probe stream
 // (SPEC 2.2, event-time strategy).
 type timedBuild struct {
-	j   *planner.Join
-	src Source
-	ks  *keySet
-	es  *StreamErrors // the job's count: side rows when emitted, the rest after the reader ends
+	j    *planner.Join
+	port Port // the build side's input of the job's operators
+	src  Source
+	ks   *keySet
+	es   *StreamErrors // the job's count: side rows when emitted, the rest after the reader ends
 	// read counts what the reader goroutine met (its own, so no race with es)
 	read StreamErrors
 }
@@ -83,7 +84,7 @@ func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats
 			return nil
 		}
 		tb.read = StreamErrors{Stream: tb.es.Stream, Policy: tb.es.Policy, Side: tb.es.Side}
-		g.Go(func() error { return readBuild(gctx, tb.j, tb.src, tb.ks, &tb.read, queue, true, poke) })
+		g.Go(func() error { return readBuild(gctx, tb.j, tb.port, tb.src, tb.ks, &tb.read, queue, true, poke) })
 	}
 	leftCh := make(chan leftMsg)
 	ack := make(chan struct{})
@@ -124,8 +125,11 @@ func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats
 func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	st := job.Stream
 	es := stats.stream(st)
-	r := newRouter(job, probers)
-	wm := newWatermarker(job)
+	// The held rows are stamped on arrival by the chain's watermark assigner
+	// and routed, once released, through its router into the sink (build.go).
+	ch := buildChain(job, probers, sink, chainOpts{})
+	r, wm := ch.router, ch.assign
+	step := newStep(r.out.ErrorSide)
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)
 	et := st.EventTime
@@ -133,7 +137,7 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 	defer hold.release()
 	var failing error // 'errors'='fail' met: route what is held, then fail
 	in := leftCh      // nil once the probe stream ended (or failed)
-	sel := make([]int32, 0, vector.Cap)
+	ended := false    // the probe stream ended (io.EOF)
 	// A stdin probe stream hands back what the job did not use to the next
 	// job reading stdin (SPEC 1). The source can only take back rows of its
 	// last batch, so its next batch is asked for (ack) only once every row of
@@ -167,16 +171,17 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 				k++
 			}
 			if k > c.next || (c.next == c.b.N && len(c.badAt) > 0) {
-				sel = sel[:0]
-				for i := c.next; i < k; i++ {
-					sel = append(sel, int32(i))
-				}
-				r.out.Bad = r.out.Bad[:0]
+				step.selectRows(c.b, c.next, k)
+				step.Bad = step.Bad[:0]
 				for len(c.bad) > 0 && (c.bad[0].At <= k) {
-					r.out.Bad = append(r.out.Bad, c.bad[0])
+					step.Bad = append(step.Bad, c.bad[0])
 					c.bad = c.bad[1:]
 				}
-				done := r.route(c.b, sel)
+				perr := ch.route.Push(ctx, Port{}, step)
+				if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
+					return perr // cancelled before these rows were routed: they stay held
+				}
+				done := errors.Is(perr, errLimitReached)
 				// count the malformed rows released with these rows; after a LIMIT's
 				// last row none are read (the router's cut drops them likewise)
 				cutoff := k
@@ -189,8 +194,8 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 					}
 					c.badAt = c.badAt[1:]
 				}
-				if err := sink.Rows(&r.out); err != nil {
-					return err
+				if perr != nil && !done {
+					return perr
 				}
 				if done {
 					cut = r.cutAt
@@ -216,8 +221,12 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 		if in == nil && len(hold.held) == 0 {
 			if failing != nil {
 				es.Malformed++ // the row that failed the job was reached
+				return failing
 			}
-			return failing
+			if ended {
+				return ch.assign.Finish(ctx) // +∞ (SPEC 2.3), then Finish
+			}
+			return nil
 		}
 		var m leftMsg
 		var got bool
@@ -242,7 +251,7 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 		}
 		switch {
 		case m.err == io.EOF:
-			in = nil
+			in, ended = nil, true
 			continue
 		case errors.Is(m.err, ErrWaiting):
 			if !sendAck(ctx, ack) {

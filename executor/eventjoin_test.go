@@ -110,8 +110,8 @@ CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SE
 	return nil
 }
 
-// planWith plans one main query over cat into a job.
-func planWith(tb testing.TB, cat *catalog.Catalog, sql string) *planner.Job {
+// planBranch plans one SELECT over cat.
+func planBranch(tb testing.TB, cat *catalog.Catalog, sql string) *planner.Branch {
 	tb.Helper()
 	script, err := parser.Parse("test", sql)
 	if err != nil {
@@ -122,6 +122,13 @@ func planWith(tb testing.TB, cat *catalog.Catalog, sql string) *planner.Job {
 	if err != nil {
 		tb.Fatal(parser.FormatError("test", sql, err.(*parser.Error)))
 	}
+	return b
+}
+
+// planWith plans one main query over cat into a job.
+func planWith(tb testing.TB, cat *catalog.Catalog, sql string) *planner.Job {
+	tb.Helper()
+	b := planBranch(tb, cat, sql)
 	job, err := planner.NewJob(b.Stream, nil, b, sql)
 	if err != nil {
 		tb.Fatal(err)

@@ -153,16 +153,18 @@ func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) ([]b
 	return dst, true
 }
 
-// readBuild reads the build side of j until it ends, absorbing its rows into ks.
+// readBuild reads the build side of j until it ends, pushing its rows into the
+// join's build operator (build.go), which absorbs them into ks, at port.
 // Malformed build rows follow the build stream's errors policy; with 'side' they
 // are handed to emit (which may only queue them when called off the job's
 // goroutine). locked makes each batch's update hold ks.mu (a concurrent reader).
-func readBuild(ctx context.Context, j *planner.Join, src Source, ks *keySet, es *StreamErrors, emit func([]ErrorRow) error, locked bool, progress func()) error {
+func readBuild(ctx context.Context, j *planner.Join, port Port, src Source, ks *keySet, es *StreamErrors, emit func([]ErrorRow) error, locked bool, progress func()) error {
 	st := j.Build
+	op := buildJoinBuild(j, ks, locked)
 	b := vector.NewBatch(j.BuildTypes)
 	var bad []BadRow
 	var errRows []ErrorRow
-	sel := make([]int32, 0, vector.Cap)
+	step := newStep("")
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -170,12 +172,8 @@ func readBuild(ctx context.Context, j *planner.Join, src Source, ks *keySet, es 
 		bad = bad[:0]
 		err := src.Next(b, &bad)
 		if err == io.EOF {
-			if locked {
-				ks.mu.Lock()
-			}
-			ks.ended = true
-			if locked {
-				ks.mu.Unlock()
+			if err := op.Finish(ctx); err != nil {
+				return err
 			}
 			progress()
 			return nil
@@ -198,18 +196,8 @@ func readBuild(ctx context.Context, j *planner.Join, src Source, ks *keySet, es 
 				}
 			}
 		}
-		sel = sel[:0]
-		for i := 0; i < n; i++ {
-			sel = append(sel, int32(i))
-		}
-		if locked {
-			ks.mu.Lock()
-		}
-		err = ks.absorb(j, b, sel)
-		if locked {
-			ks.mu.Unlock()
-		}
-		if err != nil {
+		step.selectRows(b, 0, n)
+		if err := op.Push(ctx, port, step); err != nil {
 			return err
 		}
 		progress()

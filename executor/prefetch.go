@@ -151,12 +151,12 @@ func runPrefetched(ctx context.Context, job *planner.Job, src Source, p *process
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if end, err := p.batch(g.b[k], g.bad[k], nil); end {
+			if end, err := p.batch(ctx, g.b[k], g.bad[k], nil); end {
 				return err
 			}
 		}
 		if g.err != nil {
-			_, err := p.batch(nil, nil, g.err)
+			_, err := p.batch(ctx, nil, nil, g.err)
 			return err
 		}
 		free <- g

@@ -155,11 +155,11 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
-			timed = append(timed, &timedBuild{j: b.Join, src: srcs[k], ks: ks, es: es})
+			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k], ks: ks, es: es})
 			continue
 		}
 		emit := func(rows []ErrorRow) error { return sink.Errors(es.Side, rows) }
-		if err := readBuild(ctx, b.Join, srcs[k], ks, es, emit, false, func() {}); err != nil {
+		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k], ks, es, emit, false, func() {}); err != nil {
 			return err
 		}
 	}
@@ -183,9 +183,11 @@ func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *St
 // runBudget is run with the state budget of the job's aggregate operators.
 func runBudget(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, budget *StateBudget) error {
 	p := newProcess(job, src, sink, stats, probers)
-	p.aggs = newAggRun(job, p.r, budget, stats)
-	p.wm.live = liveOf(ctx).probe(job)
-	if prefetchable(job) && p.aggs == nil {
+	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
+		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats))
+	}
+	p.c.assign.live = liveOf(ctx).probe(job)
+	if prefetchable(job) {
 		return runPrefetched(ctx, job, src, p)
 	}
 	b := vector.NewBatch(job.BatchTypes)
@@ -196,40 +198,36 @@ func runBudget(ctx context.Context, job *planner.Job, src Source, sink Sink, sta
 		}
 		bad = bad[:0]
 		err := src.Next(b, &bad)
-		if end, err := p.batch(b, bad, err); end {
+		if end, err := p.batch(ctx, b, bad, err); end {
 			return err
 		}
 	}
 }
 
-// process is the per-batch work of run on the job's goroutine: errors policy,
-// watermark, routing, and the sink.
+// process is the source driver of run on the job's goroutine: it applies the
+// errors policy to what the source gave and pushes the batch into the job's
+// chain of operators (build.go: watermark, routing, the sink).
 type process struct {
 	st   *catalog.Stream
 	src  Source
 	sink Sink
-	r    *router
+	c    *chain
 	es   *StreamErrors
-	wm   *watermarker
-	sel  []int32
+	in   *Routed // the batch pushed into the chain
 	rows *int64
-	aggs *aggRun // nil when no branch aggregates (SPEC 2.4)
 }
 
 func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) *process {
-	return &process{st: job.Stream, src: src, sink: sink, r: newRouter(job, probers), es: stats.stream(job.Stream),
-		wm: newWatermarker(job), sel: make([]int32, 0, vector.Cap), rows: &stats.Rows}
+	return &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
+		in: newStep(job.Stream.Options["errors.side"]), rows: &stats.Rows}
 }
 
 // batch handles what one call of the source's Next gave: the batch b with its
 // malformed rows bad, and Next's error err. It reports whether the job ends,
 // and with which error (nil: the source ended or the LIMIT was reached).
-func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) {
+func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err error) (bool, error) {
 	if err == io.EOF {
-		if p.aggs != nil {
-			return true, p.aggs.finish(p)
-		}
-		return true, nil
+		return true, p.c.head.Finish(ctx)
 	}
 	if errors.Is(err, ErrWaiting) {
 		if ferr := p.sink.Flush(); ferr != nil {
@@ -240,21 +238,30 @@ func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) 
 	if err != nil {
 		return true, err
 	}
-	r := p.r
+	r := p.c.router
 	*p.rows += int64(b.N + len(bad))
 	limitRows := b.N
 	var failure error
-	r.out.Bad = r.out.Bad[:0]
+	in := p.in
+	in.Bad = in.Bad[:0]
+	malformed := p.es.Malformed
 	if len(bad) > 0 {
-		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es, &r.out.Bad)
+		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es, &in.Bad)
 	}
-	sel := p.sel[:0]
-	for i := 0; i < limitRows; i++ {
-		sel = append(sel, int32(i))
+	in.selectRows(b, 0, limitRows)
+	perr := p.c.head.Push(ctx, Port{}, in)
+	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
+		// cancelled before the batch was routed: none of it was used
+		p.es.Malformed = malformed
+		if u, ok := p.src.(Unreader); ok {
+			u.Unread(0)
+		}
+		return true, perr
 	}
-	p.sel = sel
-	sel = p.wm.stamp(b, sel)
-	done := r.route(b, sel)
+	done := errors.Is(perr, errLimitReached)
+	if done {
+		perr = nil
+	}
 	if u, ok := p.src.(Unreader); ok && done && r.cutAt >= 0 {
 		u.Unread(r.cutAt + 1) // the next job reading stdin starts after the last row used
 	}
@@ -276,13 +283,8 @@ func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) 
 			p.es.Malformed -= int64(after)
 		}
 	}
-	if p.aggs != nil {
-		stop, err := p.aggs.rows(p, b, sel, p.wm.wm, p.wm.set)
-		if err != nil || stop {
-			return true, err
-		}
-	} else if err := p.sink.Rows(&r.out); err != nil {
-		return true, err
+	if perr != nil {
+		return true, perr
 	}
 	if failure != nil {
 		if u, ok := p.src.(Unreader); ok {
@@ -293,17 +295,79 @@ func (p *process) batch(b *vector.Batch, bad []BadRow, err error) (bool, error) 
 	return done, nil
 }
 
-// watermarker keeps a stream's watermark (SPEC 2.3): before each row it writes the
-// current watermark (NULL before the first) into the batch's watermark column, then
-// advances it to max(watermark, expr(row)).
+// watermarker is the watermark assigner operator of a stream (SPEC 2.3): before
+// each row it writes the current watermark (NULL before the first) into the
+// batch's watermark column, then advances it to max(watermark, expr(row)). It
+// records the rows that moved it as Routed.Marks when marks is set, and sends
+// a Watermark event after each batch that moved it and a Final one at the
+// stream's end (operator.go).
 type watermarker struct {
-	job  *planner.Job
-	set  bool           // false until the first row's expression gave a value
-	wm   int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
-	live *liveWatermark // nil without a live status
+	job   *planner.Job
+	set   bool           // false until the first row's expression gave a value
+	wm    int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
+	live  *liveWatermark // nil without a live status
+	marks bool           // fill Routed.Marks (the chain has a MarkReader)
+	buf   []Mark
+	down  *Emitter
 }
 
 func newWatermarker(job *planner.Job) *watermarker { return &watermarker{job: job} }
+
+// Push implements Operator: stamp r's live rows, pass r on, then the event.
+func (w *watermarker) Push(ctx context.Context, port Port, r *Routed) error {
+	r.Marks = r.Marks[:0]
+	moved := w.stampMarks(r)
+	if err := w.down.Push(ctx, port, r); err != nil {
+		return err
+	}
+	if !moved {
+		return nil
+	}
+	return w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true})
+}
+
+// Watermark implements Operator: the assigner makes its stream's events
+// itself; an event from upstream is passed on.
+func (w *watermarker) Watermark(ctx context.Context, wm Watermark) error {
+	return w.down.Watermark(ctx, wm)
+}
+
+// Finish implements Operator: the stream ended, its watermark is +∞ (SPEC 2.3).
+func (w *watermarker) Finish(ctx context.Context) error {
+	if err := w.down.Watermark(ctx, Watermark{Final: true}); err != nil {
+		return err
+	}
+	return w.down.Finish(ctx)
+}
+
+// stampMarks stamps r's live rows and, with marks, fills r.Marks; it reports
+// whether the watermark moved.
+func (w *watermarker) stampMarks(r *Routed) bool {
+	if w.job.Watermark == nil {
+		return false
+	}
+	if !w.marks {
+		wm, set := w.wm, w.set
+		w.stamp(r.In, r.Sel)
+		return w.wm != wm || w.set != set
+	}
+	b, sel := r.In, r.Sel
+	col := b.Cols[w.job.WatermarkCol]
+	vals := w.job.Watermark.Eval(b, sel)
+	marks := w.buf[:0]
+	for _, i := range sel {
+		col.Null[i] = !w.set
+		col.I[i] = w.wm
+		if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
+			w.wm, w.set = vals.I[i], true
+			marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
+		}
+	}
+	w.buf = marks
+	r.Marks = marks
+	w.live.store(w.wm, w.set)
+	return len(marks) > 0
+}
 
 // stamp fills the watermark column for the rows in sel and returns sel.
 func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
@@ -325,7 +389,10 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 	return sel
 }
 
-// router is the process operator: first-match routing over ordered branches.
+// router is the process operator: first-match routing over ordered branches,
+// each branch's join probe, WHERE and projection, and the main query's LIMIT
+// (fused: a LIMIT that ends the job cuts the side outputs at the same row,
+// SPEC 2). It pushes its own Routed, whose parts select the input rows.
 type router struct {
 	job      *planner.Job
 	branches []*planner.Branch // sides, then main
@@ -334,12 +401,14 @@ type router struct {
 	out      Routed
 	emitted  int64     // rows emitted to main, for LIMIT
 	cutAt    int       // the input row where the main query's LIMIT ended the job, or -1
+	done     bool      // the main query's LIMIT is reached (SPEC 2: the job ends)
 	probers  []*prober // per branch, nil without a join
 	cand     []int32
+	down     *Emitter
 }
 
 func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
-	r := &router{job: job, branches: append([]*planner.Branch{}, job.Branches...)}
+	r := &router{job: job, branches: append([]*planner.Branch{}, job.Branches...), down: &Emitter{}}
 	if job.Main != nil {
 		r.branches = append(r.branches, job.Main)
 	}
@@ -361,11 +430,38 @@ func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
 	return r
 }
 
+// Push implements Operator: route in's live rows, with its malformed rows and
+// marks, and push the routed batch on. When the main query's LIMIT is reached
+// it returns errLimitReached after pushing (done and cutAt tell where).
+func (r *router) Push(ctx context.Context, port Port, in *Routed) error {
+	r.out.Bad = in.Bad
+	r.out.Marks = in.Marks
+	r.out.Chunks = r.out.Chunks[:0]
+	r.out.In = in.In
+	done := r.route(in.In, in.Sel)
+	if err := r.down.Push(ctx, port, &r.out); err != nil {
+		return err
+	}
+	if done {
+		return errLimitReached
+	}
+	return nil
+}
+
+// Watermark implements Operator: events pass on.
+func (r *router) Watermark(ctx context.Context, wm Watermark) error {
+	return r.down.Watermark(ctx, wm)
+}
+
+// Finish implements Operator.
+func (r *router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
+
 // route routes the rows in sel and reports whether the main query's LIMIT is
 // reached (SPEC 2: the job ends).
 func (r *router) route(b *vector.Batch, sel []int32) bool {
 	r.out.N = b.N
 	r.cutAt = -1
+	r.done = false
 	for i := 0; i < b.N; i++ {
 		r.out.Dest[i] = -1
 	}
@@ -416,11 +512,10 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 		}
 		r.taken[k] = taken
 		p := &r.out.Parts[k]
-		if br.Agg != nil { // its rows go to the aggregate operator (aggRun)
-			p.Sel = taken[:0]
+		p.Sel = taken
+		if br.Agg != nil { // its rows go to the aggregate operator (aggregate.go)
 			continue
 		}
-		p.Sel = taken
 		for c, e := range br.Project {
 			p.Cols[c] = e.Eval(b, taken)
 		}
@@ -429,6 +524,7 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 		}
 	}
 	r.rest[0], r.rest[1] = rest[:0], spare[:0]
+	r.done = done
 	return done
 }
 
@@ -443,6 +539,11 @@ func (r *router) cut(last int32) {
 		nb--
 	}
 	r.out.Bad = r.out.Bad[:nb]
+	nm := len(r.out.Marks)
+	for nm > 0 && r.out.Marks[nm-1].At > int(last)+1 {
+		nm--
+	}
+	r.out.Marks = r.out.Marks[:nm]
 	for k := range r.out.Parts[:len(r.branches)-1] {
 		p := &r.out.Parts[k]
 		n := len(p.Sel)

@@ -11,10 +11,22 @@ type Part struct {
 	Cols   []*vector.Vec
 }
 
-// Routed is one routed input batch. Parts has one entry per side branch in
-// declaration order, then one for the main query when there is one. Dest[i] is
-// the index into Parts of the part that took input row i, or -1 when no output
-// took it; a sink that walks i in order sees rows in input order (SPEC 4). The
+// Routed is one batch of a job on its way through the operators (operator.go):
+// first the input rows, then, once the router has routed it, the outputs' rows.
+//
+// Before the router, In is the decoded input batch and Sel its live rows,
+// ascending (the good rows before a failing one); Parts and Dest are not set.
+// Marks are the points where the stream's watermark moved, ascending (only
+// filled for a chain with a MarkReader, operator.go); the router passes them
+// on.
+//
+// After the router, Parts has one entry per side branch in declaration order,
+// then one for the main query when there is one. N is the number of input rows
+// and Dest[i] the index into Parts of the part that took input row i, or -1 when
+// no output took it; a sink that walks i in order sees rows in input order
+// (SPEC 4). Chunks are rows an operator built itself (an aggregate's fired
+// windows, SPEC 2.4), in output order: chunk c comes before input row c.At,
+// after the rows before it, and before the malformed rows whose At is c.At. The
 // value slices are valid until the sink returns.
 //
 // Bad holds the batch's malformed rows bound for the errors side output named
@@ -24,8 +36,38 @@ type Routed struct {
 	N         int
 	Dest      []int16
 	Parts     []Part
+	Chunks    []Chunk
 	Bad       []ErrorRow
 	ErrorSide string
+	In        *vector.Batch
+	Sel       []int32
+	Marks     []Mark
+}
+
+// Chunk is rows an operator made itself (not input rows), for output
+// Part.Output: its rows are Part.Sel, ascending indexes into Part.Cols, in
+// output order. At is where they go in the routed batch: the number of its
+// input rows before them (as ErrorRow.At), so 0 puts them first and N after
+// every input row (SPEC 2.4: a window's rows right after the row that fired it).
+type Chunk struct {
+	At int
+	Part
+}
+
+// rowsOut is the number of rows r holds for the outputs (its parts' and
+// chunks' rows) once routed, or its live input rows before that.
+func (r *Routed) rowsOut() int64 {
+	if r.Parts == nil && r.Chunks == nil {
+		return int64(len(r.Sel))
+	}
+	n := 0
+	for k := range r.Parts {
+		n += len(r.Parts[k].Sel)
+	}
+	for k := range r.Chunks {
+		n += len(r.Chunks[k].Sel)
+	}
+	return int64(n)
 }
 
 // ErrorRow is one malformed row for the errors side output (SPEC 1): the stream,

@@ -97,7 +97,13 @@ func openSinks(ctx context.Context, job *planner.Job, env *Env, inner Sink) (Sin
 // Rows implements Sink: rows for sink streams are written in input order and
 // flushed at the end of the batch, so a sink file always ends on a whole row.
 func (s *streamSinks) Rows(r *Routed) error {
+	ch := 0
 	for i := 0; i < r.N; i++ {
+		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
+			if err := s.chunk(&r.Chunks[ch]); err != nil {
+				return err
+			}
+		}
 		k := r.Dest[i]
 		if k < 0 {
 			continue
@@ -107,6 +113,11 @@ func (s *streamSinks) Rows(r *Routed) error {
 			if err := w.Write(p.Cols, i); err != nil {
 				return err
 			}
+		}
+	}
+	for ; ch < len(r.Chunks); ch++ {
+		if err := s.chunk(&r.Chunks[ch]); err != nil {
+			return err
 		}
 	}
 	pass := r
@@ -123,6 +134,20 @@ func (s *streamSinks) Rows(r *Routed) error {
 		return err
 	}
 	return s.inner.Rows(pass)
+}
+
+// chunk writes the rows an operator made that go to a sink stream.
+func (s *streamSinks) chunk(c *Chunk) error {
+	w := s.outW[c.Output]
+	if w == nil {
+		return nil
+	}
+	for _, i := range c.Sel {
+		if err := w.Write(c.Cols, int(i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // deadLetters writes the rows whose stream has a dead-letter stream and

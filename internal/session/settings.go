@@ -19,6 +19,11 @@ type Settings struct {
 	Timer   bool   // print rows, elapsed time and rows/s per job on stderr
 }
 
+// Formats lists the output formats of SPEC 4, the default first. The command
+// line renders them (cmd/streamql/render); the library only keeps the setting,
+// but checks it by the same list.
+var Formats = []string{"table", "csv", "tsv", "json", "plain", "markdown"}
+
 // SettingKeys lists the keys of SET, for the unknown-setting error (SPEC 3).
 const SettingKeys = "format, side-dir, timer, state.max-bytes"
 

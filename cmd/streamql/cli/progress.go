@@ -402,6 +402,11 @@ type progressSink struct {
 }
 
 func (s *progressSink) Rows(r *executor.Routed) error {
+	for k := range r.Chunks {
+		if n := len(r.Chunks[k].Sel); n > 0 && r.Chunks[k].Output < len(s.p.outs) {
+			s.p.outs[r.Chunks[k].Output].rows.Add(int64(n))
+		}
+	}
 	for k := range r.Parts {
 		if n := len(r.Parts[k].Sel); n > 0 && r.Parts[k].Output < len(s.p.outs) {
 			s.p.outs[r.Parts[k].Output].rows.Add(int64(n))

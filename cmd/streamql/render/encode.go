@@ -4,8 +4,10 @@
 // results through the same formats.
 package render
 
+import "streamql/internal/session"
+
 // Formats lists the output formats of SPEC 4, the default first.
-var Formats = []string{"table", "csv", "tsv", "json", "plain", "markdown"}
+var Formats = session.Formats
 
 // ValidFormat reports whether f names an output format.
 func ValidFormat(f string) bool {

@@ -237,60 +237,30 @@ func (s *sink) delim() byte {
 	return ','
 }
 
-// Rows implements executor.Sink: rows are written in input order across outputs.
+// Rows implements executor.Sink: rows are written in input order across
+// outputs, with the rows operators made (r.Chunks) and the malformed rows at
+// their places (SPEC 4).
 func (s *sink) Rows(r *executor.Routed) error {
-	bad := 0
+	bad, ch := 0, 0
 	for i := 0; i < r.N; i++ {
+		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
+			if err := s.chunk(&r.Chunks[ch]); err != nil {
+				return err
+			}
+		}
 		for ; bad < len(r.Bad) && r.Bad[bad].At <= i; bad++ {
 			if err := s.errorRow(r.ErrorSide, &r.Bad[bad]); err != nil {
 				return err
 			}
 		}
-		k := r.Dest[i]
-		if k < 0 {
-			continue
-		}
-		p := &r.Parts[k]
-		t := s.outs[p.Output]
-		if t.late && t.w == nil {
-			if err := s.openLate(t); err != nil {
+		if k := r.Dest[i]; k >= 0 {
+			if err := s.row(&r.Parts[k], i); err != nil {
 				return err
 			}
 		}
-		t.total++
-		if t.sink {
-			continue
-		}
-		if s.tabular {
-			tr := &t.rows
-			for c, v := range p.Cols {
-				switch {
-				case v.Null[i]:
-					tr.text = append(tr.text, "NULL"...)
-					tr.addText()
-				case t.cols[c].Type == catalog.Varchar:
-					tr.addCell(v.S[i])
-				default: // a number, a boolean, a timestamp: nothing to escape
-					tr.text = vector.AppendValue(tr.text, t.cols[c].Type, v, i)
-					tr.addText()
-				}
-			}
-			tr.endRow()
-			if err := s.added(); err != nil {
-				return err
-			}
-			continue
-		}
-		b := s.buf[:0]
-		if t.toStderr {
-			b = append(append(b, t.name...), "> "...)
-		}
-		s.buf = s.appendLine(b, t, p.Cols, i)
-		if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
-			if err := s.write(t, s.buf); err != nil {
-				return err
-			}
-		} else if _, err := t.w.Write(s.buf); err != nil {
+	}
+	for ; ch < len(r.Chunks); ch++ {
+		if err := s.chunk(&r.Chunks[ch]); err != nil {
 			return err
 		}
 	}
@@ -303,6 +273,57 @@ func (s *sink) Rows(r *executor.Routed) error {
 		return s.renderTables(false)
 	}
 	return nil
+}
+
+// chunk writes the rows an operator made, in order.
+func (s *sink) chunk(c *executor.Chunk) error {
+	for _, i := range c.Sel {
+		if err := s.row(&c.Part, int(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// row writes row i of part p to its output (or buffers it for a table).
+func (s *sink) row(p *executor.Part, i int) error {
+	t := s.outs[p.Output]
+	if t.late && t.w == nil {
+		if err := s.openLate(t); err != nil {
+			return err
+		}
+	}
+	t.total++
+	if t.sink {
+		return nil
+	}
+	if s.tabular {
+		tr := &t.rows
+		for c, v := range p.Cols {
+			switch {
+			case v.Null[i]:
+				tr.text = append(tr.text, "NULL"...)
+				tr.addText()
+			case t.cols[c].Type == catalog.Varchar:
+				tr.addCell(v.S[i])
+			default: // a number, a boolean, a timestamp: nothing to escape
+				tr.text = vector.AppendValue(tr.text, t.cols[c].Type, v, i)
+				tr.addText()
+			}
+		}
+		tr.endRow()
+		return s.added()
+	}
+	b := s.buf[:0]
+	if t.toStderr {
+		b = append(append(b, t.name...), "> "...)
+	}
+	s.buf = s.appendLine(b, t, p.Cols, i)
+	if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
+		return s.write(t, s.buf)
+	}
+	_, err := t.w.Write(s.buf)
+	return err
 }
 
 // added counts a row buffered for a table and renders the tables once they

@@ -240,3 +240,50 @@ func TestErrorsSidesByName(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksInOutputOrder: rows an operator made itself (an aggregate's
+// fired windows, executor.Chunk) are written at their place among the input
+// rows (SPEC 2.4, SPEC 4: in the output order, interleaved with the side
+// outputs' rows), before the malformed rows at the same place.
+func TestChunksInOutputOrder(t *testing.T) {
+	col := catalog.Column{Name: "v", Type: catalog.Varchar}
+	job := &planner.Job{Main: &planner.Branch{}, Branches: []*planner.Branch{{Side: "early", Output: 1}},
+		Outputs: []planner.Output{{Name: "main", Columns: []catalog.Column{col}}, {Name: "early", Columns: []catalog.Column{col}}}}
+	var out, errOut bytes.Buffer
+	w := bufio.NewWriter(&out)
+	s, err := NewSink(Config{Format: "plain", Stdout: w, Stderr: &errOut, Files: NewFileSet()}, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := vector.NewVec(catalog.Varchar)
+	for i, v := range []string{"r0", "r1", "r2"} {
+		in.S[i] = []byte(v)
+	}
+	made := vector.NewVec(catalog.Varchar)
+	for i, v := range []string{"w0", "w1", "w2"} {
+		made.S[i] = []byte(v)
+	}
+	r := &executor.Routed{N: 3, Dest: []int16{0, -1, 1},
+		Parts: []executor.Part{{Output: 1, Sel: []int32{0}, Cols: []*vector.Vec{in}}, {Output: 0, Sel: []int32{2}, Cols: []*vector.Vec{in}}},
+		Chunks: []executor.Chunk{
+			{At: 1, Part: executor.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*vector.Vec{made}}},
+			{At: 3, Part: executor.Part{Output: 1, Sel: []int32{2}, Cols: []*vector.Vec{made}}},
+		},
+		Bad:       []executor.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
+		ErrorSide: "errors",
+	}
+	if err := s.Rows(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	want := "early> (r0)\nmain> (w0)\nmain> (w1)\nmain> (r2)\nearly> (w2)\n"
+	if out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if !strings.Contains(errOut.String(), "oops") {
+		t.Errorf("stderr %q: no malformed row", errOut.String())
+	}
+}

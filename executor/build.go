@@ -1,0 +1,133 @@
+package executor
+
+import (
+	"context"
+
+	"streamql/executor/vector"
+	"streamql/planner"
+)
+
+// build.go is the one place that turns a planner.Job into running operators
+// (operator.go), as go-mysql-server's rowexec builder does: the probe stream's
+// chain (watermark assigner → router → sink), and each join's build side.
+
+// chain is the running operators of a job's probe stream.
+type chain struct {
+	head   Operator     // where the source driver pushes: the assigner's wrapper
+	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
+	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
+	router *router      // the router, for the LIMIT's end (done, cutAt)
+	stats  []*OpStats
+}
+
+// chainOpts adds operators to a chain: after the router, before the sink, in
+// order (an aggregate, SPEC 2.4; tests). Each is made with the emitter it
+// pushes into.
+type chainOpts struct {
+	afterRouter []func(down *Emitter) (Operator, string)
+}
+
+// buildChain builds the probe stream's operators of job: the watermark
+// assigner, the router over the job's branches (probing the joins in
+// probers), the operators of opts, and sink.
+func buildChain(job *planner.Job, probers map[*planner.Branch]*prober, sink Sink, opts chainOpts) *chain {
+	c := &chain{}
+	var ops []*instrumented
+	next := Operator(nil)
+	add := func(op Operator, name string, down *Emitter) {
+		w := instrument(op, name, down, nil)
+		ops = append(ops, w)
+		next = w
+	}
+	add(&sinkOp{sink: sink}, "sink", nil)
+	marks := false
+	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
+		down := &Emitter{next: next}
+		op, name := opts.afterRouter[k](down)
+		if _, ok := op.(MarkReader); ok {
+			marks = true
+		}
+		add(op, name, down)
+	}
+	c.router = newRouter(job, probers)
+	c.router.down = &Emitter{next: next}
+	add(c.router, "router", c.router.down)
+	c.route = next
+	c.assign = newWatermarker(job)
+	if marks {
+		c.assign.marks, c.assign.buf = true, make([]Mark, 0, vector.Cap)
+	}
+	c.assign.down = &Emitter{next: next}
+	add(c.assign, "watermark", c.assign.down)
+	c.head = next
+	for k := len(ops) - 1; k >= 0; k-- { // source order
+		c.stats = append(c.stats, ops[k].stats)
+	}
+	return c
+}
+
+// buildJoinBuild returns the operator that absorbs the rows of j's build side
+// (arriving at port) into ks; locked makes it hold ks.mu (a build side read by
+// its own goroutine while the job probes, SPEC 2.2's event-time strategy).
+func buildJoinBuild(j *planner.Join, ks *keySet, locked bool) Operator {
+	return instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
+}
+
+// sinkOp is the chain's last operator: it hands routed batches to the Sink.
+type sinkOp struct{ sink Sink }
+
+// Push implements Operator.
+func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error { return s.sink.Rows(r) }
+
+// Watermark implements Operator: a sink has no use for it.
+func (s *sinkOp) Watermark(context.Context, Watermark) error { return nil }
+
+// Finish implements Operator: the sink is closed by Run, also after a failure.
+func (s *sinkOp) Finish(context.Context) error { return nil }
+
+// joinBuild is the build side of a hash semi/anti join (SPEC 2.2): the rows
+// pushed into it enter the join's key state.
+type joinBuild struct {
+	j      *planner.Join
+	ks     *keySet
+	locked bool
+}
+
+// Push implements Operator: absorb r's live rows.
+func (o *joinBuild) Push(_ context.Context, _ Port, r *Routed) error {
+	if o.locked {
+		o.ks.mu.Lock()
+		defer o.ks.mu.Unlock()
+	}
+	return o.ks.absorb(o.j, r.In, r.Sel)
+}
+
+// Watermark implements Operator: the build watermark is kept per row by
+// absorb (a late build row never enters the state).
+func (o *joinBuild) Watermark(context.Context, Watermark) error { return nil }
+
+// Finish implements Operator: the build stream ended, its watermark is +∞.
+func (o *joinBuild) Finish(context.Context) error {
+	if o.locked {
+		o.ks.mu.Lock()
+		defer o.ks.mu.Unlock()
+	}
+	o.ks.ended = true
+	return nil
+}
+
+// newStep returns the batch a source driver pushes into a chain: its buffers
+// for the live rows and the malformed rows.
+func newStep(errorSide string) *Routed {
+	return &Routed{Sel: make([]int32, 0, vector.Cap), ErrorSide: errorSide}
+}
+
+// selectRows sets r.In to b and r.Sel to the rows [from, to) of b.
+func (r *Routed) selectRows(b *vector.Batch, from, to int) {
+	r.In, r.N = b, b.N
+	sel := r.Sel[:0]
+	for i := from; i < to; i++ {
+		sel = append(sel, int32(i))
+	}
+	r.Sel = sel
+}
