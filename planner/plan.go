@@ -401,6 +401,8 @@ func (j *Job) Explain() string {
 		switch {
 		case o.Sink != nil:
 			dest = SinkText(o.Sink)
+		case o.Late:
+			dest = "late output (shown once a row reaches it)"
 		case j.Main == nil || k > 0:
 			dest = "side output '" + o.Name + "'"
 		}

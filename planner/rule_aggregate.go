@@ -508,6 +508,9 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 	k := len(a.Calls)
 	ap.seen[text] = k
 	ct := strings.TrimSpace(exprText(n))
+	if spec.Func == agg.CountStar {
+		ct = "COUNT(*)"
+	}
 	ct = strings.Replace(strings.Replace(ct, "SQ_FIRSTVAL", "FIRST_VALUE", 1), "sq_firstval", "FIRST_VALUE", 1)
 	ct = strings.Replace(strings.Replace(ct, "SQ_LASTVAL", "LAST_VALUE", 1), "sq_lastval", "LAST_VALUE", 1)
 	a.Calls = append(a.Calls, AggCall{Spec: spec, Arg: arg, Text: ct})
@@ -639,6 +642,9 @@ func (b *Branch) describeAgg(sb *strings.Builder, outputs []Output) {
 	var keys, calls []string
 	for _, k := range a.Keys {
 		keys = append(keys, k.Text)
+	}
+	if len(keys) == 0 {
+		keys = []string{"none"}
 	}
 	for _, c := range a.Calls {
 		calls = append(calls, c.Text)
