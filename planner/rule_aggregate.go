@@ -219,7 +219,6 @@ type aggPlan struct {
 	a        *Aggregate
 	keyNodes []ast.ExprNode
 	keyText  []string
-	calls    []ast.ExprNode
 	seen     map[string]int // aggregate call text -> index in a.Calls
 	row      *scope         // the scope over the aggregate row
 	having   bool           // compiling HAVING (a select alias may be named)
