@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"streamql/catalog"
 	"streamql/executor/agg"
@@ -48,6 +49,9 @@ type aggOp struct {
 	bufSel   [][]int32
 	used     int
 	lateIdx  int // index of its late part among the late parts, -1 without
+	// freed windows and groups, reused so that the steady state allocates nothing
+	freeWins   []*winState
+	freeGroups []*aggGroup
 }
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -61,8 +65,9 @@ type winState struct {
 
 // aggGroup is one group of a window: its key values and accumulators.
 type aggGroup struct {
-	first  int64 // arrival number of its first row
-	key    string
+	first  int64  // arrival number of its first row
+	key    string // keyb as a string (the index's key), valid while the group is in use
+	keyb   []byte
 	vals   []keyVal
 	states []agg.State
 }
@@ -171,7 +176,13 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 }
 
 func (o *aggOp) openWindow(win window.Win, pkey string) *winState {
-	ws := &winState{win: win, pkey: pkey, index: map[string]*aggGroup{}}
+	var ws *winState
+	if n := len(o.freeWins); n > 0 {
+		ws, o.freeWins = o.freeWins[n-1], o.freeWins[:n-1]
+		ws.win, ws.pkey = win, pkey
+	} else {
+		ws = &winState{win: win, pkey: pkey, index: map[string]*aggGroup{}}
+	}
 	o.open = append(o.open, ws)
 	o.minEnd = min(o.minEnd, win.End)
 	return ws
@@ -234,11 +245,15 @@ func (o *aggOp) mergeSession(into, s *winState) {
 				h.states[c].Merge(&o.a.Calls[c].Spec, &g.states[c])
 			}
 			h.first = min(h.first, g.first)
+			o.freeGroups = append(o.freeGroups, g)
 			continue
 		}
 		into.index[g.key] = g
 		into.groups = append(into.groups, g)
 	}
+	s.groups = s.groups[:0]
+	clear(s.index)
+	o.freeWins = append(o.freeWins, s)
 	slices.SortFunc(into.groups, func(x, y *aggGroup) int { return cmp64(x.first, y.first) })
 	for k, w := range o.open {
 		if w == s {
@@ -266,9 +281,12 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 	}
 	g := ws.index[string(o.keyBuf)]
 	if g == nil {
-		g = &aggGroup{first: o.seq, key: string(o.keyBuf), states: make([]agg.State, len(o.a.Calls))}
+		g = o.newGroup()
 		for k, v := range o.keys {
 			kv := keyVal{null: v.Null[i]}
+			if k < len(g.vals) {
+				kv.s = g.vals[k].s[:0] // reuse a freed group's buffer
+			}
 			if !kv.null {
 				switch o.a.Keys[k].Type {
 				case catalog.BigInt, catalog.Timestamp:
@@ -278,10 +296,14 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 				case catalog.Boolean:
 					kv.b = v.B[i]
 				case catalog.Varchar:
-					kv.s = append([]byte(nil), v.S[i]...)
+					kv.s = append(kv.s, v.S[i]...)
 				}
 			}
-			g.vals = append(g.vals, kv)
+			if k < len(g.vals) {
+				g.vals[k] = kv
+			} else {
+				g.vals = append(g.vals, kv)
+			}
 		}
 		ws.index[g.key] = g
 		ws.groups = append(ws.groups, g)
@@ -297,6 +319,43 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 		return o.grow(grew)
 	}
 	return nil
+}
+
+// newGroup returns an empty group for the key in o.keyBuf, a freed one when
+// there is one (its buffers reused).
+func (o *aggOp) newGroup() *aggGroup {
+	var g *aggGroup
+	if n := len(o.freeGroups); n > 0 {
+		g, o.freeGroups = o.freeGroups[n-1], o.freeGroups[:n-1]
+		for c := range g.states {
+			g.states[c].Reset()
+		}
+	} else {
+		g = &aggGroup{states: make([]agg.State, len(o.a.Calls)), vals: make([]keyVal, 0, len(o.a.Keys))}
+	}
+	g.first = o.seq
+	g.keyb = append(g.keyb[:0], o.keyBuf...)
+	g.key = ""
+	if len(g.keyb) > 0 {
+		// the index's key shares the group's bytes: they change only once the
+		// group is freed, after it left every index
+		g.key = unsafe.String(&g.keyb[0], len(g.keyb))
+	}
+	return g
+}
+
+// release frees the windows (and their groups) for reuse.
+func (o *aggOp) release(wins []*winState) {
+	for _, ws := range wins {
+		if ws.index == nil {
+			continue // the one row of a global aggregate over no rows
+		}
+		o.freeGroups = append(o.freeGroups, ws.groups...)
+		clear(ws.groups)
+		ws.groups = ws.groups[:0]
+		clear(ws.index)
+		o.freeWins = append(o.freeWins, ws)
+	}
 }
 
 func (o *aggOp) grow(n int64) error {
@@ -372,6 +431,7 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 	freed = min(freed, o.bytes)
 	o.bytes -= freed
 	o.acct.Grow(-freed)
+	o.release(fired)
 	clear(fired)
 	return stop, err
 }

@@ -439,6 +439,15 @@ func exactSum(p []float64, exact *big.Rat) *big.Rat {
 	return r
 }
 
+// smallSum returns the BIGINT sum when it is exact as a double (|sum| <= 2^53).
+func (st *State) smallSum() (int64, bool) {
+	s := int64(st.lo)
+	if (st.hi == 0 && s >= 0 || st.hi == -1 && s < 0) && s <= 1<<53 && s >= -(1<<53) {
+		return s, true
+	}
+	return 0, false
+}
+
 // bigSum returns the 128-bit BIGINT sum as a rational.
 func (st *State) bigSum() *big.Rat {
 	v := new(big.Int).SetInt64(st.hi)
@@ -587,6 +596,10 @@ func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
 		out.F[i] = st.doubleSum()
 	case Avg:
 		if sp.Arg == catalog.BigInt {
+			if s, ok := st.smallSum(); ok && st.n < 1<<53 {
+				out.F[i] = float64(s) / float64(st.n) // both exact: one rounding
+				return
+			}
 			r := st.bigSum()
 			r.Quo(r, new(big.Rat).SetInt64(st.n))
 			out.F[i], _ = r.Float64()
@@ -598,6 +611,14 @@ func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
 		}
 		if !st.nonNegZero {
 			out.F[i] = math.Copysign(0, -1)
+			return
+		}
+		if st.big1 == nil && len(st.s1) <= 1 && st.n < 1<<53 {
+			s := 0.0
+			if len(st.s1) == 1 {
+				s = st.s1[0]
+			}
+			out.F[i] = s / float64(st.n) // the exact sum is one double: one rounding
 			return
 		}
 		r := exactSum(st.s1, st.big1)
