@@ -52,6 +52,7 @@ type aggOp struct {
 	// freed windows and groups, reused so that the steady state allocates nothing
 	freeWins   []*winState
 	freeGroups []*aggGroup
+	lastWs     *winState // the window of the last row (TUMBLE, HOP), nil after a firing
 }
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -163,10 +164,13 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 			continue // fired: the row joins the open ones only
 		}
 		took = true
-		ws := o.byWin[win]
-		if ws == nil {
-			ws = o.openWindow(win, "")
-			o.byWin[win] = ws
+		ws := o.lastWs
+		if ws == nil || ws.win != win {
+			if ws = o.byWin[win]; ws == nil {
+				ws = o.openWindow(win, "")
+				o.byWin[win] = ws
+			}
+			o.lastWs = ws
 		}
 		if err := o.addTo(ws, b, i); err != nil {
 			return false, err
@@ -276,10 +280,24 @@ func cmp64(a, b int64) int {
 // addTo adds row i to its group of window ws.
 func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 	o.keyBuf = o.keyBuf[:0]
-	for k, v := range o.keys {
-		o.keyBuf = agg.AppendKeyFramed(o.keyBuf, o.a.Keys[k].Type, v, i)
+	if len(o.keys) == 1 { // one key needs no framing
+		o.keyBuf = agg.Key(o.keyBuf, o.a.Keys[0].Type, o.keys[0], i)
+	} else {
+		for k, v := range o.keys {
+			o.keyBuf = agg.AppendKeyFramed(o.keyBuf, o.a.Keys[k].Type, v, i)
+		}
 	}
-	g := ws.index[string(o.keyBuf)]
+	var g *aggGroup
+	if len(ws.groups) <= 8 { // a few groups: comparing keys beats hashing them
+		for _, h := range ws.groups {
+			if string(h.keyb) == string(o.keyBuf) {
+				g = h
+				break
+			}
+		}
+	} else {
+		g = ws.index[string(o.keyBuf)]
+	}
 	if g == nil {
 		g = o.newGroup()
 		for k, v := range o.keys {
@@ -346,6 +364,7 @@ func (o *aggOp) newGroup() *aggGroup {
 
 // release frees the windows (and their groups) for reuse.
 func (o *aggOp) release(wins []*winState) {
+	o.lastWs = nil
 	for _, ws := range wins {
 		if ws.index == nil {
 			continue // the one row of a global aggregate over no rows

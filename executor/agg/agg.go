@@ -125,9 +125,25 @@ func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	if v.Null[i] {
 		return 0
 	}
+	if fixedSize(sp) {
+		st.add(sp, v, i, seq)
+		return 0
+	}
 	before := st.caps()
 	st.add(sp, v, i, seq)
 	return st.caps() - before
+}
+
+// fixedSize reports whether sp's state never grows (COUNT, and MIN, MAX,
+// FIRST_VALUE, LAST_VALUE of a type other than VARCHAR).
+func fixedSize(sp *Spec) bool {
+	switch sp.Func {
+	case Count:
+		return !sp.Distinct
+	case Min, Max, First, Last:
+		return sp.Arg != catalog.Varchar
+	}
+	return false
 }
 
 // caps is the bytes of the state's growing buffers (distinct values counted by
