@@ -793,6 +793,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 		}
 	}
 	ao.finishParts()
+	ao.countLate(ctx)
 	return ao.down.Push(ctx, port, out)
 }
 
@@ -820,10 +821,22 @@ func (ao *aggOperator) cut(ctx context.Context, port Port, i int) error {
 	}
 	r.Bad = r.Bad[:nb]
 	ao.finishParts()
+	ao.countLate(ctx)
 	if err := ao.down.Push(ctx, port, r); err != nil {
 		return err
 	}
 	return errLimitReached
+}
+
+// countLate adds the batch's late rows to the live status (SPEC 4: late rows).
+func (ao *aggOperator) countLate(ctx context.Context) {
+	n := 0
+	for _, s := range ao.lateSel {
+		n += len(s)
+	}
+	if lv := liveOf(ctx); lv != nil && n > 0 {
+		lv.Late.Add(int64(n))
+	}
 }
 
 func (ao *aggOperator) markLate(k int, o *aggOp, i int) {
