@@ -49,8 +49,10 @@ func ruleProjection(sp *selectPlan) error {
 		}
 		colName := f.AsName.O
 		if colName == "" {
-			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok && st.Column(cn.Name.Name.O) >= 0 {
 				colName = st.Columns[st.Column(cn.Name.Name.O)].Name
+			} else if ok { // a window column (SPEC 2.4): its own name
+				colName = e.Text
 			} else if t := strings.TrimSpace(f.Text()); t != "" {
 				colName = t
 			} else {

@@ -1,0 +1,65 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"streamql/cmd/streamql/cli"
+)
+
+// TestWindowSemantics: SPEC 2.4 rules checked by hand, one script each, csv
+// without --side-dir (every output's lines in output order, prefixed by their
+// output when the job has side outputs; the default 'late' output on stderr).
+func TestWindowSemantics(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ev := write("ev.csv", "a,1000\nx,2000\na,11000\nx,12000\na,25000\n")
+	num := write("num.csv", "a,1000,1.0\nb,,2.0\na,2500,NaN\nb,3000,-0.0\na,4000,0.0\nc,5000,NaN\n")
+	ddlEv := "CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='" + ev + "');\n"
+	ddlNum := "CREATE STREAM p (k VARCHAR, ts BIGINT, x DOUBLE) WITH ('connector'='file', 'path'='" + num + "');\n"
+	cases := []struct {
+		name, script, stdout, stderr string
+	}{
+		{"a LIMIT reached by a firing ends the job there",
+			ddlEv + "SELECT k, ts INTO SIDE 'xs' FROM s WHERE k = 'x';\nSELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end LIMIT 1;",
+			// [0,10000) fires after a@11000, giving main its one row: x@12000 is not read
+			"output,k,ts\nxs,x,2000\noutput,window_start,n\nmain,0,1\n", ""},
+		{"a LIMIT on the main query: an aggregating side branch emits nothing",
+			ddlEv + "SELECT COUNT(*) AS n INTO SIDE 'cnt' FROM s WHERE k = 'x';\nSELECT k FROM s LIMIT 1;",
+			"output,k\nmain,a\n", ""},
+		{"an aggregating side branch at the stream's end",
+			ddlEv + "SELECT COUNT(*) AS n INTO SIDE 'cnt' FROM s WHERE k = 'x';\nSELECT k FROM s WHERE ts > 20000;",
+			"output,k\nmain,a\noutput,n\ncnt,2\n", ""},
+		{"a global aggregate over no rows gives one row, which HAVING may remove",
+			ddlEv + "SELECT COUNT(*) AS n, SUM(ts) AS s, MAX(k) AS m FROM s WHERE ts < 0;\nSELECT COUNT(*) AS n FROM s WHERE ts < 0 HAVING n > 0;",
+			"n,s,m\n0,,\nn\n", ""},
+		{"DOUBLE keys group as Double.equals, NULL keys one group",
+			ddlNum + "SELECT x, COUNT(*) AS n FROM p GROUP BY x;\nSELECT ts IS NULL AS nt, COUNT(*) AS n FROM p GROUP BY ts IS NULL;",
+			"x,n\n1.0,1\n2.0,1\nNaN,2\n-0.0,1\n0.0,1\nnt,n\nfalse,5\ntrue,1\n", ""},
+		{"a window TVF without aggregation: each row once per window, a NULL t late",
+			ddlNum + "SELECT k, ts, window_start, window_end FROM TABLE(HOP(TABLE p, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '4' SECOND)) WHERE k = 'b';",
+			"k,ts,window_start,window_end\nb,3000,0,4000\nb,3000,2000,6000\n", "late> b,,2.0\n"},
+		{"MIN and MAX of DOUBLE in Double.compare order; VAR_SAMP of one value",
+			ddlNum + "SELECT k, MIN(x) AS mn, MAX(x) AS mx, VAR_SAMP(x) AS v, VAR_POP(x) AS vp, FIRST_VALUE(x) AS f, LAST_VALUE(x) AS l FROM p GROUP BY k;",
+			"k,mn,mx,v,vp,f,l\na,0.0,NaN,NaN,NaN,1.0,0.0\nb,-0.0,2.0,2.0,1.0,2.0,-0.0\nc,NaN,NaN,,NaN,NaN,NaN\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := cli.Run(context.Background(), []string{"--format", "csv", "-e", c.script}, strings.NewReader(""), &out, &errb)
+			if code != 0 || out.String() != c.stdout || !strings.Contains(errb.String(), c.stderr) {
+				t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant it to hold %q", code, out.String(), c.stdout, errb.String(), c.stderr)
+			}
+		})
+	}
+}
