@@ -63,3 +63,30 @@ func TestWindowSemantics(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowStateBudget: window state counts against 'state.max-bytes' (SPEC 1,
+// 2.4): the job stops with exit 1 and a message naming the operator and what grew.
+func TestWindowStateBudget(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; i < 5000; i++ {
+		sb.WriteString("k")
+		sb.WriteString(strings.Repeat("x", i%7))
+		sb.WriteString(",")
+		sb.WriteString(strings.Repeat("1", 1+i%5))
+		sb.WriteString(",1\n")
+	}
+	for i := 0; i < 5000; i++ { // many distinct keys in one open window
+		sb.WriteString("key" + strings.Repeat("y", i%3) + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26)) + ",5,1\n")
+	}
+	p := filepath.Join(t.TempDir(), "many.csv")
+	if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "SET 'state.max-bytes' = '64KiB';\nCREATE STREAM m (k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='" + p + "');\n" +
+		"SELECT window_start, k, COUNT(*) FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end, k;"
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"--format", "csv", "-e", script}, strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "'state.max-bytes'") || !strings.Contains(errb.String(), "the aggregate of SELECT window_start, k") || !strings.Contains(errb.String(), "open windows × groups") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
