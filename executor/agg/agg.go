@@ -637,6 +637,12 @@ func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
 			out.F[i] = s / float64(st.n) // the exact sum is one double: one rounding
 			return
 		}
+		if st.big1 == nil {
+			if q, ok := quoRound(st.s1, st.n); ok {
+				out.F[i] = q
+				return
+			}
+		}
 		r := exactSum(st.s1, st.big1)
 		r.Quo(r, new(big.Rat).SetInt64(st.n))
 		out.F[i], _ = r.Float64()
@@ -706,6 +712,9 @@ func (st *State) doubleSum() float64 {
 			return 0
 		}
 		return st.s1[0]
+	}
+	if st.big1 == nil {
+		return fsumRound(st.s1)
 	}
 	f, _ := exactSum(st.s1, st.big1).Float64()
 	return f
