@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"streamql/catalog"
+	"streamql/executor/records"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
@@ -60,31 +61,8 @@ type group struct {
 // the malformed rows' raw text) into memory of its own, so the source may be
 // called again.
 func (g *group) detach(k int) {
-	b := g.b[k]
-	for _, v := range b.Cols {
-		if v.Type != catalog.Varchar {
-			continue
-		}
-		for i := 0; i < b.N; i++ {
-			if !v.Null[i] {
-				v.SetString(i, v.S[i])
-			}
-		}
-	}
-	bad := g.bad[k]
-	if len(bad) == 0 {
-		return
-	}
-	start := len(g.raw)
-	for _, x := range bad {
-		g.raw = append(g.raw, x.Raw...)
-	}
-	off := start
-	for j := range bad {
-		n := len(bad[j].Raw)
-		bad[j].Raw = g.raw[off : off+n : off+n]
-		off += n
-	}
+	g.b[k].OwnStrings()
+	g.raw = records.OwnRaw(g.raw, g.bad[k])
 }
 
 // runPrefetched is run with a producer goroutine decoding ahead. It returns

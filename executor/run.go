@@ -188,6 +188,9 @@ func runBudget(ctx context.Context, job *planner.Job, src Source, sink Sink, sta
 	}
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
+		if cr := parallelReader(job, src); cr != nil {
+			return runChunked(ctx, cr, p)
+		}
 		return runPrefetched(ctx, job, src, p)
 	}
 	b := vector.NewBatch(job.BatchTypes)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"streamql/catalog"
+	"streamql/executor/chunked"
 	"streamql/executor/textenc"
 	"streamql/executor/vector"
 )
@@ -76,7 +77,36 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 		f.Close()
 		return nil, err
 	}
-	return &fileSource{f: f, dec: dec, pos: pos, total: total, used: -1}, nil
+	header := st.Options["format"] != "json" && st.Options["csv.header"] == "true"
+	return &fileSource{f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}, nil
+}
+
+// Parallel makes the file be decoded on workers goroutines, in chunks of
+// chunked.DefaultChunkSize bytes merged in file order (executor/chunked, issue
+// 15 item 3), into batches of types (the job's batch types: the stream's
+// columns first). The Reader it returns gives the rows instead of Next
+// (the same rows, positions and malformed rows); Close stops it. It returns
+// nil, and Next goes on as before, when splitting is not safe or not worth it:
+// a decoder that cannot be restarted on a chunk (an 'encoding' other than
+// UTF-8, whose line ends are not found byte-wise), stdin, fewer than 2
+// workers, or a file smaller than two chunks.
+func (s *fileSource) Parallel(types []catalog.Type, workers int) *chunked.Reader {
+	redo, ok := s.dec.(chunked.Decoder)
+	if !ok || s.keep || s.newDec == nil || workers < 2 || s.total < 2*chunked.DefaultChunkSize || s.par != nil {
+		return nil
+	}
+	decs := make([]chunked.Decoder, workers)
+	for i := range decs {
+		d, err := s.newDec(nil) // restarted on each chunk
+		if err != nil {
+			return nil
+		}
+		if decs[i], ok = d.(chunked.Decoder); !ok {
+			return nil
+		}
+	}
+	s.par = chunked.New(s.f, s.total, decs, redo, types, chunked.Options{Header: s.header})
+	return s.par
 }
 
 // ctxReader reads r until ctx is done, then returns ctx's error: the decoders'
@@ -105,6 +135,11 @@ type fileSource struct {
 	// usedLines is told at Close how many input lines the job consumed
 	// (stdin's line base, SPEC 1); may be nil.
 	usedLines func(lines int64)
+	// For Parallel: the stream's decoder maker, whether it has csv.header,
+	// and the parallel reader once made.
+	newDec NewDecoder
+	header bool
+	par    *chunked.Reader
 }
 
 // Unread implements Unreader: for stdin, Close puts the file's offset back to
@@ -118,9 +153,17 @@ func (s *fileSource) Next(b *vector.Batch, bad *[]BadRow) error { return s.dec.D
 
 func (s *fileSource) Position(line int64) string { return s.pos(line) }
 
-func (s *fileSource) Progress() (int64, int64) { return s.dec.BytesRead(), s.total }
+func (s *fileSource) Progress() (int64, int64) {
+	if s.par != nil {
+		return s.par.BytesRead(), s.total
+	}
+	return s.dec.BytesRead(), s.total
+}
 
 func (s *fileSource) Close() error {
+	if s.par != nil {
+		s.par.Close()
+	}
 	if s.keep {
 		// stdin stays open for the session's next job, which reads on from
 		// the end of the last row used: what the decoder read ahead goes back.

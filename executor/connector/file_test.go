@@ -3,12 +3,19 @@ package connector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"streamql/catalog"
+	"streamql/executor/chunked"
+	"streamql/executor/vector"
 )
 
 func TestFileBounded(t *testing.T) {
@@ -106,5 +113,108 @@ func TestFileFollow(t *testing.T) {
 	}
 	if err := waitErr(t, 5*time.Second, src.Close); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFileParallel: a bounded file of more than two chunks decoded by
+// Parallel gives the rows, positions and malformed rows Next gives, in order,
+// with a quoted field spanning lines across a chunk end; the progress reaches
+// the file's size. A small file, or one worker, keeps Next.
+func TestFileParallel(t *testing.T) {
+	st := newStream(t, kv, "file", "path", "in.csv")
+	var sb strings.Builder
+	for i := 0; sb.Len() < 3*chunked.DefaultChunkSize; i++ {
+		switch i % 1000 {
+		case 7:
+			sb.WriteString("\"multi\n" + strings.Repeat("line\n", 40000) + "\",7\n") // 200 KB in one quoted field
+		case 8:
+			sb.WriteString("bad,x\n")
+		default:
+			sb.WriteString("k" + strconv.Itoa(i) + "," + strconv.Itoa(i) + "\n")
+		}
+	}
+	path := filepath.Join(st.BaseDir, "in.csv")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(par bool) []string {
+		src, err := OpenFile(context.Background(), st, csvDec(st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		var out []string
+		add := func(b *vector.Batch, bad []BadRow) {
+			j := 0
+			for i := range b.N + 1 {
+				for ; j < len(bad) && bad[j].Index == i; j++ { // in order among the rows
+					out = append(out, fmt.Sprintf("bad %s %s", src.Position(bad[j].Line), bad[j].Reason))
+				}
+				if i < b.N {
+					out = append(out, fmt.Sprintf("%s %d %d", src.Position(b.Pos[i]), len(b.Cols[0].S[i]), b.Cols[1].I[i]))
+				}
+			}
+		}
+		if par {
+			pr := src.(*fileSource).Parallel(append(st.Types(), catalog.Boolean), 2)
+			if pr == nil {
+				t.Fatal("Parallel refused a 3 MiB csv file")
+			}
+			for {
+				b, bad, err := pr.Next()
+				if err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				add(b, bad)
+			}
+		} else {
+			b := vector.NewBatch(st.Types())
+			for {
+				var bad []BadRow
+				err := src.Next(b, &bad)
+				if err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				add(b, bad)
+			}
+		}
+		if read, total := src.Progress(); read != total || total != int64(sb.Len()) {
+			t.Errorf("parallel %v: progress %d/%d of %d bytes", par, read, total, sb.Len())
+		}
+		return out
+	}
+	want, got := read(false), read(true)
+	if !slices.Equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("row %d: parallel %s, sequential %s", i, got[i], want[i])
+			}
+		}
+		t.Fatalf("parallel %d rows, sequential %d", len(got), len(want))
+	}
+
+	small := newStream(t, kv, "file", "path", "small.csv")
+	if err := os.WriteFile(filepath.Join(small.BaseDir, "small.csv"), []byte("a,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := OpenFile(context.Background(), small, csvDec(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if src.(*fileSource).Parallel(small.Types(), 2) != nil {
+		t.Error("Parallel split a 4-byte file")
+	}
+	src2, err := OpenFile(context.Background(), st, csvDec(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src2.Close()
+	if src2.(*fileSource).Parallel(st.Types(), 1) != nil {
+		t.Error("Parallel with one worker")
 	}
 }

@@ -54,6 +54,10 @@ type Options struct {
 	// source stopped (a later job reading stdin, SPEC 1): a BOM and the header
 	// line are only at the very start, so neither is skipped here.
 	Continues bool
+	// HeaderPending and Limit are records.Config's: for a chunk of a file
+	// decoded on its own (executor/chunked; see Restart).
+	HeaderPending bool
+	Limit         int64
 }
 
 // LineChecker reports input lines found malformed before decoding (by the
@@ -147,13 +151,32 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		}
 	}
 	d.fields = make([]field, 0, len(types)+1)
-	d.r.Init(r, (*format)(d), records.Config{
-		Name: "csv", Types: types, BufSize: bufSize, Header: opts.Header,
-		Lines: opts.Lines, MaxRecord: opts.MaxRecord, Err: d.optErr,
-		Continues: opts.Continues,
-	})
+	d.init(r)
 	return d
 }
+
+func (d *Decoder) init(r io.Reader) {
+	d.pendPos, d.pendState, d.pendQuoted, d.qValid = 0, stFieldStart, false, false
+	d.recQuoted, d.recUnclosed = false, false
+	d.r.Init(r, (*format)(d), records.Config{
+		Name: "csv", Types: d.types, BufSize: bufSize, Header: d.opts.Header,
+		Lines: d.opts.Lines, MaxRecord: d.opts.MaxRecord, Err: d.optErr,
+		Continues: d.opts.Continues, HeaderPending: d.opts.HeaderPending, Limit: d.opts.Limit,
+	})
+}
+
+// Restart makes d read r from its start, as a new decoder with d's names,
+// types and options but for s (Options.Continues, HeaderPending, Limit), for a
+// chunk of a file decoded on its own (executor/chunked). It reuses d's memory:
+// what the last Decode gave is invalid from then on.
+func (d *Decoder) Restart(r io.Reader, s records.Span) {
+	d.opts.Continues, d.opts.HeaderPending, d.opts.Limit = s.Continues, s.HeaderPending, s.Limit
+	d.init(r)
+}
+
+// End tells where d stopped once Decode returned io.EOF: at Options.Limit
+// (records.End).
+func (d *Decoder) End() records.End { return d.r.End() }
 
 // BytesRead returns the number of bytes read from the reader so far (a BOM
 // included), for progress reporting.

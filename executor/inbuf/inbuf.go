@@ -90,8 +90,15 @@ type Buffer struct {
 // Init makes b read src into a buffer of size bytes (at least 1), which grows
 // when one record fills it. name prefixes the error Fill returns for a source
 // that breaks the io.Reader contract.
+//
+// A Buffer used before may be Init again: its memory is reused when it is at
+// least size bytes, so every slice it gave is invalid from then on.
 func (b *Buffer) Init(src io.Reader, size int, name string) {
-	*b = Buffer{src: src, name: name, buf: make([]byte, max(size, 1))}
+	buf := b.buf[:cap(b.buf)]
+	if len(buf) < max(size, 1) {
+		buf = make([]byte, max(size, 1))
+	}
+	*b = Buffer{src: src, name: name, buf: buf}
 }
 
 // SetMax bounds the buffer's growth: Fill grows it to at most n bytes (n > 0),

@@ -58,6 +58,9 @@ type Options struct {
 	// source stopped (a later job reading stdin, SPEC 1): a BOM is only at the
 	// very start, so none is skipped here.
 	Continues bool
+	// Limit is records.Config's: for a chunk of a file decoded on its own
+	// (executor/chunked; see Restart).
+	Limit int64
 }
 
 // BadRow is a malformed line; see records.BadRow (one line is one record here).
@@ -119,12 +122,30 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 			d.index[n] = j
 		}
 	}
-	d.r.Init(r, (*format)(d), records.Config{
-		Name: "json", Types: types, BufSize: bufSize, Lines: opts.Lines, MaxRecord: opts.MaxRecord,
-		Continues: opts.Continues,
-	})
+	d.init(r)
 	return d
 }
+
+func (d *Decoder) init(r io.Reader) {
+	d.pendPos, d.hint = 0, 0
+	d.r.Init(r, (*format)(d), records.Config{
+		Name: "json", Types: d.types, BufSize: bufSize, Lines: d.opts.Lines, MaxRecord: d.opts.MaxRecord,
+		Continues: d.opts.Continues, Limit: d.opts.Limit,
+	})
+}
+
+// Restart makes d read r from its start, as a new decoder with d's names,
+// types and options but for s (Options.Continues, Limit; json has no header),
+// for a chunk of a file decoded on its own (executor/chunked). It reuses d's
+// memory: what the last Decode gave is invalid from then on.
+func (d *Decoder) Restart(r io.Reader, s records.Span) {
+	d.opts.Continues, d.opts.Limit = s.Continues, s.Limit
+	d.init(r)
+}
+
+// End tells where d stopped once Decode returned io.EOF: at Options.Limit
+// (records.End).
+func (d *Decoder) End() records.End { return d.r.End() }
 
 // BytesRead returns the number of bytes read from the reader so far (a BOM
 // included), for progress reporting.

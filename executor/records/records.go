@@ -40,6 +40,23 @@ type BadRow struct {
 	Reason string
 }
 
+// OwnRaw copies the Raw texts of bad, which point into a decoder's buffer,
+// into arena (appended) and points them there, so they outlive the decoder's
+// next call; it returns arena. Decoding ahead and in chunks use it
+// (executor/prefetch.go, executor/chunked); arena is reset and reused.
+func OwnRaw(arena []byte, bad []BadRow) []byte {
+	off := len(arena)
+	for _, x := range bad {
+		arena = append(arena, x.Raw...)
+	}
+	for j := range bad {
+		n := len(bad[j].Raw)
+		bad[j].Raw = arena[off : off+n : off+n]
+		off += n
+	}
+	return arena
+}
+
 // LineChecker reports input lines found malformed before decoding (by the
 // 'encoding' layer, textenc.Reader). Check is called once per record, in input
 // order, with the record's first and last line and its text without its final
@@ -107,6 +124,33 @@ type Config struct {
 	// source stopped (the session's stdin, SPEC 1): a BOM or header is only at
 	// the very start of the source, so neither is skipped.
 	Continues bool
+	// HeaderPending, with Continues, says the header (Header) has not been met
+	// yet where this input starts: a chunk of a file read in parallel
+	// (executor/chunked) that follows chunks of blank lines only.
+	HeaderPending bool
+	// Limit, when > 0, ends the input before the first record (or blank line)
+	// that starts at or after Limit bytes of it, counted from the reader's
+	// first byte: Decode returns io.EOF there, and End tells where it
+	// stopped. A record that starts before Limit is read whole, past it. It is
+	// how a chunk of a file is decoded on its own (executor/chunked).
+	Limit int64
+}
+
+// Span is where a decoder restarted on a part of a file reads (a chunk,
+// executor/chunked): its Config's Continues, HeaderPending and Limit.
+type Span struct {
+	Continues     bool  // the part starts after the file's first byte: no BOM, no header unless HeaderPending
+	HeaderPending bool  // with Continues: the header line is still to come
+	Limit         int64 // stop before the first record starting at or after Limit bytes (0: none)
+}
+
+// End is where a Reader stopped: the input offset in bytes of the first
+// record it did not read (at Config.Limit or past it, or the end of input),
+// that record's 1-based line, and whether the header line was met.
+type End struct {
+	Offset     int64
+	Line       int64
+	HeaderDone bool
 }
 
 // Reader is the record loop of one input: a field of its decoder (used in
@@ -122,6 +166,8 @@ type Reader struct {
 	in         inbuf.Buffer // in.Data() is the input not yet consumed
 	line       int64        // line number of the record starting at in.Data()
 	headerDone bool
+	limit      int64 // Config.Limit
+	stopped    bool  // the next record starts at or after limit
 
 	// An oversized record being skipped (longer than maxRec): its first bytes,
 	// its first line and the lines it has spanned so far.
@@ -141,9 +187,12 @@ type Reader struct {
 	badEnds    [vector.Cap]int
 }
 
-// Init makes r read src with format f and configuration c.
+// Init makes r read src with format f and configuration c. A Reader used
+// before may be Init again: its buffer is reused when it is large enough, so
+// the rows and raw texts it gave are invalid from then on.
 func (r *Reader) Init(src io.Reader, f Format, c Config) {
-	*r = Reader{f: f, name: c.Name, types: c.Types, header: c.Header, lines: c.Lines, err: c.Err, line: 1}
+	in := r.in
+	*r = Reader{f: f, name: c.Name, types: c.Types, header: c.Header, lines: c.Lines, err: c.Err, line: 1, in: in, limit: c.Limit}
 	r.maxRec = c.MaxRecord
 	if r.maxRec <= 0 {
 		r.maxRec = inbuf.DefaultMaxRecord
@@ -152,8 +201,14 @@ func (r *Reader) Init(src io.Reader, f Format, c Config) {
 	r.in.SetMax(r.maxRec + 2) // a record of maxRec bytes and its CRLF
 	if c.Continues {
 		r.in.SkipBOM(nil)
-		r.headerDone = true
+		r.headerDone = !c.HeaderPending
 	}
+}
+
+// End returns where r stopped (see End); meaningful once Decode returned
+// io.EOF.
+func (r *Reader) End() End {
+	return End{Offset: r.in.BytesRead() - int64(len(r.in.Data())), Line: r.line, HeaderDone: r.headerDone}
 }
 
 // BytesRead returns the number of bytes read from the source so far (a BOM
@@ -204,6 +259,9 @@ func (r *Reader) Decode(b *vector.Batch, bad *[]BadRow) error {
 			// Return the rows before reading again: they point into the buffer,
 			// which Fill moves, and on a live source the next read may block.
 			return nil
+		}
+		if r.stopped {
+			return io.EOF
 		}
 		r.f.Refilled()
 		err := r.in.Fill()
@@ -261,6 +319,10 @@ func (r *Reader) next(b *vector.Batch, bad *[]BadRow) bool {
 	}
 	for {
 		data := r.in.Data()
+		if r.limit > 0 && !r.over && r.in.BytesRead()-int64(len(data)) >= r.limit {
+			r.stopped = true
+			return false
+		}
 		if len(data) == 0 && (!r.over || !r.in.EOF()) {
 			return false // (the input's end still ends a record being skipped)
 		}

@@ -167,3 +167,63 @@ func TestReaderNoAllocs(t *testing.T) {
 		t.Errorf("Decode allocates %v times per batch, want 0", allocs)
 	}
 }
+
+// TestReaderLimit: with Config.Limit the input ends before the first record
+// (or blank line) that starts at or after Limit bytes, and End tells that
+// record's offset and line; a record starting before Limit is read whole.
+// Continues with HeaderPending still skips the header (a chunk of a file,
+// executor/chunked); Init again reuses the reader.
+func TestReaderLimit(t *testing.T) {
+	in := "\xEF\xBB\xBFab\ncd\n\nlonger record\nz\n" // records start at 3, 6, 9 (blank), 10, 24
+	for _, tc := range []struct {
+		limit int64
+		want  string
+		end   records.End
+	}{
+		{1, "", records.End{Offset: 3, Line: 1}},
+		{4, "1:ab", records.End{Offset: 6, Line: 2, HeaderDone: true}},
+		{6, "1:ab", records.End{Offset: 6, Line: 2, HeaderDone: true}},
+		{9, "1:ab|2:cd", records.End{Offset: 9, Line: 3, HeaderDone: true}},
+		{10, "1:ab|2:cd", records.End{Offset: 10, Line: 4, HeaderDone: true}},
+		{11, "1:ab|2:cd|4:longer record", records.End{Offset: 24, Line: 5, HeaderDone: true}},
+		{100, "1:ab|2:cd|4:longer record|5:z", records.End{Offset: 26, Line: 6, HeaderDone: true}},
+	} {
+		var r records.Reader
+		for range 2 { // the second time through Init again
+			r.Init(iotest.OneByteReader(strings.NewReader(in)), &lines{}, records.Config{Name: "toy", Types: types, BufSize: 2, Limit: tc.limit})
+			var got []string
+			b := vector.NewBatch(types)
+			for {
+				var bad []records.BadRow
+				err := r.Decode(b, &bad)
+				if err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				for i := range b.N {
+					got = append(got, strconv.FormatInt(b.Pos[i], 10)+":"+string(b.Cols[0].S[i]))
+				}
+			}
+			if strings.Join(got, "|") != tc.want || r.End() != tc.end {
+				t.Errorf("limit %d: %q, end %+v; want %q, end %+v", tc.limit, got, r.End(), tc.want, tc.end)
+			}
+		}
+	}
+	got := readAll(t, "\n\nname\nx\n", records.Config{Name: "toy", BufSize: 2, Header: true, Continues: true, HeaderPending: true})
+	if strings.Join(got, "|") != "4:x" {
+		t.Errorf("HeaderPending: %q, want the header on line 3 skipped", got)
+	}
+}
+
+// TestOwnRaw: the malformed rows' raw texts are copied into the arena (after
+// what it held) and stay whole when the buffer they pointed into changes.
+func TestOwnRaw(t *testing.T) {
+	buf := []byte("bad one|bad two")
+	bad := []records.BadRow{{Raw: buf[:7]}, {Raw: buf[8:]}, {Raw: buf[:0]}}
+	arena := records.OwnRaw([]byte("kept"), bad)
+	copy(buf, "###############")
+	if string(arena[:4]) != "kept" || string(bad[0].Raw) != "bad one" || string(bad[1].Raw) != "bad two" || len(bad[2].Raw) != 0 {
+		t.Fatalf("arena %q, raws %q %q %q", arena, bad[0].Raw, bad[1].Raw, bad[2].Raw)
+	}
+}

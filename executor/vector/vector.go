@@ -103,6 +103,23 @@ func (b *Batch) ShareRows(src *Batch, n int) {
 	b.N = n
 }
 
+// OwnStrings copies the VARCHAR values of rows 0..N-1 into b's own arenas, so
+// they outlive the memory they pointed into (a decoder's read buffer that the
+// decoder reuses on its next call): decoding ahead (executor/prefetch.go) and
+// in chunks (executor/chunked). The arenas grow to fit, then are reused.
+func (b *Batch) OwnStrings() {
+	for _, v := range b.Cols {
+		if v.S == nil {
+			continue
+		}
+		for i := range b.N {
+			if !v.Null[i] {
+				v.SetString(i, v.S[i])
+			}
+		}
+	}
+}
+
 // AppendRows appends rows [from, to) of src to b, strings copied into b's
 // arenas (so they outlive src). A column of b whose type differs from src's
 // (catalog.Unknown: a column not kept, as the event-time join's held rows) is

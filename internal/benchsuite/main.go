@@ -1,0 +1,380 @@
+//go:build unix
+
+// Command benchsuite is the benchmark suite of issue 15: it times streamql's
+// own jobs on one generated sensor input, in one run, against the
+// hand-written Go floor (the split job with no engine, as
+// ../shared/bench/floor), and prints one table: wall seconds, rows/s, MB/s of
+// input, peak RSS, and the ratio job wall / floor wall (lower is better; 1.0
+// is as fast as the hand-written loop).
+//
+//	go run ./internal/benchsuite [-bin STREAMQL] [-rows N] [-runs K] [-dir CACHE]
+//
+// The jobs: split (the sensor split to csv side files, SPEC 2.1), late rows (a
+// watermark and a late side branch, SPEC 2.3), semi join (IN a 4-row stream,
+// SPEC 2.2), JSON input (the split over the same rows as json lines), and
+// table output (the split with --format table). The split job's outputs
+// must equal the floor's, byte for byte. Each job and the floor run
+// alternately K times (after one warm-up round, not counted); the medians are
+// printed. Without -bin it builds ./cmd/streamql first. The input (default
+// 2,000,000 rows, about 54 MB; the same seed always gives the same bytes) is
+// cached in -dir. Figures depend on the machine and its load: compare runs of
+// the same machine only. Peak RSS is getrusage's, which on Linux is at least
+// the suite's own RSS when it starts the job (about 10 MiB).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// job is one benchmark job: its script (paths relative to the cache folder)
+// and streamql's flags besides -f.
+type job struct {
+	name   string
+	input  string // the input file whose size MB/s counts
+	script string
+	flags  []string
+}
+
+const sensorsDDL = `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE%s)
+  WITH ('connector' = 'file', 'path' = '%s', 'format' = '%s');
+`
+
+const splitSQL = `SELECT deviceNo, temperature INTO SIDE 'low-tmp' FROM sensors WHERE temperature < 10;
+SELECT deviceNo, temperature INTO SIDE 'high-tmp' FROM sensors WHERE temperature > 70;
+SELECT * FROM sensors;
+`
+
+func jobs() []job {
+	return []job{
+		{"split", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + splitSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{"late rows", "sensors.csv", fmt.Sprintf(sensorsDDL, ", WATERMARK FOR ts AS ts", "sensors.csv", "csv") +
+			"SELECT deviceNo, ts INTO SIDE 'late' FROM sensors WHERE ts < CURRENT_WATERMARK(ts);\nSELECT * FROM sensors;\n",
+			[]string{"--format", "csv", "--side-dir", "OUT"}},
+		{"semi join", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") +
+			"CREATE STREAM devices (deviceNo VARCHAR) WITH ('connector' = 'file', 'path' = 'devices.csv', 'format' = 'csv');\n" +
+			"SELECT * FROM sensors WHERE deviceNo IN (SELECT deviceNo FROM devices);\n",
+			[]string{"--format", "csv", "--side-dir", "OUT"}},
+		{"JSON input", "sensors.json", fmt.Sprintf(sensorsDDL, "", "sensors.json", "json") + splitSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{"table output", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + splitSQL, []string{"--format", "table", "--side-dir", "OUT"}},
+	}
+}
+
+// result is one timed run.
+type result struct {
+	wall time.Duration
+	rss  int64 // peak RSS in KiB
+}
+
+func main() {
+	if len(os.Args) == 4 && os.Args[1] == "-floor" {
+		floor(os.Args[2], os.Args[3])
+		return
+	}
+	bin := flag.String("bin", "", "the streamql binary to time (default: go build ./cmd/streamql)")
+	rows := flag.Int("rows", 2_000_000, "rows of the generated input")
+	runs := flag.Int("runs", 3, "timed runs of each job (after one warm-up round)")
+	cacheDir, _ := os.UserCacheDir()
+	dir := flag.String("dir", filepath.Join(cacheDir, "streamql-benchsuite"), "folder for the generated input")
+	flag.Parse()
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		die(err)
+	}
+	if *bin == "" {
+		*bin = filepath.Join(*dir, "streamql")
+		build := exec.Command("go", "build", "-o", *bin, "./cmd/streamql")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			die(fmt.Errorf("go build ./cmd/streamql (run from the repository's root, or give -bin): %v", err))
+		}
+	}
+	data := filepath.Join(*dir, "rows-"+strconv.Itoa(*rows))
+	if err := generate(data, *rows); err != nil {
+		die(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		die(err)
+	}
+	js := jobs()
+	for _, j := range js {
+		if err := os.WriteFile(filepath.Join(data, slug(j.name)+".sql"), []byte(j.script), 0o644); err != nil {
+			die(err)
+		}
+	}
+	out := filepath.Join(*dir, "out")
+	floorRes := []result{}
+	res := make([][]result, len(js))
+	for round := 0; round <= *runs; round++ { // round 0 warms the page cache
+		r := timed(out+"-floor", self, "-floor", filepath.Join(data, "sensors.csv"), "OUT")
+		if round > 0 {
+			floorRes = append(floorRes, r)
+		}
+		for k, j := range js {
+			args := append(slices.Clone(j.flags), "-f", filepath.Join(data, slug(j.name)+".sql"))
+			r := timed(out, *bin, args...)
+			if round > 0 {
+				res[k] = append(res[k], r)
+			}
+			if round == 0 && k == 0 {
+				sameOutput(out+"-floor", out)
+			}
+		}
+	}
+	fw, frss := medians(floorRes)
+	fmt.Printf("input: %d rows, %s; %d runs each, medians; GOMAXPROCS=%s\n\n", *rows, sizes(data), *runs, envOr("GOMAXPROCS", "all CPUs"))
+	fmt.Println("| job | wall | rows/s | MB/s | peak RSS | ratio to floor |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
+	row := func(name, input string, wall time.Duration, rss int64) {
+		fi, err := os.Stat(filepath.Join(data, input))
+		if err != nil {
+			die(err)
+		}
+		s := wall.Seconds()
+		fmt.Printf("| %s | %.2f s | %.2f M | %.0f | %d MiB | %.2f |\n", name, s, float64(*rows)/s/1e6, float64(fi.Size())/s/1e6, rss/1024, s/fw.Seconds())
+	}
+	row("floor (hand-written split)", "sensors.csv", fw, frss)
+	for k, j := range js {
+		w, rss := medians(res[k])
+		row(j.name, j.input, w, rss)
+	}
+}
+
+// timed runs name with args in a fresh out folder (an argument "OUT" is that
+// folder), stdout to out/stdout, and returns its wall time and peak RSS.
+func timed(out, name string, args ...string) result {
+	if err := os.RemoveAll(out); err != nil {
+		die(err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		die(err)
+	}
+	args = slices.Clone(args)
+	for i, a := range args {
+		if a == "OUT" {
+			args[i] = out
+		}
+	}
+	so, err := os.Create(filepath.Join(out, "stdout"))
+	if err != nil {
+		die(err)
+	}
+	defer so.Close()
+	var stderr bytes.Buffer
+	debug.FreeOSMemory() // a child's peak RSS starts at its parent's (see sameFile)
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = so, &stderr
+	t0 := time.Now()
+	err = cmd.Run()
+	wall := time.Since(t0)
+	if err != nil {
+		die(fmt.Errorf("%s %v: %v\n%s", name, args, err, stderr.Bytes()))
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = int64(ru.Maxrss)
+	}
+	return result{wall, rss}
+}
+
+// sameOutput stops the suite unless the split job wrote what the floor wrote.
+func sameOutput(floorDir, dir string) {
+	for _, pair := range [][2]string{{"low-tmp.csv", "low-tmp.csv"}, {"high-tmp.csv", "high-tmp.csv"}, {"main.csv", "stdout"}} {
+		if !sameFile(filepath.Join(floorDir, pair[0]), filepath.Join(dir, pair[1])) {
+			die(fmt.Errorf("the split job's %s differs from the floor's %s (see %s and %s)", pair[1], pair[0], dir, floorDir))
+		}
+	}
+}
+
+// sameFile reports whether the files at a and b hold the same bytes, reading
+// them a block at a time: the suite keeps its own RSS small, since a child's
+// peak RSS (getrusage) is at least its parent's at the fork.
+func sameFile(a, b string) bool {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false
+		}
+		if ea != nil || eb != nil {
+			return ea == eb || (ea == io.ErrUnexpectedEOF || ea == io.EOF) && (eb == io.ErrUnexpectedEOF || eb == io.EOF)
+		}
+	}
+}
+
+func medians(rs []result) (time.Duration, int64) {
+	w := make([]time.Duration, len(rs))
+	m := make([]int64, len(rs))
+	for i, r := range rs {
+		w[i], m[i] = r.wall, r.rss
+	}
+	slices.Sort(w)
+	slices.Sort(m)
+	return w[len(w)/2], m[len(m)/2]
+}
+
+// generate writes, unless already there, rows sensor rows into dir as
+// sensors.csv and sensors.json (shaped like ../shared/bench/gen's: 8 devices,
+// timestamps 10 ms apart plus a jitter of 0..19 ms, so some rows are late),
+// and devices.csv, 4 of the 8 devices.
+func generate(dir string, rows int) error {
+	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	fc, err := os.Create(filepath.Join(dir, "sensors.csv"))
+	if err != nil {
+		return err
+	}
+	defer fc.Close()
+	fj, err := os.Create(filepath.Join(dir, "sensors.json"))
+	if err != nil {
+		return err
+	}
+	defer fj.Close()
+	wc, wj := bufio.NewWriterSize(fc, 1<<20), bufio.NewWriterSize(fj, 1<<20)
+	rng := rand.New(rand.NewPCG(20210107, 15))
+	var line []byte
+	for i := range rows {
+		dev := "设备" + strconv.Itoa(1+rng.IntN(8))
+		ts := strconv.FormatInt(1610035289736+int64(i)*10+rng.Int64N(20), 10)
+		t := rng.IntN(1001)
+		temp := strconv.Itoa(t/10) + "." + string(rune('0'+t%10))
+		line = append(append(append(append(append(line[:0], dev...), ','), ts...), ','), temp...)
+		wc.Write(append(line, '\n'))
+		fmt.Fprintf(wj, "{\"deviceNo\":%q,\"ts\":%s,\"temperature\":%s}\n", dev, ts, temp)
+	}
+	for _, w := range []*bufio.Writer{wc, wj} {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "devices.csv"), []byte("设备1\n设备3\n设备5\n设备7\n"), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "done"), nil, 0o644)
+}
+
+func sizes(dir string) string {
+	c, _ := os.Stat(filepath.Join(dir, "sensors.csv"))
+	j, _ := os.Stat(filepath.Join(dir, "sensors.json"))
+	if c == nil || j == nil {
+		return "?"
+	}
+	return fmt.Sprintf("csv %.0f MB, json %.0f MB", float64(c.Size())/1e6, float64(j.Size())/1e6)
+}
+
+func slug(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c == ' ' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func die(err error) {
+	fmt.Fprintln(os.Stderr, "benchsuite:", err)
+	os.Exit(1)
+}
+
+// floor is the hand-written split of ../shared/bench/floor: read lines, split
+// on ',', parse ts and temperature, route temperature < 10 to low-tmp.csv, >
+// 70 to high-tmp.csv, the rest to main.csv, with streamql's headers. No
+// quoting, no bad rows: the floor an engine is measured against.
+func floor(in, dir string) {
+	f, err := os.Open(in)
+	if err != nil {
+		die(err)
+	}
+	defer f.Close()
+	create := func(name, header string) (*bufio.Writer, *os.File) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			die(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		w.WriteString(header)
+		return w, f
+	}
+	mainW, mainF := create("main.csv", "deviceNo,ts,temperature\n")
+	lowW, lowF := create("low-tmp.csv", "deviceNo,temperature\n")
+	highW, highF := create("high-tmp.csv", "deviceNo,temperature\n")
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		i := bytes.IndexByte(line, ',')
+		j := bytes.IndexByte(line[i+1:], ',')
+		if i < 0 || j < 0 {
+			die(fmt.Errorf("bad line %q", line))
+		}
+		j += i + 1
+		if _, err := strconv.ParseInt(string(line[i+1:j]), 10, 64); err != nil {
+			die(err)
+		}
+		temp, err := strconv.ParseFloat(string(line[j+1:]), 64)
+		if err != nil {
+			die(err)
+		}
+		var w *bufio.Writer
+		switch {
+		case temp < 10:
+			w = lowW
+		case temp > 70:
+			w = highW
+		default:
+			mainW.Write(line)
+			mainW.WriteByte('\n')
+			continue
+		}
+		w.Write(line[:i])
+		w.WriteByte(',')
+		w.Write(line[j+1:])
+		w.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		die(err)
+	}
+	for _, w := range []*bufio.Writer{mainW, lowW, highW} {
+		if err := w.Flush(); err != nil {
+			die(err)
+		}
+	}
+	mainF.Close()
+	lowF.Close()
+	highF.Close()
+}
