@@ -643,11 +643,12 @@ func shortText(s string) string {
 }
 
 // aggChain returns the chain options that put job's aggregate operator after
-// the router (build.go).
-func aggChain(job *planner.Job, budget *StateBudget, stats *Stats) chainOpts {
+// the router (build.go); *made is set to the operator.
+func aggChain(job *planner.Job, budget *StateBudget, stats *Stats, made **aggOperator) chainOpts {
 	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
-			return newAggOperator(job, budget, stats, down), "aggregate"
+			*made = newAggOperator(job, budget, stats, down)
+			return *made, "aggregate"
 		},
 	}}
 }
@@ -677,6 +678,7 @@ type aggOperator struct {
 	ncols   int // the stream's columns (a late row's columns)
 	nb      int // the router's parts (its branches)
 	at1     int // At of the chunks being made
+	cutAt   int // the input row after which a firing reached the main query's LIMIT, or -1
 }
 
 // ReadsMarks implements MarkReader: windows fire after the row that moved the
@@ -719,6 +721,7 @@ func newAggOperator(job *planner.Job, budget *StateBudget, stats *Stats, down *E
 
 // Push implements Operator: r is the router's batch.
 func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
+	ao.cutAt = -1
 	out := &ao.out
 	*out = *r
 	ao.parts = append(ao.parts[:0], r.Parts...)
@@ -815,6 +818,7 @@ func (ao *aggOperator) finishParts() {
 func (ao *aggOperator) cut(ctx context.Context, port Port, i int) error {
 	r := &ao.out
 	r.N = i + 1
+	ao.cutAt = i
 	nb := 0
 	for nb < len(r.Bad) && r.Bad[nb].At <= i {
 		nb++

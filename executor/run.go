@@ -184,7 +184,7 @@ func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *St
 func runBudget(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, budget *StateBudget) error {
 	p := newProcess(job, src, sink, stats, probers)
 	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
-		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats))
+		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats, &p.agg))
 	}
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
@@ -218,6 +218,7 @@ type process struct {
 	es   *StreamErrors
 	in   *Routed // the batch pushed into the chain
 	rows *int64
+	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
 }
 
 func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) *process {
@@ -264,6 +265,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	done := errors.Is(perr, errLimitReached)
 	if done {
 		perr = nil
+		if p.agg != nil && p.agg.cutAt >= 0 { // a firing gave the main query its LIMIT
+			r.cutAt = p.agg.cutAt
+		}
 	}
 	if u, ok := p.src.(Unreader); ok && done && r.cutAt >= 0 {
 		u.Unread(r.cutAt + 1) // the next job reading stdin starts after the last row used

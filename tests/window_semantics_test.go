@@ -90,3 +90,17 @@ func TestWindowStateBudget(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestWindowLimitStdin: a LIMIT reached by a firing ends the job after the row
+// that fired it, and the next job reading stdin starts right after that row
+// (SPEC 1: no byte is lost; SPEC 2.4).
+func TestWindowLimitStdin(t *testing.T) {
+	script := "CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin', 'format'='csv');\n" +
+		"SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end LIMIT 1;\n" +
+		"SELECT * FROM s;"
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"--format", "csv", "-e", script}, strings.NewReader("a,1000\nb,2000\na,11000\nb,12000\na,25000\n"), &out, &errb)
+	if want := "window_start,n\n0,2\nk,ts\nb,12000\na,25000\n"; code != 0 || out.String() != want {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", code, out.String(), want, errb.String())
+	}
+}
