@@ -129,6 +129,11 @@ func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 		st.add(sp, v, i, seq)
 		return 0
 	}
+	if sp.Func.Numeric() { // only the partial sums grow
+		before := cap(st.s1) + cap(st.s2)
+		st.add(sp, v, i, seq)
+		return int64(8 * (cap(st.s1) + cap(st.s2) - before))
+	}
 	before := st.caps()
 	st.add(sp, v, i, seq)
 	return st.caps() - before
