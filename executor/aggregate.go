@@ -644,10 +644,14 @@ func shortText(s string) string {
 
 // aggChain returns the chain options that put job's aggregate operator after
 // the router (build.go); *made is set to the operator.
-func aggChain(job *planner.Job, budget *StateBudget, stats *Stats, made **aggOperator) chainOpts {
+// derive says that the batches come without marks (the rows an event-time join
+// releases, SPEC 2.2): the operator then reads the watermark after each row from
+// the stamped watermark column of the next row.
+func aggChain(job *planner.Job, budget *StateBudget, stats *Stats, made **aggOperator, derive bool) chainOpts {
 	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
 			*made = newAggOperator(job, budget, stats, down)
+			(*made).derive = derive
 			return *made, "aggregate"
 		},
 	}}
@@ -679,6 +683,11 @@ type aggOperator struct {
 	nb      int // the router's parts (its branches)
 	at1     int // At of the chunks being made
 	cutAt   int // the input row after which a firing reached the main query's LIMIT, or -1
+	// derive: no marks come (behind an event-time join); the watermark after a
+	// row is the next released row's stamped CURRENT_WATERMARK, and after the
+	// last row of a batch it is known at the next batch (pending)
+	derive  bool
+	pending bool
 }
 
 // ReadsMarks implements MarkReader: windows fire after the row that moved the
@@ -742,9 +751,26 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 		wmv = b.Cols[c]
 	}
 	mi := 0
-	// every input row in order: the live ones are those some branch took or
-	// that moved the watermark (the router's batch has no Sel)
-	for i := 0; i < r.N; i++ {
+	count := r.N // every input row in order: the live ones are those some branch took or that moved the watermark
+	if ao.derive {
+		count = len(r.Sel) // the released rows
+		if ao.pending && count > 0 && wmv != nil && !wmv.Null[r.Sel[0]] {
+			// the watermark after the previous batch's last row
+			ao.pending = false
+			ao.at1 = int(r.Sel[0])
+			if err := ao.fireDue(wmv.I[r.Sel[0]]); err != nil || ao.stopped {
+				if err == nil {
+					err = ao.cut(ctx, port, int(r.Sel[0])-1)
+				}
+				return err
+			}
+		}
+	}
+	for idx := 0; idx < count; idx++ {
+		i := idx
+		if ao.derive {
+			i = int(r.Sel[idx])
+		}
 		cw, cwSet := int64(0), false
 		if wmv != nil {
 			cw, cwSet = wmv.I[i], !wmv.Null[i]
@@ -780,24 +806,44 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 			moved, wm = true, r.Marks[mi].Value
 			mi++
 		}
+		if ao.derive && wmv != nil {
+			if idx+1 < count {
+				j := r.Sel[idx+1]
+				moved, wm = !wmv.Null[j], wmv.I[j]
+			} else {
+				ao.pending = true
+			}
+		}
 		if !moved {
 			continue
 		}
-		for _, o := range ao.ops {
-			if !o.due(wm) {
-				continue
-			}
-			if _, err := o.fire(wm, false, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
-				return err
-			}
-			if ao.stopped {
-				return ao.cut(ctx, port, i)
-			}
+		if err := ao.fireDue(wm); err != nil {
+			return err
+		}
+		if ao.stopped {
+			return ao.cut(ctx, port, i)
 		}
 	}
 	ao.finishParts()
 	ao.countLate(ctx)
 	return ao.down.Push(ctx, port, out)
+}
+
+// fireDue fires every operator's windows that a watermark of wm makes due,
+// their rows as chunks at ao.at1.
+func (ao *aggOperator) fireDue(wm int64) error {
+	for _, o := range ao.ops {
+		if !o.due(wm) {
+			continue
+		}
+		if _, err := o.fire(wm, false, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
+			return err
+		}
+		if ao.stopped {
+			return nil
+		}
+	}
+	return nil
 }
 
 // finishParts sets the pushed batch's parts (the router's, then the late
@@ -872,15 +918,11 @@ func (ao *aggOperator) emitRows(o *aggOp, n int) bool {
 	return ao.stopped
 }
 
-// Watermark implements Operator: the marks fired every window a batch's rows
-// made due; an event (also one without marks) fires what is still due, and the
-// Final one (the stream's end) is left to Finish.
+// Watermark implements Operator: windows fire at the rows that moved the
+// watermark (marks, or the stamped column behind an event-time join, whose
+// events come when rows arrive, before they are released), so an event only
+// passes on; the Final one (the stream's end) is left to Finish.
 func (ao *aggOperator) Watermark(ctx context.Context, wm Watermark) error {
-	if wm.Set && !wm.Final && !ao.stopped {
-		if err := ao.fireAll(ctx, wm.Port, wm.Value, false); err != nil {
-			return err
-		}
-	}
 	return ao.down.Watermark(ctx, wm)
 }
 

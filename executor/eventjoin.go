@@ -127,7 +127,12 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
 	// and routed, once released, through its router into the sink (build.go).
-	ch := buildChain(job, probers, sink, chainOpts{})
+	opts := chainOpts{}
+	var agg *aggOperator
+	if hasAggregates(job) { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
+		opts = aggChain(job, acct.budget, stats, &agg, true)
+	}
+	ch := buildChain(job, probers, sink, opts)
 	r, wm := ch.router, ch.assign
 	step := newStep(r.out.ErrorSide)
 	lv := liveOf(ctx)

@@ -168,9 +168,6 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 		if lv != nil {
 			lv.held.Store(held)
 		}
-		if hasAggregates(job) {
-			return fmt.Errorf("a window or aggregate over a stream joined with an unbounded stream (event-time join) is not supported yet: join a bounded stream, or aggregate in a later step")
-		}
 		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
 	}
 	return runBudget(ctx, job, src, sink, stats, probers, budget)
@@ -184,7 +181,7 @@ func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *St
 func runBudget(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, budget *StateBudget) error {
 	p := newProcess(job, src, sink, stats, probers)
 	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
-		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats, &p.agg))
+		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats, &p.agg, false))
 	}
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
@@ -443,6 +440,7 @@ func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
 func (r *router) Push(ctx context.Context, port Port, in *Routed) error {
 	r.out.Bad = in.Bad
 	r.out.Marks = in.Marks
+	r.out.Sel = in.Sel // the live rows, for an aggregate behind an event-time join
 	r.out.Chunks = r.out.Chunks[:0]
 	r.out.In = in.In
 	done := r.route(in.In, in.Sel)
@@ -551,6 +549,11 @@ func (r *router) cut(last int32) {
 		nm--
 	}
 	r.out.Marks = r.out.Marks[:nm]
+	ns := len(r.out.Sel)
+	for ns > 0 && r.out.Sel[ns-1] > last {
+		ns--
+	}
+	r.out.Sel = r.out.Sel[:ns]
 	for k := range r.out.Parts[:len(r.branches)-1] {
 		p := &r.out.Parts[k]
 		n := len(p.Sel)

@@ -170,14 +170,12 @@ func ruleAggregate(sp *selectPlan) error {
 		for i := range st.Columns { // late rows go out whole (SPEC 2.4: as SELECT *)
 			sp.sc.use(i)
 		}
+		sp.sc.use(sp.wm) // the lateness test and, behind an event-time join, firing read it
 	} else if sel.Late != "" {
 		return parser.Errorf(sel.LatePos, "LATE INTO SIDE needs a window function: GROUP BY without a window has no late rows")
 	}
 	if sp.win == nil && !st.Bounded() {
 		return parser.Errorf(sp.groupPos(), "aggregating the unbounded stream %s without a window would never emit a row: aggregate per window, e.g. FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ...", st.Name, st.Name)
-	}
-	if sp.j != nil && sp.j.EventTime() {
-		return parser.Errorf(sp.groupPos(), "a window or aggregate over a join with the unbounded stream %s (an event-time join) is not supported yet: join a bounded stream, or aggregate the joined rows in a later job", sp.j.Build.Name)
 	}
 	sp.agg = a
 	sp.b.Agg = a

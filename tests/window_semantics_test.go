@@ -3,6 +3,8 @@ package tests
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +104,43 @@ func TestWindowLimitStdin(t *testing.T) {
 	code := cli.Run(context.Background(), []string{"--format", "csv", "-e", script}, strings.NewReader("a,1000\nb,2000\na,11000\nb,12000\na,25000\n"), &out, &errb)
 	if want := "window_start,n\n0,2\nk,ts\nb,12000\na,25000\n"; code != 0 || out.String() != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", code, out.String(), want, errb.String())
+	}
+}
+
+// TestWindowOverEventTimeJoin: a window over a semi join with an unbounded
+// right side (SPEC 2.2's event-time strategy): the join decides which rows are
+// windowed, lateness is decided after it, and windows fire by the left stream's
+// watermark in the order of the released left rows (SPEC 2.4).
+func TestWindowOverEventTimeJoin(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		fmt.Fprint(c, "a,0\nb,1500\nc,10000\nz,30000\n")
+		c.Close()
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	sql := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+SELECT window_start, COUNT(*) AS n, LISTAGG(l.k) AS ks FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '10' SECOND)) SEMI JOIN r ON l.k = r.k
+  GROUP BY window_start, window_end;
+`, port)
+	// d@3000 has no match; a@4000 matches but comes after [0,10000) fired (the
+	// left watermark was 12000): it is late
+	out, errs, code := runSQL(t, map[string]string{"l.csv": "a,1000\nb,2000\nd,3000\na,5000\nc,11000\na,12000\na,4000\nb,25000\n"}, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := "window_start,n,ks\n0,3,\"a,b,a\"\n10000,2,\"c,a\"\n20000,1,b\n"; out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	if !strings.Contains(errs, "late> a,4000") {
+		t.Errorf("stderr %q lacks the late row", errs)
 	}
 }
