@@ -24,12 +24,17 @@ func deps(t *testing.T, pkgs ...string) []string {
 // TestLayering checks the import rules of the README's layout section:
 //   - the library (root package) never links the command line (package doc);
 //   - parser/ links no engine package (DESIGN: parser imports pos only; the
-//     leaf internal/termtext, the terminal escaping rule, is not one);
+//     leaves internal/termtext, the terminal escaping rule, and
+//     internal/sidename, the side-name rule, are not ones);
 //   - the engine packages (catalog, planner, executor) link neither cmd/ nor
-//     internal/session, which sits above them.
-//
-// The rule still to come (issue 10: executor/ and catalog/ free of the TiDB
-// parser) is not checked yet.
+//     internal/session, which sits above them;
+//   - executor/ and catalog/ link neither the TiDB parser nor parser/ nor the
+//     planner (issue 10 item 4): they read the plan (planner/plan), the
+//     catalog keeps the planner's form of a watermark opaque, and its errors
+//     are its own *PosError;
+//   - planner/plan, the plan as data, links no SQL parser either;
+//   - catalog/ (the SQL types) and planner/plan link no executor package: the
+//     types sit below everything that uses them.
 func TestLayering(t *testing.T) {
 	forbid := func(pkgs []string, prefixes ...string) {
 		t.Helper()
@@ -44,4 +49,15 @@ func TestLayering(t *testing.T) {
 	forbid([]string{"streamql"}, "streamql/cmd")
 	forbid([]string{"streamql/parser"}, "streamql/catalog", "streamql/planner", "streamql/executor", "streamql/internal/session")
 	forbid([]string{"streamql/catalog/...", "streamql/planner/...", "streamql/executor/..."}, "streamql/cmd", "streamql/internal/session")
+	forbid([]string{"streamql/executor/...", "streamql/catalog/..."}, "github.com/pingcap", "streamql/parser")
+	for _, d := range deps(t, "streamql/executor/...", "streamql/catalog/...") {
+		if d == "streamql/planner" { // its plan/ is theirs to read
+			t.Errorf("executor/ or catalog/ links %s", d)
+		}
+	}
+	forbid([]string{"streamql/planner/plan"}, "github.com/pingcap", "streamql/parser")
+	// the SQL types live in catalog, below the planner and the executor: catalog
+	// and the plan link no executor package (the executor registers its text
+	// encodings and connectors into catalog)
+	forbid([]string{"streamql/catalog/...", "streamql/planner/plan"}, "streamql/executor")
 }

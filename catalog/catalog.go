@@ -6,9 +6,17 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"streamql/parser"
 )
+
+// Watermark is a stream's WATERMARK FOR clause (SPEC 2.3) as the catalog
+// keeps it: the expression's source text (SHOW, EXPLAIN), and Def, the
+// planner's own form of it (the parsed expression with the script that
+// declared it, planner.Watermark), which the catalog holds without looking
+// inside, so that catalog links no SQL parser.
+type Watermark struct {
+	Text string
+	Def  any
+}
 
 // Column is one typed column of a stream or of a query's output.
 type Column struct {
@@ -21,9 +29,9 @@ type Stream struct {
 	Name      string   // as declared
 	Columns   []Column // in declaration order
 	EventTime int      // index of the WATERMARK FOR column, -1 when none
-	// Watermark is the WATERMARK FOR clause as parsed, nil when none; the planner
+	// Watermark is the WATERMARK FOR clause, nil when none; the planner
 	// compiles its expression (SPEC 2.3).
-	Watermark *parser.Watermark
+	Watermark *Watermark
 	Connector *ConnectorSpec
 	// Options holds every option of the connector's spec, with defaults filled in,
 	// keyed by the option name as the spec spells it (pattern options by their

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"streamql/executor/textenc"
-	"streamql/parser"
+	"streamql/internal/sidename"
 )
 
 // OptionKind is the value type of a connector option.
@@ -185,23 +184,60 @@ func (o *OptionSpec) match(key string, cols []Column) (string, bool) {
 	return "", false
 }
 
+// encodings is what RegisterEncodings registered.
+var encodings struct {
+	known func(name string) bool
+	names func() []string
+}
+
+// RegisterEncodings gives ValidateOptions the text encodings the decoders
+// read (SPEC 1: 'encoding'): known reports whether a name is one, names lists
+// them for the message. executor/connector registers executor/textenc's, so
+// that catalog imports no executor package; before that any name passes.
+func RegisterEncodings(known func(name string) bool, names func() []string) {
+	encodings.known, encodings.names = known, names
+}
+
+// Option is one 'key' = 'value' pair of a CREATE STREAM's WITH (...), with
+// the byte offsets of its key and value in the script (parser.Option).
+type Option struct {
+	Key, Value       string
+	KeyPos, ValuePos int
+}
+
+// PosError is an error at a byte offset of the script (Pos), with its
+// message; the caller positions it (planner.ValidateOptions makes it a
+// *parser.Error with the statement line and a caret).
+type PosError struct {
+	Pos int
+	Msg string
+}
+
+// Error returns the message.
+func (e *PosError) Error() string { return e.Msg }
+
+func errorf(pos int, format string, args ...any) *PosError {
+	return &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
 // ValidateOptions checks the WITH options of a CREATE STREAM against the connector
 // named by 'connector' and returns the connector and the options with defaults
-// filled in. Errors are *parser.Error at the offending key or value: a missing or
-// unknown connector, an unknown option (the message lists the valid ones), a
-// duplicate, a bad value for the option's kind, a missing required option.
-func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*ConnectorSpec, map[string]string, error) {
+// filled in. stmtPos is the offset of the statement's WITH. Errors are *PosError
+// at the offending key or value: a missing or unknown connector, an unknown
+// option (the message lists the valid ones), a duplicate, a bad value for the
+// option's kind, a missing required option.
+func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec, map[string]string, error) {
 	var spec *ConnectorSpec
 	for _, o := range opts {
 		if o.Key == "connector" {
 			spec = LookupConnector(o.Value)
 			if spec == nil {
-				return nil, nil, parser.Errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
+				return nil, nil, errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
 			}
 		}
 	}
 	if spec == nil {
-		return nil, nil, parser.Errorf(stmtPos, "CREATE STREAM needs WITH ('connector' = '...'); connectors: %s", strings.Join(ConnectorNames(), ", "))
+		return nil, nil, errorf(stmtPos, "CREATE STREAM needs WITH ('connector' = '...'); connectors: %s", strings.Join(ConnectorNames(), ", "))
 	}
 	vals := map[string]string{}
 	written := map[string]bool{"connector": true}
@@ -218,21 +254,21 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 			}
 		}
 		if os == nil {
-			return nil, nil, parser.Errorf(o.KeyPos, "unknown option '%s' for connector '%s'; valid options: %s", o.Key, spec.Name, strings.Join(spec.optionNames(), ", "))
+			return nil, nil, errorf(o.KeyPos, "unknown option '%s' for connector '%s'; valid options: %s", o.Key, spec.Name, strings.Join(spec.optionNames(), ", "))
 		}
 		if written[key] {
-			return nil, nil, parser.Errorf(o.KeyPos, "option '%s' is given twice", o.Key)
+			return nil, nil, errorf(o.KeyPos, "option '%s' is given twice", o.Key)
 		}
 		v, err := os.check(o.Value)
 		if err != nil {
-			return nil, nil, parser.Errorf(o.ValuePos, "option '%s': %v", o.Key, err)
+			return nil, nil, errorf(o.ValuePos, "option '%s': %v", o.Key, err)
 		}
-		if why := parser.SideNameProblem(v); key == "errors.side" && why != "" {
-			return nil, nil, parser.Errorf(o.ValuePos, "option 'errors.side': not a side output name: %s", why)
+		if why := sidename.Problem(v); key == "errors.side" && why != "" {
+			return nil, nil, errorf(o.ValuePos, "option 'errors.side': not a side output name: %s", why)
 		}
 		if key == "encoding" {
-			if _, err := textenc.Lookup(v); err != nil || strings.TrimSpace(v) == "" {
-				return nil, nil, parser.Errorf(o.ValuePos, "option 'encoding': unknown encoding '%s'; use one of: %s", v, strings.Join(textenc.Names(), ", "))
+			if encodings.known != nil && (!encodings.known(v) || strings.TrimSpace(v) == "") {
+				return nil, nil, errorf(o.ValuePos, "option 'encoding': unknown encoding '%s'; use one of: %s", v, strings.Join(encodings.names(), ", "))
 			}
 		}
 		vals[key] = v
@@ -244,7 +280,7 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 		}
 		if _, ok := vals[os.Name]; !ok {
 			if os.Required {
-				return nil, nil, parser.Errorf(stmtPos, "connector '%s' needs option '%s' (%s)", spec.Name, os.Name, os.Doc)
+				return nil, nil, errorf(stmtPos, "connector '%s' needs option '%s' (%s)", spec.Name, os.Name, os.Doc)
 			}
 			if os.Default != "" {
 				vals[os.Name] = os.Default
@@ -258,14 +294,14 @@ func ValidateOptions(opts []parser.Option, cols []Column, stmtPos int) (*Connect
 				at = o.ValuePos
 			}
 		}
-		return nil, nil, parser.Errorf(at, "'csv.quote' and 'csv.delimiter' are both '%s'; they must differ", q)
+		return nil, nil, errorf(at, "'csv.quote' and 'csv.delimiter' are both '%s'; they must differ", q)
 	}
 	if f, ok := vals["format"]; ok && f != "csv" {
 		// SPEC 1: the csv.* options are the csv format's; silently ignored they
 		// would hide a mistake
 		for _, o := range opts {
 			if strings.HasPrefix(strings.ToLower(o.Key), "csv.") {
-				return nil, nil, parser.Errorf(o.KeyPos, "option '%s' applies to 'format' = 'csv', but this stream's format is %s; remove it (or write 'format' = 'csv')", o.Key, f)
+				return nil, nil, errorf(o.KeyPos, "option '%s' applies to 'format' = 'csv', but this stream's format is %s; remove it (or write 'format' = 'csv')", o.Key, f)
 			}
 		}
 	}

@@ -6,13 +6,12 @@ import (
 
 	"streamql/catalog"
 	_ "streamql/executor/connector" // registers the connectors of SPEC 1
-	"streamql/parser"
 )
 
-func opts(kv ...string) []parser.Option {
-	var o []parser.Option
+func opts(kv ...string) []catalog.Option {
+	var o []catalog.Option
 	for i := 0; i < len(kv); i += 2 {
-		o = append(o, parser.Option{Key: kv[i], Value: kv[i+1], KeyPos: i, ValuePos: i + 1})
+		o = append(o, catalog.Option{Key: kv[i], Value: kv[i+1], KeyPos: i, ValuePos: i + 1})
 	}
 	return o
 }
@@ -28,7 +27,7 @@ func TestValidateOptions(t *testing.T) {
 		t.Fatalf("datagen pattern options: %v %v", vals, err)
 	}
 	bad := []struct {
-		o    []parser.Option
+		o    []catalog.Option
 		want string
 		pos  int
 	}{
@@ -58,8 +57,8 @@ func TestValidateOptions(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, _, err := catalog.ValidateOptions(c.o, cols, 0)
-		pe, ok := err.(*parser.Error)
-		if !ok || !strings.Contains(pe.Msg, c.want) || pe.Offset != c.pos {
+		pe, ok := err.(*catalog.PosError)
+		if !ok || !strings.Contains(pe.Msg, c.want) || pe.Pos != c.pos {
 			t.Errorf("%v: error %v, want %q at %d", c.o, err, c.want, c.pos)
 		}
 	}

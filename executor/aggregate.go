@@ -9,9 +9,10 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/agg"
+	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/executor/window"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // aggOp is the window/aggregate operator of one branch (SPEC 2.4): it keeps per
@@ -22,8 +23,8 @@ import (
 // global aggregates keep one pseudo-window that fires at the stream's end. A
 // window TVF without aggregation emits each row once per window as it arrives.
 type aggOp struct {
-	br      *planner.Branch
-	a       *planner.Aggregate
+	br      *plan.Branch
+	a       *plan.Aggregate
 	kind    window.Kind
 	latePt  int // index of the late part in the router's Routed, -1 without a window
 	acct    *StateAccount
@@ -53,6 +54,12 @@ type aggOp struct {
 	freeWins   []*winState
 	freeGroups []*aggGroup
 	lastWs     *winState // the window of the last row (TUMBLE, HOP), nil after a firing
+	// the kernels of the plan's expressions (executor/expr): the keys, the
+	// calls' arguments (nil for COUNT(*)) and SESSION's partition keys over the
+	// source batch; HAVING (nil: none) and the projection over the aggregate row
+	keyK, argK, pkeyK []*expr.Kernel
+	havingK           *expr.Kernel
+	projK             []*expr.Kernel
 }
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -87,7 +94,7 @@ func (o *aggOp) groupBytes(keyLen int) int64 {
 	return int64(96 + 2*keyLen + len(o.a.Keys)*48 + len(o.a.Calls)*agg.FixedBytes)
 }
 
-func newAggOp(br *planner.Branch, budget *StateBudget) *aggOp {
+func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	a := br.Agg
 	o := &aggOp{br: br, a: a, latePt: -1, byWin: map[window.Win]*winState{}, bySess: map[string][]*winState{}, minEnd: math.MaxInt64}
 	if a.Window != nil {
@@ -107,6 +114,15 @@ func newAggOp(br *planner.Branch, budget *StateBudget) *aggOp {
 		o.outTypes = append(o.outTypes, c.Type)
 	}
 	o.lateIdx = -1
+	o.keyK = expr.CompileAll(a.Keys)
+	for _, c := range a.Calls {
+		o.argK = append(o.argK, expr.Compile(c.Arg))
+	}
+	if a.Window != nil {
+		o.pkeyK = expr.CompileAll(a.Window.Partition)
+	}
+	o.havingK = expr.Compile(a.Having)
+	o.projK = expr.CompileAll(br.Project)
 	return o
 }
 
@@ -120,22 +136,20 @@ func (o *aggOp) windowedTypes(batch []catalog.Type) {
 // prepare evaluates the keys and arguments for the rows the branch took.
 func (o *aggOp) prepare(b *vector.Batch, taken []int32) {
 	o.keys = o.keys[:0]
-	for _, k := range o.a.Keys {
+	for _, k := range o.keyK {
 		o.keys = append(o.keys, k.Eval(b, taken))
 	}
 	o.args = o.args[:0]
-	for _, c := range o.a.Calls {
-		if c.Arg == nil {
+	for _, k := range o.argK {
+		if k == nil {
 			o.args = append(o.args, nil)
 			continue
 		}
-		o.args = append(o.args, c.Arg.Eval(b, taken))
+		o.args = append(o.args, k.Eval(b, taken))
 	}
 	o.pkeys = o.pkeys[:0]
-	if w := o.a.Window; w != nil {
-		for _, k := range w.Partition {
-			o.pkeys = append(o.pkeys, k.Eval(b, taken))
-		}
+	for _, k := range o.pkeyK {
+		o.pkeys = append(o.pkeys, k.Eval(b, taken))
 	}
 }
 
@@ -537,7 +551,7 @@ func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
 	for i := 0; i < n; i++ {
 		sel = append(sel, int32(i))
 	}
-	if h := o.a.Having; h != nil {
+	if h := o.havingK; h != nil {
 		v := h.Eval(o.row, sel)
 		kept := sel[:0]
 		for _, i := range sel {
@@ -562,7 +576,7 @@ func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
 	dsel := o.bufSel[o.used][:0]
 	o.used++
 	dst.Reset()
-	for c, e := range o.br.Project {
+	for c, e := range o.projK {
 		copyRows(dst.Cols[c], e.Eval(o.row, sel), sel)
 	}
 	for k := range sel {
@@ -642,21 +656,6 @@ func shortText(s string) string {
 	return s
 }
 
-// aggChain returns the chain options that put job's aggregate operator after
-// the router (build.go); *made is set to the operator.
-// derive says that the batches come without marks (the rows an event-time join
-// releases, SPEC 2.2): the operator then reads the watermark after each row from
-// the stamped watermark column of the next row.
-func aggChain(job *planner.Job, budget *StateBudget, stats *Stats, made **aggOperator, derive bool) chainOpts {
-	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
-		func(down *Emitter) (Operator, string) {
-			*made = newAggOperator(job, budget, stats, down)
-			(*made).derive = derive
-			return *made, "aggregate"
-		},
-	}}
-}
-
 // aggOperator is the operator (operator.go) that runs a job's aggregates after
 // the router: it reads the rows each aggregating branch took (its part's Sel)
 // and the watermark marks, lets each aggOp take its rows in input order and fire
@@ -664,7 +663,7 @@ func aggChain(job *planner.Job, budget *StateBudget, stats *Stats, made **aggOpe
 // with the late rows routed to their late outputs and the fired rows as Chunks
 // at their places (SPEC 2.4, SPEC 4).
 type aggOperator struct {
-	job     *planner.Job
+	job     *plan.Job
 	ops     []*aggOp
 	at      []int // the router branch (part) of each operator
 	pos     []int // per operator: next index into its taken rows
@@ -694,7 +693,7 @@ type aggOperator struct {
 // watermark.
 func (*aggOperator) ReadsMarks() {}
 
-func newAggOperator(job *planner.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
+func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
 	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches)}
 	branches := append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main)
 	if job.Main != nil {
@@ -967,7 +966,7 @@ func (ao *aggOperator) Finish(ctx context.Context) error {
 }
 
 // hasAggregates reports whether a branch of job aggregates or reads a window TVF.
-func hasAggregates(job *planner.Job) bool {
+func hasAggregates(job *plan.Job) bool {
 	for _, b := range append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main) {
 		if b != nil && b.Agg != nil {
 			return true

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"streamql/executor/csvdec"
+	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
 	"streamql/planner"
@@ -106,7 +107,7 @@ func BenchmarkFilter(b *testing.B) {
 	job := planSplitJob(b)
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
-	where := job.Branches[0].Where
+	where := expr.Compile(job.Branches[0].Where)
 	b.ReportAllocs()
 	n := 0
 	cpu0 := sensorbench.CPUTime()
@@ -125,10 +126,13 @@ func BenchmarkRoute(b *testing.B) {
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
 	r := newRouter(job, nil)
+	proj := newProject(job)
+	r.out.In = batch
 	b.ReportAllocs()
 	cpu0 := sensorbench.CPUTime()
 	for b.Loop() {
 		r.route(batch, sel)
+		proj.apply(&r.out)
 	}
 	sensorbench.ReportRows(b, int64(b.N)*int64(batch.N), cpu0)
 	if len(r.out.Parts[0].Sel) == 0 || len(r.out.Parts[2].Sel) == 0 {

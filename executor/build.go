@@ -4,10 +4,10 @@ import (
 	"context"
 
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
-// build.go is the one place that turns a planner.Job into running operators
+// build.go is the one place that turns a plan.Job into running operators
 // (operator.go), as go-mysql-server's rowexec builder does: the probe stream's
 // chain (watermark assigner → router → sink), and each join's build side.
 
@@ -16,21 +16,23 @@ type chain struct {
 	head   Operator     // where the source driver pushes: the assigner's wrapper
 	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
-	router *router      // the router, for the LIMIT's end (done, cutAt)
+	router *router      // the router
+	limit  *limitOp     // the main query's LIMIT, for where it ended the job (done, cutAt)
 	stats  []*OpStats
 }
 
-// chainOpts adds operators to a chain: after the router, before the sink, in
-// order (an aggregate, SPEC 2.4; tests). Each is made with the emitter it
-// pushes into.
+// chainOpts adds operators to a chain: after the router, before the LIMIT and
+// the projections, in order (an aggregate, SPEC 2.4; tests). Each is made with
+// the emitter it pushes into.
 type chainOpts struct {
 	afterRouter []func(down *Emitter) (Operator, string)
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
 // assigner, the router over the job's branches (probing the joins in
-// probers), the operators of opts, and sink.
-func buildChain(job *planner.Job, probers map[*planner.Branch]*prober, sink Sink, opts chainOpts) *chain {
+// probers), the operators of opts, the main query's LIMIT, the projections,
+// and sink.
+func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts chainOpts) *chain {
 	c := &chain{}
 	var ops []*instrumented
 	next := Operator(nil)
@@ -40,6 +42,12 @@ func buildChain(job *planner.Job, probers map[*planner.Branch]*prober, sink Sink
 		next = w
 	}
 	add(&sinkOp{sink: sink}, "sink", nil)
+	proj := newProject(job)
+	proj.down = &Emitter{next: next}
+	add(proj, "project", proj.down)
+	c.limit = newLimit(job)
+	c.limit.down = &Emitter{next: next}
+	add(c.limit, "limit", c.limit.down)
 	marks := false
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
 		down := &Emitter{next: next}
@@ -66,10 +74,33 @@ func buildChain(job *planner.Job, probers map[*planner.Branch]*prober, sink Sink
 	return c
 }
 
+// aggChain returns the chain options that put job's aggregate operator after
+// the router (build.go); *made is set to the operator.
+// derive says that the batches come without marks (the rows an event-time join
+// releases, SPEC 2.2): the operator then reads the watermark after each row from
+// the stamped watermark column of the next row.
+func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggOperator, derive bool) chainOpts {
+	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
+		func(down *Emitter) (Operator, string) {
+			*made = newAggOperator(job, budget, stats, down)
+			(*made).derive = derive
+			return *made, "aggregate"
+		},
+	}}
+}
+
+// buildJoin builds the hash join j (SPEC 2.2): its build side's key state,
+// charged to acct (nil: no limit), and the prober the router calls, each with
+// j's expressions compiled.
+func buildJoin(j *plan.Join, acct *StateAccount) (*keySet, *prober) {
+	ks := newKeySet(j, acct)
+	return ks, newProber(j, ks)
+}
+
 // buildJoinBuild returns the operator that absorbs the rows of j's build side
 // (arriving at port) into ks; locked makes it hold ks.mu (a build side read by
 // its own goroutine while the job probes, SPEC 2.2's event-time strategy).
-func buildJoinBuild(j *planner.Join, ks *keySet, locked bool) Operator {
+func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
 	return instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
 }
 
@@ -88,7 +119,7 @@ func (s *sinkOp) Finish(context.Context) error { return nil }
 // joinBuild is the build side of a hash semi/anti join (SPEC 2.2): the rows
 // pushed into it enter the join's key state.
 type joinBuild struct {
-	j      *planner.Join
+	j      *plan.Join
 	ks     *keySet
 	locked bool
 }

@@ -1,4 +1,4 @@
-// Package executor runs a planner.Job: a source decodes typed batches, the
+// Package executor runs a plan.Job (planner/plan): a source decodes typed batches, the
 // watermark assigner stamps each row with the watermark before it (SPEC 2.3), the
 // process operator routes each row to the first side branch that takes it or to
 // the main query (SPEC 2.1), and a Sink receives the routed batches. Malformed

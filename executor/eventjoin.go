@@ -11,13 +11,13 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // timedBuild is an unbounded build side read concurrently with the probe stream
 // (SPEC 2.2, event-time strategy).
 type timedBuild struct {
-	j    *planner.Join
+	j    *plan.Join
 	port Port // the build side's input of the job's operators
 	src  Source
 	ks   *keySet
@@ -61,7 +61,7 @@ type leftMsg struct {
 // Held rows keep only the columns the job's branches read, and are charged to
 // acct: a job whose held rows pass 'state.max-bytes' stops with a
 // *StateLimitError naming the build stream whose watermark stalled.
-func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, timed []*timedBuild, acct *StateAccount) error {
+func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, acct *StateAccount) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -122,7 +122,7 @@ func runHeld(ctx context.Context, job *planner.Job, src Source, sink Sink, stats
 	return err
 }
 
-func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	st := job.Stream
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
@@ -133,8 +133,8 @@ func holdAndRoute(ctx context.Context, job *planner.Job, src Source, sink Sink, 
 		opts = aggChain(job, acct.budget, stats, &agg, true)
 	}
 	ch := buildChain(job, probers, sink, opts)
-	r, wm := ch.router, ch.assign
-	step := newStep(r.out.ErrorSide)
+	r, wm := ch.limit, ch.assign
+	step := newStep(ch.router.out.ErrorSide)
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)
 	et := st.EventTime
@@ -356,10 +356,10 @@ type holder struct {
 // heldTypes returns the layout of held chunks: the job's batch types, with
 // catalog.Unknown (a NULL-only vector) for each column no branch reads, the
 // event time excepted (SPEC 2.2: held rows keep only what the query needs).
-func heldTypes(job *planner.Job) []catalog.Type {
+func heldTypes(job *plan.Job) []catalog.Type {
 	need := make([]bool, len(job.BatchTypes))
 	need[job.Stream.EventTime] = true
-	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
+	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
 		if b == nil {
 			continue
 		}

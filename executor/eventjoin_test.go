@@ -96,9 +96,9 @@ CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SE
 	for _, st := range script.Stmts {
 		switch st := st.(type) {
 		case *parser.CreateStream:
-			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: st.Watermark,
+			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: planner.Watermark(st.Watermark),
 				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-			if s.Connector, s.Options, err = catalog.ValidateOptions(st.Options, s.Columns, 0); err != nil {
+			if s.Connector, s.Options, err = planner.ValidateOptions(st.Options, s.Columns, 0); err != nil {
 				t.Fatal(err)
 			}
 			cat.Add(s)
@@ -251,7 +251,7 @@ SELECT l.k FROM l SEMI JOIN r ON l.k = r.k;`
 	cat := catalog.New()
 	for _, name := range []string{"l", "r"} {
 		s := &catalog.Stream{Name: name, EventTime: -1, Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-		s.Connector, s.Options, _ = catalog.ValidateOptions(script.Stmts[0].(*parser.CreateStream).Options, s.Columns, 0)
+		s.Connector, s.Options, _ = planner.ValidateOptions(script.Stmts[0].(*parser.CreateStream).Options, s.Columns, 0)
 		cat.Add(s)
 	}
 	p := &planner.Planner{Cat: cat, Source: src}

@@ -10,8 +10,9 @@ import (
 	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // keySet is the state of a hash join's build side (SPEC 2.2: the build side
@@ -34,6 +35,9 @@ type keySet struct {
 	vecs    []*vector.Vec
 	key     []byte
 	pending []ErrorRow // malformed build rows waiting for the job's goroutine
+	// the build side's compiled expressions
+	buildFilter, buildWM *expr.Kernel
+	buildKeys            []*expr.Kernel
 	// acct charges the distinct keys to the job's 'state.max-bytes' (SPEC 1);
 	// grown is what absorb added since its last charge
 	acct  *StateAccount
@@ -47,14 +51,15 @@ const keyOverhead = 48
 
 // newKeySet returns the empty state of j's build side, charging acct (nil: no
 // limit) for its keys.
-func newKeySet(j *planner.Join, acct *StateAccount) *keySet {
-	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys)), acct: acct}
+func newKeySet(j *plan.Join, acct *StateAccount) *keySet {
+	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys)), acct: acct,
+		buildFilter: expr.Compile(j.BuildFilter), buildWM: expr.Compile(j.BuildWatermark), buildKeys: expr.CompileAll(j.BuildKeys)}
 }
 
 // joinName names j's operator in messages, as EXPLAIN does.
-func joinName(j *planner.Join) string {
+func joinName(j *plan.Join) string {
 	mode := "semi"
-	if j.Mode == planner.Anti {
+	if j.Mode == plan.Anti {
 		mode = "anti"
 	}
 	return fmt.Sprintf("the %s join %s", mode, j.Text)
@@ -65,22 +70,22 @@ func joinName(j *planner.Join) string {
 // enters the state) and then advances the watermark (SPEC 2.2, 2.3). The caller
 // holds mu when a prober may run concurrently. It returns a *StateLimitError
 // when the new keys take the job's state past 'state.max-bytes'.
-func (ks *keySet) absorb(j *planner.Join, b *vector.Batch, sel []int32) error {
+func (ks *keySet) absorb(j *plan.Join, b *vector.Batch, sel []int32) error {
 	for _, i := range sel {
 		ks.filter[i] = true
 	}
-	if j.BuildFilter != nil {
-		w := j.BuildFilter.Eval(b, sel)
+	if ks.buildFilter != nil {
+		w := ks.buildFilter.Eval(b, sel)
 		for _, i := range sel {
 			ks.filter[i] = w.B[i] && !w.Null[i]
 		}
 	}
-	for k, e := range j.BuildKeys {
+	for k, e := range ks.buildKeys {
 		ks.vecs[k] = e.Eval(b, sel)
 	}
 	var wmv *vector.Vec
 	if j.EventTime() {
-		wmv = j.BuildWatermark.Eval(b, sel)
+		wmv = ks.buildWM.Eval(b, sel)
 	}
 	for _, i := range sel {
 		if ks.filter[i] {
@@ -96,7 +101,7 @@ func (ks *keySet) absorb(j *planner.Join, b *vector.Batch, sel []int32) error {
 	return ks.acct.Grow(grown)
 }
 
-func (ks *keySet) insert(j *planner.Join, b *vector.Batch, i int) {
+func (ks *keySet) insert(j *plan.Join, b *vector.Batch, i int) {
 	var t int64
 	if j.EventTime() {
 		t = b.Cols[j.BuildTime].I[i]
@@ -158,7 +163,7 @@ func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) ([]b
 // Malformed build rows follow the build stream's errors policy; with 'side' they
 // are handed to emit (which may only queue them when called off the job's
 // goroutine). locked makes each batch's update hold ks.mu (a concurrent reader).
-func readBuild(ctx context.Context, j *planner.Join, port Port, src Source, ks *keySet, es *StreamErrors, emit func([]ErrorRow) error, locked bool, progress func()) error {
+func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, ks *keySet, es *StreamErrors, emit func([]ErrorRow) error, locked bool, progress func()) error {
 	st := j.Build
 	op := buildJoinBuild(j, ks, locked)
 	b := vector.NewBatch(j.BuildTypes)
@@ -206,7 +211,9 @@ func readBuild(ctx context.Context, j *planner.Join, port Port, src Source, ks *
 
 // prober evaluates one branch's join for the rows of a probe batch.
 type prober struct {
-	j    *planner.Join
+	j    *plan.Join
+	keys []*expr.Kernel // the probe keys, compiled
+	pf   *expr.Kernel   // the probe filter, nil when none
 	ks   *keySet
 	vecs []*vector.Vec
 	key  []byte
@@ -217,8 +224,9 @@ type prober struct {
 // event time of its key on the build side: a build row matches when its time is
 // <= the probe row's (SPEC 2.2).
 
-func newProber(j *planner.Join, ks *keySet) *prober {
-	return &prober{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), pass: make([]bool, vector.Cap)}
+func newProber(j *plan.Join, ks *keySet) *prober {
+	return &prober{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), pass: make([]bool, vector.Cap),
+		keys: expr.CompileAll(j.ProbeKeys), pf: expr.Compile(j.ProbeFilter)}
 }
 
 // probe sets pass[i] for each row i in sel: whether the join lets the row through
@@ -229,12 +237,12 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 		p.ks.mu.Lock()
 		defer p.ks.mu.Unlock()
 	}
-	for k, e := range p.j.ProbeKeys {
+	for k, e := range p.keys {
 		p.vecs[k] = e.Eval(b, sel)
 	}
 	var pf *vector.Vec
-	if p.j.ProbeFilter != nil {
-		pf = p.j.ProbeFilter.Eval(b, sel)
+	if p.pf != nil {
+		pf = p.pf.Eval(b, sel)
 	}
 	for _, i := range sel {
 		var ok, match bool
@@ -248,7 +256,7 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 		}
 		cond := pf == nil || (pf.B[i] && !pf.Null[i])
 		switch {
-		case p.j.Mode == planner.Semi:
+		case p.j.Mode == plan.Semi:
 			p.pass[i] = cond && match
 		case p.j.NullAware && (p.ks.rows == 0 || !cond):
 			// the subquery, after its own WHERE, is empty for this row (SPEC 2.2)

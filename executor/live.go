@@ -7,7 +7,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Live holds the counters of one running job that a live status reads while the
@@ -133,7 +133,7 @@ func liveOf(ctx context.Context) *Live {
 
 // start registers the job's FROM stream watermark (when it has one) and its
 // state budget; nil-safe.
-func (l *Live) start(job *planner.Job, budget *StateBudget) {
+func (l *Live) start(job *plan.Job, budget *StateBudget) {
 	if l == nil {
 		return
 	}
@@ -143,7 +143,7 @@ func (l *Live) start(job *planner.Job, budget *StateBudget) {
 
 // probe returns the watermark counter of job's FROM stream, nil when the stream
 // has no watermark or l is nil.
-func (l *Live) probe(job *planner.Job) *liveWatermark {
+func (l *Live) probe(job *plan.Job) *liveWatermark {
 	if l == nil || job.Watermark == nil || job.WatermarkCol < 0 {
 		return nil
 	}

@@ -2,17 +2,18 @@ package executor
 
 // Operators (DESIGN: executor; issue 10 item 1).
 //
-// A job is a chain of push-based operators built from its planner.Job in one
+// A job is a chain of push-based operators built from its plan.Job in one
 // place, build.go: the source driver (run, runPrefetched, holdAndRoute, and
 // readBuild for a join's build side) pulls batches from a Source, applies the
 // stream's errors policy and pushes each batch into its chain:
 //
 //	probe stream: source → watermark assigner → router (ordered first-match
-//	              branches: each branch's join probe, WHERE, projection, and
-//	              the main query's LIMIT) → sink
+//	              branches, each with its join probe and WHERE) → [an
+//	              aggregate] → limit (the main query's LIMIT) → project (the
+//	              branches' select lists) → sink
 //	build side:   source → join build (the hash semi/anti join's key state)
 //	event time:   source → held rows (the event-time join, eventjoin.go;
-//	              stamped on arrival by the chain's assigner) → router → sink
+//	              stamped on arrival by the chain's assigner) → router → ...
 //
 // In the event-time case the held rows are released in batches that are not
 // the source's, so they reach the router without Marks: a MarkReader behind an
@@ -66,7 +67,7 @@ import (
 )
 
 // Port names an input of an operator: Input 0 is the job's probe (FROM)
-// stream, 1, 2, ... the build sides of its joins in order (planner.Job's
+// stream, 1, 2, ... the build sides of its joins in order (plan.Job's
 // branches with a Join, sides first); Partition is the source partition the
 // rows or the event come from (always 0 until a partitioned source).
 type Port struct {

@@ -23,9 +23,9 @@ func planSides(t testing.TB, sides []string, main string) *planner.Job {
 		t.Fatal(err)
 	}
 	cs := script.Stmts[0].(*parser.CreateStream)
-	st := &catalog.Stream{Name: "s", EventTime: 1, Watermark: cs.Watermark,
+	st := &catalog.Stream{Name: "s", EventTime: 1, Watermark: planner.Watermark(cs.Watermark),
 		Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-	if st.Connector, st.Options, err = catalog.ValidateOptions(cs.Options, st.Columns, 0); err != nil {
+	if st.Connector, st.Options, err = planner.ValidateOptions(cs.Options, st.Columns, 0); err != nil {
 		t.Fatal(err)
 	}
 	cat := catalog.New()
@@ -111,11 +111,7 @@ type orderSink struct {
 func (o *orderSink) row(p *Part, i int) {
 	var vals []string
 	for _, v := range p.Cols {
-		if v.Type == catalog.Varchar {
-			vals = append(vals, string(v.S[i]))
-		} else {
-			vals = append(vals, fmt.Sprint(v.I[i]))
-		}
+		vals = append(vals, string(vector.AppendValue(nil, v.Type, v, i)))
 	}
 	o.out = append(o.out, o.names[p.Output]+": "+strings.Join(vals, ","))
 }
@@ -247,12 +243,15 @@ func TestOperatorCounters(t *testing.T) {
 	}
 	// watermark: 5 rows in and out in 2 batches, no events in (it makes
 	// them); router: 5 in, 5 routed; toy: 5 in, 5 + its two rows out (the
-	// fire at 2000, the end's in a push of its own); sink: those 7, 3 batches.
+	// fire at 2000, the end's in a push of its own); limit (none), project
+	// and sink: those 7, 3 batches.
 	// Events: one after batch 1 (batch 2 did not move the watermark), then +∞.
 	want := []counts{
 		{"watermark", 5, 5, 2, 0},
 		{"router", 5, 5, 2, 2},
 		{"toy", 5, 7, 2, 2},
+		{"limit", 7, 7, 3, 2},
+		{"project", 7, 7, 3, 2},
 		{"sink", 7, 0, 3, 2},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -6,7 +6,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/chunked"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Parallel decoding of a bounded file (issue 15 item 3; executor/chunked): a
@@ -33,7 +33,7 @@ type parallelSource interface {
 // CPUs the job's goroutine (routing, encoding) is the bottleneck, and 2
 // workers beside it only take CPU time from it (measured: 0.237 s against
 // 0.202 s for the decode-ahead goroutine, 2,000,000 rows, GOMAXPROCS=2).
-func parallelReader(job *planner.Job, src Source) *chunked.Reader {
+func parallelReader(job *plan.Job, src Source) *chunked.Reader {
 	ps, ok := src.(parallelSource)
 	if !ok {
 		return nil

@@ -8,7 +8,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/records"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Decoding ahead on a second goroutine (DESIGN: executor; issue 6). A bounded
@@ -41,7 +41,7 @@ const (
 // 5% slower). Live sources
 // (stdin, socket, a followed file) keep the simple loop, so their rows show as
 // soon as they are read.
-func prefetchable(job *planner.Job) bool {
+func prefetchable(job *plan.Job) bool {
 	st := job.Stream
 	return st.Connector != nil && st.Connector.KnownSize && st.Bounded() && runtime.GOMAXPROCS(0) > 1
 }
@@ -67,7 +67,7 @@ func (g *group) detach(k int) {
 
 // runPrefetched is run with a producer goroutine decoding ahead. It returns
 // only after the producer has stopped, so the caller may close the source.
-func runPrefetched(ctx context.Context, job *planner.Job, src Source, p *process) error {
+func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) error {
 	free := make(chan *group, groups)
 	full := make(chan *group, groups)
 	stop := make(chan struct{})

@@ -221,9 +221,9 @@ func routeScript(t *testing.T, src string) string {
 				x.Columns = append(x.Columns, catalog.Column{Name: c.Name, Type: typ})
 			}
 			if w := st.Watermark; w != nil {
-				x.EventTime, x.Watermark = x.Column(w.Column), w
+				x.EventTime, x.Watermark = x.Column(w.Column), planner.Watermark(w)
 			}
-			if x.Connector, x.Options, err = catalog.ValidateOptions(st.Options, x.Columns, st.WithPos); err != nil {
+			if x.Connector, x.Options, err = planner.ValidateOptions(st.Options, x.Columns, st.WithPos); err != nil {
 				return fail(err)
 			}
 			cat.Add(x)

@@ -7,8 +7,9 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Stats counts what a job did.
@@ -85,12 +86,12 @@ func (e *RowError) Error() string {
 // source's read error, or a *StateLimitError when the state of its joins passes
 // env.StateMaxBytes). Once created, the sink is always closed, so what was
 // routed before a failure stays.
-func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
+func Run(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
 	st := job.Stream
 	var stats Stats
 	stats.stream(st)
-	var joins []*planner.Branch
-	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
+	var joins []*plan.Branch
+	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
 		if b != nil && b.Join != nil {
 			joins = append(joins, b)
 		}
@@ -140,18 +141,18 @@ func Run(ctx context.Context, job *planner.Job, env *Env, newSink func() (Sink, 
 // runJob runs job over its opened sources (src the probe stream, srcs the build
 // sides of joins, in order) into sink; budget bounds the state of its operators
 // (SPEC 1: 'state.max-bytes').
-func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, joins []*planner.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
+func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
 	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
-	probers := map[*planner.Branch]*prober{}
+	probers := map[*plan.Branch]*prober{}
 	var timed []*timedBuild
 	lv := liveOf(ctx)
 	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
-		ks := newKeySet(b.Join, acct)
-		probers[b] = newProber(b.Join, ks)
+		ks, pr := buildJoin(b.Join, acct)
+		probers[b] = pr
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
@@ -173,12 +174,12 @@ func runJob(ctx context.Context, job *planner.Job, src Source, srcs []Source, jo
 	return runBudget(ctx, job, src, sink, stats, probers, budget)
 }
 
-func run(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) error {
+func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) error {
 	return runBudget(ctx, job, src, sink, stats, probers, NewStateBudget(0))
 }
 
 // runBudget is run with the state budget of the job's aggregate operators.
-func runBudget(ctx context.Context, job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober, budget *StateBudget) error {
+func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
 	p := newProcess(job, src, sink, stats, probers)
 	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
 		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats, &p.agg, false))
@@ -218,7 +219,7 @@ type process struct {
 	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
 }
 
-func newProcess(job *planner.Job, src Source, sink Sink, stats *Stats, probers map[*planner.Branch]*prober) *process {
+func newProcess(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) *process {
 	return &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
 		in: newStep(job.Stream.Options["errors.side"]), rows: &stats.Rows}
 }
@@ -239,7 +240,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if err != nil {
 		return true, err
 	}
-	r := p.c.router
+	r := p.c.limit
 	*p.rows += int64(b.N + len(bad))
 	limitRows := b.N
 	var failure error
@@ -306,16 +307,19 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 // a Watermark event after each batch that moved it and a Final one at the
 // stream's end (operator.go).
 type watermarker struct {
-	job   *planner.Job
+	job   *plan.Job
 	set   bool           // false until the first row's expression gave a value
 	wm    int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
 	live  *liveWatermark // nil without a live status
 	marks bool           // fill Routed.Marks (the chain has a MarkReader)
+	expr  *expr.Kernel   // the WATERMARK expression, nil when none
 	buf   []Mark
 	down  *Emitter
 }
 
-func newWatermarker(job *planner.Job) *watermarker { return &watermarker{job: job} }
+func newWatermarker(job *plan.Job) *watermarker {
+	return &watermarker{job: job, expr: expr.Compile(job.Watermark)}
+}
 
 // Push implements Operator: stamp r's live rows, pass r on, then the event.
 func (w *watermarker) Push(ctx context.Context, port Port, r *Routed) error {
@@ -357,7 +361,7 @@ func (w *watermarker) stampMarks(r *Routed) bool {
 	}
 	b, sel := r.In, r.Sel
 	col := b.Cols[w.job.WatermarkCol]
-	vals := w.job.Watermark.Eval(b, sel)
+	vals := w.expr.Eval(b, sel)
 	marks := w.buf[:0]
 	for _, i := range sel {
 		col.Null[i] = !w.set
@@ -381,7 +385,7 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 	col := b.Cols[w.job.WatermarkCol]
 	// The watermark expression is evaluated for the whole selection first; it only
 	// reads the row's own columns, so the values do not depend on order.
-	vals := w.job.Watermark.Eval(b, sel)
+	vals := w.expr.Eval(b, sel)
 	for _, i := range sel {
 		col.Null[i] = !w.set
 		col.I[i] = w.wm
@@ -393,34 +397,30 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 	return sel
 }
 
-// router is the process operator: first-match routing over ordered branches,
-// each branch's join probe, WHERE and projection, and the main query's LIMIT
-// (fused: a LIMIT that ends the job cuts the side outputs at the same row,
-// SPEC 2). It pushes its own Routed, whose parts select the input rows.
+// router is the process operator (SPEC 2.1): first-match routing over ordered
+// branches, each branch's join probe and WHERE. It pushes its own Routed, whose
+// parts select the input rows; the LIMIT (limitOp) and the projections
+// (projectOp) come after it.
 type router struct {
-	job      *planner.Job
-	branches []*planner.Branch // sides, then main
+	job      *plan.Job
+	branches []*plan.Branch // sides, then main
 	taken    [][]int32
 	rest     [2][]int32
 	out      Routed
-	emitted  int64     // rows emitted to main, for LIMIT
-	cutAt    int       // the input row where the main query's LIMIT ended the job, or -1
-	done     bool      // the main query's LIMIT is reached (SPEC 2: the job ends)
 	probers  []*prober // per branch, nil without a join
 	cand     []int32
 	down     *Emitter
+	where    []*expr.Kernel // per branch, nil for none
 }
 
-func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
-	r := &router{job: job, branches: append([]*planner.Branch{}, job.Branches...), down: &Emitter{}}
-	if job.Main != nil {
-		r.branches = append(r.branches, job.Main)
-	}
+func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
+	r := &router{job: job, branches: jobBranches(job), down: &Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
 	r.probers = make([]*prober, len(r.branches))
 	r.cand = make([]int32, 0, vector.Cap)
 	for k, b := range r.branches {
 		r.probers[k] = probers[b]
+		r.where = append(r.where, expr.Compile(b.Where))
 	}
 	r.out.Parts = make([]Part, len(r.branches))
 	for k, b := range r.branches {
@@ -434,23 +434,26 @@ func newRouter(job *planner.Job, probers map[*planner.Branch]*prober) *router {
 	return r
 }
 
+// jobBranches returns job's side branches in declaration order, then its main
+// query when it has one: the order of the router's parts.
+func jobBranches(job *plan.Job) []*plan.Branch {
+	bs := append([]*plan.Branch{}, job.Branches...)
+	if job.Main != nil {
+		bs = append(bs, job.Main)
+	}
+	return bs
+}
+
 // Push implements Operator: route in's live rows, with its malformed rows and
-// marks, and push the routed batch on. When the main query's LIMIT is reached
-// it returns errLimitReached after pushing (done and cutAt tell where).
+// marks, and push the routed batch on.
 func (r *router) Push(ctx context.Context, port Port, in *Routed) error {
 	r.out.Bad = in.Bad
 	r.out.Marks = in.Marks
 	r.out.Sel = in.Sel // the live rows, for an aggregate behind an event-time join
 	r.out.Chunks = r.out.Chunks[:0]
 	r.out.In = in.In
-	done := r.route(in.In, in.Sel)
-	if err := r.down.Push(ctx, port, &r.out); err != nil {
-		return err
-	}
-	if done {
-		return errLimitReached
-	}
-	return nil
+	r.route(in.In, in.Sel)
+	return r.down.Push(ctx, port, &r.out)
 }
 
 // Watermark implements Operator: events pass on.
@@ -461,21 +464,17 @@ func (r *router) Watermark(ctx context.Context, wm Watermark) error {
 // Finish implements Operator.
 func (r *router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
 
-// route routes the rows in sel and reports whether the main query's LIMIT is
-// reached (SPEC 2: the job ends).
-func (r *router) route(b *vector.Batch, sel []int32) bool {
+// route routes the rows in sel of b into r.out: each row to the first branch
+// whose join and WHERE take it.
+func (r *router) route(b *vector.Batch, sel []int32) {
 	r.out.N = b.N
-	r.cutAt = -1
-	r.done = false
 	for i := 0; i < b.N; i++ {
 		r.out.Dest[i] = -1
 	}
 	rest := append(r.rest[0][:0], sel...)
 	spare := r.rest[1]
-	done := false
 	for k, br := range r.branches {
 		taken := r.taken[k][:0]
-		isMain := r.job.Main != nil && k == len(r.branches)-1
 		var jp []bool
 		cand := rest
 		if pr := r.probers[k]; pr != nil {
@@ -492,8 +491,8 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 			rest = rest[:0]
 		} else {
 			var w *vector.Vec
-			if br.Where != nil {
-				w = br.Where.Eval(b, cand)
+			if wk := r.where[k]; wk != nil {
+				w = wk.Eval(b, cand)
 			}
 			left := spare[:0]
 			for _, i := range rest {
@@ -505,64 +504,16 @@ func (r *router) route(b *vector.Batch, sel []int32) bool {
 			}
 			spare, rest = rest, left
 		}
-		if isMain && br.Limit >= 0 && br.Agg == nil {
-			if room := br.Limit - r.emitted; int64(len(taken)) >= room {
-				taken = taken[:room]
-				done = true
-				if room > 0 {
-					r.cut(taken[room-1])
-				}
-			}
-			r.emitted += int64(len(taken))
-		}
 		r.taken[k] = taken
-		p := &r.out.Parts[k]
-		p.Sel = taken
+		r.out.Parts[k].Sel = taken
 		if br.Agg != nil { // its rows go to the aggregate operator (aggregate.go)
 			continue
-		}
-		for c, e := range br.Project {
-			p.Cols[c] = e.Eval(b, taken)
 		}
 		for _, i := range taken {
 			r.out.Dest[i] = int16(k)
 		}
 	}
 	r.rest[0], r.rest[1] = rest[:0], spare[:0]
-	r.done = done
-	return done
-}
-
-// cut drops from the side parts, and from the malformed rows for the errors side
-// output, the rows after input row last: once the main query's LIMIT is reached
-// the job ends there (SPEC 2: the rest of the input is not read, and side outputs
-// hold what was routed until then).
-func (r *router) cut(last int32) {
-	r.cutAt = int(last)
-	nb := len(r.out.Bad)
-	for nb > 0 && r.out.Bad[nb-1].At > int(last) {
-		nb--
-	}
-	r.out.Bad = r.out.Bad[:nb]
-	nm := len(r.out.Marks)
-	for nm > 0 && r.out.Marks[nm-1].At > int(last)+1 {
-		nm--
-	}
-	r.out.Marks = r.out.Marks[:nm]
-	ns := len(r.out.Sel)
-	for ns > 0 && r.out.Sel[ns-1] > last {
-		ns--
-	}
-	r.out.Sel = r.out.Sel[:ns]
-	for k := range r.out.Parts[:len(r.branches)-1] {
-		p := &r.out.Parts[k]
-		n := len(p.Sel)
-		for n > 0 && p.Sel[n-1] > last {
-			r.out.Dest[p.Sel[n-1]] = -1
-			n--
-		}
-		p.Sel = p.Sel[:n]
-	}
 }
 
 // oneRow is the source of a SELECT without FROM (SPEC 2: it gives one row): one

@@ -7,7 +7,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // streamSinks writes the outputs of a job that go to sink streams (SPEC 2.5:
@@ -30,7 +30,7 @@ type streamSinks struct {
 // returns the sink that writes them and gives the rest to inner. A job with
 // no sink stream gets inner itself. On an error the writers opened so far are
 // closed.
-func openSinks(ctx context.Context, job *planner.Job, env *Env, inner Sink) (Sink, error) {
+func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, error) {
 	if len(job.DeadLetters) == 0 {
 		any := false
 		for _, o := range job.Outputs {

@@ -8,7 +8,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/records"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // ErrWaiting is returned by Source.Next when the source has no row ready and is
@@ -65,7 +65,7 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
 // open opens the source of st by its connector's Driver (connector.Register).
 // Errors name the stream, the option and what to do.
 func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
-	if st.Connector == planner.NoFrom {
+	if st.Connector == plan.NoFrom {
 		return &oneRow{}, nil
 	}
 	d := connector.DriverOf(st.Connector)
@@ -88,7 +88,7 @@ func newConnDecoder(st *catalog.Stream, r io.Reader) (connector.Decoder, error) 
 // ... VALUES rows (values, SPEC 3); a job reading st reads the rows inserted
 // before it starts. A stream declared anew under a dropped one's name starts
 // empty. The planner has checked st's connector (TakesInsert).
-func (e *Env) Insert(ins *planner.Insert) {
+func (e *Env) Insert(ins *plan.Insert) {
 	if d := connector.DriverOf(ins.Stream.Connector); d != nil && d.Insert != nil {
 		d.Insert(ins.Stream, e.connEnv(), ins.Rows)
 	}

@@ -122,10 +122,10 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
 	for _, st := range script.Stmts {
 		switch st := st.(type) {
 		case *parser.CreateStream:
-			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: st.Watermark,
+			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: planner.Watermark(st.Watermark),
 				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
 			var verr error
-			if s.Connector, s.Options, verr = catalog.ValidateOptions(st.Options, s.Columns, 0); verr != nil {
+			if s.Connector, s.Options, verr = planner.ValidateOptions(st.Options, s.Columns, 0); verr != nil {
 				t.Fatal(verr)
 			}
 			cat.Add(s)

@@ -49,7 +49,7 @@ func TestNestingLimit(t *testing.T) {
 					t.Fatalf("%d levels: err = %v, want the nesting error", n, err)
 				}
 				if !strings.HasPrefix(src[e.Offset:], tc.token) {
-					t.Errorf("%d levels: error at %q, want at %q", n, shorten(src[e.Offset:], 10), tc.token)
+					t.Errorf("%d levels: error at %q, want at %q", n, termtext.Shorten(src[e.Offset:], 10), tc.token)
 				}
 				out := FormatError("deep.sql", src, e)
 				if !strings.Contains(out, "deep.sql, line 1, column ") {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser"
+
+	"streamql/internal/termtext"
 )
 
 // supported lists the statements of the dialect, for error messages.
@@ -117,9 +119,9 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 	case "ALTER":
 		return nil, Errorf(first.Offset, "ALTER is not supported: DROP STREAM and CREATE STREAM it again")
 	}
-	msg := fmt.Sprintf("unknown statement %s: %s", shorten(first.Text, 30), supported)
+	msg := fmt.Sprintf("unknown statement %s: %s", termtext.Shorten(first.Text, 30), supported)
 	if k := didYouMean(first.Text, statementWords); k != "" {
-		msg = fmt.Sprintf("unknown statement %s (did you mean %s?): %s", shorten(first.Text, 30), k, supported)
+		msg = fmt.Sprintf("unknown statement %s (did you mean %s?): %s", termtext.Shorten(first.Text, 30), k, supported)
 	}
 	return nil, &Error{Offset: first.Offset, Msg: msg}
 }
@@ -152,7 +154,7 @@ func (ps *parseState) insertSelect(rs *rawStmt, from int) (*Select, bool, *Error
 		return nil, true, err
 	}
 	if sel.Side != "" || sel.Stream != "" {
-		return nil, true, Errorf(t[0].Offset, "INSERT INTO %s SELECT is a main query: it cannot also have INTO SIDE or INTO STREAM", shorten(t[2].Value(), 30))
+		return nil, true, Errorf(t[0].Offset, "INSERT INTO %s SELECT is a main query: it cannot also have INTO SIDE or INTO STREAM", termtext.Shorten(t[2].Value(), 30))
 	}
 	sel.Insert, sel.InsertPos, sel.Start = t[2].Value(), t[2].Offset, t[0].Offset
 	return sel, true, nil
@@ -193,7 +195,7 @@ func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
 	case c.atEnd():
 		return nil, c.expected("STREAM after CREATE")
 	}
-	return nil, Errorf(t.Offset, "CREATE %s is not supported: streamql has CREATE STREAM only", shorten(t.Text, 30))
+	return nil, Errorf(t.Offset, "CREATE %s is not supported: streamql has CREATE STREAM only", termtext.Shorten(t.Text, 30))
 }
 
 // createStream parses the rest of CREATE STREAM [IF NOT EXISTS] name (elements) [WITH (options)].
@@ -294,14 +296,14 @@ func option(c *cursor, form string) (Option, *Error) {
 	c.next()
 	o.Key, o.KeyPos = k.Value(), k.Offset
 	if !c.op("=") {
-		return o, c.expected("'=' after '" + shorten(o.Key, 30) + "': " + form)
+		return o, c.expected("'=' after '" + termtext.Shorten(o.Key, 30) + "': " + form)
 	}
 	v := c.peek()
 	if v.Kind != TokString {
 		if c.atEnd() {
 			return o, c.expected("a quoted value: " + form)
 		}
-		return o, Errorf(v.Offset, "option values are quoted strings: write '%s' = '%s'", shorten(o.Key, 30), shorten(v.Value(), 30))
+		return o, Errorf(v.Offset, "option values are quoted strings: write '%s' = '%s'", termtext.Shorten(o.Key, 30), termtext.Shorten(v.Value(), 30))
 	}
 	c.next()
 	o.Value, o.ValuePos = v.Value(), v.Offset
@@ -407,7 +409,7 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 		n := c.peek()
 		if n.Kind != TokString {
 			if n.Kind == TokIdent || n.Kind == TokQuotedIdent {
-				return nil, Errorf(n.Offset, "side names are quoted strings: DROP SIDE '%s'", shorten(n.Value(), 30))
+				return nil, Errorf(n.Offset, "side names are quoted strings: DROP SIDE '%s'", termtext.Shorten(n.Value(), 30))
 			}
 			return nil, c.expected("the side name as a quoted string: DROP SIDE 'name'")
 		}
@@ -421,7 +423,7 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 	case c.atEnd():
 		return nil, c.expected("STREAM or SIDE after DROP")
 	}
-	return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name or DROP SIDE 'name'", shorten(t.Text, 30))
+	return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name or DROP SIDE 'name'", termtext.Shorten(t.Text, 30))
 }
 
 func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
@@ -436,7 +438,7 @@ func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
 	case c.atEnd():
 		return nil, c.expected("STREAMS or SIDES after SHOW")
 	}
-	return nil, Errorf(t.Offset, "SHOW %s is not supported: use SHOW STREAMS or SHOW SIDES", shorten(t.Text, 30))
+	return nil, Errorf(t.Offset, "SHOW %s is not supported: use SHOW STREAMS or SHOW SIDES", termtext.Shorten(t.Text, 30))
 }
 
 func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
@@ -465,7 +467,7 @@ func (ps *parseState) set(c *cursor, span Range) (Stmt, *Error) {
 		if c.peekAt(1).isOp("=") && (v.Kind == TokIdent || v.Kind == TokString || v.Kind == TokNumber) {
 			val = v.Value()
 		}
-		return nil, Errorf(k.Offset, "settings are quoted strings: write SET '%s' = '%s'", shorten(k.Value(), 30), shorten(val, 30))
+		return nil, Errorf(k.Offset, "settings are quoted strings: write SET '%s' = '%s'", termtext.Shorten(k.Value(), 30), termtext.Shorten(val, 30))
 	}
 	o, err := option(c, form)
 	if err != nil {

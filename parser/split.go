@@ -1,5 +1,7 @@
 package parser
 
+import "streamql/internal/termtext"
+
 // rawStmt is one statement of a script as the splitter sees it: its tokens between
 // two ';' (comments kept apart), and its span in the script.
 type rawStmt struct {
@@ -130,7 +132,7 @@ func (c *cursor) name(what string) (string, int, *Error) {
 func describe(t Token) string {
 	switch t.Kind {
 	case TokString:
-		return "the string " + shorten(t.Text, 30)
+		return "the string " + termtext.Shorten(t.Text, 30)
 	case TokSemicolon:
 		return "';'"
 	case TokOp:
@@ -138,17 +140,5 @@ func describe(t Token) string {
 	case TokError:
 		return "end of statement"
 	}
-	return "'" + shorten(t.Text, 30) + "'"
-}
-
-// shorten cuts s to at most n runes, marking a cut with "...".
-func shorten(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "..."
-		}
-		i++
-	}
-	return s
+	return "'" + termtext.Shorten(t.Text, 30) + "'"
 }

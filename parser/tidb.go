@@ -11,6 +11,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values for the AST
+
+	"streamql/internal/termtext"
 )
 
 // This file hands SELECT, INSERT ... VALUES and WATERMARK expressions to TiDB.
@@ -296,7 +298,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 		}
 		switch {
 		case t.Kind == TokNumber && decimalTooLong(t.Text):
-			return nil, Errorf(t.Offset, "number %s has too many digits (at most 81)", shorten(t.Text, 20))
+			return nil, Errorf(t.Offset, "number %s has too many digits (at most 81)", termtext.Shorten(t.Text, 20))
 		case t.is("ESCAPE") && next.Kind == TokString && len(next.Value()) > 1:
 			return nil, Errorf(next.Offset, "ESCAPE takes one ASCII character (or '' for none)")
 		case t.is("INTO") && mode == modeSelect:
@@ -319,7 +321,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 					return nil, Errorf(t.Offset, "a SELECT has at most one INTO SIDE or INTO STREAM")
 				}
 				if i+3 < len(toks) && !toks[i+3].is("FROM") {
-					return nil, Errorf(t.Offset, "INTO STREAM %s stands right after the select list (before FROM) or at the end of the statement", shorten(nt.Value(), 30))
+					return nil, Errorf(t.Offset, "INTO STREAM %s stands right after the select list (before FROM) or at the end of the statement", termtext.Shorten(nt.Value(), 30))
 				}
 				rw.stream, rw.streamPos = nt.Value(), nt.Offset
 				edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
@@ -348,7 +350,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				return nil, Errorf(t.Offset, "a SELECT has at most one INTO SIDE or INTO STREAM")
 			}
 			if i+3 < len(toks) && !toks[i+3].is("FROM") {
-				return nil, Errorf(t.Offset, "INTO SIDE '%s' stands right after the select list (before FROM) or at the end of the statement", shorten(nt.Value(), 30))
+				return nil, Errorf(t.Offset, "INTO SIDE '%s' stands right after the select list (before FROM) or at the end of the statement", termtext.Shorten(nt.Value(), 30))
 			}
 			rw.side, rw.sidePos = nt.Value(), nt.Offset
 			edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
@@ -474,7 +476,7 @@ func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
 	}
 	stand, ok := castStandIns[w]
 	if !ok {
-		return nil, Errorf(first.Offset, "unknown type %s in CAST: use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP", shorten(first.Text, 30))
+		return nil, Errorf(first.Offset, "unknown type %s in CAST: use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP", termtext.Shorten(first.Text, 30))
 	}
 	start, end := first.Offset, typ[len(typ)-1].End()
 	if n := end - start; len(stand) < n {
@@ -554,7 +556,7 @@ func excerpt(src string, off, end int) string {
 	if j := strings.IndexAny(s, "\r\n"); j >= 0 {
 		s = s[:j]
 	}
-	return shorten(strings.TrimRight(s, " \t"), 40)
+	return termtext.Shorten(strings.TrimRight(s, " \t"), 40)
 }
 
 var reservedHint = map[string]bool{

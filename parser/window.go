@@ -3,6 +3,8 @@ package parser
 import (
 	"math/big"
 	"strings"
+
+	"streamql/internal/termtext"
 )
 
 // WindowTVF is a window table-valued function in FROM (SPEC 2.4):
@@ -179,7 +181,7 @@ func intervalArg(src string, toks []Token, at int, what string) (Interval, int, 
 	unit := intervalUnits[strings.ToUpper(toks[k].Text)]
 	r, ok := new(big.Rat).SetString(amount)
 	if !ok || strings.ContainsAny(amount, "/eE") {
-		return Interval{}, 0, Errorf(amtPos, "INTERVAL amount '%s' is not a number", shorten(amount, 30))
+		return Interval{}, 0, Errorf(amtPos, "INTERVAL amount '%s' is not a number", termtext.Shorten(amount, 30))
 	}
 	r.Mul(r, new(big.Rat).SetInt64(unit))
 	if neg {
@@ -207,7 +209,7 @@ func lateClause(r *region) (int, *Error) {
 			return -1, err
 		}
 		if i+4 != len(toks) {
-			return -1, Errorf(t.Offset, "LATE INTO SIDE '%s' is the query's last clause: move it to the end (after LIMIT and a side branch's INTO SIDE)", shorten(toks[i+3].Value(), 30))
+			return -1, Errorf(t.Offset, "LATE INTO SIDE '%s' is the query's last clause: move it to the end (after LIMIT and a side branch's INTO SIDE)", termtext.Shorten(toks[i+3].Value(), 30))
 		}
 		return i, nil
 	}

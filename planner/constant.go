@@ -1,33 +1,15 @@
 package planner
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
+	"streamql/executor/expr"
 	"streamql/parser"
 )
-
-// Value is one typed constant: I for BIGINT and TIMESTAMP (epoch ms), F for
-// DOUBLE, B for BOOLEAN, S for VARCHAR (owned by the Value).
-type Value struct {
-	Null bool
-	I    int64
-	F    float64
-	B    bool
-	S    []byte
-}
-
-// Insert is a planned INSERT INTO s VALUES (SPEC 3): the values stream and its new
-// rows, each with one value per column of the stream, in column order.
-type Insert struct {
-	Stream *catalog.Stream
-	Rows   [][]Value
-}
 
 // PlanInsert binds an INSERT INTO s [(cols)] VALUES (...), ... to its stream and
 // evaluates its values: constant expressions, converted to their column's type
@@ -148,28 +130,18 @@ func (sc *scope) constant(n ast.ExprNode, c catalog.Column) (Value, error) {
 	if !e.Const {
 		return Value{}, parser.Errorf(sc.pos(n), "VALUES takes constants: %s is not one", e.Text)
 	}
-	one := []int32{0}
-	b := vector.NewBatch(nil) // a constant reads no column
-	b.N = 1
-	raw := e.Eval(b, one)
-	if raw.Null[0] || e.Type == catalog.Unknown {
+	raw := expr.Fold(e)
+	if raw.Null || e.Type == catalog.Unknown {
 		return Value{Null: true}, nil
 	}
-	conv := castTo(e, c.Type).Eval(b, one)
-	if conv.Null[0] {
-		text := string(vector.AppendValue(nil, e.Type, raw, 0))
+	v := expr.Fold(castTo(e, c.Type))
+	if v.Null {
+		text := string(expr.AppendValue(nil, e.Type, raw))
 		return Value{}, parser.Errorf(sc.pos(n), "%s %s cannot be read as %s for column '%s'", e.Type, quoteIf(e.Type, text), c.Type, c.Name)
 	}
-	v := Value{}
 	switch c.Type {
-	case catalog.BigInt, catalog.Timestamp:
-		v.I = conv.I[0]
-	case catalog.Double:
-		v.F = conv.F[0]
-	case catalog.Boolean:
-		v.B = conv.B[0]
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
 	case catalog.Varchar:
-		v.S = bytes.Clone(conv.S[0])
 		if v.S == nil {
 			v.S = []byte{}
 		}
@@ -185,12 +157,6 @@ func quoteIf(t catalog.Type, s string) string {
 	}
 	return s
 }
-
-// NoFrom is the connector of the stream a SELECT without FROM reads (SPEC 2:
-// `SELECT 1 + 1 AS two;` gives one row): one row of no columns, then the end.
-// The executor opens it as such a source.
-var NoFrom = &catalog.ConnectorSpec{Name: "none", Doc: "one row of no columns (a SELECT without FROM)",
-	Bounded: func(map[string]string) bool { return true }}
 
 // noFromStream returns the stream a SELECT without FROM reads (SPEC 2): one row of
 // no columns (connector NoFrom), a new one per query.

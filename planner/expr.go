@@ -11,42 +11,22 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
-// Expr is a type-checked expression compiled to a closure over column batches
-// (DESIGN: planner, Vitess' evalengine idea). Eval computes the value of every row
-// listed in sel (ascending row indexes of b) and returns a vector holding them at
-// those same indexes; other slots are unspecified. The returned vector is owned by
-// the expression (or is a column of b) and is valid until the next Eval.
-type Expr struct {
-	Type catalog.Type
-	Eval func(b *vector.Batch, sel []int32) *vector.Vec
-	// Text is the expression as written, for EXPLAIN and output column names.
-	Text string
-	// Col is the batch column index when the expression is a bare column, else -1.
-	Col int
-	// Const is set for literals (and expressions of literals): Eval ignores b.
-	Const bool
-	// node is the expression's AST while Text is still empty: an inner node's text
-	// is rendered only when a message needs it (text), so that planning stays
-	// linear in the size of the expression.
-	node ast.ExprNode
-}
-
-// text returns e.Text, rendering it from the AST the first time it is needed for
+// exprTextOf returns e.Text, rendering it from the AST the first time it is needed for
 // an inner expression (compile fills Text eagerly for whole expressions only).
-func (e *Expr) text() string {
-	if e.Text == "" && e.node != nil {
-		e.Text, e.node = exprText(e.node), nil
+func exprTextOf(e *Expr) string {
+	if e.Text == "" && e.Node != nil {
+		e.Text, e.Node = exprText(e.Node.(ast.ExprNode)), nil
 	}
 	return e.Text
 }
 
 // inheritText gives dst the text of src (a conversion shows as its operand).
 func inheritText(dst, src *Expr) {
-	dst.Text, dst.node = src.Text, src.node
+	dst.Text, dst.Node = src.Text, src.Node
 }
 
 // compile type-checks n within sc and compiles it. The whole expression (the
@@ -65,9 +45,9 @@ func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
 	}
 	if e.Text == "" {
 		if sc.depth == 0 {
-			e.Text, e.node = exprText(n), nil
+			e.Text, e.Node = exprText(n), nil
 		} else {
-			e.node = n
+			e.Node = n
 		}
 	}
 	return e, nil
@@ -103,7 +83,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 			return nil, err
 		}
 		paren := *e
-		paren.Text, paren.node = "", nil // compile renders "(...)" from n when needed
+		paren.Text, paren.Node = "", nil // compile renders "(...)" from n when needed
 		return &paren, nil
 	case *ast.ColumnNameExpr:
 		idx, t, err := sc.column(n)
@@ -111,7 +91,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 			return nil, err
 		}
 		sc.use(idx)
-		return &Expr{Type: t, Col: idx, Eval: func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }}, nil
+		return &Expr{Op: plan.OpCol, Type: t, Col: idx}, nil
 	case *test_driver.ValueExpr:
 		return sc.literal(n)
 	case *ast.UnaryOperationExpr:
@@ -162,42 +142,23 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 	return nil, parser.Errorf(sc.pos(n), "this kind of expression is not supported here")
 }
 
-// constVec returns a vector of type t with every slot set by set.
-func constVec(t catalog.Type, null bool, set func(v *vector.Vec, i int)) *vector.Vec {
-	v := vector.NewVec(t)
-	for i := 0; i < vector.Cap; i++ {
-		v.Null[i] = null
-		if !null {
-			set(v, i)
-		}
-	}
-	return v
-}
-
-func constExpr(t catalog.Type, v *vector.Vec, text string) *Expr {
-	return &Expr{Type: t, Const: true, Col: -1, Text: text, Eval: func(*vector.Batch, []int32) *vector.Vec { return v }}
+func constExpr(t catalog.Type, v Value, text string) *Expr {
+	return &Expr{Op: plan.OpLit, Type: t, Const: true, Col: -1, Text: text, Lit: v}
 }
 
 // nullExpr is the NULL literal, of type Unknown until coerced.
 func nullExpr(t catalog.Type) *Expr {
-	return constExpr(t, constVec(t, true, nil), "NULL")
+	return constExpr(t, Value{Null: true}, "NULL")
 }
 
-func intConst(x int64, text string) *Expr {
-	return constExpr(catalog.BigInt, constVec(catalog.BigInt, false, func(v *vector.Vec, i int) { v.I[i] = x }), text)
-}
+func intConst(x int64, text string) *Expr { return constExpr(catalog.BigInt, Value{I: x}, text) }
 
-func doubleConst(x float64, text string) *Expr {
-	return constExpr(catalog.Double, constVec(catalog.Double, false, func(v *vector.Vec, i int) { v.F[i] = x }), text)
-}
+func doubleConst(x float64, text string) *Expr { return constExpr(catalog.Double, Value{F: x}, text) }
 
-func boolConst(x bool, text string) *Expr {
-	return constExpr(catalog.Boolean, constVec(catalog.Boolean, false, func(v *vector.Vec, i int) { v.B[i] = x }), text)
-}
+func boolConst(x bool, text string) *Expr { return constExpr(catalog.Boolean, Value{B: x}, text) }
 
 func strConst(s string, text string) *Expr {
-	b := []byte(s)
-	return constExpr(catalog.Varchar, constVec(catalog.Varchar, false, func(v *vector.Vec, i int) { v.S[i] = b }), text)
+	return constExpr(catalog.Varchar, Value{S: []byte(s)}, text)
 }
 
 func (sc *scope) literal(n *test_driver.ValueExpr) (*Expr, error) {
@@ -273,10 +234,8 @@ func (sc *scope) unary(n *ast.UnaryOperationExpr) (*Expr, error) {
 		return x, nil
 	case opcode.Minus:
 		switch x.Type {
-		case catalog.BigInt:
-			return mapInt(x, catalog.BigInt, func(a int64) (int64, bool) { return -a, a != math.MinInt64 }), nil
-		case catalog.Double:
-			return mapFloat(x, func(a float64) float64 { return -a }), nil
+		case catalog.BigInt, catalog.Double:
+			return node(plan.OpNeg, x.Type, x), nil
 		case catalog.Unknown:
 			return x, nil
 		}
@@ -337,7 +296,7 @@ func mismatch(sc *scope, n ast.Node, what string, l, r *Expr) error {
 	} else {
 		hint = "; use CAST to convert one side"
 	}
-	return parser.Errorf(sc.pos(n), "cannot %s %s (%s) with %s (%s)%s", what, l.text(), l.Type, r.text(), r.Type, hint)
+	return parser.Errorf(sc.pos(n), "cannot %s %s (%s) with %s (%s)%s", what, exprTextOf(l), l.Type, exprTextOf(r), r.Type, hint)
 }
 
 func (sc *scope) compare(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
@@ -362,88 +321,20 @@ func (sc *scope) arith(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
 		r = coerce(r, catalog.BigInt)
 	}
 	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
-		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, l.text(), l.Type, r.text(), r.Type)
+		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, exprTextOf(l), l.Type, exprTextOf(r), r.Type)
 	}
 	bothInt := l.Type == catalog.BigInt && r.Type == catalog.BigInt
-	switch op {
-	case opcode.Div:
-		return binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), func(a, b float64) (float64, bool) {
-			if b == 0 {
-				return 0, false
-			}
-			return a / b, true
-		}), nil
-	case opcode.IntDiv:
-		if bothInt {
-			return binInt(l, r, func(a, b int64) (int64, bool) {
-				if b == 0 || (a == math.MinInt64 && b == -1) {
-					return 0, false
-				}
-				return a / b, true
-			}), nil
-		}
-		return castTo(binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), func(a, b float64) (float64, bool) {
-			if b == 0 {
-				return 0, false
-			}
-			return math.Trunc(a / b), true
-		}), catalog.BigInt), nil
-	case opcode.Mod:
-		if bothInt {
-			return binInt(l, r, func(a, b int64) (int64, bool) {
-				if b == 0 {
-					return 0, false
-				}
-				if b == -1 {
-					return 0, true
-				}
-				return a % b, true
-			}), nil
-		}
-		return binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), func(a, b float64) (float64, bool) {
-			if b == 0 {
-				return 0, false
-			}
-			return math.Mod(a, b), true
-		}), nil
+	ops := map[opcode.Op]plan.Op{opcode.Plus: plan.OpAdd, opcode.Minus: plan.OpSub, opcode.Mul: plan.OpMul,
+		opcode.Div: plan.OpDiv, opcode.IntDiv: plan.OpIntDiv, opcode.Mod: plan.OpMod}
+	switch {
+	case op == opcode.Div:
+		return node(plan.OpDiv, catalog.Double, coerce(l, catalog.Double), coerce(r, catalog.Double)), nil
+	case bothInt:
+		return node(ops[op], catalog.BigInt, l, r), nil
+	case op == opcode.IntDiv:
+		return castTo(node(plan.OpIntDiv, catalog.Double, coerce(l, catalog.Double), coerce(r, catalog.Double)), catalog.BigInt), nil
 	}
-	if bothInt {
-		var f func(a, b int64) (int64, bool)
-		switch op {
-		case opcode.Plus:
-			f = func(a, b int64) (int64, bool) {
-				s := a + b
-				return s, (a >= 0) != (b >= 0) || (s >= 0) == (a >= 0)
-			}
-		case opcode.Minus:
-			f = func(a, b int64) (int64, bool) {
-				s := a - b
-				return s, (a >= 0) == (b >= 0) || (s >= 0) == (a >= 0)
-			}
-		case opcode.Mul:
-			f = func(a, b int64) (int64, bool) {
-				if a == 0 || b == 0 {
-					return 0, true
-				}
-				s := a * b
-				if s/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-					return 0, false
-				}
-				return s, true
-			}
-		}
-		return binInt(l, r, f), nil
-	}
-	var f func(a, b float64) (float64, bool)
-	switch op {
-	case opcode.Plus:
-		f = func(a, b float64) (float64, bool) { return a + b, true }
-	case opcode.Minus:
-		f = func(a, b float64) (float64, bool) { return a - b, true }
-	case opcode.Mul:
-		f = func(a, b float64) (float64, bool) { return a * b, true }
-	}
-	return binFloat(coerce(l, catalog.Double), coerce(r, catalog.Double), f), nil
+	return node(ops[op], catalog.Double, coerce(l, catalog.Double), coerce(r, catalog.Double)), nil
 }
 
 func (sc *scope) between(n *ast.BetweenExpr) (*Expr, error) {
@@ -584,7 +475,7 @@ func (sc *scope) like(n *ast.PatternLikeOrIlikeExpr) (*Expr, error) {
 			esc = -1
 		}
 	}
-	e := likeExpr(x, p, esc, !n.IsLike)
+	e := build(&Expr{Op: plan.OpLike, Type: catalog.Boolean, Args: []*Expr{x, p}, Param: int64(esc), Flag: !n.IsLike})
 	if n.Not {
 		e = notExpr(e)
 	}

@@ -80,7 +80,7 @@ func (c *funcCall) arity(lo, hi int) error {
 func (c *funcCall) needText(i int) error {
 	c.args[i] = coerce(c.args[i], catalog.Varchar)
 	if c.args[i].Type != catalog.Varchar {
-		return parser.Errorf(c.sc.pos(c.n.Args[i]), "%s needs text, got %s (%s); use CAST(... AS VARCHAR)", strings.ToUpper(c.name), c.args[i].text(), c.args[i].Type)
+		return parser.Errorf(c.sc.pos(c.n.Args[i]), "%s needs text, got %s (%s); use CAST(... AS VARCHAR)", strings.ToUpper(c.name), exprTextOf(c.args[i]), c.args[i].Type)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -10,52 +9,6 @@ import (
 	"streamql/catalog"
 	"streamql/parser"
 )
-
-// JoinMode is the mode of the hash join operator (SPEC 2.2).
-type JoinMode uint8
-
-// The two modes of the one hash-join operator.
-const (
-	Semi JoinMode = iota // keep left rows that have a match
-	Anti                 // keep left rows that have no match
-)
-
-// Join filters a branch's rows (the probe side) by the keys of another stream
-// (the build side), SPEC 2.2. SEMI JOIN, IN (subquery) and EXISTS lower to Semi;
-// ANTI JOIN, NOT EXISTS and NOT IN to Anti (NOT IN with NullAware set: SQL's
-// three-valued rule). The build side is bounded and read whole before the probe
-// side streams through; its state is the set of distinct keys.
-type Join struct {
-	Mode      JoinMode
-	NullAware bool
-	Build     *catalog.Stream
-	// BuildTypes is the build source's batch layout.
-	BuildTypes []catalog.Type
-	// BuildFilter (nil = true) selects the build rows that count; BuildKeys and
-	// ProbeKeys are the key expressions, pairwise of one type (KeyTypes).
-	BuildFilter *Expr
-	BuildKeys   []*Expr
-	ProbeKeys   []*Expr
-	KeyTypes    []catalog.Type
-	// ProbeFilter (nil = true) is a condition on the left row that is part of the
-	// join condition: Semi keeps a row when it holds and a key matches; Anti keeps
-	// it unless both; for NOT IN, a row for which it does not hold sees an empty
-	// subquery and passes.
-	ProbeFilter *Expr
-	Text        string // the join as written, for EXPLAIN
-	Pos         int
-	// For an unbounded build side (SPEC 2.2, event-time strategy): the event-time
-	// column indexes of the probe and build streams (-1 for a bounded build side)
-	// and the build stream's compiled watermark expression. A left row with event
-	// time t matches when a build row with an equal key and event time <= t was
-	// not late; the row is held until the build watermark is greater than t.
-	ProbeTime      int
-	BuildTime      int
-	BuildWatermark *Expr
-}
-
-// EventTime reports whether the join uses the event-time strategy.
-func (j *Join) EventTime() bool { return j.BuildTime >= 0 }
 
 // side bits of the relations an expression references.
 const (
@@ -192,7 +145,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		}
 		le2, re2, ok := unify(le, re)
 		if !ok || le2.Type == catalog.Unknown {
-			return parser.Errorf(two.pos(at), "join key types differ: %s is %s, %s is %s; use CAST on one side", le.text(), le.Type, re.text(), re.Type)
+			return parser.Errorf(two.pos(at), "join key types differ: %s is %s, %s is %s; use CAST on one side", exprTextOf(le), le.Type, exprTextOf(re), re.Type)
 		}
 		j.ProbeKeys = append(j.ProbeKeys, le2)
 		j.BuildKeys = append(j.BuildKeys, re2)
@@ -251,51 +204,4 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		return nil, err
 	}
 	return j, nil
-}
-
-// Describe renders the join for EXPLAIN as lines (SPEC 2.2: mode, build and
-// probe sides, strategy, and the state that grows).
-func (j *Join) Describe(probe string) []string {
-	mode := "Semi"
-	if j.Mode == Anti {
-		mode = "Anti"
-		if j.NullAware {
-			mode = "Anti (NOT IN, null-aware)"
-		}
-	}
-	var keys []string
-	for i := range j.ProbeKeys {
-		keys = append(keys, fmt.Sprintf("%s = %s", j.ProbeKeys[i].Text, j.BuildKeys[i].Text))
-	}
-	strategy := "bounded: read whole first"
-	state := "distinct build keys"
-	if j.EventTime() {
-		strategy = "unbounded: by event time, a probe row waits until the build watermark passes it"
-		state = "distinct build keys with their earliest event time; held probe rows, released as the build watermark passes"
-	}
-	b := j.Build
-	src := fmt.Sprintf("  build source: %s (connector=%s", b.Name, b.Connector.Name)
-	if path := b.Options["path"]; path != "" {
-		src += ", path=" + path
-	}
-	src += "), errors=" + b.Options["errors"]
-	if b.Options["errors"] == "side" {
-		src += " -> side output '" + b.Options["errors.side"] + "'"
-	}
-	lines := []string{
-		fmt.Sprintf("%s hash join: probe %s, build %s (%s)", mode, probe, j.Build.Name, strategy),
-		src,
-		"  keys: " + strings.Join(keys, " AND "),
-	}
-	if j.BuildFilter != nil {
-		lines = append(lines, "  build filter: "+j.BuildFilter.Text)
-	}
-	if j.ProbeFilter != nil {
-		lines = append(lines, "  probe condition: "+j.ProbeFilter.Text)
-	}
-	lines = append(lines, "  state: "+state+" (counted against 'state.max-bytes')")
-	if j.EventTime() {
-		lines = append(lines, fmt.Sprintf("  warning: held probe rows grow while the watermark of %s does not advance; the job stops when its state passes 'state.max-bytes'", j.Build.Name))
-	}
-	return lines
 }

@@ -3,53 +3,39 @@ package planner
 import (
 	"testing"
 
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-
 	"streamql/catalog"
-	"streamql/executor/vector"
+	"streamql/executor/expr"
 	"streamql/parser"
 )
 
-// TestInListEvaluatesXOnce checks that x IN (list) evaluates x once per batch,
-// however long the list, and still compares pair by pair (SPEC 2: BIGINT with
-// DOUBLE as DOUBLE, BIGINT with BIGINT exactly; NULL x gives NULL).
+// TestInListEvaluatesXOnce checks that x IN (list) reads x once, however
+// long the list: the plan holds x once, as the OpIn's first operand, and each
+// element's equality reads it through an OpInArg (the kernel evaluates x once
+// per batch), still comparing pair by pair (SPEC 2: BIGINT with DOUBLE as
+// DOUBLE, BIGINT with BIGINT exactly; NULL x gives NULL).
 func TestInListEvaluatesXOnce(t *testing.T) {
-	calls := 0
-	xs := vector.NewVec(catalog.BigInt)
-	vals := []int64{1, 3, 7, 5, 9007199254740993}
-	copy(xs.I, vals)
-	xs.Null[len(vals)] = true
-	x := &Expr{Type: catalog.BigInt, Col: -1, Text: "x", Eval: func(*vector.Batch, []int32) *vector.Vec {
-		calls++
-		return xs
-	}}
-	// 1, 3.0, 7, 9007199254740992: the last pair is BIGINT/BIGINT, exact, so
-	// 9007199254740993 does not match though both read as the same DOUBLE.
-	items := []*Expr{intConst(1, "1"), doubleConst(3, "3.0"), intConst(7, "7"), intConst(9007199254740992, "9007199254740992")}
-	sc := &scope{}
-	in, err := inKernel(x, len(items), func(x *Expr, k int) (*Expr, error) {
-		return sc.compare(nil, opcode.EQ, x, items[k])
-	})
+	cat := catalog.New()
+	cat.Add(testStream())
+	src := "SELECT i + 1 IN (1, 3.0, 8, 9007199254740992) FROM t"
+	sc, err := parser.Parse("test", src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := []int32{0, 1, 2, 3, 4, 5}
-	for round := 1; round <= 2; round++ {
-		got := in.Eval(nil, sel)
-		if calls != round {
-			t.Fatalf("x evaluated %d times after %d batches, want once per batch", calls, round)
-		}
-		want := []string{"true", "true", "true", "false", "false", "NULL"}
-		for i, w := range want {
-			g := "false"
-			if got.Null[i] {
-				g = "NULL"
-			} else if got.B[i] {
-				g = "true"
-			}
-			if g != w {
-				t.Errorf("row %d (x=%d): got %s, want %s", i, xs.I[i], g, w)
-			}
+	br, err := (&Planner{Cat: cat, Source: src}).PlanSelect(sc.Stmts[0].(*parser.Select))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "(in BOOLEAN (add BIGINT (col BIGINT #0) (lit BIGINT 1))" +
+		" (cmp BOOLEAN 0 (in_arg BIGINT) (lit BIGINT 1))" +
+		" (cmp BOOLEAN 0 (cast DOUBLE (in_arg BIGINT)) (lit DOUBLE 3))" +
+		" (cmp BOOLEAN 0 (in_arg BIGINT) (lit BIGINT 8))" +
+		" (cmp BOOLEAN 0 (in_arg BIGINT) (lit BIGINT 9007199254740992)))"
+	if got := br.Project[0].Tree(); got != want {
+		t.Errorf("plan:\n%s\nwant:\n%s", got, want)
+	}
+	for row, want := range []string{"true", "NULL"} { // i is 7, then NULL
+		if got, _, err := evalSQL(t, "i + 1 IN (1, 3.0, 8, 9007199254740992)", row); err != nil || got != want {
+			t.Errorf("row %d: %s %v, want %s", row, got, err, want)
 		}
 	}
 }
@@ -132,10 +118,10 @@ func TestCastKernels(t *testing.T) {
 // TestInAndCastAllocateNothing checks that x IN (list) and CAST allocate
 // nothing per batch once warm (the hot path allocates nothing per row).
 func TestInAndCastAllocateNothing(t *testing.T) {
-	for _, expr := range []string{"i + 1 IN (8.0, 9, 10)", "CAST(d AS BIGINT)", "CAST(i AS VARCHAR)", "CAST(s AS DOUBLE)"} {
+	for _, text := range []string{"i + 1 IN (8.0, 9, 10)", "CAST(d AS BIGINT)", "CAST(i AS VARCHAR)", "CAST(s AS DOUBLE)"} {
 		cat := catalog.New()
 		cat.Add(testStream())
-		src := "SELECT " + expr + " FROM t"
+		src := "SELECT " + text + " FROM t"
 		sc, err := parser.Parse("test", src)
 		if err != nil {
 			t.Fatal(err)
@@ -145,10 +131,10 @@ func TestInAndCastAllocateNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, sel := testBatch(), []int32{0, 1}
-		e := br.Project[0]
+		e := expr.Compile(br.Project[0])
 		e.Eval(b, sel)
 		if n := testing.AllocsPerRun(100, func() { e.Eval(b, sel) }); n != 0 {
-			t.Errorf("%s: %.1f allocations per batch, want 0", expr, n)
+			t.Errorf("%s: %.1f allocations per batch, want 0", text, n)
 		}
 	}
 }

@@ -6,98 +6,14 @@ package planner
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
 	"streamql/parser"
 )
-
-// Output is one output of a job: main or a side output, with its schema.
-type Output struct {
-	Name    string // "main", the side name, or the sink stream's name
-	Columns []catalog.Column
-	// Sink is the sink stream the output's rows go to (INSERT INTO, INTO
-	// STREAM: SPEC 2.5) instead of stdout or a side output; nil for those.
-	Sink *catalog.Stream
-	// Late marks the default late output of windowed queries (SPEC 2.4):
-	// like errors, not a side output of the job for rendering, shown only
-	// once a row reaches it.
-	Late bool
-}
-
-// Branch is one compiled SELECT: a side branch (Side != "") or the main query. It
-// reads the job's source batch; Where (nil = always true) decides whether it takes
-// a row, Project computes the output columns.
-type Branch struct {
-	Side    string
-	SidePos int
-	Stream  *catalog.Stream
-	Where   *Expr
-	Project []*Expr
-	Columns []catalog.Column
-	Limit   int64 // main only; -1 = none
-	Join    *Join // nil when the branch does not filter by another stream
-	// Uses marks the source batch columns (Job.BatchTypes) that the branch's
-	// WHERE, projection and join read; the other columns of a held row need
-	// not be kept (SPEC 2.2, event-time strategy).
-	Uses   []bool
-	Text   string
-	Output int // index into Job.Outputs, set by NewJob
-	// Sink is the stream the branch's rows go to (SPEC 2.5: INSERT INTO for the
-	// main query, INTO STREAM for a side branch, whose Side is then the sink's
-	// name), nil for stdout and side outputs; SinkPos is the offset of its name.
-	// Columns are then the sink's columns.
-	Sink    *catalog.Stream
-	SinkPos int
-	// DeadLetters maps each stream the branch reads that has 'errors.stream'
-	// to that dead-letter sink stream (SPEC 2.5).
-	DeadLetters map[*catalog.Stream]*catalog.Stream
-	// Agg is the branch's window TVF and aggregation (SPEC 2.4,
-	// rule_aggregate.go), nil when it has neither; Project and Columns then
-	// read the aggregate row (or the windowed batch).
-	Agg *Aggregate
-}
-
-// Job is the physical plan of one scan of a stream: the source, its watermark,
-// the side branches in declaration order and the main query (SPEC 2.1).
-type Job struct {
-	Stream   *catalog.Stream
-	Branches []*Branch // side branches, in declaration order
-	Main     *Branch   // nil when the job runs pending branches only (RUN)
-	Outputs  []Output  // main first when there is a main query, then sides in declaration order
-	// Watermark is the compiled WATERMARK expression over the source batch, nil
-	// when the stream has none; WatermarkCol is the batch column that holds each
-	// row's CURRENT_WATERMARK (the watermark before the row), -1 when none.
-	Watermark    *Expr
-	WatermarkCol int
-	// BatchTypes are the types of the source batch's columns: the stream's
-	// columns, then the watermark column when there is one.
-	BatchTypes []catalog.Type
-	// DeadLetters maps each stream the job reads that has 'errors.stream' to
-	// its dead-letter sink stream (SPEC 2.5); nil when none.
-	DeadLetters map[*catalog.Stream]*catalog.Stream
-}
-
-// HasSides reports whether the job has side outputs, which decides how line
-// formats print (SPEC 4: decided when planned, even if a branch gets no rows).
-// A branch into a sink stream (INTO STREAM, SPEC 2.5) is not a side output.
-func (j *Job) HasSides() bool {
-	for _, b := range j.Branches {
-		if b.Sink == nil {
-			return true
-		}
-	}
-	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) { // LATE INTO SIDE (SPEC 2.4)
-		if b != nil && b.Agg != nil && b.Agg.LateNamed {
-			return true
-		}
-	}
-	return false
-}
 
 // Planner compiles statements against a catalog.
 type Planner struct {
@@ -244,10 +160,6 @@ func (p *Planner) streamList() string {
 	return "declared streams: " + strings.Join(n, ", ")
 }
 
-func colEval(idx int) func(b *vector.Batch, _ []int32) *vector.Vec {
-	return func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }
-}
-
 // NewJob fuses side branches and an optional main query over one stream into a
 // job (SPEC 2.1): outputs are main, then the side names in declaration order; two
 // branches may share a side name only with the same schema; a side may not be
@@ -281,27 +193,31 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	return j, nil
 }
 
-// Streams returns the streams the job reads, each once: its probe stream, then
-// the build side of every branch's join, in branch order (side branches, then
-// main).
-func (j *Job) Streams() []*catalog.Stream {
-	out := []*catalog.Stream{j.Stream}
-	add := func(b *Branch) {
-		if b == nil || b.Join == nil {
-			return
-		}
-		for _, s := range out {
-			if s == b.Join.Build {
-				return
-			}
-		}
-		out = append(out, b.Join.Build)
+// Watermark is the catalog's form of a parsed WATERMARK FOR clause (SPEC 2.3):
+// its text, and the clause itself as the planner's own form (CompileWatermark
+// reads it); nil for nil.
+func Watermark(w *parser.Watermark) *catalog.Watermark {
+	if w == nil {
+		return nil
 	}
-	for _, b := range j.Branches {
-		add(b)
+	return &catalog.Watermark{Text: w.Text, Def: w}
+}
+
+// ValidateOptions is catalog.ValidateOptions over a CREATE STREAM's parsed
+// WITH options (stmtPos: the offset of its WITH), with its *catalog.PosError
+// made a *parser.Error at the same offset (the caller's script positions it:
+// line, column, caret).
+func ValidateOptions(opts []parser.Option, cols []catalog.Column, stmtPos int) (*catalog.ConnectorSpec, map[string]string, error) {
+	co := make([]catalog.Option, len(opts))
+	for i, o := range opts {
+		co[i] = catalog.Option{Key: o.Key, Value: o.Value, KeyPos: o.KeyPos, ValuePos: o.ValuePos}
 	}
-	add(j.Main)
-	return out
+	spec, vals, err := catalog.ValidateOptions(co, cols, stmtPos)
+	var pe *catalog.PosError
+	if errors.As(err, &pe) {
+		return nil, nil, parser.Errorf(pe.Pos, "%s", pe.Msg)
+	}
+	return spec, vals, err
 }
 
 // CompileWatermark type-checks and compiles st's WATERMARK expression (SPEC 2.3)
@@ -310,7 +226,7 @@ func (j *Job) Streams() []*catalog.Stream {
 // that declared the stream (Watermark.File), so a caret points into it, not into
 // the script of the query that reads the stream.
 func CompileWatermark(st *catalog.Stream) (*Expr, error) {
-	w := st.Watermark
+	w := st.Watermark.Def.(*parser.Watermark)
 	sc := &scope{rels: []relation{{stream: st, name: st.Name}}, locate: w.Locate, casts: w.Casts, src: w.File.Source(),
 		watermark: func(int) int { return -1 }}
 	e, err := sc.compile(w.Expr)
@@ -335,122 +251,4 @@ func sameSchema(a, b []catalog.Column) bool {
 		}
 	}
 	return true
-}
-
-func schemaText(cols []catalog.Column) string {
-	var parts []string
-	for _, c := range cols {
-		parts = append(parts, c.Name+" "+c.Type.String())
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// Explain renders the job's plan as stable text (SPEC 3: sources, decode,
-// watermark, process with its ordered branches, sinks).
-func (j *Job) Explain() string {
-	var sb strings.Builder
-	st := j.Stream
-	fmt.Fprintf(&sb, "Source: %s (connector=%s", st.Name, st.Connector.Name)
-	if path := st.Options["path"]; path != "" {
-		fmt.Fprintf(&sb, ", path=%s", path)
-	}
-	bounded := "bounded"
-	if !st.Bounded() {
-		bounded = "unbounded"
-	}
-	fmt.Fprintf(&sb, ", %s)\n", bounded)
-	if f := st.Options["format"]; f != "" {
-		fmt.Fprintf(&sb, "  Decode: %s %s, errors=%s", f, schemaText(st.Columns), st.Options["errors"])
-		if dlq := j.DeadLetters[st]; dlq != nil {
-			fmt.Fprintf(&sb, " -> %s", SinkText(dlq))
-		} else if st.Options["errors"] == "side" {
-			fmt.Fprintf(&sb, " -> side output '%s'", st.Options["errors.side"])
-		}
-		sb.WriteString("\n")
-	}
-	if st.Watermark != nil {
-		fmt.Fprintf(&sb, "  Watermark: %s AS %s\n", st.Columns[st.EventTime].Name, st.Watermark.Text)
-	}
-	then := ", then main"
-	if j.Main == nil {
-		then = ""
-	}
-	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es)%s\n", len(j.Branches), then)
-	for i, b := range j.Branches {
-		if b.Sink != nil {
-			fmt.Fprintf(&sb, "    %d. into stream %s: %s\n", i+1, b.Sink.Name, b.describe())
-		} else {
-			fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
-		}
-		b.describeJoin(&sb)
-		b.describeAgg(&sb, j.Outputs)
-	}
-	if j.Main != nil {
-		fmt.Fprintf(&sb, "    main: %s", j.Main.describe())
-		if j.Main.Limit >= 0 {
-			fmt.Fprintf(&sb, " LIMIT %d", j.Main.Limit)
-		}
-		sb.WriteString("\n")
-		j.Main.describeJoin(&sb)
-		j.Main.describeAgg(&sb, j.Outputs)
-	} else {
-		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
-	}
-	for k, o := range j.Outputs {
-		dest := "stdout"
-		switch {
-		case o.Sink != nil:
-			dest = SinkText(o.Sink)
-		case o.Late:
-			dest = "late output (shown once a row reaches it)"
-		case j.Main == nil || k > 0:
-			dest = "side output '" + o.Name + "'"
-		}
-		fmt.Fprintf(&sb, "  Sink: %s %s -> %s\n", o.Name, schemaText(o.Columns), dest)
-	}
-	return sb.String()
-}
-
-// SinkText describes a sink stream for EXPLAIN (SPEC 2.5): "sink s (file
-// out.csv, csv)": its connector, its path or topic when it has one, its format.
-func SinkText(st *catalog.Stream) string {
-	parts := []string{st.Connector.Name}
-	if p := st.Options["path"]; p != "" {
-		parts[0] += " " + p
-	} else if t := st.Options["topic"]; t != "" {
-		parts[0] += " " + t
-	}
-	if f := st.Options["format"]; f != "" {
-		parts = append(parts, f)
-	}
-	if m := st.Options["sink.mode"]; m == "append" {
-		parts = append(parts, m)
-	}
-	return "sink " + st.Name + " (" + strings.Join(parts, ", ") + ")"
-}
-
-// describeJoin writes the branch's join, if any, under the branch's line.
-func (b *Branch) describeJoin(sb *strings.Builder) {
-	if b.Join == nil {
-		return
-	}
-	for _, l := range b.Join.Describe(b.Stream.Name) {
-		sb.WriteString("      " + l + "\n")
-	}
-}
-
-func (b *Branch) describe() string {
-	var cols []string
-	for i, e := range b.Project {
-		c := b.Columns[i].Name
-		if e.Text != "" && e.Text != c {
-			c = e.Text + " AS " + c
-		}
-		cols = append(cols, c)
-	}
-	s := "project " + strings.Join(cols, ", ")
-	if b.Where != nil {
-		s = "where " + b.Where.Text + ", " + s
-	}
-	return s
 }

@@ -10,53 +10,19 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/agg"
-	"streamql/executor/vector"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
-// Aggregate is what a branch does with the rows it takes when it reads a window
-// TVF or aggregates (SPEC 2.4): the window (nil for GROUP BY without a window and
-// for global aggregates), the grouping keys and aggregate calls over the source
-// batch, and the branch's HAVING and projection over the aggregate row, whose
-// columns are window_start, window_end, window_time (with a window), the keys,
-// then the aggregates (RowTypes). Without aggregation (Grouped false) the branch
-// emits each row once per window, its projection reading the source batch with
-// the three window columns appended at WindowBase.
-type Aggregate struct {
-	Window  *Window
-	Grouped bool
-	Keys    []*Expr
-	Calls   []AggCall
-	// RowTypes is the aggregate row's layout; KeyBase and CallBase index its first
-	// key and first aggregate column.
-	RowTypes          []catalog.Type
-	KeyBase, CallBase int
-	Having            *Expr // nil when none
-	// WindowBase is the batch index of window_start in the windowed batch of a
-	// TVF without aggregation (the source batch's width).
-	WindowBase int
-	// WmCol is the source batch column holding CURRENT_WATERMARK, -1 when the
-	// stream has no WATERMARK (bounded: windows fire at its end).
-	WmCol int
-	// Late is the late output's name: LATE INTO SIDE's (LateNamed), else "late"
-	// (SPEC 2.4); LateOutput indexes Job.Outputs (NewJob), -1 without a window.
-	Late       string
-	LatePos    int
-	LateNamed  bool
-	LateOutput int
-}
+// Aggregate, AggCall and Window are the plan's (planner/plan, SPEC 2.4).
+type (
+	Aggregate = plan.Aggregate
+	AggCall   = plan.AggCall
+	Window    = plan.Window
+)
 
-// AggCall is one aggregate function call of a query: its accumulator spec, its
-// argument over the source batch (nil for COUNT(*)), and its text.
-type AggCall struct {
-	Spec agg.Spec
-	Arg  *Expr
-	Text string
-}
-
-// DefaultLate is the name of the late output shared by a job's windowed queries
-// without LATE INTO SIDE (SPEC 2.4).
-const DefaultLate = "late"
+// DefaultLate is plan.DefaultLate: the shared late output's name (SPEC 2.4).
+const DefaultLate = plan.DefaultLate
 
 // aggFuncs maps TiDB's aggregate names (and the front-end's stand-ins) to SPEC
 // 2.4's functions.
@@ -427,7 +393,7 @@ func sameColumn(sp *selectPlan, n, key ast.ExprNode) bool {
 }
 
 func rowCol(idx int, t catalog.Type, text string) *Expr {
-	return &Expr{Type: t, Col: idx, Text: text, Eval: func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }}
+	return &Expr{Op: plan.OpCol, Type: t, Col: idx, Text: text}
 }
 
 // call plans one aggregate call: its function, argument type rules, and its
@@ -500,7 +466,7 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 			e = coerce(e, t)
 		}
 		if fn.Numeric() && !e.Type.IsNumeric() {
-			return nil, parser.Errorf(sp.pos(args[0]), "%s needs a number (BIGINT or DOUBLE), got %s (%s); use CAST(... AS DOUBLE)", name, e.text(), e.Type)
+			return nil, parser.Errorf(sp.pos(args[0]), "%s needs a number (BIGINT or DOUBLE), got %s (%s); use CAST(... AS DOUBLE)", name, exprTextOf(e), e.Type)
 		}
 		arg = e
 		spec.Arg = e.Type
@@ -598,7 +564,7 @@ func ruleAggregateJob(j *Job) error {
 		}
 		if found >= 0 {
 			if !sameSchema(j.Outputs[found].Columns, b.Stream.Columns) {
-				return parser.Errorf(a.LatePos, "late side output '%s' has the stream's columns %s but side output '%s' has %s; give one another name", a.Late, schemaText(b.Stream.Columns), a.Late, schemaText(j.Outputs[found].Columns))
+				return parser.Errorf(a.LatePos, "late side output '%s' has the stream's columns %s but side output '%s' has %s; give one another name", a.Late, plan.SchemaText(b.Stream.Columns), a.Late, plan.SchemaText(j.Outputs[found].Columns))
 			}
 			a.LateOutput = found
 			continue
@@ -629,62 +595,4 @@ func ruleAggregateJob(j *Job) error {
 		b.Agg.LateOutput = k
 	}
 	return nil
-}
-
-// describeAgg writes the aggregate operator of a branch for EXPLAIN (SPEC 2.4:
-// the window function and its sizes, the time column, keys and aggregates, the
-// late output, and what state grows).
-func (b *Branch) describeAgg(sb *strings.Builder, outputs []Output) {
-	a := b.Agg
-	if a == nil {
-		return
-	}
-	var keys, calls []string
-	for _, k := range a.Keys {
-		keys = append(keys, k.Text)
-	}
-	if len(keys) == 0 {
-		keys = []string{"none"}
-	}
-	for _, c := range a.Calls {
-		calls = append(calls, c.Text)
-	}
-	switch {
-	case a.Window != nil && !a.Grouped:
-		fmt.Fprintf(sb, "      Window: %s, each row once per window (no state)\n", a.Window.Describe())
-	case a.Window != nil:
-		fmt.Fprintf(sb, "      Window aggregate: %s, keys (%s), aggregates (%s)\n", a.Window.Describe(), strings.Join(keys, ", "), strings.Join(calls, ", "))
-	case len(a.Keys) > 0:
-		fmt.Fprintf(sb, "      Aggregate: GROUP BY %s, aggregates (%s), emitted at the stream's end\n", strings.Join(keys, ", "), strings.Join(calls, ", "))
-	default:
-		fmt.Fprintf(sb, "      Aggregate: global, aggregates (%s), one row at the stream's end\n", strings.Join(calls, ", "))
-	}
-	if a.Having != nil {
-		fmt.Fprintf(sb, "        having %s\n", a.Having.Text)
-	}
-	if a.Window != nil {
-		late := "'" + a.Late + "'"
-		if a.LateOutput >= 0 && a.LateOutput < len(outputs) && outputs[a.LateOutput].Late {
-			late += " (default)"
-		}
-		fmt.Fprintf(sb, "        late rows -> %s\n", late)
-	}
-	if a.Grouped {
-		grows := "groups"
-		if a.Window != nil {
-			grows = "open windows × groups"
-			if a.Window.Func == "SESSION" {
-				grows = "open sessions per key × groups"
-			}
-		}
-		for _, c := range a.Calls {
-			switch {
-			case c.Spec.Distinct:
-				grows += "; distinct values of " + c.Text
-			case c.Spec.Func == agg.ListAgg:
-				grows += "; text of " + c.Text
-			}
-		}
-		fmt.Fprintf(sb, "        state grows with: %s\n", grows)
-	}
 }

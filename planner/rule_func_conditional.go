@@ -2,8 +2,8 @@ package planner
 
 import (
 	"streamql/catalog"
-	"streamql/executor/vector"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // The conditional functions of SPEC 2: COALESCE, IFNULL and IF. Their arguments
@@ -49,19 +49,4 @@ func ruleIf(c *funcCall) (*Expr, error) {
 	return caseKernel(t, []*Expr{cond}, []*Expr{coerce(c.args[1], t), coerce(c.args[2], t)}), nil
 }
 
-func coalesceKernel(t catalog.Type, args []*Expr) *Expr {
-	konst := allConst(args)
-	vs := make([]*vector.Vec, len(args))
-	return foldConst(derived(t, konst, func(b *vector.Batch, sel []int32, out *vector.Vec) {
-		for k, a := range args {
-			vs[k] = a.Eval(b, sel)
-		}
-		for _, i := range sel {
-			k := 0
-			for k < len(vs)-1 && vs[k].Null[i] {
-				k++
-			}
-			copyValue(t, vs[k], out, int(i))
-		}
-	}))
-}
+func coalesceKernel(t catalog.Type, args []*Expr) *Expr { return node(plan.OpCoalesce, t, args...) }

@@ -2,11 +2,12 @@ package planner
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // The numeric functions of SPEC 2: ABS, FLOOR/CEIL and ROUND (half-up on the
@@ -24,15 +25,8 @@ func ruleAbs(c *funcCall) (*Expr, error) {
 		return nil, err
 	}
 	switch c.args[0].Type {
-	case catalog.BigInt:
-		return mapInt(c.args[0], catalog.BigInt, func(a int64) (int64, bool) {
-			if a < 0 {
-				return -a, a != math.MinInt64
-			}
-			return a, true
-		}), nil
-	case catalog.Double:
-		return mapFloat(c.args[0], math.Abs), nil
+	case catalog.BigInt, catalog.Double:
+		return node(plan.OpAbs, c.args[0].Type, c.args[0]), nil
 	case catalog.Unknown:
 		return c.args[0], nil
 	}
@@ -49,11 +43,11 @@ func ruleFloorCeil(c *funcCall) (*Expr, error) {
 	case catalog.BigInt, catalog.Unknown:
 		return c.args[0], nil
 	case catalog.Double:
-		f := math.Floor
+		op := plan.OpFloor
 		if c.name != "floor" {
-			f = math.Ceil
+			op = plan.OpCeil
 		}
-		return mapFloat(c.args[0], f), nil
+		return node(op, catalog.Double, c.args[0]), nil
 	}
 	return nil, parser.Errorf(c.sc.pos(c.n), "%s needs a number, got %s", strings.ToUpper(c.name), c.args[0].Type)
 }
@@ -70,8 +64,7 @@ func ruleRound(c *funcCall) (*Expr, error) {
 		if !args[1].Const || args[1].Type != catalog.BigInt {
 			return nil, parser.Errorf(c.sc.pos(c.n.Args[1]), "ROUND's second argument must be an integer literal")
 		}
-		v := args[1].Eval(nil, []int32{0})
-		digits = v.I[0]
+		digits = expr.Fold(args[1]).I
 	}
 	switch args[0].Type {
 	case catalog.Unknown:
@@ -81,61 +74,10 @@ func ruleRound(c *funcCall) (*Expr, error) {
 			return args[0], nil
 		}
 		p := math.Pow10(int(-digits))
-		return castTo(mapFloat(castTo(args[0], catalog.Double), func(a float64) float64 { return roundHalfUp(a/p, 0) * p }), catalog.BigInt), nil
+		tens := build(&Expr{Op: plan.OpRoundTens, Type: catalog.Double, Args: []*Expr{castTo(args[0], catalog.Double)}, Param: int64(p)})
+		return castTo(tens, catalog.BigInt), nil
 	case catalog.Double:
-		return mapFloat(args[0], func(a float64) float64 { return roundHalfUp(a, int(digits)) }), nil
+		return build(&Expr{Op: plan.OpRound, Type: catalog.Double, Args: []*Expr{args[0]}, Param: digits}), nil
 	}
 	return nil, parser.Errorf(c.sc.pos(c.n), "ROUND needs a number, got %s", args[0].Type)
-}
-
-// roundHalfUp rounds x to d decimal places, half away from zero, on the shortest
-// decimal form of x (as Flink: ROUND(2.675, 2) = 2.68).
-func roundHalfUp(x float64, d int) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	s := strconv.FormatFloat(math.Abs(x), 'f', -1, 64)
-	dot := strings.IndexByte(s, '.')
-	if dot < 0 {
-		dot = len(s)
-		s += "."
-	}
-	frac := len(s) - dot - 1
-	if d >= frac {
-		return x
-	}
-	// digits without the point, keeping d fraction digits, and the next digit
-	digits := []byte(s[:dot] + s[dot+1:])
-	keep := dot + d // number of digits kept
-	if keep < 0 {
-		return math.Copysign(0, x)
-	}
-	up := digits[keep] >= '5'
-	kept := digits[:keep]
-	if up {
-		i := len(kept) - 1
-		for i >= 0 && kept[i] == '9' {
-			kept[i] = '0'
-			i--
-		}
-		if i < 0 {
-			kept = append([]byte{'1'}, kept...)
-			dot++
-		} else {
-			kept[i]++
-		}
-	}
-	intPart := string(kept[:min(len(kept), dot)])
-	for len(intPart) < dot {
-		intPart += "0"
-	}
-	if intPart == "" {
-		intPart = "0"
-	}
-	str := intPart
-	if d > 0 {
-		str += "." + string(kept[dot:])
-	}
-	v, _ := strconv.ParseFloat(str, 64)
-	return math.Copysign(v, x)
 }

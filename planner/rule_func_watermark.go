@@ -10,8 +10,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // The event-time functions of SPEC 2.3: CURRENT_WATERMARK(col) and interval
@@ -75,10 +75,7 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 	case catalog.Unknown:
 		return x, nil
 	case catalog.BigInt, catalog.Timestamp:
-		return mapInt(x, x.Type, func(a int64) (int64, bool) {
-			s := a + delta
-			return s, (a >= 0) != (delta >= 0) || (s >= 0) == (a >= 0)
-		}), nil
+		return build(&Expr{Op: plan.OpAddInterval, Type: x.Type, Args: []*Expr{x}, Param: delta}), nil
 	}
 	return nil, parser.Errorf(sc.pos(n), "INTERVAL arithmetic needs a BIGINT (epoch ms) or TIMESTAMP, got %s", x.Type)
 }
@@ -110,7 +107,7 @@ func (sc *scope) currentWatermark(n *ast.FuncCallExpr) (*Expr, error) {
 			return nil, parser.Errorf(sc.pos(n), "CURRENT_WATERMARK is not available here")
 		}
 		sc.use(wm)
-		return &Expr{Type: t, Col: -1, Eval: func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[wm] }}, nil
+		return &Expr{Op: plan.OpCurrentWatermark, Type: t, Col: -1, Param: int64(wm)}, nil
 	}
 	return nil, parser.Errorf(sc.pos(n), "CURRENT_WATERMARK: column not found")
 }

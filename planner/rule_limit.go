@@ -2,6 +2,7 @@ package planner
 
 import (
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/parser"
 )
 
@@ -28,7 +29,7 @@ func ruleLimit(sp *selectPlan) error {
 	if !n.Const || n.Type != catalog.BigInt {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT needs a non-negative integer")
 	}
-	sp.b.Limit = n.Eval(nil, []int32{0}).I[0]
+	sp.b.Limit = expr.Fold(n).I
 	if sp.b.Limit < 0 {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT needs a non-negative integer")
 	}

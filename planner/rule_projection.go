@@ -7,6 +7,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // ruleProjection compiles the select list into the branch's output columns
@@ -35,7 +36,7 @@ func ruleProjection(sp *selectPlan) error {
 			for i, c := range st.Columns {
 				idx := i
 				sc.use(idx)
-				b.Project = append(b.Project, &Expr{Type: c.Type, Col: idx, Text: c.Name, Eval: colEval(idx)})
+				b.Project = append(b.Project, &Expr{Op: plan.OpCol, Type: c.Type, Col: idx, Text: c.Name})
 				b.Columns = append(b.Columns, c)
 			}
 			continue

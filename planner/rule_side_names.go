@@ -1,6 +1,9 @@
 package planner
 
-import "streamql/parser"
+import (
+	"streamql/parser"
+	"streamql/planner/plan"
+)
 
 // ruleSideNames gives each side branch of j its output (SPEC 2.1): outputs are
 // main, then the side names in declaration order; two branches may share a side
@@ -31,7 +34,7 @@ func ruleSideNames(j *Job) error {
 		k := key{b.Side, b.Sink != nil}
 		if found, ok := byName[k]; ok {
 			if !sameSchema(j.Outputs[found].Columns, b.Columns) {
-				return parser.Errorf(b.SidePos, "side output '%s' is used twice with different columns (%s vs %s); give one branch another name", b.Side, schemaText(j.Outputs[found].Columns), schemaText(b.Columns))
+				return parser.Errorf(b.SidePos, "side output '%s' is used twice with different columns (%s vs %s); give one branch another name", b.Side, plan.SchemaText(j.Outputs[found].Columns), plan.SchemaText(b.Columns))
 			}
 			b.Output = found
 			continue

@@ -7,6 +7,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // ruleSink binds the sink stream of INSERT INTO s SELECT (the main query) or
@@ -39,7 +40,7 @@ func ruleSink(sp *selectPlan) error {
 	}
 	if len(b.Columns) != len(st.Columns) {
 		return parser.Errorf(pos, "%s: the query gives %d column(s) %s but %s has %d %s; select one value per column of %s, in its order",
-			what, len(b.Columns), schemaText(b.Columns), st.Name, len(st.Columns), schemaText(st.Columns), st.Name)
+			what, len(b.Columns), plan.SchemaText(b.Columns), st.Name, len(st.Columns), plan.SchemaText(st.Columns), st.Name)
 	}
 	for i, c := range st.Columns {
 		got := b.Columns[i]
@@ -111,7 +112,7 @@ func ruleDeadLetters(sp *selectPlan) error {
 		}
 		if !ok {
 			return parser.Errorf(sp.start, "stream %s has 'errors.stream' = '%s', but a dead-letter stream has the columns (stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR), and %s has %s; declare it so",
-				r.Name, name, dlq.Name, schemaText(dlq.Columns))
+				r.Name, name, dlq.Name, plan.SchemaText(dlq.Columns))
 		}
 		if sp.b.DeadLetters == nil {
 			sp.b.DeadLetters = map[*catalog.Stream]*catalog.Stream{}

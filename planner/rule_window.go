@@ -1,61 +1,17 @@
 package planner
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
-// Window is a window table-valued function as the executor runs it (SPEC 2.4).
-// Sizes are milliseconds. TUMBLE has Slide = Size; CUMULATE's step is Slide;
-// SESSION has Gap and its PARTITION BY keys.
-type Window struct {
-	Func   string // TUMBLE, HOP, CUMULATE or SESSION
-	Size   int64
-	Slide  int64
-	Offset int64
-	Gap    int64
-	// TimeCol is the batch column of t (the DESCRIPTOR's column), TimeType its
-	// type (BIGINT epoch ms or TIMESTAMP), TimeName its declared name.
-	TimeCol  int
-	TimeType catalog.Type
-	TimeName string
-	// Partition holds SESSION's PARTITION BY keys, over the source batch.
-	Partition []*Expr
-	// Text is the function call as written, for EXPLAIN.
-	Text string
-}
-
 // WindowColumns are the columns a window function adds (SPEC 2.4).
-var WindowColumns = []string{"window_start", "window_end", "window_time"}
-
-// Describe returns the function and its sizes for EXPLAIN: "TUMBLE(size 10000
-// ms) on ts".
-func (w *Window) Describe() string {
-	var parts []string
-	switch w.Func {
-	case "TUMBLE":
-		parts = append(parts, fmt.Sprintf("size %d ms", w.Size))
-	case "HOP":
-		parts = append(parts, fmt.Sprintf("slide %d ms", w.Slide), fmt.Sprintf("size %d ms", w.Size))
-	case "CUMULATE":
-		parts = append(parts, fmt.Sprintf("step %d ms", w.Slide), fmt.Sprintf("size %d ms", w.Size))
-	case "SESSION":
-		var keys []string
-		for _, k := range w.Partition {
-			keys = append(keys, k.Text)
-		}
-		parts = append(parts, "partition by "+strings.Join(keys, ", "), fmt.Sprintf("gap %d ms", w.Gap))
-	}
-	if w.Offset != 0 {
-		parts = append(parts, fmt.Sprintf("offset %d ms", w.Offset))
-	}
-	return fmt.Sprintf("%s(%s) on %s", w.Func, strings.Join(parts, ", "), w.TimeName)
-}
+var WindowColumns = plan.WindowColumns
 
 // ruleWindow checks a window TVF in FROM (SPEC 2.4): the time column (the
 // stream's event time, or on a bounded stream without WATERMARK FOR any BIGINT or

@@ -18,64 +18,32 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
+	"streamql/planner/plan"
 )
 
-// Func is an aggregate function of SPEC 2.4.
-type Func uint8
+// Func is an aggregate function of SPEC 2.4 (plan.AggFunc: the plan names it).
+type Func = plan.AggFunc
 
-// The aggregate functions of SPEC 2.4's table.
+// The aggregate functions of SPEC 2.4's table (plan's).
 const (
-	CountStar Func = iota // COUNT(*)
-	Count                 // COUNT(x), COUNT(DISTINCT x) with Spec.Distinct
-	Sum
-	Avg
-	Min
-	Max
-	First // FIRST_VALUE
-	Last  // LAST_VALUE
-	ListAgg
-	VarPop
-	VarSamp
-	StddevPop
-	StddevSamp
+	CountStar  = plan.AggCountStar
+	Count      = plan.AggCount
+	Sum        = plan.AggSum
+	Avg        = plan.AggAvg
+	Min        = plan.AggMin
+	Max        = plan.AggMax
+	First      = plan.AggFirst
+	Last       = plan.AggLast
+	ListAgg    = plan.AggListAgg
+	VarPop     = plan.AggVarPop
+	VarSamp    = plan.AggVarSamp
+	StddevPop  = plan.AggStddevPop
+	StddevSamp = plan.AggStddevSamp
 )
 
-var funcNames = [...]string{"COUNT", "COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
-
-// String returns the function's SQL name.
-func (f Func) String() string { return funcNames[f] }
-
-// Spec is one aggregate call: the function, its argument's type (ignored by
-// COUNT(*)), DISTINCT (COUNT only) and LISTAGG's separator.
-type Spec struct {
-	Func     Func
-	Arg      catalog.Type
-	Distinct bool
-	Sep      string
-}
-
-// ResultType returns the SQL type of the aggregate's result (SPEC 2.4's table).
-func (s *Spec) ResultType() catalog.Type {
-	switch s.Func {
-	case CountStar, Count:
-		return catalog.BigInt
-	case Sum:
-		if s.Arg == catalog.BigInt {
-			return catalog.BigInt
-		}
-		return catalog.Double
-	case Avg, VarPop, VarSamp, StddevPop, StddevSamp:
-		return catalog.Double
-	case ListAgg:
-		return catalog.Varchar
-	}
-	return s.Arg // MIN, MAX, FIRST_VALUE, LAST_VALUE: x's type
-}
-
-// Numeric reports whether f takes numbers only (SUM, AVG and the variances).
-func (f Func) Numeric() bool {
-	return f == Sum || f == Avg || f >= VarPop
-}
+// Spec is one aggregate call (plan.AggSpec): the function, its argument's
+// type, DISTINCT and LISTAGG's separator.
+type Spec = plan.AggSpec
 
 // State is the accumulator of one aggregate for one group of one window. The
 // zero value is an empty accumulator. A State is used with one Spec throughout.

@@ -11,16 +11,15 @@ import (
 	"streamql/catalog"
 	"streamql/executor/csvdec"
 	"streamql/executor/vector"
-	"streamql/parser"
 )
 
 // newStream declares a stream as CREATE STREAM would: opts are the WITH options
 // besides 'connector', validated against the connector's spec (defaults filled).
 func newStream(t *testing.T, cols []catalog.Column, connector string, opts ...string) *catalog.Stream {
 	t.Helper()
-	po := []parser.Option{{Key: "connector", Value: connector}}
+	po := []catalog.Option{{Key: "connector", Value: connector}}
 	for i := 0; i+1 < len(opts); i += 2 {
-		po = append(po, parser.Option{Key: opts[i], Value: opts[i+1]})
+		po = append(po, catalog.Option{Key: opts[i], Value: opts[i+1]})
 	}
 	spec, vals, err := catalog.ValidateOptions(po, cols, 0)
 	if err != nil {

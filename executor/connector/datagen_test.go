@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"streamql/catalog"
-	"streamql/parser"
 )
 
 // fakeClock is a Clock whose Sleep only moves its time forward, so pacing is
@@ -229,7 +228,7 @@ func TestDatagenPacing(t *testing.T) {
 func TestDatagenEventTime(t *testing.T) {
 	cols := []catalog.Column{{Name: "w", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}
 	st := newStream(t, cols, "datagen", "number-of-rows", "2", "fields.w.values", "x")
-	st.EventTime, st.Watermark = 1, &parser.Watermark{Column: "ts"}
+	st.EventTime, st.Watermark = 1, &catalog.Watermark{}
 	got := gen(t, st, &fakeClock{now: t0})
 	ms := t0.UnixMilli()
 	want := []string{"x," + strconv.FormatInt(ms, 10), "x," + strconv.FormatInt(ms, 10)}

@@ -6,8 +6,9 @@ import (
 	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/textenc"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Driver is the executor's side of a connector, held by its
@@ -19,9 +20,9 @@ type Driver struct {
 	// and the spec's Validate have checked. Errors name the stream, the option
 	// and what to do.
 	Open func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error)
-	// Insert appends rows (one planner.Value per column, of the column's type)
+	// Insert appends rows (one plan.Value per column, of the column's type)
 	// to st, for a spec with TakesInsert (SPEC 3); nil for the others.
-	Insert func(st *catalog.Stream, env *Env, rows [][]planner.Value)
+	Insert func(st *catalog.Stream, env *Env, rows [][]plan.Value)
 	// OpenSink opens st as a sink (SPEC 2.5) when a job starts; nil for a
 	// connector that only reads. Errors name the stream, the option and what
 	// to do.
@@ -83,13 +84,20 @@ func (s *State) Get(key any, make func() any) any {
 }
 
 // DriverOf returns the Driver a connector's file registered with spec, or nil
-// when spec has none (a spec declared outside this package, such as planner.NoFrom).
+// when spec has none (a spec declared outside this package, such as plan.NoFrom).
 func DriverOf(spec *catalog.ConnectorSpec) *Driver {
 	if spec == nil {
 		return nil
 	}
 	d, _ := spec.Source.(*Driver)
 	return d
+}
+
+func init() {
+	catalog.RegisterEncodings(func(name string) bool {
+		_, err := textenc.Lookup(name)
+		return err == nil
+	}, textenc.Names)
 }
 
 // Register sets d as spec's Source and registers spec with the catalog

@@ -7,7 +7,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 func init() {
@@ -19,7 +19,7 @@ func init() {
 		Open: func(_ context.Context, st *catalog.Stream, env *Env) (Source, error) {
 			return table(st, env).Open(), nil
 		},
-		Insert: func(st *catalog.Stream, env *Env, rows [][]planner.Value) {
+		Insert: func(st *catalog.Stream, env *Env, rows [][]plan.Value) {
 			table(st, env).Append(rows)
 		},
 	})
@@ -48,8 +48,8 @@ type Table struct {
 func NewTable(types []catalog.Type) *Table { return &Table{types: types} }
 
 // Append adds rows, each with one value per column of that column's type (as
-// planner.PlanInsert makes them).
-func (t *Table) Append(rows [][]planner.Value) {
+// plan.PlanInsert makes them).
+func (t *Table) Append(rows [][]plan.Value) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, row := range rows {

@@ -79,11 +79,11 @@ func Plan(tb testing.TB, src, baseDir string) *planner.Job {
 		case *parser.CreateStream:
 			s := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: baseDir, Columns: []catalog.Column{
 				{Name: "deviceNo", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}, {Name: "temperature", Type: catalog.Double}}}
-			if s.Connector, s.Options, err = catalog.ValidateOptions(st.Options, s.Columns, 0); err != nil {
+			if s.Connector, s.Options, err = planner.ValidateOptions(st.Options, s.Columns, 0); err != nil {
 				tb.Fatal(err)
 			}
 			if st.Watermark != nil { // WATERMARK FOR ts (TumbleScript)
-				s.EventTime, s.Watermark = s.Column(st.Watermark.Column), st.Watermark
+				s.EventTime, s.Watermark = s.Column(st.Watermark.Column), planner.Watermark(st.Watermark)
 			}
 			cat.Add(s)
 		case *parser.Select:

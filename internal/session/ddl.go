@@ -44,14 +44,14 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		if t := x.Columns[i].Type; t != catalog.BigInt && t != catalog.Timestamp {
 			return parser.Errorf(w.ColumnPos, "WATERMARK FOR '%s': the event-time column must be BIGINT (epoch ms) or TIMESTAMP, not %s", w.Column, t)
 		}
-		x.EventTime, x.Watermark = i, w
+		x.EventTime, x.Watermark = i, planner.Watermark(w)
 		// type-check the expression now, so that its error points into this
 		// statement, not at the first query that reads the stream (issue 9, item 13)
 		if _, err := planner.CompileWatermark(x); err != nil {
 			return err
 		}
 	}
-	spec, opts, err := catalog.ValidateOptions(st.Options, x.Columns, st.WithPos)
+	spec, opts, err := planner.ValidateOptions(st.Options, x.Columns, st.WithPos)
 	if err != nil {
 		return err
 	}

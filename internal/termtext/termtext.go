@@ -107,3 +107,16 @@ func String(s string, m Mode) string {
 	}
 	return string(Append(nil, []byte(s), m))
 }
+
+// Shorten cuts s to its first n characters, marking a cut with "...", for
+// quoting user text in a message.
+func Shorten(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "..."
+		}
+		i++
+	}
+	return s
+}

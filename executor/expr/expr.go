@@ -1,0 +1,1001 @@
+// Package expr compiles the plan's expression trees (planner/plan.Expr) into
+// typed kernels over column batches (DESIGN: planner, Vitess' evalengine
+// idea): Compile picks each node's loop once, from its operator and types,
+// and the kernel evaluates a whole selection of a batch at a time with
+// nothing allocated per row. The executor compiles a job's expressions when
+// it builds the job (executor/build.go); the planner folds constants with it.
+package expr
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"streamql/catalog"
+	"streamql/executor/textconv"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// Kernel is a compiled expression. Eval computes the value of every row
+// listed in sel (ascending row indexes of b) and returns a vector holding them
+// at those same indexes; other slots are unspecified. The returned vector is
+// owned by the kernel (or is a column of b) and is valid until the next Eval.
+// A kernel of a constant expression ignores b (it may be nil).
+type Kernel struct {
+	Type catalog.Type
+	Eval func(b *vector.Batch, sel []int32) *vector.Vec
+}
+
+// Compile returns the kernel of e: fresh output vectors of its own, so two
+// kernels of one tree (a plan built twice) do not share state. nil gives nil.
+func Compile(e *plan.Expr) *Kernel {
+	if e == nil {
+		return nil
+	}
+	var c compiler
+	return &Kernel{Type: e.Type, Eval: c.compile(e)}
+}
+
+// CompileAll compiles each of es (Compile).
+func CompileAll(es []*plan.Expr) []*Kernel {
+	ks := make([]*Kernel, len(es))
+	for i, e := range es {
+		ks[i] = Compile(e)
+	}
+	return ks
+}
+
+// Fold evaluates a constant expression (e.Const) once and returns its value.
+func Fold(e *plan.Expr) plan.Value {
+	v := Compile(e).Eval(nil, []int32{0})
+	return ValueAt(e.Type, v, 0)
+}
+
+// ValueAt returns row i of v, of type t, as a plan.Value (text copied).
+func ValueAt(t catalog.Type, v *vector.Vec, i int) plan.Value {
+	if v.Null[i] {
+		return plan.Value{Null: true}
+	}
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		return plan.Value{I: v.I[i]}
+	case catalog.Double:
+		return plan.Value{F: v.F[i]}
+	case catalog.Boolean:
+		return plan.Value{B: v.B[i]}
+	case catalog.Varchar:
+		return plan.Value{S: bytes.Clone(v.S[i])}
+	}
+	return plan.Value{Null: true}
+}
+
+type evalFunc = func(b *vector.Batch, sel []int32) *vector.Vec
+
+// compiler keeps what a tree's nodes share: the current value of the
+// innermost OpIn's operand, read by its OpInArg nodes.
+type compiler struct {
+	inArg **vector.Vec
+}
+
+// derived returns an eval whose result is a fresh vector of type t, filled by fill.
+func derived(t catalog.Type, fill func(b *vector.Batch, sel []int32, out *vector.Vec)) evalFunc {
+	out := vector.NewVec(t)
+	return func(b *vector.Batch, sel []int32) *vector.Vec {
+		out.ResetArena()
+		fill(b, sel, out)
+		return out
+	}
+}
+
+// constVec returns a vector of type t with every slot holding v.
+func constVec(t catalog.Type, v plan.Value) *vector.Vec {
+	out := vector.NewVec(t)
+	for i := 0; i < vector.Cap; i++ {
+		out.Null[i] = v.Null
+		if v.Null {
+			continue
+		}
+		switch t {
+		case catalog.BigInt, catalog.Timestamp:
+			out.I[i] = v.I
+		case catalog.Double:
+			out.F[i] = v.F
+		case catalog.Boolean:
+			out.B[i] = v.B
+		case catalog.Varchar:
+			out.S[i] = v.S
+		}
+	}
+	return out
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (c *compiler) args(e *plan.Expr) []evalFunc {
+	fs := make([]evalFunc, len(e.Args))
+	for i, a := range e.Args {
+		fs[i] = c.compile(a)
+	}
+	return fs
+}
+
+func (c *compiler) compile(e *plan.Expr) evalFunc {
+	switch e.Op {
+	case plan.OpLit:
+		v := constVec(e.Type, e.Lit)
+		return func(*vector.Batch, []int32) *vector.Vec { return v }
+	case plan.OpCol:
+		idx := e.Col
+		return func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }
+	case plan.OpCurrentWatermark:
+		idx := int(e.Param)
+		return func(b *vector.Batch, _ []int32) *vector.Vec { return b.Cols[idx] }
+	case plan.OpInArg:
+		cur := c.inArg
+		return func(*vector.Batch, []int32) *vector.Vec { return *cur }
+	case plan.OpIn:
+		x := c.compile(e.Args[0])
+		outer := c.inArg
+		var cur *vector.Vec
+		c.inArg = &cur
+		var acc evalFunc
+		for _, eq := range e.Args[1:] {
+			f := c.compile(eq)
+			if acc == nil {
+				acc = f
+			} else {
+				acc = logic(plan.OpOr, acc, f)
+			}
+		}
+		c.inArg = outer
+		return func(b *vector.Batch, sel []int32) *vector.Vec {
+			cur = x(b, sel)
+			return acc(b, sel)
+		}
+	case plan.OpCast:
+		return castTo(c.compile(e.Args[0]), e.Args[0].Type, e.Type)
+	case plan.OpIsNull:
+		x, not := c.compile(e.Args[0]), e.Flag
+		return derived(catalog.Boolean, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+			in := x(b, sel)
+			for _, i := range sel {
+				out.Null[i] = false
+				out.B[i] = in.Null[i] != not
+			}
+		})
+	case plan.OpIsTruth:
+		x, want, not := c.compile(e.Args[0]), e.Want, e.Flag
+		return derived(catalog.Boolean, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+			in := x(b, sel)
+			for _, i := range sel {
+				out.Null[i] = false
+				out.B[i] = (!in.Null[i] && in.B[i] == want) != not
+			}
+		})
+	case plan.OpNot:
+		x := c.compile(e.Args[0])
+		return derived(catalog.Boolean, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+			in := x(b, sel)
+			for _, i := range sel {
+				out.Null[i] = in.Null[i]
+				out.B[i] = !in.B[i]
+			}
+		})
+	case plan.OpAnd, plan.OpOr, plan.OpXor:
+		return logic(e.Op, c.compile(e.Args[0]), c.compile(e.Args[1]))
+	case plan.OpCmp:
+		return compare(plan.Cmp(e.Param), e.Args[0].Type, c.compile(e.Args[0]), c.compile(e.Args[1]))
+	case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpIntDiv, plan.OpMod:
+		l, r := c.compile(e.Args[0]), c.compile(e.Args[1])
+		if e.Type == catalog.BigInt {
+			return binInt(l, r, intOps[e.Op])
+		}
+		return binFloat(l, r, floatOps[e.Op])
+	case plan.OpNeg:
+		x := c.compile(e.Args[0])
+		if e.Type == catalog.BigInt {
+			return mapInt(x, catalog.BigInt, func(a int64) (int64, bool) { return -a, a != math.MinInt64 })
+		}
+		return mapFloat(x, func(a float64) float64 { return -a })
+	case plan.OpAbs:
+		x := c.compile(e.Args[0])
+		if e.Type == catalog.BigInt {
+			return mapInt(x, catalog.BigInt, func(a int64) (int64, bool) {
+				if a < 0 {
+					return -a, a != math.MinInt64
+				}
+				return a, true
+			})
+		}
+		return mapFloat(x, math.Abs)
+	case plan.OpFloor:
+		return mapFloat(c.compile(e.Args[0]), math.Floor)
+	case plan.OpCeil:
+		return mapFloat(c.compile(e.Args[0]), math.Ceil)
+	case plan.OpRound:
+		d := int(e.Param)
+		return mapFloat(c.compile(e.Args[0]), func(a float64) float64 { return roundHalfUp(a, d) })
+	case plan.OpRoundTens:
+		p := float64(e.Param)
+		return mapFloat(c.compile(e.Args[0]), func(a float64) float64 { return roundHalfUp(a/p, 0) * p })
+	case plan.OpAddInterval:
+		delta := e.Param
+		return mapInt(c.compile(e.Args[0]), e.Type, func(a int64) (int64, bool) {
+			s := a + delta
+			return s, (a >= 0) != (delta >= 0) || (s >= 0) == (a >= 0)
+		})
+	case plan.OpCase:
+		return caseKernel(e.Type, c.args(e))
+	case plan.OpLike:
+		x, p := c.compile(e.Args[0]), c.compile(e.Args[1])
+		esc, ilike := rune(e.Param), e.Flag
+		return derived(catalog.Boolean, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+			xs, ps := x(b, sel), p(b, sel)
+			for _, i := range sel {
+				if xs.Null[i] || ps.Null[i] {
+					out.Null[i] = true
+					continue
+				}
+				out.Null[i] = false
+				out.B[i] = likeMatch(xs.S[i], ps.S[i], esc, ilike)
+			}
+		})
+	case plan.OpCoalesce:
+		return coalesce(e.Type, c.args(e))
+	case plan.OpConcat:
+		types := make([]catalog.Type, len(e.Args))
+		for i, a := range e.Args {
+			types[i] = a.Type
+		}
+		return concat(types, c.args(e))
+	case plan.OpUpper, plan.OpLower:
+		f := unicode.ToUpper
+		if e.Op == plan.OpLower {
+			f = unicode.ToLower
+		}
+		return strMap(c.compile(e.Args[0]), func(dst, s []byte) []byte {
+			for len(s) > 0 {
+				r, size := utf8.DecodeRune(s)
+				if r == utf8.RuneError && size <= 1 {
+					dst = append(dst, s[0])
+					s = s[1:]
+					continue
+				}
+				dst = utf8.AppendRune(dst, f(r))
+				s = s[size:]
+			}
+			return dst
+		})
+	case plan.OpTrim, plan.OpLTrim, plan.OpRTrim:
+		left, right := e.Op != plan.OpRTrim, e.Op != plan.OpLTrim
+		return strMap(c.compile(e.Args[0]), func(dst, s []byte) []byte {
+			i, j := 0, len(s)
+			if left {
+				for i < j && s[i] == ' ' {
+					i++
+				}
+			}
+			if right {
+				for j > i && s[j-1] == ' ' {
+					j--
+				}
+			}
+			return append(dst, s[i:j]...)
+		})
+	case plan.OpSubstring:
+		return substringKernel(c.args(e))
+	case plan.OpCharLength:
+		x := c.compile(e.Args[0])
+		return derived(catalog.BigInt, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+			in := x(b, sel)
+			for _, i := range sel {
+				out.Null[i] = in.Null[i]
+				out.I[i] = int64(utf8.RuneCount(in.S[i]))
+			}
+		})
+	}
+	panic("expr: cannot compile operator " + e.Op.String())
+}
+
+// intOps are the BIGINT arithmetic of SPEC 2: false gives NULL (overflow, / 0).
+var intOps = map[plan.Op]func(a, b int64) (int64, bool){
+	plan.OpAdd: func(a, b int64) (int64, bool) {
+		s := a + b
+		return s, (a >= 0) != (b >= 0) || (s >= 0) == (a >= 0)
+	},
+	plan.OpSub: func(a, b int64) (int64, bool) {
+		s := a - b
+		return s, (a >= 0) == (b >= 0) || (s >= 0) == (a >= 0)
+	},
+	plan.OpMul: func(a, b int64) (int64, bool) {
+		if a == 0 || b == 0 {
+			return 0, true
+		}
+		s := a * b
+		if s/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+			return 0, false
+		}
+		return s, true
+	},
+	plan.OpIntDiv: func(a, b int64) (int64, bool) {
+		if b == 0 || (a == math.MinInt64 && b == -1) {
+			return 0, false
+		}
+		return a / b, true
+	},
+	plan.OpMod: func(a, b int64) (int64, bool) {
+		if b == 0 {
+			return 0, false
+		}
+		if b == -1 {
+			return 0, true
+		}
+		return a % b, true
+	},
+}
+
+// floatOps are the DOUBLE arithmetic of SPEC 2: false gives NULL (/ 0).
+var floatOps = map[plan.Op]func(a, b float64) (float64, bool){
+	plan.OpAdd: func(a, b float64) (float64, bool) { return a + b, true },
+	plan.OpSub: func(a, b float64) (float64, bool) { return a - b, true },
+	plan.OpMul: func(a, b float64) (float64, bool) { return a * b, true },
+	plan.OpDiv: func(a, b float64) (float64, bool) {
+		if b == 0 {
+			return 0, false
+		}
+		return a / b, true
+	},
+	plan.OpIntDiv: func(a, b float64) (float64, bool) {
+		if b == 0 {
+			return 0, false
+		}
+		return math.Trunc(a / b), true
+	},
+	plan.OpMod: func(a, b float64) (float64, bool) {
+		if b == 0 {
+			return 0, false
+		}
+		return math.Mod(a, b), true
+	},
+}
+
+// logic is AND / OR / XOR with SQL's three-valued logic.
+func logic(op plan.Op, l, r evalFunc) evalFunc {
+	return derived(catalog.Boolean, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		a, c := l(b, sel), r(b, sel)
+		for _, i := range sel {
+			an, cn := a.Null[i], c.Null[i]
+			av, cv := a.B[i] && !an, c.B[i] && !cn
+			switch op {
+			case plan.OpAnd:
+				if (!an && !av) || (!cn && !cv) {
+					out.Null[i], out.B[i] = false, false
+				} else {
+					out.Null[i], out.B[i] = an || cn, true
+				}
+			case plan.OpOr:
+				if av || cv {
+					out.Null[i], out.B[i] = false, true
+				} else {
+					out.Null[i], out.B[i] = an || cn, false
+				}
+			default:
+				out.Null[i], out.B[i] = an || cn, av != cv
+			}
+		}
+	})
+}
+
+type ordered interface{ ~int64 | ~float64 }
+
+func cmpLoop[T ordered](op plan.Cmp, sel []int32, a, c []T, out []bool) {
+	switch op {
+	case plan.EQ, plan.NullEQ:
+		for _, i := range sel {
+			out[i] = a[i] == c[i]
+		}
+	case plan.NE:
+		for _, i := range sel {
+			out[i] = a[i] != c[i]
+		}
+	case plan.LT:
+		for _, i := range sel {
+			out[i] = a[i] < c[i]
+		}
+	case plan.LE:
+		for _, i := range sel {
+			out[i] = a[i] <= c[i]
+		}
+	case plan.GT:
+		for _, i := range sel {
+			out[i] = a[i] > c[i]
+		}
+	case plan.GE:
+		for _, i := range sel {
+			out[i] = a[i] >= c[i]
+		}
+	}
+}
+
+func cmpResult(op plan.Cmp, c int) bool {
+	switch op {
+	case plan.EQ, plan.NullEQ:
+		return c == 0
+	case plan.NE:
+		return c != 0
+	case plan.LT:
+		return c < 0
+	case plan.LE:
+		return c <= 0
+	case plan.GT:
+		return c > 0
+	}
+	return c >= 0
+}
+
+// compare compares two operands of type t.
+func compare(op plan.Cmp, t catalog.Type, l, r evalFunc) evalFunc {
+	return derived(catalog.Boolean, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		a, c := l(b, sel), r(b, sel)
+		switch t {
+		case catalog.BigInt, catalog.Timestamp:
+			cmpLoop(op, sel, a.I, c.I, out.B)
+		case catalog.Double:
+			cmpLoop(op, sel, a.F, c.F, out.B)
+		case catalog.Boolean:
+			for _, i := range sel {
+				out.B[i] = cmpResult(op, int(b2i(a.B[i])-b2i(c.B[i])))
+			}
+		case catalog.Varchar:
+			for _, i := range sel {
+				out.B[i] = cmpResult(op, bytes.Compare(a.S[i], c.S[i]))
+			}
+		}
+		if op == plan.NullEQ {
+			for _, i := range sel {
+				switch {
+				case a.Null[i] && c.Null[i]:
+					out.B[i] = true
+				case a.Null[i] || c.Null[i]:
+					out.B[i] = false
+				}
+				out.Null[i] = false
+			}
+			return
+		}
+		for _, i := range sel {
+			out.Null[i] = a.Null[i] || c.Null[i]
+		}
+	})
+}
+
+// binInt applies f to BIGINT pairs; f's false result gives NULL (overflow, / 0).
+func binInt(l, r evalFunc, f func(a, b int64) (int64, bool)) evalFunc {
+	return derived(catalog.BigInt, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		a, c := l(b, sel), r(b, sel)
+		for _, i := range sel {
+			if a.Null[i] || c.Null[i] {
+				out.Null[i] = true
+				continue
+			}
+			v, ok := f(a.I[i], c.I[i])
+			out.I[i], out.Null[i] = v, !ok
+		}
+	})
+}
+
+// binFloat applies f to DOUBLE pairs; f's false result gives NULL (/ 0).
+func binFloat(l, r evalFunc, f func(a, b float64) (float64, bool)) evalFunc {
+	return derived(catalog.Double, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		a, c := l(b, sel), r(b, sel)
+		for _, i := range sel {
+			if a.Null[i] || c.Null[i] {
+				out.Null[i] = true
+				continue
+			}
+			v, ok := f(a.F[i], c.F[i])
+			out.F[i], out.Null[i] = v, !ok
+		}
+	})
+}
+
+// mapInt applies f to each BIGINT (or TIMESTAMP) value, giving type t.
+func mapInt(x evalFunc, t catalog.Type, f func(a int64) (int64, bool)) evalFunc {
+	return derived(t, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		a := x(b, sel)
+		for _, i := range sel {
+			if a.Null[i] {
+				out.Null[i] = true
+				continue
+			}
+			v, ok := f(a.I[i])
+			out.I[i], out.Null[i] = v, !ok
+		}
+	})
+}
+
+func mapFloat(x evalFunc, f func(a float64) float64) evalFunc {
+	return derived(catalog.Double, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		a := x(b, sel)
+		for _, i := range sel {
+			out.Null[i] = a.Null[i]
+			out.F[i] = f(a.F[i])
+		}
+	})
+}
+
+// caseKernel picks, per row, the result of the first true condition, else the
+// last result (ELSE, or NULL): args are cond1, result1, ..., else, all results
+// of type t.
+func caseKernel(t catalog.Type, args []evalFunc) evalFunc {
+	n := len(args) / 2
+	cv := make([]*vector.Vec, n)
+	rv := make([]*vector.Vec, n+1)
+	return derived(t, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		for k := 0; k < n; k++ {
+			cv[k] = args[2*k](b, sel)
+		}
+		for k := 0; k < n; k++ {
+			rv[k] = args[2*k+1](b, sel)
+		}
+		rv[n] = args[2*n](b, sel)
+		for _, i := range sel {
+			k := 0
+			for k < n && !(cv[k].B[i] && !cv[k].Null[i]) {
+				k++
+			}
+			copyValue(t, rv[k], out, int(i))
+		}
+	})
+}
+
+// copyValue copies row i of in to row i of out (same type); strings are shared.
+func copyValue(t catalog.Type, in, out *vector.Vec, i int) {
+	out.Null[i] = in.Null[i]
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		out.I[i] = in.I[i]
+	case catalog.Double:
+		out.F[i] = in.F[i]
+	case catalog.Boolean:
+		out.B[i] = in.B[i]
+	case catalog.Varchar:
+		out.S[i] = in.S[i]
+	}
+}
+
+func coalesce(t catalog.Type, args []evalFunc) evalFunc {
+	vs := make([]*vector.Vec, len(args))
+	return derived(t, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		for k, a := range args {
+			vs[k] = a(b, sel)
+		}
+		for _, i := range sel {
+			k := 0
+			for k < len(vs)-1 && vs[k].Null[i] {
+				k++
+			}
+			copyValue(t, vs[k], out, int(i))
+		}
+	})
+}
+
+// concat is CONCAT / ||: NULL if any argument is NULL (or of type Unknown);
+// numbers and other values read as they print (SPEC 2).
+func concat(types []catalog.Type, args []evalFunc) evalFunc {
+	vs := make([]*vector.Vec, len(args))
+	return derived(catalog.Varchar, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		for k, a := range args {
+			vs[k] = a(b, sel)
+		}
+		for _, i := range sel {
+			null := false
+			start := len(out.Arena)
+			for k, v := range vs {
+				if v.Null[i] || types[k] == catalog.Unknown {
+					null = true
+					break
+				}
+				out.Arena = vector.AppendValue(out.Arena, types[k], v, int(i))
+			}
+			out.Null[i] = null
+			if null {
+				out.Arena = out.Arena[:start]
+				continue
+			}
+			out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
+		}
+	})
+}
+
+// strMap applies f (which appends the result for s to dst) to each text value.
+func strMap(x evalFunc, f func(dst, s []byte) []byte) evalFunc {
+	return derived(catalog.Varchar, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		in := x(b, sel)
+		for _, i := range sel {
+			if in.Null[i] {
+				out.Null[i] = true
+				continue
+			}
+			start := len(out.Arena)
+			out.Arena = f(out.Arena, in.S[i])
+			out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
+			out.Null[i] = false
+		}
+	})
+}
+
+// substringKernel is SUBSTRING(s, start[, len]) on code points: start 1 is the
+// first character, a negative start counts from the end, start 0 or a negative
+// length gives ” (SPEC 2).
+func substringKernel(args []evalFunc) evalFunc {
+	vs := make([]*vector.Vec, len(args))
+	return derived(catalog.Varchar, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		for k, a := range args {
+			vs[k] = a(b, sel)
+		}
+		for _, i := range sel {
+			null := false
+			for _, v := range vs {
+				null = null || v.Null[i]
+			}
+			out.Null[i] = null
+			if null {
+				continue
+			}
+			s := vs[0].S[i]
+			start := vs[1].I[i]
+			length := int64(math.MaxInt64)
+			if len(vs) == 3 {
+				length = vs[2].I[i]
+			}
+			out.S[i] = substring(s, start, length)
+		}
+	})
+}
+
+// castTo is CAST from type from to type to with SPEC 2's rules: failures give
+// NULL (Flink's TRY_CAST). The loop is picked once, here (castKernel).
+func castTo(x evalFunc, from, to catalog.Type) evalFunc {
+	if from == to {
+		return x
+	}
+	conv := castKernel(from, to)
+	return derived(to, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		conv(x(b, sel), out, sel)
+	})
+}
+
+// castLoop converts the rows sel of in into the same rows of out: a NULL or a
+// value that does not convert gives NULL (SPEC 2, CAST).
+type castLoop func(in, out *vector.Vec, sel []int32)
+
+// castKernel returns the loop that converts values of type from to type to
+// (SPEC 2, CAST; text is read by textconv as the decoders read it). from and to
+// differ and from is not Unknown; a pair with no conversion gives NULL for
+// TIMESTAMP and leaves the value unset (but not NULL) otherwise, as before.
+func castKernel(from, to catalog.Type) castLoop {
+	switch to {
+	case catalog.Varchar:
+		return func(in, out *vector.Vec, sel []int32) {
+			for _, i := range sel {
+				if out.Null[i] = in.Null[i]; in.Null[i] {
+					continue
+				}
+				start := len(out.Arena)
+				out.Arena = vector.AppendValue(out.Arena, from, in, int(i))
+				out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
+			}
+		}
+	case catalog.BigInt:
+		switch from {
+		case catalog.Double:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					f := in.F[i]
+					if in.Null[i] || math.IsNaN(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+						out.Null[i] = true
+						continue
+					}
+					out.Null[i], out.I[i] = false, int64(f)
+				}
+			}
+		case catalog.Boolean:
+			return boolToInt
+		case catalog.Timestamp:
+			return copyInt
+		case catalog.Varchar:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseInt(in.S[i])
+					out.Null[i], out.I[i] = !ok, v
+				}
+			}
+		}
+	case catalog.Double:
+		switch from {
+		case catalog.BigInt, catalog.Timestamp:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.F[i] = in.Null[i], float64(in.I[i])
+				}
+			}
+		case catalog.Boolean:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.F[i] = in.Null[i], float64(b2i(in.B[i]))
+				}
+			}
+		case catalog.Varchar:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseDouble(in.S[i])
+					out.Null[i], out.F[i] = !ok, v
+				}
+			}
+		}
+	case catalog.Boolean:
+		switch from {
+		case catalog.BigInt, catalog.Timestamp:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.B[i] = in.Null[i], in.I[i] != 0
+				}
+			}
+		case catalog.Double:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					out.Null[i], out.B[i] = in.Null[i], in.F[i] != 0
+				}
+			}
+		case catalog.Varchar:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseBool(in.S[i])
+					out.Null[i], out.B[i] = !ok, v
+				}
+			}
+		}
+	case catalog.Timestamp:
+		switch from {
+		case catalog.BigInt:
+			return copyInt
+		case catalog.Double:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					f := in.F[i]
+					if in.Null[i] || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 9.2e18 {
+						out.Null[i] = true
+						continue
+					}
+					out.Null[i], out.I[i] = false, int64(f)
+				}
+			}
+		case catalog.Varchar:
+			return func(in, out *vector.Vec, sel []int32) {
+				for _, i := range sel {
+					if in.Null[i] {
+						out.Null[i] = true
+						continue
+					}
+					v, ok := textconv.ParseTimestamp(in.S[i])
+					out.Null[i], out.I[i] = !ok, v
+				}
+			}
+		}
+		return allNull
+	}
+	return keepNulls
+}
+
+// copyInt is the cast between BIGINT and TIMESTAMP (epoch ms both).
+func copyInt(in, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i], out.I[i] = in.Null[i], in.I[i]
+	}
+}
+
+// boolToInt is CAST(BOOLEAN AS BIGINT): 1 or 0.
+func boolToInt(in, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i], out.I[i] = in.Null[i], b2i(in.B[i])
+	}
+}
+
+// allNull is a cast with no conversion to TIMESTAMP: every row is NULL.
+func allNull(_, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i] = true
+	}
+}
+
+// keepNulls is a cast with no conversion to another type: NULL stays NULL and
+// other rows are not written.
+func keepNulls(in, out *vector.Vec, sel []int32) {
+	for _, i := range sel {
+		out.Null[i] = in.Null[i]
+	}
+}
+
+// likeMatch matches s against pattern p with the iterative wildcard algorithm
+// (backtracking only to the last '%'), in O(len(s)*len(p)) worst case. esc (-1 =
+// none) escapes the pattern character after it (an escape at the pattern's end is
+// itself a literal); fold compares code points under Unicode simple case folding
+// (ILIKE). It allocates nothing.
+func likeMatch(s, p []byte, esc rune, fold bool) bool {
+	si, pi := 0, 0
+	starP, starS := -1, 0
+	for si < len(s) {
+		if pi < len(p) {
+			r, size := utf8.DecodeRune(p[pi:])
+			escaped := esc >= 0 && r == esc
+			switch {
+			case !escaped && r == '%':
+				starP, starS = pi+size, si
+				pi += size
+				continue
+			case !escaped && r == '_':
+				_, ss := utf8.DecodeRune(s[si:])
+				si += ss
+				pi += size
+				continue
+			default:
+				lit, lsize := r, size
+				if escaped && pi+size < len(p) {
+					lit, lsize = utf8.DecodeRune(p[pi+size:])
+					lsize += size
+				}
+				sr, ss := utf8.DecodeRune(s[si:])
+				if runeEq(sr, lit, fold) && (sr != utf8.RuneError || s[si] == p[pi+lsize-ss]) {
+					si += ss
+					pi += lsize
+					continue
+				}
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		_, ss := utf8.DecodeRune(s[starS:])
+		starS += ss
+		si, pi = starS, starP
+	}
+	// only unescaped '%' may remain
+	for pi < len(p) && p[pi] == '%' && rune('%') != esc {
+		pi++
+	}
+	return pi == len(p)
+}
+
+// runeEq reports whether a and b are equal, or with fold equal under Unicode
+// simple case folding (they are in one unicode.SimpleFold orbit).
+func runeEq(a, b rune, fold bool) bool {
+	if a == b {
+		return true
+	}
+	if !fold {
+		return false
+	}
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		return a == b
+	}
+	for r := unicode.SimpleFold(a); r != a; r = unicode.SimpleFold(r) {
+		if r == b {
+			return true
+		}
+	}
+	return false
+}
+
+// roundHalfUp rounds x to d decimal places, half away from zero, on the shortest
+// decimal form of x (as Flink: ROUND(2.675, 2) = 2.68).
+func roundHalfUp(x float64, d int) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	s := strconv.FormatFloat(math.Abs(x), 'f', -1, 64)
+	dot := strings.IndexByte(s, '.')
+	if dot < 0 {
+		dot = len(s)
+		s += "."
+	}
+	frac := len(s) - dot - 1
+	if d >= frac {
+		return x
+	}
+	// digits without the point, keeping d fraction digits, and the next digit
+	digits := []byte(s[:dot] + s[dot+1:])
+	keep := dot + d // number of digits kept
+	if keep < 0 {
+		return math.Copysign(0, x)
+	}
+	up := digits[keep] >= '5'
+	kept := digits[:keep]
+	if up {
+		i := len(kept) - 1
+		for i >= 0 && kept[i] == '9' {
+			kept[i] = '0'
+			i--
+		}
+		if i < 0 {
+			kept = append([]byte{'1'}, kept...)
+			dot++
+		} else {
+			kept[i]++
+		}
+	}
+	intPart := string(kept[:min(len(kept), dot)])
+	for len(intPart) < dot {
+		intPart += "0"
+	}
+	if intPart == "" {
+		intPart = "0"
+	}
+	str := intPart
+	if d > 0 {
+		str += "." + string(kept[dot:])
+	}
+	v, _ := strconv.ParseFloat(str, 64)
+	return math.Copysign(v, x)
+}
+
+// substring is SUBSTRING(s, start, length) of SPEC 2 on code points.
+func substring(s []byte, start, length int64) []byte {
+	if start == 0 || length <= 0 {
+		return s[:0]
+	}
+	n := int64(utf8.RuneCount(s))
+	if start < 0 {
+		start = n + start + 1
+		if start < 1 {
+			return s[:0]
+		}
+	}
+	if start > n {
+		return s[:0]
+	}
+	// byte offset of code point start-1
+	off := 0
+	for k := int64(1); k < start; k++ {
+		_, size := utf8.DecodeRune(s[off:])
+		off += size
+	}
+	end := off
+	for k := int64(0); k < length && end < len(s); k++ {
+		_, size := utf8.DecodeRune(s[end:])
+		end += size
+	}
+	return s[off:end]
+}
+
+// AppendValue appends v, of type t, as it prints (SPEC 4: vector.AppendValue).
+func AppendValue(dst []byte, t catalog.Type, v plan.Value) []byte {
+	return vector.AppendValue(dst, t, constVec(t, v), 0)
+}

@@ -1,0 +1,164 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"streamql/catalog"
+)
+
+// Expr is a type-checked expression tree (SPEC 2: operators and functions):
+// Op with its operands Args, each of a resolved Type, columns bound to batch
+// column indexes. The executor compiles it into typed kernels over column
+// batches (executor/expr, from build.go); tests interpret it row at a time.
+// Constant subtrees are folded by the planner into OpLit nodes.
+type Expr struct {
+	Op   Op
+	Type catalog.Type
+	Args []*Expr
+	// Text is the expression as written, for EXPLAIN and output column names.
+	Text string
+	// Col is the batch column index when the expression is a bare column
+	// (OpCol), else -1.
+	Col int
+	// Const is set for literals and expressions of literals.
+	Const bool
+	// Lit is the value of an OpLit (NULL of Type when Lit.Null).
+	Lit Value
+	// Param is the operator's integer parameter: OpCurrentWatermark's batch
+	// column, OpAddInterval's milliseconds, OpRound's digits, OpRoundTens'
+	// power of ten, OpCmp's Cmp, OpLike's escape rune (-1: none).
+	Param int64
+	// Flag is the operator's boolean parameter: NOT for OpIsNull and
+	// OpIsTruth, ILIKE for OpLike; Want is the truth OpIsTruth tests.
+	Flag, Want bool
+	// Node is the planner's syntax node of the expression while Text is still
+	// empty: an inner node's text is rendered only when a message needs it, so
+	// that planning stays linear in the size of the expression. The plan holds
+	// it without looking inside.
+	Node any
+}
+
+// Op is what an Expr node computes. Unless said otherwise, a NULL operand
+// gives NULL; integer overflow and division by zero give NULL (SPEC 2).
+type Op uint8
+
+// The operators of SPEC 2's expressions.
+const (
+	OpLit              Op = iota // the constant Lit
+	OpCol                        // batch column Col
+	OpCurrentWatermark           // CURRENT_WATERMARK: batch column Param (SPEC 2.3)
+	OpInArg                      // inside OpIn: the value of the OpIn's first operand
+	OpCast                       // CAST(Args[0] AS Type): a failure gives NULL
+	OpIsNull                     // Args[0] IS [NOT when Flag] NULL
+	OpIsTruth                    // Args[0] IS [NOT when Flag] TRUE (Want) / FALSE
+	OpNot                        // NOT, three-valued
+	OpAnd                        // AND, three-valued
+	OpOr                         // OR, three-valued
+	OpXor                        // XOR
+	OpCmp                        // Args[0] Cmp(Param) Args[1], operands of one type
+	OpAdd                        // + on BIGINT (overflow: NULL) or DOUBLE
+	OpSub                        // -
+	OpMul                        // *
+	OpDiv                        // / on DOUBLE (/ 0: NULL)
+	OpIntDiv                     // DIV on BIGINT, or trunc(a / b) on DOUBLE
+	OpMod                        // % on BIGINT (x % -1 = 0) or DOUBLE (math.Mod)
+	OpNeg                        // unary - (BIGINT overflow: NULL)
+	OpAbs                        // ABS (BIGINT overflow: NULL)
+	OpFloor                      // FLOOR of a DOUBLE
+	OpCeil                       // CEIL of a DOUBLE
+	OpRound                      // ROUND(DOUBLE, Param digits), half-up on the shortest decimal
+	OpRoundTens                  // a DOUBLE rounded half-up to a multiple of Param (10, 100, ...)
+	OpAddInterval                // BIGINT or TIMESTAMP + Param ms (overflow: NULL)
+	OpCase                       // CASE: Args = cond1, result1, ..., else; the first true cond's result
+	OpIn                         // Args[0] IN (...): Args[1:] are equalities over OpInArg, ORed
+	OpLike                       // Args[0] LIKE Args[1] (ILIKE when Flag), escape Param
+	OpCoalesce                   // the first non-NULL operand
+	OpConcat                     // CONCAT: values as they print; NULL if any is NULL
+	OpUpper                      // UPPER, per code point
+	OpLower                      // LOWER
+	OpTrim                       // TRIM of spaces
+	OpLTrim                      // LTRIM
+	OpRTrim                      // RTRIM
+	OpSubstring                  // SUBSTRING(s, start[, len]) on code points
+	OpCharLength                 // CHAR_LENGTH in code points
+	numOps
+)
+
+// Cmp is OpCmp's comparison (Expr.Param).
+type Cmp int64
+
+// The comparisons of OpCmp.
+const (
+	EQ     Cmp = iota // =
+	NE                // <>
+	LT                // <
+	LE                // <=
+	GT                // >
+	GE                // >=
+	NullEQ            // <=>: NULL-safe, never NULL
+)
+
+var opNames = [numOps]string{"lit", "col", "current_watermark", "in_arg", "cast", "is_null", "is_truth", "not", "and", "or", "xor", "cmp",
+	"add", "sub", "mul", "div", "intdiv", "mod", "neg", "abs", "floor", "ceil", "round", "round_tens", "add_interval",
+	"case", "in", "like", "coalesce", "concat", "upper", "lower", "trim", "ltrim", "rtrim", "substring", "char_length"}
+
+// String returns the operator's name as Expr.Tree prints it.
+func (o Op) String() string {
+	if o < numOps {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op%d", uint8(o))
+}
+
+// Tree renders e as an S-expression of its operators, types and parameters
+// (one line; for tests and debugging; EXPLAIN prints Text).
+func (e *Expr) Tree() string {
+	var sb strings.Builder
+	e.tree(&sb)
+	return sb.String()
+}
+
+func (e *Expr) tree(sb *strings.Builder) {
+	sb.WriteString("(" + e.Op.String() + " " + e.Type.String())
+	switch e.Op {
+	case OpCol:
+		fmt.Fprintf(sb, " #%d", e.Col)
+	case OpLit:
+		if e.Lit.Null {
+			sb.WriteString(" NULL")
+		} else {
+			fmt.Fprintf(sb, " %v", e.Lit.Any(e.Type))
+		}
+	case OpCurrentWatermark, OpAddInterval, OpRound, OpRoundTens, OpCmp, OpLike:
+		fmt.Fprintf(sb, " %d", e.Param)
+	}
+	if e.Flag {
+		sb.WriteString(" flag")
+	}
+	if e.Op == OpIsTruth && e.Want {
+		sb.WriteString(" want")
+	}
+	for _, a := range e.Args {
+		sb.WriteByte(' ')
+		a.tree(sb)
+	}
+	sb.WriteByte(')')
+}
+
+// Any returns v as a Go value of type t (int64, float64, bool, string; nil for
+// NULL), for printing.
+func (v Value) Any(t catalog.Type) any {
+	if v.Null {
+		return nil
+	}
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		return v.I
+	case catalog.Double:
+		return v.F
+	case catalog.Boolean:
+		return v.B
+	}
+	return string(v.S)
+}

@@ -1,0 +1,356 @@
+// Package plan is the physical plan of a job as the planner makes it and the
+// executor runs it (DESIGN: planner; issue 10 item 2): its source stream, its
+// watermark, the side branches and the main query with their joins,
+// projections and LIMIT, and its outputs, with types resolved and names bound
+// to batch column indexes. It prints itself (Job.Explain: EXPLAIN, SPEC 3).
+// It links no SQL parser: the executor and the catalog import it, the planner
+// builds it.
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"streamql/catalog"
+)
+
+// Output is one output of a job: main or a side output, with its schema.
+type Output struct {
+	Name    string // "main", the side name, or the sink stream's name
+	Columns []catalog.Column
+	// Sink is the sink stream the output's rows go to (INSERT INTO, INTO
+	// STREAM: SPEC 2.5) instead of stdout or a side output; nil for those.
+	Sink *catalog.Stream
+	// Late marks the default late output of windowed queries (SPEC 2.4):
+	// like errors, not a side output of the job for rendering, shown only
+	// once a row reaches it.
+	Late bool
+}
+
+// Branch is one compiled SELECT: a side branch (Side != "") or the main query. It
+// reads the job's source batch; Where (nil = always true) decides whether it takes
+// a row, Project computes the output columns.
+type Branch struct {
+	Side    string
+	SidePos int
+	Stream  *catalog.Stream
+	Where   *Expr
+	Project []*Expr
+	Columns []catalog.Column
+	Limit   int64 // main only; -1 = none
+	Join    *Join // nil when the branch does not filter by another stream
+	// Uses marks the source batch columns (Job.BatchTypes) that the branch's
+	// WHERE, projection and join read; the other columns of a held row need
+	// not be kept (SPEC 2.2, event-time strategy).
+	Uses   []bool
+	Text   string
+	Output int // index into Job.Outputs, set by NewJob
+	// Sink is the stream the branch's rows go to (SPEC 2.5: INSERT INTO for the
+	// main query, INTO STREAM for a side branch, whose Side is then the sink's
+	// name), nil for stdout and side outputs; SinkPos is the offset of its name.
+	// Columns are then the sink's columns.
+	Sink    *catalog.Stream
+	SinkPos int
+	// DeadLetters maps each stream the branch reads that has 'errors.stream'
+	// to that dead-letter sink stream (SPEC 2.5).
+	DeadLetters map[*catalog.Stream]*catalog.Stream
+	// Agg is the branch's window TVF and aggregation (SPEC 2.4), nil when it
+	// has neither; Project and Columns then read the aggregate row (or the
+	// windowed batch).
+	Agg *Aggregate
+}
+
+// Job is the physical plan of one scan of a stream: the source, its watermark,
+// the side branches in declaration order and the main query (SPEC 2.1).
+type Job struct {
+	Stream   *catalog.Stream
+	Branches []*Branch // side branches, in declaration order
+	Main     *Branch   // nil when the job runs pending branches only (RUN)
+	Outputs  []Output  // main first when there is a main query, then sides in declaration order
+	// Watermark is the compiled WATERMARK expression over the source batch, nil
+	// when the stream has none; WatermarkCol is the batch column that holds each
+	// row's CURRENT_WATERMARK (the watermark before the row), -1 when none.
+	Watermark    *Expr
+	WatermarkCol int
+	// BatchTypes are the types of the source batch's columns: the stream's
+	// columns, then the watermark column when there is one.
+	BatchTypes []catalog.Type
+	// DeadLetters maps each stream the job reads that has 'errors.stream' to
+	// its dead-letter sink stream (SPEC 2.5); nil when none.
+	DeadLetters map[*catalog.Stream]*catalog.Stream
+}
+
+// HasSides reports whether the job has side outputs, which decides how line
+// formats print (SPEC 4: decided when planned, even if a branch gets no rows).
+// A branch into a sink stream (INTO STREAM, SPEC 2.5) is not a side output.
+func (j *Job) HasSides() bool {
+	for _, b := range j.Branches {
+		if b.Sink == nil {
+			return true
+		}
+	}
+	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) { // LATE INTO SIDE (SPEC 2.4)
+		if b != nil && b.Agg != nil && b.Agg.LateNamed {
+			return true
+		}
+	}
+	return false
+}
+
+// Streams returns the streams the job reads, each once: its probe stream, then
+// the build side of every branch's join, in branch order (side branches, then
+// main).
+func (j *Job) Streams() []*catalog.Stream {
+	out := []*catalog.Stream{j.Stream}
+	add := func(b *Branch) {
+		if b == nil || b.Join == nil {
+			return
+		}
+		for _, s := range out {
+			if s == b.Join.Build {
+				return
+			}
+		}
+		out = append(out, b.Join.Build)
+	}
+	for _, b := range j.Branches {
+		add(b)
+	}
+	add(j.Main)
+	return out
+}
+
+// SchemaText renders columns as EXPLAIN and messages show them: (name TYPE, ...).
+func SchemaText(cols []catalog.Column) string {
+	var parts []string
+	for _, c := range cols {
+		parts = append(parts, c.Name+" "+c.Type.String())
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Explain renders the job's plan as stable text (SPEC 3: sources, decode,
+// watermark, process with its ordered branches, sinks).
+func (j *Job) Explain() string {
+	var sb strings.Builder
+	st := j.Stream
+	fmt.Fprintf(&sb, "Source: %s (connector=%s", st.Name, st.Connector.Name)
+	if path := st.Options["path"]; path != "" {
+		fmt.Fprintf(&sb, ", path=%s", path)
+	}
+	bounded := "bounded"
+	if !st.Bounded() {
+		bounded = "unbounded"
+	}
+	fmt.Fprintf(&sb, ", %s)\n", bounded)
+	if f := st.Options["format"]; f != "" {
+		fmt.Fprintf(&sb, "  Decode: %s %s, errors=%s", f, SchemaText(st.Columns), st.Options["errors"])
+		if dlq := j.DeadLetters[st]; dlq != nil {
+			fmt.Fprintf(&sb, " -> %s", SinkText(dlq))
+		} else if st.Options["errors"] == "side" {
+			fmt.Fprintf(&sb, " -> side output '%s'", st.Options["errors.side"])
+		}
+		sb.WriteString("\n")
+	}
+	if st.Watermark != nil {
+		fmt.Fprintf(&sb, "  Watermark: %s AS %s\n", st.Columns[st.EventTime].Name, st.Watermark.Text)
+	}
+	then := ", then main"
+	if j.Main == nil {
+		then = ""
+	}
+	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es)%s\n", len(j.Branches), then)
+	for i, b := range j.Branches {
+		if b.Sink != nil {
+			fmt.Fprintf(&sb, "    %d. into stream %s: %s\n", i+1, b.Sink.Name, b.describe())
+		} else {
+			fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
+		}
+		b.describeJoin(&sb)
+		b.describeAgg(&sb, j.Outputs)
+	}
+	if j.Main != nil {
+		fmt.Fprintf(&sb, "    main: %s", j.Main.describe())
+		if j.Main.Limit >= 0 {
+			fmt.Fprintf(&sb, " LIMIT %d", j.Main.Limit)
+		}
+		sb.WriteString("\n")
+		j.Main.describeJoin(&sb)
+		j.Main.describeAgg(&sb, j.Outputs)
+	} else {
+		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
+	}
+	for k, o := range j.Outputs {
+		dest := "stdout"
+		switch {
+		case o.Sink != nil:
+			dest = SinkText(o.Sink)
+		case o.Late:
+			dest = "late output (shown once a row reaches it)"
+		case j.Main == nil || k > 0:
+			dest = "side output '" + o.Name + "'"
+		}
+		fmt.Fprintf(&sb, "  Sink: %s %s -> %s\n", o.Name, SchemaText(o.Columns), dest)
+	}
+	return sb.String()
+}
+
+// SinkText describes a sink stream for EXPLAIN (SPEC 2.5): "sink s (file
+// out.csv, csv)": its connector, its path or topic when it has one, its format.
+func SinkText(st *catalog.Stream) string {
+	parts := []string{st.Connector.Name}
+	if p := st.Options["path"]; p != "" {
+		parts[0] += " " + p
+	} else if t := st.Options["topic"]; t != "" {
+		parts[0] += " " + t
+	}
+	if f := st.Options["format"]; f != "" {
+		parts = append(parts, f)
+	}
+	if m := st.Options["sink.mode"]; m == "append" {
+		parts = append(parts, m)
+	}
+	return "sink " + st.Name + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// describeJoin writes the branch's join, if any, under the branch's line.
+func (b *Branch) describeJoin(sb *strings.Builder) {
+	if b.Join == nil {
+		return
+	}
+	for _, l := range b.Join.Describe(b.Stream.Name) {
+		sb.WriteString("      " + l + "\n")
+	}
+}
+
+func (b *Branch) describe() string {
+	var cols []string
+	for i, e := range b.Project {
+		c := b.Columns[i].Name
+		if e.Text != "" && e.Text != c {
+			c = e.Text + " AS " + c
+		}
+		cols = append(cols, c)
+	}
+	s := "project " + strings.Join(cols, ", ")
+	if b.Where != nil {
+		s = "where " + b.Where.Text + ", " + s
+	}
+	return s
+}
+
+// JoinMode is the mode of the hash join operator (SPEC 2.2).
+type JoinMode uint8
+
+// The two modes of the one hash-join operator.
+const (
+	Semi JoinMode = iota // keep left rows that have a match
+	Anti                 // keep left rows that have no match
+)
+
+// Join filters a branch's rows (the probe side) by the keys of another stream
+// (the build side), SPEC 2.2. SEMI JOIN, IN (subquery) and EXISTS lower to Semi;
+// ANTI JOIN, NOT EXISTS and NOT IN to Anti (NOT IN with NullAware set: SQL's
+// three-valued rule). The build side is bounded and read whole before the probe
+// side streams through; its state is the set of distinct keys.
+type Join struct {
+	Mode      JoinMode
+	NullAware bool
+	Build     *catalog.Stream
+	// BuildTypes is the build source's batch layout.
+	BuildTypes []catalog.Type
+	// BuildFilter (nil = true) selects the build rows that count; BuildKeys and
+	// ProbeKeys are the key expressions, pairwise of one type (KeyTypes).
+	BuildFilter *Expr
+	BuildKeys   []*Expr
+	ProbeKeys   []*Expr
+	KeyTypes    []catalog.Type
+	// ProbeFilter (nil = true) is a condition on the left row that is part of the
+	// join condition: Semi keeps a row when it holds and a key matches; Anti keeps
+	// it unless both; for NOT IN, a row for which it does not hold sees an empty
+	// subquery and passes.
+	ProbeFilter *Expr
+	Text        string // the join as written, for EXPLAIN
+	Pos         int
+	// For an unbounded build side (SPEC 2.2, event-time strategy): the event-time
+	// column indexes of the probe and build streams (-1 for a bounded build side)
+	// and the build stream's compiled watermark expression. A left row with event
+	// time t matches when a build row with an equal key and event time <= t was
+	// not late; the row is held until the build watermark is greater than t.
+	ProbeTime      int
+	BuildTime      int
+	BuildWatermark *Expr
+}
+
+// EventTime reports whether the join uses the event-time strategy.
+func (j *Join) EventTime() bool { return j.BuildTime >= 0 }
+
+// Describe renders the join for EXPLAIN as lines (SPEC 2.2: mode, build and
+// probe sides, strategy, and the state that grows).
+func (j *Join) Describe(probe string) []string {
+	mode := "Semi"
+	if j.Mode == Anti {
+		mode = "Anti"
+		if j.NullAware {
+			mode = "Anti (NOT IN, null-aware)"
+		}
+	}
+	var keys []string
+	for i := range j.ProbeKeys {
+		keys = append(keys, fmt.Sprintf("%s = %s", j.ProbeKeys[i].Text, j.BuildKeys[i].Text))
+	}
+	strategy := "bounded: read whole first"
+	state := "distinct build keys"
+	if j.EventTime() {
+		strategy = "unbounded: by event time, a probe row waits until the build watermark passes it"
+		state = "distinct build keys with their earliest event time; held probe rows, released as the build watermark passes"
+	}
+	b := j.Build
+	src := fmt.Sprintf("  build source: %s (connector=%s", b.Name, b.Connector.Name)
+	if path := b.Options["path"]; path != "" {
+		src += ", path=" + path
+	}
+	src += "), errors=" + b.Options["errors"]
+	if b.Options["errors"] == "side" {
+		src += " -> side output '" + b.Options["errors.side"] + "'"
+	}
+	lines := []string{
+		fmt.Sprintf("%s hash join: probe %s, build %s (%s)", mode, probe, j.Build.Name, strategy),
+		src,
+		"  keys: " + strings.Join(keys, " AND "),
+	}
+	if j.BuildFilter != nil {
+		lines = append(lines, "  build filter: "+j.BuildFilter.Text)
+	}
+	if j.ProbeFilter != nil {
+		lines = append(lines, "  probe condition: "+j.ProbeFilter.Text)
+	}
+	lines = append(lines, "  state: "+state+" (counted against 'state.max-bytes')")
+	if j.EventTime() {
+		lines = append(lines, fmt.Sprintf("  warning: held probe rows grow while the watermark of %s does not advance; the job stops when its state passes 'state.max-bytes'", j.Build.Name))
+	}
+	return lines
+}
+
+// Value is one typed constant: I for BIGINT and TIMESTAMP (epoch ms), F for
+// DOUBLE, B for BOOLEAN, S for VARCHAR (owned by the Value).
+type Value struct {
+	Null bool
+	I    int64
+	F    float64
+	B    bool
+	S    []byte
+}
+
+// Insert is a planned INSERT INTO s VALUES (SPEC 3): the values stream and its new
+// rows, each with one value per column of the stream, in column order.
+type Insert struct {
+	Stream *catalog.Stream
+	Rows   [][]Value
+}
+
+// NoFrom is the connector of the stream a SELECT without FROM reads (SPEC 2:
+// `SELECT 1 + 1 AS two;` gives one row): one row of no columns, then the end.
+// The executor opens it as such a source.
+var NoFrom = &catalog.ConnectorSpec{Name: "none", Doc: "one row of no columns (a SELECT without FROM)",
+	Bounded: func(map[string]string) bool { return true }}
