@@ -114,15 +114,6 @@ func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 		o.outTypes = append(o.outTypes, c.Type)
 	}
 	o.lateIdx = -1
-	o.keyK = expr.CompileAll(a.Keys)
-	for _, c := range a.Calls {
-		o.argK = append(o.argK, expr.Compile(c.Arg))
-	}
-	if a.Window != nil {
-		o.pkeyK = expr.CompileAll(a.Window.Partition)
-	}
-	o.havingK = expr.Compile(a.Having)
-	o.projK = expr.CompileAll(br.Project)
 	return o
 }
 
@@ -703,7 +694,7 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 		if br == nil || br.Agg == nil {
 			continue
 		}
-		o := newAggOp(br, budget)
+		o := buildAggOp(br, budget)
 		if !br.Agg.Grouped {
 			o.windowedTypes(job.BatchTypes)
 		}

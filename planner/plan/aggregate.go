@@ -79,7 +79,8 @@ type Aggregate struct {
 	// stream has no WATERMARK (bounded: windows fire at its end).
 	WmCol int
 	// Late is the late output's name: LATE INTO SIDE's (LateNamed), else "late"
-	// (SPEC 2.4); LateOutput indexes Job.Outputs (NewJob), -1 without a window.
+	// (SPEC 2.4); LateOutput indexes Job.Outputs (set by the planner when it
+	// makes the job), -1 without a window.
 	Late       string
 	LatePos    int
 	LateNamed  bool

@@ -1,8 +1,8 @@
 // Package plan is the physical plan of a job as the planner makes it and the
 // executor runs it (DESIGN: planner; issue 10 item 2): its source stream, its
-// watermark, the side branches and the main query with their joins,
-// projections and LIMIT, and its outputs, with types resolved and names bound
-// to batch column indexes. It prints itself (Job.Explain: EXPLAIN, SPEC 3).
+// watermark, the side branches and the main query with their joins, windows
+// and aggregates (Aggregate, Window: SPEC 2.4), projections and LIMIT, and its
+// outputs, with types resolved and names bound to batch column indexes. It prints itself (Job.Explain: EXPLAIN, SPEC 3).
 // It links no SQL parser: the executor and the catalog import it, the planner
 // builds it.
 package plan
