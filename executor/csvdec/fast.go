@@ -44,12 +44,24 @@ func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
 			return false
 		}
 		v.I[row] = x
+		if v.Text != nil {
+			v.Text[row] = nil
+			if len(b) == 1 || b[0] != '0' { // as strconv prints it
+				v.Text[row] = b[:len(b):len(b)]
+			}
+		}
 	case catalog.Double:
-		x, ok := plainDecimal(b)
+		x, frac, ok := plainDecimal(b)
 		if !ok {
 			return false
 		}
 		v.F[row] = x
+		if v.Text != nil {
+			v.Text[row] = nil
+			if javaPlain(b, frac) {
+				v.Text[row] = b[:len(b):len(b)]
+			}
+		}
 	default:
 		return false
 	}
@@ -121,13 +133,14 @@ var fastPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e1
 // plainDecimal reads b when it is digits[.digits] with at most 15 digits in all
 // (no sign, no spaces, no exponent): the digits and the power of ten are exact
 // in float64, so one division is correctly rounded (Clinger's fast path, as
-// textconv.ParseDouble's). ok is false for anything else.
-func plainDecimal(b []byte) (float64, bool) {
+// textconv.ParseDouble's). frac is the index of the '.', or -1 without one. ok
+// is false for anything else.
+func plainDecimal(b []byte) (x float64, frac int, ok bool) {
+	frac = -1
 	if len(b) == 0 || len(b) > 16 {
-		return 0, false
+		return 0, frac, false
 	}
 	var mant uint64
-	frac := -1
 	for i, c := range b {
 		d := c - '0'
 		if d <= 9 {
@@ -135,15 +148,37 @@ func plainDecimal(b []byte) (float64, bool) {
 			continue
 		}
 		if c != '.' || frac >= 0 || i == 0 || i == len(b)-1 {
-			return 0, false
+			return 0, -1, false
 		}
 		frac = i
 	}
 	if frac < 0 {
 		if len(b) > 15 {
-			return 0, false
+			return 0, frac, false
 		}
-		return float64(mant), true
+		return float64(mant), frac, true
 	}
-	return float64(mant) / fastPow10[len(b)-frac-1], true
+	return float64(mant) / fastPow10[len(b)-frac-1], frac, true
+}
+
+// javaPlain reports whether b, a decimal plainDecimal read (frac the index of
+// its '.'), is byte for byte how textconv.AppendDouble prints its value (SPEC 4
+// values: Java's Double.toString), so an encoder may copy it (vector.Vec.Text):
+// a '.', an integer part of 1 to 7 digits without a leading zero (0 ≤ x < 1e7),
+// at least one fraction digit and no trailing zero but in "d.0", and for 0.x at
+// least 1e-3 or 0.0 (Java writes smaller numbers with an exponent). With at
+// most 15 significant digits the decimal is the shortest that reads back to
+// its double: two decimals of 15 digits never share one.
+func javaPlain(b []byte, frac int) bool {
+	if frac < 1 || frac > 7 || (b[0] == '0' && frac > 1) {
+		return false
+	}
+	last := len(b) - 1
+	if b[last] == '0' && last != frac+1 {
+		return false
+	}
+	if b[0] == '0' && last > frac+1 { // 0.ddd: 1e-3 or more
+		return b[2] != '0' || b[3] != '0' || (last > 3 && b[4] != '0')
+	}
+	return true
 }
