@@ -111,20 +111,53 @@ func countByte(b []byte, c byte) int {
 }
 
 // digitsInt reads b when it is 1 to 18 ASCII digits (no sign, no spaces: the
-// value cannot overflow); ok is false for anything else.
+// value cannot overflow); ok is false for anything else. From 8 to 16
+// digits, two words of eight are read (eightDigits), the first padded with
+// leading zeros.
 func digitsInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 18 {
 		return 0, false
 	}
-	var n int64
+	var n uint64
+	if len(b) >= 8 && len(b) <= 16 {
+		// The first h digits, moved to the top of a word whose other bytes
+		// are '0' (a shift by 64 gives 0), then the last eight.
+		h := uint(len(b) - 8)
+		head, ok1 := eightDigits(binary.LittleEndian.Uint64(b)<<(8*(8-h)) | 0x3030303030303030>>(8*h))
+		tail, ok2 := eightDigits(binary.LittleEndian.Uint64(b[h:]))
+		return int64(head*1e8 + tail), ok1 && ok2
+	}
+	for len(b) >= 8 {
+		x, ok := eightDigits(binary.LittleEndian.Uint64(b))
+		if !ok {
+			return 0, false
+		}
+		n = n*1e8 + x
+		b = b[8:]
+	}
 	for _, c := range b {
 		d := c - '0'
 		if d > 9 {
 			return 0, false
 		}
-		n = n*10 + int64(d)
+		n = n*10 + uint64(d)
 	}
-	return n, true
+	return int64(n), true
+}
+
+// eightDigits reads x, eight bytes loaded little-endian (the first byte
+// lowest), as eight ASCII digits: their value, or ok false when a byte is not
+// a digit. The digits are combined in pairs, then fours, then the eight, with
+// three multiplications (the SWAR method of simdjson's parse_eight_digits).
+func eightDigits(x uint64) (uint64, bool) {
+	// Every byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3.
+	if x&0xF0F0F0F0F0F0F0F0|(x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	x -= 0x3030303030303030
+	x = x*10 + x>>8 // byte 2k: digits 2k, 2k+1 as a number 0..99
+	x = ((x&0x000000FF000000FF)*(100+1000000<<32) + (x>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return x & 0xFFFFFFFF, true
 }
 
 // fastPow10 are the powers of ten plainDecimal divides by, exact in float64.

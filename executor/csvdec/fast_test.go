@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"streamql/catalog"
@@ -175,5 +176,33 @@ func TestTextIsPrintedForm(t *testing.T) {
 	}
 	if kept[catalog.BigInt] < 1000 || kept[catalog.Double] < 1000 {
 		t.Errorf("texts kept: %v, too few to check", kept)
+	}
+}
+
+// TestDigitsInt checks digitsInt, which reads eight digits at a time, against
+// strconv: every length from 1 to 18, and every byte value at every position
+// of a 17-digit number (only the ten digits are taken).
+func TestDigitsInt(t *testing.T) {
+	const digits = "12345678909876543"
+	for n := 1; n <= 18; n++ {
+		s := (digits + "0")[:n]
+		want, _ := strconv.ParseInt(s, 10, 64)
+		if got, ok := digitsInt([]byte(s)); !ok || got != want {
+			t.Errorf("digitsInt(%q) = %d, %v, want %d", s, got, ok, want)
+		}
+	}
+	for pos := range len(digits) {
+		for c := range 256 {
+			b := []byte(digits)
+			b[pos] = byte(c)
+			want, err := strconv.ParseUint(string(b), 10, 64)
+			got, ok := digitsInt(b)
+			if ok != (err == nil) || ok && got != int64(want) {
+				t.Fatalf("digitsInt(%q) = %d, %v, want %d (%v)", b, got, ok, want, err)
+			}
+		}
+	}
+	if _, ok := digitsInt([]byte("1234567890123456789")); ok {
+		t.Error("19 digits taken (may overflow)")
 	}
 }
