@@ -45,10 +45,11 @@ func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
 		}
 		v.I[row] = x
 		if v.Text != nil {
-			v.Text[row] = nil
+			var t []byte
 			if len(b) == 1 || b[0] != '0' { // as strconv prints it
-				v.Text[row] = b[:len(b):len(b)]
+				t = b[:len(b):len(b)]
 			}
+			v.Text[row] = t
 		}
 	case catalog.Double:
 		x, frac, ok := plainDecimal(b)
@@ -57,10 +58,11 @@ func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
 		}
 		v.F[row] = x
 		if v.Text != nil {
-			v.Text[row] = nil
+			var t []byte
 			if javaPlain(b, frac) {
-				v.Text[row] = b[:len(b):len(b)]
+				t = b[:len(b):len(b)]
 			}
+			v.Text[row] = t
 		}
 	default:
 		return false
