@@ -508,11 +508,15 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 				w = wk.Eval(b, cand)
 			}
 			left := spare[:0]
-			for _, i := range rest {
-				if (jp == nil || jp[i]) && (w == nil || (w.B[i] && !w.Null[i])) {
-					taken = append(taken, i)
-				} else {
-					left = append(left, i)
+			if jp == nil {
+				taken, left = partition(taken, left, rest, w)
+			} else {
+				for _, i := range rest {
+					if jp[i] && (w == nil || (w.B[i] && !w.Null[i])) {
+						taken = append(taken, i)
+					} else {
+						left = append(left, i)
+					}
 				}
 			}
 			spare, rest = rest, left
@@ -527,6 +531,29 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 		}
 	}
 	r.rest[0], r.rest[1] = rest[:0], spare[:0]
+}
+
+// partition appends the rows of rest where w is TRUE to taken and the others
+// to left, in order, and returns both; taken and left have room for
+// len(rest) more rows. It has no branch per row: each row is written to both
+// and counted in one (a WHERE's outcome is as unpredictable as the data).
+func partition(taken, left, rest []int32, w *vector.Vec) ([]int32, []int32) {
+	nt, nl := len(taken), len(left)
+	taken, left = taken[:nt+len(rest)], left[:nl+len(rest)]
+	for _, i := range rest {
+		var t, null int // 0 or 1 each, without a branch
+		if w.B[i] {
+			t = 1
+		}
+		if w.Null[i] {
+			null = 1
+		}
+		in := t &^ null
+		taken[nt], left[nl] = i, i
+		nt += in
+		nl += 1 - in
+	}
+	return taken[:nt], left[:nl]
 }
 
 // oneRow is the source of a SELECT without FROM (SPEC 2: it gives one row): one
