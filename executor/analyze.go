@@ -40,11 +40,12 @@ type Analysis struct {
 	// the last value reached, as the time column's type prints (LiveWatermark
 	// Text: BIGINT digits, TIMESTAMP as SPEC 4), or "unset" before a first row.
 	Watermarks []LiveWatermark
-	// Windows is the windowed queries' state (SPEC 2.4), one per aggregate
-	// operator; empty until a job has one.
+	// Windows are the job's aggregates (SPEC 2.4), one per branch that
+	// aggregates, in branch order.
 	Windows []WindowAnalysis
 
-	chain *chain // the probe chain, read at the end
+	chain *chain       // the probe chain, read at the end
+	agg   *aggOperator // its aggregate operator, nil when none
 	joins []*joinState
 	hold  *holder
 	start time.Time
@@ -62,14 +63,17 @@ type JoinAnalysis struct {
 	Rows, Keys, Bytes int64
 }
 
-// WindowAnalysis is what one aggregate operator held (SPEC 2.4): the most
-// windows open at once, the most groups at once, and the rows it sent to its
-// late output. The aggregate operator fills it (Analysis.Windows).
+// WindowAnalysis is what the aggregate of one branch did (SPEC 2.4): the rows
+// the branch took into it, the most windows open at once (sessions for
+// SESSION; 1 for GROUP BY without a window, once a row came), the most groups
+// held at once (over all its open windows), and the rows it sent to its late
+// output.
 type WindowAnalysis struct {
 	Branch         int // the index of its branch (side branches, then main)
+	Rows           int64
 	OpenWindowsMax int64
 	GroupsMax      int64
-	Late           int64 // rows
+	Late           int64
 }
 
 // joinState is a join's state, read when the job ends.
@@ -88,12 +92,13 @@ func newAnalysis(job *plan.Job) *Analysis {
 	return &Analysis{start: time.Now(), Branches: make([]int64, n), Outputs: make([]int64, len(job.Outputs))}
 }
 
-// setChain records c as the job's probe chain; nil-safe.
-func (a *Analysis) setChain(c *chain) {
+// setChain records c as the job's probe chain, with agg its aggregate
+// operator (nil: none); nil-safe.
+func (a *Analysis) setChain(c *chain, agg *aggOperator) {
 	if a == nil {
 		return
 	}
-	a.chain = c
+	a.chain, a.agg = c, agg
 	a.Ops = c.stats
 }
 
@@ -137,6 +142,15 @@ func (a *Analysis) finish(job *plan.Job) {
 	for _, js := range a.joins {
 		if j := js.j; j.EventTime() {
 			a.Watermarks = append(a.Watermarks, finalWatermark(j.Build.Name, j.Build.Columns[j.BuildTime].Type, js.ks.wm, js.ks.wmSet))
+		}
+	}
+	if ao := a.agg; ao != nil {
+		for k, o := range ao.ops {
+			w := WindowAnalysis{Branch: ao.at[k], Rows: o.rowsIn, OpenWindowsMax: o.maxOpen, GroupsMax: o.maxGroups}
+			if c := ao.counts[k]; c != nil {
+				w.Late = c.Rows
+			}
+			a.Windows = append(a.Windows, w)
 		}
 	}
 	if h := a.hold; h != nil {

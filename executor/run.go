@@ -18,6 +18,8 @@ type Stats struct {
 	// Streams counts malformed rows per stream read (the FROM stream first, then
 	// build sides), for the stderr summary of SPEC 1.
 	Streams []*StreamErrors
+	// Late counts the late rows of each windowed query (SPEC 2.4), in branch order.
+	Late []*LateRows
 	// Analysis is what each operator did (EXPLAIN ANALYZE, SPEC 3; analyze.go),
 	// set once the job has ended, also after a failure; nil when the job
 	// failed before it started (a source that could not be opened).
@@ -188,11 +190,20 @@ func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins
 		}
 		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
 	}
-	return run(ctx, job, src, sink, stats, probers)
+	return runBudget(ctx, job, src, sink, stats, probers, budget)
 }
 
 func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) error {
+	return runBudget(ctx, job, src, sink, stats, probers, NewStateBudget(0))
+}
+
+// runBudget is run with the state budget of the job's aggregate operators.
+func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
 	p := newProcess(job, src, sink, stats, probers)
+	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
+		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats, &p.agg, false))
+	}
+	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
 		if cr := parallelReader(job, src); cr != nil {
@@ -225,13 +236,13 @@ type process struct {
 	es   *StreamErrors
 	in   *Routed // the batch pushed into the chain
 	rows *int64
+	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
 }
 
 func newProcess(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) *process {
 	p := &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
 		in: newStep(job.Stream.Options["errors.side"]), rows: &stats.Rows}
 	p.c.assign.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
-	stats.Analysis.setChain(p.c)
 	return p
 }
 
@@ -274,6 +285,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	done := errors.Is(perr, errLimitReached)
 	if done {
 		perr = nil
+		if p.agg != nil && p.agg.cutAt >= 0 { // a firing gave the main query its LIMIT
+			r.cutAt = p.agg.cutAt
+		}
 	}
 	if u, ok := p.src.(Unreader); ok && done && r.cutAt >= 0 {
 		u.Unread(r.cutAt + 1) // the next job reading stdin starts after the last row used
@@ -465,6 +479,7 @@ func jobBranches(job *plan.Job) []*plan.Branch {
 func (r *router) Push(ctx context.Context, port Port, in *Routed) error {
 	r.out.Bad = in.Bad
 	r.out.Marks = in.Marks
+	r.out.Sel = in.Sel // the live rows, for an aggregate behind an event-time join
 	r.out.Chunks = r.out.Chunks[:0]
 	r.out.In = in.In
 	r.route(in.In, in.Sel)
@@ -510,22 +525,52 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 				w = wk.Eval(b, cand)
 			}
 			left := spare[:0]
-			for _, i := range rest {
-				if (jp == nil || jp[i]) && (w == nil || (w.B[i] && !w.Null[i])) {
-					taken = append(taken, i)
-				} else {
-					left = append(left, i)
+			if jp == nil {
+				taken, left = partition(taken, left, rest, w)
+			} else {
+				for _, i := range rest {
+					if jp[i] && (w == nil || (w.B[i] && !w.Null[i])) {
+						taken = append(taken, i)
+					} else {
+						left = append(left, i)
+					}
 				}
 			}
 			spare, rest = rest, left
 		}
 		r.taken[k] = taken
 		r.out.Parts[k].Sel = taken
+		if br.Agg != nil { // its rows go to the aggregate operator (aggregate.go)
+			continue
+		}
 		for _, i := range taken {
 			r.out.Dest[i] = int16(k)
 		}
 	}
 	r.rest[0], r.rest[1] = rest[:0], spare[:0]
+}
+
+// partition appends the rows of rest where w is TRUE to taken and the others
+// to left, in order, and returns both; taken and left have room for
+// len(rest) more rows. It has no branch per row: each row is written to both
+// and counted in one (a WHERE's outcome is as unpredictable as the data).
+func partition(taken, left, rest []int32, w *vector.Vec) ([]int32, []int32) {
+	nt, nl := len(taken), len(left)
+	taken, left = taken[:nt+len(rest)], left[:nl+len(rest)]
+	for _, i := range rest {
+		var t, null int // 0 or 1 each, without a branch
+		if w.B[i] {
+			t = 1
+		}
+		if w.Null[i] {
+			null = 1
+		}
+		in := t &^ null
+		taken[nt], left[nl] = i, i
+		nt += in
+		nl += 1 - in
+	}
+	return taken[:nt], left[:nl]
 }
 
 // oneRow is the source of a SELECT without FROM (SPEC 2: it gives one row): one

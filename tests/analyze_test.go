@@ -157,7 +157,7 @@ func serveOnce(t *testing.T, path string) int {
 // confirm), counted from that run's outputs (--format csv --side-dir), over
 // inputs of several batches: the split job with a late branch and malformed
 // rows, a semi join whose build side has malformed rows, an event-time join,
-// and a LIMIT that ends the job mid-batch.
+// a window with late rows, and a LIMIT that ends the job mid-batch.
 func TestAnalyzeCountsMatchRun(t *testing.T) {
 	var readings, devices, probe, build strings.Builder
 	for i := range 5000 {
@@ -203,6 +203,9 @@ SELECT device INTO SIDE 'cold' FROM sensors WHERE temperature < 20;
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='{{PORT}}');
 SELECT k INTO SIDE 'even' FROM l WHERE ts % 2 = 0;
 `, `SELECT l.k, l.ts FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.k = l.k)`, true},
+		{"window", sensors + `SELECT device INTO SIDE 'hot' FROM sensors WHERE temperature > 90;
+`, `SELECT window_start, device, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+  GROUP BY window_start, window_end, device LATE INTO SIDE 'late-rows'`, false},
 		{"limit", sensors + `SELECT device, ts INTO SIDE 'late' FROM sensors WHERE ts < CURRENT_WATERMARK(ts);
 `, `SELECT device FROM sensors WHERE temperature > 50 LIMIT 1234`, false},
 	} {

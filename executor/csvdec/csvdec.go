@@ -185,11 +185,18 @@ func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 // Decode resets b and fills it with up to vector.Cap good rows (b.Pos[i] = the
 // line where row i's record starts), appending malformed records to *bad, as
 // records.Reader.Decode says; b's first columns have the decoder's types, as
-// vector.NewBatch(types) makes them. VARCHAR values and BadRow.Raw point into
+// vector.NewBatch(types) makes them. BIGINT and DOUBLE columns get the rows'
+// source texts where they are the printed form (vector.Vec.Text; allocated
+// on b's first Decode). VARCHAR values, those texts and BadRow.Raw point into
 // the decoder's buffer or the vectors' arenas and are valid until the next call
 // of Decode. It returns io.EOF at the end of input, a read error, or the error
 // of an invalid delimiter or quote (see NewDecoder).
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
+	for j, v := range b.Cols[:min(len(d.types), len(b.Cols))] {
+		if v.Text == nil && (d.types[j] == catalog.BigInt || d.types[j] == catalog.Double) {
+			v.Text = make([][]byte, vector.Cap) // once per batch: setPlain keeps the texts
+		}
+	}
 	return d.r.Decode(b, bad)
 }
 
@@ -371,6 +378,9 @@ func (f *format) Record(b *vector.Batch, rec []byte) string {
 	for j, v := range b.Cols[:ncols] {
 		if j >= len(fs) {
 			v.Null[row] = true // ragged: a missing trailing field
+			if v.Text != nil {
+				v.Text[row] = nil
+			}
 			continue
 		}
 		f := fs[j]
@@ -379,6 +389,9 @@ func (f *format) Record(b *vector.Batch, rec []byte) string {
 		}
 		if reason := d.setField(v, j, row, f); reason != "" {
 			return reason
+		}
+		if v.Text != nil {
+			v.Text[row] = nil // not the printed form, or not checked: formatted
 		}
 	}
 	for j, nn := range d.opts.NotNull {

@@ -44,12 +44,26 @@ func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
 			return false
 		}
 		v.I[row] = x
+		if v.Text != nil {
+			var t []byte
+			if len(b) == 1 || b[0] != '0' { // as strconv prints it
+				t = b[:len(b):len(b)]
+			}
+			v.Text[row] = t
+		}
 	case catalog.Double:
-		x, ok := plainDecimal(b)
+		x, frac, ok := plainDecimal(b)
 		if !ok {
 			return false
 		}
 		v.F[row] = x
+		if v.Text != nil {
+			var t []byte
+			if javaPlain(b, frac) {
+				t = b[:len(b):len(b)]
+			}
+			v.Text[row] = t
+		}
 	default:
 		return false
 	}
@@ -99,20 +113,53 @@ func countByte(b []byte, c byte) int {
 }
 
 // digitsInt reads b when it is 1 to 18 ASCII digits (no sign, no spaces: the
-// value cannot overflow); ok is false for anything else.
+// value cannot overflow); ok is false for anything else. From 8 to 16
+// digits, two words of eight are read (eightDigits), the first padded with
+// leading zeros.
 func digitsInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 18 {
 		return 0, false
 	}
-	var n int64
+	var n uint64
+	if len(b) >= 8 && len(b) <= 16 {
+		// The first h digits, moved to the top of a word whose other bytes
+		// are '0' (a shift by 64 gives 0), then the last eight.
+		h := uint(len(b) - 8)
+		head, ok1 := eightDigits(binary.LittleEndian.Uint64(b)<<(8*(8-h)) | 0x3030303030303030>>(8*h))
+		tail, ok2 := eightDigits(binary.LittleEndian.Uint64(b[h:]))
+		return int64(head*1e8 + tail), ok1 && ok2
+	}
+	for len(b) >= 8 {
+		x, ok := eightDigits(binary.LittleEndian.Uint64(b))
+		if !ok {
+			return 0, false
+		}
+		n = n*1e8 + x
+		b = b[8:]
+	}
 	for _, c := range b {
 		d := c - '0'
 		if d > 9 {
 			return 0, false
 		}
-		n = n*10 + int64(d)
+		n = n*10 + uint64(d)
 	}
-	return n, true
+	return int64(n), true
+}
+
+// eightDigits reads x, eight bytes loaded little-endian (the first byte
+// lowest), as eight ASCII digits: their value, or ok false when a byte is not
+// a digit. The digits are combined in pairs, then fours, then the eight, with
+// three multiplications (the SWAR method of simdjson's parse_eight_digits).
+func eightDigits(x uint64) (uint64, bool) {
+	// Every byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3.
+	if x&0xF0F0F0F0F0F0F0F0|(x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	x -= 0x3030303030303030
+	x = x*10 + x>>8 // byte 2k: digits 2k, 2k+1 as a number 0..99
+	x = ((x&0x000000FF000000FF)*(100+1000000<<32) + (x>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return x & 0xFFFFFFFF, true
 }
 
 // fastPow10 are the powers of ten plainDecimal divides by, exact in float64.
@@ -121,13 +168,14 @@ var fastPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e1
 // plainDecimal reads b when it is digits[.digits] with at most 15 digits in all
 // (no sign, no spaces, no exponent): the digits and the power of ten are exact
 // in float64, so one division is correctly rounded (Clinger's fast path, as
-// textconv.ParseDouble's). ok is false for anything else.
-func plainDecimal(b []byte) (float64, bool) {
+// textconv.ParseDouble's). frac is the index of the '.', or -1 without one. ok
+// is false for anything else.
+func plainDecimal(b []byte) (x float64, frac int, ok bool) {
+	frac = -1
 	if len(b) == 0 || len(b) > 16 {
-		return 0, false
+		return 0, frac, false
 	}
 	var mant uint64
-	frac := -1
 	for i, c := range b {
 		d := c - '0'
 		if d <= 9 {
@@ -135,15 +183,37 @@ func plainDecimal(b []byte) (float64, bool) {
 			continue
 		}
 		if c != '.' || frac >= 0 || i == 0 || i == len(b)-1 {
-			return 0, false
+			return 0, -1, false
 		}
 		frac = i
 	}
 	if frac < 0 {
 		if len(b) > 15 {
-			return 0, false
+			return 0, frac, false
 		}
-		return float64(mant), true
+		return float64(mant), frac, true
 	}
-	return float64(mant) / fastPow10[len(b)-frac-1], true
+	return float64(mant) / fastPow10[len(b)-frac-1], frac, true
+}
+
+// javaPlain reports whether b, a decimal plainDecimal read (frac the index of
+// its '.'), is byte for byte how textconv.AppendDouble prints its value (SPEC 4
+// values: Java's Double.toString), so an encoder may copy it (vector.Vec.Text):
+// a '.', an integer part of 1 to 7 digits without a leading zero (0 ≤ x < 1e7),
+// at least one fraction digit and no trailing zero but in "d.0", and for 0.x at
+// least 1e-3 or 0.0 (Java writes smaller numbers with an exponent). With at
+// most 15 significant digits the decimal is the shortest that reads back to
+// its double: two decimals of 15 digits never share one.
+func javaPlain(b []byte, frac int) bool {
+	if frac < 1 || frac > 7 || (b[0] == '0' && frac > 1) {
+		return false
+	}
+	last := len(b) - 1
+	if b[last] == '0' && last != frac+1 {
+		return false
+	}
+	if b[0] == '0' && last > frac+1 { // 0.ddd: 1e-3 or more
+		return b[2] != '0' || b[3] != '0' || (last > 3 && b[4] != '0')
+	}
+	return true
 }

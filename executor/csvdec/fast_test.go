@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"streamql/catalog"
@@ -113,5 +114,95 @@ func TestSetPlainAgrees(t *testing.T) {
 	}
 	if taken < 100_000 {
 		t.Fatalf("the fast paths took only %d fields", taken)
+	}
+}
+
+// TestTextIsPrintedForm checks the source texts setPlain keeps for numbers
+// (vector.Vec.Text): a text kept is byte for byte what the encoders print for
+// the value (vector.AppendValue: strconv for BIGINT, Java's Double.toString
+// for DOUBLE, SPEC 4 values), and the texts of the common printed forms are
+// kept. Random digits with a dot anywhere, leading and trailing zeros, and the
+// edges of Java's plain layout (1e-3, 1e7) are tried.
+func TestTextIsPrintedForm(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	edges := []string{"0", "00", "07", "10", "0.0", "0.00", "00.0", "0.001", "0.0010", "0.0001", "0.01", "0.1",
+		"1.0", "1.00", "10.0", "100.0", "9999999.9", "9999999.0", "10000000.0", "1000000.5", "123456789012345",
+		"1.23456789012345", "0.123456789012345", "72.6", "72.60", "072.6", "5.", ".5", "1.5e3"}
+	var cases []string
+	cases = append(cases, edges...)
+	for range 200_000 {
+		b := make([]byte, 1+r.IntN(16))
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+			if r.IntN(3) == 0 {
+				b[i] = '0'
+			}
+		}
+		if r.IntN(4) != 0 {
+			b[r.IntN(len(b))] = '.'
+		}
+		cases = append(cases, string(b))
+	}
+	kept := map[catalog.Type]int{}
+	for _, typ := range []catalog.Type{catalog.BigInt, catalog.Double} {
+		v := vector.NewVec(typ)
+		v.Text = make([][]byte, vector.Cap)
+		for _, c := range cases {
+			v.Text[0] = []byte("stale")
+			if !setPlain(v, 0, []byte(c), false) {
+				continue
+			}
+			if v.Text[0] == nil {
+				continue
+			}
+			kept[typ]++
+			text := string(v.Text[0])
+			v.Text[0] = nil
+			if want := string(vector.AppendValue(nil, typ, v, 0)); text != want {
+				t.Fatalf("%s %q: kept text %q, but it prints as %q", typ, c, text, want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		typ  catalog.Type
+		text string
+	}{{catalog.BigInt, "1610035289754"}, {catalog.BigInt, "0"}, {catalog.Double, "72.6"}, {catalog.Double, "0.0"},
+		{catalog.Double, "100.0"}, {catalog.Double, "0.001"}, {catalog.Double, "9999999.25"}} {
+		v := vector.NewVec(c.typ)
+		v.Text = make([][]byte, vector.Cap)
+		if !setPlain(v, 0, []byte(c.text), false) || string(v.Text[0]) != c.text {
+			t.Errorf("%s %q: the text is the printed form but was not kept (%q)", c.typ, c.text, v.Text[0])
+		}
+	}
+	if kept[catalog.BigInt] < 1000 || kept[catalog.Double] < 1000 {
+		t.Errorf("texts kept: %v, too few to check", kept)
+	}
+}
+
+// TestDigitsInt checks digitsInt, which reads eight digits at a time, against
+// strconv: every length from 1 to 18, and every byte value at every position
+// of a 17-digit number (only the ten digits are taken).
+func TestDigitsInt(t *testing.T) {
+	const digits = "12345678909876543"
+	for n := 1; n <= 18; n++ {
+		s := (digits + "0")[:n]
+		want, _ := strconv.ParseInt(s, 10, 64)
+		if got, ok := digitsInt([]byte(s)); !ok || got != want {
+			t.Errorf("digitsInt(%q) = %d, %v, want %d", s, got, ok, want)
+		}
+	}
+	for pos := range len(digits) {
+		for c := range 256 {
+			b := []byte(digits)
+			b[pos] = byte(c)
+			want, err := strconv.ParseUint(string(b), 10, 64)
+			got, ok := digitsInt(b)
+			if ok != (err == nil) || ok && got != int64(want) {
+				t.Fatalf("digitsInt(%q) = %d, %v, want %d (%v)", b, got, ok, want, err)
+			}
+		}
+	}
+	if _, ok := digitsInt([]byte("1234567890123456789")); ok {
+		t.Error("19 digits taken (may overflow)")
 	}
 }

@@ -80,10 +80,14 @@ func AppendJSONString(dst, s []byte) []byte {
 }
 
 // AppendJSONValue appends row i of v as a JSON value: numbers bare, NaN and
-// ±Infinity as strings (SPEC 4), text and timestamps as strings, NULL as null.
+// ±Infinity as strings (SPEC 4), text and timestamps as strings, NULL as null;
+// a number whose source text v keeps (vector.Vec.Text) is that text.
 func AppendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
 	if v.Null[i] || t == catalog.Unknown {
 		return append(dst, "null"...)
+	}
+	if v.Text != nil && v.Text[i] != nil {
+		return append(dst, v.Text[i]...) // a finite number's printed form (vector.Vec.Text)
 	}
 	switch t {
 	case catalog.BigInt:
@@ -107,7 +111,8 @@ func AppendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
 }
 
 // AppendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv field
-// with delimiter d: text quoted when needed, other types never need it.
+// with delimiter d: text quoted when needed, other types never need it; a
+// number whose source text v keeps (vector.Vec.Text) is that text.
 func AppendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []byte {
 	switch t {
 	case catalog.Varchar:
@@ -116,9 +121,13 @@ func AppendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []by
 			return AppendCSVField(b, f, d)
 		}
 		return append(b, f...)
-	case catalog.BigInt:
-		return strconv.AppendInt(b, v.I[i], 10)
-	case catalog.Double:
+	case catalog.BigInt, catalog.Double:
+		if v.Text != nil && v.Text[i] != nil {
+			return append(b, v.Text[i]...) // the printed form (vector.Vec.Text)
+		}
+		if t == catalog.BigInt {
+			return strconv.AppendInt(b, v.I[i], 10)
+		}
 		return textconv.AppendDouble(b, v.F[i])
 	case catalog.Unknown:
 		return append(b, '"', '"') // no text: an empty field, quoted

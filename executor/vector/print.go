@@ -9,8 +9,12 @@ import (
 
 // AppendValue appends the printed form of row i of v, of type t, to dst (SPEC 4,
 // values: DOUBLE as Java's Double.toString, BIGINT as digits, BOOLEAN true/false,
-// TIMESTAMP as 2021-01-17 12:48:29.123, VARCHAR as is). The caller handles NULL.
+// TIMESTAMP as 2021-01-17 12:48:29.123, VARCHAR as is; a number whose source
+// text v keeps, Vec.Text, as that text). The caller handles NULL.
 func AppendValue(dst []byte, t catalog.Type, v *Vec, i int) []byte {
+	if v.Text != nil && v.Text[i] != nil {
+		return append(dst, v.Text[i]...) // the source text is the printed form
+	}
 	switch t {
 	case catalog.BigInt:
 		return strconv.AppendInt(dst, v.I[i], 10)

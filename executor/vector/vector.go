@@ -23,6 +23,13 @@ type Vec struct {
 	S     [][]byte
 	Null  []bool
 	Arena []byte // backing bytes for S entries this vector built itself
+	// Text, when not nil, is kept by a text decoder (executor/csvdec) for a
+	// BIGINT or DOUBLE vector it fills: Text[i], when not nil, is row i's source
+	// text, which is byte for byte the value's printed form (AppendValue, SPEC 4
+	// values), so encoders copy it instead of formatting the number; nil when
+	// the text is not that form. Valid as long as the S entries of the batch.
+	// Whoever else writes I or F of such a vector sets Text[i] to nil.
+	Text [][]byte
 }
 
 // NewVec returns a vector of type t with room for Cap rows.
@@ -98,17 +105,28 @@ func (b *Batch) ShareRows(src *Batch, n int) {
 		case catalog.Varchar:
 			copy(to.S[:n], from.S[:n])
 		}
+		to.shareText(from, 0, 0, n)
 	}
 	copy(b.Pos[:n], src.Pos[:n])
 	b.N = n
 }
 
-// OwnStrings copies the VARCHAR values of rows 0..N-1 into b's own arenas, so
+// OwnStrings copies the VARCHAR values (and the numbers' source texts, Vec.Text)
+// of rows 0..N-1 into b's own arenas, so
 // they outlive the memory they pointed into (a decoder's read buffer that the
 // decoder reuses on its next call): decoding ahead (executor/prefetch.go) and
 // in chunks (executor/chunked). The arenas grow to fit, then are reused.
 func (b *Batch) OwnStrings() {
 	for _, v := range b.Cols {
+		if v.Text != nil {
+			for i, t := range v.Text[:b.N] {
+				if t != nil && !v.Null[i] {
+					start := len(v.Arena)
+					v.Arena = append(v.Arena, t...)
+					v.Text[i] = v.Arena[start:len(v.Arena):len(v.Arena)]
+				}
+			}
+		}
 		if v.S == nil {
 			continue
 		}
@@ -147,6 +165,23 @@ func (b *Batch) AppendRows(src *Batch, from, to int) {
 				}
 			}
 		}
+		if d.Text != nil { // the texts would not outlive src: format the numbers
+			clear(d.Text[off : off+n])
+		}
 	}
 	b.N = off + n
+}
+
+// shareText makes rows [to, to+n) of v's Text those of src's rows [from,
+// from+n), pointing into the same memory (nil where src keeps no text).
+func (v *Vec) shareText(src *Vec, from, to, n int) {
+	switch {
+	case src.Text != nil:
+		if v.Text == nil {
+			v.Text = make([][]byte, Cap)
+		}
+		copy(v.Text[to:to+n], src.Text[from:from+n])
+	case v.Text != nil:
+		clear(v.Text[to : to+n])
+	}
 }

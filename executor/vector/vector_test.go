@@ -26,3 +26,42 @@ func TestOwnStrings(t *testing.T) {
 		t.Fatalf("after OwnStrings and the buffer overwritten: %q, null %v, I %v", got, b.Cols[0].Null[2], b.Cols[1].I[:3])
 	}
 }
+
+// TestNumberTexts: OwnStrings copies the numbers' source texts (Vec.Text) off
+// the buffer they pointed into, ShareRows shares them, and AppendRows, whose
+// copy outlives its source, drops them (the numbers are formatted instead).
+func TestNumberTexts(t *testing.T) {
+	b := NewBatch([]catalog.Type{catalog.BigInt, catalog.Double})
+	buf := []byte("4272.5")
+	b.Cols[0].Text, b.Cols[1].Text = make([][]byte, Cap), make([][]byte, Cap)
+	b.Cols[0].I[0], b.Cols[0].Text[0] = 42, buf[:2]
+	b.Cols[1].F[0], b.Cols[1].Text[0] = 72.5, buf[2:]
+	b.Cols[1].F[1] = 3 // no text: formatted
+	b.N = 2
+	shared := NewBatch([]catalog.Type{catalog.BigInt, catalog.Double})
+	shared.ShareRows(b, 2)
+	if string(shared.Cols[1].Text[0]) != "72.5" || shared.Cols[1].Text[1] != nil {
+		t.Errorf("ShareRows: texts %q", shared.Cols[1].Text[:2])
+	}
+	b.OwnStrings()
+	copy(buf, "xxxxxx")
+	if got := string(AppendValue(nil, catalog.BigInt, b.Cols[0], 0)); got != "42" {
+		t.Errorf("after OwnStrings and the buffer's reuse, BIGINT prints %q, want 42", got)
+	}
+	if got := string(AppendValue(nil, catalog.Double, b.Cols[1], 0)); got != "72.5" {
+		t.Errorf("after OwnStrings and the buffer's reuse, DOUBLE prints %q, want 72.5", got)
+	}
+	if got := string(AppendValue(nil, catalog.Double, b.Cols[1], 1)); got != "3.0" {
+		t.Errorf("DOUBLE without text prints %q, want 3.0", got)
+	}
+	dst := NewBatch([]catalog.Type{catalog.BigInt, catalog.Double})
+	dst.Cols[0].Text = make([][]byte, Cap)
+	dst.Cols[0].Text[0] = []byte("stale")
+	dst.AppendRows(b, 0, 2)
+	if dst.Cols[0].Text[0] != nil {
+		t.Errorf("AppendRows kept text %q", dst.Cols[0].Text[0])
+	}
+	if got := string(AppendValue(nil, catalog.BigInt, dst.Cols[0], 0)); got != "42" {
+		t.Errorf("after AppendRows BIGINT prints %q, want 42", got)
+	}
+}

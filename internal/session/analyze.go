@@ -85,7 +85,11 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 		case plan.LineProcess:
 			notes = append(notes, "router: "+opText(ops["router"]), "project: "+opText(ops["project"]))
 		case plan.LineBranch:
-			notes = append(notes, "took "+rowCount(an.Branches[l.Branch]))
+			took := an.Branches[l.Branch]
+			if w := windowOf(an, l.Branch); w != nil {
+				took = w.Rows // an aggregate's rows are its own (Sink lines count what it emitted)
+			}
+			notes = append(notes, "took "+rowCount(took))
 			if b := branches[l.Branch]; b == job.Main && b.Limit >= 0 {
 				notes = append(notes, "limit: "+opText(ops["limit"]))
 			}
@@ -104,6 +108,14 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			notes = append(notes, malformed(stats, j.Build.Name))
 			if w := watermarkOf(an, j.Build.Name); w != "" && j.EventTime() {
 				notes = append(notes, "final watermark "+w)
+			}
+		case plan.LineAggregate:
+			if w := windowOf(an, l.Branch); w != nil {
+				notes = append(notes, "aggregate: "+opText(ops["aggregate"]), fmt.Sprintf("open windows at most %d, groups at most %d", w.OpenWindowsMax, w.GroupsMax))
+			}
+		case plan.LineLate:
+			if w := windowOf(an, l.Branch); w != nil {
+				notes = append(notes, rowCount(w.Late)+" late")
 			}
 		case plan.LineSink:
 			notes = append(notes, rowCount(an.Outputs[l.Output]))
@@ -145,6 +157,16 @@ func malformed(stats executor.Stats, stream string) string {
 		}
 	}
 	return "0 malformed row(s)"
+}
+
+// windowOf returns the aggregate of branch k, nil when it has none.
+func windowOf(an *executor.Analysis, k int) *executor.WindowAnalysis {
+	for i := range an.Windows {
+		if an.Windows[i].Branch == k {
+			return &an.Windows[i]
+		}
+	}
+	return nil
 }
 
 // watermarkOf returns the final watermark text of stream, "" when it has none.

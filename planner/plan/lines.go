@@ -16,6 +16,8 @@ const (
 	LineBranch                    // a side branch, a branch into a stream, or main
 	LineJoin                      // the first line of a branch's join (its mode, sides, strategy)
 	LineBuild                     // the build source line of a branch's join
+	LineAggregate                 // the first line of a branch's aggregate or window (SPEC 2.4)
+	LineLate                      // the late-rows line of a branch's window
 	LineDetail                    // another line under a branch (keys, filters, state, an aggregate)
 	LineSink                      // Sink: one output
 )
@@ -66,6 +68,10 @@ func (j *Job) ExplainLines() []Line {
 				l.Kind, inJoin = LineJoin, true
 			case indent == 8 && inJoin && strings.HasPrefix(body, "build source: "):
 				l.Kind = LineBuild
+			case indent == 6 && (strings.HasPrefix(body, "Window aggregate: ") || strings.HasPrefix(body, "Window: ") || strings.HasPrefix(body, "Aggregate: ")):
+				l.Kind, inJoin = LineAggregate, false
+			case indent == 8 && !inJoin && strings.HasPrefix(body, "late rows -> "):
+				l.Kind = LineLate
 			}
 		}
 		out = append(out, l)
