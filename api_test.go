@@ -328,3 +328,33 @@ func TestPushLimit(t *testing.T) {
 		t.Fatalf("rows %s, want %s", got, want)
 	}
 }
+
+// TestExplainAnalyzeResult: through the Go API, EXPLAIN ANALYZE (SPEC 3) gives
+// one OutputResult table, plan and analyze, and no row of the job's outputs,
+// whose counts it holds: two values rows, one above 1 to the side 'big'.
+func TestExplainAnalyzeResult(t *testing.T) {
+	var lines []string
+	s := open(t, streamql.Options{OnRows: collect(&lines)})
+	err := s.Exec(context.Background(), `CREATE STREAM v (x BIGINT) WITH ('connector'='values');
+INSERT INTO v VALUES (1), (5);
+SELECT x INTO SIDE 'big' FROM v WHERE x > 1;
+EXPLAIN ANALYZE SELECT x FROM v;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	for _, want := range []string{
+		"result result:     1. side 'big': where x > 1, project x, took 1 row",
+		"result result:   Sink: main (x BIGINT) -> stdout, 1 row",
+		"result result:   Sink: big (x BIGINT) -> side output 'big', 1 row",
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "result result: ") {
+			t.Errorf("a row that is not the plan's: %q", l)
+		}
+	}
+}

@@ -25,8 +25,9 @@ const (
 	// OutputErrors is an errors side output: the malformed rows of a stream
 	// with 'errors'='side' (SPEC 1), columns stream, position, raw, error.
 	OutputErrors
-	// OutputResult is the table of SHOW STREAMS, SHOW SIDES, DESCRIBE or
-	// EXPLAIN (all columns VARCHAR).
+	// OutputResult is the table of SHOW STREAMS, SHOW SIDES, DESCRIBE,
+	// EXPLAIN or EXPLAIN ANALYZE (all columns VARCHAR; EXPLAIN ANALYZE's are
+	// plan and analyze, SPEC 3).
 	OutputResult
 	// OutputLate is the default late output of windowed queries (SPEC 2.4):
 	// the late rows, with their stream's columns.
