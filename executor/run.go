@@ -199,10 +199,12 @@ func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats
 
 // runBudget is run with the state budget of the job's aggregate operators.
 func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
-	p := newProcess(job, src, sink, stats, probers)
+	p := &process{}
+	opts := chainOpts{}
 	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
-		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats, &p.agg, false))
+		opts = aggChain(job, budget, stats, &p.agg, false)
 	}
+	p.init(job, src, sink, stats, probers, opts)
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
@@ -240,10 +242,22 @@ type process struct {
 }
 
 func newProcess(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) *process {
-	p := &process{st: job.Stream, src: src, sink: sink, c: buildChain(job, probers, sink, chainOpts{}), es: stats.stream(job.Stream),
-		in: newStep(job.Stream.Options["errors.side"]), rows: &stats.Rows}
-	p.c.assign.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
+	p := &process{}
+	p.init(job, src, sink, stats, probers, chainOpts{})
 	return p
+}
+
+// init sets p up to push src's batches into the chain of job built with opts
+// (build.go), whose watermark assigner keeps one watermark per partition when
+// src is partitioned (Kafka, SPEC 2.5): every chain that reads src is made
+// here, so none misses it.
+func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, opts chainOpts) {
+	p.st, p.src, p.sink = job.Stream, src, sink
+	p.c = buildChain(job, probers, sink, opts)
+	p.es = stats.stream(job.Stream)
+	p.in = newStep(job.Stream.Options["errors.side"])
+	p.rows = &stats.Rows
+	p.c.assign.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
 }
 
 // batch handles what one call of the source's Next gave: the batch b with its
