@@ -241,12 +241,6 @@ type process struct {
 	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
 }
 
-func newProcess(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) *process {
-	p := &process{}
-	p.init(job, src, sink, stats, probers, chainOpts{})
-	return p
-}
-
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
 // src is partitioned (Kafka, SPEC 2.5): every chain that reads src is made
