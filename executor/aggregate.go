@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -269,23 +270,13 @@ func (o *aggOp) mergeSession(into, s *winState) {
 	s.groups = s.groups[:0]
 	clear(s.index)
 	o.freeWins = append(o.freeWins, s)
-	slices.SortFunc(into.groups, func(x, y *aggGroup) int { return cmp64(x.first, y.first) })
+	slices.SortFunc(into.groups, func(x, y *aggGroup) int { return cmp.Compare(x.first, y.first) })
 	for k, w := range o.open {
 		if w == s {
 			o.open = append(o.open[:k], o.open[k+1:]...)
 			break
 		}
 	}
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // addTo adds row i to its group of window ws.
@@ -420,10 +411,10 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 		return false, nil
 	}
 	slices.SortFunc(fired, func(x, y *winState) int {
-		if c := cmp64(x.win.End, y.win.End); c != 0 {
+		if c := cmp.Compare(x.win.End, y.win.End); c != 0 {
 			return c
 		}
-		return cmp64(x.win.Start, y.win.Start)
+		return cmp.Compare(x.win.Start, y.win.Start)
 	})
 	for _, ws := range fired {
 		if o.a.Window == nil {
@@ -496,7 +487,7 @@ func (o *aggOp) emitWindows(fired []*winState, emit func(n int) (bool, error)) (
 			for _, ws := range fired[s:e] {
 				groups = append(groups, ws.groups...)
 			}
-			slices.SortFunc(groups, func(x, y *aggGroup) int { return cmp64(x.first, y.first) })
+			slices.SortFunc(groups, func(x, y *aggGroup) int { return cmp.Compare(x.first, y.first) })
 			o.grpBuf = groups[:0]
 		}
 		for _, g := range groups {

@@ -12,6 +12,7 @@
 package agg
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"math/bits"
@@ -189,7 +190,7 @@ func better(sp *Spec, v *vector.Vec, i int, st *State) bool {
 	c := 0
 	switch sp.Arg {
 	case catalog.BigInt, catalog.Timestamp:
-		c = cmpInt(v.I[i], st.i)
+		c = cmp.Compare(v.I[i], st.i)
 	case catalog.Double:
 		c = CompareDouble(v.F[i], st.f)
 	case catalog.Boolean:
@@ -201,16 +202,6 @@ func better(sp *Spec, v *vector.Vec, i int, st *State) bool {
 		return c < 0
 	}
 	return c > 0
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpBool(a, b bool) int {
@@ -233,7 +224,7 @@ func cmpBytes(a, b []byte) int {
 			return 1
 		}
 	}
-	return cmpInt(int64(len(a)), int64(len(b)))
+	return cmp.Compare(int64(len(a)), int64(len(b)))
 }
 
 // CompareDouble orders doubles as Java's Double.compare: -Infinity < … < -0.0 <
@@ -514,7 +505,7 @@ func betterState(sp *Spec, o, st *State) bool {
 	c := 0
 	switch sp.Arg {
 	case catalog.BigInt, catalog.Timestamp:
-		c = cmpInt(o.i, st.i)
+		c = cmp.Compare(o.i, st.i)
 	case catalog.Double:
 		c = CompareDouble(o.f, st.f)
 	case catalog.Boolean:
