@@ -230,7 +230,7 @@ func errorf(pos int, format string, args ...any) *PosError {
 // filled in. stmtPos is the offset of the statement's WITH. Errors are *PosError
 // at the offending key or value: a missing or unknown connector, an unknown
 // option (the message lists the valid ones), a duplicate, a bad value for the
-// option's kind, a missing required option.
+// option's kind, a missing required option or one given as '' (or blanks).
 func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec, map[string]string, error) {
 	var spec *ConnectorSpec
 	for _, o := range opts {
@@ -267,6 +267,9 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 		v, err := os.check(o.Value)
 		if err != nil {
 			return nil, nil, errorf(o.ValuePos, "option '%s': %v", o.Key, err)
+		}
+		if os.Required && strings.TrimSpace(v) == "" {
+			return nil, nil, errorf(o.ValuePos, "option '%s' is empty; give %s", o.Key, os.Doc)
 		}
 		if why := sidename.Problem(v); key == "errors.side" && why != "" {
 			return nil, nil, errorf(o.ValuePos, "option 'errors.side': not a side output name: %s", why)

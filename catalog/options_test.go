@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -77,5 +78,38 @@ func TestMaxRecordSizeOption(t *testing.T) {
 	_, _, err := catalog.ValidateOptions(opts("connector", "stdin", "max-record-size", "10MB"), cols, 0)
 	if err == nil || !strings.Contains(err.Error(), "option 'max-record-size'") || !strings.Contains(err.Error(), "MiB") {
 		t.Errorf("bad max-record-size: %v", err)
+	}
+}
+
+// TestRequiredOptionNotEmpty: every required option of every registered
+// connector given as '' (or blanks) is an error at its value that names it,
+// instead of a failure when the job runs.
+func TestRequiredOptionNotEmpty(t *testing.T) {
+	n := 0
+	for _, name := range catalog.ConnectorNames() {
+		spec := catalog.LookupConnector(name)
+		for _, req := range spec.Options {
+			if !req.Required {
+				continue
+			}
+			for _, empty := range []string{"", "  "} {
+				opts := []catalog.Option{{Key: "connector", Value: name}}
+				for _, os := range spec.Options {
+					if os.Required && os.Name != req.Name {
+						opts = append(opts, catalog.Option{Key: os.Name, Value: "1"})
+					}
+				}
+				opts = append(opts, catalog.Option{Key: req.Name, Value: empty, ValuePos: 77})
+				_, _, err := catalog.ValidateOptions(opts, []catalog.Column{{Name: "x", Type: catalog.BigInt}}, 0)
+				var pe *catalog.PosError
+				if !errors.As(err, &pe) || pe.Pos != 77 || !strings.Contains(pe.Msg, "'"+req.Name+"'") {
+					t.Errorf("connector %s, option %s = %q: %v, want an error at the value naming the option", name, req.Name, empty, err)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no connector has a required option: nothing was checked")
 	}
 }

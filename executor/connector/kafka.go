@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +78,12 @@ func checkKafka(st *catalog.Stream) error {
 	}
 	if o["csv.header"] == "true" {
 		return &OptionError{Key: "csv.header", Msg: "each Kafka record value is one row, there is no header line to skip; remove the option"}
+	}
+	for _, b := range strings.Split(o["properties.bootstrap.servers"], ",") {
+		host, port, err := net.SplitHostPort(strings.TrimSpace(b))
+		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+			return &OptionError{Key: "properties.bootstrap.servers", Msg: fmt.Sprintf("'%s' is not host:port; write e.g. '127.0.0.1:9092' (several separated by ',')", strings.TrimSpace(b))}
+		}
 	}
 	mode := o["scan.startup.mode"]
 	companion := func(opt, wantMode, modeOpt, got string) error {

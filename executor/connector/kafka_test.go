@@ -137,3 +137,25 @@ func TestKafkaRefused(t *testing.T) {
 		t.Errorf("sink: %v", err)
 	}
 }
+
+// TestKafkaBootstrapServers: each entry of 'properties.bootstrap.servers' must
+// be host:port, checked at CREATE STREAM, not when a job first connects.
+func TestKafkaBootstrapServers(t *testing.T) {
+	for _, c := range []struct {
+		v  string
+		ok bool
+	}{
+		{"127.0.0.1:9092", true}, {"a:1, b:2", true}, {"[::1]:9092", true},
+		{"127.0.0.1", false}, {"a:1,", false}, {":9092", false}, {"a:x", false}, {"a:0", false}, {"a:70000", false}, {" ", false},
+	} {
+		o := []catalog.Option{{Key: "connector", Value: "kafka"}, {Key: "topic", Value: "t"}, {Key: "properties.bootstrap.servers", Value: c.v}}
+		cols := []catalog.Column{{Name: "x", Type: catalog.BigInt}}
+		spec, vals, err := catalog.ValidateOptions(o, cols, 0)
+		if err == nil {
+			err = spec.Validate(&catalog.Stream{Name: "s", Columns: cols, Options: vals, Connector: spec})
+		}
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "bootstrap.servers") {
+			t.Errorf("bootstrap servers %q: error %v, want ok=%v and an error naming the option", c.v, err, c.ok)
+		}
+	}
+}
