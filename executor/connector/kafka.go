@@ -428,6 +428,7 @@ type kafkaJob struct {
 	mu      sync.Mutex
 	sinks   []*kafkaSink
 	sources []*kafkaSource // open sources in a consumer group
+	txns    []*kafkaTxn    // the exactly-once sinks' shared producers
 	failed  error
 }
 
@@ -528,20 +529,20 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	}
 	for _, s := range sinks {
 		if !s.eos {
-			if err := s.checkpoint(ctx, nil); err != nil {
+			if err := s.checkpoint(ctx); err != nil {
 				return fail(err)
 			}
 		}
 	}
-	for _, s := range sinks {
-		if !s.eos {
-			continue
-		}
+	j.mu.Lock()
+	txns := append([]*kafkaTxn(nil), j.txns...)
+	j.mu.Unlock()
+	for _, tx := range txns {
 		var with []groupOffsets
-		if s.inTxn {
+		if tx.inTxn {
 			with, pending = pending, nil
 		}
-		if err := s.checkpoint(ctx, with); err != nil {
+		if err := tx.commit(ctx, with); err != nil {
 			return fail(err)
 		}
 		for _, g := range with {
