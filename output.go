@@ -28,6 +28,9 @@ const (
 	// OutputResult is the table of SHOW STREAMS, SHOW SIDES, DESCRIBE or
 	// EXPLAIN (all columns VARCHAR).
 	OutputResult
+	// OutputLate is the default late output of windowed queries (SPEC 2.4):
+	// the late rows, with their stream's columns.
+	OutputLate
 )
 
 // String returns "main", "side", "errors" or "result".
@@ -39,6 +42,8 @@ func (k OutputKind) String() string {
 		return "side"
 	case OutputErrors:
 		return "errors"
+	case OutputLate:
+		return "late"
 	case OutputResult:
 		return "result"
 	}
@@ -253,6 +258,8 @@ func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
 		out := Output{Name: o.Name, Kind: OutputSide}
 		if job.Main != nil && i == 0 {
 			out.Kind = OutputMain
+		} else if o.Late {
+			out.Kind = OutputLate
 		}
 		ts := make([]catalog.Type, len(o.Columns))
 		for c, col := range o.Columns {

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 
+	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -72,6 +73,39 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		c.stats = append(c.stats, ops[k].stats)
 	}
 	return c
+}
+
+// aggChain returns the chain options that put job's aggregate operator after
+// the router (build.go); *made is set to the operator.
+// derive says that the batches come without marks (the rows an event-time join
+// releases, SPEC 2.2): the operator then reads the watermark after each row from
+// the stamped watermark column of the next row.
+func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggOperator, derive bool) chainOpts {
+	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
+		func(down *Emitter) (Operator, string) {
+			*made = newAggOperator(job, budget, stats, down)
+			(*made).derive = derive
+			return *made, "aggregate"
+		},
+	}}
+}
+
+// buildAggOp builds the aggregate of branch br (SPEC 2.4) from its plan
+// (br.Agg, plan.Aggregate), charged to budget, with its expressions compiled
+// into kernels: the keys, the calls' arguments and SESSION's partition keys
+// over the source batch, HAVING and the projection over the aggregate row.
+func buildAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
+	o, a := newAggOp(br, budget), br.Agg
+	o.keyK = expr.CompileAll(a.Keys)
+	for _, c := range a.Calls {
+		o.argK = append(o.argK, expr.Compile(c.Arg))
+	}
+	if a.Window != nil {
+		o.pkeyK = expr.CompileAll(a.Window.Partition)
+	}
+	o.havingK = expr.Compile(a.Having)
+	o.projK = expr.CompileAll(br.Project)
+	return o
 }
 
 // buildJoin builds the hash join j (SPEC 2.2): its build side's key state,

@@ -127,7 +127,12 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
 	// and routed, once released, through its router into the sink (build.go).
-	ch := buildChain(job, probers, sink, chainOpts{})
+	opts := chainOpts{}
+	var agg *aggOperator
+	if hasAggregates(job) { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
+		opts = aggChain(job, acct.budget, stats, &agg, true)
+	}
+	ch := buildChain(job, probers, sink, opts)
 	r, wm := ch.limit, ch.assign
 	wm.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
 	step := newStep(ch.router.out.ErrorSide)

@@ -27,7 +27,7 @@ type limitOp struct {
 // none, or no main query).
 func newLimit(job *plan.Job) *limitOp {
 	l := &limitOp{main: len(job.Branches), limit: -1, cutAt: -1, down: &Emitter{}}
-	if job.Main != nil {
+	if job.Main != nil && job.Main.Agg == nil { // an aggregate's LIMIT is its operator's (aggregate.go)
 		l.limit = job.Main.Limit
 	}
 	return l
@@ -107,6 +107,10 @@ type projectOp struct {
 func newProject(job *plan.Job) *projectOp {
 	p := &projectOp{down: &Emitter{}}
 	for _, b := range jobBranches(job) {
+		if b.Agg != nil { // its projection reads the aggregate row (aggregate.go)
+			p.project = append(p.project, nil)
+			continue
+		}
 		p.project = append(p.project, expr.CompileAll(b.Project))
 	}
 	return p

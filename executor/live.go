@@ -23,8 +23,8 @@ type Live struct {
 	held     atomic.Pointer[StateAccount]
 	heldRows atomic.Int64
 
-	// Late counts rows dropped as late by operators that drop them (windows,
-	// a later issue); nothing adds to it yet, and a status shows it only when
+	// Late counts the rows windowed queries sent to their late outputs (SPEC
+	// 2.4, executor/aggregate.go), once per batch; a status shows it only when
 	// it is not zero.
 	Late atomic.Int64
 }
@@ -79,7 +79,7 @@ type LiveSnapshot struct {
 	HeldRows   int64           // probe rows an event-time join holds
 	HeldBytes  int64           // bytes those rows hold
 	StateBytes int64           // bytes of all the job's state ('state.max-bytes' counts them)
-	Late       int64           // late rows dropped (windows; 0 for now)
+	Late       int64           // rows sent to the late outputs of windows (SPEC 2.4)
 }
 
 // Snapshot returns the counters now; it allocates (it is for a status drawn a

@@ -18,6 +18,8 @@ type Stats struct {
 	// Streams counts malformed rows per stream read (the FROM stream first, then
 	// build sides), for the stderr summary of SPEC 1.
 	Streams []*StreamErrors
+	// Late counts the late rows of each windowed query (SPEC 2.4), in branch order.
+	Late []*LateRows
 }
 
 // StreamErrors is the count of malformed rows of one stream in a job, with the
@@ -172,11 +174,19 @@ func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins
 		}
 		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
 	}
-	return run(ctx, job, src, sink, stats, probers)
+	return runBudget(ctx, job, src, sink, stats, probers, budget)
 }
 
 func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) error {
+	return runBudget(ctx, job, src, sink, stats, probers, NewStateBudget(0))
+}
+
+// runBudget is run with the state budget of the job's aggregate operators.
+func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
 	p := newProcess(job, src, sink, stats, probers)
+	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
+		p.c = buildChain(job, probers, sink, aggChain(job, budget, stats, &p.agg, false))
+	}
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
 		if cr := parallelReader(job, src); cr != nil {
@@ -209,6 +219,7 @@ type process struct {
 	es   *StreamErrors
 	in   *Routed // the batch pushed into the chain
 	rows *int64
+	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
 }
 
 func newProcess(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) *process {
@@ -257,6 +268,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	done := errors.Is(perr, errLimitReached)
 	if done {
 		perr = nil
+		if p.agg != nil && p.agg.cutAt >= 0 { // a firing gave the main query its LIMIT
+			r.cutAt = p.agg.cutAt
+		}
 	}
 	if u, ok := p.src.(Unreader); ok && done && r.cutAt >= 0 {
 		u.Unread(r.cutAt + 1) // the next job reading stdin starts after the last row used
@@ -448,6 +462,7 @@ func jobBranches(job *plan.Job) []*plan.Branch {
 func (r *router) Push(ctx context.Context, port Port, in *Routed) error {
 	r.out.Bad = in.Bad
 	r.out.Marks = in.Marks
+	r.out.Sel = in.Sel // the live rows, for an aggregate behind an event-time join
 	r.out.Chunks = r.out.Chunks[:0]
 	r.out.In = in.In
 	r.route(in.In, in.Sel)
@@ -504,6 +519,9 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 		}
 		r.taken[k] = taken
 		r.out.Parts[k].Sel = taken
+		if br.Agg != nil { // its rows go to the aggregate operator (aggregate.go)
+			continue
+		}
 		for _, i := range taken {
 			r.out.Dest[i] = int16(k)
 		}

@@ -92,6 +92,10 @@ func Keywords() []string {
 		"INTO", "IS", "JOIN", "LIKE", "LIMIT", "NOT", "NULL", "ON", "OR", "RUN", "SECOND",
 		"SELECT", "SEMI", "SET", "SHOW", "SIDE", "SIDES", "STREAM", "STREAMS", "THEN",
 		"TIMESTAMP", "TRUE", "VALUES", "VARCHAR", "WATERMARK", "WHEN", "WHERE", "WITH",
+		// windows and aggregation (SPEC 2.4)
+		"AVG", "COUNT", "CUMULATE", "DAY", "DESCRIPTOR", "FIRST_VALUE", "GROUP", "HAVING", "HOP",
+		"HOUR", "LAST_VALUE", "LATE", "LISTAGG", "MAX", "MILLISECOND", "MIN", "MINUTE", "PARTITION",
+		"SESSION", "STDDEV_POP", "STDDEV_SAMP", "SUM", "TABLE", "TUMBLE", "VAR_POP", "VAR_SAMP",
 	}
 }
 

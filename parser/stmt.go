@@ -115,6 +115,13 @@ type Select struct {
 	Insert    string
 	InsertPos int
 	Query     *ast.SelectStmt
+	// Window is the window TVF read in FROM (SPEC 2.4), nil when none; TiDB's
+	// AST then has the stream's name in its place.
+	Window *WindowTVF
+	// Late is the name of LATE INTO SIDE 'name' (SPEC 2.4), "" when the query
+	// has none; LatePos is the offset of the name's string literal.
+	Late    string
+	LatePos int
 	// Joins marks the TiDB join nodes that were written as SEMI JOIN or ANTI JOIN
 	// (TiDB parses them as inner joins after the front-end blanks the keyword).
 	Joins map[*ast.Join]JoinKind

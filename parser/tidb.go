@@ -245,6 +245,11 @@ type rewritten struct {
 	streamPos int
 	joins     map[int]joinMark // by offset of the JOIN token that a SEMI/ANTI word preceded
 	casts     map[int]string   // by offset of the CAST/CONVERT token: the type as written
+	// window: FROM TABLE(TUMBLE(...)) and the like (SPEC 2.4), replaced by the
+	// stream's name; late, latePos: LATE INTO SIDE 'name' at the end, blanked
+	window  *WindowTVF
+	late    string
+	latePos int
 }
 
 type joinMark struct {
@@ -273,6 +278,18 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}}
 	var edits []edit
 	toks := r.toks
+	if mode == modeSelect {
+		li, err := lateClause(r)
+		if err != nil {
+			return nil, err
+		}
+		if li >= 0 {
+			nt := toks[li+3]
+			rw.late, rw.latePos = nt.Value(), nt.Offset
+			edits = append(edits, edit{toks[li].Offset, nt.End(), blank(ps.src[toks[li].Offset:nt.End()])})
+			toks = toks[:li]
+		}
+	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		next := Token{Kind: TokError, Offset: r.end}
@@ -357,6 +374,32 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			}
 			rw.joins[next.Offset] = joinMark{kind: kind, pos: t.Offset}
 			edits = append(edits, edit{t.Offset, t.End(), blank(t.Text)})
+		case t.is("TABLE") && next.isOp("(") && mode == modeSelect && i > 0 && r.ctx[i] == clFrom &&
+			(toks[i-1].is("FROM") || toks[i-1].is("JOIN") || toks[i-1].isOp(",")):
+			if r.depth[i] > 0 {
+				return nil, Errorf(t.Offset, "a window function (FROM TABLE(TUMBLE(...))) may stand in the query's own FROM only, not in a subquery")
+			}
+			if rw.window != nil {
+				return nil, Errorf(t.Offset, "a query reads one window function")
+			}
+			w, closeAt, err := windowTVF(ps.src, r, i)
+			if err != nil {
+				return nil, err
+			}
+			rw.window = w
+			// TiDB sees the stream's name where TABLE(...) stood
+			name := toks[i+5] // TABLE ( fn ( TABLE name
+			repl := name.Text + blank(ps.src[t.Offset+len(name.Text):w.End])
+			edits = append(edits, edit{t.Offset, w.End, repl})
+			i = closeAt
+		case (t.is("FIRST_VALUE") || t.is("LAST_VALUE")) && next.isOp("(") && !overFollows(r, i+1):
+			// TiDB knows them only as window functions (OVER): as aggregates (SPEC
+			// 2.4) they become calls of a same-length stand-in name
+			stand := "SQ_FIRSTVAL"
+			if t.is("LAST_VALUE") {
+				stand = "SQ_LASTVAL"
+			}
+			edits = append(edits, edit{t.Offset, t.End(), stand})
 		case (t.is("CAST") || t.is("CONVERT")) && next.isOp("("):
 			e, err := castType(rw, r, i)
 			if err != nil {

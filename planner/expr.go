@@ -71,6 +71,11 @@ func exprText(n ast.ExprNode) string {
 }
 
 func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
+	if sc.hook != nil {
+		if e, err := sc.hook(n); e != nil || err != nil {
+			return e, err
+		}
+	}
 	switch n := n.(type) {
 	case *ast.ParenthesesExpr:
 		e, err := sc.compile(n.Expr)
@@ -130,7 +135,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 	case *ast.DefaultExpr:
 		return nil, parser.Errorf(sc.pos(n), "DEFAULT is not supported in a stream query")
 	case *ast.AggregateFuncExpr:
-		return nil, parser.Errorf(sc.pos(n), "aggregate functions (%s) are not supported: a stream query filters, projects, routes and joins rows one by one", strings.ToUpper(n.F))
+		return nil, misplacedAgg(sc.pos(n), strings.ToUpper(n.F))
 	case *ast.WindowFuncExpr:
 		return nil, parser.Errorf(sc.pos(n), "window functions are not supported: a stream query works row by row")
 	}

@@ -73,6 +73,9 @@ type selectPlan struct {
 	// set by ruleWhere and the rules after it
 	b       *Branch
 	fieldOf []ast.Node // the select field each output column comes from
+	// set by ruleWindow and ruleAggregate (SPEC 2.4)
+	win *Window
+	agg *Aggregate
 }
 
 // pos returns the script offset of n, or of the statement when n is nil or the
@@ -95,9 +98,11 @@ type selectRule struct {
 var selectRules = []selectRule{
 	{"unsupported_clauses", ruleUnsupportedClauses},
 	{"from", ruleFrom},
+	{"window", ruleWindow},
 	{"explicit_join", ruleExplicitJoin},
 	{"in_to_semijoin", ruleInToSemiJoin},
 	{"where", ruleWhere},
+	{"aggregate", ruleAggregate},
 	{"projection", ruleProjection},
 	{"output_names", ruleOutputNames},
 	{"sink", ruleSink},
@@ -170,6 +175,9 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns, Sink: main.Sink})
 	}
 	if err := ruleSideNames(j); err != nil {
+		return nil, err
+	}
+	if err := ruleAggregateJob(j); err != nil {
 		return nil, err
 	}
 	if err := ruleSinkJob(j); err != nil {

@@ -15,6 +15,9 @@ import (
 // VARCHAR). An unaliased column keeps its declared name, another expression is
 // named by its text. s.* of a join's build side is refused (SPEC 2.2).
 func ruleProjection(sp *selectPlan) error {
+	if sp.agg != nil {
+		return nil // planned by ruleAggregate (SPEC 2.4)
+	}
 	sc, b, st, name := sp.sc, sp.b, sp.st, sp.name
 	var last ast.Node
 	for _, f := range sp.q.Fields.Fields {
@@ -47,8 +50,10 @@ func ruleProjection(sp *selectPlan) error {
 		}
 		colName := f.AsName.O
 		if colName == "" {
-			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok && st.Column(cn.Name.Name.O) >= 0 {
 				colName = st.Columns[st.Column(cn.Name.Name.O)].Name
+			} else if ok { // a window column (SPEC 2.4): its own name
+				colName = e.Text
 			} else if t := strings.TrimSpace(f.Text()); t != "" {
 				colName = t
 			} else {

@@ -15,10 +15,8 @@ func ruleUnsupportedClauses(sp *selectPlan) error {
 		return parser.Errorf(sp.pos(n), "%s is not supported in a stream query", what)
 	}
 	switch {
-	case q.GroupBy != nil:
-		return unsupported(q.GroupBy, "GROUP BY")
-	case q.Having != nil:
-		return unsupported(q.Having, "HAVING")
+	case q.GroupBy != nil && q.GroupBy.Rollup:
+		return unsupported(q.GroupBy, "GROUP BY ... WITH ROLLUP")
 	case q.OrderBy != nil:
 		return unsupported(q.OrderBy, "ORDER BY")
 	case q.Distinct:

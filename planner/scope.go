@@ -42,6 +42,10 @@ type scope struct {
 	// ticks counts the nodes compiled for the planning's cancellation check; nil
 	// when the planning cannot be cancelled.
 	ticks *ticker
+	// hook, when set, compiles the nodes it knows before compile1 does (the
+	// aggregate row's keys, window columns and aggregate calls: rule_aggregate.go);
+	// it returns nil, nil for the others.
+	hook func(n ast.ExprNode) (*Expr, error)
 }
 
 // use marks batch column idx as read.

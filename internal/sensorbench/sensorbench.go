@@ -49,6 +49,18 @@ func CSV(rows int) []byte {
 	return buf.Bytes()
 }
 
+// TumbleScript is the windowed aggregate of issue 11 item 7: per device and
+// per minute (TUMBLE on the event time ts, watermark ts - 5 s), COUNT(*), AVG,
+// MIN and MAX of temperature (SPEC 2.4).
+const TumbleScript = `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv');
+SELECT window_start, window_end, deviceNo, COUNT(*) AS n, AVG(temperature) AS avg_t,
+  MIN(temperature) AS min_t, MAX(temperature) AS max_t
+  FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+  GROUP BY window_start, window_end, deviceNo;
+`
+
 // Plan plans src (SplitScript or a variant of it: a CREATE STREAM of sensors,
 // side branches, and a main query) into one job. The stream's columns are
 // deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, and its relative file path
@@ -69,6 +81,9 @@ func Plan(tb testing.TB, src, baseDir string) *planner.Job {
 				{Name: "deviceNo", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}, {Name: "temperature", Type: catalog.Double}}}
 			if s.Connector, s.Options, err = planner.ValidateOptions(st.Options, s.Columns, 0); err != nil {
 				tb.Fatal(err)
+			}
+			if st.Watermark != nil { // WATERMARK FOR ts (TumbleScript)
+				s.EventTime, s.Watermark = s.Column(st.Watermark.Column), planner.Watermark(st.Watermark)
 			}
 			cat.Add(s)
 		case *parser.Select:

@@ -331,5 +331,10 @@ func MalformedNotices(stats executor.Stats) []string {
 			out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) sent to side output '%s'", e.Stream, e.Malformed, e.Side))
 		}
 	}
+	for _, l := range stats.Late { // SPEC 2.4: one line per query with late rows
+		if l.Rows > 0 {
+			out = append(out, l.Notice())
+		}
+	}
 	return out
 }

@@ -1,8 +1,8 @@
 // Package plan is the physical plan of a job as the planner makes it and the
 // executor runs it (DESIGN: planner; issue 10 item 2): its source stream, its
-// watermark, the side branches and the main query with their joins,
-// projections and LIMIT, and its outputs, with types resolved and names bound
-// to batch column indexes. It prints itself (Job.Explain: EXPLAIN, SPEC 3).
+// watermark, the side branches and the main query with their joins, windows
+// and aggregates (Aggregate, Window: SPEC 2.4), projections and LIMIT, and its
+// outputs, with types resolved and names bound to batch column indexes. It prints itself (Job.Explain: EXPLAIN, SPEC 3).
 // It links no SQL parser: the executor and the catalog import it, the planner
 // builds it.
 package plan
@@ -21,6 +21,10 @@ type Output struct {
 	// Sink is the sink stream the output's rows go to (INSERT INTO, INTO
 	// STREAM: SPEC 2.5) instead of stdout or a side output; nil for those.
 	Sink *catalog.Stream
+	// Late marks the default late output of windowed queries (SPEC 2.4):
+	// like errors, not a side output of the job for rendering, shown only
+	// once a row reaches it.
+	Late bool
 }
 
 // Branch is one compiled SELECT: a side branch (Side != "") or the main query. It
@@ -50,6 +54,10 @@ type Branch struct {
 	// DeadLetters maps each stream the branch reads that has 'errors.stream'
 	// to that dead-letter sink stream (SPEC 2.5).
 	DeadLetters map[*catalog.Stream]*catalog.Stream
+	// Agg is the branch's window TVF and aggregation (SPEC 2.4), nil when it
+	// has neither; Project and Columns then read the aggregate row (or the
+	// windowed batch).
+	Agg *Aggregate
 }
 
 // Job is the physical plan of one scan of a stream: the source, its watermark,
@@ -78,6 +86,11 @@ type Job struct {
 func (j *Job) HasSides() bool {
 	for _, b := range j.Branches {
 		if b.Sink == nil {
+			return true
+		}
+	}
+	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) { // LATE INTO SIDE (SPEC 2.4)
+		if b != nil && b.Agg != nil && b.Agg.LateNamed {
 			return true
 		}
 	}
@@ -154,6 +167,7 @@ func (j *Job) Explain() string {
 			fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
 		}
 		b.describeJoin(&sb)
+		b.describeAgg(&sb, j.Outputs)
 	}
 	if j.Main != nil {
 		fmt.Fprintf(&sb, "    main: %s", j.Main.describe())
@@ -162,6 +176,7 @@ func (j *Job) Explain() string {
 		}
 		sb.WriteString("\n")
 		j.Main.describeJoin(&sb)
+		j.Main.describeAgg(&sb, j.Outputs)
 	} else {
 		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
 	}
@@ -170,6 +185,8 @@ func (j *Job) Explain() string {
 		switch {
 		case o.Sink != nil:
 			dest = SinkText(o.Sink)
+		case o.Late:
+			dest = "late output (shown once a row reaches it)"
 		case j.Main == nil || k > 0:
 			dest = "side output '" + o.Name + "'"
 		}

@@ -43,7 +43,7 @@ func TestCompleterCandidates(t *testing.T) {
 		{"", "select * from sensors where temp", "temp", []string{"temperature "}, true},
 		{"", "SELECT dev", "dev", []string{"deviceNo "}, true}, // no stream named yet: all streams' columns
 		{"", "SELECT * FROM orders WHERE pro", "pro", []string{"product "}, true},
-		{"", "SELECT * FROM orders WHERE t", "t", []string{"then ", "timestamp ", "true "}, true}, // tier and ts are not orders' columns
+		{"", "SELECT * FROM orders WHERE t", "t", []string{"table ", "then ", "timestamp ", "true ", "tumble "}, true}, // tier and ts are not orders' columns
 		{"SELECT o.*\n", "FROM orders o SEMI JOIN allowed a ON o.product = a.t", "t", []string{"tier "}, true},
 		{"", "SELECT sensors.", "", []string{"deviceNo ", "ts ", "temperature "}, true},
 		{"", "sel", "sel", []string{"select "}, true},

@@ -96,7 +96,10 @@ type target struct {
 	prefix   bool // print the output name on each line (line formats with sides, no side-dir)
 	header   bool // header still to print
 	isErrors bool
-	sink     bool // the output goes to a sink stream (SPEC 2.5): counted, never printed
+	// late: the default late output of windowed queries (SPEC 2.4), opened at
+	// its first row like errors; toStderr: its lines go to stderr as "late> ..."
+	late, toStderr bool
+	sink           bool // the output goes to a sink stream (SPEC 2.5): counted, never printed
 	// table and markdown formats: rows waiting to be rendered
 	rows    tableRows
 	total   int64 // rows that reached this output (written or buffered)
@@ -159,7 +162,9 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
 		isMain := job.Main != nil && k == 0
-		if o.Sink != nil { // written by the executor's sink (SPEC 2.5)
+		if o.Late { // shown once a row reaches it, like errors (SPEC 2.4)
+			t.late, t.isErrors, t.w = true, true, nil
+		} else if o.Sink != nil { // written by the executor's sink (SPEC 2.5)
 			t.sink, t.header = true, false
 		} else if !isMain && cfg.SideDir != "" {
 			if err := s.openFile(t); err != nil {
@@ -283,6 +288,11 @@ func (s *sink) chunk(c *executor.Chunk) error {
 // row writes row i of part p to its output (or buffers it for a table).
 func (s *sink) row(p *executor.Part, i int) error {
 	t := s.outs[p.Output]
+	if t.late && t.w == nil {
+		if err := s.openLate(t); err != nil {
+			return err
+		}
+	}
 	t.total++
 	if t.sink {
 		return nil
@@ -304,8 +314,12 @@ func (s *sink) row(p *executor.Part, i int) error {
 		tr.endRow()
 		return s.added()
 	}
-	s.buf = s.appendLine(s.buf[:0], t, p.Cols, i)
-	if s.line == linePlain { // shown for a terminal (SPEC 4)
+	b := s.buf[:0]
+	if t.toStderr {
+		b = append(append(b, t.name...), "> "...)
+	}
+	s.buf = s.appendLine(b, t, p.Cols, i)
+	if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
 		return s.write(t, s.buf)
 	}
 	_, err := t.w.Write(s.buf)
@@ -468,6 +482,23 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 	b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
 	s.buf = b
 	return s.write(t, b)
+}
+
+// openLate opens the default late output at its first row, where SPEC 2.4 shows
+// it: DIR/late.<ext>, json objects with "output": "late", its own titled table,
+// or in csv, tsv and plain lines on stderr prefixed "late> ".
+func (s *sink) openLate(t *target) error {
+	switch {
+	case s.cfg.SideDir != "":
+		return s.openFile(t)
+	case s.cfg.Format == "json":
+		t.w, t.prefix = s.cfg.Stdout, true
+	case s.tabular:
+		t.w = s.cfg.Stdout
+	default:
+		t.w, t.toStderr, t.header = s.stderrW, true, false
+	}
+	return nil
 }
 
 // appendTextRow encodes a row given as text values (all VARCHAR, none NULL) with

@@ -1,0 +1,727 @@
+// Package agg holds the accumulators of SPEC 2.4's aggregate functions, with their
+// value rules: NULL arguments skipped, exact BIGINT sums (NULL outside int64),
+// DOUBLE sums, averages and variances computed on the exact values and rounded
+// once (Shewchuk's non-overlapping partial sums, as Python's math.fsum; each x² is
+// exactly hi + lo by math.FMA), MIN/MAX of DOUBLE in Java's Double.compare order,
+// DISTINCT as grouping compares (Java's Double.equals), LISTAGG of printed values
+// (SPEC 4). Every state can merge another (SPEC 2.4: merged sessions), and the
+// order-independent ones give the same result whatever the order of Add and Merge.
+//
+// The fixed-size accumulators (COUNT, SUM, AVG, MIN, MAX of numbers, the
+// variances) allocate nothing per row once their partial sums have room.
+package agg
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// Func is an aggregate function of SPEC 2.4 (plan.AggFunc: the plan names it).
+type Func = plan.AggFunc
+
+// The aggregate functions of SPEC 2.4's table (plan's).
+const (
+	CountStar  = plan.AggCountStar
+	Count      = plan.AggCount
+	Sum        = plan.AggSum
+	Avg        = plan.AggAvg
+	Min        = plan.AggMin
+	Max        = plan.AggMax
+	First      = plan.AggFirst
+	Last       = plan.AggLast
+	ListAgg    = plan.AggListAgg
+	VarPop     = plan.AggVarPop
+	VarSamp    = plan.AggVarSamp
+	StddevPop  = plan.AggStddevPop
+	StddevSamp = plan.AggStddevSamp
+)
+
+// Spec is one aggregate call (plan.AggSpec): the function, its argument's
+// type, DISTINCT and LISTAGG's separator.
+type Spec = plan.AggSpec
+
+// State is the accumulator of one aggregate for one group of one window. The
+// zero value is an empty accumulator. A State is used with one Spec throughout.
+type State struct {
+	n int64 // non-NULL values added (all rows for COUNT(*))
+	// BIGINT sum: a 128-bit two's complement integer hi:lo (exact for any
+	// number of int64 values below 2^64).
+	hi int64
+	lo uint64
+	// DOUBLE sums: s1 = Σx and s2 = Σx² as non-overlapping partials of the
+	// finite values; big1/big2 take over once a partial sum would overflow.
+	s1, s2     []float64
+	big1, big2 *big.Rat
+	nan        bool
+	pinf, ninf bool
+	nonNegZero bool // a value other than -0.0 was added (SUM is -0.0 when every value is)
+	// MIN, MAX, FIRST_VALUE, LAST_VALUE: the value so far, and its arrival
+	// number (FIRST/LAST after a merge).
+	i   int64
+	f   float64
+	b   bool
+	s   []byte // owned copy
+	seq int64
+	// LISTAGG: the printed values back to back, their ends and arrival numbers.
+	text []byte
+	ends []int32
+	seqs []int64
+	// COUNT(DISTINCT x): the distinct values, keyed as grouping compares.
+	set      map[string]struct{}
+	setBytes int
+}
+
+// Reset empties the state for reuse, keeping its buffers.
+func (st *State) Reset() {
+	*st = State{s1: st.s1[:0], s2: st.s2[:0], s: st.s[:0], text: st.text[:0], ends: st.ends[:0], seqs: st.seqs[:0]}
+}
+
+// Add adds row i of v (the argument's values; ignored by COUNT(*)) to the state;
+// seq is the row's arrival number (increasing), which orders FIRST_VALUE,
+// LAST_VALUE and LISTAGG across merges. NULL arguments are skipped (SPEC 2.4).
+// It returns the bytes the state grew by (for 'state.max-bytes', SPEC 1).
+func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
+	if sp.Func == CountStar {
+		st.n++
+		return 0
+	}
+	if v.Null[i] {
+		return 0
+	}
+	if fixedSize(sp) {
+		st.add(sp, v, i, seq)
+		return 0
+	}
+	if sp.Func.Numeric() { // only the partial sums grow
+		before := cap(st.s1) + cap(st.s2)
+		st.add(sp, v, i, seq)
+		return int64(8 * (cap(st.s1) + cap(st.s2) - before))
+	}
+	before := st.caps()
+	st.add(sp, v, i, seq)
+	return st.caps() - before
+}
+
+// fixedSize reports whether sp's state never grows (COUNT, and MIN, MAX,
+// FIRST_VALUE, LAST_VALUE of a type other than VARCHAR).
+func fixedSize(sp *Spec) bool {
+	switch sp.Func {
+	case Count:
+		return !sp.Distinct
+	case Min, Max, First, Last:
+		return sp.Arg != catalog.Varchar
+	}
+	return false
+}
+
+// caps is the bytes of the state's growing buffers (distinct values counted by
+// their keys).
+func (st *State) caps() int64 {
+	return int64(8*(cap(st.s1)+cap(st.s2)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs) + st.setBytes)
+}
+
+func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
+	if sp.Distinct {
+		if st.set == nil {
+			st.set = map[string]struct{}{}
+		}
+		var kb [9]byte
+		k := Key(kb[:0], sp.Arg, v, i)
+		if _, ok := st.set[string(k)]; ok {
+			return
+		}
+		st.set[string(k)] = struct{}{}
+		st.setBytes += len(k) + 48
+		st.n++
+		return
+	}
+	first := st.n == 0
+	st.n++
+	switch sp.Func {
+	case Count:
+	case Sum, Avg, VarPop, VarSamp, StddevPop, StddevSamp:
+		if sp.Arg == catalog.BigInt {
+			st.addInt(v.I[i])
+			if sp.Func >= VarPop {
+				st.addSquare(v.I[i])
+			}
+			return
+		}
+		st.addDouble(v.F[i], sp.Func >= VarPop)
+	case Min, Max:
+		if first || better(sp, v, i, st) {
+			st.set1(sp.Arg, v, i, seq)
+		}
+	case First:
+		if first {
+			st.set1(sp.Arg, v, i, seq)
+		}
+	case Last:
+		st.set1(sp.Arg, v, i, seq)
+	case ListAgg:
+		st.text = vector.AppendValue(st.text, sp.Arg, v, i)
+		st.ends = append(st.ends, int32(len(st.text)))
+		st.seqs = append(st.seqs, seq)
+	}
+}
+
+func (st *State) set1(t catalog.Type, v *vector.Vec, i int, seq int64) {
+	st.seq = seq
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		st.i = v.I[i]
+	case catalog.Double:
+		st.f = v.F[i]
+	case catalog.Boolean:
+		st.b = v.B[i]
+	case catalog.Varchar:
+		st.s = append(st.s[:0], v.S[i]...)
+	}
+}
+
+// better reports whether row i of v is below (MIN) or above (MAX) the state's value.
+func better(sp *Spec, v *vector.Vec, i int, st *State) bool {
+	c := 0
+	switch sp.Arg {
+	case catalog.BigInt, catalog.Timestamp:
+		c = cmpInt(v.I[i], st.i)
+	case catalog.Double:
+		c = CompareDouble(v.F[i], st.f)
+	case catalog.Boolean:
+		c = cmpBool(v.B[i], st.b)
+	case catalog.Varchar:
+		c = cmpBytes(v.S[i], st.s)
+	}
+	if sp.Func == Min {
+		return c < 0
+	}
+	return c > 0
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
+}
+
+func cmpBytes(a, b []byte) int {
+	n := min(len(a), len(b))
+	for k := 0; k < n; k++ {
+		if a[k] != b[k] {
+			if a[k] < b[k] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return cmpInt(int64(len(a)), int64(len(b)))
+}
+
+// CompareDouble orders doubles as Java's Double.compare: -Infinity < … < -0.0 <
+// 0.0 < … < Infinity < NaN, all NaNs equal (SPEC 2.4: MIN, MAX). It returns -1,
+// 0 or 1.
+func CompareDouble(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an || bn:
+		if an && bn {
+			return 0
+		}
+		if an {
+			return 1
+		}
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	// equal: -0.0 < 0.0
+	as, bs := math.Signbit(a), math.Signbit(b)
+	switch {
+	case as == bs:
+		return 0
+	case as:
+		return -1
+	}
+	return 1
+}
+
+// Key appends row i of v as grouping compares it (SPEC 2.4: text by bytes;
+// DOUBLE as Java's Double.equals: all NaNs one value, 0.0 and -0.0 apart; NULL
+// one value) to dst and returns it. Keys of one type compare equal exactly when
+// their bytes do; a key is not prefixed by its length, so a caller that joins
+// several VARCHAR keys must frame them (AppendKeyFramed).
+func Key(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
+	if v.Null[i] {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		return appendU64(dst, uint64(v.I[i]))
+	case catalog.Double:
+		f := v.F[i]
+		if math.IsNaN(f) {
+			f = math.NaN()
+		}
+		return appendU64(dst, math.Float64bits(f))
+	case catalog.Boolean:
+		if v.B[i] {
+			return append(dst, 1)
+		}
+		return append(dst, 0)
+	case catalog.Varchar:
+		return append(dst, v.S[i]...)
+	}
+	return dst
+}
+
+// AppendKeyFramed appends Key(t, v, i) preceded by its length, so that a
+// sequence of keys (a GROUP BY of several columns) is one unambiguous byte string.
+func AppendKeyFramed(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
+	at := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst = Key(dst, t, v, i)
+	n := uint32(len(dst) - at - 4)
+	dst[at], dst[at+1], dst[at+2], dst[at+3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	return dst
+}
+
+func appendU64(dst []byte, u uint64) []byte {
+	return append(dst, byte(u>>56), byte(u>>48), byte(u>>40), byte(u>>32), byte(u>>24), byte(u>>16), byte(u>>8), byte(u))
+}
+
+// addInt adds x to the 128-bit sum.
+func (st *State) addInt(x int64) {
+	var carry uint64
+	st.lo, carry = bits.Add64(st.lo, uint64(x), 0)
+	ext := int64(0)
+	if x < 0 {
+		ext = -1
+	}
+	st.hi += ext + int64(carry)
+}
+
+// addSquare adds x² of the BIGINT x to s2 exactly: the 128-bit square split
+// into four 32-bit pieces, each an exact double (SPEC 2.4: the variance of BIGINT
+// values is computed on their exact values too; S1 is the 128-bit sum).
+func (st *State) addSquare(x int64) {
+	u := uint64(x)
+	if x < 0 {
+		u = -u
+	}
+	phi, plo := bits.Mul64(u, u)
+	st.s2 = addPartial(st.s2, &st.big2, float64(phi>>32)*0x1p96)
+	st.s2 = addPartial(st.s2, &st.big2, float64(phi&0xffffffff)*0x1p64)
+	st.s2 = addPartial(st.s2, &st.big2, float64(plo>>32)*0x1p32)
+	st.s2 = addPartial(st.s2, &st.big2, float64(plo&0xffffffff))
+}
+
+// addDouble adds x to s1 (and x² to s2 when sq) with SPEC 2.4's special values.
+func (st *State) addDouble(x float64, sq bool) {
+	switch {
+	case math.IsNaN(x):
+		st.nan = true
+		return
+	case math.IsInf(x, 1):
+		st.pinf = true
+		return
+	case math.IsInf(x, -1):
+		st.ninf = true
+		return
+	}
+	if x != 0 || !math.Signbit(x) {
+		st.nonNegZero = true
+	}
+	st.s1 = addPartial(st.s1, &st.big1, x)
+	if sq {
+		hi := x * x
+		if math.IsInf(hi, 0) {
+			r := new(big.Rat).SetFloat64(x)
+			r.Mul(r, r)
+			st.s2 = spill(st.s2, &st.big2)
+			st.big2.Add(st.big2, r)
+			return
+		}
+		lo := math.FMA(x, x, -hi)
+		st.s2 = addPartial(st.s2, &st.big2, hi)
+		st.s2 = addPartial(st.s2, &st.big2, lo)
+	}
+}
+
+// addPartial adds the finite x to the non-overlapping partials p (Shewchuk's
+// algorithm, as Python's math.fsum); when a partial sum would overflow, the exact
+// sum moves to *exact, which takes every later value.
+func addPartial(p []float64, exact **big.Rat, x float64) []float64 {
+	if *exact != nil {
+		(*exact).Add(*exact, new(big.Rat).SetFloat64(x))
+		return p
+	}
+	if x == 0 {
+		return p
+	}
+	k := 0
+	for j := 0; j < len(p); j++ {
+		y := p[j]
+		if math.Abs(x) < math.Abs(y) {
+			x, y = y, x
+		}
+		hi := x + y
+		if math.IsInf(hi, 0) {
+			// the exact sum is p[:k] (new) + x + y + p[j+1:] (not yet visited)
+			rest := append(p[:k], p[j+1:]...)
+			p = spill(rest, exact)
+			(*exact).Add(*exact, new(big.Rat).SetFloat64(x))
+			(*exact).Add(*exact, new(big.Rat).SetFloat64(y))
+			return p
+		}
+		lo := y - (hi - x)
+		if lo != 0 {
+			p[k] = lo
+			k++
+		}
+		x = hi
+	}
+	return append(p[:k], x)
+}
+
+// spill moves the partials p into the exact sum *exact (created when nil).
+func spill(p []float64, exact **big.Rat) []float64 {
+	if *exact == nil {
+		*exact = new(big.Rat)
+	}
+	for _, y := range p {
+		(*exact).Add(*exact, new(big.Rat).SetFloat64(y))
+	}
+	return p[:0]
+}
+
+// exact returns the exact sum of p (and of *exact) as a rational.
+func exactSum(p []float64, exact *big.Rat) *big.Rat {
+	r := new(big.Rat)
+	if exact != nil {
+		r.Set(exact)
+	}
+	for _, y := range p {
+		r.Add(r, new(big.Rat).SetFloat64(y))
+	}
+	return r
+}
+
+// smallSum returns the BIGINT sum when it is exact as a double (|sum| <= 2^53).
+func (st *State) smallSum() (int64, bool) {
+	s := int64(st.lo)
+	if (st.hi == 0 && s >= 0 || st.hi == -1 && s < 0) && s <= 1<<53 && s >= -(1<<53) {
+		return s, true
+	}
+	return 0, false
+}
+
+// bigSum returns the 128-bit BIGINT sum as a rational.
+func (st *State) bigSum() *big.Rat {
+	v := new(big.Int).SetInt64(st.hi)
+	v.Lsh(v, 64)
+	v.Add(v, new(big.Int).SetUint64(st.lo))
+	return new(big.Rat).SetInt(v)
+}
+
+// Merge adds the state o (of the same Spec) into st, as if o's rows had been
+// added to st (SPEC 2.4: sessions that merge). FIRST_VALUE, LAST_VALUE and LISTAGG
+// follow the arrival numbers of the rows.
+func (st *State) Merge(sp *Spec, o *State) {
+	if o.n == 0 {
+		return
+	}
+	if sp.Distinct {
+		if st.set == nil {
+			st.set = map[string]struct{}{}
+		}
+		for k := range o.set {
+			if _, ok := st.set[k]; !ok {
+				st.set[k] = struct{}{}
+				st.setBytes += len(k) + 48
+				st.n++
+			}
+		}
+		return
+	}
+	empty := st.n == 0
+	st.n += o.n
+	switch sp.Func {
+	case Sum, Avg, VarPop, VarSamp, StddevPop, StddevSamp:
+		var carry uint64
+		st.lo, carry = bits.Add64(st.lo, o.lo, 0)
+		st.hi += o.hi + int64(carry)
+		for _, y := range o.s1 {
+			st.s1 = addPartial(st.s1, &st.big1, y)
+		}
+		if o.big1 != nil {
+			st.s1 = spill(st.s1, &st.big1)
+			st.big1.Add(st.big1, o.big1)
+		}
+		for _, y := range o.s2 {
+			st.s2 = addPartial(st.s2, &st.big2, y)
+		}
+		if o.big2 != nil {
+			st.s2 = spill(st.s2, &st.big2)
+			st.big2.Add(st.big2, o.big2)
+		}
+		st.nan = st.nan || o.nan
+		st.pinf = st.pinf || o.pinf
+		st.ninf = st.ninf || o.ninf
+		st.nonNegZero = st.nonNegZero || o.nonNegZero
+	case Min, Max, First, Last:
+		take := empty
+		if !take {
+			switch sp.Func {
+			case First:
+				take = o.seq < st.seq
+			case Last:
+				take = o.seq > st.seq
+			default:
+				take = betterState(sp, o, st)
+			}
+		}
+		if take {
+			st.i, st.f, st.b, st.s, st.seq = o.i, o.f, o.b, append(st.s[:0], o.s...), o.seq
+		}
+	case ListAgg:
+		st.mergeText(o)
+	}
+}
+
+func betterState(sp *Spec, o, st *State) bool {
+	c := 0
+	switch sp.Arg {
+	case catalog.BigInt, catalog.Timestamp:
+		c = cmpInt(o.i, st.i)
+	case catalog.Double:
+		c = CompareDouble(o.f, st.f)
+	case catalog.Boolean:
+		c = cmpBool(o.b, st.b)
+	case catalog.Varchar:
+		c = cmpBytes(o.s, st.s)
+	}
+	if sp.Func == Min {
+		return c < 0
+	}
+	return c > 0
+}
+
+// mergeText interleaves o's LISTAGG values with st's by arrival number.
+func (st *State) mergeText(o *State) {
+	var text []byte
+	var ends []int32
+	var seqs []int64
+	a, b := 0, 0
+	piece := func(s *State, k int) []byte {
+		start := int32(0)
+		if k > 0 {
+			start = s.ends[k-1]
+		}
+		return s.text[start:s.ends[k]]
+	}
+	for a < len(st.seqs) || b < len(o.seqs) {
+		if b >= len(o.seqs) || a < len(st.seqs) && st.seqs[a] < o.seqs[b] {
+			text = append(text, piece(st, a)...)
+			seqs = append(seqs, st.seqs[a])
+			a++
+		} else {
+			text = append(text, piece(o, b)...)
+			seqs = append(seqs, o.seqs[b])
+			b++
+		}
+		ends = append(ends, int32(len(text)))
+	}
+	st.text, st.ends, st.seqs = text, ends, seqs
+}
+
+// Result writes the aggregate's value into row i of out (a vector of
+// sp.ResultType()): SPEC 2.4's value rules; NULL over no non-NULL value (COUNT:
+// 0). A VARCHAR result points into the state (or out's arena when joined), valid
+// until the state changes.
+func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
+	out.Null[i] = false
+	switch sp.Func {
+	case CountStar, Count:
+		out.I[i] = st.n
+		return
+	}
+	if st.n == 0 {
+		out.Null[i] = true
+		return
+	}
+	switch sp.Func {
+	case Sum:
+		if sp.Arg == catalog.BigInt {
+			// fits in int64 when hi is the sign extension of lo
+			if (st.hi == 0 && int64(st.lo) >= 0) || (st.hi == -1 && int64(st.lo) < 0) {
+				out.I[i] = int64(st.lo)
+			} else {
+				out.Null[i] = true
+			}
+			return
+		}
+		out.F[i] = st.doubleSum()
+	case Avg:
+		if sp.Arg == catalog.BigInt {
+			if s, ok := st.smallSum(); ok && st.n < 1<<53 {
+				out.F[i] = float64(s) / float64(st.n) // both exact: one rounding
+				return
+			}
+			r := st.bigSum()
+			r.Quo(r, new(big.Rat).SetInt64(st.n))
+			out.F[i], _ = r.Float64()
+			return
+		}
+		if sp, ok := st.special(false); ok {
+			out.F[i] = sp
+			return
+		}
+		if !st.nonNegZero {
+			out.F[i] = math.Copysign(0, -1)
+			return
+		}
+		if st.big1 == nil && len(st.s1) <= 1 && st.n < 1<<53 {
+			s := 0.0
+			if len(st.s1) == 1 {
+				s = st.s1[0]
+			}
+			out.F[i] = s / float64(st.n) // the exact sum is one double: one rounding
+			return
+		}
+		if st.big1 == nil {
+			if q, ok := quoRound(st.s1, st.n); ok {
+				out.F[i] = q
+				return
+			}
+		}
+		r := exactSum(st.s1, st.big1)
+		r.Quo(r, new(big.Rat).SetInt64(st.n))
+		out.F[i], _ = r.Float64()
+	case VarPop, VarSamp, StddevPop, StddevSamp:
+		samp := sp.Func == VarSamp || sp.Func == StddevSamp
+		if samp && st.n == 1 {
+			out.Null[i] = true
+			return
+		}
+		v := st.variance(sp, samp)
+		if sp.Func == StddevPop || sp.Func == StddevSamp {
+			v = math.Sqrt(v)
+		}
+		out.F[i] = v
+	case Min, Max, First, Last:
+		switch sp.Arg {
+		case catalog.BigInt, catalog.Timestamp:
+			out.I[i] = st.i
+		case catalog.Double:
+			out.F[i] = st.f
+		case catalog.Boolean:
+			out.B[i] = st.b
+		case catalog.Varchar:
+			out.S[i] = st.s
+		}
+	case ListAgg:
+		start := len(out.Arena)
+		prev := int32(0)
+		for k, e := range st.ends {
+			if k > 0 {
+				out.Arena = append(out.Arena, sp.Sep...)
+			}
+			out.Arena = append(out.Arena, st.text[prev:e]...)
+			prev = e
+		}
+		out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
+	}
+}
+
+// special gives the result when a NaN or an infinity occurred (SPEC 2.4: NaN for a
+// NaN or both infinities, else the infinity; its square for VAR when sq).
+func (st *State) special(sq bool) (float64, bool) {
+	switch {
+	case st.nan || st.pinf && st.ninf:
+		return math.NaN(), true
+	case st.pinf:
+		return math.Inf(1), true
+	case st.ninf:
+		if sq {
+			return math.Inf(1), true
+		}
+		return math.Inf(-1), true
+	}
+	return 0, false
+}
+
+// doubleSum is SUM of DOUBLE: the exact sum rounded once.
+func (st *State) doubleSum() float64 {
+	if v, ok := st.special(false); ok {
+		return v
+	}
+	if !st.nonNegZero {
+		return math.Copysign(0, -1)
+	}
+	if st.big1 == nil && len(st.s1) <= 1 {
+		if len(st.s1) == 0 {
+			return 0
+		}
+		return st.s1[0]
+	}
+	if st.big1 == nil {
+		return fsumRound(st.s1)
+	}
+	f, _ := exactSum(st.s1, st.big1).Float64()
+	return f
+}
+
+// variance is (S2 − S1²/n) / n (or / (n − 1) when samp), exact, rounded once.
+func (st *State) variance(sp *Spec, samp bool) float64 {
+	var s1 *big.Rat
+	if sp.Arg == catalog.BigInt {
+		s1 = st.bigSum()
+	} else {
+		if v, ok := st.special(true); ok {
+			return v
+		}
+		s1 = exactSum(st.s1, st.big1)
+	}
+	s2 := exactSum(st.s2, st.big2)
+	n := new(big.Rat).SetInt64(st.n)
+	q := new(big.Rat).Mul(s1, s1)
+	q.Quo(q, n)
+	s2.Sub(s2, q)
+	d := n
+	if samp {
+		d = new(big.Rat).SetInt64(st.n - 1)
+	}
+	s2.Quo(s2, d)
+	f, _ := s2.Float64()
+	return f
+}
+
+// Bytes estimates the memory the state holds beyond its fixed size, for
+// 'state.max-bytes' (SPEC 1): partial sums, copied text, LISTAGG values,
+// distinct values.
+func (st *State) Bytes() int64 { return st.caps() }
+
+// FixedBytes is the size of a State without what Bytes counts.
+const FixedBytes = 200

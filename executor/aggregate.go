@@ -1,0 +1,967 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"unsafe"
+
+	"streamql/catalog"
+	"streamql/executor/agg"
+	"streamql/executor/expr"
+	"streamql/executor/vector"
+	"streamql/executor/window"
+	"streamql/planner/plan"
+)
+
+// aggOp is the window/aggregate operator of one branch (SPEC 2.4): it keeps per
+// window × group accumulators (never the rows), fires a window once when the
+// watermark of its stream reaches the window's end, right after the row that
+// moved it, in (window_end, window_start, group's first row) order, and sends
+// rows whose windows all fired to the late output. GROUP BY without a window and
+// global aggregates keep one pseudo-window that fires at the stream's end. A
+// window TVF without aggregation emits each row once per window as it arrives.
+type aggOp struct {
+	br      *plan.Branch
+	a       *plan.Aggregate
+	kind    window.Kind
+	latePt  int // index of the late part in the router's Routed, -1 without a window
+	acct    *StateAccount
+	seq     int64
+	open    []*winState // unsorted; minEnd is at most the smallest end
+	minEnd  int64
+	byWin   map[window.Win]*winState
+	bySess  map[string][]*winState // SESSION: open sessions per partition key
+	keyBuf  []byte
+	pkBuf   []byte
+	wins    []window.Win
+	keys    []*vector.Vec // per batch: the keys of the taken rows
+	args    []*vector.Vec
+	pkeys   []*vector.Vec
+	row     *vector.Batch // aggregate rows (or windowed rows) to emit
+	sel     []int32
+	fireBuf []*winState
+	grpBuf  []*aggGroup
+	bytes   int64 // state charged to acct
+	// the chunks of fired rows made in the current batch (aggOperator)
+	outTypes []catalog.Type
+	bufs     []*vector.Batch
+	bufSel   [][]int32
+	used     int
+	lateIdx  int // index of its late part among the late parts, -1 without
+	// freed windows and groups, reused so that the steady state allocates nothing
+	freeWins   []*winState
+	freeGroups []*aggGroup
+	lastWs     *winState // the window of the last row (TUMBLE, HOP), nil after a firing
+	// the kernels of the plan's expressions (executor/expr): the keys, the
+	// calls' arguments (nil for COUNT(*)) and SESSION's partition keys over the
+	// source batch; HAVING (nil: none) and the projection over the aggregate row
+	keyK, argK, pkeyK []*expr.Kernel
+	havingK           *expr.Kernel
+	projK             []*expr.Kernel
+}
+
+// winState is one open window (or session, or the pseudo-window of GROUP BY
+// without a window) with its groups in first-row order.
+type winState struct {
+	win    window.Win
+	pkey   string
+	groups []*aggGroup
+	index  map[string]*aggGroup
+}
+
+// aggGroup is one group of a window: its key values and accumulators.
+type aggGroup struct {
+	first  int64  // arrival number of its first row
+	key    string // keyb as a string (the index's key), valid while the group is in use
+	keyb   []byte
+	vals   []keyVal
+	states []agg.State
+}
+
+// keyVal is one grouping key's value, owned by the group.
+type keyVal struct {
+	null bool
+	i    int64
+	f    float64
+	b    bool
+	s    []byte
+}
+
+// groupBytes is the state a new group costs before its accumulators grow.
+func (o *aggOp) groupBytes(keyLen int) int64 {
+	return int64(96 + 2*keyLen + len(o.a.Keys)*48 + len(o.a.Calls)*agg.FixedBytes)
+}
+
+func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
+	a := br.Agg
+	o := &aggOp{br: br, a: a, latePt: -1, byWin: map[window.Win]*winState{}, bySess: map[string][]*winState{}, minEnd: math.MaxInt64}
+	if a.Window != nil {
+		o.kind = window.KindOf(a.Window.Func)
+	}
+	what := "groups (GROUP BY without a window)"
+	switch {
+	case a.Window != nil && o.kind == window.Session:
+		what = "open sessions × groups"
+	case a.Window != nil:
+		what = "open windows × groups"
+	}
+	o.acct = budget.Account("the aggregate of "+br.Text, what)
+	o.row = vector.NewBatch(a.RowTypes)
+	o.sel = make([]int32, 0, vector.Cap)
+	for _, c := range br.Columns {
+		o.outTypes = append(o.outTypes, c.Type)
+	}
+	o.lateIdx = -1
+	return o
+}
+
+// windowedTypes sets the layout of the windowed batch of a TVF without
+// aggregation: the source batch's types, then the three window columns.
+func (o *aggOp) windowedTypes(batch []catalog.Type) {
+	types := append(append([]catalog.Type{}, batch...), o.a.Window.TimeType, o.a.Window.TimeType, o.a.Window.TimeType)
+	o.row = vector.NewBatch(types)
+}
+
+// prepare evaluates the keys and arguments for the rows the branch took.
+func (o *aggOp) prepare(b *vector.Batch, taken []int32) {
+	o.keys = o.keys[:0]
+	for _, k := range o.keyK {
+		o.keys = append(o.keys, k.Eval(b, taken))
+	}
+	o.args = o.args[:0]
+	for _, k := range o.argK {
+		if k == nil {
+			o.args = append(o.args, nil)
+			continue
+		}
+		o.args = append(o.args, k.Eval(b, taken))
+	}
+	o.pkeys = o.pkeys[:0]
+	for _, k := range o.pkeyK {
+		o.pkeys = append(o.pkeys, k.Eval(b, taken))
+	}
+}
+
+// add takes row i of b (taken by the branch); cw is CURRENT_WATERMARK of the
+// row (cwSet false before the first). It reports whether the row is late (SPEC
+// 2.4: all its windows fired, or its t is NULL), and returns a state error.
+func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) {
+	o.seq++
+	a := o.a
+	if a.Window == nil {
+		return false, o.addTo(o.pseudo(), b, i)
+	}
+	tv := b.Cols[a.Window.TimeCol]
+	if tv.Null[i] {
+		return true, nil
+	}
+	t := tv.I[i]
+	w := a.Window
+	if o.kind == window.Session {
+		return o.addSession(b, i, t, cw, cwSet)
+	}
+	o.wins = window.Assign(o.wins[:0], o.kind, w.Size, w.Slide, w.Offset, t)
+	took := false
+	for _, win := range o.wins {
+		if cwSet && win.End <= cw {
+			continue // fired: the row joins the open ones only
+		}
+		took = true
+		ws := o.lastWs
+		if ws == nil || ws.win != win {
+			if ws = o.byWin[win]; ws == nil {
+				ws = o.openWindow(win, "")
+				o.byWin[win] = ws
+			}
+			o.lastWs = ws
+		}
+		if err := o.addTo(ws, b, i); err != nil {
+			return false, err
+		}
+	}
+	return !took, nil
+}
+
+func (o *aggOp) openWindow(win window.Win, pkey string) *winState {
+	var ws *winState
+	if n := len(o.freeWins); n > 0 {
+		ws, o.freeWins = o.freeWins[n-1], o.freeWins[:n-1]
+		ws.win, ws.pkey = win, pkey
+	} else {
+		ws = &winState{win: win, pkey: pkey, index: map[string]*aggGroup{}}
+	}
+	o.open = append(o.open, ws)
+	o.minEnd = min(o.minEnd, win.End)
+	return ws
+}
+
+// pseudo returns the one window of GROUP BY without a window.
+func (o *aggOp) pseudo() *winState {
+	if len(o.open) == 0 {
+		o.openWindow(window.Win{Start: math.MaxInt64, End: math.MaxInt64}, "")
+	}
+	return o.open[0]
+}
+
+// addSession adds row i at time t to the sessions of its partition key (SPEC
+// 2.4): [t, t + gap) merges every open session of the key it overlaps or touches;
+// a row that touches none and has t + gap <= CURRENT_WATERMARK is late.
+func (o *aggOp) addSession(b *vector.Batch, i int, t, cw int64, cwSet bool) (bool, error) {
+	o.pkBuf = o.pkBuf[:0]
+	for k, v := range o.pkeys {
+		o.pkBuf = agg.AppendKeyFramed(o.pkBuf, o.a.Window.Partition[k].Type, v, i)
+	}
+	end := t + o.a.Window.Gap
+	list := o.bySess[string(o.pkBuf)]
+	var into *winState
+	kept := list[:0]
+	for _, s := range list {
+		if s.win.Start <= end && t <= s.win.End {
+			if into == nil {
+				into = s
+			} else {
+				o.mergeSession(into, s)
+				continue
+			}
+		}
+		kept = append(kept, s)
+	}
+	if into == nil {
+		if cwSet && end <= cw {
+			return true, nil
+		}
+		pk := string(o.pkBuf)
+		into = o.openWindow(window.Win{Start: t, End: end}, pk)
+		kept = append(kept, into)
+		o.bySess[pk] = kept
+	} else {
+		o.bySess[into.pkey] = kept
+		into.win.Start = min(into.win.Start, t)
+		into.win.End = max(into.win.End, end)
+	}
+	return false, o.addTo(into, b, i)
+}
+
+// mergeSession merges the open session s into into and drops s.
+func (o *aggOp) mergeSession(into, s *winState) {
+	into.win.Start = min(into.win.Start, s.win.Start)
+	into.win.End = max(into.win.End, s.win.End)
+	for _, g := range s.groups {
+		if h := into.index[g.key]; h != nil {
+			for c := range h.states {
+				h.states[c].Merge(&o.a.Calls[c].Spec, &g.states[c])
+			}
+			h.first = min(h.first, g.first)
+			o.freeGroups = append(o.freeGroups, g)
+			continue
+		}
+		into.index[g.key] = g
+		into.groups = append(into.groups, g)
+	}
+	s.groups = s.groups[:0]
+	clear(s.index)
+	o.freeWins = append(o.freeWins, s)
+	slices.SortFunc(into.groups, func(x, y *aggGroup) int { return cmp64(x.first, y.first) })
+	for k, w := range o.open {
+		if w == s {
+			o.open = append(o.open[:k], o.open[k+1:]...)
+			break
+		}
+	}
+}
+
+func cmp64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// addTo adds row i to its group of window ws.
+func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
+	o.keyBuf = o.keyBuf[:0]
+	if len(o.keys) == 1 { // one key needs no framing
+		o.keyBuf = agg.Key(o.keyBuf, o.a.Keys[0].Type, o.keys[0], i)
+	} else {
+		for k, v := range o.keys {
+			o.keyBuf = agg.AppendKeyFramed(o.keyBuf, o.a.Keys[k].Type, v, i)
+		}
+	}
+	var g *aggGroup
+	if len(ws.groups) <= 8 { // a few groups: comparing keys beats hashing them
+		for _, h := range ws.groups {
+			if string(h.keyb) == string(o.keyBuf) {
+				g = h
+				break
+			}
+		}
+	} else {
+		g = ws.index[string(o.keyBuf)]
+	}
+	if g == nil {
+		g = o.newGroup()
+		for k, v := range o.keys {
+			kv := keyVal{null: v.Null[i]}
+			if k < len(g.vals) {
+				kv.s = g.vals[k].s[:0] // reuse a freed group's buffer
+			}
+			if !kv.null {
+				switch o.a.Keys[k].Type {
+				case catalog.BigInt, catalog.Timestamp:
+					kv.i = v.I[i]
+				case catalog.Double:
+					kv.f = v.F[i]
+				case catalog.Boolean:
+					kv.b = v.B[i]
+				case catalog.Varchar:
+					kv.s = append(kv.s, v.S[i]...)
+				}
+			}
+			if k < len(g.vals) {
+				g.vals[k] = kv
+			} else {
+				g.vals = append(g.vals, kv)
+			}
+		}
+		ws.index[g.key] = g
+		ws.groups = append(ws.groups, g)
+		if err := o.grow(o.groupBytes(len(g.key))); err != nil {
+			return err
+		}
+	}
+	var grew int64
+	for c := range o.a.Calls {
+		grew += g.states[c].Add(&o.a.Calls[c].Spec, o.args[c], i, o.seq)
+	}
+	if grew != 0 {
+		return o.grow(grew)
+	}
+	return nil
+}
+
+// newGroup returns an empty group for the key in o.keyBuf, a freed one when
+// there is one (its buffers reused).
+func (o *aggOp) newGroup() *aggGroup {
+	var g *aggGroup
+	if n := len(o.freeGroups); n > 0 {
+		g, o.freeGroups = o.freeGroups[n-1], o.freeGroups[:n-1]
+		for c := range g.states {
+			g.states[c].Reset()
+		}
+	} else {
+		g = &aggGroup{states: make([]agg.State, len(o.a.Calls)), vals: make([]keyVal, 0, len(o.a.Keys))}
+	}
+	g.first = o.seq
+	g.keyb = append(g.keyb[:0], o.keyBuf...)
+	g.key = ""
+	if len(g.keyb) > 0 {
+		// the index's key shares the group's bytes: they change only once the
+		// group is freed, after it left every index
+		g.key = unsafe.String(&g.keyb[0], len(g.keyb))
+	}
+	return g
+}
+
+// release frees the windows (and their groups) for reuse.
+func (o *aggOp) release(wins []*winState) {
+	o.lastWs = nil
+	for _, ws := range wins {
+		if ws.index == nil {
+			continue // the one row of a global aggregate over no rows
+		}
+		o.freeGroups = append(o.freeGroups, ws.groups...)
+		clear(ws.groups)
+		ws.groups = ws.groups[:0]
+		clear(ws.index)
+		o.freeWins = append(o.freeWins, ws)
+	}
+}
+
+func (o *aggOp) grow(n int64) error {
+	o.bytes += n
+	return o.acct.Grow(n)
+}
+
+// due reports whether a watermark of wm fires a window.
+func (o *aggOp) due(wm int64) bool { return o.a.Window != nil && wm >= o.minEnd }
+
+// fire emits the windows with end <= wm (all of them when all), in SPEC 2.4's
+// order, through emit, chunk by chunk of aggregate rows in o.row; their state
+// is freed. It returns emit's error or stop (a LIMIT reached).
+func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)) (bool, error) {
+	fired := o.fireBuf[:0]
+	kept := o.open[:0]
+	o.minEnd = math.MaxInt64
+	for _, ws := range o.open {
+		if all || ws.win.End <= wm {
+			fired = append(fired, ws)
+			continue
+		}
+		kept = append(kept, ws)
+		o.minEnd = min(o.minEnd, ws.win.End)
+	}
+	clear(o.open[len(kept):])
+	o.open = kept
+	o.fireBuf = fired[:0]
+	if len(fired) == 0 && !(all && o.a.Window == nil && len(o.a.Keys) == 0) {
+		return false, nil
+	}
+	slices.SortFunc(fired, func(x, y *winState) int {
+		if c := cmp64(x.win.End, y.win.End); c != 0 {
+			return c
+		}
+		return cmp64(x.win.Start, y.win.Start)
+	})
+	for _, ws := range fired {
+		if o.a.Window == nil {
+			continue
+		}
+		if o.kind == window.Session {
+			list := o.bySess[ws.pkey]
+			for k, s := range list {
+				if s == ws {
+					list = append(list[:k], list[k+1:]...)
+					break
+				}
+			}
+			if len(list) == 0 {
+				delete(o.bySess, ws.pkey)
+			} else {
+				o.bySess[ws.pkey] = list
+			}
+		} else {
+			delete(o.byWin, ws.win)
+		}
+	}
+	if all && o.a.Window == nil && len(o.a.Keys) == 0 && len(fired) == 0 {
+		// a global aggregate over no rows gives one row (COUNT 0)
+		fired = append(fired, &winState{groups: []*aggGroup{{states: make([]agg.State, len(o.a.Calls))}}})
+	}
+	stop, err := o.emitWindows(fired, emit)
+	var freed int64
+	for _, ws := range fired {
+		for _, g := range ws.groups {
+			freed += o.groupBytes(len(g.key))
+			for c := range g.states {
+				freed += g.states[c].Bytes()
+			}
+		}
+	}
+	freed = min(freed, o.bytes)
+	o.bytes -= freed
+	o.acct.Grow(-freed)
+	o.release(fired)
+	clear(fired)
+	return stop, err
+}
+
+// emitWindows writes the groups of the fired windows (sorted) as aggregate rows,
+// groups of windows with the same bounds (sessions of several keys) ordered by
+// their first rows.
+func (o *aggOp) emitWindows(fired []*winState, emit func(n int) (bool, error)) (bool, error) {
+	n := 0
+	flush := func() (bool, error) {
+		if n == 0 {
+			return false, nil
+		}
+		k := n
+		n = 0
+		stop, err := emit(k)
+		for _, c := range o.row.Cols {
+			c.ResetArena()
+		}
+		return stop, err
+	}
+	for s := 0; s < len(fired); {
+		e := s + 1
+		for e < len(fired) && fired[e].win == fired[s].win {
+			e++
+		}
+		groups := fired[s].groups
+		if e-s > 1 {
+			groups = o.grpBuf[:0]
+			for _, ws := range fired[s:e] {
+				groups = append(groups, ws.groups...)
+			}
+			slices.SortFunc(groups, func(x, y *aggGroup) int { return cmp64(x.first, y.first) })
+			o.grpBuf = groups[:0]
+		}
+		for _, g := range groups {
+			o.writeRow(n, fired[s].win, g)
+			n++
+			if n == vector.Cap {
+				if stop, err := flush(); stop || err != nil {
+					return stop, err
+				}
+			}
+		}
+		s = e
+	}
+	return flush()
+}
+
+// writeRow writes group g of window win as row n of o.row.
+func (o *aggOp) writeRow(n int, win window.Win, g *aggGroup) {
+	a := o.a
+	cols := o.row.Cols
+	if a.Window != nil {
+		for k, v := range [3]int64{win.Start, win.End, win.End - 1} {
+			cols[k].I[n], cols[k].Null[n] = v, false
+		}
+	}
+	for k, kv := range g.vals {
+		c := cols[a.KeyBase+k]
+		c.Null[n] = kv.null
+		switch a.Keys[k].Type {
+		case catalog.BigInt, catalog.Timestamp:
+			c.I[n] = kv.i
+		case catalog.Double:
+			c.F[n] = kv.f
+		case catalog.Boolean:
+			c.B[n] = kv.b
+		case catalog.Varchar:
+			c.S[n] = kv.s
+		}
+	}
+	for k := range a.Calls {
+		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)
+	}
+	o.row.N = n + 1
+}
+
+// chunk projects the first n rows of o.row (HAVING applied; limit >= 0 keeps at
+// most that many) into the next of o's chunk buffers, which the chunk's Part
+// points at until the next batch, and returns it with its number of rows.
+func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
+	sel := o.sel[:0]
+	for i := 0; i < n; i++ {
+		sel = append(sel, int32(i))
+	}
+	if h := o.havingK; h != nil {
+		v := h.Eval(o.row, sel)
+		kept := sel[:0]
+		for _, i := range sel {
+			if v.B[i] && !v.Null[i] {
+				kept = append(kept, i)
+			}
+		}
+		sel = kept
+	}
+	if limit >= 0 && int64(len(sel)) > limit {
+		sel = sel[:limit]
+	}
+	o.sel = sel
+	if len(sel) == 0 {
+		return Part{}, 0
+	}
+	if o.used == len(o.bufs) {
+		o.bufs = append(o.bufs, vector.NewBatch(o.outTypes))
+		o.bufSel = append(o.bufSel, make([]int32, 0, vector.Cap))
+	}
+	dst := o.bufs[o.used]
+	dsel := o.bufSel[o.used][:0]
+	o.used++
+	dst.Reset()
+	for c, e := range o.projK {
+		copyRows(dst.Cols[c], e.Eval(o.row, sel), sel)
+	}
+	for k := range sel {
+		dsel = append(dsel, int32(k))
+	}
+	dst.N = len(sel)
+	return Part{Output: o.br.Output, Sel: dsel, Cols: dst.Cols}, int64(len(sel))
+}
+
+// copyRows copies the rows sel of src into rows 0, 1, ... of dst (strings into
+// dst's arena).
+func copyRows(dst, src *vector.Vec, sel []int32) {
+	for k, i := range sel {
+		dst.Null[k] = src.Null[i]
+		if src.Null[i] {
+			continue
+		}
+		switch dst.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			dst.I[k] = src.I[i]
+		case catalog.Double:
+			dst.F[k] = src.F[i]
+		case catalog.Boolean:
+			dst.B[k] = src.B[i]
+		case catalog.Varchar:
+			dst.SetString(k, src.S[i])
+		}
+	}
+}
+
+// windowRows fills o.row with row i of b once per window of its time (SPEC 2.4:
+// a window TVF without aggregation, in window-start order) and returns how many.
+// A row whose t is NULL gives none (it is late).
+func (o *aggOp) windowRows(b *vector.Batch, i int) int {
+	w := o.a.Window
+	tv := b.Cols[w.TimeCol]
+	if tv.Null[i] {
+		return 0
+	}
+	o.wins = window.Assign(o.wins[:0], o.kind, w.Size, w.Slide, w.Offset, tv.I[i])
+	o.row.N = 0
+	for _, c := range o.row.Cols {
+		c.ResetArena()
+	}
+	base := o.a.WindowBase
+	for k, win := range o.wins {
+		if k == vector.Cap {
+			break
+		}
+		o.row.AppendRows(b, i, i+1)
+		for c, v := range [3]int64{win.Start, win.End, win.End - 1} {
+			o.row.Cols[base+c].I[k], o.row.Cols[base+c].Null[k] = v, false
+		}
+	}
+	return o.row.N
+}
+
+// LateRows counts the late rows of one windowed query of a job (SPEC 2.4: stderr
+// gets a line per query with late rows).
+type LateRows struct {
+	Query  string // the query's text
+	Output string // the late output's name
+	Rows   int64
+}
+
+// Notice is the stderr line of a query with late rows (SPEC 2.4): the count,
+// the query's text (shortened), and where the rows went.
+func (l *LateRows) Notice() string {
+	return fmt.Sprintf("%d late row(s) of the query %q sent to '%s'", l.Rows, shortText(l.Query), l.Output)
+}
+
+func shortText(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}
+
+// aggOperator is the operator (operator.go) that runs a job's aggregates after
+// the router: it reads the rows each aggregating branch took (its part's Sel)
+// and the watermark marks, lets each aggOp take its rows in input order and fire
+// right after the row that moved the watermark, and pushes the router's batch on
+// with the late rows routed to their late outputs and the fired rows as Chunks
+// at their places (SPEC 2.4, SPEC 4).
+type aggOperator struct {
+	job     *plan.Job
+	ops     []*aggOp
+	at      []int // the router branch (part) of each operator
+	pos     []int // per operator: next index into its taken rows
+	taken   [][]int32
+	main    *aggOp
+	limit   int64 // the main query's LIMIT when it aggregates, -1
+	emitted int64
+	stopped bool
+	counts  []*LateRows
+	out     Routed
+	parts   []Part
+	lateSel [][]int32
+	chunks  []Chunk
+	down    *Emitter
+	ncols   int // the stream's columns (a late row's columns)
+	nb      int // the router's parts (its branches)
+	at1     int // At of the chunks being made
+	cutAt   int // the input row after which a firing reached the main query's LIMIT, or -1
+	// derive: no marks come (behind an event-time join); the watermark after a
+	// row is the next released row's stamped CURRENT_WATERMARK, and after the
+	// last row of a batch it is known at the next batch (pending)
+	derive  bool
+	pending bool
+}
+
+// ReadsMarks implements MarkReader: windows fire after the row that moved the
+// watermark.
+func (*aggOperator) ReadsMarks() {}
+
+func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
+	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches)}
+	branches := append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main)
+	if job.Main != nil {
+		ao.nb++
+	}
+	for k, br := range branches {
+		if br == nil || br.Agg == nil {
+			continue
+		}
+		o := buildAggOp(br, budget)
+		if !br.Agg.Grouped {
+			o.windowedTypes(job.BatchTypes)
+		}
+		var lr *LateRows
+		if br.Agg.Window != nil {
+			o.lateIdx = len(ao.lateSel)
+			o.latePt = ao.nb + o.lateIdx
+			ao.lateSel = append(ao.lateSel, make([]int32, 0, vector.Cap))
+			lr = &LateRows{Query: br.Text, Output: br.Agg.Late}
+			stats.Late = append(stats.Late, lr)
+		}
+		ao.counts = append(ao.counts, lr)
+		ao.ops = append(ao.ops, o)
+		ao.at = append(ao.at, k)
+		ao.pos = append(ao.pos, 0)
+		ao.taken = append(ao.taken, nil)
+		if br == job.Main {
+			ao.main, ao.limit = o, br.Limit
+		}
+	}
+	return ao
+}
+
+// Push implements Operator: r is the router's batch.
+func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
+	ao.cutAt = -1
+	out := &ao.out
+	*out = *r
+	ao.parts = append(ao.parts[:0], r.Parts...)
+	for k, o := range ao.ops {
+		if o.lateIdx >= 0 {
+			ao.lateSel[o.lateIdx] = ao.lateSel[o.lateIdx][:0]
+		}
+		ao.taken[k] = r.Parts[ao.at[k]].Sel
+		ao.parts[ao.at[k]].Sel = nil // the rows are the aggregate's, not output rows
+		ao.pos[k] = 0
+		o.used = 0
+		o.prepare(r.In, ao.taken[k])
+	}
+	ao.chunks = append(ao.chunks[:0], r.Chunks...)
+	b := r.In
+	var wmv *vector.Vec
+	if c := ao.job.WatermarkCol; c >= 0 {
+		wmv = b.Cols[c]
+	}
+	mi := 0
+	count := r.N // every input row in order: the live ones are those some branch took or that moved the watermark
+	if ao.derive {
+		count = len(r.Sel) // the released rows
+		if ao.pending && count > 0 && wmv != nil && !wmv.Null[r.Sel[0]] {
+			// the watermark after the previous batch's last row
+			ao.pending = false
+			ao.at1 = int(r.Sel[0])
+			if err := ao.fireDue(wmv.I[r.Sel[0]]); err != nil || ao.stopped {
+				if err == nil {
+					err = ao.cut(ctx, port, int(r.Sel[0])-1)
+				}
+				return err
+			}
+		}
+	}
+	for idx := 0; idx < count; idx++ {
+		i := idx
+		if ao.derive {
+			i = int(r.Sel[idx])
+		}
+		cw, cwSet := int64(0), false
+		if wmv != nil {
+			cw, cwSet = wmv.I[i], !wmv.Null[i]
+		}
+		ao.at1 = i + 1
+		for k, o := range ao.ops {
+			taken := ao.taken[k]
+			if ao.pos[k] >= len(taken) || int(taken[ao.pos[k]]) != i {
+				continue
+			}
+			ao.pos[k]++
+			if !o.a.Grouped {
+				if n := o.windowRows(b, i); n > 0 {
+					ao.emitRows(o, n)
+					if ao.stopped {
+						return ao.cut(ctx, port, i)
+					}
+				} else {
+					ao.markLate(k, o, i)
+				}
+				continue
+			}
+			late, err := o.add(b, i, cw, cwSet)
+			if err != nil {
+				return err
+			}
+			if late {
+				ao.markLate(k, o, i)
+			}
+		}
+		moved, wm := false, int64(0)
+		for mi < len(r.Marks) && r.Marks[mi].At <= i+1 {
+			moved, wm = true, r.Marks[mi].Value
+			mi++
+		}
+		if ao.derive && wmv != nil {
+			if idx+1 < count {
+				j := r.Sel[idx+1]
+				moved, wm = !wmv.Null[j], wmv.I[j]
+			} else {
+				ao.pending = true
+			}
+		}
+		if !moved {
+			continue
+		}
+		if err := ao.fireDue(wm); err != nil {
+			return err
+		}
+		if ao.stopped {
+			return ao.cut(ctx, port, i)
+		}
+	}
+	ao.finishParts()
+	ao.countLate(ctx)
+	return ao.down.Push(ctx, port, out)
+}
+
+// fireDue fires every operator's windows that a watermark of wm makes due,
+// their rows as chunks at ao.at1.
+func (ao *aggOperator) fireDue(wm int64) error {
+	for _, o := range ao.ops {
+		if !o.due(wm) {
+			continue
+		}
+		if _, err := o.fire(wm, false, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
+			return err
+		}
+		if ao.stopped {
+			return nil
+		}
+	}
+	return nil
+}
+
+// finishParts sets the pushed batch's parts (the router's, then the late
+// parts) and chunks.
+func (ao *aggOperator) finishParts() {
+	ao.parts = ao.parts[:ao.nb]
+	for _, o := range ao.ops {
+		if o.lateIdx >= 0 {
+			ao.parts = append(ao.parts, Part{Output: o.a.LateOutput, Sel: ao.lateSel[o.lateIdx], Cols: ao.out.In.Cols[:ao.ncols]})
+		}
+	}
+	ao.out.Parts = ao.parts
+	ao.out.Chunks = ao.chunks
+}
+
+// cut ends the job after input row i, where the main query's LIMIT was reached
+// by a firing (SPEC 2.4: nothing after that point is emitted).
+func (ao *aggOperator) cut(ctx context.Context, port Port, i int) error {
+	r := &ao.out
+	r.N = i + 1
+	ao.cutAt = i
+	nb := 0
+	for nb < len(r.Bad) && r.Bad[nb].At <= i {
+		nb++
+	}
+	r.Bad = r.Bad[:nb]
+	ao.finishParts()
+	ao.countLate(ctx)
+	if err := ao.down.Push(ctx, port, r); err != nil {
+		return err
+	}
+	return errLimitReached
+}
+
+// countLate adds the batch's late rows to the live status (SPEC 4: late rows).
+func (ao *aggOperator) countLate(ctx context.Context) {
+	n := 0
+	for _, s := range ao.lateSel {
+		n += len(s)
+	}
+	if lv := liveOf(ctx); lv != nil && n > 0 {
+		lv.Late.Add(int64(n))
+	}
+}
+
+func (ao *aggOperator) markLate(k int, o *aggOp, i int) {
+	ao.out.Dest[i] = int16(o.latePt)
+	ao.lateSel[o.lateIdx] = append(ao.lateSel[o.lateIdx], int32(i))
+	if c := ao.counts[k]; c != nil {
+		c.Rows++
+	}
+}
+
+// emitRows turns the n aggregate (or windowed) rows in o.row into a Chunk at
+// ao.at1, HAVING applied, counting them against the main query's LIMIT; it
+// reports whether the LIMIT is reached.
+func (ao *aggOperator) emitRows(o *aggOp, n int) bool {
+	limit := int64(-1)
+	if o == ao.main && ao.limit >= 0 {
+		limit = ao.limit - ao.emitted
+	}
+	part, got := o.chunk(n, limit)
+	if o == ao.main {
+		ao.emitted += got
+	}
+	if got > 0 {
+		ao.chunks = append(ao.chunks, Chunk{At: ao.at1, Part: part})
+	}
+	if o == ao.main && ao.limit >= 0 && ao.emitted >= ao.limit {
+		ao.stopped = true
+	}
+	return ao.stopped
+}
+
+// Watermark implements Operator: windows fire at the rows that moved the
+// watermark (marks, or the stamped column behind an event-time join, whose
+// events come when rows arrive, before they are released), so an event only
+// passes on; the Final one (the stream's end) is left to Finish.
+func (ao *aggOperator) Watermark(ctx context.Context, wm Watermark) error {
+	return ao.down.Watermark(ctx, wm)
+}
+
+// fireAll fires the due windows of every operator (all of them when all) and
+// pushes their rows as a batch of chunks alone.
+func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all bool) error {
+	ao.chunks = ao.chunks[:0]
+	ao.at1 = 0
+	for _, o := range ao.ops {
+		o.used = 0
+	}
+	for _, o := range ao.ops {
+		if !all && !o.due(wm) || all && !o.a.Grouped {
+			continue
+		}
+		if _, err := o.fire(wm, all, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
+			return err
+		}
+		if ao.stopped {
+			break
+		}
+	}
+	if len(ao.chunks) == 0 {
+		return nil
+	}
+	err := ao.down.Push(ctx, port, &Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide})
+	if err == nil && ao.stopped && !all {
+		return errLimitReached
+	}
+	return err
+}
+
+// Finish implements Operator: the stream's end (watermark +∞) fires every open
+// window, and GROUP BY without a window and global aggregates emit (SPEC 2.4).
+func (ao *aggOperator) Finish(ctx context.Context) error {
+	if !ao.stopped {
+		if err := ao.fireAll(ctx, Port{}, math.MaxInt64, true); err != nil {
+			return err
+		}
+	}
+	return ao.down.Finish(ctx)
+}
+
+// hasAggregates reports whether a branch of job aggregates or reads a window TVF.
+func hasAggregates(job *plan.Job) bool {
+	for _, b := range append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main) {
+		if b != nil && b.Agg != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,34 @@
+package executor
+
+import (
+	"testing"
+
+	"streamql/internal/sensorbench"
+)
+
+// TestAggregateAllocatesNothingPerRow: once its windows and groups exist, the
+// aggregate operator's per-row path (window assignment, key, accumulators)
+// allocates nothing (the hot path rule): a job of 300 batches allocates what a
+// job of 100 does, within the noise of setup.
+func TestAggregateAllocatesNothingPerRow(t *testing.T) {
+	// windows of a minute open and fire all along (about 3,000 rows each): once
+	// the first have fired, their state is reused
+	job := sensorbench.Plan(t, sensorbench.TumbleScript, "")
+	allocs := func(batches int) float64 {
+		return testing.AllocsPerRun(3, func() {
+			src := &limitSource{Source: newRisingSource(job), n: batches}
+			var stats Stats
+			sink := &discardCounting{}
+			if err := run(t.Context(), job, src, sink, &stats, nil); err != nil {
+				t.Fatal(err)
+			}
+			if sink.rows > 0 {
+				t.Fatalf("%d late rows", sink.rows)
+			}
+		})
+	}
+	few, many := allocs(100), allocs(400)
+	if perBatch := (many - few) / 300; perBatch > 0.01 {
+		t.Errorf("%.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", perBatch, few, many)
+	}
+}

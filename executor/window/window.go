@@ -1,0 +1,71 @@
+// Package window assigns event times to the windows of SPEC 2.4's window
+// table-valued functions: TUMBLE, HOP and CUMULATE (k any integer, so windows
+// align to the epoch and negative times work), and the session rule's interval.
+package window
+
+// Win is one window [Start, End), in the time column's milliseconds.
+type Win struct{ Start, End int64 }
+
+// Kind is a window function.
+type Kind uint8
+
+// The window functions of SPEC 2.4.
+const (
+	Tumble Kind = iota
+	Hop
+	Cumulate
+	Session
+)
+
+// KindOf returns the Kind named TUMBLE, HOP, CUMULATE or SESSION.
+func KindOf(name string) Kind {
+	switch name {
+	case "HOP":
+		return Hop
+	case "CUMULATE":
+		return Cumulate
+	case "SESSION":
+		return Session
+	}
+	return Tumble
+}
+
+// floorDiv is ⌊a / b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && (a < 0) {
+		q--
+	}
+	return q
+}
+
+// Assign appends to dst the windows holding t (SPEC 2.4's table) and returns it:
+// TUMBLE the one [k·size + offset, … + size); HOP every [k·slide + offset, … +
+// size) holding t, in window-start order; CUMULATE, with start = k·size + offset,
+// every [start, start + j·step) holding t, j = 1 … size/step, by end. slide is
+// the step for CUMULATE and unused by TUMBLE. Session windows are not assigned
+// here (the operator merges them).
+func Assign(dst []Win, k Kind, size, slide, offset, t int64) []Win {
+	switch k {
+	case Tumble:
+		s := floorDiv(t-offset, size)*size + offset
+		return append(dst, Win{s, s + size})
+	case Hop:
+		last := floorDiv(t-offset, slide)
+		first := floorDiv(t-offset-size, slide) + 1
+		for j := first; j <= last; j++ {
+			s := j*slide + offset
+			dst = append(dst, Win{s, s + size})
+		}
+		return dst
+	case Cumulate:
+		s := floorDiv(t-offset, size)*size + offset
+		for e := s + slide; e <= s+size; e += slide {
+			if t < e {
+				dst = append(dst, Win{s, e})
+			}
+		}
+		return dst
+	}
+	return dst
+}

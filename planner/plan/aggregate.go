@@ -1,0 +1,215 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"streamql/catalog"
+)
+
+// Window is a window table-valued function as the executor runs it (SPEC 2.4).
+// Sizes are milliseconds. TUMBLE has Slide = Size; CUMULATE's step is Slide;
+// SESSION has Gap and its PARTITION BY keys.
+type Window struct {
+	Func   string // TUMBLE, HOP, CUMULATE or SESSION
+	Size   int64
+	Slide  int64
+	Offset int64
+	Gap    int64
+	// TimeCol is the batch column of t (the DESCRIPTOR's column), TimeType its
+	// type (BIGINT epoch ms or TIMESTAMP), TimeName its declared name.
+	TimeCol  int
+	TimeType catalog.Type
+	TimeName string
+	// Partition holds SESSION's PARTITION BY keys, over the source batch.
+	Partition []*Expr
+	// Text is the function call as written, for EXPLAIN.
+	Text string
+}
+
+// WindowColumns are the columns a window function adds (SPEC 2.4).
+var WindowColumns = []string{"window_start", "window_end", "window_time"}
+
+// Describe returns the function and its sizes for EXPLAIN: "TUMBLE(size 10000
+// ms) on ts".
+func (w *Window) Describe() string {
+	var parts []string
+	switch w.Func {
+	case "TUMBLE":
+		parts = append(parts, fmt.Sprintf("size %d ms", w.Size))
+	case "HOP":
+		parts = append(parts, fmt.Sprintf("slide %d ms", w.Slide), fmt.Sprintf("size %d ms", w.Size))
+	case "CUMULATE":
+		parts = append(parts, fmt.Sprintf("step %d ms", w.Slide), fmt.Sprintf("size %d ms", w.Size))
+	case "SESSION":
+		var keys []string
+		for _, k := range w.Partition {
+			keys = append(keys, k.Text)
+		}
+		parts = append(parts, "partition by "+strings.Join(keys, ", "), fmt.Sprintf("gap %d ms", w.Gap))
+	}
+	if w.Offset != 0 {
+		parts = append(parts, fmt.Sprintf("offset %d ms", w.Offset))
+	}
+	return fmt.Sprintf("%s(%s) on %s", w.Func, strings.Join(parts, ", "), w.TimeName)
+}
+
+// Aggregate is what a branch does with the rows it takes when it reads a window
+// TVF or aggregates (SPEC 2.4): the window (nil for GROUP BY without a window and
+// for global aggregates), the grouping keys and aggregate calls over the source
+// batch, and the branch's HAVING and projection over the aggregate row, whose
+// columns are window_start, window_end, window_time (with a window), the keys,
+// then the aggregates (RowTypes). Without aggregation (Grouped false) the branch
+// emits each row once per window, its projection reading the source batch with
+// the three window columns appended at WindowBase.
+type Aggregate struct {
+	Window  *Window
+	Grouped bool
+	Keys    []*Expr
+	Calls   []AggCall
+	// RowTypes is the aggregate row's layout; KeyBase and CallBase index its first
+	// key and first aggregate column.
+	RowTypes          []catalog.Type
+	KeyBase, CallBase int
+	Having            *Expr // nil when none
+	// WindowBase is the batch index of window_start in the windowed batch of a
+	// TVF without aggregation (the source batch's width).
+	WindowBase int
+	// WmCol is the source batch column holding CURRENT_WATERMARK, -1 when the
+	// stream has no WATERMARK (bounded: windows fire at its end).
+	WmCol int
+	// Late is the late output's name: LATE INTO SIDE's (LateNamed), else "late"
+	// (SPEC 2.4); LateOutput indexes Job.Outputs (set by the planner when it
+	// makes the job), -1 without a window.
+	Late       string
+	LatePos    int
+	LateNamed  bool
+	LateOutput int
+}
+
+// AggCall is one aggregate function call of a query: its accumulator spec, its
+// argument over the source batch (nil for COUNT(*)), and its text.
+type AggCall struct {
+	Spec AggSpec
+	Arg  *Expr
+	Text string
+}
+
+// DefaultLate is the name of the late output shared by a job's windowed queries
+// without LATE INTO SIDE (SPEC 2.4).
+const DefaultLate = "late"
+
+// AggFunc is an aggregate function of SPEC 2.4.
+type AggFunc uint8
+
+// The aggregate functions of SPEC 2.4's table.
+const (
+	AggCountStar AggFunc = iota // COUNT(*)
+	AggCount                    // COUNT(x), COUNT(DISTINCT x) with AggSpec.Distinct
+	AggSum
+	AggAvg
+	AggMin
+	AggMax
+	AggFirst // FIRST_VALUE
+	AggLast  // LAST_VALUE
+	AggListAgg
+	AggVarPop
+	AggVarSamp
+	AggStddevPop
+	AggStddevSamp
+)
+
+var funcNames = [...]string{"COUNT", "COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP"}
+
+// String returns the function's SQL name.
+func (f AggFunc) String() string { return funcNames[f] }
+
+// AggSpec is one aggregate call: the function, its argument's type (ignored by
+// COUNT(*)), DISTINCT (COUNT only) and LISTAGG's separator.
+type AggSpec struct {
+	Func     AggFunc
+	Arg      catalog.Type
+	Distinct bool
+	Sep      string
+}
+
+// ResultType returns the SQL type of the aggregate's result (SPEC 2.4's table).
+func (s *AggSpec) ResultType() catalog.Type {
+	switch s.Func {
+	case AggCountStar, AggCount:
+		return catalog.BigInt
+	case AggSum:
+		if s.Arg == catalog.BigInt {
+			return catalog.BigInt
+		}
+		return catalog.Double
+	case AggAvg, AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		return catalog.Double
+	case AggListAgg:
+		return catalog.Varchar
+	}
+	return s.Arg // MIN, MAX, FIRST_VALUE, LAST_VALUE: x's type
+}
+
+// Numeric reports whether f takes numbers only (SUM, AVG and the variances).
+func (f AggFunc) Numeric() bool {
+	return f == AggSum || f == AggAvg || f >= AggVarPop
+}
+
+// describeAgg writes the aggregate operator of a branch for EXPLAIN (SPEC 2.4:
+// the window function and its sizes, the time column, keys and aggregates, the
+// late output, and what state grows).
+func (b *Branch) describeAgg(sb *strings.Builder, outputs []Output) {
+	a := b.Agg
+	if a == nil {
+		return
+	}
+	var keys, calls []string
+	for _, k := range a.Keys {
+		keys = append(keys, k.Text)
+	}
+	if len(keys) == 0 {
+		keys = []string{"none"}
+	}
+	for _, c := range a.Calls {
+		calls = append(calls, c.Text)
+	}
+	switch {
+	case a.Window != nil && !a.Grouped:
+		fmt.Fprintf(sb, "      Window: %s, each row once per window (no state)\n", a.Window.Describe())
+	case a.Window != nil:
+		fmt.Fprintf(sb, "      Window aggregate: %s, keys (%s), aggregates (%s)\n", a.Window.Describe(), strings.Join(keys, ", "), strings.Join(calls, ", "))
+	case len(a.Keys) > 0:
+		fmt.Fprintf(sb, "      Aggregate: GROUP BY %s, aggregates (%s), emitted at the stream's end\n", strings.Join(keys, ", "), strings.Join(calls, ", "))
+	default:
+		fmt.Fprintf(sb, "      Aggregate: global, aggregates (%s), one row at the stream's end\n", strings.Join(calls, ", "))
+	}
+	if a.Having != nil {
+		fmt.Fprintf(sb, "        having %s\n", a.Having.Text)
+	}
+	if a.Window != nil {
+		late := "'" + a.Late + "'"
+		if a.LateOutput >= 0 && a.LateOutput < len(outputs) && outputs[a.LateOutput].Late {
+			late += " (default)"
+		}
+		fmt.Fprintf(sb, "        late rows -> %s\n", late)
+	}
+	if a.Grouped {
+		grows := "groups"
+		if a.Window != nil {
+			grows = "open windows × groups"
+			if a.Window.Func == "SESSION" {
+				grows = "open sessions per key × groups"
+			}
+		}
+		for _, c := range a.Calls {
+			switch {
+			case c.Spec.Distinct:
+				grows += "; distinct values of " + c.Text
+			case c.Spec.Func == AggListAgg:
+				grows += "; text of " + c.Text
+			}
+		}
+		fmt.Fprintf(sb, "        state grows with: %s\n", grows)
+	}
+}

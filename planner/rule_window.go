@@ -1,0 +1,109 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/catalog"
+	"streamql/parser"
+	"streamql/planner/plan"
+)
+
+// WindowColumns are the columns a window function adds (SPEC 2.4).
+var WindowColumns = plan.WindowColumns
+
+// ruleWindow checks a window TVF in FROM (SPEC 2.4): the time column (the
+// stream's event time, or on a bounded stream without WATERMARK FOR any BIGINT or
+// TIMESTAMP column), the INTERVAL arguments (positive, |offset| < size, HOP's and
+// CUMULATE's size a multiple of slide/step), SESSION's partition keys, and an
+// unbounded stream without watermark. It sets sp.win.
+func ruleWindow(sp *selectPlan) error {
+	tvf := sp.sel.Window
+	if tvf == nil {
+		return nil
+	}
+	st := sp.st
+	if !strings.EqualFold(tvf.Stream, st.Name) {
+		return parser.Errorf(tvf.StreamPos, "the window function reads %s but the query reads %s", tvf.Stream, st.Name)
+	}
+	ti := st.Column(tvf.TimeCol)
+	if ti < 0 {
+		return parser.Errorf(tvf.TimeColPos, "unknown column '%s' in DESCRIPTOR; %s has %s", tvf.TimeCol, st.Name, strings.Join(st.Names(), ", "))
+	}
+	tc := st.Columns[ti]
+	switch {
+	case st.Watermark != nil && ti != st.EventTime:
+		et := st.Columns[st.EventTime].Name
+		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s)", tc.Name, st.Name, et, et)
+	case st.Watermark == nil && !st.Bounded():
+		return parser.Errorf(tvf.Pos, "stream %s is unbounded and has no WATERMARK FOR, so its windows would never fire: add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, tc.Name, tc.Name, st.Name)
+	case tc.Type != catalog.BigInt && tc.Type != catalog.Timestamp:
+		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): a window's time column is a BIGINT (epoch ms) or TIMESTAMP, and %s is %s", tc.Name, tc.Name, tc.Type)
+	}
+	w := &Window{Func: tvf.Func, TimeCol: ti, TimeType: tc.Type, TimeName: tc.Name}
+	s, e := tvf.Pos, tvf.End
+	if s >= 0 && e <= len(sp.p.Source) && s < e {
+		w.Text = sp.p.Source[s : e-1] // without TABLE( ... )'s last parenthesis
+	}
+	args := tvf.Args
+	positive := func(k int, what string) (int64, error) {
+		if args[k].Ms <= 0 {
+			return 0, parser.Errorf(args[k].Pos, "%s's %s must be positive, got %d ms", w.Func, what, args[k].Ms)
+		}
+		return args[k].Ms, nil
+	}
+	var err error
+	offsetAt := -1
+	switch w.Func {
+	case "TUMBLE":
+		if w.Size, err = positive(0, "size"); err != nil {
+			return err
+		}
+		w.Slide = w.Size
+		offsetAt = 1
+	case "HOP", "CUMULATE":
+		what := "slide"
+		if w.Func == "CUMULATE" {
+			what = "step"
+		}
+		if w.Slide, err = positive(0, what); err != nil {
+			return err
+		}
+		if w.Size, err = positive(1, "size"); err != nil {
+			return err
+		}
+		if w.Size%w.Slide != 0 {
+			return parser.Errorf(args[1].Pos, "%s's size (%d ms) must be a multiple of its %s (%d ms): e.g. a size of %d ms", w.Func, w.Size, what, w.Slide, (w.Size/w.Slide+1)*w.Slide)
+		}
+		offsetAt = 2
+	case "SESSION":
+		if w.Gap, err = positive(0, "gap"); err != nil {
+			return err
+		}
+		for k, name := range tvf.Partition {
+			e, err := sp.sc.compile(&ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(name)}})
+			if err != nil {
+				return parser.Errorf(tvf.PartitionPos[k], "unknown column '%s' in PARTITION BY; %s has %s", name, st.Name, strings.Join(st.Names(), ", "))
+			}
+			e.Text = st.Columns[e.Col].Name
+			w.Partition = append(w.Partition, e)
+		}
+	}
+	if offsetAt >= 0 && offsetAt < len(args) {
+		w.Offset = args[offsetAt].Ms
+		if abs64(w.Offset) >= w.Size {
+			return parser.Errorf(args[offsetAt].Pos, "%s's offset (%d ms) must be smaller than its size (%d ms) in absolute value (Flink's rule)", w.Func, w.Offset, w.Size)
+		}
+	}
+	sp.sc.use(ti)
+	sp.win = w
+	return nil
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,65 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"streamql/cmd/streamql/cli"
+)
+
+// TestWindowMistakes: every misuse of SPEC 2.4's windows and aggregation is a
+// planning error (exit 2) at the offending token, saying what to write instead.
+func TestWindowMistakes(t *testing.T) {
+	ddl := "CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'file', 'path' = '/dev/null', 'format' = 'csv');\n" +
+		"CREATE STREAM plain (deviceNo VARCHAR, ts BIGINT, at TIMESTAMP) WITH ('connector' = 'file', 'path' = '/dev/null', 'format' = 'csv');\n" +
+		"CREATE STREAM live (deviceNo VARCHAR, ts BIGINT) WITH ('connector' = 'socket', 'hostname' = 'localhost', 'port' = '9', 'format' = 'csv');\n"
+	tumble := "FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+	cases := []struct {
+		name, query, at, msg string
+	}{
+		{"a column neither grouped nor aggregated", "SELECT window_start, window_end, temperature " + tumble + " GROUP BY window_start, window_end;", "temperature " + tumble[:4], "column 'temperature' is neither grouped nor aggregated: add it to GROUP BY or aggregate it"},
+		{"an aggregate in WHERE", "SELECT COUNT(*) " + tumble + " WHERE MAX(temperature) > 1 GROUP BY window_start, window_end;", "MAX(", "aggregate MAX is not allowed here"},
+		{"an aggregate in GROUP BY", "SELECT COUNT(*) FROM plain GROUP BY COUNT(ts);", "COUNT(ts)", "aggregate COUNT is not allowed here"},
+		{"nested aggregates", "SELECT SUM(COUNT(ts)) FROM plain;", "COUNT(ts)", "aggregates cannot be nested"},
+		{"GROUP BY on an unbounded stream", "SELECT deviceNo, COUNT(*) FROM live GROUP BY deviceNo;", "deviceNo;", "aggregate per window, e.g. FROM TABLE(TUMBLE("},
+		{"a global aggregate on an unbounded stream", "SELECT COUNT(*) FROM live;", "COUNT(*)", "without a window would never emit a row"},
+		{"an unbounded stream without WATERMARK FOR", "SELECT * FROM TABLE(TUMBLE(TABLE live, DESCRIPTOR(ts), INTERVAL '1' SECOND));", "TUMBLE", "add WATERMARK FOR ts AS"},
+		{"HOP's size not a multiple of its slide", "SELECT * FROM TABLE(HOP(TABLE sensors, DESCRIPTOR(ts), INTERVAL '3' SECOND, INTERVAL '10' SECOND));", "INTERVAL '10'", "must be a multiple of its slide"},
+		{"CUMULATE's size not a multiple of its step", "SELECT * FROM TABLE(CUMULATE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '3' SECOND, INTERVAL '10' SECOND));", "INTERVAL '10'", "must be a multiple of its step"},
+		{"DESCRIPTOR naming a column other than the event time", "SELECT * FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(temperature), INTERVAL '1' SECOND));", "temperature)", "write DESCRIPTOR(ts)"},
+		{"DESCRIPTOR naming a non-time column", "SELECT * FROM TABLE(TUMBLE(TABLE plain, DESCRIPTOR(deviceNo), INTERVAL '1' SECOND));", "deviceNo)", "is a BIGINT (epoch ms) or TIMESTAMP"},
+		{"DESCRIPTOR naming no column", "SELECT * FROM TABLE(TUMBLE(TABLE plain, DESCRIPTOR(nope), INTERVAL '1' SECOND));", "nope)", "unknown column 'nope' in DESCRIPTOR"},
+		{"an offset too large", "SELECT * FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '-1' SECOND));", "INTERVAL '-1'", "must be smaller than its size"},
+		{"a size that is not positive", "SELECT * FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '0' SECOND));", "INTERVAL '0'", "size must be positive"},
+		{"GROUP BY without the window columns", "SELECT deviceNo, COUNT(*) " + tumble + " GROUP BY deviceNo;", "deviceNo;", "needs GROUP BY window_start, window_end"},
+		{"SESSION without its partition keys in GROUP BY", "SELECT COUNT(*) FROM TABLE(SESSION(TABLE sensors PARTITION BY deviceNo, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end;", "window_start, window_end;", "needs GROUP BY deviceNo, window_start, window_end"},
+		{"SESSION without aggregation", "SELECT * FROM TABLE(SESSION(TABLE sensors PARTITION BY deviceNo, DESCRIPTOR(ts), INTERVAL '5' SECOND));", "SESSION", "SESSION windows need aggregation"},
+		{"LATE INTO SIDE without a window", "SELECT deviceNo FROM sensors LATE INTO SIDE 'x';", "'x'", "LATE INTO SIDE needs a window function"},
+		{"SUM of text", "SELECT SUM(deviceNo) FROM plain;", "deviceNo)", "SUM needs a number"},
+		{"DISTINCT outside COUNT", "SELECT SUM(DISTINCT ts) FROM plain;", "SUM(", "COUNT(DISTINCT x) only"},
+		{"an unknown aggregate", "SELECT GROUP_CONCAT(deviceNo) FROM plain;", "GROUP_CONCAT", "streamql has COUNT, SUM"},
+		{"SELECT * with GROUP BY", "SELECT * FROM plain GROUP BY deviceNo;", "*", "list the grouping keys and aggregates"},
+		{"a side output named late beside the default late output", "SELECT deviceNo INTO SIDE 'late' FROM sensors WHERE ts < 0;\nSELECT window_start, window_end, COUNT(*) AS n " + tumble + " GROUP BY window_start, window_end;", "'late' FROM", "side output 'late' has the name of the late output"},
+		{"LATE INTO SIDE sharing a name with other columns", "SELECT deviceNo INTO SIDE 'x' FROM sensors WHERE ts < 0;\nSELECT window_start, window_end, COUNT(*) AS n " + tumble + " GROUP BY window_start, window_end LATE INTO SIDE 'x';", "'x';", "late side output 'x' has the stream's columns"},
+		{"HAVING naming an unknown column", "SELECT window_start, window_end, COUNT(*) AS n " + tumble + " GROUP BY window_start, window_end HAVING m > 1;", "m > 1", "unknown column 'm'"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := ddl + c.query
+			var out, errb bytes.Buffer
+			code := cli.Run(context.Background(), []string{"-e", src}, strings.NewReader(""), &out, &errb)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stdout %q stderr %q", code, out.String(), errb.String())
+			}
+			off := len(ddl) + strings.Index(c.query, c.at)
+			line := strings.Count(src[:off], "\n") + 1
+			col := off - strings.LastIndex(src[:off], "\n")
+			if where := fmt.Sprintf("line %d, column %d", line, col); !strings.Contains(errb.String(), c.msg) || !strings.Contains(errb.String(), where) {
+				t.Errorf("stderr %q\nwant %q at %s", errb.String(), c.msg, where)
+			}
+		})
+	}
+}

@@ -1,0 +1,146 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"streamql/cmd/streamql/cli"
+)
+
+// TestWindowSemantics: SPEC 2.4 rules checked by hand, one script each, csv
+// without --side-dir (every output's lines in output order, prefixed by their
+// output when the job has side outputs; the default 'late' output on stderr).
+func TestWindowSemantics(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ev := write("ev.csv", "a,1000\nx,2000\na,11000\nx,12000\na,25000\n")
+	num := write("num.csv", "a,1000,1.0\nb,,2.0\na,2500,NaN\nb,3000,-0.0\na,4000,0.0\nc,5000,NaN\n")
+	ddlEv := "CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='" + ev + "');\n"
+	ddlNum := "CREATE STREAM p (k VARCHAR, ts BIGINT, x DOUBLE) WITH ('connector'='file', 'path'='" + num + "');\n"
+	cases := []struct {
+		name, script, stdout, stderr string
+	}{
+		{"a LIMIT reached by a firing ends the job there",
+			ddlEv + "SELECT k, ts INTO SIDE 'xs' FROM s WHERE k = 'x';\nSELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end LIMIT 1;",
+			// [0,10000) fires after a@11000, giving main its one row: x@12000 is not read
+			"output,k,ts\nxs,x,2000\noutput,window_start,n\nmain,0,1\n", ""},
+		{"a LIMIT on the main query: an aggregating side branch emits nothing",
+			ddlEv + "SELECT COUNT(*) AS n INTO SIDE 'cnt' FROM s WHERE k = 'x';\nSELECT k FROM s LIMIT 1;",
+			"output,k\nmain,a\n", ""},
+		{"an aggregating side branch at the stream's end",
+			ddlEv + "SELECT COUNT(*) AS n INTO SIDE 'cnt' FROM s WHERE k = 'x';\nSELECT k FROM s WHERE ts > 20000;",
+			"output,k\nmain,a\noutput,n\ncnt,2\n", ""},
+		{"a global aggregate over no rows gives one row, which HAVING may remove",
+			ddlEv + "SELECT COUNT(*) AS n, SUM(ts) AS s, MAX(k) AS m FROM s WHERE ts < 0;\nSELECT COUNT(*) AS n FROM s WHERE ts < 0 HAVING n > 0;",
+			"n,s,m\n0,,\nn\n", ""},
+		{"DOUBLE keys group as Double.equals, NULL keys one group",
+			ddlNum + "SELECT x, COUNT(*) AS n FROM p GROUP BY x;\nSELECT ts IS NULL AS nt, COUNT(*) AS n FROM p GROUP BY ts IS NULL;",
+			"x,n\n1.0,1\n2.0,1\nNaN,2\n-0.0,1\n0.0,1\nnt,n\nfalse,5\ntrue,1\n", ""},
+		{"a window TVF without aggregation: each row once per window, a NULL t late",
+			ddlNum + "SELECT k, ts, window_start, window_end FROM TABLE(HOP(TABLE p, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '4' SECOND)) WHERE k = 'b';",
+			"k,ts,window_start,window_end\nb,3000,0,4000\nb,3000,2000,6000\n", "late> b,,2.0\n"},
+		{"MIN and MAX of DOUBLE in Double.compare order; VAR_SAMP of one value",
+			ddlNum + "SELECT k, MIN(x) AS mn, MAX(x) AS mx, VAR_SAMP(x) AS v, VAR_POP(x) AS vp, FIRST_VALUE(x) AS f, LAST_VALUE(x) AS l FROM p GROUP BY k;",
+			"k,mn,mx,v,vp,f,l\na,0.0,NaN,NaN,NaN,1.0,0.0\nb,-0.0,2.0,2.0,1.0,2.0,-0.0\nc,NaN,NaN,,NaN,NaN,NaN\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := cli.Run(context.Background(), []string{"--format", "csv", "-e", c.script}, strings.NewReader(""), &out, &errb)
+			if code != 0 || out.String() != c.stdout || !strings.Contains(errb.String(), c.stderr) {
+				t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant it to hold %q", code, out.String(), c.stdout, errb.String(), c.stderr)
+			}
+		})
+	}
+}
+
+// TestWindowStateBudget: window state counts against 'state.max-bytes' (SPEC 1,
+// 2.4): the job stops with exit 1 and a message naming the operator and what grew.
+func TestWindowStateBudget(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; i < 5000; i++ {
+		sb.WriteString("k")
+		sb.WriteString(strings.Repeat("x", i%7))
+		sb.WriteString(",")
+		sb.WriteString(strings.Repeat("1", 1+i%5))
+		sb.WriteString(",1\n")
+	}
+	for i := 0; i < 5000; i++ { // many distinct keys in one open window
+		sb.WriteString("key" + strings.Repeat("y", i%3) + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26)) + ",5,1\n")
+	}
+	p := filepath.Join(t.TempDir(), "many.csv")
+	if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "SET 'state.max-bytes' = '64KiB';\nCREATE STREAM m (k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='" + p + "');\n" +
+		"SELECT window_start, k, COUNT(*) FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end, k;"
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"--format", "csv", "-e", script}, strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "'state.max-bytes'") || !strings.Contains(errb.String(), "the aggregate of SELECT window_start, k") || !strings.Contains(errb.String(), "open windows × groups") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestWindowLimitStdin: a LIMIT reached by a firing ends the job after the row
+// that fired it, and the next job reading stdin starts right after that row
+// (SPEC 1: no byte is lost; SPEC 2.4).
+func TestWindowLimitStdin(t *testing.T) {
+	script := "CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin', 'format'='csv');\n" +
+		"SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end LIMIT 1;\n" +
+		"SELECT * FROM s;"
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"--format", "csv", "-e", script}, strings.NewReader("a,1000\nb,2000\na,11000\nb,12000\na,25000\n"), &out, &errb)
+	if want := "window_start,n\n0,2\nk,ts\nb,12000\na,25000\n"; code != 0 || out.String() != want {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", code, out.String(), want, errb.String())
+	}
+}
+
+// TestWindowOverEventTimeJoin: a window over a semi join with an unbounded
+// right side (SPEC 2.2's event-time strategy): the join decides which rows are
+// windowed, lateness is decided after it, and windows fire by the left stream's
+// watermark in the order of the released left rows (SPEC 2.4).
+func TestWindowOverEventTimeJoin(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		fmt.Fprint(c, "a,0\nb,1500\nc,10000\nz,30000\n")
+		c.Close()
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	sql := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+SELECT window_start, COUNT(*) AS n, LISTAGG(l.k) AS ks FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '10' SECOND)) SEMI JOIN r ON l.k = r.k
+  GROUP BY window_start, window_end;
+`, port)
+	// d@3000 has no match; a@4000 matches but comes after [0,10000) fired (the
+	// left watermark was 12000): it is late
+	out, errs, code := runSQL(t, map[string]string{"l.csv": "a,1000\nb,2000\nd,3000\na,5000\nc,11000\na,12000\na,4000\nb,25000\n"}, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := "window_start,n,ks\n0,3,\"a,b,a\"\n10000,2,\"c,a\"\n20000,1,b\n"; out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	if !strings.Contains(errs, "late> a,4000") {
+		t.Errorf("stderr %q lacks the late row", errs)
+	}
+}
