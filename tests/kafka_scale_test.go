@@ -70,6 +70,49 @@ func scaleOutput(tmp int) string {
 	return "main"
 }
 
+// scaleScript writes the harness's split script for one process (slot: its
+// group.instance.id) into dir and returns its path: topic in split into the
+// topics outs["low"], outs["high"] and outs["main"], sink holding the sinks'
+// extra options.
+func scaleScript(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+	sql := kafkaStream(t, "sensors", "id BIGINT, temperature DOUBLE", in,
+		", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+		kafkaStream(t, "low_tmp", "id BIGINT, temperature DOUBLE", outs["low"], sink) +
+		kafkaStream(t, "high_tmp", "id BIGINT, temperature DOUBLE", outs["high"], ", 'key.fields'='id'"+sink) +
+		kafkaStream(t, "rest", "id BIGINT, temperature DOUBLE", outs["main"], sink) +
+		"SELECT id, temperature INTO STREAM low_tmp FROM sensors WHERE temperature < 10;\n" +
+		"SELECT id, temperature INTO STREAM high_tmp FROM sensors WHERE temperature > 70;\n" +
+		"INSERT INTO rest SELECT id, temperature FROM sensors;\n"
+	q := filepath.Join(dir, slot+".sql")
+	if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// caughtUp reports whether group's committed offsets of topic in reached its
+// end offsets (read require_stable: an open transaction's offsets count once
+// it commits).
+func caughtUp(adm *kadm.Client, group, in string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ends, err := adm.ListEndOffsets(ctx, in)
+	if err != nil {
+		return false, err
+	}
+	or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), group, in)
+	if err != nil {
+		return false, err
+	}
+	done := true
+	ends.Each(func(e kadm.ListedOffset) {
+		if c, ok := or.Lookup(in, e.Partition); !ok || c.At < e.Offset {
+			done = false
+		}
+	})
+	return done, nil
+}
+
 // scaleProc is one streamql process of the harness: a slot (its
 // group.instance.id, kept across a restart) and the running command.
 type scaleProc struct {
@@ -99,21 +142,7 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + prefix + "'"
 	}
 	dir := t.TempDir()
-	script := func(slot string) string {
-		sql := kafkaStream(t, "sensors", "id BIGINT, temperature DOUBLE", in,
-			", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
-			kafkaStream(t, "low_tmp", "id BIGINT, temperature DOUBLE", outs["low"], sink) +
-			kafkaStream(t, "high_tmp", "id BIGINT, temperature DOUBLE", outs["high"], ", 'key.fields'='id'"+sink) +
-			kafkaStream(t, "rest", "id BIGINT, temperature DOUBLE", outs["main"], sink) +
-			"SELECT id, temperature INTO STREAM low_tmp FROM sensors WHERE temperature < 10;\n" +
-			"SELECT id, temperature INTO STREAM high_tmp FROM sensors WHERE temperature > 70;\n" +
-			"INSERT INTO rest SELECT id, temperature FROM sensors;\n"
-		q := filepath.Join(dir, slot+".sql")
-		if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return q
-	}
+	script := func(slot string) string { return scaleScript(t, dir, in, outs, group, slot, sink) }
 
 	var mu sync.Mutex
 	var unexpected []string // exits the harness did not cause
@@ -218,21 +247,7 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 	adm := kafkatest.Admin(t)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		ends, err := adm.ListEndOffsets(ctx, in)
-		var done bool
-		if err == nil {
-			var or kadm.OffsetResponses
-			if or, err = adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), group, in); err == nil {
-				done = true
-				ends.Each(func(e kadm.ListedOffset) {
-					if c, ok := or.Lookup(in, e.Partition); !ok || c.At < e.Offset {
-						done = false
-					}
-				})
-			}
-		}
-		cancel()
+		done, err := caughtUp(adm, group, in)
 		if done {
 			break
 		}
@@ -299,4 +314,58 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 		}
 	}
 	t.Logf("%s: %d duplicate records over the three outputs", guarantee, dups)
+}
+
+// TestKafkaScaleOutThroughput (issue 13 item 5) measures the rows/s of the
+// split with 1, 2 and 3 processes of one group over a 4-partition topic,
+// exactly-once, from the processes' start to the group's offsets reaching
+// the input's end (so it includes joining the group). Only with
+// STREAMQL_SCALE_BENCH=1 (default 1,000,000 rows, STREAMQL_SCALE_ROWS).
+func TestKafkaScaleOutThroughput(t *testing.T) {
+	kafkatest.Brokers(t)
+	if os.Getenv("STREAMQL_SCALE_BENCH") == "" {
+		t.Skip("a measurement: set STREAMQL_SCALE_BENCH=1")
+	}
+	rows := envInt(t, "STREAMQL_SCALE_ROWS", 1_000_000)
+	in := kafkatest.CreateTopic(t, 4, nil)
+	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	for c := 0; c < rows; c += 10_000 {
+		var rs []*kgo.Record
+		for id := c; id < min(rows, c+10_000); id++ {
+			rs = append(rs, &kgo.Record{Partition: int32(id % 4), Value: []byte(fmt.Sprintf("%d,%d", id, scaleTemp(id)))})
+		}
+		kafkatest.Produce(t, cl, in, rs...)
+	}
+	adm := kafkatest.Admin(t)
+	for n := 1; n <= 3; n++ {
+		outs := map[string]string{"low": kafkatest.CreateTopic(t, 4, nil), "high": kafkatest.CreateTopic(t, 4, nil), "main": kafkatest.CreateTopic(t, 4, nil)}
+		group := kafkatest.Name(t, "group")
+		sink := ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + kafkatest.Name(t, "txn") + "'"
+		dir := t.TempDir()
+		began := time.Now()
+		var cmds []*exec.Cmd
+		for k := range n {
+			c := exec.Command(binary, "-f", scaleScript(t, dir, in, outs, group, fmt.Sprintf("p%d", k), sink))
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, c)
+		}
+		deadline := time.Now().Add(5 * time.Minute)
+		for {
+			if done, _ := caughtUp(adm, group, in); done {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d processes did not finish %d rows in 5 minutes", n, rows)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		el := time.Since(began)
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+		t.Logf("%d process(es): %d rows in %v: %.2f M rows/s", n, rows, el.Round(time.Millisecond), float64(rows)/el.Seconds()/1e6)
+	}
 }
