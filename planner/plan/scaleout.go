@@ -3,10 +3,12 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"streamql/catalog"
 )
 
-// describeScaleOut writes, for a job whose source is a Kafka stream in a
-// consumer group (SPEC 2.5), what running it in several processes requires:
+// describeScaleOut writes, for a job whose source is in a consumer group (a
+// Kafka stream with 'properties.group.id', SPEC 2.5), what running it in several processes requires:
 // the processes share the topic's partitions; an aggregate's state is per
 // process, so the topic must be partitioned by its grouping key; a join's
 // build side is read whole by every process. A grouping key that is not the
@@ -15,7 +17,7 @@ import (
 func (j *Job) describeScaleOut(sb *strings.Builder) {
 	st := j.Stream
 	group := st.Options["properties.group.id"]
-	if st.Connector == nil || st.Connector.Name != "kafka" || group == "" {
+	if group == "" {
 		return
 	}
 	topic := st.Options["topic"]
@@ -45,8 +47,8 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 			return
 		}
 		fmt.Fprintf(sb, "    %s: aggregates are per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
-		if b.Sink == nil || b.Sink.Connector == nil || b.Sink.Connector.Name != "kafka" {
-			return
+		if b.Sink == nil || !takesOption(b.Sink.Connector, "key.fields") {
+			return // (a sink without record keys: nothing to partition)
 		}
 		kf := b.Sink.Options["key.fields"]
 		if !sameNames(keys, strings.FieldsFunc(kf, func(r rune) bool { return r == ';' || r == ',' })) {
@@ -60,6 +62,19 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		one(fmt.Sprintf("branch %d", i+1), b)
 	}
 	one("main", j.Main)
+}
+
+// takesOption reports whether the connector spec has the option name.
+func takesOption(spec *catalog.ConnectorSpec, name string) bool {
+	if spec == nil {
+		return false
+	}
+	for _, o := range spec.Options {
+		if o.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // sameNames reports whether a and b hold the same names, ignoring case,
