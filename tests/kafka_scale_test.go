@@ -369,3 +369,50 @@ func TestKafkaScaleOutThroughput(t *testing.T) {
 		t.Logf("%d process(es): %d rows in %v: %.2f M rows/s", n, rows, el.Round(time.Millisecond), float64(rows)/el.Seconds()/1e6)
 	}
 }
+
+// TestKafkaExactlyOnceSinksShareATransaction (SPEC 2.5): the exactly-once
+// Kafka sinks of one job write through one transactional producer, so every
+// output and the source's offsets commit in one transaction (a crash between
+// two sinks' commits could otherwise leave one output committed and the
+// other aborted). Every record of both outputs carries the same producer id
+// and epoch; and the source's offsets are committed with them.
+func TestKafkaExactlyOnceSinksShareATransaction(t *testing.T) {
+	in := kafkatest.CreateTopic(t, 2, nil)
+	hot, rest := kafkatest.CreateTopic(t, 1, nil), kafkatest.CreateTopic(t, 1, nil)
+	group, prefix := kafkatest.Name(t, "group"), kafkatest.Name(t, "txn")
+	var vals []string
+	for i := range 100 {
+		vals = append(vals, fmt.Sprintf("%d,%d", i, scaleTemp(i)))
+	}
+	produceValues(t, in, vals, nil)
+	eos := ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + prefix + "'"
+	sql := kafkaStream(t, "src", "id BIGINT, temperature DOUBLE", in, ", 'properties.group.id'='"+group+"', 'scan.bounded.mode'='latest-offset'") +
+		kafkaStream(t, "hot", "id BIGINT, temperature DOUBLE", hot, eos) +
+		kafkaStream(t, "rest", "id BIGINT, temperature DOUBLE", rest, eos) +
+		"SELECT id, temperature INTO STREAM hot FROM src WHERE temperature > 70;\n" +
+		"INSERT INTO rest SELECT id, temperature FROM src;\n"
+	if _, stderr, code := runSQLIn(t, t.TempDir(), nil, sql); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	type producer struct {
+		id    int64
+		epoch int16
+	}
+	seen := map[producer]int{}
+	n := 0
+	for _, topic := range []string{hot, rest} {
+		for _, r := range kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: true}) {
+			seen[producer{r.ProducerID, r.ProducerEpoch}]++
+			n++
+		}
+	}
+	if n != 100 {
+		t.Fatalf("read_committed sees %d records in the two outputs, want 100", n)
+	}
+	if len(seen) != 1 {
+		t.Errorf("the two outputs were written by %d producers %v, want one (one transaction for the job)", len(seen), seen)
+	}
+	if done, err := caughtUp(kafkatest.Admin(t), group, in); !done || err != nil {
+		t.Errorf("the group's offsets are not at the input's end after the job (%v)", err)
+	}
+}
