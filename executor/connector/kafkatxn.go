@@ -14,8 +14,9 @@ import (
 // sinks on the same brokers share (SPEC 2.5): every output of the job and
 // the group sources' offsets commit in one Kafka transaction, so a crash
 // between two sinks' commits cannot leave one output committed and another
-// aborted. The first exactly-once sink opened creates it (its 'properties.*'
-// producer options apply to all); the last one closed closes it. Its fields
+// aborted. The first exactly-once sink opened creates it (its
+// 'sink.transactional-id-prefix' and 'properties.*' producer options apply to
+// all); the last one closed closes it. Its fields
 // are used on the job's goroutine only.
 type kafkaTxn struct {
 	cl       *kgo.Client
