@@ -44,9 +44,16 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		}
 		if len(keys) == 0 {
 			fmt.Fprintf(sb, "    %s: a global aggregate is per process: each process emits its own rows over its partitions; run one process for one result\n", label)
+		} else {
+			fmt.Fprintf(sb, "    %s: aggregates are per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
+		}
+		if a.Window != nil {
+			// (issue 13 item 2: the hold frontier of the connector's package doc)
+			fmt.Fprintf(sb, "    note: %s's open windows are not rebuilt after a crash or a partition move yet: the group's offsets pass their rows\n", label)
+		}
+		if len(keys) == 0 {
 			return
 		}
-		fmt.Fprintf(sb, "    %s: aggregates are per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
 		if b.Sink == nil || !takesOption(b.Sink.Connector, "key.fields") {
 			return // (a sink without record keys: nothing to partition)
 		}
