@@ -14,6 +14,85 @@
 // job flushes its sinks and rows show at once (SPEC 4). They stop promptly when
 // the job's context is cancelled: blocking reads run in goroutines (errgroup)
 // that Close ends and waits for.
+//
+// # Scale-out over Kafka partitions, and replay (issue 13, SPEC 2.5)
+//
+// Processes running one script with one 'properties.group.id' share the
+// topic's partitions (franz-go's cooperative-sticky balancer). What a process
+// has done for a partition p is described to the next owner of p, and to
+// itself after a crash, only by p's committed group offset and its commit
+// metadata: there is no state store. This section is the contract between
+// the commit (kafkaSource, kafkaJob.checkpoint, kafkaTxn) and the replay.
+//
+// Frontiers, per partition p of a group source, in the process that owns p:
+//
+//   - U_p, the used frontier: every row of p with offset < U_p has gone through
+//     the job, its direct outputs (side branches, INTO STREAM, a non-aggregate
+//     main, late rows, malformed rows) handed to the sinks (kafkaSource.used;
+//     the job asks for the next batch only after routing and writing this one).
+//   - H_p, the hold frontier: the smallest offset of a row of p still held in
+//     open state (a row of an open window or session of a group, a probe row
+//     held by the event-time join), U_p when there is none.
+//   - w_p: p's watermark before the row at H_p (that row's CURRENT_WATERMARK
+//     stamp, kept by the state with the offset); none when H_p = U_p.
+//   - f_p: the stream's watermark at the process's last firing: every window
+//     with end <= f_p has fired and its rows were handed to the sinks.
+//
+// A checkpoint (every KafkaCommitEvery between polls, before a rebalance is
+// allowed to go on, and when the job ends) makes the outputs handed to the
+// sinks durable and then commits for each owned p: offset H_p, metadata
+// "sq1 e=U_p w=w_p f=f_p". With 'exactly-once' both are one transaction: the
+// outputs since the last checkpoint, of every exactly-once sink of the job
+// (one kafkaTxn), and TxnOffsetCommit with the group member and generation
+// (KIP-447). With 'at-least-once' the sinks are flushed and acknowledged, then
+// OffsetCommit. The invariants:
+//
+//   - I1 (accounted) every row of p with offset < H_p is done: its direct
+//     outputs and every window it belongs to are in committed outputs.
+//   - I2 (rebuildable) reading p again from H_p, in offset order, from
+//     watermark w_p, rebuilds exactly p's open state at the commit. It holds
+//     because lateness and window membership are functions of p's rows alone
+//     (one watermark per partition, SPEC 2.5) and because an aggregate's
+//     groups each hold rows of one partition only: the topic is partitioned by
+//     the grouping key (SPEC 2.5; EXPLAIN says so and warns).
+//   - I3 (no repeated row) a row of [H_p, e) read again goes into state only:
+//     its direct outputs are committed already and are not written again. A
+//     probe row the event-time join still held at the commit had no output
+//     yet: the metadata then also records "b=" the build side's watermark at
+//     the commit, and a replayed row of [H_p, e) is released into the outputs
+//     only when its release needs a build watermark above b.
+//   - I4 (no repeated window) a window (or session) of a group of p with
+//     end <= f goes to no output on replay: it fired, and what replay rebuilds
+//     of it lacks its rows before H_p. A replayed session with end <= f is
+//     closed at once (a later row opens a new session, as the first run did).
+//   - I5 (atomic) with exactly-once, the outputs that the frontiers describe
+//     commit or abort with them. A crashed process's open transaction aborts
+//     (fenced by a successor with its transactional id, kafkaTxnID, or after
+//     'properties.transaction.timeout.ms'), leaving the previous commit's
+//     frontiers, which describe exactly what read_committed readers see.
+//   - I6 (stable read) a new owner reads p's offset with require_stable
+//     (kafkaSource.stableOffsets): a transaction of the old owner that holds
+//     offsets of the topic is resolved first, else the owner would start
+//     before offsets that are about to commit and write their rows twice.
+//   - I7 (monotone) H_p, e and f never go back: a partition assigned again
+//     starts from the committed values, forgetting what the process used of
+//     it before (adjustOffsets), and commits only from there on.
+//
+// A rebalance runs only between polls after a checkpoint (BlockRebalanceOnPoll,
+// AllowRebalance in kafkaSource.commit), so a process that loses p has
+// committed everything it wrote for p; it then drops p's groups from its state
+// (I2: they hold no other partition's rows) and p's watermark. A process that
+// lost p without knowing (its session expired) is a zombie: its offset commits
+// carry an old generation and are refused, so its transaction aborts. With
+// 'at-least-once' a crash between the flush and the commit replays from the
+// previous H with the previous e: rows are repeated, never lost.
+//
+// What runs today: U_p is committed as the offset (stateless jobs: H_p = U_p,
+// metadata not needed), with I5, I6 and I7, tested by the crash harness of
+// tests/kafka_scale_test.go. The hold frontier, the metadata and I3/I4 for
+// windows and the event-time join's held rows are not implemented yet: a
+// windowed job in a group loses its open windows' rows when a partition moves
+// or the process crashes (README: run windowed jobs in one process).
 package connector
 
 import (

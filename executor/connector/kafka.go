@@ -51,7 +51,7 @@ func init() {
 			catalog.OptionSpec{Name: "key.fields", Kind: catalog.OptString, Doc: "as a sink: the columns of each record's key, separated by ';' (Kafka's murmur2 partitioner places the keyed records)"},
 			catalog.OptionSpec{Name: "key.format", Kind: catalog.OptEnum, Values: []string{"csv", "json"}, Doc: "as a sink: the format of the key (default: the value's 'format')"},
 			catalog.OptionSpec{Name: "sink.delivery-guarantee", Kind: catalog.OptEnum, Values: []string{"at-least-once", "exactly-once"}, Default: "at-least-once", Doc: "as a sink: at-least-once flushes before the job succeeds; exactly-once writes in Kafka transactions"},
-			catalog.OptionSpec{Name: "sink.transactional-id-prefix", Kind: catalog.OptString, Doc: "as an exactly-once sink: prefix of the transactional id (the stream's name is appended)"},
+			catalog.OptionSpec{Name: "sink.transactional-id-prefix", Kind: catalog.OptString, Doc: "as an exactly-once sink: prefix of the transactional id (the stream's name is appended, and with a consumer-group source its 'properties.group.instance.id' or a random suffix)"},
 			catalog.OptionSpec{Name: "properties.*", Kind: catalog.OptString, Doc: "a Kafka client property passed to the client (see the error of an unsupported one for the list)"},
 		),
 		Bounded: func(o map[string]string) bool {
@@ -435,6 +435,7 @@ type kafkaJob struct {
 	mu      sync.Mutex
 	sinks   []*kafkaSink
 	sources []*kafkaSource // open sources in a consumer group
+	txns    []*kafkaTxn    // the exactly-once sinks' shared producers
 	failed  error
 }
 
@@ -509,10 +510,11 @@ type groupOffsets struct {
 // checkpoint makes the records written so far to every open Kafka sink of the
 // job durable, then commits the used offsets of every group source (SPEC 2.5:
 // offsets only for rows whose outputs are written). At-least-once sinks are
-// flushed and acknowledged first; exactly-once sinks commit their transaction,
-// the first one that has an open transaction with the group sources' offsets
-// in it (so its outputs and the offsets commit together); offsets no
-// transaction took are committed by their source. It returns the first error,
+// flushed and acknowledged first; then the exactly-once sinks' shared
+// producer (kafkaTxn: one per brokers, normally one per job) commits its open
+// transaction with the group sources' offsets in it, so every output and the
+// offsets commit together; offsets no transaction took are committed by their
+// source. It returns the first error,
 // or the error of a sink that failed earlier in the job.
 func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	j.mu.Lock()
@@ -535,20 +537,20 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	}
 	for _, s := range sinks {
 		if !s.eos {
-			if err := s.checkpoint(ctx, nil); err != nil {
+			if err := s.checkpoint(ctx); err != nil {
 				return fail(err)
 			}
 		}
 	}
-	for _, s := range sinks {
-		if !s.eos {
-			continue
-		}
+	j.mu.Lock()
+	txns := append([]*kafkaTxn(nil), j.txns...)
+	j.mu.Unlock()
+	for _, tx := range txns {
 		var with []groupOffsets
-		if s.inTxn {
+		if tx.inTxn {
 			with, pending = pending, nil
 		}
-		if err := s.checkpoint(ctx, with); err != nil {
+		if err := tx.commit(ctx, with); err != nil {
 			return fail(err)
 		}
 		for _, g := range with {

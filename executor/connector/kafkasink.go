@@ -31,8 +31,8 @@ var kafkaSinkClose = 2 * time.Minute
 // Kafka's murmur2 partitioner as the Java client places them (no key: sticky
 // partitioning). 'at-least-once' flushes the producer at every checkpoint and
 // at Close, failing the job when a record was not acknowledged;
-// 'exactly-once' writes in transactions (transactional id
-// 'sink.transactional-id-prefix'-<stream>), committed every KafkaCommitEvery,
+// 'exactly-once' writes in the transactions of the job's one transactional
+// producer (kafkaTxn, id by kafkaTxnID), committed every KafkaCommitEvery,
 // at every checkpoint and at Close. Write and Flush run on the job's
 // goroutine; franz-go's delivery callbacks on its own, touching only err.
 type kafkaSink struct {
@@ -49,9 +49,7 @@ type kafkaSink struct {
 	keyVals []*vector.Vec
 	keyJSON bool
 
-	inTxn    bool
-	txnStart time.Time
-	aborted  bool
+	tx *kafkaTxn // exactly-once: the job's transactional producer, shared
 
 	buf     []byte       // scratch: the encoded value or key
 	slab    []byte       // values and keys of records in flight, never reused
@@ -91,12 +89,25 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	}
 	opts := append(seeds(st, o), o.producer...)
 	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.AllowAutoTopicCreation())
+	servers := st.Options["properties.bootstrap.servers"]
 	if s.eos {
-		opts = append(opts, kgo.TransactionalID(st.Options["sink.transactional-id-prefix"]+"-"+st.Name))
+		s.tx = s.job.sharedTxn(servers, s)
 	}
-	s.cl, err = kgo.NewClient(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("sink stream %s: Kafka client for 'properties.bootstrap.servers' = '%s': %v", st.Name, st.Options["properties.bootstrap.servers"], err)
+	if s.tx != nil {
+		s.cl = s.tx.cl
+	} else {
+		var txnID string
+		if s.eos {
+			txnID = s.job.kafkaTxnID(st.Options["sink.transactional-id-prefix"], st.Name)
+			opts = append(opts, kgo.TransactionalID(txnID))
+		}
+		if s.cl, err = kgo.NewClient(opts...); err != nil {
+			return nil, fmt.Errorf("sink stream %s: Kafka client for 'properties.bootstrap.servers' = '%s': %v", st.Name, servers, err)
+		}
+		if s.eos {
+			s.tx = &kafkaTxn{cl: s.cl, id: txnID, servers: servers}
+			s.job.addTxn(s.tx, s)
+		}
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -108,7 +119,7 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 		err = s.autoCreate(octx)
 	}
 	if err != nil {
-		s.cl.Close()
+		s.closeClient()
 		if octx.Err() != nil {
 			err = fmt.Errorf("no answer from the brokers within 30 s: check 'properties.bootstrap.servers' and that the broker runs (scripts/kafka-broker status DIR)")
 		}
@@ -191,6 +202,7 @@ func (s *kafkaSink) Write(cols []*vector.Vec, i int) error {
 		return err
 	}
 	r := s.record()
+	r.Topic = s.topic // (a shared transactional client writes several topics)
 	if s.json {
 		s.buf = append(s.buf[:0], '{')
 		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns, cols, i), '}')
@@ -224,6 +236,7 @@ func (s *kafkaSink) WriteDeadLetter(stream, position string, raw []byte, reason 
 		return err
 	}
 	r := s.record()
+	r.Topic = s.topic
 	r.Value = s.alloc(raw)
 	r.Headers = []kgo.RecordHeader{
 		{Key: "stream", Value: []byte(stream)},
@@ -236,14 +249,23 @@ func (s *kafkaSink) WriteDeadLetter(stream, position string, raw []byte, reason 
 
 // begin starts a transaction for an exactly-once sink that is not in one.
 func (s *kafkaSink) begin() error {
-	if !s.eos || s.inTxn {
+	if s.tx == nil {
 		return nil
 	}
-	if err := s.cl.BeginTransaction(); err != nil {
+	if err := s.tx.begin(); err != nil {
 		return s.fail(err)
 	}
-	s.inTxn, s.txnStart = true, time.Now()
 	return nil
+}
+
+// closeClient closes the sink's client, or drops its share of the job's
+// transactional one.
+func (s *kafkaSink) closeClient() {
+	if s.tx != nil {
+		s.job.releaseTxn(s.tx, s)
+		return
+	}
+	s.cl.Close()
 }
 
 func (s *kafkaSink) fail(err error) error {
@@ -269,40 +291,19 @@ func (s *kafkaSink) Flush() error {
 	}
 	// With a Kafka source in a consumer group, the source's commits end the
 	// transactions, so that each holds the outputs of the offsets it commits.
-	if s.inTxn && time.Since(s.txnStart) >= KafkaCommitEvery && !s.job.hasGroupSource() {
-		return s.checkpoint(context.Background(), nil)
+	if s.tx != nil && s.tx.inTxn && time.Since(s.tx.txnStart) >= KafkaCommitEvery && !s.job.hasGroupSource() {
+		return s.job.checkpoint(context.Background())
 	}
 	return nil
 }
 
-// checkpoint makes what was written durable: flushed and acknowledged, and
-// for exactly-once the transaction committed, with the group offsets in with
-// (the next Write begins another).
-func (s *kafkaSink) checkpoint(ctx context.Context, with []groupOffsets) error {
+// checkpoint makes what an at-least-once sink wrote durable: flushed and
+// acknowledged. (Exactly-once sinks commit through their kafkaTxn.)
+func (s *kafkaSink) checkpoint(ctx context.Context) error {
 	if err := s.cl.Flush(ctx); err != nil {
 		return s.fail(err)
 	}
-	if err := s.failed(); err != nil {
-		if s.inTxn {
-			s.inTxn = false
-			s.cl.EndTransaction(ctx, kgo.TryAbort)
-		}
-		return err
-	}
-	if !s.inTxn {
-		return nil
-	}
-	s.inTxn = false
-	for _, g := range with {
-		if err := s.txnOffsets(ctx, g); err != nil {
-			s.cl.EndTransaction(ctx, kgo.TryAbort)
-			return s.fail(err)
-		}
-	}
-	if err := s.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return s.fail(err)
-	}
-	return nil
+	return s.failed()
 }
 
 // txnOffsets adds the offsets g of a group source to the open transaction
@@ -313,7 +314,7 @@ func (s *kafkaSink) txnOffsets(ctx context.Context, g groupOffsets) error {
 	if err != nil {
 		return err
 	}
-	txnID := s.st.Options["sink.transactional-id-prefix"] + "-" + s.st.Name
+	txnID := s.tx.id
 	add := kmsg.NewPtrAddOffsetsToTxnRequest()
 	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = txnID, pid, epoch, g.src.group
 	ar, err := add.RequestWith(ctx, s.cl)
@@ -357,15 +358,13 @@ func (s *kafkaSink) txnOffsets(ctx context.Context, g groupOffsets) error {
 // aborted (its records are never seen by read_committed consumers); an
 // at-least-once sink keeps what it wrote.
 func (s *kafkaSink) Abort() {
-	if !s.inTxn {
+	if s.tx == nil || !s.tx.inTxn {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
 	defer cancel()
-	s.inTxn, s.aborted = false, true
 	s.job.removeSink(nil, errAborted) // the job's sources commit nothing more
-	s.cl.AbortBufferedRecords(ctx)
-	s.cl.EndTransaction(ctx, kgo.TryAbort)
+	s.tx.abort(ctx)
 }
 
 // Close implements SinkWriter: flush and wait for every record to be
@@ -374,20 +373,18 @@ func (s *kafkaSink) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
 	defer cancel()
 	var err error
-	if !s.aborted {
-		// The job's checkpoint: the other sinks flushed, this transaction
+	switch {
+	case s.tx == nil:
+		err = s.checkpoint(ctx)
+	case !s.tx.aborted:
+		// The job's checkpoint: the other sinks flushed, the transaction
 		// committed with the group sources' offsets of the rows used.
-		if s.eos {
-			err = s.job.checkpoint(ctx)
-		}
-		if err == nil {
-			err = s.checkpoint(ctx, nil)
-		}
+		err = s.job.checkpoint(ctx)
 	}
-	if err != nil && s.inTxn {
-		s.cl.EndTransaction(ctx, kgo.TryAbort)
+	if err != nil && s.tx != nil {
+		s.tx.abort(ctx)
 	}
-	s.cl.Close()
+	s.closeClient()
 	s.job.removeSink(s, err)
 	return err
 }

@@ -188,6 +188,9 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 	} else {
 		s.cl, err = kgo.NewClient(append(base,
 			kgo.ConsumerGroup(s.group), kgo.ConsumeTopics(s.topic),
+			// (franz-go's default, named: a rebalance moves only the
+			// partitions that change owner, the others keep flowing)
+			kgo.Balancers(kgo.CooperativeStickyBalancer()),
 			kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
 			kgo.AdjustFetchOffsetsFn(s.adjustOffsets),
 			kgo.OnPartitionsRevoked(s.lose), kgo.OnPartitionsLost(s.lose),
@@ -307,10 +310,7 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 	}
 	var committed map[int32]int64
 	if s.group != "" && (mode == "group-offsets" || again) {
-		or, err := s.adm.FetchOffsetsForTopics(ctx, s.group, s.topic)
-		if err == nil {
-			err = or.Error()
-		}
+		or, err := s.stableOffsets(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("stream %s: committed offsets of group '%s': %v", s.st.Name, s.group, err)
 		}
@@ -358,6 +358,38 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 	return out, nil
 }
 
+// kafkaStableWait bounds how long a partition's new owner waits for the
+// transaction of its previous owner, holding offsets of the partition, to be
+// committed or aborted (a crashed owner's: until the broker aborts it after
+// its transaction.timeout.ms).
+var kafkaStableWait = 3 * time.Minute
+
+// stableOffsets fetches the group's committed offsets of the topic, waiting
+// (at most kafkaStableWait) while a transaction that commits offsets of it is
+// still open (KIP-447's require_stable: Kafka answers UNSTABLE_OFFSET_COMMIT).
+// Read before that transaction ends, an offset would be the one before it,
+// and the rows it covers would be written twice.
+func (s *kafkaSource) stableOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
+	deadline := time.Now().Add(kafkaStableWait)
+	for {
+		or, err := s.adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), s.group, s.topic)
+		if err == nil {
+			err = or.Error()
+		}
+		if !errors.Is(err, kerr.UnstableOffsetCommit) || time.Now().After(deadline) {
+			if errors.Is(err, kerr.UnstableOffsetCommit) {
+				err = fmt.Errorf("%w: a transaction holding offsets of the topic stayed open %v; lower the writer's 'properties.transaction.timeout.ms'", err, kafkaStableWait)
+			}
+			return or, err
+		}
+		select {
+		case <-ctx.Done():
+			return or, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // adjustOffsets is the group's kgo.AdjustFetchOffsetsFn: the partitions just
 // assigned start where startOffsets says, and are read from then on.
 func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
@@ -387,6 +419,10 @@ func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]
 		for p, off := range offs {
 			out[p] = kgo.NewOffset().At(off)
 			s.next[p] = off
+			// What this process used or committed of p before it lost p
+			// is history: another owner may have committed past it, and
+			// committing it again would move the group's offset back.
+			s.used[p], s.committed[p] = off, off
 			s.assigned[p] = true
 			s.seen[p] = true
 			delete(s.doneParts, p)
@@ -559,10 +595,15 @@ func (s *kafkaSource) poll() error {
 // useGiven notes that the job used every row Next gave last time (it calls
 // Next again only after routing and writing the batch).
 func (s *kafkaSource) useGiven() {
+	if len(s.given) == 0 {
+		return
+	}
+	s.mu.Lock() // (adjustOffsets resets used of a partition assigned again)
 	for p, off := range s.given {
 		s.used[p] = max(s.used[p], off)
 		delete(s.given, p)
 	}
+	s.mu.Unlock()
 }
 
 // Unread implements Unreader: only the first rows good rows of the last batch
@@ -634,6 +675,8 @@ func (s *kafkaSource) topicID(ctx context.Context) ([16]byte, error) {
 
 // committedAt notes offsets committed (by a transaction or commitOffsets).
 func (s *kafkaSource) committedAt(offs map[int32]kgo.EpochOffset) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for p, o := range offs {
 		s.committed[p] = max(s.committed[p], o.Offset)
 	}

@@ -155,6 +155,7 @@ func (j *Job) Explain() string {
 	if st.Watermark != nil {
 		fmt.Fprintf(&sb, "  Watermark: %s AS %s\n", st.Columns[st.EventTime].Name, st.Watermark.Text)
 	}
+	j.describeScaleOut(&sb)
 	then := ", then main"
 	if j.Main == nil {
 		then = ""

@@ -1,0 +1,161 @@
+package connector
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// kafkaTxn is the one transactional producer a job's exactly-once Kafka
+// sinks on the same brokers share (SPEC 2.5): every output of the job and
+// the group sources' offsets commit in one Kafka transaction, so a crash
+// between two sinks' commits cannot leave one output committed and another
+// aborted. The first exactly-once sink opened creates it (its
+// 'sink.transactional-id-prefix' and 'properties.*' producer options apply to
+// all); the last one closed closes it. Its fields
+// are used on the job's goroutine only.
+type kafkaTxn struct {
+	cl       *kgo.Client
+	id       string // the transactional id
+	servers  string // 'properties.bootstrap.servers'
+	users    int    // open sinks sharing it
+	inTxn    bool
+	txnStart time.Time
+	aborted  bool
+	sinks    []*kafkaSink
+}
+
+// kafkaTxnID returns the transactional id of a job's exactly-once producer:
+// 'sink.transactional-id-prefix'-<stream>, and with a Kafka source in a
+// consumer group also -<the source's 'properties.group.instance.id'>, or a
+// random suffix without one. Processes of one script sharing a group thus
+// never fence each other (Kafka fences zombies by the group generation in
+// TxnOffsetCommit, KIP-447); with a static instance id a restarted process
+// aborts its crashed predecessor's open transaction at once, with a random
+// one that transaction holds read_committed readers back until the broker
+// aborts it after 'properties.transaction.timeout.ms'.
+func (j *kafkaJob) kafkaTxnID(prefix, stream string) string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	id := prefix + "-" + stream
+	if len(j.sources) == 0 {
+		return id
+	}
+	if inst := j.sources[0].st.Options["properties.group.instance.id"]; inst != "" {
+		return id + "-" + inst
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return id + "-" + hex.EncodeToString(b[:])
+}
+
+// sharedTxn returns the job's transactional producer on servers, counting s
+// as one more user, or nil when there is none yet.
+func (j *kafkaJob) sharedTxn(servers string, s *kafkaSink) *kafkaTxn {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, tx := range j.txns {
+		if tx.servers == strings.TrimSpace(servers) {
+			tx.users++
+			tx.sinks = append(tx.sinks, s)
+			return tx
+		}
+	}
+	return nil
+}
+
+// addTxn registers the new transactional producer tx (its first user s).
+func (j *kafkaJob) addTxn(tx *kafkaTxn, s *kafkaSink) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	tx.servers = strings.TrimSpace(tx.servers)
+	tx.users = 1
+	tx.sinks = []*kafkaSink{s}
+	j.txns = append(j.txns, tx)
+}
+
+// releaseTxn drops s as a user of tx and closes tx's client after its last.
+func (j *kafkaJob) releaseTxn(tx *kafkaTxn, s *kafkaSink) {
+	j.mu.Lock()
+	tx.users--
+	for k, x := range tx.sinks {
+		if x == s {
+			tx.sinks = append(tx.sinks[:k], tx.sinks[k+1:]...)
+			break
+		}
+	}
+	last := tx.users == 0
+	if last {
+		for k, x := range j.txns {
+			if x == tx {
+				j.txns = append(j.txns[:k], j.txns[k+1:]...)
+				break
+			}
+		}
+	}
+	j.mu.Unlock()
+	if last {
+		tx.cl.Close()
+	}
+}
+
+// begin starts a transaction when none is open.
+func (tx *kafkaTxn) begin() error {
+	if tx.inTxn {
+		return nil
+	}
+	if err := tx.cl.BeginTransaction(); err != nil {
+		return err
+	}
+	tx.inTxn, tx.txnStart = true, time.Now()
+	return nil
+}
+
+// commit flushes tx's records and commits its open transaction with the
+// group offsets in with (none open: nothing to do). A delivery error of a
+// sink sharing it, or a failed offset commit, aborts the transaction and is
+// returned.
+func (tx *kafkaTxn) commit(ctx context.Context, with []groupOffsets) error {
+	first := tx.sinks[0]
+	if err := tx.cl.Flush(ctx); err != nil {
+		return first.fail(err)
+	}
+	for _, s := range tx.sinks {
+		if err := s.failed(); err != nil {
+			if tx.inTxn {
+				tx.inTxn = false
+				tx.cl.EndTransaction(ctx, kgo.TryAbort)
+			}
+			return err
+		}
+	}
+	if !tx.inTxn {
+		return nil
+	}
+	tx.inTxn = false
+	for _, g := range with {
+		if err := first.txnOffsets(ctx, g); err != nil {
+			tx.cl.EndTransaction(ctx, kgo.TryAbort)
+			return first.fail(err)
+		}
+	}
+	if err := tx.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return first.fail(err)
+	}
+	return nil
+}
+
+// abort aborts tx's open transaction: read_committed readers never see its
+// records.
+func (tx *kafkaTxn) abort(ctx context.Context) {
+	if !tx.inTxn {
+		return
+	}
+	tx.inTxn, tx.aborted = false, true
+	tx.cl.AbortBufferedRecords(ctx)
+	tx.cl.EndTransaction(ctx, kgo.TryAbort)
+}
