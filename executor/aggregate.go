@@ -352,13 +352,15 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 					return nil, kh
 				}
 			case catalog.BigInt, catalog.Timestamp, catalog.Double:
-				u := uint64(v.I[i])
+				var u uint64
 				if o.a.Keys[0].Type == catalog.Double {
 					f := v.F[i]
 					if math.IsNaN(f) {
 						f = math.NaN() // as agg.Key: all NaNs one key
 					}
 					u = math.Float64bits(f)
+				} else {
+					u = uint64(v.I[i])
 				}
 				kh := wordHash(u) + 0x9e3779b97f4a7c15
 				if len(ws.groups) <= smallWindow {
