@@ -63,6 +63,10 @@ type aggOp struct {
 	havingK           *expr.Kernel
 	projK             []*expr.Kernel
 	callOps           []agg.Op // each call's accumulator path (agg.OpOf)
+	// cache holds, by key hash, the last group found of a window (findGroup's
+	// single-key paths); cleared whenever a group leaves a window (release,
+	// mergeSession), so an entry's group is in its window
+	cache [groupCacheSize]groupCacheEntry
 }
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -273,6 +277,7 @@ func (o *aggOp) addSession(b *vector.Batch, i int, t, cw int64, cwSet bool) (boo
 
 // mergeSession merges the open session s into into and drops s.
 func (o *aggOp) mergeSession(into, s *winState) {
+	clear(o.cache[:]) // s's groups move to into or are freed
 	into.win.Start = min(into.win.Start, s.win.Start)
 	into.win.End = max(into.win.End, s.win.End)
 	for _, g := range s.groups {
@@ -343,9 +348,14 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 			case catalog.Varchar:
 				s := v.S[i]
 				kh := keyHash(s) + 0x9e3779b97f4a7c15
+				e := &o.cache[kh%groupCacheSize]
+				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+					return h, kh
+				}
 				if len(ws.groups) <= smallWindow {
 					for _, h := range ws.groups {
 						if h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+							e.ws, e.g = ws, h
 							return h, kh
 						}
 					}
@@ -363,9 +373,14 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 					u = uint64(v.I[i])
 				}
 				kh := wordHash(u) + 0x9e3779b97f4a7c15
+				e := &o.cache[kh%groupCacheSize]
+				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
+					return h, kh
+				}
 				if len(ws.groups) <= smallWindow {
 					for _, h := range ws.groups {
 						if h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
+							e.ws, e.g = ws, h
 							return h, kh
 						}
 					}
@@ -376,7 +391,12 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 	}
 	o.buildKey(i)
 	kh := o.groupHash(o.keyBuf)
-	return o.lookup(ws, kh, o.keyBuf), kh
+	g := o.lookup(ws, kh, o.keyBuf)
+	if g != nil && len(o.keys) == 1 {
+		e := &o.cache[kh%groupCacheSize]
+		e.ws, e.g = ws, g
+	}
+	return g, kh
 }
 
 // addTo adds row i to its group of window ws.
@@ -457,6 +477,15 @@ func wordHash(u uint64) uint64 {
 	return h ^ h>>31
 }
 
+// groupCacheSize is the number of entries of aggOp.cache (16 bytes each).
+const groupCacheSize = 256
+
+// groupCacheEntry is one entry of aggOp.cache: a group g of the open window ws.
+type groupCacheEntry struct {
+	ws *winState
+	g  *aggGroup
+}
+
 // smallWindow is the number of groups up to which a window finds a group by
 // scanning its groups' hashes; past it, ws.index (filled then) finds it.
 const smallWindow = 16
@@ -514,6 +543,7 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 // release frees the windows (and their groups) for reuse.
 func (o *aggOp) release(wins []*winState) {
 	o.lastWs = nil
+	clear(o.cache[:])
 	for _, ws := range wins {
 		if ws.index == nil {
 			continue // the one row of a global aggregate over no rows

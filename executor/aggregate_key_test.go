@@ -60,8 +60,9 @@ func TestGroupLookupInPlace(t *testing.T) {
 			for _, tp := range keys {
 				o.keys = append(o.keys, vector.NewVec(tp))
 			}
-			ws := &winState{index: map[string]*aggGroup{}}
-			want := map[string]*aggGroup{} // agg.Key bytes -> group
+			// rows alternate between two windows: a group is found in its own only
+			wss := [2]*winState{{index: map[string]*aggGroup{}}, {index: map[string]*aggGroup{}}}
+			wants := [2]map[string]*aggGroup{{}, {}} // agg.Key bytes -> group
 			for batch := 0; batch < 4; batch++ {
 				for _, v := range o.keys {
 					v.ResetArena()
@@ -72,6 +73,7 @@ func TestGroupLookupInPlace(t *testing.T) {
 					}
 				}
 				for i := 0; i < vector.Cap; i++ {
+					ws, want := wss[i%2], wants[i%2]
 					var ref []byte
 					for k, v := range o.keys {
 						if len(o.keys) == 1 {
@@ -99,11 +101,13 @@ func TestGroupLookupInPlace(t *testing.T) {
 					want[string(ref)] = g
 				}
 			}
-			if len(ws.groups) != len(want) {
-				t.Fatalf("keys %v: %d groups, %d distinct keys", keys, len(ws.groups), len(want))
-			}
-			if len(ws.groups) > smallWindow && len(ws.index) != len(ws.groups) {
-				t.Fatalf("keys %v: %d groups, %d in the index", keys, len(ws.groups), len(ws.index))
+			for k, ws := range wss {
+				if len(ws.groups) != len(wants[k]) {
+					t.Fatalf("keys %v: %d groups, %d distinct keys", keys, len(ws.groups), len(wants[k]))
+				}
+				if len(ws.groups) > smallWindow && len(ws.index) != len(ws.groups) {
+					t.Fatalf("keys %v: %d groups, %d in the index", keys, len(ws.groups), len(ws.index))
+				}
 			}
 		}
 	}
