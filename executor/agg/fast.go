@@ -109,6 +109,9 @@ func (st *State) AddOp(op Op, sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 		before := cap(st.s1)
 		if st.big1 == nil && math.Abs(x) < 0x1p1020 && (len(st.s1) == 0 || math.Abs(st.s1[len(st.s1)-1]) < 0x1p1020) {
 			st.s1 = addPartialSmall(st.s1, x)
+			if len(st.s1) > 3 {
+				st.s1 = compress(st.s1)
+			}
 		} else {
 			st.s1 = addPartial(st.s1, &st.big1, x)
 		}
@@ -151,4 +154,51 @@ func addPartialSmall(p []float64, x float64) []float64 {
 		x = hi
 	}
 	return append(p[:k], x)
+}
+
+// compress rewrites the non-overlapping partials p (increasing magnitude, each
+// below 2^1020, so no sum overflows) as an expansion of the same exact value
+// with as few parts as Shewchuk's Compress gives (usually 2 or 3, where
+// addPartial leaves 4 to 6 for one-decimal values), still non-overlapping and
+// increasing, in place. Two-sum throughout, so every step is exact.
+func compress(p []float64) []float64 {
+	m := len(p)
+	if m < 2 {
+		return p
+	}
+	var g [64]float64
+	if m > len(g) {
+		return p
+	}
+	q := p[m-1]
+	bottom := m - 1
+	for i := m - 2; i >= 0; i-- {
+		hi, lo := twoSum(q, p[i])
+		if lo != 0 {
+			g[bottom] = hi
+			bottom--
+			q = lo
+		} else {
+			q = hi
+		}
+	}
+	g[bottom] = q
+	top := 0
+	for i := bottom + 1; i < m; i++ {
+		hi, lo := twoSum(g[i], q)
+		if lo != 0 {
+			p[top] = lo
+			top++
+		}
+		q = hi
+	}
+	p[top] = q
+	return p[:top+1]
+}
+
+// twoSum returns a + b rounded and the exact error (Knuth).
+func twoSum(a, b float64) (float64, float64) {
+	hi := a + b
+	bp := hi - a
+	return hi, (a - (hi - bp)) + (b - bp)
 }
