@@ -230,7 +230,7 @@ func errorf(pos int, format string, args ...any) *PosError {
 // filled in. stmtPos is the offset of the statement's WITH. Errors are *PosError
 // at the offending key or value: a missing or unknown connector, an unknown
 // option (the message lists the valid ones), a duplicate, a bad value for the
-// option's kind, a missing required option or one given as '' (or blanks).
+// option's kind, a missing required option or one given empty (or as blanks).
 func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec, map[string]string, error) {
 	var spec *ConnectorSpec
 	for _, o := range opts {

@@ -82,7 +82,7 @@ func TestMaxRecordSizeOption(t *testing.T) {
 }
 
 // TestRequiredOptionNotEmpty: every required option of every registered
-// connector given as '' (or blanks) is an error at its value that names it,
+// connector given empty (or as blanks) is an error at its value that names it,
 // instead of a failure when the job runs.
 func TestRequiredOptionNotEmpty(t *testing.T) {
 	n := 0

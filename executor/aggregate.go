@@ -3,8 +3,10 @@ package executor
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -66,6 +68,11 @@ type aggOp struct {
 	keyK, argK, pkeyK []*expr.Kernel
 	havingK           *expr.Kernel
 	projK             []*expr.Kernel
+	callOps           []agg.Op // each call's accumulator path (agg.OpOf)
+	// cache holds, by key hash, the last group found of a window (findGroup's
+	// single-key paths); cleared whenever a group leaves a window (release,
+	// mergeSession), so an entry's group is in its window
+	cache [groupCacheSize]groupCacheEntry
 }
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -80,6 +87,7 @@ type winState struct {
 // aggGroup is one group of a window: its key values and accumulators.
 type aggGroup struct {
 	first  int64  // arrival number of its first row
+	hash   uint64 // keyHash(keyb): compared before the bytes
 	key    string // keyb as a string (the index's key), valid while the group is in use
 	keyb   []byte
 	vals   []keyVal
@@ -120,6 +128,9 @@ func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 		o.outTypes = append(o.outTypes, c.Type)
 	}
 	o.lateIdx = -1
+	for k := range a.Calls {
+		o.callOps = append(o.callOps, agg.OpOf(&a.Calls[k].Spec))
+	}
 	return o
 }
 
@@ -167,6 +178,26 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 	w := a.Window
 	if o.kind == window.Session {
 		return o.addSession(b, i, t, cw, cwSet)
+	}
+	if o.kind == window.Tumble {
+		// one window per row: the last row's when t falls in it (rows come
+		// mostly in time order), else the one Assign gives
+		ws := o.lastWs
+		if ws == nil || t < ws.win.Start || t >= ws.win.End {
+			o.wins = window.Assign(o.wins[:0], window.Tumble, w.Size, w.Slide, w.Offset, t)
+			win := o.wins[0]
+			if cwSet && win.End <= cw {
+				return true, nil // its window fired
+			}
+			if ws = o.byWin[win]; ws == nil {
+				ws = o.openWindow(win, "")
+				o.byWin[win] = ws
+			}
+			o.lastWs = ws
+		} else if cwSet && ws.win.End <= cw {
+			return true, nil
+		}
+		return false, o.addTo(ws, b, i)
 	}
 	o.wins = window.Assign(o.wins[:0], o.kind, w.Size, w.Slide, w.Offset, t)
 	took := false
@@ -253,10 +284,11 @@ func (o *aggOp) addSession(b *vector.Batch, i int, t, cw int64, cwSet bool) (boo
 
 // mergeSession merges the open session s into into and drops s.
 func (o *aggOp) mergeSession(into, s *winState) {
+	clear(o.cache[:]) // s's groups move to into or are freed
 	into.win.Start = min(into.win.Start, s.win.Start)
 	into.win.End = max(into.win.End, s.win.End)
 	for _, g := range s.groups {
-		if h := into.index[g.key]; h != nil {
+		if h := o.lookup(into, g.hash, g.keyb); h != nil {
 			for c := range h.states {
 				h.states[c].Merge(&o.a.Calls[c].Spec, &g.states[c])
 			}
@@ -264,8 +296,7 @@ func (o *aggOp) mergeSession(into, s *winState) {
 			o.freeGroups = append(o.freeGroups, g)
 			continue
 		}
-		into.index[g.key] = g
-		into.groups = append(into.groups, g)
+		o.insert(into, g)
 	}
 	s.groups = s.groups[:0]
 	clear(s.index)
@@ -279,29 +310,98 @@ func (o *aggOp) mergeSession(into, s *winState) {
 	}
 }
 
-// addTo adds row i to its group of window ws.
-func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
+// buildKey sets o.keyBuf to row i's group key (agg.Key; framed when there
+// are several keys).
+func (o *aggOp) buildKey(i int) {
 	o.keyBuf = o.keyBuf[:0]
 	if len(o.keys) == 1 { // one key needs no framing
 		o.keyBuf = agg.Key(o.keyBuf, o.a.Keys[0].Type, o.keys[0], i)
-	} else {
-		for k, v := range o.keys {
-			o.keyBuf = agg.AppendKeyFramed(o.keyBuf, o.a.Keys[k].Type, v, i)
-		}
+		return
 	}
-	var g *aggGroup
-	if len(ws.groups) <= 8 { // a few groups: comparing keys beats hashing them
-		for _, h := range ws.groups {
-			if string(h.keyb) == string(o.keyBuf) {
-				g = h
-				break
+	for k, v := range o.keys {
+		o.keyBuf = agg.AppendKeyFramed(o.keyBuf, o.a.Keys[k].Type, v, i)
+	}
+}
+
+// groupHash is the hash of a group's key bytes keyb that lookup compares
+// first: for one key, keyHash of the value's bytes plus the NULL tag (so that
+// findGroup computes it from the row's value without building the key), else
+// keyHash of the framed keys.
+func (o *aggOp) groupHash(keyb []byte) uint64 {
+	if len(o.keys) == 1 && len(keyb) > 0 {
+		return keyHash(keyb[1:]) + uint64(keyb[0])*0x9e3779b97f4a7c15
+	}
+	return keyHash(keyb)
+}
+
+// findGroup returns row i's group in ws (nil when ws has none yet) and the
+// key's groupHash. With one VARCHAR, BIGINT, TIMESTAMP or DOUBLE key it hashes
+// and compares the row's value where it is; other keys are built in o.keyBuf.
+func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
+	if len(o.keys) == 1 {
+		v := o.keys[0]
+		if !v.Null[i] {
+			switch o.a.Keys[0].Type {
+			case catalog.Varchar:
+				s := v.S[i]
+				kh := keyHash(s) + 0x9e3779b97f4a7c15
+				e := &o.cache[kh%groupCacheSize]
+				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+					return h, kh
+				}
+				if len(ws.groups) <= smallWindow {
+					for _, h := range ws.groups {
+						if h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+							e.ws, e.g = ws, h
+							return h, kh
+						}
+					}
+					return nil, kh
+				}
+			case catalog.BigInt, catalog.Timestamp, catalog.Double:
+				var u uint64
+				if o.a.Keys[0].Type == catalog.Double {
+					f := v.F[i]
+					if math.IsNaN(f) {
+						f = math.NaN() // as agg.Key: all NaNs one key
+					}
+					u = math.Float64bits(f)
+				} else {
+					u = uint64(v.I[i])
+				}
+				kh := wordHash(u) + 0x9e3779b97f4a7c15
+				e := &o.cache[kh%groupCacheSize]
+				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
+					return h, kh
+				}
+				if len(ws.groups) <= smallWindow {
+					for _, h := range ws.groups {
+						if h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
+							e.ws, e.g = ws, h
+							return h, kh
+						}
+					}
+					return nil, kh
+				}
 			}
 		}
-	} else {
-		g = ws.index[string(o.keyBuf)]
 	}
+	o.buildKey(i)
+	kh := o.groupHash(o.keyBuf)
+	g := o.lookup(ws, kh, o.keyBuf)
+	if g != nil && len(o.keys) == 1 {
+		e := &o.cache[kh%groupCacheSize]
+		e.ws, e.g = ws, g
+	}
+	return g, kh
+}
+
+// addTo adds row i to its group of window ws.
+func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
+	g, kh := o.findGroup(ws, i)
 	if g == nil {
-		g = o.newGroup()
+		o.buildKey(i)
+		g = o.newGroup(kh)
 		for k, v := range o.keys {
 			kv := keyVal{null: v.Null[i]}
 			if k < len(g.vals) {
@@ -325,15 +425,14 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 				g.vals = append(g.vals, kv)
 			}
 		}
-		ws.index[g.key] = g
-		ws.groups = append(ws.groups, g)
+		o.insert(ws, g)
 		if err := o.grow(o.groupBytes(len(g.key))); err != nil {
 			return err
 		}
 	}
 	var grew int64
-	for c := range o.a.Calls {
-		grew += g.states[c].Add(&o.a.Calls[c].Spec, o.args[c], i, o.seq)
+	for c, op := range o.callOps {
+		grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
 	}
 	if grew != 0 {
 		return o.grow(grew)
@@ -341,9 +440,83 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 	return nil
 }
 
-// newGroup returns an empty group for the key in o.keyBuf, a freed one when
-// there is one (its buffers reused).
-func (o *aggOp) newGroup() *aggGroup {
+// keyHash is a quick hash of a group key, 8 bytes at a time: only a filter
+// before comparing the bytes of a window's few groups (lookup), so it needs no
+// seed (the index past smallWindow groups is a Go map).
+func keyHash(b []byte) uint64 {
+	if len(b) == 8 {
+		return wordHash(binary.BigEndian.Uint64(b))
+	}
+	h := uint64(len(b)) * 0x9e3779b97f4a7c15
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		b = b[8:]
+	}
+	if n := len(b); n > 0 {
+		var w uint64
+		switch {
+		case n >= 4: // two 4-byte loads that overlap
+			w = uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
+		default:
+			w = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
+		}
+		h = (h ^ w) * 0x94d049bb133111eb
+		h ^= h >> 29
+	}
+	return h
+}
+
+// wordHash is keyHash of the 8 bytes of u, big-endian (agg.Key's order).
+func wordHash(u uint64) uint64 {
+	h := 0xf1bbcdcbfa53e0a8 ^ bits.ReverseBytes64(u) // uint64(8) * 0x9e3779b97f4a7c15, as keyHash
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>31
+}
+
+// groupCacheSize is the number of entries of aggOp.cache (16 bytes each).
+const groupCacheSize = 256
+
+// groupCacheEntry is one entry of aggOp.cache: a group g of the open window ws.
+type groupCacheEntry struct {
+	ws *winState
+	g  *aggGroup
+}
+
+// smallWindow is the number of groups up to which a window finds a group by
+// scanning its groups' hashes; past it, ws.index (filled then) finds it.
+const smallWindow = 16
+
+// lookup returns the group of ws whose key is key (its hash kh), nil when none.
+func (o *aggOp) lookup(ws *winState, kh uint64, key []byte) *aggGroup {
+	if len(ws.groups) <= smallWindow {
+		for _, h := range ws.groups {
+			if h.hash == kh && string(h.keyb) == string(key) {
+				return h
+			}
+		}
+		return nil
+	}
+	return ws.index[string(key)]
+}
+
+// insert adds the new group g (not in ws) to ws's groups, and to its index
+// once ws has more than smallWindow groups.
+func (o *aggOp) insert(ws *winState, g *aggGroup) {
+	ws.groups = append(ws.groups, g)
+	switch n := len(ws.groups); {
+	case n == smallWindow+1:
+		for _, h := range ws.groups {
+			ws.index[h.key] = h
+		}
+	case n > smallWindow+1:
+		ws.index[g.key] = g
+	}
+}
+
+// newGroup returns an empty group for the key in o.keyBuf (its hash kh), a
+// freed one when there is one (its buffers reused).
+func (o *aggOp) newGroup(kh uint64) *aggGroup {
 	var g *aggGroup
 	if n := len(o.freeGroups); n > 0 {
 		g, o.freeGroups = o.freeGroups[n-1], o.freeGroups[:n-1]
@@ -355,7 +528,7 @@ func (o *aggOp) newGroup() *aggGroup {
 		o.made++
 	}
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
-	g.first = o.seq
+	g.first, g.hash = o.seq, kh
 	g.keyb = append(g.keyb[:0], o.keyBuf...)
 	g.key = ""
 	if len(g.keyb) > 0 {
@@ -369,6 +542,7 @@ func (o *aggOp) newGroup() *aggGroup {
 // release frees the windows (and their groups) for reuse.
 func (o *aggOp) release(wins []*winState) {
 	o.lastWs = nil
+	clear(o.cache[:])
 	for _, ws := range wins {
 		if ws.index == nil {
 			continue // the one row of a global aggregate over no rows

@@ -11,8 +11,9 @@
 //
 // The jobs: split (the sensor split to csv side files, SPEC 2.1), late rows (a
 // watermark and a late side branch, SPEC 2.3), semi join (IN a 4-row stream,
-// SPEC 2.2), JSON input (the split over the same rows as json lines), and
-// table output (the split with --format table). The split job's outputs
+// SPEC 2.2), JSON input (the split over the same rows as json lines), table
+// output (the split with --format table), and TUMBLE (the windowed aggregate of
+// issue 11 item 7, SPEC 2.4; bench/duckdb compares it with DuckDB). The split job's outputs
 // must equal the floor's, byte for byte. Each job and the floor run
 // alternately K times (after one warm-up round, not counted); the medians are
 // printed. Without -bin it builds ./cmd/streamql first. The input (default
@@ -57,6 +58,15 @@ SELECT deviceNo, temperature INTO SIDE 'high-tmp' FROM sensors WHERE temperature
 SELECT * FROM sensors;
 `
 
+// tumbleSQL is the windowed aggregate of issue 11 item 7 (as
+// internal/sensorbench.TumbleScript): per device and per minute, COUNT(*), AVG,
+// MIN and MAX of temperature.
+const tumbleSQL = `SELECT window_start, window_end, deviceNo, COUNT(*) AS n, AVG(temperature) AS avg_t,
+  MIN(temperature) AS min_t, MAX(temperature) AS max_t
+  FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+  GROUP BY window_start, window_end, deviceNo;
+`
+
 func jobs() []job {
 	return []job{
 		{"split", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + splitSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
@@ -69,6 +79,8 @@ func jobs() []job {
 			[]string{"--format", "csv", "--side-dir", "OUT"}},
 		{"JSON input", "sensors.json", fmt.Sprintf(sensorsDDL, "", "sensors.json", "json") + splitSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
 		{"table output", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + splitSQL, []string{"--format", "table", "--side-dir", "OUT"}},
+		{"TUMBLE", "sensors.csv", fmt.Sprintf(sensorsDDL, ",\n  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND", "sensors.csv", "csv") + tumbleSQL,
+			[]string{"--format", "csv", "--side-dir", "OUT"}},
 	}
 }
 
