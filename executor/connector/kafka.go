@@ -551,6 +551,15 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 			with, pending = pending, nil
 		}
 		if err := tx.commit(ctx, with); err != nil {
+			if errors.Is(err, errRebalanced) {
+				// Aborted: the rows of those offsets are read again, and
+				// written in a later transaction (by whichever process owns
+				// their partitions then).
+				for _, g := range with {
+					g.src.rewind()
+				}
+				return err
+			}
 			return fail(err)
 		}
 		for _, g := range with {

@@ -3,9 +3,12 @@ package connector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"streamql/catalog"
 )
@@ -156,6 +159,24 @@ func TestKafkaBootstrapServers(t *testing.T) {
 		}
 		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "bootstrap.servers") {
 			t.Errorf("bootstrap servers %q: error %v, want ok=%v and an error naming the option", c.v, err, c.ok)
+		}
+	}
+}
+
+// TestRebalancedErrors: the offset-commit errors by which Kafka says the group
+// moved on are told apart from real failures, also when wrapped (%w), so an
+// exactly-once job aborts and reads their rows again instead of stopping.
+func TestRebalancedErrors(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{kerr.IllegalGeneration, true}, {kerr.UnknownMemberID, true}, {kerr.RebalanceInProgress, true},
+		{fmt.Errorf("committing the offsets of group 'g' in the transaction: %w", kerr.IllegalGeneration), true},
+		{kerr.InvalidProducerEpoch, false}, {kerr.GroupAuthorizationFailed, false}, {errors.New("ILLEGAL_GENERATION"), false}, {nil, false},
+	} {
+		if got := rebalanced(c.err); got != c.want {
+			t.Errorf("rebalanced(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

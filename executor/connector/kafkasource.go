@@ -633,10 +633,34 @@ func (s *kafkaSource) UnreadAfter(rows, _ int) {
 func (s *kafkaSource) commit(ctx context.Context) error {
 	s.lastCommit = time.Now()
 	if err := s.job.checkpoint(ctx); err != nil {
-		return err
+		if !errors.Is(err, errRebalanced) {
+			return err
+		}
+		// The transaction was aborted and the partitions rewound: the job
+		// goes on, and the rebalance that refused the commit may proceed.
 	}
 	s.cl.AllowRebalance()
 	return nil
+}
+
+// rewind sets every partition this process holds back to its last committed
+// offset after the transaction that held the offsets of the rows read since
+// was aborted (errRebalanced): those rows are read again, so their outputs are
+// written once, in a later transaction. Records polled but not yet given are
+// dropped; a partition that reached its stop offset is read again to it.
+func (s *kafkaSource) rewind() {
+	set := map[int32]kgo.EpochOffset{}
+	s.mu.Lock()
+	for p := range s.assigned {
+		off := s.committed[p]
+		set[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
+		s.used[p], s.next[p] = off, off
+		delete(s.doneParts, p)
+	}
+	s.mu.Unlock()
+	clear(s.given)
+	s.ri = len(s.recs)
+	s.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{s.topic: set})
 }
 
 // uncommitted returns the used offsets, not committed yet, of the partitions

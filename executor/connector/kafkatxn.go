@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -140,6 +143,9 @@ func (tx *kafkaTxn) commit(ctx context.Context, with []groupOffsets) error {
 	for _, g := range with {
 		if err := first.txnOffsets(ctx, g); err != nil {
 			tx.cl.EndTransaction(ctx, kgo.TryAbort)
+			if rebalanced(err) {
+				return fmt.Errorf("%w: %v", errRebalanced, first.fail(err))
+			}
 			return first.fail(err)
 		}
 	}
@@ -158,4 +164,19 @@ func (tx *kafkaTxn) abort(ctx context.Context) {
 	tx.inTxn, tx.aborted = false, true
 	tx.cl.AbortBufferedRecords(ctx)
 	tx.cl.EndTransaction(ctx, kgo.TryAbort)
+}
+
+// errRebalanced marks a transaction aborted because the group moved on while
+// it was open (its offset commit was refused: the generation changed, the
+// member was removed, or a rebalance began): its records are never seen by
+// read_committed readers, and its rows must be read again.
+var errRebalanced = errors.New("the consumer group rebalanced during the transaction")
+
+// rebalanced reports whether err, an offset commit's, says the group moved on
+// without this member's commit: Kafka's ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID
+// and REBALANCE_IN_PROGRESS. A process is not broken by it (Kafka's
+// consume-transform-produce loop aborts and goes on from the committed
+// offsets, as GroupTransactSession does).
+func rebalanced(err error) bool {
+	return errors.Is(err, kerr.IllegalGeneration) || errors.Is(err, kerr.UnknownMemberID) || errors.Is(err, kerr.RebalanceInProgress)
 }
