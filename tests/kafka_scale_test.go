@@ -120,6 +120,51 @@ func caughtUp(adm *kadm.Client, group, in string) (bool, error) {
 	return done, nil
 }
 
+// outputsStable waits (at most 60 s: the sinks' transaction.timeout.ms of
+// 10 s, and the broker's check of it every 10 s) until no transaction is open
+// on the output topics: every partition's last stable offset, where a
+// read_committed reader stops, is its end offset. A transaction left open by a
+// process killed for good is aborted only by the broker's timeout (a
+// restarted process fences its predecessor's at once); before that, rows other
+// processes committed after its first record are not yet readable.
+func outputsStable(t *testing.T, adm *kadm.Client, outs map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		stable, err := func() (bool, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for _, topic := range outs {
+				ends, err := adm.ListEndOffsets(ctx, topic)
+				if err != nil {
+					return false, err
+				}
+				lso, err := adm.ListCommittedOffsets(ctx, topic)
+				if err != nil {
+					return false, err
+				}
+				ok := true
+				ends.Each(func(e kadm.ListedOffset) {
+					if l, found := lso.Lookup(topic, e.Partition); !found || l.Offset < e.Offset {
+						ok = false
+					}
+				})
+				if !ok {
+					return false, nil
+				}
+			}
+			return true, nil
+		}()
+		if stable {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a transaction stayed open on the outputs for 60 s after the input was consumed (last error %v)", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
 // scaleProc is one streamql process of the harness: a slot (its
 // group.instance.id, kept across a restart) and the running command.
 type scaleProc struct {
@@ -146,7 +191,11 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 	group, prefix := kafkatest.Name(t, "group"), kafkatest.Name(t, "txn")
 	sink := ""
 	if guarantee == "exactly-once" {
-		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + prefix + "'"
+		// A process killed for good (slot a's last kill, right before it
+		// is removed) leaves its open transaction to the broker, which
+		// aborts it after this timeout: until then read_committed readers
+		// of the outputs stop at its first record (outputsStable).
+		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + prefix + "', 'properties.transaction.timeout.ms'='10000'"
 	}
 	dir := t.TempDir()
 	script := func(slot string) string { return scaleScript(t, dir, in, outs, group, slot, sink) }
@@ -272,6 +321,10 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 		t.Errorf("a process exited without being killed: %s", u)
 	}
 	mu.Unlock()
+
+	if guarantee == "exactly-once" {
+		outputsStable(t, adm, outs)
+	}
 
 	want := map[string]int{}
 	for id := range rows {
@@ -421,5 +474,68 @@ func TestKafkaExactlyOnceSinksShareATransaction(t *testing.T) {
 	}
 	if done, err := caughtUp(kafkatest.Admin(t), group, in); !done || err != nil {
 		t.Errorf("the group's offsets are not at the input's end after the job (%v)", err)
+	}
+}
+
+// TestKafkaExactlyOnceFencesItsPredecessorAtOnce: a process restarted in the
+// slot of one killed with a transaction open (same script, stream and
+// 'properties.group.instance.id', so the same transactional id) aborts that
+// transaction when its exactly-once sink opens, even when it writes nothing
+// itself (it gets no partition, or is stopped at once: issue 13, the slot
+// removed right after its restart). Left open until the broker's
+// transaction.timeout.ms, the transaction holds every read_committed reader
+// of the output at its first record, hiding the rows other processes commit
+// after it (SPEC 2.5).
+func TestKafkaExactlyOnceFencesItsPredecessorAtOnce(t *testing.T) {
+	in, out := kafkatest.CreateTopic(t, 2, nil), kafkatest.CreateTopic(t, 1, nil)
+	group, prefix := kafkatest.Name(t, "group"), kafkatest.Name(t, "txn")
+	produceValues(t, in, []string{"1,20", "2,30"}, nil)
+
+	// The killed predecessor: its transaction holds a record and stays open
+	// (the broker would abort it only after 60 s).
+	zombie := kafkatest.Client(t, kgo.TransactionalID(prefix+"-rest-a"), kgo.TransactionTimeout(60*time.Second))
+	if err := zombie.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	if err := zombie.ProduceSync(ctx, &kgo.Record{Topic: out, Value: []byte("0,99")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	adm := kafkatest.Admin(t)
+	open := func() bool {
+		ends, err := adm.ListEndOffsets(ctx, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lso, err := adm.ListCommittedOffsets(ctx, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := ends.Lookup(out, 0)
+		l, _ := lso.Lookup(out, 0)
+		return l.Offset < e.Offset
+	}
+	if !open() {
+		t.Fatalf("the predecessor's transaction is not open on %s", out)
+	}
+
+	// The successor writes nothing (every row filtered out).
+	sql := kafkaStream(t, "sensors", "id BIGINT, temperature DOUBLE", in, ", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='a', 'scan.bounded.mode'='latest-offset'") +
+		kafkaStream(t, "rest", "id BIGINT, temperature DOUBLE", out, ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='"+prefix+"'") +
+		"INSERT INTO rest SELECT id, temperature FROM sensors WHERE temperature > 70;\n"
+	if _, stderr, code := runSQLIn(t, t.TempDir(), nil, sql); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The abort markers are written as the fencing InitProducerID returns
+	// (bounded wait, far below the predecessor's 60 s).
+	for try := 0; open(); try++ {
+		if try == 20 {
+			t.Fatalf("the predecessor's transaction on %s is still open after the successor ran: read_committed readers stay held at its first record", out)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if rs := kafkatest.ReadAll(t, out, kafkatest.ReadOptions{ReadCommitted: true}); len(rs) != 0 {
+		t.Errorf("read_committed sees %d records of the aborted transaction in %s, want 0", len(rs), out)
 	}
 }

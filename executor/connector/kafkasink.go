@@ -118,6 +118,9 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	if err == nil && len(lo[s.topic]) == 0 || errors.Is(err, kerr.UnknownTopicOrPartition) {
 		err = s.autoCreate(octx)
 	}
+	if err == nil && s.eos {
+		err = s.fence(octx)
+	}
 	if err != nil {
 		s.closeClient()
 		if octx.Err() != nil {
@@ -136,6 +139,22 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	}
 	s.job.addSink(s)
 	return s, nil
+}
+
+// fence initializes the transactional producer at once (Kafka's
+// InitProducerID for its transactional id, SPEC 2.5), instead of at its first
+// record: the broker then aborts the open transaction a crashed predecessor
+// with the same id (the same script, stream and 'properties.group.instance.id')
+// left behind. Left open, that transaction holds every read_committed reader
+// of the outputs at its first record (the last stable offset) until the
+// broker's 'transaction.timeout.ms', whatever later transactions commit; and a
+// successor that writes nothing (it gets no partition, or is stopped first)
+// would never abort it. It returns the producer's error.
+func (s *kafkaSink) fence(ctx context.Context) error {
+	if _, _, err := s.cl.ProducerID(ctx); err != nil {
+		return fmt.Errorf("initializing the transactional producer '%s': %w", s.tx.id, err)
+	}
+	return nil
 }
 
 // autoCreate asks the broker to create the sink's missing topic, as the Java
