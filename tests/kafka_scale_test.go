@@ -33,14 +33,9 @@ import (
 	"streamql/tests/kafkatest"
 )
 
+// TestKafkaScaleOutCrashesExactlyOnce: every row exactly once in the
+// read_committed outputs (STREAMQL_SCALE_SEED replays a schedule).
 func TestKafkaScaleOutCrashesExactlyOnce(t *testing.T) {
-	if os.Getenv("STREAMQL_SCALE_CRASH") == "" {
-		// A known defect, open in issue 13: under some schedules of kills and
-		// a process removed, a read_committed reader misses the rows of the
-		// partitions a process held (e.g. 10,680 of 61,000 main rows, seed
-		// 1796135310254899302), about one run in three on 2 loaded cores.
-		t.Skip("exactly-once across crashes loses rows under some schedules (issue 13, open): set STREAMQL_SCALE_CRASH=1 (and STREAMQL_SCALE_SEED) to run it")
-	}
 	scaleOutCrashes(t, "exactly-once")
 }
 

@@ -67,9 +67,14 @@
 //     closed at once (a later row opens a new session, as the first run did).
 //   - I5 (atomic) with exactly-once, the outputs that the frontiers describe
 //     commit or abort with them. A crashed process's open transaction aborts
-//     (fenced by a successor with its transactional id, kafkaTxnID, or after
+//     (fenced by a successor with its transactional id, kafkaTxnID, when
+//     the successor's exactly-once sink opens, kafkaSink.fence, even if it
+//     writes nothing; with no successor, after
 //     'properties.transaction.timeout.ms'), leaving the previous commit's
 //     frontiers, which describe exactly what read_committed readers see.
+//     Until it aborts, the open transaction holds read_committed readers of
+//     the outputs at its first record (the last stable offset): rows other
+//     processes committed after it are delayed, never lost.
 //   - I6 (stable read) a new owner reads p's offset with require_stable
 //     (kafkaSource.stableOffsets): a transaction of the old owner that holds
 //     offsets of the topic is resolved first, else the owner would start
