@@ -90,17 +90,8 @@ type aggGroup struct {
 	hash   uint64 // keyHash(keyb): compared before the bytes
 	key    string // keyb as a string (the index's key), valid while the group is in use
 	keyb   []byte
-	vals   []keyVal
+	vals   []plan.Value // the grouping keys' values, owned by the group
 	states []agg.State
-}
-
-// keyVal is one grouping key's value, owned by the group.
-type keyVal struct {
-	null bool
-	i    int64
-	f    float64
-	b    bool
-	s    []byte
 }
 
 // groupBytes is the state a new group costs before its accumulators grow.
@@ -403,20 +394,20 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 		o.buildKey(i)
 		g = o.newGroup(kh)
 		for k, v := range o.keys {
-			kv := keyVal{null: v.Null[i]}
+			kv := plan.Value{Null: v.Null[i]}
 			if k < len(g.vals) {
-				kv.s = g.vals[k].s[:0] // reuse a freed group's buffer
+				kv.S = g.vals[k].S[:0] // reuse a freed group's buffer
 			}
-			if !kv.null {
+			if !kv.Null {
 				switch o.a.Keys[k].Type {
 				case catalog.BigInt, catalog.Timestamp:
-					kv.i = v.I[i]
+					kv.I = v.I[i]
 				case catalog.Double:
-					kv.f = v.F[i]
+					kv.F = v.F[i]
 				case catalog.Boolean:
-					kv.b = v.B[i]
+					kv.B = v.B[i]
 				case catalog.Varchar:
-					kv.s = append(kv.s, v.S[i]...)
+					kv.S = append(kv.S, v.S[i]...)
 				}
 			}
 			if k < len(g.vals) {
@@ -524,7 +515,7 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 			g.states[c].Reset()
 		}
 	} else {
-		g = &aggGroup{states: make([]agg.State, len(o.a.Calls)), vals: make([]keyVal, 0, len(o.a.Keys))}
+		g = &aggGroup{states: make([]agg.State, len(o.a.Calls)), vals: make([]plan.Value, 0, len(o.a.Keys))}
 		o.made++
 	}
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
@@ -688,18 +679,7 @@ func (o *aggOp) writeRow(n int, win window.Win, g *aggGroup) {
 		}
 	}
 	for k, kv := range g.vals {
-		c := cols[a.KeyBase+k]
-		c.Null[n] = kv.null
-		switch a.Keys[k].Type {
-		case catalog.BigInt, catalog.Timestamp:
-			c.I[n] = kv.i
-		case catalog.Double:
-			c.F[n] = kv.f
-		case catalog.Boolean:
-			c.B[n] = kv.b
-		case catalog.Varchar:
-			c.S[n] = kv.s
-		}
+		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, kv)
 	}
 	for k := range a.Calls {
 		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)

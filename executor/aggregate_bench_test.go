@@ -12,7 +12,10 @@ import (
 
 // discardCounting is a sink that counts the rows of the outputs, chunks
 // (fired windows) included.
-type discardCounting struct{ rows, chunkRows int64 }
+type discardCounting struct {
+	nopSink
+	rows, chunkRows int64
+}
 
 func (s *discardCounting) Rows(r *Routed) error {
 	for i := 0; i < r.N; i++ {
@@ -25,9 +28,6 @@ func (s *discardCounting) Rows(r *Routed) error {
 	}
 	return nil
 }
-func (s *discardCounting) Errors(string, []ErrorRow) error { return nil }
-func (s *discardCounting) Flush() error                    { return nil }
-func (s *discardCounting) Close() error                    { return nil }
 
 // risingSource is an endless source whose event times keep rising: each time
 // the looped data starts again, its times are shifted past the last one, so a

@@ -140,8 +140,19 @@ func BenchmarkRoute(b *testing.B) {
 	}
 }
 
+// nopSink is the part of a test Sink that does nothing: errors rows, flushes
+// and the close.
+type nopSink struct{}
+
+func (nopSink) Errors(string, []ErrorRow) error { return nil }
+func (nopSink) Flush() error                    { return nil }
+func (nopSink) Close() error                    { return nil }
+
 // discardSink counts routed rows.
-type discardSink struct{ rows int64 }
+type discardSink struct {
+	nopSink
+	rows int64
+}
 
 func (s *discardSink) Rows(r *Routed) error {
 	for _, p := range r.Parts {
@@ -149,9 +160,6 @@ func (s *discardSink) Rows(r *Routed) error {
 	}
 	return nil
 }
-func (s *discardSink) Errors(string, []ErrorRow) error { return nil }
-func (s *discardSink) Flush() error                    { return nil }
-func (s *discardSink) Close() error                    { return nil }
 
 // limitSource ends an endless source after n batches.
 type limitSource struct {

@@ -95,22 +95,29 @@ func derived(t catalog.Type, fill func(b *vector.Batch, sel []int32, out *vector
 func constVec(t catalog.Type, v plan.Value) *vector.Vec {
 	out := vector.NewVec(t)
 	for i := 0; i < vector.Cap; i++ {
-		out.Null[i] = v.Null
-		if v.Null {
-			continue
-		}
-		switch t {
-		case catalog.BigInt, catalog.Timestamp:
-			out.I[i] = v.I
-		case catalog.Double:
-			out.F[i] = v.F
-		case catalog.Boolean:
-			out.B[i] = v.B
-		case catalog.Varchar:
-			out.S[i] = v.S
-		}
+		SetValue(out, i, t, v)
 	}
 	return out
+}
+
+// SetValue writes x, a value of type t, into row i of out (NULL when x.Null;
+// a VARCHAR's bytes are shared, not copied): the one place a plan.Value
+// becomes a vector entry, for constants and an aggregate's grouping keys.
+func SetValue(out *vector.Vec, i int, t catalog.Type, x plan.Value) {
+	out.Null[i] = x.Null
+	if x.Null {
+		return
+	}
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		out.I[i] = x.I
+	case catalog.Double:
+		out.F[i] = x.F
+	case catalog.Boolean:
+		out.B[i] = x.B
+	case catalog.Varchar:
+		out.S[i] = x.S
+	}
 }
 
 func b2i(b bool) int64 {
@@ -714,16 +721,7 @@ func castKernel(from, to catalog.Type) castLoop {
 		case catalog.Timestamp:
 			return copyInt
 		case catalog.Varchar:
-			return func(in, out *vector.Vec, sel []int32) {
-				for _, i := range sel {
-					if in.Null[i] {
-						out.Null[i] = true
-						continue
-					}
-					v, ok := textconv.ParseInt(in.S[i])
-					out.Null[i], out.I[i] = !ok, v
-				}
-			}
+			return parseText(textconv.ParseInt, ints)
 		}
 	case catalog.Double:
 		switch from {
@@ -740,16 +738,7 @@ func castKernel(from, to catalog.Type) castLoop {
 				}
 			}
 		case catalog.Varchar:
-			return func(in, out *vector.Vec, sel []int32) {
-				for _, i := range sel {
-					if in.Null[i] {
-						out.Null[i] = true
-						continue
-					}
-					v, ok := textconv.ParseDouble(in.S[i])
-					out.Null[i], out.F[i] = !ok, v
-				}
-			}
+			return parseText(textconv.ParseDouble, floats)
 		}
 	case catalog.Boolean:
 		switch from {
@@ -766,16 +755,7 @@ func castKernel(from, to catalog.Type) castLoop {
 				}
 			}
 		case catalog.Varchar:
-			return func(in, out *vector.Vec, sel []int32) {
-				for _, i := range sel {
-					if in.Null[i] {
-						out.Null[i] = true
-						continue
-					}
-					v, ok := textconv.ParseBool(in.S[i])
-					out.Null[i], out.B[i] = !ok, v
-				}
-			}
+			return parseText(textconv.ParseBool, bools)
 		}
 	case catalog.Timestamp:
 		switch from {
@@ -793,21 +773,33 @@ func castKernel(from, to catalog.Type) castLoop {
 				}
 			}
 		case catalog.Varchar:
-			return func(in, out *vector.Vec, sel []int32) {
-				for _, i := range sel {
-					if in.Null[i] {
-						out.Null[i] = true
-						continue
-					}
-					v, ok := textconv.ParseTimestamp(in.S[i])
-					out.Null[i], out.I[i] = !ok, v
-				}
-			}
+			return parseText(textconv.ParseTimestamp, ints)
 		}
 		return allNull
 	}
 	return keepNulls
 }
+
+// parseText is a CAST from VARCHAR: each text read by parse (textconv's rules,
+// as the decoders read them) into the slice of out that field gives; text
+// parse refuses is NULL.
+func parseText[T any](parse func([]byte) (T, bool), field func(*vector.Vec) []T) castLoop {
+	return func(in, out *vector.Vec, sel []int32) {
+		dst := field(out)
+		for _, i := range sel {
+			if in.Null[i] {
+				out.Null[i] = true
+				continue
+			}
+			v, ok := parse(in.S[i])
+			out.Null[i], dst[i] = !ok, v
+		}
+	}
+}
+
+func ints(v *vector.Vec) []int64     { return v.I }
+func floats(v *vector.Vec) []float64 { return v.F }
+func bools(v *vector.Vec) []bool     { return v.B }
 
 // copyInt is the cast between BIGINT and TIMESTAMP (epoch ms both).
 func copyInt(in, out *vector.Vec, sel []int32) {
