@@ -28,6 +28,10 @@ type chain struct {
 // the emitter it pushes into.
 type chainOpts struct {
 	afterRouter []func(down *Emitter) (Operator, string)
+	// src is the probe stream's source; a partitioned one (Kafka) gives the
+	// chain's watermark assigner one watermark per partition (SPEC 2.5). Every
+	// chain that reads a source is built with it here, so none can miss it.
+	src Source
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -65,6 +69,7 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 	add(c.router, "router", c.router.down)
 	c.route = next
 	c.assign = newWatermarker(job)
+	c.assign.partitionBy(opts.src)
 	if marks {
 		c.assign.marks, c.assign.buf = true, make([]Mark, 0, vector.Cap)
 	}

@@ -133,9 +133,9 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	if hasAggregates(job) { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
 		opts = aggChain(job, acct.budget, stats, &agg, true)
 	}
+	opts.src = src
 	ch := buildChain(job, probers, sink, opts)
 	r, wm := ch.limit, ch.assign
-	wm.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
 	step := newStep(ch.router.out.ErrorSide)
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)

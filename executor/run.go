@@ -243,15 +243,14 @@ type process struct {
 
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
-// src is partitioned (Kafka, SPEC 2.5): every chain that reads src is made
-// here, so none misses it.
+// src is partitioned (Kafka, SPEC 2.5).
 func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, opts chainOpts) {
 	p.st, p.src, p.sink = job.Stream, src, sink
+	opts.src = src
 	p.c = buildChain(job, probers, sink, opts)
 	p.es = stats.stream(job.Stream)
 	p.in = newStep(job.Stream.Options["errors.side"])
 	p.rows = &stats.Rows
-	p.c.assign.partitionBy(src) // Kafka: a watermark per partition (SPEC 2.5)
 }
 
 // batch handles what one call of the source's Next gave: the batch b with its
