@@ -12,6 +12,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/agg"
+	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/executor/window"
@@ -73,6 +74,23 @@ type aggOp struct {
 	// single-key paths); cleared whenever a group leaves a window (release,
 	// mergeSession), so an entry's group is in its window
 	cache [groupCacheSize]groupCacheEntry
+	// a Kafka group source's replay (replay.go; nil: none), and the row being
+	// added: its partition, offset and CURRENT_WATERMARK, which a new group
+	// (and a new session) keeps for the hold frontier
+	rep      *replay
+	rowPart  int32
+	rowOff   int64
+	rowCw    int64
+	rowCwSet bool
+	sessBuf  []*winState // fire: the sessions to emit
+}
+
+// heldAt is the first row of a partition in a group: its offset and the
+// watermark of its partition before it (the hold frontier, replay.go).
+type heldAt struct {
+	off   int64
+	cw    int64
+	cwSet bool
 }
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -82,6 +100,7 @@ type winState struct {
 	pkey   string
 	groups []*aggGroup
 	index  map[string]*aggGroup
+	part   int32 // the partition of the row that opened it (a session's, for a replay)
 }
 
 // aggGroup is one group of a window: its key values and accumulators.
@@ -92,6 +111,12 @@ type aggGroup struct {
 	keyb   []byte
 	vals   []plan.Value // the grouping keys' values, owned by the group
 	states []agg.State
+	// with a replay (aggOp.rep): the partition of its first row and that
+	// row's offset and watermark; more holds the first rows of other
+	// partitions (nil unless the topic is not partitioned by the key)
+	part int32
+	held heldAt
+	more map[int32]heldAt
 }
 
 // groupBytes is the state a new group costs before its accumulators grow.
@@ -157,6 +182,10 @@ func (o *aggOp) prepare(b *vector.Batch, taken []int32) {
 // 2.4: all its windows fired, or its t is NULL), and returns a state error.
 func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) {
 	o.seq++
+	if o.rep != nil {
+		o.rowPart, o.rowOff = connector.KafkaPartitionOf(b.Pos[i])
+		o.rowCw, o.rowCwSet = cw, cwSet
+	}
 	a := o.a
 	if a.Window == nil {
 		return false, o.addTo(o.pseudo(), b, i)
@@ -180,6 +209,9 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 			if cwSet && win.End <= cw {
 				return true, nil // its window fired
 			}
+			if o.rep != nil && o.rep.firedBy(o.rowPart, win.End) {
+				return false, nil // emitted before the partition came here (I4)
+			}
 			if ws = o.byWin[win]; ws == nil {
 				ws = o.openWindow(win, "")
 				o.byWin[win] = ws
@@ -187,6 +219,8 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 			o.lastWs = ws
 		} else if cwSet && ws.win.End <= cw {
 			return true, nil
+		} else if o.rep != nil && o.rep.firedBy(o.rowPart, ws.win.End) {
+			return false, nil
 		}
 		return false, o.addTo(ws, b, i)
 	}
@@ -197,6 +231,9 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 			continue // fired: the row joins the open ones only
 		}
 		took = true
+		if o.rep != nil && o.rep.firedBy(o.rowPart, win.End) {
+			continue // emitted before the partition came here (I4)
+		}
 		ws := o.lastWs
 		if ws == nil || ws.win != win {
 			if ws = o.byWin[win]; ws == nil {
@@ -220,6 +257,7 @@ func (o *aggOp) openWindow(win window.Win, pkey string) *winState {
 	} else {
 		ws = &winState{win: win, pkey: pkey, index: map[string]*aggGroup{}}
 	}
+	ws.part = o.rowPart
 	o.open = append(o.open, ws)
 	o.maxOpen = max(o.maxOpen, int64(len(o.open)))
 	o.minEnd = min(o.minEnd, win.End)
@@ -247,7 +285,11 @@ func (o *aggOp) addSession(b *vector.Batch, i int, t, cw int64, cwSet bool) (boo
 	var into *winState
 	kept := list[:0]
 	for _, s := range list {
-		if s.win.Start <= end && t <= s.win.End {
+		// A session that the row's partition's watermark passed is closed
+		// for the row even before it fires (the other partitions hold the
+		// stream back): merging is then a function of the partition's rows
+		// alone (SPEC 2.4, 2.5), as a replay needs.
+		if s.win.Start <= end && t <= s.win.End && !(cwSet && s.win.End <= cw) {
 			if into == nil {
 				into = s
 			} else {
@@ -284,6 +326,7 @@ func (o *aggOp) mergeSession(into, s *winState) {
 				h.states[c].Merge(&o.a.Calls[c].Spec, &g.states[c])
 			}
 			h.first = min(h.first, g.first)
+			mergeHeld(h, g)
 			o.freeGroups = append(o.freeGroups, g)
 			continue
 		}
@@ -420,6 +463,8 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 		if err := o.grow(o.groupBytes(len(g.key))); err != nil {
 			return err
 		}
+	} else if o.rep != nil && g.part != o.rowPart {
+		o.heldOther(g)
 	}
 	var grew int64
 	for c, op := range o.callOps {
@@ -520,6 +565,7 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 	}
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
 	g.first, g.hash = o.seq, kh
+	g.part, g.held, g.more = o.rowPart, heldAt{o.rowOff, o.rowCw, o.rowCwSet}, nil
 	g.keyb = append(g.keyb[:0], o.keyBuf...)
 	g.key = ""
 	if len(g.keyb) > 0 {
@@ -606,14 +652,23 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 		// a global aggregate over no rows gives one row (COUNT 0)
 		fired = append(fired, &winState{groups: []*aggGroup{{states: make([]agg.State, len(o.a.Calls))}}})
 	}
-	stop, err := o.emitWindows(fired, emit)
+	emitted := fired
+	if o.rep != nil && o.kind == window.Session {
+		// a session of a partition that ended before it came here was
+		// emitted by its previous owner (I4)
+		emitted = o.sessBuf[:0]
+		for _, ws := range fired {
+			if !o.rep.firedBy(ws.part, ws.win.End) {
+				emitted = append(emitted, ws)
+			}
+		}
+		o.sessBuf = emitted[:0]
+	}
+	stop, err := o.emitWindows(emitted, emit)
 	var freed int64
 	for _, ws := range fired {
 		for _, g := range ws.groups {
-			freed += o.groupBytes(len(g.key))
-			for c := range g.states {
-				freed += g.states[c].Bytes()
-			}
+			freed += o.groupCost(g)
 		}
 	}
 	freed = min(freed, o.bytes)
@@ -927,6 +982,9 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 			}
 			ao.pos[k]++
 			if !o.a.Grouped {
+				if o.rep != nil && o.rep.active && o.rep.replayed(b.Pos[i]) {
+					continue // its windowed rows were written already (I3)
+				}
 				if n := o.windowRows(b, i); n > 0 {
 					ao.emitRows(o, n)
 					if ao.stopped {
@@ -1118,4 +1176,119 @@ func hasAggregates(job *plan.Job) bool {
 		}
 	}
 	return false
+}
+
+// groupCost is the state group g is charged for.
+func (o *aggOp) groupCost(g *aggGroup) int64 {
+	n := o.groupBytes(len(g.key))
+	for c := range g.states {
+		n += g.states[c].Bytes()
+	}
+	return n
+}
+
+// heldOther notes the row being added as the first of its partition in g
+// when g has none of it yet (a topic not partitioned by the key: the
+// group's rows come from several partitions).
+func (o *aggOp) heldOther(g *aggGroup) {
+	if _, ok := g.more[o.rowPart]; ok {
+		return
+	}
+	if g.more == nil {
+		g.more = map[int32]heldAt{}
+	}
+	g.more[o.rowPart] = heldAt{o.rowOff, o.rowCw, o.rowCwSet}
+}
+
+// mergeHeld keeps in h, into which g is merged (sessions), the first row of
+// each partition of both.
+func mergeHeld(h, g *aggGroup) {
+	add := func(p int32, x heldAt) {
+		if p == h.part {
+			if x.off < h.held.off {
+				h.held = x
+			}
+			return
+		}
+		if y, ok := h.more[p]; ok && y.off <= x.off {
+			return
+		}
+		if h.more == nil {
+			h.more = map[int32]heldAt{}
+		}
+		h.more[p] = x
+	}
+	add(g.part, g.held)
+	for p, x := range g.more {
+		add(p, x)
+	}
+}
+
+// held returns the first row of partition p held in o's open state (the
+// smallest offset), ok false when none (replay.go: the hold frontier).
+func (o *aggOp) held(p int32) (h heldAt, ok bool) {
+	for _, ws := range o.open {
+		for _, g := range ws.groups {
+			x, has := g.held, g.part == p
+			if !has {
+				x, has = g.more[p]
+			}
+			if has && (!ok || x.off < h.off) {
+				h, ok = x, true
+			}
+		}
+	}
+	return h, ok
+}
+
+// drop frees the groups of partition p (revoked, or rebuilt by a replay:
+// replay.go), and the windows and sessions left without groups. A group that
+// also holds rows of other partitions stays (the topic is not partitioned by
+// the grouping key, which SPEC 2.5 requires of a scaled-out aggregate).
+func (o *aggOp) drop(p int32) {
+	o.lastWs = nil
+	clear(o.cache[:])
+	var freed int64
+	kept := o.open[:0]
+	o.minEnd = math.MaxInt64
+	for _, ws := range o.open {
+		gs := ws.groups[:0]
+		for _, g := range ws.groups {
+			if g.part == p && len(g.more) == 0 {
+				freed += o.groupCost(g)
+				o.freeGroups = append(o.freeGroups, g)
+				continue
+			}
+			gs = append(gs, g)
+		}
+		clear(ws.groups[len(gs):])
+		ws.groups = gs
+		clear(ws.index)
+		if len(gs) > smallWindow {
+			for _, g := range gs {
+				ws.index[g.key] = g
+			}
+		}
+		if len(gs) == 0 && o.a.Window != nil {
+			if o.kind == window.Session {
+				list := slices.DeleteFunc(o.bySess[ws.pkey], func(s *winState) bool { return s == ws })
+				if len(list) == 0 {
+					delete(o.bySess, ws.pkey)
+				} else {
+					o.bySess[ws.pkey] = list
+				}
+			} else {
+				delete(o.byWin, ws.win)
+			}
+			o.freeWins = append(o.freeWins, ws)
+			continue
+		}
+		kept = append(kept, ws)
+		o.minEnd = min(o.minEnd, ws.win.End)
+	}
+	clear(o.open[len(kept):])
+	o.open = kept
+	freed = min(freed, o.bytes)
+	o.bytes -= freed
+	o.acct.Grow(-freed)
 }

@@ -140,10 +140,12 @@ type sinkOp struct {
 	sink    Sink
 	parts   []int64 // per Routed part
 	outputs []int64 // per job output
+	rep     *replay // a group source's replay: its replayed rows' outputs are dropped (nil: none)
 }
 
 // Push implements Operator.
 func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error {
+	s.rep.filter(r)
 	for k := range r.Parts {
 		p := &r.Parts[k]
 		if k < len(s.parts) { // the branches' parts; an aggregate's late parts come after them

@@ -27,6 +27,14 @@ type partWatermarks struct {
 	count []bool
 	live  []int32 // scratch: PartitionedSource.Partitions
 	start time.Time
+	// per partition: the largest watermark the stream had at a firing while
+	// the partition counted in it (f_p of a replay, replay.go), and whether
+	// there was one
+	fw    []int64
+	fwSet []bool
+	// a partition was assigned (seed): the stream's watermark becomes the
+	// partitions' minimum at the next batch, also when that is lower
+	reset bool
 }
 
 // partitionBy makes w keep one watermark per partition when src (or the
@@ -56,7 +64,30 @@ func (pw *partWatermarks) grow(p int) {
 		pw.set = append(pw.set, false)
 		pw.last = append(pw.last, pw.start)
 		pw.count = append(pw.count, false)
+		pw.fw = append(pw.fw, 0)
+		pw.fwSet = append(pw.fwSet, false)
 	}
+}
+
+// seed starts partition p's watermark at wm (set false: none yet), as a
+// replay's assignment does (replay.go: w of the commit's mark). The stream's
+// watermark goes to the partitions' minimum at the next batch even when that
+// is lower, so that no window fires before p's watermark reaches its end: a
+// window that fired already has no group of p (its rows of p would have come
+// before), and one of p reopened fires again only once p's watermark passes
+// its end, with p's rows alone.
+func (pw *partWatermarks) seed(p int32, wm int64, set bool) {
+	pw.grow(int(p))
+	pw.wm[p], pw.set[p] = wm, set
+	pw.fw[p], pw.fwSet[p] = 0, false
+	pw.reset = true
+}
+
+// forget drops partition p's watermark (revoked, replay.go).
+func (pw *partWatermarks) forget(p int32) {
+	pw.grow(int(p))
+	pw.wm[p], pw.set[p] = 0, false
+	pw.fw[p], pw.fwSet[p] = 0, false
 }
 
 // min returns the minimum watermark of the counted partitions that are not
@@ -133,14 +164,30 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	for _, p := range pw.live {
 		pw.count[p] = true
 	}
-	if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
-		w.wm, w.set, moved = m, true, true
-		if w.marks && len(sel) > 0 {
-			marks = append(marks, Mark{At: int(sel[len(sel)-1]) + 1, Value: m})
+	if m, ok := pw.min(now); ok {
+		switch {
+		case !w.set || m > w.wm:
+			w.wm, w.set, moved = m, true, true
+			if w.marks && len(sel) > 0 {
+				marks = append(marks, Mark{At: int(sel[len(sel)-1]) + 1, Value: m})
+			}
+		case pw.reset:
+			w.wm = m // down to a partition assigned with a lower watermark (seed)
 		}
+		pw.reset = false
 	}
 	if w.marks {
 		w.buf = marks
+		if n := len(marks); n > 0 {
+			// The aggregate fires at the marks, each the minimum over
+			// partitions that all had a watermark: every window ending at
+			// or before the last has fired for the partitions counted.
+			for _, p := range pw.live {
+				if pw.set[p] && !(pw.idle > 0 && now.Sub(pw.last[p]) > pw.idle) && (!pw.fwSet[p] || pw.fw[p] < marks[n-1].Value) {
+					pw.fw[p], pw.fwSet[p] = marks[n-1].Value, true
+				}
+			}
+		}
 	}
 	w.live.store(w.wm, w.set)
 	return moved

@@ -205,6 +205,7 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 		opts = aggChain(job, budget, stats, &p.agg, false)
 	}
 	p.init(job, src, sink, stats, probers, opts)
+	p.rep = newReplay(src, p.c, p.agg) // a group source rebuilds the aggregate's state by reading again
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
@@ -239,6 +240,7 @@ type process struct {
 	in   *Routed // the batch pushed into the chain
 	rows *int64
 	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
+	rep  *replay      // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
 }
 
 // init sets p up to push src's batches into the chain of job built with opts
@@ -270,6 +272,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		return true, err
 	}
 	r := p.c.limit
+	bad = p.rep.filterBad(bad) // (a replay's malformed rows went to their output already)
 	*p.rows += int64(b.N + len(bad))
 	limitRows := b.N
 	var failure error

@@ -501,10 +501,11 @@ func (j *kafkaJob) removeSink(s *kafkaSink, err error) {
 	}
 }
 
-// groupOffsets are the offsets a group source has used and not committed.
+// groupOffsets are what a group source commits: per partition the offset
+// and its replay mark (kafkaSource.toCommit).
 type groupOffsets struct {
 	src  *kafkaSource
-	offs map[int32]kgo.EpochOffset
+	offs map[int32]pendingCommit
 }
 
 // checkpoint makes the records written so far to every open Kafka sink of the
@@ -527,7 +528,7 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	}
 	var pending []groupOffsets
 	for _, src := range sources {
-		if offs := src.uncommitted(); len(offs) > 0 {
+		if offs := src.toCommit(); len(offs) > 0 {
 			pending = append(pending, groupOffsets{src, offs})
 		}
 	}

@@ -355,7 +355,11 @@ func (s *kafkaSink) txnOffsets(ctx context.Context, g groupOffsets) error {
 	t.Topic, t.TopicID = g.src.topic, id // (by ID from TxnOffsetCommit v6)
 	for p, o := range g.offs {
 		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
-		rp.Partition, rp.Offset, rp.LeaderEpoch = p, o.Offset, o.Epoch
+		rp.Partition, rp.Offset, rp.LeaderEpoch = p, o.off, -1
+		if o.meta { // the replay mark (kafkareplay.go)
+			m := o.mark.String()
+			rp.Metadata = &m
+		}
 		t.Partitions = append(t.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, t)

@@ -94,6 +94,13 @@ type kafkaSource struct {
 	seen     map[int32]bool  // group: partitions assigned once already in this job
 	gotParts bool            // group: a first assignment happened
 	cbErr    error           // group: an error of the offsets callback
+	// group: the job's state when it holds rows (SetReplay; nil: a stateless
+	// job, which commits U_p), the assignment changes it has not been told of
+	// yet (applyEvents), and per partition the mark last committed or read
+	// with the committed offset (kafkareplay.go)
+	replay Replay
+	events []replayEvent
+	marks  map[int32]ReplayMark
 
 	recs []*kgo.Record // the last poll's records, recs[ri:] not yet used
 	ri   int
@@ -137,6 +144,7 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		bounded: st.Options["scan.bounded.mode"] != "" && st.Options["scan.bounded.mode"] != "unbounded",
 		next:    map[int32]int64{}, assigned: map[int32]bool{}, seen: map[int32]bool{},
 		given: map[int32]int64{}, used: map[int32]int64{}, committed: map[int32]int64{}, doneParts: map[int32]bool{},
+		marks:      map[int32]ReplayMark{},
 		lastCommit: time.Now(),
 	}
 	if v, ok := st.Options["scan.watermark.idle-timeout"]; ok {
@@ -175,7 +183,7 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		for p := range ends {
 			parts = append(parts, p)
 		}
-		start, serr := s.startOffsets(octx, parts, false)
+		start, _, serr := s.startOffsets(octx, parts, false)
 		if serr != nil {
 			return fail(serr)
 		}
@@ -278,8 +286,10 @@ func (s *kafkaSource) afterMilli(ctx context.Context, ms int64, ends map[int32]i
 // at their earliest), or the group's committed offsets (partitions without one
 // by 'properties.auto.offset.reset', default earliest). A partition assigned
 // again within one job (again = true) continues from the group's committed
-// offsets, the mode deciding only where none is committed.
-func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again bool) (map[int32]int64, error) {
+// offsets, the mode deciding only where none is committed. The marks are
+// the replay marks read with the committed offsets (commit metadata,
+// ParseReplayMark), for the partitions that have one.
+func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again bool) (map[int32]int64, map[int32]ReplayMark, error) {
 	listed := func(lo kadm.ListedOffsets, err error) (map[int32]int64, error) {
 		if err == nil {
 			err = lo.Error()
@@ -295,11 +305,11 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 	}
 	earliest, err := listed(s.adm.ListStartOffsets(ctx, s.topic))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ends, err := listed(s.adm.ListEndOffsets(ctx, s.topic))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mode := s.st.Options["scan.startup.mode"]
 	if mode == "" {
@@ -309,17 +319,27 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 		}
 	}
 	var committed map[int32]int64
+	marks := map[int32]ReplayMark{}
 	if s.group != "" && (mode == "group-offsets" || again) {
 		or, err := s.stableOffsets(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("stream %s: committed offsets of group '%s': %v", s.st.Name, s.group, err)
+			return nil, nil, fmt.Errorf("stream %s: committed offsets of group '%s': %v", s.st.Name, s.group, err)
 		}
 		committed = map[int32]int64{}
+		var merr error
 		or.Each(func(o kadm.OffsetResponse) {
 			if o.Topic == s.topic && o.At >= 0 {
 				committed[o.Partition] = o.At
+				if m, ok, err := ParseReplayMark(o.Metadata); ok {
+					marks[o.Partition] = m
+				} else if err != nil && merr == nil {
+					merr = fmt.Errorf("stream %s: group '%s', topic '%s' partition %d: %v; it was not written by streamql: commit the offset again without metadata, or use another 'properties.group.id'", s.st.Name, s.group, s.topic, o.Partition, err)
+				}
 			}
 		})
+		if merr != nil {
+			return nil, nil, merr
+		}
 	}
 	var byMode map[int32]int64
 	switch mode {
@@ -330,7 +350,7 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 	case "timestamp":
 		ms, _ := strconv.ParseInt(s.st.Options["scan.startup.timestamp-millis"], 10, 64)
 		if byMode, err = s.afterMilli(ctx, ms, ends); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	case "specific-offsets":
 		spec, _ := parseSpecificOffsets(s.st.Options["scan.startup.specific-offsets"])
@@ -352,10 +372,11 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 		off, ok := committed[p]
 		if !ok {
 			off = byMode[p]
+			delete(marks, p)
 		}
 		out[p] = off
 	}
-	return out, nil
+	return out, marks, nil
 }
 
 // kafkaStableWait bounds how long a partition's new owner waits for the
@@ -391,7 +412,8 @@ func (s *kafkaSource) stableOffsets(ctx context.Context) (kadm.OffsetResponses, 
 }
 
 // adjustOffsets is the group's kgo.AdjustFetchOffsetsFn: the partitions just
-// assigned start where startOffsets says, and are read from then on.
+// assigned start where startOffsets says, and are read from then on; the
+// job's state is told (replayEvent) before any of their rows.
 func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
 	var fresh, again []int32
 	s.mu.Lock()
@@ -408,7 +430,7 @@ func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]
 		if len(parts) == 0 {
 			continue
 		}
-		offs, err := s.startOffsets(ctx, parts, k == 1)
+		offs, marks, err := s.startOffsets(ctx, parts, k == 1)
 		if err != nil {
 			s.mu.Lock()
 			s.cbErr = err
@@ -423,6 +445,13 @@ func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]
 			// is history: another owner may have committed past it, and
 			// committing it again would move the group's offset back.
 			s.used[p], s.committed[p] = off, off
+			m, ok := marks[p]
+			if ok {
+				s.marks[p] = m
+			} else {
+				delete(s.marks, p)
+			}
+			s.noteEvent(replayEvent{p: p, assign: true, from: off, mark: m, ok: ok})
 			s.assigned[p] = true
 			s.seen[p] = true
 			delete(s.doneParts, p)
@@ -437,12 +466,13 @@ func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]
 
 // lose is the group's revoke and lost callback: the partitions are no longer
 // this process's (their offsets were committed before the rebalance was
-// allowed, in commit).
+// allowed, in commit); the job's state drops them (replayEvent).
 func (s *kafkaSource) lose(_ context.Context, _ *kgo.Client, m map[string][]int32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range m[s.topic] {
 		delete(s.assigned, p)
+		s.noteEvent(replayEvent{p: p})
 	}
 }
 
@@ -451,6 +481,7 @@ func (s *kafkaSource) lose(_ context.Context, _ *kgo.Client, m map[string][]int3
 func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	b.Reset()
 	s.useGiven()
+	s.applyEvents()
 	badStart := len(*bad)
 	for {
 		if err := s.ctx.Err(); err != nil {
@@ -463,6 +494,7 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 				return err
 			}
 		}
+		s.applyEvents() // (a poll may have run the group's callbacks)
 		s.fill(b, bad)
 		if b.N > 0 || len(*bad) > badStart {
 			return nil
@@ -647,7 +679,9 @@ func (s *kafkaSource) commit(ctx context.Context) error {
 // offset after the transaction that held the offsets of the rows read since
 // was aborted (errRebalanced): those rows are read again, so their outputs are
 // written once, in a later transaction. Records polled but not yet given are
-// dropped; a partition that reached its stop offset is read again to it.
+// dropped; a partition that reached its stop offset is read again to it. The
+// job's state rebuilds each partition from its committed offset and mark, as
+// at an assignment.
 func (s *kafkaSource) rewind() {
 	set := map[int32]kgo.EpochOffset{}
 	s.mu.Lock()
@@ -656,25 +690,13 @@ func (s *kafkaSource) rewind() {
 		set[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
 		s.used[p], s.next[p] = off, off
 		delete(s.doneParts, p)
+		m, ok := s.marks[p]
+		s.noteEvent(replayEvent{p: p, assign: true, from: off, mark: m, ok: ok})
 	}
 	s.mu.Unlock()
 	clear(s.given)
 	s.ri = len(s.recs)
 	s.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{s.topic: set})
-}
-
-// uncommitted returns the used offsets, not committed yet, of the partitions
-// this process holds.
-func (s *kafkaSource) uncommitted() map[int32]kgo.EpochOffset {
-	offs := map[int32]kgo.EpochOffset{}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p, off := range s.used {
-		if off > s.committed[p] && s.assigned[p] {
-			offs[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
-		}
-	}
-	return offs
 }
 
 // topicID returns the topic's ID (fetched once), which Kafka's newer
@@ -697,32 +719,58 @@ func (s *kafkaSource) topicID(ctx context.Context) ([16]byte, error) {
 	return s.id, fmt.Errorf("stream %s: the ID of topic '%s': %v", s.st.Name, s.topic, err)
 }
 
-// committedAt notes offsets committed (by a transaction or commitOffsets).
-func (s *kafkaSource) committedAt(offs map[int32]kgo.EpochOffset) {
+// committedAt notes offsets (and marks) committed, by a transaction or
+// commitOffsets.
+func (s *kafkaSource) committedAt(offs map[int32]pendingCommit) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, o := range offs {
-		s.committed[p] = max(s.committed[p], o.Offset)
+		s.committed[p] = max(s.committed[p], o.off)
+		if o.meta {
+			s.marks[p] = o.mark
+		}
 	}
 }
 
-// commitOffsets commits offs for the group.
-func (s *kafkaSource) commitOffsets(ctx context.Context, offs map[int32]kgo.EpochOffset) error {
-	var cerr error
-	s.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{s.topic: offs}, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-		if err == nil {
-			for _, t := range resp.Topics {
-				for _, p := range t.Partitions {
-					if e := kerr.ErrorForCode(p.ErrorCode); e != nil && err == nil {
-						err = e
-					}
+// commitOffsets commits offs for the group (at-least-once), with the marks
+// as metadata: franz-go's CommitOffsetsSync carries no metadata, so this is
+// Kafka's OffsetCommit with the member and generation (a stale generation is
+// refused, as a zombie's must be).
+func (s *kafkaSource) commitOffsets(ctx context.Context, offs map[int32]pendingCommit) error {
+	member, gen := s.cl.GroupMetadata()
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group, req.Generation, req.MemberID = s.group, gen, member
+	if inst := s.st.Options["properties.group.instance.id"]; inst != "" {
+		req.InstanceID = &inst
+	}
+	id, err := s.topicID(ctx)
+	if err != nil {
+		return err
+	}
+	t := kmsg.NewOffsetCommitRequestTopic()
+	t.Topic, t.TopicID = s.topic, id // (by ID from OffsetCommit v10)
+	for p, o := range offs {
+		rp := kmsg.NewOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset, rp.LeaderEpoch = p, o.off, -1
+		if o.meta {
+			m := o.mark.String()
+			rp.Metadata = &m
+		}
+		t.Partitions = append(t.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, s.cl)
+	if err == nil {
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				if e := kerr.ErrorForCode(rp.ErrorCode); e != nil && err == nil {
+					err = e
 				}
 			}
 		}
-		cerr = err
-	})
-	if cerr != nil {
-		return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %v", s.st.Name, s.group, s.topic, cerr)
+	}
+	if err != nil {
+		return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %v", s.st.Name, s.group, s.topic, err)
 	}
 	s.committedAt(offs)
 	return nil

@@ -1,0 +1,190 @@
+package executor
+
+import (
+	"streamql/executor/connector"
+	"streamql/executor/vector"
+)
+
+// replay is the executor's side of the replay of a Kafka source in a
+// consumer group (the connector package doc, "Scale-out over Kafka
+// partitions, and replay"; SPEC 2.5): the connector.Replay the source asks,
+// at a checkpoint, for each partition's hold frontier H_p, its watermark
+// w_p and its fire frontier f_p, and tells of its assignments. On an
+// assignment with a mark (e, w, f) read with the committed offset, p's
+// watermark starts at w, the rows of p with offsets below e go into state
+// only (their direct outputs are written already, I3: filterBad, filter,
+// replayed), and the windows of p's groups with end <= f are not emitted again
+// (I4: aggOp.firedFor). A revoked partition's groups and watermark are
+// dropped. Every method runs on the job's goroutine.
+type replay struct {
+	pw   *partWatermarks // the chain's per-partition watermarks; nil without WATERMARK FOR
+	agg  *aggOperator
+	e    []int64 // per partition: rows with an offset below it are replayed (0: none)
+	f    []int64 // per partition: windows of its groups with end <= f fired already
+	fSet []bool
+	// some e is above 0: the direct outputs are filtered
+	active bool
+}
+
+// newReplay gives the job's state to src when src (or the source it wraps,
+// connector.Unwrapper) is a connector.Replayer and the job holds rows in
+// state (an aggregate, agg not nil); it returns nil otherwise, and the source
+// commits as for a stateless job.
+func newReplay(src Source, c *chain, agg *aggOperator) *replay {
+	if agg == nil {
+		return nil
+	}
+	for src != nil {
+		if rs, ok := src.(connector.Replayer); ok {
+			r := &replay{pw: c.assign.parts, agg: agg}
+			for _, o := range agg.ops {
+				o.rep = r
+			}
+			c.sink.rep = r
+			rs.SetReplay(r)
+			return r
+		}
+		u, ok := src.(connector.Unwrapper)
+		if !ok {
+			return nil
+		}
+		src = u.Unwrap()
+	}
+	return nil
+}
+
+// grow makes room for partition p.
+func (r *replay) grow(p int32) {
+	for int32(len(r.e)) <= p {
+		r.e = append(r.e, 0)
+		r.f = append(r.f, 0)
+		r.fSet = append(r.fSet, false)
+	}
+}
+
+// Hold implements connector.Replay: the smallest first offset of p's groups
+// still open, with the watermark of p before that row, else used and p's
+// watermark now.
+func (r *replay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
+	off = used
+	if pw := r.pw; pw != nil && int(p) < len(pw.wm) {
+		wm, wmSet = pw.wm[p], pw.set[p]
+	}
+	for _, o := range r.agg.ops {
+		if h, ok := o.held(p); ok && h.off < off {
+			off, wm, wmSet = h.off, h.cw, h.cwSet
+		}
+	}
+	return off, wm, wmSet
+}
+
+// Fired implements connector.Replay: how far the stream's watermark went at
+// a firing while p counted in it (partWatermarks.fw).
+func (r *replay) Fired(p int32) (int64, bool) {
+	if pw := r.pw; pw != nil && int(p) < len(pw.fw) && pw.fwSet[p] {
+		return pw.fw[p], true
+	}
+	return 0, false
+}
+
+// Assign implements connector.Replay.
+func (r *replay) Assign(p int32, from int64, m connector.ReplayMark, ok bool) {
+	r.Revoke(p)
+	if !ok {
+		return
+	}
+	r.grow(p)
+	if m.Emitted > from {
+		r.e[p], r.active = m.Emitted, true
+	}
+	r.f[p], r.fSet[p] = m.Fired, m.FiredSet
+	if r.pw != nil {
+		r.pw.seed(p, m.WM, m.WMSet)
+	}
+}
+
+// Revoke implements connector.Replay.
+func (r *replay) Revoke(p int32) {
+	for _, o := range r.agg.ops {
+		o.drop(p)
+	}
+	if r.pw != nil {
+		r.pw.forget(p)
+	}
+	r.grow(p)
+	r.e[p], r.f[p], r.fSet[p] = 0, 0, false
+}
+
+// firedBy reports whether a window of partition p's groups ending at end
+// fired before p came to this process (I4).
+func (r *replay) firedBy(p int32, end int64) bool {
+	return int(p) < len(r.fSet) && r.fSet[p] && end <= r.f[p]
+}
+
+// replayed reports whether the row at source position pos is read again
+// below its partition's e (I3).
+func (r *replay) replayed(pos int64) bool {
+	p, off := connector.KafkaPartitionOf(pos)
+	return int(p) < len(r.e) && off < r.e[p]
+}
+
+// passed ends the replay of the partitions of b's rows [0, n) that reached
+// their e (offsets grow within a partition), once the batch went through
+// every operator.
+func (r *replay) passed(b *vector.Batch, n int) {
+	for i := 0; i < n; i++ {
+		p, off := connector.KafkaPartitionOf(b.Pos[i])
+		if int(p) < len(r.e) && r.e[p] > 0 && off >= r.e[p] {
+			r.e[p] = 0
+		}
+	}
+	r.active = false
+	for _, e := range r.e {
+		r.active = r.active || e > 0
+	}
+}
+
+// filterBad drops the malformed rows of a replay (I3: they went to their
+// errors output already) from bad.
+func (r *replay) filterBad(bad []BadRow) []BadRow {
+	if r == nil || !r.active {
+		return bad
+	}
+	kept := bad[:0]
+	for _, x := range bad {
+		if !r.replayed(x.Line) {
+			kept = append(kept, x)
+		}
+	}
+	return kept
+}
+
+// filter takes the replayed input rows of the routed batch rt out of every
+// part (side branches, INTO STREAM, the main query, late rows): their
+// outputs were written by the run that committed e (I3).
+func (r *replay) filter(rt *Routed) {
+	if r == nil || !r.active || rt.In == nil {
+		return
+	}
+	any := false
+	for i := 0; i < rt.N && i < len(rt.Dest); i++ {
+		if rt.Dest[i] >= 0 && r.replayed(rt.In.Pos[i]) {
+			rt.Dest[i] = -1
+			any = true
+		}
+	}
+	r.passed(rt.In, rt.N)
+	if !any {
+		return
+	}
+	for k := range rt.Parts {
+		p := &rt.Parts[k]
+		kept := p.Sel[:0]
+		for _, i := range p.Sel {
+			if rt.Dest[i] >= 0 {
+				kept = append(kept, i)
+			}
+		}
+		p.Sel = kept
+	}
+}

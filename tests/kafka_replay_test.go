@@ -1,0 +1,323 @@
+package tests
+
+// Window state that survives a crash (issue 13 item 2; the connector package
+// doc's replay protocol, SPEC 2.5): a windowed job of a consumer group
+// commits the offset of its earliest row still held in an open window, with
+// the mark "sq1 e=... w=... f=..."; a restarted process reads the open
+// windows' rows again into state only and emits every window once.
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/tests/kafkatest"
+)
+
+// The window jobs' data: devices dev0..dev7, device d on partition d%4 (the
+// topic partitioned by the grouping key, SPEC 2.5), each partition's rows in
+// time order but for swaps within the watermark's delay (so no row is late
+// by its partition's watermark), TUMBLE windows of winSize.
+const (
+	winBase  = int64(1_700_000_000_000)
+	winSize  = int64(10_000) // ms
+	winDelay = int64(3_000)  // the watermark's delay, ms
+	// the hot branch takes the rows above this temperature first (SPEC
+	// 2.1): they never reach the aggregate, and each is written once
+	winHot = 90
+)
+
+// winRow is one input row of the window jobs.
+type winRow struct {
+	dev  string
+	ts   int64
+	temp int
+	part int32
+}
+
+func (r winRow) value() string { return fmt.Sprintf("%s,%d,%d", r.dev, r.ts, r.temp) }
+
+// winRows returns n rows per partition (rng's), in the order of the topic's
+// partitions interleaved at random, then one closing row per partition far
+// in the future: it fires every window of the rows before it (its own
+// windows stay open).
+func winRows(rng *rand.Rand, n int) []winRow {
+	parts := make([][]winRow, 4)
+	for p := range parts {
+		ts := winBase + int64(rng.Intn(5000)) + int64(p)*7_000
+		for range n {
+			ts += int64(rng.Intn(400))
+			d := p + 4*rng.Intn(2)
+			parts[p] = append(parts[p], winRow{fmt.Sprintf("dev%d", d), ts, rng.Intn(100), int32(p)})
+		}
+		for i := 1; i < len(parts[p]); i++ {
+			if a, b := parts[p][i-1], parts[p][i]; rng.Intn(4) == 0 && b.ts-a.ts < winDelay {
+				parts[p][i-1], parts[p][i] = b, a
+			}
+		}
+	}
+	var out []winRow
+	next := make([]int, 4)
+	for left := 4 * n; left > 0; left-- {
+		p := rng.Intn(4)
+		for next[p] == n {
+			p = (p + 1) % 4
+		}
+		out = append(out, parts[p][next[p]])
+		next[p]++
+	}
+	for p := range parts {
+		out = append(out, winRow{fmt.Sprintf("dev%d", p), winBase + 1_000_000_000, 0, int32(p)})
+	}
+	return out
+}
+
+// winExpected returns the window rows (window_start,deviceNo,n,s) an
+// uninterrupted run emits for rows, computed here by grouping (no row is
+// late; the closing rows' windows never fire), and the hot branch's rows.
+func winExpected(rows []winRow) (wins, hot map[string]int) {
+	type key struct {
+		start int64
+		dev   string
+	}
+	type acc struct{ n, s int }
+	groups := map[key]*acc{}
+	hot = map[string]int{}
+	for _, r := range rows[:len(rows)-4] {
+		if r.temp > winHot {
+			hot[r.value()]++
+			continue
+		}
+		k := key{r.ts - ((r.ts%winSize)+winSize)%winSize, r.dev}
+		a := groups[k]
+		if a == nil {
+			a = &acc{}
+			groups[k] = a
+		}
+		a.n++
+		a.s += r.temp
+	}
+	wins = map[string]int{}
+	for k, a := range groups {
+		wins[fmt.Sprintf("%d,%s,%d,%d", k.start, k.dev, a.n, a.s)]++
+	}
+	return wins, hot
+}
+
+// winScript writes the window job for one process (slot: its
+// group.instance.id) into dir: rows of topic in above winHot go to the topic
+// outs["hot"], the TUMBLE aggregate of the others to outs["wins"]; sink holds
+// the sinks' extra options.
+func winScript(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+	sql := kafkaStream(t, "sensors", fmt.Sprintf("deviceNo VARCHAR, ts BIGINT, temperature BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%d' SECOND", winDelay/1000), in,
+		", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+		kafkaStream(t, "hot", "deviceNo VARCHAR, ts BIGINT, temperature BIGINT", outs["hot"], sink) +
+		kafkaStream(t, "wins", "window_start BIGINT, deviceNo VARCHAR, n BIGINT, s BIGINT", outs["wins"], ", 'key.fields'='deviceNo'"+sink) +
+		fmt.Sprintf("SELECT deviceNo, ts, temperature INTO STREAM hot FROM sensors WHERE temperature > %d;\n", winHot) +
+		"INSERT INTO wins SELECT window_start, deviceNo, COUNT(*) AS n, SUM(temperature) AS s\n" +
+		"  FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))\n" +
+		"  GROUP BY window_start, window_end, deviceNo;\n"
+	q := filepath.Join(dir, slot+".sql")
+	if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// produceWinRows writes rows to topic in, each to its partition.
+func produceWinRows(t *testing.T, cl *kgo.Client, in string, rows []winRow) error {
+	var rs []*kgo.Record
+	for _, r := range rows {
+		rs = append(rs, &kgo.Record{Topic: in, Partition: r.part, Value: []byte(r.value())})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	return cl.ProduceSync(ctx, rs...).FirstErr()
+}
+
+// emittedTo returns, per partition of topic in, the e of the group's
+// committed replay mark (read require_stable), -1 for a partition without
+// one.
+func emittedTo(adm *kadm.Client, group, in string) (map[int32]int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), group, in)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]int64{}
+	or.Each(func(o kadm.OffsetResponse) {
+		out[o.Partition] = -1
+		for _, f := range strings.Fields(o.Metadata) {
+			if v, ok := strings.CutPrefix(f, "e="); ok {
+				out[o.Partition], _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+	})
+	return out, nil
+}
+
+// waitEmitted waits (at most limit) until the group's marks say every row of
+// in up to its end offsets has had its outputs committed.
+func waitEmitted(t *testing.T, adm *kadm.Client, group, in string, limit time.Duration, why func() string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ends, err := adm.ListEndOffsets(ctx, in)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		e, err := emittedTo(adm, group, in)
+		done := err == nil
+		ends.Each(func(o kadm.ListedOffset) {
+			if e[o.Partition] < o.Offset {
+				done = false
+			}
+		})
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the group's marks %v did not reach the input's ends within %v (last error %v) %s", e, limit, err, why())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// readRows returns the values of topic's records (read_committed when rc)
+// with how often each occurs.
+func readRows(t *testing.T, topic string, rc bool) map[string]int {
+	out := map[string]int{}
+	for _, r := range kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: rc}) {
+		out[string(r.Value)]++
+	}
+	return out
+}
+
+// compareCounts reports the values of want missing from got, and (when
+// exact) those got holds more than once or that want does not hold; it
+// returns the number of duplicates.
+func compareCounts(t *testing.T, what string, got, want map[string]int, exact bool) int {
+	t.Helper()
+	var missing, extra []string
+	dups := 0
+	for v := range want {
+		if got[v] == 0 {
+			missing = append(missing, v)
+		}
+	}
+	for v, n := range got {
+		switch {
+		case want[v] == 0:
+			extra = append(extra, v)
+		case n > 1:
+			dups += n - 1
+			if exact {
+				extra = append(extra, v+" (twice or more)")
+			}
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%s: %d of %d rows missing (first %q)", what, len(missing), len(want), sorted(missing)[:min(5, len(missing))])
+	}
+	if len(extra) > 0 && (exact || len(extra) > dups) {
+		t.Errorf("%s: %d rows not in one uninterrupted run's output or repeated (first %q)", what, len(extra), sorted(extra)[:min(5, len(extra))])
+	}
+	return dups
+}
+
+// TestKafkaWindowsSurviveAKill: a TUMBLE job of a consumer group is killed
+// (SIGKILL) with windows open and rows of them committed as used; restarted,
+// it reads the open windows' rows again from the committed hold frontier and
+// emits exactly the windows, and the hot branch's rows, of one uninterrupted
+// run: none lost (the rows before the kill are in state again), none twice
+// (rows below e go to state only, windows below f are not emitted again).
+func TestKafkaWindowsSurviveAKill(t *testing.T) {
+	for _, g := range []string{"exactly-once", "at-least-once"} {
+		t.Run(g, func(t *testing.T) { windowsSurviveAKill(t, g) })
+	}
+}
+
+func windowsSurviveAKill(t *testing.T, guarantee string) {
+	kafkatest.Brokers(t)
+	if testing.Short() {
+		t.Skip("runs streamql processes against the broker: not with -short")
+	}
+	rng := rand.New(rand.NewSource(11))
+	rows := winRows(rng, 400)
+	wantWins, wantHot := winExpected(rows)
+	in := kafkatest.CreateTopic(t, 4, nil)
+	outs := map[string]string{"hot": kafkatest.CreateTopic(t, 2, nil), "wins": kafkatest.CreateTopic(t, 2, nil)}
+	group := kafkatest.Name(t, "group")
+	sink := ""
+	if guarantee == "exactly-once" {
+		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + kafkatest.Name(t, "txn") + "'"
+	}
+	dir := t.TempDir()
+	q := winScript(t, dir, in, outs, group, "a", sink)
+	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	adm := kafkatest.Admin(t)
+
+	// The first half, ending inside open windows of every partition.
+	half := len(rows) / 2
+	if err := produceWinRows(t, cl, in, rows[:half]); err != nil {
+		t.Fatal(err)
+	}
+	start := func() (*exec.Cmd, *strings.Builder) {
+		var stderr strings.Builder
+		c := exec.Command(binary, "-f", q)
+		c.Stderr = &stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return c, &stderr
+	}
+	c, stderr := start()
+	waitEmitted(t, adm, group, in, 60*time.Second, stderr.String)
+	// Every row used is committed, but the open windows hold theirs: the
+	// committed offset is the first of them, below e.
+	or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(context.Background()), group, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind := 0
+	or.Each(func(o kadm.OffsetResponse) {
+		if e, _ := emittedTo(adm, group, in); o.At < e[o.Partition] {
+			behind++
+		}
+		if !strings.Contains(o.Metadata, " w=") {
+			t.Errorf("partition %d: the mark %q has no watermark", o.Partition, o.Metadata)
+		}
+	})
+	if behind == 0 {
+		t.Fatalf("no partition's committed offset is below its e: the kill would not be inside open windows (%v)", or)
+	}
+	_ = c.Process.Signal(syscall.SIGKILL)
+	_ = c.Wait()
+
+	if err := produceWinRows(t, cl, in, rows[half:]); err != nil {
+		t.Fatal(err)
+	}
+	c, stderr = start()
+	waitEmitted(t, adm, group, in, 60*time.Second, stderr.String)
+	_ = c.Process.Signal(syscall.SIGTERM)
+	if err := c.Wait(); c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("the restarted process, stopped by SIGTERM: %v: %s", err, stderr.String())
+	}
+	rc := guarantee == "exactly-once"
+	compareCounts(t, "windows", readRows(t, outs["wins"], rc), wantWins, true)
+	compareCounts(t, "hot rows", readRows(t, outs["hot"], rc), wantHot, true)
+}
