@@ -9,8 +9,15 @@ package tests
 // exactly once, in the output SPEC 2.1's first-match split sends it to; with
 // 'at-least-once' no row is lost and the duplicates are counted.
 //
-// Default size: 100,000 rows and 4 kills (about 30 s each). The long mode:
-// STREAMQL_SCALE_ROWS=1000000 STREAMQL_SCALE_KILLS=10.
+// The same harness runs a TUMBLE job (kafka_replay_test.go's winScript) over
+// the 4-partition topic, keyed by the grouping key: the union of the
+// read_committed window outputs equals one uninterrupted run's aggregates,
+// and its first-match side branch's rows are each there once (with
+// 'at-least-once': none lost, duplicates counted).
+//
+// Default size: 100,000 rows (the window job: 40,000) and 4 kills (about
+// 30 s each). The long mode: STREAMQL_SCALE_ROWS=1000000
+// STREAMQL_SCALE_KILLS=10.
 
 import (
 	"bytes"
@@ -36,11 +43,92 @@ import (
 // TestKafkaScaleOutCrashesExactlyOnce: every row exactly once in the
 // read_committed outputs (STREAMQL_SCALE_SEED replays a schedule).
 func TestKafkaScaleOutCrashesExactlyOnce(t *testing.T) {
-	scaleOutCrashes(t, "exactly-once")
+	scaleOutCrashes(t, "exactly-once", scaleSplitJob(t))
 }
 
 func TestKafkaScaleOutCrashesAtLeastOnce(t *testing.T) {
-	scaleOutCrashes(t, "at-least-once")
+	scaleOutCrashes(t, "at-least-once", scaleSplitJob(t))
+}
+
+// TestKafkaScaleOutWindowCrashesExactlyOnce: every window of one
+// uninterrupted run exactly once in the read_committed output, with the
+// same aggregates, across kills, a process added and one removed (the
+// windows' state rebuilt from the committed hold frontiers).
+func TestKafkaScaleOutWindowCrashesExactlyOnce(t *testing.T) {
+	scaleOutCrashes(t, "exactly-once", scaleWindowJob(t))
+}
+
+func TestKafkaScaleOutWindowCrashesAtLeastOnce(t *testing.T) {
+	scaleOutCrashes(t, "at-least-once", scaleWindowJob(t))
+}
+
+// scaleJob is a job the crash harness runs: its output topics (by name),
+// the script of one process, the input (chunk c of chunks, records with
+// their partitions), when the group is done with the input, and the check of
+// the outputs.
+type scaleJob struct {
+	outs   []string
+	script func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string
+	chunk  func(in string, c, chunks int) []*kgo.Record
+	done   func(adm *kadm.Client, group, in string) (bool, error)
+	check  func(t *testing.T, outs map[string]string, guarantee string)
+}
+
+// scaleSplitJob is the sensor split (scaleScript): done when the group's
+// committed offsets reach the input's ends.
+func scaleSplitJob(t *testing.T) scaleJob {
+	rows := envInt(t, "STREAMQL_SCALE_ROWS", 100_000)
+	return scaleJob{
+		outs:   []string{"low", "high", "main"},
+		script: scaleScript,
+		chunk: func(in string, c, chunks int) []*kgo.Record {
+			var rs []*kgo.Record
+			for id := c * rows / chunks; id < (c+1)*rows/chunks; id++ {
+				rs = append(rs, &kgo.Record{Topic: in, Partition: int32(id % 4), Value: []byte(fmt.Sprintf("%d,%d", id, scaleTemp(id)))})
+			}
+			return rs
+		},
+		done:  caughtUp,
+		check: func(t *testing.T, outs map[string]string, guarantee string) { checkSplit(t, outs, guarantee, rows) },
+	}
+}
+
+// scaleWindowJob is the TUMBLE job (winScript) over winRows: done when the
+// group's replay marks say every input row's outputs are committed (the
+// offsets stay at the closing rows, held in their open windows).
+func scaleWindowJob(t *testing.T) scaleJob {
+	n := envInt(t, "STREAMQL_SCALE_ROWS", 40_000) / 4
+	rows := winRows(rand.New(rand.NewSource(int64(envInt(t, "STREAMQL_SCALE_SEED", 3)))), n)
+	return scaleJob{
+		outs:   []string{"hot", "wins"},
+		script: winScript,
+		chunk: func(in string, c, chunks int) []*kgo.Record {
+			var rs []*kgo.Record
+			for _, r := range rows[c*len(rows)/chunks : (c+1)*len(rows)/chunks] {
+				rs = append(rs, &kgo.Record{Topic: in, Partition: r.part, Value: []byte(r.value())})
+			}
+			return rs
+		},
+		done: func(adm *kadm.Client, group, in string) (bool, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ends, err := adm.ListEndOffsets(ctx, in)
+			if err != nil {
+				return false, err
+			}
+			e, err := emittedTo(adm, group, in)
+			done := err == nil
+			ends.Each(func(o kadm.ListedOffset) { done = done && e[o.Partition] >= o.Offset })
+			return done, err
+		},
+		check: func(t *testing.T, outs map[string]string, guarantee string) {
+			wins, hot := winExpected(rows)
+			rc := guarantee == "exactly-once"
+			dups := compareCounts(t, "windows", readRows(t, outs["wins"], rc), wins, rc)
+			dups += compareCounts(t, "hot rows", readRows(t, outs["hot"], rc), hot, rc)
+			t.Logf("%s: %d windows, %d duplicate records over the two outputs", guarantee, len(wins), dups)
+		},
+	}
 }
 
 // envInt returns the environment variable name as an int, or def.
@@ -170,19 +258,21 @@ type scaleProc struct {
 	killed bool
 }
 
-func scaleOutCrashes(t *testing.T, guarantee string) {
+func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 	kafkatest.Brokers(t)
 	if testing.Short() {
 		t.Skip("runs streamql processes against the broker for ~30 s: not with -short")
 	}
-	rows := envInt(t, "STREAMQL_SCALE_ROWS", 100_000)
 	kills := envInt(t, "STREAMQL_SCALE_KILLS", 4)
 	seed := int64(envInt(t, "STREAMQL_SCALE_SEED", int(time.Now().UnixNano())))
-	t.Logf("%d rows, %d kills, %s, seed %d", rows, kills, guarantee, seed)
+	t.Logf("%d kills, %s, seed %d", kills, guarantee, seed)
 	rng := rand.New(rand.NewSource(seed))
 
 	in := kafkatest.CreateTopic(t, 4, nil)
-	outs := map[string]string{"low": kafkatest.CreateTopic(t, 2, nil), "high": kafkatest.CreateTopic(t, 2, nil), "main": kafkatest.CreateTopic(t, 2, nil)}
+	outs := map[string]string{}
+	for _, o := range job.outs {
+		outs[o] = kafkatest.CreateTopic(t, 2, nil)
+	}
 	group, prefix := kafkatest.Name(t, "group"), kafkatest.Name(t, "txn")
 	sink := ""
 	if guarantee == "exactly-once" {
@@ -193,7 +283,7 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + prefix + "', 'properties.transaction.timeout.ms'='10000'"
 	}
 	dir := t.TempDir()
-	script := func(slot string) string { return scaleScript(t, dir, in, outs, group, slot, sink) }
+	script := func(slot string) string { return job.script(t, dir, in, outs, group, slot, sink) }
 
 	var mu sync.Mutex
 	var unexpected []string // exits the harness did not cause
@@ -246,10 +336,7 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 		defer cl.Close()
 		const chunks = 50
 		for c := range chunks {
-			var rs []*kgo.Record
-			for id := c * rows / chunks; id < (c+1)*rows/chunks; id++ {
-				rs = append(rs, &kgo.Record{Topic: in, Partition: int32(id % 4), Value: []byte(fmt.Sprintf("%d,%d", id, scaleTemp(id)))})
-			}
+			rs := job.chunk(in, c, chunks)
 			ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
 			err := cl.ProduceSync(ctx, rs...).FirstErr()
 			cancel()
@@ -293,12 +380,12 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 		t.Fatalf("producing the input: %v", err)
 	}
 
-	// Done when the group's committed offsets reach the input's ends (the
-	// outputs of a transaction commit with its offsets).
+	// Done when the group's committed offsets (or marks) reach the input's
+	// ends (the outputs of a transaction commit with its offsets).
 	adm := kafkatest.Admin(t)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		done, err := caughtUp(adm, group, in)
+		done, err := job.done(adm, group, in)
 		if done {
 			break
 		}
@@ -320,7 +407,13 @@ func scaleOutCrashes(t *testing.T, guarantee string) {
 	if guarantee == "exactly-once" {
 		outputsStable(t, adm, outs)
 	}
+	job.check(t, outs, guarantee)
+}
 
+// checkSplit checks the split's outputs of input ids 0..rows-1: each row in
+// the output its temperature sends it to, once with 'exactly-once', at least
+// once with 'at-least-once' (the duplicates counted).
+func checkSplit(t *testing.T, outs map[string]string, guarantee string, rows int) {
 	want := map[string]int{}
 	for id := range rows {
 		want[scaleOutput(scaleTemp(id))]++

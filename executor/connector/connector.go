@@ -34,9 +34,13 @@
 //     open state (a row of an open window or session of a group, a probe row
 //     held by the event-time join), U_p when there is none.
 //   - w_p: p's watermark before the row at H_p (that row's CURRENT_WATERMARK
-//     stamp, kept by the state with the offset); none when H_p = U_p.
-//   - f_p: the stream's watermark at the process's last firing: every window
-//     with end <= f_p has fired and its rows were handed to the sinks.
+//     stamp, kept by the state with the offset); when H_p = U_p, p's
+//     watermark now (the one before the row at U_p).
+//   - f_p: the largest value the stream's watermark had at a firing while p
+//     counted in it (it is the minimum over the partitions, so p's own
+//     watermark was at least that): every window with end <= f_p has fired
+//     for p's groups and its rows were handed to the sinks. The commit writes
+//     the larger of it and the f read at the assignment (I7).
 //
 // A checkpoint (every KafkaCommitEvery between polls, before a rebalance is
 // allowed to go on, and when the job ends) makes the outputs handed to the
@@ -56,15 +60,24 @@
 //     groups each hold rows of one partition only: the topic is partitioned by
 //     the grouping key (SPEC 2.5; EXPLAIN says so and warns).
 //   - I3 (no repeated row) a row of [H_p, e) read again goes into state only:
-//     its direct outputs are committed already and are not written again. A
-//     probe row the event-time join still held at the commit had no output
-//     yet: the metadata then also records "b=" the build side's watermark at
-//     the commit, and a replayed row of [H_p, e) is released into the outputs
-//     only when its release needs a build watermark above b.
+//     its direct outputs are committed already and are not written again.
+//     (Not implemented: a probe row the event-time join still held at the
+//     commit had no output yet; the metadata would also record "b=" the build
+//     side's watermark at the commit, and a replayed row of [H_p, e) would be
+//     released into the outputs only when its release needs a build
+//     watermark above b.)
 //   - I4 (no repeated window) a window (or session) of a group of p with
 //     end <= f goes to no output on replay: it fired, and what replay rebuilds
-//     of it lacks its rows before H_p. A replayed session with end <= f is
-//     closed at once (a later row opens a new session, as the first run did).
+//     of it lacks its rows before H_p. A TUMBLE, HOP or CUMULATE row of p is
+//     not added to its windows with end <= f at all (they hold nothing
+//     then); a SESSION of p rebuilt with end <= f is dropped when it fires.
+//   - I2 for SESSION: whether a row merges into an open session must not
+//     depend on the other partitions (which decide when it fires), so a
+//     session is closed for a row once the row's partition's watermark
+//     reached its end (SPEC 2.4's late rule, per partition), even before it
+//     fires; a key's sessions then are a function of its partition's rows.
+//     (With one stream, or one partition, a session is fired by then: the
+//     rule changes nothing there.)
 //   - I5 (atomic) with exactly-once, the outputs that the frontiers describe
 //     commit or abort with them. A crashed process's open transaction aborts
 //     (fenced by a successor with its transactional id, kafkaTxnID, when
@@ -87,17 +100,32 @@
 // AllowRebalance in kafkaSource.commit), so a process that loses p has
 // committed everything it wrote for p; it then drops p's groups from its state
 // (I2: they hold no other partition's rows) and p's watermark. A process that
+// gains p (or starts, or rewinds after an aborted transaction) first drops
+// what it held of p, then seeds p's watermark with w; the stream's watermark
+// (the partitions' minimum) may then go down to it, so that no window fires
+// for p's rows before p's watermark reaches its end (a window fired already
+// holds no group of p; one reopened by p's rows fires again, with them alone). A process that
 // lost p without knowing (its session expired) is a zombie: its offset commits
 // carry an old generation and are refused, so its transaction aborts. With
 // 'at-least-once' a crash between the flush and the commit replays from the
 // previous H with the previous e: rows are repeated, never lost.
 //
-// What runs today: U_p is committed as the offset (stateless jobs: H_p = U_p,
-// metadata not needed), with I5, I6 and I7, tested by the crash harness of
-// tests/kafka_scale_test.go. The hold frontier, the metadata and I3/I4 for
-// windows and the event-time join's held rows are not implemented yet: a
-// windowed job in a group loses its open windows' rows when a partition moves
-// or the process crashes (README: run windowed jobs in one process).
+// What runs: a stateless job commits U_p and no metadata (H_p = U_p). A job
+// with an aggregate (TUMBLE, HOP, CUMULATE, SESSION, GROUP BY, a global
+// aggregate) gives its state to the source (Replayer, Replay: the executor's
+// replay.go) and commits H_p with the mark (ReplayMark, kafkareplay.go),
+// every invariant above but the event-time join's "b=": a job with an
+// event-time join commits U_p, so the probe rows that join holds at a crash
+// or a move are not read again (EXPLAIN says so). Each group keeps the
+// partition, offset and watermark of its first row (not per row: the hot
+// path does not change); the hold frontier is computed from them at a
+// checkpoint. A group that holds rows of several partitions (a topic not
+// partitioned by the grouping key, against SPEC 2.5) counts in each
+// partition's hold frontier, and is kept when one of them is revoked. Tests:
+// tests/kafka_replay_test.go (a kill inside open windows, the restarted
+// process emits what an uninterrupted run does) and the crash harness of
+// tests/kafka_scale_test.go (the split job and a TUMBLE job; kills, restarts,
+// a process added and one removed).
 package connector
 
 import (

@@ -22,12 +22,20 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 	}
 	topic := st.Options["topic"]
 	fmt.Fprintf(sb, "  Scale-out: consumer group '%s': the processes running this script share the partitions of topic '%s'\n", group, topic)
+	held := false // an event-time join holds rows: the job's state is not replayed
+	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) {
+		held = held || b != nil && b.Join != nil && b.Join.EventTime()
+	}
 	one := func(label string, b *Branch) {
 		if b == nil {
 			return
 		}
 		if b.Join != nil {
 			fmt.Fprintf(sb, "    %s: join build side %s is read whole by every process; the probe rows need no partitioning\n", label, b.Join.Build.Name)
+			if b.Join.EventTime() {
+				// (the connector package doc: I3's "b=" is not implemented)
+				fmt.Fprintf(sb, "    note: the rows %s's event-time join holds are not read again after a crash or a partition move yet: the group's offsets pass them; run it in one process\n", label)
+			}
 		}
 		a := b.Agg
 		if a == nil || (!a.Grouped && (a.Window == nil || len(a.Window.Partition) == 0)) {
@@ -47,9 +55,8 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		} else {
 			fmt.Fprintf(sb, "    %s: aggregates are per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
 		}
-		if a.Window != nil {
-			// (issue 13 item 2: the hold frontier of the connector's package doc)
-			fmt.Fprintf(sb, "    note: %s's open windows are not rebuilt after a crash or a partition move yet: the group's offsets pass their rows\n", label)
+		if !held { // (the replay of the connector's package doc)
+			fmt.Fprintf(sb, "    %s: its open state survives a crash or a partition move: read again from the committed offset (its first row held)\n", label)
 		}
 		if len(keys) == 0 {
 			return
