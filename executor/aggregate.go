@@ -1224,21 +1224,22 @@ func mergeHeld(h, g *aggGroup) {
 	}
 }
 
-// held returns the first row of partition p held in o's open state (the
-// smallest offset), ok false when none (replay.go: the hold frontier).
-func (o *aggOp) held(p int32) (h heldAt, ok bool) {
+// heldAll lowers, in dst, each partition's first row held (the smallest
+// offset) to that of o's open state (replay.go: the hold frontier).
+func (o *aggOp) heldAll(dst map[int32]heldAt) {
+	note := func(p int32, x heldAt) {
+		if h, ok := dst[p]; !ok || x.off < h.off {
+			dst[p] = x
+		}
+	}
 	for _, ws := range o.open {
 		for _, g := range ws.groups {
-			x, has := g.held, g.part == p
-			if !has {
-				x, has = g.more[p]
-			}
-			if has && (!ok || x.off < h.off) {
-				h, ok = x, true
+			note(g.part, g.held)
+			for p, x := range g.more {
+				note(p, x)
 			}
 		}
 	}
-	return h, ok
 }
 
 // drop frees the groups of partition p (revoked, or rebuilt by a replay:

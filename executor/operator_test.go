@@ -17,7 +17,13 @@ import (
 // stream s (k VARCHAR, ts BIGINT) whose watermark is ts itself (SPEC 2.3).
 func planSides(t testing.TB, sides []string, main string) *planner.Job {
 	t.Helper()
-	ddl := `CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');`
+	return planSidesWM(t, "ts", sides, main)
+}
+
+// planSidesWM is planSides with the watermark expression wm.
+func planSidesWM(t testing.TB, wm string, sides []string, main string) *planner.Job {
+	t.Helper()
+	ddl := `CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ` + wm + `) WITH ('connector'='socket', 'port'='1');`
 	script, err := parser.Parse("test", ddl)
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,21 @@ func (pw *partWatermarks) seed(p int32, wm int64, set bool) {
 	pw.reset = true
 }
 
+// lower moves the stream's watermark down to the partitions' minimum after a
+// partition was assigned (seed), once every partition counted has a
+// watermark; the rows after then fire the windows as that minimum rises.
+func (pw *partWatermarks) lower(w *watermarker, now time.Time) {
+	if !pw.reset {
+		return
+	}
+	if m, ok := pw.min(now); ok {
+		if w.set && m < w.wm {
+			w.wm = m
+		}
+		pw.reset = false
+	}
+}
+
 // forget drops partition p's watermark (revoked, replay.go).
 func (pw *partWatermarks) forget(p int32) {
 	pw.grow(int(p))
@@ -142,6 +157,7 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	}
 	marks := w.buf[:0]
 	moved := false
+	pw.lower(w, now)
 	for _, i := range sel {
 		p := int(pw.src.Partition(b.Pos[i]))
 		col.Null[i] = !pw.set[p]
@@ -151,6 +167,7 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 			continue
 		}
 		pw.wm[p], pw.set[p] = vals.I[i], true
+		pw.lower(w, now)
 		if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
 			w.wm, w.set, moved = m, true, true
 			if w.marks {
@@ -164,17 +181,11 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	for _, p := range pw.live {
 		pw.count[p] = true
 	}
-	if m, ok := pw.min(now); ok {
-		switch {
-		case !w.set || m > w.wm:
-			w.wm, w.set, moved = m, true, true
-			if w.marks && len(sel) > 0 {
-				marks = append(marks, Mark{At: int(sel[len(sel)-1]) + 1, Value: m})
-			}
-		case pw.reset:
-			w.wm = m // down to a partition assigned with a lower watermark (seed)
+	if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
+		w.wm, w.set, moved = m, true, true
+		if w.marks && len(sel) > 0 {
+			marks = append(marks, Mark{At: int(sel[len(sel)-1]) + 1, Value: m})
 		}
-		pw.reset = false
 	}
 	if w.marks {
 		w.buf = marks

@@ -24,6 +24,10 @@ type replay struct {
 	fSet []bool
 	// some e is above 0: the direct outputs are filtered
 	active bool
+	// the first held row of each partition (aggOp.heldAll), computed by one
+	// pass over the state at the first Hold after a batch (dirty)
+	holds map[int32]heldAt
+	dirty bool
 }
 
 // newReplay gives the job's state to src when src (or the source it wraps,
@@ -36,7 +40,7 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 	}
 	for src != nil {
 		if rs, ok := src.(connector.Replayer); ok {
-			r := &replay{pw: c.assign.parts, agg: agg}
+			r := &replay{pw: c.assign.parts, agg: agg, holds: map[int32]heldAt{}, dirty: true}
 			for _, o := range agg.ops {
 				o.rep = r
 			}
@@ -70,10 +74,15 @@ func (r *replay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	if pw := r.pw; pw != nil && int(p) < len(pw.wm) {
 		wm, wmSet = pw.wm[p], pw.set[p]
 	}
-	for _, o := range r.agg.ops {
-		if h, ok := o.held(p); ok && h.off < off {
-			off, wm, wmSet = h.off, h.cw, h.cwSet
+	if r.dirty {
+		clear(r.holds)
+		for _, o := range r.agg.ops {
+			o.heldAll(r.holds)
 		}
+		r.dirty = false
+	}
+	if h, ok := r.holds[p]; ok && h.off < off {
+		off, wm, wmSet = h.off, h.cw, h.cwSet
 	}
 	return off, wm, wmSet
 }
@@ -105,6 +114,7 @@ func (r *replay) Assign(p int32, from int64, m connector.ReplayMark, ok bool) {
 
 // Revoke implements connector.Replay.
 func (r *replay) Revoke(p int32) {
+	r.dirty = true
 	for _, o := range r.agg.ops {
 		o.drop(p)
 	}
@@ -163,7 +173,11 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 // part (side branches, INTO STREAM, the main query, late rows): their
 // outputs were written by the run that committed e (I3).
 func (r *replay) filter(rt *Routed) {
-	if r == nil || !r.active || rt.In == nil {
+	if r == nil {
+		return
+	}
+	r.dirty = true // (the batch may have changed the state)
+	if !r.active || rt.In == nil {
 		return
 	}
 	any := false
