@@ -628,25 +628,7 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 		return cmp.Compare(x.win.Start, y.win.Start)
 	})
 	for _, ws := range fired {
-		if o.a.Window == nil {
-			continue
-		}
-		if o.kind == window.Session {
-			list := o.bySess[ws.pkey]
-			for k, s := range list {
-				if s == ws {
-					list = append(list[:k], list[k+1:]...)
-					break
-				}
-			}
-			if len(list) == 0 {
-				delete(o.bySess, ws.pkey)
-			} else {
-				o.bySess[ws.pkey] = list
-			}
-		} else {
-			delete(o.byWin, ws.win)
-		}
+		o.unindex(ws)
 	}
 	if all && o.a.Window == nil && len(o.a.Keys) == 0 && len(fired) == 0 {
 		// a global aggregate over no rows gives one row (COUNT 0)
@@ -1271,16 +1253,7 @@ func (o *aggOp) drop(p int32) {
 			}
 		}
 		if len(gs) == 0 && o.a.Window != nil {
-			if o.kind == window.Session {
-				list := slices.DeleteFunc(o.bySess[ws.pkey], func(s *winState) bool { return s == ws })
-				if len(list) == 0 {
-					delete(o.bySess, ws.pkey)
-				} else {
-					o.bySess[ws.pkey] = list
-				}
-			} else {
-				delete(o.byWin, ws.win)
-			}
+			o.unindex(ws)
 			o.freeWins = append(o.freeWins, ws)
 			continue
 		}
@@ -1292,4 +1265,28 @@ func (o *aggOp) drop(p int32) {
 	freed = min(freed, o.bytes)
 	o.bytes -= freed
 	o.acct.Grow(-freed)
+}
+
+// unindex takes the window (or session) ws, leaving the open state, out of
+// byWin (or its key's sessions in bySess); the pseudo-window of GROUP BY
+// without a window is in neither.
+func (o *aggOp) unindex(ws *winState) {
+	switch {
+	case o.a.Window == nil:
+	case o.kind == window.Session:
+		list := o.bySess[ws.pkey]
+		for k, s := range list {
+			if s == ws {
+				list = append(list[:k], list[k+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(o.bySess, ws.pkey)
+		} else {
+			o.bySess[ws.pkey] = list
+		}
+	default:
+		delete(o.byWin, ws.win)
+	}
 }
