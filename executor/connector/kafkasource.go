@@ -333,7 +333,7 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 				if m, ok, err := ParseReplayMark(o.Metadata); ok {
 					marks[o.Partition] = m
 				} else if err != nil && merr == nil {
-					merr = fmt.Errorf("stream %s: group '%s', topic '%s' partition %d: %v; it was not written by streamql: commit the offset again without metadata, or use another 'properties.group.id'", s.st.Name, s.group, s.topic, o.Partition, err)
+					merr = fmt.Errorf("stream %s: group '%s', topic '%s' partition %d: %v (a replay mark is written by streamql only); reset the group's offsets of the topic (kafka-consumer-groups.sh --reset-offsets), or use another 'properties.group.id'", s.st.Name, s.group, s.topic, o.Partition, err)
 				}
 			}
 		})
