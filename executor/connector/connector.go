@@ -37,8 +37,8 @@
 //     stamp, kept by the state with the offset); when H_p = U_p, p's
 //     watermark now (the one before the row at U_p).
 //   - f_p: the largest value the stream's watermark had at a firing while p
-//     counted in it (it is the minimum over the partitions, so p's own
-//     watermark was at least that): every window with end <= f_p has fired
+//     counted in it, not idle (it is the minimum over the partitions, so p's
+//     own watermark was at least that): every window with end <= f_p has fired
 //     for p's groups and its rows were handed to the sinks. The commit writes
 //     the larger of it and the f read at the assignment (I7).
 //
@@ -102,9 +102,10 @@
 // (I2: they hold no other partition's rows) and p's watermark. A process that
 // gains p (or starts, or rewinds after an aborted transaction) first drops
 // what it held of p, then seeds p's watermark with w; the stream's watermark
-// (the partitions' minimum) may then go down to it, so that no window fires
-// for p's rows before p's watermark reaches its end (a window fired already
-// holds no group of p; one reopened by p's rows fires again, with them alone). A process that
+// (the partitions' minimum) goes down to it, so that p's windows fire as soon
+// as the minimum passes their end rather than when p catches up with where
+// the stream was (a window that fired before holds no group of p; one that
+// p's rows open again fires again, with p's groups alone). A process that
 // lost p without knowing (its session expired) is a zombie: its offset commits
 // carry an old generation and are refused, so its transaction aborts. With
 // 'at-least-once' a crash between the flush and the commit replays from the
@@ -122,10 +123,12 @@
 // checkpoint. A group that holds rows of several partitions (a topic not
 // partitioned by the grouping key, against SPEC 2.5) counts in each
 // partition's hold frontier, and is kept when one of them is revoked. Tests:
-// tests/kafka_replay_test.go (a kill inside open windows, the restarted
-// process emits what an uninterrupted run does) and the crash harness of
-// tests/kafka_scale_test.go (the split job and a TUMBLE job; kills, restarts,
-// a process added and one removed).
+// the executor's replay_test.go (random rows, crash points and assignment
+// orders for TUMBLE, HOP, CUMULATE and SESSION: two processes emit what one
+// does), tests/kafka_replay_test.go (a kill inside open windows against the
+// broker; the restarted process emits what an uninterrupted run does) and
+// the crash harness of tests/kafka_scale_test.go (the split job and a TUMBLE
+// job; kills, restarts, a process added and one removed).
 package connector
 
 import (
