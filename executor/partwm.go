@@ -71,11 +71,11 @@ func (pw *partWatermarks) grow(p int) {
 
 // seed starts partition p's watermark at wm (set false: none yet), as a
 // replay's assignment does (replay.go: w of the commit's mark). The stream's
-// watermark goes to the partitions' minimum at the next batch even when that
-// is lower, so that no window fires before p's watermark reaches its end: a
-// window that fired already has no group of p (its rows of p would have come
-// before), and one of p reopened fires again only once p's watermark passes
-// its end, with p's rows alone.
+// watermark goes down to the partitions' minimum (lower) once every
+// partition counted has one, so that p's windows fire as soon as the minimum
+// passes their end, not once p catches up with where the stream was: a
+// window that fired before has no group of p, and one that p's rows open
+// again fires again with p's groups alone.
 func (pw *partWatermarks) seed(p int32, wm int64, set bool) {
 	pw.grow(int(p))
 	pw.wm[p], pw.set[p] = wm, set
