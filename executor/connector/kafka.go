@@ -567,12 +567,21 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 			g.src.committedAt(g.offs)
 		}
 	}
+	var refused error
 	for _, g := range pending {
 		if err := g.src.commitOffsets(ctx, g.offs); err != nil {
-			return fail(err)
+			if !rebalanced(err) {
+				return fail(err)
+			}
+			// At-least-once: the outputs are flushed, the commit was
+			// refused because the group moved on. The offsets stay
+			// uncommitted: the next checkpoint commits them if the
+			// partitions are still this process's, else their next owner
+			// reads those rows again (duplicates, never a loss).
+			refused = fmt.Errorf("%w: %v", errRebalanced, err)
 		}
 	}
-	return nil
+	return refused
 }
 
 // failure returns the error of a sink of the job that failed, or nil.
