@@ -23,7 +23,7 @@ import (
 // Parallel returns nil when it cannot (see there); the reader it returns
 // gives the rows instead of Next, and the source's Close stops it.
 type parallelSource interface {
-	Parallel(types []catalog.Type, workers int) *chunked.Reader
+	Parallel(types []catalog.Type, workers int, opts chunked.Options) *chunked.Reader
 }
 
 // parallelReader returns the parallel reader of src for job, or nil: for a
@@ -38,7 +38,7 @@ func parallelReader(job *plan.Job, src Source) *chunked.Reader {
 	if !ok {
 		return nil
 	}
-	return ps.Parallel(job.BatchTypes, workers())
+	return ps.Parallel(job.BatchTypes, workers(), chunked.Options{})
 }
 
 // workers is how many goroutines decode a file in parallel: GOMAXPROCS - 1.

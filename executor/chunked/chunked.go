@@ -140,6 +140,31 @@ type Options struct {
 	// (one record for many lines) neither reads the file to its end nor
 	// grows its buffer to 'max-record-size'.
 	Overrun int64
+	// Work, when set, is called by the worker that decoded a chunk, on its
+	// goroutine, with the chunk's rows, before the chunk is merged (the
+	// executor's morsel pipeline routes and encodes them there, see
+	// executor/morsel.go); worker is the worker's index, 0 to workers-1.
+	// The Reader then gives chunks with NextChunk instead of batches with
+	// Next. A chunk whose worker met a read error or gave it up is not
+	// given to Work: the merge's own rows stand for it (NextChunk).
+	Work func(worker int, c *Chunk)
+}
+
+// Chunk is the rows of one chunk as a worker decoded them, given to
+// Options.Work and then, when its start proved right, by NextChunk.
+type Chunk struct {
+	// Index is the chunk's number in the file, from 0.
+	Index int64
+	// Batches are the chunk's rows in file order; their positions
+	// (vector.Batch.Pos) count the chunk's lines from 1: add NextChunk's base.
+	Batches []*vector.Batch
+	// Bad are the malformed rows of each batch (records.BadRow, Line counted
+	// as Batches' positions).
+	Bad [][]records.BadRow
+	// Out belongs to Options.Work: it stays with the chunk's memory, reused
+	// from chunk to chunk (the rows' encoded output); the Reader never
+	// touches it.
+	Out any
 }
 
 // DefaultOverrun is Options.Overrun when it is 0: 1 MiB.
@@ -156,6 +181,7 @@ type Reader struct {
 	maxRedo int
 	overrun int64
 	types   []catalog.Type
+	workFn  func(worker int, c *Chunk)
 
 	free  chan *result
 	ring  []chan *result // chunk k's result arrives in ring[k%len(ring)]
@@ -196,6 +222,8 @@ type result struct {
 	raw          []byte // backing of the malformed rows' Raw copies
 	end          records.End
 	err          error
+	c            Chunk // what Options.Work got, when it did
+	worked       bool
 }
 
 // New returns a Reader of the size bytes of f, decoded by decs (one worker
@@ -210,7 +238,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	s = max(s, 16)
 	r := &Reader{
 		f: f, size: size, chunk: s, nchunks: max((size+s-1)/s, 1),
-		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types,
+		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types, workFn: opts.Work,
 		stop: make(chan struct{}), redo: redo,
 	}
 	if r.maxRedo == 0 {
@@ -219,7 +247,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	if r.overrun <= 0 {
 		r.overrun = DefaultOverrun
 	}
-	m := len(decs) + 2
+	m := InFlight(len(decs))
 	r.free = make(chan *result, m)
 	r.ring = make([]chan *result, m)
 	// Every result gets the batches of a chunk of rows of 16 bytes up front,
@@ -237,11 +265,15 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	r.line = 1
 	r.liveB = vector.NewBatch(types)
 	r.wg.Add(len(decs))
-	for _, d := range decs {
-		go r.work(d)
+	for i, d := range decs {
+		go r.work(i, d)
 	}
 	return r
 }
+
+// InFlight returns how many chunks a Reader of workers workers holds at
+// most: its chunks' memory (Chunk.Out included) is that many, reused.
+func InFlight(workers int) int { return workers + 2 }
 
 // BytesRead returns how many bytes of the file the rows given so far cover,
 // for progress reporting.
@@ -260,6 +292,27 @@ func (r *Reader) Close() {
 // returns io.EOF after the last batch, or a read error (after the rows before
 // it); then it returns the same error again.
 func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
+	_, b, bad, err := r.next()
+	return b, bad, err
+}
+
+// NextChunk is Next for a Reader made with Options.Work. In file order, it
+// returns either a chunk a worker decoded and gave to Work (c not nil), with
+// base the number of the file's lines before the chunk's first (to add to its
+// positions), or a batch b of rows the merge decoded itself, with the file's
+// positions (c nil: a chunk that started inside a record or before the
+// header, decoded again from where the previous one ended; the sequential
+// rest of the file; or the rows before a worker's read error). What it
+// returns is valid until the next call. After the last rows it returns
+// io.EOF, or a read error, as Next does.
+func (r *Reader) NextChunk() (c *Chunk, base int64, b *vector.Batch, bad []records.BadRow, err error) {
+	c, b, bad, err = r.next()
+	return c, r.base, b, bad, err
+}
+
+// next is Next and NextChunk: a worked chunk is given whole (c), other rows
+// batch by batch (b).
+func (r *Reader) next() (*Chunk, *vector.Batch, []records.BadRow, error) {
 	for r.err == nil {
 		if r.live {
 			b := r.liveB
@@ -267,7 +320,7 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 			err := r.redo.Decode(b, &r.liveBad)
 			if err == nil {
 				r.fix(b, r.liveBad)
-				return b, r.liveBad, nil
+				return nil, b, r.liveBad, nil
 			}
 			r.live = false
 			if err != io.EOF {
@@ -284,7 +337,7 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 				b, bad := r.cur.b[r.ci], r.cur.bad[r.ci]
 				r.ci++
 				r.fix(b, bad)
-				return b, bad, nil
+				return nil, b, bad, nil
 			}
 			res := r.cur
 			r.cur = nil
@@ -305,6 +358,10 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 		r.base = r.line - 1
 		if res.err != errOverrun && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
 			r.cur, r.ci = res, 0
+			if res.worked {
+				r.ci = res.n // its rows are given whole, once
+				return &res.c, nil, nil, nil
+			}
 			continue
 		}
 		// The chunk started inside a record (or before the header), or its
@@ -318,7 +375,7 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 		}
 		r.restart(limit)
 	}
-	return nil, nil, r.err
+	return nil, nil, nil, r.err
 }
 
 // restart makes the merge decode the file from r.off up to limit (0: its
@@ -361,9 +418,10 @@ func (r *Reader) fix(b *vector.Batch, bad []records.BadRow) {
 	}
 }
 
-// work is a worker: it takes a free result, claims the next chunk and decodes
-// it, until no chunk is left or the Reader is closed.
-func (r *Reader) work(dec Decoder) {
+// work is worker w: it takes a free result, claims the next chunk, decodes
+// it and gives it to Options.Work, until no chunk is left or the Reader is
+// closed.
+func (r *Reader) work(w int, dec Decoder) {
 	defer r.wg.Done()
 	scan := make([]byte, 4<<10)
 	var rd span
@@ -379,6 +437,12 @@ func (r *Reader) work(dec Decoder) {
 			return
 		}
 		r.decode(dec, res, k, scan, &rd)
+		res.worked = false
+		if r.workFn != nil && res.err == nil {
+			res.c.Index, res.c.Batches, res.c.Bad = k, res.b[:res.n], res.bad[:res.n]
+			r.workFn(w, &res.c)
+			res.worked = true
+		}
 		r.ring[k%int64(len(r.ring))] <- res // never blocks: at most len(ring) chunks are claimed and not merged
 	}
 }

@@ -1,0 +1,329 @@
+package executor
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+
+	"streamql/catalog"
+	"streamql/executor/chunked"
+	"streamql/executor/records"
+	"streamql/planner/plan"
+)
+
+// The morsel pipeline (issue 15 item 3; the design of DuckDB's and HyPer's
+// morsel-driven parallelism): for a job whose operators keep no state from
+// row to row, over a bounded file, every CPU does the whole per-row work.
+//
+// The file is cut into chunks (executor/chunked: 256 KiB, found and decoded
+// by the workers, checked in file order by the merge). Each of N workers
+// (N = GOMAXPROCS) takes a chunk, decodes it, pushes its batches into its
+// own copy of the job's chain (buildChain: watermark assigner, router with
+// its own join probers over the shared, fully built build sides, LIMIT,
+// project), and its sink, a chunkSinkOp, has the job's ChunkSink encode the
+// routed batches into the chunk's own EncodedChunk (kept with the chunk's
+// memory, reused). The job's goroutine is the writer: it takes the chunks in
+// file order (chunked.Reader.NextChunk), adds their counts, applies the
+// errors policy's counts and failure, and has the sink write each chunk's
+// buffers to the outputs (WriteChunk: a copy of bytes per output; the
+// malformed rows and csv's per-output headers are written there, at their
+// places, since only the writer knows the line base and which headers are
+// out). Rows of a chunk the merge decodes again (its guessed start was
+// inside a quoted field) are routed and written on the job's goroutine by
+// the job's own chain, in their place. So the outputs, their order (SPEC 4:
+// the line formats interleave outputs in row order on one stream; each side
+// file in order), the malformed rows and their positions (SPEC 1) are those
+// of the sequential path; EXPLAIN ANALYZE's operator counts are the sums of
+// the workers' chains and the job's own (mergeStats). Memory stays bounded:
+// N+2 chunks in flight, each with its batches and its encoded bytes.
+//
+// Which jobs (morselable): a bounded file whose connector can be cut
+// (chunked, see parallelSource), read by a job without an aggregate, without
+// a LIMIT, without a WATERMARK (a row's CURRENT_WATERMARK depends on every
+// row before it: those jobs keep the decode-ahead path), into a sink that
+// can encode apart (the line formats; a table is rendered whole, a sink
+// stream or a dead-letter stream is written by its connector row by row, and
+// the CLI's progress bar wraps the source: those keep the sequential path),
+// when the process may use 2 CPUs or more. Event-time joins never get here
+// (runHeld). Everything else keeps the path it had.
+//
+// Measured on the 2-core machine (shared, medians of 3, README's
+// performance section): the split job of /work/shared/bench/compare.
+//
+// # What to expect on more CPUs
+//
+// Per row, the workers do all of the work but the copy of the encoded bytes
+// to the files (the writer: a memmove of some 27 bytes a row and a write
+// system call per 64 KiB, some 1-2 ns a row against the 80-90 ns of decode,
+// route and encode on one core). So:
+//
+//   - 8 CPUs (8 workers): up to about 6-7 times one core's rows/s. The
+//     writer stays far from the bound (about 10-15 ns a row of wall time
+//     left per row at 8 workers, against its 1-2). What bounds first is the
+//     memory traffic: each input byte is read from the page cache, written
+//     and read as batches (about 2.5 bytes of batches per input byte) and
+//     written again as output, some 5-6 bytes of memory traffic per input
+//     byte; at 8 × 300 MB/s of input that is about 13 GB/s, near what one
+//     socket's memory gives a single process. Chunks of 256 KiB keep a
+//     chunk's batches in a core's L2 between decode and encode, which is
+//     why they are no bigger.
+//   - 16 CPUs: memory bandwidth and the page cache's copy (read(2) of the
+//     file) bound it, not the workers: expect well under 16 times one core,
+//     maybe 8-10 times. The writer (one goroutine copying every output byte)
+//     would come next, at some 1-2 GB/s of output; past that, each output's
+//     file would need its own writer goroutine, which this pipeline allows
+//     (the chunks' buffers are per output) but does not do. Bigger chunks
+//     would cut the per-chunk overheads (two ReadAt around each end, the
+//     channel hand-offs) but cost more cache misses; 256 KiB stays.
+//
+// Chunks that start inside a quoted field are decoded twice (once by the
+// worker, in vain, then by the writer), so a file with many quoted line
+// breaks gains less; after chunked's MaxRedo such chunks the rest of the
+// file is decoded and routed on the job's goroutine alone.
+
+// ChunkSink is a Sink that can encode a job's rows on several goroutines
+// (the morsel pipeline, morsel.go): a worker encodes the routed batches of
+// one input chunk into an EncodedChunk of its own, and the job's goroutine
+// writes the chunks in input order with WriteChunk, between its own calls
+// of Rows, Errors and Flush.
+type ChunkSink interface {
+	Sink
+	// NewChunk returns an empty EncodedChunk for this sink, or nil when the
+	// sink cannot encode rows apart from writing them (a table is rendered
+	// whole, SPEC 4): the job then runs on one goroutine.
+	NewChunk() EncodedChunk
+	// WriteChunk writes what c holds to the outputs, as Rows would have
+	// written its batches, in order; bad(j) returns the j-th malformed row
+	// whose place c kept (Routed.Bad, with Position set). It is called on the
+	// job's goroutine; c may be Reset after it returns.
+	WriteChunk(c EncodedChunk, bad func(j int) *ErrorRow) error
+}
+
+// EncodedChunk is the encoded rows of one input chunk (ChunkSink.NewChunk).
+type EncodedChunk interface {
+	// Rows encodes the routed batch r into c, as Sink.Rows would write it,
+	// keeping only the places of r.Bad's rows (WriteChunk writes them, with
+	// their positions). It is called on a worker's goroutine and must not
+	// touch the sink's state; it returns an encoding error, if any.
+	Rows(r *Routed) error
+	// Reset empties c for the next chunk, keeping its memory.
+	Reset()
+}
+
+// morselRuns counts the jobs the morsel pipeline ran (for tests: which path
+// a job took).
+var morselRuns atomic.Int64
+
+// chunkSizeKey is the context key of Env.ChunkSize (Run passes it on).
+type chunkSizeKey struct{}
+
+// withChunkSize returns ctx carrying the chunk size n (bytes, 0: default).
+func withChunkSize(ctx context.Context, n int64) context.Context {
+	if n <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, chunkSizeKey{}, n)
+}
+
+// morselable reports whether job may run on the morsel pipeline into sink
+// (see the list above; the source is checked by runMorsel).
+func morselable(job *plan.Job, sink Sink) bool {
+	if _, ok := sink.(ChunkSink); !ok || runtime.GOMAXPROCS(0) < 2 || !prefetchable(job) {
+		return false
+	}
+	return !hasAggregates(job) && job.Watermark == nil && (job.Main == nil || job.Main.Limit < 0)
+}
+
+// morselOut is what a worker made of one chunk (chunked.Chunk.Out).
+type morselOut struct {
+	enc       EncodedChunk
+	rows      int64      // rows decoded, malformed ones included (Stats.Rows)
+	malformed int64      // malformed rows counted by 'side' and 'skip'
+	refs      [][2]int32 // each malformed row kept for 'side': its batch and its index in Chunk.Bad
+	fail      *records.BadRow
+	err       error // the chain's or the encoder's error, or ctx's
+}
+
+// morselWorker is one worker's chain and scratch.
+type morselWorker struct {
+	c    *chain
+	sink *chunkSinkOp
+	in   *Routed
+}
+
+// chunkSinkOp is a worker chain's Sink: it encodes into the current chunk.
+type chunkSinkOp struct{ cur EncodedChunk }
+
+func (s *chunkSinkOp) Rows(r *Routed) error            { return s.cur.Rows(r) }
+func (s *chunkSinkOp) Errors(string, []ErrorRow) error { return nil }
+func (s *chunkSinkOp) Flush() error                    { return nil }
+func (s *chunkSinkOp) Close() error                    { return nil }
+
+// runMorsel runs job on the morsel pipeline when it can (morselable, and
+// src can be cut: parallelSource), with p the job's own process (its chain
+// routes the rows the merge decodes itself, and its counters get the
+// workers' at the end). It reports whether it ran the job, and its error.
+func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *process, probers map[*plan.Branch]*prober) (bool, error) {
+	if !morselable(job, sink) {
+		return false, nil
+	}
+	cs := sink.(ChunkSink)
+	ps, ok := src.(parallelSource)
+	if !ok {
+		return false, nil
+	}
+	n := runtime.GOMAXPROCS(0)
+	// Every chunk in flight gets its EncodedChunk here, on the job's
+	// goroutine (the sink's state is read only here and by the writer).
+	pool := make(chan EncodedChunk, chunked.InFlight(n))
+	for range cap(pool) {
+		enc := cs.NewChunk()
+		if enc == nil {
+			return false, nil
+		}
+		pool <- enc
+	}
+	ws := make([]*morselWorker, n)
+	for i := range ws {
+		own := map[*plan.Branch]*prober{}
+		for b, pr := range probers {
+			own[b] = newProber(pr.j, pr.ks) // the build side is read whole: probing only reads it
+		}
+		w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Options["errors.side"])}
+		w.c = buildChain(job, own, w.sink, chainOpts{src: src})
+		ws[i] = w
+	}
+	size, _ := ctx.Value(chunkSizeKey{}).(int64)
+	policy := p.es.Policy
+	work := func(i int, c *chunked.Chunk) {
+		o, _ := c.Out.(*morselOut)
+		if o == nil {
+			o = &morselOut{enc: <-pool}
+			c.Out = o
+		}
+		o.enc.Reset()
+		o.rows, o.malformed, o.refs, o.fail, o.err = 0, 0, o.refs[:0], nil, nil
+		ws[i].chunk(ctx, job.Stream, policy, c, o)
+	}
+	cr := ps.Parallel(job.BatchTypes, n, chunked.Options{ChunkSize: size, Work: work})
+	if cr == nil {
+		return false, nil
+	}
+	morselRuns.Add(1)
+	defer mergeStats(p.c, ws)
+	defer cr.Close() // the workers stop before their counters are read
+	var errRows []ErrorRow
+	for {
+		if err := ctx.Err(); err != nil {
+			return true, err
+		}
+		c, base, b, bad, err := cr.NextChunk()
+		if err != nil {
+			_, err := p.batch(ctx, nil, nil, err)
+			return true, err
+		}
+		if c == nil { // rows the merge decoded itself: the job's own chain
+			if end, err := p.batch(ctx, b, bad, nil); end {
+				return true, err
+			}
+			continue
+		}
+		o := c.Out.(*morselOut)
+		if o.err != nil {
+			return true, o.err
+		}
+		*p.rows += o.rows
+		p.es.Malformed += o.malformed
+		errRows = errRows[:0]
+		err = cs.WriteChunk(o.enc, func(j int) *ErrorRow {
+			for len(errRows) <= j { // in order: the j-th row of the chunk's 'side' rows
+				errRows = append(errRows, ErrorRow{})
+			}
+			return p.errorRow(&c.Bad[o.refs[j][0]][o.refs[j][1]], base, &errRows[j])
+		})
+		if err != nil {
+			return true, err
+		}
+		if o.fail != nil {
+			p.es.Malformed++
+			return true, &RowError{Stream: p.st.Name, Position: src.Position(base + o.fail.Line), Reason: o.fail.Reason}
+		}
+	}
+}
+
+// errorRow fills *e with the malformed row x of a chunk whose lines start
+// after base (SPEC 1: the errors side output's stream, position, raw text and
+// reason) and returns e.
+func (p *process) errorRow(x *records.BadRow, base int64, e *ErrorRow) *ErrorRow {
+	*e = ErrorRow{Stream: p.st.Name, Position: p.src.Position(base + x.Line), Raw: x.Raw, Error: x.Reason}
+	return e
+}
+
+// chunk routes and encodes chunk c into o with w's chain, applying the
+// errors policy of stream st ('side' keeps the places and lines of the
+// malformed rows, 'skip' counts them, 'fail' stops before the first).
+func (w *morselWorker) chunk(ctx context.Context, st *catalog.Stream, policy string, c *chunked.Chunk, o *morselOut) {
+	w.sink.cur = o.enc
+	in := w.in
+	for k, b := range c.Batches {
+		bad := c.Bad[k]
+		o.rows += int64(b.N + len(bad))
+		n := b.N
+		in.Bad = in.Bad[:0]
+		if len(bad) > 0 {
+			switch policy {
+			case "fail":
+				n, o.fail = bad[0].Index, &bad[0]
+			case "skip":
+				o.malformed += int64(len(bad))
+			default:
+				o.malformed += int64(len(bad))
+				for j, x := range bad {
+					in.Bad = append(in.Bad, ErrorRow{Stream: st.Name, Raw: x.Raw, Error: x.Reason, At: x.Index})
+					o.refs = append(o.refs, [2]int32{int32(k), int32(j)})
+				}
+			}
+		}
+		in.selectRows(b, 0, n)
+		if err := w.c.head.Push(ctx, Port{}, in); err != nil {
+			o.err = err
+			return
+		}
+		if o.fail != nil {
+			return
+		}
+	}
+}
+
+// mergeStats adds the counters of the workers' chains to the job's chain c
+// (EXPLAIN ANALYZE, SPEC 3: the job's operators did what all of them did).
+func mergeStats(c *chain, ws []*morselWorker) {
+	for _, w := range ws {
+		for k, s := range w.c.stats {
+			t := c.stats[k]
+			t.RowsIn += s.RowsIn
+			t.RowsOut += s.RowsOut
+			t.Batches += s.Batches
+			t.Watermarks += s.Watermarks
+			t.Nanos += s.Nanos
+		}
+		for k, n := range w.c.sink.parts {
+			c.sink.parts[k] += n
+		}
+		for k, n := range w.c.sink.outputs {
+			c.sink.outputs[k] += n
+		}
+	}
+}
+
+// NewChunk implements ChunkSink: EXPLAIN ANALYZE's sink encodes nothing.
+func (discard) NewChunk() EncodedChunk { return discardChunk{} }
+
+// WriteChunk implements ChunkSink: nothing is written.
+func (discard) WriteChunk(EncodedChunk, func(int) *ErrorRow) error { return nil }
+
+// discardChunk is the EncodedChunk of discard.
+type discardChunk struct{}
+
+func (discardChunk) Rows(*Routed) error { return nil }
+func (discardChunk) Reset()             {}
