@@ -139,7 +139,7 @@ type morselOut struct {
 	enc       EncodedChunk
 	rows      int64      // rows decoded, malformed ones included (Stats.Rows)
 	malformed int64      // malformed rows counted by 'side' and 'skip'
-	refs      [][2]int32 // each malformed row kept for 'side': its batch and its index in Chunk.Bad
+	refs      []int32 // each malformed row kept for 'side': its index in Chunk.Bad
 	fail      *records.BadRow
 	err       error // the chain's or the encoder's error, or ctx's
 }
@@ -239,7 +239,7 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 			for len(errRows) <= j { // in order: the j-th row of the chunk's 'side' rows
 				errRows = append(errRows, ErrorRow{})
 			}
-			return p.errorRow(&c.Bad[o.refs[j][0]][o.refs[j][1]], base, &errRows[j])
+			return p.errorRow(&c.Bad()[o.refs[j]], base, &errRows[j])
 		})
 		if err != nil {
 			return true, err
@@ -259,14 +259,18 @@ func (p *process) errorRow(x *records.BadRow, base int64, e *ErrorRow) *ErrorRow
 	return e
 }
 
-// chunk routes and encodes chunk c into o with w's chain, applying the
-// errors policy of stream st ('side' keeps the places and lines of the
-// malformed rows, 'skip' counts them, 'fail' stops before the first).
+// chunk decodes, routes and encodes chunk c into o with w's chain, batch
+// by batch, applying the errors policy of stream st ('side' keeps the places
+// of the malformed rows, 'skip' counts them, 'fail' stops before the first).
+// A decoding error ends it: the merge decodes the chunk again.
 func (w *morselWorker) chunk(ctx context.Context, st *catalog.Stream, policy string, c *chunked.Chunk, o *morselOut) {
 	w.sink.cur = o.enc
 	in := w.in
-	for k, b := range c.Batches {
-		bad := c.Bad[k]
+	for seen := 0; ; {
+		b, bad, err := c.Next()
+		if err != nil {
+			return
+		}
 		o.rows += int64(b.N + len(bad))
 		n := b.N
 		in.Bad = in.Bad[:0]
@@ -280,9 +284,10 @@ func (w *morselWorker) chunk(ctx context.Context, st *catalog.Stream, policy str
 				o.malformed += int64(len(bad))
 				for j, x := range bad {
 					in.Bad = append(in.Bad, ErrorRow{Stream: st.Name, Raw: x.Raw, Error: x.Reason, At: x.Index})
-					o.refs = append(o.refs, [2]int32{int32(k), int32(j)})
+					o.refs = append(o.refs, int32(seen+j))
 				}
 			}
+			seen += len(bad)
 		}
 		in.selectRows(b, 0, n)
 		if err := w.c.head.Push(ctx, Port{}, in); err != nil {

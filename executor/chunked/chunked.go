@@ -140,31 +140,32 @@ type Options struct {
 	// (one record for many lines) neither reads the file to its end nor
 	// grows its buffer to 'max-record-size'.
 	Overrun int64
-	// Work, when set, is called by the worker that decoded a chunk, on its
-	// goroutine, with the chunk's rows, before the chunk is merged (the
-	// executor's morsel pipeline routes and encodes them there, see
-	// executor/morsel.go); worker is the worker's index, 0 to workers-1.
-	// The Reader then gives chunks with NextChunk instead of batches with
-	// Next. A chunk whose worker met a read error or gave it up is not
-	// given to Work: the merge's own rows stand for it (NextChunk).
+	// Work, when set, is called by the worker that claimed a chunk, on its
+	// goroutine, to decode the chunk's rows (Chunk.Next) and use them before
+	// the chunk is merged (the executor's morsel pipeline routes and encodes
+	// them there, see executor/morsel.go); worker is the worker's index, 0 to
+	// workers-1. The Reader then gives chunks with NextChunk instead of
+	// batches with Next. The rows of a chunk whose start proves wrong, or
+	// whose decoding failed, are not used: the merge decodes the chunk again
+	// and gives its rows itself (NextChunk).
 	Work func(worker int, c *Chunk)
 }
 
-// Chunk is the rows of one chunk as a worker decoded them, given to
-// Options.Work and then, when its start proved right, by NextChunk.
+// Chunk is one chunk of the file as Options.Work gets it: Work decodes its
+// rows with Next, and the chunk is then given by NextChunk when its start
+// proved right.
 type Chunk struct {
 	// Index is the chunk's number in the file, from 0.
 	Index int64
-	// Batches are the chunk's rows in file order; their positions
-	// (vector.Batch.Pos) count the chunk's lines from 1: add NextChunk's base.
-	Batches []*vector.Batch
-	// Bad are the malformed rows of each batch (records.BadRow, Line counted
-	// as Batches' positions).
-	Bad [][]records.BadRow
 	// Out belongs to Options.Work: it stays with the chunk's memory, reused
 	// from chunk to chunk (the rows' encoded output); the Reader never
 	// touches it.
 	Out any
+
+	res  *result
+	dec  Decoder
+	stop chan struct{}
+	err  error // what Next returns from now on
 }
 
 // DefaultOverrun is Options.Overrun when it is 0: 1 MiB.
@@ -222,8 +223,9 @@ type result struct {
 	raw          []byte // backing of the malformed rows' Raw copies
 	end          records.End
 	err          error
-	c            Chunk // what Options.Work got, when it did
-	worked       bool
+	c            Chunk            // what Options.Work got, when it did
+	worked       bool             // decoded by Options.Work (decodeWork)
+	flat         []records.BadRow // with Work: the malformed rows, in order
 }
 
 // New returns a Reader of the size bytes of f, decoded by decs (one worker
@@ -254,6 +256,9 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	// so that a job's allocations do not depend on its input (a chunk of
 	// shorter rows adds batches, once).
 	per := int(min((s+15)/16/vector.Cap+1, 64))
+	if opts.Work != nil {
+		per = 1 // Work takes each batch as it is decoded
+	}
 	for i := range r.ring {
 		r.ring[i] = make(chan *result, 1)
 		res := &result{}
@@ -356,7 +361,7 @@ func (r *Reader) next() (*Chunk, *vector.Batch, []records.BadRow, error) {
 		res := <-r.ring[r.k%int64(len(r.ring))]
 		r.k++
 		r.base = r.line - 1
-		if res.err != errOverrun && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
+		if res.err != errOverrun && !(res.worked && res.err != nil) && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
 			r.cur, r.ci = res, 0
 			if res.worked {
 				r.ci = res.n // its rows are given whole, once
@@ -436,37 +441,37 @@ func (r *Reader) work(w int, dec Decoder) {
 		if k >= r.nchunks {
 			return
 		}
-		r.decode(dec, res, k, scan, &rd)
-		res.worked = false
-		if r.workFn != nil && res.err == nil {
-			res.c.Index, res.c.Batches, res.c.Bad = k, res.b[:res.n], res.bad[:res.n]
-			r.workFn(w, &res.c)
-			res.worked = true
+		if r.workFn != nil {
+			r.decodeWork(w, dec, res, k, scan, &rd)
+		} else {
+			r.decode(dec, res, k, scan, &rd)
 		}
 		r.ring[k%int64(len(r.ring))] <- res // never blocks: at most len(ring) chunks are claimed and not merged
 	}
 }
 
-// decode decodes chunk k into res.
-func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span) {
+// open finds chunk k's two ends and restarts dec on it; it reports false
+// when there is nothing to decode (no line starts in the chunk, or a read
+// error, in res.err).
+func (r *Reader) open(dec Decoder, res *result, k int64, scan []byte, rd *span) bool {
 	res.k, res.n, res.raw, res.err = k, 0, res.raw[:0], nil
 	var err error
 	res.start, res.limit = 0, 0
 	if k > 0 {
 		if res.start, err = r.lineStart(k*r.chunk, scan); err != nil {
 			res.err = err
-			return
+			return false
 		}
 	}
 	if k+1 < r.nchunks {
 		if res.limit, err = r.lineStart((k+1)*r.chunk, scan); err != nil {
 			res.err = err
-			return
+			return false
 		}
 	}
 	res.end = records.End{Offset: res.start, Line: 1, HeaderDone: k > 0}
 	if res.limit > 0 && res.start >= res.limit {
-		return // no line starts in the chunk
+		return false // no line starts in the chunk
 	}
 	sp := records.Span{Continues: k > 0}
 	if res.limit > 0 {
@@ -474,6 +479,14 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 	}
 	*rd = span{f: r.f, off: res.start, limit: res.limit, overrun: r.overrun}
 	dec.Restart(rd, sp)
+	return true
+}
+
+// decode decodes chunk k into res.
+func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span) {
+	if !r.open(dec, res, k, scan, rd) {
+		return
+	}
 	for {
 		select {
 		case <-r.stop:
@@ -500,6 +513,72 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 		res.end.Offset += res.start
 	}
 }
+
+// decodeWork has Options.Work take chunk k's rows, batch by batch as it
+// decodes them (Chunk.Next): no row is copied, the batch is still in the
+// CPU's caches when Work routes it. The decoder then reads on to the chunk's
+// end when Work stopped before it, so that where the chunk ends is known.
+// A chunk whose decoding failed (a read error, a record too long for a
+// worker) is decoded again by the merge, which gives its rows in order and
+// then the error.
+func (r *Reader) decodeWork(w int, dec Decoder, res *result, k int64, scan []byte, rd *span) {
+	res.worked, res.flat = true, res.flat[:0]
+	c := &res.c
+	c.Index, c.res, c.dec, c.stop, c.err = k, res, dec, r.stop, nil
+	if !r.open(dec, res, k, scan, rd) {
+		if c.err = res.err; c.err == nil {
+			c.err = io.EOF
+		}
+	}
+	r.workFn(w, c)
+	for c.err == nil {
+		c.Next()
+	}
+	switch {
+	case c.err == io.EOF && res.err == nil:
+		if res.limit == 0 || res.start < res.limit {
+			res.end = dec.End()
+			res.end.Offset += res.start
+		}
+	case res.err == nil:
+		res.err = c.err
+	}
+}
+
+// Next decodes the chunk's next rows into a batch (positions counted from
+// the chunk's first line) with their malformed rows (BadRow.Index relative
+// to the batch; their Raw is copied and stays valid until the chunk is
+// merged, as Bad does). The batch is valid until the next call. At the
+// chunk's end it returns io.EOF; it returns another error when the chunk
+// could not be decoded (the merge then decodes it again: its rows are not
+// used).
+func (c *Chunk) Next() (*vector.Batch, []records.BadRow, error) {
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	select {
+	case <-c.stop:
+		c.err = errStopped
+		return nil, nil, c.err
+	default:
+	}
+	res := c.res
+	b, bad := res.b[0], res.bad[0][:0]
+	err := c.dec.Decode(b, &bad)
+	res.bad[0] = bad
+	if err != nil {
+		c.err = err
+		return nil, nil, err
+	}
+	res.raw = records.OwnRaw(res.raw, bad)
+	from := len(res.flat)
+	res.flat = append(res.flat, bad...)
+	return b, res.flat[from:], nil
+}
+
+// Bad returns the malformed rows Next gave so far, in order, valid until the
+// chunk is merged (its lines counted as Next's positions).
+func (c *Chunk) Bad() []records.BadRow { return c.res.flat }
 
 // grow adds a batch of types to res.
 func (res *result) grow(types []catalog.Type) {
