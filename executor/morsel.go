@@ -137,8 +137,8 @@ func morselable(job *plan.Job, sink Sink) bool {
 // morselOut is what a worker made of one chunk (chunked.Chunk.Out).
 type morselOut struct {
 	enc       EncodedChunk
-	rows      int64      // rows decoded, malformed ones included (Stats.Rows)
-	malformed int64      // malformed rows counted by 'side' and 'skip'
+	rows      int64   // rows decoded, malformed ones included (Stats.Rows)
+	malformed int64   // malformed rows counted by 'side' and 'skip'
 	refs      []int32 // each malformed row kept for 'side': its index in Chunk.Bad
 	fail      *records.BadRow
 	err       error // the chain's or the encoder's error, or ctx's
