@@ -212,7 +212,18 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 	morselRuns.Add(1)
 	defer mergeStats(p.c, ws)
 	defer cr.Close() // the workers stop before their counters are read
-	var errRows []ErrorRow
+	var (
+		errRows []ErrorRow
+		cur     *chunked.Chunk // the chunk being written, its line base and its output
+		curBase int64
+		curOut  *morselOut
+	)
+	badRow := func(j int) *ErrorRow { // the j-th malformed row the chunk kept for 'side', in order
+		for len(errRows) <= j {
+			errRows = append(errRows, ErrorRow{})
+		}
+		return p.errorRow(&cur.Bad()[curOut.refs[j]], curBase, &errRows[j])
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return true, err
@@ -234,14 +245,8 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 		}
 		*p.rows += o.rows
 		p.es.Malformed += o.malformed
-		errRows = errRows[:0]
-		err = cs.WriteChunk(o.enc, func(j int) *ErrorRow {
-			for len(errRows) <= j { // in order: the j-th row of the chunk's 'side' rows
-				errRows = append(errRows, ErrorRow{})
-			}
-			return p.errorRow(&c.Bad()[o.refs[j]], base, &errRows[j])
-		})
-		if err != nil {
+		cur, curBase, curOut = c, base, o
+		if err := cs.WriteChunk(o.enc, badRow); err != nil {
 			return true, err
 		}
 		if o.fail != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"streamql/cmd/streamql/cli"
 	"streamql/executor"
+	"streamql/internal/sensorbench"
 	"streamql/parser"
 )
 
@@ -233,5 +235,46 @@ func TestMorselMatchesSequential(t *testing.T) {
 	}
 	if parallel < n/2 {
 		t.Fatalf("only %d of %d jobs ran on the morsel pipeline", parallel, n)
+	}
+}
+
+// morselMallocs runs the split job over rows sensor rows (sensorbench.CSV)
+// on the morsel pipeline (GOMAXPROCS=2, chunks of 16 KiB) and returns the
+// heap allocations of the run.
+func morselMallocs(t *testing.T, rows int) uint64 {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	sc, err := parser.Parse("split.sql", sensorbench.SplitScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
+	s.Format, s.SideDir, s.Env.ChunkSize = "csv", t.TempDir(), 16<<10
+	runs := executor.MorselRuns()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	runtime.ReadMemStats(&m1)
+	if executor.MorselRuns() != runs+1 {
+		t.Fatal("the split job did not run on the morsel pipeline")
+	}
+	return m1.Mallocs - m0.Mallocs
+}
+
+// TestMorselSteadyStateAllocs: the morsel pipeline allocates nothing per
+// row, nor per chunk, in steady state (issue 15: the hot path allocates
+// nothing per row): 4 times the rows (and chunks) cost no more allocations
+// than a small constant.
+func TestMorselSteadyStateAllocs(t *testing.T) {
+	small, big := morselMallocs(t, 40_000), morselMallocs(t, 160_000)
+	t.Logf("allocations: %d for 40,000 rows, %d for 160,000", small, big)
+	if big > small+50 {
+		t.Fatalf("%d allocations for 40,000 rows, %d for 160,000: %.3f per extra row", small, big, float64(big-small)/120_000)
 	}
 }

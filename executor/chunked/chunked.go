@@ -563,9 +563,10 @@ func (c *Chunk) Next() (*vector.Batch, []records.BadRow, error) {
 	default:
 	}
 	res := c.res
-	b, bad := res.b[0], res.bad[0][:0]
-	err := c.dec.Decode(b, &bad)
-	res.bad[0] = bad
+	b := res.b[0]
+	res.bad[0] = res.bad[0][:0]
+	err := c.dec.Decode(b, &res.bad[0])
+	bad := res.bad[0]
 	if err != nil {
 		c.err = err
 		return nil, nil, err
