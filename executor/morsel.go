@@ -34,7 +34,7 @@ import (
 // the line formats interleave outputs in row order on one stream; each side
 // file in order), the malformed rows and their positions (SPEC 1) are those
 // of the sequential path; EXPLAIN ANALYZE's operator counts are the sums of
-// the workers' chains and the job's own (mergeStats). Memory stays bounded:
+// the workers' chains for the chunks used and the job's own (addStats). Memory stays bounded:
 // N+2 chunks in flight, each with its batches and its encoded bytes.
 //
 // Which jobs (morselable): a bounded file whose connector can be cut
@@ -142,6 +142,11 @@ type morselOut struct {
 	refs      []int32 // each malformed row kept for 'side': its index in Chunk.Bad
 	fail      *records.BadRow
 	err       error // the chain's or the encoder's error, or ctx's
+	// What the worker's chain counted for this chunk (EXPLAIN ANALYZE):
+	// added to the job's chain only when the chunk is used (its start
+	// proved right).
+	ops            []OpStats
+	parts, outputs []int64
 }
 
 // morselWorker is one worker's chain and scratch.
@@ -203,15 +208,17 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 		}
 		o.enc.Reset()
 		o.rows, o.malformed, o.refs, o.fail, o.err = 0, 0, o.refs[:0], nil, nil
-		ws[i].chunk(ctx, job.Stream, policy, c, o)
+		w := ws[i]
+		w.c.zeroStats()
+		w.chunk(ctx, job.Stream, policy, c, o)
+		o.ops, o.parts, o.outputs = w.c.copyStats(o.ops, o.parts, o.outputs)
 	}
 	cr := ps.Parallel(job.BatchTypes, n, chunked.Options{ChunkSize: size, Work: work})
 	if cr == nil {
 		return false, nil
 	}
 	morselRuns.Add(1)
-	defer mergeStats(p.c, ws)
-	defer cr.Close() // the workers stop before their counters are read
+	defer cr.Close()
 	var (
 		errRows []ErrorRow
 		cur     *chunked.Chunk // the chunk being written, its line base and its output
@@ -245,6 +252,7 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 		}
 		*p.rows += o.rows
 		p.es.Malformed += o.malformed
+		p.c.addStats(o.ops, o.parts, o.outputs)
 		cur, curBase, curOut = c, base, o
 		if err := cs.WriteChunk(o.enc, badRow); err != nil {
 			return true, err
@@ -305,24 +313,40 @@ func (w *morselWorker) chunk(ctx context.Context, st *catalog.Stream, policy str
 	}
 }
 
-// mergeStats adds the counters of the workers' chains to the job's chain c
-// (EXPLAIN ANALYZE, SPEC 3: the job's operators did what all of them did).
-func mergeStats(c *chain, ws []*morselWorker) {
-	for _, w := range ws {
-		for k, s := range w.c.stats {
-			t := c.stats[k]
-			t.RowsIn += s.RowsIn
-			t.RowsOut += s.RowsOut
-			t.Batches += s.Batches
-			t.Watermarks += s.Watermarks
-			t.Nanos += s.Nanos
-		}
-		for k, n := range w.c.sink.parts {
-			c.sink.parts[k] += n
-		}
-		for k, n := range w.c.sink.outputs {
-			c.sink.outputs[k] += n
-		}
+// zeroStats sets c's counters to 0 (a morsel worker's chain, before a chunk).
+func (c *chain) zeroStats() {
+	for _, s := range c.stats {
+		*s = OpStats{Name: s.Name}
+	}
+	clear(c.sink.parts)
+	clear(c.sink.outputs)
+}
+
+// copyStats returns c's counters in ops, parts and outputs (reused).
+func (c *chain) copyStats(ops []OpStats, parts, outputs []int64) ([]OpStats, []int64, []int64) {
+	ops = ops[:0]
+	for _, s := range c.stats {
+		ops = append(ops, *s)
+	}
+	return ops, append(parts[:0], c.sink.parts...), append(outputs[:0], c.sink.outputs...)
+}
+
+// addStats adds counters that copyStats returned to c's (EXPLAIN ANALYZE,
+// SPEC 3: the job's operators did what all the workers' copies did).
+func (c *chain) addStats(ops []OpStats, parts, outputs []int64) {
+	for k := range ops {
+		t, s := c.stats[k], &ops[k]
+		t.RowsIn += s.RowsIn
+		t.RowsOut += s.RowsOut
+		t.Batches += s.Batches
+		t.Watermarks += s.Watermarks
+		t.Nanos += s.Nanos
+	}
+	for k, n := range parts {
+		c.sink.parts[k] += n
+	}
+	for k, n := range outputs {
+		c.sink.outputs[k] += n
 	}
 }
 
