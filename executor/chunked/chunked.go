@@ -52,9 +52,10 @@
 //
 // # What to expect on more cores
 //
-// The executor runs GOMAXPROCS-1 workers, and only from 2 workers on
-// (GOMAXPROCS >= 3; on 2 CPUs the decode-ahead goroutine of
-// executor/prefetch.go stays, see executor/parallel.go). Decoding scales with
+// For a job with state from row to row, the executor runs GOMAXPROCS-1
+// workers, and only from 2 workers on (GOMAXPROCS >= 3; on 2 CPUs the
+// decode-ahead goroutine of executor/prefetch.go stays, see
+// executor/parallel.go). Decoding scales with
 // the workers: chunks are independent but for the few mispredicted ones, the
 // workers read with ReadAt in parallel, and nothing is shared but two
 // channels per chunk. What stays on one goroutine is the merge (adding the
@@ -79,10 +80,15 @@
 //   - 16 CPUs (15 workers): the same bound; decoding scales on until memory
 //     bandwidth (about 2.5 bytes of batches written and read per input byte).
 //
-// To grow past the job's goroutine, encoding must also be parallel: each
-// output encoded on its own goroutine (or chunks of a batch encoded on
-// several, joined in order before the writer), leaving routing (a few ns a
-// row) on the job's goroutine (issue 15 item 3's second half, not done here).
+// That is for jobs that keep state from row to row (a WATERMARK, an
+// aggregate, a LIMIT). For the others, Options.Work makes the workers do the
+// whole per-row work: each worker decodes its chunk batch by batch
+// (Chunk.Next, no copy into the chunk's batches: one batch per chunk in
+// flight) and routes and encodes it in the same pass; the merge checks the
+// chunks in file order as above and gives them whole (NextChunk), or gives
+// the rows it decoded again itself. That is the executor's morsel pipeline
+// (executor/morsel.go, from 2 CPUs on), whose package doc says what to
+// expect on 8 and 16 CPUs there.
 package chunked
 
 import (
