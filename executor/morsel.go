@@ -88,10 +88,11 @@ import (
 // of Rows, Errors and Flush.
 type ChunkSink interface {
 	Sink
-	// NewChunk returns an empty EncodedChunk for this sink, or nil when the
-	// sink cannot encode rows apart from writing them (a table is rendered
-	// whole, SPEC 4): the job then runs on one goroutine.
-	NewChunk() EncodedChunk
+	// NewChunk returns an empty EncodedChunk for this sink, for the rows of
+	// input chunks of about size bytes (a hint for its buffers), or nil when
+	// the sink cannot encode rows apart from writing them (a table is
+	// rendered whole, SPEC 4): the job then runs on one goroutine.
+	NewChunk(size int) EncodedChunk
 	// WriteChunk writes what c holds to the outputs, as Rows would have
 	// written its batches, in order; bad(j) returns the j-th malformed row
 	// whose place c kept (Routed.Bad, with Position set). It is called on the
@@ -180,9 +181,13 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 	n := runtime.GOMAXPROCS(0)
 	// Every chunk in flight gets its EncodedChunk here, on the job's
 	// goroutine (the sink's state is read only here and by the writer).
+	size, _ := ctx.Value(chunkSizeKey{}).(int64)
+	if size <= 0 {
+		size = chunked.DefaultChunkSize
+	}
 	pool := make(chan EncodedChunk, chunked.InFlight(n))
 	for range cap(pool) {
-		enc := cs.NewChunk()
+		enc := cs.NewChunk(int(size))
 		if enc == nil {
 			return false, nil
 		}
@@ -198,7 +203,6 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 		w.c = buildChain(job, own, w.sink, chainOpts{src: src})
 		ws[i] = w
 	}
-	size, _ := ctx.Value(chunkSizeKey{}).(int64)
 	policy := p.es.Policy
 	work := func(i int, c *chunked.Chunk) {
 		o, _ := c.Out.(*morselOut)
@@ -351,7 +355,7 @@ func (c *chain) addStats(ops []OpStats, parts, outputs []int64) {
 }
 
 // NewChunk implements ChunkSink: EXPLAIN ANALYZE's sink encodes nothing.
-func (discard) NewChunk() EncodedChunk { return discardChunk{} }
+func (discard) NewChunk(int) EncodedChunk { return discardChunk{} }
 
 // WriteChunk implements ChunkSink: nothing is written.
 func (discard) WriteChunk(EncodedChunk, func(int) *ErrorRow) error { return nil }

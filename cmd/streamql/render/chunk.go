@@ -21,8 +21,11 @@ import (
 
 // NewChunk implements executor.ChunkSink: an empty chunk for the line
 // formats, nil for table and markdown (and for an output shown only once a
-// row reaches it, a windowed query's late rows).
-func (s *sink) NewChunk() executor.EncodedChunk {
+// row reaches it, a windowed query's late rows). Each destination's buffer
+// starts with room for size bytes and a quarter (an output's lines are
+// about its input's size or less, but for json): made here, when the job
+// starts, not while it runs.
+func (s *sink) NewChunk(size int) executor.EncodedChunk {
 	if s.tabular || s.line == lineNone {
 		return nil
 	}
@@ -34,7 +37,7 @@ func (s *sink) NewChunk() executor.EncodedChunk {
 			}
 		}
 		c.dests = append(c.dests, w)
-		c.bufs = append(c.bufs, nil)
+		c.bufs = append(c.bufs, make([]byte, 0, size+size/4))
 		return len(c.dests) - 1
 	}
 	for _, t := range s.outs {
