@@ -34,8 +34,9 @@ import (
 // the line formats interleave outputs in row order on one stream; each side
 // file in order), the malformed rows and their positions (SPEC 1) are those
 // of the sequential path; EXPLAIN ANALYZE's operator counts are the sums of
-// the workers' chains for the chunks used and the job's own (addStats). Memory stays bounded:
-// N+2 chunks in flight, each with its batches and its encoded bytes.
+// the workers' chains for the chunks used and the job's own (addStats).
+// Memory stays bounded: N+2 chunks in flight, each with one batch and its
+// encoded bytes.
 //
 // Which jobs (morselable): a bounded file whose connector can be cut
 // (chunked, see parallelSource), read by a job without an aggregate, without
@@ -47,34 +48,41 @@ import (
 // when the process may use 2 CPUs or more. Event-time joins never get here
 // (runHeld). Everything else keeps the path it had.
 //
-// Measured on the 2-core machine (shared, medians of 3, README's
-// performance section): the split job of /work/shared/bench/compare.
+// Measured on the 2-core machine: README's performance section.
 //
 // # What to expect on more CPUs
 //
-// Per row, the workers do all of the work but the copy of the encoded bytes
-// to the files (the writer: a memmove of some 27 bytes a row and a write
-// system call per 64 KiB, some 1-2 ns a row against the 80-90 ns of decode,
-// route and encode on one core). So:
+// Per row, the workers do all of the work but the writing. The writer's
+// share is the write(2) of the encoded bytes (the kernel's copy into the
+// page cache) and bufio's copy: in a CPU profile of the split job at 2 CPUs
+// (10M rows, 2026-12-01) 13% of the job's CPU time, the workers' decode
+// about 45%, routing 7%, encoding 22%, the workers' pread(2) 3%. So:
 //
-//   - 8 CPUs (8 workers): up to about 6-7 times one core's rows/s. The
-//     writer stays far from the bound (about 10-15 ns a row of wall time
-//     left per row at 8 workers, against its 1-2). What bounds first is the
-//     memory traffic: each input byte is read from the page cache, written
-//     and read as batches (about 2.5 bytes of batches per input byte) and
-//     written again as output, some 5-6 bytes of memory traffic per input
-//     byte; at 8 × 300 MB/s of input that is about 13 GB/s, near what one
-//     socket's memory gives a single process. Chunks of 256 KiB keep a
-//     chunk's batches in a core's L2 between decode and encode, which is
-//     why they are no bigger.
-//   - 16 CPUs: memory bandwidth and the page cache's copy (read(2) of the
-//     file) bound it, not the workers: expect well under 16 times one core,
-//     maybe 8-10 times. The writer (one goroutine copying every output byte)
-//     would come next, at some 1-2 GB/s of output; past that, each output's
-//     file would need its own writer goroutine, which this pipeline allows
-//     (the chunks' buffers are per output) but does not do. Bigger chunks
-//     would cut the per-chunk overheads (two ReadAt around each end, the
-//     channel hand-offs) but cost more cache misses; 256 KiB stays.
+//   - 2 CPUs: 2 workers and the writer share the two cores; about 1.7
+//     times one core's rows/s when both cores are free (the writer and
+//     the chunks' hand-offs cost the rest).
+//   - 8 CPUs (8 workers): the workers would go about 7 times faster than
+//     one core, and the writer, at some 13% of one core's work per row,
+//     is then at about its bound (one goroutine doing what would be 1/8 of
+//     the total): expect 5-7 times one core. Memory bandwidth is not the
+//     bound yet: each input byte is read by pread into a worker's buffer
+//     and decoded batch by batch while it is in the core's caches, and
+//     each output byte is written twice (the chunk's
+//     buffer, the page cache): some 4 bytes of DRAM traffic per input
+//     byte, about 6 GB/s at 8 × 200 MB/s of input.
+//   - 16 CPUs: the one writer bounds the job at about 7-8 times one core.
+//     Past it, the writes must be parallel too: the output offsets of each
+//     chunk are known once the chunks before it are encoded (a prefix sum
+//     of their sizes, in file order), so each worker could pwrite(2) its
+//     own chunk's bytes into each output file at its offset, leaving the
+//     ordered step to a few additions per chunk (pipes and terminals, which
+//     cannot be written at an offset, keep the writer). Memory traffic
+//     (12 GB/s and more) and the page cache's locks come next. Bigger
+//     chunks would cut the per-chunk costs (two small reads to find the
+//     ends, channel hand-offs: under 1% at 256 KiB) and make a chunk that
+//     starts inside a quoted field rarer, but each chunk's output buffers
+//     grow with them (GOMAXPROCS+2 chunks in flight, each with a buffer of
+//     1.25 times the chunk per output): 256 KiB stays.
 //
 // Chunks that start inside a quoted field are decoded twice (once by the
 // worker, in vain, then by the writer), so a file with many quoted line
