@@ -37,7 +37,7 @@ func (s *sink) NewChunk(size int) executor.EncodedChunk {
 			}
 		}
 		c.dests = append(c.dests, w)
-		c.bufs = append(c.bufs, make([]byte, 0, size+size/4))
+		c.bufs = append(c.bufs, chunkBuf{b: make([]byte, 0, size+size/4)})
 		return len(c.dests) - 1
 	}
 	for _, t := range s.outs {
@@ -61,13 +61,21 @@ type encChunk struct {
 	s       *sink // appendLine's format; it never writes
 	outs    []chunkOut
 	dests   []*bufio.Writer // the sink's writers, each once
-	bufs    [][]byte        // per destination: the chunk's encoded lines
+	bufs    []chunkBuf      // per destination: the chunk's encoded lines
 	marks   []chunkMark     // in encoding order
 	totals  []int64         // rows per output
 	nbad    int             // malformed rows so far
 	errName string          // the errors side output's name (Routed.ErrorSide)
 	errDest int             // the destination of the malformed rows' lines, -1: not one of dests
 	esc     []byte
+}
+
+// chunkBuf is one destination's encoded lines in a chunk, padded to a cache
+// line of its own: the buffer's slice header is stored after every row, and
+// two workers encoding two chunks would otherwise write to one cache line.
+type chunkBuf struct {
+	b []byte
+	_ [64 - 24]byte
 }
 
 // chunkOut is one output of the job as a chunk encodes it.
@@ -90,6 +98,12 @@ type chunkMark struct {
 // sink.Rows writes them, with the places of its malformed rows.
 func (c *encChunk) Rows(r *executor.Routed) error {
 	c.errName = r.ErrorSide
+	for k := range r.Parts { // the rows each output gets (Dest points at each part's rows)
+		c.totals[r.Parts[k].Output] += int64(len(r.Parts[k].Sel))
+	}
+	for k := range r.Chunks {
+		c.totals[r.Chunks[k].Output] += int64(len(r.Chunks[k].Sel))
+	}
 	bad, ch := 0, 0
 	for i := 0; i < r.N; i++ {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
@@ -122,7 +136,7 @@ func (c *encChunk) chunk(ch *executor.Chunk) {
 func (c *encChunk) badMark() {
 	m := chunkMark{dest: c.errDest, k: c.nbad}
 	if m.dest >= 0 {
-		m.off = len(c.bufs[m.dest])
+		m.off = len(c.bufs[m.dest].b)
 	}
 	c.marks = append(c.marks, m)
 	c.nbad++
@@ -131,12 +145,11 @@ func (c *encChunk) badMark() {
 // row encodes row i of part p as sink.row does for a line format.
 func (c *encChunk) row(p *executor.Part, i int) {
 	o := &c.outs[p.Output]
-	c.totals[p.Output]++
 	d := o.dest
 	if d < 0 {
 		return
 	}
-	b := c.bufs[d]
+	b := c.bufs[d].b
 	if o.t.prefix && !o.seen {
 		o.seen = true
 		c.marks = append(c.marks, chunkMark{dest: d, off: len(b), k: p.Output, header: true})
@@ -147,13 +160,13 @@ func (c *encChunk) row(p *executor.Part, i int) {
 		c.esc = append(termtext.Append(c.esc[:0], b[start:len(b)-1], termtext.Line), '\n')
 		b = append(b[:start], c.esc...)
 	}
-	c.bufs[d] = b
+	c.bufs[d].b = b
 }
 
 // Reset implements executor.EncodedChunk.
 func (c *encChunk) Reset() {
 	for d := range c.bufs {
-		c.bufs[d] = c.bufs[d][:0]
+		c.bufs[d].b = c.bufs[d].b[:0]
 	}
 	for k := range c.outs {
 		c.outs[k].seen = false
@@ -196,7 +209,7 @@ func (s *sink) WriteChunk(ec executor.EncodedChunk, bad func(j int) *executor.Er
 
 // writeDest writes destination d's bytes of c, and its marks at their places.
 func (s *sink) writeDest(c *encChunk, d int, bad func(j int) *executor.ErrorRow) error {
-	w, b, at := c.dests[d], c.bufs[d], 0
+	w, b, at := c.dests[d], c.bufs[d].b, 0
 	for _, m := range c.marks {
 		if m.dest != d {
 			continue
