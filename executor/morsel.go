@@ -35,8 +35,8 @@ import (
 // file in order), the malformed rows and their positions (SPEC 1) are those
 // of the sequential path; EXPLAIN ANALYZE's operator counts are the sums of
 // the workers' chains for the chunks used and the job's own (addStats).
-// Memory stays bounded: N+2 chunks in flight, each with one batch and its
-// encoded bytes.
+// Memory stays bounded: 2N+4 chunks in flight (chunked.InFlight), each with
+// one batch and its encoded bytes.
 //
 // Which jobs (morselable): a bounded file whose connector can be cut
 // (chunked, see parallelSource), read by a job without an aggregate, without
@@ -81,7 +81,7 @@ import (
 //     chunks would cut the per-chunk costs (two small reads to find the
 //     ends, channel hand-offs: under 1% at 256 KiB) and make a chunk that
 //     starts inside a quoted field rarer, but each chunk's output buffers
-//     grow with them (GOMAXPROCS+2 chunks in flight, each with a buffer of
+//     grow with them (2·GOMAXPROCS+4 chunks in flight, each with a buffer of
 //     1.25 times the chunk per output): 256 KiB stays.
 //
 // Chunks that start inside a quoted field are decoded twice (once by the
@@ -193,7 +193,7 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 	if size <= 0 {
 		size = chunked.DefaultChunkSize
 	}
-	pool := make(chan EncodedChunk, chunked.InFlight(n))
+	pool := make(chan EncodedChunk, chunked.InFlight(n, true))
 	for range cap(pool) {
 		enc := cs.NewChunk(int(size))
 		if enc == nil {

@@ -41,7 +41,8 @@
 // # Memory
 //
 // At most Workers+2 chunks are in flight (being decoded, decoded and waiting,
-// or being merged); a worker waits for a free one. A chunk holds its rows as
+// or being merged; 2·Workers+4 with Options.Work, each of one batch: see
+// InFlight); a worker waits for a free one. A chunk holds its rows as
 // batches with their text copied into the batches' arenas (the decoders'
 // buffers are reused), about 2.5 times the chunk's bytes for the sensor rows
 // of the benchmark; each chunk in flight has the batches of a chunk of
@@ -255,7 +256,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	if r.overrun <= 0 {
 		r.overrun = DefaultOverrun
 	}
-	m := InFlight(len(decs))
+	m := InFlight(len(decs), opts.Work != nil)
 	r.free = make(chan *result, m)
 	r.ring = make([]chan *result, m)
 	// Every result gets the batches of a chunk of rows of 16 bytes up front,
@@ -283,8 +284,18 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 }
 
 // InFlight returns how many chunks a Reader of workers workers holds at
-// most: its chunks' memory (Chunk.Out included) is that many, reused.
-func InFlight(workers int) int { return workers + 2 }
+// most, with Options.Work when work is set: its chunks' memory (Chunk.Out
+// included) is that many, reused. Without Work, workers+2 (each chunk holds
+// all of its decoded rows); with Work 2·workers+4 (a chunk holds one batch
+// and Work's output): the slack lets the workers go on while the merge's
+// goroutine waits to be scheduled, measured 10% faster on 2 busy CPUs than
+// workers+2 (the split job, 10M rows, medians of 7: 1.35 s against 1.51).
+func InFlight(workers int, work bool) int {
+	if work {
+		return 2*workers + 4
+	}
+	return workers + 2
+}
 
 // BytesRead returns how many bytes of the file the rows given so far cover,
 // for progress reporting.
