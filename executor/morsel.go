@@ -52,37 +52,35 @@ import (
 //
 // # What to expect on more CPUs
 //
-// Per row, the workers do all of the work but the writing. The writer's
-// share is the write(2) of the encoded bytes (the kernel's copy into the
-// page cache) and bufio's copy: in a CPU profile of the split job at 2 CPUs
-// (10M rows, 2026-12-01) 13% of the job's CPU time, the workers' decode
-// about 45%, routing 7%, encoding 22%, the workers' pread(2) 3%. So:
+// Per row, the workers do all of the work but the writing. In CPU profiles
+// of the split job at 2 CPUs (10M rows, 2026-12-01): in a quiet moment
+// (0.81 s, CPU 187%) decoding took 54% of the job's CPU time, encoding 28%,
+// routing 7%, the workers' pread(2) 5% and the writer 3% (write(2) and
+// bufio's copy); on the loaded machine the writer's write(2) took up to 13%
+// (the kernel's copy into the page cache, slower under contention). So:
 //
-//   - 2 CPUs: 2 workers and the writer share the two cores; about 1.7
-//     times one core's rows/s when both cores are free (the writer and
-//     the chunks' hand-offs cost the rest).
-//   - 8 CPUs (8 workers): the workers would go about 7 times faster than
-//     one core, and the writer, at some 13% of one core's work per row,
-//     is then at about its bound (one goroutine doing what would be 1/8 of
-//     the total): expect 5-7 times one core. Memory bandwidth is not the
-//     bound yet: each input byte is read by pread into a worker's buffer
-//     and decoded batch by batch while it is in the core's caches, and
-//     each output byte is written twice (the chunk's
-//     buffer, the page cache): some 4 bytes of DRAM traffic per input
-//     byte, about 6 GB/s at 8 × 200 MB/s of input.
-//   - 16 CPUs: the one writer bounds the job at about 7-8 times one core.
-//     Past it, the writes must be parallel too: the output offsets of each
-//     chunk are known once the chunks before it are encoded (a prefix sum
-//     of their sizes, in file order), so each worker could pwrite(2) its
-//     own chunk's bytes into each output file at its offset, leaving the
-//     ordered step to a few additions per chunk (pipes and terminals, which
-//     cannot be written at an offset, keep the writer). Memory traffic
-//     (12 GB/s and more) and the page cache's locks come next. Bigger
-//     chunks would cut the per-chunk costs (two small reads to find the
-//     ends, channel hand-offs: under 1% at 256 KiB) and make a chunk that
-//     starts inside a quoted field rarer, but each chunk's output buffers
-//     grow with them (2·GOMAXPROCS+4 chunks in flight, each with a buffer of
-//     1.25 times the chunk per output): 256 KiB stays.
+//   - 2 CPUs: 2 workers and the writer share the two cores.
+//   - 8 CPUs (8 workers): the workers go up to 8 times one core's rows/s,
+//     and the writer, at 3-13% of one core's work per row, stays under its
+//     bound (8 to 30 times one core): expect 6-7 times one core. Memory
+//     bandwidth is not the bound yet: each input byte is read by pread into
+//     a worker's buffer and decoded batch by batch while it is in the
+//     core's caches, and each output byte is written twice (the chunk's
+//     buffer, the page cache): some 4 bytes of DRAM traffic per input byte,
+//     about 6 GB/s at 8 × 200 MB/s of input.
+//   - 16 CPUs: the one writer may bound the job (at 13% of the work, about
+//     8 times one core), and the memory traffic (12 GB/s and more) and the
+//     page cache's locks come next. Past the writer, the writes must be
+//     parallel too: a chunk's offset in each output file is known once the
+//     chunks before it are encoded (a prefix sum of their sizes, in file
+//     order), so each worker could pwrite(2) its own chunk's bytes at its
+//     offset, leaving the ordered step to a few additions per chunk (pipes
+//     and terminals, which cannot be written at an offset, keep the
+//     writer). Bigger chunks would cut the per-chunk costs (two small reads
+//     to find the ends, channel hand-offs: under 1% at 256 KiB) and make a
+//     chunk that starts inside a quoted field rarer, but each chunk's
+//     output buffers grow with them (2·GOMAXPROCS+4 chunks in flight, each
+//     with a buffer of 1.25 times the chunk per output): 256 KiB stays.
 //
 // Chunks that start inside a quoted field are decoded twice (once by the
 // worker, in vain, then by the writer), so a file with many quoted line
