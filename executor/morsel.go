@@ -173,8 +173,10 @@ func (s *chunkSinkOp) Close() error                    { return nil }
 
 // runMorsel runs job on the morsel pipeline when it can (morselable, and
 // src can be cut: parallelSource), with p the job's own process (its chain
-// routes the rows the merge decodes itself, and its counters get the
-// workers' at the end). It reports whether it ran the job, and its error.
+// routes the rows the merge decodes itself, and its counters get what the
+// workers' chains counted for each chunk used), probing the joins' build
+// sides of probers. It reports whether it ran the job, and the job's error
+// (as run: a *RowError for 'errors'='fail', a read error, ctx's).
 func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *process, probers map[*plan.Branch]*prober) (bool, error) {
 	if !morselable(job, sink) {
 		return false, nil

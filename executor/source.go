@@ -42,7 +42,7 @@ type Env struct {
 	// (SPEC 1: the session setting 'state.max-bytes'); 0 is the default, 2 GiB.
 	StateMaxBytes int64
 	// ChunkSize is the size in bytes of the chunks a bounded file is cut into
-	// when it is decoded in parallel (executor/chunked, morsel.go); 0 is
+	// by the morsel pipeline (morsel.go, executor/chunked); 0 is
 	// chunked.DefaultChunkSize (256 KiB). Tests make it small, so that a small
 	// file makes many chunks.
 	ChunkSize int64
