@@ -20,7 +20,7 @@ import (
 )
 
 // The morsel pipeline's property (morsel.go): on random files and random
-// stateless scripts, a job run by the workers (GOMAXPROCS=2, chunks of a few
+// stateless scripts, a job run by the workers (GOMAXPROCS=2 to 4, chunks of a few
 // hundred bytes, so that a file makes dozens) writes every output byte for
 // byte as the sequential path (GOMAXPROCS=1): stdout, stderr (the errors
 // side output's lines and the malformed-row summary), the --side-dir files,
@@ -217,7 +217,8 @@ func TestMorselMatchesSequential(t *testing.T) {
 			if runs != 0 {
 				t.Fatal("the morsel pipeline ran with GOMAXPROCS=1")
 			}
-			got, runs := runMorselCase(t, c, 2, c.chunk)
+			procs := 2 + int(seed%3) // 2, 3 or 4 workers
+			got, runs := runMorselCase(t, c, procs, c.chunk)
 			if runs == 1 {
 				parallel++
 			}
@@ -225,8 +226,8 @@ func TestMorselMatchesSequential(t *testing.T) {
 				g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 				for k := range min(len(g), len(w)) {
 					if g[k] != w[k] {
-						t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, %d morsel jobs: line %d differs:\nparallel   %q\nsequential %q",
-							c.script, c.format, c.sideDir, c.chunk, runs, k+1, g[k], w[k])
+						t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, GOMAXPROCS=%d, %d morsel jobs: line %d differs:\nparallel   %q\nsequential %q",
+							c.script, c.format, c.sideDir, c.chunk, procs, runs, k+1, g[k], w[k])
 					}
 				}
 				t.Fatalf("%s\nparallel wrote %d lines, sequential %d", c.script, len(g), len(w))
