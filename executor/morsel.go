@@ -187,19 +187,21 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 		return false, nil
 	}
 	n := runtime.GOMAXPROCS(0)
-	// Every chunk in flight gets its EncodedChunk here, on the job's
-	// goroutine (the sink's state is read only here and by the writer).
+	// Every chunk in flight gets its output here, on the job's goroutine (the
+	// sink's state is read only here and by the writer), all of it made now:
+	// how many chunks a job uses does not change what it allocates.
 	size, _ := ctx.Value(chunkSizeKey{}).(int64)
 	if size <= 0 {
 		size = chunked.DefaultChunkSize
 	}
-	pool := make(chan EncodedChunk, chunked.InFlight(n, true))
+	nb, no := len(jobBranches(job)), len(job.Outputs)
+	pool := make(chan *morselOut, chunked.InFlight(n, true))
 	for range cap(pool) {
 		enc := cs.NewChunk(int(size))
 		if enc == nil {
 			return false, nil
 		}
-		pool <- enc
+		pool <- &morselOut{enc: enc, ops: make([]OpStats, 0, 8), parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), refs: make([]int32, 0, 64)}
 	}
 	ws := make([]*morselWorker, n)
 	for i := range ws {
@@ -215,7 +217,7 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 	work := func(i int, c *chunked.Chunk) {
 		o, _ := c.Out.(*morselOut)
 		if o == nil {
-			o = &morselOut{enc: <-pool}
+			o = <-pool
 			c.Out = o
 		}
 		o.enc.Reset()
