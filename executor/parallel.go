@@ -14,6 +14,8 @@ import (
 // replaces the decode-ahead goroutine (prefetch.go) where the source offers it
 // and the process may use 3 CPUs or more (see parallelReader; what to expect
 // on more CPUs is in executor/chunked's package doc).
+// (A job without state from row to row takes the morsel pipeline instead,
+// morsel.go, from 2 CPUs on: there the workers also route and encode.)
 // The job's goroutine keeps the rest: the errors policy, the watermark,
 // routing, expressions and the sink, batch by batch in file order, as with any
 // source. Memory stays bounded (executor/chunked: workers+2 chunks in flight).
@@ -23,7 +25,7 @@ import (
 // Parallel returns nil when it cannot (see there); the reader it returns
 // gives the rows instead of Next, and the source's Close stops it.
 type parallelSource interface {
-	Parallel(types []catalog.Type, workers int) *chunked.Reader
+	Parallel(types []catalog.Type, workers int, opts chunked.Options) *chunked.Reader
 }
 
 // parallelReader returns the parallel reader of src for job, or nil: for a
@@ -38,7 +40,7 @@ func parallelReader(job *plan.Job, src Source) *chunked.Reader {
 	if !ok {
 		return nil
 	}
-	return ps.Parallel(job.BatchTypes, workers())
+	return ps.Parallel(job.BatchTypes, workers(), chunked.Options{})
 }
 
 // workers is how many goroutines decode a file in parallel: GOMAXPROCS - 1.

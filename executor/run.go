@@ -145,7 +145,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		max = DefaultStateMaxBytes
 	}
 	stats.Analysis = an
-	err = runJob(withLive(ctx, env.live), job, src, srcs, joins, sink, &stats, NewStateBudget(max))
+	err = runJob(withLive(withChunkSize(ctx, env.ChunkSize), env.live), job, src, srcs, joins, sink, &stats, NewStateBudget(max))
 	an.finish(job)
 	if err != nil {
 		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction
@@ -209,6 +209,9 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
+		if ran, err := runMorsel(ctx, job, src, sink, p, probers); ran { // morsel.go
+			return err
+		}
 		if cr := parallelReader(job, src); cr != nil {
 			return runChunked(ctx, cr, p)
 		}

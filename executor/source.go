@@ -41,6 +41,11 @@ type Env struct {
 	// StateMaxBytes bounds the state of each job's stateful operators in bytes
 	// (SPEC 1: the session setting 'state.max-bytes'); 0 is the default, 2 GiB.
 	StateMaxBytes int64
+	// ChunkSize is the size in bytes of the chunks a bounded file is cut into
+	// by the morsel pipeline (morsel.go, executor/chunked); 0 is
+	// chunked.DefaultChunkSize (256 KiB). Tests make it small, so that a small
+	// file makes many chunks.
+	ChunkSize int64
 
 	state connector.State
 	wrap  func(st *catalog.Stream, src Source) Source

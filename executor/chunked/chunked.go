@@ -41,7 +41,8 @@
 // # Memory
 //
 // At most Workers+2 chunks are in flight (being decoded, decoded and waiting,
-// or being merged); a worker waits for a free one. A chunk holds its rows as
+// or being merged; 2·Workers+4 with Options.Work, each of one batch: see
+// InFlight); a worker waits for a free one. A chunk holds its rows as
 // batches with their text copied into the batches' arenas (the decoders'
 // buffers are reused), about 2.5 times the chunk's bytes for the sensor rows
 // of the benchmark; each chunk in flight has the batches of a chunk of
@@ -52,9 +53,10 @@
 //
 // # What to expect on more cores
 //
-// The executor runs GOMAXPROCS-1 workers, and only from 2 workers on
-// (GOMAXPROCS >= 3; on 2 CPUs the decode-ahead goroutine of
-// executor/prefetch.go stays, see executor/parallel.go). Decoding scales with
+// For a job with state from row to row, the executor runs GOMAXPROCS-1
+// workers, and only from 2 workers on (GOMAXPROCS >= 3; on 2 CPUs the
+// decode-ahead goroutine of executor/prefetch.go stays, see
+// executor/parallel.go). Decoding scales with
 // the workers: chunks are independent but for the few mispredicted ones, the
 // workers read with ReadAt in parallel, and nothing is shared but two
 // channels per chunk. What stays on one goroutine is the merge (adding the
@@ -79,10 +81,15 @@
 //   - 16 CPUs (15 workers): the same bound; decoding scales on until memory
 //     bandwidth (about 2.5 bytes of batches written and read per input byte).
 //
-// To grow past the job's goroutine, encoding must also be parallel: each
-// output encoded on its own goroutine (or chunks of a batch encoded on
-// several, joined in order before the writer), leaving routing (a few ns a
-// row) on the job's goroutine (issue 15 item 3's second half, not done here).
+// That is for jobs that keep state from row to row (a WATERMARK, an
+// aggregate, a LIMIT). For the others, Options.Work makes the workers do the
+// whole per-row work: each worker decodes its chunk batch by batch
+// (Chunk.Next, no copy into the chunk's batches: one batch per chunk in
+// flight) and routes and encodes it in the same pass; the merge checks the
+// chunks in file order as above and gives them whole (NextChunk), or gives
+// the rows it decoded again itself. That is the executor's morsel pipeline
+// (executor/morsel.go, from 2 CPUs on), whose package doc says what to
+// expect on 8 and 16 CPUs there.
 package chunked
 
 import (
@@ -140,6 +147,32 @@ type Options struct {
 	// (one record for many lines) neither reads the file to its end nor
 	// grows its buffer to 'max-record-size'.
 	Overrun int64
+	// Work, when set, is called by the worker that claimed a chunk, on its
+	// goroutine, to decode the chunk's rows (Chunk.Next) and use them before
+	// the chunk is merged (the executor's morsel pipeline routes and encodes
+	// them there, see executor/morsel.go); worker is the worker's index, 0 to
+	// workers-1. The Reader then gives chunks with NextChunk instead of
+	// batches with Next. The rows of a chunk whose start proves wrong, or
+	// whose decoding failed, are not used: the merge decodes the chunk again
+	// and gives its rows itself (NextChunk).
+	Work func(worker int, c *Chunk)
+}
+
+// Chunk is one chunk of the file as Options.Work gets it: Work decodes its
+// rows with Next, and the chunk is then given by NextChunk when its start
+// proved right.
+type Chunk struct {
+	// Index is the chunk's number in the file, from 0.
+	Index int64
+	// Out belongs to Options.Work: it stays with the chunk's memory, reused
+	// from chunk to chunk (the rows' encoded output); the Reader never
+	// touches it.
+	Out any
+
+	res  *result
+	dec  Decoder
+	stop chan struct{}
+	err  error // what Next returns from now on
 }
 
 // DefaultOverrun is Options.Overrun when it is 0: 1 MiB.
@@ -156,6 +189,7 @@ type Reader struct {
 	maxRedo int
 	overrun int64
 	types   []catalog.Type
+	workFn  func(worker int, c *Chunk)
 
 	free  chan *result
 	ring  []chan *result // chunk k's result arrives in ring[k%len(ring)]
@@ -196,6 +230,9 @@ type result struct {
 	raw          []byte // backing of the malformed rows' Raw copies
 	end          records.End
 	err          error
+	c            Chunk            // what Options.Work got, when it did
+	worked       bool             // decoded by Options.Work (decodeWork)
+	flat         []records.BadRow // with Work: the malformed rows, in order
 }
 
 // New returns a Reader of the size bytes of f, decoded by decs (one worker
@@ -210,7 +247,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	s = max(s, 16)
 	r := &Reader{
 		f: f, size: size, chunk: s, nchunks: max((size+s-1)/s, 1),
-		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types,
+		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types, workFn: opts.Work,
 		stop: make(chan struct{}), redo: redo,
 	}
 	if r.maxRedo == 0 {
@@ -219,13 +256,16 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	if r.overrun <= 0 {
 		r.overrun = DefaultOverrun
 	}
-	m := len(decs) + 2
+	m := InFlight(len(decs), opts.Work != nil)
 	r.free = make(chan *result, m)
 	r.ring = make([]chan *result, m)
 	// Every result gets the batches of a chunk of rows of 16 bytes up front,
 	// so that a job's allocations do not depend on its input (a chunk of
 	// shorter rows adds batches, once).
 	per := int(min((s+15)/16/vector.Cap+1, 64))
+	if opts.Work != nil {
+		per = 1 // Work takes each batch as it is decoded
+	}
 	for i := range r.ring {
 		r.ring[i] = make(chan *result, 1)
 		res := &result{}
@@ -237,10 +277,24 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	r.line = 1
 	r.liveB = vector.NewBatch(types)
 	r.wg.Add(len(decs))
-	for _, d := range decs {
-		go r.work(d)
+	for i, d := range decs {
+		go r.work(i, d)
 	}
 	return r
+}
+
+// InFlight returns how many chunks a Reader of workers workers holds at
+// most, with Options.Work when work is set: its chunks' memory (Chunk.Out
+// included) is that many, reused. Without Work, workers+2 (each chunk holds
+// all of its decoded rows); with Work 2·workers+4 (a chunk holds one batch
+// and Work's output): the slack lets the workers go on while the merge's
+// goroutine waits to be scheduled, measured 10% faster on 2 busy CPUs than
+// workers+2 (the split job, 10M rows, medians of 7: 1.35 s against 1.51).
+func InFlight(workers int, work bool) int {
+	if work {
+		return 2*workers + 4
+	}
+	return workers + 2
 }
 
 // BytesRead returns how many bytes of the file the rows given so far cover,
@@ -260,6 +314,27 @@ func (r *Reader) Close() {
 // returns io.EOF after the last batch, or a read error (after the rows before
 // it); then it returns the same error again.
 func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
+	_, b, bad, err := r.next()
+	return b, bad, err
+}
+
+// NextChunk is Next for a Reader made with Options.Work. In file order, it
+// returns either a chunk a worker decoded and gave to Work (c not nil), with
+// base the number of the file's lines before the chunk's first (to add to its
+// positions), or a batch b of rows the merge decoded itself, with the file's
+// positions (c nil: a chunk that started inside a record or before the
+// header, decoded again from where the previous one ended; the sequential
+// rest of the file; or the rows before a worker's read error). What it
+// returns is valid until the next call. After the last rows it returns
+// io.EOF, or a read error, as Next does.
+func (r *Reader) NextChunk() (c *Chunk, base int64, b *vector.Batch, bad []records.BadRow, err error) {
+	c, b, bad, err = r.next()
+	return c, r.base, b, bad, err
+}
+
+// next is Next and NextChunk: a worked chunk is given whole (c), other rows
+// batch by batch (b).
+func (r *Reader) next() (*Chunk, *vector.Batch, []records.BadRow, error) {
 	for r.err == nil {
 		if r.live {
 			b := r.liveB
@@ -267,7 +342,7 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 			err := r.redo.Decode(b, &r.liveBad)
 			if err == nil {
 				r.fix(b, r.liveBad)
-				return b, r.liveBad, nil
+				return nil, b, r.liveBad, nil
 			}
 			r.live = false
 			if err != io.EOF {
@@ -284,7 +359,7 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 				b, bad := r.cur.b[r.ci], r.cur.bad[r.ci]
 				r.ci++
 				r.fix(b, bad)
-				return b, bad, nil
+				return nil, b, bad, nil
 			}
 			res := r.cur
 			r.cur = nil
@@ -303,8 +378,12 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 		res := <-r.ring[r.k%int64(len(r.ring))]
 		r.k++
 		r.base = r.line - 1
-		if res.err != errOverrun && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
+		if res.err != errOverrun && !(res.worked && res.err != nil) && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
 			r.cur, r.ci = res, 0
+			if res.worked {
+				r.ci = res.n // its rows are given whole, once
+				return &res.c, nil, nil, nil
+			}
 			continue
 		}
 		// The chunk started inside a record (or before the header), or its
@@ -318,7 +397,7 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 		}
 		r.restart(limit)
 	}
-	return nil, nil, r.err
+	return nil, nil, nil, r.err
 }
 
 // restart makes the merge decode the file from r.off up to limit (0: its
@@ -361,9 +440,10 @@ func (r *Reader) fix(b *vector.Batch, bad []records.BadRow) {
 	}
 }
 
-// work is a worker: it takes a free result, claims the next chunk and decodes
-// it, until no chunk is left or the Reader is closed.
-func (r *Reader) work(dec Decoder) {
+// work is worker w: it takes a free result, claims the next chunk, decodes
+// it and gives it to Options.Work, until no chunk is left or the Reader is
+// closed.
+func (r *Reader) work(w int, dec Decoder) {
 	defer r.wg.Done()
 	scan := make([]byte, 4<<10)
 	var rd span
@@ -378,31 +458,37 @@ func (r *Reader) work(dec Decoder) {
 		if k >= r.nchunks {
 			return
 		}
-		r.decode(dec, res, k, scan, &rd)
+		if r.workFn != nil {
+			r.decodeWork(w, dec, res, k, scan, &rd)
+		} else {
+			r.decode(dec, res, k, scan, &rd)
+		}
 		r.ring[k%int64(len(r.ring))] <- res // never blocks: at most len(ring) chunks are claimed and not merged
 	}
 }
 
-// decode decodes chunk k into res.
-func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span) {
+// open finds chunk k's two ends and restarts dec on it; it reports false
+// when there is nothing to decode (no line starts in the chunk, or a read
+// error, in res.err).
+func (r *Reader) open(dec Decoder, res *result, k int64, scan []byte, rd *span) bool {
 	res.k, res.n, res.raw, res.err = k, 0, res.raw[:0], nil
 	var err error
 	res.start, res.limit = 0, 0
 	if k > 0 {
 		if res.start, err = r.lineStart(k*r.chunk, scan); err != nil {
 			res.err = err
-			return
+			return false
 		}
 	}
 	if k+1 < r.nchunks {
 		if res.limit, err = r.lineStart((k+1)*r.chunk, scan); err != nil {
 			res.err = err
-			return
+			return false
 		}
 	}
 	res.end = records.End{Offset: res.start, Line: 1, HeaderDone: k > 0}
 	if res.limit > 0 && res.start >= res.limit {
-		return // no line starts in the chunk
+		return false // no line starts in the chunk
 	}
 	sp := records.Span{Continues: k > 0}
 	if res.limit > 0 {
@@ -410,6 +496,14 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 	}
 	*rd = span{f: r.f, off: res.start, limit: res.limit, overrun: r.overrun}
 	dec.Restart(rd, sp)
+	return true
+}
+
+// decode decodes chunk k into res.
+func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span) {
+	if !r.open(dec, res, k, scan, rd) {
+		return
+	}
 	for {
 		select {
 		case <-r.stop:
@@ -436,6 +530,73 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 		res.end.Offset += res.start
 	}
 }
+
+// decodeWork has Options.Work take chunk k's rows, batch by batch as it
+// decodes them (Chunk.Next): no row is copied, the batch is still in the
+// CPU's caches when Work routes it. The decoder then reads on to the chunk's
+// end when Work stopped before it, so that where the chunk ends is known.
+// A chunk whose decoding failed (a read error, a record too long for a
+// worker) is decoded again by the merge, which gives its rows in order and
+// then the error.
+func (r *Reader) decodeWork(w int, dec Decoder, res *result, k int64, scan []byte, rd *span) {
+	res.worked, res.flat = true, res.flat[:0]
+	c := &res.c
+	c.Index, c.res, c.dec, c.stop, c.err = k, res, dec, r.stop, nil
+	if !r.open(dec, res, k, scan, rd) {
+		if c.err = res.err; c.err == nil {
+			c.err = io.EOF
+		}
+	}
+	r.workFn(w, c)
+	for c.err == nil {
+		c.Next()
+	}
+	switch {
+	case c.err == io.EOF && res.err == nil:
+		if res.limit == 0 || res.start < res.limit {
+			res.end = dec.End()
+			res.end.Offset += res.start
+		}
+	case res.err == nil:
+		res.err = c.err
+	}
+}
+
+// Next decodes the chunk's next rows into a batch (positions counted from
+// the chunk's first line) with their malformed rows (BadRow.Index relative
+// to the batch; their Raw is copied and stays valid until the chunk is
+// merged, as Bad does). The batch is valid until the next call. At the
+// chunk's end it returns io.EOF; it returns another error when the chunk
+// could not be decoded (the merge then decodes it again: its rows are not
+// used).
+func (c *Chunk) Next() (*vector.Batch, []records.BadRow, error) {
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	select {
+	case <-c.stop:
+		c.err = errStopped
+		return nil, nil, c.err
+	default:
+	}
+	res := c.res
+	b := res.b[0]
+	res.bad[0] = res.bad[0][:0]
+	err := c.dec.Decode(b, &res.bad[0])
+	bad := res.bad[0]
+	if err != nil {
+		c.err = err
+		return nil, nil, err
+	}
+	res.raw = records.OwnRaw(res.raw, bad)
+	from := len(res.flat)
+	res.flat = append(res.flat, bad...)
+	return b, res.flat[from:], nil
+}
+
+// Bad returns the malformed rows Next gave so far, in order, valid until the
+// chunk is merged (its lines counted as Next's positions).
+func (c *Chunk) Bad() []records.BadRow { return c.res.flat }
 
 // grow adds a batch of types to res.
 func (res *result) grow(types []catalog.Type) {

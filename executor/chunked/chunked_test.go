@@ -27,6 +27,7 @@ type tcase struct {
 	workers int
 	maxRedo int
 	overrun int64
+	work    bool // decode with Options.Work and NextChunk
 }
 
 func (c *tcase) names() []string {
@@ -99,10 +100,38 @@ func (c *tcase) parallel() ([]string, *Reader, error) {
 		decs[i] = c.newDec(nil)
 	}
 	types := append(append([]catalog.Type{}, c.types...), catalog.BigInt) // a caller's extra column
-	r := New(bytes.NewReader(c.data), int64(len(c.data)), decs, c.newDec(nil), types,
-		Options{ChunkSize: c.chunk, Header: c.csv.Header, MaxRedo: c.maxRedo, Overrun: c.overrun})
+	opts := Options{ChunkSize: c.chunk, Header: c.csv.Header, MaxRedo: c.maxRedo, Overrun: c.overrun}
+	if c.work {
+		opts.Work = func(_ int, ch *Chunk) {
+			var evs []string
+			for {
+				b, bad, err := ch.Next()
+				if err != nil {
+					break
+				}
+				evs = events(evs, b, bad, len(c.types))
+			}
+			ch.Out = evs
+		}
+	}
+	r := New(bytes.NewReader(c.data), int64(len(c.data)), decs, c.newDec(nil), types, opts)
 	defer r.Close()
 	var out []string
+	for c.work {
+		ch, base, b, bad, err := r.NextChunk()
+		if err != nil {
+			return out, r, err
+		}
+		if ch == nil {
+			out = events(out, b, bad, len(c.types))
+			continue
+		}
+		for _, e := range ch.Out.([]string) { // "row LINE ..." or "bad LINE ...", LINE counted in the chunk
+			f := strings.SplitN(e, " ", 3)
+			line, _ := strconv.ParseInt(f[1], 10, 64)
+			out = append(out, fmt.Sprintf("%s %d %s", f[0], base+line, strings.Join(f[2:], "")))
+		}
+	}
 	for {
 		b, bad, err := r.Next()
 		if err != nil {
@@ -253,6 +282,24 @@ func TestChunkedMatchesSequential(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 15))
 	for range n {
 		check(t, randCase(rng))
+	}
+}
+
+// TestChunkedWorkMatchesSequential is the same property for a Reader whose
+// workers hand each chunk's rows to Options.Work (the executor's morsel
+// pipeline): the rows of the chunks NextChunk gives, with its line base,
+// and the rows the merge decoded itself, in order, are the sequential
+// decoder's.
+func TestChunkedWorkMatchesSequential(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(3, 15))
+	for range n {
+		c := randCase(rng)
+		c.work = true
+		check(t, c)
 	}
 }
 

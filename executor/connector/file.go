@@ -85,14 +85,20 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 // chunked.DefaultChunkSize bytes merged in file order (executor/chunked, issue
 // 15 item 3), into batches of types (the job's batch types: the stream's
 // columns first). The Reader it returns gives the rows instead of Next
-// (the same rows, positions and malformed rows); Close stops it. It returns
+// (the same rows, positions and malformed rows); Close stops it. opts are
+// the chunked.Options but Header, which the source sets from 'csv.header'
+// (opts.ChunkSize 0: chunked.DefaultChunkSize). It returns
 // nil, and Next goes on as before, when splitting is not safe or not worth it:
 // a decoder that cannot be restarted on a chunk (an 'encoding' other than
 // UTF-8, whose line ends are not found byte-wise), stdin, fewer than 2
 // workers, or a file smaller than two chunks.
-func (s *fileSource) Parallel(types []catalog.Type, workers int) *chunked.Reader {
+func (s *fileSource) Parallel(types []catalog.Type, workers int, opts chunked.Options) *chunked.Reader {
 	redo, ok := s.dec.(chunked.Decoder)
-	if !ok || s.keep || s.newDec == nil || workers < 2 || s.total < 2*chunked.DefaultChunkSize || s.par != nil {
+	size := opts.ChunkSize
+	if size <= 0 {
+		size = chunked.DefaultChunkSize
+	}
+	if !ok || s.keep || s.newDec == nil || workers < 2 || s.total < 2*size || s.par != nil {
 		return nil
 	}
 	decs := make([]chunked.Decoder, workers)
@@ -105,7 +111,8 @@ func (s *fileSource) Parallel(types []catalog.Type, workers int) *chunked.Reader
 			return nil
 		}
 	}
-	s.par = chunked.New(s.f, s.total, decs, redo, types, chunked.Options{Header: s.header})
+	opts.Header = s.header
+	s.par = chunked.New(s.f, s.total, decs, redo, types, opts)
 	return s.par
 }
 
