@@ -146,7 +146,7 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		s.group = st.Options["properties.group.id"]
 	}
 	s.job.start()
-	base := append(seeds(st, o), o.consumer...)
+	base := kafkaConsumerOpts(st, o)
 	// The control records (transaction markers) take offsets: kept, they show
 	// a bounded read reaching its stop offset; they are never rows.
 	base = append(base, kgo.KeepControlRecords(), kgo.WithPools(&kafkaPools{}))
@@ -788,6 +788,27 @@ func (s *kafkaSource) Close() error {
 	}
 	s.adm.Close()
 	return err
+}
+
+// kafkaFetchPartitionBytes and kafkaFetchBytes are a Kafka source's default
+// 'properties.max.partition.fetch.bytes' and 'properties.fetch.max.bytes'
+// (bytes): what one fetch brings per partition and in all (a record batch
+// larger than either still comes whole, as Kafka returns it).
+const (
+	kafkaFetchPartitionBytes = 256 << 10
+	kafkaFetchBytes          = 16 << 20
+)
+
+// kafkaConsumerOpts returns the options of a source's consumer client: the
+// seeds, fetch sizes smaller than franz-go's (1 MiB per partition, 50 MiB per
+// fetch) and then the stream's own 'properties.*', which override them. A
+// fetch's records are held until the job used them, and one fetch per broker
+// is held in advance, so the fetch size is most of the source's heap (about
+// 20 times the fetched bytes of small rows, in records and decompressed
+// values); the smaller one costs no throughput (README "Performance").
+func kafkaConsumerOpts(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
+	base := append(seeds(st, o), kgo.FetchMaxPartitionBytes(kafkaFetchPartitionBytes), kgo.FetchMaxBytes(kafkaFetchBytes))
+	return append(base, o.consumer...)
 }
 
 // kafkaPools lets franz-go reuse the fetched records and their decompressed
