@@ -3,6 +3,7 @@ package connector
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -133,5 +134,36 @@ func TestKafkaSinkRecordsAllocateNothing(t *testing.T) {
 	batch()
 	if n := testing.AllocsPerRun(20, batch); n > 0 {
 		t.Errorf("writing %d records allocates %.1f times, want 0", 4*kafkaChunkRecs, n)
+	}
+}
+
+// TestKafkaSinkCompression: a sink compresses with lz4 (none when a batch does
+// not get smaller) unless 'properties.compression.type' says otherwise.
+func TestKafkaSinkCompression(t *testing.T) {
+	for _, tc := range []struct {
+		kv   []string
+		want []kgo.CompressionCodec
+	}{
+		{nil, []kgo.CompressionCodec{kgo.Lz4Compression(), kgo.NoCompression()}},
+		{[]string{"properties.compression.type", "snappy"}, []kgo.CompressionCodec{kgo.SnappyCompression()}},
+		{[]string{"properties.compression.type", "none"}, []kgo.CompressionCodec{kgo.NoCompression()}},
+	} {
+		st, err := kafkaStreamOf(t, tc.kv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := kafkaClientOpts(st.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := kgo.NewClient(kafkaProducerOpts(st, o)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := cl.OptValue(kgo.ProducerBatchCompression)
+		cl.Close()
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v: compression %v, want %v", tc.kv, got, tc.want)
+		}
 	}
 }
