@@ -484,6 +484,10 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 	nbad := 0
 	s.batch = s.batch[:0]
+	// A poll's records come partition by partition: the partition's stop
+	// offset is looked up, and what was given of it noted, once per run of
+	// its records instead of once per record.
+	runP, runGiven, runStop, runHasStop := int32(-1), int64(-1), int64(0), false
 	for s.ri < len(s.recs) && b.N < vector.Cap && nbad < vector.Cap {
 		r := s.recs[s.ri]
 		s.ri++
@@ -491,14 +495,21 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 			continue
 		}
 		p := r.Partition
-		if s.bounded {
-			if stop, ok := s.stop[p]; !ok || r.Offset >= stop {
-				s.markDone(p)
-				continue
+		if p != runP {
+			if runGiven >= 0 {
+				s.given[runP] = runGiven
+			}
+			runP, runGiven = p, -1
+			if s.bounded {
+				runStop, runHasStop = s.stop[p]
 			}
 		}
-		s.given[p] = r.Offset + 1
-		if s.bounded && r.Offset+1 >= s.stop[p] {
+		if s.bounded && (!runHasStop || r.Offset >= runStop) {
+			s.markDone(p)
+			continue
+		}
+		runGiven = r.Offset + 1
+		if s.bounded && r.Offset+1 >= runStop {
 			s.markDone(p)
 		}
 		if r.Attrs.IsControl() {
@@ -519,6 +530,9 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		b.Pos[b.N] = pos
 		b.N++
 		s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
+	}
+	if runGiven >= 0 {
+		s.given[runP] = runGiven
 	}
 	s.mu.Lock() // once per batch: the group's callbacks read next
 	for p, off := range s.given {
