@@ -6,7 +6,8 @@ package tests
 // topic → the split (low-tmp and high-tmp side branches INTO STREAM, the main
 // query INSERT INTO, each a Kafka topic) → topics, against the same split
 // between files in the same run; it reports rows/s end to end and the peak
-// RSS of each, running the streamql binary. Rows: STREAMQL_KAFKA_BENCH_ROWS
+// RSS of each, and the Kafka run's CPU seconds per million rows (the broker's
+// are not in it), running the streamql binary. Rows: STREAMQL_KAFKA_BENCH_ROWS
 // (default 1,000,000; the figure is 10,000,000):
 //
 //	export "$(scripts/kafka-broker start /tmp/streamql-kafka)"
@@ -85,6 +86,7 @@ func BenchmarkKafkaSplit(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	var kcpu time.Duration // the Kafka runs' CPU time (user and system)
 	run := func(name string) (time.Duration, int64) {
 		args := []string{name + ".sql"}
 		if p := os.Getenv("STREAMQL_KAFKA_BENCH_CPUPROFILE"); p != "" && name == "kafka" {
@@ -104,6 +106,9 @@ func BenchmarkKafkaSplit(b *testing.B) {
 		if err != nil {
 			b.Fatalf("the %s split: %v: %s", name, err, errb.String())
 		}
+		if name == "kafka" {
+			kcpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
 		return d, hwm()
 	}
 	b.ResetTimer()
@@ -117,6 +122,7 @@ func BenchmarkKafkaSplit(b *testing.B) {
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/kt.Seconds(), "kafka-rows/s")
 	b.ReportMetric(float64(rows)*float64(b.N)/ft.Seconds(), "file-rows/s")
+	b.ReportMetric(kcpu.Seconds()*1e6/(float64(rows)*float64(b.N)), "kafka-cpu-s/Mrows")
 	b.ReportMetric(float64(krss)/1024, "kafka-peak-RSS-MiB")
 	b.ReportMetric(float64(frss)/1024, "file-peak-RSS-MiB")
 }
