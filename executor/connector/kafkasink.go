@@ -139,8 +139,9 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 // then the stream's own 'properties.*', which override it
 // ('properties.compression.type'). franz-go's default is snappy and the Java
 // client's none: the local Kafka 4.4 broker spends about twice the CPU on
-// snappy or uncompressed batches of small rows as on lz4 ones (README
-// "Performance"), and that broker shares the machine.
+// snappy or uncompressed batches of small rows as on lz4 ones (README,
+// Development: the split between Kafka topics), and that broker shares the
+// machine. SPEC 2.5 (the kafka sink; 'properties.*' passed through).
 func kafkaProducerOpts(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
 	opts := append(seeds(st, o), kgo.ProducerBatchCompression(kgo.Lz4Compression(), kgo.NoCompression()))
 	return append(opts, o.producer...)

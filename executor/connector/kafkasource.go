@@ -819,7 +819,8 @@ const (
 // fetch's records are held until the job used them, and one fetch per broker
 // is held in advance, so the fetch size is most of the source's heap (about
 // 20 times the fetched bytes of small rows, in records and decompressed
-// values); the smaller one costs no throughput (README "Performance").
+// values); the smaller one costs no throughput (README, Development: the
+// split between Kafka topics).
 func kafkaConsumerOpts(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
 	base := append(seeds(st, o), kgo.FetchMaxPartitionBytes(kafkaFetchPartitionBytes), kgo.FetchMaxBytes(kafkaFetchBytes))
 	return append(base, o.consumer...)
