@@ -229,11 +229,12 @@ var kafkaChunkPool = sync.Pool{New: func() any { return new(kafkaChunk) }}
 // until its promise (the broker acknowledged it, or it failed), so a block
 // goes back to kafkaChunkPool once every record in it was promised and the
 // sink moved on to another block. Records and bytes thus cost no allocation
-// per row, nor garbage per row for the GC. It is the records' Context
-// (context.Background's, never canceled), which is how a promise finds the
+// per row, nor garbage per row for the GC. It is the records' Context (one
+// that is never canceled and holds no values, like context.Background; its
+// methods read no field, as franz-go may still ask a record's context after
+// its promise, while the block is reused), which is how a promise finds the
 // block of its record without a lookup.
 type kafkaChunk struct {
-	context.Context
 	recs [kafkaChunkRecs]kgo.Record
 	n    int    // recs[:n] are in use
 	data []byte // their values and keys
@@ -244,6 +245,13 @@ type kafkaChunk struct {
 	pending atomic.Int64
 }
 
+// Deadline, Done, Err and Value make a kafkaChunk a context.Context that is
+// never canceled and holds no values.
+func (*kafkaChunk) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*kafkaChunk) Done() <-chan struct{}       { return nil }
+func (*kafkaChunk) Err() error                  { return nil }
+func (*kafkaChunk) Value(any) any               { return nil }
+
 // kafkaChunkHold is a kafkaChunk's pending count while its sink writes into
 // it: more than it can hold records.
 const kafkaChunkHold = 1 << 40
@@ -251,7 +259,6 @@ const kafkaChunkHold = 1 << 40
 // newKafkaChunk returns an empty block from the pool.
 func newKafkaChunk() *kafkaChunk {
 	c := kafkaChunkPool.Get().(*kafkaChunk)
-	c.Context = context.Background()
 	if c.data == nil {
 		c.data = make([]byte, 0, kafkaChunkBytes)
 	}

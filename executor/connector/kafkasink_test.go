@@ -167,3 +167,41 @@ func TestKafkaSinkCompression(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaChunkContextAfterReuse: franz-go may still ask a record's context
+// (a producer waiting for a new topic's metadata) after the record was
+// promised and its block reused: the context is never canceled, and asking it
+// races with nothing the sink does (go test -race).
+func TestKafkaChunkContextAfterReuse(t *testing.T) {
+	c := newKafkaChunk()
+	ctx := c.record().Context
+	stop := make(chan struct{})
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				t.Error("a record's context was canceled")
+				return
+			default:
+			}
+			if ctx.Err() != nil || ctx.Value("k") != nil {
+				t.Error("a record's context has an error or a value")
+				return
+			}
+		}
+	}()
+	c.seal()
+	c.done() // recycled
+	for range 100 {
+		d := newKafkaChunk()
+		d.record()
+		d.seal()
+		d.done()
+	}
+	close(stop)
+	<-asked
+}
