@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"streamql/catalog"
 )
@@ -177,6 +178,38 @@ func TestRebalancedErrors(t *testing.T) {
 	} {
 		if got := rebalanced(c.err); got != c.want {
 			t.Errorf("rebalanced(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+// TestKafkaFetchSizes: a source fetches kafkaFetchPartitionBytes per
+// partition and kafkaFetchBytes in all unless the stream's
+// 'properties.max.partition.fetch.bytes' and 'properties.fetch.max.bytes'
+// say otherwise.
+func TestKafkaFetchSizes(t *testing.T) {
+	for _, tc := range []struct {
+		kv         []string
+		part, full int32
+	}{
+		{nil, kafkaFetchPartitionBytes, kafkaFetchBytes},
+		{[]string{"properties.max.partition.fetch.bytes", "1048576", "properties.fetch.max.bytes", "52428800"}, 1 << 20, 50 << 20},
+	} {
+		st, err := kafkaStreamOf(t, tc.kv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := kafkaClientOpts(st.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := kgo.NewClient(kafkaConsumerOpts(st, o)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, full := cl.OptValue(kgo.FetchMaxPartitionBytes), cl.OptValue(kgo.FetchMaxBytes)
+		cl.Close()
+		if part != tc.part || full != tc.full {
+			t.Errorf("%v: fetch sizes %v per partition, %v in all; want %d and %d", tc.kv, part, full, tc.part, tc.full)
 		}
 	}
 }

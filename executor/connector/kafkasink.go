@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -51,13 +52,14 @@ type kafkaSink struct {
 
 	tx *kafkaTxn // exactly-once: the job's transactional producer, shared
 
-	buf     []byte       // scratch: the encoded value or key
-	slab    []byte       // values and keys of records in flight, never reused
-	recs    []kgo.Record // records in flight, never reused
+	buf     []byte      // scratch: the encoded value or key
+	chunk   *kafkaChunk // the block the next records go into
+	stamp   time.Time   // the timestamp of this batch's records; zero: read the clock
 	promise func(*kgo.Record, error)
 
-	mu  sync.Mutex
-	err error // the first delivery error
+	mu     sync.Mutex
+	err    error       // the first delivery error
+	hasErr atomic.Bool // err != nil, read without mu on every row
 }
 
 // OpenKafkaSink opens st as a Kafka sink (SPEC 2.5) for one job: it checks
@@ -87,8 +89,7 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 		}
 		s.keyJSON = kf == "json"
 	}
-	opts := append(seeds(st, o), o.producer...)
-	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.AllowAutoTopicCreation())
+	opts := append(kafkaProducerOpts(st, o), kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.AllowAutoTopicCreation())
 	servers := st.Options["properties.bootstrap.servers"]
 	if s.eos {
 		s.tx = s.job.sharedTxn(servers, s)
@@ -128,17 +129,39 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 		}
 		return nil, fmt.Errorf("sink stream %s: topic '%s' on %s: %v%s", st.Name, s.topic, st.Options["properties.bootstrap.servers"], err, refusedHint(err))
 	}
-	s.promise = func(_ *kgo.Record, err error) {
-		if err != nil {
-			s.mu.Lock()
-			if s.err == nil {
-				s.err = err
-			}
-			s.mu.Unlock()
-		}
-	}
+	s.promise = s.delivered
 	s.job.addSink(s)
 	return s, nil
+}
+
+// kafkaProducerOpts returns the options of a sink's producer client: the
+// seeds, lz4 compression (or none where a batch does not get smaller), and
+// then the stream's own 'properties.*', which override it
+// ('properties.compression.type'). franz-go's default is snappy and the Java
+// client's none: the local Kafka 4.4 broker spends about twice the CPU on
+// snappy or uncompressed batches of small rows as on lz4 ones (README,
+// Development: the split between Kafka topics), and that broker shares the
+// machine. SPEC 2.5 (the kafka sink; 'properties.*' passed through).
+func kafkaProducerOpts(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
+	opts := append(seeds(st, o), kgo.ProducerBatchCompression(kgo.Lz4Compression(), kgo.NoCompression()))
+	return append(opts, o.producer...)
+}
+
+// delivered is the promise of every record of the sink (on franz-go's
+// goroutine): it keeps the first delivery error and counts the record out of
+// its block.
+func (s *kafkaSink) delivered(r *kgo.Record, err error) {
+	if err != nil {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+			s.hasErr.Store(true)
+		}
+		s.mu.Unlock()
+	}
+	if c, ok := r.Context.(*kafkaChunk); ok {
+		c.done()
+	}
 }
 
 // fence initializes the transactional producer at once (Kafka's
@@ -190,26 +213,130 @@ func (s *kafkaSink) autoCreate(ctx context.Context) error {
 	return fmt.Errorf("topic '%s' does not exist and the broker did not create it (%v); create it first (or let the broker create topics: auto.create.topics.enable), or check 'topic'", s.topic, last)
 }
 
-// alloc returns n bytes of the slab for a record in flight: chunks are never
-// reused (franz-go holds the bytes until the broker acknowledges them), so
-// records cost no allocation each, only a chunk now and then.
-func (s *kafkaSink) alloc(b []byte) []byte {
-	n := len(b)
-	if cap(s.slab)-len(s.slab) < n {
-		s.slab = make([]byte, 0, max(1<<20, n))
-	}
-	out := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
-	copy(out, b)
-	s.slab = s.slab[:len(s.slab)+n]
-	return out
+// kafkaChunkRecs and kafkaChunkBytes size a kafkaChunk: the records it
+// holds, and the bytes of their values and keys (a record whose value and key
+// do not fit in an empty chunk gets its own bytes).
+const (
+	kafkaChunkRecs  = 512
+	kafkaChunkBytes = 32 << 10
+)
+
+// kafkaChunkPool holds the kafkaChunks whose records were all acknowledged.
+var kafkaChunkPool = sync.Pool{New: func() any { return new(kafkaChunk) }}
+
+// kafkaChunk is a block of records a Kafka sink hands to the producer and of
+// the bytes of their values and keys: franz-go holds a record and its bytes
+// until its promise (the broker acknowledged it, or it failed), so a block
+// goes back to kafkaChunkPool once every record in it was promised and the
+// sink moved on to another block. Records and bytes thus cost no allocation
+// per row, nor garbage per row for the GC. It is the records' Context (one
+// that is never canceled and holds no values, like context.Background; its
+// methods read no field, as franz-go may still ask a record's context after
+// its promise, while the block is reused), which is how a promise finds the
+// block of its record without a lookup.
+type kafkaChunk struct {
+	recs [kafkaChunkRecs]kgo.Record
+	n    int    // recs[:n] are in use
+	data []byte // their values and keys
+	// pending is kafkaChunkHold minus the records promised while the sink
+	// writes into the block; seal subtracts kafkaChunkHold and adds n, so
+	// that it reaches 0 (and the block is recycled) exactly when the last
+	// of its n records is promised after the sink left it.
+	pending atomic.Int64
 }
 
-func (s *kafkaSink) record() *kgo.Record {
-	if len(s.recs) == cap(s.recs) {
-		s.recs = make([]kgo.Record, 0, 1024)
+// Deadline, Done, Err and Value make a kafkaChunk a context.Context that is
+// never canceled and holds no values.
+func (*kafkaChunk) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*kafkaChunk) Done() <-chan struct{}       { return nil }
+func (*kafkaChunk) Err() error                  { return nil }
+func (*kafkaChunk) Value(any) any               { return nil }
+
+// kafkaChunkHold is a kafkaChunk's pending count while its sink writes into
+// it: more than it can hold records.
+const kafkaChunkHold = 1 << 40
+
+// newKafkaChunk returns an empty block from the pool.
+func newKafkaChunk() *kafkaChunk {
+	c := kafkaChunkPool.Get().(*kafkaChunk)
+	if c.data == nil {
+		c.data = make([]byte, 0, kafkaChunkBytes)
 	}
-	s.recs = s.recs[:len(s.recs)+1]
-	return &s.recs[len(s.recs)-1]
+	c.pending.Store(kafkaChunkHold)
+	return c
+}
+
+// fits reports whether the block has a record free and n bytes (when no
+// more than a block holds: a larger record's bytes are its own, copyIn).
+func (c *kafkaChunk) fits(n int) bool {
+	return c.n < len(c.recs) && (n > kafkaChunkBytes || cap(c.data)-len(c.data) >= n)
+}
+
+// record returns the block's next record, zeroed.
+func (c *kafkaChunk) record() *kgo.Record {
+	r := &c.recs[c.n]
+	*r = kgo.Record{Context: c}
+	c.n++
+	return r
+}
+
+// copyIn copies b into the block's bytes and returns the copy, or a copy of
+// its own when the block has no room for it.
+func (c *kafkaChunk) copyIn(b []byte) []byte {
+	if cap(c.data)-len(c.data) < len(b) {
+		return append([]byte(nil), b...)
+	}
+	n := len(c.data)
+	c.data = append(c.data, b...)
+	return c.data[n:len(c.data):len(c.data)]
+}
+
+// seal is called by the sink when it writes no more into the block.
+func (c *kafkaChunk) seal() {
+	if c.pending.Add(int64(c.n)-kafkaChunkHold) == 0 {
+		c.recycle()
+	}
+}
+
+// done is called by a promise of one of the block's records (on franz-go's
+// goroutine).
+func (c *kafkaChunk) done() {
+	if c.pending.Add(-1) == 0 {
+		c.recycle()
+	}
+}
+
+// recycle drops what the records point to and puts the block in the pool.
+func (c *kafkaChunk) recycle() {
+	clear(c.recs[:c.n])
+	c.n, c.data = 0, c.data[:0]
+	kafkaChunkPool.Put(c)
+}
+
+// record returns a record for a row whose value and key take n bytes, in the
+// sink's current block or a new one, stamped with the batch's time (read
+// once per batch: reading the clock for every record was a tenth of the
+// sink's CPU time).
+func (s *kafkaSink) record(n int) *kgo.Record {
+	if s.chunk != nil && !s.chunk.fits(n) {
+		s.chunk.seal()
+		s.chunk = nil
+	}
+	if s.chunk == nil {
+		s.chunk = newKafkaChunk()
+	}
+	if s.stamp.IsZero() {
+		s.stamp = time.Now().Truncate(time.Millisecond)
+	}
+	r := s.chunk.record()
+	r.Topic = s.topic // (a shared transactional client writes several topics)
+	r.Timestamp = s.stamp
+	return r
+}
+
+// produce hands r to the producer, counting it in its block until its promise.
+func (s *kafkaSink) produce(r *kgo.Record) {
+	s.cl.Produce(context.Background(), r, s.promise)
 }
 
 // Write implements SinkWriter: row i of cols becomes one record.
@@ -220,28 +347,31 @@ func (s *kafkaSink) Write(cols []*vector.Vec, i int) error {
 	if err := s.begin(); err != nil {
 		return err
 	}
-	r := s.record()
-	r.Topic = s.topic // (a shared transactional client writes several topics)
+	// The value, then the key, encoded one after the other into buf.
 	if s.json {
 		s.buf = append(s.buf[:0], '{')
 		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns, cols, i), '}')
 	} else {
 		s.buf = format.AppendCSVRow(s.buf[:0], s.st.Columns, cols, i, s.delim)
 	}
-	r.Value = s.alloc(s.buf)
+	nv := len(s.buf)
 	if s.keyIdx != nil {
 		for j, k := range s.keyIdx {
 			s.keyVals[j] = cols[k]
 		}
 		if s.keyJSON {
-			s.buf = append(s.buf[:0], '{')
+			s.buf = append(s.buf, '{')
 			s.buf = append(format.AppendJSONFields(s.buf, s.keyCols, s.keyVals, i), '}')
 		} else {
-			s.buf = format.AppendCSVRow(s.buf[:0], s.keyCols, s.keyVals, i, s.delim)
+			s.buf = format.AppendCSVRow(s.buf, s.keyCols, s.keyVals, i, s.delim)
 		}
-		r.Key = s.alloc(s.buf)
 	}
-	s.cl.Produce(context.Background(), r, s.promise)
+	r := s.record(len(s.buf))
+	r.Value = s.chunk.copyIn(s.buf[:nv])
+	if s.keyIdx != nil {
+		r.Key = s.chunk.copyIn(s.buf[nv:])
+	}
+	s.produce(r)
 	return nil
 }
 
@@ -254,15 +384,14 @@ func (s *kafkaSink) WriteDeadLetter(stream, position string, raw []byte, reason 
 	if err := s.begin(); err != nil {
 		return err
 	}
-	r := s.record()
-	r.Topic = s.topic
-	r.Value = s.alloc(raw)
+	r := s.record(len(raw))
+	r.Value = s.chunk.copyIn(raw)
 	r.Headers = []kgo.RecordHeader{
 		{Key: "stream", Value: []byte(stream)},
 		{Key: "position", Value: []byte(position)},
 		{Key: "error", Value: []byte(reason)},
 	}
-	s.cl.Produce(context.Background(), r, s.promise)
+	s.produce(r)
 	return nil
 }
 
@@ -293,6 +422,9 @@ func (s *kafkaSink) fail(err error) error {
 
 // failed returns the first delivery error, as the sink's error.
 func (s *kafkaSink) failed() error {
+	if !s.hasErr.Load() {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -305,6 +437,7 @@ func (s *kafkaSink) failed() error {
 // they are written, so it only reports a delivery error, and commits an
 // exactly-once sink's transaction once it is KafkaCommitEvery old.
 func (s *kafkaSink) Flush() error {
+	s.stamp = time.Time{} // the next batch reads the clock
 	if err := s.failed(); err != nil {
 		return err
 	}
@@ -408,6 +541,10 @@ func (s *kafkaSink) Close() error {
 		s.tx.abort(ctx)
 	}
 	s.closeClient()
+	if s.chunk != nil {
+		s.chunk.seal()
+		s.chunk = nil
+	}
 	s.job.removeSink(s, err)
 	return err
 }

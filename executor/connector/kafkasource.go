@@ -154,7 +154,7 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		s.group = st.Options["properties.group.id"]
 	}
 	s.job.start()
-	base := append(seeds(st, o), o.consumer...)
+	base := kafkaConsumerOpts(st, o)
 	// The control records (transaction markers) take offsets: kept, they show
 	// a bounded read reaching its stop offset; they are never rows.
 	base = append(base, kgo.KeepControlRecords(), kgo.WithPools(&kafkaPools{}))
@@ -516,6 +516,10 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 	nbad := 0
 	s.batch = s.batch[:0]
+	// A poll's records come partition by partition: the partition's stop
+	// offset is looked up, and what was given of it noted, once per run of
+	// its records instead of once per record.
+	runP, runGiven, runStop, runHasStop := int32(-1), int64(-1), int64(0), false
 	for s.ri < len(s.recs) && b.N < vector.Cap && nbad < vector.Cap {
 		r := s.recs[s.ri]
 		s.ri++
@@ -523,14 +527,21 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 			continue
 		}
 		p := r.Partition
-		if s.bounded {
-			if stop, ok := s.stop[p]; !ok || r.Offset >= stop {
-				s.markDone(p)
-				continue
+		if p != runP {
+			if runGiven >= 0 {
+				s.given[runP] = runGiven
+			}
+			runP, runGiven = p, -1
+			if s.bounded {
+				runStop, runHasStop = s.stop[p]
 			}
 		}
-		s.given[p] = r.Offset + 1
-		if s.bounded && r.Offset+1 >= s.stop[p] {
+		if s.bounded && (!runHasStop || r.Offset >= runStop) {
+			s.markDone(p)
+			continue
+		}
+		runGiven = r.Offset + 1
+		if s.bounded && r.Offset+1 >= runStop {
 			s.markDone(p)
 		}
 		if r.Attrs.IsControl() {
@@ -551,6 +562,9 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		b.Pos[b.N] = pos
 		b.N++
 		s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
+	}
+	if runGiven >= 0 {
+		s.given[runP] = runGiven
 	}
 	s.mu.Lock() // once per batch: the group's callbacks read next
 	for p, off := range s.given {
@@ -836,6 +850,28 @@ func (s *kafkaSource) Close() error {
 	}
 	s.adm.Close()
 	return err
+}
+
+// kafkaFetchPartitionBytes and kafkaFetchBytes are a Kafka source's default
+// 'properties.max.partition.fetch.bytes' and 'properties.fetch.max.bytes'
+// (bytes): what one fetch brings per partition and in all (a record batch
+// larger than either still comes whole, as Kafka returns it).
+const (
+	kafkaFetchPartitionBytes = 256 << 10
+	kafkaFetchBytes          = 16 << 20
+)
+
+// kafkaConsumerOpts returns the options of a source's consumer client: the
+// seeds, fetch sizes smaller than franz-go's (1 MiB per partition, 50 MiB per
+// fetch) and then the stream's own 'properties.*', which override them. A
+// fetch's records are held until the job used them, and one fetch per broker
+// is held in advance, so the fetch size is most of the source's heap (about
+// 20 times the fetched bytes of small rows, in records and decompressed
+// values); the smaller one costs no throughput (README, Development: the
+// split between Kafka topics).
+func kafkaConsumerOpts(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
+	base := append(seeds(st, o), kgo.FetchMaxPartitionBytes(kafkaFetchPartitionBytes), kgo.FetchMaxBytes(kafkaFetchBytes))
+	return append(base, o.consumer...)
 }
 
 // kafkaPools lets franz-go reuse the fetched records and their decompressed
