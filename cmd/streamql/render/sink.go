@@ -121,6 +121,13 @@ type sink struct {
 	stderrW  *bufio.Writer
 	text     []*vector.Vec // scratch VARCHAR vectors for rows given as text
 	line     lineFormat    // the line format, decided once
+	// copies[k]: the rows of part k of the batch being written are the input's
+	// decoded columns, so a row whose record text the decoder kept
+	// (vector.Batch.Line) is that text (copyLines).
+	copies []bool
+	// maxLine is the longest line written so far (bytes): a line is built in
+	// its writer's buffer when that has room for twice as much (row).
+	maxLine int
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -242,6 +249,10 @@ func (s *sink) delim() byte {
 // their places (SPEC 4).
 func (s *sink) Rows(r *executor.Routed) error {
 	bad, ch := 0, 0
+	s.copies = s.copies[:0]
+	for k := range r.Parts {
+		s.copies = append(s.copies, s.copyLines(r.In, &r.Parts[k]))
+	}
 	for i := 0; i < r.N; i++ {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
 			if err := s.chunk(&r.Chunks[ch]); err != nil {
@@ -254,7 +265,11 @@ func (s *sink) Rows(r *executor.Routed) error {
 			}
 		}
 		if k := r.Dest[i]; k >= 0 {
-			if err := s.row(&r.Parts[k], i); err != nil {
+			var line []byte
+			if s.copies[k] {
+				line = r.In.Line[i]
+			}
+			if err := s.row(&r.Parts[k], i, line); err != nil {
 				return err
 			}
 		}
@@ -278,15 +293,40 @@ func (s *sink) Rows(r *executor.Routed) error {
 // chunk writes the rows an operator made, in order.
 func (s *sink) chunk(c *executor.Chunk) error {
 	for _, i := range c.Sel {
-		if err := s.row(&c.Part, int(i)); err != nil {
+		if err := s.row(&c.Part, int(i), nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// row writes row i of part p to its output (or buffers it for a table).
-func (s *sink) row(p *executor.Part, i int) error {
+// recordLines turns copyLines on; the tests turn it off to compare with the
+// encoders.
+var recordLines = true
+
+// copyLines reports whether the csv or tsv lines of p's rows are in's kept
+// record texts (vector.Batch.Line): p's columns are in's decoded columns
+// themselves, in order, all of them (SELECT * or the same list), of the
+// output's types, and in's delimiter is the format's.
+func (s *sink) copyLines(in *vector.Batch, p *executor.Part) bool {
+	if !recordLines || in == nil || in.LineCols == 0 || len(p.Cols) != in.LineCols || (s.line != lineCSV && s.line != lineTSV) || in.LineDelim != s.delim() {
+		return false
+	}
+	cols := s.outs[p.Output].cols
+	if len(cols) != len(p.Cols) {
+		return false
+	}
+	for c, v := range p.Cols {
+		if v != in.Cols[c] || cols[c].Type != v.Type {
+			return false
+		}
+	}
+	return true
+}
+
+// row writes row i of part p to its output (or buffers it for a table); line,
+// when not nil, is the row's csv encoding (copyLines).
+func (s *sink) row(p *executor.Part, i int, line []byte) error {
 	t := s.outs[p.Output]
 	if t.late && t.w == nil {
 		if err := s.openLate(t); err != nil {
@@ -314,15 +354,30 @@ func (s *sink) row(p *executor.Part, i int) error {
 		tr.endRow()
 		return s.added()
 	}
-	b := s.buf[:0]
-	if t.toStderr {
-		b = append(append(b, t.name...), "> "...)
-	}
-	s.buf = s.appendLine(b, t, p.Cols, i)
 	if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
+		b := s.buf[:0]
+		if t.toStderr {
+			b = append(append(b, t.name...), "> "...)
+		}
+		s.buf = s.appendLine(b, t, p.Cols, i, line)
 		return s.write(t, s.buf)
 	}
-	_, err := t.w.Write(s.buf)
+	if t.header && t.prefix {
+		s.writeHeader(t) // (before the line is built in t.w's buffer)
+	}
+	// Built in t.w's free buffer, which Write then keeps where it is, when it
+	// has room (else in s.buf, copied by Write).
+	b := s.buf[:0]
+	if room := 2*s.maxLine + 64; t.w.Available() >= room || (t.w.Size() >= room && t.w.Flush() == nil) {
+		b = t.w.AvailableBuffer()
+	}
+	c0 := cap(b)
+	b = s.appendLine(b, t, p.Cols, i, line)
+	s.maxLine = max(s.maxLine, len(b))
+	if cap(b) != c0 {
+		s.buf = b[:0] // grown into new memory: kept for the next long line
+	}
+	_, err := t.w.Write(b)
 	return err
 }
 
@@ -377,7 +432,8 @@ func (s *sink) Counts() []OutputRows {
 }
 
 // appendLine encodes row i of an output as one line of a line format.
-func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte {
+// line, when not nil, is the row's csv or tsv encoding (copyLines).
+func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line []byte) []byte {
 	if t.header && t.prefix {
 		s.writeHeader(t)
 	}
@@ -393,7 +449,11 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
-		b = format.AppendCSVRow(b, t.cols, vals, i, d)
+		if line != nil {
+			b = append(b, line...)
+		} else {
+			b = format.AppendCSVRow(b, t.cols, vals, i, d)
+		}
 	case lineJSON:
 		b = append(b, '{')
 		if t.prefix {
@@ -510,7 +570,7 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 	for c, v := range vals {
 		s.text[c].S[0] = v
 	}
-	return s.appendLine(b, t, s.text[:len(vals)], 0)
+	return s.appendLine(b, t, s.text[:len(vals)], 0, nil)
 }
 
 // Flush implements executor.Sink.
