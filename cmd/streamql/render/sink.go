@@ -125,6 +125,10 @@ type sink struct {
 	// decoded columns, so a row whose record text the decoder kept
 	// (vector.Batch.Line) is that text (copyLines).
 	copies []bool
+	// direct[k]: part k's output when such a row is written as it is, the
+	// line alone (no prefix, header or terminal escapes: row's work); nil
+	// when not.
+	direct []*target
 	// maxLine is the longest line written so far (bytes): a line is built in
 	// its writer's buffer when that has room for twice as much (row).
 	maxLine int
@@ -249,11 +253,19 @@ func (s *sink) delim() byte {
 // their places (SPEC 4).
 func (s *sink) Rows(r *executor.Routed) error {
 	bad, ch := 0, 0
-	s.copies = s.copies[:0]
+	s.copies, s.direct = s.copies[:0], s.direct[:0]
 	for k := range r.Parts {
-		s.copies = append(s.copies, s.copyLines(r.In, &r.Parts[k]))
+		c := s.copyLines(r.In, &r.Parts[k])
+		var t *target
+		if c {
+			t = s.outs[r.Parts[k].Output]
+			if t.late || t.sink || t.toStderr || t.prefix || t.header || t.w == nil {
+				t = nil // (row's work)
+			}
+		}
+		s.copies, s.direct = append(s.copies, c), append(s.direct, t)
 	}
-	for i := 0; i < r.N; i++ {
+	for i := 0; i < r.N; {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
 			if err := s.chunk(&r.Chunks[ch]); err != nil {
 				return err
@@ -264,10 +276,28 @@ func (s *sink) Rows(r *executor.Routed) error {
 				return err
 			}
 		}
-		if k := r.Dest[i]; k >= 0 {
+		end := r.N // the input rows up to the next chunk or malformed row
+		if ch < len(r.Chunks) {
+			end = min(end, r.Chunks[ch].At)
+		}
+		if bad < len(r.Bad) {
+			end = min(end, r.Bad[bad].At)
+		}
+		for end = max(end, i+1); i < end; i++ {
+			k := r.Dest[i]
+			if k < 0 {
+				continue
+			}
 			var line []byte
 			if s.copies[k] {
 				line = r.In.Line[i]
+				if t := s.direct[k]; t != nil && line != nil {
+					t.total++
+					if err := writeLine(t.w, line); err != nil {
+						return err
+					}
+					continue
+				}
 			}
 			if err := s.row(&r.Parts[k], i, line); err != nil {
 				return err
@@ -288,6 +318,18 @@ func (s *sink) Rows(r *executor.Routed) error {
 		return s.renderTables(false)
 	}
 	return nil
+}
+
+// writeLine writes line and a LF to w, in w's free buffer when it has room.
+func writeLine(w *bufio.Writer, line []byte) error {
+	if b := w.AvailableBuffer(); len(line) < cap(b) {
+		_, err := w.Write(append(append(b, line...), '\n'))
+		return err
+	}
+	if _, err := w.Write(line); err != nil {
+		return err
+	}
+	return w.WriteByte('\n')
 }
 
 // chunk writes the rows an operator made, in order.
