@@ -118,6 +118,7 @@ type Decoder struct {
 
 	fields  []field
 	scratch []byte
+	texts   shortTexts // VARCHAR texts found valid (recordPlain)
 
 	r records.Reader // the record loop, with this decoder as its format
 }
@@ -369,7 +370,7 @@ func (f *format) Record(b *vector.Batch, rec []byte) string {
 	errField := -1
 	row := b.N
 	if !quoted && !d.opts.HasNull && plainRecords {
-		if ok, line := recordPlain(b.Cols[:ncols], row, rec, d.delim); ok {
+		if ok, line := recordPlain(b.Cols[:ncols], row, rec, d.delim, &d.texts); ok {
 			// (plainField stores no NULL: NotNull holds)
 			if b.Line != nil {
 				var l []byte

@@ -32,18 +32,19 @@ func zeroBytes(x uint64) uint64 {
 // nothing, for anything else: setField then decides, with the same result for
 // these shapes.
 func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
-	ok, _ := plainField(v, row, b)
+	ok, _ := plainField(v, row, b, nil)
 	return ok
 }
 
-// plainField is setPlain; printed also reports that b is byte for byte how
+// plainField is setPlain, VARCHAR text checked with texts (nil: utf8.Valid);
+// printed also reports that b is byte for byte how
 // the csv encoder writes the value it stored (format.AppendCSVValue, SPEC 4)
 // when b holds no quote, CR or LF (the caller's to check): VARCHAR text that
 // is not empty, and numbers in their printed form (vector.Vec.Text).
-func plainField(v *vector.Vec, row int, b []byte) (ok, printed bool) {
+func plainField(v *vector.Vec, row int, b []byte, texts *shortTexts) (ok, printed bool) {
 	switch v.Type {
 	case catalog.Varchar:
-		if !utf8.Valid(b) {
+		if !texts.valid(b) {
 			return false, false
 		}
 		v.S[row] = b[:len(b):len(b)]
@@ -96,7 +97,7 @@ var plainRecords = true
 // encoding with delimiter delim (vector.Batch.Line: SPEC 4 csv) when it holds
 // no quote (the caller's to check): no CR in it and every field printed
 // (plainField).
-func recordPlain(cols []*vector.Vec, row int, rec []byte, delim byte) (ok, line bool) {
+func recordPlain(cols []*vector.Vec, row int, rec []byte, delim byte, texts *shortTexts) (ok, line bool) {
 	if len(cols) == 0 {
 		return false, false
 	}
@@ -114,7 +115,7 @@ func recordPlain(cols []*vector.Vec, row int, rec []byte, delim byte) (ok, line 
 			if j == last {
 				return false, false // more fields than columns
 			}
-			ok, printed := plainField(cols[j], row, rec[start:k])
+			ok, printed := plainField(cols[j], row, rec[start:k], texts)
 			if !ok {
 				return false, false
 			}
@@ -131,7 +132,7 @@ func recordPlain(cols []*vector.Vec, row int, rec []byte, delim byte) (ok, line 
 			if j == last {
 				return false, false
 			}
-			ok, printed := plainField(cols[j], row, rec[start:i])
+			ok, printed := plainField(cols[j], row, rec[start:i], texts)
 			if !ok {
 				return false, false
 			}
@@ -143,8 +144,43 @@ func recordPlain(cols []*vector.Vec, row int, rec []byte, delim byte) (ok, line 
 	if j != last {
 		return false, false // fewer fields than columns
 	}
-	ok, printed := plainField(cols[j], row, rec[start:])
+	ok, printed := plainField(cols[j], row, rec[start:], texts)
 	return ok, ok && line && printed && cr == 0
+}
+
+// shortTexts remembers short texts found valid UTF-8 (SPEC 1: VARCHAR fields
+// must be), so the repeated values of a column (device names, codes) are
+// checked once. A text of at most 8 bytes is its bytes as one word, w: its
+// bytes past its length are zeros, and zeros (ASCII NUL) change no text's
+// validity, so w decides it. A direct-mapped table of such words, each one
+// that utf8.Valid accepted; a decoder's own (not safe for concurrent use).
+type shortTexts struct{ seen [64]uint64 }
+
+// valid reports whether b is valid UTF-8, as utf8.Valid (t nil: utf8.Valid
+// itself). A text of 1 to 8 bytes with 8 bytes readable from its start (cap)
+// is read as one word: ASCII at once, else looked up, else checked and
+// remembered.
+func (t *shortTexts) valid(b []byte) bool {
+	n := len(b)
+	if t == nil || n == 0 || n > 8 || cap(b) < 8 {
+		return utf8.Valid(b)
+	}
+	w := binary.LittleEndian.Uint64(b[:8])
+	if n < 8 {
+		w &= 1<<(8*uint(n)) - 1
+	}
+	if w&swarHi == 0 {
+		return true // ASCII
+	}
+	h := (w * 0x9E3779B97F4A7C15) >> 58 // (Fibonacci hashing: the top 6 bits)
+	if t.seen[h] == w {                 // (an empty slot's 0 is ASCII: never looked up)
+		return true
+	}
+	if !utf8.Valid(b) {
+		return false
+	}
+	t.seen[h] = w
+	return true
 }
 
 // splitUnquoted appends the fields of rec, a record without quoted fields,

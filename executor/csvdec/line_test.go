@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"streamql/catalog"
 	csvfmt "streamql/executor/format"
@@ -221,5 +222,42 @@ func TestLineOnlyWhenPrinted(t *testing.T) {
 	var bad []BadRow
 	if err := d.Decode(b, &bad); err != nil || b.N != 1 || b.LineCols != 0 {
 		t.Fatalf("quote ': %v, %d rows, lines for %d columns", err, b.N, b.LineCols)
+	}
+}
+
+// TestShortTextsValid: shortTexts.valid agrees with utf8.Valid on random short
+// texts of ASCII, UTF-8 sequences, their pieces and invalid bytes, drawn from
+// a small set so that most are looked up again, each followed in memory by
+// random bytes or at the end of its buffer.
+func TestShortTextsValid(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 15))
+	pieces := []string{"a", "1", "\x00", "设", "备", "é", "\xe8\xae", "\xbe", "\xff", "\xc3", "𝄞", "\xf0\x9d\x84", "\xed\xa0\x80", "\xc0\xaf", " "}
+	var pool []string
+	for range 500 {
+		var s string
+		for len(s) < 1+r.IntN(9) {
+			s += pieces[r.IntN(len(pieces))]
+		}
+		pool = append(pool, s)
+	}
+	var texts shortTexts
+	hits := 0
+	for range 200_000 {
+		s := pool[r.IntN(len(pool))]
+		buf := append([]byte(s), make([]byte, r.IntN(9))...)
+		for i := len(s); i < len(buf); i++ {
+			buf[i] = byte(r.IntN(256))
+		}
+		b := buf[:len(s)]
+		want := utf8.Valid(b)
+		if got := texts.valid(b); got != want {
+			t.Fatalf("%q (cap %d): valid %v, utf8.Valid %v", b, cap(b), got, want)
+		}
+		if want && len(b) <= 8 && cap(b) >= 8 {
+			hits++
+		}
+	}
+	if hits < 10_000 {
+		t.Fatalf("only %d short valid texts", hits)
 	}
 }
