@@ -265,6 +265,11 @@ func (s *sink) Rows(r *executor.Routed) error {
 		}
 		s.copies, s.direct = append(s.copies, c), append(s.direct, t)
 	}
+	dest, copies, direct := r.Dest, s.copies, s.direct // (locals: kept across the calls)
+	var lines [][]byte
+	if r.In != nil {
+		lines = r.In.Line
+	}
 	for i := 0; i < r.N; {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
 			if err := s.chunk(&r.Chunks[ch]); err != nil {
@@ -284,14 +289,14 @@ func (s *sink) Rows(r *executor.Routed) error {
 			end = min(end, r.Bad[bad].At)
 		}
 		for end = max(end, i+1); i < end; i++ {
-			k := r.Dest[i]
+			k := dest[i]
 			if k < 0 {
 				continue
 			}
 			var line []byte
-			if s.copies[k] {
-				line = r.In.Line[i]
-				if t := s.direct[k]; t != nil && line != nil {
+			if copies[k] {
+				line = lines[i]
+				if t := direct[k]; t != nil && line != nil {
 					t.total++
 					if err := writeLine(t.w, line); err != nil {
 						return err
