@@ -341,6 +341,51 @@ pause:
 	return n, n, d.found(n, quoted, st == stQuoted), true
 }
 
+// Plain implements records.PlainFormat: records without a quote that
+// recordPlain takes, one after the other, as Scan and Record would decode
+// them (the rows' texts kept as Record keeps them).
+func (f *format) Plain(b *vector.Batch, data []byte, base, rows, starts, maxRec int, ends []int) (n, used int) {
+	d := (*Decoder)(f)
+	if d.pendPos != 0 || d.pendState != stFieldStart || d.opts.HasNull || !plainRecords {
+		return 0, 0
+	}
+	cols := b.Cols[:len(d.types)]
+	q := d.findQuote(data, base, 0) // records ending before it hold no quote
+	if q < 0 {
+		q = len(data)
+	}
+	pos := 0
+	for n < rows && pos < starts {
+		lf := bytes.IndexByte(data[pos:], '\n')
+		if lf < 0 || pos+lf > q {
+			break // incomplete, or a quote in it: Scan's
+		}
+		rec := data[pos : pos+lf]
+		if k := len(rec); k > 0 && rec[k-1] == '\r' {
+			rec = rec[:k-1]
+		}
+		if len(rec) == 0 || len(rec) > maxRec {
+			break // blank, or too long: the Reader's
+		}
+		row := b.N + n
+		ok, line := recordPlain(cols, row, rec, d.delim, &d.texts)
+		if !ok {
+			break // Record's
+		}
+		if b.Line != nil {
+			var l []byte
+			if line {
+				l = rec[:len(rec):len(rec)]
+			}
+			b.Line[row] = l
+		}
+		pos += lf + 1
+		ends[n] = base + pos
+		n++
+	}
+	return n, pos
+}
+
 // found notes what the record Scan found is and returns its records.Kind: only
 // a quoted field holds line ends, and an empty line is blank (an empty quoted
 // field is not).

@@ -2,6 +2,7 @@ package csvdec
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -131,16 +132,23 @@ func decodeForCompare(t *testing.T, in []byte, types []catalog.Type, opts Option
 		for _, br := range bad {
 			out.bad = append(out.bad, string(rune(br.Index))+string(rune(br.Line))+"|"+string(br.Raw)+"|"+br.Reason)
 		}
+		// Where a later reader would go on (SPEC 1, stdin): after no row, half
+		// of them, all of them.
+		for _, k := range []int{0, b.N / 2, b.N} {
+			out.rows = append(out.rows, fmt.Sprintf("rest after %d rows: %q line %d", k, d.Rest(k), d.RestLine(k, 0)))
+		}
 	}
 }
 
 // TestPlainRecordsAgree decodes random input with edge values through the
 // one-pass path of unquoted records (recordPlain) and through the general
-// path alone: the same rows, values, texts and malformed rows, byte for byte;
+// path alone: the same rows, values, texts, malformed rows and rest of the
+// input after them (Rest, RestLine), byte for byte;
 // and every record text kept (vector.Batch.Line) is what the csv encoder
 // writes for its row.
 func TestPlainRecordsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 2))
+	defer func() { bufSize = initialBufSize }()
 	typeSets := [][]catalog.Type{
 		{catalog.Varchar, catalog.BigInt, catalog.Double},
 		{catalog.Double, catalog.Varchar},
@@ -156,6 +164,11 @@ func TestPlainRecordsAgree(t *testing.T) {
 		if k%11 == 4 {
 			opts.NotNull = []bool{true}
 		}
+		if k%4 == 2 {
+			opts.MaxRecord = 20 + r.IntN(20)
+		}
+		// Small buffers for some: records cut by a fill, buffers grown.
+		bufSize = []int{initialBufSize, 64, 300, 4096}[k/5%4]
 		in := randomCSV(r, 200+r.IntN(400), len(types), delim)
 		fast := decodeForCompare(t, in, types, opts, delim)
 		plainRecords = false
