@@ -25,7 +25,8 @@ var linesFields = [][]string{
 }
 
 // TestRecordLinesAgree runs random sensor rows with values at the edges
-// through the split job (side outputs and SELECT *) in csv and tsv, the
+// through the split job (side outputs with computed columns, and SELECT *)
+// in csv and tsv, the
 // stream's delimiter ',' or ';' or a tab, once copying the decoder's kept
 // records (vector.Batch.Line) and once encoding every row: the main output,
 // the side files and the errors are the same, byte for byte.
@@ -61,7 +62,7 @@ func TestRecordLinesAgree(t *testing.T) {
 		dlm := map[string]string{",": ",", ";": ";", "\t": `\t`}[delim]
 		script := `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)
   WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv', 'csv.delimiter' = '` + dlm + `');
-SELECT deviceNo, temperature INTO SIDE 'low-tmp' FROM sensors WHERE temperature < 10;
+SELECT deviceNo, temperature, deviceNo || ',' AS d2, temperature + 1 AS t1 INTO SIDE 'low-tmp' FROM sensors WHERE temperature < 10;
 SELECT * INTO SIDE 'high-tmp' FROM sensors WHERE temperature > 70;
 SELECT deviceNo, ts, temperature FROM sensors;
 `

@@ -123,8 +123,11 @@ type sink struct {
 	line     lineFormat    // the line format, decided once
 	// copies[k]: the rows of part k of the batch being written are the input's
 	// decoded columns, so a row whose record text the decoder kept
-	// (vector.Batch.Line) is that text (copyLines).
+	// (vector.Batch.Line) is that text (copyLines); else fields[k] has bit c
+	// set when column c of part k is a decoded column, whose value on such a
+	// row is written as its text (fieldLines).
 	copies []bool
+	fields []uint64
 	// direct[k]: part k's output when such a row is written as it is, the
 	// line alone (no prefix, header or terminal escapes: row's work); nil
 	// when not.
@@ -253,9 +256,14 @@ func (s *sink) delim() byte {
 // their places (SPEC 4).
 func (s *sink) Rows(r *executor.Routed) error {
 	bad, ch := 0, 0
-	s.copies, s.direct = s.copies[:0], s.direct[:0]
+	s.copies, s.direct, s.fields = s.copies[:0], s.direct[:0], s.fields[:0]
 	for k := range r.Parts {
 		c := s.copyLines(r.In, &r.Parts[k])
+		var f uint64
+		if !c {
+			f = s.fieldLines(r.In, &r.Parts[k])
+		}
+		s.fields = append(s.fields, f)
 		var t *target
 		if c {
 			t = s.outs[r.Parts[k].Output]
@@ -265,7 +273,7 @@ func (s *sink) Rows(r *executor.Routed) error {
 		}
 		s.copies, s.direct = append(s.copies, c), append(s.direct, t)
 	}
-	dest, copies, direct := r.Dest, s.copies, s.direct // (locals: kept across the calls)
+	dest, copies, direct, fields := r.Dest, s.copies, s.direct, s.fields // (locals: kept across the calls)
 	var lines [][]byte
 	if r.In != nil {
 		lines = r.In.Line
@@ -294,6 +302,7 @@ func (s *sink) Rows(r *executor.Routed) error {
 				continue
 			}
 			var line []byte
+			var plain uint64
 			if copies[k] {
 				line = lines[i]
 				if t := direct[k]; t != nil && line != nil {
@@ -303,8 +312,10 @@ func (s *sink) Rows(r *executor.Routed) error {
 					}
 					continue
 				}
+			} else if fields[k] != 0 && lines[i] != nil {
+				plain = fields[k]
 			}
-			if err := s.row(&r.Parts[k], i, line); err != nil {
+			if err := s.row(&r.Parts[k], i, line, plain); err != nil {
 				return err
 			}
 		}
@@ -340,7 +351,7 @@ func writeLine(w *bufio.Writer, line []byte) error {
 // chunk writes the rows an operator made, in order.
 func (s *sink) chunk(c *executor.Chunk) error {
 	for _, i := range c.Sel {
-		if err := s.row(&c.Part, int(i), nil); err != nil {
+		if err := s.row(&c.Part, int(i), nil, 0); err != nil {
 			return err
 		}
 	}
@@ -371,9 +382,55 @@ func (s *sink) copyLines(in *vector.Batch, p *executor.Part) bool {
 	return true
 }
 
+// fieldLines returns the columns of p (bit c for column c, the first 64) that
+// are decoded columns of in, of the output's types, for csv or tsv with in's
+// delimiter: on a row whose record text in kept (vector.Batch.Line), each
+// such value's text is its csv field as it stands (appendFields).
+func (s *sink) fieldLines(in *vector.Batch, p *executor.Part) uint64 {
+	if !recordLines || in == nil || in.LineCols == 0 || (s.line != lineCSV && s.line != lineTSV) || in.LineDelim != s.delim() {
+		return 0
+	}
+	cols := s.outs[p.Output].cols
+	var m uint64
+	for c, v := range p.Cols[:min(len(p.Cols), len(cols), 64)] {
+		for _, w := range in.Cols[:in.LineCols] {
+			if v == w && cols[c].Type == v.Type {
+				m |= 1 << uint(c)
+			}
+		}
+	}
+	return m
+}
+
+// appendFields is format.AppendCSVRow for a row whose record text its batch
+// kept (vector.Batch.Line): a column with its bit set in plain (fieldLines)
+// is its VARCHAR text or its number's source text as it stands.
+func appendFields(b []byte, cols []catalog.Column, vals []*vector.Vec, i int, d byte, plain uint64) []byte {
+	for c, v := range vals {
+		if c > 0 {
+			b = append(b, d)
+		}
+		if c < 64 && plain>>uint(c)&1 != 0 {
+			if v.Type == catalog.Varchar {
+				b = append(b, v.S[i]...)
+				continue
+			}
+			if v.Text != nil && v.Text[i] != nil {
+				b = append(b, v.Text[i]...)
+				continue
+			}
+		}
+		if !v.Null[i] {
+			b = format.AppendCSVValue(b, cols[c].Type, v, i, d)
+		}
+	}
+	return b
+}
+
 // row writes row i of part p to its output (or buffers it for a table); line,
-// when not nil, is the row's csv encoding (copyLines).
-func (s *sink) row(p *executor.Part, i int, line []byte) error {
+// when not nil, is the row's csv encoding (copyLines), else plain says which
+// of its values are their fields' texts (appendFields).
+func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	t := s.outs[p.Output]
 	if t.late && t.w == nil {
 		if err := s.openLate(t); err != nil {
@@ -406,7 +463,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte) error {
 		if t.toStderr {
 			b = append(append(b, t.name...), "> "...)
 		}
-		s.buf = s.appendLine(b, t, p.Cols, i, line)
+		s.buf = s.appendLine(b, t, p.Cols, i, line, plain)
 		return s.write(t, s.buf)
 	}
 	if t.header && t.prefix {
@@ -419,7 +476,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte) error {
 		b = t.w.AvailableBuffer()
 	}
 	c0 := cap(b)
-	b = s.appendLine(b, t, p.Cols, i, line)
+	b = s.appendLine(b, t, p.Cols, i, line, plain)
 	s.maxLine = max(s.maxLine, len(b))
 	if cap(b) != c0 {
 		s.buf = b[:0] // grown into new memory: kept for the next long line
@@ -479,8 +536,9 @@ func (s *sink) Counts() []OutputRows {
 }
 
 // appendLine encodes row i of an output as one line of a line format.
-// line, when not nil, is the row's csv or tsv encoding (copyLines).
-func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line []byte) []byte {
+// line, when not nil, is the row's csv or tsv encoding (copyLines), else
+// plain says which values are their csv or tsv fields' texts (appendFields).
+func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line []byte, plain uint64) []byte {
 	if t.header && t.prefix {
 		s.writeHeader(t)
 	}
@@ -496,9 +554,12 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
-		if line != nil {
+		switch {
+		case line != nil:
 			b = append(b, line...)
-		} else {
+		case plain != 0:
+			b = appendFields(b, t.cols, vals, i, d, plain)
+		default:
 			b = format.AppendCSVRow(b, t.cols, vals, i, d)
 		}
 	case lineJSON:
@@ -617,7 +678,7 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 	for c, v := range vals {
 		s.text[c].S[0] = v
 	}
-	return s.appendLine(b, t, s.text[:len(vals)], 0, nil)
+	return s.appendLine(b, t, s.text[:len(vals)], 0, nil, 0)
 }
 
 // Flush implements executor.Sink.
