@@ -100,8 +100,9 @@ type Decoder struct {
 	hasVarchar bool
 
 	// The record the last scan found: it has a quoted field; it ends inside
-	// an unclosed quote.
-	recQuoted, recUnclosed bool
+	// an unclosed quote; it holds no quote at all, scanned in one call (so a
+	// csv encoder may copy it whole, vector.Batch.Line).
+	recQuoted, recUnclosed, recNoQuote bool
 
 	// Resumable scan of the incomplete record at in.Data(), so a long record
 	// arriving in small reads is scanned once.
@@ -117,6 +118,7 @@ type Decoder struct {
 
 	fields  []field
 	scratch []byte
+	texts   shortTexts // VARCHAR texts found valid (recordPlain)
 
 	r records.Reader // the record loop, with this decoder as its format
 }
@@ -187,7 +189,10 @@ func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 // records.Reader.Decode says; b's first columns have the decoder's types, as
 // vector.NewBatch(types) makes them. BIGINT and DOUBLE columns get the rows'
 // source texts where they are the printed form (vector.Vec.Text; allocated
-// on b's first Decode). VARCHAR values, those texts and BadRow.Raw point into
+// on b's first Decode), and b.Line the records that are byte for byte the
+// rows' csv encoding (vector.Batch.Line, with the decoder's delimiter; kept
+// when the quote is '"', the one the csv encoder quotes). VARCHAR values,
+// those texts and BadRow.Raw point into
 // the decoder's buffer or the vectors' arenas and are valid until the next call
 // of Decode. It returns io.EOF at the end of input, a read error, or the error
 // of an invalid delimiter or quote (see NewDecoder).
@@ -197,7 +202,14 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 			v.Text = make([][]byte, vector.Cap) // once per batch: setPlain keeps the texts
 		}
 	}
-	return d.r.Decode(b, bad)
+	if b.Line == nil && d.quote == '"' {
+		b.Line = make([][]byte, vector.Cap) // once per batch: Record keeps the records' texts
+	}
+	err := d.r.Decode(b, bad)
+	if b.Line != nil && d.quote == '"' && len(b.Cols) >= len(d.types) { // (the csv encoder quotes a field with '"')
+		b.LineCols, b.LineDelim = len(d.types), d.delim
+	}
+	return err
 }
 
 // Rest returns the input read from the source that the caller did not use when
@@ -254,6 +266,7 @@ func (f *format) Scan(data []byte, base int, eof bool) (recLen, adv int, kind re
 	d := (*Decoder)(f)
 	i, st := d.pendPos, d.pendState
 	quoted := d.pendQuoted
+	noQuote := i == 0 // (a resumed scan may have passed one)
 	n := len(data)
 	lf := -2 // index of the next LF at or after i, -1 for none; -2 unknown
 	for {
@@ -277,6 +290,7 @@ func (f *format) Scan(data []byte, base int, eof bool) (recLen, adv int, kind re
 					if recLen > 0 && data[recLen-1] == '\r' {
 						recLen--
 					}
+					d.recNoQuote = noQuote
 					return recLen, limit + 1, d.found(recLen, quoted, false), true
 				}
 				if n > i {
@@ -288,6 +302,7 @@ func (f *format) Scan(data []byte, base int, eof bool) (recLen, adv int, kind re
 				i = n
 				goto pause
 			}
+			noQuote = false
 			if (q == i && st == stFieldStart) || (q > i && data[q-1] == d.delim) {
 				quoted = true
 				st = stQuoted
@@ -322,7 +337,53 @@ pause:
 	}
 	// The input ends the record.
 	d.pendPos, d.pendState, d.pendQuoted = 0, stFieldStart, false
+	d.recNoQuote = false
 	return n, n, d.found(n, quoted, st == stQuoted), true
+}
+
+// Plain implements records.PlainFormat: records without a quote that
+// recordPlain takes, one after the other, as Scan and Record would decode
+// them (the rows' texts kept as Record keeps them).
+func (f *format) Plain(b *vector.Batch, data []byte, base, rows, starts, maxRec int, ends []int) (n, used int) {
+	d := (*Decoder)(f)
+	if d.pendPos != 0 || d.pendState != stFieldStart || d.opts.HasNull || !plainRecords {
+		return 0, 0
+	}
+	cols := b.Cols[:len(d.types)]
+	q := d.findQuote(data, base, 0) // records ending before it hold no quote
+	if q < 0 {
+		q = len(data)
+	}
+	pos := 0
+	for n < rows && pos < starts {
+		lf := bytes.IndexByte(data[pos:], '\n')
+		if lf < 0 || pos+lf > q {
+			break // incomplete, or a quote in it: Scan's
+		}
+		rec := data[pos : pos+lf]
+		if k := len(rec); k > 0 && rec[k-1] == '\r' {
+			rec = rec[:k-1]
+		}
+		if len(rec) == 0 || len(rec) > maxRec {
+			break // blank, or too long: the Reader's
+		}
+		row := b.N + n
+		ok, line := recordPlain(cols, row, rec, d.delim, &d.texts)
+		if !ok {
+			break // Record's
+		}
+		if b.Line != nil {
+			var l []byte
+			if line {
+				l = rec[:len(rec):len(rec)]
+			}
+			b.Line[row] = l
+		}
+		pos += lf + 1
+		ends[n] = base + pos
+		n++
+	}
+	return n, pos
 }
 
 // found notes what the record Scan found is and returns its records.Kind: only
@@ -352,6 +413,23 @@ func (f *format) Record(b *vector.Batch, rec []byte) string {
 	fs := d.fields[:0]
 	nf := 0
 	errField := -1
+	row := b.N
+	if !quoted && !d.opts.HasNull && plainRecords {
+		if ok, line := recordPlain(b.Cols[:ncols], row, rec, d.delim, &d.texts); ok {
+			// (plainField stores no NULL: NotNull holds)
+			if b.Line != nil {
+				var l []byte
+				if line && d.recNoQuote {
+					l = rec[:len(rec):len(rec)]
+				}
+				b.Line[row] = l
+			}
+			return ""
+		}
+	}
+	if b.Line != nil {
+		b.Line[row] = nil
+	}
 	if !quoted {
 		// More fields than columns are counted without being stored.
 		fs, nf = splitUnquoted(fs, rec, d.delim, ncols)
@@ -374,7 +452,6 @@ func (f *format) Record(b *vector.Batch, rec []byte) string {
 			return "field " + strconv.Itoa(k+1) + ": invalid UTF-8 (an extra field that 'csv.allow-ragged' drops must still be valid text)"
 		}
 	}
-	row := b.N
 	for j, v := range b.Cols[:ncols] {
 		if j >= len(fs) {
 			v.Null[row] = true // ragged: a missing trailing field
@@ -583,6 +660,7 @@ func (d *Decoder) DecodeValue(b *vector.Batch, rec []byte) string {
 		return d.optErr.Error()
 	}
 	d.recQuoted, d.recUnclosed = d.scanValue(rec)
+	d.recNoQuote = false // (its line breaks are data: no Batch.Line)
 	return (*format)(d).Record(b, rec)
 }
 

@@ -32,21 +32,33 @@ func zeroBytes(x uint64) uint64 {
 // nothing, for anything else: setField then decides, with the same result for
 // these shapes.
 func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
+	ok, _ := plainField(v, row, b, nil)
+	return ok
+}
+
+// plainField is setPlain, VARCHAR text checked with texts (nil: utf8.Valid);
+// printed also reports that b is byte for byte how
+// the csv encoder writes the value it stored (format.AppendCSVValue, SPEC 4)
+// when b holds no quote, CR or LF (the caller's to check): VARCHAR text that
+// is not empty, and numbers in their printed form (vector.Vec.Text).
+func plainField(v *vector.Vec, row int, b []byte, texts *shortTexts) (ok, printed bool) {
 	switch v.Type {
 	case catalog.Varchar:
-		if !utf8.Valid(b) {
-			return false
+		if !texts.valid(b) {
+			return false, false
 		}
 		v.S[row] = b[:len(b):len(b)]
+		printed = len(b) > 0
 	case catalog.BigInt:
 		x, ok := digitsInt(b)
 		if !ok {
-			return false
+			return false, false
 		}
 		v.I[row] = x
+		printed = len(b) == 1 || b[0] != '0' // as strconv prints it
 		if v.Text != nil {
 			var t []byte
-			if len(b) == 1 || b[0] != '0' { // as strconv prints it
+			if printed {
 				t = b[:len(b):len(b)]
 			}
 			v.Text[row] = t
@@ -54,20 +66,123 @@ func setPlain(v *vector.Vec, row int, b []byte, quoted bool) bool {
 	case catalog.Double:
 		x, frac, ok := plainDecimal(b)
 		if !ok {
-			return false
+			return false, false
 		}
 		v.F[row] = x
+		printed = javaPlain(b, frac)
 		if v.Text != nil {
 			var t []byte
-			if javaPlain(b, frac) {
+			if printed {
 				t = b[:len(b):len(b)]
 			}
 			v.Text[row] = t
 		}
 	default:
-		return false
+		return false, false
 	}
 	v.Null[row] = false
+	return true, printed
+}
+
+// plainRecords turns recordPlain on; the tests turn it off to compare with
+// the general path.
+var plainRecords = true
+
+// recordPlain stores rec, a record without quoted fields, as row row of cols
+// (the stream's columns, in order) when it has exactly len(cols) fields split
+// at delim, each of a shape plainField takes: splitting and storing in one
+// pass, without the field list. ok is false for any other record, with some
+// of its fields stored: the general path (splitUnquoted, setField) stores the
+// row again and decides. line reports that rec is byte for byte the row's csv
+// encoding with delimiter delim (vector.Batch.Line: SPEC 4 csv) when it holds
+// no quote (the caller's to check): no CR in it and every field printed
+// (plainField).
+func recordPlain(cols []*vector.Vec, row int, rec []byte, delim byte, texts *shortTexts) (ok, line bool) {
+	if len(cols) == 0 {
+		return false, false
+	}
+	pat := uint64(delim) * swarLo
+	const crPat = '\r' * swarLo
+	var cr uint64
+	line = true
+	j, start, i := 0, 0, 0
+	last := len(cols) - 1
+	for ; i+8 <= len(rec); i += 8 {
+		w := binary.LittleEndian.Uint64(rec[i:])
+		cr |= zeroBytes(w ^ crPat)
+		for z := zeroBytes(w ^ pat); z != 0; z &= z - 1 {
+			k := i + bits.TrailingZeros64(z)>>3
+			if j == last {
+				return false, false // more fields than columns
+			}
+			ok, printed := plainField(cols[j], row, rec[start:k], texts)
+			if !ok {
+				return false, false
+			}
+			line = line && printed
+			j++
+			start = k + 1
+		}
+	}
+	// The last bytes one at a time, each field stored as above: written out
+	// twice on purpose (a helper, or the tail read as a padded word, measured
+	// 3 ns a row slower).
+	for ; i < len(rec); i++ {
+		switch rec[i] {
+		case '\r':
+			cr = 1
+		case delim:
+			if j == last {
+				return false, false
+			}
+			ok, printed := plainField(cols[j], row, rec[start:i], texts)
+			if !ok {
+				return false, false
+			}
+			line = line && printed
+			j++
+			start = i + 1
+		}
+	}
+	if j != last {
+		return false, false // fewer fields than columns
+	}
+	ok, printed := plainField(cols[j], row, rec[start:], texts)
+	return ok, ok && line && printed && cr == 0
+}
+
+// shortTexts remembers short texts found valid UTF-8 (SPEC 1: VARCHAR fields
+// must be), so the repeated values of a column (device names, codes) are
+// checked once. A text of at most 8 bytes is its bytes as one word, w: its
+// bytes past its length are zeros, and zeros (ASCII NUL) change no text's
+// validity, so w decides it. A direct-mapped table of such words, each one
+// that utf8.Valid accepted; a decoder's own (not safe for concurrent use).
+type shortTexts struct{ seen [64]uint64 }
+
+// valid reports whether b is valid UTF-8, as utf8.Valid (t nil: utf8.Valid
+// itself). A text of 1 to 8 bytes with 8 bytes readable from its start (cap)
+// is read as one word: ASCII at once, else looked up, else checked and
+// remembered.
+func (t *shortTexts) valid(b []byte) bool {
+	n := len(b)
+	if t == nil || n == 0 || n > 8 || cap(b) < 8 {
+		return utf8.Valid(b)
+	}
+	w := binary.LittleEndian.Uint64(b[:8])
+	if n < 8 {
+		w &= 1<<(8*uint(n)) - 1
+	}
+	if w&swarHi == 0 {
+		return true // ASCII
+	}
+	h := (w * 0x9E3779B97F4A7C15) >> 58 // (Fibonacci hashing: the top 6 bits)
+	if t.seen[h] == w {                 // (an empty slot's 0 is ASCII: never looked up)
+		return true
+	}
+	if !utf8.Valid(b) {
+		return false
+	}
+	t.seen[h] = w
 	return true
 }
 

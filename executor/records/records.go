@@ -90,6 +90,24 @@ type Format interface {
 	Record(b *vector.Batch, rec []byte) string
 }
 
+// PlainFormat is a Format that can also decode a run of plain records at
+// once, for speed: records that need none of the Reader's care, each one line
+// ending in a LF, not blank, not longer than 'max-record-size', and a good
+// row. The Reader asks it when it has no record, header, line check or
+// skipped record pending, and reads whatever it stops at the usual way.
+type PlainFormat interface {
+	Format
+	// Plain decodes the records at the start of data (base is data[0]'s
+	// buffer position, as for Scan) as rows b.N, b.N+1, ... of b, at most
+	// rows of them, none starting at or after index starts of data (Config.Limit)
+	// nor longer than maxRec bytes without its line end, and stops at the first record that is not plain (as it sees it: Scan
+	// and Record decide it; a row it stored nothing of is left as it was). It
+	// leaves b.N and b.Pos to the Reader, sets ends[k] to the buffer position
+	// after row b.N+k's line end, and returns how many rows it decoded and
+	// the bytes of data they took.
+	Plain(b *vector.Batch, data []byte, base, rows, starts, maxRec int, ends []int) (n, used int)
+}
+
 // Kind says what a record Format.Scan found is: a set of the flags below.
 type Kind uint8
 
@@ -157,6 +175,7 @@ type End struct {
 // place, after Init). It is not safe for concurrent use.
 type Reader struct {
 	f          Format
+	plain      PlainFormat // f, when it is one
 	name       string
 	types      []catalog.Type
 	header     bool
@@ -193,6 +212,7 @@ type Reader struct {
 func (r *Reader) Init(src io.Reader, f Format, c Config) {
 	in := r.in
 	*r = Reader{f: f, name: c.Name, types: c.Types, header: c.Header, lines: c.Lines, err: c.Err, line: 1, in: in, limit: c.Limit}
+	r.plain, _ = f.(PlainFormat)
 	r.maxRec = c.MaxRecord
 	if r.maxRec <= 0 {
 		r.maxRec = inbuf.DefaultMaxRecord
@@ -325,6 +345,21 @@ func (r *Reader) next(b *vector.Batch, bad *[]BadRow) bool {
 		}
 		if len(data) == 0 && (!r.over || !r.in.EOF()) {
 			return false // (the input's end still ends a record being skipped)
+		}
+		if r.plain != nil && !r.over && r.headerDone && r.lines == nil {
+			starts := len(data)
+			if r.limit > 0 {
+				starts = int(min(int64(starts), r.limit-(r.in.BytesRead()-int64(len(data)))))
+			}
+			if n, used := r.plain.Plain(b, data, r.in.Start(), vector.Cap-b.N, starts, r.maxRec, r.ends[b.N:]); n > 0 {
+				for k := range n {
+					b.Pos[b.N+k] = r.line + int64(k)
+				}
+				b.N += n
+				r.line += int64(n)
+				r.in.Consume(used)
+				return true
+			}
 		}
 		recLen, adv, kind, ok := r.f.Scan(data, r.in.Start(), r.in.EOF())
 		if !ok {

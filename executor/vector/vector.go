@@ -67,6 +67,18 @@ type Batch struct {
 	Cols []*Vec
 	N    int
 	Pos  []int64
+	// Line, when not nil, is kept by a text decoder (executor/csvdec): Line[i],
+	// when not nil, is row i's record text, byte for byte the csv encoding of
+	// its values in Cols[:LineCols] with delimiter LineDelim (SPEC 4 csv:
+	// fields as format.AppendCSVRow writes them, without the line end), so an
+	// encoder whose row is exactly those columns copies it whole. Valid as
+	// long as the S entries of the batch. Whoever writes a value of row i of
+	// those columns in place sets Line[i] to nil; Reset drops the lines
+	// (LineCols 0) until the decoder keeps them again.
+	Line      [][]byte
+	LineCols  int
+	LineDelim byte
+	lineArena []byte // backing of the lines OwnStrings copied
 }
 
 // NewBatch returns an empty batch with one vector per type in types.
@@ -81,6 +93,8 @@ func NewBatch(types []catalog.Type) *Batch {
 // Reset empties the batch for reuse: N becomes 0 and every owned arena is emptied.
 func (b *Batch) Reset() {
 	b.N = 0
+	b.LineCols = 0
+	b.lineArena = b.lineArena[:0]
 	for _, c := range b.Cols {
 		c.ResetArena()
 	}
@@ -109,14 +123,32 @@ func (b *Batch) ShareRows(src *Batch, n int) {
 	}
 	copy(b.Pos[:n], src.Pos[:n])
 	b.N = n
+	if src.LineCols > 0 {
+		if b.Line == nil {
+			b.Line = make([][]byte, Cap)
+		}
+		copy(b.Line[:n], src.Line[:n])
+		b.LineCols, b.LineDelim = src.LineCols, src.LineDelim
+	}
 }
 
 // OwnStrings copies the VARCHAR values (and the numbers' source texts, Vec.Text)
 // of rows 0..N-1 into b's own arenas, so
 // they outlive the memory they pointed into (a decoder's read buffer that the
 // decoder reuses on its next call): decoding ahead (executor/prefetch.go) and
-// in chunks (executor/chunked). The arenas grow to fit, then are reused.
+// in chunks (executor/chunked). The arenas grow to fit, then are reused. The
+// rows' record texts (Batch.Line) are copied too.
 func (b *Batch) OwnStrings() {
+	if b.LineCols > 0 {
+		b.lineArena = b.lineArena[:0]
+		for i, l := range b.Line[:b.N] {
+			if l != nil {
+				start := len(b.lineArena)
+				b.lineArena = append(b.lineArena, l...)
+				b.Line[i] = b.lineArena[start:len(b.lineArena):len(b.lineArena)]
+			}
+		}
+	}
 	for _, v := range b.Cols {
 		if v.Text != nil {
 			for i, t := range v.Text[:b.N] {
@@ -144,6 +176,7 @@ func (b *Batch) OwnStrings() {
 // skipped. b must have room for the rows (at most Cap in all).
 func (b *Batch) AppendRows(src *Batch, from, to int) {
 	off, n := b.N, to-from
+	b.LineCols = 0 // the lines would not outlive src
 	copy(b.Pos[off:], src.Pos[from:to])
 	for c, s := range src.Cols {
 		d := b.Cols[c]

@@ -65,3 +65,35 @@ func TestNumberTexts(t *testing.T) {
 		t.Errorf("after AppendRows BIGINT prints %q, want 42", got)
 	}
 }
+
+// TestRecordLines: OwnStrings copies the rows' record texts (Batch.Line) off
+// the buffer they pointed into, ShareRows shares them, and AppendRows and
+// Reset drop them.
+func TestRecordLines(t *testing.T) {
+	b := NewBatch([]catalog.Type{catalog.Varchar, catalog.BigInt})
+	buf := []byte("a,1b,2")
+	b.Line = make([][]byte, Cap)
+	b.Cols[0].S[0], b.Cols[1].I[0], b.Line[0] = buf[0:1], 1, buf[0:3]
+	b.Cols[0].S[1], b.Cols[1].I[1] = buf[3:4], 2 // no line: encoded
+	b.N, b.LineCols, b.LineDelim = 2, 2, ','
+	shared := NewBatch([]catalog.Type{catalog.Varchar, catalog.BigInt})
+	shared.ShareRows(b, 2)
+	if shared.LineCols != 2 || shared.LineDelim != ',' || string(shared.Line[0]) != "a,1" || shared.Line[1] != nil {
+		t.Errorf("ShareRows: lines %q for %d columns, delimiter %q", shared.Line[:2], shared.LineCols, shared.LineDelim)
+	}
+	b.OwnStrings()
+	copy(buf, "xxxxxx")
+	if b.LineCols != 2 || string(b.Line[0]) != "a,1" || b.Line[1] != nil {
+		t.Errorf("after OwnStrings and the buffer's reuse: lines %q for %d columns", b.Line[:2], b.LineCols)
+	}
+	dst := NewBatch([]catalog.Type{catalog.Varchar, catalog.BigInt})
+	dst.Line, dst.LineCols = make([][]byte, Cap), 2
+	dst.AppendRows(b, 0, 2)
+	if dst.LineCols != 0 {
+		t.Errorf("AppendRows kept the lines of %d columns", dst.LineCols)
+	}
+	b.Reset()
+	if b.LineCols != 0 {
+		t.Errorf("Reset kept the lines of %d columns", b.LineCols)
+	}
+}

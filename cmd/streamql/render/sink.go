@@ -121,6 +121,20 @@ type sink struct {
 	stderrW  *bufio.Writer
 	text     []*vector.Vec // scratch VARCHAR vectors for rows given as text
 	line     lineFormat    // the line format, decided once
+	// copies[k]: the rows of part k of the batch being written are the input's
+	// decoded columns, so a row whose record text the decoder kept
+	// (vector.Batch.Line) is that text (copyLines); else fields[k] has bit c
+	// set when column c of part k is a decoded column, whose value on such a
+	// row is written as its text (fieldLines).
+	copies []bool
+	fields []uint64
+	// direct[k]: part k's output when such a row is written as it is, the
+	// line alone (no prefix, header or terminal escapes: row's work); nil
+	// when not.
+	direct []*target
+	// maxLine is the longest line written so far (bytes): a line is built in
+	// its writer's buffer when that has room for twice as much (row).
+	maxLine int
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -242,7 +256,29 @@ func (s *sink) delim() byte {
 // their places (SPEC 4).
 func (s *sink) Rows(r *executor.Routed) error {
 	bad, ch := 0, 0
-	for i := 0; i < r.N; i++ {
+	s.copies, s.direct, s.fields = s.copies[:0], s.direct[:0], s.fields[:0]
+	for k := range r.Parts {
+		c := s.copyLines(r.In, &r.Parts[k])
+		var f uint64
+		if !c {
+			f = s.fieldLines(r.In, &r.Parts[k])
+		}
+		s.fields = append(s.fields, f)
+		var t *target
+		if c {
+			t = s.outs[r.Parts[k].Output]
+			if t.late || t.sink || t.toStderr || t.prefix || t.header || t.w == nil {
+				t = nil // (row's work)
+			}
+		}
+		s.copies, s.direct = append(s.copies, c), append(s.direct, t)
+	}
+	dest, copies, direct, fields := r.Dest, s.copies, s.direct, s.fields // (locals: kept across the calls)
+	var lines [][]byte
+	if r.In != nil {
+		lines = r.In.Line
+	}
+	for i := 0; i < r.N; {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
 			if err := s.chunk(&r.Chunks[ch]); err != nil {
 				return err
@@ -253,8 +289,33 @@ func (s *sink) Rows(r *executor.Routed) error {
 				return err
 			}
 		}
-		if k := r.Dest[i]; k >= 0 {
-			if err := s.row(&r.Parts[k], i); err != nil {
+		end := r.N // the input rows up to the next chunk or malformed row
+		if ch < len(r.Chunks) {
+			end = min(end, r.Chunks[ch].At)
+		}
+		if bad < len(r.Bad) {
+			end = min(end, r.Bad[bad].At)
+		}
+		for end = max(end, i+1); i < end; i++ {
+			k := dest[i]
+			if k < 0 {
+				continue
+			}
+			var line []byte
+			var plain uint64
+			if copies[k] {
+				line = lines[i]
+				if t := direct[k]; t != nil && line != nil {
+					t.total++
+					if err := writeLine(t.w, line); err != nil {
+						return err
+					}
+					continue
+				}
+			} else if fields[k] != 0 && lines[i] != nil {
+				plain = fields[k]
+			}
+			if err := s.row(&r.Parts[k], i, line, plain); err != nil {
 				return err
 			}
 		}
@@ -275,18 +336,101 @@ func (s *sink) Rows(r *executor.Routed) error {
 	return nil
 }
 
+// writeLine writes line and a LF to w, in w's free buffer when it has room.
+func writeLine(w *bufio.Writer, line []byte) error {
+	if b := w.AvailableBuffer(); len(line) < cap(b) {
+		_, err := w.Write(append(append(b, line...), '\n'))
+		return err
+	}
+	if _, err := w.Write(line); err != nil {
+		return err
+	}
+	return w.WriteByte('\n')
+}
+
 // chunk writes the rows an operator made, in order.
 func (s *sink) chunk(c *executor.Chunk) error {
 	for _, i := range c.Sel {
-		if err := s.row(&c.Part, int(i)); err != nil {
+		if err := s.row(&c.Part, int(i), nil, 0); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// row writes row i of part p to its output (or buffers it for a table).
-func (s *sink) row(p *executor.Part, i int) error {
+// recordLines turns copyLines on; the tests turn it off to compare with the
+// encoders.
+var recordLines = true
+
+// copyLines reports whether the csv or tsv lines of p's rows are in's kept
+// record texts (vector.Batch.Line): p's columns are in's decoded columns
+// themselves, in order, all of them (SELECT * or the same list), of the
+// output's types, and in's delimiter is the format's.
+func (s *sink) copyLines(in *vector.Batch, p *executor.Part) bool {
+	if !recordLines || in == nil || in.LineCols == 0 || len(p.Cols) != in.LineCols || (s.line != lineCSV && s.line != lineTSV) || in.LineDelim != s.delim() {
+		return false
+	}
+	cols := s.outs[p.Output].cols
+	if len(cols) != len(p.Cols) {
+		return false
+	}
+	for c, v := range p.Cols {
+		if v != in.Cols[c] || cols[c].Type != v.Type {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldLines returns the columns of p (bit c for column c, the first 64) that
+// are decoded columns of in, of the output's types, for csv or tsv with in's
+// delimiter: on a row whose record text in kept (vector.Batch.Line), each
+// such value's text is its csv field as it stands (appendFields).
+func (s *sink) fieldLines(in *vector.Batch, p *executor.Part) uint64 {
+	if !recordLines || in == nil || in.LineCols == 0 || (s.line != lineCSV && s.line != lineTSV) || in.LineDelim != s.delim() {
+		return 0
+	}
+	cols := s.outs[p.Output].cols
+	var m uint64
+	for c, v := range p.Cols[:min(len(p.Cols), len(cols), 64)] {
+		for _, w := range in.Cols[:in.LineCols] {
+			if v == w && cols[c].Type == v.Type {
+				m |= 1 << uint(c)
+			}
+		}
+	}
+	return m
+}
+
+// appendFields is format.AppendCSVRow for a row whose record text its batch
+// kept (vector.Batch.Line): a column with its bit set in plain (fieldLines)
+// is its VARCHAR text or its number's source text as it stands.
+func appendFields(b []byte, cols []catalog.Column, vals []*vector.Vec, i int, d byte, plain uint64) []byte {
+	for c, v := range vals {
+		if c > 0 {
+			b = append(b, d)
+		}
+		if c < 64 && plain>>uint(c)&1 != 0 {
+			if v.Type == catalog.Varchar {
+				b = append(b, v.S[i]...)
+				continue
+			}
+			if v.Text != nil && v.Text[i] != nil {
+				b = append(b, v.Text[i]...)
+				continue
+			}
+		}
+		if !v.Null[i] {
+			b = format.AppendCSVValue(b, cols[c].Type, v, i, d)
+		}
+	}
+	return b
+}
+
+// row writes row i of part p to its output (or buffers it for a table); line,
+// when not nil, is the row's csv encoding (copyLines), else plain says which
+// of its values are their fields' texts (appendFields).
+func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	t := s.outs[p.Output]
 	if t.late && t.w == nil {
 		if err := s.openLate(t); err != nil {
@@ -314,15 +458,30 @@ func (s *sink) row(p *executor.Part, i int) error {
 		tr.endRow()
 		return s.added()
 	}
-	b := s.buf[:0]
-	if t.toStderr {
-		b = append(append(b, t.name...), "> "...)
-	}
-	s.buf = s.appendLine(b, t, p.Cols, i)
 	if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
+		b := s.buf[:0]
+		if t.toStderr {
+			b = append(append(b, t.name...), "> "...)
+		}
+		s.buf = s.appendLine(b, t, p.Cols, i, line, plain)
 		return s.write(t, s.buf)
 	}
-	_, err := t.w.Write(s.buf)
+	if t.header && t.prefix {
+		s.writeHeader(t) // (before the line is built in t.w's buffer)
+	}
+	// Built in t.w's free buffer, which Write then keeps where it is, when it
+	// has room (else in s.buf, copied by Write).
+	b := s.buf[:0]
+	if room := 2*s.maxLine + 64; t.w.Available() >= room || (t.w.Size() >= room && t.w.Flush() == nil) {
+		b = t.w.AvailableBuffer()
+	}
+	c0 := cap(b)
+	b = s.appendLine(b, t, p.Cols, i, line, plain)
+	s.maxLine = max(s.maxLine, len(b))
+	if cap(b) != c0 {
+		s.buf = b[:0] // grown into new memory: kept for the next long line
+	}
+	_, err := t.w.Write(b)
 	return err
 }
 
@@ -377,7 +536,9 @@ func (s *sink) Counts() []OutputRows {
 }
 
 // appendLine encodes row i of an output as one line of a line format.
-func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte {
+// line, when not nil, is the row's csv or tsv encoding (copyLines), else
+// plain says which values are their csv or tsv fields' texts (appendFields).
+func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line []byte, plain uint64) []byte {
 	if t.header && t.prefix {
 		s.writeHeader(t)
 	}
@@ -393,7 +554,14 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int) []byte
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
-		b = format.AppendCSVRow(b, t.cols, vals, i, d)
+		switch {
+		case line != nil:
+			b = append(b, line...)
+		case plain != 0:
+			b = appendFields(b, t.cols, vals, i, d, plain)
+		default:
+			b = format.AppendCSVRow(b, t.cols, vals, i, d)
+		}
 	case lineJSON:
 		b = append(b, '{')
 		if t.prefix {
@@ -510,7 +678,7 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 	for c, v := range vals {
 		s.text[c].S[0] = v
 	}
-	return s.appendLine(b, t, s.text[:len(vals)], 0)
+	return s.appendLine(b, t, s.text[:len(vals)], 0, nil, 0)
 }
 
 // Flush implements executor.Sink.
