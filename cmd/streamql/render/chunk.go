@@ -50,7 +50,11 @@ func (s *sink) NewChunk(size int) executor.EncodedChunk {
 		}
 		c.outs = append(c.outs, o)
 	}
-	if s.cfg.SideDir == "" && s.cfg.Format == "json" { // the errors objects go to stdout, between the rows
+	for k := range c.outs { // (copyLines and fieldLines read the outputs' columns)
+		c.s.outs = append(c.s.outs, &c.outs[k].t)
+	}
+	c.copies, c.fields = make([]bool, 0, 2*len(c.outs)+4), make([]uint64, 0, 2*len(c.outs)+4) // (a part per output and branch: made here, not while it runs)
+	if s.cfg.SideDir == "" && s.cfg.Format == "json" {                                        // the errors objects go to stdout, between the rows
 		c.errDest = dest(s.cfg.Stdout)
 	}
 	return c
@@ -68,6 +72,8 @@ type encChunk struct {
 	errName string          // the errors side output's name (Routed.ErrorSide)
 	errDest int             // the destination of the malformed rows' lines, -1: not one of dests
 	esc     []byte
+	copies  []bool   // per part of a batch: its rows' lines are the kept record texts (sink.copyLines)
+	fields  []uint64 // per part: the values that are their fields' texts (sink.fieldLines)
 }
 
 // chunkBuf is one destination's encoded lines in a chunk, padded to a cache
@@ -104,6 +110,19 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 	for k := range r.Chunks {
 		c.totals[r.Chunks[k].Output] += int64(len(r.Chunks[k].Sel))
 	}
+	c.copies, c.fields = c.copies[:0], c.fields[:0]
+	for k := range r.Parts { // as sink.Rows: the rows' kept record texts, where they are their lines
+		cp := c.s.copyLines(r.In, &r.Parts[k])
+		var f uint64
+		if !cp {
+			f = c.s.fieldLines(r.In, &r.Parts[k])
+		}
+		c.copies, c.fields = append(c.copies, cp), append(c.fields, f)
+	}
+	var lines [][]byte
+	if r.In != nil {
+		lines = r.In.Line
+	}
 	bad, ch := 0, 0
 	for i := 0; i < r.N; i++ {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
@@ -113,7 +132,14 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 			c.badMark()
 		}
 		if k := r.Dest[i]; k >= 0 {
-			c.row(&r.Parts[k], i)
+			var line []byte
+			var plain uint64
+			if c.copies[k] {
+				line = lines[i]
+			} else if c.fields[k] != 0 && lines[i] != nil {
+				plain = c.fields[k]
+			}
+			c.row(&r.Parts[k], i, line, plain)
 		}
 	}
 	for ; ch < len(r.Chunks); ch++ {
@@ -128,7 +154,7 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 // chunk encodes the rows an operator made, in order.
 func (c *encChunk) chunk(ch *executor.Chunk) {
 	for _, i := range ch.Sel {
-		c.row(&ch.Part, int(i))
+		c.row(&ch.Part, int(i), nil, 0)
 	}
 }
 
@@ -142,8 +168,9 @@ func (c *encChunk) badMark() {
 	c.nbad++
 }
 
-// row encodes row i of part p as sink.row does for a line format.
-func (c *encChunk) row(p *executor.Part, i int) {
+// row encodes row i of part p as sink.row does for a line format (line and
+// plain as there).
+func (c *encChunk) row(p *executor.Part, i int, line []byte, plain uint64) {
 	o := &c.outs[p.Output]
 	d := o.dest
 	if d < 0 {
@@ -155,7 +182,7 @@ func (c *encChunk) row(p *executor.Part, i int) {
 		c.marks = append(c.marks, chunkMark{dest: d, off: len(b), k: p.Output, header: true})
 	}
 	start := len(b)
-	b = c.s.appendLine(b, &o.t, p.Cols, i)
+	b = c.s.appendLine(b, &o.t, p.Cols, i, line, plain)
 	if c.s.line == linePlain && termtext.Needs(b[start:len(b)-1], termtext.Line) { // as sink.write (SPEC 4)
 		c.esc = append(termtext.Append(c.esc[:0], b[start:len(b)-1], termtext.Line), '\n')
 		b = append(b[:start], c.esc...)
