@@ -194,22 +194,31 @@ func TestKafkaFetchSizes(t *testing.T) {
 		{nil, kafkaFetchPartitionBytes, kafkaFetchBytes},
 		{[]string{"properties.max.partition.fetch.bytes", "1048576", "properties.fetch.max.bytes", "52428800"}, 1 << 20, 50 << 20},
 	} {
-		st, err := kafkaStreamOf(t, tc.kv...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := kafkaClientOpts(st.Options)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cl, err := kgo.NewClient(kafkaConsumerOpts(st, o)...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cl := kafkaClientOf(t, kafkaConsumerOpts, tc.kv...)
 		part, full := cl.OptValue(kgo.FetchMaxPartitionBytes), cl.OptValue(kgo.FetchMaxBytes)
 		cl.Close()
 		if part != tc.part || full != tc.full {
 			t.Errorf("%v: fetch sizes %v per partition, %v in all; want %d and %d", tc.kv, part, full, tc.part, tc.full)
 		}
 	}
+}
+
+// kafkaClientOf returns a client (not connected yet; the caller closes it)
+// with the options opts makes for a kafka stream of the options kv, as the
+// source and the sink make theirs.
+func kafkaClientOf(t *testing.T, opts func(*catalog.Stream, *kafkaOpts) []kgo.Opt, kv ...string) *kgo.Client {
+	t.Helper()
+	st, err := kafkaStreamOf(t, kv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := kafkaClientOpts(st.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(opts(st, o)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }

@@ -148,18 +148,7 @@ func TestKafkaSinkCompression(t *testing.T) {
 		{[]string{"properties.compression.type", "snappy"}, []kgo.CompressionCodec{kgo.SnappyCompression()}},
 		{[]string{"properties.compression.type", "none"}, []kgo.CompressionCodec{kgo.NoCompression()}},
 	} {
-		st, err := kafkaStreamOf(t, tc.kv...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := kafkaClientOpts(st.Options)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cl, err := kgo.NewClient(kafkaProducerOpts(st, o)...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cl := kafkaClientOf(t, kafkaProducerOpts, tc.kv...)
 		got := cl.OptValue(kgo.ProducerBatchCompression)
 		cl.Close()
 		if !reflect.DeepEqual(got, tc.want) {
