@@ -784,10 +784,17 @@ func (s *kafkaSource) commitOffsets(ctx context.Context, offs map[int32]pendingC
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %v", s.st.Name, s.group, s.topic, err)
+		return s.commitError(err)
 	}
 	s.committedAt(offs)
 	return nil
+}
+
+// commitError names the stream, group and topic of a failed offset commit,
+// keeping err (Kafka's error code) for rebalanced: kafkaJob.checkpoint goes
+// on after a commit the group refused.
+func (s *kafkaSource) commitError(err error) error {
+	return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %w", s.st.Name, s.group, s.topic, err)
 }
 
 // Position implements Source: topic:partition:offset (SPEC 2.5).
