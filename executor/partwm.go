@@ -159,6 +159,10 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	}
 	marks := w.buf[:0]
 	moved := false
+	// the last mark of the rows: without an idle timeout every partition
+	// counted in the minimum at one mark (all have a watermark then) is at
+	// the others too, so the fire frontiers are raised once, to the last
+	loopMark, loopMarked := int64(0), false
 	pw.lower(w, now)
 	for _, i := range sel {
 		p := int(pw.src.Partition(b.Pos[i]))
@@ -174,9 +178,16 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 			w.wm, w.set, moved = m, true, true
 			if w.marks {
 				marks = append(marks, Mark{At: int(i) + 1, Value: m})
-				pw.fired(m, now)
+				if pw.idle > 0 {
+					pw.fired(m, now) // (who is idle changes from row to row)
+				} else {
+					loopMark, loopMarked = m, true
+				}
 			}
 		}
+	}
+	if loopMarked {
+		pw.fired(loopMark, now)
 	}
 	// Partitions that ended with this batch no longer hold the stream back,
 	// nor do those that became idle.
