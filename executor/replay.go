@@ -112,7 +112,7 @@ func (r *replay) Fired(p int32) (int64, bool) {
 func (r *replay) Torn() bool { return r.torn }
 
 // changed notes that a push is changing the state ahead of the sinks
-// (partWatermarks.stampPartsSel, aggOp.fire); r may be nil.
+// (partWatermarks.stampPartsSel, aggOperator.fireAll); r may be nil.
 func (r *replay) changed() {
 	if r != nil {
 		r.torn = true
