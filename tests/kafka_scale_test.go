@@ -391,7 +391,7 @@ func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 				if p.slot == "a" {
 					stop(p, syscall.SIGTERM)
 					procs = append(procs[:j], procs[j+1:]...)
-					hlog.note("slot a removed (SIGTERM, exited)")
+					hlog.note("slot a removed (SIGTERM, exited; stderr %q)", p.stderr.String())
 					t.Logf("slot a removed")
 					break
 				}

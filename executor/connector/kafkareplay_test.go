@@ -93,3 +93,27 @@ func TestKafkaCommitErrorKeepsCode(t *testing.T) {
 		t.Errorf("the commit error %q does not name the stream, group and topic", err)
 	}
 }
+
+// TestKafkaCloseUsesTheLastBatch: a job that ends (cancelled) after its last
+// batch went through its state and reached the sinks commits that batch as
+// used. Its watermark w and f include the batch: with U_p before it, the
+// next owner would read the batch again from a watermark past its rows and
+// drop them as late, losing their windows. A torn state (the batch cut)
+// keeps U_p, and so does a stateless job.
+func TestKafkaCloseUsesTheLastBatch(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		replay Replay
+		want   int64
+	}{
+		{"state took the batch", &tornReplay{}, 10},
+		{"torn", &tornReplay{torn: true}, 5},
+		{"stateless", nil, 5},
+	} {
+		s := &kafkaSource{group: "g", replay: c.replay, given: map[int32]int64{0: 10}, used: map[int32]int64{0: 5}}
+		s.closeUsed()
+		if s.used[0] != c.want {
+			t.Errorf("%s: U_0 = %d at the end, want %d", c.name, s.used[0], c.want)
+		}
+	}
+}

@@ -840,9 +840,7 @@ func (s *kafkaSource) Progress() (int64, int64) { return s.read, 0 }
 func (s *kafkaSource) Close() error {
 	var err error
 	if s.group != "" {
-		if s.ended {
-			s.useGiven()
-		}
+		s.closeUsed()
 		if s.job.failure() == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			err = s.job.checkpoint(ctx)
@@ -857,6 +855,25 @@ func (s *kafkaSource) Close() error {
 	}
 	s.adm.Close()
 	return err
+}
+
+// closeUsed notes, when the job ends, the rows of the last batch as used
+// when the job is known to have used them: the source ended (Next returned
+// io.EOF after they were written), or the job's state took them and their
+// outputs reached the sinks (a Replay, not torn). The state's watermarks and
+// fire frontiers then include that batch, so committing U_p before it with
+// them would seed the next owner with a watermark past its rows, which it
+// would drop as late (and lose their windows). A batch cut by cancellation
+// was given back (Unread) or left the state torn (nothing is committed); a
+// stateless job without a Replay keeps U_p before it (its rows are read
+// again).
+func (s *kafkaSource) closeUsed() {
+	s.mu.Lock()
+	r := s.replay
+	s.mu.Unlock()
+	if s.ended || r != nil && !r.Torn() {
+		s.useGiven()
+	}
 }
 
 // kafkaFetchPartitionBytes and kafkaFetchBytes are a Kafka source's default
