@@ -123,7 +123,11 @@
 // offset and aborts the open transaction: committed, f_p would suppress on
 // replay windows that no output holds, and H_p would pass the rows of fired
 // windows never written. The partitions' next owner reads again from the
-// previous commit.
+// previous commit. A job that ends after its last batch went through (not
+// torn) counts that batch in U_p before its last checkpoint
+// (kafkaSource.closeUsed): w_p and f_p include it, and H_p = U_p before it
+// would seed the next owner with a watermark past the batch's rows, which
+// it would drop as late.
 //
 // What runs: a stateless job commits U_p and no metadata (H_p = U_p). A job
 // with an aggregate (TUMBLE, HOP, CUMULATE, SESSION, GROUP BY, a global
