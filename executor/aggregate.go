@@ -1132,6 +1132,9 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 	if len(ao.chunks) == 0 {
 		return nil
 	}
+	for _, o := range ao.ops {
+		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
+	}
 	err := ao.down.Push(ctx, port, &Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide})
 	if err == nil && ao.stopped && !all {
 		return errLimitReached

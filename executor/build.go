@@ -157,7 +157,11 @@ func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error {
 		c := &r.Chunks[k]
 		s.outputs[c.Output] += int64(len(c.Sel))
 	}
-	return s.sink.Rows(r)
+	if err := s.sink.Rows(r); err != nil {
+		return err
+	}
+	s.rep.handed() // (a replay's state and outputs agree again)
+	return nil
 }
 
 // Watermark implements Operator: a sink has no use for it.

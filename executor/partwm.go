@@ -35,6 +35,7 @@ type partWatermarks struct {
 	// a partition was assigned (seed): the stream's watermark becomes the
 	// partitions' minimum at the next batch, also when that is lower
 	reset bool
+	rep   *replay // the replay told of each stamped batch (changed); nil: none
 }
 
 // partitionBy makes w keep one watermark per partition when src (or the
@@ -141,6 +142,7 @@ func (w *watermarker) stampParts(r *Routed) bool {
 // w.buf.
 func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	pw := w.parts
+	pw.rep.changed() // (the watermarks move ahead of the sinks until the batch reaches them)
 	col := b.Cols[w.job.WatermarkCol]
 	vals := w.expr.Eval(b, sel)
 	now := time.Now()
@@ -157,6 +159,10 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	}
 	marks := w.buf[:0]
 	moved := false
+	// the last mark of the rows: without an idle timeout every partition
+	// counted in the minimum at one mark (all have a watermark then) is at
+	// the others too, so the fire frontiers are raised once, to the last
+	loopMark, loopMarked := int64(0), false
 	pw.lower(w, now)
 	for _, i := range sel {
 		p := int(pw.src.Partition(b.Pos[i]))
@@ -172,8 +178,16 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 			w.wm, w.set, moved = m, true, true
 			if w.marks {
 				marks = append(marks, Mark{At: int(i) + 1, Value: m})
+				if pw.idle > 0 {
+					pw.fired(m, now) // (who is idle changes from row to row)
+				} else {
+					loopMark, loopMarked = m, true
+				}
 			}
 		}
+	}
+	if loopMarked {
+		pw.fired(loopMark, now)
 	}
 	// Partitions that ended with this batch no longer hold the stream back,
 	// nor do those that became idle.
@@ -185,21 +199,27 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 		w.wm, w.set, moved = m, true, true
 		if w.marks && len(sel) > 0 {
 			marks = append(marks, Mark{At: int(sel[len(sel)-1]) + 1, Value: m})
+			pw.fired(m, now)
 		}
 	}
 	if w.marks {
 		w.buf = marks
-		if n := len(marks); n > 0 {
-			// The aggregate fires at the marks, each the minimum over
-			// partitions that all had a watermark: every window ending at
-			// or before the last has fired for the partitions counted.
-			for _, p := range pw.live {
-				if pw.set[p] && !(pw.idle > 0 && now.Sub(pw.last[p]) > pw.idle) && (!pw.fwSet[p] || pw.fw[p] < marks[n-1].Value) {
-					pw.fw[p], pw.fwSet[p] = marks[n-1].Value, true
-				}
-			}
-		}
 	}
 	w.live.store(w.wm, w.set)
 	return moved
+}
+
+// fired raises to m the fire frontier f_p (fw, replay.go) of each partition
+// counted in the minimum m (epoch ms) of a mark, the aggregate fires at: not
+// idle at now, with a watermark (so at least m). Its rows after the mark are
+// late for the windows ending at or before m, which fire there for its
+// groups. A partition left out of the minimum (idle at the mark) is not
+// raised even if a row of it comes later in the batch: that row may open
+// a window ending at or before m that fires only at a later mark.
+func (pw *partWatermarks) fired(m int64, now time.Time) {
+	for p, c := range pw.count {
+		if c && pw.set[p] && !(pw.idle > 0 && now.Sub(pw.last[p]) > pw.idle) && (!pw.fwSet[p] || pw.fw[p] < m) {
+			pw.fw[p], pw.fwSet[p] = m, true
+		}
+	}
 }

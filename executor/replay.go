@@ -15,7 +15,11 @@ import (
 // only (their direct outputs are written already, I3: filterBad, filter,
 // replayed), and the windows of p's groups with end <= f are not emitted again
 // (I4: aggOp.firedFor). A revoked partition's groups and watermark are
-// dropped. Every method runs on the job's goroutine.
+// dropped. A batch that changed the state (stamped watermarks, fired
+// windows) but was cut before it reached the sinks (the job cancelled
+// between two operators) leaves the state ahead of the outputs: Torn then
+// says so, and the source commits none of these frontiers. Every method runs
+// on the job's goroutine.
 type replay struct {
 	pw   *partWatermarks // the chain's per-partition watermarks; nil without WATERMARK FOR
 	agg  *aggOperator
@@ -28,6 +32,9 @@ type replay struct {
 	// pass over the state at the first Hold after a batch (dirty)
 	holds map[int32]heldAt
 	dirty bool
+	// a push changed the state (changed) and has not reached the sinks
+	// (handed): the frontiers describe outputs that were never written
+	torn bool
 }
 
 // newReplay gives the job's state to src when src (or the source it wraps,
@@ -41,6 +48,9 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 	for src != nil {
 		if rs, ok := src.(connector.Replayer); ok {
 			r := &replay{pw: c.assign.parts, agg: agg, holds: map[int32]heldAt{}, dirty: true}
+			if r.pw != nil {
+				r.pw.rep = r
+			}
 			for _, o := range agg.ops {
 				o.rep = r
 			}
@@ -94,6 +104,27 @@ func (r *replay) Fired(p int32) (int64, bool) {
 		return pw.fw[p], true
 	}
 	return 0, false
+}
+
+// Torn implements connector.Replay: a push changed the state (stamped the
+// partitions' watermarks and fire frontiers, fired windows) and did not reach
+// the sinks, so Hold and Fired may describe outputs that were never written.
+func (r *replay) Torn() bool { return r.torn }
+
+// changed notes that a push is changing the state ahead of the sinks
+// (partWatermarks.stampPartsSel, aggOperator.fireAll); r may be nil.
+func (r *replay) changed() {
+	if r != nil {
+		r.torn = true
+	}
+}
+
+// handed notes that a push reached the sinks (sinkOp.Push, after Sink.Rows
+// took its rows): the state and the outputs agree again; r may be nil.
+func (r *replay) handed() {
+	if r != nil {
+		r.torn = false
+	}
 }
 
 // Assign implements connector.Replay.

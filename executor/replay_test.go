@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"streamql/executor/connector"
 	"streamql/planner"
@@ -36,6 +37,7 @@ type replayRun struct {
 	job  *planner.Job
 	sink *orderSink
 	c    *chain
+	agg  *aggOperator
 	src  *fakeReplayer
 	used map[int32]int64
 }
@@ -46,11 +48,10 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 		names = append(names, o.Name)
 	}
 	r := &replayRun{t: t, job: job, sink: &orderSink{names: names}, src: &fakeReplayer{fakeParts: fakeParts{live: []int32{0, 1}}}, used: map[int32]int64{}}
-	var agg *aggOperator
-	opts := aggChain(job, NewStateBudget(0), &Stats{}, &agg, false)
+	opts := aggChain(job, NewStateBudget(0), &Stats{}, &r.agg, false)
 	opts.src = r.src
 	r.c = buildChain(job, nil, r.sink, opts)
-	if newReplay(r.src, r.c, agg) == nil || r.src.rep == nil {
+	if newReplay(r.src, r.c, r.agg) == nil || r.src.rep == nil {
 		t.Fatal("the aggregate's job gave its source no replay state")
 	}
 	return r
@@ -59,6 +60,15 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 // push pushes rows as one batch, each with its Kafka position.
 func (r *replayRun) push(rows []replayRow) {
 	r.t.Helper()
+	if err := r.pushCtx(context.Background(), rows); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// pushCtx pushes rows as one batch under ctx; the rows are used (U_p moves
+// past them) only when the push went through, as the job's next Next tells
+// the Kafka source.
+func (r *replayRun) pushCtx(ctx context.Context, rows []replayRow) error {
 	var rs []row
 	for _, x := range rows {
 		rs = append(rs, row{x.k, x.ts})
@@ -66,13 +76,16 @@ func (r *replayRun) push(rows []replayRow) {
 	b := rowBatch(r.job, rs...)
 	for i, x := range rows {
 		b.Pos[i] = connector.KafkaPosition(x.p, x.off)
-		r.used[x.p] = x.off + 1
 	}
 	step := newStep("errors")
 	step.selectRows(b, 0, b.N)
-	if err := r.c.head.Push(context.Background(), Port{}, step); err != nil {
-		r.t.Fatal(err)
+	if err := r.c.head.Push(ctx, Port{}, step); err != nil {
+		return err
 	}
+	for _, x := range rows {
+		r.used[x.p] = x.off + 1
+	}
+	return nil
 }
 
 // mark is what the source would commit for p now: H_p and the mark.
@@ -81,6 +94,69 @@ func (r *replayRun) mark(p int32) (int64, connector.ReplayMark) {
 	m := connector.ReplayMark{Emitted: r.used[p], WM: wm, WMSet: set}
 	m.Fired, m.FiredSet = r.src.rep.Fired(p)
 	return off, m
+}
+
+// firedOpen returns an open window of a group of partition p whose end is
+// at or below the fire frontier p would commit (I4 says every such window
+// has fired and is in the outputs), or ok false.
+func (r *replayRun) firedOpen(p int32) (end int64, ok bool) {
+	f, set := r.src.rep.Fired(p)
+	if !set {
+		return 0, false
+	}
+	for _, o := range r.agg.ops {
+		for _, ws := range o.open {
+			for _, g := range ws.groups {
+				if g.part == p && ws.win.End <= f {
+					return ws.win.End, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// cutCtx is a context cancelled after left calls of Err: every operator of
+// the chain checks it once as a batch enters it, so a push is cut before
+// operator left (0: the first, the watermark assigner).
+type cutCtx struct {
+	context.Context
+	left int
+}
+
+func (c *cutCtx) Err() error {
+	if c.left <= 0 {
+		return context.Canceled
+	}
+	c.left--
+	return nil
+}
+
+// replayCommit is one commit of a process: per partition H_p and its mark
+// as the Kafka source computes them (kafkaSource.toCommit: e, f and H never
+// go back), and how many output lines the process had written then.
+type replayCommit struct {
+	from  [2]int64
+	marks [2]connector.ReplayMark
+	ok    bool
+	out   int
+}
+
+// commit returns what the source of r would commit after prev.
+func (r *replayRun) commit(prev replayCommit) replayCommit {
+	c := replayCommit{ok: true, out: len(r.sink.out)}
+	for p := range int32(2) {
+		off, m := r.mark(p)
+		if prev.ok {
+			last := prev.marks[p]
+			off, m.Emitted = max(off, prev.from[p]), max(m.Emitted, last.Emitted)
+			if last.FiredSet && (!m.FiredSet || last.Fired > m.Fired) {
+				m.Fired, m.FiredSet = last.Fired, true
+			}
+		}
+		c.from[p], c.marks[p] = off, m
+	}
+	return c
 }
 
 // TestReplayRebuildsWindows (the connector package doc's I1-I4): a process
@@ -149,18 +225,46 @@ func TestReplayRebuildsWindows(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			// The first process commits after some batches (a
+			// checkpoint), then crashes: cleanly after a batch, or (one
+			// run in three) killed inside one, the batch cut before one
+			// of the chain's operators; a process that is not torn then
+			// commits what it did (Close), a torn one commits nothing.
 			first := newReplayRun(t, job)
+			first.src.rep.Assign(0, 0, connector.ReplayMark{}, false)
+			first.src.rep.Assign(1, 0, connector.ReplayMark{}, false)
 			all := batches([2]int64{})
 			crash := 1 + rng.Intn(len(all)-1)
+			var last replayCommit
 			for _, b := range all[:crash] {
 				first.push(b)
+				if first.src.rep.Torn() {
+					t.Fatalf("seed %d: a batch that went through the chain left the replay torn", seed)
+				}
+				for p := range int32(2) {
+					if end, bad := first.firedOpen(p); bad {
+						f, _ := first.src.rep.Fired(p)
+						t.Fatalf("%s, seed %d: partition %d would commit f=%d with its window ending at %d still open (I4)", q, seed, p, f, end)
+					}
+				}
+				if rng.Intn(3) == 0 {
+					last = first.commit(last)
+				}
+			}
+			cut := -1
+			if rng.Intn(3) == 0 {
+				cut = rng.Intn(6)
+				if err := first.pushCtx(&cutCtx{context.Background(), cut}, all[crash]); err == nil {
+					t.Fatalf("seed %d: a push cut before operator %d went through", seed, cut)
+				}
+			}
+			if !first.src.rep.Torn() {
+				last = first.commit(last)
+			} else if cut == 0 {
+				t.Fatalf("seed %d: a push cut before the first operator left the replay torn", seed)
 			}
 			second := newReplayRun(t, job)
-			var from [2]int64
-			var marks [2]connector.ReplayMark
-			for p := range int32(2) {
-				from[p], marks[p] = first.mark(p)
-			}
+			from, marks := last.from, last.marks
 			// The second process gets partition 1 first, reads some of it
 			// alone (its watermark runs ahead), then partition 0 too: the
 			// stream's watermark goes back to partition 0's.
@@ -168,7 +272,7 @@ func TestReplayRebuildsWindows(t *testing.T) {
 			if late {
 				second.src.live = []int32{1}
 			}
-			second.src.rep.Assign(1, from[1], marks[1], true)
+			second.src.rep.Assign(1, from[1], marks[1], last.ok)
 			ahead := from
 			if late {
 				for n := rng.Intn(len(parts[1]) - int(from[1]) + 1); n > 0; n-- {
@@ -177,20 +281,40 @@ func TestReplayRebuildsWindows(t *testing.T) {
 				}
 				second.src.live = []int32{0, 1}
 			}
-			second.src.rep.Assign(0, from[0], marks[0], true)
+			second.src.rep.Assign(0, from[0], marks[0], last.ok)
 			for _, b := range batches(ahead) {
 				second.push(b)
 			}
 			if err := second.c.head.Finish(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			got := append(append([]string{}, first.sink.out...), second.sink.out...)
+			// Exactly once: what the first process wrote up to its last
+			// commit (the rest aborted with its transaction), then the
+			// second's, is what one process writes.
+			got := append(append([]string{}, first.sink.out[:last.out]...), second.sink.out...)
 			sort.Strings(got)
 			want := append([]string{}, whole.sink.out...)
 			sort.Strings(want)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("%s, watermark %s, seed %d, crash after batch %d of %d, replayed from %v (partition 1 alone first: %v):\nthe two processes emitted\n%s\none process emitted\n%s",
-					q, wm, seed, crash, len(all), from, late, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				t.Fatalf("%s, watermark %s, seed %d, crash after batch %d of %d (cut before operator %d: %v), replayed from %v with %v (partition 1 alone first: %v):\nthe two processes emitted\n%s\none process emitted\n%s",
+					q, wm, seed, crash, len(all), cut, cut >= 0, from, marks, late, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			// At least once: with everything the first process wrote,
+			// every line one process writes is there, and nothing else.
+			seen, wanted := map[string]bool{}, map[string]bool{}
+			for _, l := range append(append([]string{}, first.sink.out...), second.sink.out...) {
+				seen[l] = true
+			}
+			for _, l := range want {
+				wanted[l] = true
+				if !seen[l] {
+					t.Fatalf("%s, seed %d, cut before operator %d: at least once lost %q", q, seed, cut, l)
+				}
+			}
+			for l := range seen {
+				if !wanted[l] {
+					t.Fatalf("%s, seed %d, cut before operator %d: at least once wrote %q, which one process does not", q, seed, cut, l)
+				}
 			}
 		}
 	}
@@ -231,5 +355,34 @@ func TestReplaySeedsTheWatermark(t *testing.T) {
 	r.src.rep.Revoke(0)
 	if off, _ := r.mark(0); off != 11 {
 		t.Errorf("a revoked partition still holds offset %d", off)
+	}
+}
+
+// TestReplayFiredSkipsIdlePartitions (I4 with 'scan.watermark.idle-timeout'):
+// a partition idle when the stream's watermark moves is left out of that
+// minimum, so the move does not raise its fire frontier f, also when a row of
+// it comes later in the same batch and opens a window ending below the new
+// watermark (that window fires at a later mark; committed with f above its
+// end, it would be rebuilt on replay and never emitted).
+func TestReplayFiredSkipsIdlePartitions(t *testing.T) {
+	job := planSides(t, nil,
+		"SELECT window_start, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k")
+	r := newReplayRun(t, job)
+	r.src.idle = 30 * time.Millisecond
+	r.c.assign.parts.idle = r.src.idle // (read from the source when the chain was built)
+	r.src.rep.Assign(0, 0, connector.ReplayMark{}, false)
+	r.src.rep.Assign(1, 0, connector.ReplayMark{}, false)
+	r.push([]replayRow{{0, 0, "a", 1_000}, {1, 0, "b", 2_000}})
+	time.Sleep(4 * r.src.idle) // both partitions idle
+	// Partition 1's row moves the stream's watermark to 50,000 with
+	// partition 0 idle, then partition 0's row opens [0, 10,000) again (its
+	// own watermark is 1,000: not late).
+	r.push([]replayRow{{1, 1, "b", 50_000}, {0, 1, "a", 5_000}})
+	if end, bad := r.firedOpen(0); bad {
+		f, _ := r.src.rep.Fired(0)
+		t.Fatalf("partition 0 would commit f=%d with its window ending at %d open", f, end)
+	}
+	if f, ok := r.src.rep.Fired(1); !ok || f != 50_000 {
+		t.Errorf("partition 1, counted in the move to 50,000, has f=%d (set %v), want 50000", f, ok)
 	}
 }

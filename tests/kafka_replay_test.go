@@ -150,6 +150,13 @@ func produceWinRows(t *testing.T, cl *kgo.Client, in string, rows []winRow) erro
 // committed replay mark (read require_stable), -1 for a partition without
 // one.
 func emittedTo(adm *kadm.Client, group, in string) (map[int32]int64, error) {
+	return markField(adm, group, in, "e=")
+}
+
+// markField returns, per partition of topic in, the field name ("e=",
+// "f=") of the group's committed replay mark (read require_stable), -1 for a
+// partition without it.
+func markField(adm *kadm.Client, group, in, name string) (map[int32]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), group, in)
@@ -160,7 +167,7 @@ func emittedTo(adm *kadm.Client, group, in string) (map[int32]int64, error) {
 	or.Each(func(o kadm.OffsetResponse) {
 		out[o.Partition] = -1
 		for _, f := range strings.Fields(o.Metadata) {
-			if v, ok := strings.CutPrefix(f, "e="); ok {
+			if v, ok := strings.CutPrefix(f, name); ok {
 				out[o.Partition], _ = strconv.ParseInt(v, 10, 64)
 			}
 		}

@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,11 +95,19 @@ func scaleSplitJob(t *testing.T) scaleJob {
 }
 
 // scaleWindowJob is the TUMBLE job (winScript) over winRows: done when the
-// group's replay marks say every input row's outputs are committed (the
-// offsets stay at the closing rows, held in their open windows).
+// group's replay marks say every input row's outputs are committed (e at
+// the input's end) and every window of each partition but the closing rows'
+// fired into committed outputs (f at or past the last one's end: a
+// partition whose rows were all used by a process that died with windows
+// open is done only once its next owner fired them). The offsets stay at
+// the closing rows, held in their open windows.
 func scaleWindowJob(t *testing.T) scaleJob {
 	n := envInt(t, "STREAMQL_SCALE_ROWS", 40_000) / 4
 	rows := winRows(rand.New(rand.NewSource(3)), n) // (the same rows whatever the schedule's seed)
+	lastEnd := int64(0)                             // the end of the last window that fires
+	for _, r := range rows[:len(rows)-4] {
+		lastEnd = max(lastEnd, r.ts-((r.ts%winSize)+winSize)%winSize+winSize)
+	}
 	return scaleJob{
 		outs:   []string{"hot", "wins"},
 		script: winScript,
@@ -117,8 +126,12 @@ func scaleWindowJob(t *testing.T) scaleJob {
 				return false, err
 			}
 			e, err := emittedTo(adm, group, in)
+			if err != nil {
+				return false, err
+			}
+			f, err := markField(adm, group, in, "f=")
 			done := err == nil
-			ends.Each(func(o kadm.ListedOffset) { done = done && e[o.Partition] >= o.Offset })
+			ends.Each(func(o kadm.ListedOffset) { done = done && e[o.Partition] >= o.Offset && f[o.Partition] >= lastEnd })
 			return done, err
 		},
 		check: func(t *testing.T, outs map[string]string, guarantee string) {
@@ -317,11 +330,16 @@ func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 			<-p.done
 		}
 	}
+	hlog := &scaleLog{start: time.Now()}
 	procs := []*scaleProc{start("a"), start("b")}
+	watchStop, watchDone := make(chan struct{}), make(chan struct{})
+	go hlog.watch(kafkatest.Admin(t), group, in, watchStop, watchDone)
 	t.Cleanup(func() {
 		for _, p := range procs {
 			stop(p, syscall.SIGKILL)
 		}
+		close(watchStop)
+		<-watchDone
 	})
 
 	// The input is produced over ~12 s while the processes run, so that the
@@ -358,11 +376,14 @@ func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 		i := rng.Intn(len(procs))
 		victim := procs[i]
 		stop(victim, syscall.SIGKILL)
+		hlog.note("slot %s killed (SIGKILL)", victim.slot)
 		time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
 		procs[i] = start(victim.slot)
+		hlog.note("slot %s restarted", victim.slot)
 		t.Logf("kill %d: slot %s killed and restarted", k+1, victim.slot)
 		if k == kills/2 {
 			procs = append(procs, start("c"))
+			hlog.note("slot c added")
 			t.Logf("slot c added")
 		}
 		if k == kills*3/4 && len(procs) > 2 {
@@ -370,6 +391,7 @@ func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 				if p.slot == "a" {
 					stop(p, syscall.SIGTERM)
 					procs = append(procs[:j], procs[j+1:]...)
+					hlog.note("slot a removed (SIGTERM, exited; stderr %q)", p.stderr.String())
 					t.Logf("slot a removed")
 					break
 				}
@@ -390,7 +412,7 @@ func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the group's offsets did not reach the input's ends within 90 s after the input was written (last error %v); unexpected exits: %v", err, unexpected)
+			t.Fatalf("the group's offsets did not reach the input's ends within 90 s after the input was written (last error %v); unexpected exits: %v\nharness log:\n%s", err, unexpected, hlog)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -404,10 +426,101 @@ func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 	}
 	mu.Unlock()
 
+	hlog.note("every slot stopped (SIGTERM)")
 	if guarantee == "exactly-once" {
 		outputsStable(t, adm, outs)
 	}
 	job.check(t, outs, guarantee)
+	if t.Failed() {
+		t.Logf("harness log (seed %d):\n%s", seed, hlog)
+	}
+}
+
+// scaleLog is the crash harness's timeline, for a failure message: the
+// kills, restarts, the process added and the one removed, and (polled every
+// 200 ms) each change of the group's assignment (slot: partitions) and of
+// each partition's committed offset and metadata (the replay mark "sq1 e= w=
+// f="). The slot that owned a partition when its commit changed is, to the
+// poll's resolution, the one that committed it.
+type scaleLog struct {
+	start time.Time
+	mu    sync.Mutex
+	lines []string
+}
+
+// note adds a line to the timeline, at the time since the harness started.
+func (l *scaleLog) note(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf("%7.3fs  ", time.Since(l.start).Seconds())+fmt.Sprintf(format, args...))
+}
+
+func (l *scaleLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// watch notes the changes of the group's assignment and of its commits of
+// topic until stop is closed (then it closes done).
+func (l *scaleLog) watch(adm *kadm.Client, group, topic string, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	lastAssign, lastCommit := "", map[int32]string{}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if dg, err := adm.DescribeGroups(ctx, group); err == nil {
+			var owners []string
+			for _, g := range dg {
+				for _, m := range g.Members {
+					who := m.MemberID
+					if m.InstanceID != nil {
+						who = *m.InstanceID
+					}
+					var parts []int32
+					if c, ok := m.Assigned.AsConsumer(); ok {
+						for _, at := range c.Topics {
+							if at.Topic == topic {
+								parts = append(parts, at.Partitions...)
+							}
+						}
+					}
+					slices.Sort(parts)
+					owners = append(owners, fmt.Sprintf("%s=%v", who, parts))
+				}
+				owners = append(owners, "("+g.State+")")
+			}
+			slices.Sort(owners)
+			if a := strings.Join(owners, " "); a != lastAssign {
+				lastAssign = a
+				l.note("assignment: %s", a)
+			}
+		}
+		if or, err := adm.FetchOffsetsForTopics(ctx, group, topic); err == nil {
+			var changed []string
+			or.Each(func(o kadm.OffsetResponse) {
+				if o.Topic != topic || o.At < 0 {
+					return
+				}
+				c := fmt.Sprintf("%d %q", o.At, o.Metadata)
+				if lastCommit[o.Partition] != c {
+					lastCommit[o.Partition] = c
+					changed = append(changed, fmt.Sprintf("p%d: %s", o.Partition, c))
+				}
+			})
+			slices.Sort(changed)
+			for _, c := range changed {
+				l.note("committed %s", c)
+			}
+		}
+		cancel()
+	}
 }
 
 // checkSplit checks the split's outputs of input ids 0..rows-1: each row in

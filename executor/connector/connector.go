@@ -109,7 +109,25 @@
 // lost p without knowing (its session expired) is a zombie: its offset commits
 // carry an old generation and are refused, so its transaction aborts. With
 // 'at-least-once' a crash between the flush and the commit replays from the
-// previous H with the previous e: rows are repeated, never lost.
+// previous H with the previous e: rows are repeated, never lost. A commit the
+// group refuses (a rebalance began, the generation moved on, the member was
+// removed: a zombie) leaves the offsets uncommitted; the next checkpoint
+// commits them if the partitions are still the process's, else their next
+// owner reads those rows again.
+//
+// A job cancelled inside a batch (SIGTERM, SIGINT) can be cut between two
+// operators after the batch moved the partitions' watermarks and f_p, or
+// fired windows, and before its outputs reached the sinks: the state is then
+// torn (Replay.Torn; the executor's replay.go notes each push that changes
+// it and each one the sinks take). A torn job's last checkpoint commits no
+// offset and aborts the open transaction: committed, f_p would suppress on
+// replay windows that no output holds, and H_p would pass the rows of fired
+// windows never written. The partitions' next owner reads again from the
+// previous commit. A job that ends after its last batch went through (not
+// torn) counts that batch in U_p before its last checkpoint
+// (kafkaSource.closeUsed): w_p and f_p include it, and H_p = U_p before it
+// would seed the next owner with a watermark past the batch's rows, which
+// it would drop as late.
 //
 // What runs: a stateless job commits U_p and no metadata (H_p = U_p). A job
 // with an aggregate (TUMBLE, HOP, CUMULATE, SESSION, GROUP BY, a global

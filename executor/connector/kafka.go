@@ -527,8 +527,11 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 		return failed
 	}
 	var pending []groupOffsets
+	torn := false
 	for _, src := range sources {
-		if offs := src.toCommit(); len(offs) > 0 {
+		offs, t := src.toCommit()
+		torn = torn || t
+		if len(offs) > 0 {
 			pending = append(pending, groupOffsets{src, offs})
 		}
 	}
@@ -546,6 +549,17 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	j.mu.Lock()
 	txns := append([]*kafkaTxn(nil), j.txns...)
 	j.mu.Unlock()
+	if torn {
+		// A batch was cut after it changed the job's state (Replay.Torn):
+		// no frontier of the job describes written outputs any more. The
+		// open transaction aborts and no offset commits; the partitions'
+		// next owner reads again from the offsets committed before
+		// (with at-least-once the rows flushed since are repeated).
+		for _, tx := range txns {
+			tx.abort(ctx)
+		}
+		return nil
+	}
 	for _, tx := range txns {
 		var with []groupOffsets
 		if tx.inTxn {

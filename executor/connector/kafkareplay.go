@@ -105,6 +105,14 @@ type Replay interface {
 	// Revoke tells the state that p is no longer this process's: its groups
 	// and its watermark are dropped (they hold only p's rows, SPEC 2.5).
 	Revoke(p int32)
+	// Torn reports that the state went ahead of the outputs handed to the
+	// sinks: a batch moved the watermarks or fired windows and was cut
+	// before its outputs were written (the job cancelled between two
+	// operators). Hold and Fired then describe outputs nobody wrote: the
+	// source commits nothing more (kafkaJob.checkpoint aborts the open
+	// transaction), and the partitions' next owner reads again from the
+	// offsets committed before (I1, I4).
+	Torn() bool
 }
 
 // Replayer is a Source that commits a hold frontier and replays (a Kafka
@@ -173,13 +181,17 @@ type pendingCommit struct {
 // toCommit returns, per partition this process holds, what to commit when it
 // differs from what was committed last: U_p as today without a Replay; with
 // one, H_p (never below the committed offset, I7) and the mark
-// "e=max(U_p, e) w=w_p f=max(f_p, f)".
-func (s *kafkaSource) toCommit() map[int32]pendingCommit {
+// "e=max(U_p, e) w=w_p f=max(f_p, f)". torn is true when the Replay is torn
+// (Replay.Torn): out is then empty, and no offset of the job may commit.
+func (s *kafkaSource) toCommit() (out map[int32]pendingCommit, torn bool) {
 	s.applyEvents()
-	out := map[int32]pendingCommit{}
+	out = map[int32]pendingCommit{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.replay
+	if r != nil && r.Torn() {
+		return out, true
+	}
 	for p := range s.assigned {
 		used, committed := s.used[p], s.committed[p]
 		if r == nil {
@@ -202,5 +214,5 @@ func (s *kafkaSource) toCommit() map[int32]pendingCommit {
 			out[p] = pendingCommit{off: off, mark: m, meta: true}
 		}
 	}
-	return out
+	return out, false
 }

@@ -1,8 +1,13 @@
 package connector
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"streamql/catalog"
 )
 
 // TestReplayMarkRoundTrip: the commit metadata a group source writes (the
@@ -33,6 +38,82 @@ func TestReplayMarkRoundTrip(t *testing.T) {
 	for s, field := range map[string]string{"sq1 e=x": "e=x", "sq1 e=1 q=2": "q", "sq1 w=3": "no e=", "sq1 e=1 w": "w"} {
 		if _, ok, err := ParseReplayMark(s); ok || err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("%q: ok %v, error %v; want an error naming %s", s, ok, err, field)
+		}
+	}
+}
+
+// tornReplay is a job's state that a cut batch left ahead of the outputs
+// (Replay.Torn), holding rows of partition 0 from offset 3.
+type tornReplay struct{ torn bool }
+
+func (r *tornReplay) Hold(p int32, used int64) (int64, int64, bool) { return min(used, 3), 1_000, true }
+func (r *tornReplay) Fired(p int32) (int64, bool)                   { return 90_000, true }
+func (r *tornReplay) Assign(int32, int64, ReplayMark, bool)         {}
+func (r *tornReplay) Revoke(int32)                                  {}
+func (r *tornReplay) Torn() bool                                    { return r.torn }
+
+// TestKafkaTornCommitsNothing: while the job's state is torn (a batch cut
+// after it moved the watermarks or fired windows, before its outputs were
+// written), a group source commits no offset and no mark, so the fire
+// frontier f=90000 of windows never written does not reach the next owner
+// (I4); the checkpoint goes on without committing. Untorn, the same state
+// commits H=3 with its mark.
+func TestKafkaTornCommitsNothing(t *testing.T) {
+	j := &kafkaJob{}
+	s := &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
+		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]ReplayMark{}}
+	j.sources = []*kafkaSource{s}
+	if offs, torn := s.toCommit(); !torn || len(offs) != 0 {
+		t.Fatalf("a torn state gave toCommit %v (torn %v), want nothing, torn", offs, torn)
+	}
+	// (s has no client: a commit attempted would panic)
+	if err := j.checkpoint(context.Background()); err != nil {
+		t.Fatalf("checkpoint of a torn job: %v", err)
+	}
+	if s.committed[0] != 2 || len(s.marks) != 0 {
+		t.Errorf("a torn checkpoint noted a commit: offset %d, marks %v", s.committed[0], s.marks)
+	}
+	s.replay = &tornReplay{}
+	offs, torn := s.toCommit()
+	if want := (pendingCommit{off: 3, mark: ReplayMark{Emitted: 10, WM: 1_000, WMSet: true, Fired: 90_000, FiredSet: true}, meta: true}); torn || offs[0] != want {
+		t.Errorf("untorn, toCommit gave %v (torn %v), want partition 0: %v", offs, torn, want)
+	}
+}
+
+// TestKafkaCommitErrorKeepsCode: an offset commit's error keeps Kafka's
+// code, so a commit the group refused is told apart (rebalanced) and an
+// at-least-once job goes on with the offsets uncommitted instead of ending.
+func TestKafkaCommitErrorKeepsCode(t *testing.T) {
+	s := &kafkaSource{st: &catalog.Stream{Name: "sensors"}, group: "g", topic: "in"}
+	err := s.commitError(kerr.RebalanceInProgress)
+	if !rebalanced(err) {
+		t.Errorf("rebalanced(%v) = false: the refused commit would end the job", err)
+	}
+	if !strings.Contains(err.Error(), "stream sensors") || !strings.Contains(err.Error(), "group 'g'") || !strings.Contains(err.Error(), "topic 'in'") {
+		t.Errorf("the commit error %q does not name the stream, group and topic", err)
+	}
+}
+
+// TestKafkaCloseUsesTheLastBatch: a job that ends (cancelled) after its last
+// batch went through its state and reached the sinks commits that batch as
+// used. Its watermark w and f include the batch: with U_p before it, the
+// next owner would read the batch again from a watermark past its rows and
+// drop them as late, losing their windows. A torn state (the batch cut)
+// keeps U_p, and so does a stateless job.
+func TestKafkaCloseUsesTheLastBatch(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		replay Replay
+		want   int64
+	}{
+		{"state took the batch", &tornReplay{}, 10},
+		{"torn", &tornReplay{torn: true}, 5},
+		{"stateless", nil, 5},
+	} {
+		s := &kafkaSource{group: "g", replay: c.replay, given: map[int32]int64{0: 10}, used: map[int32]int64{0: 5}}
+		s.closeUsed()
+		if s.used[0] != c.want {
+			t.Errorf("%s: U_0 = %d at the end, want %d", c.name, s.used[0], c.want)
 		}
 	}
 }

@@ -784,10 +784,17 @@ func (s *kafkaSource) commitOffsets(ctx context.Context, offs map[int32]pendingC
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %v", s.st.Name, s.group, s.topic, err)
+		return s.commitError(err)
 	}
 	s.committedAt(offs)
 	return nil
+}
+
+// commitError names the stream, group and topic of a failed offset commit,
+// keeping err (Kafka's error code) for rebalanced: kafkaJob.checkpoint goes
+// on after a commit the group refused.
+func (s *kafkaSource) commitError(err error) error {
+	return fmt.Errorf("stream %s: committing the offsets of group '%s' on topic '%s': %w", s.st.Name, s.group, s.topic, err)
 }
 
 // Position implements Source: topic:partition:offset (SPEC 2.5).
@@ -833,9 +840,7 @@ func (s *kafkaSource) Progress() (int64, int64) { return s.read, 0 }
 func (s *kafkaSource) Close() error {
 	var err error
 	if s.group != "" {
-		if s.ended {
-			s.useGiven()
-		}
+		s.closeUsed()
 		if s.job.failure() == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			err = s.job.checkpoint(ctx)
@@ -850,6 +855,25 @@ func (s *kafkaSource) Close() error {
 	}
 	s.adm.Close()
 	return err
+}
+
+// closeUsed notes, when the job ends, the rows of the last batch as used
+// when the job is known to have used them: the source ended (Next returned
+// io.EOF after they were written), or the job's state took them and their
+// outputs reached the sinks (a Replay, not torn). The state's watermarks and
+// fire frontiers then include that batch, so committing U_p before it with
+// them would seed the next owner with a watermark past its rows, which it
+// would drop as late (and lose their windows). A batch cut by cancellation
+// was given back (Unread) or left the state torn (nothing is committed); a
+// stateless job without a Replay keeps U_p before it (its rows are read
+// again).
+func (s *kafkaSource) closeUsed() {
+	s.mu.Lock()
+	r := s.replay
+	s.mu.Unlock()
+	if s.ended || r != nil && !r.Torn() {
+		s.useGiven()
+	}
 }
 
 // kafkaFetchPartitionBytes and kafkaFetchBytes are a Kafka source's default
