@@ -51,7 +51,10 @@ func (r winRow) value() string { return fmt.Sprintf("%s,%d,%d", r.dev, r.ts, r.t
 // winRows returns n rows per partition (rng's), in the order of the topic's
 // partitions interleaved at random, then one closing row per partition far
 // in the future: it fires every window of the rows before it (its own
-// windows stay open).
+// windows stay open). Two rows may be equal (a time step of 0, the same
+// device and temperature): the full-size input (STREAMQL_SCALE_ROWS=1000000)
+// holds several such pairs, one of them hot, so the checks count each
+// value's expected copies (winExpected, compareCounts).
 func winRows(rng *rand.Rand, n int) []winRow {
 	parts := make([][]winRow, 4)
 	for p := range parts {
@@ -214,15 +217,35 @@ func readRows(t *testing.T, topic string, rc bool) map[string]int {
 	return out
 }
 
-// compareCounts reports the values of want missing from got, those got
-// holds that want does not (a wrong window or row), and, when exact, those
-// got holds more than once; it returns the number of duplicates.
-func compareCounts(t *testing.T, what string, got, want map[string]int, exact bool) int {
+// compareCounts reports, against want (each value with the number of times
+// the input makes it: the input may hold one row twice, winRows), the
+// values got holds fewer times (a row or window lost), those want does not
+// hold (a wrong window or row), and, when exact, those got holds more times
+// than want (a row written twice). It returns the number of records above
+// want's counts (the duplicates) and the values that got holds more times
+// than want, sorted.
+func compareCounts(t *testing.T, what string, got, want map[string]int, exact bool) (dups int, over []string) {
 	t.Helper()
-	var missing, wrong, twice []string
-	dups := 0
-	for v := range want {
-		if got[v] == 0 {
+	missing, wrong, over, dups := countDiff(got, want)
+	if len(missing) > 0 {
+		t.Errorf("%s: %d of %d rows missing (first %q)", what, len(missing), len(want), missing[:min(5, len(missing))])
+	}
+	if len(wrong) > 0 {
+		t.Errorf("%s: %d rows not in one uninterrupted run's output (first %q)", what, len(wrong), wrong[:min(5, len(wrong))])
+	}
+	if exact && len(over) > 0 {
+		t.Errorf("%s: %d rows seen more times than the input holds them (first %q)", what, len(over), over[:min(5, len(over))])
+	}
+	return dups, over
+}
+
+// countDiff compares the counts got with want: missing holds the values got
+// holds fewer times than want, wrong those want does not hold, over those
+// got holds more times than want (each list sorted); dups is the number of
+// records of got above want's counts.
+func countDiff(got, want map[string]int) (missing, wrong, over []string, dups int) {
+	for v, n := range want {
+		if got[v] < n {
 			missing = append(missing, v)
 		}
 	}
@@ -230,21 +253,37 @@ func compareCounts(t *testing.T, what string, got, want map[string]int, exact bo
 		switch {
 		case want[v] == 0:
 			wrong = append(wrong, v)
-		case n > 1:
-			dups += n - 1
-			twice = append(twice, v)
+		case n > want[v]:
+			dups += n - want[v]
+			over = append(over, v)
 		}
 	}
-	if len(missing) > 0 {
-		t.Errorf("%s: %d of %d rows missing (first %q)", what, len(missing), len(want), sorted(missing)[:min(5, len(missing))])
+	return sorted(missing), sorted(wrong), sorted(over), dups
+}
+
+// recordsOf describes where topic's records (read_committed when rc) of the
+// values vals (at most the first 5) are: "value: partition@offset
+// pid=producer-id/epoch ...", so that a duplicate shows whether its copies
+// are in one transaction or two.
+func recordsOf(t *testing.T, topic string, rc bool, vals []string) string {
+	if len(vals) == 0 {
+		return ""
 	}
-	if len(wrong) > 0 {
-		t.Errorf("%s: %d rows not in one uninterrupted run's output (first %q)", what, len(wrong), sorted(wrong)[:min(5, len(wrong))])
+	want := map[string]bool{}
+	for _, v := range vals[:min(5, len(vals))] {
+		want[v] = true
 	}
-	if exact && len(twice) > 0 {
-		t.Errorf("%s: %d rows seen more than once (first %q)", what, len(twice), sorted(twice)[:min(5, len(twice))])
+	at := map[string][]string{}
+	for _, r := range kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: rc}) {
+		if v := string(r.Value); want[v] {
+			at[v] = append(at[v], fmt.Sprintf("p%d@%d pid=%d/%d", r.Partition, r.Offset, r.ProducerID, r.ProducerEpoch))
+		}
 	}
-	return dups
+	var b strings.Builder
+	for _, v := range vals[:min(5, len(vals))] {
+		fmt.Fprintf(&b, "\n  %s: %s", v, strings.Join(at[v], ", "))
+	}
+	return b.String()
 }
 
 // TestKafkaWindowsSurviveAKill: a TUMBLE job of a consumer group is killed
