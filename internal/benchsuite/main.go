@@ -13,7 +13,9 @@
 // watermark and a late side branch, SPEC 2.3), semi join (IN a 4-row stream,
 // SPEC 2.2), JSON input (the split over the same rows as json lines), table
 // output (the split with --format table), and TUMBLE (the windowed aggregate of
-// issue 11 item 7, SPEC 2.4; bench/duckdb compares it with DuckDB). The split job's outputs
+// issue 11 item 7, SPEC 2.4; bench/duckdb compares it with DuckDB), and, when
+// STREAMQL_KAFKA_BROKERS names a broker, the Kafka split (topic → split →
+// topics, tests/kafka_bench_test.go, issue 12 item 8). The split job's outputs
 // must equal the floor's, byte for byte. Each job and the floor run
 // alternately K times (after one warm-up round, not counted); the medians are
 // printed. Without -bin it builds ./cmd/streamql first. The input (default
@@ -162,6 +164,51 @@ func main() {
 		w, rss := medians(res[k])
 		row(j.name, j.input, w, rss)
 	}
+	if brokers := os.Getenv("STREAMQL_KAFKA_BROKERS"); brokers != "" {
+		w, rss := kafkaSplit(*rows, *runs)
+		row("Kafka split (topic → topics)", "sensors.csv", w, rss)
+	} else {
+		fmt.Println("\n(the Kafka split runs too when STREAMQL_KAFKA_BROKERS names a broker: scripts/kafka-broker start DIR)")
+	}
+}
+
+// kafkaSplit runs tests/kafka_bench_test.go's BenchmarkKafkaSplit (the split
+// from a 4-partition topic of rows sensor rows to three topics, the binary
+// run end to end, issue 12 item 8) runs times through go test, against the
+// broker of STREAMQL_KAFKA_BROKERS, and returns the medians of its wall time
+// per run (rows / its kafka-rows/s) and its peak RSS in KiB.
+func kafkaSplit(rows, runs int) (time.Duration, int64) {
+	cmd := exec.Command("go", "test", "./tests", "-run", "XXX", "-bench", "KafkaSplit", "-benchtime", "1x", "-count", strconv.Itoa(runs))
+	cmd.Env = append(os.Environ(), "STREAMQL_KAFKA_BENCH_ROWS="+strconv.Itoa(rows))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		die(fmt.Errorf("go test ./tests -bench KafkaSplit (run from the repository's root): %v\n%s", err, out))
+	}
+	var rs []result
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		f := bytes.Fields(line)
+		var r result
+		for i := 1; i < len(f); i++ {
+			v, err := strconv.ParseFloat(string(f[i-1]), 64)
+			if err != nil {
+				continue
+			}
+			switch string(f[i]) {
+			case "kafka-rows/s":
+				r.wall = time.Duration(float64(rows) / v * float64(time.Second))
+			case "kafka-peak-RSS-MiB":
+				r.rss = int64(v * 1024)
+			}
+		}
+		if r.wall > 0 {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		die(fmt.Errorf("go test ./tests -bench KafkaSplit printed no kafka-rows/s:\n%s", out))
+	}
+	return medians(rs)
 }
 
 // timed runs name with args in a fresh out folder (an argument "OUT" is that
