@@ -485,34 +485,31 @@ func compare(op plan.Cmp, t catalog.Type, l, r evalFunc) evalFunc {
 	})
 }
 
-// binInt applies f to BIGINT pairs; f's false result gives NULL (overflow, / 0).
-func binInt(l, r evalFunc, f func(a, b int64) (int64, bool)) evalFunc {
-	return derived(catalog.BigInt, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+// binary applies f to the pairs of col's values (a vector's I or F), giving
+// type t; f's false result gives NULL (overflow, / 0), as does a NULL operand.
+func binary[T int64 | float64](l, r evalFunc, t catalog.Type, col func(*vector.Vec) []T, f func(a, b T) (T, bool)) evalFunc {
+	return derived(t, func(b *vector.Batch, sel []int32, out *vector.Vec) {
 		a, c := l(b, sel), r(b, sel)
+		av, cv, ov := col(a), col(c), col(out)
 		for _, i := range sel {
 			if a.Null[i] || c.Null[i] {
 				out.Null[i] = true
 				continue
 			}
-			v, ok := f(a.I[i], c.I[i])
-			out.I[i], out.Null[i] = v, !ok
+			v, ok := f(av[i], cv[i])
+			ov[i], out.Null[i] = v, !ok
 		}
 	})
 }
 
+// binInt applies f to BIGINT pairs; f's false result gives NULL (overflow, / 0).
+func binInt(l, r evalFunc, f func(a, b int64) (int64, bool)) evalFunc {
+	return binary(l, r, catalog.BigInt, ints, f)
+}
+
 // binFloat applies f to DOUBLE pairs; f's false result gives NULL (/ 0).
 func binFloat(l, r evalFunc, f func(a, b float64) (float64, bool)) evalFunc {
-	return derived(catalog.Double, func(b *vector.Batch, sel []int32, out *vector.Vec) {
-		a, c := l(b, sel), r(b, sel)
-		for _, i := range sel {
-			if a.Null[i] || c.Null[i] {
-				out.Null[i] = true
-				continue
-			}
-			v, ok := f(a.F[i], c.F[i])
-			out.F[i], out.Null[i] = v, !ok
-		}
-	})
+	return binary(l, r, catalog.Double, floats, f)
 }
 
 // mapInt applies f to each BIGINT (or TIMESTAMP) value, giving type t.
@@ -797,6 +794,8 @@ func parseText[T any](parse func([]byte) (T, bool), field func(*vector.Vec) []T)
 	}
 }
 
+// ints, floats and bools are a vector's columns by type (BIGINT or
+// TIMESTAMP, DOUBLE, BOOLEAN), for the generic kernels (binary, parseText).
 func ints(v *vector.Vec) []int64     { return v.I }
 func floats(v *vector.Vec) []float64 { return v.F }
 func bools(v *vector.Vec) []bool     { return v.B }
