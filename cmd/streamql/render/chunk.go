@@ -110,15 +110,7 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 	for k := range r.Chunks {
 		c.totals[r.Chunks[k].Output] += int64(len(r.Chunks[k].Sel))
 	}
-	c.copies, c.fields = c.copies[:0], c.fields[:0]
-	for k := range r.Parts { // as sink.Rows: the rows' kept record texts, where they are their lines
-		cp := c.s.copyLines(r.In, &r.Parts[k])
-		var f uint64
-		if !cp {
-			f = c.s.fieldLines(r.In, &r.Parts[k])
-		}
-		c.copies, c.fields = append(c.copies, cp), append(c.fields, f)
-	}
+	c.copies, c.fields = c.s.lineModes(r, c.copies[:0], c.fields[:0]) // as sink.Rows
 	var lines [][]byte
 	if r.In != nil {
 		lines = r.In.Line

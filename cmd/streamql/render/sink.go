@@ -256,14 +256,9 @@ func (s *sink) delim() byte {
 // their places (SPEC 4).
 func (s *sink) Rows(r *executor.Routed) error {
 	bad, ch := 0, 0
-	s.copies, s.direct, s.fields = s.copies[:0], s.direct[:0], s.fields[:0]
-	for k := range r.Parts {
-		c := s.copyLines(r.In, &r.Parts[k])
-		var f uint64
-		if !c {
-			f = s.fieldLines(r.In, &r.Parts[k])
-		}
-		s.fields = append(s.fields, f)
+	s.copies, s.fields = s.lineModes(r, s.copies[:0], s.fields[:0])
+	s.direct = s.direct[:0]
+	for k, c := range s.copies {
 		var t *target
 		if c {
 			t = s.outs[r.Parts[k].Output]
@@ -271,7 +266,7 @@ func (s *sink) Rows(r *executor.Routed) error {
 				t = nil // (row's work)
 			}
 		}
-		s.copies, s.direct = append(s.copies, c), append(s.direct, t)
+		s.direct = append(s.direct, t)
 	}
 	dest, copies, direct, fields := r.Dest, s.copies, s.direct, s.fields // (locals: kept across the calls)
 	var lines [][]byte
@@ -356,6 +351,21 @@ func (s *sink) chunk(c *executor.Chunk) error {
 		}
 	}
 	return nil
+}
+
+// lineModes appends to copies and fields, per part of r, whether its rows'
+// lines are r.In's kept record texts (copyLines) and else which of its values
+// are their fields' texts (fieldLines): what row's line and plain are.
+func (s *sink) lineModes(r *executor.Routed, copies []bool, fields []uint64) ([]bool, []uint64) {
+	for k := range r.Parts {
+		c := s.copyLines(r.In, &r.Parts[k])
+		var f uint64
+		if !c {
+			f = s.fieldLines(r.In, &r.Parts[k])
+		}
+		copies, fields = append(copies, c), append(fields, f)
+	}
+	return copies, fields
 }
 
 // recordLines turns copyLines on; the tests turn it off to compare with the
