@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -135,6 +136,13 @@ func serveOnce(t *testing.T, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveText(t, string(data))
+}
+
+// serveText listens on a local port (closed when the test ends) and writes
+// data to the first connection, then closes it; it returns the port.
+func serveText(t *testing.T, data string) int {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +153,7 @@ func serveOnce(t *testing.T, path string) int {
 		if err != nil {
 			return
 		}
-		c.Write(data)
+		io.WriteString(c, data)
 		c.Close()
 	}()
 	return ln.Addr().(*net.TCPAddr).Port

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -256,28 +255,16 @@ func TestStdinTwoJobsEventTimeJoin(t *testing.T) {
 			return f
 		},
 	} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprint(conn, "a,100\n")
-			conn.Close()
-		}()
+		port := serveText(t, "a,100\n")
 		script := filepath.Join(dir, "q.sql")
 		// 1600 rows of key a are in the first 2400 rows, the LIMIT's last is row 2400
 		os.WriteFile(script, []byte(fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin');
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
 SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k LIMIT 1600;
 SELECT k, ts FROM l;
-`, ln.Addr().(*net.TCPAddr).Port)), 0o644)
+`, port)), 0o644)
 		var out, errb bytes.Buffer
 		code := cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, stdin(), &out, &errb)
-		ln.Close()
 		if code != 0 || out.String() != want || !strings.Contains(errb.String(), "errors> l,stdin:3001,") {
 			t.Errorf("%s: exit %d, stdout %d bytes, want %d; first difference at %d\nstderr %s", name, code, out.Len(), len(want), firstDiff(out.String(), want), errb.String())
 		}

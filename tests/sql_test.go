@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,22 +146,9 @@ func TestWatermarkSemantics(t *testing.T) {
 // stream (SPEC 2.2, event-time strategy): left rows wait for the right watermark,
 // late right rows never match, and the answer is the one SPEC defines.
 func TestEventTimeJoinOverSocket(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		// b@500 arrives after the watermark passed 1000: it is late and never
-		// enters the join state; c@3000 is later than left c@2500.
-		fmt.Fprint(c, "a,100\nx,2000\nb,500\nc,3000\nz,9000\n")
-		c.Close()
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	// b@500 arrives after the watermark passed 1000: it is late and never
+	// enters the join state; c@3000 is later than left c@2500.
+	port := serveText(t, "a,100\nx,2000\nb,500\nc,3000\nz,9000\n")
 	sql := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
 SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;

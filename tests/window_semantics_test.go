@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,20 +111,7 @@ func TestWindowLimitStdin(t *testing.T) {
 // windowed, lateness is decided after it, and windows fire by the left stream's
 // watermark in the order of the released left rows (SPEC 2.4).
 func TestWindowOverEventTimeJoin(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		fmt.Fprint(c, "a,0\nb,1500\nc,10000\nz,30000\n")
-		c.Close()
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := serveText(t, "a,0\nb,1500\nc,10000\nz,30000\n")
 	sql := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
 SELECT window_start, COUNT(*) AS n, LISTAGG(l.k) AS ks FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '10' SECOND)) SEMI JOIN r ON l.k = r.k
