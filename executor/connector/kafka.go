@@ -240,6 +240,10 @@ type kafkaOpts struct {
 	common, consumer, producer []kgo.Opt
 	readCommitted              bool
 	resetLatest                bool // auto.offset.reset = latest
+	// idempotence is off: 'enable.idempotence'='false', or 'acks' 0 or 1
+	notIdempotent bool
+	// 'max.in.flight.requests.per.connection' (0: not set)
+	inFlight int32
 }
 
 // kafkaProperty maps one Kafka client property to franz-go options.
@@ -332,8 +336,10 @@ var kafkaProperties = map[string]kafkaProperty{
 			o.producer = append(o.producer, kgo.RequiredAcks(kgo.AllISRAcks()))
 		case "1":
 			o.producer = append(o.producer, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+			o.notIdempotent = true
 		case "0":
 			o.producer = append(o.producer, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
+			o.notIdempotent = true
 		default:
 			return fmt.Errorf("'%s' is not all, -1, 1 or 0", v)
 		}
@@ -344,16 +350,25 @@ var kafkaProperties = map[string]kafkaProperty{
 		case "true":
 		case "false":
 			o.producer = append(o.producer, kgo.DisableIdempotentWrite())
+			o.notIdempotent = true
 		default:
 			return fmt.Errorf("'%s' is not true or false", v)
 		}
 		return nil
 	}},
-	"linger.ms":                             msProp('p', func(d time.Duration) kgo.Opt { return kgo.ProducerLinger(d) }),
-	"batch.size":                            intProp('p', func(n int32) kgo.Opt { return kgo.ProducerBatchMaxBytes(n) }),
-	"delivery.timeout.ms":                   msProp('p', func(d time.Duration) kgo.Opt { return kgo.RecordDeliveryTimeout(d) }),
-	"transaction.timeout.ms":                msProp('p', func(d time.Duration) kgo.Opt { return kgo.TransactionTimeout(d) }),
-	"max.in.flight.requests.per.connection": intProp('p', func(n int32) kgo.Opt { return kgo.MaxProduceRequestsInflightPerBroker(int(n)) }),
+	"linger.ms":              msProp('p', func(d time.Duration) kgo.Opt { return kgo.ProducerLinger(d) }),
+	"batch.size":             intProp('p', func(n int32) kgo.Opt { return kgo.ProducerBatchMaxBytes(n) }),
+	"delivery.timeout.ms":    msProp('p', func(d time.Duration) kgo.Opt { return kgo.RecordDeliveryTimeout(d) }),
+	"transaction.timeout.ms": msProp('p', func(d time.Duration) kgo.Opt { return kgo.TransactionTimeout(d) }),
+	"max.in.flight.requests.per.connection": {'p', func(v string, o *kafkaOpts) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("'%s' is not a positive integer", v)
+		}
+		o.inFlight = int32(n)
+		o.producer = append(o.producer, kgo.MaxProduceRequestsInflightPerBroker(int(n)))
+		return nil
+	}},
 	"retries": {'p', func(v string, o *kafkaOpts) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 0 {
@@ -401,7 +416,30 @@ func kafkaClientOpts(opts map[string]string) (*kafkaOpts, error) {
 			return nil, &OptionError{Key: k, Msg: err.Error()}
 		}
 	}
+	if err := o.check(opts); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// check is the properties' cross-field rules, checked when the stream is
+// created rather than when its client opens. An idempotent producer (Kafka's
+// default since 3.0, and what exactly-once's transactions need) keeps one
+// produce request in flight per broker in franz-go, which refuses any other
+// 'max.in.flight.requests.per.connection' (Kafka's Java client allows up to
+// 5); one request carries many batches, so 1 does not cap throughput. It
+// returns an *OptionError naming the property and what to write instead.
+func (o *kafkaOpts) check(opts map[string]string) error {
+	const inFlight = "properties.max.in.flight.requests.per.connection"
+	switch {
+	case o.inFlight > 1 && opts["sink.delivery-guarantee"] == "exactly-once":
+		return &OptionError{Key: inFlight, Msg: "an exactly-once sink writes with an idempotent producer, which sends one request per broker at a time: remove the property or set it to 1"}
+	case o.inFlight > 1 && !o.notIdempotent:
+		return &OptionError{Key: inFlight, Msg: "the producer is idempotent (the default), which sends one request per broker at a time: remove the property, set it to 1, or also set 'properties.enable.idempotence' = 'false'"}
+	case o.notIdempotent && opts["sink.delivery-guarantee"] == "exactly-once":
+		return &OptionError{Key: "sink.delivery-guarantee", Msg: "'exactly-once' writes in Kafka transactions, which need an idempotent producer: remove 'properties.enable.idempotence' = 'false' and any 'properties.acks' other than all"}
+	}
+	return nil
 }
 
 // refusedHint says what to do when err is a refused connection to the brokers.

@@ -80,6 +80,59 @@ func TestKafkaOptions(t *testing.T) {
 	}
 }
 
+// TestKafkaProducerPropertiesAgreeWithClient: the producer properties that
+// franz-go refuses only when the client opens (idempotence with more than one
+// request in flight, transactions without idempotence) are refused when the
+// stream is created, with an OptionError, and every combination accepted then
+// makes a client. The whole matrix of the properties involved is checked
+// against kgo.NewClient itself (no broker is contacted).
+func TestKafkaProducerPropertiesAgreeWithClient(t *testing.T) {
+	for _, inFlight := range []string{"", "1", "5"} {
+		for _, idem := range []string{"", "true", "false"} {
+			for _, acks := range []string{"", "all", "1", "0"} {
+				for _, eos := range []bool{false, true} {
+					var kv []string
+					for _, p := range [][2]string{{"properties.max.in.flight.requests.per.connection", inFlight}, {"properties.enable.idempotence", idem}, {"properties.acks", acks}} {
+						if p[1] != "" {
+							kv = append(kv, p[0], p[1])
+						}
+					}
+					if eos {
+						kv = append(kv, "sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", "t")
+					}
+					st, err := kafkaStreamOf(t, kv...)
+					o, oerr := kafkaClientOpts(st.Options)
+					var cerr error
+					if oerr == nil {
+						opts := kafkaProducerOpts(st, o)
+						if eos {
+							opts = append(opts, kgo.TransactionalID("t"))
+						}
+						var cl *kgo.Client
+						if cl, cerr = kgo.NewClient(opts...); cerr == nil {
+							cl.Close()
+						}
+					}
+					var oe *OptionError
+					switch {
+					case err == nil && cerr != nil:
+						t.Errorf("%v: accepted at CREATE, but the client refuses it: %v", kv, cerr)
+					case err != nil && !errors.As(err, &oe):
+						t.Errorf("%v: %v; want an OptionError", kv, err)
+					case err != nil && inFlight != "5" && !eos:
+						t.Errorf("%v: refused (%v), but only more than one request in flight or exactly-once is checked", kv, err)
+					case err != nil && !strings.Contains(oe.Msg, "remove"):
+						t.Errorf("%v: %v; want it to say what to remove", kv, err)
+					}
+					if err == nil && inFlight == "5" && idem != "false" && acks != "1" && acks != "0" {
+						t.Errorf("%v: accepted, but the producer is idempotent with 5 requests in flight", kv)
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestParseFlinkDuration(t *testing.T) {
 	for in, want := range map[string]time.Duration{"10 s": 10 * time.Second, "500ms": 500 * time.Millisecond, "1 min": time.Minute,
 		"2h": 2 * time.Hour, "250": 250 * time.Millisecond, "1.5 s": 1500 * time.Millisecond, " 3 seconds ": 3 * time.Second} {
