@@ -905,9 +905,21 @@ func runeEq(a, b rune, fold bool) bool {
 	return false
 }
 
-// roundHalfUp rounds x to d decimal places, half away from zero, on the shortest
-// decimal form of x (as Flink: ROUND(2.675, 2) = 2.68).
+// roundHalfUp rounds x to d decimal places (d < 0: to tens, hundreds, ...),
+// half away from zero, on the shortest decimal form of x, as Flink's
+// BigDecimal.valueOf(x).setScale(d, HALF_UP).doubleValue(): ROUND(2.675, 2) =
+// 2.68. A decimal has no negative zero, so a result of zero is 0.0, never
+// -0.0 (ROUND(-0.4) = ROUND(-0.0) = 0.0; SPEC 2.4 groups 0.0 and -0.0 apart,
+// so the sign would split groups).
 func roundHalfUp(x float64, d int) float64 {
+	if r := roundHalfUpSigned(x, d); r != 0 {
+		return r
+	}
+	return 0
+}
+
+// roundHalfUpSigned is roundHalfUp with the sign of x kept on a zero result.
+func roundHalfUpSigned(x float64, d int) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}

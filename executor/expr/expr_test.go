@@ -10,8 +10,10 @@ func TestRoundHalfUp(t *testing.T) {
 		x    float64
 		d    int
 		want float64
-	}{{2.675, 2, 2.68}, {2.5, 0, 3}, {-2.5, 0, -3}, {1.005, 2, 1.01}, {0.5, 0, 1}, {9.99, 1, 10}, {123.456, -1, 120}, {math.Inf(1), 2, math.Inf(1)}} {
-		if got := roundHalfUp(c.x, c.d); got != c.want {
+	}{{2.675, 2, 2.68}, {2.5, 0, 3}, {-2.5, 0, -3}, {1.005, 2, 1.01}, {0.5, 0, 1}, {9.99, 1, 10}, {123.456, -1, 120}, {math.Inf(1), 2, math.Inf(1)},
+		// a decimal has no negative zero (Flink's BigDecimal.setScale)
+		{-0.4, 0, 0}, {-0.04, 1, 0}, {math.Copysign(0, -1), 0, 0}, {-4, -1, 0}, {-0.0001, 2, 0}} {
+		if got := roundHalfUp(c.x, c.d); got != c.want || math.Signbit(got) != math.Signbit(c.want) {
 			t.Errorf("roundHalfUp(%v, %d) = %v, want %v", c.x, c.d, got, c.want)
 		}
 	}

@@ -399,13 +399,14 @@ func printed(t catalog.Type, v val) []byte {
 }
 
 // refRound is ROUND half away from zero on x's shortest decimal form (SPEC 2),
-// in exact decimal arithmetic.
+// in exact decimal arithmetic, as Flink's BigDecimal.setScale: a decimal has
+// no negative zero, so a zero result is 0.0.
 func refRound(x float64, d int) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) || d > 400 { // a double has fewer than 400 decimals
 		return x
 	}
 	if d < -400 { // every double is below 10^309: it rounds to 0
-		return math.Copysign(0, x)
+		return 0
 	}
 	r, _ := new(big.Rat).SetString(strconv.FormatFloat(math.Abs(x), 'f', -1, 64))
 	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(d))), nil))
@@ -423,6 +424,9 @@ func refRound(x float64, d int) float64 {
 		q.Mul(q, scale)
 	}
 	f, _ := q.Float64()
+	if f == 0 {
+		return 0
+	}
 	return math.Copysign(f, x)
 }
 
