@@ -112,11 +112,13 @@ func (ks *keySet) insert(j *plan.Join, b *vector.Batch, i int) {
 		}
 	}
 	ks.rows++
-	var ok bool
-	ks.key, ok = appendKey(ks.key[:0], j.KeyTypes, ks.vecs, i)
-	if !ok {
+	var ok, null bool
+	ks.key, ok, null = appendKey(ks.key[:0], j.KeyTypes, ks.vecs, i)
+	if null {
 		ks.hasNull = true
-		return
+	}
+	if !ok {
+		return // (a NaN key matches nothing, but is no NULL: NOT IN still decides)
 	}
 	old, dup := ks.keys[string(ks.key)]
 	if !dup {
@@ -128,11 +130,14 @@ func (ks *keySet) insert(j *plan.Join, b *vector.Batch, i int) {
 }
 
 // appendKey encodes the key of row i into dst; ok is false when a key part is
-// NULL or NaN, which never matches (SPEC 2.2, SPEC 2: NaN equals nothing).
-func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) ([]byte, bool) {
+// NULL or NaN, which never matches (SPEC 2.2, SPEC 2: NaN equals nothing), and
+// null says a part is NULL. The two differ for NOT IN's three-valued rule
+// (SPEC 2.2): x = NaN is false, not NULL, so a NaN takes no part in it.
+func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) (key []byte, ok, null bool) {
+	ok = true
 	for k, v := range vecs {
 		if v.Null[i] {
-			return dst, false
+			return dst, false, true
 		}
 		switch types[k] {
 		case catalog.BigInt, catalog.Timestamp:
@@ -140,7 +145,8 @@ func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) ([]b
 		case catalog.Double:
 			f := v.F[i]
 			if math.IsNaN(f) {
-				return dst, false
+				ok = false // (the parts after it may still be NULL)
+				continue
 			}
 			if f == 0 {
 				f = 0 // -0 = 0
@@ -157,7 +163,7 @@ func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) ([]b
 			dst = append(dst, v.S[i]...)
 		}
 	}
-	return dst, true
+	return dst, ok, false
 }
 
 // readBuild reads the build side of j until it ends, pushing its rows into the
@@ -247,8 +253,8 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 		pf = p.pf.Eval(b, sel)
 	}
 	for _, i := range sel {
-		var ok, match bool
-		p.key, ok = appendKey(p.key[:0], p.j.KeyTypes, p.vecs, int(i))
+		var ok, null, match bool
+		p.key, ok, null = appendKey(p.key[:0], p.j.KeyTypes, p.vecs, int(i))
 		if ok {
 			var t int64
 			t, match = p.ks.keys[string(p.key)]
@@ -264,7 +270,7 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 			// the subquery, after its own WHERE, is empty for this row (SPEC 2.2)
 			p.pass[i] = true
 		case p.j.NullAware:
-			p.pass[i] = !match && ok && !p.ks.hasNull
+			p.pass[i] = !match && !null && !p.ks.hasNull
 		default:
 			p.pass[i] = !(cond && match)
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +89,112 @@ func TestJoinSemantics(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", out, c.want)
 			}
 		})
+	}
+}
+
+// TestJoinDoubleKeysThreeValued checks every subquery form over DOUBLE keys
+// with NULL, NaN, 0.0 and -0.0 against SQL's three-valued logic, written
+// here apart from the engine: x = y is UNKNOWN when either is NULL, else
+// FALSE when either is NaN (SPEC 2: NaN equals nothing), else their values'
+// equality (0.0 = -0.0). IN is the OR over the subquery's rows (FALSE when
+// empty), NOT IN its negation, EXISTS/SEMI JOIN keep a row with a TRUE
+// comparison, NOT EXISTS/ANTI JOIN the others (SPEC 2.2); a literal IN list
+// is the same OR. A row passes a WHERE only when it is TRUE.
+func TestJoinDoubleKeysThreeValued(t *testing.T) {
+	type val struct {
+		lit  string
+		null bool
+		f    float64
+	}
+	vals := []val{{"NULL", true, 0}, {"CAST('NaN' AS DOUBLE)", false, math.NaN()}, {"0.0", false, 0}, {"-0.0", false, math.Copysign(0, -1)}, {"1.5", false, 1.5}, {"2.0", false, 2}}
+	const T, F, U = 1, 0, -1
+	eq := func(a, b val) int {
+		switch {
+		case a.null || b.null:
+			return U
+		case math.IsNaN(a.f) || math.IsNaN(b.f):
+			return F
+		case a.f == b.f:
+			return T
+		}
+		return F
+	}
+	in := func(x val, ys []val) int { // OR over the rows: TRUE wins, then UNKNOWN
+		r := F
+		for _, y := range ys {
+			if c := eq(x, y); c == T {
+				return T
+			} else if c == U {
+				r = U
+			}
+		}
+		return r
+	}
+	rng := rand.New(rand.NewSource(11))
+	for round := 0; round < 60; round++ {
+		pick := func(n int) []val {
+			out := make([]val, n)
+			for i := range out {
+				out[i] = vals[rng.Intn(len(vals))]
+			}
+			return out
+		}
+		left, right := pick(1+rng.Intn(6)), pick(rng.Intn(4))
+		rows := func(vs []val) string {
+			var parts []string
+			for i, v := range vs {
+				parts = append(parts, fmt.Sprintf("(%d, %s)", i, v.lit))
+			}
+			return strings.Join(parts, ", ")
+		}
+		sql := "CREATE STREAM l (id BIGINT, d DOUBLE) WITH ('connector'='values');\n" +
+			"CREATE STREAM r (id BIGINT, d DOUBLE) WITH ('connector'='values');\n" +
+			"INSERT INTO l VALUES " + rows(left) + ";\n"
+		if len(right) > 0 {
+			sql += "INSERT INTO r VALUES " + rows(right) + ";\n"
+		}
+		var lits []string
+		for _, y := range right {
+			lits = append(lits, y.lit)
+		}
+		forms := []struct {
+			q    string
+			pass func(x val) bool
+		}{
+			{"SELECT id FROM l WHERE d IN (SELECT d FROM r);", func(x val) bool { return in(x, right) == T }},
+			{"SELECT id FROM l WHERE d NOT IN (SELECT d FROM r);", func(x val) bool { return in(x, right) == F }},
+			{"SELECT id FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.d = l.d);", func(x val) bool { return in(x, right) == T }},
+			{"SELECT id FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.d = l.d);", func(x val) bool { return in(x, right) != T }},
+			{"SELECT l.id FROM l SEMI JOIN r ON l.d = r.d;", func(x val) bool { return in(x, right) == T }},
+			{"SELECT l.id FROM l ANTI JOIN r ON l.d = r.d;", func(x val) bool { return in(x, right) != T }},
+		}
+		if len(right) > 0 {
+			list := strings.Join(lits, ", ")
+			forms = append(forms,
+				struct {
+					q    string
+					pass func(x val) bool
+				}{"SELECT id FROM l WHERE d IN (" + list + ");", func(x val) bool { return in(x, right) == T }},
+				struct {
+					q    string
+					pass func(x val) bool
+				}{"SELECT id FROM l WHERE d NOT IN (" + list + ");", func(x val) bool { return in(x, right) == F }})
+		}
+		for _, f := range forms {
+			want := "id\n"
+			for i, x := range left {
+				if f.pass(x) {
+					want += fmt.Sprintf("%d\n", i)
+				}
+			}
+			out, errs, code := runSQL(t, nil, sql+f.q, "--format", "csv")
+			if code != 0 {
+				t.Fatalf("%s%s\nexit %d: %s", sql, f.q, code, errs)
+			}
+			if out != want {
+				t.Fatalf("%s%s\ngot\n%swant\n%s", sql, f.q, out, want)
+			}
+		}
 	}
 }
 
