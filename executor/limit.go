@@ -68,12 +68,12 @@ func (l *limitOp) cut(r *Routed, last int32) {
 	}
 	r.Bad = r.Bad[:nb]
 	nm := len(r.Marks)
-	for nm > 0 && r.Marks[nm-1].At > int(last)+1 {
+	for nm > 0 && r.Marks[nm-1].At > int(last) {
 		nm--
 	}
 	r.Marks = r.Marks[:nm]
 	nc := len(r.Chunks)
-	for nc > 0 && r.Chunks[nc-1].At > int(last)+1 {
+	for nc > 0 && r.Chunks[nc-1].At > int(last) {
 		nc--
 	}
 	r.Chunks = r.Chunks[:nc]

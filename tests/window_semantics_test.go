@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +129,71 @@ SELECT window_start, COUNT(*) AS n, LISTAGG(l.k) AS ks FROM TABLE(TUMBLE(TABLE l
 	}
 	if !strings.Contains(errs, "late> a,4000") {
 		t.Errorf("stderr %q lacks the late row", errs)
+	}
+}
+
+// TestLimitCutsAfterTheNthRow checks SPEC 2.4's LIMIT rule for every n over
+// random event-time inputs: when the main query's n-th row ends the job,
+// nothing after that row is emitted, not even the windows its own watermark
+// step fires (SPEC 2.3: they fire right after the row). So the output with
+// LIMIT n is the output without a LIMIT up to and including its n-th main
+// row (csv without --side-dir: one stream in output order). The job has a
+// late-row branch, a windowed side aggregate and a plain side branch.
+func TestLimitCutsAfterTheNthRow(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	dir := t.TempDir()
+	for round := 0; round < 12; round++ {
+		var sb strings.Builder
+		ts := int64(0)
+		for i := 0; i < 30; i++ {
+			ts += int64(rng.Intn(1500))
+			at := ts
+			if rng.Intn(5) == 0 {
+				at -= int64(rng.Intn(5000)) // out of order, sometimes late
+			}
+			fmt.Fprintf(&sb, "%c,%d,%d\n", 'a'+rng.Intn(3), at, rng.Intn(100))
+		}
+		path := filepath.Join(dir, fmt.Sprintf("in%d.csv", round))
+		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fn := []string{"TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND)", "HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)"}[round%2]
+		script := func(limit string) string {
+			return "CREATE STREAM s (k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='" + path + "');\n" +
+				"SELECT k, ts INTO SIDE 'tardy' FROM s WHERE ts < CURRENT_WATERMARK(ts);\n" +
+				"SELECT window_end, k, COUNT(*) AS n INTO SIDE 'w' FROM TABLE(" + fn + ") WHERE v > 50 GROUP BY window_start, window_end, k;\n" +
+				"SELECT k, v INTO SIDE 'low' FROM s WHERE v < 10;\n" +
+				"SELECT k, ts FROM s" + limit + ";"
+		}
+		run := func(sql string) string {
+			var out, errb bytes.Buffer
+			if code := cli.Run(context.Background(), []string{"--format", "csv", "-e", sql}, strings.NewReader(""), &out, &errb); code != 0 {
+				t.Fatalf("%s\nexit %d: %s", sql, code, errb.String())
+			}
+			return out.String()
+		}
+		full := strings.SplitAfter(run(script("")), "\n")
+		mains := 0
+		for n := 1; ; n++ {
+			// the full output up to its n-th main row
+			var want strings.Builder
+			seen, i := 0, 0
+			for ; i < len(full) && seen < n; i++ {
+				want.WriteString(full[i])
+				if strings.HasPrefix(full[i], "main,") {
+					seen++
+				}
+			}
+			if seen < n {
+				break
+			}
+			mains = n
+			if got := run(script(fmt.Sprintf(" LIMIT %d", n))); got != want.String() {
+				t.Fatalf("%s\nwith LIMIT %d got\n%swant (the output without LIMIT up to its %d-th main row)\n%s", script(""), n, got, n, want.String())
+			}
+		}
+		if mains == 0 {
+			t.Fatalf("round %d: no main rows", round)
+		}
 	}
 }
