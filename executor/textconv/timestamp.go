@@ -9,18 +9,19 @@ const (
 )
 
 // ParseTimestamp reads a TIMESTAMP (SPEC 1) and returns milliseconds since the
-// epoch, UTC. Surrounding spaces and tabs are trimmed. Accepted forms:
+// epoch, UTC. Surrounding spaces and tabs are trimmed. Accepted forms, those
+// SPEC 1 lists and nothing else:
 //
 //	1610035289736                    epoch milliseconds (optional sign)
-//	2021-01-17                       midnight
-//	2021-01-17 12:48                 seconds 0
-//	2021-01-17 12:48:29              (a 'T' may replace the space, ISO-8601)
+//	2021-01-17 12:48:29              seconds required
 //	2021-01-17 12:48:29.1            1 to 9 fraction digits; beyond 3 they are
 //	                                 truncated to milliseconds
-//	...Z, ...+08:00, ...-0530, ...+08  an offset after the time, converted to UTC
+//	2021-01-17T12:48[:29[.1]]        ISO-8601 with T: seconds optional, and an
+//	...T...Z, +08:00, -0530, +08     offset after the time, converted to UTC
 //
 // Fields are range-checked (month 1-12, day within the month, hour 0-23, minute and
-// second 0-59). The second result is false for anything else.
+// second 0-59). The second result is false for anything else (a date alone, the
+// space form without seconds or with an offset).
 func ParseTimestamp(b []byte) (int64, bool) {
 	b = Trim(b)
 	if len(b) == 0 {
@@ -37,12 +38,10 @@ func ParseTimestamp(b []byte) (int64, bool) {
 	}
 	ms := daysFromCivil(year, month, day) * msPerDay
 	rest := b[10:]
-	if len(rest) == 0 {
-		return ms, true
-	}
-	if rest[0] != ' ' && rest[0] != 'T' {
+	if len(rest) == 0 || rest[0] != ' ' && rest[0] != 'T' {
 		return 0, false
 	}
+	iso := rest[0] == 'T' // (seconds optional, an offset allowed)
 	rest = rest[1:]
 	if len(rest) < 5 || rest[2] != ':' {
 		return 0, false
@@ -54,6 +53,9 @@ func ParseTimestamp(b []byte) (int64, bool) {
 	}
 	ms += hour*msPerHour + minute*msPerMinute
 	rest = rest[5:]
+	if !iso && (len(rest) == 0 || rest[0] != ':') {
+		return 0, false // the space form has seconds
+	}
 	if len(rest) > 0 && rest[0] == ':' {
 		if len(rest) < 3 {
 			return 0, false
@@ -81,6 +83,9 @@ func ParseTimestamp(b []byte) (int64, bool) {
 	}
 	if len(rest) == 0 {
 		return ms, true
+	}
+	if !iso {
+		return 0, false // an offset only after ISO-8601's T form
 	}
 	off, ok := parseOffset(rest)
 	if !ok {
