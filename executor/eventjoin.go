@@ -304,6 +304,9 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 		if next != nil && in != nil {
 			// (the build watermarks are read again at the loop's top,
 			// within kafkaPoll of a notification)
+			if err := ctx.Err(); err != nil {
+				return err // (a build reader failed: the source's own context goes on)
+			}
 			m, got = next(), true
 			idle = errors.Is(m.err, ErrWaiting)
 		} else {
