@@ -85,8 +85,9 @@ func ParseReplayMark(s string) (m ReplayMark, ok bool, err error) {
 
 // Replay is the job's open state as a group source sees it (the package doc's
 // frontiers): the executor gives it to the source (Replayer.SetReplay) when
-// the job holds rows in state (an aggregate). Every method is called on the
-// job's goroutine, between batches.
+// the job holds rows in state (an aggregate, or the probe rows an event-time
+// join holds). Every method is called on the job's goroutine, between
+// batches (a job with an event-time join calls Next there too).
 type Replay interface {
 	// Hold returns p's hold frontier H_p, given used = U_p: the smallest
 	// offset of a row of p held in open state and p's watermark before that
