@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -37,8 +38,11 @@ type heldChunk struct {
 	next  int
 	bad   []ErrorRow
 	badAt []int
-	bytes int64 // charged to the held rows' StateAccount
-	nbad  int   // len(badAt) when the batch came (hand-back, see holdAndRoute)
+	// badPos is the source position of each row of badAt: its partition and
+	// offset, for a replay (the emitted frontier, holder.drop)
+	badPos []int64
+	bytes  int64 // charged to the held rows' StateAccount
+	nbad   int   // len(badAt) when the batch came (hand-back, see holdAndRoute)
 }
 
 // maxFree is how many routed held batches are kept for reuse.
@@ -62,6 +66,15 @@ type leftMsg struct {
 // Held rows keep only the columns the job's branches read, and are charged to
 // acct: a job whose held rows pass 'state.max-bytes' stops with a
 // *StateLimitError naming the build stream whose watermark stalled.
+//
+// The probe stream is read by a goroutine of its own, so that a held row is
+// released as soon as a build watermark passes it, except when src is a
+// connector.Replayer (a Kafka source, which commits its group's offsets from
+// inside Next, kafkaJob.checkpoint: the checkpoint flushes the sinks and reads
+// the held rows, so it must run between the job's pushes): then Next is
+// called on the job's goroutine, between releases (it returns within
+// kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
+// to the source's replay (newHeldReplay, replay.go).
 func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, acct *StateAccount) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -89,7 +102,21 @@ func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *S
 	}
 	leftCh := make(chan leftMsg)
 	ack := make(chan struct{})
+	var next func() leftMsg // the probe source read on the job's goroutine (nil: by the reader below)
+	if replayerOf(src) != nil {
+		b := vector.NewBatch(job.BatchTypes)
+		var bad []BadRow
+		next = func() leftMsg {
+			bad = bad[:0]
+			err := src.Next(b, &bad)
+			return leftMsg{b: b, bad: bad, err: err}
+		}
+		ack = nil // (leftCh is never sent on: it only stands for the stream not ended)
+	}
 	g.Go(func() error {
+		if next != nil {
+			return nil
+		}
 		b := vector.NewBatch(job.BatchTypes)
 		var bad []BadRow
 		for {
@@ -110,7 +137,7 @@ func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *S
 			}
 		}
 	})
-	err := holdAndRoute(gctx, job, src, sink, stats, probers, timed, leftCh, ack, notify, acct)
+	err := holdAndRoute(gctx, job, src, sink, stats, probers, timed, leftCh, next, ack, notify, acct)
 	cancel()
 	if gerr := g.Wait(); err == nil && gerr != nil && !errors.Is(gerr, context.Canceled) {
 		err = gerr
@@ -123,7 +150,11 @@ func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *S
 	return err
 }
 
-func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+// holdAndRoute is runHeld on the job's goroutine: it holds the probe batches
+// from leftCh (or, when next is not nil, from next: the source read here,
+// leftCh then only standing for a stream not ended) and routes the held rows
+// once every build watermark passed them, in order.
+func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	st := job.Stream
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
@@ -140,8 +171,15 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)
 	et := st.EventTime
-	hold := &holder{types: heldTypes(job), acct: acct, stamp: ch.stats[0]}
+	hold := &holder{types: heldTypes(job), acct: acct, stamp: ch.stats[0], wcol: job.WatermarkCol}
 	defer hold.release()
+	var rep *replay // a group source's replay of the held rows (nil: none)
+	if next != nil && agg == nil {
+		rep = newHeldReplay(src, ch, hold)
+	}
+	if c := job.WatermarkCol; rep != nil && c >= 0 {
+		hold.types[c] = job.BatchTypes[c] // (the hold frontier's w is its first held row's stamp)
+	}
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch, agg)
 		an.hold = hold
@@ -158,6 +196,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	u, handBack := src.(Unreader)
 	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
 	ackDue := false // the last batch is held: ack once it is routed
+	idle := false   // next's source said ErrWaiting last: released rows are flushed at once
 	cut, failAt := -1, -1
 	if handBack {
 		defer func() {
@@ -175,6 +214,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	for {
 		// route what every build watermark has passed, in order
 		limit, inf, _ := buildWatermark(timed)
+		released := false
 		for len(hold.held) > 0 {
 			c := hold.held[0]
 			k := c.next
@@ -184,15 +224,22 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			if k > c.next || (c.next == c.b.N && len(c.badAt) > 0) {
 				step.selectRows(c.b, c.next, k)
 				step.Bad = step.Bad[:0]
+				bad0, badAt0, badPos0 := c.bad, c.badAt, c.badPos
 				for len(c.bad) > 0 && (c.bad[0].At <= k) {
 					step.Bad = append(step.Bad, c.bad[0])
 					c.bad = c.bad[1:]
 				}
+				rep.changed() // (torn until the push went through: it may be cut before the sinks)
 				perr := ch.route.Push(ctx, Port{}, step)
 				if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
+					c.bad = bad0
 					return perr // cancelled before these rows were routed: they stay held
 				}
 				done := errors.Is(perr, errLimitReached)
+				if perr == nil || done {
+					rep.handed()
+				}
+				released = true
 				// count the malformed rows released with these rows; after a LIMIT's
 				// last row none are read (the router's cut drops them likewise)
 				cutoff := k
@@ -203,16 +250,24 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 					if c.badAt[0] <= cutoff {
 						es.Malformed++
 					}
-					c.badAt = c.badAt[1:]
+					c.badAt, c.badPos = c.badAt[1:], c.badPos[1:]
 				}
 				if perr != nil && !done {
 					return perr
 				}
 				if done {
 					cut = r.cutAt
+					if cut >= 0 { // the rows after the LIMIT's last row were not used: held for the replay
+						c.next = cut + 1
+						c.bad = bad0[heldFrom(len(bad0), func(i int) int { return bad0[i].At }, cut):]
+						j := heldFrom(len(badAt0), func(i int) int { return badAt0[i] }, cut)
+						c.badAt, c.badPos = badAt0[j:], badPos0[j:]
+						rep.touch()
+					}
 					return nil
 				}
 				c.next = k
+				rep.touch()
 			}
 			if c.next < c.b.N {
 				break
@@ -220,6 +275,11 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			hold.pop()
 		}
 		lv.holding(hold)
+		if released && idle {
+			if err := sink.Flush(); err != nil {
+				return err
+			}
+		}
 		if ackDue && len(hold.held) == 0 {
 			ackDue = false
 			if !sendAck(ctx, ack) {
@@ -241,20 +301,30 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 		}
 		var m leftMsg
 		var got bool
-		select {
-		case m, got = <-in:
-		case <-notify:
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-			if err := sink.Flush(); err != nil {
-				return err
+		if next != nil && in != nil {
+			// (the build watermarks are read again at the loop's top,
+			// within kafkaPoll of a notification)
+			if err := ctx.Err(); err != nil {
+				return err // (a build reader failed: the source's own context goes on)
 			}
+			m, got = next(), true
+			idle = errors.Is(m.err, ErrWaiting)
+		} else {
 			select {
 			case m, got = <-in:
 			case <-notify:
 			case <-ctx.Done():
 				return ctx.Err()
+			default:
+				if err := sink.Flush(); err != nil {
+					return err
+				}
+				select {
+				case m, got = <-in:
+				case <-notify:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
 		}
 		if !got {
@@ -275,6 +345,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 		case m.err != nil:
 			return m.err
 		}
+		m.bad = rep.filterBad(m.bad) // (a replay's malformed rows went to their output already)
 		failure, err := hold.batch(st, src, m, es, wm, stats)
 		if err != nil {
 			return hold.limitError(err, timed)
@@ -282,6 +353,11 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 		if failure != nil {
 			failing, in = failure, nil
 			failAt = m.bad[0].Index
+			if u, ok := src.(Unreader); ok && next != nil {
+				// the failing row and what follows it are not used: a
+				// group source does not commit them (it stops there again)
+				u.UnreadAfter(failAt, 1)
+			}
 			continue
 		}
 		if handBack {
@@ -297,6 +373,9 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 // sendAck hands the probe batch back to the reader goroutine; it reports false
 // when ctx ended first (the reader may have gone: Ctrl-C must not hang the job).
 func sendAck(ctx context.Context, ack chan<- struct{}) bool {
+	if ack == nil { // (no reader goroutine: holdAndRoute reads the source)
+		return true
+	}
 	select {
 	case ack <- struct{}{}:
 		return true
@@ -363,6 +442,8 @@ type holder struct {
 	// stamp are the counters of the chain's watermark assigner, which stamps
 	// the rows here, on arrival, rather than in its Push (nil: none)
 	stamp *OpStats
+	wcol  int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
+	rep   *replay // told of each change of the held rows (replay.touch); nil: none
 }
 
 // heldTypes returns the layout of held chunks: the job's batch types, with
@@ -452,7 +533,9 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 			break
 		}
 		c.badAt = append(c.badAt, x.Index+off)
+		c.badPos = append(c.badPos, x.Line)
 	}
+	h.rep.touch()
 	c.nbad = len(c.badAt)
 	h.rows += int64(n)
 	now := batchBytes(c.b)
@@ -473,17 +556,20 @@ func (h *holder) pop() {
 	h.held = h.held[1:]
 	h.rows -= int64(c.b.N)
 	_ = h.acct.Grow(-c.bytes)
+	h.rep.touch()
 	if len(h.free) < maxFree {
 		h.free = append(h.free, c.b)
 	}
 }
 
-// release returns the bytes of the chunks still held (the job ends).
+// release returns the bytes of the chunks still held (the job ends). The
+// chunks stay, for a replay: the source's last checkpoint (Close) commits
+// the first row of each partition still held.
 func (h *holder) release() {
 	for _, c := range h.held {
 		_ = h.acct.Grow(-c.bytes)
+		c.bytes = 0
 	}
-	h.held = nil
 }
 
 // limitError completes a *StateLimitError of the held rows with the build
@@ -513,4 +599,129 @@ func (h *holder) limitError(err error, timed []*timedBuild) error {
 		}
 	}
 	return le
+}
+
+// heldFrom returns the first of n malformed rows, in order, whose At (at(i))
+// is above cut: the rows of a LIMIT's release that were not used.
+func heldFrom(n int, at func(i int) int, cut int) int {
+	i := 0
+	for i < n && at(i) <= cut {
+		i++
+	}
+	return i
+}
+
+// heldFirst is what a replay needs of the rows of one partition the holder
+// holds (replay.Hold, replay.Emitted): off, the smallest offset of a held
+// row, good or malformed (e_p); and, when a good row is held (stamped), the
+// CURRENT_WATERMARK stamped on the first one (cw, cwSet false: NULL), which is
+// p's watermark before the row at off too (a malformed row moves no
+// watermark, and p's rows after off are all held).
+type heldFirst struct {
+	off     int64
+	stamped bool
+	goodOff int64
+	cw      int64
+	cwSet   bool
+}
+
+// firstAll sets dst[p] for each partition p with rows held (good rows not
+// yet routed, malformed rows not yet counted), positions being Kafka's
+// (connector.KafkaPosition). It walks every held row: a checkpoint's cost,
+// not the hot path's.
+func (h *holder) firstAll(dst map[int32]heldFirst) {
+	for _, c := range h.held {
+		var cw *vector.Vec
+		if h.wcol >= 0 && h.wcol < len(c.b.Cols) {
+			cw = c.b.Cols[h.wcol]
+		}
+		for i := c.next; i < c.b.N; i++ {
+			p, off := connector.KafkaPartitionOf(c.b.Pos[i])
+			f, ok := dst[p]
+			if !ok || off < f.off {
+				f.off = off
+			}
+			if !f.stamped || off < f.goodOff {
+				f.stamped, f.goodOff = true, off
+				f.cw, f.cwSet = 0, false
+				if cw != nil && !cw.Null[i] {
+					f.cw, f.cwSet = cw.I[i], true
+				}
+			}
+			dst[p] = f
+		}
+		for _, pos := range c.badPos {
+			p, off := connector.KafkaPartitionOf(pos)
+			if f, ok := dst[p]; !ok || off < f.off {
+				f.off = off
+				dst[p] = f
+			}
+		}
+	}
+}
+
+// drop removes the held rows of partition p (revoked, or assigned again:
+// replay.Revoke), good and malformed, none of them routed or counted: p's
+// next owner, or this process from p's committed offset, reads them again.
+// Their bytes go back to the StateAccount; a chunk left empty goes.
+func (h *holder) drop(p int32) {
+	of := func(pos int64) bool { q, _ := connector.KafkaPartitionOf(pos); return q == p }
+	kept := h.held[:0]
+	for _, c := range h.held {
+		has := false
+		for i := c.next; i < c.b.N && !has; i++ {
+			has = of(c.b.Pos[i])
+		}
+		for _, pos := range c.badPos {
+			has = has || of(pos)
+		}
+		if !has {
+			kept = append(kept, c)
+			continue
+		}
+		// rank[i-c.next]: the good rows kept before row i, the At of a
+		// malformed row before row i in the new chunk
+		rank := make([]int, c.b.N-c.next+1)
+		dst := vector.NewBatch(h.types)
+		dst.Reset()
+		for i := c.next; i < c.b.N; i++ {
+			rank[i-c.next] = dst.N
+			if !of(c.b.Pos[i]) {
+				dst.AppendRows(c.b, i, i+1)
+			}
+		}
+		rank[c.b.N-c.next] = dst.N
+		nc := &heldChunk{b: dst}
+		// c.bad (the 'side' policy's error rows) is c.badAt's rows one for
+		// one when it has as many (holder.batch, holdAndRoute consume both
+		// by At); otherwise it is empty ('skip', 'fail')
+		pairs := len(c.bad) == len(c.badAt)
+		for k, at := range c.badAt {
+			if of(c.badPos[k]) {
+				continue
+			}
+			nat := rank[max(at-c.next, 0)]
+			nc.badAt, nc.badPos = append(nc.badAt, nat), append(nc.badPos, c.badPos[k])
+			if pairs {
+				e := c.bad[k]
+				e.At = nat
+				nc.bad = append(nc.bad, e)
+			}
+		}
+		nc.nbad = len(nc.badAt)
+		h.rows += int64(dst.N - c.b.N)
+		_ = h.acct.Grow(-c.bytes)
+		if len(h.free) < maxFree {
+			h.free = append(h.free, c.b)
+		}
+		if dst.N == 0 && len(nc.badAt) == 0 {
+			continue
+		}
+		nc.bytes = batchBytes(dst)
+		_ = h.acct.Grow(nc.bytes)
+		kept = append(kept, nc)
+	}
+	clear(h.held[len(kept):])
+	h.held = kept
+	h.rep.touch()
 }

@@ -20,6 +20,11 @@ import (
 // between two operators) leaves the state ahead of the outputs: Torn then
 // says so, and the source commits none of these frontiers. Every method runs
 // on the job's goroutine.
+//
+// Of a job with an event-time join (and no aggregate, newHeldReplay), the
+// state is the probe rows the join holds (holder): the hold and emitted
+// frontiers of p are its first held row (holder.firstAll), and p's held rows
+// are dropped when p is revoked or assigned again (holder.drop).
 type replay struct {
 	pw   *partWatermarks // the chain's per-partition watermarks; nil without WATERMARK FOR
 	agg  *aggOperator
@@ -32,6 +37,11 @@ type replay struct {
 	// pass over the state at the first Hold after a batch (dirty)
 	holds map[int32]heldAt
 	dirty bool
+	// the event-time join's held probe rows (nil: none; agg is nil then),
+	// and the first held row of each partition it holds rows of
+	// (holder.firstAll), computed with holds
+	hold   *holder
+	joined map[int32]heldFirst
 	// a push changed the state (changed) and has not reached the sinks
 	// (handed): the frontiers describe outputs that were never written
 	torn bool
@@ -45,18 +55,47 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 	if agg == nil {
 		return nil
 	}
+	rs := replayerOf(src)
+	if rs == nil {
+		return nil
+	}
+	r := &replay{pw: c.assign.parts, agg: agg, holds: map[int32]heldAt{}, dirty: true}
+	if r.pw != nil {
+		r.pw.rep = r
+	}
+	for _, o := range agg.ops {
+		o.rep = r
+	}
+	c.sink.rep = r
+	rs.SetReplay(r)
+	return r
+}
+
+// newHeldReplay gives the probe rows an event-time join holds (hold, routed
+// through c; a job without an aggregate) to src when src (or the source it
+// wraps) is a connector.Replayer; it returns nil otherwise. The rows are
+// stamped on arrival and carry their stamps while held (the hold
+// frontier's w is the first one's), so stamping alone does not tear the
+// state (partWatermarks.rep stays nil); a release push does until it went
+// through (holdAndRoute).
+func newHeldReplay(src Source, c *chain, hold *holder) *replay {
+	rs := replayerOf(src)
+	if rs == nil {
+		return nil
+	}
+	r := &replay{pw: c.assign.parts, hold: hold, holds: map[int32]heldAt{}, joined: map[int32]heldFirst{}, dirty: true}
+	hold.rep = r
+	c.sink.rep = r
+	rs.SetReplay(r)
+	return r
+}
+
+// replayerOf returns src, or the source it wraps (connector.Unwrapper), when
+// it is a connector.Replayer; nil when none is.
+func replayerOf(src Source) connector.Replayer {
 	for src != nil {
 		if rs, ok := src.(connector.Replayer); ok {
-			r := &replay{pw: c.assign.parts, agg: agg, holds: map[int32]heldAt{}, dirty: true}
-			if r.pw != nil {
-				r.pw.rep = r
-			}
-			for _, o := range agg.ops {
-				o.rep = r
-			}
-			c.sink.rep = r
-			rs.SetReplay(r)
-			return r
+			return rs
 		}
 		u, ok := src.(connector.Unwrapper)
 		if !ok {
@@ -77,24 +116,63 @@ func (r *replay) grow(p int32) {
 }
 
 // Hold implements connector.Replay: the smallest first offset of p's groups
-// still open, with the watermark of p before that row, else used and p's
-// watermark now.
+// still open and of p's probe rows the join holds, with the watermark of p
+// before that row, else used and p's watermark now.
 func (r *replay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	off = used
 	if pw := r.pw; pw != nil && int(p) < len(pw.wm) {
 		wm, wmSet = pw.wm[p], pw.set[p]
 	}
-	if r.dirty {
-		clear(r.holds)
-		for _, o := range r.agg.ops {
-			o.heldAll(r.holds)
-		}
-		r.dirty = false
-	}
+	r.refresh()
 	if h, ok := r.holds[p]; ok && h.off < off {
 		off, wm, wmSet = h.off, h.cw, h.cwSet
 	}
+	if j, ok := r.joined[p]; ok && j.off < off {
+		off = j.off
+		if j.stamped { // (else only malformed rows of p are held: p's watermark now)
+			wm, wmSet = j.cw, j.cwSet
+		}
+	}
 	return off, wm, wmSet
+}
+
+// Emitted implements connector.Replay: the first probe row of p the join
+// holds, else used. The join releases its held rows in order (holdAndRoute
+// routes the longest prefix the build watermarks passed), so p's held rows
+// are the last ones read of p, and every row of p before the first has had
+// its outputs handed to the sinks.
+func (r *replay) Emitted(p int32, used int64) int64 {
+	r.refresh()
+	if j, ok := r.joined[p]; ok && j.off < used {
+		return j.off
+	}
+	return used
+}
+
+// refresh recomputes the first held row of each partition (the aggregate's
+// groups, the join's held rows) after the state changed (dirty).
+func (r *replay) refresh() {
+	if !r.dirty {
+		return
+	}
+	clear(r.holds)
+	if r.agg != nil {
+		for _, o := range r.agg.ops {
+			o.heldAll(r.holds)
+		}
+	}
+	clear(r.joined)
+	if r.hold != nil {
+		r.hold.firstAll(r.joined)
+	}
+	r.dirty = false
+}
+
+// touch notes that the held rows changed (holder); r may be nil.
+func (r *replay) touch() {
+	if r != nil {
+		r.dirty = true
+	}
 }
 
 // Fired implements connector.Replay: how far the stream's watermark went at
@@ -146,8 +224,13 @@ func (r *replay) Assign(p int32, from int64, m connector.ReplayMark, ok bool) {
 // Revoke implements connector.Replay.
 func (r *replay) Revoke(p int32) {
 	r.dirty = true
-	for _, o := range r.agg.ops {
-		o.drop(p)
+	if r.agg != nil {
+		for _, o := range r.agg.ops {
+			o.drop(p)
+		}
+	}
+	if r.hold != nil {
+		r.hold.drop(p)
 	}
 	if r.pw != nil {
 		r.pw.forget(p)

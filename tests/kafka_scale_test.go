@@ -63,6 +63,19 @@ func TestKafkaScaleOutWindowCrashesAtLeastOnce(t *testing.T) {
 	scaleOutCrashes(t, "at-least-once", scaleWindowJob(t))
 }
 
+// TestKafkaScaleOutJoinCrashesExactlyOnce: an event-time SEMI join whose
+// build side's watermark lags the probe rows by one chunk of the input, so
+// every process holds rows when it is killed: each probe row the join lets
+// through is in the read_committed output exactly once (its held rows read
+// again from each partition's first held row).
+func TestKafkaScaleOutJoinCrashesExactlyOnce(t *testing.T) {
+	kafkatest.Brokers(t)
+	if testing.Short() {
+		t.Skip("runs streamql processes against the broker for ~30 s: not with -short")
+	}
+	scaleOutCrashes(t, "exactly-once", scaleJoinJob(t))
+}
+
 // scaleJob is a job the crash harness runs: its output topics (by name),
 // the script of one process, the input (chunk c of chunks, records with
 // their partitions), when the group is done with the input, and the check of
@@ -149,6 +162,68 @@ func scaleWindowJob(t *testing.T) scaleJob {
 				}
 			}
 			t.Logf("%s: %d windows, %d duplicate records over the two outputs", guarantee, len(wins), dups)
+		},
+	}
+}
+
+// scaleJoinJob is the event-time SEMI join (joinScaleScript) over
+// STREAMQL_SCALE_ROWS/4 probe rows (id, ts = id ms) of devices d0..d6, on
+// partition id%4; device dj (j < 5) is allowed from ts j*rows/5 on, d5 and d6
+// never. The build topic (one partition, read whole by every process) gets,
+// with each chunk of the probe rows, a heartbeat row at the chunk's first
+// time, so its watermark lags one chunk behind and the probe rows of the
+// last chunk read are held; the last chunk's heartbeat is far ahead and
+// releases every row. Done when the group's committed offsets reach the
+// input's ends (a partition's offset stays at its first held row).
+func scaleJoinJob(t *testing.T) scaleJob {
+	rows := envInt(t, "STREAMQL_SCALE_ROWS", 1_000_000) / 4
+	allowed := kafkatest.CreateTopic(t, 1, nil)
+	dev := func(id int) int { return id % 7 }
+	return scaleJob{
+		outs: []string{"passed"},
+		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+			sql := kafkaStream(t, "sensors", "id BIGINT, ts BIGINT, deviceNo VARCHAR, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", in,
+				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+				kafkaStream(t, "allowed", "deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", allowed, "") +
+				kafkaStream(t, "passed", "id BIGINT, ts BIGINT", outs["passed"], sink) +
+				"INSERT INTO passed SELECT s.id, s.ts FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo;\n"
+			q := filepath.Join(dir, slot+".sql")
+			if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return q
+		},
+		chunk: func(in string, c, chunks int) []*kgo.Record {
+			from, to := c*rows/chunks, (c+1)*rows/chunks
+			hb := int64(from)
+			if c == chunks-1 {
+				hb = 1 << 40
+			}
+			rs := []*kgo.Record{{Topic: allowed, Partition: 0, Value: []byte(fmt.Sprintf("hb,%d", hb))}}
+			for j := range 5 {
+				if at := j * rows / 5; at >= from && at < to {
+					rs = append(rs, &kgo.Record{Topic: allowed, Partition: 0, Value: []byte(fmt.Sprintf("d%d,%d", j, at))})
+				}
+			}
+			for id := from; id < to; id++ {
+				rs = append(rs, &kgo.Record{Topic: in, Partition: int32(id % 4), Value: []byte(fmt.Sprintf("%d,%d,d%d", id, id, dev(id)))})
+			}
+			return rs
+		},
+		done: caughtUp,
+		check: func(t *testing.T, outs map[string]string, guarantee string) {
+			want := map[string]int{}
+			for id := range rows {
+				if j := dev(id); j < 5 && id >= j*rows/5 {
+					want[fmt.Sprintf("%d,%d", id, id)]++
+				}
+			}
+			rc := guarantee == "exactly-once"
+			dups, over := compareCounts(t, "joined rows", readRows(t, outs["passed"], rc), want, rc)
+			if rc && len(over) > 0 {
+				t.Logf("rows written more than once, where (partition@offset, producer id/epoch):%s", recordsOf(t, outs["passed"], rc, over))
+			}
+			t.Logf("%s: %d rows passed the join, %d duplicate records", guarantee, len(want), dups)
 		},
 	}
 }

@@ -28,8 +28,14 @@
 //
 //   - U_p, the used frontier: every row of p with offset < U_p has gone through
 //     the job, its direct outputs (side branches, INTO STREAM, a non-aggregate
-//     main, late rows, malformed rows) handed to the sinks (kafkaSource.used;
-//     the job asks for the next batch only after routing and writing this one).
+//     main, late rows, malformed rows) handed to the sinks, or is held by the
+//     event-time join, which copies a batch's rows before asking for the next
+//     (kafkaSource.used; the job asks for the next batch only after routing
+//     and writing, or holding, this one).
+//   - e_p, the emitted frontier: the offset of the first row of p read
+//     whose direct outputs are not handed to the sinks yet: the first probe
+//     row (or malformed row) of p the event-time join holds, U_p when it
+//     holds none (Replay.Emitted).
 //   - H_p, the hold frontier: the smallest offset of a row of p still held in
 //     open state (a row of an open window or session of a group, a probe row
 //     held by the event-time join), U_p when there is none.
@@ -45,7 +51,7 @@
 // A checkpoint (every KafkaCommitEvery between polls, before a rebalance is
 // allowed to go on, and when the job ends) makes the outputs handed to the
 // sinks durable and then commits for each owned p: offset H_p, metadata
-// "sq1 e=U_p w=w_p f=f_p". With 'exactly-once' both are one transaction: the
+// "sq1 e=e_p w=w_p f=f_p" (e never below the e read at the assignment, I7). With 'exactly-once' both are one transaction: the
 // outputs since the last checkpoint, of every exactly-once sink of the job
 // (one kafkaTxn), and TxnOffsetCommit with the group member and generation
 // (KIP-447). With 'at-least-once' the sinks are flushed and acknowledged, then
@@ -61,11 +67,16 @@
 //     the grouping key (SPEC 2.5; EXPLAIN says so and warns).
 //   - I3 (no repeated row) a row of [H_p, e) read again goes into state only:
 //     its direct outputs are committed already and are not written again.
-//     (Not implemented: a probe row the event-time join still held at the
-//     commit had no output yet; the metadata would also record "b=" the build
-//     side's watermark at the commit, and a replayed row of [H_p, e) would be
-//     released into the outputs only when its release needs a build
-//     watermark above b.)
+//     A row from e on had no output yet and is processed as new. For the
+//     event-time join this needs no record of the build side's progress at
+//     the commit (no "b="): the join releases its held rows in order (the
+//     longest prefix of them that every build watermark passed, stopping at
+//     the first row it did not), so the rows of p it holds are the last ones
+//     read of p, every row of p before the first of them (e_p) was routed to
+//     the sinks, and none from it on was. A probe row read again is held and
+//     released with the same output whatever the build side's progress
+//     then (the join's output depends only on its inputs, SPEC 2.2), and a
+//     restarted process reads the build side whole again.
 //   - I4 (no repeated window) a window (or session) of a group of p with
 //     end <= f goes to no output on replay: it fired, and what replay rebuilds
 //     of it lacks its rows before H_p. A TUMBLE, HOP or CUMULATE row of p is
@@ -96,10 +107,15 @@
 //     starts from the committed values, forgetting what the process used of
 //     it before (adjustOffsets), and commits only from there on.
 //
+// The checkpoint runs inside the source's Next, on the job's goroutine
+// between two pushes, so that it flushes the sinks with no push in flight and
+// reads the state as the outputs left it (a job with an event-time join
+// calls Next there too, between releases, not from a reader goroutine).
 // A rebalance runs only between polls after a checkpoint (BlockRebalanceOnPoll,
 // AllowRebalance in kafkaSource.commit), so a process that loses p has
 // committed everything it wrote for p; it then drops p's groups from its state
-// (I2: they hold no other partition's rows) and p's watermark. A process that
+// (I2: they hold no other partition's rows), the probe rows of p the join
+// holds (and its held malformed rows of p) and p's watermark. A process that
 // gains p (or starts, or rewinds after an aborted transaction) first drops
 // what it held of p, then seeds p's watermark with w; the stream's watermark
 // (the partitions' minimum) goes down to it, so that p's windows fire as soon
@@ -119,7 +135,11 @@
 // operators after the batch moved the partitions' watermarks and f_p, or
 // fired windows, and before its outputs reached the sinks: the state is then
 // torn (Replay.Torn; the executor's replay.go notes each push that changes
-// it and each one the sinks take). A torn job's last checkpoint commits no
+// it and each one the sinks take). The event-time join stamps its probe rows
+// on arrival, moving the partitions' watermarks, but its held rows carry
+// their stamps (w_p is the first one's), so arrival does not tear the state;
+// a release of held rows does until it went through (cut before the sinks,
+// part of it may be in the open transaction while the rows stay held). A torn job's last checkpoint commits no
 // offset and aborts the open transaction: committed, f_p would suppress on
 // replay windows that no output holds, and H_p would pass the rows of fired
 // windows never written. The partitions' next owner reads again from the
@@ -132,10 +152,15 @@
 // What runs: a stateless job commits U_p and no metadata (H_p = U_p). A job
 // with an aggregate (TUMBLE, HOP, CUMULATE, SESSION, GROUP BY, a global
 // aggregate) gives its state to the source (Replayer, Replay: the executor's
-// replay.go) and commits H_p with the mark (ReplayMark, kafkareplay.go),
-// every invariant above but the event-time join's "b=": a job with an
-// event-time join commits U_p, so the probe rows that join holds at a crash
-// or a move are not read again (EXPLAIN says so). Each group keeps the
+// replay.go) and commits H_p with the mark (ReplayMark, kafkareplay.go). A
+// job with an event-time join gives its held probe rows (the executor's
+// newHeldReplay): it commits H_p = e_p = the first held row of p, w_p its
+// CURRENT_WATERMARK stamp (or p's watermark now when only malformed rows of
+// p are held), so the rows held at a crash or a move are read again. A job
+// with an event-time join and an aggregate commits U_p (EXPLAIN says to run
+// it in one process): the aggregate after the join fires by the released
+// rows' stamps, which are their partitions' watermarks at arrival, so f_p
+// would not say which windows reached the outputs (I4). Each group keeps the
 // partition, offset and watermark of its first row (not per row: the hot
 // path does not change); the hold frontier is computed from them at a
 // checkpoint. A group that holds rows of several partitions (a topic not
@@ -143,8 +168,12 @@
 // partition's hold frontier, and is kept when one of them is revoked. Tests:
 // the executor's replay_test.go (random rows, crash points and assignment
 // orders for TUMBLE, HOP, CUMULATE and SESSION: two processes emit what one
-// does), tests/kafka_replay_test.go (a kill inside open windows against the
-// broker; the restarted process emits what an uninterrupted run does) and
+// does), ejreplay_test.go (an event-time SEMI and ANTI join: processes
+// killed, stopped, cut inside a release, losing and gaining partitions and
+// aborting at random commit what one does), tests/kafka_replay_test.go (a
+// kill inside open windows against the broker; the restarted process emits
+// what an uninterrupted run does), tests/kafka_ejreplay_test.go (a kill
+// while the join holds rows) and
 // the crash harness of tests/kafka_scale_test.go (the split job and a TUMBLE
 // job; kills, restarts, a process added and one removed).
 package connector

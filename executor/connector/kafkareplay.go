@@ -85,14 +85,21 @@ func ParseReplayMark(s string) (m ReplayMark, ok bool, err error) {
 
 // Replay is the job's open state as a group source sees it (the package doc's
 // frontiers): the executor gives it to the source (Replayer.SetReplay) when
-// the job holds rows in state (an aggregate). Every method is called on the
-// job's goroutine, between batches.
+// the job holds rows in state (an aggregate, or the probe rows an event-time
+// join holds). Every method is called on the job's goroutine, between
+// batches (a job with an event-time join calls Next there too).
 type Replay interface {
 	// Hold returns p's hold frontier H_p, given used = U_p: the smallest
 	// offset of a row of p held in open state and p's watermark before that
 	// row (wmSet false: none yet); with no row held, used and p's current
 	// watermark (the one before the row at used).
 	Hold(p int32, used int64) (off, wm int64, wmSet bool)
+	// Emitted returns p's emitted frontier e_p, given used = U_p: the
+	// offset of the first row of p read with no output yet (an event-time
+	// join's held probe row, or its held malformed row: held rows are
+	// released in order, so every row of p before it has had its outputs
+	// handed to the sinks), used when the state holds none.
+	Emitted(p int32, used int64) int64
 	// Fired returns how far the windows of p's groups have fired in this
 	// process (f_p, epoch ms; ok false: none). The source commits the larger of
 	// it and the f it read at the assignment.
@@ -181,7 +188,8 @@ type pendingCommit struct {
 // toCommit returns, per partition this process holds, what to commit when it
 // differs from what was committed last: U_p as today without a Replay; with
 // one, H_p (never below the committed offset, I7) and the mark
-// "e=max(U_p, e) w=w_p f=max(f_p, f)". torn is true when the Replay is torn
+// "e=max(e_p, e) w=w_p f=max(f_p, f)", e_p the Replay's emitted frontier
+// (Replay.Emitted: U_p, or the first probe row an event-time join holds). torn is true when the Replay is torn
 // (Replay.Torn): out is then empty, and no offset of the job may commit.
 func (s *kafkaSource) toCommit() (out map[int32]pendingCommit, torn bool) {
 	s.applyEvents()
@@ -203,7 +211,7 @@ func (s *kafkaSource) toCommit() (out map[int32]pendingCommit, torn bool) {
 		last, had := s.marks[p]
 		off, wm, wmSet := r.Hold(p, used)
 		off = max(off, committed)
-		m := ReplayMark{Emitted: max(used, last.Emitted), WM: wm, WMSet: wmSet}
+		m := ReplayMark{Emitted: max(r.Emitted(p, used), last.Emitted), WM: wm, WMSet: wmSet}
 		if f, ok := r.Fired(p); ok {
 			m.Fired, m.FiredSet = f, true
 		}

@@ -47,6 +47,7 @@ func TestReplayMarkRoundTrip(t *testing.T) {
 type tornReplay struct{ torn bool }
 
 func (r *tornReplay) Hold(p int32, used int64) (int64, int64, bool) { return min(used, 3), 1_000, true }
+func (r *tornReplay) Emitted(p int32, used int64) int64             { return used }
 func (r *tornReplay) Fired(p int32) (int64, bool)                   { return 90_000, true }
 func (r *tornReplay) Assign(int32, int64, ReplayMark, bool)         {}
 func (r *tornReplay) Revoke(int32)                                  {}
@@ -115,5 +116,39 @@ func TestKafkaCloseUsesTheLastBatch(t *testing.T) {
 		if s.used[0] != c.want {
 			t.Errorf("%s: U_0 = %d at the end, want %d", c.name, s.used[0], c.want)
 		}
+	}
+}
+
+// heldReplay is an event-time join's state holding probe rows of partition
+// 0 from offset held on (Replay.Emitted), the first stamped with
+// watermark 4,000.
+type heldReplay struct{ held int64 }
+
+func (r *heldReplay) Hold(p int32, used int64) (int64, int64, bool) {
+	return min(used, r.held), 4_000, true
+}
+func (r *heldReplay) Emitted(p int32, used int64) int64     { return min(used, r.held) }
+func (r *heldReplay) Fired(int32) (int64, bool)             { return 0, false }
+func (r *heldReplay) Assign(int32, int64, ReplayMark, bool) {}
+func (r *heldReplay) Revoke(int32)                          {}
+func (r *heldReplay) Torn() bool                            { return false }
+
+// TestKafkaCommitsTheFirstHeldProbeRow (the package doc's I1 and I3 for an
+// event-time join): a partition whose rows from offset 6 on are held by the
+// join commits offset 6 with e=6 (those rows have no output yet: they are
+// read again as new), not U_p=10; e and the offset never go back below what
+// was committed or read with the assignment (I7).
+func TestKafkaCommitsTheFirstHeldProbeRow(t *testing.T) {
+	s := &kafkaSource{group: "g", replay: &heldReplay{held: 6},
+		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]ReplayMark{}}
+	offs, torn := s.toCommit()
+	if want := (pendingCommit{off: 6, mark: ReplayMark{Emitted: 6, WM: 4_000, WMSet: true}, meta: true}); torn || offs[0] != want {
+		t.Errorf("toCommit gave %v (torn %v), want partition 0: %v", offs, torn, want)
+	}
+	s.marks[0] = ReplayMark{Emitted: 8}
+	s.committed[0] = 8
+	offs, _ = s.toCommit()
+	if got := offs[0]; got.off != 8 || got.mark.Emitted != 8 {
+		t.Errorf("after a commit at 8 (e=8), toCommit gave offset %d e=%d, want 8 and 8", got.off, got.mark.Emitted)
 	}
 }

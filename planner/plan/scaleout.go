@@ -22,9 +22,13 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 	}
 	topic := st.Options["topic"]
 	fmt.Fprintf(sb, "  Scale-out: consumer group '%s': the processes running this script share the partitions of topic '%s'\n", group, topic)
-	held := false // an event-time join holds rows: the job's state is not replayed
+	// An event-time join holds probe rows: they are replayed (the first row
+	// held commits), but not with an aggregate after them (windows over
+	// joined rows): then neither they nor the aggregate's state are.
+	held, aggs := false, false
 	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) {
 		held = held || b != nil && b.Join != nil && b.Join.EventTime()
+		aggs = aggs || b != nil && b.Agg != nil
 	}
 	one := func(label string, b *Branch) {
 		if b == nil {
@@ -32,9 +36,12 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		}
 		if b.Join != nil {
 			fmt.Fprintf(sb, "    %s: join build side %s is read whole by every process; the probe rows need no partitioning\n", label, b.Join.Build.Name)
-			if b.Join.EventTime() {
-				// (the connector package doc: I3's "b=" is not implemented)
-				fmt.Fprintf(sb, "    note: the rows %s's event-time join holds are not read again after a crash or a partition move yet: the group's offsets pass them; run it in one process\n", label)
+			switch {
+			case b.Join.EventTime() && aggs:
+				// (the connector package doc: not with an aggregate)
+				fmt.Fprintf(sb, "    note: the rows %s's event-time join holds are not read again after a crash or a partition move when the job aggregates too: the group's offsets pass them; run it in one process\n", label)
+			case b.Join.EventTime():
+				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
 		}
 		a := b.Agg

@@ -1,0 +1,222 @@
+package tests
+
+// Held join rows that survive a crash (issue 13 item 2; the connector
+// package doc's replay protocol, SPEC 2.5): an event-time join over a probe
+// topic read in a consumer group commits, for each partition, the offset of
+// its first probe row still held (waiting for the build side's watermark),
+// so a restarted process reads the held rows again and emits each once.
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/tests/kafkatest"
+)
+
+// joinRow is a probe row of the held-join job: device, time, temperature, on
+// partition part.
+type joinRow struct {
+	dev  string
+	ts   int64
+	temp int
+	part int32
+}
+
+func (r joinRow) value() string { return fmt.Sprintf("%s,%d,%d", r.dev, r.ts, r.temp) }
+
+// allowRow is a build row: device dev is allowed from ts on.
+type allowRow struct {
+	dev string
+	ts  int64
+}
+
+// TestKafkaHeldJoinRowsSurviveAKill: an event-time SEMI join whose build
+// side's watermark lags holds the probe rows after it; the group commits
+// each partition's first held row (not the rows read), the process is killed
+// (SIGKILL), the build side moves on, and the restarted process reads the
+// held rows again and writes exactly what one uninterrupted run writes
+// (read_committed with exactly-once; with at-least-once nothing is lost).
+func TestKafkaHeldJoinRowsSurviveAKill(t *testing.T) {
+	for _, g := range []string{"exactly-once", "at-least-once"} {
+		t.Run(g, func(t *testing.T) { heldJoinSurvivesAKill(t, g) })
+	}
+}
+
+func heldJoinSurvivesAKill(t *testing.T, guarantee string) {
+	kafkatest.Brokers(t)
+	if testing.Short() {
+		t.Skip("runs streamql processes against the broker: not with -short")
+	}
+	rng := rand.New(rand.NewSource(17))
+	// 4 partitions of 200 rows, times rising by up to 400 ms, one in five
+	// swapped with the row before (out of order)
+	var rows []joinRow
+	parts := make([][]joinRow, 4)
+	for p := range parts {
+		ts := winBase + int64(rng.Intn(3000))
+		for range 200 {
+			ts += 1 + int64(rng.Intn(400))
+			parts[p] = append(parts[p], joinRow{fmt.Sprintf("dev%d", rng.Intn(8)), ts, rng.Intn(100), int32(p)})
+		}
+		for i := 1; i < len(parts[p]); i++ {
+			if rng.Intn(5) == 0 {
+				parts[p][i-1], parts[p][i] = parts[p][i], parts[p][i-1]
+			}
+		}
+		rows = append(rows, parts[p]...)
+	}
+	// The build side: devices allowed from a time on, in time order; the
+	// first stage ends at mid, in the middle of the probe rows' times
+	// (the rows from there on are held), the second releases them all.
+	mid := winBase + 20_000
+	stage1 := []allowRow{{"dev0", winBase}, {"dev3", winBase + 8_000}, {"dev5", winBase + 15_000}, {"dev1", mid}}
+	stage2 := []allowRow{{"dev6", mid + 5_000}, {"dev2", mid + 10_000}, {"zzz", winBase + 1_000_000_000}}
+	want := map[string]int{}
+	for _, r := range rows {
+		for _, a := range append(append([]allowRow{}, stage1...), stage2...) {
+			if a.dev == r.dev && a.ts <= r.ts {
+				want[r.value()]++
+				break
+			}
+		}
+	}
+	// While the first stage holds rows, a partition's first held row is at
+	// most its first row not below mid (the build watermark: a row is
+	// released once the watermark is above its time); it may be earlier, as
+	// rows are released in the order they were read, behind held rows of
+	// the other partitions.
+	held := map[int32]int64{}
+	for p, pr := range parts {
+		held[int32(p)] = int64(len(pr))
+		for i, r := range pr {
+			if r.ts >= mid {
+				held[int32(p)] = int64(i)
+				break
+			}
+		}
+		if held[int32(p)] == int64(len(pr)) || held[int32(p)] == 0 {
+			t.Fatalf("partition %d holds no row, or all (%d): the test would not crash inside the held rows", p, held[int32(p)])
+		}
+	}
+
+	in := kafkatest.CreateTopic(t, 4, nil)
+	allowed := kafkatest.CreateTopic(t, 1, nil)
+	out := kafkatest.CreateTopic(t, 2, nil)
+	group := kafkatest.Name(t, "group")
+	sink := ""
+	if guarantee == "exactly-once" {
+		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + kafkatest.Name(t, "txn") + "'"
+	}
+	sql := kafkaStream(t, "sensors", "deviceNo VARCHAR, ts BIGINT, temperature BIGINT, WATERMARK FOR ts AS ts - INTERVAL '3' SECOND", in,
+		", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='a', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000'") +
+		kafkaStream(t, "allowed", "deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", allowed, "") +
+		kafkaStream(t, "passed", "deviceNo VARCHAR, ts BIGINT, temperature BIGINT", out, sink) +
+		"INSERT INTO passed SELECT s.deviceNo, s.ts, s.temperature FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo;\n"
+	dir := t.TempDir()
+	q := filepath.Join(dir, "join.sql")
+	if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	adm := kafkatest.Admin(t)
+	produceAllowed := func(rs []allowRow) {
+		var recs []*kgo.Record
+		for _, a := range rs {
+			recs = append(recs, &kgo.Record{Topic: allowed, Partition: 0, Value: []byte(fmt.Sprintf("%s,%d", a.dev, a.ts))})
+		}
+		kafkatest.Produce(t, cl, allowed, recs...)
+	}
+	var recs []*kgo.Record
+	for _, r := range rows {
+		recs = append(recs, &kgo.Record{Topic: in, Partition: r.part, Value: []byte(r.value())})
+	}
+	kafkatest.Produce(t, cl, in, recs...)
+	produceAllowed(stage1)
+
+	start := func() (*exec.Cmd, *strings.Builder) {
+		var stderr strings.Builder
+		c := exec.Command(binary, "-f", q)
+		c.Stderr = &stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return c, &stderr
+	}
+	c, stderr := start()
+	// Once the process read every row (its commits stay the same for 3 s),
+	// the group holds, for each partition, its first held row with e at it
+	// (rows from there on have no output yet), not the rows read.
+	deadline := time.Now().Add(60 * time.Second)
+	var last map[int32]int64
+	since := time.Now()
+	for {
+		offs, marks, err := committedJoin(adm, group, in)
+		ok := err == nil && len(offs) == len(parts)
+		for p, off := range offs {
+			ok = ok && off == marks[p] && off <= held[p]
+		}
+		if !ok || !sameOffsets(offs, last) || len(offs) != len(last) {
+			last, since = offs, time.Now()
+		} else if time.Since(since) > 3*time.Second {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = c.Process.Signal(syscall.SIGKILL)
+			_ = c.Wait()
+			t.Fatalf("the group committed offsets %v with e %v (error %v), want each partition's first held row, at most %v: %s", offs, marks, err, held, stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	_ = c.Process.Signal(syscall.SIGKILL)
+	_ = c.Wait()
+
+	produceAllowed(stage2)
+	c, stderr = start()
+	waitEmitted(t, adm, group, in, 60*time.Second, stderr.String)
+	_ = c.Process.Signal(syscall.SIGTERM)
+	if err := c.Wait(); c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("the restarted process, stopped by SIGTERM: %v: %s", err, stderr.String())
+	}
+	rc := guarantee == "exactly-once"
+	compareCounts(t, "joined rows", readRows(t, out, rc), want, rc)
+}
+
+// committedJoin returns, per partition of topic in, the group's committed
+// offset and the e of its replay mark (read require_stable).
+func committedJoin(adm *kadm.Client, group, in string) (offs, marks map[int32]int64, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), group, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	offs = map[int32]int64{}
+	or.Each(func(o kadm.OffsetResponse) {
+		if o.At >= 0 {
+			offs[o.Partition] = o.At
+		}
+	})
+	marks, err = emittedTo(adm, group, in)
+	return offs, marks, err
+}
+
+// sameOffsets reports whether got holds want's offsets, partition by partition.
+func sameOffsets(got, want map[int32]int64) bool {
+	for p, off := range want {
+		if v, ok := got[p]; !ok || v != off {
+			return false
+		}
+	}
+	return true
+}
