@@ -139,7 +139,10 @@ func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *S
 	})
 	err := holdAndRoute(gctx, job, src, sink, stats, probers, timed, leftCh, next, ack, notify, acct)
 	cancel()
-	if gerr := g.Wait(); err == nil && gerr != nil && !errors.Is(gerr, context.Canceled) {
+	// A build reader's error cancels gctx, so holdAndRoute may report only
+	// that cancellation: the reader's error is the job's (a reset socket is
+	// exit status 1, not an interrupt).
+	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
 		err = gerr
 	}
 	for _, tb := range timed {

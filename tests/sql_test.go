@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"streamql/cmd/streamql/cli"
 )
@@ -267,5 +269,42 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;
 	}
 	if want := "k,ts\na,150\nc,3500\n"; out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestEventTimeJoinBuildErrorIsTheJobs: an error reading an event-time join's
+// build side ends the job with that error and exit status 1 (SPEC 4), not as
+// an interrupt: a socket the peer resets, and a malformed build row with
+// 'errors'='fail'.
+func TestEventTimeJoinBuildErrorIsTheJobs(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("p1,100\n"))
+			time.Sleep(100 * time.Millisecond)
+			c.(*net.TCPConn).SetLinger(0) // close with a reset
+			c.Close()
+		}
+	}()
+	left := map[string]string{"l.csv": "p1,4000\np2,1999\np2,2000\n", "r.csv": "p1,100\nbad,notanumber\np2,300\n"}
+	const probe = "CREATE STREAM l (p VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');\n"
+	for _, c := range []struct{ name, build, want string }{
+		{"a reset socket", fmt.Sprintf("CREATE STREAM r (p VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '10' SECOND) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');\n", ln.Addr().(*net.TCPAddr).Port), "stream r"},
+		{"errors=fail on the build side", "CREATE STREAM r (p VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='r.csv', 'follow'='true', 'errors'='fail');\n", "r.csv:2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs, code := runSQL(t, left, c.build+probe+"SELECT l.* FROM l ANTI JOIN r ON l.p = r.p;\n", "--format", "csv")
+			if code != 1 || !strings.Contains(errs, c.want) || strings.Contains(errs, "interrupted") {
+				t.Errorf("exit %d, stderr %q; want exit 1 and an error naming %s", code, errs, c.want)
+			}
+		})
 	}
 }
