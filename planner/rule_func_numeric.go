@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"math"
 	"strings"
 
 	"streamql/catalog"
@@ -73,9 +72,8 @@ func ruleRound(c *funcCall) (*Expr, error) {
 		if digits >= 0 {
 			return args[0], nil
 		}
-		p := math.Pow10(int(-digits))
-		tens := build(&Expr{Op: plan.OpRoundTens, Type: catalog.Double, Args: []*Expr{castTo(args[0], catalog.Double)}, Param: int64(p)})
-		return castTo(tens, catalog.BigInt), nil
+		// exact, as Flink's BigDecimal.setScale (no DOUBLE: BIGINTs past 2^53)
+		return build(&Expr{Op: plan.OpRoundTens, Type: catalog.BigInt, Args: []*Expr{args[0]}, Param: -digits}), nil
 	case catalog.Double:
 		return build(&Expr{Op: plan.OpRound, Type: catalog.Double, Args: []*Expr{args[0]}, Param: digits}), nil
 	}

@@ -9,6 +9,7 @@ package expr
 import (
 	"bytes"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -232,8 +233,8 @@ func (c *compiler) compile(e *plan.Expr) evalFunc {
 		d := int(e.Param)
 		return mapFloat(c.compile(e.Args[0]), func(a float64) float64 { return roundHalfUp(a, d) })
 	case plan.OpRoundTens:
-		p := float64(e.Param)
-		return mapFloat(c.compile(e.Args[0]), func(a float64) float64 { return roundHalfUp(a/p, 0) * p })
+		k := int(e.Param)
+		return mapInt(c.compile(e.Args[0]), catalog.BigInt, func(a int64) (int64, bool) { return roundTens(a, k) })
 	case plan.OpAddInterval:
 		delta := e.Param
 		return mapInt(c.compile(e.Args[0]), e.Type, func(a int64) (int64, bool) {
@@ -967,6 +968,40 @@ func roundHalfUpSigned(x float64, d int) float64 {
 	}
 	v, _ := strconv.ParseFloat(str, 64)
 	return math.Copysign(v, x)
+}
+
+// roundTens is ROUND(x, -k) of a BIGINT x, k >= 1: x rounded half away from
+// zero to a multiple of 10^k, exactly (Flink's BigDecimal.setScale(-k,
+// HALF_UP)); ok is false when that multiple is outside int64 (BIGINT
+// overflow gives NULL, SPEC 2).
+func roundTens(x int64, k int) (int64, bool) {
+	if k >= 20 { // 10^k > 2*|x|: every BIGINT rounds to 0
+		return 0, true
+	}
+	p := uint64(1)
+	for range k {
+		p *= 10 // (10^19 < 2^64)
+	}
+	a := uint64(x) // |x|, MinInt64's too
+	if x < 0 {
+		a = -a
+	}
+	q, r := a/p, a%p
+	if r >= p-r { // r >= p/2 without overflow: half away from zero
+		q++
+	}
+	hi, lo := bits.Mul64(q, p)
+	limit := uint64(math.MaxInt64)
+	if x < 0 {
+		limit++ // -2^63 is a BIGINT
+	}
+	if hi != 0 || lo > limit {
+		return 0, false
+	}
+	if x < 0 {
+		return int64(-lo), true
+	}
+	return int64(lo), true
 }
 
 // substring is SUBSTRING(s, start, length) of SPEC 2 on code points.

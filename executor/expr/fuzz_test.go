@@ -68,6 +68,15 @@ func FuzzKernels(f *testing.F) {
 	f.Add("SUBSTRING(s, i, j)", int64(-3), math.Inf(-1), "héllo 设备\xff", true, int64(0))
 	f.Add("CAST(d AS BIGINT)", int64(math.MinInt64), 9.3e18, " 42 ", false, int64(math.MaxInt64))
 	f.Add("ROUND(d, 2)", int64(2), 2.675, "TRUE", true, int64(5))
+	// ROUND of a BIGINT to tens, exact past 2^53 and NULL past int64
+	for _, c := range []struct {
+		text string
+		i    int64
+	}{{"ROUND(i, -2)", 123456789012345678}, {"ROUND(i, -2)", math.MaxInt64}, {"ROUND(i, -1)", math.MinInt64},
+		{"ROUND(i, -2)", -9223372036854775807}, {"ROUND(i, -19)", 4999999999999999999}, {"ROUND(i, -19)", -5000000000000000000},
+		{"ROUND(i, -1)", -15}, {"ROUND(i, -25)", math.MaxInt64}, {"ROUND(i, -18)", math.MinInt64}} {
+		f.Add(c.text, c.i, 0.0, "", false, int64(0))
+	}
 	f.Fuzz(func(t *testing.T, text string, i int64, d float64, s string, bv bool, ts int64) {
 		e, ok := planExpr(text)
 		if !ok {

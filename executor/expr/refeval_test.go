@@ -134,8 +134,21 @@ func refEval(e *plan.Expr, b *vector.Batch, r int, inArg val) val {
 		if x.null {
 			return null
 		}
-		p := float64(e.Param)
-		return val{f: refRound(x.f/p, 0) * p}
+		// exact decimal rounding with math/big, NULL outside int64
+		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(e.Param), nil)
+		n := new(big.Int).Abs(big.NewInt(x.i))
+		q, r := new(big.Int).QuoRem(n, p, new(big.Int))
+		if new(big.Int).Lsh(r, 1).Cmp(p) >= 0 {
+			q.Add(q, big.NewInt(1))
+		}
+		q.Mul(q, p)
+		if x.i < 0 {
+			q.Neg(q)
+		}
+		if !q.IsInt64() {
+			return null
+		}
+		return val{i: q.Int64()}
 	case plan.OpAddInterval:
 		x := arg(0)
 		if x.null {

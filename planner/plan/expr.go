@@ -27,7 +27,7 @@ type Expr struct {
 	Lit Value
 	// Param is the operator's integer parameter: OpCurrentWatermark's batch
 	// column, OpAddInterval's milliseconds, OpRound's digits, OpRoundTens'
-	// power of ten, OpCmp's Cmp, OpLike's escape rune (-1: none).
+	// power of ten (ROUND(x, -Param) of a BIGINT), OpCmp's Cmp, OpLike's escape rune (-1: none).
 	Param int64
 	// Flag is the operator's boolean parameter: NOT for OpIsNull and
 	// OpIsTruth, ILIKE for OpLike; Want is the truth OpIsTruth tests.
@@ -68,7 +68,7 @@ const (
 	OpFloor                      // FLOOR of a DOUBLE
 	OpCeil                       // CEIL of a DOUBLE
 	OpRound                      // ROUND(DOUBLE, Param digits), half-up on the shortest decimal
-	OpRoundTens                  // a DOUBLE rounded half-up to a multiple of Param (10, 100, ...)
+	OpRoundTens                  // a BIGINT rounded half-up to a multiple of 10^Param, exactly (NULL past int64)
 	OpAddInterval                // BIGINT or TIMESTAMP + Param ms (overflow: NULL)
 	OpCase                       // CASE: Args = cond1, result1, ..., else; the first true cond's result
 	OpIn                         // Args[0] IN (...): Args[1:] are equalities over OpInArg, ORed
