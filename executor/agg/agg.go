@@ -705,6 +705,14 @@ func (st *State) variance(sp *Spec, samp bool) float64 {
 		d = new(big.Rat).SetInt64(st.n - 1)
 	}
 	s2.Quo(s2, d)
+	if s2.Sign() <= 0 {
+		// An exact variance is never negative. S2 is exact only while the
+		// squares are normal doubles (|x| above about 1e-154): the squares of
+		// tiny values underflow, S2 falls short and the difference may go
+		// below zero, which would round to -0.0. The exact value there is
+		// below the smallest double's half, so it rounds to 0.0.
+		return 0
+	}
 	f, _ := s2.Float64()
 	return f
 }

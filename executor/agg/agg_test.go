@@ -85,6 +85,14 @@ func TestDoubleRules(t *testing.T) {
 		{"var inf", VarPop, []any{-inf, 1.0}, inf},
 		{"stddev_pop", StddevPop, []any{2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}, 2.0},
 		{"var cancel", VarPop, []any{1e9 + 1, 1e9 + 2, 1e9 + 3}, 2.0 / 3.0},
+		// squares that underflow: the exact variance is 0 or below half the
+		// smallest double, so 0.0, never -0.0
+		{"var equal tiny", VarPop, []any{1e-200, 1e-200}, 0.0},
+		{"var_samp equal tiny", VarSamp, []any{1e-160, 1e-160}, 0.0},
+		{"var_samp tiny", VarSamp, []any{1e-200, 2e-200}, 0.0},
+		{"stddev_samp tiny", StddevSamp, []any{1e-200, 2e-200}, 0.0},
+		{"stddev_pop subnormal", StddevPop, []any{5e-324, 1e-323}, 0.0},
+		{"var negative tiny", VarPop, []any{-1e-200, -1e-200, -1e-200}, 0.0},
 	}
 	cases[2].want = 0.0 // 0.1 + 0.2 + 0.3 - 0.6 over the exact doubles
 	{
