@@ -214,10 +214,97 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			}
 		}()
 	}
+	// release routes the held rows [c.next, k) of c, with the malformed rows
+	// among them; stop says holdAndRoute returns err (nil: a LIMIT ended the
+	// job).
+	released := false
+	release := func(ctx context.Context, c *heldChunk, k int) (stop bool, err error) {
+		step.selectRows(c.b, c.next, k)
+		step.Bad = step.Bad[:0]
+		bad0, badAt0, badPos0 := c.bad, c.badAt, c.badPos
+		for len(c.bad) > 0 && (c.bad[0].At <= k) {
+			step.Bad = append(step.Bad, c.bad[0])
+			c.bad = c.bad[1:]
+		}
+		rep.changed() // (torn until the push went through: it may be cut before the sinks)
+		perr := ch.route.Push(ctx, Port{}, step)
+		if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
+			c.bad = bad0
+			return true, perr // cancelled before these rows were routed: they stay held
+		}
+		done := errors.Is(perr, errLimitReached)
+		if perr == nil || done {
+			rep.handed()
+		}
+		released = true
+		// count the malformed rows released with these rows; after a LIMIT's
+		// last row none are read (the router's cut drops them likewise)
+		cutoff := k
+		if done {
+			cutoff = r.cutAt
+		}
+		for len(c.badAt) > 0 && c.badAt[0] <= k {
+			if c.badAt[0] <= cutoff {
+				es.Malformed++
+			}
+			c.badAt, c.badPos = c.badAt[1:], c.badPos[1:]
+		}
+		if perr != nil && !done {
+			return true, perr
+		}
+		if done {
+			cut = r.cutAt
+			if cut >= 0 { // the rows after the LIMIT's last row were not used: held for the replay
+				c.next = cut + 1
+				c.bad = bad0[heldFrom(len(bad0), func(i int) int { return bad0[i].At }, cut):]
+				j := heldFrom(len(badAt0), func(i int) int { return badAt0[i] }, cut)
+				c.badAt, c.badPos = badAt0[j:], badPos0[j:]
+				rep.touch()
+			}
+			return true, nil
+		}
+		c.next = k
+		rep.touch()
+		return false, nil
+	}
+	// drain is what a job stopped while it holds rows (Ctrl-C, SIGTERM, its
+	// held rows past 'state.max-bytes') still routes: the held rows whose
+	// first branch that takes them is decided (a side branch before any
+	// event-time join, or a join whose build watermark passed them), in
+	// order, so that every row routed to an output reaches it (SPEC 4: a stop
+	// flushes what was routed); a row a join cannot decide yet goes nowhere
+	// (prober.undecided). It returns cause. A group source's rows are read
+	// again by the partitions' next owner instead (their outputs would be
+	// written twice), and stdin's go back to the next job.
+	drain := func(cause error) error {
+		if rep != nil || next != nil || handBack || len(hold.held) == 0 {
+			return cause
+		}
+		for _, p := range probers {
+			if p.j.EventTime() {
+				p.undecided = make([]bool, vector.Cap)
+				defer func() { p.undecided = nil }()
+			}
+		}
+		dctx := context.WithoutCancel(ctx)
+		for len(hold.held) > 0 {
+			c := hold.held[0]
+			if c.next < c.b.N || len(c.badAt) > 0 {
+				if stop, err := release(dctx, c, c.b.N); stop {
+					if err != nil && !errors.Is(err, errLimitReached) {
+						return errors.Join(cause, err)
+					}
+					return cause
+				}
+			}
+			hold.pop()
+		}
+		return cause
+	}
 	for {
 		// route what every build watermark has passed, in order
 		limit, inf, _ := buildWatermark(timed)
-		released := false
+		released = false
 		for len(hold.held) > 0 {
 			c := hold.held[0]
 			k := c.next
@@ -225,52 +312,9 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 				k++
 			}
 			if k > c.next || (c.next == c.b.N && len(c.badAt) > 0) {
-				step.selectRows(c.b, c.next, k)
-				step.Bad = step.Bad[:0]
-				bad0, badAt0, badPos0 := c.bad, c.badAt, c.badPos
-				for len(c.bad) > 0 && (c.bad[0].At <= k) {
-					step.Bad = append(step.Bad, c.bad[0])
-					c.bad = c.bad[1:]
+				if stop, err := release(ctx, c, k); stop {
+					return err
 				}
-				rep.changed() // (torn until the push went through: it may be cut before the sinks)
-				perr := ch.route.Push(ctx, Port{}, step)
-				if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
-					c.bad = bad0
-					return perr // cancelled before these rows were routed: they stay held
-				}
-				done := errors.Is(perr, errLimitReached)
-				if perr == nil || done {
-					rep.handed()
-				}
-				released = true
-				// count the malformed rows released with these rows; after a LIMIT's
-				// last row none are read (the router's cut drops them likewise)
-				cutoff := k
-				if done {
-					cutoff = r.cutAt
-				}
-				for len(c.badAt) > 0 && c.badAt[0] <= k {
-					if c.badAt[0] <= cutoff {
-						es.Malformed++
-					}
-					c.badAt, c.badPos = c.badAt[1:], c.badPos[1:]
-				}
-				if perr != nil && !done {
-					return perr
-				}
-				if done {
-					cut = r.cutAt
-					if cut >= 0 { // the rows after the LIMIT's last row were not used: held for the replay
-						c.next = cut + 1
-						c.bad = bad0[heldFrom(len(bad0), func(i int) int { return bad0[i].At }, cut):]
-						j := heldFrom(len(badAt0), func(i int) int { return badAt0[i] }, cut)
-						c.badAt, c.badPos = badAt0[j:], badPos0[j:]
-						rep.touch()
-					}
-					return nil
-				}
-				c.next = k
-				rep.touch()
 			}
 			if c.next < c.b.N {
 				break
@@ -286,7 +330,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 		if ackDue && len(hold.held) == 0 {
 			ackDue = false
 			if !sendAck(ctx, ack) {
-				return ctx.Err()
+				return drain(ctx.Err())
 			}
 		}
 		if err := drainBuildErrors(timed, sink); err != nil {
@@ -317,7 +361,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			case m, got = <-in:
 			case <-notify:
 			case <-ctx.Done():
-				return ctx.Err()
+				return drain(ctx.Err())
 			default:
 				if err := sink.Flush(); err != nil {
 					return err
@@ -326,7 +370,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 				case m, got = <-in:
 				case <-notify:
 				case <-ctx.Done():
-					return ctx.Err()
+					return drain(ctx.Err())
 				}
 			}
 		}
@@ -339,7 +383,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			continue
 		case errors.Is(m.err, ErrWaiting):
 			if !sendAck(ctx, ack) {
-				return ctx.Err()
+				return drain(ctx.Err())
 			}
 			if err := sink.Flush(); err != nil {
 				return err
@@ -351,7 +395,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 		m.bad = rep.filterBad(m.bad) // (a replay's malformed rows went to their output already)
 		failure, err := hold.batch(st, src, m, es, wm, stats)
 		if err != nil {
-			return hold.limitError(err, timed)
+			return drain(hold.limitError(err, timed))
 		}
 		if failure != nil {
 			failing, in = failure, nil
@@ -368,7 +412,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			continue
 		}
 		if !sendAck(ctx, ack) {
-			return ctx.Err()
+			return drain(ctx.Err())
 		}
 	}
 }

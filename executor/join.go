@@ -226,6 +226,11 @@ type prober struct {
 	vecs []*vector.Vec
 	key  []byte
 	pass []bool
+	// undecided, when not nil, is set by probe for each row of an event-time
+	// join whose build watermark has not passed it yet (the build stream not
+	// ended): its match may still come. The router then routes such a row
+	// nowhere (drainHeld, eventjoin.go).
+	undecided []bool
 }
 
 // The event-time strategy compares a probe row's event time with the earliest
@@ -261,6 +266,9 @@ func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
 			if match && p.j.EventTime() {
 				match = t <= b.Cols[p.j.ProbeTime].I[i]
 			}
+		}
+		if p.undecided != nil {
+			p.undecided[i] = !p.ks.ended && (!p.ks.wmSet || b.Cols[p.j.ProbeTime].I[i] >= p.ks.wm)
 		}
 		cond := pf == nil || (pf.B[i] && !pf.Null[i])
 		switch {

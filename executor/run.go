@@ -522,6 +522,15 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 		cand := rest
 		if pr := r.probers[k]; pr != nil {
 			jp = pr.probe(b, rest)
+			if pr.undecided != nil { // (drainHeld) a row this join cannot decide yet goes nowhere
+				kept := rest[:0]
+				for _, i := range rest {
+					if !pr.undecided[i] {
+						kept = append(kept, i)
+					}
+				}
+				rest = kept
+			}
 			cand = r.cand[:0]
 			for _, i := range rest {
 				if jp[i] {
