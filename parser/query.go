@@ -284,6 +284,9 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 		limits:  r.words("LIMIT"),
 	}
 	root.Accept(w)
+	if w.err != nil {
+		return nil, w.err
+	}
 	start, pos := r.start, w.pos
 	info.locate = func(n ast.Node) int {
 		if p, ok := pos[n]; ok {
@@ -319,6 +322,7 @@ type posWalker struct {
 	si      int
 	limits  []int
 	li      int
+	err     *Error // the first error found while walking (an empty alias)
 }
 
 type frame struct {
@@ -406,8 +410,10 @@ func (w *posWalker) Leave(n ast.Node) (ast.Node, bool) {
 	return n, true
 }
 
-// fieldText returns the source text of a select field's expression, alias
-// excluded, comments dropped.
+// fieldText returns the source text of a select field's expression exactly as
+// written, from its first token to its last (spaces and comments inside it
+// included, alias excluded): SPEC 2 names an unaliased column by it. An empty
+// back-quoted alias (which TiDB reads as no alias) is recorded in w.err.
 func (w *posWalker) fieldText(f *ast.SelectField) string {
 	om := w.rw.om
 	start := om.src(f.Offset)
@@ -422,6 +428,12 @@ func (w *posWalker) fieldText(f *ast.SelectField) string {
 		j++
 	}
 	toks := all[k:j]
+	if f.AsName.O == "" && len(toks) > 1 {
+		last := toks[len(toks)-1]
+		if last.Kind == TokQuotedIdent && last.Value() == "" && !toks[len(toks)-2].isOp(".") && w.err == nil {
+			w.err = Errorf(last.Offset, "a column alias cannot be empty: write a name between the back-quotes, or drop the alias")
+		}
+	}
 	if f.AsName.O != "" && len(toks) > 1 {
 		toks = toks[:len(toks)-1]
 		if len(toks) > 1 && toks[len(toks)-1].is("AS") {
@@ -431,19 +443,7 @@ func (w *posWalker) fieldText(f *ast.SelectField) string {
 	if len(toks) == 0 {
 		return ""
 	}
-	src := w.ps.src
-	var b strings.Builder
-	for k, t := range toks {
-		if k > 0 {
-			gap := src[toks[k-1].End():t.Offset]
-			if strings.TrimSpace(gap) != "" {
-				gap = " " // a comment
-			}
-			b.WriteString(gap)
-		}
-		b.WriteString(t.Text)
-	}
-	return b.String()
+	return w.ps.src[toks[0].Offset:toks[len(toks)-1].End()]
 }
 
 // castTypeName names the type of a cast the front-end did not see written (e.g.
