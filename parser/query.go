@@ -2,6 +2,7 @@ package parser
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -282,6 +283,8 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 		tables:  r.tableRefs(mode),
 		selects: r.words("SELECT"),
 		limits:  r.words("LIMIT"),
+		groups:  r.clauseWords("GROUP"),
+		orders:  r.clauseWords("ORDER"),
 	}
 	root.Accept(w)
 	if w.err != nil {
@@ -305,6 +308,7 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 //     textual order;
 //   - SELECT statements: their SELECT keyword; LIMIT clauses: the LIMIT keyword;
 //   - joins with a right side: their JOIN keyword, comma, or SEMI/ANTI word;
+//   - positions (GROUP BY 1, ORDER BY 2): their number token;
 //   - anything else: the earliest position among its children, else the nearest
 //     ancestor's position (e.g. a TimeUnitExpr gets its DATE_ADD's), else the
 //     statement start.
@@ -322,6 +326,10 @@ type posWalker struct {
 	si      int
 	limits  []int
 	li      int
+	groups  []int // GROUP BY / ORDER BY keyword offsets, in textual order
+	orders  []int
+	gi, oi  int
+	byFrom  int    // positions (GROUP BY 1) are looked for after this offset
 	err     *Error // the first error found while walking (an empty alias)
 }
 
@@ -370,6 +378,27 @@ func (w *posWalker) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.Join:
 		if jp, ok := w.joinPos[x]; ok {
 			p = jp
+		}
+	case *ast.GroupByClause:
+		if w.gi < len(w.groups) {
+			w.byFrom = w.groups[w.gi]
+			w.gi++
+		}
+	case *ast.OrderByClause:
+		if w.oi < len(w.orders) {
+			w.byFrom = w.orders[w.oi]
+			w.oi++
+		}
+	case *ast.PositionExpr:
+		// TiDB makes GROUP BY 1 a PositionExpr with no position: the next number
+		// token of that value after the clause's keyword (or the previous position).
+		for _, t := range w.r.toks {
+			if t.Offset > w.byFrom && t.Kind == TokNumber {
+				if v, err := strconv.Atoi(t.Text); err == nil && v == x.N {
+					p, w.byFrom = t.Offset, t.Offset
+					break
+				}
+			}
 		}
 	default:
 		p = w.mapped(n.OriginTextPosition())
