@@ -37,3 +37,14 @@ func TestPositionalByErrors(t *testing.T) {
 		{"order by 2, 1", decl + "SELECT k, ts FROM s ORDER BY 2, 1;", "ORDER BY is not supported", "line 2, column 30"},
 	})
 }
+
+// TestUnknownFunctionWrittenName: an unknown function is named as the script
+// spells it, not by TiDB's internal name (CHAR is TiDB's char_func; finding 12a).
+func TestUnknownFunctionWrittenName(t *testing.T) {
+	checkPlanErrors(t, []planErrCase{
+		{"char", "SELECT CHAR(65) AS c;", "unknown function CHAR;", "line 1, column 8"},
+		{"char lower case", "SELECT 1 AS a,\n  char (65, 66) AS c;", "unknown function CHAR;", "line 2, column 3"},
+		{"current_date", "SELECT CURRENT_DATE() AS c;", "unknown function CURRENT_DATE;", "line 1, column 8"},
+		{"schema", "SELECT SCHEMA() AS c;", "unknown function SCHEMA;", "line 1, column 8"},
+	})
+}
