@@ -183,7 +183,7 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	if berr := bar.stop(); err == nil {
 		err = berr
 	}
-	for _, l := range session.MalformedNotices(stats) {
+	for _, l := range session.JobNotices(job, stats) {
 		fmt.Fprintln(s.Stderr, l)
 	}
 	if s.Timer && counter != nil {
