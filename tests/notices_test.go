@@ -1,8 +1,14 @@
 package tests
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"streamql/cmd/streamql/cli"
 )
 
 // TestLateNoticesTellQueriesApart: two windowed queries of one job whose texts
@@ -29,6 +35,36 @@ func TestLateNoticesTellQueriesApart(t *testing.T) {
 	for _, n := range notices {
 		if !strings.HasSuffix(n, "...\") sent to 'late'") {
 			t.Errorf("notice %q: want the shortened query text and the late output", n)
+		}
+	}
+}
+
+// TestErrorTextsEscapeControls: every error text that carries user data shows
+// its control characters as \xNN on stderr (SPEC 4: data never drives the
+// terminal; finding 12c): a 'path' in the open error, a flag value, a script
+// file name, a socket host; and the notices.
+func TestErrorTextsEscapeControls(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("1\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", "CREATE STREAM s (k VARCHAR) WITH ('connector'='file','path'='no\x1b[31mpe.csv','format'='csv'); SELECT * FROM s;"}, `'no\x1b[31mpe.csv'`},
+		{[]string{"--format", "c\x1bsv", "-e", "SELECT 1;"}, `'c\x1bsv'`},
+		{[]string{filepath.Join(dir, "no\asuch.sql")}, `no\x07such.sql`},
+		{[]string{"--side-dir", filepath.Join(dir, "f\x9bx", "\x00")}, `f\x9bx`},
+		{[]string{"-e", "CREATE STREAM s (k VARCHAR) WITH ('connector'='socket','hostname'='h\rx.invalid','port'='1','format'='csv'); SELECT * FROM s;"}, `h\x0dx.invalid`},
+		{[]string{"--format", "csv", "-e", "CREATE STREAM `s\x1b` (k BIGINT) WITH ('connector'='file','path'='" + bad + "','format'='csv'); SELECT * FROM `s\x1b`;"}, `stream s\x1b: 1 malformed row(s)`},
+	} {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
+		errs := errb.String()
+		if strings.ContainsAny(errs, "\x1b\a\r\x00") || strings.Contains(errs, "\u009b") || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %s and no raw control character", tc.args, code, errs, tc.want)
 		}
 	}
 }

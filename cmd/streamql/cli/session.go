@@ -133,10 +133,10 @@ func (s *Session) report(sc *scriptCtx, err error) int {
 		fmt.Fprintln(s.Stderr, "interrupted")
 		return exitInterrupt
 	case errors.As(err, &pe):
-		fmt.Fprintln(s.Stderr, "error: "+parser.FormatError(sc.script.Name, sc.script.Source, pe))
+		printError(s.Stderr, "%s", parser.FormatError(sc.script.Name, sc.script.Source, pe))
 		return exitPlanning
 	}
-	fmt.Fprintln(s.Stderr, "error: "+err.Error())
+	printError(s.Stderr, "%s", err.Error())
 	return exitRuntime
 }
 
@@ -184,10 +184,10 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 		err = berr
 	}
 	for _, l := range session.JobNotices(job, stats) {
-		fmt.Fprintln(s.Stderr, l)
+		printNotice(s.Stderr, l)
 	}
 	if s.Timer && counter != nil {
-		fmt.Fprintln(s.Stderr, timerLine(counter.Counts(), time.Since(start)))
+		printNotice(s.Stderr, timerLine(counter.Counts(), time.Since(start)))
 	}
 	return err
 }
