@@ -302,6 +302,7 @@ func (ap *aggPlan) plan() error {
 		}
 		if e.Type == catalog.Unknown {
 			e = coerce(e, catalog.Varchar)
+			sp.markUntyped(e)
 		}
 		name := f.AsName.O
 		if name == "" {
