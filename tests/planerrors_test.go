@@ -1,8 +1,14 @@
 package tests
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"streamql/cmd/streamql/cli"
 )
 
 // planErrCase is a one-script run that must stop with exit status 2 and a
@@ -47,4 +53,34 @@ func TestUnknownFunctionWrittenName(t *testing.T) {
 		{"current_date", "SELECT CURRENT_DATE() AS c;", "unknown function CURRENT_DATE;", "line 1, column 8"},
 		{"schema", "SELECT SCHEMA() AS c;", "unknown function SCHEMA;", "line 1, column 8"},
 	})
+}
+
+// TestSideFileColumnsOfALaterJob: a later job of the run that would append to
+// a --side-dir file with other columns is a planning error (exit status 2) at
+// its side name, before it reads anything, like the other same-name side
+// errors (SPEC 4; finding 16); with the same columns it appends.
+func TestSideFileColumnsOfALaterJob(t *testing.T) {
+	dir := t.TempDir()
+	side := filepath.Join(dir, "sides")
+	decl := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='values');\nINSERT INTO s VALUES ('a', 1), ('b', 2);\n"
+	run := func(sql string) (string, string, int) {
+		os.RemoveAll(side)
+		p := filepath.Join(dir, "q.sql")
+		if err := os.WriteFile(p, []byte(decl+sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"--format", "csv", "--side-dir", side, p}, strings.NewReader(""), &out, &errb)
+		b, _ := os.ReadFile(filepath.Join(side, "sa.csv"))
+		return out.String(), errb.String() + "|" + string(b), code
+	}
+	out, errs, code := run("SELECT k INTO SIDE 'sa' FROM s WHERE k = 'a';\nSELECT * FROM s;\nSELECT x INTO SIDE 'sa' FROM s WHERE k = 'b';\nSELECT * FROM s;\n")
+	if code != 2 || out != "k,x\nb,2\n" || !strings.Contains(errs, "side output 'sa' has columns (x BIGINT) but an earlier job") ||
+		!strings.Contains(errs, "q.sql, line 5, column 20:") || !strings.HasSuffix(errs, "|k\na\n") {
+		t.Errorf("other columns: exit %d, stdout %q, stderr|sa.csv %q", code, out, errs)
+	}
+	out, errs, code = run("SELECT k INTO SIDE 'sa' FROM s WHERE k = 'a';\nSELECT * FROM s;\nSELECT k INTO SIDE 'sa' FROM s WHERE k = 'b';\nSELECT * FROM s;\n")
+	if code != 0 || out != "k,x\nb,2\nk,x\na,1\n" || errs != "|k\na\nb\n" {
+		t.Errorf("same columns: exit %d, stdout %q, stderr|sa.csv %q", code, out, errs)
+	}
 }

@@ -35,6 +35,9 @@ type Session struct {
 	Stdout *bufio.Writer
 	Stderr io.Writer
 	Files  *render.FileSet
+	// sideCols maps each --side-dir file a job of this run wrote to its
+	// columns (sidefiles.go)
+	sideCols map[string]string
 	// Closed is set once stdout's reader has gone away (EPIPE), or a script ran
 	// .quit: the run ends quietly with status 0 (DESIGN: library facts).
 	Closed bool
@@ -161,6 +164,9 @@ func (s *Session) Set(st *parser.Set) (bool, error) {
 // session's format (render.NewSink), with the progress bar and --timer line of
 // SPEC 4 and the malformed-row notices on stderr.
 func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+	if err := s.checkSideFiles(job); err != nil {
+		return err // a planning error: nothing is read (SPEC 4)
+	}
 	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}
 	// a job longer than a second shows a live status on a terminal's
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
@@ -172,6 +178,9 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	var counter render.Counter // the rows of each output, for --timer
 	newSink := func() (executor.Sink, error) {
 		sink, err := render.NewSink(cfg, job)
+		if err == nil {
+			s.recordSideFiles(job)
+		}
 		counter, _ = sink.(render.Counter)
 		if err != nil || bar == nil {
 			return sink, err
