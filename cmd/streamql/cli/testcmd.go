@@ -127,11 +127,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if len(r.problems) == 0 {
 			passed++
-			fmt.Fprintf(stdout, "PASS %s\n", cases[i].name)
+			fmt.Fprintf(stdout, "PASS %s\n", termtext.String(cases[i].name, termtext.Line))
 			continue
 		}
 		failed++
-		fmt.Fprintf(stdout, "FAIL %s\n", cases[i].name)
+		fmt.Fprintf(stdout, "FAIL %s\n", termtext.String(cases[i].name, termtext.Line))
 		for _, p := range r.problems {
 			fmt.Fprintln(stdout, indent(p))
 		}
