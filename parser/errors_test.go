@@ -107,6 +107,8 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT 1 AS ``", "a column alias cannot be empty", "``", 0},
 		{"SELECT a ``, b FROM t", "a column alias cannot be empty", "``", 0},
 		{"SELECT a FROM t WHERE a IN (SELECT b AS `` FROM u)", "a column alias cannot be empty", "``", 0},
+		{"SELECT a FROM t AS ``", "an alias cannot be empty", "``", 0},
+		{"SELECT t.a FROM t SEMI JOIN u AS `` ON t.a = u.a", "an alias cannot be empty", "``", 0},
 	}
 	for _, tc := range tests {
 		sc, err := Parse("t.sql", tc.src)

@@ -290,6 +290,11 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 	if w.err != nil {
 		return nil, w.err
 	}
+	for i, t := range r.toks { // AS `` names nothing: a stream's alias too
+		if t.Kind == TokQuotedIdent && t.Value() == "" && i > 0 && r.toks[i-1].is("AS") {
+			return nil, Errorf(t.Offset, "an alias cannot be empty: write a name between the back-quotes, or drop the alias")
+		}
+	}
 	start, pos := r.start, w.pos
 	info.locate = func(n ast.Node) int {
 		if p, ok := pos[n]; ok {
