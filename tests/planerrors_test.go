@@ -84,3 +84,15 @@ func TestSideFileColumnsOfALaterJob(t *testing.T) {
 		t.Errorf("same columns: exit %d, stdout %q, stderr|sa.csv %q", code, out, errs)
 	}
 }
+
+// TestUnlocatedClauseErrors: DISTINCT and a WINDOW clause, which TiDB's AST
+// does not locate, are refused with the caret under their keyword, not under
+// SELECT (SPEC 4; the kind of finding 11).
+func TestUnlocatedClauseErrors(t *testing.T) {
+	decl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
+	checkPlanErrors(t, []planErrCase{
+		{"distinct", decl + "SELECT DISTINCT k FROM s;", "DISTINCT is not supported", "line 2, column 8"},
+		{"distinct after a comment", decl + "SELECT /* c */ distinct k\n  FROM s;", "DISTINCT is not supported", "line 2, column 16"},
+		{"window clause", decl + "SELECT k FROM s WHERE k IN ('a', 'b')\nWINDOW w AS (ORDER BY ts);", "windows are not supported", "line 3, column 1"},
+	})
+}
