@@ -28,8 +28,8 @@ func TestLateNoticesTellQueriesApart(t *testing.T) {
 		}
 	}
 	if code != 0 || len(notices) != 2 || notices[0] == notices[1] ||
-		!strings.HasPrefix(notices[0], "1 late row(s) of the query at line 3, column 1 (") ||
-		!strings.HasPrefix(notices[1], "1 late row(s) of the query at line 4, column 3 (") {
+		!strings.HasPrefix(notices[0], "1 late row(s) of the query at q.sql, line 3, column 1 (") ||
+		!strings.HasPrefix(notices[1], "1 late row(s) of the query at q.sql, line 4, column 3 (") {
 		t.Errorf("exit %d, stderr\n%s\nwant two late-rows lines, of the queries at line 3, column 1 and line 4, column 3", code, errs)
 	}
 	for _, n := range notices {
@@ -66,5 +66,18 @@ func TestErrorTextsEscapeControls(t *testing.T) {
 		if strings.ContainsAny(errs, "\x1b\a\r\x00") || strings.Contains(errs, "\u009b") || !strings.Contains(errs, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %s and no raw control character", tc.args, code, errs, tc.want)
 		}
+	}
+}
+
+// TestLateNoticesAcrossScripts: a side branch declared in one script and the
+// main query of another, both at line 2, column 1, read apart by the script's
+// name (finding 12f).
+func TestLateNoticesAcrossScripts(t *testing.T) {
+	q := "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
+	a := "CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values'); INSERT INTO s VALUES ('a', 5000), ('a', 100);\n" + q + " INTO SIDE 'w1';\n"
+	b := "-- the main query\n" + q + ";\n"
+	_, errs, code := runScripts(t, []string{"a.sql", "b.sql"}, map[string]string{"a.sql": a, "b.sql": b})
+	if code != 0 || !strings.Contains(errs, "1 late row(s) of the query at a.sql, line 2, column 1 (") {
+		t.Errorf("exit %d, stderr\n%s\nwant the late-rows line of a.sql's query", code, errs)
 	}
 }

@@ -136,6 +136,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
+		b.Script = script.Name // with Line and Column, for the late-rows notice
 		if b.Side != "" {
 			// check the job it will join now, so the error points at this statement:
 			// against the first pending branch of that side name only, so that
@@ -312,8 +313,8 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 func MalformedNotices(stats executor.Stats) []string { return JobNotices(nil, stats) }
 
 // JobNotices returns MalformedNotices' lines for a job that ran with stats; a
-// late-rows line then names its query by the statement's line and column in
-// its script as well as by its (shortened) text, so two windowed queries of one
+// late-rows line then names its query by its script and the statement's line
+// and column in it ("q.sql, line 3, column 1") as well as by its (shortened) text, so two windowed queries of one
 // job read apart (SPEC 2.4: stderr gets one line per query with late rows). The
 // CLI prints them on stderr. job may be nil.
 func JobNotices(job *planner.Job, stats executor.Stats) []string {
@@ -342,7 +343,11 @@ func JobNotices(job *planner.Job, stats executor.Stats) []string {
 		// main); a branch whose text and late output differ is not trusted
 		if i < len(windowed) && len(windowed) == len(stats.Late) {
 			if br := windowed[i]; br.Text == l.Query && br.Agg.Late == l.Output && br.Line > 0 {
-				out = append(out, fmt.Sprintf("%d late row(s) of the query at line %d, column %d (%q) sent to '%s'", l.Rows, br.Line, br.Column, shortQuery(l.Query), l.Output))
+				at := fmt.Sprintf("line %d, column %d", br.Line, br.Column)
+				if br.Script != "" {
+					at = br.Script + ", " + at // as an error's position (SPEC 4)
+				}
+				out = append(out, fmt.Sprintf("%d late row(s) of the query at %s (%q) sent to '%s'", l.Rows, at, shortQuery(l.Query), l.Output))
 				continue
 			}
 		}
