@@ -83,6 +83,21 @@ func TestSideFileColumnsOfALaterJob(t *testing.T) {
 	if code != 0 || out != "k,x\nb,2\nk,x\na,1\n" || errs != "|k\na\nb\n" {
 		t.Errorf("same columns: exit %d, stdout %q, stderr|sa.csv %q", code, out, errs)
 	}
+	// the files a job creates once a row reaches them: late rows, malformed rows
+	decl = "CREATE STREAM w (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\nINSERT INTO w VALUES ('a', 5000), ('b', 100);\n" +
+		"CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='values');\nINSERT INTO s VALUES ('a', 1);\n"
+	for _, tc := range []struct{ name, first, side string }{
+		{"late", "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;\n", "late"},
+		{"errors", "CREATE STREAM b (n BIGINT) WITH ('connector'='file','path'='" + filepath.Join(dir, "bad.csv") + "','format'='csv');\nSELECT * FROM b;\n", "errors"},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("1\nx\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code = run(tc.first + "SELECT x INTO SIDE '" + tc.side + "' FROM s;\nSELECT * FROM s;\n")
+		if code != 2 || !strings.Contains(errs, "side output '"+tc.side+"' has columns (x BIGINT) but an earlier job") || !strings.Contains(errs, "^") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 at the side name", tc.name, code, errs)
+		}
+	}
 }
 
 // TestUnlocatedClauseErrors: DISTINCT and a WINDOW clause, which TiDB's AST

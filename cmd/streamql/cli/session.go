@@ -189,6 +189,7 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	}
 	start := time.Now()
 	stats, err := run(newSink)
+	s.recordLazyFiles(job, stats)
 	if berr := bar.stop(); err == nil {
 		err = berr
 	}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"streamql/cmd/streamql/render"
+	"streamql/executor"
 	"streamql/parser"
 	"streamql/planner"
 	"streamql/planner/plan"
@@ -63,6 +64,41 @@ func (s *Session) recordSideFiles(job *planner.Job) {
 		}
 		if _, ok := s.sideCols[path]; !ok {
 			s.sideCols[path] = columnsSig(job.Outputs[k])
+		}
+	}
+}
+
+// errorsSig is the columns of an errors side output's file (SPEC 1: stream,
+// position, raw, error).
+const errorsSig = "(stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR)"
+
+// recordLazyFiles remembers the --side-dir files that job, which ran with
+// stats, created only once a row reached them: its late output's (SPEC 2.4)
+// and its errors side outputs' (SPEC 1), so that a later job's side output of
+// that name with other columns is refused by checkSideFiles as well.
+func (s *Session) recordLazyFiles(job *planner.Job, stats executor.Stats) {
+	if s.SideDir == "" {
+		return
+	}
+	record := func(name, sig string) {
+		path := filepath.Join(s.SideDir, name+render.Ext(s.Format))
+		if s.sideCols == nil {
+			s.sideCols = map[string]string{}
+		}
+		if _, ok := s.sideCols[path]; !ok {
+			s.sideCols[path] = sig
+		}
+	}
+	for _, l := range stats.Late {
+		for _, o := range job.Outputs {
+			if l.Rows > 0 && o.Late && o.Name == l.Output {
+				record(o.Name, columnsSig(o))
+			}
+		}
+	}
+	for _, e := range stats.Streams {
+		if e.Malformed > 0 && e.Policy == "side" && e.DeadLetter == "" {
+			record(e.Side, errorsSig)
 		}
 	}
 }
