@@ -76,20 +76,49 @@ type StateLimitError struct {
 // Error renders the failure with what to do.
 func (e *StateLimitError) Error() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "the job's state passed 'state.max-bytes' (%s): %s holds %s of %s", FormatBytes(e.Max), e.Operator, FormatBytes(e.Bytes), e.What)
+	fmt.Fprintf(&sb, "the job's state passed 'state.max-bytes' (%s): %s holds %s of %s", FormatSize(e.Max), e.Operator, FormatBytes(e.Bytes), e.What)
 	if e.Stalled != "" {
 		fmt.Fprintf(&sb, " (%d rows) waiting for the watermark of stream %s, which did not advance (it is %s)", e.Rows, e.Stalled, e.WatermarkText)
-		fmt.Fprintf(&sb, "; make %s's event time advance (or end it), read a bounded build side, or raise the limit with SET 'state.max-bytes' = '%s'", e.Stalled, FormatBytes(2*e.Max))
+		fmt.Fprintf(&sb, "; make %s's event time advance (or end it), read a bounded build side, or raise the limit with SET 'state.max-bytes' = '%s'", e.Stalled, FormatSize(2*e.Max))
 	} else {
-		fmt.Fprintf(&sb, "; filter the stream it reads, or raise the limit with SET 'state.max-bytes' = '%s'", FormatBytes(2*e.Max))
+		fmt.Fprintf(&sb, "; filter the stream it reads, or raise the limit with SET 'state.max-bytes' = '%s'", FormatSize(2*e.Max))
 	}
 	return sb.String()
 }
 
-// FormatBytes renders n bytes for messages: in the largest of KiB, MiB, GiB, TiB
-// that divides it ("2GiB", "1536KiB"), else from 1 MiB up in MiB with one decimal
-// ("1.2MiB"), else as bytes ("1000").
+// FormatBytes renders an amount of n bytes for messages, always with its unit:
+// in the largest of KiB, MiB, GiB, TiB that divides it ("2GiB", "1536KiB"),
+// else from 1 MiB up in MiB and from 1 KiB up in KiB with one decimal ("1.2MiB",
+// "64.3KiB"), else in bytes ("1000 bytes", "1 byte"). It is not an option value: see
+// FormatSize.
 func FormatBytes(n int64) string {
+	if s := exactSize(n); s != "" {
+		return s
+	}
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
+	case n == 1:
+		return "1 byte"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// FormatSize renders n bytes as a value a size option such as 'state.max-bytes'
+// accepts (SPEC 1: bytes, KiB, MiB, GiB, TiB), exactly: in the largest unit that
+// divides it ("128KiB"), else as a bare number of bytes ("200000").
+func FormatSize(n int64) string {
+	if s := exactSize(n); s != "" {
+		return s
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// exactSize renders n (> 0) in the largest of KiB, MiB, GiB, TiB that divides it,
+// or returns "".
+func exactSize(n int64) string {
 	for _, u := range []struct {
 		name string
 		m    int64
@@ -98,8 +127,5 @@ func FormatBytes(n int64) string {
 			return strconv.FormatInt(n/u.m, 10) + u.name
 		}
 	}
-	if n >= 1<<20 {
-		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
-	}
-	return strconv.FormatInt(n, 10)
+	return ""
 }

@@ -291,3 +291,24 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("FormatBytes(2GiB) = %q", got)
 	}
 }
+
+// TestFormatBytesUnits: an amount always carries its unit, below 1 MiB too
+// (finding 12b: "holds 65884 of groups"), and FormatSize gives values that
+// ParseSize reads back exactly.
+func TestFormatBytesUnits(t *testing.T) {
+	for n, want := range map[int64]string{65884: "64.3KiB", 1000: "1000 bytes", 1: "1 byte", 0: "0 bytes", 1536 << 10: "1536KiB", 1<<20 + 1: "1.0MiB", 64 << 10: "64KiB", 1025: "1.0KiB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for _, n := range []int64{1, 1000, 65884, 128 << 10, 200000, 3 << 30, 1<<40 + 1} {
+		got, err := catalog.ParseSize(FormatSize(n))
+		if err != nil || got != n {
+			t.Errorf("ParseSize(FormatSize(%d) = %q) = %d, %v", n, FormatSize(n), got, err)
+		}
+	}
+	e := &StateLimitError{Operator: "aggregate", What: "groups (GROUP BY without a window)", Bytes: 65884, Max: 64 << 10}
+	if msg := e.Error(); !strings.Contains(msg, "holds 64.3KiB of groups") || !strings.Contains(msg, "'state.max-bytes' = '128KiB'") {
+		t.Errorf("StateLimitError: %s", msg)
+	}
+}

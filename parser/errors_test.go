@@ -104,6 +104,11 @@ func TestParseErrors(t *testing.T) {
 		{"DROP STREAM", "expected a stream name", "$", 0},
 		{"DROP STREAM IF s", "expected EXISTS", "s", 0},
 		{"DROP STREAM s t", "unexpected 't'", "t", 0},
+		{"SELECT 1 AS ``", "a column alias cannot be empty", "``", 0},
+		{"SELECT a ``, b FROM t", "a column alias cannot be empty", "``", 0},
+		{"SELECT a FROM t WHERE a IN (SELECT b AS `` FROM u)", "a column alias cannot be empty", "``", 0},
+		{"SELECT a FROM t AS ``", "an alias cannot be empty", "``", 0},
+		{"SELECT t.a FROM t SEMI JOIN u AS `` ON t.a = u.a", "an alias cannot be empty", "``", 0},
 	}
 	for _, tc := range tests {
 		sc, err := Parse("t.sql", tc.src)

@@ -460,9 +460,10 @@ func TestLocate(t *testing.T) {
 }
 
 func TestFieldText(t *testing.T) {
-	src := "SELECT temperature * 2, a /* c */ + 1, CAST(x AS BIGINT), UPPER(设备) AS u, b -- x\n INTO SIDE 's' FROM t"
+	src := "SELECT temperature * 2, a /* c */ + 1, CAST(x AS BIGINT), UPPER(设备) AS u, a-- d\n-1, t.``, b -- x\n INTO SIDE 's' FROM t"
 	sel := parseOne(t, src).(*Select)
-	want := []string{"temperature * 2", "a + 1", "CAST(x AS BIGINT)", "UPPER(设备)", "b"}
+	// SPEC 2: named by the text as written, comments inside included.
+	want := []string{"temperature * 2", "a /* c */ + 1", "CAST(x AS BIGINT)", "UPPER(设备)", "a-- d\n-1", "t.``", "b"}
 	for i, f := range sel.Query.Fields.Fields {
 		if sel.FieldText[f] != want[i] || f.Text() != want[i] {
 			t.Errorf("field %d: FieldText %q, Text() %q, want %q", i, sel.FieldText[f], f.Text(), want[i])

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -282,8 +283,18 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 		tables:  r.tableRefs(mode),
 		selects: r.words("SELECT"),
 		limits:  r.words("LIMIT"),
+		groups:  r.clauseWords("GROUP"),
+		orders:  r.clauseWords("ORDER"),
 	}
 	root.Accept(w)
+	if w.err != nil {
+		return nil, w.err
+	}
+	for i, t := range r.toks { // AS `` names nothing: a stream's alias too
+		if t.Kind == TokQuotedIdent && t.Value() == "" && i > 0 && r.toks[i-1].is("AS") {
+			return nil, Errorf(t.Offset, "an alias cannot be empty: write a name between the back-quotes, or drop the alias")
+		}
+	}
 	start, pos := r.start, w.pos
 	info.locate = func(n ast.Node) int {
 		if p, ok := pos[n]; ok {
@@ -302,6 +313,7 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 //     textual order;
 //   - SELECT statements: their SELECT keyword; LIMIT clauses: the LIMIT keyword;
 //   - joins with a right side: their JOIN keyword, comma, or SEMI/ANTI word;
+//   - positions (GROUP BY 1, ORDER BY 2): their number token;
 //   - anything else: the earliest position among its children, else the nearest
 //     ancestor's position (e.g. a TimeUnitExpr gets its DATE_ADD's), else the
 //     statement start.
@@ -319,6 +331,11 @@ type posWalker struct {
 	si      int
 	limits  []int
 	li      int
+	groups  []int // GROUP BY / ORDER BY keyword offsets, in textual order
+	orders  []int
+	gi, oi  int
+	byFrom  int    // positions (GROUP BY 1) are looked for after this offset
+	err     *Error // the first error found while walking (an empty alias)
 }
 
 type frame struct {
@@ -367,6 +384,27 @@ func (w *posWalker) Enter(n ast.Node) (ast.Node, bool) {
 		if jp, ok := w.joinPos[x]; ok {
 			p = jp
 		}
+	case *ast.GroupByClause:
+		if w.gi < len(w.groups) {
+			w.byFrom = w.groups[w.gi]
+			w.gi++
+		}
+	case *ast.OrderByClause:
+		if w.oi < len(w.orders) {
+			w.byFrom = w.orders[w.oi]
+			w.oi++
+		}
+	case *ast.PositionExpr:
+		// TiDB makes GROUP BY 1 a PositionExpr with no position: the next number
+		// token of that value after the clause's keyword (or the previous position).
+		for _, t := range w.r.toks {
+			if t.Offset > w.byFrom && t.Kind == TokNumber {
+				if v, err := strconv.Atoi(t.Text); err == nil && v == x.N {
+					p, w.byFrom = t.Offset, t.Offset
+					break
+				}
+			}
+		}
 	default:
 		p = w.mapped(n.OriginTextPosition())
 	}
@@ -406,8 +444,10 @@ func (w *posWalker) Leave(n ast.Node) (ast.Node, bool) {
 	return n, true
 }
 
-// fieldText returns the source text of a select field's expression, alias
-// excluded, comments dropped.
+// fieldText returns the source text of a select field's expression exactly as
+// written, from its first token to its last (spaces and comments inside it
+// included, alias excluded): SPEC 2 names an unaliased column by it. An empty
+// back-quoted alias (which TiDB reads as no alias) is recorded in w.err.
 func (w *posWalker) fieldText(f *ast.SelectField) string {
 	om := w.rw.om
 	start := om.src(f.Offset)
@@ -422,6 +462,12 @@ func (w *posWalker) fieldText(f *ast.SelectField) string {
 		j++
 	}
 	toks := all[k:j]
+	if f.AsName.O == "" && len(toks) > 1 {
+		last := toks[len(toks)-1]
+		if last.Kind == TokQuotedIdent && last.Value() == "" && !toks[len(toks)-2].isOp(".") && w.err == nil {
+			w.err = Errorf(last.Offset, "a column alias cannot be empty: write a name between the back-quotes, or drop the alias")
+		}
+	}
 	if f.AsName.O != "" && len(toks) > 1 {
 		toks = toks[:len(toks)-1]
 		if len(toks) > 1 && toks[len(toks)-1].is("AS") {
@@ -431,19 +477,7 @@ func (w *posWalker) fieldText(f *ast.SelectField) string {
 	if len(toks) == 0 {
 		return ""
 	}
-	src := w.ps.src
-	var b strings.Builder
-	for k, t := range toks {
-		if k > 0 {
-			gap := src[toks[k-1].End():t.Offset]
-			if strings.TrimSpace(gap) != "" {
-				gap = " " // a comment
-			}
-			b.WriteString(gap)
-		}
-		b.WriteString(t.Text)
-	}
-	return b.String()
+	return w.ps.src[toks[0].Offset:toks[len(toks)-1].End()]
 }
 
 // castTypeName names the type of a cast the front-end did not see written (e.g.

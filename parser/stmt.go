@@ -127,7 +127,7 @@ type Select struct {
 	Joins map[*ast.Join]JoinKind
 	Casts CastTypes
 	// FieldText holds, for each select field with an expression (subqueries' too),
-	// the expression's source text as written, alias excluded and comments dropped:
+	// the expression's source text as written (comments inside it kept), alias excluded:
 	// SPEC 2 names an unaliased column by it ("temperature * 2"). TiDB's own
 	// SelectField.Text() must not be used: it is the rewritten text.
 	FieldText map[*ast.SelectField]string

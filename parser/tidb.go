@@ -159,6 +159,18 @@ func (r *region) words(w string) []int {
 	return out
 }
 
+// clauseWords returns the offsets of the bare word w followed by BY (GROUP BY,
+// ORDER BY), in textual order.
+func (r *region) clauseWords(w string) []int {
+	var out []int
+	for i, t := range r.toks {
+		if t.is(w) && i+1 < len(r.toks) && r.toks[i+1].is("BY") {
+			out = append(out, t.Offset)
+		}
+	}
+	return out
+}
+
 // edit replaces src[start:end] in the text for TiDB.
 type edit struct {
 	start, end int

@@ -3,6 +3,7 @@ package planner
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -58,9 +59,27 @@ func (sc *scope) call(n *ast.FuncCallExpr) (*Expr, error) {
 		c.args[i] = e
 	}
 	if !ok {
-		return nil, parser.Errorf(sc.pos(n), "unknown function %s; streamql has COALESCE, IF, CONCAT, UPPER, LOWER, TRIM, SUBSTRING, CHAR_LENGTH, ABS, ROUND, FLOOR, CEIL, CAST, CURRENT_WATERMARK", strings.ToUpper(name))
+		return nil, parser.Errorf(sc.pos(n), "unknown function %s; streamql has COALESCE, IF, CONCAT, UPPER, LOWER, TRIM, SUBSTRING, CHAR_LENGTH, ABS, ROUND, FLOOR, CEIL, CAST, CURRENT_WATERMARK", sc.writtenName(n))
 	}
 	return r.compile(c)
+}
+
+// writtenName returns a call's function name as the script spells it, upper
+// case: TiDB renames some calls (CHAR becomes char_func), and a message must
+// name what the user wrote. Without a position it falls back to TiDB's name.
+func (sc *scope) writtenName(n *ast.FuncCallExpr) string {
+	if sc.locate != nil {
+		if p := sc.locate(n); p >= 0 && p < len(sc.src) {
+			end := p
+			for end < len(sc.src) && (sc.src[end] == '_' || sc.src[end] >= 0x80 || unicode.IsLetter(rune(sc.src[end])) || unicode.IsDigit(rune(sc.src[end]))) {
+				end++
+			}
+			if w := sc.src[p:end]; w != "" && !unicode.IsDigit(rune(w[0])) {
+				return strings.ToUpper(w)
+			}
+		}
+	}
+	return strings.ToUpper(n.FnName.O)
 }
 
 // arity returns an error at the call unless it has lo to hi arguments.

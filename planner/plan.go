@@ -73,9 +73,21 @@ type selectPlan struct {
 	// set by ruleWhere and the rules after it
 	b       *Branch
 	fieldOf []ast.Node // the select field each output column comes from
+	// untyped marks the output expressions that were a NULL of no type (a bare
+	// NULL) made VARCHAR for stdout: a sink column of any type takes them
+	untyped map[*Expr]bool
 	// set by ruleWindow and ruleAggregate (SPEC 2.4)
 	win *Window
 	agg *Aggregate
+}
+
+// markUntyped records that output expression e is a NULL of no type made
+// VARCHAR (see selectPlan.untyped).
+func (sp *selectPlan) markUntyped(e *Expr) {
+	if sp.untyped == nil {
+		sp.untyped = map[*Expr]bool{}
+	}
+	sp.untyped[e] = true
 }
 
 // pos returns the script offset of n, or of the statement when n is nil or the

@@ -236,8 +236,11 @@ func (ap *aggPlan) plan() error {
 				ap.wcols[k] = true
 				continue
 			}
-			if v, ok := it.Expr.(*test_driver.ValueExpr); ok {
-				return parser.Errorf(sp.pos(v), "GROUP BY takes columns or expressions, not positions: write the column's name")
+			switch v := it.Expr.(type) {
+			case *ast.PositionExpr:
+				return parser.Errorf(sp.pos(v), "positional GROUP BY (GROUP BY %d) is not supported: write the column's name or expression", v.N)
+			case *test_driver.ValueExpr:
+				return parser.Errorf(sp.pos(v), "GROUP BY takes columns or expressions, not constants: write the column's name or expression")
 			}
 			if hasAgg(it.Expr) {
 				f := &aggFinder{}
@@ -299,6 +302,7 @@ func (ap *aggPlan) plan() error {
 		}
 		if e.Type == catalog.Unknown {
 			e = coerce(e, catalog.Varchar)
+			sp.markUntyped(e)
 		}
 		name := f.AsName.O
 		if name == "" {

@@ -47,6 +47,7 @@ func ruleProjection(sp *selectPlan) error {
 		}
 		if e.Type == catalog.Unknown {
 			e = coerce(e, catalog.Varchar)
+			sp.markUntyped(e)
 		}
 		colName := f.AsName.O
 		if colName == "" {

@@ -14,7 +14,7 @@ import (
 // SELECT ... INTO STREAM s (a side branch named s) and checks the query's
 // columns against the sink's by position (SPEC 2.5): the count must be equal
 // and each type the same, except that a BIGINT may go to a DOUBLE column (it
-// is cast). The branch then has the sink's columns. It also resolves the
+// is cast) and a bare NULL (of no type) to a column of any type. The branch then has the sink's columns. It also resolves the
 // dead-letter stream ('errors.stream') of each stream the query reads. Errors
 // are *parser.Error at the sink's name or at the offending select field.
 func ruleSink(sp *selectPlan) error {
@@ -45,6 +45,12 @@ func ruleSink(sp *selectPlan) error {
 	for i, c := range st.Columns {
 		got := b.Columns[i]
 		if got.Type == c.Type {
+			continue
+		}
+		if sp.untyped[b.Project[i]] { // a bare NULL fits any column (SPEC 2: NULL has no type of its own)
+			n := nullExpr(c.Type)
+			inheritText(n, b.Project[i])
+			b.Project[i] = n
 			continue
 		}
 		if got.Type == catalog.BigInt && c.Type == catalog.Double {

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/parser"
@@ -20,9 +22,36 @@ func ruleUnsupportedClauses(sp *selectPlan) error {
 	case q.OrderBy != nil:
 		return unsupported(q.OrderBy, "ORDER BY")
 	case q.Distinct:
-		return parser.Errorf(sp.start, "DISTINCT is not supported in a stream query")
+		return parser.Errorf(sp.topWord("DISTINCT", "DISTINCTROW"), "DISTINCT is not supported in a stream query")
 	case q.WindowSpecs != nil:
-		return parser.Errorf(sp.start, "windows are not supported")
+		return parser.Errorf(sp.topWord("WINDOW"), "windows are not supported")
 	}
 	return nil
+}
+
+// topWord returns the offset of the first of words (bare, any case) outside
+// parentheses in the statement's text, or the statement's start: the position
+// of a clause TiDB's AST does not locate (SPEC 4: the caret is under the
+// offending token).
+func (sp *selectPlan) topWord(words ...string) int {
+	start, end := sp.sel.Span()
+	if start < 0 || end > len(sp.p.Source) || start >= end {
+		return sp.start
+	}
+	depth := 0
+	for _, t := range parser.Tokens(sp.p.Source[start:end]) {
+		switch {
+		case t.Kind == parser.TokOp && t.Text == "(":
+			depth++
+		case t.Kind == parser.TokOp && t.Text == ")":
+			depth--
+		case t.Kind == parser.TokIdent && depth == 0:
+			for _, w := range words {
+				if strings.EqualFold(t.Text, w) {
+					return start + t.Offset
+				}
+			}
+		}
+	}
+	return sp.start
 }

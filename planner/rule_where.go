@@ -1,6 +1,10 @@
 package planner
 
-import "strings"
+import (
+	"strings"
+
+	"streamql/parser"
+)
 
 // ruleWhere starts the branch and compiles what is left of WHERE (after
 // ruleInToSemiJoin) into its BOOLEAN filter (SPEC 2: a WHERE that is NULL drops
@@ -8,6 +12,7 @@ import "strings"
 func ruleWhere(sp *selectPlan) error {
 	sel := sp.sel
 	sp.b = &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: sp.st, Limit: -1, Text: strings.TrimSpace(sp.p.text(sel)), Join: sp.j, Uses: sp.sc.uses}
+	sp.b.Line, sp.b.Column = parser.Position(sp.p.Source, sp.start)
 	var err error
 	sp.b.Where, err = andAll(sp.sc, sp.rest, "WHERE")
 	return err

@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
 )
@@ -134,6 +136,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
+		b.Script = script.Name // with Line and Column, for the late-rows notice
 		if b.Side != "" {
 			// check the job it will join now, so the error points at this statement:
 			// against the first pending branch of that side name only, so that
@@ -305,8 +308,16 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 
 // MalformedNotices returns the lines that tell how many malformed rows a job
 // skipped or sent to a side output, one per stream that had some (SPEC 1,
-// 'errors'); the CLI prints them on stderr.
-func MalformedNotices(stats executor.Stats) []string {
+// 'errors'), then one per windowed query with late rows (SPEC 2.4), without
+// the queries' positions: see JobNotices.
+func MalformedNotices(stats executor.Stats) []string { return JobNotices(nil, stats) }
+
+// JobNotices returns MalformedNotices' lines for a job that ran with stats; a
+// late-rows line then names its query by its script and the statement's line
+// and column in it ("q.sql, line 3, column 1") as well as by its (shortened) text, so two windowed queries of one
+// job read apart (SPEC 2.4: stderr gets one line per query with late rows). The
+// CLI prints them on stderr. job may be nil.
+func JobNotices(job *planner.Job, stats executor.Stats) []string {
 	var out []string
 	for _, e := range stats.Streams {
 		if e.Malformed == 0 {
@@ -323,10 +334,48 @@ func MalformedNotices(stats executor.Stats) []string {
 			out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) sent to side output '%s'", e.Stream, e.Malformed, e.Side))
 		}
 	}
-	for _, l := range stats.Late { // SPEC 2.4: one line per query with late rows
-		if l.Rows > 0 {
-			out = append(out, l.Notice())
+	windowed := windowedBranches(job)
+	for i, l := range stats.Late { // SPEC 2.4: one line per query with late rows
+		if l.Rows == 0 {
+			continue
+		}
+		// stats.Late follows the job's windowed branches (sides in order, then
+		// main); a branch whose text and late output differ is not trusted
+		if i < len(windowed) && len(windowed) == len(stats.Late) {
+			if br := windowed[i]; br.Text == l.Query && br.Agg.Late == l.Output && br.Line > 0 {
+				at := fmt.Sprintf("line %d, column %d", br.Line, br.Column)
+				if br.Script != "" {
+					at = br.Script + ", " + at // as an error's position (SPEC 4)
+				}
+				out = append(out, fmt.Sprintf("%d late row(s) of the query at %s (%q) sent to '%s'", l.Rows, at, shortQuery(l.Query), l.Output))
+				continue
+			}
+		}
+		out = append(out, l.Notice())
+	}
+	return out
+}
+
+// windowedBranches returns the branches of job with a window, side branches in
+// declaration order and then the main query: the order of Stats.Late.
+func windowedBranches(job *planner.Job) []*planner.Branch {
+	if job == nil {
+		return nil
+	}
+	var out []*planner.Branch
+	for _, br := range append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main) {
+		if br != nil && br.Agg != nil && br.Agg.Window != nil {
+			out = append(out, br)
 		}
 	}
 	return out
+}
+
+// shortQuery cuts a query's text to 57 characters and "..." when it is longer
+// than 60, as the late-rows notice quotes it.
+func shortQuery(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		return termtext.Shorten(s, 57)
+	}
+	return s
 }

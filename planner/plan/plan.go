@@ -58,6 +58,12 @@ type Branch struct {
 	// has neither; Project and Columns then read the aggregate row (or the
 	// windowed batch).
 	Agg *Aggregate
+	// Line and Column are the 1-based position of the statement in its script
+	// (columns in characters, as SPEC 4's error positions), 0 when unknown, and
+	// Script that script's name ("" when unknown): the late-rows notice tells
+	// the queries of one job apart by them.
+	Line, Column int
+	Script       string
 }
 
 // Job is the physical plan of one scan of a stream: the source, its watermark,

@@ -315,9 +315,9 @@ func (s *Session) readScript(ctx context.Context, sc *scriptCtx, c *dotCmd) erro
 	if err != nil {
 		var pe *parser.Error
 		if errors.As(err, &pe) {
-			fmt.Fprintln(s.Stderr, "error: "+parser.FormatError(path, string(b), pe))
+			printError(s.Stderr, "%s", parser.FormatError(path, string(b), pe))
 		} else {
-			fmt.Fprintln(s.Stderr, "error: "+err.Error())
+			printError(s.Stderr, "%s", err.Error())
 		}
 		return exitError(exitPlanning)
 	}

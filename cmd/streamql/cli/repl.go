@@ -151,7 +151,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	r.input = cfg.Stdin
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
-		fmt.Fprintf(opt.Stderr, "error: cannot start the REPL: %v\n", err)
+		printError(opt.Stderr, "cannot start the REPL: %v", err)
 		return exitRuntime
 	}
 	defer rl.Close()
@@ -224,7 +224,7 @@ func (r *repl) loop() {
 		case err == io.EOF:
 			return // Ctrl-D
 		case err != nil:
-			fmt.Fprintf(r.sess.Stderr, "error: reading input: %v\n", err)
+			printError(r.sess.Stderr, "reading input: %v", err)
 			return
 		}
 		if strings.HasPrefix(strings.TrimSpace(line), ".") && onlyComments(r.before()) {
@@ -264,9 +264,9 @@ func (r *repl) exec(text string) {
 		if err != nil {
 			var pe *parser.Error
 			if errors.As(err, &pe) {
-				fmt.Fprintln(r.sess.Stderr, "error: "+parser.FormatError("", text, pe))
+				printError(r.sess.Stderr, "%s", parser.FormatError("", text, pe))
 			} else {
-				fmt.Fprintln(r.sess.Stderr, "error: "+err.Error())
+				printError(r.sess.Stderr, "%s", err.Error())
 			}
 			return
 		}
@@ -296,7 +296,7 @@ func (r *repl) guard(f func(ctx context.Context)) {
 		cancel()
 		if v := recover(); v != nil {
 			r.sess.Stdout.Flush()
-			fmt.Fprintf(r.sess.Stderr, "error: internal error: %v (the REPL goes on; please report this)\n", v)
+			printError(r.sess.Stderr, "internal error: %v (the REPL goes on; please report this)", v)
 			if os.Getenv("STREAMQL_DEBUG") != "" {
 				r.sess.Stderr.Write(debug.Stack())
 			}

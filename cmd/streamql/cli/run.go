@@ -63,11 +63,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
-		fmt.Fprintln(stderr, "error: "+flagError(fs, err))
+		printError(stderr, "%s", flagError(fs, err))
 		return exitPlanning
 	}
 	if msg := checkFlagValues(fs); msg != "" {
-		fmt.Fprintln(stderr, "error: "+msg)
+		printError(stderr, "%s", msg)
 		return exitPlanning
 	}
 	if *help {
@@ -83,12 +83,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
-			fmt.Fprintf(stderr, "error: --cpuprofile: %v\n", err)
+			printError(stderr, "--cpuprofile: %v", err)
 			return exitPlanning
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
-			fmt.Fprintf(stderr, "error: --cpuprofile: %v\n", err)
+			printError(stderr, "--cpuprofile: %v", err)
 			return exitPlanning
 		}
 		defer func() {
@@ -97,16 +97,16 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}()
 	}
 	if !render.ValidFormat(*format) {
-		fmt.Fprintf(stderr, "error: unknown --format '%s'; use one of table, csv, tsv, json, plain, markdown\n", *format)
+		printError(stderr, "unknown --format '%s'; use one of table, csv, tsv, json, plain, markdown", *format)
 		return exitPlanning
 	}
 	if *sideDir != "" {
 		if st, err := os.Stat(*sideDir); err == nil && !st.IsDir() {
-			fmt.Fprintf(stderr, "error: --side-dir %s is a file, not a folder; give a folder (one that does not exist yet is created)\n", *sideDir)
+			printError(stderr, "--side-dir %s is a file, not a folder; give a folder (one that does not exist yet is created)", *sideDir)
 			return exitPlanning
 		} else if err != nil {
 			if err := os.MkdirAll(*sideDir, 0o755); err != nil {
-				fmt.Fprintf(stderr, "error: --side-dir %s: cannot create the folder: %v; give a folder you can write to\n", *sideDir, unwrapPath(err))
+				printError(stderr, "--side-dir %s: cannot create the folder: %v; give a folder you can write to", *sideDir, unwrapPath(err))
 				return exitPlanning
 			}
 		}
@@ -124,7 +124,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitInterrupt
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "error: cannot read script %s: %v\n", f, unwrapPath(err))
+			printError(stderr, "cannot read script %s: %v", f, unwrapPath(err))
 			return exitPlanning
 		}
 		inputs = append(inputs, input{name: f, text: string(b), dir: filepath.Dir(f), path: f})
@@ -142,11 +142,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitInterrupt
 		}
 		if err == errScriptTooLong {
-			fmt.Fprintf(stderr, "error: SQL on stdin: %v\n", err)
+			printError(stderr, "SQL on stdin: %v", err)
 			return exitPlanning
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "error: reading SQL from stdin: %v\n", err)
+			printError(stderr, "reading SQL from stdin: %v", err)
 			return exitRuntime
 		}
 		sess.SQLFromStdin = true
@@ -163,9 +163,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if err != nil {
 			var pe *parser.Error
 			if errors.As(err, &pe) {
-				fmt.Fprintln(stderr, "error: "+parser.FormatError(in.name, in.text, pe))
+				printError(stderr, "%s", parser.FormatError(in.name, in.text, pe))
 			} else {
-				fmt.Fprintln(stderr, "error: "+err.Error())
+				printError(stderr, "%s", err.Error())
 			}
 			return exitPlanning
 		}

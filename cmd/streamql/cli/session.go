@@ -35,6 +35,9 @@ type Session struct {
 	Stdout *bufio.Writer
 	Stderr io.Writer
 	Files  *render.FileSet
+	// sideCols maps each --side-dir file a job of this run wrote to its
+	// columns (sidefiles.go)
+	sideCols map[string]string
 	// Closed is set once stdout's reader has gone away (EPIPE), or a script ran
 	// .quit: the run ends quietly with status 0 (DESIGN: library facts).
 	Closed bool
@@ -133,10 +136,10 @@ func (s *Session) report(sc *scriptCtx, err error) int {
 		fmt.Fprintln(s.Stderr, "interrupted")
 		return exitInterrupt
 	case errors.As(err, &pe):
-		fmt.Fprintln(s.Stderr, "error: "+parser.FormatError(sc.script.Name, sc.script.Source, pe))
+		printError(s.Stderr, "%s", parser.FormatError(sc.script.Name, sc.script.Source, pe))
 		return exitPlanning
 	}
-	fmt.Fprintln(s.Stderr, "error: "+err.Error())
+	printError(s.Stderr, "%s", err.Error())
 	return exitRuntime
 }
 
@@ -161,6 +164,9 @@ func (s *Session) Set(st *parser.Set) (bool, error) {
 // session's format (render.NewSink), with the progress bar and --timer line of
 // SPEC 4 and the malformed-row notices on stderr.
 func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+	if err := s.checkSideFiles(job); err != nil {
+		return err // a planning error: nothing is read (SPEC 4)
+	}
 	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}
 	// a job longer than a second shows a live status on a terminal's
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
@@ -172,6 +178,9 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	var counter render.Counter // the rows of each output, for --timer
 	newSink := func() (executor.Sink, error) {
 		sink, err := render.NewSink(cfg, job)
+		if err == nil {
+			s.recordSideFiles(job)
+		}
 		counter, _ = sink.(render.Counter)
 		if err != nil || bar == nil {
 			return sink, err
@@ -180,14 +189,15 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	}
 	start := time.Now()
 	stats, err := run(newSink)
+	s.recordLazyFiles(job, stats)
 	if berr := bar.stop(); err == nil {
 		err = berr
 	}
-	for _, l := range session.MalformedNotices(stats) {
-		fmt.Fprintln(s.Stderr, l)
+	for _, l := range session.JobNotices(job, stats) {
+		printNotice(s.Stderr, l)
 	}
 	if s.Timer && counter != nil {
-		fmt.Fprintln(s.Stderr, timerLine(counter.Counts(), time.Since(start)))
+		printNotice(s.Stderr, timerLine(counter.Counts(), time.Since(start)))
 	}
 	return err
 }

@@ -58,7 +58,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "error: streamql test: %v; see streamql test --help\n", err)
+		printError(stderr, "streamql test: %v; see streamql test --help", err)
 		return exitPlanning
 	}
 	if *help {
@@ -68,11 +68,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if *timeout <= 0 {
-		fmt.Fprintf(stderr, "error: streamql test: --timeout %v must be positive, e.g. --timeout 30s\n", *timeout)
+		printError(stderr, "streamql test: --timeout %v must be positive, e.g. --timeout 30s", *timeout)
 		return exitPlanning
 	}
 	if *jobs < 1 {
-		fmt.Fprintf(stderr, "error: streamql test: --jobs %d must be at least 1\n", *jobs)
+		printError(stderr, "streamql test: --jobs %d must be at least 1", *jobs)
 		return exitPlanning
 	}
 	dirs := fl.Args()
@@ -81,11 +81,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cases, err := findCases(dirs)
 	if err != nil {
-		fmt.Fprintln(stderr, "error: streamql test: "+err.Error())
+		printError(stderr, "streamql test: %s", err.Error())
 		return exitPlanning
 	}
 	if len(cases) == 0 {
-		fmt.Fprintf(stderr, "error: streamql test: no case found under %s; a case is a folder with query.sql and an expected/ folder (SPEC 4), give the folder that holds them\n", strings.Join(dirs, ", "))
+		printError(stderr, "streamql test: no case found under %s; a case is a folder with query.sql and an expected/ folder (SPEC 4), give the folder that holds them", strings.Join(dirs, ", "))
 		return exitPlanning
 	}
 
@@ -127,11 +127,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if len(r.problems) == 0 {
 			passed++
-			fmt.Fprintf(stdout, "PASS %s\n", cases[i].name)
+			fmt.Fprintf(stdout, "PASS %s\n", termtext.String(cases[i].name, termtext.Line))
 			continue
 		}
 		failed++
-		fmt.Fprintf(stdout, "FAIL %s\n", cases[i].name)
+		fmt.Fprintf(stdout, "FAIL %s\n", termtext.String(cases[i].name, termtext.Line))
 		for _, p := range r.problems {
 			fmt.Fprintln(stdout, indent(p))
 		}

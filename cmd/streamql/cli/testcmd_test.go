@@ -244,3 +244,21 @@ func TestUnifiedDiffShowsLineEndsAndControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestTestCommandEscapesNames: a case folder's name and a bad folder's path
+// reach the terminal with their control characters as \xNN (SPEC 4; finding
+// 12c), on stdout (PASS/FAIL lines) and in the error on stderr.
+func TestTestCommandEscapesNames(t *testing.T) {
+	root := t.TempDir()
+	c := filepath.Join(root, "c\x1b[31m")
+	writeFile(t, filepath.Join(c, "query.sql"), "SELECT 1 AS a;\n")
+	writeFile(t, filepath.Join(c, "expected", "main.csv"), "a\n1\n")
+	code, out, errs := runTestCmd(t, root)
+	if code != 0 || strings.Contains(out, "\x1b") || !strings.HasPrefix(out, "PASS ") || !strings.Contains(out, `c\x1b[31m`) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want PASS with the name escaped", code, out, errs)
+	}
+	code, out, errs = runTestCmd(t, filepath.Join(root, "no\ape"))
+	if code != 2 || strings.Contains(errs, "\a") || !strings.Contains(errs, `no\x07p`) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want the path escaped", code, out, errs)
+	}
+}

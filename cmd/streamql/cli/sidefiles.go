@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"path/filepath"
+
+	"streamql/cmd/streamql/render"
+	"streamql/executor"
+	"streamql/parser"
+	"streamql/planner"
+	"streamql/planner/plan"
+)
+
+// sideFileOutputs returns, for each output of job written to its own
+// --side-dir file (a side output that is neither the main query, a sink stream
+// nor the late output: render.NewSink's rule), that file's path.
+func (s *Session) sideFileOutputs(job *planner.Job) map[int]string {
+	if s.SideDir == "" {
+		return nil
+	}
+	out := map[int]string{}
+	for k, o := range job.Outputs {
+		if o.Late || o.Sink != nil || job.Main != nil && k == 0 {
+			continue
+		}
+		out[k] = filepath.Join(s.SideDir, o.Name+render.Ext(s.Format))
+	}
+	return out
+}
+
+// columnsSig is the columns of a side file as the check compares them.
+func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
+
+// checkSideFiles returns a planning error (*parser.Error, exit status 2) when
+// job would append to a --side-dir file that an earlier job of this run wrote
+// with other columns (SPEC 4: a later job that writes the same side output
+// appends to it, same columns, or an error). The error is at the side name of
+// the job's first branch writing that output, and comes before the job reads
+// anything.
+func (s *Session) checkSideFiles(job *planner.Job) error {
+	for k, path := range s.sideFileOutputs(job) {
+		old, ok := s.sideCols[path]
+		if !ok || old == columnsSig(job.Outputs[k]) {
+			continue
+		}
+		pos := 0 // every side output has a branch
+		for _, b := range job.Branches {
+			if b.Output == k {
+				pos = b.SidePos
+				break
+			}
+		}
+		return parser.Errorf(pos, "side output '%s' has columns %s but an earlier job of this run wrote its file %s with columns %s: give the side output another name, or the same columns",
+			job.Outputs[k].Name, columnsSig(job.Outputs[k]), path, old)
+	}
+	return nil
+}
+
+// recordSideFiles remembers the columns of the --side-dir files job's sink
+// created or appended to, for checkSideFiles.
+func (s *Session) recordSideFiles(job *planner.Job) {
+	for k, path := range s.sideFileOutputs(job) {
+		if s.sideCols == nil {
+			s.sideCols = map[string]string{}
+		}
+		if _, ok := s.sideCols[path]; !ok {
+			s.sideCols[path] = columnsSig(job.Outputs[k])
+		}
+	}
+}
+
+// errorsSig is the columns of an errors side output's file (SPEC 1: stream,
+// position, raw, error).
+const errorsSig = "(stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR)"
+
+// recordLazyFiles remembers the --side-dir files that job, which ran with
+// stats, created only once a row reached them: its late output's (SPEC 2.4)
+// and its errors side outputs' (SPEC 1), so that a later job's side output of
+// that name with other columns is refused by checkSideFiles as well.
+func (s *Session) recordLazyFiles(job *planner.Job, stats executor.Stats) {
+	if s.SideDir == "" {
+		return
+	}
+	record := func(name, sig string) {
+		path := filepath.Join(s.SideDir, name+render.Ext(s.Format))
+		if s.sideCols == nil {
+			s.sideCols = map[string]string{}
+		}
+		if _, ok := s.sideCols[path]; !ok {
+			s.sideCols[path] = sig
+		}
+	}
+	for _, l := range stats.Late {
+		for _, o := range job.Outputs {
+			if l.Rows > 0 && o.Late && o.Name == l.Output {
+				record(o.Name, columnsSig(o))
+			}
+		}
+	}
+	for _, e := range stats.Streams {
+		if e.Malformed > 0 && e.Policy == "side" && e.DeadLetter == "" {
+			record(e.Side, errorsSig)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"streamql/cmd/streamql/cli"
+)
+
+// planErrCase is a one-script run that must stop with exit status 2 and a
+// message at a given line and column (SPEC 4: message first, then `line L,
+// column C`, the source line and a caret under the token).
+type planErrCase struct {
+	name, sql string
+	msg       string // a substring of the message
+	at        string // "line L, column C"
+}
+
+func checkPlanErrors(t *testing.T, cases []planErrCase) {
+	t.Helper()
+	for _, tc := range cases {
+		out, errs, code := runScripts(t, []string{"q.sql"}, map[string]string{"q.sql": tc.sql})
+		if code != 2 || !strings.Contains(errs, tc.msg) || !strings.Contains(errs, "q.sql, "+tc.at+":") {
+			t.Errorf("%s: exit %d, stdout %q, stderr\n%s\nwant exit 2, %q at %s", tc.name, code, out, errs, tc.msg, tc.at)
+		}
+	}
+}
+
+// TestPositionalByErrors: GROUP BY 1 and ORDER BY 1 are refused at the number,
+// and GROUP BY 1 says positions are not supported (finding 11).
+func TestPositionalByErrors(t *testing.T) {
+	decl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
+	checkPlanErrors(t, []planErrCase{
+		{"group by 1", decl + "SELECT k FROM s GROUP BY 1;", "positional GROUP BY (GROUP BY 1) is not supported", "line 2, column 26"},
+		{"group by k, 1", decl + "SELECT k, COUNT(*) AS n FROM s GROUP BY k, 1;", "positional GROUP BY", "line 2, column 44"},
+		{"group by 2 in a window", decl + "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND))\n  GROUP BY window_start, 2;", "positional GROUP BY (GROUP BY 2)", "line 3, column 26"},
+		{"order by 1", decl + "SELECT k, COUNT(*) FROM s GROUP BY k ORDER BY 1;", "ORDER BY is not supported", "line 2, column 47"},
+		{"order by k, 2", decl + "SELECT k FROM s ORDER BY k DESC, 2;", "ORDER BY is not supported", "line 2, column 26"},
+		{"order by 2, 1", decl + "SELECT k, ts FROM s ORDER BY 2, 1;", "ORDER BY is not supported", "line 2, column 30"},
+	})
+}
+
+// TestUnknownFunctionWrittenName: an unknown function is named as the script
+// spells it, not by TiDB's internal name (CHAR is TiDB's char_func; finding 12a).
+func TestUnknownFunctionWrittenName(t *testing.T) {
+	checkPlanErrors(t, []planErrCase{
+		{"char", "SELECT CHAR(65) AS c;", "unknown function CHAR;", "line 1, column 8"},
+		{"char lower case", "SELECT 1 AS a,\n  char (65, 66) AS c;", "unknown function CHAR;", "line 2, column 3"},
+		{"current_date", "SELECT CURRENT_DATE() AS c;", "unknown function CURRENT_DATE;", "line 1, column 8"},
+		{"schema", "SELECT SCHEMA() AS c;", "unknown function SCHEMA;", "line 1, column 8"},
+	})
+}
+
+// TestSideFileColumnsOfALaterJob: a later job of the run that would append to
+// a --side-dir file with other columns is a planning error (exit status 2) at
+// its side name, before it reads anything, like the other same-name side
+// errors (SPEC 4; finding 16); with the same columns it appends.
+func TestSideFileColumnsOfALaterJob(t *testing.T) {
+	dir := t.TempDir()
+	side := filepath.Join(dir, "sides")
+	decl := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='values');\nINSERT INTO s VALUES ('a', 1), ('b', 2);\n"
+	run := func(sql string) (string, string, int) {
+		os.RemoveAll(side)
+		p := filepath.Join(dir, "q.sql")
+		if err := os.WriteFile(p, []byte(decl+sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"--format", "csv", "--side-dir", side, p}, strings.NewReader(""), &out, &errb)
+		b, _ := os.ReadFile(filepath.Join(side, "sa.csv"))
+		return out.String(), errb.String() + "|" + string(b), code
+	}
+	out, errs, code := run("SELECT k INTO SIDE 'sa' FROM s WHERE k = 'a';\nSELECT * FROM s;\nSELECT x INTO SIDE 'sa' FROM s WHERE k = 'b';\nSELECT * FROM s;\n")
+	if code != 2 || out != "k,x\nb,2\n" || !strings.Contains(errs, "side output 'sa' has columns (x BIGINT) but an earlier job") ||
+		!strings.Contains(errs, "q.sql, line 5, column 20:") || !strings.HasSuffix(errs, "|k\na\n") {
+		t.Errorf("other columns: exit %d, stdout %q, stderr|sa.csv %q", code, out, errs)
+	}
+	out, errs, code = run("SELECT k INTO SIDE 'sa' FROM s WHERE k = 'a';\nSELECT * FROM s;\nSELECT k INTO SIDE 'sa' FROM s WHERE k = 'b';\nSELECT * FROM s;\n")
+	if code != 0 || out != "k,x\nb,2\nk,x\na,1\n" || errs != "|k\na\nb\n" {
+		t.Errorf("same columns: exit %d, stdout %q, stderr|sa.csv %q", code, out, errs)
+	}
+	// the files a job creates once a row reaches them: late rows, malformed rows
+	decl = "CREATE STREAM w (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\nINSERT INTO w VALUES ('a', 5000), ('b', 100);\n" +
+		"CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='values');\nINSERT INTO s VALUES ('a', 1);\n"
+	for _, tc := range []struct{ name, first, side string }{
+		{"late", "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;\n", "late"},
+		{"errors", "CREATE STREAM b (n BIGINT) WITH ('connector'='file','path'='" + filepath.Join(dir, "bad.csv") + "','format'='csv');\nSELECT * FROM b;\n", "errors"},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("1\nx\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code = run(tc.first + "SELECT x INTO SIDE '" + tc.side + "' FROM s;\nSELECT * FROM s;\n")
+		if code != 2 || !strings.Contains(errs, "side output '"+tc.side+"' has columns (x BIGINT) but an earlier job") || !strings.Contains(errs, "^") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 at the side name", tc.name, code, errs)
+		}
+	}
+}
+
+// TestUnlocatedClauseErrors: DISTINCT and a WINDOW clause, which TiDB's AST
+// does not locate, are refused with the caret under their keyword, not under
+// SELECT (SPEC 4; the kind of finding 11).
+func TestUnlocatedClauseErrors(t *testing.T) {
+	decl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
+	checkPlanErrors(t, []planErrCase{
+		{"distinct", decl + "SELECT DISTINCT k FROM s;", "DISTINCT is not supported", "line 2, column 8"},
+		{"distinct after a comment", decl + "SELECT /* c */ distinct k\n  FROM s;", "DISTINCT is not supported", "line 2, column 16"},
+		{"window clause", decl + "SELECT k FROM s WHERE k IN ('a', 'b')\nWINDOW w AS (ORDER BY ts);", "windows are not supported", "line 3, column 1"},
+	})
+}
