@@ -35,6 +35,9 @@ type Session struct {
 	Stdout *bufio.Writer
 	Stderr io.Writer
 	Files  *render.FileSet
+	// written counts the bytes stdout accepted, under Stdout's buffer (the
+	// side files' cut when stdout is closed early, SPEC 4).
+	written *render.WriteCounter
 	// Closed is set once stdout's reader has gone away (EPIPE), or a script ran
 	// .quit: the run ends quietly with status 0 (DESIGN: library facts).
 	Closed bool
@@ -46,10 +49,11 @@ type Session struct {
 
 // NewSession returns a session printing to stdout and stderr.
 func NewSession(stdout, stderr io.Writer, stdin io.Reader) *Session {
+	written := &render.WriteCounter{W: stdout}
 	s := &Session{
 		Settings: session.Settings{Format: "table"},
-		Stdout:   bufio.NewWriterSize(stdout, 256<<10), Stderr: stderr,
-		Files: render.NewFileSet(),
+		Stdout:   bufio.NewWriterSize(written, 256<<10), Stderr: stderr,
+		Files: render.NewFileSet(), written: written,
 	}
 	s.Session = session.New(stdin, s)
 	return s
@@ -161,7 +165,10 @@ func (s *Session) Set(st *parser.Set) (bool, error) {
 // session's format (render.NewSink), with the progress bar and --timer line of
 // SPEC 4 and the malformed-row notices on stderr.
 func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
-	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}
+	// (Stdout holds nothing while the job runs, also under the progress
+	// bar's buffer: a failed flush shows again in the job's first write)
+	s.Stdout.Flush()
+	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written}
 	// a job longer than a second shows a live status on a terminal's
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
 	// held state and watermarks; the job's own output erases it first (progress.go)
