@@ -110,9 +110,10 @@ func (c *cutLog) sideRow(t *target, tag int) {
 }
 
 // mainRow notes, after a main row was handed to stdout's buffer, its end
-// when a side row came before it.
+// when a side row came before it. After a failed write nothing is noted:
+// that row, and any after it, was not written.
 func (c *cutLog) mainRow() {
-	if !c.dirty {
+	if !c.dirty || c.out.Err != nil {
 		return
 	}
 	c.dirty = false
