@@ -100,7 +100,7 @@ func randomCutCase(r *rand.Rand, rows int) cutCase {
 		if r.IntN(25) == 0 {
 			x, xs = nil, ""
 		}
-		bad := malformed && r.IntN(30) == 0
+		bad := malformed && r.IntN(10) == 0
 		if bad {
 			ns = "abc"
 		}

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // closingWriter accepts k bytes, then fails with EPIPE, reporting the bytes
@@ -108,4 +112,50 @@ func TestWriteCounter(t *testing.T) {
 	if got := fmt.Sprint(n1, err1, n2, err2 == syscall.EPIPE, c.N, c.Err == syscall.EPIPE); got != "3 <nil> 2 true 5 true" {
 		t.Fatal(got)
 	}
+}
+
+// TestSideFilesRefuseFIFOs: a named pipe in --side-dir, with or without a
+// reader, or a symbolic link to one, is refused at once (a side file must
+// be a regular file to be cut back when stdout is closed early, SPEC 4),
+// naming the file; the open does not wait for a reader.
+func TestSideFilesRefuseFIFOs(t *testing.T) {
+	side := t.TempDir()
+	fifo := filepath.Join(side, "p.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	if err := os.Symlink(fifo, filepath.Join(side, "l.csv")); err != nil {
+		t.Fatal(err)
+	}
+	fs := NewFileSet()
+	check := func(name, want string) {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { _, _, err := fs.open(filepath.Join(side, name), "x VARCHAR"); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s: error %v, want one naming it and saying %q", name, err, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the open waits for a reader", name)
+		}
+	}
+	check("p.csv", "not a regular file")
+	check("l.csv", "symbolic link")
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader now
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	check("p.csv", "not a regular file")
+	// a regular file is still written
+	f, _, err := fs.open(filepath.Join(side, "ok.csv"), "x VARCHAR")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }

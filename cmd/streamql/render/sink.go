@@ -81,14 +81,31 @@ func sideFilePath(dir, name, ext string) (string, error) {
 // symbolic link as the file itself (SPEC 4: a side file is never written through
 // a symbolic link; a dangling one is refused too, so nothing is created where it
 // points). The --side-dir folder itself may be a symbolic link: that is where the
-// user chose to put the files. Errors name the path and say what to do.
+// user chose to put the files. Anything but a regular file is refused too (a
+// named pipe, a device): when stdout is closed early a side file is cut back to
+// the rows routed before the last row written to stdout (SPEC 4, cut.go), which
+// only a regular file can be; O_NONBLOCK keeps the open of a named pipe from
+// waiting for a reader. Errors name the path and say what to do.
 func openNoFollow(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	notRegular := func() error {
+		return fmt.Errorf("%s is not a regular file (a named pipe or a device), and side files are regular files that can be cut back when stdout is closed early: remove it or choose another --side-dir", path)
+	}
 	if err == nil {
+		if st, serr := f.Stat(); serr != nil || !st.Mode().IsRegular() {
+			f.Close()
+			if serr != nil {
+				return nil, serr
+			}
+			return nil, notRegular()
+		}
 		return f, nil
 	}
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
 		return nil, fmt.Errorf("%s is a symbolic link, and side files are never written through one: remove it or choose another --side-dir", path)
+	}
+	if errors.Is(err, syscall.ENXIO) { // a named pipe without a reader
+		return nil, notRegular()
 	}
 	return nil, err
 }
