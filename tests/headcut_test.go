@@ -234,6 +234,11 @@ func fileIDs(format, name, text string, header string, errs bool) (ids []int, re
 // reader got, whether a write failed, stderr, the exit status and the side
 // folder.
 func runCut(t *testing.T, c cutCase, procs int, chunk int64, k int) (got []byte, failed bool, stderr string, code int, side string) {
+	return runCutIn(t, c, procs, chunk, k, true)
+}
+
+// runCutIn is runCut, with the side outputs on stdout when !sideDir.
+func runCutIn(t *testing.T, c cutCase, procs int, chunk int64, k int, sideDir bool) (got []byte, failed bool, stderr string, code int, side string) {
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	dir := t.TempDir()
@@ -252,9 +257,12 @@ func runCut(t *testing.T, c cutCase, procs int, chunk int64, k int) (got []byte,
 	spy := &failSpy{w: pw}
 	var errb bytes.Buffer
 	s := cli.NewSession(spy, &errb, strings.NewReader(""))
-	s.Format, s.SideDir, s.Env.ChunkSize = c.format, side, chunk
-	if err := os.Mkdir(side, 0o755); err != nil {
-		t.Fatal(err)
+	s.Format, s.Env.ChunkSize = c.format, chunk
+	if sideDir {
+		s.SideDir = side
+		if err := os.Mkdir(side, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	script, err := parser.Parse("job.sql", c.script)
 	if err != nil {
@@ -483,5 +491,38 @@ SELECT ts, temp FROM s;
 					format, procs, format, lastKept, next, whole, lo, hi)
 			}
 		}
+	}
+}
+
+// TestHeadCutOneStream: without --side-dir every output is on stdout, one
+// stream (the side outputs' lines interleaved with main's, SPEC 4): closed
+// after k bytes, the reader got the first k bytes of the whole output, and
+// the run ends with status 0 and nothing on stderr but the errors output's
+// lines and its summary (SPEC 1: csv, tsv and plain show it there).
+func TestHeadCutOneStream(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	for seed := range uint64(n) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 11))
+			c := randomCutCase(r, 50+r.IntN(1200))
+			procs, chunk := 1, int64(0)
+			if seed%2 == 1 {
+				procs, chunk = 2+r.IntN(2), int64(200+r.IntN(3000))
+			}
+			all, _, _, _, _ := runCutIn(t, c, procs, chunk, 1<<30, false)
+			k := r.IntN(len(all) + 1)
+			got, failed, stderr, code, _ := runCutIn(t, c, procs, chunk, k, false)
+			if code != 0 || !bytes.Equal(got, all[:k]) || failed != (k < len(all)) {
+				t.Fatalf("%s\nformat %s: exit %d, a write failed: %v; the reader took %d bytes of %d: equal to the whole output's first ones: %v", c.script, c.format, code, failed, k, len(all), bytes.Equal(got, all[:k]))
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+				if l != "" && !malformedNotice.MatchString(l) && !strings.HasPrefix(l, "errors> ") {
+					t.Fatalf("%s\nstderr: %q", c.script, l)
+				}
+			}
+		})
 	}
 }
