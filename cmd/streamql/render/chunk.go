@@ -60,7 +60,10 @@ func (s *sink) NewChunk(size int) executor.EncodedChunk {
 		c.outs = append(c.outs, o)
 	}
 	if s.cut != nil { // (made here, not while it runs)
-		c.ends, c.tags, c.first, c.logs = make([]int, 0, 64), make([]int, len(c.dests)), make([]int, len(c.dests)), make([]chunkLog, 0, 64)
+		// room for an epoch every 32 bytes of input: a chunk's log grows
+		// while the job runs only on short rows that alternate
+		n := max(64, size/32)
+		c.ends, c.tags, c.first, c.logs = make([]int32, 0, n), make([]int, len(c.dests)), make([]int, len(c.dests)), make([]chunkLog, 0, n)
 		for d := range c.tags {
 			c.tags[d] = -1
 		}
@@ -95,7 +98,7 @@ type encChunk struct {
 	// adds them to the sink's log.
 	mainDest int       // the main output's destination, -1: none tracked
 	sides    []*target // per destination: the sink's side file it is, or nil (read by WriteChunk only)
-	ends     []int     // the chunk's epochs
+	ends     []int32   // the chunk's epochs
 	dirty    bool      // a side row since the chunk's last main row
 	firstEnd int       // the end of the chunk's first main row, -1: none yet
 	tags     []int     // per destination: the tag of its last row, -1: no row yet
@@ -107,7 +110,7 @@ type encChunk struct {
 // dest's rows tagged from end at offset n of its buffer, its next ones are
 // tagged to.
 type chunkLog struct {
-	dest, from, to, n int
+	dest, from, to, n int32
 }
 
 // chunkBuf is one destination's encoded lines in a chunk, padded to a cache
@@ -229,7 +232,7 @@ func (c *encChunk) note(d, start, end int) {
 			c.firstEnd = end
 		}
 		if c.dirty {
-			c.ends, c.dirty = append(c.ends, end), false
+			c.ends, c.dirty = append(c.ends, int32(end)), false
 		}
 		return
 	}
@@ -238,7 +241,7 @@ func (c *encChunk) note(d, start, end int) {
 	case old < 0:
 		c.first[d] = tag
 	case old != tag:
-		c.logs = append(c.logs, chunkLog{dest: d, from: old, to: tag, n: start})
+		c.logs = append(c.logs, chunkLog{dest: int32(d), from: int32(old), to: int32(tag), n: int32(start)})
 	}
 	c.tags[d] = tag
 	c.dirty = true
@@ -310,7 +313,7 @@ func (s *sink) addCut(c *encChunk) int {
 	cut.prune()
 	mainAt := cut.out.N + int64(cut.w.Buffered()) // where c's main bytes will start on stdout
 	tag0 := cut.tag()
-	if cut.dirty && c.firstEnd >= 0 && (len(c.ends) == 0 || c.ends[0] != c.firstEnd) {
+	if cut.dirty && c.firstEnd >= 0 && (len(c.ends) == 0 || int(c.ends[0]) != c.firstEnd) {
 		// side rows of the chunks before, then c's first main row: an epoch
 		// (c has no side row before it)
 		cut.ends = append(cut.ends, mainAt+int64(c.firstEnd))
@@ -328,17 +331,19 @@ func (s *sink) addCut(c *encChunk) int {
 		if t == nil || c.tags[d] < 0 {
 			continue
 		}
-		at := t.length() // where c's bytes of t will start
+		t.at = t.length() // where c's bytes of t will start
 		if tag := tag0 + c.first[d]; t.tag != tag {
-			t.log = append(t.log, cutLen{tag: t.tag, n: at})
+			t.log = append(t.log, cutLen{tag: t.tag, n: t.at})
 			t.tag = tag
 		}
-		for _, l := range c.logs {
-			if l.dest == d {
-				t.log = append(t.log, cutLen{tag: tag0 + l.from, n: at + int64(l.n)})
-				t.tag = tag0 + l.to
-			}
+	}
+	for _, l := range c.logs {
+		t := c.sides[l.dest]
+		if t == nil { // (every destination but main's is a side file)
+			continue
 		}
+		t.log = append(t.log, cutLen{tag: tag0 + int(l.from), n: t.at + int64(l.n)})
+		t.tag = tag0 + int(l.to)
 	}
 	return tag0
 }

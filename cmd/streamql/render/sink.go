@@ -131,12 +131,14 @@ type target struct {
 	// target is stdout's main output or a side file; cw counts the bytes in
 	// a side file (its length at open included); tag is the tag of its last
 	// rows, base the length it keeps whatever comes, log its lengths at the
-	// epochs its rows crossed.
+	// epochs its rows crossed; at is its length before a chunk's bytes
+	// (addCut).
 	track uint8
 	cw    *WriteCounter
 	tag   int
 	base  int64
 	log   []cutLen
+	at    int64
 }
 
 // sink implements executor.Sink for every format.
