@@ -27,11 +27,12 @@ type Config struct {
 	Stdout  *bufio.Writer // main output (and sides without SideDir)
 	Stderr  io.Writer     // the errors side output of line formats without SideDir
 	Files   *FileSet      // --side-dir files written so far in this run
-	// Written, when not nil, is the writer right under Stdout's buffer (and
-	// of any buffer under it, which holds nothing while a job runs): the
-	// bytes write(2) accepted on stdout. With SideDir and a line format, the
-	// side files are then cut back to the rows routed before the last main
-	// row it accepted when stdout's write fails (SPEC 4, cut.go).
+	// Written, when not nil, counts the bytes write(2) accepted on stdout:
+	// it is the writer under Stdout's buffer (any buffer between them must
+	// be empty when the job starts and flush at every write, as the
+	// progress bar's does). With SideDir and a line format, when a write to
+	// stdout fails, the side files are cut back to the rows routed before
+	// the last main row it accepted whole (SPEC 4, cut.go).
 	Written *WriteCounter
 	// Chunk is the most rows a table holds before it is rendered, and Every the
 	// longest time rows wait (SPEC 4: 1000 rows or each second).
@@ -203,7 +204,9 @@ func lineFormatOf(format string) lineFormat {
 }
 
 // NewSink returns the sink that prints job's outputs as cfg says. With SideDir,
-// every side output's file is created at once, header included (SPEC 4).
+// every side output's file is created at once, header included (SPEC 4); with
+// cfg.Written too, Close cuts the side files back when stdout was closed early
+// (cut.go). Its errors name the side file and say what to do.
 func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	if cfg.Chunk == 0 {
 		cfg.Chunk = 1000
