@@ -278,9 +278,18 @@ func runCutIn(t *testing.T, c cutCase, procs int, chunk int64, k int, sideDir bo
 var malformedNotice = regexp.MustCompile(`^stream s: \d+ malformed row\(s\) sent to side output 'errors'$`)
 
 // checkCut checks the outputs of c cut after the reader got got (failed: a
-// write to stdout failed) and returns the problems.
-func checkCut(c cutCase, got []byte, failed bool, stderr string, code int, side string) []string {
+// write to stdout failed) and returns the problems. With prior, c's script
+// ran its job twice, got starts with prior, the first job's whole stdout,
+// and the side files hold all of the first job's rows (appended to by the
+// second, SPEC 4), then the second's as above.
+func checkCut(c cutCase, got []byte, failed bool, stderr string, code int, side string, prior []byte) []string {
 	var problems []string
+	if prior != nil {
+		if !bytes.HasPrefix(got, prior) {
+			return []string{"stdout does not start with the first job's output"}
+		}
+		got = got[len(prior):]
+	}
 	if code != 0 {
 		problems = append(problems, fmt.Sprintf("exit status %d, want 0", code))
 	}
@@ -313,6 +322,11 @@ func checkCut(c cutCase, got []byte, failed bool, stderr string, code int, side 
 	}
 	for _, name := range append(slices.Clone(c.sides), "errors") {
 		var want []int
+		for i, d := range c.route {
+			if d == name && prior != nil {
+				want = append(want, i+1) // the first job's
+			}
+		}
 		for i, d := range c.route {
 			if d == name && i+1 < last {
 				want = append(want, i+1)
@@ -379,7 +393,7 @@ func TestHeadCutSideFiles(t *testing.T) {
 			if failed {
 				cuts++
 			}
-			if problems := checkCut(c, got, failed, stderr, code, side); len(problems) > 0 {
+			if problems := checkCut(c, got, failed, stderr, code, side, nil); len(problems) > 0 {
 				t.Fatalf("%s\nformat %s, GOMAXPROCS=%d, chunks of %d bytes, the reader took %d bytes (a write failed: %v):\n%s",
 					c.script, c.format, procs, chunk, k, failed, strings.Join(problems, "\n"))
 			}
@@ -522,6 +536,38 @@ func TestHeadCutOneStream(t *testing.T) {
 				if l != "" && !malformedNotice.MatchString(l) && !strings.HasPrefix(l, "errors> ") {
 					t.Fatalf("%s\nstderr: %q", c.script, l)
 				}
+			}
+		})
+	}
+}
+
+// TestHeadCutLaterJob: a later job of the run appends to the side files of
+// an earlier one (SPEC 4); when stdout is closed during the later job, the
+// earlier job's rows all stay and the later job's are cut as in
+// TestHeadCutSideFiles.
+func TestHeadCutLaterJob(t *testing.T) {
+	n := 24
+	if testing.Short() {
+		n = 8
+	}
+	for seed := range uint64(n) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 13))
+			c := randomCutCase(r, 50+r.IntN(800))
+			procs, chunk := 1, int64(0)
+			if seed%2 == 1 {
+				procs, chunk = 2+r.IntN(2), int64(200+r.IntN(3000))
+			}
+			first, _, _, _, _ := runCut(t, c, procs, chunk, 1<<30)
+			_, job, _ := strings.Cut(c.script, "\n") // the statements after CREATE STREAM
+			c2 := c
+			c2.script += job
+			all, _, _, _, _ := runCut(t, c2, procs, chunk, 1<<30)
+			k := len(first) + r.IntN(len(all)-len(first)+1)
+			got, failed, stderr, code, side := runCut(t, c2, procs, chunk, k)
+			if problems := checkCut(c, got, failed, stderr, code, side, first); len(problems) > 0 {
+				t.Fatalf("%s\nformat %s, GOMAXPROCS=%d, chunks of %d bytes, the reader took %d bytes, the first job wrote %d (a write failed: %v):\n%s",
+					c2.script, c.format, procs, chunk, k, len(first), failed, strings.Join(problems, "\n"))
 			}
 		})
 	}
