@@ -378,10 +378,7 @@ func TestHeadCutSideFiles(t *testing.T) {
 				rows = 20_000 + r.IntN(30_000)
 			}
 			c := randomCutCase(r, rows)
-			procs, chunk := 1, int64(0)
-			if seed%2 == 1 {
-				procs, chunk = 2+r.IntN(2), int64(200+r.IntN(3000))
-			}
+			procs, chunk := cutPath(r, seed)
 			// k: anywhere in stdout (a first run without a cut says how
 			// long it is), or past its end
 			all, _, _, _, _ := runCut(t, c, procs, chunk, 1<<30)
@@ -402,6 +399,27 @@ func TestHeadCutSideFiles(t *testing.T) {
 	if cuts < n/2 {
 		t.Fatalf("a write to stdout failed in %d cases of %d only", cuts, n)
 	}
+}
+
+// eachCutSeed runs f as the subtest seed=N for n seeds (short with
+// -short), each with a random source of its own (stream: the test's).
+func eachCutSeed(t *testing.T, n, short int, stream uint64, f func(t *testing.T, seed uint64, r *rand.Rand)) {
+	if testing.Short() {
+		n = short
+	}
+	for seed := range uint64(n) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { f(t, seed, rand.New(rand.NewPCG(seed, stream))) })
+	}
+}
+
+// cutPath returns the CPUs and chunk size (bytes) that case seed runs
+// with: odd seeds on the morsel pipeline (2 or 3 workers, chunks of a few
+// hundred bytes to 3 KiB), even ones on the sequential path.
+func cutPath(r *rand.Rand, seed uint64) (procs int, chunk int64) {
+	if seed%2 == 1 {
+		return 2 + r.IntN(2), int64(200 + r.IntN(3000))
+	}
+	return 1, 0
 }
 
 // TestHeadCutBinary is the tester's repro through the binary and a real
@@ -520,31 +538,21 @@ SELECT ts, temp FROM s;
 // the run ends with status 0 and nothing on stderr but the errors output's
 // lines and its summary (SPEC 1: csv, tsv and plain show it there).
 func TestHeadCutOneStream(t *testing.T) {
-	n := 40
-	if testing.Short() {
-		n = 10
-	}
-	for seed := range uint64(n) {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 11))
-			c := randomCutCase(r, 50+r.IntN(1200))
-			procs, chunk := 1, int64(0)
-			if seed%2 == 1 {
-				procs, chunk = 2+r.IntN(2), int64(200+r.IntN(3000))
+	eachCutSeed(t, 40, 10, 11, func(t *testing.T, seed uint64, r *rand.Rand) {
+		c := randomCutCase(r, 50+r.IntN(1200))
+		procs, chunk := cutPath(r, seed)
+		all, _, _, _, _ := runCutIn(t, c, procs, chunk, 1<<30, false)
+		k := r.IntN(len(all) + 1)
+		got, failed, stderr, code, _ := runCutIn(t, c, procs, chunk, k, false)
+		if code != 0 || !bytes.Equal(got, all[:k]) || failed != (k < len(all)) {
+			t.Fatalf("%s\nformat %s: exit %d, a write failed: %v; the reader took %d bytes of %d: equal to the whole output's first ones: %v", c.script, c.format, code, failed, k, len(all), bytes.Equal(got, all[:k]))
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+			if l != "" && !malformedNotice.MatchString(l) && !strings.HasPrefix(l, "errors> ") {
+				t.Fatalf("%s\nstderr: %q", c.script, l)
 			}
-			all, _, _, _, _ := runCutIn(t, c, procs, chunk, 1<<30, false)
-			k := r.IntN(len(all) + 1)
-			got, failed, stderr, code, _ := runCutIn(t, c, procs, chunk, k, false)
-			if code != 0 || !bytes.Equal(got, all[:k]) || failed != (k < len(all)) {
-				t.Fatalf("%s\nformat %s: exit %d, a write failed: %v; the reader took %d bytes of %d: equal to the whole output's first ones: %v", c.script, c.format, code, failed, k, len(all), bytes.Equal(got, all[:k]))
-			}
-			for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
-				if l != "" && !malformedNotice.MatchString(l) && !strings.HasPrefix(l, "errors> ") {
-					t.Fatalf("%s\nstderr: %q", c.script, l)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestHeadCutLaterJob: a later job of the run appends to the side files of
@@ -552,29 +560,19 @@ func TestHeadCutOneStream(t *testing.T) {
 // earlier job's rows all stay and the later job's are cut as in
 // TestHeadCutSideFiles.
 func TestHeadCutLaterJob(t *testing.T) {
-	n := 24
-	if testing.Short() {
-		n = 8
-	}
-	for seed := range uint64(n) {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 13))
-			c := randomCutCase(r, 50+r.IntN(800))
-			procs, chunk := 1, int64(0)
-			if seed%2 == 1 {
-				procs, chunk = 2+r.IntN(2), int64(200+r.IntN(3000))
-			}
-			first, _, _, _, _ := runCut(t, c, procs, chunk, 1<<30)
-			_, job, _ := strings.Cut(c.script, "\n") // the statements after CREATE STREAM
-			c2 := c
-			c2.script += job
-			all, _, _, _, _ := runCut(t, c2, procs, chunk, 1<<30)
-			k := len(first) + r.IntN(len(all)-len(first)+1)
-			got, failed, stderr, code, side := runCut(t, c2, procs, chunk, k)
-			if problems := checkCut(c, got, failed, stderr, code, side, first); len(problems) > 0 {
-				t.Fatalf("%s\nformat %s, GOMAXPROCS=%d, chunks of %d bytes, the reader took %d bytes, the first job wrote %d (a write failed: %v):\n%s",
-					c2.script, c.format, procs, chunk, k, len(first), failed, strings.Join(problems, "\n"))
-			}
-		})
-	}
+	eachCutSeed(t, 24, 8, 13, func(t *testing.T, seed uint64, r *rand.Rand) {
+		c := randomCutCase(r, 50+r.IntN(800))
+		procs, chunk := cutPath(r, seed)
+		first, _, _, _, _ := runCut(t, c, procs, chunk, 1<<30)
+		_, job, _ := strings.Cut(c.script, "\n") // the statements after CREATE STREAM
+		c2 := c
+		c2.script += job
+		all, _, _, _, _ := runCut(t, c2, procs, chunk, 1<<30)
+		k := len(first) + r.IntN(len(all)-len(first)+1)
+		got, failed, stderr, code, side := runCut(t, c2, procs, chunk, k)
+		if problems := checkCut(c, got, failed, stderr, code, side, first); len(problems) > 0 {
+			t.Fatalf("%s\nformat %s, GOMAXPROCS=%d, chunks of %d bytes, the reader took %d bytes, the first job wrote %d (a write failed: %v):\n%s",
+				c2.script, c.format, procs, chunk, k, len(first), failed, strings.Join(problems, "\n"))
+		}
+	})
 }
