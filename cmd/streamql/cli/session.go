@@ -38,6 +38,9 @@ type Session struct {
 	// sideCols maps each --side-dir file a job of this run wrote to its
 	// columns (sidefiles.go)
 	sideCols map[string]string
+	// written counts the bytes stdout accepted, under Stdout's buffer (the
+	// side files' cut when stdout is closed early, SPEC 4).
+	written *render.WriteCounter
 	// Closed is set once stdout's reader has gone away (EPIPE), or a script ran
 	// .quit: the run ends quietly with status 0 (DESIGN: library facts).
 	Closed bool
@@ -49,10 +52,11 @@ type Session struct {
 
 // NewSession returns a session printing to stdout and stderr.
 func NewSession(stdout, stderr io.Writer, stdin io.Reader) *Session {
+	written := &render.WriteCounter{W: stdout}
 	s := &Session{
 		Settings: session.Settings{Format: "table"},
-		Stdout:   bufio.NewWriterSize(stdout, 256<<10), Stderr: stderr,
-		Files: render.NewFileSet(),
+		Stdout:   bufio.NewWriterSize(written, 256<<10), Stderr: stderr,
+		Files: render.NewFileSet(), written: written,
 	}
 	s.Session = session.New(stdin, s)
 	return s
@@ -167,7 +171,10 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	if err := s.checkSideFiles(job); err != nil {
 		return err // a planning error: nothing is read (SPEC 4)
 	}
-	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files}
+	// (Stdout holds nothing while the job runs, also under the progress
+	// bar's buffer: a failed flush shows again in the job's first write)
+	s.Stdout.Flush()
+	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written}
 	// a job longer than a second shows a live status on a terminal's
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
 	// held state and watermarks; the job's own output erases it first (progress.go)

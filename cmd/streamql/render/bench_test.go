@@ -123,8 +123,10 @@ func encodeSetup(b *testing.B, format string) (*sink, *executor.Routed) {
 		r.Dest[i] = int16(k)
 		r.Parts[k].Sel = append(r.Parts[k].Sel, int32(i))
 	}
-	stdout := bufio.NewWriterSize(io.Discard, 256<<10)
-	sk, err := NewSink(Config{Format: format, SideDir: dir, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet()}, job)
+	written := &WriteCounter{W: io.Discard} // as the CLI's: the side files' cut is kept (cut.go)
+	stdout := bufio.NewWriterSize(written, 256<<10)
+	cfg := Config{Format: format, SideDir: dir, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet(), Written: written}
+	sk, err := NewSink(cfg, job)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -155,8 +157,9 @@ func runSplit(tb testing.TB, job *planner.Job, dir string) executor.Stats {
 	if err := os.MkdirAll(side, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	stdout := bufio.NewWriterSize(io.Discard, 256<<10)
-	cfg := Config{Format: "csv", SideDir: side, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet()}
+	written := &WriteCounter{W: io.Discard} // as the CLI's: the side files' cut is kept (cut.go)
+	stdout := bufio.NewWriterSize(written, 256<<10)
+	cfg := Config{Format: "csv", SideDir: side, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet(), Written: written}
 	stats, err := executor.Run(context.Background(), job, &executor.Env{}, func() (executor.Sink, error) { return NewSink(cfg, job) })
 	if err != nil {
 		tb.Fatal(err)

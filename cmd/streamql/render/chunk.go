@@ -29,7 +29,7 @@ func (s *sink) NewChunk(size int) executor.EncodedChunk {
 	if s.tabular || s.line == lineNone {
 		return nil
 	}
-	c := &encChunk{s: &sink{cfg: s.cfg, line: s.line}, errDest: -1, totals: make([]int64, len(s.outs))}
+	c := &encChunk{s: &sink{cfg: s.cfg, line: s.line}, errDest: -1, totals: make([]int64, len(s.outs)), mainDest: -1, firstEnd: -1}
 	dest := func(w *bufio.Writer) int {
 		for d, x := range c.dests {
 			if x == w {
@@ -48,7 +48,25 @@ func (s *sink) NewChunk(size int) executor.EncodedChunk {
 		case !t.sink:
 			o.dest = dest(t.w)
 		}
+		switch t.track {
+		case trackMain:
+			c.mainDest = o.dest
+		case trackSide:
+			for len(c.sides) <= o.dest {
+				c.sides = append(c.sides, nil)
+			}
+			c.sides[o.dest] = t
+		}
 		c.outs = append(c.outs, o)
+	}
+	if s.cut != nil { // (made here, not while it runs)
+		// room for an epoch every 32 bytes of input: a chunk's log grows
+		// while the job runs only on short rows that alternate
+		n := max(64, size/32)
+		c.ends, c.tags, c.first, c.logs = make([]int32, 0, n), make([]int, len(c.dests)), make([]int, len(c.dests)), make([]chunkLog, 0, n)
+		for d := range c.tags {
+			c.tags[d] = -1
+		}
 	}
 	for k := range c.outs { // (copyLines and fieldLines read the outputs' columns)
 		c.s.outs = append(c.s.outs, &c.outs[k].t)
@@ -74,6 +92,25 @@ type encChunk struct {
 	esc     []byte
 	copies  []bool   // per part of a batch: its rows' lines are the kept record texts (sink.copyLines)
 	fields  []uint64 // per part: the values that are their fields' texts (sink.fieldLines)
+	// The cut's log of this chunk (cut.go), when the sink keeps one, in the
+	// chunk's own terms: the epochs' ends as offsets in the main output's
+	// buffer (mainDest), the tags counting the chunk's own epochs. WriteChunk
+	// adds them to the sink's log.
+	mainDest int       // the main output's destination, -1: none tracked
+	sides    []*target // per destination: the sink's side file it is, or nil (read by WriteChunk only)
+	ends     []int32   // the chunk's epochs
+	dirty    bool      // a side row since the chunk's last main row
+	firstEnd int       // the end of the chunk's first main row, -1: none yet
+	tags     []int     // per destination: the tag of its last row, -1: no row yet
+	first    []int     // per destination: the tag of its first row
+	logs     []chunkLog
+}
+
+// chunkLog is a side file's length at an epoch in a chunk: destination
+// dest's rows tagged from end at offset n of its buffer, its next ones are
+// tagged to.
+type chunkLog struct {
+	dest, from, to, n int32
 }
 
 // chunkBuf is one destination's encoded lines in a chunk, padded to a cache
@@ -97,6 +134,7 @@ type chunkOut struct {
 // own target).
 type chunkMark struct {
 	dest, off, k int
+	tag          int // the cut's tag of the chunk's malformed row (encChunk.ends)
 	header       bool
 }
 
@@ -152,7 +190,8 @@ func (c *encChunk) chunk(ch *executor.Chunk) {
 
 // badMark keeps the place of the next malformed row.
 func (c *encChunk) badMark() {
-	m := chunkMark{dest: c.errDest, k: c.nbad}
+	m := chunkMark{dest: c.errDest, k: c.nbad, tag: len(c.ends)}
+	c.dirty = true // (a malformed row is a side row for the cut)
 	if m.dest >= 0 {
 		m.off = len(c.bufs[m.dest].b)
 	}
@@ -180,6 +219,32 @@ func (c *encChunk) row(p *executor.Part, i int, line []byte, plain uint64) {
 		b = append(b[:start], c.esc...)
 	}
 	c.bufs[d].b = b
+	if c.tags != nil {
+		c.note(d, start, len(b))
+	}
+}
+
+// note keeps the cut's log of a row of destination d at [start, end) of its
+// buffer (cut.go: cutLog.sideRow and mainRow in the chunk's terms).
+func (c *encChunk) note(d, start, end int) {
+	if d == c.mainDest {
+		if c.firstEnd < 0 {
+			c.firstEnd = end
+		}
+		if c.dirty {
+			c.ends, c.dirty = append(c.ends, int32(end)), false
+		}
+		return
+	}
+	tag := len(c.ends)
+	switch old := c.tags[d]; {
+	case old < 0:
+		c.first[d] = tag
+	case old != tag:
+		c.logs = append(c.logs, chunkLog{dest: int32(d), from: int32(old), to: int32(tag), n: int32(start)})
+	}
+	c.tags[d] = tag
+	c.dirty = true
 }
 
 // Reset implements executor.EncodedChunk.
@@ -192,6 +257,12 @@ func (c *encChunk) Reset() {
 	}
 	clear(c.totals)
 	c.marks, c.nbad = c.marks[:0], 0
+	if c.tags != nil {
+		c.ends, c.logs, c.dirty, c.firstEnd = c.ends[:0], c.logs[:0], false, -1
+		for d := range c.tags {
+			c.tags[d] = -1
+		}
+	}
 }
 
 // WriteChunk implements executor.ChunkSink: each destination's bytes with
@@ -204,9 +275,18 @@ func (s *sink) WriteChunk(ec executor.EncodedChunk, bad func(j int) *executor.Er
 	for k, n := range c.totals {
 		s.outs[k].total += n
 	}
+	tag0 := 0 // the sink's tag of the chunk's tag 0
+	if s.cut != nil && c.tags != nil {
+		tag0 = s.addCut(c)
+	}
 	for _, m := range c.marks {
 		if m.dest < 0 {
-			if err := s.errorRow(c.errName, bad(m.k)); err != nil {
+			if s.cut != nil {
+				s.badTag = tag0 + m.tag
+			}
+			err := s.errorRow(c.errName, bad(m.k))
+			s.badTag = -1
+			if err != nil {
 				return err
 			}
 		}
@@ -224,6 +304,48 @@ func (s *sink) WriteChunk(ec executor.EncodedChunk, bad func(j int) *executor.Er
 		}
 	}
 	return nil
+}
+
+// addCut adds the cut's log of chunk c to the sink's (cut.go), before c's
+// bytes are written, and returns the sink's tag of c's tag 0.
+func (s *sink) addCut(c *encChunk) int {
+	cut := s.cut
+	cut.prune()
+	mainAt := cut.out.N + int64(cut.w.Buffered()) // where c's main bytes will start on stdout
+	tag0 := cut.tag()
+	if cut.dirty && c.firstEnd >= 0 && (len(c.ends) == 0 || int(c.ends[0]) != c.firstEnd) {
+		// side rows of the chunks before, then c's first main row: an epoch
+		// (c has no side row before it)
+		cut.ends = append(cut.ends, mainAt+int64(c.firstEnd))
+		tag0++
+	}
+	for _, e := range c.ends {
+		cut.ends = append(cut.ends, mainAt+int64(e))
+	}
+	if c.firstEnd >= 0 {
+		cut.dirty = c.dirty
+	} else {
+		cut.dirty = cut.dirty || c.dirty
+	}
+	for d, t := range c.sides {
+		if t == nil || c.tags[d] < 0 {
+			continue
+		}
+		t.at = t.length() // where c's bytes of t will start
+		if tag := tag0 + c.first[d]; t.tag != tag {
+			t.log = append(t.log, cutLen{tag: t.tag, n: t.at})
+			t.tag = tag
+		}
+	}
+	for _, l := range c.logs {
+		t := c.sides[l.dest]
+		if t == nil { // (every destination but main's is a side file)
+			continue
+		}
+		t.log = append(t.log, cutLen{tag: tag0 + int(l.from), n: t.at + int64(l.n)})
+		t.tag = tag0 + int(l.to)
+	}
+	return tag0
 }
 
 // writeDest writes destination d's bytes of c, and its marks at their places.

@@ -27,6 +27,13 @@ type Config struct {
 	Stdout  *bufio.Writer // main output (and sides without SideDir)
 	Stderr  io.Writer     // the errors side output of line formats without SideDir
 	Files   *FileSet      // --side-dir files written so far in this run
+	// Written, when not nil, counts the bytes write(2) accepted on stdout:
+	// it is the writer under Stdout's buffer (any buffer between them must
+	// be empty when the job starts and flush at every write, as the
+	// progress bar's does). With SideDir and a line format, when a write to
+	// stdout fails, the side files are cut back to the rows routed before
+	// the last main row it accepted whole (SPEC 4, cut.go).
+	Written *WriteCounter
 	// Chunk is the most rows a table holds before it is rendered, and Every the
 	// longest time rows wait (SPEC 4: 1000 rows or each second).
 	Chunk int
@@ -75,14 +82,31 @@ func sideFilePath(dir, name, ext string) (string, error) {
 // symbolic link as the file itself (SPEC 4: a side file is never written through
 // a symbolic link; a dangling one is refused too, so nothing is created where it
 // points). The --side-dir folder itself may be a symbolic link: that is where the
-// user chose to put the files. Errors name the path and say what to do.
+// user chose to put the files. Anything but a regular file is refused too (a
+// named pipe, a device): when stdout is closed early a side file is cut back to
+// the rows routed before the last row written to stdout (SPEC 4, cut.go), which
+// only a regular file can be; O_NONBLOCK keeps the open of a named pipe from
+// waiting for a reader. Errors name the path and say what to do.
 func openNoFollow(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	notRegular := func() error {
+		return fmt.Errorf("%s is not a regular file (a named pipe or a device), and side files are regular files that can be cut back when stdout is closed early: remove it or choose another --side-dir", path)
+	}
 	if err == nil {
+		if st, serr := f.Stat(); serr != nil || !st.Mode().IsRegular() {
+			f.Close()
+			if serr != nil {
+				return nil, serr
+			}
+			return nil, notRegular()
+		}
 		return f, nil
 	}
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
 		return nil, fmt.Errorf("%s is a symbolic link, and side files are never written through one: remove it or choose another --side-dir", path)
+	}
+	if errors.Is(err, syscall.ENXIO) { // a named pipe without a reader
+		return nil, notRegular()
 	}
 	return nil, err
 }
@@ -104,6 +128,18 @@ type target struct {
 	rows    tableRows
 	total   int64 // rows that reached this output (written or buffered)
 	created bool
+	// The cut when stdout is closed early (cut.go): track says whether this
+	// target is stdout's main output or a side file; cw counts the bytes in
+	// a side file (its length at open included); tag is the tag of its last
+	// rows, base the length it keeps whatever comes, log its lengths at the
+	// epochs its rows crossed; at is its length before a chunk's bytes
+	// (addCut).
+	track uint8
+	cw    *WriteCounter
+	tag   int
+	base  int64
+	log   []cutLen
+	at    int64
 }
 
 // sink implements executor.Sink for every format.
@@ -135,6 +171,11 @@ type sink struct {
 	// maxLine is the longest line written so far (bytes): a line is built in
 	// its writer's buffer when that has room for twice as much (row).
 	maxLine int
+	// cut, when not nil, is the log that cuts the side files back when
+	// stdout is closed early (cut.go); badTag, when not -1, is the tag of
+	// the malformed row WriteChunk writes.
+	cut    *cutLog
+	badTag int
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -163,7 +204,9 @@ func lineFormatOf(format string) lineFormat {
 }
 
 // NewSink returns the sink that prints job's outputs as cfg says. With SideDir,
-// every side output's file is created at once, header included (SPEC 4).
+// every side output's file is created at once, header included (SPEC 4); with
+// cfg.Written too, Close cuts the side files back when stdout was closed early
+// (cut.go). Its errors name the side file and say what to do.
 func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	if cfg.Chunk == 0 {
 		cfg.Chunk = 1000
@@ -171,8 +214,11 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	if cfg.Every == 0 {
 		cfg.Every = time.Second
 	}
-	s := &sink{cfg: cfg, job: job, tabular: cfg.Format == "table" || cfg.Format == "markdown", last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format)}
+	s := &sink{cfg: cfg, job: job, tabular: cfg.Format == "table" || cfg.Format == "markdown", last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format), badTag: -1}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
+	if cfg.Written != nil && cfg.SideDir != "" && s.line != lineNone && job.Main != nil && job.Outputs[0].Sink == nil {
+		s.cut = &cutLog{out: cfg.Written, w: cfg.Stdout, ends: make([]int64, 0, 256)}
+	}
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
 		isMain := job.Main != nil && k == 0
@@ -187,6 +233,9 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 			}
 		} else {
 			t.prefix = s.hasSides && cfg.SideDir == ""
+			if isMain && s.cut != nil {
+				t.track = trackMain
+			}
 		}
 		s.outs = append(s.outs, t)
 	}
@@ -209,12 +258,35 @@ func (s *sink) openFile(t *target) error {
 	if err != nil {
 		return fmt.Errorf("side output directory: %w", err)
 	}
-	t.file, t.w, t.created = f, bufio.NewWriterSize(f, 64<<10), created
+	var size int64 // (the cut's lengths are the file's)
+	if !created {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("side output directory: %w", err)
+		}
+		size = st.Size()
+	}
+	t.cw = &WriteCounter{W: f, N: size}
+	t.file, t.w, t.created = f, bufio.NewWriterSize(t.cw, 64<<10), created
 	t.header = created
 	if !s.tabular && created {
 		s.writeHeader(t)
 	}
+	if s.cut != nil {
+		t.track, t.tag, t.base = trackSide, s.sideTag(), t.length()
+		s.cut.files = append(s.cut.files, t)
+	}
 	return nil
+}
+
+// sideTag is the cut's tag of a side row routed now: the malformed row
+// WriteChunk writes has its own (cut.go).
+func (s *sink) sideTag() int {
+	if s.badTag >= 0 {
+		return s.badTag
+	}
+	return s.cut.tag()
 }
 
 func (s *sink) closeFiles() {
@@ -302,8 +374,14 @@ func (s *sink) Rows(r *executor.Routed) error {
 				line = lines[i]
 				if t := direct[k]; t != nil && line != nil {
 					t.total++
+					if t.track == trackSide {
+						s.cut.sideRow(t, s.cut.tag())
+					}
 					if err := writeLine(t.w, line); err != nil {
 						return err
+					}
+					if t.track == trackMain {
+						s.cut.mainRow()
 					}
 					continue
 				}
@@ -468,13 +546,20 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 		tr.endRow()
 		return s.added()
 	}
+	if t.track == trackSide {
+		s.cut.sideRow(t, s.cut.tag())
+	}
 	if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
 		b := s.buf[:0]
 		if t.toStderr {
 			b = append(append(b, t.name...), "> "...)
 		}
 		s.buf = s.appendLine(b, t, p.Cols, i, line, plain)
-		return s.write(t, s.buf)
+		err := s.write(t, s.buf)
+		if t.track == trackMain {
+			s.cut.mainRow()
+		}
+		return err
 	}
 	if t.header && t.prefix {
 		s.writeHeader(t) // (before the line is built in t.w's buffer)
@@ -492,6 +577,9 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 		s.buf = b[:0] // grown into new memory: kept for the next long line
 	}
 	_, err := t.w.Write(b)
+	if t.track == trackMain {
+		s.cut.mainRow()
+	}
 	return err
 }
 
@@ -659,6 +747,9 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 	}
 	b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
 	s.buf = b
+	if t.track == trackSide {
+		s.cut.sideRow(t, s.sideTag())
+	}
 	return s.write(t, b)
 }
 
@@ -727,6 +818,11 @@ func (s *sink) Close() error {
 	}
 	if ferr := s.flushWriters(); err == nil {
 		err = ferr
+	}
+	if s.cut != nil { // stdout closed early: the side files end where it did (SPEC 4)
+		if cerr := s.cut.apply(); err == nil {
+			err = cerr
+		}
 	}
 	for _, t := range s.targets() {
 		if t.file != nil {
