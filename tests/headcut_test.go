@@ -293,6 +293,9 @@ func checkCut(c cutCase, got []byte, failed bool, stderr string, code int, side 
 	if code != 0 {
 		problems = append(problems, fmt.Sprintf("exit status %d, want 0", code))
 	}
+	if failed && stderr != "" && prior == nil { // SPEC 4: a job whose stdout closed early ends quietly (an earlier job's notices stay)
+		problems = append(problems, fmt.Sprintf("stderr: %q", stderr))
+	}
 	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
 		if l != "" && !malformedNotice.MatchString(l) {
 			problems = append(problems, fmt.Sprintf("stderr: %q", l))

@@ -200,6 +200,11 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	if berr := bar.stop(); err == nil {
 		err = berr
 	}
+	if isBrokenPipe(err) || isBrokenPipe(s.Stdout.Flush()) {
+		// `| head`: the run ends quietly (SPEC 4). The counts would also
+		// include rows past the cut that the side files no longer hold.
+		return err
+	}
 	for _, l := range session.JobNotices(job, stats) {
 		printNotice(s.Stderr, l)
 	}
