@@ -224,9 +224,11 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 		}
 		return false, o.addTo(ws, b, i)
 	}
-	o.wins = window.Assign(o.wins[:0], o.kind, w.Size, w.Slide, w.Offset, t)
+	// (walked, not made: a HOP of size/slide windows per row may have
+	// millions, whose groups count against 'state.max-bytes' as they come)
 	took := false
-	for _, win := range o.wins {
+	for j, n := int64(0), window.Count(o.kind, w.Size, w.Slide, w.Offset, t); j < n; j++ {
+		win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, j)
 		if cwSet && win.End <= cw {
 			continue // fired: the row joins the open ones only
 		}
@@ -789,30 +791,31 @@ func copyRows(dst, src *vector.Vec, sel []int32) {
 }
 
 // windowRows fills o.row with row i of b once per window of its time (SPEC 2.4:
-// a window TVF without aggregation, in window-start order) and returns how many.
-// A row whose t is NULL gives none (it is late).
-func (o *aggOp) windowRows(b *vector.Batch, i int) int {
+// a window TVF without aggregation, in window-start order), for the windows
+// from, from+1, ... up to vector.Cap of them, and returns how many it filled
+// and whether windows are left after them (the caller calls again from
+// from+n). A row whose t is NULL gives none (it is late).
+func (o *aggOp) windowRows(b *vector.Batch, i int, from int64) (n int, more bool) {
 	w := o.a.Window
 	tv := b.Cols[w.TimeCol]
 	if tv.Null[i] {
-		return 0
+		return 0, false
 	}
-	o.wins = window.Assign(o.wins[:0], o.kind, w.Size, w.Slide, w.Offset, tv.I[i])
+	t := tv.I[i]
+	count := window.Count(o.kind, w.Size, w.Slide, w.Offset, t)
 	o.row.N = 0
 	for _, c := range o.row.Cols {
 		c.ResetArena()
 	}
 	base := o.a.WindowBase
-	for k, win := range o.wins {
-		if k == vector.Cap {
-			break
-		}
+	for k := 0; k < vector.Cap && from+int64(k) < count; k++ {
+		win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, from+int64(k))
 		o.row.AppendRows(b, i, i+1)
 		for c, v := range [3]int64{win.Start, win.End, win.End - 1} {
 			o.row.Cols[base+c].I[k], o.row.Cols[base+c].Null[k] = v, false
 		}
 	}
-	return o.row.N
+	return o.row.N, from+int64(o.row.N) < count
 }
 
 // LateRows counts the late rows of one windowed query of a job (SPEC 2.4: stderr
@@ -967,13 +970,21 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				if o.rep != nil && o.rep.active && o.rep.replayed(b.Pos[i]) {
 					continue // its windowed rows were written already (I3)
 				}
-				if n := o.windowRows(b, i); n > 0 {
+				n, more := o.windowRows(b, i, 0)
+				if n == 0 {
+					ao.markLate(k, o, i)
+					continue
+				}
+				for from := int64(0); ; {
 					ao.emitRows(o, n)
 					if ao.stopped {
 						return ao.cut(ctx, port, i)
 					}
-				} else {
-					ao.markLate(k, o, i)
+					if !more {
+						break
+					}
+					from += int64(n)
+					n, more = o.windowRows(b, i, from)
 				}
 				continue
 			}

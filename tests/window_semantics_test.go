@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -195,5 +196,57 @@ func TestLimitCutsAfterTheNthRow(t *testing.T) {
 		if mains == 0 {
 			t.Fatalf("round %d: no main rows", round)
 		}
+	}
+}
+
+// TestManyWindowsPerRow: a row of a HOP or CUMULATE with more windows than a
+// batch holds (SPEC 2.4): without aggregation it gives one row per window, all
+// of them, in window-start order; with aggregation its windows' groups count
+// against 'state.max-bytes' as they are made, so a HOP of 86,400,000 windows
+// per row stops at the limit (SPEC 1) instead of making them all first.
+func TestManyWindowsPerRow(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "one.csv")
+	if err := os.WriteFile(path, []byte("a,3600000\nb,3600500\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ddl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='" + path + "');\n"
+	run := func(sql string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"--format", "csv", "-e", sql}, strings.NewReader(""), &out, &errb)
+		return out.String(), errb.String(), code
+	}
+	out, errs, code := run(ddl + "SELECT k, window_start, window_end FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '1' HOUR));")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var want strings.Builder
+	want.WriteString("k,window_start,window_end\n")
+	for _, r := range []struct {
+		k  string
+		ts int64
+	}{{"a", 3600000}, {"b", 3600500}} {
+		for s := (r.ts/1000 - 3599) * 1000; s <= r.ts; s += 1000 { // every start s with s <= ts < s + 1 h
+			fmt.Fprintf(&want, "%s,%d,%d\n", r.k, s, s+3600000)
+		}
+	}
+	if out != want.String() {
+		t.Errorf("HOP of 3600 windows per row: got %d lines, want %d", strings.Count(out, "\n"), strings.Count(want.String(), "\n"))
+	}
+	out, errs, code = run(ddl + "SELECT window_end, COUNT(*) AS n FROM TABLE(CUMULATE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' HOUR)) GROUP BY window_start, window_end;")
+	if code != 0 || strings.Count(out, "\n") != 1+3600 || !strings.HasPrefix(out, "window_end,n\n3601000,2\n") || !strings.HasSuffix(out, "7200000,2\n") {
+		t.Errorf("CUMULATE of 3600 windows per row: exit %d, %d lines, ends %q: %s", code, strings.Count(out, "\n"), out[max(0, len(out)-40):], errs)
+	}
+	// The limit stops the job after a few MiB of windows: the 86,400,000
+	// windows (16 bytes each) are never made first.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, errs, code = run("SET 'state.max-bytes' = '16MiB';\n" + ddl + "SELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '0.001' SECOND, INTERVAL '1' DAY)) GROUP BY window_start, window_end;")
+	runtime.ReadMemStats(&after)
+	if code != 1 || !strings.Contains(errs, "state.max-bytes") {
+		t.Errorf("HOP of 86,400,000 windows per row under 16MiB: exit %d, stderr %q; want exit 1 and the state limit's message", code, errs)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<20 {
+		t.Errorf("the job allocated %d MiB before the 16MiB state limit stopped it: the windows were made before they were counted", got>>20)
 	}
 }

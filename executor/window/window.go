@@ -69,3 +69,33 @@ func Assign(dst []Win, k Kind, size, slide, offset, t int64) []Win {
 	}
 	return dst
 }
+
+// Count returns how many windows hold t (Assign's length) without making
+// them: a HOP of size/slide windows per row, say 86,400,000 for a slide of
+// 1 ms and a size of a day, must not be held in memory to be walked.
+func Count(k Kind, size, slide, offset, t int64) int64 {
+	switch k {
+	case Tumble:
+		return 1
+	case Hop:
+		return floorDiv(t-offset, slide) - (floorDiv(t-offset-size, slide) + 1) + 1
+	case Cumulate:
+		s := floorDiv(t-offset, size)*size + offset
+		return size/slide - floorDiv(t-s, slide)
+	}
+	return 0
+}
+
+// Nth returns the j-th window holding t (0 <= j < Count), in Assign's order.
+func Nth(k Kind, size, slide, offset, t, j int64) Win {
+	switch k {
+	case Hop:
+		s := (floorDiv(t-offset-size, slide)+1+j)*slide + offset
+		return Win{s, s + size}
+	case Cumulate:
+		s := floorDiv(t-offset, size)*size + offset
+		return Win{s, s + (floorDiv(t-s, slide)+1+j)*slide}
+	}
+	s := floorDiv(t-offset, size)*size + offset
+	return Win{s, s + size}
+}

@@ -1,9 +1,36 @@
 package window
 
 import (
+	"math/rand"
 	"reflect"
 	"testing"
 )
+
+// TestCountNthMatchAssign: Count and Nth walk the windows Assign makes, in
+// its order, for random sizes, slides, offsets and times (negative too).
+func TestCountNthMatchAssign(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for i := 0; i < 20000; i++ {
+		k := []Kind{Tumble, Hop, Cumulate}[rng.Intn(3)]
+		slide := 1 + rng.Int63n(20)
+		size := slide * (1 + rng.Int63n(8))
+		if k == Tumble {
+			slide = size
+		}
+		offset := rng.Int63n(2*size+1) - size
+		tm := rng.Int63n(2001) - 1000
+		want := Assign(nil, k, size, slide, offset, tm)
+		n := Count(k, size, slide, offset, tm)
+		if n != int64(len(want)) {
+			t.Fatalf("%v size %d slide %d offset %d t %d: Count %d, Assign made %d", k, size, slide, offset, tm, n, len(want))
+		}
+		for j, w := range want {
+			if got := Nth(k, size, slide, offset, tm, int64(j)); got != w {
+				t.Fatalf("%v size %d slide %d offset %d t %d: Nth(%d) = %v, Assign %v", k, size, slide, offset, tm, j, got, w)
+			}
+		}
+	}
+}
 
 // TestAssign: SPEC 2.4's table, k any integer (negative times align to the
 // epoch too), offsets, rows exactly at window bounds.
