@@ -332,6 +332,27 @@ func (r *Reader) NextChunk() (c *Chunk, base int64, b *vector.Batch, bad []recor
 	return c, r.base, b, bad, err
 }
 
+// Redo makes the merge decode again, itself, the chunk the last NextChunk
+// gave whole (c not nil), from its true start: the next calls of NextChunk
+// give its rows as batches (c nil), with the file's positions, as for a
+// chunk that started inside a record, then go on with the next chunk. The
+// caller must be done with the chunk (its Out included: the chunk's memory
+// goes back to the workers). It is how a caller that cannot use a worker's
+// result for a chunk (the executor's parallel window aggregate, when the
+// watermark before the chunk makes the worker's guess wrong) falls back to
+// the sequential decoder for that chunk alone. Without such a chunk it does
+// nothing. It does not count against Options.MaxRedo.
+func (r *Reader) Redo() {
+	res := r.cur
+	if res == nil || !res.worked || r.ci != res.n {
+		return
+	}
+	r.cur = nil
+	limit := res.limit
+	r.free <- res
+	r.restart(limit)
+}
+
 // next is Next and NextChunk: a worked chunk is given whole (c), other rows
 // batch by batch (b).
 func (r *Reader) next() (*Chunk, *vector.Batch, []records.BadRow, error) {

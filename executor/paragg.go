@@ -1,0 +1,589 @@
+package executor
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync/atomic"
+
+	"streamql/executor/chunked"
+	"streamql/executor/window"
+	"streamql/planner/plan"
+)
+
+// The parallel window aggregate (issue 11 item 7; in the spirit of the
+// morsel pipeline, morsel.go): for a job whose every branch is a TUMBLE,
+// HOP or CUMULATE aggregate over a bounded csv or json file, the workers
+// decode the file's chunks (executor/chunked) and aggregate each chunk into
+// partial aggregates per (window, group), and the job's goroutine merges them
+// in file order (agg.State.Merge is exact: SPEC 2.4's DOUBLE sums are
+// exact partial sums, BIGINT sums 128-bit, MIN/MAX a total order, FIRST/LAST
+// and LISTAGG ordered by the rows' arrival numbers) and fires the windows.
+//
+// # What a worker knows, and what it does not
+//
+// SPEC 2.3: the watermark before a row is the maximum of the WATERMARK
+// expression over every row before it. Before row i of chunk k it is
+// max(W, L(i)), where W is the watermark after the chunks before k (the
+// merge knows it, the worker does not) and L(i) the maximum over the
+// chunk's own rows before i (the worker's own watermark assigner, started
+// unset for each chunk: its chain is the job's, with the partial aggregate,
+// paggOp, in place of the aggregate operator). A worker adds each row to
+// its windows as the sequential aggregate would with L(i) as the watermark
+// (aggOp.add): a window whose end is at or before L(i) takes no more rows,
+// and since the true watermark is at least L(i), that part is right for any
+// W. What depends on W is only this: a row the worker added to a window w
+// with w.end <= W would not be in w (w fired before the chunk), and a row all
+// of whose windows end at or before W is late. Both happen only when the
+// smallest end of the chunk's partial windows (aggOp.minEnd) is at or
+// before W. The merge checks that; when it holds, the chunk is the worker's
+// exactly: no row of it is late, and each partial window took the rows the
+// sequential path would have added to it.
+//
+// A chunk is given up, and decoded and aggregated again by the job's
+// goroutine with the job's own chain (chunked.Reader.Redo, the sequential
+// path for that chunk alone, with the job's watermark at W: the quote-resync
+// fallback of the morsel pipeline is the model), when the check fails,
+// when a row of it is late or its time is NULL (late: the late output gets
+// the row, in row order between the other outputs, SPEC 4, which only the
+// sequential path writes), when it has a malformed row (the errors policy,
+// positions, 'fail', SPEC 1), or when its partial state could pass
+// 'state.max-bytes' (the sequential path then fails at the same row). On the
+// sensor file of the benchmark (rows nearly in time order, 5 s of delay in
+// the watermark) none is.
+//
+// # Firing
+//
+// SPEC 2.4: a window fires when the watermark reaches its end, right after
+// the row that moved it. Every window end is on a grid: offset + n·g, with g
+// the size for TUMBLE and the slide (or step) for HOP (CUMULATE; the gcd
+// with the size, to be safe). So the watermark can fire a window after row i
+// only when L moved past a point of the grid there (or was set there for the
+// first time: W is not known to the worker). The worker records those
+// points, cuts, with L after the row and each partial aggregate's arrival
+// number of that row (aggOp.seq). The merge then, for each cut in order,
+// moves into the job's aggregate the partial groups whose first row is at or
+// before the cut (in the partial windows' order and, within each, in
+// first-row order, which is the order the sequential path made them in) and
+// fires with the watermark max(W, L) (aggOperator.fireAll: in (window_end,
+// window_start, first row) order, through the job's LIMIT, projections and
+// sink), then the rest of the groups after the last cut. A window that fires
+// at a cut took no row after it (L had passed its end), so its accumulators
+// are complete when it fires; groups made after the cut are moved after the
+// firing, so the job's aggregate holds, at each firing, the windows and
+// groups the sequential path holds there: EXPLAIN ANALYZE's most open windows
+// and groups are the same (SPEC 3), and so are the rows in and out of every
+// operator (the workers' chains count the input rows, the job's chain the
+// fired rows). Only the number of batches and watermark events an operator
+// saw differs, as it does between the other paths (batches follow chunks).
+//
+// Arrival numbers: the partial aggregate of chunk k numbers its rows from
+// k·2³², the job's aggregate goes on from the largest number it has seen (a
+// chunk decoded again starts at k·2³² too), so the numbers increase in file
+// order, which is all that the first-row order, FIRST_VALUE, LAST_VALUE and
+// LISTAGG read.
+//
+// # Which jobs (paraggable)
+//
+// A bounded file that can be cut (parallelSource), read when the process
+// may use 2 CPUs or more, by a job whose side branches and main query all
+// aggregate a TUMBLE, HOP or CUMULATE window with GROUP BY (or a global
+// aggregate per window), with no join, no LIMIT, and no expression that
+// reads CURRENT_WATERMARK (its value per row needs W). Any sink: the merge
+// writes through the job's own chain. SESSION windows (a session's extent
+// depends on every row of its key before it), window TVFs without
+// aggregation, GROUP BY without a window, and every other job keep the
+// paths they had.
+//
+// Memory stays bounded: chunked.InFlight(N, true) chunks in flight, each
+// with one batch and its partial aggregates (the windows and groups of one
+// chunk), reused from chunk to chunk: nothing is allocated per row.
+//
+// Measured on the 2-core machine: README's performance section.
+
+// paraggRuns counts the jobs the parallel window aggregate ran (for tests:
+// which path a job took).
+var paraggRuns atomic.Int64
+
+// paraggChunksRedone counts the chunks the parallel window aggregate gave
+// back to the sequential path (for tests).
+var paraggChunksRedone atomic.Int64
+
+// paraggable reports whether job may run on the parallel window aggregate
+// (see the list above; the source is checked by runParagg).
+func paraggable(job *plan.Job) bool {
+	if runtime.GOMAXPROCS(0) < 2 || !prefetchable(job) {
+		return false
+	}
+	bs := jobBranches(job)
+	if len(bs) == 0 || job.Main != nil && job.Main.Limit >= 0 {
+		return false
+	}
+	for _, b := range bs {
+		a := b.Agg
+		if a == nil || !a.Grouped || a.Window == nil || b.Join != nil {
+			return false
+		}
+		if k := window.KindOf(a.Window.Func); k == window.Session {
+			return false
+		}
+		if readsWatermark(b.Where) || readsWatermark(a.Having) {
+			return false
+		}
+		for _, e := range a.Keys {
+			if readsWatermark(e) {
+				return false
+			}
+		}
+		for _, c := range a.Calls {
+			if readsWatermark(c.Arg) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readsWatermark reports whether e (nil: none) reads CURRENT_WATERMARK.
+func readsWatermark(e *plan.Expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.Op == plan.OpCurrentWatermark {
+		return true
+	}
+	for _, a := range e.Args {
+		if readsWatermark(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// paggOut is what a worker made of one chunk (chunked.Chunk.Out): its
+// partial aggregates, one per aggregate of the job (aggOperator.ops' order),
+// and where the merge must fire.
+type paggOut struct {
+	ops   []*aggOp
+	rows  int64 // rows decoded (Stats.Rows)
+	dirty bool  // a malformed row, a late row: the merge decodes the chunk again
+	err   error // the chain's error, or ctx's
+	wm    int64 // the chunk's own watermark after its last row (L), when wmSet
+	wmSet bool
+	// the cuts, in row order: L after the row (cutWm[j]) and each partial
+	// aggregate's arrival number of that row (cutSeq[j·len(ops)+k])
+	cutWm  []int64
+	cutSeq []int64
+	// what the worker's chain counted for this chunk (EXPLAIN ANALYZE), added
+	// to the job's chain when the chunk is used
+	stats          []OpStats
+	parts, outputs []int64
+	moved          [][]int // merge's scratch: per aggregate, per partial window, its groups moved
+}
+
+// paggOp is the partial aggregate of a worker's chain, in place of the
+// aggregate operator (aggOperator): it adds the rows each aggregating branch
+// took to the current chunk's partial aggregates with the chunk's own
+// watermark, and records the cuts.
+type paggOp struct {
+	cur   *paggOut
+	at    []int // the router part of each aggregate
+	grid  [][2]int64
+	wmCol int
+	pos   []int
+	taken [][]int32
+	wm    int64 // the chunk's watermark so far (L), when wmSet
+	wmSet bool
+	out   Routed
+	parts []Part
+	down  *Emitter
+}
+
+// ReadsMarks implements MarkReader: cuts are where the watermark moved.
+func (*paggOp) ReadsMarks() {}
+
+// Push implements Operator: r is the router's batch.
+func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
+	o := po.cur
+	if o.dirty {
+		return nil
+	}
+	b := r.In
+	for k, a := range o.ops {
+		po.taken[k] = r.Parts[po.at[k]].Sel
+		po.pos[k] = 0
+		a.rowsIn += int64(len(po.taken[k]))
+		a.prepare(b, po.taken[k])
+	}
+	mi := 0
+	for i := 0; i < r.N; i++ {
+		cw, cwSet := int64(0), false
+		if po.wmCol >= 0 {
+			cw, cwSet = b.Cols[po.wmCol].I[i], !b.Cols[po.wmCol].Null[i]
+		}
+		for k, a := range o.ops {
+			taken := po.taken[k]
+			if po.pos[k] >= len(taken) || int(taken[po.pos[k]]) != i {
+				continue
+			}
+			po.pos[k]++
+			late, err := a.add(b, i, cw, cwSet)
+			if err != nil {
+				return err
+			}
+			if late {
+				o.dirty = true // the late output's row: the sequential path writes it
+				return nil
+			}
+		}
+		for mi < len(r.Marks) && r.Marks[mi].At <= i+1 {
+			v := r.Marks[mi].Value
+			mi++
+			if po.crosses(v) {
+				o.cutWm = append(o.cutWm, v)
+				for _, a := range o.ops {
+					o.cutSeq = append(o.cutSeq, a.seq)
+				}
+			}
+			po.wm, po.wmSet = v, true
+		}
+	}
+	// On, as the aggregate pushes it: the aggregates' rows are not output rows.
+	po.out = *r
+	po.parts = append(po.parts[:0], r.Parts...)
+	for k := range o.ops {
+		po.parts[po.at[k]].Sel = nil
+	}
+	po.out.Parts = po.parts
+	return po.down.Push(ctx, port, &po.out)
+}
+
+// crosses reports whether the chunk's watermark moving to v may fire a
+// window: it was unset, or it passed a point of some aggregate's grid.
+func (po *paggOp) crosses(v int64) bool {
+	if !po.wmSet {
+		return true
+	}
+	for _, g := range po.grid {
+		step, off := g[0], g[1]
+		if v > math.MaxInt64/2 || po.wm < math.MinInt64/2 || off > math.MaxInt64/4 || off < math.MinInt64/4 {
+			return true // far from any time: no overflow to reason about
+		}
+		if floorDiv(v-off, step) > floorDiv(po.wm-off, step) {
+			return true
+		}
+	}
+	return false
+}
+
+// floorDiv is ⌊a / b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// Watermark implements Operator: the chunk's events pass on.
+func (po *paggOp) Watermark(ctx context.Context, wm Watermark) error {
+	return po.down.Watermark(ctx, wm)
+}
+
+// Finish implements Operator: a chunk's end is no stream's end (unused).
+func (po *paggOp) Finish(ctx context.Context) error { return nil }
+
+// gridOf returns the step and offset of the grid that every window end of
+// w lies on.
+func gridOf(w *plan.Window) [2]int64 {
+	step := w.Size
+	if window.KindOf(w.Func) != window.Tumble {
+		step = gcd(w.Size, w.Slide)
+	}
+	return [2]int64{max(step, 1), w.Offset}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// paggWorker is one worker's chain.
+type paggWorker struct {
+	c  *chain
+	op *paggOp
+	in *Routed
+}
+
+// runParagg runs job on the parallel window aggregate when it can
+// (paraggable, and src can be cut: parallelSource), with p the job's own
+// process: its aggregate (p.agg) gets the merged partials and fires, its
+// chain decodes and routes the chunks given back (Redo). It reports whether
+// it ran the job, and the job's error (as run: a *RowError for
+// 'errors'='fail', a *StateLimitError, a read error, ctx's).
+func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool, error) {
+	if !paraggable(job) || p.agg == nil || p.rep != nil {
+		return false, nil
+	}
+	ps, ok := src.(parallelSource)
+	if !ok {
+		return false, nil
+	}
+	ao := p.agg
+	n := runtime.GOMAXPROCS(0)
+	size, _ := ctx.Value(chunkSizeKey{}).(int64)
+	if size <= 0 {
+		size = chunked.DefaultChunkSize
+	}
+	// Every chunk in flight gets its partial aggregates here, all of them made
+	// now (their memory is reused from chunk to chunk).
+	nb, no := len(jobBranches(job)), len(job.Outputs)
+	free := NewStateBudget(0) // the partials are charged when merged
+	pool := make(chan *paggOut, chunked.InFlight(n, true))
+	for range cap(pool) {
+		o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8)}
+		for _, g := range ao.ops {
+			o.ops = append(o.ops, buildAggOp(g.br, free))
+		}
+		pool <- o
+	}
+	ws := make([]*paggWorker, n)
+	for i := range ws {
+		w := &paggWorker{in: newStep(job.Stream.Options["errors.side"])}
+		opts := chainOpts{src: src, afterRouter: []func(down *Emitter) (Operator, string){
+			func(down *Emitter) (Operator, string) {
+				w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
+				for _, g := range ao.ops {
+					w.op.grid = append(w.op.grid, gridOf(g.a.Window))
+				}
+				return w.op, "aggregate"
+			},
+		}}
+		w.c = buildChain(job, nil, discard{}, opts)
+		ws[i] = w
+	}
+	work := func(i int, c *chunked.Chunk) {
+		o, _ := c.Out.(*paggOut)
+		if o == nil {
+			o = <-pool
+			c.Out = o
+		}
+		w := ws[i]
+		w.c.zeroStats()
+		w.chunk(ctx, c, o)
+		o.stats, o.parts, o.outputs = w.c.copyStats(o.stats, o.parts, o.outputs)
+	}
+	cr := ps.Parallel(job.BatchTypes, n, chunked.Options{ChunkSize: size, Work: work})
+	if cr == nil {
+		return false, nil
+	}
+	paraggRuns.Add(1)
+	defer cr.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return true, err
+		}
+		c, _, b, bad, err := cr.NextChunk()
+		if err != nil {
+			_, err := p.batch(ctx, nil, nil, err)
+			return true, err
+		}
+		if c == nil { // rows the merge decoded itself: the job's own chain
+			if end, err := p.batch(ctx, b, bad, nil); end {
+				return true, err
+			}
+			continue
+		}
+		o := c.Out.(*paggOut)
+		if o.err != nil {
+			return true, o.err
+		}
+		base := c.Index << 32
+		if !o.usable(p.c.assign.wm, p.c.assign.set) {
+			for _, x := range o.ops {
+				x.resetPartial()
+			}
+			for _, g := range ao.ops {
+				g.seq = max(g.seq, base)
+			}
+			paraggChunksRedone.Add(1)
+			cr.Redo()
+			continue
+		}
+		if err := o.merge(ctx, ao, p.c.assign.wm, p.c.assign.set); err != nil {
+			return true, err
+		}
+		if o.wmSet && (!p.c.assign.set || o.wm > p.c.assign.wm) {
+			p.c.assign.wm, p.c.assign.set = o.wm, true
+			p.c.assign.live.store(o.wm, true)
+		}
+		*p.rows += o.rows
+		p.c.addStats(o.stats, o.parts, o.outputs)
+	}
+}
+
+// chunk decodes, routes and aggregates chunk c into o with w's chain, batch
+// by batch, until its end, a malformed row or a late one (o.dirty), or an
+// error (o.err). A decoding error ends it: the merge decodes the chunk
+// again.
+func (w *paggWorker) chunk(ctx context.Context, c *chunked.Chunk, o *paggOut) {
+	o.rows, o.dirty, o.err = 0, false, nil
+	o.cutWm, o.cutSeq = o.cutWm[:0], o.cutSeq[:0]
+	for _, a := range o.ops {
+		a.seq = c.Index << 32
+	}
+	w.op.cur = o
+	w.op.wm, w.op.wmSet = 0, false
+	w.c.assign.wm, w.c.assign.set = 0, false // the chunk's own watermark (L), from unset
+	in := w.in
+	for {
+		b, bad, err := c.Next()
+		if err != nil {
+			break
+		}
+		o.rows += int64(b.N + len(bad))
+		if len(bad) > 0 {
+			o.dirty = true // the errors policy and the positions: the sequential path
+			break
+		}
+		in.selectRows(b, 0, b.N)
+		if err := w.c.head.Push(ctx, Port{}, in); err != nil {
+			o.err = err
+			break
+		}
+		if o.dirty {
+			break
+		}
+	}
+	o.wm, o.wmSet = w.c.assign.wm, w.c.assign.set
+}
+
+// usable reports whether the merge may use o as the worker made it, with the
+// job's watermark wm (set) after the chunks before it: no row of it was late
+// or malformed, no partial window ends at or before wm (see the doc above),
+// and its state cannot pass 'state.max-bytes'.
+func (o *paggOut) usable(wm int64, set bool) bool {
+	if o.dirty {
+		return false
+	}
+	var bytes int64
+	for _, a := range o.ops {
+		if set && a.minEnd <= wm {
+			return false
+		}
+		bytes += a.bytes
+	}
+	for _, a := range o.ops {
+		if b := a.acct.budget; b.max > 0 && b.used.Load()+bytes > b.max {
+			return false
+		}
+	}
+	return true
+}
+
+// merge moves o's partial aggregates into ao's, cut by cut, firing at each
+// cut with the watermark max(wm, the cut's), as the sequential path fires
+// after that row.
+func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool) error {
+	for len(o.moved) < len(o.ops) {
+		o.moved = append(o.moved, nil)
+	}
+	for k, x := range o.ops {
+		m := o.moved[k][:0]
+		for range x.open {
+			m = append(m, 0)
+		}
+		o.moved[k] = m
+	}
+	nops := len(o.ops)
+	for j := 0; j <= len(o.cutWm); j++ {
+		for k, x := range o.ops {
+			lim := int64(math.MaxInt64)
+			if j < len(o.cutWm) {
+				lim = o.cutSeq[j*nops+k]
+			}
+			if err := ao.ops[k].mergeFrom(x, lim, o.moved[k]); err != nil {
+				return err
+			}
+		}
+		if j < len(o.cutWm) {
+			v := o.cutWm[j]
+			if set && wm > v {
+				v = wm
+			}
+			if err := ao.fireAll(ctx, Port{}, v, false); err != nil {
+				return err
+			}
+		}
+	}
+	for k, x := range o.ops {
+		ao.ops[k].seq = max(ao.ops[k].seq, x.seq)
+		ao.ops[k].rowsIn += x.rowsIn
+		x.resetPartial()
+	}
+	return nil
+}
+
+// mergeFrom moves into o the groups of the partial aggregate x whose first
+// row is at or before lim (an arrival number) and that were not moved yet
+// (moved: per window of x, in x.open's order, its groups moved so far), in
+// x's window order and, within a window, in first-row order. A group o
+// already has gets x's accumulators merged in (agg.State.Merge: exact); a new
+// one takes them over. The state is charged as it grows ('state.max-bytes').
+func (o *aggOp) mergeFrom(x *aggOp, lim int64, moved []int) error {
+	for wi, pws := range x.open {
+		c, gs := moved[wi], pws.groups
+		if c >= len(gs) || gs[c].first > lim {
+			continue
+		}
+		ws := o.byWin[pws.win]
+		if ws == nil {
+			ws = o.openWindow(pws.win, "")
+			o.byWin[pws.win] = ws
+		}
+		for ; c < len(gs) && gs[c].first <= lim; c++ {
+			pg := gs[c]
+			if h := o.lookup(ws, pg.hash, pg.keyb); h != nil {
+				var grew int64
+				for s := range h.states {
+					before := h.states[s].Bytes()
+					h.states[s].Merge(&o.a.Calls[s].Spec, &pg.states[s])
+					grew += h.states[s].Bytes() - before
+				}
+				if err := o.grow(grew); err != nil {
+					return err
+				}
+				continue
+			}
+			o.keyBuf = append(o.keyBuf[:0], pg.keyb...)
+			h := o.newGroup(pg.hash)
+			h.first = pg.first
+			h.vals, pg.vals = pg.vals, h.vals
+			h.states, pg.states = pg.states, h.states
+			o.insert(ws, h)
+			n := o.groupBytes(len(h.key))
+			for s := range h.states {
+				n += h.states[s].Bytes()
+			}
+			if err := o.grow(n); err != nil {
+				return err
+			}
+		}
+		moved[wi] = c
+	}
+	return nil
+}
+
+// resetPartial empties the partial aggregate x for the next chunk, keeping
+// its memory.
+func (o *aggOp) resetPartial() {
+	o.release(o.open)
+	clear(o.open)
+	o.open = o.open[:0]
+	clear(o.byWin)
+	o.minEnd = math.MaxInt64
+	o.acct.Grow(-o.bytes)
+	o.bytes, o.rowsIn = 0, 0
+}
