@@ -105,9 +105,10 @@ import (
 // which path a job took).
 var paraggRuns atomic.Int64
 
-// paraggChunksRedone counts the chunks the parallel window aggregate gave
-// back to the sequential path (for tests).
-var paraggChunksRedone atomic.Int64
+// paraggChunksUsed and paraggChunksRedone count the chunks the parallel
+// window aggregate merged as the workers made them, and those it gave back
+// to the sequential path (for tests).
+var paraggChunksUsed, paraggChunksRedone atomic.Int64
 
 // paraggable reports whether job may run on the parallel window aggregate
 // (see the list above; the source is checked by runParagg).
@@ -188,7 +189,8 @@ type paggOut struct {
 type paggOp struct {
 	cur   *paggOut
 	at    []int // the router part of each aggregate
-	grid  [][2]int64
+	grid  [][2]int64 // per aggregate: the step and offset of its window ends
+	next  []int64    // per aggregate: its grid's first point after wm
 	wmCol int
 	pos   []int
 	taken [][]int32
@@ -259,21 +261,30 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 }
 
 // crosses reports whether the chunk's watermark moving to v may fire a
-// window: it was unset, or it passed a point of some aggregate's grid.
+// window: it was unset, or it reached a point of some aggregate's grid past
+// the last one (po.next, the grid's next point after the watermark, which
+// crosses keeps: one comparison per move).
 func (po *paggOp) crosses(v int64) bool {
-	if !po.wmSet {
-		return true
-	}
-	for _, g := range po.grid {
-		step, off := g[0], g[1]
-		if v > math.MaxInt64/2 || po.wm < math.MinInt64/2 || off > math.MaxInt64/4 || off < math.MinInt64/4 {
-			return true // far from any time: no overflow to reason about
-		}
-		if floorDiv(v-off, step) > floorDiv(po.wm-off, step) {
-			return true
+	hit := !po.wmSet
+	for k, g := range po.grid {
+		if hit || v >= po.next[k] {
+			hit = true
+			po.next[k] = nextPoint(v, g[0], g[1])
 		}
 	}
-	return false
+	return hit
+}
+
+// nextPoint returns the first point offset + n·step (step > 0) after v, or
+// v + 1 when that is not an int64 (far from any time: every move then cuts).
+func nextPoint(v, step, offset int64) int64 {
+	if v > math.MaxInt64/2 || v < math.MinInt64/2 || offset > math.MaxInt64/4 || offset < math.MinInt64/4 || step > math.MaxInt64/4 {
+		if v == math.MaxInt64 {
+			return v
+		}
+		return v + 1
+	}
+	return offset + (floorDiv(v-offset, step)+1)*step
 }
 
 // floorDiv is ⌊a / b⌋ for b > 0.
@@ -357,6 +368,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 				w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
 				for _, g := range ao.ops {
 					w.op.grid = append(w.op.grid, gridOf(g.a.Window))
+					w.op.next = append(w.op.next, 0)
 				}
 				return w.op, "aggregate"
 			},
@@ -421,6 +433,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 		}
 		*p.rows += o.rows
 		p.c.addStats(o.stats, o.parts, o.outputs)
+		paraggChunksUsed.Add(1)
 	}
 }
 

@@ -1,0 +1,210 @@
+package executor_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"streamql/executor"
+)
+
+// The parallel window aggregate's property (paragg.go): on random files of
+// event-time rows (out of order, late rows across chunk boundaries, rows
+// exactly at window boundaries, NULL times, malformed rows) and random
+// window scripts (TUMBLE, HOP, CUMULATE; GROUP BY keys, HAVING, several
+// aggregates among them DOUBLE SUM, AVG and variance, LISTAGG, COUNT
+// DISTINCT, FIRST_VALUE and LAST_VALUE; aggregating side branches, LATE INTO
+// SIDE), a job run by 2 to 4 workers over chunks of a few hundred bytes (so
+// that windows span many chunks) writes every output byte, stderr and its
+// exit status as the sequential path (GOMAXPROCS=1) does.
+
+// randomEventInput returns a csv (or json lines) file of rows k VARCHAR, ts BIGINT, x
+// DOUBLE, n BIGINT, times mostly increasing (steps of 0 to 300 ms, some on
+// whole seconds), some out of order by up to 6 s, some NULL, some malformed
+// (when bad).
+func randomEventInput(r *rand.Rand, bad, json, header bool) string {
+	var sb strings.Builder
+	if header {
+		sb.WriteString("k,ts,x,n\n")
+	}
+	odd := 25 + r.IntN(400) // one row in odd or so is out of order or NULL
+	keys := []string{"a", "b", "ab", "ζeta", "", "c"}
+	t := int64(1_600_000_000_000) + r.Int64N(10_000)
+	rows := 300 + r.IntN(1500)
+	for range rows {
+		switch r.IntN(8) {
+		case 0:
+			t = t / 1000 * 1000 // on a window boundary
+		case 1:
+			t += 1000 - t%1000
+		default:
+			t += r.Int64N(300)
+		}
+		ts := fmt.Sprint(t)
+		switch r.IntN(odd) {
+		case 0:
+			ts = fmt.Sprint(t - r.Int64N(6000)) // out of order: late or not
+		case 1:
+			ts = "" // NULL: late
+		case 2:
+			ts = fmt.Sprint((t - r.Int64N(6000)) / 1000 * 1000)
+		}
+		x := fmt.Sprintf("%.1f", r.Float64()*200-50)
+		switch r.IntN(40) {
+		case 0:
+			x = ""
+		case 1:
+			x = "-0.0"
+		case 2:
+			x = "1e300"
+		case 3:
+			x = "NaN"
+		}
+		n := fmt.Sprint(r.IntN(100) - 20)
+		if bad && r.IntN(3*odd) == 0 {
+			n = "oops" // malformed
+		}
+		k := keys[r.IntN(len(keys))]
+		if json {
+			q := func(v string) string {
+				if v == "" {
+					return "null"
+				}
+				if v == "NaN" || v == "oops" {
+					return `"` + v + `"`
+				}
+				return v
+			}
+			fmt.Fprintf(&sb, "{\"k\":%q,\"ts\":%s,\"x\":%s,\"n\":%s}\n", k, q(ts), q(x), q(n))
+			continue
+		}
+		fmt.Fprintf(&sb, "%s,%s,%s,%s\n", k, ts, x, n)
+	}
+	return sb.String()
+}
+
+var (
+	paraggWindows = []string{
+		"TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '%d' SECOND)",
+		"TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '%d' SECOND, INTERVAL '1' SECOND)",
+		"HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '%d' SECOND)",
+		"HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '%d' SECOND)",
+		"CUMULATE(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '%d' SECOND)",
+	}
+	paraggCalls = []string{
+		"COUNT(*) AS c", "SUM(x) AS sx", "AVG(x) AS ax", "VAR_POP(x) AS vx", "STDDEV_SAMP(x) AS dx", "MIN(x) AS mnx",
+		"MAX(n) AS mxn", "SUM(n) AS sn", "AVG(n) AS an", "LISTAGG(n, '|') AS ln", "COUNT(DISTINCT n) AS cdn",
+		"FIRST_VALUE(x) AS fx", "LAST_VALUE(n) AS lan", "COUNT(x) AS cx", "MAX(k) AS mk",
+	}
+	paraggWheres = []string{"n > 30", "x < 0", "k = 'a'", "n % 3 = 0"}
+	paraggHavings = []string{"COUNT(*) > 2", "SUM(n) > 40", "MIN(x) < 0"}
+	paraggFormats = []string{"csv", "json", "plain", "table"}
+)
+
+// randomParaggCase returns the random windowed job of seed.
+func randomParaggCase(seed uint64) morselCase {
+	r := rand.New(rand.NewPCG(seed, 11))
+	c := morselCase{seed: seed, format: paraggFormats[r.IntN(len(paraggFormats))], sideDir: r.IntN(2) == 0,
+		chunk: int64(100 + r.IntN(1500)), files: map[string]string{}}
+	json := r.IntN(4) == 0
+	header := !json && r.IntN(4) == 0
+	ext := "csv"
+	if json {
+		ext = "json"
+	}
+	c.files["in."+ext] = randomEventInput(r, r.IntN(3) == 0, json, header)
+	opts := fmt.Sprintf("'connector'='file', 'path'='in.%s', 'format'='%s'", ext, ext)
+	if header {
+		opts += ", 'csv.header'='true'"
+	}
+	switch r.IntN(6) {
+	case 0:
+		opts += ", 'errors'='skip'"
+	case 1:
+		opts += ", 'errors'='fail'"
+	}
+	wm := fmt.Sprintf(", WATERMARK FOR ts AS ts - INTERVAL '%d' SECOND", r.IntN(4))
+	if r.IntN(10) == 0 {
+		wm = "" // windows fire at the end
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "CREATE STREAM s (k VARCHAR, ts BIGINT, x DOUBLE, n BIGINT%s) WITH (%s);\n", wm, opts)
+	branches := 1 + r.IntN(3)
+	for b := range branches {
+		side := b < branches-1
+		win := fmt.Sprintf(paraggWindows[r.IntN(len(paraggWindows))], 2*(1+r.IntN(5)))
+		byK := r.IntN(3) > 0
+		items := []string{"window_start", "window_end"}
+		if byK {
+			items = append(items, "k")
+		}
+		for range 1 + r.IntN(4) {
+			items = append(items, strings.Replace(paraggCalls[r.IntN(len(paraggCalls))], " AS ", fmt.Sprintf(" AS b%d_", len(items)), 1))
+		}
+		fmt.Fprintf(&sb, "SELECT %s", strings.Join(items, ", "))
+		if side {
+			fmt.Fprintf(&sb, " INTO SIDE 'agg%d'", b)
+		}
+		fmt.Fprintf(&sb, " FROM TABLE(%s)", win)
+		if side || r.IntN(3) == 0 {
+			fmt.Fprintf(&sb, " WHERE %s", paraggWheres[r.IntN(len(paraggWheres))])
+		}
+		sb.WriteString(" GROUP BY window_start, window_end")
+		if byK {
+			sb.WriteString(", k")
+		}
+		if r.IntN(4) == 0 {
+			fmt.Fprintf(&sb, " HAVING %s", paraggHavings[r.IntN(len(paraggHavings))])
+		}
+		if r.IntN(3) == 0 {
+			fmt.Fprintf(&sb, " LATE INTO SIDE 'late%d'", b)
+		}
+		sb.WriteString(";\n")
+	}
+	c.script = sb.String()
+	return c
+}
+
+// TestParallelAggregateMatchesSequential is the property above, on 80
+// random jobs (the seed of a failing one is in its name: go test -run
+// 'TestParallelAggregateMatchesSequential/seed=N'). It also checks that the
+// jobs ran on the parallel aggregate, and that both kinds of chunks were
+// met: used as the workers made them, and given back to the sequential path.
+func TestParallelAggregateMatchesSequential(t *testing.T) {
+	n := 80
+	if testing.Short() {
+		n = 20
+	}
+	jobs0, used0, redone0 := executor.ParaggRuns()
+	for seed := range uint64(n) {
+		c := randomParaggCase(seed)
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			j0, _, _ := executor.ParaggRuns()
+			want, _ := runMorselCase(t, c, 1, 0)
+			if j, _, _ := executor.ParaggRuns(); j != j0 {
+				t.Fatal("the parallel aggregate ran with GOMAXPROCS=1")
+			}
+			procs := 2 + int(seed%3) // 2, 3 or 4 workers
+			got, _ := runMorselCase(t, c, procs, c.chunk)
+			if j, _, _ := executor.ParaggRuns(); j != j0+1 {
+				t.Fatalf("%s\nthe job did not run on the parallel aggregate", c.script)
+			}
+			if got != want {
+				g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+				for k := range min(len(g), len(w)) {
+					if g[k] != w[k] {
+						t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, GOMAXPROCS=%d: line %d differs:\nparallel   %q\nsequential %q",
+							c.script, c.format, c.sideDir, c.chunk, procs, k+1, g[k], w[k])
+					}
+				}
+				t.Fatalf("%s\nparallel wrote %d lines, sequential %d", c.script, len(g), len(w))
+			}
+		})
+	}
+	jobs, used, redone := executor.ParaggRuns()
+	t.Logf("%d jobs on the parallel aggregate: %d chunks used, %d given back", jobs-jobs0, used-used0, redone-redone0)
+	if used-used0 < 20*int64(n) || redone-redone0 < int64(n) {
+		t.Fatalf("too few chunks of a kind: %d used, %d given back", used-used0, redone-redone0)
+	}
+}
