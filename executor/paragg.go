@@ -188,7 +188,7 @@ type paggOut struct {
 // watermark, and records the cuts.
 type paggOp struct {
 	cur   *paggOut
-	at    []int // the router part of each aggregate
+	at    []int      // the router part of each aggregate
 	grid  [][2]int64 // per aggregate: the step and offset of its window ends
 	next  []int64    // per aggregate: its grid's first point after wm
 	wmCol int

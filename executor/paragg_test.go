@@ -97,7 +97,7 @@ var (
 		"MAX(n) AS mxn", "SUM(n) AS sn", "AVG(n) AS an", "LISTAGG(n, '|') AS ln", "COUNT(DISTINCT n) AS cdn",
 		"FIRST_VALUE(x) AS fx", "LAST_VALUE(n) AS lan", "COUNT(x) AS cx", "MAX(k) AS mk",
 	}
-	paraggWheres = []string{"n > 30", "x < 0", "k = 'a'", "n % 3 = 0"}
+	paraggWheres  = []string{"n > 30", "x < 0", "k = 'a'", "n % 3 = 0"}
 	paraggHavings = []string{"COUNT(*) > 2", "SUM(n) > 40", "MIN(x) < 0"}
 	paraggFormats = []string{"csv", "json", "plain", "table"}
 )
