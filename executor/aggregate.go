@@ -868,6 +868,7 @@ type aggOperator struct {
 	// last row of a batch it is known at the next batch (pending)
 	derive  bool
 	pending bool
+	fired   Routed // the batch of fireAll
 }
 
 // ReadsMarks implements MarkReader: windows fire after the row that moved the
@@ -1135,7 +1136,8 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 	for _, o := range ao.ops {
 		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
 	}
-	err := ao.down.Push(ctx, port, &Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide})
+	ao.fired = Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide} // (reused: the parallel aggregate fires here all along, paragg.go)
+	err := ao.down.Push(ctx, port, &ao.fired)
 	if err == nil && ao.stopped && !all {
 		return errLimitReached
 	}

@@ -1,12 +1,20 @@
 package executor_test
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"streamql/cmd/streamql/cli"
 	"streamql/executor"
+	"streamql/internal/sensorbench"
+	"streamql/parser"
 )
 
 // The parallel window aggregate's property (paragg.go): on random files of
@@ -206,5 +214,117 @@ func TestParallelAggregateMatchesSequential(t *testing.T) {
 	t.Logf("%d jobs on the parallel aggregate: %d chunks used, %d given back", jobs-jobs0, used-used0, redone-redone0)
 	if used-used0 < 20*int64(n) || redone-redone0 < int64(n) {
 		t.Fatalf("too few chunks of a kind: %d used, %d given back", used-used0, redone-redone0)
+	}
+}
+
+// paraggAnalysis runs EXPLAIN ANALYZE of script over dir (chunks of 4 KiB)
+// with procs CPUs and returns what it counted, and how many jobs the
+// parallel aggregate ran.
+func paraggAnalysis(t *testing.T, script, dir string, procs int) (string, int64) {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	job := sensorbench.Plan(t, script, dir)
+	j0, _, _ := executor.ParaggRuns()
+	stats, err := executor.Analyze(context.Background(), job, &executor.Env{ChunkSize: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _, _ := executor.ParaggRuns()
+	a := stats.Analysis
+	s := fmt.Sprintf("rows %d malformed %d branches %v outputs %v windows %+v\n", stats.Rows, stats.Streams[0].Malformed, a.Branches, a.Outputs, a.Windows)
+	for _, op := range a.Ops {
+		s += fmt.Sprintf("%s in %d out %d\n", op.Name, op.RowsIn, op.RowsOut)
+	}
+	for _, l := range stats.Late {
+		s += l.Notice() + "\n"
+	}
+	return s, j1 - j0
+}
+
+// TestParallelAggregateAnalyzeCounts: EXPLAIN ANALYZE of a windowed job run
+// on the parallel aggregate (GOMAXPROCS=2, chunks of 4 KiB) counts what the
+// sequential path counts (SPEC 3): each operator's rows in and out, each
+// branch's and output's rows, the rows decoded and the malformed ones, and
+// each aggregate's rows, most open windows, most groups and late rows; on
+// the benchmark's TUMBLE job and on a HOP job with late and malformed rows.
+func TestParallelAggregateAnalyzeCounts(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(60_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// sensor rows (deviceNo, ts, temperature: sensorbench.Plan's columns)
+	// out of order, late, NULL and malformed, from randomEventInput's
+	r := rand.New(rand.NewPCG(5, 5))
+	var events strings.Builder
+	for _, line := range strings.Split(randomEventInput(r, true, false, false)+randomEventInput(r, true, false, false), "\n") {
+		if f := strings.Split(line, ","); len(f) == 4 {
+			if f[3] == "oops" {
+				f[2] = "oops"
+			}
+			events.WriteString(strings.Join(f[:3], ",") + "\n")
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "events.csv"), []byte(events.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hop := `CREATE STREAM s (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'file', 'path' = 'events.csv', 'format' = 'csv');
+SELECT window_start, deviceNo, COUNT(*) AS c, SUM(temperature) AS st INTO SIDE 'hop' FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) WHERE temperature > 50 GROUP BY window_start, window_end, deviceNo LATE INTO SIDE 'lt';
+SELECT window_start, window_end, LISTAGG(deviceNo) AS ks FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '4' SECOND)) GROUP BY window_start, window_end HAVING COUNT(*) > 3;
+`
+	for _, script := range []string{sensorbench.TumbleScript, hop} {
+		want, ran := paraggAnalysis(t, script, dir, 1)
+		if ran != 0 {
+			t.Fatal("the parallel aggregate ran with GOMAXPROCS=1")
+		}
+		got, ran := paraggAnalysis(t, script, dir, 2)
+		if ran != 1 {
+			t.Fatalf("%d jobs on the parallel aggregate", ran)
+		}
+		if got != want {
+			t.Fatalf("sequential:\n%s\nparallel:\n%s", want, got)
+		}
+		t.Log(got)
+	}
+}
+
+// paraggMallocs runs the TUMBLE job over rows sensor rows (sensorbench.CSV)
+// on the parallel aggregate (GOMAXPROCS=2, chunks of 16 KiB) and returns the
+// heap allocations of the run.
+func paraggMallocs(t *testing.T, rows int) uint64 {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	sc, err := parser.Parse("tumble.sql", sensorbench.TumbleScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
+	s.Format, s.Env.ChunkSize = "csv", 16<<10
+	j0, used0, redone0 := executor.ParaggRuns()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	runtime.ReadMemStats(&m1)
+	if j, used, redone := executor.ParaggRuns(); j != j0+1 || redone != redone0 || used == used0 {
+		t.Fatalf("the TUMBLE job: %d jobs on the parallel aggregate, %d chunks used, %d given back", j-j0, used-used0, redone-redone0)
+	}
+	return m1.Mallocs - m0.Mallocs
+}
+
+// TestParallelAggregateSteadyStateAllocs: the parallel aggregate allocates
+// nothing per row, nor per chunk, in steady state (the hot path allocates
+// nothing per row): 4 times the rows (and chunks, and windows fired) cost no
+// more allocations than a small constant.
+func TestParallelAggregateSteadyStateAllocs(t *testing.T) {
+	small, big := paraggMallocs(t, 80_000), paraggMallocs(t, 320_000)
+	t.Logf("allocations: %d for 80,000 rows, %d for 320,000", small, big)
+	if big > small+50 {
+		t.Fatalf("%d allocations for 80,000 rows, %d for 320,000: %.3f per extra row", small, big, float64(big-small)/240_000)
 	}
 }
