@@ -77,12 +77,19 @@ type aggOp struct {
 	// a Kafka group source's replay (replay.go; nil: none), and the row being
 	// added: its partition, offset and CURRENT_WATERMARK, which a new group
 	// (and a new session) keeps for the hold frontier
-	rep      *replay
-	rowPart  int32
-	rowOff   int64
-	rowCw    int64
-	rowCwSet bool
-	sessBuf  []*winState // fire: the sessions to emit
+	// batched: the rows' accumulators are added per batch (a partial of the
+	// parallel aggregate, paragg.go): addTo keeps each row's group states,
+	// row and arrival number here
+	batched    bool
+	pendStates [][]agg.State
+	pendRows   []int32
+	pendSeqs   []int64
+	rep        *replay
+	rowPart    int32
+	rowOff     int64
+	rowCw      int64
+	rowCwSet   bool
+	sessBuf    []*winState // fire: the sessions to emit
 }
 
 // heldAt is the first row of a partition in a group: its offset and the
@@ -465,6 +472,10 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 		}
 	} else if o.rep != nil && g.part != o.rowPart {
 		o.heldOther(g)
+	}
+	if o.batched { // (a partial of the parallel aggregate: its accumulators take the batch's rows at once, addBatch)
+		o.pendStates, o.pendRows, o.pendSeqs = append(o.pendStates, g.states), append(o.pendRows, int32(i)), append(o.pendSeqs, o.seq)
+		return nil
 	}
 	var grew int64
 	for c, op := range o.callOps {

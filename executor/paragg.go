@@ -6,7 +6,9 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"streamql/executor/agg"
 	"streamql/executor/chunked"
+	"streamql/executor/vector"
 	"streamql/executor/window"
 	"streamql/planner/plan"
 )
@@ -250,6 +252,9 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 			po.wm, po.wmSet = v, true
 		}
 	}
+	for _, a := range o.ops {
+		a.addBatch()
+	}
 	// On, as the aggregate pushes it: the aggregates' rows are not output rows.
 	po.out = *r
 	po.parts = append(po.parts[:0], r.Parts...)
@@ -356,7 +361,10 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	for range cap(pool) {
 		o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8)}
 		for _, g := range ao.ops {
-			o.ops = append(o.ops, buildAggOp(g.br, free))
+			x := buildAggOp(g.br, free)
+			x.batched = true
+			x.pendStates, x.pendRows, x.pendSeqs = make([][]agg.State, 0, vector.Cap), make([]int32, 0, vector.Cap), make([]int64, 0, vector.Cap)
+			o.ops = append(o.ops, x)
 		}
 		pool <- o
 	}
@@ -589,6 +597,21 @@ func (o *aggOp) mergeFrom(x *aggOp, lim int64, moved []int) error {
 	return nil
 }
 
+// addBatch adds the rows addTo kept (o.batched) to their groups'
+// accumulators, call by call (agg.AddBatch: one path for all the rows).
+func (o *aggOp) addBatch() {
+	if len(o.pendRows) == 0 {
+		return
+	}
+	var grew int64
+	for c, op := range o.callOps {
+		grew += agg.AddBatch(op, &o.a.Calls[c].Spec, o.args[c], c, o.pendStates, o.pendRows, o.pendSeqs)
+	}
+	clear(o.pendStates) // (the groups' states stay theirs)
+	o.pendStates, o.pendRows, o.pendSeqs = o.pendStates[:0], o.pendRows[:0], o.pendSeqs[:0]
+	o.grow(grew) // the partials' budget has no limit
+}
+
 // resetPartial empties the partial aggregate x for the next chunk, keeping
 // its memory.
 func (o *aggOp) resetPartial() {
@@ -599,4 +622,6 @@ func (o *aggOp) resetPartial() {
 	o.minEnd = math.MaxInt64
 	o.acct.Grow(-o.bytes)
 	o.bytes, o.rowsIn = 0, 0
+	clear(o.pendStates)
+	o.pendStates, o.pendRows, o.pendSeqs = o.pendStates[:0], o.pendRows[:0], o.pendSeqs[:0]
 }
