@@ -197,6 +197,9 @@ func (st *State) sumF(x float64) int64 {
 		return int64(8 * (cap(st.s1) - before))
 	}
 	st.nonNegZero = true
+	if st.addFix(x) {
+		return 0
+	}
 	before := cap(st.s1)
 	if st.big1 == nil && math.Abs(x) < 0x1p1020 && (len(st.s1) == 0 || math.Abs(st.s1[len(st.s1)-1]) < 0x1p1020) {
 		st.s1 = addPartialSmall(st.s1, x)
