@@ -28,6 +28,7 @@ type tcase struct {
 	maxRedo int
 	overrun int64
 	work    bool // decode with Options.Work and NextChunk
+	redo    int64 // with work: give the chunks whose Index % redo is 0 back to the merge (Redo); 0: none
 }
 
 func (c *tcase) names() []string {
@@ -124,6 +125,10 @@ func (c *tcase) parallel() ([]string, *Reader, error) {
 		}
 		if ch == nil {
 			out = events(out, b, bad, len(c.types))
+			continue
+		}
+		if c.redo > 0 && ch.Index%c.redo == 0 {
+			r.Redo() // its rows come again, decoded by the merge
 			continue
 		}
 		for _, e := range ch.Out.([]string) { // "row LINE ..." or "bad LINE ...", LINE counted in the chunk
@@ -299,6 +304,24 @@ func TestChunkedWorkMatchesSequential(t *testing.T) {
 	for range n {
 		c := randCase(rng)
 		c.work = true
+		check(t, c)
+	}
+}
+
+// TestChunkedRedoMatchesSequential: a Reader with Options.Work whose caller
+// gives chunks back (Redo: the executor's parallel window aggregate, when
+// the watermark before a chunk makes its worker's result wrong) still gives
+// the sequential decoder's rows, line numbers and malformed rows, in order:
+// each chunk given back comes again as batches the merge decoded.
+func TestChunkedRedoMatchesSequential(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(4, 15))
+	for range n {
+		c := randCase(rng)
+		c.work, c.redo = true, 1+rng.Int64N(3)
 		check(t, c)
 	}
 }
