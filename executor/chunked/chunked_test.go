@@ -27,7 +27,7 @@ type tcase struct {
 	workers int
 	maxRedo int
 	overrun int64
-	work    bool // decode with Options.Work and NextChunk
+	work    bool  // decode with Options.Work and NextChunk
 	redo    int64 // with work: give the chunks whose Index % redo is 0 back to the merge (Redo); 0: none
 }
 
