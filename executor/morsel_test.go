@@ -244,27 +244,36 @@ func TestMorselMatchesSequential(t *testing.T) {
 // heap allocations of the run.
 func morselMallocs(t *testing.T, rows int) uint64 {
 	t.Helper()
+	runs := executor.MorselRuns()
+	m := scriptMallocs(t, sensorbench.SplitScript, rows)
+	if executor.MorselRuns() != runs+1 {
+		t.Fatal("the split job did not run on the morsel pipeline")
+	}
+	return m
+}
+
+// scriptMallocs runs script over rows sensor rows (sensorbench.CSV, as
+// sensors.csv) with GOMAXPROCS=2 and chunks of 16 KiB, csv output and side
+// outputs to files, and returns the heap allocations of the run.
+func scriptMallocs(t *testing.T, script string, rows int) uint64 {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	sc, err := parser.Parse("split.sql", sensorbench.SplitScript)
+	sc, err := parser.Parse("job.sql", script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
 	s.Format, s.SideDir, s.Env.ChunkSize = "csv", t.TempDir(), 16<<10
-	runs := executor.MorselRuns()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
 	runtime.ReadMemStats(&m1)
-	if executor.MorselRuns() != runs+1 {
-		t.Fatal("the split job did not run on the morsel pipeline")
-	}
 	return m1.Mallocs - m0.Mallocs
 }
 

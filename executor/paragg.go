@@ -422,19 +422,9 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	defer cr.Close()
 	seqRest := false // the state neared 'state.max-bytes': every chunk from here is the sequential path's
 	for {
-		if err := ctx.Err(); err != nil {
+		c, _, end, err := p.nextChunk(ctx, cr) // (morsel.go)
+		if end {
 			return true, err
-		}
-		c, _, b, bad, err := cr.NextChunk()
-		if err != nil {
-			_, err := p.batch(ctx, nil, nil, err)
-			return true, err
-		}
-		if c == nil { // rows the merge decoded itself: the job's own chain
-			if end, err := p.batch(ctx, b, bad, nil); end {
-				return true, err
-			}
-			continue
 		}
 		o := c.Out.(*paggOut)
 		if o.err != nil {

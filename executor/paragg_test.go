@@ -3,7 +3,6 @@ package executor_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,10 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"streamql/cmd/streamql/cli"
 	"streamql/executor"
 	"streamql/internal/sensorbench"
-	"streamql/parser"
 )
 
 // The parallel window aggregate's property (paragg.go): on random files of
@@ -306,28 +303,12 @@ SELECT window_start, window_end, LISTAGG(deviceNo) AS ks FROM TABLE(TUMBLE(TABLE
 // heap allocations of the run.
 func paraggMallocs(t *testing.T, rows int) uint64 {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	sc, err := parser.Parse("tumble.sql", sensorbench.TumbleScript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
-	s.Format, s.Env.ChunkSize = "csv", 16<<10
 	j0, used0, redone0 := executor.ParaggRuns()
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {
-		t.Fatalf("exit status %d", code)
-	}
-	runtime.ReadMemStats(&m1)
+	m := scriptMallocs(t, sensorbench.TumbleScript, rows)
 	if j, used, redone := executor.ParaggRuns(); j != j0+1 || redone != redone0 || used == used0 {
 		t.Fatalf("the TUMBLE job: %d jobs on the parallel aggregate, %d chunks used, %d given back", j-j0, used-used0, redone-redone0)
 	}
-	return m1.Mallocs - m0.Mallocs
+	return m
 }
 
 // TestParallelAggregateSteadyStateAllocs: the parallel aggregate allocates

@@ -296,14 +296,20 @@ func TestChunkedMatchesSequential(t *testing.T) {
 // and the rows the merge decoded itself, in order, are the sequential
 // decoder's.
 func TestChunkedWorkMatchesSequential(t *testing.T) {
+	checkRandom(t, 3, func(c *tcase, _ *rand.Rand) { c.work = true })
+}
+
+// checkRandom checks random cases (randCase, seed), each changed by set.
+func checkRandom(t *testing.T, seed uint64, set func(c *tcase, rng *rand.Rand)) {
+	t.Helper()
 	n := 1500
 	if testing.Short() {
 		n = 300
 	}
-	rng := rand.New(rand.NewPCG(3, 15))
+	rng := rand.New(rand.NewPCG(seed, 15))
 	for range n {
 		c := randCase(rng)
-		c.work = true
+		set(c, rng)
 		check(t, c)
 	}
 }
@@ -314,16 +320,7 @@ func TestChunkedWorkMatchesSequential(t *testing.T) {
 // the sequential decoder's rows, line numbers and malformed rows, in order:
 // each chunk given back comes again as batches the merge decoded.
 func TestChunkedRedoMatchesSequential(t *testing.T) {
-	n := 1500
-	if testing.Short() {
-		n = 300
-	}
-	rng := rand.New(rand.NewPCG(4, 15))
-	for range n {
-		c := randCase(rng)
-		c.work, c.redo = true, 1+rng.Int64N(3)
-		check(t, c)
-	}
+	checkRandom(t, 4, func(c *tcase, rng *rand.Rand) { c.work, c.redo = true, 1+rng.Int64N(3) })
 }
 
 // TestChunkedEdges are the boundary cases by name.
