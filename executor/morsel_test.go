@@ -122,18 +122,7 @@ func randomMorselCase(seed uint64) morselCase {
 	}
 	c.files["in."+ext] = randomInput(r, json, header)
 	c.files["b.csv"] = "a\nab\nζeta\n"
-	opts := fmt.Sprintf("'connector'='file', 'path'='in.%s', 'format'='%s'", ext, ext)
-	if header {
-		opts += ", 'csv.header'='true'"
-	}
-	switch r.IntN(6) {
-	case 0:
-		opts += ", 'errors'='skip'"
-	case 1:
-		opts += ", 'errors'='fail'"
-	case 2:
-		opts += ", 'errors.side'='bad'"
-	}
+	opts := randomFileOpts(r, ext, header)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "CREATE STREAM s (k VARCHAR, n BIGINT, x DOUBLE) WITH (%s);\n", opts)
 	sb.WriteString("CREATE STREAM b (k VARCHAR) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');\n")
@@ -153,6 +142,25 @@ func randomMorselCase(seed uint64) morselCase {
 	}
 	c.script = sb.String()
 	return c
+}
+
+// randomFileOpts returns the WITH options of the file in.ext of format ext,
+// with a header line when header, and in one case of six each 'errors' =
+// 'skip', 'fail', or 'errors.side' = 'bad'.
+func randomFileOpts(r *rand.Rand, ext string, header bool) string {
+	opts := fmt.Sprintf("'connector'='file', 'path'='in.%s', 'format'='%s'", ext, ext)
+	if header {
+		opts += ", 'csv.header'='true'"
+	}
+	switch r.IntN(6) {
+	case 0:
+		opts += ", 'errors'='skip'"
+	case 1:
+		opts += ", 'errors'='fail'"
+	case 2:
+		opts += ", 'errors.side'='bad'"
+	}
+	return opts
 }
 
 // runMorselCase runs c with procs CPUs and chunks of chunk bytes, and

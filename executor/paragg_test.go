@@ -119,16 +119,7 @@ func randomParaggCase(seed uint64) morselCase {
 		ext = "json"
 	}
 	c.files["in."+ext] = randomEventInput(r, r.IntN(3) == 0, json, header)
-	opts := fmt.Sprintf("'connector'='file', 'path'='in.%s', 'format'='%s'", ext, ext)
-	if header {
-		opts += ", 'csv.header'='true'"
-	}
-	switch r.IntN(6) {
-	case 0:
-		opts += ", 'errors'='skip'"
-	case 1:
-		opts += ", 'errors'='fail'"
-	}
+	opts := randomFileOpts(r, ext, header)
 	wm := fmt.Sprintf(", WATERMARK FOR ts AS ts - INTERVAL '%d' SECOND", r.IntN(4))
 	if r.IntN(10) == 0 {
 		wm = "" // windows fire at the end
