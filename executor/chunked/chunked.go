@@ -89,7 +89,9 @@
 // chunks in file order as above and gives them whole (NextChunk), or gives
 // the rows it decoded again itself. That is the executor's morsel pipeline
 // (executor/morsel.go, from 2 CPUs on), whose package doc says what to
-// expect on 8 and 16 CPUs there.
+// expect on 8 and 16 CPUs there. The executor's parallel window aggregate
+// (executor/paragg.go) works the same way, and gives back to the merge
+// (Reader.Redo) the chunks whose worker's result it cannot use.
 package chunked
 
 import (
