@@ -210,9 +210,10 @@ type paggOp struct {
 	grid  [][2]int64 // per aggregate: the step and offset of its window ends
 	next  []int64    // per aggregate: its grid's first point after wm
 	wmCol int
-	pos   []int
-	taken [][]int32
-	wm    int64 // the chunk's watermark so far (L), when wmSet
+	pos   []int     // per aggregate: its taken rows before the current mark
+	seq0  []int64   // per aggregate: its arrival number before the batch
+	taken [][]int32 // per aggregate: the rows it took
+	wm    int64     // the chunk's watermark so far (L), when wmSet
 	wmSet bool
 	out   Routed
 	parts []Part
@@ -222,32 +223,31 @@ type paggOp struct {
 // ReadsMarks implements MarkReader: cuts are where the watermark moved.
 func (*paggOp) ReadsMarks() {}
 
-// Push implements Operator: r is the router's batch.
+// Push implements Operator: r is the router's batch. A partial fires
+// nothing, so each aggregate takes its rows apart from the others', and the
+// cuts are found after them: an aggregate's arrival number after row i is
+// the one before the batch plus its rows up to i.
 func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 	o := po.cur
 	if o.dirty {
 		return nil
 	}
 	b := r.In
-	for k, a := range o.ops {
-		po.taken[k] = r.Parts[po.at[k]].Sel
-		po.pos[k] = 0
-		a.rowsIn += int64(len(po.taken[k]))
-		a.prepare(b, po.taken[k])
+	var wm *vector.Vec
+	if po.wmCol >= 0 {
+		wm = b.Cols[po.wmCol]
 	}
-	mi := 0
-	for i := 0; i < r.N; i++ {
-		cw, cwSet := int64(0), false
-		if po.wmCol >= 0 {
-			cw, cwSet = b.Cols[po.wmCol].I[i], !b.Cols[po.wmCol].Null[i]
-		}
-		for k, a := range o.ops {
-			taken := po.taken[k]
-			if po.pos[k] >= len(taken) || int(taken[po.pos[k]]) != i {
-				continue
+	for k, a := range o.ops {
+		taken := r.Parts[po.at[k]].Sel
+		po.taken[k], po.pos[k], po.seq0[k] = taken, 0, a.seq
+		a.rowsIn += int64(len(taken))
+		a.prepare(b, taken)
+		for _, i := range taken {
+			cw, cwSet := int64(0), false
+			if wm != nil {
+				cw, cwSet = wm.I[i], !wm.Null[i]
 			}
-			po.pos[k]++
-			late, err := a.add(b, i, cw, cwSet)
+			late, err := a.add(b, int(i), cw, cwSet)
 			if err != nil {
 				return err
 			}
@@ -256,20 +256,19 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 				return nil
 			}
 		}
-		for mi < len(r.Marks) && r.Marks[mi].At <= i+1 {
-			v := r.Marks[mi].Value
-			mi++
-			if po.crosses(v) {
-				o.cutWm = append(o.cutWm, v)
-				for _, a := range o.ops {
-					o.cutSeq = append(o.cutSeq, a.seq)
-				}
-			}
-			po.wm, po.wmSet = v, true
-		}
-	}
-	for _, a := range o.ops {
 		a.addBatch()
+	}
+	for _, m := range r.Marks {
+		if po.crosses(m.Value) {
+			o.cutWm = append(o.cutWm, m.Value)
+			for k, taken := range po.taken {
+				for po.pos[k] < len(taken) && int(taken[po.pos[k]]) < m.At {
+					po.pos[k]++
+				}
+				o.cutSeq = append(o.cutSeq, po.seq0[k]+int64(po.pos[k]))
+			}
+		}
+		po.wm, po.wmSet = m.Value, true
 	}
 	// On, as the aggregate pushes it: the aggregates' rows are not output rows.
 	po.out = *r
@@ -392,7 +391,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 		w := &paggWorker{in: newStep(job.Stream.Options["errors.side"])}
 		opts := chainOpts{src: src, afterRouter: []func(down *Emitter) (Operator, string){
 			func(down *Emitter) (Operator, string) {
-				w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
+				w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), seq0: make([]int64, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
 				for _, g := range ao.ops {
 					w.op.grid = append(w.op.grid, gridOf(g.a.Window))
 					w.op.next = append(w.op.next, 0)

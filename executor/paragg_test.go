@@ -307,9 +307,9 @@ func paraggMallocs(t *testing.T, rows int) uint64 {
 // nothing per row): 4 times the rows (and chunks, and windows fired) cost no
 // more allocations than a small constant.
 func TestParallelAggregateSteadyStateAllocs(t *testing.T) {
-	small, big := paraggMallocs(t, 80_000), paraggMallocs(t, 320_000)
-	t.Logf("allocations: %d for 80,000 rows, %d for 320,000", small, big)
+	small, big := paraggMallocs(t, 160_000), paraggMallocs(t, 640_000)
+	t.Logf("allocations: %d for 160,000 rows, %d for 640,000", small, big)
 	if big > small+50 {
-		t.Fatalf("%d allocations for 80,000 rows, %d for 320,000: %.3f per extra row", small, big, float64(big-small)/240_000)
+		t.Fatalf("%d allocations for 160,000 rows, %d for 640,000: %.3f per extra row", small, big, float64(big-small)/480_000)
 	}
 }
