@@ -348,6 +348,39 @@ type paggWorker struct {
 	in *Routed
 }
 
+// newPaggOut returns the memory of one chunk in flight: a partial of each of
+// ao's aggregates (charged to free, a budget without limit: the job's
+// aggregate is charged when they are merged), for a job of nb branches and no
+// outputs.
+func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
+	o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8)}
+	for _, g := range ao.ops {
+		x := buildAggOp(g.br, free)
+		x.batched = true
+		x.pendStates, x.pendRows, x.pendSeqs = make([][]agg.State, 0, vector.Cap), make([]int32, 0, vector.Cap), make([]int64, 0, vector.Cap)
+		o.ops = append(o.ops, x)
+	}
+	return o
+}
+
+// newPaggWorker returns a worker's chain for job (reading src), with the
+// partial aggregate in place of ao.
+func newPaggWorker(job *plan.Job, ao *aggOperator, src Source) *paggWorker {
+	w := &paggWorker{in: newStep(job.Stream.Options["errors.side"])}
+	opts := chainOpts{src: src, afterRouter: []func(down *Emitter) (Operator, string){
+		func(down *Emitter) (Operator, string) {
+			w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), seq0: make([]int64, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
+			for _, g := range ao.ops {
+				w.op.grid = append(w.op.grid, gridOf(g.a.Window))
+				w.op.next = append(w.op.next, 0)
+			}
+			return w.op, "aggregate"
+		},
+	}}
+	w.c = buildChain(job, nil, discard{}, opts)
+	return w
+}
+
 // runParagg runs job on the parallel window aggregate when it can
 // (paraggable, and src can be cut: parallelSource), with p the job's own
 // process: its aggregate (p.agg) gets the merged partials and fires, its
@@ -377,30 +410,11 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	free := NewStateBudget(0) // the partials are charged when merged
 	pool := make(chan *paggOut, chunked.InFlight(n, true))
 	for range cap(pool) {
-		o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8)}
-		for _, g := range ao.ops {
-			x := buildAggOp(g.br, free)
-			x.batched = true
-			x.pendStates, x.pendRows, x.pendSeqs = make([][]agg.State, 0, vector.Cap), make([]int32, 0, vector.Cap), make([]int64, 0, vector.Cap)
-			o.ops = append(o.ops, x)
-		}
-		pool <- o
+		pool <- newPaggOut(ao, nb, no, free)
 	}
 	ws := make([]*paggWorker, n)
 	for i := range ws {
-		w := &paggWorker{in: newStep(job.Stream.Options["errors.side"])}
-		opts := chainOpts{src: src, afterRouter: []func(down *Emitter) (Operator, string){
-			func(down *Emitter) (Operator, string) {
-				w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), seq0: make([]int64, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
-				for _, g := range ao.ops {
-					w.op.grid = append(w.op.grid, gridOf(g.a.Window))
-					w.op.next = append(w.op.next, 0)
-				}
-				return w.op, "aggregate"
-			},
-		}}
-		w.c = buildChain(job, nil, discard{}, opts)
-		ws[i] = w
+		ws[i] = newPaggWorker(job, ao, src)
 	}
 	work := func(i int, c *chunked.Chunk) {
 		o, _ := c.Out.(*paggOut)
@@ -460,14 +474,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 // error (o.err). A decoding error ends it: the merge decodes the chunk
 // again.
 func (w *paggWorker) chunk(ctx context.Context, c *chunked.Chunk, o *paggOut) {
-	o.rows, o.dirty, o.err = 0, false, nil
-	o.cutWm, o.cutSeq = o.cutWm[:0], o.cutSeq[:0]
-	for _, a := range o.ops {
-		a.seq = c.Index << 32
-	}
-	w.op.cur = o
-	w.op.wm, w.op.wmSet = 0, false
-	w.c.assign.wm, w.c.assign.set = 0, false // the chunk's own watermark (L), from unset
+	w.start(c.Index, o)
 	in := w.in
 	for {
 		b, bad, err := c.Next()
@@ -489,6 +496,18 @@ func (w *paggWorker) chunk(ctx context.Context, c *chunked.Chunk, o *paggOut) {
 		}
 	}
 	o.wm, o.wmSet = w.c.assign.wm, w.c.assign.set
+}
+
+// start makes w aggregate chunk k into o.
+func (w *paggWorker) start(k int64, o *paggOut) {
+	o.rows, o.dirty, o.err = 0, false, nil
+	o.cutWm, o.cutSeq = o.cutWm[:0], o.cutSeq[:0]
+	for _, a := range o.ops {
+		a.seq = k << 32
+	}
+	w.op.cur = o
+	w.op.wm, w.op.wmSet = 0, false
+	w.c.assign.wm, w.c.assign.set = 0, false // the chunk's own watermark (L), from unset
 }
 
 // usable reports whether the merge may use o as the worker made it, with the
