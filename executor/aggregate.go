@@ -385,6 +385,24 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 			switch o.a.Keys[0].Type {
 			case catalog.Varchar:
 				s := v.S[i]
+				if n := len(s); n > 0 && n < 8 { // the key's bytes are one word: compared in the cache entry
+					w := shortWord(s)
+					kh := shortHash(n, w) + 0x9e3779b97f4a7c15
+					e := &o.cache[kh%groupCacheSize]
+					if e.ws == ws && e.w == w && e.n == int32(n) {
+						return e.g, kh
+					}
+					if len(ws.groups) <= smallWindow {
+						for _, h := range ws.groups {
+							if h.hash == kh && len(h.keyb) == n+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+								*e = groupCacheEntry{ws: ws, g: h, w: w, n: int32(n)}
+								return h, kh
+							}
+						}
+						return nil, kh
+					}
+					break // (the window's map, below)
+				}
 				kh := keyHash(s) + 0x9e3779b97f4a7c15
 				e := &o.cache[kh%groupCacheSize]
 				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
@@ -393,7 +411,7 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 				if len(ws.groups) <= smallWindow {
 					for _, h := range ws.groups {
 						if h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
-							e.ws, e.g = ws, h
+							*e = groupCacheEntry{ws: ws, g: h}
 							return h, kh
 						}
 					}
@@ -418,7 +436,7 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 				if len(ws.groups) <= smallWindow {
 					for _, h := range ws.groups {
 						if h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
-							e.ws, e.g = ws, h
+							*e = groupCacheEntry{ws: ws, g: h}
 							return h, kh
 						}
 					}
@@ -432,7 +450,10 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 	g := o.lookup(ws, kh, o.keyBuf)
 	if g != nil && len(o.keys) == 1 {
 		e := &o.cache[kh%groupCacheSize]
-		e.ws, e.g = ws, g
+		*e = groupCacheEntry{ws: ws, g: g}
+		if s := o.keyBuf[min(1, len(o.keyBuf)):]; o.a.Keys[0].Type == catalog.Varchar && len(o.keyBuf) > 1 && len(s) < 8 {
+			e.w, e.n = shortWord(s), int32(len(s))
+		}
 	}
 	return g, kh
 }
@@ -494,6 +515,9 @@ func keyHash(b []byte) uint64 {
 	if len(b) == 8 {
 		return wordHash(binary.BigEndian.Uint64(b))
 	}
+	if n := len(b); n > 0 && n < 8 {
+		return shortHash(n, shortWord(b))
+	}
 	h := uint64(len(b)) * 0x9e3779b97f4a7c15
 	for len(b) >= 8 {
 		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
@@ -501,17 +525,25 @@ func keyHash(b []byte) uint64 {
 		b = b[8:]
 	}
 	if n := len(b); n > 0 {
-		var w uint64
-		switch {
-		case n >= 4: // two 4-byte loads that overlap
-			w = uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
-		default:
-			w = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
-		}
-		h = (h ^ w) * 0x94d049bb133111eb
+		h = (h ^ shortWord(b)) * 0x94d049bb133111eb
 		h ^= h >> 29
 	}
 	return h
+}
+
+// shortWord packs the 1 to 7 bytes of b into a word that, with len(b), is
+// b's bytes (keyHash's tail: two 4-byte loads that overlap, or three bytes).
+func shortWord(b []byte) uint64 {
+	if n := len(b); n >= 4 {
+		return uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	}
+	return uint64(b[0])<<16 | uint64(b[len(b)/2])<<8 | uint64(b[len(b)-1])
+}
+
+// shortHash is keyHash of a key of n (1 to 7) bytes whose shortWord is w.
+func shortHash(n int, w uint64) uint64 {
+	h := (uint64(n)*0x9e3779b97f4a7c15 ^ w) * 0x94d049bb133111eb
+	return h ^ h>>29
 }
 
 // wordHash is keyHash of the 8 bytes of u, big-endian (agg.Key's order).
@@ -521,13 +553,17 @@ func wordHash(u uint64) uint64 {
 	return h ^ h>>31
 }
 
-// groupCacheSize is the number of entries of aggOp.cache (16 bytes each).
+// groupCacheSize is the number of entries of aggOp.cache (32 bytes each).
 const groupCacheSize = 256
 
-// groupCacheEntry is one entry of aggOp.cache: a group g of the open window ws.
+// groupCacheEntry is one entry of aggOp.cache: a group g of the open window
+// ws; for a single VARCHAR key of 1 to 7 bytes, also its bytes as shortWord w
+// and their number n (0 otherwise), so that a hit compares no bytes of g.
 type groupCacheEntry struct {
 	ws *winState
 	g  *aggGroup
+	w  uint64
+	n  int32
 }
 
 // smallWindow is the number of groups up to which a window finds a group by
