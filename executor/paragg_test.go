@@ -136,10 +136,10 @@ func randomParaggCase(seed uint64) morselCase {
 	for b := range branches {
 		side := b < branches-1
 		win := fmt.Sprintf(paraggWindows[r.IntN(len(paraggWindows))], 2*(1+r.IntN(5)))
-		byK := r.IntN(3) > 0
+		keys := []string{"", ", k", ", k", ", n", ", x", ", k, n % 4", ", UPPER(k)"}[r.IntN(7)] // VARCHAR, BIGINT, DOUBLE keys, several, an expression
 		items := []string{"window_start", "window_end"}
-		if byK {
-			items = append(items, "k")
+		if keys == ", k" || keys == ", n" || keys == ", x" {
+			items = append(items, keys[2:])
 		}
 		for range 1 + r.IntN(4) {
 			items = append(items, strings.Replace(paraggCalls[r.IntN(len(paraggCalls))], " AS ", fmt.Sprintf(" AS b%d_", len(items)), 1))
@@ -152,10 +152,7 @@ func randomParaggCase(seed uint64) morselCase {
 		if side || r.IntN(3) == 0 {
 			fmt.Fprintf(&sb, " WHERE %s", paraggWheres[r.IntN(len(paraggWheres))])
 		}
-		sb.WriteString(" GROUP BY window_start, window_end")
-		if byK {
-			sb.WriteString(", k")
-		}
+		sb.WriteString(" GROUP BY window_start, window_end" + keys)
 		if r.IntN(4) == 0 {
 			fmt.Fprintf(&sb, " HAVING %s", paraggHavings[r.IntN(len(paraggHavings))])
 		}
