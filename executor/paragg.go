@@ -118,6 +118,24 @@ import (
 // chunk), reused from chunk to chunk: nothing is allocated per row.
 //
 // Measured on the 2-core machine: README's performance section.
+//
+// # What to expect on more CPUs
+//
+// Per row, the workers do all of the work: decoding (about 43 CPU-ns a row of
+// the benchmark's sensor rows on a quiet core), the chunk's watermark,
+// routing and the partial aggregate (about 25-30; BenchmarkPartialAggregate).
+// The job's goroutine does per chunk what the chunk's windows × groups ask
+// (some 20 groups for a 256 KiB chunk of the benchmark: a few microseconds
+// against some 0.7 ms of the workers' time for the chunk), plus the fired
+// rows' projection and writing, which are few (a window's groups, not its
+// rows). So the job scales with the workers, N CPUs about N times one core,
+// until the memory bandwidth (each input byte is read once into a worker's
+// buffer and decoded while it is in the core's caches; the batches stay in
+// them) or the chunks given back bound it: those are decoded and aggregated
+// again on the job's goroutine alone, and a file where late rows come near
+// most chunks' starts (a late row every few hundred rows, or a watermark
+// far behind the times) runs at about the sequential path's speed, the
+// workers' decoding wasted beside it.
 
 // paraggRuns counts the jobs the parallel window aggregate ran (for tests:
 // which path a job took).
