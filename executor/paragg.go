@@ -132,10 +132,10 @@ import (
 // until the memory bandwidth (each input byte is read once into a worker's
 // buffer and decoded while it is in the core's caches; the batches stay in
 // them) or the chunks given back bound it: those are decoded and aggregated
-// again on the job's goroutine alone, and a file where late rows come near
-// most chunks' starts (a late row every few hundred rows, or a watermark
-// far behind the times) runs at about the sequential path's speed, the
-// workers' decoding wasted beside it.
+// again on the job's goroutine alone, and a file with a late, NULL-timed or
+// malformed row in most chunks (one every few thousand rows: a 256 KiB chunk
+// holds some 9,700 sensor rows) runs at about the sequential path's speed,
+// the workers' work wasted beside it.
 
 // paraggRuns counts the jobs the parallel window aggregate ran (for tests:
 // which path a job took).
