@@ -45,7 +45,8 @@ import (
 // A chunk is given up, and decoded and aggregated again by the job's
 // goroutine with the job's own chain (chunked.Reader.Redo, the sequential
 // path for that chunk alone, with the job's watermark at W: the quote-resync
-// fallback of the morsel pipeline is the model), when the check fails,
+// fallback of the morsel pipeline is the model; once more than 8 chunks and
+// most of them came back, the rest of the file), when the check fails,
 // when a row of it is late or its time is NULL (late: the late output gets
 // the row, in row order between the other outputs, SPEC 4, which only the
 // sequential path writes), or when it has a malformed row (the errors
@@ -451,7 +452,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	}
 	paraggRuns.Add(1)
 	defer cr.Close()
-	seqRest := false // the state neared 'state.max-bytes': every chunk from here is the sequential path's
+	var used, redone int64 // chunks merged as the workers made them, and given back
 	for {
 		c, _, end, err := p.nextChunk(ctx, cr) // (morsel.go)
 		if end {
@@ -462,8 +463,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 			return true, o.err
 		}
 		base := c.Index << 32
-		seqRest = seqRest || o.nearLimit()
-		if seqRest || !o.usable(p.c.assign.wm, p.c.assign.set) {
+		if near := o.nearLimit(); near || !o.usable(p.c.assign.wm, p.c.assign.set) {
 			for _, x := range o.ops {
 				x.resetPartial()
 			}
@@ -471,7 +471,11 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 				g.seq = max(g.seq, base)
 			}
 			paraggChunksRedone.Add(1)
-			cr.Redo()
+			redone++
+			// The rest of the file takes the sequential path too once the
+			// state nears 'state.max-bytes', or when most chunks come back
+			// (the workers' decoding would only take CPU time from it).
+			cr.Redo(near || redone > 8 && 2*redone > redone+used)
 			continue
 		}
 		if err := o.merge(ctx, ao, p.c.assign.wm, p.c.assign.set); err != nil {
@@ -484,6 +488,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 		*p.rows += o.rows
 		p.c.addStats(o.stats, o.parts, o.outputs)
 		paraggChunksUsed.Add(1)
+		used++
 	}
 }
 

@@ -342,15 +342,20 @@ func (r *Reader) NextChunk() (c *Chunk, base int64, b *vector.Batch, bad []recor
 // goes back to the workers). It is how a caller that cannot use a worker's
 // result for a chunk (the executor's parallel window aggregate, when the
 // watermark before the chunk makes the worker's guess wrong) falls back to
-// the sequential decoder for that chunk alone. Without such a chunk it does
-// nothing. It does not count against Options.MaxRedo.
-func (r *Reader) Redo() {
+// the sequential decoder for that chunk alone; with rest, for the rest of
+// the file (the workers stop: a caller that would give most chunks back).
+// Without such a chunk it does nothing. It does not count against
+// Options.MaxRedo.
+func (r *Reader) Redo(rest bool) {
 	res := r.cur
 	if res == nil || !res.worked || r.ci != res.n {
 		return
 	}
 	r.cur = nil
 	limit := res.limit
+	if rest {
+		limit = 0
+	}
 	r.free <- res
 	r.restart(limit)
 }
