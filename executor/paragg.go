@@ -147,6 +147,10 @@ var paraggRuns atomic.Int64
 // to the sequential path (for tests).
 var paraggChunksUsed, paraggChunksRedone atomic.Int64
 
+// paraggStateFloor is the least 'state.max-bytes' (bytes) with which a job
+// may take the parallel window aggregate: the default (tests lower it).
+var paraggStateFloor = DefaultStateMaxBytes
+
 // paraggable reports whether job may run on the parallel window aggregate
 // (see the list above; the source is checked by runParagg).
 func paraggable(job *plan.Job) bool {
@@ -410,7 +414,8 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	if !paraggable(job) || p.agg == nil || p.rep != nil {
 		return false, nil
 	}
-	if b := p.agg.ops[0].acct.budget; b.max > 0 && b.max < DefaultStateMaxBytes {
+	budget := p.agg.ops[0].acct.budget // the job's
+	if budget.max > 0 && budget.max < paraggStateFloor {
 		return false, nil // a lowered 'state.max-bytes': the sequential path's accounting, row by row
 	}
 	ps, ok := src.(parallelSource)
@@ -463,7 +468,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 			return true, o.err
 		}
 		base := c.Index << 32
-		if near := o.nearLimit(); near || !o.usable(p.c.assign.wm, p.c.assign.set) {
+		if near := o.nearLimit(budget); near || !o.usable(p.c.assign.wm, p.c.assign.set) {
 			for _, x := range o.ops {
 				x.resetPartial()
 			}
@@ -549,15 +554,15 @@ func (o *paggOut) usable(wm int64, set bool) bool {
 	return true
 }
 
-// nearLimit reports whether the job's state, with o's partials merged, could
-// pass half of 'state.max-bytes': from there on the job's rows take the
-// sequential path (see 'state.max-bytes' above).
-func (o *paggOut) nearLimit() bool {
+// nearLimit reports whether the job's state (charged to b, the job's
+// budget), with o's partials merged, could pass half of 'state.max-bytes':
+// from there on the job's rows take the sequential path (see
+// 'state.max-bytes' above).
+func (o *paggOut) nearLimit(b *StateBudget) bool {
 	var bytes int64
 	for _, a := range o.ops {
 		bytes += a.bytes
 	}
-	b := o.ops[0].acct.budget
 	return b.max > 0 && b.used.Load()+bytes > b.max/2
 }
 

@@ -7,3 +7,11 @@ package executor
 func ParaggRuns() (jobs, used, redone int64) {
 	return paraggRuns.Load(), paraggChunksUsed.Load(), paraggChunksRedone.Load()
 }
+
+// SetParaggStateFloor sets the least 'state.max-bytes' with which a job may
+// take the parallel window aggregate (paragg.go) and returns the old one.
+func SetParaggStateFloor(n int64) int64 {
+	old := paraggStateFloor
+	paraggStateFloor = n
+	return old
+}

@@ -310,3 +310,29 @@ func TestParallelAggregateSteadyStateAllocs(t *testing.T) {
 		t.Fatalf("%d allocations for 160,000 rows, %d for 640,000: %.3f per extra row", small, big, float64(big-small)/480_000)
 	}
 }
+
+// TestParallelAggregateNearStateLimit: once the job's state with a chunk's
+// partials merged could pass half of 'state.max-bytes', that chunk and the
+// rest of the file take the sequential path (paragg.go): the TUMBLE job
+// under a limit its state nears (about 15 KiB of 16 groups at its peak,
+// under a limit of 24 KiB), with the floor that keeps lowered limits on the
+// sequential path lowered for the test, gives chunks back and writes what
+// the sequential path writes.
+func TestParallelAggregateNearStateLimit(t *testing.T) {
+	defer executor.SetParaggStateFloor(executor.SetParaggStateFloor(0))
+	c := morselCase{files: map[string]string{"sensors.csv": string(sensorbench.CSV(100_000))}, format: "csv",
+		script: "SET 'state.max-bytes' = '24KiB';\n" + sensorbench.TumbleScript}
+	want, _ := runMorselCase(t, c, 1, 0)
+	j0, used0, redone0 := executor.ParaggRuns()
+	got, _ := runMorselCase(t, c, 2, 16<<10)
+	j, used, redone := executor.ParaggRuns()
+	if j != j0+1 || redone == redone0 || used == used0 {
+		t.Fatalf("%d jobs on the parallel aggregate, %d chunks used, %d given back", j-j0, used-used0, redone-redone0)
+	}
+	if got != want {
+		t.Fatalf("parallel:\n%.2000s\nsequential:\n%.2000s", got, want)
+	}
+	if !strings.HasPrefix(want, "exit 0") {
+		t.Fatalf("the job failed: %.500s", want)
+	}
+}
