@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"sync/atomic"
 
+	"streamql/catalog"
 	"streamql/executor/agg"
 	"streamql/executor/chunked"
 	"streamql/executor/vector"
@@ -46,12 +48,18 @@ import (
 // goroutine with the job's own chain (chunked.Reader.Redo, the sequential
 // path for that chunk alone, with the job's watermark at W: the quote-resync
 // fallback of the morsel pipeline is the model; once more than 8 chunks and
-// most of them came back, the rest of the file), when the check fails,
-// when a row of it is late or its time is NULL (late: the late output gets
-// the row, in row order between the other outputs, SPEC 4, which only the
-// sequential path writes), or when it has a malformed row (the errors
-// policy, positions, 'fail', SPEC 1). On the sensor file of the benchmark
-// (rows nearly in time order, 5 s of delay in the watermark) none is.
+// most of them came back, the rest of the file), when the check fails, when
+// it has a malformed row (the errors policy, positions, 'fail', SPEC 1; a
+// NULL event time is one with a WATERMARK), or more late rows than a batch
+// holds. On the sensor file of the benchmark (rows nearly in time order, 5
+// s of delay in the watermark) none is.
+//
+// Late rows (SPEC 2.4: all their windows ended at or before the chunk's own
+// watermark, which the true one is at least, so they are late on the
+// sequential path too) are copied by the worker into the chunk's late batch
+// with their places (paggOut.late), and the merge pushes them to their late
+// outputs between the firings, in row order (pushLate: SPEC 4, the line
+// formats interleave the outputs in row order on one stream).
 //
 // 'state.max-bytes' (SPEC 1): the job's aggregate is charged as groups are
 // merged into it, not row by row, and a merged accumulator's memory is not
@@ -133,10 +141,11 @@ import (
 // until the memory bandwidth (each input byte is read once into a worker's
 // buffer and decoded while it is in the core's caches; the batches stay in
 // them) or the chunks given back bound it: those are decoded and aggregated
-// again on the job's goroutine alone, and a file with a late, NULL-timed or
-// malformed row in most chunks (one every few thousand rows: a 256 KiB chunk
-// holds some 9,700 sensor rows) runs at about the sequential path's speed,
-// the workers' work wasted beside it.
+// again on the job's goroutine alone, and a file with a malformed row in
+// most chunks (one every few thousand rows: a 256 KiB chunk holds some 9,700
+// sensor rows), or with rows so far out of order that a chunk's first rows
+// are late only against the chunks before it, runs at about the sequential
+// path's speed (after 8 such chunks, the rest of the file takes it).
 
 // paraggRuns counts the jobs the parallel window aggregate ran (for tests:
 // which path a job took).
@@ -208,7 +217,7 @@ func readsWatermark(e *plan.Expr) bool {
 type paggOut struct {
 	ops   []*aggOp
 	rows  int64 // rows decoded (Stats.Rows)
-	dirty bool  // a malformed row, a late row: the merge decodes the chunk again
+	dirty bool  // a malformed row, too many late rows: the merge decodes the chunk again
 	err   error // the chain's error, or ctx's
 	wm    int64 // the chunk's own watermark after its last row (L), when wmSet
 	wmSet bool
@@ -216,6 +225,22 @@ type paggOut struct {
 	// aggregate's arrival number of that row (cutSeq[j·len(ops)+k])
 	cutWm  []int64
 	cutSeq []int64
+	cutRow []int32 // per cut: the chunk's rows up to and including the one that moved the watermark there
+	// the chunk's late rows (SPEC 2.4: all their windows ended at or before the
+	// chunk's own watermark, or a NULL time), copied, in row order: their
+	// number in the chunk and the aggregate (index in ops) that took each
+	late    *vector.Batch
+	lateRow []int32
+	lateOp  []int32
+	lateN   []int64 // per aggregate: its late rows
+	// the merge's batch of late rows (pushLate), reused, and the late rows
+	// pushed so far; the output of each branch's part
+	lateOut    Routed
+	latePushed int
+	branchOut  []int
+	lateDest   []int16
+	lateParts  []Part
+	lateSel    [][]int32
 	// what the worker's chain counted for this chunk (EXPLAIN ANALYZE), added
 	// to the job's chain when the chunk is used
 	stats          []OpStats
@@ -226,7 +251,7 @@ type paggOut struct {
 // paggOp is the partial aggregate of a worker's chain, in place of the
 // aggregate operator (aggOperator): it adds the rows each aggregating branch
 // took to the current chunk's partial aggregates with the chunk's own
-// watermark, and records the cuts.
+// watermark, keeps the late rows, and records the cuts.
 type paggOp struct {
 	cur   *paggOut
 	at    []int      // the router part of each aggregate
@@ -238,6 +263,8 @@ type paggOp struct {
 	taken [][]int32 // per aggregate: the rows it took
 	wm    int64     // the chunk's watermark so far (L), when wmSet
 	wmSet bool
+	base  int32   // the chunk's rows before the batch
+	lates []int64 // the batch's late rows: row<<8 | aggregate, sorted before they are kept
 	out   Routed
 	parts []Part
 	down  *Emitter
@@ -275,15 +302,28 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 				return err
 			}
 			if late {
-				o.dirty = true // the late output's row: the sequential path writes it
-				return nil
+				po.lates = append(po.lates, int64(i)<<8|int64(k))
 			}
 		}
 		a.addBatch()
 	}
+	if len(po.lates) > 0 {
+		if o.late.N+len(po.lates) > vector.Cap || len(o.ops) > 255 {
+			o.dirty = true // more late rows than a batch holds: the sequential path writes them
+			return nil
+		}
+		slices.Sort(po.lates) // (a row goes to one aggregate: row order)
+		for _, x := range po.lates {
+			i, k := int(x>>8), int(x&0xff)
+			o.late.AppendRows(b, i, i+1)
+			o.lateRow, o.lateOp = append(o.lateRow, po.base+int32(i)), append(o.lateOp, int32(k))
+			o.lateN[k]++
+		}
+		po.lates = po.lates[:0]
+	}
 	for _, m := range r.Marks {
 		if po.crosses(m.Value) {
-			o.cutWm = append(o.cutWm, m.Value)
+			o.cutWm, o.cutRow = append(o.cutWm, m.Value), append(o.cutRow, po.base+int32(m.At)-1)
 			for k, taken := range po.taken {
 				for po.pos[k] < len(taken) && int(taken[po.pos[k]]) < m.At {
 					po.pos[k]++
@@ -293,6 +333,7 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 		}
 		po.wm, po.wmSet = m.Value, true
 	}
+	po.base += int32(r.N)
 	// On, as the aggregate pushes it: the aggregates' rows are not output rows.
 	po.out = *r
 	po.parts = append(po.parts[:0], r.Parts...)
@@ -376,7 +417,19 @@ type paggWorker struct {
 // aggregate is charged when they are merged), for a job of nb branches and no
 // outputs.
 func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
-	o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8)}
+	o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8),
+		late: vector.NewBatch(ao.job.BatchTypes), lateN: make([]int64, len(ao.ops)), lateDest: make([]int16, vector.Cap)}
+	for _, v := range o.late.Cols {
+		if v.Type == catalog.Varchar {
+			v.Arena = make([]byte, 0, arenaSize)
+		}
+	}
+	for range ao.lateSel {
+		o.lateSel = append(o.lateSel, make([]int32, 0, vector.Cap))
+	}
+	for _, br := range jobBranches(ao.job) {
+		o.branchOut = append(o.branchOut, br.Output)
+	}
 	for _, g := range ao.ops {
 		x := buildAggOp(g.br, free)
 		x.batched = true
@@ -529,7 +582,11 @@ func (w *paggWorker) chunk(ctx context.Context, c *chunked.Chunk, o *paggOut) {
 // start makes w aggregate chunk k into o.
 func (w *paggWorker) start(k int64, o *paggOut) {
 	o.rows, o.dirty, o.err = 0, false, nil
-	o.cutWm, o.cutSeq = o.cutWm[:0], o.cutSeq[:0]
+	o.cutWm, o.cutSeq, o.cutRow = o.cutWm[:0], o.cutSeq[:0], o.cutRow[:0]
+	o.late.Reset()
+	o.lateRow, o.lateOp = o.lateRow[:0], o.lateOp[:0]
+	clear(o.lateN)
+	w.op.base, w.op.lates = 0, w.op.lates[:0]
 	for _, a := range o.ops {
 		a.seq = k << 32
 	}
@@ -581,6 +638,7 @@ func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool
 		o.moved[k] = m
 	}
 	nops := len(o.ops)
+	o.latePushed = 0
 	for j := 0; j <= len(o.cutWm); j++ {
 		for k, x := range o.ops {
 			lim := int64(math.MaxInt64)
@@ -592,6 +650,9 @@ func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool
 			}
 		}
 		if j < len(o.cutWm) {
+			if err := o.pushLate(ctx, ao, o.cutRow[j]); err != nil {
+				return err
+			}
 			v := o.cutWm[j]
 			if set && wm > v {
 				v = wm
@@ -601,12 +662,60 @@ func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool
 			}
 		}
 	}
+	if err := o.pushLate(ctx, ao, math.MaxInt32); err != nil {
+		return err
+	}
+	for k, n := range o.lateN {
+		if c := ao.counts[k]; c != nil {
+			c.Rows += n
+		}
+	}
+	if lv := liveOf(ctx); lv != nil && len(o.lateRow) > 0 {
+		lv.Late.Add(int64(len(o.lateRow)))
+	}
 	for k, x := range o.ops {
 		ao.ops[k].seq = max(ao.ops[k].seq, x.seq)
 		ao.ops[k].rowsIn += x.rowsIn
 		x.resetPartial()
 	}
 	return nil
+}
+
+// pushLate pushes the chunk's late rows not pushed yet up to the chunk's row
+// upTo (included) through ao's downstream, to their late outputs, as the
+// aggregate routes them (SPEC 2.4, and SPEC 4: in row order between the other
+// outputs' rows).
+func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) error {
+	from, to := o.latePushed, o.latePushed
+	for to < len(o.lateRow) && o.lateRow[to] <= upTo {
+		to++
+	}
+	if to == from {
+		return nil
+	}
+	for k := range o.lateSel {
+		o.lateSel[k] = o.lateSel[k][:0]
+	}
+	for i := range from {
+		o.lateDest[i] = -1
+	}
+	for i := from; i < to; i++ {
+		a := ao.ops[o.lateOp[i]]
+		o.lateDest[i] = int16(a.latePt)
+		o.lateSel[a.lateIdx] = append(o.lateSel[a.lateIdx], int32(i))
+	}
+	o.lateParts = o.lateParts[:0]
+	for _, out := range o.branchOut { // the branches' parts: no rows (their rows are the aggregates')
+		o.lateParts = append(o.lateParts, Part{Output: out})
+	}
+	for _, a := range ao.ops {
+		if a.lateIdx >= 0 {
+			o.lateParts = append(o.lateParts, Part{Output: a.a.LateOutput, Sel: o.lateSel[a.lateIdx], Cols: o.late.Cols[:ao.ncols]})
+		}
+	}
+	o.lateOut = Routed{N: to, Dest: o.lateDest[:to], Parts: o.lateParts, In: o.late, ErrorSide: ao.out.ErrorSide}
+	o.latePushed = to
+	return ao.down.Push(ctx, Port{}, &o.lateOut)
 }
 
 // mergeFrom moves into o the groups of the partial aggregate x whose first
