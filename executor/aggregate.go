@@ -74,9 +74,6 @@ type aggOp struct {
 	// single-key paths); cleared whenever a group leaves a window (release,
 	// mergeSession), so an entry's group is in its window
 	cache [groupCacheSize]groupCacheEntry
-	// a Kafka group source's replay (replay.go; nil: none), and the row being
-	// added: its partition, offset and CURRENT_WATERMARK, which a new group
-	// (and a new session) keeps for the hold frontier
 	// batched: the rows' accumulators are added per batch (a partial of the
 	// parallel aggregate, paragg.go): addTo keeps each row's group states,
 	// row and arrival number here
@@ -84,6 +81,9 @@ type aggOp struct {
 	pendStates [][]agg.State
 	pendRows   []int32
 	pendSeqs   []int64
+	// a Kafka group source's replay (replay.go; nil: none), and the row being
+	// added: its partition, offset and CURRENT_WATERMARK, which a new group
+	// (and a new session) keeps for the hold frontier
 	rep        *replay
 	rowPart    int32
 	rowOff     int64
