@@ -84,12 +84,12 @@ type aggOp struct {
 	// a Kafka group source's replay (replay.go; nil: none), and the row being
 	// added: its partition, offset and CURRENT_WATERMARK, which a new group
 	// (and a new session) keeps for the hold frontier
-	rep        *replay
-	rowPart    int32
-	rowOff     int64
-	rowCw      int64
-	rowCwSet   bool
-	sessBuf    []*winState // fire: the sessions to emit
+	rep      *replay
+	rowPart  int32
+	rowOff   int64
+	rowCw    int64
+	rowCwSet bool
+	sessBuf  []*winState // fire: the sessions to emit
 }
 
 // heldAt is the first row of a partition in a group: its offset and the
