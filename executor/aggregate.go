@@ -74,6 +74,13 @@ type aggOp struct {
 	// single-key paths); cleared whenever a group leaves a window (release,
 	// mergeSession), so an entry's group is in its window
 	cache [groupCacheSize]groupCacheEntry
+	// batched: the rows' accumulators are added per batch (a partial of the
+	// parallel aggregate, paragg.go): addTo keeps each row's group states,
+	// row and arrival number here
+	batched    bool
+	pendStates [][]agg.State
+	pendRows   []int32
+	pendSeqs   []int64
 	// a Kafka group source's replay (replay.go; nil: none), and the row being
 	// added: its partition, offset and CURRENT_WATERMARK, which a new group
 	// (and a new session) keeps for the hold frontier
@@ -380,6 +387,24 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 			switch o.a.Keys[0].Type {
 			case catalog.Varchar:
 				s := v.S[i]
+				if n := len(s); n > 0 && n < 8 { // the key's bytes are one word: compared in the cache entry
+					w := shortWord(s)
+					kh := shortHash(n, w) + 0x9e3779b97f4a7c15
+					e := &o.cache[kh%groupCacheSize]
+					if e.ws == ws && e.w == w && e.n == int32(n) {
+						return e.g, kh
+					}
+					if len(ws.groups) <= smallWindow {
+						for _, h := range ws.groups {
+							if h.hash == kh && len(h.keyb) == n+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+								*e = groupCacheEntry{ws: ws, g: h, w: w, n: int32(n)}
+								return h, kh
+							}
+						}
+						return nil, kh
+					}
+					break // (the window's map, below)
+				}
 				kh := keyHash(s) + 0x9e3779b97f4a7c15
 				e := &o.cache[kh%groupCacheSize]
 				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
@@ -388,7 +413,7 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 				if len(ws.groups) <= smallWindow {
 					for _, h := range ws.groups {
 						if h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
-							e.ws, e.g = ws, h
+							*e = groupCacheEntry{ws: ws, g: h}
 							return h, kh
 						}
 					}
@@ -413,7 +438,7 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 				if len(ws.groups) <= smallWindow {
 					for _, h := range ws.groups {
 						if h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
-							e.ws, e.g = ws, h
+							*e = groupCacheEntry{ws: ws, g: h}
 							return h, kh
 						}
 					}
@@ -427,7 +452,10 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 	g := o.lookup(ws, kh, o.keyBuf)
 	if g != nil && len(o.keys) == 1 {
 		e := &o.cache[kh%groupCacheSize]
-		e.ws, e.g = ws, g
+		*e = groupCacheEntry{ws: ws, g: g}
+		if s := o.keyBuf[min(1, len(o.keyBuf)):]; o.a.Keys[0].Type == catalog.Varchar && len(o.keyBuf) > 1 && len(s) < 8 {
+			e.w, e.n = shortWord(s), int32(len(s))
+		}
 	}
 	return g, kh
 }
@@ -468,6 +496,10 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 	} else if o.rep != nil && g.part != o.rowPart {
 		o.heldOther(g)
 	}
+	if o.batched { // (a partial of the parallel aggregate: its accumulators take the batch's rows at once, addBatch)
+		o.pendStates, o.pendRows, o.pendSeqs = append(o.pendStates, g.states), append(o.pendRows, int32(i)), append(o.pendSeqs, o.seq)
+		return nil
+	}
 	var grew int64
 	for c, op := range o.callOps {
 		grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
@@ -485,6 +517,9 @@ func keyHash(b []byte) uint64 {
 	if len(b) == 8 {
 		return wordHash(binary.BigEndian.Uint64(b))
 	}
+	if n := len(b); n > 0 && n < 8 {
+		return shortHash(n, shortWord(b))
+	}
 	h := uint64(len(b)) * 0x9e3779b97f4a7c15
 	for len(b) >= 8 {
 		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
@@ -492,17 +527,25 @@ func keyHash(b []byte) uint64 {
 		b = b[8:]
 	}
 	if n := len(b); n > 0 {
-		var w uint64
-		switch {
-		case n >= 4: // two 4-byte loads that overlap
-			w = uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
-		default:
-			w = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
-		}
-		h = (h ^ w) * 0x94d049bb133111eb
+		h = (h ^ shortWord(b)) * 0x94d049bb133111eb
 		h ^= h >> 29
 	}
 	return h
+}
+
+// shortWord packs the 1 to 7 bytes of b into a word that, with len(b), is
+// b's bytes (keyHash's tail: two 4-byte loads that overlap, or three bytes).
+func shortWord(b []byte) uint64 {
+	if n := len(b); n >= 4 {
+		return uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	}
+	return uint64(b[0])<<16 | uint64(b[len(b)/2])<<8 | uint64(b[len(b)-1])
+}
+
+// shortHash is keyHash of a key of n (1 to 7) bytes whose shortWord is w.
+func shortHash(n int, w uint64) uint64 {
+	h := (uint64(n)*0x9e3779b97f4a7c15 ^ w) * 0x94d049bb133111eb
+	return h ^ h>>29
 }
 
 // wordHash is keyHash of the 8 bytes of u, big-endian (agg.Key's order).
@@ -512,13 +555,17 @@ func wordHash(u uint64) uint64 {
 	return h ^ h>>31
 }
 
-// groupCacheSize is the number of entries of aggOp.cache (16 bytes each).
+// groupCacheSize is the number of entries of aggOp.cache (32 bytes each).
 const groupCacheSize = 256
 
-// groupCacheEntry is one entry of aggOp.cache: a group g of the open window ws.
+// groupCacheEntry is one entry of aggOp.cache: a group g of the open window
+// ws; for a single VARCHAR key of 1 to 7 bytes, also its bytes as shortWord w
+// and their number n (0 otherwise), so that a hit compares no bytes of g.
 type groupCacheEntry struct {
 	ws *winState
 	g  *aggGroup
+	w  uint64
+	n  int32
 }
 
 // smallWindow is the number of groups up to which a window finds a group by
@@ -871,6 +918,7 @@ type aggOperator struct {
 	// last row of a batch it is known at the next batch (pending)
 	derive  bool
 	pending bool
+	fired   Routed // the batch of fireAll
 }
 
 // ReadsMarks implements MarkReader: windows fire after the row that moved the
@@ -1146,7 +1194,8 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 	for _, o := range ao.ops {
 		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
 	}
-	err := ao.down.Push(ctx, port, &Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide})
+	ao.fired = Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide} // (reused: the parallel aggregate fires here all along, paragg.go)
+	err := ao.down.Push(ctx, port, &ao.fired)
 	if err == nil && ao.stopped && !all {
 		return errLimitReached
 	}

@@ -46,7 +46,9 @@ import (
 // stream or a dead-letter stream is written by its connector row by row, and
 // the CLI's progress bar wraps the source: those keep the sequential path),
 // when the process may use 2 CPUs or more. Event-time joins never get here
-// (runHeld). Everything else keeps the path it had.
+// (runHeld). A job whose every branch is a TUMBLE, HOP or CUMULATE
+// aggregate takes the parallel window aggregate instead (paragg.go).
+// Everything else keeps the path it had.
 //
 // Measured on the 2-core machine: README's performance section.
 //
@@ -246,19 +248,9 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 		return p.errorRow(&cur.Bad()[curOut.refs[j]], curBase, &errRows[j])
 	}
 	for {
-		if err := ctx.Err(); err != nil {
+		c, base, end, err := p.nextChunk(ctx, cr)
+		if end {
 			return true, err
-		}
-		c, base, b, bad, err := cr.NextChunk()
-		if err != nil {
-			_, err := p.batch(ctx, nil, nil, err)
-			return true, err
-		}
-		if c == nil { // rows the merge decoded itself: the job's own chain
-			if end, err := p.batch(ctx, b, bad, nil); end {
-				return true, err
-			}
-			continue
 		}
 		o := c.Out.(*morselOut)
 		if o.err != nil {
@@ -274,6 +266,30 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 		if o.fail != nil {
 			p.es.Malformed++
 			return true, &RowError{Stream: p.st.Name, Position: src.Position(base + o.fail.Line), Reason: o.fail.Reason}
+		}
+	}
+}
+
+// nextChunk returns the next chunk of cr a worker made (with its line
+// base), in file order, after pushing the rows the merge decoded itself
+// (chunks decoded again, the sequential rest) into p's chain; end says the
+// job ended (cr's end, a read error, the job's own end, ctx), with its error
+// as p.batch gives it.
+func (p *process) nextChunk(ctx context.Context, cr *chunked.Reader) (c *chunked.Chunk, base int64, end bool, err error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, true, err
+		}
+		c, base, b, bad, err := cr.NextChunk()
+		if err != nil {
+			_, err := p.batch(ctx, nil, nil, err)
+			return nil, 0, true, err
+		}
+		if c != nil {
+			return c, base, false, nil
+		}
+		if end, err := p.batch(ctx, b, bad, nil); end { // rows the merge decoded itself: the job's own chain
+			return nil, 0, true, err
 		}
 	}
 }

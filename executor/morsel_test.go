@@ -122,18 +122,7 @@ func randomMorselCase(seed uint64) morselCase {
 	}
 	c.files["in."+ext] = randomInput(r, json, header)
 	c.files["b.csv"] = "a\nab\nζeta\n"
-	opts := fmt.Sprintf("'connector'='file', 'path'='in.%s', 'format'='%s'", ext, ext)
-	if header {
-		opts += ", 'csv.header'='true'"
-	}
-	switch r.IntN(6) {
-	case 0:
-		opts += ", 'errors'='skip'"
-	case 1:
-		opts += ", 'errors'='fail'"
-	case 2:
-		opts += ", 'errors.side'='bad'"
-	}
+	opts := randomFileOpts(r, ext, header)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "CREATE STREAM s (k VARCHAR, n BIGINT, x DOUBLE) WITH (%s);\n", opts)
 	sb.WriteString("CREATE STREAM b (k VARCHAR) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');\n")
@@ -153,6 +142,25 @@ func randomMorselCase(seed uint64) morselCase {
 	}
 	c.script = sb.String()
 	return c
+}
+
+// randomFileOpts returns the WITH options of the file in.ext of format ext,
+// with a header line when header, and in one case of six each 'errors' =
+// 'skip', 'fail', or 'errors.side' = 'bad'.
+func randomFileOpts(r *rand.Rand, ext string, header bool) string {
+	opts := fmt.Sprintf("'connector'='file', 'path'='in.%s', 'format'='%s'", ext, ext)
+	if header {
+		opts += ", 'csv.header'='true'"
+	}
+	switch r.IntN(6) {
+	case 0:
+		opts += ", 'errors'='skip'"
+	case 1:
+		opts += ", 'errors'='fail'"
+	case 2:
+		opts += ", 'errors.side'='bad'"
+	}
+	return opts
 }
 
 // runMorselCase runs c with procs CPUs and chunks of chunk bytes, and
@@ -244,27 +252,36 @@ func TestMorselMatchesSequential(t *testing.T) {
 // heap allocations of the run.
 func morselMallocs(t *testing.T, rows int) uint64 {
 	t.Helper()
+	runs := executor.MorselRuns()
+	m := scriptMallocs(t, sensorbench.SplitScript, rows)
+	if executor.MorselRuns() != runs+1 {
+		t.Fatal("the split job did not run on the morsel pipeline")
+	}
+	return m
+}
+
+// scriptMallocs runs script over rows sensor rows (sensorbench.CSV, as
+// sensors.csv) with GOMAXPROCS=2 and chunks of 16 KiB, csv output and side
+// outputs to files, and returns the heap allocations of the run.
+func scriptMallocs(t *testing.T, script string, rows int) uint64 {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	sc, err := parser.Parse("split.sql", sensorbench.SplitScript)
+	sc, err := parser.Parse("job.sql", script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
 	s.Format, s.SideDir, s.Env.ChunkSize = "csv", t.TempDir(), 16<<10
-	runs := executor.MorselRuns()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
 	runtime.ReadMemStats(&m1)
-	if executor.MorselRuns() != runs+1 {
-		t.Fatal("the split job did not run on the morsel pipeline")
-	}
 	return m1.Mallocs - m0.Mallocs
 }
 

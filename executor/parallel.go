@@ -15,7 +15,9 @@ import (
 // and the process may use 3 CPUs or more (see parallelReader; what to expect
 // on more CPUs is in executor/chunked's package doc).
 // (A job without state from row to row takes the morsel pipeline instead,
-// morsel.go, from 2 CPUs on: there the workers also route and encode.)
+// morsel.go, from 2 CPUs on: there the workers also route and encode; a
+// TUMBLE, HOP or CUMULATE aggregate takes the parallel window aggregate,
+// paragg.go, where the workers also aggregate.)
 // The job's goroutine keeps the rest: the errors policy, the watermark,
 // routing, expressions and the sink, batch by batch in file order, as with any
 // source. Memory stays bounded (executor/chunked: workers+2 chunks in flight).

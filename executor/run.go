@@ -209,6 +209,9 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	if prefetchable(job) {
+		if ran, err := runParagg(ctx, job, src, p); ran { // paragg.go
+			return err
+		}
 		if ran, err := runMorsel(ctx, job, src, sink, p, probers); ran { // morsel.go
 			return err
 		}

@@ -58,6 +58,11 @@ type State struct {
 	// finite values; big1/big2 take over once a partial sum would overflow.
 	s1, s2     []float64
 	big1, big2 *big.Rat
+	// the fixed-point front of s1 (fixed.go): a 128-bit integer of units of
+	// 2^−64, and how many values it holds
+	fixLo      uint64
+	fixHi      int64
+	fixN       int32
 	nan        bool
 	pinf, ninf bool
 	nonNegZero bool // a value other than -0.0 was added (SUM is -0.0 when every value is)
@@ -443,6 +448,8 @@ func (st *State) Merge(sp *Spec, o *State) {
 	if o.n == 0 {
 		return
 	}
+	st.flushFix()
+	o.flushFix()
 	if sp.Distinct {
 		if st.set == nil {
 			st.set = map[string]struct{}{}
@@ -552,6 +559,7 @@ func (st *State) mergeText(o *State) {
 // 0). A VARCHAR result points into the state (or out's arena when joined), valid
 // until the state changes.
 func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
+	st.flushFix()
 	out.Null[i] = false
 	switch sp.Func {
 	case CountStar, Count:

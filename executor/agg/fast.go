@@ -75,51 +75,141 @@ func (st *State) AddOp(op Op, sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	case OpCount:
 		st.n++
 	case OpMinF:
-		if x := v.F[i]; st.n == 0 || lessDouble(x, st.f) {
-			st.f, st.seq = x, seq
-		}
-		st.n++
+		st.minF(v.F[i], seq)
 	case OpMaxF:
-		if x := v.F[i]; st.n == 0 || lessDouble(st.f, x) {
-			st.f, st.seq = x, seq
-		}
-		st.n++
+		st.maxF(v.F[i], seq)
 	case OpMinI:
-		if x := v.I[i]; st.n == 0 || x < st.i {
-			st.i, st.seq = x, seq
-		}
-		st.n++
+		st.minI(v.I[i], seq)
 	case OpMaxI:
-		if x := v.I[i]; st.n == 0 || x > st.i {
-			st.i, st.seq = x, seq
-		}
-		st.n++
+		st.maxI(v.I[i], seq)
 	case OpSumI:
 		st.n++
 		st.addInt(v.I[i])
 	case OpSumF:
-		st.n++
-		x := v.F[i]
-		if x-x != 0 || x == 0 { // NaN, ±Inf and ±0.0 take the general rules
-			before := cap(st.s1)
-			st.addDouble(x, false)
-			return int64(8 * (cap(st.s1) - before))
-		}
-		st.nonNegZero = true
-		before := cap(st.s1)
-		if st.big1 == nil && math.Abs(x) < 0x1p1020 && (len(st.s1) == 0 || math.Abs(st.s1[len(st.s1)-1]) < 0x1p1020) {
-			st.s1 = addPartialSmall(st.s1, x)
-			if len(st.s1) > 3 {
-				st.s1 = compress(st.s1)
-			}
-		} else {
-			st.s1 = addPartial(st.s1, &st.big1, x)
-		}
-		return int64(8 * (cap(st.s1) - before))
+		return st.sumF(v.F[i])
 	default:
 		return st.Add(sp, v, i, seq)
 	}
 	return 0
+}
+
+// AddBatch is AddOp for many rows, one path chosen once for all of them:
+// row rows[k] of v, arrival number seqs[k], is added to states[k][c] (the
+// call's accumulator in the row's group), in order. It returns the bytes
+// the states grew by. The states are the same and grow the same as with one
+// AddOp per row (the rows of one state come in the same order).
+func AddBatch(op Op, sp *Spec, v *vector.Vec, c int, states [][]State, rows []int32, seqs []int64) int64 {
+	rows, seqs = rows[:len(states)], seqs[:len(states)]
+	var grew int64
+	switch op {
+	case OpCountStar:
+		for k := range states {
+			states[k][c].n++
+		}
+	case OpCount:
+		for k, i := range rows {
+			if !v.Null[i] {
+				states[k][c].n++
+			}
+		}
+	case OpMinF:
+		for k, i := range rows {
+			if !v.Null[i] {
+				states[k][c].minF(v.F[i], seqs[k])
+			}
+		}
+	case OpMaxF:
+		for k, i := range rows {
+			if !v.Null[i] {
+				states[k][c].maxF(v.F[i], seqs[k])
+			}
+		}
+	case OpMinI:
+		for k, i := range rows {
+			if !v.Null[i] {
+				states[k][c].minI(v.I[i], seqs[k])
+			}
+		}
+	case OpMaxI:
+		for k, i := range rows {
+			if !v.Null[i] {
+				states[k][c].maxI(v.I[i], seqs[k])
+			}
+		}
+	case OpSumI:
+		for k, i := range rows {
+			if !v.Null[i] {
+				st := &states[k][c]
+				st.n++
+				st.addInt(v.I[i])
+			}
+		}
+	case OpSumF:
+		for k, i := range rows {
+			if !v.Null[i] {
+				grew += states[k][c].sumF(v.F[i])
+			}
+		}
+	default:
+		for k, i := range rows {
+			grew += states[k][c].AddOp(op, sp, v, int(i), seqs[k])
+		}
+	}
+	return grew
+}
+
+// minF, maxF, minI and maxI add x (arrival number seq) to MIN or MAX.
+func (st *State) minF(x float64, seq int64) {
+	if st.n == 0 || lessDouble(x, st.f) {
+		st.f, st.seq = x, seq
+	}
+	st.n++
+}
+
+func (st *State) maxF(x float64, seq int64) {
+	if st.n == 0 || lessDouble(st.f, x) {
+		st.f, st.seq = x, seq
+	}
+	st.n++
+}
+
+func (st *State) minI(x int64, seq int64) {
+	if st.n == 0 || x < st.i {
+		st.i, st.seq = x, seq
+	}
+	st.n++
+}
+
+func (st *State) maxI(x int64, seq int64) {
+	if st.n == 0 || x > st.i {
+		st.i, st.seq = x, seq
+	}
+	st.n++
+}
+
+// sumF adds the DOUBLE x to SUM or AVG (SPEC 2.4: exact partial sums) and
+// returns the bytes the partials grew by.
+func (st *State) sumF(x float64) int64 {
+	st.n++
+	if x-x != 0 || x == 0 { // NaN, ±Inf and ±0.0 take the general rules
+		before := cap(st.s1)
+		st.addDouble(x, false)
+		return int64(8 * (cap(st.s1) - before))
+	}
+	st.nonNegZero = true
+	if st.addFix(x) {
+		return 0
+	}
+	before := cap(st.s1)
+	if st.big1 == nil && math.Abs(x) < 0x1p1020 && (len(st.s1) == 0 || math.Abs(st.s1[len(st.s1)-1]) < 0x1p1020) {
+		st.s1 = addPartialSmall(st.s1, x)
+		if len(st.s1) > 3 {
+			st.s1 = compress(st.s1)
+		}
+	} else {
+		st.s1 = addPartial(st.s1, &st.big1, x)
+	}
+	return int64(8 * (cap(st.s1) - before))
 }
 
 // lessDouble is CompareDouble(a, b) < 0, with the common case (distinct

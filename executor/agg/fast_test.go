@@ -91,9 +91,11 @@ func TestAddOpMatchesAdd(t *testing.T) {
 }
 
 // sameState compares two states field by field (floats by their bits; the
-// double sum by its exact value, and its partials as an expansion: increasing
+// double sum by its exact value, its fixed-point part included, and its partials as an expansion: increasing
 // magnitude, non-overlapping, the largest below 2^1020 or the sum spilled).
 func sameState(a, b *State) bool {
+	a.flushFix() // (the fixed-point front of the double sum, fixed.go: its exact value counts)
+	b.flushFix()
 	if a.n != b.n || a.hi != b.hi || a.lo != b.lo || a.nan != b.nan || a.pinf != b.pinf || a.ninf != b.ninf ||
 		a.nonNegZero != b.nonNegZero || a.i != b.i || !sameFloat(a.f, b.f) || a.seq != b.seq ||
 		len(a.set) != len(b.set) || exactSum(a.s1, a.big1).Cmp(exactSum(b.s1, b.big1)) != 0 {

@@ -89,7 +89,9 @@
 // chunks in file order as above and gives them whole (NextChunk), or gives
 // the rows it decoded again itself. That is the executor's morsel pipeline
 // (executor/morsel.go, from 2 CPUs on), whose package doc says what to
-// expect on 8 and 16 CPUs there.
+// expect on 8 and 16 CPUs there. The executor's parallel window aggregate
+// (executor/paragg.go) works the same way, and gives back to the merge
+// (Reader.Redo) the chunks whose worker's result it cannot use.
 package chunked
 
 import (
@@ -330,6 +332,32 @@ func (r *Reader) Next() (*vector.Batch, []records.BadRow, error) {
 func (r *Reader) NextChunk() (c *Chunk, base int64, b *vector.Batch, bad []records.BadRow, err error) {
 	c, b, bad, err = r.next()
 	return c, r.base, b, bad, err
+}
+
+// Redo makes the merge decode again, itself, the chunk the last NextChunk
+// gave whole (c not nil), from its true start: the next calls of NextChunk
+// give its rows as batches (c nil), with the file's positions, as for a
+// chunk that started inside a record, then go on with the next chunk. The
+// caller must be done with the chunk (its Out included: the chunk's memory
+// goes back to the workers). It is how a caller that cannot use a worker's
+// result for a chunk (the executor's parallel window aggregate, when the
+// watermark before the chunk makes the worker's guess wrong) falls back to
+// the sequential decoder for that chunk alone; with rest, for the rest of
+// the file (the workers stop: a caller that would give most chunks back).
+// Without such a chunk it does nothing. It does not count against
+// Options.MaxRedo.
+func (r *Reader) Redo(rest bool) {
+	res := r.cur
+	if res == nil || !res.worked || r.ci != res.n {
+		return
+	}
+	r.cur = nil
+	limit := res.limit
+	if rest {
+		limit = 0
+	}
+	r.free <- res
+	r.restart(limit)
 }
 
 // next is Next and NextChunk: a worked chunk is given whole (c), other rows

@@ -27,7 +27,8 @@ type tcase struct {
 	workers int
 	maxRedo int
 	overrun int64
-	work    bool // decode with Options.Work and NextChunk
+	work    bool  // decode with Options.Work and NextChunk
+	redo    int64 // with work: give the chunks whose Index % redo is 0 back to the merge (Redo); 0: none
 }
 
 func (c *tcase) names() []string {
@@ -124,6 +125,10 @@ func (c *tcase) parallel() ([]string, *Reader, error) {
 		}
 		if ch == nil {
 			out = events(out, b, bad, len(c.types))
+			continue
+		}
+		if c.redo > 0 && ch.Index%c.redo == 0 {
+			r.Redo(ch.Index > 0 && ch.Index%7 == 0) // its rows (and sometimes the rest) come again, decoded by the merge
 			continue
 		}
 		for _, e := range ch.Out.([]string) { // "row LINE ..." or "bad LINE ...", LINE counted in the chunk
@@ -291,16 +296,32 @@ func TestChunkedMatchesSequential(t *testing.T) {
 // and the rows the merge decoded itself, in order, are the sequential
 // decoder's.
 func TestChunkedWorkMatchesSequential(t *testing.T) {
+	checkRandom(t, 3, func(c *tcase, _ *rand.Rand) { c.work = true })
+}
+
+// checkRandom checks random cases (randCase, seed), each changed by set.
+func checkRandom(t *testing.T, seed uint64, set func(c *tcase, rng *rand.Rand)) {
+	t.Helper()
 	n := 1500
 	if testing.Short() {
 		n = 300
 	}
-	rng := rand.New(rand.NewPCG(3, 15))
+	rng := rand.New(rand.NewPCG(seed, 15))
 	for range n {
 		c := randCase(rng)
-		c.work = true
+		set(c, rng)
 		check(t, c)
 	}
+}
+
+// TestChunkedRedoMatchesSequential: a Reader with Options.Work whose caller
+// gives chunks back (Redo: the executor's parallel window aggregate, when
+// the watermark before a chunk makes its worker's result wrong) still gives
+// the sequential decoder's rows, line numbers and malformed rows, in order:
+// each chunk given back (or the rest of the file, from it) comes again as
+// batches the merge decoded.
+func TestChunkedRedoMatchesSequential(t *testing.T) {
+	checkRandom(t, 4, func(c *tcase, rng *rand.Rand) { c.work, c.redo = true, 1+rng.Int64N(3) })
 }
 
 // TestChunkedEdges are the boundary cases by name.
