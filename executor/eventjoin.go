@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -397,6 +398,9 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 		if err != nil {
 			return drain(hold.limitError(err, timed))
 		}
+		if err := aggOverParts(job, agg, wm); err != nil {
+			return err
+		}
 		if failure != nil {
 			failing, in = failure, nil
 			failAt = m.bad[0].Index
@@ -415,6 +419,34 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			return drain(ctx.Err())
 		}
 	}
+}
+
+// ErrJoinAggregateParts is the error of a job whose aggregate (windows over
+// the joined rows, SPEC 2.4) follows an event-time join over a source with
+// more than one partition (SPEC 2.5): behind the join the aggregate fires by
+// the released rows' CURRENT_WATERMARK stamps, which are each row's own
+// partition's watermark rather than the stream's (their minimum), so windows
+// would fire early and again with partial rows. The job stops before any
+// window fires instead of giving wrong rows.
+var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time join is not supported yet over a topic of more than one partition (its windows would fire by one partition's watermark); read a topic of one partition, or write the joined rows to a topic with INTO STREAM and aggregate them in a second job")
+
+// aggOverParts returns ErrJoinAggregateParts, naming the stream, once the
+// held rows of job, which aggregates (agg not nil), come from more than one
+// partition.
+func aggOverParts(job *plan.Job, agg *aggOperator, wm *watermarker) error {
+	if agg == nil || wm.parts == nil {
+		return nil
+	}
+	n := 0 // the partitions a row came from
+	for _, t := range wm.parts.last {
+		if t != wm.parts.start {
+			n++
+		}
+	}
+	if n < 2 && len(wm.parts.live) < 2 { // (live: the partitions the source reads, when it knows them)
+		return nil
+	}
+	return fmt.Errorf("stream %s: %w", job.Stream.Name, ErrJoinAggregateParts)
 }
 
 // sendAck hands the probe batch back to the reader goroutine; it reports false

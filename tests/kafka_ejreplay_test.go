@@ -220,3 +220,41 @@ func sameOffsets(got, want map[int32]int64) bool {
 	}
 	return true
 }
+
+// TestKafkaJoinAggregateOverPartitions: a window after an event-time join
+// over a bounded topic gives SPEC 2.4's windows with one partition, and with
+// two it stops with ErrJoinAggregateParts' message and exit status 1 before
+// any window fires (behind the join the windows would fire by one
+// partition's watermark: early, and again with partial rows).
+func TestKafkaJoinAggregateOverPartitions(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	for _, parts := range []int{1, 2} {
+		topic := kafkatest.CreateTopic(t, parts, nil)
+		// per partition: a@1000, a@5000, a@12000, z@30000 (z: no match, moves the watermark)
+		var recs []*kgo.Record
+		for p := 0; p < parts; p++ {
+			for _, v := range []string{"a,1000", "a,5000", "a,12000", "z,30000"} {
+				recs = append(recs, &kgo.Record{Partition: int32(p), Value: []byte(v)})
+			}
+		}
+		kafkatest.Produce(t, cl, topic, recs...)
+		port := serveText(t, "a,0\nzz,100000\n") // the build side: a allowed from 0, then its watermark passes every row
+		sql := fmt.Sprintf(`CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d');
+CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'format'='csv', 'scan.startup.mode'='earliest-offset', 'scan.bounded.mode'='latest-offset');
+SELECT window_start, s.k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) SEMI JOIN r ON s.k = r.k
+  GROUP BY window_start, window_end, s.k;
+`, port, topic, brokers)
+		out, errs, code := runSQL(t, nil, sql, "--format", "csv")
+		switch parts {
+		case 1:
+			if want := "window_start,k,n\n0,a,2\n10000,a,1\n"; code != 0 || out != want {
+				t.Errorf("one partition: exit %d, stdout %q (want %q), stderr %s", code, out, want, errs)
+			}
+		case 2:
+			if code != 1 || !strings.Contains(errs, "not supported yet over a topic of more than one partition") || strings.Count(out, "\n") > 1 {
+				t.Errorf("two partitions: exit %d, stdout %q, stderr %s; want exit 1, no window and the message", code, out, errs)
+			}
+		}
+	}
+}

@@ -39,7 +39,7 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 			switch {
 			case b.Join.EventTime() && aggs:
 				// (the connector package doc: not with an aggregate)
-				fmt.Fprintf(sb, "    note: the rows %s's event-time join holds are not read again after a crash or a partition move when the job aggregates too: the group's offsets pass them; run it in one process\n", label)
+				fmt.Fprintf(sb, "    note: the rows %s's event-time join holds are not read again after a crash or a partition move when the job aggregates too: the group's offsets pass them; run it in one process, over a topic of one partition (behind the join, windows over more than one partition would fire by one partition's watermark: the job stops when a second partition's rows come)\n", label)
 			case b.Join.EventTime():
 				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
