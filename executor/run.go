@@ -326,6 +326,20 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 			p.es.Malformed -= int64(after)
 		}
 	}
+	// The rows read are those used (SPEC 3, EXPLAIN ANALYZE's "read"): up to
+	// the LIMIT's last row, or up to the row that failed the job.
+	switch {
+	case done && r.cutAt >= 0:
+		used := r.cutAt + 1
+		for _, x := range bad {
+			if x.Index <= r.cutAt {
+				used++
+			}
+		}
+		*p.rows -= int64(b.N+len(bad)) - int64(used)
+	case failure != nil && perr == nil:
+		*p.rows -= int64(b.N+len(bad)) - int64(bad[0].Index+1)
+	}
 	if perr != nil {
 		return true, perr
 	}
