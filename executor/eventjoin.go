@@ -276,9 +276,12 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	// flushes what was routed); a row a join cannot decide yet goes nowhere
 	// (prober.undecided). It returns cause. A group source's rows are read
 	// again by the partitions' next owner instead (their outputs would be
-	// written twice), and stdin's go back to the next job.
+	// written twice), and stdin's go back to the next job; a job that
+	// aggregates the joined rows routes nothing more.
 	drain := func(cause error) error {
-		if rep != nil || next != nil || handBack || len(hold.held) == 0 {
+		// (not with an aggregate behind the join: a released row's stamp may
+		// fire a window that an undecided row would have joined)
+		if rep != nil || next != nil || handBack || agg != nil || len(hold.held) == 0 {
 			return cause
 		}
 		for _, p := range probers {
