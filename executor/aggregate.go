@@ -63,6 +63,7 @@ type aggOp struct {
 	// windows open at once, the groups made (new, not reused) and the most in
 	// use at once
 	rowsIn, maxOpen, made, maxGroups int64
+	rowsOut                          int64 // rows emitted (EXPLAIN ANALYZE)
 	// the kernels of the plan's expressions (executor/expr): the keys, the
 	// calls' arguments (nil for COUNT(*)) and SESSION's partition keys over the
 	// source batch; HAVING (nil: none) and the projection over the aggregate row
@@ -1149,6 +1150,7 @@ func (ao *aggOperator) emitRows(o *aggOp, n int) bool {
 		limit = ao.limit - ao.emitted
 	}
 	part, got := o.chunk(n, limit)
+	o.rowsOut += got
 	if o == ao.main {
 		ao.emitted += got
 	}

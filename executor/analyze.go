@@ -67,10 +67,12 @@ type JoinAnalysis struct {
 // the branch took into it, the most windows open at once (sessions for
 // SESSION; 1 for GROUP BY without a window, once a row came), the most groups
 // held at once (over all its open windows), and the rows it sent to its late
-// output.
+// output. RowsOut is the rows it emitted (fired windows' groups, HAVING
+// applied, or a TVF's rows without aggregation).
 type WindowAnalysis struct {
 	Branch         int // the index of its branch (side branches, then main)
 	Rows           int64
+	RowsOut        int64
 	OpenWindowsMax int64
 	GroupsMax      int64
 	Late           int64
@@ -146,7 +148,7 @@ func (a *Analysis) finish(job *plan.Job) {
 	}
 	if ao := a.agg; ao != nil {
 		for k, o := range ao.ops {
-			w := WindowAnalysis{Branch: ao.at[k], Rows: o.rowsIn, OpenWindowsMax: o.maxOpen, GroupsMax: o.maxGroups}
+			w := WindowAnalysis{Branch: ao.at[k], Rows: o.rowsIn, RowsOut: o.rowsOut, OpenWindowsMax: o.maxOpen, GroupsMax: o.maxGroups}
 			if c := ao.counts[k]; c != nil {
 				w.Late = c.Rows
 			}

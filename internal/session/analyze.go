@@ -111,7 +111,7 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			}
 		case plan.LineAggregate:
 			if w := windowOf(an, l.Branch); w != nil {
-				notes = append(notes, "aggregate: "+opText(ops["aggregate"]), fmt.Sprintf("open windows at most %d, groups at most %d", w.OpenWindowsMax, w.GroupsMax))
+				notes = append(notes, "aggregate: "+aggText(w, ops["aggregate"]), fmt.Sprintf("open windows at most %d, groups at most %d", w.OpenWindowsMax, w.GroupsMax))
 			}
 		case plan.LineLate:
 			if w := windowOf(an, l.Branch); w != nil {
@@ -136,6 +136,21 @@ func opText(o *executor.OpStats) string {
 		rate = float64(o.RowsIn) / (float64(o.Nanos) / 1e9)
 	}
 	return fmt.Sprintf("in %d, out %d rows, %s, %.0f rows/s", o.RowsIn, o.RowsOut, millis(o.Nanos), rate)
+}
+
+// aggText is the aggregate line of one branch (SPEC 3): the rows its branch
+// took into it and the rows it emitted, with the time of the job's aggregate
+// operator (all its branches' aggregates) and the rate of its own rows: the
+// rows of the other branches that pass through the operator are not counted.
+func aggText(w *executor.WindowAnalysis, o *executor.OpStats) string {
+	if o == nil {
+		return "not run"
+	}
+	rate := 0.0
+	if o.Nanos > 0 {
+		rate = float64(w.Rows) / (float64(o.Nanos) / 1e9)
+	}
+	return fmt.Sprintf("in %d, out %d rows, %s, %.0f rows/s", w.Rows, w.RowsOut, millis(o.Nanos), rate)
 }
 
 // rowCount renders n rows: "1 row", "2 rows".

@@ -11,6 +11,10 @@
 -- watermark 20000 (the shared case's expected outputs). Then a GROUP BY
 -- without a window on a side branch, which takes every row (first match):
 -- one window, a group per user (7), emitted at the end; main gets none.
+-- Last, a plain side branch before an aggregating main query: the side
+-- takes u1@1000 and u5@4000 (ts < 5000), the main query's global COUNT(*)
+-- the other 5 rows and emits 1: its aggregate line counts those (in 5, out
+-- 1), not the side rows that pass through the operator.
 CREATE STREAM clicks (uid VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts)
   WITH ('connector' = 'file', 'path' = 'clicks.csv', 'format' = 'csv');
 EXPLAIN ANALYZE SELECT window_start, window_end, COUNT(*) AS clicks, LISTAGG(uid) AS users
@@ -19,3 +23,5 @@ EXPLAIN ANALYZE SELECT window_start, window_end, COUNT(*) AS clicks, LISTAGG(uid
   LATE INTO SIDE 'late-clicks';
 SELECT uid, COUNT(*) AS n INTO SIDE 'per-user' FROM clicks GROUP BY uid;
 EXPLAIN ANALYZE SELECT uid FROM clicks WHERE ts > 10000;
+SELECT uid INTO SIDE 'early' FROM clicks WHERE ts < 5000;
+EXPLAIN ANALYZE SELECT COUNT(*) AS n FROM clicks;
