@@ -63,7 +63,10 @@ type aggOp struct {
 	// windows open at once, the groups made (new, not reused) and the most in
 	// use at once
 	rowsIn, maxOpen, made, maxGroups int64
-	rowsOut                          int64 // rows emitted (EXPLAIN ANALYZE)
+	// rowAt is the job-wide arrival number of the row being added (a new
+	// group's firstAt)
+	rowAt   int64
+	rowsOut int64 // rows emitted (EXPLAIN ANALYZE)
 	// the kernels of the plan's expressions (executor/expr): the keys, the
 	// calls' arguments (nil for COUNT(*)) and SESSION's partition keys over the
 	// source batch; HAVING (nil: none) and the projection over the aggregate row
@@ -113,12 +116,16 @@ type winState struct {
 
 // aggGroup is one group of a window: its key values and accumulators.
 type aggGroup struct {
-	first  int64  // arrival number of its first row
-	hash   uint64 // keyHash(keyb): compared before the bytes
-	key    string // keyb as a string (the index's key), valid while the group is in use
-	keyb   []byte
-	vals   []plan.Value // the grouping keys' values, owned by the group
-	states []agg.State
+	first int64 // arrival number of its first row
+	// firstAt is the job-wide arrival number of its first row (aggOperator.row):
+	// the groups of several aggregates fired by one step are ordered by it
+	// (SPEC 2.4), first being each aggregate's own count
+	firstAt int64
+	hash    uint64 // keyHash(keyb): compared before the bytes
+	key     string // keyb as a string (the index's key), valid while the group is in use
+	keyb    []byte
+	vals    []plan.Value // the grouping keys' values, owned by the group
+	states  []agg.State
 	// with a replay (aggOp.rep): the partition of its first row and that
 	// row's offset and watermark; more holds the first rows of other
 	// partitions (nil unless the topic is not partitioned by the key)
@@ -336,6 +343,7 @@ func (o *aggOp) mergeSession(into, s *winState) {
 				h.states[c].Merge(&o.a.Calls[c].Spec, &g.states[c])
 			}
 			h.first = min(h.first, g.first)
+			h.firstAt = min(h.firstAt, g.firstAt)
 			mergeHeld(h, g)
 			o.freeGroups = append(o.freeGroups, g)
 			continue
@@ -614,7 +622,7 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 		o.made++
 	}
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
-	g.first, g.hash = o.seq, kh
+	g.first, g.firstAt, g.hash = o.seq, o.rowAt, kh
 	g.part, g.held, g.more = o.rowPart, heldAt{o.rowOff, o.rowCw, o.rowCwSet}, nil
 	g.keyb = append(g.keyb[:0], o.keyBuf...)
 	g.key = ""
@@ -650,11 +658,13 @@ func (o *aggOp) grow(n int64) error {
 // due reports whether a watermark of wm fires a window.
 func (o *aggOp) due(wm int64) bool { return o.a.Window != nil && wm >= o.minEnd }
 
-// fire emits the windows with end <= wm (all of them when all), in SPEC 2.4's
-// order, through emit, chunk by chunk of aggregate rows in o.row; their state
-// is freed. It returns emit's error or stop (a LIMIT reached).
-func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)) (bool, error) {
-	fired := o.fireBuf[:0]
+// take takes out of the state the windows a watermark of wm fires (every
+// open one when all), sorted by end and then start (the pseudo-window of a
+// global aggregate over no rows too, at the stream's end), and returns them
+// with those of them to emit (a replay leaves out the sessions emitted
+// before, I4); ok is false when none fires. finish frees them once emitted.
+func (o *aggOp) take(wm int64, all bool) (fired, emitted []*winState, ok bool) {
+	fired = o.fireBuf[:0]
 	kept := o.open[:0]
 	o.minEnd = math.MaxInt64
 	for _, ws := range o.open {
@@ -669,7 +679,7 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 	o.open = kept
 	o.fireBuf = fired[:0]
 	if len(fired) == 0 && !(all && o.a.Window == nil && len(o.a.Keys) == 0) {
-		return false, nil
+		return nil, nil, false
 	}
 	slices.SortFunc(fired, func(x, y *winState) int {
 		if c := cmp.Compare(x.win.End, y.win.End); c != 0 {
@@ -682,9 +692,9 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 	}
 	if all && o.a.Window == nil && len(o.a.Keys) == 0 && len(fired) == 0 {
 		// a global aggregate over no rows gives one row (COUNT 0)
-		fired = append(fired, &winState{groups: []*aggGroup{{states: make([]agg.State, len(o.a.Calls))}}})
+		fired = append(fired, &winState{win: window.Win{Start: math.MaxInt64, End: math.MaxInt64}, groups: []*aggGroup{{states: make([]agg.State, len(o.a.Calls))}}})
 	}
-	emitted := fired
+	emitted = fired
 	if o.rep != nil && o.kind == window.Session {
 		// a session of a partition that ended before it came here was
 		// emitted by its previous owner (I4)
@@ -696,7 +706,11 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 		}
 		o.sessBuf = emitted[:0]
 	}
-	stop, err := o.emitWindows(emitted, emit)
+	return fired, emitted, true
+}
+
+// finish frees the windows take took, once emitted.
+func (o *aggOp) finish(fired []*winState) {
 	var freed int64
 	for _, ws := range fired {
 		for _, g := range ws.groups {
@@ -708,7 +722,6 @@ func (o *aggOp) fire(wm int64, all bool, emit func(n int) (stop bool, err error)
 	o.acct.Grow(-freed)
 	o.release(fired)
 	clear(fired)
-	return stop, err
 }
 
 // emitWindows writes the groups of the fired windows (sorted) as aggregate rows,
@@ -920,6 +933,26 @@ type aggOperator struct {
 	derive  bool
 	pending bool
 	fired   Routed // the batch of fireAll
+	// row counts the rows the operator saw, job-wide (aggOp.rowAt); fire
+	// and fireItems are fireAll's scratch
+	row       int64
+	fire      []firing
+	fireItems []fireItem
+}
+
+// firing is one aggregate's share of a firing step (fireAll): the windows it
+// fired and those of them it emits.
+type firing struct {
+	o              *aggOp
+	fired, emitted []*winState
+}
+
+// fireItem is one group to emit in a firing of several aggregates: its
+// aggregate (an index into aggOperator.fire), window and group.
+type fireItem struct {
+	op  int
+	win window.Win
+	g   *aggGroup
 }
 
 // ReadsMarks implements MarkReader: windows fire after the row that moved the
@@ -1009,12 +1042,14 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 			cw, cwSet = wmv.I[i], !wmv.Null[i]
 		}
 		ao.at1 = i + 1
+		ao.row++
 		for k, o := range ao.ops {
 			taken := ao.taken[k]
 			if ao.pos[k] >= len(taken) || int(taken[ao.pos[k]]) != i {
 				continue
 			}
 			ao.pos[k]++
+			o.rowAt = ao.row
 			if !o.a.Grouped {
 				if o.rep != nil && o.rep.active && o.rep.replayed(b.Pos[i]) {
 					continue // its windowed rows were written already (I3)
@@ -1076,18 +1111,37 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 // fireDue fires every operator's windows that a watermark of wm makes due,
 // their rows as chunks at ao.at1.
 func (ao *aggOperator) fireDue(wm int64) error {
+	ao.fireStep(wm, false)
+	return nil
+}
+
+// fireStep fires, as one step, the windows a watermark of wm makes due in
+// every aggregate (all: every open one, and the GROUP BY and global
+// aggregates' rows, at the stream's end), their rows as chunks at ao.at1, in
+// SPEC 2.4's order across the aggregates (emitMerged).
+func (ao *aggOperator) fireStep(wm int64, all bool) {
+	due := ao.fire[:0]
 	for _, o := range ao.ops {
-		if !o.due(wm) {
+		if !all && !o.due(wm) || all && !o.a.Grouped {
 			continue
 		}
-		if _, err := o.fire(wm, false, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
-			return err
-		}
-		if ao.stopped {
-			return nil
+		if fired, emitted, ok := o.take(wm, all); ok {
+			due = append(due, firing{o, fired, emitted})
 		}
 	}
-	return nil
+	ao.fire = due
+	switch len(due) {
+	case 0:
+	case 1:
+		o := due[0].o
+		o.emitWindows(due[0].emitted, func(n int) (bool, error) { return ao.emitRows(o, n), nil })
+	default:
+		ao.emitMerged(due)
+	}
+	for k := range due {
+		due[k].o.finish(due[k].fired)
+		due[k] = firing{}
+	}
 }
 
 // finishParts sets the pushed batch's parts (the router's, then the late
@@ -1179,17 +1233,7 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 	for _, o := range ao.ops {
 		o.used = 0
 	}
-	for _, o := range ao.ops {
-		if !all && !o.due(wm) || all && !o.a.Grouped {
-			continue
-		}
-		if _, err := o.fire(wm, all, func(n int) (bool, error) { return ao.emitRows(o, n), nil }); err != nil {
-			return err
-		}
-		if ao.stopped {
-			break
-		}
-	}
+	ao.fireStep(wm, all)
 	if len(ao.chunks) == 0 {
 		return nil
 	}
@@ -1202,6 +1246,60 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 		return errLimitReached
 	}
 	return err
+}
+
+// emitMerged emits the windows several aggregates fire in one step (SPEC 2.4):
+// ordered by window_end, then window_start, then the first row of each group
+// in its window, across the aggregates (firstAt), each run of one
+// aggregate's groups as one chunk of its rows; it stops at the main query's
+// LIMIT.
+func (ao *aggOperator) emitMerged(due []firing) {
+	items := ao.fireItems[:0]
+	for k, f := range due {
+		for _, ws := range f.emitted {
+			for _, g := range ws.groups {
+				items = append(items, fireItem{k, ws.win, g})
+			}
+		}
+	}
+	slices.SortStableFunc(items, func(x, y fireItem) int {
+		if c := cmp.Compare(x.win.End, y.win.End); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.win.Start, y.win.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.g.firstAt, y.g.firstAt)
+	})
+	n, cur := 0, -1
+	flush := func() bool {
+		if n == 0 {
+			return false
+		}
+		o := due[cur].o
+		stop := ao.emitRows(o, n)
+		for _, c := range o.row.Cols {
+			c.ResetArena()
+		}
+		n = 0
+		return stop
+	}
+	for _, it := range items {
+		if it.op != cur {
+			if flush() {
+				break
+			}
+			cur = it.op
+		}
+		due[cur].o.writeRow(n, it.win, it.g)
+		n++
+		if n == vector.Cap && flush() {
+			break
+		}
+	}
+	flush()
+	clear(items)
+	ao.fireItems = items[:0]
 }
 
 // Finish implements Operator: the stream's end (watermark +∞) fires every open

@@ -215,12 +215,15 @@ func readsWatermark(e *plan.Expr) bool {
 // partial aggregates, one per aggregate of the job (aggOperator.ops' order),
 // and where the merge must fire.
 type paggOut struct {
-	ops   []*aggOp
-	rows  int64 // rows decoded (Stats.Rows)
-	dirty bool  // a malformed row, too many late rows: the merge decodes the chunk again
-	err   error // the chain's error, or ctx's
-	wm    int64 // the chunk's own watermark after its last row (L), when wmSet
-	wmSet bool
+	ops []*aggOp
+	// rowEnd is the job-wide arrival number of the chunk's last row
+	// (paggOp.rowBase plus its rows): the merge moves aggOperator.row to it
+	rowEnd int64
+	rows   int64 // rows decoded (Stats.Rows)
+	dirty  bool  // a malformed row, too many late rows: the merge decodes the chunk again
+	err    error // the chain's error, or ctx's
+	wm     int64 // the chunk's own watermark after its last row (L), when wmSet
+	wmSet  bool
 	// the cuts, in row order: L after the row (cutWm[j]) and each partial
 	// aggregate's arrival number of that row (cutSeq[j·len(ops)+k])
 	cutWm  []int64
@@ -263,11 +266,14 @@ type paggOp struct {
 	taken [][]int32 // per aggregate: the rows it took
 	wm    int64     // the chunk's watermark so far (L), when wmSet
 	wmSet bool
-	base  int32   // the chunk's rows before the batch
-	lates []int64 // the batch's late rows: row<<8 | aggregate, sorted before they are kept
-	out   Routed
-	parts []Part
-	down  *Emitter
+	base  int32 // the chunk's rows before the batch
+	// rowBase is the job-wide arrival number before the chunk's first row
+	// (chunk k: k<<32; aggOp.rowAt, aggGroup.firstAt)
+	rowBase int64
+	lates   []int64 // the batch's late rows: row<<8 | aggregate, sorted before they are kept
+	out     Routed
+	parts   []Part
+	down    *Emitter
 }
 
 // ReadsMarks implements MarkReader: cuts are where the watermark moved.
@@ -297,6 +303,7 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 			if wm != nil {
 				cw, cwSet = wm.I[i], !wm.Null[i]
 			}
+			a.rowAt = po.rowBase + int64(po.base) + int64(i) + 1
 			late, err := a.add(b, int(i), cw, cwSet)
 			if err != nil {
 				return err
@@ -334,6 +341,7 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 		po.wm, po.wmSet = m.Value, true
 	}
 	po.base += int32(r.N)
+	o.rowEnd = po.rowBase + int64(po.base)
 	// On, as the aggregate pushes it: the aggregates' rows are not output rows.
 	po.out = *r
 	po.parts = append(po.parts[:0], r.Parts...)
@@ -528,6 +536,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 			for _, g := range ao.ops {
 				g.seq = max(g.seq, base)
 			}
+			ao.row = max(ao.row, base) // (the chunk's rows follow the chunks before it)
 			paraggChunksRedone.Add(1)
 			redone++
 			// The rest of the file takes the sequential path too once the
@@ -587,6 +596,7 @@ func (w *paggWorker) start(k int64, o *paggOut) {
 	o.lateRow, o.lateOp = o.lateRow[:0], o.lateOp[:0]
 	clear(o.lateN)
 	w.op.base, w.op.lates = 0, w.op.lates[:0]
+	w.op.rowBase = k << 32
 	for _, a := range o.ops {
 		a.seq = k << 32
 	}
@@ -673,6 +683,7 @@ func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool
 	if lv := liveOf(ctx); lv != nil && len(o.lateRow) > 0 {
 		lv.Late.Add(int64(len(o.lateRow)))
 	}
+	ao.row = max(ao.row, o.rowEnd) // (firstAt of the chunk's groups; the next chunk's rows come after)
 	for k, x := range o.ops {
 		ao.ops[k].seq = max(ao.ops[k].seq, x.seq)
 		ao.ops[k].rowsIn += x.rowsIn
@@ -751,7 +762,7 @@ func (o *aggOp) mergeFrom(x *aggOp, lim int64, moved []int) error {
 			}
 			o.keyBuf = append(o.keyBuf[:0], pg.keyb...)
 			h := o.newGroup(pg.hash)
-			h.first = pg.first
+			h.first, h.firstAt = pg.first, pg.firstAt
 			h.vals, pg.vals = pg.vals, h.vals
 			h.states, pg.states = pg.states, h.states
 			o.insert(ws, h)

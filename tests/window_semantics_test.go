@@ -29,6 +29,8 @@ func TestWindowSemantics(t *testing.T) {
 	ev := write("ev.csv", "a,1000\nx,2000\na,11000\nx,12000\na,25000\n")
 	num := write("num.csv", "a,1000,1.0\nb,,2.0\na,2500,NaN\nb,3000,-0.0\na,4000,0.0\nc,5000,NaN\n")
 	ddlEv := "CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='" + ev + "');\n"
+	ev2 := write("ev2.csv", "a,100,50\nb,200,5\nc,300,60\na,400,1\nd,2500,2\ne,4100,70\n")
+	ddlEv2 := "CREATE STREAM s (k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='" + ev2 + "');\n"
 	ddlNum := "CREATE STREAM p (k VARCHAR, ts BIGINT, x DOUBLE) WITH ('connector'='file', 'path'='" + num + "');\n"
 	cases := []struct {
 		name, script, stdout, stderr string
@@ -40,6 +42,17 @@ func TestWindowSemantics(t *testing.T) {
 		{"a LIMIT on the main query: an aggregating side branch emits nothing",
 			ddlEv + "SELECT COUNT(*) AS n INTO SIDE 'cnt' FROM s WHERE k = 'x';\nSELECT k FROM s LIMIT 1;",
 			"output,k\nmain,a\n", ""},
+		// SPEC 2.4: windows fired by one step in window_end, window_start,
+		// then first-row order, across the job's aggregates: at d@2500 both
+		// aggregates' [0,2000) fire, their groups by first row (x's a@100,
+		// main's b@200, x's c@300, main's a@400)
+		{"one step's windows of two aggregates in first-row order",
+			ddlEv2 + "SELECT window_start, k, COUNT(*) AS n INTO SIDE 'x' FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND)) WHERE v > 40 GROUP BY window_start, window_end, k;\n" +
+				"SELECT window_start, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k;",
+			"output,window_start,k,n\nx,0,a,1\noutput,window_start,k,n\nmain,0,b,1\nx,0,c,1\nmain,0,a,1\nmain,2000,d,1\nx,4000,e,1\n", ""},
+		{"two GROUP BY aggregates at the stream's end in first-row order",
+			ddlEv2 + "SELECT k, COUNT(*) AS n INTO SIDE 'g' FROM s WHERE v > 40 GROUP BY k;\nSELECT k, COUNT(*) AS n FROM s GROUP BY k;",
+			"output,k,n\ng,a,1\noutput,k,n\nmain,b,1\ng,c,1\nmain,a,1\nmain,d,1\ng,e,1\n", ""},
 		{"an aggregating side branch at the stream's end",
 			ddlEv + "SELECT COUNT(*) AS n INTO SIDE 'cnt' FROM s WHERE k = 'x';\nSELECT k FROM s WHERE ts > 20000;",
 			"output,k\nmain,a\noutput,n\ncnt,2\n", ""},
