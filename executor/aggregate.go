@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -1105,7 +1106,27 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 	}
 	ao.finishParts()
 	ao.countLate(ctx)
-	return ao.down.Push(ctx, port, out)
+	err := ao.down.Push(ctx, port, out)
+	if errors.Is(err, errLimitReached) {
+		ao.uncountCut()
+	}
+	return err
+}
+
+// uncountCut takes out of the late counts (SPEC 2.4's notices) the late rows
+// the main query's LIMIT cut from the batch (limitOp.cut trims the late parts
+// in place: they come after the row that ended the job).
+func (ao *aggOperator) uncountCut() {
+	j := ao.nb
+	for k, o := range ao.ops {
+		if o.lateIdx < 0 {
+			continue
+		}
+		if c := ao.counts[k]; c != nil && j < len(ao.parts) {
+			c.Rows -= int64(len(ao.lateSel[o.lateIdx]) - len(ao.parts[j].Sel))
+		}
+		j++
+	}
 }
 
 // fireDue fires every operator's windows that a watermark of wm makes due,

@@ -77,7 +77,10 @@ func (l *limitOp) cut(r *Routed, last int32) {
 		nc--
 	}
 	r.Chunks = r.Chunks[:nc]
-	for k := range r.Parts[:l.main] {
+	for k := range r.Parts { // the side branches', and the late parts after the router's
+		if k == l.main {
+			continue
+		}
 		p := &r.Parts[k]
 		n := len(p.Sel)
 		for n > 0 && p.Sel[n-1] > last {

@@ -156,6 +156,22 @@ var paraggRuns atomic.Int64
 // to the sequential path (for tests).
 var paraggChunksUsed, paraggChunksRedone atomic.Int64
 
+// paraggMaxWindowsPerRow is the most windows a row may belong to (HOP's
+// size/slide, CUMULATE's size/step) in a job on the parallel window
+// aggregate: a worker's partial holds every (window, group) its chunk's rows
+// touch, uncharged until merged, so a row of thousands of windows would make
+// each chunk in flight hold thousands of times its rows (and the sequential
+// path is not slower there: the windows' work is per row either way).
+const paraggMaxWindowsPerRow = 8
+
+// paraggMaxMergeWork bounds the merge of one chunk: it walks the chunk's
+// partial windows at each cut (a grid point of the windows' ends its
+// watermark crossed), so a chunk of many cuts and many windows (windows far
+// smaller than the time its rows span) is given back to the sequential path
+// when cuts × partial windows passes it. After such chunks the rest of the
+// file takes the sequential path (the rule of the chunks given back).
+const paraggMaxMergeWork = 1 << 20
+
 // paraggStateFloor is the least 'state.max-bytes' (bytes) with which a job
 // may take the parallel window aggregate: the default (tests lower it).
 var paraggStateFloor = DefaultStateMaxBytes
@@ -177,6 +193,9 @@ func paraggable(job *plan.Job) bool {
 		}
 		if k := window.KindOf(a.Window.Func); k == window.Session {
 			return false
+		}
+		if a.Window.Slide > 0 && a.Window.Size/a.Window.Slide > paraggMaxWindowsPerRow {
+			return false // (HOP, CUMULATE: see paraggMaxWindowsPerRow)
 		}
 		if readsWatermark(b.Where) || readsWatermark(a.Having) {
 			return false
@@ -607,18 +626,20 @@ func (w *paggWorker) start(k int64, o *paggOut) {
 
 // usable reports whether the merge may use o as the worker made it, with the
 // job's watermark wm (set) after the chunks before it: no row of it was late
-// or malformed, and no partial window ends at or before wm (see the doc
-// above).
+// or malformed, no partial window ends at or before wm (see the doc
+// above), and its merge is not too long (paraggMaxMergeWork).
 func (o *paggOut) usable(wm int64, set bool) bool {
 	if o.dirty {
 		return false
 	}
+	windows := 0
 	for _, a := range o.ops {
 		if set && a.minEnd <= wm {
 			return false
 		}
+		windows += len(a.open)
 	}
-	return true
+	return int64(len(o.cutWm))*int64(windows) <= paraggMaxMergeWork
 }
 
 // nearLimit reports whether the job's state (charged to b, the job's

@@ -7,7 +7,9 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -174,8 +176,8 @@ func TestLimitCutsAfterTheNthRow(t *testing.T) {
 		fn := []string{"TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND)", "HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)"}[round%2]
 		script := func(limit string) string {
 			return "CREATE STREAM s (k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='" + path + "');\n" +
-				"SELECT k, ts INTO SIDE 'tardy' FROM s WHERE ts < CURRENT_WATERMARK(ts);\n" +
-				"SELECT window_end, k, COUNT(*) AS n INTO SIDE 'w' FROM TABLE(" + fn + ") WHERE v > 50 GROUP BY window_start, window_end, k;\n" +
+				"SELECT k, ts INTO SIDE 'tardy' FROM s WHERE ts < CURRENT_WATERMARK(ts) AND v < 30;\n" +
+				"SELECT window_end, k, COUNT(*) AS n INTO SIDE 'w' FROM TABLE(" + fn + ") WHERE v > 50 GROUP BY window_start, window_end, k LATE INTO SIDE 'wlate';\n" +
 				"SELECT k, v INTO SIDE 'low' FROM s WHERE v < 10;\n" +
 				"SELECT k, ts FROM s" + limit + ";"
 		}
@@ -183,6 +185,11 @@ func TestLimitCutsAfterTheNthRow(t *testing.T) {
 			var out, errb bytes.Buffer
 			if code := cli.Run(context.Background(), []string{"--format", "csv", "-e", sql}, strings.NewReader(""), &out, &errb); code != 0 {
 				t.Fatalf("%s\nexit %d: %s", sql, code, errb.String())
+			}
+			// the late notice counts the late rows written (SPEC 2.4)
+			late := strings.Count(out.String(), "\nwlate,")
+			if m := regexp.MustCompile(`(\d+) late row\(s\) of the query .* sent to 'wlate'`).FindStringSubmatch(errb.String()); (m != nil) != (late > 0) || m != nil && m[1] != strconv.Itoa(late) {
+				t.Fatalf("%s\nwrote %d late rows to 'wlate'; stderr says %q", sql, late, errb.String())
 			}
 			return out.String()
 		}
