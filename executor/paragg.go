@@ -162,7 +162,7 @@ var paraggChunksUsed, paraggChunksRedone atomic.Int64
 // touch, uncharged until merged, so a row of thousands of windows would make
 // each chunk in flight hold thousands of times its rows (and the sequential
 // path is not slower there: the windows' work is per row either way).
-const paraggMaxWindowsPerRow = 8
+const paraggMaxWindowsPerRow = 16
 
 // paraggMaxMergeWork bounds the merge of one chunk: it walks the chunk's
 // partial windows at each cut (a grid point of the windows' ends its
@@ -617,6 +617,9 @@ func (w *paggWorker) start(k int64, o *paggOut) {
 	w.op.base, w.op.lates = 0, w.op.lates[:0]
 	w.op.rowBase = k << 32
 	for _, a := range o.ops {
+		// (o may hold the partials of a chunk the reader dropped unmerged:
+		// its guessed start was inside a quoted field)
+		a.resetPartial()
 		a.seq = k << 32
 	}
 	w.op.cur = o

@@ -346,3 +346,74 @@ func TestParallelAggregateNearStateLimit(t *testing.T) {
 		t.Fatalf("the job failed: %.500s", want)
 	}
 }
+
+// TestParallelAggregateBoundsItsWork: the parallel window aggregate leaves
+// out a HOP of more windows per row than paraggMaxWindowsPerRow (each chunk's
+// partials would hold its rows times their windows, uncharged), and gives
+// back to the sequential path the chunks whose merge would walk their many
+// partial windows at many cuts (a TUMBLE far smaller than the time between
+// rows: a window and a cut per row), with the same output as one CPU.
+func TestParallelAggregateBoundsItsWork(t *testing.T) {
+	var sb strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&sb, "d%d,%d,%d.5\n", i%3, 1_600_000_000_000+int64(i)*200, i%90)
+	}
+	ddl := "CREATE STREAM s (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '0.1' SECOND) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');\n"
+	for _, c := range []struct {
+		name, query string
+		onParagg    bool // the job runs on the parallel aggregate (else: not at all)
+		redone      bool // and gives chunks back (else: not checked)
+	}{
+		{"HOP of 2000 windows per row", "SELECT window_start, COUNT(*) AS c FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '0.01' SECOND, INTERVAL '20' SECOND)) GROUP BY window_start, window_end;", false, false},
+		{"HOP of 16 windows per row", "SELECT window_start, COUNT(*) AS c FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '16' SECOND)) GROUP BY window_start, window_end;", true, false},
+		{"TUMBLE of 10 ms over rows 200 ms apart", "SELECT window_start, deviceNo, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '0.01' SECOND)) GROUP BY window_start, window_end, deviceNo;", true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mc := morselCase{files: map[string]string{"sensors.csv": sb.String()}, format: "csv", script: ddl + c.query}
+			want, _ := runMorselCase(t, mc, 1, 0)
+			j0, _, redone0 := executor.ParaggRuns()
+			got, _ := runMorselCase(t, mc, 2, 128<<10) // (chunks of some 4,700 rows: 4,700 cuts by 4,700 windows)
+			j, _, redone := executor.ParaggRuns()
+			if (j > j0) != c.onParagg || c.redone && redone == redone0 {
+				t.Errorf("%d jobs on the parallel aggregate (want %v), %d chunks given back (want some: %v)", j-j0, c.onParagg, redone-redone0, c.redone)
+			}
+			if got != want || !strings.HasPrefix(want, "exit 0") {
+				t.Fatalf("parallel:\n%.1000s\nsequential:\n%.1000s", got, want)
+			}
+		})
+	}
+}
+
+// TestParallelAggregateLongQuotedRecords: a quoted field whose line breaks
+// span several chunks makes the chunk reader drop the chunks that start
+// inside it (their rows are not rows), valid or never closed; the workers'
+// partials of those chunks must not reach a later chunk's merge: the output
+// is one CPU's, over random places and lengths.
+func TestParallelAggregateLongQuotedRecords(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for round := range 6 {
+		n := 40_000 + r.IntN(40_000)
+		rows := make([]string, n)
+		for i := range rows {
+			rows[i] = fmt.Sprintf("g%d,%d,1.0,t", i%8, 1_600_000_000_000+int64(i)*10)
+		}
+		from := 100 + r.IntN(n/2)
+		to := from + 10_000 + r.IntN(n/3) // lines inside the field: 250 KB and more, longer than a chunk
+		rows[from] = fmt.Sprintf("g0,%d,1.0,\"start", 1_600_000_000_000+int64(from)*10)
+		if round%2 == 0 && to < n {
+			rows[to] = "end\"" // closed: one long record; else never closed: malformed to the end
+		}
+		script := "CREATE STREAM s (g VARCHAR, ts BIGINT, v DOUBLE, tag VARCHAR, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');\n" +
+			"SELECT window_start, g, COUNT(*) AS c, MAX(CHAR_LENGTH(tag)) AS l FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end, g;\n"
+		mc := morselCase{files: map[string]string{"x.csv": strings.Join(rows, "\n") + "\n"}, format: "csv", script: script}
+		want, _ := runMorselCase(t, mc, 1, 0)
+		j0, _, _ := executor.ParaggRuns()
+		got, _ := runMorselCase(t, mc, 2, []int64{0, 64 << 10}[round/3])
+		if j, _, _ := executor.ParaggRuns(); j == j0 {
+			t.Fatalf("round %d: the job did not run on the parallel aggregate", round)
+		}
+		if got != want {
+			t.Fatalf("round %d (field on lines %d-%d of %d): parallel:\n%.1500s\nsequential:\n%.1500s", round, from+1, to+1, n, got, want)
+		}
+	}
+}
