@@ -11,6 +11,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
+	"streamql/executor/textconv"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -300,6 +302,9 @@ func mismatch(sc *scope, n ast.Node, what string, l, r *Expr) error {
 }
 
 func (sc *scope) compare(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
+	if err := sc.timestampLiteral(n, l, r); err != nil {
+		return nil, err
+	}
 	l2, r2, ok := unify(l, r)
 	if !ok {
 		return nil, mismatch(sc, n, "compare", l, r)
@@ -311,6 +316,35 @@ func (sc *scope) compare(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
 		return nullExpr(catalog.Boolean), nil
 	}
 	return compareExpr(op, l2, r2), nil
+}
+
+// timestampLiteral returns a planning error when one side is a TIMESTAMP and
+// the other a text literal that is no TIMESTAMP (SPEC 1's forms): read as a
+// TIMESTAMP (SPEC 2) it would be NULL, and the comparison would drop every
+// row without a word. The error points at the literal and says how to write
+// one.
+func (sc *scope) timestampLiteral(n ast.Node, l, r *Expr) error {
+	for _, p := range [2][2]*Expr{{l, r}, {r, l}} {
+		ts, lit := p[0], p[1]
+		if ts.Type != catalog.Timestamp || lit.Type != catalog.Varchar || !lit.Const {
+			continue
+		}
+		v := expr.Fold(lit)
+		if v.Null {
+			continue
+		}
+		if _, ok := textconv.ParseTimestamp(v.S); !ok {
+			at := n
+			if be, isBin := n.(*ast.BinaryOperationExpr); isBin {
+				at = be.L // (the literal's side)
+				if lit == r {
+					at = be.R
+				}
+			}
+			return parser.Errorf(sc.pos(at), "'%s' is not a TIMESTAMP to compare %s with: write 2021-01-17 12:48:29[.123], ISO-8601 with T (2021-01-17T12:48[:29][Z|+01:00]) or epoch milliseconds", v.S, exprTextOf(ts))
+		}
+	}
+	return nil
 }
 
 func (sc *scope) arith(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {

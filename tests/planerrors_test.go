@@ -111,3 +111,23 @@ func TestUnlocatedClauseErrors(t *testing.T) {
 		{"window clause", decl + "SELECT k FROM s WHERE k IN ('a', 'b')\nWINDOW w AS (ORDER BY ts);", "windows are not supported", "line 3, column 1"},
 	})
 }
+
+// TestTimestampLiteralErrors: a text literal compared with a TIMESTAMP is read
+// as a TIMESTAMP (SPEC 2); one that is none of SPEC 1's forms is a planning
+// error naming it, not a NULL that silently drops every row; the forms SPEC 1
+// lists still compare.
+func TestTimestampLiteralErrors(t *testing.T) {
+	decl := "CREATE STREAM s (k VARCHAR, t TIMESTAMP) WITH ('connector'='values');\n"
+	checkPlanErrors(t, []planErrCase{
+		{"garbage", decl + "SELECT k FROM s WHERE t > 'garbage';", "'garbage' is not a TIMESTAMP", "line 2, column 27"},
+		{"a date alone", decl + "SELECT k FROM s WHERE t >= '2021-01-17';", "'2021-01-17' is not a TIMESTAMP", "line 2, column 28"},
+		{"literal first", decl + "SELECT k FROM s WHERE '2021-13-01 00:00:00' < t;", "'2021-13-01 00:00:00' is not a TIMESTAMP", "line 2, column 23"},
+		{"between", decl + "SELECT k FROM s WHERE t BETWEEN '2021-01-17 00:00:00' AND 'soon';", "'soon' is not a TIMESTAMP", "line 2, column 23"},
+	})
+	for _, lit := range []string{"'2021-01-17 12:48:29'", "'2021-01-17T12:48Z'", "'1610887709000'", "NULL"} {
+		_, errs, code := runScripts(t, []string{"q.sql"}, map[string]string{"q.sql": decl + "SELECT k FROM s WHERE t > " + lit + ";"})
+		if code != 0 {
+			t.Errorf("t > %s: exit %d: %s", lit, code, errs)
+		}
+	}
+}
