@@ -40,14 +40,12 @@ type aggOp struct {
 	bySess  map[string][]*winState // SESSION: open sessions per partition key
 	keyBuf  []byte
 	pkBuf   []byte
-	wins    []window.Win
 	keys    []*vector.Vec // per batch: the keys of the taken rows
 	args    []*vector.Vec
 	pkeys   []*vector.Vec
 	row     *vector.Batch // aggregate rows (or windowed rows) to emit
 	sel     []int32
 	fireBuf []*winState
-	grpBuf  []*aggGroup
 	bytes   int64 // state charged to acct
 	// the chunks of fired rows made in the current batch (aggOperator)
 	outTypes []catalog.Type
@@ -217,11 +215,10 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 	}
 	if o.kind == window.Tumble {
 		// one window per row: the last row's when t falls in it (rows come
-		// mostly in time order), else the one Assign gives
+		// mostly in time order), else the one window.Nth gives
 		ws := o.lastWs
 		if ws == nil || t < ws.win.Start || t >= ws.win.End {
-			o.wins = window.Assign(o.wins[:0], window.Tumble, w.Size, w.Slide, w.Offset, t)
-			win := o.wins[0]
+			win := window.Nth(window.Tumble, w.Size, w.Slide, w.Offset, t, 0)
 			if cwSet && win.End <= cw {
 				return true, nil // its window fired
 			}
@@ -725,51 +722,6 @@ func (o *aggOp) finish(fired []*winState) {
 	clear(fired)
 }
 
-// emitWindows writes the groups of the fired windows (sorted) as aggregate rows,
-// groups of windows with the same bounds (sessions of several keys) ordered by
-// their first rows.
-func (o *aggOp) emitWindows(fired []*winState, emit func(n int) (bool, error)) (bool, error) {
-	n := 0
-	flush := func() (bool, error) {
-		if n == 0 {
-			return false, nil
-		}
-		k := n
-		n = 0
-		stop, err := emit(k)
-		for _, c := range o.row.Cols {
-			c.ResetArena()
-		}
-		return stop, err
-	}
-	for s := 0; s < len(fired); {
-		e := s + 1
-		for e < len(fired) && fired[e].win == fired[s].win {
-			e++
-		}
-		groups := fired[s].groups
-		if e-s > 1 {
-			groups = o.grpBuf[:0]
-			for _, ws := range fired[s:e] {
-				groups = append(groups, ws.groups...)
-			}
-			slices.SortFunc(groups, func(x, y *aggGroup) int { return cmp.Compare(x.first, y.first) })
-			o.grpBuf = groups[:0]
-		}
-		for _, g := range groups {
-			o.writeRow(n, fired[s].win, g)
-			n++
-			if n == vector.Cap {
-				if stop, err := flush(); stop || err != nil {
-					return stop, err
-				}
-			}
-		}
-		s = e
-	}
-	return flush()
-}
-
 // writeRow writes group g of window win as row n of o.row.
 func (o *aggOp) writeRow(n int, win window.Win, g *aggGroup) {
 	a := o.a
@@ -1025,11 +977,8 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 			// the watermark after the previous batch's last row
 			ao.pending = false
 			ao.at1 = int(r.Sel[0])
-			if err := ao.fireDue(wmv.I[r.Sel[0]]); err != nil || ao.stopped {
-				if err == nil {
-					err = ao.cut(ctx, port, int(r.Sel[0])-1)
-				}
-				return err
+			if ao.fireStep(wmv.I[r.Sel[0]], false); ao.stopped {
+				return ao.cut(ctx, port, int(r.Sel[0])-1)
 			}
 		}
 	}
@@ -1097,10 +1046,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 		if !moved {
 			continue
 		}
-		if err := ao.fireDue(wm); err != nil {
-			return err
-		}
-		if ao.stopped {
+		if ao.fireStep(wm, false); ao.stopped {
 			return ao.cut(ctx, port, i)
 		}
 	}
@@ -1129,13 +1075,6 @@ func (ao *aggOperator) uncountCut() {
 	}
 }
 
-// fireDue fires every operator's windows that a watermark of wm makes due,
-// their rows as chunks at ao.at1.
-func (ao *aggOperator) fireDue(wm int64) error {
-	ao.fireStep(wm, false)
-	return nil
-}
-
 // fireStep fires, as one step, the windows a watermark of wm makes due in
 // every aggregate (all: every open one, and the GROUP BY and global
 // aggregates' rows, at the stream's end), their rows as chunks at ao.at1, in
@@ -1151,14 +1090,7 @@ func (ao *aggOperator) fireStep(wm int64, all bool) {
 		}
 	}
 	ao.fire = due
-	switch len(due) {
-	case 0:
-	case 1:
-		o := due[0].o
-		o.emitWindows(due[0].emitted, func(n int) (bool, error) { return ao.emitRows(o, n), nil })
-	default:
-		ao.emitMerged(due)
-	}
+	ao.emitMerged(due)
 	for k := range due {
 		due[k].o.finish(due[k].fired)
 		due[k] = firing{}
@@ -1269,7 +1201,7 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 	return err
 }
 
-// emitMerged emits the windows several aggregates fire in one step (SPEC 2.4):
+// emitMerged emits the windows the aggregates fire in one step (SPEC 2.4):
 // ordered by window_end, then window_start, then the first row of each group
 // in its window, across the aggregates (firstAt), each run of one
 // aggregate's groups as one chunk of its rows; it stops at the main query's

@@ -148,6 +148,9 @@ SELECT window_start, COUNT(*) AS n, LISTAGG(l.k) AS ks FROM TABLE(TUMBLE(TABLE l
 	}
 }
 
+// lateNotice is the stderr notice of the late rows sent to 'wlate' (SPEC 2.4).
+var lateNotice = regexp.MustCompile(`(\d+) late row\(s\) of the query .* sent to 'wlate'`)
+
 // TestLimitCutsAfterTheNthRow checks SPEC 2.4's LIMIT rule for every n over
 // random event-time inputs: when the main query's n-th row ends the job,
 // nothing after that row is emitted, not even the windows its own watermark
@@ -182,16 +185,16 @@ func TestLimitCutsAfterTheNthRow(t *testing.T) {
 				"SELECT k, ts FROM s" + limit + ";"
 		}
 		run := func(sql string) string {
-			var out, errb bytes.Buffer
-			if code := cli.Run(context.Background(), []string{"--format", "csv", "-e", sql}, strings.NewReader(""), &out, &errb); code != 0 {
-				t.Fatalf("%s\nexit %d: %s", sql, code, errb.String())
+			out, errs, code := runSQL(t, nil, sql, "--format", "csv")
+			if code != 0 {
+				t.Fatalf("%s\nexit %d: %s", sql, code, errs)
 			}
 			// the late notice counts the late rows written (SPEC 2.4)
-			late := strings.Count(out.String(), "\nwlate,")
-			if m := regexp.MustCompile(`(\d+) late row\(s\) of the query .* sent to 'wlate'`).FindStringSubmatch(errb.String()); (m != nil) != (late > 0) || m != nil && m[1] != strconv.Itoa(late) {
-				t.Fatalf("%s\nwrote %d late rows to 'wlate'; stderr says %q", sql, late, errb.String())
+			late := strings.Count(out, "\nwlate,")
+			if m := lateNotice.FindStringSubmatch(errs); (m != nil) != (late > 0) || m != nil && m[1] != strconv.Itoa(late) {
+				t.Fatalf("%s\nwrote %d late rows to 'wlate'; stderr says %q", sql, late, errs)
 			}
-			return out.String()
+			return out
 		}
 		full := strings.SplitAfter(run(script("")), "\n")
 		mains := 0
@@ -225,16 +228,9 @@ func TestLimitCutsAfterTheNthRow(t *testing.T) {
 // against 'state.max-bytes' as they are made, so a HOP of 86,400,000 windows
 // per row stops at the limit (SPEC 1) instead of making them all first.
 func TestManyWindowsPerRow(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "one.csv")
-	if err := os.WriteFile(path, []byte("a,3600000\nb,3600500\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ddl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='" + path + "');\n"
+	ddl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='one.csv');\n"
 	run := func(sql string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := cli.Run(context.Background(), []string{"--format", "csv", "-e", sql}, strings.NewReader(""), &out, &errb)
-		return out.String(), errb.String(), code
+		return runSQL(t, map[string]string{"one.csv": "a,3600000\nb,3600500\n"}, sql, "--format", "csv")
 	}
 	out, errs, code := run(ddl + "SELECT k, window_start, window_end FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '1' HOUR));")
 	if code != 0 {

@@ -39,40 +39,14 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// Assign appends to dst the windows holding t (SPEC 2.4's table) and returns it:
-// TUMBLE the one [k·size + offset, … + size); HOP every [k·slide + offset, … +
-// size) holding t, in window-start order; CUMULATE, with start = k·size + offset,
-// every [start, start + j·step) holding t, j = 1 … size/step, by end. slide is
-// the step for CUMULATE and unused by TUMBLE. Session windows are not assigned
-// here (the operator merges them).
-func Assign(dst []Win, k Kind, size, slide, offset, t int64) []Win {
-	switch k {
-	case Tumble:
-		s := floorDiv(t-offset, size)*size + offset
-		return append(dst, Win{s, s + size})
-	case Hop:
-		last := floorDiv(t-offset, slide)
-		first := floorDiv(t-offset-size, slide) + 1
-		for j := first; j <= last; j++ {
-			s := j*slide + offset
-			dst = append(dst, Win{s, s + size})
-		}
-		return dst
-	case Cumulate:
-		s := floorDiv(t-offset, size)*size + offset
-		for e := s + slide; e <= s+size; e += slide {
-			if t < e {
-				dst = append(dst, Win{s, e})
-			}
-		}
-		return dst
-	}
-	return dst
-}
-
-// Count returns how many windows hold t (Assign's length) without making
-// them: a HOP of size/slide windows per row, say 86,400,000 for a slide of
-// 1 ms and a size of a day, must not be held in memory to be walked.
+// Count returns how many windows hold t (SPEC 2.4's table): TUMBLE the one
+// [k·size + offset, … + size); HOP every [k·slide + offset, … + size) holding
+// t; CUMULATE, with start = k·size + offset, every [start, start + j·step)
+// holding t, j = 1 … size/step. slide is the step for CUMULATE and unused by
+// TUMBLE; session windows are not assigned here (the operator merges them).
+// Nth gives them one at a time, so the windows of a row are walked, never
+// made: a HOP of size/slide windows per row, say 86,400,000 for a slide of
+// 1 ms and a size of a day, is never held in memory.
 func Count(k Kind, size, slide, offset, t int64) int64 {
 	switch k {
 	case Tumble:
@@ -86,7 +60,8 @@ func Count(k Kind, size, slide, offset, t int64) int64 {
 	return 0
 }
 
-// Nth returns the j-th window holding t (0 <= j < Count), in Assign's order.
+// Nth returns the j-th window holding t (0 <= j < Count): HOP's in
+// window-start order, CUMULATE's by end.
 func Nth(k Kind, size, slide, offset, t, j int64) Win {
 	switch k {
 	case Hop:

@@ -131,11 +131,7 @@ func opText(o *executor.OpStats) string {
 	if o == nil {
 		return "not run"
 	}
-	rate := 0.0
-	if o.Nanos > 0 {
-		rate = float64(o.RowsIn) / (float64(o.Nanos) / 1e9)
-	}
-	return fmt.Sprintf("in %d, out %d rows, %s, %.0f rows/s", o.RowsIn, o.RowsOut, millis(o.Nanos), rate)
+	return inOutText(o.RowsIn, o.RowsOut, o.Nanos)
 }
 
 // aggText is the aggregate line of one branch (SPEC 3): the rows its branch
@@ -146,11 +142,17 @@ func aggText(w *executor.WindowAnalysis, o *executor.OpStats) string {
 	if o == nil {
 		return "not run"
 	}
+	return inOutText(w.Rows, w.RowsOut, o.Nanos)
+}
+
+// inOutText is an operator's rows in and out, its time (ns) and its rate of
+// rows in per second.
+func inOutText(in, out, nanos int64) string {
 	rate := 0.0
-	if o.Nanos > 0 {
-		rate = float64(w.Rows) / (float64(o.Nanos) / 1e9)
+	if nanos > 0 {
+		rate = float64(in) / (float64(nanos) / 1e9)
 	}
-	return fmt.Sprintf("in %d, out %d rows, %s, %.0f rows/s", w.Rows, w.RowsOut, millis(o.Nanos), rate)
+	return fmt.Sprintf("in %d, out %d rows, %s, %.0f rows/s", in, out, millis(nanos), rate)
 }
 
 // rowCount renders n rows: "1 row", "2 rows".
