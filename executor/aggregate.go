@@ -1063,15 +1063,10 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 // the main query's LIMIT cut from the batch (limitOp.cut trims the late parts
 // in place: they come after the row that ended the job).
 func (ao *aggOperator) uncountCut() {
-	j := ao.nb
 	for k, o := range ao.ops {
-		if o.lateIdx < 0 {
-			continue
+		if c := ao.counts[k]; c != nil && o.lateIdx >= 0 {
+			c.Rows -= int64(len(ao.lateSel[o.lateIdx]) - len(ao.parts[o.latePt].Sel))
 		}
-		if c := ao.counts[k]; c != nil && j < len(ao.parts) {
-			c.Rows -= int64(len(ao.lateSel[o.lateIdx]) - len(ao.parts[j].Sel))
-		}
-		j++
 	}
 }
 
