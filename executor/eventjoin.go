@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"time"
 
@@ -103,41 +104,36 @@ func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *S
 	}
 	leftCh := make(chan leftMsg)
 	ack := make(chan struct{})
+	b := vector.NewBatch(job.BatchTypes)
+	var bad []BadRow
+	read := func() leftMsg { // the probe source's next batch (valid until the next read)
+		bad = bad[:0]
+		err := src.Next(b, &bad)
+		return leftMsg{b: b, bad: bad, err: err}
+	}
 	var next func() leftMsg // the probe source read on the job's goroutine (nil: by the reader below)
 	if replayerOf(src) != nil {
-		b := vector.NewBatch(job.BatchTypes)
-		var bad []BadRow
-		next = func() leftMsg {
-			bad = bad[:0]
-			err := src.Next(b, &bad)
-			return leftMsg{b: b, bad: bad, err: err}
-		}
-		ack = nil // (leftCh is never sent on: it only stands for the stream not ended)
+		next, ack = read, nil // (leftCh is never sent on: it only stands for the stream not ended)
+	} else {
+		g.Go(func() error {
+			for {
+				m := read()
+				select {
+				case leftCh <- m:
+				case <-gctx.Done():
+					return nil
+				}
+				if m.err != nil && !errors.Is(m.err, ErrWaiting) {
+					return nil
+				}
+				select {
+				case <-ack:
+				case <-gctx.Done():
+					return nil
+				}
+			}
+		})
 	}
-	g.Go(func() error {
-		if next != nil {
-			return nil
-		}
-		b := vector.NewBatch(job.BatchTypes)
-		var bad []BadRow
-		for {
-			bad = bad[:0]
-			err := src.Next(b, &bad)
-			select {
-			case leftCh <- leftMsg{b: b, bad: bad, err: err}:
-			case <-gctx.Done():
-				return nil
-			}
-			if err != nil && !errors.Is(err, ErrWaiting) {
-				return nil
-			}
-			select {
-			case <-ack:
-			case <-gctx.Done():
-				return nil
-			}
-		}
-	})
 	err := holdAndRoute(gctx, job, src, sink, stats, probers, timed, leftCh, next, ack, notify, acct)
 	cancel()
 	// A build reader's error cancels gctx, so holdAndRoute may report only
@@ -175,14 +171,16 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	lv := liveOf(ctx)
 	wm.live = lv.probe(job)
 	et := st.EventTime
-	hold := &holder{types: heldTypes(job), acct: acct, stamp: ch.stats[0], wcol: job.WatermarkCol}
+	hold := &holder{acct: acct, stamp: ch.stats[0], wcol: -1}
 	defer hold.release()
 	var rep *replay // a group source's replay of the held rows (nil: none)
 	if next != nil && agg == nil {
 		rep = newHeldReplay(src, ch, hold)
 	}
-	if c := job.WatermarkCol; rep != nil && c >= 0 {
-		hold.types[c] = job.BatchTypes[c] // (the hold frontier's w is its first held row's stamp)
+	hold.types = heldTypes(job, -1)
+	if rep != nil && job.WatermarkCol >= 0 {
+		// the hold frontier's w is its first held row's stamp
+		hold.types, hold.wcol = heldTypes(job, job.WatermarkCol), job.WatermarkCol
 	}
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch, agg)
@@ -257,8 +255,8 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			cut = r.cutAt
 			if cut >= 0 { // the rows after the LIMIT's last row were not used: held for the replay
 				c.next = cut + 1
-				c.bad = bad0[heldFrom(len(bad0), func(i int) int { return bad0[i].At }, cut):]
-				j := heldFrom(len(badAt0), func(i int) int { return badAt0[i] }, cut)
+				c.bad = bad0[sort.Search(len(bad0), func(i int) bool { return bad0[i].At > cut }):]
+				j := sort.Search(len(badAt0), func(i int) bool { return badAt0[i] > cut })
 				c.badAt, c.badPos = badAt0[j:], badPos0[j:]
 				rep.touch()
 			}
@@ -281,7 +279,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	drain := func(cause error) error {
 		// (not with an aggregate behind the join: a released row's stamp may
 		// fire a window that an undecided row would have joined)
-		if rep != nil || next != nil || handBack || agg != nil || len(hold.held) == 0 {
+		if next != nil || handBack || agg != nil || len(hold.held) == 0 { // (next: a group source, replayed)
 			return cause
 		}
 		for _, p := range probers {
@@ -530,10 +528,14 @@ type holder struct {
 
 // heldTypes returns the layout of held chunks: the job's batch types, with
 // catalog.Unknown (a NULL-only vector) for each column no branch reads, the
-// event time excepted (SPEC 2.2: held rows keep only what the query needs).
-func heldTypes(job *plan.Job) []catalog.Type {
+// event time excepted (SPEC 2.2: held rows keep only what the query needs),
+// and column keep too when it is >= 0 (a replay's stamps).
+func heldTypes(job *plan.Job, keep int) []catalog.Type {
 	need := make([]bool, len(job.BatchTypes))
 	need[job.Stream.EventTime] = true
+	if keep >= 0 {
+		need[keep] = true
+	}
 	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
 		if b == nil {
 			continue
@@ -683,16 +685,6 @@ func (h *holder) limitError(err error, timed []*timedBuild) error {
 	return le
 }
 
-// heldFrom returns the first of n malformed rows, in order, whose At (at(i))
-// is above cut: the rows of a LIMIT's release that were not used.
-func heldFrom(n int, at func(i int) int, cut int) int {
-	i := 0
-	for i < n && at(i) <= cut {
-		i++
-	}
-	return i
-}
-
 // heldFirst is what a replay needs of the rows of one partition the holder
 // holds (replay.Hold, replay.Emitted): off, the smallest offset of a held
 // row, good or malformed (e_p); and, when a good row is held (stamped), the
@@ -714,7 +706,7 @@ type heldFirst struct {
 func (h *holder) firstAll(dst map[int32]heldFirst) {
 	for _, c := range h.held {
 		var cw *vector.Vec
-		if h.wcol >= 0 && h.wcol < len(c.b.Cols) {
+		if h.wcol >= 0 {
 			cw = c.b.Cols[h.wcol]
 		}
 		for i := c.next; i < c.b.N; i++ {

@@ -265,12 +265,12 @@ func TestStateLimitBuildKeys(t *testing.T) {
 // branches read, and the event time (issue 9 item 2).
 func TestHeldRowsKeepNeededColumns(t *testing.T) {
 	job := planEventJoin(t, "SELECT l.ts FROM l SEMI JOIN r ON l.ts = r.ts;", 0, 0)
-	types := heldTypes(job)
+	types := heldTypes(job, -1)
 	if types[0] != catalog.Unknown || types[1] != catalog.BigInt || types[2] != catalog.Unknown {
 		t.Errorf("held types %v, want k and the watermark column dropped", types)
 	}
 	job = planEventJoin(t, "SELECT l.k, CURRENT_WATERMARK(l.ts) AS w FROM l SEMI JOIN r ON l.k = r.k;", 0, 0)
-	if types := heldTypes(job); types[0] != catalog.Varchar || types[1] != catalog.BigInt || types[2] != catalog.BigInt {
+	if types := heldTypes(job, -1); types[0] != catalog.Varchar || types[1] != catalog.BigInt || types[2] != catalog.BigInt {
 		t.Errorf("held types %v, want every column", types)
 	}
 }
