@@ -240,8 +240,8 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 	// (walked, not made: a HOP of size/slide windows per row may have
 	// millions, whose groups count against 'state.max-bytes' as they come)
 	took := false
-	for j, n := int64(0), window.Count(o.kind, w.Size, w.Slide, w.Offset, t); j < n; j++ {
-		win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, j)
+	win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, 0)
+	for j, n := int64(0), window.Count(o.kind, w.Size, w.Slide, w.Offset, t); j < n; j, win = j+1, window.Next(o.kind, win, w.Slide) {
 		if cwSet && win.End <= cw {
 			continue // fired: the row joins the open ones only
 		}
@@ -822,8 +822,8 @@ func (o *aggOp) windowRows(b *vector.Batch, i int, from int64) (n int, more bool
 		c.ResetArena()
 	}
 	base := o.a.WindowBase
-	for k := 0; k < vector.Cap && from+int64(k) < count; k++ {
-		win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, from+int64(k))
+	win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, from)
+	for k := 0; k < vector.Cap && from+int64(k) < count; k, win = k+1, window.Next(o.kind, win, w.Slide) {
 		o.row.AppendRows(b, i, i+1)
 		for c, v := range [3]int64{win.Start, win.End, win.End - 1} {
 			o.row.Cols[base+c].I[k], o.row.Cols[base+c].Null[k] = v, false
@@ -1210,15 +1210,13 @@ func (ao *aggOperator) emitMerged(due []firing) {
 			}
 		}
 	}
-	slices.SortStableFunc(items, func(x, y fireItem) int {
-		if c := cmp.Compare(x.win.End, y.win.End); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.win.Start, y.win.Start); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.g.firstAt, y.g.firstAt)
-	})
+	sorted := len(due) == 1 // (one aggregate: its windows by end and start, each's groups in first-row order)
+	for k := 1; sorted && k < len(due[0].emitted); k++ {
+		sorted = due[0].emitted[k].win != due[0].emitted[k-1].win // (sessions of several keys may share bounds)
+	}
+	if !sorted {
+		ao.sortItems(items)
+	}
 	n, cur := 0, -1
 	flush := func() bool {
 		if n == 0 {
@@ -1248,6 +1246,20 @@ func (ao *aggOperator) emitMerged(due []firing) {
 	flush()
 	clear(items)
 	ao.fireItems = items[:0]
+}
+
+// sortItems orders a firing's groups by window_end, window_start, then first
+// row across the aggregates (SPEC 2.4), stably.
+func (ao *aggOperator) sortItems(items []fireItem) {
+	slices.SortStableFunc(items, func(x, y fireItem) int {
+		if c := cmp.Compare(x.win.End, y.win.End); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.win.Start, y.win.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.g.firstAt, y.g.firstAt)
+	})
 }
 
 // Finish implements Operator: the stream's end (watermark +∞) fires every open

@@ -179,7 +179,7 @@ var paraggStateFloor = DefaultStateMaxBytes
 // paraggable reports whether job may run on the parallel window aggregate
 // (see the list above; the source is checked by runParagg).
 func paraggable(job *plan.Job) bool {
-	if runtime.GOMAXPROCS(0) < 2 || !prefetchable(job) {
+	if !prefetchable(job) { // (2 CPUs or more)
 		return false
 	}
 	bs := jobBranches(job)
@@ -191,7 +191,7 @@ func paraggable(job *plan.Job) bool {
 		if a == nil || !a.Grouped || a.Window == nil || b.Join != nil {
 			return false
 		}
-		if k := window.KindOf(a.Window.Func); k == window.Session {
+		if window.KindOf(a.Window.Func) == window.Session {
 			return false
 		}
 		if a.Window.Slide > 0 && a.Window.Size/a.Window.Slide > paraggMaxWindowsPerRow {
@@ -283,9 +283,8 @@ type paggOp struct {
 	pos   []int     // per aggregate: its taken rows before the current mark
 	seq0  []int64   // per aggregate: its arrival number before the batch
 	taken [][]int32 // per aggregate: the rows it took
-	wm    int64     // the chunk's watermark so far (L), when wmSet
-	wmSet bool
-	base  int32 // the chunk's rows before the batch
+	wmSet bool      // the chunk has a watermark (L) so far
+	base  int32     // the chunk's rows before the batch
 	// rowBase is the job-wide arrival number before the chunk's first row
 	// (chunk k: k<<32; aggOp.rowAt, aggGroup.firstAt)
 	rowBase int64
@@ -357,7 +356,7 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 				o.cutSeq = append(o.cutSeq, po.seq0[k]+int64(po.pos[k]))
 			}
 		}
-		po.wm, po.wmSet = m.Value, true
+		po.wmSet = true
 	}
 	po.base += int32(r.N)
 	o.rowEnd = po.rowBase + int64(po.base)
@@ -549,9 +548,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 		}
 		base := c.Index << 32
 		if near := o.nearLimit(budget); near || !o.usable(p.c.assign.wm, p.c.assign.set) {
-			for _, x := range o.ops {
-				x.resetPartial()
-			}
+			// (its partials are dropped when a worker starts the next chunk in o: paggWorker.start)
 			for _, g := range ao.ops {
 				g.seq = max(g.seq, base)
 			}
@@ -623,7 +620,7 @@ func (w *paggWorker) start(k int64, o *paggOut) {
 		a.seq = k << 32
 	}
 	w.op.cur = o
-	w.op.wm, w.op.wmSet = 0, false
+	w.op.wmSet = false
 	w.c.assign.wm, w.c.assign.set = 0, false // the chunk's own watermark (L), from unset
 }
 
@@ -710,8 +707,7 @@ func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool
 	ao.row = max(ao.row, o.rowEnd) // (firstAt of the chunk's groups; the next chunk's rows come after)
 	for k, x := range o.ops {
 		ao.ops[k].seq = max(ao.ops[k].seq, x.seq)
-		ao.ops[k].rowsIn += x.rowsIn
-		x.resetPartial()
+		ao.ops[k].rowsIn += x.rowsIn // (x is reset when a worker starts the next chunk in o)
 	}
 	return nil
 }

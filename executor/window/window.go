@@ -74,3 +74,13 @@ func Nth(k Kind, size, slide, offset, t, j int64) Win {
 	s := floorDiv(t-offset, size)*size + offset
 	return Win{s, s + size}
 }
+
+// Next returns the window after w among those holding a time, in Nth's order
+// (Nth(j+1) from Nth(j), without a division): HOP's next start, CUMULATE's
+// next end. TUMBLE has one window: its Next is not defined.
+func Next(k Kind, w Win, slide int64) Win {
+	if k == Cumulate {
+		return Win{w.Start, w.End + slide}
+	}
+	return Win{w.Start + slide, w.End + slide}
+}

@@ -5,11 +5,17 @@ import (
 	"testing"
 )
 
-// walk returns the windows of t, Count of them by Nth.
-func walk(k Kind, size, slide, offset, t int64) []Win {
+// walk returns the windows of t, Count of them by Nth, and fails t when
+// Next does not step from each to the next.
+func walk(tt *testing.T, k Kind, size, slide, offset, t int64) []Win {
+	tt.Helper()
 	var ws []Win
 	for j := range Count(k, size, slide, offset, t) {
-		ws = append(ws, Nth(k, size, slide, offset, t, j))
+		w := Nth(k, size, slide, offset, t, j)
+		if j > 0 && Next(k, ws[j-1], slide) != w {
+			tt.Fatalf("%v size %d slide %d offset %d t %d: Next(%v) = %v, Nth(%d) = %v", k, size, slide, offset, t, ws[j-1], Next(k, ws[j-1], slide), j, w)
+		}
+		ws = append(ws, w)
 	}
 	return ws
 }
@@ -42,7 +48,7 @@ func TestAssign(t *testing.T) {
 		{"cumulate negative offset", Cumulate, 10, 5, -2, -3, []Win{{-12, -2}}},
 	}
 	for _, c := range cases {
-		if got := walk(c.k, c.size, c.slide, c.offset, c.t); !reflect.DeepEqual(got, c.want) {
+		if got := walk(t, c.k, c.size, c.slide, c.offset, c.t); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: the windows of t=%d (Count, Nth) = %v, want %v", c.name, c.t, got, c.want)
 		}
 	}
@@ -77,7 +83,7 @@ func TestAssignBruteForce(t *testing.T) {
 					}
 				}
 			}
-			if got := walk(p.k, p.size, p.slide, p.offset, tv); !reflect.DeepEqual(got, want) {
+			if got := walk(t, p.k, p.size, p.slide, p.offset, tv); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%+v t=%d: got %v, want %v", p, tv, got, want)
 			}
 		}
