@@ -306,14 +306,10 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 	})
 }
 
-// MalformedNotices returns the lines that tell how many malformed rows a job
-// skipped or sent to a side output, one per stream that had some (SPEC 1,
-// 'errors'), then one per windowed query with late rows (SPEC 2.4), without
-// the queries' positions: see JobNotices.
-func MalformedNotices(stats executor.Stats) []string { return JobNotices(nil, stats) }
-
-// JobNotices returns MalformedNotices' lines for a job that ran with stats; a
-// late-rows line then names its query by its script and the statement's line
+// JobNotices returns the lines that tell how many malformed rows a job that
+// ran with stats skipped or sent to a side output, one per stream that had
+// some (SPEC 1, 'errors'), then one per windowed query with late rows (SPEC
+// 2.4); a late-rows line names its query by its script and the statement's line
 // and column in it ("q.sql, line 3, column 1") as well as by its (shortened) text, so two windowed queries of one
 // job read apart (SPEC 2.4: stderr gets one line per query with late rows). The
 // CLI prints them on stderr. job may be nil.

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -313,12 +312,7 @@ func (s *Session) readScript(ctx context.Context, sc *scriptCtx, c *dotCmd) erro
 		return exitError(exitInterrupt)
 	}
 	if err != nil {
-		var pe *parser.Error
-		if errors.As(err, &pe) {
-			printError(s.Stderr, "%s", parser.FormatError(path, string(b), pe))
-		} else {
-			printError(s.Stderr, "%s", err.Error())
-		}
+		printParseError(s.Stderr, path, string(b), err)
 		return exitError(exitPlanning)
 	}
 	if code := s.ExecScript(ctx, inner, filepath.Dir(path)); code != exitOK {

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"streamql/internal/termtext"
+	"streamql/parser"
 )
 
 // printError writes one error to w (stderr) as "error: " and the message made
@@ -15,6 +17,18 @@ import (
 // reaches stderr, covers them all. Text already escaped is left as it is.
 func printError(w io.Writer, format string, args ...any) {
 	fmt.Fprintln(w, "error: "+termtext.String(fmt.Sprintf(format, args...), termtext.Message))
+}
+
+// printParseError writes the error of parsing the script name (its text src)
+// to w: a *parser.Error with its line, column, source line and caret (SPEC
+// 4), any other error as its text.
+func printParseError(w io.Writer, name, src string, err error) {
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		printError(w, "%s", parser.FormatError(name, src, pe))
+		return
+	}
+	printError(w, "%s", err.Error())
 }
 
 // printNotice writes one line of a job's notices (malformed and late rows,

@@ -262,12 +262,7 @@ func (r *repl) exec(text string) {
 	r.guard(func(ctx context.Context) {
 		sc, err := parser.Parse("repl", text)
 		if err != nil {
-			var pe *parser.Error
-			if errors.As(err, &pe) {
-				printError(r.sess.Stderr, "%s", parser.FormatError("", text, pe))
-			} else {
-				printError(r.sess.Stderr, "%s", err.Error())
-			}
+			printParseError(r.sess.Stderr, "", text, err)
 			return
 		}
 		sc.Name = "" // errors read "line L, column C:" (FormatError), not "... of repl"

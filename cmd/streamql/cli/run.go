@@ -161,12 +161,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitInterrupt
 		}
 		if err != nil {
-			var pe *parser.Error
-			if errors.As(err, &pe) {
-				printError(stderr, "%s", parser.FormatError(in.name, in.text, pe))
-			} else {
-				printError(stderr, "%s", err.Error())
-			}
+			printParseError(stderr, in.name, in.text, err)
 			return exitPlanning
 		}
 		scripts[i] = sc
