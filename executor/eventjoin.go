@@ -435,16 +435,7 @@ var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time
 // held rows of job, which aggregates (agg not nil), come from more than one
 // partition.
 func aggOverParts(job *plan.Job, agg *aggOperator, wm *watermarker) error {
-	if agg == nil || wm.parts == nil {
-		return nil
-	}
-	n := 0 // the partitions a row came from
-	for _, t := range wm.parts.last {
-		if t != wm.parts.start {
-			n++
-		}
-	}
-	if n < 2 && len(wm.parts.live) < 2 { // (live: the partitions the source reads, when it knows them)
+	if agg == nil || wm.parts == nil || wm.parts.partitions() < 2 {
 		return nil
 	}
 	return fmt.Errorf("stream %s: %w", job.Stream.Name, ErrJoinAggregateParts)
@@ -595,14 +586,7 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 	if k := len(h.held); k > 0 && h.held[k-1].b.N+n <= vector.Cap {
 		c = h.held[k-1]
 	} else {
-		var dst *vector.Batch
-		if k := len(h.free); k > 0 {
-			dst, h.free = h.free[k-1], h.free[:k-1]
-		} else {
-			dst = vector.NewBatch(h.types)
-		}
-		dst.Reset()
-		c = &heldChunk{b: dst}
+		c = &heldChunk{b: h.newBatch()}
 		h.held = append(h.held, c)
 	}
 	off := c.b.N
@@ -639,8 +623,27 @@ func (h *holder) pop() {
 	h.held[0] = nil
 	h.held = h.held[1:]
 	h.rows -= int64(c.b.N)
-	_ = h.acct.Grow(-c.bytes)
+	h.recycle(c)
 	h.rep.touch()
+}
+
+// newBatch returns an empty batch of the held layout, a routed chunk's when
+// one is free.
+func (h *holder) newBatch() *vector.Batch {
+	var b *vector.Batch
+	if k := len(h.free); k > 0 {
+		b, h.free = h.free[k-1], h.free[:k-1]
+	} else {
+		b = vector.NewBatch(h.types)
+	}
+	b.Reset()
+	return b
+}
+
+// recycle gives back the bytes of chunk c, which the holder no longer holds,
+// and keeps its batch for reuse (up to maxFree).
+func (h *holder) recycle(c *heldChunk) {
+	_ = h.acct.Grow(-c.bytes)
 	if len(h.free) < maxFree {
 		h.free = append(h.free, c.b)
 	}
@@ -756,8 +759,7 @@ func (h *holder) drop(p int32) {
 		// rank[i-c.next]: the good rows kept before row i, the At of a
 		// malformed row before row i in the new chunk
 		rank := make([]int, c.b.N-c.next+1)
-		dst := vector.NewBatch(h.types)
-		dst.Reset()
+		dst := h.newBatch()
 		for i := c.next; i < c.b.N; i++ {
 			rank[i-c.next] = dst.N
 			if !of(c.b.Pos[i]) {
@@ -784,11 +786,9 @@ func (h *holder) drop(p int32) {
 		}
 		nc.nbad = len(nc.badAt)
 		h.rows += int64(dst.N - c.b.N)
-		_ = h.acct.Grow(-c.bytes)
-		if len(h.free) < maxFree {
-			h.free = append(h.free, c.b)
-		}
+		h.recycle(c)
 		if dst.N == 0 && len(nc.badAt) == 0 {
+			h.recycle(nc) // (no bytes charged yet)
 			continue
 		}
 		nc.bytes = batchBytes(dst)

@@ -106,6 +106,18 @@ func (pw *partWatermarks) forget(p int32) {
 	pw.fw[p], pw.fwSet[p] = 0, false
 }
 
+// partitions returns how many partitions the source reads: those a row came
+// from, or those it says it reads when that is more (its last batch's list).
+func (pw *partWatermarks) partitions() int {
+	n := 0
+	for _, t := range pw.last {
+		if t != pw.start {
+			n++
+		}
+	}
+	return max(n, len(pw.live))
+}
+
 // min returns the minimum watermark of the counted partitions that are not
 // idle at now; ok is false when one of them has none yet, or none counts.
 func (pw *partWatermarks) min(now time.Time) (m int64, ok bool) {

@@ -361,13 +361,10 @@ var kafkaProperties = map[string]kafkaProperty{
 	"delivery.timeout.ms":    msProp('p', func(d time.Duration) kgo.Opt { return kgo.RecordDeliveryTimeout(d) }),
 	"transaction.timeout.ms": msProp('p', func(d time.Duration) kgo.Opt { return kgo.TransactionTimeout(d) }),
 	"max.in.flight.requests.per.connection": {'p', func(v string, o *kafkaOpts) error {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("'%s' is not a positive integer", v)
-		}
-		o.inFlight = int32(n)
-		o.producer = append(o.producer, kgo.MaxProduceRequestsInflightPerBroker(int(n)))
-		return nil
+		return intProp('p', func(n int32) kgo.Opt {
+			o.inFlight = n // (check: idempotence allows 1)
+			return kgo.MaxProduceRequestsInflightPerBroker(int(n))
+		}).apply(v, o)
 	}},
 	"retries": {'p', func(v string, o *kafkaOpts) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
