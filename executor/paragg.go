@@ -394,16 +394,7 @@ func nextPoint(v, step, offset int64) int64 {
 		}
 		return v + 1
 	}
-	return offset + (floorDiv(v-offset, step)+1)*step
-}
-
-// floorDiv is ⌊a / b⌋ for b > 0.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
+	return offset + (window.FloorDiv(v-offset, step)+1)*step
 }
 
 // Watermark implements Operator: the chunk's events pass on.

@@ -83,8 +83,7 @@ func (st *State) AddOp(op Op, sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	case OpMaxI:
 		st.maxI(v.I[i], seq)
 	case OpSumI:
-		st.n++
-		st.addInt(v.I[i])
+		st.sumI(v.I[i])
 	case OpSumF:
 		return st.sumF(v.F[i])
 	default:
@@ -139,9 +138,7 @@ func AddBatch(op Op, sp *Spec, v *vector.Vec, c int, states [][]State, rows []in
 	case OpSumI:
 		for k, i := range rows {
 			if !v.Null[i] {
-				st := &states[k][c]
-				st.n++
-				st.addInt(v.I[i])
+				states[k][c].sumI(v.I[i])
 			}
 		}
 	case OpSumF:
@@ -171,6 +168,12 @@ func (st *State) maxF(x float64, seq int64) {
 		st.f, st.seq = x, seq
 	}
 	st.n++
+}
+
+// sumI adds the BIGINT x to SUM's exact sum (agg.addInt) and counts it.
+func (st *State) sumI(x int64) {
+	st.n++
+	st.addInt(x)
 }
 
 func (st *State) minI(x int64, seq int64) {

@@ -30,8 +30,9 @@ func KindOf(name string) Kind {
 	return Tumble
 }
 
-// floorDiv is ⌊a / b⌋ for b > 0.
-func floorDiv(a, b int64) int64 {
+// FloorDiv is ⌊a / b⌋ for b > 0 (window starts align to the epoch for
+// negative times too).
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && (a < 0) {
 		q--
@@ -52,10 +53,10 @@ func Count(k Kind, size, slide, offset, t int64) int64 {
 	case Tumble:
 		return 1
 	case Hop:
-		return floorDiv(t-offset, slide) - (floorDiv(t-offset-size, slide) + 1) + 1
+		return FloorDiv(t-offset, slide) - (FloorDiv(t-offset-size, slide) + 1) + 1
 	case Cumulate:
-		s := floorDiv(t-offset, size)*size + offset
-		return size/slide - floorDiv(t-s, slide)
+		s := FloorDiv(t-offset, size)*size + offset
+		return size/slide - FloorDiv(t-s, slide)
 	}
 	return 0
 }
@@ -65,13 +66,13 @@ func Count(k Kind, size, slide, offset, t int64) int64 {
 func Nth(k Kind, size, slide, offset, t, j int64) Win {
 	switch k {
 	case Hop:
-		s := (floorDiv(t-offset-size, slide)+1+j)*slide + offset
+		s := (FloorDiv(t-offset-size, slide)+1+j)*slide + offset
 		return Win{s, s + size}
 	case Cumulate:
-		s := floorDiv(t-offset, size)*size + offset
-		return Win{s, s + (floorDiv(t-s, slide)+1+j)*slide}
+		s := FloorDiv(t-offset, size)*size + offset
+		return Win{s, s + (FloorDiv(t-s, slide)+1+j)*slide}
 	}
-	s := floorDiv(t-offset, size)*size + offset
+	s := FloorDiv(t-offset, size)*size + offset
 	return Win{s, s + size}
 }
 
