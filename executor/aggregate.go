@@ -264,6 +264,40 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 	return !took, nil
 }
 
+// tumbleRun is add for the rows of taken that need nothing but their
+// group's accumulators, in a loop without add's calls (the parallel
+// aggregate's partials: o.batched, TUMBLE, no replay): each row falls in the
+// window of the row before (o.lastWs), which its CURRENT_WATERMARK (wm's
+// value at the row; nil: none) has not fired, and its group there is found.
+// It returns how many rows of taken it added, stopping at the first other
+// one, which add then takes.
+func (o *aggOp) tumbleRun(b *vector.Batch, taken []int32, wm *vector.Vec) int {
+	ws := o.lastWs
+	if ws == nil || !o.batched || o.kind != window.Tumble || o.rep != nil {
+		return 0
+	}
+	tv := b.Cols[o.a.Window.TimeCol]
+	start, end := ws.win.Start, ws.win.End
+	for k, i := range taken {
+		if tv.Null[i] {
+			return k
+		}
+		if t := tv.I[i]; t < start || t >= end {
+			return k
+		}
+		if wm != nil && !wm.Null[i] && end <= wm.I[i] {
+			return k // late
+		}
+		g, _ := o.findGroup(ws, int(i))
+		if g == nil {
+			return k
+		}
+		o.seq++
+		o.pendStates, o.pendRows, o.pendSeqs = append(o.pendStates, g.states), append(o.pendRows, i), append(o.pendSeqs, o.seq)
+	}
+	return len(taken)
+}
+
 func (o *aggOp) openWindow(win window.Win, pkey string) *winState {
 	var ws *winState
 	if n := len(o.freeWins); n > 0 {

@@ -83,10 +83,17 @@ func allRows(n int) []int32 {
 }
 
 // BenchmarkDecode: CSV text → typed column batch (csvdec), one batch per op.
-func BenchmarkDecode(b *testing.B) {
+func BenchmarkDecode(b *testing.B) { benchDecode(b, false) }
+
+// BenchmarkDecodeNoText is BenchmarkDecode into batches that keep no source
+// text (vector.Batch.NoText: an aggregating job's).
+func BenchmarkDecodeNoText(b *testing.B) { benchDecode(b, true) }
+
+func benchDecode(b *testing.B, noText bool) {
 	job := planSplitJob(b)
 	src := newEndlessSource(job)
 	batch := vector.NewBatch(job.BatchTypes)
+	batch.NoText = noText
 	var bad []BadRow
 	var rows int64
 	b.SetBytes(int64(float64(len(sensorbench.CSV(1000))) / 1000 * vector.Cap))

@@ -316,7 +316,13 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 		po.taken[k], po.pos[k], po.seq0[k] = taken, 0, a.seq
 		a.rowsIn += int64(len(taken))
 		a.prepare(b, taken)
-		for _, i := range taken {
+		for x := 0; x < len(taken); x++ {
+			if n := a.tumbleRun(b, taken[x:], wm); n > 0 {
+				if x += n; x == len(taken) {
+					break
+				}
+			}
+			i := taken[x]
 			cw, cwSet := int64(0), false
 			if wm != nil {
 				cw, cwSet = wm.I[i], !wm.Null[i]
@@ -521,7 +527,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 		w.chunk(ctx, c, o)
 		o.stats, o.parts, o.outputs = w.c.copyStats(o.stats, o.parts, o.outputs)
 	}
-	cr := ps.Parallel(job.BatchTypes, n, chunked.Options{ChunkSize: size, Work: work})
+	cr := ps.Parallel(job.BatchTypes, n, chunked.Options{ChunkSize: size, Work: work, NoText: true})
 	if cr == nil {
 		return false, nil
 	}

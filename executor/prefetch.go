@@ -76,6 +76,7 @@ func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) e
 		g := &group{}
 		for k := range g.b {
 			g.b[k] = vector.NewBatch(job.BatchTypes)
+			g.b[k].NoText = onlyAggregates(job)
 			for _, v := range g.b[k].Cols {
 				if v.Type == catalog.Varchar {
 					v.Arena = make([]byte, 0, arenaSize) // grows for longer text

@@ -221,6 +221,7 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 		return runPrefetched(ctx, job, src, p)
 	}
 	b := vector.NewBatch(job.BatchTypes)
+	b.NoText = onlyAggregates(job)
 	var bad []BadRow
 	for {
 		if err := ctx.Err(); err != nil {
@@ -496,6 +497,19 @@ func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 
 // jobBranches returns job's side branches in declaration order, then its main
 // query when it has one: the order of the router's parts.
+// onlyAggregates reports whether every branch of job is an aggregate, so
+// its input rows reach an output only as late or malformed rows, and its
+// batches need not keep their source texts (vector.Batch.NoText).
+func onlyAggregates(job *plan.Job) bool {
+	bs := jobBranches(job)
+	for _, b := range bs {
+		if b.Agg == nil {
+			return false
+		}
+	}
+	return len(bs) > 0
+}
+
 func jobBranches(job *plan.Job) []*plan.Branch {
 	bs := append([]*plan.Branch{}, job.Branches...)
 	if job.Main != nil {

@@ -158,6 +158,9 @@ type Options struct {
 	// whose decoding failed, are not used: the merge decodes the chunk again
 	// and gives its rows itself (NextChunk).
 	Work func(worker int, c *Chunk)
+	// NoText sets vector.Batch.NoText on every batch the Reader gives: its
+	// user copies no source text, so the decoders need not keep it.
+	NoText bool
 }
 
 // Chunk is one chunk of the file as Options.Work gets it: Work decodes its
@@ -191,6 +194,7 @@ type Reader struct {
 	maxRedo int
 	overrun int64
 	types   []catalog.Type
+	noText  bool // Options.NoText
 	workFn  func(worker int, c *Chunk)
 
 	free  chan *result
@@ -249,7 +253,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	s = max(s, 16)
 	r := &Reader{
 		f: f, size: size, chunk: s, nchunks: max((size+s-1)/s, 1),
-		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types, workFn: opts.Work,
+		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types, noText: opts.NoText, workFn: opts.Work,
 		stop: make(chan struct{}), redo: redo,
 	}
 	if r.maxRedo == 0 {
@@ -272,12 +276,13 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 		r.ring[i] = make(chan *result, 1)
 		res := &result{}
 		for range per {
-			res.grow(types)
+			res.grow(types, r.noText)
 		}
 		r.free <- res
 	}
 	r.line = 1
 	r.liveB = vector.NewBatch(types)
+	r.liveB.NoText = r.noText
 	r.wg.Add(len(decs))
 	for i, d := range decs {
 		go r.work(i, d)
@@ -540,7 +545,7 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 		default:
 		}
 		if res.n == len(res.b) {
-			res.grow(r.types)
+			res.grow(r.types, r.noText)
 		}
 		i := res.n
 		res.bad[i] = res.bad[i][:0]
@@ -626,9 +631,10 @@ func (c *Chunk) Next() (*vector.Batch, []records.BadRow, error) {
 // chunk is merged (its lines counted as Next's positions).
 func (c *Chunk) Bad() []records.BadRow { return c.res.flat }
 
-// grow adds a batch of types to res.
-func (res *result) grow(types []catalog.Type) {
+// grow adds a batch of types to res (vector.Batch.NoText: noText).
+func (res *result) grow(types []catalog.Type, noText bool) {
 	b := vector.NewBatch(types)
+	b.NoText = noText
 	for _, v := range b.Cols {
 		if v.Type == catalog.Varchar {
 			v.Arena = make([]byte, 0, 16<<10)

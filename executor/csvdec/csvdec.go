@@ -98,6 +98,7 @@ type Decoder struct {
 	optErr error
 
 	hasVarchar bool
+	plainKinds bool // every column is one plainRow decodes
 
 	// The record the last scan found: it has a quoted field; it ends inside
 	// an unclosed quote; it holds no quote at all, scanned in one call (so a
@@ -152,6 +153,7 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 			d.hasVarchar = true
 		}
 	}
+	d.plainKinds = plainKinds(types)
 	d.fields = make([]field, 0, len(types)+1)
 	d.init(r)
 	return d
@@ -191,18 +193,22 @@ func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 // source texts where they are the printed form (vector.Vec.Text; allocated
 // on b's first Decode), and b.Line the records that are byte for byte the
 // rows' csv encoding (vector.Batch.Line, with the decoder's delimiter; kept
-// when the quote is '"', the one the csv encoder quotes). VARCHAR values,
+// when the quote is '"', the one the csv encoder quotes), neither of them
+// when b.NoText is set. VARCHAR values,
 // those texts and BadRow.Raw point into
 // the decoder's buffer or the vectors' arenas and are valid until the next call
 // of Decode. It returns io.EOF at the end of input, a read error, or the error
 // of an invalid delimiter or quote (see NewDecoder).
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 	for j, v := range b.Cols[:min(len(d.types), len(b.Cols))] {
+		if b.NoText {
+			break // (vector.Batch.NoText)
+		}
 		if v.Text == nil && (d.types[j] == catalog.BigInt || d.types[j] == catalog.Double) {
 			v.Text = make([][]byte, vector.Cap) // once per batch: setPlain keeps the texts
 		}
 	}
-	if b.Line == nil && d.quote == '"' {
+	if b.Line == nil && d.quote == '"' && !b.NoText {
 		b.Line = make([][]byte, vector.Cap) // once per batch: Record keeps the records' texts
 	}
 	err := d.r.Decode(b, bad)
@@ -355,22 +361,44 @@ func (f *format) Plain(b *vector.Batch, data []byte, base, rows, starts, maxRec 
 		q = len(data)
 	}
 	pos := 0
+	keepLine := b.Line != nil
 	for n < rows && pos < starts {
-		lf := bytes.IndexByte(data[pos:], '\n')
-		if lf < 0 || pos+lf > q {
-			break // incomplete, or a quote in it: Scan's
-		}
-		rec := data[pos : pos+lf]
-		if k := len(rec); k > 0 && rec[k-1] == '\r' {
-			rec = rec[:k-1]
-		}
-		if len(rec) == 0 || len(rec) > maxRec {
-			break // blank, or too long: the Reader's
-		}
 		row := b.N + n
-		ok, line := recordPlain(cols, row, rec, d.delim, &d.texts)
-		if !ok {
-			break // Record's
+		var rec []byte
+		var ok, line bool
+		lf := -1
+		if d.plainKinds {
+			lf, ok, line = plainRow(cols, row, data, pos, d.delim, &d.texts, keepLine)
+			if lf >= 0 {
+				if !ok || lf > q {
+					break // Record's, or a quote in it: Scan's
+				}
+				rec = data[pos:lf]
+				if k := len(rec); k > 0 && rec[k-1] == '\r' {
+					rec = rec[:k-1]
+				}
+				if len(rec) == 0 || len(rec) > maxRec {
+					break // blank, or too long: the Reader's
+				}
+				lf -= pos
+			}
+		}
+		if lf < 0 {
+			// (near the end of data: a word past the record is not in it)
+			lf = bytes.IndexByte(data[pos:], '\n')
+			if lf < 0 || pos+lf > q {
+				break // incomplete, or a quote in it: Scan's
+			}
+			rec = data[pos : pos+lf]
+			if k := len(rec); k > 0 && rec[k-1] == '\r' {
+				rec = rec[:k-1]
+			}
+			if len(rec) == 0 || len(rec) > maxRec {
+				break // blank, or too long: the Reader's
+			}
+			if ok, line = recordPlain(cols, row, rec, d.delim, &d.texts); !ok {
+				break // Record's
+			}
 		}
 		if b.Line != nil {
 			var l []byte

@@ -1,6 +1,7 @@
 package csvdec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
@@ -168,8 +169,12 @@ func (t *shortTexts) valid(b []byte) bool {
 	if t == nil || n == 0 || n > 8 || cap(b) < 8 {
 		return utf8.Valid(b)
 	}
-	w := binary.LittleEndian.Uint64(b[:8])
-	if n < 8 {
+	return t.validWord(binary.LittleEndian.Uint64(b[:8]), b)
+}
+
+// validWord is valid for b of 1 to 8 bytes, w the 8 bytes at its start.
+func (t *shortTexts) validWord(w uint64, b []byte) bool {
+	if n := len(b); n < 8 {
 		w &= 1<<(8*uint(n)) - 1
 	}
 	if w&swarHi == 0 {
@@ -311,6 +316,39 @@ func plainDecimal(b []byte) (x float64, frac int, ok bool) {
 	return float64(mant) / fastPow10[len(b)-frac-1], frac, true
 }
 
+// shortDecimal is plainDecimal for b of 1 to 8 bytes, w the 8 bytes at its
+// start, without a loop: the '.' is found in the word and taken out, and the
+// digits left are read as one word of eight (eightDigits, padded with leading
+// zeros). Same results as plainDecimal for every such b.
+func shortDecimal(w uint64, b []byte) (x float64, frac int, ok bool) {
+	n := uint(len(b))
+	if n < 8 {
+		w &= 1<<(8*n) - 1
+	}
+	const dotPat = '.' * swarLo
+	dots := zeroBytes(w ^ dotPat) // (the bytes past b are 0: never '.')
+	digits, k := w, n
+	frac = -1
+	if dots != 0 {
+		p := uint(bits.TrailingZeros64(dots) >> 3)
+		if dots&(dots-1) != 0 || p == 0 || p == n-1 {
+			return 0, -1, false // two dots, or one first or last
+		}
+		low := uint64(1)<<(8*p) - 1
+		digits = w&low | w>>8&^low
+		k, frac = n-1, int(p)
+	}
+	// the k digits moved to the top of a word whose other bytes are '0'
+	mant, ok := eightDigits(digits<<(8*(8-k)) | 0x3030303030303030>>(8*k))
+	if !ok {
+		return 0, -1, false
+	}
+	if frac < 0 {
+		return float64(mant), -1, true
+	}
+	return float64(mant) / fastPow10[k-uint(frac)], frac, true
+}
+
 // javaPlain reports whether b, a decimal plainDecimal read (frac the index of
 // its '.'), is byte for byte how textconv.AppendDouble prints its value (SPEC 4
 // values: Java's Double.toString), so an encoder may copy it (vector.Vec.Text):
@@ -331,4 +369,126 @@ func javaPlain(b []byte, frac int) bool {
 		return b[2] != '0' || b[3] != '0' || (last > 3 && b[4] != '0')
 	}
 	return true
+}
+
+// plainRow is recordPlain for the record at data[s:], which needs no field
+// list and no second pass: each field's end (the next delimiter, or the LF
+// for the last column) is found a word at a time from its start, and its
+// first word serves its check. cols are the stream's columns, each VARCHAR,
+// BIGINT or DOUBLE (plainKinds). lf is the index of the record's LF in data:
+// the record is data[s:lf] without a CR before the LF; lf is -1 when a word
+// past the record would not be in data (the record near data's end: the
+// caller takes it the other way). ok and line are recordPlain's for that
+// record (keepLine false: line not computed); ok false leaves some of its
+// fields stored, and lf then is not meaningful but -1.
+func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts *shortTexts, keepLine bool) (lf int, ok, line bool) {
+	const lfPat = '\n' * swarLo
+	const crPat = '\r' * swarLo
+	dp := uint64(delim) * swarLo
+	last := len(cols) - 1
+	line = keepLine
+	for j, v := range cols {
+		if s+8 > len(data) {
+			return -1, false, false
+		}
+		w := binary.LittleEndian.Uint64(data[s:])
+		e, x := s, w
+		var m uint64
+		for {
+			if m = zeroBytes(x^dp) | zeroBytes(x^lfPat); m != 0 {
+				break
+			}
+			e += 8
+			if e+8 > len(data) {
+				return -1, false, false
+			}
+			x = binary.LittleEndian.Uint64(data[e:])
+		}
+		e += bits.TrailingZeros64(m) >> 3
+		f := data[s:e]
+		if data[e] == '\n' {
+			if j != last {
+				return 0, false, false // fewer fields than columns
+			}
+			if len(f) > 0 && f[len(f)-1] == '\r' {
+				f = f[:len(f)-1] // (the record ends in CRLF)
+			}
+		} else if j == last {
+			return 0, false, false // more fields than columns
+		}
+		switch v.Type {
+		case catalog.Varchar:
+			if len(f) > 0 && len(f) <= 8 {
+				if !texts.validWord(w, f) {
+					return 0, false, false
+				}
+				if keepLine && zeroBytes(w^crPat)&(1<<(8*uint(len(f)))-1) != 0 {
+					line = false // a CR is data in a field: not the csv encoding
+				}
+			} else {
+				if !utf8.Valid(f) {
+					return 0, false, false
+				}
+				if keepLine && (len(f) == 0 || bytes.IndexByte(f, '\r') >= 0) {
+					line = false
+				}
+			}
+			v.S[row] = f[:len(f):len(f)]
+		case catalog.BigInt:
+			x, ok := digitsInt(f)
+			if !ok {
+				return 0, false, false
+			}
+			v.I[row] = x
+			if v.Text != nil || keepLine {
+				printed := len(f) == 1 || f[0] != '0' // as strconv prints it
+				line = line && printed
+				if v.Text != nil {
+					var t []byte
+					if printed {
+						t = f[:len(f):len(f)]
+					}
+					v.Text[row] = t
+				}
+			}
+		default: // catalog.Double (plainKinds)
+			var x float64
+			var frac int
+			var ok bool
+			if len(f) > 0 && len(f) <= 8 {
+				x, frac, ok = shortDecimal(w, f)
+			} else {
+				x, frac, ok = plainDecimal(f)
+			}
+			if !ok {
+				return 0, false, false
+			}
+			v.F[row] = x
+			if v.Text != nil || keepLine {
+				printed := javaPlain(f, frac)
+				line = line && printed
+				if v.Text != nil {
+					var t []byte
+					if printed {
+						t = f[:len(f):len(f)]
+					}
+					v.Text[row] = t
+				}
+			}
+		}
+		v.Null[row] = false
+		s = e + 1
+	}
+	return s - 1, true, line
+}
+
+// plainKinds reports whether every type of types is one plainRow decodes:
+// VARCHAR, BIGINT or DOUBLE.
+func plainKinds(types []catalog.Type) bool {
+	for _, t := range types {
+		if t != catalog.Varchar && t != catalog.BigInt && t != catalog.Double {
+			return false
+		}
+	}
+	return len(types) > 0
 }

@@ -2,6 +2,7 @@ package csvdec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -204,5 +205,56 @@ func TestDigitsInt(t *testing.T) {
 	}
 	if _, ok := digitsInt([]byte("1234567890123456789")); ok {
 		t.Error("19 digits taken (may overflow)")
+	}
+}
+
+// TestShortDecimal: shortDecimal agrees with plainDecimal (and both with
+// strconv for what they take) on every text of 1 to 5 bytes over digits, '.',
+// and bytes next to them, and on random texts of 6 to 8 bytes, with any bytes
+// after the text in its word.
+func TestShortDecimal(t *testing.T) {
+	const alpha = "0123456789./:-e"
+	r := rand.New(rand.NewPCG(7, 11))
+	check := func(b []byte) {
+		buf := make([]byte, 8)
+		copy(buf, b)
+		for k := len(b); k < 8; k++ {
+			buf[k] = alpha[r.IntN(len(alpha))] // what follows in the input
+		}
+		w := binary.LittleEndian.Uint64(buf)
+		x, frac, ok := shortDecimal(w, buf[:len(b)])
+		wx, wfrac, wok := plainDecimal(b)
+		if ok != wok || ok && (math.Float64bits(x) != math.Float64bits(wx) || frac != wfrac) {
+			t.Fatalf("shortDecimal(%q) = %v, %d, %v; plainDecimal: %v, %d, %v", b, x, frac, ok, wx, wfrac, wok)
+		}
+		if ok {
+			if f, err := strconv.ParseFloat(string(b), 64); err != nil || f != x {
+				t.Fatalf("shortDecimal(%q) = %v, strconv: %v, %v", b, x, f, err)
+			}
+		}
+	}
+	var rec func(b []byte, n int)
+	rec = func(b []byte, n int) {
+		if len(b) > 0 {
+			check(b)
+		}
+		if len(b) == n {
+			return
+		}
+		for k := range len(alpha) {
+			rec(append(b, alpha[k]), n)
+		}
+	}
+	rec(nil, 5)
+	for range 300_000 {
+		n := 6 + r.IntN(3)
+		b := make([]byte, n)
+		for k := range b {
+			b[k] = alpha[r.IntN(11)] // digits and '.'
+		}
+		if r.IntN(4) == 0 {
+			b[r.IntN(n)] = alpha[r.IntN(len(alpha))]
+		}
+		check(b)
 	}
 }

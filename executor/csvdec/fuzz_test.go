@@ -177,3 +177,31 @@ func properties(t *testing.T, data []byte, sel, typesSel uint8) {
 		}
 	}
 }
+
+// FuzzPlainAgrees: for any input, the one-pass paths of unquoted records
+// (plainRow, recordPlain) give what the general path alone gives: the same
+// rows, values, number texts, malformed rows and rest of the input, with the
+// batches keeping their texts or not (vector.Batch.NoText).
+func FuzzPlainAgrees(f *testing.F) {
+	for _, s := range []string{"设备1,1610035289754,72.6\n设备2,1610035289762,9.6\r\n", "a,1,2\n,,\n1,2,3,4\nx\ry,5,.5\n", "b,00,1.\n", "a,\"1\",2\n"} {
+		f.Add([]byte(s), uint8(0), false)
+	}
+	typeSets := [][]catalog.Type{
+		{catalog.Varchar, catalog.BigInt, catalog.Double},
+		{catalog.Double, catalog.Double},
+		{catalog.BigInt, catalog.Varchar},
+		{catalog.Varchar},
+	}
+	f.Fuzz(func(t *testing.T, in []byte, sel uint8, noText bool) {
+		types := typeSets[int(sel)%len(typeSets)]
+		delim := []byte{',', ';'}[int(sel/4)%2]
+		opts := Options{Delimiter: delim, AllowRagged: sel&0x10 != 0}
+		fast := decodeForCompare(t, in, types, opts, delim, noText)
+		plainRecords = false
+		slow := decodeForCompare(t, in, types, opts, delim, noText)
+		plainRecords = true
+		if strings.Join(fast.rows, "\n") != strings.Join(slow.rows, "\n") || strings.Join(fast.texts, "\n") != strings.Join(slow.texts, "\n") || strings.Join(fast.bad, "\n") != strings.Join(slow.bad, "\n") {
+			t.Fatalf("the one-pass path gave\n%q\n%q\n%q\nthe general path\n%q\n%q\n%q", fast.rows, fast.texts, fast.bad, slow.rows, slow.texts, slow.bad)
+		}
+	})
+}

@@ -65,14 +65,17 @@ func randomCSV(r *rand.Rand, n, ncols int, delim byte) []byte {
 }
 
 // decodedRows is everything Decode gave over a whole input, the good rows as
-// the values' bits and texts.
+// the values' bits, and the numbers' texts (Vec.Text) apart.
 type decodedRows struct {
 	rows  []string
+	texts []string // per good row: its numbers' texts
 	bad   []string
 	lines int // good rows with a record text (Batch.Line)
 }
 
-func decodeForCompare(t *testing.T, in []byte, types []catalog.Type, opts Options, delim byte) decodedRows {
+// decodeForCompare decodes in whole into batches with vector.Batch.NoText
+// set to noText.
+func decodeForCompare(t *testing.T, in []byte, types []catalog.Type, opts Options, delim byte, noText bool) decodedRows {
 	t.Helper()
 	names := make([]string, len(types))
 	for j := range names {
@@ -80,6 +83,7 @@ func decodeForCompare(t *testing.T, in []byte, types []catalog.Type, opts Option
 	}
 	d := NewDecoder(bytes.NewReader(in), names, types, opts)
 	b := vector.NewBatch(types)
+	b.NoText = noText
 	cols := make([]catalog.Column, len(types))
 	for j, typ := range types {
 		cols[j] = catalog.Column{Name: names[j], Type: typ}
@@ -96,7 +100,7 @@ func decodeForCompare(t *testing.T, in []byte, types []catalog.Type, opts Option
 			t.Fatal(err)
 		}
 		for i := range b.N {
-			var row []byte
+			var row, texts []byte
 			row = append(row, []byte(string(rune(b.Pos[i])))...)
 			for _, v := range b.Cols {
 				row = append(row, '|')
@@ -113,11 +117,13 @@ func decodeForCompare(t *testing.T, in []byte, types []catalog.Type, opts Option
 				default:
 					row = vector.AppendValue(row, v.Type, v, i)
 				}
+				texts = append(texts, '|')
 				if v.Text != nil && v.Text[i] != nil {
-					row = append(append(row, " text "...), v.Text[i]...)
+					texts = append(texts, v.Text[i]...)
 				}
 			}
 			out.rows = append(out.rows, string(row))
+			out.texts = append(out.texts, string(texts))
 			if b.LineCols > 0 && b.Line[i] != nil {
 				out.lines++
 				if b.LineDelim != delim || b.LineCols != len(types) {
@@ -170,9 +176,9 @@ func TestPlainRecordsAgree(t *testing.T) {
 		// Small buffers for some: records cut by a fill, buffers grown.
 		bufSize = []int{initialBufSize, 64, 300, 4096}[k/5%4]
 		in := randomCSV(r, 200+r.IntN(400), len(types), delim)
-		fast := decodeForCompare(t, in, types, opts, delim)
+		fast := decodeForCompare(t, in, types, opts, delim, false)
 		plainRecords = false
-		slow := decodeForCompare(t, in, types, opts, delim)
+		slow := decodeForCompare(t, in, types, opts, delim, false)
 		plainRecords = true
 		if slow.lines != 0 {
 			t.Fatalf("the general path kept %d record texts", slow.lines)
@@ -185,6 +191,11 @@ func TestPlainRecordsAgree(t *testing.T) {
 				t.Fatalf("input %d row %d: %q, the general path %q", k, i, fast.rows[i], slow.rows[i])
 			}
 		}
+		for i := range fast.texts {
+			if fast.texts[i] != slow.texts[i] {
+				t.Fatalf("input %d row %d: texts %q, the general path %q", k, i, fast.texts[i], slow.texts[i])
+			}
+		}
 		for i := range fast.bad {
 			if fast.bad[i] != slow.bad[i] {
 				t.Fatalf("input %d bad row %d: %q, the general path %q", k, i, fast.bad[i], slow.bad[i])
@@ -194,6 +205,43 @@ func TestPlainRecordsAgree(t *testing.T) {
 	}
 	if lines < 10_000 {
 		t.Fatalf("only %d record texts kept", lines)
+	}
+}
+
+// TestNoTextSameValues decodes random input with edge values into batches
+// that keep their source texts and into batches that do not
+// (vector.Batch.NoText), on the one-pass path and the general one: the same
+// rows, values, malformed rows and rest of the input, and with NoText no
+// number's text and no record text.
+func TestNoTextSameValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 3))
+	types := []catalog.Type{catalog.Varchar, catalog.BigInt, catalog.Double}
+	texts := 0
+	for k := range 60 {
+		delim := []byte{',', ';'}[k%2]
+		opts := Options{Delimiter: delim, AllowRagged: k%7 == 3, Header: k%5 == 1}
+		in := randomCSV(r, 200+r.IntN(400), len(types), delim)
+		plainRecords = k%3 != 0
+		kept := decodeForCompare(t, in, types, opts, delim, false)
+		none := decodeForCompare(t, in, types, opts, delim, true)
+		plainRecords = true
+		if none.lines != 0 {
+			t.Fatalf("input %d: %d record texts kept under NoText", k, none.lines)
+		}
+		if strings.Join(none.rows, "\n") != strings.Join(kept.rows, "\n") || strings.Join(none.bad, "\n") != strings.Join(kept.bad, "\n") {
+			t.Fatalf("input %d: rows or malformed rows differ under NoText", k)
+		}
+		for i, s := range none.texts {
+			if strings.Trim(s, "|") != "" {
+				t.Fatalf("input %d row %d: texts %q kept under NoText", k, i, s)
+			}
+			if strings.Trim(kept.texts[i], "|") != "" {
+				texts++
+			}
+		}
+	}
+	if texts < 1000 {
+		t.Fatalf("only %d rows kept texts without NoText", texts)
 	}
 }
 

@@ -236,10 +236,18 @@ func (c *compiler) compile(e *plan.Expr) evalFunc {
 		k := int(e.Param)
 		return mapInt(c.compile(e.Args[0]), catalog.BigInt, func(a int64) (int64, bool) { return roundTens(a, k) })
 	case plan.OpAddInterval:
+		// (a loop of its own, not mapInt's call per row: a watermark's
+		// t - INTERVAL is evaluated for every row, SPEC 2.3)
 		delta := e.Param
-		return mapInt(c.compile(e.Args[0]), e.Type, func(a int64) (int64, bool) {
-			s := a + delta
-			return s, (a >= 0) != (delta >= 0) || (s >= 0) == (a >= 0)
+		x := c.compile(e.Args[0])
+		return derived(e.Type, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+			a := x(b, sel)
+			for _, i := range sel {
+				v := a.I[i]
+				s := v + delta
+				out.I[i] = s
+				out.Null[i] = a.Null[i] || (v >= 0) == (delta >= 0) && (s >= 0) != (v >= 0) // NULL, or overflow: NULL
+			}
 		})
 	case plan.OpCase:
 		return caseKernel(e.Type, c.args(e))

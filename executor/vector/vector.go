@@ -78,6 +78,13 @@ type Batch struct {
 	Line      [][]byte
 	LineCols  int
 	LineDelim byte
+	// NoText, set by the batch's owner, says no encoder will copy the rows'
+	// source texts (a job whose every output is an aggregate's, whose input
+	// rows reach an output only as late or malformed rows): a text decoder
+	// then keeps neither Line nor the numbers' Vec.Text, which saves their
+	// bookkeeping on every row, and an encoder formats the values (the same
+	// bytes, SPEC 4). Reset keeps it.
+	NoText    bool
 	lineArena []byte // backing of the lines OwnStrings copied
 }
 
