@@ -54,7 +54,7 @@ func TestCutLogModel(t *testing.T) {
 			cw := &WriteCounter{W: io.Discard}
 			f := &target{cw: cw, w: bufio.NewWriterSize(cw, 16+r.IntN(100))}
 			f.w.Write(make([]byte, r.IntN(10))) // its header
-			f.tag, f.base, headers[s] = c.tag(), f.length(), f.length()
+			f.tag, f.base, headers[s] = c.tag(), cutLen{n: f.length()}, f.length()
 			c.files = append(c.files, f)
 		}
 		var mainEnds []int64
@@ -97,7 +97,7 @@ func TestCutLogModel(t *testing.T) {
 					want = row.end
 				}
 			}
-			if n := f.keptAt(got); n != want {
+			if n := f.kept(got).n; n != want {
 				t.Fatalf("seed %d: side %d keeps %d bytes, want %d (stdout took %d of %d bytes, %d of %d main rows)", seed, s, n, want, out.N, mainAt, last, len(mainEnds))
 			}
 		}

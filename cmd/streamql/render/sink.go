@@ -30,9 +30,10 @@ type Config struct {
 	// Written, when not nil, counts the bytes write(2) accepted on stdout:
 	// it is the writer under Stdout's buffer (any buffer between them must
 	// be empty when the job starts and flush at every write, as the
-	// progress bar's does). With SideDir and a line format, when a write to
-	// stdout fails, the side files are cut back to the rows routed before
-	// the last main row it accepted whole (SPEC 4, cut.go).
+	// progress bar's does). With SideDir, when a write to stdout fails, the
+	// side files are cut back to the rows routed before the last main row it
+	// accepted whole, a table's file ending on a whole table (SPEC 4,
+	// cut.go).
 	Written *WriteCounter
 	// Chunk is the most rows a table holds before it is rendered, and Every the
 	// longest time rows wait (SPEC 4: 1000 rows or each second).
@@ -133,13 +134,14 @@ type target struct {
 	// a side file (its length at open included); tag is the tag of its last
 	// rows, base the length it keeps whatever comes, log its lengths at the
 	// epochs its rows crossed; at is its length before a chunk's bytes
-	// (addCut).
-	track uint8
-	cw    *WriteCounter
-	tag   int
-	base  int64
-	log   []cutLen
-	at    int64
+	// (addCut); rowTags the tags of a side file's rows waiting in rows.
+	track   uint8
+	cw      *WriteCounter
+	tag     int
+	base    cutLen
+	log     []cutLen
+	at      int64
+	rowTags []int
 }
 
 // sink implements executor.Sink for every format.
@@ -216,8 +218,11 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	}
 	s := &sink{cfg: cfg, job: job, tabular: cfg.Format == "table" || cfg.Format == "markdown", last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format), badTag: -1}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
-	if cfg.Written != nil && cfg.SideDir != "" && s.line != lineNone && job.Main != nil && job.Outputs[0].Sink == nil {
+	if cfg.Written != nil && cfg.SideDir != "" && (s.line != lineNone || s.tabular) && job.Main != nil && job.Outputs[0].Sink == nil {
 		s.cut = &cutLog{out: cfg.Written, w: cfg.Stdout, ends: make([]int64, 0, 256)}
+		if s.tabular {
+			s.cut.table = cfg.Format
+		}
 	}
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
@@ -274,7 +279,7 @@ func (s *sink) openFile(t *target) error {
 		s.writeHeader(t)
 	}
 	if s.cut != nil {
-		t.track, t.tag, t.base = trackSide, s.sideTag(), t.length()
+		t.track, t.tag, t.base = trackSide, s.sideTag(), cutLen{n: t.length()}
 		s.cut.files = append(s.cut.files, t)
 	}
 	return nil
@@ -374,14 +379,8 @@ func (s *sink) Rows(r *executor.Routed) error {
 				line = lines[i]
 				if t := direct[k]; t != nil && line != nil {
 					t.total++
-					if t.track == trackSide {
-						s.cut.sideRow(t, s.cut.tag())
-					}
-					if err := writeLine(t.w, line); err != nil {
+					if err := s.put(t, line, true); err != nil {
 						return err
-					}
-					if t.track == trackMain {
-						s.cut.mainRow()
 					}
 					continue
 				}
@@ -407,6 +406,27 @@ func (s *sink) Rows(r *executor.Routed) error {
 		return s.renderTables(false)
 	}
 	return nil
+}
+
+// put writes b, one row's line (ending in LF, or without it when lf: then
+// writeLine adds it), to t, and notes the row in the cut's log when t takes
+// part in it (cut.go: a side file's length before the row, a main row's end
+// after it). Every row of a line format is written here, and returns w's
+// error.
+func (s *sink) put(t *target, b []byte, lf bool) error {
+	if t.track == trackSide {
+		s.cut.sideRow(t, s.sideTag())
+	}
+	var err error
+	if lf {
+		err = writeLine(t.w, b)
+	} else {
+		_, err = t.w.Write(b)
+	}
+	if t.track == trackMain {
+		s.cut.mainRow()
+	}
+	return err
 }
 
 // writeLine writes line and a LF to w, in w's free buffer when it has room.
@@ -544,10 +564,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 			}
 		}
 		tr.endRow()
-		return s.added()
-	}
-	if t.track == trackSide {
-		s.cut.sideRow(t, s.cut.tag())
+		return s.added(t)
 	}
 	if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
 		b := s.buf[:0]
@@ -555,11 +572,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 			b = append(append(b, t.name...), "> "...)
 		}
 		s.buf = s.appendLine(b, t, p.Cols, i, line, plain)
-		err := s.write(t, s.buf)
-		if t.track == trackMain {
-			s.cut.mainRow()
-		}
-		return err
+		return s.write(t, s.buf)
 	}
 	if t.header && t.prefix {
 		s.writeHeader(t) // (before the line is built in t.w's buffer)
@@ -576,16 +589,19 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	if cap(b) != c0 {
 		s.buf = b[:0] // grown into new memory: kept for the next long line
 	}
-	_, err := t.w.Write(b)
-	if t.track == trackMain {
-		s.cut.mainRow()
-	}
-	return err
+	return s.put(t, b, false)
 }
 
-// added counts a row buffered for a table and renders the tables once they
+// added counts a row of t just buffered for a table, notes it in the cut's
+// log when t takes part in it (cut.go), and renders the tables once they
 // hold cfg.Chunk rows (SPEC 4: chunks of at most 1000 rows).
-func (s *sink) added() error {
+func (s *sink) added(t *target) error {
+	switch t.track {
+	case trackMain:
+		s.cut.tableMainRow(t.rows.n - 1)
+	case trackSide:
+		s.cut.tableSideRow(t, s.sideTag())
+	}
 	s.pending++
 	if s.pending >= s.cfg.Chunk {
 		return s.renderTables(false)
@@ -593,16 +609,15 @@ func (s *sink) added() error {
 	return nil
 }
 
-// write writes one encoded line (ending in LF) to t. Lines bound for a terminal
-// (plain, and the errors> lines on stderr) show control characters as \xNN
-// (SPEC 4); csv, tsv and json keep the bytes.
+// write writes one encoded line (ending in LF) to t (put). Lines bound for a
+// terminal (plain, and the errors> lines on stderr) show control characters
+// as \xNN (SPEC 4); csv, tsv and json keep the bytes.
 func (s *sink) write(t *target, line []byte) error {
 	if (s.line == linePlain || t.w == s.stderrW) && termtext.Needs(line[:len(line)-1], termtext.Line) {
 		s.esc = append(termtext.Append(s.esc[:0], line[:len(line)-1], termtext.Line), '\n')
 		line = s.esc
 	}
-	_, err := t.w.Write(line)
-	return err
+	return s.put(t, line, false)
 }
 
 // targets returns every output of the job, the errors side outputs last.
@@ -737,7 +752,7 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 		tr.addCell(r.Raw)
 		tr.addCell([]byte(r.Error))
 		tr.endRow()
-		return s.added()
+		return s.added(t)
 	}
 	b := s.buf[:0]
 	if s.cfg.SideDir == "" && s.cfg.Format != "json" {
@@ -747,9 +762,6 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 	}
 	b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
 	s.buf = b
-	if t.track == trackSide {
-		s.cut.sideRow(t, s.sideTag())
-	}
 	return s.write(t, b)
 }
 
@@ -855,10 +867,20 @@ func (s *sink) renderTables(final bool) (err error) {
 		}
 		// every table is rendered even after one failed: with stdout closed
 		// (`| head`), the side files still get their rows (SPEC 4)
+		var start int64
+		if t.rows.track = t.track != trackNone; t.rows.track {
+			start = s.cut.tableStart(t)
+		}
 		if werr := writeTable(t.w, s.cfg.Format, title, t.cols, &t.rows); err == nil {
 			err = werr
 		}
+		if t.rows.track {
+			s.cut.tableDrawn(t, start, &t.rows)
+		}
 		t.rows.reset() // a huge value's buffer is let go
+	}
+	if s.cut != nil { // (no row waits: the log's epochs can be folded)
+		s.cut.prune()
 	}
 	return err
 }
