@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"streamql/executor/format"
 	"strings"
 	"syscall"
@@ -66,12 +67,14 @@ func (fs *FileSet) open(path, sig string) (f *os.File, created bool, err error) 
 	return f, true, nil
 }
 
-// sideFilePath returns the file of side output name in dir: DIR/<name><ext>,
-// or an error when that would not be a file directly inside dir (a name that
-// holds a path separator or NUL, or a file name "." or ".."). SPEC 4: a side
-// file is never written outside --side-dir. Every other name SPEC 2.1 allows
-// gets its file: "." with ext ".csv" is the file "..csv" inside dir.
-func sideFilePath(dir, name, ext string) (string, error) {
+// SideFilePath returns the file of side output name in dir (--side-dir) for
+// a format whose extension is ext (Ext): DIR/<name><ext>, or an error naming
+// the side output when that would not be a file directly inside dir (a name
+// that holds a path separator or NUL, or a file name "." or ".."). SPEC 4: a
+// side file is never written outside --side-dir. Every other name SPEC 2.1
+// allows gets its file: "." with ext ".csv" is the file "..csv" inside dir.
+// The sink writes its side files there; the CLI checks them there.
+func SideFilePath(dir, name, ext string) (string, error) {
 	file := name + ext
 	if name == "" || file == "." || file == ".." || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) || strings.IndexByte(name, 0) >= 0 {
 		return "", fmt.Errorf("side output '%s' cannot be a file name inside --side-dir %s: rename the side output", name, dir)
@@ -251,7 +254,7 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 }
 
 func (s *sink) openFile(t *target) error {
-	path, err := sideFilePath(s.cfg.SideDir, t.name, Ext(s.cfg.Format))
+	path, err := SideFilePath(s.cfg.SideDir, t.name, Ext(s.cfg.Format))
 	if err != nil {
 		return err
 	}
@@ -705,7 +708,13 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 	return append(b, '\n')
 }
 
+// errorColumns are the columns of an errors side output (ErrorColumns).
 var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Name: "position", Type: catalog.Varchar}, {Name: "raw", Type: catalog.Varchar}, {Name: "error", Type: catalog.Varchar}}
+
+// ErrorColumns returns the columns of an errors side output, as the sink
+// writes its rows and its --side-dir file's header (SPEC 1: stream,
+// position, raw, error, all VARCHAR); a new slice at each call.
+func ErrorColumns() []catalog.Column { return slices.Clone(errorColumns) }
 
 // Errors implements executor.Sink: where the errors side output shows depends on
 // the format (SPEC 1, bad input).

@@ -183,7 +183,7 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 	}
 	// names that would leave the folder
 	for _, name := range []string{"../x", "a/b", "/", "", "a\x00b"} {
-		if _, err := sideFilePath(side, name, ".csv"); err == nil {
+		if _, err := SideFilePath(side, name, ".csv"); err == nil {
 			t.Errorf("side output %q: no error", name)
 		}
 	}
@@ -191,14 +191,14 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 	// their dots and backslashes (a Unix path holds no backslash separator)
 	for _, name := range []string{".", "..", "...", `a\b`, `\`, ".hidden", "a..b"} {
 		for _, ext := range []string{".csv", ".tsv", ".json", ".txt", ".md"} {
-			p, err := sideFilePath(side, name, ext)
+			p, err := SideFilePath(side, name, ext)
 			if err != nil || filepath.Dir(p) != side || filepath.Base(p) != name+ext {
 				t.Errorf("side output %q (%s): %s, %v; want %s inside %s", name, ext, p, err, name+ext, side)
 			}
 		}
 	}
-	if p, err := sideFilePath(side, "high-tmp", ".csv"); err != nil || p != filepath.Join(side, "high-tmp.csv") {
-		t.Errorf("sideFilePath = %s, %v", p, err)
+	if p, err := SideFilePath(side, "high-tmp", ".csv"); err != nil || p != filepath.Join(side, "high-tmp.csv") {
+		t.Errorf("SideFilePath = %s, %v", p, err)
 	}
 }
 
