@@ -131,7 +131,7 @@ func TestSideFilesRefuseFIFOs(t *testing.T) {
 	check := func(name, want string) {
 		t.Helper()
 		done := make(chan error, 1)
-		go func() { _, _, err := fs.open(filepath.Join(side, name), "x VARCHAR"); done <- err }()
+		go func() { _, _, _, err := fs.open(filepath.Join(side, name), "x VARCHAR"); done <- err }()
 		select {
 		case err := <-done:
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), name) {
@@ -150,7 +150,7 @@ func TestSideFilesRefuseFIFOs(t *testing.T) {
 	defer r.Close()
 	check("p.csv", "not a regular file")
 	// a regular file is still written
-	f, _, err := fs.open(filepath.Join(side, "ok.csv"), "x VARCHAR")
+	f, _, _, err := fs.open(filepath.Join(side, "ok.csv"), "x VARCHAR")
 	if err != nil {
 		t.Fatal(err)
 	}

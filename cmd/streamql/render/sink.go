@@ -50,21 +50,22 @@ type FileSet struct{ headers map[string]string }
 func NewFileSet() *FileSet { return &FileSet{headers: map[string]string{}} }
 
 // open creates path (or reopens it for appending when this run wrote it before;
-// the columns must then be the same). created reports a new file.
-func (fs *FileSet) open(path, sig string) (f *os.File, created bool, err error) {
+// the columns must then be the same) and returns it with its size (bytes, 0
+// for a new file). created reports a new file. Errors name the path.
+func (fs *FileSet) open(path, sig string) (f *os.File, size int64, created bool, err error) {
 	if old, ok := fs.headers[path]; ok {
 		if old != sig {
-			return nil, false, fmt.Errorf("side output file %s was written earlier in this run with columns (%s), now (%s): give the side output another name", path, old, sig)
+			return nil, 0, false, fmt.Errorf("side output file %s was written earlier in this run with columns (%s), now (%s): give the side output another name", path, old, sig)
 		}
-		f, err = openNoFollow(path, os.O_WRONLY|os.O_APPEND)
-		return f, false, err
+		f, size, err = openNoFollow(path, os.O_WRONLY|os.O_APPEND)
+		return f, size, false, err
 	}
-	f, err = openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	f, _, err = openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	fs.headers[path] = sig
-	return f, true, nil
+	return f, 0, true, nil
 }
 
 // SideFilePath returns the file of side output name in dir (--side-dir) for
@@ -90,29 +91,31 @@ func SideFilePath(dir, name, ext string) (string, error) {
 // named pipe, a device): when stdout is closed early a side file is cut back to
 // the rows routed before the last row written to stdout (SPEC 4, cut.go), which
 // only a regular file can be; O_NONBLOCK keeps the open of a named pipe from
-// waiting for a reader. Errors name the path and say what to do.
-func openNoFollow(path string, flag int) (*os.File, error) {
+// waiting for a reader. It returns the file and its size once opened (bytes:
+// the one stat of the file). Errors name the path and say what to do.
+func openNoFollow(path string, flag int) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	notRegular := func() error {
 		return fmt.Errorf("%s is not a regular file (a named pipe or a device), and side files are regular files that can be cut back when stdout is closed early: remove it or choose another --side-dir", path)
 	}
 	if err == nil {
-		if st, serr := f.Stat(); serr != nil || !st.Mode().IsRegular() {
+		st, serr := f.Stat()
+		if serr != nil || !st.Mode().IsRegular() {
 			f.Close()
 			if serr != nil {
-				return nil, serr
+				return nil, 0, serr
 			}
-			return nil, notRegular()
+			return nil, 0, notRegular()
 		}
-		return f, nil
+		return f, st.Size(), nil
 	}
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
-		return nil, fmt.Errorf("%s is a symbolic link, and side files are never written through one: remove it or choose another --side-dir", path)
+		return nil, 0, fmt.Errorf("%s is a symbolic link, and side files are never written through one: remove it or choose another --side-dir", path)
 	}
 	if errors.Is(err, syscall.ENXIO) { // a named pipe without a reader
-		return nil, notRegular()
+		return nil, 0, notRegular()
 	}
-	return nil, err
+	return nil, 0, err
 }
 
 // target is one destination of rows: stdout, stderr or a file.
@@ -262,20 +265,11 @@ func (s *sink) openFile(t *target) error {
 	for _, c := range t.cols {
 		sig = append(sig, c.Name+" "+c.Type.String())
 	}
-	f, created, err := s.cfg.Files.open(path, strings.Join(sig, ", "))
+	f, size, created, err := s.cfg.Files.open(path, strings.Join(sig, ", "))
 	if err != nil {
 		return fmt.Errorf("side output directory: %w", err)
 	}
-	var size int64 // (the cut's lengths are the file's)
-	if !created {
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("side output directory: %w", err)
-		}
-		size = st.Size()
-	}
-	t.cw = &WriteCounter{W: f, N: size}
+	t.cw = &WriteCounter{W: f, N: size} // (the cut's lengths are the file's)
 	t.file, t.w, t.created = f, bufio.NewWriterSize(t.cw, 64<<10), created
 	t.header = created
 	if !s.tabular && created {

@@ -158,21 +158,21 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 	os.Symlink(outside, filepath.Join(side, "a.csv"))
 	os.Symlink(filepath.Join(dir, "new.txt"), filepath.Join(side, "b.csv"))
 	for _, name := range []string{"a.csv", "b.csv"} {
-		_, _, err := fs.open(filepath.Join(side, name), "x VARCHAR")
+		_, _, _, err := fs.open(filepath.Join(side, name), "x VARCHAR")
 		if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %v, want one naming the file as a symbolic link", name, err)
 		}
 	}
 	// appended to by a later job, after the file was swapped for a link
 	p := filepath.Join(side, "c.csv")
-	f, _, err := fs.open(p, "x VARCHAR")
+	f, _, _, err := fs.open(p, "x VARCHAR")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	os.Remove(p)
 	os.Symlink(outside, p)
-	if _, _, err := fs.open(p, "x VARCHAR"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, _, _, err := fs.open(p, "x VARCHAR"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("append through a link: error %v", err)
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
