@@ -41,7 +41,7 @@ import (
 // of the row lines writeTable notes (tableRows.track). A side file holds
 // tables, each whole: header and bottom border (or a pipe table's blank
 // line). Cut after a row inside one, the file is closed again by that
-// table's bottom border (tableEnd: its columns as wide as the rows it was
+// table's bottom border (writeTableEnd: its columns as wide as the rows it was
 // drawn with made them, which may be wider than the rows kept need: a valid,
 // closed table all the same, and the bytes of every row kept are the bytes
 // drawn); cut before the first row of a table, the file ends with the table
@@ -95,17 +95,15 @@ type cutLog struct {
 }
 
 // cutLen is one entry of a side file's log: its rows tagged tag or less end
-// at byte n of the file; close, when not nil, says that n is inside a table
-// (after one of its rows), which a cut there closes with its bottom border.
+// at byte n of the file. inTable, when not 0, says that n is inside a table
+// (after one of its rows), which a cut there closes (writeTableEnd); for a box
+// table the table's column widths are then the file's boxes[inTable-1:]
+// (len(cols) of them).
 type cutLen struct {
-	tag   int
-	n     int64
-	close *tableEnd
+	tag     int
+	n       int64
+	inTable int32
 }
-
-// tableEnd is what closes a table of a side file cut after one of its rows:
-// for a box table its column widths (tableRows.box), for a pipe table nil.
-type tableEnd struct{ box []int }
 
 // pendEpoch is an epoch whose main row is row of the table being gathered:
 // ends[epoch] is unwritten until the table is drawn.
@@ -120,7 +118,7 @@ func (t *target) length() int64 { return t.cw.N + int64(t.w.Buffered()) }
 
 // kept is the length of t's file holding its rows tagged k or less (k = -1:
 // none of its rows since its base), with what closes a table cut there
-// (cutLen.close; its tag is not k's).
+// (cutLen.inTable; its tag is not k's).
 func (t *target) kept(k int) cutLen {
 	if t.tag <= k {
 		return cutLen{n: t.length()}
@@ -191,11 +189,37 @@ func (c *cutLog) prune() {
 		}
 		t.log = t.log[:n]
 		t.tag = max(0, t.tag-(j+1))
+		if len(t.boxes) > 0 {
+			t.pruneBoxes()
+		}
 	}
 	for i := range c.pend {
 		c.pend[i].epoch -= j + 1
 	}
 	c.ends = c.ends[:copy(c.ends, c.ends[j+1:])]
+}
+
+// pruneBoxes drops the column widths of the box tables no entry of t's log
+// (its base included) is inside any more.
+func (t *target) pruneBoxes() {
+	lo := int32(len(t.boxes)) + 1
+	if t.base.inTable > 0 {
+		lo = t.base.inTable
+	}
+	for _, l := range t.log {
+		if l.inTable > 0 {
+			lo = min(lo, l.inTable)
+		}
+	}
+	t.boxes = t.boxes[:copy(t.boxes, t.boxes[min(int(lo-1), len(t.boxes)):])]
+	if t.base.inTable > 0 {
+		t.base.inTable -= lo - 1
+	}
+	for i := range t.log {
+		if t.log[i].inTable > 0 {
+			t.log[i].inTable -= lo - 1
+		}
+	}
 }
 
 // apply cuts every side file back to the rows routed before the last main
@@ -232,8 +256,9 @@ func (c *cutLog) apply() error {
 			continue
 		}
 		switch {
-		case kept.close != nil:
-			writeTableEnd(t.w, c.table, kept.close.box)
+		case kept.inTable > 0:
+			box := t.boxes[kept.inTable-1:]
+			writeTableEnd(t.w, c.table, box[:min(len(t.cols), len(box))])
 		case kept.n == 0 && t.created:
 			keep(writeTable(t.w, c.table, "", t.cols, &tableRows{}))
 		}
@@ -286,17 +311,18 @@ func (c *cutLog) tableDrawn(t *target, start int64, tr *tableRows) {
 		c.pend = c.pend[:0]
 		return
 	}
-	var end *tableEnd // (one per table a cut may fall in)
+	var in int32 // the table's cutLen.inTable, once an entry is inside it
 	for r, tag := range t.rowTags {
 		if tag == t.tag {
 			continue
 		}
 		l := cutLen{tag: t.tag, n: start}
 		if r > 0 {
-			if end == nil {
-				end = &tableEnd{box: slices.Clone(tr.box)}
+			if in == 0 {
+				in = int32(len(t.boxes)) + 1
+				t.boxes = append(t.boxes, tr.box...) // (none for a pipe table)
 			}
-			l.n, l.close = start+tr.lineEnds[r-1], end
+			l.n, l.inTable = start+tr.lineEnds[r-1], in
 		}
 		t.log = append(t.log, l)
 		t.tag = tag

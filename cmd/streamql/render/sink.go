@@ -140,7 +140,9 @@ type target struct {
 	// a side file (its length at open included); tag is the tag of its last
 	// rows, base the length it keeps whatever comes, log its lengths at the
 	// epochs its rows crossed; at is its length before a chunk's bytes
-	// (addCut); rowTags the tags of a side file's rows waiting in rows.
+	// (addCut); rowTags the tags of a side file's rows waiting in rows,
+	// boxes the column widths of the box tables a cut may fall in, back to
+	// back (cutLen.inTable).
 	track   uint8
 	cw      *WriteCounter
 	tag     int
@@ -148,6 +150,7 @@ type target struct {
 	log     []cutLen
 	at      int64
 	rowTags []int
+	boxes   []int
 }
 
 // sink implements executor.Sink for every format.
