@@ -217,7 +217,11 @@ func lineFormatOf(format string) lineFormat {
 // NewSink returns the sink that prints job's outputs as cfg says. With SideDir,
 // every side output's file is created at once, header included (SPEC 4); with
 // cfg.Written too, Close cuts the side files back when stdout was closed early
-// (cut.go). Its errors name the side file and say what to do.
+// to the rows routed before the last main row written (cut.go): in table and
+// markdown, a row is written when its line in main's table is, and a side
+// file cut inside one of its tables is closed there by that table's own
+// bottom border (as wide as the rows it was drawn with made it). Its errors
+// name the side file and say what to do.
 func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	if cfg.Chunk == 0 {
 		cfg.Chunk = 1000
@@ -408,37 +412,27 @@ func (s *sink) Rows(r *executor.Routed) error {
 	return nil
 }
 
-// put writes b, one row's line (ending in LF, or without it when lf: then
-// writeLine adds it), to t, and notes the row in the cut's log when t takes
-// part in it (cut.go: a side file's length before the row, a main row's end
-// after it). Every row of a line format is written here, and returns w's
-// error.
+// put writes b, one row's line, to t: b ends in LF, or, with lf, put adds
+// it (in t.w's free buffer when that has room). It notes the row in the
+// cut's log when t takes part in it (cut.go: a side file's length before
+// the row, a main row's end after it): every row of a line format is
+// written here. It returns t.w's error.
 func (s *sink) put(t *target, b []byte, lf bool) error {
 	if t.track == trackSide {
 		s.cut.sideRow(t, s.sideTag())
 	}
 	var err error
-	if lf {
-		err = writeLine(t.w, b)
-	} else {
+	if !lf {
 		_, err = t.w.Write(b)
+	} else if a := t.w.AvailableBuffer(); len(b) < cap(a) {
+		_, err = t.w.Write(append(append(a, b...), '\n'))
+	} else if _, err = t.w.Write(b); err == nil {
+		err = t.w.WriteByte('\n')
 	}
 	if t.track == trackMain {
 		s.cut.mainRow()
 	}
 	return err
-}
-
-// writeLine writes line and a LF to w, in w's free buffer when it has room.
-func writeLine(w *bufio.Writer, line []byte) error {
-	if b := w.AvailableBuffer(); len(line) < cap(b) {
-		_, err := w.Write(append(append(b, line...), '\n'))
-		return err
-	}
-	if _, err := w.Write(line); err != nil {
-		return err
-	}
-	return w.WriteByte('\n')
 }
 
 // chunk writes the rows an operator made, in order.
