@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"streamql/cmd/streamql/cli"
 	"streamql/parser"
@@ -72,8 +73,15 @@ type cutCase struct {
 	route  []string          // per input row (id-1): its output, "errors", or "" (dropped)
 }
 
-func randomCutCase(r *rand.Rand, rows int) cutCase {
-	c := cutCase{format: []string{"csv", "tsv", "json", "plain"}[r.IntN(4)], cols: map[string]string{}}
+// lineFormats are SPEC 4's line formats, tableFormats its table formats.
+var (
+	lineFormats  = []string{"csv", "tsv", "json", "plain"}
+	tableFormats = []string{"table", "markdown"}
+)
+
+// randomCutCase returns a random case of rows input rows in one of formats.
+func randomCutCase(r *rand.Rand, rows int, formats []string) cutCase {
+	c := cutCase{format: formats[r.IntN(len(formats))], cols: map[string]string{}}
 	keys := []string{"a", `"b,c"`, `q"t`, "ζeta", `""`, "long" + strings.Repeat("k", 30)}
 	malformed := r.IntN(2) == 0
 	nb := 1 + r.IntN(3)
@@ -164,10 +172,13 @@ func (s *failSpy) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// cutExt is the side files' extension of a line format (SPEC 4).
+// cutExt is the side files' extension of a format (SPEC 4).
 func cutExt(format string) string {
-	if format == "plain" {
+	switch format {
+	case "plain", "table":
 		return ".txt"
+	case "markdown":
+		return ".md"
 	}
 	return "." + format
 }
@@ -201,6 +212,9 @@ func lineID(format, line string, errs bool) (int, error) {
 // fileIDs reads an output's text (a side file's, or stdout's) and returns
 // the ids of its whole rows and the bytes after the last whole one.
 func fileIDs(format, name, text string, header string, errs bool) (ids []int, rest string, err error) {
+	if format == "table" || format == "markdown" {
+		return tableIDs(format, name, text, header, errs, name != "stdout")
+	}
 	lines := strings.SplitAfter(text, "\n")
 	if len(lines) > 0 && !strings.HasSuffix(lines[len(lines)-1], "\n") {
 		rest = lines[len(lines)-1]
@@ -225,6 +239,91 @@ func fileIDs(format, name, text string, header string, errs bool) (ids []int, re
 			return nil, rest, fmt.Errorf("%s: %v", name, err)
 		}
 		ids = append(ids, id)
+	}
+	return ids, rest, nil
+}
+
+// tableIDs is fileIDs for a table format: text is tables (SPEC 4: a box
+// table, or a pipe table and a blank line), each of header (the column
+// names, comma-separated) and rows, and the ids are its rows' first cells
+// (the errors output's: its position's line). A side file (whole) is whole
+// tables, at least one (its header, SPEC 4: also when it has no rows), each
+// a valid one: every line of a box table as wide as its top border, and
+// closed (bottom border, blank line); rest is then the text after the last
+// whole table, if any. Stdout may stop anywhere and holds the main table's
+// title; its rest is what follows the last whole row line.
+func tableIDs(format, name, text, header string, errs, whole bool) (ids []int, rest string, err error) {
+	lines := strings.SplitAfter(text, "\n")
+	if n := len(lines); !strings.HasSuffix(lines[n-1], "\n") {
+		rest, lines = lines[n-1], lines[:n-1]
+	}
+	sep, top, mid, bottom := "│", "┌", "├", "└"
+	if format == "markdown" {
+		sep, top, mid, bottom = "|", "| ", "|---", ""
+	}
+	cells := func(l string) []string {
+		f := strings.Split(strings.TrimSuffix(strings.TrimPrefix(l, sep), sep), sep)
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		return f
+	}
+	const (
+		out   = iota // between tables
+		head         // the header's line next (box)
+		under        // the line under the header next
+		body         // rows, or the table's end
+	)
+	state, width, tables, wholeEnd := out, 0, 0, 0 // (wholeEnd: bytes of text up to the last whole table)
+	at := 0
+	for _, l := range lines {
+		at += len(l)
+		l = strings.TrimSuffix(l, "\n")
+		if format == "table" && state != out && utf8.RuneCountInString(l) != width {
+			return nil, rest, fmt.Errorf("%s: line %q is not as wide as its table's top border (%d)", name, l, width)
+		}
+		switch {
+		case state == out && (l == "" || !whole && l == "main"):
+		case state == out && strings.HasPrefix(l, top):
+			width, state = utf8.RuneCountInString(l), head
+			if format == "markdown" {
+				state = under
+				if got := strings.Join(cells(l), ","); got != header {
+					return nil, rest, fmt.Errorf("%s: header %q, want %q", name, got, header)
+				}
+			}
+		case state == head && strings.HasPrefix(l, sep):
+			if got := strings.Join(cells(l), ","); got != header {
+				return nil, rest, fmt.Errorf("%s: header %q, want %q", name, got, header)
+			}
+			state = under
+		case state == under && strings.HasPrefix(l, mid):
+			state = body
+		case (state == body || state == under && format == "table") && (format == "table" && strings.HasPrefix(l, bottom) || format == "markdown" && l == bottom):
+			state, wholeEnd = out, at // the table's end: its bottom border, or a blank line
+			tables++
+		case state == body && strings.HasPrefix(l, sep):
+			var id int
+			if errs {
+				id, err = lineID(format, l, true)
+			} else {
+				id, err = strconv.Atoi(cells(l)[0])
+			}
+			if err != nil {
+				return nil, rest, fmt.Errorf("%s: row %q: %v", name, l, err)
+			}
+			ids = append(ids, id)
+		default:
+			return nil, rest, fmt.Errorf("%s: line %q out of place in a table", name, l)
+		}
+	}
+	if whole {
+		switch {
+		case tables == 0:
+			return nil, rest, fmt.Errorf("%s: no table (not even its header)", name)
+		case wholeEnd < len(text):
+			return ids, text[wholeEnd:], nil
+		}
 	}
 	return ids, rest, nil
 }
@@ -367,7 +466,15 @@ func checkCut(c cutCase, got []byte, failed bool, stderr string, code int, side 
 // morsel pipeline (GOMAXPROCS=2 or 3, chunks of a few hundred bytes), and a
 // reader that closes after a random number of bytes (the seed of a failing
 // case is in its name).
-func TestHeadCutSideFiles(t *testing.T) {
+func TestHeadCutSideFiles(t *testing.T) { testHeadCutSideFiles(t, lineFormats, 7) }
+
+// TestHeadCutSideFilesTables is TestHeadCutSideFiles for table and
+// markdown: a main row is written when its line in main's table reached
+// stdout whole, and each side file holds whole tables (tableIDs) of its
+// rows routed before the last one written.
+func TestHeadCutSideFilesTables(t *testing.T) { testHeadCutSideFiles(t, tableFormats, 17) }
+
+func testHeadCutSideFiles(t *testing.T, formats []string, stream uint64) {
 	n := 120
 	if testing.Short() {
 		n = 30
@@ -375,12 +482,12 @@ func TestHeadCutSideFiles(t *testing.T) {
 	cuts := 0 // the cases where a write to stdout failed
 	for seed := range uint64(n) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 7))
+			r := rand.New(rand.NewPCG(seed, stream))
 			rows := 50 + r.IntN(1200)
 			if seed%8 >= 6 { // stdout's buffer (256 KiB) is written out several times before the cut
 				rows = 20_000 + r.IntN(30_000)
 			}
-			c := randomCutCase(r, rows)
+			c := randomCutCase(r, rows, formats)
 			procs, chunk := cutPath(r, seed)
 			// k: anywhere in stdout (a first run without a cut says how
 			// long it is), or past its end
@@ -542,7 +649,7 @@ SELECT ts, temp FROM s;
 // lines and its summary (SPEC 1: csv, tsv and plain show it there).
 func TestHeadCutOneStream(t *testing.T) {
 	eachCutSeed(t, 40, 10, 11, func(t *testing.T, seed uint64, r *rand.Rand) {
-		c := randomCutCase(r, 50+r.IntN(1200))
+		c := randomCutCase(r, 50+r.IntN(1200), lineFormats)
 		procs, chunk := cutPath(r, seed)
 		all, _, _, _, _ := runCutIn(t, c, procs, chunk, 1<<30, false)
 		k := r.IntN(len(all) + 1)
@@ -564,7 +671,7 @@ func TestHeadCutOneStream(t *testing.T) {
 // TestHeadCutSideFiles.
 func TestHeadCutLaterJob(t *testing.T) {
 	eachCutSeed(t, 24, 8, 13, func(t *testing.T, seed uint64, r *rand.Rand) {
-		c := randomCutCase(r, 50+r.IntN(800))
+		c := randomCutCase(r, 50+r.IntN(800), lineFormats)
 		procs, chunk := cutPath(r, seed)
 		first, _, _, _, _ := runCut(t, c, procs, chunk, 1<<30)
 		_, job, _ := strings.Cut(c.script, "\n") // the statements after CREATE STREAM

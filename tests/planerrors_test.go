@@ -58,7 +58,11 @@ func TestUnknownFunctionWrittenName(t *testing.T) {
 // TestSideFileColumnsOfALaterJob: a later job of the run that would append to
 // a --side-dir file with other columns is a planning error (exit status 2) at
 // its side name, before it reads anything, like the other same-name side
-// errors (SPEC 4; finding 16); with the same columns it appends.
+// errors (SPEC 4; finding 16); with the same columns it appends. The error
+// names the file the sink wrote, and a side output named errors with the
+// errors output's columns appends to the file of an earlier job's malformed
+// rows: the CLI's check and the sink agree on the files' paths and on the
+// errors output's columns (render.SideFilePath, render.ErrorColumns).
 func TestSideFileColumnsOfALaterJob(t *testing.T) {
 	dir := t.TempDir()
 	side := filepath.Join(dir, "sides")
@@ -76,7 +80,8 @@ func TestSideFileColumnsOfALaterJob(t *testing.T) {
 	}
 	out, errs, code := run("SELECT k INTO SIDE 'sa' FROM s WHERE k = 'a';\nSELECT * FROM s;\nSELECT x INTO SIDE 'sa' FROM s WHERE k = 'b';\nSELECT * FROM s;\n")
 	if code != 2 || out != "k,x\nb,2\n" || !strings.Contains(errs, "side output 'sa' has columns (x BIGINT) but an earlier job") ||
-		!strings.Contains(errs, "q.sql, line 5, column 20:") || !strings.HasSuffix(errs, "|k\na\n") {
+		!strings.Contains(errs, "q.sql, line 5, column 20:") || !strings.HasSuffix(errs, "|k\na\n") ||
+		!strings.Contains(errs, " wrote its file "+filepath.Join(side, "sa.csv")+" with columns (k VARCHAR)") {
 		t.Errorf("other columns: exit %d, stdout %q, stderr|sa.csv %q", code, out, errs)
 	}
 	out, errs, code = run("SELECT k INTO SIDE 'sa' FROM s WHERE k = 'a';\nSELECT * FROM s;\nSELECT k INTO SIDE 'sa' FROM s WHERE k = 'b';\nSELECT * FROM s;\n")
@@ -94,9 +99,22 @@ func TestSideFileColumnsOfALaterJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, errs, code = run(tc.first + "SELECT x INTO SIDE '" + tc.side + "' FROM s;\nSELECT * FROM s;\n")
-		if code != 2 || !strings.Contains(errs, "side output '"+tc.side+"' has columns (x BIGINT) but an earlier job") || !strings.Contains(errs, "^") {
-			t.Errorf("%s: exit %d, stderr %q; want exit 2 at the side name", tc.name, code, errs)
+		path := filepath.Join(side, tc.side+".csv")
+		if code != 2 || !strings.Contains(errs, "side output '"+tc.side+"' has columns (x BIGINT) but an earlier job") || !strings.Contains(errs, "^") ||
+			!strings.Contains(errs, " wrote its file "+path+" with columns (") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 at the side name, naming %s", tc.name, code, errs, path)
 		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: the file the error names: %v", tc.name, err)
+		}
+	}
+	// the errors output's columns: the later job's side output appends
+	_, _, code = run("CREATE STREAM b (n BIGINT) WITH ('connector'='file','path'='" + filepath.Join(dir, "bad.csv") + "','format'='csv');\nSELECT * FROM b;\n" +
+		"SELECT k AS stream, k AS `position`, k AS raw, k AS `error` INTO SIDE 'errors' FROM s;\nSELECT * FROM s;\n")
+	b, _ := os.ReadFile(filepath.Join(side, "errors.csv"))
+	if lines := strings.Split(string(b), "\n"); code != 0 || len(lines) != 4 || lines[0] != "stream,position,raw,error" ||
+		!strings.HasPrefix(lines[1], "b,"+filepath.Join(dir, "bad.csv")+":2,x,") || lines[2] != "a,a,a,a" {
+		t.Errorf("a side output 'errors' of the errors output's columns: exit %d, errors.csv %q; want exit 0, the malformed row and the side row", code, b)
 	}
 }
 

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"path/filepath"
-
 	"streamql/cmd/streamql/render"
 	"streamql/executor"
 	"streamql/parser"
@@ -22,9 +20,19 @@ func (s *Session) sideFileOutputs(job *planner.Job) map[int]string {
 		if o.Late || o.Sink != nil || job.Main != nil && k == 0 {
 			continue
 		}
-		out[k] = filepath.Join(s.SideDir, o.Name+render.Ext(s.Format))
+		if path, ok := s.sideFile(o.Name); ok {
+			out[k] = path
+		}
 	}
 	return out
+}
+
+// sideFile returns the --side-dir file of side output name, where the sink
+// writes it (render.SideFilePath); false for a name that cannot be a file
+// there, which the sink refuses with its own error when the job starts.
+func (s *Session) sideFile(name string) (string, bool) {
+	path, err := render.SideFilePath(s.SideDir, name, render.Ext(s.Format))
+	return path, err == nil
 }
 
 // columnsSig is the columns of a side file as the check compares them.
@@ -68,9 +76,9 @@ func (s *Session) recordSideFiles(job *planner.Job) {
 	}
 }
 
-// errorsSig is the columns of an errors side output's file (SPEC 1: stream,
-// position, raw, error).
-const errorsSig = "(stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR)"
+// errorsSig is the columns of an errors side output's file as the sink
+// writes them (render.ErrorColumns; SPEC 1: stream, position, raw, error).
+var errorsSig = plan.SchemaText(render.ErrorColumns())
 
 // recordLazyFiles remembers the --side-dir files that job, which ran with
 // stats, created only once a row reached them: its late output's (SPEC 2.4)
@@ -81,7 +89,10 @@ func (s *Session) recordLazyFiles(job *planner.Job, stats executor.Stats) {
 		return
 	}
 	record := func(name, sig string) {
-		path := filepath.Join(s.SideDir, name+render.Ext(s.Format))
+		path, ok := s.sideFile(name)
+		if !ok {
+			return
+		}
 		if s.sideCols == nil {
 			s.sideCols = map[string]string{}
 		}

@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"io"
+	"math"
 	"slices"
 )
 
@@ -29,6 +30,24 @@ import (
 // the log holds only the epochs of the bytes stdout's buffers still hold.
 // Side files are regular files (FileSet.open refuses anything else): a named
 // pipe could not be cut back.
+//
+// Tables (--format table and markdown). A table's rows are buffered and
+// drawn in chunks (sink.renderTables: main's table first, then the side
+// files'), so a main row is written to stdout when its line in main's table
+// is (every byte of it up to its LF accepted), and a side row reaches its
+// file only when its table is drawn. The epochs are noted as the rows are
+// routed (tableMainRow, tableSideRow), their ends once main's table is drawn,
+// and each side file's log as its table is drawn (tableDrawn), from the ends
+// of the row lines writeTable notes (tableRows.track). A side file holds
+// tables, each whole: header and bottom border (or a pipe table's blank
+// line). Cut after a row inside one, the file is closed again by that
+// table's bottom border (writeTableEnd: its columns as wide as the rows it was
+// drawn with made them, which may be wider than the rows kept need: a valid,
+// closed table all the same, and the bytes of every row kept are the bytes
+// drawn); cut before the first row of a table, the file ends with the table
+// before; cut before its first row, a file this job created holds its header
+// as an empty table, as a side output with no rows does (SPEC 4: every side
+// file holds its header).
 
 // WriteCounter is the writer under stdout's buffers (and under each side
 // file's): it passes each Write to W and counts in N the bytes W accepted,
@@ -68,30 +87,48 @@ type cutLog struct {
 	ends  []int64       // the epochs: the ends of the main rows that follow a side row, ascending
 	dirty bool          // a side row since the last main row
 	files []*target     // the side files, each once
+	// table is the format of tables ("table" or "markdown"), "" for a line
+	// format; pend the epochs whose main row waits in main's table, their
+	// ends unwritten until it is drawn.
+	table string
+	pend  []pendEpoch
 }
 
 // cutLen is one entry of a side file's log: its rows tagged tag or less end
-// at byte n of the file.
+// at byte n of the file. inTable, when not 0, says that n is inside a table
+// (after one of its rows), which a cut there closes (writeTableEnd); for a box
+// table the table's column widths are then the file's boxes[inTable-1:]
+// (len(cols) of them).
 type cutLen struct {
-	tag int
-	n   int64
+	tag     int
+	n       int64
+	inTable int32
 }
+
+// pendEpoch is an epoch whose main row is row of the table being gathered:
+// ends[epoch] is unwritten until the table is drawn.
+type pendEpoch struct{ row, epoch int }
+
+// unwritten is the end of an epoch whose main row did not reach stdout's
+// buffer: no count of accepted bytes reaches it.
+const unwritten = math.MaxInt64
 
 // length is the length t's file has with its buffered bytes (bytes).
 func (t *target) length() int64 { return t.cw.N + int64(t.w.Buffered()) }
 
-// keptAt is the length of t's file holding its rows tagged k or less
-// (k = -1: none of its rows since its base).
-func (t *target) keptAt(k int) int64 {
+// kept is the length of t's file holding its rows tagged k or less (k = -1:
+// none of its rows since its base), with what closes a table cut there
+// (cutLen.inTable; its tag is not k's).
+func (t *target) kept(k int) cutLen {
 	if t.tag <= k {
-		return t.length()
+		return cutLen{n: t.length()}
 	}
 	n := t.base
 	for _, l := range t.log {
 		if l.tag > k {
 			break
 		}
-		n = l.n
+		n = l
 	}
 	return n
 }
@@ -141,39 +178,154 @@ func (c *cutLog) prune() {
 		return
 	}
 	for _, t := range c.files {
-		t.base = t.keptAt(j)
+		t.base = t.kept(j)
 		n := 0
 		for _, l := range t.log {
 			if l.tag > j {
-				t.log[n] = cutLen{tag: l.tag - (j + 1), n: l.n}
+				l.tag -= j + 1
+				t.log[n] = l
 				n++
 			}
 		}
 		t.log = t.log[:n]
 		t.tag = max(0, t.tag-(j+1))
+		if len(t.boxes) > 0 {
+			t.pruneBoxes()
+		}
+	}
+	for i := range c.pend {
+		c.pend[i].epoch -= j + 1
 	}
 	c.ends = c.ends[:copy(c.ends, c.ends[j+1:])]
 }
 
+// pruneBoxes drops the column widths of the box tables no entry of t's log
+// (its base included) is inside any more.
+func (t *target) pruneBoxes() {
+	lo := int32(len(t.boxes)) + 1
+	if t.base.inTable > 0 {
+		lo = t.base.inTable
+	}
+	for _, l := range t.log {
+		if l.inTable > 0 {
+			lo = min(lo, l.inTable)
+		}
+	}
+	t.boxes = t.boxes[:copy(t.boxes, t.boxes[min(int(lo-1), len(t.boxes)):])]
+	if t.base.inTable > 0 {
+		t.base.inTable -= lo - 1
+	}
+	for i := range t.log {
+		if t.log[i].inTable > 0 {
+			t.log[i].inTable -= lo - 1
+		}
+	}
+}
+
 // apply cuts every side file back to the rows routed before the last main
 // row stdout accepted, when a write to stdout failed (after the side files
-// were flushed), and returns the first error of ftruncate.
+// were flushed), a table's file ending on a whole table (see above), and
+// returns the first error of ftruncate or of the file's writes.
 func (c *cutLog) apply() error {
 	if c.out.Err == nil {
 		return nil
 	}
 	k := c.accepted()
 	var err error
-	for _, t := range c.files {
-		if t.file == nil {
-			continue
-		}
-		if n := t.keptAt(k); n < t.cw.N {
-			if terr := t.file.Truncate(n); terr != nil && err == nil {
-				err = terr
-			}
-			t.cw.N = n
+	keep := func(e error) {
+		if e != nil && err == nil {
+			err = e
 		}
 	}
+	for _, t := range c.files {
+		kept := t.kept(k)
+		if t.file == nil || kept.n >= t.cw.N {
+			continue
+		}
+		if terr := t.file.Truncate(kept.n); terr != nil {
+			keep(terr)
+			continue
+		}
+		t.cw.N = kept.n
+		if c.table == "" {
+			continue
+		}
+		// the table's file is written on from the cut (its offset was at its old end)
+		if _, serr := t.file.Seek(kept.n, io.SeekStart); serr != nil {
+			keep(serr)
+			continue
+		}
+		switch {
+		case kept.inTable > 0:
+			box := t.boxes[kept.inTable-1:]
+			writeTableEnd(t.w, c.table, box[:min(len(t.cols), len(box))])
+		case kept.n == 0 && t.created:
+			keep(writeTable(t.w, c.table, "", t.cols, &tableRows{}))
+		}
+		keep(t.w.Flush())
+	}
 	return err
+}
+
+// tableMainRow notes the main row just buffered as row r of its table: an
+// epoch when a side row came before it, its end unwritten until the table
+// is drawn (tableDrawn).
+func (c *cutLog) tableMainRow(r int) {
+	if !c.dirty {
+		return
+	}
+	c.dirty = false
+	c.pend = append(c.pend, pendEpoch{row: r, epoch: len(c.ends)})
+	c.ends = append(c.ends, unwritten)
+}
+
+// tableSideRow notes a row of side file t buffered for its table, tagged tag.
+func (c *cutLog) tableSideRow(t *target, tag int) {
+	t.rowTags = append(t.rowTags, tag)
+	c.dirty = true
+}
+
+// tableStart returns where t's next table starts: the byte of stdout (main;
+// -1 once a write to stdout failed: its rows are not written) or of t's file.
+func (c *cutLog) tableStart(t *target) int64 {
+	if t.track == trackMain {
+		if c.out.Err != nil {
+			return -1
+		}
+		return c.out.N + int64(c.w.Buffered())
+	}
+	return t.length()
+}
+
+// tableDrawn notes t's table just drawn from byte start (tableStart), its
+// row lines ending at tr.lineEnds: main's epochs get their ends; a side
+// file's log gets its length before the first row of each tag, with its
+// table's end when that is inside the table.
+func (c *cutLog) tableDrawn(t *target, start int64, tr *tableRows) {
+	if t.track == trackMain {
+		for _, p := range c.pend {
+			if start >= 0 {
+				c.ends[p.epoch] = start + tr.lineEnds[p.row]
+			}
+		}
+		c.pend = c.pend[:0]
+		return
+	}
+	var in int32 // the table's cutLen.inTable, once an entry is inside it
+	for r, tag := range t.rowTags {
+		if tag == t.tag {
+			continue
+		}
+		l := cutLen{tag: t.tag, n: start}
+		if r > 0 {
+			if in == 0 {
+				in = int32(len(t.boxes)) + 1
+				t.boxes = append(t.boxes, tr.box...) // (none for a pipe table)
+			}
+			l.n, l.inTable = start+tr.lineEnds[r-1], in
+		}
+		t.log = append(t.log, l)
+		t.tag = tag
+	}
+	t.rowTags = t.rowTags[:0]
 }

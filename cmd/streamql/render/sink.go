@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"streamql/executor/format"
 	"strings"
 	"syscall"
@@ -30,9 +31,10 @@ type Config struct {
 	// Written, when not nil, counts the bytes write(2) accepted on stdout:
 	// it is the writer under Stdout's buffer (any buffer between them must
 	// be empty when the job starts and flush at every write, as the
-	// progress bar's does). With SideDir and a line format, when a write to
-	// stdout fails, the side files are cut back to the rows routed before
-	// the last main row it accepted whole (SPEC 4, cut.go).
+	// progress bar's does). With SideDir, when a write to stdout fails, the
+	// side files are cut back to the rows routed before the last main row it
+	// accepted whole, a table's file ending on a whole table (SPEC 4,
+	// cut.go).
 	Written *WriteCounter
 	// Chunk is the most rows a table holds before it is rendered, and Every the
 	// longest time rows wait (SPEC 4: 1000 rows or each second).
@@ -48,29 +50,32 @@ type FileSet struct{ headers map[string]string }
 func NewFileSet() *FileSet { return &FileSet{headers: map[string]string{}} }
 
 // open creates path (or reopens it for appending when this run wrote it before;
-// the columns must then be the same). created reports a new file.
-func (fs *FileSet) open(path, sig string) (f *os.File, created bool, err error) {
+// the columns must then be the same) and returns it with its size (bytes, 0
+// for a new file). created reports a new file. Errors name the path.
+func (fs *FileSet) open(path, sig string) (f *os.File, size int64, created bool, err error) {
 	if old, ok := fs.headers[path]; ok {
 		if old != sig {
-			return nil, false, fmt.Errorf("side output file %s was written earlier in this run with columns (%s), now (%s): give the side output another name", path, old, sig)
+			return nil, 0, false, fmt.Errorf("side output file %s was written earlier in this run with columns (%s), now (%s): give the side output another name", path, old, sig)
 		}
-		f, err = openNoFollow(path, os.O_WRONLY|os.O_APPEND)
-		return f, false, err
+		f, size, err = openNoFollow(path, os.O_WRONLY|os.O_APPEND)
+		return f, size, false, err
 	}
-	f, err = openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	f, _, err = openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	fs.headers[path] = sig
-	return f, true, nil
+	return f, 0, true, nil
 }
 
-// sideFilePath returns the file of side output name in dir: DIR/<name><ext>,
-// or an error when that would not be a file directly inside dir (a name that
-// holds a path separator or NUL, or a file name "." or ".."). SPEC 4: a side
-// file is never written outside --side-dir. Every other name SPEC 2.1 allows
-// gets its file: "." with ext ".csv" is the file "..csv" inside dir.
-func sideFilePath(dir, name, ext string) (string, error) {
+// SideFilePath returns the file of side output name in dir (--side-dir) for
+// a format whose extension is ext (Ext): DIR/<name><ext>, or an error naming
+// the side output when that would not be a file directly inside dir (a name
+// that holds a path separator or NUL, or a file name "." or ".."). SPEC 4: a
+// side file is never written outside --side-dir. Every other name SPEC 2.1
+// allows gets its file: "." with ext ".csv" is the file "..csv" inside dir.
+// The sink writes its side files there; the CLI checks them there.
+func SideFilePath(dir, name, ext string) (string, error) {
 	file := name + ext
 	if name == "" || file == "." || file == ".." || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) || strings.IndexByte(name, 0) >= 0 {
 		return "", fmt.Errorf("side output '%s' cannot be a file name inside --side-dir %s: rename the side output", name, dir)
@@ -86,29 +91,31 @@ func sideFilePath(dir, name, ext string) (string, error) {
 // named pipe, a device): when stdout is closed early a side file is cut back to
 // the rows routed before the last row written to stdout (SPEC 4, cut.go), which
 // only a regular file can be; O_NONBLOCK keeps the open of a named pipe from
-// waiting for a reader. Errors name the path and say what to do.
-func openNoFollow(path string, flag int) (*os.File, error) {
+// waiting for a reader. It returns the file and its size once opened (bytes:
+// the one stat of the file). Errors name the path and say what to do.
+func openNoFollow(path string, flag int) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	notRegular := func() error {
 		return fmt.Errorf("%s is not a regular file (a named pipe or a device), and side files are regular files that can be cut back when stdout is closed early: remove it or choose another --side-dir", path)
 	}
 	if err == nil {
-		if st, serr := f.Stat(); serr != nil || !st.Mode().IsRegular() {
+		st, serr := f.Stat()
+		if serr != nil || !st.Mode().IsRegular() {
 			f.Close()
 			if serr != nil {
-				return nil, serr
+				return nil, 0, serr
 			}
-			return nil, notRegular()
+			return nil, 0, notRegular()
 		}
-		return f, nil
+		return f, st.Size(), nil
 	}
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
-		return nil, fmt.Errorf("%s is a symbolic link, and side files are never written through one: remove it or choose another --side-dir", path)
+		return nil, 0, fmt.Errorf("%s is a symbolic link, and side files are never written through one: remove it or choose another --side-dir", path)
 	}
 	if errors.Is(err, syscall.ENXIO) { // a named pipe without a reader
-		return nil, notRegular()
+		return nil, 0, notRegular()
 	}
-	return nil, err
+	return nil, 0, err
 }
 
 // target is one destination of rows: stdout, stderr or a file.
@@ -133,13 +140,17 @@ type target struct {
 	// a side file (its length at open included); tag is the tag of its last
 	// rows, base the length it keeps whatever comes, log its lengths at the
 	// epochs its rows crossed; at is its length before a chunk's bytes
-	// (addCut).
-	track uint8
-	cw    *WriteCounter
-	tag   int
-	base  int64
-	log   []cutLen
-	at    int64
+	// (addCut); rowTags the tags of a side file's rows waiting in rows,
+	// boxes the column widths of the box tables a cut may fall in, back to
+	// back (cutLen.inTable).
+	track   uint8
+	cw      *WriteCounter
+	tag     int
+	base    cutLen
+	log     []cutLen
+	at      int64
+	rowTags []int
+	boxes   []int
 }
 
 // sink implements executor.Sink for every format.
@@ -206,7 +217,11 @@ func lineFormatOf(format string) lineFormat {
 // NewSink returns the sink that prints job's outputs as cfg says. With SideDir,
 // every side output's file is created at once, header included (SPEC 4); with
 // cfg.Written too, Close cuts the side files back when stdout was closed early
-// (cut.go). Its errors name the side file and say what to do.
+// to the rows routed before the last main row written (cut.go): in table and
+// markdown, a row is written when its line in main's table is, and a side
+// file cut inside one of its tables is closed there by that table's own
+// bottom border (as wide as the rows it was drawn with made it). Its errors
+// name the side file and say what to do.
 func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	if cfg.Chunk == 0 {
 		cfg.Chunk = 1000
@@ -216,8 +231,11 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	}
 	s := &sink{cfg: cfg, job: job, tabular: cfg.Format == "table" || cfg.Format == "markdown", last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format), badTag: -1}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
-	if cfg.Written != nil && cfg.SideDir != "" && s.line != lineNone && job.Main != nil && job.Outputs[0].Sink == nil {
+	if cfg.Written != nil && cfg.SideDir != "" && (s.line != lineNone || s.tabular) && job.Main != nil && job.Outputs[0].Sink == nil {
 		s.cut = &cutLog{out: cfg.Written, w: cfg.Stdout, ends: make([]int64, 0, 256)}
+		if s.tabular {
+			s.cut.table = cfg.Format
+		}
 	}
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
@@ -246,7 +264,7 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 }
 
 func (s *sink) openFile(t *target) error {
-	path, err := sideFilePath(s.cfg.SideDir, t.name, Ext(s.cfg.Format))
+	path, err := SideFilePath(s.cfg.SideDir, t.name, Ext(s.cfg.Format))
 	if err != nil {
 		return err
 	}
@@ -254,27 +272,18 @@ func (s *sink) openFile(t *target) error {
 	for _, c := range t.cols {
 		sig = append(sig, c.Name+" "+c.Type.String())
 	}
-	f, created, err := s.cfg.Files.open(path, strings.Join(sig, ", "))
+	f, size, created, err := s.cfg.Files.open(path, strings.Join(sig, ", "))
 	if err != nil {
 		return fmt.Errorf("side output directory: %w", err)
 	}
-	var size int64 // (the cut's lengths are the file's)
-	if !created {
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("side output directory: %w", err)
-		}
-		size = st.Size()
-	}
-	t.cw = &WriteCounter{W: f, N: size}
+	t.cw = &WriteCounter{W: f, N: size} // (the cut's lengths are the file's)
 	t.file, t.w, t.created = f, bufio.NewWriterSize(t.cw, 64<<10), created
 	t.header = created
 	if !s.tabular && created {
 		s.writeHeader(t)
 	}
 	if s.cut != nil {
-		t.track, t.tag, t.base = trackSide, s.sideTag(), t.length()
+		t.track, t.tag, t.base = trackSide, s.sideTag(), cutLen{n: t.length()}
 		s.cut.files = append(s.cut.files, t)
 	}
 	return nil
@@ -374,14 +383,8 @@ func (s *sink) Rows(r *executor.Routed) error {
 				line = lines[i]
 				if t := direct[k]; t != nil && line != nil {
 					t.total++
-					if t.track == trackSide {
-						s.cut.sideRow(t, s.cut.tag())
-					}
-					if err := writeLine(t.w, line); err != nil {
+					if err := s.put(t, line, true); err != nil {
 						return err
-					}
-					if t.track == trackMain {
-						s.cut.mainRow()
 					}
 					continue
 				}
@@ -409,16 +412,27 @@ func (s *sink) Rows(r *executor.Routed) error {
 	return nil
 }
 
-// writeLine writes line and a LF to w, in w's free buffer when it has room.
-func writeLine(w *bufio.Writer, line []byte) error {
-	if b := w.AvailableBuffer(); len(line) < cap(b) {
-		_, err := w.Write(append(append(b, line...), '\n'))
-		return err
+// put writes b, one row's line, to t: b ends in LF, or, with lf, put adds
+// it (in t.w's free buffer when that has room). It notes the row in the
+// cut's log when t takes part in it (cut.go: a side file's length before
+// the row, a main row's end after it): every row of a line format is
+// written here. It returns t.w's error.
+func (s *sink) put(t *target, b []byte, lf bool) error {
+	if t.track == trackSide {
+		s.cut.sideRow(t, s.sideTag())
 	}
-	if _, err := w.Write(line); err != nil {
-		return err
+	var err error
+	if !lf {
+		_, err = t.w.Write(b)
+	} else if a := t.w.AvailableBuffer(); len(b) < cap(a) {
+		_, err = t.w.Write(append(append(a, b...), '\n'))
+	} else if _, err = t.w.Write(b); err == nil {
+		err = t.w.WriteByte('\n')
 	}
-	return w.WriteByte('\n')
+	if t.track == trackMain {
+		s.cut.mainRow()
+	}
+	return err
 }
 
 // chunk writes the rows an operator made, in order.
@@ -544,10 +558,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 			}
 		}
 		tr.endRow()
-		return s.added()
-	}
-	if t.track == trackSide {
-		s.cut.sideRow(t, s.cut.tag())
+		return s.added(t)
 	}
 	if s.line == linePlain || t.toStderr { // shown for a terminal (SPEC 4)
 		b := s.buf[:0]
@@ -555,11 +566,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 			b = append(append(b, t.name...), "> "...)
 		}
 		s.buf = s.appendLine(b, t, p.Cols, i, line, plain)
-		err := s.write(t, s.buf)
-		if t.track == trackMain {
-			s.cut.mainRow()
-		}
-		return err
+		return s.write(t, s.buf)
 	}
 	if t.header && t.prefix {
 		s.writeHeader(t) // (before the line is built in t.w's buffer)
@@ -576,16 +583,19 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	if cap(b) != c0 {
 		s.buf = b[:0] // grown into new memory: kept for the next long line
 	}
-	_, err := t.w.Write(b)
-	if t.track == trackMain {
-		s.cut.mainRow()
-	}
-	return err
+	return s.put(t, b, false)
 }
 
-// added counts a row buffered for a table and renders the tables once they
+// added counts a row of t just buffered for a table, notes it in the cut's
+// log when t takes part in it (cut.go), and renders the tables once they
 // hold cfg.Chunk rows (SPEC 4: chunks of at most 1000 rows).
-func (s *sink) added() error {
+func (s *sink) added(t *target) error {
+	switch t.track {
+	case trackMain:
+		s.cut.tableMainRow(t.rows.n - 1)
+	case trackSide:
+		s.cut.tableSideRow(t, s.sideTag())
+	}
 	s.pending++
 	if s.pending >= s.cfg.Chunk {
 		return s.renderTables(false)
@@ -593,16 +603,15 @@ func (s *sink) added() error {
 	return nil
 }
 
-// write writes one encoded line (ending in LF) to t. Lines bound for a terminal
-// (plain, and the errors> lines on stderr) show control characters as \xNN
-// (SPEC 4); csv, tsv and json keep the bytes.
+// write writes one encoded line (ending in LF) to t (put). Lines bound for a
+// terminal (plain, and the errors> lines on stderr) show control characters
+// as \xNN (SPEC 4); csv, tsv and json keep the bytes.
 func (s *sink) write(t *target, line []byte) error {
 	if (s.line == linePlain || t.w == s.stderrW) && termtext.Needs(line[:len(line)-1], termtext.Line) {
 		s.esc = append(termtext.Append(s.esc[:0], line[:len(line)-1], termtext.Line), '\n')
 		line = s.esc
 	}
-	_, err := t.w.Write(line)
-	return err
+	return s.put(t, line, false)
 }
 
 // targets returns every output of the job, the errors side outputs last.
@@ -690,7 +699,13 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 	return append(b, '\n')
 }
 
+// errorColumns are the columns of an errors side output (ErrorColumns).
 var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Name: "position", Type: catalog.Varchar}, {Name: "raw", Type: catalog.Varchar}, {Name: "error", Type: catalog.Varchar}}
+
+// ErrorColumns returns the columns of an errors side output, as the sink
+// writes its rows and its --side-dir file's header (SPEC 1: stream,
+// position, raw, error, all VARCHAR); a new slice at each call.
+func ErrorColumns() []catalog.Column { return slices.Clone(errorColumns) }
 
 // Errors implements executor.Sink: where the errors side output shows depends on
 // the format (SPEC 1, bad input).
@@ -737,7 +752,7 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 		tr.addCell(r.Raw)
 		tr.addCell([]byte(r.Error))
 		tr.endRow()
-		return s.added()
+		return s.added(t)
 	}
 	b := s.buf[:0]
 	if s.cfg.SideDir == "" && s.cfg.Format != "json" {
@@ -747,9 +762,6 @@ func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
 	}
 	b = s.appendTextRow(b, t, []byte(r.Stream), []byte(r.Position), r.Raw, []byte(r.Error))
 	s.buf = b
-	if t.track == trackSide {
-		s.cut.sideRow(t, s.sideTag())
-	}
 	return s.write(t, b)
 }
 
@@ -855,10 +867,20 @@ func (s *sink) renderTables(final bool) (err error) {
 		}
 		// every table is rendered even after one failed: with stdout closed
 		// (`| head`), the side files still get their rows (SPEC 4)
+		var start int64
+		if t.rows.track = t.track != trackNone; t.rows.track {
+			start = s.cut.tableStart(t)
+		}
 		if werr := writeTable(t.w, s.cfg.Format, title, t.cols, &t.rows); err == nil {
 			err = werr
 		}
+		if t.rows.track {
+			s.cut.tableDrawn(t, start, &t.rows)
+		}
 		t.rows.reset() // a huge value's buffer is let go
+	}
+	if s.cut != nil { // (no row waits: the log's epochs can be folded)
+		s.cut.prune()
 	}
 	return err
 }

@@ -158,21 +158,21 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 	os.Symlink(outside, filepath.Join(side, "a.csv"))
 	os.Symlink(filepath.Join(dir, "new.txt"), filepath.Join(side, "b.csv"))
 	for _, name := range []string{"a.csv", "b.csv"} {
-		_, _, err := fs.open(filepath.Join(side, name), "x VARCHAR")
+		_, _, _, err := fs.open(filepath.Join(side, name), "x VARCHAR")
 		if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %v, want one naming the file as a symbolic link", name, err)
 		}
 	}
 	// appended to by a later job, after the file was swapped for a link
 	p := filepath.Join(side, "c.csv")
-	f, _, err := fs.open(p, "x VARCHAR")
+	f, _, _, err := fs.open(p, "x VARCHAR")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	os.Remove(p)
 	os.Symlink(outside, p)
-	if _, _, err := fs.open(p, "x VARCHAR"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, _, _, err := fs.open(p, "x VARCHAR"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("append through a link: error %v", err)
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
@@ -183,7 +183,7 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 	}
 	// names that would leave the folder
 	for _, name := range []string{"../x", "a/b", "/", "", "a\x00b"} {
-		if _, err := sideFilePath(side, name, ".csv"); err == nil {
+		if _, err := SideFilePath(side, name, ".csv"); err == nil {
 			t.Errorf("side output %q: no error", name)
 		}
 	}
@@ -191,14 +191,14 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 	// their dots and backslashes (a Unix path holds no backslash separator)
 	for _, name := range []string{".", "..", "...", `a\b`, `\`, ".hidden", "a..b"} {
 		for _, ext := range []string{".csv", ".tsv", ".json", ".txt", ".md"} {
-			p, err := sideFilePath(side, name, ext)
+			p, err := SideFilePath(side, name, ext)
 			if err != nil || filepath.Dir(p) != side || filepath.Base(p) != name+ext {
 				t.Errorf("side output %q (%s): %s, %v; want %s inside %s", name, ext, p, err, name+ext, side)
 			}
 		}
 	}
-	if p, err := sideFilePath(side, "high-tmp", ".csv"); err != nil || p != filepath.Join(side, "high-tmp.csv") {
-		t.Errorf("sideFilePath = %s, %v", p, err)
+	if p, err := SideFilePath(side, "high-tmp", ".csv"); err != nil || p != filepath.Join(side, "high-tmp.csv") {
+		t.Errorf("SideFilePath = %s, %v", p, err)
 	}
 }
 

@@ -28,6 +28,13 @@ type tableRows struct {
 	head     []byte
 	headEnds []int
 	line     []byte // scratch of writeBox and writeMarkdown: the line being drawn
+	// track: writeTable notes in lineEnds the end of each row's line, in
+	// bytes from the start of the table's output (its title included), and
+	// in box the column widths of a box table (writeBox's scratch, valid
+	// until the next table): the cut when stdout is closed early (cut.go).
+	track    bool
+	lineEnds []int64
+	box      []int
 }
 
 // addCell appends a cell holding v shown for a terminal (SPEC 4).
@@ -112,14 +119,17 @@ func writeTable(w io.Writer, format, title string, cols []catalog.Column, tr *ta
 	if !ok {
 		bw = bufio.NewWriter(w)
 	}
+	var at int64 // the bytes written before the box
 	if title != "" {
-		bw.WriteString(termtext.String(title, termtext.Cell))
+		n, _ := bw.WriteString(termtext.String(title, termtext.Cell))
 		bw.WriteByte('\n')
+		at = int64(n) + 1
 	}
+	tr.lineEnds = tr.lineEnds[:0]
 	if format == "markdown" {
-		writeMarkdown(bw, cols, tr)
+		writeMarkdown(bw, cols, tr, at)
 	} else {
-		writeBox(bw, cols, tr)
+		writeBox(bw, cols, tr, at)
 		if title != "" {
 			// a blank line separates the titled tables of one job
 			bw.WriteByte('\n')
@@ -173,18 +183,24 @@ func cellWidth(s []byte, tab int, opts displaywidth.Options, narrowBox bool) int
 	return n
 }
 
+// dashWidth is the display width of the box border's "─", which is East
+// Asian ambiguous: 2 columns wide when East Asian widths are on, unless
+// twwidth's ForceNarrowBorders is on too (which has no getter: the width of
+// "─" tells).
+func dashWidth() int { return max(twwidth.Width("─"), 1) }
+
 // writeBox draws cols and the rows of tr as tablewriter's default box table
 // (with TrimSpace off, so only tabs at either end of a cell are trimmed, as
-// tablewriter does by default).
-func writeBox(w *bufio.Writer, cols []catalog.Column, tr *tableRows) {
+// tablewriter does by default). With tr.track, each row's line end goes to
+// tr.lineEnds (bytes, at plus those from the box's start) and the column
+// widths to tr.box.
+func writeBox(w *bufio.Writer, cols []catalog.Column, tr *tableRows, at int64) {
 	opts := displaywidth.Options{EastAsianWidth: twwidth.IsEastAsian()}
 	tab := twwidth.TabWidth()
-	// the border's "─" is East Asian ambiguous: 2 columns wide when East Asian
-	// widths are on, unless twwidth's ForceNarrowBorders is on too (which has no
-	// getter: the width of "─" tells)
-	dash := max(twwidth.Width("─"), 1)
+	dash := dashWidth()
 	narrowBox := opts.EastAsianWidth && dash == 1
 	nc := len(cols)
+	tr.box = nil
 	if nc == 0 {
 		return
 	}
@@ -215,19 +231,7 @@ func writeBox(w *bufio.Writer, cols []catalog.Column, tr *tableRows) {
 		width[i] = n
 	}
 	l := boxLine{w: w, b: tr.line[:0]}
-	border := func(left, mid, right string) {
-		l.b = append(l.b, left...)
-		for i, n := range width {
-			if i > 0 {
-				l.b = append(l.b, mid...)
-			}
-			// as tablewriter: as many dashes as fit, then spaces
-			l.repeat(dashes, len("─"), (n+2)/dash)
-			l.repeat(spaces, 1, (n+2)%dash)
-		}
-		l.b = append(l.b, right...)
-		l.b = append(l.b, '\n')
-	}
+	tr.box = width
 	row := func(r int) {
 		l.b = append(l.b, "│"...)
 		for i, n := range width {
@@ -244,19 +248,35 @@ func writeBox(w *bufio.Writer, cols []catalog.Column, tr *tableRows) {
 			l.b = append(l.b, " │"...)
 		}
 		l.b = append(l.b, '\n')
+		if r >= 0 && tr.track {
+			tr.lineEnds = append(tr.lineEnds, at+l.n+int64(len(l.b)))
+		}
 		l.flushIfLong()
 	}
-	border("┌", "┬", "┐")
+	l.border(width, dash, "┌", "┬", "┐")
 	row(-1)
 	if tr.n > 0 {
-		border("├", "┼", "┤")
+		l.border(width, dash, "├", "┼", "┤")
 	}
 	for r := 0; r < tr.n; r++ {
 		row(r)
 	}
-	border("└", "┴", "┘")
-	w.Write(l.b)
+	l.border(width, dash, "└", "┴", "┘")
+	l.write(l.b)
 	tr.line = l.b[:0]
+}
+
+// writeTableEnd writes what closes a table of format cut after one of its
+// rows (cut.go): a box table's bottom border, its columns width wide (the
+// table's tr.box), or the blank line after a pipe table.
+func writeTableEnd(w *bufio.Writer, format string, width []int) {
+	if format == "markdown" {
+		w.WriteByte('\n')
+		return
+	}
+	l := boxLine{w: w}
+	l.border(width, dashWidth(), "└", "┴", "┘")
+	l.write(l.b)
 }
 
 // trimTabs returns s without the tabs at its start and end (tablewriter's
@@ -277,13 +297,36 @@ func trimTabs(s []byte) []byte {
 type boxLine struct {
 	w *bufio.Writer
 	b []byte
+	n int64 // bytes handed to w
+}
+
+// write hands p to w, counted.
+func (l *boxLine) write(p []byte) {
+	l.w.Write(p)
+	l.n += int64(len(p))
 }
 
 func (l *boxLine) flushIfLong() {
 	if len(l.b) >= 32<<10 {
-		l.w.Write(l.b)
+		l.write(l.b)
 		l.b = l.b[:0]
 	}
+}
+
+// border appends a border line of columns width wide (dash: the display
+// width of "─") with the corners and joints given.
+func (l *boxLine) border(width []int, dash int, left, mid, right string) {
+	l.b = append(l.b, left...)
+	for i, n := range width {
+		if i > 0 {
+			l.b = append(l.b, mid...)
+		}
+		// as tablewriter: as many dashes as fit, then spaces
+		l.repeat(dashes, len("─"), (n+2)/dash)
+		l.repeat(spaces, 1, (n+2)%dash)
+	}
+	l.b = append(l.b, right...)
+	l.b = append(l.b, '\n')
 }
 
 // repeat appends n units of unit bytes each taken from run (a string of the
@@ -300,7 +343,7 @@ func (l *boxLine) repeat(run string, unit, n int) {
 // cell appends a cell, a tab as tab spaces (as tablewriter).
 func (l *boxLine) cell(s []byte, tab int) {
 	if len(s) > bigCell {
-		l.w.Write(l.b)
+		l.write(l.b)
 		l.b = l.b[:0]
 	}
 	for {
@@ -319,81 +362,85 @@ func (l *boxLine) cell(s []byte, tab int) {
 // empty: cell wrote it).
 func (l *boxLine) text(s []byte) {
 	if len(s) > bigCell {
-		l.w.Write(l.b)
+		l.write(l.b)
 		l.b = l.b[:0]
-		l.w.Write(s)
+		l.write(s)
 		return
 	}
 	l.b = append(l.b, s...)
 }
+
+// escPipe is a '|' in a pipe table's cell.
+var escPipe = []byte(`\|`)
 
 const dashes = "────────────────────────────────────────────────────────────────"
 
 const spaces = "                                                                "
 
 // writeMarkdown draws cols and the rows of tr as a pipe table, a '|' in a
-// cell as \| (SPEC 4).
-func writeMarkdown(w *bufio.Writer, cols []catalog.Column, tr *tableRows) {
-	b := tr.line[:0]
+// cell as \| (SPEC 4). With tr.track, each row's line end goes to
+// tr.lineEnds (bytes, at plus those from the table's start).
+func writeMarkdown(w *bufio.Writer, cols []catalog.Column, tr *tableRows, at int64) {
+	l := boxLine{w: w, b: tr.line[:0]}
 	esc := func(s []byte) {
 		if len(s) > bigCell {
-			w.Write(b)
-			b = b[:0]
+			l.write(l.b)
+			l.b = l.b[:0]
 			for {
 				i := bytes.IndexByte(s, '|')
 				if i < 0 {
-					w.Write(s)
+					l.write(s)
 					return
 				}
-				w.Write(s[:i])
-				w.WriteString(`\|`)
+				l.write(s[:i])
+				l.write(escPipe)
 				s = s[i+1:]
 			}
 		}
 		for {
 			i := bytes.IndexByte(s, '|')
 			if i < 0 {
-				b = append(b, s...)
+				l.b = append(l.b, s...)
 				return
 			}
-			b = append(append(b, s[:i]...), `\|`...)
+			l.b = append(append(l.b, s[:i]...), `\|`...)
 			s = s[i+1:]
 		}
 	}
 	tr.head, tr.headEnds = tr.head[:0], tr.headEnds[:0]
-	b = append(b, '|')
+	l.b = append(l.b, '|')
 	for i, c := range cols {
 		tr.addHead(c.Name)
-		b = append(b, ' ')
+		l.b = append(l.b, ' ')
 		esc(tr.headCell(i))
-		b = append(b, " |"...)
+		l.b = append(l.b, " |"...)
 	}
-	b = append(b, "\n|"...)
+	l.b = append(l.b, "\n|"...)
 	for _, c := range cols {
 		if c.Type.IsNumeric() {
-			b = append(b, "---:|"...)
+			l.b = append(l.b, "---:|"...)
 		} else {
-			b = append(b, "---|"...)
+			l.b = append(l.b, "---|"...)
 		}
 	}
-	b = append(b, '\n')
+	l.b = append(l.b, '\n')
 	nc := len(cols)
 	for r := 0; r < tr.n; r++ {
-		b = append(b, '|')
+		l.b = append(l.b, '|')
 		for i := 0; i < nc; i++ {
-			b = append(b, ' ')
+			l.b = append(l.b, ' ')
 			esc(tr.cell(r*nc + i))
-			b = append(b, " |"...)
+			l.b = append(l.b, " |"...)
 		}
-		b = append(b, '\n')
-		if len(b) >= 32<<10 {
-			w.Write(b)
-			b = b[:0]
+		l.b = append(l.b, '\n')
+		if tr.track {
+			tr.lineEnds = append(tr.lineEnds, at+l.n+int64(len(l.b)))
 		}
+		l.flushIfLong()
 	}
-	b = append(b, '\n')
-	w.Write(b)
-	tr.line = b[:0]
+	l.b = append(l.b, '\n')
+	l.write(l.b)
+	tr.line = l.b[:0]
 }
 
 // Result is a small named table for SHOW, DESCRIBE and EXPLAIN (SPEC 3/4: they
