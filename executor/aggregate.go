@@ -278,24 +278,43 @@ func (o *aggOp) tumbleRun(b *vector.Batch, taken []int32, wm *vector.Vec) int {
 	}
 	tv := b.Cols[o.a.Window.TimeCol]
 	start, end := ws.win.Start, ws.win.End
-	for k, i := range taken {
+	var key *vector.Vec // a single VARCHAR key: findGroup's cache probe, here
+	if len(o.keys) == 1 && o.a.Keys[0].Type == catalog.Varchar {
+		key = o.keys[0]
+	}
+	// (the pending rows and the arrival number in locals, kept in o at the end)
+	states, rows, seqs, seq := o.pendStates, o.pendRows, o.pendSeqs, o.seq
+	k := 0
+	for ; k < len(taken); k++ {
+		i := taken[k]
 		if tv.Null[i] {
-			return k
+			break
 		}
 		if t := tv.I[i]; t < start || t >= end {
-			return k
+			break
 		}
 		if wm != nil && !wm.Null[i] && end <= wm.I[i] {
-			return k // late
+			break // late
 		}
-		g, _ := o.findGroup(ws, int(i))
+		var g *aggGroup
+		if key != nil && !key.Null[i] {
+			if s := key.S[i]; len(s) > 0 && len(s) < 8 {
+				w, kh := shortKey(s)
+				if e := &o.cache[kh%groupCacheSize]; e.ws == ws && e.w == w && e.n == int32(len(s)) {
+					g = e.g
+				}
+			}
+		}
 		if g == nil {
-			return k
+			if g, _ = o.findGroup(ws, int(i)); g == nil {
+				break
+			}
 		}
-		o.seq++
-		o.pendStates, o.pendRows, o.pendSeqs = append(o.pendStates, g.states), append(o.pendRows, i), append(o.pendSeqs, o.seq)
+		seq++
+		states, rows, seqs = append(states, g.states), append(rows, i), append(seqs, seq)
 	}
-	return len(taken)
+	o.pendStates, o.pendRows, o.pendSeqs, o.seq = states, rows, seqs, seq
+	return k
 }
 
 func (o *aggOp) openWindow(win window.Win, pkey string) *winState {
@@ -429,8 +448,7 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 			case catalog.Varchar:
 				s := v.S[i]
 				if n := len(s); n > 0 && n < 8 { // the key's bytes are one word: compared in the cache entry
-					w := shortWord(s)
-					kh := shortHash(n, w) + 0x9e3779b97f4a7c15
+					w, kh := shortKey(s)
 					e := &o.cache[kh%groupCacheSize]
 					if e.ws == ws && e.w == w && e.n == int32(n) {
 						return e.g, kh
@@ -499,6 +517,14 @@ func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
 		}
 	}
 	return g, kh
+}
+
+// shortKey returns a single VARCHAR key s of 1 to 7 bytes as shortWord w,
+// and its hash kh in aggOp.cache (keyHash's, moved).
+func shortKey(s []byte) (w, kh uint64) {
+	w = shortWord(s)
+	h := (uint64(len(s))*0x9e3779b97f4a7c15 ^ w) * 0x94d049bb133111eb // shortHash, written out to keep shortKey inlined
+	return w, (h ^ h>>29) + 0x9e3779b97f4a7c15
 }
 
 // addTo adds row i to its group of window ws.

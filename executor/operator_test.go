@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -313,5 +315,54 @@ func BenchmarkAssignerMarks(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/vector.Cap, "ns/row")
 		})
+	}
+}
+
+// TestWatermarkOffsetLoop: the assigner's own loop for a WATERMARK of the
+// form ts ± INTERVAL (watermarker.offCol) stamps the same CURRENT_WATERMARK
+// and the same marks as the compiled expression, for random times with NULLs
+// and int64 edges (where the sum overflows: NULL, no move; SPEC 2.3).
+func TestWatermarkOffsetLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	edges := []int64{math.MinInt64, math.MinInt64 + 1, math.MinInt64 + 4999, math.MinInt64 + 5000, -1, 0, 1, math.MaxInt64 - 5000, math.MaxInt64}
+	for _, wm := range []string{"ts - INTERVAL '5' SECOND", "ts + INTERVAL '5' SECOND", "ts"} {
+		job := planSidesWM(t, wm, nil, "SELECT k, ts FROM s")
+		fast, slow := newWatermarker(job), newWatermarker(job)
+		if wm != "ts" && fast.offCol < 0 {
+			t.Fatalf("%s: not taken as a column and an offset", wm)
+		}
+		slow.offCol = -1
+		for _, w := range []*watermarker{fast, slow} {
+			w.marks, w.buf = true, make([]Mark, 0, vector.Cap)
+		}
+		for range 200 {
+			rows := make([]row, 1+r.IntN(vector.Cap))
+			nulls := make([]bool, len(rows))
+			for i := range rows {
+				nulls[i] = r.IntN(20) == 0
+				rows[i] = row{"k", int64(r.IntN(100_000)) - 50_000}
+				if r.IntN(10) == 0 {
+					rows[i].ts = edges[r.IntN(len(edges))]
+				}
+			}
+			var got [2][]string
+			for k, w := range []*watermarker{fast, slow} {
+				b := rowBatch(job, rows...)
+				copy(b.Cols[1].Null, nulls)
+				step := newStep("")
+				step.selectRows(b, 0, b.N)
+				w.stampMarks(step)
+				for _, i := range step.Sel {
+					c := b.Cols[job.WatermarkCol]
+					got[k] = append(got[k], fmt.Sprint(c.Null[i], c.I[i]))
+				}
+				for _, m := range step.Marks {
+					got[k] = append(got[k], fmt.Sprint("mark", m.At, m.Value))
+				}
+			}
+			if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+				t.Fatalf("%s: the offset loop stamped %v, the expression %v", wm, got[0], got[1])
+			}
+		}
 	}
 }

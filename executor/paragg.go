@@ -275,16 +275,19 @@ type paggOut struct {
 // took to the current chunk's partial aggregates with the chunk's own
 // watermark, keeps the late rows, and records the cuts.
 type paggOp struct {
-	cur   *paggOut
-	at    []int      // the router part of each aggregate
-	grid  [][2]int64 // per aggregate: the step and offset of its window ends
-	next  []int64    // per aggregate: its grid's first point after wm
-	wmCol int
-	pos   []int     // per aggregate: its taken rows before the current mark
-	seq0  []int64   // per aggregate: its arrival number before the batch
-	taken [][]int32 // per aggregate: the rows it took
-	wmSet bool      // the chunk has a watermark (L) so far
-	base  int32     // the chunk's rows before the batch
+	cur  *paggOut
+	at   []int      // the router part of each aggregate
+	grid [][2]int64 // per aggregate: the step and offset of its window ends
+	next []int64    // per aggregate: its grid's first point after wm
+	// minNext is the least of next: a move below it reaches no grid point
+	// (crosses' answer without its loop), once wmSet
+	minNext int64
+	wmCol   int
+	pos     []int     // per aggregate: its taken rows before the current mark
+	seq0    []int64   // per aggregate: its arrival number before the batch
+	taken   [][]int32 // per aggregate: the rows it took
+	wmSet   bool      // the chunk has a watermark (L) so far
+	base    int32     // the chunk's rows before the batch
 	// rowBase is the job-wide arrival number before the chunk's first row
 	// (chunk k: k<<32; aggOp.rowAt, aggGroup.firstAt)
 	rowBase int64
@@ -353,6 +356,9 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 		po.lates = po.lates[:0]
 	}
 	for _, m := range r.Marks {
+		if po.wmSet && m.Value < po.minNext {
+			continue // (crosses is false)
+		}
 		if po.crosses(m.Value) {
 			o.cutWm, o.cutRow = append(o.cutWm, m.Value), append(o.cutRow, po.base+int32(m.At)-1)
 			for k, taken := range po.taken {
@@ -382,11 +388,13 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 // crosses keeps: one comparison per move).
 func (po *paggOp) crosses(v int64) bool {
 	hit := !po.wmSet
+	po.minNext = math.MaxInt64
 	for k, g := range po.grid {
 		if hit || v >= po.next[k] {
 			hit = true
 			po.next[k] = nextPoint(v, g[0], g[1])
 		}
+		po.minNext = min(po.minNext, po.next[k])
 	}
 	return hit
 }

@@ -369,10 +369,19 @@ type watermarker struct {
 	buf   []Mark
 	down  *Emitter
 	parts *partWatermarks // per-partition watermarks of a partitioned source (partwm.go); nil: one
+	// offCol is the column c of a WATERMARK of the form c - INTERVAL (or
+	// + INTERVAL) of offset off ms, the common one, which stampMarks
+	// computes in its own loop; -1 for any other expression.
+	offCol int
+	off    int64
 }
 
 func newWatermarker(job *plan.Job) *watermarker {
-	return &watermarker{job: job, expr: expr.Compile(job.Watermark)}
+	w := &watermarker{job: job, expr: expr.Compile(job.Watermark), offCol: -1}
+	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
+		w.offCol, w.off = e.Args[0].Col, e.Param
+	}
+	return w
 }
 
 // Push implements Operator: stamp r's live rows, pass r on, then the event.
@@ -418,14 +427,27 @@ func (w *watermarker) stampMarks(r *Routed) bool {
 	}
 	b, sel := r.In, r.Sel
 	col := b.Cols[w.job.WatermarkCol]
-	vals := w.expr.Eval(b, sel)
 	marks := w.buf[:0]
-	for _, i := range sel {
-		col.Null[i] = !w.set
-		col.I[i] = w.wm
-		if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
-			w.wm, w.set = vals.I[i], true
-			marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
+	if w.offCol >= 0 {
+		// (the other loop's, the expression computed in it)
+		tv := b.Cols[w.offCol]
+		for _, i := range sel {
+			col.Null[i] = !w.set
+			col.I[i] = w.wm
+			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
+				w.wm, w.set = v, true
+				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
+			}
+		}
+	} else {
+		vals := w.expr.Eval(b, sel)
+		for _, i := range sel {
+			col.Null[i] = !w.set
+			col.I[i] = w.wm
+			if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
+				w.wm, w.set = vals.I[i], true
+				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
+			}
 		}
 	}
 	w.buf = marks

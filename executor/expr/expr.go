@@ -243,10 +243,8 @@ func (c *compiler) compile(e *plan.Expr) evalFunc {
 		return derived(e.Type, func(b *vector.Batch, sel []int32, out *vector.Vec) {
 			a := x(b, sel)
 			for _, i := range sel {
-				v := a.I[i]
-				s := v + delta
-				out.I[i] = s
-				out.Null[i] = a.Null[i] || (v >= 0) == (delta >= 0) && (s >= 0) != (v >= 0) // NULL, or overflow: NULL
+				s, ok := AddInterval(a.I[i], delta)
+				out.I[i], out.Null[i] = s, a.Null[i] || !ok
 			}
 		})
 	case plan.OpCase:
@@ -519,6 +517,14 @@ func binInt(l, r evalFunc, f func(a, b int64) (int64, bool)) evalFunc {
 // binFloat applies f to DOUBLE pairs; f's false result gives NULL (/ 0).
 func binFloat(l, r evalFunc, f func(a, b float64) (float64, bool)) evalFunc {
 	return binary(l, r, catalog.Double, floats, f)
+}
+
+// AddInterval returns t + delta (ms) for t + INTERVAL (SPEC 2: TIMESTAMP and
+// BIGINT event times, epoch ms), and false when the sum overflows int64
+// (the expression is NULL then).
+func AddInterval(t, delta int64) (int64, bool) {
+	s := t + delta
+	return s, (t >= 0) != (delta >= 0) || (s >= 0) == (t >= 0)
 }
 
 // mapInt applies f to each BIGINT (or TIMESTAMP) value, giving type t.
