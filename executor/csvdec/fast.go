@@ -396,9 +396,10 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 		}
 		w := binary.LittleEndian.Uint64(data[s:])
 		e, x := s, w
-		var m uint64
+		var m, ml uint64
 		for {
-			if m = zeroBytes(x^dp) | zeroBytes(x^lfPat); m != 0 {
+			ml = zeroBytes(x ^ lfPat)
+			if m = zeroBytes(x^dp) | ml; m != 0 {
 				break
 			}
 			e += 8
@@ -409,7 +410,7 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 		}
 		e += bits.TrailingZeros64(m) >> 3
 		f := data[s:e]
-		if data[e] == '\n' {
+		if ml&m&-m != 0 { // (the field ends at the LF)
 			if j != last {
 				return 0, false, false // fewer fields than columns
 			}
