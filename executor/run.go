@@ -425,31 +425,7 @@ func (w *watermarker) stampMarks(r *Routed) bool {
 		w.stamp(r.In, r.Sel)
 		return w.wm != wm || w.set != set
 	}
-	b, sel := r.In, r.Sel
-	col := b.Cols[w.job.WatermarkCol]
-	marks := w.buf[:0]
-	if w.offCol >= 0 {
-		// (the other loop's, the expression computed in it)
-		tv := b.Cols[w.offCol]
-		for _, i := range sel {
-			col.Null[i] = !w.set
-			col.I[i] = w.wm
-			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
-				w.wm, w.set = v, true
-				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
-			}
-		}
-	} else {
-		vals := w.expr.Eval(b, sel)
-		for _, i := range sel {
-			col.Null[i] = !w.set
-			col.I[i] = w.wm
-			if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
-				w.wm, w.set = vals.I[i], true
-				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
-			}
-		}
-	}
+	marks := w.advance(r.In, r.Sel, w.buf[:0], true)
 	w.buf = marks
 	r.Marks = marks
 	w.live.store(w.wm, w.set)
@@ -465,7 +441,32 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 		w.stampPartsSel(b, sel)
 		return sel
 	}
+	w.advance(b, sel, nil, false)
+	w.live.store(w.wm, w.set) // once per batch
+	return sel
+}
+
+// advance stamps the rows sel of b with the watermark before each
+// (CURRENT_WATERMARK, SPEC 2.3) and moves it to their expression's values
+// that pass it; with keep it appends a Mark to marks at each move, and
+// returns marks.
+func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep bool) []Mark {
 	col := b.Cols[w.job.WatermarkCol]
+	if w.offCol >= 0 {
+		// (the other loop's, the expression computed in it)
+		tv := b.Cols[w.offCol]
+		for _, i := range sel {
+			col.Null[i] = !w.set
+			col.I[i] = w.wm
+			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
+				w.wm, w.set = v, true
+				if keep {
+					marks = append(marks, Mark{At: int(i) + 1, Value: v})
+				}
+			}
+		}
+		return marks
+	}
 	// The watermark expression is evaluated for the whole selection first; it only
 	// reads the row's own columns, so the values do not depend on order.
 	vals := w.expr.Eval(b, sel)
@@ -474,10 +475,12 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 		col.I[i] = w.wm
 		if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
 			w.wm, w.set = vals.I[i], true
+			if keep {
+				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
+			}
 		}
 	}
-	w.live.store(w.wm, w.set) // once per batch
-	return sel
+	return marks
 }
 
 // router is the process operator (SPEC 2.1): first-match routing over ordered

@@ -58,11 +58,7 @@ func plainField(v *vector.Vec, row int, b []byte, texts *shortTexts) (ok, printe
 		v.I[row] = x
 		printed = len(b) == 1 || b[0] != '0' // as strconv prints it
 		if v.Text != nil {
-			var t []byte
-			if printed {
-				t = b[:len(b):len(b)]
-			}
-			v.Text[row] = t
+			keepText(v, row, b, printed)
 		}
 	case catalog.Double:
 		x, frac, ok := plainDecimal(b)
@@ -72,17 +68,23 @@ func plainField(v *vector.Vec, row int, b []byte, texts *shortTexts) (ok, printe
 		v.F[row] = x
 		printed = javaPlain(b, frac)
 		if v.Text != nil {
-			var t []byte
-			if printed {
-				t = b[:len(b):len(b)]
-			}
-			v.Text[row] = t
+			keepText(v, row, b, printed)
 		}
 	default:
 		return false, false
 	}
 	v.Null[row] = false
 	return true, printed
+}
+
+// keepText sets row's number text (vector.Vec.Text, not nil) to b when b is
+// the value's printed form, else to nil (the encoder formats the value).
+func keepText(v *vector.Vec, row int, b []byte, printed bool) {
+	var t []byte
+	if printed {
+		t = b[:len(b):len(b)]
+	}
+	v.Text[row] = t
 }
 
 // plainRecords turns recordPlain on; the tests turn it off to compare with
@@ -448,11 +450,7 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 				printed := len(f) == 1 || f[0] != '0' // as strconv prints it
 				line = line && printed
 				if v.Text != nil {
-					var t []byte
-					if printed {
-						t = f[:len(f):len(f)]
-					}
-					v.Text[row] = t
+					keepText(v, row, f, printed)
 				}
 			}
 		default: // catalog.Double (plainKinds)
@@ -472,11 +470,7 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 				printed := javaPlain(f, frac)
 				line = line && printed
 				if v.Text != nil {
-					var t []byte
-					if printed {
-						t = f[:len(f):len(f)]
-					}
-					v.Text[row] = t
+					keepText(v, row, f, printed)
 				}
 			}
 		}
