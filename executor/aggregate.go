@@ -268,7 +268,8 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 // group's accumulators, in a loop without add's calls (the parallel
 // aggregate's partials: o.batched, TUMBLE, no replay): each row falls in the
 // window of the row before (o.lastWs), which its CURRENT_WATERMARK (wm's
-// value at the row; nil: none) has not fired, and its group there is found.
+// value at the row, never lower than the row before's; nil: none) has not
+// fired, and its group there is found.
 // It returns how many rows of taken it added, stopping at the first other
 // one, which add then takes.
 func (o *aggOp) tumbleRun(b *vector.Batch, taken []int32, wm *vector.Vec) int {
@@ -281,6 +282,13 @@ func (o *aggOp) tumbleRun(b *vector.Batch, taken []int32, wm *vector.Vec) int {
 	var key *vector.Vec // a single VARCHAR key: findGroup's cache probe, here
 	if len(o.keys) == 1 && o.a.Keys[0].Type == catalog.Varchar {
 		key = o.keys[0]
+	}
+	if wm != nil && len(taken) > 0 {
+		if l := taken[len(taken)-1]; wm.Null[l] || wm.I[l] < end {
+			// The stamps never go down from row to row (one watermark: a
+			// file's), so none of these rows' windows has fired.
+			wm = nil
+		}
 	}
 	// (the pending rows and the arrival number in locals, kept in o at the end)
 	states, rows, seqs, seq := o.pendStates, o.pendRows, o.pendSeqs, o.seq
