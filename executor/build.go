@@ -14,6 +14,7 @@ import (
 
 // chain is the running operators of a job's probe stream.
 type chain struct {
+	timed  bool         // chainOpts.timed
 	head   Operator     // where the source driver pushes: the assigner's wrapper
 	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
@@ -32,6 +33,9 @@ type chainOpts struct {
 	// chain's watermark assigner one watermark per partition (SPEC 2.5). Every
 	// chain that reads a source is built with it here, so none can miss it.
 	src Source
+	// timed makes the operators time their calls (Stats.timed: EXPLAIN
+	// ANALYZE); without it OpStats.Nanos stays 0.
+	timed bool
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -39,11 +43,15 @@ type chainOpts struct {
 // probers), the operators of opts, the main query's LIMIT, the projections,
 // and sink.
 func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts chainOpts) *chain {
-	c := &chain{}
+	c := &chain{timed: opts.timed}
 	var ops []*instrumented
 	next := Operator(nil)
 	add := func(op Operator, name string, down *Emitter) {
 		w := instrument(op, name, down, nil)
+		w.timed = opts.timed
+		if down != nil {
+			down.timed = opts.timed
+		}
 		ops = append(ops, w)
 		next = w
 	}
@@ -129,6 +137,7 @@ func buildJoin(j *plan.Join, acct *StateAccount) (*keySet, *prober) {
 // Its counters are ks.stats (Analysis).
 func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
 	w := instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
+	w.timed = true // (read once, apart from the probe's hot path: always timed)
 	ks.stats = w.stats
 	return w
 }

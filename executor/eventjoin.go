@@ -164,7 +164,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	if hasAggregates(job) { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
 		opts = aggChain(job, acct.budget, stats, &agg, true)
 	}
-	opts.src = src
+	opts.src, opts.timed = src, stats.timed
 	ch := buildChain(job, probers, sink, opts)
 	r, wm := ch.limit, ch.assign
 	step := newStep(ch.router.out.ErrorSide)

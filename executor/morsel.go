@@ -212,7 +212,7 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 			own[b] = newProber(pr.j, pr.ks) // the build side is read whole: probing only reads it
 		}
 		w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Options["errors.side"])}
-		w.c = buildChain(job, own, w.sink, chainOpts{src: src})
+		w.c = buildChain(job, own, w.sink, chainOpts{src: src, timed: p.c.timed})
 		ws[i] = w
 	}
 	policy := p.es.Policy

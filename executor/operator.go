@@ -151,6 +151,7 @@ type instrumented struct {
 	op    Operator
 	stats *OpStats
 	down  *Emitter // the operator's downstream emitter, whose time is not the operator's own
+	timed bool     // time the calls (chainOpts.timed)
 }
 
 // instrument wraps op, named name (as EXPLAIN names it), with down the emitter
@@ -186,6 +187,9 @@ func wrapOp(name string, err error) error {
 
 // call runs f (one call into the operator) and adds its own time to the counters.
 func (w *instrumented) call(f func() error) error {
+	if !w.timed {
+		return w.wrap(f())
+	}
 	var down0 int64
 	if w.down != nil {
 		down0 = w.down.nanos
@@ -207,6 +211,9 @@ func (w *instrumented) Push(ctx context.Context, port Port, r *Routed) error {
 	}
 	w.stats.Batches++
 	w.stats.RowsIn += r.rowsOut()
+	if !w.timed {
+		return w.wrap(w.op.Push(ctx, port, r))
+	}
 	var down0 int64
 	if w.down != nil {
 		down0 = w.down.nanos
@@ -240,6 +247,7 @@ type Emitter struct {
 	next  Operator
 	stats *OpStats // the emitting operator's counters
 	nanos int64    // time spent downstream, excluded from the emitter's own
+	timed bool     // time it (chainOpts.timed)
 }
 
 // Push pushes r on to the next operator, counting its rows as rows out.
@@ -249,6 +257,9 @@ func (e *Emitter) Push(ctx context.Context, port Port, r *Routed) error {
 	}
 	if e.stats != nil {
 		e.stats.RowsOut += r.rowsOut()
+	}
+	if !e.timed {
+		return e.next.Push(ctx, port, r)
 	}
 	t := time.Now()
 	err := e.next.Push(ctx, port, r)
@@ -261,6 +272,9 @@ func (e *Emitter) Watermark(ctx context.Context, wm Watermark) error {
 	if e.next == nil {
 		return nil
 	}
+	if !e.timed {
+		return e.next.Watermark(ctx, wm)
+	}
 	t := time.Now()
 	err := e.next.Watermark(ctx, wm)
 	e.nanos += time.Since(t).Nanoseconds()
@@ -271,6 +285,9 @@ func (e *Emitter) Watermark(ctx context.Context, wm Watermark) error {
 func (e *Emitter) Finish(ctx context.Context) error {
 	if e.next == nil {
 		return nil
+	}
+	if !e.timed {
+		return e.next.Finish(ctx)
 	}
 	t := time.Now()
 	err := e.next.Finish(ctx)

@@ -165,11 +165,16 @@ func rowBatch(job *planner.Job, rows ...row) *vector.Batch {
 // toyChain builds job's chain with a fireEvery (every 2 s) between the router
 // and an orderSink.
 func toyChain(job *planner.Job) (*orderSink, *fireEvery, *chain) {
+	return toyChainTimed(job, true)
+}
+
+// toyChainTimed is toyChain, its operators timed or not (chainOpts.timed).
+func toyChainTimed(job *planner.Job, timed bool) (*orderSink, *fireEvery, *chain) {
 	sink := &orderSink{names: []string{"main", "early"}}
 	toy := &fireEvery{out: 0, every: 2000, next: 2000}
 	c := buildChain(job, nil, sink, chainOpts{afterRouter: []func(*Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) { toy.down = down; return toy, "toy" },
-	}})
+	}, timed: timed})
 	return sink, toy, c
 }
 
@@ -217,8 +222,16 @@ func TestOperatorRowsAtWatermark(t *testing.T) {
 // and time, checks cancellation before a push, and wraps an operator's error
 // so that its message stays and errors.Is sees the cause.
 func TestOperatorCounters(t *testing.T) {
+	for _, timed := range []bool{true, false} {
+		t.Run(fmt.Sprint("timed=", timed), func(t *testing.T) { testOperatorCounters(t, timed) })
+	}
+}
+
+// testOperatorCounters is TestOperatorCounters with the chain timed or not:
+// untimed (a job that is not EXPLAIN ANALYZE'd), the same counts and no time.
+func testOperatorCounters(t *testing.T, timed bool) {
 	job := planSides(t, []string{"SELECT k, ts INTO SIDE 'early' FROM s WHERE ts < 2600"}, "SELECT k, ts FROM s WHERE ts > 1000")
-	sink, toy, c := toyChain(job)
+	sink, toy, c := toyChainTimed(job, timed)
 	ctx := context.Background()
 	step := newStep("errors")
 	b := rowBatch(job, row{"a", 1000}, row{"b", 2500}, row{"c", 2600}, row{"d", 900})
@@ -265,8 +278,11 @@ func TestOperatorCounters(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("counters:\n%v\nwant\n%v", got, want)
 	}
-	if nanos <= 0 {
+	if timed && nanos <= 0 {
 		t.Errorf("no time counted")
+	}
+	if !timed && nanos != 0 {
+		t.Errorf("%d ns counted by an untimed chain", nanos)
 	}
 	if len(sink.out) != 7 {
 		t.Errorf("the sink wrote %d rows, its counter says 7: %v", len(sink.out), sink.out)

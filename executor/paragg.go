@@ -472,7 +472,7 @@ func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 
 // newPaggWorker returns a worker's chain for job (reading src), with the
 // partial aggregate in place of ao.
-func newPaggWorker(job *plan.Job, ao *aggOperator, src Source) *paggWorker {
+func newPaggWorker(job *plan.Job, ao *aggOperator, src Source, timed bool) *paggWorker {
 	w := &paggWorker{in: newStep(job.Stream.Options["errors.side"])}
 	opts := chainOpts{src: src, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
@@ -522,7 +522,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	}
 	ws := make([]*paggWorker, n)
 	for i := range ws {
-		ws[i] = newPaggWorker(job, ao, src)
+		ws[i] = newPaggWorker(job, ao, src, p.c.timed)
 	}
 	work := func(i int, c *chunked.Chunk) {
 		o, _ := c.Out.(*paggOut)

@@ -24,6 +24,9 @@ type Stats struct {
 	// set once the job has ended, also after a failure; nil when the job
 	// failed before it started (a source that could not be opened).
 	Analysis *Analysis
+	// timed: the operators time their calls (OpStats.Nanos, EXPLAIN
+	// ANALYZE's ms); a job that only runs skips the clock, two reads a call
+	timed bool
 }
 
 // StreamErrors is the count of malformed rows of one stream in a job, with the
@@ -91,14 +94,15 @@ func (e *RowError) Error() string {
 // env.StateMaxBytes). Once created, the sink is always closed, so what was
 // routed before a failure stays.
 func Run(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
-	return runWith(ctx, job, env, newSink, true)
+	return runWith(ctx, job, env, newSink, true, false)
 }
 
 // runWith is Run; with sinks false the job's sink streams and dead-letter
-// streams are not opened (Analyze: outputs discarded).
-func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error), sinks bool) (Stats, error) {
+// streams are not opened (Analyze: outputs discarded); with timed the
+// operators time their calls (Stats.timed).
+func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error), sinks, timed bool) (Stats, error) {
 	st := job.Stream
-	var stats Stats
+	stats := Stats{timed: timed}
 	an := newAnalysis(job)
 	stats.stream(st)
 	var joins []*plan.Branch
@@ -255,7 +259,7 @@ type process struct {
 // src is partitioned (Kafka, SPEC 2.5).
 func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, opts chainOpts) {
 	p.st, p.src, p.sink = job.Stream, src, sink
-	opts.src = src
+	opts.src, opts.timed = src, stats.timed
 	p.c = buildChain(job, probers, sink, opts)
 	p.es = stats.stream(job.Stream)
 	p.in = newStep(job.Stream.Options["errors.side"])
