@@ -112,3 +112,22 @@ func TestGroupLookupInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestShortKeyHash: shortKey's hash of a single VARCHAR key of 1 to 7 bytes
+// is the group's hash (groupHash of its built key: a non-NULL flag, the
+// bytes), so the cache slot where the lookup puts a group is the one the
+// probes of tumbleRun and findGroup read.
+func TestShortKeyHash(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	o := &aggOp{keys: make([]*vector.Vec, 1)}
+	for range 10_000 {
+		s := make([]byte, 1+r.Intn(7))
+		for k := range s {
+			s[k] = byte(r.Intn(256))
+		}
+		w, kh := shortKey(s)
+		if w != shortWord(s) || kh != o.groupHash(append([]byte{1}, s...)) {
+			t.Fatalf("shortKey(%q) = %x, %x; shortWord %x, groupHash %x", s, w, kh, shortWord(s), o.groupHash(append([]byte{1}, s...)))
+		}
+	}
+}
