@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"math"
+	"os"
 	"slices"
 )
 
@@ -47,7 +48,9 @@ import (
 // drawn); cut before the first row of a table, the file ends with the table
 // before; cut before its first row, a file this job created holds its header
 // as an empty table, as a side output with no rows does (SPEC 4: every side
-// file holds its header).
+// file holds its header). In the line formats the errors and late outputs'
+// files, which exist only once a row reaches them (SPEC 1, 2.4), are
+// removed instead when this run made them and none of their rows is kept.
 
 // WriteCounter is the writer under stdout's buffers (and under each side
 // file's): it passes each Write to W and counts in N the bytes W accepted,
@@ -240,6 +243,13 @@ func (c *cutLog) apply() error {
 	for _, t := range c.files {
 		kept := t.kept(k)
 		if t.file == nil || kept.n >= t.cw.N {
+			continue
+		}
+		if t.isErrors && t.created && kept == t.base && c.table == "" {
+			// errors and late exist once a row reaches them (SPEC 1, 2.4):
+			// with none of this run's kept, the file this run made goes
+			// (a table's rows may still be drawn after the cut: kept)
+			keep(os.Remove(t.path))
 			continue
 		}
 		if terr := t.file.Truncate(kept.n); terr != nil {

@@ -135,6 +135,7 @@ type target struct {
 	rows    tableRows
 	total   int64 // rows that reached this output (written or buffered)
 	created bool
+	path    string // the side file's, once opened
 	// The cut when stdout is closed early (cut.go): track says whether this
 	// target is stdout's main output or a side file; cw counts the bytes in
 	// a side file (its length at open included); tag is the tag of its last
@@ -277,7 +278,7 @@ func (s *sink) openFile(t *target) error {
 		return fmt.Errorf("side output directory: %w", err)
 	}
 	t.cw = &WriteCounter{W: f, N: size} // (the cut's lengths are the file's)
-	t.file, t.w, t.created = f, bufio.NewWriterSize(t.cw, 64<<10), created
+	t.file, t.w, t.created, t.path = f, bufio.NewWriterSize(t.cw, 64<<10), created, path
 	t.header = created
 	if !s.tabular && created {
 		s.writeHeader(t)
