@@ -202,6 +202,11 @@ func TestParseTimestamp(t *testing.T) {
 		{"2021-01-17T12:48", 1610887680000, true},
 		{"2021-01-17T12:48Z", 1610887680000, true},
 		{"2021-01-17T13:48+01:00", 1610887680000, true},
+		// RFC 3339's lowercase t and z
+		{"2021-01-17t12:48:29z", 1610887709000, true},
+		{"2021-01-17t12:48:29", 1610887709000, true},
+		{"2021-01-17t12:48Z", 1610887680000, true},
+		{"2021-01-17 12:48z", 0, false},
 		// SPEC 1 lists the space form with seconds and no offset, ISO-8601
 		// with T, and epoch ms: anything else is malformed
 		{"2021-01-17", 0, false},

@@ -19,6 +19,8 @@ const (
 //	2021-01-17T12:48[:29[.1]]        ISO-8601 with T: seconds optional, and an
 //	...T...Z, +08:00, -0530, +08     offset after the time, converted to UTC
 //
+// The T and the Z may be lowercase, as RFC 3339 (section 5.6) allows.
+//
 // Fields are range-checked (month 1-12, day within the month, hour 0-23, minute and
 // second 0-59). The second result is false for anything else (a date alone, the
 // space form without seconds or with an offset).
@@ -38,10 +40,10 @@ func ParseTimestamp(b []byte) (int64, bool) {
 	}
 	ms := daysFromCivil(year, month, day) * msPerDay
 	rest := b[10:]
-	if len(rest) == 0 || rest[0] != ' ' && rest[0] != 'T' {
+	if len(rest) == 0 || rest[0] != ' ' && rest[0] != 'T' && rest[0] != 't' {
 		return 0, false
 	}
-	iso := rest[0] == 'T' // (seconds optional, an offset allowed)
+	iso := rest[0] != ' ' // (seconds optional, an offset allowed)
 	rest = rest[1:]
 	if len(rest) < 5 || rest[2] != ':' {
 		return 0, false
