@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -177,7 +178,7 @@ func (t *shortTexts) valid(b []byte) bool {
 // validWord is valid for b of 1 to 8 bytes, w the 8 bytes at its start.
 func (t *shortTexts) validWord(w uint64, b []byte) bool {
 	if n := len(b); n < 8 {
-		w &= 1<<(8*uint(n)) - 1
+		w &= 1<<(8*uint(n)&63) - 1 // (&63: no check for 64 and more)
 	}
 	if w&swarHi == 0 {
 		return true // ASCII
@@ -323,9 +324,11 @@ func plainDecimal(b []byte) (x float64, frac int, ok bool) {
 // digits left are read as one word of eight (eightDigits, padded with leading
 // zeros). Same results as plainDecimal for every such b.
 func shortDecimal(w uint64, b []byte) (x float64, frac int, ok bool) {
+	// (shift counts are masked with 63 where they are below 64 anyway: Go
+	// then leaves out its check for counts of 64 and more)
 	n := uint(len(b))
 	if n < 8 {
-		w &= 1<<(8*n) - 1
+		w &= 1<<(8*n&63) - 1
 	}
 	const dotPat = '.' * swarLo
 	dots := zeroBytes(w ^ dotPat) // (the bytes past b are 0: never '.')
@@ -336,12 +339,13 @@ func shortDecimal(w uint64, b []byte) (x float64, frac int, ok bool) {
 		if dots&(dots-1) != 0 || p == 0 || p == n-1 {
 			return 0, -1, false // two dots, or one first or last
 		}
-		low := uint64(1)<<(8*p) - 1
+		low := uint64(1)<<(8*p&63) - 1
 		digits = w&low | w>>8&^low
 		k, frac = n-1, int(p)
 	}
 	// the k digits moved to the top of a word whose other bytes are '0'
-	mant, ok := eightDigits(digits<<(8*(8-k)) | 0x3030303030303030>>(8*k))
+	// ('0's >> 8k is >> (8k-1) >> 1: 0 for k = 8)
+	mant, ok := eightDigits(digits<<(8*(8-k)&63) | 0x3030303030303030>>((8*k-1)&63)>>1)
 	if !ok {
 		return 0, -1, false
 	}
@@ -392,11 +396,12 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 	dp := uint64(delim) * swarLo
 	last := len(cols) - 1
 	line = keepLine
+	base := unsafe.Pointer(unsafe.SliceData(data))
 	for j, v := range cols {
 		if s+8 > len(data) {
 			return -1, false, false
 		}
-		w := binary.LittleEndian.Uint64(data[s:])
+		w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(base, s))[:]) // (data[s:s+8], checked above)
 		e, x := s, w
 		var m, ml uint64
 		for {
@@ -408,10 +413,10 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 			if e+8 > len(data) {
 				return -1, false, false
 			}
-			x = binary.LittleEndian.Uint64(data[e:])
+			x = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(base, e))[:]) // (data[e:e+8], checked above)
 		}
 		e += bits.TrailingZeros64(m) >> 3
-		f := data[s:e]
+		f := unsafe.Slice((*byte)(unsafe.Add(base, s)), e-s) // (data[s:e:e]: e < len(data))
 		if ml&m&-m != 0 { // (the field ends at the LF)
 			if j != last {
 				return 0, false, false // fewer fields than columns
@@ -439,7 +444,7 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 					line = false
 				}
 			}
-			v.S[row] = f[:len(f):len(f)]
+			v.S[row] = f // (its cap is its length)
 		case catalog.BigInt:
 			x, ok := digitsInt(f)
 			if !ok {
