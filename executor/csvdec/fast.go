@@ -416,7 +416,8 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 			x = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(base, e))[:]) // (data[e:e+8], checked above)
 		}
 		e += bits.TrailingZeros64(m) >> 3
-		f := unsafe.Slice((*byte)(unsafe.Add(base, s)), e-s) // (data[s:e:e]: e < len(data))
+		// data[s:e:e] (e < len(data))
+		f := unsafe.Slice((*byte)(unsafe.Add(base, s)), e-s)
 		if ml&m&-m != 0 { // (the field ends at the LF)
 			if j != last {
 				return 0, false, false // fewer fields than columns
