@@ -33,14 +33,7 @@ import (
 )
 
 func BenchmarkKafkaSplit(b *testing.B) {
-	rows := 1_000_000
-	if v := os.Getenv("STREAMQL_KAFKA_BENCH_ROWS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			b.Fatalf("STREAMQL_KAFKA_BENCH_ROWS=%q is not a row count", v)
-		}
-		rows = n
-	}
+	rows := envRows(b, "STREAMQL_KAFKA_BENCH_ROWS", 1_000_000)
 	brokers := kafkatest.Brokers(b)
 	data := sensorbench.CSV(rows)
 	in := kafkatest.CreateTopic(b, 4, nil)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -114,10 +113,7 @@ func heldJoinSurvivesAKill(t *testing.T, guarantee string) {
 	allowed := kafkatest.CreateTopic(t, 1, nil)
 	out := kafkatest.CreateTopic(t, 2, nil)
 	group := kafkatest.Name(t, "group")
-	sink := ""
-	if guarantee == "exactly-once" {
-		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + kafkatest.Name(t, "txn") + "'"
-	}
+	sink := sinkGuarantee(t, guarantee)
 	sql := kafkaStream(t, "sensors", "deviceNo VARCHAR, ts BIGINT, temperature BIGINT, WATERMARK FOR ts AS ts - INTERVAL '3' SECOND", in,
 		", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='a', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000'") +
 		kafkaStream(t, "allowed", "deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", allowed, "") +
@@ -144,16 +140,7 @@ func heldJoinSurvivesAKill(t *testing.T, guarantee string) {
 	kafkatest.Produce(t, cl, in, recs...)
 	produceAllowed(stage1)
 
-	start := func() (*exec.Cmd, *strings.Builder) {
-		var stderr strings.Builder
-		c := exec.Command(binary, "-f", q)
-		c.Stderr = &stderr
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return c, &stderr
-	}
-	c, stderr := start()
+	c, stderr := startScript(t, q)
 	// Once the process read every row (its commits stay the same for 3 s),
 	// the group holds, for each partition, its first held row with e at it
 	// (rows from there on have no output yet), not the rows read.
@@ -182,12 +169,9 @@ func heldJoinSurvivesAKill(t *testing.T, guarantee string) {
 	_ = c.Wait()
 
 	produceAllowed(stage2)
-	c, stderr = start()
+	c, stderr = startScript(t, q)
 	waitEmitted(t, adm, group, in, 60*time.Second, stderr.String)
-	_ = c.Process.Signal(syscall.SIGTERM)
-	if err := c.Wait(); c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
-		t.Fatalf("the restarted process, stopped by SIGTERM: %v: %s", err, stderr.String())
-	}
+	stopByTerm(t, c, stderr)
 	rc := guarantee == "exactly-once"
 	compareCounts(t, "joined rows", readRows(t, out, rc), want, rc)
 }

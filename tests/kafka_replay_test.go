@@ -180,6 +180,37 @@ func markField(adm *kadm.Client, group, in, name string) (map[int32]int64, error
 
 // waitEmitted waits (at most limit) until the group's marks say every row of
 // in up to its end offsets has had its outputs committed.
+// startScript starts the binary on the script file q, its stderr gathered.
+func startScript(t *testing.T, q string) (*exec.Cmd, *strings.Builder) {
+	var stderr strings.Builder
+	c := exec.Command(binary, "-f", q)
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return c, &stderr
+}
+
+// stopByTerm stops the restarted process c by SIGTERM and checks that it
+// ends as a signal ends a run (SPEC: exit status 128 + the signal).
+func stopByTerm(t *testing.T, c *exec.Cmd, stderr *strings.Builder) {
+	t.Helper()
+	_ = c.Process.Signal(syscall.SIGTERM)
+	if err := c.Wait(); c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("the restarted process, stopped by SIGTERM: %v: %s", err, stderr.String())
+	}
+}
+
+// sinkGuarantee returns the WITH options of a Kafka sink stream for the
+// delivery guarantee guarantee: exactly-once's, with a transactional id
+// prefix of the test's own, or none (at-least-once, the default).
+func sinkGuarantee(t *testing.T, guarantee string) string {
+	if guarantee != "exactly-once" {
+		return ""
+	}
+	return ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + kafkatest.Name(t, "txn") + "'"
+}
+
 func waitEmitted(t *testing.T, adm *kadm.Client, group, in string, limit time.Duration, why func() string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -309,10 +340,7 @@ func windowsSurviveAKill(t *testing.T, guarantee string) {
 	in := kafkatest.CreateTopic(t, 4, nil)
 	outs := map[string]string{"hot": kafkatest.CreateTopic(t, 2, nil), "wins": kafkatest.CreateTopic(t, 2, nil)}
 	group := kafkatest.Name(t, "group")
-	sink := ""
-	if guarantee == "exactly-once" {
-		sink = ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + kafkatest.Name(t, "txn") + "'"
-	}
+	sink := sinkGuarantee(t, guarantee)
 	dir := t.TempDir()
 	q := winScript(t, dir, in, outs, group, "a", sink)
 	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -323,16 +351,7 @@ func windowsSurviveAKill(t *testing.T, guarantee string) {
 	if err := produceWinRows(t, cl, in, rows[:half]); err != nil {
 		t.Fatal(err)
 	}
-	start := func() (*exec.Cmd, *strings.Builder) {
-		var stderr strings.Builder
-		c := exec.Command(binary, "-f", q)
-		c.Stderr = &stderr
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return c, &stderr
-	}
-	c, stderr := start()
+	c, stderr := startScript(t, q)
 	waitEmitted(t, adm, group, in, 60*time.Second, stderr.String)
 	// Every row used is committed, but the open windows hold theirs: the
 	// committed offset is the first of them, below e.
@@ -358,12 +377,9 @@ func windowsSurviveAKill(t *testing.T, guarantee string) {
 	if err := produceWinRows(t, cl, in, rows[half:]); err != nil {
 		t.Fatal(err)
 	}
-	c, stderr = start()
+	c, stderr = startScript(t, q)
 	waitEmitted(t, adm, group, in, 60*time.Second, stderr.String)
-	_ = c.Process.Signal(syscall.SIGTERM)
-	if err := c.Wait(); c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
-		t.Fatalf("the restarted process, stopped by SIGTERM: %v: %s", err, stderr.String())
-	}
+	stopByTerm(t, c, stderr)
 	rc := guarantee == "exactly-once"
 	compareCounts(t, "windows", readRows(t, outs["wins"], rc), wantWins, true)
 	compareCounts(t, "hot rows", readRows(t, outs["hot"], rc), wantHot, true)

@@ -685,7 +685,7 @@ func TestKafkaScaleOutThroughput(t *testing.T) {
 	for n := 1; n <= 3; n++ {
 		outs := map[string]string{"low": kafkatest.CreateTopic(t, 4, nil), "high": kafkatest.CreateTopic(t, 4, nil), "main": kafkatest.CreateTopic(t, 4, nil)}
 		group := kafkatest.Name(t, "group")
-		sink := ", 'sink.delivery-guarantee'='exactly-once', 'sink.transactional-id-prefix'='" + kafkatest.Name(t, "txn") + "'"
+		sink := sinkGuarantee(t, "exactly-once")
 		dir := t.TempDir()
 		began := time.Now()
 		var cmds []*exec.Cmd

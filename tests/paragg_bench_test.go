@@ -18,6 +18,21 @@ import (
 	"streamql/internal/sensorbench"
 )
 
+// envRows returns the row count the environment variable name sets for a
+// benchmark, or def when it is not set; a value that is not a positive count
+// fails the benchmark.
+func envRows(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		b.Fatalf("%s=%q is not a row count", name, v)
+	}
+	return n
+}
+
 // BenchmarkTumbleVsSplitFile runs issue 11 item 7's TUMBLE job
 // (sensorbench.TumbleScript: per device and minute, COUNT(*), AVG, MIN, MAX
 // of temperature, watermark ts - 5 s) and the split job (the baseline:
@@ -32,14 +47,7 @@ import (
 //
 // STREAMQL_BENCH_ROWS sets the rows (default 2,000,000).
 func BenchmarkTumbleVsSplitFile(b *testing.B) {
-	rows := 2_000_000
-	if s := os.Getenv("STREAMQL_BENCH_ROWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows = n
-	}
+	rows := envRows(b, "STREAMQL_BENCH_ROWS", 2_000_000)
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		b.Fatal(err)
