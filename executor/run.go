@@ -526,6 +526,14 @@ func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 
 // jobBranches returns job's side branches in declaration order, then its main
 // query when it has one: the order of the router's parts.
+func jobBranches(job *plan.Job) []*plan.Branch {
+	bs := append([]*plan.Branch{}, job.Branches...)
+	if job.Main != nil {
+		bs = append(bs, job.Main)
+	}
+	return bs
+}
+
 // onlyAggregates reports whether every branch of job is an aggregate, so
 // its input rows reach an output only as late or malformed rows, and its
 // batches need not keep their source texts (vector.Batch.NoText).
@@ -537,14 +545,6 @@ func onlyAggregates(job *plan.Job) bool {
 		}
 	}
 	return len(bs) > 0
-}
-
-func jobBranches(job *plan.Job) []*plan.Branch {
-	bs := append([]*plan.Branch{}, job.Branches...)
-	if job.Main != nil {
-		bs = append(bs, job.Main)
-	}
-	return bs
 }
 
 // Push implements Operator: route in's live rows, with its malformed rows and

@@ -364,38 +364,31 @@ func (f *format) Plain(b *vector.Batch, data []byte, base, rows, starts, maxRec 
 	keepLine := b.Line != nil
 	for n < rows && pos < starts {
 		row := b.N + n
-		var rec []byte
 		var ok, line bool
-		lf := -1
+		lf := -1 // the record's LF in data
 		if d.plainKinds {
-			lf, ok, line = plainRow(cols, row, data, pos, d.delim, &d.texts, keepLine)
-			if lf >= 0 {
-				if !ok || lf > q {
-					break // Record's, or a quote in it: Scan's
-				}
-				rec = data[pos:lf]
-				if k := len(rec); k > 0 && rec[k-1] == '\r' {
-					rec = rec[:k-1]
-				}
-				if len(rec) == 0 || len(rec) > maxRec {
-					break // blank, or too long: the Reader's
-				}
-				lf -= pos
+			if lf, ok, line = plainRow(cols, row, data, pos, d.delim, &d.texts, keepLine); lf >= 0 && !ok {
+				break // Record's
 			}
 		}
-		if lf < 0 {
-			// (near the end of data: a word past the record is not in it)
-			lf = bytes.IndexByte(data[pos:], '\n')
-			if lf < 0 || pos+lf > q {
-				break // incomplete, or a quote in it: Scan's
+		decoded := lf >= 0
+		if !decoded { // (near the end of data: a word past the record is not in it)
+			if lf = bytes.IndexByte(data[pos:], '\n'); lf < 0 {
+				break // incomplete: Scan's
 			}
-			rec = data[pos : pos+lf]
-			if k := len(rec); k > 0 && rec[k-1] == '\r' {
-				rec = rec[:k-1]
-			}
-			if len(rec) == 0 || len(rec) > maxRec {
-				break // blank, or too long: the Reader's
-			}
+			lf += pos
+		}
+		if lf > q {
+			break // a quote in it: Scan's
+		}
+		rec := data[pos:lf]
+		if k := len(rec); k > 0 && rec[k-1] == '\r' {
+			rec = rec[:k-1]
+		}
+		if len(rec) == 0 || len(rec) > maxRec {
+			break // blank, or too long: the Reader's
+		}
+		if !decoded {
 			if ok, line = recordPlain(cols, row, rec, d.delim, &d.texts); !ok {
 				break // Record's
 			}
@@ -407,7 +400,7 @@ func (f *format) Plain(b *vector.Batch, data []byte, base, rows, starts, maxRec 
 			}
 			b.Line[row] = l
 		}
-		pos += lf + 1
+		pos = lf + 1
 		ends[n] = base + pos
 		n++
 	}
