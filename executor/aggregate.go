@@ -982,12 +982,10 @@ func (*aggOperator) ReadsMarks() {}
 
 func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
 	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches)}
-	branches := append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main)
-	if job.Main != nil {
-		ao.nb++
-	}
+	branches := job.AllBranches()
+	ao.nb = len(branches)
 	for k, br := range branches {
-		if br == nil || br.Agg == nil {
+		if br.Agg == nil {
 			continue
 		}
 		o := buildAggOp(br, budget)
@@ -1343,8 +1341,8 @@ func (ao *aggOperator) Finish(ctx context.Context) error {
 
 // hasAggregates reports whether a branch of job aggregates or reads a window TVF.
 func hasAggregates(job *plan.Job) bool {
-	for _, b := range append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main) {
-		if b != nil && b.Agg != nil {
+	for _, b := range job.AllBranches() {
+		if b.Agg != nil {
 			return true
 		}
 	}

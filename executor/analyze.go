@@ -109,7 +109,7 @@ func (a *Analysis) addJoin(job *plan.Job, b *plan.Branch, ks *keySet) {
 	if a == nil {
 		return
 	}
-	for k, x := range jobBranches(job) {
+	for k, x := range job.AllBranches() {
 		if x == b {
 			a.joins = append(a.joins, &joinState{branch: k, j: b.Join, ks: ks})
 		}

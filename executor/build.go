@@ -55,7 +55,7 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		ops = append(ops, w)
 		next = w
 	}
-	c.sink = &sinkOp{sink: sink, parts: make([]int64, len(jobBranches(job))), outputs: make([]int64, len(job.Outputs))}
+	c.sink = &sinkOp{sink: sink, parts: make([]int64, len(job.AllBranches())), outputs: make([]int64, len(job.Outputs))}
 	add(c.sink, "sink", nil)
 	proj := newProject(job)
 	proj.down = &Emitter{next: next}

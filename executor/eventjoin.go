@@ -177,11 +177,10 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	if next != nil && agg == nil {
 		rep = newHeldReplay(src, ch, hold)
 	}
-	hold.types = heldTypes(job, -1)
 	if rep != nil && job.WatermarkCol >= 0 {
-		// the hold frontier's w is its first held row's stamp
-		hold.types, hold.wcol = heldTypes(job, job.WatermarkCol), job.WatermarkCol
+		hold.wcol = job.WatermarkCol // the hold frontier's w is its first held row's stamp
 	}
+	hold.types = heldTypes(job, hold.wcol)
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch, agg)
 		an.hold = hold
@@ -527,10 +526,7 @@ func heldTypes(job *plan.Job, keep int) []catalog.Type {
 	if keep >= 0 {
 		need[keep] = true
 	}
-	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
-		if b == nil {
-			continue
-		}
+	for _, b := range job.AllBranches() {
 		for c := range need {
 			need[c] = need[c] || b.Uses == nil || (c < len(b.Uses) && b.Uses[c])
 		}
@@ -749,8 +745,8 @@ func (h *holder) drop(p int32) {
 		for i := c.next; i < c.b.N && !has; i++ {
 			has = of(c.b.Pos[i])
 		}
-		for _, pos := range c.badPos {
-			has = has || of(pos)
+		for k := 0; k < len(c.badPos) && !has; k++ {
+			has = of(c.badPos[k])
 		}
 		if !has {
 			kept = append(kept, c)

@@ -109,7 +109,7 @@ type projectOp struct {
 
 func newProject(job *plan.Job) *projectOp {
 	p := &projectOp{down: &Emitter{}}
-	for _, b := range jobBranches(job) {
+	for _, b := range job.AllBranches() {
 		if b.Agg != nil { // its projection reads the aggregate row (aggregate.go)
 			p.project = append(p.project, nil)
 			continue

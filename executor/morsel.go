@@ -196,7 +196,7 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 	if size <= 0 {
 		size = chunked.DefaultChunkSize
 	}
-	nb, no := len(jobBranches(job)), len(job.Outputs)
+	nb, no := len(job.AllBranches()), len(job.Outputs)
 	pool := make(chan *morselOut, chunked.InFlight(n, true))
 	for range cap(pool) {
 		enc := cs.NewChunk(int(size))

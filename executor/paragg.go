@@ -182,9 +182,9 @@ func paraggable(job *plan.Job) bool {
 	if !prefetchable(job) { // (2 CPUs or more)
 		return false
 	}
-	bs := jobBranches(job)
-	if len(bs) == 0 || job.Main != nil && job.Main.Limit >= 0 {
-		return false
+	bs := job.AllBranches()
+	if len(bs) == 0 || len(bs) > 255 || job.Main != nil && job.Main.Limit >= 0 {
+		return false // (255: a late row's aggregate is kept in a byte, paggOp.lates)
 	}
 	for _, b := range bs {
 		a := b.Agg
@@ -342,7 +342,7 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 		a.addBatch()
 	}
 	if len(po.lates) > 0 {
-		if o.late.N+len(po.lates) > vector.Cap || len(o.ops) > 255 {
+		if o.late.N+len(po.lates) > vector.Cap {
 			o.dirty = true // more late rows than a batch holds: the sequential path writes them
 			return nil
 		}
@@ -458,7 +458,7 @@ func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 	for range ao.lateSel {
 		o.lateSel = append(o.lateSel, make([]int32, 0, vector.Cap))
 	}
-	for _, br := range jobBranches(ao.job) {
+	for _, br := range ao.job.AllBranches() {
 		o.branchOut = append(o.branchOut, br.Output)
 	}
 	for _, g := range ao.ops {
@@ -471,10 +471,11 @@ func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 }
 
 // newPaggWorker returns a worker's chain for job (reading src), with the
-// partial aggregate in place of ao.
+// partial aggregate in place of ao, its operators timed when timed
+// (chainOpts.timed).
 func newPaggWorker(job *plan.Job, ao *aggOperator, src Source, timed bool) *paggWorker {
 	w := &paggWorker{in: newStep(job.Stream.Options["errors.side"])}
-	opts := chainOpts{src: src, afterRouter: []func(down *Emitter) (Operator, string){
+	opts := chainOpts{src: src, timed: timed, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
 			w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), seq0: make([]int64, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
 			for _, g := range ao.ops {
@@ -514,7 +515,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	}
 	// Every chunk in flight gets its partial aggregates here, all of them made
 	// now (their memory is reused from chunk to chunk).
-	nb, no := len(jobBranches(job)), len(job.Outputs)
+	nb, no := len(job.AllBranches()), len(job.Outputs)
 	free := NewStateBudget(0) // the partials are charged when merged
 	pool := make(chan *paggOut, chunked.InFlight(n, true))
 	for range cap(pool) {
@@ -563,7 +564,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 			// The rest of the file takes the sequential path too once the
 			// state nears 'state.max-bytes', or when most chunks come back
 			// (the workers' decoding would only take CPU time from it).
-			cr.Redo(near || redone > 8 && 2*redone > redone+used)
+			cr.Redo(near || redone > 8 && redone > used)
 			continue
 		}
 		if err := o.merge(ctx, ao, p.c.assign.wm, p.c.assign.set); err != nil {

@@ -296,6 +296,51 @@ SELECT window_start, window_end, LISTAGG(deviceNo) AS ks FROM TABLE(TUMBLE(TABLE
 	}
 }
 
+// TestParallelAggregateAnalyzeTimes: EXPLAIN ANALYZE times the operators on
+// every path, the parallel aggregate's and the morsel pipeline's workers
+// too (GOMAXPROCS=2), and a job that only runs times none (chainOpts.timed).
+func TestParallelAggregateAnalyzeTimes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(60_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{sensorbench.TumbleScript, sensorbench.SplitScript} {
+		for _, analyze := range []bool{true, false} {
+			job := sensorbench.Plan(t, script, dir)
+			env := &executor.Env{ChunkSize: 4 << 10}
+			var stats executor.Stats
+			var err error
+			if analyze {
+				stats, err = executor.Analyze(context.Background(), job, env)
+			} else {
+				stats, err = executor.Run(context.Background(), job, env, func() (executor.Sink, error) { return discardSink{}, nil })
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range stats.Analysis.Ops {
+				// the router and the aggregate do work on every row: at
+				// least a ns a row (the workers' time counted too)
+				if analyze && (op.Name == "router" || op.Name == "aggregate") && op.Nanos < op.RowsIn {
+					t.Errorf("EXPLAIN ANALYZE: %s took %d rows in %d ns", op.Name, op.RowsIn, op.Nanos)
+				}
+				if !analyze && op.Nanos != 0 {
+					t.Errorf("a run that is not analyzed timed %s: %d ns", op.Name, op.Nanos)
+				}
+			}
+		}
+	}
+}
+
+// discardSink drops every output.
+type discardSink struct{}
+
+func (discardSink) Rows(*executor.Routed) error              { return nil }
+func (discardSink) Errors(string, []executor.ErrorRow) error { return nil }
+func (discardSink) Flush() error                             { return nil }
+func (discardSink) Close() error                             { return nil }
+
 // paraggMallocs runs the TUMBLE job over rows sensor rows (sensorbench.CSV)
 // on the parallel aggregate (GOMAXPROCS=2, chunks of 16 KiB) and returns the
 // heap allocations of the run.

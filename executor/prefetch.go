@@ -72,11 +72,12 @@ func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) e
 	full := make(chan *group, groups)
 	stop := make(chan struct{})
 	stopped := make(chan struct{})
+	noText := onlyAggregates(job)
 	for range groups {
 		g := &group{}
 		for k := range g.b {
 			g.b[k] = vector.NewBatch(job.BatchTypes)
-			g.b[k].NoText = onlyAggregates(job)
+			g.b[k].NoText = noText
 			for _, v := range g.b[k].Cols {
 				if v.Type == catalog.Varchar {
 					v.Arena = make([]byte, 0, arenaSize) // grows for longer text

@@ -59,13 +59,25 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 	if rs == nil {
 		return nil
 	}
-	r := &replay{pw: c.assign.parts, agg: agg, holds: map[int32]heldAt{}, dirty: true}
+	r := newReplayOf(c)
+	r.agg = agg
 	if r.pw != nil {
 		r.pw.rep = r
 	}
 	for _, o := range agg.ops {
 		o.rep = r
 	}
+	return r.attach(c, rs)
+}
+
+// newReplayOf returns an empty replay of chain c's source (its per-partition
+// watermarks, c.assign.parts), not attached yet.
+func newReplayOf(c *chain) *replay {
+	return &replay{pw: c.assign.parts, holds: map[int32]heldAt{}, dirty: true}
+}
+
+// attach makes r the replay of c's sink and of rs, and returns r.
+func (r *replay) attach(c *chain, rs connector.Replayer) *replay {
 	c.sink.rep = r
 	rs.SetReplay(r)
 	return r
@@ -83,11 +95,10 @@ func newHeldReplay(src Source, c *chain, hold *holder) *replay {
 	if rs == nil {
 		return nil
 	}
-	r := &replay{pw: c.assign.parts, hold: hold, holds: map[int32]heldAt{}, joined: map[int32]heldFirst{}, dirty: true}
+	r := newReplayOf(c)
+	r.hold, r.joined = hold, map[int32]heldFirst{}
 	hold.rep = r
-	c.sink.rep = r
-	rs.SetReplay(r)
-	return r
+	return r.attach(c, rs)
 }
 
 // replayerOf returns src, or the source it wraps (connector.Unwrapper), when

@@ -106,8 +106,8 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	an := newAnalysis(job)
 	stats.stream(st)
 	var joins []*plan.Branch
-	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
-		if b != nil && b.Join != nil {
+	for _, b := range job.AllBranches() {
+		if b.Join != nil {
 			joins = append(joins, b)
 		}
 	}
@@ -504,7 +504,7 @@ type router struct {
 }
 
 func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
-	r := &router{job: job, branches: jobBranches(job), down: &Emitter{}}
+	r := &router{job: job, branches: job.AllBranches(), down: &Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
 	r.probers = make([]*prober, len(r.branches))
 	r.cand = make([]int32, 0, vector.Cap)
@@ -524,21 +524,11 @@ func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 	return r
 }
 
-// jobBranches returns job's side branches in declaration order, then its main
-// query when it has one: the order of the router's parts.
-func jobBranches(job *plan.Job) []*plan.Branch {
-	bs := append([]*plan.Branch{}, job.Branches...)
-	if job.Main != nil {
-		bs = append(bs, job.Main)
-	}
-	return bs
-}
-
 // onlyAggregates reports whether every branch of job is an aggregate, so
 // its input rows reach an output only as late or malformed rows, and its
 // batches need not keep their source texts (vector.Batch.NoText).
 func onlyAggregates(job *plan.Job) bool {
-	bs := jobBranches(job)
+	bs := job.AllBranches()
 	for _, b := range bs {
 		if b.Agg == nil {
 			return false

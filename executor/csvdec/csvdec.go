@@ -200,16 +200,15 @@ func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 // of Decode. It returns io.EOF at the end of input, a read error, or the error
 // of an invalid delimiter or quote (see NewDecoder).
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
-	for j, v := range b.Cols[:min(len(d.types), len(b.Cols))] {
-		if b.NoText {
-			break // (vector.Batch.NoText)
+	if !b.NoText { // (vector.Batch.NoText: none kept)
+		for j, v := range b.Cols[:min(len(d.types), len(b.Cols))] {
+			if v.Text == nil && (d.types[j] == catalog.BigInt || d.types[j] == catalog.Double) {
+				v.Text = make([][]byte, vector.Cap) // once per batch: setPlain keeps the texts
+			}
 		}
-		if v.Text == nil && (d.types[j] == catalog.BigInt || d.types[j] == catalog.Double) {
-			v.Text = make([][]byte, vector.Cap) // once per batch: setPlain keeps the texts
+		if b.Line == nil && d.quote == '"' {
+			b.Line = make([][]byte, vector.Cap) // once per batch: Record keeps the records' texts
 		}
-	}
-	if b.Line == nil && d.quote == '"' && !b.NoText {
-		b.Line = make([][]byte, vector.Cap) // once per batch: Record keeps the records' texts
 	}
 	err := d.r.Decode(b, bad)
 	if b.Line != nil && d.quote == '"' && len(b.Cols) >= len(d.types) { // (the csv encoder quotes a field with '"')

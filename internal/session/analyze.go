@@ -65,10 +65,7 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 	for _, o := range an.Ops {
 		ops[o.Name] = o
 	}
-	branches := append(append([]*plan.Branch{}, job.Branches...), job.Main)
-	if job.Main == nil {
-		branches = branches[:len(branches)-1]
-	}
+	branches := job.AllBranches()
 	var rows [][]string
 	for _, l := range job.ExplainLines() {
 		var notes []string

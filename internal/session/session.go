@@ -359,8 +359,8 @@ func windowedBranches(job *planner.Job) []*planner.Branch {
 		return nil
 	}
 	var out []*planner.Branch
-	for _, br := range append(job.Branches[:len(job.Branches):len(job.Branches)], job.Main) {
-		if br != nil && br.Agg != nil && br.Agg.Window != nil {
+	for _, br := range job.AllBranches() {
+		if br.Agg != nil && br.Agg.Window != nil {
 			out = append(out, br)
 		}
 	}

@@ -86,6 +86,17 @@ type Job struct {
 	DeadLetters map[*catalog.Stream]*catalog.Stream
 }
 
+// AllBranches returns the job's side branches in declaration order, then its
+// main query when it has one: the order of the router's parts (SPEC 2.1's
+// first match) and of Stats.Late. The slice is new; the branches are j's.
+func (j *Job) AllBranches() []*Branch {
+	bs := append(make([]*Branch, 0, len(j.Branches)+1), j.Branches...)
+	if j.Main != nil {
+		bs = append(bs, j.Main)
+	}
+	return bs
+}
+
 // HasSides reports whether the job has side outputs, which decides how line
 // formats print (SPEC 4: decided when planned, even if a branch gets no rows).
 // A branch into a sink stream (INTO STREAM, SPEC 2.5) is not a side output.
@@ -95,8 +106,8 @@ func (j *Job) HasSides() bool {
 			return true
 		}
 	}
-	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) { // LATE INTO SIDE (SPEC 2.4)
-		if b != nil && b.Agg != nil && b.Agg.LateNamed {
+	for _, b := range j.AllBranches() { // LATE INTO SIDE (SPEC 2.4)
+		if b.Agg != nil && b.Agg.LateNamed {
 			return true
 		}
 	}

@@ -26,9 +26,9 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 	// held commits), but not with an aggregate after them (windows over
 	// joined rows): then neither they nor the aggregate's state are.
 	held, aggs := false, false
-	for _, b := range append(j.Branches[:len(j.Branches):len(j.Branches)], j.Main) {
-		held = held || b != nil && b.Join != nil && b.Join.EventTime()
-		aggs = aggs || b != nil && b.Agg != nil
+	for _, b := range j.AllBranches() {
+		held = held || b.Join != nil && b.Join.EventTime()
+		aggs = aggs || b.Agg != nil
 	}
 	one := func(label string, b *Branch) {
 		if b == nil {

@@ -314,9 +314,10 @@ func (c *cutLog) tableStart(t *target) int64 {
 func (c *cutLog) tableDrawn(t *target, start int64, tr *tableRows) {
 	if t.track == trackMain {
 		for _, p := range c.pend {
-			if start >= 0 {
-				c.ends[p.epoch] = start + tr.lineEnds[p.row]
+			if start < 0 {
+				break // (stdout failed: those rows were not written, their ends stay unwritten)
 			}
+			c.ends[p.epoch] = start + tr.lineEnds[p.row]
 		}
 		c.pend = c.pend[:0]
 		return
