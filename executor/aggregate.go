@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unicode/utf8"
 	"unsafe"
 
 	"streamql/catalog"
@@ -17,6 +18,7 @@ import (
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/executor/window"
+	"streamql/internal/termtext"
 	"streamql/planner/plan"
 )
 
@@ -906,20 +908,29 @@ type LateRows struct {
 	Query  string // the query's text
 	Output string // the late output's name
 	Rows   int64
+	// Script, Line and Column are the query's statement position
+	// (plan.Branch's; Line 0 when unknown)
+	Script       string
+	Line, Column int
 }
 
 // Notice is the stderr line of a query with late rows (SPEC 2.4): the count,
-// the query's text (shortened), and where the rows went.
+// the query's position when known ("q.sql, line 3, column 1", as an error's,
+// SPEC 4) and its text (cut to 57 characters and "..." past 60), so two
+// windowed queries of one job read apart, and where the rows went.
 func (l *LateRows) Notice() string {
-	return fmt.Sprintf("%d late row(s) of the query %q sent to '%s'", l.Rows, shortText(l.Query), l.Output)
-}
-
-func shortText(s string) string {
-	r := []rune(s)
-	if len(r) > 60 {
-		return string(r[:57]) + "..."
+	q := l.Query
+	if utf8.RuneCountInString(q) > 60 {
+		q = termtext.Shorten(q, 57)
 	}
-	return s
+	if l.Line <= 0 {
+		return fmt.Sprintf("%d late row(s) of the query %q sent to '%s'", l.Rows, q, l.Output)
+	}
+	at := fmt.Sprintf("line %d, column %d", l.Line, l.Column)
+	if l.Script != "" {
+		at = l.Script + ", " + at
+	}
+	return fmt.Sprintf("%d late row(s) of the query at %s (%q) sent to '%s'", l.Rows, at, q, l.Output)
 }
 
 // aggOperator is the operator (operator.go) that runs a job's aggregates after
@@ -997,7 +1008,7 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 			o.lateIdx = len(ao.lateSel)
 			o.latePt = ao.nb + o.lateIdx
 			ao.lateSel = append(ao.lateSel, make([]int32, 0, vector.Cap))
-			lr = &LateRows{Query: br.Text, Output: br.Agg.Late}
+			lr = &LateRows{Query: br.Text, Output: br.Agg.Late, Script: br.Script, Line: br.Line, Column: br.Column}
 			stats.Late = append(stats.Late, lr)
 		}
 		ao.counts = append(ao.counts, lr)

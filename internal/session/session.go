@@ -14,11 +14,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"streamql/catalog"
 	"streamql/executor"
-	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
 )
@@ -309,11 +307,9 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 // JobNotices returns the lines that tell how many malformed rows a job that
 // ran with stats skipped or sent to a side output, one per stream that had
 // some (SPEC 1, 'errors'), then one per windowed query with late rows (SPEC
-// 2.4); a late-rows line names its query by its script and the statement's line
-// and column in it ("q.sql, line 3, column 1") as well as by its (shortened) text, so two windowed queries of one
-// job read apart (SPEC 2.4: stderr gets one line per query with late rows). The
-// CLI prints them on stderr. job may be nil.
-func JobNotices(job *planner.Job, stats executor.Stats) []string {
+// 2.4, executor.LateRows.Notice: by its position and its shortened text).
+// The CLI prints them on stderr.
+func JobNotices(stats executor.Stats) []string {
 	var out []string
 	for _, e := range stats.Streams {
 		if e.Malformed == 0 {
@@ -330,48 +326,10 @@ func JobNotices(job *planner.Job, stats executor.Stats) []string {
 			out = append(out, fmt.Sprintf("stream %s: %d malformed row(s) sent to side output '%s'", e.Stream, e.Malformed, e.Side))
 		}
 	}
-	windowed := windowedBranches(job)
-	for i, l := range stats.Late { // SPEC 2.4: one line per query with late rows
-		if l.Rows == 0 {
-			continue
-		}
-		// stats.Late follows the job's windowed branches (sides in order, then
-		// main); a branch whose text and late output differ is not trusted
-		if i < len(windowed) && len(windowed) == len(stats.Late) {
-			if br := windowed[i]; br.Text == l.Query && br.Agg.Late == l.Output && br.Line > 0 {
-				at := fmt.Sprintf("line %d, column %d", br.Line, br.Column)
-				if br.Script != "" {
-					at = br.Script + ", " + at // as an error's position (SPEC 4)
-				}
-				out = append(out, fmt.Sprintf("%d late row(s) of the query at %s (%q) sent to '%s'", l.Rows, at, shortQuery(l.Query), l.Output))
-				continue
-			}
-		}
-		out = append(out, l.Notice())
-	}
-	return out
-}
-
-// windowedBranches returns the branches of job with a window, side branches in
-// declaration order and then the main query: the order of Stats.Late.
-func windowedBranches(job *planner.Job) []*planner.Branch {
-	if job == nil {
-		return nil
-	}
-	var out []*planner.Branch
-	for _, br := range job.AllBranches() {
-		if br.Agg != nil && br.Agg.Window != nil {
-			out = append(out, br)
+	for _, l := range stats.Late { // SPEC 2.4: one line per query with late rows
+		if l.Rows > 0 {
+			out = append(out, l.Notice())
 		}
 	}
 	return out
-}
-
-// shortQuery cuts a query's text to 57 characters and "..." when it is longer
-// than 60, as the late-rows notice quotes it.
-func shortQuery(s string) string {
-	if utf8.RuneCountInString(s) > 60 {
-		return termtext.Shorten(s, 57)
-	}
-	return s
 }
