@@ -35,9 +35,6 @@ type Session struct {
 	Stdout *bufio.Writer
 	Stderr io.Writer
 	Files  *render.FileSet
-	// sideCols maps each --side-dir file a job of this run wrote to its
-	// columns (sidefiles.go)
-	sideCols map[string]string
 	// written counts the bytes stdout accepted, under Stdout's buffer (the
 	// side files' cut when stdout is closed early, SPEC 4).
 	written *render.WriteCounter
@@ -185,9 +182,6 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	var counter render.Counter // the rows of each output, for --timer
 	newSink := func() (executor.Sink, error) {
 		sink, err := render.NewSink(cfg, job)
-		if err == nil {
-			s.recordSideFiles(job)
-		}
 		counter, _ = sink.(render.Counter)
 		if err != nil || bar == nil {
 			return sink, err
@@ -196,7 +190,6 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	}
 	start := time.Now()
 	stats, err := run(newSink)
-	s.recordLazyFiles(job, stats)
 	if berr := bar.stop(); err == nil {
 		err = berr
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"streamql/cmd/streamql/render"
-	"streamql/executor"
 	"streamql/parser"
 	"streamql/planner"
 	"streamql/planner/plan"
@@ -46,7 +45,7 @@ func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
 // anything.
 func (s *Session) checkSideFiles(job *planner.Job) error {
 	for k, path := range s.sideFileOutputs(job) {
-		old, ok := s.sideCols[path]
+		old, ok := s.Files.Columns(path)
 		if !ok || old == columnsSig(job.Outputs[k]) {
 			continue
 		}
@@ -61,55 +60,4 @@ func (s *Session) checkSideFiles(job *planner.Job) error {
 			job.Outputs[k].Name, columnsSig(job.Outputs[k]), path, old)
 	}
 	return nil
-}
-
-// recordSideFiles remembers the columns of the --side-dir files job's sink
-// created or appended to, for checkSideFiles.
-func (s *Session) recordSideFiles(job *planner.Job) {
-	for k, path := range s.sideFileOutputs(job) {
-		if s.sideCols == nil {
-			s.sideCols = map[string]string{}
-		}
-		if _, ok := s.sideCols[path]; !ok {
-			s.sideCols[path] = columnsSig(job.Outputs[k])
-		}
-	}
-}
-
-// errorsSig is the columns of an errors side output's file as the sink
-// writes them (render.ErrorColumns; SPEC 1: stream, position, raw, error).
-var errorsSig = plan.SchemaText(render.ErrorColumns())
-
-// recordLazyFiles remembers the --side-dir files that job, which ran with
-// stats, created only once a row reached them: its late output's (SPEC 2.4)
-// and its errors side outputs' (SPEC 1), so that a later job's side output of
-// that name with other columns is refused by checkSideFiles as well.
-func (s *Session) recordLazyFiles(job *planner.Job, stats executor.Stats) {
-	if s.SideDir == "" {
-		return
-	}
-	record := func(name, sig string) {
-		path, ok := s.sideFile(name)
-		if !ok {
-			return
-		}
-		if s.sideCols == nil {
-			s.sideCols = map[string]string{}
-		}
-		if _, ok := s.sideCols[path]; !ok {
-			s.sideCols[path] = sig
-		}
-	}
-	for _, l := range stats.Late {
-		for _, o := range job.Outputs {
-			if l.Rows > 0 && o.Late && o.Name == l.Output {
-				record(o.Name, columnsSig(o))
-			}
-		}
-	}
-	for _, e := range stats.Streams {
-		if e.Malformed > 0 && e.Policy == "side" && e.DeadLetter == "" {
-			record(e.Side, errorsSig)
-		}
-	}
 }

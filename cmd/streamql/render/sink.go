@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"streamql/executor/format"
 	"strings"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"streamql/executor"
 	"streamql/executor/vector"
 	"streamql/planner"
+	"streamql/planner/plan"
 
 	"streamql/internal/termtext"
 )
@@ -49,13 +49,21 @@ type FileSet struct{ headers map[string]string }
 // NewFileSet returns an empty set.
 func NewFileSet() *FileSet { return &FileSet{headers: map[string]string{}} }
 
+// Columns returns the columns (plan.SchemaText) with which this run wrote the
+// side file path, and false when it wrote none there: every side file the
+// sinks opened, also the ones opened at their first row (errors, late).
+func (fs *FileSet) Columns(path string) (string, bool) {
+	sig, ok := fs.headers[path]
+	return sig, ok
+}
+
 // open creates path (or reopens it for appending when this run wrote it before;
 // the columns must then be the same) and returns it with its size (bytes, 0
 // for a new file). created reports a new file. Errors name the path.
 func (fs *FileSet) open(path, sig string) (f *os.File, size int64, created bool, err error) {
 	if old, ok := fs.headers[path]; ok {
 		if old != sig {
-			return nil, 0, false, fmt.Errorf("side output file %s was written earlier in this run with columns (%s), now (%s): give the side output another name", path, old, sig)
+			return nil, 0, false, fmt.Errorf("side output file %s was written earlier in this run with columns %s, now %s: give the side output another name", path, old, sig)
 		}
 		f, size, err = openNoFollow(path, os.O_WRONLY|os.O_APPEND)
 		return f, size, false, err
@@ -269,11 +277,7 @@ func (s *sink) openFile(t *target) error {
 	if err != nil {
 		return err
 	}
-	var sig []string
-	for _, c := range t.cols {
-		sig = append(sig, c.Name+" "+c.Type.String())
-	}
-	f, size, created, err := s.cfg.Files.open(path, strings.Join(sig, ", "))
+	f, size, created, err := s.cfg.Files.open(path, plan.SchemaText(t.cols))
 	if err != nil {
 		return fmt.Errorf("side output directory: %w", err)
 	}
@@ -700,13 +704,10 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 	return append(b, '\n')
 }
 
-// errorColumns are the columns of an errors side output (ErrorColumns).
+// errorColumns are the columns of an errors side output, as the sink writes
+// its rows and its --side-dir file's header (SPEC 1: stream, position, raw,
+// error, all VARCHAR).
 var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Name: "position", Type: catalog.Varchar}, {Name: "raw", Type: catalog.Varchar}, {Name: "error", Type: catalog.Varchar}}
-
-// ErrorColumns returns the columns of an errors side output, as the sink
-// writes its rows and its --side-dir file's header (SPEC 1: stream,
-// position, raw, error, all VARCHAR); a new slice at each call.
-func ErrorColumns() []catalog.Column { return slices.Clone(errorColumns) }
 
 // Errors implements executor.Sink: where the errors side output shows depends on
 // the format (SPEC 1, bad input).
