@@ -242,8 +242,8 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 	// (walked, not made: a HOP of size/slide windows per row may have
 	// millions, whose groups count against 'state.max-bytes' as they come)
 	took := false
-	win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, 0)
-	for j, n := int64(0), window.Count(o.kind, w.Size, w.Slide, w.Offset, t); j < n; j, win = j+1, window.Next(o.kind, win, w.Slide) {
+	win, n := window.First(o.kind, w.Size, w.Slide, w.Offset, t)
+	for j := int64(0); j < n; j, win = j+1, window.Next(o.kind, win, w.Slide) {
 		if cwSet && win.End <= cw {
 			continue // fired: the row joins the open ones only
 		}
@@ -886,13 +886,15 @@ func (o *aggOp) windowRows(b *vector.Batch, i int, from int64) (n int, more bool
 		return 0, false
 	}
 	t := tv.I[i]
-	count := window.Count(o.kind, w.Size, w.Slide, w.Offset, t)
+	win, count := window.First(o.kind, w.Size, w.Slide, w.Offset, t)
+	if from > 0 {
+		win = window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, from)
+	}
 	o.row.N = 0
 	for _, c := range o.row.Cols {
 		c.ResetArena()
 	}
 	base := o.a.WindowBase
-	win := window.Nth(o.kind, w.Size, w.Slide, w.Offset, t, from)
 	for k := 0; k < vector.Cap && from+int64(k) < count; k, win = k+1, window.Next(o.kind, win, w.Slide) {
 		o.row.AppendRows(b, i, i+1)
 		for c, v := range [3]int64{win.Start, win.End, win.End - 1} {

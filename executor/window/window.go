@@ -49,16 +49,28 @@ func FloorDiv(a, b int64) int64 {
 // made: a HOP of size/slide windows per row, say 86,400,000 for a slide of
 // 1 ms and a size of a day, is never held in memory.
 func Count(k Kind, size, slide, offset, t int64) int64 {
+	_, n := First(k, size, slide, offset, t)
+	return n
+}
+
+// First returns the first window holding t (Nth's j = 0) and how many do
+// (Count), from the divisions they share: a row's windows are walked from it
+// with Next. A kind that is not assigned here gives none.
+func First(k Kind, size, slide, offset, t int64) (Win, int64) {
 	switch k {
 	case Tumble:
-		return 1
+		s := FloorDiv(t-offset, size)*size + offset
+		return Win{s, s + size}, 1
 	case Hop:
-		return FloorDiv(t-offset, slide) - (FloorDiv(t-offset-size, slide) + 1) + 1
+		q := FloorDiv(t-offset-size, slide) + 1 // the first start's index
+		s := q*slide + offset
+		return Win{s, s + size}, FloorDiv(t-offset, slide) - q + 1
 	case Cumulate:
 		s := FloorDiv(t-offset, size)*size + offset
-		return size/slide - FloorDiv(t-s, slide)
+		d := FloorDiv(t-s, slide)
+		return Win{s, s + (d+1)*slide}, size/slide - d
 	}
-	return 0
+	return Win{}, 0
 }
 
 // Nth returns the j-th window holding t (0 <= j < Count): HOP's in

@@ -6,7 +6,7 @@ import (
 )
 
 // walk returns the windows of t, Count of them by Nth, and fails t when
-// Next does not step from each to the next.
+// Next does not step from each to the next or First is not the first.
 func walk(tt *testing.T, k Kind, size, slide, offset, t int64) []Win {
 	tt.Helper()
 	var ws []Win
@@ -16,6 +16,9 @@ func walk(tt *testing.T, k Kind, size, slide, offset, t int64) []Win {
 			tt.Fatalf("%v size %d slide %d offset %d t %d: Next(%v) = %v, Nth(%d) = %v", k, size, slide, offset, t, ws[j-1], Next(k, ws[j-1], slide), j, w)
 		}
 		ws = append(ws, w)
+	}
+	if first, n := First(k, size, slide, offset, t); n > 0 && first != ws[0] {
+		tt.Fatalf("%v size %d slide %d offset %d t %d: First = %v, Nth(0) = %v", k, size, slide, offset, t, first, ws[0])
 	}
 	return ws
 }
