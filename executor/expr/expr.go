@@ -236,8 +236,8 @@ func (c *compiler) compile(e *plan.Expr) evalFunc {
 		k := int(e.Param)
 		return mapInt(c.compile(e.Args[0]), catalog.BigInt, func(a int64) (int64, bool) { return roundTens(a, k) })
 	case plan.OpAddInterval:
-		// (a loop of its own, not mapInt's call per row: a watermark's
-		// t - INTERVAL is evaluated for every row, SPEC 2.3)
+		// (a loop of its own, not mapInt's call per row; the watermark
+		// assigner computes its own ts - INTERVAL, watermarker.advance)
 		delta := e.Param
 		x := c.compile(e.Args[0])
 		return derived(e.Type, func(b *vector.Batch, sel []int32, out *vector.Vec) {
