@@ -733,9 +733,6 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 	for k := range o.lateSel {
 		o.lateSel[k] = o.lateSel[k][:0]
 	}
-	for i := range from {
-		o.lateDest[i] = -1
-	}
 	for i := from; i < to; i++ {
 		a := ao.ops[o.lateOp[i]]
 		o.lateDest[i] = int16(a.latePt)
@@ -752,7 +749,11 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 	}
 	o.lateOut = Routed{N: to, Dest: o.lateDest[:to], Parts: o.lateParts, In: o.late, ErrorSide: ao.out.ErrorSide}
 	o.latePushed = to
-	return ao.down.Push(ctx, Port{}, &o.lateOut)
+	err := ao.down.Push(ctx, Port{}, &o.lateOut)
+	for i := from; i < to; i++ {
+		o.lateDest[i] = -1 // (pushed: the next push routes only its own rows)
+	}
+	return err
 }
 
 // mergeFrom moves into o the groups of the partial aggregate x whose first
