@@ -33,7 +33,7 @@ import (
 )
 
 func BenchmarkKafkaSplit(b *testing.B) {
-	rows := envRows(b, "STREAMQL_KAFKA_BENCH_ROWS", 1_000_000)
+	rows := envInt(b, "STREAMQL_KAFKA_BENCH_ROWS", 1_000_000)
 	brokers := kafkatest.Brokers(b)
 	data := sensorbench.CSV(rows)
 	in := kafkatest.CreateTopic(b, 4, nil)

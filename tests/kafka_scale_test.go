@@ -228,8 +228,9 @@ func scaleJoinJob(t *testing.T) scaleJob {
 	}
 }
 
-// envInt returns the environment variable name as an int, or def.
-func envInt(t *testing.T, name string, def int) int {
+// envInt returns the environment variable name as an int, or def; a value
+// that is not a positive integer fails t.
+func envInt(t testing.TB, name string, def int) int {
 	v := os.Getenv(name)
 	if v == "" {
 		return def

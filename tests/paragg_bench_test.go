@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,21 +16,6 @@ import (
 	"streamql/cmd/streamql/cli"
 	"streamql/internal/sensorbench"
 )
-
-// envRows returns the row count the environment variable name sets for a
-// benchmark, or def when it is not set; a value that is not a positive count
-// fails the benchmark.
-func envRows(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		b.Fatalf("%s=%q is not a row count", name, v)
-	}
-	return n
-}
 
 // BenchmarkTumbleVsSplitFile runs issue 11 item 7's TUMBLE job
 // (sensorbench.TumbleScript: per device and minute, COUNT(*), AVG, MIN, MAX
@@ -47,7 +31,7 @@ func envRows(b *testing.B, name string, def int) int {
 //
 // STREAMQL_BENCH_ROWS sets the rows (default 2,000,000).
 func BenchmarkTumbleVsSplitFile(b *testing.B) {
-	rows := envRows(b, "STREAMQL_BENCH_ROWS", 2_000_000)
+	rows := envInt(b, "STREAMQL_BENCH_ROWS", 2_000_000)
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		b.Fatal(err)
