@@ -119,6 +119,14 @@ type Decoder interface {
 	End() records.End
 }
 
+// Preparer is a Decoder that keeps memory of its own in the batches it
+// fills (csvdec: the number and record texts): Prepare makes it in b ahead of
+// the first Decode, so the Reader can give every batch it makes up front its
+// memory up front too.
+type Preparer interface {
+	Prepare(b *vector.Batch)
+}
+
 // DefaultChunkSize is the chunk size in bytes when Options.ChunkSize is 0.
 const DefaultChunkSize = 256 << 10
 
@@ -272,11 +280,15 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	if opts.Work != nil {
 		per = 1 // Work takes each batch as it is decoded
 	}
+	prep, _ := redo.(Preparer)
 	for i := range r.ring {
 		r.ring[i] = make(chan *result, 1)
 		res := &result{}
 		for range per {
 			res.grow(types, r.noText)
+			if prep != nil {
+				prep.Prepare(res.b[len(res.b)-1]) // (the decoders' memory too: not at a later chunk's first batch)
+			}
 		}
 		r.free <- res
 	}

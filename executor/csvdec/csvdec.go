@@ -200,21 +200,30 @@ func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 // of Decode. It returns io.EOF at the end of input, a read error, or the error
 // of an invalid delimiter or quote (see NewDecoder).
 func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
-	if !b.NoText { // (vector.Batch.NoText: none kept)
-		for j, v := range b.Cols[:min(len(d.types), len(b.Cols))] {
-			if v.Text == nil && (d.types[j] == catalog.BigInt || d.types[j] == catalog.Double) {
-				v.Text = make([][]byte, vector.Cap) // once per batch: setPlain keeps the texts
-			}
-		}
-		if b.Line == nil && d.quote == '"' {
-			b.Line = make([][]byte, vector.Cap) // once per batch: Record keeps the records' texts
-		}
-	}
+	d.Prepare(b)
 	err := d.r.Decode(b, bad)
 	if b.Line != nil && d.quote == '"' && len(b.Cols) >= len(d.types) { // (the csv encoder quotes a field with '"')
 		b.LineCols, b.LineDelim = len(d.types), d.delim
 	}
 	return err
+}
+
+// Prepare makes in b, once, the memory Decode keeps the rows' texts in (the
+// numbers' Vec.Text and the records' Batch.Line, see Decode; none when
+// b.NoText is set), as Decode does at b's first call
+// (chunked.Preparer: so a batch made up front gets it up front).
+func (d *Decoder) Prepare(b *vector.Batch) {
+	if b.NoText {
+		return
+	}
+	for j, v := range b.Cols[:min(len(d.types), len(b.Cols))] {
+		if v.Text == nil && (d.types[j] == catalog.BigInt || d.types[j] == catalog.Double) {
+			v.Text = make([][]byte, vector.Cap) // once per batch: setPlain keeps the texts
+		}
+	}
+	if b.Line == nil && d.quote == '"' {
+		b.Line = make([][]byte, vector.Cap) // once per batch: Record keeps the records' texts
+	}
 }
 
 // Rest returns the input read from the source that the caller did not use when
