@@ -394,11 +394,14 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 			return m.err
 		}
 		m.bad = rep.filterBad(m.bad) // (a replay's malformed rows went to their output already)
+		if err := aggOverParts(job, agg, wm, m.b); err != nil {
+			return err // (before the batch is routed: no window fired)
+		}
 		failure, err := hold.batch(st, src, m, es, wm, stats)
 		if err != nil {
 			return drain(hold.limitError(err, timed))
 		}
-		if err := aggOverParts(job, agg, wm); err != nil {
+		if err := aggOverParts(job, agg, wm, nil); err != nil {
 			return err
 		}
 		if failure != nil {
@@ -431,10 +434,11 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time join is not supported yet over a topic of more than one partition (its windows would fire by one partition's watermark); read a topic of one partition, or write the joined rows to a topic with INTO STREAM and aggregate them in a second job")
 
 // aggOverParts returns ErrJoinAggregateParts, naming the stream, once the
-// held rows of job, which aggregates (agg not nil), come from more than one
-// partition.
-func aggOverParts(job *plan.Job, agg *aggOperator, wm *watermarker) error {
-	if agg == nil || wm.parts == nil || wm.parts.partitions() < 2 {
+// rows of job, which aggregates (agg not nil), come from more than one
+// partition: those read so far, and those of b (nil: none), checked before
+// b is routed, so no window has fired by then.
+func aggOverParts(job *plan.Job, agg *aggOperator, wm *watermarker, b *vector.Batch) error {
+	if agg == nil || wm.parts == nil || !wm.parts.manyParts(b) {
 		return nil
 	}
 	return fmt.Errorf("stream %s: %w", job.Stream.Name, ErrJoinAggregateParts)

@@ -106,16 +106,35 @@ func (pw *partWatermarks) forget(p int32) {
 	pw.fw[p], pw.fwSet[p] = 0, false
 }
 
-// partitions returns how many partitions the source reads: those a row came
-// from, or those it says it reads when that is more (its last batch's list).
-func (pw *partWatermarks) partitions() int {
-	n := 0
-	for _, t := range pw.last {
-		if t != pw.start {
-			n++
+// manyParts reports whether the source reads more than one partition:
+// counting those a row came from, those it said it reads at its last batch,
+// and those of b's rows (nil: none), which may not be stamped yet.
+func (pw *partWatermarks) manyParts(b *vector.Batch) bool {
+	one := int32(-1)
+	other := func(p int32) bool {
+		if one < 0 {
+			one = p
+		}
+		return p != one
+	}
+	for p, t := range pw.last {
+		if t != pw.start && other(int32(p)) {
+			return true
 		}
 	}
-	return max(n, len(pw.live))
+	for _, p := range pw.live {
+		if other(p) {
+			return true
+		}
+	}
+	if b != nil {
+		for i := range b.N {
+			if other(pw.src.Partition(b.Pos[i])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // min returns the minimum watermark of the counted partitions that are not
