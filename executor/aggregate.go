@@ -1353,14 +1353,6 @@ func (ao *aggOperator) Finish(ctx context.Context) error {
 }
 
 // hasAggregates reports whether a branch of job aggregates or reads a window TVF.
-func hasAggregates(job *plan.Job) bool {
-	for _, b := range job.AllBranches() {
-		if b.Agg != nil {
-			return true
-		}
-	}
-	return false
-}
 
 // groupCost is the state group g is charged for.
 func (o *aggOp) groupCost(g *aggGroup) int64 {

@@ -161,7 +161,7 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	// and routed, once released, through its router into the sink (build.go).
 	opts := chainOpts{}
 	var agg *aggOperator
-	if hasAggregates(job) { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
+	if job.HasAggregates() { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
 		opts = aggChain(job, acct.budget, stats, &agg, true)
 	}
 	opts.src, opts.timed = src, stats.timed

@@ -136,12 +136,6 @@ func withChunkSize(ctx context.Context, n int64) context.Context {
 
 // morselable reports whether job may run on the morsel pipeline into sink
 // (see the list above; the source is checked by runMorsel).
-func morselable(job *plan.Job, sink Sink) bool {
-	if _, ok := sink.(ChunkSink); !ok || runtime.GOMAXPROCS(0) < 2 || !prefetchable(job) {
-		return false
-	}
-	return !hasAggregates(job) && job.Watermark == nil && (job.Main == nil || job.Main.Limit < 0)
-}
 
 // morselOut is what a worker made of one chunk (chunked.Chunk.Out).
 type morselOut struct {
@@ -180,10 +174,10 @@ func (s *chunkSinkOp) Close() error                    { return nil }
 // sides of probers. It reports whether it ran the job, and the job's error
 // (as run: a *RowError for 'errors'='fail', a read error, ctx's).
 func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *process, probers map[*plan.Branch]*prober) (bool, error) {
-	if !morselable(job, sink) {
+	cs, ok := sink.(ChunkSink)
+	if !ok || job.Strategy != plan.Morsel {
 		return false, nil
 	}
-	cs := sink.(ChunkSink)
 	ps, ok := src.(parallelSource)
 	if !ok {
 		return false, nil

@@ -110,7 +110,7 @@ import (
 // order, which is all that the first-row order, FIRST_VALUE, LAST_VALUE and
 // LISTAGG read.
 //
-// # Which jobs (paraggable)
+// # Which jobs (plan.Job.ParallelAggregatable, planner.ChooseStrategy)
 //
 // A bounded file that can be cut (parallelSource), read when the process
 // may use 2 CPUs or more, by a job whose side branches and main query all
@@ -156,14 +156,6 @@ var paraggRuns atomic.Int64
 // to the sequential path (for tests).
 var paraggChunksUsed, paraggChunksRedone atomic.Int64
 
-// paraggMaxWindowsPerRow is the most windows a row may belong to (HOP's
-// size/slide, CUMULATE's size/step) in a job on the parallel window
-// aggregate: a worker's partial holds every (window, group) its chunk's rows
-// touch, uncharged until merged, so a row of thousands of windows would make
-// each chunk in flight hold thousands of times its rows (and the sequential
-// path is not slower there: the windows' work is per row either way).
-const paraggMaxWindowsPerRow = 16
-
 // paraggMaxMergeWork bounds the merge of one chunk: it walks the chunk's
 // partial windows at each cut (a grid point of the windows' ends its
 // watermark crossed), so a chunk of many cuts and many windows (windows far
@@ -171,64 +163,6 @@ const paraggMaxWindowsPerRow = 16
 // when cuts × partial windows passes it. After such chunks the rest of the
 // file takes the sequential path (the rule of the chunks given back).
 const paraggMaxMergeWork = 1 << 20
-
-// paraggStateFloor is the least 'state.max-bytes' (bytes) with which a job
-// may take the parallel window aggregate: the default (tests lower it).
-var paraggStateFloor = DefaultStateMaxBytes
-
-// paraggable reports whether job may run on the parallel window aggregate
-// (see the list above; the source is checked by runParagg).
-func paraggable(job *plan.Job) bool {
-	if !prefetchable(job) { // (2 CPUs or more)
-		return false
-	}
-	bs := job.AllBranches()
-	if len(bs) == 0 || len(bs) > 255 || job.Main != nil && job.Main.Limit >= 0 {
-		return false // (255: a late row's aggregate is kept in a byte, paggOp.lates)
-	}
-	for _, b := range bs {
-		a := b.Agg
-		if a == nil || !a.Grouped || a.Window == nil || b.Join != nil {
-			return false
-		}
-		if window.KindOf(a.Window.Func) == window.Session {
-			return false
-		}
-		if a.Window.Slide > 0 && a.Window.Size/a.Window.Slide > paraggMaxWindowsPerRow {
-			return false // (HOP, CUMULATE: see paraggMaxWindowsPerRow)
-		}
-		if readsWatermark(b.Where) || readsWatermark(a.Having) {
-			return false
-		}
-		for _, e := range a.Keys {
-			if readsWatermark(e) {
-				return false
-			}
-		}
-		for _, c := range a.Calls {
-			if readsWatermark(c.Arg) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// readsWatermark reports whether e (nil: none) reads CURRENT_WATERMARK.
-func readsWatermark(e *plan.Expr) bool {
-	if e == nil {
-		return false
-	}
-	if e.Op == plan.OpCurrentWatermark {
-		return true
-	}
-	for _, a := range e.Args {
-		if readsWatermark(a) {
-			return true
-		}
-	}
-	return false
-}
 
 // paggOut is what a worker made of one chunk (chunked.Chunk.Out): its
 // partial aggregates, one per aggregate of the job (aggOperator.ops' order),
@@ -490,19 +424,16 @@ func newPaggWorker(job *plan.Job, ao *aggOperator, src Source, timed bool) *pagg
 }
 
 // runParagg runs job on the parallel window aggregate when it can
-// (paraggable, and src can be cut: parallelSource), with p the job's own
+// (the plan's strategy is plan.ParallelAggregate, and src can be cut: parallelSource), with p the job's own
 // process: its aggregate (p.agg) gets the merged partials and fires, its
 // chain decodes and routes the chunks given back (Redo). It reports whether
 // it ran the job, and the job's error (as run: a *RowError for
 // 'errors'='fail', a *StateLimitError, a read error, ctx's).
 func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool, error) {
-	if !paraggable(job) || p.agg == nil || p.rep != nil {
+	if job.Strategy != plan.ParallelAggregate || p.agg == nil || p.rep != nil {
 		return false, nil
 	}
 	budget := p.agg.ops[0].acct.budget // the job's
-	if budget.max > 0 && budget.max < paraggStateFloor {
-		return false, nil // a lowered 'state.max-bytes': the sequential path's accounting, row by row
-	}
 	ps, ok := src.(parallelSource)
 	if !ok {
 		return false, nil

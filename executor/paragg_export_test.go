@@ -1,5 +1,7 @@
 package executor
 
+import "streamql/planner/plan"
+
 // ParaggRuns returns how many jobs the parallel window aggregate has run in
 // this process, how many chunks it merged as the workers made them, and how
 // many it gave back to the sequential path (paragg.go), for the tests of
@@ -11,7 +13,7 @@ func ParaggRuns() (jobs, used, redone int64) {
 // SetParaggStateFloor sets the least 'state.max-bytes' with which a job may
 // take the parallel window aggregate (paragg.go) and returns the old one.
 func SetParaggStateFloor(n int64) int64 {
-	old := paraggStateFloor
-	paraggStateFloor = n
+	old := plan.ParallelAggregateStateFloor
+	plan.ParallelAggregateStateFloor = n
 	return old
 }

@@ -393,7 +393,7 @@ func TestParallelAggregateNearStateLimit(t *testing.T) {
 }
 
 // TestParallelAggregateBoundsItsWork: the parallel window aggregate leaves
-// out a HOP of more windows per row than paraggMaxWindowsPerRow (each chunk's
+// out a HOP of more windows per row than plan.ParallelAggregateMaxWindowsPerRow (each chunk's
 // partials would hold its rows times their windows, uncharged), and gives
 // back to the sequential path the chunks whose merge would walk their many
 // partial windows at many cuts (a TUMBLE far smaller than the time between

@@ -42,7 +42,7 @@ func parallelReader(job *plan.Job, src Source) *chunked.Reader {
 	if !ok {
 		return nil
 	}
-	return ps.Parallel(job.BatchTypes, workers(), chunked.Options{NoText: onlyAggregates(job)})
+	return ps.Parallel(job.BatchTypes, workers(), chunked.Options{NoText: job.OnlyAggregates()})
 }
 
 // workers is how many goroutines decode a file in parallel: GOMAXPROCS - 1.

@@ -67,7 +67,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 				if probe, err := env.Open(context.Background(), job.Stream); err != nil {
 					t.Fatal(err)
 				} else {
-					if par := prefetchable(job) && parallelReader(job, probe) != nil; par != (procs > 2) {
+					if par := job.Prefetchable(procs) && parallelReader(job, probe) != nil; par != (procs > 2) {
 						t.Fatalf("GOMAXPROCS=%d: decoded in parallel = %v", procs, par)
 					}
 					probe.Close()

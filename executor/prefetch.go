@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"errors"
-	"runtime"
 
 	"streamql/catalog"
 	"streamql/executor/records"
@@ -35,17 +34,6 @@ const (
 	arenaSize    = 16 << 10 // initial arena of a VARCHAR column: 16 bytes a row
 )
 
-// prefetchable reports whether run decodes ahead: for a bounded file (a
-// connector with KnownSize), whose reads never wait for input, when the process
-// may use more than one CPU (on one, decoding ahead only adds the copying: about
-// 5% slower). Live sources
-// (stdin, socket, a followed file) keep the simple loop, so their rows show as
-// soon as they are read.
-func prefetchable(job *plan.Job) bool {
-	st := job.Stream
-	return st.Connector != nil && st.Connector.KnownSize && st.Bounded() && runtime.GOMAXPROCS(0) > 1
-}
-
 // group is what the producer decoded: batches b[:n], each with its malformed
 // rows, and err, the error of the Next call after them (nil while the source
 // goes on).
@@ -72,7 +60,7 @@ func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) e
 	full := make(chan *group, groups)
 	stop := make(chan struct{})
 	stopped := make(chan struct{})
-	noText := onlyAggregates(job)
+	noText := job.OnlyAggregates()
 	for range groups {
 		g := &group{}
 		for k := range g.b {

@@ -12,6 +12,8 @@ import (
 
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
+	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // scribbleSource is a source whose VARCHAR values and raw texts live in one
@@ -153,8 +155,9 @@ func TestPrefetchKeepsOrderAndValues(t *testing.T) {
 				if !ahead {
 					job.Stream.Options["follow"] = "true" // unbounded: the simple loop
 				}
-				if prefetchable(job) != ahead {
-					t.Fatalf("prefetchable = %v", !ahead)
+				planner.ChooseStrategy(job, planner.DefaultStrategyEnv())
+				if (job.Strategy != plan.Sequential) != ahead {
+					t.Fatalf("strategy %v: decode ahead = %v", job.Strategy, !ahead)
 				}
 				src := &scribbleSource{rows: tc.rows, bad: tc.bad, buf: make([]byte, 0, 64<<10)}
 				sink := &textSink{names: []string{"main", "low-tmp", "high-tmp"}}

@@ -205,27 +205,36 @@ func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats
 func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
 	p := &process{}
 	opts := chainOpts{}
-	if hasAggregates(job) { // SPEC 2.4: the aggregate operator after the router
+	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
 		opts = aggChain(job, budget, stats, &p.agg, false)
 	}
 	p.init(job, src, sink, stats, probers, opts)
 	p.rep = newReplay(src, p.c, p.agg) // a group source rebuilds the aggregate's state by reading again
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
-	if prefetchable(job) {
-		if ran, err := runParagg(ctx, job, src, p); ran { // paragg.go
-			return err
+	// The planner's strategy (plan.Strategy, planner.ChooseStrategy), with
+	// each one's fallback when the source cannot be cut into chunks.
+	switch job.Strategy {
+	case plan.ParallelAggregate, plan.Morsel, plan.ParallelDecode, plan.Prefetch:
+		if job.Strategy == plan.ParallelAggregate {
+			if ran, err := runParagg(ctx, job, src, p); ran { // paragg.go
+				return err
+			}
 		}
-		if ran, err := runMorsel(ctx, job, src, sink, p, probers); ran { // morsel.go
-			return err
+		if job.Strategy == plan.Morsel {
+			if ran, err := runMorsel(ctx, job, src, sink, p, probers); ran { // morsel.go
+				return err
+			}
 		}
-		if cr := parallelReader(job, src); cr != nil {
-			return runChunked(ctx, cr, p)
+		if job.Strategy != plan.Prefetch {
+			if cr := parallelReader(job, src); cr != nil {
+				return runChunked(ctx, cr, p)
+			}
 		}
 		return runPrefetched(ctx, job, src, p)
 	}
 	b := vector.NewBatch(job.BatchTypes)
-	b.NoText = onlyAggregates(job)
+	b.NoText = job.OnlyAggregates()
 	var bad []BadRow
 	for {
 		if err := ctx.Err(); err != nil {
@@ -527,15 +536,6 @@ func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 // onlyAggregates reports whether every branch of job is an aggregate, so
 // its input rows reach an output only as late or malformed rows, and its
 // batches need not keep their source texts (vector.Batch.NoText).
-func onlyAggregates(job *plan.Job) bool {
-	bs := job.AllBranches()
-	for _, b := range bs {
-		if b.Agg == nil {
-			return false
-		}
-	}
-	return len(bs) > 0
-}
 
 // Push implements Operator: route in's live rows, with its malformed rows and
 // marks, and push the routed batch on.

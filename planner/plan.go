@@ -202,6 +202,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		}
 		j.Watermark = e
 	}
+	ChooseStrategy(j, DefaultStrategyEnv()) // the session chooses again with its 'state.max-bytes'
 	return j, nil
 }
 

@@ -52,7 +52,7 @@ func (s *Session) explainJob(p *planner.Planner, script *parser.Script, st *pars
 	} else {
 		main = b
 	}
-	return planner.NewJob(b.Stream, branches, main, script.Source)
+	return s.newJob(b.Stream, branches, main, script.Source)
 }
 
 // AnalyzeRows returns EXPLAIN ANALYZE's table of job after its run's stats

@@ -150,7 +150,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			return nil
 		}
 		branches := s.takeBranches(b.Stream)
-		job, err := planner.NewJob(b.Stream, branches, b, script.Source)
+		job, err := s.newJob(b.Stream, branches, b, script.Source)
 		if err != nil {
 			return err
 		}
@@ -286,7 +286,7 @@ func (s *Session) takeBranches(st *catalog.Stream) []*planner.Branch {
 func (s *Session) RunPending(ctx context.Context, script *parser.Script) error {
 	for len(s.pending) > 0 {
 		st := s.pending[0].Stream
-		job, err := planner.NewJob(st, s.takeBranches(st), nil, script.Source)
+		job, err := s.newJob(st, s.takeBranches(st), nil, script.Source)
 		if err != nil {
 			return err
 		}
@@ -298,6 +298,20 @@ func (s *Session) RunPending(ctx context.Context, script *parser.Script) error {
 }
 
 // runJob runs job through the frontend, which supplies its sink.
+// newJob is planner.NewJob with the strategy chosen for this session's
+// 'state.max-bytes' and the process's CPUs (planner.ChooseStrategy), as the
+// job will run and as EXPLAIN prints it.
+func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *planner.Branch, src string) (*planner.Job, error) {
+	job, err := planner.NewJob(st, branches, main, src)
+	if err != nil {
+		return nil, err
+	}
+	env := planner.DefaultStrategyEnv()
+	env.StateMaxBytes = s.Env.StateMaxBytes
+	planner.ChooseStrategy(job, env)
+	return job, nil
+}
+
 func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 	return s.Front.RunJob(ctx, job, func(newSink func() (executor.Sink, error)) (executor.Stats, error) {
 		return executor.Run(ctx, job, s.Env, newSink)

@@ -84,6 +84,11 @@ type Job struct {
 	// DeadLetters maps each stream the job reads that has 'errors.stream' to
 	// its dead-letter sink stream (SPEC 2.5); nil when none.
 	DeadLetters map[*catalog.Stream]*catalog.Stream
+	// Strategy is how the executor runs the job, and Procs the CPUs it was
+	// chosen for (GOMAXPROCS): set by the planner's strategy rule
+	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).
+	Strategy Strategy
+	Procs    int
 }
 
 // AllBranches returns the job's side branches in declaration order, then its

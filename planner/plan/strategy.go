@@ -1,0 +1,205 @@
+package plan
+
+import "fmt"
+
+// Strategy is how the executor runs a job's scan and operators (issue 22 item
+// 1; DESIGN, "The engine's third shape": strategies are physical choices that
+// planner rules make and EXPLAIN prints). The planner's strategy rule
+// (planner/rule_strategy.go, ChooseStrategy) sets Job.Strategy from the plan
+// and StrategyEnv; the executor follows it. Where a fact is known only when
+// the source is open (a file's size, whether its decoder can restart on a
+// chunk), the executor falls back as each constant's doc says, and EXPLAIN
+// names that fallback.
+type Strategy uint8
+
+// The strategies, from the simplest.
+const (
+	// Sequential: one goroutine reads, decodes and runs every operator, row
+	// batches in arrival order. Live sources (stdin, socket, a followed file,
+	// Kafka, go) and one CPU take it.
+	Sequential Strategy = iota
+	// Prefetch: a producer goroutine decodes a bounded file ahead while the
+	// job's goroutine runs the operators (executor/prefetch.go).
+	Prefetch
+	// ParallelDecode: the file is cut into chunks that GOMAXPROCS-1 workers
+	// decode, merged in file order (executor/chunked); a file under two
+	// chunks, or in an 'encoding' whose line ends are not found byte-wise,
+	// falls back to Prefetch.
+	ParallelDecode
+	// Morsel: each worker decodes, routes and encodes a chunk, and the chunks'
+	// outputs are written in file order (executor/morsel.go). Output in a
+	// table format falls back to ParallelDecode, a file that does not split
+	// to Prefetch.
+	Morsel
+	// ParallelAggregate: workers build partial window aggregates per chunk,
+	// merged in file order (executor/paragg.go); a file that does not split
+	// falls back to Prefetch.
+	ParallelAggregate
+	// Held: an event-time semi or anti join holds probe rows until the build
+	// side's watermark passes them (SPEC 2.2), on the job's goroutine, build
+	// sources on goroutines of their own.
+	Held
+)
+
+var strategyNames = [...]string{"sequential", "prefetch", "parallel decode", "morsel", "parallel aggregate", "held"}
+
+// String returns the strategy's name as EXPLAIN prints it ("parallel decode").
+func (s Strategy) String() string {
+	if int(s) < len(strategyNames) {
+		return strategyNames[s]
+	}
+	return fmt.Sprintf("strategy(%d)", s)
+}
+
+// Describe returns what EXPLAIN says of the strategy for a job whose decoding
+// workers number procs-1: its name, what runs where, and its fallback.
+func (s Strategy) Describe(procs int) string {
+	switch s {
+	case Sequential:
+		return "sequential: one goroutine reads, decodes and runs every operator"
+	case Prefetch:
+		return "prefetch: a goroutine decodes ahead of the operators"
+	case ParallelDecode:
+		return fmt.Sprintf("parallel decode: %d workers decode chunks, merged in file order (a file under two chunks: prefetch)", procs-1)
+	case Morsel:
+		return fmt.Sprintf("morsel: %d workers decode, route and encode chunks, written in file order (table formats: parallel decode; a file under two chunks: prefetch)", procs)
+	case ParallelAggregate:
+		return fmt.Sprintf("parallel aggregate: %d workers build partial windows per chunk, merged in file order (a file under two chunks: prefetch)", procs)
+	case Held:
+		return "held: probe rows wait for the build side's watermark (SPEC 2.2); build sides read on goroutines of their own"
+	}
+	return s.String()
+}
+
+// StrategyEnv is what the strategy rule knows besides the plan: the CPUs the
+// process may use (GOMAXPROCS) and the session's 'state.max-bytes' in bytes
+// (0: the default, DefaultStateMaxBytes).
+type StrategyEnv struct {
+	Procs         int
+	StateMaxBytes int64
+}
+
+// DefaultStateMaxBytes is the default of the session setting 'state.max-bytes'
+// (SPEC 1: 2 GiB), in bytes.
+const DefaultStateMaxBytes int64 = 2 << 30
+
+// ParallelAggregateStateFloor is the least 'state.max-bytes' (bytes) with which
+// a job may take ParallelAggregate: a worker's partial windows are charged only
+// when merged, so a lowered budget keeps the sequential path's row-by-row
+// accounting. The default; tests lower it.
+var ParallelAggregateStateFloor = DefaultStateMaxBytes
+
+// ParallelAggregateMaxWindowsPerRow is the most windows a row may belong to
+// (HOP's size/slide, CUMULATE's size/step) in a job on ParallelAggregate: a
+// worker's partial holds every (window, group) its chunk's rows touch,
+// uncharged until merged, so a row of thousands of windows would make each
+// chunk in flight hold thousands of times its rows (and the sequential path is
+// not slower there: the windows' work is per row either way).
+const ParallelAggregateMaxWindowsPerRow = 16
+
+// Prefetchable reports whether job's scan may decode ahead of its operators:
+// a bounded file (a connector with KnownSize), whose reads never wait for
+// input, when the process may use more than one CPU (on one, decoding ahead
+// only adds the copying: about 5% slower). Live sources keep the sequential
+// loop, so their rows show as soon as they are read.
+func (j *Job) Prefetchable(procs int) bool {
+	st := j.Stream
+	return st != nil && st.Connector != nil && st.Connector.KnownSize && st.Bounded() && procs > 1
+}
+
+// HasAggregates reports whether a branch of job aggregates or reads a window
+// TVF (SPEC 2.4): the aggregate operator then follows the router.
+func (j *Job) HasAggregates() bool {
+	for _, b := range j.AllBranches() {
+		if b.Agg != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// OnlyAggregates reports whether job has branches and every one of them
+// aggregates: its batches then need no source texts (vector.Batch.NoText).
+func (j *Job) OnlyAggregates() bool {
+	bs := j.AllBranches()
+	for _, b := range bs {
+		if b.Agg == nil {
+			return false
+		}
+	}
+	return len(bs) > 0
+}
+
+// HasEventTimeJoin reports whether a branch of job has a semi or anti join
+// whose build side is unbounded and joined by event time (SPEC 2.2): the job
+// then holds probe rows (Held).
+func (j *Job) HasEventTimeJoin() bool {
+	for _, b := range j.AllBranches() {
+		if b.Join != nil && b.Join.EventTime() {
+			return true
+		}
+	}
+	return false
+}
+
+// ParallelAggregatable reports whether job's aggregates can be built in
+// partials per chunk and merged (ParallelAggregate), leaving aside the budget
+// and the CPUs: every branch a grouped window aggregate (not SESSION, at most
+// ParallelAggregateMaxWindowsPerRow windows a row) without a join, none
+// reading CURRENT_WATERMARK, no LIMIT, and at most 255 branches (a late row's
+// aggregate is kept in a byte).
+func (j *Job) ParallelAggregatable() bool {
+	bs := j.AllBranches()
+	if len(bs) == 0 || len(bs) > 255 || j.Main != nil && j.Main.Limit >= 0 {
+		return false
+	}
+	for _, b := range bs {
+		a := b.Agg
+		if a == nil || !a.Grouped || a.Window == nil || b.Join != nil {
+			return false
+		}
+		if a.Window.Func == "SESSION" {
+			return false
+		}
+		if a.Window.Slide > 0 && a.Window.Size/a.Window.Slide > ParallelAggregateMaxWindowsPerRow {
+			return false
+		}
+		if ReadsWatermark(b.Where) || ReadsWatermark(a.Having) {
+			return false
+		}
+		for _, e := range a.Keys {
+			if ReadsWatermark(e) {
+				return false
+			}
+		}
+		for _, c := range a.Calls {
+			if ReadsWatermark(c.Arg) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Morselable reports whether job can run on the morsel pipeline, leaving aside
+// the CPUs and the output format: no aggregate, no WATERMARK (late rows need
+// the watermark of every row before), no LIMIT (the cut needs rows in order).
+func (j *Job) Morselable() bool {
+	return !j.HasAggregates() && j.Watermark == nil && (j.Main == nil || j.Main.Limit < 0)
+}
+
+// ReadsWatermark reports whether e (nil: none) reads CURRENT_WATERMARK.
+func ReadsWatermark(e *Expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.Op == OpCurrentWatermark {
+		return true
+	}
+	for _, a := range e.Args {
+		if ReadsWatermark(a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,44 @@
+package planner
+
+import (
+	"runtime"
+
+	"streamql/planner/plan"
+)
+
+// ChooseStrategy is the planner's strategy rule (issue 22 item 1): it sets
+// job.Strategy, how the executor runs the job, from the plan and env (the
+// CPUs and 'state.max-bytes'), so that EXPLAIN prints the strategy the job
+// will take. The first that fits, in this order:
+//   - Held: a branch has an event-time semi or anti join (SPEC 2.2);
+//   - Sequential: the source is live (not a bounded file) or env.Procs < 2;
+//   - ParallelAggregate: plan.Job.ParallelAggregatable, with 'state.max-bytes'
+//     at least plan.ParallelAggregateStateFloor;
+//   - Morsel: plan.Job.Morselable;
+//   - ParallelDecode otherwise.
+//
+// The executor's run-time fallbacks (a file under two chunks, a table output
+// format) are the strategies' own (plan.Strategy's constants).
+func ChooseStrategy(job *Job, env plan.StrategyEnv) {
+	job.Strategy, job.Procs = strategyOf(job, env), env.Procs
+}
+
+func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
+	switch {
+	case job.HasEventTimeJoin():
+		return plan.Held
+	case !job.Prefetchable(env.Procs):
+		return plan.Sequential
+	case job.ParallelAggregatable() && (env.StateMaxBytes <= 0 || env.StateMaxBytes >= plan.ParallelAggregateStateFloor):
+		return plan.ParallelAggregate
+	case job.Morselable():
+		return plan.Morsel
+	}
+	return plan.ParallelDecode
+}
+
+// DefaultStrategyEnv is the StrategyEnv of a process as it runs now: its
+// GOMAXPROCS and the default 'state.max-bytes'.
+func DefaultStrategyEnv() plan.StrategyEnv {
+	return plan.StrategyEnv{Procs: runtime.GOMAXPROCS(0)}
+}
