@@ -344,9 +344,9 @@ EXPLAIN ANALYZE SELECT x FROM v;`)
 	}
 	text := strings.Join(lines, "\n") + "\n"
 	for _, want := range []string{
-		"result result:     1. side 'big': where x > 1, project x, took 1 row",
-		"result result:   Sink: main (x BIGINT) -> stdout, 1 row",
-		"result result:   Sink: big (x BIGINT) -> side output 'big', 1 row",
+		"result result:    :- port 1 'big', took 1 row",
+		"result result:    :        +- Sink big (x BIGINT) -> side output 'big'  (#5, append-only), 1 row",
+		"result result:          +- Sink main (x BIGINT) -> stdout  (#7, append-only), 1 row",
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("no %q in\n%s", want, text)

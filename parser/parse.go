@@ -166,13 +166,20 @@ func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error)
 	if analyze {
 		what = "EXPLAIN ANALYZE"
 	}
+	format, err := explainFormat(c)
+	if err != nil {
+		return nil, err
+	}
+	if format == "JSON" && analyze {
+		return nil, Errorf(span.Start, "EXPLAIN ANALYZE prints text only: write EXPLAIN ANALYZE <query> or EXPLAIN (FORMAT JSON) <query>")
+	}
 	t := c.peek()
 	if t.is("INSERT") {
 		if sel, ok, err := ps.insertSelect(rs, c.i); ok {
 			if err != nil {
 				return nil, err
 			}
-			return &Explain{Range: span, Query: sel, Analyze: analyze}, nil
+			return &Explain{Range: span, Query: sel, Analyze: analyze, JSON: format == "JSON"}, nil
 		}
 	}
 	switch {
@@ -181,7 +188,7 @@ func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error)
 		if err != nil {
 			return nil, err
 		}
-		return &Explain{Range: span, Query: sel, Analyze: analyze}, nil
+		return &Explain{Range: span, Query: sel, Analyze: analyze, JSON: format == "JSON"}, nil
 	case c.atEnd():
 		return nil, c.expected("a SELECT statement after " + what)
 	case (t.Kind == TokIdent || t.Kind == TokQuotedIdent) && c.i+1 == len(c.toks):
@@ -530,4 +537,25 @@ func osaDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// explainFormat consumes EXPLAIN's option list `(FORMAT JSON)` or `(FORMAT
+// TEXT)` (SPEC 3 and 4, "Finding out why"; PostgreSQL's spelling) when it is
+// next, and returns the format's name in upper case ("" when there is no
+// list). A '(' that does not start FORMAT is left for a parenthesized
+// SELECT. The error for another format names the two there are.
+func explainFormat(c *cursor) (string, *Error) {
+	if !c.peek().isOp("(") || !c.peekAt(1).is("FORMAT") {
+		return "", nil
+	}
+	c.i += 2
+	f := c.next()
+	name := strings.ToUpper(f.Text)
+	if (f.Kind != TokIdent && f.Kind != TokQuotedIdent) || (name != "JSON" && name != "TEXT") {
+		return "", Errorf(f.Offset, "EXPLAIN (FORMAT ...) takes JSON or TEXT")
+	}
+	if !c.op(")") {
+		return "", c.expected("')' after EXPLAIN (FORMAT " + name)
+	}
+	return name, nil
 }

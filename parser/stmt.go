@@ -136,11 +136,13 @@ type Select struct {
 
 // Explain is EXPLAIN <select>, or EXPLAIN ANALYZE <select> (Analyze set:
 // the job runs with its outputs discarded and the plan shows what each
-// operator did, SPEC 3).
+// operator did, SPEC 3), or EXPLAIN (FORMAT JSON) <select> (JSON set: the
+// plan as one JSON document, SPEC 4 "Finding out why").
 type Explain struct {
 	Range
 	Query   *Select
 	Analyze bool
+	JSON    bool
 }
 
 // Insert is INSERT INTO stream [(cols)] VALUES (...), (...).

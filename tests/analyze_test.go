@@ -260,8 +260,8 @@ CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SEC
 				if err := json.Unmarshal([]byte(line), &row); err != nil {
 					t.Fatalf("%v: %s", err, line)
 				}
-				if name, ok := strings.CutPrefix(strings.TrimSpace(row.Plan), "Sink: "); ok {
-					name, _, _ = strings.Cut(name, " ")
+				if kind, text := planOp(row.Plan); kind == "Sink" && !strings.HasPrefix(text, "errors -> ") {
+					name, _, _ := strings.Cut(text, " ")
 					reported[name] = leadingInt(t, row.Analyze)
 				}
 				for _, m := range malformedRe.FindAllStringSubmatch(row.Analyze, -1) {
@@ -333,12 +333,13 @@ EXPLAIN ANALYZE INSERT INTO rest SELECT name, t FROM s;
 	}
 	// SPEC 2.1: a and d to 'kept' (first match), b to hot, c and e to rest; one malformed row
 	for _, want := range []string{
-		"    1. side 'kept': project name\ttook 2 rows\n",
-		"      Semi hash join: probe s, build keep (bounded: read whole first)\tbuild: in 2, out 0 rows, T ms, R rows/s; 2 rows counted, 2 keys, 100 bytes\n", // (1 + 1 bytes + 48) a key
-		"  Sink: hot (name VARCHAR, t DOUBLE) -> sink hot (file hot.csv, csv)\t1 row\n",
-		"    2. into stream hot: where t > 70, project name, t\ttook 1 row\n",
-		"    main: project name, t\ttook 2 rows\n",
-		"  Decode: csv (name VARCHAR, t DOUBLE), errors=side -> sink dlq (file dlq.csv, csv)\t1 malformed row(s)\n",
+		":- port 1 'kept'\ttook 2 rows\n",
+		"+- Join Semi: probe s, build keep (bounded: read whole first)  (#8, append-only)\tbuild: in 2, out 0 rows, T ms, R rows/s; 2 rows counted, 2 keys, 100 bytes\n", // (1 + 1 bytes + 48) a key
+		"+- Sink hot (name VARCHAR, t DOUBLE) -> sink hot (file hot.csv, csv)  (#13, append-only)\t1 row\n",
+		":- port 2 into stream hot\ttook 1 row\n",
+		"+- port main\ttook 2 rows\n",
+		"+- Decode csv (name VARCHAR, t DOUBLE), errors=side  (#2, append-only)\t1 malformed row(s)\n",
+		":- [errors] Sink errors -> sink dlq (file dlq.csv, csv)  (#3, append-only)\t",
 	} {
 		if !strings.Contains(maskTimes(out, "tsv"), want) {
 			t.Errorf("no line %q in\n%s", want, out)
@@ -347,4 +348,22 @@ EXPLAIN ANALYZE INSERT INTO rest SELECT name, t FROM s;
 	if n := strings.Count(out, "\n"); n != len(strings.Split(strings.TrimSpace(out), "\n")) || !strings.HasPrefix(out, "plan\tanalyze\n") {
 		t.Errorf("stdout holds more than the plan:\n%s", out)
 	}
+}
+
+// planOp returns the operator kind and text of one line of EXPLAIN's tree
+// (plan.Tree.Text): "Sink", "main (a BIGINT) -> stdout  (#9, append-only)"
+// for "   +- Sink main (a BIGINT) -> stdout  (#9, append-only)"; "" for a
+// line that is not an operator's (a port, a detail).
+func planOp(line string) (kind, text string) {
+	s := strings.TrimLeft(line, " :|+-")
+	if strings.HasPrefix(s, "[") {
+		if _, rest, ok := strings.Cut(s, "] "); ok {
+			s = rest
+		}
+	}
+	kind, text, _ = strings.Cut(s, " ")
+	if !strings.Contains(text, "  (#") {
+		return "", ""
+	}
+	return kind, text
 }

@@ -32,7 +32,7 @@ SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(t
 	}
 	find := func(prefix string) kb {
 		for _, l := range lines {
-			if strings.HasPrefix(strings.TrimSpace(l.Text), prefix) {
+			if strings.HasPrefix(strings.TrimLeft(l.Text, " :|+-"), prefix) {
 				return kb{l.Kind, l.Branch, l.Output}
 			}
 		}
@@ -40,22 +40,26 @@ SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(t
 		return kb{}
 	}
 	for prefix, want := range map[string]kb{
-		"Source: sensors":      {plan.LineSource, -1, -1},
-		"Decode: csv":          {plan.LineDecode, -1, -1},
-		"Watermark: ts":        {plan.LineWatermark, -1, -1},
-		"Process: first match": {plan.LineProcess, -1, -1},
-		"1. side 'seen'":       {plan.LineBranch, 0, -1},
-		"Semi hash join":       {plan.LineJoin, 0, -1},
-		"build source: known":  {plan.LineBuild, 0, -1},
-		"keys: ":               {plan.LineDetail, 0, -1},
-		"2. side 'cold'":       {plan.LineBranch, 1, -1},
-		"main: ":               {plan.LineBranch, 2, -1},
-		"Window aggregate: ":   {plan.LineAggregate, 2, -1},
-		"late rows -> ":        {plan.LineLate, 2, -1},
-		"Sink: main ":          {plan.LineSink, -1, 0},
-		"Sink: seen ":          {plan.LineSink, -1, 1},
-		"Sink: cold ":          {plan.LineSink, -1, 2},
-		"Sink: late-rows ":     {plan.LineSink, -1, 3},
+		"Scan sensors":            {plan.LineSource, -1, -1},
+		"strategy: ":              {plan.LineOther, -1, -1},
+		"Decode csv":              {plan.LineDecode, -1, -1},
+		"[errors] Sink errors":    {plan.LineOther, -1, -1},
+		"AssignWatermark ts":      {plan.LineWatermark, -1, -1},
+		"Route first match":       {plan.LineProcess, -1, -1},
+		"port 1 'seen'":           {plan.LineBranch, 0, -1},
+		"Join Semi":               {plan.LineJoin, 0, -1},
+		"Scan known":              {plan.LineBuild, 0, -1},
+		"keys: ":                  {plan.LineDetail, 0, -1},
+		"port 2 'cold'":           {plan.LineBranch, 1, -1},
+		"Filter temperature < 10": {plan.LineDetail, 1, -1},
+		"port main":               {plan.LineBranch, 2, -1},
+		"Aggregate TUMBLE":        {plan.LineAggregate, 2, -1},
+		"late rows -> ":           {plan.LineLate, 2, -1},
+		"Sink main ":              {plan.LineSink, -1, 0},
+		"Sink seen ":              {plan.LineSink, -1, 1},
+		"Sink cold ":              {plan.LineSink, -1, 2},
+		"[late] Sink late-rows ":  {plan.LineSink, -1, 3},
+		"[build] -> #":            {plan.LineOther, -1, -1},
 	} {
 		if got := find(prefix); got != want {
 			t.Errorf("%q: %+v, want %+v", prefix, got, want)

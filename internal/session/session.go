@@ -163,8 +163,12 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
+		text := job.Explain()
+		if st.JSON { // EXPLAIN (FORMAT JSON): one JSON document (SPEC 4, "Finding out why")
+			text = job.Tree().JSON()
+		}
 		var rows [][]string
-		for _, l := range strings.Split(strings.TrimRight(job.Explain(), "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 			rows = append(rows, []string{l})
 		}
 		return s.Front.Result([]string{"plan"}, rows)

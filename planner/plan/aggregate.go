@@ -156,14 +156,12 @@ func (f AggFunc) Numeric() bool {
 	return f == AggSum || f == AggAvg || f >= AggVarPop
 }
 
-// describeAgg writes the aggregate operator of a branch for EXPLAIN (SPEC 2.4:
-// the window function and its sizes, the time column, keys and aggregates, the
-// late output, and what state grows).
-func (b *Branch) describeAgg(sb *strings.Builder, outputs []Output) {
+// aggLines describes the aggregate operator of a branch for EXPLAIN (SPEC 2.4):
+// head is the window function and its sizes with the keys and aggregates;
+// details are the HAVING, the late output and what state grows, with the
+// LineKind of each (LineLate for the late output's line, else LineDetail).
+func (b *Branch) aggLines(outputs []Output) (head string, details []string, kinds []LineKind) {
 	a := b.Agg
-	if a == nil {
-		return
-	}
 	var keys, calls []string
 	for _, k := range a.Keys {
 		keys = append(keys, k.Text)
@@ -176,23 +174,27 @@ func (b *Branch) describeAgg(sb *strings.Builder, outputs []Output) {
 	}
 	switch {
 	case a.Window != nil && !a.Grouped:
-		fmt.Fprintf(sb, "      Window: %s, each row once per window (no state)\n", a.Window.Describe())
+		head = a.Window.Describe() + ", each row once per window (no state)"
 	case a.Window != nil:
-		fmt.Fprintf(sb, "      Window aggregate: %s, keys (%s), aggregates (%s)\n", a.Window.Describe(), strings.Join(keys, ", "), strings.Join(calls, ", "))
+		head = fmt.Sprintf("%s, keys (%s), aggregates (%s)", a.Window.Describe(), strings.Join(keys, ", "), strings.Join(calls, ", "))
 	case len(a.Keys) > 0:
-		fmt.Fprintf(sb, "      Aggregate: GROUP BY %s, aggregates (%s), emitted at the stream's end\n", strings.Join(keys, ", "), strings.Join(calls, ", "))
+		head = fmt.Sprintf("GROUP BY %s, aggregates (%s), emitted at the stream's end", strings.Join(keys, ", "), strings.Join(calls, ", "))
 	default:
-		fmt.Fprintf(sb, "      Aggregate: global, aggregates (%s), one row at the stream's end\n", strings.Join(calls, ", "))
+		head = fmt.Sprintf("global, aggregates (%s), one row at the stream's end", strings.Join(calls, ", "))
+	}
+	detail := func(k LineKind, format string, args ...any) {
+		details = append(details, fmt.Sprintf(format, args...))
+		kinds = append(kinds, k)
 	}
 	if a.Having != nil {
-		fmt.Fprintf(sb, "        having %s\n", a.Having.Text)
+		detail(LineDetail, "having %s", a.Having.Text)
 	}
 	if a.Window != nil {
 		late := "'" + a.Late + "'"
 		if a.LateOutput >= 0 && a.LateOutput < len(outputs) && outputs[a.LateOutput].Late {
 			late += " (default)"
 		}
-		fmt.Fprintf(sb, "        late rows -> %s\n", late)
+		detail(LineLate, "late rows -> %s", late)
 	}
 	if a.Grouped {
 		grows := "groups"
@@ -210,6 +212,7 @@ func (b *Branch) describeAgg(sb *strings.Builder, outputs []Output) {
 				grows += "; text of " + c.Text
 			}
 		}
-		fmt.Fprintf(sb, "        state grows with: %s\n", grows)
+		detail(LineDetail, "state grows with: %s", grows)
 	}
+	return head, details, kinds
 }

@@ -151,72 +151,9 @@ func SchemaText(cols []catalog.Column) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// Explain renders the job's plan as stable text (SPEC 3: sources, decode,
-// watermark, process with its ordered branches, sinks).
-func (j *Job) Explain() string {
-	var sb strings.Builder
-	st := j.Stream
-	fmt.Fprintf(&sb, "Source: %s (connector=%s", st.Name, st.Connector.Name)
-	if path := st.Options["path"]; path != "" {
-		fmt.Fprintf(&sb, ", path=%s", path)
-	}
-	bounded := "bounded"
-	if !st.Bounded() {
-		bounded = "unbounded"
-	}
-	fmt.Fprintf(&sb, ", %s)\n", bounded)
-	if f := st.Options["format"]; f != "" {
-		fmt.Fprintf(&sb, "  Decode: %s %s, errors=%s", f, SchemaText(st.Columns), st.Options["errors"])
-		if dlq := j.DeadLetters[st]; dlq != nil {
-			fmt.Fprintf(&sb, " -> %s", SinkText(dlq))
-		} else if st.Options["errors"] == "side" {
-			fmt.Fprintf(&sb, " -> side output '%s'", st.Options["errors.side"])
-		}
-		sb.WriteString("\n")
-	}
-	if st.Watermark != nil {
-		fmt.Fprintf(&sb, "  Watermark: %s AS %s\n", st.Columns[st.EventTime].Name, st.Watermark.Text)
-	}
-	j.describeScaleOut(&sb)
-	then := ", then main"
-	if j.Main == nil {
-		then = ""
-	}
-	fmt.Fprintf(&sb, "  Process: first match of %d side branch(es)%s\n", len(j.Branches), then)
-	for i, b := range j.Branches {
-		if b.Sink != nil {
-			fmt.Fprintf(&sb, "    %d. into stream %s: %s\n", i+1, b.Sink.Name, b.describe())
-		} else {
-			fmt.Fprintf(&sb, "    %d. side '%s': %s\n", i+1, b.Side, b.describe())
-		}
-		b.describeJoin(&sb)
-		b.describeAgg(&sb, j.Outputs)
-	}
-	if j.Main != nil {
-		fmt.Fprintf(&sb, "    main: %s", j.Main.describe())
-		if j.Main.Limit >= 0 {
-			fmt.Fprintf(&sb, " LIMIT %d", j.Main.Limit)
-		}
-		sb.WriteString("\n")
-		j.Main.describeJoin(&sb)
-		j.Main.describeAgg(&sb, j.Outputs)
-	} else {
-		sb.WriteString("    (no main query: rows no branch takes are discarded)\n")
-	}
-	for k, o := range j.Outputs {
-		dest := "stdout"
-		switch {
-		case o.Sink != nil:
-			dest = SinkText(o.Sink)
-		case o.Late:
-			dest = "late output (shown once a row reaches it)"
-		case j.Main == nil || k > 0:
-			dest = "side output '" + o.Name + "'"
-		}
-		fmt.Fprintf(&sb, "  Sink: %s %s -> %s\n", o.Name, SchemaText(o.Columns), dest)
-	}
-	return sb.String()
-}
+// Explain renders the job's plan as stable text (SPEC 3; SPEC 4 "Finding out
+// why"): its operator tree (Tree.Text).
+func (j *Job) Explain() string { return j.Tree().Text() }
 
 // SinkText describes a sink stream for EXPLAIN (SPEC 2.5): "sink s (file
 // out.csv, csv)": its connector, its path or topic when it has one, its format.
@@ -234,32 +171,6 @@ func SinkText(st *catalog.Stream) string {
 		parts = append(parts, m)
 	}
 	return "sink " + st.Name + " (" + strings.Join(parts, ", ") + ")"
-}
-
-// describeJoin writes the branch's join, if any, under the branch's line.
-func (b *Branch) describeJoin(sb *strings.Builder) {
-	if b.Join == nil {
-		return
-	}
-	for _, l := range b.Join.Describe(b.Stream.Name) {
-		sb.WriteString("      " + l + "\n")
-	}
-}
-
-func (b *Branch) describe() string {
-	var cols []string
-	for i, e := range b.Project {
-		c := b.Columns[i].Name
-		if e.Text != "" && e.Text != c {
-			c = e.Text + " AS " + c
-		}
-		cols = append(cols, c)
-	}
-	s := "project " + strings.Join(cols, ", ")
-	if b.Where != nil {
-		s = "where " + b.Where.Text + ", " + s
-	}
-	return s
 }
 
 // JoinMode is the mode of the hash join operator (SPEC 2.2).

@@ -60,11 +60,11 @@ func (s Strategy) Describe(procs int) string {
 	case Prefetch:
 		return "prefetch: a goroutine decodes ahead of the operators"
 	case ParallelDecode:
-		return fmt.Sprintf("parallel decode: %d workers decode chunks, merged in file order (a file under two chunks: prefetch)", procs-1)
+		return fmt.Sprintf("parallel decode: chunks decoded by %s, merged in file order (a file under two chunks: prefetch)", workers(procs-1))
 	case Morsel:
-		return fmt.Sprintf("morsel: %d workers decode, route and encode chunks, written in file order (table formats: parallel decode; a file under two chunks: prefetch)", procs)
+		return fmt.Sprintf("morsel: chunks decoded, routed and encoded by %s, written in file order (table formats: parallel decode; a file under two chunks: prefetch)", workers(procs))
 	case ParallelAggregate:
-		return fmt.Sprintf("parallel aggregate: %d workers build partial windows per chunk, merged in file order (a file under two chunks: prefetch)", procs)
+		return fmt.Sprintf("parallel aggregate: partial windows built per chunk by %s, merged in file order (a file under two chunks: prefetch)", workers(procs))
 	case Held:
 		return "held: probe rows wait for the build side's watermark (SPEC 2.2); build sides read on goroutines of their own"
 	}
@@ -202,4 +202,12 @@ func ReadsWatermark(e *Expr) bool {
 		}
 	}
 	return false
+}
+
+// workers renders n workers: "1 worker", "2 workers".
+func workers(n int) string {
+	if n == 1 {
+		return "1 worker"
+	}
+	return fmt.Sprintf("%d workers", n)
 }

@@ -47,11 +47,11 @@ func TestREPLExplainAnalyze(t *testing.T) {
 	h.line("SELECT deviceNo, temperature INTO SIDE 'high-tmp' FROM sensors WHERE temperature > 70;")
 	out := h.line("EXPLAIN ANALYZE SELECT * FROM sensors;")
 	for _, name := range []string{"main", "low-tmp", "high-tmp"} {
-		if l := lineWith(out, "Sink: "+name+" "); !strings.HasSuffix(l, fmt.Sprintf("\t%d rows", want[name])) {
+		if l := lineWith(out, "Sink "+name+" ("); !strings.HasSuffix(l, fmt.Sprintf("\t%d rows", want[name])) {
 			t.Errorf("output %s: %q, want %d rows\n%s", name, l, want[name], out)
 		}
 	}
-	if l := lineWith(out, "Decode: "); !strings.HasSuffix(l, fmt.Sprintf("\t%d malformed row(s)", want["errors"])) {
+	if l := lineWith(out, "Decode csv"); !strings.HasSuffix(l, fmt.Sprintf("\t%d malformed row(s)", want["errors"])) {
 		t.Errorf("malformed rows: %q, want %d", l, want["errors"])
 	}
 	if out := h.line("SHOW SIDES;"); strings.Contains(out, "low-tmp") {
@@ -70,7 +70,7 @@ func TestREPLExplainAnalyze(t *testing.T) {
 	if !strings.Contains(out, "interrupted") {
 		t.Fatalf("Ctrl-C during EXPLAIN ANALYZE printed:\n%s", out)
 	}
-	l := lineWith(out, "Sink: main ")
+	l := lineWith(out, "Sink main (")
 	_, rows, _ := strings.Cut(l, "\t")
 	if n, err := strconv.Atoi(strings.TrimSuffix(rows, " rows")); err != nil || n < 3 {
 		t.Errorf("the counts so far: %q (want 3 rows or more: n reached 200000)\n%s", l, out)

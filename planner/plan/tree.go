@@ -1,0 +1,404 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"streamql/catalog"
+)
+
+// NodeKind is the kind of one operator of a plan tree (issue 22 item 1;
+// DESIGN, "The engine's third shape").
+type NodeKind string
+
+// The operator kinds a job's tree holds today. Join, Window and Aggregate
+// nodes take a second input (a build side) or give a second port (late
+// rows) as the operators do.
+const (
+	NodeScan      NodeKind = "Scan"            // a stream's source: connector, path, bounded or not
+	NodeDecode    NodeKind = "Decode"          // the format's decoder; port "errors" gives malformed rows
+	NodeAssign    NodeKind = "AssignWatermark" // the WATERMARK FOR assigner (SPEC 2.3)
+	NodeRoute     NodeKind = "Route"           // first-match routing, one port per branch (SPEC 2.1)
+	NodeFilter    NodeKind = "Filter"          // a branch's WHERE, evaluated by the router
+	NodeJoin      NodeKind = "Join"            // semi or anti hash join (SPEC 2.2): input 0 the probe, input 1 the build side
+	NodeWindow    NodeKind = "Window"          // a window TVF without aggregation (SPEC 2.4)
+	NodeAggregate NodeKind = "Aggregate"       // a (window) aggregate (SPEC 2.4); port "late" gives late rows
+	NodeLimit     NodeKind = "Limit"           // the main query's LIMIT
+	NodeProject   NodeKind = "Project"         // a branch's projection
+	NodeSink      NodeKind = "Sink"            // an output: stdout, a side output, a sink stream, errors
+)
+
+// Input is one input of a node: the node it reads (its ID) and that node's
+// port ("" for its only output; "errors", "late", or a branch's port of a
+// Route).
+type Input struct {
+	Node int    `json:"node"`
+	Port string `json:"port,omitempty"`
+}
+
+// Node is one operator of a plan tree, as data: its kind, what EXPLAIN says of
+// it (Text, Details), its inputs, its time column (the event-time column its
+// rows carry a watermark for, "" when none: SPEC 2.6), whether its output is
+// append-only or updating (SPEC 2.8: every operator of today's plans is
+// append-only), the state it keeps ("" when none) and its strategy ("" when
+// it has no choice). Line, Branch and Output say what EXPLAIN ANALYZE counts
+// on its line (LineKind; the branch index in AllBranches' order and the
+// index into Job.Outputs, -1 when none).
+type Node struct {
+	ID       int      `json:"id"`
+	Kind     NodeKind `json:"kind"`
+	Text     string   `json:"text"`
+	Inputs   []Input  `json:"inputs"`
+	Time     string   `json:"time,omitempty"`
+	Updating bool     `json:"updating"`
+	State    string   `json:"state,omitempty"`
+	Strategy string   `json:"strategy,omitempty"`
+	Details  []string `json:"details,omitempty"`
+
+	Line   LineKind `json:"-"`
+	Branch int      `json:"-"`
+	Output int      `json:"-"`
+	// detailLines are the kinds of Details' lines (LineDetail when unset).
+	detailLines []LineKind
+}
+
+// Tree is a job's plan as a DAG of operators: Nodes in creation order, node
+// i+1 at index i (IDs start at 1), every input before its readers. A node
+// with no input is a root (a source); a node may feed several readers (the
+// router's ports, one late output read by several aggregates).
+type Tree struct {
+	Nodes []*Node `json:"nodes"`
+}
+
+// Tree returns the job's plan as a tree of operators (EXPLAIN, SPEC 3 and 4
+// "Finding out why"): each stream's Scan and Decode, the watermark assigner,
+// the router and, per branch in routing order, its filter, join, window or
+// aggregate, limit, projection and sink, with the errors and late ports
+// feeding their sinks.
+func (j *Job) Tree() *Tree {
+	t := &Tree{}
+	st := j.Stream
+	timeCol := ""
+	if st.Watermark != nil {
+		timeCol = st.Columns[st.EventTime].Name
+	}
+	scan := t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: LineSource, Branch: -1, Output: -1})
+	scan.Strategy = j.Strategy.Describe(j.Procs)
+	var sb strings.Builder
+	j.describeScaleOut(&sb)
+	for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
+		if l != "" {
+			scan.Details = append(scan.Details, strings.TrimPrefix(l, "  "))
+		}
+	}
+	last := scan
+	if f := st.Options["format"]; f != "" {
+		last = t.decode(j, st, scan, timeCol)
+	}
+	if st.Watermark != nil {
+		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
+	}
+	then := ", then main"
+	if j.Main == nil {
+		then = ""
+	}
+	route := t.add(&Node{Kind: NodeRoute, Text: fmt.Sprintf("first match of %d side branch(es)%s", len(j.Branches), then), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineProcess, Branch: -1, Output: -1})
+	if j.Main == nil {
+		route.Details = append(route.Details, "(no main query: rows no branch takes are discarded)")
+	}
+	sinks := map[int]*Node{} // by output index
+	for k, b := range j.AllBranches() {
+		t.branch(j, b, k, route, timeCol, sinks)
+	}
+	return t
+}
+
+// scanText is a Scan node's text: the stream, its connector, path and
+// boundedness.
+func scanText(st *catalog.Stream) string {
+	s := fmt.Sprintf("%s (connector=%s", st.Name, st.Connector.Name)
+	if path := st.Options["path"]; path != "" {
+		s += ", path=" + path
+	}
+	if st.Bounded() {
+		return s + ", bounded)"
+	}
+	return s + ", unbounded)"
+}
+
+// decode adds the Decode node of st after in, with its errors port feeding
+// the errors side output or the stream's dead-letter sink (SPEC 1, 2.5).
+func (t *Tree) decode(j *Job, st *catalog.Stream, in *Node, timeCol string) *Node {
+	d := t.add(&Node{Kind: NodeDecode, Text: fmt.Sprintf("%s %s, errors=%s", st.Options["format"], SchemaText(st.Columns), st.Options["errors"]), Inputs: []Input{{Node: in.ID}}, Time: timeCol, Line: LineDecode, Branch: -1, Output: -1})
+	dest := ""
+	if dlq := j.DeadLetters[st]; dlq != nil {
+		dest = SinkText(dlq)
+	} else if st.Options["errors"] == "side" {
+		dest = "side output '" + st.Options["errors.side"] + "' (shown once a row reaches it)"
+	}
+	if dest != "" {
+		t.add(&Node{Kind: NodeSink, Text: "errors -> " + dest, Inputs: []Input{{Node: d.ID, Port: "errors"}}, Line: LineOther, Branch: -1, Output: -1})
+	}
+	return d
+}
+
+// branch adds branch k's operators after route's port for it.
+func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sinks map[int]*Node) {
+	port := "main"
+	if b != j.Main {
+		port = fmt.Sprintf("%d '%s'", k+1, b.Side)
+		if b.Sink != nil {
+			port = fmt.Sprintf("%d into stream %s", k+1, b.Sink.Name)
+		}
+	}
+	in := Input{Node: route.ID, Port: port}
+	add := func(n *Node) *Node {
+		n.Inputs = append([]Input{in}, n.Inputs...)
+		n.Branch, n.Output = k, -1
+		n = t.add(n)
+		in = Input{Node: n.ID}
+		return n
+	}
+	if b.Where != nil {
+		add(&Node{Kind: NodeFilter, Text: b.Where.Text, Time: timeCol, Line: LineDetail})
+	}
+	if jn := b.Join; jn != nil {
+		t.join(j, b, k, add, timeCol)
+	}
+	if a := b.Agg; a != nil {
+		t.aggregate(j, b, add, sinks)
+		timeCol = ""
+		if a.Window != nil {
+			timeCol = "window_time"
+		}
+	}
+	if b == j.Main && b.Limit >= 0 {
+		add(&Node{Kind: NodeLimit, Text: fmt.Sprint(b.Limit), Time: timeCol, Line: LineDetail})
+	}
+	p := add(&Node{Kind: NodeProject, Text: b.projectText(), Line: LineDetail})
+	p.Time = projectedTime(b, timeCol)
+	t.sink(j, b.Output, in, p.Time, sinks)
+}
+
+// join adds branch k's semi or anti join: input 0 the branch's rows, input 1
+// the build stream's own Scan and Decode.
+func (t *Tree) join(j *Job, b *Branch, k int, add func(*Node) *Node, timeCol string) {
+	jn := b.Join
+	lines := jn.Describe(b.Stream.Name)
+	build := jn.Build
+	bt := ""
+	if jn.EventTime() {
+		bt = build.Columns[jn.BuildTime].Name
+	}
+	scan := t.add(&Node{Kind: NodeScan, Text: scanText(build), Time: bt, Line: LineBuild, Branch: k, Output: -1})
+	last := scan
+	if build.Options["format"] != "" {
+		last = t.decode(j, build, scan, bt)
+		last.Line, last.Branch = LineDetail, k
+	}
+	n := &Node{Kind: NodeJoin, Text: strings.Replace(lines[0], " hash join:", ":", 1), Inputs: []Input{{Node: last.ID, Port: "build"}}, Time: timeCol, Line: LineJoin}
+	for _, l := range lines[1:] {
+		l = strings.TrimPrefix(l, "  ")
+		switch {
+		case strings.HasPrefix(l, "build source: "):
+			continue // (the build side's Scan)
+		case strings.HasPrefix(l, "state: "):
+			n.State = strings.TrimPrefix(l, "state: ")
+		}
+		n.Details = append(n.Details, l)
+	}
+	if jn.EventTime() {
+		n.Strategy = Held.String()
+	}
+	add(n)
+}
+
+// aggregate adds branch k's window or aggregate, its late port feeding the
+// late output's sink.
+func (t *Tree) aggregate(j *Job, b *Branch, add func(*Node) *Node, sinks map[int]*Node) {
+	a := b.Agg
+	head, details, kinds := b.aggLines(j.Outputs)
+	kind := NodeAggregate
+	if a.Window != nil && !a.Grouped {
+		kind = NodeWindow
+	}
+	out := "" // (GROUP BY without a window: no time column; SPEC 2.6)
+	if a.Window != nil {
+		out = "window_time"
+	}
+	n := add(&Node{Kind: kind, Text: head, Time: out, Details: details, detailLines: kinds, Line: LineAggregate})
+	if a.Grouped {
+		n.State = strings.TrimPrefix(details[len(details)-1], "state grows with: ")
+	}
+	if a.Window != nil && a.LateOutput >= 0 && a.LateOutput < len(j.Outputs) {
+		t.sink(j, a.LateOutput, Input{Node: n.ID, Port: "late"}, "", sinks)
+	}
+}
+
+// sink adds (or, when another operator feeds it already, extends) the Sink
+// node of output k.
+func (t *Tree) sink(j *Job, k int, in Input, timeCol string, sinks map[int]*Node) {
+	if s := sinks[k]; s != nil {
+		s.Inputs = append(s.Inputs, in)
+		return
+	}
+	o := j.Outputs[k]
+	dest := "stdout"
+	switch {
+	case o.Sink != nil:
+		dest = SinkText(o.Sink)
+	case o.Late:
+		dest = "late output (shown once a row reaches it)"
+	case j.Main == nil || k > 0:
+		dest = "side output '" + o.Name + "'"
+	}
+	sinks[k] = t.add(&Node{Kind: NodeSink, Text: fmt.Sprintf("%s %s -> %s", o.Name, SchemaText(o.Columns), dest), Inputs: []Input{in}, Time: timeCol, Line: LineSink, Branch: -1, Output: k})
+}
+
+// add appends n to t with the next ID.
+func (t *Tree) add(n *Node) *Node {
+	n.ID = len(t.Nodes) + 1
+	if n.Inputs == nil {
+		n.Inputs = []Input{}
+	}
+	t.Nodes = append(t.Nodes, n)
+	return n
+}
+
+// projectText is a branch's projection as EXPLAIN shows it: "name, t * 2 AS
+// double_t".
+func (b *Branch) projectText() string {
+	var cols []string
+	for i, e := range b.Project {
+		c := b.Columns[i].Name
+		if e.Text != "" && e.Text != c {
+			c = e.Text + " AS " + c
+		}
+		cols = append(cols, c)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// projectedTime is the output column of b that carries the time column tc
+// through the projection (a bare reference to it, SPEC 2.6), "" when none.
+func projectedTime(b *Branch, tc string) string {
+	if tc == "" {
+		return ""
+	}
+	for i, e := range b.Project {
+		x := e.Text
+		if dot := strings.LastIndexByte(x, '.'); dot >= 0 {
+			x = x[dot+1:]
+		}
+		if strings.EqualFold(x, tc) {
+			return b.Columns[i].Name
+		}
+	}
+	return ""
+}
+
+// Text renders t as EXPLAIN prints it: every root (a source) with the
+// operators that read it below it, one operator a line, Flink's tree marks
+// (":- " for a child with siblings after it, "+- " for the last). A node
+// with several inputs is drawn under its first and named again ("-> #ID")
+// under the others. Each line ends with the node's ID, its time column and
+// whether it is append-only or updating; its details follow on lines of
+// their own.
+func (t *Tree) Text() string {
+	var sb strings.Builder
+	for _, l := range t.Lines() {
+		sb.WriteString(l.Text)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// Lines returns Text's lines, without line ends, each with what EXPLAIN
+// ANALYZE counts on it (Line).
+func (t *Tree) Lines() []Line {
+	readers := make([][]Input, len(t.Nodes)+1) // node ID -> its readers (Node: the reader, Port: the port it reads)
+	for _, n := range t.Nodes {
+		for _, in := range n.Inputs {
+			readers[in.Node] = append(readers[in.Node], Input{Node: n.ID, Port: in.Port})
+		}
+	}
+	var out []Line
+	var walk func(id int, port, lead, indent string)
+	walk = func(id int, port, lead, indent string) {
+		n := t.Nodes[id-1]
+		attrs := []string{fmt.Sprintf("#%d", n.ID)}
+		if n.Time != "" {
+			attrs = append(attrs, "time "+n.Time)
+		}
+		if n.Updating {
+			attrs = append(attrs, "updating")
+		} else {
+			attrs = append(attrs, "append-only")
+		}
+		if port != "" && t.Nodes[n.Inputs[0].Node-1].Kind == NodeRoute {
+			// a branch's port of the router: its own line, for the rows it took
+			out = append(out, Line{Text: lead + "port " + port, Kind: LineBranch, Branch: n.Branch, Output: -1})
+			lead, indent = indent+"+- ", indent+"   "
+		} else if port != "" {
+			lead += "[" + port + "] "
+		}
+		out = append(out, Line{Text: fmt.Sprintf("%s%s %s  (%s)", lead, n.Kind, n.Text, strings.Join(attrs, ", ")), Kind: n.Line, Branch: n.Branch, Output: n.Output})
+		rs := readers[id]
+		bar := "   "
+		if len(rs) > 0 {
+			bar = "|  "
+		}
+		if n.Strategy != "" {
+			out = append(out, Line{Text: indent + bar + "strategy: " + n.Strategy, Kind: LineOther, Branch: -1, Output: -1})
+		}
+		for i, d := range n.Details {
+			k := LineDetail
+			if i < len(n.detailLines) && n.detailLines[i] != 0 {
+				k = n.detailLines[i]
+			}
+			b := n.Branch
+			if b < 0 {
+				k = LineOther // (a source's or the router's: nothing of a branch)
+			}
+			out = append(out, Line{Text: indent + bar + d, Kind: k, Branch: b, Output: -1})
+		}
+		for i, r := range rs {
+			mark, next := ":- ", ":  "
+			if i == len(rs)-1 {
+				mark, next = "+- ", "   "
+			}
+			reader := t.Nodes[r.Node-1]
+			if reader.Inputs[0].Node != id || reader.Inputs[0].Port != r.Port {
+				p := ""
+				if r.Port != "" {
+					p = "[" + r.Port + "] "
+				}
+				out = append(out, Line{Text: fmt.Sprintf("%s%s%s-> #%d %s", indent, mark, p, reader.ID, reader.Kind), Kind: LineOther, Branch: -1, Output: -1})
+				continue
+			}
+			walk(r.Node, r.Port, indent+mark, indent+next)
+		}
+	}
+	for _, n := range t.Nodes {
+		if len(n.Inputs) == 0 {
+			walk(n.ID, "", "", "")
+		}
+	}
+	return out
+}
+
+// JSON renders t as one JSON document (EXPLAIN (FORMAT JSON), SPEC 4
+// "Finding out why"): {"nodes": [...]}, each node with its id, kind, text,
+// inputs, time column, updating, state, strategy and details, indented two
+// spaces.
+func (t *Tree) JSON() string {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false) // ("->" as written)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(t); err != nil { // (plain strings, ints and bools only)
+		panic(err)
+	}
+	return sb.String()
+}
