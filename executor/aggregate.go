@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"math/bits"
 	"slices"
-	"unicode/utf8"
 	"unsafe"
 
 	"streamql/catalog"
@@ -18,7 +16,6 @@ import (
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/executor/window"
-	"streamql/internal/termtext"
 	"streamql/planner/plan"
 )
 
@@ -914,25 +911,6 @@ type LateRows struct {
 	// (plan.Branch's; Line 0 when unknown)
 	Script       string
 	Line, Column int
-}
-
-// Notice is the stderr line of a query with late rows (SPEC 2.4): the count,
-// the query's position when known ("q.sql, line 3, column 1", as an error's,
-// SPEC 4) and its text (cut to 57 characters and "..." past 60), so two
-// windowed queries of one job read apart, and where the rows went.
-func (l *LateRows) Notice() string {
-	q := l.Query
-	if utf8.RuneCountInString(q) > 60 {
-		q = termtext.Shorten(q, 57)
-	}
-	if l.Line <= 0 {
-		return fmt.Sprintf("%d late row(s) of the query %q sent to '%s'", l.Rows, q, l.Output)
-	}
-	at := fmt.Sprintf("line %d, column %d", l.Line, l.Column)
-	if l.Script != "" {
-		at = l.Script + ", " + at
-	}
-	return fmt.Sprintf("%d late row(s) of the query at %s (%q) sent to '%s'", l.Rows, at, q, l.Output)
 }
 
 // aggOperator is the operator (operator.go) that runs a job's aggregates after

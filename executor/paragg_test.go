@@ -12,6 +12,7 @@ import (
 
 	"streamql/executor"
 	"streamql/internal/sensorbench"
+	"streamql/internal/session"
 )
 
 // The parallel window aggregate's property (paragg.go): on random files of
@@ -244,7 +245,7 @@ func paraggAnalysis(t *testing.T, script, dir string, procs int) (string, int64)
 		s += fmt.Sprintf("%s in %d out %d\n", op.Name, op.RowsIn, op.RowsOut)
 	}
 	for _, l := range stats.Late {
-		s += l.Notice() + "\n"
+		s += session.LateNotice(l) + "\n"
 	}
 	return s, j1 - j0
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
+	"streamql/catalog/textconv"
 	"streamql/executor/expr"
-	"streamql/executor/textconv"
 	"streamql/parser"
 	"streamql/planner/plan"
 )

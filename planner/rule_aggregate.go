@@ -9,7 +9,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
-	"streamql/executor/agg"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -26,11 +25,11 @@ const DefaultLate = plan.DefaultLate
 
 // aggFuncs maps TiDB's aggregate names (and the front-end's stand-ins) to SPEC
 // 2.4's functions.
-var aggFuncs = map[string]agg.Func{
-	"count": agg.Count, "sum": agg.Sum, "avg": agg.Avg, "min": agg.Min, "max": agg.Max,
-	"sq_firstval": agg.First, "sq_lastval": agg.Last, "listagg": agg.ListAgg,
-	"var_pop": agg.VarPop, "variance": agg.VarPop, "var_samp": agg.VarSamp,
-	"stddev_pop": agg.StddevPop, "stddev": agg.StddevPop, "std": agg.StddevPop, "stddev_samp": agg.StddevSamp,
+var aggFuncs = map[string]plan.AggFunc{
+	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
+	"sq_firstval": plan.AggFirst, "sq_lastval": plan.AggLast, "listagg": plan.AggListAgg,
+	"var_pop": plan.AggVarPop, "variance": plan.AggVarPop, "var_samp": plan.AggVarSamp,
+	"stddev_pop": plan.AggStddevPop, "stddev": plan.AggStddevPop, "std": plan.AggStddevPop, "stddev_samp": plan.AggStddevSamp,
 }
 
 const aggList = "COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP"
@@ -407,7 +406,7 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 	name := aggName(n)
 	var args []ast.ExprNode
 	distinct := false
-	var fn agg.Func
+	var fn plan.AggFunc
 	switch x := n.(type) {
 	case *ast.AggregateFuncExpr:
 		f, ok := aggFuncs[strings.ToLower(x.F)]
@@ -426,15 +425,15 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 		c := a.Calls[k]
 		return rowCol(a.CallBase+k, c.Spec.ResultType(), c.Text), nil
 	}
-	spec := agg.Spec{Func: fn, Distinct: distinct}
-	if distinct && fn != agg.Count {
+	spec := plan.AggSpec{Func: fn, Distinct: distinct}
+	if distinct && fn != plan.AggCount {
 		return nil, parser.Errorf(sp.pos(n), "DISTINCT is supported in COUNT(DISTINCT x) only, not in %s", name)
 	}
 	var arg *Expr
 	switch {
-	case fn == agg.Count && len(args) == 1 && !distinct && isStar(args[0]):
-		spec.Func = agg.CountStar
-	case fn == agg.ListAgg:
+	case fn == plan.AggCount && len(args) == 1 && !distinct && isStar(args[0]):
+		spec.Func = plan.AggCountStar
+	case fn == plan.AggListAgg:
 		if len(args) < 1 || len(args) > 2 {
 			return nil, parser.Errorf(sp.pos(n), "LISTAGG takes a value and an optional separator: LISTAGG(x [, ', '])")
 		}
@@ -452,7 +451,7 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 			return nil, parser.Errorf(sp.pos(n), "%s takes one argument", name)
 		}
 	}
-	if spec.Func != agg.CountStar {
+	if spec.Func != plan.AggCountStar {
 		if hasAgg(args[0]) {
 			f := &aggFinder{}
 			args[0].Accept(f)
@@ -478,7 +477,7 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 	k := len(a.Calls)
 	ap.seen[text] = k
 	ct := strings.TrimSpace(exprText(n))
-	if spec.Func == agg.CountStar {
+	if spec.Func == plan.AggCountStar {
 		ct = "COUNT(*)"
 	}
 	ct = strings.Replace(strings.Replace(ct, "SQ_FIRSTVAL", "FIRST_VALUE", 1), "sq_firstval", "FIRST_VALUE", 1)

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"streamql/catalog/textconv"
 	"streamql/cmd/streamql/cli"
-	"streamql/executor/textconv"
 )
 
 // The property test of issue 11 item 6: random event-time inputs (out of order,

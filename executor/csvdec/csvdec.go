@@ -24,8 +24,8 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
+	"streamql/catalog/textconv"
 	"streamql/executor/records"
-	"streamql/executor/textconv"
 	"streamql/executor/vector"
 )
 

@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
-	"streamql/executor/textconv"
+	"streamql/catalog/textconv"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
-	"streamql/executor/textconv"
+	"streamql/catalog/textconv"
 	"streamql/executor/vector"
 )
 

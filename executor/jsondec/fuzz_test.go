@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
+	"streamql/catalog/textconv"
 	"streamql/executor/inbuf"
-	"streamql/executor/textconv"
 )
 
 // FuzzDecode checks the decoder two ways:

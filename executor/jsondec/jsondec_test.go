@@ -11,7 +11,7 @@ import (
 	"testing/iotest"
 
 	"streamql/catalog"
-	"streamql/executor/textconv"
+	"streamql/catalog/textconv"
 	"streamql/executor/vector"
 )
 

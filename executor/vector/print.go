@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"streamql/catalog"
-	"streamql/executor/textconv"
+	"streamql/catalog/textconv"
 )
 
 // AppendValue appends the printed form of row i of v, of type t, to dst (SPEC 4,

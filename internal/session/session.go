@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
 )
@@ -346,8 +348,27 @@ func JobNotices(stats executor.Stats) []string {
 	}
 	for _, l := range stats.Late { // SPEC 2.4: one line per query with late rows
 		if l.Rows > 0 {
-			out = append(out, l.Notice())
+			out = append(out, LateNotice(l))
 		}
 	}
 	return out
+}
+
+// LateNotice is the stderr line of a query with late rows (SPEC 2.4): the count,
+// the query's position when known ("q.sql, line 3, column 1", as an error's,
+// SPEC 4) and its text (cut to 57 characters and "..." past 60), so two
+// windowed queries of one job read apart, and where the rows went.
+func LateNotice(l *executor.LateRows) string {
+	q := l.Query
+	if utf8.RuneCountInString(q) > 60 {
+		q = termtext.Shorten(q, 57)
+	}
+	if l.Line <= 0 {
+		return fmt.Sprintf("%d late row(s) of the query %q sent to '%s'", l.Rows, q, l.Output)
+	}
+	at := fmt.Sprintf("line %d, column %d", l.Line, l.Column)
+	if l.Script != "" {
+		at = l.Script + ", " + at
+	}
+	return fmt.Sprintf("%d late row(s) of the query at %s (%q) sent to '%s'", l.Rows, at, q, l.Output)
 }
