@@ -51,22 +51,21 @@ func (s Strategy) String() string {
 	return fmt.Sprintf("strategy(%d)", s)
 }
 
-// Describe returns what EXPLAIN says of the strategy for a job whose decoding
-// workers number procs-1: its name, what runs where, and its fallback.
+// Describe returns what EXPLAIN says of the strategy for a job planned for
+// procs CPUs: its name, its workers, and its fallback ("a small file": one
+// under two chunks, see the constants).
 func (s Strategy) Describe(procs int) string {
 	switch s {
-	case Sequential:
-		return "sequential: one goroutine reads, decodes and runs every operator"
 	case Prefetch:
-		return "prefetch: a goroutine decodes ahead of the operators"
+		return "prefetch (a goroutine decodes ahead)"
 	case ParallelDecode:
-		return fmt.Sprintf("parallel decode: chunks decoded by %s, merged in file order (a file under two chunks: prefetch)", workers(procs-1))
+		return fmt.Sprintf("parallel decode, %s (a small file: prefetch)", workers(procs-1))
 	case Morsel:
-		return fmt.Sprintf("morsel: chunks decoded, routed and encoded by %s, written in file order (table formats: parallel decode; a file under two chunks: prefetch)", workers(procs))
+		return fmt.Sprintf("morsel, %s (table output: parallel decode; a small file: prefetch)", workers(procs))
 	case ParallelAggregate:
-		return fmt.Sprintf("parallel aggregate: partial windows built per chunk by %s, merged in file order (a file under two chunks: prefetch)", workers(procs))
+		return fmt.Sprintf("parallel aggregate, %s (a small file: prefetch)", workers(procs))
 	case Held:
-		return "held: probe rows wait for the build side's watermark (SPEC 2.2); build sides read on goroutines of their own"
+		return "held (probe rows wait for the build side's watermark)"
 	}
 	return s.String()
 }
