@@ -84,9 +84,44 @@ type Batch struct {
 	// then keeps neither Line nor the numbers' Vec.Text, which saves their
 	// bookkeeping on every row, and an encoder formats the values (the same
 	// bytes, SPEC 4). Reset keeps it.
-	NoText    bool
+	NoText bool
+	// Kinds is each row's change kind (SPEC 2.8), nil for a batch of an
+	// append-only relation (every row an insert): append-only operators never
+	// allocate it (issue 22 item 2). An updating operator sets Kinds[i] for
+	// rows 0..N-1; Reset keeps the slice and its owner's choice.
+	Kinds     []RowKind
 	lineArena []byte // backing of the lines OwnStrings copied
 }
+
+// RowKind is the change kind of one row of an updating relation (SPEC 2.8;
+// Flink's RowKind): an insert, the old row of an update, its new row, or a
+// delete.
+type RowKind uint8
+
+// The row kinds, as Flink prints them (String).
+const (
+	Insert       RowKind = iota // +I
+	UpdateBefore                // -U
+	UpdateAfter                 // +U
+	Delete                      // -D
+)
+
+// String returns the kind as Flink's print sink writes it: "+I", "-U", "+U"
+// or "-D" (SPEC 2.8).
+func (k RowKind) String() string {
+	switch k {
+	case UpdateBefore:
+		return "-U"
+	case UpdateAfter:
+		return "+U"
+	case Delete:
+		return "-D"
+	}
+	return "+I"
+}
+
+// Retracts reports whether a row of kind k takes back an earlier row (-U, -D).
+func (k RowKind) Retracts() bool { return k == UpdateBefore || k == Delete }
 
 // NewBatch returns an empty batch with one vector per type in types.
 func NewBatch(types []catalog.Type) *Batch {

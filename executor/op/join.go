@@ -1,0 +1,525 @@
+package op
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// JoinKind is which rows of a join's inputs reach its output without a
+// partner, padded with NULLs (SPEC 2.7).
+type JoinKind uint8
+
+// The join kinds of SPEC 2.7.
+const (
+	Inner JoinKind = iota // only joined pairs
+	Left                  // and left rows without a partner
+	Right                 // and right rows without a partner
+	Full                  // and rows of either side without a partner
+)
+
+var joinKindNames = [...]string{"INNER", "LEFT", "RIGHT", "FULL"}
+
+// String returns the kind as SQL writes it ("LEFT").
+func (k JoinKind) String() string { return joinKindNames[k] }
+
+// outer reports whether side s's rows without a partner are padded.
+func (k JoinKind) outer(s int) bool {
+	return k == Full || s == 0 && k == Left || s == 1 && k == Right
+}
+
+// JoinSpec is one keyed two-input join (SPEC 2.7). Input 0 is the left
+// side, input 1 the right side.
+type JoinSpec struct {
+	Kind JoinKind
+	// Types are each input's column types.
+	Types [2][]catalog.Type
+	// Keys are each input's key columns, pairwise of one type (the planner
+	// casts BIGINT to DOUBLE where they meet, SPEC 2.7); rows join when
+	// every pair is equal.
+	Keys [2][]int
+	// Time is each input's event-time column (BIGINT epoch ms or
+	// TIMESTAMP), -1 for an input without event time, whose rows are
+	// processed as they arrive.
+	Time [2]int
+	// Stamp is each input's column holding the row's CURRENT_WATERMARK (the
+	// watermark of its stream before the row, SPEC 2.3, as the watermark
+	// assigner stamps it), -1 for none: a row is late when its time is below
+	// its stamp, so lateness does not depend on where batches end. Without a
+	// stamp, the input's last Watermark stands for it.
+	Stamp [2]int
+	// Interval makes it an interval join: a pair joins when also
+	// left.t >= right.t + Lo and left.t <= right.t + Hi (ms; Lo <= Hi), and
+	// a row leaves the state once no partner can come. It needs event time on
+	// both inputs.
+	Interval bool
+	Lo, Hi   int64
+}
+
+// Updating reports whether the join's output is updating (SPEC 2.7's table,
+// 2.8): a regular outer join retracts a padded row when its first partner
+// comes. An interval join pads a row only when its interval has closed, so
+// its output is append-only, as an inner join's is.
+func (s *JoinSpec) Updating() bool { return !s.Interval && s.Kind != Inner }
+
+// The output ports of a Join.
+const (
+	JoinOut       = 0 // joined rows: the left columns, then the right columns
+	JoinLateLeft  = 1 // late rows of the left input, as they came
+	JoinLateRight = 2 // late rows of the right input, as they came
+)
+
+// Join is the keyed two-input join operator of SPEC 2.7, INNER, LEFT, RIGHT
+// or FULL, regular or interval, with its own aligner:
+//   - Rows with event time are held until both inputs' watermarks are
+//     greater than their time, then handled in event-time order (equal
+//     times: the left input's rows first, then each input's in arrival
+//     order), so the output, rows and order, is the same for every
+//     interleaving of the inputs and every batch size (SPEC 2.7,
+//     "Determinism"). A side that has ended no longer holds the other back.
+//     An input without event time is handled as it arrives.
+//   - A row whose event time is below its own input's watermark when it
+//     arrives (SPEC 2.3), or NULL, is late: it goes, as it came, to the late
+//     port of its input and joins nothing.
+//   - Handling a row adds it to its side's state and joins it with the
+//     other side's rows of the same key (for an interval join, those whose
+//     time fits), in the order they were handled.
+//   - A regular outer join emits a row without a partner padded with NULLs
+//     at once (+I), and retracts that (-D) when its first partner comes;
+//     an interval join pads a row when the time it can be joined has passed
+//     for good (the other side's watermark above the end of its interval),
+//     in event-time order with the joined rows.
+//
+// Its state (held rows and the state of both sides) is charged to its
+// Account ('state.max-bytes', SPEC 1): a regular join keeps every row; an
+// interval join drops a row once no partner can come.
+type Join struct {
+	spec JoinSpec
+	out  Emitter
+	acct Account
+
+	side    [2]joinSide
+	pending pendingHeap // held rows, by (time, side, arrival)
+	expiry  pendingHeap // an interval join's rows, by the end of their interval
+	seq     int64
+	wm      [2]int64
+	wmSet   [2]bool
+	done    [2]bool
+	emitted int64 // the last watermark emitted (math.MinInt64: none)
+
+	outB  *vector.Batch
+	lateB [2]*vector.Batch
+}
+
+// joinSide is the state of one input.
+type joinSide struct {
+	rows    *Rows
+	index   map[uint64][]int32 // handled, live rows by key hash
+	matches []int32            // each row's partners so far
+	padded  []bool             // a regular outer join emitted the row padded
+	dead    []bool             // an interval join's row whose interval has passed
+	size    []int32            // each row's bytes ('state.max-bytes')
+	ndead   int
+}
+
+// pendingItem is a held row (side, row) with its time, or an interval
+// join's row with the end of its interval.
+type pendingItem struct {
+	t    int64
+	side int8
+	seq  int64
+	row  int32
+}
+
+type pendingHeap []pendingItem
+
+func (h pendingHeap) Len() int { return len(h) }
+func (h pendingHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	if a.side != b.side {
+		return a.side < b.side
+	}
+	return a.seq < b.seq
+}
+func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pendingHeap) Push(x any)   { *h = append(*h, x.(pendingItem)) }
+func (h *pendingHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// NewJoin returns the join of spec emitting into out, charging its state to
+// acct (nil: no budget). It returns an error for a spec it cannot run: keys
+// of different counts or types, an interval join without event time on both
+// inputs, or Lo > Hi.
+func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
+	if len(spec.Keys[0]) != len(spec.Keys[1]) || len(spec.Keys[0]) == 0 {
+		return nil, fmt.Errorf("join: %d left and %d right key columns (a join needs an equality between its sides)", len(spec.Keys[0]), len(spec.Keys[1]))
+	}
+	for i := range spec.Keys[0] {
+		if l, r := spec.Types[0][spec.Keys[0][i]], spec.Types[1][spec.Keys[1][i]]; l != r {
+			return nil, fmt.Errorf("join: key %d is %s on the left and %s on the right", i+1, l, r)
+		}
+	}
+	if spec.Interval && (spec.Time[0] < 0 || spec.Time[1] < 0 || spec.Lo > spec.Hi) {
+		return nil, fmt.Errorf("join: an interval join needs event time on both inputs and Lo <= Hi")
+	}
+	if acct == nil {
+		acct = noAccount{}
+	}
+	j := &Join{spec: spec, out: out, acct: acct, emitted: math.MinInt64}
+	for s := range 2 {
+		j.side[s] = joinSide{rows: NewRows(spec.Types[s]), index: map[uint64][]int32{}}
+		j.lateB[s] = vector.NewBatch(spec.Types[s])
+	}
+	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
+	if spec.Updating() {
+		j.outB.Kinds = make([]vector.RowKind, vector.Cap)
+	}
+	return j, nil
+}
+
+// Push implements Operator: the rows of input port (0 left, 1 right) are
+// kept; late ones go to the input's late port; rows that need not wait are
+// handled.
+func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
+	s := &j.side[port]
+	tc := j.spec.Time[port]
+	for i := 0; i < b.N; i++ {
+		var t int64
+		if tc >= 0 {
+			v := b.Cols[tc]
+			late := j.wmSet[port] && v.I[i] < j.wm[port]
+			if sc := j.spec.Stamp[port]; sc >= 0 {
+				w := b.Cols[sc]
+				late = !w.Null[i] && v.I[i] < w.I[i]
+			}
+			if v.Null[i] || late {
+				if err := j.late(ctx, port, b, i); err != nil {
+					return err
+				}
+				continue
+			}
+			t = v.I[i]
+		}
+		k, bytes := s.rows.Add(b, i)
+		s.matches = append(s.matches, 0)
+		s.padded = append(s.padded, false)
+		s.dead = append(s.dead, false)
+		s.size = append(s.size, int32(bytes))
+		if err := j.acct.Grow(bytes); err != nil {
+			return err
+		}
+		j.seq++
+		if tc < 0 {
+			if err := j.handle(ctx, port, k); err != nil {
+				return err
+			}
+			continue
+		}
+		heap.Push(&j.pending, pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k)})
+	}
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// Watermark implements Operator: input port's watermark is wm; the held rows
+// both watermarks have passed are handled.
+func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
+	if !j.wmSet[port] || wm > j.wm[port] {
+		j.wm[port], j.wmSet[port] = wm, true
+	}
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// Finish implements Operator: input port has ended; once both have, every
+// held row is handled and every outer row still without a partner of an
+// interval join is padded.
+func (j *Join) Finish(ctx context.Context, port int) error {
+	j.done[port] = true
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// bound is the time below which held rows are released: the smallest
+// watermark of the inputs with event time that have not ended (MaxInt64
+// when all have ended, MinInt64 while one has no watermark yet).
+func (j *Join) bound() int64 {
+	b := int64(math.MaxInt64)
+	for s := range 2 {
+		if j.spec.Time[s] < 0 || j.done[s] {
+			continue
+		}
+		if !j.wmSet[s] {
+			return math.MinInt64
+		}
+		b = min(b, j.wm[s])
+	}
+	return b
+}
+
+// release handles the held rows whose time is below the bound, in order,
+// with an interval join's paddings interleaved by time, then emits the
+// operator's watermark.
+func (j *Join) release(ctx context.Context) error {
+	bound := j.bound()
+	all := bound == math.MaxInt64
+	for len(j.pending) > 0 && (all || j.pending[0].t < bound) {
+		// the intervals that ended before it (first: expire may compact, which
+		// renumbers the held rows)
+		if err := j.expire(ctx, j.pending[0].t, false); err != nil {
+			return err
+		}
+		it := heap.Pop(&j.pending).(pendingItem)
+		if err := j.handle(ctx, int(it.side), int(it.row)); err != nil {
+			return err
+		}
+	}
+	if err := j.expire(ctx, bound, all); err != nil {
+		return err
+	}
+	if bound > j.emitted && bound != math.MinInt64 {
+		j.emitted = bound
+		if err := j.flush(ctx); err != nil {
+			return err
+		}
+		return j.out.EmitWatermark(ctx, bound)
+	}
+	return nil
+}
+
+// expire ends the intervals of an interval join's rows that end before t
+// (all of them with all): such a row can no longer join, leaves the state,
+// and is padded when its side is outer and it never joined.
+func (j *Join) expire(ctx context.Context, t int64, all bool) error {
+	for len(j.expiry) > 0 && (all || j.expiry[0].t < t) {
+		it := heap.Pop(&j.expiry).(pendingItem)
+		s, k := int(it.side), int(it.row)
+		sd := &j.side[s]
+		sd.dead[k] = true
+		sd.ndead++
+		if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
+			return err
+		}
+		if j.spec.Kind.outer(s) && sd.matches[k] == 0 {
+			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
+				return err
+			}
+		}
+	}
+	return j.compact()
+}
+
+// handle adds row k of side s to its state and joins it with the other
+// side's rows of its key.
+func (j *Join) handle(ctx context.Context, s, k int) error {
+	sd, od := &j.side[s], &j.side[1-s]
+	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
+	if ok {
+		for _, o := range od.index[h] {
+			o := int(o)
+			if od.dead[o] || !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) {
+				continue
+			}
+			if od.padded[o] && od.matches[o] == 0 { // (a regular outer join)
+				if err := j.emitPadded(ctx, 1-s, o, vector.Delete); err != nil {
+					return err
+				}
+			}
+			od.matches[o]++
+			sd.matches[k]++
+			l, r := k, o
+			if s == 1 {
+				l, r = o, k
+			}
+			if err := j.emit(ctx, l, r, vector.Insert); err != nil {
+				return err
+			}
+		}
+		sd.index[h] = append(sd.index[h], int32(k))
+	}
+	if j.spec.Interval {
+		end := j.side[s].rows.Int(k, j.spec.Time[s]) // the last time of the other side that can join it
+		if s == 0 {
+			end = satSub(end, j.spec.Lo)
+		} else {
+			end = satAdd(end, j.spec.Hi)
+		}
+		j.seq++
+		heap.Push(&j.expiry, pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
+		return nil
+	}
+	if !ok { // a key that never matches (NULL, NaN): padded at once when outer, never state
+		if j.spec.Kind.outer(s) {
+			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
+				return err
+			}
+		}
+		sd.dead[k] = true
+		sd.ndead++
+		return j.acct.Grow(-int64(sd.size[k]))
+	}
+	if j.spec.Kind.outer(s) && sd.matches[k] == 0 {
+		sd.padded[k] = true
+		return j.emitPadded(ctx, s, k, vector.Insert)
+	}
+	return nil
+}
+
+// fits reports whether row k of side s and row o of the other side meet an
+// interval join's time condition (always true for a regular join).
+func (j *Join) fits(s, k, o int) bool {
+	if !j.spec.Interval {
+		return true
+	}
+	l, r := k, o
+	if s == 1 {
+		l, r = o, k
+	}
+	lt := j.side[0].rows.Int(l, j.spec.Time[0])
+	rt := j.side[1].rows.Int(r, j.spec.Time[1])
+	return lt >= satAdd(rt, j.spec.Lo) && lt <= satAdd(rt, j.spec.Hi)
+}
+
+// emit writes the pair (left row l, right row r) with kind to the output.
+func (j *Join) emit(ctx context.Context, l, r int, kind vector.RowKind) error {
+	i := j.outB.N
+	j.side[0].rows.CopyTo(j.outB, i, 0, l)
+	j.side[1].rows.CopyTo(j.outB, i, len(j.spec.Types[0]), r)
+	j.outB.Pos[i] = j.side[0].rows.Pos(l)
+	if j.outB.Kinds != nil {
+		j.outB.Kinds[i] = kind
+	}
+	j.outB.N++
+	if j.outB.N == vector.Cap {
+		return j.flush(ctx)
+	}
+	return nil
+}
+
+// emitPadded writes row k of side s with the other side's columns NULL.
+func (j *Join) emitPadded(ctx context.Context, s, k int, kind vector.RowKind) error {
+	if s == 0 {
+		return j.emit(ctx, k, -1, kind)
+	}
+	i := j.outB.N
+	j.side[0].rows.CopyTo(j.outB, i, 0, -1)
+	j.side[1].rows.CopyTo(j.outB, i, len(j.spec.Types[0]), k)
+	j.outB.Pos[i] = j.side[1].rows.Pos(k)
+	if j.outB.Kinds != nil {
+		j.outB.Kinds[i] = kind
+	}
+	j.outB.N++
+	if j.outB.N == vector.Cap {
+		return j.flush(ctx)
+	}
+	return nil
+}
+
+// late sends row i of b, from input port, to its late port.
+func (j *Join) late(ctx context.Context, port int, b *vector.Batch, i int) error {
+	lb := j.lateB[port]
+	lb.AppendRows(b, i, i+1)
+	if lb.N == vector.Cap {
+		return j.flush(ctx)
+	}
+	return nil
+}
+
+// flush emits the rows gathered so far: joined rows first, then late rows.
+func (j *Join) flush(ctx context.Context) error {
+	if j.outB.N > 0 {
+		if err := j.out.Emit(ctx, JoinOut, j.outB); err != nil {
+			return err
+		}
+		j.outB.Reset()
+	}
+	for s, lb := range j.lateB {
+		if lb.N > 0 {
+			if err := j.out.Emit(ctx, JoinLateLeft+s, lb); err != nil {
+				return err
+			}
+			lb.Reset()
+		}
+	}
+	return nil
+}
+
+// compact drops the dead rows of a side once they outnumber the live ones
+// (and 1024), remapping the index and the held rows.
+func (j *Join) compact() error {
+	for s := range 2 {
+		sd := &j.side[s]
+		if sd.ndead < 1024 || sd.ndead*2 < sd.rows.Len() {
+			continue
+		}
+		moved := sd.rows.Compact(func(k int) bool { return !sd.dead[k] })
+		n := 0
+		for k, to := range moved {
+			if to < 0 {
+				continue
+			}
+			sd.matches[to], sd.padded[to], sd.dead[to], sd.size[to] = sd.matches[k], sd.padded[k], false, sd.size[k]
+			n++
+		}
+		sd.matches, sd.padded, sd.dead, sd.size = sd.matches[:n], sd.padded[:n], sd.dead[:n], sd.size[:n]
+		sd.ndead = 0
+		for h, ks := range sd.index {
+			kept := ks[:0]
+			for _, k := range ks {
+				if to := moved[k]; to >= 0 {
+					kept = append(kept, int32(to))
+				}
+			}
+			if len(kept) == 0 {
+				delete(sd.index, h)
+			} else {
+				sd.index[h] = kept
+			}
+		}
+		for _, hp := range []*pendingHeap{&j.pending, &j.expiry} {
+			for i := range *hp {
+				if int((*hp)[i].side) == s {
+					(*hp)[i].row = int32(moved[(*hp)[i].row])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// satAdd is a + b, clamped to the int64 range.
+func satAdd(a, b int64) int64 {
+	c := a + b
+	switch {
+	case b > 0 && c < a:
+		return math.MaxInt64
+	case b < 0 && c > a:
+		return math.MinInt64
+	}
+	return c
+}
+
+// satSub is a - b, clamped to the int64 range.
+func satSub(a, b int64) int64 {
+	if b == math.MinInt64 {
+		return satAdd(satAdd(a, math.MaxInt64), 1)
+	}
+	return satAdd(a, -b)
+}

@@ -1,0 +1,403 @@
+package op
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// The test inputs' layout: key, event time, a value, and the row's
+// CURRENT_WATERMARK stamp (NULL before the stream has a watermark).
+var joinTypes = []catalog.Type{catalog.BigInt, catalog.BigInt, catalog.Varchar, catalog.BigInt}
+
+// testRow is one input row; key < 0 is NULL.
+type testRow struct {
+	key, t int64
+	v      string
+	stamp  int64 // math.MinInt64: none yet
+}
+
+// genSide makes n rows of one input, out of order by up to 30 ms, with
+// watermark delay d, stamped as SPEC 2.3's assigner does (the watermark
+// before the row: the largest time so far minus d).
+func genSide(r *rand.Rand, name string, n int, d int64) []testRow {
+	rows := make([]testRow, n)
+	maxT := int64(math.MinInt64)
+	for i := range rows {
+		t := int64(i*10) + r.Int64N(61) - 30
+		key := r.Int64N(6) - 1
+		stamp := int64(math.MinInt64)
+		if maxT != math.MinInt64 {
+			stamp = maxT - d
+		}
+		rows[i] = testRow{key: key, t: t, v: fmt.Sprintf("%s%d", name, i), stamp: stamp}
+		maxT = max(maxT, t)
+	}
+	return rows
+}
+
+func (x testRow) late() bool { return x.stamp != math.MinInt64 && x.t < x.stamp }
+
+func (x testRow) text() string {
+	if x.key < 0 {
+		return fmt.Sprintf("NULL,%d,%s", x.t, x.v)
+	}
+	return fmt.Sprintf("%d,%d,%s", x.key, x.t, x.v)
+}
+
+// scratch is the batch batchOf fills (a join copies what it keeps).
+var scratch = vector.NewBatch(joinTypes)
+
+// batchOf fills the scratch batch with rows and returns it.
+func batchOf(rows []testRow) *vector.Batch {
+	b := scratch
+	b.Reset()
+	for i, x := range rows {
+		b.Cols[0].I[i], b.Cols[0].Null[i] = x.key, x.key < 0
+		b.Cols[1].I[i] = x.t
+		b.Cols[2].SetString(i, []byte(x.v))
+		b.Cols[3].I[i], b.Cols[3].Null[i] = x.stamp, x.stamp == math.MinInt64
+		b.Pos[i] = int64(i)
+	}
+	b.N = len(rows)
+	return b
+}
+
+// logEmitter records what a join emits, as text: joined rows with their
+// kinds, in order, and each late port's rows.
+type logEmitter struct {
+	out  []string
+	late [2][]string
+	wms  []int64
+}
+
+func (e *logEmitter) Emit(_ context.Context, port int, b *vector.Batch) error {
+	for i := 0; i < b.N; i++ {
+		var cols []string
+		for c := range b.Cols {
+			if c == 3 || c == 7 { // (the stamps)
+				continue
+			}
+			if b.Cols[c].Null[i] {
+				cols = append(cols, "NULL")
+				continue
+			}
+			cols = append(cols, string(vector.AppendValue(nil, b.Cols[c].Type, b.Cols[c], i)))
+		}
+		line := strings.Join(cols, ",")
+		switch port {
+		case JoinOut:
+			kind := "+I"
+			if b.Kinds != nil {
+				kind = b.Kinds[i].String()
+			}
+			e.out = append(e.out, kind+" "+line)
+		default:
+			e.late[port-JoinLateLeft] = append(e.late[port-JoinLateLeft], line)
+		}
+	}
+	return nil
+}
+
+func (e *logEmitter) EmitWatermark(_ context.Context, wm int64) error {
+	if len(e.wms) > 0 && wm < e.wms[len(e.wms)-1] {
+		return fmt.Errorf("watermark went down: %d after %d", wm, e.wms[len(e.wms)-1])
+	}
+	e.wms = append(e.wms, wm)
+	return nil
+}
+
+// runJoin feeds both inputs to a join of spec in batches of random sizes,
+// interleaved at random, each batch followed by its input's watermark (the
+// largest time so far minus d), and returns what it emitted.
+func runJoin(t *testing.T, spec JoinSpec, in [2][]testRow, d int64, r *rand.Rand) *logEmitter {
+	t.Helper()
+	e := &logEmitter{}
+	j, err := NewJoin(spec, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var at [2]int
+	maxT := [2]int64{math.MinInt64, math.MinInt64}
+	for at[0] < len(in[0]) || at[1] < len(in[1]) {
+		s := r.IntN(2)
+		if at[s] == len(in[s]) {
+			s = 1 - s
+		}
+		n := min(1+r.IntN(7), len(in[s])-at[s])
+		part := in[s][at[s] : at[s]+n]
+		if err := j.Push(ctx, s, batchOf(part)); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range part {
+			maxT[s] = max(maxT[s], x.t)
+		}
+		at[s] += n
+		if r.IntN(3) > 0 { // (a watermark after most batches, not all)
+			if err := j.Watermark(ctx, s, maxT[s]-d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	first := r.IntN(2)
+	for _, s := range []int{first, 1 - first} {
+		if err := j.Finish(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// referenceJoin is the join computed over the whole inputs by nested loops,
+// written from SPEC 2.7 alone: every on-time pair with equal non-NULL keys
+// (and, for an interval join, left.t - right.t in [Lo, Hi]), then each
+// on-time row of an outer side that has no partner, padded. It returns the
+// final table as sorted lines, and the late rows of each side.
+func referenceJoin(spec JoinSpec, in [2][]testRow) ([]string, [2][]string) {
+	var out []string
+	var late [2][]string
+	matched := [2][]bool{make([]bool, len(in[0])), make([]bool, len(in[1]))}
+	for s := range 2 {
+		for _, x := range in[s] {
+			if x.late() {
+				late[s] = append(late[s], x.text())
+			}
+		}
+	}
+	for i, l := range in[0] {
+		for k, r := range in[1] {
+			if l.late() || r.late() || l.key < 0 || l.key != r.key {
+				continue
+			}
+			if spec.Interval && (l.t-r.t < spec.Lo || l.t-r.t > spec.Hi) {
+				continue
+			}
+			matched[0][i], matched[1][k] = true, true
+			out = append(out, l.text()+","+r.text())
+		}
+	}
+	for s := range 2 {
+		if !spec.Kind.outer(s) {
+			continue
+		}
+		for i, x := range in[s] {
+			if x.late() || matched[s][i] {
+				continue
+			}
+			if s == 0 {
+				out = append(out, x.text()+",NULL,NULL,NULL")
+			} else {
+				out = append(out, "NULL,NULL,NULL,"+x.text())
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, late
+}
+
+// finalTable applies a changelog: +I adds a row, -D takes one back.
+func finalTable(t *testing.T, log []string) []string {
+	t.Helper()
+	count := map[string]int{}
+	for _, l := range log {
+		kind, row, _ := strings.Cut(l, " ")
+		switch kind {
+		case "+I", "+U":
+			count[row]++
+		case "-D", "-U":
+			if count[row] == 0 {
+				t.Fatalf("%s retracts a row not in the table", l)
+			}
+			count[row]--
+		}
+	}
+	var out []string
+	for row, n := range count {
+		for range n {
+			out = append(out, row)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var joinSpecs = func() []JoinSpec {
+	var specs []JoinSpec
+	for _, kind := range []JoinKind{Inner, Left, Right, Full} {
+		for _, interval := range []bool{false, true} {
+			s := JoinSpec{Kind: kind, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3}}
+			if interval {
+				s.Interval, s.Lo, s.Hi = true, -20, 15
+			}
+			specs = append(specs, s)
+		}
+	}
+	return specs
+}()
+
+// TestJoinDeterministic: for every join kind, regular and interval, random
+// inputs fed in random batch sizes and random interleavings of the two
+// inputs give byte-identical output, rows and order (SPEC 2.7,
+// "Determinism"), and its final table equals the nested-loop reference's,
+// with the same late rows (1,000 seeds).
+func TestJoinDeterministic(t *testing.T) {
+	seeds := 1000
+	if testing.Short() {
+		seeds = 100
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(uint64(seed), 7))
+		d := r.Int64N(40)
+		in := [2][]testRow{genSide(r, "l", r.IntN(60), d), genSide(r, "r", r.IntN(60), d)}
+		for _, spec := range joinSpecs {
+			name := fmt.Sprintf("seed %d %s interval=%v", seed, spec.Kind, spec.Interval)
+			first := runJoin(t, spec, in, d, rand.New(rand.NewPCG(uint64(seed), 1)))
+			for try := range 3 {
+				again := runJoin(t, spec, in, d, rand.New(rand.NewPCG(uint64(seed), uint64(10+try))))
+				if !slices.Equal(first.out, again.out) {
+					t.Fatalf("%s: another interleaving gave another output:\n%s\n---\n%s", name, strings.Join(first.out, "\n"), strings.Join(again.out, "\n"))
+				}
+				if !slices.Equal(first.late[0], again.late[0]) || !slices.Equal(first.late[1], again.late[1]) {
+					t.Fatalf("%s: another interleaving gave other late rows", name)
+				}
+			}
+			want, late := referenceJoin(spec, in)
+			if got := finalTable(t, first.out); !slices.Equal(got, want) {
+				t.Fatalf("%s: final table\n%s\nwant (nested loops)\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for s := range 2 {
+				if !slices.Equal(first.late[s], late[s]) {
+					t.Fatalf("%s: late rows of input %d: %q, want %q", name, s, first.late[s], late[s])
+				}
+			}
+			if spec.Updating() == false {
+				for _, l := range first.out {
+					if !strings.HasPrefix(l, "+I ") {
+						t.Fatalf("%s: an append-only join emitted %q", name, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestJoinOuterRetracts: a regular LEFT join emits a left row without a
+// partner padded at once, and when its first partner comes takes it back
+// (-D) before the joined row (Flink's changelog, SPEC 2.8); a second partner
+// adds a row only.
+func TestJoinOuterRetracts(t *testing.T) {
+	spec := JoinSpec{Kind: Left, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{-1, -1}}
+	e := &logEmitter{}
+	j, err := NewJoin(spec, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	none := int64(math.MinInt64)
+	steps := []func() error{
+		func() error { return j.Push(ctx, 0, batchOf([]testRow{{1, 10, "a", none}})) },
+		func() error { return j.Watermark(ctx, 0, 20) },
+		func() error { return j.Watermark(ctx, 1, 20) },
+		func() error { return j.Push(ctx, 1, batchOf([]testRow{{1, 30, "x", none}, {1, 31, "y", none}})) },
+		func() error { return j.Finish(ctx, 0) },
+		func() error { return j.Finish(ctx, 1) },
+	}
+	for _, s := range steps {
+		if err := s(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"+I 1,10,a,NULL,NULL,NULL", "-D 1,10,a,NULL,NULL,NULL", "+I 1,10,a,1,30,x", "+I 1,10,a,1,31,y"}
+	if !slices.Equal(e.out, want) {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(e.out, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// countingAccount is an Account that keeps the bytes charged and their
+// largest total.
+type countingAccount struct{ bytes, most int64 }
+
+func (a *countingAccount) Grow(n int64) error {
+	a.bytes += n
+	a.most = max(a.most, a.bytes)
+	return nil
+}
+
+// TestIntervalJoinStateBounded: an interval join's state follows the rows
+// inside the interval, not the input: 200,000 rows a side over a 30 ms
+// interval, the watermarks advancing, keep at most a few hundred rows'
+// bytes, and every byte is released by the end.
+func TestIntervalJoinStateBounded(t *testing.T) {
+	spec := JoinSpec{Kind: Full, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{-1, -1}, Interval: true, Lo: -15, Hi: 15}
+	acct := &countingAccount{}
+	e := &countEmitter{}
+	j, err := NewJoin(spec, e, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	none := int64(math.MinInt64)
+	rows := make([]testRow, 100)
+	for step := range 2000 {
+		for s := range 2 {
+			for i := range rows {
+				n := int64(step*100 + i)
+				rows[i] = testRow{key: n % 7, t: n, v: "v", stamp: none}
+			}
+			if err := j.Push(ctx, s, batchOf(rows)); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Watermark(ctx, s, int64(step*100+99)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for s := range 2 {
+		if err := j.Finish(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rowBytes := int64(8 + 4 + 8 + 8 + 1 + 4 + 8); acct.most > 1000*rowBytes {
+		t.Errorf("state reached %d bytes (%d rows' worth) for an interval of 30 ms", acct.most, acct.most/rowBytes)
+	}
+	if acct.bytes != 0 {
+		t.Errorf("%d bytes still charged after the end", acct.bytes)
+	}
+	if e.rows == 0 {
+		t.Error("no row joined")
+	}
+}
+
+// countEmitter counts the rows a join emits.
+type countEmitter struct{ rows int }
+
+func (e *countEmitter) Emit(_ context.Context, _ int, b *vector.Batch) error {
+	e.rows += b.N
+	return nil
+}
+func (e *countEmitter) EmitWatermark(context.Context, int64) error { return nil }
+
+// TestNewJoinErrors: a spec the join cannot run is an error that says why.
+func TestNewJoinErrors(t *testing.T) {
+	types := [2][]catalog.Type{joinTypes, {catalog.Varchar, catalog.BigInt}}
+	for _, tc := range []struct {
+		spec JoinSpec
+		want string
+	}{
+		{JoinSpec{Types: types, Time: [2]int{-1, -1}}, "needs an equality"},
+		{JoinSpec{Types: types, Keys: [2][]int{{0}, {0}}, Time: [2]int{-1, -1}}, "BIGINT on the left and VARCHAR on the right"},
+		{JoinSpec{Types: types, Keys: [2][]int{{0}, {1}}, Time: [2]int{1, -1}, Interval: true}, "event time on both inputs"},
+	} {
+		if _, err := NewJoin(tc.spec, &countEmitter{}, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}

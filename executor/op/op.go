@@ -1,0 +1,62 @@
+// Package op owns the engine's operators as nodes of an operator graph (issue
+// 22 item 3; DESIGN, "The engine's third shape"): an operator takes batches on
+// numbered input ports (Push), the watermark of each input (Watermark) and the
+// end of each input (Finish), and gives its rows and its own watermark to an
+// Emitter, on numbered output ports. Every operator here can be run and tested
+// without files, terminals or a planner.
+//
+// Its first members are the pieces of SPEC 2.7's joins:
+//   - Aligner: the one scheduler of a two-input operator's rows, which holds
+//     each row until both inputs' watermarks have passed its event time and
+//     releases rows in event-time order (equal times: the left input first,
+//     then each input in arrival order), so that a join's output does not
+//     depend on how its inputs interleave (SPEC 2.7, "Determinism");
+//   - Rows: a columnar store of rows copied out of batches (state, held rows);
+//   - Join: the keyed two-input join, INNER, LEFT, RIGHT and FULL, regular or
+//     interval, whose output has both sides' columns.
+//
+// The executor's builder maps plan nodes to these operators. Package op
+// imports catalog and executor/vector only: never the planner, the parser,
+// the executor package or a connector.
+package op
+
+import (
+	"context"
+
+	"streamql/executor/vector"
+)
+
+// Operator is one node of the running graph. Its methods are called on one
+// goroutine, one at a time. A batch given to Push is valid until Push
+// returns; the operator copies what it keeps. Errors stop the job.
+type Operator interface {
+	// Push gives the operator rows 0..b.N-1 of input port.
+	Push(ctx context.Context, port int, b *vector.Batch) error
+	// Watermark says that input port's watermark is now wm (epoch ms): no
+	// row of that input with an event time below wm is on time any more
+	// (SPEC 2.3). Watermarks of one port never go down.
+	Watermark(ctx context.Context, port int, wm int64) error
+	// Finish says that input port has ended.
+	Finish(ctx context.Context, port int) error
+}
+
+// Emitter receives what an operator gives on its output ports.
+type Emitter interface {
+	// Emit gives rows 0..b.N-1 on output port; b is valid until Emit
+	// returns.
+	Emit(ctx context.Context, port int, b *vector.Batch) error
+	// EmitWatermark gives the operator's own watermark (epoch ms).
+	EmitWatermark(ctx context.Context, wm int64) error
+}
+
+// Account is the state budget's account of one operator (executor's
+// *StateAccount: 'state.max-bytes', SPEC 1): Grow charges n bytes (negative:
+// a release) and returns an error once the job's state passes its budget.
+type Account interface {
+	Grow(n int64) error
+}
+
+// noAccount is the Account of an operator without a budget.
+type noAccount struct{}
+
+func (noAccount) Grow(int64) error { return nil }
