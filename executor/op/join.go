@@ -1,7 +1,6 @@
 package op
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -135,11 +134,11 @@ type pendingItem struct {
 	row  int32
 }
 
+// pendingHeap is a min-heap of pendingItems by (t, side, seq), typed (no
+// boxing: container/heap's interface would allocate per row).
 type pendingHeap []pendingItem
 
-func (h pendingHeap) Len() int { return len(h) }
-func (h pendingHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
+func (a pendingItem) before(b pendingItem) bool {
 	if a.t != b.t {
 		return a.t < b.t
 	}
@@ -148,12 +147,43 @@ func (h pendingHeap) Less(i, j int) bool {
 	}
 	return a.seq < b.seq
 }
-func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pendingHeap) Push(x any)   { *h = append(*h, x.(pendingItem)) }
-func (h *pendingHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+// push adds x.
+func (h *pendingHeap) push(x pendingItem) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[i].before(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+// pop removes and returns the least item; h must not be empty.
+func (h *pendingHeap) pop() pendingItem {
+	s := *h
+	x := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && s[l].before(s[m]) {
+			m = l
+		}
+		if r := l + 1; r < n && s[r].before(s[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
 	return x
 }
 
@@ -226,7 +256,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 			}
 			continue
 		}
-		heap.Push(&j.pending, pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k)})
+		j.pending.push(pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k)})
 	}
 	if err := j.release(ctx); err != nil {
 		return err
@@ -286,7 +316,7 @@ func (j *Join) release(ctx context.Context) error {
 		if err := j.expire(ctx, j.pending[0].t, false); err != nil {
 			return err
 		}
-		it := heap.Pop(&j.pending).(pendingItem)
+		it := j.pending.pop()
 		if err := j.handle(ctx, int(it.side), int(it.row)); err != nil {
 			return err
 		}
@@ -309,7 +339,7 @@ func (j *Join) release(ctx context.Context) error {
 // and is padded when its side is outer and it never joined.
 func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 	for len(j.expiry) > 0 && (all || j.expiry[0].t < t) {
-		it := heap.Pop(&j.expiry).(pendingItem)
+		it := j.expiry.pop()
 		s, k := int(it.side), int(it.row)
 		sd := &j.side[s]
 		sd.dead[k] = true
@@ -332,9 +362,15 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 	sd, od := &j.side[s], &j.side[1-s]
 	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
 	if ok {
-		for _, o := range od.index[h] {
+		list := od.index[h]
+		kept := list[:0] // (the list without the rows that died since: it stays the size of the live rows)
+		for _, o := range list {
 			o := int(o)
-			if od.dead[o] || !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) {
+			if od.dead[o] {
+				continue
+			}
+			kept = append(kept, int32(o))
+			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) {
 				continue
 			}
 			if od.padded[o] && od.matches[o] == 0 { // (a regular outer join)
@@ -352,6 +388,11 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 				return err
 			}
 		}
+		if len(kept) == 0 {
+			delete(od.index, h)
+		} else if len(kept) < len(list) {
+			od.index[h] = kept
+		}
 		sd.index[h] = append(sd.index[h], int32(k))
 	}
 	if j.spec.Interval {
@@ -362,7 +403,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			end = satAdd(end, j.spec.Hi)
 		}
 		j.seq++
-		heap.Push(&j.expiry, pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
+		j.expiry.push(pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
 		return nil
 	}
 	if !ok { // a key that never matches (NULL, NaN): padded at once when outer, never state
