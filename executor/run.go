@@ -124,10 +124,22 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		}
 		srcs = append(srcs, src)
 	}
+	max := env.StateMaxBytes
+	if max == 0 {
+		max = DefaultStateMaxBytes
+	}
+	budget := NewStateBudget(max)
 	var src Source
+	var js *joinSource // the job reads a join of two streams (SPEC 2.7)
 	if job.Main == nil || job.Main.Limit != 0 {
 		var err error
-		if src, err = env.Open(ctx, st); err != nil {
+		if job.Both != nil {
+			js, err = newJoinSource(ctx, job, env, &stats, budget)
+			src = js
+		} else {
+			src, err = env.Open(ctx, st)
+		}
+		if err != nil {
 			return stats, err
 		}
 		srcs = append(srcs, src)
@@ -144,12 +156,11 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		}
 		sink = all
 	}
-	max := env.StateMaxBytes
-	if max == 0 {
-		max = DefaultStateMaxBytes
+	if js != nil {
+		js.sink = sink
 	}
 	stats.Analysis = an
-	err = runJob(withLive(withChunkSize(ctx, env.ChunkSize), env.live), job, src, srcs, joins, sink, &stats, NewStateBudget(max))
+	err = runJob(withLive(withChunkSize(ctx, env.ChunkSize), env.live), job, src, srcs, joins, sink, &stats, budget)
 	an.finish(job)
 	if err != nil {
 		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction

@@ -46,6 +46,8 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 		Window:    rw.window,
 		Late:      rw.late,
 		LatePos:   rw.latePos,
+		Late2:     rw.late2,
+		Late2Pos:  rw.late2Pos,
 		Stream:    rw.stream,
 		StreamPos: rw.streamPos,
 		Query:     sel,
@@ -267,8 +269,11 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 	}
 	for j, kind := range info.joins {
 		word := "SEMI"
-		if kind == AntiJoin {
+		switch kind {
+		case AntiJoin:
 			word = "ANTI"
+		case FullJoin:
+			word = "FULL"
 		}
 		switch {
 		case j.Tp != ast.CrossJoin || j.NaturalJoin || j.StraightJoin:

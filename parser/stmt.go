@@ -79,6 +79,7 @@ const (
 	InnerJoin JoinKind = iota // no extension: a plain TiDB join
 	SemiJoin                  // a SEMI JOIN b ON ...
 	AntiJoin                  // a ANTI JOIN b ON ...
+	FullJoin                  // a FULL [OUTER] JOIN b ON ... (SPEC 2.7; MySQL has no FULL JOIN)
 )
 
 // CastTypes maps each CAST in a statement to the SPEC type name that was written
@@ -122,6 +123,10 @@ type Select struct {
 	// has none; LatePos is the offset of the name's string literal.
 	Late    string
 	LatePos int
+	// Late2 is the second name of LATE INTO SIDE 'x', 'y' (the late output of
+	// a join's right input, SPEC 2.7), "" when none; Late2Pos its offset.
+	Late2    string
+	Late2Pos int
 	// Joins marks the TiDB join nodes that were written as SEMI JOIN or ANTI JOIN
 	// (TiDB parses them as inner joins after the front-end blanks the keyword).
 	Joins map[*ast.Join]JoinKind

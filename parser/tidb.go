@@ -262,6 +262,10 @@ type rewritten struct {
 	window  *WindowTVF
 	late    string
 	latePos int
+	// late2, late2Pos: the second name of LATE INTO SIDE 'x', 'y' (a join's
+	// right input, SPEC 2.7)
+	late2    string
+	late2Pos int
 }
 
 type joinMark struct {
@@ -298,6 +302,10 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 		if li >= 0 {
 			nt := toks[li+3]
 			rw.late, rw.latePos = nt.Value(), nt.Offset
+			if li+5 < len(toks) { // , 'y' (lateClause checked it)
+				nt = toks[li+5]
+				rw.late2, rw.late2Pos = nt.Value(), nt.Offset
+			}
 			edits = append(edits, edit{toks[li].Offset, nt.End(), blank(ps.src[toks[li].Offset:nt.End()])})
 			toks = toks[:li]
 		}
@@ -367,6 +375,19 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			rw.side, rw.sidePos = nt.Value(), nt.Offset
 			edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
 			i += 2
+		case t.is("FULL") && i > 0 && !startsTableRef(toks[i-1]) && (next.is("JOIN") || next.is("OUTER") && i+2 < len(toks) && toks[i+2].is("JOIN")):
+			// FULL [OUTER] JOIN right after a table reference (SPEC 2.7): TiDB
+			// has no FULL JOIN and would read FULL as an alias, so the words
+			// are blanked and the join marked
+			if mode != modeSelect {
+				return nil, Errorf(t.Offset, "FULL JOIN is allowed in SELECT only")
+			}
+			joinTok, end := next, t.End()
+			if next.is("OUTER") {
+				joinTok, end = toks[i+2], next.End()
+			}
+			rw.joins[joinTok.Offset] = joinMark{kind: FullJoin, pos: t.Offset}
+			edits = append(edits, edit{t.Offset, end, blank(ps.src[t.Offset:end])})
 		case (t.is("SEMI") || t.is("ANTI")) && next.is("JOIN") && i > 0 && !startsTableRef(toks[i-1]):
 			// SEMI/ANTI right after a table reference; after FROM, JOIN, ',', '('
 			// or AS it is a table name or an alias (FROM semi JOIN b).

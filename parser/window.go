@@ -208,6 +208,13 @@ func lateClause(r *region) (int, *Error) {
 		if err := checkSideName(toks[i+3]); err != nil {
 			return -1, err
 		}
+		if i+6 == len(toks) && toks[i+4].isOp(",") && toks[i+5].Kind == TokString {
+			// LATE INTO SIDE 'x', 'y': a join's two late outputs (SPEC 2.7)
+			if err := checkSideName(toks[i+5]); err != nil {
+				return -1, err
+			}
+			return i, nil
+		}
 		if i+4 != len(toks) {
 			return -1, Errorf(t.Offset, "LATE INTO SIDE '%s' is the query's last clause: move it to the end (after LIMIT and a side branch's INTO SIDE)", termtext.Shorten(toks[i+3].Value(), 30))
 		}

@@ -13,6 +13,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // Planner compiles statements against a catalog.
@@ -67,6 +68,11 @@ type selectPlan struct {
 	joinMode JoinMode
 	wm       int // batch column of CURRENT_WATERMARK, -1 when none
 	sc       *scope
+	// set by ruleBothJoin for a join whose output has both sides' columns
+	// (SPEC 2.7): the join, and for a comma join the WHERE conjuncts its
+	// condition took
+	both     *plan.BothJoin
+	consumed map[ast.ExprNode]bool
 	// set by ruleExplicitJoin and ruleInToSemiJoin
 	j    *Join
 	rest []ast.ExprNode // WHERE conjuncts that stay the branch's WHERE
@@ -195,6 +201,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	if err := ruleSinkJob(j); err != nil {
 		return nil, err
 	}
+	ruleBothJoinJob(j)
 	if st.Watermark != nil {
 		e, err := CompileWatermark(st)
 		if err != nil {

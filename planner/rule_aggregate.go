@@ -120,7 +120,7 @@ func ruleAggregate(sp *selectPlan) error {
 		}
 	}
 	if sp.win == nil && !grouped {
-		if sel.Late != "" {
+		if sel.Late != "" && sp.both == nil { // (a join's late outputs: ruleBothJoin)
 			return parser.Errorf(sel.LatePos, "LATE INTO SIDE needs a window function: only rows for windows that already fired are late (FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' MINUTE)))")
 		}
 		return nil
@@ -136,7 +136,7 @@ func ruleAggregate(sp *selectPlan) error {
 			sp.sc.use(i)
 		}
 		sp.sc.use(sp.wm) // the lateness test and, behind an event-time join, firing read it
-	} else if sel.Late != "" {
+	} else if sel.Late != "" && sp.both == nil {
 		return parser.Errorf(sel.LatePos, "LATE INTO SIDE needs a window function: GROUP BY without a window has no late rows")
 	}
 	if sp.win == nil && !st.Bounded() {
@@ -254,7 +254,7 @@ func (ap *aggPlan) plan() error {
 				e = coerce(e, catalog.Varchar)
 			}
 			if cn, ok := it.Expr.(*ast.ColumnNameExpr); ok {
-				e.Text = sp.st.Columns[sp.st.Column(cn.Name.Name.O)].Name
+				e.Text, _ = sp.declaredName(cn)
 			}
 			ap.keyNodes = append(ap.keyNodes, it.Expr)
 			ap.keyText = append(ap.keyText, restoreText(it.Expr))
@@ -308,8 +308,8 @@ func (ap *aggPlan) plan() error {
 			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
 				if k := ap.windowCol(f.Expr); k >= 0 {
 					name = WindowColumns[k]
-				} else if i := sp.st.Column(cn.Name.Name.O); i >= 0 {
-					name = sp.st.Columns[i].Name
+				} else if n, ok := sp.declaredName(cn); ok {
+					name = n
 				}
 			}
 		}
@@ -373,7 +373,7 @@ func (ap *aggPlan) hook(n ast.ExprNode) (*Expr, error) {
 				return e, nil
 			}
 		}
-		if sp.st.Column(c.Name.Name.O) < 0 {
+		if _, ok := sp.declaredName(c); !ok {
 			if _, _, err := sp.sc.column(c); err != nil {
 				return nil, err
 			}

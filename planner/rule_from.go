@@ -23,13 +23,14 @@ func ruleFrom(sp *selectPlan) error {
 		join := q.From.TableRefs
 		sp.join = join
 		if join.Right != nil {
-			k, ok := sel.Joins[join]
-			if !ok || k == parser.InnerJoin {
-				return parser.Errorf(sp.pos(join.Right), "joins other than SEMI JOIN / ANTI JOIN are not supported: a stream query outputs rows of one stream")
+			k := sel.Joins[join]
+			if k != parser.SemiJoin && k != parser.AntiJoin { // SPEC 2.7: both sides' columns
+				return ruleBothJoin(sp, join, k)
 			}
 			if k == parser.AntiJoin {
 				sp.joinMode = Anti
 			}
+			var ok bool
 			if sp.rightTS, ok = join.Right.(*ast.TableSource); !ok {
 				return parser.Errorf(sp.pos(join.Right), "the right side of a join must be a stream name")
 			}

@@ -15,6 +15,9 @@ func ruleInToSemiJoin(sp *selectPlan) error {
 		return nil
 	}
 	for _, c := range conjuncts(sp.q.Where, nil) {
+		if sp.consumed[c] {
+			continue // (a comma join's condition: ruleBothJoin took it)
+		}
 		sj, err := sp.p.subqueryJoin(sp.sc, c, sp.wm, sp.pos)
 		if err != nil {
 			return err

@@ -13,6 +13,10 @@ func ruleOutputNames(sp *selectPlan) error {
 	if sp.sel.Insert != "" || sp.sel.Stream != "" {
 		return nil
 	}
+	if sp.both != nil { // SPEC 2.7: a join's repeated names get Flink's suffixes
+		flinkSuffixes(sp.b.Columns)
+		return nil
+	}
 	seen := make(map[string]bool, len(sp.b.Columns))
 	for i, c := range sp.b.Columns {
 		k := catalog.FoldName(c.Name)

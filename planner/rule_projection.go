@@ -25,6 +25,12 @@ func ruleProjection(sp *selectPlan) error {
 			sp.fieldOf = append(sp.fieldOf, last)
 		}
 		last = f
+		if f.WildCard != nil && sp.both != nil {
+			if err := sp.joinWildcard(f); err != nil {
+				return err
+			}
+			continue
+		}
 		if f.WildCard != nil {
 			tbl := f.WildCard.Table.O
 			if sc.hidden != "" && strings.EqualFold(tbl, sc.hidden) {
@@ -50,6 +56,9 @@ func ruleProjection(sp *selectPlan) error {
 			sp.markUntyped(e)
 		}
 		colName := f.AsName.O
+		if colName == "" && sp.both != nil {
+			colName = bothOutputName(sc, f)
+		}
 		if colName == "" {
 			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok && st.Column(cn.Name.Name.O) >= 0 {
 				colName = st.Columns[st.Column(cn.Name.Name.O)].Name

@@ -24,6 +24,9 @@ func ruleWindow(sp *selectPlan) error {
 		return nil
 	}
 	st := sp.st
+	if sp.both != nil {
+		return parser.Errorf(tvf.StreamPos, "a window function over one side of a join (a window join, SPEC 2.7) is not supported yet: join the streams, then aggregate")
+	}
 	if !strings.EqualFold(tvf.Stream, st.Name) {
 		return parser.Errorf(tvf.StreamPos, "the window function reads %s but the query reads %s", tvf.Stream, st.Name)
 	}

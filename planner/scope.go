@@ -97,7 +97,7 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 				if len(s.rels) > 1 && s.prefer == foundRel {
 					continue
 				}
-				return 0, 0, parser.Errorf(s.pos(n), "column '%s' is ambiguous: qualify it with a stream name or alias", col)
+				return 0, 0, parser.Errorf(s.pos(n), "column '%s' is ambiguous: it is %s.%s and %s.%s; qualify it with a stream name or alias", col, s.rels[foundRel].name, col, r.name, col)
 			}
 			found, typ, foundRel = r.offset+i, r.stream.Columns[i].Type, ri
 		}

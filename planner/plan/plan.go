@@ -45,6 +45,9 @@ type Branch struct {
 	Uses   []bool
 	Text   string
 	Output int // index into Job.Outputs, set by NewJob
+	// Both is the branch's join of two streams (SPEC 2.7), nil when it reads
+	// one stream; Stream is then its joined relation (JoinedStream).
+	Both *BothJoin
 	// Sink is the stream the branch's rows go to (SPEC 2.5: INSERT INTO for the
 	// main query, INTO STREAM for a side branch, whose Side is then the sink's
 	// name), nil for stdout and side outputs; SinkPos is the offset of its name.
@@ -84,6 +87,9 @@ type Job struct {
 	// DeadLetters maps each stream the job reads that has 'errors.stream' to
 	// its dead-letter sink stream (SPEC 2.5); nil when none.
 	DeadLetters map[*catalog.Stream]*catalog.Stream
+	// Both is the join the job's stream comes from when it reads a join of two
+	// streams (SPEC 2.7; Stream is then JoinedStream(Both)), nil otherwise.
+	Both *BothJoin
 	// Strategy is how the executor runs the job, and Procs the CPUs it was
 	// chosen for (GOMAXPROCS): set by the planner's strategy rule
 	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).
@@ -116,7 +122,7 @@ func (j *Job) HasSides() bool {
 			return true
 		}
 	}
-	return false
+	return j.Both != nil && j.Both.LateNamed // a join's LATE INTO SIDE 'x', 'y' (SPEC 2.7)
 }
 
 // Streams returns the streams the job reads, each once: its probe stream, then

@@ -79,25 +79,13 @@ type Tree struct {
 func (j *Job) Tree() *Tree {
 	t := &Tree{}
 	st := j.Stream
-	timeCol := ""
-	if st.Watermark != nil {
-		timeCol = st.Columns[st.EventTime].Name
-	}
-	scan := t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: LineSource, Branch: -1, Output: -1})
-	scan.Strategy = j.Strategy.Describe(j.Procs)
-	var sb strings.Builder
-	j.describeScaleOut(&sb)
-	for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
-		if l != "" {
-			scan.Details = append(scan.Details, strings.TrimPrefix(l, "  "))
-		}
-	}
-	last := scan
-	if f := st.Options["format"]; f != "" {
-		last = t.decode(j, st, scan, timeCol)
-	}
-	if st.Watermark != nil {
-		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
+	var last *Node
+	var timeCol string
+	if j.Both != nil {
+		last = t.bothJoin(j)
+	} else {
+		last, timeCol = t.input(j, st, LineSource, -1)
+		t.Nodes[0].Strategy = j.Strategy.Describe(j.Procs) // (its Scan)
 	}
 	then := ", then main"
 	if j.Main == nil {
@@ -112,6 +100,69 @@ func (j *Job) Tree() *Tree {
 		t.branch(j, b, k, route, timeCol, sinks)
 	}
 	return t
+}
+
+// input adds the Scan, Decode and AssignWatermark nodes of stream st and
+// returns the last of them and its time column; the Scan's line is line
+// (LineSource, or LineBuild of branch k).
+func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, string) {
+	timeCol := ""
+	if st.Watermark != nil {
+		timeCol = st.Columns[st.EventTime].Name
+	}
+	scan := t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
+	if st == j.Stream {
+		var sb strings.Builder
+		j.describeScaleOut(&sb)
+		for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
+			if l != "" {
+				scan.Details = append(scan.Details, strings.TrimPrefix(l, "  "))
+			}
+		}
+	}
+	last := scan
+	if f := st.Options["format"]; f != "" {
+		last = t.decode(j, st, scan, timeCol)
+	}
+	if st.Watermark != nil {
+		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
+		if line != LineSource {
+			last.Line = LineOther
+		}
+	}
+	return last, timeCol
+}
+
+// bothJoin adds the two inputs of j.Both and the join reading them (SPEC
+// 2.7), with its late ports feeding the late outputs' sinks, and returns the
+// join's node.
+func (t *Tree) bothJoin(j *Job) *Node {
+	b := j.Both
+	var ins [2]*Node
+	for s := range b.Inputs {
+		line := LineSource
+		if s == 1 {
+			line = LineOther
+		}
+		ins[s], _ = t.input(j, b.Inputs[s].Stream, line, -1)
+	}
+	text, details := b.describe()
+	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineOther, Branch: -1, Output: -1})
+	n.Strategy = j.Strategy.Describe(j.Procs)
+	if lt := b.Inputs[0].TimeCol(); lt >= 0 && b.Inputs[1].TimeCol() >= 0 {
+		n.Time = b.Inputs[0].Name + "." + b.Inputs[0].Stream.Columns[lt].Name // (both watermarks govern it, SPEC 2.6)
+	}
+	for s, k := range b.LateOutput {
+		if k >= 0 && k < len(j.Outputs) {
+			o := j.Outputs[k]
+			dest := "side output '" + o.Name + "'"
+			if o.Late {
+				dest = "late output (shown once a row reaches it)"
+			}
+			t.add(&Node{Kind: NodeSink, Text: fmt.Sprintf("%s %s -> %s", o.Name, SchemaText(o.Columns), dest), Inputs: []Input{{Node: n.ID, Port: "late " + b.Inputs[s].Name}}, Line: LineSink, Branch: -1, Output: k})
+		}
+	}
+	return n
 }
 
 // scanText is a Scan node's text: the stream, its connector, path and

@@ -1,0 +1,268 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"streamql/catalog"
+	"streamql/executor/op"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// joinSource is the Source of a job whose stream is a join of two streams
+// (plan.BothJoin, SPEC 2.7): it reads both inputs, applies each input's errors
+// policy and watermark (stamping CURRENT_WATERMARK as the assigner does), feeds
+// them to the keyed two-input join operator (op.Join), and gives the joined
+// rows as its batches, so the job's branches, aggregates and sinks run over
+// them as over any stream's rows.
+//
+// This is the bridge from today's one-source job to the operator graph of
+// issue 22: the join is an op.Operator; its inputs are read here, on the
+// job's goroutine, from the input whose watermark is behind (the left one on
+// a tie), so held rows stay few when both inputs are in event-time order. A
+// live input that has no row ready (ErrWaiting) makes the job wait for it.
+// Malformed rows of an input go to its errors output (Sink.Errors), late rows
+// to the join's late outputs (as rows the operator made, Routed.Chunks).
+type joinSource struct {
+	ctx   context.Context
+	both  *plan.BothJoin
+	in    [2]*joinInput
+	j     *op.Join
+	sink  Sink // set once the job's sink exists, before the first Next
+	stats *Stats
+	acct  *StateAccount
+
+	queue []*vector.Batch // joined rows not yet given, in order
+	free  []*vector.Batch
+	at    int // rows of queue[0] already given
+	fail  error
+	lateR Routed
+	sel   []int32
+	late  [2]*LateRows // each input's late rows, for the end-of-job notice (Stats.Late)
+}
+
+// joinInput is one input of a joinSource.
+type joinInput struct {
+	in   *plan.JoinInput
+	src  Source
+	b    *vector.Batch
+	bad  []BadRow
+	errs []ErrorRow
+	es   *StreamErrors
+	wmk  *watermarker // nil without a WATERMARK
+	done bool
+}
+
+// newJoinSource opens the two inputs of job.Both (each read whole, as a
+// build side is: SPEC 2.5) and makes the join, its state charged to budget.
+// The caller closes the Source it returns (both inputs), also on error.
+func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget) (*joinSource, error) {
+	both := job.Both
+	js := &joinSource{ctx: ctx, both: both, stats: stats}
+	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi}
+	for s := range both.Inputs {
+		in := &both.Inputs[s]
+		spec.Types[s], spec.Time[s], spec.Stamp[s] = in.Types, in.TimeCol(), in.WatermarkCol
+		src, err := env.Open(buildSide(ctx), in.Stream)
+		if err != nil {
+			js.Close()
+			return nil, err
+		}
+		ji := &joinInput{in: in, src: src, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
+		if in.Watermark != nil {
+			ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types})
+		}
+		js.in[s] = ji
+	}
+	var q *plan.Branch // the query the join belongs to, for the notice
+	for _, b := range job.AllBranches() {
+		if b.Both == both {
+			q = b
+			break
+		}
+	}
+	for s := range both.Inputs {
+		js.late[s] = &LateRows{Output: both.Late[s]}
+		if q != nil {
+			js.late[s].Query, js.late[s].Script, js.late[s].Line, js.late[s].Column = q.Text, q.Script, q.Line, q.Column
+		}
+		stats.Late = append(stats.Late, js.late[s])
+	}
+	js.acct = budget.Account(fmt.Sprintf("the %s %s", both.Type, both.Kind()), "rows of "+both.Inputs[0].Name+" and "+both.Inputs[1].Name)
+	j, err := op.NewJoin(spec, js, js.acct)
+	if err != nil {
+		js.Close()
+		return nil, err
+	}
+	js.j = j
+	return js, nil
+}
+
+// Next implements Source: the next joined rows, io.EOF once both inputs have
+// ended and every held row is out.
+func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	for {
+		if len(js.queue) > 0 {
+			q := js.queue[0]
+			n := min(q.N-js.at, vector.Cap)
+			b.Reset()
+			b.AppendRows(q, js.at, js.at+n)
+			js.at += n
+			if js.at == q.N {
+				js.queue, js.at = js.queue[1:], 0
+				js.free = append(js.free, q)
+			}
+			return nil
+		}
+		if js.fail != nil {
+			return js.fail
+		}
+		s := js.pick()
+		if s < 0 {
+			return io.EOF
+		}
+		if err := js.read(s); err != nil {
+			if errors.Is(err, ErrWaiting) || len(js.queue) == 0 {
+				return err
+			}
+			js.fail = err // (the rows joined before it first)
+		}
+	}
+}
+
+// pick returns the input to read next: the one whose watermark is behind
+// (unset counts as behind; the left one on a tie), or the one not ended; -1
+// when both have ended.
+func (js *joinSource) pick() int {
+	l, r := js.in[0], js.in[1]
+	switch {
+	case l.done && r.done:
+		return -1
+	case js.both.Lookup && !r.done: // the right side whole first (SPEC 2.7)
+		return 1
+	case l.done:
+		return 1
+	case r.done:
+		return 0
+	case r.wmk != nil && l.wmk != nil && r.wmk.set && (!l.wmk.set || l.wmk.wm > r.wmk.wm):
+		if !l.wmk.set {
+			return 0
+		}
+		return 1
+	}
+	return 0
+}
+
+// read reads one batch of input s into the join.
+func (js *joinSource) read(s int) error {
+	ji := js.in[s]
+	ji.bad = ji.bad[:0]
+	err := ji.src.Next(ji.b, &ji.bad)
+	switch {
+	case err == io.EOF:
+		ji.done = true
+		return js.j.Finish(js.ctx, s)
+	case err != nil:
+		return err
+	}
+	n := ji.b.N
+	var failure error
+	if len(ji.bad) > 0 {
+		ji.errs = ji.errs[:0]
+		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es, &ji.errs)
+		if len(ji.errs) > 0 {
+			if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
+				return err
+			}
+		}
+		ji.b.N = n
+	}
+	if ji.wmk != nil && n > 0 {
+		js.sel = js.sel[:0]
+		for i := range n {
+			js.sel = append(js.sel, int32(i))
+		}
+		ji.wmk.stamp(ji.b, js.sel)
+	}
+	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
+		return err
+	}
+	if ji.wmk != nil && ji.wmk.set {
+		if err := js.j.Watermark(js.ctx, s, ji.wmk.wm); err != nil {
+			return err
+		}
+	}
+	return failure
+}
+
+// Emit implements op.Emitter: joined rows join the queue; late rows go to
+// their input's late output.
+func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
+	if port == op.JoinOut {
+		var q *vector.Batch
+		if k := len(js.free); k > 0 {
+			q, js.free = js.free[k-1], js.free[:k-1]
+		} else {
+			q = vector.NewBatch(js.typesOut())
+		}
+		q.Reset()
+		q.AppendRows(b, 0, b.N)
+		js.queue = append(js.queue, q)
+		return nil
+	}
+	s := port - op.JoinLateLeft
+	in := &js.both.Inputs[s]
+	js.late[s].Rows += int64(b.N)
+	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
+	js.sel = js.sel[:0]
+	for i := range b.N {
+		js.sel = append(js.sel, int32(i))
+	}
+	js.lateR = Routed{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: js.sel, Cols: cols}}}, In: b}
+	return js.sink.Rows(&js.lateR)
+}
+
+// EmitWatermark implements op.Emitter: the joined relation has no watermark
+// of its own yet (plan.JoinedStream).
+func (js *joinSource) EmitWatermark(context.Context, int64) error { return nil }
+
+// typesOut is the joined batch's layout.
+func (js *joinSource) typesOut() []catalog.Type {
+	return append(append([]catalog.Type{}, js.both.Inputs[0].Types...), js.both.Inputs[1].Types...)
+}
+
+// Position implements Source: a joined row's position is its left row's.
+func (js *joinSource) Position(line int64) string {
+	if js.in[0] == nil {
+		return fmt.Sprint(line)
+	}
+	return js.in[0].src.Position(line)
+}
+
+// Progress implements Source: the inputs' bytes read and total, added.
+func (js *joinSource) Progress() (int64, int64) {
+	var done, total int64
+	for _, ji := range js.in {
+		if ji != nil {
+			d, t := ji.src.Progress()
+			done, total = done+d, total+t
+		}
+	}
+	return done, total
+}
+
+// Close implements Source: it closes both inputs.
+func (js *joinSource) Close() error {
+	var first error
+	for _, ji := range js.in {
+		if ji != nil {
+			if err := ji.src.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

@@ -1,0 +1,160 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"streamql/catalog"
+)
+
+// JoinType is which rows of a two-sided join reach its output without a
+// partner (SPEC 2.7).
+type JoinType uint8
+
+// The join types of SPEC 2.7.
+const (
+	InnerJoin JoinType = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+)
+
+var joinTypeNames = [...]string{"INNER", "LEFT", "RIGHT", "FULL"}
+
+// String returns the type as SQL writes it ("LEFT").
+func (t JoinType) String() string { return joinTypeNames[t] }
+
+// JoinInput is one input of a two-sided join: its stream, the name the query
+// reads it by, its batch layout (the stream's columns, then its
+// CURRENT_WATERMARK column when it has a WATERMARK) and its compiled
+// watermark expression (nil without one), whose stamps go to WatermarkCol
+// (-1 without one).
+type JoinInput struct {
+	Stream       *catalog.Stream
+	Name         string
+	Types        []catalog.Type
+	Watermark    *Expr
+	WatermarkCol int
+}
+
+// TimeCol returns the input's event-time column in its layout, -1 when it
+// has no WATERMARK (no event time, SPEC 2.3).
+func (in *JoinInput) TimeCol() int {
+	if in.Stream.Watermark == nil {
+		return -1
+	}
+	return in.Stream.EventTime
+}
+
+// BothJoin is a join whose output has both sides' columns (SPEC 2.7): the
+// regular and interval kinds of its table, INNER, LEFT, RIGHT or FULL. The
+// job that holds one reads the joined rows as its stream (Job.Stream is the
+// joined relation, JoinedStream; its batch is the left input's layout, then
+// the right input's), so the branches, aggregates and sinks after it are the
+// ones of any job.
+type BothJoin struct {
+	Type   JoinType
+	Inputs [2]JoinInput
+	// Keys are the key columns of each input, pairwise equal in type.
+	Keys [2][]int
+	// Interval is set for an interval join: left.t - right.t in [Lo, Hi]
+	// (ms). Why says why a condition on the times did not make one ("" when
+	// none was written or it did).
+	Interval bool
+	Lo, Hi   int64
+	Why      string
+	// Lookup is set for a lookup join (SPEC 2.7: INNER or LEFT, not an
+	// interval join, with a bounded right side): the right side is read whole
+	// before the left's first row, so a left row never waits for a partner
+	// and the output is append-only.
+	Lookup bool
+	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
+	Text string
+	// Late names each input's late output (LATE INTO SIDE 'x', 'y', or
+	// late-<name>), LateNamed whether LATE INTO SIDE named them, and
+	// LateOutput their indexes in Job.Outputs (set when the job is made).
+	Late       [2]string
+	LateNamed  bool
+	LateOutput [2]int
+}
+
+// Updating reports whether the join's output is updating (SPEC 2.7's table):
+// a regular outer join.
+func (j *BothJoin) Updating() bool { return !j.Interval && !j.Lookup && j.Type != InnerJoin }
+
+// Kind returns the join's kind as SPEC 2.7's table names it.
+func (j *BothJoin) Kind() string {
+	switch {
+	case j.Interval:
+		return "interval join"
+	case j.Lookup:
+		return "lookup join"
+	}
+	return "regular join"
+}
+
+// JoinConnector is the connector of a joined relation (JoinedStream): its
+// rows come from the job's BothJoin, not from a source. It is bounded when
+// both inputs are.
+var JoinConnector = &catalog.ConnectorSpec{Name: "join", Doc: "the rows of a join of two streams (SPEC 2.7)",
+	Bounded: func(o map[string]string) bool { return o["bounded"] == "true" }}
+
+// JoinedStream returns the relation j outputs, as a stream of JoinConnector:
+// its columns are the left input's layout, then the right input's, each
+// named "<input name>.<column>" (a CURRENT_WATERMARK column
+// "<input name>.$watermark"); it has no WATERMARK of its own.
+func JoinedStream(j *BothJoin) *catalog.Stream {
+	st := &catalog.Stream{Name: j.Inputs[0].Name + " JOIN " + j.Inputs[1].Name, EventTime: -1, Connector: JoinConnector,
+		Options: map[string]string{"bounded": fmt.Sprint(j.Inputs[0].Stream.Bounded() && j.Inputs[1].Stream.Bounded())}}
+	for _, in := range j.Inputs {
+		for c, t := range in.Types {
+			name := "$watermark"
+			if c < len(in.Stream.Columns) {
+				name = in.Stream.Columns[c].Name
+			}
+			st.Columns = append(st.Columns, catalog.Column{Name: in.Name + "." + name, Type: t})
+		}
+	}
+	return st
+}
+
+// describe returns the Join node's text and details for EXPLAIN.
+func (j *BothJoin) describe() (string, []string) {
+	var keys []string
+	for i := range j.Keys[0] {
+		keys = append(keys, fmt.Sprintf("%s.%s = %s.%s", j.Inputs[0].Name, j.Inputs[0].Stream.Columns[j.Keys[0][i]].Name, j.Inputs[1].Name, j.Inputs[1].Stream.Columns[j.Keys[1][i]].Name))
+	}
+	text := fmt.Sprintf("%s %s: %s", j.Type, j.Kind(), strings.Join(keys, " AND "))
+	var d []string
+	if j.Interval {
+		lt := j.Inputs[0].Stream.Columns[j.Inputs[0].TimeCol()].Name
+		rt := j.Inputs[1].Stream.Columns[j.Inputs[1].TimeCol()].Name
+		d = append(d, fmt.Sprintf("interval: %s.%s - %s.%s in [%d ms, %d ms]", j.Inputs[0].Name, lt, j.Inputs[1].Name, rt, j.Lo, j.Hi))
+	}
+	if j.Why != "" {
+		d = append(d, "not an interval join: "+j.Why)
+	}
+	switch {
+	case j.Lookup:
+		d = append(d, "order: the right side is read whole first, then the left side's rows are joined as they arrive")
+	case j.Inputs[0].TimeCol() >= 0 && j.Inputs[1].TimeCol() >= 0:
+		d = append(d, "order: rows held until both watermarks pass them, then joined in event-time order (SPEC 2.7: deterministic)")
+	default:
+		d = append(d, "order: rows joined as they arrive (an input has no event time: the output order depends on timing)")
+	}
+	switch {
+	case j.Interval:
+		d = append(d, "state: rows inside the interval, dropped as the watermarks pass (counted against 'state.max-bytes')")
+	case j.Lookup:
+		d = append(d, "state: the right side's rows, and the left side's (counted against 'state.max-bytes')")
+	default:
+		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
+		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
+			d = append(d, "warning: a regular join over an unbounded input keeps every row: the state grows until the job stops at 'state.max-bytes'")
+		}
+	}
+	for s, in := range j.Inputs {
+		d = append(d, fmt.Sprintf("late rows of %s -> '%s'", in.Name, j.Late[s]))
+	}
+	return text, d
+}

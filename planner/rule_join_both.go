@@ -1,0 +1,462 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"streamql/catalog"
+	"streamql/parser"
+	"streamql/planner/plan"
+)
+
+// ruleBothJoin plans FROM l [INNER|LEFT|RIGHT|FULL] JOIN r ON ..., and the
+// comma join FROM l, r WHERE ..., whose output has both sides' columns (SPEC
+// 2.7). It is called by ruleFrom for a join that is not SEMI or ANTI. It:
+//   - reads both sides (stream names with optional aliases; a self-join
+//     needs an alias on each side);
+//   - makes the scope over the joined batch: the left input's layout, then
+//     the right input's, so a.x and b.x bind to their sides and an
+//     unqualified name on both sides is an error that lists both;
+//   - splits the condition (ON, or a comma join's WHERE) into key equalities
+//     (columns of the two sides, of one type), bounds on the difference of
+//     the two event times (interval join: BETWEEN, >=, >, <=, < with
+//     constant INTERVAL offsets), and the rest; an INNER join's rest is
+//     filtered after the join, an outer join's rest is refused;
+//   - names the late outputs (LATE INTO SIDE 'x', 'y' in FROM order, or
+//     late-<name>).
+//
+// Errors point at the join: no equality between the sides (with the
+// condition's caret), keys of two types, an outer join's condition it cannot
+// evaluate inside the join.
+func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
+	left := join.Left
+	if j, ok := left.(*ast.Join); ok && j.Right == nil { // FROM a, b: TiDB wraps a
+		left = j.Left
+	}
+	lts, lok := left.(*ast.TableSource)
+	rts, rok := join.Right.(*ast.TableSource)
+	if !lok || !rok {
+		n := left
+		if lok {
+			n = join.Right
+		}
+		return parser.Errorf(sp.pos(n), "a join reads two streams, each a stream name with an optional alias (a join of more than two relations, or of a subquery, is not supported yet)")
+	}
+	p := sp.p
+	both := &plan.BothJoin{LateOutput: [2]int{-1, -1}}
+	switch {
+	case kind == parser.FullJoin:
+		both.Type = plan.FullJoin
+	case join.Tp == ast.LeftJoin:
+		both.Type = plan.LeftJoin
+	case join.Tp == ast.RightJoin:
+		both.Type = plan.RightJoin
+	}
+	if join.NaturalJoin || len(join.Using) > 0 {
+		return parser.Errorf(sp.pos(join.Right), "write the join's condition with ON (NATURAL JOIN and USING are not supported)")
+	}
+	for s, ts := range []*ast.TableSource{lts, rts} {
+		st, name, err := p.source(ts, sp.pos)
+		if err != nil {
+			return err
+		}
+		in := &both.Inputs[s]
+		in.Stream, in.Name = st, name
+		in.Types, in.WatermarkCol = batchLayout(st)
+		if st.Watermark != nil {
+			if in.Watermark, err = CompileWatermark(st); err != nil {
+				return err
+			}
+		}
+	}
+	if strings.EqualFold(both.Inputs[0].Name, both.Inputs[1].Name) {
+		return parser.Errorf(sp.pos(rts), "both sides of the join are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", both.Inputs[1].Name, both.Inputs[0].Stream.Name, both.Inputs[1].Stream.Name)
+	}
+	sel := sp.sel
+	both.Late = [2]string{"late-" + both.Inputs[0].Name, "late-" + both.Inputs[1].Name}
+	if sel.Late != "" {
+		if sel.Late2 == "" {
+			return parser.Errorf(sel.LatePos, "a join has a late output per input: write LATE INTO SIDE '%s', '<right>' (in FROM order)", sel.Late)
+		}
+		both.Late, both.LateNamed = [2]string{sel.Late, sel.Late2}, true
+	}
+	sp.st = plan.JoinedStream(both)
+	sp.name = sp.st.Name
+	lw := len(both.Inputs[0].Types)
+	types, _ := batchLayout(sp.st)
+	sp.wm = -1
+	sp.sc = &scope{
+		rels:   []relation{{stream: both.Inputs[0].Stream, name: both.Inputs[0].Name}, {stream: both.Inputs[1].Stream, name: both.Inputs[1].Name, offset: lw}},
+		locate: sel.Locate, casts: sel.Casts, src: p.Source,
+		watermark: func(rel int) int {
+			in := both.Inputs[rel]
+			if in.WatermarkCol < 0 {
+				return -1
+			}
+			return rel*lw + in.WatermarkCol
+		},
+		uses:   make([]bool, len(types)),
+		ticks:  sp.ticks,
+		prefer: -1, // (a name on both sides is ambiguous, SPEC 2.7)
+	}
+	var conds []ast.ExprNode
+	if join.On != nil {
+		conds = conjuncts(join.On.Expr, nil)
+	} else if sp.q.Where != nil { // a comma join: the condition is in WHERE
+		conds = conjuncts(sp.q.Where, nil)
+		sp.consumed = map[ast.ExprNode]bool{}
+	}
+	rest, err := sp.joinCondition(both, conds, lw)
+	if err != nil {
+		return err
+	}
+	if len(both.Keys[0]) == 0 {
+		at := sp.pos(join.Right)
+		if join.On != nil {
+			at = sp.pos(join.On.Expr)
+		}
+		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s.k = %s.k", both.Inputs[0].Name, both.Inputs[1].Name)
+	}
+	if both.Type != plan.InnerJoin && len(rest) > 0 {
+		return parser.Errorf(sp.pos(rest[0]), "a %s JOIN's ON may hold only key equalities and bounds on the two event times; move this condition into WHERE or into a subquery of one side", both.Type)
+	}
+	if sp.consumed == nil {
+		sp.rest = append(sp.rest, rest...) // an inner join's other conditions filter its rows
+	}
+	// SPEC 2.7's kinds, the first that fits: interval, then lookup (INNER or
+	// LEFT with a bounded right side, read whole first: append-only), then
+	// regular
+	if !both.Interval && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
+		both.Lookup = true
+	}
+	if both.Updating() {
+		return parser.Errorf(sp.pos(join.Right), "a regular %s JOIN's result is updating (SPEC 2.8: a row without a partner is retracted when one comes), and outputs of updating results are not supported yet: bound the event times for an interval join (ON ... AND l.t BETWEEN r.t - INTERVAL '1' MINUTE AND r.t), read a bounded right side with INNER or LEFT JOIN (a lookup join), or use an INNER JOIN", both.Type)
+	}
+	both.Text = strings.TrimSpace(sp.p.text(sel))
+	sp.both = both
+	return nil
+}
+
+// joinCondition sorts the conjuncts of a join's condition into both's keys
+// and time bounds, and returns the others. For a comma join (sp.consumed
+// set) it marks the conjuncts it used, which are then no WHERE of the query.
+func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, lw int) ([]ast.ExprNode, error) {
+	var rest []ast.ExprNode
+	lo, hi := int64(0), int64(0)
+	haveLo, haveHi := false, false
+	var why string
+	lt, rt := both.Inputs[0].TimeCol(), both.Inputs[1].TimeCol()
+	// timeOf says whether e is side s's event time plus a constant (ms).
+	timeOf := func(e *plan.Expr) (side int, off int64, ok bool) {
+		if e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
+			off, e = e.Param, e.Args[0]
+		}
+		switch {
+		case e.Op != plan.OpCol:
+			return 0, 0, false
+		case lt >= 0 && e.Col == lt:
+			return 0, off, true
+		case rt >= 0 && e.Col == lw+rt:
+			return 1, off, true
+		}
+		return 0, 0, false
+	}
+	// bound adds "a cmp b" with a and b times: a bound on d = left.t - right.t.
+	bound := func(a, b *plan.Expr, op opcode.Op) bool {
+		sa, oa, ok1 := timeOf(a)
+		sb, ob, ok2 := timeOf(b)
+		if !ok1 || !ok2 || sa == sb {
+			return false
+		}
+		// a.t + oa  op  b.t + ob; as d = l - r with a the left: d op ob - oa
+		c := ob - oa
+		if sa == 1 { // r op l + c'  <=>  d flipped-op -c'
+			c = -c
+			switch op {
+			case opcode.GE:
+				op = opcode.LE
+			case opcode.GT:
+				op = opcode.LT
+			case opcode.LE:
+				op = opcode.GE
+			case opcode.LT:
+				op = opcode.GT
+			}
+		}
+		switch op {
+		case opcode.GE, opcode.GT:
+			if op == opcode.GT {
+				c++
+			}
+			if !haveLo || c > lo {
+				lo, haveLo = c, true
+			}
+		case opcode.LE, opcode.LT:
+			if op == opcode.LT {
+				c--
+			}
+			if !haveHi || c < hi {
+				hi, haveHi = c, true
+			}
+		default:
+			return false
+		}
+		return true
+	}
+	readsTime := func(n ast.ExprNode) bool {
+		var c colCollector
+		n.Accept(&c)
+		for _, col := range c.cols {
+			if idx, _, err := sp.sc.column(col); err == nil && (lt >= 0 && idx == lt || rt >= 0 && idx == lw+rt) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range conds {
+		used, err := sp.joinConjunct(both, c, lw, bound, func(e *plan.Expr) bool { _, _, ok := timeOf(e); return ok })
+		if err != nil {
+			return nil, err
+		}
+		if used {
+			if sp.consumed != nil {
+				sp.consumed[c] = true
+			}
+			continue
+		}
+		if lt >= 0 && rt >= 0 && readsTime(c) && why == "" {
+			why = "a condition on the event times is not a constant offset of the other side's time: " + exprText(c)
+		}
+		rest = append(rest, c)
+	}
+	switch {
+	case haveLo && haveHi && lo <= hi:
+		both.Interval, both.Lo, both.Hi = true, lo, hi
+	case haveLo || haveHi:
+		why = "the event times are bounded on one side only (an interval join needs a lower and an upper bound)"
+		if haveLo && haveHi {
+			why = "the time bounds leave no interval"
+		}
+		// the bounds are still conditions of the join: an inner join filters by
+		// them; an outer join cannot (refused below by its rest)
+		for _, c := range conds {
+			if sp.isBound(c, lw, timeOf) {
+				if sp.consumed != nil {
+					delete(sp.consumed, c)
+				}
+				rest = append(rest, c)
+			}
+		}
+	}
+	both.Why = why
+	return rest, nil
+}
+
+// isBound reports whether c is a comparison of the two event times (used
+// as a time bound).
+func (sp *selectPlan) isBound(c ast.ExprNode, lw int, timeOf func(*plan.Expr) (int, int64, bool)) bool {
+	c = unparen(c)
+	switch x := c.(type) {
+	case *ast.BetweenExpr:
+		e, err := sp.sc.compile(x.Expr)
+		if err != nil {
+			return false
+		}
+		_, _, ok := timeOf(e)
+		return ok && !x.Not
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.GE, opcode.GT, opcode.LE, opcode.LT:
+			a, err1 := sp.sc.compile(x.L)
+			b, err2 := sp.sc.compile(x.R)
+			if err1 != nil || err2 != nil {
+				return false
+			}
+			_, _, ok1 := timeOf(a)
+			_, _, ok2 := timeOf(b)
+			return ok1 && ok2
+		}
+	}
+	return false
+}
+
+// joinConjunct takes one conjunct of a join's condition: a key equality
+// (added to both.Keys) or a time bound (given to bound); it reports whether
+// it used c.
+func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, bound func(a, b *plan.Expr, op opcode.Op) bool, isTime func(*plan.Expr) bool) (bool, error) {
+	c = unparen(c)
+	switch x := c.(type) {
+	case *ast.BetweenExpr:
+		if x.Not {
+			return false, nil
+		}
+		e, err1 := sp.sc.compile(x.Expr)
+		l, err2 := sp.sc.compile(x.Left)
+		r, err3 := sp.sc.compile(x.Right)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return false, firstErr(err1, err2, err3)
+		}
+		if !isTime(e) || !isTime(l) || !isTime(r) {
+			return false, nil
+		}
+		return bound(e, l, opcode.GE) && bound(e, r, opcode.LE), nil
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.EQ:
+			a, err1 := sp.sc.compile(x.L)
+			b, err2 := sp.sc.compile(x.R)
+			if err1 != nil || err2 != nil {
+				return false, firstErr(err1, err2)
+			}
+			if a.Op != plan.OpCol || b.Op != plan.OpCol || (a.Col < lw) == (b.Col < lw) {
+				return false, nil
+			}
+			if b.Col < lw {
+				a, b = b, a
+			}
+			if a.Type != b.Type {
+				return false, parser.Errorf(sp.pos(c), "the join keys %s (%s) and %s (%s) are of two types: join on columns of one type (CAST one side in a subquery, or declare both alike)", a.Text, a.Type, b.Text, b.Type)
+			}
+			both.Keys[0] = append(both.Keys[0], a.Col)
+			both.Keys[1] = append(both.Keys[1], b.Col-lw)
+			sp.sc.use(a.Col)
+			sp.sc.use(b.Col)
+			return true, nil
+		case opcode.GE, opcode.GT, opcode.LE, opcode.LT:
+			a, err1 := sp.sc.compile(x.L)
+			b, err2 := sp.sc.compile(x.R)
+			if err1 != nil || err2 != nil {
+				return false, firstErr(err1, err2)
+			}
+			return bound(a, b, x.Op), nil
+		}
+	}
+	return false, nil
+}
+
+// unparen returns n without the parentheses around it.
+func unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// bothOutputName is the output name of a join's select field that is a bare
+// column reference (the column's declared name, SPEC 2.7: "a.*, b.*, each
+// qualified name"), and "" for other fields.
+func bothOutputName(sc *scope, f *ast.SelectField) string {
+	cn, ok := f.Expr.(*ast.ColumnNameExpr)
+	if !ok {
+		return ""
+	}
+	for _, r := range sc.rels {
+		if t := cn.Name.Table.O; t != "" && !strings.EqualFold(t, r.name) {
+			continue
+		}
+		if i := r.stream.Column(cn.Name.Name.O); i >= 0 {
+			return r.stream.Columns[i].Name
+		}
+	}
+	return ""
+}
+
+// flinkSuffixes renames the later of two output columns of one name as Flink
+// does for a join's output (SPEC 2.7: k, k0, k1, ...): each repeated name gets
+// the first suffix number that no column has.
+func flinkSuffixes(cols []catalog.Column) {
+	taken := map[string]bool{}
+	for _, c := range cols {
+		taken[catalog.FoldName(c.Name)] = true
+	}
+	seen := map[string]bool{}
+	for i, c := range cols {
+		k := catalog.FoldName(c.Name)
+		if !seen[k] {
+			seen[k] = true
+			continue
+		}
+		for n := 0; ; n++ {
+			name := fmt.Sprintf("%s%d", c.Name, n)
+			if !taken[catalog.FoldName(name)] {
+				cols[i].Name = name
+				taken[catalog.FoldName(name)] = true
+				break
+			}
+		}
+	}
+}
+
+// ruleBothJoinJob gives a job that reads a join of two streams (SPEC 2.7) its
+// join and the join's two late outputs (after the job's other outputs; a
+// default one, late-<name>, is shown once a row reaches it, as a window's
+// default late output).
+func ruleBothJoinJob(j *Job) {
+	for _, b := range j.AllBranches() {
+		if b.Both != nil {
+			j.Both = b.Both
+			break
+		}
+	}
+	if j.Both == nil {
+		return
+	}
+	for s, in := range j.Both.Inputs {
+		j.Both.LateOutput[s] = len(j.Outputs)
+		j.Outputs = append(j.Outputs, Output{Name: j.Both.Late[s], Columns: in.Stream.Columns, Late: !j.Both.LateNamed})
+	}
+}
+
+// joinWildcard expands * or t.* over a join (SPEC 2.7: a.*, b.*): the left
+// input's columns, then the right input's, each named as declared (repeated
+// names get their suffixes in ruleOutputNames).
+func (sp *selectPlan) joinWildcard(f *ast.SelectField) error {
+	tbl := f.WildCard.Table.O
+	found := false
+	for _, r := range sp.sc.rels {
+		if tbl != "" && !strings.EqualFold(tbl, r.name) {
+			continue
+		}
+		found = true
+		for i, c := range r.stream.Columns {
+			idx := r.offset + i
+			sp.sc.use(idx)
+			sp.b.Project = append(sp.b.Project, &Expr{Op: plan.OpCol, Type: c.Type, Col: idx, Text: r.name + "." + c.Name})
+			sp.b.Columns = append(sp.b.Columns, c)
+		}
+	}
+	if !found {
+		return parser.Errorf(sp.pos(f), "unknown stream or alias '%s' in %s.*; the query reads %s", tbl, tbl, sp.sc.relNames())
+	}
+	return nil
+}
+
+// declaredName returns the declared name of the column cn names (a column of
+// the query's stream, or of either side of a join), and whether it names one.
+func (sp *selectPlan) declaredName(cn *ast.ColumnNameExpr) (string, bool) {
+	if sp.both == nil {
+		i := sp.st.Column(cn.Name.Name.O)
+		if i < 0 {
+			return "", false
+		}
+		return sp.st.Columns[i].Name, true
+	}
+	n := bothOutputName(sp.sc, &ast.SelectField{Expr: cn})
+	return n, n != ""
+}

@@ -1,0 +1,186 @@
+package tests
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// jrow is one row of the join tests' inputs: an id (the key; "" is the
+// empty string, a key like any other: SPEC 1 reads an empty VARCHAR field as
+// ”), an event time in ms, and a value.
+type jrow struct {
+	id string
+	ts int64
+	v  int
+}
+
+// jrowFile renders rows as csv.
+func jrowFile(rows []jrow) string {
+	var sb strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "%s,%d,%d\n", r.id, r.ts, r.v)
+	}
+	return sb.String()
+}
+
+// onTime returns the rows of a stream with WATERMARK FOR ts AS ts - d that
+// are not late (SPEC 2.3: late when below the watermark before the row).
+func onTime(rows []jrow, d int64) (kept, late []jrow) {
+	wm, set := int64(0), false
+	for _, r := range rows {
+		if set && r.ts < wm {
+			late = append(late, r)
+			continue
+		}
+		kept = append(kept, r)
+		if !set || r.ts-d > wm {
+			wm, set = r.ts-d, true
+		}
+	}
+	return kept, late
+}
+
+// referencePairs is the join of l and r computed from SPEC 2.7 alone, by
+// nested loops over the whole (on-time) inputs: pairs with equal non-NULL
+// ids (and, when interval, r.ts - l.ts in [lo, hi]), then the unmatched rows
+// of the outer sides padded; as csv lines "lid,lv,rid,rv", sorted.
+func referencePairs(l, r []jrow, kind string, interval bool, lo, hi int64) []string {
+	var out []string
+	lm, rm := make([]bool, len(l)), make([]bool, len(r))
+	for i, a := range l {
+		for k, b := range r {
+			if a.id != b.id || interval && (b.ts-a.ts < lo || b.ts-a.ts > hi) {
+				continue
+			}
+			lm[i], rm[k] = true, true
+			out = append(out, fmt.Sprintf("%s,%d,%s,%d", csvText(a.id), a.v, csvText(b.id), b.v))
+		}
+	}
+	if kind == "LEFT" || kind == "FULL" {
+		for i, a := range l {
+			if !lm[i] {
+				out = append(out, fmt.Sprintf("%s,%d,,", csvText(a.id), a.v))
+			}
+		}
+	}
+	if kind == "RIGHT" || kind == "FULL" {
+		for k, b := range r {
+			if !rm[k] {
+				out = append(out, fmt.Sprintf(",,%s,%d", csvText(b.id), b.v))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestJoinsAgainstReference: two-sided joins through the command line (SPEC
+// 2.7), on random inputs, give the rows of a nested-loop reference over the
+// whole inputs: lookup joins (a bounded right side without event time),
+// interval joins of every type, and comma joins; late rows go to each
+// input's late output.
+func TestJoinsAgainstReference(t *testing.T) {
+	gen := func(r *rand.Rand, n int) []jrow {
+		rows := make([]jrow, n)
+		for i := range rows {
+			id := fmt.Sprintf("k%d", r.IntN(8))
+			if r.IntN(10) == 0 {
+				id = ""
+			}
+			rows[i] = jrow{id: id, ts: int64(i*100) + r.Int64N(1500) - 750, v: i}
+		}
+		return rows
+	}
+	const d = 500
+	for seed := range 20 {
+		r := rand.New(rand.NewPCG(uint64(seed), 3))
+		l, rr := gen(r, 5+r.IntN(80)), gen(r, 5+r.IntN(80))
+		files := map[string]string{"l.csv": jrowFile(l), "r.csv": jrowFile(rr)}
+		ddl := (`CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
+CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+CREATE STREAM rb (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+`)
+		lk, llate := onTime(l, d)
+		rk, rlate := onTime(rr, d)
+		for _, tc := range []struct {
+			query    string
+			kind     string
+			interval bool
+			lside    []jrow // the inputs the reference reads
+			rside    []jrow
+		}{
+			{"SELECT a.id, a.v, b.id, b.v FROM l a JOIN rb b ON a.id = b.id", "INNER", false, lk, rr},
+			{"SELECT a.id, a.v, b.id, b.v FROM l a LEFT JOIN rb b ON a.id = b.id", "LEFT", false, lk, rr},
+			{"SELECT a.id, a.v, b.id, b.v FROM l a, rb b WHERE b.id = a.id", "INNER", false, lk, rr},
+			{"SELECT a.id, a.v, b.id, b.v FROM l a JOIN r b ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '0.3' SECOND AND a.ts + INTERVAL '0.2' SECOND", "INNER", true, lk, rk},
+			{"SELECT a.id, a.v, b.id, b.v FROM l a LEFT JOIN r b ON a.id = b.id AND b.ts >= a.ts - INTERVAL '0.3' SECOND AND b.ts <= a.ts + INTERVAL '0.2' SECOND", "LEFT", true, lk, rk},
+			{"SELECT a.id, a.v, b.id, b.v FROM l a RIGHT JOIN r b ON a.id = b.id AND a.ts <= b.ts + INTERVAL '0.3' SECOND AND a.ts > b.ts - INTERVAL '0.201' SECOND", "RIGHT", true, lk, rk},
+			{"SELECT a.id, a.v, b.id, b.v FROM l a FULL OUTER JOIN r b ON b.id = a.id AND b.ts BETWEEN a.ts - INTERVAL '0.3' SECOND AND a.ts + INTERVAL '0.2' SECOND", "FULL", true, lk, rk},
+		} {
+			out, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
+			if code != 0 {
+				t.Fatalf("seed %d: %s: exit %d: %s", seed, tc.query, code, errs)
+			}
+			got := strings.Split(strings.TrimSpace(out), "\n")[1:] // (the header)
+			slices.Sort(got)
+			var late [2]int // the default late outputs print on stderr (SPEC 2.4, 2.7)
+			for _, line := range strings.Split(errs, "\n") {
+				switch {
+				case strings.HasPrefix(line, "late-a> "):
+					late[0]++
+				case strings.HasPrefix(line, "late-b> "):
+					late[1]++
+				}
+			}
+			want := referencePairs(tc.lside, tc.rside, tc.kind, tc.interval, -300, 200)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d: %s:\n got %q\nwant %q", seed, tc.query, got, want)
+			}
+			if tc.interval {
+				if want := len(llate); late[0] != want {
+					t.Errorf("seed %d: %s: %d late rows of l, want %d", seed, tc.query, late[0], want)
+				}
+				if want := len(rlate); late[1] != want {
+					t.Errorf("seed %d: %s: %d late rows of r, want %d", seed, tc.query, late[1], want)
+				}
+			}
+		}
+	}
+}
+
+// TestJoinErrors: what a two-sided join refuses, each a planning error (exit
+// 2) at the place that says why (SPEC 2.7).
+func TestJoinErrors(t *testing.T) {
+	files := map[string]string{"l.csv": "a,1,1\n", "r.csv": "a,1,1\n"}
+	ddl := `CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
+CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+CREATE STREAM u (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='9', 'format'='csv');
+`
+	for _, tc := range []struct{ query, want string }{
+		{"SELECT l.id FROM l JOIN r ON l.v > r.v", "needs at least one equality between its two sides"},
+		{"SELECT id FROM l JOIN r ON l.id = r.id", "column 'id' is ambiguous: it is l.id and r.id"},
+		{"SELECT l.id FROM l JOIN r ON l.id = r.v", "are of two types"},
+		{"SELECT l.id FROM l JOIN l ON l.id = l.id", "give each an alias"},
+		{"SELECT l.id FROM l RIGHT JOIN r ON l.id = r.id", "result is updating"},
+		{"SELECT l.id FROM l LEFT JOIN u ON l.id = u.id", "result is updating"},
+		{"SELECT l.id FROM l LEFT JOIN r ON l.id = r.id AND l.v > 1", "may hold only key equalities"},
+		{"SELECT l.id FROM l JOIN r ON l.id = r.id LATE INTO SIDE 'x'", "a late output per input"},
+	} {
+		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
+		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "^") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q with a caret", tc.query, code, errs, tc.want)
+		}
+	}
+}
+
+// csvText is a VARCHAR as the csv format writes it: the empty string quoted
+// (SPEC 4: "" is the empty string, an empty field NULL).
+func csvText(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
