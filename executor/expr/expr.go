@@ -316,6 +316,8 @@ func (c *compiler) compile(e *plan.Expr) evalFunc {
 				out.I[i] = int64(utf8.RuneCount(in.S[i]))
 			}
 		})
+	case plan.OpFunc:
+		return c.funcKernel(e)
 	}
 	panic("expr: cannot compile operator " + e.Op.String())
 }

@@ -1,0 +1,262 @@
+package expr
+
+import (
+	"regexp"
+	"strings"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// The regular-expression functions of the function table (SPEC 2.10): Go's
+// RE2 syntax (linear time: no pattern can hang a job). A constant pattern is
+// compiled once, when the kernel is built; one that uses a Java construct RE2
+// lacks, or does not compile, is an *ArgError at its offset (a planning error).
+
+// javaOnly are the Java regex constructs RE2 lacks, by how they start.
+var javaOnly = []struct{ prefix, name string }{
+	{"(?<=", "lookbehind (?<=...)"}, {"(?<!", "negative lookbehind (?<!...)"},
+	{"(?=", "lookahead (?=...)"}, {"(?!", "negative lookahead (?!...)"},
+	{"(?>", "atomic group (?>...)"}, {`\k<`, `named backreference \k<name>`},
+}
+
+// checkJavaRegex returns the offset and name of the first Java construct RE2
+// lacks in p (lookaround, atomic groups, backreferences, possessive
+// quantifiers), or -1.
+func checkJavaRegex(p string) (int, string) {
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			if n := p[i+1]; !inClass && n >= '1' && n <= '9' {
+				return i, `backreference \` + string(n)
+			}
+			if strings.HasPrefix(p[i:], `\k<`) {
+				return i, `named backreference \k<name>`
+			}
+			i++
+			continue
+		}
+		if inClass {
+			if c == ']' {
+				inClass = false
+			}
+			continue
+		}
+		switch c {
+		case '[':
+			inClass = true
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+			} else if i+2 < len(p) && p[i+1] == '^' && p[i+2] == ']' {
+				i += 2
+			}
+		case '(':
+			for _, j := range javaOnly {
+				if strings.HasPrefix(p[i:], j.prefix) {
+					return i, j.name
+				}
+			}
+		case '*', '+', '?', '}':
+			if i+1 < len(p) && p[i+1] == '+' {
+				return i + 1, "possessive quantifier " + p[i:i+2]
+			}
+		}
+	}
+	return -1, ""
+}
+
+// compileRegex compiles a pattern for RE2, refusing Java-only constructs.
+func compileRegex(p string) (*regexp.Regexp, *ArgError) {
+	if off, name := checkJavaRegex(p); off >= 0 {
+		return nil, &ArgError{Offset: off, Msg: "the " + name + " of Java regular expressions is not supported: streamql uses RE2 syntax (linear time)"}
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, &ArgError{Offset: -1, Msg: "invalid regular expression (RE2 syntax): " + strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
+	}
+	return re, nil
+}
+
+// regexArg returns argument k's compiled pattern: compiled once when
+// constant, else per row through a one-entry cache (an invalid pattern gives
+// nil: NULL).
+func regexArg(args []Arg, k int) (func(a []*vector.Vec, i int) *regexp.Regexp, error) {
+	if args[k].Const {
+		if args[k].Value.Null {
+			return func([]*vector.Vec, int) *regexp.Regexp { return nil }, nil
+		}
+		re, err := compileRegex(string(args[k].Value.S))
+		if err != nil {
+			err.Arg = k
+			return nil, err
+		}
+		return func([]*vector.Vec, int) *regexp.Regexp { return re }, nil
+	}
+	var last []byte
+	var lastRe *regexp.Regexp
+	return func(a []*vector.Vec, i int) *regexp.Regexp {
+		s := a[k].S[i]
+		if lastRe != nil && string(s) == string(last) {
+			return lastRe
+		}
+		re, err := compileRegex(string(s))
+		if err != nil {
+			return nil
+		}
+		last, lastRe = append(last[:0], s...), re
+		return re
+	}, nil
+}
+
+// prepRegexp is REGEXP(s, regex) / s REGEXP regex: whether regex matches a
+// part of s (Java's Matcher.find, as Flink).
+func prepRegexp(args []Arg, _ catalog.Type) (RowFunc, error) {
+	reOf, err := regexArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		re := reOf(a, i)
+		if re == nil {
+			return false
+		}
+		out.B[i] = re.Match(a[0].S[i])
+		return true
+	}, nil
+}
+
+// prepRegexpExtract is REGEXP_EXTRACT(s, regex[, group]): the group (0, the
+// default, is the whole match) of the first match; NULL when nothing matches,
+// the group does not exist or did not take part.
+func prepRegexpExtract(args []Arg, _ catalog.Type) (RowFunc, error) {
+	reOf, err := regexArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		re := reOf(a, i)
+		g := int64(0)
+		if len(a) == 3 {
+			g = a[2].I[i]
+		}
+		if re == nil || g < 0 || g > int64(re.NumSubexp()) {
+			return dst, false
+		}
+		s := a[0].S[i]
+		m := re.FindSubmatchIndex(s)
+		if m == nil || m[2*g] < 0 {
+			return dst, false
+		}
+		return append(dst, s[m[2*g]:m[2*g+1]]...), true
+	}), nil
+}
+
+// replPart is a piece of a compiled Java replacement: literal text, or
+// (group >= 0) a group's text.
+type replPart struct {
+	text  string
+	group int
+}
+
+// compileReplacement reads Java's replacement syntax (Matcher.appendReplacement):
+// \x is x, $n is group n (more digits are taken while the number stays a
+// group), ${name} a named group. ok is false where Java throws.
+func compileReplacement(r string, re *regexp.Regexp) ([]replPart, bool) {
+	var parts []replPart
+	var lit []byte
+	flush := func() {
+		if len(lit) > 0 {
+			parts = append(parts, replPart{text: string(lit), group: -1})
+			lit = nil
+		}
+	}
+	for i := 0; i < len(r); i++ {
+		switch c := r[i]; c {
+		case '\\':
+			if i+1 >= len(r) {
+				return nil, false
+			}
+			i++
+			lit = append(lit, r[i])
+		case '$':
+			if i+1 >= len(r) {
+				return nil, false
+			}
+			if r[i+1] == '{' {
+				end := strings.IndexByte(r[i:], '}')
+				if end < 0 {
+					return nil, false
+				}
+				g := re.SubexpIndex(r[i+2 : i+end])
+				if g < 0 {
+					return nil, false
+				}
+				flush()
+				parts = append(parts, replPart{group: g})
+				i += end
+				continue
+			}
+			d := r[i+1]
+			if d < '0' || d > '9' || int(d-'0') > re.NumSubexp() {
+				return nil, false
+			}
+			g := int(d - '0')
+			i++
+			for i+1 < len(r) && r[i+1] >= '0' && r[i+1] <= '9' && g*10+int(r[i+1]-'0') <= re.NumSubexp() {
+				g = g*10 + int(r[i+1]-'0')
+				i++
+			}
+			flush()
+			parts = append(parts, replPart{group: g})
+		default:
+			lit = append(lit, c)
+		}
+	}
+	flush()
+	return parts, true
+}
+
+// prepRegexpReplace is REGEXP_REPLACE(s, regex, replacement): every match
+// replaced, with Java's $n syntax translated; NULL where Java throws (a
+// missing group, a trailing $ or \).
+func prepRegexpReplace(args []Arg, _ catalog.Type) (RowFunc, error) {
+	reOf, err := regexArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	var constParts []replPart
+	constOK := false
+	var constRe *regexp.Regexp
+	if args[1].Const && args[2].Const && !args[1].Value.Null && !args[2].Value.Null {
+		constRe = reOf(nil, 0)
+		constParts, constOK = compileReplacement(string(args[2].Value.S), constRe)
+	}
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		re := reOf(a, i)
+		if re == nil {
+			return dst, false
+		}
+		parts, ok := constParts, constOK
+		if re != constRe {
+			parts, ok = compileReplacement(string(a[2].S[i]), re)
+		}
+		if !ok {
+			return dst, false
+		}
+		s := a[0].S[i]
+		prev := 0
+		for _, m := range re.FindAllSubmatchIndex(s, -1) {
+			dst = append(dst, s[prev:m[0]]...)
+			for _, p := range parts {
+				if p.group < 0 {
+					dst = append(dst, p.text...)
+				} else if m[2*p.group] >= 0 {
+					dst = append(dst, s[m[2*p.group]:m[2*p.group+1]]...)
+				}
+			}
+			prev = m[1]
+		}
+		return append(dst, s[prev:]...), true
+	}), nil
+}
