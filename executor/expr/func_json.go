@@ -336,7 +336,7 @@ func appendJSONString(dst, s []byte) []byte {
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(s)
 			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, `\ufffd`...)
+				dst = append(dst, "\uFFFD"...)
 			} else {
 				dst = append(dst, s[:size]...)
 			}

@@ -135,7 +135,7 @@ func prepTruncate(args []Arg, _ catalog.Type) (RowFunc, error) {
 		}, nil
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
-		out.F[i] = truncateDecimal(a[0].F[i], digits(a, i))
+		out.F[i] = truncateDecimal(a[0].F[i], digits(a, i)) + 0 // (a decimal has no -0.0)
 		return true
 	}, nil
 }

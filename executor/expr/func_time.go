@@ -290,12 +290,14 @@ func prepDateFormat(args []Arg, _ catalog.Type) (RowFunc, error) {
 		if f == nil {
 			return false
 		}
-		ms := a[0].I[i]
+		var ms int64
 		if text {
 			var ok bool
 			if ms, ok = textconv.ParseTimestamp(a[0].S[i]); !ok {
 				return false
 			}
+		} else {
+			ms = a[0].I[i]
 		}
 		start := len(out.Arena)
 		out.Arena = f.append(out.Arena, ms)
