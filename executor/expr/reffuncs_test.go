@@ -27,8 +27,8 @@ import (
 	"streamql/executor/textconv"
 )
 
-func str(v val) string { return string(v.s) }
-func sval(s string) val { return val{s: []byte(s)} }
+func str(v val) string      { return string(v.s) }
+func sval(s string) val     { return val{s: []byte(s)} }
 func tm(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // takesNulls are the functions whose NULL rule is not "NULL in, NULL out".
