@@ -110,7 +110,7 @@ func regexArg(args []Arg, k int) (func(a []*vector.Vec, i int) *regexp.Regexp, e
 }
 
 // prepRegexp is REGEXP(s, regex) / s REGEXP regex: whether regex matches a
-// part of s (Java's Matcher.find, as Flink).
+// part of s (Java's Matcher.find, as Flink); FALSE for an empty pattern.
 func prepRegexp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	reOf, err := regexArg(args, 1)
 	if err != nil {
@@ -121,7 +121,8 @@ func prepRegexp(args []Arg, _ catalog.Type) (RowFunc, error) {
 		if re == nil {
 			return false
 		}
-		out.B[i] = re.Match(a[0].S[i])
+		// (Flink: an empty pattern matches nothing)
+		out.B[i] = len(a[1].S[i]) > 0 && re.Match(a[0].S[i])
 		return true
 	}, nil
 }
@@ -152,109 +153,24 @@ func prepRegexpExtract(args []Arg, _ catalog.Type) (RowFunc, error) {
 	}), nil
 }
 
-// replPart is a piece of a compiled Java replacement: literal text, or
-// (group >= 0) a group's text.
-type replPart struct {
-	text  string
-	group int
-}
-
-// compileReplacement reads Java's replacement syntax (Matcher.appendReplacement):
-// \x is x, $n is group n (more digits are taken while the number stays a
-// group), ${name} a named group. ok is false where Java throws.
-func compileReplacement(r string, re *regexp.Regexp) ([]replPart, bool) {
-	var parts []replPart
-	var lit []byte
-	flush := func() {
-		if len(lit) > 0 {
-			parts = append(parts, replPart{text: string(lit), group: -1})
-			lit = nil
-		}
-	}
-	for i := 0; i < len(r); i++ {
-		switch c := r[i]; c {
-		case '\\':
-			if i+1 >= len(r) {
-				return nil, false
-			}
-			i++
-			lit = append(lit, r[i])
-		case '$':
-			if i+1 >= len(r) {
-				return nil, false
-			}
-			if r[i+1] == '{' {
-				end := strings.IndexByte(r[i:], '}')
-				if end < 0 {
-					return nil, false
-				}
-				g := re.SubexpIndex(r[i+2 : i+end])
-				if g < 0 {
-					return nil, false
-				}
-				flush()
-				parts = append(parts, replPart{group: g})
-				i += end
-				continue
-			}
-			d := r[i+1]
-			if d < '0' || d > '9' || int(d-'0') > re.NumSubexp() {
-				return nil, false
-			}
-			g := int(d - '0')
-			i++
-			for i+1 < len(r) && r[i+1] >= '0' && r[i+1] <= '9' && g*10+int(r[i+1]-'0') <= re.NumSubexp() {
-				g = g*10 + int(r[i+1]-'0')
-				i++
-			}
-			flush()
-			parts = append(parts, replPart{group: g})
-		default:
-			lit = append(lit, c)
-		}
-	}
-	flush()
-	return parts, true
-}
-
 // prepRegexpReplace is REGEXP_REPLACE(s, regex, replacement): every match
-// replaced, with Java's $n syntax translated; NULL where Java throws (a
-// missing group, a trailing $ or \).
+// replaced by the replacement taken literally, as Flink's
+// SqlFunctionUtils.regexpReplace (Matcher.quoteReplacement: $1 is the text
+// "$1", not a group).
 func prepRegexpReplace(args []Arg, _ catalog.Type) (RowFunc, error) {
 	reOf, err := regexArg(args, 1)
 	if err != nil {
 		return nil, err
-	}
-	var constParts []replPart
-	constOK := false
-	var constRe *regexp.Regexp
-	if args[1].Const && args[2].Const && !args[1].Value.Null && !args[2].Value.Null {
-		constRe = reOf(nil, 0)
-		constParts, constOK = compileReplacement(string(args[2].Value.S), constRe)
 	}
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		re := reOf(a, i)
 		if re == nil {
 			return dst, false
 		}
-		parts, ok := constParts, constOK
-		if re != constRe {
-			parts, ok = compileReplacement(string(a[2].S[i]), re)
-		}
-		if !ok {
-			return dst, false
-		}
-		s := a[0].S[i]
+		s, repl := a[0].S[i], a[2].S[i]
 		prev := 0
-		for _, m := range re.FindAllSubmatchIndex(s, -1) {
-			dst = append(dst, s[prev:m[0]]...)
-			for _, p := range parts {
-				if p.group < 0 {
-					dst = append(dst, p.text...)
-				} else if m[2*p.group] >= 0 {
-					dst = append(dst, s[m[2*p.group]:m[2*p.group+1]]...)
-				}
-			}
+		for _, m := range re.FindAllIndex(s, -1) {
+			dst = append(append(dst, s[prev:m[0]]...), repl...)
 			prev = m[1]
 		}
 		return append(dst, s[prev:]...), true

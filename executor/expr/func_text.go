@@ -277,18 +277,15 @@ var prepASCII = prepInt(func(a []*vector.Vec, i int) int64 {
 	return int64(r)
 })
 
-// prepChr is CHR(n): the character of code n (n > 255 taken modulo 255, as
-// Flink's SqlFunctionUtils.chr); NULL for a negative n.
+// prepChr is CHR(n): the character of code n & 0xFF (CHR(353) = 'a'), ” for
+// a negative n, as Flink's SqlFunctionUtils.chr.
 func prepChr([]Arg, catalog.Type) (RowFunc, error) {
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		n := a[0].I[i]
 		if n < 0 {
-			return dst, false
+			return dst, true
 		}
-		if n > 255 {
-			n %= 255
-		}
-		return utf8.AppendRune(dst, rune(n)), true
+		return utf8.AppendRune(dst, rune(n&0xFF)), true
 	}), nil
 }
 
@@ -379,7 +376,10 @@ func prepParseURL(args []Arg, _ catalog.Type) (RowFunc, error) {
 		if err != nil || u.Scheme == "" {
 			return dst, false
 		}
-		part := strings.ToUpper(string(a[1].S[i]))
+		part := string(a[1].S[i]) // (upper case only, as Flink)
+		if len(a) == 3 && part != "QUERY" {
+			return dst, false
+		}
 		var v string
 		ok := true
 		switch part {

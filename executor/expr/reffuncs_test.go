@@ -92,17 +92,13 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if err != nil {
 			return null
 		}
-		repl, ok := refJavaReplacement(str(arg(2)), re.NumSubexp(), re)
-		if !ok {
-			return null
-		}
-		return sval(re.ReplaceAllString(str(arg(0)), repl))
+		return sval(re.ReplaceAllLiteralString(str(arg(0)), str(arg(2))))
 	case "REGEXP":
 		re, err := refRegex(str(arg(1)))
 		if err != nil {
 			return null
 		}
-		return val{b: re.MatchString(str(arg(0)))}
+		return val{b: str(arg(1)) != "" && re.MatchString(str(arg(0)))}
 	case "SPLIT_INDEX":
 		s, sep, i := str(arg(0)), str(arg(1)), arg(2).i
 		if s == "" || i < 0 {
@@ -191,14 +187,10 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		}
 		return val{i: int64(r[0])}
 	case "CHR":
-		n := arg(0).i
-		if n < 0 {
-			return null
+		if n := arg(0).i; n >= 0 {
+			return sval(string(rune(n % 256)))
 		}
-		if n > 255 {
-			n %= 255
-		}
-		return sval(string(rune(n)))
+		return sval("")
 	case "MD5":
 		return sval(fmt.Sprintf("%x", md5.Sum(arg(0).s)))
 	case "SHA1":
@@ -230,7 +222,10 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if err != nil || u.Scheme == "" {
 			return null
 		}
-		switch strings.ToUpper(str(arg(1))) {
+		if len(vs) == 3 && str(arg(1)) != "QUERY" {
+			return null
+		}
+		switch str(arg(1)) {
 		case "HOST":
 			return sval(u.Hostname())
 		case "PATH":
@@ -575,55 +570,6 @@ func refRegex(p string) (*regexp.Regexp, error) {
 		}
 	}
 	return regexp.Compile(p)
-}
-
-// refJavaReplacement turns Java's replacement syntax into Go's Expand syntax.
-func refJavaReplacement(r string, groups int, re *regexp.Regexp) (string, bool) {
-	var sb strings.Builder
-	rs := []rune(r)
-	for i := 0; i < len(rs); i++ {
-		switch rs[i] {
-		case '\\':
-			if i+1 == len(rs) {
-				return "", false
-			}
-			i++
-			if rs[i] == '$' {
-				sb.WriteString("$$")
-			} else {
-				sb.WriteRune(rs[i])
-			}
-		case '$':
-			if i+1 == len(rs) {
-				return "", false
-			}
-			if rs[i+1] == '{' {
-				j := i + 2
-				for j < len(rs) && rs[j] != '}' {
-					j++
-				}
-				if j == len(rs) || re.SubexpIndex(string(rs[i+2:j])) < 0 {
-					return "", false
-				}
-				sb.WriteString("${" + strconv.Itoa(re.SubexpIndex(string(rs[i+2:j]))) + "}")
-				i = j
-				continue
-			}
-			if rs[i+1] < '0' || rs[i+1] > '9' || int(rs[i+1]-'0') > groups {
-				return "", false
-			}
-			g := int(rs[i+1] - '0')
-			i++
-			for i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9' && g*10+int(rs[i+1]-'0') <= groups {
-				g = g*10 + int(rs[i+1]-'0')
-				i++
-			}
-			sb.WriteString("${" + strconv.Itoa(g) + "}")
-		default:
-			sb.WriteRune(rs[i])
-		}
-	}
-	return sb.String(), true
 }
 
 func refLocate(sub, s string, from int64) int64 {
