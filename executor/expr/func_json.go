@@ -41,6 +41,9 @@ func compileJSONPath(p string) ([]pathStep, *ArgError) {
 		switch p[i] {
 		case '.':
 			i++
+			if i < len(p) && p[i] == '[' {
+				continue // $.["a.b"] is $["a.b"] (Flink's docs write it so)
+			}
 			if i < len(p) && p[i] == '"' {
 				end := i + 1
 				for end < len(p) && p[end] != '"' {
