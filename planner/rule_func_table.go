@@ -262,3 +262,24 @@ func (sc *scope) regexpMatch(n *ast.PatternRegexpExpr) (*Expr, error) {
 	}
 	return notExpr(e), nil
 }
+
+// Deterministic reports whether e gives the same value for the same row every
+// time: false when it calls a function of the table that reads the clock or
+// draws random numbers (CURRENT_TIMESTAMP, NOW, PROCTIME, UNIX_TIMESTAMP(),
+// RAND; SPEC 2.10), which EXPLAIN reports.
+func Deterministic(e *plan.Expr) bool {
+	if e == nil {
+		return true
+	}
+	if e.Op == plan.OpFunc {
+		if f := expr.Lookup(e.Fn); f != nil && f.Volatile && !(e.Fn == "UNIX_TIMESTAMP" && len(e.Args) > 0) {
+			return false
+		}
+	}
+	for _, a := range e.Args {
+		if !Deterministic(a) {
+			return false
+		}
+	}
+	return true
+}
