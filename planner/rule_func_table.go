@@ -112,8 +112,8 @@ func (sc *scope) tableCall(n *ast.FuncCallExpr, f *expr.Function, t catalog.Type
 		return nil, parser.Errorf(at, "%s: %s", f.Name, ae.Msg)
 	}
 	e := &Expr{Op: plan.OpFunc, Fn: f.Name, Type: t, Args: args}
-	if f.Volatile {
-		e.Col = -1
+	if f.Volatile && (f.Name != "UNIX_TIMESTAMP" || len(args) == 0) {
+		e.Col, e.Flag = -1, true
 		return e, nil
 	}
 	return build(e), nil
@@ -266,15 +266,13 @@ func (sc *scope) regexpMatch(n *ast.PatternRegexpExpr) (*Expr, error) {
 // Deterministic reports whether e gives the same value for the same row every
 // time: false when it calls a function of the table that reads the clock or
 // draws random numbers (CURRENT_TIMESTAMP, NOW, PROCTIME, UNIX_TIMESTAMP(),
-// RAND; SPEC 2.10), which EXPLAIN reports.
+// RAND; SPEC 2.10; tableCall marks those calls), which EXPLAIN reports.
 func Deterministic(e *plan.Expr) bool {
 	if e == nil {
 		return true
 	}
-	if e.Op == plan.OpFunc {
-		if f := expr.Lookup(e.Fn); f != nil && f.Volatile && !(e.Fn == "UNIX_TIMESTAMP" && len(e.Args) > 0) {
-			return false
-		}
+	if e.Op == plan.OpFunc && e.Flag {
+		return false
 	}
 	for _, a := range e.Args {
 		if !Deterministic(a) {

@@ -33,7 +33,7 @@ type Expr struct {
 	// (executor/expr.Functions, SPEC 2.10), upper case.
 	Fn string
 	// Flag is the operator's boolean parameter: NOT for OpIsNull and
-	// OpIsTruth, ILIKE for OpLike; Want is the truth OpIsTruth tests.
+	// OpIsTruth, ILIKE for OpLike, not deterministic for OpFunc; Want is the truth OpIsTruth tests.
 	Flag, Want bool
 	// Node is the planner's syntax node of the expression while Text is still
 	// empty: an inner node's text is rendered only when a message needs it, so
@@ -85,7 +85,7 @@ const (
 	OpRTrim                      // RTRIM
 	OpSubstring                  // SUBSTRING(s, start[, len]) on code points
 	OpCharLength                 // CHAR_LENGTH in code points
-	OpFunc                       // the function table's function Fn (executor/expr.Functions) of Args
+	OpFunc                       // the function table's function Fn (executor/expr.Functions) of Args; Flag: it reads the clock or draws random numbers
 	numOps
 )
 

@@ -210,6 +210,7 @@ func (j *Job) Explain() string {
 		}
 		fmt.Fprintf(&sb, "  Sink: %s %s -> %s\n", o.Name, SchemaText(o.Columns), dest)
 	}
+	j.describeVolatile(&sb)
 	return sb.String()
 }
 
