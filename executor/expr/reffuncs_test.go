@@ -106,7 +106,6 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		}
 		var parts []string
 		if sep == "" {
-			parts = strings.FieldsFunc(s, func(r rune) bool { return false })
 			parts = splitSpaces(s)
 		} else {
 			parts = strings.Split(s, sep)
