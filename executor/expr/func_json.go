@@ -3,9 +3,9 @@ package expr
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"streamql/catalog"
+	"streamql/executor/format"
 	"streamql/executor/vector"
 )
 
@@ -319,39 +319,9 @@ func prepIsJSON([]Arg, catalog.Type) (RowFunc, error) {
 	}, nil
 }
 
-// appendJSONString appends s as a JSON string (quotes, escapes).
-func appendJSONString(dst, s []byte) []byte {
-	const hexd = "0123456789abcdef"
-	dst = append(dst, '"')
-	for len(s) > 0 {
-		c := s[0]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(s)
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, "\uFFFD"...)
-			} else {
-				dst = append(dst, s[:size]...)
-			}
-			s = s[size:]
-			continue
-		default:
-			dst = append(dst, c)
-		}
-		s = s[1:]
-	}
-	return append(dst, '"')
-}
+// appendJSONString appends s as a JSON string, as the json format writes
+// text (executor/format).
+func appendJSONString(dst, s []byte) []byte { return format.AppendJSONString(dst, s) }
 
 // appendJSONValue appends row i of v, of type t, as JSON: text and
 // timestamps as strings, numbers and booleans as they print (a DOUBLE that is

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"streamql/catalog"
+	"streamql/internal/editdist"
 )
 
 // Function is one scalar function of SPEC 2.10, as Flink SQL names it: the one
@@ -113,7 +114,7 @@ func Closest(name string) []string {
 	}
 	var cs []cand
 	for _, n := range Names() {
-		d := editDistance(name, n)
+		d := editdist.Distance(name, n)
 		limit := min(3, max(1, max(len(n), len(name))/3))
 		if d <= limit || (len(name) >= 3 && strings.HasPrefix(n, name)) {
 			cs = append(cs, cand{n, d})
@@ -128,27 +129,6 @@ func Closest(name string) []string {
 		out = append(out, c.n)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 var byName = map[string]*Function{}

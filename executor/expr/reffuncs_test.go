@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"streamql/catalog"
 	"streamql/executor/textconv"
@@ -873,8 +874,14 @@ func refJSON(t catalog.Type, v val) string {
 	quote := func(s string) string {
 		var sb strings.Builder
 		sb.WriteByte('"')
-		for _, r := range s { // (an invalid byte is U+FFFD)
+		for len(s) > 0 { // (an invalid byte is written \ufffd, as the json format does)
+			r, size := utf8.DecodeRuneInString(s)
+			s = s[size:]
 			switch {
+			case r == utf8.RuneError && size == 1:
+				sb.WriteString(`\ufffd`)
+			case r == 0x2028 || r == 0x2029:
+				sb.WriteString(fmt.Sprintf(`\u%04x`, r))
 			case r == '"' || r == '\\':
 				sb.WriteString(`\` + string(r))
 			case r == '\n':
