@@ -36,6 +36,11 @@ func TestFunctionErrors(t *testing.T) {
 		{"EXTRACT(DAY_HOUR FROM ts)", "EXTRACT takes YEAR", "EXTRACT("},
 		{"DATE '2021-13-01'", "'2021-13-01' is not a DATE", "DATE"},
 		{"GREATEST(1, 'a')", "cannot be mixed", "GREATEST"},
+		{"FLOOR(ts TO WEEK)", "FLOOR and CEIL take ts TO SECOND", "WEEK)"},
+		{"JSON_VALUE(s, '$.a' RETURNING FOO)", "unknown type", "RETURNING FOO"},
+		{"JSON_VALUE(s, '$.a' NULL ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported", "NULL ON"},
+		{"JSON_ARRAY(1 ABSENT ON NULL)", "ON NULL clause is not supported", "ABSENT"},
+		{"s IS DISTINCT FROM 1", "cannot compare", "s IS"},
 	}
 	for _, c := range cases {
 		_, _, err := evalSQL(t, c.expr, 0)
@@ -100,7 +105,7 @@ func TestRulesInTable(t *testing.T) {
 			t.Errorf("planner rule %s has no entry in the function table", name)
 		}
 	}
-	syntax := map[string]bool{"CASE": true, "CAST": true, "MOD": true, "DATE": true, "TIME": true, "TIMESTAMP": true}
+	syntax := map[string]bool{"IS DISTINCT FROM": true, "CASE": true, "CAST": true, "MOD": true, "DATE": true, "TIME": true, "TIMESTAMP": true}
 	for _, f := range expr.Functions {
 		if f.Rule && !syntax[f.Name] {
 			if _, ok := funcRules[strings.ToLower(f.Name)]; !ok {

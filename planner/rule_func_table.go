@@ -23,6 +23,31 @@ func init() {
 	registerFunc(funcRule{raw: true, compile: ruleExtract}, "extract")
 	registerFunc(funcRule{raw: true, compile: ruleTimestampUnit}, "timestampadd", "timestampdiff")
 	registerFunc(funcRule{raw: true, compile: ruleTimeLiteral}, "'tidb`.(dateliteral", "'tidb`.(timeliteral", "'tidb`.(timestampliteral")
+	registerFunc(funcRule{compile: ruleJSONValue}, "json_value")
+}
+
+// ruleJSONValue is JSON_VALUE(s, path [RETURNING type]) (the parser writes
+// RETURNING t as a third argument 't'): the table's text result, converted
+// to the type as CAST converts (a value that does not convert is NULL, as
+// Flink's NULL ON ERROR).
+func ruleJSONValue(c *funcCall) (*Expr, error) {
+	if len(c.args) != 3 {
+		return c.bindTable(expr.Lookup("JSON_VALUE"))
+	}
+	lit, ok := c.n.Args[2].(*test_driver.ValueExpr)
+	if !ok || lit.Kind() != test_driver.KindString {
+		return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE takes RETURNING type as its last clause")
+	}
+	t, err := catalog.ParseType(lit.GetString())
+	if err != nil {
+		return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE ... RETURNING: %v", err)
+	}
+	c.args = c.args[:2]
+	e, err := c.bindTable(expr.Lookup("JSON_VALUE"))
+	if err != nil {
+		return nil, err
+	}
+	return castTo(e, t), nil
 }
 
 // unknownFunction is the error of a call of a function streamql lacks: it

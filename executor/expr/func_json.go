@@ -3,6 +3,7 @@ package expr
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"streamql/catalog"
 	"streamql/executor/format"
@@ -310,11 +311,30 @@ func prepJSONExists(args []Arg, _ catalog.Type) (RowFunc, error) {
 	}, nil
 }
 
-// prepIsJSON is IS_JSON(s): whether s is valid JSON; FALSE for NULL (as s IS
-// JSON in Flink).
-func prepIsJSON([]Arg, catalog.Type) (RowFunc, error) {
+// prepIsJSON is s IS JSON [kind] (IS_JSON(s[, kind])): whether s is valid
+// JSON of the kind (VALUE: any, SCALAR, ARRAY, OBJECT); FALSE for NULL.
+func prepIsJSON(args []Arg, _ catalog.Type) (RowFunc, error) {
+	kind := "VALUE"
+	if len(args) == 2 {
+		kind = strings.ToUpper(string(args[1].Value.S))
+		if !args[1].Const || (kind != "VALUE" && kind != "SCALAR" && kind != "ARRAY" && kind != "OBJECT") {
+			return nil, &ArgError{Arg: 1, Offset: -1, Msg: "IS JSON takes VALUE, SCALAR, ARRAY or OBJECT"}
+		}
+	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
-		out.B[i] = !a[0].Null[i] && json.Valid(a[0].S[i])
+		s := a[0].S[i]
+		ok := !a[0].Null[i] && json.Valid(s)
+		if ok && kind != "VALUE" {
+			switch c := s[skipWS(s, 0)]; kind {
+			case "ARRAY":
+				ok = c == '['
+			case "OBJECT":
+				ok = c == '{'
+			default:
+				ok = c != '[' && c != '{'
+			}
+		}
+		out.B[i] = ok
 		return true
 	}, nil
 }

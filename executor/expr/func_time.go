@@ -374,3 +374,49 @@ func prepUnixTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 		return ok
 	}, nil
 }
+
+// floorUnits are the units of FLOOR / CEIL(ts TO unit).
+var floorUnits = map[string]bool{"MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true, "DAY": true, "MONTH": true, "QUARTER": true, "YEAR": true}
+
+// prepFloorTo and prepCeilTo are FLOOR(ts TO unit) and CEIL(ts TO unit) (the
+// parser writes them FLOOR(ts, 'unit')): ts rounded down or up to a whole
+// unit (CEIL of a whole unit is itself).
+func prepFloorTo(args []Arg, _ catalog.Type) (RowFunc, error) { return prepRoundTo(args, false) }
+func prepCeilTo(args []Arg, _ catalog.Type) (RowFunc, error)  { return prepRoundTo(args, true) }
+
+func prepRoundTo(args []Arg, up bool) (RowFunc, error) {
+	unit := strings.ToUpper(string(args[1].Value.S))
+	if !args[1].Const || !floorUnits[unit] {
+		return nil, &ArgError{Arg: 1, Offset: -1, Msg: "FLOOR and CEIL take ts TO SECOND, MINUTE, HOUR, DAY, MONTH, QUARTER or YEAR"}
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		ms := a[0].I[i]
+		f, ok := floorTime(ms, unit)
+		if up && f != ms {
+			switch unit {
+			case "MONTH", "QUARTER", "YEAR":
+				f, ok = addMonths(f, unitMonths[unit])
+			default:
+				f, ok = AddInterval(f, unitMillis[unit])
+			}
+		}
+		out.I[i] = f
+		return ok
+	}, nil
+}
+
+// floorTime is ms rounded down to a whole unit.
+func floorTime(ms int64, unit string) (int64, bool) {
+	if step, ok := unitMillis[unit]; ok {
+		return floorDiv(ms, step) * step, true
+	}
+	t := utc(ms)
+	m := t.Month()
+	switch unit {
+	case "QUARTER":
+		m = (m-1)/3*3 + 1
+	case "YEAR":
+		m = 1
+	}
+	return time.Date(t.Year(), m, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), true
+}

@@ -19,6 +19,8 @@ var flinkExamples = map[string][]flinkCase{
 	"CASE":     {{"CASE WHEN 5 > 3 THEN 'a' ELSE 'b' END", "a"}, {"CASE 2 WHEN 1 THEN 'x' WHEN 2 THEN 'y' END", "y"}, {"CASE 3 WHEN 1 THEN 'x' END", "NULL"}},
 	"COALESCE": {{"COALESCE(NULL, 'default')", "default"}, {"IFNULL(NULL, 5)", "5"}},
 	"IF":       {{"IF(5 > 3, 5, 3)", "5"}},
+	"IS DISTINCT FROM": {{"1 IS DISTINCT FROM NULL", "true"}, {"NULL IS DISTINCT FROM NULL", "false"}, {"1 IS NOT DISTINCT FROM NULL", "false"},
+		{"NULL IS NOT DISTINCT FROM NULL", "true"}, {"1 + 1 IS DISTINCT FROM 1 * 2", "false"}, {"NOT 1 IS DISTINCT FROM 2 OR FALSE", "false"}},
 	"NULLIF":   {{"NULLIF(5, 5)", "NULL"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(NULL, 1)", "NULL"}},
 	"CAST":     {{"CAST('42' AS BIGINT)", "42"}, {"CAST('non-number' AS BIGINT)", "NULL"}}, // SPEC 2: a failed CAST is NULL (Flink's TRY_CAST)
 	"GREATEST": {{"GREATEST(1, 5, 3)", "5"}, {"GREATEST(1, 2.5)", "2.5"}, {"GREATEST(1, NULL)", "NULL"}, {"GREATEST('a', 'b')", "b"}},
@@ -133,14 +135,17 @@ var flinkExamples = map[string][]flinkCase{
 	"TIMESTAMP":         {{"TIMESTAMP '1994-09-27 13:14:15.5'", "1994-09-27 13:14:15.500"}},
 	"CURRENT_WATERMARK": nil, // needs a stream with a WATERMARK: planner and tests/ cover it
 
-	"JSON_VALUE": {{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": true}', 'lax $.b')`, "NULL"}, {`JSON_VALUE('{"a.b": [0.998,0.996]}', '$.["a.b"][0]')`, "0.998"},
+	"JSON_VALUE": {{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN)`, "true"},
+		{`JSON_VALUE('{"a.b": [0.998,0.996]}','$.["a.b"][0]' RETURNING DOUBLE)`, "0.998"}, {`JSON_VALUE('{"a": "x"}', '$.a' RETURNING BIGINT)`, "NULL"}, {`JSON_VALUE('{"a": true}', 'lax $.b')`, "NULL"}, {`JSON_VALUE('{"a.b": [0.998,0.996]}', '$.["a.b"][0]')`, "0.998"},
 		{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']')`, "right"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a')`, "NULL"}, {`JSON_VALUE('not json', '$.a')`, "NULL"}},
 	"JSON_QUERY":  {{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `{"b":1}`}, {`JSON_QUERY('{"a": [1, 2]}', '$.a')`, "[1,2]"}, {`JSON_QUERY('{"a": 1}', '$.a')`, "NULL"}},
 	"JSON_EXISTS": {{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"}},
-	"IS_JSON":     {{"IS_JSON('1')", "true"}, {"IS_JSON('[]')", "true"}, {"IS_JSON('{}')", "true"}, {`IS_JSON('"abc"')`, "true"}, {"IS_JSON('abc')", "false"}, {"IS_JSON(NULL)", "false"}},
+	"IS_JSON": {{"'1' IS JSON", "true"}, {"'[]' IS JSON", "true"}, {"'{}' IS JSON", "true"}, {`'"abc"' IS JSON`, "true"}, {"'abc' IS JSON", "false"}, {"NULL IS JSON", "false"},
+		{"'1' IS JSON SCALAR", "true"}, {"'1' IS JSON ARRAY", "false"}, {"'1' IS JSON OBJECT", "false"}, {"'{}' IS JSON SCALAR", "false"}, {"'{}' IS JSON ARRAY", "false"},
+		{"'{}' IS JSON OBJECT", "true"}, {"'abc' IS NOT JSON", "true"}, {"IS_JSON('[]', 'ARRAY')", "true"}},
 	"JSON_STRING": {{"JSON_STRING(1)", "1"}, {"JSON_STRING(TRUE)", "true"}, {"JSON_STRING('Hello, World!')", `"Hello, World!"`}, {"JSON_STRING(CAST(NULL AS BIGINT))", "NULL"}},
 	"JSON_ARRAY":  {{"JSON_ARRAY()", "[]"}, {"JSON_ARRAY(1, '2')", `[1,"2"]`}, {"JSON_ARRAY(1, NULL, 2)", "[1,2]"}},
-	"JSON_OBJECT": {{"JSON_OBJECT()", "{}"}, {"JSON_OBJECT('K1', 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1', NULL)", `{"K1":null}`}, {"JSON_OBJECT('K1', 1, 'K2', JSON_ARRAY(1))", `{"K1":1,"K2":"[1]"}`}},
+	"JSON_OBJECT": {{"JSON_OBJECT()", "{}"}, {"JSON_OBJECT(KEY 'K1' VALUE 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1' VALUE 1)", `{"K1":1}`}, {"JSON_OBJECT('K1', 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1', NULL)", `{"K1":null}`}, {"JSON_OBJECT('K1', 1, 'K2', JSON_ARRAY(1))", `{"K1":1,"K2":"[1]"}`}},
 }
 
 // TestFlinkExamples runs every function's examples, one subtest per function,

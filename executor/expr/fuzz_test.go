@@ -193,6 +193,9 @@ var funcSeeds = []string{
 	"IS_JSON(s)", "JSON_STRING(s)", "JSON_STRING(d)", "JSON_STRING(ts)", "JSON_STRING(b)", "JSON_ARRAY(i, s, NULL, b)", "JSON_ARRAY()",
 	"JSON_OBJECT('a', i, 'b', s, 'c', NULL)", "JSON_OBJECT(s, d)",
 	"CURRENT_TIMESTAMP", "NOW()", "PROCTIME()", "UNIX_TIMESTAMP()", "RAND()",
+	"FLOOR(ts TO HOUR)", "CEIL(ts TO DAY)", "FLOOR(ts TO QUARTER)", "CEIL(ts TO YEAR)", "CEIL(ts TO MONTH)", "FLOOR(ts TO SECOND)", "CEIL(ts TO MILLISECOND)",
+	"s IS JSON", "s IS NOT JSON", "s IS JSON OBJECT", "s IS JSON SCALAR", "s IS JSON ARRAY", "i IS DISTINCT FROM j", "s IS NOT DISTINCT FROM NULL",
+	"JSON_VALUE(s, '$.a.b[0]' RETURNING BIGINT)", "JSON_OBJECT(KEY 'a' VALUE i, KEY 'b' VALUE s)",
 }
 
 // volatile reports whether e reads the clock or draws random numbers: such

@@ -472,7 +472,50 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		}
 		return val{s: raw}
 	case "IS_JSON":
-		return val{b: !arg(0).null && json.Valid(arg(0).s)}
+		if arg(0).null || !json.Valid(arg(0).s) {
+			return val{b: false}
+		}
+		var v any
+		_ = json.Unmarshal(arg(0).s, &v)
+		kind := "VALUE"
+		if len(vs) == 2 {
+			kind = strings.ToUpper(str(arg(1)))
+		}
+		switch v.(type) {
+		case []any:
+			return val{b: kind == "VALUE" || kind == "ARRAY"}
+		case map[string]any:
+			return val{b: kind == "VALUE" || kind == "OBJECT"}
+		}
+		return val{b: kind == "VALUE" || kind == "SCALAR"}
+	case "FLOOR", "CEIL":
+		t0 := tm(arg(0).i)
+		var f time.Time
+		switch str(arg(1)) {
+		case "YEAR":
+			f = time.Date(t0.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+		case "QUARTER":
+			f = time.Date(t0.Year(), (t0.Month()-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+		case "MONTH":
+			f = time.Date(t0.Year(), t0.Month(), 1, 0, 0, 0, 0, time.UTC)
+		case "DAY":
+			f = time.Date(t0.Year(), t0.Month(), t0.Day(), 0, 0, 0, 0, time.UTC)
+		default:
+			d := map[string]time.Duration{"HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
+			f = t0.Truncate(d)
+			if t0.Before(time.Unix(0, 0)) && !f.Equal(t0) && f.After(t0) {
+				f = f.Add(-d)
+			}
+		}
+		if fn == "FLOOR" || f.Equal(t0) {
+			return val{i: f.UnixMilli()}
+		}
+		n := map[string]int{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[str(arg(1))]
+		if n > 0 {
+			return val{i: f.AddDate(0, n, 0).UnixMilli()}
+		}
+		d := map[string]time.Duration{"DAY": 24 * time.Hour, "HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
+		return val{i: f.Add(d).UnixMilli()}
 	case "JSON_STRING":
 		return sval(refJSON(ts[0], arg(0)))
 	case "JSON_ARRAY":

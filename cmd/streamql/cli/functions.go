@@ -16,6 +16,9 @@ import (
 func functionWords() []string {
 	var out []string
 	for _, n := range expr.Names() {
+		if strings.Contains(n, " ") {
+			continue // IS DISTINCT FROM: keywords
+		}
 		switch n {
 		case "CASE", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "DATE", "TIME", "TIMESTAMP":
 			out = append(out, n+" ")
