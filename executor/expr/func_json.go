@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -169,11 +168,8 @@ func keyEquals(s []byte, key string) bool {
 	inner := s[1 : len(s)-1]
 	for _, c := range inner {
 		if c == '\\' {
-			var k string
-			if json.Unmarshal(s, &k) != nil {
-				return false
-			}
-			return k == key
+			var buf [64]byte
+			return string(appendUnquoted(buf[:0], s)) == key
 		}
 	}
 	return string(inner) == key
@@ -190,21 +186,23 @@ func walkJSON(s []byte, steps []pathStep) ([]byte, bool) {
 		found := false
 		switch {
 		case st.isKey && s[i] == '{':
+			// the last member of the key wins, as in Flink's JSON tree
 			i = skipWS(s, i+1)
+			at := 0
 			for i < len(s) && s[i] == '"' {
 				kend := skipString(s, i)
 				match := keyEquals(s[i:kend], st.key)
 				i = skipWS(s, kend)
 				i = skipWS(s, i+1) // ':'
 				if match {
-					found = true
-					break
+					found, at = true, i
 				}
 				i = skipWS(s, skipValue(s, i))
 				if i < len(s) && s[i] == ',' {
 					i = skipWS(s, i+1)
 				}
 			}
+			i = at
 		case !st.isKey && s[i] == '[':
 			i = skipWS(s, i+1)
 			for n := 0; i < len(s) && s[i] != ']'; n++ {
@@ -252,7 +250,7 @@ func jsonPathFn(args []Arg, f func(v []byte, dst []byte) ([]byte, bool)) (RowFun
 	}
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		steps, ok := pathOf(a, i)
-		if !ok || !json.Valid(a[0].S[i]) {
+		if !ok || !validJSON(a[0].S[i]) {
 			return dst, false
 		}
 		v, ok := walkJSON(a[0].S[i], steps)
@@ -272,11 +270,7 @@ func prepJSONValue(args []Arg, _ catalog.Type) (RowFunc, error) {
 		case '{', '[', 'n':
 			return dst, false
 		case '"':
-			var s string
-			if json.Unmarshal(v, &s) != nil {
-				return dst, false
-			}
-			return append(dst, s...), true
+			return appendUnquoted(dst, v), true
 		}
 		return append(dst, v...), true
 	})
@@ -306,7 +300,7 @@ func prepJSONExists(args []Arg, _ catalog.Type) (RowFunc, error) {
 			return false
 		}
 		_, found := walkJSON(a[0].S[i], steps)
-		out.B[i] = found && json.Valid(a[0].S[i])
+		out.B[i] = found && validJSON(a[0].S[i])
 		return true
 	}, nil
 }
@@ -323,7 +317,7 @@ func prepIsJSON(args []Arg, _ catalog.Type) (RowFunc, error) {
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		s := a[0].S[i]
-		ok := !a[0].Null[i] && json.Valid(s)
+		ok := !a[0].Null[i] && validJSON(s)
 		if ok && kind != "VALUE" {
 			switch c := s[skipWS(s, 0)]; kind {
 			case "ARRAY":

@@ -2,6 +2,7 @@ package expr_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"streamql/catalog"
@@ -67,6 +68,12 @@ func FuzzKernels(f *testing.F) {
 	for _, s := range funcSeeds {
 		f.Add(s, int64(2), 2.5, "a,bc,d", true, int64(1610975309123))
 		f.Add(s, int64(-1), -0.5, `{"a": {"b": [1, "x"]}, "k": "v"}`, false, int64(-86400001))
+	}
+	for _, doc := range []string{`{"a":"\u00e9\ud83d\ude00\ud800x","k":"v\"\\\/\b"}`, `[1e5, -0.5, 0, 1E+2]`, `01`, `{"a" 1}`, `-`, `1.`, `"\x"`,
+		`{"a":{"b":[1,"x"]},"a":2}`, ` [ [ [ ] ] ] `, strings.Repeat("[", 10001) + strings.Repeat("]", 10001), "\"a\x01\"", `{"\u006b":"v"}`, "\"\xff\""} {
+		for _, q := range []string{"JSON_VALUE(s, '$.a')", "JSON_VALUE(s, '$.k')", "s IS JSON", "JSON_QUERY(s, '$.a')", "JSON_VALUE(s, '$[0]')"} {
+			f.Add(q, int64(0), 0.0, doc, false, int64(0))
+		}
 	}
 	f.Add("i * j", int64(math.MaxInt64), math.NaN(), "a%b", false, int64(-1))
 	f.Add("SUBSTRING(s, i, j)", int64(-3), math.Inf(-1), "héllo 设备\xff", true, int64(0))
