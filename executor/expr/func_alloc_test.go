@@ -76,3 +76,14 @@ func BenchmarkRegexpExtract(b *testing.B) {
 }
 func BenchmarkSplitIndex(b *testing.B) { benchCall(b, "SPLIT_INDEX(s, '/', 3)") }
 func BenchmarkHour(b *testing.B)       { benchCall(b, "HOUR(ts)") }
+
+// TestMustLiteral: the literal every match holds, or none when a match may lack it.
+func TestMustLiteral(t *testing.T) {
+	for p, want := range map[string]string{
+		"(&|^)channel_id=([^&]*)": "channel_id=", "foo(.*?)(bar)": "foo", "a|b": "", "(?i)abc": "", "x*": "", "(ab)+": "", "((abc))d": "abc", "": "",
+	} {
+		if got := string(expr.MustLiteral(p)); got != want {
+			t.Errorf("MustLiteral(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

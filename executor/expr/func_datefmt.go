@@ -118,18 +118,21 @@ func appendPadded(dst []byte, v int64, n int) []byte {
 // append formats epoch milliseconds ms (UTC) and appends it to dst.
 func (f *dateFormat) append(dst []byte, ms int64) []byte {
 	t := utc(ms)
+	// the fields once per value (each time.Time accessor recomputes the date)
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
 	for _, p := range f.parts {
 		switch p.letter {
 		case 0:
 			dst = append(dst, p.text...)
 		case 'G':
-			if t.Year() > 0 {
+			if year > 0 {
 				dst = append(dst, "AD"...)
 			} else {
 				dst = append(dst, "BC"...)
 			}
 		case 'y', 'Y':
-			y := int64(t.Year())
+			y := int64(year)
 			if p.n == 2 {
 				dst = appendPadded(dst, (y%100+100)%100, 2)
 			} else {
@@ -138,14 +141,14 @@ func (f *dateFormat) append(dst []byte, ms int64) []byte {
 		case 'M', 'L':
 			switch {
 			case p.n >= 4:
-				dst = append(dst, monthNames[t.Month()-1]...)
+				dst = append(dst, monthNames[month-1]...)
 			case p.n == 3:
-				dst = append(dst, monthNames[t.Month()-1][:3]...)
+				dst = append(dst, monthNames[month-1][:3]...)
 			default:
-				dst = appendPadded(dst, int64(t.Month()), p.n)
+				dst = appendPadded(dst, int64(month), p.n)
 			}
 		case 'd':
-			dst = appendPadded(dst, int64(t.Day()), p.n)
+			dst = appendPadded(dst, int64(day), p.n)
 		case 'D':
 			dst = appendPadded(dst, int64(t.YearDay()), p.n)
 		case 'E':
@@ -161,31 +164,31 @@ func (f *dateFormat) append(dst []byte, ms int64) []byte {
 			}
 			dst = appendPadded(dst, wd, p.n)
 		case 'a':
-			if t.Hour() < 12 {
+			if hour < 12 {
 				dst = append(dst, "AM"...)
 			} else {
 				dst = append(dst, "PM"...)
 			}
 		case 'H':
-			dst = appendPadded(dst, int64(t.Hour()), p.n)
+			dst = appendPadded(dst, int64(hour), p.n)
 		case 'k':
-			h := int64(t.Hour())
+			h := int64(hour)
 			if h == 0 {
 				h = 24
 			}
 			dst = appendPadded(dst, h, p.n)
 		case 'K':
-			dst = appendPadded(dst, int64(t.Hour()%12), p.n)
+			dst = appendPadded(dst, int64(hour%12), p.n)
 		case 'h':
-			h := int64(t.Hour() % 12)
+			h := int64(hour % 12)
 			if h == 0 {
 				h = 12
 			}
 			dst = appendPadded(dst, h, p.n)
 		case 'm':
-			dst = appendPadded(dst, int64(t.Minute()), p.n)
+			dst = appendPadded(dst, int64(minute), p.n)
 		case 's':
-			dst = appendPadded(dst, int64(t.Second()), p.n)
+			dst = appendPadded(dst, int64(sec), p.n)
 		case 'S':
 			dst = appendPadded(dst, int64(t.Nanosecond()/1e6), p.n)
 		case 'z':

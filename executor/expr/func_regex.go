@@ -1,7 +1,9 @@
 package expr
 
 import (
+	"bytes"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"streamql/catalog"
@@ -66,6 +68,38 @@ func checkJavaRegex(p string) (int, string) {
 	return -1, ""
 }
 
+// mustLiteral returns a literal that every match of p contains (the longest
+// case-sensitive literal among the top-level parts of its sequence, inside
+// captures), or nil: a text without it cannot match, which a kernel checks
+// with bytes.Contains before running the regular expression.
+func mustLiteral(p string) []byte {
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	parts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		parts = re.Sub
+	}
+	var best []rune
+	for _, sub := range parts {
+		for sub.Op == syntax.OpCapture {
+			sub = sub.Sub[0]
+		}
+		if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 && len(sub.Rune) > len(best) {
+			best = sub.Rune
+		}
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	return []byte(string(best))
+}
+
 // compileRegex compiles a pattern for RE2, refusing Java-only constructs.
 func compileRegex(p string) (*regexp.Regexp, *ArgError) {
 	if off, name := checkJavaRegex(p); off >= 0 {
@@ -116,10 +150,18 @@ func prepRegexp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	var must []byte
+	if args[1].Const && !args[1].Value.Null {
+		must = mustLiteral(string(args[1].Value.S))
+	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		re := reOf(a, i)
 		if re == nil {
 			return false
+		}
+		if must != nil && !bytes.Contains(a[0].S[i], must) {
+			out.B[i] = false
+			return true
 		}
 		// (Flink: an empty pattern matches nothing)
 		out.B[i] = len(a[1].S[i]) > 0 && re.Match(a[0].S[i])
@@ -135,7 +177,14 @@ func prepRegexpExtract(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	var must []byte
+	if args[1].Const && !args[1].Value.Null {
+		must = mustLiteral(string(args[1].Value.S))
+	}
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		if must != nil && !bytes.Contains(a[0].S[i], must) {
+			return dst, false // (no match without the literal)
+		}
 		re := reOf(a, i)
 		g := int64(0)
 		if len(a) == 3 {
