@@ -76,6 +76,8 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		}
 		s := toks[start].Offset
 		return []edit{{s, s, open}, {toks[i-1].End(), at(last).End(), arg + closeText}}, nil
+	case t.is("SIMILAR") && at(i+1).is("TO"):
+		return nil, Errorf(t.Offset, "SIMILAR TO is not supported yet: use s REGEXP '^(...)$' (RE2 syntax)")
 	case t.is("RETURNING") && inCall(r, i, "JSON_VALUE"):
 		ty := at(i + 1)
 		if ty.Kind != TokIdent {
