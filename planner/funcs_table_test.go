@@ -123,16 +123,26 @@ func TestRulesInTable(t *testing.T) {
 // planOne plans SELECT text FROM t.
 func planOne(t *testing.T, text string) *Expr {
 	t.Helper()
+	e, err := planText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// planText plans SELECT text FROM t over testStream and returns the
+// expression, or the error.
+func planText(text string) (*Expr, error) {
 	cat := catalog.New()
 	cat.Add(testStream())
 	src := "SELECT " + text + " FROM t"
 	sc, err := parser.Parse("test", src)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	br, err := (&Planner{Cat: cat, Source: src}).PlanSelect(sc.Stmts[0].(*parser.Select))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return br.Project[0]
+	return br.Project[0], nil
 }

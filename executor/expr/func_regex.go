@@ -100,6 +100,14 @@ func mustLiteral(p string) []byte {
 	return []byte(string(best))
 }
 
+// mustLiteralArg is mustLiteral of argument k when it is a constant, else nil.
+func mustLiteralArg(args []Arg, k int) []byte {
+	if !args[k].Const || args[k].Value.Null {
+		return nil
+	}
+	return mustLiteral(string(args[k].Value.S))
+}
+
 // compileRegex compiles a pattern for RE2, refusing Java-only constructs.
 func compileRegex(p string) (*regexp.Regexp, *ArgError) {
 	if off, name := checkJavaRegex(p); off >= 0 {
@@ -150,10 +158,7 @@ func prepRegexp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	var must []byte
-	if args[1].Const && !args[1].Value.Null {
-		must = mustLiteral(string(args[1].Value.S))
-	}
+	must := mustLiteralArg(args, 1)
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		re := reOf(a, i)
 		if re == nil {
@@ -177,10 +182,7 @@ func prepRegexpExtract(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	var must []byte
-	if args[1].Const && !args[1].Value.Null {
-		must = mustLiteral(string(args[1].Value.S))
-	}
+	must := mustLiteralArg(args, 1)
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		if must != nil && !bytes.Contains(a[0].S[i], must) {
 			return dst, false // (no match without the literal)

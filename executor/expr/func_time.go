@@ -277,6 +277,23 @@ func formatArg(args []Arg, k int) (func(a []*vector.Vec, i int) *dateFormat, err
 	}, nil
 }
 
+// parseArg returns the reading of text argument 0 by the format of argument
+// 1 (the default format without one): epoch milliseconds, or false when the
+// text does not match or the format (not constant) is bad.
+func parseArg(args []Arg) (func(a []*vector.Vec, i int) (int64, bool), error) {
+	fmtOf, err := formatArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int) (int64, bool) {
+		f := fmtOf(a, i)
+		if f == nil {
+			return 0, false
+		}
+		return f.parse(a[0].S[i])
+	}, nil
+}
+
 // prepDateFormat is DATE_FORMAT(ts | text, fmt): text is read as CAST reads a
 // TIMESTAMP (NULL when it is not one).
 func prepDateFormat(args []Arg, _ catalog.Type) (RowFunc, error) {
@@ -335,17 +352,13 @@ func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 			return ok
 		}, nil
 	}
-	fmtOf, err := formatArg(args, 1)
+	parse, err := parseArg(args)
 	if err != nil {
 		return nil, err
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
-		f := fmtOf(a, i)
-		if f == nil {
-			return false
-		}
 		var ok bool
-		out.I[i], ok = f.parse(a[0].S[i])
+		out.I[i], ok = parse(a, i)
 		return ok
 	}, nil
 }
@@ -360,16 +373,12 @@ func prepUnixTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 			return true
 		}, nil
 	}
-	fmtOf, err := formatArg(args, 1)
+	parse, err := parseArg(args)
 	if err != nil {
 		return nil, err
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
-		f := fmtOf(a, i)
-		if f == nil {
-			return false
-		}
-		ms, ok := f.parse(a[0].S[i])
+		ms, ok := parse(a, i)
 		out.I[i] = floorDiv(ms, 1000)
 		return ok
 	}, nil
