@@ -11,6 +11,7 @@ import "strings"
 //	s IS [NOT] JSON [SCALAR|ARRAY|...]     (IS_JSON(s [, 'SCALAR'])), NOT for IS NOT
 //	JSON_VALUE(s, p RETURNING BIGINT)      JSON_VALUE(s, p, 'BIGINT')
 //	JSON_OBJECT(KEY 'k' VALUE v, ...)      JSON_OBJECT('k', v, ...)
+//	s [NOT] SIMILAR TO p                   ([NOT] SIMILAR_TO(s , p))
 //
 // The edits keep the offset map exact outside them, so errors point into
 // the script as written.
@@ -76,8 +77,21 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		}
 		s := toks[start].Offset
 		return []edit{{s, s, open}, {toks[i-1].End(), at(last).End(), arg + closeText}}, nil
-	case t.is("SIMILAR") && at(i+1).is("TO"):
-		return nil, Errorf(t.Offset, "SIMILAR TO is not supported yet: use s REGEXP '^(...)$' (RE2 syntax)")
+	case (t.is("SIMILAR") && at(i+1).is("TO") && !(i > 0 && toks[i-1].is("NOT"))) || (t.is("NOT") && at(i+1).is("SIMILAR") && at(i+2).is("TO")):
+		k, open := i, "(SIMILAR_TO("
+		if t.is("NOT") {
+			k, open = i+1, "(NOT SIMILAR_TO("
+		}
+		start := operandStart(r, i)
+		end := operandEnd(r, k+2)
+		if start == i || end == k+2 {
+			return nil, Errorf(t.Offset, "SIMILAR TO needs a value on each side")
+		}
+		if at(end).is("ESCAPE") {
+			return nil, Errorf(at(end).Offset, "SIMILAR TO ... ESCAPE is not supported (Flink does not support it either)")
+		}
+		s, p := toks[start].Offset, toks[end-1].End()
+		return []edit{{s, s, open}, {toks[i-1].End(), at(k + 1).End(), ","}, {p, p, "))"}}, nil
 	case t.is("RETURNING") && inCall(r, i, "JSON_VALUE"):
 		ty := at(i + 1)
 		if ty.Kind != TokIdent {

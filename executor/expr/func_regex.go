@@ -227,3 +227,71 @@ func prepRegexpReplace(args []Arg, _ catalog.Type) (RowFunc, error) {
 		return append(dst, s[prev:]...), true
 	}), nil
 }
+
+// similarToRegex translates a SQL regular expression (SIMILAR TO, SQL:1999 as
+// Calcite reads it) into an RE2 one matching the whole text: % is .*, _ is
+// ., the regular-expression operators | * + ? {m,n} ( ) [ ] stay, and every
+// other character is literal.
+func similarToRegex(p string) string {
+	var sb strings.Builder
+	sb.WriteString(`^(?s:`)
+	inClass := false
+	for _, r := range p {
+		switch {
+		case inClass:
+			if r == ']' {
+				inClass = false
+			}
+			if r == '\\' {
+				sb.WriteString(`\\`)
+				continue
+			}
+			sb.WriteRune(r)
+		case r == '%':
+			sb.WriteString(".*")
+		case r == '_':
+			sb.WriteString(".")
+		case r == '[':
+			inClass = true
+			sb.WriteRune(r)
+		case strings.ContainsRune("|*+?{}(),", r) || r >= '0' && r <= '9':
+			sb.WriteRune(r)
+		default:
+			sb.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	sb.WriteString(`)$`)
+	return sb.String()
+}
+
+// prepSimilarTo is s SIMILAR TO p (the parser writes SIMILAR_TO(s, p)).
+func prepSimilarTo(args []Arg, _ catalog.Type) (RowFunc, error) {
+	compile := func(p []byte) (*regexp.Regexp, error) { return regexp.Compile(similarToRegex(string(p))) }
+	if args[1].Const {
+		if args[1].Value.Null {
+			return func([]*vector.Vec, int, *vector.Vec) bool { return false }, nil
+		}
+		re, err := compile(args[1].Value.S)
+		if err != nil {
+			return nil, &ArgError{Arg: 1, Offset: -1, Msg: "invalid SIMILAR TO pattern: " + strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
+		}
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			out.B[i] = re.Match(a[0].S[i])
+			return true
+		}, nil
+	}
+	var last []byte
+	var lastRe *regexp.Regexp
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		p := a[1].S[i]
+		if lastRe == nil || string(p) != string(last) {
+			re, err := compile(p)
+			if err != nil {
+				return false
+			}
+			last, lastRe = append(last[:0], p...), re
+		}
+		out.B[i] = lastRe.Match(a[0].S[i])
+		return true
+	}, nil
+}

@@ -202,7 +202,7 @@ var funcSeeds = []string{
 	"CURRENT_TIMESTAMP", "NOW()", "PROCTIME()", "UNIX_TIMESTAMP()", "RAND()",
 	"FLOOR(ts TO HOUR)", "CEIL(ts TO DAY)", "FLOOR(ts TO QUARTER)", "CEIL(ts TO YEAR)", "CEIL(ts TO MONTH)", "FLOOR(ts TO SECOND)", "CEIL(ts TO MILLISECOND)",
 	"s IS JSON", "s IS NOT JSON", "s IS JSON OBJECT", "s IS JSON SCALAR", "s IS JSON ARRAY", "i IS DISTINCT FROM j", "s IS NOT DISTINCT FROM NULL",
-	"JSON_VALUE(s, '$.a.b[0]' RETURNING BIGINT)", "JSON_OBJECT(KEY 'a' VALUE i, KEY 'b' VALUE s)",
+	"JSON_VALUE(s, '$.a.b[0]' RETURNING BIGINT)", "s SIMILAR TO 'a%'", "s NOT SIMILAR TO '(a|b)_*'", "s SIMILAR TO s", "s SIMILAR TO '[a-c]%d{1,2}'", "JSON_OBJECT(KEY 'a' VALUE i, KEY 'b' VALUE s)",
 }
 
 // volatile reports whether e reads the clock or draws random numbers: such

@@ -100,6 +100,38 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 			return null
 		}
 		return val{b: str(arg(1)) != "" && re.MatchString(str(arg(0)))}
+	case "SIMILAR TO":
+		// SQL:1999 SIMILAR TO: % and _ are wildcards, | * + ? {} () [] operators,
+		// all else literal, the whole text must match
+		var sb strings.Builder
+		class := false
+		for _, r := range str(arg(1)) {
+			switch {
+			case class && r == ']':
+				class = false
+				sb.WriteRune(r)
+			case class && r == '\\':
+				sb.WriteString(`\\`)
+			case class:
+				sb.WriteRune(r)
+			case r == '[':
+				class = true
+				sb.WriteRune(r)
+			case r == '%':
+				sb.WriteString("(?s:.*)")
+			case r == '_':
+				sb.WriteString("(?s:.)")
+			case strings.ContainsRune("|*+?{}(),0123456789", r):
+				sb.WriteRune(r)
+			default:
+				sb.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		re, err := regexp.Compile("^(?:" + sb.String() + ")$")
+		if err != nil {
+			return null
+		}
+		return val{b: re.Match(arg(0).s)}
 	case "SPLIT_INDEX":
 		s, sep, i := str(arg(0)), str(arg(1)), arg(2).i
 		if s == "" || i < 0 {
