@@ -32,6 +32,7 @@ type ArgError struct {
 	Msg         string
 }
 
+// Error renders the error with its argument's number (from 1).
 func (e *ArgError) Error() string { return fmt.Sprintf("argument %d: %s", e.Arg+1, e.Msg) }
 
 // setText makes out's row i the bytes appended to out.Arena since start.
