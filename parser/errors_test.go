@@ -34,7 +34,7 @@ func TestParseErrors(t *testing.T) {
 		{"42", "cannot start with", "42", 0},
 		{"DROP TABLE t", "use DROP STREAM", "TABLE", 0},
 		{"SHOW TABLES", "use SHOW STREAMS", "TABLES", 0},
-		{"SHOW", "expected STREAMS or SIDES", "$", 0},
+		{"SHOW", "expected STREAMS, SIDES or FUNCTIONS", "$", 0},
 		{"RUN now", "unexpected 'now' after RUN", "now", 0},
 		{"DESCRIBE", "expected a stream name", "$", 0},
 		{"DESCRIBE SELECT 1", "EXPLAIN", "SELECT", 0},

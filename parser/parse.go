@@ -445,12 +445,14 @@ func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
 		return &ShowStreams{span}, c.expectEnd("SHOW STREAMS")
 	case c.word("SIDES"):
 		return &ShowSides{span}, c.expectEnd("SHOW SIDES")
+	case c.word("FUNCTIONS"):
+		return &ShowFunctions{span}, c.expectEnd("SHOW FUNCTIONS")
 	case t.is("TABLES"):
 		return nil, Errorf(t.Offset, "SHOW TABLES is not supported: use SHOW STREAMS")
 	case c.atEnd():
-		return nil, c.expected("STREAMS or SIDES after SHOW")
+		return nil, c.expected("STREAMS, SIDES or FUNCTIONS after SHOW")
 	}
-	return nil, Errorf(t.Offset, "SHOW %s is not supported: use SHOW STREAMS or SHOW SIDES", termtext.Shorten(t.Text, 30))
+	return nil, Errorf(t.Offset, "SHOW %s is not supported: use SHOW STREAMS, SHOW SIDES or SHOW FUNCTIONS", termtext.Shorten(t.Text, 30))
 }
 
 func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {

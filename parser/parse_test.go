@@ -147,6 +147,7 @@ func TestSimpleStatements(t *testing.T) {
 		{"drop stream if exists `a-b`", &DropStream{Range: Range{0, 27}, IfExists: true, Name: "a-b", NamePos: 22}},
 		{"SHOW STREAMS", &ShowStreams{Range{0, 12}}},
 		{"show sides", &ShowSides{Range{0, 10}}},
+		{"show functions", &ShowFunctions{Range{0, 14}}},
 		{"DROP SIDE 'late-element'", &DropSide{Range: Range{0, 24}, Name: "late-element", NamePos: 10}},
 		{"DESCRIBE 传感器", &Describe{Range: Range{0, 18}, Name: "传感器", NamePos: 9}},
 		{"DESC s", &Describe{Range: Range{0, 6}, Name: "s", NamePos: 5}},

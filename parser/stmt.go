@@ -14,7 +14,7 @@ type Script struct {
 }
 
 // Stmt is one statement of a script. Concrete types: *CreateStream, *DropStream,
-// *Select, *Explain, *Insert, *Run, *ShowStreams, *ShowSides, *DropSide,
+// *Select, *Explain, *Insert, *Run, *ShowStreams, *ShowSides, *ShowFunctions, *DropSide,
 // *Describe, *Set.
 type Stmt interface {
 	// Span returns the statement's byte range [Start, End) in Script.Source,

@@ -441,6 +441,12 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			if e != nil {
 				edits = append(edits, *e)
 			}
+		default:
+			es, err := funcSyntax(r, i)
+			if err != nil {
+				return nil, err
+			}
+			edits = append(edits, es...)
 		}
 	}
 	for _, c := range r.comments {

@@ -128,6 +128,8 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 		return nil, parser.Errorf(sc.pos(n), "subqueries are not supported here")
 	case *ast.PatternLikeOrIlikeExpr:
 		return sc.like(n)
+	case *ast.PatternRegexpExpr:
+		return sc.regexpMatch(n)
 	case *ast.CaseExpr:
 		return sc.caseExpr(n)
 	case *ast.FuncCastExpr:

@@ -44,23 +44,15 @@ func testBatch() *vector.Batch {
 // (NULL for NULL) and the type, or the planning error.
 func evalSQL(t *testing.T, text string, row int) (string, catalog.Type, error) {
 	t.Helper()
-	cat := catalog.New()
-	cat.Add(testStream())
-	src := "SELECT " + text + " FROM t"
-	sc, err := parser.Parse("test", src)
+	e, err := planText(text)
 	if err != nil {
 		return "", 0, err
 	}
-	p := &Planner{Cat: cat, Source: src}
-	br, err := p.PlanSelect(sc.Stmts[0].(*parser.Select))
-	if err != nil {
-		return "", 0, err
-	}
-	v := expr.Compile(br.Project[0]).Eval(testBatch(), []int32{int32(row)})
+	v := expr.Compile(e).Eval(testBatch(), []int32{int32(row)})
 	if v.Null[row] {
-		return "NULL", br.Project[0].Type, nil
+		return "NULL", e.Type, nil
 	}
-	return string(vector.AppendValue(nil, br.Project[0].Type, v, row)), br.Project[0].Type, nil
+	return string(vector.AppendValue(nil, e.Type, v, row)), e.Type, nil
 }
 
 func TestExpressions(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/parser"
 )
 
@@ -40,9 +41,10 @@ func registerFunc(r funcRule, names ...string) {
 	}
 }
 
-// call compiles the functions of SPEC 2 by their rules. The arguments are
-// compiled first (their errors come first), then an unknown name is an error at
-// the call that lists the functions streamql has.
+// call compiles the functions of SPEC 2 by their rules, or by the function
+// table's signatures (rule_func_table.go). The arguments are compiled first
+// (their errors come first), then an unknown name is an error at the call
+// that names the closest functions streamql has.
 func (sc *scope) call(n *ast.FuncCallExpr) (*Expr, error) {
 	name := n.FnName.L
 	r, ok := funcRules[name]
@@ -59,7 +61,10 @@ func (sc *scope) call(n *ast.FuncCallExpr) (*Expr, error) {
 		c.args[i] = e
 	}
 	if !ok {
-		return nil, parser.Errorf(sc.pos(n), "unknown function %s; streamql has COALESCE, IF, CONCAT, UPPER, LOWER, TRIM, SUBSTRING, CHAR_LENGTH, ABS, ROUND, FLOOR, CEIL, CAST, CURRENT_WATERMARK", sc.writtenName(n))
+		if f := expr.Lookup(name); f != nil && !f.Rule {
+			return c.bindTable(f)
+		}
+		return nil, sc.unknownFunction(n)
 	}
 	return r.compile(c)
 }

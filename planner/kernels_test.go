@@ -119,19 +119,8 @@ func TestCastKernels(t *testing.T) {
 // nothing per batch once warm (the hot path allocates nothing per row).
 func TestInAndCastAllocateNothing(t *testing.T) {
 	for _, text := range []string{"i + 1 IN (8.0, 9, 10)", "CAST(d AS BIGINT)", "CAST(i AS VARCHAR)", "CAST(s AS DOUBLE)"} {
-		cat := catalog.New()
-		cat.Add(testStream())
-		src := "SELECT " + text + " FROM t"
-		sc, err := parser.Parse("test", src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		br, err := (&Planner{Cat: cat, Source: src}).PlanSelect(sc.Stmts[0].(*parser.Select))
-		if err != nil {
-			t.Fatal(err)
-		}
 		b, sel := testBatch(), []int32{0, 1}
-		e := expr.Compile(br.Project[0])
+		e := expr.Compile(planOne(t, text))
 		e.Eval(b, sel)
 		if n := testing.AllocsPerRun(100, func() { e.Eval(b, sel) }); n != 0 {
 			t.Errorf("%s: %.1f allocations per batch, want 0", text, n)

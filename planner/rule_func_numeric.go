@@ -33,10 +33,13 @@ func ruleAbs(c *funcCall) (*Expr, error) {
 }
 
 // ruleFloorCeil is FLOOR and CEIL/CEILING: a BIGINT is its own value, a DOUBLE
-// rounds down or up (SPEC 2).
+// rounds down or up (SPEC 2); FLOOR(ts TO unit) is the function table's.
 func ruleFloorCeil(c *funcCall) (*Expr, error) {
-	if err := c.arity(1, 1); err != nil {
+	if err := c.arity(1, 2); err != nil {
 		return nil, err
+	}
+	if len(c.args) == 2 { // FLOOR(ts TO unit), which the parser writes FLOOR(ts, 'unit')
+		return c.bindTable(expr.Lookup(c.name))
 	}
 	switch c.args[0].Type {
 	case catalog.BigInt, catalog.Unknown:

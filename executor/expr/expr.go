@@ -4,6 +4,11 @@
 // and the kernel evaluates a whole selection of a batch at a time with
 // nothing allocated per row. The executor compiles a job's expressions when
 // it builds the job (executor/build.go); the planner folds constants with it.
+//
+// Functions (functions.go) is the function table of SPEC 2.10: every scalar
+// function's signatures, NULL rule, determinism and failure behaviour, and
+// its row kernel (func_*.go); the planner binds calls from it and the CLI's
+// help, completion and SHOW FUNCTIONS list it.
 package expr
 
 import (
@@ -316,6 +321,8 @@ func (c *compiler) compile(e *plan.Expr) evalFunc {
 				out.I[i] = int64(utf8.RuneCount(in.S[i]))
 			}
 		})
+	case plan.OpFunc:
+		return c.funcKernel(e)
 	}
 	panic("expr: cannot compile operator " + e.Op.String())
 }

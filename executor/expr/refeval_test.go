@@ -202,6 +202,13 @@ func refEval(e *plan.Expr, b *vector.Batch, r int, inArg val) val {
 			return null
 		}
 		return val{s: refSubstring(s.s, start.i, length.i)}
+	case plan.OpFunc:
+		vs := make([]val, len(e.Args))
+		ts := make([]catalog.Type, len(e.Args))
+		for k, a := range e.Args {
+			vs[k], ts[k] = arg(k), a.Type
+		}
+		return refFunc(e.Fn, vs, ts, e.Type)
 	}
 	panic("refEval: operator " + e.Op.String())
 }

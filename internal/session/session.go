@@ -186,6 +186,8 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			rows = append(rows, []string{x.Name, x.Connector.Name, fmt.Sprint(x.Bounded()), strings.Join(cols, ", ")})
 		}
 		return s.Front.Result([]string{"name", "connector", "bounded", "columns"}, rows)
+	case *parser.ShowFunctions:
+		return s.Front.Result(functionColumns, functionRows())
 	case *parser.ShowSides:
 		var rows [][]string
 		for _, b := range s.pending {

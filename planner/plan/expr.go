@@ -29,8 +29,11 @@ type Expr struct {
 	// column, OpAddInterval's milliseconds, OpRound's digits, OpRoundTens'
 	// power of ten (ROUND(x, -Param) of a BIGINT), OpCmp's Cmp, OpLike's escape rune (-1: none).
 	Param int64
+	// Fn is an OpFunc's function: its name in the function table
+	// (executor/expr.Functions, SPEC 2.10), upper case.
+	Fn string
 	// Flag is the operator's boolean parameter: NOT for OpIsNull and
-	// OpIsTruth, ILIKE for OpLike; Want is the truth OpIsTruth tests.
+	// OpIsTruth, ILIKE for OpLike, not deterministic for OpFunc; Want is the truth OpIsTruth tests.
 	Flag, Want bool
 	// Node is the planner's syntax node of the expression while Text is still
 	// empty: an inner node's text is rendered only when a message needs it, so
@@ -82,6 +85,7 @@ const (
 	OpRTrim                      // RTRIM
 	OpSubstring                  // SUBSTRING(s, start[, len]) on code points
 	OpCharLength                 // CHAR_LENGTH in code points
+	OpFunc                       // the function table's function Fn (executor/expr.Functions) of Args; Flag: it reads the clock or draws random numbers
 	numOps
 )
 
@@ -101,7 +105,7 @@ const (
 
 var opNames = [numOps]string{"lit", "col", "current_watermark", "in_arg", "cast", "is_null", "is_truth", "not", "and", "or", "xor", "cmp",
 	"add", "sub", "mul", "div", "intdiv", "mod", "neg", "abs", "floor", "ceil", "round", "round_tens", "add_interval",
-	"case", "in", "like", "coalesce", "concat", "upper", "lower", "trim", "ltrim", "rtrim", "substring", "char_length"}
+	"case", "in", "like", "coalesce", "concat", "upper", "lower", "trim", "ltrim", "rtrim", "substring", "char_length", "func"}
 
 // String returns the operator's name as Expr.Tree prints it.
 func (o Op) String() string {
@@ -132,6 +136,8 @@ func (e *Expr) tree(sb *strings.Builder) {
 		}
 	case OpCurrentWatermark, OpAddInterval, OpRound, OpRoundTens, OpCmp, OpLike:
 		fmt.Fprintf(sb, " %d", e.Param)
+	case OpFunc:
+		sb.WriteString(" " + e.Fn)
 	}
 	if e.Flag {
 		sb.WriteString(" flag")

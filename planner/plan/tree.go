@@ -87,6 +87,9 @@ func (j *Job) Tree() *Tree {
 		last, timeCol = t.input(j, st, LineSource, -1)
 		t.Nodes[0].Strategy = j.Strategy.Describe(j.Procs) // (its Scan)
 	}
+	if note := j.volatileNote(); note != "" {
+		t.Nodes[0].Details = append(t.Nodes[0].Details, note)
+	}
 	then := ", then main"
 	if j.Main == nil {
 		then = ""

@@ -13,7 +13,8 @@ import (
 	"streamql/parser"
 )
 
-// completer is the REPL's Tab completion (SPEC 4): keywords, stream names,
+// completer is the REPL's Tab completion (SPEC 4): keywords, function names
+// (the function table's, as NAME( ), stream names,
 // column names of the streams the statement names so far, the names of pending
 // side branches inside SIDE '...', and the meta commands with their arguments.
 // It implements readline.AutoCompleter.
@@ -165,7 +166,8 @@ func (c *completer) candidates(prev, cur string) (word string, cands []string) {
 	cands = append(columnNames(named), c.streamNames()...)
 	cands = filterPrefix(cands, word, false)
 	kw := filterPrefix(withSpace(parser.Keywords()), word, true)
-	return word, dedupe(append(cands, kw...))
+	fn := filterPrefix(functionWords(), word, true)
+	return word, dedupe(append(append(cands, kw...), fn...))
 }
 
 // meta completes a meta command line (it starts with '.').
@@ -191,6 +193,8 @@ func (c *completer) meta(line string) (string, []string) {
 		return arg, filterPrefix([]string{"on ", "off "}, arg, false)
 	case ".read":
 		return arg, completePath(arg)
+	case ".help", ".h", ".?":
+		return arg, filterPrefix([]string{"functions "}, arg, false)
 	}
 	return "", nil
 }

@@ -42,8 +42,12 @@ func TestCompleterCandidates(t *testing.T) {
 		{"", "SELECT * FROM ", "", []string{"allowed ", "orders ", "sensors "}, true},
 		{"", "select * from sensors where temp", "temp", []string{"temperature "}, true},
 		{"", "SELECT dev", "dev", []string{"deviceNo "}, true}, // no stream named yet: all streams' columns
-		{"", "SELECT * FROM orders WHERE pro", "pro", []string{"product "}, true},
-		{"", "SELECT * FROM orders WHERE t", "t", []string{"table ", "then ", "timestamp ", "true ", "tumble "}, true}, // tier and ts are not orders' columns
+		{"", "SELECT * FROM orders WHERE pro", "pro", []string{"proctime(", "product "}, true},
+		{"", "SELECT * FROM orders WHERE t", "t", []string{"table ", "tan(", "then ", "time ", "timestamp ", "timestampadd(", "timestampdiff(", "to_base64(",
+			"to_timestamp(", "to_timestamp_ltz(", "trim(", "true ", "truncate(", "tumble "}, true}, // tier and ts are not orders' columns; functions from the table
+		{"", "SELECT DATE_F", "DATE_F", []string{"DATE_FORMAT("}, true},
+		{"", "SELECT regexp_e", "regexp_e", []string{"regexp_extract("}, true},
+		{"", ".help f", "f", []string{"functions "}, true},
 		{"SELECT o.*\n", "FROM orders o SEMI JOIN allowed a ON o.product = a.t", "t", []string{"tier "}, true},
 		{"", "SELECT sensors.", "", []string{"deviceNo ", "ts ", "temperature "}, true},
 		{"", "sel", "sel", []string{"select "}, true},
@@ -61,7 +65,7 @@ func TestCompleterCandidates(t *testing.T) {
 		{"", "CREATE STREAM `x", "`x", nil, true},
 		{"", "DROP STREAM IF EXISTS al", "al", []string{"allowed "}, true},
 		{"", "CREATE STREAM x", "x", nil, true},
-		{"", "SELECT 1; SELECT * FROM orders WHERE i", "i", []string{"id ", "if ", "in ", "insert ", "interval ", "into ", "is "}, true},
+		{"", "SELECT 1; SELECT * FROM orders WHERE i", "i", []string{"id ", "if ", "if(", "ifnull(", "in ", "initcap(", "insert ", "instr(", "interval ", "into ", "is ", "is_json("}, true},
 		{"", "SELECT * -- a comment", "", nil, true},
 		{"", ".sch", ".sch", []string{".schema "}, true},
 		{"", ".schema se", "se", []string{"sensors "}, true},

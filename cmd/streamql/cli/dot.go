@@ -186,7 +186,11 @@ func parseDot(d dotLine) (*dotCmd, *parser.Error) {
 		return parser.Errorf(off, format, a...)
 	}
 	switch c.name {
-	case ".quit", ".exit", ".q", ".help", ".h", ".?", ".streams", ".tables":
+	case ".help", ".h", ".?":
+		if len(c.args) > 1 || len(c.args) == 1 && !strings.EqualFold(c.args[0], "functions") {
+			return nil, errAt(0, "%s takes no argument or 'functions'", c.name)
+		}
+	case ".quit", ".exit", ".q", ".streams", ".tables":
 		if len(c.args) > 0 {
 			return nil, errAt(0, "%s takes no arguments", c.name)
 		}
@@ -237,6 +241,9 @@ func (s *Session) execDot(ctx context.Context, sc *scriptCtx, d dotLine, out io.
 	case ".quit", ".exit", ".q":
 		s.Closed = true // the run ends here, with status 0
 	case ".help", ".h", ".?":
+		if len(c.args) == 1 {
+			return writeFunctionHelp(out)
+		}
 		w := bufio.NewWriter(out)
 		for _, m := range metaCommands {
 			fmt.Fprintf(w, "%-20s %s\n", strings.TrimSpace(m.name+" "+m.args), m.help)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"streamql/internal/editdist"
 )
 
 // flagHint is what each flag that takes a value expects, for messages.
@@ -113,7 +115,7 @@ func isFlagSpelling(fs *pflag.FlagSet, arg string) bool {
 func closestFlag(fs *pflag.FlagSet, name string) string {
 	best, bestD := "", 3
 	fs.VisitAll(func(f *pflag.Flag) {
-		d := editDistance(name, f.Name)
+		d := editdist.Distance(name, f.Name)
 		if strings.HasPrefix(f.Name, name) && len(name) >= 2 {
 			d = min(d, 1)
 		}
@@ -122,25 +124,4 @@ func closestFlag(fs *pflag.FlagSet, name string) string {
 		}
 	})
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -307,7 +307,7 @@ func (r *repl) guard(f func(ctx context.Context)) {
 type metaCommand struct{ name, args, help string }
 
 var metaCommands = []metaCommand{
-	{".help", "", "this help"},
+	{".help", "[functions]", "this help; .help functions lists the functions"},
 	{".streams", "", "list the declared streams (SHOW STREAMS)"},
 	{".schema", "[NAME]", "the columns of stream NAME (DESCRIBE NAME); all streams without NAME"},
 	{".format", "[FMT]", "output format: " + strings.Join(render.Formats, ", ")},

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"streamql/executor/expr"
+)
+
+// functionWords are the completions of the function table's names
+// (executor/expr.Functions, SPEC 2.10): "NAME(" for a call, "NAME " for the
+// names written without parentheses (CURRENT_TIMESTAMP, the DATE/TIME
+// literals, CASE, CAST's keyword is a keyword already).
+func functionWords() []string {
+	var out []string
+	for _, n := range expr.Names() {
+		if strings.Contains(n, " ") {
+			continue // IS DISTINCT FROM: keywords
+		}
+		switch n {
+		case "CASE", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "DATE", "TIME", "TIMESTAMP":
+			out = append(out, n+" ")
+		default:
+			out = append(out, n+"(")
+		}
+	}
+	return out
+}
+
+// writeFunctionHelp writes `.help functions`: each function of the table by
+// group, with its signatures and what it returns.
+func writeFunctionHelp(out io.Writer) error {
+	w := bufio.NewWriter(out)
+	for _, g := range []string{"time", "text", "number", "condition", "json", "other"} {
+		fmt.Fprintf(w, "%s functions:\n", strings.ToUpper(g[:1])+g[1:])
+		for _, f := range expr.Functions {
+			if f.Group != g {
+				continue
+			}
+			fmt.Fprintf(w, "  %-18s %s\n", f.Name, f.Doc)
+			for _, s := range f.Signatures() {
+				fmt.Fprintf(w, "  %-18s   %s\n", "", s)
+			}
+		}
+	}
+	fmt.Fprintln(w, "SHOW FUNCTIONS lists them with their NULL rules; unknown names get the closest ones.")
+	return w.Flush()
+}

@@ -1,0 +1,4 @@
+package expr
+
+// MustLiteral exports mustLiteral to the tests.
+var MustLiteral = mustLiteral

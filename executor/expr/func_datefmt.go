@@ -1,0 +1,328 @@
+package expr
+
+import "time"
+
+// dateFormat is a compiled Java SimpleDateFormat pattern (DATE_FORMAT,
+// TO_TIMESTAMP, FROM_UNIXTIME; SPEC 2.10): a list of fields and literals,
+// formatted and parsed without allocating. Time zones are UTC (SPEC 1: no
+// time zone): z prints UTC, Z +0000, X Z.
+type dateFormat struct {
+	parts []datePart
+}
+
+// datePart is a letter repeated n times, or (letter 0) the literal text.
+type datePart struct {
+	letter byte
+	n      int
+	text   string
+}
+
+// dateLetters are the SimpleDateFormat letters streamql formats.
+const dateLetters = "GyYMLdDEuaHkKhmsSzZX"
+
+// compileDateFormat compiles a SimpleDateFormat pattern. A letter Java does
+// not know, or one streamql does not support (w, W, F), is an *ArgError at
+// its offset (Java throws IllegalArgumentException for the former).
+func compileDateFormat(p string) (*dateFormat, error) {
+	f := &dateFormat{}
+	lit := []byte{}
+	flush := func() {
+		if len(lit) > 0 {
+			f.parts = append(f.parts, datePart{text: string(lit)})
+			lit = lit[:0]
+		}
+	}
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == '\'':
+			if i+1 < len(p) && p[i+1] == '\'' {
+				lit = append(lit, '\'')
+				i += 2
+				continue
+			}
+			end := i + 1
+			for end < len(p) {
+				if p[end] == '\'' {
+					if end+1 < len(p) && p[end+1] == '\'' {
+						lit = append(lit, '\'')
+						end += 2
+						continue
+					}
+					break
+				}
+				lit = append(lit, p[end])
+				end++
+			}
+			if end >= len(p) {
+				return nil, &ArgError{Offset: i, Msg: "unterminated quote in the date format"}
+			}
+			i = end + 1
+		case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
+			if !containsByte(dateLetters, c) {
+				msg := "unknown date format letter '" + string(c) + "'; use Java SimpleDateFormat letters (yyyy MM dd HH mm ss SSS E a ...), and quote text as 'T'"
+				if c == 'w' || c == 'W' || c == 'F' {
+					msg = "date format letter '" + string(c) + "' (week of year/month) is not supported"
+				}
+				return nil, &ArgError{Offset: i, Msg: msg}
+			}
+			n := 1
+			for i+n < len(p) && p[i+n] == c {
+				n++
+			}
+			flush()
+			f.parts = append(f.parts, datePart{letter: c, n: n})
+			i += n
+		default:
+			lit = append(lit, c)
+			i++
+		}
+	}
+	flush()
+	return f, nil
+}
+
+func containsByte(s string, c byte) bool {
+	for k := 0; k < len(s); k++ {
+		if s[k] == c {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	monthNames = [12]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+	dayNames   = [7]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+)
+
+// appendPadded appends v in decimal, zero-padded to n digits (a minus sign first).
+func appendPadded(dst []byte, v int64, n int) []byte {
+	if v < 0 {
+		dst = append(dst, '-')
+		v = -v
+	}
+	var buf [20]byte
+	k := len(buf)
+	for v > 0 || k == len(buf) {
+		k--
+		buf[k] = byte('0' + v%10)
+		v /= 10
+	}
+	for pad := n - (len(buf) - k); pad > 0; pad-- {
+		dst = append(dst, '0')
+	}
+	return append(dst, buf[k:]...)
+}
+
+// append formats epoch milliseconds ms (UTC) and appends it to dst.
+func (f *dateFormat) append(dst []byte, ms int64) []byte {
+	t := utc(ms)
+	// the fields once per value (each time.Time accessor recomputes the date)
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
+	for _, p := range f.parts {
+		switch p.letter {
+		case 0:
+			dst = append(dst, p.text...)
+		case 'G':
+			if year > 0 {
+				dst = append(dst, "AD"...)
+			} else {
+				dst = append(dst, "BC"...)
+			}
+		case 'y', 'Y':
+			y := int64(year)
+			if p.n == 2 {
+				dst = appendPadded(dst, (y%100+100)%100, 2)
+			} else {
+				dst = appendPadded(dst, y, p.n)
+			}
+		case 'M', 'L':
+			switch {
+			case p.n >= 4:
+				dst = append(dst, monthNames[month-1]...)
+			case p.n == 3:
+				dst = append(dst, monthNames[month-1][:3]...)
+			default:
+				dst = appendPadded(dst, int64(month), p.n)
+			}
+		case 'd':
+			dst = appendPadded(dst, int64(day), p.n)
+		case 'D':
+			dst = appendPadded(dst, int64(t.YearDay()), p.n)
+		case 'E':
+			if p.n >= 4 {
+				dst = append(dst, dayNames[t.Weekday()]...)
+			} else {
+				dst = append(dst, dayNames[t.Weekday()][:3]...)
+			}
+		case 'u':
+			wd := int64(t.Weekday())
+			if wd == 0 {
+				wd = 7
+			}
+			dst = appendPadded(dst, wd, p.n)
+		case 'a':
+			if hour < 12 {
+				dst = append(dst, "AM"...)
+			} else {
+				dst = append(dst, "PM"...)
+			}
+		case 'H':
+			dst = appendPadded(dst, int64(hour), p.n)
+		case 'k':
+			h := int64(hour)
+			if h == 0 {
+				h = 24
+			}
+			dst = appendPadded(dst, h, p.n)
+		case 'K':
+			dst = appendPadded(dst, int64(hour%12), p.n)
+		case 'h':
+			h := int64(hour % 12)
+			if h == 0 {
+				h = 12
+			}
+			dst = appendPadded(dst, h, p.n)
+		case 'm':
+			dst = appendPadded(dst, int64(minute), p.n)
+		case 's':
+			dst = appendPadded(dst, int64(sec), p.n)
+		case 'S':
+			dst = appendPadded(dst, int64(t.Nanosecond()/1e6), p.n)
+		case 'z':
+			dst = append(dst, "UTC"...)
+		case 'Z':
+			dst = append(dst, "+0000"...)
+		case 'X':
+			dst = append(dst, 'Z')
+		}
+	}
+	return dst
+}
+
+// parse reads s by the format (numeric fields, month and day names,
+// literals; the whole text must match) as epoch milliseconds, UTC. A numeric
+// field followed directly by another takes exactly its letters' count of
+// digits (yyyyMMdd), else up to 9 digits.
+func (f *dateFormat) parse(s []byte) (int64, bool) {
+	year, month, day := int64(1970), int64(1), int64(1)
+	var hour, minute, sec, milli int64
+	pm, hour12 := false, false
+	pos := 0
+	for k, p := range f.parts {
+		if p.letter == 0 {
+			if len(s)-pos < len(p.text) || string(s[pos:pos+len(p.text)]) != p.text {
+				return 0, false
+			}
+			pos += len(p.text)
+			continue
+		}
+		switch p.letter {
+		case 'M', 'L':
+			if p.n >= 3 {
+				m, n := matchName(s[pos:], monthNames[:], p.n == 3)
+				if n == 0 {
+					return 0, false
+				}
+				month, pos = int64(m+1), pos+n
+				continue
+			}
+		case 'E':
+			_, n := matchName(s[pos:], dayNames[:], p.n < 4)
+			if n == 0 {
+				return 0, false
+			}
+			pos += n
+			continue
+		case 'a':
+			switch {
+			case len(s)-pos >= 2 && (string(s[pos:pos+2]) == "AM" || string(s[pos:pos+2]) == "am"):
+			case len(s)-pos >= 2 && (string(s[pos:pos+2]) == "PM" || string(s[pos:pos+2]) == "pm"):
+				pm = true
+			default:
+				return 0, false
+			}
+			pos += 2
+			continue
+		case 'G', 'z', 'Z', 'X':
+			return 0, false
+		}
+		width := 9
+		if k+1 < len(f.parts) && f.parts[k+1].letter != 0 {
+			width = p.n
+		}
+		v, n := readDigits(s[pos:], width)
+		if n == 0 {
+			return 0, false
+		}
+		pos += n
+		switch p.letter {
+		case 'y', 'Y':
+			year = v
+			if p.n == 2 && n == 2 {
+				year += 2000 // (Java picks the century within 80 years before, 20 after now)
+			}
+		case 'M', 'L':
+			month = v
+		case 'd':
+			day = v
+		case 'H', 'k':
+			hour = v % 24
+		case 'h', 'K':
+			hour, hour12 = v%12, true
+		case 'm':
+			minute = v
+		case 's':
+			sec = v
+		case 'S':
+			milli = v
+		case 'D', 'u':
+		}
+	}
+	if pos != len(s) {
+		return 0, false
+	}
+	if hour12 && pm {
+		hour += 12
+	}
+	if month < 1 || month > 12 || day < 1 || day > int64(daysIn(int(year), time.Month(month))) || hour > 23 || minute > 59 || sec > 59 || milli > 999 || year > 292278994 {
+		return 0, false
+	}
+	t := time.Date(int(year), time.Month(month), int(day), int(hour), int(minute), int(sec), int(milli)*1e6, time.UTC)
+	return t.UnixMilli(), true
+}
+
+// readDigits reads up to width decimal digits at the start of s.
+func readDigits(s []byte, width int) (v int64, n int) {
+	for n < len(s) && n < width && s[n] >= '0' && s[n] <= '9' {
+		v = v*10 + int64(s[n]-'0')
+		n++
+	}
+	return v, n
+}
+
+// matchName finds which of names (or their first 3 letters when short) s
+// starts with, case-insensitively: its index and length, or n 0.
+func matchName(s []byte, names []string, short bool) (idx, n int) {
+	for k, name := range names {
+		if short {
+			name = name[:3]
+		}
+		if len(s) >= len(name) && equalFoldASCII(s[:len(name)], name) {
+			return k, len(name)
+		}
+	}
+	return 0, 0
+}
+
+func equalFoldASCII(a []byte, b string) bool {
+	for k := range a {
+		x, y := a[k]|0x20, b[k]|0x20
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,427 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+
+	"streamql/catalog"
+	"streamql/executor/format"
+	"streamql/executor/vector"
+)
+
+// The JSON functions of the function table (SPEC 2.10) over VARCHAR JSON
+// text: a path is compiled once (when constant) and walked over the text
+// without decoding it into Go values.
+
+// pathStep is one step of a JSON path: a member key, or an array index.
+type pathStep struct {
+	key   string
+	index int
+	isKey bool
+}
+
+// compileJSONPath reads a lax SQL/JSON path: $ then .key, ."key", ['key'] or
+// [n] steps. The "lax" / "strict" mode words are accepted (lax is used).
+func compileJSONPath(p string) ([]pathStep, *ArgError) {
+	i := 0
+	for _, mode := range []string{"lax ", "strict "} {
+		if len(p) >= len(mode) && p[:len(mode)] == mode {
+			i = len(mode)
+		}
+	}
+	for i < len(p) && p[i] == ' ' {
+		i++
+	}
+	if i >= len(p) || p[i] != '$' {
+		return nil, &ArgError{Offset: i, Msg: "a JSON path starts with $ (like '$.a.b' or '$.a[0]')"}
+	}
+	i++
+	var steps []pathStep
+	for i < len(p) {
+		switch p[i] {
+		case '.':
+			i++
+			if i < len(p) && p[i] == '[' {
+				continue // $.["a.b"] is $["a.b"] (Flink's docs write it so)
+			}
+			if i < len(p) && p[i] == '"' {
+				end := i + 1
+				for end < len(p) && p[end] != '"' {
+					end++
+				}
+				if end >= len(p) {
+					return nil, &ArgError{Offset: i, Msg: "unterminated quoted key in the JSON path"}
+				}
+				steps = append(steps, pathStep{key: p[i+1 : end], isKey: true})
+				i = end + 1
+				continue
+			}
+			start := i
+			for i < len(p) && p[i] != '.' && p[i] != '[' {
+				i++
+			}
+			if i == start {
+				return nil, &ArgError{Offset: start, Msg: "a JSON path step needs a key after '.'"}
+			}
+			if p[start:i] == "*" {
+				return nil, &ArgError{Offset: start, Msg: "wildcards in JSON paths are not supported"}
+			}
+			steps = append(steps, pathStep{key: p[start:i], isKey: true})
+		case '[':
+			end := i + 1
+			for end < len(p) && p[end] != ']' {
+				end++
+			}
+			if end >= len(p) {
+				return nil, &ArgError{Offset: i, Msg: "missing ] in the JSON path"}
+			}
+			in := p[i+1 : end]
+			if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
+				steps = append(steps, pathStep{key: in[1 : len(in)-1], isKey: true})
+			} else {
+				n, err := strconv.Atoi(in)
+				if err != nil || n < 0 {
+					return nil, &ArgError{Offset: i + 1, Msg: "a JSON path index is a number from 0 or a quoted key"}
+				}
+				steps = append(steps, pathStep{index: n})
+			}
+			i = end + 1
+		case ' ':
+			i++
+		default:
+			return nil, &ArgError{Offset: i, Msg: "unexpected '" + string(p[i]) + "' in the JSON path"}
+		}
+	}
+	return steps, nil
+}
+
+// pathArg returns argument k's compiled path (nil, false: no path, NULL).
+func pathArg(args []Arg, k int) (func(a []*vector.Vec, i int) ([]pathStep, bool), error) {
+	if args[k].Const {
+		if args[k].Value.Null {
+			return func([]*vector.Vec, int) ([]pathStep, bool) { return nil, false }, nil
+		}
+		steps, err := compileJSONPath(string(args[k].Value.S))
+		if err != nil {
+			err.Arg = k
+			return nil, err
+		}
+		return func([]*vector.Vec, int) ([]pathStep, bool) { return steps, true }, nil
+	}
+	return func(a []*vector.Vec, i int) ([]pathStep, bool) {
+		steps, err := compileJSONPath(string(a[k].S[i]))
+		return steps, err == nil
+	}, nil
+}
+
+// skipWS skips JSON whitespace from i.
+func skipWS(s []byte, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the (valid) JSON value starting at i.
+func skipValue(s []byte, i int) int {
+	switch s[i] {
+	case '"':
+		return skipString(s, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(s); i++ {
+			switch s[i] {
+			case '"':
+				i = skipString(s, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(s) && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the JSON string starting at i (its quote).
+func skipString(s []byte, i int) int {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// keyEquals reports whether the JSON string s (quotes included) is key.
+func keyEquals(s []byte, key string) bool {
+	inner := s[1 : len(s)-1]
+	for _, c := range inner {
+		if c == '\\' {
+			var buf [64]byte
+			return string(appendUnquoted(buf[:0], s)) == key
+		}
+	}
+	return string(inner) == key
+}
+
+// walkJSON returns the value the path finds in valid JSON text s (its
+// bytes), or false.
+func walkJSON(s []byte, steps []pathStep) ([]byte, bool) {
+	i := skipWS(s, 0)
+	for _, st := range steps {
+		if i >= len(s) {
+			return nil, false
+		}
+		found := false
+		switch {
+		case st.isKey && s[i] == '{':
+			// the last member of the key wins, as in Flink's JSON tree
+			i = skipWS(s, i+1)
+			at := 0
+			for i < len(s) && s[i] == '"' {
+				kend := skipString(s, i)
+				match := keyEquals(s[i:kend], st.key)
+				i = skipWS(s, kend)
+				i = skipWS(s, i+1) // ':'
+				if match {
+					found, at = true, i
+				}
+				i = skipWS(s, skipValue(s, i))
+				if i < len(s) && s[i] == ',' {
+					i = skipWS(s, i+1)
+				}
+			}
+			i = at
+		case !st.isKey && s[i] == '[':
+			i = skipWS(s, i+1)
+			for n := 0; i < len(s) && s[i] != ']'; n++ {
+				if n == st.index {
+					found = true
+					break
+				}
+				i = skipWS(s, skipValue(s, i))
+				if i < len(s) && s[i] == ',' {
+					i = skipWS(s, i+1)
+				}
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	if i >= len(s) {
+		return nil, false
+	}
+	return s[i:skipValue(s, i)], true
+}
+
+// appendCompact appends JSON text v without its insignificant whitespace.
+func appendCompact(dst, v []byte) []byte {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			end := skipString(v, i)
+			dst = append(dst, v[i:end]...)
+			i = end - 1
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// jsonPathFn prepares a function of (json, path): it gets the value found.
+func jsonPathFn(args []Arg, f func(v []byte, dst []byte) ([]byte, bool)) (RowFunc, error) {
+	pathOf, err := pathArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		steps, ok := pathOf(a, i)
+		if !ok || !validJSON(a[0].S[i]) {
+			return dst, false
+		}
+		v, ok := walkJSON(a[0].S[i], steps)
+		if !ok {
+			return dst, false
+		}
+		return f(v, dst)
+	}), nil
+}
+
+// prepJSONValue is JSON_VALUE(json, path): a string's text, a number's or a
+// boolean's JSON text; NULL for null, an object or an array (Flink's NULL ON
+// EMPTY, NULL ON ERROR).
+func prepJSONValue(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return jsonPathFn(args, func(v, dst []byte) ([]byte, bool) {
+		switch v[0] {
+		case '{', '[', 'n':
+			return dst, false
+		case '"':
+			return appendUnquoted(dst, v), true
+		}
+		return append(dst, v...), true
+	})
+}
+
+// prepJSONQuery is JSON_QUERY(json, path): an object or array found, as
+// compact JSON text (Flink's WITHOUT WRAPPER: a scalar gives NULL).
+func prepJSONQuery(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return jsonPathFn(args, func(v, dst []byte) ([]byte, bool) {
+		if v[0] != '{' && v[0] != '[' {
+			return dst, false
+		}
+		return appendCompact(dst, v), true
+	})
+}
+
+// prepJSONExists is JSON_EXISTS(json, path): FALSE for invalid JSON (Flink's
+// FALSE ON ERROR).
+func prepJSONExists(args []Arg, _ catalog.Type) (RowFunc, error) {
+	pathOf, err := pathArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		steps, ok := pathOf(a, i)
+		if !ok {
+			return false
+		}
+		_, found := walkJSON(a[0].S[i], steps)
+		out.B[i] = found && validJSON(a[0].S[i])
+		return true
+	}, nil
+}
+
+// prepIsJSON is s IS JSON [kind] (IS_JSON(s[, kind])): whether s is valid
+// JSON of the kind (VALUE: any, SCALAR, ARRAY, OBJECT); FALSE for NULL.
+func prepIsJSON(args []Arg, _ catalog.Type) (RowFunc, error) {
+	kind := "VALUE"
+	if len(args) == 2 {
+		kind = strings.ToUpper(string(args[1].Value.S))
+		if !args[1].Const || (kind != "VALUE" && kind != "SCALAR" && kind != "ARRAY" && kind != "OBJECT") {
+			return nil, &ArgError{Arg: 1, Offset: -1, Msg: "IS JSON takes VALUE, SCALAR, ARRAY or OBJECT"}
+		}
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		s := a[0].S[i]
+		ok := !a[0].Null[i] && validJSON(s)
+		if ok && kind != "VALUE" {
+			switch c := s[skipWS(s, 0)]; kind {
+			case "ARRAY":
+				ok = c == '['
+			case "OBJECT":
+				ok = c == '{'
+			default:
+				ok = c != '[' && c != '{'
+			}
+		}
+		out.B[i] = ok
+		return true
+	}, nil
+}
+
+// appendJSONString appends s as a JSON string, as the json format writes
+// text (executor/format).
+func appendJSONString(dst, s []byte) []byte { return format.AppendJSONString(dst, s) }
+
+// appendJSONValue appends row i of v, of type t, as JSON: text and
+// timestamps as strings, numbers and booleans as they print (a DOUBLE that is
+// not finite as a string, as Jackson writes it).
+func appendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
+	switch t {
+	case catalog.Varchar:
+		return appendJSONString(dst, v.S[i])
+	case catalog.Timestamp:
+		start := len(dst)
+		dst = vector.AppendValue(dst, t, v, i)
+		var buf [40]byte
+		txt := append(buf[:0], dst[start:]...)
+		return appendJSONString(dst[:start], txt)
+	case catalog.Double:
+		f := v.F[i]
+		if f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 {
+			start := len(dst)
+			dst = vector.AppendValue(dst, t, v, i)
+			var buf [16]byte
+			txt := append(buf[:0], dst[start:]...)
+			return appendJSONString(dst[:start], txt)
+		}
+	}
+	return vector.AppendValue(dst, t, v, i)
+}
+
+// prepJSONString is JSON_STRING(x): x as JSON text.
+func prepJSONString(args []Arg, _ catalog.Type) (RowFunc, error) {
+	t := args[0].Type
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		return appendJSONValue(dst, t, a[0], i), true
+	}), nil
+}
+
+// prepJSONArray is JSON_ARRAY(x, ...): the values that are not NULL (Flink's
+// ABSENT ON NULL).
+func prepJSONArray(args []Arg, _ catalog.Type) (RowFunc, error) {
+	types := make([]catalog.Type, len(args))
+	for k, a := range args {
+		types[k] = a.Type
+	}
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		dst = append(dst, '[')
+		first := true
+		for k, v := range a {
+			if v.Null[i] || types[k] == catalog.Unknown {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendJSONValue(dst, types[k], v, i)
+		}
+		return append(dst, ']'), true
+	}), nil
+}
+
+// prepJSONObject is JSON_OBJECT(k1, v1, ...), TiDB's spelling of Flink's
+// JSON_OBJECT(KEY k1 VALUE v1, ...): NULL values are written as null
+// (Flink's NULL ON NULL); a NULL key gives NULL (Flink throws).
+func prepJSONObject(args []Arg, _ catalog.Type) (RowFunc, error) {
+	if len(args)%2 != 0 {
+		return nil, &ArgError{Arg: len(args) - 1, Offset: -1, Msg: "JSON_OBJECT takes key, value pairs"}
+	}
+	types := make([]catalog.Type, len(args))
+	for k, a := range args {
+		types[k] = a.Type
+	}
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		dst = append(dst, '{')
+		for k := 0; k < len(a); k += 2 {
+			if a[k].Null[i] || types[k] != catalog.Varchar {
+				return dst, false
+			}
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(appendJSONString(dst, a[k].S[i]), ':')
+			if a[k+1].Null[i] || types[k+1] == catalog.Unknown {
+				dst = append(dst, "null"...)
+			} else {
+				dst = appendJSONValue(dst, types[k+1], a[k+1], i)
+			}
+		}
+		return append(dst, '}'), true
+	}), nil
+}

@@ -1,0 +1,431 @@
+package expr
+
+import (
+	"strings"
+	"time"
+
+	"streamql/catalog"
+	"streamql/catalog/textconv"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// The time functions of the function table (SPEC 2.10): TIMESTAMP values are
+// epoch milliseconds without a time zone (SPEC 1), read as UTC.
+
+// utc returns the time of epoch milliseconds ms, UTC.
+func utc(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// field returns the calendar field unit of t: YEAR, QUARTER, MONTH, WEEK (ISO
+// 8601), DAY, DOY, DOW (1 = Sunday, as Flink's DAYOFWEEK), HOUR, MINUTE,
+// SECOND, MILLISECOND, MICROSECOND (of the minute, as Calcite's EXTRACT).
+func field(unit string, t time.Time) int64 {
+	switch unit {
+	case "YEAR":
+		return int64(t.Year())
+	case "QUARTER":
+		return int64(t.Month()+2) / 3
+	case "MONTH":
+		return int64(t.Month())
+	case "WEEK":
+		_, w := t.ISOWeek()
+		return int64(w)
+	case "DAY":
+		return int64(t.Day())
+	case "DOY":
+		return int64(t.YearDay())
+	case "DOW":
+		return int64(t.Weekday()) + 1
+	case "HOUR":
+		return int64(t.Hour())
+	case "MINUTE":
+		return int64(t.Minute())
+	case "SECOND":
+		return int64(t.Second())
+	case "MILLISECOND":
+		return int64(t.Second())*1000 + int64(t.Nanosecond()/1e6)
+	case "MICROSECOND":
+		return int64(t.Second())*1_000_000 + int64(t.Nanosecond()/1e3)
+	}
+	return 0
+}
+
+// extractUnits are EXTRACT's units (TiDB's names, and Flink's DOY/DOW).
+var extractUnits = map[string]bool{"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "DOY": true,
+	"DOW": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true}
+
+// prepField is a TIMESTAMP → BIGINT calendar field (HOUR, YEAR, ...).
+func prepField(unit string) func([]Arg, catalog.Type) (RowFunc, error) {
+	return func([]Arg, catalog.Type) (RowFunc, error) {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			out.I[i] = field(unit, utc(a[0].I[i]))
+			return true
+		}, nil
+	}
+}
+
+// prepExtract is EXTRACT(unit FROM ts), the planner passing the unit as a
+// constant first argument.
+func prepExtract(args []Arg, _ catalog.Type) (RowFunc, error) {
+	unit := strings.ToUpper(string(args[0].Value.S))
+	if !args[0].Const || !extractUnits[unit] {
+		return nil, &ArgError{Arg: 0, Offset: -1, Msg: "EXTRACT takes YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND"}
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		out.I[i] = field(unit, utc(a[1].I[i]))
+		return true
+	}, nil
+}
+
+// unitMillis are the fixed-length units of TIMESTAMPADD / TIMESTAMPDIFF.
+var unitMillis = map[string]int64{"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 7 * 86_400_000}
+
+// unitMonths are their calendar units.
+var unitMonths = map[string]int64{"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+
+func timeUnit(args []Arg, fn string) (string, error) {
+	unit := strings.ToUpper(string(args[0].Value.S))
+	if _, ok := unitMillis[unit]; ok {
+		return unit, nil
+	}
+	if _, ok := unitMonths[unit]; ok {
+		return unit, nil
+	}
+	return "", &ArgError{Arg: 0, Offset: -1, Msg: fn + " takes SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR"}
+}
+
+// addMonths adds n months to ms, keeping the time of day and clamping the
+// day to the month's last (Jan 31 + 1 month = Feb 28, as Flink/Calcite).
+func addMonths(ms, n int64) (int64, bool) {
+	if n > 12*300000 || n < -12*300000 {
+		return 0, false
+	}
+	t := utc(ms)
+	y, m := int64(t.Year()), int64(t.Month())-1+n
+	y += floorDiv(m, 12)
+	m = m - floorDiv(m, 12)*12
+	d := t.Day()
+	if last := daysIn(int(y), time.Month(m+1)); d > last {
+		d = last
+	}
+	r := time.Date(int(y), time.Month(m+1), d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	return r.UnixMilli(), true
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// prepTimestampAdd is TIMESTAMPADD(unit, n, ts), the unit a constant first
+// argument: NULL past the TIMESTAMP range.
+func prepTimestampAdd(args []Arg, _ catalog.Type) (RowFunc, error) {
+	unit, err := timeUnit(args, "TIMESTAMPADD")
+	if err != nil {
+		return nil, err
+	}
+	if months, ok := unitMonths[unit]; ok {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			n, ok := mulOK(a[1].I[i], months)
+			if !ok {
+				return false
+			}
+			out.I[i], ok = addMonths(a[2].I[i], n)
+			return ok
+		}, nil
+	}
+	step := unitMillis[unit]
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		d, ok := mulOK(a[1].I[i], step)
+		if !ok {
+			return false
+		}
+		out.I[i], ok = AddInterval(a[2].I[i], d)
+		return ok
+	}, nil
+}
+
+// mulOK is a * b and false on overflow.
+func mulOK(a, b int64) (int64, bool) { return mulInt(a, b) }
+
+// mulInt and subInt are BIGINT * and - (false on overflow).
+var mulInt, subInt = intOps[plan.OpMul], intOps[plan.OpSub]
+
+// prepTimestampDiff is TIMESTAMPDIFF(unit, t1, t2): whole units from t1 to t2
+// (toward zero; months counted on the calendar, as Flink/Calcite).
+func prepTimestampDiff(args []Arg, _ catalog.Type) (RowFunc, error) {
+	unit, err := timeUnit(args, "TIMESTAMPDIFF")
+	if err != nil {
+		return nil, err
+	}
+	if months, ok := unitMonths[unit]; ok {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			out.I[i] = monthsBetween(a[1].I[i], a[2].I[i]) / months
+			return true
+		}, nil
+	}
+	step := unitMillis[unit]
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		d, ok := subInt(a[2].I[i], a[1].I[i])
+		if !ok {
+			return false
+		}
+		out.I[i] = d / step
+		return true
+	}, nil
+}
+
+// monthsBetween is the number of whole months from t1 to t2 (negative when
+// t2 is earlier).
+func monthsBetween(t1, t2 int64) int64 {
+	if t2 < t1 {
+		return -monthsBetween(t2, t1)
+	}
+	a, b := utc(t1), utc(t2)
+	m := int64(b.Year()-a.Year())*12 + int64(b.Month()-a.Month())
+	if m > 0 {
+		if back, ok := addMonths(t1, m); ok && back > t2 {
+			m--
+		}
+	}
+	return m
+}
+
+// prepNow is CURRENT_TIMESTAMP / NOW() / PROCTIME(): the wall clock in
+// milliseconds, UTC, read per row (Flink evaluates it per record in a stream).
+func prepNow([]Arg, catalog.Type) (RowFunc, error) {
+	return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
+		out.I[i] = time.Now().UnixMilli()
+		return true
+	}, nil
+}
+
+// prepToTimestampLTZ is TO_TIMESTAMP_LTZ(n, 0 | 3): epoch seconds or
+// milliseconds (BIGINT or DOUBLE) as a TIMESTAMP.
+func prepToTimestampLTZ(args []Arg, _ catalog.Type) (RowFunc, error) {
+	if !args[1].Const || args[1].Value.Null || (args[1].Value.I != 0 && args[1].Value.I != 3) {
+		return nil, &ArgError{Arg: 1, Offset: -1, Msg: "TO_TIMESTAMP_LTZ's precision must be 0 (seconds) or 3 (milliseconds)"}
+	}
+	scale := int64(1)
+	if args[1].Value.I == 0 {
+		scale = 1000
+	}
+	if args[0].Type == catalog.Double {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			f := a[0].F[i] * float64(scale)
+			if f != f || f >= 9.2e18 || f <= -9.2e18 {
+				return false
+			}
+			out.I[i] = int64(f)
+			return true
+		}, nil
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		v, ok := mulOK(a[0].I[i], scale)
+		out.I[i] = v
+		return ok
+	}, nil
+}
+
+// defaultFormat is the format TO_TIMESTAMP, UNIX_TIMESTAMP and FROM_UNIXTIME
+// use without one (Flink's).
+var defaultFormat = mustFormat("yyyy-MM-dd HH:mm:ss")
+
+func mustFormat(p string) *dateFormat {
+	f, err := compileDateFormat(p)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// formatArg returns the format of a call's argument k: compiled once when it
+// is constant (an error is an *ArgError for the planner), else per row by a
+// cache that recompiles only when the text changes.
+func formatArg(args []Arg, k int) (func(a []*vector.Vec, i int) *dateFormat, error) {
+	if k >= len(args) {
+		return func([]*vector.Vec, int) *dateFormat { return defaultFormat }, nil
+	}
+	if args[k].Const {
+		f, err := compileDateFormat(string(args[k].Value.S))
+		if err != nil {
+			err.(*ArgError).Arg = k
+			return nil, err
+		}
+		return func([]*vector.Vec, int) *dateFormat { return f }, nil
+	}
+	var last []byte
+	var lastF *dateFormat
+	return func(a []*vector.Vec, i int) *dateFormat {
+		s := a[k].S[i]
+		if lastF != nil && string(s) == string(last) {
+			return lastF
+		}
+		f, err := compileDateFormat(string(s))
+		if err != nil {
+			return nil
+		}
+		last, lastF = append(last[:0], s...), f
+		return f
+	}, nil
+}
+
+// parseArg returns the reading of text argument 0 by the format of argument
+// 1 (the default format without one): epoch milliseconds, or false when the
+// text does not match or the format (not constant) is bad.
+func parseArg(args []Arg) (func(a []*vector.Vec, i int) (int64, bool), error) {
+	fmtOf, err := formatArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int) (int64, bool) {
+		f := fmtOf(a, i)
+		if f == nil {
+			return 0, false
+		}
+		return f.parse(a[0].S[i])
+	}, nil
+}
+
+// prepDateFormat is DATE_FORMAT(ts | text, fmt): text is read as CAST reads a
+// TIMESTAMP (NULL when it is not one).
+func prepDateFormat(args []Arg, _ catalog.Type) (RowFunc, error) {
+	fmtOf, err := formatArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	text := args[0].Type == catalog.Varchar
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		f := fmtOf(a, i)
+		if f == nil {
+			return false
+		}
+		var ms int64
+		if text {
+			var ok bool
+			if ms, ok = textconv.ParseTimestamp(a[0].S[i]); !ok {
+				return false
+			}
+		} else {
+			ms = a[0].I[i]
+		}
+		start := len(out.Arena)
+		out.Arena = f.append(out.Arena, ms)
+		setText(out, i, start)
+		return true
+	}, nil
+}
+
+// prepFromUnixtime is FROM_UNIXTIME(sec[, fmt]).
+func prepFromUnixtime(args []Arg, _ catalog.Type) (RowFunc, error) {
+	fmtOf, err := formatArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		f := fmtOf(a, i)
+		ms, ok := mulOK(a[0].I[i], 1000)
+		if f == nil || !ok {
+			return false
+		}
+		start := len(out.Arena)
+		out.Arena = f.append(out.Arena, ms)
+		setText(out, i, start)
+		return true
+	}, nil
+}
+
+// prepToTimestamp is TO_TIMESTAMP(s[, fmt]): without a format, text is read as
+// CAST reads a TIMESTAMP; with one, by its letters. NULL when it does not match.
+func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
+	if len(args) == 1 {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			var ok bool
+			out.I[i], ok = textconv.ParseTimestamp(a[0].S[i])
+			return ok
+		}, nil
+	}
+	parse, err := parseArg(args)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		var ok bool
+		out.I[i], ok = parse(a, i)
+		return ok
+	}, nil
+}
+
+// prepUnixTimestamp is UNIX_TIMESTAMP() (the clock, in seconds) and
+// UNIX_TIMESTAMP(s[, fmt]) (text's epoch seconds, UTC; NULL when it does not
+// match, where Flink gives Long.MIN_VALUE).
+func prepUnixTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
+	if len(args) == 0 {
+		return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
+			out.I[i] = time.Now().Unix()
+			return true
+		}, nil
+	}
+	parse, err := parseArg(args)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		ms, ok := parse(a, i)
+		out.I[i] = floorDiv(ms, 1000)
+		return ok
+	}, nil
+}
+
+// floorUnits are the units of FLOOR / CEIL(ts TO unit).
+var floorUnits = map[string]bool{"MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true, "DAY": true, "MONTH": true, "QUARTER": true, "YEAR": true}
+
+// prepFloorTo and prepCeilTo are FLOOR(ts TO unit) and CEIL(ts TO unit) (the
+// parser writes them FLOOR(ts, 'unit')): ts rounded down or up to a whole
+// unit (CEIL of a whole unit is itself).
+func prepFloorTo(args []Arg, _ catalog.Type) (RowFunc, error) { return prepRoundTo(args, false) }
+func prepCeilTo(args []Arg, _ catalog.Type) (RowFunc, error)  { return prepRoundTo(args, true) }
+
+func prepRoundTo(args []Arg, up bool) (RowFunc, error) {
+	unit := strings.ToUpper(string(args[1].Value.S))
+	if !args[1].Const || !floorUnits[unit] {
+		return nil, &ArgError{Arg: 1, Offset: -1, Msg: "FLOOR and CEIL take ts TO SECOND, MINUTE, HOUR, DAY, MONTH, QUARTER or YEAR"}
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		ms := a[0].I[i]
+		f, ok := floorTime(ms, unit)
+		if up && f != ms {
+			switch unit {
+			case "MONTH", "QUARTER", "YEAR":
+				f, ok = addMonths(f, unitMonths[unit])
+			default:
+				f, ok = AddInterval(f, unitMillis[unit])
+			}
+		}
+		out.I[i] = f
+		return ok
+	}, nil
+}
+
+// floorTime is ms rounded down to a whole unit.
+func floorTime(ms int64, unit string) (int64, bool) {
+	if step, ok := unitMillis[unit]; ok {
+		return floorDiv(ms, step) * step, true
+	}
+	t := utc(ms)
+	m := t.Month()
+	switch unit {
+	case "QUARTER":
+		m = (m-1)/3*3 + 1
+	case "YEAR":
+		m = 1
+	}
+	return time.Date(t.Year(), m, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), true
+}

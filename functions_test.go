@@ -1,0 +1,75 @@
+package streamql_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"streamql"
+)
+
+// runSQL runs a script in a fresh session and returns its rows as
+// collect's lines.
+func runSQL(t *testing.T, sql string) []string {
+	t.Helper()
+	var lines []string
+	s := open(t, streamql.Options{OnRows: collect(&lines)})
+	if err := s.Exec(context.Background(), sql); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+const bids = `CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, dateTime TIMESTAMP)
+  WITH ('connector'='values');
+INSERT INTO bid VALUES
+  (1, 10, 100, 'Apple', 'https://www.nexmark.com/a/b/item.htm?query=1', TIMESTAMP '2021-01-18 09:08:29.123'),
+  (2, 20, 200, 'channel-x', 'https://www.nexmark.com/c/d/e/item.htm?query=1&channel_id=1478', TIMESTAMP '2021-01-18 23:59:59.999'),
+  (3, 30, 300, 'channel-y', 'https://www.nexmark.com/f/item.htm', TIMESTAMP '2021-01-19 05:00:00');
+`
+
+// TestNexmarkFunctions: the scalar calls of Nexmark q10, q14, q21 and q22
+// (DATE_FORMAT, HOUR in CASE, LOWER and REGEXP_EXTRACT in CASE, SPLIT_INDEX)
+// over column values, through SQL, give Flink's results.
+func TestNexmarkFunctions(t *testing.T) {
+	cases := []struct{ name, query, want string }{
+		{"q10", "SELECT auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS dt, DATE_FORMAT(dateTime, 'HH:mm') AS tm FROM bid;",
+			"main main: 1, 2021-01-18, 09:08|main main: 2, 2021-01-18, 23:59|main main: 3, 2021-01-19, 05:00"},
+		{"q14", `SELECT auction, CASE
+        WHEN HOUR(dateTime) >= 8 AND HOUR(dateTime) <= 18 THEN 'dayTime'
+        WHEN HOUR(dateTime) <= 6 OR HOUR(dateTime) >= 20 THEN 'nightTime'
+        ELSE 'otherTime' END AS bidTimeType FROM bid;`,
+			"main main: 1, dayTime|main main: 2, nightTime|main main: 3, nightTime"},
+		{"q21", `SELECT auction, channel, CASE
+        WHEN lower(channel) = 'apple' THEN '0'
+        WHEN lower(channel) = 'google' THEN '1'
+        ELSE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) END AS channel_id FROM bid
+      WHERE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) IS NOT NULL OR lower(channel) IN ('apple', 'google');`,
+			"main main: 1, Apple, 0|main main: 2, channel-x, 1478"},
+		{"q22", "SELECT auction, SPLIT_INDEX(url, '/', 3) AS dir1, SPLIT_INDEX(url, '/', 4) AS dir2, SPLIT_INDEX(url, '/', 5) AS dir3 FROM bid;",
+			"main main: 1, a, b, item.htm?query=1|main main: 2, c, d, e|main main: 3, f, item.htm, <nil>"},
+		{"extract", "SELECT EXTRACT(DAY FROM dateTime) AS d, TIMESTAMPDIFF(HOUR, dateTime, TIMESTAMP '2021-01-19 12:00:00') AS h FROM bid;",
+			"main main: 18, 26|main main: 18, 12|main main: 19, 7"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := strings.Join(runSQL(t, bids+c.query), "|")
+			if got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestExplainNotDeterministic: EXPLAIN marks a plan that reads the clock
+// (SPEC 2.10) and only such a plan.
+func TestExplainNotDeterministic(t *testing.T) {
+	text := strings.Join(runSQL(t, bids+"EXPLAIN SELECT auction, NOW() AS t FROM bid WHERE PROCTIME() > dateTime;"), "\n")
+	if !strings.Contains(text, "not deterministic: calls NOW, PROCTIME") {
+		t.Errorf("no mark in\n%s", text)
+	}
+	text = strings.Join(runSQL(t, bids+"EXPLAIN SELECT auction, HOUR(dateTime) AS h FROM bid;"), "\n")
+	if strings.Contains(text, "not deterministic") {
+		t.Errorf("a deterministic plan marked:\n%s", text)
+	}
+}

@@ -1,0 +1,212 @@
+package parser
+
+import "strings"
+
+// Flink's function syntax that TiDB does not parse (SPEC 2.10), rewritten
+// into calls TiDB parses and the planner binds:
+//
+//	FLOOR(ts TO HOUR), CEIL(ts TO DAY)     FLOOR(ts , 'HOUR')
+//	a IS NOT DISTINCT FROM b               a <=> b
+//	a IS DISTINCT FROM b                   a <=> b IS FALSE
+//	s IS [NOT] JSON [SCALAR|ARRAY|...]     (IS_JSON(s [, 'SCALAR'])), NOT for IS NOT
+//	JSON_VALUE(s, p RETURNING BIGINT)      JSON_VALUE(s, p, 'BIGINT')
+//	JSON_OBJECT(KEY 'k' VALUE v, ...)      JSON_OBJECT('k', v, ...)
+//	s [NOT] SIMILAR TO p                   ([NOT] SIMILAR_TO(s , p))
+//
+// The edits keep the offset map exact outside them, so errors point into
+// the script as written.
+
+// funcSyntax returns the edits for the construct that starts at token i, if
+// any, and an error for a form streamql does not take.
+func funcSyntax(r *region, i int) ([]edit, *Error) {
+	toks := r.toks
+	t := toks[i]
+	at := func(k int) Token {
+		if k < len(toks) {
+			return toks[k]
+		}
+		return Token{Kind: TokError, Offset: r.end}
+	}
+	switch {
+	case (t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && at(i+1).isOp("("):
+		closeAt := closing(r, i+1)
+		if closeAt < 0 || closeAt < i+4 {
+			return nil, nil
+		}
+		to, unit := toks[closeAt-2], toks[closeAt-1]
+		if !to.is("TO") || unit.Kind != TokIdent || r.depth[closeAt-2] != r.depth[i+1]+1 {
+			return nil, nil
+		}
+		return []edit{{to.Offset, to.End(), ","}, {unit.Offset, unit.End(), "'" + strings.ToUpper(unit.Text) + "'"}}, nil
+	case t.is("IS") && (at(i+1).is("DISTINCT") || at(i+1).is("NOT") && at(i+2).is("DISTINCT")):
+		k := i + 1
+		not := at(k).is("NOT")
+		if not {
+			k++
+		}
+		if !at(k + 1).is("FROM") {
+			return nil, Errorf(at(k+1).Offset, "write IS [NOT] DISTINCT FROM")
+		}
+		edits := []edit{{t.Offset, at(k + 1).End(), "<=>"}}
+		if !not {
+			end := operandEnd(r, k+2)
+			if end == k+2 {
+				return nil, Errorf(at(k+2).Offset, "IS DISTINCT FROM needs a value after it")
+			}
+			p := toks[end-1].End()
+			edits = append(edits, edit{p, p, " IS FALSE"})
+		}
+		return edits, nil
+	case t.is("IS") && (at(i+1).is("JSON") || at(i+1).is("NOT") && at(i+2).is("JSON")):
+		k := i + 1
+		not := at(k).is("NOT")
+		if not {
+			k++
+		}
+		start := operandStart(r, i)
+		if start == i {
+			return nil, Errorf(t.Offset, "IS JSON needs a value before it")
+		}
+		last, arg := k, ""
+		if w := at(k + 1); w.is("VALUE") || w.is("SCALAR") || w.is("ARRAY") || w.is("OBJECT") {
+			last, arg = k+1, ", '"+strings.ToUpper(w.Text)+"'"
+		}
+		open, closeText := "(IS_JSON(", "))"
+		if not {
+			open = "(NOT IS_JSON("
+		}
+		s := toks[start].Offset
+		return []edit{{s, s, open}, {toks[i-1].End(), at(last).End(), arg + closeText}}, nil
+	case (t.is("SIMILAR") && at(i+1).is("TO") && !(i > 0 && toks[i-1].is("NOT"))) || (t.is("NOT") && at(i+1).is("SIMILAR") && at(i+2).is("TO")):
+		k, open := i, "(SIMILAR_TO("
+		if t.is("NOT") {
+			k, open = i+1, "(NOT SIMILAR_TO("
+		}
+		start := operandStart(r, i)
+		end := operandEnd(r, k+2)
+		if start == i || end == k+2 {
+			return nil, Errorf(t.Offset, "SIMILAR TO needs a value on each side")
+		}
+		if at(end).is("ESCAPE") {
+			return nil, Errorf(at(end).Offset, "SIMILAR TO ... ESCAPE is not supported (Flink does not support it either)")
+		}
+		s, p := toks[start].Offset, toks[end-1].End()
+		return []edit{{s, s, open}, {toks[i-1].End(), at(k + 1).End(), ","}, {p, p, "))"}}, nil
+	case t.is("RETURNING") && inCall(r, i, "JSON_VALUE"):
+		ty := at(i + 1)
+		if ty.Kind != TokIdent {
+			return nil, Errorf(ty.Offset, "RETURNING takes a type: BIGINT, DOUBLE, BOOLEAN or VARCHAR")
+		}
+		if n := at(i + 2); !n.isOp(")") {
+			return nil, Errorf(n.Offset, "JSON_VALUE's ON EMPTY / ON ERROR clauses are not supported: it gives NULL for both")
+		}
+		return []edit{{t.Offset, ty.End(), ", '" + strings.ToUpper(ty.Text) + "'"}}, nil
+	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && (inCall(r, i, "JSON_VALUE") || inCall(r, i, "JSON_QUERY") || inCall(r, i, "JSON_EXISTS")):
+		return nil, Errorf(toks[i-1].Offset, "the ON EMPTY / ON ERROR clauses are not supported: the JSON functions give NULL (JSON_EXISTS FALSE) for both")
+	case t.is("ON") && at(i+1).is("NULL") && (inCall(r, i, "JSON_OBJECT") || inCall(r, i, "JSON_ARRAY")):
+		return nil, Errorf(toks[i-1].Offset, "the ON NULL clause is not supported: JSON_OBJECT writes NULL values as null, JSON_ARRAY leaves them out (Flink's defaults)")
+	case (t.is("KEY") || t.is("VALUE")) && inCall(r, i, "JSON_OBJECT"):
+		if t.is("KEY") {
+			return []edit{{t.Offset, t.End(), blank(t.Text)}}, nil
+		}
+		return []edit{{t.Offset, t.End(), ","}}, nil
+	}
+	return nil, nil
+}
+
+// closing returns the index of the ')' that closes the '(' at open, or -1.
+func closing(r *region, open int) int {
+	for j := open + 1; j < len(r.toks); j++ {
+		if r.toks[j].isOp(")") && r.depth[j] == r.depth[open] {
+			return j
+		}
+	}
+	return -1
+}
+
+// inCall reports whether token i stands directly inside a call of fn (not in
+// a nested parenthesis).
+func inCall(r *region, i int, fn string) bool {
+	d := r.depth[i]
+	for j := i - 1; j >= 1; j-- {
+		if r.toks[j].isOp("(") && r.depth[j] == d-1 {
+			return r.toks[j-1].is(fn)
+		}
+	}
+	return false
+}
+
+// boundary reports whether t ends an operand of a comparison: an operator or
+// keyword of comparison precedence or lower, or a clause keyword.
+func boundary(t Token) bool {
+	if t.Kind == TokOp {
+		switch t.Text {
+		case ",", ";", "=", "<>", "!=", "<", "<=", ">", ">=", "<=>", "(", ")":
+			return true
+		}
+		return false
+	}
+	if t.Kind != TokIdent {
+		return false
+	}
+	for _, w := range []string{"IS", "AND", "OR", "XOR", "NOT", "LIKE", "ILIKE", "IN", "BETWEEN", "THEN", "ELSE", "WHEN", "END",
+		"AS", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "INTO", "ON", "JOIN", "ESCAPE", "REGEXP", "SELECT", "CASE", "SIMILAR"} {
+		if t.is(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// operandEnd returns the index after the last token of the operand that
+// starts at token i (same parenthesis depth; parentheses inside it are
+// skipped whole).
+func operandEnd(r *region, i int) int {
+	d := -1
+	j := i
+	for ; j < len(r.toks); j++ {
+		t := r.toks[j]
+		if d < 0 {
+			d = r.depth[j]
+		}
+		if t.isOp("(") {
+			if c := closing(r, j); c > 0 {
+				j = c
+				continue
+			}
+		}
+		if r.depth[j] < d || boundary(t) && j > i {
+			break
+		}
+	}
+	return j
+}
+
+// operandStart returns the index of the first token of the operand that
+// ends just before token i.
+func operandStart(r *region, i int) int {
+	d := r.depth[i]
+	j := i - 1
+	for ; j >= 0; j-- {
+		t := r.toks[j]
+		if t.isOp(")") && r.depth[j] == d {
+			// skip back to its '(' and the function name before it
+			k := j - 1
+			for k >= 0 && !(r.toks[k].isOp("(") && r.depth[k] == d) {
+				k--
+			}
+			if k < 0 {
+				break
+			}
+			j = k
+			if k > 0 && r.toks[k-1].Kind == TokIdent && !boundary(r.toks[k-1]) {
+				j = k - 1
+			}
+			continue
+		}
+		if r.depth[j] != d || boundary(t) {
+			break
+		}
+	}
+	return j + 1
+}

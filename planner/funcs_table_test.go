@@ -1,0 +1,149 @@
+package planner
+
+import (
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/expr"
+	"streamql/parser"
+	"streamql/planner/plan"
+)
+
+// TestFunctionErrors: a missing function names the closest ones, a wrong
+// argument type points at the argument and lists the signatures, and a
+// constant pattern or format that cannot work points inside its text (SPEC
+// 2.10). at is the text the caret must point at.
+func TestFunctionErrors(t *testing.T) {
+	cases := []struct{ expr, want, at string }{
+		{"DATE_FROMAT(ts, 'yyyy')", "unknown function DATE_FROMAT; did you mean DATE_FORMAT?", "DATE_FROMAT("},
+		{"REGEXP_EXTRCT(s, 'a')", "did you mean REGEXP_EXTRACT", "REGEXP_EXTRCT("},
+		{"SPLITINDEX(s, ',', 1)", "did you mean SPLIT_INDEX", "SPLITINDEX("},
+		{"QWERTYUIOP(i)", "unknown function QWERTYUIOP; SHOW FUNCTIONS lists", "QWERTYUIOP("},
+		{"SPLIT_INDEX(s, 1, 1)", "SPLIT_INDEX does not take 1 (BIGINT) as argument 2; it takes SPLIT_INDEX(VARCHAR, VARCHAR, BIGINT) → VARCHAR", "1, 1)"},
+		{"HOUR(s)", "HOUR does not take s (VARCHAR) as argument 1; it takes HOUR(TIMESTAMP(3)) → BIGINT", "s)"},
+		{"HOUR('noon')", "HOUR does not take 'noon' (VARCHAR)", "'noon'"},
+		{"LPAD(s, 2)", "LPAD does not take 2 arguments; it takes LPAD(VARCHAR, BIGINT, VARCHAR) → VARCHAR", "LPAD("},
+		{"REGEXP_EXTRACT(s, 'a(?=b)')", "the lookahead (?=...) of Java regular expressions is not supported", "(?=b)'"},
+		{"REGEXP_EXTRACT(s, '(?<!x)a')", "negative lookbehind", "(?<!x)a'"},
+		{`REGEXP_REPLACE(s, '(a)\1', 'b')`, `backreference \1`, `\1'`},
+		{"s REGEXP 'a++'", "possessive quantifier ++", "+'"},
+		{"REGEXP_EXTRACT(s, '(?>ab)')", "atomic group", "(?>ab)'"},
+		{"REGEXP_EXTRACT(s, 'a(')", "invalid regular expression (RE2 syntax)", "'a('"},
+		{"DATE_FORMAT(ts, 'yyyy-MM-dd Q')", "unknown date format letter 'Q'", "Q'"},
+		{"TO_TIMESTAMP_LTZ(i, 2)", "precision must be 0 (seconds) or 3", "2)"},
+		{"JSON_VALUE(s, 'a.b')", "a JSON path starts with $", "a.b'"},
+		{"EXTRACT(DAY_HOUR FROM ts)", "EXTRACT takes YEAR", "EXTRACT("},
+		{"DATE '2021-13-01'", "'2021-13-01' is not a DATE", "DATE"},
+		{"GREATEST(1, 'a')", "cannot be mixed", "GREATEST"},
+		{"STR_TO_MAP(s)", "STR_TO_MAP is a Flink function streamql does not have yet: it returns a MAP", "STR_TO_MAP("},
+		{"s SIMILAR TO 'a%' ESCAPE '!'", "SIMILAR TO ... ESCAPE is not supported", "ESCAPE"},
+		{"s SIMILAR TO '(a'", "invalid SIMILAR TO pattern", "'(a'"},
+		{"FLOOR(ts TO WEEK)", "FLOOR and CEIL take ts TO SECOND", "WEEK)"},
+		{"JSON_VALUE(s, '$.a' RETURNING FOO)", "unknown type", "RETURNING FOO"},
+		{"JSON_VALUE(s, '$.a' NULL ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported", "NULL ON"},
+		{"JSON_ARRAY(1 ABSENT ON NULL)", "ON NULL clause is not supported", "ABSENT"},
+		{"s IS DISTINCT FROM 1", "cannot compare", "s IS"},
+	}
+	for _, c := range cases {
+		_, _, err := evalSQL(t, c.expr, 0)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.expr, err, c.want)
+			continue
+		}
+		pe, ok := err.(*parser.Error)
+		src := "SELECT " + c.expr + " FROM t"
+		if !ok || pe.Offset < 0 || pe.Offset > len(src) || !strings.HasPrefix(src[pe.Offset:], c.at) {
+			got := ""
+			if ok && pe.Offset >= 0 && pe.Offset <= len(src) {
+				got = src[pe.Offset:]
+			}
+			t.Errorf("%s: the error points at %q, want %q", c.expr, got, c.at)
+		}
+	}
+}
+
+// TestFunctionBinding: calls bind by the table's signatures (a BIGINT goes to
+// a DOUBLE argument, a text constant to a TIMESTAMP one, NULL to anything),
+// constant calls fold, and the volatile ones stay calls (SPEC 2.10).
+func TestFunctionBinding(t *testing.T) {
+	cases := []struct{ expr, want string }{
+		{"POWER(i, 2)", "49.0"},
+		{"HOUR('2021-01-18 13:08:29')", "13"},
+		{"LPAD(NULL, 3, 'x')", "NULL"},
+		{"SPLIT_INDEX(s, 'l', 2)", "o"},
+		{"REGEXP_EXTRACT(s, '([a-z]+)$')", "llo"},
+		{"EXTRACT(MINUTE FROM ts)", "8"},
+		{"DATE_FORMAT(ts, 'HH:mm')", "13:08"},
+		{"CASE WHEN HOUR(ts) > 12 THEN 'pm' ELSE 'am' END", "pm"},
+	}
+	for _, c := range cases {
+		got, _, err := evalSQL(t, c.expr, 0)
+		if err != nil || got != c.want {
+			t.Errorf("%s = %s (%v), want %s", c.expr, got, err, c.want)
+		}
+	}
+	for _, text := range []string{"NOW()", "CURRENT_TIMESTAMP", "PROCTIME()", "RAND(1)", "UNIX_TIMESTAMP()"} {
+		e := planOne(t, text)
+		if e.Op != plan.OpFunc || e.Const {
+			t.Errorf("%s: volatile call planned as %s (const %v)", text, e.Tree(), e.Const)
+		}
+		if Deterministic(e) {
+			t.Errorf("%s: Deterministic says true", text)
+		}
+	}
+	if e := planOne(t, "UPPER(REGEXP_EXTRACT('abc', 'b'))"); e.Op != plan.OpLit || !Deterministic(e) {
+		t.Errorf("a constant call is not folded: %s", e.Tree())
+	}
+}
+
+// TestRulesInTable: every function a planner rule binds is declared in the
+// function table, and every Rule entry of the table has a planner rule.
+func TestRulesInTable(t *testing.T) {
+	tidbOnly := map[string]bool{"date_sub": true, "date_add": true, "subdate": true, "adddate": true,
+		"'tidb`.(dateliteral": true, "'tidb`.(timeliteral": true, "'tidb`.(timestampliteral": true,
+		"listagg": true, "sq_firstval": true, "sq_lastval": true} // (aggregates out of place: rule_aggregate.go)
+	for name := range funcRules {
+		if !tidbOnly[name] && expr.Lookup(name) == nil {
+			t.Errorf("planner rule %s has no entry in the function table", name)
+		}
+	}
+	syntax := map[string]bool{"IS DISTINCT FROM": true, "CASE": true, "CAST": true, "MOD": true, "DATE": true, "TIME": true, "TIMESTAMP": true}
+	for _, f := range expr.Functions {
+		if f.Rule && !syntax[f.Name] {
+			if _, ok := funcRules[strings.ToLower(f.Name)]; !ok {
+				t.Errorf("%s is a Rule function without a planner rule", f.Name)
+			}
+		}
+		if !f.Rule && f.Prepare == nil {
+			t.Errorf("%s has neither a rule nor a kernel", f.Name)
+		}
+	}
+}
+
+// planOne plans SELECT text FROM t.
+func planOne(t *testing.T, text string) *Expr {
+	t.Helper()
+	e, err := planText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// planText plans SELECT text FROM t over testStream and returns the
+// expression, or the error.
+func planText(text string) (*Expr, error) {
+	cat := catalog.New()
+	cat.Add(testStream())
+	src := "SELECT " + text + " FROM t"
+	sc, err := parser.Parse("test", src)
+	if err != nil {
+		return nil, err
+	}
+	br, err := (&Planner{Cat: cat, Source: src}).PlanSelect(sc.Stmts[0].(*parser.Select))
+	if err != nil {
+		return nil, err
+	}
+	return br.Project[0], nil
+}

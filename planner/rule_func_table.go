@@ -1,0 +1,319 @@
+package planner
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamql/catalog"
+	"streamql/catalog/textconv"
+	"streamql/executor/expr"
+	"streamql/parser"
+	"streamql/planner/plan"
+)
+
+// The functions of the function table (executor/expr.Functions, SPEC 2.10)
+// that no rule of their own binds: their call is bound by the table's
+// signatures, here. The rules below are the table's Rule functions whose
+// syntax TiDB rewrites (EXTRACT, TIMESTAMPADD/DIFF with a time unit, the
+// DATE/TIME/TIMESTAMP literals, s REGEXP p).
+func init() {
+	registerFunc(funcRule{raw: true, compile: ruleExtract}, "extract")
+	registerFunc(funcRule{raw: true, compile: ruleTimestampUnit}, "timestampadd", "timestampdiff")
+	registerFunc(funcRule{raw: true, compile: ruleTimeLiteral}, "'tidb`.(dateliteral", "'tidb`.(timeliteral", "'tidb`.(timestampliteral")
+	registerFunc(funcRule{compile: ruleJSONValue}, "json_value")
+}
+
+// ruleJSONValue is JSON_VALUE(s, path [RETURNING type]) (the parser writes
+// RETURNING t as a third argument 't'): the table's text result, converted
+// to the type as CAST converts (a value that does not convert is NULL, as
+// Flink's NULL ON ERROR).
+func ruleJSONValue(c *funcCall) (*Expr, error) {
+	if len(c.args) != 3 {
+		return c.bindTable(expr.Lookup("JSON_VALUE"))
+	}
+	lit, ok := c.n.Args[2].(*test_driver.ValueExpr)
+	if !ok || lit.Kind() != test_driver.KindString {
+		return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE takes RETURNING type as its last clause")
+	}
+	t, err := catalog.ParseType(lit.GetString())
+	if err != nil {
+		return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE ... RETURNING: %v", err)
+	}
+	c.args = c.args[:2]
+	e, err := c.bindTable(expr.Lookup("JSON_VALUE"))
+	if err != nil {
+		return nil, err
+	}
+	return castTo(e, t), nil
+}
+
+// unknownFunction is the error of a call of a function streamql lacks: it
+// names the closest ones it has (SPEC 2.10).
+func (sc *scope) unknownFunction(n *ast.FuncCallExpr) error {
+	name := sc.writtenName(n)
+	if why, ok := notYet[name]; ok {
+		return parser.Errorf(sc.pos(n), "%s is a Flink function streamql does not have yet: %s", name, why)
+	}
+	if near := expr.Closest(name); len(near) > 0 {
+		return parser.Errorf(sc.pos(n), "unknown function %s; did you mean %s? (SHOW FUNCTIONS lists them all)", name, strings.Join(near, ", "))
+	}
+	return parser.Errorf(sc.pos(n), "unknown function %s; SHOW FUNCTIONS lists the functions streamql has", name)
+}
+
+// notYet are Flink functions that need types streamql does not have yet
+// (ARRAY, MAP, ROW: issue 25's second part), with what to say.
+var notYet = map[string]string{
+	"STR_TO_MAP":  "it returns a MAP; SPLIT_INDEX or REGEXP_EXTRACT read one value of such text",
+	"CARDINALITY": "it counts an ARRAY or MAP", "ELEMENT": "it reads an ARRAY",
+	"ARRAY_CONTAINS": "it reads an ARRAY", "MAP_KEYS": "it reads a MAP", "MAP_VALUES": "it reads a MAP",
+}
+
+// bindTable binds a call of table function f by its signatures: the first
+// whose arguments the call's convert to (NULL to any type, BIGINT to DOUBLE, a
+// text constant to TIMESTAMP) wins. Otherwise the error points at the
+// argument that fits no signature and lists them.
+func (c *funcCall) bindTable(f *expr.Function) (*Expr, error) {
+	var best []*Expr
+	var bestSig *expr.Sig
+	failAt, arityOK := -1, false
+	for k := range f.Sigs {
+		s := &f.Sigs[k]
+		if !sigArity(s, len(c.args)) {
+			continue
+		}
+		arityOK = true
+		args, bad := c.convertArgs(s)
+		if bad < 0 {
+			best, bestSig = args, s
+			break
+		}
+		failAt = max(failAt, bad)
+	}
+	name := strings.ToUpper(c.name)
+	if bestSig == nil {
+		accepted := strings.Join(f.Signatures(), "; ")
+		if !arityOK || failAt < 0 {
+			return nil, parser.Errorf(c.sc.pos(c.n), "%s does not take %d arguments; it takes %s", name, len(c.args), accepted)
+		}
+		a := c.args[failAt]
+		return nil, parser.Errorf(c.sc.pos(c.n.Args[failAt]), "%s does not take %s (%s) as argument %d; it takes %s", name, exprTextOf(a), a.Type, failAt+1, accepted)
+	}
+	t := bestSig.Result
+	if t == catalog.Unknown { // the common type of the ANY arguments
+		var anys []*Expr
+		for k, a := range best {
+			if sigArg(bestSig, k) == catalog.Unknown {
+				anys = append(anys, a)
+			}
+		}
+		var err error
+		if t, err = c.sc.commonType(c.n, anys); err != nil {
+			return nil, err
+		}
+		for k, a := range best {
+			if sigArg(bestSig, k) == catalog.Unknown {
+				best[k] = coerce(a, t)
+			}
+		}
+	}
+	return c.sc.tableCall(c.n, f, t, best)
+}
+
+// tableCall builds the OpFunc node of f over args, giving t, after checking
+// its constant arguments (a regex RE2 lacks, a bad date format: an error
+// with a caret in the argument). A volatile function is never folded.
+func (sc *scope) tableCall(n *ast.FuncCallExpr, f *expr.Function, t catalog.Type, args []*Expr) (*Expr, error) {
+	info := make([]expr.Arg, len(args))
+	for k, a := range args {
+		info[k] = expr.Arg{Type: a.Type}
+		if a.Const {
+			info[k].Const, info[k].Value = true, expr.Fold(a)
+		}
+	}
+	if _, err := expr.PrepareCall(f, info, t); err != nil {
+		var ae *expr.ArgError
+		if !errors.As(err, &ae) {
+			return nil, parser.Errorf(sc.pos(n), "%s: %v", f.Name, err)
+		}
+		at := sc.pos(n)
+		if ae.Arg < len(n.Args) {
+			at = sc.pos(n.Args[ae.Arg])
+			if v, ok := n.Args[ae.Arg].(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString && ae.Offset >= 0 && !strings.Contains(v.GetString(), "'") {
+				at += 1 + ae.Offset // inside the quotes
+			}
+		}
+		return nil, parser.Errorf(at, "%s: %s", f.Name, ae.Msg)
+	}
+	e := &Expr{Op: plan.OpFunc, Fn: f.Name, Type: t, Args: args}
+	if f.Volatile && (f.Name != "UNIX_TIMESTAMP" || len(args) == 0) {
+		e.Col, e.Flag = -1, true
+		return e, nil
+	}
+	return build(e), nil
+}
+
+// sigArity reports whether s takes n arguments.
+func sigArity(s *expr.Sig, n int) bool {
+	if s.Variadic {
+		return n >= len(s.Args)
+	}
+	return n == len(s.Args)
+}
+
+// sigArg is the type s wants for argument k.
+func sigArg(s *expr.Sig, k int) catalog.Type {
+	if k >= len(s.Args) {
+		return s.Args[len(s.Args)-1]
+	}
+	return s.Args[k]
+}
+
+// convertArgs converts the call's arguments to s's types; bad is the index of
+// the first that does not convert, or -1.
+func (c *funcCall) convertArgs(s *expr.Sig) (args []*Expr, bad int) {
+	args = make([]*Expr, len(c.args))
+	for k, a := range c.args {
+		want := sigArg(s, k)
+		switch {
+		case want == catalog.Unknown || a.Type == want:
+			args[k] = a
+		case a.Type == catalog.Unknown || (a.Type == catalog.BigInt && want == catalog.Double):
+			args[k] = coerce(a, want)
+		case a.Type == catalog.Varchar && want == catalog.Timestamp && a.Const:
+			v := expr.Fold(a)
+			if v.Null {
+				args[k] = coerce(nullExpr(catalog.Unknown), want)
+				continue
+			}
+			ms, ok := textconv.ParseTimestamp(v.S)
+			if !ok {
+				return nil, k
+			}
+			args[k] = constExpr(catalog.Timestamp, Value{I: ms}, exprTextOf(a))
+		default:
+			return nil, k
+		}
+	}
+	return args, -1
+}
+
+// unitArg returns a time unit argument (TiDB's TimeUnitExpr) as a text
+// constant for the kernel, or an error at it.
+func (sc *scope) unitArg(n ast.ExprNode, fn string) (*Expr, error) {
+	u, ok := n.(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, parser.Errorf(sc.pos(n), "%s needs a time unit here (SECOND, MINUTE, HOUR, DAY, ...)", fn)
+	}
+	return strConst(u.Unit.String(), u.Unit.String()), nil
+}
+
+// ruleExtract is EXTRACT(unit FROM ts) (TiDB: extract(unit, ts)).
+func ruleExtract(c *funcCall) (*Expr, error) {
+	if len(c.n.Args) != 2 {
+		return nil, parser.Errorf(c.sc.pos(c.n), "write EXTRACT(HOUR FROM ts)")
+	}
+	unit, err := c.sc.unitArg(c.n.Args[0], "EXTRACT")
+	if err != nil {
+		return nil, err
+	}
+	ts, err := c.sc.compile(c.n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	c.args = []*Expr{unit, ts}
+	return c.bindTable(expr.Lookup("EXTRACT"))
+}
+
+// ruleTimestampUnit is TIMESTAMPADD(unit, n, ts) and TIMESTAMPDIFF(unit, t1, t2).
+func ruleTimestampUnit(c *funcCall) (*Expr, error) {
+	name := strings.ToUpper(c.name)
+	if len(c.n.Args) != 3 {
+		return nil, parser.Errorf(c.sc.pos(c.n), "%s takes (unit, x, y), e.g. %s(HOUR, ...)", name, name)
+	}
+	unit, err := c.sc.unitArg(c.n.Args[0], name)
+	if err != nil {
+		return nil, err
+	}
+	c.args = []*Expr{unit}
+	for _, a := range c.n.Args[1:] {
+		e, err := c.sc.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		c.args = append(c.args, e)
+	}
+	return c.bindTable(expr.Lookup(name))
+}
+
+// ruleTimeLiteral is DATE 'yyyy-MM-dd', TIME 'HH:mm:ss' and TIMESTAMP '...'
+// literals: TIMESTAMP values (SPEC 1 has no DATE or TIME type: a date is its
+// midnight, a time is on 1970-01-01).
+func ruleTimeLiteral(c *funcCall) (*Expr, error) {
+	kind := "TIMESTAMP"
+	switch {
+	case strings.Contains(c.name, "dateliteral"):
+		kind = "DATE"
+	case strings.Contains(c.name, "timeliteral") && !strings.Contains(c.name, "timestamp"):
+		kind = "TIME"
+	}
+	var lit *test_driver.ValueExpr
+	if len(c.n.Args) == 1 {
+		lit, _ = c.n.Args[0].(*test_driver.ValueExpr)
+	}
+	if lit == nil || lit.Kind() != test_driver.KindString {
+		return nil, parser.Errorf(c.sc.pos(c.n), "%s needs a quoted literal, like %s", kind, map[string]string{"DATE": "DATE '2021-01-18'", "TIME": "TIME '13:08:29'", "TIMESTAMP": "TIMESTAMP '2021-01-18 13:08:29'"}[kind])
+	}
+	text := strings.TrimSpace(lit.GetString())
+	full := text
+	switch kind {
+	case "DATE":
+		full = text + " 00:00:00"
+	case "TIME":
+		full = "1970-01-01 " + text
+	}
+	ms, ok := textconv.ParseTimestamp([]byte(full))
+	if !ok || (kind != "TIMESTAMP" && strings.ContainsAny(text, "T ")) {
+		return nil, parser.Errorf(c.sc.pos(c.n), "'%s' is not a %s: write %s", text, kind, map[string]string{"DATE": "yyyy-MM-dd", "TIME": "HH:mm:ss[.SSS]", "TIMESTAMP": "yyyy-MM-dd HH:mm:ss[.SSS]"}[kind])
+	}
+	return constExpr(catalog.Timestamp, Value{I: ms}, kind+" '"+text+"'"), nil
+}
+
+// regexpMatch is s [NOT] REGEXP p (TiDB's PatternRegexpExpr): the table's REGEXP.
+func (sc *scope) regexpMatch(n *ast.PatternRegexpExpr) (*Expr, error) {
+	c := &funcCall{sc: sc, name: "regexp", n: &ast.FuncCallExpr{FnName: ast.NewCIStr("REGEXP"), Args: []ast.ExprNode{n.Expr, n.Pattern}}}
+	c.n.SetOriginTextPosition(n.OriginTextPosition())
+	for _, a := range c.n.Args {
+		e, err := sc.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		c.args = append(c.args, e)
+	}
+	e, err := c.bindTable(expr.Lookup("REGEXP"))
+	if err != nil || !n.Not {
+		return e, err
+	}
+	return notExpr(e), nil
+}
+
+// Deterministic reports whether e gives the same value for the same row every
+// time: false when it calls a function of the table that reads the clock or
+// draws random numbers (CURRENT_TIMESTAMP, NOW, PROCTIME, UNIX_TIMESTAMP(),
+// RAND; SPEC 2.10; tableCall marks those calls), which EXPLAIN reports.
+func Deterministic(e *plan.Expr) bool {
+	if e == nil {
+		return true
+	}
+	if e.Op == plan.OpFunc && e.Flag {
+		return false
+	}
+	for _, a := range e.Args {
+		if !Deterministic(a) {
+			return false
+		}
+	}
+	return true
+}
