@@ -140,3 +140,25 @@ func TestNexmarkWaitingQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestNexmarkDescribeExplain: a nexmark stream describes and explains as
+// other connectors' do (SPEC 1, 3).
+func TestNexmarkDescribeExplain(t *testing.T) {
+	events, _ := filepath.Abs(filepath.Join("..", "queries", "tests", "nexmark-events.sql"))
+	script := filepath.Join(t.TempDir(), "d.sql")
+	if err := os.WriteFile(script, []byte(".read "+events+"\nDESCRIBE bid;\nEXPLAIN SELECT auction, price FROM bid WHERE price > 1000;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"--format", "csv", script}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"auction,BIGINT,\"\"\n", "dateTime,TIMESTAMP(3),`dateTime` - INTERVAL '4' SECOND\n", "extra,VARCHAR,\"\"\n",
+		"Source: bid (connector=nexmark, bounded)", "Watermark: dateTime AS `dateTime` - INTERVAL '4' SECOND",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
