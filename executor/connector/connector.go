@@ -1,6 +1,7 @@
 // Package connector holds the sources of SPEC 1, one file per connector: file
 // (bounded, or following appends with 'follow'), stdin, socket, datagen,
-// values, go and kafka (kafka*.go: a topic's source and sink, SPEC 2.5); file
+// nexmark (nexmark*.go: the Nexmark benchmark's events), values, go and kafka
+// (kafka*.go: a topic's source and sink, SPEC 2.5); file
 // and kafka are also sinks. Each file registers its connector once, from its init (Register): the
 // catalog.ConnectorSpec (options, bounded rule, checks, capabilities) and its
 // Driver (the source opener; for values, the inserter), held in the spec's

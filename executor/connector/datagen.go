@@ -372,6 +372,27 @@ func OpenDatagen(ctx context.Context, st *catalog.Stream, clock Clock) (Source, 
 	return s, nil
 }
 
+// paced waits until row made of a stream paced at rps rows per second from
+// start is due, and returns how many rows are due then (more than made). When
+// it has to wait and rows were returned since the last wait (*dirty), it
+// returns ErrWaiting first (and clears *dirty), so the job flushes; it returns
+// ctx's error when ctx ends while it sleeps.
+func paced(ctx context.Context, clock Clock, start time.Time, made, rps int64, dirty *bool) (int64, error) {
+	for {
+		now := clock.Now()
+		if due := dueRows(now.Sub(start), rps); due > made {
+			return due, nil
+		}
+		if *dirty {
+			*dirty = false
+			return 0, ErrWaiting
+		}
+		if err := clock.Sleep(ctx, max(start.Add(rowOffset(made, rps)).Sub(now), time.Nanosecond)); err != nil {
+			return 0, err
+		}
+	}
+}
+
 // rowOffset is when row k is due after the start, at rps rows per second: k/rps
 // seconds, rounded up to the nanosecond so that dueRows(rowOffset(k)) > k.
 func rowOffset(k, rps int64) time.Duration {
@@ -396,20 +417,11 @@ func (s *datagen) Next(b *vector.Batch, bad *[]BadRow) error {
 		n = min(n, limit-s.made)
 	}
 	if rps := s.cfg.rps; rps > 0 {
-		for {
-			now := s.clock.Now()
-			if due := dueRows(now.Sub(s.start), rps); due > s.made {
-				n = min(n, due-s.made)
-				break
-			}
-			if s.dirty {
-				s.dirty = false
-				return ErrWaiting
-			}
-			if err := s.clock.Sleep(s.ctx, max(s.start.Add(rowOffset(s.made, rps)).Sub(now), time.Nanosecond)); err != nil {
-				return err
-			}
+		due, err := paced(s.ctx, s.clock, s.start, s.made, rps, &s.dirty)
+		if err != nil {
+			return err
 		}
+		n = min(n, due-s.made)
 	}
 	s.fill(b, int(n))
 	s.made += n

@@ -1,0 +1,11 @@
+-- Nexmark q19: auction Top-N (the 10 highest bids of each auction).
+--   streamql queries/nexmark/q19.sql
+-- Status: waits for Top-N (ROW_NUMBER, SPEC 2.9).
+-- Differences from Flink's reference SQL (queries/q19.sql):
+--   - stdout instead of the blackhole table. Ties in price are broken by arrival
+--     order (SPEC 2.9); Flink's order among equal prices is not specified, so
+--     compare-flink compares the final table's (auction, price, rank) multiset.
+.read ddl.sql
+SELECT * FROM
+(SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rank_number FROM bid)
+WHERE rank_number <= 10;
