@@ -366,3 +366,17 @@ func (k *sink) Flush() error { return nil }
 
 // Close implements executor.Sink.
 func (k *sink) Close() error { return nil }
+
+var _ session.SettingsLister = (*frontend)(nil)
+
+// SettingValues implements session.SettingsLister for Flink's SET; (SPEC 3):
+// the settings the program set, with the defaults of the others.
+func (f *frontend) SettingValues() map[string]string {
+	out := map[string]string{"format": session.Formats[0], "side-dir": "", "timer": "off"}
+	f.s.mu.Lock()
+	for k, v := range f.s.settings {
+		out[k] = v
+	}
+	f.s.mu.Unlock()
+	return out
+}

@@ -404,6 +404,29 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			repl := name.Text + blank(ps.src[t.Offset+len(name.Text):w.End])
 			edits = append(edits, edit{t.Offset, w.End, repl})
 			i = closeAt
+		case mode == modeSelect && i > 1 && isLegacyGroupWindow(r, toks, i):
+			// Flink's legacy GROUP BY TUMBLE(ts, ...) (groupwindow.go)
+			if rw.window != nil {
+				return nil, Errorf(t.Offset, "a query reads one window: GROUP BY %s(...) and a window function in FROM cannot be combined", strings.ToUpper(t.Text))
+			}
+			w, closeAt, err := legacyGroupWindow(ps.src, r, toks, i)
+			if err != nil {
+				return nil, err
+			}
+			rw.window = w
+			edits = append(edits, edit{t.Offset, w.End, "window_start, window_end"})
+			i = closeAt
+		case mode == modeSelect && isLegacyAux(t, next):
+			if col, closeAt := legacyAuxCall(r, toks, i); col != "" {
+				// TUMBLE_START(ts, ...) and the like: a window column
+				end := toks[closeAt].End()
+				repl := col
+				if n := end - t.Offset; n > len(col) {
+					repl += blank(ps.src[t.Offset+len(col) : end])
+				}
+				edits = append(edits, edit{t.Offset, end, repl})
+				i = closeAt
+			}
 		case (t.is("FIRST_VALUE") || t.is("LAST_VALUE")) && next.isOp("(") && !overFollows(r, i+1):
 			// TiDB knows them only as window functions (OVER): as aggregates (SPEC
 			// 2.4) they become calls of a same-length stand-in name

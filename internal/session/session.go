@@ -206,17 +206,13 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if x == nil {
 			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
 		}
-		var rows [][]string
-		for i, c := range x.Columns {
-			wm := ""
-			if i == x.EventTime && x.Watermark != nil {
-				wm = x.Watermark.Text
-			}
-			rows = append(rows, []string{c.Name, c.Type.String(), wm})
-		}
-		return s.Front.Result([]string{"column", "type", "watermark"}, rows)
+		return s.describe(x)
 	case *parser.Set:
 		return s.set(st)
+	case *parser.ShowSettings:
+		return s.showSettings()
+	case *parser.ShowCreate:
+		return s.showCreate(st)
 	case *parser.Insert:
 		return s.insert(p, st)
 	}
