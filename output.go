@@ -233,7 +233,7 @@ func (f *frontend) Result(columns []string, rows [][]string) error {
 func (f *frontend) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
 	stats, err := run(func() (executor.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
 	if w := f.s.opts.Log; w != nil {
-		for _, l := range session.JobNotices(stats) {
+		for _, l := range session.JobNotices(job, stats) {
 			fmt.Fprintln(w, l)
 		}
 	}

@@ -167,6 +167,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		for _, l := range strings.Split(strings.TrimRight(job.Explain(), "\n"), "\n") {
 			rows = append(rows, []string{l})
 		}
+		for _, l := range explainNotes(job) {
+			rows = append(rows, []string{l})
+		}
 		return s.Front.Result([]string{"plan"}, rows)
 	case *parser.Run:
 		return s.RunPending(ctx, script)
@@ -304,9 +307,14 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 // ran with stats skipped or sent to a side output, one per stream that had
 // some (SPEC 1, 'errors'), then one per windowed query with late rows (SPEC
 // 2.4, executor.LateRows.Notice: by its position and its shortened text).
+// When every row the job read from its FROM stream was malformed, one more
+// line says so with the header it saw and the columns declared (allMalformed).
 // The CLI prints them on stderr.
-func JobNotices(stats executor.Stats) []string {
+func JobNotices(job *planner.Job, stats executor.Stats) []string {
 	var out []string
+	if l := allMalformed(job, stats); l != "" {
+		out = append(out, l)
+	}
 	for _, e := range stats.Streams {
 		if e.Malformed == 0 {
 			continue

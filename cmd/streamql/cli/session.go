@@ -198,7 +198,7 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 		// include rows past the cut that the side files no longer hold.
 		return err
 	}
-	for _, l := range session.JobNotices(stats) {
+	for _, l := range session.JobNotices(job, stats) {
 		printNotice(s.Stderr, l)
 	}
 	if s.Timer && counter != nil {
