@@ -232,6 +232,10 @@ func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	if c.peek().isOp(".") {
 		return nil, Errorf(c.peek().Offset, "stream names cannot be qualified: write one name, quoted as `a.b` if needed")
 	}
+	if c.peek().is("WITH") {
+		cs.Infer = true // SPEC 1: the schema is inferred from the file
+		return ps.withOptions(c, cs)
+	}
 	if !c.op("(") {
 		return nil, c.expected("'(' and the column list after CREATE STREAM " + cs.Name)
 	}
@@ -278,6 +282,11 @@ func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	if !c.peek().is("WITH") {
 		return nil, c.expected("WITH (...) or the end of the statement after the column list")
 	}
+	return ps.withOptions(c, cs)
+}
+
+// withOptions parses WITH (options) into cs, at the end of its statement.
+func (ps *parseState) withOptions(c *cursor, cs *CreateStream) (Stmt, *Error) {
 	cs.WithPos = c.next().Offset
 	if !c.op("(") {
 		return nil, c.expected("'(' after WITH")
@@ -447,6 +456,11 @@ func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
 		return nil, Errorf(t.Offset, "DESCRIBE takes a stream name; to see a query's plan write EXPLAIN SELECT ...")
 	}
 	d := &Describe{Range: span}
+	if t := c.peek(); t.Kind == TokString {
+		c.next() // DESCRIBE 'file.csv' (SPEC 1): the schema inferred from the file
+		d.File, d.NamePos = t.Value(), t.Offset
+		return d, c.expectEnd("DESCRIBE " + t.Text)
+	}
 	var err *Error
 	if d.Name, d.NamePos, err = c.name("a stream name after DESCRIBE"); err != nil {
 		return nil, err

@@ -48,6 +48,8 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 		LatePos:   rw.latePos,
 		Stream:    rw.stream,
 		StreamPos: rw.streamPos,
+		Files:     rw.files,
+		FilePos:   rw.filePos,
 		Query:     sel,
 		Joins:     info.joins,
 		Casts:     info.casts,

@@ -47,6 +47,9 @@ type CreateStream struct {
 	// offset of PRIMARY.
 	PrimaryKey    []string
 	PrimaryKeyPos int
+	// Infer is set when no column list was written (CREATE STREAM s WITH
+	// (...)): the columns are inferred from the file (SPEC 1).
+	Infer bool
 }
 
 // ColumnDef is one column of CREATE STREAM: a typed (physical) column, a
@@ -136,6 +139,12 @@ type Select struct {
 	InsertColumns   []string
 	InsertColumnPos []int
 	Query           *ast.SelectStmt
+	// Files holds the files read by a quoted name in FROM (FROM
+	// 'sensors.csv', SPEC 1), by that name: TiDB's AST has the name as a
+	// back-quoted table name, a stream whose schema is inferred from the file.
+	// FilePos holds each name's offset. nil when none.
+	Files   []string
+	FilePos []int
 	// Window is the window TVF read in FROM (SPEC 2.4), nil when none; TiDB's
 	// AST then has the stream's name in its place.
 	Window *WindowTVF
@@ -200,11 +209,13 @@ type DropSide struct {
 	NamePos int
 }
 
-// Describe is DESCRIBE name (also DESC name).
+// Describe is DESCRIBE name (also DESC name), or DESCRIBE 'file' (File set,
+// Name "": the schema inferred from the file, SPEC 1).
 type Describe struct {
 	Range
 	Name    string
 	NamePos int
+	File    string
 }
 
 // Set is SET 'key' = 'value' (SPEC 3).

@@ -262,6 +262,9 @@ type rewritten struct {
 	window  *WindowTVF
 	late    string
 	latePos int
+	// files, filePos: FROM 'file' (SPEC 1), replaced by a back-quoted name
+	files   []string
+	filePos []int
 }
 
 type joinMark struct {
@@ -404,6 +407,13 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			repl := name.Text + blank(ps.src[t.Offset+len(name.Text):w.End])
 			edits = append(edits, edit{t.Offset, w.End, repl})
 			i = closeAt
+		case t.Kind == TokString && mode == modeSelect && i > 0 && r.ctx[i] == clFrom && (toks[i-1].is("FROM") || toks[i-1].is("JOIN")):
+			// FROM 'sensors.csv' (SPEC 1): a stream named by the file, inferred
+			if strings.ContainsAny(t.Value(), "`\n") || t.Value() == "" {
+				return nil, Errorf(t.Offset, "a file read in FROM is named by its path in single quotes, without ` or a line break")
+			}
+			rw.files, rw.filePos = append(rw.files, t.Value()), append(rw.filePos, t.Offset)
+			edits = append(edits, edit{t.Offset, t.End(), "`" + t.Value() + "`"})
 		case mode == modeSelect && i > 1 && isLegacyGroupWindow(r, toks, i):
 			// Flink's legacy GROUP BY TUMBLE(ts, ...) (groupwindow.go)
 			if rw.window != nil {

@@ -22,6 +22,14 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	if err := unsupportedColumns(st); err != nil {
 		return err
 	}
+	if st.Infer {
+		cp := *st // (the statement stays as parsed)
+		cp.Columns, cp.Options = nil, append([]parser.Option(nil), st.Options...)
+		if err := inferColumns(dir, &cp); err != nil {
+			return err
+		}
+		st = &cp
+	}
 	x := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: dir}
 	seen := make(map[string]bool, len(st.Columns)) // by catalog.FoldName: linear in the columns
 	for _, c := range st.Columns {

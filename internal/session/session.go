@@ -130,6 +130,16 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		s.Cat.Drop(st.Name)
 		return nil
 	case *parser.Select:
+		drop, err := s.fileStreams(dir, st)
+		if err != nil {
+			return err
+		}
+		keep := false // a side branch reads the file's stream later
+		defer func() {
+			if !keep {
+				drop()
+			}
+		}()
 		b, err := p.PlanSelect(st)
 		if err != nil {
 			return err
@@ -147,6 +157,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 				return err
 			}
 			s.addPending(b)
+			keep = true
 			return nil
 		}
 		branches := s.takeBranches(b.Stream)
@@ -156,6 +167,11 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return s.runJob(ctx, job)
 	case *parser.Explain:
+		drop, err := s.fileStreams(dir, st.Query)
+		if err != nil {
+			return err
+		}
+		defer drop()
 		if st.Analyze {
 			return s.explainAnalyze(ctx, p, script, st)
 		}
@@ -205,6 +221,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return nil
 	case *parser.Describe:
+		if st.File != "" {
+			return s.describeFile(dir, st)
+		}
 		x := s.Cat.Lookup(st.Name)
 		if x == nil {
 			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
