@@ -80,6 +80,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 		opt.Dir, _ = os.Getwd()
 	}
 	sess.SQLFromStdin = true // a stdin stream would fight the REPL for the terminal (SPEC 4)
+	sess.Interactive = true  // pending branches that run with a query say so (SPEC 2.1)
 	// The prompt, the echo and the REPL's own messages go to the terminal: stdout,
 	// or stderr when stdout is redirected (`streamql > out.txt` keeps only results).
 	ui := opt.Stdout

@@ -45,6 +45,9 @@ type Session struct {
 	// (dot.go); reading is the stack of script files being run, for .read cycles.
 	scripts map[*parser.Script]*scriptInfo
 	reading []string
+	// Interactive is set in the REPL: a job that picks up pending side
+	// branches says so on stderr (as on a terminal's stderr; pendingNotice).
+	Interactive bool
 }
 
 // NewSession returns a session printing to stdout and stderr.
@@ -201,6 +204,7 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	for _, l := range session.JobNotices(job, stats) {
 		printNotice(s.Stderr, l)
 	}
+	s.pendingNotice(job, stats)
 	if s.Timer && counter != nil {
 		printNotice(s.Stderr, timerLine(counter.Counts(), time.Since(start)))
 	}
