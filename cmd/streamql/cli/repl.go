@@ -228,6 +228,10 @@ func (r *repl) loop() {
 			printError(r.sess.Stderr, "reading input: %v", err)
 			return
 		}
+		if quitWords[strings.ToLower(strings.TrimSpace(line))] && onlyComments(r.before()) {
+			r.hist.add(strings.TrimSpace(line))
+			return // exit, quit or \q alone on a line (psql's and duckdb's habits)
+		}
 		if strings.HasPrefix(strings.TrimSpace(line), ".") && onlyComments(r.before()) {
 			// a dot command where a statement could start, as in scripts (dot.go)
 			r.lines = nil
@@ -311,10 +315,10 @@ var metaCommands = []metaCommand{
 	{".help", "", "this help"},
 	{".streams", "", "list the declared streams (SHOW STREAMS)"},
 	{".schema", "[NAME]", "the columns of stream NAME (DESCRIBE NAME); all streams without NAME"},
-	{".format", "[FMT]", "output format: " + strings.Join(render.Formats, ", ")},
+	{".format", "[FMT]", "output format: " + strings.Join(render.Formats, ", ") + " (also .mode)"},
 	{".timer", "[on|off]", "print rows, time and rows/s after each job"},
 	{".read", "FILE", "run a script file (relative paths in it are read from its folder)"},
-	{".quit", "", "leave (also .exit, or Ctrl-D)"},
+	{".quit", "", "leave (also .exit, exit, quit, \\q, or Ctrl-D)"},
 }
 
 const replHelp = `
