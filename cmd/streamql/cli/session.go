@@ -155,6 +155,7 @@ func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) e
 // Result implements session.Frontend: it prints a statement's table in the
 // session's format.
 func (s *Session) Result(columns []string, rows [][]string) error {
+	columns, rows = fitAnalyze(s.Format, terminalWidth(s.written.W), columns, rows)
 	return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: columns, Rows: rows})
 }
 
