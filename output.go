@@ -384,3 +384,12 @@ func (f *frontend) SettingValues() map[string]string {
 	f.s.mu.Unlock()
 	return out
 }
+
+var _ session.Noticer = (*frontend)(nil)
+
+// Notice implements session.Noticer: the line goes to Options.Log.
+func (f *frontend) Notice(line string) {
+	if w := f.s.opts.Log; w != nil {
+		fmt.Fprintln(w, line)
+	}
+}

@@ -75,3 +75,16 @@ func TestExecLeavesBranchesPending(t *testing.T) {
 		t.Errorf("Log %q, want %q", log.String(), want)
 	}
 }
+
+// TestDecimalNoticeLog: the library says at CREATE, on Options.Log, that a
+// DECIMAL column is read as DOUBLE (SPEC 1, issue 29 item 7).
+func TestDecimalNoticeLog(t *testing.T) {
+	var log bytes.Buffer
+	s := open(t, streamql.Options{Log: &log})
+	if err := s.Exec(context.Background(), "CREATE STREAM o (price DECIMAL(10,2)) WITH ('connector'='values')"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "stream o: column price DECIMAL(10,2) is read as DOUBLE (SPEC 1: streamql has no exact DECIMAL)\n"; log.String() != want {
+		t.Errorf("Log %q, want %q", log.String(), want)
+	}
+}

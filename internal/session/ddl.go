@@ -83,6 +83,7 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		return parser.Errorf(st.WithPos, "stream '%s' uses connector '%s', whose rows are pushed by a Go program through the streamql package; the command line cannot feed it: use 'values', 'stdin', 'file' or 'socket'", st.Name, spec.Name)
 	}
 	s.Cat.Add(x)
+	s.conversions(st, x)
 	return nil
 }
 

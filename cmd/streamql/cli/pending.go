@@ -18,3 +18,14 @@ func (s *Session) pendingNotice(job *planner.Job, stats executor.Stats) {
 		printNotice(s.Stderr, l)
 	}
 }
+
+var _ session.Noticer = (*Session)(nil)
+
+// Notice implements session.Noticer: in the REPL a notice about a statement
+// (a DECIMAL column read as DOUBLE at CREATE) goes to stderr; scripts say it
+// in EXPLAIN only, so their stderr stays as it was.
+func (s *Session) Notice(line string) {
+	if s.Interactive {
+		printNotice(s.Stderr, line)
+	}
+}
