@@ -116,3 +116,21 @@ s,e,n
 		t.Errorf("SESSION without a key: exit %d, stderr\n%s", code, stderr)
 	}
 }
+
+// TestToTimestampLTZ: Flink's TO_TIMESTAMP_LTZ(epoch, 3|0), the spelling the
+// computed-column error points to (issue 29 item 3).
+func TestToTimestampLTZ(t *testing.T) {
+	stdout, stderr, code := runArgs(t, "--format", "csv", "-e",
+		"SELECT TO_TIMESTAMP_LTZ(1610035289736, 3) AS a, TO_TIMESTAMP_LTZ(1610035289, 0) AS b, TO_TIMESTAMP_LTZ(1610035289736) AS c, TO_TIMESTAMP_LTZ(CAST(NULL AS BIGINT), 3) AS d;")
+	if want := "a,b,c,d\n2021-01-07 16:01:29.736,2021-01-07 16:01:29.000,2021-01-07 16:01:29.736,\n"; code != 0 || stdout != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT TO_TIMESTAMP_LTZ(1.5, 3);", "needs a BIGINT epoch"},
+		{"SELECT TO_TIMESTAMP_LTZ(1, 6);", "precision is 0 (epoch seconds) or 3 (epoch milliseconds), not 6"},
+	} {
+		if _, stderr, code := runArgs(t, "-e", tc.sql); code != exitPlanning || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q", tc.sql, code, stderr)
+		}
+	}
+}
