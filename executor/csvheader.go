@@ -8,13 +8,13 @@ import (
 	"streamql/executor/csvdec"
 )
 
-// CSVHeader reads the header line of a csv 'file' stream with 'csv.header' =
-// 'true' (SPEC 1) and returns its field names and the mapping of fields to
+// CSVHeader reads the header line of a csv stream over a file (a connector
+// of KnownSize with a 'path') with 'csv.header' = 'true' (SPEC 1) and returns its field names and the mapping of fields to
 // the stream's columns (csvdec.HeaderMap: nil reads by position). It returns
 // nil, nil for any other stream and for a file it cannot read (opening the
 // source then says why).
 func CSVHeader(st *catalog.Stream) (header []string, fieldMap []int) {
-	if st.Options["csv.header"] != "true" || st.Connector == nil || st.Connector.Name != "file" ||
+	if st.Options["csv.header"] != "true" || st.Connector == nil || !st.Connector.KnownSize || st.Options["path"] == "" ||
 		st.Options["format"] != "csv" && st.Options["format"] != "" {
 		return nil, nil
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // inferColumns fills st.Columns of a CREATE STREAM written without a column
-// list from its file (SPEC 1: executor.InferSchema): the 'file' connector
-// (also 'filesystem') with format csv or json; a csv file's first line is its
+// list from its file (SPEC 1: executor.InferSchema): a connector that reads a
+// file of known size ('file') with a 'path', format csv or json; a csv file's first line is its
 // header, so 'csv.header' is set to 'true' unless written. Errors are
 // *parser.Error at the stream's name or its WITH.
 func inferColumns(dir string, st *parser.CreateStream) error {
@@ -25,7 +25,7 @@ func inferColumns(dir string, st *parser.CreateStream) error {
 	}
 	conn, _ := opt("connector")
 	path, hasPath := opt("path")
-	if conn != "file" && conn != "filesystem" || !hasPath {
+	if spec := catalog.LookupConnector(conn); spec == nil || !spec.KnownSize || !hasPath {
 		return parser.Errorf(st.NamePos, "stream '%s' has no column list: only a 'file' stream's columns can be inferred from its file; declare them: CREATE STREAM %s (col TYPE, ...) WITH (...)", st.Name, st.Name)
 	}
 	format, _ := opt("format")
