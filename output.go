@@ -231,10 +231,14 @@ func (f *frontend) Result(columns []string, rows [][]string) error {
 // RunJob runs job into a sink calling OnRows, then logs the malformed-row
 // notices.
 func (f *frontend) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+	f.s.jobStarts(job)
 	stats, err := run(func() (executor.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
 	if w := f.s.opts.Log; w != nil {
-		for _, l := range session.JobNotices(stats) {
+		for _, l := range session.JobNotices(job, stats) {
 			fmt.Fprintln(w, l)
+		}
+		if l := session.PendingNotice(job, stats); l != "" {
+			fmt.Fprintln(w, l) // SPEC 2.1: which pending branches ran, and their rows
 		}
 	}
 	return err
@@ -366,3 +370,26 @@ func (k *sink) Flush() error { return nil }
 
 // Close implements executor.Sink.
 func (k *sink) Close() error { return nil }
+
+var _ session.SettingsLister = (*frontend)(nil)
+
+// SettingValues implements session.SettingsLister for Flink's SET; (SPEC 3):
+// the settings the program set, with the defaults of the others.
+func (f *frontend) SettingValues() map[string]string {
+	out := map[string]string{"format": session.Formats[0], "side-dir": "", "timer": "off"}
+	f.s.mu.Lock()
+	for k, v := range f.s.settings {
+		out[k] = v
+	}
+	f.s.mu.Unlock()
+	return out
+}
+
+var _ session.Noticer = (*frontend)(nil)
+
+// Notice implements session.Noticer: the line goes to Options.Log.
+func (f *frontend) Notice(line string) {
+	if w := f.s.opts.Log; w != nil {
+		fmt.Fprintln(w, line)
+	}
+}

@@ -5,10 +5,14 @@
 //
 //   - Open opens a session: a catalog of streams, pending side branches and
 //     settings that the statements of one program share.
-//   - Session.Exec and Session.ExecScript run statements with a context, as
-//     the command line runs `-e` and script files: the text is parsed whole
-//     first (a syntax error runs nothing), then run in order, and the pending
-//     side branches run at its end (SPEC 2.1).
+//   - Session.Exec runs statements with a context, as the REPL does: the
+//     text is parsed whole first (a syntax error runs nothing), then run in
+//     order; side branches stay pending until a main query reads their
+//     stream or RUN runs them (SPEC 2.1). Session.ExecScript runs a script
+//     as the command line runs a file: its end runs the pending branches.
+//   - Session.Running reports the statement running (and the rows pushed to
+//     the Go-fed streams it reads); Session.Cancel, or Exec's context,
+//     cancels it.
 //   - Options.OnRows receives every output's rows as typed values, with the
 //     output's name and kind (main, side, errors, or a statement's result
 //     table such as SHOW STREAMS), in input order.
@@ -46,6 +50,7 @@ package streamql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,7 +85,8 @@ type Options struct {
 	// itself once the stream's queue is full).
 	OnRows func(out Output, rows *Rows) error
 	// Log receives notices, one line each: the malformed rows a job skipped or
-	// sent to a side output (SPEC 1). nil discards them.
+	// sent to a side output (SPEC 1), and the pending side branches a main
+	// query ran with, with the rows each took (SPEC 2.1). nil discards them.
 	Log io.Writer
 }
 
@@ -92,8 +98,11 @@ type Session struct {
 	eng      *session.Session
 	front    *frontend
 	run      sync.Mutex // one statement at a time
-	mu       sync.Mutex // guards settings
+	mu       sync.Mutex // guards settings, cur and pushed
 	settings map[string]string
+	cur      *running         // the statement running, nil when none (status.go)
+	pushed   map[string]int64 // rows pushed per Go-fed stream, by FoldName
+	closed   map[string]bool  // the Go-fed streams closed, by FoldName
 }
 
 // Open returns a new session with opts. It returns an *Error when a setting
@@ -120,33 +129,58 @@ func Open(opts Options) (*Session, error) {
 	return s, nil
 }
 
-// Exec runs the statements of sql (separated by ';') like the command line's
-// -e: parsed whole first, then run in order, then the pending side branches
-// (SPEC 2.1, SPEC 4). Relative paths are read from Options.BaseDir. It stops at
-// the first failing statement and returns an *Error (Kind Syntax, Planning or
-// Runtime); ctx cancels a running job (the error then wraps ctx.Err()).
+// Exec runs the statements of sql (separated by ';'): parsed whole first,
+// then run in order (SPEC 4). As in the REPL, side branches (INTO SIDE, INTO
+// STREAM) stay pending until a later main query reads their stream or a RUN
+// statement runs them (SPEC 2.1): the end of an Exec call is not the end of a
+// script (ExecScript's is). Relative paths are read from Options.BaseDir. It
+// stops at the first failing statement and returns an *Error (Kind Syntax,
+// Planning or Runtime); ctx, or Cancel, cancels a running job (the error then
+// wraps ctx.Err(), or ErrCanceled).
 func (s *Session) Exec(ctx context.Context, sql string) error {
-	return s.ExecScript(ctx, "-e", sql, s.opts.BaseDir)
+	return s.exec(ctx, "-e", sql, s.opts.BaseDir, false)
 }
 
 // ExecScript runs text, the script called name (a file name, for messages),
-// as Exec does, with relative paths read from dir. Dot commands (.read, ...)
-// are the command line's and are not read here.
+// as the command line runs a script file: like Exec, and then its pending side
+// branches (SPEC 2.1: the end of a script file runs them), with relative paths
+// read from dir. Dot commands (.read, ...) are the command line's and are not
+// read here.
 func (s *Session) ExecScript(ctx context.Context, name, text, dir string) error {
+	return s.exec(ctx, name, text, dir, true)
+}
+
+// exec runs the statements of text in order, then the pending side branches
+// when runPending is set.
+func (s *Session) exec(ctx context.Context, name, text, dir string, runPending bool) error {
 	s.run.Lock()
 	defer s.run.Unlock()
 	script, err := parser.Parse(name, text)
 	if err != nil {
 		return newError(KindSyntax, name, text, err)
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	for _, st := range script.Stmts {
 		if err := ctx.Err(); err != nil {
-			return newError(KindRuntime, name, text, err)
+			return newError(KindRuntime, name, text, context.Cause(ctx))
 		}
-		if err := s.eng.Exec(ctx, script, dir, st); err != nil {
+		start, end := st.Span()
+		s.begin(text[start:end], cancel)
+		err := s.eng.Exec(ctx, script, dir, st)
+		s.end()
+		if err != nil && errors.Is(context.Cause(ctx), ErrCanceled) {
+			err = fmt.Errorf("%w (%w)", ErrCanceled, err)
+		}
+		if err != nil {
 			return newError(KindPlanning, name, text, err)
 		}
 	}
+	if !runPending {
+		return nil
+	}
+	s.begin("RUN", cancel)
+	defer s.end()
 	if err := s.eng.RunPending(ctx, script); err != nil {
 		return newError(KindPlanning, name, text, err)
 	}
@@ -188,7 +222,11 @@ func (s *Session) Push(ctx context.Context, stream string, row ...any) error {
 	if err != nil {
 		return err
 	}
-	return f.Push(ctx, row)
+	if err := f.Push(ctx, row); err != nil {
+		return err
+	}
+	s.counted(stream, 1, false)
+	return nil
 }
 
 // CloseStream ends the Go-fed stream named stream: a job reading it ends after
@@ -200,5 +238,6 @@ func (s *Session) CloseStream(stream string) error {
 		return err
 	}
 	f.Close()
+	s.counted(stream, 0, true)
 	return nil
 }

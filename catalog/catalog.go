@@ -37,6 +37,18 @@ type Stream struct {
 	// keyed by the option name as the spec spells it (pattern options by their
 	// concrete name, e.g. "fields.qty.kind").
 	Options map[string]string
+	// PrimaryKey names the columns of PRIMARY KEY (k, ...) NOT ENFORCED (SPEC
+	// 1, Flink's form; SPEC 2.7 and 2.8 use it), as declared; nil when none.
+	// streamql does not enforce it, as Flink does not.
+	PrimaryKey []string
+	// Conversions lists the columns declared with a type streamql reads as
+	// another (SPEC 1: DECIMAL(p,s) and NUMERIC read as DOUBLE), one line
+	// each ("column price DECIMAL(10,2) is read as DOUBLE (...)"), for the notice at
+	// CREATE and EXPLAIN; nil when none.
+	Conversions []string
+	// Written holds the WITH options as the user wrote them, in order (SHOW
+	// CREATE TABLE prints them; Options has the defaults filled in).
+	Written []Option
 	// BaseDir is the directory a relative 'path' is resolved against: the
 	// declaring script's directory, or the working directory (SPEC 1).
 	BaseDir string

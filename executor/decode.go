@@ -71,6 +71,9 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 			MaxRecord:   maxRec,
 			Continues:   continues,
 		}
+		if opts.Header && !continues {
+			_, opts.FieldMap = CSVHeader(st) // SPEC 1: by the header's names
+		}
 		if nl, ok := st.Options["csv.null-literal"]; ok {
 			opts.NullLiteral, opts.HasNull = []byte(nl), true
 		}

@@ -18,9 +18,18 @@
 // the front-end, before TiDB and the recursive walks over its AST see it. A bare
 // reserved word (IsReserved) is not a stream or column name; back-quoted it is.
 //
+// Flink's spellings (flinkddl.go, groupwindow.go) are read here too: CREATE
+// [TEMPORARY] TABLE, DROP TABLE, SHOW TABLES, SHOW CREATE TABLE, SET; with no
+// key, computed, METADATA and PRIMARY KEY column forms, INSERT INTO t (cols)
+// SELECT, and the legacy group windows GROUP BY k, TUMBLE(ts, ...) with their
+// TUMBLE_START-like functions, which become the query's window TVF (TiDB sees
+// window_start, window_end and window columns in their place); a quoted file
+// name in FROM ('sensors.csv') becomes a back-quoted name (Select.Files).
+//
 // TiDB sees each SELECT and INSERT (and each WATERMARK expression, as SELECT
 // <expr>) with comments and extension clauses blanked out by spaces of the same
-// length, and with CAST types it does not know replaced by stand-ins; its AST is
+// length (a replacement of another length keeps an offset map, so positions
+// still map back), and with CAST types it does not know replaced by stand-ins; its AST is
 // therefore valid, but TiDB's own texts (SelectField.Text is reset to the source
 // text; other nodes' Text) and FuncCastExpr.Tp must not be trusted: use
 // Select.FieldText, the Casts maps and the Locators. See tidb.go for the AST shapes

@@ -10,8 +10,8 @@ import (
 )
 
 // supported lists the statements of the dialect, for error messages.
-const supported = "streamql supports CREATE STREAM, DROP STREAM, SHOW STREAMS, DESCRIBE, " +
-	"SELECT, EXPLAIN SELECT, INSERT INTO ... VALUES, SHOW SIDES, DROP SIDE, RUN and SET"
+const supported = "streamql supports CREATE STREAM (or TABLE), DROP STREAM, SHOW STREAMS, SHOW CREATE STREAM, DESCRIBE, " +
+	"SELECT, EXPLAIN SELECT, INSERT INTO ... VALUES, INSERT INTO ... SELECT, SHOW SIDES, DROP SIDE, RUN and SET"
 
 // Parse splits src (a script, a REPL entry or an -e argument) into statements at
 // ';' (outside strings, quoted identifiers and comments) and parses every one of
@@ -146,10 +146,14 @@ func lexError(t Token) *Error {
 // tokens are not of that shape (INSERT INTO s VALUES).
 func (ps *parseState) insertSelect(rs *rawStmt, from int) (*Select, bool, *Error) {
 	t := rs.toks[from:]
-	if len(t) <= 3 || !t[1].is("INTO") || t[2].Kind != TokIdent && t[2].Kind != TokQuotedIdent || !t[3].is("SELECT") {
+	if len(t) <= 3 || !t[1].is("INTO") || t[2].Kind != TokIdent && t[2].Kind != TokQuotedIdent {
 		return nil, false, nil
 	}
-	sel, err := ps.selectStmt(rs, from+3)
+	cols, pos, at := insertColumns(t)
+	if at < 0 {
+		return nil, false, nil
+	}
+	sel, err := ps.selectStmt(rs, from+at)
 	if err != nil {
 		return nil, true, err
 	}
@@ -157,6 +161,7 @@ func (ps *parseState) insertSelect(rs *rawStmt, from int) (*Select, bool, *Error
 		return nil, true, Errorf(t[0].Offset, "INSERT INTO %s SELECT is a main query: it cannot also have INTO SIDE or INTO STREAM", termtext.Shorten(t[2].Value(), 30))
 	}
 	sel.Insert, sel.InsertPos, sel.Start = t[2].Value(), t[2].Offset, t[0].Offset
+	sel.InsertColumns, sel.InsertColumnPos = cols, pos
 	return sel, true, nil
 }
 
@@ -202,7 +207,12 @@ func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
 	switch {
 	case c.word("STREAM"):
 		return ps.createStream(c, span)
-	case t.is("TABLE") || t.is("VIEW") || t.is("SOURCE"):
+	case c.word("TABLE"): // Flink's spelling (SPEC 3)
+		return ps.createTable(c, span, false)
+	case t.is("TEMPORARY") && c.peekAt(1).is("TABLE"):
+		c.i += 2
+		return ps.createTable(c, span, true)
+	case t.is("VIEW") || t.is("SOURCE"):
 		return nil, Errorf(t.Offset, "CREATE %s is not supported: use CREATE STREAM name (col TYPE, ...) WITH ('connector' = ...)", strings.ToUpper(t.Text))
 	case c.atEnd():
 		return nil, c.expected("STREAM after CREATE")
@@ -229,6 +239,10 @@ func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	if c.peek().isOp(".") {
 		return nil, Errorf(c.peek().Offset, "stream names cannot be qualified: write one name, quoted as `a.b` if needed")
 	}
+	if c.peek().is("WITH") {
+		cs.Infer = true // SPEC 1: the schema is inferred from the file
+		return ps.withOptions(c, cs)
+	}
 	if !c.op("(") {
 		return nil, c.expected("'(' and the column list after CREATE STREAM " + cs.Name)
 	}
@@ -248,11 +262,13 @@ func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 			}
 			cs.Watermark = wm
 		} else {
-			col, err := columnDef(ps.src, c)
+			col, isCol, err := ps.columnElement(c, cs)
 			if err != nil {
 				return nil, err
 			}
-			cs.Columns = append(cs.Columns, col)
+			if isCol {
+				cs.Columns = append(cs.Columns, col)
+			}
 		}
 		if c.op(")") {
 			break
@@ -273,6 +289,11 @@ func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	if !c.peek().is("WITH") {
 		return nil, c.expected("WITH (...) or the end of the statement after the column list")
 	}
+	return ps.withOptions(c, cs)
+}
+
+// withOptions parses WITH (options) into cs, at the end of its statement.
+func (ps *parseState) withOptions(c *cursor, cs *CreateStream) (Stmt, *Error) {
 	cs.WithPos = c.next().Offset
 	if !c.op("(") {
 		return nil, c.expected("'(' after WITH")
@@ -340,7 +361,7 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 	prevEnd := -1
 	for !c.atEnd() {
 		t := c.peek()
-		if depth == 0 && (t.isOp(",") || t.isOp(")")) {
+		if depth == 0 && (t.isOp(",") || t.isOp(")") || t.is("METADATA")) {
 			break
 		}
 		if t.isOp("(") {
@@ -361,7 +382,7 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 
 // watermark parses col AS expr (after WATERMARK FOR).
 func (ps *parseState) watermark(c *cursor) (*Watermark, *Error) {
-	wm := &Watermark{File: ps.file}
+	wm := &Watermark{}
 	var err *Error
 	if wm.Column, wm.ColumnPos, err = c.name("the event-time column after WATERMARK FOR"); err != nil {
 		return nil, err
@@ -369,39 +390,18 @@ func (ps *parseState) watermark(c *cursor) (*Watermark, *Error) {
 	if !c.word("AS") {
 		return nil, c.expected("AS and the watermark expression: WATERMARK FOR " + wm.Column + " AS " + wm.Column + " - INTERVAL '5' SECOND")
 	}
-	from := c.i
-	depth := 0
-	for !c.atEnd() {
-		t := c.peek()
-		if depth == 0 && (t.isOp(",") || t.isOp(")")) {
-			break
-		}
-		if t.isOp("(") {
-			depth++
-		} else if t.isOp(")") {
-			depth--
-		}
-		c.next()
-	}
-	if c.i == from {
-		return nil, c.expected("the watermark expression after AS, e.g. " + wm.Column + " - INTERVAL '5' SECOND")
-	}
-	toks := c.toks[from:c.i]
-	wm.Pos = toks[0].Offset
-	end := toks[len(toks)-1].End()
-	wm.Text = ps.src[wm.Pos:end]
-	expr, info, err := ps.parseFragment(c.all, toks, wm.Pos, end)
+	f, err := ps.fragment(c, "the watermark expression after AS, e.g. "+wm.Column+" - INTERVAL '5' SECOND")
 	if err != nil {
 		return nil, err
 	}
-	wm.Expr, wm.Casts, wm.Locate = expr, info.casts, info.locate
+	wm.Fragment = *f
 	return wm, nil
 }
 
 func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 	t := c.peek()
 	switch {
-	case c.word("STREAM"):
+	case c.word("STREAM") || c.word("TABLE"): // DROP TABLE: Flink's spelling (SPEC 3)
 		ds := &DropStream{Range: span}
 		if t := c.peek(); t.is("IF") && c.i+1 == len(c.toks) {
 			return nil, reservedError(t) // DROP STREAM if
@@ -430,7 +430,7 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 			return nil, err
 		}
 		return &DropSide{Range: span, Name: n.Value(), NamePos: n.Offset}, c.expectEnd("DROP SIDE " + n.Text)
-	case t.is("TABLE") || t.is("VIEW"):
+	case t.is("VIEW"):
 		return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name", strings.ToUpper(t.Text))
 	case c.atEnd():
 		return nil, c.expected("STREAM or SIDE after DROP")
@@ -447,8 +447,10 @@ func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
 		return &ShowSides{span}, c.expectEnd("SHOW SIDES")
 	case c.word("FUNCTIONS"):
 		return &ShowFunctions{span}, c.expectEnd("SHOW FUNCTIONS")
-	case t.is("TABLES"):
-		return nil, Errorf(t.Offset, "SHOW TABLES is not supported: use SHOW STREAMS")
+	case c.word("TABLES"): // Flink's spelling (SPEC 3)
+		return &ShowStreams{span}, c.expectEnd("SHOW TABLES")
+	case t.is("CREATE"):
+		return ps.showCreate(c, span)
 	case c.atEnd():
 		return nil, c.expected("STREAMS, SIDES or FUNCTIONS after SHOW")
 	}
@@ -463,6 +465,11 @@ func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
 		return nil, Errorf(t.Offset, "DESCRIBE takes a stream name; to see a query's plan write EXPLAIN SELECT ...")
 	}
 	d := &Describe{Range: span}
+	if t := c.peek(); t.Kind == TokString {
+		c.next() // DESCRIBE 'file.csv' (SPEC 1): the schema inferred from the file
+		d.File, d.NamePos = t.Value(), t.Offset
+		return d, c.expectEnd("DESCRIBE " + t.Text)
+	}
 	var err *Error
 	if d.Name, d.NamePos, err = c.name("a stream name after DESCRIBE"); err != nil {
 		return nil, err
@@ -473,7 +480,7 @@ func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
 func (ps *parseState) set(c *cursor, span Range) (Stmt, *Error) {
 	const form = "SET 'key' = 'value' (key and value in single quotes)"
 	if c.atEnd() {
-		return nil, c.expected("'key' = 'value' after SET")
+		return &ShowSettings{span}, nil // Flink's SET; lists the settings (SPEC 3)
 	}
 	if k := c.peek(); k.Kind == TokIdent || k.Kind == TokQuotedIdent {
 		v := c.peekAt(2)

@@ -50,6 +50,8 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 		Late2Pos:  rw.late2Pos,
 		Stream:    rw.stream,
 		StreamPos: rw.streamPos,
+		Files:     rw.files,
+		FilePos:   rw.filePos,
 		Query:     sel,
 		Joins:     info.joins,
 		Casts:     info.casts,

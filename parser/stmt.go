@@ -15,7 +15,7 @@ type Script struct {
 
 // Stmt is one statement of a script. Concrete types: *CreateStream, *DropStream,
 // *Select, *Explain, *Insert, *Run, *ShowStreams, *ShowSides, *ShowFunctions, *DropSide,
-// *Describe, *Set.
+// *Describe, *Set, *ShowSettings, *ShowCreate.
 type Stmt interface {
 	// Span returns the statement's byte range [Start, End) in Script.Source,
 	// without the terminating ';' and without leading comments or spaces.
@@ -39,29 +39,48 @@ type CreateStream struct {
 	Watermark   *Watermark // nil when absent
 	Options     []Option   // in the order written
 	WithPos     int        // offset of WITH (or of the statement when absent)
+	// Temporary is set for Flink's CREATE TEMPORARY TABLE (SPEC 3: the same
+	// as CREATE STREAM; every stream lives as long as its session).
+	Temporary bool
+	// PrimaryKey holds the columns of PRIMARY KEY (k, ...) NOT ENFORCED (SPEC
+	// 1, Flink's form), as written; nil when absent. PrimaryKeyPos is the
+	// offset of PRIMARY.
+	PrimaryKey    []string
+	PrimaryKeyPos int
+	// Infer is set when no column list was written (CREATE STREAM s WITH
+	// (...)): the columns are inferred from the file (SPEC 1).
+	Infer bool
 }
 
-// ColumnDef is one typed column of CREATE STREAM.
+// ColumnDef is one column of CREATE STREAM: a typed (physical) column, a
+// computed column (name AS expr, Computed set, Type ""), or a Kafka metadata
+// column (Metadata set), the forms of SPEC 1.
 type ColumnDef struct {
 	Name    string // as declared
 	Type    string // the type as written, e.g. "VARCHAR(20)", "DECIMAL(10, 2)"; see catalog.ParseType
 	Pos     int    // offset of the column name
-	TypePos int    // offset of the type name
+	TypePos int    // offset of the type name (of the expression for a computed column)
+	// Computed is the expression of a computed column (Flink's
+	// ts AS TO_TIMESTAMP_LTZ(ms, 3)), nil for a typed column.
+	Computed *Fragment
+	// Metadata is the Kafka metadata key of col type METADATA [FROM 'key']
+	// ('timestamp', 'partition', 'offset', 'headers' or 'key'; the column's
+	// name when FROM is absent), "" for other columns; MetadataPos is the
+	// offset of METADATA. Virtual records VIRTUAL (the column is not written
+	// by a sink).
+	Metadata    string
+	MetadataPos int
+	Virtual     bool
 }
 
 // Watermark is WATERMARK FOR Column AS Expr (SPEC 2.3). Expr is TiDB's AST of the
-// expression; its positions are in script coordinates via Locate.
+// expression; its positions are in script coordinates via Locate. File is the
+// script that declared the stream: Pos, ColumnPos and Locate's offsets are
+// into its text, which may be another script than the query's.
 type Watermark struct {
 	Column    string
 	ColumnPos int
-	Expr      ast.ExprNode
-	Text      string // the expression's source text
-	Pos       int    // offset of the expression
-	Casts     CastTypes
-	Locate    Locator
-	// File is the script that declared the stream: Pos, ColumnPos and Locate's
-	// offsets are into its text, which may be another script than the query's.
-	File *File
+	Fragment
 }
 
 // Option is one 'key' = 'value' pair of WITH (...) or SET.
@@ -115,7 +134,18 @@ type Select struct {
 	// when none.
 	Insert    string
 	InsertPos int
-	Query     *ast.SelectStmt
+	// InsertColumns is the column list of INSERT INTO name (col, ...) SELECT
+	// (the query's columns go to these sink columns, in order; the others get
+	// NULL), InsertColumnPos each name's offset; nil when none was written.
+	InsertColumns   []string
+	InsertColumnPos []int
+	Query           *ast.SelectStmt
+	// Files holds the files read by a quoted name in FROM (FROM
+	// 'sensors.csv', SPEC 1), by that name: TiDB's AST has the name as a
+	// back-quoted table name, a stream whose schema is inferred from the file.
+	// FilePos holds each name's offset. nil when none.
+	Files   []string
+	FilePos []int
 	// Window is the window TVF read in FROM (SPEC 2.4), nil when none; TiDB's
 	// AST then has the stream's name in its place.
 	Window *WindowTVF
@@ -186,11 +216,13 @@ type DropSide struct {
 	NamePos int
 }
 
-// Describe is DESCRIBE name (also DESC name).
+// Describe is DESCRIBE name (also DESC name), or DESCRIBE 'file' (File set,
+// Name "": the schema inferred from the file, SPEC 1).
 type Describe struct {
 	Range
 	Name    string
 	NamePos int
+	File    string
 }
 
 // Set is SET 'key' = 'value' (SPEC 3).

@@ -266,6 +266,9 @@ type rewritten struct {
 	// right input, SPEC 2.7)
 	late2    string
 	late2Pos int
+	// files, filePos: FROM 'file' (SPEC 1), replaced by a back-quoted name
+	files   []string
+	filePos []int
 }
 
 type joinMark struct {
@@ -425,6 +428,36 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			repl := name.Text + blank(ps.src[t.Offset+len(name.Text):w.End])
 			edits = append(edits, edit{t.Offset, w.End, repl})
 			i = closeAt
+		case t.Kind == TokString && mode == modeSelect && i > 0 && r.ctx[i] == clFrom && (toks[i-1].is("FROM") || toks[i-1].is("JOIN")):
+			// FROM 'sensors.csv' (SPEC 1): a stream named by the file, inferred
+			if strings.ContainsAny(t.Value(), "`\n") || t.Value() == "" {
+				return nil, Errorf(t.Offset, "a file read in FROM is named by its path in single quotes, without ` or a line break")
+			}
+			rw.files, rw.filePos = append(rw.files, t.Value()), append(rw.filePos, t.Offset)
+			edits = append(edits, edit{t.Offset, t.End(), "`" + t.Value() + "`"})
+		case mode == modeSelect && i > 1 && isLegacyGroupWindow(r, toks, i):
+			// Flink's legacy GROUP BY TUMBLE(ts, ...) (groupwindow.go)
+			if rw.window != nil {
+				return nil, Errorf(t.Offset, "a query reads one window: GROUP BY %s(...) and a window function in FROM cannot be combined", strings.ToUpper(t.Text))
+			}
+			w, closeAt, err := legacyGroupWindow(ps.src, r, toks, i)
+			if err != nil {
+				return nil, err
+			}
+			rw.window = w
+			edits = append(edits, edit{t.Offset, w.End, "window_start, window_end"})
+			i = closeAt
+		case mode == modeSelect && isLegacyAux(t, next):
+			if col, closeAt := legacyAuxCall(r, toks, i); col != "" {
+				// TUMBLE_START(ts, ...) and the like: a window column
+				end := toks[closeAt].End()
+				repl := col
+				if n := end - t.Offset; n > len(col) {
+					repl += blank(ps.src[t.Offset+len(col) : end])
+				}
+				edits = append(edits, edit{t.Offset, end, repl})
+				i = closeAt
+			}
 		case (t.is("FIRST_VALUE") || t.is("LAST_VALUE")) && next.isOp("(") && !overFollows(r, i+1):
 			// TiDB knows them only as window functions (OVER): as aggregates (SPEC
 			// 2.4) they become calls of a same-length stand-in name

@@ -38,6 +38,9 @@ func ruleSink(sp *selectPlan) error {
 	if st == sp.st || sp.j != nil && st == sp.j.Build {
 		return parser.Errorf(pos, "stream %s cannot be both a sink and a source of one job; write into another stream", st.Name)
 	}
+	if err := sinkColumns(sp, st); err != nil {
+		return err
+	}
 	if len(b.Columns) != len(st.Columns) {
 		return parser.Errorf(pos, "%s: the query gives %d column(s) %s but %s has %d %s; select one value per column of %s, in its order",
 			what, len(b.Columns), plan.SchemaText(b.Columns), st.Name, len(st.Columns), plan.SchemaText(st.Columns), st.Name)

@@ -58,6 +58,12 @@ type Options struct {
 	// decoded on its own (executor/chunked; see Restart).
 	HeaderPending bool
 	Limit         int64
+	// FieldMap, when not nil, maps fields by the header's names (SPEC 1,
+	// csv.header): a record must have len(FieldMap) fields (fewer or more
+	// with AllowRagged), and its field k fills column FieldMap[k], or is
+	// ignored when that is -1 (a header name the stream does not declare).
+	// nil reads fields by position. HeaderMap computes it.
+	FieldMap []int
 }
 
 // LineChecker reports input lines found malformed before decoding (by the
@@ -154,7 +160,7 @@ func NewDecoder(r io.Reader, names []string, types []catalog.Type, opts Options)
 		}
 	}
 	d.plainKinds = plainKinds(types)
-	d.fields = make([]field, 0, len(types)+1)
+	d.fields = make([]field, 0, max(len(types), len(opts.FieldMap))+1)
 	d.init(r)
 	return d
 }
@@ -360,7 +366,7 @@ pause:
 // them (the rows' texts kept as Record keeps them).
 func (f *format) Plain(b *vector.Batch, data []byte, base, rows, starts, maxRec int, ends []int) (n, used int) {
 	d := (*Decoder)(f)
-	if d.pendPos != 0 || d.pendState != stFieldStart || d.opts.HasNull || !plainRecords {
+	if d.pendPos != 0 || d.pendState != stFieldStart || d.opts.HasNull || !plainRecords || d.opts.FieldMap != nil {
 		return 0, 0
 	}
 	cols := b.Cols[:len(d.types)]
@@ -438,6 +444,9 @@ func (f *format) Record(b *vector.Batch, rec []byte) string {
 		return "quote never closed"
 	}
 	quoted := d.recQuoted
+	if d.opts.FieldMap != nil {
+		return d.recordMapped(b, rec, quoted)
+	}
 	ncols := len(d.types)
 	fs := d.fields[:0]
 	nf := 0

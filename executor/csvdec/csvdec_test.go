@@ -839,30 +839,35 @@ func sensorCSV(n int, quoted bool) []byte {
 func TestDecodeZeroAllocs(t *testing.T) {
 	for name, in := range map[string][]byte{"plain": sensorCSV(20000, false), "quoted": sensorCSV(20000, true)} {
 		types := []catalog.Type{V, I, D}
-		rd := bytes.NewReader(in)
-		d := NewDecoder(rd, []string{"deviceNo", "ts", "temperature"}, types, Options{})
-		b := vector.NewBatch(types)
-		bad := make([]BadRow, 0, 16)
-		// Warm up: the arenas grow during the first batches.
-		for range 3 {
-			bad = bad[:0]
-			if err := d.Decode(b, &bad); err != nil {
-				t.Fatal(err)
-			}
-		}
-		allocs := testing.AllocsPerRun(10, func() {
-			bad = bad[:0]
-			if err := d.Decode(b, &bad); err != nil {
-				t.Fatal(err)
-			}
-			if len(bad) != 0 {
-				t.Fatalf("bad rows: %+v", bad[0])
-			}
-		})
-		if allocs != 0 {
+		d := NewDecoder(bytes.NewReader(in), []string{"deviceNo", "ts", "temperature"}, types, Options{})
+		if allocs := batchAllocs(t, d, types); allocs != 0 {
 			t.Errorf("%s: %v allocations per batch", name, allocs)
 		}
 	}
+}
+
+// batchAllocs returns the allocations per Decode call of d (after three
+// calls to warm up: the arenas grow during the first batches), failing t on
+// an error or a bad row.
+func batchAllocs(t *testing.T, d *Decoder, types []catalog.Type) float64 {
+	t.Helper()
+	b := vector.NewBatch(types)
+	bad := make([]BadRow, 0, 16)
+	for range 3 {
+		bad = bad[:0]
+		if err := d.Decode(b, &bad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return testing.AllocsPerRun(10, func() {
+		bad = bad[:0]
+		if err := d.Decode(b, &bad); err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) != 0 {
+			t.Fatalf("bad rows: %+v", bad[0])
+		}
+	})
 }
 
 // BenchmarkDecode decodes a generated 100k-row sensor CSV (VARCHAR, BIGINT,

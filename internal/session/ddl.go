@@ -19,6 +19,17 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		}
 		return parser.Errorf(st.NamePos, "stream '%s' already exists; DROP STREAM %s first, or write CREATE STREAM IF NOT EXISTS", st.Name, st.Name)
 	}
+	if err := unsupportedColumns(st); err != nil {
+		return err
+	}
+	if st.Infer {
+		cp := *st // (the statement stays as parsed)
+		cp.Columns, cp.Options = nil, append([]parser.Option(nil), st.Options...)
+		if err := inferColumns(dir, &cp); err != nil {
+			return err
+		}
+		st = &cp
+	}
 	x := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: dir}
 	seen := make(map[string]bool, len(st.Columns)) // by catalog.FoldName: linear in the columns
 	for _, c := range st.Columns {
@@ -35,6 +46,9 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	}
 	if len(x.Columns) == 0 {
 		return parser.Errorf(st.NamePos, "stream '%s' needs at least one column", st.Name)
+	}
+	if err := primaryKey(st, x); err != nil {
+		return err
 	}
 	if w := st.Watermark; w != nil {
 		i := x.Column(w.Column)
@@ -56,6 +70,9 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		return err
 	}
 	x.Connector, x.Options = spec, opts
+	for _, o := range st.Options {
+		x.Written = append(x.Written, catalog.Option{Key: o.Key, Value: o.Value})
+	}
 	if err := checkConnector(st, x); err != nil {
 		return err
 	}
@@ -66,6 +83,7 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		return parser.Errorf(st.WithPos, "stream '%s' uses connector '%s', whose rows are pushed by a Go program through the streamql package; the command line cannot feed it: use 'values', 'stdin', 'file' or 'socket'", st.Name, spec.Name)
 	}
 	s.Cat.Add(x)
+	s.conversions(st, x)
 	return nil
 }
 

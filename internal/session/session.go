@@ -132,6 +132,16 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		s.Cat.Drop(st.Name)
 		return nil
 	case *parser.Select:
+		drop, err := s.fileStreams(dir, st)
+		if err != nil {
+			return err
+		}
+		keep := false // a side branch reads the file's stream later
+		defer func() {
+			if !keep {
+				drop()
+			}
+		}()
 		b, err := p.PlanSelect(st)
 		if err != nil {
 			return err
@@ -149,6 +159,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 				return err
 			}
 			s.addPending(b)
+			keep = true
 			return nil
 		}
 		branches := s.takeBranches(b.Stream)
@@ -158,6 +169,11 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return s.runJob(ctx, job)
 	case *parser.Explain:
+		drop, err := s.fileStreams(dir, st.Query)
+		if err != nil {
+			return err
+		}
+		defer drop()
 		if st.Analyze {
 			return s.explainAnalyze(ctx, p, script, st)
 		}
@@ -171,6 +187,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		var rows [][]string
 		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			rows = append(rows, []string{l})
+		}
+		for _, l := range explainNotes(job) {
 			rows = append(rows, []string{l})
 		}
 		return s.Front.Result([]string{"plan"}, rows)
@@ -210,21 +229,20 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return nil
 	case *parser.Describe:
+		if st.File != "" {
+			return s.describeFile(dir, st)
+		}
 		x := s.Cat.Lookup(st.Name)
 		if x == nil {
 			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
 		}
-		var rows [][]string
-		for i, c := range x.Columns {
-			wm := ""
-			if i == x.EventTime && x.Watermark != nil {
-				wm = x.Watermark.Text
-			}
-			rows = append(rows, []string{c.Name, c.Type.String(), wm})
-		}
-		return s.Front.Result([]string{"column", "type", "watermark"}, rows)
+		return s.describe(x)
 	case *parser.Set:
 		return s.set(st)
+	case *parser.ShowSettings:
+		return s.showSettings()
+	case *parser.ShowCreate:
+		return s.showCreate(st)
 	case *parser.Insert:
 		return s.insert(p, st)
 	}
@@ -330,9 +348,14 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 // ran with stats skipped or sent to a side output, one per stream that had
 // some (SPEC 1, 'errors'), then one per windowed query with late rows (SPEC
 // 2.4, executor.LateRows.Notice: by its position and its shortened text).
+// When every row the job read from its FROM stream was malformed, one more
+// line says so with the header it saw and the columns declared (allMalformed).
 // The CLI prints them on stderr.
-func JobNotices(stats executor.Stats) []string {
+func JobNotices(job *planner.Job, stats executor.Stats) []string {
 	var out []string
+	if l := allMalformed(job, stats); l != "" {
+		out = append(out, l)
+	}
 	for _, e := range stats.Streams {
 		if e.Malformed == 0 {
 			continue

@@ -178,6 +178,9 @@ func parseDot(d dotLine) (*dotCmd, *parser.Error) {
 		}
 		i = j
 	}
+	if c.name == ".mode" {
+		c.name = ".format" // DuckDB's and sqlite's spelling (issue 29 item 6)
+	}
 	errAt := func(k int, format string, a ...any) *parser.Error {
 		off := d.Offset
 		if k >= 0 && k < len(c.argPos) {

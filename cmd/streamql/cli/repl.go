@@ -80,6 +80,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 		opt.Dir, _ = os.Getwd()
 	}
 	sess.SQLFromStdin = true // a stdin stream would fight the REPL for the terminal (SPEC 4)
+	sess.Interactive = true  // pending branches that run with a query say so (SPEC 2.1)
 	// The prompt, the echo and the REPL's own messages go to the terminal: stdout,
 	// or stderr when stdout is redirected (`streamql > out.txt` keeps only results).
 	ui := opt.Stdout
@@ -227,6 +228,10 @@ func (r *repl) loop() {
 			printError(r.sess.Stderr, "reading input: %v", err)
 			return
 		}
+		if quitWords[strings.ToLower(strings.TrimSpace(line))] && onlyComments(r.before()) {
+			r.hist.add(strings.TrimSpace(line))
+			return // exit, quit or \q alone on a line (psql's and duckdb's habits)
+		}
 		if strings.HasPrefix(strings.TrimSpace(line), ".") && onlyComments(r.before()) {
 			// a dot command where a statement could start, as in scripts (dot.go)
 			r.lines = nil
@@ -310,10 +315,10 @@ var metaCommands = []metaCommand{
 	{".help", "[functions]", "this help; .help functions lists the functions"},
 	{".streams", "", "list the declared streams (SHOW STREAMS)"},
 	{".schema", "[NAME]", "the columns of stream NAME (DESCRIBE NAME); all streams without NAME"},
-	{".format", "[FMT]", "output format: " + strings.Join(render.Formats, ", ")},
+	{".format", "[FMT]", "output format: " + strings.Join(render.Formats, ", ") + " (also .mode)"},
 	{".timer", "[on|off]", "print rows, time and rows/s after each job"},
 	{".read", "FILE", "run a script file (relative paths in it are read from its folder)"},
-	{".quit", "", "leave (also .exit, or Ctrl-D)"},
+	{".quit", "", "leave (also .exit, exit, quit, \\q, or Ctrl-D)"},
 }
 
 const replHelp = `

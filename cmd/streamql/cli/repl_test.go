@@ -189,8 +189,9 @@ func TestREPLSplitExample(t *testing.T) {
 	if n := strings.Count(out, "┌"); n != 3 {
 		t.Errorf("%d tables, want 3", n)
 	}
-	if h.stderr.String() != "" {
-		t.Errorf("stderr: %s", h.stderr.String())
+	// the only stderr line: the branches ran with the query (SPEC 2.1)
+	if got, want := h.stderr.String(), "2 pending side branches ran with this query: 'low-tmp' took 4 rows, 'high-tmp' took 35 rows\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
 	}
 	if code := h.exit("\x04"); code != 0 {
 		t.Errorf("Ctrl-D: status %d", code)

@@ -29,7 +29,7 @@ usage:
   streamql                          REPL (when stdin is a terminal)
   streamql script.sql [more.sql]    run scripts in order, then exit
   streamql -f script.sql            same
-  streamql -e 'SQL; SQL'            run inline SQL
+  streamql -e 'SQL; SQL'            run inline SQL (also -c, as psql and duckdb)
   ... | streamql                    SQL read from stdin when it is not a terminal
   streamql test [DIR ...]           run the test cases under DIR (streamql test --help)
 
@@ -59,7 +59,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(aliasArgs(args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}

@@ -45,6 +45,9 @@ type Session struct {
 	// (dot.go); reading is the stack of script files being run, for .read cycles.
 	scripts map[*parser.Script]*scriptInfo
 	reading []string
+	// Interactive is set in the REPL: a job that picks up pending side
+	// branches says so on stderr (as on a terminal's stderr; pendingNotice).
+	Interactive bool
 }
 
 // NewSession returns a session printing to stdout and stderr.
@@ -152,6 +155,7 @@ func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) e
 // Result implements session.Frontend: it prints a statement's table in the
 // session's format.
 func (s *Session) Result(columns []string, rows [][]string) error {
+	columns, rows = fitAnalyze(s.Format, terminalWidth(s.written.W), columns, rows)
 	return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: columns, Rows: rows})
 }
 
@@ -198,9 +202,10 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 		// include rows past the cut that the side files no longer hold.
 		return err
 	}
-	for _, l := range session.JobNotices(stats) {
+	for _, l := range session.JobNotices(job, stats) {
 		printNotice(s.Stderr, l)
 	}
+	s.pendingNotice(job, stats)
 	if s.Timer && counter != nil {
 		printNotice(s.Stderr, timerLine(counter.Counts(), time.Since(start)))
 	}

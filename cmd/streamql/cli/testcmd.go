@@ -79,7 +79,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
-	cases, err := findCases(dirs)
+	cases, err := findCases(dirs, *update)
 	if err != nil {
 		printError(stderr, "streamql test: %s", err.Error())
 		return exitPlanning
@@ -158,9 +158,10 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 type testCase struct{ name, dir string }
 
 // findCases walks each DIR and returns the case folders under it (a folder with
-// query.sql and expected/; a case's own subfolders are not searched), sorted by
-// path and without repeats. The error names a DIR that is not a readable folder.
-func findCases(dirs []string) ([]testCase, error) {
+// query.sql and expected/, or with update also a new case: query.sql alone; a
+// case's own subfolders are not searched), sorted by path and without
+// repeats. The error names a DIR that is not a readable folder.
+func findCases(dirs []string, update bool) ([]testCase, error) {
 	seen := map[string]bool{}
 	var cases []testCase
 	for _, d := range dirs {
@@ -175,7 +176,7 @@ func findCases(dirs []string) ([]testCase, error) {
 			if err != nil {
 				return fmt.Errorf("cannot read folder %s: %v", path, unwrapPath(err))
 			}
-			if !e.IsDir() || !isCase(path) {
+			if !e.IsDir() || !isCase(path) && !(update && isNewCase(path)) {
 				return nil
 			}
 			abs, err := filepath.Abs(path)
@@ -265,6 +266,14 @@ func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update 
 		}
 	}
 	exp := filepath.Join(c.dir, "expected")
+	if update && newCase(exp) { // --update creates a new case's expected/
+		if err := os.Mkdir(exp, 0o755); err != nil {
+			return caseReport{problems: []string{fmt.Sprintf("cannot create expected/: %v", unwrapPath(err))}}
+		}
+		r := caseReport{problems: []string{"new case: no expected/ folder"}}
+		r.update, r.updated = updateCase(exp, run)
+		return r
+	}
 	r := caseReport{problems: compareCase(exp, run)}
 	if len(r.problems) > 0 && update {
 		r.update, r.updated = updateCase(exp, run)

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mattn/go-runewidth"
+	"golang.org/x/term"
+
+	"streamql/internal/session"
+)
+
+// terminalWidth returns the width in columns of the terminal w writes to, or
+// 0 when w is not a terminal (pipes and files keep EXPLAIN ANALYZE's two
+// columns). Tests replace it.
+var terminalWidth = func(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
+}
+
+// fitAnalyze returns EXPLAIN ANALYZE's table (session.AnalyzeColumns) as one
+// column that fits width terminal columns when its table in format would not
+// (issue 29 item 6): each plan line, then what its operator did on the lines
+// under it, indented two more than the operator, every line wrapped at
+// width. It returns columns and rows unchanged when they fit, when width is
+// 0, or for a format other than table and markdown.
+func fitAnalyze(format string, width int, columns []string, rows [][]string) ([]string, [][]string) {
+	if width <= 0 || format != "table" && format != "markdown" || !slices.Equal(columns, session.AnalyzeColumns) {
+		return columns, rows
+	}
+	w0, w1 := 0, 0
+	for _, r := range rows {
+		w0, w1 = max(w0, runewidth.StringWidth(r[0])), max(w1, runewidth.StringWidth(r[1]))
+	}
+	if w0+w1+7 <= width { // "│ a │ b │"
+		return columns, rows
+	}
+	avail := max(width-4, 20) // "│ x │"
+	var out [][]string
+	for _, r := range rows {
+		indent := treePrefix(r[0])
+		for _, l := range wrapWidth(r[0], avail, indent+4) {
+			out = append(out, []string{l})
+		}
+		if r[1] == "" {
+			continue
+		}
+		pad := strings.Repeat(" ", indent+2)
+		for _, l := range wrapWidth(pad+r[1], avail, indent+2) {
+			out = append(out, []string{l})
+		}
+	}
+	return []string{"plan, then what each operator did"}, out
+}
+
+// treePrefix returns the length of the drawing that starts a line of
+// EXPLAIN's tree (plan.Tree.Text): spaces and Flink's marks ":", "|", "+-".
+func treePrefix(s string) int { return len(s) - len(strings.TrimLeft(s, " :|+-")) }
+
+// wrapWidth splits s at spaces into lines of at most width display columns
+// (a word longer than that stands alone), each line after the first
+// indented by cont spaces.
+func wrapWidth(s string, width, cont int) []string {
+	if runewidth.StringWidth(s) <= width {
+		return []string{s}
+	}
+	lead := treePrefix(s)
+	var out []string
+	line := s[:lead] // (the tree's drawing, as it is)
+	empty := true
+	for _, word := range strings.Fields(s[lead:]) {
+		if !empty && runewidth.StringWidth(line)+1+runewidth.StringWidth(word) > width {
+			out = append(out, line)
+			line, empty = strings.Repeat(" ", cont), true
+		}
+		if !empty {
+			line += " "
+		}
+		line += word
+		empty = false
+	}
+	return append(out, line)
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestDashC: -c SQL is -e SQL (psql, duckdb), mixed with -e in order.
+func TestDashC(t *testing.T) {
+	stdout, stderr, code := runArgs(t, "--format", "csv", "-c", "SELECT 1 AS a", "-e", "SELECT 2 AS b", "-cSELECT 3 AS c")
+	if code != 0 || stdout != "a\n1\nb\n2\nc\n3\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"-e", "-c"}, []string{"-e", "-c"}}, // a value stays
+		{[]string{"--", "-c"}, []string{"--", "-c"}},
+		{[]string{"--format", "csv", "-c", "x"}, []string{"--format", "csv", "-e", "x"}},
+	} {
+		if got := aliasArgs(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("aliasArgs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestREPLHabits: .mode is .format; exit, quit and \q alone on a line leave
+// the REPL (not inside a statement, where they are SQL text).
+func TestREPLHabits(t *testing.T) {
+	for _, word := range []string{"exit", "QUIT", `\q`, "quit;"} {
+		h := startREPL(t, "")
+		h.line(".mode csv")
+		if out := h.line("SELECT 1 AS a;"); !strings.Contains(out, "a\n1\n") {
+			t.Errorf(".mode csv: %q", out)
+		}
+		h.send("SELECT 1 AS\n")
+		h.waitPrompt()
+		h.line(word) // inside a statement: its text
+		h.line(";")
+		if out := h.line("SELECT 2 AS b;"); !strings.Contains(out, "b\n2\n") {
+			t.Errorf("%s inside a statement ended the REPL: %q", word, out)
+		}
+		if code := h.exit(word + "\n"); code != 0 {
+			t.Errorf("%s: status %d", word, code)
+		}
+	}
+}
+
+// TestTestCommandUpdateNewCase: `streamql test DIR --update` makes a folder
+// with query.sql alone a case, creating its expected/ from a run; without
+// --update the folder is not a case.
+func TestTestCommandUpdateNewCase(t *testing.T) {
+	root := t.TempDir()
+	c := filepath.Join(root, "new")
+	writeFile(t, filepath.Join(c, "query.sql"), "SELECT 1 AS a;\n")
+	if code, _, _ := runTestCmd(t, root); code != 2 {
+		t.Fatalf("without --update: exit %d, want 2 (no case)", code)
+	}
+	code, out, _ := runTestCmd(t, root, "--update")
+	if code != 1 || !strings.Contains(out, "new case: no expected/ folder") || !strings.Contains(out, "wrote main.csv") {
+		t.Fatalf("--update: exit %d:\n%s", code, out)
+	}
+	if got := readFile(t, filepath.Join(c, "expected", "main.csv")); got != "a\n1\n" {
+		t.Errorf("expected/main.csv %q", got)
+	}
+	if code, out, _ = runTestCmd(t, root); code != 0 {
+		t.Fatalf("after --update: exit %d:\n%s", code, out)
+	}
+}

@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"streamql/executor"
+	"streamql/internal/session"
+	"streamql/planner"
+)
+
+// pendingNotice prints, in the REPL or when stderr is a terminal, the line
+// naming the pending side branches a main query's job ran with and the rows
+// each took (SPEC 2.1, session.PendingNotice); scripts in pipes and CI keep
+// their stderr as it was.
+func (s *Session) pendingNotice(job *planner.Job, stats executor.Stats) {
+	if !s.Interactive && !stderrTerminal(s.Stderr) {
+		return
+	}
+	if l := session.PendingNotice(job, stats); l != "" {
+		printNotice(s.Stderr, l)
+	}
+}
+
+var _ session.Noticer = (*Session)(nil)
+
+// Notice implements session.Noticer: in the REPL a notice about a statement
+// (a DECIMAL column read as DOUBLE at CREATE) goes to stderr; scripts say it
+// in EXPLAIN only, so their stderr stays as it was.
+func (s *Session) Notice(line string) {
+	if s.Interactive {
+		printNotice(s.Stderr, line)
+	}
+}

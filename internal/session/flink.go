@@ -1,0 +1,164 @@
+package session
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/parser"
+)
+
+// SettingsLister is implemented by a Frontend that can list the settings it
+// owns (SPEC 3: format, side-dir, timer) with their current values, for
+// Flink's SET; (ShowSettings). A Frontend without it lists none of its own.
+type SettingsLister interface {
+	// Settings returns the frontend's settings, key to value as SET takes it.
+	SettingValues() map[string]string
+}
+
+// unsupportedColumns refuses, with the streamql spelling, the Flink column
+// forms streamql cannot read yet: computed columns and Kafka METADATA
+// columns. Errors are *parser.Error at the column or its key.
+func unsupportedColumns(st *parser.CreateStream) error {
+	for _, c := range st.Columns {
+		if c.Computed != nil {
+			return parser.Errorf(c.Pos, "computed column %s AS %s is not supported yet: declare the column it reads (e.g. ms BIGINT) and put the event time on it, "+
+				"WATERMARK FOR ms AS ms - INTERVAL '5' SECOND (a BIGINT column is epoch milliseconds), then compute %s in the query", c.Name, c.Computed.Text, c.Computed.Text)
+		}
+		if c.Metadata != "" {
+			return parser.Errorf(c.MetadataPos, "Kafka metadata column %s (METADATA FROM '%s') is not supported yet: remove it; the record's value fills the row's columns", c.Name, c.Metadata)
+		}
+	}
+	return nil
+}
+
+// primaryKey checks PRIMARY KEY (k, ...) NOT ENFORCED of st (SPEC 1: every
+// key column declared, none twice) and keeps it in x.PrimaryKey. Errors are
+// *parser.Error at PRIMARY.
+func primaryKey(st *parser.CreateStream, x *catalog.Stream) error {
+	if st.PrimaryKey == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, k := range st.PrimaryKey {
+		i := x.Column(k)
+		if i < 0 {
+			return parser.Errorf(st.PrimaryKeyPos, "PRIMARY KEY (%s): no column '%s'; columns: %s", strings.Join(st.PrimaryKey, ", "), k, strings.Join(x.Names(), ", "))
+		}
+		if seen[catalog.FoldName(k)] {
+			return parser.Errorf(st.PrimaryKeyPos, "PRIMARY KEY (%s): column '%s' is named twice", strings.Join(st.PrimaryKey, ", "), k)
+		}
+		seen[catalog.FoldName(k)] = true
+		x.PrimaryKey = append(x.PrimaryKey, x.Columns[i].Name)
+	}
+	return nil
+}
+
+// showSettings answers Flink's SET; (SPEC 3): one row per setting, key and
+// value, sorted by key: the engine's 'state.max-bytes' and the frontend's.
+func (s *Session) showSettings() error {
+	max := s.Env.StateMaxBytes
+	if max <= 0 {
+		max = executor.DefaultStateMaxBytes
+	}
+	vals := map[string]string{"state.max-bytes": executor.FormatSize(max)}
+	if l, ok := s.Front.(SettingsLister); ok {
+		for k, v := range l.SettingValues() {
+			vals[k] = v
+		}
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	rows := make([][]string, len(keys))
+	for i, k := range keys {
+		rows[i] = []string{k, vals[k]}
+	}
+	return s.Front.Result([]string{"key", "value"}, rows)
+}
+
+// ShowCreate returns the CREATE STREAM statement that declares x, as SHOW
+// CREATE TABLE prints it: its columns with their types, PRIMARY KEY,
+// WATERMARK and the WITH options as written.
+func ShowCreate(x *catalog.Stream) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE STREAM %s (\n", quoteName(x.Name))
+	var items []string
+	for _, c := range x.Columns {
+		items = append(items, "  "+quoteName(c.Name)+" "+c.Type.String())
+	}
+	if x.PrimaryKey != nil {
+		ks := make([]string, len(x.PrimaryKey))
+		for i, k := range x.PrimaryKey {
+			ks[i] = quoteName(k)
+		}
+		items = append(items, "  PRIMARY KEY ("+strings.Join(ks, ", ")+") NOT ENFORCED")
+	}
+	if x.Watermark != nil && x.EventTime >= 0 {
+		items = append(items, "  WATERMARK FOR "+quoteName(x.Columns[x.EventTime].Name)+" AS "+x.Watermark.Text)
+	}
+	b.WriteString(strings.Join(items, ",\n"))
+	b.WriteString("\n)")
+	if len(x.Written) > 0 {
+		b.WriteString(" WITH (\n")
+		for i, o := range x.Written {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			fmt.Fprintf(&b, "  %s = %s", quoteString(o.Key), quoteString(o.Value))
+		}
+		b.WriteString("\n)")
+	}
+	return b.String()
+}
+
+// quoteName back-quotes a name, as Flink's SHOW CREATE TABLE does (so a
+// reserved word such as key reads back as a name).
+func quoteName(n string) string { return "`" + strings.ReplaceAll(n, "`", "``") + "`" }
+
+// quoteString quotes v as a SQL string (” for a quote, SPEC's only escape).
+func quoteString(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// showCreate answers SHOW CREATE TABLE name: one row, one column.
+func (s *Session) showCreate(st *parser.ShowCreate) error {
+	x := s.Cat.Lookup(st.Name)
+	if x == nil {
+		return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
+	}
+	return s.Front.Result([]string{"statement"}, [][]string{{ShowCreate(x)}})
+}
+
+// describe answers DESCRIBE x: a row per column with its type, the WATERMARK
+// expression on the event-time column, and whether the column is in the
+// PRIMARY KEY (SPEC 1; Flink's DESCRIBE shows the key as PRI).
+func (s *Session) describe(x *catalog.Stream) error {
+	key := map[string]bool{}
+	for _, k := range x.PrimaryKey {
+		key[catalog.FoldName(k)] = true
+	}
+	cols := []string{"column", "type", "watermark"}
+	if len(key) > 0 {
+		cols = append(cols, "key")
+	}
+	var rows [][]string
+	for i, c := range x.Columns {
+		wm := ""
+		if i == x.EventTime && x.Watermark != nil {
+			wm = x.Watermark.Text
+		}
+		row := []string{c.Name, c.Type.String(), wm}
+		if len(key) > 0 {
+			k := ""
+			if key[catalog.FoldName(c.Name)] {
+				k = "PRI"
+			}
+			row = append(row, k)
+		}
+		rows = append(rows, row)
+	}
+	return s.Front.Result(cols, rows)
+}

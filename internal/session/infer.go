@@ -1,0 +1,123 @@
+package session
+
+import (
+	"path/filepath"
+	"strings"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/parser"
+)
+
+// inferColumns fills st.Columns of a CREATE STREAM written without a column
+// list from its file (SPEC 1: executor.InferSchema): a connector that reads a
+// file of known size ('file') with a 'path', format csv or json; a csv file's first line is its
+// header, so 'csv.header' is set to 'true' unless written. Errors are
+// *parser.Error at the stream's name or its WITH.
+func inferColumns(dir string, st *parser.CreateStream) error {
+	opt := func(k string) (string, bool) {
+		for _, o := range st.Options {
+			if strings.EqualFold(o.Key, k) {
+				return o.Value, true
+			}
+		}
+		return "", false
+	}
+	conn, _ := opt("connector")
+	path, hasPath := opt("path")
+	if spec := catalog.LookupConnector(conn); spec == nil || !spec.KnownSize || !hasPath {
+		return parser.Errorf(st.NamePos, "stream '%s' has no column list: only a 'file' stream's columns can be inferred from its file; declare them: CREATE STREAM %s (col TYPE, ...) WITH (...)", st.Name, st.Name)
+	}
+	format, _ := opt("format")
+	hv, hasHeader := opt("csv.header")
+	if (format == "csv" || format == "") && !hasHeader {
+		hv = "true"
+		st.Options = append(st.Options, parser.Option{Key: "csv.header", Value: "true", KeyPos: st.WithPos, ValuePos: st.WithPos})
+	}
+	d, _ := opt("csv.delimiter")
+	q, _ := opt("csv.quote")
+	cols, err := inferFile(dir, path, format, d, q, hv == "true")
+	if err != nil {
+		return parser.Errorf(st.WithPos, "stream '%s': %v", st.Name, err)
+	}
+	for _, c := range cols {
+		st.Columns = append(st.Columns, parser.ColumnDef{Name: c.Name, Type: c.Type.String(), Pos: st.NamePos, TypePos: st.NamePos})
+	}
+	return nil
+}
+
+// inferFile is executor.InferSchema of path (relative to dir), format
+// (csv, json; "" is csv) and the csv options as written.
+func inferFile(dir, path, format, delim, quote string, header bool) ([]catalog.Column, error) {
+	full := path
+	if !filepath.IsAbs(full) && dir != "" {
+		full = filepath.Join(dir, full)
+	}
+	b := func(s string) byte {
+		if len(s) == 1 {
+			return s[0]
+		}
+		return 0
+	}
+	return executor.InferSchema(full, format, b(delim), b(quote), header)
+}
+
+// formatOf returns the format of a file read by its name (FROM 'x.json'):
+// json for .json, .jsonl and .ndjson, else csv.
+func formatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json", ".jsonl", ".ndjson":
+		return "json"
+	}
+	return "csv"
+}
+
+// fileStream declares the stream a quoted file name in FROM reads (SPEC 1),
+// named by the path, with its inferred columns, unless a stream of that name
+// exists. It returns a function that drops it again (nothing when it
+// existed).
+func (s *Session) fileStream(dir, path string, pos int) (func(), error) {
+	if s.Cat.Lookup(path) != nil {
+		return func() {}, nil
+	}
+	format := formatOf(path)
+	opts := []parser.Option{{Key: "connector", Value: "file"}, {Key: "path", Value: path}, {Key: "format", Value: format}}
+	for i := range opts {
+		opts[i].KeyPos, opts[i].ValuePos = pos, pos
+	}
+	cs := &parser.CreateStream{Name: path, NamePos: pos, WithPos: pos, Options: opts, Infer: true}
+	if err := s.createStream(dir, cs); err != nil {
+		return nil, err
+	}
+	return func() { s.Cat.Drop(path) }, nil
+}
+
+// fileStreams declares the streams of the files sel reads by a quoted name
+// (fileStream) and returns a function that drops them again.
+func (s *Session) fileStreams(dir string, sel *parser.Select) (func(), error) {
+	var drops []func()
+	dropAll := func() {
+		for _, d := range drops {
+			d()
+		}
+	}
+	for i, f := range sel.Files {
+		d, err := s.fileStream(dir, f, sel.FilePos[i])
+		if err != nil {
+			dropAll()
+			return nil, err
+		}
+		drops = append(drops, d)
+	}
+	return dropAll, nil
+}
+
+// describeFile answers DESCRIBE 'file' (SPEC 1): the columns inferred from
+// the file, as DESCRIBE shows a stream's.
+func (s *Session) describeFile(dir string, st *parser.Describe) error {
+	cols, err := inferFile(dir, st.File, formatOf(st.File), "", "", true)
+	if err != nil {
+		return parser.Errorf(st.NamePos, "%v", err)
+	}
+	return s.describe(&catalog.Stream{Name: st.File, Columns: cols, EventTime: -1})
+}
