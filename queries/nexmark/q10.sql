@@ -1,6 +1,6 @@
 -- Nexmark q10: log to file system (each bid with its day and hour:minute).
 --   streamql queries/nexmark/q10.sql
--- Status: waits for DATE_FORMAT (SPEC 2.10).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q10.sql):
 --   - stdout (or any file sink: INSERT INTO a 'file' stream) instead of Flink's
 --     filesystem table PARTITIONED BY (dt, hm) with partition commits and rolling

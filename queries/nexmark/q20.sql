@@ -1,7 +1,7 @@
 -- Nexmark q20: expand bid with auction (bids on category-10 auctions, with the
 -- auction's columns).
 --   streamql queries/nexmark/q20.sql
--- Status: waits for the regular join of two unbounded streams (SPEC 2.7).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q20.sql):
 --   - stdout instead of the blackhole table (whose column names are bid_dateTime,
 --     bid_extra, auction_dateTime, auction_extra: given here as aliases).

@@ -1,7 +1,7 @@
 -- Nexmark q21: add channel id (the channel's id from a hot channel's name or the
 -- url's channel_id parameter).
 --   streamql queries/nexmark/q21.sql
--- Status: waits for REGEXP_EXTRACT (SPEC 2.10).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q21.sql):
 --   - stdout instead of the blackhole table.
 .read ddl.sql

@@ -1,6 +1,6 @@
 -- Nexmark q22: get URL directories (the first three path parts of each bid's url).
 --   streamql queries/nexmark/q22.sql
--- Status: waits for SPLIT_INDEX (SPEC 2.10).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q22.sql):
 --   - stdout instead of the blackhole table.
 .read ddl.sql

@@ -1,7 +1,6 @@
 -- Nexmark q3: local item suggestion (sellers in OR, ID or CA of category-10 auctions).
 --   streamql queries/nexmark/q3.sql
--- Status: waits for the regular join of two unbounded streams (SPEC 2.7, updating
---   result otherwise append-only for INNER).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q3.sql):
 --   - stdout instead of the blackhole table.
 .read ddl.sql
