@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -53,6 +54,7 @@ type joinInput struct {
 	errs []ErrorRow
 	es   *StreamErrors
 	wmk  *watermarker // nil without a WATERMARK
+	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	done bool
 }
 
@@ -72,6 +74,9 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			return nil, err
 		}
 		ji := &joinInput{in: in, src: src, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
+		for _, e := range in.KeyExprs {
+			ji.keys = append(ji.keys, expr.Compile(e))
+		}
 		if in.Watermark != nil {
 			ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types})
 		}
@@ -180,12 +185,16 @@ func (js *joinSource) read(s int) error {
 		}
 		ji.b.N = n
 	}
+	js.sel = js.sel[:0]
+	for i := range n {
+		js.sel = append(js.sel, int32(i))
+	}
 	if ji.wmk != nil && n > 0 {
-		js.sel = js.sel[:0]
-		for i := range n {
-			js.sel = append(js.sel, int32(i))
-		}
 		ji.wmk.stamp(ji.b, js.sel)
+	}
+	base := len(ji.in.Types) - len(ji.keys)
+	for k, kern := range ji.keys { // the computed keys, into their columns
+		copyVec(ji.b.Cols[base+k], kern.Eval(ji.b, js.sel), n)
 	}
 	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
 		return err
@@ -265,4 +274,25 @@ func (js *joinSource) Close() error {
 		}
 	}
 	return first
+}
+
+// copyVec copies rows 0..n-1 of src into dst (of one type), strings into
+// dst's arena.
+func copyVec(dst, src *vector.Vec, n int) {
+	dst.ResetArena()
+	copy(dst.Null[:n], src.Null[:n])
+	switch {
+	case dst.I != nil:
+		copy(dst.I[:n], src.I[:n])
+	case dst.F != nil:
+		copy(dst.F[:n], src.F[:n])
+	case dst.B != nil:
+		copy(dst.B[:n], src.B[:n])
+	case dst.S != nil:
+		for i := range n {
+			if !src.Null[i] {
+				dst.SetString(i, src.S[i])
+			}
+		}
+	}
 }

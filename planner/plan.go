@@ -73,6 +73,7 @@ type selectPlan struct {
 	// condition took
 	both     *plan.BothJoin
 	consumed map[ast.ExprNode]bool
+	keyNodes [2][]ast.ExprNode // a join's computed keys, per input
 	// set by ruleExplicitJoin and ruleInToSemiJoin
 	j    *Join
 	rest []ast.ExprNode // WHERE conjuncts that stay the branch's WHERE

@@ -83,35 +83,33 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		}
 		both.Late, both.LateNamed = [2]string{sel.Late, sel.Late2}, true
 	}
-	sp.st = plan.JoinedStream(both)
-	sp.name = sp.st.Name
-	lw := len(both.Inputs[0].Types)
-	types, _ := batchLayout(sp.st)
-	sp.wm = -1
-	sp.sc = &scope{
-		rels:   []relation{{stream: both.Inputs[0].Stream, name: both.Inputs[0].Name}, {stream: both.Inputs[1].Stream, name: both.Inputs[1].Name, offset: lw}},
-		locate: sel.Locate, casts: sel.Casts, src: p.Source,
-		watermark: func(rel int) int {
-			in := both.Inputs[rel]
-			if in.WatermarkCol < 0 {
-				return -1
-			}
-			return rel*lw + in.WatermarkCol
-		},
-		uses:   make([]bool, len(types)),
-		ticks:  sp.ticks,
-		prefer: -1, // (a name on both sides is ambiguous, SPEC 2.7)
-	}
 	var conds []ast.ExprNode
 	if join.On != nil {
 		conds = conjuncts(join.On.Expr, nil)
 	} else if sp.q.Where != nil { // a comma join: the condition is in WHERE
 		conds = conjuncts(sp.q.Where, nil)
-		sp.consumed = map[ast.ExprNode]bool{}
 	}
-	rest, err := sp.joinCondition(both, conds, lw)
-	if err != nil {
-		return err
+	// Key equalities between expressions (MOD(b.auction, 10000) = s.key)
+	// are computed into columns appended to their input's layout: a first
+	// pass finds them, a second plans over the layouts that hold them.
+	sp.keyNodes = [2][]ast.ExprNode{}
+	var rest []ast.ExprNode
+	for pass := 0; ; pass++ {
+		found := len(sp.keyNodes[0]) + len(sp.keyNodes[1])
+		if err := sp.joinScope(both); err != nil {
+			return err
+		}
+		both.Keys = [2][]int{}
+		if join.On == nil && sp.q.Where != nil {
+			sp.consumed = map[ast.ExprNode]bool{}
+		}
+		var err error
+		if rest, err = sp.joinCondition(both, conds, len(both.Inputs[0].Types)); err != nil {
+			return err
+		}
+		if len(sp.keyNodes[0])+len(sp.keyNodes[1]) == found || pass > 0 {
+			break
+		}
 	}
 	if len(both.Keys[0]) == 0 {
 		at := sp.pos(join.Right)
@@ -311,11 +309,24 @@ func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, 
 			if err1 != nil || err2 != nil {
 				return false, firstErr(err1, err2)
 			}
-			if a.Op != plan.OpCol || b.Op != plan.OpCol || (a.Col < lw) == (b.Col < lw) {
+			sa, sb := exprSide(a, lw), exprSide(b, lw)
+			if sa < 0 || sb < 0 || sa == sb {
 				return false, nil
 			}
-			if b.Col < lw {
-				a, b = b, a
+			an, bn := x.L, x.R
+			if sa == 1 {
+				a, b, an, bn = b, a, bn, an
+			}
+			// a key that is not a column is computed into its input's layout
+			// (joinScope): its column there, found by its node
+			if a.Op != plan.OpCol {
+				a = sp.keyColumn(both, 0, an, a, 0)
+			}
+			if b.Op != plan.OpCol {
+				b = sp.keyColumn(both, 1, bn, b, lw)
+			}
+			if a == nil || b == nil {
+				return true, nil // (the next pass plans them)
 			}
 			if a.Type != b.Type {
 				return false, parser.Errorf(sp.pos(c), "the join keys %s (%s) and %s (%s) are of two types: join on columns of one type (CAST one side in a subquery, or declare both alike)", a.Text, a.Type, b.Text, b.Type)
@@ -459,4 +470,103 @@ func (sp *selectPlan) declaredName(cn *ast.ColumnNameExpr) (string, bool) {
 	}
 	n := bothOutputName(sp.sc, &ast.SelectField{Expr: cn})
 	return n, n != ""
+}
+
+// joinScope lays out both's inputs (each stream's columns, its
+// CURRENT_WATERMARK column, then its computed key columns, sp.keyNodes) with
+// each computed key compiled over its own input, and makes the query's scope
+// over the joined batch (the left input's layout, then the right input's)
+// and its joined relation.
+func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
+	sel := sp.sel
+	for s := range both.Inputs {
+		in := &both.Inputs[s]
+		in.Types, in.WatermarkCol = batchLayout(in.Stream)
+		in.KeyExprs = nil
+		wm := in.WatermarkCol
+		own := &scope{rels: []relation{{stream: in.Stream, name: in.Name}}, locate: sel.Locate, casts: sel.Casts, src: sp.p.Source,
+			watermark: func(int) int { return wm }, uses: make([]bool, len(in.Types)), ticks: sp.ticks}
+		for _, n := range sp.keyNodes[s] {
+			e, err := own.compile(n)
+			if err != nil {
+				return err
+			}
+			in.KeyExprs = append(in.KeyExprs, e)
+			in.Types = append(in.Types, e.Type)
+		}
+	}
+	sp.st = plan.JoinedStream(both)
+	sp.name = sp.st.Name
+	lw := len(both.Inputs[0].Types)
+	types, _ := batchLayout(sp.st)
+	sp.wm = -1
+	sp.sc = &scope{
+		rels:   []relation{{stream: both.Inputs[0].Stream, name: both.Inputs[0].Name}, {stream: both.Inputs[1].Stream, name: both.Inputs[1].Name, offset: lw}},
+		locate: sel.Locate, casts: sel.Casts, src: sp.p.Source,
+		watermark: func(rel int) int {
+			in := both.Inputs[rel]
+			if in.WatermarkCol < 0 {
+				return -1
+			}
+			return rel*lw + in.WatermarkCol
+		},
+		uses:   make([]bool, len(types)),
+		ticks:  sp.ticks,
+		prefer: -1, // (a name on both sides is ambiguous, SPEC 2.7)
+	}
+	return nil
+}
+
+// exprSide returns the input (0 left, 1 right) whose columns e reads, -1
+// when it reads both or none (a constant).
+func exprSide(e *plan.Expr, lw int) int {
+	side := -1
+	var walk func(e *plan.Expr) bool
+	walk = func(e *plan.Expr) bool {
+		if e == nil {
+			return true
+		}
+		col := -1
+		switch e.Op {
+		case plan.OpCol:
+			col = e.Col
+		case plan.OpCurrentWatermark:
+			col = int(e.Param)
+		}
+		if col >= 0 {
+			s := 0
+			if col >= lw {
+				s = 1
+			}
+			if side >= 0 && side != s {
+				return false
+			}
+			side = s
+		}
+		for _, a := range e.Args {
+			if !walk(a) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(e) {
+		return -1
+	}
+	return side
+}
+
+// keyColumn returns the column of the computed key n (compiled as e) of input
+// s, at offset off in the joined batch, when joinScope laid it out; nil when
+// n is new, after adding it to sp.keyNodes for the next pass.
+func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *plan.Expr, off int) *plan.Expr {
+	for k, m := range sp.keyNodes[s] {
+		if m == n && k < len(both.Inputs[s].KeyExprs) {
+			in := &both.Inputs[s]
+			col := len(in.Types) - len(in.KeyExprs) + k
+			return &plan.Expr{Op: plan.OpCol, Type: e.Type, Col: off + col, Text: e.Text}
+		}
+	}
+	sp.keyNodes[s] = append(sp.keyNodes[s], n)
+	return nil
 }

@@ -115,6 +115,7 @@ CREATE STREAM rb (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'pa
 			{"SELECT a.id, a.v, b.id, b.v FROM l a JOIN rb b ON a.id = b.id", "INNER", false, lk, rr},
 			{"SELECT a.id, a.v, b.id, b.v FROM l a LEFT JOIN rb b ON a.id = b.id", "LEFT", false, lk, rr},
 			{"SELECT a.id, a.v, b.id, b.v FROM l a, rb b WHERE b.id = a.id", "INNER", false, lk, rr},
+			{"SELECT a.id, a.v, b.id, b.v FROM l a LEFT JOIN rb b ON CONCAT('x', b.id) = CONCAT('x', a.id)", "LEFT", false, lk, rr}, // keys computed from expressions
 			{"SELECT a.id, a.v, b.id, b.v FROM l a JOIN r b ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '0.3' SECOND AND a.ts + INTERVAL '0.2' SECOND", "INNER", true, lk, rk},
 			{"SELECT a.id, a.v, b.id, b.v FROM l a LEFT JOIN r b ON a.id = b.id AND b.ts >= a.ts - INTERVAL '0.3' SECOND AND b.ts <= a.ts + INTERVAL '0.2' SECOND", "LEFT", true, lk, rk},
 			{"SELECT a.id, a.v, b.id, b.v FROM l a RIGHT JOIN r b ON a.id = b.id AND a.ts <= b.ts + INTERVAL '0.3' SECOND AND a.ts > b.ts - INTERVAL '0.201' SECOND", "RIGHT", true, lk, rk},

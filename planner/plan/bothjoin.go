@@ -35,6 +35,10 @@ type JoinInput struct {
 	Types        []catalog.Type
 	Watermark    *Expr
 	WatermarkCol int
+	// KeyExprs are the join keys that are expressions, not columns
+	// (MOD(b.auction, 10000)), over this input's layout: each is computed
+	// into a column appended to Types, in order, after WatermarkCol.
+	KeyExprs []*Expr
 }
 
 // TimeCol returns the input's event-time column in its layout, -1 when it
@@ -109,8 +113,11 @@ func JoinedStream(j *BothJoin) *catalog.Stream {
 	for _, in := range j.Inputs {
 		for c, t := range in.Types {
 			name := "$watermark"
-			if c < len(in.Stream.Columns) {
+			switch k := c - (len(in.Types) - len(in.KeyExprs)); {
+			case c < len(in.Stream.Columns):
 				name = in.Stream.Columns[c].Name
+			case k >= 0:
+				name = fmt.Sprintf("$key%d", k)
 			}
 			st.Columns = append(st.Columns, catalog.Column{Name: in.Name + "." + name, Type: t})
 		}
@@ -122,7 +129,7 @@ func JoinedStream(j *BothJoin) *catalog.Stream {
 func (j *BothJoin) describe() (string, []string) {
 	var keys []string
 	for i := range j.Keys[0] {
-		keys = append(keys, fmt.Sprintf("%s.%s = %s.%s", j.Inputs[0].Name, j.Inputs[0].Stream.Columns[j.Keys[0][i]].Name, j.Inputs[1].Name, j.Inputs[1].Stream.Columns[j.Keys[1][i]].Name))
+		keys = append(keys, j.Inputs[0].keyText(j.Keys[0][i])+" = "+j.Inputs[1].keyText(j.Keys[1][i]))
 	}
 	text := fmt.Sprintf("%s %s: %s", j.Type, j.Kind(), strings.Join(keys, " AND "))
 	var d []string
@@ -157,4 +164,16 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, fmt.Sprintf("late rows of %s -> '%s'", in.Name, j.Late[s]))
 	}
 	return text, d
+}
+
+// keyText names key column c of the input for EXPLAIN: "b.auction", or a
+// computed key's expression.
+func (in *JoinInput) keyText(c int) string {
+	if c < len(in.Stream.Columns) {
+		return in.Name + "." + in.Stream.Columns[c].Name
+	}
+	if k := c - (len(in.Types) - len(in.KeyExprs)); k >= 0 && k < len(in.KeyExprs) {
+		return in.KeyExprs[k].Text
+	}
+	return "?"
 }

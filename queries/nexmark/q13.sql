@@ -1,7 +1,7 @@
 -- Nexmark q13: bounded side input join (each bid with the side input's value for
 -- its auction mod 10,000).
 --   streamql queries/nexmark/q13.sql
--- Status: waits for join keys that are expressions (MOD(B.auction, 10000); SPEC 2.7).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q13.sql):
 --   - the side input is a bounded 'file' stream (side_input.csv, 10,000 rows
 --     key,value as Nexmark's side_input_gen.sh writes) joined as SPEC 2.7's lookup
