@@ -53,7 +53,7 @@ type joinInput struct {
 	bad  []BadRow
 	errs []ErrorRow
 	es   *StreamErrors
-	wmk  *watermarker // nil without a WATERMARK
+	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	done bool
 }
