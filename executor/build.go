@@ -78,6 +78,9 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 	c.route = next
 	c.assign = newWatermarker(job)
 	c.assign.partitionBy(opts.src)
+	if c.assign.max != nil {
+		c.assign.max.src = opts.src
+	}
 	if marks {
 		c.assign.marks, c.assign.buf = true, make([]Mark, 0, vector.Cap)
 	}

@@ -271,6 +271,9 @@ func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, probe
 	opts.src, opts.timed = src, stats.timed
 	p.c = buildChain(job, probers, sink, opts)
 	p.es = stats.stream(job.Stream)
+	if p.c.assign.max != nil {
+		p.c.assign.max.es = p.es
+	}
 	p.in = newStep(job.Stream.Options["errors.side"])
 	p.rows = &stats.Rows
 }
@@ -387,10 +390,11 @@ type watermarker struct {
 	// computes in its own loop; -1 for any other expression.
 	offCol int
 	off    int64
+	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
 }
 
 func newWatermarker(job *plan.Job) *watermarker {
-	w := &watermarker{job: job, expr: expr.Compile(job.Watermark), offCol: -1}
+	w := &watermarker{job: job, expr: expr.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param
 	}
@@ -401,13 +405,19 @@ func newWatermarker(job *plan.Job) *watermarker {
 func (w *watermarker) Push(ctx context.Context, port Port, r *Routed) error {
 	r.Marks = r.Marks[:0]
 	moved := w.stampMarks(r)
+	var refused error
+	if w.max != nil {
+		refused = w.max.refuse(w.job.Stream, r)
+	}
 	if err := w.down.Push(ctx, port, r); err != nil {
 		return err
 	}
-	if !moved {
-		return nil
+	if moved {
+		if err := w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true}); err != nil {
+			return err
+		}
 	}
-	return w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true})
+	return refused
 }
 
 // Watermark implements Operator: the assigner makes its stream's events
@@ -432,6 +442,16 @@ func (w *watermarker) stampMarks(r *Routed) bool {
 	}
 	if w.parts != nil {
 		return w.stampParts(r)
+	}
+	if w.max != nil {
+		wm, set := w.wm, w.set
+		var marks []Mark
+		r.Sel, marks = w.max.advance(w, r.In, r.Sel, w.buf[:0], w.marks)
+		if w.marks {
+			w.buf, r.Marks = marks, marks
+		}
+		w.live.store(w.wm, w.set)
+		return w.wm != wm || w.set != set
 	}
 	if !w.marks {
 		wm, set := w.wm, w.set

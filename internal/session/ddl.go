@@ -56,6 +56,9 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		return err
 	}
 	x.Connector, x.Options = spec, opts
+	if err := checkMaxFuture(st, x); err != nil {
+		return err
+	}
 	if err := checkConnector(st, x); err != nil {
 		return err
 	}
