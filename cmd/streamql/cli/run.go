@@ -113,6 +113,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	sess := NewSession(stdout, stderr, stdin)
 	sess.Format, sess.SideDir, sess.Timer = *format, *sideDir, *timer
+	if h := sourceHook(ctx); h != nil { // test --shuffle (shuffle.go)
+		sess.Env.SetSourceHook(h)
+	}
 
 	type input struct{ name, text, dir, path string }
 	var inputs []input
