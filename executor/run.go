@@ -530,11 +530,13 @@ type router struct {
 	cand     []int32
 	down     *Emitter
 	where    []*expr.Kernel // per branch, nil for none
+	flow     []int64        // per branch k: flow[3k:3k+3] its BranchFlow's Offered, Partnered, Taken (analyzeflow.go)
 }
 
 func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 	r := &router{job: job, branches: job.AllBranches(), down: &Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
+	r.flow = make([]int64, 3*len(r.branches))
 	r.probers = make([]*prober, len(r.branches))
 	r.cand = make([]int32, 0, vector.Cap)
 	for k, b := range r.branches {
@@ -607,7 +609,11 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 					cand = append(cand, i)
 				}
 			}
+			r.flow[3*k+1] += int64(len(cand))
+		} else {
+			r.flow[3*k+1] += int64(len(rest))
 		}
+		r.flow[3*k] += int64(len(rest))
 		if br.Where == nil && jp == nil {
 			taken = append(taken, rest...)
 			rest = rest[:0]
@@ -631,6 +637,7 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 			spare, rest = rest, left
 		}
 		r.taken[k] = taken
+		r.flow[3*k+2] += int64(len(taken))
 		r.out.Parts[k].Sel = taken
 		if br.Agg != nil { // its rows go to the aggregate operator (aggregate.go)
 			continue

@@ -161,7 +161,7 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 		return n
 	}
 	if b.Where != nil {
-		add(&Node{Kind: NodeFilter, Text: b.Where.Text, Time: timeCol, Line: LineDetail})
+		add(&Node{Kind: NodeFilter, Text: b.Where.Text, Time: timeCol, Line: LineFilter})
 	}
 	if jn := b.Join; jn != nil {
 		t.join(j, b, k, add, timeCol)
