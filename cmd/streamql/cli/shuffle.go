@@ -165,10 +165,11 @@ func (v *variant) describe(seed uint64) string {
 	return s + ")"
 }
 
-// hook is the runs' source hook (executor.Env.SetSourceHook): bounded file
-// inputs are read again as the variant says; others as they are.
+// hook is the runs' source hook (executor.Env.SetSourceHook): bounded inputs
+// of a known size (files: catalog.ConnectorSpec.KnownSize) are read again as
+// the variant says; others as they are.
 func (v *variant) hook(st *catalog.Stream, src executor.Source) executor.Source {
-	if st.Connector == nil || st.Connector.Name != "file" || !st.Connector.Bounded(st.Options) {
+	if st.Connector == nil || !st.Connector.KnownSize || !st.Connector.Bounded(st.Options) {
 		return src
 	}
 	v.mu.Lock()
