@@ -29,7 +29,7 @@ EXPLAIN ANALYZE SELECT window_start, COUNT(*) AS n
 	for _, want := range []string{
 		"probe 8 rows, 1 row without a partner", // z
 		"7 rows in, dropped 1 row",              // x
-		"3 rows late; lateness largest 65 s, median 50 s, by the watermark of stream ev",
+		"3 rows late; lateness largest 1.1 min, median 50 s, by the watermark of stream ev",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)

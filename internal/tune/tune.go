@@ -299,24 +299,23 @@ func idle(in Input, delay int64) []Idle {
 }
 
 // durationText writes ms as the options write durations: '0', '500 ms',
-// '5 s', '1 min', '2 h', '3 d'; a value of several units that is not a
-// whole number of the largest prints in it with one decimal ('365.0 d').
+// '5 s', '1 min', '2 h', '3 d'; a value that is not a whole number of its
+// largest unit prints in it with one decimal ('1.9 s', '365.0 d').
 func durationText(ms int64) string {
-	switch {
-	case ms == 0:
+	units := []struct {
+		ms   int64
+		name string
+	}{{86400000, " d"}, {3600000, " h"}, {60000, " min"}, {1000, " s"}}
+	if ms == 0 {
 		return "0"
-	case ms >= 86400000 && ms%86400000 != 0:
-		return strconv.FormatFloat(float64(ms)/86400000, 'f', 1, 64) + " d"
-	case ms >= 3600000 && ms%3600000 != 0 && ms%60000 != 0:
-		return strconv.FormatFloat(float64(ms)/3600000, 'f', 1, 64) + " h"
-	case ms >= 86400000 && ms%86400000 == 0:
-		return strconv.FormatInt(ms/86400000, 10) + " d"
-	case ms >= 3600000 && ms%3600000 == 0:
-		return strconv.FormatInt(ms/3600000, 10) + " h"
-	case ms >= 60000 && ms%60000 == 0:
-		return strconv.FormatInt(ms/60000, 10) + " min"
-	case ms >= 1000 && ms%1000 == 0:
-		return strconv.FormatInt(ms/1000, 10) + " s"
+	}
+	for _, u := range units {
+		if ms >= u.ms {
+			if ms%u.ms == 0 {
+				return strconv.FormatInt(ms/u.ms, 10) + u.name
+			}
+			return strconv.FormatFloat(float64(ms)/float64(u.ms), 'f', 1, 64) + u.name
+		}
 	}
 	return strconv.FormatInt(ms, 10) + " ms"
 }
