@@ -46,6 +46,8 @@ type Analysis struct {
 	// Flows are where the rows offered to each branch went (its join and
 	// filter), per branch in Branches' order (analyzeflow.go).
 	Flows []BranchFlow
+	// Refused is the rows 'watermark.max-future' refused (maxfuture.go).
+	Refused int64
 	// Late are the job's window late outputs with how late their rows were
 	// (analyzeflow.go), in branch order.
 	Late []LateAnalysis
@@ -138,6 +140,9 @@ func (a *Analysis) finish(job *plan.Job) {
 			a.Flows = append(a.Flows, BranchFlow{Offered: f[0], Partnered: f[1], Taken: f[2]})
 		}
 		a.Late = c.sink.late.results()
+		if m := c.assign.max; m != nil {
+			a.Refused = m.refused
+		}
 		if job.Watermark != nil && job.WatermarkCol >= 0 {
 			a.Watermarks = append(a.Watermarks, finalWatermark(job.Stream.Name, job.BatchTypes[job.WatermarkCol], c.assign.wm, c.assign.set))
 		}

@@ -24,6 +24,8 @@ type maxFuture struct {
 	rej []int32 // scratch: the rows refused in the batch being stamped
 	src Source  // for the refused rows' positions
 	es  *StreamErrors
+	// refused counts the rows refused (EXPLAIN ANALYZE, Analysis.Refused)
+	refused int64
 }
 
 // newMaxFuture returns the option's state for job, nil when the stream has no
@@ -99,6 +101,7 @@ func (m *maxFuture) refuse(st *catalog.Stream, r *Routed) error {
 	if len(m.rej) == 0 {
 		return nil
 	}
+	m.refused += int64(len(m.rej))
 	policy := "side"
 	if m.es != nil {
 		policy = m.es.Policy

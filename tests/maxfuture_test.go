@@ -125,3 +125,18 @@ func TestMaxFutureErrorsPolicy(t *testing.T) {
 		t.Errorf("without WATERMARK FOR: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestMaxFutureExplained: EXPLAIN shows the option on the watermark line and
+// EXPLAIN ANALYZE counts the rows it refused.
+func TestMaxFutureExplained(t *testing.T) {
+	dir := t.TempDir()
+	futureRows(t, dir, 100)
+	script := filepath.Join(dir, "q.sql")
+	if err := os.WriteFile(script, []byte(futureScript(", 'watermark.max-future'='1 h'", "EXPLAIN ANALYZE SELECT id FROM ev;")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := inProcess(t, dir, []string{"--format", "tsv", script})
+	if r.code != 0 || !strings.Contains(r.stdout, "AssignWatermark ts AS ts - INTERVAL '5' SECOND, max-future 1 h  (") || !strings.Contains(r.stdout, "; 1 row refused as too far ahead") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -79,6 +79,9 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			if w := watermarkOf(an, job.Stream.Name); w != "" {
 				notes = append(notes, "final watermark "+w)
 			}
+			if _, ok := job.Stream.MaxFuture(); ok {
+				notes = append(notes, rowCount(an.Refused)+" refused as too far ahead")
+			}
 		case plan.LineProcess:
 			notes = append(notes, "router: "+opText(ops["router"]), "project: "+opText(ops["project"]))
 		case plan.LineBranch:

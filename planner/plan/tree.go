@@ -97,7 +97,7 @@ func (j *Job) Tree() *Tree {
 		last = t.decode(j, st, scan, timeCol)
 	}
 	if st.Watermark != nil {
-		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
+		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text) + maxFutureText(st), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
 	}
 	then := ", then main"
 	if j.Main == nil {
