@@ -26,6 +26,7 @@ type maxFuture struct {
 	es  *StreamErrors
 	// refused counts the rows refused (EXPLAIN ANALYZE, Analysis.Refused)
 	refused int64
+	rep     *replay // a Kafka group source's replay (replay.go): its rows went to their outputs already; nil: none
 }
 
 // newMaxFuture returns the option's state for job, nil when the stream has no
@@ -98,6 +99,15 @@ func (m *maxFuture) drop(sel []int32) []int32 {
 // says (SPEC 1), in input order among r.Bad; with 'errors'='fail' it cuts
 // r.Sel before the first and returns the job's *RowError.
 func (m *maxFuture) refuse(st *catalog.Stream, r *Routed) error {
+	if m.rep != nil && m.rep.active {
+		kept := m.rej[:0]
+		for _, i := range m.rej {
+			if !m.rep.replayed(r.In.Pos[i]) {
+				kept = append(kept, i)
+			}
+		}
+		m.rej = kept
+	}
 	if len(m.rej) == 0 {
 		return nil
 	}

@@ -210,6 +210,9 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 	}
 	p.init(job, src, sink, stats, probers, opts)
 	p.rep = newReplay(src, p.c, p.agg) // a group source rebuilds the aggregate's state by reading again
+	if m := p.c.assign.max; m != nil {
+		m.rep = p.rep // (a replayed row refused again is not sent again)
+	}
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	// The planner's strategy (plan.Strategy, planner.ChooseStrategy), with
