@@ -15,13 +15,14 @@ type OptionKind uint8
 
 // Option value kinds.
 const (
-	OptString OptionKind = iota // any text
-	OptBool                     // true or false, any case
-	OptInt                      // a non-negative decimal integer
-	OptChar                     // exactly one byte; '\t' is accepted for a tab
-	OptEnum                     // one of OptionSpec.Values
-	OptNumber                   // a number (datagen bounds)
-	OptSize                     // a byte size: bytes, or a number with KiB, MiB or GiB (ParseSize)
+	OptString   OptionKind = iota // any text
+	OptBool                       // true or false, any case
+	OptInt                        // a non-negative decimal integer
+	OptChar                       // exactly one byte; '\t' is accepted for a tab
+	OptEnum                       // one of OptionSpec.Values
+	OptNumber                     // a number (datagen bounds)
+	OptSize                       // a byte size: bytes, or a number with KiB, MiB or GiB (ParseSize)
+	OptDuration                   // a duration: a number and a unit, '1 h', '500 ms' (ParseDuration)
 )
 
 // OptionSpec declares one option of a connector once: validation, DESCRIBE and the
@@ -103,6 +104,7 @@ var formatOptions = []OptionSpec{
 	{Name: "errors", Kind: OptEnum, Values: []string{"side", "skip", "fail"}, Default: "side", Doc: "malformed rows: side (to the errors side output), skip, or fail"},
 	{Name: "errors.side", Kind: OptString, Default: "errors", Doc: "name of the errors side output"},
 	{Name: "errors.stream", Kind: OptString, Doc: "sink stream that gets the malformed rows instead of the errors side output (SPEC 2.5, dead letters)"},
+	{Name: MaxFutureOption, Kind: OptDuration, Doc: "a row whose event time is more than this (e.g. '1 h') above the stream's watermark goes to the errors output and does not move the watermark (SPEC 4, needs WATERMARK FOR)"},
 }
 
 // WithFormat returns a connector's own options followed by the decoding options
@@ -343,6 +345,10 @@ func (o *OptionSpec) check(v string) (string, error) {
 		}
 	case OptSize:
 		if _, err := ParseSize(v); err != nil {
+			return "", err
+		}
+	case OptDuration:
+		if _, err := ParseDuration(v); err != nil {
 			return "", err
 		}
 	case OptChar:

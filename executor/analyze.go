@@ -43,6 +43,14 @@ type Analysis struct {
 	// Windows are the job's aggregates (SPEC 2.4), one per branch that
 	// aggregates, in branch order.
 	Windows []WindowAnalysis
+	// Flows are where the rows offered to each branch went (its join and
+	// filter), per branch in Branches' order (analyzeflow.go).
+	Flows []BranchFlow
+	// Refused is the rows 'watermark.max-future' refused (maxfuture.go).
+	Refused int64
+	// Late are the job's window late outputs with how late their rows were
+	// (analyzeflow.go), in branch order.
+	Late []LateAnalysis
 
 	chain *chain       // the probe chain, read at the end
 	agg   *aggOperator // its aggregate operator, nil when none
@@ -102,6 +110,7 @@ func (a *Analysis) setChain(c *chain, agg *aggOperator) {
 	}
 	a.chain, a.agg = c, agg
 	a.Ops = c.stats
+	c.sink.late = newLateTracker(c.assign.job, c)
 }
 
 // addJoin records the join state ks of branch b of job; nil-safe.
@@ -126,6 +135,14 @@ func (a *Analysis) finish(job *plan.Job) {
 	if c := a.chain; c != nil {
 		copy(a.Branches, c.sink.parts)
 		copy(a.Outputs, c.sink.outputs)
+		for k := range a.Branches {
+			f := c.sink.parts[c.sink.nb+3*k:]
+			a.Flows = append(a.Flows, BranchFlow{Offered: f[0], Partnered: f[1], Taken: f[2]})
+		}
+		a.Late = c.sink.late.results()
+		if m := c.assign.max; m != nil {
+			a.Refused = m.refused
+		}
 		if job.Watermark != nil && job.WatermarkCol >= 0 {
 			a.Watermarks = append(a.Watermarks, finalWatermark(job.Stream.Name, job.BatchTypes[job.WatermarkCol], c.assign.wm, c.assign.set))
 		}

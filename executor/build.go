@@ -55,7 +55,11 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		ops = append(ops, w)
 		next = w
 	}
-	c.sink = &sinkOp{sink: sink, parts: make([]int64, len(job.AllBranches())), outputs: make([]int64, len(job.Outputs))}
+	nb := len(job.AllBranches())
+	// parts: the rows of each branch, then each branch's BranchFlow (the
+	// router's counts, analyzeflow.go), so that a morsel worker's are added
+	// with the rest (copyStats, addStats)
+	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs))}
 	add(c.sink, "sink", nil)
 	proj := newProject(job)
 	proj.down = &Emitter{next: next}
@@ -73,11 +77,15 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		add(op, name, down)
 	}
 	c.router = newRouter(job, probers)
+	c.router.flow = c.sink.parts[nb:] // (counted with the sink's parts)
 	c.router.down = &Emitter{next: next}
 	add(c.router, "router", c.router.down)
 	c.route = next
 	c.assign = newWatermarker(job)
 	c.assign.partitionBy(opts.src)
+	if c.assign.max != nil {
+		c.assign.max.src = opts.src
+	}
 	if marks {
 		c.assign.marks, c.assign.buf = true, make([]Mark, 0, vector.Cap)
 	}
@@ -147,9 +155,11 @@ func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
 // (EXPLAIN ANALYZE, Analysis).
 type sinkOp struct {
 	sink    Sink
-	parts   []int64 // per Routed part
-	outputs []int64 // per job output
-	rep     *replay // a group source's replay: its replayed rows' outputs are dropped (nil: none)
+	parts   []int64      // per Routed part
+	outputs []int64      // per job output
+	nb      int          // the branches: parts[:nb] are theirs, parts[nb:] their flows
+	late    *lateTracker // EXPLAIN ANALYZE's late rows (analyzeflow.go), nil otherwise
+	rep     *replay      // a group source's replay: its replayed rows' outputs are dropped (nil: none)
 }
 
 // Push implements Operator.
@@ -157,7 +167,7 @@ func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error {
 	s.rep.filter(r)
 	for k := range r.Parts {
 		p := &r.Parts[k]
-		if k < len(s.parts) { // the branches' parts; an aggregate's late parts come after them
+		if k < s.nb { // the branches' parts; an aggregate's late parts come after them
 			s.parts[k] += int64(len(p.Sel))
 		}
 		s.outputs[p.Output] += int64(len(p.Sel))
@@ -166,6 +176,7 @@ func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error {
 		c := &r.Chunks[k]
 		s.outputs[c.Output] += int64(len(c.Sel))
 	}
+	s.late.count(r)
 	if err := s.sink.Rows(r); err != nil {
 		return err
 	}

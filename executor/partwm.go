@@ -162,6 +162,9 @@ func (pw *partWatermarks) min(now time.Time) (m int64, ok bool) {
 // watermark moved.
 func (w *watermarker) stampParts(r *Routed) bool {
 	moved := w.stampPartsSel(r.In, r.Sel)
+	if w.max != nil {
+		r.Sel = w.max.drop(r.Sel)
+	}
 	if w.marks {
 		r.Marks = w.buf
 	}
@@ -195,11 +198,18 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	// the others too, so the fire frontiers are raised once, to the last
 	loopMark, loopMarked := int64(0), false
 	pw.lower(w, now)
+	if w.max != nil {
+		w.max.rej = w.max.rej[:0]
+	}
 	for _, i := range sel {
 		p := int(pw.src.Partition(b.Pos[i]))
 		col.Null[i] = !pw.set[p]
 		col.I[i] = pw.wm[p]
 		pw.last[p] = now
+		if w.max != nil && w.max.tooFar(b, i, pw.wm[p], pw.set[p]) {
+			w.max.rej = append(w.max.rej, i) // (maxfuture.go: the partition's watermark)
+			continue
+		}
 		if vals.Null[i] || pw.set[p] && vals.I[i] <= pw.wm[p] {
 			continue
 		}

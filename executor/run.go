@@ -221,6 +221,9 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 	}
 	p.init(job, src, sink, stats, probers, opts)
 	p.rep = newReplay(src, p.c, p.agg) // a group source rebuilds the aggregate's state by reading again
+	if m := p.c.assign.max; m != nil {
+		m.rep = p.rep // (a replayed row refused again is not sent again)
+	}
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = liveOf(ctx).probe(job)
 	// The planner's strategy (plan.Strategy, planner.ChooseStrategy), with
@@ -282,6 +285,9 @@ func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, probe
 	opts.src, opts.timed = src, stats.timed
 	p.c = buildChain(job, probers, sink, opts)
 	p.es = stats.stream(job.Stream)
+	if p.c.assign.max != nil {
+		p.c.assign.max.es = p.es
+	}
 	p.in = newStep(job.Stream.Options["errors.side"])
 	p.rows = &stats.Rows
 }
@@ -398,10 +404,11 @@ type watermarker struct {
 	// computes in its own loop; -1 for any other expression.
 	offCol int
 	off    int64
+	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
 }
 
 func newWatermarker(job *plan.Job) *watermarker {
-	w := &watermarker{job: job, expr: expr.Compile(job.Watermark), offCol: -1}
+	w := &watermarker{job: job, expr: expr.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param
 	}
@@ -412,13 +419,19 @@ func newWatermarker(job *plan.Job) *watermarker {
 func (w *watermarker) Push(ctx context.Context, port Port, r *Routed) error {
 	r.Marks = r.Marks[:0]
 	moved := w.stampMarks(r)
+	var refused error
+	if w.max != nil {
+		refused = w.max.refuse(w.job.Stream, r)
+	}
 	if err := w.down.Push(ctx, port, r); err != nil {
 		return err
 	}
-	if !moved {
-		return nil
+	if moved {
+		if err := w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true}); err != nil {
+			return err
+		}
 	}
-	return w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true})
+	return refused
 }
 
 // Watermark implements Operator: the assigner makes its stream's events
@@ -443,6 +456,16 @@ func (w *watermarker) stampMarks(r *Routed) bool {
 	}
 	if w.parts != nil {
 		return w.stampParts(r)
+	}
+	if w.max != nil {
+		wm, set := w.wm, w.set
+		var marks []Mark
+		r.Sel, marks = w.max.advance(w, r.In, r.Sel, w.buf[:0], w.marks)
+		if w.marks {
+			w.buf, r.Marks = marks, marks
+		}
+		w.live.store(w.wm, w.set)
+		return w.wm != wm || w.set != set
 	}
 	if !w.marks {
 		wm, set := w.wm, w.set
@@ -521,11 +544,13 @@ type router struct {
 	cand     []int32
 	down     *Emitter
 	where    []*expr.Kernel // per branch, nil for none
+	flow     []int64        // per branch k: flow[3k:3k+3] its BranchFlow's Offered, Partnered, Taken (analyzeflow.go)
 }
 
 func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 	r := &router{job: job, branches: job.AllBranches(), down: &Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
+	r.flow = make([]int64, 3*len(r.branches))
 	r.probers = make([]*prober, len(r.branches))
 	r.cand = make([]int32, 0, vector.Cap)
 	for k, b := range r.branches {
@@ -598,7 +623,11 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 					cand = append(cand, i)
 				}
 			}
+			r.flow[3*k+1] += int64(len(cand))
+		} else {
+			r.flow[3*k+1] += int64(len(rest))
 		}
+		r.flow[3*k] += int64(len(rest))
 		if br.Where == nil && jp == nil {
 			taken = append(taken, rest...)
 			rest = rest[:0]
@@ -622,6 +651,7 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 			spare, rest = rest, left
 		}
 		r.taken[k] = taken
+		r.flow[3*k+2] += int64(len(taken))
 		r.out.Parts[k].Sel = taken
 		if br.Agg != nil { // its rows go to the aggregate operator (aggregate.go)
 			continue

@@ -17,10 +17,13 @@ import (
 //   - Morsel: plan.Job.Morselable;
 //   - ParallelDecode otherwise.
 //
+// A job whose stream has 'watermark.max-future' takes ParallelDecode instead
+// of ParallelAggregate or Morsel (maxFutureStrategy).
+//
 // The executor's run-time fallbacks (a file under two chunks, a table output
 // format) are the strategies' own (plan.Strategy's constants).
 func ChooseStrategy(job *Job, env plan.StrategyEnv) {
-	job.Strategy, job.Procs = strategyOf(job, env), env.Procs
+	job.Strategy, job.Procs = maxFutureStrategy(job, strategyOf(job, env)), env.Procs
 }
 
 func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {

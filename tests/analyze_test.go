@@ -334,7 +334,8 @@ EXPLAIN ANALYZE INSERT INTO rest SELECT name, t FROM s;
 	// SPEC 2.1: a and d to 'kept' (first match), b to hot, c and e to rest; one malformed row
 	for _, want := range []string{
 		":- port 1 'kept'\ttook 2 rows\n",
-		"+- Join Semi: probe s, build keep (bounded: read whole first)  (#8, append-only)\tbuild: in 2, out 0 rows, T ms, R rows/s; 2 rows counted, 2 keys, 100 bytes\n", // (1 + 1 bytes + 48) a key
+		"+- Join Semi: probe s, build keep (bounded: read whole first)  (#8, append-only)\tbuild: in 2, out 0 rows, T ms, R rows/s; 2 rows counted, 2 keys, 100 bytes; probe 5 rows, 3 rows without a partner\n", // (1 + 1 bytes + 48) a key; b, c, e have none
+		"+- Filter t > 70  (#11, append-only)\t3 rows in, 2 rows did not pass (on to the next branch)\n",
 		"+- Sink hot (name VARCHAR, t DOUBLE) -> sink hot (file hot.csv, csv)  (#13, append-only)\t1 row\n",
 		":- port 2 into stream hot\ttook 1 row\n",
 		"+- port main\ttook 2 rows\n",

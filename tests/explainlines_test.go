@@ -51,7 +51,7 @@ SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(t
 		"Scan known":              {plan.LineBuild, 0, -1},
 		"keys: ":                  {plan.LineDetail, 0, -1},
 		"port 2 'cold'":           {plan.LineBranch, 1, -1},
-		"Filter temperature < 10": {plan.LineDetail, 1, -1},
+		"Filter temperature < 10": {plan.LineFilter, 1, -1},
 		"port main":               {plan.LineBranch, 2, -1},
 		"Aggregate TUMBLE":        {plan.LineAggregate, 2, -1},
 		"late rows -> ":           {plan.LineLate, 2, -1},

@@ -79,6 +79,9 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			if w := watermarkOf(an, job.Stream.Name); w != "" {
 				notes = append(notes, "final watermark "+w)
 			}
+			if _, ok := job.Stream.MaxFuture(); ok {
+				notes = append(notes, rowCount(an.Refused)+" refused as too far ahead")
+			}
 		case plan.LineProcess:
 			notes = append(notes, "router: "+opText(ops["router"]), "project: "+opText(ops["project"]))
 		case plan.LineBranch:
@@ -96,6 +99,9 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 					continue
 				}
 				notes = append(notes, fmt.Sprintf("build: %s; %s counted, %d keys, %d bytes", opText(&ja.Build), rowCount(ja.Rows), ja.Keys, ja.Bytes))
+				if f := flowOf(an, l.Branch); f != nil {
+					notes = append(notes, noPartnerText(f))
+				}
 				if branches[l.Branch].Join.EventTime() {
 					notes = append(notes, fmt.Sprintf("held at most %s (%d bytes)", rowCount(an.HeldRowsMax), an.HeldBytesMax))
 				}
@@ -113,6 +119,15 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 		case plan.LineLate:
 			if w := windowOf(an, l.Branch); w != nil {
 				notes = append(notes, rowCount(w.Late)+" late")
+				if b := branches[l.Branch]; b.Agg != nil {
+					if la := lateOf(an, b.Agg.LateOutput); la != nil && la.Rows > 0 {
+						notes = append(notes, latenessText(la))
+					}
+				}
+			}
+		case plan.LineFilter:
+			if f := flowOf(an, l.Branch); f != nil {
+				notes = append(notes, filterText(f, branches[l.Branch] == job.Main))
 			}
 		case plan.LineSink:
 			notes = append(notes, rowCount(an.Outputs[l.Output]))

@@ -73,6 +73,9 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	for _, o := range st.Options {
 		x.Written = append(x.Written, catalog.Option{Key: o.Key, Value: o.Value})
 	}
+	if err := checkMaxFuture(st, x); err != nil {
+		return err
+	}
 	if err := checkConnector(st, x); err != nil {
 		return err
 	}

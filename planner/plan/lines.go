@@ -18,6 +18,7 @@ const (
 	LineLate                      // the late-rows line of a branch's window
 	LineDetail                    // another line under a branch (keys, filters, state, an aggregate)
 	LineSink                      // Sink: one output
+	LineFilter                    // a branch's WHERE (Filter)
 )
 
 // Line is one line of Job.Explain with what it describes: Branch is the index

@@ -128,7 +128,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		last = t.decode(j, st, scan, timeCol)
 	}
 	if st.Watermark != nil {
-		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
+		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text) + maxFutureText(st), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
 		if line != LineSource {
 			last.Line = LineOther
 		}
@@ -215,7 +215,7 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 		return n
 	}
 	if b.Where != nil {
-		add(&Node{Kind: NodeFilter, Text: b.Where.Text, Time: timeCol, Line: LineDetail})
+		add(&Node{Kind: NodeFilter, Text: b.Where.Text, Time: timeCol, Line: LineFilter})
 	}
 	if jn := b.Join; jn != nil {
 		t.join(j, b, k, add, timeCol)

@@ -32,6 +32,8 @@ usage:
   streamql -e 'SQL; SQL'            run inline SQL (also -c, as psql and duckdb)
   ... | streamql                    SQL read from stdin when it is not a terminal
   streamql test [DIR ...]           run the test cases under DIR (streamql test --help)
+  streamql tune script.sql          measure how late the script's rows arrive, suggest
+                                    its WATERMARK delays (streamql tune --help)
 
 flags:
 `
@@ -44,6 +46,9 @@ flags:
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "test" { // streamql test [DIR …] (testcmd.go)
 		return runTest(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "tune" { // streamql tune script.sql (tune.go)
+		return runTune(ctx, args[1:], stdout, stderr)
 	}
 	fs := pflag.NewFlagSet("streamql", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -113,6 +118,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	sess := NewSession(stdout, stderr, stdin)
 	sess.Format, sess.SideDir, sess.Timer = *format, *sideDir, *timer
+	if h := sourceHook(ctx); h != nil { // test --shuffle (shuffle.go)
+		sess.Env.SetSourceHook(h)
+	}
 
 	type input struct{ name, text, dir, path string }
 	var inputs []input

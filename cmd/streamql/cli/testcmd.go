@@ -21,7 +21,7 @@ import (
 	"streamql/internal/termtext"
 )
 
-const testUsage = `usage: streamql test [DIR ...] [--update] [--timeout D] [--jobs N]
+const testUsage = `usage: streamql test [DIR ...] [--update] [--timeout D] [--jobs N] [--shuffle [N] [--seed S]]
 
 Runs every case folder under each DIR (default .): a folder with query.sql, its
 inputs and expected/ (main.csv, <side>.csv, errors.csv, optionally exit and
@@ -30,6 +30,9 @@ in its folder; errors.csv is compared on its first three columns (stream,
 position, raw). Prints PASS or FAIL per case, a unified diff per failing file,
 and 'N passed, M failed'. Exit status: 0 all passed, 1 a case failed, 2 a bad
 DIR or no case found. (A script named test runs with 'streamql ./test'.)
+--shuffle reruns each passing case N more times (default 3) with other batch
+sizes and its inputs split into partitions read in other orders; a difference
+from the first run fails the case with a diff and the --seed that reproduces it.
 
 flags:
 `
@@ -50,11 +53,12 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	timeout := fl.Duration("timeout", 60*time.Second, "stop a case that runs longer than `D` and fail it (e.g. 30s)")
 	jobs := fl.IntP("jobs", "j", runtime.NumCPU(), "run up to `N` cases at once (output stays in case order)")
 	help := fl.BoolP("help", "h", false, "print this help and exit")
+	shuffle := addShuffleFlags(fl)
 	fl.Usage = func() {
 		fmt.Fprint(stderr, testUsage)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
+	if err := fl.Parse(shuffleArgs(args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
@@ -73,6 +77,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *jobs < 1 {
 		printError(stderr, "streamql test: --jobs %d must be at least 1", *jobs)
+		return exitPlanning
+	}
+	sh, err := shuffle.opts(fl)
+	if err != nil {
+		printError(stderr, "streamql test: %v", err)
 		return exitPlanning
 	}
 	dirs := fl.Args()
@@ -98,7 +107,11 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for w := 0; w < min(*jobs, len(cases)); w++ {
 		go func() {
 			for i := range next {
-				results[i] <- runTestCase(ctx, cases[i], *timeout, *update)
+				r := runTestCase(ctx, cases[i], *timeout, *update)
+				if sh != nil && len(r.problems) == 0 && !r.interrupted {
+					r.problems, r.note = sh.shuffleCase(ctx, cases[i], *timeout, r.run)
+				}
+				results[i] <- r
 			}
 		}()
 	}
@@ -127,7 +140,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if len(r.problems) == 0 {
 			passed++
-			fmt.Fprintf(stdout, "PASS %s\n", termtext.String(cases[i].name, termtext.Line))
+			fmt.Fprintf(stdout, "PASS %s%s\n", termtext.String(cases[i].name, termtext.Line), noteText(r.note))
 			continue
 		}
 		failed++
@@ -220,15 +233,49 @@ type caseReport struct {
 	update      string // what --update wrote or why it did not
 	updated     bool
 	interrupted bool
+	run         caseRun // the first run's outputs (for --shuffle)
+	note        string  // said after PASS (--shuffle: not deterministic)
 }
 
 // runTestCase runs c in-process with a fresh side dir and compares its outputs
 // with expected/ (the protocol of the acceptance cases, SPEC 4); with update it
 // rewrites the expected files of a failing case.
 func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update bool) caseReport {
+	run, problem := execCase(ctx, c, timeout)
+	switch {
+	case ctx.Err() != nil:
+		return caseReport{interrupted: true}
+	case problem != "":
+		r := caseReport{problems: []string{problem}}
+		if update {
+			r.update = "not updated: the run did not end"
+		}
+		return r
+	}
+	exp := filepath.Join(c.dir, "expected")
+	if update && newCase(exp) { // --update creates a new case's expected/
+		if err := os.Mkdir(exp, 0o755); err != nil {
+			return caseReport{problems: []string{fmt.Sprintf("cannot create expected/: %v", unwrapPath(err))}}
+		}
+		r := caseReport{problems: []string{"new case: no expected/ folder"}, run: run}
+		r.update, r.updated = updateCase(exp, run)
+		return r
+	}
+	r := caseReport{problems: compareCase(exp, run), run: run}
+	if len(r.problems) > 0 && update {
+		r.update, r.updated = updateCase(exp, run)
+	}
+	return r
+}
+
+// execCase runs c once in-process, with a fresh side dir, as the protocol of
+// the acceptance cases says (SPEC 4), and returns its outputs; problem is not
+// empty when the run did not end (timed out) or its side dir could not be
+// made. The source hook in ctx, if any (withSourceHook), reads its inputs.
+func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseRun, problem string) {
 	side, err := os.MkdirTemp("", "streamql-test-")
 	if err != nil {
-		return caseReport{problems: []string{fmt.Sprintf("cannot make a temporary side dir: %v", err)}}
+		return run, fmt.Sprintf("cannot make a temporary side dir: %v", err)
 	}
 	defer os.RemoveAll(side)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -239,7 +286,7 @@ func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update 
 	code := Run(cctx, []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
 		strings.NewReader(""), &out, &errb)
 	if ctx.Err() != nil {
-		return caseReport{interrupted: true}
+		return run, ""
 	}
 	// Paths in stderr read as in the case folder, and the side dir has one name,
 	// so messages (and expected/stderr lines) do not depend on where the case lives.
@@ -249,13 +296,9 @@ func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update 
 		if s := strings.TrimSpace(stderrText); s != "" {
 			p += "\nstderr: " + lastChars(s, 600)
 		}
-		r := caseReport{problems: []string{p}}
-		if update {
-			r.update = "not updated: the run did not end"
-		}
-		return r
+		return run, p
 	}
-	run := caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}}
+	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}}
 	entries, _ := os.ReadDir(side)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".csv") && e.Type().IsRegular() {
@@ -265,20 +308,7 @@ func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update 
 			}
 		}
 	}
-	exp := filepath.Join(c.dir, "expected")
-	if update && newCase(exp) { // --update creates a new case's expected/
-		if err := os.Mkdir(exp, 0o755); err != nil {
-			return caseReport{problems: []string{fmt.Sprintf("cannot create expected/: %v", unwrapPath(err))}}
-		}
-		r := caseReport{problems: []string{"new case: no expected/ folder"}}
-		r.update, r.updated = updateCase(exp, run)
-		return r
-	}
-	r := caseReport{problems: compareCase(exp, run)}
-	if len(r.problems) > 0 && update {
-		r.update, r.updated = updateCase(exp, run)
-	}
-	return r
+	return run, ""
 }
 
 // compareCase checks run against the folder exp: exit status (expected/exit,

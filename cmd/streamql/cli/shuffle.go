@@ -1,0 +1,432 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/executor/vector"
+)
+
+// shuffleOpts is `streamql test --shuffle [N] [--seed S]` (SPEC 4, "Finding
+// out why"): each case that passed runs N more times, run k with seed S+k-1,
+// and each run's outputs must equal the first run's.
+//
+// A run varies the batch sizes of every bounded file input (each batch a
+// random size up to a maximum chosen per run, from 1 row to vector.Cap), and,
+// in most runs, splits each such input that has a WATERMARK into 2 to 4
+// partitions of consecutive rows, read through the partition-watermark logic
+// of Kafka (executor/partwm.go, SPEC 2.5: each partition its own watermark,
+// the stream's their minimum) and interleaved in a random order, in random
+// runs of rows. Since splitting changes which rows are late (a row is late by
+// its partition's watermark), a split run is compared with the same split
+// read partition after partition, and on its lines in any order (rows of a
+// partitioned stream come in arrival order). A case with a LIMIT, a join or
+// an aggregate of the arrival order (LISTAGG, FIRST_VALUE, LAST_VALUE) is not
+// split: which rows come first decides its result. Kafka inputs are
+// read as they are: killing and restarting a process is not tried yet.
+//
+// A case whose query reads the clock or a random source (PROCTIME(), NOW(),
+// CURRENT_TIMESTAMP, RAND(), UUID()) is reported as not deterministic and not
+// rerun.
+type shuffleOpts struct {
+	n    int
+	seed uint64
+}
+
+// nondeterministic finds what makes a query's result depend on when or where it
+// runs.
+var nondeterministic = regexp.MustCompile(`(?i)\b(PROCTIME|NOW|RAND|RAND_INTEGER|UUID)\s*\(|\b(CURRENT_TIMESTAMP|LOCALTIMESTAMP|CURRENT_TIME|CURRENT_DATE)\b`)
+
+// orderBound finds what makes a query's result depend on the order in which
+// rows arrive, beyond their event time: a LIMIT, a join (its build side is read
+// first, its watermark per row), an aggregate of the arrival order.
+var orderBound = regexp.MustCompile(`(?i)\bLIMIT\b|\bJOIN\b|\bEXISTS\b|\bIN\s*\(\s*SELECT\b|\b(LISTAGG|FIRST_VALUE|LAST_VALUE|ARRAY_AGG|STRING_AGG)\s*\(`)
+
+// sqlComments removes -- comments, so words in them do not count.
+var sqlComments = regexp.MustCompile(`--[^\n]*`)
+
+// shuffleCase reruns the passing case c (first is its first run) as opts says.
+// It returns the problems (each with the diff and the --seed that reproduces
+// it), or a note when the case is not deterministic.
+func (o *shuffleOpts) shuffleCase(ctx context.Context, c testCase, timeout time.Duration, first caseRun) (problems []string, note string) {
+	text, err := os.ReadFile(filepath.Join(c.dir, "query.sql"))
+	if err != nil {
+		return []string{fmt.Sprintf("cannot read query.sql: %v", unwrapPath(err))}, ""
+	}
+	sql := sqlComments.ReplaceAllString(string(text), "")
+	if m := nondeterministic.FindString(sql); m != "" {
+		return nil, fmt.Sprintf("not deterministic: the query reads %s, so --shuffle does not rerun it", strings.TrimRight(strings.ToUpper(m), "( "))
+	}
+	maySplit := !orderBound.MatchString(sql)
+	for k := 0; k < o.n; k++ {
+		seed := o.seed + uint64(k)
+		v := newVariant(seed, maySplit)
+		got, p := execCase(withSourceHook(ctx, v.hook), c, timeout)
+		if p != "" {
+			return []string{p + " " + v.describe(seed)}, ""
+		}
+		ref := first
+		if v.split {
+			v.inOrder = true
+			if ref, p = execCase(withSourceHook(ctx, v.hook), c, timeout); p != "" {
+				return []string{p + " " + v.describe(seed)}, ""
+			}
+		}
+		if diffs := compareRuns(ref, got, v.split); len(diffs) > 0 {
+			what := "first run"
+			if v.split {
+				what = "partitions in order"
+			}
+			head := fmt.Sprintf("differs from the %s %s; reproduce with: streamql test --shuffle 1 --seed %d %s", what, v.describe(seed), seed, c.name)
+			return append([]string{head}, diffs...), ""
+		}
+	}
+	return nil, ""
+}
+
+// compareRuns returns a diff per output that differs between a and b (exit
+// status, stdout, side files, stderr); anyOrder compares their lines sorted.
+func compareRuns(a, b caseRun, anyOrder bool) []string {
+	var out []string
+	if a.code != b.code {
+		out = append(out, fmt.Sprintf("exit status %d, first run %d", b.code, a.code))
+	}
+	texts := func(r caseRun) map[string]string {
+		m := map[string]string{"main.csv": r.stdout, "stderr": r.stderr}
+		for k, v := range r.sides {
+			m[k] = v
+		}
+		return m
+	}
+	ta, tb := texts(a), texts(b)
+	names := sortedKeys(ta)
+	for _, n := range sortedKeys(tb) {
+		if _, ok := ta[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		x, y := ta[n], tb[n]
+		if anyOrder {
+			x, y = sortedLines(x), sortedLines(y)
+		}
+		if x != y {
+			out = append(out, unifiedDiff("first/"+n, "shuffled/"+n, x, y))
+		}
+	}
+	return out
+}
+
+func sortedLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}
+
+// variant is one rerun's way of reading the inputs.
+type variant struct {
+	maxBatch int  // the largest batch, rows
+	parts    int  // partitions per input with a WATERMARK (1: not split)
+	inOrder  bool // read the partitions one after another (the reference)
+	split    bool // an input was split
+	mu       sync.Mutex
+	rng      *rand.Rand
+}
+
+func newVariant(seed uint64, maySplit bool) *variant {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	sizes := []int{1, 2, 3, 7, 64, 333, vector.Cap}
+	v := &variant{maxBatch: sizes[rng.IntN(len(sizes))], parts: 1, rng: rng}
+	if maySplit && rng.IntN(4) > 0 {
+		v.parts = 2 + rng.IntN(3)
+	}
+	return v
+}
+
+func (v *variant) describe(seed uint64) string {
+	s := fmt.Sprintf("(seed %d: batches of 1 to %d rows", seed, v.maxBatch)
+	if v.split {
+		s += fmt.Sprintf(", each input with a watermark split into %d partitions interleaved", v.parts)
+	}
+	return s + ")"
+}
+
+// hook is the runs' source hook (executor.Env.SetSourceHook): bounded inputs
+// of a known size (files: catalog.ConnectorSpec.KnownSize) are read again as
+// the variant says; others as they are.
+func (v *variant) hook(st *catalog.Stream, src executor.Source) executor.Source {
+	if st.Connector == nil || !st.Connector.KnownSize || !st.Connector.Bounded(st.Options) {
+		return src
+	}
+	v.mu.Lock()
+	seed := v.rng.Uint64()
+	v.mu.Unlock()
+	s := &reshuffled{Source: src, rng: rand.New(rand.NewPCG(seed, 1)), maxBatch: v.maxBatch, parts: 1, inOrder: v.inOrder}
+	if v.parts > 1 && st.Watermark != nil {
+		s.parts = v.parts
+		v.mu.Lock()
+		v.split = true
+		v.mu.Unlock()
+		return &partitioned{s}
+	}
+	return s
+}
+
+// reshuffled reads its whole source first, then hands its rows out in batches
+// of random sizes, from partitions of consecutive rows in a random
+// interleaving when parts > 1.
+type reshuffled struct {
+	executor.Source
+	rng      *rand.Rand
+	maxBatch int
+	parts    int
+	inOrder  bool
+	loaded   bool
+	batches  []*vector.Batch // the source's rows, owned
+	items    []item          // every row, in source order
+	next     []int           // per partition: its next item
+	end      []int           // per partition: the item after its last
+	firstPos []int64         // per partition: the position of its first row
+	// per partition: the position of its last good row, and whether the
+	// watermark assigner asked for that row's partition (partitioned), that
+	// is, stamped it
+	lastPos  []int64
+	lastSeen []bool
+}
+
+// item is one row of the source: row i of batches[b], or the malformed row bad.
+type item struct {
+	b, i int
+	bad  *executor.BadRow
+	pos  int64
+}
+
+func (s *reshuffled) load(types []catalog.Type) error {
+	s.loaded = true
+	tmp := vector.NewBatch(types)
+	var bad []executor.BadRow
+	for {
+		bad = bad[:0]
+		err := s.Source.Next(tmp, &bad)
+		if err != nil && err != io.EOF {
+			return err
+		}
+		own := vector.NewBatch(types)
+		own.AppendRows(tmp, 0, tmp.N)
+		bi := len(s.batches)
+		s.batches = append(s.batches, own)
+		k := 0
+		for i := 0; i <= tmp.N; i++ {
+			for k < len(bad) && bad[k].Index == i {
+				x := bad[k]
+				x.Raw = append([]byte(nil), x.Raw...)
+				s.items = append(s.items, item{bad: &x, pos: x.Line})
+				k++
+			}
+			if i < tmp.N {
+				s.items = append(s.items, item{b: bi, i: i, pos: tmp.Pos[i]})
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	n := len(s.items)
+	for p := 0; p < s.parts; p++ {
+		from, to := p*n/s.parts, (p+1)*n/s.parts
+		s.next, s.end = append(s.next, from), append(s.end, to)
+		pos := int64(-1 << 62)
+		if p > 0 && from < n {
+			pos = s.items[from].pos
+		}
+		s.firstPos = append(s.firstPos, pos)
+		last, seen := int64(0), true
+		for k := to - 1; k >= from; k-- {
+			if s.items[k].bad == nil {
+				last, seen = s.items[k].pos, false
+				break
+			}
+		}
+		s.lastPos, s.lastSeen = append(s.lastPos, last), append(s.lastSeen, seen)
+	}
+	return nil
+}
+
+// Next implements executor.Source: a batch of up to maxBatch rows.
+func (s *reshuffled) Next(b *vector.Batch, bad *[]executor.BadRow) error {
+	if !s.loaded {
+		types := make([]catalog.Type, len(b.Cols))
+		for c, v := range b.Cols {
+			types[c] = v.Type
+		}
+		if err := s.load(types); err != nil {
+			return err
+		}
+	}
+	b.Reset()
+	size := 1 + s.rng.IntN(s.maxBatch)
+	for b.N < size && len(*bad) < vector.Cap {
+		p := s.pick()
+		if p < 0 {
+			break
+		}
+		run := 1 + s.rng.IntN(8)
+		for ; run > 0 && s.next[p] < s.end[p] && b.N < size && len(*bad) < vector.Cap; run-- {
+			it := s.items[s.next[p]]
+			s.next[p]++
+			if it.bad != nil {
+				x := *it.bad
+				x.Index = b.N
+				*bad = append(*bad, x)
+				continue
+			}
+			b.AppendRows(s.batches[it.b], it.i, it.i+1)
+		}
+	}
+	if b.N == 0 && len(*bad) == 0 {
+		return io.EOF
+	}
+	return nil
+}
+
+// pick returns a partition with rows left (the first one in order when
+// inOrder, a random one otherwise), or -1.
+func (s *reshuffled) pick() int {
+	var left []int
+	for p := range s.next {
+		if s.next[p] < s.end[p] {
+			if s.inOrder {
+				return p
+			}
+			left = append(left, p)
+		}
+	}
+	if len(left) == 0 {
+		return -1
+	}
+	return left[s.rng.IntN(len(left))]
+}
+
+// partitioned is a reshuffled source read as a partitioned one
+// (connector.PartitionedSource, as Kafka's): each partition gets its own
+// watermark.
+type partitioned struct{ *reshuffled }
+
+// Partition implements connector.PartitionedSource: the partition of the row
+// at position pos. The watermark assigner asks it for each row it stamps, on
+// the job's goroutine, which tells when a partition's last row is stamped.
+func (s *partitioned) Partition(pos int64) int32 {
+	p := max(sort.Search(len(s.firstPos), func(i int) bool { return s.firstPos[i] > pos })-1, 0)
+	if pos == s.lastPos[p] {
+		s.lastSeen[p] = true
+	}
+	return int32(p)
+}
+
+// Partitions implements connector.PartitionedSource: those whose last row is
+// not stamped yet. (Next may run ahead on a prefetching goroutine, so what it
+// handed out does not say what the job has stamped.)
+func (s *partitioned) Partitions(dst []int32) []int32 {
+	for p, seen := range s.lastSeen {
+		if !seen {
+			dst = append(dst, int32(p))
+		}
+	}
+	return dst
+}
+
+// IdleTimeout implements connector.PartitionedSource: no partition is idle.
+func (s *partitioned) IdleTimeout() time.Duration { return 0 }
+
+type sourceHookKey struct{}
+
+// withSourceHook returns ctx carrying the source hook Run installs in its
+// session (executor.Env.SetSourceHook): how `test --shuffle` reads inputs.
+func withSourceHook(ctx context.Context, h func(*catalog.Stream, executor.Source) executor.Source) context.Context {
+	return context.WithValue(ctx, sourceHookKey{}, h)
+}
+
+// sourceHook returns the hook of withSourceHook, nil when none.
+func sourceHook(ctx context.Context) func(*catalog.Stream, executor.Source) executor.Source {
+	h, _ := ctx.Value(sourceHookKey{}).(func(*catalog.Stream, executor.Source) executor.Source)
+	return h
+}
+
+// shuffleFlags are the flags of `test --shuffle`.
+type shuffleFlags struct {
+	n    *int
+	seed *uint64
+}
+
+// addShuffleFlags declares --shuffle [N] (default 3 when given without N) and
+// --seed S on fl.
+func addShuffleFlags(fl *pflag.FlagSet) shuffleFlags {
+	f := shuffleFlags{
+		n:    fl.Int("shuffle", 0, "rerun each passing case `N` more times with other batch sizes and partition orders; a difference fails it"),
+		seed: fl.Uint64("seed", 0, "the seed of the first --shuffle run (`S`, printed with a difference; default: from the clock)"),
+	}
+	fl.Lookup("shuffle").NoOptDefVal = "3"
+	return f
+}
+
+// opts returns the parsed --shuffle options, nil without --shuffle, or an
+// error for a bad N.
+func (f shuffleFlags) opts(fl *pflag.FlagSet) (*shuffleOpts, error) {
+	if !fl.Changed("shuffle") {
+		if fl.Changed("seed") {
+			return nil, fmt.Errorf("--seed applies to --shuffle; add --shuffle 1 to rerun a case with that seed")
+		}
+		return nil, nil
+	}
+	if *f.n < 1 {
+		return nil, fmt.Errorf("--shuffle %d must be at least 1 (the number of reruns per case)", *f.n)
+	}
+	seed := *f.seed
+	if !fl.Changed("seed") {
+		seed = uint64(time.Now().UnixNano()) % 1_000_000_000
+	}
+	return &shuffleOpts{n: *f.n, seed: seed}, nil
+}
+
+// noteText is a case's note after its PASS line.
+func noteText(note string) string {
+	if note == "" {
+		return ""
+	}
+	return " (" + note + ")"
+}
+
+// shuffleArgs joins `--shuffle N` into `--shuffle=N` when N is a number, so
+// that N is optional (pflag's NoOptDefVal) and still may follow a space.
+func shuffleArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if a == "--shuffle" && i+1 < len(args) {
+			if _, err := strconv.Atoi(args[i+1]); err == nil {
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// futureRows writes the sql-flow #358 shape: n ordered rows one second
+// apart, with one row stamped a year ahead right after the first.
+func futureRows(t *testing.T, dir string, n int) {
+	t.Helper()
+	var sb strings.Builder
+	base := int64(1_700_000_000_000)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, "e%d,%d\n", i, base+int64(i)*1000)
+		if i == 0 {
+			fmt.Fprintf(&sb, "future,%d\n", base+365*24*3600*1000)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ev.csv"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func futureScript(opts, query string) string {
+	return `CREATE STREAM ev (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector'='file', 'path'='ev.csv'` + opts + `);
+SELECT id, ts INTO SIDE 'behind' FROM ev WHERE ts < CURRENT_WATERMARK(ts);
+` + query
+}
+
+// TestMaxFutureKeepsWatermark: one row a year ahead makes every later row
+// late (9,999 of 10k) without 'watermark.max-future', and none with it; the
+// row goes to the errors output with the reason (SPEC 4, "Finding out why"),
+// on every strategy the planner may choose (a plain query, a window aggregate).
+func TestMaxFutureKeepsWatermark(t *testing.T) {
+	dir := t.TempDir()
+	futureRows(t, dir, 10000)
+	queries := map[string]string{
+		"rows":   "SELECT id FROM ev;",
+		"window": "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;",
+	}
+	for name, q := range queries {
+		for _, opt := range []string{"", ", 'watermark.max-future'='1 h'"} {
+			script := filepath.Join(dir, "q.sql")
+			if err := os.WriteFile(script, []byte(futureScript(opt, q)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sideDir := t.TempDir()
+			r := inProcess(t, dir, []string{"--format", "csv", "--side-dir", sideDir, script})
+			if r.code != 0 {
+				t.Fatalf("%s %q: exit %d: %s", name, opt, r.code, r.stderr)
+			}
+			late := countLines(t, filepath.Join(sideDir, "behind.csv")) - 1
+			errs := countLines(t, filepath.Join(sideDir, "errors.csv")) - 1
+			if opt == "" {
+				if late != 9999 || errs > 0 {
+					t.Errorf("%s without the option: %d late rows, %d errors; want 9999 and 0", name, late, errs)
+				}
+				continue
+			}
+			if late != 0 || errs != 1 {
+				t.Errorf("%s with the option: %d late rows, %d errors; want 0 and 1", name, late, errs)
+			}
+			b, _ := os.ReadFile(filepath.Join(sideDir, "errors.csv"))
+			if !strings.Contains(string(b), "ev.csv:2,") || !strings.Contains(string(b), "event time too far ahead") || !strings.Contains(string(b), "future,1731536000000") {
+				t.Errorf("%s: errors output %q lacks the row's position, text and reason", name, b)
+			}
+			if name == "window" && !strings.Contains(r.stdout, ",60\n") {
+				t.Errorf("window counts lost the rows after the future one:\n%.300s", r.stdout)
+			}
+		}
+	}
+}
+
+// countLines returns the number of lines of the file at path, 0 when it is
+// missing.
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// TestMaxFutureErrorsPolicy: 'errors'='fail' stops the job at the row, with
+// its position and the reason; 'skip' drops it; the option without WATERMARK
+// FOR, or with a value that is not a duration, is an error naming the option.
+func TestMaxFutureErrorsPolicy(t *testing.T) {
+	dir := t.TempDir()
+	futureRows(t, dir, 100)
+	run := func(opts string) result {
+		script := filepath.Join(dir, "q.sql")
+		if err := os.WriteFile(script, []byte(futureScript(opts, "SELECT id FROM ev;")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return inProcess(t, dir, []string{"--format", "csv", script})
+	}
+	r := run(", 'watermark.max-future'='1 h', 'errors'='fail'")
+	if r.code != 1 || !strings.Contains(r.stderr, "ev.csv:2") || !strings.Contains(r.stderr, "event time too far ahead") {
+		t.Errorf("fail policy: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "e0\n") || strings.Contains(r.stdout, "e1\n") {
+		t.Errorf("fail policy: want the rows before the refused one only, got %q", r.stdout)
+	}
+	r = run(", 'watermark.max-future'='1 h', 'errors'='skip'")
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "future") || !strings.Contains(r.stdout, "e99\n") || strings.Contains(r.stdout, "late") {
+		t.Errorf("skip policy: exit %d, stdout %.200q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(", 'watermark.max-future'='soon'")
+	if r.code != 2 || !strings.Contains(r.stderr, "'watermark.max-future'") || !strings.Contains(r.stderr, "not a duration") {
+		t.Errorf("bad value: exit %d, stderr %q", r.code, r.stderr)
+	}
+	noWM := "CREATE STREAM ev (id VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='ev.csv', 'watermark.max-future'='1 h');\nSELECT id FROM ev;"
+	script := filepath.Join(dir, "nowm.sql")
+	if err := os.WriteFile(script, []byte(noWM), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = inProcess(t, dir, []string{script})
+	if r.code != 2 || !strings.Contains(r.stderr, "needs an event time") {
+		t.Errorf("without WATERMARK FOR: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestMaxFutureExplained: EXPLAIN shows the option on the watermark line and
+// EXPLAIN ANALYZE counts the rows it refused.
+func TestMaxFutureExplained(t *testing.T) {
+	dir := t.TempDir()
+	futureRows(t, dir, 100)
+	script := filepath.Join(dir, "q.sql")
+	if err := os.WriteFile(script, []byte(futureScript(", 'watermark.max-future'='1 h'", "EXPLAIN ANALYZE SELECT id FROM ev;")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := inProcess(t, dir, []string{"--format", "tsv", script})
+	if r.code != 0 || !strings.Contains(r.stdout, "AssignWatermark ts AS ts - INTERVAL '5' SECOND, max-future 1 h  (") || !strings.Contains(r.stdout, "; 1 row refused as too far ahead") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

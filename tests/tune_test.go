@@ -1,0 +1,135 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tuneReport is the part of `streamql tune --format json` the tests read.
+type tuneReport struct {
+	Stream    string `json:"stream"`
+	Rows      int    `json:"rows"`
+	Histogram []struct {
+		UpTo int64 `json:"up_to_ms"`
+		Rows int   `json:"rows"`
+	} `json:"lateness"`
+	Delays []struct {
+		DelayMs int64 `json:"delay_ms"`
+		Late    int   `json:"late_rows"`
+		Windows []struct {
+			Late int `json:"late_rows"`
+		} `json:"windows"`
+	} `json:"delays"`
+	SuggestedMs int64  `json:"suggested_delay_ms"`
+	Watermark   string `json:"watermark"`
+	FarAhead    []struct {
+		Position string `json:"position"`
+	} `json:"far_ahead"`
+	MaxFuture string `json:"max_future"`
+}
+
+// TestTuneSuggestsDelay: rows up to 3 s out of order and one stamped a day
+// ahead: tune counts the late rows per delay (none from 5 s on, for SPEC 2.3
+// and for the window query), suggests 5 s as a WATERMARK clause, names the
+// row far ahead by its position and suggests 'watermark.max-future'; the
+// suggestion, put in the script, leaves no row late (SPEC 4 "Finding out why").
+func TestTuneSuggestsDelay(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	base := int64(1_700_000_000_000)
+	for i := 0; i < 2000; i++ {
+		ts := base + int64(i)*100
+		if rng.IntN(10) == 0 {
+			ts -= int64(1 + rng.IntN(3000))
+		}
+		if i == 700 {
+			ts = base + 24*3600*1000
+		}
+		fmt.Fprintf(&sb, "e%d,%d\n", i, ts)
+	}
+	os.WriteFile(filepath.Join(dir, "ev.csv"), []byte(sb.String()), 0o644)
+	script := func(delay string) string {
+		return `CREATE STREAM ev (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL ` + delay + `)
+  WITH ('connector'='file', 'path'='ev.csv', 'watermark.max-future'='1 h');
+SELECT id INTO SIDE 'behind' FROM ev WHERE ts < CURRENT_WATERMARK(ts);
+SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;
+`
+	}
+	os.WriteFile(filepath.Join(dir, "q.sql"), []byte(script("'0' SECOND")), 0o644)
+	r := inProcess(t, dir, []string{"tune", "--format", "json", filepath.Join(dir, "q.sql")})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var reps []tuneReport
+	if err := json.Unmarshal([]byte(r.stdout), &reps); err != nil || len(reps) != 1 {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	rep := reps[0]
+	if rep.Rows != 2000 || rep.SuggestedMs != 5000 || rep.Watermark != "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND" {
+		t.Errorf("rows %d, suggested %d ms %q; want 2000 rows, 5000 ms", rep.Rows, rep.SuggestedMs, rep.Watermark)
+	}
+	byDelay := map[int64]int{}
+	for _, d := range rep.Delays {
+		byDelay[d.DelayMs] = d.Late
+		if len(d.Windows) != 1 || d.Windows[0].Late > d.Late {
+			t.Errorf("delay %d: windows %+v (late for SPEC 2.3: %d)", d.DelayMs, d.Windows, d.Late)
+		}
+	}
+	if byDelay[0] < 100 || byDelay[1000] >= byDelay[0] || byDelay[5000] != 0 {
+		t.Errorf("late rows per delay %v: want many at 0, fewer at 1 s, none at 5 s", byDelay)
+	}
+	if len(rep.FarAhead) != 1 || rep.FarAhead[0].Position != "ev.csv:701" || !strings.Contains(rep.MaxFuture, "'watermark.max-future' = '1 h'") {
+		t.Errorf("far ahead %+v, %q", rep.FarAhead, rep.MaxFuture)
+	}
+	total := 0
+	for _, b := range rep.Histogram {
+		total += b.Rows
+	}
+	if total != 2000 {
+		t.Errorf("histogram holds %d rows, want 2000", total)
+	}
+	// the suggested delay, run: no row late
+	os.WriteFile(filepath.Join(dir, "q.sql"), []byte(script("'5' SECOND")), 0o644)
+	side := t.TempDir()
+	r = inProcess(t, dir, []string{"--format", "csv", "--side-dir", side, filepath.Join(dir, "q.sql")})
+	if r.code != 0 || countLines(t, filepath.Join(side, "behind.csv")) != 1 {
+		t.Errorf("with the suggestion: exit %d, %d lines in behind.csv: %s", r.code, countLines(t, filepath.Join(side, "behind.csv")), r.stderr)
+	}
+	// the table
+	r = inProcess(t, dir, []string{"tune", filepath.Join(dir, "q.sql")})
+	for _, want := range []string{"stream ev, event time ts: 2000 rows", "late for TUMBLE line 4", "suggested (late rows at most 0.1%): WATERMARK FOR ts AS ts - INTERVAL '5' SECOND", "ev.csv:701"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestTuneQueries: on the examples whose data is ordered but for the rows
+// meant to be late, tune suggests the script's delay within one step of its
+// delays (0, 1 s, 5 s, 30 s, 1 min, 5 min).
+func TestTuneQueries(t *testing.T) {
+	for script, want := range map[string][]int64{
+		"../queries/late_data.sql":              {0, 1000},    // uses 1 ms
+		"../queries/tests/split-late/query.sql": {1000, 5000}, // uses 2 s
+	} {
+		r := inProcess(t, ".", []string{"tune", "--format", "json", script})
+		var reps []tuneReport
+		if err := json.Unmarshal([]byte(r.stdout), &reps); err != nil || len(reps) != 1 {
+			t.Fatalf("%s: exit %d, %v: %s%s", script, r.code, err, r.stdout, r.stderr)
+		}
+		if got := reps[0].SuggestedMs; got < want[0] || got > want[1] {
+			t.Errorf("%s: suggested %d ms, want %d to %d", script, got, want[0], want[1])
+		}
+	}
+	for _, args := range [][]string{{"tune"}, {"tune", "--target", "5", "x.sql"}, {"tune", "--format", "csv", "x.sql"}, {"tune", "missing.sql"}} {
+		if r := inProcess(t, ".", args); r.code != 2 || !strings.Contains(r.stderr, "error") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
