@@ -32,6 +32,7 @@ usage:
   streamql -e 'SQL; SQL'            run inline SQL
   ... | streamql                    SQL read from stdin when it is not a terminal
   streamql test [DIR ...]           run the test cases under DIR (streamql test --help)
+  streamql export --flink a.sql     print the scripts as Flink SQL (streamql export --help)
 
 flags:
 `
@@ -44,6 +45,9 @@ flags:
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "test" { // streamql test [DIR …] (testcmd.go)
 		return runTest(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "export" { // streamql export --flink script.sql (export.go)
+		return runExport(ctx, args[1:], stdout, stderr)
 	}
 	fs := pflag.NewFlagSet("streamql", pflag.ContinueOnError)
 	fs.SetOutput(stderr)

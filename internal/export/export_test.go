@@ -1,0 +1,196 @@
+package export
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"streamql/parser"
+)
+
+var update = flag.Bool("update", false, "rewrite the goldens under testdata/")
+
+// exportFile exports one script file as the CLI does.
+func exportFile(t *testing.T, path string, opt Options) (string, []Difference, error) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Export([]Input{{Name: path, Source: string(b)}}, opt)
+}
+
+// scripts returns every script under queries/ and the shared acceptance cases.
+func scripts(t *testing.T) []string {
+	t.Helper()
+	qs, err := filepath.Glob("../../queries/*.sql")
+	if err != nil || len(qs) == 0 {
+		t.Fatalf("no scripts under queries/: %v", err)
+	}
+	cases, _ := filepath.Glob("../../../shared/cases/*/query.sql")
+	return append(qs, cases...)
+}
+
+// goldenName names a script's golden file.
+func goldenName(path string) string {
+	if filepath.Base(path) == "query.sql" {
+		return "case-" + filepath.Base(filepath.Dir(path)) + ".flink.sql"
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".sql") + ".flink.sql"
+}
+
+// TestExportGoldens exports every script of queries/ (and the shared cases)
+// and compares the Flink text with testdata/<name>.flink.sql (-update
+// rewrites them).
+func TestExportGoldens(t *testing.T) {
+	for _, path := range scripts(t) {
+		t.Run(goldenName(path), func(t *testing.T) {
+			got, _, err := exportFile(t, path, Options{})
+			if err != nil {
+				t.Fatalf("export %s: %v", path, err)
+			}
+			got = strings.ReplaceAll(got, filepath.ToSlash(path), filepath.Base(path))
+			golden := filepath.Join("testdata", goldenName(path))
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/export -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("export of %s differs from %s (go test ./internal/export -update rewrites it):\n%s", path, golden, got)
+			}
+		})
+	}
+}
+
+// insertSelects returns the SELECT of each INSERT INTO of the statement set.
+func insertSelects(text string) []string {
+	i := strings.Index(text, "\nBEGIN\n")
+	if i < 0 {
+		return nil
+	}
+	var out []string
+	for _, st := range strings.Split(text[i+len("\nBEGIN\n"):], ";\n") {
+		st = strings.TrimSpace(st)
+		if !strings.HasPrefix(st, "INSERT INTO ") {
+			continue
+		}
+		out = append(out, st[strings.Index(st, "SELECT "):])
+	}
+	return out
+}
+
+// TestExportReparses re-parses every exported INSERT's SELECT with streamql's
+// own parser (the dialects share quoting and expressions), so broken quoting
+// of names like `high-tmp` or 设备 fails here, and checks that every output
+// column keeps its name.
+func TestExportReparses(t *testing.T) {
+	for _, path := range scripts(t) {
+		got, _, err := exportFile(t, path, Options{})
+		if err != nil {
+			t.Fatalf("export %s: %v", path, err)
+		}
+		sels := insertSelects(got)
+		if strings.Contains(got, "INSERT INTO") && len(sels) == 0 {
+			t.Fatalf("%s: no INSERT found in the export", path)
+		}
+		for _, s := range sels {
+			if _, err := parser.Parse("flink", s); err != nil {
+				var pe *parser.Error
+				if errors.As(err, &pe) {
+					t.Errorf("%s: the exported query does not parse:\n%s", path, parser.FormatError("flink", s, pe))
+				} else {
+					t.Errorf("%s: %v\n%s", path, err, s)
+				}
+			}
+		}
+	}
+}
+
+// TestQuotingRoundTrip exports names that need back-quotes and reads them back.
+func TestQuotingRoundTrip(t *testing.T) {
+	src := "CREATE STREAM `设备 流` (`dev-id` VARCHAR, `select` BIGINT, `a``b` DOUBLE) WITH ('connector'='file', 'path'='x.csv', 'errors'='fail');\n" +
+		"SELECT `dev-id`, `a``b` * 2 INTO SIDE 'high-tmp' FROM `设备 流` WHERE `select` > 1;\n" +
+		"SELECT `select` FROM `设备 流`;\n"
+	got, diffs, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) != 0 {
+		t.Errorf("differences %v, want none ('errors'='fail' is Flink's behaviour)", diffs)
+	}
+	for _, want := range []string{"CREATE TABLE `设备 流`", "`dev-id` STRING", "`a``b` DOUBLE", "CREATE TABLE `high-tmp`",
+		"AS ```a````b`` * 2`", "WHERE ((`设备 流`.`select`) > (1)) IS NOT TRUE"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+	for _, s := range insertSelects(got) {
+		if _, err := parser.Parse("flink", s); err != nil {
+			t.Errorf("does not parse: %v\n%s", err, s)
+		}
+	}
+}
+
+// TestRoutingPredicates checks SPEC 2.1's first match as predicates: a NULL
+// predicate leaves the row to the next branch (IS TRUE / IS NOT TRUE).
+func TestRoutingPredicates(t *testing.T) {
+	src := "CREATE STREAM s (a BIGINT, b DOUBLE) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n" +
+		"SELECT a INTO SIDE 'one' FROM s WHERE a > 1;\n" +
+		"SELECT a INTO SIDE 'two' FROM s x WHERE x.b / 2 = 1.5;\n" +
+		"SELECT a DIV 2 AS h, IF(a > 0, 'p', 'n') AS sign FROM s WHERE a % 2 = 0;\n"
+	got, _, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"WHERE ((`s`.`a`) > (1)) IS TRUE;",
+		"WHERE (((CAST(`x`.`b` AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), 0))) = (1.5E0)) IS TRUE\n    AND ((`x`.`a`) > (1)) IS NOT TRUE;",
+		"CAST((`s`.`a`) / NULLIF(2, 0) AS BIGINT) AS `h`",
+		"CASE WHEN ((`s`.`a`) > (0)) IS TRUE THEN 'p' ELSE 'n' END AS `sign`",
+		"WHERE (MOD(`s`.`a`, NULLIF(2, 0))) = (0)\n    AND ((`s`.`a`) > (1)) IS NOT TRUE\n    AND (((CAST(`s`.`b` AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), 0))) = (1.5E0)) IS NOT TRUE;",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks\n%s\nin:\n%s", want, got)
+		}
+	}
+}
+
+// TestStrictRefusesLateWindow checks --strict: a window's late output (SPEC
+// 2.4: Flink drops late rows) is an error naming the line.
+func TestStrictRefusesLateWindow(t *testing.T) {
+	src := "CREATE STREAM c (uid VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts)\n" +
+		"  WITH ('connector'='file', 'path'='c.csv', 'errors'='fail');\n" +
+		"SELECT window_start, COUNT(*) AS n\n" +
+		"  FROM TABLE(TUMBLE(TABLE c, DESCRIPTOR(ts), INTERVAL '5' SECOND))\n" +
+		"  GROUP BY window_start, window_end LATE INTO SIDE 'late-clicks';\n"
+	_, diffs, err := Export([]Input{{Name: "w.sql", Source: src}}, Options{Strict: true})
+	var se *StrictError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v, want a *StrictError", err)
+	}
+	if len(diffs) != 1 || diffs[0].Line != 3 || !strings.Contains(diffs[0].Text, "late-clicks") {
+		t.Errorf("diffs = %v, want one at line 3 about 'late-clicks'", diffs)
+	}
+	if !strings.Contains(err.Error(), "w.sql:3: a window's late rows") {
+		t.Errorf("error does not name the line:\n%v", err)
+	}
+	out, _, err := Export([]Input{{Name: "w.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DESCRIPTOR(`ts_rowtime`)", "WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ(`ts`, 3)",
+		"(1000 * UNIX_TIMESTAMP(DATE_FORMAT(`c`.`window_start`", "GROUP BY `c`.`window_start`, `c`.`window_end`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %q:\n%s", want, out)
+		}
+	}
+}
