@@ -178,8 +178,16 @@ def main():
             continue
         open(os.path.join(work, "query.flink.sql"), "w", encoding="utf-8").write(r.stdout)
         res["flink_sql"] = r.stdout
+        # a file sink: Flink writes a directory where streamql wrote its file, so
+        # Flink's goes under flink-sinks/ (the only change to the export)
+        run_sql = r.stdout
+        for t, opts, _ in outputs(r.stdout):
+            if opts.get("connector") == "filesystem":
+                p = opts["path"]
+                run_sql = run_sql.replace("'path' = '%s'" % p, "'path' = '%s'" % os.path.join("flink-sinks", p))
+        open(os.path.join(work, "run.flink.sql"), "w", encoding="utf-8").write(run_sql)
         res["diffs"] = [l[5:] for l in r.stdout.splitlines() if l.startswith("--   ")]
-        runs += [os.path.join(work, "query.flink.sql"), work, os.path.join(work, "flink-out")]
+        runs += [os.path.join(work, "run.flink.sql"), work, os.path.join(work, "flink-out")]
     if runs:
         r = sh(["java", "-Xmx768m", "-XX:ActiveProcessorCount=2", "-cp", cp, "streamql.flinkexport.RunScript"] + runs)
         open(os.path.join(WORK, "flink.log"), "w").write(r.stdout + r.stderr)
@@ -205,7 +213,7 @@ def main():
                     sq = rows_of(open(p, encoding="utf-8").read() if os.path.exists(p) else "", True)
             elif opts.get("connector") == "filesystem":
                 p = os.path.join(work, opts["path"])
-                flink = rows_of(read_dir(p), False)
+                flink = rows_of(read_dir(os.path.join(work, "flink-sinks", opts["path"])), False)
                 sq = rows_of(open(p, encoding="utf-8").read() if os.path.isfile(p) else "", True)
             else:
                 details.append("%s: not compared (%s)" % (t, opts.get("connector")))

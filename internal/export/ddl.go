@@ -39,7 +39,12 @@ type kv struct{ k, v string }
 // whose WATERMARK FOR column is BIGINT (epoch ms): Flink's time attributes
 // must be TIMESTAMP(3) or TIMESTAMP_LTZ(3).
 func rowtimeName(st *catalog.Stream) string {
-	base := st.Columns[st.EventTime].Name + "_rowtime"
+	return timeColName(st, st.EventTime)
+}
+
+// timeColName is the computed TIMESTAMP_LTZ(3) column of BIGINT column i.
+func timeColName(st *catalog.Stream, i int) string {
+	base := st.Columns[i].Name + "_rowtime"
 	n := base
 	for i := 2; st.Column(n) >= 0; i++ {
 		n = fmt.Sprintf("%s%d", base, i)
@@ -80,6 +85,9 @@ func (x *exporter) createTable(d *streamDecl, sink, source bool) (string, error)
 		} else {
 			cols = append(cols, "  WATERMARK FOR "+col+" AS "+e)
 		}
+	}
+	for _, i := range x.windowTime[st] { // BIGINT window time without WATERMARK FOR (batch mode)
+		cols = append(cols, "  "+quote(timeColName(st, i))+" AS TO_TIMESTAMP_LTZ("+quote(st.Columns[i].Name)+", 3)")
 	}
 	opts := x.connectorOptions(d, sink, source)
 	var b strings.Builder

@@ -116,8 +116,20 @@ type exporter struct {
 	diffs   []Difference
 	// names are the Flink table names in use (lower case), for unique names.
 	names map[string]bool
+	// windowTime lists, per stream, the BIGINT columns without WATERMARK FOR
+	// that a window reads (they get a TO_TIMESTAMP_LTZ computed column), and
+	// windowTimeAt where, for the difference it is in streaming mode.
+	windowTime   map[*catalog.Stream][]int
+	windowTimeAt []windowUse
 	// tableOf maps a stream to its Flink table name.
 	tableOf map[*catalog.Stream]string
+}
+
+// windowUse is a window over a BIGINT column without WATERMARK FOR.
+type windowUse struct {
+	script *parser.Script
+	pos    int
+	col    string
 }
 
 // valuesInsert is an INSERT INTO s VALUES of a values stream, kept for the
@@ -143,7 +155,7 @@ type selKey struct {
 func Export(inputs []Input, opt Options) (string, []Difference, error) {
 	x := &exporter{opt: opt, byCat: map[*catalog.Stream]*streamDecl{}, values: map[*catalog.Stream][]valuesInsert{},
 		selects: map[selKey]*parser.Select{}, scripts: map[*parser.Script]bool{}, names: map[string]bool{},
-		tableOf: map[*catalog.Stream]string{}}
+		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}}
 	rec := &recorder{}
 	sess := session.New(nil, rec)
 	x.cat = sess.Cat

@@ -194,3 +194,38 @@ func TestStrictRefusesLateWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedWindowOverBigint checks a window over a BIGINT column of a
+// bounded stream without WATERMARK FOR (SPEC 2.4): batch mode, a
+// TO_TIMESTAMP_LTZ computed column, window columns back in epoch ms, and no
+// difference; a SESSION window needs streaming mode, where it is one.
+func TestBoundedWindowOverBigint(t *testing.T) {
+	src := "CREATE STREAM e (k VARCHAR, t BIGINT) WITH ('connector'='file', 'path'='e.csv', 'errors'='fail');\n" +
+		"SELECT window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(t), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;\n"
+	got, diffs, err := Export([]Input{{Name: "b.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SET 'execution.runtime-mode' = 'batch';", "`t_rowtime` AS TO_TIMESTAMP_LTZ(`t`, 3)",
+		"DESCRIPTOR(`t_rowtime`)", "CAST(DATE_FORMAT(`e`.`window_end`, 'SSS') AS BIGINT)) AS `window_end`"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+	for _, d := range diffs {
+		if !strings.Contains(d.Text, "late rows") {
+			t.Errorf("unexpected difference %v", d)
+		}
+	}
+	_, diffs, err = Export([]Input{{Name: "b.sql", Source: strings.Replace(src, "TUMBLE(TABLE e,", "SESSION(TABLE e PARTITION BY k,", 1)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range diffs {
+		found = found || (d.Line == 2 && strings.Contains(d.Text, "BIGINT without WATERMARK FOR"))
+	}
+	if !found {
+		t.Errorf("SESSION over a BIGINT without WATERMARK: differences %v lack the streaming-mode one at line 2", diffs)
+	}
+}

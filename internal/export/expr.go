@@ -91,7 +91,7 @@ func (p *printer) column(n *ast.ColumnNameExpr) (string, error) {
 	onProbe := p.probe != nil && (tbl == "" || p.probe.quals[lt])
 	if p.window != nil && onProbe && windowCols[strings.ToLower(col)] {
 		ref := p.qualified(strings.ToLower(col))
-		if bigintTime(p.probe.st) && !p.inGroupBy {
+		if p.bigintWindow() && !p.inGroupBy {
 			return epochMillis(ref), nil
 		}
 		return ref, nil
@@ -119,6 +119,13 @@ func (p *printer) column(n *ast.ColumnNameExpr) (string, error) {
 		return p.probeCol(col), nil
 	}
 	return quote(col), nil
+}
+
+// bigintWindow reports whether the query's window reads a BIGINT column
+// (epoch ms): its window columns are BIGINT in SPEC 2.4, TIMESTAMP_LTZ in Flink.
+func (p *printer) bigintWindow() bool {
+	c := p.probe.st.Column(p.window.TimeCol)
+	return c >= 0 && p.probe.st.Columns[c].Type == catalog.BigInt
 }
 
 // probeCol prints column col of the probe relation, qualified by outQual.

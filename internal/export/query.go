@@ -1,6 +1,7 @@
 package export
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -185,7 +186,11 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 			if bigintTime(st) && c == st.EventTime {
 				col = rowtimeName(st)
 			} else if st.Columns[c].Type == catalog.BigInt {
-				p.x.diff(p.script, w.TimeColPos, "the window's time column %s is BIGINT without WATERMARK FOR; Flink's window functions need a TIMESTAMP or a time attribute: declare WATERMARK FOR %s on the stream", col, col)
+				col = timeColName(st, c)
+				if !slices.Contains(p.x.windowTime[st], c) {
+					p.x.windowTime[st] = append(p.x.windowTime[st], c)
+				}
+				p.x.windowTimeAt = append(p.x.windowTimeAt, windowUse{p.script, w.TimeColPos, st.Columns[c].Name})
 			}
 		}
 		args := []string{"TABLE " + name}

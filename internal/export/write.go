@@ -38,6 +38,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 	sides := map[string]*outTable{}
 	usesWatermark := false
 	allBounded := true
+	session := false // Flink runs no SESSION window in batch mode
 	readBy := map[*catalog.Stream]int{} // the first job that reads a stream
 	for ji, j := range jobs {
 		for _, st := range j.job.Streams() {
@@ -55,6 +56,9 @@ func (x *exporter) write(jobs []job) (string, error) {
 		sels := make([]*parser.Select, len(branches))
 		for i, b := range branches {
 			sel := x.selects[selKey{b.Script, b.Line, b.Column}]
+			if sel != nil && sel.Window != nil && sel.Window.Func == "SESSION" {
+				session = true
+			}
 			if sel == nil {
 				return "", fmt.Errorf("%s:%d: internal error: the statement of this branch was not found", b.Script, b.Line)
 			}
@@ -135,7 +139,12 @@ func (x *exporter) write(jobs []job) (string, error) {
 			x.branchDiffs(j, b, q, ji, readBy)
 		}
 	}
-	batch := allBounded && !usesWatermark && len(jobs) > 0
+	batch := allBounded && !usesWatermark && !session && len(jobs) > 0
+	if !batch {
+		for _, u := range x.windowTimeAt {
+			x.diff(u.script, u.pos, "the window's time column %s is BIGINT without WATERMARK FOR: a Flink streaming job windows only a time attribute; declare WATERMARK FOR %s on the stream", u.col, u.col)
+		}
+	}
 	if !batch {
 		for _, j := range jobs {
 			for _, b := range j.job.AllBranches() {
@@ -186,6 +195,8 @@ func (x *exporter) write(jobs []job) (string, error) {
 	b.WriteString("\n-- Window columns of BIGINT event time are epoch milliseconds in UTC.\nSET 'table.local-time-zone' = 'UTC';\n")
 	if batch {
 		b.WriteString("-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).\nSET 'execution.runtime-mode' = 'batch';\n")
+	} else if allBounded && len(jobs) > 0 {
+		b.WriteString("-- Every stream is bounded, but CURRENT_WATERMARK or a SESSION window needs streaming mode.\nSET 'execution.runtime-mode' = 'streaming';\n")
 	} else {
 		b.WriteString("SET 'execution.runtime-mode' = 'streaming';\n")
 	}

@@ -5,8 +5,8 @@
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
--- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).
-SET 'execution.runtime-mode' = 'batch';
+-- Every stream is bounded, but CURRENT_WATERMARK or a SESSION window needs streaming mode.
+SET 'execution.runtime-mode' = 'streaming';
 
 CREATE TABLE `visits` (
   `uid` STRING,

@@ -5,6 +5,7 @@
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
+-- Every stream is bounded, but CURRENT_WATERMARK or a SESSION window needs streaming mode.
 SET 'execution.runtime-mode' = 'streaming';
 
 CREATE TABLE `words` (
