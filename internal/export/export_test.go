@@ -217,7 +217,7 @@ func TestBoundedWindowOverBigint(t *testing.T) {
 			t.Errorf("unexpected difference %v", d)
 		}
 	}
-	_, diffs, err = Export([]Input{{Name: "b.sql", Source: strings.Replace(src, "TUMBLE(TABLE e,", "SESSION(TABLE e PARTITION BY k,", 1)}}, Options{})
+	_, diffs, err = Export([]Input{{Name: "b.sql", Source: strings.Replace(strings.Replace(src, "TUMBLE(TABLE e,", "SESSION(TABLE e PARTITION BY k,", 1), "GROUP BY window_start", "GROUP BY k, window_start", 1)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 	sides := map[string]*outTable{}
 	usesWatermark := false
 	allBounded := true
-	session := false // Flink runs no SESSION window in batch mode
+	session := false                    // Flink runs no SESSION window in batch mode
 	readBy := map[*catalog.Stream]int{} // the first job that reads a stream
 	for ji, j := range jobs {
 		for _, st := range j.job.Streams() {
