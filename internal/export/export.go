@@ -137,6 +137,8 @@ type windowUse struct {
 type valuesInsert struct {
 	ins    *parser.Insert
 	script *parser.Script
+	// jobsBefore is the number of jobs planned before the INSERT.
+	jobsBefore int
 }
 
 // selKey finds the statement a branch was planned from (plan.Branch's Script,
@@ -158,6 +160,7 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}}
 	rec := &recorder{}
 	sess := session.New(nil, rec)
+	sess.GoFed = true // a 'go' stream exports as a table to replace (a difference), not an error
 	x.cat = sess.Cat
 	ctx := context.Background()
 	for _, in := range inputs {
@@ -190,7 +193,7 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 				}
 			case *parser.Insert:
 				if c := sess.Cat.Lookup(st.Stream); c != nil {
-					x.values[c] = append(x.values[c], valuesInsert{st, script})
+					x.values[c] = append(x.values[c], valuesInsert{st, script, len(rec.jobs)})
 				}
 			}
 		}

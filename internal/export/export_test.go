@@ -229,3 +229,33 @@ func TestBoundedWindowOverBigint(t *testing.T) {
 		t.Errorf("SESSION over a BIGINT without WATERMARK: differences %v lack the streaming-mode one at line 2", diffs)
 	}
 }
+
+// TestSourcesWithoutFlinkConnector checks that socket, stdin and go streams
+// export as a file table to replace, each a difference at its line, and that
+// values rows inserted after a job that read the stream are one too.
+func TestSourcesWithoutFlinkConnector(t *testing.T) {
+	src := "CREATE STREAM a (k VARCHAR) WITH ('connector'='socket', 'port'='1111', 'errors'='fail');\n" +
+		"CREATE STREAM b (k VARCHAR) WITH ('connector'='go');\n" +
+		"CREATE STREAM v (k VARCHAR) WITH ('connector'='values');\n" +
+		"INSERT INTO v VALUES ('x');\n" +
+		"SELECT * FROM v;\n" +
+		"INSERT INTO v VALUES ('y');\n" +
+		"SELECT k FROM a;\nSELECT k FROM b;\n"
+	got, diffs, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]string{}
+	for _, d := range diffs {
+		lines[d.Line] += d.Text
+	}
+	if !strings.Contains(lines[1], "connector 'socket' has no Flink connector") || !strings.Contains(lines[2], "connector 'go' has no Flink connector") ||
+		!strings.Contains(lines[6], "values stream v come after a job") || lines[4] != "" {
+		t.Errorf("differences by line: %v", lines)
+	}
+	for _, want := range []string{"'path' = 'a.csv'", "CREATE TEMPORARY VIEW `v` (`k`) AS VALUES\n  (CAST('x' AS STRING)),\n  (CAST('y' AS STRING));"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+}

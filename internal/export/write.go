@@ -157,6 +157,13 @@ func (x *exporter) write(jobs []job) (string, error) {
 			}
 		}
 	}
+	for st, ins := range x.values {
+		for _, vi := range ins {
+			if r, ok := readBy[st]; ok && r < vi.jobsBefore {
+				x.diff(vi.script, vi.ins.Start, "these rows of the values stream %s come after a job that read it: streamql's earlier job did not see them, Flink's view holds every row for every reader", st.Name)
+			}
+		}
+	}
 	var ddls []string
 	for _, d := range x.streams {
 		_, read := readBy[d.st]
