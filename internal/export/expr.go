@@ -41,8 +41,10 @@ type printer struct {
 	// wm is set for a WATERMARK expression over a BIGINT column: INTERVALs
 	// are milliseconds there (SPEC 2.3).
 	wm bool
-	// usesWatermark is set once CURRENT_WATERMARK was printed.
+	// usesWatermark is set once CURRENT_WATERMARK was printed, wmPos is the
+	// offset of its first call.
 	usesWatermark bool
+	wmPos         int
 }
 
 // plainPrinter prints expressions that read no stream (INSERT … VALUES rows).
@@ -428,6 +430,9 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		}
 		return "(" + x + ") " + op + " INTERVAL " + str(vs) + " " + unit, nil
 	case "current_watermark":
+		if !p.usesWatermark && p.locate != nil {
+			p.wmPos = p.locate(n)
+		}
 		p.usesWatermark = true
 		if len(n.Args) != 1 || p.probe == nil {
 			return "", p.errorf(n, "CURRENT_WATERMARK takes the stream's event-time column")

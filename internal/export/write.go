@@ -290,7 +290,7 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 		x.diff(j.script, at, "a window's late rows go to the side output %s; Flink drops rows late for a window (SPEC 2.4)", late)
 	}
 	if q.p.usesWatermark {
-		x.diff(j.script, at, "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink")
+		x.diff(j.script, max(at, q.p.wmPos), "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink")
 	}
 	if q.sel.Query.Limit != nil {
 		x.diff(j.script, at, "LIMIT takes the first rows in input order and ends the job in streamql; Flink takes any rows of its parallel instances")

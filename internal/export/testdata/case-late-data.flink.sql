@@ -1,7 +1,7 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
 --   query.sql:1: stream words: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
---   query.sql:3: CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink
+--   query.sql:4: CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
