@@ -259,3 +259,28 @@ func TestSourcesWithoutFlinkConnector(t *testing.T) {
 		}
 	}
 }
+
+// TestSideDirAndSinks checks --side-dir (side outputs without a sink become
+// filesystem csv tables under it) and that an INTO STREAM sink keeps its own
+// table, with scripts given together sharing one catalog (SPEC 4).
+func TestSideDirAndSinks(t *testing.T) {
+	a := "CREATE STREAM s (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n" +
+		"CREATE STREAM hot (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='hot.csv');\n"
+	b := "SELECT k, v INTO STREAM hot FROM s WHERE v > 9;\nSELECT k INTO SIDE 'rest' FROM s;\nRUN;\n"
+	got, diffs, err := Export([]Input{{Name: "a.sql", Source: a}, {Name: "b.sql", Source: b}}, Options{SideDir: "/out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"CREATE TABLE `rest` (\n  `k` STRING\n) WITH ('connector' = 'filesystem', 'path' = '/out/rest.csv', 'format' = 'csv');",
+		"INSERT INTO `hot`\n  SELECT `s`.`k`, `s`.`v`\n  FROM `s` AS `s`\n  WHERE ((`s`.`v`) > (9)) IS TRUE;",
+		"INSERT INTO `rest`\n  SELECT `s`.`k`\n  FROM `s` AS `s`\n  WHERE ((`s`.`v`) > (9)) IS NOT TRUE;",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks\n%s\nin:\n%s", want, got)
+		}
+	}
+	if len(diffs) != 1 || diffs[0].Script != "a.sql" || diffs[0].Line != 2 || !strings.Contains(diffs[0].Text, "directory of part files") {
+		t.Errorf("differences %v, want the file sink's at a.sql:2", diffs)
+	}
+}
