@@ -32,7 +32,9 @@ func TestConnectorNamesOnlyHere(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if abs, _ := filepath.Abs(p); abs == here || (d.Name() != ".." && strings.HasPrefix(d.Name(), ".")) || d.Name() == "testdata" {
+			// internal/export translates each connector to Flink's (SPEC 4, issue 27):
+			// the one package outside this one that must name them
+			if abs, _ := filepath.Abs(p); abs == here || (d.Name() != ".." && strings.HasPrefix(d.Name(), ".")) || d.Name() == "testdata" || filepath.ToSlash(p) == "../../internal/export" {
 				return filepath.SkipDir
 			}
 			return nil

@@ -34,6 +34,7 @@ usage:
   streamql test [DIR ...]           run the test cases under DIR (streamql test --help)
   streamql tune script.sql          measure how late the script's rows arrive, suggest
                                     its WATERMARK delays (streamql tune --help)
+  streamql export --flink a.sql     print the scripts as Flink SQL (streamql export --help)
 
 flags:
 `
@@ -49,6 +50,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(args) > 0 && args[0] == "tune" { // streamql tune script.sql (tune.go)
 		return runTune(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "export" { // streamql export --flink script.sql (export.go)
+		return runExport(ctx, args[1:], stdout, stderr)
 	}
 	fs := pflag.NewFlagSet("streamql", pflag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""bench/flink-export: checks `streamql export --flink` on a real Flink (issue 27).
+
+For each script (the seed programs of queries/ and the acceptance cases of
+../shared/cases) it runs streamql on the script (--format csv --side-dir), exports
+it with `streamql export --flink`, runs the export on Apache Flink 2.3 in a local
+MiniCluster (RunScript.java: print tables become csv files, nothing else
+changes), and compares each output's rows as sorted multisets. socket and
+datagen sources are replaced by files of the same rows first, in the script
+both engines run. It writes RESULTS.md next to itself.
+
+Usage (from the repository's top folder; Java 17 and mvn on PATH):
+    python3 bench/flink-export/run.py [NAME ...]
+NAME picks scripts by name (e.g. split_sensors, case-anti-join).
+Flink runs with parallelism 2 and a 1 GiB task manager, all scripts in one JVM.
+"""
+import csv
+import datetime
+import glob
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+CASES = os.path.join(os.path.dirname(TOP), "shared", "cases")
+SEEDS = ["split_sensors", "filter_by_stream", "late_data", "socket_filter", "datagen_orders", "split_to_file"]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def replace_with(script, stream, with_clause):
+    """Replaces the WITH (...) of CREATE STREAM stream by with_clause."""
+    m = re.search(r"CREATE\s+STREAM\s+" + re.escape(stream) + r"\b", script, re.I)
+    i = script.index("WITH", m.end())
+    j = script.index("(", i)
+    depth, k, q = 0, j, False
+    while True:
+        c = script[k]
+        if c == "'":
+            q = not q
+        elif not q and c == "(":
+            depth += 1
+        elif not q and c == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        k += 1
+    return script[:i] + with_clause + script[k + 1:]
+
+
+def drop_explain(script):
+    return re.sub(r"(?ms)^EXPLAIN\b.*?;\s*$", "", script)
+
+
+def prepare(name, sq):
+    """Makes the work folder of one script; returns (dir, note)."""
+    work = os.path.join(WORK, name)
+    os.makedirs(work)
+    note = ""
+    if name.startswith("case-"):
+        src = os.path.join(CASES, name[5:])
+        for f in os.listdir(src):
+            p = os.path.join(src, f)
+            if f != "expected":
+                (shutil.copytree if os.path.isdir(p) else shutil.copy)(p, os.path.join(work, f))
+        return work, note
+    q = os.path.join(TOP, "queries")
+    for f in glob.glob(os.path.join(q, "*.csv")):
+        shutil.copy(f, work)
+    script = drop_explain(open(os.path.join(q, name + ".sql"), encoding="utf-8").read())
+    if name == "socket_filter":  # the same rows as the filter-side case (same seed program)
+        shutil.copy(os.path.join(CASES, "filter-side", "kv.csv"), os.path.join(work, "kv.csv"))
+        script = replace_with(script, "kv", "WITH ('connector' = 'file', 'path' = 'kv.csv', 'format' = 'csv')")
+        note = "socket replaced by kv.csv (../shared/cases/filter-side)"
+    if name == "datagen_orders":  # the rows of the seeded datagen_orders_fast, as a file
+        fast = open(os.path.join(q, "datagen_orders_fast.sql"), encoding="utf-8").read()
+        fast = re.sub(r"(?s)SELECT.*", "SELECT * FROM orders;", fast)
+        r = sh([SQ, "--format", "csv", "-e", fast])
+        rows = r.stdout.split("\n", 1)[1]
+        open(os.path.join(work, "orders.csv"), "w", encoding="utf-8").write(rows)
+        script = replace_with(script, "orders", "WITH ('connector' = 'file', 'path' = 'orders.csv', 'format' = 'csv')")
+        note = "datagen replaced by orders.csv (the %d rows of datagen_orders_fast)" % rows.count("\n")
+    open(os.path.join(work, "query.sql"), "w", encoding="utf-8").write(script)
+    return work, note
+
+
+def rows_of(text, header):
+    out = []
+    for r in csv.reader(io.StringIO(text)):
+        out.append(tuple(r))
+    if header and out:
+        out = out[1:]
+    return sorted(out)
+
+
+def read_dir(d):
+    text = ""
+    if os.path.isdir(d):
+        for root, _, files in os.walk(d):
+            for f in sorted(files):
+                if not f.startswith(".") or ".part" in f:
+                    text += open(os.path.join(root, f), encoding="utf-8").read()
+    return text
+
+
+def outputs(flink_sql):
+    """The INSERT targets of an export: (table, kind, detail) in order."""
+    tables = {}
+    for m in re.finditer(r"CREATE TABLE `((?:[^`]|``)+)` \((.*?)\n\) WITH \((.*?)\);", flink_sql, re.S):
+        t = m.group(1).replace("``", "`")
+        opts = dict(re.findall(r"'([^']*)' = '((?:[^']|'')*)'", m.group(3)))
+        cols = re.findall(r"^  `((?:[^`]|``)+)` ", m.group(2), re.M)
+        tables[t] = (opts, [c.replace("``", "`") for c in cols])
+    out = []
+    for m in re.finditer(r"^INSERT INTO `((?:[^`]|``)+)`", flink_sql, re.M):
+        t = m.group(1).replace("``", "`")
+        if any(o[0] == t for o in out):
+            continue
+        opts, cols = tables.get(t, ({}, []))
+        out.append((t, opts, cols))
+    return out
+
+
+def main_blocks(stdout, headers):
+    """Splits streamql's csv stdout into one block per main query."""
+    blocks, cur = [], None
+    want = list(headers)
+    for line in stdout.splitlines(keepends=True):
+        if want and line.rstrip("\n") == want[0]:
+            want.pop(0)
+            cur = []
+            blocks.append(cur)
+            continue
+        if cur is not None:
+            cur.append(line)
+    return ["".join(b) for b in blocks]
+
+
+def header_line(cols):
+    s = io.StringIO()
+    csv.writer(s, lineterminator="").writerow(cols)
+    return s.getvalue()
+
+
+def main():
+    global WORK, SQ
+    picks = set(sys.argv[1:])
+    WORK = tempfile.mkdtemp(prefix="flink-export-")
+    SQ = os.path.join(WORK, "streamql")
+    r = sh(["go", "build", "-o", SQ, "./cmd/streamql"], cwd=TOP)
+    if r.returncode:
+        sys.exit("go build: " + r.stderr)
+    r = sh(["mvn", "-q", "compile", "dependency:build-classpath", "-Dmdep.outputFile=target/cp.txt"], cwd=HERE)
+    if r.returncode:
+        sys.exit("mvn: " + r.stdout + r.stderr)
+    cp = os.path.join(HERE, "target", "classes") + ":" + open(os.path.join(HERE, "target", "cp.txt")).read().strip()
+    names = SEEDS + ["case-" + c for c in sorted(os.listdir(CASES))]
+    if picks:
+        names = [n for n in names if n in picks]
+    runs, results = [], {}
+    for name in names:
+        work, note = prepare(name, SQ)
+        res = {"note": note, "diffs": [], "outputs": []}
+        results[name] = res
+        r = sh([SQ, "--format", "csv", "--side-dir", "sq-side", "query.sql"], cwd=work)
+        res["sq_rc"], res["sq_out"], res["sq_err"] = r.returncode, r.stdout, r.stderr
+        r = sh([SQ, "export", "--flink", "query.sql"], cwd=work)
+        res["export_rc"] = r.returncode
+        if r.returncode:
+            res["verdict"] = "export failed: " + r.stderr.strip().splitlines()[0]
+            continue
+        open(os.path.join(work, "query.flink.sql"), "w", encoding="utf-8").write(r.stdout)
+        res["flink_sql"] = r.stdout
+        # a file sink: Flink writes a directory where streamql wrote its file, so
+        # Flink's goes under flink-sinks/ (the only change to the export)
+        run_sql = r.stdout
+        for t, opts, _ in outputs(r.stdout):
+            if opts.get("connector") == "filesystem":
+                p = opts["path"]
+                run_sql = run_sql.replace("'path' = '%s'" % p, "'path' = '%s'" % os.path.join("flink-sinks", p))
+        open(os.path.join(work, "run.flink.sql"), "w", encoding="utf-8").write(run_sql)
+        res["diffs"] = [l[5:] for l in r.stdout.splitlines() if l.startswith("--   ")]
+        runs += [os.path.join(work, "run.flink.sql"), work, os.path.join(work, "flink-out")]
+    if runs:
+        r = sh(["java", "-Xmx768m", "-XX:ActiveProcessorCount=2", "-cp", cp, "streamql.flinkexport.RunScript"] + runs)
+        open(os.path.join(WORK, "flink.log"), "w").write(r.stdout + r.stderr)
+    for name, res in results.items():
+        if "flink_sql" not in res:
+            continue
+        work = os.path.join(WORK, name)
+        status = open(os.path.join(work, "flink-out", "status.txt"), encoding="utf-8").read().strip()
+        outs = outputs(res["flink_sql"])
+        mains = [o for o in outs if o[1].get("print-identifier") == "main"]
+        blocks = main_blocks(res["sq_out"], [header_line(o[2]) for o in mains])
+        same = status == "ok" and res["sq_rc"] == 0
+        details = []
+        for t, opts, cols in outs:
+            if opts.get("connector") == "print":
+                flink = rows_of(read_dir(os.path.join(work, "flink-out", "table-" + t)), False)
+                ident = opts["print-identifier"]
+                if ident == "main":
+                    i = mains.index((t, opts, cols))
+                    sq = rows_of(blocks[i] if i < len(blocks) else "", False)
+                else:
+                    p = os.path.join(work, "sq-side", ident + ".csv")
+                    sq = rows_of(open(p, encoding="utf-8").read() if os.path.exists(p) else "", True)
+            elif opts.get("connector") == "filesystem":
+                p = os.path.join(work, opts["path"])
+                flink = rows_of(read_dir(os.path.join(work, "flink-sinks", opts["path"])), False)
+                sq = rows_of(open(p, encoding="utf-8").read() if os.path.isfile(p) else "", True)
+            else:
+                details.append("%s: not compared (%s)" % (t, opts.get("connector")))
+                continue
+            ok = status == "ok" and flink == sq
+            same = same and ok
+            details.append("%s %d/%d rows %s" % (ident if opts.get("connector") == "print" else t, len(sq), len(flink), "equal" if ok else "DIFFER"))
+        for side in ("errors", "late"):
+            p = os.path.join(work, "sq-side", side + ".csv")
+            if os.path.exists(p):
+                n = len(rows_of(open(p, encoding="utf-8").read(), True))
+                details.append("streamql '%s': %d rows (none in Flink)" % (side, n))
+                same = False
+        listed = [d for d in res["diffs"]]
+        only_errors = all("malformed rows go to the side output" in d for d in listed)
+        eligible = not listed or (only_errors and not os.path.exists(os.path.join(work, "sq-side", "errors.csv")))
+        if status != "ok":
+            details.append("Flink: " + status.splitlines()[-1][:200])
+        res["eligible"] = eligible
+        res["verdict"] = ("same rows" if same else "differs") + ("" if eligible else " (uses a listed difference)")
+        res["details"] = details
+    write_results(results)
+    print(open(os.path.join(HERE, "RESULTS.md"), encoding="utf-8").read())
+    print("work folder:", WORK)
+
+
+def write_results(results):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = ["# bench/flink-export: results", "",
+             "Last run: %s, `python3 bench/flink-export/run.py%s` (Apache Flink 2.3.0, local MiniCluster, parallelism 2)." % (
+                 now, "".join(" " + a for a in sys.argv[1:])), "",
+             "Each script runs on streamql (`--format csv --side-dir`) and, exported by `streamql export --flink`, on Flink;",
+             "each output's rows are compared as sorted multisets (csv fields; NULL and '' compare equal).",
+             "Eligible: the export lists no difference, or only the errors side output of a stream that had no malformed row.", "",
+             "| script | eligible | verdict | outputs (streamql/Flink rows) | notes |", "|---|---|---|---|---|"]
+    for name, r in results.items():
+        notes = [r["note"]] if r["note"] else []
+        notes += ["listed: " + d.split(": ", 1)[1][:90] + "…" for d in r["diffs"] if "malformed rows go to the side output" not in d]
+        lines.append("| %s | %s | %s | %s | %s |" % (name, "yes" if r.get("eligible") else "no", r.get("verdict", ""),
+                                                   "; ".join(r.get("details", [])).replace("|", "\\|"),
+                                                   "; ".join(notes).replace("|", "\\|")))
+    open(os.path.join(HERE, "RESULTS.md"), "w", encoding="utf-8").write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,286 @@
+package export
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"streamql/parser"
+)
+
+var update = flag.Bool("update", false, "rewrite the goldens under testdata/")
+
+// exportFile exports one script file as the CLI does.
+func exportFile(t *testing.T, path string, opt Options) (string, []Difference, error) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Export([]Input{{Name: path, Source: string(b)}}, opt)
+}
+
+// scripts returns every script under queries/ and the shared acceptance cases.
+func scripts(t *testing.T) []string {
+	t.Helper()
+	qs, err := filepath.Glob("../../queries/*.sql")
+	if err != nil || len(qs) == 0 {
+		t.Fatalf("no scripts under queries/: %v", err)
+	}
+	cases, _ := filepath.Glob("../../../shared/cases/*/query.sql")
+	return append(qs, cases...)
+}
+
+// goldenName names a script's golden file.
+func goldenName(path string) string {
+	if filepath.Base(path) == "query.sql" {
+		return "case-" + filepath.Base(filepath.Dir(path)) + ".flink.sql"
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".sql") + ".flink.sql"
+}
+
+// TestExportGoldens exports every script of queries/ (and the shared cases)
+// and compares the Flink text with testdata/<name>.flink.sql (-update
+// rewrites them).
+func TestExportGoldens(t *testing.T) {
+	for _, path := range scripts(t) {
+		t.Run(goldenName(path), func(t *testing.T) {
+			got, _, err := exportFile(t, path, Options{})
+			if err != nil {
+				t.Fatalf("export %s: %v", path, err)
+			}
+			got = strings.ReplaceAll(got, filepath.ToSlash(path), filepath.Base(path))
+			golden := filepath.Join("testdata", goldenName(path))
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/export -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("export of %s differs from %s (go test ./internal/export -update rewrites it):\n%s", path, golden, got)
+			}
+		})
+	}
+}
+
+// insertSelects returns the SELECT of each INSERT INTO of the statement set.
+func insertSelects(text string) []string {
+	i := strings.Index(text, "\nBEGIN\n")
+	if i < 0 {
+		return nil
+	}
+	var out []string
+	for _, st := range strings.Split(text[i+len("\nBEGIN\n"):], ";\n") {
+		st = strings.TrimSpace(st)
+		if !strings.HasPrefix(st, "INSERT INTO ") {
+			continue
+		}
+		out = append(out, st[strings.Index(st, "SELECT "):])
+	}
+	return out
+}
+
+// TestExportReparses re-parses every exported INSERT's SELECT with streamql's
+// own parser (the dialects share quoting and expressions), so broken quoting
+// of names like `high-tmp` or 设备 fails here, and checks that every output
+// column keeps its name.
+func TestExportReparses(t *testing.T) {
+	for _, path := range scripts(t) {
+		got, _, err := exportFile(t, path, Options{})
+		if err != nil {
+			t.Fatalf("export %s: %v", path, err)
+		}
+		sels := insertSelects(got)
+		if strings.Contains(got, "INSERT INTO") && len(sels) == 0 {
+			t.Fatalf("%s: no INSERT found in the export", path)
+		}
+		for _, s := range sels {
+			if _, err := parser.Parse("flink", s); err != nil {
+				var pe *parser.Error
+				if errors.As(err, &pe) {
+					t.Errorf("%s: the exported query does not parse:\n%s", path, parser.FormatError("flink", s, pe))
+				} else {
+					t.Errorf("%s: %v\n%s", path, err, s)
+				}
+			}
+		}
+	}
+}
+
+// TestQuotingRoundTrip exports names that need back-quotes and reads them back.
+func TestQuotingRoundTrip(t *testing.T) {
+	src := "CREATE STREAM `设备 流` (`dev-id` VARCHAR, `select` BIGINT, `a``b` DOUBLE) WITH ('connector'='file', 'path'='x.csv', 'errors'='fail');\n" +
+		"SELECT `dev-id`, `a``b` * 2 INTO SIDE 'high-tmp' FROM `设备 流` WHERE `select` > 1;\n" +
+		"SELECT `select` FROM `设备 流`;\n"
+	got, diffs, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) != 0 {
+		t.Errorf("differences %v, want none ('errors'='fail' is Flink's behaviour)", diffs)
+	}
+	for _, want := range []string{"CREATE TABLE `设备 流`", "`dev-id` STRING", "`a``b` DOUBLE", "CREATE TABLE `high-tmp`",
+		"AS ```a````b`` * 2`", "WHERE ((`设备 流`.`select`) > (1)) IS NOT TRUE"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+	for _, s := range insertSelects(got) {
+		if _, err := parser.Parse("flink", s); err != nil {
+			t.Errorf("does not parse: %v\n%s", err, s)
+		}
+	}
+}
+
+// TestRoutingPredicates checks SPEC 2.1's first match as predicates: a NULL
+// predicate leaves the row to the next branch (IS TRUE / IS NOT TRUE).
+func TestRoutingPredicates(t *testing.T) {
+	src := "CREATE STREAM s (a BIGINT, b DOUBLE) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n" +
+		"SELECT a INTO SIDE 'one' FROM s WHERE a > 1;\n" +
+		"SELECT a INTO SIDE 'two' FROM s x WHERE x.b / 2 = 1.5;\n" +
+		"SELECT a DIV 2 AS h, IF(a > 0, 'p', 'n') AS sign FROM s WHERE a % 2 = 0;\n"
+	got, _, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"WHERE ((`s`.`a`) > (1)) IS TRUE;",
+		"WHERE (((CAST(`x`.`b` AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), 0))) = (1.5E0)) IS TRUE\n    AND ((`x`.`a`) > (1)) IS NOT TRUE;",
+		"CAST((`s`.`a`) / NULLIF(2, 0) AS BIGINT) AS `h`",
+		"CASE WHEN ((`s`.`a`) > (0)) IS TRUE THEN 'p' ELSE 'n' END AS `sign`",
+		"WHERE (MOD(`s`.`a`, NULLIF(2, 0))) = (0)\n    AND ((`s`.`a`) > (1)) IS NOT TRUE\n    AND (((CAST(`s`.`b` AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), 0))) = (1.5E0)) IS NOT TRUE;",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks\n%s\nin:\n%s", want, got)
+		}
+	}
+}
+
+// TestStrictRefusesLateWindow checks --strict: a window's late output (SPEC
+// 2.4: Flink drops late rows) is an error naming the line.
+func TestStrictRefusesLateWindow(t *testing.T) {
+	src := "CREATE STREAM c (uid VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts)\n" +
+		"  WITH ('connector'='file', 'path'='c.csv', 'errors'='fail');\n" +
+		"SELECT window_start, COUNT(*) AS n\n" +
+		"  FROM TABLE(TUMBLE(TABLE c, DESCRIPTOR(ts), INTERVAL '5' SECOND))\n" +
+		"  GROUP BY window_start, window_end LATE INTO SIDE 'late-clicks';\n"
+	_, diffs, err := Export([]Input{{Name: "w.sql", Source: src}}, Options{Strict: true})
+	var se *StrictError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v, want a *StrictError", err)
+	}
+	if len(diffs) != 1 || diffs[0].Line != 3 || !strings.Contains(diffs[0].Text, "late-clicks") {
+		t.Errorf("diffs = %v, want one at line 3 about 'late-clicks'", diffs)
+	}
+	if !strings.Contains(err.Error(), "w.sql:3: a window's late rows") {
+		t.Errorf("error does not name the line:\n%v", err)
+	}
+	out, _, err := Export([]Input{{Name: "w.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DESCRIPTOR(`ts_rowtime`)", "WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ(`ts`, 3)",
+		"(1000 * UNIX_TIMESTAMP(DATE_FORMAT(`c`.`window_start`", "GROUP BY `c`.`window_start`, `c`.`window_end`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBoundedWindowOverBigint checks a window over a BIGINT column of a
+// bounded stream without WATERMARK FOR (SPEC 2.4): batch mode, a
+// TO_TIMESTAMP_LTZ computed column, window columns back in epoch ms, and no
+// difference; a SESSION window needs streaming mode, where it is one.
+func TestBoundedWindowOverBigint(t *testing.T) {
+	src := "CREATE STREAM e (k VARCHAR, t BIGINT) WITH ('connector'='file', 'path'='e.csv', 'errors'='fail');\n" +
+		"SELECT window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(t), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;\n"
+	got, diffs, err := Export([]Input{{Name: "b.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SET 'execution.runtime-mode' = 'batch';", "`t_rowtime` AS TO_TIMESTAMP_LTZ(`t`, 3)",
+		"DESCRIPTOR(`t_rowtime`)", "CAST(DATE_FORMAT(`e`.`window_end`, 'SSS') AS BIGINT)) AS `window_end`"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+	for _, d := range diffs {
+		if !strings.Contains(d.Text, "late rows") {
+			t.Errorf("unexpected difference %v", d)
+		}
+	}
+	_, diffs, err = Export([]Input{{Name: "b.sql", Source: strings.Replace(strings.Replace(src, "TUMBLE(TABLE e,", "SESSION(TABLE e PARTITION BY k,", 1), "GROUP BY window_start", "GROUP BY k, window_start", 1)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range diffs {
+		found = found || (d.Line == 2 && strings.Contains(d.Text, "BIGINT without WATERMARK FOR"))
+	}
+	if !found {
+		t.Errorf("SESSION over a BIGINT without WATERMARK: differences %v lack the streaming-mode one at line 2", diffs)
+	}
+}
+
+// TestSourcesWithoutFlinkConnector checks that socket, stdin and go streams
+// export as a file table to replace, each a difference at its line, and that
+// values rows inserted after a job that read the stream are one too.
+func TestSourcesWithoutFlinkConnector(t *testing.T) {
+	src := "CREATE STREAM a (k VARCHAR) WITH ('connector'='socket', 'port'='1111', 'errors'='fail');\n" +
+		"CREATE STREAM b (k VARCHAR) WITH ('connector'='go');\n" +
+		"CREATE STREAM v (k VARCHAR) WITH ('connector'='values');\n" +
+		"INSERT INTO v VALUES ('x');\n" +
+		"SELECT * FROM v;\n" +
+		"INSERT INTO v VALUES ('y');\n" +
+		"SELECT k FROM a;\nSELECT k FROM b;\n"
+	got, diffs, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]string{}
+	for _, d := range diffs {
+		lines[d.Line] += d.Text
+	}
+	if !strings.Contains(lines[1], "connector 'socket' has no Flink connector") || !strings.Contains(lines[2], "connector 'go' has no Flink connector") ||
+		!strings.Contains(lines[6], "values stream v come after a job") || lines[4] != "" {
+		t.Errorf("differences by line: %v", lines)
+	}
+	for _, want := range []string{"'path' = 'a.csv'", "CREATE TEMPORARY VIEW `v` (`k`) AS VALUES\n  (CAST('x' AS STRING)),\n  (CAST('y' AS STRING));"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestSideDirAndSinks checks --side-dir (side outputs without a sink become
+// filesystem csv tables under it) and that an INTO STREAM sink keeps its own
+// table, with scripts given together sharing one catalog (SPEC 4).
+func TestSideDirAndSinks(t *testing.T) {
+	a := "CREATE STREAM s (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n" +
+		"CREATE STREAM hot (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='hot.csv');\n"
+	b := "SELECT k, v INTO STREAM hot FROM s WHERE v > 9;\nSELECT k INTO SIDE 'rest' FROM s;\nRUN;\n"
+	got, diffs, err := Export([]Input{{Name: "a.sql", Source: a}, {Name: "b.sql", Source: b}}, Options{SideDir: "/out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"CREATE TABLE `rest` (\n  `k` STRING\n) WITH ('connector' = 'filesystem', 'path' = '/out/rest.csv', 'format' = 'csv');",
+		"INSERT INTO `hot`\n  SELECT `s`.`k`, `s`.`v`\n  FROM `s` AS `s`\n  WHERE ((`s`.`v`) > (9)) IS TRUE;",
+		"INSERT INTO `rest`\n  SELECT `s`.`k`\n  FROM `s` AS `s`\n  WHERE ((`s`.`v`) > (9)) IS NOT TRUE;",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks\n%s\nin:\n%s", want, got)
+		}
+	}
+	if len(diffs) != 1 || diffs[0].Script != "a.sql" || diffs[0].Line != 2 || !strings.Contains(diffs[0].Text, "directory of part files") {
+		t.Errorf("differences %v, want the file sink's at a.sql:2", diffs)
+	}
+}

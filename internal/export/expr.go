@@ -1,0 +1,522 @@
+package export
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// scopeRel is a relation a name may refer to inside a query: the stream and
+// the names (alias or stream name, lower case) that qualify it.
+type scopeRel struct {
+	st    *catalog.Stream
+	quals map[string]bool
+}
+
+// printer prints TiDB's AST of one statement as Flink SQL (package doc: why
+// from the AST). The probe relation's columns are re-qualified by outQual, so
+// that one branch's predicate can be printed inside another branch's query
+// (first-match routing, SPEC 2.1).
+type printer struct {
+	x       *exporter
+	script  *parser.Script
+	casts   parser.CastTypes
+	joins   map[*ast.Join]parser.JoinKind
+	locate  parser.Locator
+	probe   *scopeRel
+	outQual string
+	scopes  []*scopeRel
+	// window is the query's window TVF, nil when none; inGroupBy is set while
+	// GROUP BY prints (window columns stay Flink's there).
+	window    *parser.WindowTVF
+	inGroupBy bool
+	// wm is set for a WATERMARK expression over a BIGINT column: INTERVALs
+	// are milliseconds there (SPEC 2.3).
+	wm bool
+	// usesWatermark is set once CURRENT_WATERMARK was printed, wmPos is the
+	// offset of its first call.
+	usesWatermark bool
+	wmPos         int
+}
+
+// plainPrinter prints expressions that read no stream (INSERT … VALUES rows).
+func (x *exporter) plainPrinter(script *parser.Script, casts parser.CastTypes) *printer {
+	return &printer{x: x, script: script, casts: casts}
+}
+
+// wmPrinter prints the WATERMARK expression of a stream's declaration.
+func (x *exporter) wmPrinter(d *streamDecl) *printer {
+	w := d.decl.Watermark
+	return &printer{x: x, script: d.script, casts: w.Casts, locate: w.Locate,
+		probe: &scopeRel{st: d.st, quals: map[string]bool{}}, wm: bigintTime(d.st)}
+}
+
+// errorf returns a positioned error at node n.
+func (p *printer) errorf(n ast.Node, format string, args ...any) error {
+	off := 0
+	if p.locate != nil && n != nil {
+		off = p.locate(n)
+	}
+	return parser.Errorf(off, format, args...)
+}
+
+// qualified renders a reference to column col of the probe relation.
+func (p *printer) qualified(col string) string {
+	if p.outQual == "" {
+		return quote(col)
+	}
+	return quote(p.outQual) + "." + quote(col)
+}
+
+var windowCols = map[string]bool{"window_start": true, "window_end": true, "window_time": true}
+
+// epochMillis turns a Flink TIMESTAMP_LTZ(3) into epoch milliseconds, as a
+// window column over a BIGINT time column is in SPEC 2.4 (the exported script
+// runs in UTC).
+func epochMillis(ref string) string {
+	return "(1000 * UNIX_TIMESTAMP(DATE_FORMAT(" + ref + ", 'yyyy-MM-dd HH:mm:ss')) + CAST(DATE_FORMAT(" + ref + ", 'SSS') AS BIGINT))"
+}
+
+// column prints a column reference with its declared spelling (Flink's names
+// are case-sensitive, SPEC 1's are not).
+func (p *printer) column(n *ast.ColumnNameExpr) (string, error) {
+	tbl, col := n.Name.Table.O, n.Name.Name.O
+	lt := strings.ToLower(tbl)
+	onProbe := p.probe != nil && (tbl == "" || p.probe.quals[lt])
+	if p.window != nil && onProbe && windowCols[strings.ToLower(col)] {
+		ref := p.qualified(strings.ToLower(col))
+		if p.bigintWindow() && !p.inGroupBy {
+			return epochMillis(ref), nil
+		}
+		return ref, nil
+	}
+	if tbl != "" {
+		if p.probe != nil && p.probe.quals[lt] {
+			return p.probeCol(col), nil
+		}
+		for i := len(p.scopes) - 1; i >= 0; i-- {
+			if s := p.scopes[i]; s.quals[lt] {
+				if c := s.st.Column(col); c >= 0 {
+					col = s.st.Columns[c].Name
+				}
+				return quote(tbl) + "." + quote(col), nil
+			}
+		}
+		return quote(tbl) + "." + quote(col), nil
+	}
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		if c := p.scopes[i].st.Column(col); c >= 0 {
+			return quote(p.scopes[i].st.Columns[c].Name), nil
+		}
+	}
+	if p.probe != nil && p.probe.st.Column(col) >= 0 {
+		return p.probeCol(col), nil
+	}
+	return quote(col), nil
+}
+
+// bigintWindow reports whether the query's window reads a BIGINT column
+// (epoch ms): its window columns are BIGINT in SPEC 2.4, TIMESTAMP_LTZ in Flink.
+func (p *printer) bigintWindow() bool {
+	c := p.probe.st.Column(p.window.TimeCol)
+	return c >= 0 && p.probe.st.Columns[c].Type == catalog.BigInt
+}
+
+// probeCol prints column col of the probe relation, qualified by outQual.
+func (p *printer) probeCol(col string) string {
+	if c := p.probe.st.Column(col); c >= 0 {
+		col = p.probe.st.Columns[c].Name
+	}
+	return p.qualified(col)
+}
+
+// typeOf returns the SPEC 1 type of e where it is known without planning (a
+// column, a literal, a CAST), else Unknown.
+func (p *printer) typeOf(e ast.ExprNode) catalog.Type {
+	switch n := e.(type) {
+	case *ast.ParenthesesExpr:
+		return p.typeOf(n.Expr)
+	case *ast.ColumnNameExpr:
+		col := n.Name.Name.O
+		for i := len(p.scopes) - 1; i >= 0; i-- {
+			if c := p.scopes[i].st.Column(col); c >= 0 {
+				return p.scopes[i].st.Columns[c].Type
+			}
+		}
+		if p.probe != nil {
+			if c := p.probe.st.Column(col); c >= 0 {
+				return p.probe.st.Columns[c].Type
+			}
+		}
+	case *test_driver.ValueExpr:
+		switch n.Kind() {
+		case test_driver.KindInt64, test_driver.KindUint64:
+			return catalog.BigInt
+		case test_driver.KindFloat64, test_driver.KindFloat32, test_driver.KindMysqlDecimal:
+			return catalog.Double
+		case test_driver.KindString, test_driver.KindBytes:
+			return catalog.Varchar
+		}
+	case *ast.FuncCastExpr:
+		if t, err := catalog.ParseType(p.casts[n]); err == nil {
+			return t
+		}
+	}
+	return catalog.Unknown
+}
+
+// literal prints a literal by its kind: a decimal literal is a DOUBLE in SPEC 2
+// (1.5E0 in Calcite), TRUE and FALSE stay words.
+func (p *printer) literal(n *test_driver.ValueExpr) (string, error) {
+	switch n.Kind() {
+	case test_driver.KindNull:
+		return "NULL", nil
+	case test_driver.KindInt64:
+		t := strings.ToUpper(strings.TrimSpace(n.OriginalText()))
+		if t == "TRUE" || t == "FALSE" {
+			return t, nil
+		}
+		return strconv.FormatInt(n.GetInt64(), 10), nil
+	case test_driver.KindUint64:
+		return strconv.FormatUint(n.GetUint64(), 10), nil
+	case test_driver.KindFloat64, test_driver.KindFloat32:
+		return strconv.FormatFloat(n.GetFloat64(), 'E', -1, 64), nil
+	case test_driver.KindMysqlDecimal:
+		s := n.GetMysqlDecimal().String()
+		if !strings.ContainsAny(s, "eE") {
+			s += "E0"
+		}
+		return s, nil
+	case test_driver.KindString, test_driver.KindBytes:
+		return str(n.GetString()), nil
+	}
+	return "", p.errorf(n, "this literal has no Flink SQL form")
+}
+
+var binOps = map[opcode.Op]string{
+	opcode.LogicAnd: "AND", opcode.LogicOr: "OR", opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<",
+	opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=", opcode.NullEQ: "IS NOT DISTINCT FROM",
+	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*",
+}
+
+// isBigintWatermark reports whether e is CURRENT_WATERMARK of a BIGINT event
+// time column, which Flink gives as TIMESTAMP_LTZ(3).
+func (p *printer) isBigintWatermark(e ast.ExprNode) bool {
+	for {
+		pe, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		e = pe.Expr
+	}
+	f, ok := e.(*ast.FuncCallExpr)
+	return ok && f.FnName.L == "current_watermark" && p.probe != nil && bigintTime(p.probe.st)
+}
+
+// expr prints e as Flink SQL, parenthesised so that no precedence rule of the
+// two dialects matters.
+func (p *printer) expr(e ast.ExprNode) (string, error) {
+	switch n := e.(type) {
+	case *ast.ParenthesesExpr:
+		s, err := p.expr(n.Expr)
+		return "(" + s + ")", err
+	case *ast.ColumnNameExpr:
+		return p.column(n)
+	case *test_driver.ValueExpr:
+		return p.literal(n)
+	case *ast.UnaryOperationExpr:
+		s, err := p.expr(n.V)
+		if err != nil {
+			return "", err
+		}
+		switch n.Op {
+		case opcode.Not, opcode.Not2:
+			return "NOT (" + s + ")", nil
+		case opcode.Minus:
+			return "-(" + s + ")", nil
+		case opcode.Plus:
+			return s, nil
+		}
+		return "", p.errorf(n, "operator %s has no Flink SQL form", n.Op)
+	case *ast.BinaryOperationExpr:
+		l, err := p.expr(n.L)
+		if err != nil {
+			return "", err
+		}
+		r, err := p.expr(n.R)
+		if err != nil {
+			return "", err
+		}
+		switch n.Op {
+		case opcode.Div: // SPEC 2: '/' gives DOUBLE, NULL on zero
+			return "(CAST(" + l + " AS DOUBLE) / NULLIF(CAST(" + r + " AS DOUBLE), 0))", nil
+		case opcode.IntDiv:
+			return "CAST((" + l + ") / NULLIF(" + r + ", 0) AS BIGINT)", nil
+		case opcode.Mod:
+			return "MOD(" + l + ", NULLIF(" + r + ", 0))", nil
+		}
+		op, ok := binOps[n.Op]
+		if !ok {
+			return "", p.errorf(n, "operator %s has no Flink SQL form", n.Op)
+		}
+		if p.isBigintWatermark(n.R) && !p.isBigintWatermark(n.L) {
+			l = "TO_TIMESTAMP_LTZ(" + l + ", 3)"
+		} else if p.isBigintWatermark(n.L) && !p.isBigintWatermark(n.R) {
+			r = "TO_TIMESTAMP_LTZ(" + r + ", 3)"
+		}
+		return "(" + l + ") " + op + " (" + r + ")", nil
+	case *ast.IsNullExpr:
+		s, err := p.expr(n.Expr)
+		return "(" + s + ") IS " + not(n.Not) + "NULL", err
+	case *ast.IsTruthExpr:
+		s, err := p.expr(n.Expr)
+		w := "TRUE"
+		if n.True == 0 {
+			w = "FALSE"
+		}
+		return "(" + s + ") IS " + not(n.Not) + w, err
+	case *ast.BetweenExpr:
+		parts, err := p.exprs(n.Expr, n.Left, n.Right)
+		if err != nil {
+			return "", err
+		}
+		return "(" + parts[0] + ") " + not(n.Not) + "BETWEEN (" + parts[1] + ") AND (" + parts[2] + ")", nil
+	case *ast.PatternInExpr:
+		s, err := p.expr(n.Expr)
+		if err != nil {
+			return "", err
+		}
+		if n.Sel != nil {
+			q, err := p.expr(n.Sel)
+			return "(" + s + ") " + not(n.Not) + "IN " + q, err
+		}
+		list, err := p.exprs(n.List...)
+		return "(" + s + ") " + not(n.Not) + "IN (" + strings.Join(list, ", ") + ")", err
+	case *ast.ExistsSubqueryExpr:
+		q, err := p.expr(n.Sel)
+		return not(n.Not) + "EXISTS " + q, err
+	case *ast.SubqueryExpr:
+		sel, ok := n.Query.(*ast.SelectStmt)
+		if !ok {
+			return "", p.errorf(n, "this subquery has no Flink SQL form")
+		}
+		q, err := p.subquery(sel)
+		return "(" + q + ")", err
+	case *ast.PatternLikeOrIlikeExpr:
+		parts, err := p.exprs(n.Expr, n.Pattern)
+		if err != nil {
+			return "", err
+		}
+		w := "LIKE"
+		if !n.IsLike {
+			w = "ILIKE"
+		}
+		s := "(" + parts[0] + ") " + not(n.Not) + w + " (" + parts[1] + ")"
+		if n.EscapeExplicit && n.Escape != 0 {
+			s += " ESCAPE " + str(string(rune(n.Escape)))
+		}
+		return s, nil
+	case *ast.CaseExpr:
+		var b strings.Builder
+		b.WriteString("CASE")
+		if n.Value != nil {
+			s, err := p.expr(n.Value)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(" " + s)
+		}
+		for _, w := range n.WhenClauses {
+			parts, err := p.exprs(w.Expr, w.Result)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(" WHEN " + parts[0] + " THEN " + parts[1])
+		}
+		if n.ElseClause != nil {
+			s, err := p.expr(n.ElseClause)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(" ELSE " + s)
+		}
+		b.WriteString(" END")
+		return b.String(), nil
+	case *ast.FuncCastExpr:
+		s, err := p.expr(n.Expr)
+		if err != nil {
+			return "", err
+		}
+		t, terr := catalog.ParseType(p.casts[n])
+		if terr != nil {
+			return "", p.errorf(n, "CAST to %s has no Flink SQL form", p.casts[n])
+		}
+		return "TRY_CAST(" + s + " AS " + flinkType(t) + ")", nil // SPEC 1: a failing CAST gives NULL
+	case *ast.FuncCallExpr:
+		return p.call(n)
+	case *ast.AggregateFuncExpr:
+		return p.aggregate(n)
+	}
+	return "", p.errorf(e, "this expression (%T) has no Flink SQL translation yet", e)
+}
+
+func not(b bool) string {
+	if b {
+		return "NOT "
+	}
+	return ""
+}
+
+// exprs prints each of es.
+func (p *printer) exprs(es ...ast.ExprNode) ([]string, error) {
+	out := make([]string, len(es))
+	for i, e := range es {
+		s, err := p.expr(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+var intervalMs = map[string]int64{"MICROSECOND": 0, "MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 7 * 86_400_000}
+
+// call prints a scalar function call, mapping what differs (SPEC 2, 2.10).
+func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
+	name := n.FnName.L
+	switch name {
+	case "date_add", "date_sub", "adddate", "subdate": // x ± INTERVAL 'v' UNIT (parser/tidb.go)
+		if len(n.Args) != 3 {
+			return "", p.errorf(n, "write intervals as x - INTERVAL '5' SECOND")
+		}
+		x, err := p.expr(n.Args[0])
+		if err != nil {
+			return "", err
+		}
+		v, ok := n.Args[1].(*test_driver.ValueExpr)
+		u, ok2 := n.Args[2].(*ast.TimeUnitExpr)
+		if !ok || !ok2 {
+			return "", p.errorf(n, "write intervals as x - INTERVAL '5' SECOND")
+		}
+		op := "+"
+		if name == "date_sub" || name == "subdate" {
+			op = "-"
+		}
+		vs := strings.TrimSpace(fmt.Sprint(v.GetValue()))
+		if d, ok := v.GetValue().(interface{ String() string }); ok {
+			vs = d.String()
+		}
+		unit := strings.ToUpper(u.Unit.String())
+		if p.wm || p.typeOf(n.Args[0]) == catalog.BigInt { // SPEC 2.3: milliseconds on a BIGINT
+			r, ok := new(big.Rat).SetString(vs)
+			ms, ok2 := intervalMs[unit]
+			if !ok || !ok2 || ms == 0 {
+				return "", p.errorf(n, "INTERVAL '%s' %s has no millisecond form", vs, unit)
+			}
+			r.Mul(r, new(big.Rat).SetInt64(ms))
+			if !r.IsInt() {
+				return "", p.errorf(n, "INTERVAL '%s' %s is not a whole number of milliseconds", vs, unit)
+			}
+			return "(" + x + ") " + op + " " + r.Num().String(), nil
+		}
+		return "(" + x + ") " + op + " INTERVAL " + str(vs) + " " + unit, nil
+	case "current_watermark":
+		if !p.usesWatermark && p.locate != nil {
+			p.wmPos = p.locate(n)
+		}
+		p.usesWatermark = true
+		if len(n.Args) != 1 || p.probe == nil {
+			return "", p.errorf(n, "CURRENT_WATERMARK takes the stream's event-time column")
+		}
+		if bigintTime(p.probe.st) {
+			return "CURRENT_WATERMARK(" + p.qualified(rowtimeName(p.probe.st)) + ")", nil
+		}
+		s, err := p.expr(n.Args[0])
+		return "CURRENT_WATERMARK(" + s + ")", err
+	case "if":
+		if len(n.Args) != 3 {
+			return "", p.errorf(n, "IF takes a condition and two values")
+		}
+		parts, err := p.exprs(n.Args...)
+		if err != nil {
+			return "", err
+		}
+		return "CASE WHEN (" + parts[0] + ") IS TRUE THEN " + parts[1] + " ELSE " + parts[2] + " END", nil
+	case "concat":
+		var parts []string
+		for _, a := range n.Args {
+			s, err := p.expr(a)
+			if err != nil {
+				return "", err
+			}
+			if p.typeOf(a) != catalog.Varchar { // SPEC 2: numbers convert to text
+				s = "CAST(" + s + " AS STRING)"
+			}
+			parts = append(parts, s)
+		}
+		return "CONCAT(" + strings.Join(parts, ", ") + ")", nil
+	case "listagg":
+		parts, err := p.exprs(n.Args...)
+		if err != nil {
+			return "", err
+		}
+		if len(parts) > 0 && p.typeOf(n.Args[0]) != catalog.Varchar {
+			parts[0] = "CAST(" + parts[0] + " AS STRING)"
+		}
+		return "LISTAGG(" + strings.Join(parts, ", ") + ")", nil
+	case "sq_firstval", "sq_lastval":
+		parts, err := p.exprs(n.Args...)
+		f := "FIRST_VALUE"
+		if name == "sq_lastval" {
+			f = "LAST_VALUE"
+		}
+		return f + "(" + strings.Join(parts, ", ") + ")", err
+	case "ifnull":
+		name = "coalesce"
+	case "ceiling":
+		name = "ceil"
+	case "substr":
+		name = "substring"
+	}
+	parts, err := p.exprs(n.Args...)
+	if err != nil {
+		return "", err
+	}
+	return strings.ToUpper(name) + "(" + strings.Join(parts, ", ") + ")", nil
+}
+
+var aggNames = map[string]string{"variance": "VAR_POP", "stddev": "STDDEV_POP", "std": "STDDEV_POP"}
+
+// aggregate prints an aggregate call (SPEC 2.4): AVG of a BIGINT is a DOUBLE.
+func (p *printer) aggregate(n *ast.AggregateFuncExpr) (string, error) {
+	name := strings.ToLower(n.F)
+	if f, ok := aggNames[name]; ok {
+		name = f
+	}
+	d := ""
+	if n.Distinct {
+		d = "DISTINCT "
+	}
+	if name == "count" && len(n.Args) == 1 && !n.Distinct {
+		if v, ok := n.Args[0].(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindInt64 && v.GetInt64() == 1 {
+			return "COUNT(*)", nil
+		}
+	}
+	parts, err := p.exprs(n.Args...)
+	if err != nil {
+		return "", err
+	}
+	if name == "avg" && len(parts) == 1 {
+		parts[0] = "CAST(" + parts[0] + " AS DOUBLE)"
+	}
+	return strings.ToUpper(name) + "(" + d + strings.Join(parts, ", ") + ")", nil
+}

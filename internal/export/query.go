@@ -1,0 +1,467 @@
+package export
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamql/catalog"
+	"streamql/parser"
+)
+
+// branchQuery is one statement planned as a branch, ready to print: its
+// printer (probe relation re-qualified by outQual) and its statement.
+type branchQuery struct {
+	sel   *parser.Select
+	p     *printer
+	probe *catalog.Stream
+	alias string // the probe's alias as written, "" when none
+}
+
+// newBranchQuery prepares sel, whose probe stream is probe, for printing with
+// the probe qualified by outQual.
+func (x *exporter) newBranchQuery(script *parser.Script, sel *parser.Select, probe *catalog.Stream, outQual string) *branchQuery {
+	bq := &branchQuery{sel: sel, probe: probe}
+	quals := map[string]bool{}
+	if probe != nil {
+		quals[strings.ToLower(probe.Name)] = true
+		if ts := leftmost(sel.Query); ts != nil && ts.AsName.O != "" {
+			bq.alias = ts.AsName.O
+			quals = map[string]bool{strings.ToLower(ts.AsName.O): true}
+		}
+	}
+	var rel *scopeRel
+	if probe != nil {
+		rel = &scopeRel{st: probe, quals: quals}
+	}
+	bq.p = &printer{x: x, script: script, casts: sel.Casts, joins: sel.Joins, locate: sel.Locate,
+		probe: rel, outQual: outQual, window: sel.Window}
+	return bq
+}
+
+// leftmost returns the first table of a SELECT's FROM, nil when none.
+func leftmost(sel *ast.SelectStmt) *ast.TableSource {
+	if sel.From == nil || sel.From.TableRefs == nil {
+		return nil
+	}
+	var n ast.ResultSetNode = sel.From.TableRefs
+	for {
+		switch t := n.(type) {
+		case *ast.Join:
+			n = t.Left
+		case *ast.TableSource:
+			return t
+		default:
+			return nil
+		}
+	}
+}
+
+// defaultQual is the qualifier a branch's own query gives its probe: its
+// alias, else the stream's table name.
+func (bq *branchQuery) defaultQual() string {
+	if bq.alias != "" {
+		return bq.alias
+	}
+	if bq.probe != nil {
+		return bq.p.x.tableOf[bq.probe]
+	}
+	return ""
+}
+
+// from prints the FROM clause and returns it with the predicates that the
+// SEMI and ANTI joins of SPEC 2.2 become ([NOT] EXISTS).
+func (bq *branchQuery) from() (string, []string, error) {
+	sel := bq.sel.Query
+	if sel.From == nil || sel.From.TableRefs == nil {
+		return "", nil, nil
+	}
+	return bq.p.fromNode(sel.From.TableRefs, true)
+}
+
+// fromNode prints one node of a FROM clause; top marks the probe's branch of
+// the top query.
+func (p *printer) fromNode(n ast.ResultSetNode, top bool) (string, []string, error) {
+	switch t := n.(type) {
+	case *ast.TableSource:
+		return p.tableSource(t, top)
+	case *ast.Join:
+		left, preds, err := p.fromNode(t.Left, top)
+		if err != nil || t.Right == nil {
+			return left, preds, err
+		}
+		if k := p.joins[t]; k == parser.SemiJoin || k == parser.AntiJoin {
+			rel, err := p.scopeOf(t.Right)
+			if err != nil {
+				return "", nil, err
+			}
+			right, _, err := p.fromNode(t.Right, false)
+			if err != nil {
+				return "", nil, err
+			}
+			p.scopes = append(p.scopes, rel)
+			cond := "TRUE"
+			if t.On != nil {
+				cond, err = p.expr(t.On.Expr)
+			}
+			p.scopes = p.scopes[:len(p.scopes)-1]
+			if err != nil {
+				return "", nil, err
+			}
+			return left, append(preds, not(k == parser.AntiJoin)+"EXISTS (SELECT 1 FROM "+right+" WHERE "+cond+")"), nil
+		}
+		rel, err := p.scopeOf(t.Right)
+		if err != nil {
+			return "", nil, err
+		}
+		right, rpreds, err := p.fromNode(t.Right, false)
+		if err != nil {
+			return "", nil, err
+		}
+		p.scopes = append(p.scopes, rel)
+		kind := "CROSS JOIN"
+		switch t.Tp {
+		case ast.LeftJoin:
+			kind = "LEFT JOIN"
+		case ast.RightJoin:
+			kind = "RIGHT JOIN"
+		}
+		s := left + " " + kind + " " + right
+		if t.On != nil {
+			if kind == "CROSS JOIN" {
+				kind = "JOIN"
+				s = left + " " + kind + " " + right
+			}
+			c, err := p.expr(t.On.Expr)
+			if err != nil {
+				return "", nil, err
+			}
+			s += " ON " + c
+		}
+		return s, append(preds, rpreds...), nil
+	}
+	return "", nil, p.errorf(n, "this FROM clause has no Flink SQL translation yet")
+}
+
+// scopeOf returns the relation a table source names.
+func (p *printer) scopeOf(n ast.ResultSetNode) (*scopeRel, error) {
+	ts, ok := n.(*ast.TableSource)
+	if !ok {
+		return nil, p.errorf(n, "this FROM clause has no Flink SQL translation yet")
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, p.errorf(n, "a subquery in FROM has no Flink SQL translation yet")
+	}
+	st := p.x.cat.Lookup(tn.Name.O)
+	if st == nil {
+		return nil, p.errorf(n, "unknown stream '%s'", tn.Name.O)
+	}
+	q := map[string]bool{strings.ToLower(tn.Name.O): true}
+	if ts.AsName.O != "" {
+		q = map[string]bool{strings.ToLower(ts.AsName.O): true}
+	}
+	return &scopeRel{st: st, quals: q}, nil
+}
+
+// tableSource prints a table of FROM: the probe (with its window TVF and the
+// qualifier outQual) or another stream.
+func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, error) {
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return "", nil, p.errorf(ts, "a subquery in FROM has no Flink SQL translation yet")
+	}
+	st := p.x.cat.Lookup(tn.Name.O)
+	if st == nil {
+		return "", nil, p.errorf(ts, "unknown stream '%s'", tn.Name.O)
+	}
+	name := quote(p.x.tableOf[st])
+	if top && p.window != nil {
+		w := p.window
+		col := w.TimeCol
+		if c := st.Column(w.TimeCol); c >= 0 {
+			col = st.Columns[c].Name
+			if bigintTime(st) && c == st.EventTime {
+				col = rowtimeName(st)
+			} else if st.Columns[c].Type == catalog.BigInt {
+				col = timeColName(st, c)
+				if !slices.Contains(p.x.windowTime[st], c) {
+					p.x.windowTime[st] = append(p.x.windowTime[st], c)
+				}
+				p.x.windowTimeAt = append(p.x.windowTimeAt, windowUse{p.script, w.TimeColPos, st.Columns[c].Name})
+			}
+		}
+		args := []string{"TABLE " + name}
+		if w.Func == "SESSION" {
+			var keys []string
+			for _, k := range w.Partition {
+				if c := st.Column(k); c >= 0 {
+					k = st.Columns[c].Name
+				}
+				keys = append(keys, quote(k))
+			}
+			args[0] += " PARTITION BY " + strings.Join(keys, ", ")
+		}
+		args = append(args, "DESCRIPTOR("+quote(col)+")")
+		for _, a := range w.Args {
+			args = append(args, a.Text) // SPEC 2.4 writes Flink's INTERVAL literals
+		}
+		name = "TABLE(" + w.Func + "(" + strings.Join(args, ", ") + "))"
+	}
+	if top && p.outQual != "" {
+		return name + " AS " + quote(p.outQual), nil, nil
+	}
+	if ts.AsName.O != "" {
+		return name + " AS " + quote(ts.AsName.O), nil, nil
+	}
+	return name, nil, nil
+}
+
+// take returns the predicate under which a branch takes a row (SPEC 2.1: its
+// join matches and its WHERE is true), "" when it takes every row.
+func (bq *branchQuery) take() (string, error) {
+	_, preds, err := bq.from()
+	if err != nil {
+		return "", err
+	}
+	if w := bq.sel.Query.Where; w != nil {
+		s, err := bq.p.expr(w)
+		if err != nil {
+			return "", err
+		}
+		preds = append(preds, s)
+	}
+	if len(preds) == 0 {
+		return "", nil
+	}
+	return "(" + strings.Join(preds, ") AND (") + ")", nil
+}
+
+// fields prints the select list: * and probe.* expand to the stream's
+// declared columns (the rowtime column must not leak into outputs), an
+// unaliased expression is named by its text (SPEC 2).
+func (bq *branchQuery) fields() (string, error) {
+	p := bq.p
+	var out []string
+	grouped := bq.sel.Query.GroupBy != nil || hasAggregate(bq.sel.Query)
+	for _, f := range bq.sel.Query.Fields.Fields {
+		if f.WildCard != nil {
+			tbl := strings.ToLower(f.WildCard.Table.O)
+			if p.probe == nil || (tbl != "" && !p.probe.quals[tbl]) {
+				if tbl != "" {
+					out = append(out, quote(f.WildCard.Table.O)+".*")
+				} else {
+					out = append(out, "*")
+				}
+				continue
+			}
+			for _, c := range p.probe.st.Columns {
+				out = append(out, p.qualified(c.Name))
+			}
+			if p.window != nil && !grouped && tbl == "" {
+				for _, c := range []string{"window_start", "window_end", "window_time"} {
+					s, _ := p.column(&ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(c)}})
+					out = append(out, s+" AS "+quote(c))
+				}
+			}
+			continue
+		}
+		s, err := p.expr(f.Expr)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case f.AsName.O != "":
+			s += " AS " + quote(f.AsName.O)
+		case isColumn(f.Expr):
+			if cn := unparen(f.Expr).(*ast.ColumnNameExpr); windowCols[cn.Name.Name.L] && p.window != nil {
+				s += " AS " + quote(cn.Name.Name.L)
+			}
+		default:
+			if t := strings.TrimSpace(bq.sel.FieldText[f]); t != "" {
+				s += " AS " + quote(t)
+			}
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", "), nil
+}
+
+func unparen(e ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
+}
+
+func isColumn(e ast.ExprNode) bool {
+	_, ok := unparen(e).(*ast.ColumnNameExpr)
+	return ok
+}
+
+// aggFinder finds an aggregate call.
+type aggFinder struct{ found bool }
+
+func (a *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch t := n.(type) {
+	case *ast.AggregateFuncExpr:
+		a.found = true
+		return n, true
+	case *ast.SubqueryExpr:
+		return n, true
+	case *ast.FuncCallExpr:
+		if f := t.FnName.L; f == "listagg" || f == "sq_firstval" || f == "sq_lastval" {
+			a.found = true
+			return n, true
+		}
+	}
+	return n, false
+}
+func (a *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// hasAggregate reports whether sel's select list or HAVING calls an aggregate.
+func hasAggregate(sel *ast.SelectStmt) bool {
+	f := &aggFinder{}
+	for _, fl := range sel.Fields.Fields {
+		if fl.Expr != nil {
+			fl.Expr.Accept(f)
+		}
+	}
+	if sel.Having != nil {
+		sel.Having.Expr.Accept(f)
+	}
+	return f.found
+}
+
+// tail prints GROUP BY, HAVING and LIMIT.
+func (bq *branchQuery) tail() (string, error) {
+	p, sel := bq.p, bq.sel.Query
+	var b strings.Builder
+	if sel.GroupBy != nil {
+		p.inGroupBy = true
+		var keys []string
+		for _, it := range sel.GroupBy.Items {
+			s, err := p.expr(it.Expr)
+			if err != nil {
+				p.inGroupBy = false
+				return "", err
+			}
+			keys = append(keys, s)
+		}
+		p.inGroupBy = false
+		b.WriteString(" GROUP BY " + strings.Join(keys, ", "))
+	}
+	if sel.Having != nil {
+		s, err := p.expr(sel.Having.Expr)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" HAVING " + s)
+	}
+	if sel.Limit != nil && sel.Limit.Count != nil {
+		v, ok := sel.Limit.Count.(*test_driver.ValueExpr)
+		if !ok {
+			return "", p.errorf(sel.Limit.Count, "LIMIT takes a number")
+		}
+		s, err := p.literal(v)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" LIMIT " + s)
+	}
+	return b.String(), nil
+}
+
+// subquery prints a SELECT inside an expression (IN, EXISTS): its tables are
+// a new scope, the probe keeps its qualifier.
+func (p *printer) subquery(sel *ast.SelectStmt) (string, error) {
+	var from string
+	var preds []string
+	pushed := 0
+	if sel.From != nil && sel.From.TableRefs != nil {
+		var rels []*scopeRel
+		var collect func(n ast.ResultSetNode) error
+		collect = func(n ast.ResultSetNode) error {
+			switch t := n.(type) {
+			case *ast.Join:
+				if err := collect(t.Left); err != nil {
+					return err
+				}
+				if t.Right != nil {
+					return collect(t.Right)
+				}
+			case *ast.TableSource:
+				r, err := p.scopeOf(t)
+				if err != nil {
+					return err
+				}
+				rels = append(rels, r)
+			}
+			return nil
+		}
+		if err := collect(sel.From.TableRefs); err != nil {
+			return "", err
+		}
+		p.scopes = append(p.scopes, rels...)
+		pushed = len(rels)
+		var err error
+		from, preds, err = p.fromNode(sel.From.TableRefs, false)
+		if err != nil {
+			return "", err
+		}
+	}
+	defer func() { p.scopes = p.scopes[:len(p.scopes)-pushed] }()
+	var fields []string
+	for _, f := range sel.Fields.Fields {
+		if f.WildCard != nil {
+			fields = append(fields, "*")
+			continue
+		}
+		s, err := p.expr(f.Expr)
+		if err != nil {
+			return "", err
+		}
+		if f.AsName.O != "" {
+			s += " AS " + quote(f.AsName.O)
+		}
+		fields = append(fields, s)
+	}
+	q := "SELECT " + strings.Join(fields, ", ")
+	if from != "" {
+		q += " FROM " + from
+	}
+	if sel.Where != nil {
+		s, err := p.expr(sel.Where)
+		if err != nil {
+			return "", err
+		}
+		preds = append(preds, s)
+	}
+	if len(preds) > 0 {
+		q += " WHERE (" + strings.Join(preds, ") AND (") + ")"
+	}
+	if sel.GroupBy != nil {
+		var keys []string
+		for _, it := range sel.GroupBy.Items {
+			s, err := p.expr(it.Expr)
+			if err != nil {
+				return "", err
+			}
+			keys = append(keys, s)
+		}
+		q += " GROUP BY " + strings.Join(keys, ", ")
+	}
+	if sel.Having != nil {
+		s, err := p.expr(sel.Having.Expr)
+		if err != nil {
+			return "", err
+		}
+		q += " HAVING " + s
+	}
+	return q, nil
+}

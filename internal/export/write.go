@@ -1,0 +1,303 @@
+package export
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"streamql/catalog"
+	"streamql/parser"
+	"streamql/planner"
+)
+
+// outTable is a Flink table that an output without a sink becomes.
+type outTable struct {
+	name, schema string
+	ddl          string
+}
+
+// write renders the Flink script of the recorded jobs.
+func (x *exporter) write(jobs []job) (string, error) {
+	for _, d := range x.streams {
+		x.tableOf[d.st] = x.uniqueName(d.st.Name)
+	}
+	sinks := map[*catalog.Stream]bool{}
+	for _, j := range jobs {
+		for _, b := range j.job.AllBranches() {
+			if b.Sink != nil {
+				sinks[b.Sink] = true
+			}
+		}
+		for _, dl := range j.job.DeadLetters {
+			sinks[dl] = true
+		}
+	}
+	var inserts []string
+	var tables []*outTable
+	sides := map[string]*outTable{}
+	usesWatermark := false
+	allBounded := true
+	session := false                    // Flink runs no SESSION window in batch mode
+	readBy := map[*catalog.Stream]int{} // the first job that reads a stream
+	for ji, j := range jobs {
+		for _, st := range j.job.Streams() {
+			if st != nil && !st.Bounded() {
+				allBounded = false
+			}
+			if _, ok := readBy[st]; !ok {
+				readBy[st] = ji
+			}
+		}
+	}
+	for ji, j := range jobs {
+		branches := j.job.AllBranches()
+		qs := make([]*branchQuery, len(branches))
+		sels := make([]*parser.Select, len(branches))
+		for i, b := range branches {
+			sel := x.selects[selKey{b.Script, b.Line, b.Column}]
+			if sel != nil && sel.Window != nil && sel.Window.Func == "SESSION" {
+				session = true
+			}
+			if sel == nil {
+				return "", fmt.Errorf("%s:%d: internal error: the statement of this branch was not found", b.Script, b.Line)
+			}
+			sels[i] = sel
+			qs[i] = x.newBranchQuery(j.script, sel, b.Stream, "")
+			qs[i].p.outQual = qs[i].defaultQual()
+		}
+		for i, b := range branches {
+			q := qs[i]
+			target, err := x.outputTable(j, b, sides, &tables)
+			if err != nil {
+				return "", err
+			}
+			fields, err := q.fields()
+			if err != nil {
+				return "", &ScriptError{Script: j.script, Err: err}
+			}
+			from, preds, err := q.from()
+			if err != nil {
+				return "", &ScriptError{Script: j.script, Err: err}
+			}
+			isMain := b == j.job.Main
+			if isMain {
+				if w := q.sel.Query.Where; w != nil {
+					s, err := q.p.expr(w)
+					if err != nil {
+						return "", &ScriptError{Script: j.script, Err: err}
+					}
+					preds = append(preds, s)
+				}
+			} else {
+				own, err := q.take()
+				if err != nil {
+					return "", &ScriptError{Script: j.script, Err: err}
+				}
+				if own != "" {
+					preds = []string{own + " IS TRUE"}
+				} else {
+					preds = nil
+				}
+			}
+			// SPEC 2.1: a row no earlier side branch took (their predicate is false or NULL)
+			for k := 0; k < len(j.job.Branches) && (isMain || k < i); k++ {
+				other := x.newBranchQuery(j.script, sels[k], branches[k].Stream, q.p.outQual)
+				t, err := other.take()
+				if err != nil {
+					return "", &ScriptError{Script: j.script, Err: err}
+				}
+				if other.p.usesWatermark {
+					usesWatermark = true // its own branch reports it
+				}
+				if t == "" {
+					preds = append(preds, "FALSE")
+				} else {
+					preds = append(preds, t+" IS NOT TRUE")
+				}
+			}
+			tail, err := q.tail()
+			if err != nil {
+				return "", &ScriptError{Script: j.script, Err: err}
+			}
+			var s strings.Builder
+			fmt.Fprintf(&s, "INSERT INTO %s\n  SELECT %s", quote(target), fields)
+			if from != "" {
+				s.WriteString("\n  FROM " + from)
+			}
+			if len(preds) > 0 {
+				s.WriteString("\n  WHERE " + strings.Join(preds, "\n    AND "))
+			}
+			if tail != "" {
+				s.WriteString("\n " + tail)
+			}
+			s.WriteString(";")
+			inserts = append(inserts, s.String())
+			if q.p.usesWatermark {
+				usesWatermark = true
+			}
+			x.branchDiffs(j, b, q, ji, readBy)
+		}
+	}
+	batch := allBounded && !usesWatermark && !session && len(jobs) > 0
+	if !batch {
+		for _, u := range x.windowTimeAt {
+			x.diff(u.script, u.pos, "the window's time column %s is BIGINT without WATERMARK FOR: a Flink streaming job windows only a time attribute; declare WATERMARK FOR %s on the stream", u.col, u.col)
+		}
+	}
+	if !batch {
+		for _, j := range jobs {
+			for _, b := range j.job.AllBranches() {
+				if b.Join != nil {
+					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "a semi/anti join in a streaming Flink job is a regular join: its output order depends on how the inputs interleave, and an anti join retracts rows a later build row matches (SPEC 2.2's answer is deterministic, left rows in left order)")
+				}
+				if b.Agg != nil && b.Agg.Window == nil && b.Agg.Grouped && !b.Stream.Bounded() {
+					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "GROUP BY without a window on an unbounded stream is an updating result in both engines, but Flink's print sink shows its changelog (+I, -U, +U) and a filesystem or kafka sink refuses it")
+				}
+			}
+		}
+	}
+	for st, ins := range x.values {
+		for _, vi := range ins {
+			if r, ok := readBy[st]; ok && r < vi.jobsBefore {
+				x.diff(vi.script, vi.ins.Start, "these rows of the values stream %s come after a job that read it: streamql's earlier job did not see them, Flink's view holds every row for every reader", st.Name)
+			}
+		}
+	}
+	var ddls []string
+	for _, d := range x.streams {
+		_, read := readBy[d.st]
+		ddl, err := x.createTable(d, sinks[d.st], read)
+		if err != nil {
+			return "", err
+		}
+		ddls = append(ddls, ddl)
+	}
+	var b strings.Builder
+	b.WriteString("-- Flink SQL (Flink 2.x), written by `streamql export --flink` from ")
+	var names []string
+	seen := map[string]bool{}
+	for _, d := range x.streams {
+		if !seen[d.script.Name] {
+			seen[d.script.Name] = true
+			names = append(names, d.script.Name)
+		}
+	}
+	for _, j := range jobs {
+		if !seen[j.script.Name] {
+			seen[j.script.Name] = true
+			names = append(names, j.script.Name)
+		}
+	}
+	b.WriteString(strings.Join(names, ", ") + ".\n")
+	if len(x.diffs) == 0 {
+		b.WriteString("-- Differences from streamql: none.\n")
+	} else {
+		b.WriteString("-- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:\n")
+		sortDiffs(x.diffs, names)
+		for _, d := range x.diffs {
+			b.WriteString("--   " + strings.ReplaceAll(d.String(), "\n", " ") + "\n")
+		}
+	}
+	b.WriteString("\n-- Window columns of BIGINT event time are epoch milliseconds in UTC.\nSET 'table.local-time-zone' = 'UTC';\n")
+	if batch {
+		b.WriteString("-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).\nSET 'execution.runtime-mode' = 'batch';\n")
+	} else if allBounded && len(jobs) > 0 {
+		b.WriteString("-- Every stream is bounded, but CURRENT_WATERMARK or a SESSION window needs streaming mode.\nSET 'execution.runtime-mode' = 'streaming';\n")
+	} else {
+		b.WriteString("SET 'execution.runtime-mode' = 'streaming';\n")
+	}
+	for _, ddl := range ddls {
+		b.WriteString("\n" + ddl)
+	}
+	for _, t := range tables {
+		b.WriteString("\n" + t.ddl)
+	}
+	if len(inserts) == 0 {
+		return b.String(), nil
+	}
+	b.WriteString("\nEXECUTE STATEMENT SET\nBEGIN\n")
+	for _, s := range inserts {
+		b.WriteString(s + "\n")
+	}
+	b.WriteString("END;\n")
+	return b.String(), nil
+}
+
+// sortDiffs orders differences by script (in the order given), then line.
+func sortDiffs(d []Difference, scripts []string) {
+	idx := map[string]int{}
+	for i, s := range scripts {
+		idx[s] = i
+	}
+	sort.SliceStable(d, func(i, j int) bool {
+		if d[i].Script != d[j].Script {
+			return idx[d[i].Script] < idx[d[j].Script]
+		}
+		return d[i].Line < d[j].Line
+	})
+}
+
+// outputTable returns the Flink table an output of branch b goes to: its sink
+// stream's table, or a print (or --side-dir filesystem) table named after the
+// output, created once per name and schema.
+func (x *exporter) outputTable(j job, b *planner.Branch, sides map[string]*outTable, tables *[]*outTable) (string, error) {
+	if b.Sink != nil {
+		return x.tableOf[b.Sink], nil
+	}
+	out := j.job.Outputs[b.Output]
+	var cols []string
+	used := map[string]bool{}
+	for _, c := range out.Columns {
+		n := c.Name
+		for i := 2; used[strings.ToLower(n)]; i++ {
+			n = fmt.Sprintf("%s_%d", c.Name, i)
+		}
+		used[strings.ToLower(n)] = true
+		cols = append(cols, "  "+quote(n)+" "+flinkType(c.Type))
+	}
+	schema := strings.Join(cols, ",\n")
+	key := out.Name
+	if b == j.job.Main {
+		key = "\x00main"
+	}
+	if t := sides[key]; t != nil && t.schema == schema && key != "\x00main" {
+		return t.name, nil
+	}
+	t := &outTable{name: x.uniqueName(out.Name), schema: schema}
+	sides[key] = t
+	opts := []kv{{"connector", "print"}, {"print-identifier", out.Name}}
+	if x.opt.SideDir != "" && b != j.job.Main {
+		opts = []kv{{"connector", "filesystem"}, {"path", path.Join(x.opt.SideDir, out.Name+".csv")}, {"format", "csv"}}
+	}
+	var o []string
+	for _, p := range opts {
+		o = append(o, str(p.k)+" = "+str(p.v))
+	}
+	t.ddl = fmt.Sprintf("CREATE TABLE %s (\n%s\n) WITH (%s);\n", quote(t.name), schema, strings.Join(o, ", "))
+	*tables = append(*tables, t)
+	return t.name, nil
+}
+
+// branchDiffs records what Flink does differently for branch b of job j.
+func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int, readBy map[*catalog.Stream]int) {
+	at := q.sel.Start
+	if a := b.Agg; a != nil && a.Window != nil && a.Grouped {
+		late := "'late' (shown once a row reaches it)"
+		if a.LateNamed {
+			late = "'" + a.Late + "' (LATE INTO SIDE)"
+		}
+		x.diff(j.script, at, "a window's late rows go to the side output %s; Flink drops rows late for a window (SPEC 2.4)", late)
+	}
+	if q.p.usesWatermark {
+		x.diff(j.script, max(at, q.p.wmPos), "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink")
+	}
+	if q.sel.Query.Limit != nil {
+		x.diff(j.script, at, "LIMIT takes the first rows in input order and ends the job in streamql; Flink takes any rows of its parallel instances")
+	}
+	if b.Sink != nil {
+		if r, ok := readBy[b.Sink]; ok && r > ji {
+			x.diff(j.script, at, "stream %s is written here and read by a later job: streamql runs the jobs one after the other, Flink's statement set runs them at the same time", b.Sink.Name)
+		}
+	}
+}
