@@ -260,3 +260,69 @@ func TestQueriesSinkFile(t *testing.T) {
 		t.Errorf("committed sink file:\n%s\nwant the rows above 70:\n%s", splitToFileGolden, want)
 	}
 }
+
+// TestFileSinkAppendAndLinks checks issue 30 items 11 and 12 as kinds: rows
+// appended to a file start on a line of their own whatever the file ends in
+// (csv or json, empty, with or without a final newline), and a sink never
+// writes through a symbolic link (to a file, or dangling) unless the stream
+// says 'sink.follow-symlinks' = 'true'.
+func TestFileSinkAppendAndLinks(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1)
+	files := map[string]string{"s.csv": sinkSensors}
+	q := "INSERT INTO hot SELECT deviceNo, temperature FROM sensors WHERE temperature > 78;\n"
+	sink := func(format, extra string) string {
+		return "CREATE STREAM hot (deviceNo VARCHAR, temperature DOUBLE) WITH ('connector'='file', 'path'='hot." + format + "', 'format'='" + format + "'" + extra + ");\n"
+	}
+	for _, tc := range []struct{ format, old, want string }{
+		{"csv", "a,1", "a,1\nd2,80.0\n"},
+		{"csv", "a,1\n", "a,1\nd2,80.0\n"},
+		{"csv", "h\r", "h\r\nd2,80.0\n"},
+		{"csv", "", "deviceNo,temperature\nd2,80.0\n"},
+		{"json", `{"a":1}`, `{"a":1}` + "\n" + `{"deviceNo":"d2","temperature":80.0}` + "\n"},
+		{"json", "x\n\n", "x\n\n" + `{"deviceNo":"d2","temperature":80.0}` + "\n"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "hot."+tc.format), []byte(tc.old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errs, code := runSQLIn(t, dir, files, ddl+sink(tc.format, ", 'sink.mode'='append'")+q); code != 0 {
+			t.Fatalf("%s append to %q: exit %d %s", tc.format, tc.old, code, errs)
+		}
+		if got := readFile(t, filepath.Join(dir, "hot."+tc.format)); got != tc.want {
+			t.Errorf("%s append to %q: %q, want %q", tc.format, tc.old, got, tc.want)
+		}
+	}
+	for _, mode := range []string{"", ", 'sink.mode'='append'"} {
+		for _, dangling := range []bool{false, true} {
+			dir := t.TempDir()
+			target := filepath.Join(dir, "target.csv")
+			if !dangling {
+				if err := os.WriteFile(target, []byte("keep\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(target, filepath.Join(dir, "hot.csv")); err != nil {
+				t.Fatal(err)
+			}
+			_, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", mode)+q)
+			if code == 0 || !strings.Contains(errs, "symbolic link") || !strings.Contains(errs, "sink.follow-symlinks") || !strings.Contains(errs, "hot") {
+				t.Errorf("mode %q dangling %v: exit %d %q; want a failure naming the link and 'sink.follow-symlinks'", mode, dangling, code, errs)
+			}
+			b, err := os.ReadFile(target)
+			if dangling && !os.IsNotExist(err) || !dangling && string(b) != "keep\n" {
+				t.Errorf("mode %q dangling %v: the link's target became %q (%v)", mode, dangling, b, err)
+			}
+			// the stream may ask to follow it
+			if _, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", mode+", 'sink.follow-symlinks'='true'")+q); code != 0 {
+				t.Fatalf("mode %q dangling %v, following: exit %d %s", mode, dangling, code, errs)
+			}
+			want := "deviceNo,temperature\nd2,80.0\n"
+			if mode != "" && !dangling {
+				want = "keep\nd2,80.0\n"
+			}
+			if got := readFile(t, target); got != want {
+				t.Errorf("mode %q dangling %v, following: target %q, want %q", mode, dangling, got, want)
+			}
+		}
+	}
+}
