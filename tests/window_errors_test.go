@@ -63,3 +63,55 @@ func TestWindowMistakes(t *testing.T) {
 		})
 	}
 }
+
+// TestIntervalOverflow (issue 30 item 15): an INTERVAL whose milliseconds do
+// not fit in int64, in any unit, sign and place (a window function's
+// argument, arithmetic in a query or a WATERMARK), is a planning error that
+// says it overflows and gives the largest interval; the largest whole number
+// of each unit that fits is accepted.
+func TestIntervalOverflow(t *testing.T) {
+	const maxMs = int64(^uint64(0) >> 1)
+	units := map[string]int64{"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 7 * 86_400_000}
+	places := map[string]string{
+		"tumble size": "SELECT * FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '%s' %s));",
+		"hop slide":   "SELECT * FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '%s' %s, INTERVAL '1' SECOND));",
+		"expression":  "SELECT ts - INTERVAL '%s' %s FROM s;",
+		"timestamp":   "SELECT at + INTERVAL '%s' %s FROM s;",
+		"watermark":   "",
+	}
+	for place, q := range places {
+		for unit, ms := range units {
+			if place != "expression" && place != "watermark" && unit != "DAY" && unit != "SECOND" {
+				continue
+			}
+			for _, amount := range []string{fmt.Sprint(maxMs/ms + 1), "-" + fmt.Sprint(maxMs/ms+1), "9223372036854775807", "1e30"} {
+				if strings.HasPrefix(place, "tumble") || strings.HasPrefix(place, "hop") {
+					if amount[0] == '-' || amount == "1e30" {
+						continue // not a size, or not a window argument's number
+					}
+				}
+				src := "CREATE STREAM s (ts BIGINT, at TIMESTAMP) WITH ('connector'='file', 'path'='/dev/null');\n" + fmt.Sprintf(q, amount, unit)
+				if place == "watermark" {
+					src = fmt.Sprintf("CREATE STREAM s (ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%s' %s) WITH ('connector'='file', 'path'='/dev/null');\nSELECT * FROM s;", amount, unit)
+				}
+				var out, errb bytes.Buffer
+				code := cli.Run(context.Background(), []string{"-e", src}, strings.NewReader(""), &out, &errb)
+				if code != 2 || !strings.Contains(errb.String(), "overflows") || !strings.Contains(errb.String(), "INTERVAL '106751991167' DAY") {
+					t.Errorf("%s, INTERVAL '%s' %s: exit %d %q; want 2 and an overflow naming the largest interval", place, amount, unit, code, errb.String())
+				}
+			}
+			if place == "hop slide" {
+				continue // the slide must divide the size
+			}
+			ok := fmt.Sprint(maxMs / ms)
+			src := "CREATE STREAM s (ts BIGINT, at TIMESTAMP) WITH ('connector'='file', 'path'='/dev/null');\n" + fmt.Sprintf(q, ok, unit)
+			if place == "watermark" {
+				src = fmt.Sprintf("CREATE STREAM s (ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%s' %s) WITH ('connector'='file', 'path'='/dev/null');\nSELECT * FROM s;", ok, unit)
+			}
+			var out, errb bytes.Buffer
+			if code := cli.Run(context.Background(), []string{"-e", src}, strings.NewReader(""), &out, &errb); code != 0 {
+				t.Errorf("%s, INTERVAL '%s' %s (the largest that fits): exit %d %q", place, ok, unit, code, errb.String())
+			}
+		}
+	}
+}
