@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
 	"unicode/utf8"
 	"unsafe"
 
@@ -967,6 +968,11 @@ type aggOperator struct {
 	derive  bool
 	pending bool
 	fired   Routed // the batch of fireAll
+	// pre and preParts are pushBefore's batch; pushed is the number of the
+	// batch's input rows it pushed on (their Dest set to -1)
+	pre      Routed
+	preParts []Part
+	pushed   int
 	// row counts the rows the operator saw, job-wide (aggOp.rowAt); fire
 	// and fireItems are fireAll's scratch
 	row       int64
@@ -1027,7 +1033,7 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 
 // Push implements Operator: r is the router's batch.
 func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
-	ao.cutAt = -1
+	ao.cutAt, ao.pushed = -1, 0
 	out := &ao.out
 	*out = *r
 	ao.parts = append(ao.parts[:0], r.Parts...)
@@ -1096,6 +1102,11 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 					if !more {
 						break
 					}
+					if o.used >= windowedChunks {
+						if err := ao.pushBefore(ctx, port, i); err != nil {
+							return err
+						}
+					}
 					from += int64(n)
 					n, more = o.windowRows(b, i, from)
 				}
@@ -1134,6 +1145,59 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 	err := ao.down.Push(ctx, port, out)
 	if errors.Is(err, errLimitReached) {
 		ao.uncountCut()
+	}
+	return err
+}
+
+// windowedChunks is the most chunks (of vector.Cap rows) of one window TVF
+// without aggregation that a batch holds: past it, what is routed so far is
+// pushed on (pushBefore), so memory does not depend on how many windows one
+// input row has (a HOP of 1 ms over a day has 86,400,000).
+const windowedChunks = 8
+
+// pushBefore pushes on, as a batch of its own, what the batch being routed
+// holds before its input row i (whose windowed rows are being made): the
+// rows before i with their malformed rows and marks, the late rows, and
+// every chunk made so far (row i's windows among them, which come after the
+// rows before i). Those are then taken out of the batch, which goes on with
+// row i: the outputs see the same rows in the same order, and row i counts
+// as passed only with the rest of the batch.
+func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i int) error {
+	ao.finishParts()
+	pre := &ao.pre
+	*pre = ao.out
+	pre.N = i
+	ao.preParts = ao.preParts[:0]
+	for _, p := range ao.parts {
+		n := sort.Search(len(p.Sel), func(k int) bool { return int(p.Sel[k]) >= i })
+		p.Sel = p.Sel[:n]
+		ao.preParts = append(ao.preParts, p)
+	}
+	pre.Parts = ao.preParts
+	nb := sort.Search(len(ao.out.Bad), func(k int) bool { return ao.out.Bad[k].At > i })
+	pre.Bad = ao.out.Bad[:nb]
+	nm := sort.Search(len(ao.out.Marks), func(k int) bool { return ao.out.Marks[k].At > i })
+	pre.Marks = ao.out.Marks[:nm]
+	ao.countLate(ctx)
+	err := ao.down.Push(ctx, port, pre)
+	// take it out of the batch
+	for j := ao.pushed; j < i; j++ {
+		ao.out.Dest[j] = -1
+	}
+	ao.pushed = i
+	for k := range ao.parts[:ao.nb] {
+		p := &ao.parts[k]
+		p.Sel = p.Sel[sort.Search(len(p.Sel), func(k int) bool { return int(p.Sel[k]) >= i }):]
+	}
+	for k, sel := range ao.lateSel {
+		n := sort.Search(len(sel), func(k int) bool { return int(sel[k]) >= i })
+		ao.lateSel[k] = append(sel[:0], sel[n:]...)
+	}
+	ao.out.Bad = ao.out.Bad[nb:]
+	ao.out.Marks = ao.out.Marks[nm:]
+	ao.chunks = ao.chunks[:0]
+	for _, o := range ao.ops {
+		o.used = 0
 	}
 	return err
 }
