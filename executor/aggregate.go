@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
@@ -17,6 +18,7 @@ import (
 	"streamql/executor/agg"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
+	"streamql/executor/format"
 	"streamql/executor/vector"
 	"streamql/executor/window"
 	"streamql/internal/termtext"
@@ -69,6 +71,9 @@ type aggOp struct {
 	// group's firstAt)
 	rowAt   int64
 	rowsOut int64 // rows emitted (EXPLAIN ANALYZE)
+	// tlo and thi are the times whose windows can be represented
+	// (window.Range); a row at another time is malformed (errWindowRange)
+	tlo, thi int64
 	// the kernels of the plan's expressions (executor/expr): the keys, the
 	// calls' arguments (nil for COUNT(*)) and SESSION's partition keys over the
 	// source batch; HAVING (nil: none) and the projection over the aggregate row
@@ -144,8 +149,9 @@ func (o *aggOp) groupBytes(keyLen int) int64 {
 func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	a := br.Agg
 	o := &aggOp{br: br, a: a, latePt: -1, byWin: map[window.Win]*winState{}, bySess: map[string][]*winState{}, minEnd: math.MaxInt64}
-	if a.Window != nil {
-		o.kind = window.KindOf(a.Window.Func)
+	if w := a.Window; w != nil {
+		o.kind = window.KindOf(w.Func)
+		o.tlo, o.thi = window.Range(o.kind, w.Size, w.Slide, w.Offset, w.Gap)
 	}
 	what := "groups (GROUP BY without a window)"
 	switch {
@@ -213,6 +219,9 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 	}
 	t := tv.I[i]
 	w := a.Window
+	if t < o.tlo || t > o.thi {
+		return false, errWindowRange
+	}
 	if o.kind == window.Session {
 		return o.addSession(b, i, t, cw, cwSet)
 	}
@@ -968,6 +977,8 @@ type aggOperator struct {
 	derive  bool
 	pending bool
 	fired   Routed // the batch of fireAll
+	src     Source // for the positions of malformed rows (malformed), nil in tests
+	stats   *Stats
 	// pre and preParts are pushBefore's batch; pushed is the number of the
 	// batch's input rows it pushed on (their Dest set to -1)
 	pre      Routed
@@ -1000,7 +1011,7 @@ type fireItem struct {
 func (*aggOperator) ReadsMarks() {}
 
 func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
-	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches)}
+	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), stats: stats}
 	branches := job.AllBranches()
 	ao.nb = len(branches)
 	for k, br := range branches {
@@ -1089,6 +1100,12 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				if o.rep != nil && o.rep.active && o.rep.replayed(b.Pos[i]) {
 					continue // its windowed rows were written already (I3)
 				}
+				if t := b.Cols[o.a.Window.TimeCol]; !t.Null[i] && (t.I[i] < o.tlo || t.I[i] > o.thi) {
+					if err := ao.malformed(o, b, i); err != nil {
+						return err
+					}
+					continue
+				}
 				n, more := o.windowRows(b, i, 0)
 				if n == 0 {
 					ao.markLate(k, o, i)
@@ -1113,6 +1130,9 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				continue
 			}
 			late, err := o.add(b, i, cw, cwSet)
+			if err == errWindowRange {
+				err = ao.malformed(o, b, i)
+			}
 			if err != nil {
 				return err
 			}
@@ -1147,6 +1167,56 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 		ao.uncountCut()
 	}
 	return err
+}
+
+// errWindowRange is aggOp.add's error for a row whose time has a window that
+// cannot be represented (outside aggOp.tlo .. thi): aggOperator.malformed
+// makes the row malformed.
+var errWindowRange = errors.New("a window outside int64")
+
+// malformed makes row i of b, taken by o, malformed (SPEC 2.4, issue 30): its
+// time has a window whose start or end is not an int64 (a BIGINT of
+// milliseconds, or a TIMESTAMP), which would wrap. The stream's 'errors'
+// policy applies: the job fails with a *RowError, the row is skipped, or it
+// goes to the errors output in its place, with a message that names the
+// column and the value and gives the times allowed.
+func (ao *aggOperator) malformed(o *aggOp, b *vector.Batch, i int) error {
+	st := ao.job.Stream
+	w := o.a.Window
+	tv := b.Cols[w.TimeCol]
+	col := catalog.Column{Name: "event time", Type: tv.Type}
+	if w.TimeCol < len(st.Columns) {
+		col = st.Columns[w.TimeCol]
+	}
+	val := func(t int64) string {
+		v := vector.NewVec(tv.Type)
+		v.I[0] = t
+		return string(format.AppendCSVValue(nil, tv.Type, v, 0, ','))
+	}
+	reason := fmt.Sprintf("column %s: %s has a %s window that does not fit in a %s (would wrap); its times must be from %s to %s", col.Name, string(format.AppendCSVValue(nil, tv.Type, tv, i, ',')), w.Func, tv.Type, val(o.tlo), val(o.thi))
+	pos := strconv.FormatInt(b.Pos[i], 10)
+	if ao.src != nil {
+		pos = ao.src.Position(b.Pos[i])
+	}
+	es := ao.stats.stream(st)
+	es.Malformed++
+	switch es.Policy {
+	case "fail":
+		return &RowError{Stream: st.Name, Position: pos, Reason: reason}
+	case "skip":
+		return nil
+	}
+	var raw []byte
+	if b.Line != nil && b.Line[i] != nil {
+		raw = append(raw, b.Line[i]...)
+	} else {
+		raw = format.AppendCSVRow(nil, st.Columns, b.Cols[:len(st.Columns)], i, ',')
+	}
+	e := ErrorRow{Stream: st.Name, Position: pos, Raw: raw, Error: reason, At: i}
+	bad := append([]ErrorRow(nil), ao.out.Bad...) // (the router's: not appended to in place)
+	at := sort.Search(len(bad), func(k int) bool { return bad[k].At > i })
+	ao.out.Bad = slices.Insert(bad, at, e)
+	return nil
 }
 
 // windowedChunks is the most chunks (of vector.Cap rows) of one window TVF
