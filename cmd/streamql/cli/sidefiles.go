@@ -34,6 +34,40 @@ func (s *Session) sideFile(name string) (string, bool) {
 	return path, err == nil
 }
 
+// checkJobFiles returns a planning error when a --side-dir file of job (a
+// side output's, the late output's or the errors output's) is a file the job
+// reads or writes through a stream (planner.CheckFiles: issue 30, a side file
+// over the job's input would truncate it).
+func (s *Session) checkJobFiles(job *planner.Job) error {
+	files := planner.JobFiles(job)
+	if s.SideDir != "" {
+		names := []string{job.Stream.Options["errors.side"]}
+		if names[0] == "" {
+			names[0] = "errors"
+		}
+		for k, o := range job.Outputs {
+			if o.Sink == nil && (job.Main == nil || k > 0) {
+				names = append(names, o.Name)
+			}
+		}
+		for _, name := range names {
+			path, ok := s.sideFile(name)
+			if !ok {
+				continue
+			}
+			pos := 0
+			for _, b := range job.Branches {
+				if b.Output >= 0 && b.Output < len(job.Outputs) && job.Outputs[b.Output].Name == name {
+					pos = b.SidePos
+					break
+				}
+			}
+			files = append(files, planner.JobFile{What: "side output '" + name + "'", Path: path, Full: path, Write: true, Pos: pos, Fix: "rename the side output, or choose another --side-dir"})
+		}
+	}
+	return planner.CheckFiles(files)
+}
+
 // columnsSig is the columns of a side file as the check compares them.
 func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
 
@@ -44,6 +78,9 @@ func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
 // the job's first branch writing that output, and comes before the job reads
 // anything.
 func (s *Session) checkSideFiles(job *planner.Job) error {
+	if err := s.checkJobFiles(job); err != nil {
+		return err
+	}
 	for k, path := range s.sideFileOutputs(job) {
 		old, ok := s.Files.Columns(path)
 		if !ok || old == columnsSig(job.Outputs[k]) {
