@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"streamql/cmd/streamql/render"
 	"streamql/parser"
 	"streamql/planner"
@@ -65,7 +67,37 @@ func (s *Session) checkJobFiles(job *planner.Job) error {
 			files = append(files, planner.JobFile{What: "side output '" + name + "'", Path: path, Full: path, Write: true, Pos: pos, Fix: "rename the side output, or choose another --side-dir"})
 		}
 	}
-	return planner.CheckFiles(files)
+	if err := planner.CheckFiles(files); err != nil {
+		return err
+	}
+	pos := 0 // at the first side output's name: side files are what add up
+	if len(job.Branches) > 0 {
+		pos = job.Branches[0].SidePos
+	}
+	return checkOpenFiles(len(files), pos)
+}
+
+// spareFiles is the open files a job needs besides its own files: stdin,
+// stdout, stderr, the runtime's, the terminal, a socket or two.
+const spareFiles = 32
+
+// checkOpenFiles returns a planning error (*parser.Error at offset pos)
+// before a job starts when its n files
+// (sources, sinks and --side-dir files, all open at once while it runs) and
+// spareFiles would pass the process's limit on open files (RLIMIT_NOFILE,
+// `ulimit -n`), so a job with thousands of side outputs does not fail
+// half-way with "too many open files" (issue 30). The error says how many
+// it needs and how to raise the limit.
+func checkOpenFiles(n, pos int) error {
+	limit, hard, ok := openFileLimit()
+	if !ok || uint64(n+spareFiles) <= limit {
+		return nil
+	}
+	raise := fmt.Sprintf("raise it with `ulimit -n %d` before running streamql", n+spareFiles)
+	if uint64(n+spareFiles) > hard {
+		raise = fmt.Sprintf("the hard limit is %d, so ask for a higher one (limits.conf, systemd's LimitNOFILE) or send fewer side outputs to --side-dir", hard)
+	}
+	return parser.Errorf(pos, "this job opens %d files at once (its sources, sinks and --side-dir files) and needs about %d open files, but the limit on open files is %d (ulimit -n): %s", n, n+spareFiles, limit, raise)
 }
 
 // columnsSig is the columns of a side file as the check compares them.
