@@ -165,6 +165,11 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 	s.adm = kadm.NewClient(admCl)
 	fail := func(err error) (Source, error) {
 		s.adm.Close()
+		if cerr := ctx.Err(); cerr != nil {
+			// the job was stopped (Ctrl-C, a signal) while the brokers had
+			// not answered: that is the reason, not their silence
+			return nil, fmt.Errorf("stream %s: %w", s.st.Name, cerr)
+		}
 		return nil, err
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
