@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -178,6 +179,9 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 	if err != nil {
 		return fail(err)
 	}
+	if err := s.checkSpecificPartitions(ends); err != nil {
+		return fail(err)
+	}
 	if s.bounded {
 		if s.stop, err = s.stopOffsets(octx, ends); err != nil {
 			return fail(err)
@@ -255,6 +259,27 @@ func (s *kafkaSource) listEnds(ctx context.Context) (map[int32]int64, error) {
 	return out, nil
 }
 
+// checkSpecificPartitions returns an error when 'scan.startup.specific-offsets'
+// (with 'scan.startup.mode' = 'specific-offsets') names a partition the
+// topic does not have (ends holds every partition), instead of ignoring it.
+func (s *kafkaSource) checkSpecificPartitions(ends map[int32]int64) error {
+	if s.st.Options["scan.startup.mode"] != "specific-offsets" {
+		return nil
+	}
+	spec, _ := parseSpecificOffsets(s.st.Options["scan.startup.specific-offsets"])
+	var missing []int
+	for p := range spec {
+		if _, ok := ends[p]; !ok {
+			missing = append(missing, int(p))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Ints(missing)
+	return fmt.Errorf("stream %s: 'scan.startup.specific-offsets' names partition %d, but topic '%s' has %d partition(s), 0 to %d: give offsets of its partitions only", s.st.Name, missing[0], s.topic, len(ends), len(ends)-1)
+}
+
 // stopOffsets returns, per partition, the first offset a bounded read does not
 // read ('scan.bounded.mode'): the end offsets when the job starts, or the
 // first offset at or after 'scan.bounded.timestamp-millis'.
@@ -289,9 +314,12 @@ func (s *kafkaSource) afterMilli(ctx context.Context, ms int64, ends map[int32]i
 // startOffsets resolves where each of parts starts ('scan.startup.mode',
 // SPEC 1): earliest, latest, by timestamp, specific offsets (other partitions
 // at their earliest), or the group's committed offsets (partitions without one
-// by 'properties.auto.offset.reset', default earliest). A partition assigned
-// again within one job (again = true) continues from the group's committed
-// offsets, the mode deciding only where none is committed. The marks are
+// by 'properties.auto.offset.reset', default earliest). With a group id, a
+// partition that has a committed offset always continues from it, whatever
+// the mode (as Kafka's auto.offset.reset: the mode decides only where none is
+// committed), so a restarted job does not read again what it wrote (issue
+// 30: an exactly-once job restarted with 'earliest-offset' wrote rows twice);
+// again (a partition assigned again within one job) changes nothing more. The marks are
 // the replay marks read with the committed offsets (commit metadata,
 // ParseReplayMark), for the partitions that have one.
 func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again bool) (map[int32]int64, map[int32]ReplayMark, error) {
@@ -325,7 +353,7 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 	}
 	var committed map[int32]int64
 	marks := map[int32]ReplayMark{}
-	if s.group != "" && (mode == "group-offsets" || again) {
+	if s.group != "" { // (again or not: a committed offset always wins, issue 30)
 		or, err := s.stableOffsets(ctx)
 		if err != nil {
 			return nil, nil, fmt.Errorf("stream %s: committed offsets of group '%s': %v", s.st.Name, s.group, err)
