@@ -83,9 +83,9 @@ func TestKafkaGroupResumesWhateverStartupMode(t *testing.T) {
 			second := start(t, t.TempDir(), nil, "-f", q)
 			time.Sleep(3 * time.Second) // it joins, and would read the topic again from its start
 			produceValues(t, in, ids(100, 150), nil)
-			got := waitFor(second, 150)
+			waitFor(second, 150)
 			time.Sleep(2 * time.Second) // anything read twice is written by now
-			got = rowsOf(kafkatest.ReadAll(t, out, kafkatest.ReadOptions{ReadCommitted: true}))
+			got := rowsOf(kafkatest.ReadAll(t, out, kafkatest.ReadOptions{ReadCommitted: true}))
 			second.stop(t, syscall.SIGINT)
 			twice := 0
 			for _, k := range got {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -95,6 +97,10 @@ type kafkaSource struct {
 	seen     map[int32]bool  // group: partitions assigned once already in this job
 	gotParts bool            // group: a first assignment happened
 	cbErr    error           // group: an error of the offsets callback
+	// an outage of the brokers (outage): its start, its last error and when
+	// it came; zero while they answer
+	downSince, downLast time.Time
+	downErr             error
 	// group: the job's state when it holds rows (SetReplay; nil: a stateless
 	// job, which commits U_p), the assignment changes it has not been told of
 	// yet (applyEvents), and per partition the mark last committed or read
@@ -638,6 +644,67 @@ func (s *kafkaSource) allDone() bool {
 	return true
 }
 
+// kafkaOutageQuiet is how long after the last connection error the brokers
+// count as back (polls that bring nothing do not say they answer).
+var kafkaOutageQuiet = 5 * time.Second
+
+// kafkaTransient reports whether err is one that a broker's restart or a
+// network break gives (a refused or broken connection, a group session that
+// cannot be joined, a retriable Kafka error): franz-go retries, and the job
+// rides it out (issue 30).
+func kafkaTransient(err error) bool {
+	var ge *kgo.ErrGroupSession
+	var ne net.Error
+	return errors.As(err, &ge) || errors.As(err, &ne) || kerr.IsRetriable(err) || kgo.IsRetryableBrokerErr(err) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "unable to dial") // (wrapped as text on some paths)
+}
+
+// outageLimit is how long the brokers may not answer before the job fails:
+// twice 'properties.request.timeout.ms' (Kafka's default 30 s: 60 s).
+func (s *kafkaSource) outageLimit() time.Duration {
+	ms, err := strconv.ParseInt(strings.TrimSpace(s.st.Options["properties.request.timeout.ms"]), 10, 64)
+	if err != nil || ms <= 0 {
+		ms = 30_000
+	}
+	return 2 * time.Duration(ms) * time.Millisecond
+}
+
+// outage notes the connection error err of a poll or commit (nil: none): the
+// outage starts at the first, shows on the live status (Outage) and ends
+// kafkaOutageQuiet after the last; past outageLimit the job fails with an
+// error naming the stream, the topic and the brokers.
+func (s *kafkaSource) outage(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if err == nil {
+		if !s.downSince.IsZero() && now.Sub(s.downLast) > kafkaOutageQuiet {
+			s.downSince, s.downErr = time.Time{}, nil
+		}
+		return nil
+	}
+	if s.downSince.IsZero() {
+		s.downSince = now
+	}
+	s.downLast, s.downErr = now, err
+	if lim := s.outageLimit(); now.Sub(s.downSince) > lim {
+		return fmt.Errorf("stream %s: topic '%s': the Kafka brokers '%s' have not answered for %v (twice 'properties.request.timeout.ms'): %v%s", s.st.Name, s.topic, s.st.Options["properties.bootstrap.servers"], lim, err, refusedHint(err))
+	}
+	return nil
+}
+
+// Outage implements connector.Outager: "" while the brokers answer, else
+// how long they have not and the last error, for the live status.
+func (s *kafkaSource) Outage() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.downSince.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("topic '%s': brokers not answering for %ds, retrying (%v)", s.topic, int(time.Since(s.downSince).Seconds()), s.downErr)
+}
+
 // poll waits up to kafkaPoll for records into s.recs.
 func (s *kafkaSource) poll() error {
 	ctx, cancel := context.WithTimeout(s.ctx, kafkaPoll)
@@ -649,14 +716,36 @@ func (s *kafkaSource) poll() error {
 	}
 	fs := s.cl.PollFetches(ctx)
 	s.recs, s.ri = s.recs[:0], 0
-	var ferr error
+	var ferr, down error
 	fs.EachError(func(t string, p int32, err error) {
-		if ferr == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-			ferr = fmt.Errorf("stream %s: reading topic '%s' partition %d: %v", s.st.Name, t, p, err)
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return
+		}
+		if kafkaTransient(err) {
+			down = err
+			return
+		}
+		if ferr == nil {
+			if t == "" { // (a group's error comes without a topic)
+				ferr = fmt.Errorf("stream %s: reading topic '%s': %v", s.st.Name, s.topic, err)
+			} else {
+				ferr = fmt.Errorf("stream %s: reading topic '%s' partition %d: %v", s.st.Name, t, p, err)
+			}
 		}
 	})
 	if err := s.ctx.Err(); err != nil {
 		return err
+	}
+	if ferr == nil {
+		if err := s.outage(down); err != nil {
+			return err
+		}
+		if down != nil {
+			select { // (franz-go retries with its backoff; no busy loop here)
+			case <-s.ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
 	}
 	s.mu.Lock()
 	cbErr := s.cbErr
@@ -712,6 +801,11 @@ func (s *kafkaSource) UnreadAfter(rows, _ int) {
 func (s *kafkaSource) commit(ctx context.Context) error {
 	s.lastCommit = time.Now()
 	if err := s.job.checkpoint(ctx); err != nil {
+		if kafkaTransient(err) && !s.job.transactional() {
+			// the brokers are away: the offsets are committed at a later
+			// commit (each commits the latest), within the outage's limit
+			return s.outage(err)
+		}
 		if !errors.Is(err, errRebalanced) {
 			return err
 		}
@@ -763,7 +857,7 @@ func (s *kafkaSource) topicID(ctx context.Context) ([16]byte, error) {
 			err = fmt.Errorf("no metadata")
 		}
 	}
-	return s.id, fmt.Errorf("stream %s: the ID of topic '%s': %v", s.st.Name, s.topic, err)
+	return s.id, fmt.Errorf("stream %s: the ID of topic '%s': %w", s.st.Name, s.topic, err)
 }
 
 // committedAt notes offsets (and marks) committed, by a transaction or
