@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 
@@ -48,9 +49,10 @@ func fileKey(full string) (key string, ok bool) {
 	return "path " + filepath.Clean(abs), true
 }
 
-// streamFile returns st's file as a JobFile when st is a 'file' stream.
+// streamFile returns st's file as a JobFile when st's connector reads or
+// writes the file of a 'path' option (its spec declares one: 'file').
 func streamFile(st *catalog.Stream, write bool, what string, pos int) (JobFile, bool) {
-	if st == nil || st.Connector == nil || st.Connector.Name != "file" || st.Options["path"] == "" {
+	if st == nil || st.Connector == nil || st.Options["path"] == "" || !slices.ContainsFunc(st.Connector.Options, func(o catalog.OptionSpec) bool { return o.Name == "path" }) {
 		return JobFile{}, false
 	}
 	path := st.Options["path"]

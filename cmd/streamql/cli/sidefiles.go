@@ -52,11 +52,13 @@ func (s *Session) checkJobFiles(job *planner.Job) error {
 				names = append(names, o.Name)
 			}
 		}
+		seen := map[string]bool{}
 		for _, name := range names {
 			path, ok := s.sideFile(name)
-			if !ok {
-				continue
+			if !ok || seen[path] {
+				continue // (one file per side output name: one writer)
 			}
+			seen[path] = true
 			pos := 0
 			for _, b := range job.Branches {
 				if b.Output >= 0 && b.Output < len(job.Outputs) && job.Outputs[b.Output].Name == name {
