@@ -5,15 +5,19 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
+	"strconv"
 	"unsafe"
 
 	"streamql/catalog"
 	"streamql/executor/agg"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
+	"streamql/executor/format"
 	"streamql/executor/vector"
 	"streamql/executor/window"
 	"streamql/planner/plan"
@@ -65,6 +69,9 @@ type aggOp struct {
 	// group's firstAt)
 	rowAt   int64
 	rowsOut int64 // rows emitted (EXPLAIN ANALYZE)
+	// tlo and thi are the times whose windows can be represented
+	// (window.Range); a row at another time is malformed (errWindowRange)
+	tlo, thi int64
 	// the kernels of the plan's expressions (executor/expr): the keys, the
 	// calls' arguments (nil for COUNT(*)) and SESSION's partition keys over the
 	// source batch; HAVING (nil: none) and the projection over the aggregate row
@@ -140,8 +147,9 @@ func (o *aggOp) groupBytes(keyLen int) int64 {
 func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	a := br.Agg
 	o := &aggOp{br: br, a: a, latePt: -1, byWin: map[window.Win]*winState{}, bySess: map[string][]*winState{}, minEnd: math.MaxInt64}
-	if a.Window != nil {
-		o.kind = window.KindOf(a.Window.Func)
+	if w := a.Window; w != nil {
+		o.kind = window.KindOf(w.Func)
+		o.tlo, o.thi = window.Range(o.kind, w.Size, w.Slide, w.Offset, w.Gap)
 	}
 	what := "groups (GROUP BY without a window)"
 	switch {
@@ -209,6 +217,9 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 	}
 	t := tv.I[i]
 	w := a.Window
+	if t < o.tlo || t > o.thi {
+		return false, errWindowRange
+	}
 	if o.kind == window.Session {
 		return o.addSession(b, i, t, cw, cwSet)
 	}
@@ -945,6 +956,13 @@ type aggOperator struct {
 	derive  bool
 	pending bool
 	fired   Routed // the batch of fireAll
+	src     Source // for the positions of malformed rows (malformed), nil in tests
+	stats   *Stats
+	// pre and preParts are pushBefore's batch; pushed is the number of the
+	// batch's input rows it pushed on (their Dest set to -1)
+	pre      Routed
+	preParts []Part
+	pushed   int
 	// row counts the rows the operator saw, job-wide (aggOp.rowAt); fire
 	// and fireItems are fireAll's scratch
 	row       int64
@@ -972,7 +990,7 @@ type fireItem struct {
 func (*aggOperator) ReadsMarks() {}
 
 func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
-	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches)}
+	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), stats: stats}
 	branches := job.AllBranches()
 	ao.nb = len(branches)
 	for k, br := range branches {
@@ -1005,7 +1023,7 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 
 // Push implements Operator: r is the router's batch.
 func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
-	ao.cutAt = -1
+	ao.cutAt, ao.pushed = -1, 0
 	out := &ao.out
 	*out = *r
 	ao.parts = append(ao.parts[:0], r.Parts...)
@@ -1061,6 +1079,12 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				if o.rep != nil && o.rep.active && o.rep.replayed(b.Pos[i]) {
 					continue // its windowed rows were written already (I3)
 				}
+				if t := b.Cols[o.a.Window.TimeCol]; !t.Null[i] && (t.I[i] < o.tlo || t.I[i] > o.thi) {
+					if err := ao.malformed(o, b, i); err != nil {
+						return err
+					}
+					continue
+				}
 				n, more := o.windowRows(b, i, 0)
 				if n == 0 {
 					ao.markLate(k, o, i)
@@ -1074,12 +1098,20 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 					if !more {
 						break
 					}
+					if o.used >= windowedChunks {
+						if err := ao.pushBefore(ctx, port, i); err != nil {
+							return err
+						}
+					}
 					from += int64(n)
 					n, more = o.windowRows(b, i, from)
 				}
 				continue
 			}
 			late, err := o.add(b, i, cw, cwSet)
+			if err == errWindowRange {
+				err = ao.malformed(o, b, i)
+			}
 			if err != nil {
 				return err
 			}
@@ -1112,6 +1144,109 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 	err := ao.down.Push(ctx, port, out)
 	if errors.Is(err, errLimitReached) {
 		ao.uncountCut()
+	}
+	return err
+}
+
+// errWindowRange is aggOp.add's error for a row whose time has a window that
+// cannot be represented (outside aggOp.tlo .. thi): aggOperator.malformed
+// makes the row malformed.
+var errWindowRange = errors.New("a window outside int64")
+
+// malformed makes row i of b, taken by o, malformed (SPEC 2.4, issue 30): its
+// time has a window whose start or end is not an int64 (a BIGINT of
+// milliseconds, or a TIMESTAMP), which would wrap. The stream's 'errors'
+// policy applies: the job fails with a *RowError, the row is skipped, or it
+// goes to the errors output in its place, with a message that names the
+// column and the value and gives the times allowed.
+func (ao *aggOperator) malformed(o *aggOp, b *vector.Batch, i int) error {
+	st := ao.job.Stream
+	w := o.a.Window
+	tv := b.Cols[w.TimeCol]
+	col := catalog.Column{Name: "event time", Type: tv.Type}
+	if w.TimeCol < len(st.Columns) {
+		col = st.Columns[w.TimeCol]
+	}
+	val := func(t int64) string {
+		v := vector.NewVec(tv.Type)
+		v.I[0] = t
+		return string(format.AppendCSVValue(nil, tv.Type, v, 0, ','))
+	}
+	reason := fmt.Sprintf("column %s: %s has a %s window that does not fit in a %s (would wrap); its times must be from %s to %s", col.Name, string(format.AppendCSVValue(nil, tv.Type, tv, i, ',')), w.Func, tv.Type, val(o.tlo), val(o.thi))
+	pos := strconv.FormatInt(b.Pos[i], 10)
+	if ao.src != nil {
+		pos = ao.src.Position(b.Pos[i])
+	}
+	es := ao.stats.stream(st)
+	es.Malformed++
+	switch es.Policy {
+	case "fail":
+		return &RowError{Stream: st.Name, Position: pos, Reason: reason}
+	case "skip":
+		return nil
+	}
+	var raw []byte
+	if b.Line != nil && b.Line[i] != nil {
+		raw = append(raw, b.Line[i]...)
+	} else {
+		raw = format.AppendCSVRow(nil, st.Columns, b.Cols[:len(st.Columns)], i, ',')
+	}
+	e := ErrorRow{Stream: st.Name, Position: pos, Raw: raw, Error: reason, At: i}
+	bad := append([]ErrorRow(nil), ao.out.Bad...) // (the router's: not appended to in place)
+	at := sort.Search(len(bad), func(k int) bool { return bad[k].At > i })
+	ao.out.Bad = slices.Insert(bad, at, e)
+	return nil
+}
+
+// windowedChunks is the most chunks (of vector.Cap rows) of one window TVF
+// without aggregation that a batch holds: past it, what is routed so far is
+// pushed on (pushBefore), so memory does not depend on how many windows one
+// input row has (a HOP of 1 ms over a day has 86,400,000).
+const windowedChunks = 8
+
+// pushBefore pushes on, as a batch of its own, what the batch being routed
+// holds before its input row i (whose windowed rows are being made): the
+// rows before i with their malformed rows and marks, the late rows, and
+// every chunk made so far (row i's windows among them, which come after the
+// rows before i). Those are then taken out of the batch, which goes on with
+// row i: the outputs see the same rows in the same order, and row i counts
+// as passed only with the rest of the batch.
+func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i int) error {
+	ao.finishParts()
+	pre := &ao.pre
+	*pre = ao.out
+	pre.N = i
+	ao.preParts = ao.preParts[:0]
+	for _, p := range ao.parts {
+		n := sort.Search(len(p.Sel), func(k int) bool { return int(p.Sel[k]) >= i })
+		p.Sel = p.Sel[:n]
+		ao.preParts = append(ao.preParts, p)
+	}
+	pre.Parts = ao.preParts
+	nb := sort.Search(len(ao.out.Bad), func(k int) bool { return ao.out.Bad[k].At > i })
+	pre.Bad = ao.out.Bad[:nb]
+	nm := sort.Search(len(ao.out.Marks), func(k int) bool { return ao.out.Marks[k].At > i })
+	pre.Marks = ao.out.Marks[:nm]
+	ao.countLate(ctx)
+	err := ao.down.Push(ctx, port, pre)
+	// take it out of the batch
+	for j := ao.pushed; j < i; j++ {
+		ao.out.Dest[j] = -1
+	}
+	ao.pushed = i
+	for k := range ao.parts[:ao.nb] {
+		p := &ao.parts[k]
+		p.Sel = p.Sel[sort.Search(len(p.Sel), func(k int) bool { return int(p.Sel[k]) >= i }):]
+	}
+	for k, sel := range ao.lateSel {
+		n := sort.Search(len(sel), func(k int) bool { return int(sel[k]) >= i })
+		ao.lateSel[k] = append(sel[:0], sel[n:]...)
+	}
+	ao.out.Bad = ao.out.Bad[nb:]
+	ao.out.Marks = ao.out.Marks[nm:]
+	ao.chunks = ao.chunks[:0]
+	for _, o := range ao.ops {
+		o.used = 0
 	}
 	return err
 }

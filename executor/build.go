@@ -71,6 +71,9 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
 		down := &Emitter{next: next}
 		op, name := opts.afterRouter[k](down)
+		if ao, ok := op.(*aggOperator); ok {
+			ao.src = opts.src // (malformed rows' positions)
+		}
 		if _, ok := op.(MarkReader); ok {
 			marks = true
 		}

@@ -266,6 +266,10 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 			}
 			a.rowAt = po.rowBase + int64(po.base) + int64(i) + 1
 			late, err := a.add(b, int(i), cw, cwSet)
+			if err == errWindowRange {
+				o.dirty = true // a malformed row: the sequential path makes it one
+				return nil
+			}
 			if err != nil {
 				return err
 			}

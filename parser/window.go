@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"fmt"
+	"math"
 	"math/big"
 	"strings"
 
@@ -31,6 +33,13 @@ type Interval struct {
 	Ms   int64
 	Pos  int
 	Text string // as written, e.g. INTERVAL '1' MINUTE
+}
+
+// IntervalOverflow is the message for an INTERVAL (text as written) whose
+// milliseconds do not fit in int64, the type of every time and interval
+// (SPEC 2.3): it says so and gives the largest interval allowed.
+func IntervalOverflow(text string) string {
+	return fmt.Sprintf("%s overflows: an interval is at most %d milliseconds (INTERVAL '%d' DAY, about 292 million years, either sign)", termtext.Shorten(text, 60), int64(math.MaxInt64), int64(math.MaxInt64)/86_400_000)
 }
 
 var intervalUnits = map[string]int64{
@@ -187,10 +196,13 @@ func intervalArg(src string, toks []Token, at int, what string) (Interval, int, 
 	if neg {
 		r.Neg(r)
 	}
-	if !r.IsInt() || !r.Num().IsInt64() {
+	end := toks[k].End()
+	if !r.IsInt() {
 		return Interval{}, 0, Errorf(amtPos, "the %s must be a whole number of milliseconds", what)
 	}
-	end := toks[k].End()
+	if !r.Num().IsInt64() {
+		return Interval{}, 0, Errorf(amtPos, "%s", IntervalOverflow(src[toks[0].Offset:end]))
+	}
 	return Interval{Ms: r.Num().Int64(), Pos: toks[0].Offset, Text: src[toks[0].Offset:end]}, k + 1, nil
 }
 

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -50,24 +51,28 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 	if err != nil {
 		return nil, parser.Errorf(sc.pos(n.Args[1]), "INTERVAL amount '%s' is not a number", text)
 	}
-	var ms float64
+	var ms string // milliseconds per unit
 	switch unit.Unit {
 	case ast.TimeUnitMicrosecond:
-		ms = 0.001
+		ms = "0.001"
 	case ast.TimeUnitSecond:
-		ms = 1000
+		ms = "1000"
 	case ast.TimeUnitMinute:
-		ms = 60_000
+		ms = "60000"
 	case ast.TimeUnitHour:
-		ms = 3_600_000
+		ms = "3600000"
 	case ast.TimeUnitDay:
-		ms = 86_400_000
+		ms = "86400000"
 	case ast.TimeUnitWeek:
-		ms = 7 * 86_400_000
+		ms = "604800000"
 	default:
 		return nil, parser.Errorf(sc.pos(n), "INTERVAL unit %s is not supported; use SECOND, MINUTE, HOUR, DAY or WEEK", unit.Unit)
 	}
-	delta := int64(math.Round(amount * ms))
+	delta, ok := intervalMs(strings.TrimSpace(text), amount, ms)
+	if !ok {
+		iv := "INTERVAL '" + text + "' " + unit.Unit.String()
+		return nil, parser.Errorf(sc.pos(n.Args[1]), "%s", parser.IntervalOverflow(iv))
+	}
 	if sub {
 		delta = -delta
 	}
@@ -78,6 +83,31 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 		return build(&Expr{Op: plan.OpAddInterval, Type: x.Type, Args: []*Expr{x}, Param: delta}), nil
 	}
 	return nil, parser.Errorf(sc.pos(n), "INTERVAL arithmetic needs a BIGINT (epoch ms) or TIMESTAMP, got %s", x.Type)
+}
+
+// intervalMs is the INTERVAL amount (as written, and as parsed) times ms
+// milliseconds (a decimal), rounded half away from zero, exactly (a float
+// rounds near 2^63); false when it does not fit in int64.
+func intervalMs(text string, amount float64, ms string) (int64, bool) {
+	r, ok := new(big.Rat).SetString(text)
+	if !ok {
+		r = new(big.Rat)
+		if r.SetFloat64(amount) == nil { // Inf or NaN
+			return 0, false
+		}
+	}
+	m, _ := new(big.Rat).SetString(ms)
+	r.Mul(r, m)
+	neg := r.Sign() < 0
+	r.Abs(r)
+	q, rem := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	if rem.Lsh(rem, 1).Cmp(r.Denom()) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if neg {
+		q.Neg(q)
+	}
+	return q.Int64(), q.IsInt64() && q.Int64() != math.MinInt64 // negated when subtracted
 }
 
 // currentWatermark is CURRENT_WATERMARK(col) on the event-time column of a

@@ -132,8 +132,9 @@ func ruleDeadLetters(sp *selectPlan) error {
 }
 
 // ruleSinkJob checks that no sink stream of j (an output's or a dead-letter
-// stream) is also a stream the job reads (SPEC 2.5) and gathers the job's
-// dead-letter streams into j.DeadLetters.
+// stream) is also a stream the job reads (SPEC 2.5), nor the file of another
+// of its streams (CheckFiles), and gathers the job's dead-letter streams into
+// j.DeadLetters.
 func ruleSinkJob(j *Job) error {
 	read := j.Streams()
 	isRead := func(st *catalog.Stream) bool {
@@ -162,5 +163,5 @@ func ruleSinkJob(j *Job) error {
 			j.DeadLetters[src] = dlq
 		}
 	}
-	return nil
+	return CheckFiles(JobFiles(j))
 }

@@ -1,10 +1,16 @@
 package tests
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"streamql/cmd/streamql/cli"
 )
 
 // TestFormatsGolden renders one job with a side output, a malformed row, NULLs,
@@ -50,4 +56,79 @@ SELECT name, ts, t, t * 2 AS twice FROM s;
 	if !strings.Contains(sql, "SIDE") {
 		t.Fatal("the job must have a side output")
 	}
+}
+
+// TestTerminalFormatsEscapeInvalidUTF8 (issue 30 item 19, SPEC 4): in table,
+// plain and markdown, and in the errors> lines on stderr in every format,
+// each byte that is not valid UTF-8 (each of 0x80–0xff alone, an 8-bit CSI
+// 0x9b among them, and cut multi-byte runes) is shown as \xNN: what reaches
+// the terminal is valid UTF-8 without a C1 control or ESC, in malformed rows'
+// raw text (a VARCHAR that is not UTF-8 makes its row malformed) and in
+// column names. csv keeps a column name's bytes as data.
+func TestTerminalFormatsEscapeInvalidUTF8(t *testing.T) {
+	var in strings.Builder
+	for b := 0x80; b <= 0xff; b++ {
+		c := string([]byte{byte(b)}) // the lone byte, not the rune U+00NN
+		fmt.Fprintf(&in, "a%sz,%d\n", c, b)
+		fmt.Fprintf(&in, "b%s\x1b[31m,bad%s\n", c, c)
+	}
+	in.WriteString("\xe4\xb8,1\n\xf0\x9f\x98,x\nok,1\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sql := "CREATE STREAM s (`c\x9b` VARCHAR, n BIGINT) WITH ('connector'='file', 'path'='s.csv');\nSELECT * FROM s;\n"
+	if err := os.WriteFile(filepath.Join(dir, "q.sql"), []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "plain", "markdown", "csv"} {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"--format", format, "-f", filepath.Join(dir, "q.sql")}, strings.NewReader(""), &out, &errb)
+		if code != 0 {
+			t.Fatalf("%s: exit %d %q", format, code, errb.String())
+		}
+		shown := map[string]string{"stdout": out.String(), "stderr": errb.String()}
+		if format == "csv" {
+			if !strings.HasPrefix(out.String(), "c\x9b,n\n") {
+				t.Errorf("csv: the column name's byte 0x9b is not kept as data: %q", short(out.String()))
+			}
+			delete(shown, "stdout")
+		}
+		for name, text := range shown {
+			if !utf8.ValidString(text) {
+				i := 0
+				for i < len(text) {
+					r, n := utf8.DecodeRuneInString(text[i:])
+					if r == utf8.RuneError && n == 1 {
+						break
+					}
+					i += n
+				}
+				t.Errorf("%s %s: a byte that is not UTF-8 reaches the terminal at %d: %q", format, name, i, text[max(0, i-20):min(len(text), i+20)])
+				continue
+			}
+			for _, r := range text {
+				if r >= 0x80 && r <= 0x9f || r == 0x1b {
+					t.Errorf("%s %s: control U+%04X reaches the terminal", format, name, r)
+					break
+				}
+			}
+		}
+		all := out.String() + errb.String()
+		for _, want := range []string{`a\x9bz`, `b\x9b\x1b[31m`, `bad\xff`, `\xe4\xb8`, `\xf0\x9f\x98`, `c\x9b`} {
+			if want == `c\x9b` && (format == "plain" || format == "csv") {
+				continue // no header, or kept as data
+			}
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: want %s shown; got %q", format, want, short(all))
+			}
+		}
+	}
+}
+
+func short(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "..."
+	}
+	return s
 }

@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"streamql/executor/textenc"
 )
@@ -35,8 +37,27 @@ func errorLines(errs string) []string {
 	return out
 }
 
+// invalidShown is s as the errors> lines on stderr show it (SPEC 4): each
+// byte that is not valid UTF-8 as \xNN.
+func invalidShown(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 func checkRun(t *testing.T, files map[string]string, sql, wantOut string, wantErrors []string) {
 	t.Helper()
+	for k := range wantErrors {
+		wantErrors[k] = invalidShown(wantErrors[k])
+	}
 	out, errs, code := runSQL(t, files, sql, "--format", "csv")
 	if code != 0 || out != wantOut {
 		t.Errorf("exit %d\ngot\n%s\nwant\n%s\nstderr:\n%s", code, out, wantOut, errs)
@@ -105,10 +126,12 @@ SELECT * FROM g;`
 		t.Errorf("exit %d\ngot\n%s\nwant\n%s\nstderr:\n%s", code, out, want, errs)
 	}
 	// The errors rows on stderr; the second one's raw text spans three lines,
-	// its line feeds shown as \x0a on stderr (SPEC 4).
+	// its line feeds and the bytes that are not UTF-8 shown as \xNN on stderr
+	// (SPEC 4).
 	wantErrs := "errors> g,g.csv:3,\"x\x81 y,3,4\",invalid gbk input at byte 2: 81\n" +
 		"errors> g,g.csv:4,\"\"\"" + encodeIn(t, "gbk", "多") + "\\x0a\xff\\x0a" + encodeIn(t, "gbk", "行") + "\"\",5,6\",line 5: invalid gbk input at byte 1: ff\n" +
 		"errors> g,g.csv:7,\"设备2,abc,1\",\"column ts: \"\"abc\"\" is not a valid BIGINT\"\n"
+	wantErrs = invalidShown(wantErrs)
 	if !strings.Contains(errs, wantErrs) {
 		t.Errorf("stderr\n%q\nwant it to hold\n%q", errs, wantErrs)
 	}
@@ -142,6 +165,9 @@ SELECT * FROM j;`
 		"c,c.tsv:4,温度\tx\t1,\"column ts: \"\"x\"\" is not a valid BIGINT\"",
 		// control characters show as \xNN on stderr (SPEC 4)
 		"j,j.json:2,\"{\\x00\\x00\xd8}\\x00\\x0d\\x00\",invalid utf-16le input at byte 3: 00 d8",
+	}
+	for k := range wantErrs {
+		wantErrs[k] = invalidShown(wantErrs[k])
 	}
 	if got := errorLines(errs); strings.Join(got, "\n") != strings.Join(wantErrs, "\n") {
 		t.Errorf("errors side output\ngot\n%q\nwant\n%q", got, wantErrs)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,26 +25,7 @@ func TestKafkaAtLeastOnceBrokerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a broker of its own and restarts it: not with -short")
 	}
-	script, err := filepath.Abs(filepath.Join("..", "scripts", "kafka-broker"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	broker := func(cmd string) string {
-		t.Helper()
-		out, err := exec.Command(script, cmd, dir).Output()
-		if err != nil {
-			t.Fatalf("kafka-broker %s %s: %v", cmd, dir, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	env := broker("start")
-	t.Cleanup(func() { exec.Command(script, "stop", dir).Run() })
-	addr, ok := strings.CutPrefix(env, kafkatest.EnvBrokers+"=")
-	if !ok {
-		t.Fatalf("kafka-broker start printed %q", env)
-	}
-	t.Setenv(kafkatest.EnvBrokers, addr)
+	broker := ownBroker(t)
 	topic := kafkatest.CreateTopic(t, 2, nil)
 
 	const n = 3000

@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -258,5 +259,154 @@ func TestQueriesSinkFile(t *testing.T) {
 	}
 	if string(splitToFileGolden) != want {
 		t.Errorf("committed sink file:\n%s\nwant the rows above 70:\n%s", splitToFileGolden, want)
+	}
+}
+
+// TestFileSinkAppendAndLinks checks issue 30 items 11 and 12 as kinds: rows
+// appended to a file start on a line of their own whatever the file ends in
+// (csv or json, empty, with or without a final newline), and a sink never
+// writes through a symbolic link (to a file, or dangling) unless the stream
+// says 'sink.follow-symlinks' = 'true'.
+func TestFileSinkAppendAndLinks(t *testing.T) {
+	ddl := strings.Replace(sensorsDDL, "%s", "", 1)
+	files := map[string]string{"s.csv": sinkSensors}
+	q := "INSERT INTO hot SELECT deviceNo, temperature FROM sensors WHERE temperature > 78;\n"
+	sink := func(format, extra string) string {
+		return "CREATE STREAM hot (deviceNo VARCHAR, temperature DOUBLE) WITH ('connector'='file', 'path'='hot." + format + "', 'format'='" + format + "'" + extra + ");\n"
+	}
+	for _, tc := range []struct{ format, old, want string }{
+		{"csv", "a,1", "a,1\nd2,80.0\n"},
+		{"csv", "a,1\n", "a,1\nd2,80.0\n"},
+		{"csv", "h\r", "h\r\nd2,80.0\n"},
+		{"csv", "", "deviceNo,temperature\nd2,80.0\n"},
+		{"json", `{"a":1}`, `{"a":1}` + "\n" + `{"deviceNo":"d2","temperature":80.0}` + "\n"},
+		{"json", "x\n\n", "x\n\n" + `{"deviceNo":"d2","temperature":80.0}` + "\n"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "hot."+tc.format), []byte(tc.old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errs, code := runSQLIn(t, dir, files, ddl+sink(tc.format, ", 'sink.mode'='append'")+q); code != 0 {
+			t.Fatalf("%s append to %q: exit %d %s", tc.format, tc.old, code, errs)
+		}
+		if got := readFile(t, filepath.Join(dir, "hot."+tc.format)); got != tc.want {
+			t.Errorf("%s append to %q: %q, want %q", tc.format, tc.old, got, tc.want)
+		}
+	}
+	for _, mode := range []string{"", ", 'sink.mode'='append'"} {
+		for _, dangling := range []bool{false, true} {
+			dir := t.TempDir()
+			target := filepath.Join(dir, "target.csv")
+			if !dangling {
+				if err := os.WriteFile(target, []byte("keep\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(target, filepath.Join(dir, "hot.csv")); err != nil {
+				t.Fatal(err)
+			}
+			_, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", mode)+q)
+			if code == 0 || !strings.Contains(errs, "symbolic link") || !strings.Contains(errs, "sink.follow-symlinks") || !strings.Contains(errs, "hot") {
+				t.Errorf("mode %q dangling %v: exit %d %q; want a failure naming the link and 'sink.follow-symlinks'", mode, dangling, code, errs)
+			}
+			b, err := os.ReadFile(target)
+			if dangling && !os.IsNotExist(err) || !dangling && string(b) != "keep\n" {
+				t.Errorf("mode %q dangling %v: the link's target became %q (%v)", mode, dangling, b, err)
+			}
+			// the stream may ask to follow it
+			if _, errs, code := runSQLIn(t, dir, files, ddl+sink("csv", mode+", 'sink.follow-symlinks'='true'")+q); code != 0 {
+				t.Fatalf("mode %q dangling %v, following: exit %d %s", mode, dangling, code, errs)
+			}
+			want := "deviceNo,temperature\nd2,80.0\n"
+			if mode != "" && !dangling {
+				want = "keep\nd2,80.0\n"
+			}
+			if got := readFile(t, target); got != want {
+				t.Errorf("mode %q dangling %v, following: target %q, want %q", mode, dangling, got, want)
+			}
+		}
+	}
+}
+
+// TestOneFileOneWriter (issue 30 item 10): a job never writes a file it
+// reads or writes elsewhere, whatever the spelling (another path to it, a
+// symbolic or hard link, a file yet to be created): a sink (truncating or
+// appending), a dead-letter stream or a --side-dir file over a source, a
+// join's build side, or another sink is a planning error (exit 2) that
+// names both, and nothing is read or written. Reading a file twice, one
+// sink stream written by two branches and two sinks on /dev/null are fine.
+func TestOneFileOneWriter(t *testing.T) {
+	const input = "d1,1,75\nd2,2,80\n"
+	src := "CREATE STREAM s (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='s.csv'%s);\n"
+	sink := func(name, path, extra string) string {
+		return "CREATE STREAM " + name + " (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='" + path + "'" + extra + ");\n"
+	}
+	dlq := "CREATE STREAM dlq (stream VARCHAR, position VARCHAR, raw VARCHAR, error VARCHAR) WITH ('connector'='file', 'path'='%s');\n"
+	cases := []struct {
+		name, sql string
+		sideDir   bool
+		names     []string // in the message; nil: the job runs
+	}{
+		{"append onto the input", fmt.Sprintf(src, "") + sink("o", "s.csv", ", 'sink.mode'='append'") + "INSERT INTO o SELECT * FROM s;", false, []string{"sink stream o", "stream s"}},
+		{"truncate the input by another path", fmt.Sprintf(src, "") + sink("o", "sub/../s.csv", "") + "INSERT INTO o SELECT * FROM s;", false, []string{"sink stream o", "stream s"}},
+		{"through a symbolic link", fmt.Sprintf(src, "") + sink("o", "link.csv", ", 'sink.follow-symlinks'='true'") + "INSERT INTO o SELECT * FROM s;", false, []string{"sink stream o", "stream s"}},
+		{"through a hard link", fmt.Sprintf(src, "") + sink("o", "hard.csv", "") + "INSERT INTO o SELECT * FROM s;", false, []string{"sink stream o", "stream s"}},
+		{"two sinks on one new file", fmt.Sprintf(src, "") + sink("o", "new.csv", "") + sink("p", "./new.csv", "") + "SELECT * INTO STREAM p FROM s WHERE ts > 1;\nINSERT INTO o SELECT * FROM s;", false, []string{"sink stream o", "sink stream p"}},
+		{"a dead-letter stream over the input", fmt.Sprintf(dlq, "s.csv") + fmt.Sprintf(src, ", 'errors.stream'='dlq'") + "SELECT * FROM s;", false, []string{"dead-letter stream dlq", "stream s"}},
+		{"a sink over a join's build side", fmt.Sprintf(src, "") + "CREATE STREAM b (deviceNo VARCHAR) WITH ('connector'='file', 'path'='b.csv');\n" + sink("o", "b.csv", "") + "INSERT INTO o SELECT s.deviceNo, s.ts, s.temperature FROM s SEMI JOIN b ON s.deviceNo = b.deviceNo;", false, []string{"sink stream o", "stream b"}},
+		{"a side file over the input", "CREATE STREAM s (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='side/hot.csv');\nSELECT deviceNo INTO SIDE 'hot' FROM s WHERE temperature > 78;\nSELECT * FROM s;", true, []string{"side output 'hot'", "stream s"}},
+		{"the errors side file over the input", "CREATE STREAM s (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='side/errors.csv');\nSELECT * FROM s;", true, []string{"side output 'errors'", "stream s"}},
+		{"a side file over a sink", fmt.Sprintf(src, "") + sink("o", "side/hot.csv", "") + "SELECT * INTO SIDE 'hot' FROM s WHERE ts > 1;\nINSERT INTO o SELECT * FROM s;", true, []string{"side output 'hot'", "sink stream o"}},
+		{"reading a file twice", fmt.Sprintf(src, "") + "CREATE STREAM b (deviceNo VARCHAR) WITH ('connector'='file', 'path'='./s.csv');\nSELECT s.deviceNo FROM s SEMI JOIN b ON s.deviceNo = b.deviceNo;", false, nil},
+		{"one sink stream from two branches", fmt.Sprintf(src, "") + sink("o", "out.csv", "") + "SELECT * INTO STREAM o FROM s WHERE ts > 1;\nINSERT INTO o SELECT * FROM s;", false, nil},
+		{"two sinks on /dev/null", fmt.Sprintf(src, "") + sink("o", "/dev/null", "") + sink("p", "/dev/null", "") + "SELECT * INTO STREAM p FROM s WHERE ts > 1;\nINSERT INTO o SELECT * FROM s;", false, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range []string{"sub", "side"} {
+				if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, f := range []string{"s.csv", "b.csv", "side/hot.csv", "side/errors.csv"} {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(input), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink("s.csv", filepath.Join(dir, "link.csv")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(filepath.Join(dir, "s.csv"), filepath.Join(dir, "hard.csv")); err != nil {
+				t.Fatal(err)
+			}
+			var flags []string
+			if c.sideDir {
+				flags = []string{"--side-dir", filepath.Join(dir, "side"), "--format", "csv"}
+			}
+			out, errs, code := runSQLIn(t, dir, nil, c.sql, flags...)
+			if c.names == nil {
+				if code != 0 {
+					t.Fatalf("exit %d %s", code, errs)
+				}
+				return
+			}
+			if code != 2 {
+				t.Fatalf("exit %d, want 2 (planning); stdout %q stderr %q", code, out, errs)
+			}
+			for _, n := range c.names {
+				if !strings.Contains(errs, n) {
+					t.Errorf("the error does not name %s: %s", n, errs)
+				}
+			}
+			for _, f := range []string{"s.csv", "b.csv", "side/hot.csv", "side/errors.csv"} {
+				if got := readFile(t, filepath.Join(dir, f)); got != input {
+					t.Errorf("%s changed to %q", f, got)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "new.csv")); err == nil {
+				t.Errorf("new.csv was created")
+			}
+		})
 	}
 }

@@ -101,3 +101,86 @@ func TestOwnCasesThroughTestCommand(t *testing.T) {
 		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
 	}
 }
+
+// TestTestUpdateNeverThroughLinks (issue 30 item 13): `streamql test
+// [--update]` never reads or writes through a symbolic link out of the case
+// folder, in expected/ or as expected/ itself, to a file or dangling: the
+// outside files keep their bytes, none is created, their text is not
+// printed, and the case fails naming the link. --update writes a new file
+// and renames it into place.
+func TestTestUpdateNeverThroughLinks(t *testing.T) {
+	const secret = "SECRET-OUTSIDE\n"
+	for _, layout := range []string{"file link", "dangling link", "folder link"} {
+		for _, update := range []bool{false, true} {
+			root := t.TempDir()
+			outside := filepath.Join(root, "outside")
+			c := filepath.Join(root, "cases", "one")
+			for _, d := range []string{outside, c} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(outside, "main.csv"), []byte(secret), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(c, "query.sql"), []byte("CREATE STREAM s (n BIGINT) WITH ('connector'='file', 'path'='s.csv');\nSELECT n FROM s;\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(c, "s.csv"), []byte("1\n2\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			exp := filepath.Join(c, "expected")
+			var err error
+			switch layout {
+			case "file link":
+				if err = os.Mkdir(exp, 0o755); err == nil {
+					err = os.Symlink(filepath.Join(outside, "main.csv"), filepath.Join(exp, "main.csv"))
+				}
+			case "dangling link":
+				if err = os.Mkdir(exp, 0o755); err == nil {
+					err = os.WriteFile(filepath.Join(exp, "main.csv"), []byte("n\n9\n"), 0o644)
+				}
+				if err == nil {
+					err = os.Symlink("../../../outside/new.csv", filepath.Join(exp, "x.csv"))
+				}
+			case "folder link":
+				err = os.Symlink(outside, exp)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"test", c}
+			if update {
+				args = append(args, "--update")
+			}
+			var out, errb bytes.Buffer
+			code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+			what := layout + map[bool]string{true: " --update", false: ""}[update]
+			if code != 1 || !strings.Contains(out.String(), "symbolic link out of the case folder") {
+				t.Errorf("%s: exit %d, stdout %q; want 1 and the link named", what, code, out.String())
+			}
+			if strings.Contains(out.String()+errb.String(), "SECRET") {
+				t.Errorf("%s: the outside file's text was printed: %q", what, out.String())
+			}
+			if b, _ := os.ReadFile(filepath.Join(outside, "main.csv")); string(b) != secret {
+				t.Errorf("%s: the outside file became %q", what, b)
+			}
+			if _, err := os.Stat(filepath.Join(outside, "new.csv")); err == nil {
+				t.Errorf("%s: a file was created outside through the dangling link", what)
+			}
+		}
+	}
+	// a plain case is updated by renaming a new file into place
+	c := t.TempDir()
+	os.WriteFile(filepath.Join(c, "query.sql"), []byte("CREATE STREAM s (n BIGINT) WITH ('connector'='file', 'path'='s.csv');\nSELECT n FROM s;\n"), 0o644)
+	os.WriteFile(filepath.Join(c, "s.csv"), []byte("1\n"), 0o644)
+	os.Mkdir(filepath.Join(c, "expected"), 0o755)
+	os.WriteFile(filepath.Join(c, "expected", "main.csv"), []byte("n\n2\n"), 0o644)
+	old, _ := os.Stat(filepath.Join(c, "expected", "main.csv"))
+	var out, errb bytes.Buffer
+	cli.Run(context.Background(), []string{"test", c, "--update"}, strings.NewReader(""), &out, &errb)
+	now, _ := os.Stat(filepath.Join(c, "expected", "main.csv"))
+	if b, _ := os.ReadFile(filepath.Join(c, "expected", "main.csv")); string(b) != "n\n1\n" || os.SameFile(old, now) {
+		t.Errorf("--update: expected/main.csv %q (same file: %v), want n,1 in a new file renamed into place; %s", b, os.SameFile(old, now), out.String())
+	}
+}

@@ -63,3 +63,121 @@ func TestWindowMistakes(t *testing.T) {
 		})
 	}
 }
+
+// TestIntervalOverflow (issue 30 item 15): an INTERVAL whose milliseconds do
+// not fit in int64, in any unit, sign and place (a window function's
+// argument, arithmetic in a query or a WATERMARK), is a planning error that
+// says it overflows and gives the largest interval; the largest whole number
+// of each unit that fits is accepted.
+func TestIntervalOverflow(t *testing.T) {
+	const maxMs = int64(^uint64(0) >> 1)
+	units := map[string]int64{"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 7 * 86_400_000}
+	places := map[string]string{
+		"tumble size": "SELECT * FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '%s' %s));",
+		"hop slide":   "SELECT * FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '%s' %s, INTERVAL '1' SECOND));",
+		"expression":  "SELECT ts - INTERVAL '%s' %s FROM s;",
+		"timestamp":   "SELECT at + INTERVAL '%s' %s FROM s;",
+		"watermark":   "",
+	}
+	for place, q := range places {
+		for unit, ms := range units {
+			if place != "expression" && place != "watermark" && unit != "DAY" && unit != "SECOND" {
+				continue
+			}
+			for _, amount := range []string{fmt.Sprint(maxMs/ms + 1), "-" + fmt.Sprint(maxMs/ms+1), "9223372036854775807", "1e30"} {
+				if strings.HasPrefix(place, "tumble") || strings.HasPrefix(place, "hop") {
+					if amount[0] == '-' || amount == "1e30" {
+						continue // not a size, or not a window argument's number
+					}
+				}
+				src := "CREATE STREAM s (ts BIGINT, at TIMESTAMP) WITH ('connector'='file', 'path'='/dev/null');\n" + fmt.Sprintf(q, amount, unit)
+				if place == "watermark" {
+					src = fmt.Sprintf("CREATE STREAM s (ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%s' %s) WITH ('connector'='file', 'path'='/dev/null');\nSELECT * FROM s;", amount, unit)
+				}
+				var out, errb bytes.Buffer
+				code := cli.Run(context.Background(), []string{"-e", src}, strings.NewReader(""), &out, &errb)
+				if code != 2 || !strings.Contains(errb.String(), "overflows") || !strings.Contains(errb.String(), "INTERVAL '106751991167' DAY") {
+					t.Errorf("%s, INTERVAL '%s' %s: exit %d %q; want 2 and an overflow naming the largest interval", place, amount, unit, code, errb.String())
+				}
+			}
+			if place == "hop slide" {
+				continue // the slide must divide the size
+			}
+			ok := fmt.Sprint(maxMs / ms)
+			src := "CREATE STREAM s (ts BIGINT, at TIMESTAMP) WITH ('connector'='file', 'path'='/dev/null');\n" + fmt.Sprintf(q, ok, unit)
+			if place == "watermark" {
+				src = fmt.Sprintf("CREATE STREAM s (ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%s' %s) WITH ('connector'='file', 'path'='/dev/null');\nSELECT * FROM s;", ok, unit)
+			}
+			var out, errb bytes.Buffer
+			if code := cli.Run(context.Background(), []string{"-e", src}, strings.NewReader(""), &out, &errb); code != 0 {
+				t.Errorf("%s, INTERVAL '%s' %s (the largest that fits): exit %d %q", place, ok, unit, code, errb.String())
+			}
+		}
+	}
+}
+
+// TestWindowBoundsNeverWrap (issue 30 item 14): for every window function,
+// with and without an offset, aggregated or not, rows at and near both ends
+// of int64 whose windows cannot be represented are malformed (the errors
+// output names the column and the value), and every row that comes out has
+// window_start <= ts < window_end: no result holds a wrapped time, and no row
+// is sent to late by a wrapped window.
+func TestWindowBoundsNeverWrap(t *testing.T) {
+	const maxT, minT = "9223372036854775807", "-9223372036854775808"
+	data := "a,1\nb," + maxT + "\nc," + minT + "\nd,9223372036854000000\ne,-9223372036854000001\nf,9223372036850000000\n"
+	dir := t.TempDir()
+	ddl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='s.csv');\n"
+	tvfs := []string{
+		"TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' HOUR)",
+		"TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' HOUR, INTERVAL '30' MINUTE)",
+		"HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '30' MINUTE, INTERVAL '2' HOUR)",
+		"HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '30' MINUTE, INTERVAL '2' HOUR, INTERVAL '7' MINUTE)",
+		"CUMULATE(TABLE s, DESCRIPTOR(ts), INTERVAL '30' MINUTE, INTERVAL '2' HOUR)",
+		"CUMULATE(TABLE s, DESCRIPTOR(ts), INTERVAL '30' MINUTE, INTERVAL '2' HOUR, INTERVAL '1' MINUTE)",
+	}
+	var queries []string
+	for _, f := range tvfs {
+		queries = append(queries,
+			"SELECT k, ts, window_start, window_end FROM TABLE("+f+");",
+			"SELECT k, MIN(ts), MAX(ts), window_start, window_end FROM TABLE("+f+") GROUP BY k, window_start, window_end;")
+	}
+	queries = append(queries, "SELECT k, MIN(ts), MAX(ts), window_start, window_end FROM TABLE(SESSION(TABLE s PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY k, window_start, window_end;")
+	for _, q := range queries {
+		out, errs, code := runSQLIn(t, dir, map[string]string{"s.csv": data}, ddl+q, "--format", "csv")
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s", q, code, errs)
+		}
+		if strings.Contains(errs, "late") {
+			t.Errorf("%s: a row went to late: %s", q, errs)
+		}
+		seen := map[string]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			f := strings.Split(line, ",")
+			var lo, hi, ws, we int64
+			fmt.Sscan(f[1], &lo)
+			fmt.Sscan(f[len(f)-3], &hi)
+			fmt.Sscan(f[len(f)-2], &ws)
+			fmt.Sscan(f[len(f)-1], &we)
+			if !(ws <= lo && hi < we) {
+				t.Errorf("%s: row %q has ts outside its window (wrapped)", q, line)
+			}
+			seen[f[0]] = true
+		}
+		if !seen["a"] {
+			t.Errorf("%s: row a missing: %s", q, out)
+		}
+		for _, k := range []string{"e", "f"} { // near the ends: out, or malformed
+			if !seen[k] && !strings.Contains(errs, "\""+k+",") {
+				t.Errorf("%s: row %s neither out nor malformed: %s %s", q, k, out, errs)
+			}
+		}
+		for _, k := range []string{"b", "d"} { // windows past the end of int64
+			if seen[k] || !strings.Contains(errs, "\""+k+","+map[string]string{"b": maxT, "d": "9223372036854000000"}[k]+"\",column ts: ") {
+				t.Errorf("%s: row %s should be malformed, naming column ts and its value; stderr %q", q, k, errs)
+			}
+		}
+		if !strings.Contains(q, "SESSION") && (seen["c"] || !strings.Contains(errs, "column ts: "+minT+" ")) {
+			t.Errorf("%s: row c should be malformed; stderr %q", q, errs)
+		}
+	}
+}

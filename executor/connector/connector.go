@@ -198,6 +198,12 @@ var ErrWaiting = errors.New("source waiting for input")
 // BadRow is a malformed input row (records.BadRow, shared by all decoders).
 type BadRow = records.BadRow
 
+// Outager is a Source that can lose its server for a while and ride it out
+// (Kafka, issue 30): Outage says so for the live status, "" when all is well.
+type Outager interface {
+	Outage() string
+}
+
 // Source produces batches of a stream's rows.
 type Source interface {
 	// Next resets b and fills it with the next rows (b.N >= 0), appending malformed

@@ -27,6 +27,7 @@ func init() {
 			catalog.OptionSpec{Name: "path", Kind: catalog.OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
 			catalog.OptionSpec{Name: "follow", Kind: catalog.OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
 			catalog.OptionSpec{Name: "sink.mode", Kind: catalog.OptEnum, Values: []string{"truncate", "append"}, Default: "truncate", Doc: "as a sink (SPEC 2.5): truncate replaces the file when a job starts, append adds rows at its end (no second csv header)"},
+			catalog.OptionSpec{Name: "sink.follow-symlinks", Kind: catalog.OptBool, Default: "false", Doc: "as a sink: true writes through a 'path' that is a symbolic link (by default a sink refuses one, as --side-dir does, SPEC 4)"},
 		),
 		Bounded:   func(o map[string]string) bool { return o["follow"] != "true" },
 		KnownSize: true,

@@ -2,9 +2,11 @@ package connector
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"streamql/catalog"
 	"streamql/executor/format"
@@ -26,8 +28,11 @@ type fileSink struct {
 // OpenFileSink opens the file at st's 'path' (relative to the declaring
 // script's directory, st.BaseDir) for writing rows (SPEC 2.5): with
 // 'sink.mode' = 'truncate' (the default) the file is replaced, with 'append'
-// rows are added at its end. A csv sink writes its header line first unless
-// the file already holds something. Errors name the stream and the path.
+// rows are added at its end, on a line of their own (a file that does not end
+// in a newline gets one first). A csv sink writes its header line first unless
+// the file already holds something. The path is never written through a
+// symbolic link (the --side-dir rule, SPEC 4) unless the stream says
+// 'sink.follow-symlinks' = 'true'. Errors name the stream and the path.
 func OpenFileSink(st *catalog.Stream) (SinkWriter, error) {
 	path := st.Options["path"]
 	full := path
@@ -38,8 +43,15 @@ func OpenFileSink(st *catalog.Stream) (SinkWriter, error) {
 	if st.Options["sink.mode"] == "append" {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	f, err := os.OpenFile(full, flag, 0o644)
+	nofollow := syscall.O_NOFOLLOW
+	if st.Options["sink.follow-symlinks"] == "true" {
+		nofollow = 0
+	}
+	f, err := os.OpenFile(full, flag|nofollow, 0o644)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
+			return nil, fmt.Errorf("sink stream %s: 'path' = '%s' is a symbolic link, and a sink never writes through one: give the path of the file itself, or add 'sink.follow-symlinks' = 'true' to the stream's WITH", st.Name, path)
+		}
 		return nil, fmt.Errorf("sink stream %s: cannot open 'path' = '%s' for writing: %w; check that its directory exists and is writable", st.Name, path, err)
 	}
 	fi, err := f.Stat()
@@ -51,6 +63,12 @@ func OpenFileSink(st *catalog.Stream) (SinkWriter, error) {
 	if d := st.Options["csv.delimiter"]; len(d) == 1 {
 		s.delim = d[0]
 	}
+	if err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && flag&os.O_APPEND != 0 {
+		if err := startLine(full, nofollow, fi.Size(), s.w); err != nil {
+			f.Close()
+			return nil, s.fail(err)
+		}
+	}
 	if !s.json && (err != nil || fi.Size() == 0) {
 		s.buf = append(format.AppendCSVHeader(s.buf[:0], st.Columns, s.delim), '\n')
 		if _, err := s.w.Write(s.buf); err != nil {
@@ -59,6 +77,25 @@ func OpenFileSink(st *catalog.Stream) (SinkWriter, error) {
 		}
 	}
 	return s, nil
+}
+
+// startLine writes a newline to w when the file at full, of size bytes (> 0),
+// does not end in one, so that appended rows start on a line of their own.
+// nofollow is O_NOFOLLOW or 0, as the sink opened it.
+func startLine(full string, nofollow int, size int64, w *bufio.Writer) error {
+	r, err := os.OpenFile(full, os.O_RDONLY|nofollow, 0)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var last [1]byte
+	if _, err := r.ReadAt(last[:], size-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		return w.WriteByte('\n')
+	}
+	return nil
 }
 
 func (s *fileSink) fail(err error) error {

@@ -600,6 +600,12 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	var refused error
 	for _, g := range pending {
 		if err := g.src.commitOffsets(ctx, g.offs); err != nil {
+			if kafkaTransient(err) {
+				// the brokers are away: the offsets stay uncommitted and
+				// the next checkpoint commits them (kafkaSource.outage
+				// bounds how long); the job has not failed
+				return err
+			}
 			if !rebalanced(err) {
 				return fail(err)
 			}

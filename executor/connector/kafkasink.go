@@ -124,6 +124,9 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	}
 	if err != nil {
 		s.closeClient()
+		if cerr := ctx.Err(); cerr != nil { // stopped while waiting: that is the reason
+			return nil, fmt.Errorf("sink stream %s: %w", st.Name, cerr)
+		}
 		if octx.Err() != nil {
 			err = fmt.Errorf("no answer from the brokers within 30 s: check 'properties.bootstrap.servers' and that the broker runs (scripts/kafka-broker status DIR)")
 		}

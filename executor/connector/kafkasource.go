@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -94,6 +97,10 @@ type kafkaSource struct {
 	seen     map[int32]bool  // group: partitions assigned once already in this job
 	gotParts bool            // group: a first assignment happened
 	cbErr    error           // group: an error of the offsets callback
+	// an outage of the brokers (outage): its start, its last error and when
+	// it came; zero while they answer
+	downSince, downLast time.Time
+	downErr             error
 	// group: the job's state when it holds rows (SetReplay; nil: a stateless
 	// job, which commits U_p), the assignment changes it has not been told of
 	// yet (applyEvents), and per partition the mark last committed or read
@@ -165,12 +172,20 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 	s.adm = kadm.NewClient(admCl)
 	fail := func(err error) (Source, error) {
 		s.adm.Close()
+		if cerr := ctx.Err(); cerr != nil {
+			// the job was stopped (Ctrl-C, a signal) while the brokers had
+			// not answered: that is the reason, not their silence
+			return nil, fmt.Errorf("stream %s: %w", s.st.Name, cerr)
+		}
 		return nil, err
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	ends, err := s.listEnds(octx)
 	if err != nil {
+		return fail(err)
+	}
+	if err := s.checkSpecificPartitions(ends); err != nil {
 		return fail(err)
 	}
 	if s.bounded {
@@ -250,6 +265,27 @@ func (s *kafkaSource) listEnds(ctx context.Context) (map[int32]int64, error) {
 	return out, nil
 }
 
+// checkSpecificPartitions returns an error when 'scan.startup.specific-offsets'
+// (with 'scan.startup.mode' = 'specific-offsets') names a partition the
+// topic does not have (ends holds every partition), instead of ignoring it.
+func (s *kafkaSource) checkSpecificPartitions(ends map[int32]int64) error {
+	if s.st.Options["scan.startup.mode"] != "specific-offsets" {
+		return nil
+	}
+	spec, _ := parseSpecificOffsets(s.st.Options["scan.startup.specific-offsets"])
+	var missing []int
+	for p := range spec {
+		if _, ok := ends[p]; !ok {
+			missing = append(missing, int(p))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Ints(missing)
+	return fmt.Errorf("stream %s: 'scan.startup.specific-offsets' names partition %d, but topic '%s' has %d partition(s), 0 to %d: give offsets of its partitions only", s.st.Name, missing[0], s.topic, len(ends), len(ends)-1)
+}
+
 // stopOffsets returns, per partition, the first offset a bounded read does not
 // read ('scan.bounded.mode'): the end offsets when the job starts, or the
 // first offset at or after 'scan.bounded.timestamp-millis'.
@@ -284,9 +320,12 @@ func (s *kafkaSource) afterMilli(ctx context.Context, ms int64, ends map[int32]i
 // startOffsets resolves where each of parts starts ('scan.startup.mode',
 // SPEC 1): earliest, latest, by timestamp, specific offsets (other partitions
 // at their earliest), or the group's committed offsets (partitions without one
-// by 'properties.auto.offset.reset', default earliest). A partition assigned
-// again within one job (again = true) continues from the group's committed
-// offsets, the mode deciding only where none is committed. The marks are
+// by 'properties.auto.offset.reset', default earliest). With a group id, a
+// partition that has a committed offset always continues from it, whatever
+// the mode (as Kafka's auto.offset.reset: the mode decides only where none is
+// committed), so a restarted job does not read again what it wrote (issue
+// 30: an exactly-once job restarted with 'earliest-offset' wrote rows twice);
+// again (a partition assigned again within one job) changes nothing more. The marks are
 // the replay marks read with the committed offsets (commit metadata,
 // ParseReplayMark), for the partitions that have one.
 func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again bool) (map[int32]int64, map[int32]ReplayMark, error) {
@@ -320,7 +359,7 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 	}
 	var committed map[int32]int64
 	marks := map[int32]ReplayMark{}
-	if s.group != "" && (mode == "group-offsets" || again) {
+	if s.group != "" { // (again or not: a committed offset always wins, issue 30)
 		or, err := s.stableOffsets(ctx)
 		if err != nil {
 			return nil, nil, fmt.Errorf("stream %s: committed offsets of group '%s': %v", s.st.Name, s.group, err)
@@ -605,6 +644,67 @@ func (s *kafkaSource) allDone() bool {
 	return true
 }
 
+// kafkaOutageQuiet is how long after the last connection error the brokers
+// count as back (polls that bring nothing do not say they answer).
+var kafkaOutageQuiet = 5 * time.Second
+
+// kafkaTransient reports whether err is one that a broker's restart or a
+// network break gives (a refused or broken connection, a group session that
+// cannot be joined, a retriable Kafka error): franz-go retries, and the job
+// rides it out (issue 30).
+func kafkaTransient(err error) bool {
+	var ge *kgo.ErrGroupSession
+	var ne net.Error
+	return errors.As(err, &ge) || errors.As(err, &ne) || kerr.IsRetriable(err) || kgo.IsRetryableBrokerErr(err) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "unable to dial") // (wrapped as text on some paths)
+}
+
+// outageLimit is how long the brokers may not answer before the job fails:
+// twice 'properties.request.timeout.ms' (Kafka's default 30 s: 60 s).
+func (s *kafkaSource) outageLimit() time.Duration {
+	ms, err := strconv.ParseInt(strings.TrimSpace(s.st.Options["properties.request.timeout.ms"]), 10, 64)
+	if err != nil || ms <= 0 {
+		ms = 30_000
+	}
+	return 2 * time.Duration(ms) * time.Millisecond
+}
+
+// outage notes the connection error err of a poll or commit (nil: none): the
+// outage starts at the first, shows on the live status (Outage) and ends
+// kafkaOutageQuiet after the last; past outageLimit the job fails with an
+// error naming the stream, the topic and the brokers.
+func (s *kafkaSource) outage(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if err == nil {
+		if !s.downSince.IsZero() && now.Sub(s.downLast) > kafkaOutageQuiet {
+			s.downSince, s.downErr = time.Time{}, nil
+		}
+		return nil
+	}
+	if s.downSince.IsZero() {
+		s.downSince = now
+	}
+	s.downLast, s.downErr = now, err
+	if lim := s.outageLimit(); now.Sub(s.downSince) > lim {
+		return fmt.Errorf("stream %s: topic '%s': the Kafka brokers '%s' have not answered for %v (twice 'properties.request.timeout.ms'): %v%s", s.st.Name, s.topic, s.st.Options["properties.bootstrap.servers"], lim, err, refusedHint(err))
+	}
+	return nil
+}
+
+// Outage implements connector.Outager: "" while the brokers answer, else
+// how long they have not and the last error, for the live status.
+func (s *kafkaSource) Outage() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.downSince.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("topic '%s': brokers not answering for %ds, retrying (%v)", s.topic, int(time.Since(s.downSince).Seconds()), s.downErr)
+}
+
 // poll waits up to kafkaPoll for records into s.recs.
 func (s *kafkaSource) poll() error {
 	ctx, cancel := context.WithTimeout(s.ctx, kafkaPoll)
@@ -616,14 +716,36 @@ func (s *kafkaSource) poll() error {
 	}
 	fs := s.cl.PollFetches(ctx)
 	s.recs, s.ri = s.recs[:0], 0
-	var ferr error
+	var ferr, down error
 	fs.EachError(func(t string, p int32, err error) {
-		if ferr == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-			ferr = fmt.Errorf("stream %s: reading topic '%s' partition %d: %v", s.st.Name, t, p, err)
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return
+		}
+		if kafkaTransient(err) {
+			down = err
+			return
+		}
+		if ferr == nil {
+			if t == "" { // (a group's error comes without a topic)
+				ferr = fmt.Errorf("stream %s: reading topic '%s': %v", s.st.Name, s.topic, err)
+			} else {
+				ferr = fmt.Errorf("stream %s: reading topic '%s' partition %d: %v", s.st.Name, t, p, err)
+			}
 		}
 	})
 	if err := s.ctx.Err(); err != nil {
 		return err
+	}
+	if ferr == nil {
+		if err := s.outage(down); err != nil {
+			return err
+		}
+		if down != nil {
+			select { // (franz-go retries with its backoff; no busy loop here)
+			case <-s.ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
 	}
 	s.mu.Lock()
 	cbErr := s.cbErr
@@ -679,6 +801,11 @@ func (s *kafkaSource) UnreadAfter(rows, _ int) {
 func (s *kafkaSource) commit(ctx context.Context) error {
 	s.lastCommit = time.Now()
 	if err := s.job.checkpoint(ctx); err != nil {
+		if kafkaTransient(err) && !s.job.transactional() {
+			// the brokers are away: the offsets are committed at a later
+			// commit (each commits the latest), within the outage's limit
+			return s.outage(err)
+		}
 		if !errors.Is(err, errRebalanced) {
 			return err
 		}
@@ -730,7 +857,7 @@ func (s *kafkaSource) topicID(ctx context.Context) ([16]byte, error) {
 			err = fmt.Errorf("no metadata")
 		}
 	}
-	return s.id, fmt.Errorf("stream %s: the ID of topic '%s': %v", s.st.Name, s.topic, err)
+	return s.id, fmt.Errorf("stream %s: the ID of topic '%s': %w", s.st.Name, s.topic, err)
 }
 
 // committedAt notes offsets (and marks) committed, by a transaction or

@@ -81,6 +81,14 @@ func (j *kafkaJob) addTxn(tx *kafkaTxn, s *kafkaSink) {
 	j.txns = append(j.txns, tx)
 }
 
+// transactional reports whether the job has exactly-once sinks (their
+// checkpoints end transactions, which a commit failure aborts).
+func (j *kafkaJob) transactional() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.txns) > 0
+}
+
 // releaseTxn drops s as a user of tx and closes tx's client after its last.
 func (j *kafkaJob) releaseTxn(tx *kafkaTxn, s *kafkaSink) {
 	j.mu.Lock()

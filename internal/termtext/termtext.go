@@ -1,29 +1,28 @@
 // Package termtext owns the one rule for text bound for a terminal (SPEC 4
 // Output): control characters (U+0000–U+001F except tab, U+007F,
-// U+0080–U+009F) are shown as \xNN, so neither data nor a script can drive the
-// terminal. The table, markdown and plain formats, the errors> lines, the live
+// U+0080–U+009F) and bytes that are not valid UTF-8 (a lone 0x9b is an 8-bit
+// CSI to many terminals) are shown as \xNN, so neither data nor a script can
+// drive the terminal. The table, markdown and plain formats, the errors> lines, the live
 // status and the error excerpts of the parser all use it. It imports only the
 // standard library, so parser/ and the renderers can share it.
 package termtext
 
 import "unicode/utf8"
 
-// Mode says how a line feed and bytes that are not valid UTF-8 are shown.
+// Mode says how a line feed is shown. Bytes that are not valid UTF-8 are
+// shown as \xNN in every mode (SPEC 4).
 type Mode uint8
 
 // The modes.
 const (
-	// Line: a line feed as \x0a; invalid UTF-8 bytes kept (SPEC 1: raw input
-	// bytes are kept as they are). For one line of data on a terminal.
+	// Line: a line feed as \x0a. For one line of data on a terminal.
 	Line Mode = iota
-	// Cell: a line feed as \n (SPEC 4: a line break in a table cell);
-	// invalid UTF-8 bytes kept.
+	// Cell: a line feed as \n (SPEC 4: a line break in a table cell).
 	Cell
-	// Source: a line feed as \x0a and each invalid UTF-8 byte as \xNN. For a
-	// line of a script shown under an error, which must keep its width.
+	// Source: as Line. For a line of a script shown under an error, which
+	// must keep its width.
 	Source
-	// Message: line feeds kept (a message may span lines); invalid UTF-8
-	// bytes as \xNN.
+	// Message: line feeds kept (a message may span lines).
 	Message
 )
 
@@ -37,7 +36,7 @@ func escapes(r rune, size int, m Mode) bool {
 	case r == '\n':
 		return m != Message
 	case r == utf8.RuneError && size == 1:
-		return m >= Source
+		return true
 	}
 	return IsControl(r)
 }
@@ -64,8 +63,8 @@ func Needs(s []byte, m Mode) bool {
 }
 
 // Append appends s to dst as mode m shows it: each control character as \xNN
-// (NN its code point in lower-case hex), a line feed as m says, an invalid
-// UTF-8 byte as \xNN (its byte) in Source and Message modes. Other text is
+// (NN its code point in lower-case hex), a line feed as m says, a byte that is
+// not valid UTF-8 as \xNN (the byte). Other text is
 // copied. It allocates only when dst must grow.
 func Append(dst, s []byte, m Mode) []byte {
 	const hex = "0123456789abcdef"
@@ -87,7 +86,7 @@ func Append(dst, s []byte, m Mode) []byte {
 		}
 		r, size := utf8.DecodeRune(s[i:])
 		switch {
-		case r == utf8.RuneError && size == 1 && m >= Source:
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
 		case r >= 0x80 && r <= 0x9f:
 			dst = append(dst, '\\', 'x', hex[r>>4], hex[r&15])

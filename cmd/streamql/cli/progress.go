@@ -102,7 +102,14 @@ type streamCounts struct {
 	st        *catalog.Stream
 	rows      atomic.Int64
 	malformed atomic.Int64
+	// outage holds the stream's source when it can lose its server (an
+	// outager: Kafka's brokers restarting, shown on the status)
+	outage atomic.Value
 }
+
+// outager is a source that says when its server does not answer
+// (connector.Outager): "" while it does.
+type outager interface{ Outage() string }
 
 // outputCount is the rows written to one output of a job.
 type outputCount struct {
@@ -253,6 +260,13 @@ func (p *progress) lines(elapsed time.Duration) []string {
 		bad = append(bad, fmt.Sprintf("%s %d", termtext.String(s.st.Name, termtext.Line), s.malformed.Load()))
 	}
 	info = append(info, "malformed "+strings.Join(bad, ", "))
+	for _, s := range p.streams {
+		if o, ok := s.outage.Load().(outager); ok {
+			if text := o.Outage(); text != "" {
+				info = append(info, termtext.String(s.st.Name+": "+text, termtext.Line))
+			}
+		}
+	}
 	if snap.Late > 0 {
 		info = append(info, fmt.Sprintf("late %d", snap.Late))
 	}
@@ -421,6 +435,9 @@ func (s *progressSink) Rows(r *executor.Routed) error {
 func (p *progress) wrapSource(st *catalog.Stream, src executor.Source) executor.Source {
 	for _, c := range p.streams {
 		if c.st == st {
+			if o, ok := src.(outager); ok {
+				c.outage.Store(o)
+			}
 			return &progressSource{Source: src, p: p, c: c, from: st == p.stream}
 		}
 	}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"streamql/cmd/streamql/render"
 	"streamql/parser"
 	"streamql/planner"
@@ -34,6 +36,72 @@ func (s *Session) sideFile(name string) (string, bool) {
 	return path, err == nil
 }
 
+// checkJobFiles returns a planning error when a --side-dir file of job (a
+// side output's, the late output's or the errors output's) is a file the job
+// reads or writes through a stream (planner.CheckFiles: issue 30, a side file
+// over the job's input would truncate it).
+func (s *Session) checkJobFiles(job *planner.Job) error {
+	files := planner.JobFiles(job)
+	if s.SideDir != "" {
+		names := []string{job.Stream.Options["errors.side"]}
+		if names[0] == "" {
+			names[0] = "errors"
+		}
+		for k, o := range job.Outputs {
+			if o.Sink == nil && (job.Main == nil || k > 0) {
+				names = append(names, o.Name)
+			}
+		}
+		seen := map[string]bool{}
+		for _, name := range names {
+			path, ok := s.sideFile(name)
+			if !ok || seen[path] {
+				continue // (one file per side output name: one writer)
+			}
+			seen[path] = true
+			pos := 0
+			for _, b := range job.Branches {
+				if b.Output >= 0 && b.Output < len(job.Outputs) && job.Outputs[b.Output].Name == name {
+					pos = b.SidePos
+					break
+				}
+			}
+			files = append(files, planner.JobFile{What: "side output '" + name + "'", Path: path, Full: path, Write: true, Pos: pos, Fix: "rename the side output, or choose another --side-dir"})
+		}
+	}
+	if err := planner.CheckFiles(files); err != nil {
+		return err
+	}
+	pos := 0 // at the first side output's name: side files are what add up
+	if len(job.Branches) > 0 {
+		pos = job.Branches[0].SidePos
+	}
+	return checkOpenFiles(len(files), pos)
+}
+
+// spareFiles is the open files a job needs besides its own files: stdin,
+// stdout, stderr, the runtime's, the terminal, a socket or two.
+const spareFiles = 32
+
+// checkOpenFiles returns a planning error (*parser.Error at offset pos)
+// before a job starts when its n files
+// (sources, sinks and --side-dir files, all open at once while it runs) and
+// spareFiles would pass the process's limit on open files (RLIMIT_NOFILE,
+// `ulimit -n`), so a job with thousands of side outputs does not fail
+// half-way with "too many open files" (issue 30). The error says how many
+// it needs and how to raise the limit.
+func checkOpenFiles(n, pos int) error {
+	limit, hard, ok := openFileLimit()
+	if !ok || uint64(n+spareFiles) <= limit {
+		return nil
+	}
+	raise := fmt.Sprintf("raise it with `ulimit -n %d` before running streamql", n+spareFiles)
+	if uint64(n+spareFiles) > hard {
+		raise = fmt.Sprintf("the hard limit is %d, so ask for a higher one (limits.conf, systemd's LimitNOFILE) or send fewer side outputs to --side-dir", hard)
+	}
+	return parser.Errorf(pos, "this job opens %d files at once (its sources, sinks and --side-dir files) and needs about %d open files, but the limit on open files is %d (ulimit -n): %s", n, n+spareFiles, limit, raise)
+}
+
 // columnsSig is the columns of a side file as the check compares them.
 func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
 
@@ -44,6 +112,9 @@ func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
 // the job's first branch writing that output, and comes before the job reads
 // anything.
 func (s *Session) checkSideFiles(job *planner.Job) error {
+	if err := s.checkJobFiles(job); err != nil {
+		return err
+	}
 	for k, path := range s.sideFileOutputs(job) {
 		old, ok := s.Files.Columns(path)
 		if !ok || old == columnsSig(job.Outputs[k]) {

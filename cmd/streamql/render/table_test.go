@@ -43,7 +43,7 @@ func rowsOf(ncols int, rows [][]string) *tableRows {
 // shownForTerminal is SPEC 4's rule written out independently of
 // termtext.Append: control characters (U+0000–U+001F except tab, U+007F,
 // U+0080–U+009F) as \xNN in lower-case hex, a line feed in a cell as \n,
-// bytes that are not UTF-8 kept.
+// each byte that is not valid UTF-8 as \xNN.
 func shownForTerminal(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -52,7 +52,7 @@ func shownForTerminal(s string) string {
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == utf8.RuneError && size == 1:
-			b.WriteByte(s[i])
+			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f):
 			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
