@@ -159,6 +159,7 @@ func TestJoinErrors(t *testing.T) {
 	ddl := `CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
 CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
 CREATE STREAM u (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='9', 'format'='csv');
+CREATE STREAM dest (id VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
 `
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT l.id FROM l JOIN r ON l.v > r.v", "needs at least one equality between its two sides"},
@@ -169,6 +170,7 @@ CREATE STREAM u (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='socket', 'h
 		{"SELECT l.id FROM l LEFT JOIN u ON l.id = u.id", "result is updating"},
 		{"SELECT l.id FROM l LEFT JOIN r ON l.id = r.id AND l.v > 1", "may hold only key equalities"},
 		{"SELECT l.id FROM l JOIN r ON l.id = r.id LATE INTO SIDE 'x'", "a late output per input"},
+		{"INSERT INTO dest SELECT l.id, r.v FROM l JOIN r ON l.id = r.id", "the file that stream r reads"}, // (a join's input is one of the job's files)
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
 		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "^") {

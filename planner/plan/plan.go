@@ -130,6 +130,12 @@ func (j *Job) HasSides() bool {
 // main).
 func (j *Job) Streams() []*catalog.Stream {
 	out := []*catalog.Stream{j.Stream}
+	if j.Both != nil { // a join's two inputs (SPEC 2.7), after its joined relation
+		out = append(out, j.Both.Inputs[0].Stream)
+		if j.Both.Inputs[1].Stream != j.Both.Inputs[0].Stream {
+			out = append(out, j.Both.Inputs[1].Stream)
+		}
+	}
 	add := func(b *Branch) {
 		if b == nil || b.Join == nil {
 			return
