@@ -1389,10 +1389,11 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 }
 
 // emitMerged emits the windows the aggregates fire in one step (SPEC 2.4):
-// ordered by window_end, then window_start, then the first row of each group
-// in its window, across the aggregates (firstAt), each run of one
+// query by query in declaration order (side branches, then the main query:
+// due is in ao.ops' order), each ordered by window_end, then window_start,
+// then the first row of each group in its window (firstAt), each run of one
 // aggregate's groups as one chunk of its rows; it stops at the main query's
-// LIMIT.
+// LIMIT, which so leaves the side rows of the step emitted.
 func (ao *aggOperator) emitMerged(due []firing) {
 	items := ao.fireItems[:0]
 	for k, f := range due {
@@ -1402,9 +1403,11 @@ func (ao *aggOperator) emitMerged(due []firing) {
 			}
 		}
 	}
-	sorted := len(due) == 1 // (one aggregate: its windows by end and start, each's groups in first-row order)
-	for k := 1; sorted && k < len(due[0].emitted); k++ {
-		sorted = due[0].emitted[k].win != due[0].emitted[k-1].win // (sessions of several keys may share bounds)
+	sorted := true // (each aggregate's windows by end and start, each's groups in first-row order)
+	for _, f := range due {
+		for k := 1; sorted && k < len(f.emitted); k++ {
+			sorted = f.emitted[k].win != f.emitted[k-1].win // (sessions of several keys may share bounds)
+		}
 	}
 	if !sorted {
 		ao.sortItems(items)
@@ -1440,10 +1443,14 @@ func (ao *aggOperator) emitMerged(due []firing) {
 	ao.fireItems = items[:0]
 }
 
-// sortItems orders a firing's groups by window_end, window_start, then first
-// row across the aggregates (SPEC 2.4), stably.
+// sortItems orders a firing's groups query by query (the aggregates in
+// declaration order), then by window_end, window_start and first row (SPEC
+// 2.4), stably.
 func (ao *aggOperator) sortItems(items []fireItem) {
 	slices.SortStableFunc(items, func(x, y fireItem) int {
+		if c := cmp.Compare(x.op, y.op); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(x.win.End, y.win.End); c != 0 {
 			return c
 		}
