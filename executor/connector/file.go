@@ -78,7 +78,7 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 		return nil, err
 	}
 	header := st.Options["format"] != "json" && st.Options["csv.header"] == "true"
-	return &fileSource{f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}, nil
+	return &fileSource{ctx: ctx, f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}, nil
 }
 
 // Parallel makes the file be decoded on workers goroutines, in chunks of
@@ -112,7 +112,7 @@ func (s *fileSource) Parallel(types []catalog.Type, workers int, opts chunked.Op
 		}
 	}
 	opts.Header = s.header
-	s.par = chunked.New(s.f, s.total, decs, redo, types, opts)
+	s.par = chunked.New(ctxReaderAt{s.ctx, s.f}, s.total, decs, redo, types, opts)
 	return s.par
 }
 
@@ -130,8 +130,24 @@ func (c ctxReader) Read(b []byte) (int, error) {
 	return c.r.Read(b)
 }
 
+// ctxReaderAt is ctxReader for the parallel reader's workers and merge: a
+// worker searching a long line, or the merge reading through it, stops within
+// one read once ctx is done (issue 30).
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c ctxReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.ReadAt(b, off)
+}
+
 // fileSource reads a bounded file (or stdin redirected from a file).
 type fileSource struct {
+	ctx   context.Context // the job's: the parallel reader's reads stop with it
 	f     *os.File
 	dec   Decoder
 	pos   func(int64) string
