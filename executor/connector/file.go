@@ -26,14 +26,15 @@ func init() {
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "path", Kind: catalog.OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
 			catalog.OptionSpec{Name: "follow", Kind: catalog.OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
+			catalog.OptionSpec{Name: "sink.fifo", Kind: catalog.OptBool, Default: "false", Doc: "as a sink: true writes rows into a FIFO (named pipe) at 'path', waiting for its reader; false refuses a FIFO there"},
 			catalog.OptionSpec{Name: "sink.mode", Kind: catalog.OptEnum, Values: []string{"truncate", "append"}, Default: "truncate", Doc: "as a sink (SPEC 2.5): truncate replaces the file when a job starts, append adds rows at its end (no second csv header)"},
 		),
 		Bounded:   func(o map[string]string) bool { return o["follow"] != "true" },
 		KnownSize: true,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenFile(ctx, st, env.decoder(st))
-	}, OpenSink: func(_ context.Context, st *catalog.Stream, _ *Env) (SinkWriter, error) {
-		return OpenFileSink(st)
+	}, OpenSink: func(ctx context.Context, st *catalog.Stream, _ *Env) (SinkWriter, error) {
+		return OpenFileSink(ctx, st)
 	}})
 }
 
