@@ -158,11 +158,11 @@ func Stdout(ctx context.Context, stdout *os.File) (w *Writer, restore func()) {
 	if !IsPipe(stdout) {
 		return nil, nil
 	}
-	fd := int(stdout.Fd())
-	if err := syscall.SetNonblock(fd, true); err != nil {
+	fd := stdout.Fd()
+	if err := setNonblock(fd); err != nil {
 		return nil, nil
 	}
-	f := os.NewFile(uintptr(fd), stdout.Name()) // non-blocking: in the poller
+	f := os.NewFile(fd, stdout.Name()) // non-blocking: in the poller
 	kept = append(kept, f)                      // (its finalizer would close fd 1)
 	w = NewWriter(ctx, f)
 	return w, func() {

@@ -150,7 +150,12 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	// Ctrl-Z (or a pasted 0x1A) suspends only under a shell's job control
 	// (canSuspend); else it is dropped with the NULs: readline would send
 	// SIGTSTP and wait for a SIGCONT that never comes (issue 30)
-	cfg.Stdin = dropNUL{cfg.Stdin, !canSuspend(r.tty)}
+	paste := &pasteIn{ReadCloser: dropNUL{cfg.Stdin, !canSuspend(r.tty)}}
+	if r.tty != nil {
+		paste.pending = func() int { return pendingInput(r.tty) }
+	}
+	cfg.Stdin = paste
+	cfg.Listener = readline.FuncListener(paste.onKey(comp.onKey))
 	r.input = cfg.Stdin
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
