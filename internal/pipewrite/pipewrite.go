@@ -163,7 +163,7 @@ func Stdout(ctx context.Context, stdout *os.File) (w *Writer, restore func()) {
 		return nil, nil
 	}
 	f := os.NewFile(fd, stdout.Name()) // non-blocking: in the poller
-	kept = append(kept, f)                      // (its finalizer would close fd 1)
+	kept = append(kept, f)             // (its finalizer would close fd 1)
 	w = NewWriter(ctx, f)
 	return w, func() {
 		w.Close()
