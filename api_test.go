@@ -358,3 +358,103 @@ EXPLAIN ANALYZE SELECT x FROM v;`)
 		}
 	}
 }
+
+// TestPushBoundedByBytes: rows pushed with no job reading queue up to a bound
+// in bytes, whatever their size (issue 30: 1 MiB rows ran out of memory at the
+// 5 × 1024 rows the queue held); a job then reads every one of them.
+func TestPushBoundedByBytes(t *testing.T) {
+	const bound = 64 << 20 // the queue's 32 MiB, and a row over it
+	for _, size := range []int{1 << 10, 64 << 10, 1 << 20, 48 << 20} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			rows := 0
+			s := open(t, streamql.Options{OnRows: func(out streamql.Output, r *streamql.Rows) error {
+				for i := 0; i < r.Len(); i++ {
+					if v, _ := r.Value(1, i).(string); len(v) != size {
+						return fmt.Errorf("row of %d bytes, want %d", len(v), size)
+					}
+				}
+				rows += r.Len()
+				return nil
+			}})
+			ctx := context.Background()
+			if err := s.Exec(ctx, "CREATE STREAM n (x BIGINT, s VARCHAR) WITH ('connector'='go')"); err != nil {
+				t.Fatal(err)
+			}
+			row := strings.Repeat("r", size)
+			cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			pushed := 0
+			for ; pushed*size <= 4*bound; pushed++ {
+				if err := s.Push(cctx, "n", pushed, row); err != nil {
+					if !errors.Is(err, context.DeadlineExceeded) {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+			if pushed == 0 || pushed*size > bound && pushed > 1 {
+				t.Fatalf("%d rows of %d bytes queued (%d MiB) with no job reading, want at least one and at most %d MiB", pushed, size, pushed*size>>20, bound>>20)
+			}
+			s.CloseStream("n")
+			if err := s.Exec(ctx, "SELECT * FROM n"); err != nil {
+				t.Fatal(err)
+			}
+			if rows != pushed {
+				t.Fatalf("the job read %d rows, %d were pushed", rows, pushed)
+			}
+		})
+	}
+}
+
+// TestReentrantExec: Exec, and a Push that would wait, called from inside
+// OnRows return ErrReentrant instead of deadlocking (issue 30); another
+// goroutine's Exec waits for its turn and runs.
+func TestReentrantExec(t *testing.T) {
+	var inner []error
+	var s *streamql.Session
+	s = open(t, streamql.Options{OnRows: func(out streamql.Output, r *streamql.Rows) error {
+		if out.Kind != streamql.OutputMain {
+			return nil
+		}
+		inner = append(inner, s.Exec(context.Background(), "SHOW STREAMS"))
+		// the queue takes some rows, then Push would wait for this job
+		var err error
+		for i := 0; i < 100000 && err == nil; i++ {
+			err = s.Push(context.Background(), "g", i)
+		}
+		inner = append(inner, err)
+		return nil
+	}})
+	ctx := context.Background()
+	if err := s.Exec(ctx, "CREATE STREAM g (x BIGINT) WITH ('connector'='go'); CREATE STREAM v (x BIGINT) WITH ('connector'='values'); INSERT INTO v VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Exec(ctx, "SELECT x FROM v") }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Exec from inside OnRows deadlocked")
+	}
+	if len(inner) != 2 {
+		t.Fatalf("OnRows ran %d times, want once", len(inner)/2)
+	}
+	for i, err := range inner {
+		if !errors.Is(err, streamql.ErrReentrant) || !strings.Contains(err.Error(), "OnRows") {
+			t.Errorf("call %d from OnRows = %v, want ErrReentrant", i, err)
+		}
+	}
+	// not reentrant: two goroutines' Execs take turns
+	errs := make(chan error, 2)
+	for i := 0; i < 2; i++ {
+		go func() { errs <- s.Exec(ctx, "SHOW STREAMS") }()
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

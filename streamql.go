@@ -54,9 +54,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"streamql/executor/connector"
 	"streamql/internal/session"
@@ -80,9 +83,9 @@ type Options struct {
 	// tables of SHOW, DESCRIBE and EXPLAIN, one call per run of rows for the
 	// same output, in input order. rows is valid only during the call. An error
 	// it returns ends the job and comes back from Exec as a Runtime error. nil
-	// discards the rows. It runs on Exec's goroutine and must not call Exec,
-	// nor Push to a stream the running job reads (the job would wait for
-	// itself once the stream's queue is full).
+	// discards the rows. It runs on Exec's goroutine: Exec called from it, or
+	// a Push from it to a full queue, returns ErrReentrant (the job would wait
+	// for itself).
 	OnRows func(out Output, rows *Rows) error
 	// Log receives notices, one line each: the malformed rows a job skipped or
 	// sent to a side output (SPEC 1), and the pending side branches a main
@@ -97,8 +100,9 @@ type Session struct {
 	opts     Options
 	eng      *session.Session
 	front    *frontend
-	run      sync.Mutex // one statement at a time
-	mu       sync.Mutex // guards settings, cur and pushed
+	run      sync.Mutex    // one statement at a time
+	runner   atomic.Uint64 // the goroutine that holds run (goid), 0 when none
+	mu       sync.Mutex    // guards settings, cur and pushed
 	settings map[string]string
 	cur      *running         // the statement running, nil when none (status.go)
 	pushed   map[string]int64 // rows pushed per Go-fed stream, by FoldName
@@ -146,6 +150,11 @@ func (s *Session) Exec(ctx context.Context, sql string) error {
 // branches (SPEC 2.1: the end of a script file runs them), with relative paths
 // read from dir. Dot commands (.read, ...) are the command line's and are not
 // read here.
+//
+// Called from inside Options.OnRows or Options.Log (the goroutine of the
+// running Exec), Exec and ExecScript return a Runtime error wrapping
+// ErrReentrant at once instead of waiting for the running statement, which
+// waits for the callback: a deadlock.
 func (s *Session) ExecScript(ctx context.Context, name, text, dir string) error {
 	return s.exec(ctx, name, text, dir, true)
 }
@@ -153,8 +162,16 @@ func (s *Session) ExecScript(ctx context.Context, name, text, dir string) error 
 // exec runs the statements of text in order, then the pending side branches
 // when runPending is set.
 func (s *Session) exec(ctx context.Context, name, text, dir string, runPending bool) error {
+	id := goid()
+	if s.runner.Load() == id {
+		return newError(KindRuntime, name, text, ErrReentrant)
+	}
 	s.run.Lock()
-	defer s.run.Unlock()
+	s.runner.Store(id)
+	defer func() {
+		s.runner.Store(0)
+		s.run.Unlock()
+	}()
 	script, err := parser.Parse(name, text)
 	if err != nil {
 		return newError(KindSyntax, name, text, err)
@@ -222,11 +239,37 @@ func (s *Session) Push(ctx context.Context, stream string, row ...any) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Push(ctx, row); err != nil {
+	if err := f.PushOr(ctx, row, func() error {
+		if s.runner.Load() == goid() {
+			return fmt.Errorf("streamql: Push to stream %s from inside OnRows: %w", stream, ErrReentrant)
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
 	s.counted(stream, 1, false)
 	return nil
+}
+
+// ErrReentrant is the error of Exec, ExecScript, and of a Push that would
+// block, called from inside Options.OnRows or Options.Log: the running Exec
+// waits for the callback, which would wait for the running Exec. Collect what
+// the callback needs and call Exec after the running one returns, or use
+// another Session.
+var ErrReentrant = errors.New("called from inside OnRows or Log of a running Exec, it would wait for itself; call it after that Exec returns, or on another Session")
+
+// goid returns the id of the calling goroutine (from runtime.Stack's
+// "goroutine N [...]" header): the one way to tell a callback of the running
+// Exec from another goroutine that waits for its turn.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = b[len("goroutine "):]
+	if i := strings.IndexByte(string(b), ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
 }
 
 // CloseStream ends the Go-fed stream named stream: a job reading it ends after

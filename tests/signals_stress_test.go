@@ -2,11 +2,14 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -124,3 +127,142 @@ func TestSignalsStress(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalsStopHangs: SIGINT, SIGTERM and SIGHUP end the process within 100
+// ms (in one of three tries; each within 2 s) whatever it is blocked on, with
+// the signal's exit status and every output on a whole row (issue 30): a
+// stdout pipe nobody reads, a FIFO sink with no reader or with one that does
+// not read, a line far longer than a chunk on the parallel path, and the
+// planning of a long IN list.
+func TestSignalsStopHangs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress test (-short)")
+	}
+	dir := t.TempDir()
+	busy := `CREATE STREAM g (id BIGINT, v DOUBLE) WITH ('connector'='datagen', 'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='1000000000000', 'fields.v.min'='0', 'fields.v.max'='1');
+`
+	fifoSink := busy + `CREATE STREAM f (id BIGINT, v DOUBLE) WITH ('connector'='file', 'path'='out.fifo', 'sink.fifo'='true');
+INSERT INTO f SELECT id, v FROM g;
+`
+	long, err := os.Create(filepath.Join(dir, "long.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriter(long)
+	bw.WriteString(strings.Repeat("a,1\n", 20000) + "b,")
+	x := bytes.Repeat([]byte("x"), 1<<20)
+	for i := 0; i < 256; i++ {
+		bw.Write(x)
+	}
+	bw.WriteString(",2\n" + strings.Repeat("c,3\n", 200000))
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	long.Close()
+	items := make([]string, 200000)
+	for i := range items {
+		items[i] = strconv.Itoa(i * 2)
+	}
+	type phase struct {
+		name string
+		sql  string
+		env  []string
+		// pipe: stdout is a pipe read only after the exit; fifo: the job
+		// writes to dir/out.fifo, opened for reading (and not read) when
+		// reader is set
+		pipe, fifo, reader bool
+		wait               time.Duration // until the job is in the phase
+	}
+	for _, ph := range []phase{
+		{name: "stdout a pipe nobody reads", sql: busy + "SELECT id, v INTO SIDE 'low' FROM g WHERE v < 0.3;\nSELECT id, v FROM g;\n", pipe: true, wait: 300 * time.Millisecond},
+		{name: "FIFO sink with no reader", sql: fifoSink, fifo: true, wait: 300 * time.Millisecond},
+		{name: "FIFO sink whose reader does not read", sql: fifoSink, fifo: true, reader: true, wait: 300 * time.Millisecond},
+		{name: "a 256 MiB line on the parallel path", sql: "CREATE STREAM s (a VARCHAR, n BIGINT) WITH ('connector'='file', 'path'='long.csv');\nSELECT a, n INTO SIDE 'big' FROM s WHERE n > 2;\nSELECT a, n FROM s;\n",
+			env: []string{"GOMAXPROCS=4"}, wait: 300 * time.Millisecond},
+		{name: "planning a 200000-item IN list", sql: busy + "SELECT id FROM g WHERE id IN (" + strings.Join(items, ",") + ");\n", wait: 1500 * time.Millisecond},
+	} {
+		for _, sg := range stopSignals {
+			t.Run(ph.name+"/"+sg.sig.String(), func(t *testing.T) {
+				os.WriteFile(filepath.Join(dir, "q.sql"), []byte(ph.sql), 0o644)
+				var took []time.Duration
+				for try := 0; try < 3; try++ {
+					fifo := filepath.Join(dir, "out.fifo")
+					var fifoR *os.File
+					if ph.fifo {
+						os.Remove(fifo)
+						if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+							t.Skip(err)
+						}
+						if ph.reader {
+							r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+							if err != nil {
+								t.Fatal(err)
+							}
+							fifoR = r
+						}
+					}
+					side := filepath.Join(t.TempDir(), "side")
+					cmd := exec.Command(binary, "--format", "csv", "--side-dir", side, "q.sql")
+					cmd.Dir, cmd.Env = dir, append(os.Environ(), ph.env...)
+					var stderr bytes.Buffer
+					cmd.Stderr = &stderr
+					var outR *os.File
+					if ph.pipe {
+						r, w, err := os.Pipe()
+						if err != nil {
+							t.Fatal(err)
+						}
+						outR, cmd.Stdout = r, w
+						defer w.Close()
+					}
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					if w, ok := cmd.Stdout.(*os.File); ok {
+						w.Close()
+					}
+					exited := make(chan error, 1)
+					go func() { exited <- cmd.Wait() }()
+					time.Sleep(ph.wait)
+					t0 := time.Now()
+					cmd.Process.Signal(sg.sig)
+					var err error
+					select {
+					case err = <-exited:
+					case <-time.After(2 * time.Second):
+						cmd.Process.Kill()
+						<-exited
+						t.Fatalf("%v: still running 2 s after the signal\nstderr: %s", sg.sig, lastBytes(stderr.String(), 400))
+					}
+					d := time.Since(t0)
+					code := 0
+					if ee, ok := err.(*exec.ExitError); ok {
+						code = ee.ExitCode()
+					}
+					if code != sg.code {
+						t.Fatalf("exit %d after %v, want %d\nstderr: %s", code, sg.sig, sg.code, lastBytes(stderr.String(), 400))
+					}
+					if outR != nil {
+						b, _ := io.ReadAll(outR)
+						outR.Close()
+						wholeRows(t, "stdout", string(b))
+					}
+					if fifoR != nil {
+						b, _ := io.ReadAll(fifoR)
+						fifoR.Close()
+						wholeRows(t, "the FIFO", string(b))
+					}
+					wholeRowFiles(t, side)
+					took = append(took, d)
+					if d <= 100*time.Millisecond {
+						return
+					}
+				}
+				t.Errorf("%v took %v to stop the job (SPEC 4: within 100 ms)", sg.sig, took)
+			})
+		}
+	}
+}
+
+// lastBytes returns the end of s, at most n bytes.
+func lastBytes(s string, n int) string { return s[max(0, len(s)-n):] }

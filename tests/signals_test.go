@@ -127,6 +127,16 @@ func (s *started) stop(t *testing.T, sig syscall.Signal) time.Duration {
 	}
 }
 
+// wholeRowFiles checks that every file in dir ends on a whole row.
+func wholeRowFiles(t *testing.T, dir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		wholeRows(t, f, string(b))
+	}
+}
+
 // wholeRows checks that text ends on a whole row (a line end, or nothing).
 func wholeRows(t *testing.T, what, text string) {
 	t.Helper()
@@ -189,11 +199,7 @@ SELECT k, ts FROM l WHERE k IN (SELECT k FROM r);`, func(s *started) bool {
 						t.Fatalf("exit %d after %v, want %d\nstderr: %s", s.code, sg.sig, sg.code, s.stderr.String())
 					}
 					wholeRows(t, "stdout", s.stdout.String())
-					files, _ := filepath.Glob(filepath.Join(side, "*"))
-					for _, f := range files {
-						b, _ := os.ReadFile(f)
-						wholeRows(t, f, string(b))
-					}
+					wholeRowFiles(t, side)
 					took = append(took, d)
 					if d <= 100*time.Millisecond {
 						return

@@ -423,7 +423,7 @@ func (r *Reader) next() (*Chunk, *vector.Batch, []records.BadRow, error) {
 		res := <-r.ring[r.k%int64(len(r.ring))]
 		r.k++
 		r.base = r.line - 1
-		if res.err != errOverrun && !(res.worked && res.err != nil) && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
+		if res.err != errOverrun && res.err != errLongLine && !(res.worked && res.err != nil) && (res.k == 0 || res.start == r.off && (r.hdr || !r.header)) {
 			r.cur, r.ci = res, 0
 			if res.worked {
 				r.ci = res.n // its rows are given whole, once
@@ -519,15 +519,16 @@ func (r *Reader) open(dec Decoder, res *result, k int64, scan []byte, rd *span) 
 	res.k, res.n, res.raw, res.err = k, 0, res.raw[:0], nil
 	var err error
 	res.start, res.limit = 0, 0
-	if k > 0 {
-		if res.start, err = r.lineStart(k*r.chunk, scan); err != nil {
+	if k+1 < r.nchunks {
+		// (first: a chunk given up for a long line is decoded again up to it)
+		if res.limit, err = r.lineStart((k+1)*r.chunk, scan); err != nil && err != errLongLine {
 			res.err = err
 			return false
 		}
 	}
-	if k+1 < r.nchunks {
-		if res.limit, err = r.lineStart((k+1)*r.chunk, scan); err != nil {
-			res.err = err
+	if k > 0 {
+		if res.start, err = r.lineStart(k*r.chunk, scan); err != nil {
+			res.err = err // errLongLine: the merge decodes the chunk
 			return false
 		}
 	}
@@ -673,14 +674,25 @@ func (res *result) detach(i int) {
 }
 
 // lineStart returns the first offset at or after x (x > 0) that follows a LF,
-// or the file's size when none does.
+// or the file's size when none does. It reads at most Options.Overrun bytes
+// (issue 30: every chunk of a long line searched to the line's end, with the
+// whole search quadratic in the line): when no LF is among them it returns
+// the offset after them, where no line starts either, with errLongLine (a
+// chunk's end there is right; a chunk whose start is there is the merge's to
+// decode). It returns errStopped once the Reader is closed.
 func (r *Reader) lineStart(x int64, scan []byte) (int64, error) {
 	if x >= r.size {
 		return r.size, nil
 	}
 	pos := x - 1
-	for pos < r.size {
-		n, err := r.f.ReadAt(scan[:min(int64(len(scan)), r.size-pos)], pos)
+	end := min(r.size, pos+r.overrun)
+	for pos < end {
+		select {
+		case <-r.stop:
+			return 0, errStopped
+		default:
+		}
+		n, err := r.f.ReadAt(scan[:min(int64(len(scan)), end-pos)], pos)
 		if i := bytes.IndexByte(scan[:n], '\n'); i >= 0 {
 			return pos + int64(i) + 1, nil
 		}
@@ -692,8 +704,15 @@ func (r *Reader) lineStart(x int64, scan []byte) (int64, error) {
 			return 0, err
 		}
 	}
+	if pos >= end && end < r.size {
+		return end, errLongLine
+	}
 	return r.size, nil
 }
+
+// errLongLine is lineStart's when a chunk's first line starts more than
+// Options.Overrun bytes into it; the merge decodes the chunk instead.
+var errLongLine = errors.New("chunked: line too long for a worker to find the chunk's first record")
 
 // span reads the file from off: up to limit first (when limit > 0), then
 // readAhead bytes at a time (only the record crossing limit is read there),

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"streamql/catalog"
@@ -29,6 +30,21 @@ type tcase struct {
 	overrun int64
 	work    bool  // decode with Options.Work and NextChunk
 	redo    int64 // with work: give the chunks whose Index % redo is 0 back to the merge (Redo); 0: none
+	maxRead int64 // > 0: the Reader's reads fail past this many bytes in all
+}
+
+// boundedReader fails its reads once they total more than max bytes.
+type boundedReader struct {
+	r    io.ReaderAt
+	read atomic.Int64
+	max  int64
+}
+
+func (b *boundedReader) ReadAt(p []byte, off int64) (int, error) {
+	if b.read.Add(int64(len(p))) > b.max {
+		return 0, fmt.Errorf("read %d bytes, more than %d", b.read.Load(), b.max)
+	}
+	return b.r.ReadAt(p, off)
 }
 
 func (c *tcase) names() []string {
@@ -115,7 +131,11 @@ func (c *tcase) parallel() ([]string, *Reader, error) {
 			ch.Out = evs
 		}
 	}
-	r := New(bytes.NewReader(c.data), int64(len(c.data)), decs, c.newDec(nil), types, opts)
+	var f io.ReaderAt = bytes.NewReader(c.data)
+	if c.maxRead > 0 {
+		f = &boundedReader{r: f, max: c.maxRead}
+	}
+	r := New(f, int64(len(c.data)), decs, c.newDec(nil), types, opts)
 	defer r.Close()
 	var out []string
 	for c.work {
@@ -353,6 +373,33 @@ func TestChunkedEdges(t *testing.T) {
 					check(t, &tcase{data: []byte(tc.data), types: []catalog.Type{catalog.Varchar, catalog.BigInt},
 						csv: tc.opts, chunk: chunk, workers: 3, maxRedo: redo, maxRec: 24, overrun: 8})
 				}
+			}
+		})
+	}
+}
+
+// TestChunkedLongLines: a line far longer than a chunk (issue 30: each chunk
+// searched for its first line to the line's end, a quadratic read that
+// ignored Close) gives the sequential decoder's rows, reading the file a few
+// times at most, whether the line is a record, malformed (past 'max-record-
+// size'), quoted, json, or the file's only line.
+func TestChunkedLongLines(t *testing.T) {
+	long := strings.Repeat("x", 6<<20)
+	short := strings.Repeat("a,1\n", 300)
+	for _, tc := range []struct {
+		name, data string
+		json       bool
+	}{
+		{"the only line", "b," + long, false},
+		{"the only line, ended", "b," + long + "\n", false},
+		{"among short lines", short + "b," + long + ",7\n" + short, false},
+		{"quoted, without line breaks", short + "\"" + long + "\",2\n" + short, false},
+		{"json", `{"c0":"a","c1":1}` + "\n" + `{"c0":"` + long + `","c1":2}` + "\n" + `{"c0":"z","c1":3}` + "\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, maxRec := range []int{1 << 20, 16 << 20} {
+				check(t, &tcase{data: []byte(tc.data), json: tc.json, types: []catalog.Type{catalog.Varchar, catalog.BigInt},
+					chunk: 4 << 10, workers: 2, maxRec: maxRec, maxRead: 4*int64(len(tc.data)) + 32<<20})
 			}
 		})
 	}

@@ -26,6 +26,7 @@ func init() {
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "path", Kind: catalog.OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
 			catalog.OptionSpec{Name: "follow", Kind: catalog.OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
+			catalog.OptionSpec{Name: "sink.fifo", Kind: catalog.OptBool, Default: "false", Doc: "as a sink: true writes rows into a FIFO (named pipe) at 'path', waiting for its reader; false refuses a FIFO there"},
 			catalog.OptionSpec{Name: "sink.mode", Kind: catalog.OptEnum, Values: []string{"truncate", "append"}, Default: "truncate", Doc: "as a sink (SPEC 2.5): truncate replaces the file when a job starts, append adds rows at its end (no second csv header)"},
 			catalog.OptionSpec{Name: "sink.follow-symlinks", Kind: catalog.OptBool, Default: "false", Doc: "as a sink: true writes through a 'path' that is a symbolic link (by default a sink refuses one, as --side-dir does, SPEC 4)"},
 		),
@@ -33,8 +34,8 @@ func init() {
 		KnownSize: true,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenFile(ctx, st, env.decoder(st))
-	}, OpenSink: func(_ context.Context, st *catalog.Stream, _ *Env) (SinkWriter, error) {
-		return OpenFileSink(st)
+	}, OpenSink: func(ctx context.Context, st *catalog.Stream, _ *Env) (SinkWriter, error) {
+		return OpenFileSink(ctx, st)
 	}})
 }
 
@@ -79,7 +80,7 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 		return nil, err
 	}
 	header := st.Options["format"] != "json" && st.Options["csv.header"] == "true"
-	return &fileSource{f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}, nil
+	return &fileSource{ctx: ctx, f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}, nil
 }
 
 // Parallel makes the file be decoded on workers goroutines, in chunks of
@@ -113,7 +114,7 @@ func (s *fileSource) Parallel(types []catalog.Type, workers int, opts chunked.Op
 		}
 	}
 	opts.Header = s.header
-	s.par = chunked.New(s.f, s.total, decs, redo, types, opts)
+	s.par = chunked.New(ctxReaderAt{s.ctx, s.f}, s.total, decs, redo, types, opts)
 	return s.par
 }
 
@@ -131,8 +132,24 @@ func (c ctxReader) Read(b []byte) (int, error) {
 	return c.r.Read(b)
 }
 
+// ctxReaderAt is ctxReader for the parallel reader's workers and merge: a
+// worker searching a long line, or the merge reading through it, stops within
+// one read once ctx is done (issue 30).
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c ctxReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.ReadAt(b, off)
+}
+
 // fileSource reads a bounded file (or stdin redirected from a file).
 type fileSource struct {
+	ctx   context.Context // the job's: the parallel reader's reads stop with it
 	f     *os.File
 	dec   Decoder
 	pos   func(int64) string

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/format"
 	"streamql/executor/vector"
+	"streamql/internal/pipewrite"
 )
 
 // fileSink is the 'file' connector's sink (SPEC 2.5): csv with a header line,
@@ -23,6 +25,7 @@ type fileSink struct {
 	json  bool
 	delim byte
 	buf   []byte
+	pipe  *pipewrite.Writer // under w for a FIFO ('sink.fifo'), else nil
 }
 
 // OpenFileSink opens the file at st's 'path' (relative to the declaring
@@ -33,7 +36,12 @@ type fileSink struct {
 // the file already holds something. The path is never written through a
 // symbolic link (the --side-dir rule, SPEC 4) unless the stream says
 // 'sink.follow-symlinks' = 'true'. Errors name the stream and the path.
-func OpenFileSink(st *catalog.Stream) (SinkWriter, error) {
+//
+// A FIFO at 'path' is refused unless the stream declares 'sink.fifo' =
+// 'true'; then the job waits for the FIFO's reader until ctx ends, and a
+// reader that stops reading holds a stop no longer than pipewrite.Grace
+// (pipewrite: whole rows of up to 4 KiB are written whole or not at all).
+func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 	path := st.Options["path"]
 	full := path
 	if !filepath.IsAbs(full) && st.BaseDir != "" {
@@ -47,7 +55,10 @@ func OpenFileSink(st *catalog.Stream) (SinkWriter, error) {
 	if st.Options["sink.follow-symlinks"] == "true" {
 		nofollow = 0
 	}
-	f, err := os.OpenFile(full, flag|nofollow, 0o644)
+	f, err := openSinkFile(ctx, st, full, flag|nofollow)
+	if fe, ok := err.(fifoError); ok {
+		return nil, fmt.Errorf("sink stream %s: %s", st.Name, string(fe))
+	}
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
 			return nil, fmt.Errorf("sink stream %s: 'path' = '%s' is a symbolic link, and a sink never writes through one: give the path of the file itself, or add 'sink.follow-symlinks' = 'true' to the stream's WITH", st.Name, path)
@@ -60,6 +71,10 @@ func OpenFileSink(st *catalog.Stream) (SinkWriter, error) {
 		return nil, fmt.Errorf("sink stream %s: 'path' = '%s' is not a regular file; give the path of a file", st.Name, path)
 	}
 	s := &fileSink{st: st, path: path, f: f, w: bufio.NewWriterSize(f, 64<<10), json: st.Options["format"] == "json", delim: ','}
+	if pipewrite.IsPipe(f) {
+		s.pipe = pipewrite.NewWriter(ctx, f)
+		s.w.Reset(s.pipe)
+	}
 	if d := st.Options["csv.delimiter"]; len(d) == 1 {
 		s.delim = d[0]
 	}
@@ -98,6 +113,32 @@ func startLine(full string, nofollow int, size int64, w *bufio.Writer) error {
 	return nil
 }
 
+// openSinkFile opens full, the 'path' of the sink stream st, with flag, and
+// never blocks in open(2) on a FIFO with no reader (issue 30: the job hung
+// there, deaf to every signal): a FIFO is an error unless st declares
+// 'sink.fifo' = 'true', and then the open waits for a reader until ctx ends.
+func openSinkFile(ctx context.Context, st *catalog.Stream, full string, flag int) (*os.File, error) {
+	fifo := st.Options["sink.fifo"] == "true"
+	refuse := fifoError(fmt.Sprintf("'path' = '%s' is a FIFO (named pipe); give the path of a file, or declare 'sink.fifo' = 'true' to write rows into the FIFO (the job then waits for its reader)", st.Options["path"]))
+	f, err := os.OpenFile(full, flag|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ENXIO) { // a FIFO with no reader yet
+		if !fifo {
+			return nil, refuse
+		}
+		f, err = pipewrite.OpenFIFO(ctx, full, flag, 0o644)
+	}
+	if err == nil && !fifo && pipewrite.IsPipe(f) {
+		f.Close()
+		return nil, refuse
+	}
+	return f, err
+}
+
+// fifoError is openSinkFile's refusal of a FIFO.
+type fifoError string
+
+func (e fifoError) Error() string { return string(e) }
+
 func (s *fileSink) fail(err error) error {
 	return fmt.Errorf("sink stream %s: writing '%s': %w", s.st.Name, s.path, err)
 }
@@ -130,6 +171,9 @@ func (s *fileSink) Close() error {
 	err := s.w.Flush()
 	if serr := s.f.Sync(); err == nil && serr != nil && s.isRegular() {
 		err = serr
+	}
+	if s.pipe != nil {
+		s.pipe.Close()
 	}
 	if cerr := s.f.Close(); err == nil {
 		err = cerr

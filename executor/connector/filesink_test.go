@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,7 @@ func TestFileSinkWriteAllocs(t *testing.T) {
 	for _, tc := range []struct{ format, row string }{{"csv", "42,\"a,b\",\n"}, {"json", `{"n":42,"s":"a,b","d":null}` + "\n"}} {
 		dir := t.TempDir()
 		st := &catalog.Stream{Name: "k", Columns: cols, BaseDir: dir, Options: map[string]string{"path": "k.out", "format": tc.format, "csv.delimiter": ","}}
-		w, err := OpenFileSink(st)
+		w, err := OpenFileSink(context.Background(), st)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,16 @@ import (
 // (besides the batch being filled).
 const feedDepth = 4
 
+// feedMaxBytes bounds the text (VARCHAR bytes) a Go-fed stream queues: Push
+// blocks once the queued rows hold that much, as it does at feedDepth full
+// batches, so that large rows pushed with no job reading cannot exhaust the
+// memory (issue 30). A row larger than the bound still goes into an empty
+// queue. A batch is full at vector.Cap rows or feedBatchBytes of text.
+const (
+	feedMaxBytes   = 32 << 20
+	feedBatchBytes = feedMaxBytes / (feedDepth + 1)
+)
+
 // ErrFeedClosed is returned by Feed.Push after Feed.Close.
 var ErrFeedClosed = errors.New("stream closed")
 
@@ -45,8 +55,9 @@ func FeedOf(st *catalog.Stream, env *Env) *Feed {
 // Feed is the queue of a Go-fed stream ('connector'='go'): rows pushed by Go
 // code (streamql.Session.Push), read by the jobs over the stream, each row
 // once, in push order. It is unbounded until Close. The queue is bounded
-// (feedDepth batches of up to vector.Cap rows, and the batch being filled):
-// Push blocks while the job is behind, or while no job reads the stream. Push
+// (feedDepth batches of up to vector.Cap rows, and the batch being filled, and
+// at most feedMaxBytes of text): Push blocks while the job is behind, or while
+// no job reads the stream. Push
 // and Close are safe for concurrent use; rows of concurrent pushers interleave
 // in no fixed order.
 //
@@ -64,6 +75,8 @@ type Feed struct {
 	cur    *vector.Batch   // the batch being filled, or nil
 	free   []*vector.Batch // batches the reader gave back
 	seq    int64           // rows pushed so far: the position of the next row
+	bytes  int             // text bytes of the rows in queue and cur
+	curB   int             // text bytes of the rows in cur
 	closed bool
 	space  chan struct{} // closed when the reader takes a batch
 	avail  chan struct{} // closed when a batch is queued, or at Close
@@ -84,7 +97,12 @@ func NewFeed(st *catalog.Stream) *Feed {
 // returns ctx.Err() when ctx ends first (the row is then not pushed),
 // ErrFeedClosed after Close, and an error naming the stream and column for a
 // row of the wrong width or a value of the wrong type (not pushed either).
-func (f *Feed) Push(ctx context.Context, row []any) error {
+func (f *Feed) Push(ctx context.Context, row []any) error { return f.PushOr(ctx, row, nil) }
+
+// PushOr is Push, but when the queue is full it first calls wouldWait (when
+// not nil): an error it returns comes back instead of waiting (the caller
+// would wait for itself; streamql.ErrReentrant).
+func (f *Feed) PushOr(ctx context.Context, row []any, wouldWait func() error) error {
 	if len(row) != len(f.cols) {
 		return fmt.Errorf("stream %s: a row has %d values, the stream has %d columns (%s)", f.stream, len(row), len(f.cols), columnList(f.cols))
 	}
@@ -94,16 +112,21 @@ func (f *Feed) Push(ctx context.Context, row []any) error {
 			f.mu.Unlock()
 			return fmt.Errorf("stream %s: %w", f.stream, ErrFeedClosed)
 		}
-		if f.cur != nil && f.cur.N == vector.Cap && len(f.queue) < feedDepth {
+		if f.cur != nil && f.curFull() && len(f.queue) < feedDepth {
 			f.enqueue()
 		}
-		if f.cur == nil || f.cur.N < vector.Cap {
+		if (f.cur == nil || !f.curFull()) && (f.bytes < feedMaxBytes || f.bytes == 0) {
 			err := f.add(row)
 			f.mu.Unlock()
 			return err
 		}
 		wait := f.space // full: wait for the reader
 		f.mu.Unlock()
+		if wouldWait != nil {
+			if err := wouldWait(); err != nil {
+				return err
+			}
+		}
 		select {
 		case <-wait:
 		case <-ctx.Done():
@@ -125,24 +148,45 @@ func (f *Feed) add(row []any) error {
 	}
 	b := f.cur
 	i := b.N
+	before := textBytes(b)
 	for c, v := range row {
 		if err := setValue(b.Cols[c], i, v); err != nil {
+			n := textBytes(b) - before // (text of the columns before, counted until taken)
+			f.bytes += n
+			f.curB += n
 			return fmt.Errorf("stream %s, column %s %s: %v", f.stream, f.cols[c].Name, f.cols[c].Type, err)
 		}
 	}
+	n := textBytes(b) - before
+	f.bytes += n
+	f.curB += n
 	f.seq++
 	b.Pos[i] = f.seq
 	b.N++
-	if (b.N == vector.Cap || len(f.queue) == 0) && len(f.queue) < feedDepth {
+	if (f.curFull() || len(f.queue) == 0) && len(f.queue) < feedDepth {
 		f.enqueue()
 	}
 	return nil
+}
+
+// curFull says whether f.cur takes no more rows: vector.Cap of them, or
+// feedBatchBytes of text. f.mu is held.
+func (f *Feed) curFull() bool { return f.cur.N == vector.Cap || f.curB >= feedBatchBytes }
+
+// textBytes returns the bytes of text in b's VARCHAR columns.
+func textBytes(b *vector.Batch) int {
+	n := 0
+	for _, c := range b.Cols {
+		n += len(c.Arena)
+	}
+	return n
 }
 
 // enqueue moves f.cur to the queue and wakes the reader. f.mu is held.
 func (f *Feed) enqueue() {
 	f.queue = append(f.queue, f.cur)
 	f.cur = nil
+	f.curB = 0
 	close(f.avail)
 	f.avail = make(chan struct{})
 }
@@ -172,12 +216,13 @@ func (f *Feed) take() (*vector.Batch, <-chan struct{}, error) {
 		f.queue[n] = nil
 		f.queue = f.queue[:n]
 	case f.cur != nil && f.cur.N > 0:
-		b, f.cur = f.cur, nil
+		b, f.cur, f.curB = f.cur, nil, 0
 	case f.closed:
 		return nil, nil, io.EOF
 	default:
 		return nil, f.avail, nil
 	}
+	f.bytes -= textBytes(b)
 	if !f.closed {
 		close(f.space)
 		f.space = make(chan struct{})
@@ -189,7 +234,11 @@ func (f *Feed) take() (*vector.Batch, <-chan struct{}, error) {
 func (f *Feed) give(b *vector.Batch) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.free) < feedDepth+2 {
+	text := 0
+	for _, c := range b.Cols {
+		text += cap(c.Arena)
+	}
+	if len(f.free) < feedDepth+2 && text <= 2*feedBatchBytes { // (a batch of huge rows goes to the collector)
 		f.free = append(f.free, b)
 	}
 }
@@ -255,6 +304,7 @@ func (s *feedSource) Unread(rows int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queue = append([]*vector.Batch{rest}, f.queue...)
+	f.bytes += textBytes(rest)
 	close(f.avail)
 	f.avail = make(chan struct{})
 }

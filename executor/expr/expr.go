@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -106,6 +107,99 @@ func constVec(t catalog.Type, v plan.Value) *vector.Vec {
 	return out
 }
 
+// constIn compiles the constants of an IN list (the equalities OpInArg =
+// literal of the operand's own type) into one kernel that looks the operand up
+// in a sorted set: each constant costs its size, not a vector of its own, and
+// a row costs O(log n), not n comparisons (issue 30: a 1M-literal list). It
+// returns that kernel (nil when no equality is of that form) and the other
+// equalities, which the caller ORs to it (OR is commutative; the result's NULL
+// is SQL's: no match and a NULL in the list, or a NULL operand).
+func constIn(eqs []*plan.Expr, cur **vector.Vec) (evalFunc, []*plan.Expr) {
+	var set inSet
+	rest := eqs[:0:0]
+	for _, eq := range eqs {
+		if !set.add(eq) {
+			rest = append(rest, eq)
+		}
+	}
+	if set.n == 0 {
+		return nil, rest
+	}
+	set.sort()
+	return derived(catalog.Boolean, func(_ *vector.Batch, sel []int32, out *vector.Vec) {
+		set.eval(*cur, sel, out)
+	}), rest
+}
+
+// inSet is the sorted set of an IN list's constants of one type.
+type inSet struct {
+	t      catalog.Type
+	n      int // constants taken, NULL included
+	null   bool
+	ints   []int64
+	floats []float64
+	strs   [][]byte
+}
+
+// add takes eq when it is OpInArg = literal of the operand's type, and says
+// whether it did.
+func (s *inSet) add(eq *plan.Expr) bool {
+	if eq.Op != plan.OpCmp || plan.Cmp(eq.Param) != plan.EQ || len(eq.Args) != 2 {
+		return false
+	}
+	x, lit := eq.Args[0], eq.Args[1]
+	if x.Op != plan.OpInArg || lit.Op != plan.OpLit || lit.Type != x.Type || (s.n > 0 && x.Type != s.t) {
+		return false
+	}
+	v := lit.Lit
+	switch x.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		if !v.Null {
+			s.ints = append(s.ints, v.I)
+		}
+	case catalog.Double:
+		if !v.Null && !math.IsNaN(v.F) { // (NaN = anything is false)
+			s.floats = append(s.floats, v.F)
+		}
+	case catalog.Varchar:
+		if !v.Null {
+			s.strs = append(s.strs, v.S)
+		}
+	default:
+		return false
+	}
+	s.t, s.null = x.Type, s.null || v.Null
+	s.n++
+	return true
+}
+
+func (s *inSet) sort() {
+	slices.Sort(s.ints)
+	slices.Sort(s.floats) // (-0 and 0 are equal, as = has them)
+	slices.SortFunc(s.strs, bytes.Compare)
+}
+
+// eval sets out's rows of sel to x IN set: true on a match, NULL for a NULL x
+// or for no match with a NULL in the set, else false.
+func (s *inSet) eval(x *vector.Vec, sel []int32, out *vector.Vec) {
+	for _, i := range sel {
+		if x.Null[i] {
+			out.Null[i], out.B[i] = true, false
+			continue
+		}
+		var found bool
+		switch s.t {
+		case catalog.BigInt, catalog.Timestamp:
+			_, found = slices.BinarySearch(s.ints, x.I[i])
+		case catalog.Double:
+			_, found = slices.BinarySearch(s.floats, x.F[i])
+		case catalog.Varchar:
+			_, found = slices.BinarySearchFunc(s.strs, x.S[i], bytes.Compare)
+		}
+		out.B[i], out.Null[i] = found, !found && s.null
+	}
+}
+
 // SetValue writes x, a value of type t, into row i of out (NULL when x.Null;
 // a VARCHAR's bytes are shared, not copied): the one place a plan.Value
 // becomes a vector entry, for constants and an aggregate's grouping keys.
@@ -160,8 +254,8 @@ func (c *compiler) compile(e *plan.Expr) evalFunc {
 		outer := c.inArg
 		var cur *vector.Vec
 		c.inArg = &cur
-		var acc evalFunc
-		for _, eq := range e.Args[1:] {
+		acc, rest := constIn(e.Args[1:], &cur)
+		for _, eq := range rest {
 			f := c.compile(eq)
 			if acc == nil {
 				acc = f

@@ -62,6 +62,10 @@ func FuzzKernels(f *testing.F) {
 		"CAST(i AS BOOLEAN)", "CAST(ts AS BIGINT)", "CAST(b AS BIGINT)",
 		"FLOOR(d)", "CEIL(d)", "ROUND(d)", "ROUND(d, 2)", "ROUND(i, -2)", "ROUND(d, -1)",
 		"ts + INTERVAL '1' SECOND", "i - INTERVAL '2' MINUTE",
+		// IN lists of constants: a sorted set (constIn), NULL, -0 and NaN included
+		"i IN (7, 3, -5, 7)", "i NOT IN (1, NULL, 2)", "i IN (NULL)", "d IN (2.5, -0.0, 1e308, 0.0)", "d NOT IN (2.5, -2.5)",
+		"d IN (i, 2.5, NULL)", "s IN ('abc', 'a', '', 'abcabc', s)", "s NOT IN ('x', 'abc')", "ts IN (1610975309123, 0, -86400000)",
+		"i IN (1, 2.5, 7, j)", "b IN (TRUE, NULL)",
 	} {
 		f.Add(s, int64(7), 2.5, "abc", true, int64(1610975309123))
 	}

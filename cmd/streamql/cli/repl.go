@@ -148,7 +148,15 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 		cfg.FuncExitRaw = func() error { return nil }
 		cfg.FuncOnWidthChanged = func(func()) {}
 	}
-	cfg.Stdin = dropNUL{cfg.Stdin}
+	// Ctrl-Z (or a pasted 0x1A) suspends only under a shell's job control
+	// (canSuspend); else it is dropped with the NULs: readline would send
+	// SIGTSTP and wait for a SIGCONT that never comes (issue 30)
+	paste := &pasteIn{ReadCloser: dropNUL{cfg.Stdin, !canSuspend(r.tty)}}
+	if r.tty != nil {
+		paste.pending = func() int { return pendingInput(r.tty) }
+	}
+	cfg.Stdin = paste
+	cfg.Listener = readline.FuncListener(paste.onKey(comp.onKey))
 	r.input = cfg.Stdin
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
@@ -169,15 +177,19 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 }
 
 // dropNUL removes NUL bytes from the terminal's input: readline takes a NUL
-// (Ctrl-Space, Ctrl-@) for the end of input, which would end the REPL.
-type dropNUL struct{ io.ReadCloser }
+// (Ctrl-Space, Ctrl-@) for the end of input, which would end the REPL; and
+// Ctrl-Z (0x1A) when ctrlZ is set (no job control: canSuspend).
+type dropNUL struct {
+	io.ReadCloser
+	ctrlZ bool // drop 0x1A (Ctrl-Z) too
+}
 
 func (d dropNUL) Read(p []byte) (int, error) {
 	for {
 		n, err := d.ReadCloser.Read(p)
 		k := 0
 		for _, c := range p[:n] {
-			if c != 0 {
+			if c != 0 && (c != readline.CharCtrlZ || !d.ctrlZ) {
 				p[k] = c
 				k++
 			}

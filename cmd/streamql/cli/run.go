@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"streamql/cmd/streamql/render"
+	"streamql/internal/pipewrite"
 	"streamql/parser"
 )
 
@@ -44,7 +45,18 @@ flags:
 // starts (flags, syntax, names, types, planning); 130 interrupted (ExitStatus
 // turns it into 143 or 129 when SIGTERM or SIGHUP cancelled ctx). A first
 // argument `test` runs the user's test cases instead (runTest, SPEC 4).
+//
+// A stdout that is a pipe is written through pipewrite (issue 30): a stop
+// signal ends the run within pipewrite.Grace even when the reader does not
+// read, what stdout got ends on a whole row (of up to 4 KiB), and the rest is
+// dropped.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if f, ok := stdout.(*os.File); ok {
+		if w, restore := pipewrite.Stdout(ctx, f); w != nil {
+			defer restore()
+			stdout = w
+		}
+	}
 	if len(args) > 0 && args[0] == "test" { // streamql test [DIR …] (testcmd.go)
 		return runTest(ctx, args[1:], stdout, stderr)
 	}

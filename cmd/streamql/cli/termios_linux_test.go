@@ -2,34 +2,15 @@ package cli
 
 import (
 	"os"
-	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"streamql/internal/ptytest"
 )
 
 // openPTY returns a new pseudo-terminal's controller and terminal ends.
-func openPTY(t *testing.T) (ctl, tty *os.File) {
-	t.Helper()
-	ctl, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skip("no pseudo-terminals here:", err)
-	}
-	t.Cleanup(func() { ctl.Close() })
-	if err := unix.IoctlSetPointerInt(int(ctl.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skip("cannot unlock the pseudo-terminal:", err)
-	}
-	n, err := unix.IoctlGetInt(int(ctl.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skip("no pseudo-terminal number:", err)
-	}
-	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skip("cannot open the pseudo-terminal:", err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return ctl, tty
-}
+func openPTY(t *testing.T) (ctl, tty *os.File) { return ptytest.Open(t) }
 
 // TestNoEcho: while a REPL job runs the terminal does not echo (a line typed
 // meanwhile shows once, at the next prompt), signals stay on, and the terminal

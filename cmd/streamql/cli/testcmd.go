@@ -325,7 +325,11 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 func compareCase(exp string, run caseRun) []string {
 	var problems []string
 	want := 0
-	if b, err := os.ReadFile(filepath.Join(exp, "exit")); err == nil {
+	b, err := readExpected(exp, "exit")
+	if err != nil && !isNotExist(err) {
+		problems = append(problems, fmt.Sprintf("cannot read expected/exit: %v", unwrapPath(err)))
+	}
+	if err == nil {
 		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("expected/exit holds %q: write the exit status as a number", strings.TrimSpace(string(b))))
@@ -335,7 +339,11 @@ func compareCase(exp string, run caseRun) []string {
 	if run.code != want {
 		problems = append(problems, fmt.Sprintf("exit status %d, want %d", run.code, want))
 	}
-	if b, err := os.ReadFile(filepath.Join(exp, "stderr")); err == nil {
+	b, err = readExpected(exp, "stderr")
+	if err != nil && !isNotExist(err) {
+		problems = append(problems, fmt.Sprintf("cannot read expected/stderr: %v", unwrapPath(err)))
+	}
+	if err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if l := strings.TrimSpace(line); l != "" && !strings.Contains(run.stderr, l) {
 				problems = append(problems, fmt.Sprintf("stderr lacks %q", l))
@@ -345,25 +353,29 @@ func compareCase(exp string, run caseRun) []string {
 	expected := map[string]bool{}
 	for _, name := range expectedCSVs(exp) {
 		expected[name] = true
-		wantText, err := os.ReadFile(filepath.Join(exp, name))
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("cannot read expected/%s: %v", name, unwrapPath(err)))
-			continue
-		}
 		got, ok := run.output(name)
-		if !ok {
-			problems = append(problems, "no output "+name)
-			continue
-		}
 		from, to := "expected/"+name, "got/"+name
-		w := string(wantText)
+		var diff string
+		var err error
 		if name == "errors.csv" {
 			// Compared on stream, position, raw: the reason's wording may change.
-			w, got = firstColumns(w, 3), firstColumns(got, 3)
-			from, to = from+" (first 3 columns)", to+" (first 3 columns)"
+			var wantText []byte
+			if wantText, err = readExpected(exp, name); err == nil {
+				w, g := firstColumns(string(wantText), 3), firstColumns(got, 3)
+				if w != g {
+					diff = unifiedDiff(from+" (first 3 columns)", to+" (first 3 columns)", w, g)
+				}
+			}
+		} else {
+			diff, err = diffExpected(exp, name, from, to, got)
 		}
-		if w != got {
-			problems = append(problems, unifiedDiff(from, to, w, got))
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("cannot read expected/%s: %v", name, unwrapPath(err)))
+		case !ok:
+			problems = append(problems, "no output "+name)
+		case diff != "":
+			problems = append(problems, diff)
 		}
 	}
 	for _, name := range sortedKeys(run.sides) {

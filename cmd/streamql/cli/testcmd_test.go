@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // exampleCase is the example a user copies (queries/tests, SPEC 4).
@@ -262,5 +264,65 @@ func TestTestCommandEscapesNames(t *testing.T) {
 	code, out, errs = runTestCmd(t, filepath.Join(root, "no\ape"))
 	if code != 2 || strings.Contains(errs, "\a") || !strings.Contains(errs, `no\x07p`) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want the path escaped", code, out, errs)
+	}
+}
+
+// TestTestCommandExpectedNotRegular: expected/ files that are not regular
+// files (a device, a FIFO with no writer), or far larger than the output, fail
+// their case with a message naming the file, in bounded time and memory
+// (issue 30: expected/main.csv -> /dev/zero ran out of memory, a FIFO hung).
+func TestTestCommandExpectedNotRegular(t *testing.T) {
+	fifo := func(path string) error { return syscall.Mkfifo(path, 0o644) }
+	zero := func(path string) error { return os.Symlink("/dev/zero", path) }
+	huge := func(path string) error { // a sparse 8 GiB file: its first byte differs
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Truncate(8 << 30)
+	}
+	longer := func(path string) error { // the output, then 4 MiB more
+		return os.WriteFile(path, []byte("a\n1\n"+strings.Repeat("2\n", 2<<20)), 0o644)
+	}
+	for _, c := range []struct {
+		file string
+		make func(string) error
+		want string
+	}{
+		{"main.csv", fifo, "cannot read expected/main.csv: not a regular file (a FIFO)"},
+		{"main.csv", zero, "expected/main.csv is a symbolic link out of the case folder"}, // (a link to /dev/zero is refused before it is read)
+		{"errors.csv", fifo, "cannot read expected/errors.csv: not a regular file (a FIFO)"},
+		{"exit", zero, "expected/exit is a symbolic link out of the case folder"},
+		{"stderr", fifo, "cannot read expected/stderr: not a regular file (a FIFO)"},
+		{"main.csv", huge, "--- expected/main.csv (from line 1)\n  +++ got/main.csv (from line 1)\n  @@ -1 +1,2 @@\n  -\\x00\\x00"},
+		{"main.csv", longer, "--- expected/main.csv (from line 3)\n  +++ got/main.csv (from line 3)\n  @@ -1,40 +0,0 @@\n  -2\n  -2\n"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "query.sql"), "CREATE STREAM s (a BIGINT) WITH ('connector'='values');\nINSERT INTO s VALUES (1);\nSELECT * FROM s;\n")
+			writeFile(t, filepath.Join(dir, "expected", "main.csv"), "a\n1\n")
+			os.Remove(filepath.Join(dir, "expected", c.file))
+			if err := c.make(filepath.Join(dir, "expected", c.file)); err != nil {
+				t.Skip(err)
+			}
+			type result struct {
+				code     int
+				out, err string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, out, errs := runTestCmd(t, dir)
+				done <- result{code, out, errs}
+			}()
+			select {
+			case r := <-done:
+				if r.code != 1 || !strings.Contains(r.out, c.want) || !strings.HasSuffix(r.out, "0 passed, 1 failed\n") {
+					t.Fatalf("exit %d, want 1 and %q in\n%s%s", r.code, c.want, r.out, r.err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("streamql test still running after 20 s")
+			}
+		})
 	}
 }
