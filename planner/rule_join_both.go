@@ -90,7 +90,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	sp.wm = -1
 	sp.sc = &scope{
 		rels:   []relation{{stream: both.Inputs[0].Stream, name: both.Inputs[0].Name}, {stream: both.Inputs[1].Stream, name: both.Inputs[1].Name, offset: lw}},
-		locate: sel.Locate, casts: sel.Casts, src: p.Source,
+		locate: sel.Locate, casts: sel.Casts, src: p.Source, funcs: p.Funcs,
 		watermark: func(rel int) int {
 			in := both.Inputs[rel]
 			if in.WatermarkCol < 0 {
