@@ -68,16 +68,7 @@ func TestRegisterFuncErrors(t *testing.T) {
 // function's name while the job goes on.
 func TestRegisterFuncNullsAndErrors(t *testing.T) {
 	var got []string
-	s, err := streamql.Open(streamql.Options{OnRows: func(out streamql.Output, rows *streamql.Rows) error {
-		for r := 0; r < rows.Len(); r++ {
-			var vals []string
-			for c := range out.Columns {
-				vals = append(vals, fmt.Sprint(rows.Value(c, r)))
-			}
-			got = append(got, out.Name+": "+strings.Join(vals, ", "))
-		}
-		return nil
-	}})
+	s, err := streamql.Open(streamql.Options{OnRows: collectLines(&got)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,6 +202,8 @@ func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
 	switch {
 	case c.word("STREAM"):
 		return ps.createStream(c, span)
+	case functionWord(c):
+		return ps.createFunction(c, span)
 	case t.is("TABLE") || t.is("VIEW") || t.is("SOURCE"):
 		return nil, Errorf(t.Offset, "CREATE %s is not supported: use CREATE STREAM name (col TYPE, ...) WITH ('connector' = ...)", strings.ToUpper(t.Text))
 	case c.atEnd():
@@ -417,6 +419,8 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 			return nil, err
 		}
 		return ds, c.expectEnd("DROP STREAM " + ds.Name)
+	case functionWord(c):
+		return ps.dropFunction(c, span)
 	case c.word("SIDE"):
 		n := c.peek()
 		if n.Kind != TokString {

@@ -118,6 +118,10 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
+	case *parser.CreateFunction:
+		return s.createFunction(dir, st)
+	case *parser.DropFunction:
+		return s.dropFunction(st)
 	case *parser.DropStream:
 		x := s.Cat.Lookup(st.Name)
 		if x == nil {
