@@ -63,8 +63,8 @@ func GoFunction(name string, fn any) (*Function, error) {
 				in[k] = reflect.New(t.In(k).Elem())
 			}
 		}
+		call := make([]reflect.Value, len(in)) // a row function runs on one goroutine
 		return func(a []*vector.Vec, i int, out *vector.Vec) (ok bool) {
-			call := make([]reflect.Value, len(in))
 			for k, vec := range a {
 				null := vec.Null[i]
 				if null && !ptrArg[k] {

@@ -63,7 +63,8 @@ type WasmLimits struct {
 	// MemoryPages caps a module's memory, in pages of 64 KiB.
 	MemoryPages uint32
 	// CallTimeout caps one call; a call that runs longer is stopped (wazero's
-	// WithCloseOnContextDone) and its row goes to the errors output.
+	// WithCloseOnContextDone) and its row goes to the errors output. 0: no
+	// cap (a call that never ends then hangs its job).
 	CallTimeout time.Duration
 }
 
@@ -88,7 +89,7 @@ type wasmModule struct {
 // comment). Errors say what the module lacks.
 func WasmFunction(name, path string, code []byte, limits WasmLimits) (*Function, error) {
 	ctx := context.Background()
-	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(limits.MemoryPages).WithCloseOnContextDone(true)
+	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(limits.MemoryPages).WithCloseOnContextDone(limits.CallTimeout > 0)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	fail := func(err error) (*Function, error) {
 		rt.Close(ctx)
