@@ -43,6 +43,10 @@ type Function struct {
 	// (the Sig's result type), compiling its constant arguments once; an
 	// *ArgError names a constant argument that cannot work.
 	Prepare func(args []Arg, result catalog.Type) (RowFunc, error)
+	// PrepareBatch, when set, is used instead of Prepare by the executor: it
+	// returns a function computing the selected rows of a batch at once (a
+	// WASM function's batch export, wasmudf.go).
+	PrepareBatch func(args []Arg, result catalog.Type) (BatchFunc, error)
 	// key is a user function's process-wide key (Registry.Add, udf.go).
 	key string
 }

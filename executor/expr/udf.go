@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"streamql/executor/vector"
+	"streamql/planner/plan"
 )
 
 // User-defined functions (SPEC 2.10): a session's Registry holds them as
@@ -163,4 +166,25 @@ func TakeUDFFailures(dst []UDFFailure) []UDFFailure {
 	failures.n.Store(0)
 	failures.mu.Unlock()
 	return dst
+}
+
+// BatchFunc computes the rows sel of a call at once: a holds the arguments'
+// vectors; it sets out's rows (and out.Null) for every row of sel.
+type BatchFunc func(a []*vector.Vec, sel []int32, out *vector.Vec)
+
+// batchKernel is the kernel of a call of a function with PrepareBatch, or
+// nil when it has none for these arguments.
+func (c *compiler) batchKernel(e *plan.Expr, f *Function, args []Arg) evalFunc {
+	bf, err := f.PrepareBatch(args, e.Type)
+	if err != nil || bf == nil {
+		return nil
+	}
+	fs := c.args(e)
+	vs := make([]*vector.Vec, len(fs))
+	return derived(e.Type, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		for k, a := range fs {
+			vs[k] = a(b, sel)
+		}
+		bf(vs, sel, out)
+	})
 }

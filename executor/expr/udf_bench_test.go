@@ -42,27 +42,9 @@ func countCharGo(s, c string) int64 { return int64(strings.Count(s, c)) }
 // WebAssembly module of queries/udf/count_char, as a registered Go function,
 // and as plain Go. docs/performance.md records the figures.
 func BenchmarkUDFCountChar(b *testing.B) {
-	b.Run("wasm", func(b *testing.B) {
-		code, err := os.ReadFile("../../queries/udf/count_char/count_char.wasm")
-		if err != nil {
-			b.Fatal(err)
-		}
-		f, err := WasmFunction("count_char", "count_char.wasm", code, DefaultWasmLimits)
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchRowFunc(b, f)
-	})
+	b.Run("wasm", func(b *testing.B) { benchRowFunc(b, countCharWasm(b, DefaultWasmLimits)) })
 	b.Run("wasm-no-time-cap", func(b *testing.B) {
-		code, err := os.ReadFile("../../queries/udf/count_char/count_char.wasm")
-		if err != nil {
-			b.Fatal(err)
-		}
-		f, err := WasmFunction("count_char", "count_char.wasm", code, WasmLimits{MemoryPages: DefaultWasmLimits.MemoryPages})
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchRowFunc(b, f)
+		benchRowFunc(b, countCharWasm(b, WasmLimits{MemoryPages: DefaultWasmLimits.MemoryPages}))
 	})
 	b.Run("go-registered", func(b *testing.B) {
 		f, err := GoFunction("count_char", countCharGo)
@@ -108,5 +90,74 @@ func BenchmarkUDFInc(b *testing.B) {
 				b.Fatal(out.I[0])
 			}
 		})
+	}
+}
+
+func countCharWasm(tb testing.TB, limits WasmLimits) *Function {
+	code, err := os.ReadFile("../../queries/udf/count_char/count_char.wasm")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := WasmFunction("count_char", "count_char.wasm", code, limits)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if f.PrepareBatch == nil {
+		tb.Fatal("count_char.wasm has no count_char_batch")
+	}
+	return f
+}
+
+// batchArgs fills a whole batch of count_char's arguments: short strings
+// (row k has k%7 'c's), c = "c", every 10th s NULL; sel selects every row.
+func batchArgs() ([]*vector.Vec, []int32) {
+	s, c := vector.NewVec(catalog.Varchar), vector.NewVec(catalog.Varchar)
+	sel := make([]int32, vector.Cap)
+	for i := range vector.Cap {
+		s.S[i] = []byte("ab" + strings.Repeat("c", i%7) + "-extra")
+		s.Null[i] = i%10 == 9
+		c.S[i] = []byte("c")
+		sel[i] = int32(i)
+	}
+	return []*vector.Vec{s, c}, sel
+}
+
+// TestWasmBatchMatchesRows: count_char's batch export gives, row for row,
+// what its row export gives, NULLs included.
+func TestWasmBatchMatchesRows(t *testing.T) {
+	f := countCharWasm(t, DefaultWasmLimits)
+	row, _ := f.Prepare(nil, catalog.BigInt)
+	batch, _ := f.PrepareBatch(nil, catalog.BigInt)
+	a, sel := batchArgs()
+	out := vector.NewVec(catalog.BigInt)
+	batch(a, sel, out)
+	one := vector.NewVec(catalog.BigInt)
+	for _, i := range sel {
+		want := int64(i % 7)
+		if a[0].Null[i] {
+			if !out.Null[i] {
+				t.Errorf("row %d: NULL s gave %d", i, out.I[i])
+			}
+			continue
+		}
+		if out.Null[i] || out.I[i] != want || !row(a, int(i), one) || one.I[i] != want {
+			t.Errorf("row %d: batch %d (null %v), row %d, want %d", i, out.I[i], out.Null[i], one.I[i], want)
+		}
+	}
+	if n := TakeUDFFailures(nil); len(n) > 0 {
+		t.Errorf("failures: %v", n)
+	}
+}
+
+// BenchmarkUDFCountCharBatch: count_char through the batch ABI, per row
+// (ns/op is one row), a whole batch per call, with the time cap on.
+func BenchmarkUDFCountCharBatch(b *testing.B) {
+	f := countCharWasm(b, DefaultWasmLimits)
+	batch, _ := f.PrepareBatch(nil, catalog.BigInt)
+	a, sel := batchArgs()
+	out := vector.NewVec(catalog.BigInt)
+	b.ResetTimer()
+	for done := 0; done < b.N; done += len(sel) {
+		batch(a, sel, out)
 	}
 }

@@ -148,6 +148,9 @@ func WasmFunction(name, path string, code []byte, limits WasmLimits) (*Function,
 		Doc:     "WASM function of " + path,
 	}
 	f.Prepare = func([]Arg, catalog.Type) (RowFunc, error) { return m.rowFunc(), nil }
+	if _, ok := exports["alloc"]; ok && m.hasBatch() {
+		f.PrepareBatch = func([]Arg, catalog.Type) (BatchFunc, error) { return m.batchFunc(), nil }
+	}
 	return f, nil
 }
 
@@ -294,6 +297,7 @@ func wasmTypeText(def api.FunctionDefinition) string {
 type wasmInstance struct {
 	mod     api.Module
 	fn      api.Function
+	batch   api.Function // name_batch, nil when the module has none (wasmbatch.go)
 	alloc   api.Function
 	dealloc api.Function
 	mem     api.Memory
@@ -317,7 +321,7 @@ func (m *wasmModule) instantiate() (*wasmInstance, error) {
 		cancel()
 		return nil, fmt.Errorf("instantiating the module: %v", firstLine(err))
 	}
-	in := &wasmInstance{mod: mod, fn: mod.ExportedFunction(m.export), alloc: mod.ExportedFunction("alloc"),
+	in := &wasmInstance{mod: mod, fn: mod.ExportedFunction(m.export), batch: mod.ExportedFunction(m.export + "_batch"), alloc: mod.ExportedFunction("alloc"),
 		dealloc: mod.ExportedFunction("dealloc"), mem: mod.Memory(), ctx: ctx, cancel: cancel}
 	if in.mem == nil && m.sig.hasText() {
 		in.close()
@@ -350,37 +354,57 @@ func (in *wasmInstance) reserve(n uint32) error {
 	return nil
 }
 
-// rowFunc returns the row function of one call site: it instantiates the
-// module on its first row and again after a failed call.
-func (m *wasmModule) rowFunc() RowFunc {
-	type holder struct{ in *wasmInstance }
-	h := &holder{}
-	stack := make([]uint64, max(2*len(m.sig.Args), 1))
-	live := &atomic.Pointer[wasmInstance]{} // closed when the job's kernels are collected
+// slot holds a call site's instance: made on first use, dropped (closed)
+// after a failed call, closed when the job's kernels are collected.
+type slot struct {
+	m    *wasmModule
+	in   *wasmInstance
+	live *atomic.Pointer[wasmInstance]
+}
+
+func (m *wasmModule) newSlot() *slot {
+	h := &slot{m: m, live: &atomic.Pointer[wasmInstance]{}}
 	runtime.AddCleanup(h, func(w *atomic.Pointer[wasmInstance]) {
 		if in := w.Load(); in != nil {
 			unwatch(in)
 			in.close()
 		}
-	}, live)
-	drop := func() {
-		unwatch(h.in)
-		h.in.close()
-		h.in = nil
-		live.Store(nil)
-	}
-	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
-		if h.in == nil {
-			in, err := m.instantiate()
-			if err != nil {
-				recordFailure(m.name, i, err.Error())
-				return false
-			}
-			h.in = in
-			live.Store(in)
-			watch(in, m.limits.CallTimeout)
+	}, h.live)
+	return h
+}
+
+func (h *slot) get() (*wasmInstance, error) {
+	if h.in == nil {
+		in, err := h.m.instantiate()
+		if err != nil {
+			return nil, err
 		}
-		in := h.in
+		h.in = in
+		h.live.Store(in)
+		watch(in, h.m.limits.CallTimeout)
+	}
+	return h.in, nil
+}
+
+func (h *slot) drop() {
+	unwatch(h.in)
+	h.in.close()
+	h.in = nil
+	h.live.Store(nil)
+}
+
+// rowFunc returns the row function of one call site: it instantiates the
+// module on its first row and again after a failed call.
+func (m *wasmModule) rowFunc() RowFunc {
+	h := m.newSlot()
+	drop := h.drop
+	stack := make([]uint64, max(2*len(m.sig.Args), 1))
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		in, err := h.get()
+		if err != nil {
+			recordFailure(m.name, i, err.Error())
+			return false
+		}
 		need := uint32(0)
 		for k, t := range m.sig.Args {
 			if t == catalog.Varchar {
@@ -421,7 +445,7 @@ func (m *wasmModule) rowFunc() RowFunc {
 			n++
 		}
 		in.calls.Add(1)
-		err := in.fn.CallWithStack(in.ctx, stack)
+		err = in.fn.CallWithStack(in.ctx, stack)
 		in.calls.Add(1)
 		if err != nil {
 			reason := "trap: " + firstLine(err)
@@ -435,27 +459,35 @@ func (m *wasmModule) rowFunc() RowFunc {
 			drop()
 			return false
 		}
-		r := stack[0]
-		switch m.sig.Result {
-		case catalog.BigInt:
-			out.I[i] = int64(r)
-		case catalog.Double:
-			out.F[i] = api.DecodeF64(r)
-		case catalog.Boolean:
-			out.B[i] = uint32(r) != 0
-		default:
-			b, ok := in.mem.Read(uint32(r>>32), uint32(r))
-			if !ok {
-				recordFailure(m.name, i, "the result's text is out of the memory's bounds")
-				drop()
-				return false
-			}
-			start := len(out.Arena)
-			out.Arena = append(out.Arena, b...)
-			setText(out, i, start)
+		if !in.setResult(m.sig.Result, stack[0], out, i) {
+			recordFailure(m.name, i, "the result's text is out of the memory's bounds")
+			drop()
+			return false
 		}
 		return true
 	}
+}
+
+// setResult writes x, a result of type t in the ABI's encoding, into row i
+// of out; false when a VARCHAR result is out of the memory's bounds.
+func (in *wasmInstance) setResult(t catalog.Type, x uint64, out *vector.Vec, i int) bool {
+	switch t {
+	case catalog.BigInt:
+		out.I[i] = int64(x)
+	case catalog.Double:
+		out.F[i] = api.DecodeF64(x)
+	case catalog.Boolean:
+		out.B[i] = uint32(x) != 0
+	default:
+		b, ok := in.mem.Read(uint32(x>>32), uint32(x))
+		if !ok {
+			return false
+		}
+		start := len(out.Arena)
+		out.Arena = append(out.Arena, b...)
+		setText(out, i, start)
+	}
+	return true
 }
 
 func firstLine(err error) string {

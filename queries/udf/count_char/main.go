@@ -8,6 +8,8 @@
 //	dealloc(ptr i32, size i32)        frees it
 //	count_char(sp, sl, cp, cl i32) i64 the function: s and c as pointer+length
 //	count_char_signature() i64        "(VARCHAR, VARCHAR) BIGINT", ptr<<32 | len
+//	count_char_batch(n, args, res i32) n rows at once (the batch ABI,
+//	                                  executor/expr/wasmbatch.go)
 //
 // Rebuild it (count_char.wasm, committed next to this file) with
 //
@@ -50,11 +52,38 @@ func text(ptr, n uint32) string {
 //
 //go:wasmexport count_char
 func countChar(sp, sl, cp, cl uint32) int64 {
-	s, c := text(sp, sl), text(cp, cl)
-	if c == "" {
-		return 0
+	return count(text(sp, sl), text(cp, cl))
+}
+
+// countCharBatch is count_char over n rows: args holds per row two 8-byte
+// slots (s and c, each ptr<<32 | len), res gets one 8-byte count per row.
+//
+//go:wasmexport count_char_batch
+func countCharBatch(n, args, res uint32) {
+	in := unsafe.Slice((*uint64)(unsafe.Pointer(uintptr(args))), 2*n)
+	out := unsafe.Slice((*int64)(unsafe.Pointer(uintptr(res))), n)
+	for r := range out {
+		s, c := in[2*r], in[2*r+1]
+		out[r] = count(text(uint32(s>>32), uint32(s)), text(uint32(c>>32), uint32(c)))
 	}
+}
+
+// count counts the non-overlapping occurrences of c in s (a byte loop for
+// Nexmark's one-byte c).
+func count(s, c string) int64 {
 	n := int64(0)
+	switch len(c) {
+	case 0:
+		return 0
+	case 1:
+		b := c[0]
+		for j := 0; j < len(s); j++ {
+			if s[j] == b {
+				n++
+			}
+		}
+		return n
+	}
 	for i := 0; i+len(c) <= len(s); {
 		if s[i:i+len(c)] == c {
 			n++
