@@ -275,6 +275,7 @@ type process struct {
 	rows *int64
 	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
 	rep  *replay      // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
+	udf  []expr.UDFFailure
 }
 
 // init sets p up to push src's batches into the chain of job built with opts
@@ -321,6 +322,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	}
 	in.selectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
+	if uerr := p.udfErrors(b, &p.udf); uerr != nil && perr == nil {
+		perr = uerr
+	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
 		// cancelled before the batch was routed: none of it was used
 		p.es.Malformed = malformed

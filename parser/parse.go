@@ -207,6 +207,8 @@ func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
 	switch {
 	case c.word("STREAM"):
 		return ps.createStream(c, span)
+	case functionWord(c):
+		return ps.createFunction(c, span)
 	case c.word("TABLE"): // Flink's spelling (SPEC 3)
 		return ps.createTable(c, span, false)
 	case t.is("TEMPORARY") && c.peekAt(1).is("TABLE"):
@@ -417,6 +419,8 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 			return nil, err
 		}
 		return ds, c.expectEnd("DROP STREAM " + ds.Name)
+	case functionWord(c):
+		return ps.dropFunction(c, span)
 	case c.word("SIDE"):
 		n := c.peek()
 		if n.Kind != TokString {

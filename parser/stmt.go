@@ -15,7 +15,7 @@ type Script struct {
 
 // Stmt is one statement of a script. Concrete types: *CreateStream, *DropStream,
 // *Select, *Explain, *Insert, *Run, *ShowStreams, *ShowSides, *ShowFunctions, *DropSide,
-// *Describe, *Set, *ShowSettings, *ShowCreate.
+// *Describe, *Set, *ShowSettings, *ShowCreate, *CreateFunction, *DropFunction.
 type Stmt interface {
 	// Span returns the statement's byte range [Start, End) in Script.Source,
 	// without the terminating ';' and without leading comments or spaces.

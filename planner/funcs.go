@@ -64,6 +64,9 @@ func (sc *scope) call(n *ast.FuncCallExpr) (*Expr, error) {
 		if f := expr.Lookup(name); f != nil && !f.Rule {
 			return c.bindTable(f)
 		}
+		if f := sc.funcs.Lookup(name); f != nil { // a user function (SPEC 2.10)
+			return c.bindTable(f)
+		}
 		return nil, sc.unknownFunction(n)
 	}
 	return r.compile(c)

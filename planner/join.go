@@ -66,7 +66,7 @@ func conjuncts(n ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
 func (sc *scope) one(r int, wm int) *scope {
 	rel := sc.rels[r]
 	rel.offset = 0
-	one := &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }, ticks: sc.ticks}
+	one := &scope{rels: []relation{rel}, locate: sc.locate, casts: sc.casts, src: sc.src, watermark: func(int) int { return wm }, ticks: sc.ticks, funcs: sc.funcs}
 	if r == 0 {
 		one.uses = sc.uses // the probe side reads the job's batch
 	}

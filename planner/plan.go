@@ -12,6 +12,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
+	"streamql/executor/expr"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -23,6 +24,9 @@ type Planner struct {
 	// Ctx, when not nil, cancels a long planning: PlanSelect checks it every few
 	// hundred AST nodes and returns its error (context.Canceled after Ctrl-C).
 	Ctx context.Context
+	// Funcs, when not nil, are the session's user-defined functions (SPEC
+	// 2.10), bound next to the built-in function table.
+	Funcs *expr.Registry
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {

@@ -288,7 +288,7 @@ func (ap *aggPlan) plan() error {
 	}
 	a.CallBase = len(a.RowTypes)
 	ap.row = &scope{rels: src.rels, locate: src.locate, casts: src.casts, src: src.src,
-		watermark: func(int) int { return -1 }, ticks: src.ticks}
+		watermark: func(int) int { return -1 }, ticks: src.ticks, funcs: src.funcs}
 	ap.row.hook = ap.hook
 	b := sp.b
 	for _, f := range q.Fields.Fields {

@@ -52,6 +52,7 @@ func ruleFrom(sp *selectPlan) error {
 		watermark: func(int) int { return wm },
 		uses:      make([]bool, len(types)),
 		ticks:     sp.ticks,
+		funcs:     sp.p.Funcs,
 	}
 	return nil
 }

@@ -147,7 +147,7 @@ func (sc *scope) tableCall(n *ast.FuncCallExpr, f *expr.Function, t catalog.Type
 		}
 		return nil, parser.Errorf(at, "%s: %s", f.Name, ae.Msg)
 	}
-	e := &Expr{Op: plan.OpFunc, Fn: f.Name, Type: t, Args: args}
+	e := &Expr{Op: plan.OpFunc, Fn: f.Key(), Type: t, Args: args}
 	if f.Volatile && (f.Name != "UNIX_TIMESTAMP" || len(args) == 0) {
 		e.Col, e.Flag = -1, true
 		return e, nil

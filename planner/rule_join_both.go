@@ -484,7 +484,7 @@ func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
 		in.Types, in.WatermarkCol = batchLayout(in.Stream)
 		in.KeyExprs = nil
 		wm := in.WatermarkCol
-		own := &scope{rels: []relation{{stream: in.Stream, name: in.Name}}, locate: sel.Locate, casts: sel.Casts, src: sp.p.Source,
+		own := &scope{rels: []relation{{stream: in.Stream, name: in.Name}}, locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
 			watermark: func(int) int { return wm }, uses: make([]bool, len(in.Types)), ticks: sp.ticks}
 		for _, n := range sp.keyNodes[s] {
 			e, err := own.compile(n)
@@ -502,7 +502,7 @@ func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
 	sp.wm = -1
 	sp.sc = &scope{
 		rels:   []relation{{stream: both.Inputs[0].Stream, name: both.Inputs[0].Name}, {stream: both.Inputs[1].Stream, name: both.Inputs[1].Name, offset: lw}},
-		locate: sel.Locate, casts: sel.Casts, src: sp.p.Source,
+		locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
 		watermark: func(rel int) int {
 			in := both.Inputs[rel]
 			if in.WatermarkCol < 0 {

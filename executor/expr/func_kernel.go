@@ -64,6 +64,11 @@ func (c *compiler) funcKernel(e *plan.Expr) evalFunc {
 			args[k].Const, args[k].Value = true, a.Lit
 		}
 	}
+	if f.PrepareBatch != nil {
+		if k := c.batchKernel(e, f, args); k != nil {
+			return k
+		}
+	}
 	row, err := f.Prepare(args, e.Type)
 	if err != nil {
 		panic("expr: " + f.Name + ": " + err.Error()) // the planner checked the constants

@@ -43,6 +43,12 @@ type Function struct {
 	// (the Sig's result type), compiling its constant arguments once; an
 	// *ArgError names a constant argument that cannot work.
 	Prepare func(args []Arg, result catalog.Type) (RowFunc, error)
+	// PrepareBatch, when set, is used instead of Prepare by the executor: it
+	// returns a function computing the selected rows of a batch at once (a
+	// WASM function's batch export, wasmudf.go).
+	PrepareBatch func(args []Arg, result catalog.Type) (BatchFunc, error)
+	// key is a user function's process-wide key (Registry.Add, udf.go).
+	key string
 }
 
 // Sig is one signature: the argument types (catalog.Unknown accepts any
@@ -89,8 +95,15 @@ func (f *Function) Signatures() []string {
 }
 
 // Lookup returns the function of a name or alias (any case), or nil.
+// A user function's key (NAME#n, Function.Key) finds it too (udf.go).
 func Lookup(name string) *Function {
-	return byName[strings.ToUpper(name)]
+	if f := byName[strings.ToUpper(name)]; f != nil {
+		return f
+	}
+	if strings.IndexByte(name, '#') > 0 {
+		return lookupUser(name)
+	}
+	return nil
 }
 
 // Names returns every name and alias of the table, upper case, sorted.

@@ -10,10 +10,15 @@ import (
 var functionColumns = []string{"name", "signatures", "null rule", "deterministic", "on failure", "description"}
 
 // functionRows are SHOW FUNCTIONS' rows: every function of the table
-// (executor/expr.Functions, SPEC 2.10), aliases after the name.
-func functionRows() [][]string {
+// (executor/expr.Functions, SPEC 2.10), aliases after the name, then the
+// session's user functions (user).
+func functionRows(user *expr.Registry) [][]string {
 	var rows [][]string
-	for _, f := range expr.Functions {
+	all := make([]*expr.Function, 0, len(expr.Functions))
+	for k := range expr.Functions {
+		all = append(all, &expr.Functions[k])
+	}
+	for _, f := range append(all, user.List()...) {
 		name := f.Name
 		if len(f.Aliases) > 0 {
 			name += " (" + strings.Join(f.Aliases, ", ") + ")"

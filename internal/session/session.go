@@ -18,6 +18,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/executor/expr"
 	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
@@ -50,6 +51,9 @@ type Session struct {
 	// GoFed allows streams WITH ('connector'='go'), which only Go code can feed
 	// (the package streamql sets it; the command line cannot push rows).
 	GoFed bool
+	// Funcs are the session's user-defined functions (SPEC 2.10): Go
+	// functions registered by the library, CREATE FUNCTION's WASM modules.
+	Funcs *expr.Registry
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -65,7 +69,7 @@ type sideKey struct {
 // New returns a session reading stdin streams from stdin (nil: none) and
 // giving its results to front.
 func New(stdin io.Reader, front Frontend) *Session {
-	return &Session{Cat: catalog.New(), Env: &executor.Env{Stdin: stdin}, Front: front}
+	return &Session{Cat: catalog.New(), Env: &executor.Env{Stdin: stdin}, Front: front, Funcs: expr.NewRegistry()}
 }
 
 // addPending appends b to the pending side branches.
@@ -110,10 +114,14 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
+	case *parser.CreateFunction:
+		return s.createFunction(dir, st)
+	case *parser.DropFunction:
+		return s.dropFunction(st)
 	case *parser.DropStream:
 		x := s.Cat.Lookup(st.Name)
 		if x == nil {
@@ -206,7 +214,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return s.Front.Result([]string{"name", "connector", "bounded", "columns"}, rows)
 	case *parser.ShowFunctions:
-		return s.Front.Result(functionColumns, functionRows())
+		return s.Front.Result(functionColumns, functionRows(s.Funcs))
 	case *parser.ShowSides:
 		var rows [][]string
 		for _, b := range s.pending {
