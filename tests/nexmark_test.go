@@ -33,7 +33,7 @@ var nexmarkQueries = map[string]string{
 	"q11": "",
 	"q12": "CREATE VIEW (2.6), PROCTIME() (2.10)",
 	"q13": "",
-	"q14": "CREATE FUNCTION ... WASM, HOUR (2.10)",
+	"q14": "",
 	"q15": "aggregate FILTER (2.9), DATE_FORMAT (2.10)",
 	"q16": "aggregate FILTER (2.9), DATE_FORMAT (2.10)",
 	"q17": "aggregate FILTER (2.9), DATE_FORMAT (2.10)",

@@ -438,12 +438,18 @@ func (j *Join) fits(s, k, o int) bool {
 	return lt >= satAdd(rt, j.spec.Lo) && lt <= satAdd(rt, j.spec.Hi)
 }
 
-// emit writes the pair (left row l, right row r) with kind to the output.
+// emit writes the pair (left row l, right row r) with kind to the output;
+// l or r is -1 for the NULLs that pad a row without a partner. A joined
+// row's position is its left row's.
 func (j *Join) emit(ctx context.Context, l, r int, kind vector.RowKind) error {
 	i := j.outB.N
 	j.side[0].rows.CopyTo(j.outB, i, 0, l)
 	j.side[1].rows.CopyTo(j.outB, i, len(j.spec.Types[0]), r)
-	j.outB.Pos[i] = j.side[0].rows.Pos(l)
+	if l >= 0 {
+		j.outB.Pos[i] = j.side[0].rows.Pos(l)
+	} else {
+		j.outB.Pos[i] = j.side[1].rows.Pos(r)
+	}
 	if j.outB.Kinds != nil {
 		j.outB.Kinds[i] = kind
 	}
@@ -459,18 +465,7 @@ func (j *Join) emitPadded(ctx context.Context, s, k int, kind vector.RowKind) er
 	if s == 0 {
 		return j.emit(ctx, k, -1, kind)
 	}
-	i := j.outB.N
-	j.side[0].rows.CopyTo(j.outB, i, 0, -1)
-	j.side[1].rows.CopyTo(j.outB, i, len(j.spec.Types[0]), k)
-	j.outB.Pos[i] = j.side[1].rows.Pos(k)
-	if j.outB.Kinds != nil {
-		j.outB.Kinds[i] = kind
-	}
-	j.outB.N++
-	if j.outB.N == vector.Cap {
-		return j.flush(ctx)
-	}
-	return nil
+	return j.emit(ctx, -1, k, kind)
 }
 
 // late sends row i of b, from input port, to its late port.

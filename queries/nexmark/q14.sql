@@ -1,15 +1,14 @@
 -- Nexmark q14: calculation (euro prices, time of day and a UDF on the bids of 1M to
 -- 50M euros).
 --   streamql queries/nexmark/q14.sql
--- Status: waits for HOUR() and CREATE FUNCTION ... LANGUAGE WASM (SPEC 2.10) and a
---   count_char.wasm module.
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q14.sql):
---   - count_char is a WebAssembly module (count_char.wasm: counts a character in a
---     string) instead of Flink's Java class com.github.nexmark.flink.udf.CountChar.
+--   - count_char is a WebAssembly module (queries/udf/count_char/count_char.wasm,
+--     built by scripts/build-udf-wasm: counts a character in a string) instead of Flink's Java class com.github.nexmark.flink.udf.CountChar.
 --   - 0.908 * price is DOUBLE (SPEC 2); Flink's DECIMAL(23, 3) (compare-flink CASTs).
 --   - stdout instead of the blackhole table.
 .read ddl.sql
-CREATE FUNCTION count_char AS 'count_char.wasm' LANGUAGE WASM;
+CREATE FUNCTION count_char AS '../udf/count_char/count_char.wasm' LANGUAGE WASM;
 SELECT
     auction,
     bidder,
