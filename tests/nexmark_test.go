@@ -162,3 +162,23 @@ func TestNexmarkDescribeExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestNexmarkExports: every runnable Nexmark query exports to Flink SQL
+// (`streamql export --flink`, SPEC 4 "Taking a script to a cluster"),
+// following its `.read ddl.sql` as the command line does; the nexmark
+// connector and q14's WebAssembly function are listed as differences.
+func TestNexmarkExports(t *testing.T) {
+	for q, waits := range nexmarkQueries {
+		if waits != "" {
+			continue
+		}
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"export", "--flink", filepath.Join(nexmarkDir, q+".sql")}, strings.NewReader(""), &out, &errb)
+		if code != 0 || !strings.Contains(out.String(), "EXECUTE STATEMENT SET") || !strings.Contains(out.String(), "connector 'nexmark' has no Flink connector") {
+			t.Errorf("%s: exit %d\n%s%s", q, code, out.String(), errb.String())
+		}
+		if q == "q14" && !strings.Contains(out.String(), "function count_char runs the WebAssembly module") {
+			t.Errorf("q14: the WebAssembly function is not listed as a difference:\n%s", out.String())
+		}
+	}
+}

@@ -185,6 +185,8 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 				return "", nil, &ScriptError{Script: script, Err: err}
 			}
 			switch st := st.(type) {
+			case *parser.CreateFunction: // SPEC 2.10: a WebAssembly module
+				x.diff(script, st.NamePos, "function %s runs the WebAssembly module '%s' here; Flink needs a Java or Python function of the same name: CREATE FUNCTION %s AS '<your.Class>' before this script", st.Name, st.Path, st.Name)
 			case *parser.CreateStream:
 				if c := sess.Cat.Lookup(st.Name); c != nil && x.byCat[c] == nil {
 					d := &streamDecl{st: c, script: script, decl: st}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"streamql/internal/export"
+	"streamql/parser"
 )
 
 const exportUsage = `usage: streamql export --flink [--strict] [--side-dir DIR] script.sql [more.sql]
@@ -59,12 +61,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var inputs []export.Input
 	for _, name := range fl.Args() {
-		b, err := loadScriptFile(ctx, name)
-		if err != nil {
-			printError(stderr, "cannot read script %s: %v", name, err)
+		var err error
+		if inputs, err = exportInputs(ctx, name, inputs, 0); err != nil {
+			printError(stderr, "%v", err)
 			return exitPlanning
 		}
-		inputs = append(inputs, export.Input{Name: name, Source: string(b)})
 	}
 	out, _, err := export.Export(inputs, export.Options{SideDir: *sideDir, Strict: *strict})
 	if err != nil {
@@ -73,4 +74,38 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fmt.Fprint(stdout, out)
 	return exitOK
+}
+
+// exportInputs appends the script file name to inputs as the command line
+// would run it: each of its `.read FILE` lines (SPEC 4, the dot commands)
+// first, as scripts of their own (a path relative to the script's folder),
+// then its statements with every dot line blanked out; the other dot
+// commands (.format, .timer, ...) shape the command line's output only and
+// are left out. depth bounds nested .read.
+func exportInputs(ctx context.Context, name string, inputs []export.Input, depth int) ([]export.Input, error) {
+	if depth > 16 {
+		return nil, fmt.Errorf("%s: .read nests more than 16 scripts deep", name)
+	}
+	b, err := loadScriptFile(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read script %s: %v", name, err)
+	}
+	sql, dots := splitDots(string(b))
+	for _, d := range dots {
+		c, perr := parseDot(d)
+		if perr != nil {
+			return nil, fmt.Errorf("%s", parser.FormatError(name, string(b), perr))
+		}
+		if c.name != ".read" || len(c.args) == 0 {
+			continue
+		}
+		path := c.rest
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(name), path)
+		}
+		if inputs, err = exportInputs(ctx, path, inputs, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return append(inputs, export.Input{Name: name, Source: sql}), nil
 }
