@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +20,18 @@ import (
 func TestExecLeavesBranchesPending(t *testing.T) {
 	var lines []string
 	var log bytes.Buffer
-	s := open(t, streamql.Options{OnRows: collect(&lines), Log: &log})
+	both := make(chan struct{}) // closed once the two pushed rows reached an output
+	var mu sync.Mutex
+	rows := 0
+	record := collect(&lines)
+	s := open(t, streamql.Options{OnRows: func(out streamql.Output, r *streamql.Rows) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if rows += r.Len(); rows == 2 {
+			close(both)
+		}
+		return record(out, r)
+	}, Log: &log})
 	ctx := context.Background()
 	if err := s.Exec(ctx, "CREATE STREAM clicks (url VARCHAR, ms BIGINT) WITH ('connector'='go')"); err != nil {
 		t.Fatal(err)
@@ -58,6 +70,11 @@ func TestExecLeavesBranchesPending(t *testing.T) {
 	}
 	if st.Statement != "SELECT url FROM clicks" || st.GoStreams[0] != (streamql.GoStreamStatus{Name: "clicks", Pushed: 2}) || time.Since(st.Started) > time.Minute {
 		t.Errorf("Running = %+v", st)
+	}
+	select { // pushed is not yet routed: cancel once both rows are out
+	case <-both:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pushed rows did not reach an output")
 	}
 	s.Cancel()
 	select {
