@@ -3,6 +3,7 @@ package tests
 import (
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,8 +20,11 @@ func TestKafkaSilentBrokerInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	var mu sync.Mutex // conns: appended by the accepting goroutine, closed at the end
 	var conns []net.Conn
 	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
 		for _, c := range conns {
 			c.Close()
 		}
@@ -38,7 +42,9 @@ func TestKafkaSilentBrokerInterrupted(t *testing.T) {
 	}()
 	go func() {
 		for c := range accepted {
+			mu.Lock()
 			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
 		}
 	}()
 	addr := ln.Addr().String()
