@@ -152,11 +152,8 @@ func (js *joinSource) pick() int {
 		return 1
 	case r.done:
 		return 0
-	case r.wmk != nil && l.wmk != nil && r.wmk.set && (!l.wmk.set || l.wmk.wm > r.wmk.wm):
-		if !l.wmk.set {
-			return 0
-		}
-		return 1
+	case l.wmk != nil && r.wmk != nil && l.wmk.set && r.wmk.set && l.wmk.wm > r.wmk.wm:
+		return 1 // (the right input is behind)
 	}
 	return 0
 }

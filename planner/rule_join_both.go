@@ -214,7 +214,9 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 		}
 		return false
 	}
+	var bounds []ast.ExprNode // the conjuncts used as time bounds
 	for _, c := range conds {
+		keys := len(both.Keys[0])
 		used, err := sp.joinConjunct(both, c, lw, bound, func(e *plan.Expr) bool { _, _, ok := timeOf(e); return ok })
 		if err != nil {
 			return nil, err
@@ -222,6 +224,9 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 		if used {
 			if sp.consumed != nil {
 				sp.consumed[c] = true
+			}
+			if len(both.Keys[0]) == keys {
+				bounds = append(bounds, c)
 			}
 			continue
 		}
@@ -240,45 +245,13 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 		}
 		// the bounds are still conditions of the join: an inner join filters by
 		// them; an outer join cannot (refused below by its rest)
-		for _, c := range conds {
-			if sp.isBound(c, lw, timeOf) {
-				if sp.consumed != nil {
-					delete(sp.consumed, c)
-				}
-				rest = append(rest, c)
-			}
+		for _, c := range bounds {
+			delete(sp.consumed, c)
 		}
+		rest = append(rest, bounds...)
 	}
 	both.Why = why
 	return rest, nil
-}
-
-// isBound reports whether c is a comparison of the two event times (used
-// as a time bound).
-func (sp *selectPlan) isBound(c ast.ExprNode, lw int, timeOf func(*plan.Expr) (int, int64, bool)) bool {
-	c = unparen(c)
-	switch x := c.(type) {
-	case *ast.BetweenExpr:
-		e, err := sp.sc.compile(x.Expr)
-		if err != nil {
-			return false
-		}
-		_, _, ok := timeOf(e)
-		return ok && !x.Not
-	case *ast.BinaryOperationExpr:
-		switch x.Op {
-		case opcode.GE, opcode.GT, opcode.LE, opcode.LT:
-			a, err1 := sp.sc.compile(x.L)
-			b, err2 := sp.sc.compile(x.R)
-			if err1 != nil || err2 != nil {
-				return false
-			}
-			_, _, ok1 := timeOf(a)
-			_, _, ok2 := timeOf(b)
-			return ok1 && ok2
-		}
-	}
-	return false
 }
 
 // joinConjunct takes one conjunct of a join's condition: a key equality
@@ -369,14 +342,10 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// bothOutputName is the output name of a join's select field that is a bare
-// column reference (the column's declared name, SPEC 2.7: "a.*, b.*, each
-// qualified name"), and "" for other fields.
-func bothOutputName(sc *scope, f *ast.SelectField) string {
-	cn, ok := f.Expr.(*ast.ColumnNameExpr)
-	if !ok {
-		return ""
-	}
+// bothOutputName is the output name of the bare column reference cn in a
+// join's query: the column's declared name (SPEC 2.7: "a.*, b.*, each
+// qualified name"), "" when cn names no column of either side.
+func bothOutputName(sc *scope, cn *ast.ColumnNameExpr) string {
 	for _, r := range sc.rels {
 		if t := cn.Name.Table.O; t != "" && !strings.EqualFold(t, r.name) {
 			continue
@@ -468,7 +437,7 @@ func (sp *selectPlan) declaredName(cn *ast.ColumnNameExpr) (string, bool) {
 		}
 		return sp.st.Columns[i].Name, true
 	}
-	n := bothOutputName(sp.sc, &ast.SelectField{Expr: cn})
+	n := bothOutputName(sp.sc, cn)
 	return n, n != ""
 }
 

@@ -57,7 +57,9 @@ func ruleProjection(sp *selectPlan) error {
 		}
 		colName := f.AsName.O
 		if colName == "" && sp.both != nil {
-			colName = bothOutputName(sc, f)
+			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+				colName = bothOutputName(sc, cn)
+			}
 		}
 		if colName == "" {
 			if cn, ok := f.Expr.(*ast.ColumnNameExpr); ok && st.Column(cn.Name.Name.O) >= 0 {
