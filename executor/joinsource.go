@@ -191,7 +191,9 @@ func (js *joinSource) read(s int) error {
 	}
 	base := len(ji.in.Types) - len(ji.keys)
 	for k, kern := range ji.keys { // the computed keys, into their columns
-		copyVec(ji.b.Cols[base+k], kern.Eval(ji.b, js.sel), n)
+		col := ji.b.Cols[base+k]
+		col.ResetArena()
+		copyRows(col, kern.Eval(ji.b, js.sel), js.sel) // (aggregate.go; sel is 0..n-1)
 	}
 	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
 		return err
@@ -273,23 +275,3 @@ func (js *joinSource) Close() error {
 	return first
 }
 
-// copyVec copies rows 0..n-1 of src into dst (of one type), strings into
-// dst's arena.
-func copyVec(dst, src *vector.Vec, n int) {
-	dst.ResetArena()
-	copy(dst.Null[:n], src.Null[:n])
-	switch {
-	case dst.I != nil:
-		copy(dst.I[:n], src.I[:n])
-	case dst.F != nil:
-		copy(dst.F[:n], src.F[:n])
-	case dst.B != nil:
-		copy(dst.B[:n], src.B[:n])
-	case dst.S != nil:
-		for i := range n {
-			if !src.Null[i] {
-				dst.SetString(i, src.S[i])
-			}
-		}
-	}
-}
