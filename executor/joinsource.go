@@ -274,4 +274,3 @@ func (js *joinSource) Close() error {
 	}
 	return first
 }
-
