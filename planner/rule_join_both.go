@@ -77,11 +77,12 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	}
 	sel := sp.sel
 	both.Late = [2]string{"late-" + both.Inputs[0].Name, "late-" + both.Inputs[1].Name}
-	if sel.Late != "" {
-		if sel.Late2 == "" {
-			return parser.Errorf(sel.LatePos, "a join has a late output per input: write LATE INTO SIDE '%s', '<right>' (in FROM order)", sel.Late)
+	// LATE INTO SIDE names the late outputs in FROM order; an input it does
+	// not name keeps its default (LATE INTO SIDE 'x' names the left one's).
+	for s, name := range [2]string{sel.Late, sel.Late2} {
+		if name != "" {
+			both.Late[s], both.LateNamed[s] = name, true
 		}
-		both.Late, both.LateNamed = [2]string{sel.Late, sel.Late2}, true
 	}
 	var conds []ast.ExprNode
 	if join.On != nil {
@@ -399,7 +400,7 @@ func ruleBothJoinJob(j *Job) {
 	}
 	for s, in := range j.Both.Inputs {
 		j.Both.LateOutput[s] = len(j.Outputs)
-		j.Outputs = append(j.Outputs, Output{Name: j.Both.Late[s], Columns: in.Stream.Columns, Late: !j.Both.LateNamed})
+		j.Outputs = append(j.Outputs, Output{Name: j.Both.Late[s], Columns: in.Stream.Columns, Late: !j.Both.LateNamed[s]})
 	}
 }
 

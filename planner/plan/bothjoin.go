@@ -75,10 +75,11 @@ type BothJoin struct {
 	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
 	Text string
 	// Late names each input's late output (LATE INTO SIDE 'x', 'y', or
-	// late-<name>), LateNamed whether LATE INTO SIDE named them, and
+	// late-<name>), LateNamed whether LATE INTO SIDE named each (it names
+	// them in FROM order: one name names the left input's only), and
 	// LateOutput their indexes in Job.Outputs (set when the job is made).
 	Late       [2]string
-	LateNamed  bool
+	LateNamed  [2]bool
 	LateOutput [2]int
 }
 

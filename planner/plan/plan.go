@@ -122,7 +122,7 @@ func (j *Job) HasSides() bool {
 			return true
 		}
 	}
-	return j.Both != nil && j.Both.LateNamed // a join's LATE INTO SIDE 'x', 'y' (SPEC 2.7)
+	return j.Both != nil && (j.Both.LateNamed[0] || j.Both.LateNamed[1]) // a join's LATE INTO SIDE 'x', 'y' (SPEC 2.7)
 }
 
 // Streams returns the streams the job reads, each once: its probe stream, then
