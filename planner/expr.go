@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -21,9 +22,17 @@ import (
 // an inner expression (compile fills Text eagerly for whole expressions only).
 func exprTextOf(e *Expr) string {
 	if e.Text == "" && e.Node != nil {
-		e.Text, e.Node = exprText(e.Node.(ast.ExprNode)), nil
+		pt := e.Node.(pendingText)
+		e.Text, e.Node = exprText(pt.n, pt.casts), nil
 	}
 	return e.Text
+}
+
+// pendingText is an inner expression's syntax node and the statement's CAST
+// types, kept in Expr.Node until a message or EXPLAIN asks for its text.
+type pendingText struct {
+	n     ast.ExprNode
+	casts parser.CastTypes
 }
 
 // inheritText gives dst the text of src (a conversion shows as its operand).
@@ -47,29 +56,170 @@ func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
 	}
 	if e.Text == "" {
 		if sc.depth == 0 {
-			e.Text, e.Node = exprText(n), nil
+			e.Text, e.Node = exprText(n, sc.casts), nil
 		} else {
-			e.Node = n
+			e.Node = pendingText{n, sc.casts}
 		}
 	}
 	return e, nil
 }
 
 // exprText renders n for EXPLAIN and messages: TiDB's text when it kept one,
-// else the expression restored from the AST (keywords upper case).
-func exprText(n ast.ExprNode) string {
+// else the expression restored from the AST (keywords upper case); either way
+// with each CAST's target type as the user wrote it (casts, the statement's
+// parser.CastTypes; nil: none), not the stand-in TiDB parsed.
+func exprText(n ast.ExprNode, casts parser.CastTypes) string {
 	if t := strings.TrimSpace(n.OriginalText()); t != "" {
-		return t
+		return castNames(t, n, casts)
 	}
 	if t := strings.TrimSpace(n.Text()); t != "" {
-		return t
+		return castNames(t, n, casts)
 	}
 	var sb strings.Builder
 	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreStringWithoutCharset|format.RestoreKeyWordUppercase|format.RestoreSpacesAroundBinaryOperation, &sb)
 	if err := n.Restore(ctx); err != nil {
 		return ""
 	}
-	return sb.String()
+	return castNames(sb.String(), n, casts)
+}
+
+// castCollector lists the CAST nodes of an expression in pre-order (the order
+// their CAST keywords appear in its text).
+type castCollector struct{ casts []*ast.FuncCastExpr }
+
+func (c *castCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if fc, ok := n.(*ast.FuncCastExpr); ok && fc.FunctionType == ast.CastFunction {
+		c.casts = append(c.casts, fc)
+	}
+	return n, false
+}
+
+func (c *castCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// castNames returns text (n's text) with the target type of each CAST
+// replaced by the SPEC type the user wrote (casts), since the front end hands
+// TiDB a stand-in (CAST(x AS INT) parses as CAST(x AS SIGNED)). The k-th CAST
+// keyword outside quotes is n's k-th CAST node; when the counts differ, text
+// is returned unchanged.
+func castNames(text string, n ast.ExprNode, casts parser.CastTypes) string {
+	if len(casts) == 0 || !strings.Contains(strings.ToUpper(text), "CAST") {
+		return text
+	}
+	var c castCollector
+	n.Accept(&c)
+	if len(c.casts) == 0 {
+		return text
+	}
+	type span struct {
+		from, to int
+		name     string
+	}
+	var spans []span
+	k := 0
+	for i := 0; i < len(text); i++ {
+		switch ch := text[i]; {
+		case ch == '\'' || ch == '"' || ch == '`':
+			i = skipQuoted(text, i)
+			continue
+		case !hasWordAt(text, i, "CAST"):
+			continue
+		}
+		j := i + 4
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+		if j == len(text) || text[j] != '(' {
+			continue
+		}
+		if k == len(c.casts) {
+			return text
+		}
+		as, end := castTarget(text, j)
+		if as < 0 {
+			return text
+		}
+		if name, ok := casts[c.casts[k]]; ok {
+			spans = append(spans, span{as, end, name})
+		}
+		k++
+		i += 3
+	}
+	if k != len(c.casts) {
+		return text
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].from < spans[b].from }) // an outer CAST's type comes after its inner ones'
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(text[at:sp.from])
+		b.WriteString(sp.name)
+		at = sp.to
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// hasWordAt reports whether text holds the keyword w (any case) at i, not as
+// part of a longer name.
+func hasWordAt(text string, i int, w string) bool {
+	if i+len(w) > len(text) || !strings.EqualFold(text[i:i+len(w)], w) {
+		return false
+	}
+	word := func(b byte) bool {
+		return b == '_' || b == '$' || b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'z' || b >= 0x80
+	}
+	return (i == 0 || !word(text[i-1])) && (i+len(w) == len(text) || !word(text[i+len(w)]))
+}
+
+// skipQuoted returns the index of the quote that closes the quoted text that
+// starts at i (a doubled quote is part of the text), or len(text)-1.
+func skipQuoted(text string, i int) int {
+	q := text[i]
+	for j := i + 1; j < len(text); j++ {
+		if text[j] == q {
+			if j+1 < len(text) && text[j+1] == q {
+				j++
+				continue
+			}
+			return j
+		}
+	}
+	return len(text) - 1
+}
+
+// castTarget returns, for the CAST whose '(' is at open, the span of its
+// target type: from after the last top-level AS to the closing ')' (trailing
+// spaces of the stand-in excluded), or -1 when text does not hold one.
+func castTarget(text string, open int) (from, to int) {
+	depth, as := 0, -1
+	for j := open; j < len(text); j++ {
+		switch text[j] {
+		case '\'', '"', '`':
+			j = skipQuoted(text, j)
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				if as < 0 {
+					return -1, -1
+				}
+				end := j
+				for end > as && text[end-1] == ' ' {
+					end--
+				}
+				return as, end
+			}
+		default:
+			if depth == 1 && hasWordAt(text, j, "AS") {
+				as = j + 2
+				for as < len(text) && text[as] == ' ' {
+					as++
+				}
+			}
+		}
+	}
+	return -1, -1
 }
 
 func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
@@ -166,7 +316,7 @@ func strConst(s string, text string) *Expr {
 }
 
 func (sc *scope) literal(n *test_driver.ValueExpr) (*Expr, error) {
-	text := exprText(n)
+	text := exprText(n, sc.casts)
 	switch n.Kind() {
 	case test_driver.KindNull:
 		return nullExpr(catalog.Unknown), nil

@@ -191,7 +191,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 				}
 			}
 		}
-		return nil, parser.Errorf(two.pos(c), "a join condition may compare keys with = (left.col = right.col) or reference one side only; this one mixes both sides: %s", exprText(c))
+		return nil, parser.Errorf(two.pos(c), "a join condition may compare keys with = (left.col = right.col) or reference one side only; this one mixes both sides: %s", exprText(c, two.casts))
 	}
 	if len(j.ProbeKeys) == 0 && !keyless {
 		return nil, parser.Errorf(pos, "the join needs at least one key equality between the streams, like %s.k = %s.k", two.rels[0].name, two.rels[1].name)

@@ -476,7 +476,7 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 	}
 	k := len(a.Calls)
 	ap.seen[text] = k
-	ct := strings.TrimSpace(exprText(n))
+	ct := strings.TrimSpace(exprText(n, sp.sel.Casts))
 	if spec.Func == plan.AggCountStar {
 		ct = "COUNT(*)"
 	}

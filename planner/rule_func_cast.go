@@ -23,7 +23,11 @@ func (sc *scope) cast(n *ast.FuncCastExpr) (*Expr, error) {
 	if err != nil {
 		return nil, parser.Errorf(sc.pos(n), "%v", err)
 	}
-	return castTo(x, t), nil
+	r := castTo(x, t)
+	if r != x && r.Op == plan.OpCast {
+		r.Text, r.Node = "", nil // an explicit CAST shows as written (compile renders it), not as its operand
+	}
+	return r, nil
 }
 
 // castTo is CAST(e AS t) with SPEC 2's rules: failures give NULL (Flink's TRY_CAST).

@@ -232,7 +232,7 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 			continue
 		}
 		if lt >= 0 && rt >= 0 && readsTime(c) && why == "" {
-			why = "a condition on the event times is not a constant offset of the other side's time: " + exprText(c)
+			why = "a condition on the event times is not a constant offset of the other side's time: " + exprText(c, sp.sel.Casts)
 		}
 		rest = append(rest, c)
 	}
