@@ -461,13 +461,24 @@ func TestLocate(t *testing.T) {
 }
 
 func TestFieldText(t *testing.T) {
-	src := "SELECT temperature * 2, a /* c */ + 1, CAST(x AS BIGINT), UPPER(设备) AS u, a-- d\n-1, t.``, b -- x\n INTO SIDE 's' FROM t"
+	src := "SELECT temperature * 2, a /* c */ + 1, CAST(x AS BIGINT), UPPER(设备) AS u, a-- d\n-1, t.``, b -- x\n, try_cast(x AS INT) INTO SIDE 's' FROM t"
 	sel := parseOne(t, src).(*Select)
 	// SPEC 2: named by the text as written, comments inside included.
-	want := []string{"temperature * 2", "a /* c */ + 1", "CAST(x AS BIGINT)", "UPPER(设备)", "a-- d\n-1", "t.``", "b"}
+	want := []string{"temperature * 2", "a /* c */ + 1", "CAST(x AS BIGINT)", "UPPER(设备)", "a-- d\n-1", "t.``", "b", "try_cast(x AS INT)"}
 	for i, f := range sel.Query.Fields.Fields {
 		if sel.FieldText[f] != want[i] || f.Text() != want[i] {
 			t.Errorf("field %d: FieldText %q, Text() %q, want %q", i, sel.FieldText[f], f.Text(), want[i])
+		}
+	}
+	if len(sel.Query.Fields.Fields) != len(want) {
+		t.Errorf("%d fields, want %d", len(sel.Query.Fields.Fields), len(want))
+	}
+	if n := len(sel.Casts); n != 2 {
+		t.Errorf("%d CAST types recorded, want 2 (CAST and TRY_CAST)", n)
+	}
+	for _, name := range sel.Casts {
+		if name != "BIGINT" && name != "INT" {
+			t.Errorf("CAST type %q, want BIGINT or INT as written", name)
 		}
 	}
 }

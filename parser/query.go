@@ -463,7 +463,7 @@ func (w *posWalker) fieldText(f *ast.SelectField) string {
 		end = om.src(f.Offset+len(t)-1) + 1
 	}
 	all := w.r.toks
-	k := sort.Search(len(all), func(i int) bool { return all[i].Offset >= start })
+	k := sort.Search(len(all), func(i int) bool { return all[i].End() > start }) // (the token holding start: TRY_CAST, whose CAST TiDB sees at +4)
 	j := k
 	for j < len(all) && all[j].End() <= end {
 		j++

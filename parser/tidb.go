@@ -466,7 +466,12 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				stand = "SQ_LASTVAL"
 			}
 			edits = append(edits, edit{t.Offset, t.End(), stand})
-		case (t.is("CAST") || t.is("CONVERT")) && next.isOp("("):
+		case (t.is("CAST") || t.is("CONVERT") || t.is("TRY_CAST")) && next.isOp("("):
+			if t.is("TRY_CAST") {
+				// Flink's TRY_CAST is SPEC 2's CAST (a failed conversion
+				// gives NULL): TiDB reads "    CAST(", the CAST at t+4
+				edits = append(edits, edit{t.Offset, t.Offset + 4, "    "})
+			}
 			e, err := castType(rw, r, i)
 			if err != nil {
 				return nil, err
@@ -497,12 +502,16 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 	return rw, nil
 }
 
-// castType handles CAST( ... AS type) / CONVERT( ... , type) starting at token i:
+// castType handles CAST( ... AS type) / TRY_CAST( ... AS type) / CONVERT( ... , type) starting at token i:
 // it records the type as written and returns the edit for a stand-in, if any.
 func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
 	toks := r.toks
 	d := r.depth[i+1] + 1
-	isCast := toks[i].is("CAST")
+	isCast := toks[i].is("CAST") || toks[i].is("TRY_CAST")
+	at := toks[i].Offset // where TiDB's CAST node starts
+	if toks[i].is("TRY_CAST") {
+		at += 4
+	}
 	sep, closeAt := -1, -1
 	for j := i + 2; j < len(toks); j++ {
 		if r.depth[j] == d-1 && toks[j].isOp(")") {
@@ -541,7 +550,7 @@ func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
 			b.WriteString(t.Text)
 		}
 	}
-	rw.casts[toks[i].Offset] = b.String()
+	rw.casts[at] = b.String()
 	w := strings.ToUpper(first.Text)
 	if castPassThrough[w] {
 		return nil, nil

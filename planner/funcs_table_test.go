@@ -108,7 +108,7 @@ func TestRulesInTable(t *testing.T) {
 			t.Errorf("planner rule %s has no entry in the function table", name)
 		}
 	}
-	syntax := map[string]bool{"IS DISTINCT FROM": true, "CASE": true, "CAST": true, "MOD": true, "DATE": true, "TIME": true, "TIMESTAMP": true}
+	syntax := map[string]bool{"IS DISTINCT FROM": true, "CASE": true, "CAST": true, "TRY_CAST": true, "MOD": true, "DATE": true, "TIME": true, "TIMESTAMP": true}
 	for _, f := range expr.Functions {
 		if f.Rule && !syntax[f.Name] {
 			if _, ok := funcRules[strings.ToLower(f.Name)]; !ok {

@@ -22,7 +22,8 @@ var flinkExamples = map[string][]flinkCase{
 	"IS DISTINCT FROM": {{"1 IS DISTINCT FROM NULL", "true"}, {"NULL IS DISTINCT FROM NULL", "false"}, {"1 IS NOT DISTINCT FROM NULL", "false"},
 		{"NULL IS NOT DISTINCT FROM NULL", "true"}, {"1 + 1 IS DISTINCT FROM 1 * 2", "false"}, {"NOT 1 IS DISTINCT FROM 2 OR FALSE", "false"}},
 	"NULLIF":   {{"NULLIF(5, 5)", "NULL"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(NULL, 1)", "NULL"}},
-	"CAST":     {{"CAST('42' AS BIGINT)", "42"}, {"CAST('non-number' AS BIGINT)", "NULL"}}, // SPEC 2: a failed CAST is NULL (Flink's TRY_CAST)
+	"CAST":     {{"CAST('42' AS BIGINT)", "42"}, {"CAST('non-number' AS BIGINT)", "NULL"}},                                                                                         // SPEC 2: a failed CAST is NULL (Flink's TRY_CAST)
+	"TRY_CAST": {{"TRY_CAST('42' AS BIGINT)", "42"}, {"TRY_CAST('non-number' AS BIGINT)", "NULL"}, {"TRY_CAST('2021-01-01 00:00:00' AS TIMESTAMP(3))", "2021-01-01 00:00:00.000"}}, // Flink's examples: TRY_CAST('non-number' AS INT) is NULL
 	"GREATEST": {{"GREATEST(1, 5, 3)", "5"}, {"GREATEST(1, 2.5)", "2.5"}, {"GREATEST(1, NULL)", "NULL"}, {"GREATEST('a', 'b')", "b"}},
 	"LEAST":    {{"LEAST(1, 5, 3)", "1"}, {"LEAST(1, NULL)", "NULL"}},
 

@@ -44,7 +44,7 @@ func TestCompleterCandidates(t *testing.T) {
 		{"", "SELECT dev", "dev", []string{"deviceNo "}, true}, // no stream named yet: all streams' columns
 		{"", "SELECT * FROM orders WHERE pro", "pro", []string{"proctime(", "product "}, true},
 		{"", "SELECT * FROM orders WHERE t", "t", []string{"table ", "tan(", "then ", "time ", "timestamp ", "timestampadd(", "timestampdiff(", "to_base64(",
-			"to_timestamp(", "to_timestamp_ltz(", "trim(", "true ", "truncate(", "tumble "}, true}, // tier and ts are not orders' columns; functions from the table
+			"to_timestamp(", "to_timestamp_ltz(", "trim(", "true ", "truncate(", "try_cast(", "tumble "}, true}, // tier and ts are not orders' columns; functions from the table
 		{"", "SELECT DATE_F", "DATE_F", []string{"DATE_FORMAT("}, true},
 		{"", "SELECT regexp_e", "regexp_e", []string{"regexp_extract("}, true},
 		{"", ".help f", "f", []string{"functions "}, true},
