@@ -124,6 +124,16 @@ func runJoin(t *testing.T, spec JoinSpec, in [2][]testRow, d int64, r *rand.Rand
 	if err != nil {
 		t.Fatal(err)
 	}
+	feed(t, j, in, nil, d, r)
+	return e
+}
+
+// feed pushes both inputs to o in batches of random sizes, interleaved at
+// random, most batches followed by their input's watermark (the largest time
+// so far minus d), then finishes both inputs in a random order. kinds, when
+// not nil, are the right input's row kinds.
+func feed(t *testing.T, o Operator, in [2][]testRow, kinds []vector.RowKind, d int64, r *rand.Rand) {
+	t.Helper()
 	ctx := context.Background()
 	var at [2]int
 	maxT := [2]int64{math.MinInt64, math.MinInt64}
@@ -134,7 +144,13 @@ func runJoin(t *testing.T, spec JoinSpec, in [2][]testRow, d int64, r *rand.Rand
 		}
 		n := min(1+r.IntN(7), len(in[s])-at[s])
 		part := in[s][at[s] : at[s]+n]
-		if err := j.Push(ctx, s, batchOf(part)); err != nil {
+		b := batchOf(part)
+		if s == 1 && kinds != nil {
+			b.Kinds = kinds[at[s] : at[s]+n]
+		}
+		err := o.Push(ctx, s, b)
+		b.Kinds = nil
+		if err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range part {
@@ -142,18 +158,17 @@ func runJoin(t *testing.T, spec JoinSpec, in [2][]testRow, d int64, r *rand.Rand
 		}
 		at[s] += n
 		if r.IntN(3) > 0 { // (a watermark after most batches, not all)
-			if err := j.Watermark(ctx, s, maxT[s]-d); err != nil {
+			if err := o.Watermark(ctx, s, maxT[s]-d); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	first := r.IntN(2)
 	for _, s := range []int{first, 1 - first} {
-		if err := j.Finish(ctx, s); err != nil {
+		if err := o.Finish(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return e
 }
 
 // referenceJoin is the join computed over the whole inputs by nested loops,

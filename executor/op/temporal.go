@@ -1,0 +1,354 @@
+package op
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// TemporalSpec is an event-time temporal join (SPEC 2.7's table: `JOIN r FOR
+// SYSTEM_TIME AS OF l.t`; Flink's event-time temporal table join): input 0
+// (left) is an append-only stream, input 1 (right) a versioned relation,
+// each of its rows the version of its key from its event time on.
+type TemporalSpec struct {
+	// Kind is Inner or Left: a left row without a valid version is dropped,
+	// or padded with NULLs.
+	Kind JoinKind
+	// Types are each input's column types.
+	Types [2][]catalog.Type
+	// Keys are the left columns and the right side's key (its PRIMARY KEY,
+	// or the upsert key of an updating right side), pairwise of one type.
+	Keys [2][]int
+	// Time is each input's event-time column (BIGINT epoch ms or
+	// TIMESTAMP): the left row's time picks the version, the right row's is
+	// the time its version becomes valid. Both are required.
+	Time [2]int
+	// Stamp is each input's CURRENT_WATERMARK column (as JoinSpec.Stamp), -1
+	// for none.
+	Stamp [2]int
+}
+
+// Temporal is the event-time temporal join operator of SPEC 2.7. Each left
+// row joins the version of its key that is valid at the left row's event
+// time: the right row of that key with the largest event time not above it
+// (equal times: the one that arrived last), unless a delete of the key
+// (-D, from an updating right side) came after that version and not after
+// the left row's time. So:
+//   - rows of both inputs are held until both watermarks are greater than
+//     their time, then handled in event-time order; at equal times the right
+//     input's rows come first (a version valid from t is valid at t), then
+//     each input's in arrival order. The output (rows and order) is the
+//     same for every interleaving of the inputs and every batch size (SPEC
+//     2.7, "Determinism");
+//   - a handled right row becomes its key's version (+I, +U), or ends it
+//     (-D; -U is the first half of an update whose +U follows, and changes
+//     nothing); a handled left row emits its joined row (+I), or, for LEFT,
+//     itself padded with NULLs when no version is valid; the output is
+//     append-only;
+//   - a row late for its own input (its time below its CURRENT_WATERMARK
+//     stamp, or NULL) goes, as it came, to that input's late port
+//     (JoinLateLeft, JoinLateRight): a late version would change results
+//     already emitted.
+//
+// Its state is the held rows and one version per key, charged to its
+// Account ('state.max-bytes'): memory follows the right side's keys, not
+// its rows.
+type Temporal struct {
+	spec TemporalSpec
+	out  Emitter
+	acct Account
+
+	rows    [2]*Rows // held rows of each input; the right one also keeps the versions
+	size    [2][]int32
+	dead    [2][]bool
+	ndead   [2]int
+	kinds   []vector.RowKind   // each right row's kind
+	version map[uint64][]int32 // each key's version (a right row), by key hash
+	pending pendingHeap        // held rows by (time, right first, arrival); side holds 1 - input
+	seq     int64
+	wm      [2]int64
+	wmSet   [2]bool
+	done    [2]bool
+	emitted int64
+
+	outB  *vector.Batch
+	lateB [2]*vector.Batch
+}
+
+// NewTemporal returns the temporal join of spec emitting into out, charging
+// its state to acct (nil: no budget). It returns an error for a spec it
+// cannot run: a kind other than INNER or LEFT, keys of different counts or
+// types, or an input without event time.
+func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error) {
+	if spec.Kind != Inner && spec.Kind != Left {
+		return nil, fmt.Errorf("temporal join: %s JOIN is not supported (INNER or LEFT, as Flink)", spec.Kind)
+	}
+	if len(spec.Keys[0]) != len(spec.Keys[1]) || len(spec.Keys[0]) == 0 {
+		return nil, fmt.Errorf("temporal join: %d left and %d right key columns (the condition must hold the right side's key)", len(spec.Keys[0]), len(spec.Keys[1]))
+	}
+	for i := range spec.Keys[0] {
+		if l, r := spec.Types[0][spec.Keys[0][i]], spec.Types[1][spec.Keys[1][i]]; l != r {
+			return nil, fmt.Errorf("temporal join: key %d is %s on the left and %s on the right", i+1, l, r)
+		}
+	}
+	if spec.Time[0] < 0 || spec.Time[1] < 0 {
+		return nil, fmt.Errorf("temporal join: both inputs need event time")
+	}
+	if acct == nil {
+		acct = noAccount{}
+	}
+	j := &Temporal{spec: spec, out: out, acct: acct, version: map[uint64][]int32{}, emitted: math.MinInt64}
+	for s := range 2 {
+		j.rows[s] = NewRows(spec.Types[s])
+		j.lateB[s] = vector.NewBatch(spec.Types[s])
+	}
+	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
+	return j, nil
+}
+
+// Push implements Operator: the rows of input port (0 left, 1 right) are
+// held, late ones go to the input's late port, and the held rows both
+// watermarks have passed are handled.
+func (j *Temporal) Push(ctx context.Context, port int, b *vector.Batch) error {
+	tc := j.spec.Time[port]
+	for i := 0; i < b.N; i++ {
+		v := b.Cols[tc]
+		late := j.wmSet[port] && v.I[i] < j.wm[port]
+		if sc := j.spec.Stamp[port]; sc >= 0 {
+			w := b.Cols[sc]
+			late = !w.Null[i] && v.I[i] < w.I[i]
+		}
+		if v.Null[i] || late {
+			if err := j.late(ctx, port, b, i); err != nil {
+				return err
+			}
+			continue
+		}
+		k, bytes := j.rows[port].Add(b, i)
+		j.size[port] = append(j.size[port], int32(bytes))
+		j.dead[port] = append(j.dead[port], false)
+		if port == 1 {
+			kind := vector.Insert
+			if b.Kinds != nil {
+				kind = b.Kinds[i]
+			}
+			j.kinds = append(j.kinds, kind)
+		}
+		if err := j.acct.Grow(bytes); err != nil {
+			return err
+		}
+		j.seq++
+		j.pending.push(pendingItem{t: v.I[i], side: int8(1 - port), seq: j.seq, row: int32(k)})
+	}
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// Watermark implements Operator: input port's watermark is wm.
+func (j *Temporal) Watermark(ctx context.Context, port int, wm int64) error {
+	if !j.wmSet[port] || wm > j.wm[port] {
+		j.wm[port], j.wmSet[port] = wm, true
+	}
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// Finish implements Operator: input port has ended; once both have, every
+// held row is handled.
+func (j *Temporal) Finish(ctx context.Context, port int) error {
+	j.done[port] = true
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// bound is the time below which held rows are handled: the smaller
+// watermark of the inputs that have not ended (MaxInt64 when both have,
+// MinInt64 while one has no watermark yet).
+func (j *Temporal) bound() int64 {
+	b := int64(math.MaxInt64)
+	for s := range 2 {
+		if j.done[s] {
+			continue
+		}
+		if !j.wmSet[s] {
+			return math.MinInt64
+		}
+		b = min(b, j.wm[s])
+	}
+	return b
+}
+
+// release handles the held rows below the bound in order, then emits the
+// operator's watermark.
+func (j *Temporal) release(ctx context.Context) error {
+	bound := j.bound()
+	all := bound == math.MaxInt64
+	for len(j.pending) > 0 && (all || j.pending[0].t < bound) {
+		it := j.pending.pop()
+		if err := j.handle(ctx, 1-int(it.side), int(it.row)); err != nil {
+			return err
+		}
+	}
+	if err := j.compact(); err != nil {
+		return err
+	}
+	if bound > j.emitted && bound != math.MinInt64 {
+		j.emitted = bound
+		if err := j.flush(ctx); err != nil {
+			return err
+		}
+		return j.out.EmitWatermark(ctx, bound)
+	}
+	return nil
+}
+
+// handle applies right row k as its key's version, or joins left row k with
+// its key's version.
+func (j *Temporal) handle(ctx context.Context, s, k int) error {
+	h, ok := j.rows[s].keyHash(k, j.spec.Keys[s])
+	var cur = -1 // the key's version (index into the right rows)
+	list := j.version[h]
+	at := -1
+	if ok {
+		for i, o := range list {
+			if keyEqual(j.rows[s], k, j.spec.Keys[s], j.rows[1], int(o), j.spec.Keys[1]) {
+				cur, at = int(o), i
+				break
+			}
+		}
+	}
+	if s == 0 {
+		var err error
+		switch {
+		case cur >= 0:
+			err = j.emit(ctx, k, cur)
+		case j.spec.Kind == Left:
+			err = j.emit(ctx, k, -1)
+		}
+		if err != nil {
+			return err
+		}
+		return j.kill(0, k)
+	}
+	if !ok { // a NULL key versions nothing
+		return j.kill(1, k)
+	}
+	kind := j.kinds[k]
+	if kind == vector.UpdateBefore { // (the +U that follows replaces the version)
+		return j.kill(1, k)
+	}
+	if cur >= 0 {
+		if err := j.kill(1, cur); err != nil {
+			return err
+		}
+		list = append(list[:at], list[at+1:]...)
+	}
+	if kind == vector.Delete {
+		if len(list) == 0 {
+			delete(j.version, h)
+		} else {
+			j.version[h] = list
+		}
+		return j.kill(1, k)
+	}
+	j.version[h] = append(list, int32(k))
+	return nil
+}
+
+// kill marks row k of input s as no longer state and releases its bytes.
+func (j *Temporal) kill(s, k int) error {
+	j.dead[s][k] = true
+	j.ndead[s]++
+	return j.acct.Grow(-int64(j.size[s][k]))
+}
+
+// emit writes left row l joined with right row r (-1: NULLs).
+func (j *Temporal) emit(ctx context.Context, l, r int) error {
+	i := j.outB.N
+	j.rows[0].CopyTo(j.outB, i, 0, l)
+	j.rows[1].CopyTo(j.outB, i, len(j.spec.Types[0]), r)
+	j.outB.Pos[i] = j.rows[0].Pos(l)
+	j.outB.N++
+	if j.outB.N == vector.Cap {
+		return j.flush(ctx)
+	}
+	return nil
+}
+
+// late sends row i of b, from input port, to its late port.
+func (j *Temporal) late(ctx context.Context, port int, b *vector.Batch, i int) error {
+	lb := j.lateB[port]
+	lb.AppendRows(b, i, i+1)
+	if lb.N == vector.Cap {
+		return j.flush(ctx)
+	}
+	return nil
+}
+
+// flush emits the rows gathered so far: joined rows first, then late rows.
+func (j *Temporal) flush(ctx context.Context) error {
+	if j.outB.N > 0 {
+		if err := j.out.Emit(ctx, JoinOut, j.outB); err != nil {
+			return err
+		}
+		j.outB.Reset()
+	}
+	for s, lb := range j.lateB {
+		if lb.N > 0 {
+			if err := j.out.Emit(ctx, JoinLateLeft+s, lb); err != nil {
+				return err
+			}
+			lb.Reset()
+		}
+	}
+	return nil
+}
+
+// compact drops an input's dead rows once they outnumber the live ones (and
+// 1024), remapping the versions and the held rows.
+func (j *Temporal) compact() error {
+	for s := range 2 {
+		if j.ndead[s] < 1024 || j.ndead[s]*2 < j.rows[s].Len() {
+			continue
+		}
+		dead := j.dead[s]
+		moved := j.rows[s].Compact(func(k int) bool { return !dead[k] })
+		n := 0
+		for k, to := range moved {
+			if to < 0 {
+				continue
+			}
+			j.size[s][to], dead[to] = j.size[s][k], false
+			if s == 1 {
+				j.kinds[to] = j.kinds[k]
+			}
+			n++
+		}
+		j.size[s], j.dead[s] = j.size[s][:n], dead[:n]
+		if s == 1 {
+			j.kinds = j.kinds[:n]
+			for h, ks := range j.version {
+				for i, k := range ks {
+					ks[i] = int32(moved[k])
+				}
+				j.version[h] = ks
+			}
+		}
+		j.ndead[s] = 0
+		for i := range j.pending {
+			if 1-int(j.pending[i].side) == s {
+				j.pending[i].row = int32(moved[j.pending[i].row])
+			}
+		}
+	}
+	return nil
+}
