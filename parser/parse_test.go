@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -537,6 +538,39 @@ func TestSharedCases(t *testing.T) {
 		}
 		if _, err := Parse(f, string(b)); err != nil {
 			t.Errorf("%s: %s", f, FormatError(f, string(b), err.(*Error)))
+		}
+	}
+}
+
+// TestAsOf: FOR SYSTEM_TIME AS OF after a join's right side (SPEC 2.7's
+// temporal join, Flink's syntax) is blanked for TiDB and recorded for that
+// table, alias or not; misplaced or with an expression it is an error at the
+// clause.
+func TestAsOf(t *testing.T) {
+	for _, src := range []string{
+		"SELECT * FROM o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.cur = r.cur",
+		"SELECT * FROM o LEFT JOIN rates FOR SYSTEM_TIME AS OF o.`ts` ON o.cur = rates.cur",
+		"SELECT * FROM o JOIN rates for system_time as of ts r ON o.cur = r.cur",
+	} {
+		sel := parseOne(t, src).(*Select)
+		if len(sel.AsOf) != 1 {
+			t.Fatalf("%s: %d AS OF clauses recorded, want 1", src, len(sel.AsOf))
+		}
+		for tn, a := range sel.AsOf {
+			if tn.Name.L != "rates" || (a.Col != "o.ts" && a.Col != "ts") || src[a.ColPos:a.ColPos+len("o")] != a.Col[:1] || !strings.EqualFold(src[a.Pos:a.Pos+3], "FOR") {
+				t.Errorf("%s: AS OF %+v on %s", src, a, tn.Name.O)
+			}
+		}
+	}
+	for _, c := range []struct{ src, at string }{
+		{"SELECT * FROM o JOIN rates FOR SYSTEM_TIME AS OF o.ts + 1 AS r ON o.cur = r.cur", "o.ts + 1"},
+		{"SELECT * FROM o JOIN rates FOR SYSTEM_TIME o.ts ON o.cur = rates.cur", "FOR"},
+		{"SELECT * FROM o WHERE FOR SYSTEM_TIME AS OF o.ts", "FOR"},
+	} {
+		_, err := Parse("q", c.src)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Offset != strings.Index(c.src, c.at) {
+			t.Errorf("%s: error %v, want one at %q", c.src, err, c.at)
 		}
 	}
 }

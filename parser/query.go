@@ -12,6 +12,7 @@ import (
 type astInfo struct {
 	casts     CastTypes
 	joins     map[*ast.Join]JoinKind
+	asOf      map[*ast.TableName]AsOf
 	fieldText map[*ast.SelectField]string
 	locate    Locator
 }
@@ -54,6 +55,7 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 		FilePos:   rw.filePos,
 		Query:     sel,
 		Joins:     info.joins,
+		AsOf:      info.asOf,
 		Casts:     info.casts,
 		FieldText: info.fieldText,
 		Locate:    info.locate,
@@ -247,7 +249,7 @@ func (c *joinCollector) inorder(j *ast.Join) {
 // annotate maps the AST back to the source: join kinds, CAST types,
 // select field texts and node positions (the Locator).
 func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwMode) (*astInfo, *Error) {
-	info := &astInfo{casts: CastTypes{}, joins: map[*ast.Join]JoinKind{}, fieldText: map[*ast.SelectField]string{}}
+	info := &astInfo{casts: CastTypes{}, joins: map[*ast.Join]JoinKind{}, asOf: map[*ast.TableName]AsOf{}, fieldText: map[*ast.SelectField]string{}}
 	jc := &joinCollector{}
 	root.Accept(jc)
 	ops := r.joinOps()
@@ -296,6 +298,11 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 	root.Accept(w)
 	if w.err != nil {
 		return nil, w.err
+	}
+	if len(info.asOf) != len(rw.asOf) {
+		for _, a := range rw.asOf {
+			return nil, Errorf(a.Pos, "FOR SYSTEM_TIME AS OF stands right after the name of a join's right side: FROM l JOIN r FOR SYSTEM_TIME AS OF l.t [AS x] ON l.k = r.k")
+		}
 	}
 	for i, t := range r.toks { // AS `` names nothing: a stream's alias too
 		if t.Kind == TokQuotedIdent && t.Value() == "" && i > 0 && r.toks[i-1].is("AS") {
@@ -374,6 +381,9 @@ func (w *posWalker) Enter(n ast.Node) (ast.Node, bool) {
 			}
 			if strings.EqualFold(w.tables[k].Value(), want) {
 				p, w.ti = w.tables[k].Offset, k+1
+				if a, ok := w.rw.asOf[p]; ok {
+					w.info.asOf[x] = a
+				}
 				break
 			}
 		}

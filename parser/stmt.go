@@ -160,6 +160,9 @@ type Select struct {
 	// Joins marks the TiDB join nodes that were written as SEMI JOIN or ANTI JOIN
 	// (TiDB parses them as inner joins after the front-end blanks the keyword).
 	Joins map[*ast.Join]JoinKind
+	// AsOf holds, for each table name written with FOR SYSTEM_TIME AS OF col
+	// (a temporal join's right side, SPEC 2.7), that clause.
+	AsOf  map[*ast.TableName]AsOf
 	Casts CastTypes
 	// FieldText holds, for each select field with an expression (subqueries' too),
 	// the expression's source text as written (comments inside it kept), alias excluded:

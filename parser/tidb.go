@@ -109,7 +109,8 @@ func newRegion(all []Token, toks []Token, start, end int) *region {
 			}
 		case t.is("WHERE") || t.is("GROUP") || t.is("HAVING") || t.is("ORDER") || t.is("LIMIT") ||
 			t.is("WINDOW") || t.is("UNION") || t.is("EXCEPT") || t.is("INTERSECT") || t.is("INTO") ||
-			t.is("FOR") || t.is("LOCK"):
+			t.is("FOR") && !(i+1 < len(toks) && toks[i+1].is("SYSTEM_TIME")) || t.is("LOCK"):
+			// (FOR SYSTEM_TIME AS OF belongs to a table reference: SPEC 2.7)
 			// INTO SIDE may stand between the select list and FROM.
 			if stack[top] == clFrom || stack[top] == clSelect && !t.is("INTO") {
 				stack[top] = clTail
@@ -256,6 +257,7 @@ type rewritten struct {
 	stream    string
 	streamPos int
 	joins     map[int]joinMark // by offset of the JOIN token that a SEMI/ANTI word preceded
+	asOf      map[int]AsOf     // FOR SYSTEM_TIME AS OF, by offset of the table name it follows
 	casts     map[int]string   // by offset of the CAST/CONVERT token: the type as written
 	// window: FROM TABLE(TUMBLE(...)) and the like (SPEC 2.4), replaced by the
 	// stream's name; late, latePos: LATE INTO SIDE 'name' at the end, blanked
@@ -276,6 +278,14 @@ type joinMark struct {
 	pos  int // offset of the SEMI/ANTI word
 }
 
+// AsOf is a temporal join's `FOR SYSTEM_TIME AS OF col` after a table name
+// (SPEC 2.7; Flink's syntax): Col is the column reference as written
+// ("o.order_time"), Pos the offset of FOR and ColPos that of the column.
+type AsOf struct {
+	Col         string
+	Pos, ColPos int
+}
+
 // castStandIns maps the first word of a SPEC type TiDB rejects in CAST to an
 // accepted stand-in; castPassThrough lists the words TiDB accepts as they are.
 var castStandIns = map[string]string{
@@ -294,7 +304,7 @@ var castPassThrough = map[string]bool{
 // the mode allows, replaces CAST types, records what it took out, and reports
 // misplaced extensions.
 func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
-	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}}
+	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}}
 	var edits []edit
 	toks := r.toks
 	if mode == modeSelect {
@@ -390,6 +400,16 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				joinTok, end = toks[i+2], next.End()
 			}
 			rw.joins[joinTok.Offset] = joinMark{kind: FullJoin, pos: t.Offset}
+			edits = append(edits, edit{t.Offset, end, blank(ps.src[t.Offset:end])})
+		case t.is("FOR") && next.is("SYSTEM_TIME"):
+			// FOR SYSTEM_TIME AS OF l.t after a table name (SPEC 2.7's
+			// temporal join): TiDB has no such clause, so it is blanked and
+			// recorded for the table
+			a, end, err := asOfClause(r, i, mode)
+			if err != nil {
+				return nil, err
+			}
+			rw.asOf[toks[i-1].Offset] = a
 			edits = append(edits, edit{t.Offset, end, blank(ps.src[t.Offset:end])})
 		case (t.is("SEMI") || t.is("ANTI")) && next.is("JOIN") && i > 0 && !startsTableRef(toks[i-1]):
 			// SEMI/ANTI right after a table reference; after FROM, JOIN, ',', '('
@@ -500,6 +520,36 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 	}
 	rw.text, rw.om = buildText(ps.src, r.start, r.end, prefix, kept)
 	return rw, nil
+}
+
+// asOfClause reads FOR SYSTEM_TIME AS OF col[.col] at token i, right after a
+// table name in FROM, and returns it with the end offset of the clause.
+func asOfClause(r *region, i int, mode rwMode) (AsOf, int, *Error) {
+	toks := r.toks
+	t := toks[i]
+	if mode != modeSelect || i == 0 || r.ctx[i] != clFrom || toks[i-1].Kind != TokIdent && toks[i-1].Kind != TokQuotedIdent {
+		return AsOf{}, 0, Errorf(t.Offset, "FOR SYSTEM_TIME AS OF stands right after the name of a join's right side: FROM l JOIN r FOR SYSTEM_TIME AS OF l.t [AS x] ON l.k = r.k")
+	}
+	j := i + 2
+	if j+1 >= len(toks) || !toks[j].is("AS") || !toks[j+1].is("OF") {
+		return AsOf{}, 0, Errorf(t.Offset, "write FOR SYSTEM_TIME AS OF l.t (the left side's event-time column)")
+	}
+	j += 2
+	col := j
+	if j >= len(toks) || toks[j].Kind != TokIdent && toks[j].Kind != TokQuotedIdent {
+		return AsOf{}, 0, Errorf(t.Offset, "FOR SYSTEM_TIME AS OF takes the left side's event-time column (l.t), not an expression")
+	}
+	text := toks[j].Value()
+	end := toks[j].End()
+	if j+2 < len(toks) && toks[j+1].isOp(".") && (toks[j+2].Kind == TokIdent || toks[j+2].Kind == TokQuotedIdent) {
+		text += "." + toks[j+2].Value()
+		end = toks[j+2].End()
+		j += 2
+	}
+	if j+1 < len(toks) && (toks[j+1].isOp("(") || toks[j+1].isOp("+") || toks[j+1].isOp("-")) {
+		return AsOf{}, 0, Errorf(toks[col].Offset, "FOR SYSTEM_TIME AS OF takes the left side's event-time column (l.t), not an expression")
+	}
+	return AsOf{Col: text, Pos: t.Offset, ColPos: toks[col].Offset}, end, nil
 }
 
 // castType handles CAST( ... AS type) / TRY_CAST( ... AS type) / CONVERT( ... , type) starting at token i:

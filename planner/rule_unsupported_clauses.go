@@ -26,6 +26,11 @@ func ruleUnsupportedClauses(sp *selectPlan) error {
 	case q.WindowSpecs != nil:
 		return parser.Errorf(sp.topWord("WINDOW"), "windows are not supported")
 	}
+	for _, a := range sp.sel.AsOf {
+		// the temporal join's operator exists (executor/op.Temporal); its
+		// planning comes with the composition of relations (issue 23)
+		return parser.Errorf(a.Pos, "temporal joins (FOR SYSTEM_TIME AS OF) are not supported yet: join on the key and bound the times (an interval join, SPEC 2.7)")
+	}
 	return nil
 }
 

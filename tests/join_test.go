@@ -169,6 +169,7 @@ CREATE STREAM dest (id VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='r.cs
 		{"SELECT l.id FROM l RIGHT JOIN r ON l.id = r.id", "result is updating"},
 		{"SELECT l.id FROM l LEFT JOIN u ON l.id = u.id", "result is updating"},
 		{"SELECT l.id FROM l LEFT JOIN r ON l.id = r.id AND l.v > 1", "may hold only key equalities"},
+		{"SELECT l.id FROM l JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.id = r.id", "FOR SYSTEM_TIME AS OF"},   // (never a regular join by mistake)
 		{"INSERT INTO dest SELECT l.id, r.v FROM l JOIN r ON l.id = r.id", "the file that stream r reads"}, // (a join's input is one of the job's files)
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
