@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -57,6 +58,14 @@ type JoinSpec struct {
 	// both inputs.
 	Interval bool
 	Lo, Hi   int64
+	// TTL, when above 0, bounds a regular join's state ('table.exec.state.ttl',
+	// SPEC 2.7; ms): a row of an input with event time leaves the state once
+	// the join's watermark is more than TTL above its time, so it joins only
+	// rows whose time is within TTL of its own; a row of an input without
+	// event time leaves TTL ms of processing time after it was handled. A
+	// regular outer join does not retract a padded row that expires (it has
+	// no partner for good).
+	TTL int64
 }
 
 // Updating reports whether the join's output is updating (SPEC 2.7's table,
@@ -103,7 +112,10 @@ type Join struct {
 
 	side    [2]joinSide
 	pending pendingHeap // held rows, by (time, side, arrival)
-	expiry  pendingHeap // an interval join's rows, by the end of their interval
+	expiry  pendingHeap // an interval join's rows, by the end of their interval; a regular join's with a TTL, by time + TTL
+	// procExpiry holds the rows of inputs without event time of a join with
+	// a TTL, by the processing time they leave the state.
+	procExpiry pendingHeap
 	seq     int64
 	wm      [2]int64
 	wmSet   [2]bool
@@ -112,7 +124,15 @@ type Join struct {
 
 	outB  *vector.Batch
 	lateB [2]*vector.Batch
+
+	// now returns the processing time (epoch ms) for the TTL of an input
+	// without event time; SetClock replaces it (tests).
+	now func() int64
 }
+
+// SetClock makes the join read processing time from now (epoch ms) for
+// JoinSpec.TTL; the default is the system clock.
+func (j *Join) SetClock(now func() int64) { j.now = now }
 
 // joinSide is the state of one input.
 type joinSide struct {
@@ -206,7 +226,10 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	j := &Join{spec: spec, out: out, acct: acct, emitted: math.MinInt64}
+	if spec.TTL < 0 {
+		return nil, fmt.Errorf("join: a state TTL of %d ms (want 0 for none, or more)", spec.TTL)
+	}
+	j := &Join{spec: spec, out: out, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	for s := range 2 {
 		j.side[s] = joinSide{rows: NewRows(spec.Types[s]), index: map[uint64][]int32{}}
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
@@ -222,6 +245,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 // kept; late ones go to the input's late port; rows that need not wait are
 // handled.
 func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
+	if err := j.expireProc(ctx); err != nil {
+		return err
+	}
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	for i := 0; i < b.N; i++ {
@@ -347,10 +373,29 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
 			return err
 		}
-		if j.spec.Kind.outer(s) && sd.matches[k] == 0 {
+		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches[k] == 0 { // (a regular join padded it when handled)
 			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
 				return err
 			}
+		}
+	}
+	return j.compact()
+}
+
+// expireProc drops the rows whose processing-time TTL has passed (inputs
+// without event time of a join with a TTL).
+func (j *Join) expireProc(ctx context.Context) error {
+	if len(j.procExpiry) == 0 {
+		return nil
+	}
+	now := j.now()
+	for len(j.procExpiry) > 0 && j.procExpiry[0].t < now {
+		it := j.procExpiry.pop()
+		sd := &j.side[it.side]
+		sd.dead[it.row] = true
+		sd.ndead++
+		if err := j.acct.Grow(-int64(sd.size[it.row])); err != nil {
+			return err
 		}
 	}
 	return j.compact()
@@ -394,6 +439,15 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			od.index[h] = kept
 		}
 		sd.index[h] = append(sd.index[h], int32(k))
+	}
+	if ttl := j.spec.TTL; ttl > 0 && !j.spec.Interval && ok {
+		if tc := j.spec.Time[s]; tc >= 0 {
+			j.seq++
+			j.expiry.push(pendingItem{t: satAdd(sd.rows.Int(k, tc), ttl), side: int8(s), seq: j.seq, row: int32(k)})
+		} else {
+			j.seq++
+			j.procExpiry.push(pendingItem{t: satAdd(j.now(), ttl), side: int8(s), seq: j.seq, row: int32(k)})
+		}
 	}
 	if j.spec.Interval {
 		end := j.side[s].rows.Int(k, j.spec.Time[s]) // the last time of the other side that can join it
@@ -529,7 +583,7 @@ func (j *Join) compact() error {
 				sd.index[h] = kept
 			}
 		}
-		for _, hp := range []*pendingHeap{&j.pending, &j.expiry} {
+		for _, hp := range []*pendingHeap{&j.pending, &j.expiry, &j.procExpiry} {
 			for i := range *hp {
 				if int((*hp)[i].side) == s {
 					(*hp)[i].row = int32(moved[(*hp)[i].row])
