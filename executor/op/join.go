@@ -116,11 +116,11 @@ type Join struct {
 	// procExpiry holds the rows of inputs without event time of a join with
 	// a TTL, by the processing time they leave the state.
 	procExpiry pendingHeap
-	seq     int64
-	wm      [2]int64
-	wmSet   [2]bool
-	done    [2]bool
-	emitted int64 // the last watermark emitted (math.MinInt64: none)
+	seq        int64
+	wm         [2]int64
+	wmSet      [2]bool
+	done       [2]bool
+	emitted    int64 // the last watermark emitted (math.MinInt64: none)
 
 	outB  *vector.Batch
 	lateB [2]*vector.Batch
