@@ -58,6 +58,13 @@ type JoinSpec struct {
 	// both inputs.
 	Interval bool
 	Lo, Hi   int64
+	// Lookup makes it a lookup join (SPEC 2.7: INNER or LEFT with a bounded
+	// right side): the executor gives the right input whole before the left
+	// one's first row, so every left row joins the whole right side (its
+	// rows' times and watermark do not matter, and none is late), and a left
+	// row is joined as it is handled and never kept: the state is the right
+	// side only.
+	Lookup bool
 	// TTL, when above 0, bounds a regular join's state ('table.exec.state.ttl',
 	// SPEC 2.7; ms): a row of an input with event time leaves the state once
 	// the join's watermark is more than TTL above its time, so it joins only
@@ -72,7 +79,7 @@ type JoinSpec struct {
 // 2.8): a regular outer join retracts a padded row when its first partner
 // comes. An interval join pads a row only when its interval has closed, so
 // its output is append-only, as an inner join's is.
-func (s *JoinSpec) Updating() bool { return !s.Interval && s.Kind != Inner }
+func (s *JoinSpec) Updating() bool { return !s.Interval && !s.Lookup && s.Kind != Inner }
 
 // The output ports of a Join.
 const (
@@ -226,8 +233,17 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
+	if spec.Lookup && spec.Kind != Inner && spec.Kind != Left {
+		return nil, fmt.Errorf("join: a lookup join is INNER or LEFT (SPEC 2.7), not %s", spec.Kind)
+	}
 	if spec.TTL < 0 {
 		return nil, fmt.Errorf("join: a state TTL of %d ms (want 0 for none, or more)", spec.TTL)
+	}
+	if spec.Lookup {
+		// the right side is a table read whole before the left's first row
+		// (SPEC 2.7): every left row sees all of it, whatever its times, and
+		// none of its rows is late
+		spec.Time[1], spec.Stamp[1] = -1, -1
 	}
 	j := &Join{spec: spec, out: out, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	for s := range 2 {
@@ -437,6 +453,19 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			delete(od.index, h)
 		} else if len(kept) < len(list) {
 			od.index[h] = kept
+		}
+		if j.spec.Lookup && s == 0 { // (no right row comes after it)
+			if j.spec.Kind.outer(0) && sd.matches[k] == 0 {
+				if err := j.emitPadded(ctx, 0, k, vector.Insert); err != nil {
+					return err
+				}
+			}
+			sd.dead[k] = true
+			sd.ndead++
+			if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
+				return err
+			}
+			return j.compact()
 		}
 		sd.index[h] = append(sd.index[h], int32(k))
 	}

@@ -143,6 +143,8 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "not an interval join: "+j.Why)
 	}
 	switch {
+	case j.Lookup && j.Inputs[0].TimeCol() >= 0:
+		d = append(d, "order: the right side is read whole first, then the left side's rows are joined in event-time order as its watermark passes them")
 	case j.Lookup:
 		d = append(d, "order: the right side is read whole first, then the left side's rows are joined as they arrive")
 	case j.Inputs[0].TimeCol() >= 0 && j.Inputs[1].TimeCol() >= 0:
@@ -154,7 +156,7 @@ func (j *BothJoin) describe() (string, []string) {
 	case j.Interval:
 		d = append(d, "state: rows inside the interval, dropped as the watermarks pass (counted against 'state.max-bytes')")
 	case j.Lookup:
-		d = append(d, "state: the right side's rows, and the left side's (counted against 'state.max-bytes')")
+		d = append(d, "state: the right side's rows (counted against 'state.max-bytes'); left rows are not kept")
 	default:
 		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
 		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
@@ -162,6 +164,10 @@ func (j *BothJoin) describe() (string, []string) {
 		}
 	}
 	for s, in := range j.Inputs {
+		if s == 1 && j.Lookup {
+			d = append(d, fmt.Sprintf("late rows of %s: none (a table read whole)", in.Name))
+			continue
+		}
 		d = append(d, fmt.Sprintf("late rows of %s -> '%s'", in.Name, j.Late[s]))
 	}
 	return text, d
