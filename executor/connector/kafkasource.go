@@ -80,10 +80,13 @@ type kafkaSource struct {
 	cl    *kgo.Client
 	adm   *kadm.Client
 	dec   ValueDecoder
-	opts  *kafkaOpts
-	job   *kafkaJob
-	group string // "" when not in a consumer group
-	idle  time.Duration
+	// changes is dec when it reads a changelog format (SPEC 2.8): a record is
+	// rows with kinds, or none.
+	changes ChangeDecoder
+	opts    *kafkaOpts
+	job     *kafkaJob
+	group   string // "" when not in a consumer group
+	idle    time.Duration
 
 	id      [16]byte // the topic's ID, once idKnown (topicID)
 	idKnown bool
@@ -154,6 +157,7 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		marks:      map[int32]ReplayMark{},
 		lastCommit: time.Now(),
 	}
+	s.changes, _ = dec.(ChangeDecoder)
 	if v, ok := st.Options["scan.watermark.idle-timeout"]; ok {
 		s.idle, _ = ParseFlinkDuration(v)
 	}
@@ -586,14 +590,33 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		if r.Attrs.IsControl() {
 			continue
 		}
-		s.read += int64(len(r.Value))
 		pos := KafkaPosition(p, r.Offset)
-		if reason := s.dec.DecodeValue(b, r.Value); reason != "" {
-			raw := r.Value
-			if len(raw) > inbuf.RawPrefix {
-				raw = raw[:inbuf.RawPrefix:inbuf.RawPrefix]
+		if s.changes != nil { // SPEC 2.8: a record is rows with kinds, or none
+			at := b.N
+			reason, full := s.changes.Append(b, r.Value, pos)
+			if full {
+				s.ri-- // read again into the next batch
+				runGiven = r.Offset
+				break
 			}
-			*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: raw, Reason: reason})
+			s.read += int64(len(r.Value))
+			if reason != "" {
+				*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
+				s.batch = append(s.batch, kafkaRow{p, r.Offset, false})
+				nbad++
+				continue
+			}
+			if b.N == at {
+				s.batch = append(s.batch, kafkaRow{p, r.Offset, false}) // (a tombstone: no row)
+			}
+			for ; at < b.N; at++ {
+				s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
+			}
+			continue
+		}
+		s.read += int64(len(r.Value))
+		if reason := s.dec.DecodeValue(b, r.Value); reason != "" {
+			*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
 			s.batch = append(s.batch, kafkaRow{p, r.Offset, false})
 			nbad++
 			continue
@@ -610,6 +633,15 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		s.next[p] = max(s.next[p], off)
 	}
 	s.mu.Unlock()
+}
+
+// rawPrefix is a record value as a malformed row's raw text: its first
+// inbuf.RawPrefix bytes (SPEC 1).
+func rawPrefix(v []byte) []byte {
+	if len(v) > inbuf.RawPrefix {
+		return v[:inbuf.RawPrefix:inbuf.RawPrefix]
+	}
+	return v
 }
 
 // markDone pauses a partition that reached its stop offset.

@@ -102,7 +102,24 @@ func (j *Job) Tree() *Tree {
 	for k, b := range j.AllBranches() {
 		t.branch(j, b, k, route, timeCol, sinks)
 	}
+	t.passUpdates()
 	return t
+}
+
+// passUpdates marks updating every node that reads an updating node's rows
+// (SPEC 2.8: filters, projections, routes and sinks pass the row kinds
+// through); the errors and late ports carry rows as they came, append-only.
+func (t *Tree) passUpdates() {
+	for _, n := range t.Nodes {
+		for _, in := range n.Inputs {
+			if in.Port == "errors" || strings.HasPrefix(in.Port, "late") || in.Port == "build" {
+				continue
+			}
+			if t.Nodes[in.Node-1].Updating {
+				n.Updating = true
+			}
+		}
+	}
 }
 
 // input adds the Scan, Decode and AssignWatermark nodes of stream st and
@@ -124,6 +141,10 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		}
 	}
 	last := scan
+	if why := st.Updating(); why != "" { // SPEC 2.8: a source of changes
+		scan.Updating = true
+		scan.Details = append(scan.Details, updatingText(st, why))
+	}
 	if f := st.Options["format"]; f != "" {
 		last = t.decode(j, st, scan, timeCol)
 	}
@@ -166,6 +187,16 @@ func (t *Tree) bothJoin(j *Job) *Node {
 		}
 	}
 	return n
+}
+
+// updatingText says why st is a source of changes and its upsert key (its
+// PRIMARY KEY), as EXPLAIN prints it under its Scan.
+func updatingText(st *catalog.Stream, why string) string {
+	s := "changelog: " + why + " (rows are +I, -U, +U, -D)"
+	if len(st.PrimaryKey) > 0 {
+		s += ", upsert key (" + strings.Join(st.PrimaryKey, ", ") + ")"
+	}
+	return s
 }
 
 // scanText is a Scan node's text: the stream, its connector, path and
