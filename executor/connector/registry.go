@@ -50,6 +50,16 @@ type ValueDecoder interface {
 	DecodeValue(b *vector.Batch, rec []byte) string
 }
 
+// KindWriter is a SinkWriter that takes changes (SPEC 2.8): a changelog
+// file sink ('format'='debezium-json') or an upsert-kafka sink. The job calls
+// WriteKind for the rows of an updating relation (vector.Batch.Kinds) and
+// Write, meaning +I, for the others.
+type KindWriter interface {
+	// WriteKind writes row i of cols with its kind; it must not allocate
+	// per row.
+	WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error
+}
+
 // ChangeDecoder is the ValueDecoder of a changelog format (SPEC 2.8,
 // executor/cdc): one record is any number of rows with kinds. A source whose
 // decoder is one calls Append instead of DecodeValue.
