@@ -80,9 +80,9 @@ type kafkaSource struct {
 	cl    *kgo.Client
 	adm   *kadm.Client
 	dec   ValueDecoder
-	// changes is dec when it reads a changelog format (SPEC 2.8): a record is
-	// rows with kinds, or none.
-	changes ChangeDecoder
+	// records, when not nil, reads the records instead of dec (SPEC 2.8: a
+	// changelog format, upserts): a record is rows with kinds, or none.
+	records recordReader
 	opts    *kafkaOpts
 	job     *kafkaJob
 	group   string // "" when not in a consumer group
@@ -141,6 +141,31 @@ type kafkaRow struct {
 // BuildSide). Errors name the stream, the topic and the brokers and say what
 // to do.
 func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+	return openKafka(ctx, st, env, nil)
+}
+
+// recordReader reads one Kafka record, key and value, as any number of rows
+// with kinds (SPEC 2.8): a changelog format's records (changeRecords), an
+// upsert-kafka stream's upserts (upsertReader). Its contract is
+// ChangeDecoder.Append's.
+type recordReader interface {
+	appendRecord(b *vector.Batch, key, value []byte, pos int64) (reason string, full bool)
+	// failure is the error that stops the job (the state budget's), or nil.
+	failure() error
+}
+
+// changeRecords reads a changelog format's record values (the key is not read).
+type changeRecords struct{ ChangeDecoder }
+
+func (c changeRecords) appendRecord(b *vector.Batch, _, value []byte, pos int64) (string, bool) {
+	return c.Append(b, value, pos)
+}
+
+func (changeRecords) failure() error { return nil }
+
+// openKafka is OpenKafka with rr reading the records instead of the value
+// decoder of st's format, when not nil.
+func openKafka(ctx context.Context, st *catalog.Stream, env *Env, rr recordReader) (Source, error) {
 	o, err := kafkaClientOpts(st.Options)
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %v", st.Name, err)
@@ -157,7 +182,10 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		marks:      map[int32]ReplayMark{},
 		lastCommit: time.Now(),
 	}
-	s.changes, _ = dec.(ChangeDecoder)
+	if cd, ok := dec.(ChangeDecoder); ok && rr == nil {
+		rr = changeRecords{cd}
+	}
+	s.records = rr
 	if v, ok := st.Options["scan.watermark.idle-timeout"]; ok {
 		s.idle, _ = ParseFlinkDuration(v)
 	}
@@ -539,6 +567,11 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 		}
 		s.applyEvents() // (a poll may have run the group's callbacks)
 		s.fill(b, bad)
+		if s.records != nil {
+			if err := s.records.failure(); err != nil {
+				return err
+			}
+		}
 		if b.N > 0 || len(*bad) > badStart {
 			return nil
 		}
@@ -591,9 +624,9 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 			continue
 		}
 		pos := KafkaPosition(p, r.Offset)
-		if s.changes != nil { // SPEC 2.8: a record is rows with kinds, or none
+		if s.records != nil { // SPEC 2.8: a record is rows with kinds, or none
 			at := b.N
-			reason, full := s.changes.Append(b, r.Value, pos)
+			reason, full := s.records.appendRecord(b, r.Key, r.Value, pos)
 			if full {
 				s.ri-- // read again into the next batch
 				runGiven = r.Offset
