@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -204,5 +205,77 @@ func TestChangelogBadInput(t *testing.T) {
 				t.Errorf("the good records were not written")
 			}
 		})
+	}
+}
+
+// cdcProductsGolden is the committed sink file of queries/cdc_products.sql,
+// read before any test runs (TestQueries runs the script in place).
+var cdcProductsGolden, cdcProductsErr = os.ReadFile(filepath.Join("..", "queries", "cdc_products.heavy.json"))
+
+// TestQueriesCDCProducts runs queries/cdc_products.sql in a copy of queries/
+// and compares its debezium-json sink with the committed file, and that file
+// with the table the test computes from products.debezium.json itself: the
+// changes of the heavy products (weight > 5) make the heavy rows of the
+// products table.
+func TestQueriesCDCProducts(t *testing.T) {
+	if cdcProductsErr != nil {
+		t.Fatal(cdcProductsErr)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"cdc_products.sql", "products.debezium.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "queries", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := viaBinary(t, dir, []string{filepath.Join(dir, "cdc_products.sql")})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "cdc_products.heavy.json")); got != string(cdcProductsGolden) {
+		t.Errorf("the sink file:\n%s\nwant\n%s", got, cdcProductsGolden)
+	}
+	// the reference: the products table after every good record, heavy rows only
+	var all []change
+	for _, c := range decodeChanges(t, readFile(t, filepath.Join("..", "queries", "products.debezium.json"))) {
+		if c.Op != "t" {
+			all = append(all, c)
+		}
+	}
+	tab, err := applyChanges(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[float64]map[string]any{}
+	for id, row := range tab {
+		if row["weight"].(float64) > 5 {
+			want[id] = map[string]any{"id": row["id"], "name": row["name"], "weight": row["weight"]}
+		}
+	}
+	got, err := applyChanges(decodeChanges(t, string(cdcProductsGolden)))
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("the committed sink file makes the table %v (%v), want %v", got, err, want)
+	}
+}
+
+// TestUpsertKafkaOptions: an upsert-kafka stream needs a PRIMARY KEY, and
+// 'key.fields-prefix' Flink's rules; a kafka sink refuses a changelog format
+// it cannot write, naming what can.
+func TestUpsertKafkaOptions(t *testing.T) {
+	base := "CREATE STREAM u (%s) WITH ('connector'='upsert-kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:1', 'key.format'='json', 'value.format'='json'%s);\n"
+	for _, tc := range []struct{ cols, extra, want string }{
+		{"id BIGINT, v VARCHAR", "", "connector 'upsert-kafka' needs PRIMARY KEY (k, ...) NOT ENFORCED"},
+		{"k_id BIGINT, v VARCHAR, PRIMARY KEY (k_id) NOT ENFORCED", ", 'key.fields-prefix'='k_'", "option 'key.fields-prefix': needs 'value.fields-include' = 'EXCEPT_KEY'"},
+		{"id BIGINT, v VARCHAR, PRIMARY KEY (id) NOT ENFORCED", ", 'key.fields-prefix'='k_', 'value.fields-include'='EXCEPT_KEY'", "the key column id does not start with 'k_'"},
+		{"id BIGINT, PRIMARY KEY (id) NOT ENFORCED", ", 'value.fields-include'='EXCEPT_KEY'", "'EXCEPT_KEY' leaves the value no column"},
+		{"id BIGINT, PRIMARY KEY (id) NOT ENFORCED", ", 'format'='json'", "unknown option 'format' for connector 'upsert-kafka'"},
+	} {
+		_, stderr, code := runSQLIn(t, t.TempDir(), nil, fmt.Sprintf(base, tc.cols, tc.extra))
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s%s: exit %d, %s\nwant exit 2 and %q", tc.cols, tc.extra, code, stderr, tc.want)
+		}
 	}
 }

@@ -148,3 +148,28 @@ func TestUpsertKafkaBadRecords(t *testing.T) {
 		t.Errorf("the changelog read:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestUpsertKafkaState: the last row of every key counts against
+// 'state.max-bytes': a topic of more keys than fit stops the job with exit 1
+// and a message naming the upsert source; a budget that fits them reads all.
+func TestUpsertKafkaState(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 1, nil)
+	var rs []*kgo.Record
+	for i := range 2000 {
+		rs = append(rs, &kgo.Record{Key: []byte(fmt.Sprintf(`{"id":%d}`, i)), Value: []byte(fmt.Sprintf(`{"id":%d,"name":"%s"}`, i, strings.Repeat("x", 100)))})
+	}
+	kafkatest.Produce(t, kafkatest.Client(t), topic, rs...)
+	ddl := upsertStream(t, "u", "id BIGINT, name VARCHAR, w DOUBLE, PRIMARY KEY (id) NOT ENFORCED", topic, ", 'scan.bounded.mode'='latest-offset'") +
+		strings.SplitAfter(cdcDDL, "\n")[1]
+	_, stderr, code := runSQLIn(t, t.TempDir(), nil, "SET 'state.max-bytes' = '64KiB';\n"+ddl+"INSERT INTO o SELECT * FROM u;\n")
+	if code != 1 || !strings.Contains(stderr, "upsert source of stream u") {
+		t.Errorf("64KiB for 2000 keys of 100-byte rows: exit %d, %s; want exit 1 naming the upsert source", code, stderr)
+	}
+	dir := t.TempDir()
+	if _, stderr, code := runSQLIn(t, dir, nil, "SET 'state.max-bytes' = '4MiB';\n"+ddl+"INSERT INTO o SELECT * FROM u;\n"); code != 0 {
+		t.Fatalf("4MiB: exit %d, %s", code, stderr)
+	}
+	if n := strings.Count(readFile(t, filepath.Join(dir, "o.json")), "\n"); n != 2000 {
+		t.Errorf("4MiB: %d changes, want 2000 inserts", n)
+	}
+}

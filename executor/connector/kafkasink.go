@@ -77,6 +77,9 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	if err != nil {
 		return nil, fmt.Errorf("sink stream %s: %v", st.Name, err)
 	}
+	if f := catalog.LookupFormat(st.Options["format"]); f != nil && f.Changelog {
+		return nil, fmt.Errorf("sink stream %s: a kafka sink writes 'format' = 'csv' or 'json' (one row per record), not '%s' yet; to write changes to Kafka use 'connector' = 'upsert-kafka' (SPEC 2.8), or a file sink with 'format' = 'debezium-json'", st.Name, f.Name)
+	}
 	s := &kafkaSink{st: st, topic: st.Options["topic"], job: kafkaJobOf(env), json: st.Options["format"] == "json", delim: ',',
 		eos: st.Options["sink.delivery-guarantee"] == "exactly-once"}
 	if d := st.Options["csv.delimiter"]; len(d) == 1 {
