@@ -173,3 +173,83 @@ func TestUpsertKafkaState(t *testing.T) {
 		t.Errorf("4MiB: %d changes, want 2000 inserts", n)
 	}
 }
+
+// TestUpsertKafkaCSVExceptKey: with 'value.format'='csv', 'key.format'='csv',
+// 'value.fields-include'='EXCEPT_KEY' and 'key.fields-prefix', the record key
+// is the key columns alone, the value the other columns, and reading the
+// topic back puts the key's values into the prefixed columns.
+func TestUpsertKafkaCSVExceptKey(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 2, nil)
+	opts := ", 'key.format'='csv', 'value.format'='csv', 'key.fields-prefix'='k_', 'value.fields-include'='EXCEPT_KEY'"
+	ddl := func(extra string) string {
+		return strings.Replace(upsertStream(t, "u", "k_id BIGINT, k_region VARCHAR, name VARCHAR, PRIMARY KEY (k_id, k_region) NOT ENFORCED", topic, opts+extra),
+			"'key.format'='json', 'value.format'='json', ", "", 1)
+	}
+	in := `{"before":null,"after":{"k_id":1,"k_region":"eu","name":"a"},"op":"c"}
+{"before":null,"after":{"k_id":1,"k_region":"us","name":"b"},"op":"c"}
+{"before":{"k_id":1,"k_region":"eu","name":"a"},"after":{"k_id":1,"k_region":"eu","name":"a, \"2\""},"op":"u"}
+{"before":{"k_id":1,"k_region":"us","name":"b"},"after":null,"op":"d"}
+`
+	src := "CREATE STREAM p (k_id BIGINT, k_region VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='p.json', 'format'='debezium-json');\n"
+	dir := t.TempDir()
+	if _, stderr, code := runSQLIn(t, dir, map[string]string{"p.json": in}, src+ddl("")+"INSERT INTO u SELECT * FROM p;\n"); code != 0 {
+		t.Fatalf("writing: exit %d, %s", code, stderr)
+	}
+	var got []string
+	for _, r := range kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{}) {
+		v := "<null>"
+		if r.Value != nil {
+			v = string(r.Value)
+		}
+		got = append(got, string(r.Key)+" => "+v)
+	}
+	want := []string{"1,eu => a", "1,us => b", `1,eu => "a, ""2"""`, "1,us => <null>"}
+	if fmt.Sprintf("%q", sorted(got)) != fmt.Sprintf("%q", sorted(want)) {
+		t.Errorf("the topic holds %q, want %q", sorted(got), sorted(want))
+	}
+	read := ddl(", 'scan.bounded.mode'='latest-offset'") +
+		"CREATE STREAM o (k_id BIGINT, k_region VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='o.json', 'format'='debezium-json');\n" +
+		"INSERT INTO o SELECT * FROM u;\n"
+	if _, stderr, code := runSQLIn(t, dir, nil, read); code != 0 {
+		t.Fatalf("reading: exit %d, %s", code, stderr)
+	}
+	// the changes read, applied: the one key left is (1, eu) with its last name
+	tab := map[string]string{}
+	for _, c := range decodeChanges(t, readFile(t, filepath.Join(dir, "o.json"))) {
+		if c.Before != nil {
+			delete(tab, fmt.Sprint(c.Before["k_id"], c.Before["k_region"]))
+		}
+		if c.After != nil {
+			tab[fmt.Sprint(c.After["k_id"], c.After["k_region"])] = c.After["name"].(string)
+		}
+	}
+	if fmt.Sprint(tab) != `map[1eu:a, "2"]` {
+		t.Errorf("the table read back: %v, want key (1, eu) with the name a, \"2\"", tab)
+	}
+}
+
+// TestKafkaDebeziumSource: a plain kafka stream in 'format'='debezium-json'
+// reads each record's changes (an update as -U and +U), skips tombstones, and
+// sends a record with an unknown op to the errors output with its offset.
+func TestKafkaDebeziumSource(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 1, nil)
+	kafkatest.Produce(t, kafkatest.Client(t), topic,
+		&kgo.Record{Value: []byte(`{"schema":{},"payload":{"before":null,"after":{"id":1,"name":"a"},"op":"c"}}`)},
+		&kgo.Record{Value: []byte(`{"schema":{},"payload":{"before":{"id":1,"name":"a"},"after":{"id":1,"name":"b"},"op":"u"}}`)},
+		&kgo.Record{Key: []byte(`1`), Value: nil},
+		&kgo.Record{Value: []byte(`{"schema":{},"payload":{"before":{"id":1,"name":"b"},"after":null,"op":"x"}}`)},
+	)
+	dir := t.TempDir()
+	sql := kafkaStream(t, "p", "id BIGINT, name VARCHAR, w DOUBLE", topic, ", 'format'='debezium-json', 'debezium-json.schema-include'='true', 'scan.bounded.mode'='latest-offset'") +
+		strings.SplitAfter(cdcDDL, "\n")[1] + "INSERT INTO o SELECT * FROM p;\n"
+	_, stderr, code := runSQLIn(t, dir, nil, sql, "--format", "csv")
+	if code != 0 || !strings.Contains(stderr, "errors> p,"+topic+":0:3,") || !strings.Contains(stderr, `unknown ""op"" value ""x""`) {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	want := `{"before":null,"after":{"id":1,"name":"a","w":null},"op":"c"}
+{"before":{"id":1,"name":"a","w":null},"after":{"id":1,"name":"b","w":null},"op":"u"}
+`
+	if got := readFile(t, filepath.Join(dir, "o.json")); got != want {
+		t.Errorf("the changes read:\n%s\nwant\n%s", got, want)
+	}
+}
