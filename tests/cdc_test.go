@@ -221,20 +221,7 @@ func TestQueriesCDCProducts(t *testing.T) {
 	if cdcProductsErr != nil {
 		t.Fatal(cdcProductsErr)
 	}
-	dir := t.TempDir()
-	for _, name := range []string{"cdc_products.sql", "products.debezium.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "queries", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := viaBinary(t, dir, []string{filepath.Join(dir, "cdc_products.sql")})
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	dir := runQueriesCopy(t, "cdc_products.sql", "products.debezium.json")
 	if got := readFile(t, filepath.Join(dir, "cdc_products.heavy.json")); got != string(cdcProductsGolden) {
 		t.Errorf("the sink file:\n%s\nwant\n%s", got, cdcProductsGolden)
 	}
