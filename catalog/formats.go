@@ -92,3 +92,15 @@ func (s *Stream) Updating() string {
 	}
 	return ""
 }
+
+// TakesChanges reports whether a sink over s writes an updating query's
+// changes (SPEC 2.8): an upsert connector (upsert-kafka) or a changelog format
+// a sink writes (debezium-json). A sink that does not takes inserts only
+// (Flink's rule: it refuses an updating query at planning).
+func (s *Stream) TakesChanges() bool {
+	if s.Connector != nil && s.Connector.Upserts {
+		return true
+	}
+	f := LookupFormat(s.Options["format"])
+	return f != nil && f.Changelog && f.Writes
+}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"streamql/catalog"
@@ -84,6 +85,8 @@ type Changes struct {
 	payB    *vector.Batch
 	row     *jsondec.Decoder // a row object, as the stream's columns
 	arena   []byte           // merged before-rows (canal, maxwell) of the current batch
+	rows    []Span           // scratch: a canal record's data rows
+	old     []Span           // and its old rows
 }
 
 // NewChanges returns a reader of o's format into rows of the columns names,
@@ -167,13 +170,17 @@ func (c *Changes) member(i int) ([]byte, bool) {
 	return v.S[0], !v.Null[0]
 }
 
-// emit decodes obj as row b.N+k with kind k, named what for a reason.
-func (c *Changes) emit(b *vector.Batch, k int, obj []byte, kind vector.RowKind, pos int64, what string) string {
+// emit decodes obj as row b.N+k with kind kind; a reason names the member
+// what (with its index in an array when idx >= 0).
+func (c *Changes) emit(b *vector.Batch, k int, obj []byte, kind vector.RowKind, pos int64, what string, idx int) string {
 	at := b.N
 	b.N += k // the row decoder writes row b.N
 	r := c.row.DecodeValue(b, obj)
 	b.N = at
 	if r != "" {
+		if idx >= 0 {
+			what += "[" + strconv.Itoa(idx) + "]"
+		}
 		return what + ": " + r
 	}
 	b.Kinds[at+k], b.Pos[at+k] = kind, pos
@@ -202,7 +209,7 @@ func (c *Changes) debezium(b *vector.Batch, pos int64) (string, bool) {
 		if !hasAfter {
 			return fmt.Sprintf(`op "%s" without "after" (the row inserted)`, op), false
 		}
-		if r := c.emit(b, 0, after, vector.Insert, pos, "after"); r != "" {
+		if r := c.emit(b, 0, after, vector.Insert, pos, "after", -1); r != "" {
 			return r, false
 		}
 	case "u":
@@ -212,17 +219,17 @@ func (c *Changes) debezium(b *vector.Batch, pos int64) (string, bool) {
 		if !hasAfter {
 			return `op "u" without "after" (the row after the update)`, false
 		}
-		if r := c.emit(b, 0, before, vector.UpdateBefore, pos, "before"); r != "" {
+		if r := c.emit(b, 0, before, vector.UpdateBefore, pos, "before", -1); r != "" {
 			return r, false
 		}
-		if r := c.emit(b, 1, after, vector.UpdateAfter, pos, "after"); r != "" {
+		if r := c.emit(b, 1, after, vector.UpdateAfter, pos, "after", -1); r != "" {
 			return r, false
 		}
 	case "d":
 		if !hasBefore {
 			return `the "before" of a delete (op "d") is null: Debezium must send the old row (for Postgres, set the table's REPLICA IDENTITY to FULL)`, false
 		}
-		if r := c.emit(b, 0, before, vector.Delete, pos, "before"); r != "" {
+		if r := c.emit(b, 0, before, vector.Delete, pos, "before", -1); r != "" {
 			return r, false
 		}
 	default:
@@ -270,14 +277,16 @@ func (c *Changes) canal(b *vector.Batch, pos int64) (string, bool) {
 	if !ok || len(data) == 0 || data[0] != '[' {
 		return fmt.Sprintf(`type %s needs "data", an array of rows`, typ), false
 	}
-	rows := elements(data)
+	c.rows = elements(c.rows[:0], data)
+	rows := c.rows
 	var old []Span
 	if kind == vector.UpdateAfter {
 		o, ok := c.member(1)
 		if !ok || len(o) == 0 || o[0] != '[' {
 			return `type UPDATE needs "old", an array of the changed columns' old values per row`, false
 		}
-		if old = elements(o); len(old) != len(rows) {
+		c.old = elements(c.old[:0], o)
+		if old = c.old; len(old) != len(rows) {
 			return fmt.Sprintf(`type UPDATE has %d rows in "data" but %d in "old"`, len(rows), len(old)), false
 		}
 	}
@@ -296,12 +305,12 @@ func (c *Changes) canal(b *vector.Batch, pos int64) (string, bool) {
 		row := data[s.Start:s.End]
 		if kind == vector.UpdateAfter {
 			o := c.envB.Cols[1].S[0]
-			if r := c.emit(b, k, c.merge(row, o[old[i].Start:old[i].End]), vector.UpdateBefore, pos, fmt.Sprintf("old[%d]", i)); r != "" {
+			if r := c.emit(b, k, c.merge(row, o[old[i].Start:old[i].End]), vector.UpdateBefore, pos, "old", i); r != "" {
 				return r, false
 			}
 			k++
 		}
-		if r := c.emit(b, k, row, kind, pos, fmt.Sprintf("data[%d]", i)); r != "" {
+		if r := c.emit(b, k, row, kind, pos, "data", i); r != "" {
 			return r, false
 		}
 		k++
@@ -336,11 +345,11 @@ func (c *Changes) maxwell(b *vector.Batch, pos int64) (string, bool) {
 	}
 	switch string(typ) {
 	case "insert":
-		if r := c.emit(b, 0, data, vector.Insert, pos, "data"); r != "" {
+		if r := c.emit(b, 0, data, vector.Insert, pos, "data", -1); r != "" {
 			return r, false
 		}
 	case "delete":
-		if r := c.emit(b, 0, data, vector.Delete, pos, "data"); r != "" {
+		if r := c.emit(b, 0, data, vector.Delete, pos, "data", -1); r != "" {
 			return r, false
 		}
 	default:
@@ -348,10 +357,10 @@ func (c *Changes) maxwell(b *vector.Batch, pos int64) (string, bool) {
 		if !ok {
 			return `type update without "old" (the changed columns' old values)`, false
 		}
-		if r := c.emit(b, 0, c.merge(data, old), vector.UpdateBefore, pos, "old"); r != "" {
+		if r := c.emit(b, 0, c.merge(data, old), vector.UpdateBefore, pos, "old", -1); r != "" {
 			return r, false
 		}
-		if r := c.emit(b, 1, data, vector.UpdateAfter, pos, "data"); r != "" {
+		if r := c.emit(b, 1, data, vector.UpdateAfter, pos, "data", -1); r != "" {
 			return r, false
 		}
 	}
@@ -384,10 +393,9 @@ func (c *Changes) merge(row, old []byte) []byte {
 // Span is one element of a JSON array: text[Start:End].
 type Span struct{ Start, End int }
 
-// elements splits arr, a compact JSON array that jsondec has checked, into
-// its elements.
-func elements(arr []byte) []Span {
-	var out []Span
+// elements appends to out the elements of arr, a compact JSON array that
+// jsondec has checked, and returns out.
+func elements(out []Span, arr []byte) []Span {
 	depth, start, inStr := 0, 1, false
 	for i := 1; i < len(arr)-1; i++ {
 		ch := arr[i]

@@ -38,8 +38,8 @@ func init() {
 		Options: []catalog.OptionSpec{
 			{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
 			{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},
-			{Name: "key.format", Kind: catalog.OptEnum, Values: upsertFormats, Required: true, Doc: "the format of each record's key: the PRIMARY KEY columns (csv or json)"},
-			{Name: "value.format", Kind: catalog.OptEnum, Values: upsertFormats, Required: true, Doc: "the format of each record's value: the row (csv or json)"},
+			{Name: "key.format", Kind: catalog.OptEnum, Values: upsertFormats, Doc: "required: the format of each record's key: the PRIMARY KEY columns (csv or json)"},
+			{Name: "value.format", Kind: catalog.OptEnum, Values: upsertFormats, Doc: "required: the format of each record's value: the row (csv or json)"},
 			{Name: "key.fields-prefix", Kind: catalog.OptString, Doc: "a prefix of the key columns' names that the key's fields do not have (needs 'value.fields-include' = 'EXCEPT_KEY')"},
 			{Name: "value.fields-include", Kind: catalog.OptEnum, Values: []string{"ALL", "EXCEPT_KEY"}, Default: "ALL", Doc: "ALL: the value holds every column; EXCEPT_KEY: every column but the key's"},
 			{Name: "scan.bounded.mode", Kind: catalog.OptEnum, Values: []string{"unbounded", "latest-offset"}, Default: "unbounded", Doc: "where reading stops: never, or at the end offsets seen when the job starts"},
@@ -81,6 +81,11 @@ func checkUpsertKafka(st *catalog.Stream) error {
 	o := st.Options
 	if len(st.PrimaryKey) == 0 {
 		return fmt.Errorf("connector 'upsert-kafka' needs PRIMARY KEY (k, ...) NOT ENFORCED among the columns: the key of each record (the key a later record replaces, a tombstone deletes)")
+	}
+	for _, k := range []string{"key.format", "value.format"} { // (enums: checked here, not as Required strings)
+		if o[k] == "" {
+			return fmt.Errorf("connector 'upsert-kafka' needs option '%s' ('csv' or 'json'), as Flink's", k)
+		}
 	}
 	if p := o["key.fields-prefix"]; p != "" {
 		if o["value.fields-include"] != "EXCEPT_KEY" {
