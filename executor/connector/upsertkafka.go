@@ -54,6 +54,11 @@ func init() {
 		Bounded:  func(o map[string]string) bool { return o["scan.bounded.mode"] == "latest-offset" },
 		Validate: checkUpsertKafka,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+		if _, ok := st.Options["properties.group.id"]; ok {
+			// a group would resume at its committed offsets, without the rows before
+			// them that the changelog's -U and -D take back
+			return nil, fmt.Errorf("stream %s: an upsert-kafka source reads its topic whole each time (the table is the last row of every key), so it reads in no consumer group: remove 'properties.group.id' (a sink may keep it)", st.Name)
+		}
 		ks := asKafka(st)
 		rr, err := newUpsertReader(ctx, st, ks, env)
 		if err != nil {
