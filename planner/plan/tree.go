@@ -145,7 +145,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		scan.Updating = true
 		scan.Details = append(scan.Details, updatingText(st, why))
 	}
-	if f := st.Options["format"]; f != "" {
+	if f := st.Options["format"]; f != "" || st.Connector.Upserts {
 		last = t.decode(j, st, scan, timeCol)
 	}
 	if st.Watermark != nil {
@@ -215,7 +215,11 @@ func scanText(st *catalog.Stream) string {
 // decode adds the Decode node of st after in, with its errors port feeding
 // the errors side output or the stream's dead-letter sink (SPEC 1, 2.5).
 func (t *Tree) decode(j *Job, st *catalog.Stream, in *Node, timeCol string) *Node {
-	d := t.add(&Node{Kind: NodeDecode, Text: fmt.Sprintf("%s %s, errors=%s", st.Options["format"], SchemaText(st.Columns), st.Options["errors"]), Inputs: []Input{{Node: in.ID}}, Time: timeCol, Line: LineDecode, Branch: -1, Output: -1})
+	f := st.Options["format"]
+	if st.Connector.Upserts { // SPEC 2.8: upsert-kafka's key and value
+		f = "key " + st.Options["key.format"] + ", value " + st.Options["value.format"]
+	}
+	d := t.add(&Node{Kind: NodeDecode, Text: fmt.Sprintf("%s %s, errors=%s", f, SchemaText(st.Columns), st.Options["errors"]), Inputs: []Input{{Node: in.ID}}, Time: timeCol, Line: LineDecode, Branch: -1, Output: -1})
 	dest := ""
 	if dlq := j.DeadLetters[st]; dlq != nil {
 		dest = SinkText(dlq)
