@@ -266,3 +266,26 @@ func TestUpsertKafkaOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreParseErrors: Flink's '<format>.ignore-parse-errors' = 'true' drops
+// malformed records as 'errors' = 'skip' does (counted on stderr, no errors
+// rows), and contradicts 'errors' = 'fail' or 'side' given with it.
+func TestIgnoreParseErrors(t *testing.T) {
+	in := `{"before":null,"after":{"id":1,"name":"a"},"op":"c"}
+{"before":null,"after":{"id":2},"op":"q"}
+{"before":null,"after":{"id":3,"name":"c"},"op":"c"}
+`
+	dir := t.TempDir()
+	ddl := strings.Replace(cdcDDL, "'format'='debezium-json');\nCREATE", "'format'='debezium-json', 'debezium-json.ignore-parse-errors'='true');\nCREATE", 1)
+	_, stderr, code := runSQLIn(t, dir, map[string]string{"p.json": in}, ddl+"INSERT INTO o SELECT * FROM p;\n", "--format", "csv")
+	if code != 0 || strings.Contains(stderr, "errors> ") || !strings.Contains(stderr, "1 malformed") {
+		t.Errorf("exit %d, stderr %q; want 0, no errors rows and the count", code, stderr)
+	}
+	if n := len(decodeChanges(t, readFile(t, filepath.Join(dir, "o.json")))); n != 2 {
+		t.Errorf("%d changes written, want 2", n)
+	}
+	bad := strings.Replace(ddl, "'debezium-json.ignore-parse-errors'='true'", "'debezium-json.ignore-parse-errors'='true', 'errors'='fail'", 1)
+	if _, stderr, code := runSQLIn(t, dir, nil, bad); code != 2 || !strings.Contains(stderr, "contradicts 'debezium-json.ignore-parse-errors'") {
+		t.Errorf("with 'errors'='fail': exit %d, %s", code, stderr)
+	}
+}
