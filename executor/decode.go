@@ -46,8 +46,10 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 	if !enc.IsUTF8() {
 		tr = textenc.NewReader(r, enc)
 		tr.SetMaxLine(maxRec)
-		if handBack {
-			tr.KeepRest() // a later job reads on from the first row this one did not use
+		// a later job reads on from the first row this one did not use; a
+		// changelog decoder (executor/cdc) hands nothing back, so keeps nothing
+		if f := catalog.LookupFormat(st.Options["format"]); handBack && (f == nil || !f.Changelog) {
+			tr.KeepRest()
 		}
 		if continues {
 			tr.NoBOM()

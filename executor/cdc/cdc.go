@@ -133,8 +133,8 @@ func (c *Changes) Append(b *vector.Batch, rec []byte, pos int64) (reason string,
 			c.payB.Cols[0].ResetArena()
 		}
 	}
-	if len(rec) == 0 || string(rec) == "null" {
-		return "", false // a Kafka tombstone: Flink's formats skip it
+	if len(rec) == 0 {
+		return "", false // a Kafka tombstone (a null value): Flink's formats skip it
 	}
 	if b.Kinds == nil {
 		b.Kinds = make([]vector.RowKind, vector.Cap)
