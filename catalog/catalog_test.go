@@ -35,3 +35,22 @@ func TestMaxRecordSize(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdatingAndTakesChanges: a changelog format makes a stream updating
+// and, when a sink writes it, a sink of changes; csv and json do neither.
+func TestUpdatingAndTakesChanges(t *testing.T) {
+	for _, tc := range []struct {
+		format   string
+		updating string
+		takes    bool
+	}{{"csv", "", false}, {"json", "", false}, {"debezium-json", "format 'debezium-json'", true}, {"canal-json", "format 'canal-json'", false}, {"maxwell-json", "format 'maxwell-json'", false}} {
+		s := &Stream{Connector: &ConnectorSpec{Name: "file"}, Options: map[string]string{"format": tc.format}}
+		if s.Updating() != tc.updating || s.TakesChanges() != tc.takes {
+			t.Errorf("%s: Updating %q, TakesChanges %v; want %q, %v", tc.format, s.Updating(), s.TakesChanges(), tc.updating, tc.takes)
+		}
+	}
+	up := &Stream{Connector: &ConnectorSpec{Name: "upsert-kafka", Upserts: true}, Options: map[string]string{}}
+	if up.Updating() != "connector 'upsert-kafka'" || !up.TakesChanges() {
+		t.Errorf("upsert connector: Updating %q, TakesChanges %v", up.Updating(), up.TakesChanges())
+	}
+}

@@ -74,6 +74,10 @@ type ConnectorSpec struct {
 	// Writes says a stream over this connector can be a sink (SPEC 2.5): its
 	// Source has a sink opener. connector.Register sets it.
 	Writes bool
+	// Upserts says a stream over this connector reads and writes upserts keyed
+	// by its PRIMARY KEY (SPEC 2.8, 'upsert-kafka'): as a source it is
+	// updating (Stream.Updating), as a sink it takes an updating query.
+	Upserts bool
 	// Source is the executor's side of the connector (its source opener, and
 	// later its sink opener), set by the connector's file; catalog never looks
 	// inside it, so catalog does not import the executor (the model is
@@ -93,7 +97,7 @@ func (e *OptionError) Error() string { return fmt.Sprintf("option '%s': %s", e.K
 
 // formatOptions are the decoding options shared by connectors that read bytes (SPEC 1).
 var formatOptions = []OptionSpec{
-	{Name: "format", Kind: OptEnum, Values: []string{"csv", "json"}, Default: "csv", Doc: "input format: csv or json (one object per line)"},
+	{Name: "format", Kind: OptEnum, Values: FormatNames(), Default: "csv", Doc: "record format: csv, json (one object per line), or a changelog format: debezium-json, canal-json, maxwell-json (SPEC 2.8)"},
 	{Name: "csv.delimiter", Kind: OptChar, Default: ",", Doc: "field delimiter, one byte"},
 	{Name: "csv.header", Kind: OptBool, Default: "false", Doc: "true skips the first line"},
 	{Name: "csv.quote", Kind: OptChar, Default: `"`, Doc: "quote character (RFC 4180 quoting)"},
@@ -109,9 +113,10 @@ var formatOptions = []OptionSpec{
 
 // WithFormat returns a connector's own options followed by the decoding options
 // shared by every connector that reads bytes (SPEC 1: format, csv.*, encoding,
-// max-record-size, errors, errors.side), which ValidateOptions checks.
+// max-record-size, errors, errors.side; SPEC 2.8: the changelog formats'
+// options, formats.go), which ValidateOptions checks.
 func WithFormat(own ...OptionSpec) []OptionSpec {
-	return append(own, formatOptions...)
+	return append(append(own, formatOptions...), changelogOptions...)
 }
 
 var (
@@ -306,13 +311,21 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 		}
 		return nil, nil, errorf(at, "'csv.quote' and 'csv.delimiter' are both '%s'; they must differ", q)
 	}
-	if f, ok := vals["format"]; ok && f != "csv" {
-		// SPEC 1: the csv.* options are the csv format's; silently ignored they
-		// would hide a mistake
+	if f, ok := vals["format"]; ok {
+		// SPEC 1: the csv.* options are the csv format's (and debezium-json.*
+		// debezium-json's, SPEC 2.8); silently ignored they would hide a mistake
 		for _, o := range opts {
-			if strings.HasPrefix(strings.ToLower(o.Key), "csv.") {
-				return nil, nil, errorf(o.KeyPos, "option '%s' applies to 'format' = 'csv', but this stream's format is %s; remove it (or write 'format' = 'csv')", o.Key, f)
+			if of := formatOf(o.Key); of != "" && of != f {
+				return nil, nil, errorf(o.KeyPos, "option '%s' applies to 'format' = '%s', but this stream's format is %s; remove it (or write 'format' = '%s')", o.Key, of, f, of)
 			}
+		}
+		if vals[f+".ignore-parse-errors"] == "true" { // Flink's name for 'errors' = 'skip'
+			for _, o := range opts {
+				if o.Key == "errors" && vals["errors"] != "skip" {
+					return nil, nil, errorf(o.ValuePos, "option 'errors' = '%s' contradicts '%s.ignore-parse-errors' = 'true' (which drops malformed records); remove one of them", o.Value, f)
+				}
+			}
+			vals["errors"] = "skip"
 		}
 	}
 	return spec, vals, nil

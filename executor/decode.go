@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"streamql/catalog"
+	"streamql/executor/cdc"
 	"streamql/executor/connector"
 	"streamql/executor/csvdec"
 	"streamql/executor/inbuf"
@@ -45,8 +46,10 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 	if !enc.IsUTF8() {
 		tr = textenc.NewReader(r, enc)
 		tr.SetMaxLine(maxRec)
-		if handBack {
-			tr.KeepRest() // a later job reads on from the first row this one did not use
+		// a later job reads on from the first row this one did not use; a
+		// changelog decoder (executor/cdc) hands nothing back, so keeps nothing
+		if f := catalog.LookupFormat(st.Options["format"]); handBack && (f == nil || !f.Changelog) {
+			tr.KeepRest()
 		}
 		if continues {
 			tr.NoBOM()
@@ -59,6 +62,21 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		notNull[st.EventTime] = true
 	}
 	var dec Decoder
+	co, changelog, err := cdc.OptionsOf(st)
+	if err != nil {
+		return nil, err
+	}
+	if changelog { // SPEC 2.8: debezium-json, canal-json, maxwell-json
+		ch, err := cdc.NewChanges(co, st.Names(), st.Types(), notNull)
+		if err != nil {
+			return nil, err
+		}
+		dec = cdc.NewDecoder(r, ch, cdc.ReaderOptions{Lines: lines, MaxRecord: maxRec, Continues: continues})
+		if tr != nil {
+			dec = transcoded{dec, tr}
+		}
+		return dec, nil
+	}
 	switch format := st.Options["format"]; format {
 	case "csv", "":
 		opts := csvdec.Options{
@@ -110,6 +128,24 @@ func maxRecordSize(st *catalog.Stream) (int, error) {
 // than UTF-8 is an error naming the stream (the kafka connector refuses it
 // when the stream is declared).
 func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
+	maxRec, err := maxRecordSize(st)
+	if err != nil {
+		return nil, err
+	}
+	if co, changelog, err := cdc.OptionsOf(st); err != nil {
+		return nil, err
+	} else if changelog { // SPEC 2.8: a record is rows with kinds
+		var notNull []bool
+		if st.EventTime >= 0 {
+			notNull = make([]bool, len(st.Columns))
+			notNull[st.EventTime] = true
+		}
+		ch, err := cdc.NewChanges(co, st.Names(), st.Types(), notNull)
+		if err != nil {
+			return nil, err
+		}
+		return changeValues{ch, maxRec}, nil
+	}
 	dec, err := newDecoder(st, strings.NewReader(""))
 	if err != nil {
 		return nil, err
@@ -118,11 +154,29 @@ func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
 	if !ok {
 		return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, st.Options["encoding"])
 	}
-	maxRec, err := maxRecordSize(st)
-	if err != nil {
-		return nil, err
-	}
 	return sizedValues{vd, maxRec}, nil
+}
+
+// changeValues is the value decoder of a changelog format (connector.ChangeDecoder):
+// a record may be several rows with kinds, or none; a record longer than max
+// bytes is malformed (SPEC 1, 'max-record-size').
+type changeValues struct {
+	ch  *cdc.Changes
+	max int
+}
+
+// DecodeValue implements connector.ValueDecoder for a record that is one row;
+// a changelog source calls Append instead.
+func (d changeValues) DecodeValue(b *vector.Batch, rec []byte) string {
+	return "a changelog record is read with Append"
+}
+
+// Append implements connector.ChangeDecoder.
+func (d changeValues) Append(b *vector.Batch, rec []byte, pos int64) (string, bool) {
+	if len(rec) > d.max {
+		return inbuf.TooLong(d.max), false
+	}
+	return d.ch.Append(b, rec, pos)
 }
 
 // sizedValues is a ValueDecoder whose values longer than max bytes are

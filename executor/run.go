@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -137,7 +138,8 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 			js, err = newJoinSource(ctx, job, env, &stats, budget)
 			src = js
 		} else {
-			src, err = env.Open(ctx, st)
+			// a source that keeps state (upsert-kafka's rows per key, SPEC 2.8) charges the job's budget
+			src, err = env.Open(connector.WithState(ctx, func(op, what string) connector.StateAccount { return budget.Account(op, what) }), st)
 		}
 		if err != nil {
 			return stats, err

@@ -110,7 +110,7 @@ func (s *streamSinks) Rows(r *Routed) error {
 		}
 		p := &r.Parts[k]
 		if w := s.outW[p.Output]; w != nil {
-			if err := w.Write(p.Cols, i); err != nil {
+			if err := s.write(w, p.Cols, i, r.In); err != nil {
 				return err
 			}
 		}
@@ -134,6 +134,17 @@ func (s *streamSinks) Rows(r *Routed) error {
 		return err
 	}
 	return s.inner.Rows(pass)
+}
+
+// write writes row i of cols to w, with the kind of input row i of in when
+// in is updating and w takes changes (SPEC 2.8, connector.KindWriter).
+func (s *streamSinks) write(w connector.SinkWriter, cols []*vector.Vec, i int, in *vector.Batch) error {
+	if in != nil && in.Kinds != nil {
+		if kw, ok := w.(connector.KindWriter); ok {
+			return kw.WriteKind(cols, i, in.Kinds[i])
+		}
+	}
+	return w.Write(cols, i)
 }
 
 // chunk writes the rows an operator made that go to a sink stream.

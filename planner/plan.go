@@ -130,6 +130,7 @@ var selectRules = []selectRule{
 	{"output_names", ruleOutputNames},
 	{"sink", ruleSink},
 	{"limit", ruleLimit},
+	{"updating_source", ruleUpdatingSource},
 }
 
 // source resolves a FROM entry to its stream and the name it goes by.

@@ -83,6 +83,10 @@ func (p *Planner) sinkStream(name string, pos int) (*catalog.Stream, error) {
 		return nil, parser.Errorf(pos, "stream %s cannot be a sink: its connector '%s' only reads; connectors that can write: %s",
 			st.Name, st.Connector.Name, strings.Join(catalog.WriterNames(), ", "))
 	}
+	if f := catalog.LookupFormat(st.Options["format"]); f != nil && !f.Writes { // SPEC 2.8: canal-json, maxwell-json
+		return nil, parser.Errorf(pos, "stream %s cannot be a sink: its format '%s' is read only; formats a sink writes: %s",
+			st.Name, f.Name, strings.Join(catalog.WritableFormats(), ", "))
+	}
 	return st, nil
 }
 

@@ -224,15 +224,13 @@ func TestSinkSignalWholeRows(t *testing.T) {
 // rewrites the file).
 var splitToFileGolden, splitToFileErr = os.ReadFile(filepath.Join("..", "queries", "split_to_file.high-tmp.csv"))
 
-// TestQueriesSinkFile runs queries/split_to_file.sql in a copy of queries/
-// and compares the file sink it writes with the committed one, which holds
-// the high-tmp rows of split_sensors.out (temperature > 70, in input order).
-func TestQueriesSinkFile(t *testing.T) {
-	if splitToFileErr != nil {
-		t.Fatal(splitToFileErr)
-	}
+// runQueriesCopy copies the files of queries/ named to a new folder and runs
+// the script, the first of them, there (the binary); it fails the test when
+// the script does not exit 0, and returns the folder.
+func runQueriesCopy(t *testing.T, files ...string) string {
+	t.Helper()
 	dir := t.TempDir()
-	for _, name := range []string{"split_to_file.sql", "sensors.csv"} {
+	for _, name := range files {
 		b, err := os.ReadFile(filepath.Join("..", "queries", name))
 		if err != nil {
 			t.Fatal(err)
@@ -241,10 +239,20 @@ func TestQueriesSinkFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := viaBinary(t, dir, []string{filepath.Join(dir, "split_to_file.sql")})
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	if r := viaBinary(t, dir, []string{filepath.Join(dir, files[0])}); r.code != 0 {
+		t.Fatalf("%s: exit %d: %s", files[0], r.code, r.stderr)
 	}
+	return dir
+}
+
+// TestQueriesSinkFile runs queries/split_to_file.sql in a copy of queries/
+// and compares the file sink it writes with the committed one, which holds
+// the high-tmp rows of split_sensors.out (temperature > 70, in input order).
+func TestQueriesSinkFile(t *testing.T) {
+	if splitToFileErr != nil {
+		t.Fatal(splitToFileErr)
+	}
+	dir := runQueriesCopy(t, "split_to_file.sql", "sensors.csv")
 	if got := readFile(t, filepath.Join(dir, "split_to_file.high-tmp.csv")); got != string(splitToFileGolden) {
 		t.Errorf("the sink file:\n%s\nwant\n%s", got, splitToFileGolden)
 	}

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"streamql/catalog"
+	"streamql/executor/cdc"
 	"streamql/executor/format"
 	"streamql/executor/vector"
 	"streamql/internal/pipewrite"
@@ -26,6 +28,9 @@ type fileSink struct {
 	delim byte
 	buf   []byte
 	pipe  *pipewrite.Writer // under w for a FIFO ('sink.fifo'), else nil
+	// dbz writes Debezium's envelope ('format'='debezium-json', SPEC 2.8);
+	// nil for csv and json
+	dbz *cdc.Encoder
 }
 
 // OpenFileSink opens the file at st's 'path' (relative to the declaring
@@ -43,6 +48,12 @@ type fileSink struct {
 // (pipewrite: whole rows of up to 4 KiB are written whole or not at all).
 func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 	path := st.Options["path"]
+	if f := catalog.LookupFormat(st.Options["format"]); f != nil && !f.Writes {
+		return nil, fmt.Errorf("sink stream %s: format '%s' is read only; a sink writes %s", st.Name, f.Name, strings.Join(catalog.WritableFormats(), ", "))
+	}
+	if st.Options["debezium-json.schema-include"] == "true" {
+		return nil, fmt.Errorf("sink stream %s: option 'debezium-json.schema-include' = 'true' is for reading; a debezium-json sink writes the envelope without Kafka Connect's schema: remove the option", st.Name)
+	}
 	full := path
 	if !filepath.IsAbs(full) && st.BaseDir != "" {
 		full = filepath.Join(st.BaseDir, full)
@@ -71,6 +82,9 @@ func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 		return nil, fmt.Errorf("sink stream %s: 'path' = '%s' is not a regular file; give the path of a file", st.Name, path)
 	}
 	s := &fileSink{st: st, path: path, f: f, w: bufio.NewWriterSize(f, 64<<10), json: st.Options["format"] == "json", delim: ','}
+	if st.Options["format"] == "debezium-json" {
+		s.json, s.dbz = true, cdc.NewEncoder(st.Columns)
+	}
 	if pipewrite.IsPipe(f) {
 		s.pipe = pipewrite.NewWriter(ctx, f)
 		s.w.Reset(s.pipe)
@@ -145,6 +159,9 @@ func (s *fileSink) fail(err error) error {
 
 // Write implements SinkWriter: one csv line or one json object per row.
 func (s *fileSink) Write(cols []*vector.Vec, i int) error {
+	if s.dbz != nil {
+		return s.WriteKind(cols, i, vector.Insert)
+	}
 	if s.json {
 		s.buf = append(s.buf[:0], '{')
 		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns, cols, i), '}', '\n')
@@ -159,6 +176,20 @@ func (s *fileSink) Write(cols []*vector.Vec, i int) error {
 
 // Flush implements SinkWriter: the bufio buffer only ever ends on a whole row
 // when it is flushed here, and a partial write is an error.
+// WriteKind implements KindWriter: a debezium-json sink writes the row's
+// change in Debezium's envelope (cdc.Encoder); a csv or json sink, which
+// takes inserts only, writes the row.
+func (s *fileSink) WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error {
+	if s.dbz == nil {
+		return s.Write(cols, i)
+	}
+	s.buf = s.dbz.Append(s.buf[:0], cols, i, kind)
+	if _, err := s.w.Write(s.buf); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
 func (s *fileSink) Flush() error {
 	if err := s.w.Flush(); err != nil {
 		return s.fail(err)
@@ -168,6 +199,10 @@ func (s *fileSink) Flush() error {
 
 // Close implements SinkWriter: flush, fsync, close.
 func (s *fileSink) Close() error {
+	if s.dbz != nil { // a -U that no +U followed
+		s.buf = s.dbz.End(s.buf[:0])
+		s.w.Write(s.buf)
+	}
 	err := s.w.Flush()
 	if serr := s.f.Sync(); err == nil && serr != nil && s.isRegular() {
 		err = serr

@@ -50,6 +50,13 @@ type kafkaSink struct {
 	keyVals []*vector.Vec
 	keyJSON bool
 
+	// upsert: an upsert-kafka sink (SPEC 2.8, upsertkafka.go) writes the
+	// columns valIdx (valCols) as the value, a delete as a tombstone
+	upsert  bool
+	valIdx  []int
+	valCols []catalog.Column
+	valVals []*vector.Vec
+
 	tx *kafkaTxn // exactly-once: the job's transactional producer, shared
 
 	buf     []byte      // scratch: the encoded value or key
@@ -69,6 +76,9 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWrite
 	o, err := kafkaClientOpts(st.Options)
 	if err != nil {
 		return nil, fmt.Errorf("sink stream %s: %v", st.Name, err)
+	}
+	if f := catalog.LookupFormat(st.Options["format"]); f != nil && f.Changelog {
+		return nil, fmt.Errorf("sink stream %s: a kafka sink writes 'format' = 'csv' or 'json' (one row per record), not '%s' yet; to write changes to Kafka use 'connector' = 'upsert-kafka' (SPEC 2.8), or a file sink with 'format' = 'debezium-json'", st.Name, f.Name)
 	}
 	s := &kafkaSink{st: st, topic: st.Options["topic"], job: kafkaJobOf(env), json: st.Options["format"] == "json", delim: ',',
 		eos: st.Options["sink.delivery-guarantee"] == "exactly-once"}
@@ -350,12 +360,51 @@ func (s *kafkaSink) Write(cols []*vector.Vec, i int) error {
 	if err := s.begin(); err != nil {
 		return err
 	}
+	return s.write(cols, i, false)
+}
+
+// WriteKind implements KindWriter: an upsert-kafka sink writes +I and +U as
+// the row under its key, -D as a tombstone of its key, and drops -U (Flink's
+// upsert sink: the +U that follows replaces the key's row). A plain kafka
+// sink writes the row whatever its kind.
+func (s *kafkaSink) WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error {
+	if !s.upsert {
+		return s.Write(cols, i)
+	}
+	if kind == vector.UpdateBefore {
+		return nil
+	}
+	if err := s.failed(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	return s.write(cols, i, kind == vector.Delete)
+}
+
+// write produces row i of cols as one record: its value (none for a
+// tombstone), and its key when the sink has key columns.
+func (s *kafkaSink) write(cols []*vector.Vec, i int, tombstone bool) error {
 	// The value, then the key, encoded one after the other into buf.
-	if s.json {
-		s.buf = append(s.buf[:0], '{')
-		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns, cols, i), '}')
-	} else {
-		s.buf = format.AppendCSVRow(s.buf[:0], s.st.Columns, cols, i, s.delim)
+	vcols, vvals := s.st.Columns, cols
+	if s.valIdx != nil {
+		if s.valVals == nil {
+			s.valVals = make([]*vector.Vec, len(s.valIdx))
+		}
+		for j, k := range s.valIdx {
+			s.valVals[j] = cols[k]
+		}
+		vcols, vvals = s.valCols, s.valVals
+	}
+	s.buf = s.buf[:0]
+	switch {
+	case tombstone:
+	case s.json:
+		s.buf = append(s.buf, '{')
+		s.buf = append(format.AppendJSONFields(s.buf, vcols, vvals, i), '}')
+	default:
+		s.buf = format.AppendCSVRow(s.buf, vcols, vvals, i, s.delim)
 	}
 	nv := len(s.buf)
 	if s.keyIdx != nil {
@@ -371,6 +420,9 @@ func (s *kafkaSink) Write(cols []*vector.Vec, i int) error {
 	}
 	r := s.record(len(s.buf))
 	r.Value = s.chunk.copyIn(s.buf[:nv])
+	if tombstone {
+		r.Value = nil
+	}
 	if s.keyIdx != nil {
 		r.Key = s.chunk.copyIn(s.buf[nv:])
 	}

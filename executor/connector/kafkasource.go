@@ -80,10 +80,13 @@ type kafkaSource struct {
 	cl    *kgo.Client
 	adm   *kadm.Client
 	dec   ValueDecoder
-	opts  *kafkaOpts
-	job   *kafkaJob
-	group string // "" when not in a consumer group
-	idle  time.Duration
+	// records, when not nil, reads the records instead of dec (SPEC 2.8: a
+	// changelog format, upserts): a record is rows with kinds, or none.
+	records recordReader
+	opts    *kafkaOpts
+	job     *kafkaJob
+	group   string // "" when not in a consumer group
+	idle    time.Duration
 
 	id      [16]byte // the topic's ID, once idKnown (topicID)
 	idKnown bool
@@ -138,6 +141,31 @@ type kafkaRow struct {
 // BuildSide). Errors name the stream, the topic and the brokers and say what
 // to do.
 func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+	return openKafka(ctx, st, env, nil)
+}
+
+// recordReader reads one Kafka record, key and value, as any number of rows
+// with kinds (SPEC 2.8): a changelog format's records (changeRecords), an
+// upsert-kafka stream's upserts (upsertReader). Its contract is
+// ChangeDecoder.Append's.
+type recordReader interface {
+	appendRecord(b *vector.Batch, key, value []byte, pos int64) (reason string, full bool)
+	// failure is the error that stops the job (the state budget's), or nil.
+	failure() error
+}
+
+// changeRecords reads a changelog format's record values (the key is not read).
+type changeRecords struct{ ChangeDecoder }
+
+func (c changeRecords) appendRecord(b *vector.Batch, _, value []byte, pos int64) (string, bool) {
+	return c.Append(b, value, pos)
+}
+
+func (changeRecords) failure() error { return nil }
+
+// openKafka is OpenKafka with rr reading the records instead of the value
+// decoder of st's format, when not nil.
+func openKafka(ctx context.Context, st *catalog.Stream, env *Env, rr recordReader) (Source, error) {
 	o, err := kafkaClientOpts(st.Options)
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %v", st.Name, err)
@@ -154,6 +182,10 @@ func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error
 		marks:      map[int32]ReplayMark{},
 		lastCommit: time.Now(),
 	}
+	if cd, ok := dec.(ChangeDecoder); ok && rr == nil {
+		rr = changeRecords{cd}
+	}
+	s.records = rr
 	if v, ok := st.Options["scan.watermark.idle-timeout"]; ok {
 		s.idle, _ = ParseFlinkDuration(v)
 	}
@@ -535,6 +567,11 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 		}
 		s.applyEvents() // (a poll may have run the group's callbacks)
 		s.fill(b, bad)
+		if s.records != nil {
+			if err := s.records.failure(); err != nil {
+				return err
+			}
+		}
 		if b.N > 0 || len(*bad) > badStart {
 			return nil
 		}
@@ -586,14 +623,33 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		if r.Attrs.IsControl() {
 			continue
 		}
-		s.read += int64(len(r.Value))
 		pos := KafkaPosition(p, r.Offset)
-		if reason := s.dec.DecodeValue(b, r.Value); reason != "" {
-			raw := r.Value
-			if len(raw) > inbuf.RawPrefix {
-				raw = raw[:inbuf.RawPrefix:inbuf.RawPrefix]
+		if s.records != nil { // SPEC 2.8: a record is rows with kinds, or none
+			at := b.N
+			reason, full := s.records.appendRecord(b, r.Key, r.Value, pos)
+			if full {
+				s.ri-- // read again into the next batch
+				runGiven = r.Offset
+				break
 			}
-			*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: raw, Reason: reason})
+			s.read += int64(len(r.Value))
+			if reason != "" {
+				*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
+				s.batch = append(s.batch, kafkaRow{p, r.Offset, false})
+				nbad++
+				continue
+			}
+			if b.N == at {
+				s.batch = append(s.batch, kafkaRow{p, r.Offset, false}) // (a tombstone: no row)
+			}
+			for ; at < b.N; at++ {
+				s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
+			}
+			continue
+		}
+		s.read += int64(len(r.Value))
+		if reason := s.dec.DecodeValue(b, r.Value); reason != "" {
+			*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
 			s.batch = append(s.batch, kafkaRow{p, r.Offset, false})
 			nbad++
 			continue
@@ -610,6 +666,15 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		s.next[p] = max(s.next[p], off)
 	}
 	s.mu.Unlock()
+}
+
+// rawPrefix is a record value as a malformed row's raw text: its first
+// inbuf.RawPrefix bytes (SPEC 1).
+func rawPrefix(v []byte) []byte {
+	if len(v) > inbuf.RawPrefix {
+		return v[:inbuf.RawPrefix:inbuf.RawPrefix]
+	}
+	return v
 }
 
 // markDone pauses a partition that reached its stop offset.

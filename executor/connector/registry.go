@@ -50,6 +50,27 @@ type ValueDecoder interface {
 	DecodeValue(b *vector.Batch, rec []byte) string
 }
 
+// KindWriter is a SinkWriter that takes changes (SPEC 2.8): a changelog
+// file sink ('format'='debezium-json') or an upsert-kafka sink. The job calls
+// WriteKind for the rows of an updating relation (vector.Batch.Kinds) and
+// Write, meaning +I, for the others.
+type KindWriter interface {
+	// WriteKind writes row i of cols with its kind; it must not allocate
+	// per row.
+	WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error
+}
+
+// ChangeDecoder is the ValueDecoder of a changelog format (SPEC 2.8,
+// executor/cdc): one record is any number of rows with kinds. A source whose
+// decoder is one calls Append instead of DecodeValue.
+type ChangeDecoder interface {
+	// Append decodes rec as rows b.N, b.N+1, ... with their kinds (b.Kinds)
+	// and position pos, and advances b.N; it returns the reason rec is
+	// malformed (b unchanged), or full = true (nothing added) when the rows do
+	// not fit in b: call again with an empty batch.
+	Append(b *vector.Batch, rec []byte, pos int64) (reason string, full bool)
+}
+
 // DeadLetterWriter is a SinkWriter that writes a dead letter ('errors.stream',
 // SPEC 2.5) its own way instead of as a row of four VARCHARs: a Kafka
 // dead-letter stream writes the raw bytes as the value and the rest as

@@ -16,7 +16,7 @@ import (
 // spec's fields (KnownSize, TakesInsert, ReadsStdin, Validate, Source) instead.
 func TestConnectorNamesOnlyHere(t *testing.T) {
 	names := catalog.ConnectorNames()
-	if strings.Join(names, ",") != "datagen,file,go,kafka,nexmark,socket,stdin,values" {
+	if strings.Join(names, ",") != "datagen,file,go,kafka,nexmark,socket,stdin,upsert-kafka,values" {
 		t.Fatalf("registered connectors %v", names)
 	}
 	alt := strings.Join(names, "|")

@@ -181,24 +181,35 @@ type format Decoder
 // Scan implements records.Format: the line ends at the next LF (a CR before it
 // is not part of the line).
 func (f *format) Scan(data []byte, _ int, eof bool) (recLen, adv int, kind records.Kind, ok bool) {
-	if k := bytes.IndexByte(data[f.pendPos:], '\n'); k >= 0 {
-		k += f.pendPos
-		f.pendPos = 0
+	recLen, adv, blank, ok := ScanLine(data, &f.pendPos, eof)
+	if blank {
+		kind = records.Blank
+	}
+	return recLen, adv, kind, ok
+}
+
+// ScanLine finds the JSON line at the start of data (a records.Format's Scan
+// for one JSON value per line; executor/cdc reads its changelog records so):
+// the line's length without its LF (and a CR before it), the bytes to consume,
+// whether it holds JSON whitespace only, and ok = false when no LF is buffered
+// yet and eof is false. *pend is where the last call stopped looking, reset
+// to 0 when a line is found (and by the caller when the data is dropped).
+func ScanLine(data []byte, pend *int, eof bool) (recLen, adv int, blank, ok bool) {
+	if k := bytes.IndexByte(data[*pend:], '\n'); k >= 0 {
+		k += *pend
+		*pend = 0
 		recLen, adv = k, k+1
 		if k > 0 && data[k-1] == '\r' {
 			recLen--
 		}
 	} else if !eof {
-		f.pendPos = len(data)
-		return 0, 0, 0, false
+		*pend = len(data)
+		return 0, 0, false, false
 	} else {
-		f.pendPos = 0
+		*pend = 0
 		recLen, adv = len(data), len(data)
 	}
-	if skipWS(data[:recLen], 0) == recLen {
-		kind = records.Blank // a line of JSON whitespace only
-	}
-	return recLen, adv, kind, true
+	return recLen, adv, skipWS(data[:recLen], 0) == recLen, true
 }
 
 // Dropped implements records.Format.

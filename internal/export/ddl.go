@@ -86,6 +86,13 @@ func (x *exporter) createTable(d *streamDecl, sink, source bool) (string, error)
 			cols = append(cols, "  WATERMARK FOR "+col+" AS "+e)
 		}
 	}
+	if len(st.PrimaryKey) > 0 { // SPEC 1, Flink's own clause
+		ks := make([]string, len(st.PrimaryKey))
+		for i, k := range st.PrimaryKey {
+			ks[i] = quote(k)
+		}
+		cols = append(cols, "  PRIMARY KEY ("+strings.Join(ks, ", ")+") NOT ENFORCED")
+	}
 	for _, i := range x.windowTime[st] { // BIGINT window time without WATERMARK FOR (batch mode)
 		cols = append(cols, "  "+quote(timeColName(st, i))+" AS TO_TIMESTAMP_LTZ("+quote(st.Columns[i].Name)+", 3)")
 	}
@@ -161,6 +168,23 @@ func (x *exporter) connectorOptions(d *streamDecl, sink, source bool) []kv {
 		if o["sink.delivery-guarantee"] == "exactly-once" {
 			x.diff(d.script, optAt("sink.delivery-guarantee"), "stream %s: streamql's exactly-once sinks of a job share one Kafka transaction with the source offsets; each Flink Kafka sink has its own transactions, committed at checkpoints (enable checkpointing, or no row is committed)", st.Name)
 		}
+	case "upsert-kafka": // SPEC 2.8: Flink's own connector, with its option names
+		add("connector", "upsert-kafka")
+		add("topic", o["topic"])
+		for _, k := range sortedKeys(o) {
+			if strings.HasPrefix(k, "properties.") {
+				add(k, o[k])
+			}
+		}
+		for _, k := range []string{"key.format", "key.fields-prefix", "value.format", "value.fields-include", "scan.bounded.mode",
+			"sink.delivery-guarantee", "sink.transactional-id-prefix"} {
+			if v := o[k]; v != "" && !(k == "scan.bounded.mode" && v == "unbounded") && !(k == "value.fields-include" && v == "ALL") {
+				add(k, v)
+			}
+		}
+		if source && o["errors"] != "fail" {
+			x.diff(d.script, d.decl.NamePos, "stream %s: a malformed record (a tombstone without a key, a value its columns cannot hold) goes to streamql's errors output; Flink fails the job at the first one", st.Name)
+		}
 	case "datagen":
 		add("connector", "datagen")
 		for _, k := range []string{"number-of-rows", "rows-per-second"} {
@@ -233,6 +257,16 @@ func (x *exporter) formatOptions(d *streamDecl, fmtKey string, optAt func(string
 			} else {
 				x.diff(d.script, optAt("csv.allow-ragged"), "stream %s: 'csv.allow-ragged' has no Flink equivalent for non-text columns ('csv.ignore-parse-errors' would also turn bad values into NULL)", st.Name)
 			}
+		}
+	}
+	if cf := catalog.LookupFormat(f); cf != nil && cf.Changelog { // SPEC 2.8: flink-json's options, same names
+		for _, k := range sortedKeys(o) {
+			if strings.HasPrefix(k, f+".") && !strings.HasSuffix(k, ".ignore-parse-errors") {
+				out = append(out, kv{k, o[k]})
+			}
+		}
+		if source && o["errors"] == "skip" { // Flink's option drops the record, as 'skip' does
+			return append(out, kv{f + ".ignore-parse-errors", "true"})
 		}
 	}
 	if e := o["encoding"]; e != "" && !strings.EqualFold(e, "utf-8") && !strings.EqualFold(e, "utf8") {

@@ -284,3 +284,29 @@ func TestSideDirAndSinks(t *testing.T) {
 		t.Errorf("differences %v, want the file sink's at a.sql:2", diffs)
 	}
 }
+
+// TestChangelogStreams: PRIMARY KEY, upsert-kafka and the changelog formats
+// keep Flink's own names and options (SPEC 2.8), 'errors'='skip' on a
+// changelog format is its 'ignore-parse-errors', and a changelog source
+// makes the job a streaming one (Flink's batch mode reads none).
+func TestChangelogStreams(t *testing.T) {
+	src := "CREATE STREAM p (id BIGINT, name VARCHAR, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector'='file', 'path'='p.json', 'format'='canal-json', 'canal-json.table.include'='prod.*', 'errors'='skip');\n" +
+		"CREATE STREAM u (k_id BIGINT, name VARCHAR, PRIMARY KEY (k_id) NOT ENFORCED) WITH ('connector'='upsert-kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9092', 'key.format'='json', 'value.format'='csv', 'key.fields-prefix'='k_', 'value.fields-include'='EXCEPT_KEY');\n" +
+		"INSERT INTO u SELECT * FROM p WHERE id > 1;\n"
+	got, diffs, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  PRIMARY KEY (`id`) NOT ENFORCED\n) WITH (\n  'connector' = 'filesystem',\n  'path' = 'p.json',\n  'format' = 'canal-json',\n  'canal-json.table.include' = 'prod.*',\n  'canal-json.ignore-parse-errors' = 'true'\n);",
+		"  PRIMARY KEY (`k_id`) NOT ENFORCED\n) WITH (\n  'connector' = 'upsert-kafka',\n  'topic' = 't',\n  'properties.bootstrap.servers' = '127.0.0.1:9092',\n  'key.format' = 'json',\n  'key.fields-prefix' = 'k_',\n  'value.format' = 'csv',\n  'value.fields-include' = 'EXCEPT_KEY',",
+		"SET 'execution.runtime-mode' = 'streaming';",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+	if len(diffs) != 0 {
+		t.Errorf("differences: %v", diffs)
+	}
+}

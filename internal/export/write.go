@@ -39,11 +39,15 @@ func (x *exporter) write(jobs []job) (string, error) {
 	usesWatermark := false
 	allBounded := true
 	session := false                    // Flink runs no SESSION window in batch mode
+	changelog := false                  // Flink's batch mode reads no changelog source (SPEC 2.8)
 	readBy := map[*catalog.Stream]int{} // the first job that reads a stream
 	for ji, j := range jobs {
 		for _, st := range j.job.Streams() {
 			if st != nil && !st.Bounded() {
 				allBounded = false
+			}
+			if st != nil && st.Updating() != "" {
+				changelog = true
 			}
 			if _, ok := readBy[st]; !ok {
 				readBy[st] = ji
@@ -139,7 +143,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 			x.branchDiffs(j, b, q, ji, readBy)
 		}
 	}
-	batch := allBounded && !usesWatermark && !session && len(jobs) > 0
+	batch := allBounded && !usesWatermark && !session && !changelog && len(jobs) > 0
 	if !batch {
 		for _, u := range x.windowTimeAt {
 			x.diff(u.script, u.pos, "the window's time column %s is BIGINT without WATERMARK FOR: a Flink streaming job windows only a time attribute; declare WATERMARK FOR %s on the stream", u.col, u.col)
@@ -202,6 +206,8 @@ func (x *exporter) write(jobs []job) (string, error) {
 	b.WriteString("\n-- Window columns of BIGINT event time are epoch milliseconds in UTC.\nSET 'table.local-time-zone' = 'UTC';\n")
 	if batch {
 		b.WriteString("-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).\nSET 'execution.runtime-mode' = 'batch';\n")
+	} else if allBounded && len(jobs) > 0 && !usesWatermark && !session {
+		b.WriteString("-- Every stream is bounded, but Flink's batch mode reads no changelog source (SPEC 2.8): streaming mode.\nSET 'execution.runtime-mode' = 'streaming';\n")
 	} else if allBounded && len(jobs) > 0 {
 		b.WriteString("-- Every stream is bounded, but CURRENT_WATERMARK or a SESSION window needs streaming mode.\nSET 'execution.runtime-mode' = 'streaming';\n")
 	} else {

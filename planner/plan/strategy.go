@@ -103,7 +103,9 @@ const ParallelAggregateMaxWindowsPerRow = 16
 // loop, so their rows show as soon as they are read.
 func (j *Job) Prefetchable(procs int) bool {
 	st := j.Stream
-	return st != nil && st.Connector != nil && st.Connector.KnownSize && st.Bounded() && procs > 1
+	// a changelog (SPEC 2.8) is read in order by one decoder: its records'
+	// rows and kinds are not cut into chunks
+	return st != nil && st.Connector != nil && st.Connector.KnownSize && st.Bounded() && procs > 1 && st.Updating() == ""
 }
 
 // HasAggregates reports whether a branch of job aggregates or reads a window

@@ -102,7 +102,24 @@ func (j *Job) Tree() *Tree {
 	for k, b := range j.AllBranches() {
 		t.branch(j, b, k, route, timeCol, sinks)
 	}
+	t.passUpdates()
 	return t
+}
+
+// passUpdates marks updating every node that reads an updating node's rows
+// (SPEC 2.8: filters, projections, routes and sinks pass the row kinds
+// through); the errors and late ports carry rows as they came, append-only.
+func (t *Tree) passUpdates() {
+	for _, n := range t.Nodes {
+		for _, in := range n.Inputs {
+			if in.Port == "errors" || strings.HasPrefix(in.Port, "late") || in.Port == "build" {
+				continue
+			}
+			if t.Nodes[in.Node-1].Updating {
+				n.Updating = true
+			}
+		}
+	}
 }
 
 // input adds the Scan, Decode and AssignWatermark nodes of stream st and
@@ -124,7 +141,11 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		}
 	}
 	last := scan
-	if f := st.Options["format"]; f != "" {
+	if why := st.Updating(); why != "" { // SPEC 2.8: a source of changes
+		scan.Updating = true
+		scan.Details = append(scan.Details, updatingText(st, why))
+	}
+	if f := st.Options["format"]; f != "" || st.Connector.Upserts {
 		last = t.decode(j, st, scan, timeCol)
 	}
 	if st.Watermark != nil {
@@ -168,6 +189,16 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	return n
 }
 
+// updatingText says why st is a source of changes and its upsert key (its
+// PRIMARY KEY), as EXPLAIN prints it under its Scan.
+func updatingText(st *catalog.Stream, why string) string {
+	s := "changelog: " + why + " (rows are +I, -U, +U, -D)"
+	if len(st.PrimaryKey) > 0 {
+		s += ", upsert key (" + strings.Join(st.PrimaryKey, ", ") + ")"
+	}
+	return s
+}
+
 // scanText is a Scan node's text: the stream, its connector, path and
 // boundedness.
 func scanText(st *catalog.Stream) string {
@@ -184,7 +215,11 @@ func scanText(st *catalog.Stream) string {
 // decode adds the Decode node of st after in, with its errors port feeding
 // the errors side output or the stream's dead-letter sink (SPEC 1, 2.5).
 func (t *Tree) decode(j *Job, st *catalog.Stream, in *Node, timeCol string) *Node {
-	d := t.add(&Node{Kind: NodeDecode, Text: fmt.Sprintf("%s %s, errors=%s", st.Options["format"], SchemaText(st.Columns), st.Options["errors"]), Inputs: []Input{{Node: in.ID}}, Time: timeCol, Line: LineDecode, Branch: -1, Output: -1})
+	f := st.Options["format"]
+	if st.Connector.Upserts { // SPEC 2.8: upsert-kafka's key and value
+		f = "key " + st.Options["key.format"] + ", value " + st.Options["value.format"]
+	}
+	d := t.add(&Node{Kind: NodeDecode, Text: fmt.Sprintf("%s %s, errors=%s", f, SchemaText(st.Columns), st.Options["errors"]), Inputs: []Input{{Node: in.ID}}, Time: timeCol, Line: LineDecode, Branch: -1, Output: -1})
 	dest := ""
 	if dlq := j.DeadLetters[st]; dlq != nil {
 		dest = SinkText(dlq)
