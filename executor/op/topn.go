@@ -152,6 +152,7 @@ type TopN struct {
 	alive []bool
 	dead  int
 	parts map[string]*topPart
+	order []*topPart // the partitions in the order of their first rows
 	key   []byte
 	ob    *outBatch
 	old   []int32
@@ -224,6 +225,7 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		if p == nil {
 			p = &topPart{key: string(t.key)}
 			t.parts[p.key] = p
+			t.order = append(t.order, p)
 			if err := t.acct.Grow(int64(len(p.key)) + 64); err != nil {
 				return err
 			}
@@ -348,7 +350,34 @@ func (t *TopN) expire(now int64) error {
 			_ = t.acct.Grow(-int64(len(key)) - 64)
 		}
 	}
+	kept := t.order[:0]
+	for _, p := range t.order {
+		if t.parts[p.key] == p {
+			kept = append(kept, p)
+		}
+	}
+	clear(t.order[len(kept):])
+	t.order = kept
 	return nil
+}
+
+// Final emits the result as it stands, as inserts: each partition's rows by
+// rank (with the rank column when the output has it), partitions in the
+// order of their first rows. It is the materialized result of the changelog
+// emitted so far (SPEC 2.8: a bounded input's final table).
+func (t *TopN) Final(ctx context.Context) error {
+	if err := t.ob.flush(ctx, t.out); err != nil {
+		return err
+	}
+	for _, p := range t.order {
+		t.newR = t.rk.ranks(p.list, t.rows, t.newR)
+		for j, k := range p.list {
+			if err := t.emit(ctx, k, t.newR[j], vector.Insert); err != nil {
+				return err
+			}
+		}
+	}
+	return t.ob.flush(ctx, t.out)
 }
 
 // Watermark implements Operator: the Top-N has no time of its own; the
