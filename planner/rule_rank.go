@@ -265,6 +265,9 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 		}
 	}
 	for _, it := range spec.OrderBy.Items {
+		if pe, ok := it.Expr.(*ast.PositionExpr); ok {
+			return nil, parser.Errorf(loc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the position %d: name the column, e.g. ORDER BY price DESC", pe.N)
+		}
 		if v, ok := it.Expr.(ast.ValueExpr); ok {
 			return nil, parser.Errorf(loc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the constant %v: rank by a column, e.g. ORDER BY price DESC", v.GetValue())
 		}
