@@ -53,26 +53,42 @@ type rankCollector struct {
 	batches []*vector.Batch
 	n       int // batches in use
 	discard bool
+	late    gathered // the late port's rows (a window Top-N's: its input's layout)
+}
+
+// gathered is rows gathered in batches of one layout.
+type gathered struct {
+	types   []catalog.Type
+	batches []*vector.Batch
+	n       int // batches in use
+}
+
+func (g *gathered) add(b *vector.Batch) {
+	from := 0
+	for from < b.N {
+		if g.n == 0 || g.batches[g.n-1].N == vector.Cap {
+			if g.n == len(g.batches) {
+				g.batches = append(g.batches, vector.NewBatch(g.types))
+			}
+			g.batches[g.n].Reset()
+			g.n++
+		}
+		dst := g.batches[g.n-1]
+		to := min(b.N, from+vector.Cap-dst.N)
+		dst.AppendRows(b, from, to)
+		from = to
+	}
 }
 
 // Emit implements op.Emitter.
 func (c *rankCollector) Emit(_ context.Context, port int, b *vector.Batch) error {
-	if port != op.TimedOut || c.discard {
-		return nil // (late rows were sent before the operator: none come here)
-	}
-	from := 0
-	for from < b.N {
-		if c.n == 0 || c.batches[c.n-1].N == vector.Cap {
-			if c.n == len(c.batches) {
-				c.batches = append(c.batches, vector.NewBatch(c.types))
-			}
-			c.batches[c.n].Reset()
-			c.n++
-		}
-		dst := c.batches[c.n-1]
-		to := min(b.N, from+vector.Cap-dst.N)
-		dst.AppendRows(b, from, to)
-		from = to
+	switch {
+	case port == op.TimedLate:
+		c.late.add(b) // (Dedup's, Over's and TimeSort's late rows are routed before them: a window Top-N's only)
+	case !c.discard:
+		g := gathered{types: c.types, batches: c.batches, n: c.n}
+		g.add(b)
+		c.batches, c.n = g.batches, g.n
 	}
 	return nil
 }
@@ -106,7 +122,7 @@ func newRankOp(job *plan.Job, budget *StateBudget) (*rankOp, error) {
 	case plan.RankDedup:
 		o.op, err = op.NewDedup(op.DedupSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1}, &o.coll, acct)
 	case plan.RankWindowTopN:
-		o.op, err = op.NewWindowTopN(op.WindowTopNSpec{Types: r.Types, Start: r.Start, End: r.End, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, Stamp: -1}, &o.coll, acct)
+		o.op, err = op.NewWindowTopN(op.WindowTopNSpec{Types: r.Types, Start: r.Start, End: r.End, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, Stamp: r.Stamp}, &o.coll, acct)
 		if r.RankNumber {
 			outTypes = append(append([]catalog.Type{}, r.Types...), catalog.BigInt)
 		}
@@ -127,6 +143,7 @@ func newRankOp(job *plan.Job, budget *StateBudget) (*rankOp, error) {
 		return nil, err
 	}
 	o.coll.types = outTypes
+	o.coll.late.types = r.Types
 	return o, nil
 }
 
@@ -236,6 +253,23 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
 			}
 		}
 		o.coll.n = 0
+	}
+	if g := &o.coll.late; g.n > 0 {
+		if r == nil {
+			o.made = Routed{ErrorSide: o.made.ErrorSide}
+			r = &o.made
+		}
+		for _, b := range g.batches[:g.n] {
+			if o.r.LateOutput < 0 {
+				break // (a plan without a late output: none come)
+			}
+			cols := make([]*vector.Vec, len(o.r.LateCols))
+			for j, c := range o.r.LateCols {
+				cols[j] = b.Cols[c]
+			}
+			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.r.LateOutput, Sel: identity[:b.N], Cols: cols}})
+		}
+		g.n = 0
 	}
 	if r == nil {
 		return nil

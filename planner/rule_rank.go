@@ -128,6 +128,11 @@ func (p *Planner) planInner(sel *parser.Select, q *ast.SelectStmt, hide []ast.Ex
 	nq.Fields = fields
 	ns := *sel
 	ns.Query = &nq
+	if ns.Window != nil && ns.Window.InSubquery && q != sel.Query { // (the subquery's window: here its own)
+		w := *ns.Window
+		w.InSubquery = false
+		ns.Window = &w
+	}
 	sp := &selectPlan{p: p, sel: &ns, q: &nq, ticks: &ticker{ctx: p.Ctx}}
 	sp.start, _ = sel.Span()
 	for _, r := range selectRules {
@@ -300,6 +305,19 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 	switch {
 	case start >= 0 && end >= 0 && windowed:
 		r.Kind, r.Start, r.End = plan.RankWindowTopN, start, end // (Stamp -1: its own watermark decides)
+		if in.b.Agg != nil && !in.b.Agg.Grouped { // a TVF's rows: a row of a fired window is late, as the stream's row
+			for c, col := range in.sp.st.Columns {
+				in.b.Project = append(in.b.Project, &Expr{Op: plan.OpCol, Col: c, Type: col.Type, Text: col.Name})
+				in.b.Columns = append(in.b.Columns, catalog.Column{Name: "$late" + col.Name, Type: col.Type})
+				r.LateCols = append(r.LateCols, len(in.b.Project)-1)
+			}
+			if sp := in.sp; sp.wm >= 0 { // each row's CURRENT_WATERMARK (the windowed batch keeps the source's columns)
+				t := sp.st.Columns[sp.st.EventTime].Type
+				in.b.Project = append(in.b.Project, &Expr{Op: plan.OpCol, Col: sp.wm, Type: t, Text: "CURRENT_WATERMARK(" + sp.st.Columns[sp.st.EventTime].Name + ")"})
+				in.b.Columns = append(in.b.Columns, catalog.Column{Name: "$watermark", Type: t})
+				r.Stamp = len(in.b.Project) - 1
+			}
+		}
 	case r.Func == plan.RankRowNumber && n == 1 && len(r.Order) == 1 && in.eventTimeCol(spec.OrderBy.Items[0].Expr):
 		r.Time = r.Order[0].Col
 		if spec.OrderBy.Items[0].Desc {
@@ -839,15 +857,23 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 }
 
 // ruleRankJob gives the job's Rank operators that route late rows (Dedup,
-// Over, TimeSort: SPEC 2.9) the job's default late output (SPEC 2.4's 'late',
+// Over, TimeSort, and a window Top-N over a window TVF: SPEC 2.9) the job's
+// default late output (SPEC 2.4's 'late',
 // shared with the windowed queries).
 func ruleRankJob(j *Job) {
 	b := j.Main
-	if b == nil || b.Rank == nil || b.Rank.Stamp < 0 {
+	if b == nil || b.Rank == nil {
 		return
 	}
 	switch b.Rank.Kind {
 	case plan.RankDedup, plan.RankOver, plan.RankTimeSort:
+		if b.Rank.Stamp < 0 {
+			return
+		}
+	case plan.RankWindowTopN:
+		if b.Rank.LateCols == nil {
+			return
+		}
 	default:
 		return
 	}

@@ -23,8 +23,9 @@ type WindowTopNSpec struct {
 	RankNumber bool // add the rank as a last BIGINT column
 	// Stamp is the column of each row's CURRENT_WATERMARK: a row whose
 	// window_end is at or below it is late (its window has fired, SPEC
-	// 2.4). -1 when the input is a window aggregate's rows, emitted as their
-	// window fires: never late.
+	// 2.4). -1: the operator's own watermark decides (the input is a window
+	// aggregate's rows, which come as their window fires, before the
+	// watermark that fired it: never late).
 	Stamp int
 }
 
@@ -80,7 +81,15 @@ func NewWindowTopN(spec WindowTopNSpec, out Emitter, acct Account) (*WindowTopN,
 func (w *WindowTopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 	sv, ev := b.Cols[w.spec.Start], b.Cols[w.spec.End]
 	for i := 0; i < b.N; i++ {
-		if ev.Null[i] || sv.Null[i] || w.spec.Stamp >= 0 && !b.Cols[w.spec.Stamp].Null[i] && ev.I[i] <= b.Cols[w.spec.Stamp].I[i] {
+		late := ev.Null[i] || sv.Null[i]
+		switch {
+		case late:
+		case w.spec.Stamp >= 0:
+			late = !b.Cols[w.spec.Stamp].Null[i] && ev.I[i] <= b.Cols[w.spec.Stamp].I[i]
+		default:
+			late = ev.I[i] <= w.wm // (a window aggregate's rows come as their window fires: before the watermark that fired it)
+		}
+		if late {
 			if err := sendLate(ctx, w.out, w.late, b, i); err != nil {
 				return err
 			}

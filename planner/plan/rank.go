@@ -88,6 +88,10 @@ type Rank struct {
 	// LateOutput indexes Job.Outputs: where rows below the watermark go
 	// (Dedup, Over, TimeSort; SPEC 2.9), set by the planner; -1 when none.
 	LateOutput int
+	// LateCols are the input columns that hold the stream's row, for the
+	// late rows of a window Top-N over a window TVF (rows of a window that
+	// fired); nil otherwise.
+	LateCols []int
 	// Text is EXPLAIN's line for the operator; State what its state holds.
 	Text, State string
 }
