@@ -305,7 +305,7 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 	switch {
 	case start >= 0 && end >= 0 && windowed:
 		r.Kind, r.Start, r.End = plan.RankWindowTopN, start, end // (Stamp -1: its own watermark decides)
-		if in.b.Agg != nil && !in.b.Agg.Grouped { // a TVF's rows: a row of a fired window is late, as the stream's row
+		if in.b.Agg != nil && !in.b.Agg.Grouped {                // a TVF's rows: a row of a fired window is late, as the stream's row
 			for c, col := range in.sp.st.Columns {
 				in.b.Project = append(in.b.Project, &Expr{Op: plan.OpCol, Col: c, Type: col.Type, Text: col.Name})
 				in.b.Columns = append(in.b.Columns, catalog.Column{Name: "$late" + col.Name, Type: col.Type})
