@@ -154,6 +154,15 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 	if o.main < len(r.Parts) {
 		p := &r.Parts[o.main]
 		o.view = vector.Batch{Cols: p.Cols, N: r.N, Pos: r.In.Pos}
+		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) { // every row, in place: no copy
+			for _, i := range p.Sel {
+				r.Dest[i] = -1
+			}
+			p.Sel = p.Sel[:0]
+			if err := o.op.Push(ctx, 0, &o.view); err != nil {
+				return err
+			}
+		}
 		for _, i := range p.Sel {
 			r.Dest[i] = -1
 			if o.isLate(p, i) {
@@ -207,6 +216,19 @@ func (o *rankOp) isLate(p *Part, i int32) bool {
 	}
 	s, t := p.Cols[o.r.Stamp], p.Cols[o.r.Time]
 	return !s.Null[i] && !t.Null[i] && t.I[i] < s.I[i]
+}
+
+// anyLate reports whether a row of part p is late (isLate).
+func (o *rankOp) anyLate(p *Part) bool {
+	if o.r.LateOutput < 0 || o.r.Stamp < 0 {
+		return false
+	}
+	for _, i := range p.Sel {
+		if o.isLate(p, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // add copies row i of b into the operator's input, pushing it when full.

@@ -277,6 +277,14 @@ func TestTopNAgainstReference(t *testing.T) {
 		if !log.kinds {
 			t.Fatalf("seed %d: the Top-N's batches have no row kinds", seed)
 		}
+		final := newChangelog(t) // Final: the result as inserts
+		top.out = final
+		if err := top.Final(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := final.rows(); !slices.Equal(got, want) || len(final.appends) != len(want) {
+			t.Fatalf("seed %d: Final gives\n%s\nwant\n%s", seed, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 		if acct.n <= 0 {
 			t.Fatalf("seed %d: state charged %d bytes", seed, acct.n)
 		}

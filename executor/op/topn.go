@@ -45,6 +45,12 @@ type ranking struct {
 // place returns where row i of b goes in list (sorted rows of rows), and
 // whether its rank there is at most n.
 func (rk *ranking) place(list []int32, rows *Rows, b *vector.Batch, i int) (int, bool) {
+	if n := len(list); n > 0 && int64(n) >= rk.n && rk.fn != DenseRank { // a full list: most rows go after its last
+		c := rk.ord.cmpIn(b, i, rows, int(list[n-1]))
+		if c > 0 || c == 0 && rk.fn == RowNumber && !rk.newerFirst {
+			return n, false
+		}
+	}
 	lo, _ := slices.BinarySearchFunc(list, 0, func(k int32, _ int) int { // first row not below
 		if rk.ord.cmpIn(b, i, rows, int(k)) > 0 {
 			return -1
