@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"streamql/internal/sensorbench"
+	"streamql/planner"
 )
 
 // topNScript is the Top-10 per key of issue 24's performance goal: each
@@ -26,14 +27,7 @@ SELECT deviceNo, ts, temperature
 //	go test ./executor -run XXX -bench TopNVsSplit -benchtime 2000x -count 5
 func BenchmarkTopNVsSplit(b *testing.B) {
 	timeJob := func(script string) time.Duration {
-		job := sensorbench.Plan(b, script, "")
-		src := &limitSource{Source: newEndlessSource(job), n: b.N}
-		var stats Stats
-		t := time.Now()
-		if err := run(b.Context(), job, src, &discardCounting{}, &stats, nil); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(t)
+		return timeSensorJob(b, script, func(job *planner.Job) Source { return newEndlessSource(job) })
 	}
 	b.ReportAllocs()
 	// alternating runs, the fastest of each (the machine is shared: the
@@ -44,4 +38,17 @@ func BenchmarkTopNVsSplit(b *testing.B) {
 		top = min(top, timeJob(topNScript))
 	}
 	b.ReportMetric(float64(split)/float64(top), "topn/split-rows/s")
+}
+
+// timeSensorJob runs script (sensorbench's stream) over b.N batches of the
+// source src makes, into a counting sink, and returns its wall time.
+func timeSensorJob(b *testing.B, script string, src func(*planner.Job) Source) time.Duration {
+	job := sensorbench.Plan(b, script, "")
+	in := &limitSource{Source: src(job), n: b.N}
+	var stats Stats
+	t := time.Now()
+	if err := run(b.Context(), job, in, &discardCounting{}, &stats, nil); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(t)
 }

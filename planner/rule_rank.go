@@ -425,17 +425,7 @@ func (sp *selectPlan) rankBound(where ast.ExprNode, rn ast.CIStr) (int64, error)
 	op := be.Op
 	col, lit := be.L, be.R
 	if _, ok := col.(*ast.ColumnNameExpr); !ok {
-		col, lit = be.R, be.L
-		switch op { // N >= rn is rn <= N
-		case opcode.GE:
-			op = opcode.LE
-		case opcode.GT:
-			op = opcode.LT
-		case opcode.LE:
-			op = opcode.GE
-		case opcode.LT:
-			op = opcode.GT
-		}
+		col, lit, op = be.R, be.L, mirrorCmp(op) // N >= rn is rn <= N
 	}
 	cn, ok := col.(*ast.ColumnNameExpr)
 	if !ok || cn.Name.Name.L != rn.L {
@@ -464,6 +454,22 @@ func (sp *selectPlan) rankBound(where ast.ExprNode, rn ast.CIStr) (int64, error)
 		return 0, parser.Errorf(sp.pos(lit), "the Top-N keeps no row (N is %d): N must be at least 1", n)
 	}
 	return n, nil
+}
+
+// mirrorCmp returns the comparison op with its operands swapped (a >= b is
+// b <= a); other operators as they are.
+func mirrorCmp(op opcode.Op) opcode.Op {
+	switch op {
+	case opcode.GE:
+		return opcode.LE
+	case opcode.GT:
+		return opcode.LT
+	case opcode.LE:
+		return opcode.GE
+	case opcode.LT:
+		return opcode.GT
+	}
+	return op
 }
 
 // rankText is EXPLAIN's line and state for a Top-N's operator.

@@ -43,9 +43,7 @@ type Dedup struct {
 	spec  DedupSpec
 	out   Emitter
 	acct  Account
-	rows  *Rows
-	alive []bool
-	dead  int
+	rows  liveRows
 	keys  map[string]int32
 	state []dedupKey
 	held  timeHeap
@@ -77,7 +75,7 @@ func NewDedup(spec DedupSpec, out Emitter, acct Account) (*Dedup, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	return &Dedup{spec: spec, out: out, acct: acct, rows: NewRows(spec.Types), keys: map[string]int32{},
+	return &Dedup{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), keys: map[string]int32{},
 		wm: math.MinInt64, ob: newOutBatch(spec.Types, TimedOut, false), late: vector.NewBatch(spec.Types)}, nil
 }
 
@@ -143,8 +141,7 @@ func (d *Dedup) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		if s.row >= 0 {
 			d.release(s.row)
 		}
-		k, n := d.rows.Add(b, i)
-		d.alive = append(d.alive, true)
+		k, n := d.rows.add(b, i)
 		if err := d.acct.Grow(n + 24); err != nil {
 			return err
 		}
@@ -155,9 +152,7 @@ func (d *Dedup) Push(ctx context.Context, _ int, b *vector.Batch) error {
 }
 
 func (d *Dedup) release(k int32) {
-	d.alive[k] = false
-	d.dead++
-	_ = d.acct.Grow(-d.rows.rowBytes(int(k)))
+	_ = d.acct.Grow(-d.rows.release(k))
 }
 
 // Watermark implements Operator: the held rows whose time the watermark
@@ -177,7 +172,7 @@ func (d *Dedup) Watermark(ctx context.Context, _ int, wm int64) error {
 		if s.row != h.row {
 			continue // replaced by a row of a smaller time
 		}
-		d.ob.add(d.rows, int(h.row), vector.Insert)
+		d.ob.add(d.rows.Rows, int(h.row), vector.Insert)
 		d.release(h.row)
 		s.row, s.done = -1, true
 		if err := d.ob.full(ctx, d.out); err != nil {
@@ -219,10 +214,10 @@ func (d *Dedup) expire() {
 
 // compact drops the rows no longer held once they are most of the store.
 func (d *Dedup) compact() {
-	if d.dead < 1024 || d.dead*2 < d.rows.Len() {
+	moved := d.rows.compact()
+	if moved == nil {
 		return
 	}
-	moved := d.rows.Compact(func(k int) bool { return d.alive[k] })
 	for j := range d.state {
 		if r := d.state[j].row; r >= 0 {
 			d.state[j].row = int32(moved[r])
@@ -231,11 +226,6 @@ func (d *Dedup) compact() {
 	for j := range d.held {
 		d.held[j].row = int32(moved[d.held[j].row]) // (-1 for a replaced row: never matches)
 	}
-	d.alive = d.alive[:d.rows.Len()]
-	for k := range d.alive {
-		d.alive[k] = true
-	}
-	d.dead = 0
 }
 
 // Finish implements Operator: the input ended, its watermark is +∞ (SPEC

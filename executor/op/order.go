@@ -2,11 +2,12 @@ package op
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"math"
 	"time"
 
 	"streamql/catalog"
+	"streamql/executor/agg"
 	"streamql/executor/vector"
 )
 
@@ -19,95 +20,82 @@ type SortKey struct {
 	Desc bool
 }
 
-// cmpCell compares value i of v with value (row k, column c) of r, both of
-// type t: -1, 0 or 1; NULL is the smallest value.
-func cmpCell(t catalog.Type, v *vector.Vec, i int, r *Rows, k, c int) int {
-	an, bn := v.Null[i], r.Null(k, c)
+// cell is one value of a row, as the sort compares it.
+type cell struct {
+	null bool
+	i    int64
+	f    float64
+	b    bool
+	s    []byte
+}
+
+// cellOf returns value i of v.
+func cellOf(v *vector.Vec, i int) cell {
+	x := cell{null: v.Null[i]}
 	switch {
-	case an && bn:
+	case x.null:
+	case v.I != nil:
+		x.i = v.I[i]
+	case v.F != nil:
+		x.f = v.F[i]
+	case v.B != nil:
+		x.b = v.B[i]
+	case v.S != nil:
+		x.s = v.S[i]
+	}
+	return x
+}
+
+// storedCell returns column c of stored row k of r.
+func storedCell(r *Rows, k, c int) cell {
+	x := cell{null: r.Null(k, c)}
+	if x.null {
+		return x
+	}
+	switch r.types[c] {
+	case catalog.BigInt, catalog.Timestamp:
+		x.i = r.Int(k, c)
+	case catalog.Double:
+		x.f = r.Float(k, c)
+	case catalog.Boolean:
+		x.b = r.Bool(k, c)
+	case catalog.Varchar:
+		x.s = r.Str(k, c)
+	}
+	return x
+}
+
+// cmpCells compares a and b of type t: -1, 0 or 1; NULL is the smallest
+// value, DOUBLE in Java's Double.compare order.
+func cmpCells(t catalog.Type, a, b cell) int {
+	switch {
+	case a.null && b.null:
 		return 0
-	case an:
+	case a.null:
 		return -1
-	case bn:
+	case b.null:
 		return 1
 	}
 	switch t {
 	case catalog.BigInt, catalog.Timestamp:
-		return cmpInt(v.I[i], r.Int(k, c))
+		return cmp.Compare(a.i, b.i)
 	case catalog.Double:
-		return compareDouble(v.F[i], r.Float(k, c))
+		return agg.CompareDouble(a.f, b.f)
 	case catalog.Boolean:
-		return cmpBool(v.B[i], r.Bool(k, c))
+		switch {
+		case a.b == b.b:
+			return 0
+		case !a.b:
+			return -1
+		}
+		return 1
 	case catalog.Varchar:
-		return bytes.Compare(v.S[i], r.Str(k, c))
+		return bytes.Compare(a.s, b.s)
 	}
 	return 0
 }
 
-// cmpStored compares (row a, column c) with (row b, column c) of r.
-func cmpStored(t catalog.Type, r *Rows, a, b, c int) int {
-	an, bn := r.Null(a, c), r.Null(b, c)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return -1
-	case bn:
-		return 1
-	}
-	switch t {
-	case catalog.BigInt, catalog.Timestamp:
-		return cmpInt(r.Int(a, c), r.Int(b, c))
-	case catalog.Double:
-		return compareDouble(r.Float(a, c), r.Float(b, c))
-	case catalog.Boolean:
-		return cmpBool(r.Bool(a, c), r.Bool(b, c))
-	case catalog.Varchar:
-		return bytes.Compare(r.Str(a, c), r.Str(b, c))
-	}
-	return 0
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
-}
-
-// compareDouble is Java's Double.compare: -0.0 < 0.0, every NaN equal and
-// above +Infinity.
-func compareDouble(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	}
-	return cmpInt(int64(math.Float64bits(a)), int64(math.Float64bits(b))) // -0.0 against 0.0
-}
+func cmpInt(a, b int64) int { return cmp.Compare(a, b) }
 
 // order is a list of sort keys over one row layout.
 type order struct {
@@ -118,7 +106,7 @@ type order struct {
 // cmpIn compares row i of b with stored row k of r in the order.
 func (o *order) cmpIn(b *vector.Batch, i int, r *Rows, k int) int {
 	for _, s := range o.keys {
-		c := cmpCell(o.types[s.Col], b.Cols[s.Col], i, r, k, s.Col)
+		c := cmpCells(o.types[s.Col], cellOf(b.Cols[s.Col], i), storedCell(r, k, s.Col))
 		if c != 0 {
 			if s.Desc {
 				return -c
@@ -132,7 +120,7 @@ func (o *order) cmpIn(b *vector.Batch, i int, r *Rows, k int) int {
 // cmp compares stored rows a and b of r in the order.
 func (o *order) cmp(r *Rows, a, b int) int {
 	for _, s := range o.keys {
-		c := cmpStored(o.types[s.Col], r, a, b, s.Col)
+		c := cmpCells(o.types[s.Col], storedCell(r, a, s.Col), storedCell(r, b, s.Col))
 		if c != 0 {
 			if s.Desc {
 				return -c
@@ -143,41 +131,13 @@ func (o *order) cmp(r *Rows, a, b int) int {
 	return 0
 }
 
-// partKey appends the partition key of row i of b (the columns cols, framed,
-// NULL one value: SPEC 2.4's grouping) to dst.
+// partKey appends the partition key of row i of b (the columns cols, each
+// framed, as grouping compares them: SPEC 2.4, NULL one value) to dst.
 func partKey(dst []byte, types []catalog.Type, cols []int, b *vector.Batch, i int) []byte {
 	for _, c := range cols {
-		v := b.Cols[c]
-		if v.Null[i] {
-			dst = append(dst, 0)
-			continue
-		}
-		dst = append(dst, 1)
-		switch types[c] {
-		case catalog.BigInt, catalog.Timestamp:
-			dst = appendU64(dst, uint64(v.I[i]))
-		case catalog.Double:
-			f := v.F[i]
-			if math.IsNaN(f) {
-				f = math.NaN() // every NaN one group (Java's Double.equals)
-			}
-			dst = appendU64(dst, math.Float64bits(f))
-		case catalog.Boolean:
-			if v.B[i] {
-				dst = append(dst, 1)
-			} else {
-				dst = append(dst, 0)
-			}
-		case catalog.Varchar:
-			dst = appendU64(dst, uint64(len(v.S[i])))
-			dst = append(dst, v.S[i]...)
-		}
+		dst = agg.AppendKeyFramed(dst, types[c], b.Cols[c], i)
 	}
 	return dst
-}
-
-func appendU64(dst []byte, u uint64) []byte {
-	return append(dst, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
 }
 
 // rowBytes is what stored row k of r takes (as Rows.Add counted it).
@@ -298,6 +258,15 @@ func (o *outBatch) flush(ctx context.Context, out Emitter) error {
 	return nil
 }
 
+// addRanked is add, with the rank r written into column rankCol when it is
+// not negative (a Top-N's rank column).
+func (o *outBatch) addRanked(r *Rows, k int, kind vector.RowKind, rankCol int, rank int64) {
+	i := o.add(r, k, kind)
+	if rankCol >= 0 {
+		o.setInt(i, rankCol, rank)
+	}
+}
+
 // setInt writes a BIGINT into column c of row i of the batch.
 func (o *outBatch) setInt(i, c int, x int64) {
 	v := o.b.Cols[c]
@@ -316,4 +285,43 @@ func (c ttlClock) now() int64 {
 		return time.Now().UnixMilli()
 	}
 	return c()
+}
+
+// liveRows is a Rows store whose rows are released one by one (the rows an
+// operator no longer holds) and dropped in bulk once they are most of it.
+type liveRows struct {
+	*Rows
+	alive []bool
+	dead  int
+}
+
+func newLiveRows(types []catalog.Type) liveRows { return liveRows{Rows: NewRows(types)} }
+
+// add is Rows.Add of a live row.
+func (l *liveRows) add(b *vector.Batch, i int) (int, int64) {
+	l.alive = append(l.alive, true)
+	return l.Rows.Add(b, i)
+}
+
+// release marks row k as no longer held, and returns the bytes it took.
+func (l *liveRows) release(k int32) int64 {
+	l.alive[k] = false
+	l.dead++
+	return l.rowBytes(int(k))
+}
+
+// compact drops the released rows once there are at least 1,024 of them and
+// they are half the store or more, and returns each row's new index (-1 for a
+// dropped one) by its old one, or nil when it did nothing.
+func (l *liveRows) compact() []int {
+	if l.dead < 1024 || l.dead*2 < l.Len() {
+		return nil
+	}
+	moved := l.Compact(func(k int) bool { return l.alive[k] })
+	l.alive = l.alive[:l.Len()]
+	for k := range l.alive {
+		l.alive[k] = true
+	}
+	l.dead = 0
+	return moved
 }

@@ -45,9 +45,7 @@ type Over struct {
 	spec  OverSpec
 	out   Emitter
 	acct  Account
-	rows  *Rows
-	alive []bool
-	dead  int
+	rows  liveRows
 	parts map[string]int32
 	state []overPart
 	held  timeHeap
@@ -86,7 +84,7 @@ func NewOver(spec OverSpec, out Emitter, acct Account) (*Over, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	o := &Over{spec: spec, out: out, acct: acct, rows: NewRows(spec.Types), parts: map[string]int32{}, wm: math.MinInt64,
+	o := &Over{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]int32{}, wm: math.MinInt64,
 		late: vector.NewBatch(spec.Types), frame: vector.NewBatch(spec.Types), aggs: make([]agg.State, len(spec.Aggs))}
 	types := slices.Clip(spec.Types)
 	for _, a := range spec.Aggs {
@@ -121,8 +119,7 @@ func (o *Over) Push(ctx context.Context, _ int, b *vector.Batch) error {
 				return err
 			}
 		}
-		k, n := o.rows.Add(b, i)
-		o.alive = append(o.alive, true)
+		k, n := o.rows.add(b, i)
 		if err := o.acct.Grow(n + 36); err != nil {
 			return err
 		}
@@ -193,7 +190,7 @@ func (o *Over) handle(ctx context.Context, h timed, j int) error {
 			}
 		}
 	}
-	i := o.ob.add(o.rows, int(h.row), vector.Insert)
+	i := o.ob.add(o.rows.Rows, int(h.row), vector.Insert)
 	for a := range o.spec.Aggs {
 		rv := o.res[a]
 		rv.ResetArena()
@@ -242,9 +239,7 @@ func (o *Over) trim(p *overPart) {
 		return
 	}
 	for _, k := range p.hist[:drop] {
-		o.alive[k] = false
-		o.dead++
-		_ = o.acct.Grow(-o.rows.rowBytes(int(k)) - 36)
+		_ = o.acct.Grow(-o.rows.release(k) - 36)
 	}
 	p.hist = append(p.hist[:0], p.hist[drop:]...)
 	p.times = append(p.times[:0], p.times[drop:]...)
@@ -252,10 +247,10 @@ func (o *Over) trim(p *overPart) {
 
 // compact drops the rows no longer held once they are most of the store.
 func (o *Over) compact() {
-	if o.dead < 1024 || o.dead*2 < o.rows.Len() {
+	moved := o.rows.compact()
+	if moved == nil {
 		return
 	}
-	moved := o.rows.Compact(func(k int) bool { return o.alive[k] })
 	for j := range o.state {
 		for x, k := range o.state[j].hist {
 			o.state[j].hist[x] = int32(moved[k])
@@ -264,11 +259,6 @@ func (o *Over) compact() {
 	for j := range o.held {
 		o.held[j].row = int32(moved[o.held[j].row])
 	}
-	o.alive = o.alive[:o.rows.Len()]
-	for k := range o.alive {
-		o.alive[k] = true
-	}
-	o.dead = 0
 }
 
 // Finish implements Operator: every held row is handled (SPEC 2.3: the

@@ -154,9 +154,7 @@ type TopN struct {
 	rk    ranking
 	out   Emitter
 	acct  Account
-	rows  *Rows
-	alive []bool
-	dead  int
+	rows  liveRows
 	parts map[string]*topPart
 	order []*topPart // the partitions in the order of their first rows
 	key   []byte
@@ -191,7 +189,7 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	t := &TopN{spec: spec, out: out, acct: acct, rows: NewRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now}
+	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now}
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
 	types := spec.Types
 	if spec.RankNumber {
@@ -237,7 +235,7 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			}
 		}
 		p.touched = now
-		pos, ok := t.rk.place(p.list, t.rows, b, i)
+		pos, ok := t.rk.place(p.list, t.rows.Rows, b, i)
 		if !ok {
 			continue
 		}
@@ -255,15 +253,14 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos int) error {
 	t.old = append(t.old[:0], p.list...)
 	if t.spec.RankNumber {
-		t.oldR = t.rk.ranks(t.old, t.rows, t.oldR)
+		t.oldR = t.rk.ranks(t.old, t.rows.Rows, t.oldR)
 	}
-	k, n := t.rows.Add(b, i)
-	t.alive = append(t.alive, true)
+	k, n := t.rows.add(b, i)
 	if err := t.acct.Grow(n + 4); err != nil {
 		return err
 	}
 	p.list = slices.Insert(p.list, pos, int32(k))
-	t.newR = t.rk.ranks(p.list, t.rows, t.newR)
+	t.newR = t.rk.ranks(p.list, t.rows.Rows, t.newR)
 	keep := t.rk.cut(t.newR)
 	dropped := p.list[keep:]
 	p.list, t.newR = p.list[:keep], t.newR[:keep]
@@ -306,36 +303,34 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 // emit writes stored row k, with rank r when the output has the rank
 // column, as a change of kind.
 func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) error {
-	i := t.ob.add(t.rows, int(k), kind)
-	if t.spec.RankNumber {
-		t.ob.setInt(i, len(t.spec.Types), r)
-	}
+	t.ob.addRanked(t.rows.Rows, int(k), kind, t.rankCol(), r)
 	return t.ob.full(ctx, t.out)
+}
+
+// rankCol is the output's rank column, -1 when it has none.
+func (t *TopN) rankCol() int {
+	if t.spec.RankNumber {
+		return len(t.spec.Types)
+	}
+	return -1
 }
 
 // release marks stored row k as no longer held.
 func (t *TopN) release(k int32) {
-	t.alive[k] = false
-	t.dead++
-	_ = t.acct.Grow(-t.rows.rowBytes(int(k)) - 4)
+	_ = t.acct.Grow(-t.rows.release(k) - 4)
 }
 
 // compact drops the rows no partition holds once they are most of the store.
 func (t *TopN) compact() error {
-	if t.dead < 1024 || t.dead*2 < t.rows.Len() {
+	moved := t.rows.compact()
+	if moved == nil {
 		return nil
 	}
-	moved := t.rows.Compact(func(k int) bool { return t.alive[k] })
 	for _, p := range t.parts {
 		for j, k := range p.list {
 			p.list[j] = int32(moved[k])
 		}
 	}
-	t.alive = t.alive[:t.rows.Len()]
-	for k := range t.alive {
-		t.alive[k] = true
-	}
-	t.dead = 0
 	return nil
 }
 
@@ -376,7 +371,7 @@ func (t *TopN) Final(ctx context.Context) error {
 		return err
 	}
 	for _, p := range t.order {
-		t.newR = t.rk.ranks(p.list, t.rows, t.newR)
+		t.newR = t.rk.ranks(p.list, t.rows.Rows, t.newR)
 		for j, k := range p.list {
 			if err := t.emit(ctx, k, t.newR[j], vector.Insert); err != nil {
 				return err

@@ -152,11 +152,12 @@ func (w *WindowTopN) Watermark(ctx context.Context, _ int, wm int64) error {
 	for _, win := range fire {
 		for _, p := range win.order {
 			w.ranks = w.rk.ranks(p.list, win.rows, w.ranks)
+			rankCol := -1
+			if w.spec.RankNumber {
+				rankCol = len(w.spec.Types)
+			}
 			for j, k := range p.list {
-				i := w.ob.add(win.rows, int(k), vector.Insert)
-				if w.spec.RankNumber {
-					w.ob.setInt(i, len(w.spec.Types), w.ranks[j])
-				}
+				w.ob.addRanked(win.rows, int(k), vector.Insert, rankCol, w.ranks[j])
 				if err := w.ob.full(ctx, w.out); err != nil {
 					return err
 				}
