@@ -72,6 +72,7 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
 			r.down, rk = down, r
+			r.took = &c.sink.parts[r.main] // (the rows the main query took, counted before the operator takes them)
 		}
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
 	}

@@ -43,6 +43,7 @@ type rankOp struct {
 	chunks  []Chunk
 	made    Routed
 	emitted int64
+	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
 	down    *Emitter
 }
 
@@ -153,6 +154,9 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 	o.late = o.late[:0]
 	if o.main < len(r.Parts) {
 		p := &r.Parts[o.main]
+		if o.took != nil {
+			*o.took += int64(len(p.Sel))
+		}
 		o.view = vector.Batch{Cols: p.Cols, N: r.N, Pos: r.In.Pos}
 		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) { // every row, in place: no copy
 			for _, i := range p.Sel {
