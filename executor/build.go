@@ -37,9 +37,10 @@ type chainOpts struct {
 	// timed makes the operators time their calls (Stats.timed: EXPLAIN
 	// ANALYZE); without it OpStats.Nanos stays 0.
 	timed bool
-	// budget is the job's state budget, for the main query's Rank (SPEC
-	// 2.9); nil: none.
+	// budget is the job's state budget, and stats its counts (the late rows
+	// notice), for the main query's Rank (SPEC 2.9); nil: none.
 	budget *StateBudget
+	stats  *Stats
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -68,7 +69,7 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (rank.go)
 		var rk Operator = failedOp{}
 		down := &Emitter{next: next}
-		if r, err := newRankOp(job, opts.budget); err != nil {
+		if r, err := newRankOp(job, opts.budget, opts.stats); err != nil {
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
 			r.down, rk = down, r

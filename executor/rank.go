@@ -44,7 +44,10 @@ type rankOp struct {
 	made    Routed
 	emitted int64
 	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
-	down    *Emitter
+	// lateRows counts the rows sent to the late output (the end-of-job
+	// notice, SPEC 2.4), nil when not counted
+	lateRows *LateRows
+	down     *Emitter
 }
 
 // rankCollector gathers an operator's output rows in batches of the
@@ -98,10 +101,16 @@ func (c *rankCollector) Emit(_ context.Context, port int, b *vector.Batch) error
 func (c *rankCollector) EmitWatermark(context.Context, int64) error { return nil }
 
 // newRankOp builds the operator of job's main query (job.Main.Rank), its
-// state charged to budget (nil: no budget).
-func newRankOp(job *plan.Job, budget *StateBudget) (*rankOp, error) {
+// state charged to budget (nil: no budget), its late rows counted in stats
+// (nil: not counted) for the end-of-job notice (SPEC 2.4).
+func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error) {
 	r := job.Main.Rank
 	o := &rankOp{r: r, main: len(job.Branches), out: job.Main.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
+	if r.LateOutput >= 0 && stats != nil {
+		b := job.Main
+		o.lateRows = &LateRows{Query: b.Text, Output: job.Outputs[r.LateOutput].Name, Script: b.Script, Line: b.Line, Column: b.Column}
+		stats.Late = append(stats.Late, o.lateRows)
+	}
 	var acct op.Account
 	if budget != nil {
 		acct = budget.Account(fmt.Sprintf("%s %s", r.Kind.NodeKind(), r.Text), "the state of "+job.Main.Text)
@@ -201,6 +210,9 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 		return err
 	}
 	if len(o.late) > 0 {
+		if o.lateRows != nil {
+			o.lateRows.Rows += int64(len(o.late))
+		}
 		o.parts = append(o.parts[:0], r.Parts...)
 		for _, i := range o.late {
 			r.Dest[i] = int16(len(o.parts))
@@ -294,6 +306,9 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
 				cols[j] = b.Cols[c]
 			}
 			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.r.LateOutput, Sel: identity[:b.N], Cols: cols}})
+			if o.lateRows != nil {
+				o.lateRows.Rows += int64(b.N)
+			}
 		}
 		g.n = 0
 	}

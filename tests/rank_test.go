@@ -140,6 +140,14 @@ CREATE STREAM e (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT, WATERMARK FOR ts AS 
 		if n := strings.Count(errs, "late> "); n != lateRows {
 			t.Fatalf("seed %d: dedup: %d late rows on stderr, want %d:\n%s", seed, n, lateRows, errs)
 		}
+		if notice := fmt.Sprintf("%d late row(s) of the query", lateRows); lateRows > 0 && !strings.Contains(errs, notice) {
+			t.Fatalf("seed %d: dedup: no end-of-job notice %q:\n%s", seed, notice, errs)
+		}
+		// EXPLAIN ANALYZE counts the rows the main query took before its
+		// operator takes them
+		if out, _, _ := runSQL(t, files, ddl+"EXPLAIN ANALYZE SELECT k, x FROM r ORDER BY x LIMIT 3;\n", "--format", "csv"); !strings.Contains(out, fmt.Sprintf("took %d rows", len(rows))) {
+			t.Fatalf("seed %d: EXPLAIN ANALYZE of ORDER BY does not say the main query took %d rows:\n%s", seed, len(rows), out)
+		}
 		// OVER: the sum of x over the row and the 2 before it of its key, in
 		// event-time order
 		got, _ = run("SELECT k, x, ts, id, SUM(x) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM e")
