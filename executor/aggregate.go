@@ -161,8 +161,8 @@ func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	o.acct = budget.Account("the aggregate of "+br.Text, what)
 	o.row = vector.NewBatch(a.RowTypes)
 	o.sel = make([]int32, 0, vector.Cap)
-	for _, c := range br.Columns {
-		o.outTypes = append(o.outTypes, c.Type)
+	for _, e := range br.Project { // (a Rank's hidden columns too, SPEC 2.9)
+		o.outTypes = append(o.outTypes, e.Type)
 	}
 	o.lateIdx = -1
 	for k := range a.Calls {

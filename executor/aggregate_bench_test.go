@@ -88,14 +88,7 @@ func BenchmarkTumble(b *testing.B) {
 // their wall times (issue 11 item 7: at most 1.2).
 func BenchmarkTumbleVsSplit(b *testing.B) {
 	timeJob := func(script string) time.Duration {
-		job := sensorbench.Plan(b, script, "")
-		src := &limitSource{Source: newRisingSource(job), n: b.N}
-		var stats Stats
-		t := time.Now()
-		if err := run(b.Context(), job, src, &discardCounting{}, &stats, nil); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(t)
+		return timeSensorJob(b, script, func(job *planner.Job) Source { return newRisingSource(job) })
 	}
 	b.ReportAllocs()
 	split := timeJob(sensorbench.SplitScript)

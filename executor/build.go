@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 
 	"streamql/executor/expr"
 	"streamql/executor/vector"
@@ -36,6 +37,10 @@ type chainOpts struct {
 	// timed makes the operators time their calls (Stats.timed: EXPLAIN
 	// ANALYZE); without it OpStats.Nanos stays 0.
 	timed bool
+	// budget is the job's state budget, and stats its counts (the late rows
+	// notice), for the main query's Rank (SPEC 2.9); nil: none.
+	budget *StateBudget
+	stats  *Stats
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -61,6 +66,17 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 	// with the rest (copyStats, addStats)
 	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs))}
 	add(c.sink, "sink", nil)
+	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (rank.go)
+		var rk Operator = failedOp{}
+		down := &Emitter{next: next}
+		if r, err := newRankOp(job, opts.budget, opts.stats); err != nil {
+			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
+		} else {
+			r.down, rk = down, r
+			r.took = &c.sink.parts[r.main] // (the rows the main query took, counted before the operator takes them)
+		}
+		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
+	}
 	proj := newProject(job)
 	proj.down = &Emitter{next: next}
 	add(proj, "project", proj.down)

@@ -221,6 +221,7 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
 		opts = aggChain(job, budget, stats, &p.agg, false)
 	}
+	opts.budget, opts.stats = budget, stats
 	p.init(job, src, sink, stats, probers, opts)
 	p.rep = newReplay(src, p.c, p.agg) // a group source rebuilds the aggregate's state by reading again
 	if m := p.c.assign.max; m != nil {

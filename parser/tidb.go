@@ -432,9 +432,6 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			edits = append(edits, edit{t.Offset, t.End(), blank(t.Text)})
 		case t.is("TABLE") && next.isOp("(") && mode == modeSelect && i > 0 && r.ctx[i] == clFrom &&
 			(toks[i-1].is("FROM") || toks[i-1].is("JOIN") || toks[i-1].isOp(",")):
-			if r.depth[i] > 0 {
-				return nil, Errorf(t.Offset, "a window function (FROM TABLE(TUMBLE(...))) may stand in the query's own FROM only, not in a subquery")
-			}
 			if rw.window != nil {
 				return nil, Errorf(t.Offset, "a query reads one window function")
 			}
@@ -442,6 +439,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			if err != nil {
 				return nil, err
 			}
+			w.InSubquery = r.depth[i] > 0 // (a window Top-N's, SPEC 2.9; the planner refuses the others)
 			rw.window = w
 			// TiDB sees the stream's name where TABLE(...) stood
 			name := toks[i+5] // TABLE ( fn ( TABLE name

@@ -25,6 +25,10 @@ type WindowTVF struct {
 	TimeColPos   int
 	Args         []Interval // the INTERVAL arguments in order
 	End          int        // offset just past the TVF's closing parenthesis
+	// InSubquery: the TVF stands in the FROM of a subquery, which only the
+	// Top-N shape reads (SPEC 2.9: a window Top-N); the planner refuses it
+	// elsewhere.
+	InSubquery bool
 }
 
 // Interval is one INTERVAL 'v' UNIT argument of a window function, in whole

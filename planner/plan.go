@@ -47,6 +47,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if p.Ctx != nil && p.Ctx.Err() != nil {
 		return nil, p.Ctx.Err()
 	}
+	if b, ok, err := p.ruleRank(sel); ok { // SPEC 2.9's shapes (rule_rank.go)
+		return b, err
+	}
 	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}}
 	sp.start, _ = sel.Span()
 	for _, r := range selectRules {
@@ -208,6 +211,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		return nil, err
 	}
 	ruleBothJoinJob(j)
+	ruleRankJob(j)
 	if st.Watermark != nil {
 		e, err := CompileWatermark(st)
 		if err != nil {

@@ -173,17 +173,7 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 		// a.t + oa  op  b.t + ob; as d = l - r with a the left: d op ob - oa
 		c := ob - oa
 		if sa == 1 { // r op l + c'  <=>  d flipped-op -c'
-			c = -c
-			switch op {
-			case opcode.GE:
-				op = opcode.LE
-			case opcode.GT:
-				op = opcode.LT
-			case opcode.LE:
-				op = opcode.GE
-			case opcode.LT:
-				op = opcode.GT
-			}
+			c, op = -c, mirrorCmp(op)
 		}
 		switch op {
 		case opcode.GE, opcode.GT:

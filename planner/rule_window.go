@@ -24,6 +24,9 @@ func ruleWindow(sp *selectPlan) error {
 		return nil
 	}
 	st := sp.st
+	if tvf.InSubquery {
+		return parser.Errorf(tvf.Pos, "a window function (FROM TABLE(TUMBLE(...))) may stand in the query's own FROM only, or in the subquery of a window Top-N (SPEC 2.9)")
+	}
 	if sp.both != nil {
 		return parser.Errorf(tvf.StreamPos, "a window function over one side of a join (a window join, SPEC 2.7) is not supported yet: join the streams, then aggregate")
 	}

@@ -13,6 +13,14 @@ import (
 	"streamql/cmd/streamql/cli"
 )
 
+// exportWaits names the runnable queries that `streamql export --flink`
+// cannot print yet, with why (issue 27).
+var exportWaits = map[string]string{
+	"q9":  "a subquery in FROM has no Flink SQL translation yet",
+	"q18": "a subquery in FROM has no Flink SQL translation yet",
+	"q19": "a subquery in FROM has no Flink SQL translation yet",
+}
+
 // nexmarkQueries says, for every queries/nexmark/qN.sql (issue 26), whether it
 // runs today ("") or what it waits for. A query that runs has a case
 // queries/tests/nexmark-qN (20,000 events, expected output checked against
@@ -28,7 +36,7 @@ var nexmarkQueries = map[string]string{
 	"q5":  "window aggregates in subqueries (2.6), their join (2.7)",
 	"q7":  "window aggregate in a subquery (2.6), interval join (2.7)",
 	"q8":  "window aggregates in subqueries (2.6), window join (2.7)",
-	"q9":  "subquery in FROM (2.6), join (2.7), Top-N (2.9)",
+	"q9":  "",
 	"q10": "",
 	"q11": "",
 	"q12": "CREATE VIEW (2.6), PROCTIME() (2.10)",
@@ -37,8 +45,8 @@ var nexmarkQueries = map[string]string{
 	"q15": "aggregate FILTER (2.9), DATE_FORMAT (2.10)",
 	"q16": "aggregate FILTER (2.9), DATE_FORMAT (2.10)",
 	"q17": "aggregate FILTER (2.9), DATE_FORMAT (2.10)",
-	"q18": "subquery in FROM (2.6), deduplication (2.9)",
-	"q19": "subquery in FROM (2.6), Top-N (2.9)",
+	"q18": "",
+	"q19": "",
 	"q20": "",
 	"q21": "",
 	"q22": "",
@@ -135,7 +143,7 @@ func TestNexmarkWaitingQueries(t *testing.T) {
 			t.Errorf("%s (waiting for %s) exits %d, not 2 (a planning error): if it runs now, add queries/tests/nexmark-%s (see nexmark-q0) and mark it runnable in nexmarkQueries\nstderr: %s", q, waits, code, q, errb.String())
 			continue
 		}
-		if !regexp.MustCompile(`(not supported|unknown function|reserved word|syntax error|may stand in the query's own FROM only)`).MatchString(errb.String()) {
+		if !regexp.MustCompile(`(not supported|unknown function|reserved word|syntax error|may stand in the query's own FROM only|a query reads one window function)`).MatchString(errb.String()) {
 			t.Errorf("%s: unexpected planning error: %s", q, errb.String())
 		}
 	}
@@ -169,7 +177,7 @@ func TestNexmarkDescribeExplain(t *testing.T) {
 // connector and q14's WebAssembly function are listed as differences.
 func TestNexmarkExports(t *testing.T) {
 	for q, waits := range nexmarkQueries {
-		if waits != "" {
+		if waits != "" || exportWaits[q] != "" {
 			continue
 		}
 		var out, errb bytes.Buffer

@@ -30,18 +30,28 @@ func checkPlanErrors(t *testing.T, cases []planErrCase) {
 	}
 }
 
-// TestPositionalByErrors: GROUP BY 1 and ORDER BY 1 are refused at the number,
-// and GROUP BY 1 says positions are not supported (finding 11).
+// TestPositionalByErrors: GROUP BY 1 is refused at the number, and says
+// positions are not supported (finding 11); ORDER BY 1 reads the select
+// list's first column (SPEC 2.9), and a position past its end is refused at
+// the number.
 func TestPositionalByErrors(t *testing.T) {
 	decl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
 	checkPlanErrors(t, []planErrCase{
 		{"group by 1", decl + "SELECT k FROM s GROUP BY 1;", "positional GROUP BY (GROUP BY 1) is not supported", "line 2, column 26"},
 		{"group by k, 1", decl + "SELECT k, COUNT(*) AS n FROM s GROUP BY k, 1;", "positional GROUP BY", "line 2, column 44"},
 		{"group by 2 in a window", decl + "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND))\n  GROUP BY window_start, 2;", "positional GROUP BY (GROUP BY 2)", "line 3, column 26"},
-		{"order by 1", decl + "SELECT k, COUNT(*) FROM s GROUP BY k ORDER BY 1;", "ORDER BY is not supported", "line 2, column 47"},
-		{"order by k, 2", decl + "SELECT k FROM s ORDER BY k DESC, 2;", "ORDER BY is not supported", "line 2, column 26"},
-		{"order by 2, 1", decl + "SELECT k, ts FROM s ORDER BY 2, 1;", "ORDER BY is not supported", "line 2, column 30"},
+		{"order by k, 2", decl + "SELECT k FROM s ORDER BY k DESC, 2;", "ORDER BY 2: the select list has no column 2", "line 2, column 34"},
 	})
+	insert := "INSERT INTO s VALUES ('b', 1), ('a', 2), ('a', 1);\n"
+	for q, want := range map[string]string{
+		"SELECT k, COUNT(*) FROM s GROUP BY k ORDER BY 1;": "k,COUNT(*)\na,2\nb,1\n",
+		"SELECT k, ts FROM s ORDER BY 2, 1;":               "k,ts\na,1\nb,1\na,2\n",
+	} {
+		out, errs, code := runSQL(t, nil, decl+insert+q, "--format", "csv")
+		if code != 0 || out != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want %q", q, code, out, errs, want)
+		}
+	}
 }
 
 // TestUnknownFunctionWrittenName: an unknown function is named as the script

@@ -15,9 +15,23 @@
 //   - Join: the keyed two-input join, INNER, LEFT, RIGHT and FULL, regular or
 //     interval, whose output has both sides' columns.
 //
+// and SPEC 2.9's ranking, deduplication and OVER operators (issue 24):
+//   - TopN: the updating Top-N (ROW_NUMBER, RANK, DENSE_RANK, with or
+//     without the rank column; deduplication keeping the last row), whose
+//     batches carry row kinds (vector.RowKind);
+//   - Dedup: deduplication keeping the first row by event time,
+//     append-only, emitted as the watermark passes;
+//   - WindowTopN: window Top-N and window deduplication, emitted at firing;
+//   - Over: OVER aggregation with ROWS and RANGE frames;
+//   - Sort and TimeSort: ORDER BY at the end of a query, over bounded input
+//     and by the event time over unbounded input.
+//
+// Each keeps its state in Rows, charged to an Account ('state.max-bytes').
+//
 // The executor's builder maps plan nodes to these operators. Package op
-// imports catalog and executor/vector only: never the planner, the parser,
-// the executor package or a connector.
+// imports catalog, executor/vector and executor/agg (the accumulators of
+// SPEC 2.4) only: never the planner, the parser, the executor package or a
+// connector.
 package op
 
 import (

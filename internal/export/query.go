@@ -338,7 +338,7 @@ func hasAggregate(sel *ast.SelectStmt) bool {
 	return f.found
 }
 
-// tail prints GROUP BY, HAVING and LIMIT.
+// tail prints GROUP BY, HAVING and LIMIT; an ORDER BY is refused.
 func (bq *branchQuery) tail() (string, error) {
 	p, sel := bq.p, bq.sel.Query
 	var b strings.Builder
@@ -362,6 +362,9 @@ func (bq *branchQuery) tail() (string, error) {
 			return "", err
 		}
 		b.WriteString(" HAVING " + s)
+	}
+	if sel.OrderBy != nil { // SPEC 2.9: never dropped silently
+		return "", p.errorf(sel.OrderBy, "ORDER BY at the end of a query has no Flink SQL translation yet")
 	}
 	if sel.Limit != nil && sel.Limit.Count != nil {
 		v, ok := sel.Limit.Count.(*test_driver.ValueExpr)

@@ -61,6 +61,9 @@ type Branch struct {
 	// has neither; Project and Columns then read the aggregate row (or the
 	// windowed batch).
 	Agg *Aggregate
+	// Rank is the Top-N, deduplication, OVER aggregation or ORDER BY the main
+	// query ends with (SPEC 2.9), nil when none.
+	Rank *Rank
 	// Line and Column are the 1-based position of the statement in its script
 	// (columns in characters, as SPEC 4's error positions), 0 when unknown, and
 	// Script that script's name ("" when unknown): the late-rows notice tells

@@ -147,11 +147,11 @@ func (j *Job) HasEventTimeJoin() bool {
 // partials per chunk and merged (ParallelAggregate), leaving aside the budget
 // and the CPUs: every branch a grouped window aggregate (not SESSION, at most
 // ParallelAggregateMaxWindowsPerRow windows a row) without a join, none
-// reading CURRENT_WATERMARK, no LIMIT, and at most 255 branches (a late row's
+// reading CURRENT_WATERMARK, no LIMIT or Rank (SPEC 2.9), and at most 255 branches (a late row's
 // aggregate is kept in a byte).
 func (j *Job) ParallelAggregatable() bool {
 	bs := j.AllBranches()
-	if len(bs) == 0 || len(bs) > 255 || j.Main != nil && j.Main.Limit >= 0 {
+	if len(bs) == 0 || len(bs) > 255 || j.Main != nil && (j.Main.Limit >= 0 || j.Main.Rank != nil) {
 		return false
 	}
 	for _, b := range bs {
@@ -184,9 +184,10 @@ func (j *Job) ParallelAggregatable() bool {
 
 // Morselable reports whether job can run on the morsel pipeline, leaving aside
 // the CPUs and the output format: no aggregate, no WATERMARK (late rows need
-// the watermark of every row before), no LIMIT (the cut needs rows in order).
+// the watermark of every row before), no LIMIT (the cut needs rows in order),
+// no Rank (SPEC 2.9: one operator sees every row).
 func (j *Job) Morselable() bool {
-	return !j.HasAggregates() && j.Watermark == nil && (j.Main == nil || j.Main.Limit < 0)
+	return !j.HasAggregates() && j.Watermark == nil && (j.Main == nil || j.Main.Limit < 0 && j.Main.Rank == nil)
 }
 
 // ReadsWatermark reports whether e (nil: none) reads CURRENT_WATERMARK.

@@ -16,17 +16,22 @@ type NodeKind string
 // nodes take a second input (a build side) or give a second port (late
 // rows) as the operators do.
 const (
-	NodeScan      NodeKind = "Scan"            // a stream's source: connector, path, bounded or not
-	NodeDecode    NodeKind = "Decode"          // the format's decoder; port "errors" gives malformed rows
-	NodeAssign    NodeKind = "AssignWatermark" // the WATERMARK FOR assigner (SPEC 2.3)
-	NodeRoute     NodeKind = "Route"           // first-match routing, one port per branch (SPEC 2.1)
-	NodeFilter    NodeKind = "Filter"          // a branch's WHERE, evaluated by the router
-	NodeJoin      NodeKind = "Join"            // semi or anti hash join (SPEC 2.2): input 0 the probe, input 1 the build side
-	NodeWindow    NodeKind = "Window"          // a window TVF without aggregation (SPEC 2.4)
-	NodeAggregate NodeKind = "Aggregate"       // a (window) aggregate (SPEC 2.4); port "late" gives late rows
-	NodeLimit     NodeKind = "Limit"           // the main query's LIMIT
-	NodeProject   NodeKind = "Project"         // a branch's projection
-	NodeSink      NodeKind = "Sink"            // an output: stdout, a side output, a sink stream, errors
+	NodeScan       NodeKind = "Scan"            // a stream's source: connector, path, bounded or not
+	NodeDecode     NodeKind = "Decode"          // the format's decoder; port "errors" gives malformed rows
+	NodeAssign     NodeKind = "AssignWatermark" // the WATERMARK FOR assigner (SPEC 2.3)
+	NodeRoute      NodeKind = "Route"           // first-match routing, one port per branch (SPEC 2.1)
+	NodeFilter     NodeKind = "Filter"          // a branch's WHERE, evaluated by the router
+	NodeJoin       NodeKind = "Join"            // semi or anti hash join (SPEC 2.2): input 0 the probe, input 1 the build side
+	NodeWindow     NodeKind = "Window"          // a window TVF without aggregation (SPEC 2.4)
+	NodeAggregate  NodeKind = "Aggregate"       // a (window) aggregate (SPEC 2.4); port "late" gives late rows
+	NodeLimit      NodeKind = "Limit"           // the main query's LIMIT
+	NodeProject    NodeKind = "Project"         // a branch's projection
+	NodeTopN       NodeKind = "Rank"            // Top-N, deduplication keeping the last row (SPEC 2.9): updating
+	NodeDedup      NodeKind = "Deduplicate"     // deduplication keeping the first row by event time (SPEC 2.9)
+	NodeWindowTopN NodeKind = "WindowRank"      // window Top-N (SPEC 2.9), at firing
+	NodeOver       NodeKind = "OverAggregate"   // OVER aggregation (SPEC 2.9)
+	NodeSort       NodeKind = "Sort"            // ORDER BY at the end of a query (SPEC 2.9)
+	NodeSink       NodeKind = "Sink"            // an output: stdout, a side output, a sink stream, errors
 )
 
 // Input is one input of a node: the node it reads (its ID) and that node's
@@ -267,6 +272,12 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 	}
 	p := add(&Node{Kind: NodeProject, Text: b.projectText(), Line: LineDetail})
 	p.Time = projectedTime(b, timeCol)
+	if r := b.Rank; r != nil { // SPEC 2.9 (rank.go)
+		p = add(&Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating, State: r.State, Line: LineDetail})
+		if r.LateOutput >= 0 {
+			t.sink(j, r.LateOutput, Input{Node: p.ID, Port: "late"}, "", sinks)
+		}
+	}
 	t.sink(j, b.Output, in, p.Time, sinks)
 }
 
@@ -359,8 +370,9 @@ func (t *Tree) add(n *Node) *Node {
 // double_t".
 func (b *Branch) projectText() string {
 	var cols []string
+	names := b.projectedColumns()
 	for i, e := range b.Project {
-		c := b.Columns[i].Name
+		c := names[i].Name
 		if e.Text != "" && e.Text != c {
 			c = e.Text + " AS " + c
 		}
@@ -375,16 +387,26 @@ func projectedTime(b *Branch, tc string) string {
 	if tc == "" {
 		return ""
 	}
+	names := b.projectedColumns()
 	for i, e := range b.Project {
 		x := e.Text
 		if dot := strings.LastIndexByte(x, '.'); dot >= 0 {
 			x = x[dot+1:]
 		}
 		if strings.EqualFold(x, tc) {
-			return b.Columns[i].Name
+			return names[i].Name
 		}
 	}
 	return ""
+}
+
+// projectedColumns are the columns b.Project computes: the branch's own, or
+// with a Rank (SPEC 2.9) the operator's input (hidden columns included).
+func (b *Branch) projectedColumns() []catalog.Column {
+	if b.Rank != nil {
+		return b.Rank.InColumns
+	}
+	return b.Columns
 }
 
 // Text renders t as EXPLAIN prints it: every root (a source) with the

@@ -1,8 +1,12 @@
 -- Nexmark q9: winning bids (each auction's highest bid within its lifetime).
 --   streamql queries/nexmark/q9.sql
--- Status: waits for the join (SPEC 2.7) and Top-N (ROW_NUMBER, SPEC 2.9).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q9.sql):
 --   - stdout instead of the blackhole table.
+--   - the join is a lookup join (SPEC 2.7: the bounded bid stream is read whole
+--     first), and the Top-N is updating (SPEC 2.8): until streamql's outputs print
+--     changelogs, the bounded inputs give the final table at their end. Over unbounded
+--     streams it is a planning error.
 .read ddl.sql
 SELECT
     id, itemName, description, initialBid, reserve, `dateTime`, expires, seller, category, extra,

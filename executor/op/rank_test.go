@@ -1,0 +1,351 @@
+package op
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// The ranking tests' input layout: a partition key (NULL when < 0), a DOUBLE
+// to order by (NULL, NaN, -0.0 and ties among them), a text, the row's
+// arrival number, an event time, and the row's CURRENT_WATERMARK stamp.
+var rankTypes = []catalog.Type{catalog.BigInt, catalog.Double, catalog.Varchar, catalog.BigInt, catalog.BigInt, catalog.BigInt}
+
+type rankRow struct {
+	key   int64
+	x     float64
+	xNull bool
+	s     string
+	id    int64
+	t     int64
+	stamp int64 // math.MinInt64: none
+}
+
+func genRankRows(r *rand.Rand, n int, delay int64) []rankRow {
+	rows := make([]rankRow, n)
+	doubles := []float64{0, math.Copysign(0, -1), 1, 2.5, -3, math.NaN(), math.Inf(1), 7, 7, 8}
+	maxT := int64(math.MinInt64)
+	for i := range rows {
+		x := rankRow{key: r.Int64N(5) - 1, id: int64(i), s: fmt.Sprintf("s%d", r.IntN(4))}
+		switch r.IntN(8) {
+		case 0:
+			x.xNull = true
+		case 1, 2:
+			x.x = doubles[r.IntN(len(doubles))]
+		default:
+			x.x = float64(r.IntN(20))
+		}
+		x.t = int64(i*10) + r.Int64N(2*delay+1) - delay
+		x.stamp = math.MinInt64
+		if maxT != math.MinInt64 {
+			x.stamp = maxT - delay
+		}
+		maxT = max(maxT, x.t)
+		rows[i] = x
+	}
+	return rows
+}
+
+func (x rankRow) late() bool { return x.stamp != math.MinInt64 && x.t < x.stamp }
+
+var rankScratch = vector.NewBatch(rankTypes)
+
+func rankBatch(rows []rankRow) *vector.Batch {
+	b := rankScratch
+	b.Reset()
+	for i, x := range rows {
+		b.Cols[0].I[i], b.Cols[0].Null[i] = x.key, x.key < 0
+		b.Cols[1].F[i], b.Cols[1].Null[i] = x.x, x.xNull
+		b.Cols[2].SetString(i, []byte(x.s))
+		b.Cols[3].I[i], b.Cols[3].Null[i] = x.id, false
+		b.Cols[4].I[i], b.Cols[4].Null[i] = x.t, false
+		b.Cols[5].I[i], b.Cols[5].Null[i] = x.stamp, x.stamp == math.MinInt64
+		b.Pos[i] = x.id
+	}
+	b.N = len(rows)
+	return b
+}
+
+// rowText prints row i of b's columns as a test's table key.
+func rowText(b *vector.Batch, i int) string {
+	var sb []byte
+	for c, v := range b.Cols {
+		if c > 0 {
+			sb = append(sb, '|')
+		}
+		if v.Null[i] {
+			sb = append(sb, "NULL"...)
+			continue
+		}
+		sb = vector.AppendValue(sb, v.Type, v, i)
+	}
+	return string(sb)
+}
+
+// changelog applies what an operator emits to a materialized table (a
+// multiset of rows), failing on a retraction of a row the table does not
+// hold; late rows and watermarks are recorded.
+type changelog struct {
+	t       testing.TB
+	table   map[string]int
+	appends []string // rows in emission order (append-only outputs)
+	late    []string
+	wms     []int64
+	kinds   bool // some batch had kinds
+}
+
+func newChangelog(t testing.TB) *changelog { return &changelog{t: t, table: map[string]int{}} }
+
+func (c *changelog) Emit(_ context.Context, port int, b *vector.Batch) error {
+	for i := 0; i < b.N; i++ {
+		row := rowText(b, i)
+		if port != 0 {
+			c.late = append(c.late, row)
+			continue
+		}
+		kind := vector.Insert
+		if b.Kinds != nil {
+			kind = b.Kinds[i]
+			c.kinds = true
+		}
+		if kind.Retracts() {
+			if c.table[row] == 0 {
+				c.t.Fatalf("%s retracts a row the result does not hold: %s", kind, row)
+			}
+			c.table[row]--
+			if c.table[row] == 0 {
+				delete(c.table, row)
+			}
+			continue
+		}
+		c.table[row]++
+		c.appends = append(c.appends, row)
+	}
+	return nil
+}
+
+func (c *changelog) EmitWatermark(_ context.Context, wm int64) error {
+	c.wms = append(c.wms, wm)
+	return nil
+}
+
+func (c *changelog) rows() []string {
+	var out []string
+	for r, n := range c.table {
+		for range n {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// refText prints a reference row as rowText prints the operator's rows (the
+// same value printing, SPEC 4), plus extra BIGINT columns.
+func refText(x rankRow, extra ...string) string {
+	b := rankBatch([]rankRow{x})
+	s := rowText(b, 0)
+	for _, e := range extra {
+		s += "|" + e
+	}
+	return s
+}
+
+// refCmpX orders rows by x as SQL's ORDER BY x does (NULL smallest, DOUBLE
+// as Java's Double.compare), written apart from the operator.
+func refCmpX(a, b rankRow) int {
+	switch {
+	case a.xNull && b.xNull:
+		return 0
+	case a.xNull:
+		return -1
+	case b.xNull:
+		return 1
+	}
+	an, bn := math.IsNaN(a.x), math.IsNaN(b.x)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case a.x != b.x:
+		return cmp.Compare(a.x, b.x)
+	}
+	sa, sb := 0, 0 // -0.0 below 0.0
+	if math.Signbit(a.x) {
+		sa = -1
+	}
+	if math.Signbit(b.x) {
+		sb = -1
+	}
+	return cmp.Compare(sa, sb)
+}
+
+// refTopN is the batch reference of a Top-N: group the whole input by key,
+// sort each group (stable: ties in arrival order, or newest first), rank and
+// keep the ranks up to n.
+func refTopN(rows []rankRow, desc bool, fn RankFunc, n int64, rankCol, newerFirst bool) []string {
+	groups := map[int64][]rankRow{}
+	for _, x := range rows {
+		k := max(x.key, -1)
+		groups[k] = append(groups[k], x)
+	}
+	var out []string
+	for _, g := range groups {
+		if newerFirst {
+			slices.Reverse(g)
+		}
+		slices.SortStableFunc(g, func(a, b rankRow) int {
+			if desc {
+				return refCmpX(b, a)
+			}
+			return refCmpX(a, b)
+		})
+		rank, dense := int64(0), int64(0)
+		for j, x := range g {
+			if j == 0 || refCmpX(g[j-1], x) != 0 {
+				rank = int64(j) + 1
+				dense++
+			}
+			r := rank
+			switch fn {
+			case RowNumber:
+				r = int64(j) + 1
+			case DenseRank:
+				r = dense
+			}
+			if r > n {
+				break
+			}
+			if rankCol {
+				out = append(out, refText(x, fmt.Sprint(r)))
+			} else {
+				out = append(out, refText(x))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pushInBatches pushes rows to o on port 0 in random batch sizes.
+func pushInBatches(t testing.TB, r *rand.Rand, o Operator, rows []rankRow) {
+	ctx := context.Background()
+	for len(rows) > 0 {
+		n := min(len(rows), 1+r.IntN(40))
+		if err := o.Push(ctx, 0, rankBatch(rows[:n])); err != nil {
+			t.Fatal(err)
+		}
+		rows = rows[n:]
+	}
+	if err := o.Finish(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTopNAgainstReference: for random inputs, batch sizes, ranking
+// functions, N, directions and with and without the rank column, applying the
+// Top-N's changelog gives the reference's final table (SPEC 2.9).
+func TestTopNAgainstReference(t *testing.T) {
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		rows := genRankRows(r, 1+r.IntN(300), 20)
+		fn := RankFunc(r.IntN(3))
+		n := 1 + r.Int64N(4)
+		desc, rankCol, newer := r.IntN(2) == 0, r.IntN(2) == 0, fn == RowNumber && r.IntN(4) == 0
+		log := newChangelog(t)
+		acct := &countAccount{}
+		top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: []int{0}, Order: []SortKey{{Col: 1, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol, NewerFirst: newer}, log, acct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pushInBatches(t, r, top, rows)
+		want := refTopN(rows, desc, fn, n, rankCol, newer)
+		if got := log.rows(); !slices.Equal(got, want) {
+			t.Fatalf("seed %d (%s, N=%d, desc %v, rank column %v, newer first %v): final table\n%s\nwant\n%s", seed, fn, n, desc, rankCol, newer, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if !log.kinds {
+			t.Fatalf("seed %d: the Top-N's batches have no row kinds", seed)
+		}
+		final := newChangelog(t) // Final: the result as inserts
+		top.out = final
+		if err := top.Final(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := final.rows(); !slices.Equal(got, want) || len(final.appends) != len(want) {
+			t.Fatalf("seed %d: Final gives\n%s\nwant\n%s", seed, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if acct.n <= 0 {
+			t.Fatalf("seed %d: state charged %d bytes", seed, acct.n)
+		}
+	}
+}
+
+// countAccount counts the bytes charged.
+type countAccount struct{ n, peak int64 }
+
+func (a *countAccount) Grow(n int64) error {
+	a.n += n
+	a.peak = max(a.peak, a.n)
+	return nil
+}
+
+// TestTopNStateBounded: the Top-N's state is its partitions' top rows, not
+// the input: 100,000 rows over 10 keys keep at most about 10 × N rows.
+func TestTopNStateBounded(t *testing.T) {
+	acct := &countAccount{}
+	top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: []int{0}, Order: []SortKey{{Col: 1, Desc: true}}, N: 3}, discard{}, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	rows := genRankRows(r, 1000, 5)
+	for range 100 {
+		for i := range rows {
+			rows[i].x = float64(r.IntN(1 << 20))
+		}
+		if err := top.Push(context.Background(), 0, rankBatch(rows[:1000])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if top.rows.Len() > 5*3*2+2048 || acct.n > 5*3*100+5*200 {
+		t.Fatalf("state after 100,000 rows: %d rows stored, %d bytes charged", top.rows.Len(), acct.n)
+	}
+}
+
+// TestTopNTTL: a partition untouched for the TTL is forgotten: its next row
+// starts a new top list (an insert, no retraction).
+func TestTopNTTL(t *testing.T) {
+	now := int64(0)
+	log := newChangelog(t)
+	top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: []int{0}, Order: []SortKey{{Col: 1}}, N: 1, TTL: 1000, Now: func() int64 { return now }}, log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_ = top.Push(ctx, 0, rankBatch([]rankRow{{key: 1, x: 5, s: "a", id: 1}}))
+	now = 2000
+	_ = top.Push(ctx, 0, rankBatch([]rankRow{{key: 2, x: 5, s: "b", id: 2}}))
+	if top.Partitions() != 1 {
+		t.Fatalf("%d partitions after the TTL, want 1", top.Partitions())
+	}
+	_ = top.Push(ctx, 0, rankBatch([]rankRow{{key: 1, x: 9, s: "c", id: 3}}))
+	if len(log.appends) != 3 {
+		t.Fatalf("changes %v, want three inserts", log.appends)
+	}
+}
+
+type discard struct{}
+
+func (discard) Emit(context.Context, int, *vector.Batch) error { return nil }
+func (discard) EmitWatermark(context.Context, int64) error     { return nil }

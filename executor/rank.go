@@ -1,0 +1,374 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+
+	"streamql/catalog"
+	"streamql/executor/op"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// rankOp runs the operator a main query ends with (SPEC 2.9, plan.Rank):
+// Top-N, deduplication, window Top-N, OVER aggregation or ORDER BY. It sits
+// between the projections and the sink: it takes the main query's projected
+// rows (its part of each routed batch, and the rows an aggregate made for
+// it), feeds them to the executor/op operator, and hands what that emits to
+// the sink as rows it made (Routed.Chunks), after the batch's own rows.
+// Watermark events reach the operator as they pass; the end of the input is
+// the operator's Finish.
+//
+// Rows below the watermark (CURRENT_WATERMARK, SPEC 2.3) of a query whose
+// operator goes by event time (Dedup, Over, TimeSort) go, as their input
+// rows, to the late output (plan.Rank.LateOutput).
+//
+// An updating Top-N over a bounded input (plan.Rank.Updating, Bounded) gives
+// its final result at the input's end (op.TopN.Final), the materialized
+// table of its changelog (SPEC 2.8); the planner refuses one over an
+// unbounded input until the outputs print changelogs.
+type rankOp struct {
+	r       *plan.Rank
+	main    int // the main query's part
+	out     int // its output
+	op      op.Operator
+	top     *op.TopN // an updating Top-N
+	in      *vector.Batch
+	view    vector.Batch
+	zeroPos []int64
+	coll    rankCollector
+	late    []int32
+	ncols   int // the stream's columns (a late row's)
+	parts   []Part
+	chunks  []Chunk
+	made    Routed
+	emitted int64
+	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
+	// lateRows counts the rows sent to the late output (the end-of-job
+	// notice, SPEC 2.4), nil when not counted
+	lateRows *LateRows
+	down     *Emitter
+}
+
+// rankCollector gathers an operator's output rows in batches of the
+// operator's output layout.
+type rankCollector struct {
+	types   []catalog.Type
+	batches []*vector.Batch
+	n       int // batches in use
+	discard bool
+	late    gathered // the late port's rows (a window Top-N's: its input's layout)
+}
+
+// gathered is rows gathered in batches of one layout.
+type gathered struct {
+	types   []catalog.Type
+	batches []*vector.Batch
+	n       int // batches in use
+}
+
+func (g *gathered) add(b *vector.Batch) {
+	from := 0
+	for from < b.N {
+		if g.n == 0 || g.batches[g.n-1].N == vector.Cap {
+			if g.n == len(g.batches) {
+				g.batches = append(g.batches, vector.NewBatch(g.types))
+			}
+			g.batches[g.n].Reset()
+			g.n++
+		}
+		dst := g.batches[g.n-1]
+		to := min(b.N, from+vector.Cap-dst.N)
+		dst.AppendRows(b, from, to)
+		from = to
+	}
+}
+
+// Emit implements op.Emitter.
+func (c *rankCollector) Emit(_ context.Context, port int, b *vector.Batch) error {
+	switch {
+	case port == op.TimedLate:
+		c.late.add(b) // (Dedup's, Over's and TimeSort's late rows are routed before them: a window Top-N's only)
+	case !c.discard:
+		g := gathered{types: c.types, batches: c.batches, n: c.n}
+		g.add(b)
+		c.batches, c.n = g.batches, g.n
+	}
+	return nil
+}
+
+// EmitWatermark implements op.Emitter.
+func (c *rankCollector) EmitWatermark(context.Context, int64) error { return nil }
+
+// newRankOp builds the operator of job's main query (job.Main.Rank), its
+// state charged to budget (nil: no budget), its late rows counted in stats
+// (nil: not counted) for the end-of-job notice (SPEC 2.4).
+func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error) {
+	r := job.Main.Rank
+	o := &rankOp{r: r, main: len(job.Branches), out: job.Main.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
+	if r.LateOutput >= 0 && stats != nil {
+		b := job.Main
+		o.lateRows = &LateRows{Query: b.Text, Output: job.Outputs[r.LateOutput].Name, Script: b.Script, Line: b.Line, Column: b.Column}
+		stats.Late = append(stats.Late, o.lateRows)
+	}
+	var acct op.Account
+	if budget != nil {
+		acct = budget.Account(fmt.Sprintf("%s %s", r.Kind.NodeKind(), r.Text), "the state of "+job.Main.Text)
+	}
+	var keys []op.SortKey
+	for _, k := range r.Order {
+		keys = append(keys, op.SortKey{Col: k.Col, Desc: k.Desc})
+	}
+	outTypes := r.Types
+	var err error
+	switch r.Kind {
+	case plan.RankTopN:
+		o.top, err = op.NewTopN(op.TopNSpec{Types: r.Types, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst}, &o.coll, acct)
+		o.op = o.top
+		o.coll.discard = r.Bounded // (the final result at the end)
+		if r.RankNumber {
+			outTypes = append(append([]catalog.Type{}, r.Types...), catalog.BigInt)
+		}
+	case plan.RankDedup:
+		o.op, err = op.NewDedup(op.DedupSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1}, &o.coll, acct)
+	case plan.RankWindowTopN:
+		o.op, err = op.NewWindowTopN(op.WindowTopNSpec{Types: r.Types, Start: r.Start, End: r.End, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, Stamp: r.Stamp}, &o.coll, acct)
+		if r.RankNumber {
+			outTypes = append(append([]catalog.Type{}, r.Types...), catalog.BigInt)
+		}
+	case plan.RankOver:
+		spec := op.OverSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1, Range: r.Range, Preceding: r.Preceding}
+		outTypes = append([]catalog.Type{}, r.Types...)
+		for _, c := range r.Calls {
+			spec.Aggs = append(spec.Aggs, op.OverAgg{Spec: c.Spec, Arg: c.Arg})
+			outTypes = append(outTypes, c.Spec.ResultType())
+		}
+		o.op, err = op.NewOver(spec, &o.coll, acct)
+	case plan.RankSort:
+		o.op, err = op.NewSort(op.SortSpec{Types: r.Types, Order: keys, Limit: r.Limit}, &o.coll, acct)
+	case plan.RankTimeSort:
+		o.op, err = op.NewTimeSort(op.TimeSortSpec{Types: r.Types, Time: r.Time, Stamp: -1}, &o.coll, acct)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o.coll.types = outTypes
+	o.coll.late.types = r.Types
+	return o, nil
+}
+
+// Push implements Operator: the main query's rows go to the operator.
+func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
+	o.in.Reset()
+	o.late = o.late[:0]
+	if o.main < len(r.Parts) {
+		p := &r.Parts[o.main]
+		if o.took != nil {
+			*o.took += int64(len(p.Sel))
+		}
+		o.view = vector.Batch{Cols: p.Cols, N: r.N, Pos: r.In.Pos}
+		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) { // every row, in place: no copy
+			for _, i := range p.Sel {
+				r.Dest[i] = -1
+			}
+			p.Sel = p.Sel[:0]
+			if err := o.op.Push(ctx, 0, &o.view); err != nil {
+				return err
+			}
+		}
+		for _, i := range p.Sel {
+			r.Dest[i] = -1
+			if o.isLate(p, i) {
+				o.late = append(o.late, i)
+				continue
+			}
+			if err := o.add(ctx, &o.view, int(i)); err != nil {
+				return err
+			}
+		}
+		p.Sel = p.Sel[:0]
+	}
+	if len(r.Chunks) > 0 {
+		kept := o.chunks[:0]
+		for k := range r.Chunks {
+			c := &r.Chunks[k]
+			if c.Output != o.out {
+				kept = append(kept, *c)
+				continue
+			}
+			o.view = vector.Batch{Cols: c.Cols, N: vector.Cap, Pos: o.zeroPos}
+			for _, i := range c.Sel {
+				if err := o.add(ctx, &o.view, int(i)); err != nil {
+					return err
+				}
+			}
+		}
+		o.chunks = kept
+		r.Chunks = kept
+	}
+	if err := o.flushIn(ctx); err != nil {
+		return err
+	}
+	if len(o.late) > 0 {
+		if o.lateRows != nil {
+			o.lateRows.Rows += int64(len(o.late))
+		}
+		o.parts = append(o.parts[:0], r.Parts...)
+		for _, i := range o.late {
+			r.Dest[i] = int16(len(o.parts))
+		}
+		o.parts = append(o.parts, Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
+		r.Parts = o.parts
+	}
+	return o.emit(ctx, port, r)
+}
+
+// isLate reports whether row i of part p is below the watermark (SPEC 2.3:
+// its time below its CURRENT_WATERMARK) for an operator that routes late
+// rows.
+func (o *rankOp) isLate(p *Part, i int32) bool {
+	if o.r.LateOutput < 0 || o.r.Stamp < 0 {
+		return false
+	}
+	s, t := p.Cols[o.r.Stamp], p.Cols[o.r.Time]
+	return !s.Null[i] && !t.Null[i] && t.I[i] < s.I[i]
+}
+
+// anyLate reports whether a row of part p is late (isLate).
+func (o *rankOp) anyLate(p *Part) bool {
+	if o.r.LateOutput < 0 || o.r.Stamp < 0 {
+		return false
+	}
+	for _, i := range p.Sel {
+		if o.isLate(p, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// add copies row i of b into the operator's input, pushing it when full.
+func (o *rankOp) add(ctx context.Context, b *vector.Batch, i int) error {
+	o.in.AppendRows(b, i, i+1)
+	if o.in.N < vector.Cap {
+		return nil
+	}
+	return o.flushIn(ctx)
+}
+
+func (o *rankOp) flushIn(ctx context.Context) error {
+	if o.in.N == 0 {
+		return nil
+	}
+	err := o.op.Push(ctx, 0, o.in)
+	o.in.Reset()
+	return err
+}
+
+// emit appends what the operator emitted to r as chunks after r's rows (r
+// nil: a batch of them alone) and pushes r on; a LIMIT reached ends the job.
+func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
+	done := false
+	if o.coll.n > 0 {
+		if r == nil {
+			o.made = Routed{ErrorSide: o.made.ErrorSide}
+			r = &o.made
+		}
+		for _, b := range o.coll.batches[:o.coll.n] {
+			n := b.N
+			if o.r.Limit >= 0 && o.r.Kind == plan.RankTimeSort && o.emitted+int64(n) >= o.r.Limit {
+				n = int(o.r.Limit - o.emitted)
+				done = true
+			}
+			o.emitted += int64(n)
+			cols := make([]*vector.Vec, len(o.r.Output))
+			for j, c := range o.r.Output {
+				cols[j] = b.Cols[c]
+			}
+			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.out, Sel: identity[:n], Cols: cols}})
+			if done {
+				break
+			}
+		}
+		o.coll.n = 0
+	}
+	if g := &o.coll.late; g.n > 0 {
+		if r == nil {
+			o.made = Routed{ErrorSide: o.made.ErrorSide}
+			r = &o.made
+		}
+		for _, b := range g.batches[:g.n] {
+			if o.r.LateOutput < 0 {
+				break // (a plan without a late output: none come)
+			}
+			cols := make([]*vector.Vec, len(o.r.LateCols))
+			for j, c := range o.r.LateCols {
+				cols[j] = b.Cols[c]
+			}
+			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.r.LateOutput, Sel: identity[:b.N], Cols: cols}})
+			if o.lateRows != nil {
+				o.lateRows.Rows += int64(b.N)
+			}
+		}
+		g.n = 0
+	}
+	if r == nil {
+		return nil
+	}
+	if err := o.down.Push(ctx, port, r); err != nil {
+		return err
+	}
+	if done {
+		return errLimitReached
+	}
+	return nil
+}
+
+// identity is the selection 0, 1, …, vector.Cap-1.
+var identity = func() []int32 {
+	s := make([]int32, vector.Cap)
+	for i := range s {
+		s[i] = int32(i)
+	}
+	return s
+}()
+
+// Watermark implements Operator: the operator sees the watermark (the end
+// of the input is Finish), then what it emitted goes on, then the event.
+func (o *rankOp) Watermark(ctx context.Context, wm Watermark) error {
+	if wm.Set && !wm.Final {
+		if err := o.op.Watermark(ctx, 0, wm.Value); err != nil {
+			return err
+		}
+		if err := o.emit(ctx, wm.Port, nil); err != nil {
+			return err
+		}
+	}
+	return o.down.Watermark(ctx, wm)
+}
+
+// Finish implements Operator: the input ended; the operator emits what it
+// holds (a bounded updating Top-N its final result).
+func (o *rankOp) Finish(ctx context.Context) error {
+	if err := o.op.Finish(ctx, 0); err != nil {
+		return err
+	}
+	if o.top != nil && o.r.Bounded {
+		o.coll.discard = false
+		if err := o.top.Final(ctx); err != nil {
+			return err
+		}
+	}
+	if err := o.emit(ctx, Port{}, nil); err != nil && err != errLimitReached { // (the rows up to the LIMIT are out)
+		return err
+	}
+	return o.down.Finish(ctx)
+}
+
+// failedOp is an operator that could not be built: its first call fails
+// with the reason (a plan the executor cannot run is a bug, never a crash).
+type failedOp struct{ err error }
+
+func (f failedOp) Push(context.Context, Port, *Routed) error  { return f.err }
+func (f failedOp) Watermark(context.Context, Watermark) error { return f.err }
+func (f failedOp) Finish(context.Context) error               { return f.err }

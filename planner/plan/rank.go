@@ -1,0 +1,97 @@
+package plan
+
+import "streamql/catalog"
+
+// RankKind is which of SPEC 2.9's operators a Rank is.
+type RankKind uint8
+
+// The operators of SPEC 2.9, as the executor's executor/op builds them.
+const (
+	RankTopN       RankKind = iota // Top-N, and deduplication keeping the last row: updating
+	RankDedup                      // deduplication keeping the first row by event time: append-only
+	RankWindowTopN                 // window Top-N / window deduplication: append-only, at firing
+	RankOver                       // OVER aggregation: append-only
+	RankSort                       // ORDER BY [LIMIT] over a bounded input: sorted at its end
+	RankTimeSort                   // ORDER BY the event time over an unbounded input
+)
+
+// NodeKind is the kind of the plan tree's node for the operator (EXPLAIN).
+func (k RankKind) NodeKind() NodeKind {
+	switch k {
+	case RankDedup:
+		return NodeDedup
+	case RankWindowTopN:
+		return NodeWindowTopN
+	case RankOver:
+		return NodeOver
+	case RankSort, RankTimeSort:
+		return NodeSort
+	}
+	return NodeTopN
+}
+
+// The ranking functions (Rank.Func), as executor/op's RankFunc numbers them.
+const (
+	RankRowNumber = 0
+	RankRank      = 1
+	RankDense     = 2
+)
+
+// RankKey is one ORDER BY item of a Rank: a column of its input, and DESC.
+type RankKey struct {
+	Col  int
+	Desc bool
+}
+
+// OverCall is one aggregate of an OVER aggregation: a function of SPEC 2.4
+// and the input column of its argument (-1 for COUNT(*)).
+type OverCall struct {
+	Spec AggSpec
+	Arg  int
+}
+
+// Rank is the operator of SPEC 2.9 that a main query ends with (Branch.Rank):
+// Top-N, deduplication, window Top-N, OVER aggregation or ORDER BY. Its input
+// is the branch's projected row (Branch.Project, which then holds, after the
+// query's own columns, the hidden columns the operator reads: partition and
+// order keys, the event time, CURRENT_WATERMARK); its output is that row,
+// then the rank (RankNumber) or the OVER aggregates; Output picks the query's
+// columns (Branch.Columns) from it.
+type Rank struct {
+	Kind      RankKind
+	Types     []catalog.Type   // the input's columns (Branch.Project's types)
+	InColumns []catalog.Column // their names (hidden ones start with $)
+	Keys      []int            // PARTITION BY columns (window Top-N: the others than the window's)
+	Order     []RankKey
+	N         int64 // Top-N: the largest rank kept
+	Func      int   // RankRowNumber, RankRank or RankDense
+	// RankNumber: the output has the rank as a column (Flink's no-ranking-
+	// number optimisation otherwise). NewerFirst: ties go newest first
+	// (deduplication keeping the last row).
+	RankNumber, NewerFirst bool
+	// Time is the event-time column, Stamp the CURRENT_WATERMARK column
+	// (-1 when none: the rows of a window aggregate); Start and End the
+	// window Top-N's window columns.
+	Time, Stamp, Start, End int
+	// Range and Preceding are an OVER frame: RANGE of Preceding ms, or ROWS
+	// of Preceding rows; Calls its aggregates.
+	Range     bool
+	Preceding int64
+	Calls     []OverCall
+	// Limit is ORDER BY's LIMIT (-1: none).
+	Limit int64
+	// Output maps the query's columns to the operator's output columns.
+	Output []int
+	// Updating: the operator's result changes (SPEC 2.8); Bounded: its input
+	// ends, so the executor gives the final result at the end.
+	Updating, Bounded bool
+	// LateOutput indexes Job.Outputs: where rows below the watermark go
+	// (Dedup, Over, TimeSort; SPEC 2.9), set by the planner; -1 when none.
+	LateOutput int
+	// LateCols are the input columns that hold the stream's row, for the
+	// late rows of a window Top-N over a window TVF (rows of a window that
+	// fired); nil otherwise.
+	LateCols []int
+	// Text is EXPLAIN's line for the operator; State what its state holds.
+	Text, State string
+}

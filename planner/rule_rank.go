@@ -1,0 +1,894 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"streamql/catalog"
+	"streamql/parser"
+	"streamql/planner/plan"
+)
+
+// ruleRank plans the shapes of SPEC 2.9 that end a main query with an
+// operator of their own (plan.Rank), before the other rules:
+//   - Top-N and deduplication: SELECT … FROM (SELECT …, ROW_NUMBER() OVER
+//     (PARTITION BY … ORDER BY …) AS rn FROM …) [AS q] WHERE rn <= N (also
+//     rn < N, rn = 1, RANK and DENSE_RANK); with window_start and
+//     window_end in the PARTITION BY of a window query, a window Top-N;
+//   - OVER aggregation: agg(x) OVER (PARTITION BY k ORDER BY t ROWS|RANGE
+//     BETWEEN … PRECEDING AND CURRENT ROW) in the select list, or OVER w
+//     with WINDOW w AS (…);
+//   - ORDER BY … [LIMIT n] at the end of a query.
+//
+// The query under the operator is planned by the other rules as an ordinary
+// query whose select list gains hidden columns (the keys the operator reads);
+// the operator's output is mapped to the query's columns. It reports whether
+// the select has one of these shapes.
+func (p *Planner) ruleRank(sel *parser.Select) (*Branch, bool, error) {
+	q := sel.Query
+	if sub, ok := rankSubquery(q); ok {
+		b, err := p.planTopN(sel, sub)
+		return b, true, err
+	}
+	if f := firstWindowFunc(q); f != nil {
+		b, err := p.planOver(sel)
+		return b, true, err
+	}
+	if q.OrderBy != nil {
+		b, err := p.planOrderBy(sel)
+		return b, true, err
+	}
+	return nil, false, nil
+}
+
+// rankFuncs are the ranking functions of a Top-N (SPEC 2.9).
+var rankFuncs = map[string]int{"row_number": plan.RankRowNumber, "rank": plan.RankRank, "dense_rank": plan.RankDense}
+
+// rankSubquery returns the subquery in FROM of q when it selects a ranking
+// function (the Top-N shape).
+func rankSubquery(q *ast.SelectStmt) (*ast.SelectStmt, bool) {
+	if q.From == nil || q.From.TableRefs == nil || q.From.TableRefs.Right != nil {
+		return nil, false
+	}
+	ts, ok := q.From.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, false
+	}
+	sub, ok := ts.Source.(*ast.SelectStmt)
+	if !ok {
+		return nil, false
+	}
+	for _, f := range sub.Fields.Fields {
+		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok {
+			if _, ok := rankFuncs[strings.ToLower(w.Name)]; ok {
+				return sub, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// firstWindowFunc returns q's first select field holding an OVER call.
+func firstWindowFunc(q *ast.SelectStmt) *ast.SelectField {
+	if q.Fields == nil {
+		return nil
+	}
+	for _, f := range q.Fields.Fields {
+		if _, ok := f.Expr.(*ast.WindowFuncExpr); ok {
+			return f
+		}
+	}
+	return nil
+}
+
+// refuseRankTarget refuses the targets an operator of SPEC 2.9 cannot feed
+// yet: side branches and sinks (what here is the operator's shape, at pos).
+func refuseRankTarget(sel *parser.Select, pos int, what string) error {
+	switch {
+	case sel.Side != "":
+		return parser.Errorf(pos, "%s is allowed in the main query only, not in side branch '%s'", what, sel.Side)
+	case sel.Stream != "":
+		return parser.Errorf(pos, "%s is allowed in the main query only, not in the branch INTO STREAM %s", what, sel.Stream)
+	case sel.Insert != "":
+		return parser.Errorf(sel.InsertPos, "INSERT INTO %s from %s is not supported yet: run the query to stdout or --side-dir", sel.Insert, what)
+	}
+	return nil
+}
+
+// inner is the query under a Rank: its plan, and the column of each hidden
+// expression.
+type inner struct {
+	sp      *selectPlan
+	b       *Branch
+	visible int   // the query's own columns
+	hidden  []int // per hidden expression, its column
+}
+
+// planInner plans q (a copy of sel's query, or its subquery) as a main query
+// whose select list gains the hidden expressions hide (their columns come
+// after the query's own), without the window function fields drop.
+func (p *Planner) planInner(sel *parser.Select, q *ast.SelectStmt, hide []ast.ExprNode, drop map[*ast.SelectField]bool) (*inner, error) {
+	nq := *q
+	nq.OrderBy, nq.Limit, nq.WindowSpecs = nil, nil, nil
+	fields := &ast.FieldList{}
+	for _, f := range q.Fields.Fields {
+		if !drop[f] {
+			fields.Fields = append(fields.Fields, f)
+		}
+	}
+	for k, e := range hide {
+		fields.Fields = append(fields.Fields, &ast.SelectField{Expr: e, AsName: ast.NewCIStr(fmt.Sprintf("$rank%d", k))})
+	}
+	nq.Fields = fields
+	ns := *sel
+	ns.Query = &nq
+	if ns.Window != nil && ns.Window.InSubquery && q != sel.Query { // (the subquery's window: here its own)
+		w := *ns.Window
+		w.InSubquery = false
+		ns.Window = &w
+	}
+	sp := &selectPlan{p: p, sel: &ns, q: &nq, ticks: &ticker{ctx: p.Ctx}}
+	sp.start, _ = sel.Span()
+	for _, r := range selectRules {
+		if err := r.apply(sp); err != nil {
+			return nil, err
+		}
+	}
+	b := sp.b
+	in := &inner{sp: sp, b: b, visible: len(b.Columns) - len(hide)}
+	for k := range hide {
+		in.hidden = append(in.hidden, in.visible+k)
+	}
+	return in, nil
+}
+
+// stamp adds the CURRENT_WATERMARK column (SPEC 2.3) to in's projection when
+// it reads its stream's rows (not an aggregate's) with event time, and
+// returns its column, or -1.
+func (in *inner) stamp() int {
+	sp := in.sp
+	if in.b.Agg != nil || sp.wm < 0 || sp.st.Watermark == nil {
+		return -1
+	}
+	sp.sc.use(sp.wm)
+	t := sp.st.Columns[sp.st.EventTime].Type
+	in.b.Project = append(in.b.Project, &Expr{Op: plan.OpCol, Col: sp.wm, Type: t, Text: "CURRENT_WATERMARK(" + sp.st.Columns[sp.st.EventTime].Name + ")"})
+	in.b.Columns = append(in.b.Columns, catalog.Column{Name: "$watermark", Type: t})
+	return len(in.b.Project) - 1
+}
+
+// types are the types of in's projected columns (the operator's input).
+func (in *inner) types() []catalog.Type {
+	ts := make([]catalog.Type, len(in.b.Project))
+	for i, e := range in.b.Project {
+		ts[i] = e.Type
+	}
+	return ts
+}
+
+// eventTimeCol reports whether n names the event-time column of in's stream
+// (its WATERMARK FOR column) in a query over the stream's rows.
+func (in *inner) eventTimeCol(n ast.ExprNode) bool {
+	st := in.sp.st
+	cn, ok := n.(*ast.ColumnNameExpr)
+	return ok && in.b.Agg == nil && st.Watermark != nil && strings.EqualFold(cn.Name.Name.O, st.Columns[st.EventTime].Name)
+}
+
+// finish makes in's branch the query's: its visible columns are those output
+// picks from the operator's output (names given), the operator is r.
+func (in *inner) finish(r *plan.Rank, names []string, outTypes []catalog.Type) *Branch {
+	b := in.b
+	cols := make([]catalog.Column, len(r.Output))
+	for i, o := range r.Output {
+		cols[i] = catalog.Column{Name: names[i], Type: outTypes[o]}
+	}
+	r.Types = in.types()
+	r.InColumns = b.Columns
+	b.Columns = cols
+	b.Rank = r
+	b.Limit = -1
+	return b
+}
+
+// windowSpec resolves an OVER's window: its own, or a named WINDOW w AS
+// (…) of q. Errors name the unknown window.
+func (sp *selectPlan) windowSpec(q *ast.SelectStmt, w *ast.WindowFuncExpr) (*ast.WindowSpec, error) {
+	spec := &w.Spec
+	if spec.Name.O == "" && spec.Ref.O == "" {
+		return spec, nil
+	}
+	name := spec.Name
+	if spec.Ref.O != "" {
+		name = spec.Ref
+	}
+	for i := range q.WindowSpecs {
+		if q.WindowSpecs[i].Name.L == name.L {
+			return &q.WindowSpecs[i], nil
+		}
+	}
+	return nil, parser.Errorf(sp.pos(w), "unknown window '%s': define it with WINDOW %s AS (PARTITION BY … ORDER BY …) after the query's WHERE", name.O, name.O)
+}
+
+// planTopN plans the Top-N shape: sel's FROM is the subquery sub holding a
+// ranking function (SPEC 2.9).
+func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, error) {
+	q := sel.Query
+	loc := &selectPlan{p: p, sel: sel, q: q}
+	loc.start, _ = sel.Span()
+	var rf *ast.SelectField
+	var wf *ast.WindowFuncExpr
+	for _, f := range sub.Fields.Fields {
+		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok {
+			if _, ok := rankFuncs[strings.ToLower(w.Name)]; ok && rf == nil {
+				rf, wf = f, w
+				continue
+			}
+			return nil, parser.Errorf(loc.pos(f), "a Top-N's subquery has one ranking function (ROW_NUMBER, RANK or DENSE_RANK) and no other OVER call")
+		}
+	}
+	if err := refuseRankTarget(sel, loc.pos(wf), "a Top-N"); err != nil {
+		return nil, err
+	}
+	if rf.AsName.O == "" {
+		return nil, parser.Errorf(loc.pos(wf), "name the rank with AS, e.g. %s() OVER (…) AS rn, and keep the rows with WHERE rn <= N", strings.ToUpper(wf.Name))
+	}
+	rn := rf.AsName
+	switch {
+	case q.GroupBy != nil || q.Having != nil:
+		return nil, parser.Errorf(loc.start, "the query over a Top-N's subquery selects and bounds the rank only: aggregate inside the subquery")
+	case q.OrderBy != nil || q.Limit != nil:
+		return nil, parser.Errorf(loc.start, "ORDER BY and LIMIT over a Top-N are not supported: the Top-N's ORDER BY ranks the rows")
+	case q.WindowSpecs != nil:
+		return nil, parser.Errorf(loc.topWord("WINDOW"), "a WINDOW clause belongs to the subquery that uses it")
+	}
+	n, err := loc.rankBound(q.Where, rn)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := loc.windowSpec(sub, wf)
+	if err != nil {
+		return nil, err
+	}
+	if spec.OrderBy == nil || len(spec.OrderBy.Items) == 0 {
+		return nil, parser.Errorf(loc.pos(wf), "%s() OVER (…) needs an ORDER BY: it ranks the rows of each partition by it", strings.ToUpper(wf.Name))
+	}
+	if spec.Frame != nil {
+		return nil, parser.Errorf(loc.pos(wf), "a ranking function takes no ROWS or RANGE frame")
+	}
+	var hide []ast.ExprNode
+	var parts []ast.ExprNode
+	if spec.PartitionBy != nil {
+		for _, it := range spec.PartitionBy.Items {
+			parts = append(parts, it.Expr)
+			hide = append(hide, it.Expr)
+		}
+	}
+	for _, it := range spec.OrderBy.Items {
+		if pe, ok := it.Expr.(*ast.PositionExpr); ok {
+			return nil, parser.Errorf(loc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the position %d: name the column, e.g. ORDER BY price DESC", pe.N)
+		}
+		if v, ok := it.Expr.(ast.ValueExpr); ok {
+			return nil, parser.Errorf(loc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the constant %v: rank by a column, e.g. ORDER BY price DESC", v.GetValue())
+		}
+		hide = append(hide, it.Expr)
+	}
+	in, err := p.planInner(sel, sub, hide, map[*ast.SelectField]bool{rf: true})
+	if err != nil {
+		return nil, err
+	}
+	r := &plan.Rank{Kind: plan.RankTopN, N: n, Func: rankFuncs[strings.ToLower(wf.Name)], Time: -1, Stamp: -1, Start: -1, End: -1, Limit: -1, LateOutput: -1}
+	for k, it := range spec.OrderBy.Items {
+		r.Order = append(r.Order, plan.RankKey{Col: in.hidden[len(parts)+k], Desc: it.Desc})
+	}
+	// the kind (SPEC 2.9)
+	start, end := -1, -1
+	for k, e := range parts {
+		if cn, ok := e.(*ast.ColumnNameExpr); ok {
+			switch cn.Name.Name.L {
+			case "window_start":
+				start = in.hidden[k]
+				continue
+			case "window_end":
+				end = in.hidden[k]
+				continue
+			}
+		}
+		r.Keys = append(r.Keys, in.hidden[k])
+	}
+	windowed := in.sp.win != nil || in.b.Agg != nil && in.b.Agg.Window != nil
+	switch {
+	case start >= 0 && end >= 0 && windowed:
+		r.Kind, r.Start, r.End = plan.RankWindowTopN, start, end // (Stamp -1: its own watermark decides)
+		if in.b.Agg != nil && !in.b.Agg.Grouped {                // a TVF's rows: a row of a fired window is late, as the stream's row
+			for c, col := range in.sp.st.Columns {
+				in.b.Project = append(in.b.Project, &Expr{Op: plan.OpCol, Col: c, Type: col.Type, Text: col.Name})
+				in.b.Columns = append(in.b.Columns, catalog.Column{Name: "$late" + col.Name, Type: col.Type})
+				r.LateCols = append(r.LateCols, len(in.b.Project)-1)
+			}
+			if sp := in.sp; sp.wm >= 0 { // each row's CURRENT_WATERMARK (the windowed batch keeps the source's columns)
+				t := sp.st.Columns[sp.st.EventTime].Type
+				in.b.Project = append(in.b.Project, &Expr{Op: plan.OpCol, Col: sp.wm, Type: t, Text: "CURRENT_WATERMARK(" + sp.st.Columns[sp.st.EventTime].Name + ")"})
+				in.b.Columns = append(in.b.Columns, catalog.Column{Name: "$watermark", Type: t})
+				r.Stamp = len(in.b.Project) - 1
+			}
+		}
+	case r.Func == plan.RankRowNumber && n == 1 && len(r.Order) == 1 && in.eventTimeCol(spec.OrderBy.Items[0].Expr):
+		r.Time = r.Order[0].Col
+		if spec.OrderBy.Items[0].Desc {
+			r.NewerFirst = true // the last row: updating
+		} else {
+			r.Kind = plan.RankDedup
+			r.Keys = append(r.Keys, keysOf(start, end)...)
+			r.Stamp = in.stamp()
+		}
+	default:
+		r.Keys = append(r.Keys, keysOf(start, end)...)
+	}
+	r.Updating = r.Kind == plan.RankTopN
+	r.Bounded = in.sp.st.Bounded()
+	if r.Updating && !r.Bounded {
+		return nil, parser.Errorf(loc.pos(wf), "this Top-N reads the unbounded stream %s, so its result is updating (SPEC 2.8), and this build cannot print an updating result yet: read a bounded input, rank per window (PARTITION BY window_start, window_end over a window TVF), or keep each key's first row (ORDER BY the event time ASC, rn = 1)", in.sp.st.Name)
+	}
+	// the outer select list: the subquery's columns and the rank
+	inTypes := in.types()
+	outTypes := append(append([]catalog.Type{}, inTypes...), catalog.BigInt)
+	rankCol := len(inTypes)
+	var names []string
+	for _, f := range q.Fields.Fields {
+		if f.WildCard != nil {
+			for c := 0; c < in.visible; c++ {
+				r.Output = append(r.Output, c)
+				names = append(names, in.b.Columns[c].Name)
+			}
+			r.Output = append(r.Output, rankCol)
+			names = append(names, rn.O)
+			r.RankNumber = true
+			continue
+		}
+		cn, ok := f.Expr.(*ast.ColumnNameExpr)
+		if !ok {
+			return nil, parser.Errorf(loc.pos(f), "the query over a Top-N's subquery selects its columns by name (compute expressions inside the subquery)")
+		}
+		name := f.AsName.O
+		if name == "" {
+			name = cn.Name.Name.O
+		}
+		if cn.Name.Name.L == rn.L {
+			r.Output = append(r.Output, rankCol)
+			names = append(names, name)
+			r.RankNumber = true
+			continue
+		}
+		c := -1
+		for i := 0; i < in.visible; i++ {
+			if catalog.FoldName(in.b.Columns[i].Name) == catalog.FoldName(cn.Name.Name.O) {
+				c = i
+			}
+		}
+		if c < 0 {
+			var have []string
+			for i := 0; i < in.visible; i++ {
+				have = append(have, in.b.Columns[i].Name)
+			}
+			return nil, parser.Errorf(loc.pos(f), "unknown column '%s': the subquery gives %s and %s", cn.Name.Name.O, strings.Join(have, ", "), rn.O)
+		}
+		if f.AsName.O == "" {
+			name = in.b.Columns[c].Name
+		}
+		r.Output = append(r.Output, c)
+		names = append(names, name)
+	}
+	if r.Kind == plan.RankDedup && r.RankNumber {
+		r.Kind, r.Updating = plan.RankTopN, true // (a rank column needs the Top-N: always 1)
+		if !r.Bounded {
+			return nil, parser.Errorf(loc.pos(f0(q)), "select the rows without %s: deduplication keeping the first row gives each key one row, whose rank is always 1", rn.O)
+		}
+	}
+	if !r.RankNumber {
+		outTypes = inTypes
+	}
+	r.Text, r.State = rankText(r, in, spec, rn.O, wf.Name)
+	return in.finish(r, names, outTypes), nil
+}
+
+func f0(q *ast.SelectStmt) ast.Node { return q.Fields.Fields[0] }
+
+func keysOf(cols ...int) []int {
+	var out []int
+	for _, c := range cols {
+		if c >= 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// rankBound reads a Top-N's outer WHERE: rn <= N, rn < N or rn = 1 (also
+// written N >= rn), and returns N.
+func (sp *selectPlan) rankBound(where ast.ExprNode, rn ast.CIStr) (int64, error) {
+	bad := func(n ast.Node) error {
+		return parser.Errorf(sp.pos(n), "a Top-N keeps the rows whose rank is at most N: write WHERE %s <= N (or %s < N, %s = 1)", rn.O, rn.O, rn.O)
+	}
+	if where == nil {
+		return 0, parser.Errorf(sp.start, "a Top-N needs WHERE %s <= N in the query over its subquery: without it every row is kept and every rank changes", rn.O)
+	}
+	be, ok := where.(*ast.BinaryOperationExpr)
+	if !ok {
+		return 0, bad(where)
+	}
+	op := be.Op
+	col, lit := be.L, be.R
+	if _, ok := col.(*ast.ColumnNameExpr); !ok {
+		col, lit, op = be.R, be.L, mirrorCmp(op) // N >= rn is rn <= N
+	}
+	cn, ok := col.(*ast.ColumnNameExpr)
+	if !ok || cn.Name.Name.L != rn.L {
+		return 0, bad(where)
+	}
+	v, ok := lit.(*test_driver.ValueExpr)
+	if !ok {
+		return 0, bad(lit)
+	}
+	n, err := strconv.ParseInt(fmt.Sprint(v.GetValue()), 10, 64)
+	if err != nil {
+		return 0, bad(lit)
+	}
+	switch op {
+	case opcode.LT:
+		n--
+	case opcode.LE:
+	case opcode.EQ:
+		if n != 1 {
+			return 0, parser.Errorf(sp.pos(where), "%s = %d keeps one rank other than the first: write %s <= %d for the top %d, or %s = 1", rn.O, n, rn.O, n, n, rn.O)
+		}
+	default:
+		return 0, bad(where)
+	}
+	if n < 1 {
+		return 0, parser.Errorf(sp.pos(lit), "the Top-N keeps no row (N is %d): N must be at least 1", n)
+	}
+	return n, nil
+}
+
+// mirrorCmp returns the comparison op with its operands swapped (a >= b is
+// b <= a); other operators as they are.
+func mirrorCmp(op opcode.Op) opcode.Op {
+	switch op {
+	case opcode.GE:
+		return opcode.LE
+	case opcode.GT:
+		return opcode.LT
+	case opcode.LE:
+		return opcode.GE
+	case opcode.LT:
+		return opcode.GT
+	}
+	return op
+}
+
+// rankText is EXPLAIN's line and state for a Top-N's operator.
+func rankText(r *plan.Rank, in *inner, spec *ast.WindowSpec, rn, fn string) (string, string) {
+	var parts, ord []string
+	if spec.PartitionBy != nil {
+		for _, it := range spec.PartitionBy.Items {
+			parts = append(parts, restoreText(it.Expr))
+		}
+	}
+	for _, it := range spec.OrderBy.Items {
+		s := restoreText(it.Expr)
+		if it.Desc {
+			s += " DESC"
+		}
+		ord = append(ord, s)
+	}
+	by := ""
+	if len(parts) > 0 {
+		by = " per " + strings.Join(parts, ", ")
+	}
+	switch r.Kind {
+	case plan.RankDedup:
+		return fmt.Sprintf("first row%s by %s (append-only: emitted as the watermark passes its time)", by, ord[0]), "the held row and the emitted keys"
+	case plan.RankWindowTopN:
+		return fmt.Sprintf("%s() <= %d%s order by %s, at each window's firing", strings.ToUpper(fn), r.N, by, strings.Join(ord, ", ")), "the open windows' top rows"
+	}
+	what := fmt.Sprintf("%s() <= %d%s order by %s", strings.ToUpper(fn), r.N, by, strings.Join(ord, ", "))
+	if r.NewerFirst {
+		what = fmt.Sprintf("last row%s by %s", by, ord[0])
+	}
+	if !r.RankNumber {
+		what += ", without " + rn
+	}
+	if r.Bounded {
+		what += " (updating: the final result at the input's end)"
+	}
+	return what, "each partition's top rows"
+}
+
+// planOver plans a select list with OVER aggregates (SPEC 2.9).
+func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
+	q := sel.Query
+	loc := &selectPlan{p: p, sel: sel, q: q}
+	loc.start, _ = sel.Span()
+	first := firstWindowFunc(q)
+	fw := first.Expr.(*ast.WindowFuncExpr)
+	if _, ok := rankFuncs[strings.ToLower(fw.Name)]; ok {
+		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
+	}
+	if err := refuseRankTarget(sel, loc.pos(fw), "an OVER aggregation"); err != nil {
+		return nil, err
+	}
+	switch {
+	case q.GroupBy != nil || q.Having != nil:
+		return nil, parser.Errorf(loc.pos(fw), "an OVER aggregation gives one row per input row: it does not mix with GROUP BY")
+	case q.OrderBy != nil || q.Limit != nil:
+		return nil, parser.Errorf(loc.pos(fw), "ORDER BY and LIMIT after an OVER aggregation are not supported yet")
+	}
+	spec, err := loc.windowSpec(q, fw)
+	if err != nil {
+		return nil, err
+	}
+	specText := restoreText(spec)
+	drop := map[*ast.SelectField]bool{}
+	var calls []*ast.WindowFuncExpr
+	var hide []ast.ExprNode
+	for _, f := range q.Fields.Fields {
+		w, ok := f.Expr.(*ast.WindowFuncExpr)
+		if !ok {
+			continue
+		}
+		s, err := loc.windowSpec(q, w)
+		if err != nil {
+			return nil, err
+		}
+		if restoreText(s) != specText {
+			return nil, parser.Errorf(loc.pos(w), "the OVER aggregates of one query share one window: give them the same PARTITION BY, ORDER BY and frame (or OVER w with one WINDOW w AS (…))")
+		}
+		if _, ok := overFuncs[strings.ToLower(w.Name)]; !ok {
+			return nil, parser.Errorf(loc.pos(w), "%s is not an aggregate that OVER computes; use one of %s", strings.ToUpper(w.Name), aggList)
+		}
+		if w.Distinct {
+			return nil, parser.Errorf(loc.pos(w), "DISTINCT in an OVER aggregate is not supported")
+		}
+		drop[f] = true
+		calls = append(calls, w)
+	}
+	// the window: PARTITION BY, ORDER BY the event time, the frame
+	nparts := 0
+	if spec.PartitionBy != nil {
+		for _, it := range spec.PartitionBy.Items {
+			hide = append(hide, it.Expr)
+			nparts++
+		}
+	}
+	if spec.OrderBy == nil || len(spec.OrderBy.Items) != 1 {
+		return nil, parser.Errorf(loc.pos(fw), "an OVER window is ordered by the event time, ascending: write ORDER BY <its WATERMARK FOR column>")
+	}
+	ob := spec.OrderBy.Items[0]
+	hide = append(hide, ob.Expr)
+	for _, w := range calls {
+		if len(w.Args) > 1 {
+			return nil, parser.Errorf(loc.pos(w), "%s takes one argument in an OVER aggregation", strings.ToUpper(w.Name))
+		}
+		if len(w.Args) == 1 && !isStar(w.Args[0]) {
+			hide = append(hide, w.Args[0])
+		}
+	}
+	in, err := p.planInner(sel, q, hide, drop)
+	if err != nil {
+		return nil, err
+	}
+	st := in.sp.st
+	if !in.eventTimeCol(ob.Expr) {
+		if st.Watermark == nil {
+			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and stream %s has none: add WATERMARK FOR <time column> AS <time column> - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, st.Name)
+		}
+		et := st.Columns[st.EventTime].Name
+		return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time of %s, which is %s (its WATERMARK FOR column), not %s: write ORDER BY %s", st.Name, et, restoreText(ob.Expr), et)
+	}
+	if ob.Desc {
+		return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time ascending: drop DESC")
+	}
+	r := &plan.Rank{Kind: plan.RankOver, Time: in.hidden[nparts], Start: -1, End: -1, Limit: -1, LateOutput: -1, Preceding: math.MaxInt64}
+	r.Keys = append(r.Keys, in.hidden[:nparts]...)
+	if fr := spec.Frame; fr != nil {
+		if fr.Type == ast.Groups {
+			return nil, parser.Errorf(loc.pos(fw), "GROUPS frames are not supported: use ROWS or RANGE")
+		}
+		if fr.Extent.End.Type != ast.CurrentRow {
+			return nil, parser.Errorf(loc.pos(fw), "an OVER frame ends at the current row (Flink's rule): write … PRECEDING AND CURRENT ROW")
+		}
+		r.Range = fr.Type == ast.Ranges
+		sb := fr.Extent.Start
+		switch {
+		case sb.Type == ast.CurrentRow:
+			r.Preceding = 0
+		case sb.Type != ast.Preceding:
+			return nil, parser.Errorf(loc.pos(fw), "an OVER frame starts before the current row: write n PRECEDING or UNBOUNDED PRECEDING")
+		case sb.UnBounded:
+		case r.Range:
+			ms, err := loc.frameInterval(sb, st.Columns[st.EventTime].Type)
+			if err != nil {
+				return nil, err
+			}
+			r.Preceding = ms
+		default:
+			v, ok := sb.Expr.(*test_driver.ValueExpr)
+			n, err := strconv.ParseInt(fmt.Sprint(valueOf(v, ok)), 10, 64)
+			if !ok || err != nil || n < 0 {
+				return nil, parser.Errorf(loc.pos(sb.Expr), "ROWS BETWEEN n PRECEDING needs a whole number n >= 0")
+			}
+			r.Preceding = n
+		}
+	} else {
+		r.Range = true // (Flink's default frame: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+	}
+	r.Stamp = in.stamp()
+	types := in.types()
+	outTypes := append([]catalog.Type{}, types...)
+	arg := nparts + 1
+	for _, w := range calls {
+		c := plan.OverCall{Arg: -1}
+		c.Spec.Func = overFuncs[strings.ToLower(w.Name)]
+		if len(w.Args) == 1 && !isStar(w.Args[0]) {
+			c.Arg = in.hidden[arg]
+			c.Spec.Arg = types[c.Arg]
+			arg++
+			if c.Spec.Func.Numeric() && c.Spec.Arg != catalog.BigInt && c.Spec.Arg != catalog.Double {
+				return nil, parser.Errorf(loc.pos(w.Args[0]), "%s takes a number, and %s is %s", strings.ToUpper(w.Name), restoreText(w.Args[0]), c.Spec.Arg)
+			}
+		} else if c.Spec.Func == plan.AggCount {
+			c.Spec.Func = plan.AggCountStar
+		} else {
+			return nil, parser.Errorf(loc.pos(w), "%s(*) is not an aggregate: give it a column", strings.ToUpper(w.Name))
+		}
+		r.Calls = append(r.Calls, c)
+		outTypes = append(outTypes, c.Spec.ResultType())
+	}
+	// the query's columns: the select list in order, OVER calls in place
+	var names []string
+	vis, call := 0, 0
+	for _, f := range q.Fields.Fields {
+		if drop[f] {
+			r.Output = append(r.Output, len(types)+call)
+			name := f.AsName.O
+			if name == "" {
+				name = strings.TrimSpace(sel.FieldText[f])
+			}
+			if name == "" {
+				name = restoreText(f.Expr)
+			}
+			names = append(names, name)
+			call++
+			continue
+		}
+		for vis < in.visible && (len(in.sp.fieldOf) <= vis || in.sp.fieldOf[vis] == f) {
+			r.Output = append(r.Output, vis)
+			names = append(names, in.b.Columns[vis].Name)
+			vis++
+		}
+	}
+	for vis < in.visible {
+		r.Output = append(r.Output, vis)
+		names = append(names, in.b.Columns[vis].Name)
+		vis++
+	}
+	frame := "RANGE UNBOUNDED PRECEDING"
+	if spec.Frame != nil {
+		frame = restoreText(spec.Frame)
+	}
+	var parts []string
+	if spec.PartitionBy != nil {
+		for _, it := range spec.PartitionBy.Items {
+			parts = append(parts, restoreText(it.Expr))
+		}
+	}
+	var aggs []string
+	for _, w := range calls {
+		arg := "*"
+		if len(w.Args) == 1 && !isStar(w.Args[0]) {
+			arg = restoreText(w.Args[0])
+		}
+		aggs = append(aggs, fmt.Sprintf("%s(%s)", strings.ToUpper(w.Name), arg))
+	}
+	per := ""
+	if len(parts) > 0 {
+		per = " per " + strings.Join(parts, ", ")
+	}
+	r.Text = fmt.Sprintf("%s%s order by %s %s", strings.Join(aggs, ", "), per, restoreText(ob.Expr), frame)
+	r.State = "the rows held until the watermark passes them, and each partition's rows in its frame"
+	return in.finish(r, names, outTypes), nil
+}
+
+// overFuncs are the aggregates an OVER computes (SPEC 2.9: those of 2.4).
+var overFuncs = map[string]plan.AggFunc{
+	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
+	"first_value": plan.AggFirst, "last_value": plan.AggLast, "sq_firstval": plan.AggFirst, "sq_lastval": plan.AggLast,
+	"var_pop": plan.AggVarPop, "var_samp": plan.AggVarSamp, "stddev_pop": plan.AggStddevPop, "stddev_samp": plan.AggStddevSamp,
+}
+
+func valueOf(v *test_driver.ValueExpr, ok bool) any {
+	if !ok {
+		return nil
+	}
+	return v.GetValue()
+}
+
+// frameInterval reads RANGE BETWEEN INTERVAL '…' unit PRECEDING as ms.
+func (sp *selectPlan) frameInterval(b ast.FrameBound, t catalog.Type) (int64, error) {
+	v, ok := b.Expr.(*test_driver.ValueExpr)
+	if !ok {
+		return 0, parser.Errorf(sp.pos(b.Expr), "a RANGE frame is an INTERVAL: write RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW")
+	}
+	text := strings.TrimSpace(fmt.Sprint(v.GetValue()))
+	if v.Kind() == test_driver.KindString {
+		text = strings.TrimSpace(v.GetDatumString())
+	}
+	amount, err := strconv.ParseFloat(text, 64)
+	if err != nil || amount < 0 {
+		return 0, parser.Errorf(sp.pos(b.Expr), "INTERVAL amount '%s' is not a number >= 0", text)
+	}
+	ms := map[ast.TimeUnitType]string{ast.TimeUnitInvalid: "1", ast.TimeUnitMicrosecond: "0.001", ast.TimeUnitSecond: "1000", ast.TimeUnitMinute: "60000",
+		ast.TimeUnitHour: "3600000", ast.TimeUnitDay: "86400000", ast.TimeUnitWeek: "604800000"}[b.Unit]
+	if ms == "" {
+		return 0, parser.Errorf(sp.pos(b.Expr), "INTERVAL unit %s is not supported; use SECOND, MINUTE, HOUR, DAY or WEEK", b.Unit)
+	}
+	if b.Unit == ast.TimeUnitInvalid && t == catalog.Timestamp {
+		return 0, parser.Errorf(sp.pos(b.Expr), "a RANGE frame over a TIMESTAMP is an INTERVAL: write RANGE BETWEEN INTERVAL '%s' SECOND PRECEDING AND CURRENT ROW", text)
+	}
+	d, ok := intervalMs(text, amount, ms)
+	if !ok {
+		return 0, parser.Errorf(sp.pos(b.Expr), "%s", parser.IntervalOverflow("INTERVAL '"+text+"' "+b.Unit.String()))
+	}
+	return d, nil
+}
+
+// planOrderBy plans ORDER BY … [LIMIT n] at the end of a query (SPEC 2.9).
+func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
+	q := sel.Query
+	loc := &selectPlan{p: p, sel: sel, q: q}
+	loc.start, _ = sel.Span()
+	obPos := loc.pos(q.OrderBy)
+	if err := refuseRankTarget(sel, obPos, "ORDER BY"); err != nil {
+		return nil, err
+	}
+	var hide []ast.ExprNode
+	// an item naming a select alias, or a position, reads that column
+	alias := map[int]int{} // item -> visible column
+	for k, it := range q.OrderBy.Items {
+		if pe, ok := it.Expr.(*ast.PositionExpr); ok {
+			if pe.N < 1 || pe.N > len(q.Fields.Fields) || q.Fields.Fields[pe.N-1].WildCard != nil {
+				return nil, parser.Errorf(loc.pos(it.Expr), "ORDER BY %d: the select list has no column %d", pe.N, pe.N)
+			}
+			alias[k] = -pe.N // (resolved below)
+			continue
+		}
+		if cn, ok := it.Expr.(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" {
+			found := -1
+			for i, f := range q.Fields.Fields {
+				if f.AsName.L != "" && f.AsName.L == cn.Name.Name.L {
+					found = i
+				}
+			}
+			if found >= 0 {
+				alias[k] = -(found + 1)
+				continue
+			}
+		}
+		if v, ok := it.Expr.(ast.ValueExpr); ok {
+			return nil, parser.Errorf(loc.pos(it.Expr), "ORDER BY needs a column or an expression, not the constant %v", v.GetValue())
+		}
+		hide = append(hide, it.Expr)
+	}
+	var limit int64 = -1
+	if q.Limit != nil {
+		if q.Limit.Offset != nil {
+			return nil, parser.Errorf(loc.pos(q.Limit), "LIMIT with an offset is not supported on a stream")
+		}
+		v, ok := q.Limit.Count.(*test_driver.ValueExpr)
+		n, err := strconv.ParseInt(fmt.Sprint(valueOf(v, ok)), 10, 64)
+		if !ok || err != nil || n < 0 {
+			return nil, parser.Errorf(loc.pos(q.Limit), "LIMIT needs a non-negative integer")
+		}
+		limit = n
+	}
+	in, err := p.planInner(sel, q, hide, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &plan.Rank{Kind: plan.RankSort, Time: -1, Stamp: -1, Start: -1, End: -1, Limit: limit, LateOutput: -1, Func: plan.RankRowNumber}
+	h := 0
+	var ord []string
+	for k, it := range q.OrderBy.Items {
+		col := -1
+		if a, ok := alias[k]; ok {
+			f := q.Fields.Fields[-a-1]
+			for i := 0; i < in.visible; i++ {
+				if in.sp.fieldOf[i] == f {
+					col = i
+				}
+			}
+		} else {
+			col = in.hidden[h]
+			h++
+		}
+		r.Order = append(r.Order, plan.RankKey{Col: col, Desc: it.Desc})
+		s := restoreText(it.Expr)
+		if it.Desc {
+			s += " DESC"
+		}
+		ord = append(ord, s)
+	}
+	for i := 0; i < in.visible; i++ {
+		r.Output = append(r.Output, i)
+	}
+	r.Bounded = in.sp.st.Bounded()
+	st := in.sp.st
+	lim := ""
+	if limit >= 0 {
+		lim = fmt.Sprintf(" limit %d", limit)
+	}
+	switch {
+	case r.Bounded:
+		r.Text = fmt.Sprintf("order by %s%s, at the input's end", strings.Join(ord, ", "), lim)
+		r.State = "the rows"
+		if limit >= 0 {
+			r.State = "the first rows in the order"
+		}
+	case len(q.OrderBy.Items) == 1 && !q.OrderBy.Items[0].Desc && len(hide) == 1 && in.eventTimeCol(q.OrderBy.Items[0].Expr):
+		r.Kind, r.Time = plan.RankTimeSort, r.Order[0].Col
+		r.Stamp = in.stamp()
+		r.Text = fmt.Sprintf("order by %s%s, released as the watermark passes", strings.Join(ord, ", "), lim)
+		r.State = "the rows the watermark has not passed"
+	case limit >= 0:
+		return nil, parser.Errorf(obPos, "ORDER BY … LIMIT over the unbounded stream %s is a Top-N over the whole stream, whose result is updating (SPEC 2.8), and this build cannot print an updating result yet: read a bounded input, or order by the event time ascending", st.Name)
+	default:
+		why := "stream " + st.Name + " has no event time"
+		if st.Watermark != nil {
+			why = "only its event time " + st.Columns[st.EventTime].Name + " ascending can be released as the watermark passes"
+		}
+		return nil, parser.Errorf(obPos, "ORDER BY over the unbounded stream %s would wait for the stream's end, which never comes (%s): order by the event time ascending, add a LIMIT (a Top-N), or read a bounded input", st.Name, why)
+	}
+	names := make([]string, in.visible)
+	types := in.types()
+	for i := range names {
+		names[i] = in.b.Columns[i].Name
+	}
+	return in.finish(r, names, types), nil
+}
+
+// ruleRankJob gives the job's Rank operators that route late rows (Dedup,
+// Over, TimeSort, and a window Top-N over a window TVF: SPEC 2.9) the job's
+// default late output (SPEC 2.4's 'late',
+// shared with the windowed queries).
+func ruleRankJob(j *Job) {
+	b := j.Main
+	if b == nil || b.Rank == nil {
+		return
+	}
+	switch b.Rank.Kind {
+	case plan.RankDedup, plan.RankOver, plan.RankTimeSort:
+		if b.Rank.Stamp < 0 {
+			return
+		}
+	case plan.RankWindowTopN:
+		if b.Rank.LateCols == nil {
+			return
+		}
+	default:
+		return
+	}
+	for k, o := range j.Outputs {
+		if o.Name == DefaultLate && o.Late {
+			b.Rank.LateOutput = k
+			return
+		}
+	}
+	b.Rank.LateOutput = len(j.Outputs)
+	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: j.Stream.Columns, Late: true})
+}
