@@ -505,7 +505,7 @@ func rankText(r *plan.Rank, in *inner, spec *ast.WindowSpec, rn, fn string) (str
 		what += ", without " + rn
 	}
 	if r.Bounded {
-		what += " (updating: the final result at the input's end)"
+		what += " (a bounded input: the final result once, at its end)"
 	}
 	return what, "each partition's top rows"
 }

@@ -273,7 +273,7 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 	p := add(&Node{Kind: NodeProject, Text: b.projectText(), Line: LineDetail})
 	p.Time = projectedTime(b, timeCol)
 	if r := b.Rank; r != nil { // SPEC 2.9 (rank.go)
-		p = add(&Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating, State: r.State, Line: LineDetail})
+		p = add(&Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: r.State, Line: LineDetail})
 		if r.LateOutput >= 0 {
 			t.sink(j, r.LateOutput, Input{Node: p.ID, Port: "late"}, "", sinks)
 		}
