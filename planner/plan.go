@@ -207,6 +207,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		return nil, err
 	}
 	ruleBothJoinJob(j)
+	ruleChangelogJob(j)
 	if st.Watermark != nil {
 		e, err := CompileWatermark(st)
 		if err != nil {

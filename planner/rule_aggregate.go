@@ -139,9 +139,17 @@ func ruleAggregate(sp *selectPlan) error {
 	} else if sel.Late != "" && sp.both == nil {
 		return parser.Errorf(sel.LatePos, "LATE INTO SIDE needs a window function: GROUP BY without a window has no late rows")
 	}
-	if sp.win == nil && !st.Bounded() {
-		return parser.Errorf(sp.groupPos(), "aggregating the unbounded stream %s without a window would never emit a row: aggregate per window, e.g. FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ...", st.Name, st.Name)
+	// SPEC 2.8: GROUP BY without a window (and a global aggregate) over an
+	// unbounded stream, or over an updating relation (a regular outer
+	// join), is an updating aggregate: each row that changes a group emits
+	// the change (rule_changelog.go). A window aggregate fires once, final,
+	// so it cannot take back what an updating input retracts (Flink refuses
+	// it too).
+	updIn := sp.both != nil && sp.both.Updating()
+	if updIn && sp.win != nil {
+		return parser.Errorf(sp.groupPos(), "a window aggregate emits each window once, final, and cannot consume the updating result of a regular %s JOIN (SPEC 2.8): aggregate without a window (GROUP BY keys only, an updating result), or make the join an interval join (ON ... AND l.t BETWEEN r.t - INTERVAL '1' MINUTE AND r.t)", sp.both.Type)
 	}
+	a.Updating = sp.win == nil && (!st.Bounded() || updIn)
 	sp.agg = a
 	sp.b.Agg = a
 	if !grouped {
@@ -151,7 +159,17 @@ func ruleAggregate(sp *selectPlan) error {
 		return ruleWindowProjection(sp)
 	}
 	ap := &aggPlan{sp: sp, a: a, seen: map[string]int{}}
-	return ap.plan()
+	if err := ap.plan(); err != nil {
+		return err
+	}
+	if updIn {
+		for _, c := range a.Calls {
+			if !c.Spec.Retractable() {
+				return parser.Errorf(sp.groupPos(), "%s cannot take back a row yet, and the regular %s JOIN it reads retracts rows (SPEC 2.8): over an updating input use COUNT, SUM, AVG, VAR_POP, VAR_SAMP, STDDEV_POP or STDDEV_SAMP", c.Text, sp.both.Type)
+			}
+		}
+	}
+	return nil
 }
 
 // groupPos is the offset of GROUP BY, else of the first aggregate, else the statement.

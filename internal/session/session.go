@@ -54,6 +54,9 @@ type Session struct {
 	// Funcs are the session's user-defined functions (SPEC 2.10): Go
 	// functions registered by the library, CREATE FUNCTION's WASM modules.
 	Funcs *expr.Registry
+	// MiniBatch is 'table.exec.mini-batch.enabled' (Flink's key, SPEC 2.8):
+	// updating aggregates fold each batch's changes per group.
+	MiniBatch bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -283,6 +286,14 @@ func (s *Session) set(st *parser.Set) error {
 		s.Env.StateMaxBytes = n
 		return nil
 	}
+	if st.Key == MiniBatchKey {
+		v, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(st.Value)]
+		if !ok {
+			return parser.Errorf(st.ValuePos, "'%s' takes 'true' or 'false'", MiniBatchKey)
+		}
+		s.MiniBatch = v
+		return nil
+	}
 	if known, err := s.Front.Set(st); known || err != nil {
 		return err
 	}
@@ -339,6 +350,11 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 	job, err := planner.NewJob(st, branches, main, src)
 	if err != nil {
 		return nil, err
+	}
+	for _, b := range job.AllBranches() {
+		if b.Agg != nil && b.Agg.Updating {
+			b.Agg.MiniBatch = s.MiniBatch
+		}
 	}
 	env := planner.DefaultStrategyEnv()
 	env.StateMaxBytes = s.Env.StateMaxBytes

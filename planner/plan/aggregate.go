@@ -85,6 +85,14 @@ type Aggregate struct {
 	LatePos    int
 	LateNamed  bool
 	LateOutput int
+	// Updating marks an aggregate whose output is a changelog (SPEC 2.8):
+	// GROUP BY without a window (or a global aggregate) over an unbounded
+	// stream, which emits +I for a new group and -U old, +U new for each row
+	// that changes one, instead of one row per group at the stream's end.
+	// MiniBatch folds each input batch's changes per group into one -U/+U
+	// pair ('table.exec.mini-batch.enabled', Flink's key).
+	Updating  bool
+	MiniBatch bool
 }
 
 // AggCall is one aggregate function call of a query: its accumulator spec, its
@@ -131,6 +139,22 @@ type AggSpec struct {
 	Arg      catalog.Type
 	Distinct bool
 	Sep      string
+}
+
+// Retractable reports whether the aggregate can take a row back out of its
+// state exactly (SPEC 2.8: an aggregate fed by an updating relation
+// retracts): COUNT(*), COUNT(x), SUM, AVG and the variances, whose states are
+// counts and exact sums (executor/agg's State.Retract). MIN, MAX,
+// FIRST_VALUE, LAST_VALUE, LISTAGG and COUNT(DISTINCT) would have to keep
+// every value they saw; they do not retract yet.
+func (s *AggSpec) Retractable() bool {
+	switch s.Func {
+	case AggCountStar:
+		return true
+	case AggCount, AggSum, AggAvg, AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		return !s.Distinct
+	}
+	return false
 }
 
 // ResultType returns the SQL type of the aggregate's result (SPEC 2.4's table).
