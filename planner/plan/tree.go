@@ -55,9 +55,9 @@ type Node struct {
 	// UpsertKey names the columns that identify a row of an updating
 	// node's materialized result (SPEC 2.8), nil when it has none.
 	UpsertKey []string `json:"upsertKey,omitempty"`
-	State    string   `json:"state,omitempty"`
-	Strategy string   `json:"strategy,omitempty"`
-	Details  []string `json:"details,omitempty"`
+	State     string   `json:"state,omitempty"`
+	Strategy  string   `json:"strategy,omitempty"`
+	Details   []string `json:"details,omitempty"`
 
 	Line   LineKind `json:"-"`
 	Branch int      `json:"-"`
