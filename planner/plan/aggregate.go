@@ -203,8 +203,14 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 		head = fmt.Sprintf("%s, keys (%s), aggregates (%s)", a.Window.Describe(), strings.Join(keys, ", "), strings.Join(calls, ", "))
 	case len(a.Keys) > 0:
 		head = fmt.Sprintf("GROUP BY %s, aggregates (%s), emitted at the stream's end", strings.Join(keys, ", "), strings.Join(calls, ", "))
+		if a.Updating {
+			head = fmt.Sprintf("GROUP BY %s, aggregates (%s), each change as it happens (+I a new group, -U old and +U new, -D an emptied one)", strings.Join(keys, ", "), strings.Join(calls, ", "))
+		}
 	default:
 		head = fmt.Sprintf("global, aggregates (%s), one row at the stream's end", strings.Join(calls, ", "))
+		if a.Updating {
+			head = fmt.Sprintf("global, aggregates (%s), each change as it happens (+I the first row, then -U old and +U new)", strings.Join(calls, ", "))
+		}
 	}
 	detail := func(k LineKind, format string, args ...any) {
 		details = append(details, fmt.Sprintf(format, args...))
