@@ -213,7 +213,7 @@ type aggPlan struct {
 	row      *scope         // the scope over the aggregate row
 	having   bool           // compiling HAVING (a select alias may be named)
 	aliases  map[string]*Expr
-	wcols    [3]bool // window_start, window_end, window_time in GROUP BY
+	wcols    [3]bool      // window_start, window_end, window_time in GROUP BY
 	filtered map[int]bool // the FILTER clauses (parser.Select.Filters) an aggregate took
 }
 
