@@ -121,6 +121,30 @@ func TestChangelogGroupByProperty(t *testing.T) {
 			if got := c.final(); !slices.Equal(got, want) {
 				t.Fatalf("round %d (mini-batch %s, %d rows, %d keys): the changelog applied gives\n%v\nthe batch reference\n%v", round, mini, n, keys, got, want)
 			}
+			// the same rows from a file in 'execution.runtime-mode' = 'streaming'
+			// (the file's batches, the first one full)
+			dir := t.TempDir()
+			var sb strings.Builder
+			for _, r := range in {
+				fmt.Fprintf(&sb, "%s,%d\n", r.k, r.v)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "ev.csv"), []byte(sb.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c = &changelog{t: t, rows: map[string]int{}, out: "main"}
+			s, err = streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Exec(ctx, `SET 'execution.runtime-mode' = 'streaming'; SET 'table.exec.mini-batch.enabled' = '`+mini+`';
+CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'file', 'path' = 'ev.csv', 'format' = 'csv');
+SELECT k, COUNT(*) AS n, SUM(v) AS s FROM ev GROUP BY k HAVING COUNT(*) > 1;`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.final(); !slices.Equal(got, want) {
+				t.Fatalf("round %d, a file in streaming mode (mini-batch %s, %d rows, %d keys): the changelog applied gives\n%v\nthe batch reference\n%v", round, mini, n, keys, got, want)
+			}
 		}
 	}
 }

@@ -53,7 +53,7 @@ type updState struct {
 }
 
 func newUpdState(a *plan.Aggregate) *updState {
-	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch}
+	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1} // (a new group's mark is 0)
 	if u.mini {
 		u.pre = vector.NewBatch(a.RowTypes)
 	}

@@ -152,7 +152,7 @@ func ruleAggregate(sp *selectPlan) error {
 	if updIn && sp.win != nil {
 		return parser.Errorf(sp.groupPos(), "a window aggregate emits each window once, final, and cannot consume the updating result of a regular %s JOIN (SPEC 2.8): aggregate without a window (GROUP BY keys only, an updating result), or make the join an interval join (ON ... AND l.t BETWEEN r.t - INTERVAL '1' MINUTE AND r.t)", sp.both.Type)
 	}
-	a.Updating = sp.win == nil && (!st.Bounded() || updIn)
+	a.Updating = sp.win == nil && (!st.Bounded() || updIn || sp.p.Streaming)
 	sp.agg = a
 	sp.b.Agg = a
 	if !grouped {

@@ -16,10 +16,14 @@ func updatingOperator(sp *selectPlan) string {
 		if sp.both != nil && sp.both.Updating() {
 			return fmt.Sprintf("the aggregate over the regular %s JOIN", sp.both.Type)
 		}
-		if len(sp.agg.Keys) == 0 {
-			return fmt.Sprintf("the global aggregate over the unbounded stream %s", sp.st.Name)
+		over := "the unbounded stream " + sp.st.Name
+		if sp.st.Bounded() {
+			over = "stream " + sp.st.Name + " in 'execution.runtime-mode' = 'streaming'"
 		}
-		return fmt.Sprintf("the GROUP BY without a window over the unbounded stream %s", sp.st.Name)
+		if len(sp.agg.Keys) == 0 {
+			return "the global aggregate over " + over
+		}
+		return "the GROUP BY without a window over " + over
 	}
 	if sp.both != nil && sp.both.Updating() {
 		return fmt.Sprintf("the regular %s JOIN", sp.both.Type)

@@ -57,6 +57,10 @@ type Session struct {
 	// MiniBatch is 'table.exec.mini-batch.enabled' (Flink's key, SPEC 2.8):
 	// updating aggregates fold each batch's changes per group.
 	MiniBatch bool
+	// Streaming is 'execution.runtime-mode' = 'streaming' (Flink's key, SPEC
+	// 2.8; planner.Planner.Streaming); the default is batch-like results over
+	// bounded streams (SPEC 2.4).
+	Streaming bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -117,7 +121,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -284,6 +288,17 @@ func (s *Session) set(st *parser.Set) error {
 			return err
 		}
 		s.Env.StateMaxBytes = n
+		return nil
+	}
+	if st.Key == RuntimeModeKey {
+		switch strings.ToLower(st.Value) {
+		case "streaming":
+			s.Streaming = true
+		case "batch":
+			s.Streaming = false
+		default:
+			return parser.Errorf(st.ValuePos, "'%s' takes 'streaming' (GROUP BY over a bounded stream updates as rows arrive, as in Flink) or 'batch' (each group once at the end, the default)", RuntimeModeKey)
+		}
 		return nil
 	}
 	if st.Key == MiniBatchKey {

@@ -31,7 +31,7 @@ type Settings struct {
 var Formats = []string{"table", "csv", "tsv", "json", "plain", "markdown"}
 
 // SettingKeys lists the keys of SET, for the unknown-setting error (SPEC 3).
-const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.mini-batch.enabled"
+const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.mini-batch.enabled, execution.runtime-mode"
 
 // TimerValues are the words 'timer' (and the REPL's .timer) take, lower case,
 // with their values.
@@ -74,6 +74,10 @@ func (s *Settings) Apply(st *parser.Set, formats []string) (known bool, err erro
 // ResultModeKey is Flink SQL client's key for how an updating result shows
 // (SPEC 2.8).
 const ResultModeKey = "sql-client.execution.result-mode"
+
+// RuntimeModeKey is Flink's key that makes GROUP BY over bounded streams
+// updating too ('streaming'; planner.Planner.Streaming, SPEC 2.8).
+const RuntimeModeKey = "execution.runtime-mode"
 
 // MiniBatchKey is Flink's key that folds each batch's changes of an updating
 // aggregate per group (SPEC 2.8; plan.Aggregate.MiniBatch).
