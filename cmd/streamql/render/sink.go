@@ -212,6 +212,12 @@ type sink struct {
 	// kind is the change kind of the row being written (row), printed on an
 	// updating output (target.op)
 	kind vector.RowKind
+	// the live table of materialized results on a terminal (changelog.go):
+	// the lines drawn last, whether a result changed since, and when it was
+	// drawn
+	liveLines int
+	liveDirty bool
+	liveAt    time.Time
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -311,6 +317,9 @@ func (s *sink) changelogMode(t *target, onStdout bool) {
 // jobBounded reports whether every stream job reads is bounded (its result
 // is final at the end: SPEC 2.8's "bounded inputs").
 func jobBounded(job *planner.Job) bool {
+	if job.Stream == nil {
+		return true // (a job made in a test: no stream)
+	}
 	for _, st := range job.Streams() {
 		if !st.Bounded() {
 			return false
@@ -464,6 +473,10 @@ func (s *sink) Rows(r *executor.Routed) error {
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
 		return s.renderTables(false)
 	}
+	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every {
+		s.liveAt = time.Now()
+		return s.live(false)
+	}
 	return nil
 }
 
@@ -601,6 +614,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	s.kind = p.KindAt(i)
 	if t.mat != nil {
 		t.mat.apply(s.kind, t.cols, p.Cols, i)
+		s.liveDirty = s.cfg.Terminal
 		return nil
 	}
 	if s.tabular {
@@ -871,6 +885,12 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 
 // Flush implements executor.Sink.
 func (s *sink) Flush() error {
+	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every/4 {
+		s.liveAt = time.Now()
+		if err := s.live(false); err != nil {
+			return err
+		}
+	}
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
 		if err := s.renderTables(false); err != nil {
 			return err
@@ -900,8 +920,13 @@ func (s *sink) flushWriters() error {
 // Close implements executor.Sink.
 func (s *sink) Close() error {
 	var err error
+	if s.liveLines > 0 {
+		err = s.live(true) // (the final table replaces the live one)
+	}
 	if s.tabular {
-		err = s.renderTables(true)
+		if rerr := s.renderTables(true); err == nil {
+			err = rerr
+		}
 	}
 	if ferr := s.flushWriters(); err == nil {
 		err = ferr
@@ -934,7 +959,7 @@ func (s *sink) renderTables(final bool) (err error) {
 			if !final {
 				continue // (the materialized result shows once, at the end)
 			}
-			t.mat.fill(&t.rows)
+			t.mat.fill(&t.rows, false)
 		}
 		// At the end every output of the job shows, with its header only when it
 		// got no rows (SPEC 4: one table per output); the errors output only once
