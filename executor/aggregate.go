@@ -884,20 +884,26 @@ func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
 // dst's arena).
 func copyRows(dst, src *vector.Vec, sel []int32) {
 	for k, i := range sel {
-		dst.Null[k] = src.Null[i]
-		if src.Null[i] {
-			continue
-		}
-		switch dst.Type {
-		case catalog.BigInt, catalog.Timestamp:
-			dst.I[k] = src.I[i]
-		case catalog.Double:
-			dst.F[k] = src.F[i]
-		case catalog.Boolean:
-			dst.B[k] = src.B[i]
-		case catalog.Varchar:
-			dst.SetString(k, src.S[i])
-		}
+		copyValue(dst, k, src, int(i))
+	}
+}
+
+// copyValue copies value i of src into value k of dst (a string into dst's
+// arena).
+func copyValue(dst *vector.Vec, k int, src *vector.Vec, i int) {
+	dst.Null[k] = src.Null[i]
+	if src.Null[i] {
+		return
+	}
+	switch dst.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		dst.I[k] = src.I[i]
+	case catalog.Double:
+		dst.F[k] = src.F[i]
+	case catalog.Boolean:
+		dst.B[k] = src.B[i]
+	case catalog.Varchar:
+		dst.SetString(k, src.S[i])
 	}
 }
 

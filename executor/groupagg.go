@@ -261,21 +261,7 @@ func sameRow(b *vector.Batch, i, j int) bool {
 // dst's arenas.
 func copyRow(dst *vector.Batch, i int, src *vector.Batch, j int) {
 	for c, s := range src.Cols {
-		d := dst.Cols[c]
-		d.Null[i] = s.Null[j]
-		if s.Null[j] {
-			continue
-		}
-		switch s.Type {
-		case catalog.BigInt, catalog.Timestamp:
-			d.I[i] = s.I[j]
-		case catalog.Double:
-			d.F[i] = s.F[j]
-		case catalog.Boolean:
-			d.B[i] = s.B[j]
-		case catalog.Varchar:
-			d.SetString(i, s.S[j])
-		}
+		copyValue(dst.Cols[c], i, s, j)
 	}
 	dst.N = max(dst.N, i+1)
 }

@@ -356,19 +356,32 @@ func (st *State) addDouble(x float64, sq bool) {
 		st.nonNegZero = true
 		st.nnzN++
 	}
-	st.s1 = addPartial(st.s1, &st.big1, x)
+	st.addFinite(x, sq, false)
+}
+
+// addFinite adds the finite x to s1 (and x² to s2 when sq), exactly; with
+// retract it takes them out (Retract).
+func (st *State) addFinite(x float64, sq, retract bool) {
+	sign := 1.0
+	if retract {
+		sign = -1
+	}
+	st.s1 = addPartial(st.s1, &st.big1, sign*x)
 	if sq {
 		hi := x * x
 		if math.IsInf(hi, 0) {
 			r := new(big.Rat).SetFloat64(x)
 			r.Mul(r, r)
 			st.s2 = spill(st.s2, &st.big2)
+			if retract {
+				r.Neg(r)
+			}
 			st.big2.Add(st.big2, r)
 			return
 		}
 		lo := math.FMA(x, x, -hi)
-		st.s2 = addPartial(st.s2, &st.big2, hi)
-		st.s2 = addPartial(st.s2, &st.big2, lo)
+		st.s2 = addPartial(st.s2, &st.big2, sign*hi)
+		st.s2 = addPartial(st.s2, &st.big2, sign*lo)
 	}
 }
 

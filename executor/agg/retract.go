@@ -2,7 +2,6 @@ package agg
 
 import (
 	"math"
-	"math/big"
 	"math/bits"
 
 	"streamql/catalog"
@@ -89,18 +88,5 @@ func (st *State) subDouble(x float64, sq bool) {
 		st.nnzN--
 		st.nonNegZero = st.nnzN > 0
 	}
-	st.s1 = addPartial(st.s1, &st.big1, -x)
-	if sq {
-		hi := x * x
-		if math.IsInf(hi, 0) {
-			r := new(big.Rat).SetFloat64(x)
-			r.Mul(r, r)
-			st.s2 = spill(st.s2, &st.big2)
-			st.big2.Sub(st.big2, r)
-			return
-		}
-		lo := math.FMA(x, x, -hi)
-		st.s2 = addPartial(st.s2, &st.big2, -hi)
-		st.s2 = addPartial(st.s2, &st.big2, -lo)
-	}
+	st.addFinite(x, sq, true)
 }
