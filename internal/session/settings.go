@@ -19,9 +19,9 @@ type Settings struct {
 	Timer   bool   // print rows, elapsed time and rows/s per job on stderr
 	// ResultMode is 'sql-client.execution.result-mode' (Flink's key, SPEC
 	// 2.8): "table" keeps an updating output's materialized result,
-	// "changelog" prints its changes with an op column; "" (unset) is table
-	// for bounded jobs and on a terminal, changelog in pipes and files for
-	// unbounded ones.
+	// "changelog" prints its changes with an op column; "" (unset, or SET to
+	// 'auto') is table for bounded jobs and on a terminal, changelog in pipes
+	// and files for unbounded ones.
 	ResultMode string
 }
 
@@ -62,8 +62,11 @@ func (s *Settings) Apply(st *parser.Set, formats []string) (known bool, err erro
 		return true, err
 	case ResultModeKey:
 		v := strings.ToLower(st.Value)
-		if v != "table" && v != "changelog" {
-			return true, parser.Errorf(st.ValuePos, "'%s' takes 'table' (the materialized result) or 'changelog' (each change with its op)", ResultModeKey)
+		if v != "table" && v != "changelog" && v != "auto" {
+			return true, parser.Errorf(st.ValuePos, "'%s' takes 'table' (the materialized result), 'changelog' (each change with its op) or 'auto' (table for bounded jobs and on a terminal, else changelog)", ResultModeKey)
+		}
+		if v == "auto" {
+			v = ""
 		}
 		s.ResultMode = v
 		return true, nil

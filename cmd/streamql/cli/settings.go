@@ -13,7 +13,7 @@ func (s *Session) SettingValues() map[string]string {
 	}
 	mode := s.Settings.ResultMode
 	if mode == "" {
-		mode = "table (changelog in pipes and files for unbounded jobs)"
+		mode = "auto"
 	}
 	return map[string]string{"format": s.Format, "side-dir": s.SideDir, "timer": timer, session.ResultModeKey: mode}
 }
