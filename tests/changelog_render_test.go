@@ -2,6 +2,7 @@ package tests
 
 import (
 	"os"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,3 +90,22 @@ EXPLAIN SELECT dev, COUNT(*) AS n FROM u GROUP BY dev;
 		}
 	}
 }
+
+// TestUpdatingGroupByStateBound: the updating aggregate's groups count
+// against 'state.max-bytes' (SPEC 2.8): many keys stop the job with the
+// state error that names the query and the setting.
+func TestUpdatingGroupByStateBound(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; i < 20000; i++ {
+		sb.WriteString("k" + strconv.Itoa(i) + ",1\n")
+	}
+	_, errs, code := runSQL(t, map[string]string{"m.csv": sb.String()}, `SET 'state.max-bytes' = '64KiB';
+SET 'execution.runtime-mode' = 'streaming';
+CREATE STREAM m (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='m.csv', 'format'='csv');
+SELECT k, COUNT(*) FROM m GROUP BY k;
+`, "--format", "csv")
+	if code == 0 || !strings.Contains(errs, "'state.max-bytes' (64KiB)") || !strings.Contains(errs, "GROUP BY k") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the state error", code, errs)
+	}
+}
+
