@@ -2,8 +2,8 @@ package tests
 
 import (
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,4 +108,3 @@ SELECT k, COUNT(*) FROM m GROUP BY k;
 		t.Errorf("exit %d, stderr:\n%s\nwant the state error", code, errs)
 	}
 }
-
