@@ -61,10 +61,18 @@ type Column struct {
 // Output names the output rows belong to: "main", the side name, the errors
 // side output's name ('errors' unless 'errors.side' renames it), or "result"
 // for the table of SHOW, DESCRIBE or EXPLAIN (the columns tell which).
+//
+// Updating says the output's rows are a changelog (SPEC 2.8: a regular outer
+// join, an unbounded GROUP BY): each row has a change kind (Rows.Kind), and
+// applying them in order (+I and +U add a row, -U and -D take back an equal
+// one) gives the materialized result. UpsertKey are the indexes of the
+// columns that identify a row of that result, nil when it has none.
 type Output struct {
-	Name    string
-	Kind    OutputKind
-	Columns []Column
+	Name      string
+	Kind      OutputKind
+	Columns   []Column
+	Updating  bool
+	UpsertKey []int
 }
 
 // Rows are rows of one output, given to Options.OnRows; valid only during the
@@ -72,15 +80,26 @@ type Output struct {
 // nothing. Row indexes run from 0 to Len()-1, columns as in Output.Columns.
 type Rows struct {
 	n     int
-	sel   []int32        // job rows: the batch rows, in order
-	cols  []*vector.Vec  // job rows: the output's columns, indexed by batch row
-	types []catalog.Type // job rows: the columns' types
+	sel   []int32          // job rows: the batch rows, in order
+	cols  []*vector.Vec    // job rows: the output's columns, indexed by batch row
+	types []catalog.Type   // job rows: the columns' types
+	kinds []vector.RowKind // job rows: the change kinds, indexed by batch row (nil: inserts)
 	errs  []executor.ErrorRow
 	text  [][]string // result rows
 }
 
 // Len returns the number of rows.
 func (r *Rows) Len() int { return r.n }
+
+// Kind returns the change kind of row row as Flink prints it (SPEC 2.8):
+// "+I" insert, "-U" the old row of an update, "+U" its new row, "-D"
+// delete. Rows of an output that is not Updating are all "+I".
+func (r *Rows) Kind(row int) string {
+	if r.kinds == nil {
+		return "+I"
+	}
+	return r.kinds[r.sel[row]].String()
+}
 
 // IsNull reports whether the value at column col of row row is NULL.
 func (r *Rows) IsNull(col, row int) bool {
@@ -260,7 +279,7 @@ var errorColumns = []Column{{"stream", "VARCHAR"}, {"position", "VARCHAR"}, {"ra
 func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
 	k := &sink{on: on, sel: make([]int32, 0, vector.Cap), errs: map[string]Output{}}
 	for i, o := range job.Outputs {
-		out := Output{Name: o.Name, Kind: OutputSide}
+		out := Output{Name: o.Name, Kind: OutputSide, Updating: o.Updating, UpsertKey: o.UpsertKey}
 		if job.Main != nil && i == 0 {
 			out.Kind = OutputMain
 		} else if o.Late {
@@ -290,7 +309,7 @@ func (k *sink) Rows(r *executor.Routed) error {
 			return nil
 		}
 		p := &r.Parts[part]
-		k.rows = Rows{n: len(k.sel), sel: k.sel, cols: p.Cols, types: k.types[p.Output]}
+		k.rows = Rows{n: len(k.sel), sel: k.sel, cols: p.Cols, types: k.types[p.Output], kinds: p.Kinds}
 		err := k.on(k.outs[p.Output], &k.rows)
 		k.sel = k.sel[:0]
 		return err
@@ -304,7 +323,7 @@ func (k *sink) Rows(r *executor.Routed) error {
 			if len(c.Sel) == 0 {
 				continue
 			}
-			k.rows = Rows{n: len(c.Sel), sel: c.Sel, cols: c.Cols, types: k.types[c.Output]}
+			k.rows = Rows{n: len(c.Sel), sel: c.Sel, cols: c.Cols, types: k.types[c.Output], kinds: c.Kinds}
 			if err := k.on(k.outs[c.Output], &k.rows); err != nil {
 				return err
 			}

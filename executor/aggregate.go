@@ -99,6 +99,7 @@ type aggOp struct {
 	rowCw    int64
 	rowCwSet bool
 	sessBuf  []*winState // fire: the sessions to emit
+	upd      *updState   // an updating aggregate's changes (groupagg.go), nil for others
 }
 
 // heldAt is the first row of a partition in a group: its offset and the
@@ -137,6 +138,13 @@ type aggGroup struct {
 	part int32
 	held heldAt
 	more map[int32]heldAt
+	// an updating aggregate's (groupagg.go): the rows the group holds net of
+	// retractions, and with mini-batch the batch that last touched it, whether
+	// it held rows before that batch and its row then (in updState.pre)
+	live int64
+	mark int64
+	had  bool
+	pre  int32
 }
 
 // groupBytes is the state a new group costs before its accumulators grow.
@@ -547,6 +555,27 @@ func shortKey(s []byte) (w, kh uint64) {
 
 // addTo adds row i to its group of window ws.
 func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
+	g, err := o.groupFor(ws, i)
+	if err != nil {
+		return err
+	}
+	if o.batched { // (a partial of the parallel aggregate: its accumulators take the batch's rows at once, addBatch)
+		o.pendStates, o.pendRows, o.pendSeqs = append(o.pendStates, g.states), append(o.pendRows, int32(i)), append(o.pendSeqs, o.seq)
+		return nil
+	}
+	var grew int64
+	for c, op := range o.callOps {
+		grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
+	}
+	if grew != 0 {
+		return o.grow(grew)
+	}
+	return nil
+}
+
+// groupFor returns row i's group of window ws, made (and charged) when the
+// row is its first.
+func (o *aggOp) groupFor(ws *winState, i int) (*aggGroup, error) {
 	g, kh := o.findGroup(ws, i)
 	if g == nil {
 		o.buildKey(i)
@@ -576,23 +605,12 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 		}
 		o.insert(ws, g)
 		if err := o.grow(o.groupBytes(len(g.key))); err != nil {
-			return err
+			return g, err
 		}
 	} else if o.rep != nil && g.part != o.rowPart {
 		o.heldOther(g)
 	}
-	if o.batched { // (a partial of the parallel aggregate: its accumulators take the batch's rows at once, addBatch)
-		o.pendStates, o.pendRows, o.pendSeqs = append(o.pendStates, g.states), append(o.pendRows, int32(i)), append(o.pendSeqs, o.seq)
-		return nil
-	}
-	var grew int64
-	for c, op := range o.callOps {
-		grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
-	}
-	if grew != 0 {
-		return o.grow(grew)
-	}
-	return nil
+	return g, nil
 }
 
 // keyHash is a quick hash of a group key, 8 bytes at a time: only a filter
@@ -699,6 +717,7 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 	}
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
 	g.first, g.firstAt, g.hash = o.seq, o.rowAt, kh
+	g.live, g.mark = 0, 0
 	g.part, g.held, g.more = o.rowPart, heldAt{o.rowOff, o.rowCw, o.rowCwSet}, nil
 	g.keyb = append(g.keyb[:0], o.keyBuf...)
 	g.key = ""
@@ -865,20 +884,26 @@ func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
 // dst's arena).
 func copyRows(dst, src *vector.Vec, sel []int32) {
 	for k, i := range sel {
-		dst.Null[k] = src.Null[i]
-		if src.Null[i] {
-			continue
-		}
-		switch dst.Type {
-		case catalog.BigInt, catalog.Timestamp:
-			dst.I[k] = src.I[i]
-		case catalog.Double:
-			dst.F[k] = src.F[i]
-		case catalog.Boolean:
-			dst.B[k] = src.B[i]
-		case catalog.Varchar:
-			dst.SetString(k, src.S[i])
-		}
+		copyValue(dst, k, src, int(i))
+	}
+}
+
+// copyValue copies value i of src into value k of dst (a string into dst's
+// arena).
+func copyValue(dst *vector.Vec, k int, src *vector.Vec, i int) {
+	dst.Null[k] = src.Null[i]
+	if src.Null[i] {
+		return
+	}
+	switch dst.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		dst.I[k] = src.I[i]
+	case catalog.Double:
+		dst.F[k] = src.F[i]
+	case catalog.Boolean:
+		dst.B[k] = src.B[i]
+	case catalog.Varchar:
+		dst.SetString(k, src.S[i])
 	}
 }
 
@@ -1108,6 +1133,12 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				}
 				continue
 			}
+			if o.upd != nil { // (SPEC 2.8: GROUP BY without a window over an unbounded or updating input)
+				if err := ao.change(o, b, i); err != nil {
+					return err
+				}
+				continue
+			}
 			late, err := o.add(b, i, cw, cwSet)
 			if err == errWindowRange {
 				err = ao.malformed(o, b, i)
@@ -1139,6 +1170,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 			return ao.cut(ctx, port, i)
 		}
 	}
+	ao.flushChanges(r.N)
 	ao.finishParts()
 	ao.countLate(ctx)
 	err := ao.down.Push(ctx, port, out)
@@ -1269,7 +1301,7 @@ func (ao *aggOperator) uncountCut() {
 func (ao *aggOperator) fireStep(wm int64, all bool) {
 	due := ao.fire[:0]
 	for _, o := range ao.ops {
-		if !all && !o.due(wm) || all && !o.a.Grouped {
+		if !all && !o.due(wm) || all && !o.a.Grouped || o.upd != nil { // (an updating aggregate emitted its changes already)
 			continue
 		}
 		if fired, emitted, ok := o.take(wm, all); ok {

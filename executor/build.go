@@ -147,6 +147,9 @@ func buildAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	}
 	o.havingK = expr.Compile(a.Having)
 	o.projK = expr.CompileAll(br.Project)
+	if a.Updating {
+		o.upd = newUpdState(a)
+	}
 	return o
 }
 

@@ -660,7 +660,8 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 		r.taken[k] = taken
 		r.flow[3*k+2] += int64(len(taken))
 		r.out.Parts[k].Sel = taken
-		if br.Agg != nil { // its rows go to the aggregate operator (aggregate.go)
+		r.out.Parts[k].Kinds = b.Kinds // (SPEC 2.8: kinds pass through routing, filters and projections)
+		if br.Agg != nil {             // its rows go to the aggregate operator (aggregate.go)
 			continue
 		}
 		for _, i := range taken {

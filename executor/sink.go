@@ -5,10 +5,30 @@ import "streamql/executor/vector"
 // Part is what one branch (or the main query) produced from one input batch:
 // the input rows it took, ascending, and its projected columns, which hold row
 // Sel[k]'s values at index Sel[k] (no compaction). Output indexes Job.Outputs.
+//
+// Kinds is the changelog contract of every output (SPEC 2.8): row Sel[k]'s
+// change kind (+I, -U, +U, -D) is Kinds[Sel[k]], indexed like Cols; nil means
+// every row is an insert. An operator whose output is updating (the planner
+// marks it: plan.Output.Updating) sets Kinds on the parts and chunks it
+// makes, an operator that passes rows through (route, filter, project,
+// limit) passes its input batch's vector.Batch.Kinds on unchanged, and every
+// sink reads a row's kind with KindAt. Whether an output prints its kinds
+// (an `op` column, `+I[...]`) is decided at planning by
+// plan.Output.Updating, never by whether a batch happens to carry Kinds.
 type Part struct {
 	Output int
 	Sel    []int32
 	Cols   []*vector.Vec
+	Kinds  []vector.RowKind
+}
+
+// KindAt returns the change kind of row i of p (an index of Sel's): Insert
+// when p carries no kinds.
+func (p *Part) KindAt(i int) vector.RowKind {
+	if p.Kinds == nil {
+		return vector.Insert
+	}
+	return p.Kinds[i]
 }
 
 // Routed is one batch of a job on its way through the operators (operator.go):

@@ -40,7 +40,12 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	filters, err := ps.filters(rw, r, info)
+	if err != nil {
+		return nil, err
+	}
 	return &Select{
+		Filters:   filters,
 		Range:     Range{Start: r.start, End: r.end},
 		Side:      rw.side,
 		SidePos:   rw.sidePos,
@@ -209,6 +214,48 @@ func (ps *parseState) parseFragment(all, toks []Token, start, end int) (ast.Expr
 	}
 	return expr, info, nil
 }
+
+// filters parses the conditions of the FILTER (WHERE ...) clauses rewrite
+// took out (SPEC 2.9), each as a fragment in source coordinates; their CAST
+// types join info's, and info's Locate learns their nodes.
+func (ps *parseState) filters(rw *rewritten, r *region, info *astInfo) (map[int]*Fragment, *Error) {
+	if len(rw.filters) == 0 {
+		return nil, nil
+	}
+	out := map[int]*Fragment{}
+	var locs []Locator
+	nodes := map[ast.Node]int{}
+	for _, f := range rw.filters {
+		start, end := f.cond[0].Offset, f.cond[len(f.cond)-1].End()
+		expr, fi, err := ps.parseFragment(r.comments, f.cond, start, end)
+		if err != nil {
+			return nil, err
+		}
+		for n, t := range fi.casts {
+			info.casts[n] = t
+		}
+		out[f.call] = &Fragment{Expr: expr, Text: ps.src[start:end], Pos: start, Casts: fi.casts, Locate: fi.locate, File: ps.file}
+		expr.Accept(&nodeCollector{nodes: nodes, k: len(locs)})
+		locs = append(locs, fi.locate)
+	}
+	outer := info.locate
+	info.locate = func(n ast.Node) int {
+		if k, ok := nodes[n]; ok {
+			return locs[k](n)
+		}
+		return outer(n)
+	}
+	return out, nil
+}
+
+// nodeCollector notes every node of a tree as the k-th fragment's.
+type nodeCollector struct {
+	nodes map[ast.Node]int
+	k     int
+}
+
+func (c *nodeCollector) Enter(n ast.Node) (ast.Node, bool) { c.nodes[n] = c.k; return n, false }
+func (c *nodeCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // joinCollector lists the joins of an AST (those with a right side) in the textual
 // order of their JOIN keyword (or comma): an in-order walk of each join tree, since
@@ -477,6 +524,21 @@ func (w *posWalker) fieldText(f *ast.SelectField) string {
 	j := k
 	for j < len(all) && all[j].End() <= end {
 		j++
+	}
+	if j+1 < len(all) && all[j].is("FILTER") && all[j+1].isOp("(") && f.AsName.O == "" {
+		// an aggregate's FILTER (WHERE ...), blanked for TiDB (SPEC 2.9): part
+		// of the field as written
+		for depth := 0; j+1 < len(all); {
+			j++
+			if all[j].isOp("(") {
+				depth++
+			} else if all[j].isOp(")") {
+				if depth--; depth == 0 {
+					j++
+					break
+				}
+			}
+		}
 	}
 	toks := all[k:j]
 	if f.AsName.O == "" && len(toks) > 1 {

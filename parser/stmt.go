@@ -170,6 +170,10 @@ type Select struct {
 	// SelectField.Text() must not be used: it is the rewritten text.
 	FieldText map[*ast.SelectField]string
 	Locate    Locator
+	// Filters are the aggregate FILTER (WHERE cond) clauses (SPEC 2.9), which
+	// the front-end takes out of the text TiDB parses: each condition, by the
+	// offset of its aggregate call (Locate's offset of the call node).
+	Filters map[int]*Fragment
 }
 
 // Explain is EXPLAIN <select>, or EXPLAIN ANALYZE <select> (Analyze set:

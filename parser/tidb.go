@@ -271,6 +271,16 @@ type rewritten struct {
 	// files, filePos: FROM 'file' (SPEC 1), replaced by a back-quoted name
 	files   []string
 	filePos []int
+	// filters: the aggregate FILTER (WHERE cond) clauses (SPEC 2.9), blanked
+	filters []filterMark
+}
+
+// filterMark is one aggregate FILTER (WHERE cond) clause the front-end
+// blanked: the offset of its aggregate call (the function's name), and the
+// condition's tokens.
+type filterMark struct {
+	call int
+	cond []Token
 }
 
 type joinMark struct {
@@ -332,6 +342,47 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 		switch {
 		case t.Kind == TokNumber && decimalTooLong(t.Text):
 			return nil, Errorf(t.Offset, "number %s has too many digits (at most 81)", termtext.Shorten(t.Text, 20))
+		case t.is("FILTER") && next.isOp("(") && i > 0 && toks[i-1].isOp(")") && i+2 < len(toks) && toks[i+2].is("WHERE"):
+			// agg(...) FILTER (WHERE cond) (SPEC 2.9), which TiDB does not
+			// parse: blanked, the condition kept for the planner
+			if mode != modeSelect {
+				return nil, Errorf(t.Offset, "FILTER (WHERE ...) belongs to an aggregate in a SELECT")
+			}
+			closeAt, depth := -1, 0
+			for k := i + 1; k < len(toks); k++ {
+				if toks[k].isOp("(") {
+					depth++
+				} else if toks[k].isOp(")") {
+					if depth--; depth == 0 {
+						closeAt = k
+						break
+					}
+				}
+			}
+			if closeAt < 0 || closeAt == i+3 {
+				return nil, Errorf(t.Offset, "FILTER takes a condition in parentheses: COUNT(*) FILTER (WHERE price < 100)")
+			}
+			call := -1 // the aggregate's name: before the '(' that the ')' before FILTER closes
+			depth = 0
+			for k := i - 1; k >= 0; k-- {
+				if toks[k].isOp(")") {
+					depth++
+				} else if toks[k].isOp("(") {
+					if depth--; depth == 0 {
+						if k > 0 && toks[k-1].Kind == TokIdent {
+							call = toks[k-1].Offset
+						}
+						break
+					}
+				}
+			}
+			if call < 0 {
+				return nil, Errorf(t.Offset, "FILTER (WHERE ...) follows an aggregate call, e.g. COUNT(*) FILTER (WHERE price < 100)")
+			}
+			rw.filters = append(rw.filters, filterMark{call: call, cond: toks[i+3 : closeAt]})
+			end := toks[closeAt].End()
+			edits = append(edits, edit{t.Offset, end, blank(ps.src[t.Offset:end])})
+			i = closeAt
 		case t.is("ESCAPE") && next.Kind == TokString && len(next.Value()) > 1:
 			return nil, Errorf(next.Offset, "ESCAPE takes one ASCII character (or '' for none)")
 		case t.is("INTO") && mode == modeSelect:

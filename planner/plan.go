@@ -27,6 +27,11 @@ type Planner struct {
 	// Funcs, when not nil, are the session's user-defined functions (SPEC
 	// 2.10), bound next to the built-in function table.
 	Funcs *expr.Registry
+	// Streaming is SET 'execution.runtime-mode' = 'streaming' (Flink's key,
+	// SPEC 2.8): GROUP BY without a window and global aggregates are updating
+	// over bounded streams too, as in Flink's streaming mode, instead of
+	// emitting each group once at the stream's end (SPEC 2.4, the default).
+	Streaming bool
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
@@ -212,6 +217,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	}
 	ruleBothJoinJob(j)
 	ruleRankJob(j)
+	ruleChangelogJob(j)
 	if st.Watermark != nil {
 		e, err := CompileWatermark(st)
 		if err != nil {

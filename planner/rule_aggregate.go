@@ -120,6 +120,9 @@ func ruleAggregate(sp *selectPlan) error {
 		}
 	}
 	if sp.win == nil && !grouped {
+		if err := unusedFilter(sel, nil); err != nil {
+			return err
+		}
 		if sel.Late != "" && sp.both == nil { // (a join's late outputs: ruleBothJoin)
 			return parser.Errorf(sel.LatePos, "LATE INTO SIDE needs a window function: only rows for windows that already fired are late (FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' MINUTE)))")
 		}
@@ -139,9 +142,17 @@ func ruleAggregate(sp *selectPlan) error {
 	} else if sel.Late != "" && sp.both == nil {
 		return parser.Errorf(sel.LatePos, "LATE INTO SIDE needs a window function: GROUP BY without a window has no late rows")
 	}
-	if sp.win == nil && !st.Bounded() {
-		return parser.Errorf(sp.groupPos(), "aggregating the unbounded stream %s without a window would never emit a row: aggregate per window, e.g. FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ...", st.Name, st.Name)
+	// SPEC 2.8: GROUP BY without a window (and a global aggregate) over an
+	// unbounded stream, or over an updating relation (a regular outer
+	// join), is an updating aggregate: each row that changes a group emits
+	// the change (rule_changelog.go). A window aggregate fires once, final,
+	// so it cannot take back what an updating input retracts (Flink refuses
+	// it too).
+	updIn := sp.both != nil && sp.both.Updating()
+	if updIn && sp.win != nil {
+		return parser.Errorf(sp.groupPos(), "a window aggregate emits each window once, final, and cannot consume the updating result of a regular %s JOIN (SPEC 2.8): aggregate without a window (GROUP BY keys only, an updating result), or make the join an interval join (ON ... AND l.t BETWEEN r.t - INTERVAL '1' MINUTE AND r.t)", sp.both.Type)
 	}
+	a.Updating = sp.win == nil && (!st.Bounded() || updIn || sp.p.Streaming)
 	sp.agg = a
 	sp.b.Agg = a
 	if !grouped {
@@ -151,7 +162,20 @@ func ruleAggregate(sp *selectPlan) error {
 		return ruleWindowProjection(sp)
 	}
 	ap := &aggPlan{sp: sp, a: a, seen: map[string]int{}}
-	return ap.plan()
+	if err := ap.plan(); err != nil {
+		return err
+	}
+	if err := unusedFilter(sel, ap.filtered); err != nil {
+		return err
+	}
+	if updIn {
+		for _, c := range a.Calls {
+			if !c.Spec.Retractable() {
+				return parser.Errorf(sp.groupPos(), "%s cannot take back a row yet, and the regular %s JOIN it reads retracts rows (SPEC 2.8): over an updating input use COUNT, SUM, AVG, VAR_POP, VAR_SAMP, STDDEV_POP or STDDEV_SAMP", c.Text, sp.both.Type)
+			}
+		}
+	}
+	return nil
 }
 
 // groupPos is the offset of GROUP BY, else of the first aggregate, else the statement.
@@ -189,7 +213,25 @@ type aggPlan struct {
 	row      *scope         // the scope over the aggregate row
 	having   bool           // compiling HAVING (a select alias may be named)
 	aliases  map[string]*Expr
-	wcols    [3]bool // window_start, window_end, window_time in GROUP BY
+	wcols    [3]bool      // window_start, window_end, window_time in GROUP BY
+	filtered map[int]bool // the FILTER clauses (parser.Select.Filters) an aggregate took
+}
+
+// unusedFilter returns the error for a FILTER (WHERE ...) clause of sel that
+// no aggregate call took (used: the offsets of those taken): it stood after
+// a function that is not an aggregate (SPEC 2.9: FILTER belongs to
+// aggregates).
+func unusedFilter(sel *parser.Select, used map[int]bool) error {
+	first := -1
+	for call := range sel.Filters {
+		if !used[call] && (first < 0 || call < first) {
+			first = call
+		}
+	}
+	if first >= 0 {
+		return parser.Errorf(first, "FILTER (WHERE ...) applies to aggregate functions only (COUNT, SUM, AVG, MIN, MAX, ...), not to this call: move the condition into WHERE or into a CASE")
+	}
+	return nil
 }
 
 // restoreText renders n from the AST alone (not the text as written), so that
@@ -421,6 +463,14 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 		fn, args = aggFuncs[x.FnName.L], x.Args
 	}
 	text := restoreText(n)
+	filter := sp.sel.Filters[sp.pos(n)] // agg(...) FILTER (WHERE cond) (SPEC 2.9), nil when none
+	if filter != nil {
+		text += " FILTER (WHERE " + restoreText(filter.Expr) + ")"
+		if ap.filtered == nil {
+			ap.filtered = map[int]bool{}
+		}
+		ap.filtered[sp.pos(n)] = true
+	}
 	if k, ok := ap.seen[text]; ok {
 		c := a.Calls[k]
 		return rowCol(a.CallBase+k, c.Spec.ResultType(), c.Text), nil
@@ -474,11 +524,37 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 		arg = e
 		spec.Arg = e.Type
 	}
+	if filter != nil {
+		// FILTER (WHERE cond) takes the rows where cond is TRUE: as every
+		// aggregate but COUNT(*) skips NULL arguments (SPEC 2.4), agg(x)
+		// FILTER (WHERE c) is agg(CASE WHEN c THEN x END), and COUNT(*)
+		// FILTER (WHERE c) is COUNT(CASE WHEN c THEN 1 END); so it holds for
+		// windowed, unbounded and parallel aggregates alike
+		if hasAgg(filter.Expr) {
+			f := &aggFinder{}
+			filter.Expr.Accept(f)
+			return nil, misplacedAgg(sp.pos(f.found), aggName(f.found.(ast.ExprNode)))
+		}
+		cond, err := sp.sc.compile(filter.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if cond = coerce(cond, catalog.Boolean); cond.Type != catalog.Boolean {
+			return nil, parser.Errorf(filter.Pos, "FILTER (WHERE ...) needs a BOOLEAN condition, got %s (%s)", exprTextOf(cond), cond.Type)
+		}
+		if spec.Func == plan.AggCountStar {
+			spec.Func, spec.Arg, arg = plan.AggCount, catalog.BigInt, intConst(1, "1")
+		}
+		arg = caseKernel(arg.Type, []*Expr{cond}, []*Expr{arg, nullExpr(arg.Type)})
+	}
 	k := len(a.Calls)
 	ap.seen[text] = k
 	ct := strings.TrimSpace(exprText(n, sp.sel.Casts))
-	if spec.Func == plan.AggCountStar {
+	if spec.Func == plan.AggCountStar || filter != nil && fn == plan.AggCount && !distinct && isStar(args[0]) {
 		ct = "COUNT(*)"
+	}
+	if filter != nil {
+		ct += " FILTER (WHERE " + filter.Text + ")"
 	}
 	ct = strings.Replace(strings.Replace(ct, "SQ_FIRSTVAL", "FIRST_VALUE", 1), "sq_firstval", "FIRST_VALUE", 1)
 	ct = strings.Replace(strings.Replace(ct, "SQ_LASTVAL", "LAST_VALUE", 1), "sq_lastval", "LAST_VALUE", 1)

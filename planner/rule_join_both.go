@@ -131,9 +131,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if !both.Interval && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
 		both.Lookup = true
 	}
-	if both.Updating() {
-		return parser.Errorf(sp.pos(join.Right), "a regular %s JOIN's result is updating (SPEC 2.8: a row without a partner is retracted when one comes), and outputs of updating results are not supported yet: bound the event times for an interval join (ON ... AND l.t BETWEEN r.t - INTERVAL '1' MINUTE AND r.t), read a bounded right side with INNER or LEFT JOIN (a lookup join), or use an INNER JOIN", both.Type)
-	}
+	// a regular outer join is updating (SPEC 2.8: a row without a partner
+	// is retracted when one comes): its outputs carry the kinds
+	// (rule_changelog.go)
 	both.Text = strings.TrimSpace(sp.p.text(sel))
 	sp.both = both
 	return nil

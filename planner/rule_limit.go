@@ -19,6 +19,9 @@ func ruleLimit(sp *selectPlan) error {
 	if sel.Stream != "" {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s", sel.Stream)
 	}
+	if what := updatingOperator(sp); what != "" {
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT on an updating result (%s, SPEC 2.8) would be a Top-N over the changes, which is not supported yet: drop the LIMIT, or aggregate per window (an append-only result)", what)
+	}
 	if q.Limit.Offset != nil {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT with an offset is not supported on a stream")
 	}

@@ -160,14 +160,19 @@ func TestJoinErrors(t *testing.T) {
 CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
 CREATE STREAM u (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='9', 'format'='csv');
 CREATE STREAM dest (id VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+CREATE STREAM sinkout (id VARCHAR) WITH ('connector'='file', 'path'='out.csv', 'format'='csv');
 `
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT l.id FROM l JOIN r ON l.v > r.v", "needs at least one equality between its two sides"},
 		{"SELECT id FROM l JOIN r ON l.id = r.id", "column 'id' is ambiguous: it is l.id and r.id"},
 		{"SELECT l.id FROM l JOIN r ON l.id = r.v", "are of two types"},
 		{"SELECT l.id FROM l JOIN l ON l.id = l.id", "give each an alias"},
-		{"SELECT l.id FROM l RIGHT JOIN r ON l.id = r.id", "result is updating"},
-		{"SELECT l.id FROM l LEFT JOIN u ON l.id = u.id", "result is updating"},
+		// an updating result into a sink that accepts only inserts (SPEC 2.8), naming the operator
+		{"INSERT INTO sinkout SELECT l.id FROM l RIGHT JOIN r ON l.id = r.id", "the regular RIGHT JOIN emits -U/+U/-D changes"},
+		{"SELECT l.id INTO STREAM sinkout FROM l LEFT JOIN u ON l.id = u.id", "accepts only inserts: write it to a stream with 'format'='debezium-json'"},
+		{"INSERT INTO sinkout SELECT id FROM u GROUP BY id", "the GROUP BY without a window over the unbounded stream u emits"},
+		{"SELECT l.id, COUNT(*) FROM l FULL JOIN r ON l.id = r.id GROUP BY l.id LIMIT 3", "LIMIT on an updating result"},
+		{"SELECT l.id, MAX(l.v) FROM l FULL JOIN r ON l.id = r.id GROUP BY l.id", "MAX(l.v) cannot take back a row yet"},
 		{"SELECT l.id FROM l LEFT JOIN r ON l.id = r.id AND l.v > 1", "may hold only key equalities"},
 		{"SELECT l.id FROM l JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.id = r.id", "FOR SYSTEM_TIME AS OF"},   // (never a regular join by mistake)
 		{"INSERT INTO dest SELECT l.id, r.v FROM l JOIN r ON l.id = r.id", "the file that stream r reads"}, // (a join's input is one of the job's files)

@@ -66,6 +66,9 @@ type State struct {
 	nan        bool
 	pinf, ninf bool
 	nonNegZero bool // a value other than -0.0 was added (SUM is -0.0 when every value is)
+	// the special values' counts behind the flags above, so that a retraction
+	// (Retract, SPEC 2.8) can clear a flag when its last value goes
+	nanN, pinfN, ninfN, nnzN int64
 	// MIN, MAX, FIRST_VALUE, LAST_VALUE: the value so far, and its arrival
 	// number (FIRST/LAST after a merge).
 	i   int64
@@ -338,30 +341,47 @@ func (st *State) addDouble(x float64, sq bool) {
 	switch {
 	case math.IsNaN(x):
 		st.nan = true
+		st.nanN++
 		return
 	case math.IsInf(x, 1):
 		st.pinf = true
+		st.pinfN++
 		return
 	case math.IsInf(x, -1):
 		st.ninf = true
+		st.ninfN++
 		return
 	}
 	if x != 0 || !math.Signbit(x) {
 		st.nonNegZero = true
+		st.nnzN++
 	}
-	st.s1 = addPartial(st.s1, &st.big1, x)
+	st.addFinite(x, sq, false)
+}
+
+// addFinite adds the finite x to s1 (and x² to s2 when sq), exactly; with
+// retract it takes them out (Retract).
+func (st *State) addFinite(x float64, sq, retract bool) {
+	sign := 1.0
+	if retract {
+		sign = -1
+	}
+	st.s1 = addPartial(st.s1, &st.big1, sign*x)
 	if sq {
 		hi := x * x
 		if math.IsInf(hi, 0) {
 			r := new(big.Rat).SetFloat64(x)
 			r.Mul(r, r)
 			st.s2 = spill(st.s2, &st.big2)
+			if retract {
+				r.Neg(r)
+			}
 			st.big2.Add(st.big2, r)
 			return
 		}
 		lo := math.FMA(x, x, -hi)
-		st.s2 = addPartial(st.s2, &st.big2, hi)
-		st.s2 = addPartial(st.s2, &st.big2, lo)
+		st.s2 = addPartial(st.s2, &st.big2, sign*hi)
+		st.s2 = addPartial(st.s2, &st.big2, sign*lo)
 	}
 }
 
@@ -488,6 +508,7 @@ func (st *State) Merge(sp *Spec, o *State) {
 		st.pinf = st.pinf || o.pinf
 		st.ninf = st.ninf || o.ninf
 		st.nonNegZero = st.nonNegZero || o.nonNegZero
+		st.nanN, st.pinfN, st.ninfN, st.nnzN = st.nanN+o.nanN, st.pinfN+o.pinfN, st.ninfN+o.ninfN, st.nnzN+o.nnzN
 	case Min, Max, First, Last:
 		take := empty
 		if !take {

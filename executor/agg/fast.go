@@ -200,6 +200,7 @@ func (st *State) sumF(x float64) int64 {
 		return int64(8 * (cap(st.s1) - before))
 	}
 	st.nonNegZero = true
+	st.nnzN++
 	if st.addFix(x) {
 		return 0
 	}

@@ -213,7 +213,8 @@ func (b *Batch) OwnStrings() {
 }
 
 // AppendRows appends rows [from, to) of src to b, strings copied into b's
-// arenas (so they outlive src). A column of b whose type differs from src's
+// arenas (so they outlive src), with their change kinds (Kinds) when either
+// batch carries them. A column of b whose type differs from src's
 // (catalog.Unknown: a column not kept, as the event-time join's held rows) is
 // skipped. b must have room for the rows (at most Cap in all).
 func (b *Batch) AppendRows(src *Batch, from, to int) {
@@ -244,7 +245,25 @@ func (b *Batch) AppendRows(src *Batch, from, to int) {
 			clear(d.Text[off : off+n])
 		}
 	}
+	switch {
+	case src.Kinds != nil:
+		if b.Kinds == nil {
+			b.Kinds = make([]RowKind, Cap)
+		}
+		copy(b.Kinds[off:off+n], src.Kinds[from:to])
+	case b.Kinds != nil:
+		clear(b.Kinds[off : off+n]) // (Insert)
+	}
 	b.N = off + n
+}
+
+// KindAt returns row i's change kind: Insert when b carries none (an
+// append-only batch, Kinds nil).
+func (b *Batch) KindAt(i int) RowKind {
+	if b.Kinds == nil {
+		return Insert
+	}
+	return b.Kinds[i]
 }
 
 // shareText makes rows [to, to+n) of v's Text those of src's rows [from,

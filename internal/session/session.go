@@ -54,6 +54,13 @@ type Session struct {
 	// Funcs are the session's user-defined functions (SPEC 2.10): Go
 	// functions registered by the library, CREATE FUNCTION's WASM modules.
 	Funcs *expr.Registry
+	// MiniBatch is 'table.exec.mini-batch.enabled' (Flink's key, SPEC 2.8):
+	// updating aggregates fold each batch's changes per group.
+	MiniBatch bool
+	// Streaming is 'execution.runtime-mode' = 'streaming' (Flink's key, SPEC
+	// 2.8; planner.Planner.Streaming); the default is batch-like results over
+	// bounded streams (SPEC 2.4).
+	Streaming bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -114,7 +121,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -283,6 +290,25 @@ func (s *Session) set(st *parser.Set) error {
 		s.Env.StateMaxBytes = n
 		return nil
 	}
+	if st.Key == RuntimeModeKey {
+		switch strings.ToLower(st.Value) {
+		case "streaming":
+			s.Streaming = true
+		case "batch":
+			s.Streaming = false
+		default:
+			return parser.Errorf(st.ValuePos, "'%s' takes 'streaming' (GROUP BY over a bounded stream updates as rows arrive, as in Flink) or 'batch' (each group once at the end, the default)", RuntimeModeKey)
+		}
+		return nil
+	}
+	if st.Key == MiniBatchKey {
+		v, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(st.Value)]
+		if !ok {
+			return parser.Errorf(st.ValuePos, "'%s' takes 'true' or 'false'", MiniBatchKey)
+		}
+		s.MiniBatch = v
+		return nil
+	}
 	if known, err := s.Front.Set(st); known || err != nil {
 		return err
 	}
@@ -339,6 +365,11 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 	job, err := planner.NewJob(st, branches, main, src)
 	if err != nil {
 		return nil, err
+	}
+	for _, b := range job.AllBranches() {
+		if b.Agg != nil && b.Agg.Updating {
+			b.Agg.MiniBatch = s.MiniBatch
+		}
 	}
 	env := planner.DefaultStrategyEnv()
 	env.StateMaxBytes = s.Env.StateMaxBytes

@@ -17,6 +17,12 @@ type Settings struct {
 	Format  string // output format name, one of the client's formats (SPEC 4)
 	SideDir string // directory of the side output files; "" writes them to stdout
 	Timer   bool   // print rows, elapsed time and rows/s per job on stderr
+	// ResultMode is 'sql-client.execution.result-mode' (Flink's key, SPEC
+	// 2.8): "table" keeps an updating output's materialized result,
+	// "changelog" prints its changes with an op column; "" (unset, or SET to
+	// 'auto') is table for bounded jobs and on a terminal, changelog in pipes
+	// and files for unbounded ones.
+	ResultMode string
 }
 
 // Formats lists the output formats of SPEC 4, the default first. The command
@@ -25,7 +31,7 @@ type Settings struct {
 var Formats = []string{"table", "csv", "tsv", "json", "plain", "markdown"}
 
 // SettingKeys lists the keys of SET, for the unknown-setting error (SPEC 3).
-const SettingKeys = "format, side-dir, timer, state.max-bytes"
+const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.mini-batch.enabled, execution.runtime-mode"
 
 // TimerValues are the words 'timer' (and the REPL's .timer) take, lower case,
 // with their values.
@@ -54,9 +60,31 @@ func (s *Settings) Apply(st *parser.Set, formats []string) (known bool, err erro
 			s.Timer = v
 		}
 		return true, err
+	case ResultModeKey:
+		v := strings.ToLower(st.Value)
+		if v != "table" && v != "changelog" && v != "auto" {
+			return true, parser.Errorf(st.ValuePos, "'%s' takes 'table' (the materialized result), 'changelog' (each change with its op) or 'auto' (table for bounded jobs and on a terminal, else changelog)", ResultModeKey)
+		}
+		if v == "auto" {
+			v = ""
+		}
+		s.ResultMode = v
+		return true, nil
 	}
 	return false, nil
 }
+
+// ResultModeKey is Flink SQL client's key for how an updating result shows
+// (SPEC 2.8).
+const ResultModeKey = "sql-client.execution.result-mode"
+
+// RuntimeModeKey is Flink's key that makes GROUP BY over bounded streams
+// updating too ('streaming'; planner.Planner.Streaming, SPEC 2.8).
+const RuntimeModeKey = "execution.runtime-mode"
+
+// MiniBatchKey is Flink's key that folds each batch's changes of an updating
+// aggregate per group (SPEC 2.8; plan.Aggregate.MiniBatch).
+const MiniBatchKey = "table.exec.mini-batch.enabled"
 
 // ParseFormat returns the value of SET 'format' (SPEC 3, SPEC 4): one of
 // formats, as written, or an error listing them.

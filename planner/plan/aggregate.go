@@ -85,6 +85,14 @@ type Aggregate struct {
 	LatePos    int
 	LateNamed  bool
 	LateOutput int
+	// Updating marks an aggregate whose output is a changelog (SPEC 2.8):
+	// GROUP BY without a window (or a global aggregate) over an unbounded
+	// stream, which emits +I for a new group and -U old, +U new for each row
+	// that changes one, instead of one row per group at the stream's end.
+	// MiniBatch folds each input batch's changes per group into one -U/+U
+	// pair ('table.exec.mini-batch.enabled', Flink's key).
+	Updating  bool
+	MiniBatch bool
 }
 
 // AggCall is one aggregate function call of a query: its accumulator spec, its
@@ -133,6 +141,22 @@ type AggSpec struct {
 	Sep      string
 }
 
+// Retractable reports whether the aggregate can take a row back out of its
+// state exactly (SPEC 2.8: an aggregate fed by an updating relation
+// retracts): COUNT(*), COUNT(x), SUM, AVG and the variances, whose states are
+// counts and exact sums (executor/agg's State.Retract). MIN, MAX,
+// FIRST_VALUE, LAST_VALUE, LISTAGG and COUNT(DISTINCT) would have to keep
+// every value they saw; they do not retract yet.
+func (s *AggSpec) Retractable() bool {
+	switch s.Func {
+	case AggCountStar:
+		return true
+	case AggCount, AggSum, AggAvg, AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		return !s.Distinct
+	}
+	return false
+}
+
 // ResultType returns the SQL type of the aggregate's result (SPEC 2.4's table).
 func (s *AggSpec) ResultType() catalog.Type {
 	switch s.Func {
@@ -179,8 +203,14 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 		head = fmt.Sprintf("%s, keys (%s), aggregates (%s)", a.Window.Describe(), strings.Join(keys, ", "), strings.Join(calls, ", "))
 	case len(a.Keys) > 0:
 		head = fmt.Sprintf("GROUP BY %s, aggregates (%s), emitted at the stream's end", strings.Join(keys, ", "), strings.Join(calls, ", "))
+		if a.Updating {
+			head = fmt.Sprintf("GROUP BY %s, aggregates (%s), each change as it happens (+I a new group, -U old and +U new, -D an emptied one)", strings.Join(keys, ", "), strings.Join(calls, ", "))
+		}
 	default:
 		head = fmt.Sprintf("global, aggregates (%s), one row at the stream's end", strings.Join(calls, ", "))
+		if a.Updating {
+			head = fmt.Sprintf("global, aggregates (%s), each change as it happens (+I the first row, then -U old and +U new)", strings.Join(calls, ", "))
+		}
 	}
 	detail := func(k LineKind, format string, args ...any) {
 		details = append(details, fmt.Sprintf(format, args...))

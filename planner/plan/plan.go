@@ -25,6 +25,16 @@ type Output struct {
 	// like errors, not a side output of the job for rendering, shown only
 	// once a row reaches it.
 	Late bool
+	// Updating says that the output's rows are a changelog (SPEC 2.8): each
+	// row has a kind (executor.Part.Kinds), and line formats print it (an
+	// `op` column first in csv and tsv, "op" in json, +I[...] in plain).
+	// UpsertKey are the indexes of the output columns that identify a row of
+	// the materialized result (an unbounded GROUP BY's keys when the select
+	// list holds them all), nil when it has none; an updating output without
+	// one is a retract changelog. Both are set by the planner's changelog
+	// rule (planner/rule_changelog.go); append-only outputs leave them zero.
+	Updating  bool
+	UpsertKey []int
 }
 
 // Branch is one compiled SELECT: a side branch (Side != "") or the main query. It

@@ -45,8 +45,8 @@ type Input struct {
 // Node is one operator of a plan tree, as data: its kind, what EXPLAIN says of
 // it (Text, Details), its inputs, its time column (the event-time column its
 // rows carry a watermark for, "" when none: SPEC 2.6), whether its output is
-// append-only or updating (SPEC 2.8: every operator of today's plans is
-// append-only), the state it keeps ("" when none) and its strategy ("" when
+// append-only or updating (SPEC 2.8: a regular outer join, an unbounded
+// GROUP BY and every operator after one are updating) with its upsert key, the state it keeps ("" when none) and its strategy ("" when
 // it has no choice). Line, Branch and Output say what EXPLAIN ANALYZE counts
 // on its line (LineKind; the branch index in AllBranches' order and the
 // index into Job.Outputs, -1 when none).
@@ -57,9 +57,12 @@ type Node struct {
 	Inputs   []Input  `json:"inputs"`
 	Time     string   `json:"time,omitempty"`
 	Updating bool     `json:"updating"`
-	State    string   `json:"state,omitempty"`
-	Strategy string   `json:"strategy,omitempty"`
-	Details  []string `json:"details,omitempty"`
+	// UpsertKey names the columns that identify a row of an updating
+	// node's materialized result (SPEC 2.8), nil when it has none.
+	UpsertKey []string `json:"upsertKey,omitempty"`
+	State     string   `json:"state,omitempty"`
+	Strategy  string   `json:"strategy,omitempty"`
+	Details   []string `json:"details,omitempty"`
 
 	Line   LineKind `json:"-"`
 	Branch int      `json:"-"`
@@ -99,7 +102,7 @@ func (j *Job) Tree() *Tree {
 	if j.Main == nil {
 		then = ""
 	}
-	route := t.add(&Node{Kind: NodeRoute, Text: fmt.Sprintf("first match of %d side branch(es)%s", len(j.Branches), then), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineProcess, Branch: -1, Output: -1})
+	route := t.add(&Node{Kind: NodeRoute, Text: fmt.Sprintf("first match of %d side branch(es)%s", len(j.Branches), then), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineProcess, Branch: -1, Output: -1, Updating: j.Both != nil && j.Both.Updating()})
 	if j.Main == nil {
 		route.Details = append(route.Details, "(no main query: rows no branch takes are discarded)")
 	}
@@ -247,9 +250,15 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 		}
 	}
 	in := Input{Node: route.ID, Port: port}
+	upd := j.Both != nil && j.Both.Updating() // (SPEC 2.8: kinds pass through filters and projections)
+	var key []string
 	add := func(n *Node) *Node {
 		n.Inputs = append([]Input{in}, n.Inputs...)
 		n.Branch, n.Output = k, -1
+		n.Updating = n.Updating || upd
+		if n.Updating && n.UpsertKey == nil {
+			n.UpsertKey = key
+		}
 		n = t.add(n)
 		in = Input{Node: n.ID}
 		return n
@@ -261,6 +270,12 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 		t.join(j, b, k, add, timeCol)
 	}
 	if a := b.Agg; a != nil {
+		if a.Updating {
+			upd = true
+			for _, kx := range a.Keys {
+				key = append(key, kx.Text)
+			}
+		}
 		t.aggregate(j, b, add, sinks)
 		timeCol = ""
 		if a.Window != nil {
@@ -272,6 +287,14 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 	}
 	p := add(&Node{Kind: NodeProject, Text: b.projectText(), Line: LineDetail})
 	p.Time = projectedTime(b, timeCol)
+	if upd {
+		p.UpsertKey = nil
+		if o := j.Outputs[b.Output]; o.UpsertKey != nil {
+			for _, c := range o.UpsertKey {
+				p.UpsertKey = append(p.UpsertKey, o.Columns[c].Name)
+			}
+		}
+	}
 	if r := b.Rank; r != nil { // SPEC 2.9 (rank.go)
 		p = add(&Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: r.State, Line: LineDetail})
 		if r.LateOutput >= 0 {
@@ -353,7 +376,11 @@ func (t *Tree) sink(j *Job, k int, in Input, timeCol string, sinks map[int]*Node
 	case j.Main == nil || k > 0:
 		dest = "side output '" + o.Name + "'"
 	}
-	sinks[k] = t.add(&Node{Kind: NodeSink, Text: fmt.Sprintf("%s %s -> %s", o.Name, SchemaText(o.Columns), dest), Inputs: []Input{in}, Time: timeCol, Line: LineSink, Branch: -1, Output: k})
+	n := &Node{Kind: NodeSink, Text: fmt.Sprintf("%s %s -> %s", o.Name, SchemaText(o.Columns), dest), Inputs: []Input{in}, Time: timeCol, Line: LineSink, Branch: -1, Output: k, Updating: o.Updating}
+	for _, c := range o.UpsertKey {
+		n.UpsertKey = append(n.UpsertKey, o.Columns[c].Name)
+	}
+	sinks[k] = t.add(n)
 }
 
 // add appends n to t with the next ID.
@@ -442,9 +469,12 @@ func (t *Tree) Lines() []Line {
 		if n.Time != "" {
 			attrs = append(attrs, "time "+n.Time)
 		}
-		if n.Updating {
+		switch {
+		case n.Updating && n.UpsertKey != nil:
+			attrs = append(attrs, "updating, upsert key ("+strings.Join(n.UpsertKey, ", ")+")")
+		case n.Updating:
 			attrs = append(attrs, "updating")
-		} else {
+		default:
 			attrs = append(attrs, "append-only")
 		}
 		if port != "" && t.Nodes[n.Inputs[0].Node-1].Kind == NodeRoute {

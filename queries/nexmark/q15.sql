@@ -1,13 +1,14 @@
 -- Nexmark q15: bidding statistics report (per day: bids, bidders and auctions in
 -- three price ranges).
 --   streamql queries/nexmark/q15.sql
--- Status: waits for DATE_FORMAT (SPEC 2.10) and aggregate FILTER (WHERE ...) with
---   COUNT(DISTINCT) (SPEC 2.9).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q15.sql):
 --   - on a bounded bid stream (events.num) the GROUP BY emits each group once, at the
 --     end (SPEC 2.4); on an unbounded one it is an updating result (2.8) as in Flink:
 --     its final table is the same.
 --   - stdout instead of the blackhole table.
+--   - FILTER (WHERE c) is computed as the aggregate of CASE WHEN c THEN x END
+--     (every aggregate but COUNT(*) skips NULLs, SPEC 2.4): the same values.
 .read ddl.sql
 SELECT
      DATE_FORMAT(`dateTime`, 'yyyy-MM-dd') AS `day`,

@@ -175,7 +175,7 @@ func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink
 	// (Stdout holds nothing while the job runs, also under the progress
 	// bar's buffer: a failed flush shows again in the job's first write)
 	s.Stdout.Flush()
-	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written}
+	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written, ResultMode: s.Settings.ResultMode, Terminal: isTerminal(s.written.W)}
 	// a job longer than a second shows a live status on a terminal's
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
 	// held state and watermarks; the job's own output erases it first (progress.go)

@@ -11,5 +11,9 @@ func (s *Session) SettingValues() map[string]string {
 	if s.Settings.Timer {
 		timer = "on"
 	}
-	return map[string]string{"format": s.Format, "side-dir": s.SideDir, "timer": timer}
+	mode := s.Settings.ResultMode
+	if mode == "" {
+		mode = "auto"
+	}
+	return map[string]string{"format": s.Format, "side-dir": s.SideDir, "timer": timer, session.ResultModeKey: mode}
 }

@@ -40,6 +40,14 @@ type Config struct {
 	// longest time rows wait (SPEC 4: 1000 rows or each second).
 	Chunk int
 	Every time.Duration
+	// ResultMode is 'sql-client.execution.result-mode' (SPEC 2.8): how
+	// table and markdown show an updating output: "table" its materialized
+	// result, "changelog" its changes with an op column, "" by the job:
+	// table when every stream it reads is bounded or stdout is a terminal
+	// (Terminal), changelog otherwise. Line formats and --side-dir files
+	// always print the changelog.
+	ResultMode string
+	Terminal   bool
 }
 
 // FileSet remembers the --side-dir files a run has written, with their header, so
@@ -139,6 +147,11 @@ type target struct {
 	// its first row like errors; toStderr: its lines go to stderr as "late> ..."
 	late, toStderr bool
 	sink           bool // the output goes to a sink stream (SPEC 2.5): counted, never printed
+	// an updating output (plan.Output.Updating, SPEC 2.8): op prints each
+	// row's kind first (an op column, "op" in json, +I[...] in plain); mat,
+	// when not nil, keeps the materialized result instead (table mode)
+	op  bool
+	mat *materialized
 	// table and markdown formats: rows waiting to be rendered
 	rows    tableRows
 	total   int64 // rows that reached this output (written or buffered)
@@ -196,6 +209,15 @@ type sink struct {
 	// the malformed row WriteChunk writes.
 	cut    *cutLog
 	badTag int
+	// kind is the change kind of the row being written (row), printed on an
+	// updating output (target.op)
+	kind vector.RowKind
+	// the live table of materialized results on a terminal (changelog.go):
+	// the lines drawn last, whether a result changed since, and when it was
+	// drawn
+	liveLines int
+	liveDirty bool
+	liveAt    time.Time
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -249,6 +271,9 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
 		isMain := job.Main != nil && k == 0
+		if o.Updating {
+			s.changelogMode(t, isMain || cfg.SideDir == "")
+		}
 		if o.Late { // shown once a row reaches it, like errors (SPEC 2.4)
 			t.late, t.isErrors, t.w = true, true, nil
 		} else if o.Sink != nil { // written by the executor's sink (SPEC 2.5)
@@ -270,6 +295,37 @@ func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
 		s.writeHeader(s.outs[0])
 	}
 	return s, nil
+}
+
+// changelogMode sets how target t of an updating output shows (SPEC 2.8):
+// line formats and --side-dir files print each change with its op (onStdout
+// false), table and markdown on stdout keep the materialized result or print
+// the changelog as Config.ResultMode says.
+func (s *sink) changelogMode(t *target, onStdout bool) {
+	if !s.tabular || !onStdout {
+		t.op = true
+	} else if mode := s.cfg.ResultMode; mode == "table" || mode == "" && (s.cfg.Terminal || jobBounded(s.job)) {
+		t.mat = newMaterialized()
+	} else {
+		t.op = true
+	}
+	if t.op && s.tabular {
+		t.cols = append([]catalog.Column{{Name: "op", Type: catalog.Varchar}}, t.cols...)
+	}
+}
+
+// jobBounded reports whether every stream job reads is bounded (its result
+// is final at the end: SPEC 2.8's "bounded inputs").
+func jobBounded(job *planner.Job) bool {
+	if job.Stream == nil {
+		return true // (a job made in a test: no stream)
+	}
+	for _, st := range job.Streams() {
+		if !st.Bounded() {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *sink) openFile(t *target) error {
@@ -325,6 +381,9 @@ func (s *sink) writeHeader(t *target) {
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte("output"), d), d)
 		}
+		if t.op {
+			b = append(append(b, "op"...), d)
+		}
 		b = append(format.AppendCSVHeader(b, t.cols, d), '\n')
 		t.w.Write(b)
 	}
@@ -348,7 +407,7 @@ func (s *sink) Rows(r *executor.Routed) error {
 		var t *target
 		if c {
 			t = s.outs[r.Parts[k].Output]
-			if t.late || t.sink || t.toStderr || t.prefix || t.header || t.w == nil {
+			if t.late || t.sink || t.toStderr || t.prefix || t.header || t.w == nil || t.op || t.mat != nil {
 				t = nil // (row's work)
 			}
 		}
@@ -413,6 +472,10 @@ func (s *sink) Rows(r *executor.Routed) error {
 	}
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
 		return s.renderTables(false)
+	}
+	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every {
+		s.liveAt = time.Now()
+		return s.live(false)
 	}
 	return nil
 }
@@ -548,17 +611,27 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	if t.sink {
 		return nil
 	}
+	s.kind = p.KindAt(i)
+	if t.mat != nil {
+		t.mat.apply(s.kind, t.cols, p.Cols, i)
+		s.liveDirty = s.cfg.Terminal
+		return nil
+	}
 	if s.tabular {
 		tr := &t.rows
-		for c, v := range p.Cols {
+		if t.op {
+			tr.text = append(tr.text, s.kind.String()...)
+			tr.addText()
+		}
+		for _, v := range p.Cols {
 			switch {
 			case v.Null[i]:
 				tr.text = append(tr.text, "NULL"...)
 				tr.addText()
-			case t.cols[c].Type == catalog.Varchar:
+			case v.Type == catalog.Varchar:
 				tr.addCell(v.S[i])
 			default: // a number, a boolean, a timestamp: nothing to escape
-				tr.text = vector.AppendValue(tr.text, t.cols[c].Type, v, i)
+				tr.text = vector.AppendValue(tr.text, v.Type, v, i)
 				tr.addText()
 			}
 		}
@@ -666,6 +739,9 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
+		if t.op {
+			b = append(append(b, s.kind.String()...), d)
+		}
 		switch {
 		case line != nil:
 			b = append(b, line...)
@@ -679,6 +755,12 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 		if t.prefix {
 			b = append(b, `"output":`...)
 			b = format.AppendJSONString(b, []byte(t.name))
+			if len(vals) > 0 || t.op {
+				b = append(b, ',')
+			}
+		}
+		if t.op {
+			b = append(append(append(b, `"op":"`...), s.kind.String()...), '"')
 			if len(vals) > 0 {
 				b = append(b, ',')
 			}
@@ -688,10 +770,15 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 		if t.prefix {
 			b = append(append(b, t.name...), "> "...)
 		}
-		b = append(b, '(')
+		open, sep, end := byte('('), ",", byte(')')
+		if t.op { // Flink's print sink for a changelog: +I[a, 1]
+			b = append(b, s.kind.String()...)
+			open, sep, end = '[', ", ", ']'
+		}
+		b = append(b, open)
 		for c, v := range vals {
 			if c > 0 {
-				b = append(b, ',')
+				b = append(b, sep...)
 			}
 			if v.Null[i] {
 				b = append(b, "null"...)
@@ -699,7 +786,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 			}
 			b = vector.AppendValue(b, t.cols[c].Type, v, i)
 		}
-		b = append(b, ')')
+		b = append(b, end)
 	}
 	return append(b, '\n')
 }
@@ -798,6 +885,12 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 
 // Flush implements executor.Sink.
 func (s *sink) Flush() error {
+	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every/4 {
+		s.liveAt = time.Now()
+		if err := s.live(false); err != nil {
+			return err
+		}
+	}
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
 		if err := s.renderTables(false); err != nil {
 			return err
@@ -827,8 +920,13 @@ func (s *sink) flushWriters() error {
 // Close implements executor.Sink.
 func (s *sink) Close() error {
 	var err error
+	if s.liveLines > 0 {
+		err = s.live(true) // (the final table replaces the live one)
+	}
 	if s.tabular {
-		err = s.renderTables(true)
+		if rerr := s.renderTables(true); err == nil {
+			err = rerr
+		}
 	}
 	if ferr := s.flushWriters(); err == nil {
 		err = ferr
@@ -857,6 +955,12 @@ func (s *sink) renderTables(final bool) (err error) {
 	s.pending = 0
 	s.last = time.Now()
 	for _, t := range s.targets() {
+		if t.mat != nil {
+			if !final {
+				continue // (the materialized result shows once, at the end)
+			}
+			t.mat.fill(&t.rows, false)
+		}
 		// At the end every output of the job shows, with its header only when it
 		// got no rows (SPEC 4: one table per output); the errors output only once
 		// a row reached it. A side file appended to by a later job is not repeated.

@@ -1,0 +1,105 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"streamql/catalog"
+	"streamql/executor"
+	"streamql/executor/vector"
+	"streamql/planner"
+)
+
+// changeBatch routes rows (key, count, kind) to output 0 of an updating job.
+func changeBatch(rows ...any) *executor.Routed {
+	k, n := vector.NewVec(catalog.Varchar), vector.NewVec(catalog.BigInt)
+	kinds := make([]vector.RowKind, vector.Cap)
+	m := len(rows) / 3
+	r := &executor.Routed{N: m, Dest: make([]int16, m), Parts: []executor.Part{{Output: 0, Cols: []*vector.Vec{k, n}, Kinds: kinds}}}
+	for i := 0; i < m; i++ {
+		k.S[i], n.I[i], kinds[i] = []byte(rows[3*i].(string)), int64(rows[3*i+1].(int)), rows[3*i+2].(vector.RowKind)
+		r.Parts[0].Sel = append(r.Parts[0].Sel, int32(i))
+	}
+	return r
+}
+
+func updatingJob() *planner.Job {
+	return &planner.Job{Main: &planner.Branch{}, Outputs: []planner.Output{{Name: "main", Updating: true, UpsertKey: []int{0},
+		Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "n", Type: catalog.BigInt}}}}}
+}
+
+// TestMaterializedTable: the table of an updating output is its materialized
+// result (SPEC 2.8): -U/+U update a row in place, -D removes it, and the
+// table is printed once at the end; on a terminal it is redrawn in place
+// while the job runs (the cursor goes up over the last drawing, which is
+// cleared), and the final table replaces the last drawing.
+func TestMaterializedTable(t *testing.T) {
+	for _, term := range []bool{false, true} {
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		s, err := NewSink(Config{Format: "markdown", Stdout: w, Stderr: &out, Files: NewFileSet(), Terminal: term, Every: time.Nanosecond}, updatingJob())
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := []*executor.Routed{
+			changeBatch("a", 1, vector.Insert, "b", 1, vector.Insert),
+			changeBatch("a", 1, vector.UpdateBefore, "a", 2, vector.UpdateAfter, "c", 1, vector.Insert),
+			changeBatch("b", 1, vector.Delete),
+		}
+		for _, r := range steps {
+			if err := s.Rows(r); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		final := "| k | n |\n|---|---:|\n| a | 2 |\n| c | 1 |\n\n"
+		got := out.String()
+		if !term {
+			if got != final {
+				t.Errorf("in a pipe: got\n%q\nwant the final table once\n%q", got, final)
+			}
+			continue
+		}
+		draws := strings.Count(got, "| k | n |")
+		erases := strings.Count(got, "\x1b[J")
+		if !strings.HasSuffix(got, "\x1b[J"+final) || draws != 4 || erases != 3 || !strings.Contains(got, "| a | 1 |\n| b | 1 |") {
+			t.Errorf("on a terminal: %d drawings, %d erasures, got\n%q", draws, erases, got)
+		}
+	}
+}
+
+// TestChangelogLines: an updating output in the line formats prints each
+// row's kind (SPEC 2.8): an op column in csv, "op" in json, Flink's print
+// sink in plain.
+func TestChangelogLines(t *testing.T) {
+	for _, tc := range []struct{ format, want string }{
+		{"csv", "op,k,n\n+I,a,1\n-U,a,1\n+U,a,2\n-D,a,2\n"},
+		{"tsv", "op\tk\tn\n+I\ta\t1\n-U\ta\t1\n+U\ta\t2\n-D\ta\t2\n"},
+		{"json", `{"op":"+I","k":"a","n":1}` + "\n" + `{"op":"-U","k":"a","n":1}` + "\n" + `{"op":"+U","k":"a","n":2}` + "\n" + `{"op":"-D","k":"a","n":2}` + "\n"},
+		{"plain", "+I[a, 1]\n-U[a, 1]\n+U[a, 2]\n-D[a, 2]\n"},
+	} {
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		s, err := NewSink(Config{Format: tc.format, Stdout: w, Stderr: &out, Files: NewFileSet()}, updatingJob())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Rows(changeBatch("a", 1, vector.Insert, "a", 1, vector.UpdateBefore, "a", 2, vector.UpdateAfter, "a", 2, vector.Delete)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tc.want {
+			t.Errorf("%s: got\n%q\nwant\n%q", tc.format, out.String(), tc.want)
+		}
+	}
+}

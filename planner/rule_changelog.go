@@ -1,0 +1,80 @@
+package planner
+
+import (
+	"fmt"
+
+	"streamql/planner/plan"
+)
+
+// updatingOperator names the operator that makes the result of the query
+// being planned updating (SPEC 2.8), "" when it is append-only: a regular
+// outer join, or GROUP BY without a window (or a global aggregate) over an
+// unbounded stream or over an updating relation. It is what the errors of
+// operators and sinks that accept only inserts name (Flink's rule).
+func updatingOperator(sp *selectPlan) string {
+	if sp.agg != nil && sp.agg.Updating {
+		if sp.both != nil && sp.both.Updating() {
+			return fmt.Sprintf("the aggregate over the regular %s JOIN", sp.both.Type)
+		}
+		over := "the unbounded stream " + sp.st.Name
+		if sp.st.Bounded() {
+			over = "stream " + sp.st.Name + " in 'execution.runtime-mode' = 'streaming'"
+		}
+		if len(sp.agg.Keys) == 0 {
+			return "the global aggregate over " + over
+		}
+		return "the GROUP BY without a window over " + over
+	}
+	if sp.both != nil && sp.both.Updating() {
+		return fmt.Sprintf("the regular %s JOIN", sp.both.Type)
+	}
+	return ""
+}
+
+// ruleChangelogJob derives, for every output of j, whether it is updating
+// and its upsert key (SPEC 2.8; plan.Output.Updating, UpsertKey): an output
+// is updating when a branch that writes it reads an updating join or has an
+// updating aggregate (filters and projections pass kinds through). The
+// upsert key of an updating GROUP BY is the output columns that are its
+// grouping keys, when the select list holds every key as a bare column; a
+// regular outer join's output has none (a retract changelog), as has an
+// output several branches write.
+func ruleChangelogJob(j *Job) {
+	writers := map[int]int{}
+	for _, b := range j.AllBranches() {
+		writers[b.Output]++
+	}
+	for _, b := range j.AllBranches() {
+		upd := j.Both != nil && j.Both.Updating() || b.Agg != nil && b.Agg.Updating
+		if !upd {
+			continue
+		}
+		o := &j.Outputs[b.Output]
+		o.Updating = true
+		if writers[b.Output] == 1 && b.Agg != nil && b.Agg.Updating {
+			o.UpsertKey = upsertKey(b)
+		}
+	}
+}
+
+// upsertKey returns the output columns of b that are its updating
+// aggregate's grouping keys, one per key in key order, or nil when the
+// select list lacks one or the aggregate has no keys.
+func upsertKey(b *Branch) []int {
+	a := b.Agg
+	var key []int
+	for k := range a.Keys {
+		found := -1
+		for c, e := range b.Project {
+			if e.Op == plan.OpCol && e.Col == a.KeyBase+k {
+				found = c
+				break
+			}
+		}
+		if found < 0 {
+			return nil
+		}
+		key = append(key, found)
+	}
+	return key
+}
