@@ -67,21 +67,13 @@ func ruleSink(sp *selectPlan) error {
 		return parser.Errorf(at, "%s: column %d (%s) is %s but %s.%s is %s; write CAST(%s AS %s)",
 			what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, got.Name, c.Type)
 	}
-	if upd := updatingOperator(sp); upd != "" && !acceptsUpdates(st) {
+	if upd := updatingOperator(sp); upd != "" && !st.TakesChanges() {
 		return parser.Errorf(pos, "%s: the query's result is updating (%s emits -U/+U/-D changes, SPEC 2.8), and stream %s (connector '%s', format '%s') accepts only inserts: write it to a stream with 'format'='debezium-json' or with 'connector'='upsert-kafka' and a PRIMARY KEY (...) NOT ENFORCED, or show it on stdout or in --side-dir, whose outputs carry the change in an op column",
 			what, upd, st.Name, st.Connector.Name, st.Options["format"])
 	}
 	b.Columns = append([]catalog.Column(nil), st.Columns...)
 	b.Sink, b.SinkPos = st, pos
 	return nil
-}
-
-// acceptsUpdates reports whether sink stream st can take an updating
-// relation's changes (SPEC 2.8): the upsert-kafka connector, or the
-// debezium-json format's envelope. Every other sink accepts only inserts
-// (Flink's rule).
-func acceptsUpdates(st *catalog.Stream) bool {
-	return st.Connector.Name == "upsert-kafka" || st.Options["format"] == "debezium-json"
 }
 
 // sinkStream looks up the sink stream name (at offset pos) and checks that its
