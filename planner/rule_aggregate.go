@@ -119,6 +119,9 @@ func ruleAggregate(sp *selectPlan) error {
 			grouped = true
 		}
 	}
+	if sp.win == nil && grouped {
+		sp.win = cascadeWindow(sp) // GROUP BY window_start, window_end of a windowed relation (SPEC 2.6)
+	}
 	if sp.win == nil && !grouped {
 		if sel.Late != "" && sp.both == nil { // (a join's late outputs: ruleBothJoin)
 			return parser.Errorf(sel.LatePos, "LATE INTO SIDE needs a window function: only rows for windows that already fired are late (FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' MINUTE)))")
@@ -261,7 +264,7 @@ func (ap *aggPlan) plan() error {
 			a.Keys = append(a.Keys, e)
 		}
 	}
-	if w := a.Window; w != nil {
+	if w := a.Window; w != nil && w.Of == nil {
 		if !ap.wcols[0] || !ap.wcols[1] {
 			return parser.Errorf(sp.groupPos(), "aggregating a window needs GROUP BY window_start, window_end (then the grouping keys): each window gives its own rows")
 		}

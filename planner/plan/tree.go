@@ -113,7 +113,13 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 	if st.Watermark != nil {
 		timeCol = st.Columns[st.EventTime].Name
 	}
-	scan := t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
+	var scan *Node
+	if d := DerivedOf(st); d != nil { // SPEC 2.6: the jobs that give its rows, then the relation
+		ins := t.derivedTree(d)
+		scan = t.add(&Node{Kind: NodeScan, Text: derivedText(st, d), Inputs: ins, Time: timeCol, Line: line, Branch: k, Output: -1})
+	} else {
+		scan = t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
+	}
 	if st == j.Stream {
 		var sb strings.Builder
 		j.describeScaleOut(&sb)
