@@ -65,6 +65,17 @@ func (p *Planner) PlanView(cv *parser.CreateView) (*catalog.Stream, error) {
 	return p.planRelation(cv.Rel, "view", cv.Name, p.Source)
 }
 
+// PlanRelation plans rel, a subquery or WITH definition read as name, as
+// the relation it gives (SPEC 2.6), as a query that reads it would; with
+// the WITH definitions ctes visible. Errors are *parser.Error into p.Source.
+func (p *Planner) PlanRelation(rel *parser.Relation, name string, ctes []*parser.CTE) (*catalog.Stream, error) {
+	if ctes != nil {
+		p.scopes = append(p.scopes, relScope{ctes: ctes})
+		defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
+	}
+	return p.planRelation(rel, "subquery", name, p.Source)
+}
+
 // planRelation plans rel, a query read as a relation named name (kind: what
 // the query wrote, for EXPLAIN), into a derived relation: a job per SELECT
 // (UNION ALL: the parts in order, each part's columns widened to the

@@ -84,8 +84,7 @@ func (j *Job) Tree() *Tree {
 	if j.Both != nil {
 		last = t.bothJoin(j)
 	} else {
-		last, timeCol = t.input(j, st, LineSource, -1)
-		t.Nodes[0].Strategy = j.Strategy.Describe(j.Procs) // (its Scan)
+		last, timeCol = t.input(j, st, LineSource, -1) // (its Scan has the strategy)
 	}
 	if note := j.volatileNote(); note != "" {
 		t.Nodes[0].Details = append(t.Nodes[0].Details, note)
@@ -121,6 +120,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		scan = t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
 	}
 	if st == j.Stream {
+		scan.Strategy = j.Strategy.Describe(j.Procs)
 		var sb strings.Builder
 		j.describeScaleOut(&sb)
 		for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
@@ -346,6 +346,15 @@ func projectedTime(b *Branch, tc string) string {
 	if tc == "" {
 		return ""
 	}
+	if tc == "window_time" { // window_end, else window_start, when window_time is not projected (SPEC 2.6)
+		for _, w := range []string{"window_time", "window_end", "window_start"} {
+			if n := projectedTime(b, w+"!"); n != "" {
+				return n
+			}
+		}
+		return ""
+	}
+	tc = strings.TrimSuffix(tc, "!")
 	for i, e := range b.Project {
 		x := e.Text
 		if dot := strings.LastIndexByte(x, '.'); dot >= 0 {
