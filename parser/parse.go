@@ -188,7 +188,7 @@ func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error)
 		}
 	}
 	switch {
-	case t.is("SELECT") || t.isOp("("):
+	case t.is("SELECT") || t.isOp("(") || t.is("WITH"):
 		sel, err := ps.selectStmt(rs, c.i)
 		if err != nil {
 			return nil, err

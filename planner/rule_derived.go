@@ -255,7 +255,10 @@ func timeOfPart(j *Job) partTime {
 	if !ok {
 		return t
 	}
-	wm.Text = strings.Replace(j.Watermark.Text, st.Columns[st.EventTime].Name, m.Columns[col].Name, 1)
+	wm.Text = st.Watermark.Text
+	if name := st.Columns[st.EventTime].Name; !strings.EqualFold(name, m.Columns[col].Name) {
+		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
+	}
 	t.col, t.wm = col, wm
 	return t
 }

@@ -84,10 +84,18 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		both.Late, both.LateNamed = [2]string{sel.Late, sel.Late2}, true
 	}
 	var conds []ast.ExprNode
+	onConds := map[ast.ExprNode]bool{}
 	if join.On != nil {
 		conds = conjuncts(join.On.Expr, nil)
-	} else if sp.q.Where != nil { // a comma join: the condition is in WHERE
-		conds = conjuncts(sp.q.Where, nil)
+		for _, c := range conds {
+			onConds[c] = true
+		}
+	}
+	if sp.q.Where != nil && (join.On == nil || both.Type == plan.InnerJoin) {
+		// a comma join's condition is in WHERE; an INNER JOIN's WHERE is
+		// part of its condition too (its time bounds make an interval join,
+		// as Flink pushes them into the join)
+		conds = append(conds, conjuncts(sp.q.Where, nil)...)
 	}
 	// Key equalities between expressions (MOD(b.auction, 10000) = s.key)
 	// are computed into columns appended to their input's layout: a first
@@ -100,7 +108,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			return err
 		}
 		both.Keys = [2][]int{}
-		if join.On == nil && sp.q.Where != nil {
+		if sp.q.Where != nil && (join.On == nil || both.Type == plan.InnerJoin) {
 			sp.consumed = map[ast.ExprNode]bool{}
 		}
 		var err error
@@ -121,8 +129,10 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if both.Type != plan.InnerJoin && len(rest) > 0 {
 		return parser.Errorf(sp.pos(rest[0]), "a %s JOIN's ON may hold only key equalities and bounds on the two event times; move this condition into WHERE or into a subquery of one side", both.Type)
 	}
-	if sp.consumed == nil {
-		sp.rest = append(sp.rest, rest...) // an inner join's other conditions filter its rows
+	for _, c := range rest {
+		if sp.consumed == nil || onConds[c] {
+			sp.rest = append(sp.rest, c) // an inner join's other conditions filter its rows
+		}
 	}
 	both.Window = windowJoin(both)
 	// SPEC 2.7's kinds, the first that fits: window, interval, then lookup (INNER or
