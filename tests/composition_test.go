@@ -239,3 +239,133 @@ func TestCompositionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowJoinAgainstReference: a join of two window aggregates on their
+// keys and window bounds is a window join (SPEC 2.7), INNER, LEFT and FULL:
+// its rows are the pairs of groups of one window and key, and for an outer
+// join the groups without a partner padded with NULLs, as a batch
+// computation of both aggregates and a nested-loop join gives them.
+func TestWindowJoinAgainstReference(t *testing.T) {
+	ddl := `CREATE STREAM a (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
+CREATE STREAM b (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');
+`
+	const win = 10000
+	for seed := range 10 {
+		r := rand.New(rand.NewPCG(uint64(seed), 29))
+		a, b := genCrows(r, 1+r.IntN(100)), genCrows(r, 1+r.IntN(100))
+		files := map[string]string{"a.csv": crowFile(a), "b.csv": crowFile(b)}
+		type key struct {
+			k  string
+			ws int64
+		}
+		ca, sb := map[key]int64{}, map[key]int64{}
+		for _, x := range a {
+			ca[key{x.k, x.ts / win * win}]++
+		}
+		for _, x := range b {
+			sb[key{x.k, x.ts / win * win}] += x.v
+		}
+		for _, kind := range []string{"INNER", "LEFT", "FULL"} {
+			var want []string
+			for g, c := range ca {
+				if s, ok := sb[g]; ok {
+					want = append(want, fmt.Sprintf("%s,%d,%d,%d", g.k, g.ws, c, s))
+				} else if kind != "INNER" {
+					want = append(want, fmt.Sprintf("%s,%d,%d,", g.k, g.ws, c))
+				}
+			}
+			if kind == "FULL" {
+				for g, s := range sb {
+					if _, ok := ca[g]; !ok {
+						want = append(want, fmt.Sprintf(",,,%d", s))
+					}
+				}
+			}
+			q := fmt.Sprintf(`SELECT x.k, x.window_start, x.c, y.s FROM
+  (SELECT k, COUNT(*) AS c, window_start, window_end FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end) x
+  %s JOIN
+  (SELECT k, SUM(v) AS s, window_start, window_end FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end) y
+  ON x.k = y.k AND x.window_start = y.window_start AND x.window_end = y.window_end;
+`, kind)
+			out, errs, code := runSQL(t, files, ddl+q, "--format", "csv")
+			if code != 0 {
+				t.Fatalf("seed %d: %s: exit %d: %s", seed, kind, code, errs)
+			}
+			got := canonical(strings.Split(strings.TrimSpace(out), "\n")[1:])
+			if w := canonical(want); !slices.Equal(got, w) {
+				t.Fatalf("seed %d: %s window join:\n got %q\nwant %q", seed, kind, got, w)
+			}
+			ex, _, _ := runSQL(t, files, ddl+"EXPLAIN "+q, "--format", "csv")
+			if !strings.Contains(ex, kind+" window join") {
+				t.Fatalf("seed %d: %s: EXPLAIN does not name a window join:\n%s", seed, kind, ex)
+			}
+		}
+	}
+}
+
+// TestSubqueryLateRows: the late rows of a window aggregate in a subquery
+// (SPEC 2.4) reach the reading job's late output, as many as the watermark
+// makes late, never lost; an aggregate over a join in a subquery gives the
+// reference's groups.
+func TestSubqueryLateRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 5))
+	var rows []jrow
+	for i := range 400 {
+		rows = append(rows, jrow{id: fmt.Sprintf("k%d", r.IntN(4)), ts: int64(i*100) + r.Int64N(3000) - 1500, v: i})
+	}
+	kept, _ := onTime(rows, 500)
+	// a window's late rows (SPEC 2.4): the end of the row's 5 s window is at
+	// or below the watermark before it
+	wlate, wm, set := 0, int64(0), false
+	for _, x := range rows {
+		end := x.ts - ((x.ts%5000)+5000)%5000 + 5000 // (floor: times may be negative)
+		if set && end <= wm {
+			wlate++
+			continue
+		}
+		if !set || x.ts-500 > wm {
+			wm, set = x.ts-500, true
+		}
+	}
+	if wlate == 0 {
+		t.Fatal("the input has no late row: the test would not test")
+	}
+	files := map[string]string{"l.csv": jrowFile(rows), "r.csv": "k0,0,10\nk1,0,11\nk2,0,12\n"}
+	q := `CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
+CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+SELECT id, c FROM (SELECT id, COUNT(*) AS c, window_end FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY id, window_start, window_end) AS q;
+SELECT rid, COUNT(*) AS n FROM (SELECT l.id AS lid, r.v AS rid FROM l JOIN r ON l.id = r.id) AS j GROUP BY rid;
+`
+	out, errs, code := runSQL(t, files, q, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	n := 0
+	for _, l := range strings.Split(errs, "\n") {
+		if strings.HasPrefix(l, "late> ") {
+			n++
+		}
+	}
+	if n != wlate {
+		t.Errorf("%d late rows reached the late output, want %d:\n%s", n, wlate, errs)
+	}
+	counts := map[string]int{} // (a join's late rows join nothing: SPEC 2.7)
+	for _, x := range kept {
+		switch x.id {
+		case "k0", "k1", "k2":
+			counts[map[string]string{"k0": "10", "k1": "11", "k2": "12"}[x.id]]++
+		}
+	}
+	var want []string
+	for k, c := range counts {
+		want = append(want, fmt.Sprintf("%s,%d", k, c))
+	}
+	tables := strings.Split(strings.TrimSpace(out), "rid,n\n")
+	if len(tables) != 2 {
+		t.Fatalf("output:\n%s", out)
+	}
+	got := canonical(strings.Split(strings.TrimSpace(tables[1]), "\n"))
+	if w := canonical(want); !slices.Equal(got, w) {
+		t.Fatalf("aggregate over a join: got %q, want %q", got, w)
+	}
+}
