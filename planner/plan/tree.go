@@ -407,7 +407,11 @@ func (t *Tree) Lines() []Line {
 		}
 		if port != "" && t.Nodes[n.Inputs[0].Node-1].Kind == NodeRoute {
 			// a branch's port of the router: its own line, for the rows it took
-			out = append(out, Line{Text: lead + "port " + port, Kind: LineBranch, Branch: n.Branch, Output: -1})
+			kind := LineBranch
+			if n.Branch < 0 {
+				kind = LineOther // (a derived relation's own job: nothing the analysis counts, SPEC 2.6)
+			}
+			out = append(out, Line{Text: lead + "port " + port, Kind: kind, Branch: n.Branch, Output: -1})
 			lead, indent = indent+"+- ", indent+"   "
 		} else if port != "" {
 			lead += "[" + port + "] "
