@@ -19,6 +19,11 @@ type crow struct {
 	d  float64
 }
 
+// crowDDL declares the streams a and b over a.csv and b.csv (crowFile).
+const crowDDL = `CREATE STREAM a (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
+CREATE STREAM b (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');
+`
+
 func crowFile(rows []crow) string {
 	var sb strings.Builder
 	for _, r := range rows {
@@ -73,9 +78,7 @@ func canonical(lines []string) []string {
 // (filter, group, window by arithmetic, nested-loop join), as multisets, for
 // random inputs.
 func TestCompositionAgainstReference(t *testing.T) {
-	ddl := `CREATE STREAM a (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
-CREATE STREAM b (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');
-`
+	ddl := crowDDL
 	const win = 10000
 	for seed := range 12 {
 		r := rand.New(rand.NewPCG(uint64(seed), 23))
@@ -184,10 +187,7 @@ func TestCompositionDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	a, b := genCrows(r, 300), genCrows(r, 300)
 	files := map[string]string{"a.csv": crowFile(a), "b.csv": crowFile(b)}
-	q := `CREATE STREAM a (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
-CREATE STREAM b (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');
-SELECT ts, v FROM a UNION ALL SELECT ts, v FROM b;
-`
+	q := crowDDL + "SELECT ts, v FROM a UNION ALL SELECT ts, v FROM b;\n"
 	first := ""
 	for run := range 3 {
 		out, errs, code := runSQL(t, files, q, "--format", "csv")
@@ -231,6 +231,7 @@ func TestCompositionErrors(t *testing.T) {
 		{"WITH q AS (SELECT k FROM a) SELECT * FROM r", "unknown stream 'r'"},
 		{"CREATE VIEW a AS SELECT k FROM a", "a stream named a exists already"},
 		{"DROP VIEW nosuch", "unknown view 'nosuch'"},
+		{"CREATE VIEW vw AS SELECT k FROM (SELECT k FROM a) AS q;\nDROP STREAM a", "view vw reads stream a: DROP VIEW vw first"},
 		{"SELECT * FROM (SELECT k FROM a INTO SIDE 'x') AS q", "INTO SIDE and INTO STREAM stand in the outermost query only"},
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
@@ -246,9 +247,7 @@ func TestCompositionErrors(t *testing.T) {
 // join the groups without a partner padded with NULLs, as a batch
 // computation of both aggregates and a nested-loop join gives them.
 func TestWindowJoinAgainstReference(t *testing.T) {
-	ddl := `CREATE STREAM a (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
-CREATE STREAM b (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');
-`
+	ddl := crowDDL
 	const win = 10000
 	for seed := range 10 {
 		r := rand.New(rand.NewPCG(uint64(seed), 29))

@@ -22,6 +22,7 @@ import (
 	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Frontend receives what a session's statements produce.
@@ -129,6 +130,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 				return nil
 			}
 			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
+		}
+		if vs := viewsReading(s.Cat, x); len(vs) > 0 {
+			return parser.Errorf(st.NamePos, "view %s reads stream %s: DROP VIEW %s first (SPEC 2.6)", vs[0], x.Name, vs[0])
 		}
 		if pend := s.branchesOf(x); len(pend) > 0 {
 			var names []string
@@ -452,4 +456,31 @@ func viewStream(cat *catalog.Catalog, name string) *catalog.Stream {
 		return v.Stream
 	}
 	return nil
+}
+
+// viewsReading returns the names of the views that read st, directly or
+// through other relations (SPEC 2.6), in SHOW VIEWS' order.
+func viewsReading(cat *catalog.Catalog, st *catalog.Stream) []string {
+	var reads func(rel *catalog.Stream) bool
+	reads = func(rel *catalog.Stream) bool {
+		d := plan.DerivedOf(rel)
+		if d == nil {
+			return rel == st
+		}
+		for _, part := range d.Parts {
+			for _, in := range part.Streams() {
+				if reads(in) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, v := range cat.Views() {
+		if reads(v.Stream) {
+			out = append(out, v.Name)
+		}
+	}
+	return out
 }
