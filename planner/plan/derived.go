@@ -64,14 +64,13 @@ func SameWindows(a, b *Window) bool {
 	return a != nil && b != nil && a.Func == b.Func && a.Size == b.Size && a.Slide == b.Slide && a.Offset == b.Offset && a.Gap == b.Gap
 }
 
-// derivedTree adds the trees of st's parts to t (each part's nodes, its main
-// output's sink left out) and returns the nodes that give the relation's
-// rows, one per part.
+// derivedTree adds the trees of d's parts to t (each part's nodes, its main
+// output's sink left out, none counted by EXPLAIN ANALYZE) and returns the
+// inputs that give the relation's rows, one per part.
 func (t *Tree) derivedTree(d *Derived) []Input {
 	var outs []Input
 	for _, part := range d.Parts {
 		sub := part.Tree()
-		base := len(t.Nodes)
 		id := map[int]int{}
 		var mainIn []Input
 		for _, n := range sub.Nodes {
@@ -90,7 +89,6 @@ func (t *Tree) derivedTree(d *Derived) []Input {
 			t.add(&c)
 			id[n.ID] = c.ID
 		}
-		_ = base
 		outs = append(outs, mainIn...)
 	}
 	return outs
