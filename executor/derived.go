@@ -228,7 +228,7 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 		switch {
 		case m.end:
 			p.ended = true
-			ds.addStats(m.stats)
+			ds.addStats(p, m.stats)
 			if m.err != nil {
 				return m.err
 			}
@@ -261,12 +261,20 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 
 // addStats adds a part's counts to the reading job's: its late rows (the
 // end-of-job notice) and its streams' malformed rows.
-func (ds *derivedSource) addStats(s *Stats) {
+func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 	if s == nil {
 		return
 	}
 	out := ds.hub.stats
-	out.Late = append(out.Late, s.Late...)
+	for _, l := range s.Late { // by the output's name in the reading job (plan: late-<relation> when renamed)
+		for k, o := range p.job.Outputs {
+			if o.Name == l.Output && k < len(p.outMap) && p.outMap[k] >= 0 {
+				l.Output = ds.hub.job.Outputs[p.outMap[k]].Name
+				break
+			}
+		}
+		out.Late = append(out.Late, l)
+	}
 	for _, e := range s.Streams {
 		found := false
 		for _, o := range out.Streams {
