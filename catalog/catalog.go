@@ -52,6 +52,11 @@ type Stream struct {
 	// BaseDir is the directory a relative 'path' is resolved against: the
 	// declaring script's directory, or the working directory (SPEC 1).
 	BaseDir string
+	// Derived, for a relation that is not a declared stream (a subquery, a
+	// WITH name, a view or a UNION ALL, SPEC 2.6), is the planner's
+	// definition of it (a *plan.Derived, whose rows come from other planned
+	// jobs), held without looking inside; nil for a declared stream.
+	Derived any
 	// byName indexes Columns by FoldName, built by Catalog.Add for wide streams
 	// (Column is then O(1), so planning a query over many columns stays linear).
 	byName map[string]int
@@ -130,10 +135,66 @@ func (s *Stream) Bounded() bool { return s.Connector.Bounded(s.Options) }
 type Catalog struct {
 	mu      sync.RWMutex
 	streams map[string]*Stream
+	views   map[string]*View
+}
+
+// View is a named query (SPEC 2.6: CREATE VIEW v AS SELECT ...): its name,
+// its query as written, and Stream, the relation it gives as the planner made
+// it when the view was created (Stream.Derived holds its jobs); every reader
+// runs the view's jobs anew, so no state is shared between readers.
+type View struct {
+	Name   string
+	Text   string
+	Stream *Stream
 }
 
 // New returns an empty catalog.
-func New() *Catalog { return &Catalog{streams: map[string]*Stream{}} }
+func New() *Catalog { return &Catalog{streams: map[string]*Stream{}, views: map[string]*View{}} }
+
+// LookupView returns the view named name (case-insensitive), or nil.
+func (c *Catalog) LookupView(name string) *View {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.views[strings.ToLower(name)]
+}
+
+// AddView registers v. It reports false, changing nothing, when a view or a
+// stream of that name exists already (one namespace: SPEC 2.6).
+func (c *Catalog) AddView(v *View) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := strings.ToLower(v.Name)
+	if _, ok := c.views[k]; ok {
+		return false
+	}
+	if _, ok := c.streams[k]; ok {
+		return false
+	}
+	c.views[k] = v
+	return true
+}
+
+// DropView removes the view named name and reports whether it existed.
+func (c *Catalog) DropView(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := strings.ToLower(name)
+	_, ok := c.views[k]
+	delete(c.views, k)
+	return ok
+}
+
+// Views returns all views sorted by name (case-insensitive), for SHOW VIEWS.
+func (c *Catalog) Views() []*View {
+	c.mu.RLock()
+	out := make([]*View, 0, len(c.views))
+	for _, v := range c.views {
+		out = append(out, v)
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
+	return out
+}
 
 // Lookup returns the stream named name (case-insensitive), or nil.
 func (c *Catalog) Lookup(name string) *Stream {

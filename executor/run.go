@@ -104,6 +104,12 @@ func Run(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, err
 func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error), sinks, timed bool) (Stats, error) {
 	st := job.Stream
 	stats := Stats{timed: timed}
+	hub := &derivedHub{job: job, stats: &stats} // for the sources of derived relations (SPEC 2.6)
+	live := env.live
+	if ctx.Value(innerJobKey{}) != nil {
+		live = nil // (a derived relation's job: the reading job has the live status)
+	}
+	ctx = context.WithValue(ctx, derivedHubKey{}, hub)
 	an := newAnalysis(job)
 	stats.stream(st)
 	var joins []*plan.Branch
@@ -161,8 +167,9 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	if js != nil {
 		js.sink = sink
 	}
+	hub.sink = sink
 	stats.Analysis = an
-	err = runJob(withLive(withChunkSize(ctx, env.ChunkSize), env.live), job, src, srcs, joins, sink, &stats, budget)
+	err = runJob(withLive(withChunkSize(ctx, env.ChunkSize), live), job, src, srcs, joins, sink, &stats, budget)
 	an.finish(job)
 	if err != nil {
 		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction

@@ -73,6 +73,9 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 	if st.Connector == plan.NoFrom {
 		return &oneRow{}, nil
 	}
+	if st.Connector == plan.DerivedConnector { // a subquery, WITH name, view or UNION ALL (SPEC 2.6)
+		return newDerivedSource(ctx, st, e)
+	}
 	d := connector.DriverOf(st.Connector)
 	if d == nil || d.Open == nil {
 		return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)

@@ -88,7 +88,7 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 	case "SELECT":
 		return ps.selectStmt(rs, 0)
 	case "WITH":
-		return nil, Errorf(first.Offset, "WITH (common table expressions) is not supported: write the subquery in FROM or WHERE, or declare another stream")
+		return ps.selectStmt(rs, 0)
 	case "EXPLAIN":
 		return ps.explain(rs, c, span)
 	case "INSERT":
@@ -188,7 +188,7 @@ func (ps *parseState) explain(rs *rawStmt, c *cursor, span Range) (Stmt, *Error)
 		}
 	}
 	switch {
-	case t.is("SELECT") || t.isOp("("):
+	case t.is("SELECT") || t.isOp("(") || t.is("WITH"):
 		sel, err := ps.selectStmt(rs, c.i)
 		if err != nil {
 			return nil, err
@@ -214,7 +214,12 @@ func (ps *parseState) create(c *cursor, span Range) (Stmt, *Error) {
 	case t.is("TEMPORARY") && c.peekAt(1).is("TABLE"):
 		c.i += 2
 		return ps.createTable(c, span, true)
-	case t.is("VIEW") || t.is("SOURCE"):
+	case c.word("VIEW"): // SPEC 2.6
+		return ps.createView(c, span)
+	case t.is("TEMPORARY") && c.peekAt(1).is("VIEW"):
+		c.i += 2
+		return ps.createView(c, span)
+	case t.is("SOURCE"):
 		return nil, Errorf(t.Offset, "CREATE %s is not supported: use CREATE STREAM name (col TYPE, ...) WITH ('connector' = ...)", strings.ToUpper(t.Text))
 	case c.atEnd():
 		return nil, c.expected("STREAM after CREATE")
@@ -434,8 +439,11 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 			return nil, err
 		}
 		return &DropSide{Range: span, Name: n.Value(), NamePos: n.Offset}, c.expectEnd("DROP SIDE " + n.Text)
-	case t.is("VIEW"):
-		return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name", strings.ToUpper(t.Text))
+	case c.word("VIEW"): // SPEC 2.6
+		return ps.dropView(c, span)
+	case t.is("TEMPORARY") && c.peekAt(1).is("VIEW"):
+		c.i += 2
+		return ps.dropView(c, span)
 	case c.atEnd():
 		return nil, c.expected("STREAM or SIDE after DROP")
 	}
@@ -451,6 +459,8 @@ func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
 		return &ShowSides{span}, c.expectEnd("SHOW SIDES")
 	case c.word("FUNCTIONS"):
 		return &ShowFunctions{span}, c.expectEnd("SHOW FUNCTIONS")
+	case c.word("VIEWS"): // SPEC 2.6
+		return &ShowViews{span}, c.expectEnd("SHOW VIEWS")
 	case c.word("TABLES"): // Flink's spelling (SPEC 3)
 		return &ShowStreams{span}, c.expectEnd("SHOW TABLES")
 	case t.is("CREATE"):

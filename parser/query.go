@@ -19,8 +19,28 @@ type astInfo struct {
 
 // selectStmt parses the SELECT that starts at token index from of rs.
 func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
-	toks := rs.toks[from:]
-	r := newRegion(rs.all, toks, toks[0].Offset, rs.end)
+	return ps.query(rs.all, rs.toks[from:], rs.toks[from].Offset, rs.end)
+}
+
+// query parses the query of tokens toks (significant ones; all has the
+// comments too) spanning [start, end): a SELECT, WITH ... SELECT, or a
+// UNION ALL of queries (SPEC 2.6). The subqueries in its FROM are parsed on
+// their own (composition.go) and TiDB sees a placeholder name in their place.
+func (ps *parseState) query(all, toks []Token, start, end int) (*Select, *Error) {
+	if len(toks) > 0 && toks[0].is("WITH") {
+		return ps.withQuery(all, toks, start, end)
+	}
+	if sel, ok, err := ps.unionQuery(all, toks, start, end); ok {
+		return sel, err
+	}
+	r := newRegion(all, toks, start, end)
+	derived, err := ps.derivedTables(all, r)
+	if err != nil {
+		return nil, err
+	}
+	if derived != nil {
+		r = derived.region
+	}
 	rw, err := ps.rewrite(r, modeSelect, "")
 	if err != nil {
 		return nil, err
@@ -44,8 +64,13 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	var rels map[string]*Relation
+	if derived != nil {
+		rels = derived.rels
+	}
 	return &Select{
 		Filters:   filters,
+		Derived:   rels,
 		Range:     Range{Start: r.start, End: r.end},
 		Side:      rw.side,
 		SidePos:   rw.sidePos,
@@ -95,7 +120,7 @@ func checkSelect(sel *ast.SelectStmt, r *region) *Error {
 	}
 	switch {
 	case sel.With != nil:
-		return Errorf(at("WITH"), "WITH (common table expressions) is not supported")
+		return Errorf(at("WITH"), "WITH stands at the start of a query: WITH q AS (SELECT ...) SELECT ... FROM q")
 	case sel.SelectIntoOpt != nil:
 		return Errorf(at("INTO"), "SELECT ... INTO is not supported: write INTO SIDE 'name'")
 	case sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone:

@@ -140,6 +140,13 @@ type Select struct {
 	InsertColumns   []string
 	InsertColumnPos []int
 	Query           *ast.SelectStmt
+	// Derived maps the placeholder table names TiDB's AST has where a
+	// subquery stood in FROM (FROM (SELECT ...) AS q, SPEC 2.6) to the
+	// subquery, parsed on its own; nil when none.
+	Derived map[string]*Relation
+	// With holds the query's WITH q AS (...) definitions in order (SPEC
+	// 2.6), nil when none; a later one and the query may read earlier ones.
+	With []*CTE
 	// Files holds the files read by a quoted name in FROM (FROM
 	// 'sensors.csv', SPEC 1), by that name: TiDB's AST has the name as a
 	// back-quoted table name, a stream whose schema is inferred from the file.

@@ -70,6 +70,9 @@ type region struct {
 	start, end int
 	depth      []int
 	ctx        []clause
+	// pre are edits made before rewriting: each subquery in FROM replaced
+	// by its placeholder name (composition.go)
+	pre []edit
 }
 
 func newRegion(all []Token, toks []Token, start, end int) *region {
@@ -315,7 +318,7 @@ var castPassThrough = map[string]bool{
 // misplaced extensions.
 func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
 	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}}
-	var edits []edit
+	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
 	if mode == modeSelect {
 		li, err := lateClause(r)

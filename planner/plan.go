@@ -32,6 +32,9 @@ type Planner struct {
 	// over bounded streams too, as in Flink's streaming mode, instead of
 	// emitting each group once at the stream's end (SPEC 2.4, the default).
 	Streaming bool
+	// scopes are the names the SELECTs being planned make visible
+	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
+	scopes []relScope
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
@@ -51,6 +54,10 @@ func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
 func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if p.Ctx != nil && p.Ctx.Err() != nil {
 		return nil, p.Ctx.Err()
+	}
+	if sel.Derived != nil || sel.With != nil {
+		p.scopes = append(p.scopes, relScope{derived: sel.Derived, ctes: sel.With})
+		defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
 	}
 	if b, ok, err := p.ruleRank(sel); ok { // SPEC 2.9's shapes (rule_rank.go)
 		return b, err
@@ -126,19 +133,26 @@ type selectRule struct {
 }
 
 // selectRules are PlanSelect's steps in order; each lives in its rule_….go file.
-var selectRules = []selectRule{
-	{"unsupported_clauses", ruleUnsupportedClauses},
-	{"from", ruleFrom},
-	{"window", ruleWindow},
-	{"explicit_join", ruleExplicitJoin},
-	{"in_to_semijoin", ruleInToSemiJoin},
-	{"where", ruleWhere},
-	{"aggregate", ruleAggregate},
-	{"projection", ruleProjection},
-	{"output_names", ruleOutputNames},
-	{"sink", ruleSink},
-	{"limit", ruleLimit},
-	{"updating_source", ruleUpdatingSource},
+var selectRules []selectRule
+
+// (set in init: a rule plans subqueries through PlanSelect, SPEC 2.6)
+func init() { selectRules = rules() }
+
+func rules() []selectRule {
+	return []selectRule{
+		{"unsupported_clauses", ruleUnsupportedClauses},
+		{"from", ruleFrom},
+		{"window", ruleWindow},
+		{"explicit_join", ruleExplicitJoin},
+		{"in_to_semijoin", ruleInToSemiJoin},
+		{"where", ruleWhere},
+		{"aggregate", ruleAggregate},
+		{"projection", ruleProjection},
+		{"output_names", ruleOutputNames},
+		{"sink", ruleSink},
+		{"limit", ruleLimit},
+		{"updating_source", ruleUpdatingSource},
+	}
 }
 
 // source resolves a FROM entry to its stream and the name it goes by.
@@ -150,7 +164,13 @@ func (p *Planner) source(ts *ast.TableSource, pos func(ast.Node) int) (*catalog.
 	if tn.Schema.O != "" {
 		return nil, "", parser.Errorf(pos(tn), "stream names have no schema part: write %s", tn.Name.O)
 	}
-	st := p.Cat.Lookup(tn.Name.O)
+	st, err := p.derivedSource(tn) // a subquery, WITH name or view (SPEC 2.6)
+	if err != nil {
+		return nil, "", err
+	}
+	if st == nil {
+		st = p.Cat.Lookup(tn.Name.O)
+	}
 	if st == nil {
 		return nil, "", parser.Errorf(pos(tn), "unknown stream '%s'; %s", tn.Name.O, p.streamList())
 	}
@@ -216,6 +236,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		return nil, err
 	}
 	ruleBothJoinJob(j)
+	ruleDerivedJob(j)
 	ruleRankJob(j)
 	ruleChangelogJob(j)
 	if st.Watermark != nil {
@@ -265,6 +286,9 @@ func ValidateOptions(opts []parser.Option, cols []catalog.Column, stmtPos int) (
 // that declared the stream (Watermark.File), so a caret points into it, not into
 // the script of the query that reads the stream.
 func CompileWatermark(st *catalog.Stream) (*Expr, error) {
+	if e, ok := st.Watermark.Def.(*Expr); ok { // a derived relation's (SPEC 2.6: rule_derived.go)
+		return e, nil
+	}
 	w := st.Watermark.Def.(*parser.Watermark)
 	sc := &scope{rels: []relation{{stream: st, name: st.Name}}, locate: w.Locate, casts: w.Casts, src: w.File.Source(),
 		watermark: func(int) int { return -1 }}

@@ -119,6 +119,9 @@ func ruleAggregate(sp *selectPlan) error {
 			grouped = true
 		}
 	}
+	if sp.win == nil && grouped {
+		sp.win = cascadeWindow(sp) // GROUP BY window_start, window_end of a windowed relation (SPEC 2.6)
+	}
 	if sp.win == nil && !grouped {
 		if err := unusedFilter(sel, nil); err != nil {
 			return err
@@ -303,7 +306,7 @@ func (ap *aggPlan) plan() error {
 			a.Keys = append(a.Keys, e)
 		}
 	}
-	if w := a.Window; w != nil {
+	if w := a.Window; w != nil && w.Of == nil {
 		if !ap.wcols[0] || !ap.wcols[1] {
 			return parser.Errorf(sp.groupPos(), "aggregating a window needs GROUP BY window_start, window_end (then the grouping keys): each window gives its own rows")
 		}

@@ -85,10 +85,18 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		}
 	}
 	var conds []ast.ExprNode
+	onConds := map[ast.ExprNode]bool{}
 	if join.On != nil {
 		conds = conjuncts(join.On.Expr, nil)
-	} else if sp.q.Where != nil { // a comma join: the condition is in WHERE
-		conds = conjuncts(sp.q.Where, nil)
+		for _, c := range conds {
+			onConds[c] = true
+		}
+	}
+	if sp.q.Where != nil && (join.On == nil || both.Type == plan.InnerJoin) {
+		// a comma join's condition is in WHERE; an INNER JOIN's WHERE is
+		// part of its condition too (its time bounds make an interval join,
+		// as Flink pushes them into the join)
+		conds = append(conds, conjuncts(sp.q.Where, nil)...)
 	}
 	// Key equalities between expressions (MOD(b.auction, 10000) = s.key)
 	// are computed into columns appended to their input's layout: a first
@@ -101,7 +109,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			return err
 		}
 		both.Keys = [2][]int{}
-		if join.On == nil && sp.q.Where != nil {
+		if sp.q.Where != nil && (join.On == nil || both.Type == plan.InnerJoin) {
 			sp.consumed = map[ast.ExprNode]bool{}
 		}
 		var err error
@@ -122,10 +130,13 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if both.Type != plan.InnerJoin && len(rest) > 0 {
 		return parser.Errorf(sp.pos(rest[0]), "a %s JOIN's ON may hold only key equalities and bounds on the two event times; move this condition into WHERE or into a subquery of one side", both.Type)
 	}
-	if sp.consumed == nil {
-		sp.rest = append(sp.rest, rest...) // an inner join's other conditions filter its rows
+	for _, c := range rest {
+		if sp.consumed == nil || onConds[c] {
+			sp.rest = append(sp.rest, c) // an inner join's other conditions filter its rows
+		}
 	}
-	// SPEC 2.7's kinds, the first that fits: interval, then lookup (INNER or
+	both.Window = windowJoin(both)
+	// SPEC 2.7's kinds, the first that fits: window, interval, then lookup (INNER or
 	// LEFT with a bounded right side, read whole first: append-only), then
 	// regular
 	if !both.Interval && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
@@ -299,6 +310,10 @@ func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, 
 			both.Keys[1] = append(both.Keys[1], b.Col-lw)
 			sp.sc.use(a.Col)
 			sp.sc.use(b.Col)
+			if isTime(a) && isTime(b) { // equal event times: also the bounds [0, 0] (a window join's window_end)
+				bound(a, b, opcode.GE)
+				bound(a, b, opcode.LE)
+			}
 			return true, nil
 		case opcode.GE, opcode.GT, opcode.LE, opcode.LT:
 			a, err1 := sp.sc.compile(x.L)
@@ -529,4 +544,27 @@ func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *p
 	}
 	sp.keyNodes[s] = append(sp.keyNodes[s], n)
 	return nil
+}
+
+// windowJoin reports whether both is a window join (SPEC 2.7): both inputs
+// give the rows of window aggregates of the same window, and the condition
+// holds window_start = window_start and window_end = window_end (their
+// event times equal: an interval join with bounds [0, 0], whose state is one
+// window's rows per side, padded when the other side's watermark passes the
+// window's end).
+func windowJoin(both *plan.BothJoin) bool {
+	if !both.Interval || both.Lo != 0 || both.Hi != 0 {
+		return false
+	}
+	l, r := plan.DerivedOf(both.Inputs[0].Stream), plan.DerivedOf(both.Inputs[1].Stream)
+	if l == nil || r == nil || !l.Windowed() || !r.Windowed() || !plan.SameWindows(l.Window, r.Window) {
+		return false
+	}
+	var start, end bool
+	for k := range both.Keys[0] {
+		a, b := both.Keys[0][k], both.Keys[1][k]
+		start = start || a == l.WindowStart && b == r.WindowStart
+		end = end || a == l.WindowEnd && b == r.WindowEnd
+	}
+	return start && end
 }

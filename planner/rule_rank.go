@@ -32,8 +32,8 @@ import (
 // the select has one of these shapes.
 func (p *Planner) ruleRank(sel *parser.Select) (*Branch, bool, error) {
 	q := sel.Query
-	if sub, ok := rankSubquery(q); ok {
-		b, err := p.planTopN(sel, sub)
+	if isel, sub, ok := rankSubquery(sel); ok {
+		b, err := p.planTopN(sel, isel, sub)
 		return b, true, err
 	}
 	if f := firstWindowFunc(q); f != nil {
@@ -50,28 +50,41 @@ func (p *Planner) ruleRank(sel *parser.Select) (*Branch, bool, error) {
 // rankFuncs are the ranking functions of a Top-N (SPEC 2.9).
 var rankFuncs = map[string]int{"row_number": plan.RankRowNumber, "rank": plan.RankRank, "dense_rank": plan.RankDense}
 
-// rankSubquery returns the subquery in FROM of q when it selects a ranking
-// function (the Top-N shape).
-func rankSubquery(q *ast.SelectStmt) (*ast.SelectStmt, bool) {
+// rankSubquery returns the subquery in FROM of sel's query when it selects a
+// ranking function (the Top-N shape), with the parsed SELECT that holds it:
+// the subquery's own (a derived relation of one SELECT, SPEC 2.6, as the
+// front end parses subqueries), or sel when the subquery is inline.
+func rankSubquery(sel *parser.Select) (*parser.Select, *ast.SelectStmt, bool) {
+	q := sel.Query
 	if q.From == nil || q.From.TableRefs == nil || q.From.TableRefs.Right != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	ts, ok := q.From.TableRefs.Left.(*ast.TableSource)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	sub, ok := ts.Source.(*ast.SelectStmt)
-	if !ok {
-		return nil, false
+	isel := sel
+	var sub *ast.SelectStmt
+	switch src := ts.Source.(type) {
+	case *ast.SelectStmt:
+		sub = src
+	case *ast.TableName:
+		rel := sel.Derived[src.Name.O]
+		if rel == nil || len(rel.Selects) != 1 {
+			return nil, nil, false
+		}
+		isel, sub = rel.Selects[0], rel.Selects[0].Query
+	default:
+		return nil, nil, false
 	}
 	for _, f := range sub.Fields.Fields {
 		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok {
 			if _, ok := rankFuncs[strings.ToLower(w.Name)]; ok {
-				return sub, true
+				return isel, sub, true
 			}
 		}
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // firstWindowFunc returns q's first select field holding an OVER call.
@@ -217,10 +230,15 @@ func (sp *selectPlan) windowSpec(q *ast.SelectStmt, w *ast.WindowFuncExpr) (*ast
 
 // planTopN plans the Top-N shape: sel's FROM is the subquery sub holding a
 // ranking function (SPEC 2.9).
-func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, error) {
+func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Branch, error) {
 	q := sel.Query
 	loc := &selectPlan{p: p, sel: sel, q: q}
 	loc.start, _ = sel.Span()
+	iloc := loc // (positions of the subquery's nodes)
+	if isel != sel {
+		iloc = &selectPlan{p: p, sel: isel, q: sub}
+		iloc.start, _ = isel.Span()
+	}
 	var rf *ast.SelectField
 	var wf *ast.WindowFuncExpr
 	for _, f := range sub.Fields.Fields {
@@ -229,14 +247,14 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 				rf, wf = f, w
 				continue
 			}
-			return nil, parser.Errorf(loc.pos(f), "a Top-N's subquery has one ranking function (ROW_NUMBER, RANK or DENSE_RANK) and no other OVER call")
+			return nil, parser.Errorf(iloc.pos(f), "a Top-N's subquery has one ranking function (ROW_NUMBER, RANK or DENSE_RANK) and no other OVER call")
 		}
 	}
-	if err := refuseRankTarget(sel, loc.pos(wf), "a Top-N"); err != nil {
+	if err := refuseRankTarget(sel, iloc.pos(wf), "a Top-N"); err != nil {
 		return nil, err
 	}
 	if rf.AsName.O == "" {
-		return nil, parser.Errorf(loc.pos(wf), "name the rank with AS, e.g. %s() OVER (…) AS rn, and keep the rows with WHERE rn <= N", strings.ToUpper(wf.Name))
+		return nil, parser.Errorf(iloc.pos(wf), "name the rank with AS, e.g. %s() OVER (…) AS rn, and keep the rows with WHERE rn <= N", strings.ToUpper(wf.Name))
 	}
 	rn := rf.AsName
 	switch {
@@ -251,15 +269,15 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 	if err != nil {
 		return nil, err
 	}
-	spec, err := loc.windowSpec(sub, wf)
+	spec, err := iloc.windowSpec(sub, wf)
 	if err != nil {
 		return nil, err
 	}
 	if spec.OrderBy == nil || len(spec.OrderBy.Items) == 0 {
-		return nil, parser.Errorf(loc.pos(wf), "%s() OVER (…) needs an ORDER BY: it ranks the rows of each partition by it", strings.ToUpper(wf.Name))
+		return nil, parser.Errorf(iloc.pos(wf), "%s() OVER (…) needs an ORDER BY: it ranks the rows of each partition by it", strings.ToUpper(wf.Name))
 	}
 	if spec.Frame != nil {
-		return nil, parser.Errorf(loc.pos(wf), "a ranking function takes no ROWS or RANGE frame")
+		return nil, parser.Errorf(iloc.pos(wf), "a ranking function takes no ROWS or RANGE frame")
 	}
 	var hide []ast.ExprNode
 	var parts []ast.ExprNode
@@ -271,14 +289,14 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 	}
 	for _, it := range spec.OrderBy.Items {
 		if pe, ok := it.Expr.(*ast.PositionExpr); ok {
-			return nil, parser.Errorf(loc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the position %d: name the column, e.g. ORDER BY price DESC", pe.N)
+			return nil, parser.Errorf(iloc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the position %d: name the column, e.g. ORDER BY price DESC", pe.N)
 		}
 		if v, ok := it.Expr.(ast.ValueExpr); ok {
-			return nil, parser.Errorf(loc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the constant %v: rank by a column, e.g. ORDER BY price DESC", v.GetValue())
+			return nil, parser.Errorf(iloc.pos(it.Expr), "a Top-N's ORDER BY needs a column or an expression of the input, not the constant %v: rank by a column, e.g. ORDER BY price DESC", v.GetValue())
 		}
 		hide = append(hide, it.Expr)
 	}
-	in, err := p.planInner(sel, sub, hide, map[*ast.SelectField]bool{rf: true})
+	in, err := p.planInner(isel, sub, hide, map[*ast.SelectField]bool{rf: true})
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +351,7 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 	r.Updating = r.Kind == plan.RankTopN
 	r.Bounded = in.sp.st.Bounded()
 	if r.Updating && !r.Bounded {
-		return nil, parser.Errorf(loc.pos(wf), "this Top-N reads the unbounded stream %s, so its result is updating (SPEC 2.8), and this build cannot print an updating result yet: read a bounded input, rank per window (PARTITION BY window_start, window_end over a window TVF), or keep each key's first row (ORDER BY the event time ASC, rn = 1)", in.sp.st.Name)
+		return nil, parser.Errorf(iloc.pos(wf), "this Top-N reads the unbounded stream %s, so its result is updating (SPEC 2.8), and this build cannot print an updating result yet: read a bounded input, rank per window (PARTITION BY window_start, window_end over a window TVF), or keep each key's first row (ORDER BY the event time ASC, rn = 1)", in.sp.st.Name)
 	}
 	// the outer select list: the subquery's columns and the rank
 	inTypes := in.types()
@@ -353,7 +371,7 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 		}
 		cn, ok := f.Expr.(*ast.ColumnNameExpr)
 		if !ok {
-			return nil, parser.Errorf(loc.pos(f), "the query over a Top-N's subquery selects its columns by name (compute expressions inside the subquery)")
+			return nil, parser.Errorf(iloc.pos(f), "the query over a Top-N's subquery selects its columns by name (compute expressions inside the subquery)")
 		}
 		name := f.AsName.O
 		if name == "" {
@@ -376,7 +394,7 @@ func (p *Planner) planTopN(sel *parser.Select, sub *ast.SelectStmt) (*Branch, er
 			for i := 0; i < in.visible; i++ {
 				have = append(have, in.b.Columns[i].Name)
 			}
-			return nil, parser.Errorf(loc.pos(f), "unknown column '%s': the subquery gives %s and %s", cn.Name.Name.O, strings.Join(have, ", "), rn.O)
+			return nil, parser.Errorf(iloc.pos(f), "unknown column '%s': the subquery gives %s and %s", cn.Name.Name.O, strings.Join(have, ", "), rn.O)
 		}
 		if f.AsName.O == "" {
 			name = in.b.Columns[c].Name

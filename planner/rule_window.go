@@ -41,7 +41,7 @@ func ruleWindow(sp *selectPlan) error {
 	switch {
 	case st.Watermark != nil && ti != st.EventTime:
 		et := st.Columns[st.EventTime].Name
-		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s)", tc.Name, st.Name, et, et)
+		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s) (windows over another column, such as processing time, are not supported)", tc.Name, st.Name, et, et)
 	case st.Watermark == nil && !st.Bounded():
 		return parser.Errorf(tvf.Pos, "stream %s is unbounded and has no WATERMARK FOR, so its windows would never fire: add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, tc.Name, tc.Name, st.Name)
 	case tc.Type != catalog.BigInt && tc.Type != catalog.Timestamp:

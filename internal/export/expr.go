@@ -38,6 +38,9 @@ type printer struct {
 	// GROUP BY prints (window columns stay Flink's there).
 	window    *parser.WindowTVF
 	inGroupBy bool
+	// sel is the statement printed (its subqueries and WITH definitions,
+	// SPEC 2.6), nil for expressions of no query.
+	sel *parser.Select
 	// wm is set for a WATERMARK expression over a BIGINT column: INTERVALs
 	// are milliseconds there (SPEC 2.3).
 	wm bool

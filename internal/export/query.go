@@ -9,6 +9,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/parser"
+	"streamql/planner"
 )
 
 // branchQuery is one statement planned as a branch, ready to print: its
@@ -37,7 +38,7 @@ func (x *exporter) newBranchQuery(script *parser.Script, sel *parser.Select, pro
 		rel = &scopeRel{st: probe, quals: quals}
 	}
 	bq.p = &printer{x: x, script: script, casts: sel.Casts, joins: sel.Joins, locate: sel.Locate,
-		probe: rel, outQual: outQual, window: sel.Window}
+		probe: rel, outQual: outQual, window: sel.Window, sel: sel}
 	return bq
 }
 
@@ -155,6 +156,10 @@ func (p *printer) scopeOf(n ast.ResultSetNode) (*scopeRel, error) {
 	if !ok {
 		return nil, p.errorf(n, "a subquery in FROM has no Flink SQL translation yet")
 	}
+	if st, _, err := p.derived(ts, tn); st != nil || err != nil {
+		q := map[string]bool{strings.ToLower(ts.AsName.O): true}
+		return &scopeRel{st: st, quals: q}, err
+	}
 	st := p.x.cat.Lookup(tn.Name.O)
 	if st == nil {
 		return nil, p.errorf(n, "unknown stream '%s'", tn.Name.O)
@@ -172,6 +177,12 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 	tn, ok := ts.Source.(*ast.TableName)
 	if !ok {
 		return "", nil, p.errorf(ts, "a subquery in FROM has no Flink SQL translation yet")
+	}
+	if st, text, err := p.derived(ts, tn); st != nil || err != nil {
+		if ts.AsName.O != "" {
+			text += " AS " + quote(ts.AsName.O)
+		}
+		return text, nil, err
 	}
 	st := p.x.cat.Lookup(tn.Name.O)
 	if st == nil {
@@ -467,4 +478,25 @@ func (p *printer) subquery(sel *ast.SelectStmt) (string, error) {
 		q += " HAVING " + s
 	}
 	return q, nil
+}
+
+// derived returns the relation of a subquery in FROM (SPEC 2.6; its
+// placeholder name tn) with its text as written in parentheses, which Flink
+// reads as it is (the subquery's own SQL is Flink's: window TVFs, joins,
+// aggregates); nil when tn names a stream. Its text is printed as written,
+// so a stream renamed for Flink would not be renamed inside it.
+func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stream, string, error) {
+	if p.sel == nil || !parser.IsPlaceholder(tn.Name.O) {
+		return nil, "", nil
+	}
+	rel := p.sel.Derived[tn.Name.O]
+	if rel == nil {
+		return nil, "", p.errorf(ts, "a subquery in FROM has no Flink SQL translation here")
+	}
+	pl := &planner.Planner{Cat: p.x.cat, Source: p.script.Source}
+	st, err := pl.PlanRelation(rel, tn.Name.O, p.sel.With)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, "(" + p.script.Source[rel.Start:rel.End] + ")", nil
 }

@@ -22,6 +22,7 @@ import (
 	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Frontend receives what a session's statements produce.
@@ -137,6 +138,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			}
 			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
 		}
+		if vs := viewsReading(s.Cat, x); len(vs) > 0 {
+			return parser.Errorf(st.NamePos, "view %s reads stream %s: DROP VIEW %s first (SPEC 2.6)", vs[0], x.Name, vs[0])
+		}
 		if pend := s.branchesOf(x); len(pend) > 0 {
 			var names []string
 			for _, b := range pend {
@@ -146,6 +150,42 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		s.Cat.Drop(st.Name)
 		return nil
+	case *parser.CreateView: // SPEC 2.6: planned now, expanded where read
+		if s.Cat.LookupView(st.Name) != nil || s.Cat.Lookup(st.Name) != nil {
+			if st.IfNotExists && s.Cat.LookupView(st.Name) != nil {
+				return nil
+			}
+			what := "a view"
+			if s.Cat.Lookup(st.Name) != nil {
+				what = "a stream"
+			}
+			return parser.Errorf(st.NamePos, "%s named %s exists already (views and streams share one namespace): DROP it first or pick another name", what, st.Name)
+		}
+		v, err := p.PlanView(st)
+		if err != nil {
+			return err
+		}
+		v.Name = st.Name
+		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v})
+		return nil
+	case *parser.DropView:
+		if pend := s.branchesOf(viewStream(s.Cat, st.Name)); len(pend) > 0 {
+			return parser.Errorf(st.NamePos, "view %s has pending side branches; RUN them or DROP SIDE them first", st.Name)
+		}
+		if !s.Cat.DropView(st.Name) && !st.IfExists {
+			return parser.Errorf(st.NamePos, "unknown view '%s' (SHOW VIEWS lists them)", st.Name)
+		}
+		return nil
+	case *parser.ShowViews:
+		var rows [][]string
+		for _, v := range s.Cat.Views() {
+			var cols []string
+			for _, c := range v.Stream.Columns {
+				cols = append(cols, c.Name+" "+c.Type.String())
+			}
+			rows = append(rows, []string{v.Name, strings.Join(cols, ", "), v.Text})
+		}
+		return s.Front.Result([]string{"name", "columns", "query"}, rows)
 	case *parser.Select:
 		drop, err := s.fileStreams(dir, st)
 		if err != nil {
@@ -248,6 +288,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			return s.describeFile(dir, st)
 		}
 		x := s.Cat.Lookup(st.Name)
+		if x == nil {
+			x = viewStream(s.Cat, st.Name)
+		}
 		if x == nil {
 			return parser.Errorf(st.NamePos, "unknown stream '%s'", st.Name)
 		}
@@ -435,4 +478,40 @@ func LateNotice(l *executor.LateRows) string {
 		at = l.Script + ", " + at
 	}
 	return fmt.Sprintf("%d late row(s) of the query at %s (%q) sent to '%s'", l.Rows, at, q, l.Output)
+}
+
+// viewStream returns the relation of the view named name (SPEC 2.6), nil
+// when there is none.
+func viewStream(cat *catalog.Catalog, name string) *catalog.Stream {
+	if v := cat.LookupView(name); v != nil {
+		return v.Stream
+	}
+	return nil
+}
+
+// viewsReading returns the names of the views that read st, directly or
+// through other relations (SPEC 2.6), in SHOW VIEWS' order.
+func viewsReading(cat *catalog.Catalog, st *catalog.Stream) []string {
+	var reads func(rel *catalog.Stream) bool
+	reads = func(rel *catalog.Stream) bool {
+		d := plan.DerivedOf(rel)
+		if d == nil {
+			return rel == st
+		}
+		for _, part := range d.Parts {
+			for _, in := range part.Streams() {
+				if reads(in) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, v := range cat.Views() {
+		if reads(v.Stream) {
+			out = append(out, v.Name)
+		}
+	}
+	return out
 }

@@ -25,6 +25,12 @@ type Window struct {
 	Partition []*Expr
 	// Text is the function call as written, for EXPLAIN.
 	Text string
+	// Of, for a cascaded window aggregate (a GROUP BY of the window_start
+	// and window_end of a relation that gives a window aggregate's rows, SPEC
+	// 2.6), is that relation's window; the aggregate then fires each of its
+	// windows once the watermark passes it (a 1 ms TUMBLE on the time
+	// column, the keys keeping the windows apart). nil otherwise.
+	Of *Window
 }
 
 // WindowColumns are the columns a window function adds (SPEC 2.4).
@@ -33,6 +39,9 @@ var WindowColumns = []string{"window_start", "window_end", "window_time"}
 // Describe returns the function and its sizes for EXPLAIN: "TUMBLE(size 10000
 // ms) on ts".
 func (w *Window) Describe() string {
+	if w.Of != nil {
+		return fmt.Sprintf("the windows of the input, %s, by window_end %s (cascaded)", w.Of.Describe(), w.TimeName)
+	}
 	var parts []string
 	switch w.Func {
 	case "TUMBLE":

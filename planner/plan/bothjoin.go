@@ -67,6 +67,11 @@ type BothJoin struct {
 	Interval bool
 	Lo, Hi   int64
 	Why      string
+	// Window is set for a window join (SPEC 2.7: both inputs window
+	// aggregates of one window, joined on window_start and window_end): an
+	// interval join with Lo = Hi = 0 on the window_end columns, whose output
+	// is append-only, also outer, emitted when the window fires.
+	Window bool
 	// Lookup is set for a lookup join (SPEC 2.7: INNER or LEFT, not an
 	// interval join, with a bounded right side): the right side is read whole
 	// before the left's first row, so a left row never waits for a partner
@@ -90,6 +95,8 @@ func (j *BothJoin) Updating() bool { return !j.Interval && !j.Lookup && j.Type !
 // Kind returns the join's kind as SPEC 2.7's table names it.
 func (j *BothJoin) Kind() string {
 	switch {
+	case j.Window:
+		return "window join"
 	case j.Interval:
 		return "interval join"
 	case j.Lookup:
@@ -134,7 +141,9 @@ func (j *BothJoin) describe() (string, []string) {
 	}
 	text := fmt.Sprintf("%s %s: %s", j.Type, j.Kind(), strings.Join(keys, " AND "))
 	var d []string
-	if j.Interval {
+	if j.Window {
+		d = append(d, "windows: "+DerivedOf(j.Inputs[0].Stream).Window.Describe()+" on both sides, joined when the window fires (rows of one window_end)")
+	} else if j.Interval {
 		lt := j.Inputs[0].Stream.Columns[j.Inputs[0].TimeCol()].Name
 		rt := j.Inputs[1].Stream.Columns[j.Inputs[1].TimeCol()].Name
 		d = append(d, fmt.Sprintf("interval: %s.%s - %s.%s in [%d ms, %d ms]", j.Inputs[0].Name, lt, j.Inputs[1].Name, rt, j.Lo, j.Hi))
@@ -153,6 +162,8 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "order: rows joined as they arrive (an input has no event time: the output order depends on timing)")
 	}
 	switch {
+	case j.Window:
+		d = append(d, "state: one window's rows per side, dropped as the watermarks pass its end (counted against 'state.max-bytes')")
 	case j.Interval:
 		d = append(d, "state: rows inside the interval, dropped as the watermarks pass (counted against 'state.max-bytes')")
 	case j.Lookup:

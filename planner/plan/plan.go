@@ -103,6 +103,11 @@ type Job struct {
 	// Both is the join the job's stream comes from when it reads a join of two
 	// streams (SPEC 2.7; Stream is then JoinedStream(Both)), nil otherwise.
 	Both *BothJoin
+	// DerivedOutputs maps each job of a derived relation the job reads
+	// (Derived.Parts, SPEC 2.6) to where its outputs go in this job: per
+	// output of the part, its index in Outputs (-1 for the part's main
+	// output, whose rows are the relation's).
+	DerivedOutputs map[*Job][]int
 	// Strategy is how the executor runs the job, and Procs the CPUs it was
 	// chosen for (GOMAXPROCS): set by the planner's strategy rule
 	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).

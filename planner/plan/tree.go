@@ -92,8 +92,7 @@ func (j *Job) Tree() *Tree {
 	if j.Both != nil {
 		last = t.bothJoin(j)
 	} else {
-		last, timeCol = t.input(j, st, LineSource, -1)
-		t.Nodes[0].Strategy = j.Strategy.Describe(j.Procs) // (its Scan)
+		last, timeCol = t.input(j, st, LineSource, -1) // (its Scan has the strategy)
 	}
 	if note := j.volatileNote(); note != "" {
 		t.Nodes[0].Details = append(t.Nodes[0].Details, note)
@@ -138,8 +137,15 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 	if st.Watermark != nil {
 		timeCol = st.Columns[st.EventTime].Name
 	}
-	scan := t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
+	var scan *Node
+	if d := DerivedOf(st); d != nil { // SPEC 2.6: the jobs that give its rows, then the relation
+		ins := t.derivedTree(d)
+		scan = t.add(&Node{Kind: NodeScan, Text: derivedText(st, d), Inputs: ins, Time: timeCol, Line: line, Branch: k, Output: -1})
+	} else {
+		scan = t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
+	}
 	if st == j.Stream {
+		scan.Strategy = j.Strategy.Describe(j.Procs)
 		var sb strings.Builder
 		j.describeScaleOut(&sb)
 		for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
@@ -414,6 +420,15 @@ func projectedTime(b *Branch, tc string) string {
 	if tc == "" {
 		return ""
 	}
+	if tc == "window_time" { // window_end, else window_start, when window_time is not projected (SPEC 2.6)
+		for _, w := range []string{"window_time", "window_end", "window_start"} {
+			if n := projectedTime(b, w+"!"); n != "" {
+				return n
+			}
+		}
+		return ""
+	}
+	tc = strings.TrimSuffix(tc, "!")
 	names := b.projectedColumns()
 	for i, e := range b.Project {
 		x := e.Text
@@ -479,7 +494,11 @@ func (t *Tree) Lines() []Line {
 		}
 		if port != "" && t.Nodes[n.Inputs[0].Node-1].Kind == NodeRoute {
 			// a branch's port of the router: its own line, for the rows it took
-			out = append(out, Line{Text: lead + "port " + port, Kind: LineBranch, Branch: n.Branch, Output: -1})
+			kind := LineBranch
+			if n.Branch < 0 {
+				kind = LineOther // (a derived relation's own job: nothing the analysis counts, SPEC 2.6)
+			}
+			out = append(out, Line{Text: lead + "port " + port, Kind: kind, Branch: n.Branch, Output: -1})
 			lead, indent = indent+"+- ", indent+"   "
 		} else if port != "" {
 			lead += "[" + port + "] "

@@ -1,6 +1,6 @@
 -- Nexmark q5: hot items (the auctions with the most bids in each 10 s window, every 2 s).
 --   streamql queries/nexmark/q5.sql
--- Status: waits for the join of two window aggregates (SPEC 2.6, 2.7).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q5.sql):
 --   - stdout instead of the blackhole table.
 .read ddl.sql

@@ -1,6 +1,6 @@
 -- Nexmark q7: highest bid (the bids of each 10 s window's highest price).
 --   streamql queries/nexmark/q7.sql
--- Status: waits for the interval join of a stream with a window aggregate (SPEC 2.7).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q7.sql):
 --   - stdout instead of the blackhole table. (Flink's SELECT lists B.price before
 --     B.bidder while its sink declares bidder, price: the columns are kept in

@@ -1,7 +1,7 @@
 -- Nexmark q8: monitor new users (persons who opened an auction in the 10 s window in
 -- which they registered).
 --   streamql queries/nexmark/q8.sql
--- Status: waits for the join of two window aggregates on their windows (SPEC 2.7).
+-- Status: runs.
 -- Differences from Flink's reference SQL (queries/q8.sql):
 --   - stdout instead of the blackhole table.
 .read ddl.sql

@@ -107,7 +107,7 @@ func (c *completer) candidates(prev, cur string) (word string, cands []string) {
 		var names []string
 		switch p := prevWord(before); {
 		case p == "FROM" || p == "JOIN" || p == "DESCRIBE" || p == "DESC" || p == "EXISTS" && isDropStream(before) || p == "STREAM" && isDropStream(before):
-			for _, st := range c.sess.Cat.Streams() {
+			for _, st := range c.relations() {
 				names = append(names, st.Name)
 			}
 		case p == "STREAM":
@@ -115,7 +115,7 @@ func (c *completer) candidates(prev, cur string) (word string, cands []string) {
 		default:
 			named := c.namedStreams(before)
 			if len(named) == 0 {
-				named = c.sess.Cat.Streams()
+				named = c.relations()
 			}
 			for _, st := range named {
 				for _, col := range st.Columns {
@@ -161,7 +161,7 @@ func (c *completer) candidates(prev, cur string) (word string, cands []string) {
 		}
 	}
 	if len(named) == 0 {
-		named = c.sess.Cat.Streams()
+		named = c.relations()
 	}
 	cands = append(columnNames(named), c.streamNames()...)
 	cands = filterPrefix(cands, word, false)
@@ -240,7 +240,7 @@ func (c *completer) namedStreams(toks []parser.Token) []*catalog.Stream {
 		if t.Kind != parser.TokIdent && t.Kind != parser.TokQuotedIdent {
 			continue
 		}
-		if st := c.sess.Cat.Lookup(t.Value()); st != nil && !seen[st] {
+		if st := c.lookup(t.Value()); st != nil && !seen[st] {
 			seen[st] = true
 			out = append(out, st)
 		}
@@ -254,7 +254,7 @@ func (c *completer) resolveQualifier(q parser.Token, toks []parser.Token) *catal
 	if q.Kind != parser.TokIdent && q.Kind != parser.TokQuotedIdent {
 		return nil
 	}
-	if st := c.sess.Cat.Lookup(q.Value()); st != nil {
+	if st := c.lookup(q.Value()); st != nil {
 		return st
 	}
 	for i, t := range toks {
@@ -266,7 +266,7 @@ func (c *completer) resolveQualifier(q parser.Token, toks []parser.Token) *catal
 			j--
 		}
 		if j >= 0 {
-			if st := c.sess.Cat.Lookup(toks[j].Value()); st != nil {
+			if st := c.lookup(toks[j].Value()); st != nil {
 				return st
 			}
 		}
@@ -276,7 +276,7 @@ func (c *completer) resolveQualifier(q parser.Token, toks []parser.Token) *catal
 
 func (c *completer) streamNames() []string {
 	var out []string
-	for _, st := range c.sess.Cat.Streams() {
+	for _, st := range c.relations() {
 		out = append(out, quoteName(st.Name)+" ")
 	}
 	return out
@@ -364,4 +364,25 @@ func dedupe(cands []string) []string {
 		out = append(out, x)
 	}
 	return out
+}
+
+// relations returns the session's streams, then its views (SPEC 2.6: a view
+// is read by name as a stream is), each by name.
+func (c *completer) relations() []*catalog.Stream {
+	out := c.sess.Cat.Streams()
+	for _, v := range c.sess.Cat.Views() {
+		out = append(out, v.Stream)
+	}
+	return out
+}
+
+// lookup returns the stream or view named name, nil when none.
+func (c *completer) lookup(name string) *catalog.Stream {
+	if st := c.sess.Cat.Lookup(name); st != nil {
+		return st
+	}
+	if v := c.sess.Cat.LookupView(name); v != nil {
+		return v.Stream
+	}
+	return nil
 }

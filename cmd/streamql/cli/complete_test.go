@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"streamql/parser"
@@ -102,5 +103,42 @@ func TestCompletePath(t *testing.T) {
 	want := []string{dir + "/split.sql ", dir + "/sub/"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("completePath = %q, want %q", got, want)
+	}
+}
+
+// TestCompleterViews: completion and .schema know views (SPEC 2.6) as they
+// know streams: their names after FROM and .schema, their columns once a
+// query names them.
+func TestCompleterViews(t *testing.T) {
+	var out, errOut bytes.Buffer
+	s := NewSession(&out, &errOut, nil)
+	sc, err := parser.Parse("t", `
+CREATE STREAM orders (id BIGINT, product VARCHAR) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
+CREATE VIEW big_orders AS SELECT id AS order_id, product FROM orders WHERE id > 100;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := s.ExecStmts(context.Background(), sc, t.TempDir()); code != 0 {
+		t.Fatal(errOut.String())
+	}
+	c := &completer{sess: s}
+	for _, tc := range []struct {
+		cur, word string
+		want      []string
+	}{
+		{"SELECT * FROM big", "big", []string{"big_orders "}},
+		{"SELECT * FROM ", "", []string{"orders ", "big_orders "}},
+		{"SELECT * FROM big_orders WHERE ord", "ord", []string{"order_id ", "orders "}},
+		{".schema b", "b", []string{"big_orders "}},
+	} {
+		word, got := c.candidates("", tc.cur)
+		if word != tc.word || !slices.Equal(got, tc.want) {
+			t.Errorf("candidates(%q) = %q, %q; want %q, %q", tc.cur, word, got, tc.word, tc.want)
+		}
+	}
+	out.Reset()
+	sc, _ = parser.Parse("t", "DESCRIBE big_orders;\n") // (what .schema NAME runs)
+	if code := s.ExecStmts(context.Background(), sc, t.TempDir()); code != 0 || !strings.Contains(out.String(), "order_id") {
+		t.Fatalf("DESCRIBE big_orders: exit %d: %s%s", code, out.String(), errOut.String())
 	}
 }

@@ -263,7 +263,7 @@ func (s *Session) execDot(ctx context.Context, sc *scriptCtx, d dotLine, out io.
 		if len(name) >= 2 && name[0] == '`' && name[len(name)-1] == '`' {
 			name = name[1 : len(name)-1]
 		}
-		if s.Cat.Lookup(name) == nil {
+		if s.Cat.Lookup(name) == nil && s.Cat.LookupView(name) == nil { // (a view's columns too, SPEC 2.6)
 			return parser.Errorf(c.argPos[0], "unknown stream '%s'; .streams lists them", name)
 		}
 		return s.execStmt(ctx, sc, &parser.Describe{Name: name, NamePos: c.argPos[0]})

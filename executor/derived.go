@@ -1,0 +1,450 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// derivedHub is what the sources of derived relations (SPEC 2.6) opened
+// by one job need of it: the job (its DerivedOutputs), its sink (set once
+// it exists, before the first Next) and its stats. runWith puts it in the
+// context its sources are opened with.
+type derivedHub struct {
+	job   *plan.Job
+	sink  Sink
+	stats *Stats
+}
+
+type derivedHubKey struct{}
+
+// innerJobKey marks the context of a derived relation's job: it does not
+// take the session's live status (the outer job has it).
+type innerJobKey struct{}
+
+// derivedSource is the Source of a derived relation (plan.Derived: a
+// subquery, WITH name, view or UNION ALL, SPEC 2.6). Each part's job runs
+// on a goroutine of its own, into a sink that hands its main rows, its other
+// outputs' rows (late rows) and its malformed rows, in its order, through a
+// bounded channel. The relation's rows are the main rows: part by part in
+// turn (a message each), or, for a UNION ALL whose parts have event time,
+// row by row in event-time order (the earliest head row first, the first
+// part on a tie), so the output is deterministic. The other rows go to the
+// reading job's outputs (Job.DerivedOutputs) as they come, on the reading
+// job's goroutine.
+type derivedSource struct {
+	st    *catalog.Stream
+	d     *plan.Derived
+	env   *Env
+	hub   *derivedHub
+	ctx   context.Context
+	stop  context.CancelFunc
+	parts []*derivedPart
+	next  int // the part whose turn it is (round robin)
+	rows  int64
+	fail  error
+	lateR Routed
+	sel   []int32
+}
+
+// derivedPart is one running part of a derived relation.
+type derivedPart struct {
+	job    *plan.Job
+	outMap []int
+	ch     chan derivedMsg
+	done   chan struct{}
+	head   *vector.Batch // main rows being given
+	at     int
+	ended  bool
+}
+
+// derivedMsg is one message of a part's job: rows of its output Out (0 its
+// main output), malformed rows bound for the errors output ErrSide, or its
+// end with its stats and error.
+type derivedMsg struct {
+	out     int
+	b       *vector.Batch
+	errSide string
+	errs    []ErrorRow
+	end     bool
+	stats   *Stats
+	err     error
+}
+
+// newDerivedSource opens the relation st (its connector plan.DerivedConnector);
+// its parts start at the first Next.
+func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+	d := plan.DerivedOf(st)
+	hub, _ := ctx.Value(derivedHubKey{}).(*derivedHub)
+	if d == nil || hub == nil {
+		return nil, fmt.Errorf("relation %s: not planned as a query (SPEC 2.6)", st.Name)
+	}
+	ds := &derivedSource{st: st, d: d, env: env, hub: hub}
+	ds.ctx, ds.stop = context.WithCancel(context.WithValue(ctx, innerJobKey{}, true))
+	return ds, nil
+}
+
+// start runs each part's job on a goroutine of its own.
+func (ds *derivedSource) start() {
+	for _, job := range ds.d.Parts {
+		p := &derivedPart{job: job, outMap: ds.hub.job.DerivedOutputs[job], ch: make(chan derivedMsg, 4), done: make(chan struct{})}
+		ds.parts = append(ds.parts, p)
+		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job}
+		go func() {
+			defer close(p.done)
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, true, false)
+			if err == nil {
+				err = cs.flush()
+			}
+			select {
+			case p.ch <- derivedMsg{end: true, stats: &stats, err: err}:
+			case <-ds.ctx.Done():
+			}
+		}()
+	}
+}
+
+// Next implements Source: the relation's next rows, io.EOF once every part
+// has ended.
+func (ds *derivedSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	if ds.parts == nil {
+		ds.start()
+	}
+	if ds.fail != nil {
+		return ds.fail
+	}
+	b.Reset()
+	merge := len(ds.parts) > 1 && ds.d.TimeCol >= 0
+	for b.N == 0 {
+		live := 0
+		for _, p := range ds.parts {
+			if !p.ended {
+				live++
+			}
+		}
+		if live == 0 {
+			return io.EOF
+		}
+		var err error
+		if merge {
+			err = ds.mergeRows(b)
+		} else {
+			err = ds.turnRows(b)
+		}
+		if err != nil {
+			if b.N > 0 && !errors.Is(err, io.EOF) {
+				ds.fail = err // (the rows before it first)
+				break
+			}
+			return err
+		}
+	}
+	for i := range b.N {
+		ds.rows++
+		b.Pos[i] = ds.rows
+	}
+	return nil
+}
+
+// turnRows gives rows of the part whose turn it is (then the next part's
+// turn comes).
+func (ds *derivedSource) turnRows(b *vector.Batch) error {
+	for ds.parts[ds.next].ended {
+		ds.next = (ds.next + 1) % len(ds.parts)
+	}
+	p := ds.parts[ds.next]
+	if err := ds.fill(p); err != nil {
+		return err
+	}
+	if p.head != nil {
+		n := min(p.head.N-p.at, vector.Cap-b.N)
+		b.AppendRows(p.head, p.at, p.at+n)
+		p.at += n
+		if p.at == p.head.N {
+			p.head, p.at = nil, 0
+		}
+	}
+	if p.head == nil {
+		ds.next = (ds.next + 1) % len(ds.parts)
+	}
+	return nil
+}
+
+// mergeRows gives rows of a UNION ALL in event-time order: while every live
+// part has a head row, the earliest (the first part on a tie).
+func (ds *derivedSource) mergeRows(b *vector.Batch) error {
+	tc := ds.d.TimeCol
+	for b.N < vector.Cap {
+		best := -1
+		var bt int64
+		for k, p := range ds.parts {
+			if p.ended {
+				continue
+			}
+			if err := ds.fill(p); err != nil {
+				return err
+			}
+			if p.head == nil {
+				continue // (it ended)
+			}
+			c := p.head.Cols[tc]
+			t := int64(-1 << 63)
+			if !c.Null[p.at] {
+				t = c.I[p.at]
+			}
+			if best < 0 || t < bt {
+				best, bt = k, t
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		p := ds.parts[best]
+		b.AppendRows(p.head, p.at, p.at+1)
+		p.at++
+		if p.at == p.head.N {
+			p.head, p.at = nil, 0
+		}
+	}
+	return nil
+}
+
+// fill makes p.head hold main rows, unless p has ended: it takes p's
+// messages in order, passing on its other rows and its malformed rows, and
+// at its end its stats.
+func (ds *derivedSource) fill(p *derivedPart) error {
+	for p.head == nil && !p.ended {
+		var m derivedMsg
+		select {
+		case m = <-p.ch:
+		case <-ds.ctx.Done():
+			return ds.ctx.Err()
+		}
+		switch {
+		case m.end:
+			p.ended = true
+			ds.addStats(p, m.stats)
+			if m.err != nil {
+				return m.err
+			}
+		case m.errs != nil:
+			if err := ds.hub.sink.Errors(m.errSide, m.errs); err != nil {
+				return err
+			}
+		case m.out == 0 && p.job.Main != nil:
+			p.head, p.at = m.b, 0
+		default:
+			k := -1
+			if m.out < len(p.outMap) {
+				k = p.outMap[m.out]
+			}
+			if k < 0 {
+				continue
+			}
+			ds.sel = ds.sel[:0]
+			for i := range m.b.N {
+				ds.sel = append(ds.sel, int32(i))
+			}
+			ds.lateR = Routed{Chunks: []Chunk{{At: 0, Part: Part{Output: k, Sel: ds.sel, Cols: m.b.Cols}}}, In: m.b}
+			if err := ds.hub.sink.Rows(&ds.lateR); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addStats adds a part's counts to the reading job's: its late rows (the
+// end-of-job notice) and its streams' malformed rows.
+func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
+	if s == nil {
+		return
+	}
+	out := ds.hub.stats
+	for _, l := range s.Late { // by the output's name in the reading job (plan: late-<relation> when renamed)
+		for k, o := range p.job.Outputs {
+			if o.Name == l.Output && k < len(p.outMap) && p.outMap[k] >= 0 {
+				l.Output = ds.hub.job.Outputs[p.outMap[k]].Name
+				break
+			}
+		}
+		out.Late = append(out.Late, l)
+	}
+	for _, e := range s.Streams {
+		found := false
+		for _, o := range out.Streams {
+			if o.Stream == e.Stream {
+				o.Malformed += e.Malformed
+				found = true
+			}
+		}
+		if !found {
+			out.Streams = append(out.Streams, e)
+		}
+	}
+}
+
+// Position implements Source: the relation's row number.
+func (ds *derivedSource) Position(line int64) string {
+	return fmt.Sprintf("%s row %d", ds.st.Name, line)
+}
+
+// Progress implements Source: unknown.
+func (ds *derivedSource) Progress() (int64, int64) { return 0, 0 }
+
+// Close implements Source: it stops the parts' jobs and waits for them.
+func (ds *derivedSource) Close() error {
+	ds.stop()
+	for _, p := range ds.parts {
+		<-p.done
+	}
+	return nil
+}
+
+// captureSink is the sink of a derived relation's part: it copies the
+// rows of each output in output order into batches of their own and sends
+// them, with the malformed rows, to the reading job (derivedSource).
+type captureSink struct {
+	ctx    context.Context
+	ch     chan<- derivedMsg
+	job    *plan.Job
+	cur    *vector.Batch
+	curOut int
+}
+
+// Rows implements Sink.
+func (c *captureSink) Rows(r *Routed) error {
+	ch := 0
+	for i := 0; i < r.N; i++ {
+		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
+			if err := c.chunk(&r.Chunks[ch]); err != nil {
+				return err
+			}
+		}
+		if r.Dest == nil {
+			continue
+		}
+		k := r.Dest[i]
+		if k < 0 {
+			continue
+		}
+		p := &r.Parts[k]
+		if err := c.add(p.Output, p.Cols, i); err != nil {
+			return err
+		}
+	}
+	for ; ch < len(r.Chunks); ch++ {
+		if err := c.chunk(&r.Chunks[ch]); err != nil {
+			return err
+		}
+	}
+	if err := c.flush(); err != nil {
+		return err
+	}
+	if len(r.Bad) > 0 {
+		return c.Errors(r.ErrorSide, r.Bad)
+	}
+	return nil
+}
+
+func (c *captureSink) chunk(ck *Chunk) error {
+	for _, i := range ck.Sel {
+		if err := c.add(ck.Output, ck.Cols, int(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add copies row i of cols, a row of output out, into the batch being filled.
+func (c *captureSink) add(out int, cols []*vector.Vec, i int) error {
+	if c.cur != nil && (c.curOut != out || c.cur.N == vector.Cap) {
+		if err := c.flush(); err != nil {
+			return err
+		}
+	}
+	if c.cur == nil {
+		var types []catalog.Type
+		for _, col := range c.job.Outputs[out].Columns {
+			types = append(types, col.Type)
+		}
+		c.cur, c.curOut = vector.NewBatch(types), out
+	}
+	at := c.cur.N
+	for k, d := range c.cur.Cols {
+		copyWidened(d, at, cols[k], i)
+	}
+	c.cur.N++
+	return nil
+}
+
+// copyWidened sets row at of d to row i of s (strings copied into d's arena);
+// a column of another type (a union part widened by CAST already has the
+// type) is converted BIGINT to DOUBLE.
+func copyWidened(d *vector.Vec, at int, s *vector.Vec, i int) {
+	d.Null[at] = s.Null[i]
+	if d.Text != nil {
+		d.Text[at] = nil
+	}
+	if s.Null[i] {
+		return
+	}
+	switch {
+	case d.I != nil && s.I != nil:
+		d.I[at] = s.I[i]
+	case d.F != nil && s.F != nil:
+		d.F[at] = s.F[i]
+	case d.F != nil && s.I != nil:
+		d.F[at] = float64(s.I[i])
+	case d.B != nil && s.B != nil:
+		d.B[at] = s.B[i]
+	case d.S != nil && s.S != nil:
+		d.SetString(at, s.S[i])
+	default:
+		d.Null[at] = true
+	}
+}
+
+// flush sends the batch being filled.
+func (c *captureSink) flush() error {
+	if c.cur == nil || c.cur.N == 0 {
+		return nil
+	}
+	m := derivedMsg{out: c.curOut, b: c.cur}
+	c.cur = nil
+	return c.send(m)
+}
+
+func (c *captureSink) send(m derivedMsg) error {
+	select {
+	case c.ch <- m:
+		return nil
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
+}
+
+// Errors implements Sink: the rows are copied and sent.
+func (c *captureSink) Errors(name string, rows []ErrorRow) error {
+	if err := c.flush(); err != nil {
+		return err
+	}
+	cp := make([]ErrorRow, len(rows))
+	for k, r := range rows {
+		r.Raw = append([]byte(nil), r.Raw...)
+		r.At = 0
+		cp[k] = r
+	}
+	return c.send(derivedMsg{errSide: name, errs: cp})
+}
+
+// Flush implements Sink: what is buffered goes to the reading job.
+func (c *captureSink) Flush() error { return c.flush() }
+
+// Close implements Sink.
+func (c *captureSink) Close() error { return nil }

@@ -1,0 +1,345 @@
+package parser
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/internal/termtext"
+)
+
+// This file parses SPEC 2.6's composition: subqueries in FROM, WITH, UNION
+// ALL and views. Each subquery is parsed on its own, as a query of its own
+// (its own window TVF, joins and CASTs), and the query around it gives TiDB
+// a placeholder table name in its place: `$<offset in base 36>`, padded with
+// spaces to the subquery's length so every other offset stays exact.
+
+// Relation is a query read as a relation (SPEC 2.6): a subquery in FROM, a
+// WITH definition or a view's query. It is one SELECT, or the UNION ALL of
+// several (Selects in order, each with the same column count).
+type Relation struct {
+	Selects []*Select
+	Range
+}
+
+// CTE is one WITH name AS (query) definition (SPEC 2.6).
+type CTE struct {
+	Name    string
+	NamePos int
+	Rel     *Relation
+}
+
+// CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name AS query (SPEC
+// 2.6): a named query, expanded where it is read. File, set by the session,
+// is the script that declares it (its query's offsets are into that script).
+type CreateView struct {
+	Range
+	Name        string
+	NamePos     int
+	IfNotExists bool
+	Rel         *Relation
+	Text        string // the query as written
+	File        *File
+}
+
+// DropView is DROP [TEMPORARY] VIEW [IF EXISTS] name (SPEC 2.6).
+type DropView struct {
+	Range
+	IfExists bool
+	Name     string
+	NamePos  int
+}
+
+// ShowViews is SHOW VIEWS (SPEC 2.6).
+type ShowViews struct{ Range }
+
+// IsPlaceholder reports whether name is a placeholder this parser gave TiDB
+// for a subquery or a UNION ALL (Select.Derived's keys).
+func IsPlaceholder(name string) bool { return strings.HasPrefix(name, "$") }
+
+// derived is the subqueries found in a region's FROM: the region with each
+// subquery's tokens replaced by one placeholder token, and the subqueries.
+type derived struct {
+	region *region
+	rels   map[string]*Relation
+}
+
+// derivedTables finds the subqueries in r's FROM clauses (a '(' after FROM,
+// JOIN or ',' whose first token is SELECT or WITH), parses each as a
+// Relation, and returns r with placeholders in their place; nil when there
+// is none.
+func (ps *parseState) derivedTables(all []Token, r *region) (*derived, *Error) {
+	var out *derived
+	toks := r.toks
+	var kept []Token
+	var pre []edit
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if !t.isOp("(") || i == 0 || i+1 >= len(toks) || r.ctx[i] != clFrom {
+			kept = append(kept, t)
+			continue
+		}
+		p, n := toks[i-1], toks[i+1]
+		if !(p.is("FROM") || p.is("JOIN") || p.isOp(",")) || !(n.is("SELECT") || n.is("WITH") || n.isOp("(")) {
+			kept = append(kept, t)
+			continue
+		}
+		closeAt := -1
+		for j := i + 1; j < len(toks); j++ {
+			if r.depth[j] == r.depth[i] && toks[j].isOp(")") {
+				closeAt = j
+				break
+			}
+		}
+		if closeAt < 0 {
+			return nil, Errorf(t.Offset, "this ( is never closed")
+		}
+		inner := toks[i+1 : closeAt]
+		rel, err := ps.relation(all, inner, inner[0].Offset, toks[closeAt].Offset)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = &derived{rels: map[string]*Relation{}}
+		}
+		name := "$" + strconv.FormatInt(int64(t.Offset), 36)
+		out.rels[name] = rel
+		text := "`" + name + "`"
+		end := toks[closeAt].End()
+		if n := end - t.Offset; n > len(text) {
+			text += strings.Repeat(" ", n-len(text))
+		}
+		pre = append(pre, edit{t.Offset, end, text})
+		kept = append(kept, Token{Kind: TokQuotedIdent, Text: "`" + name + "`", Offset: t.Offset})
+		i = closeAt
+	}
+	if out == nil {
+		return nil, nil
+	}
+	out.region = newRegion(all, kept, r.start, r.end)
+	out.region.pre = pre
+	return out, nil
+}
+
+// relation parses the tokens of a subquery, WITH definition or view: a
+// query, or queries joined by UNION ALL at its top level.
+func (ps *parseState) relation(all, toks []Token, start, end int) (*Relation, *Error) {
+	if len(toks) == 0 {
+		return nil, Errorf(start, "expected a query (SELECT ...)")
+	}
+	for len(toks) > 2 && toks[0].isOp("(") && matching(toks) == len(toks)-1 { // ((SELECT ...))
+		toks, start, end = toks[1:len(toks)-1], toks[1].Offset, toks[len(toks)-1].Offset
+	}
+	parts, err := unionParts(toks)
+	if err != nil {
+		return nil, err
+	}
+	rel := &Relation{Range: Range{Start: start, End: end}}
+	for _, p := range parts {
+		for len(p) > 2 && p[0].isOp("(") && matching(p) == len(p)-1 {
+			p = p[1 : len(p)-1]
+		}
+		e := p[len(p)-1].End()
+		if !p[0].is("SELECT") && !p[0].is("WITH") {
+			return nil, Errorf(p[0].Offset, "expected SELECT here: a subquery, WITH definition or view holds a query")
+		}
+		sel, err := ps.query(all, p, p[0].Offset, e)
+		if err != nil {
+			return nil, err
+		}
+		if sel.Side != "" || sel.Stream != "" {
+			return nil, Errorf(sel.SidePos, "INTO SIDE and INTO STREAM stand in the outermost query only, not in a subquery, WITH definition, view or UNION ALL part")
+		}
+		if sel.Late != "" {
+			return nil, Errorf(sel.LatePos, "LATE INTO SIDE stands in the outermost query only: a subquery's late rows go to the default late output")
+		}
+		rel.Selects = append(rel.Selects, sel)
+	}
+	return rel, nil
+}
+
+// matching returns the index of the ')' that closes toks[0], -1 when none.
+func matching(toks []Token) int {
+	d := 0
+	for i, t := range toks {
+		switch {
+		case t.isOp("("):
+			d++
+		case t.isOp(")"):
+			d--
+			if d == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// unionParts splits toks at UNION ALL outside parentheses. UNION without
+// ALL, EXCEPT and INTERSECT are errors (streams are multisets: SPEC 2.6 has
+// UNION ALL only).
+func unionParts(toks []Token) ([][]Token, *Error) {
+	var parts [][]Token
+	d, from := 0, 0
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.isOp("("):
+			d++
+		case t.isOp(")"):
+			d--
+		case d == 0 && (t.is("EXCEPT") || t.is("INTERSECT")):
+			return nil, Errorf(t.Offset, "%s is not supported: streams compose with UNION ALL (SPEC 2.6)", strings.ToUpper(t.Text))
+		case d == 0 && t.is("UNION"):
+			if i+1 >= len(toks) || !toks[i+1].is("ALL") {
+				return nil, Errorf(t.Offset, "UNION without ALL removes duplicates, which a stream cannot do as rows arrive: write UNION ALL (SPEC 2.6)")
+			}
+			if i == from || i+2 >= len(toks) {
+				return nil, Errorf(t.Offset, "UNION ALL stands between two queries: SELECT ... UNION ALL SELECT ...")
+			}
+			parts = append(parts, toks[from:i])
+			from = i + 2
+			i++
+		}
+	}
+	return append(parts, toks[from:]), nil
+}
+
+// unionQuery parses a query that is a UNION ALL at its top level as SELECT *
+// FROM the union (a placeholder relation); ok is false when toks hold no
+// UNION at their top level.
+func (ps *parseState) unionQuery(all, toks []Token, start, end int) (*Select, bool, *Error) {
+	parts, err := unionParts(toks)
+	if err != nil {
+		return nil, true, err
+	}
+	if len(parts) < 2 {
+		return nil, false, nil
+	}
+	rel, err := ps.relation(all, toks, start, end)
+	if err != nil {
+		return nil, true, err
+	}
+	name := "$" + strconv.FormatInt(int64(start), 36)
+	node, perr := ps.tidbParse("SELECT * FROM `" + name + "`")
+	if perr != nil {
+		return nil, true, Errorf(start, "internal error: %v", perr)
+	}
+	q, _ := node.(*ast.SelectStmt)
+	s := &Select{Range: Range{Start: start, End: end}, Derived: map[string]*Relation{name: rel}, Casts: CastTypes{},
+		Query: q, Joins: map[*ast.Join]JoinKind{}, FieldText: map[*ast.SelectField]string{},
+		Locate: func(ast.Node) int { return start }}
+	return s, true, nil
+}
+
+// withQuery parses WITH name AS (query) [, name AS (query)] ... query.
+func (ps *parseState) withQuery(all, toks []Token, start, end int) (*Select, *Error) {
+	var ctes []*CTE
+	i := 1
+	for {
+		if i >= len(toks) || toks[i].Kind != TokIdent && toks[i].Kind != TokQuotedIdent {
+			at := end
+			if i < len(toks) {
+				at = toks[i].Offset
+			}
+			return nil, Errorf(at, "expected a name after WITH: WITH q AS (SELECT ...) SELECT ... FROM q")
+		}
+		nt := toks[i]
+		if i+2 >= len(toks) || !toks[i+1].is("AS") || !toks[i+2].isOp("(") {
+			at := end
+			if i+1 < len(toks) {
+				at = toks[i+1].Offset
+			}
+			return nil, Errorf(at, "expected AS ( after %s: WITH %s AS (SELECT ...) (column lists after the name are not supported)", termtext.Shorten(nt.Value(), 30), termtext.Shorten(nt.Value(), 30))
+		}
+		closeAt := matching(toks[i+2:])
+		if closeAt < 0 {
+			return nil, Errorf(toks[i+2].Offset, "this ( is never closed")
+		}
+		closeAt += i + 2
+		inner := toks[i+3 : closeAt]
+		if len(inner) == 0 {
+			return nil, Errorf(toks[closeAt].Offset, "expected a query inside WITH %s AS (...)", termtext.Shorten(nt.Value(), 30))
+		}
+		rel, err := ps.relation(all, inner, inner[0].Offset, toks[closeAt].Offset)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range ctes {
+			if strings.EqualFold(c.Name, nt.Value()) {
+				return nil, Errorf(nt.Offset, "WITH defines %s twice", termtext.Shorten(nt.Value(), 30))
+			}
+		}
+		ctes = append(ctes, &CTE{Name: nt.Value(), NamePos: nt.Offset, Rel: rel})
+		i = closeAt + 1
+		if i < len(toks) && toks[i].isOp(",") {
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(toks) {
+		return nil, Errorf(end, "expected the query after WITH's definitions: WITH q AS (...) SELECT ... FROM q")
+	}
+	if !toks[i].is("SELECT") && !toks[i].isOp("(") {
+		return nil, Errorf(toks[i].Offset, "expected SELECT after WITH's definitions")
+	}
+	sel, err := ps.query(all, toks[i:], toks[i].Offset, end)
+	if err != nil {
+		return nil, err
+	}
+	sel.With = append(ctes, sel.With...)
+	sel.Start = start
+	return sel, nil
+}
+
+// createView parses the rest of CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name
+// AS query; c stands after VIEW.
+func (ps *parseState) createView(c *cursor, span Range) (Stmt, *Error) {
+	cv := &CreateView{Range: span}
+	if c.peek().is("IF") && c.peekAt(1).is("NOT") && c.peekAt(2).is("EXISTS") {
+		c.i += 3
+		cv.IfNotExists = true
+	}
+	t := c.peek()
+	if t.Kind != TokIdent && t.Kind != TokQuotedIdent || c.atEnd() {
+		return nil, c.expected("the view's name: CREATE VIEW v AS SELECT ...")
+	}
+	c.next()
+	cv.Name, cv.NamePos = t.Value(), t.Offset
+	if !c.word("AS") {
+		if c.peek().isOp("(") {
+			return nil, Errorf(c.peek().Offset, "a view's columns are named by its query (SELECT x AS name): write CREATE VIEW %s AS SELECT ...", termtext.Shorten(cv.Name, 30))
+		}
+		return nil, c.expected("AS after the view's name: CREATE VIEW " + termtext.Shorten(cv.Name, 30) + " AS SELECT ...")
+	}
+	if c.atEnd() {
+		return nil, c.expected("the view's query after AS")
+	}
+	toks := c.toks[c.i:]
+	rel, err := ps.relation(c.all, toks, toks[0].Offset, c.end)
+	if err != nil {
+		return nil, err
+	}
+	cv.Rel = rel
+	cv.Text = ps.src[toks[0].Offset:c.end]
+	return cv, nil
+}
+
+// dropView parses the rest of DROP [TEMPORARY] VIEW [IF EXISTS] name; c
+// stands after VIEW.
+func (ps *parseState) dropView(c *cursor, span Range) (Stmt, *Error) {
+	dv := &DropView{Range: span}
+	if c.peek().is("IF") && c.peekAt(1).is("EXISTS") {
+		c.i += 2
+		dv.IfExists = true
+	}
+	t := c.peek()
+	if t.Kind != TokIdent && t.Kind != TokQuotedIdent || c.atEnd() {
+		return nil, c.expected("the view's name: DROP VIEW v")
+	}
+	c.next()
+	dv.Name, dv.NamePos = t.Value(), t.Offset
+	return dv, c.expectEnd("DROP VIEW " + termtext.Shorten(t.Text, 30))
+}

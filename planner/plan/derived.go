@@ -1,0 +1,104 @@
+package plan
+
+import (
+	"fmt"
+
+	"streamql/catalog"
+)
+
+// Derived is a relation whose rows come from other planned jobs (SPEC 2.6):
+// a subquery in FROM, a WITH name, a view, or the UNION ALL of several
+// queries. Its catalog.Stream (Stream.Derived holds it; its Connector is
+// DerivedConnector) carries the columns, the event-time column and the
+// watermark, so the query that reads it plans as over a declared stream.
+//
+// Each of Parts is a job whose main output is the relation's rows (one part
+// for a plain query, one per SELECT of a UNION ALL, in order). Its other
+// outputs (late rows of its windows and joins, SPEC 2.4 and 2.7) become
+// outputs of the job that reads it (Job.DerivedOutputs).
+type Derived struct {
+	// Kind is what the query wrote: "subquery", "WITH", "view" or "UNION ALL".
+	Kind  string
+	Name  string
+	Parts []*Job
+	// TimeCol is the relation's event-time column, -1 without one: a
+	// stream's WATERMARK FOR column projected as it is, or window_time,
+	// window_end or window_start of a window aggregate (rows of a window come
+	// out when the watermark passes its end, so window_end never decreases).
+	// Watermark is the watermark over the relation's batch: the stream's
+	// own WATERMARK expression, over the projected column, or the time column
+	// itself for a window aggregate's rows (they come in window_end order).
+	TimeCol   int
+	Watermark *Expr
+	// WindowStart and WindowEnd are the columns holding window_start and
+	// window_end of the window aggregate whose rows the relation gives (-1
+	// when none), and Window that window: a GROUP BY of both over the
+	// relation is a cascaded window aggregate, and a join of two such
+	// relations on both is a window join (SPEC 2.7).
+	WindowStart, WindowEnd int
+	Window                 *Window
+}
+
+// DerivedConnector is the connector of a derived relation (Derived): its
+// rows come from its parts' jobs. It is bounded when every stream the parts
+// read is.
+var DerivedConnector = &catalog.ConnectorSpec{Name: "query", Doc: "the rows of a subquery, WITH name, view or UNION ALL (SPEC 2.6)",
+	Bounded: func(o map[string]string) bool { return o["bounded"] == "true" }}
+
+// DerivedOf returns the Derived of a relation st, nil for a declared stream.
+func DerivedOf(st *catalog.Stream) *Derived {
+	if st == nil {
+		return nil
+	}
+	d, _ := st.Derived.(*Derived)
+	return d
+}
+
+// Windowed reports whether the relation gives a window aggregate's rows
+// with both window bounds among its columns.
+func (d *Derived) Windowed() bool { return d.WindowStart >= 0 && d.WindowEnd >= 0 && d.Window != nil }
+
+// SameWindows reports whether a and b are window TVFs of the same kind,
+// size, slide and offset (SPEC 2.7's window join).
+func SameWindows(a, b *Window) bool {
+	return a != nil && b != nil && a.Func == b.Func && a.Size == b.Size && a.Slide == b.Slide && a.Offset == b.Offset && a.Gap == b.Gap
+}
+
+// derivedTree adds the trees of d's parts to t (each part's nodes, its main
+// output's sink left out, none counted by EXPLAIN ANALYZE) and returns the
+// inputs that give the relation's rows, one per part.
+func (t *Tree) derivedTree(d *Derived) []Input {
+	var outs []Input
+	for _, part := range d.Parts {
+		sub := part.Tree()
+		id := map[int]int{}
+		var mainIn []Input
+		for _, n := range sub.Nodes {
+			if n.Kind == NodeSink && n.Output == 0 && part.Main != nil {
+				for _, in := range n.Inputs {
+					mainIn = append(mainIn, Input{Node: id[in.Node], Port: in.Port})
+				}
+				continue
+			}
+			c := *n
+			c.Inputs = nil
+			for _, in := range n.Inputs {
+				c.Inputs = append(c.Inputs, Input{Node: id[in.Node], Port: in.Port})
+			}
+			c.Line, c.Branch, c.Output, c.detailLines = LineOther, -1, -1, nil
+			t.add(&c)
+			id[n.ID] = c.ID
+		}
+		outs = append(outs, mainIn...)
+	}
+	return outs
+}
+
+// derivedText is the Scan line of a derived relation.
+func derivedText(st *catalog.Stream, d *Derived) string {
+	b := "unbounded"
+	if st.Bounded() {
+		b = "bounded"
+	}
+	return fmt.Sprintf("%s (%s %s, %s)", st.Name, d.Kind, SchemaText(st.Columns), b)
+}

@@ -1,0 +1,384 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/catalog"
+	"streamql/parser"
+	"streamql/planner/plan"
+)
+
+// This file plans SPEC 2.6's composition: a relation that is a query (a
+// subquery in FROM, a WITH name, a view, a UNION ALL) becomes a
+// plan.Derived, whose parts are jobs of their own, read by the outer query
+// as a stream (executor/derived.go runs them). Event time flows through: a
+// projected WATERMARK column keeps its stream's watermark, and a window
+// aggregate's window_time, window_end or window_start is event time.
+
+// relScope is what one SELECT being planned makes visible by name: its
+// subqueries (by their placeholder names) and its WITH definitions.
+type relScope struct {
+	derived map[string]*parser.Relation
+	ctes    []*parser.CTE
+}
+
+// derivedSource resolves the name tn of a FROM entry when it names a
+// subquery, a WITH definition or a view, and returns its relation; nil, nil
+// for a stream's name.
+func (p *Planner) derivedSource(tn *ast.TableName) (*catalog.Stream, error) {
+	name := tn.Name.O
+	if parser.IsPlaceholder(name) {
+		for i := len(p.scopes) - 1; i >= 0; i-- {
+			if rel := p.scopes[i].derived[name]; rel != nil {
+				return p.planRelation(rel, "subquery", "subquery", p.Source)
+			}
+		}
+	}
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		ctes := p.scopes[i].ctes
+		for k := len(ctes) - 1; k >= 0; k-- {
+			c := ctes[k]
+			if !strings.EqualFold(c.Name, name) {
+				continue
+			}
+			// lexical scope: the definition sees the definitions before it
+			saved := p.scopes
+			p.scopes = append(saved[:i:i], relScope{ctes: ctes[:k]})
+			st, err := p.planRelation(c.Rel, "WITH", c.Name, p.Source)
+			p.scopes = saved
+			return st, err
+		}
+	}
+	if v := p.Cat.LookupView(name); v != nil {
+		return v.Stream, nil
+	}
+	return nil, nil
+}
+
+// PlanView plans the query of CREATE VIEW (SPEC 2.6) as the relation the
+// view gives; src is the text of the script that declares it. Errors are
+// *parser.Error into that script.
+func (p *Planner) PlanView(cv *parser.CreateView) (*catalog.Stream, error) {
+	return p.planRelation(cv.Rel, "view", cv.Name, p.Source)
+}
+
+// PlanRelation plans rel, a subquery or WITH definition read as name, as
+// the relation it gives (SPEC 2.6), as a query that reads it would; with
+// the WITH definitions ctes visible. Errors are *parser.Error into p.Source.
+func (p *Planner) PlanRelation(rel *parser.Relation, name string, ctes []*parser.CTE) (*catalog.Stream, error) {
+	if ctes != nil {
+		p.scopes = append(p.scopes, relScope{ctes: ctes})
+		defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
+	}
+	return p.planRelation(rel, "subquery", name, p.Source)
+}
+
+// planRelation plans rel, a query read as a relation named name (kind: what
+// the query wrote, for EXPLAIN), into a derived relation: a job per SELECT
+// (UNION ALL: the parts in order, each part's columns widened to the
+// union's types, BIGINT to DOUBLE), and the stream that describes it.
+func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*catalog.Stream, error) {
+	var mains []*Branch
+	for _, sel := range rel.Selects {
+		b, err := p.PlanSelect(sel)
+		if err != nil {
+			return nil, err
+		}
+		if b.Sink != nil {
+			return nil, parser.Errorf(b.SinkPos, "a %s cannot write to a stream: INSERT INTO stands in the outermost query", kind)
+		}
+		mains = append(mains, b)
+	}
+	if len(mains) > 1 {
+		kind = "UNION ALL"
+		if err := unionTypes(mains, rel.Selects); err != nil {
+			return nil, err
+		}
+	}
+	cols := append([]catalog.Column(nil), mains[0].Columns...)
+	d := &plan.Derived{Kind: kind, Name: name, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
+	bounded := true
+	var times []partTime
+	for _, b := range mains {
+		j, err := NewJob(b.Stream, nil, b, src)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range j.Streams() {
+			bounded = bounded && s.Bounded()
+		}
+		d.Parts = append(d.Parts, j)
+		times = append(times, timeOfPart(j))
+	}
+	// the relation's event time: the parts' when they agree
+	t := times[0]
+	for _, o := range times[1:] {
+		if o.col != t.col || o.wm == nil || t.wm == nil || o.wm.Text != t.wm.Text {
+			t = partTime{col: -1, start: -1, end: -1}
+		}
+	}
+	if len(times) > 1 {
+		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
+	}
+	st := &catalog.Stream{Name: name, Columns: cols, EventTime: -1, Connector: plan.DerivedConnector,
+		Options: map[string]string{"bounded": fmt.Sprint(bounded)}, Derived: d}
+	if t.col >= 0 && t.wm != nil {
+		d.TimeCol, d.Watermark = t.col, t.wm
+		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
+		st.EventTime = t.col
+		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
+	}
+	return st, nil
+}
+
+// unionTypes checks that the parts of a UNION ALL have one column count and
+// types, widening a BIGINT column to DOUBLE where another part has DOUBLE
+// (SPEC 2.6); the names are the first part's.
+func unionTypes(parts []*Branch, sels []*parser.Select) error {
+	first := parts[0]
+	for k, b := range parts[1:] {
+		if len(b.Columns) != len(first.Columns) {
+			return parser.Errorf(sels[k+1].Start, "UNION ALL of queries with %d and %d columns (query %d): every query gives the same columns", len(first.Columns), len(b.Columns), k+2)
+		}
+	}
+	for c := range first.Columns {
+		t := first.Columns[c].Type
+		for k, b := range parts {
+			u := b.Columns[c].Type
+			switch {
+			case u == t || u == catalog.Unknown:
+			case t == catalog.Unknown:
+				t = u
+			case t == catalog.BigInt && u == catalog.Double || t == catalog.Double && u == catalog.BigInt:
+				t = catalog.Double
+			default:
+				return parser.Errorf(sels[k].Start, "UNION ALL: column %d (%s) is %s in the first query but %s in query %d: CAST one of them", c+1, first.Columns[c].Name, t, u, k+1)
+			}
+		}
+		for _, b := range parts {
+			if b.Columns[c].Type != t {
+				e := b.Project[c]
+				b.Project[c] = &Expr{Op: plan.OpCast, Type: t, Args: []*Expr{e}, Text: e.Text}
+				b.Columns[c].Type = t
+			}
+		}
+	}
+	return nil
+}
+
+// partTime is the event time of a part's output: its column (-1 none), its
+// watermark over the output batch, and the window bounds' columns (-1 none)
+// with their window.
+type partTime struct {
+	col        int
+	wm         *Expr
+	start, end int
+	win        *Window
+}
+
+// timeOfPart finds the event time of job j's main output (SPEC 2.6): a
+// projected WATERMARK FOR column keeps its stream's watermark (every column
+// the WATERMARK expression reads must be projected as it is); a window
+// aggregate's window_time, else window_end, else window_start (TUMBLE and
+// HOP, whose starts come in the order of their ends) is event time, and its
+// rows come in window order, so the watermark is the column itself.
+func timeOfPart(j *Job) partTime {
+	t := partTime{col: -1, start: -1, end: -1}
+	m := j.Main
+	if a := m.Agg; a != nil {
+		if a.Window == nil || !a.Grouped {
+			return t
+		}
+		w := a.Window
+		var d *plan.Derived
+		if w.Of != nil {
+			d = plan.DerivedOf(j.Stream)
+			w = w.Of
+		}
+		wcol := [3]int{-1, -1, -1} // window_start, window_end, window_time among the outputs
+		for i, e := range m.Project {
+			if e.Op != plan.OpCol {
+				continue
+			}
+			k := e.Col
+			if d != nil { // a cascaded aggregate: its keys hold the input's window bounds
+				k = -1
+				if kk := e.Col - a.KeyBase; kk >= 0 && kk < len(a.Keys) && a.Keys[kk].Op == plan.OpCol {
+					switch a.Keys[kk].Col {
+					case d.WindowStart:
+						k = 0
+					case d.WindowEnd:
+						k = 1
+					}
+				}
+			}
+			if k >= 0 && k < 3 && wcol[k] < 0 {
+				wcol[k] = i
+			}
+		}
+		t.start, t.end, t.win = wcol[0], wcol[1], w
+		switch {
+		case wcol[2] >= 0:
+			t.col = wcol[2]
+		case wcol[1] >= 0:
+			t.col = wcol[1]
+		case wcol[0] >= 0 && (w.Func == "TUMBLE" || w.Func == "HOP"):
+			t.col = wcol[0]
+		}
+		if t.col >= 0 {
+			c := m.Columns[t.col]
+			t.wm = &Expr{Op: plan.OpCol, Type: c.Type, Col: t.col, Text: c.Name}
+		}
+		return t
+	}
+	st := j.Stream
+	if st.Watermark == nil || j.Watermark == nil {
+		return t
+	}
+	// a projection of the stream: its columns as they are, by output index
+	out := map[int]int{}
+	for i, e := range m.Project {
+		if e.Op == plan.OpCol {
+			if _, ok := out[e.Col]; !ok {
+				out[e.Col] = i
+			}
+		}
+	}
+	col, ok := out[st.EventTime]
+	if !ok {
+		return t
+	}
+	wm, ok := remapCols(j.Watermark, out)
+	if !ok {
+		return t
+	}
+	wm.Text = st.Watermark.Text
+	if name := st.Columns[st.EventTime].Name; !strings.EqualFold(name, m.Columns[col].Name) {
+		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
+	}
+	t.col, t.wm = col, wm
+	return t
+}
+
+// remapCols returns a copy of e whose column references go to the columns
+// out maps them to; false when e reads a column out does not map.
+func remapCols(e *Expr, out map[int]int) (*Expr, bool) {
+	if e == nil {
+		return nil, true
+	}
+	c := *e
+	if e.Op == plan.OpCol {
+		k, ok := out[e.Col]
+		if !ok {
+			return nil, false
+		}
+		c.Col = k
+	}
+	if e.Op == plan.OpCurrentWatermark {
+		return nil, false
+	}
+	c.Args = nil
+	for _, a := range e.Args {
+		x, ok := remapCols(a, out)
+		if !ok {
+			return nil, false
+		}
+		c.Args = append(c.Args, x)
+	}
+	return &c, true
+}
+
+// cascadeWindow returns the window of a GROUP BY over a relation that gives
+// a window aggregate's rows when the keys hold both its window_start and its
+// window_end columns (Flink's cascading window aggregation, SPEC 2.6): its
+// groups are the input's windows, fired when the watermark passes their
+// end; nil otherwise.
+func cascadeWindow(sp *selectPlan) *Window {
+	d := plan.DerivedOf(sp.st)
+	if d == nil || !d.Windowed() || d.TimeCol < 0 || sp.q.GroupBy == nil {
+		return nil
+	}
+	var start, end bool
+	for _, it := range sp.q.GroupBy.Items {
+		cn, ok := it.Expr.(*ast.ColumnNameExpr)
+		if !ok {
+			continue
+		}
+		idx, _, err := sp.sc.column(cn)
+		if err != nil {
+			continue
+		}
+		start = start || idx == d.WindowStart
+		end = end || idx == d.WindowEnd
+	}
+	if !start || !end {
+		return nil
+	}
+	tc := sp.st.Columns[d.TimeCol]
+	// a 1 ms TUMBLE on the time column fires a window's rows once the
+	// watermark passes it; the keys keep the input's windows apart
+	return &Window{Func: "TUMBLE", Size: 1, Slide: 1, TimeCol: d.TimeCol, TimeType: tc.Type, TimeName: tc.Name, Of: d.Window,
+		Text: "the windows of " + sp.name}
+}
+
+// ruleDerivedJob gives the outputs of the jobs of the derived relations job
+// reads (its stream, a join's inputs) a place among job's outputs (SPEC 2.6:
+// their late rows are the job's): an output of the same name and columns is
+// shared; a name taken with other columns gets the relation's name as a
+// suffix (late-<relation>).
+func ruleDerivedJob(j *Job) {
+	for _, st := range j.Streams() {
+		d := plan.DerivedOf(st)
+		if d == nil {
+			continue
+		}
+		for _, part := range d.Parts {
+			if j.DerivedOutputs == nil {
+				j.DerivedOutputs = map[*Job][]int{}
+			}
+			if _, ok := j.DerivedOutputs[part]; ok {
+				continue
+			}
+			m := make([]int, len(part.Outputs))
+			for k, o := range part.Outputs {
+				if k == 0 && part.Main != nil {
+					m[k] = -1
+					continue
+				}
+				m[k] = derivedOutput(j, o, d.Name)
+			}
+			j.DerivedOutputs[part] = m
+		}
+	}
+}
+
+// derivedOutput returns the index in j.Outputs of the output o of a derived
+// relation's job, adding it when j has none of its name and columns.
+func derivedOutput(j *Job, o Output, rel string) int {
+	name := o.Name
+	for n := 0; ; n++ {
+		taken := false
+		for k, x := range j.Outputs {
+			if x.Name != name || j.Main != nil && k == 0 {
+				continue
+			}
+			if sameSchema(x.Columns, o.Columns) && x.Late == o.Late && x.Sink == o.Sink {
+				return k
+			}
+			taken = true
+		}
+		if !taken {
+			break
+		}
+		name = o.Name + "-" + rel
+		if n > 0 {
+			name = fmt.Sprintf("%s-%s%d", o.Name, rel, n)
+		}
+	}
+	o.Name = name
+	j.Outputs = append(j.Outputs, o)
+	return len(j.Outputs) - 1
+}

@@ -1,0 +1,370 @@
+package tests
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// crow is one row of the composition tests' inputs: a key, an event time in
+// ms (strictly increasing within a stream, so no row is late and the
+// reference needs no watermark), a BIGINT and a DOUBLE.
+type crow struct {
+	k  string
+	ts int64
+	v  int64
+	d  float64
+}
+
+// crowDDL declares the streams a and b over a.csv and b.csv (crowFile).
+const crowDDL = `CREATE STREAM a (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
+CREATE STREAM b (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');
+`
+
+func crowFile(rows []crow) string {
+	var sb strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "%s,%d,%d,%s\n", r.k, r.ts, r.v, strconv.FormatFloat(r.d, 'f', -1, 64))
+	}
+	return sb.String()
+}
+
+func genCrows(r *rand.Rand, n int) []crow {
+	rows := make([]crow, n)
+	ts := int64(r.IntN(5000))
+	for i := range rows {
+		ts += 1 + r.Int64N(2500)
+		rows[i] = crow{k: fmt.Sprintf("k%d", r.IntN(5)), ts: ts, v: r.Int64N(200) - 50, d: float64(r.IntN(1000)) / 4}
+	}
+	return rows
+}
+
+// num renders a value as the reference's canonical text: integers as
+// integers, other numbers by strconv's shortest form, so "2.0" and "2"
+// compare equal (the csv format's DOUBLE spelling is not what is tested).
+func num(s string) string {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f == float64(int64(f)) {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return s
+}
+
+// canonical sorts csv lines after rendering each field with num.
+func canonical(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		f := strings.Split(l, ",")
+		for i := range f {
+			f[i] = num(f[i])
+		}
+		out = append(out, strings.Join(f, ","))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestCompositionAgainstReference: subqueries, WITH, views and UNION ALL
+// (SPEC 2.6), nested with filters, aggregates, windows and joins, give the
+// rows a separately written batch computation over the whole inputs gives
+// (filter, group, window by arithmetic, nested-loop join), as multisets, for
+// random inputs.
+func TestCompositionAgainstReference(t *testing.T) {
+	ddl := crowDDL
+	const win = 10000
+	for seed := range 12 {
+		r := rand.New(rand.NewPCG(uint64(seed), 23))
+		a, b := genCrows(r, 1+r.IntN(120)), genCrows(r, 1+r.IntN(120))
+		lo, hi := r.Int64N(60)-30, 40+r.Int64N(100)
+		files := map[string]string{"a.csv": crowFile(a), "b.csv": crowFile(b)}
+		var ref [6][]string
+		// 0: a filter over a filtering subquery
+		for _, x := range a {
+			if x.v > lo && x.v < hi {
+				ref[0] = append(ref[0], fmt.Sprintf("%s,%d", x.k, x.v))
+			}
+		}
+		// 1: UNION ALL of BIGINT and DOUBLE (widened), each part filtered
+		for _, x := range a {
+			if x.v > lo {
+				ref[1] = append(ref[1], fmt.Sprintf("%s,%d", x.k, x.v))
+			}
+		}
+		for _, x := range b {
+			if x.v <= lo {
+				ref[1] = append(ref[1], fmt.Sprintf("%s,%s", x.k, strconv.FormatFloat(x.d, 'f', -1, 64)))
+			}
+		}
+		// 2: a view read by a bounded GROUP BY
+		type agg struct{ n, s int64 }
+		groups := map[string]*agg{}
+		for _, x := range a {
+			if x.v > lo {
+				g := groups[x.k]
+				if g == nil {
+					g = &agg{}
+					groups[x.k] = g
+				}
+				g.n++
+				g.s += x.v
+			}
+		}
+		for k, g := range groups {
+			ref[2] = append(ref[2], fmt.Sprintf("%s,%d,%d", k, g.n, g.s))
+		}
+		// 3: a join of two aggregates (WITH)
+		na, sb := map[string]int64{}, map[string]int64{}
+		for _, x := range a {
+			na[x.k]++
+		}
+		for _, x := range b {
+			sb[x.k] += x.v
+		}
+		for k, n := range na {
+			if s, ok := sb[k]; ok {
+				ref[3] = append(ref[3], fmt.Sprintf("%s,%d,%d", k, n, s))
+			}
+		}
+		// 4: a TUMBLE window over a view that keeps the event time; 5: over the
+		// UNION ALL of both streams (event time merged)
+		w4, w5 := map[string]int64{}, map[string]int64{}
+		for _, x := range a {
+			ws := x.ts / win * win
+			if x.v%2 == 0 {
+				w4[fmt.Sprintf("%d,%s", ws, x.k)]++
+			}
+			w5[fmt.Sprint(ws)]++
+		}
+		for _, x := range b {
+			w5[fmt.Sprint(x.ts/win*win)]++
+		}
+		for k, n := range w4 {
+			ref[4] = append(ref[4], fmt.Sprintf("%s,%d", k, n))
+		}
+		for k, n := range w5 {
+			ref[5] = append(ref[5], fmt.Sprintf("%s,%d", k, n))
+		}
+		queries := [6]string{
+			fmt.Sprintf("SELECT k, v FROM (SELECT k, v, ts FROM a WHERE v > %d) AS q WHERE q.v < %d;", lo, hi),
+			fmt.Sprintf("SELECT k, v FROM a WHERE v > %d UNION ALL SELECT k, d FROM b WHERE v <= %d;", lo, lo),
+			fmt.Sprintf("CREATE VIEW big AS SELECT k, v FROM a WHERE v > %d;\nSELECT k, COUNT(*) AS n, SUM(v) AS s FROM big GROUP BY k;", lo),
+			"WITH ca AS (SELECT k, COUNT(*) AS n FROM a GROUP BY k), cb AS (SELECT k, SUM(v) AS s FROM b GROUP BY k)\nSELECT ca.k, ca.n, cb.s FROM ca JOIN cb ON ca.k = cb.k;",
+			"CREATE VIEW even AS SELECT ts, k FROM a WHERE MOD(v, 2) = 0;\nSELECT window_start, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE even, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k;",
+			"SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE u, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;",
+		}
+		for i, q := range queries {
+			if i == 5 {
+				q = "CREATE VIEW u AS SELECT ts, k FROM a UNION ALL SELECT ts, k FROM b;\n" + q
+			}
+			out, errs, code := runSQL(t, files, ddl+q+"\n", "--format", "csv")
+			if code != 0 {
+				t.Fatalf("seed %d: %s: exit %d: %s", seed, q, code, errs)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			got, want := canonical(lines[1:]), canonical(ref[i])
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d: %s:\n got %q\nwant %q", seed, q, got, want)
+			}
+			if strings.Contains(errs, "late") {
+				t.Errorf("seed %d: %s: late rows where none is late: %s", seed, q, errs)
+			}
+		}
+	}
+}
+
+// TestCompositionDeterministic: a UNION ALL of two streams with event time
+// gives its rows in event-time order (SPEC 2.6, as a join's inputs: the
+// earlier row first, the first query's on a tie), the same order every run.
+func TestCompositionDeterministic(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	a, b := genCrows(r, 300), genCrows(r, 300)
+	files := map[string]string{"a.csv": crowFile(a), "b.csv": crowFile(b)}
+	q := crowDDL + "SELECT ts, v FROM a UNION ALL SELECT ts, v FROM b;\n"
+	first := ""
+	for run := range 3 {
+		out, errs, code := runSQL(t, files, q, "--format", "csv")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if run == 0 {
+			first = out
+			lines := strings.Split(strings.TrimSpace(out), "\n")[1:]
+			if len(lines) != len(a)+len(b) {
+				t.Fatalf("%d rows, want %d", len(lines), len(a)+len(b))
+			}
+			prev := int64(-1 << 62)
+			for _, l := range lines {
+				ts, _ := strconv.ParseInt(strings.Split(l, ",")[0], 10, 64)
+				if ts < prev {
+					t.Fatalf("rows out of event-time order: %d after %d", ts, prev)
+				}
+				prev = ts
+			}
+			continue
+		}
+		if out != first {
+			t.Fatalf("run %d differs from the first", run)
+		}
+	}
+}
+
+// TestCompositionErrors: what composition refuses, each a planning error
+// (exit 2) with a caret and the thing named.
+func TestCompositionErrors(t *testing.T) {
+	files := map[string]string{"a.csv": "k,1,1,1.5\n"}
+	ddl := `CREATE STREAM a (k VARCHAR, ts BIGINT, v BIGINT, d DOUBLE) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');
+`
+	for _, tc := range []struct{ query, want string }{
+		{"SELECT k FROM a UNION ALL SELECT k, v FROM a", "UNION ALL of queries with 1 and 2 columns"},
+		{"SELECT k FROM a UNION ALL SELECT v FROM a", "CAST one of them"},
+		{"SELECT k FROM a UNION SELECT k FROM a", "write UNION ALL"},
+		{"SELECT x FROM (SELECT k FROM a) AS q", "unknown column"},
+		{"SELECT * FROM (SELECT k FROM nosuch) AS q", "unknown stream 'nosuch'"},
+		{"WITH q AS (SELECT k FROM a) SELECT * FROM r", "unknown stream 'r'"},
+		{"CREATE VIEW a AS SELECT k FROM a", "a stream named a exists already"},
+		{"DROP VIEW nosuch", "unknown view 'nosuch'"},
+		{"CREATE VIEW vw AS SELECT k FROM (SELECT k FROM a) AS q;\nDROP STREAM a", "view vw reads stream a: DROP VIEW vw first"},
+		{"SELECT * FROM (SELECT k FROM a INTO SIDE 'x') AS q", "INTO SIDE and INTO STREAM stand in the outermost query only"},
+	} {
+		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
+		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "^") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q with a caret", tc.query, code, errs, tc.want)
+		}
+	}
+}
+
+// TestWindowJoinAgainstReference: a join of two window aggregates on their
+// keys and window bounds is a window join (SPEC 2.7), INNER, LEFT and FULL:
+// its rows are the pairs of groups of one window and key, and for an outer
+// join the groups without a partner padded with NULLs, as a batch
+// computation of both aggregates and a nested-loop join gives them.
+func TestWindowJoinAgainstReference(t *testing.T) {
+	ddl := crowDDL
+	const win = 10000
+	for seed := range 10 {
+		r := rand.New(rand.NewPCG(uint64(seed), 29))
+		a, b := genCrows(r, 1+r.IntN(100)), genCrows(r, 1+r.IntN(100))
+		files := map[string]string{"a.csv": crowFile(a), "b.csv": crowFile(b)}
+		type key struct {
+			k  string
+			ws int64
+		}
+		ca, sb := map[key]int64{}, map[key]int64{}
+		for _, x := range a {
+			ca[key{x.k, x.ts / win * win}]++
+		}
+		for _, x := range b {
+			sb[key{x.k, x.ts / win * win}] += x.v
+		}
+		for _, kind := range []string{"INNER", "LEFT", "FULL"} {
+			var want []string
+			for g, c := range ca {
+				if s, ok := sb[g]; ok {
+					want = append(want, fmt.Sprintf("%s,%d,%d,%d", g.k, g.ws, c, s))
+				} else if kind != "INNER" {
+					want = append(want, fmt.Sprintf("%s,%d,%d,", g.k, g.ws, c))
+				}
+			}
+			if kind == "FULL" {
+				for g, s := range sb {
+					if _, ok := ca[g]; !ok {
+						want = append(want, fmt.Sprintf(",,,%d", s))
+					}
+				}
+			}
+			q := fmt.Sprintf(`SELECT x.k, x.window_start, x.c, y.s FROM
+  (SELECT k, COUNT(*) AS c, window_start, window_end FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end) x
+  %s JOIN
+  (SELECT k, SUM(v) AS s, window_start, window_end FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end) y
+  ON x.k = y.k AND x.window_start = y.window_start AND x.window_end = y.window_end;
+`, kind)
+			out, errs, code := runSQL(t, files, ddl+q, "--format", "csv")
+			if code != 0 {
+				t.Fatalf("seed %d: %s: exit %d: %s", seed, kind, code, errs)
+			}
+			got := canonical(strings.Split(strings.TrimSpace(out), "\n")[1:])
+			if w := canonical(want); !slices.Equal(got, w) {
+				t.Fatalf("seed %d: %s window join:\n got %q\nwant %q", seed, kind, got, w)
+			}
+			ex, _, _ := runSQL(t, files, ddl+"EXPLAIN "+q, "--format", "csv")
+			if !strings.Contains(ex, kind+" window join") {
+				t.Fatalf("seed %d: %s: EXPLAIN does not name a window join:\n%s", seed, kind, ex)
+			}
+		}
+	}
+}
+
+// TestSubqueryLateRows: the late rows of a window aggregate in a subquery
+// (SPEC 2.4) reach the reading job's late output, as many as the watermark
+// makes late, never lost; an aggregate over a join in a subquery gives the
+// reference's groups.
+func TestSubqueryLateRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 5))
+	var rows []jrow
+	for i := range 400 {
+		rows = append(rows, jrow{id: fmt.Sprintf("k%d", r.IntN(4)), ts: int64(i*100) + r.Int64N(3000) - 1500, v: i})
+	}
+	kept, _ := onTime(rows, 500)
+	// a window's late rows (SPEC 2.4): the end of the row's 5 s window is at
+	// or below the watermark before it
+	wlate, wm, set := 0, int64(0), false
+	for _, x := range rows {
+		end := x.ts - ((x.ts%5000)+5000)%5000 + 5000 // (floor: times may be negative)
+		if set && end <= wm {
+			wlate++
+			continue
+		}
+		if !set || x.ts-500 > wm {
+			wm, set = x.ts-500, true
+		}
+	}
+	if wlate == 0 {
+		t.Fatal("the input has no late row: the test would not test")
+	}
+	files := map[string]string{"l.csv": jrowFile(rows), "r.csv": "k0,0,10\nk1,0,11\nk2,0,12\n"}
+	q := `CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
+CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+SELECT id, c FROM (SELECT id, COUNT(*) AS c, window_end FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY id, window_start, window_end) AS q;
+SELECT rid, COUNT(*) AS n FROM (SELECT l.id AS lid, r.v AS rid FROM l JOIN r ON l.id = r.id) AS j GROUP BY rid;
+`
+	out, errs, code := runSQL(t, files, q, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	n := 0
+	for _, l := range strings.Split(errs, "\n") {
+		if strings.HasPrefix(l, "late> ") {
+			n++
+		}
+	}
+	if n != wlate {
+		t.Errorf("%d late rows reached the late output, want %d:\n%s", n, wlate, errs)
+	}
+	counts := map[string]int{} // (a join's late rows join nothing: SPEC 2.7)
+	for _, x := range kept {
+		switch x.id {
+		case "k0", "k1", "k2":
+			counts[map[string]string{"k0": "10", "k1": "11", "k2": "12"}[x.id]]++
+		}
+	}
+	var want []string
+	for k, c := range counts {
+		want = append(want, fmt.Sprintf("%s,%d", k, c))
+	}
+	tables := strings.Split(strings.TrimSpace(out), "rid,n\n")
+	if len(tables) != 2 {
+		t.Fatalf("output:\n%s", out)
+	}
+	got := canonical(strings.Split(strings.TrimSpace(tables[1]), "\n"))
+	if w := canonical(want); !slices.Equal(got, w) {
+		t.Fatalf("aggregate over a join: got %q, want %q", got, w)
+	}
+}
