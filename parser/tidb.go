@@ -282,6 +282,7 @@ var castStandIns = map[string]string{
 	"INT": "SIGNED", "INTEGER": "SIGNED", "BIGINT": "SIGNED", "SMALLINT": "SIGNED",
 	"TINYINT": "SIGNED", "MEDIUMINT": "SIGNED", "BOOLEAN": "SIGNED", "BOOL": "SIGNED",
 	"VARCHAR": "CHAR", "STRING": "CHAR", "TEXT": "CHAR", "TIMESTAMP": "DATETIME",
+	"ARRAY": "CHAR", "MAP": "CHAR", "ROW": "CHAR",
 }
 
 var castPassThrough = map[string]bool{
@@ -467,7 +468,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			}
 			edits = append(edits, edit{t.Offset, t.End(), stand})
 		case (t.is("CAST") || t.is("CONVERT")) && next.isOp("("):
-			e, err := castType(rw, r, i)
+			e, err := castType(ps.src, rw, r, i)
 			if err != nil {
 				return nil, err
 			}
@@ -485,7 +486,14 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 	for _, c := range r.comments {
 		edits = append(edits, edit{c.Offset, c.End(), blank(c.Text)})
 	}
-	sort.Slice(edits, func(a, b int) bool { return edits[a].start < edits[b].start })
+	// by start; an insertion (ITEM( before a subscripted operand) before a
+	// replacement at the same offset; insertions at one offset keep their order
+	sort.SliceStable(edits, func(a, b int) bool {
+		if edits[a].start != edits[b].start {
+			return edits[a].start < edits[b].start
+		}
+		return edits[a].end-edits[a].start == 0 && edits[b].end-edits[b].start > 0
+	})
 	kept := edits[:0]
 	for _, e := range edits {
 		if n := len(kept); n > 0 && e.start < kept[n-1].end {
@@ -499,7 +507,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 
 // castType handles CAST( ... AS type) / CONVERT( ... , type) starting at token i:
 // it records the type as written and returns the edit for a stand-in, if any.
-func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
+func castType(src string, rw *rewritten, r *region, i int) (*edit, *Error) {
 	toks := r.toks
 	d := r.depth[i+1] + 1
 	isCast := toks[i].is("CAST")
@@ -543,6 +551,10 @@ func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
 	}
 	rw.casts[toks[i].Offset] = b.String()
 	w := strings.ToUpper(first.Text)
+	if w == "ARRAY" || w == "MAP" || w == "ROW" {
+		// a nested type (SPEC 2.10) as written: a ROW's field names keep their case
+		rw.casts[toks[i].Offset] = strings.TrimSpace(src[first.Offset:typ[len(typ)-1].End()])
+	}
 	if castPassThrough[w] {
 		return nil, nil
 	}

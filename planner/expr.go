@@ -88,6 +88,9 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 		paren.Text, paren.Node = "", nil // compile renders "(...)" from n when needed
 		return &paren, nil
 	case *ast.ColumnNameExpr:
+		if e, err := sc.rowField(n); e != nil || err != nil {
+			return e, err // row.field (SPEC 2.10)
+		}
 		idx, t, err := sc.column(n)
 		if err != nil {
 			return nil, err

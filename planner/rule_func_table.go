@@ -63,12 +63,11 @@ func (sc *scope) unknownFunction(n *ast.FuncCallExpr) error {
 	return parser.Errorf(sc.pos(n), "unknown function %s; SHOW FUNCTIONS lists the functions streamql has", name)
 }
 
-// notYet are Flink functions that need types streamql does not have yet
-// (ARRAY, MAP, ROW: issue 25's second part), with what to say.
+// notYet are Flink functions of ARRAY and MAP that streamql does not have
+// yet, with what to use instead.
 var notYet = map[string]string{
-	"STR_TO_MAP":  "it returns a MAP; SPLIT_INDEX or REGEXP_EXTRACT read one value of such text",
-	"CARDINALITY": "it counts an ARRAY or MAP", "ELEMENT": "it reads an ARRAY",
-	"ARRAY_CONTAINS": "it reads an ARRAY", "MAP_KEYS": "it reads a MAP", "MAP_VALUES": "it reads a MAP",
+	"ARRAY_CONTAINS": "CROSS JOIN UNNEST(arr) and a WHERE, or arr[i], read an ARRAY's elements",
+	"MAP_KEYS":       "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's keys", "MAP_VALUES": "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's values",
 }
 
 // bindTable binds a call of table function f by its signatures: the first

@@ -21,7 +21,7 @@ const maxDepth = 512
 //     (the package's rules: a string read as text for a number, any JSON for
 //     VARCHAR kept as its compact text), null as a NULL element;
 //   - MAP<K, V>: a JSON object, each key read as text of type K, each value
-//     as V; a key written twice keeps both entries (access finds the last);
+//     as V; a key written twice keeps its first place and its last value;
 //   - ROW<name T, ...>: a JSON object, fields matched by name case-sensitively,
 //     missing fields and null NULL, others ignored.
 //
@@ -45,6 +45,8 @@ type nestedParser struct {
 	s       []byte
 	i       int
 	scratch []byte
+	keyIdx  map[string]int // a large MAP value's keys (dupKey)
+	keyFrom int
 }
 
 func (p *nestedParser) ws() {
@@ -164,10 +166,18 @@ func (p *nestedParser) object(v *vector.Vec, row, depth int) string {
 			if err := setText(keys, e, key); err != "" {
 				return "map key " + strconv.Quote(string(key)) + ": " + err
 			}
+			if d := p.dupKey(keys, int(v.Off[row]), e); d >= 0 {
+				// a key written twice keeps its first place and its last
+				// value (as Flink's JSON format fills a map)
+				keys.Used--
+				vals.Used--
+				e = d
+			} else {
+				v.Len[row]++
+			}
 			if err := p.value(vals, e, depth+1); err != "" {
 				return err
 			}
-			v.Len[row]++
 		} else if k := v.Type.FieldIndex(string(key)); k >= 0 {
 			if err := p.value(v.Kids[k], row, depth+1); err != "" {
 				return "field " + v.Type.Fields()[k].Name + ": " + err
@@ -186,6 +196,45 @@ func (p *nestedParser) object(v *vector.Vec, row, depth int) string {
 		}
 		return p.errAt("expected ',' or '}'")
 	}
+}
+
+// dupKey returns the index among keys [from, e) equal to key e, or -1: a
+// scan while the map is small, then an index of the keys' printed text
+// (built once per large map value).
+func (p *nestedParser) dupKey(keys *vector.Vec, from, e int) int {
+	if e-from <= 32 {
+		for x := from; x < e; x++ {
+			if keyEq(keys, x, e) {
+				return x
+			}
+		}
+		return -1
+	}
+	if p.keyIdx == nil || p.keyFrom != from {
+		p.keyIdx, p.keyFrom = make(map[string]int, 64), from
+		for x := from; x < e; x++ {
+			p.keyIdx[string(vector.AppendValue(nil, keys.Type, keys, x))] = x
+		}
+	}
+	k := string(vector.AppendValue(nil, keys.Type, keys, e))
+	if x, ok := p.keyIdx[k]; ok && keyEq(keys, x, e) {
+		return x
+	}
+	p.keyIdx[k] = e
+	return -1
+}
+
+// keyEq is SPEC 2's = of two keys of one vector.
+func keyEq(keys *vector.Vec, x, y int) bool {
+	switch keys.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		return keys.I[x] == keys.I[y]
+	case catalog.Double:
+		return keys.F[x] == keys.F[y]
+	case catalog.Boolean:
+		return keys.B[x] == keys.B[y]
+	}
+	return string(keys.S[x]) == string(keys.S[y])
 }
 
 // unquote returns the content of the JSON string q (with its quotes),
