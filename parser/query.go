@@ -44,6 +44,7 @@ func (ps *parseState) selectStmt(rs *rawStmt, from int) (*Select, *Error) {
 		Side:      rw.side,
 		SidePos:   rw.sidePos,
 		Window:    rw.window,
+		Unnest:    rw.unnest,
 		Late:      rw.late,
 		LatePos:   rw.latePos,
 		Late2:     rw.late2,

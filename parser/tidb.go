@@ -269,6 +269,8 @@ type rewritten struct {
 	// files, filePos: FROM 'file' (SPEC 1), replaced by a back-quoted name
 	files   []string
 	filePos []int
+	// unnest: CROSS JOIN UNNEST(x) AS t (c, ...) (SPEC 2.10), blanked
+	unnest *Unnest
 }
 
 type joinMark struct {
@@ -379,6 +381,21 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			rw.side, rw.sidePos = nt.Value(), nt.Offset
 			edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
 			i += 2
+		case mode == modeSelect && r.ctx[i] == clFrom && (t.is("CROSS") && next.is("JOIN") && i+2 < len(toks) && toks[i+2].is("UNNEST") ||
+			t.isOp(",") && next.is("UNNEST")):
+			// CROSS JOIN UNNEST(x) AS t (c, ...) (SPEC 2.10): blanked, and
+			// annotated on the statement
+			if rw.unnest != nil {
+				return nil, Errorf(t.Offset, "a query has one CROSS JOIN UNNEST")
+			}
+			u, end, err := unnestClause(r, i)
+			if err != nil {
+				return nil, err
+			}
+			rw.unnest = u
+			stop := toks[end].End()
+			edits = append(edits, edit{t.Offset, stop, blank(ps.src[t.Offset:stop])})
+			i = end
 		case t.is("FULL") && i > 0 && !startsTableRef(toks[i-1]) && (next.is("JOIN") || next.is("OUTER") && i+2 < len(toks) && toks[i+2].is("JOIN")):
 			// FULL [OUTER] JOIN right after a table reference (SPEC 2.7): TiDB
 			// has no FULL JOIN and would read FULL as an alias, so the words

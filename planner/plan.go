@@ -77,6 +77,8 @@ type selectPlan struct {
 	// condition took
 	both     *plan.BothJoin
 	consumed map[ast.ExprNode]bool
+	// set by ruleFrom for CROSS JOIN UNNEST (SPEC 2.10; rule_unnest.go)
+	unnest   *plan.Unnest
 	keyNodes [2][]ast.ExprNode // a join's computed keys, per input
 	// set by ruleExplicitJoin and ruleInToSemiJoin
 	j    *Join
@@ -207,6 +209,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		return nil, err
 	}
 	ruleBothJoinJob(j)
+	ruleUnnestJob(j)
 	if st.Watermark != nil {
 		e, err := CompileWatermark(st)
 		if err != nil {
