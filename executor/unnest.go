@@ -87,7 +87,7 @@ func (s *unnestSource) fill(b *vector.Batch) {
 		for ; s.el < n && b.N < vector.Cap; s.el++ {
 			o := b.N
 			for c := range s.ncols {
-				shareValue(b.Cols[c], o, in.Cols[c], r)
+				b.Cols[c].ShareValue(o, in.Cols[c], r)
 			}
 			for k, kid := range x.Kids {
 				d := b.Cols[s.ncols+k]
@@ -106,27 +106,6 @@ func (s *unnestSource) fill(b *vector.Batch) {
 	}
 	if s.row >= in.N {
 		s.pending = false
-	}
-}
-
-// shareValue makes row i of v row j of src: a fixed-width value or a text
-// pointing into src's memory (valid while src's rows are, until the inner
-// source is read again), a nested value copied.
-func shareValue(v *vector.Vec, i int, src *vector.Vec, j int) {
-	if v.Null[i] = src.Null[j]; v.Null[i] {
-		return
-	}
-	switch {
-	case v.I != nil:
-		v.I[i] = src.I[j]
-	case v.F != nil:
-		v.F[i] = src.F[j]
-	case v.B != nil:
-		v.B[i] = src.B[j]
-	case v.S != nil:
-		v.S[i] = src.S[j]
-	case v.Kids != nil:
-		v.CopyValue(i, src, j)
 	}
 }
 

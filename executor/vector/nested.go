@@ -204,3 +204,39 @@ func appendNested(dst []byte, v *Vec, i int) []byte {
 	}
 	return dst
 }
+
+// ShareValue makes row i of v row j of src (same type) without copying:
+// a fixed-width value is copied, a text points into src's memory, and an
+// ARRAY's or MAP's elements stay in src's child vectors, which v then
+// shares (a ROW's fields share theirs). So a value costs the same whatever
+// its size, however many rows repeat it (an unnested row's other columns).
+// Valid while src's rows are. Once v shares src's child vectors it must only
+// take values of src (ShareValue), never build its own (CopyValue, AddElem).
+func (v *Vec) ShareValue(i int, src *Vec, j int) {
+	if v.Null[i] = src.Null[j]; v.Null[i] {
+		return
+	}
+	switch v.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		v.I[i] = src.I[j]
+		return
+	case catalog.Double:
+		v.F[i] = src.F[j]
+		return
+	case catalog.Boolean:
+		v.B[i] = src.B[j]
+		return
+	case catalog.Varchar:
+		v.S[i] = src.S[j]
+		return
+	}
+	switch v.Type.Kind() {
+	case catalog.KindArray, catalog.KindMap:
+		v.Kids = src.Kids
+		v.Off[i], v.Len[i] = src.Off[j], src.Len[j]
+	case catalog.KindRow:
+		for k, kid := range v.Kids {
+			kid.ShareValue(i, src.Kids[k], j)
+		}
+	}
+}
