@@ -280,6 +280,8 @@ func (sc *scope) binary(n *ast.BinaryOperationExpr) (*Expr, error) {
 // side's type). ok is false for other mixes.
 func unify(l, r *Expr) (*Expr, *Expr, bool) {
 	switch {
+	case l.Type.IsNested() || r.Type.IsNested():
+		return l, r, false // ARRAY, MAP and ROW values are not compared (SPEC 2.10: compare their parts)
 	case l.Type == r.Type:
 		return l, r, true
 	case l.Type == catalog.Unknown:

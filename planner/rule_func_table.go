@@ -70,6 +70,10 @@ var notYet = map[string]string{
 	"MAP_KEYS":       "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's keys", "MAP_VALUES": "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's values",
 }
 
+// takesNested are the table functions (lower case) whose ANY arguments may
+// be ARRAY, MAP or ROW values (SPEC 2.10): they write them as nested JSON.
+var takesNested = map[string]bool{"json_string": true, "json_array": true, "json_object": true}
+
 // bindTable binds a call of table function f by its signatures: the first
 // whose arguments the call's convert to (NULL to any type, BIGINT to DOUBLE, a
 // text constant to TIMESTAMP) wins. Otherwise the error points at the
@@ -177,6 +181,8 @@ func (c *funcCall) convertArgs(s *expr.Sig) (args []*Expr, bad int) {
 	for k, a := range c.args {
 		want := sigArg(s, k)
 		switch {
+		case a.Type.IsNested() && want == catalog.Unknown && !takesNested[c.name]:
+			return nil, k // (GREATEST, NULLIF, ... compare values: nested ones are not compared)
 		case want == catalog.Unknown || a.Type == want:
 			args[k] = a
 		case a.Type == catalog.Unknown || (a.Type == catalog.BigInt && want == catalog.Double):

@@ -87,6 +87,24 @@ func TestNestedAccess(t *testing.T) {
 	}
 }
 
+// TestNestedThroughOperators: nested values pass whole through a join's
+// held rows (op.Rows keeps them as their JSON text), a side branch (which
+// takes row 1 first: SPEC 2.1's first match), LIMIT,
+// CASE and COALESCE, and JSON_STRING writes them as nested JSON.
+func TestNestedThroughOperators(t *testing.T) {
+	q := fmt.Sprintf(nestedDDL, "json", "json") +
+		"SELECT a.id, a.tags, b.dev, b.attrs FROM ev a JOIN ev b ON a.id = b.id;\n" +
+		"SELECT dev INTO SIDE 'devs' FROM ev WHERE id = 1;\n" +
+		"SELECT IF(id = 2, ARRAY['two'], tags) AS t, COALESCE(dev.pos, ARRAY[0.5]) AS p, JSON_STRING(dev) AS j FROM ev LIMIT 3;\n"
+	out, errs, code := runSQL(t, map[string]string{"ev.json": nestedJSON}, q, "--format", "plain")
+	want := "(1,[a, b, c, NULL],(7, d\"7, [1.5, -2.0]),{x=1, y=2})\n(2,[],null,{})\n(3,null,(NULL, n, []),{z=NULL})\n" +
+		"devs> ((7, d\"7, [1.5, -2.0]))\n" +
+		"main> ([two],[0.5],null)\nmain> (null,[],{\"id\":null,\"name\":\"n\",\"pos\":[]})\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, got\n%s\nwant\n%s\n%s", code, out, want, errs)
+	}
+}
+
 // TestUnnestAgainstReference: CROSS JOIN UNNEST of an ARRAY and of a MAP
 // (SPEC 2.10) over random rows gives, in input order, one row per element
 // (entry), none for a NULL or empty value, as a reference that expands the
@@ -186,6 +204,12 @@ func TestNestedPlanningErrors(t *testing.T) {
 		{"SELECT x FROM ev CROSS JOIN UNNEST(nope) AS t (x);", "unknown column 'nope'", "nope)"},
 		{"SELECT x FROM ev CROSS JOIN UNNEST(tags) AS t;", "UNNEST needs names for its columns", ";"},
 		{"SELECT CAST(id AS ROW<a BIGINT>) FROM ev;", "CAST from BIGINT to ROW<a BIGINT> is not supported", "CAST("},
+		// nested values are not compared, grouped or aggregated whole (their parts are)
+		{"SELECT id FROM ev WHERE tags = tags;", "cannot compare tags (ARRAY<VARCHAR>) with tags (ARRAY<VARCHAR>)", "tags ="},
+		{"SELECT tags, COUNT(*) FROM ev GROUP BY tags;", "GROUP BY tags (ARRAY<VARCHAR>) is not supported", "tags;"},
+		{"SELECT MAX(dev) FROM ev;", "MAX of dev (ROW<id BIGINT, name VARCHAR, pos ARRAY<DOUBLE>>) is not supported", "dev)"},
+		{"SELECT a.id FROM ev a JOIN ev b ON a.attrs = b.attrs;", "the join key a.attrs (MAP<VARCHAR, BIGINT>) is an ARRAY, MAP or ROW", "a.attrs ="},
+		{"SELECT NULLIF(tags, tags) FROM ev;", "NULLIF does not take tags (ARRAY<VARCHAR>) as argument 1", "tags,"},
 	} {
 		q := fmt.Sprintf(nestedDDL, "json", "json") + c.query + "\n"
 		_, errs, code := runSQL(t, map[string]string{"ev.json": nestedJSON}, q)
