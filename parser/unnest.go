@@ -48,11 +48,7 @@ func unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		if n.Kind != TokIdent && n.Kind != TokQuotedIdent {
 			return nil, 0, Errorf(n.Offset, "UNNEST takes an ARRAY or MAP column (or a ROW's field, row.field): %s", form)
 		}
-		name := n.Text
-		if n.Kind == TokQuotedIdent {
-			name = n.Value()
-		}
-		u.Path = append(u.Path, name)
+		u.Path = append(u.Path, identName(n))
 		k++
 		if at(k).isOp(".") {
 			k++
@@ -71,10 +67,7 @@ func unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		k++
 	}
 	if a := at(k); a.Kind == TokIdent && !at(k).isOp("(") && !boundary(a) || a.Kind == TokQuotedIdent {
-		u.Alias, u.AliasPos = a.Text, a.Offset
-		if a.Kind == TokQuotedIdent {
-			u.Alias = a.Value()
-		}
+		u.Alias, u.AliasPos = identName(a), a.Offset
 		k++
 	}
 	if !at(k).isOp("(") {
@@ -86,11 +79,7 @@ func unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		if c.Kind != TokIdent && c.Kind != TokQuotedIdent {
 			return nil, 0, Errorf(c.Offset, "UNNEST's column list takes names: %s", form)
 		}
-		name := c.Text
-		if c.Kind == TokQuotedIdent {
-			name = c.Value()
-		}
-		u.Columns, u.ColumnPos = append(u.Columns, name), append(u.ColumnPos, c.Offset)
+		u.Columns, u.ColumnPos = append(u.Columns, identName(c)), append(u.ColumnPos, c.Offset)
 		k++
 		if at(k).isOp(",") {
 			k++
@@ -108,4 +97,13 @@ func unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		return nil, 0, Errorf(n.Offset, "CROSS JOIN UNNEST(...) AS t (...) stands last in FROM; %s", strings.ToLower(form))
 	}
 	return u, k, nil
+}
+
+// identName is an identifier token's name: as written, or a quoted one's
+// content.
+func identName(t Token) string {
+	if t.Kind == TokQuotedIdent {
+		return t.Value()
+	}
+	return t.Text
 }

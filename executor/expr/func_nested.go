@@ -33,7 +33,7 @@ func prepItem(args []Arg, t catalog.Type) (RowFunc, error) {
 			off, n := a[0].Elems(i)
 			keys := a[0].Kids[0]
 			for e := off + n - 1; e >= off; e-- {
-				if !keys.Null[e] && keyEqual(keys, e, a[1], i) {
+				if !keys.Null[e] && vector.Equal(keys, e, a[1], i) {
 					return copyElem(a[0].Kids[1], e, out, i)
 				}
 			}
@@ -61,22 +61,6 @@ func copyElem(kid *vector.Vec, e int, out *vector.Vec, i int) bool {
 	}
 	out.CopyValue(i, kid, e)
 	return true
-}
-
-// keyEqual is SPEC 2's = of a MAP's key e and row i of k (same type; a
-// DOUBLE NaN equals nothing).
-func keyEqual(keys *vector.Vec, e int, k *vector.Vec, i int) bool {
-	switch keys.Type {
-	case catalog.BigInt, catalog.Timestamp:
-		return keys.I[e] == k.I[i]
-	case catalog.Double:
-		return keys.F[e] == k.F[i]
-	case catalog.Boolean:
-		return keys.B[e] == k.B[i]
-	case catalog.Varchar:
-		return bytes.Equal(keys.S[e], k.S[i])
-	}
-	return false
 }
 
 // prepCardinality is CARDINALITY(x): the number of an ARRAY's elements or a
@@ -136,7 +120,7 @@ func prepMapCtor(args []Arg, t catalog.Type) (RowFunc, error) {
 			k, v := a[p], a[p+1]
 			e := -1
 			for x := start; x < keys.Used; x++ {
-				if keys.Null[x] == k.Null[i] && (k.Null[i] || keyEqual(keys, x, k, i)) {
+				if keys.Null[x] == k.Null[i] && (k.Null[i] || vector.Equal(keys, x, k, i)) {
 					e = x
 					break
 				}

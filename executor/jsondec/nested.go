@@ -204,7 +204,7 @@ func (p *nestedParser) object(v *vector.Vec, row, depth int) string {
 func (p *nestedParser) dupKey(keys *vector.Vec, from, e int) int {
 	if e-from <= 32 {
 		for x := from; x < e; x++ {
-			if keyEq(keys, x, e) {
+			if vector.Equal(keys, x, keys, e) {
 				return x
 			}
 		}
@@ -217,24 +217,11 @@ func (p *nestedParser) dupKey(keys *vector.Vec, from, e int) int {
 		}
 	}
 	k := string(vector.AppendValue(nil, keys.Type, keys, e))
-	if x, ok := p.keyIdx[k]; ok && keyEq(keys, x, e) {
+	if x, ok := p.keyIdx[k]; ok && vector.Equal(keys, x, keys, e) {
 		return x
 	}
 	p.keyIdx[k] = e
 	return -1
-}
-
-// keyEq is SPEC 2's = of two keys of one vector.
-func keyEq(keys *vector.Vec, x, y int) bool {
-	switch keys.Type {
-	case catalog.BigInt, catalog.Timestamp:
-		return keys.I[x] == keys.I[y]
-	case catalog.Double:
-		return keys.F[x] == keys.F[y]
-	case catalog.Boolean:
-		return keys.B[x] == keys.B[y]
-	}
-	return string(keys.S[x]) == string(keys.S[y])
 }
 
 // unquote returns the content of the JSON string q (with its quotes),

@@ -93,18 +93,11 @@ func (v *Vec) AddElem() int {
 // child vectors.
 func (v *Vec) CopyValue(i int, src *Vec, j int) {
 	v.Null[i] = false
-	switch v.Type {
-	case catalog.BigInt, catalog.Timestamp:
-		v.I[i] = src.I[j]
-		return
-	case catalog.Double:
-		v.F[i] = src.F[j]
-		return
-	case catalog.Boolean:
-		v.B[i] = src.B[j]
-		return
-	case catalog.Varchar:
+	if v.Type == catalog.Varchar {
 		v.SetString(i, src.S[j])
+		return
+	}
+	if v.copyFixed(i, src, j) {
 		return
 	}
 	switch v.Type.Kind() {
@@ -216,18 +209,11 @@ func (v *Vec) ShareValue(i int, src *Vec, j int) {
 	if v.Null[i] = src.Null[j]; v.Null[i] {
 		return
 	}
-	switch v.Type {
-	case catalog.BigInt, catalog.Timestamp:
-		v.I[i] = src.I[j]
-		return
-	case catalog.Double:
-		v.F[i] = src.F[j]
-		return
-	case catalog.Boolean:
-		v.B[i] = src.B[j]
-		return
-	case catalog.Varchar:
+	if v.Type == catalog.Varchar {
 		v.S[i] = src.S[j]
+		return
+	}
+	if v.copyFixed(i, src, j) {
 		return
 	}
 	switch v.Type.Kind() {
@@ -239,4 +225,37 @@ func (v *Vec) ShareValue(i int, src *Vec, j int) {
 			kid.ShareValue(i, src.Kids[k], j)
 		}
 	}
+}
+
+// copyFixed copies row j of src to row i of v when their type is BIGINT,
+// TIMESTAMP, DOUBLE or BOOLEAN, and reports whether it was.
+func (v *Vec) copyFixed(i int, src *Vec, j int) bool {
+	switch v.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		v.I[i] = src.I[j]
+	case catalog.Double:
+		v.F[i] = src.F[j]
+	case catalog.Boolean:
+		v.B[i] = src.B[j]
+	default:
+		return false
+	}
+	return true
+}
+
+// Equal is SPEC 2's = of row i of a and row j of b, two vectors of one
+// scalar type (a DOUBLE NaN equals nothing; text byte for byte); false for
+// the nested types, which are not compared. NULLs are the caller's.
+func Equal(a *Vec, i int, b *Vec, j int) bool {
+	switch a.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		return a.I[i] == b.I[j]
+	case catalog.Double:
+		return a.F[i] == b.F[j]
+	case catalog.Boolean:
+		return a.B[i] == b.B[j]
+	case catalog.Varchar:
+		return string(a.S[i]) == string(b.S[j])
+	}
+	return false
 }
