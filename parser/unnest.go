@@ -1,6 +1,5 @@
 package parser
 
-import "strings"
 
 // Unnest is `CROSS JOIN UNNEST(x) [AS] t (c1[, c2])` (also `, UNNEST(...)`)
 // after the stream of FROM (SPEC 2.10, Flink's syntax): each row of the
@@ -94,7 +93,7 @@ func unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		return nil, 0, Errorf(u.ColumnPos[2], "UNNEST gives one column for an ARRAY and two (key, value) for a MAP")
 	}
 	if n := at(k + 1); n.Kind != TokError && !boundary(n) && n.Kind != TokSemicolon {
-		return nil, 0, Errorf(n.Offset, "CROSS JOIN UNNEST(...) AS t (...) stands last in FROM; %s", strings.ToLower(form))
+		return nil, 0, Errorf(n.Offset, "CROSS JOIN UNNEST(...) AS t (...) stands last in FROM; %s", form)
 	}
 	return u, k, nil
 }
