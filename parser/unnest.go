@@ -1,6 +1,5 @@
 package parser
 
-
 // Unnest is `CROSS JOIN UNNEST(x) [AS] t (c1[, c2])` (also `, UNNEST(...)`)
 // after the stream of FROM (SPEC 2.10, Flink's syntax): each row of the
 // stream is repeated once per element of the ARRAY x (one column), or per
