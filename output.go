@@ -2,11 +2,13 @@ package streamql
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/executor/format"
 	"streamql/executor/vector"
 	"streamql/internal/session"
 	"streamql/parser"
@@ -110,8 +112,10 @@ func (r *Rows) IsNull(col, row int) bool {
 }
 
 // Value returns the value at column col of row row: nil for NULL, int64 for
-// BIGINT, float64 for DOUBLE, string for VARCHAR, bool for BOOLEAN, and
-// time.Time (UTC) for TIMESTAMP. It panics for an index out of range.
+// BIGINT, float64 for DOUBLE, string for VARCHAR, bool for BOOLEAN,
+// time.Time (UTC) for TIMESTAMP, and json.RawMessage (its nested JSON, as
+// the json format writes it) for ARRAY, MAP and ROW (SPEC 2.10). It panics
+// for an index out of range.
 func (r *Rows) Value(col, row int) any {
 	if r.cols == nil {
 		return r.String(col, row)
@@ -130,6 +134,9 @@ func (r *Rows) Value(col, row int) any {
 		return r.Time(col, row)
 	case catalog.Varchar:
 		return r.String(col, row)
+	}
+	if t := r.types[col]; t.IsNested() {
+		return json.RawMessage(format.AppendJSONValue(nil, t, r.cols[col], int(r.sel[row])))
 	}
 	return nil
 }
@@ -188,6 +195,8 @@ func (r *Rows) Bytes(col, row int) []byte {
 		return nil
 	case r.text != nil:
 		return []byte(r.text[row][col])
+	case r.types[col].IsNested(): // as it prints (Flink's text, SPEC 2.10)
+		return vector.AppendValue(nil, r.types[col], r.cols[col], int(r.sel[row]))
 	case r.cols[col].S == nil:
 		return nil
 	}

@@ -20,11 +20,10 @@ const (
 // one line per group, each function with its aliases.
 func functionList() string {
 	var sb strings.Builder
-	for _, g := range []struct{ key, title string }{{"time", "Time"}, {"text", "Text"}, {"number", "Numbers"},
-		{"condition", "Conditions"}, {"json", "JSON (over VARCHAR)"}, {"other", "Other"}} {
+	for _, g := range expr.Groups {
 		var names []string
 		for _, f := range expr.Functions {
-			if f.Group != g.key {
+			if f.Group != g.Key {
 				continue
 			}
 			n := "`" + f.Name + "`"
@@ -36,7 +35,7 @@ func functionList() string {
 			}
 			names = append(names, n)
 		}
-		sb.WriteString("- " + g.title + ": " + strings.Join(names, ", ") + "\n")
+		sb.WriteString("- " + g.Title + ": " + strings.Join(names, ", ") + "\n")
 	}
 	return sb.String()
 }

@@ -54,3 +54,43 @@ func TestUpdatingAndTakesChanges(t *testing.T) {
 		t.Errorf("upsert connector: Updating %q, TakesChanges %v", up.Updating(), up.TakesChanges())
 	}
 }
+
+// TestParseNestedType: the nested types of SPEC 2.10 parse, print as
+// DESCRIBE shows them, are interned (one Type per distinct type) and
+// describe their parts; malformed ones are errors that say what to write.
+func TestParseNestedType(t *testing.T) {
+	for in, want := range map[string]string{
+		"ARRAY<VARCHAR>":                        "ARRAY<VARCHAR>",
+		"array < string >":                      "ARRAY<VARCHAR>",
+		"MAP<VARCHAR, BIGINT>":                  "MAP<VARCHAR, BIGINT>",
+		"ROW<id BIGINT, name VARCHAR(10)>":      "ROW<id BIGINT, name VARCHAR>",
+		"ROW(id INT, `the name` STRING)":        "ROW<id BIGINT, `the name` VARCHAR>",
+		"ARRAY<ROW<a ARRAY<MAP<INT, DOUBLE>>>>": "ARRAY<ROW<a ARRAY<MAP<BIGINT, DOUBLE>>>>",
+	} {
+		ty, err := ParseType(in)
+		if err != nil || ty.String() != want {
+			t.Errorf("ParseType(%q) = %v, %v; want %s", in, ty, err, want)
+			continue
+		}
+		again, err := ParseType(want)
+		if err != nil || again != ty {
+			t.Errorf("ParseType(%q) = %v, %v; want the interned %d", want, again, err, ty)
+		}
+	}
+	m, _ := ParseType("MAP<VARCHAR, BIGINT>")
+	if m.Kind() != KindMap || m.Key() != Varchar || m.Elem() != BigInt || m != MapOf(Varchar, BigInt) {
+		t.Errorf("MAP<VARCHAR, BIGINT>: kind %v key %v value %v", m.Kind(), m.Key(), m.Elem())
+	}
+	r := RowOf([]Field{{"id", BigInt}, {"Name", Varchar}})
+	if r.FieldIndex("Name") != 1 || r.FieldIndex("name") != -1 || len(r.Fields()) != 2 {
+		t.Errorf("ROW fields: %v", r.Fields())
+	}
+	if ArrayOf(BigInt).Kind() != KindArray || BigInt.Kind() != KindScalar || BigInt.IsNested() {
+		t.Error("kinds")
+	}
+	for _, bad := range []string{"ARRAY", "ARRAY<>", "ARRAY<BIGINT", "MAP<BIGINT>", "MAP<ARRAY<BIGINT>, BIGINT>", "ROW<>", "ROW<a>", "ROW<a BIGINT, a BIGINT>", "ARRAY<BLOB>", "ARRAY<BIGINT> x"} {
+		if _, err := ParseType(bad); err == nil {
+			t.Errorf("ParseType(%q) gave no error", bad)
+		}
+	}
+}

@@ -18,9 +18,12 @@ import (
 	"strings"
 )
 
-// Type is one of the SQL types of SPEC 1. The zero value is Unknown, the type of
-// the NULL literal before coercion.
-type Type uint8
+// Type is one of the SQL types of SPEC 1, or a nested type of SPEC 2.10
+// (ARRAY<T>, MAP<K, V>, ROW<name T, ...>). The zero value is Unknown, the type
+// of the NULL literal before coercion. A nested type is interned: one value per
+// distinct type in the process (ArrayOf, MapOf, RowOf), so Types compare with
+// == and stay usable as map keys.
+type Type uint16
 
 // The SQL types of SPEC 1.
 const (
@@ -30,6 +33,8 @@ const (
 	Varchar               // UTF-8 text, compared byte for byte
 	Boolean               // true/false
 	Timestamp             // milliseconds since the epoch, UTC, no time zone
+
+	firstNested Type = 16 // the interned nested types start here (nested.go)
 )
 
 // String returns the SQL name of t as SHOW and DESCRIBE print it (BIGINT, DOUBLE,
@@ -47,6 +52,9 @@ func (t Type) String() string {
 	case Timestamp:
 		return "TIMESTAMP(3)"
 	}
+	if t >= firstNested {
+		return nestedName(t)
+	}
 	return "NULL"
 }
 
@@ -56,9 +64,14 @@ func (t Type) IsNumeric() bool { return t == BigInt || t == Double }
 // ParseType reads a type name as written in CREATE STREAM or CAST (SPEC 1):
 // BIGINT (INT, INTEGER, SMALLINT, TINYINT, SIGNED), DOUBLE (FLOAT, REAL,
 // DECIMAL(p,s), NUMERIC), VARCHAR[(n)] (STRING, TEXT, CHAR[(n)]), BOOLEAN (BOOL),
-// TIMESTAMP[(3)] (DATETIME). Case and spaces do not matter. It returns an error
+// TIMESTAMP[(3)] (DATETIME), and the nested types of SPEC 2.10: ARRAY<T>,
+// MAP<K, V>, ROW<name T, ...> (also ROW(name T, ...), as Flink accepts).
+// Case and spaces do not matter (a ROW field's name keeps its case). It returns an error
 // that lists the valid names for anything else.
 func ParseType(name string) (Type, error) {
+	if isNestedName(name) {
+		return parseNested(name)
+	}
 	s := strings.ToUpper(strings.Join(strings.Fields(name), ""))
 	base, args := s, ""
 	if i := strings.IndexByte(s, '('); i >= 0 {

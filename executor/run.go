@@ -140,10 +140,16 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	var js *joinSource // the job reads a join of two streams (SPEC 2.7)
 	if job.Main == nil || job.Main.Limit != 0 {
 		var err error
-		if job.Both != nil {
+		switch {
+		case job.Both != nil:
 			js, err = newJoinSource(ctx, job, env, &stats, budget)
 			src = js
-		} else {
+		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
+			var us *unnestSource
+			if us, err = newUnnestSource(ctx, job, env); err == nil {
+				src = us
+			}
+		default:
 			// a source that keeps state (upsert-kafka's rows per key, SPEC 2.8) charges the job's budget
 			src, err = env.Open(connector.WithState(ctx, func(op, what string) connector.StateAccount { return budget.Account(op, what) }), st)
 		}

@@ -1,6 +1,9 @@
 package parser
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Flink's function syntax that TiDB does not parse (SPEC 2.10), rewritten
 // into calls TiDB parses and the planner binds:
@@ -12,6 +15,14 @@ import "strings"
 //	JSON_VALUE(s, p RETURNING BIGINT)      JSON_VALUE(s, p, 'BIGINT')
 //	JSON_OBJECT(KEY 'k' VALUE v, ...)      JSON_OBJECT('k', v, ...)
 //	s [NOT] SIMILAR TO p                   ([NOT] SIMILAR_TO(s , p))
+//	arr[i], map['k'] (SPEC 2.10)           ITEM(arr, i), ITEM(map, 'k')
+//	arr[i].field, f(x).field               ITEM(ITEM(arr, i), 'field'), ITEM(f(x), 'field')
+//	ARRAY[a, b], MAP[k, v, ...]            ARRAY_VALUE_CONSTRUCTOR(a, b), MAP_VALUE_CONSTRUCTOR(k, v, ...)
+//	ROW(a, b)                              ROW_VALUE_CONSTRUCTOR(a, b)
+//	CARDINALITY(x)                         SQ_CARDINAL(x) (a TiDB keyword)
+//
+// ITEM and the constructors' names are Calcite's (Flink's planner) names
+// for the same operators.
 //
 // The edits keep the offset map exact outside them, so errors point into
 // the script as written.
@@ -28,6 +39,33 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		return Token{Kind: TokError, Offset: r.end}
 	}
 	switch {
+	case t.isOp("["):
+		return subscript(r, i)
+	case t.isOp(".") && fieldChain(r, i) >= 0 && (at(i+1).Kind == TokIdent || at(i+1).Kind == TokQuotedIdent):
+		// arr[i].field, f(x).field, f(x).a.b: the field of the ROW an item or a call is
+		start := postfixStart(r, fieldChain(r, i))
+		if start < 0 {
+			return nil, Errorf(t.Offset, "'.field' needs a ROW value before it")
+		}
+		f := at(i + 1)
+		name := f.Text
+		if f.Kind == TokQuotedIdent {
+			name = f.Value()
+		}
+		s := toks[start].Offset
+		if f.Kind == TokIdent {
+			// the name stays in place, its last character carrying the
+			// closing "')", so the call's last byte maps back to the name's
+			_, n := utf8.DecodeLastRuneInString(f.Text)
+			last := f.End() - n
+			return []edit{{s, s, "ITEM("}, {t.Offset, t.End(), ", '"}, {last, f.End(), f.Text[len(f.Text)-n:] + "')"}}, nil
+		}
+		return []edit{{s, s, "ITEM("}, {t.Offset, f.End(), ", '" + strings.ReplaceAll(name, "'", "''") + "')"}}, nil
+	case t.is("CARDINALITY") && at(i+1).isOp("("):
+		// a keyword to TiDB: a same-length stand-in name
+		return []edit{{t.Offset, t.End(), "SQ_CARDINAL"}}, nil
+	case t.is("ROW") && at(i+1).isOp("(") && !(i > 0 && (toks[i-1].is("AS") || toks[i-1].isOp("."))):
+		return []edit{{t.Offset, t.End(), "ROW_VALUE_CONSTRUCTOR"}}, nil
 	case (t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && at(i+1).isOp("("):
 		closeAt := closing(r, i+1)
 		if closeAt < 0 || closeAt < i+4 {
@@ -209,4 +247,119 @@ func operandStart(r *region, i int) int {
 		}
 	}
 	return j + 1
+}
+
+// fieldChain returns the index of the ']' or ')' that a '.field' at token i
+// (after any other .fields) follows, or -1 when the dot is a plain
+// qualifier (t.col).
+func fieldChain(r *region, i int) int {
+	k := i - 1
+	for k >= 1 && (r.toks[k].Kind == TokIdent || r.toks[k].Kind == TokQuotedIdent) && r.toks[k-1].isOp(".") {
+		k -= 2
+	}
+	if k >= 0 && (r.toks[k].isOp("]") || r.toks[k].isOp(")")) {
+		return k
+	}
+	return -1
+}
+
+// subscript rewrites the '[' at token i: ARRAY[...] and MAP[...] become
+// constructor calls, x[i] becomes ITEM(x, i) (SPEC 2.10).
+func subscript(r *region, i int) ([]edit, *Error) {
+	toks := r.toks
+	t := toks[i]
+	closeAt := closingBracket(r, i)
+	if closeAt < 0 {
+		return nil, Errorf(t.Offset, "'[' is never closed: write arr[i], map['k'] or ARRAY[a, b]")
+	}
+	if i > 0 && (toks[i-1].is("ARRAY") || toks[i-1].is("MAP")) && !(i > 1 && toks[i-2].isOp(".")) {
+		name := "ARRAY_VALUE_CONSTRUCTOR("
+		if toks[i-1].is("MAP") {
+			name = "MAP_VALUE_CONSTRUCTOR("
+		}
+		return []edit{{toks[i-1].Offset, t.End(), name}, {toks[closeAt].Offset, toks[closeAt].End(), ")"}}, nil
+	}
+	start := -1
+	if i > 0 {
+		start = postfixStart(r, i-1)
+	}
+	if start < 0 {
+		return nil, Errorf(t.Offset, "'[' needs an ARRAY or MAP value before it (arr[i], map['k']), or write ARRAY[a, b]")
+	}
+	if closeAt == i+1 {
+		return nil, Errorf(toks[closeAt].Offset, "write the index inside the brackets: arr[1] (from 1) or map['key']")
+	}
+	s := toks[start].Offset
+	return []edit{{s, s, "ITEM("}, {t.Offset, t.End(), ", "}, {toks[closeAt].Offset, toks[closeAt].End(), ")"}}, nil
+}
+
+// closingBracket returns the index of the ']' that closes the '[' at open,
+// or -1.
+func closingBracket(r *region, open int) int {
+	n := 0
+	for j := open; j < len(r.toks); j++ {
+		switch {
+		case r.toks[j].isOp("["):
+			n++
+		case r.toks[j].isOp("]"):
+			if n--; n == 0 {
+				return j
+			}
+		case r.toks[j].Kind == TokSemicolon:
+			return -1
+		}
+	}
+	return -1
+}
+
+// postfixStart returns the index of the first token of the operand that
+// ends at token j and that a subscript or '.field' applies to: a column (t.c),
+// a call or parenthesis, a constructor, or such an operand with subscripts;
+// -1 when the token cannot end one (an operator, a keyword).
+func postfixStart(r *region, j int) int {
+	toks := r.toks
+	for k := j; k >= 0; {
+		t := toks[k]
+		switch {
+		case t.isOp(")"):
+			o := k - 1
+			for o >= 0 && !(toks[o].isOp("(") && r.depth[o] == r.depth[k]) {
+				o--
+			}
+			if o < 0 {
+				return -1
+			}
+			if o > 0 && toks[o-1].Kind == TokIdent && !boundary(toks[o-1]) {
+				return o - 1
+			}
+			return o
+		case t.isOp("]"):
+			o, n := k, 0
+			for ; o >= 0; o-- {
+				if toks[o].isOp("]") {
+					n++
+				} else if toks[o].isOp("[") {
+					if n--; n == 0 {
+						break
+					}
+				}
+			}
+			if o <= 0 {
+				return -1
+			}
+			if toks[o-1].is("ARRAY") || toks[o-1].is("MAP") {
+				return o - 1
+			}
+			k = o - 1
+		case t.Kind == TokIdent && !boundary(t) || t.Kind == TokQuotedIdent:
+			if k >= 2 && toks[k-1].isOp(".") && (toks[k-2].Kind == TokIdent || toks[k-2].Kind == TokQuotedIdent || toks[k-2].isOp(")") || toks[k-2].isOp("]")) {
+				k -= 2 // t.col, or the .field of a call or an item
+				continue
+			}
+			return k
+		default:
+			return -1
+		}
+	}
+	return -1
 }

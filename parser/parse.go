@@ -351,7 +351,8 @@ func option(c *cursor, form string) (Option, *Error) {
 }
 
 // columnDef parses name TYPE, the type running to the next ',' or ')' outside
-// parentheses.
+// parentheses and the angle brackets of ARRAY<T>, MAP<K, V> and ROW<...>
+// (SPEC 2.10).
 func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 	var col ColumnDef
 	var err *Error
@@ -375,6 +376,8 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 			depth++
 		} else if t.isOp(")") {
 			depth--
+		} else if t.Kind == TokOp {
+			depth += angleDepth(t.Text)
 		}
 		if prevEnd >= 0 && t.Offset > prevEnd {
 			b.WriteByte(' ')
@@ -385,6 +388,24 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 	}
 	col.Type = b.String()
 	return col, nil
+}
+
+// angleDepth returns the change of angle-bracket depth an operator token
+// makes inside a type ('<' opens, '>' closes; the lexer may join them, as
+// in ">>"), 0 for other operators.
+func angleDepth(op string) int {
+	d := 0
+	for _, r := range op {
+		switch r {
+		case '<':
+			d++
+		case '>':
+			d--
+		default:
+			return 0
+		}
+	}
+	return d
 }
 
 // watermark parses col AS expr (after WATERMARK FOR).

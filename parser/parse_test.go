@@ -575,3 +575,22 @@ func TestAsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateStreamNestedTypes: a column's type runs over the angle brackets
+// of ARRAY<T>, MAP<K, V> and ROW<...> (SPEC 2.10), including a '>>' the
+// lexer reads as one operator, and the columns after it are read.
+func TestCreateStreamNestedTypes(t *testing.T) {
+	src := "CREATE STREAM s (tags ARRAY<VARCHAR>, m MAP<VARCHAR, ARRAY<BIGINT>>, d ROW<id BIGINT, name VARCHAR(3)>, x BIGINT) WITH ('connector' = 'file', 'path' = 'x');"
+	cs, ok := parseOne(t, src).(*CreateStream)
+	if !ok {
+		t.Fatalf("got %T", cs)
+	}
+	var got []string
+	for _, c := range cs.Columns {
+		got = append(got, c.Name+" "+c.Type)
+	}
+	want := []string{"tags ARRAY<VARCHAR>", "m MAP<VARCHAR, ARRAY<BIGINT>>", "d ROW<id BIGINT, name VARCHAR(3)>", "x BIGINT"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("columns = %q\nwant %q", got, want)
+	}
+}

@@ -75,6 +75,7 @@ func (ps *parseState) query(all, toks []Token, start, end int) (*Select, *Error)
 		Side:      rw.side,
 		SidePos:   rw.sidePos,
 		Window:    rw.window,
+		Unnest:    rw.unnest,
 		Late:      rw.late,
 		LatePos:   rw.latePos,
 		Late2:     rw.late2,

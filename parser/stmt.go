@@ -156,6 +156,9 @@ type Select struct {
 	// Window is the window TVF read in FROM (SPEC 2.4), nil when none; TiDB's
 	// AST then has the stream's name in its place.
 	Window *WindowTVF
+	// Unnest is the query's CROSS JOIN UNNEST (SPEC 2.10), nil when none;
+	// TiDB's AST does not have it (it is blanked).
+	Unnest *Unnest
 	// Late is the name of LATE INTO SIDE 'name' (SPEC 2.4), "" when the query
 	// has none; LatePos is the offset of the name's string literal.
 	Late    string

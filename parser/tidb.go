@@ -276,6 +276,8 @@ type rewritten struct {
 	filePos []int
 	// filters: the aggregate FILTER (WHERE cond) clauses (SPEC 2.9), blanked
 	filters []filterMark
+	// unnest: CROSS JOIN UNNEST(x) AS t (c, ...) (SPEC 2.10), blanked
+	unnest *Unnest
 }
 
 // filterMark is one aggregate FILTER (WHERE cond) clause the front-end
@@ -305,6 +307,7 @@ var castStandIns = map[string]string{
 	"INT": "SIGNED", "INTEGER": "SIGNED", "BIGINT": "SIGNED", "SMALLINT": "SIGNED",
 	"TINYINT": "SIGNED", "MEDIUMINT": "SIGNED", "BOOLEAN": "SIGNED", "BOOL": "SIGNED",
 	"VARCHAR": "CHAR", "STRING": "CHAR", "TEXT": "CHAR", "TIMESTAMP": "DATETIME",
+	"ARRAY": "CHAR", "MAP": "CHAR", "ROW": "CHAR",
 }
 
 var castPassThrough = map[string]bool{
@@ -442,6 +445,21 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			rw.side, rw.sidePos = nt.Value(), nt.Offset
 			edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
 			i += 2
+		case mode == modeSelect && r.ctx[i] == clFrom && (t.is("CROSS") && next.is("JOIN") && i+2 < len(toks) && toks[i+2].is("UNNEST") ||
+			t.isOp(",") && next.is("UNNEST")):
+			// CROSS JOIN UNNEST(x) AS t (c, ...) (SPEC 2.10): blanked, and
+			// annotated on the statement
+			if rw.unnest != nil {
+				return nil, Errorf(t.Offset, "a query has one CROSS JOIN UNNEST")
+			}
+			u, end, err := unnestClause(r, i)
+			if err != nil {
+				return nil, err
+			}
+			rw.unnest = u
+			stop := toks[end].End()
+			edits = append(edits, edit{t.Offset, stop, blank(ps.src[t.Offset:stop])})
+			i = end
 		case t.is("FULL") && i > 0 && !startsTableRef(toks[i-1]) && (next.is("JOIN") || next.is("OUTER") && i+2 < len(toks) && toks[i+2].is("JOIN")):
 			// FULL [OUTER] JOIN right after a table reference (SPEC 2.7): TiDB
 			// has no FULL JOIN and would read FULL as an alias, so the words
@@ -544,7 +562,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				// gives NULL): TiDB reads "    CAST(", the CAST at t+4
 				edits = append(edits, edit{t.Offset, t.Offset + 4, "    "})
 			}
-			e, err := castType(rw, r, i)
+			e, err := castType(ps.src, rw, r, i)
 			if err != nil {
 				return nil, err
 			}
@@ -562,7 +580,14 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 	for _, c := range r.comments {
 		edits = append(edits, edit{c.Offset, c.End(), blank(c.Text)})
 	}
-	sort.Slice(edits, func(a, b int) bool { return edits[a].start < edits[b].start })
+	// by start; an insertion (ITEM( before a subscripted operand) before a
+	// replacement at the same offset; insertions at one offset keep their order
+	sort.SliceStable(edits, func(a, b int) bool {
+		if edits[a].start != edits[b].start {
+			return edits[a].start < edits[b].start
+		}
+		return edits[a].end-edits[a].start == 0 && edits[b].end-edits[b].start > 0
+	})
 	kept := edits[:0]
 	for _, e := range edits {
 		if n := len(kept); n > 0 && e.start < kept[n-1].end {
@@ -606,7 +631,7 @@ func asOfClause(r *region, i int, mode rwMode) (AsOf, int, *Error) {
 
 // castType handles CAST( ... AS type) / TRY_CAST( ... AS type) / CONVERT( ... , type) starting at token i:
 // it records the type as written and returns the edit for a stand-in, if any.
-func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
+func castType(src string, rw *rewritten, r *region, i int) (*edit, *Error) {
 	toks := r.toks
 	d := r.depth[i+1] + 1
 	isCast := toks[i].is("CAST") || toks[i].is("TRY_CAST")
@@ -654,6 +679,10 @@ func castType(rw *rewritten, r *region, i int) (*edit, *Error) {
 	}
 	rw.casts[at] = b.String()
 	w := strings.ToUpper(first.Text)
+	if w == "ARRAY" || w == "MAP" || w == "ROW" {
+		// a nested type (SPEC 2.10) as written: a ROW's field names keep their case
+		rw.casts[toks[i].Offset] = strings.TrimSpace(src[first.Offset:typ[len(typ)-1].End()])
+	}
 	if castPassThrough[w] {
 		return nil, nil
 	}

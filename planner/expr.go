@@ -238,6 +238,9 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 		paren.Text, paren.Node = "", nil // compile renders "(...)" from n when needed
 		return &paren, nil
 	case *ast.ColumnNameExpr:
+		if e, err := sc.rowField(n); e != nil || err != nil {
+			return e, err // row.field (SPEC 2.10)
+		}
 		idx, t, err := sc.column(n)
 		if err != nil {
 			return nil, err
@@ -427,6 +430,8 @@ func (sc *scope) binary(n *ast.BinaryOperationExpr) (*Expr, error) {
 // side's type). ok is false for other mixes.
 func unify(l, r *Expr) (*Expr, *Expr, bool) {
 	switch {
+	case l.Type.IsNested() || r.Type.IsNested():
+		return l, r, false // ARRAY, MAP and ROW values are not compared (SPEC 2.10: compare their parts)
 	case l.Type == r.Type:
 		return l, r, true
 	case l.Type == catalog.Unknown:

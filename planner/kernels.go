@@ -28,7 +28,7 @@ func node(op plan.Op, t catalog.Type, args ...*Expr) *Expr {
 // foldConst evaluates a constant expression once and makes it a literal
 // (keeping its text).
 func foldConst(e *Expr) *Expr {
-	if !e.Const || e.Op == plan.OpLit {
+	if !e.Const || e.Op == plan.OpLit || e.Type.IsNested() { // a nested value has no plan.Value: kept as its kernel
 		return e
 	}
 	return &Expr{Op: plan.OpLit, Type: e.Type, Col: -1, Const: true, Lit: expr.Fold(e), Text: e.Text, Node: e.Node}

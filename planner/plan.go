@@ -92,6 +92,8 @@ type selectPlan struct {
 	// condition took
 	both     *plan.BothJoin
 	consumed map[ast.ExprNode]bool
+	// set by ruleFrom for CROSS JOIN UNNEST (SPEC 2.10; rule_unnest.go)
+	unnest   *plan.Unnest
 	keyNodes [2][]ast.ExprNode // a join's computed keys, per input
 	// set by ruleExplicitJoin and ruleInToSemiJoin
 	j    *Join
@@ -237,6 +239,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	}
 	ruleBothJoinJob(j)
 	ruleDerivedJob(j)
+	ruleUnnestJob(j)
 	ruleRankJob(j)
 	ruleChangelogJob(j)
 	if st.Watermark != nil {

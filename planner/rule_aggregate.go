@@ -298,6 +298,9 @@ func (ap *aggPlan) plan() error {
 			if e.Type == catalog.Unknown {
 				e = coerce(e, catalog.Varchar)
 			}
+			if e.Type.IsNested() {
+				return parser.Errorf(sp.pos(it.Expr), "GROUP BY %s (%s) is not supported: group by its parts (x[1], x['k'], x.field) or by CAST(x AS VARCHAR)", exprTextOf(e), e.Type)
+			}
 			if cn, ok := it.Expr.(*ast.ColumnNameExpr); ok {
 				e.Text, _ = sp.declaredName(cn)
 			}
@@ -520,6 +523,9 @@ func (ap *aggPlan) call(n ast.ExprNode) (*Expr, error) {
 				t = catalog.Double
 			}
 			e = coerce(e, t)
+		}
+		if e.Type.IsNested() && name != "COUNT" {
+			return nil, parser.Errorf(sp.pos(args[0]), "%s of %s (%s) is not supported: aggregate its parts (x[1], x['k'], x.field, CARDINALITY(x)) or CAST(x AS VARCHAR)", name, exprTextOf(e), e.Type)
 		}
 		if fn.Numeric() && !e.Type.IsNumeric() {
 			return nil, parser.Errorf(sp.pos(args[0]), "%s needs a number (BIGINT or DOUBLE), got %s (%s); use CAST(... AS DOUBLE)", name, exprTextOf(e), e.Type)

@@ -44,6 +44,9 @@ func ruleFrom(sp *selectPlan) error {
 			return err
 		}
 	}
+	if sel.Unnest != nil {
+		return ruleUnnest(sp, sel.Unnest)
+	}
 	types, wm := batchLayout(sp.st)
 	sp.wm = wm
 	sp.sc = &scope{

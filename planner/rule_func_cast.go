@@ -23,6 +23,11 @@ func (sc *scope) cast(n *ast.FuncCastExpr) (*Expr, error) {
 	if err != nil {
 		return nil, parser.Errorf(sc.pos(n), "%v", err)
 	}
+	if (t.IsNested() || x.Type.IsNested()) && t != x.Type && x.Type != catalog.Unknown && t != catalog.Varchar && x.Type != catalog.Varchar {
+		// SPEC 2.10: a nested value casts to VARCHAR (as it prints), and
+		// text (JSON) casts to a nested type
+		return nil, parser.Errorf(sc.pos(n), "CAST from %s to %s is not supported: a nested value casts to VARCHAR, and JSON text (VARCHAR) to ARRAY, MAP or ROW", x.Type, t)
+	}
 	r := castTo(x, t)
 	if r != x && r.Op == plan.OpCast {
 		r.Text, r.Node = "", nil // an explicit CAST shows as written (compile renders it), not as its operand

@@ -63,13 +63,16 @@ func (sc *scope) unknownFunction(n *ast.FuncCallExpr) error {
 	return parser.Errorf(sc.pos(n), "unknown function %s; SHOW FUNCTIONS lists the functions streamql has", name)
 }
 
-// notYet are Flink functions that need types streamql does not have yet
-// (ARRAY, MAP, ROW: issue 25's second part), with what to say.
+// notYet are Flink functions of ARRAY and MAP that streamql does not have
+// yet, with what to use instead.
 var notYet = map[string]string{
-	"STR_TO_MAP":  "it returns a MAP; SPLIT_INDEX or REGEXP_EXTRACT read one value of such text",
-	"CARDINALITY": "it counts an ARRAY or MAP", "ELEMENT": "it reads an ARRAY",
-	"ARRAY_CONTAINS": "it reads an ARRAY", "MAP_KEYS": "it reads a MAP", "MAP_VALUES": "it reads a MAP",
+	"ARRAY_CONTAINS": "CROSS JOIN UNNEST(arr) and a WHERE, or arr[i], read an ARRAY's elements",
+	"MAP_KEYS":       "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's keys", "MAP_VALUES": "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's values",
 }
+
+// takesNested are the table functions (lower case) whose ANY arguments may
+// be ARRAY, MAP or ROW values (SPEC 2.10): they write them as nested JSON.
+var takesNested = map[string]bool{"json_string": true, "json_array": true, "json_object": true}
 
 // bindTable binds a call of table function f by its signatures: the first
 // whose arguments the call's convert to (NULL to any type, BIGINT to DOUBLE, a
@@ -178,6 +181,8 @@ func (c *funcCall) convertArgs(s *expr.Sig) (args []*Expr, bad int) {
 	for k, a := range c.args {
 		want := sigArg(s, k)
 		switch {
+		case a.Type.IsNested() && want == catalog.Unknown && !takesNested[c.name]:
+			return nil, k // (GREATEST, NULLIF, ... compare values: nested ones are not compared)
 		case want == catalog.Unknown || a.Type == want:
 			args[k] = a
 		case a.Type == catalog.Unknown || (a.Type == catalog.BigInt && want == catalog.Double):

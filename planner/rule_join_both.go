@@ -303,6 +303,9 @@ func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, 
 			if a == nil || b == nil {
 				return true, nil // (the next pass plans them)
 			}
+			if a.Type.IsNested() || b.Type.IsNested() {
+				return false, parser.Errorf(sp.pos(c), "the join key %s (%s) is an ARRAY, MAP or ROW: join on its parts (x[1], x['k'], x.field) or on CAST(x AS VARCHAR) (SPEC 2.10)", a.Text, a.Type)
+			}
 			if a.Type != b.Type {
 				return false, parser.Errorf(sp.pos(c), "the join keys %s (%s) and %s (%s) are of two types: join on columns of one type (CAST one side in a subquery, or declare both alike)", a.Text, a.Type, b.Text, b.Type)
 			}

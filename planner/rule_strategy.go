@@ -30,6 +30,8 @@ func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
 	switch {
 	case job.HasEventTimeJoin():
 		return plan.Held
+	case job.Unnest != nil: // the unnesting source reads the stream row by row (executor/unnest.go)
+		return plan.Sequential
 	case !job.Prefetchable(env.Procs):
 		return plan.Sequential
 	case job.ParallelAggregatable() && (env.StateMaxBytes <= 0 || env.StateMaxBytes >= plan.ParallelAggregateStateFloor):

@@ -11,7 +11,7 @@ import (
 // the row; nil when there is none).
 func ruleWhere(sp *selectPlan) error {
 	sel := sp.sel
-	sp.b = &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: sp.st, Limit: -1, Text: strings.TrimSpace(sp.p.text(sel)), Join: sp.j, Uses: sp.sc.uses, Both: sp.both}
+	sp.b = &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: sp.st, Limit: -1, Text: strings.TrimSpace(sp.p.text(sel)), Join: sp.j, Uses: sp.sc.uses, Both: sp.both, Unnest: sp.unnest}
 	sp.b.Line, sp.b.Column = parser.Position(sp.p.Source, sp.start)
 	var err error
 	sp.b.Where, err = andAll(sp.sc, sp.rest, "WHERE")

@@ -25,6 +25,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/catalog/textconv"
+	"streamql/executor/jsondec"
 	"streamql/executor/records"
 	"streamql/executor/vector"
 )
@@ -663,7 +664,16 @@ func (d *Decoder) setField(v *vector.Vec, j, row int, f field) string {
 		v.B[row], ok = textconv.ParseBool(t)
 	case catalog.Timestamp:
 		v.I[row], ok = textconv.ParseTimestamp(t)
-	default: // Unknown: a NULL-only column
+	default: // a nested type, read from its JSON text (SPEC 2.10); Unknown: a NULL-only column
+		if v.Type.IsNested() {
+			if !utf8.Valid(t) {
+				return "column " + d.name(j) + ": invalid UTF-8"
+			}
+			if reason := jsondec.SetNested(v, row, t); reason != "" {
+				return "column " + d.name(j) + ": " + reason
+			}
+			return ""
+		}
 		v.Null[row] = true
 		return ""
 	}

@@ -23,6 +23,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/catalog/textconv"
+	"streamql/executor/jsondec"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -690,6 +691,10 @@ func copyValue(t catalog.Type, in, out *vector.Vec, i int) {
 		out.B[i] = in.B[i]
 	case catalog.Varchar:
 		out.S[i] = in.S[i]
+	default:
+		if t.IsNested() && !in.Null[i] {
+			out.CopyValue(i, in, i) // its elements appended to out's child vectors
+		}
 	}
 }
 
@@ -804,6 +809,17 @@ type castLoop func(in, out *vector.Vec, sel []int32)
 // differ and from is not Unknown; a pair with no conversion gives NULL for
 // TIMESTAMP and leaves the value unset (but not NULL) otherwise, as before.
 func castKernel(from, to catalog.Type) castLoop {
+	if to.IsNested() && from == catalog.Varchar {
+		// text read as the JSON input reads a nested value (SPEC 2.10);
+		// text that does not fit gives NULL
+		return func(in, out *vector.Vec, sel []int32) {
+			for _, i := range sel {
+				if in.Null[i] || !utf8.Valid(in.S[i]) || jsondec.SetNested(out, int(i), in.S[i]) != "" {
+					out.Null[i] = true
+				}
+			}
+		}
+	}
 	switch to {
 	case catalog.Varchar:
 		return func(in, out *vector.Vec, sel []int32) {

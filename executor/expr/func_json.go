@@ -341,6 +341,9 @@ func appendJSONString(dst, s []byte) []byte { return format.AppendJSONString(dst
 // timestamps as strings, numbers and booleans as they print (a DOUBLE that is
 // not finite as a string, as Jackson writes it).
 func appendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
+	if t.IsNested() { // ARRAY, MAP, ROW as nested JSON (the json format's)
+		return format.AppendJSONValue(dst, t, v, i)
+	}
 	switch t {
 	case catalog.Varchar:
 		return appendJSONString(dst, v.S[i])

@@ -17,7 +17,8 @@ type Function struct {
 	Name string
 	// Aliases are other spellings of it (upper case).
 	Aliases []string
-	// Group is "time", "text", "number", "condition", "json" or "other".
+	// Group is the key of one of Groups: "time", "text", "number",
+	// "condition", "json", "collection" or "other".
 	Group string
 	// Sigs are the accepted signatures, tried in order (Sig).
 	Sigs []Sig
@@ -32,6 +33,10 @@ type Function struct {
 	Volatile bool
 	// Doc says what it returns, in one line; Example is a call and its result.
 	Doc, Example string
+	// Syntax is set for the planner's spelling of syntax (arr[i] is ITEM,
+	// ARRAY[...] is ARRAY_VALUE_CONSTRUCTOR: Calcite's names): completion
+	// does not offer it as a call.
+	Syntax bool
 	// Rule is set when the planner binds the function with a rule of its own
 	// (syntax TiDB rewrites, raw arguments such as a time unit, CAST's type):
 	// Sigs then only document it and Prepare is nil.
@@ -50,6 +55,11 @@ type Function struct {
 	// key is a user function's process-wide key (Registry.Add, udf.go).
 	key string
 }
+
+// Groups are the function groups, in the order help and the README list
+// them: a key (Function.Group) and a title.
+var Groups = []struct{ Key, Title string }{{"time", "Time"}, {"text", "Text"}, {"number", "Numbers"},
+	{"condition", "Conditions"}, {"json", "JSON (over VARCHAR)"}, {"collection", "ARRAY, MAP and ROW"}, {"other", "Other"}}
 
 // Sig is one signature: the argument types (catalog.Unknown accepts any
 // type) and the result type (catalog.Unknown: the arguments' common type,
@@ -434,6 +444,31 @@ var Functions = []Function{
 	{Name: "JSON_OBJECT", Group: "json", Sigs: []Sig{sig(tStr), vsig(tStr, tStr, tAny)}, Nulls: "a NULL value is written as null (Flink's NULL ON NULL); a NULL key gives NULL",
 		TakesNulls: true, Failure: failNone, Prepare: prepJSONObject,
 		Doc: "JSON_OBJECT(k1, v1, ...): a JSON object (TiDB's spelling; Flink's KEY k VALUE v is not parsed yet)", Example: `JSON_OBJECT('K1', 'V1') = '{"K1":"V1"}'`},
+	// ---- ARRAY, MAP and ROW (SPEC 2.10; the planner's rules type them, rule_func_nested.go) ----
+	{Name: "ITEM", Group: "collection", Rule: true, Syntax: true, Sigs: []Sig{sig(tAny, tAny, tAny)}, Nulls: nullsAny,
+		Failure: "NULL for an index out of range or a key that is absent", Prepare: prepItem,
+		Doc:     "arr[i] (from 1), map[key], row.field (also arr[i].field): the element, value or field (Calcite's name for the operator)",
+		Example: "ARRAY[10, 20][2] = 20"},
+	{Name: "CARDINALITY", Group: "collection", Rule: true, Sigs: []Sig{sig(tBig, tAny)}, Nulls: nullsAny, Failure: failNone,
+		Prepare: prepCardinality, Doc: "the number of elements of an ARRAY or entries of a MAP", Example: "CARDINALITY(ARRAY[1, 2, 3]) = 3"},
+	{Name: "ELEMENT", Group: "collection", Rule: true, Sigs: []Sig{sig(tAny, tAny)}, Nulls: nullsAny,
+		Failure: "NULL for an ARRAY of more than one element (Flink fails the job)", Prepare: prepElement,
+		Doc: "the one element of an ARRAY (NULL when it is empty)", Example: "ELEMENT(ARRAY['x']) = 'x'"},
+	{Name: "ARRAY_VALUE_CONSTRUCTOR", Group: "collection", Rule: true, Syntax: true, TakesNulls: true, Sigs: []Sig{vsig(tAny, tAny)},
+		Nulls: "NULL arguments are NULL elements", Failure: failNone, Prepare: prepArrayCtor,
+		Doc: "ARRAY[a, b, ...]: an ARRAY of the values (their common type)", Example: "ARRAY[1, 2] = [1, 2]"},
+	{Name: "MAP_VALUE_CONSTRUCTOR", Group: "collection", Rule: true, Syntax: true, TakesNulls: true, Sigs: []Sig{vsig(tAny, tAny, tAny)},
+		Nulls: "NULL arguments are NULL keys or values", Failure: failNone, Prepare: prepMapCtor,
+		Doc: "MAP[k1, v1, k2, v2, ...]: a MAP (a key given twice keeps its last value)", Example: "MAP['a', 1, 'b', 2] = {a=1, b=2}"},
+	{Name: "ROW_VALUE_CONSTRUCTOR", Group: "collection", Rule: true, Syntax: true, TakesNulls: true, Sigs: []Sig{vsig(tAny, tAny)},
+		Nulls: "NULL arguments are NULL fields", Failure: failNone, Prepare: prepRowCtor,
+		Doc: "ROW(a, b, ...): a ROW of the values, fields named EXPR$0, EXPR$1, ... as Flink names them", Example: "ROW(1, 'x') = (1, x)"},
+	{Name: "STR_TO_MAP", Group: "collection", Sigs: []Sig{sig(catalog.MapOf(tStr, tStr), tStr), sig(catalog.MapOf(tStr, tStr), tStr, tStr, tStr)},
+		Nulls: nullsAny, Failure: "NULL for a delimiter (not constant) that is not a valid pattern; a constant one RE2 cannot run is a planning error",
+		Prepare: prepStrToMap,
+		Doc:     "STR_TO_MAP(s[, listDelim, kvDelim]): s split into pairs at listDelim (default ','), each into key and value at kvDelim (default '='); both are regular expressions (RE2)",
+		Example: "STR_TO_MAP('k1=v1,k2=v2')['k1'] = 'v1'"},
+
 	{Name: "JSON_STRING", Group: "json", Sigs: []Sig{sig(tStr, tAny)}, Nulls: nullsAny, Failure: failNone,
 		Prepare: prepJSONString, Doc: "the value as JSON text", Example: `JSON_STRING('Hello, World!') = '"Hello, World!"'`},
 }

@@ -21,8 +21,11 @@ var flinkExamples = map[string][]flinkCase{
 	"IF":       {{"IF(5 > 3, 5, 3)", "5"}},
 	"IS DISTINCT FROM": {{"1 IS DISTINCT FROM NULL", "true"}, {"NULL IS DISTINCT FROM NULL", "false"}, {"1 IS NOT DISTINCT FROM NULL", "false"},
 		{"NULL IS NOT DISTINCT FROM NULL", "true"}, {"1 + 1 IS DISTINCT FROM 1 * 2", "false"}, {"NOT 1 IS DISTINCT FROM 2 OR FALSE", "false"}},
-	"NULLIF":   {{"NULLIF(5, 5)", "NULL"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(NULL, 1)", "NULL"}},
-	"CAST":     {{"CAST('42' AS BIGINT)", "42"}, {"CAST('non-number' AS BIGINT)", "NULL"}},                                                                                         // SPEC 2: a failed CAST is NULL (Flink's TRY_CAST)
+	"NULLIF": {{"NULLIF(5, 5)", "NULL"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(NULL, 1)", "NULL"}},
+	"CAST": {{"CAST('42' AS BIGINT)", "42"}, {"CAST('non-number' AS BIGINT)", "NULL"}, // SPEC 2: a failed CAST is NULL (Flink's TRY_CAST)
+		{"CAST(ARRAY[1, 2] AS VARCHAR)", "[1, 2]"}, {"CAST(MAP['a', TRUE] AS VARCHAR)", "{a=true}"}, // Flink's CAST of a nested value to STRING
+		{`CAST('[1, "2", null]' AS ARRAY<BIGINT>)`, "[1, 2, NULL]"}, {`CAST('[1.5]' AS ARRAY<BIGINT>)`, "NULL"}, // SPEC 2.10: JSON text to a nested type (not Flink's)
+		{`CAST('{"b": 2, "a": 1}' AS ROW<a BIGINT, b VARCHAR>)`, "(1, 2)"}},
 	"TRY_CAST": {{"TRY_CAST('42' AS BIGINT)", "42"}, {"TRY_CAST('non-number' AS BIGINT)", "NULL"}, {"TRY_CAST('2021-01-01 00:00:00' AS TIMESTAMP(3))", "2021-01-01 00:00:00.000"}}, // Flink's examples: TRY_CAST('non-number' AS INT) is NULL
 	"GREATEST": {{"GREATEST(1, 5, 3)", "5"}, {"GREATEST(1, 2.5)", "2.5"}, {"GREATEST(1, NULL)", "NULL"}, {"GREATEST('a', 'b')", "b"}},
 	"LEAST":    {{"LEAST(1, 5, 3)", "1"}, {"LEAST(1, NULL)", "NULL"}},
@@ -146,6 +149,19 @@ var flinkExamples = map[string][]flinkCase{
 	"IS_JSON": {{"'1' IS JSON", "true"}, {"'[]' IS JSON", "true"}, {"'{}' IS JSON", "true"}, {`'"abc"' IS JSON`, "true"}, {"'abc' IS JSON", "false"}, {"NULL IS JSON", "false"},
 		{"'1' IS JSON SCALAR", "true"}, {"'1' IS JSON ARRAY", "false"}, {"'1' IS JSON OBJECT", "false"}, {"'{}' IS JSON SCALAR", "false"}, {"'{}' IS JSON ARRAY", "false"},
 		{"'{}' IS JSON OBJECT", "true"}, {"'abc' IS NOT JSON", "true"}, {"IS_JSON('[]', 'ARRAY')", "true"}},
+	"ITEM": {{"ARRAY[10, 20][2]", "20"}, {"ARRAY[10, 20][3]", "NULL"}, {"ARRAY[10, 20][0]", "NULL"}, {"ARRAY[10, 20][-1]", "NULL"},
+		{"MAP['a', 1, 'b', 2]['b']", "2"}, {"MAP['a', 1]['z']", "NULL"}, {"MAP[1.0, 'x'][1]", "x"},
+		{`CAST('{"a": {"b": [5, 6]}}' AS ROW<a ROW<b ARRAY<BIGINT>>>).a.b[2]`, "6"}, {"ARRAY[ROW(1, 'x')][1].EXPR$1", "x"}},
+	"CARDINALITY": {{"CARDINALITY(ARRAY[1, 2, 3])", "3"}, {"CARDINALITY(MAP['a', 1])", "1"}, {"CARDINALITY(CAST(NULL AS ARRAY<BIGINT>))", "NULL"}},
+	// SPEC 2.10: Flink fails the job for more than one element; a runtime failure gives NULL
+	"ELEMENT":                 {{"ELEMENT(ARRAY['x'])", "x"}, {"ELEMENT(ARRAY[1, 2])", "NULL"}, {"ELEMENT(CAST('[]' AS ARRAY<BIGINT>))", "NULL"}},
+	"ARRAY_VALUE_CONSTRUCTOR": {{"ARRAY[1, 2]", "[1, 2]"}, {"ARRAY[1, NULL, 2.5]", "[1.0, NULL, 2.5]"}, {"ARRAY['a', 'b']", "[a, b]"}, {"ARRAY[ARRAY[1], ARRAY[2, 3]]", "[[1], [2, 3]]"}},
+	"MAP_VALUE_CONSTRUCTOR":   {{"MAP['a', 1, 'b', 2]", "{a=1, b=2}"}, {"MAP['a', 1, 'a', 2]", "{a=2}"}, {"MAP['k', ARRAY[1]]", "{k=[1]}"}},
+	"ROW_VALUE_CONSTRUCTOR":   {{"ROW(1, 'x')", "(1, x)"}, {"ROW(1, CAST(NULL AS VARCHAR))", "(1, NULL)"}, {"ROW(ROW(1), ARRAY[2])", "((1), [2])"}},
+	// Flink's docs: STR_TO_MAP('k1=v1,k2=v2')['k1'] = 'v1'; the delimiters are regular expressions
+	"STR_TO_MAP": {{"STR_TO_MAP('k1=v1,k2=v2')", "{k1=v1, k2=v2}"}, {"STR_TO_MAP('k1=v1,k2=v2')['k1']", "v1"}, {"STR_TO_MAP('a:1;b:2', ';', ':')", "{a=1, b=2}"},
+		{"STR_TO_MAP('a')", "{a=NULL}"}, {"STR_TO_MAP('')", "{}"}, {"STR_TO_MAP('a=1,b=2,,')", "{a=1, b=2}"}, {"STR_TO_MAP('a=1|b=2', '[|]', '=')", "{a=1, b=2}"},
+		{"STR_TO_MAP('a=1,a=2')", "{a=2}"}, {"STR_TO_MAP('a=b=c')", "{a=b=c}"}},
 	"JSON_STRING": {{"JSON_STRING(1)", "1"}, {"JSON_STRING(TRUE)", "true"}, {"JSON_STRING('Hello, World!')", `"Hello, World!"`}, {"JSON_STRING(CAST(NULL AS BIGINT))", "NULL"}},
 	"JSON_ARRAY":  {{"JSON_ARRAY()", "[]"}, {"JSON_ARRAY(1, '2')", `[1,"2"]`}, {"JSON_ARRAY(1, NULL, 2)", "[1,2]"}},
 	"JSON_OBJECT": {{"JSON_OBJECT()", "{}"}, {"JSON_OBJECT(KEY 'K1' VALUE 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1' VALUE 1)", `{"K1":1}`}, {"JSON_OBJECT('K1', 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1', NULL)", `{"K1":null}`}, {"JSON_OBJECT('K1', 1, 'K2', JSON_ARRAY(1))", `{"K1":1,"K2":"[1]"}`}},

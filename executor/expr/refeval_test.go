@@ -28,6 +28,9 @@ type val struct {
 	f    float64
 	b    bool
 	s    []byte
+	// a nested value (SPEC 2.10), boxed as the reference may be: an ARRAY's
+	// elements or a ROW's fields in elems; a MAP's keys in elems, values in vals
+	elems, vals []val
 }
 
 var null = val{null: true}
@@ -227,6 +230,9 @@ func fromVec(v *vector.Vec, r int) val {
 	case catalog.Varchar:
 		return val{s: v.S[r]}
 	}
+	if v.Type.IsNested() {
+		return refFromNested(v, r)
+	}
 	return null
 }
 
@@ -335,6 +341,9 @@ func refCast(x val, from, to catalog.Type) val {
 	if x.null || from == to {
 		return x
 	}
+	if to.IsNested() {
+		return refFromJSON(to, x.s)
+	}
 	switch to {
 	case catalog.Varchar:
 		return val{s: printed(from, x)}
@@ -403,6 +412,9 @@ func okVal(ok bool, v val) val {
 
 // printed is v as SPEC 4 prints it (the text rule CONCAT and CAST use).
 func printed(t catalog.Type, v val) []byte {
+	if t.IsNested() {
+		return []byte(refPrintNested(t, v))
+	}
 	switch t {
 	case catalog.BigInt:
 		return strconv.AppendInt(nil, v.i, 10)

@@ -33,7 +33,8 @@ func sval(s string) val     { return val{s: []byte(s)} }
 func tm(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // takesNulls are the functions whose NULL rule is not "NULL in, NULL out".
-var takesNulls = map[string]bool{"NULLIF": true, "CONCAT_WS": true, "IS_JSON": true, "JSON_ARRAY": true, "JSON_OBJECT": true}
+var takesNulls = map[string]bool{"NULLIF": true, "CONCAT_WS": true, "IS_JSON": true, "JSON_ARRAY": true, "JSON_OBJECT": true,
+	"ARRAY_VALUE_CONSTRUCTOR": true, "MAP_VALUE_CONSTRUCTOR": true, "ROW_VALUE_CONSTRUCTOR": true}
 
 // refFunc evaluates table function fn on vs (of types ts), giving type t.
 func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
@@ -45,6 +46,9 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		}
 	}
 	arg := func(k int) val { return vs[k] }
+	if v, ok := refNestedFunc(fn, vs, ts, t); ok {
+		return v
+	}
 	switch fn {
 	case "NULLIF":
 		if vs[0].null || (!vs[1].null && refEquals(t, vs[0], vs[1])) {

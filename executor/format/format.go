@@ -107,12 +107,68 @@ func AppendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
 		dst = textconv.AppendTimestamp(dst, v.I[i])
 		return append(dst, '"')
 	}
+	if t.IsNested() {
+		return appendJSONNested(dst, v, i)
+	}
 	return AppendJSONString(dst, v.S[i])
+}
+
+// appendJSONNested appends row i of a nested vector (not NULL) as nested
+// JSON (SPEC 2.10, json output): ARRAY as an array, MAP as an object whose
+// keys are the keys' printed text (a NULL key as "null"), ROW as an object of
+// its fields; NULL inside as null.
+func appendJSONNested(dst []byte, v *vector.Vec, i int) []byte {
+	switch v.Type.Kind() {
+	case catalog.KindArray:
+		dst = append(dst, '[')
+		off, n := v.Elems(i)
+		el := v.Kids[0]
+		for e := off; e < off+n; e++ {
+			if e > off {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSONValue(dst, el.Type, el, e)
+		}
+		return append(dst, ']')
+	case catalog.KindMap:
+		dst = append(dst, '{')
+		off, n := v.Elems(i)
+		keys, vals := v.Kids[0], v.Kids[1]
+		for e := off; e < off+n; e++ {
+			if e > off {
+				dst = append(dst, ',')
+			}
+			switch {
+			case keys.Null[e]:
+				dst = append(dst, `"null"`...)
+			case keys.Type == catalog.Varchar:
+				dst = AppendJSONString(dst, keys.S[e])
+			default:
+				dst = append(dst, '"')
+				dst = vector.AppendValue(dst, keys.Type, keys, e)
+				dst = append(dst, '"')
+			}
+			dst = append(dst, ':')
+			dst = AppendJSONValue(dst, vals.Type, vals, e)
+		}
+		return append(dst, '}')
+	}
+	dst = append(dst, '{')
+	for k, f := range v.Type.Fields() {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(dst, []byte(f.Name))
+		dst = append(dst, ':')
+		dst = AppendJSONValue(dst, f.Type, v.Kids[k], i)
+	}
+	return append(dst, '}')
 }
 
 // AppendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv field
 // with delimiter d: text quoted when needed, other types never need it; a
-// number whose source text v keeps (vector.Vec.Text) is that text.
+// number whose source text v keeps (vector.Vec.Text) is that text; an ARRAY,
+// MAP or ROW as its JSON text (quoted when needed), so csv output reads back.
 func AppendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []byte {
 	switch t {
 	case catalog.Varchar:
@@ -131,6 +187,17 @@ func AppendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []by
 		return textconv.AppendDouble(b, v.F[i])
 	case catalog.Unknown:
 		return append(b, '"', '"') // no text: an empty field, quoted
+	}
+	if t.IsNested() {
+		// ARRAY, MAP, ROW as their JSON text, which the csv input reads back
+		// (SPEC 2.10), quoted as text is
+		start := len(b)
+		b = appendJSONNested(b, v, i)
+		if NeedsQuote(b[start:], d) {
+			f := append([]byte(nil), b[start:]...)
+			b = AppendCSVField(b[:start], f, d)
+		}
+		return b
 	}
 	return vector.AppendValue(b, t, v, i) // BOOLEAN, TIMESTAMP
 }

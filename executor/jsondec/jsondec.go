@@ -20,7 +20,9 @@
 //     "TRUE", "2021-01-17 12:48:29"), so "" is malformed; any other JSON value is
 //     malformed;
 //   - VARCHAR: a string is unescaped; any other value is kept as its compact JSON
-//     text (whitespace outside strings removed, as json.Compact does).
+//     text (whitespace outside strings removed, as json.Compact does);
+//   - ARRAY, MAP and ROW (SPEC 2.10): a JSON array or object, read into the
+//     column's child vectors by SetNested (nested.go).
 //
 // Decoding allocates nothing per row: the decoder reads into one buffer, VARCHAR
 // values point into it (strings with escapes and containers with whitespace are
@@ -632,7 +634,13 @@ func (d *Decoder) setValue(v *vector.Vec, j, row int, rec []byte, val value) str
 	text := rec[val.start:val.end]
 	switch v.Type {
 	case catalog.Varchar, catalog.BigInt, catalog.Double, catalog.Boolean, catalog.Timestamp:
-	default: // Unknown: a NULL-only column
+	default: // a nested type, or Unknown: a NULL-only column
+		if v.Type.IsNested() {
+			if reason := SetNested(v, row, text); reason != "" {
+				return "column " + d.name(j) + ": " + reason
+			}
+			return ""
+		}
 		v.Null[row] = true
 		return ""
 	}

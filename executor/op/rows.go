@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"streamql/catalog"
+	"streamql/executor/format"
+	"streamql/executor/jsondec"
 	"streamql/executor/vector"
 )
 
@@ -11,7 +13,9 @@ import (
 // operator's state or held rows. A row is named by its index (Add's result),
 // stable until Compact. VARCHAR values live in one arena per column, so a
 // row costs its values' size and no allocation of its own once the slices
-// have grown.
+// have grown. An ARRAY, MAP or ROW value (SPEC 2.10) is kept as its JSON
+// text in the same kind of arena, and read back into the batch's child
+// vectors by CopyTo (the json format's rules: the value comes back whole).
 type Rows struct {
 	types []catalog.Type
 	cols  []rowCol
@@ -32,12 +36,16 @@ type rowCol struct {
 func NewRows(types []catalog.Type) *Rows {
 	r := &Rows{types: types, cols: make([]rowCol, len(types))}
 	for c, t := range types {
-		if t == catalog.Varchar {
+		if textLike(t) {
 			r.cols[c].off = []uint32{0}
 		}
 	}
 	return r
 }
+
+// textLike reports whether values of t live in a column's arena: VARCHAR,
+// and ARRAY, MAP and ROW as their JSON text.
+func textLike(t catalog.Type) bool { return t == catalog.Varchar || t.IsNested() }
 
 // Len returns the number of rows stored.
 func (r *Rows) Len() int { return r.n }
@@ -75,6 +83,15 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 			}
 			rc.off = append(rc.off, uint32(len(rc.arena)))
 			bytes += 4
+		default:
+			if textLike(r.types[c]) {
+				start := len(rc.arena)
+				if !null {
+					rc.arena = format.AppendJSONValue(rc.arena, r.types[c], v, i)
+				}
+				rc.off = append(rc.off, uint32(len(rc.arena)))
+				bytes += 4 + int64(len(rc.arena)-start)
+			}
 		}
 	}
 	r.pos = append(r.pos, b.Pos[i])
@@ -124,6 +141,10 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 			v.B[i] = r.cols[c].b[k]
 		case catalog.Varchar:
 			v.SetString(i, r.Str(k, c))
+		default:
+			if textLike(r.types[c]) && jsondec.SetNested(v, i, r.Str(k, c)) != "" {
+				v.Null[i] = true // (not reached: the text is the value's own JSON)
+			}
 		}
 		if v.Text != nil {
 			v.Text[i] = nil
@@ -153,7 +174,10 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 				rc.f[n] = rc.f[k]
 			case catalog.Boolean:
 				rc.b[n] = rc.b[k]
-			case catalog.Varchar:
+			default: // VARCHAR and the nested types' JSON text
+				if !textLike(r.types[c]) {
+					continue
+				}
 				from, to := rc.off[k], rc.off[k+1]
 				start := rc.off[n]
 				copy(rc.arena[start:], rc.arena[from:to])
@@ -174,9 +198,11 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 			rc.f = rc.f[:n]
 		case catalog.Boolean:
 			rc.b = rc.b[:n]
-		case catalog.Varchar:
-			rc.off = rc.off[:n+1]
-			rc.arena = rc.arena[:rc.off[n]]
+		default:
+			if textLike(r.types[c]) {
+				rc.off = rc.off[:n+1]
+				rc.arena = rc.arena[:rc.off[n]]
+			}
 		}
 	}
 	return moved

@@ -30,6 +30,16 @@ type Vec struct {
 	// the text is not that form. Valid as long as the S entries of the batch.
 	// Whoever else writes I or F of such a vector sets Text[i] to nil.
 	Text [][]byte
+	// The nested types of SPEC 2.10 use Arrow's layout, never a boxed Go value
+	// per row (nested.go): an ARRAY's or MAP's row i is the elements
+	// Off[i] .. Off[i]+Len[i]-1 of its child vectors (Arrow's list-view
+	// layout: an offset and a length per row), Kids[0] the elements (a MAP's
+	// keys) and Kids[1] a MAP's values; a ROW's Kids are its fields, row i of
+	// each holding row i's field. Used is the number of elements a child
+	// vector of an ARRAY or MAP holds; its slices grow to fit (Grow).
+	Off, Len []int32
+	Kids     []*Vec
+	Used     int
 }
 
 // NewVec returns a vector of type t with room for Cap rows.
@@ -44,13 +54,22 @@ func NewVec(t catalog.Type) *Vec {
 		v.B = make([]bool, Cap)
 	case catalog.Varchar:
 		v.S = make([][]byte, Cap)
-	default: // Unknown: a NULL-only vector
+	default: // Unknown: a NULL-only vector; or a nested type
+		if t.IsNested() {
+			v.initNested(Cap)
+		}
 	}
 	return v
 }
 
-// ResetArena empties the arena so a new batch can build strings in it.
-func (v *Vec) ResetArena() { v.Arena = v.Arena[:0] }
+// ResetArena empties the arena so a new batch can build strings in it (and,
+// for a nested type, empties its child vectors).
+func (v *Vec) ResetArena() {
+	v.Arena = v.Arena[:0]
+	if v.Kids != nil {
+		v.resetKids()
+	}
+}
 
 // SetString copies b into the arena and points row i at the copy.
 func (v *Vec) SetString(i int, b []byte) {
@@ -160,6 +179,14 @@ func (b *Batch) ShareRows(src *Batch, n int) {
 			copy(to.B[:n], from.B[:n])
 		case catalog.Varchar:
 			copy(to.S[:n], from.S[:n])
+		default:
+			if from.Type.IsNested() {
+				for i := range n {
+					if !from.Null[i] {
+						to.CopyValue(i, from, i)
+					}
+				}
+			}
 		}
 		to.shareText(from, 0, 0, n)
 	}
@@ -201,6 +228,10 @@ func (b *Batch) OwnStrings() {
 				}
 			}
 		}
+		if v.Kids != nil {
+			v.ownNested(b.N)
+			continue
+		}
 		if v.S == nil {
 			continue
 		}
@@ -238,6 +269,12 @@ func (b *Batch) AppendRows(src *Batch, from, to int) {
 			for i := from; i < to; i++ {
 				if !s.Null[i] {
 					d.SetString(off+i-from, s.S[i])
+				}
+			}
+		case d.Kids != nil:
+			for i := from; i < to; i++ {
+				if !s.Null[i] {
+					d.CopyValue(off+i-from, s, i)
 				}
 			}
 		}

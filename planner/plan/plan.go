@@ -55,6 +55,9 @@ type Branch struct {
 	Uses   []bool
 	Text   string
 	Output int // index into Job.Outputs, set by NewJob
+	// Unnest is the branch's CROSS JOIN UNNEST (SPEC 2.10), nil when none;
+	// Stream is then its unnested relation (UnnestedStream).
+	Unnest *Unnest
 	// Both is the branch's join of two streams (SPEC 2.7), nil when it reads
 	// one stream; Stream is then its joined relation (JoinedStream).
 	Both *BothJoin
@@ -108,6 +111,11 @@ type Job struct {
 	// output of the part, its index in Outputs (-1 for the part's main
 	// output, whose rows are the relation's).
 	DerivedOutputs map[*Job][]int
+	// Unnest is the job's CROSS JOIN UNNEST (SPEC 2.10), nil when none: the
+	// executor reads Unnest.Inner and repeats each row per element; Stream
+	// is then UnnestedStream's relation (the inner stream's columns, then the
+	// new ones).
+	Unnest *Unnest
 	// Strategy is how the executor runs the job, and Procs the CPUs it was
 	// chosen for (GOMAXPROCS): set by the planner's strategy rule
 	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).

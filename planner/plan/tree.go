@@ -18,6 +18,7 @@ type NodeKind string
 const (
 	NodeScan       NodeKind = "Scan"            // a stream's source: connector, path, bounded or not
 	NodeDecode     NodeKind = "Decode"          // the format's decoder; port "errors" gives malformed rows
+	NodeUnnest     NodeKind = "Unnest"          // CROSS JOIN UNNEST: each row repeated per element (SPEC 2.10)
 	NodeAssign     NodeKind = "AssignWatermark" // the WATERMARK FOR assigner (SPEC 2.3)
 	NodeRoute      NodeKind = "Route"           // first-match routing, one port per branch (SPEC 2.1)
 	NodeFilter     NodeKind = "Filter"          // a branch's WHERE, evaluated by the router
@@ -159,7 +160,15 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		scan.Updating = true
 		scan.Details = append(scan.Details, updatingText(st, why))
 	}
-	if f := st.Options["format"]; f != "" || st.Connector.Upserts {
+	if u := j.Unnest; u != nil && st == j.Stream {
+		// the decoder reads the inner stream; the unnesting follows it
+		if f := st.Options["format"]; f != "" {
+			last = t.decode(j, u.Inner, scan, timeCol)
+		}
+		added := st.Columns[len(u.Inner.Columns):]
+		last = t.add(&Node{Kind: NodeUnnest, Text: u.Text + " " + SchemaText(added), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineOther, Branch: -1, Output: -1,
+			Details: []string{"each row once per element of " + u.Expr.Text + " (none for NULL or empty), the repeated row's values shared"}})
+	} else if f := st.Options["format"]; f != "" || st.Connector.Upserts {
 		last = t.decode(j, st, scan, timeCol)
 	}
 	if st.Watermark != nil {

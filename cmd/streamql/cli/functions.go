@@ -19,6 +19,9 @@ func functionWords() []string {
 		if strings.Contains(n, " ") {
 			continue // IS DISTINCT FROM: keywords
 		}
+		if expr.Lookup(n).Syntax {
+			continue // ITEM, ARRAY_VALUE_CONSTRUCTOR: written arr[i], ARRAY[...]
+		}
 		switch n {
 		case "CASE", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "DATE", "TIME", "TIMESTAMP":
 			out = append(out, n+" ")
@@ -33,10 +36,10 @@ func functionWords() []string {
 // group, with its signatures and what it returns.
 func writeFunctionHelp(out io.Writer) error {
 	w := bufio.NewWriter(out)
-	for _, g := range []string{"time", "text", "number", "condition", "json", "other"} {
-		fmt.Fprintf(w, "%s functions:\n", strings.ToUpper(g[:1])+g[1:])
+	for _, g := range expr.Groups {
+		fmt.Fprintf(w, "%s functions:\n", strings.ToUpper(g.Key[:1])+g.Key[1:])
 		for _, f := range expr.Functions {
-			if f.Group != g {
+			if f.Group != g.Key {
 				continue
 			}
 			fmt.Fprintf(w, "  %-18s %s\n", f.Name, f.Doc)

@@ -1,0 +1,119 @@
+package executor
+
+import (
+	"context"
+
+	"streamql/executor/expr"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// unnestSource is the Source of a job whose query has CROSS JOIN UNNEST
+// (plan.Unnest, SPEC 2.10): it reads the inner stream and gives each of its
+// rows once per element of the ARRAY (or entry of the MAP) the Unnest's
+// expression gives for it, with the element (key and value) in the columns
+// after the stream's. A row whose value is NULL or empty gives no row. The
+// expansion is lazy: one input row with a 100k-element array is given over
+// as many batches as it fills, so memory does not grow with the number of
+// rows one input row yields (issue 30's rule). Malformed input rows pass
+// through to the job as they are.
+type unnestSource struct {
+	inner    Source
+	k        *expr.Kernel
+	in       *vector.Batch
+	x        *vector.Vec // the expression's values for in's rows
+	ncols    int         // the inner stream's columns
+	row, el  int         // the next input row and element to give
+	pending  bool        // in holds rows not all given
+	innerErr error       // the inner source's error, returned once in is given
+	sel      []int32
+}
+
+// newUnnestSource opens job.Unnest's inner stream through env.
+func newUnnestSource(ctx context.Context, job *plan.Job, env *Env) (*unnestSource, error) {
+	u := job.Unnest
+	src, err := env.Open(ctx, u.Inner)
+	if err != nil {
+		return nil, err
+	}
+	return &unnestSource{inner: src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns)}, nil
+}
+
+// Next gives the next unnested rows (Source.Next): those of the input rows
+// already read, else of the inner source's next batch; the inner source's
+// error (io.EOF, ErrWaiting, ...) once its rows are all given.
+func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
+	b.Reset()
+	for {
+		if s.pending {
+			if s.fill(b); b.N > 0 {
+				return nil
+			}
+		}
+		if err := s.innerErr; err != nil {
+			s.innerErr = nil
+			return err
+		}
+		err := s.inner.Next(s.in, bad)
+		if s.in.N > 0 {
+			s.sel = s.sel[:0]
+			for i := range s.in.N {
+				s.sel = append(s.sel, int32(i))
+			}
+			s.x = s.k.Eval(s.in, s.sel)
+			s.row, s.el, s.pending = 0, 0, true
+		}
+		switch {
+		case err != nil && !s.pending:
+			return err
+		case err != nil:
+			s.innerErr = err // after the rows read with it
+		case !s.pending:
+			return nil // no row (malformed rows only, if any): the job handles them now
+		}
+	}
+}
+
+// fill appends unnested rows to b until it is full or in is all given.
+func (s *unnestSource) fill(b *vector.Batch) {
+	x, in := s.x, s.in
+	for s.row < in.N && b.N < vector.Cap {
+		r := s.row
+		if x.Null[r] {
+			s.row, s.el = s.row+1, 0
+			continue
+		}
+		off, n := x.Elems(r)
+		for ; s.el < n && b.N < vector.Cap; s.el++ {
+			o := b.N
+			for c := range s.ncols {
+				b.Cols[c].ShareValue(o, in.Cols[c], r)
+			}
+			for k, kid := range x.Kids {
+				d := b.Cols[s.ncols+k]
+				if e := off + s.el; kid.Null[e] {
+					d.Null[o] = true
+				} else {
+					d.CopyValue(o, kid, e)
+				}
+			}
+			b.Pos[o] = in.Pos[r]
+			b.N++
+		}
+		if s.el >= n {
+			s.row, s.el = s.row+1, 0
+		}
+	}
+	if s.row >= in.N {
+		s.pending = false
+	}
+}
+
+// Position renders an input position (Source.Position).
+func (s *unnestSource) Position(line int64) string { return s.inner.Position(line) }
+
+// Progress is the inner source's (Source.Progress).
+func (s *unnestSource) Progress() (read, total int64) { return s.inner.Progress() }
+
+// Close closes the inner source.
+func (s *unnestSource) Close() error { return s.inner.Close() }

@@ -1,0 +1,108 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"streamql/catalog"
+	"streamql/parser"
+	"streamql/planner/plan"
+)
+
+// ruleUnnest plans FROM s CROSS JOIN UNNEST(x) AS t (c, ...) (SPEC 2.10):
+// x, an ARRAY or MAP column (or a ROW's field) of s, is compiled over s's
+// batch; the query then reads s's columns and the new ones (t.c, or c
+// alone), each row of s repeated per element (plan.Unnest, run by
+// executor/unnest.go). The new columns stand after s's, so s's event-time
+// column, watermark and errors stay as they are.
+func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
+	sel := sp.sel
+	if sp.join != nil && sp.join.Right != nil || sp.sel.Window != nil || sp.q.From == nil {
+		return parser.Errorf(u.Pos, "CROSS JOIN UNNEST reads one stream: it cannot be combined with another join, a window function or a query without FROM")
+	}
+	inner := sp.st
+	innerTypes, innerWM := batchLayout(inner)
+	// x, as a column reference over the inner stream
+	name := &ast.ColumnName{}
+	switch p := u.Path; len(p) {
+	case 1:
+		name.Name = ast.NewCIStr(p[0])
+	case 2:
+		name.Table, name.Name = ast.NewCIStr(p[0]), ast.NewCIStr(p[1])
+	default:
+		name.Schema, name.Table, name.Name = ast.NewCIStr(p[0]), ast.NewCIStr(p[1]), ast.NewCIStr(p[2])
+	}
+	node := &ast.ColumnNameExpr{Name: name}
+	locate := sel.Locate
+	isc := &scope{
+		rels: []relation{{stream: inner, name: sp.name}},
+		locate: func(n ast.Node) int {
+			if n == node {
+				return u.PathPos
+			}
+			return locate(n)
+		},
+		casts: sel.Casts, src: sp.p.Source,
+		watermark: func(int) int { return innerWM },
+		uses:      make([]bool, len(innerTypes)),
+		ticks:     sp.ticks,
+		funcs:     sp.p.Funcs,
+	}
+	x, err := isc.compile(node)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(u.Path, ".")
+	var types []catalog.Type
+	switch x.Type.Kind() {
+	case catalog.KindArray:
+		if len(u.Columns) != 1 {
+			return parser.Errorf(u.ColumnPos[0], "UNNEST of an ARRAY (%s is %s) gives one column: AS t (%s)", text, x.Type, u.Columns[0])
+		}
+		types = []catalog.Type{x.Type.Elem()}
+	case catalog.KindMap:
+		if len(u.Columns) != 2 {
+			return parser.Errorf(u.ColumnPos[0], "UNNEST of a MAP (%s is %s) gives two columns, key and value: AS t (k, v)", text, x.Type)
+		}
+		types = []catalog.Type{x.Type.Key(), x.Type.Elem()}
+	default:
+		return parser.Errorf(u.PathPos, "UNNEST needs an ARRAY or a MAP; %s is %s", text, x.Type)
+	}
+	alias := u.Alias
+	if alias == "" {
+		alias = "UNNEST"
+	}
+	for k, c := range u.Columns {
+		for j := range k {
+			if strings.EqualFold(u.Columns[j], c) {
+				return parser.Errorf(u.ColumnPos[k], "UNNEST's column %s is named twice", c)
+			}
+		}
+	}
+	sp.unnest = &plan.Unnest{Inner: inner, InnerTypes: innerTypes, Expr: x, Text: "UNNEST(" + text + ") AS " + alias + " (" + strings.Join(u.Columns, ", ") + ")"}
+	sp.st = plan.UnnestedStream(inner, alias, u.Columns, types)
+	newCols := &catalog.Stream{Name: alias, EventTime: -1, Columns: sp.st.Columns[len(inner.Columns):]}
+	batch, wm := batchLayout(sp.st)
+	sp.wm = wm
+	sp.sc = &scope{
+		rels:   []relation{{stream: inner, name: sp.name}, {stream: newCols, name: alias, offset: len(inner.Columns)}},
+		locate: sel.Locate, casts: sel.Casts, src: sp.p.Source,
+		watermark: func(int) int { return wm },
+		uses:      make([]bool, len(batch)),
+		ticks:     sp.ticks,
+		funcs:     sp.p.Funcs,
+		prefer:    -1,
+	}
+	return nil
+}
+
+// ruleUnnestJob gives a job whose query unnests (SPEC 2.10) its Unnest.
+func ruleUnnestJob(j *Job) {
+	for _, b := range j.AllBranches() {
+		if b.Unnest != nil {
+			j.Unnest = b.Unnest
+			return
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package tests
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// nestedDDL declares a json stream of nested columns (SPEC 2.10).
+const nestedDDL = `CREATE STREAM ev (id BIGINT, tags ARRAY<VARCHAR>, attrs MAP<VARCHAR, BIGINT>,
+  dev ROW<id BIGINT, name VARCHAR, pos ARRAY<DOUBLE>>) WITH ('connector'='file', 'path'='ev.%s', 'format'='%s');
+`
+
+const nestedJSON = `{"id":1,"tags":["a","b, c",null],"attrs":{"x":1,"y":2},"dev":{"id":7,"name":"d\"7","pos":[1.5,-2.0]}}
+{"id":2,"tags":[],"attrs":{},"dev":null}
+{"id":3,"tags":null,"attrs":{"z":null},"dev":{"name":"n","pos":[]}}
+`
+
+// TestNestedFormats: ARRAY, MAP and ROW print as Flink prints them in
+// table, plain and markdown ([a, b], {x=1}, (7, n), NULL inside as NULL),
+// json writes nested JSON, csv and tsv their JSON text (SPEC 2.10); what
+// json and csv write reads back to the same rows (round trip).
+func TestNestedFormats(t *testing.T) {
+	q := fmt.Sprintf(nestedDDL, "json", "json") + "SELECT * FROM ev;\n"
+	want := map[string]string{
+		"plain": "(1,[a, b, c, NULL],{x=1, y=2},(7, d\"7, [1.5, -2.0]))\n(2,[],{},null)\n(3,null,{z=NULL},(NULL, n, []))\n",
+		"json":  nestedJSONOut,
+		"csv": "id,tags,attrs,dev\n" +
+			`1,"[""a"",""b, c"",null]","{""x"":1,""y"":2}","{""id"":7,""name"":""d\""7"",""pos"":[1.5,-2.0]}"` + "\n" +
+			"2,[],{},\n" +
+			`3,,"{""z"":null}","{""id"":null,""name"":""n"",""pos"":[]}"` + "\n",
+		"markdown": "| id | tags | attrs | dev |\n|---:|---|---|---|\n| 1 | [a, b, c, NULL] | {x=1, y=2} | (7, d\"7, [1.5, -2.0]) |\n| 2 | [] | {} | NULL |\n| 3 | NULL | {z=NULL} | (NULL, n, []) |\n\n",
+	}
+	for _, f := range []string{"table", "plain", "json", "csv", "tsv", "markdown"} {
+		out, errs, code := runSQL(t, map[string]string{"ev.json": nestedJSON}, q, "--format", f)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f, code, errs)
+		}
+		if w, ok := want[f]; ok && out != w {
+			t.Errorf("%s: got\n%s\nwant\n%s", f, out, w)
+		}
+		if f == "table" && !strings.Contains(out, "│  1 │ [a, b, c, NULL] │ {x=1, y=2} │ (7, d\"7, [1.5, -2.0]) │") {
+			t.Errorf("table: got\n%s", out)
+		}
+		if f == "tsv" && !strings.Contains(out, "2\t[]\t{}\t\n") {
+			t.Errorf("tsv: got\n%s", out)
+		}
+	}
+	// round trips: json output read as json input, csv output read as csv
+	// input, give the same json rows
+	for _, f := range []string{"json", "csv"} {
+		out, errs, _ := runSQL(t, map[string]string{"ev.json": nestedJSON}, q, "--format", f)
+		back := fmt.Sprintf(nestedDDL, f, f) + "SELECT * FROM ev;\n"
+		if f == "csv" {
+			back = strings.Replace(back, "'format'='csv'", "'format'='csv', 'csv.header'='true'", 1)
+		}
+		got, errs2, code := runSQL(t, map[string]string{"ev." + f: out}, back, "--format", "json")
+		if code != 0 || got != nestedJSONOut {
+			t.Errorf("%s round trip: exit %d, got\n%s\nwant\n%s\n%s%s", f, code, got, nestedJSONOut, errs, errs2)
+		}
+	}
+}
+
+const nestedJSONOut = `{"id":1,"tags":["a","b, c",null],"attrs":{"x":1,"y":2},"dev":{"id":7,"name":"d\"7","pos":[1.5,-2.0]}}
+{"id":2,"tags":[],"attrs":{},"dev":null}
+{"id":3,"tags":null,"attrs":{"z":null},"dev":{"id":null,"name":"n","pos":[]}}
+`
+
+// TestNestedAccess: arr[i] (from 1, NULL out of range), map['k'],
+// row.field, CARDINALITY and the constructors end to end, and a value that
+// does not fit its type goes to the errors output with the column's name.
+func TestNestedAccess(t *testing.T) {
+	q := fmt.Sprintf(nestedDDL, "json", "json") + `SELECT id, tags[1], tags[4], attrs['y'], dev.name, ev.dev.pos[2], CARDINALITY(tags), ARRAY[id, dev.id], MAP['k', dev.name], ROW(id, tags[2]).EXPR$1 FROM ev;` + "\n"
+	data := nestedJSON + `{"id":4,"tags":[1,{"a":2}],"attrs":{"x":"no"},"dev":null}` + "\n"
+	out, errs, code := runSQL(t, map[string]string{"ev.json": data}, q, "--format", "csv")
+	want := "id,tags[1],tags[4],attrs['y'],dev.name,ev.dev.pos[2],CARDINALITY(tags),\"ARRAY[id, dev.id]\",\"MAP['k', dev.name]\",\"ROW(id, tags[2]).EXPR$1\"\n" +
+		"1,a,,2,\"d\"\"7\",-2.0,3,\"[1,7]\",\"{\"\"k\"\":\"\"d\\\"\"7\"\"}\",\"b, c\"\n" +
+		"2,,,,,,0,\"[2,null]\",\"{\"\"k\"\":null}\",\n" +
+		"3,,,,n,,,\"[3,null]\",\"{\"\"k\"\":\"\"n\"\"}\",\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, got\n%s\nwant\n%s\n%s", code, out, want, errs)
+	}
+	if !strings.Contains(errs, `column attrs: map key "x": `) && !strings.Contains(errs, "column attrs:") {
+		t.Errorf("the row whose MAP value is not a BIGINT is not malformed: %s", errs)
+	}
+}
+
+// TestNestedThroughOperators: nested values pass whole through a join's
+// held rows (op.Rows keeps them as their JSON text), a side branch (which
+// takes row 1 first: SPEC 2.1's first match), LIMIT,
+// CASE and COALESCE, and JSON_STRING writes them as nested JSON.
+func TestNestedThroughOperators(t *testing.T) {
+	q := fmt.Sprintf(nestedDDL, "json", "json") +
+		"SELECT a.id, a.tags, b.dev, b.attrs FROM ev a JOIN ev b ON a.id = b.id;\n" +
+		"SELECT dev INTO SIDE 'devs' FROM ev WHERE id = 1;\n" +
+		"SELECT IF(id = 2, ARRAY['two'], tags) AS t, COALESCE(dev.pos, ARRAY[0.5]) AS p, JSON_STRING(dev) AS j FROM ev LIMIT 3;\n"
+	out, errs, code := runSQL(t, map[string]string{"ev.json": nestedJSON}, q, "--format", "plain")
+	want := "(1,[a, b, c, NULL],(7, d\"7, [1.5, -2.0]),{x=1, y=2})\n(2,[],null,{})\n(3,null,(NULL, n, []),{z=NULL})\n" +
+		"devs> ((7, d\"7, [1.5, -2.0]))\n" +
+		"main> ([two],[0.5],null)\nmain> (null,[],{\"id\":null,\"name\":\"n\",\"pos\":[]})\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, got\n%s\nwant\n%s\n%s", code, out, want, errs)
+	}
+}
+
+// TestUnnestAgainstReference: CROSS JOIN UNNEST of an ARRAY and of a MAP
+// (SPEC 2.10) over random rows gives, in input order, one row per element
+// (entry), none for a NULL or empty value, as a reference that expands the
+// whole input computes; a filter on the new column and an aggregate over
+// them work on the unnested rows.
+func TestUnnestAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(25))
+	var in strings.Builder
+	var wantArr, wantMap []string
+	counts := map[string]int{}
+	for id := 1; id <= 400; id++ {
+		var tags []string
+		var tagsJSON string
+		switch rng.Intn(6) {
+		case 0:
+			tagsJSON = "null"
+		case 1:
+			tagsJSON = "[]"
+		default:
+			for range rng.Intn(2500) / (1 + rng.Intn(50)) {
+				tags = append(tags, fmt.Sprintf("t%d", rng.Intn(20)))
+			}
+			tagsJSON = `["` + strings.Join(tags, `","`) + `"]`
+			if len(tags) == 0 {
+				tagsJSON = "[]"
+			}
+		}
+		keys := rng.Intn(4)
+		var kv []string
+		for k := range keys {
+			kv = append(kv, fmt.Sprintf(`"k%d":%d`, k, id*10+k))
+			wantMap = append(wantMap, fmt.Sprintf("%d,k%d,%d", id, k, id*10+k))
+		}
+		fmt.Fprintf(&in, `{"id":%d,"tags":%s,"attrs":{%s},"dev":null}`+"\n", id, tagsJSON, strings.Join(kv, ","))
+		for _, tg := range tags {
+			wantArr = append(wantArr, fmt.Sprintf("%d,%s", id, tg))
+			counts[tg]++
+		}
+	}
+	files := map[string]string{"ev.json": in.String()}
+	ddl := fmt.Sprintf(nestedDDL, "json", "json")
+	out, errs, code := runSQL(t, files, ddl+"SELECT id, x FROM ev CROSS JOIN UNNEST(tags) AS t (x);\n", "--format", "csv")
+	if want := "id,x\n" + strings.Join(wantArr, "\n") + "\n"; code != 0 || out != want {
+		t.Errorf("UNNEST of an ARRAY: exit %d, %d lines, want %d\n%s", code, strings.Count(out, "\n"), len(wantArr)+1, errs)
+	}
+	out, errs, code = runSQL(t, files, ddl+"SELECT id, k, v FROM ev, UNNEST(attrs) AS m (k, v);\n", "--format", "csv")
+	if want := "id,k,v\n" + strings.Join(wantMap, "\n") + "\n"; code != 0 || out != want {
+		t.Errorf("UNNEST of a MAP: exit %d, got\n%.300s\nwant\n%.300s\n%s", code, out, want, errs)
+	}
+	out, errs, code = runSQL(t, files, ddl+"SELECT x, COUNT(*) AS n FROM ev CROSS JOIN UNNEST(tags) AS t (x) WHERE x <> 't0' GROUP BY x;\n", "--format", "csv")
+	var wantCounts []string
+	for tg, n := range counts {
+		if tg != "t0" {
+			wantCounts = append(wantCounts, fmt.Sprintf("%s,%d", tg, n))
+		}
+	}
+	got := strings.Split(strings.TrimSpace(out), "\n")
+	if len(got) > 0 {
+		got = got[1:]
+	}
+	sort.Strings(got)
+	sort.Strings(wantCounts)
+	if code != 0 || strings.Join(got, "\n") != strings.Join(wantCounts, "\n") {
+		t.Errorf("aggregate over UNNEST: exit %d, got %v, want %v\n%s", code, got, wantCounts, errs)
+	}
+}
+
+// TestUnnestLargeArray: one row whose ARRAY has 100k elements unnests into
+// 100k rows, given batch by batch (the rows one input row yields are not
+// all held at once).
+func TestUnnestLargeArray(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":1,"tags":[`)
+	for i := range 100000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%d"`, i)
+	}
+	b.WriteString("]}\n")
+	out, errs, code := runSQL(t, map[string]string{"ev.json": b.String()}, fmt.Sprintf(nestedDDL, "json", "json")+
+		"SELECT COUNT(*) AS n, MAX(CAST(x AS BIGINT)) AS m, SUM(CARDINALITY(tags)) / 100000 AS c FROM ev CROSS JOIN UNNEST(tags) AS t (x);\n", "--format", "csv")
+	if code != 0 || out != "n,m,c\n100000,99999,100000.0\n" {
+		t.Errorf("exit %d, got %q\n%s", code, out, errs)
+	}
+}
+
+// TestNestedPlanningErrors: mistakes with nested values are planning errors
+// (exit 2) with a caret under the offending text.
+func TestNestedPlanningErrors(t *testing.T) {
+	for _, c := range []struct{ query, msg, caret string }{
+		{"SELECT tags['a'] FROM ev;", "an ARRAY's index is a BIGINT (from 1), got 'a' (VARCHAR)", "'a'"},
+		{"SELECT dev.nme FROM ev;", "unknown field 'nme' of dev", "dev.nme"},
+		{"SELECT attrs[1] FROM ev;", "the keys of attrs (MAP<VARCHAR, BIGINT>) are VARCHAR, got 1 (BIGINT)", "1]"},
+		{"SELECT x FROM ev CROSS JOIN UNNEST(id) AS t (x);", "UNNEST needs an ARRAY or a MAP; id is BIGINT", "id)"},
+		{"SELECT x FROM ev CROSS JOIN UNNEST(attrs) AS t (x);", "UNNEST of a MAP (attrs is MAP<VARCHAR, BIGINT>) gives two columns", "x)"},
+		{"SELECT x FROM ev CROSS JOIN UNNEST(nope) AS t (x);", "unknown column 'nope'", "nope)"},
+		{"SELECT x FROM ev CROSS JOIN UNNEST(tags) AS t;", "UNNEST needs names for its columns", ";"},
+		{"SELECT CAST(id AS ROW<a BIGINT>) FROM ev;", "CAST from BIGINT to ROW<a BIGINT> is not supported", "CAST("},
+		// nested values are not compared, grouped or aggregated whole (their parts are)
+		{"SELECT id FROM ev WHERE tags = tags;", "cannot compare tags (ARRAY<VARCHAR>) with tags (ARRAY<VARCHAR>)", "tags ="},
+		{"SELECT tags, COUNT(*) FROM ev GROUP BY tags;", "GROUP BY tags (ARRAY<VARCHAR>) is not supported", "tags;"},
+		{"SELECT MAX(dev) FROM ev;", "MAX of dev (ROW<id BIGINT, name VARCHAR, pos ARRAY<DOUBLE>>) is not supported", "dev)"},
+		{"SELECT a.id FROM ev a JOIN ev b ON a.attrs = b.attrs;", "the join key a.attrs (MAP<VARCHAR, BIGINT>) is an ARRAY, MAP or ROW", "a.attrs ="},
+		{"SELECT NULLIF(tags, tags) FROM ev;", "NULLIF does not take tags (ARRAY<VARCHAR>) as argument 1", "tags,"},
+	} {
+		q := fmt.Sprintf(nestedDDL, "json", "json") + c.query + "\n"
+		_, errs, code := runSQL(t, map[string]string{"ev.json": nestedJSON}, q)
+		if code != 2 || !strings.Contains(errs, c.msg) {
+			t.Errorf("%s: exit %d, %s; want exit 2 and %q", c.query, code, errs, c.msg)
+			continue
+		}
+		// the caret stands under the offending text
+		lines := strings.Split(errs, "\n")
+		found := false
+		for k := 1; k < len(lines); k++ {
+			if p := strings.Index(lines[k], "^"); p >= 0 && strings.TrimSpace(lines[k]) == "^" {
+				src := []rune(lines[k-1])
+				col := len([]rune(lines[k][:p]))
+				found = col < len(src) && strings.HasPrefix(string(src[col:]), c.caret)
+			}
+		}
+		if !found {
+			t.Errorf("%s: the caret is not under %q:\n%s", c.query, c.caret, errs)
+		}
+	}
+}
