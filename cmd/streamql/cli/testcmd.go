@@ -225,6 +225,7 @@ type caseRun struct {
 	code           int
 	stdout, stderr string
 	sides          map[string]string
+	plans          casePlans // what its jobs' plans say (for --shuffle)
 }
 
 // caseReport is the verdict on one case: no problems means it passed.
@@ -290,7 +291,8 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 	var out, errb strings.Builder
 	// Relative paths in a script resolve against the script's folder, so the
 	// absolute script path runs the case as if in its folder (no process-wide chdir).
-	code := Run(cctx, []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
+	var plans casePlans
+	code := Run(withJobObserver(cctx, plans.add), []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
 		strings.NewReader(""), &out, &errb)
 	if ctx.Err() != nil {
 		return run, ""
@@ -305,7 +307,7 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 		}
 		return run, p
 	}
-	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}}
+	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}, plans: plans}
 	entries, _ := os.ReadDir(side)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".csv") && e.Type().IsRegular() {
