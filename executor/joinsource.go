@@ -42,7 +42,8 @@ type joinSource struct {
 	fail  error
 	lateR Routed
 	sel   []int32
-	late  [2]*LateRows // each input's late rows, for the end-of-job notice (Stats.Late)
+	late  [2]*LateRows      // each input's late rows, for the end-of-job notice (Stats.Late)
+	an    *BothJoinAnalysis // EXPLAIN ANALYZE's measures (analyzejoin.go), nil when not analyzing
 }
 
 // joinInput is one input of a joinSource.
@@ -265,6 +266,9 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	s := port - op.JoinLateLeft
 	in := &js.both.Inputs[s]
 	js.late[s].Rows += int64(b.N)
+	if js.an != nil {
+		js.an.measureLate(js, s, b)
+	}
 	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
 	js.sel = js.sel[:0]
 	for i := range b.N {

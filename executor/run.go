@@ -158,6 +158,9 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	}
 	if js != nil {
 		js.sink = sink
+		if timed {
+			an.setBoth(js)
+		}
 	}
 	stats.Analysis = an
 	err = runJob(withLive(withChunkSize(ctx, env.ChunkSize), env.live), job, src, srcs, joins, sink, &stats, budget)
