@@ -37,7 +37,8 @@ import (
 // partitioned stream come in arrival order). A case with a LIMIT, a join or
 // an aggregate of the arrival order (LISTAGG, FIRST_VALUE, LAST_VALUE) is not
 // split: which rows come first decides its result. Kafka inputs are
-// read as they are: killing and restarting a process is not tried yet.
+// read as they are; a case that reads one is also run as a process that is
+// killed and restarted (killRestart, shufflekafka.go).
 //
 // A case whose jobs' plans call a function that reads the clock or a random
 // source (plan.Job.Volatile: PROCTIME(), NOW(), CURRENT_TIMESTAMP, RAND(), …)
@@ -59,6 +60,7 @@ type casePlans struct {
 	// first, its watermark per row), an aggregate of the arrival order
 	// (LISTAGG, FIRST_VALUE, LAST_VALUE)
 	orderBound bool
+	kafka      bool // a job reads a Kafka stream (killRestart)
 }
 
 // add records job's plan.
@@ -71,6 +73,9 @@ func (c *casePlans) add(job *planner.Job) {
 	sort.Strings(c.volatile)
 	if job.Both != nil {
 		c.orderBound = true
+	}
+	if readsKafka(job) {
+		c.kafka = true
 	}
 	for _, b := range job.AllBranches() {
 		if b.Limit >= 0 || b.Join != nil || b.Both != nil {
@@ -133,6 +138,9 @@ func (o *shuffleOpts) shuffleCase(ctx context.Context, c testCase, timeout time.
 			head := fmt.Sprintf("differs from the %s %s; reproduce with: streamql test --shuffle 1 --seed %d %s", what, v.describe(seed), seed, c.name)
 			return append([]string{head}, diffs...), ""
 		}
+	}
+	if first.plans.kafka {
+		return killRestart(ctx, c, timeout, first, o.seed)
 	}
 	return nil, ""
 }

@@ -33,6 +33,11 @@ DIR or no case found. (A script named test runs with 'streamql ./test'.)
 --shuffle reruns each passing case N more times (default 3) with other batch
 sizes and its inputs split into partitions read in other orders; a difference
 from the first run fails the case with a diff and the --seed that reproduces it.
+A case that reads Kafka also runs as a process killed (SIGKILL) in the middle
+of its output and restarted: the two must hold every row of the first run. A
+case whose query reads the clock (PROCTIME(), NOW(), RAND()) is not rerun.
+Each run reads Kafka with consumer groups of its own (the case's group.id and
+a suffix), so a case reads its topics the same way every time.
 
 flags:
 `
@@ -292,7 +297,8 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 	// Relative paths in a script resolve against the script's folder, so the
 	// absolute script path runs the case as if in its folder (no process-wide chdir).
 	var plans casePlans
-	code := Run(withJobObserver(cctx, plans.add), []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
+	// (each run reads its Kafka topics as a new job: consumer groups of its own)
+	code := Run(withGroupSuffix(withJobObserver(cctx, plans.add), newGroupSuffix()), []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
 		strings.NewReader(""), &out, &errb)
 	if ctx.Err() != nil {
 		return run, ""
