@@ -244,15 +244,7 @@ func runChild(ctx context.Context, exe string, c testCase, timeout time.Duration
 		lines = bytes.Count(out.Bytes(), []byte{'\n'})
 	}
 	stderrText := strings.NewReplacer(c.dir+string(filepath.Separator), "", side, "<side-dir>").Replace(errb.String())
-	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}}
-	entries, _ := os.ReadDir(side)
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".csv") && e.Type().IsRegular() {
-			if b, err := os.ReadFile(filepath.Join(side, e.Name())); err == nil {
-				run.sides[e.Name()] = string(b)
-			}
-		}
-	}
+	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: readSides(side)}
 	return run, lines, ""
 }
 

@@ -313,17 +313,22 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 		}
 		return run, p
 	}
-	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}, plans: plans}
+	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: readSides(side), plans: plans}
+	return run, ""
+}
+
+// readSides returns the side files of a run's side dir (.csv, regular), by name.
+func readSides(side string) map[string]string {
+	sides := map[string]string{}
 	entries, _ := os.ReadDir(side)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".csv") && e.Type().IsRegular() {
-			b, err := os.ReadFile(filepath.Join(side, e.Name()))
-			if err == nil {
-				run.sides[e.Name()] = string(b)
+			if b, err := os.ReadFile(filepath.Join(side, e.Name())); err == nil {
+				sides[e.Name()] = string(b)
 			}
 		}
 	}
-	return run, ""
+	return sides
 }
 
 // compareCase checks run against the folder exp: exit status (expected/exit,
