@@ -84,6 +84,8 @@ def prepare(name, sq):
     if name.startswith("nexmark-"):
         q = name[len("nexmark-"):]
         data = os.path.join(WORK, "nexmark")
+        for f in glob.glob(os.path.join(TOP, "queries", "nexmark", "*.csv")):  # (q13's side input: Flink reads it from here)
+            shutil.copy(f, work)
         script = ".read %s\n.read %s\n" % (os.path.join(data, "files.sql"), os.path.join(TOP, "queries", "nexmark", q + ".sql"))
         open(os.path.join(work, "query.sql"), "w", encoding="utf-8").write(script)
         return work, "nexmark connector replaced by json files of its %d events" % NEXMARK_EVENTS
@@ -114,10 +116,22 @@ def prepare(name, sq):
     return work, note
 
 
+TIMESTAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.(\d*?))?0*$")
+
+
+def value(field):
+    """A csv field as a value: a timestamp without its fraction's trailing
+    zeros (Flink prints 00:00:00 where streamql prints 00:00:00.000)."""
+    m = TIMESTAMP.match(field)
+    if m:
+        return m.group(1) + ("." + m.group(2) if m.group(2) else "")
+    return field
+
+
 def rows_of(text, header):
     out = []
     for r in csv.reader(io.StringIO(text)):
-        out.append(tuple(r))
+        out.append(tuple(value(f) for f in r))
     if header and out:
         out = out[1:]
     return sorted(out)
@@ -279,14 +293,28 @@ def main():
 
 
 def write_results(results):
+    """Writes RESULTS.md: this run's rows, and with picked scripts (NAME ...)
+    the previous rows of the scripts not run again, under their own run line."""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    path = os.path.join(HERE, "RESULTS.md")
+    runs, kept = [], []
+    if sys.argv[1:] and os.path.exists(path):
+        for line in open(path, encoding="utf-8").read().splitlines():
+            if line.startswith("Last run: ") or line.startswith("Also: "):
+                runs.append("Also: " + line.split(": ", 1)[1])
+            elif line.startswith("| ") and not line.startswith("| script ") and line.split(" | ")[0][2:] not in results:
+                kept.append(line)
+    if not kept:
+        runs = []
     lines = ["# bench/flink-export: results", "",
-             "Last run: %s, `python3 bench/flink-export/run.py%s` (Apache Flink 2.3.0, local MiniCluster, parallelism 2)." % (
-                 now, "".join(" " + a for a in sys.argv[1:])), "",
+             "Last run: %s, `python3 bench/flink-export/run.py%s` (Apache Flink 2.3.0, local MiniCluster, parallelism 2)%s." % (
+                 now, "".join(" " + a for a in sys.argv[1:]), ": the scripts it names; the other rows come from the runs below" if kept else "")] + runs + ["",
              "Each script runs on streamql (`--format csv --side-dir`) and, exported by `streamql export --flink`, on Flink;",
-             "each output's rows are compared as sorted multisets (csv fields; NULL and '' compare equal).",
+             "each output's rows are compared as sorted multisets (csv fields; NULL and '' compare equal; a timestamp as its value:",
+             "Flink prints 00:00:00 where streamql prints 00:00:00.000).",
              "Eligible: the export lists no difference, or only the errors side output of a stream that had no malformed row.", "",
              "| script | eligible | verdict | outputs (streamql/Flink rows) | notes |", "|---|---|---|---|---|"]
+    lines += kept
     for name, r in results.items():
         notes = [r["note"]] if r["note"] else []
         notes += ["listed: " + d.split(": ", 1)[1][:90] + "…" for d in r["diffs"] if "malformed rows go to the side output" not in d]
