@@ -51,8 +51,12 @@ type Analysis struct {
 	// Late are the job's window late outputs with how late their rows were
 	// (analyzeflow.go), in branch order.
 	Late []LateAnalysis
+	// Both is the job's join of two streams (analyzejoin.go), nil when the
+	// job reads one stream.
+	Both *BothJoinAnalysis
 
 	chain *chain       // the probe chain, read at the end
+	both  *joinSource  // the job's join of two streams, nil when none
 	agg   *aggOperator // its aggregate operator, nil when none
 	joins []*joinState
 	hold  *holder
@@ -175,6 +179,7 @@ func (a *Analysis) finish(job *plan.Job) {
 	if h := a.hold; h != nil {
 		a.HeldRowsMax, a.HeldBytesMax = h.maxRows, h.maxBytes
 	}
+	a.bothResults()
 }
 
 // finalWatermark is the watermark wm (ms, valid when set) of stream as its

@@ -42,7 +42,8 @@ type joinSource struct {
 	fail  error
 	lateR Routed
 	sel   []int32
-	late  [2]*LateRows // each input's late rows, for the end-of-job notice (Stats.Late)
+	late  [2]*LateRows      // each input's late rows, for the end-of-job notice (Stats.Late)
+	an    *BothJoinAnalysis // EXPLAIN ANALYZE's measures (analyzejoin.go), nil when not analyzing
 }
 
 // joinInput is one input of a joinSource.
@@ -55,6 +56,7 @@ type joinInput struct {
 	es   *StreamErrors
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
+	kept *vector.Batch  // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
 	done bool
 }
 
@@ -172,14 +174,9 @@ func (js *joinSource) read(s int) error {
 	}
 	n := ji.b.N
 	var failure error
+	ji.errs = ji.errs[:0]
 	if len(ji.bad) > 0 {
-		ji.errs = ji.errs[:0]
 		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es, &ji.errs)
-		if len(ji.errs) > 0 {
-			if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
-				return err
-			}
-		}
 		ji.b.N = n
 	}
 	js.sel = js.sel[:0]
@@ -187,7 +184,19 @@ func (js *joinSource) read(s int) error {
 		js.sel = append(js.sel, int32(i))
 	}
 	if ji.wmk != nil && n > 0 {
-		ji.wmk.stamp(ji.b, js.sel)
+		if ji.wmk.max != nil {
+			if err := js.refuseFuture(ji); err != nil && failure == nil {
+				failure = err
+			}
+			n = ji.b.N
+		} else {
+			ji.wmk.stamp(ji.b, js.sel)
+		}
+	}
+	if len(ji.errs) > 0 {
+		if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
+			return err
+		}
 	}
 	base := len(ji.in.Types) - len(ji.keys)
 	for k, kern := range ji.keys { // the computed keys, into their columns
@@ -204,6 +213,39 @@ func (js *joinSource) read(s int) error {
 		}
 	}
 	return failure
+}
+
+// refuseFuture stamps input ji's batch under its 'watermark.max-future'
+// (SPEC 4, "Finding out why"; maxfuture.go): a row whose event time is more
+// than the option above the input's watermark does not move it, goes where the
+// input's errors policy says (added to ji.errs in input order, or the job's
+// *RowError with 'errors'='fail'), and is taken out of the batch before the
+// join sees it, so one row stamped in the future cannot make the other rows
+// of its input late for the join.
+func (js *joinSource) refuseFuture(ji *joinInput) error {
+	m := ji.wmk.max
+	m.src, m.es = ji.src, ji.es
+	sel, _ := m.advance(ji.wmk, ji.b, js.sel, nil, false)
+	ji.wmk.live.store(ji.wmk.wm, ji.wmk.set)
+	if len(m.rej) == 0 {
+		return nil
+	}
+	r := Routed{In: ji.b, Sel: sel, Bad: ji.errs}
+	err := m.refuse(ji.in.Stream, &r)
+	ji.errs = r.Bad
+	if ji.kept == nil {
+		ji.kept = vector.NewBatch(ji.in.Types)
+	}
+	ji.kept.Reset()
+	for _, i := range r.Sel {
+		ji.kept.AppendRows(ji.b, int(i), int(i)+1)
+	}
+	ji.b, ji.kept = ji.kept, ji.b
+	js.sel = js.sel[:0] // (advance compacted it in place)
+	for i := range ji.b.N {
+		js.sel = append(js.sel, int32(i))
+	}
+	return err
 }
 
 // Emit implements op.Emitter: joined rows join the queue; late rows go to
@@ -224,6 +266,9 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	s := port - op.JoinLateLeft
 	in := &js.both.Inputs[s]
 	js.late[s].Rows += int64(b.N)
+	if js.an != nil {
+		js.an.measureLate(js, s, b)
+	}
 	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
 	js.sel = js.sel[:0]
 	for i := range b.N {

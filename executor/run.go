@@ -172,6 +172,9 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	}
 	if js != nil {
 		js.sink = sink
+		if timed {
+			an.setBoth(js)
+		}
 	}
 	hub.sink = sink
 	stats.Analysis = an

@@ -10,8 +10,9 @@ import (
 // ruleMaxFuture checks a job whose stream has 'watermark.max-future' (SPEC 4,
 // "Finding out why"): the option is applied by the watermark assigner of the
 // sequential paths (the strategy rule keeps the job off the paths that compute
-// watermarks per chunk), and not yet by the event-time join's held path, so
-// such a job is a planning error that says what to do.
+// watermarks per chunk) and by the two-sided join's inputs (executor
+// joinsource.go), but not yet by the held path of an event-time semi or anti
+// join (SPEC 2.2), so such a job is a planning error that says what to do.
 func ruleMaxFuture(j *Job) error {
 	if _, ok := j.Stream.MaxFuture(); !ok || !j.HasEventTimeJoin() {
 		return nil

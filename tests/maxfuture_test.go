@@ -140,3 +140,54 @@ func TestMaxFutureExplained(t *testing.T) {
 		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestMaxFutureOnJoinInputs: 'watermark.max-future' on an input of an
+// event-time (interval) join (SPEC 2.7, SPEC 4 "Finding out why"): the
+// sql-flow #358 shape on the left input makes every later left row late for
+// the join without the option, and none with it; the future row goes to the
+// errors output with the reason, on each errors policy, and every other row
+// finds its partner.
+func TestMaxFutureOnJoinInputs(t *testing.T) {
+	const n = 1000
+	base := int64(1_700_000_000_000)
+	var l, r strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&l, "k%d,%d\n", i, base+int64(i)*1000)
+		fmt.Fprintf(&r, "k%d,%d\n", i, base+int64(i)*1000+500)
+		if i == 0 {
+			fmt.Fprintf(&l, "future,%d\n", base+365*24*3600*1000)
+		}
+	}
+	files := map[string]string{"l.csv": l.String(), "r.csv": r.String()}
+	query := "SELECT a.id, b.ts FROM l a JOIN r b ON a.id = b.id AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1' SECOND;\n"
+	for _, tc := range []struct{ opt, errors string }{
+		{"", ""},
+		{", 'watermark.max-future'='1 h'", ""},
+		{", 'watermark.max-future'='1 h'", ", 'errors'='skip'"},
+	} {
+		ddl := `CREATE STREAM l (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector'='file', 'path'='l.csv', 'format'='csv'` + tc.opt + tc.errors + `);
+CREATE STREAM r (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+`
+		out, errs, code := runSQL(t, files, ddl+query, "--format", "csv")
+		if code != 0 {
+			t.Fatalf("%q%q: exit %d: %s", tc.opt, tc.errors, code, errs)
+		}
+		joined := strings.Count(out, "\n") - 1
+		late := strings.Count(errs, "late-a> ")
+		refused := strings.Count(errs, "event time too far ahead")
+		switch {
+		case tc.opt == "":
+			if late < n-10 || refused != 0 {
+				t.Errorf("without the option: %d late left rows, %d refused; want about %d and 0", late, refused, n)
+			}
+		case tc.errors != "":
+			if late != 0 || refused != 0 || joined != n {
+				t.Errorf("with the option and 'errors'='skip': %d late, %d refused, %d joined; want 0, 0, %d\n%.400s", late, refused, joined, n, errs)
+			}
+		default:
+			if late != 0 || refused != 1 || joined != n || !strings.Contains(errs, "l.csv:2") {
+				t.Errorf("with the option: %d late, %d refused, %d joined; want 0, 1 (at l.csv:2), %d\n%.400s", late, refused, joined, n, errs)
+			}
+		}
+	}
+}

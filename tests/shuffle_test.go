@@ -72,20 +72,36 @@ SELECT COUNT(*) AS n FROM acc;
 	}
 }
 
-// TestShuffleNotDeterministic: a case whose query reads the clock is reported
-// as not deterministic, not failed; bad --shuffle values are exit 2.
+// TestShuffleNotDeterministic: a case whose plan calls the clock is reported
+// as not deterministic, not failed, also when the call is in a script that
+// query.sql reads (`.read`); a case that only spells PROCTIME() in a string
+// or a comment is rerun; bad --shuffle values are exit 2.
 func TestShuffleNotDeterministic(t *testing.T) {
 	root := t.TempDir()
-	dir := writeCase(t, root, "clock", map[string]string{
+	ddl := "CREATE STREAM src (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='in.csv');\n"
+	clock := writeCase(t, root, "clock", map[string]string{
 		"in.csv":            "a,1\n",
-		"query.sql":         "CREATE STREAM src (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='in.csv');\nSELECT k FROM src WHERE PROCTIME() IS NOT NULL;\n",
+		"query.sql":         ddl + "SELECT k FROM src WHERE PROCTIME() IS NOT NULL;\n",
 		"expected/main.csv": "k\na\n",
 	})
-	r := inProcess(t, root, []string{"test", "--shuffle", "2", dir})
-	if r.code != 0 || !strings.Contains(r.stdout, "PASS "+dir+" (not deterministic: the query reads PROCTIME") {
+	read := writeCase(t, root, "read", map[string]string{
+		"in.csv":            "a,1\n",
+		"query.sql":         ddl + ".read clock.sql\n",
+		"clock.sql":         "SELECT k, NOW() IS NULL AS never FROM src;\n",
+		"expected/main.csv": "k,never\na,false\n",
+	})
+	text := writeCase(t, root, "text", map[string]string{
+		"in.csv":            "a,1\n",
+		"query.sql":         ddl + "-- PROCTIME() in a comment\nSELECT k, 'NOW()' AS s FROM src WHERE k <> 'PROCTIME()';\n",
+		"expected/main.csv": "k,s\na,NOW()\n",
+	})
+	r := inProcess(t, root, []string{"test", "--shuffle", "2", clock, read, text})
+	if r.code != 0 || !strings.Contains(r.stdout, "PASS "+clock+" (not deterministic: the query calls PROCTIME") ||
+		!strings.Contains(r.stdout, "PASS "+read+" (not deterministic: the query calls NOW") ||
+		!strings.Contains(r.stdout, "PASS "+text+"\n") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, args := range [][]string{{"test", "--shuffle=0", dir}, {"test", "--seed", "3", dir}} {
+	for _, args := range [][]string{{"test", "--shuffle=0", clock}, {"test", "--seed", "3", clock}} {
 		if r := inProcess(t, root, args); r.code != 2 || !strings.Contains(r.stderr, "--") {
 			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """bench/flink-export: checks `streamql export --flink` on a real Flink (issue 27).
 
-For each script (the seed programs of queries/ and the acceptance cases of
-../shared/cases) it runs streamql on the script (--format csv --side-dir), exports
+For each script (the seed programs of queries/, the acceptance cases of
+../shared/cases, and the runnable Nexmark queries of queries/nexmark, those
+tests/nexmark_test.go lists) it runs streamql on the script (--format csv --side-dir), exports
 it with `streamql export --flink`, runs the export on Apache Flink 2.3 in a local
 MiniCluster (RunScript.java: print tables become csv files, nothing else
 changes), and compares each output's rows as sorted multisets. socket and
 datagen sources are replaced by files of the same rows first, in the script
-both engines run. It writes RESULTS.md next to itself.
+both engines run. The Nexmark queries read json files of the nexmark
+connector's 20,000 events (bench/nexmark/lib.sh's nexmark_events, as
+bench/nexmark/compare-flink does) instead of the connector, and Flink gets
+q14's count_char as the Java CountChar of bench/nexmark/flink, whose Maven
+build (shared with compare-flink) puts it on the classpath. It writes
+RESULTS.md next to itself.
 
 Usage (from the repository's top folder; Java 17 and mvn on PATH):
     python3 bench/flink-export/run.py [NAME ...]
@@ -29,6 +35,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 CASES = os.path.join(os.path.dirname(TOP), "shared", "cases")
 SEEDS = ["split_sensors", "filter_by_stream", "late_data", "socket_filter", "datagen_orders", "split_to_file"]
+NEXMARK_EVENTS = 20000
+NEXMARK_FLINK = os.path.join(TOP, "bench", "nexmark", "flink")
+# the Java function Flink runs for a WASM function of queries/udf (bench/nexmark/flink)
+JAVA_UDFS = {"count_char": "com.github.nexmark.flink.udf.CountChar"}
+
+
+def nexmark_runnable():
+    """The queries tests/nexmark_test.go lists as runnable, in order (lib.sh's nexmark_runnable)."""
+    text = open(os.path.join(TOP, "tests", "nexmark_test.go"), encoding="utf-8").read()
+    qs = re.findall(r'^\s*"(q[0-9]+)": +"",', text, re.M)
+    return sorted(qs, key=lambda q: int(q[1:]))
 
 
 def sh(cmd, **kw):
@@ -64,6 +81,14 @@ def prepare(name, sq):
     work = os.path.join(WORK, name)
     os.makedirs(work)
     note = ""
+    if name.startswith("nexmark-"):
+        q = name[len("nexmark-"):]
+        data = os.path.join(WORK, "nexmark")
+        for f in glob.glob(os.path.join(TOP, "queries", "nexmark", "*.csv")):  # (q13's side input: Flink reads it from here)
+            shutil.copy(f, work)
+        script = ".read %s\n.read %s\n" % (os.path.join(data, "files.sql"), os.path.join(TOP, "queries", "nexmark", q + ".sql"))
+        open(os.path.join(work, "query.sql"), "w", encoding="utf-8").write(script)
+        return work, "nexmark connector replaced by json files of its %d events" % NEXMARK_EVENTS
     if name.startswith("case-"):
         src = os.path.join(CASES, name[5:])
         for f in os.listdir(src):
@@ -91,10 +116,22 @@ def prepare(name, sq):
     return work, note
 
 
+TIMESTAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.(\d*?))?0*$")
+
+
+def value(field):
+    """A csv field as a value: a timestamp without its fraction's trailing
+    zeros (Flink prints 00:00:00 where streamql prints 00:00:00.000)."""
+    m = TIMESTAMP.match(field)
+    if m:
+        return m.group(1) + ("." + m.group(2) if m.group(2) else "")
+    return field
+
+
 def rows_of(text, header):
     out = []
     for r in csv.reader(io.StringIO(text)):
-        out.append(tuple(r))
+        out.append(tuple(value(f) for f in r))
     if header and out:
         out = out[1:]
     return sorted(out)
@@ -161,9 +198,18 @@ def main():
     if r.returncode:
         sys.exit("mvn: " + r.stdout + r.stderr)
     cp = os.path.join(HERE, "target", "classes") + ":" + open(os.path.join(HERE, "target", "cp.txt")).read().strip()
-    names = SEEDS + ["case-" + c for c in sorted(os.listdir(CASES))]
+    names = SEEDS + ["case-" + c for c in sorted(os.listdir(CASES))] + ["nexmark-" + q for q in nexmark_runnable()]
     if picks:
         names = [n for n in names if n in picks]
+    if any(n.startswith("nexmark-") for n in names):
+        # the events as json files (lib.sh), and bench/nexmark/flink's classes (its Java UDFs)
+        r = sh(["bash", "-c", '. bench/nexmark/lib.sh && nexmark_events "$0" "$1" "$2" "$3" >/dev/null', TOP, os.path.join(WORK, "nexmark"), str(NEXMARK_EVENTS), SQ], cwd=TOP)
+        if r.returncode:
+            sys.exit("nexmark events: " + r.stderr)
+        r = sh(["mvn", "-q", "-B", "compile", "dependency:build-classpath", "-Dmdep.outputFile=target/cp.txt"], cwd=NEXMARK_FLINK)
+        if r.returncode:
+            sys.exit("mvn (bench/nexmark/flink): " + r.stdout + r.stderr)
+        cp += ":" + os.path.join(NEXMARK_FLINK, "target", "classes")
     runs, results = [], {}
     for name in names:
         work, note = prepare(name, SQ)
@@ -185,6 +231,12 @@ def main():
             if opts.get("connector") == "filesystem":
                 p = opts["path"]
                 run_sql = run_sql.replace("'path' = '%s'" % p, "'path' = '%s'" % os.path.join("flink-sinks", p))
+        # a WASM function: Flink runs the Java one of the same name, declared
+        # before the statement set (the export's listed difference says so)
+        for fn, cls in JAVA_UDFS.items():
+            if re.search(r"function %s runs the WebAssembly module" % fn, r.stdout):
+                run_sql = run_sql.replace("EXECUTE STATEMENT SET", "CREATE TEMPORARY FUNCTION %s AS '%s';\n\nEXECUTE STATEMENT SET" % (fn, cls), 1)
+                res["note"] = "; ".join(x for x in (res["note"], "Flink runs %s as %s" % (fn, cls.rsplit(".", 1)[1])) if x)
         open(os.path.join(work, "run.flink.sql"), "w", encoding="utf-8").write(run_sql)
         res["diffs"] = [l[5:] for l in r.stdout.splitlines() if l.startswith("--   ")]
         runs += [os.path.join(work, "run.flink.sql"), work, os.path.join(work, "flink-out")]
@@ -241,14 +293,28 @@ def main():
 
 
 def write_results(results):
+    """Writes RESULTS.md: this run's rows, and with picked scripts (NAME ...)
+    the previous rows of the scripts not run again, under their own run line."""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    path = os.path.join(HERE, "RESULTS.md")
+    runs, kept = [], []
+    if sys.argv[1:] and os.path.exists(path):
+        for line in open(path, encoding="utf-8").read().splitlines():
+            if line.startswith("Last run: ") or line.startswith("Also: "):
+                runs.append("Also: " + line.split(": ", 1)[1])
+            elif line.startswith("| ") and not line.startswith("| script ") and line.split(" | ")[0][2:] not in results:
+                kept.append(line)
+    if not kept:
+        runs = []
     lines = ["# bench/flink-export: results", "",
-             "Last run: %s, `python3 bench/flink-export/run.py%s` (Apache Flink 2.3.0, local MiniCluster, parallelism 2)." % (
-                 now, "".join(" " + a for a in sys.argv[1:])), "",
+             "Last run: %s, `python3 bench/flink-export/run.py%s` (Apache Flink 2.3.0, local MiniCluster, parallelism 2)%s." % (
+                 now, "".join(" " + a for a in sys.argv[1:]), ": the scripts it names; the other rows come from the runs below" if kept else "")] + runs + ["",
              "Each script runs on streamql (`--format csv --side-dir`) and, exported by `streamql export --flink`, on Flink;",
-             "each output's rows are compared as sorted multisets (csv fields; NULL and '' compare equal).",
+             "each output's rows are compared as sorted multisets (csv fields; NULL and '' compare equal; a timestamp as its value:",
+             "Flink prints 00:00:00 where streamql prints 00:00:00.000).",
              "Eligible: the export lists no difference, or only the errors side output of a stream that had no malformed row.", "",
              "| script | eligible | verdict | outputs (streamql/Flink rows) | notes |", "|---|---|---|---|---|"]
+    lines += kept
     for name, r in results.items():
         notes = [r["note"]] if r["note"] else []
         notes += ["listed: " + d.split(": ", 1)[1][:90] + "…" for d in r["diffs"] if "malformed rows go to the side output" not in d]

@@ -131,6 +131,7 @@ type Join struct {
 
 	outB  *vector.Batch
 	lateB [2]*vector.Batch
+	count JoinCounts
 
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
@@ -140,6 +141,19 @@ type Join struct {
 // SetClock makes the join read processing time from now (epoch ms) for
 // JoinSpec.TTL; the default is the system clock.
 func (j *Join) SetClock(now func() int64) { j.now = now }
+
+// JoinCounts is what a Join did with each input's rows (index 0 left, 1
+// right), for EXPLAIN ANALYZE (SPEC 4, "Finding out why"): In the rows pushed,
+// Late those that went to the late port, Partnered those that joined at
+// least one row of the other side. In - Late - Partnered is the rows without
+// a partner (so far, while the job runs: held rows count there until their
+// partner comes).
+type JoinCounts struct {
+	In, Late, Partnered [2]int64
+}
+
+// Counts returns the join's counts so far.
+func (j *Join) Counts() JoinCounts { return j.count }
 
 // joinSide is the state of one input.
 type joinSide struct {
@@ -266,6 +280,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	}
 	s := &j.side[port]
 	tc := j.spec.Time[port]
+	j.count.In[port] += int64(b.N)
 	for i := 0; i < b.N; i++ {
 		var t int64
 		if tc >= 0 {
@@ -276,6 +291,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 				late = !w.Null[i] && v.I[i] < w.I[i]
 			}
 			if v.Null[i] || late {
+				j.count.Late[port]++
 				if err := j.late(ctx, port, b, i); err != nil {
 					return err
 				}
@@ -438,6 +454,12 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 				if err := j.emitPadded(ctx, 1-s, o, vector.Delete); err != nil {
 					return err
 				}
+			}
+			if od.matches[o] == 0 {
+				j.count.Partnered[1-s]++
+			}
+			if sd.matches[k] == 0 {
+				j.count.Partnered[s]++
 			}
 			od.matches[o]++
 			sd.matches[k]++

@@ -73,9 +73,10 @@ func batchOf(rows []testRow) *vector.Batch {
 // logEmitter records what a join emits, as text: joined rows with their
 // kinds, in order, and each late port's rows.
 type logEmitter struct {
-	out  []string
-	late [2][]string
-	wms  []int64
+	out    []string
+	late   [2][]string
+	wms    []int64
+	counts JoinCounts // the join's counts once both inputs ended
 }
 
 func (e *logEmitter) Emit(_ context.Context, port int, b *vector.Batch) error {
@@ -125,6 +126,7 @@ func runJoin(t *testing.T, spec JoinSpec, in [2][]testRow, d int64, r *rand.Rand
 		t.Fatal(err)
 	}
 	feed(t, j, in, nil, d, r)
+	e.counts = j.Counts()
 	return e
 }
 
@@ -175,8 +177,9 @@ func feed(t *testing.T, o Operator, in [2][]testRow, kinds []vector.RowKind, d i
 // written from SPEC 2.7 alone: every on-time pair with equal non-NULL keys
 // (and, for an interval join, left.t - right.t in [Lo, Hi]), then each
 // on-time row of an outer side that has no partner, padded. It returns the
-// final table as sorted lines, and the late rows of each side.
-func referenceJoin(spec JoinSpec, in [2][]testRow) ([]string, [2][]string) {
+// final table as sorted lines, the late rows of each side, and the rows of
+// each side that found a partner.
+func referenceJoin(spec JoinSpec, in [2][]testRow) ([]string, [2][]string, [2]int64) {
 	var out []string
 	var late [2][]string
 	matched := [2][]bool{make([]bool, len(in[0])), make([]bool, len(in[1]))}
@@ -215,7 +218,15 @@ func referenceJoin(spec JoinSpec, in [2][]testRow) ([]string, [2][]string) {
 		}
 	}
 	slices.Sort(out)
-	return out, late
+	var partnered [2]int64
+	for s := range 2 {
+		for _, m := range matched[s] {
+			if m {
+				partnered[s]++
+			}
+		}
+	}
+	return out, late, partnered
 }
 
 // finalTable applies a changelog: +I adds a row, -D takes one back.
@@ -284,13 +295,17 @@ func TestJoinDeterministic(t *testing.T) {
 					t.Fatalf("%s: another interleaving gave other late rows", name)
 				}
 			}
-			want, late := referenceJoin(spec, in)
+			want, late, partnered := referenceJoin(spec, in)
 			if got := finalTable(t, first.out); !slices.Equal(got, want) {
 				t.Fatalf("%s: final table\n%s\nwant (nested loops)\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			for s := range 2 {
 				if !slices.Equal(first.late[s], late[s]) {
 					t.Fatalf("%s: late rows of input %d: %q, want %q", name, s, first.late[s], late[s])
+				}
+				c := first.counts // (EXPLAIN ANALYZE's rows without a partner)
+				if c.In[s] != int64(len(in[s])) || c.Late[s] != int64(len(late[s])) || c.Partnered[s] != partnered[s] {
+					t.Fatalf("%s: counts of input %d: in %d, late %d, partnered %d; want %d, %d, %d", name, s, c.In[s], c.Late[s], c.Partnered[s], len(in[s]), len(late[s]), partnered[s])
 				}
 			}
 			if spec.Updating() == false {
@@ -476,7 +491,7 @@ func TestJoinTTLAgainstReference(t *testing.T) {
 			}
 			ref := spec
 			ref.TTL, ref.Interval, ref.Lo, ref.Hi = 0, true, -ttl, ttl
-			want, _ := referenceJoin(ref, in)
+			want, _, _ := referenceJoin(ref, in)
 			if got := finalTable(t, first.out); !slices.Equal(got, want) {
 				t.Fatalf("%s: final table\n%s\nwant (pairs within the TTL)\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
@@ -576,7 +591,7 @@ func TestLookupJoinAgainstReference(t *testing.T) {
 			for i := range table {
 				table[i].stamp = math.MinInt64
 			}
-			want, _ := referenceJoin(JoinSpec{Kind: kind}, [2][]testRow{in[0], table})
+			want, _, _ := referenceJoin(JoinSpec{Kind: kind}, [2][]testRow{in[0], table})
 			if got := finalTable(t, e.out); !slices.Equal(got, want) {
 				t.Fatalf("%s: final table\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}

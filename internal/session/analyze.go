@@ -131,6 +131,11 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			}
 		case plan.LineSink:
 			notes = append(notes, rowCount(an.Outputs[l.Output]))
+			if la := joinLateOf(an, l.Output); la != nil && la.Rows > 0 {
+				notes = append(notes, latenessText(la))
+			}
+		case plan.LineJoinInput, plan.LineJoinDecode, plan.LineJoinWatermark, plan.LineBothJoin:
+			notes = append(notes, bothJoinNotes(l, stats)...)
 		}
 		rows = append(rows, []string{l.Text, strings.Join(notes, "; ")})
 	}

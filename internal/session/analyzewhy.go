@@ -7,6 +7,7 @@ import (
 
 	"streamql/executor"
 	"streamql/internal/tune"
+	"streamql/planner/plan"
 )
 
 // flowOf returns where the rows offered to branch k went, nil when unknown.
@@ -60,4 +61,65 @@ func latenessText(la *executor.LateAnalysis) string {
 		each = append(each, fmt.Sprintf("partition %d: %s", p, rowCount(la.ByPartition[p])))
 	}
 	return s + " (each row by its partition's: " + strings.Join(each, ", ") + ")"
+}
+
+// joinLateOf returns the late rows of the job's join of two streams that
+// went to output out, nil when out is not one of its late outputs.
+func joinLateOf(an *executor.Analysis, out int) *executor.LateAnalysis {
+	if an.Both == nil {
+		return nil
+	}
+	for s := range an.Both.Inputs {
+		if la := &an.Both.Inputs[s].Late; la.Output == out {
+			return la
+		}
+	}
+	return nil
+}
+
+// bothJoinNotes are the notes of a line of the job's join of two streams
+// (SPEC 2.7; SPEC 4 "Finding out why"): an input's Scan (rows read), Decode
+// (malformed rows) and AssignWatermark (final watermark, rows refused by
+// 'watermark.max-future'), and the Join (per input: rows in, with a partner,
+// without one, late).
+func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
+	an := stats.Analysis
+	if an.Both == nil {
+		return nil
+	}
+	if l.Kind == plan.LineBothJoin {
+		var each []string
+		for _, in := range an.Both.Inputs {
+			each = append(each, fmt.Sprintf("%s: %s in, %s with a partner, %s without a partner, %s late", in.Stream, rowCount(in.In), rowCount(in.Partnered), rowCount(in.Unpartnered), rowCount(in.Late.Rows)))
+		}
+		return []string{strings.Join(each, "; ")}
+	}
+	if l.Branch < 0 || l.Branch > 1 {
+		return nil
+	}
+	in := &an.Both.Inputs[l.Branch]
+	switch l.Kind {
+	case plan.LineJoinInput:
+		read := in.In
+		for _, e := range stats.Streams {
+			if e.Stream == in.Stream {
+				read += e.Malformed // (refused rows included)
+			}
+		}
+		notes := []string{"read " + rowCount(read)}
+		if l.Branch == 0 {
+			notes[0] += "; job " + millis(an.Nanos)
+		}
+		return notes
+	case plan.LineJoinDecode:
+		return []string{malformed(stats, in.Stream)}
+	}
+	if !in.HasWatermark {
+		return nil
+	}
+	notes := []string{"final watermark " + in.Watermark.Text}
+	if in.Refused > 0 {
+		notes = append(notes, rowCount(in.Refused)+" refused as too far ahead")
+	}
+	return notes
 }

@@ -41,6 +41,16 @@ type Input struct {
 	Position       func(pos int64) string
 	// Truncated says the rows are the first ones of an unbounded source.
 	Truncated bool
+	// RowLate says a query reads the rows' own lateness (SPEC 2.3): one that
+	// reads CURRENT_WATERMARK, or an event-time join (SPEC 2.2, 2.7), whose
+	// late rows go to its late outputs. The suggestion then counts rows late
+	// for SPEC 2.3; otherwise, when the stream has window queries, the rows
+	// late for them (a row below the watermark whose window has not fired
+	// yet still counts in it, SPEC 2.4).
+	RowLate bool
+	// ScriptMs is the delay of the script's own WATERMARK clause (ms, for
+	// the form ts - INTERVAL), -1 when it has none or another form.
+	ScriptMs int64
 }
 
 // Options are the command's settings: Target is the late share to stay under
@@ -104,13 +114,19 @@ type Report struct {
 	Histogram []Bucket   `json:"lateness"`
 	Delays    []DelayRow `json:"delays"`
 	// SuggestedMs is the smallest delay (a round value) with at most Target
-	// of the rows late; Watermark the clause that writes it; SuggestedLate
-	// the rows late with it.
+	// of the rows late (For says late for what: "SPEC 2.3", or "windows"
+	// when only window queries read the stream's lateness: the most rows
+	// late for any one of them); Watermark the clause that writes it;
+	// SuggestedLate the rows late with it (as For counts them).
 	SuggestedMs   int64   `json:"suggested_delay_ms"`
+	For           string  `json:"suggested_for"`
 	Watermark     string  `json:"watermark"`
 	SuggestedLate int     `json:"suggested_late_rows"`
 	Target        float64 `json:"target_share"`
 	FarAhead      []Jump  `json:"far_ahead"`
+	// Script is what the script's own delay gives (Input.ScriptMs), nil
+	// when unknown: how its rows compare with the suggestion's.
+	Script *DelayRow `json:"script_delay,omitempty"`
 	// MaxFuture is the 'watermark.max-future' option suggested when rows jump
 	// far ahead ("" when none does).
 	MaxFuture string `json:"max_future,omitempty"`
@@ -184,27 +200,58 @@ func Analyze(in Input, opts Options) *Report {
 		}
 		r.Delays = append(r.Delays, row)
 	}
+	if d := in.ScriptMs; d >= 0 {
+		row := DelayRow{DelayMs: d, Late: lateRows(lag, d), AddsMs: d}
+		row.Share = share(row.Late)
+		for _, w := range in.Windows {
+			n := windowLate(in.Rows, lag, w, d)
+			row.Windows = append(row.Windows, WindowLate{Window: w.Name, Late: n, Share: share(n)})
+		}
+		r.Script = &row
+	}
 	// the smallest delay with at most Target of the rows late: the (k+1)-th
 	// largest lag, rounded up
-	lags := make([]int64, 0, counted)
-	for _, l := range lag {
-		if l > 0 {
-			lags = append(lags, l)
+	allowed := int(opts.Target * float64(len(in.Rows)))
+	if in.RowLate || len(in.Windows) == 0 {
+		lags := make([]int64, 0, counted)
+		for _, l := range lag {
+			if l > 0 {
+				lags = append(lags, l)
+			}
 		}
-	}
-	sort.Slice(lags, func(i, j int) bool { return lags[i] > lags[j] })
-	need := int64(0)
-	if k := int(opts.Target * float64(len(in.Rows))); k < len(lags) {
-		need = lags[k]
-	}
-	r.SuggestedMs = round[len(round)-1]
-	for _, v := range round {
-		if v >= need {
-			r.SuggestedMs = v
-			break
+		sort.Slice(lags, func(i, j int) bool { return lags[i] > lags[j] })
+		need := int64(0)
+		if allowed < len(lags) {
+			need = lags[allowed]
 		}
+		r.SuggestedMs = round[len(round)-1]
+		for _, v := range round {
+			if v >= need {
+				r.SuggestedMs = v
+				break
+			}
+		}
+		r.For, r.SuggestedLate = "SPEC 2.3", lateRows(lag, r.SuggestedMs)
+	} else {
+		// only window queries care: the smallest round delay with at most
+		// Target of the rows late for each (rows late for a window fall as
+		// the delay grows)
+		worst := func(d int64) int {
+			n := 0
+			for _, w := range in.Windows {
+				n = max(n, windowLate(in.Rows, lag, w, d))
+			}
+			return n
+		}
+		r.For, r.SuggestedMs = "windows", round[len(round)-1]
+		for _, v := range round {
+			if worst(v) <= allowed {
+				r.SuggestedMs = v
+				break
+			}
+		}
+		r.SuggestedLate = worst(r.SuggestedMs)
 	}
-	r.SuggestedLate = lateRows(lag, r.SuggestedMs)
 	r.Watermark = fmt.Sprintf("WATERMARK FOR %s AS %s - INTERVAL %s", in.Column, in.Column, intervalText(r.SuggestedMs))
 	r.Idle = idle(in, r.SuggestedMs)
 	return r

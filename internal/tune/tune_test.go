@@ -39,3 +39,25 @@ func TestWindowLate(t *testing.T) {
 		t.Errorf("suggested %d ms with %d late", r.SuggestedMs, r.SuggestedLate)
 	}
 }
+
+// TestSuggestionCountsWhatReadsLateness: a row 8 s behind in a 10 s TUMBLE
+// window that has not fired is late for SPEC 2.3 but not for the window:
+// with only the window query reading the stream, the suggestion is for the
+// window (0 s); when a query reads the rows' own lateness (RowLate:
+// CURRENT_WATERMARK, an event-time join), it is for SPEC 2.3 (10 s).
+func TestSuggestionCountsWhatReadsLateness(t *testing.T) {
+	rows := []Row{{T: 1000}, {T: 12000}, {T: 13000}, {T: 19000}, {T: 11000}}
+	in := Input{Rows: rows, Column: "ts", Windows: []Window{{Name: "w", Func: "TUMBLE", Size: 10000, Slide: 10000}}, Position: func(int64) string { return "" }, ScriptMs: 5000}
+	r := Analyze(in, Options{Target: 0.001})
+	if r.For != "windows" || r.SuggestedMs != 0 || r.SuggestedLate != 0 {
+		t.Errorf("windows only: suggested %d ms for %q with %d late; want 0 for windows", r.SuggestedMs, r.For, r.SuggestedLate)
+	}
+	if r.Script == nil || r.Script.DelayMs != 5000 || r.Script.Late != 1 || r.Script.Windows[0].Late != 0 {
+		t.Errorf("the script's delay: %+v", r.Script)
+	}
+	in.RowLate = true
+	r = Analyze(in, Options{Target: 0.001})
+	if r.For != "SPEC 2.3" || r.SuggestedMs != 10000 || r.SuggestedLate != 0 {
+		t.Errorf("with RowLate: suggested %d ms for %q with %d late; want 10000 for SPEC 2.3", r.SuggestedMs, r.For, r.SuggestedLate)
+	}
+}

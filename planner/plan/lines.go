@@ -19,6 +19,12 @@ const (
 	LineDetail                    // another line under a branch (keys, filters, state, an aggregate)
 	LineSink                      // Sink: one output
 	LineFilter                    // a branch's WHERE (Filter)
+	// The lines of the job's join of two streams (Job.Both, SPEC 2.7); on
+	// the input lines, Branch is the input's index (0 left, 1 right).
+	LineJoinInput     // the Scan of an input
+	LineJoinDecode    // the Decode of an input
+	LineJoinWatermark // the AssignWatermark of an input
+	LineBothJoin      // the Join node
 )
 
 // Line is one line of Job.Explain with what it describes: Branch is the index

@@ -132,7 +132,7 @@ func (t *Tree) passUpdates() {
 
 // input adds the Scan, Decode and AssignWatermark nodes of stream st and
 // returns the last of them and its time column; the Scan's line is line
-// (LineSource, or LineBuild of branch k).
+// (LineSource, LineBuild of branch k, or LineJoinInput of the join's input k).
 func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, string) {
 	timeCol := ""
 	if st.Watermark != nil {
@@ -170,10 +170,16 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 			Details: []string{"each row once per element of " + u.Expr.Text + " (none for NULL or empty), the repeated row's values shared"}})
 	} else if f := st.Options["format"]; f != "" || st.Connector.Upserts {
 		last = t.decode(j, st, scan, timeCol)
+		if line == LineJoinInput {
+			last.Line, last.Branch = LineJoinDecode, k
+		}
 	}
 	if st.Watermark != nil {
 		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text) + maxFutureText(st), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
-		if line != LineSource {
+		switch line {
+		case LineJoinInput:
+			last.Line, last.Branch = LineJoinWatermark, k
+		case LineBuild:
 			last.Line = LineOther
 		}
 	}
@@ -187,14 +193,10 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	b := j.Both
 	var ins [2]*Node
 	for s := range b.Inputs {
-		line := LineSource
-		if s == 1 {
-			line = LineOther
-		}
-		ins[s], _ = t.input(j, b.Inputs[s].Stream, line, -1)
+		ins[s], _ = t.input(j, b.Inputs[s].Stream, LineJoinInput, s)
 	}
 	text, details := b.describe()
-	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineOther, Branch: -1, Output: -1})
+	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineBothJoin, Branch: -1, Output: -1})
 	n.Strategy = j.Strategy.Describe(j.Procs)
 	if lt := b.Inputs[0].TimeCol(); lt >= 0 && b.Inputs[1].TimeCol() >= 0 {
 		n.Time = b.Inputs[0].Name + "." + b.Inputs[0].Stream.Columns[lt].Name // (both watermarks govern it, SPEC 2.6)

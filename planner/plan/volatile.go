@@ -5,12 +5,24 @@ import (
 	"strings"
 )
 
-// volatileNote is EXPLAIN's note that the job is not deterministic when an
-// expression of it (a branch's filter, projection, aggregate keys, calls and
-// HAVING, the watermark) calls a function that reads the clock or draws
-// random numbers (OpFunc with Flag: CURRENT_TIMESTAMP, NOW(), PROCTIME(),
-// UNIX_TIMESTAMP(), RAND; SPEC 2.10); "" when none does.
+// volatileNote is EXPLAIN's note that the job is not deterministic (see
+// Volatile); "" when it is.
 func (j *Job) volatileNote() string {
+	list := j.Volatile()
+	if len(list) == 0 {
+		return ""
+	}
+	return "not deterministic: calls " + strings.Join(list, ", ") + " (the clock or random numbers)"
+}
+
+// Volatile returns the names, sorted, of the functions that read the clock or
+// draw random numbers (OpFunc with Flag: CURRENT_TIMESTAMP, NOW(),
+// PROCTIME(), UNIX_TIMESTAMP(), RAND; SPEC 2.10) that an expression of the
+// job calls: a branch's filter, projection, aggregate keys, calls and HAVING,
+// the watermark. The job's result then depends on when it runs, which
+// EXPLAIN notes and `streamql test --shuffle` reports (SPEC 4, "Finding out
+// why"). Nil when none does.
+func (j *Job) Volatile() []string {
 	names := map[string]bool{}
 	volatileCalls(j.Watermark, names)
 	for _, b := range j.AllBranches() {
@@ -29,14 +41,14 @@ func (j *Job) volatileNote() string {
 		}
 	}
 	if len(names) == 0 {
-		return ""
+		return nil
 	}
 	list := make([]string, 0, len(names))
 	for n := range names {
 		list = append(list, n)
 	}
 	sort.Strings(list)
-	return "not deterministic: calls " + strings.Join(list, ", ") + " (the clock or random numbers)"
+	return list
 }
 
 // volatileCalls adds to names the functions of e's volatile calls.

@@ -57,6 +57,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			stdout = w
 		}
 	}
+	if n := killAfterLines(); n > 0 { // a process `streamql test --shuffle` kills (shufflekafka.go)
+		stdout = &killWriter{w: stdout, left: n}
+	}
 	if len(args) > 0 && args[0] == "test" { // streamql test [DIR …] (testcmd.go)
 		return runTest(ctx, args[1:], stdout, stderr)
 	}

@@ -169,6 +169,10 @@ func (s *Session) Set(st *parser.Set) (bool, error) {
 // session's format (render.NewSink), with the progress bar and --timer line of
 // SPEC 4 and the malformed-row notices on stderr.
 func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+	renameGroups(s.Cat, groupSuffix(ctx))      // streamql test: each run its own consumer groups (shufflekafka.go)
+	if seen := jobObserver(ctx); seen != nil { // test --shuffle (shuffle.go)
+		seen(job)
+	}
 	if err := s.checkSideFiles(job); err != nil {
 		return err // a planning error: nothing is read (SPEC 4)
 	}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +17,8 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
+	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // shuffleOpts is `streamql test --shuffle [N] [--seed S]` (SPEC 4, "Finding
@@ -37,41 +37,85 @@ import (
 // partitioned stream come in arrival order). A case with a LIMIT, a join or
 // an aggregate of the arrival order (LISTAGG, FIRST_VALUE, LAST_VALUE) is not
 // split: which rows come first decides its result. Kafka inputs are
-// read as they are: killing and restarting a process is not tried yet.
+// read as they are; a case that reads one is also run as a process that is
+// killed and restarted (killRestart, shufflekafka.go).
 //
-// A case whose query reads the clock or a random source (PROCTIME(), NOW(),
-// CURRENT_TIMESTAMP, RAND(), UUID()) is reported as not deterministic and not
-// rerun.
+// A case whose jobs' plans call a function that reads the clock or a random
+// source (plan.Job.Volatile: PROCTIME(), NOW(), CURRENT_TIMESTAMP, RAND(), …)
+// is reported as not deterministic and not rerun. What the first run's plans
+// say decides (casePlans), not the query text: a view or a `.read` script may
+// hold the call, and a string literal that spells one is not a call.
 type shuffleOpts struct {
 	n    int
 	seed uint64
 }
 
-// nondeterministic finds what makes a query's result depend on when or where it
-// runs.
-var nondeterministic = regexp.MustCompile(`(?i)\b(PROCTIME|NOW|RAND|RAND_INTEGER|UUID)\s*\(|\b(CURRENT_TIMESTAMP|LOCALTIMESTAMP|CURRENT_TIME|CURRENT_DATE)\b`)
+// casePlans is what the plans of a case's jobs say about rerunning it,
+// gathered as its first run plans them (withJobObserver); jobs of a case run
+// one after another.
+type casePlans struct {
+	volatile []string // the clock and random functions called (plan.Job.Volatile), sorted
+	// orderBound: a job's result depends on the order in which rows arrive,
+	// beyond their event time: a LIMIT, a join (its build side is read
+	// first, its watermark per row), an aggregate of the arrival order
+	// (LISTAGG, FIRST_VALUE, LAST_VALUE)
+	orderBound bool
+	kafka      bool // a job reads a Kafka stream (killRestart)
+}
 
-// orderBound finds what makes a query's result depend on the order in which
-// rows arrive, beyond their event time: a LIMIT, a join (its build side is read
-// first, its watermark per row), an aggregate of the arrival order.
-var orderBound = regexp.MustCompile(`(?i)\bLIMIT\b|\bJOIN\b|\bEXISTS\b|\bIN\s*\(\s*SELECT\b|\b(LISTAGG|FIRST_VALUE|LAST_VALUE|ARRAY_AGG|STRING_AGG)\s*\(`)
+// add records job's plan.
+func (c *casePlans) add(job *planner.Job) {
+	for _, f := range job.Volatile() {
+		if !slices.Contains(c.volatile, f) {
+			c.volatile = append(c.volatile, f)
+		}
+	}
+	sort.Strings(c.volatile)
+	if job.Both != nil {
+		c.orderBound = true
+	}
+	if readsKafka(job) {
+		c.kafka = true
+	}
+	for _, b := range job.AllBranches() {
+		if b.Limit >= 0 || b.Join != nil || b.Both != nil {
+			c.orderBound = true
+		}
+		if b.Agg == nil {
+			continue
+		}
+		for _, call := range b.Agg.Calls {
+			switch call.Spec.Func {
+			case plan.AggFirst, plan.AggLast, plan.AggListAgg:
+				c.orderBound = true
+			}
+		}
+	}
+}
 
-// sqlComments removes -- comments, so words in them do not count.
-var sqlComments = regexp.MustCompile(`--[^\n]*`)
+type jobObserverKey struct{}
+
+// withJobObserver returns ctx carrying f, which the command line's session
+// calls with each job it is about to run (Session.RunJob): how `test
+// --shuffle` learns what a case's plans say.
+func withJobObserver(ctx context.Context, f func(*planner.Job)) context.Context {
+	return context.WithValue(ctx, jobObserverKey{}, f)
+}
+
+// jobObserver returns the function of withJobObserver, nil when none.
+func jobObserver(ctx context.Context) func(*planner.Job) {
+	f, _ := ctx.Value(jobObserverKey{}).(func(*planner.Job))
+	return f
+}
 
 // shuffleCase reruns the passing case c (first is its first run) as opts says.
 // It returns the problems (each with the diff and the --seed that reproduces
 // it), or a note when the case is not deterministic.
 func (o *shuffleOpts) shuffleCase(ctx context.Context, c testCase, timeout time.Duration, first caseRun) (problems []string, note string) {
-	text, err := os.ReadFile(filepath.Join(c.dir, "query.sql"))
-	if err != nil {
-		return []string{fmt.Sprintf("cannot read query.sql: %v", unwrapPath(err))}, ""
+	if v := first.plans.volatile; len(v) > 0 {
+		return nil, fmt.Sprintf("not deterministic: the query calls %s, which read the clock or random numbers, so --shuffle does not rerun it", strings.Join(v, ", "))
 	}
-	sql := sqlComments.ReplaceAllString(string(text), "")
-	if m := nondeterministic.FindString(sql); m != "" {
-		return nil, fmt.Sprintf("not deterministic: the query reads %s, so --shuffle does not rerun it", strings.TrimRight(strings.ToUpper(m), "( "))
-	}
-	maySplit := !orderBound.MatchString(sql)
+	maySplit := !first.plans.orderBound
 	for k := 0; k < o.n; k++ {
 		seed := o.seed + uint64(k)
 		v := newVariant(seed, maySplit)
@@ -94,6 +138,9 @@ func (o *shuffleOpts) shuffleCase(ctx context.Context, c testCase, timeout time.
 			head := fmt.Sprintf("differs from the %s %s; reproduce with: streamql test --shuffle 1 --seed %d %s", what, v.describe(seed), seed, c.name)
 			return append([]string{head}, diffs...), ""
 		}
+	}
+	if first.plans.kafka {
+		return killRestart(ctx, c, timeout, first, o.seed)
 	}
 	return nil, ""
 }

@@ -33,6 +33,11 @@ DIR or no case found. (A script named test runs with 'streamql ./test'.)
 --shuffle reruns each passing case N more times (default 3) with other batch
 sizes and its inputs split into partitions read in other orders; a difference
 from the first run fails the case with a diff and the --seed that reproduces it.
+A case that reads Kafka also runs as a process killed (SIGKILL) in the middle
+of its output and restarted: the two must hold every row of the first run. A
+case whose query reads the clock (PROCTIME(), NOW(), RAND()) is not rerun.
+Each run reads Kafka with consumer groups of its own (the case's group.id and
+a suffix), so a case reads its topics the same way every time.
 
 flags:
 `
@@ -225,6 +230,7 @@ type caseRun struct {
 	code           int
 	stdout, stderr string
 	sides          map[string]string
+	plans          casePlans // what its jobs' plans say (for --shuffle)
 }
 
 // caseReport is the verdict on one case: no problems means it passed.
@@ -290,7 +296,9 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 	var out, errb strings.Builder
 	// Relative paths in a script resolve against the script's folder, so the
 	// absolute script path runs the case as if in its folder (no process-wide chdir).
-	code := Run(cctx, []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
+	var plans casePlans
+	// (each run reads its Kafka topics as a new job: consumer groups of its own)
+	code := Run(withGroupSuffix(withJobObserver(cctx, plans.add), newGroupSuffix()), []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
 		strings.NewReader(""), &out, &errb)
 	if ctx.Err() != nil {
 		return run, ""
@@ -305,17 +313,22 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 		}
 		return run, p
 	}
-	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: map[string]string{}}
+	run = caseRun{code: code, stdout: out.String(), stderr: stderrText, sides: readSides(side), plans: plans}
+	return run, ""
+}
+
+// readSides returns the side files of a run's side dir (.csv, regular), by name.
+func readSides(side string) map[string]string {
+	sides := map[string]string{}
 	entries, _ := os.ReadDir(side)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".csv") && e.Type().IsRegular() {
-			b, err := os.ReadFile(filepath.Join(side, e.Name()))
-			if err == nil {
-				run.sides[e.Name()] = string(b)
+			if b, err := os.ReadFile(filepath.Join(side, e.Name())); err == nil {
+				sides[e.Name()] = string(b)
 			}
 		}
 	}
-	return run, ""
+	return sides
 }
 
 // compareCase checks run against the folder exp: exit status (expected/exit,

@@ -19,6 +19,7 @@ import (
 	"streamql/internal/tune"
 	"streamql/parser"
 	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 const tuneUsage = `usage: streamql tune script.sql [--rows N] [--target P] [--format table|json]
@@ -99,6 +100,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	abs, _ := filepath.Abs(path)
 	sc := &scriptCtx{script: script, dir: filepath.Dir(abs)}
 	windows := map[*catalog.Stream][]tune.Window{}
+	rowLate := map[*catalog.Stream]bool{} // tune.Input.RowLate
 	var order []*catalog.Stream
 	for _, st := range script.Stmts {
 		switch st := st.(type) {
@@ -112,6 +114,9 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			b, err := p.PlanSelect(st)
 			if err != nil {
 				return sess.report(sc, err)
+			}
+			for _, st := range rowLateStreams(b) {
+				rowLate[st] = true
 			}
 			if b.Agg != nil && b.Agg.Window != nil {
 				w := b.Agg.Window
@@ -136,7 +141,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if in == nil {
 			continue
 		}
-		in.Windows = windows[st]
+		in.Windows, in.RowLate, in.ScriptMs = windows[st], rowLate[st], scriptDelay(st)
 		reports = append(reports, tune.Analyze(*in, tune.Options{Target: share, FarAhead: tuneFarAhead}))
 		closeSrc()
 	}
@@ -282,7 +287,21 @@ func printTune(w io.Writer, r *tune.Report, blocks bool) {
 		fmt.Fprintln(tw, line+"\t"+tune.DurationText(d.AddsMs))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "suggested (late rows at most %s): %s  -- %d late row(s)\n", strconv.FormatFloat(r.Target*100, 'f', -1, 64)+"%", r.Watermark, r.SuggestedLate)
+	late := "late rows"
+	if r.For == "windows" {
+		late = "rows late for each window query"
+	}
+	fmt.Fprintf(w, "suggested (%s at most %s): %s  -- %d late row(s)\n", late, strconv.FormatFloat(r.Target*100, 'f', -1, 64)+"%", r.Watermark, r.SuggestedLate)
+	if d := r.Script; d != nil && d.DelayMs != r.SuggestedMs {
+		line := fmt.Sprintf("the script's delay %s: %s late (SPEC 2.3)", tune.DurationText(d.DelayMs), lateText(d.Late, d.Share))
+		for _, wl := range d.Windows {
+			line += fmt.Sprintf(", %s late for %s", lateText(wl.Late, wl.Share), wl.Window)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if r.Rows > 0 && r.Target*float64(r.Rows) < 1 {
+		fmt.Fprintf(w, "(%s of %d rows is less than one row: the suggestion leaves no row late; give --target to allow some)\n", strconv.FormatFloat(r.Target*100, 'f', -1, 64)+"%", r.Rows)
+	}
 	if len(r.FarAhead) == 0 {
 		fmt.Fprintln(w, "rows far ahead: none")
 	} else {
@@ -307,4 +326,43 @@ func printTune(w io.Writer, r *tune.Report, blocks bool) {
 
 func lateText(n int, share float64) string {
 	return fmt.Sprintf("%d (%s%%)", n, strconv.FormatFloat(share*100, 'f', 2, 64))
+}
+
+// rowLateStreams returns the streams whose rows' own lateness (SPEC 2.3) the
+// query b reads (tune.Input.RowLate): its stream when it reads
+// CURRENT_WATERMARK, both sides of an event-time semi or anti join (SPEC
+// 2.2), the inputs with event time of a join of two streams (SPEC 2.7).
+func rowLateStreams(b *planner.Branch) []*catalog.Stream {
+	var out []*catalog.Stream
+	reads := plan.ReadsWatermark(b.Where)
+	for _, e := range b.Project {
+		reads = reads || plan.ReadsWatermark(e)
+	}
+	if reads {
+		out = append(out, b.Stream)
+	}
+	if j := b.Join; j != nil && j.EventTime() {
+		out = append(out, b.Stream, j.Build)
+	}
+	if both := b.Both; both != nil {
+		for _, in := range both.Inputs {
+			if in.Watermark != nil {
+				out = append(out, in.Stream)
+			}
+		}
+	}
+	return out
+}
+
+// scriptDelay is the delay (ms) of st's WATERMARK clause when it is of the
+// form ts - INTERVAL (tune.Input.ScriptMs), -1 otherwise.
+func scriptDelay(st *catalog.Stream) int64 {
+	if st.Watermark == nil {
+		return -1
+	}
+	e, err := planner.CompileWatermark(st)
+	if err != nil || e.Op != plan.OpAddInterval || len(e.Args) != 1 || e.Args[0].Op != plan.OpCol || e.Args[0].Col != st.EventTime || e.Param > 0 {
+		return -1
+	}
+	return -e.Param
 }
