@@ -110,7 +110,11 @@ func (s *streamSinks) Rows(r *Routed) error {
 		}
 		p := &r.Parts[k]
 		if w := s.outW[p.Output]; w != nil {
-			if err := s.write(w, p.Cols, i, r.In); err != nil {
+			kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
+			if kinds == nil && r.In != nil {
+				kinds = r.In.Kinds
+			}
+			if err := s.write(w, p.Cols, i, kinds); err != nil {
 				return err
 			}
 		}
@@ -136,12 +140,13 @@ func (s *streamSinks) Rows(r *Routed) error {
 	return s.inner.Rows(pass)
 }
 
-// write writes row i of cols to w, with the kind of input row i of in when
-// in is updating and w takes changes (SPEC 2.8, connector.KindWriter).
-func (s *streamSinks) write(w connector.SinkWriter, cols []*vector.Vec, i int, in *vector.Batch) error {
-	if in != nil && in.Kinds != nil {
+// write writes row i of cols to w, with its kind kinds[i] when the rows
+// carry kinds (an updating relation) and w takes changes (SPEC 2.8,
+// connector.KindWriter).
+func (s *streamSinks) write(w connector.SinkWriter, cols []*vector.Vec, i int, kinds []vector.RowKind) error {
+	if kinds != nil {
 		if kw, ok := w.(connector.KindWriter); ok {
-			return kw.WriteKind(cols, i, in.Kinds[i])
+			return kw.WriteKind(cols, i, kinds[i])
 		}
 	}
 	return w.Write(cols, i)
@@ -154,7 +159,7 @@ func (s *streamSinks) chunk(c *Chunk) error {
 		return nil
 	}
 	for _, i := range c.Sel {
-		if err := w.Write(c.Cols, int(i)); err != nil {
+		if err := s.write(w, c.Cols, int(i), c.Kinds); err != nil {
 			return err
 		}
 	}
