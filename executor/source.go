@@ -41,6 +41,12 @@ type Env struct {
 	// StateMaxBytes bounds the state of each job's stateful operators in bytes
 	// (SPEC 1: the session setting 'state.max-bytes'); 0 is the default, 2 GiB.
 	StateMaxBytes int64
+	// OwnsProcess says the program owns its process (the command line, not a
+	// library embedding): each job then sets the Go heap's soft limit from
+	// 'state.max-bytes' (HeapLimit), unless GOMEMLIMIT is set, so that the
+	// collector keeps the process near its counted state when the state nears
+	// the limit (issue 30: the heap could reach twice the live state first).
+	OwnsProcess bool
 	// ChunkSize is the size in bytes of the chunks a bounded file is cut into
 	// by the morsel pipeline (morsel.go, executor/chunked); 0 is
 	// chunked.DefaultChunkSize (256 KiB). Tests make it small, so that a small
