@@ -83,6 +83,13 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 	if d == nil || d.Open == nil {
 		return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
 	}
+	if st.HasComputed() { // the connector reads the other columns (computed.go)
+		src, err := d.Open(ctx, st.Physical(), e.connEnv())
+		if err != nil {
+			return nil, err
+		}
+		return newComputedSource(st, src), nil
+	}
 	return d.Open(ctx, st, e.connEnv())
 }
 
@@ -101,14 +108,16 @@ func newConnDecoder(st *catalog.Stream, r io.Reader) (connector.Decoder, error) 
 // empty. The planner has checked st's connector (TakesInsert).
 func (e *Env) Insert(ins *plan.Insert) {
 	if d := connector.DriverOf(ins.Stream.Connector); d != nil && d.Insert != nil {
-		d.Insert(ins.Stream, e.connEnv(), ins.Rows)
+		d.Insert(ins.Stream.Physical(), e.connEnv(), ins.Rows)
 	}
 }
 
 // Feed returns the queue of the Go-fed stream st ('connector'='go'), made at
 // the first call and kept for the session; jobs reading st read from it, and
 // the streamql package's Session.Push writes to it.
-func (e *Env) Feed(st *catalog.Stream) *connector.Feed { return connector.FeedOf(st, e.connEnv()) }
+func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
+	return connector.FeedOf(st.Physical(), e.connEnv())
+}
 
 // buildSide marks ctx for opening a join's build side, which its source reads
 // whole (connector.BuildSide: a Kafka source reads every partition, SPEC 2.5).

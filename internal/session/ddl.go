@@ -32,20 +32,30 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	}
 	x := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: dir}
 	seen := make(map[string]bool, len(st.Columns)) // by catalog.FoldName: linear in the columns
+	computed := false
 	for _, c := range st.Columns {
-		t, err := catalog.ParseType(c.Type)
-		if err != nil {
-			return parser.Errorf(c.TypePos, "%v", err)
-		}
 		k := catalog.FoldName(c.Name)
 		if seen[k] {
 			return parser.Errorf(c.Pos, "column '%s' is declared twice", c.Name)
 		}
 		seen[k] = true
+		if c.Computed != nil {
+			computed = true
+			continue // typed by its expression (computedColumns)
+		}
+		t, err := catalog.ParseType(c.Type)
+		if err != nil {
+			return parser.Errorf(c.TypePos, "%v", err)
+		}
 		x.Columns = append(x.Columns, catalog.Column{Name: c.Name, Type: t})
 	}
 	if len(x.Columns) == 0 {
-		return parser.Errorf(st.NamePos, "stream '%s' needs at least one column", st.Name)
+		return parser.Errorf(st.NamePos, "stream '%s' needs at least one column read from its input (a computed column reads them)", st.Name)
+	}
+	if computed {
+		if err := computedColumns(st, x); err != nil {
+			return err
+		}
 	}
 	if err := primaryKey(st, x); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/parser"
+	"streamql/planner"
 )
 
 // SettingsLister is implemented by a Frontend that can list the settings it
@@ -19,18 +20,38 @@ type SettingsLister interface {
 }
 
 // unsupportedColumns refuses, with the streamql spelling, the Flink column
-// forms streamql cannot read yet: computed columns and Kafka METADATA
-// columns. Errors are *parser.Error at the column or its key.
+// forms streamql cannot read yet: Kafka METADATA columns. Errors are
+// *parser.Error at the column's key.
 func unsupportedColumns(st *parser.CreateStream) error {
 	for _, c := range st.Columns {
-		if c.Computed != nil {
-			return parser.Errorf(c.Pos, "computed column %s AS %s is not supported yet: declare the column it reads (e.g. ms BIGINT) and put the event time on it, "+
-				"WATERMARK FOR ms AS ms - INTERVAL '5' SECOND (a BIGINT column is epoch milliseconds), then compute %s in the query", c.Name, c.Computed.Text, c.Computed.Text)
-		}
 		if c.Metadata != "" {
 			return parser.Errorf(c.MetadataPos, "Kafka metadata column %s (METADATA FROM '%s') is not supported yet: remove it; the record's value fills the row's columns", c.Name, c.Metadata)
 		}
 	}
+	return nil
+}
+
+// computedColumns compiles the computed columns of st (SPEC 1: name AS expr,
+// over the columns read from the input) into x, whose Columns hold the other
+// columns already, in declaration order: each gets its place and the type of
+// its expression. Errors are *parser.Error at the expression.
+func computedColumns(st *parser.CreateStream, x *catalog.Stream) error {
+	phys := &catalog.Stream{Name: x.Name, EventTime: -1, Columns: x.Columns}
+	var cols []catalog.Column
+	k := 0
+	for _, c := range st.Columns {
+		if c.Computed == nil {
+			cols = append(cols, x.Columns[k])
+			k++
+			continue
+		}
+		e, err := planner.CompileComputed(phys, c.Computed)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, catalog.Column{Name: c.Name, Type: e.Type, Computed: &catalog.Computed{Text: c.Computed.Text, Def: e}})
+	}
+	x.Columns = cols
 	return nil
 }
 
@@ -82,13 +103,18 @@ func (s *Session) showSettings() error {
 }
 
 // ShowCreate returns the CREATE STREAM statement that declares x, as SHOW
-// CREATE TABLE prints it: its columns with their types, PRIMARY KEY,
+// CREATE TABLE prints it: its columns with their types (a computed one with
+// its expression), PRIMARY KEY,
 // WATERMARK and the WITH options as written.
 func ShowCreate(x *catalog.Stream) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE STREAM %s (\n", quoteName(x.Name))
 	var items []string
 	for _, c := range x.Columns {
+		if c.Computed != nil {
+			items = append(items, "  "+quoteName(c.Name)+" AS "+c.Computed.Text)
+			continue
+		}
 		items = append(items, "  "+quoteName(c.Name)+" "+c.Type.String())
 	}
 	if x.PrimaryKey != nil {
@@ -134,7 +160,8 @@ func (s *Session) showCreate(st *parser.ShowCreate) error {
 
 // describe answers DESCRIBE x: a row per column with its type, the WATERMARK
 // expression on the event-time column, and whether the column is in the
-// PRIMARY KEY (SPEC 1; Flink's DESCRIBE shows the key as PRI).
+// PRIMARY KEY (SPEC 1; Flink's DESCRIBE shows the key as PRI), and, when the
+// stream has computed columns, each one's expression (Flink's extras).
 func (s *Session) describe(x *catalog.Stream) error {
 	key := map[string]bool{}
 	for _, k := range x.PrimaryKey {
@@ -143,6 +170,10 @@ func (s *Session) describe(x *catalog.Stream) error {
 	cols := []string{"column", "type", "watermark"}
 	if len(key) > 0 {
 		cols = append(cols, "key")
+	}
+	computed := x.HasComputed()
+	if computed {
+		cols = append(cols, "extras") // (Flink's DESCRIBE names it so)
 	}
 	var rows [][]string
 	for i, c := range x.Columns {
@@ -157,6 +188,13 @@ func (s *Session) describe(x *catalog.Stream) error {
 				k = "PRI"
 			}
 			row = append(row, k)
+		}
+		if computed {
+			e := ""
+			if c.Computed != nil {
+				e = "AS " + c.Computed.Text
+			}
+			row = append(row, e)
 		}
 		rows = append(rows, row)
 	}
