@@ -25,6 +25,11 @@ type Column struct {
 	// Computed is the expression of a computed column (SPEC 1, Flink's
 	// name AS expr), nil for a column read from the input.
 	Computed *Computed
+	// Metadata is the Kafka metadata key a METADATA column reads (SPEC 1:
+	// timestamp, partition, offset, headers, key, as Flink's Kafka connector
+	// names them), "" for other columns. Like a computed column it is not in
+	// the record's value: its source fills it (Physical leaves it out).
+	Metadata string
 }
 
 // Computed is a computed column's expression (SPEC 1: computed on read, over
@@ -119,18 +124,19 @@ func (s *Stream) Column(name string) int {
 	return -1
 }
 
-// HasComputed reports whether s has a computed column (SPEC 1).
+// HasComputed reports whether s has a computed or a METADATA column (SPEC
+// 1): a column its connector does not decode.
 func (s *Stream) HasComputed() bool {
 	for _, c := range s.Columns {
-		if c.Computed != nil {
+		if c.Computed != nil || c.Metadata != "" {
 			return true
 		}
 	}
 	return false
 }
 
-// Physical returns s as its connector reads it (SPEC 1): its columns without
-// the computed ones, in order, with EventTime on the same column (-1 when the
+// Physical returns s as its connector decodes it (SPEC 1): its columns
+// without the computed and METADATA ones, in order, with EventTime on the same column (-1 when the
 // event time is computed: the decoder does not see it). The same stream is
 // returned at each call (connectors key their state by it); s itself when s
 // has no computed column.
@@ -148,7 +154,7 @@ func (s *Stream) makePhysical() *Stream {
 	p := *s
 	p.Columns, p.EventTime, p.byName, p.physical = nil, -1, nil, nil
 	for i, c := range s.Columns {
-		if c.Computed != nil {
+		if c.Computed != nil || c.Metadata != "" {
 			continue
 		}
 		if i == s.EventTime {

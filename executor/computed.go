@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/format"
 	"streamql/executor/vector"
@@ -12,9 +13,10 @@ import (
 )
 
 // computedSource is the source of a stream with computed columns (SPEC 1,
-// Flink's name AS expr): its connector reads the other columns (the stream's
-// Physical form) into their places in the batch, and it computes each computed
-// column over them, in declaration order. A row whose computed event time is
+// Flink's name AS expr) or Kafka METADATA columns: its connector reads the
+// other columns (the stream's Physical form) into their places in the batch,
+// it fills each METADATA column from its row's record (connector.MetaSource),
+// and computes each computed column over the physical ones. A row whose computed event time is
 // NULL is malformed (SPEC 2.3), with its input columns as raw text. The
 // planner runs such a job sequentially (ChooseStrategy), so every row passes
 // here.
@@ -30,11 +32,18 @@ type computedSource struct {
 	physCol []catalog.Column // the physical columns (raw text of a malformed row)
 	raw     []byte
 	keep    []int32
+	meta    []int                // the batch column of each METADATA column
+	metaSrc connector.MetaSource // the connector's source, when meta is not empty
+	hdr     []byte               // a row's headers as JSON
 }
 
 func newComputedSource(st *catalog.Stream, src Source) *computedSource {
 	c := &computedSource{Source: src, st: st, prefix: true, sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap)}
 	for i, col := range st.Columns {
+		if col.Metadata != "" {
+			c.meta = append(c.meta, i)
+			continue
+		}
 		if col.Computed == nil {
 			if i != len(c.phys) {
 				c.prefix = false
@@ -49,7 +58,77 @@ func newComputedSource(st *catalog.Stream, src Source) *computedSource {
 	for i := range c.sel {
 		c.sel[i] = int32(i)
 	}
+	if len(c.meta) > 0 {
+		for s := src; s != nil; {
+			if w, ok := s.(interface{ WantMeta() }); ok {
+				w.WantMeta()
+			}
+			if m, ok := s.(connector.MetaSource); ok {
+				c.metaSrc = m
+				break
+			}
+			u, ok := s.(connector.Unwrapper)
+			if !ok {
+				break
+			}
+			s = u.Unwrap()
+		}
+	}
 	return c
+}
+
+// fillMeta fills the METADATA columns of rows 0..n-1 (SPEC 1): timestamp
+// (TIMESTAMP or BIGINT epoch ms), partition, offset, key (its bytes as text,
+// NULL when the record has none) and headers (a JSON object of each header's
+// value as text, the last of a repeated name winning).
+func (c *computedSource) fillMeta(b *vector.Batch) {
+	for _, i := range c.meta {
+		v := b.Cols[i]
+		v.ResetArena()
+		if v.Text != nil {
+			clear(v.Text[:b.N])
+		}
+		key := c.st.Columns[i].Metadata
+		for r := 0; r < b.N; r++ {
+			if c.metaSrc == nil {
+				v.Null[r] = true
+				continue
+			}
+			m := c.metaSrc.Meta(r)
+			v.Null[r] = false
+			switch key {
+			case "timestamp":
+				v.I[r] = m.Timestamp
+			case "partition":
+				v.I[r] = int64(m.Partition)
+			case "offset":
+				v.I[r] = m.Offset
+			case "key":
+				if m.Key == nil {
+					v.Null[r] = true
+					continue
+				}
+				v.SetString(r, m.Key)
+			case "headers":
+				c.hdr = append(c.hdr[:0], '{')
+				seen := map[string]bool{}
+				for h := len(m.Headers) - 1; h >= 0; h-- { // the last of a name wins
+					if seen[m.Headers[h].Key] {
+						continue
+					}
+					seen[m.Headers[h].Key] = true
+					if len(c.hdr) > 1 {
+						c.hdr = append(c.hdr, ',')
+					}
+					c.hdr = format.AppendJSONString(c.hdr, []byte(m.Headers[h].Key))
+					c.hdr = append(c.hdr, ':')
+					c.hdr = format.AppendJSONString(c.hdr, m.Headers[h].Value)
+				}
+				c.hdr = append(c.hdr, '}')
+				v.SetString(r, c.hdr)
+			}
+		}
+	}
 }
 
 // Unwrap returns the connector's source (connector.Unwrapper: partitions and
@@ -94,12 +173,15 @@ func (c *computedSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	if b.N == 0 {
 		return err
 	}
+	if len(c.meta) > 0 {
+		c.fillMeta(b)
+	}
 	sel := c.sel[:b.N]
 	for k, i := range c.comp {
 		v := c.kernels[k].Eval(&c.inner, sel) // (compiled over the physical columns)
 		copyVec(cols[i], v, b.N)
 	}
-	if et := c.st.EventTime; et >= 0 && c.st.Columns[et].Computed != nil {
+	if et := c.st.EventTime; et >= 0 && (c.st.Columns[et].Computed != nil || c.metaSrc == nil && c.st.Columns[et].Metadata != "") {
 		c.dropNullTime(b, bad, before)
 	}
 	return err
@@ -127,8 +209,12 @@ func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]BadRow, before int
 		}
 		c.raw = format.AppendCSVRow(c.raw[:0], c.physCol, c.inner.Cols, i, ',')
 		col := c.st.Columns[c.st.EventTime]
+		what := "METADATA FROM '" + col.Metadata + "'"
+		if col.Computed != nil {
+			what = termtext.Shorten(col.Computed.Text, 60)
+		}
 		drops = append(drops, BadRow{Index: len(keep), Line: b.Pos[i], Raw: append([]byte(nil), c.raw...),
-			Reason: fmt.Sprintf("column %s: the event time (%s) is NULL", col.Name, termtext.Shorten(col.Computed.Text, 60))})
+			Reason: fmt.Sprintf("column %s: the event time (%s) is NULL", col.Name, what)})
 	}
 	// the connector's own malformed rows of this batch stand between good
 	// rows by their Index: merge both lists by it

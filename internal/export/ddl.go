@@ -73,6 +73,10 @@ func (x *exporter) createTable(d *streamDecl, sink, source bool) (string, error)
 			cols = append(cols, "  "+quote(c.Name)+" AS "+c.Computed.Text)
 			continue
 		}
+		if c.Metadata != "" {
+			cols = append(cols, "  "+quote(c.Name)+" "+flinkType(c.Type)+" METADATA FROM '"+c.Metadata+"'")
+			continue
+		}
 		cols = append(cols, "  "+quote(c.Name)+" "+flinkType(c.Type))
 	}
 	if w := d.decl.Watermark; w != nil {

@@ -19,13 +19,41 @@ type SettingsLister interface {
 	SettingValues() map[string]string
 }
 
-// unsupportedColumns refuses, with the streamql spelling, the Flink column
-// forms streamql cannot read yet: Kafka METADATA columns. Errors are
-// *parser.Error at the column's key.
-func unsupportedColumns(st *parser.CreateStream) error {
+// metadataTypes are the types a METADATA column of each Kafka key may have
+// (SPEC 1; Flink's TIMESTAMP_LTZ(3), INT, BIGINT, BYTES and MAP<STRING, BYTES>
+// in this SPEC's types: the key's bytes as text, the headers as a JSON object).
+var metadataTypes = map[string][]catalog.Type{
+	"timestamp": {catalog.Timestamp, catalog.BigInt},
+	"partition": {catalog.BigInt},
+	"offset":    {catalog.BigInt},
+	"key":       {catalog.Varchar},
+	"headers":   {catalog.Varchar},
+}
+
+// checkMetadata checks the METADATA columns of st (SPEC 1): the stream reads
+// Kafka, and each column has a type its key gives. Errors are *parser.Error
+// at METADATA's key.
+func checkMetadata(st *parser.CreateStream, x *catalog.Stream) error {
 	for _, c := range st.Columns {
-		if c.Metadata != "" {
-			return parser.Errorf(c.MetadataPos, "Kafka metadata column %s (METADATA FROM '%s') is not supported yet: remove it; the record's value fills the row's columns", c.Name, c.Metadata)
+		if c.Metadata == "" {
+			continue
+		}
+		if x.Connector == nil || x.Connector.Name != "kafka" {
+			name := "?"
+			if x.Connector != nil {
+				name = x.Connector.Name
+			}
+			return parser.Errorf(c.MetadataPos, "column %s reads Kafka metadata (METADATA FROM '%s'), but stream %s reads connector '%s': METADATA columns need 'connector'='kafka'", c.Name, c.Metadata, x.Name, name)
+		}
+		t := x.Columns[x.Column(c.Name)].Type
+		ok := false
+		var names []string
+		for _, w := range metadataTypes[c.Metadata] {
+			ok = ok || w == t
+			names = append(names, w.String())
+		}
+		if !ok {
+			return parser.Errorf(c.TypePos, "column %s METADATA FROM '%s' is %s; declare it %s", c.Name, c.Metadata, t, strings.Join(names, " or "))
 		}
 	}
 	return nil
@@ -36,7 +64,12 @@ func unsupportedColumns(st *parser.CreateStream) error {
 // columns already, in declaration order: each gets its place and the type of
 // its expression. Errors are *parser.Error at the expression.
 func computedColumns(st *parser.CreateStream, x *catalog.Stream) error {
-	phys := &catalog.Stream{Name: x.Name, EventTime: -1, Columns: x.Columns}
+	phys := &catalog.Stream{Name: x.Name, EventTime: -1}
+	for _, c := range x.Columns {
+		if c.Metadata == "" { // (a computed column reads the decoded columns only)
+			phys.Columns = append(phys.Columns, c)
+		}
+	}
 	var cols []catalog.Column
 	k := 0
 	for _, c := range st.Columns {
@@ -113,6 +146,10 @@ func ShowCreate(x *catalog.Stream) string {
 	for _, c := range x.Columns {
 		if c.Computed != nil {
 			items = append(items, "  "+quoteName(c.Name)+" AS "+c.Computed.Text)
+			continue
+		}
+		if c.Metadata != "" {
+			items = append(items, "  "+quoteName(c.Name)+" "+c.Type.String()+" METADATA FROM '"+c.Metadata+"'")
 			continue
 		}
 		items = append(items, "  "+quoteName(c.Name)+" "+c.Type.String())
@@ -193,6 +230,8 @@ func (s *Session) describe(x *catalog.Stream) error {
 			e := ""
 			if c.Computed != nil {
 				e = "AS " + c.Computed.Text
+			} else if c.Metadata != "" {
+				e = "METADATA FROM '" + c.Metadata + "'"
 			}
 			row = append(row, e)
 		}

@@ -224,3 +224,19 @@ func TestComputedColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestMetadataColumnErrors: a METADATA column needs the kafka connector and
+// a type its key gives (issue 29 item 3, SPEC 1), said at the column.
+func TestMetadataColumnErrors(t *testing.T) {
+	for _, tc := range []struct{ sql, want string }{
+		{"CREATE TABLE c (id BIGINT, ts TIMESTAMP(3) METADATA FROM 'timestamp') WITH ('connector'='values');", "METADATA columns need 'connector'='kafka'"},
+		{"CREATE TABLE c (id BIGINT, p VARCHAR METADATA FROM 'partition') WITH ('connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9');", "column p METADATA FROM 'partition' is VARCHAR; declare it BIGINT"},
+		{"CREATE TABLE c (id BIGINT, x BIGINT METADATA FROM 'nope') WITH ('connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9');", "unknown Kafka metadata key 'nope'"},
+		{"CREATE TABLE c (ts TIMESTAMP(3) METADATA FROM 'timestamp') WITH ('connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9');", "needs at least one column read from its input"},
+	} {
+		_, stderr, code := runArgs(t, "-e", tc.sql)
+		if code != exitPlanning || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "^") {
+			t.Errorf("%s: exit %d, stderr\n%s\nwant status 2 and %q with a caret", tc.sql, code, stderr, tc.want)
+		}
+	}
+}
