@@ -155,11 +155,8 @@ func TestToTimestampLTZ(t *testing.T) {
 func TestComputedColumns(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		writeFile(t, filepath.Join(dir, name), text)
+		return filepath.Join(dir, name)
 	}
 	csvPos := write("pos.csv", "1000,a\n500,b\n3500,c\nx,d\n2100,e\n9000,f\n")
 	csvHdr := write("hdr.csv", "name,ms\na,1000\nb,500\nc,3500\nd,x\ne,2100\nf,9000\n")
