@@ -8,7 +8,6 @@ import (
 	"streamql/executor/expr"
 	"streamql/executor/format"
 	"streamql/executor/vector"
-	"streamql/internal/termtext"
 	"streamql/planner/plan"
 )
 
@@ -211,7 +210,7 @@ func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]BadRow, before int
 		col := c.st.Columns[c.st.EventTime]
 		what := "METADATA FROM '" + col.Metadata + "'"
 		if col.Computed != nil {
-			what = termtext.Shorten(col.Computed.Text, 60)
+			what = col.Computed.Text
 		}
 		drops = append(drops, BadRow{Index: len(keep), Line: b.Pos[i], Raw: append([]byte(nil), c.raw...),
 			Reason: fmt.Sprintf("column %s: the event time (%s) is NULL", col.Name, what)})

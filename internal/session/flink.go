@@ -38,7 +38,7 @@ func checkMetadata(st *parser.CreateStream, x *catalog.Stream) error {
 		if c.Metadata == "" {
 			continue
 		}
-		if x.Connector == nil || x.Connector.Name != "kafka" {
+		if x.Connector == nil || !x.Connector.RecordMetadata {
 			name := "?"
 			if x.Connector != nil {
 				name = x.Connector.Name
