@@ -22,6 +22,24 @@ type Watermark struct {
 type Column struct {
 	Name string // as declared; matched case-insensitively (SPEC: names)
 	Type Type
+	// Computed is the expression of a computed column (SPEC 1, Flink's
+	// name AS expr), nil for a column read from the input.
+	Computed *Computed
+	// Metadata is the Kafka metadata key a METADATA column reads (SPEC 1:
+	// timestamp, partition, offset, headers, key, as Flink's Kafka connector
+	// names them), "" for other columns. Like a computed column it is not in
+	// the record's value: its source fills it (Physical leaves it out).
+	Metadata string
+}
+
+// Computed is a computed column's expression (SPEC 1: computed on read, over
+// the stream's columns read from the input; usable as the WATERMARK FOR
+// column): its source text (DESCRIBE, SHOW CREATE TABLE), and Def, the
+// planner's compiled form over the stream's Physical columns (a *plan.Expr),
+// which the catalog holds without looking inside.
+type Computed struct {
+	Text string
+	Def  any
 }
 
 // Stream is a declared stream (SPEC 1): its schema, event time and source.
@@ -57,6 +75,9 @@ type Stream struct {
 	// definition of it (a *plan.Derived, whose rows come from other planned
 	// jobs), held without looking inside; nil for a declared stream.
 	Derived any
+	// physical is the stream as its connector reads it, without its computed
+	// columns (Physical); nil when it has none. Made by Catalog.Add.
+	physical *Stream
 	// byName indexes Columns by FoldName, built by Catalog.Add for wide streams
 	// (Column is then O(1), so planning a query over many columns stays linear).
 	byName map[string]int
@@ -106,6 +127,50 @@ func (s *Stream) Column(name string) int {
 		}
 	}
 	return -1
+}
+
+// HasComputed reports whether s has a computed or a METADATA column (SPEC
+// 1): a column its connector does not decode.
+func (s *Stream) HasComputed() bool {
+	for _, c := range s.Columns {
+		if c.Computed != nil || c.Metadata != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Physical returns s as its connector decodes it (SPEC 1): its columns
+// without the computed and METADATA ones, in order, with EventTime on the same column (-1 when the
+// event time is computed: the decoder does not see it). The same stream is
+// returned at each call (connectors key their state by it); s itself when s
+// has no computed column.
+func (s *Stream) Physical() *Stream {
+	if s.physical != nil {
+		return s.physical
+	}
+	if !s.HasComputed() {
+		return s
+	}
+	return s.makePhysical()
+}
+
+func (s *Stream) makePhysical() *Stream {
+	p := *s
+	p.Columns, p.EventTime, p.byName, p.physical = nil, -1, nil, nil
+	for i, c := range s.Columns {
+		if c.Computed != nil || c.Metadata != "" {
+			continue
+		}
+		if i == s.EventTime {
+			p.EventTime = len(p.Columns)
+		}
+		p.Columns = append(p.Columns, c)
+	}
+	if p.EventTime < 0 {
+		p.Watermark = nil
+	}
+	return &p
 }
 
 // Types returns the column types in order.
@@ -217,6 +282,9 @@ func (c *Catalog) Add(s *Stream) bool {
 		for i := len(s.Columns) - 1; i >= 0; i-- {
 			s.byName[FoldName(s.Columns[i].Name)] = i // the first of equal names wins, as in the scan
 		}
+	}
+	if s.HasComputed() {
+		s.physical = s.makePhysical()
 	}
 	c.streams[k] = s
 	return true

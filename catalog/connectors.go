@@ -58,6 +58,9 @@ type ConnectorSpec struct {
 	// *OptionError for a bad option value (the caller positions it at that
 	// option's value) or another error (positioned at the WITH clause).
 	Validate func(st *Stream) error
+	// RecordMetadata says the connector's rows carry Kafka record metadata,
+	// which METADATA columns read (SPEC 1).
+	RecordMetadata bool
 	// KnownSize says a bounded stream over this connector reads input of a
 	// size known up front and never waits for more (a file): the CLI shows a
 	// progress bar and the executor decodes ahead (SPEC 4).

@@ -14,6 +14,7 @@ import (
 // nil, nil for any other stream and for a file it cannot read (opening the
 // source then says why).
 func CSVHeader(st *catalog.Stream) (header []string, fieldMap []int) {
+	st = st.Physical() // (computed columns are not in the file)
 	if st.Options["csv.header"] != "true" || st.Connector == nil || !st.Connector.KnownSize || st.Options["path"] == "" ||
 		st.Options["format"] != "csv" && st.Options["format"] != "" {
 		return nil, nil
@@ -41,6 +42,7 @@ func CSVMapping(st *catalog.Stream) string {
 	if st.Options["csv.header"] != "true" || st.Options["format"] != "csv" && st.Options["format"] != "" {
 		return ""
 	}
+	st = st.Physical()
 	header, m := CSVHeader(st)
 	switch {
 	case m != nil:

@@ -135,6 +135,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	if max == 0 {
 		max = DefaultStateMaxBytes
 	}
+	setHeapLimit(env, max)
 	budget := NewStateBudget(max)
 	var src Source
 	var js *joinSource // the job reads a join of two streams (SPEC 2.7)

@@ -41,6 +41,12 @@ type Env struct {
 	// StateMaxBytes bounds the state of each job's stateful operators in bytes
 	// (SPEC 1: the session setting 'state.max-bytes'); 0 is the default, 2 GiB.
 	StateMaxBytes int64
+	// OwnsProcess says the program owns its process (the command line, not a
+	// library embedding): each job then sets the Go heap's soft limit from
+	// 'state.max-bytes' (HeapLimit), unless GOMEMLIMIT is set, so that the
+	// collector keeps the process near its counted state when the state nears
+	// the limit (issue 30: the heap could reach twice the live state first).
+	OwnsProcess bool
 	// ChunkSize is the size in bytes of the chunks a bounded file is cut into
 	// by the morsel pipeline (morsel.go, executor/chunked); 0 is
 	// chunked.DefaultChunkSize (256 KiB). Tests make it small, so that a small
@@ -80,6 +86,13 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
 	if d == nil || d.Open == nil {
 		return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
 	}
+	if st.HasComputed() { // the connector reads the other columns (computed.go)
+		src, err := d.Open(ctx, st.Physical(), e.connEnv())
+		if err != nil {
+			return nil, err
+		}
+		return newComputedSource(st, src), nil
+	}
 	return d.Open(ctx, st, e.connEnv())
 }
 
@@ -98,14 +111,16 @@ func newConnDecoder(st *catalog.Stream, r io.Reader) (connector.Decoder, error) 
 // empty. The planner has checked st's connector (TakesInsert).
 func (e *Env) Insert(ins *plan.Insert) {
 	if d := connector.DriverOf(ins.Stream.Connector); d != nil && d.Insert != nil {
-		d.Insert(ins.Stream, e.connEnv(), ins.Rows)
+		d.Insert(ins.Stream.Physical(), e.connEnv(), ins.Rows)
 	}
 }
 
 // Feed returns the queue of the Go-fed stream st ('connector'='go'), made at
 // the first call and kept for the session; jobs reading st read from it, and
 // the streamql package's Session.Push writes to it.
-func (e *Env) Feed(st *catalog.Stream) *connector.Feed { return connector.FeedOf(st, e.connEnv()) }
+func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
+	return connector.FeedOf(st.Physical(), e.connEnv())
+}
 
 // buildSide marks ctx for opening a join's build side, which its source reads
 // whole (connector.BuildSide: a Kafka source reads every partition, SPEC 2.5).

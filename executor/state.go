@@ -2,6 +2,8 @@ package executor
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -10,6 +12,22 @@ import (
 // DefaultStateMaxBytes is the default of the session setting 'state.max-bytes'
 // (SPEC 1, Bad input): 2 GiB.
 const DefaultStateMaxBytes int64 = 2 << 30
+
+// HeapLimit is the Go heap's soft limit (runtime/debug.SetMemoryLimit) for a
+// job whose 'state.max-bytes' is max bytes: the state, an eighth more, and
+// 32 MiB for what is not state (batches, buffers, the runtime). With the state
+// counted as the live heap holds it (TestStateAccountingMatchesHeap), a job
+// stopped at its limit has used about 1.2 times its state, not up to twice
+// (the collector's default lets the heap double between collections).
+func HeapLimit(max int64) int64 { return max + max/8 + 32<<20 }
+
+// setHeapLimit applies HeapLimit(max) for a program that owns its process,
+// unless the user set GOMEMLIMIT.
+func setHeapLimit(env *Env, max int64) {
+	if env.OwnsProcess && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(HeapLimit(max))
+	}
+}
 
 // StateBudget bounds the memory of a job's stateful operators (SPEC 1: join build
 // keys, held rows, window state count against 'state.max-bytes'). Operators

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
 )
 
 // astInfo is what the front-end learned about a TiDB AST.
@@ -531,7 +532,33 @@ func (w *posWalker) Leave(n ast.Node) (ast.Node, bool) {
 		}
 	}
 	w.pos[n] = p
+	if x, ok := n.(*ast.FuncCallExpr); ok && len(x.Args) == 3 && len(w.rw.millis) > 0 && w.rw.millis[w.pos[x.Args[1]]] {
+		if u, ok := x.Args[2].(*ast.TimeUnitExpr); ok && u.Unit == ast.TimeUnitMicrosecond {
+			ms := &MillisecondUnit{TimeUnitExpr: *u}
+			x.Args[2], w.pos[ms] = ms, w.pos[u]
+		}
+	}
 	return n, true
+}
+
+// MillisecondUnit is the unit of x ± INTERVAL 'v' MILLISECOND in TiDB's AST
+// (the third argument of its DATE_ADD / DATE_SUB): TiDB has no MILLISECOND
+// unit, so it parses a MICROSECOND written in its place, and the front-end
+// puts this node there (SPEC 2.3: intervals in milliseconds, as in window
+// functions). It restores as MILLISECOND; the planner reads it as 1 ms.
+type MillisecondUnit struct{ ast.TimeUnitExpr }
+
+// Restore writes MILLISECOND.
+func (u *MillisecondUnit) Restore(ctx *format.RestoreCtx) error {
+	ctx.WriteKeyWord("MILLISECOND")
+	return nil
+}
+
+// Accept visits the node itself (not the embedded TimeUnitExpr, which a
+// visitor would otherwise put in its place).
+func (u *MillisecondUnit) Accept(v ast.Visitor) (ast.Node, bool) {
+	n, _ := v.Enter(u)
+	return v.Leave(n)
 }
 
 // fieldText returns the source text of a select field's expression exactly as

@@ -262,6 +262,10 @@ type rewritten struct {
 	joins     map[int]joinMark // by offset of the JOIN token that a SEMI/ANTI word preceded
 	asOf      map[int]AsOf     // FOR SYSTEM_TIME AS OF, by offset of the table name it follows
 	casts     map[int]string   // by offset of the CAST/CONVERT token: the type as written
+	// millis: INTERVAL 'v' MILLISECOND in an expression, by offset of the
+	// amount token: TiDB has no MILLISECOND unit, so it sees MICROSECOND (the
+	// same length) and the walker renames the call (MillisecondAdd)
+	millis map[int]bool
 	// window: FROM TABLE(TUMBLE(...)) and the like (SPEC 2.4), replaced by the
 	// stream's name; late, latePos: LATE INTO SIDE 'name' at the end, blanked
 	window  *WindowTVF
@@ -320,7 +324,7 @@ var castPassThrough = map[string]bool{
 // the mode allows, replaces CAST types, records what it took out, and reports
 // misplaced extensions.
 func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
-	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}}
+	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}}
 	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
 	if mode == modeSelect {
@@ -556,6 +560,10 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				stand = "SQ_LASTVAL"
 			}
 			edits = append(edits, edit{t.Offset, t.End(), stand})
+		case t.is("MILLISECOND") && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
+			// INTERVAL '5' MILLISECOND (SPEC 2.3), as in window functions
+			rw.millis[toks[i-1].Offset] = true
+			edits = append(edits, edit{t.Offset, t.End(), "MICROSECOND"})
 		case (t.is("CAST") || t.is("CONVERT") || t.is("TRY_CAST")) && next.isOp("("):
 			if t.is("TRY_CAST") {
 				// Flink's TRY_CAST is SPEC 2's CAST (a failed conversion

@@ -32,6 +32,8 @@ func (p *Planner) PlanInsert(ins *parser.Insert) (*Insert, error) {
 	if !st.Connector.TakesInsert {
 		return nil, parser.Errorf(ins.StreamPos, "INSERT INTO adds rows to a 'values' stream; %s reads connector '%s' (declare one WITH ('connector' = 'values'))", st.Name, st.Connector.Name)
 	}
+	out := &Insert{Stream: st}
+	st = st.Physical()                      // (a computed column takes no value, as in Flink)
 	cols := make([]int, 0, len(st.Columns)) // stream column of each value
 	if len(ins.Columns) == 0 {
 		for i := range st.Columns {
@@ -61,7 +63,6 @@ func (p *Planner) PlanInsert(ins *parser.Insert) (*Insert, error) {
 		}
 	}
 	sc := &scope{locate: ins.Locate, casts: ins.Casts, src: p.Source, watermark: func(int) int { return -1 }}
-	out := &Insert{Stream: st}
 	for r, exprs := range ins.Rows {
 		if len(exprs) != len(cols) {
 			at := ins.StreamPos

@@ -35,6 +35,10 @@ type pendingText struct {
 	casts parser.CastTypes
 }
 
+// ExprText returns e's text as written (EXPLAIN and messages; an inner
+// expression's text is rendered from its syntax node at the first call).
+func ExprText(e *Expr) string { return exprTextOf(e) }
+
 // inheritText gives dst the text of src (a conversion shows as its operand).
 func inheritText(dst, src *Expr) {
 	dst.Text, dst.Node = src.Text, src.Node

@@ -307,6 +307,23 @@ func CompileWatermark(st *catalog.Stream) (*Expr, error) {
 	return e, nil
 }
 
+// CompileComputed type-checks and compiles the expression f of a computed
+// column (SPEC 1: name AS expr, Flink's form) over phys, the stream's columns
+// read from the input (a computed column reads no other computed column, as in
+// Flink). Errors are *parser.Error in the script that declares the stream.
+func CompileComputed(phys *catalog.Stream, f *parser.Fragment) (*Expr, error) {
+	sc := &scope{rels: []relation{{stream: phys, name: phys.Name}}, locate: f.Locate, casts: f.Casts, src: f.File.Source(),
+		watermark: func(int) int { return -1 }}
+	e, err := sc.compile(f.Expr)
+	if err == nil && e.Type == catalog.Unknown {
+		err = parser.Errorf(f.Pos, "the type of computed column expression %s is unknown (a bare NULL): CAST it, e.g. CAST(NULL AS BIGINT)", f.Text)
+	}
+	if err != nil {
+		return nil, f.File.Attach(err)
+	}
+	return e, nil
+}
+
 func sameSchema(a, b []catalog.Column) bool {
 	if len(a) != len(b) {
 		return false

@@ -27,6 +27,7 @@ func init() {
 
 // interval compiles x ± INTERVAL 'v' UNIT (TiDB's DATE_SUB / DATE_ADD): on BIGINT
 // event time the interval is in milliseconds (SPEC 2.3), on TIMESTAMP it shifts time.
+// A unit written MILLISECOND is a parser.MillisecondUnit.
 func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 	if len(n.Args) != 3 {
 		return nil, parser.Errorf(sc.pos(n), "write intervals as x - INTERVAL '5' SECOND")
@@ -39,8 +40,15 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 	if !ok {
 		return nil, parser.Errorf(sc.pos(n.Args[1]), "an INTERVAL needs a literal amount, like INTERVAL '5' SECOND")
 	}
-	unit, ok := n.Args[2].(*ast.TimeUnitExpr)
-	if !ok {
+	var unit *ast.TimeUnitExpr
+	millis := false
+	switch u := n.Args[2].(type) {
+	case *ast.TimeUnitExpr:
+		unit = u
+	case *parser.MillisecondUnit:
+		unit, millis = &u.TimeUnitExpr, true
+	}
+	if unit == nil {
 		return nil, parser.Errorf(sc.pos(n), "an INTERVAL needs a unit")
 	}
 	text := lit.GetDatumString()
@@ -52,25 +60,28 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 		return nil, parser.Errorf(sc.pos(n.Args[1]), "INTERVAL amount '%s' is not a number", text)
 	}
 	var ms string // milliseconds per unit
-	switch unit.Unit {
-	case ast.TimeUnitMicrosecond:
+	unitName := unit.Unit.String()
+	switch {
+	case millis:
+		ms, unitName = "1", "MILLISECOND"
+	case unit.Unit == ast.TimeUnitMicrosecond:
 		ms = "0.001"
-	case ast.TimeUnitSecond:
+	case unit.Unit == ast.TimeUnitSecond:
 		ms = "1000"
-	case ast.TimeUnitMinute:
+	case unit.Unit == ast.TimeUnitMinute:
 		ms = "60000"
-	case ast.TimeUnitHour:
+	case unit.Unit == ast.TimeUnitHour:
 		ms = "3600000"
-	case ast.TimeUnitDay:
+	case unit.Unit == ast.TimeUnitDay:
 		ms = "86400000"
-	case ast.TimeUnitWeek:
+	case unit.Unit == ast.TimeUnitWeek:
 		ms = "604800000"
 	default:
-		return nil, parser.Errorf(sc.pos(n), "INTERVAL unit %s is not supported; use SECOND, MINUTE, HOUR, DAY or WEEK", unit.Unit)
+		return nil, parser.Errorf(sc.pos(n), "INTERVAL unit %s is not supported; use MILLISECOND, SECOND, MINUTE, HOUR, DAY or WEEK", unit.Unit)
 	}
 	delta, ok := intervalMs(strings.TrimSpace(text), amount, ms)
 	if !ok {
-		iv := "INTERVAL '" + text + "' " + unit.Unit.String()
+		iv := "INTERVAL '" + text + "' " + unitName
 		return nil, parser.Errorf(sc.pos(n.Args[1]), "%s", parser.IntervalOverflow(iv))
 	}
 	if sub {

@@ -38,6 +38,7 @@ func ruleSink(sp *selectPlan) error {
 	if st == sp.st || sp.j != nil && st == sp.j.Build {
 		return parser.Errorf(pos, "stream %s cannot be both a sink and a source of one job; write into another stream", st.Name)
 	}
+	st = st.Physical() // a sink writes the columns its connector holds, not computed ones (as in Flink)
 	if err := sinkColumns(sp, st); err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func ruleSinkJob(j *Job) error {
 	read := j.Streams()
 	isRead := func(st *catalog.Stream) bool {
 		for _, r := range read {
-			if r == st {
+			if r == st || r.Physical() == st {
 				return true
 			}
 		}

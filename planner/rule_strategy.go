@@ -11,7 +11,8 @@ import (
 // CPUs and 'state.max-bytes'), so that EXPLAIN prints the strategy the job
 // will take. The first that fits, in this order:
 //   - Held: a branch has an event-time semi or anti join (SPEC 2.2);
-//   - Sequential: the source is live (not a bounded file) or env.Procs < 2;
+//   - Sequential: the source is live (not a bounded file), env.Procs < 2,
+//     or the stream has computed columns (SPEC 1);
 //   - ParallelAggregate: plan.Job.ParallelAggregatable, with 'state.max-bytes'
 //     at least plan.ParallelAggregateStateFloor;
 //   - Morsel: plan.Job.Morselable;
@@ -32,7 +33,9 @@ func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
 		return plan.Held
 	case job.Unnest != nil: // the unnesting source reads the stream row by row (executor/unnest.go)
 		return plan.Sequential
-	case !job.Prefetchable(env.Procs):
+	case !job.Prefetchable(env.Procs) || job.Stream.HasComputed():
+		// (computed columns are computed by the source's wrapper, which the
+		// parallel paths, decoding chunks of a file themselves, do not take)
 		return plan.Sequential
 	case job.ParallelAggregatable() && (env.StateMaxBytes <= 0 || env.StateMaxBytes >= plan.ParallelAggregateStateFloor):
 		return plan.ParallelAggregate

@@ -16,6 +16,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"unsafe"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -752,4 +753,4 @@ func (st *State) variance(sp *Spec, samp bool) float64 {
 func (st *State) Bytes() int64 { return st.caps() }
 
 // FixedBytes is the size of a State without what Bytes counts.
-const FixedBytes = 200
+const FixedBytes = int(unsafe.Sizeof(State{}))

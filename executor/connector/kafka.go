@@ -37,7 +37,7 @@ const kafkaPoll = 250 * time.Millisecond
 
 func init() {
 	Register(&catalog.ConnectorSpec{
-		Name: "kafka", Doc: "reads or writes a Kafka topic (SPEC 2.5); bounded unless 'scan.bounded.mode' = 'unbounded'",
+		Name: "kafka", RecordMetadata: true, Doc: "reads or writes a Kafka topic (SPEC 2.5); bounded unless 'scan.bounded.mode' = 'unbounded'",
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
 			catalog.OptionSpec{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},

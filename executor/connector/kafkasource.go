@@ -64,6 +64,24 @@ type Unwrapper interface {
 	Unwrap() Source
 }
 
+// RecordMeta is the Kafka metadata of one row (SPEC 1: METADATA FROM
+// 'timestamp', 'partition', 'offset', 'key', 'headers'): the record's
+// timestamp in epoch ms, its partition and offset, its key (nil: none) and
+// headers, valid until the source's next Next.
+type RecordMeta struct {
+	Timestamp int64
+	Partition int32
+	Offset    int64
+	Key       []byte
+	Headers   []kgo.RecordHeader
+}
+
+// MetaSource is a source whose rows carry Kafka metadata: Meta returns that of
+// good row i of the batch its last Next gave.
+type MetaSource interface {
+	Meta(i int) RecordMeta
+}
+
 // kafkaSource reads one topic (SPEC 2.5): one record value is one row. Without
 // 'properties.group.id' (and always for a join's build side) it reads every
 // partition from the startup offsets; with one it joins the consumer group,
@@ -119,6 +137,8 @@ type kafkaSource struct {
 	// what the last batch gave per partition (the offset after its last
 	// record), what the job has used, and what was committed.
 	batch      []kafkaRow
+	meta       []RecordMeta // per good row of the last batch, with metadata columns
+	wantMeta   bool
 	given      map[int32]int64
 	used       map[int32]int64
 	committed  map[int32]int64
@@ -588,10 +608,18 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	}
 }
 
+// Meta implements MetaSource.
+func (s *kafkaSource) Meta(i int) RecordMeta { return s.meta[i] }
+
+// WantMeta makes the source keep each row's metadata (MetaSource): a stream
+// with METADATA columns asks for it.
+func (s *kafkaSource) WantMeta() { s.wantMeta = true }
+
 // fill decodes the records left from the last poll into b and *bad.
 func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 	nbad := 0
 	s.batch = s.batch[:0]
+	s.meta = s.meta[:0]
 	// A poll's records come partition by partition: the partition's stop
 	// offset is looked up, and what was given of it noted, once per run of
 	// its records instead of once per record.
@@ -657,6 +685,9 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		b.Pos[b.N] = pos
 		b.N++
 		s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
+		if s.wantMeta {
+			s.meta = append(s.meta, RecordMeta{Timestamp: r.Timestamp.UnixMilli(), Partition: p, Offset: r.Offset, Key: r.Key, Headers: r.Headers})
+		}
 	}
 	if runGiven >= 0 {
 		s.given[runP] = runGiven

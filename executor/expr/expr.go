@@ -87,6 +87,68 @@ type evalFunc = func(b *vector.Batch, sel []int32) *vector.Vec
 // innermost OpIn's operand, read by its OpInArg nodes.
 type compiler struct {
 	inArg **vector.Vec
+	// capture: operands of a counted expression (plan.Expr.NullCount) whose
+	// results are kept, by the slot that keeps them
+	capture map[*plan.Expr]**vector.Vec
+}
+
+// compile compiles e; an expression with a NullCount also counts the rows
+// whose operands are not NULL and whose result is (countNulls).
+func (c *compiler) compile(e *plan.Expr) evalFunc {
+	if slot, ok := c.capture[e]; ok {
+		delete(c.capture, e)
+		f := c.compile(e)
+		return func(b *vector.Batch, sel []int32) *vector.Vec {
+			v := f(b, sel)
+			*slot = v
+			return v
+		}
+	}
+	if e.NullCount == nil {
+		return c.compile1(e)
+	}
+	return c.countNulls(e)
+}
+
+// countNulls compiles e, whose NullCount is set (EXPLAIN ANALYZE, SPEC 3):
+// after each batch it adds the rows of sel whose result is NULL though no
+// operand was (a zero divisor, a CAST that failed, an overflow), once per batch.
+func (c *compiler) countNulls(e *plan.Expr) evalFunc {
+	ins := make([]*vector.Vec, len(e.Args))
+	if c.capture == nil {
+		c.capture = map[*plan.Expr]**vector.Vec{}
+	}
+	for k, a := range e.Args {
+		c.capture[a] = &ins[k]
+	}
+	f := c.compile1(e)
+	for _, a := range e.Args {
+		delete(c.capture, a)
+	}
+	n := e.NullCount
+	return func(b *vector.Batch, sel []int32) *vector.Vec {
+		out := f(b, sel)
+		count := int64(0)
+		for _, i := range sel {
+			if !out.Null[i] {
+				continue
+			}
+			fromValues := true
+			for _, v := range ins {
+				if v == nil || v.Null[i] {
+					fromValues = false
+					break
+				}
+			}
+			if fromValues {
+				count++
+			}
+		}
+		if count > 0 {
+			n.Add(count)
+		}
+		return out
+	}
 }
 
 // derived returns an eval whose result is a fresh vector of type t, filled by fill.
@@ -236,7 +298,7 @@ func (c *compiler) args(e *plan.Expr) []evalFunc {
 	return fs
 }
 
-func (c *compiler) compile(e *plan.Expr) evalFunc {
+func (c *compiler) compile1(e *plan.Expr) evalFunc {
 	switch e.Op {
 	case plan.OpLit:
 		v := constVec(e.Type, e.Lit)

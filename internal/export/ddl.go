@@ -69,6 +69,14 @@ func (x *exporter) createTable(d *streamDecl, sink, source bool) (string, error)
 	}
 	var cols []string
 	for _, c := range st.Columns {
+		if c.Computed != nil { // (Flink's own form; the expression as written)
+			cols = append(cols, "  "+quote(c.Name)+" AS "+c.Computed.Text)
+			continue
+		}
+		if c.Metadata != "" {
+			cols = append(cols, "  "+quote(c.Name)+" "+flinkType(c.Type)+" METADATA FROM '"+c.Metadata+"'")
+			continue
+		}
 		cols = append(cols, "  "+quote(c.Name)+" "+flinkType(c.Type))
 	}
 	if w := d.decl.Watermark; w != nil {

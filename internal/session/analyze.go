@@ -27,6 +27,7 @@ func (s *Session) explainAnalyze(ctx context.Context, p *planner.Planner, script
 		return err
 	}
 	s.takeBranches(job.Stream) // the job's, used up as a job uses them (SPEC 2.1)
+	job.CountNulls()           // (nullRows)
 	stats, err := executor.Analyze(ctx, job, s.Env)
 	if stats.Analysis == nil { // the job did not start (a source that cannot be opened)
 		return err
@@ -138,6 +139,30 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			notes = append(notes, bothJoinNotes(l, stats)...)
 		}
 		rows = append(rows, []string{l.Text, strings.Join(notes, "; ")})
+	}
+	return append(rows, nullRows(job)...)
+}
+
+// nullRows are EXPLAIN ANALYZE's rows for the expressions whose NULLs came
+// from values, not from NULL operands (SPEC 2: a zero divisor, a CAST that
+// fails, an integer overflow give NULL; SPEC 3, issue 29 item 7: said once,
+// per expression): one row per expression that gave any, with its count. The
+// counters are the ones Job.CountNulls set before the run.
+func nullRows(job *planner.Job) [][]string {
+	var rows [][]string
+	for _, e := range job.CountNulls() {
+		n := e.NullCount.Load()
+		if n == 0 {
+			continue
+		}
+		why := "a zero divisor"
+		switch e.Op {
+		case plan.OpCast:
+			why = "a CAST that failed"
+		case plan.OpIntDiv:
+			why = "a zero divisor or an overflow"
+		}
+		rows = append(rows, []string{"NULL from values: " + planner.ExprText(e), fmt.Sprintf("%s gave NULL (%s, SPEC 2)", rowCount(n), why)})
 	}
 	return rows
 }

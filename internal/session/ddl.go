@@ -19,9 +19,6 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		}
 		return parser.Errorf(st.NamePos, "stream '%s' already exists; DROP STREAM %s first, or write CREATE STREAM IF NOT EXISTS", st.Name, st.Name)
 	}
-	if err := unsupportedColumns(st); err != nil {
-		return err
-	}
 	if st.Infer {
 		cp := *st // (the statement stays as parsed)
 		cp.Columns, cp.Options = nil, append([]parser.Option(nil), st.Options...)
@@ -32,20 +29,36 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	}
 	x := &catalog.Stream{Name: st.Name, EventTime: -1, BaseDir: dir}
 	seen := make(map[string]bool, len(st.Columns)) // by catalog.FoldName: linear in the columns
+	computed := false
 	for _, c := range st.Columns {
-		t, err := catalog.ParseType(c.Type)
-		if err != nil {
-			return parser.Errorf(c.TypePos, "%v", err)
-		}
 		k := catalog.FoldName(c.Name)
 		if seen[k] {
 			return parser.Errorf(c.Pos, "column '%s' is declared twice", c.Name)
 		}
 		seen[k] = true
-		x.Columns = append(x.Columns, catalog.Column{Name: c.Name, Type: t})
+		if c.Computed != nil {
+			computed = true
+			continue // typed by its expression (computedColumns)
+		}
+		t, err := catalog.ParseType(c.Type)
+		if err != nil {
+			return parser.Errorf(c.TypePos, "%v", err)
+		}
+		x.Columns = append(x.Columns, catalog.Column{Name: c.Name, Type: t, Metadata: c.Metadata})
 	}
-	if len(x.Columns) == 0 {
-		return parser.Errorf(st.NamePos, "stream '%s' needs at least one column", st.Name)
+	decoded := 0
+	for _, c := range x.Columns {
+		if c.Metadata == "" {
+			decoded++
+		}
+	}
+	if decoded == 0 {
+		return parser.Errorf(st.NamePos, "stream '%s' needs at least one column read from its input (not computed, not METADATA)", st.Name)
+	}
+	if computed {
+		if err := computedColumns(st, x); err != nil {
+			return err
+		}
 	}
 	if err := primaryKey(st, x); err != nil {
 		return err
@@ -77,6 +90,9 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 		return err
 	}
 	if err := checkConnector(st, x); err != nil {
+		return err
+	}
+	if err := checkMetadata(st, x); err != nil {
 		return err
 	}
 	if spec.ReadsStdin && s.SQLFromStdin {

@@ -8,6 +8,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/parser"
+	"streamql/planner"
 )
 
 // SettingsLister is implemented by a Frontend that can list the settings it
@@ -18,19 +19,72 @@ type SettingsLister interface {
 	SettingValues() map[string]string
 }
 
-// unsupportedColumns refuses, with the streamql spelling, the Flink column
-// forms streamql cannot read yet: computed columns and Kafka METADATA
-// columns. Errors are *parser.Error at the column or its key.
-func unsupportedColumns(st *parser.CreateStream) error {
+// metadataTypes are the types a METADATA column of each Kafka key may have
+// (SPEC 1; Flink's TIMESTAMP_LTZ(3), INT, BIGINT, BYTES and MAP<STRING, BYTES>
+// in this SPEC's types: the key's bytes as text, the headers as a JSON object).
+var metadataTypes = map[string][]catalog.Type{
+	"timestamp": {catalog.Timestamp, catalog.BigInt},
+	"partition": {catalog.BigInt},
+	"offset":    {catalog.BigInt},
+	"key":       {catalog.Varchar},
+	"headers":   {catalog.Varchar},
+}
+
+// checkMetadata checks the METADATA columns of st (SPEC 1): the stream reads
+// Kafka, and each column has a type its key gives. Errors are *parser.Error
+// at METADATA's key.
+func checkMetadata(st *parser.CreateStream, x *catalog.Stream) error {
 	for _, c := range st.Columns {
-		if c.Computed != nil {
-			return parser.Errorf(c.Pos, "computed column %s AS %s is not supported yet: declare the column it reads (e.g. ms BIGINT) and put the event time on it, "+
-				"WATERMARK FOR ms AS ms - INTERVAL '5' SECOND (a BIGINT column is epoch milliseconds), then compute %s in the query", c.Name, c.Computed.Text, c.Computed.Text)
+		if c.Metadata == "" {
+			continue
 		}
-		if c.Metadata != "" {
-			return parser.Errorf(c.MetadataPos, "Kafka metadata column %s (METADATA FROM '%s') is not supported yet: remove it; the record's value fills the row's columns", c.Name, c.Metadata)
+		if x.Connector == nil || !x.Connector.RecordMetadata {
+			name := "?"
+			if x.Connector != nil {
+				name = x.Connector.Name
+			}
+			return parser.Errorf(c.MetadataPos, "column %s reads Kafka metadata (METADATA FROM '%s'), but stream %s reads connector '%s': METADATA columns need 'connector'='kafka'", c.Name, c.Metadata, x.Name, name)
+		}
+		t := x.Columns[x.Column(c.Name)].Type
+		ok := false
+		var names []string
+		for _, w := range metadataTypes[c.Metadata] {
+			ok = ok || w == t
+			names = append(names, w.String())
+		}
+		if !ok {
+			return parser.Errorf(c.TypePos, "column %s METADATA FROM '%s' is %s; declare it %s", c.Name, c.Metadata, t, strings.Join(names, " or "))
 		}
 	}
+	return nil
+}
+
+// computedColumns compiles the computed columns of st (SPEC 1: name AS expr,
+// over the columns read from the input) into x, whose Columns hold the other
+// columns already, in declaration order: each gets its place and the type of
+// its expression. Errors are *parser.Error at the expression.
+func computedColumns(st *parser.CreateStream, x *catalog.Stream) error {
+	phys := &catalog.Stream{Name: x.Name, EventTime: -1}
+	for _, c := range x.Columns {
+		if c.Metadata == "" { // (a computed column reads the decoded columns only)
+			phys.Columns = append(phys.Columns, c)
+		}
+	}
+	var cols []catalog.Column
+	k := 0
+	for _, c := range st.Columns {
+		if c.Computed == nil {
+			cols = append(cols, x.Columns[k])
+			k++
+			continue
+		}
+		e, err := planner.CompileComputed(phys, c.Computed)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, catalog.Column{Name: c.Name, Type: e.Type, Computed: &catalog.Computed{Text: c.Computed.Text, Def: e}})
+	}
+	x.Columns = cols
 	return nil
 }
 
@@ -82,13 +136,22 @@ func (s *Session) showSettings() error {
 }
 
 // ShowCreate returns the CREATE STREAM statement that declares x, as SHOW
-// CREATE TABLE prints it: its columns with their types, PRIMARY KEY,
+// CREATE TABLE prints it: its columns with their types (a computed one with
+// its expression), PRIMARY KEY,
 // WATERMARK and the WITH options as written.
 func ShowCreate(x *catalog.Stream) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE STREAM %s (\n", quoteName(x.Name))
 	var items []string
 	for _, c := range x.Columns {
+		if c.Computed != nil {
+			items = append(items, "  "+quoteName(c.Name)+" AS "+c.Computed.Text)
+			continue
+		}
+		if c.Metadata != "" {
+			items = append(items, "  "+quoteName(c.Name)+" "+c.Type.String()+" METADATA FROM '"+c.Metadata+"'")
+			continue
+		}
 		items = append(items, "  "+quoteName(c.Name)+" "+c.Type.String())
 	}
 	if x.PrimaryKey != nil {
@@ -134,7 +197,8 @@ func (s *Session) showCreate(st *parser.ShowCreate) error {
 
 // describe answers DESCRIBE x: a row per column with its type, the WATERMARK
 // expression on the event-time column, and whether the column is in the
-// PRIMARY KEY (SPEC 1; Flink's DESCRIBE shows the key as PRI).
+// PRIMARY KEY (SPEC 1; Flink's DESCRIBE shows the key as PRI), and, when the
+// stream has computed columns, each one's expression (Flink's extras).
 func (s *Session) describe(x *catalog.Stream) error {
 	key := map[string]bool{}
 	for _, k := range x.PrimaryKey {
@@ -143,6 +207,10 @@ func (s *Session) describe(x *catalog.Stream) error {
 	cols := []string{"column", "type", "watermark"}
 	if len(key) > 0 {
 		cols = append(cols, "key")
+	}
+	computed := x.HasComputed()
+	if computed {
+		cols = append(cols, "extras") // (Flink's DESCRIBE names it so)
 	}
 	var rows [][]string
 	for i, c := range x.Columns {
@@ -157,6 +225,15 @@ func (s *Session) describe(x *catalog.Stream) error {
 				k = "PRI"
 			}
 			row = append(row, k)
+		}
+		if computed {
+			e := ""
+			if c.Computed != nil {
+				e = "AS " + c.Computed.Text
+			} else if c.Metadata != "" {
+				e = "METADATA FROM '" + c.Metadata + "'"
+			}
+			row = append(row, e)
 		}
 		rows = append(rows, row)
 	}

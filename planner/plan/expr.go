@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"streamql/catalog"
 )
@@ -40,6 +41,12 @@ type Expr struct {
 	// that planning stays linear in the size of the expression. The plan holds
 	// it without looking inside.
 	Node any
+	// NullCount, when set (EXPLAIN ANALYZE: Job.CountNulls), counts the rows
+	// for which this division, DIV, % or CAST gave NULL from operands that
+	// were not NULL (SPEC 2: a zero divisor or a failed conversion gives NULL;
+	// SPEC 3: EXPLAIN ANALYZE says how often). The executor's kernel adds to it
+	// once per batch.
+	NullCount *atomic.Int64
 }
 
 // Op is what an Expr node computes. Unless said otherwise, a NULL operand

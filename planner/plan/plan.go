@@ -10,6 +10,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"streamql/catalog"
 )
@@ -121,6 +122,60 @@ type Job struct {
 	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).
 	Strategy Strategy
 	Procs    int
+}
+
+// CountNulls sets a NullCount on every division, DIV, % and CAST of j's
+// expressions (WHERE, projections, join keys and filters, aggregate keys,
+// arguments and HAVING, WATERMARK) that has none, and returns each counted
+// expression once, in the order the branches declare them (EXPLAIN ANALYZE,
+// SPEC 3: NULLs from a zero divisor or a failed CAST, per expression).
+func (j *Job) CountNulls() []*Expr {
+	var out []*Expr
+	seen := map[*Expr]bool{}
+	var walk func(e *Expr)
+	walk = func(e *Expr) {
+		if e == nil || seen[e] {
+			return
+		}
+		seen[e] = true
+		for _, a := range e.Args {
+			walk(a)
+		}
+		switch e.Op {
+		case OpDiv, OpIntDiv, OpMod, OpCast:
+			if e.NullCount == nil {
+				e.NullCount = new(atomic.Int64)
+			}
+			out = append(out, e)
+		}
+	}
+	walk(j.Watermark)
+	for _, b := range j.AllBranches() {
+		walk(b.Where)
+		if jn := b.Join; jn != nil {
+			walk(jn.BuildFilter)
+			walk(jn.ProbeFilter)
+			for _, k := range jn.BuildKeys {
+				walk(k)
+			}
+			for _, k := range jn.ProbeKeys {
+				walk(k)
+			}
+		}
+		if a := b.Agg; a != nil {
+			for _, k := range a.Keys {
+				walk(k)
+			}
+			for _, c := range a.Calls {
+				walk(c.Arg)
+			}
+			walk(a.Having)
+		}
+		for _, e := range b.Project {
+			walk(e)
+		}
+	}
+	return out
 }
 
 // AllBranches returns the job's side branches in declaration order, then its

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -65,5 +66,44 @@ func TestTestCommandUpdateNewCase(t *testing.T) {
 	}
 	if code, out, _ = runTestCmd(t, root); code != 0 {
 		t.Fatalf("after --update: exit %d:\n%s", code, out)
+	}
+}
+
+// TestTestCommandEmptyExpected: an expected/ folder without main.csv expects
+// no main rows, as a missing side file expects no side rows: a case whose
+// expected/ is empty fails when its query prints rows (it passed whatever the
+// query printed), and passes when the query prints none; --update then writes
+// main.csv.
+func TestTestCommandEmptyExpected(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		pass  bool
+	}{
+		{"SELECT 1 AS a;\n", false},
+		{"CREATE STREAM v (a BIGINT) WITH ('connector'='values');\nSELECT a FROM v;\n", true}, // a header, no rows
+		{"CREATE STREAM v (a BIGINT) WITH ('connector'='values');\nINSERT INTO v VALUES (1), (2);\nSELECT a INTO SIDE 'x' FROM v WHERE a > 1;\nSELECT a FROM v;\n", false},
+	} {
+		root := t.TempDir()
+		dir := filepath.Join(root, "case")
+		writeFile(t, filepath.Join(dir, "query.sql"), c.query)
+		if err := os.MkdirAll(filepath.Join(dir, "expected"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, out, _ := runTestCmd(t, root)
+		if c.pass {
+			if code != 0 {
+				t.Errorf("%q with an empty expected/: exit %d, want 0:\n%s", c.query, code, out)
+			}
+			continue
+		}
+		if code != 1 || !strings.Contains(out, "unexpected rows in") {
+			t.Errorf("%q with an empty expected/: exit %d, want 1 and the unexpected rows:\n%s", c.query, code, out)
+		}
+		if code, out, _ = runTestCmd(t, root, "--update"); code != 1 || !strings.Contains(out, "wrote main.csv") {
+			t.Errorf("--update: exit %d:\n%s", code, out)
+		}
+		if code, out, _ = runTestCmd(t, root); code != 0 {
+			t.Errorf("after --update: exit %d:\n%s", code, out)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -11,12 +12,20 @@ import (
 // readline, takes each run of at least pasteMin plain bytes (no control
 // character, no DEL) that one read of the terminal gives, hands readline one
 // pasteRune in its place, and the REPL's listener (pasteIn.onKey) puts the
-// run's text where that rune landed: two redraws per read of the terminal
-// instead of one per character. What is typed comes a few bytes a read and
+// run's text where that rune landed. A run that reaches the end of a read is
+// held while the terminal gives more within pasteGap, so that a paste, which a
+// terminal hands over a few KiB a read, is one run and one redraw: readline
+// redraws the whole line per key, and a redraw per read was still quadratic
+// (a 256 KB paste took 4 s). What is typed comes a few bytes a read and
 // passes through as it is.
 
 // pasteMin is the shortest run of plain bytes taken as pasted.
 const pasteMin = 128
+
+// pasteGap is how long a long run that reached the end of a read waits for
+// the terminal's next bytes before it is taken as whole. A terminal or tmux
+// writes a paste back to back; typing never makes a run of pasteMin bytes.
+const pasteGap = 30 * time.Millisecond
 
 // pasteRune stands for a pasted run in readline's input (a private-use code
 // point, never typed).
@@ -25,10 +34,10 @@ const pasteRune = '\uE000'
 // pasteIn is the terminal's input with long pasted runs set aside (above).
 type pasteIn struct {
 	io.ReadCloser
-	pending func() int // bytes the terminal holds unread (FIONREAD), or nil
-	mu      sync.Mutex
-	runs    [][]rune // the runs read and not yet put in the line, in order
-	held    []byte   // a run that reached the end of a read with more to come
+	more func() bool // whether the terminal gives more input within pasteGap, or nil
+	mu   sync.Mutex
+	runs [][]rune // the runs read and not yet put in the line, in order
+	held []byte   // a run that reached the end of a read with more to come
 }
 
 // Read reads the terminal and replaces each long run of plain bytes that ends
@@ -44,7 +53,7 @@ func (p *pasteIn) Read(b []byte) (int, error) {
 			for j < n && b[j] >= 0x20 && b[j] != 0x7f {
 				j++
 			}
-			if j == n && err == nil && p.pending != nil && len(p.held)+j-i >= pasteMin && p.pending() > 0 {
+			if j == n && err == nil && p.more != nil && len(p.held)+j-i >= pasteMin && p.more() {
 				p.held = append(p.held, b[i:j]...) // more of it to come
 				i = j
 				break

@@ -153,7 +153,7 @@ func runREPL(ctx context.Context, sess *Session, opt replOptions) int {
 	// SIGTSTP and wait for a SIGCONT that never comes (issue 30)
 	paste := &pasteIn{ReadCloser: dropNUL{cfg.Stdin, !canSuspend(r.tty)}}
 	if r.tty != nil {
-		paste.pending = func() int { return pendingInput(r.tty) }
+		paste.more = func() bool { return waitInput(r.tty, pasteGap) }
 	}
 	cfg.Stdin = paste
 	cfg.Listener = readline.FuncListener(paste.onKey(comp.onKey))

@@ -59,6 +59,7 @@ func NewSession(stdout, stderr io.Writer, stdin io.Reader) *Session {
 		Files: render.NewFileSet(), written: written,
 	}
 	s.Session = session.New(stdin, s)
+	s.Session.Env.OwnsProcess = true // the heap's limit follows 'state.max-bytes'
 	return s
 }
 

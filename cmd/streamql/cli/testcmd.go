@@ -333,8 +333,8 @@ func readSides(side string) map[string]string {
 
 // compareCase checks run against the folder exp: exit status (expected/exit,
 // absent 0), each expected/stderr line somewhere in stderr, each expected .csv
-// (errors.csv on its first three columns), and no unexpected side file with more
-// than its header line. It returns one text per problem, diffs included.
+// (errors.csv on its first three columns), and no unexpected output (main or a
+// side file) with more than its header line. It returns one text per problem, diffs included.
 func compareCase(exp string, run caseRun) []string {
 	var problems []string
 	want := 0
@@ -390,6 +390,12 @@ func compareCase(exp string, run caseRun) []string {
 		case diff != "":
 			problems = append(problems, diff)
 		}
+	}
+	if !expected["main.csv"] && hasRows(run.stdout) {
+		// an expected/ without main.csv expects no main rows (an empty
+		// expected/ passed whatever the query printed)
+		problems = append(problems, "unexpected rows in main output\n"+
+			unifiedDiff("expected/main.csv (absent)", "got/main.csv", "", run.stdout))
 	}
 	for _, name := range sortedKeys(run.sides) {
 		if !expected[name] && hasRows(run.sides[name]) {

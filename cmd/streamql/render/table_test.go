@@ -265,7 +265,7 @@ func TestBoxMatchesTablewriterRandom(t *testing.T) {
 			expect.WriteString("errors\n" + tablewriterBox(t, errorColumns, errRows) + "\n")
 		}
 		if got := out.String(); got != expect.String() {
-			t.Fatalf("iteration %d (%d rows, columns %q): differs from tablewriter at byte %d\ngot\n%s\nwant (tablewriter)\n%s",
+			t.Fatalf("iteration %d (%d rows, columns %v): differs from tablewriter at byte %d\ngot\n%s\nwant (tablewriter)\n%s",
 				iterations, nrows, mainCols, firstDiff(got, expect.String()), clip(got), clip(expect.String()))
 		}
 	}

@@ -1,0 +1,121 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"streamql/cmd/streamql/cli"
+)
+
+// stateShapes are jobs whose state grows without end until 'state.max-bytes'
+// stops them, one per kind of state SPEC 1 names (groups, open windows ×
+// groups, build keys), with keys and accumulators of several sizes.
+var stateShapes = []struct{ name, sql string }{
+	{"groups, BIGINT key, COUNT", `CREATE STREAM g (k BIGINT, v BIGINT) WITH ('connector'='datagen', 'number-of-rows'='1000000000', 'fields.k.kind'='sequence', 'fields.k.start'='1', 'fields.k.end'='1000000000');
+SELECT k, COUNT(*) AS n FROM g GROUP BY k;`},
+	{"groups, VARCHAR key, SUM and MAX", `CREATE STREAM g (k VARCHAR, v BIGINT, d DOUBLE) WITH ('connector'='datagen', 'number-of-rows'='1000000000', 'fields.k.kind'='sequence', 'fields.k.start'='1', 'fields.k.end'='1000000000');
+SELECT k, SUM(v) AS s, MAX(d) AS m FROM g GROUP BY k;`},
+	{"groups, two keys, AVG of DOUBLE", `CREATE STREAM g (k BIGINT, j VARCHAR, d DOUBLE) WITH ('connector'='datagen', 'number-of-rows'='1000000000', 'fields.k.kind'='sequence', 'fields.k.start'='1', 'fields.k.end'='1000000000', 'fields.j.length'='12');
+SELECT k, j, AVG(d) AS a FROM g GROUP BY k, j;`},
+	{"open windows × groups", `CREATE STREAM g (k BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' HOUR) WITH ('connector'='datagen', 'number-of-rows'='1000000000', 'fields.k.kind'='sequence', 'fields.k.start'='1', 'fields.k.end'='1000000000', 'fields.ts.kind'='sequence', 'fields.ts.start'='1', 'fields.ts.end'='1000000000');
+SELECT window_start, k, COUNT(*) AS n, MAX(ts) AS m FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end, k;`},
+	{"build keys", `CREATE STREAM b (k VARCHAR) WITH ('connector'='datagen', 'number-of-rows'='1000000000', 'fields.k.kind'='sequence', 'fields.k.start'='1', 'fields.k.end'='1000000000');
+CREATE STREAM p (k VARCHAR) WITH ('connector'='datagen', 'number-of-rows'='10');
+SELECT * FROM p WHERE k IN (SELECT k FROM b);`},
+}
+
+// TestStateAccountingMatchesHeap (issue 30, "also noted": the state was
+// counted about 2.3 times below the process's memory): for every kind of
+// state, the live heap when 'state.max-bytes' stops the job is within 15%
+// of the limit (the accounting neither misses nor invents memory: the older sums counted about 0.7 of an aggregate's heap).
+// The live heap is sampled with the collector run often
+// (GOGC 10), so a sample is within about a tenth of the peak.
+func TestStateAccountingMatchesHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grows the heap to about 100 MiB per shape (-short)")
+	}
+	const limit = 64 << 20
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	for _, sh := range stateShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			runtime.GC()
+			base := liveHeap()
+			var peak atomic.Uint64
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for {
+					if v := liveHeap(); v > peak.Load() {
+						peak.Store(v)
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Millisecond):
+					}
+				}
+			}()
+			var out, errb bytes.Buffer
+			code := cli.Run(context.Background(), []string{"--format", "csv", "-e", "SET 'state.max-bytes' = '64MiB';\n" + sh.sql}, strings.NewReader(""), &out, &errb)
+			close(stop)
+			<-done
+			if code != 1 || !strings.Contains(errb.String(), "passed 'state.max-bytes'") {
+				t.Fatalf("exit %d, want 1 with the state limit; stderr %q", code, errb.String())
+			}
+			grown := float64(peak.Load()) - float64(base)
+			ratio := grown / limit
+			t.Logf("live heap grew %.1f MiB for a limit of 64 MiB: %.2f×", grown/(1<<20), ratio)
+			if ratio > 1.15 || ratio < 0.75 {
+				t.Errorf("the live heap grew %.2f× the state the job counted (want 0.75 to 1.15)", ratio)
+			}
+		})
+	}
+}
+
+// TestStateLimitBoundsRSS (issue 30, "also noted"): the process stopped by
+// 'state.max-bytes' has used at most 1.5 times the limit (its peak resident
+// set), for aggregate groups and window state: the state is counted as the
+// heap holds it, and the command line sets the heap's soft limit from the
+// setting (executor.HeapLimit), so the collector does not let the heap grow
+// to twice the live state first.
+func TestStateLimitBoundsRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grows a process to about 300 MiB per shape (-short)")
+	}
+	const limit = 256 << 20
+	for _, sh := range stateShapes[:4] {
+		t.Run(sh.name, func(t *testing.T) {
+			cmd := exec.Command(binary, "--format", "csv", "-e", "SET 'state.max-bytes' = '256MiB';\n"+sh.sql)
+			cmd.Env = append(os.Environ(), "GOMEMLIMIT=")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			err := cmd.Run()
+			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(errb.String(), "passed 'state.max-bytes'") {
+				t.Fatalf("%v, want exit 1 with the state limit; stderr %q", err, errb.String())
+			}
+			rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) * 1024 // Linux: KiB
+			t.Logf("peak RSS %.0f MiB for a limit of 256 MiB: %.2f×", rss/(1<<20), rss/limit)
+			if rss > 1.5*limit {
+				t.Errorf("peak RSS %.0f MiB is %.2f× the 256 MiB 'state.max-bytes' (want at most 1.5×)", rss/(1<<20), rss/limit)
+			}
+		})
+	}
+}
+
+// liveHeap returns the heap's live bytes at the last collection.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
