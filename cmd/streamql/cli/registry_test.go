@@ -71,7 +71,7 @@ func TestRegisteredConnector(t *testing.T) {
 		t.Errorf("required option: stderr %q", errs)
 	}
 	_, errs, _ = runArgs(t, "-e", "CREATE STREAM c (n BIGINT) WITH ('connector' = 'nope');")
-	if !strings.Contains(errs, "use one of: countdown, datagen, file, go, kafka, nexmark, socket, stdin, values") {
+	if !strings.Contains(errs, "use one of: countdown, datagen, file, go, kafka, nexmark, socket, stdin, upsert-kafka, values") {
 		t.Errorf("unknown connector: stderr %q", errs)
 	}
 }
