@@ -285,7 +285,11 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
 			for j, c := range o.r.Output {
 				cols[j] = b.Cols[c]
 			}
-			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.out, Sel: identity[:n], Cols: cols}})
+			var kinds []vector.RowKind // (a Top-N's changes, SPEC 2.8)
+			if b.Kinds != nil {
+				kinds = b.Kinds[:n]
+			}
+			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.out, Sel: identity[:n], Cols: cols, Kinds: kinds}})
 			if done {
 				break
 			}

@@ -28,6 +28,9 @@ func updatingOperator(sp *selectPlan) string {
 	if sp.both != nil && sp.both.Updating() {
 		return fmt.Sprintf("the regular %s JOIN", sp.both.Type)
 	}
+	if r := sp.b.Rank; r != nil && r.Updating && !r.Bounded {
+		return "the Top-N over the unbounded stream " + sp.st.Name
+	}
 	return ""
 }
 
@@ -45,7 +48,8 @@ func ruleChangelogJob(j *Job) {
 		writers[b.Output]++
 	}
 	for _, b := range j.AllBranches() {
-		upd := j.Both != nil && j.Both.Updating() || b.Agg != nil && b.Agg.Updating
+		upd := j.Both != nil && j.Both.Updating() || b.Agg != nil && b.Agg.Updating ||
+			b.Rank != nil && b.Rank.Updating && !b.Rank.Bounded // a Top-N over an unbounded input (SPEC 2.9)
 		if !upd {
 			continue
 		}

@@ -349,10 +349,7 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		r.Keys = append(r.Keys, keysOf(start, end)...)
 	}
 	r.Updating = r.Kind == plan.RankTopN
-	r.Bounded = in.sp.st.Bounded()
-	if r.Updating && !r.Bounded {
-		return nil, parser.Errorf(iloc.pos(wf), "this Top-N reads the unbounded stream %s, so its result is updating (SPEC 2.8), and this build cannot print an updating result yet: read a bounded input, rank per window (PARTITION BY window_start, window_end over a window TVF), or keep each key's first row (ORDER BY the event time ASC, rn = 1)", in.sp.st.Name)
-	}
+	r.Bounded = in.sp.st.Bounded() && !p.Streaming // (SET 'execution.runtime-mode' = 'streaming': updating over a bounded input too, as GROUP BY)
 	// the outer select list: the subquery's columns and the rank
 	inTypes := in.types()
 	outTypes := append(append([]catalog.Type{}, inTypes...), catalog.BigInt)
@@ -864,7 +861,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 		r.Text = fmt.Sprintf("order by %s%s, released as the watermark passes", strings.Join(ord, ", "), lim)
 		r.State = "the rows the watermark has not passed"
 	case limit >= 0:
-		return nil, parser.Errorf(obPos, "ORDER BY … LIMIT over the unbounded stream %s is a Top-N over the whole stream, whose result is updating (SPEC 2.8), and this build cannot print an updating result yet: read a bounded input, or order by the event time ascending", st.Name)
+		return nil, parser.Errorf(obPos, "ORDER BY … LIMIT over the unbounded stream %s is a Top-N over the whole stream, whose result is updating (SPEC 2.8): write it as one, SELECT … FROM (SELECT …, ROW_NUMBER() OVER (ORDER BY …) AS rn FROM %s) WHERE rn <= %d, read a bounded input, or order by the event time ascending", st.Name, st.Name, limit)
 	default:
 		why := "stream " + st.Name + " has no event time"
 		if st.Watermark != nil {
