@@ -113,8 +113,9 @@ const (
 // Account ('state.max-bytes', SPEC 1): a regular join keeps every row; an
 // interval join drops a row once no partner can come.
 type Join struct {
+	twoInputs
+	joinOutput
 	spec JoinSpec
-	out  Emitter
 	acct Account
 
 	side    [2]joinSide
@@ -124,14 +125,8 @@ type Join struct {
 	// a TTL, by the processing time they leave the state.
 	procExpiry pendingHeap
 	seq        int64
-	wm         [2]int64
-	wmSet      [2]bool
-	done       [2]bool
 	emitted    int64 // the last watermark emitted (math.MinInt64: none)
-
-	outB  *vector.Batch
-	lateB [2]*vector.Batch
-	count JoinCounts
+	count      JoinCounts
 
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
@@ -259,7 +254,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		// none of its rows is late
 		spec.Time[1], spec.Stamp[1] = -1, -1
 	}
-	j := &Join{spec: spec, out: out, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
+	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	for s := range 2 {
 		j.side[s] = joinSide{rows: NewRows(spec.Types[s]), index: map[uint64][]int32{}}
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
@@ -325,9 +320,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 // Watermark implements Operator: input port's watermark is wm; the held rows
 // both watermarks have passed are handled.
 func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
-	if !j.wmSet[port] || wm > j.wm[port] {
-		j.wm[port], j.wmSet[port] = wm, true
-	}
+	j.advance(port, wm)
 	if err := j.release(ctx); err != nil {
 		return err
 	}
@@ -349,17 +342,7 @@ func (j *Join) Finish(ctx context.Context, port int) error {
 // watermark of the inputs with event time that have not ended (MaxInt64
 // when all have ended, MinInt64 while one has no watermark yet).
 func (j *Join) bound() int64 {
-	b := int64(math.MaxInt64)
-	for s := range 2 {
-		if j.spec.Time[s] < 0 || j.done[s] {
-			continue
-		}
-		if !j.wmSet[s] {
-			return math.MinInt64
-		}
-		b = min(b, j.wm[s])
-	}
-	return b
+	return j.twoInputs.bound([2]bool{j.spec.Time[0] >= 0, j.spec.Time[1] >= 0})
 }
 
 // release handles the held rows whose time is below the bound, in order,
@@ -573,35 +556,6 @@ func (j *Join) emitPadded(ctx context.Context, s, k int, kind vector.RowKind) er
 	return j.emit(ctx, -1, k, kind)
 }
 
-// late sends row i of b, from input port, to its late port.
-func (j *Join) late(ctx context.Context, port int, b *vector.Batch, i int) error {
-	lb := j.lateB[port]
-	lb.AppendRows(b, i, i+1)
-	if lb.N == vector.Cap {
-		return j.flush(ctx)
-	}
-	return nil
-}
-
-// flush emits the rows gathered so far: joined rows first, then late rows.
-func (j *Join) flush(ctx context.Context) error {
-	if j.outB.N > 0 {
-		if err := j.out.Emit(ctx, JoinOut, j.outB); err != nil {
-			return err
-		}
-		j.outB.Reset()
-	}
-	for s, lb := range j.lateB {
-		if lb.N > 0 {
-			if err := j.out.Emit(ctx, JoinLateLeft+s, lb); err != nil {
-				return err
-			}
-			lb.Reset()
-		}
-	}
-	return nil
-}
-
 // compact drops the dead rows of a side once they outnumber the live ones
 // (and 1024), remapping the index and the held rows.
 func (j *Join) compact() error {
@@ -640,6 +594,79 @@ func (j *Join) compact() error {
 					(*hp)[i].row = int32(moved[(*hp)[i].row])
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// twoInputs is the watermark state of a two-input operator's inputs (Join,
+// Temporal): each input's watermark (epoch ms; wmSet once it has one) and
+// whether it has ended.
+type twoInputs struct {
+	wm    [2]int64
+	wmSet [2]bool
+	done  [2]bool
+}
+
+// advance records that input port's watermark is wm (watermarks never go
+// down: a smaller one is ignored).
+func (c *twoInputs) advance(port int, wm int64) {
+	if !c.wmSet[port] || wm > c.wm[port] {
+		c.wm[port], c.wmSet[port] = wm, true
+	}
+}
+
+// bound is the time below which held rows are released (SPEC 2.7): the
+// smallest watermark of the inputs with event time (timed) that have not
+// ended; MaxInt64 when all have ended, MinInt64 while one has no watermark
+// yet.
+func (c *twoInputs) bound(timed [2]bool) int64 {
+	b := int64(math.MaxInt64)
+	for s := range 2 {
+		if !timed[s] || c.done[s] {
+			continue
+		}
+		if !c.wmSet[s] {
+			return math.MinInt64
+		}
+		b = min(b, c.wm[s])
+	}
+	return b
+}
+
+// joinOutput is a join operator's output: its joined rows (port JoinOut)
+// and each input's late rows (JoinLateLeft, JoinLateRight), gathered into
+// batches and given to out.
+type joinOutput struct {
+	out   Emitter
+	outB  *vector.Batch
+	lateB [2]*vector.Batch
+}
+
+// late sends row i of b, from input port, to its late port.
+func (o *joinOutput) late(ctx context.Context, port int, b *vector.Batch, i int) error {
+	lb := o.lateB[port]
+	lb.AppendRows(b, i, i+1)
+	if lb.N == vector.Cap {
+		return o.flush(ctx)
+	}
+	return nil
+}
+
+// flush emits the rows gathered so far: joined rows first, then late rows.
+func (o *joinOutput) flush(ctx context.Context) error {
+	if o.outB.N > 0 {
+		if err := o.out.Emit(ctx, JoinOut, o.outB); err != nil {
+			return err
+		}
+		o.outB.Reset()
+	}
+	for s, lb := range o.lateB {
+		if lb.N > 0 {
+			if err := o.out.Emit(ctx, JoinLateLeft+s, lb); err != nil {
+				return err
+			}
+			lb.Reset()
 		}
 	}
 	return nil

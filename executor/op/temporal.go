@@ -57,8 +57,9 @@ type TemporalSpec struct {
 // Account ('state.max-bytes'): memory follows the right side's keys, not
 // its rows.
 type Temporal struct {
+	twoInputs
+	joinOutput
 	spec TemporalSpec
-	out  Emitter
 	acct Account
 
 	rows    [2]*Rows // held rows of each input; the right one also keeps the versions
@@ -69,13 +70,7 @@ type Temporal struct {
 	version map[uint64][]int32 // each key's version (a right row), by key hash
 	pending pendingHeap        // held rows by (time, right first, arrival); side holds 1 - input
 	seq     int64
-	wm      [2]int64
-	wmSet   [2]bool
-	done    [2]bool
 	emitted int64
-
-	outB  *vector.Batch
-	lateB [2]*vector.Batch
 }
 
 // NewTemporal returns the temporal join of spec emitting into out, charging
@@ -100,7 +95,7 @@ func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error
 	if acct == nil {
 		acct = noAccount{}
 	}
-	j := &Temporal{spec: spec, out: out, acct: acct, version: map[uint64][]int32{}, emitted: math.MinInt64}
+	j := &Temporal{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, version: map[uint64][]int32{}, emitted: math.MinInt64}
 	for s := range 2 {
 		j.rows[s] = NewRows(spec.Types[s])
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
@@ -151,9 +146,7 @@ func (j *Temporal) Push(ctx context.Context, port int, b *vector.Batch) error {
 
 // Watermark implements Operator: input port's watermark is wm.
 func (j *Temporal) Watermark(ctx context.Context, port int, wm int64) error {
-	if !j.wmSet[port] || wm > j.wm[port] {
-		j.wm[port], j.wmSet[port] = wm, true
-	}
+	j.advance(port, wm)
 	if err := j.release(ctx); err != nil {
 		return err
 	}
@@ -173,19 +166,7 @@ func (j *Temporal) Finish(ctx context.Context, port int) error {
 // bound is the time below which held rows are handled: the smaller
 // watermark of the inputs that have not ended (MaxInt64 when both have,
 // MinInt64 while one has no watermark yet).
-func (j *Temporal) bound() int64 {
-	b := int64(math.MaxInt64)
-	for s := range 2 {
-		if j.done[s] {
-			continue
-		}
-		if !j.wmSet[s] {
-			return math.MinInt64
-		}
-		b = min(b, j.wm[s])
-	}
-	return b
-}
+func (j *Temporal) bound() int64 { return j.twoInputs.bound([2]bool{true, true}) }
 
 // release handles the held rows below the bound in order, then emits the
 // operator's watermark.
@@ -280,35 +261,6 @@ func (j *Temporal) emit(ctx context.Context, l, r int) error {
 	j.outB.N++
 	if j.outB.N == vector.Cap {
 		return j.flush(ctx)
-	}
-	return nil
-}
-
-// late sends row i of b, from input port, to its late port.
-func (j *Temporal) late(ctx context.Context, port int, b *vector.Batch, i int) error {
-	lb := j.lateB[port]
-	lb.AppendRows(b, i, i+1)
-	if lb.N == vector.Cap {
-		return j.flush(ctx)
-	}
-	return nil
-}
-
-// flush emits the rows gathered so far: joined rows first, then late rows.
-func (j *Temporal) flush(ctx context.Context) error {
-	if j.outB.N > 0 {
-		if err := j.out.Emit(ctx, JoinOut, j.outB); err != nil {
-			return err
-		}
-		j.outB.Reset()
-	}
-	for s, lb := range j.lateB {
-		if lb.N > 0 {
-			if err := j.out.Emit(ctx, JoinLateLeft+s, lb); err != nil {
-				return err
-			}
-			lb.Reset()
-		}
 	}
 	return nil
 }
