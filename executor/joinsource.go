@@ -188,7 +188,6 @@ func (js *joinSource) read(s int) error {
 			if err := js.refuseFuture(ji); err != nil && failure == nil {
 				failure = err
 			}
-			n = ji.b.N
 		} else {
 			ji.wmk.stamp(ji.b, js.sel)
 		}
