@@ -31,7 +31,7 @@ type joinSource struct {
 	ctx   context.Context
 	both  *plan.BothJoin
 	in    [2]*joinInput
-	j     *op.Join
+	j     joinOperator
 	sink  Sink // set once the job's sink exists, before the first Next
 	stats *Stats
 	acct  *StateAccount
@@ -99,13 +99,25 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		stats.Late = append(stats.Late, js.late[s])
 	}
 	js.acct = budget.Account(fmt.Sprintf("the %s %s", both.Type, both.Kind()), "rows of "+both.Inputs[0].Name+" and "+both.Inputs[1].Name)
-	j, err := op.NewJoin(spec, js, js.acct)
+	var err error
+	if both.Temporal {
+		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp}, js, js.acct)
+	} else {
+		js.j, err = op.NewJoin(spec, js, js.acct)
+	}
 	if err != nil {
 		js.Close()
 		return nil, err
 	}
-	js.j = j
 	return js, nil
+}
+
+// joinOperator is the two-input operator a joinSource feeds: the keyed join
+// (op.Join) or the temporal join (op.Temporal), with what it did with each
+// input's rows (EXPLAIN ANALYZE).
+type joinOperator interface {
+	op.Operator
+	Counts() op.JoinCounts
 }
 
 // Next implements Source: the next joined rows, io.EOF once both inputs have

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -135,11 +136,20 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			sp.rest = append(sp.rest, c) // an inner join's other conditions filter its rows
 		}
 	}
-	both.Window = windowJoin(both)
-	// SPEC 2.7's kinds, the first that fits: window, interval, then lookup (INNER or
-	// LEFT with a bounded right side, read whole first: append-only), then
-	// regular
-	if !both.Interval && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
+	if tn, ok := rts.Source.(*ast.TableName); ok {
+		if a, ok := sel.AsOf[tn]; ok {
+			if err := temporalJoin(both, a); err != nil {
+				return err
+			}
+		}
+	}
+	if !both.Temporal {
+		both.Window = windowJoin(both)
+	}
+	// SPEC 2.7's kinds, the first that fits: window, interval, temporal, then
+	// lookup (INNER or LEFT with a bounded right side, read whole first:
+	// append-only), then regular
+	if !both.Interval && !both.Temporal && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
 		both.Lookup = true
 	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
@@ -148,6 +158,63 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	both.Text = strings.TrimSpace(sp.p.text(sel))
 	sp.both = both
 	return nil
+}
+
+// temporalJoin makes both an event-time temporal join (SPEC 2.7's table:
+// JOIN r FOR SYSTEM_TIME AS OF l.t, Flink's syntax; a the clause): INNER or
+// LEFT, the AS OF column the left side's event time, the right side with
+// event time and a PRIMARY KEY that the condition's key equalities are. It
+// returns a planning error at the clause that says what to write otherwise.
+func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
+	l, r := &both.Inputs[0], &both.Inputs[1]
+	switch {
+	case both.Type != plan.InnerJoin && both.Type != plan.LeftJoin:
+		return parser.Errorf(a.Pos, "a temporal join is INNER or LEFT (SPEC 2.7, as Flink's), not %s", both.Type)
+	case l.TimeCol() < 0:
+		return parser.Errorf(a.Pos, "a temporal join picks versions by the left side's event time, and stream %s has none: declare a WATERMARK FOR one of its columns", l.Stream.Name)
+	case r.TimeCol() < 0:
+		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs event time (a WATERMARK FOR the column from which each version is valid); processing-time temporal joins are not supported", r.Stream.Name)
+	case both.Interval:
+		return parser.Errorf(a.Pos, "a temporal join's condition holds the key equalities only: drop the bounds on the event times (the version valid at the left row's time is the one joined)")
+	}
+	lt := l.Stream.Columns[l.TimeCol()].Name
+	q, col, qualified := strings.Cut(a.Col, ".")
+	if !qualified {
+		q, col = "", a.Col
+	}
+	if !strings.EqualFold(col, lt) || q != "" && !strings.EqualFold(q, l.Name) {
+		return parser.Errorf(a.ColPos, "FOR SYSTEM_TIME AS OF takes the left side's event-time column %s.%s, not %s", l.Name, lt, a.Col)
+	}
+	pk := r.Stream.PrimaryKey
+	if len(pk) == 0 {
+		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a PRIMARY KEY (...) NOT ENFORCED: the key whose versions it holds (SPEC 2.7)", r.Stream.Name)
+	}
+	var want []int
+	for _, k := range pk {
+		for c, sc := range r.Stream.Columns {
+			if strings.EqualFold(sc.Name, k) {
+				want = append(want, c)
+			}
+		}
+	}
+	got := append([]int(nil), both.Keys[1]...)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return parser.Errorf(a.Pos, "a temporal join's condition equals the right side's PRIMARY KEY (%s) to left columns, all of it and nothing else: write ON %s; move other conditions into WHERE", strings.Join(pk, ", "), pkCondition(both, pk))
+	}
+	both.Temporal = true
+	return nil
+}
+
+// pkCondition writes the key equalities a temporal join over primary key pk
+// needs, for a message ("l.? = r.k AND ...").
+func pkCondition(both *plan.BothJoin, pk []string) string {
+	var parts []string
+	for _, k := range pk {
+		parts = append(parts, fmt.Sprintf("%s.? = %s.%s", both.Inputs[0].Name, both.Inputs[1].Name, k))
+	}
+	return strings.Join(parts, " AND ")
 }
 
 // joinCondition sorts the conjuncts of a join's condition into both's keys

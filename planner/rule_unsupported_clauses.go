@@ -26,12 +26,27 @@ func ruleUnsupportedClauses(sp *selectPlan) error {
 	case q.WindowSpecs != nil:
 		return parser.Errorf(sp.topWord("WINDOW"), "windows are not supported")
 	}
-	for _, a := range sp.sel.AsOf {
-		// the temporal join's operator exists (executor/op.Temporal); its
-		// planning comes with the composition of relations (issue 23)
-		return parser.Errorf(a.Pos, "temporal joins (FOR SYSTEM_TIME AS OF) are not supported yet: join on the key and bound the times (an interval join, SPEC 2.7)")
+	for tn, a := range sp.sel.AsOf {
+		// FOR SYSTEM_TIME AS OF names a temporal join's right side (SPEC 2.7)
+		if j, ok := joinRight(q); !ok || j != tn {
+			return parser.Errorf(a.Pos, "FOR SYSTEM_TIME AS OF stands after the right side of a JOIN (a temporal join, SPEC 2.7): FROM l JOIN r FOR SYSTEM_TIME AS OF l.t ON l.k = r.k")
+		}
 	}
 	return nil
+}
+
+// joinRight returns the table name on the right side of q's join of two
+// relations, false when q's FROM is not such a join.
+func joinRight(q *ast.SelectStmt) (*ast.TableName, bool) {
+	if q.From == nil || q.From.TableRefs == nil || q.From.TableRefs.Right == nil {
+		return nil, false
+	}
+	ts, ok := q.From.TableRefs.Right.(*ast.TableSource)
+	if !ok {
+		return nil, false
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	return tn, ok
 }
 
 // topWord returns the offset of the first of words (bare, any case) outside

@@ -71,6 +71,8 @@ type Temporal struct {
 	pending pendingHeap        // held rows by (time, right first, arrival); side holds 1 - input
 	seq     int64
 	emitted int64
+	count   JoinCounts
+	used    []bool // each right row joined a left row
 }
 
 // NewTemporal returns the temporal join of spec emitting into out, charging
@@ -109,6 +111,7 @@ func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error
 // watermarks have passed are handled.
 func (j *Temporal) Push(ctx context.Context, port int, b *vector.Batch) error {
 	tc := j.spec.Time[port]
+	j.count.In[port] += int64(b.N)
 	for i := 0; i < b.N; i++ {
 		v := b.Cols[tc]
 		late := j.wmSet[port] && v.I[i] < j.wm[port]
@@ -117,6 +120,7 @@ func (j *Temporal) Push(ctx context.Context, port int, b *vector.Batch) error {
 			late = !w.Null[i] && v.I[i] < w.I[i]
 		}
 		if v.Null[i] || late {
+			j.count.Late[port]++
 			if err := j.late(ctx, port, b, i); err != nil {
 				return err
 			}
@@ -131,6 +135,7 @@ func (j *Temporal) Push(ctx context.Context, port int, b *vector.Batch) error {
 				kind = b.Kinds[i]
 			}
 			j.kinds = append(j.kinds, kind)
+			j.used = append(j.used, false)
 		}
 		if err := j.acct.Grow(bytes); err != nil {
 			return err
@@ -162,6 +167,10 @@ func (j *Temporal) Finish(ctx context.Context, port int) error {
 	}
 	return j.flush(ctx)
 }
+
+// Counts returns what the join did with each input's rows so far (as
+// Join.Counts; a right row is partnered once a left row joined it).
+func (j *Temporal) Counts() JoinCounts { return j.count }
 
 // bound is the time below which held rows are handled: the smaller
 // watermark of the inputs that have not ended (MaxInt64 when both have,
@@ -211,6 +220,11 @@ func (j *Temporal) handle(ctx context.Context, s, k int) error {
 		var err error
 		switch {
 		case cur >= 0:
+			j.count.Partnered[0]++
+			if !j.used[cur] {
+				j.used[cur] = true
+				j.count.Partnered[1]++
+			}
 			err = j.emit(ctx, k, cur)
 		case j.spec.Kind == Left:
 			err = j.emit(ctx, k, -1)
@@ -281,13 +295,13 @@ func (j *Temporal) compact() error {
 			}
 			j.size[s][to], dead[to] = j.size[s][k], false
 			if s == 1 {
-				j.kinds[to] = j.kinds[k]
+				j.kinds[to], j.used[to] = j.kinds[k], j.used[k]
 			}
 			n++
 		}
 		j.size[s], j.dead[s] = j.size[s][:n], dead[:n]
 		if s == 1 {
-			j.kinds = j.kinds[:n]
+			j.kinds, j.used = j.kinds[:n], j.used[:n]
 			for h, ks := range j.version {
 				for i, k := range ks {
 					ks[i] = int32(moved[k])

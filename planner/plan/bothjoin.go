@@ -77,6 +77,11 @@ type BothJoin struct {
 	// before the left's first row, so a left row never waits for a partner
 	// and the output is append-only.
 	Lookup bool
+	// Temporal is set for an event-time temporal join (SPEC 2.7: JOIN r FOR
+	// SYSTEM_TIME AS OF l.t, INNER or LEFT): each left row joins the version
+	// of its key (the right side's PRIMARY KEY, which Keys hold) valid at its
+	// time; append-only.
+	Temporal bool
 	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
 	Text string
 	// Late names each input's late output (LATE INTO SIDE 'x', 'y', or
@@ -90,7 +95,9 @@ type BothJoin struct {
 
 // Updating reports whether the join's output is updating (SPEC 2.7's table):
 // a regular outer join.
-func (j *BothJoin) Updating() bool { return !j.Interval && !j.Lookup && j.Type != InnerJoin }
+func (j *BothJoin) Updating() bool {
+	return !j.Interval && !j.Lookup && !j.Temporal && j.Type != InnerJoin
+}
 
 // Kind returns the join's kind as SPEC 2.7's table names it.
 func (j *BothJoin) Kind() string {
@@ -99,6 +106,8 @@ func (j *BothJoin) Kind() string {
 		return "window join"
 	case j.Interval:
 		return "interval join"
+	case j.Temporal:
+		return "temporal join"
 	case j.Lookup:
 		return "lookup join"
 	}
@@ -152,6 +161,8 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "not an interval join: "+j.Why)
 	}
 	switch {
+	case j.Temporal:
+		d = append(d, "order: rows held until both watermarks pass them, then handled in event-time order (a version before a left row of its time): each left row joins the version of its key valid at its time (SPEC 2.7: deterministic)")
 	case j.Lookup && j.Inputs[0].TimeCol() >= 0:
 		d = append(d, "order: the right side is read whole first, then the left side's rows are joined in event-time order as its watermark passes them")
 	case j.Lookup:
@@ -162,6 +173,8 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "order: rows joined as they arrive (an input has no event time: the output order depends on timing)")
 	}
 	switch {
+	case j.Temporal:
+		d = append(d, "state: one version per key of the right side, and the rows the watermarks have not passed (counted against 'state.max-bytes')")
 	case j.Window:
 		d = append(d, "state: one window's rows per side, dropped as the watermarks pass its end (counted against 'state.max-bytes')")
 	case j.Interval:
