@@ -383,30 +383,23 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int) error {
 	return nil
 }
 
-// copyWidened sets row at of d to row i of s (strings copied into d's arena);
-// a column of another type (a union part widened by CAST already has the
-// type) is converted BIGINT to DOUBLE.
+// copyWidened sets row at of d to row i of s as copyValue does (aggregate.go;
+// strings copied into d's arena), and converts BIGINT to DOUBLE where a
+// union part's column is widened (SPEC 2.6). A nested value is not carried
+// (NULL), as before nested columns reached derived relations.
 func copyWidened(d *vector.Vec, at int, s *vector.Vec, i int) {
-	d.Null[at] = s.Null[i]
 	if d.Text != nil {
 		d.Text[at] = nil
 	}
-	if s.Null[i] {
-		return
-	}
 	switch {
-	case d.I != nil && s.I != nil:
-		d.I[at] = s.I[i]
-	case d.F != nil && s.F != nil:
-		d.F[at] = s.F[i]
-	case d.F != nil && s.I != nil:
-		d.F[at] = float64(s.I[i])
-	case d.B != nil && s.B != nil:
-		d.B[at] = s.B[i]
-	case d.S != nil && s.S != nil:
-		d.SetString(at, s.S[i])
-	default:
+	case s.Null[i]:
 		d.Null[at] = true
+	case d.Type.IsNested() || s.Type.IsNested():
+		d.Null[at] = true
+	case d.Type == catalog.Double && s.Type != catalog.Double:
+		d.Null[at], d.F[at] = false, float64(s.I[i])
+	default:
+		copyValue(d, at, s, i)
 	}
 }
 
