@@ -1,12 +1,10 @@
 package planner
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"syscall"
 
 	"streamql/catalog"
 	"streamql/parser"
@@ -33,11 +31,12 @@ type JobFile struct {
 // of /dev/null or a terminal are not one file's rows. ok is false otherwise.
 func fileKey(full string) (key string, ok bool) {
 	if fi, err := os.Stat(full); err == nil {
-		st, isSys := fi.Sys().(*syscall.Stat_t)
-		if !fi.Mode().IsRegular() || !isSys {
+		if !fi.Mode().IsRegular() {
 			return "", false
 		}
-		return fmt.Sprintf("inode %d:%d", st.Dev, st.Ino), true
+		if key, ok := fileIdentity(fi); ok {
+			return key, true
+		}
 	}
 	abs, err := filepath.Abs(full)
 	if err != nil {

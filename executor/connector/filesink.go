@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"streamql/internal/fsflags"
 	"strings"
 	"syscall"
 
@@ -62,9 +63,11 @@ func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 	if st.Options["sink.mode"] == "append" {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	nofollow := syscall.O_NOFOLLOW
+	nofollow := fsflags.NoFollow
 	if st.Options["sink.follow-symlinks"] == "true" {
 		nofollow = 0
+	} else if fi, err := os.Lstat(full); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("sink stream %s: 'path' = '%s' is a symbolic link, and a sink never writes through one: give the path of the file itself, or add 'sink.follow-symlinks' = 'true' to the stream's WITH", st.Name, path)
 	}
 	f, err := openSinkFile(ctx, st, full, flag|nofollow)
 	if fe, ok := err.(fifoError); ok {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"streamql/executor/format"
+	"streamql/internal/fsflags"
 	"strings"
 	"syscall"
 	"time"
@@ -110,7 +111,7 @@ func SideFilePath(dir, name, ext string) (string, error) {
 // waiting for a reader. It returns the file and its size once opened (bytes:
 // the one stat of the file). Errors name the path and say what to do.
 func openNoFollow(path string, flag int) (*os.File, int64, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := os.OpenFile(path, flag|fsflags.NoFollow|fsflags.NonBlock, 0o644)
 	notRegular := func() error {
 		return fmt.Errorf("%s is not a regular file (a named pipe or a device), and side files are regular files that can be cut back when stdout is closed early: remove it or choose another --side-dir", path)
 	}
