@@ -14,6 +14,7 @@ import (
 // orders (`streamql test --shuffle 5 queries/tests`, as CI runs it; SPEC 4
 // "Finding out why").
 func TestShuffleQueriesTests(t *testing.T) {
+	t.Parallel() // (a subprocess: it may run beside the other parallel tests, and the package finishes sooner)
 	dir, _ := filepath.Abs(filepath.Join("..", "queries", "tests"))
 	r := viaBinary(t, t.TempDir(), []string{"test", "--shuffle", "5", dir})
 	cases, _ := filepath.Glob(filepath.Join(dir, "*", "query.sql"))

@@ -90,6 +90,7 @@ func TestStateAccountingMatchesHeap(t *testing.T) {
 // setting (executor.HeapLimit), so the collector does not let the heap grow
 // to twice the live state first.
 func TestStateLimitBoundsRSS(t *testing.T) {
+	t.Parallel() // (subprocesses, measured by their own rusage: it may run beside the other parallel tests, and the package finishes sooner)
 	if testing.Short() {
 		t.Skip("grows a process to about 300 MiB per shape (-short)")
 	}

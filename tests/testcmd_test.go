@@ -76,6 +76,7 @@ func TestSharedCasesThroughTestCommand(t *testing.T) {
 // TestTestCommandBinary runs `streamql test queries/tests` through the built
 // binary from another working directory: the example case passes.
 func TestTestCommandBinary(t *testing.T) {
+	t.Parallel() // (a subprocess: it may run beside the other parallel tests, and the package finishes sooner)
 	dir, _ := filepath.Abs(filepath.Join("..", "queries", "tests"))
 	r := viaBinary(t, t.TempDir(), []string{"test", dir})
 	want := ""
