@@ -13,19 +13,13 @@ import (
 
 // derivedHub is what the sources of derived relations (SPEC 2.6) opened
 // by one job need of it: the job (its DerivedOutputs), its sink (set once
-// it exists, before the first Next) and its stats. runWith puts it in the
-// context its sources are opened with.
+// it exists, before the first Next) and its stats. runWith gives it to the
+// sources it opens (openOpts.hub).
 type derivedHub struct {
 	job   *plan.Job
 	sink  Sink
 	stats *Stats
 }
-
-type derivedHubKey struct{}
-
-// innerJobKey marks the context of a derived relation's job: it does not
-// take the session's live status (the outer job has it).
-type innerJobKey struct{}
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
 // subquery, WITH name, view or UNION ALL, SPEC 2.6). Each part's job runs
@@ -78,14 +72,13 @@ type derivedMsg struct {
 
 // newDerivedSource opens the relation st (its connector plan.DerivedConnector);
 // its parts start at the first Next.
-func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *derivedHub) (Source, error) {
 	d := plan.DerivedOf(st)
-	hub, _ := ctx.Value(derivedHubKey{}).(*derivedHub)
 	if d == nil || hub == nil {
 		return nil, fmt.Errorf("relation %s: not planned as a query (SPEC 2.6)", st.Name)
 	}
 	ds := &derivedSource{st: st, d: d, env: env, hub: hub}
-	ds.ctx, ds.stop = context.WithCancel(context.WithValue(ctx, innerJobKey{}, true))
+	ds.ctx, ds.stop = context.WithCancel(ctx)
 	return ds, nil
 }
 
@@ -97,7 +90,7 @@ func (ds *derivedSource) start() {
 		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, true, false)
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true})
 			if err == nil {
 				err = cs.flush()
 			}

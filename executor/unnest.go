@@ -30,9 +30,9 @@ type unnestSource struct {
 }
 
 // newUnnestSource opens job.Unnest's inner stream through env.
-func newUnnestSource(ctx context.Context, job *plan.Job, env *Env) (*unnestSource, error) {
+func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, hub *derivedHub) (*unnestSource, error) {
 	u := job.Unnest
-	src, err := env.Open(ctx, u.Inner)
+	src, err := env.openWith(ctx, u.Inner, openOpts{hub: hub})
 	if err != nil {
 		return nil, err
 	}
