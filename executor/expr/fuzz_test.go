@@ -72,9 +72,11 @@ func planRef(text string) (*plan.Expr, bool) {
 // FuzzKernels compares the compiled kernel of a planned expression with the
 // reference interpreter (refeval_test.go), row by row, on a batch holding the
 // fuzzed values, a row of NULLs and rows of edge values, over all rows and
-// sparse selections. The expression is planned with its constants folded by
-// the reference (planRef), so the kernels under test never compute the
-// oracle's values. Its seeds run in every go test: go test -run XXX -fuzz
+// sparse selections. The reference evaluates the expression planned with its
+// constants folded by the reference itself (planRef), so the kernels under
+// test never compute the oracle's values; the kernels evaluate that plan and
+// the production one (constants folded by the kernels), which must plan
+// alike. Its seeds run in every go test: go test -run XXX -fuzz
 // FuzzKernels -fuzztime 60s ./executor/expr.
 func FuzzKernels(f *testing.F) {
 	for _, s := range []string{
@@ -136,15 +138,22 @@ func FuzzKernels(f *testing.F) {
 		if volatile(e) {
 			return // (the clock and unseeded RAND have no reference)
 		}
-		// all rows, then sparse selections (in fresh kernels)
+		// The production plan, its constants folded by the kernels: it plans
+		// as the reference's does, and computes the same values.
+		ke, kok := planExpr(text)
+		if !kok || ke.Type != e.Type {
+			t.Fatalf("%s plans with the reference's constants but not with the kernels' (or with another type)", text)
+		}
+		// all rows, then sparse selections (in fresh kernels), of both plans
 		for _, sel := range [][]int32{sel, {1, 3}, {0, 2, 4}} {
-			k := expr.Compile(e)
-			got := k.Eval(b, sel)
-			for _, r := range sel {
-				want := refEval(e, b, int(r), val{})
-				if !sameVal(e.Type, got, int(r), want) {
-					t.Fatalf("%s (tree %s), row %d of sel %v: kernel %s, reference %s", text, e.Tree(), r, sel,
-						show(e.Type, fromVec(got, int(r))), show(e.Type, want))
+			for _, pe := range []*plan.Expr{e, ke} {
+				got := expr.Compile(pe).Eval(b, sel)
+				for _, r := range sel {
+					want := refEval(e, b, int(r), val{})
+					if !sameVal(e.Type, got, int(r), want) {
+						t.Fatalf("%s (tree %s), row %d of sel %v: kernel %s, reference %s", text, pe.Tree(), r, sel,
+							show(e.Type, fromVec(got, int(r))), show(e.Type, want))
+					}
 				}
 			}
 		}
