@@ -32,18 +32,21 @@ type derivedHub struct {
 // reading job's outputs (Job.DerivedOutputs) as they come, on the reading
 // job's goroutine.
 type derivedSource struct {
-	st    *catalog.Stream
-	d     *plan.Derived
-	env   *Env
-	hub   *derivedHub
-	ctx   context.Context
-	stop  context.CancelFunc
-	parts []*derivedPart
-	next  int // the part whose turn it is (round robin)
-	rows  int64
-	fail  error
-	lateR Routed
-	sel   []int32
+	st  *catalog.Stream
+	d   *plan.Derived
+	env *Env
+	hub *derivedHub
+	// buildSide: the relation is read as a join's build side, and so are the
+	// sources of its parts' jobs (runMode.buildSide)
+	buildSide bool
+	ctx       context.Context
+	stop      context.CancelFunc
+	parts     []*derivedPart
+	next      int // the part whose turn it is (round robin)
+	rows      int64
+	fail      error
+	lateR     Routed
+	sel       []int32
 }
 
 // derivedPart is one running part of a derived relation.
@@ -70,14 +73,15 @@ type derivedMsg struct {
 	err     error
 }
 
-// newDerivedSource opens the relation st (its connector plan.DerivedConnector);
-// its parts start at the first Next.
-func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *derivedHub) (Source, error) {
+// newDerivedSource opens the relation st (its connector plan.DerivedConnector),
+// read by the job of hub (as a join's build side when buildSide); its parts
+// start at the first Next.
+func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *derivedHub, buildSide bool) (Source, error) {
 	d := plan.DerivedOf(st)
 	if d == nil || hub == nil {
 		return nil, fmt.Errorf("relation %s: not planned as a query (SPEC 2.6)", st.Name)
 	}
-	ds := &derivedSource{st: st, d: d, env: env, hub: hub}
+	ds := &derivedSource{st: st, d: d, env: env, hub: hub, buildSide: buildSide}
 	ds.ctx, ds.stop = context.WithCancel(ctx)
 	return ds, nil
 }
@@ -90,7 +94,7 @@ func (ds *derivedSource) start() {
 		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true})
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide})
 			if err == nil {
 				err = cs.flush()
 			}

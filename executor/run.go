@@ -108,6 +108,9 @@ type runMode struct {
 	// inner: the job is a part of a derived relation (derived.go), which
 	// does not take the session's live status (the reading job has it)
 	inner bool
+	// buildSide: the job is a part of a derived relation read as a join's
+	// build side, so its own sources are too (openOpts.buildSide)
+	buildSide bool
 }
 
 // opContext is what a job's operators get when the job is built (issue 22
@@ -128,6 +131,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	stats := Stats{timed: timed}
 	hub := &derivedHub{job: job, stats: &stats} // for the sources of derived relations (SPEC 2.6)
 	oc := opContext{live: env.live, chunkSize: env.ChunkSize}
+	opens := openOpts{hub: hub, buildSide: mode.buildSide} // how the job opens its sources
 	if mode.inner {
 		oc.live = nil // (a derived relation's job: the reading job has the live status)
 	}
@@ -146,7 +150,9 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		}
 	}()
 	for _, b := range joins {
-		src, err := env.openWith(ctx, b.Join.Build, openOpts{buildSide: true, hub: hub}) // read whole (SPEC 2.5: every partition)
+		bo := opens
+		bo.buildSide = true
+		src, err := env.openWith(ctx, b.Join.Build, bo) // read whole (SPEC 2.5: every partition)
 		if err != nil {
 			return stats, err
 		}
@@ -168,12 +174,14 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 			src = js
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource
-			if us, err = newUnnestSource(ctx, job, env, hub); err == nil {
+			if us, err = newUnnestSource(ctx, job, env, opens); err == nil {
 				src = us
 			}
 		default:
 			// a source that keeps state (upsert-kafka's rows per key, SPEC 2.8) charges the job's budget
-			src, err = env.openWith(ctx, st, openOpts{hub: hub, account: func(op, what string) connector.StateAccount { return budget.Account(op, what) }})
+			po := opens
+			po.account = func(op, what string) connector.StateAccount { return budget.Account(op, what) }
+			src, err = env.openWith(ctx, st, po)
 		}
 		if err != nil {
 			return stats, err

@@ -102,7 +102,7 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source,
 		return &oneRow{}, nil
 	}
 	if st.Connector == plan.DerivedConnector { // a subquery, WITH name, view or UNION ALL (SPEC 2.6)
-		return newDerivedSource(ctx, st, e, o.hub)
+		return newDerivedSource(ctx, st, e, o.hub, o.buildSide)
 	}
 	d := connector.DriverOf(st.Connector)
 	if d == nil || d.Open == nil {
