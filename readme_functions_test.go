@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 )
 
 var updateReadme = flag.Bool("update-readme", false, "rewrite the README's generated function list")
 
 const (
-	fnBegin = "<!-- functions: generated from executor/expr.Functions by TestREADMEFunctions; go test -run TestREADMEFunctions -update-readme . -->\n"
+	fnBegin = "<!-- functions: generated from catalog/functions.Functions by TestREADMEFunctions; go test -run TestREADMEFunctions -update-readme . -->\n"
 	fnEnd   = "<!-- end of functions -->\n"
 )
 
@@ -20,9 +20,9 @@ const (
 // one line per group, each function with its aliases.
 func functionList() string {
 	var sb strings.Builder
-	for _, g := range expr.Groups {
+	for _, g := range functions.Groups {
 		var names []string
-		for _, f := range expr.Functions {
+		for _, f := range functions.Functions {
 			if f.Group != g.Key {
 				continue
 			}

@@ -969,6 +969,7 @@ type LateRows struct {
 // at their places (SPEC 2.4, SPEC 4).
 type aggOperator struct {
 	job     *plan.Job
+	live    *Live // the session's live status, counting late rows (nil: none; set at build)
 	ops     []*aggOp
 	at      []int // the router branch (part) of each operator
 	pos     []int // per operator: next index into its taken rows
@@ -1184,7 +1185,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 	}
 	ao.flushChanges(r.N)
 	ao.finishParts()
-	ao.countLate(ctx)
+	ao.countLate()
 	err := ao.down.Push(ctx, port, out)
 	if errors.Is(err, errLimitReached) {
 		ao.uncountCut()
@@ -1271,7 +1272,7 @@ func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i int) error {
 	pre.Bad = ao.out.Bad[:nb]
 	nm := sort.Search(len(ao.out.Marks), func(k int) bool { return ao.out.Marks[k].At > i })
 	pre.Marks = ao.out.Marks[:nm]
-	ao.countLate(ctx)
+	ao.countLate()
 	err := ao.down.Push(ctx, port, pre)
 	// take it out of the batch
 	for j := ao.pushed; j < i; j++ {
@@ -1353,7 +1354,7 @@ func (ao *aggOperator) cut(ctx context.Context, port Port, i int) error {
 	}
 	r.Bad = r.Bad[:nb]
 	ao.finishParts()
-	ao.countLate(ctx)
+	ao.countLate()
 	if err := ao.down.Push(ctx, port, r); err != nil {
 		return err
 	}
@@ -1361,12 +1362,12 @@ func (ao *aggOperator) cut(ctx context.Context, port Port, i int) error {
 }
 
 // countLate adds the batch's late rows to the live status (SPEC 4: late rows).
-func (ao *aggOperator) countLate(ctx context.Context) {
+func (ao *aggOperator) countLate() {
 	n := 0
 	for _, s := range ao.lateSel {
 		n += len(s)
 	}
-	if lv := liveOf(ctx); lv != nil && n > 0 {
+	if lv := ao.live; lv != nil && n > 0 {
 		lv.Late.Add(int64(n))
 	}
 }

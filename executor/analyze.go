@@ -201,7 +201,7 @@ func finalWatermark(stream string, typ catalog.Type, wm int64, set bool) LiveWat
 // job's error (what happened until the failure or the cancellation), which
 // is Run's: a *RowError, a *StateLimitError, ctx.Err(), a source's error.
 func Analyze(ctx context.Context, job *plan.Job, env *Env) (Stats, error) {
-	return runWith(ctx, job, env, func() (Sink, error) { return discard{}, nil }, false, true)
+	return runWith(ctx, job, env, func() (Sink, error) { return discard{}, nil }, runMode{timed: true})
 }
 
 // discard is the sink of EXPLAIN ANALYZE: it drops everything.

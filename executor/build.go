@@ -121,12 +121,13 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 // the router (build.go); *made is set to the operator.
 // derive says that the batches come without marks (the rows an event-time join
 // releases, SPEC 2.2): the operator then reads the watermark after each row from
-// the stamped watermark column of the next row.
-func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggOperator, derive bool) chainOpts {
+// the stamped watermark column of the next row. live is the session's live
+// status the operator counts late rows into (nil: none).
+func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggOperator, derive bool, live *Live) chainOpts {
 	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
 			*made = newAggOperator(job, budget, stats, down)
-			(*made).derive = derive
+			(*made).derive, (*made).live = derive, live
 			return *made, "aggregate"
 		},
 	}}

@@ -13,19 +13,13 @@ import (
 
 // derivedHub is what the sources of derived relations (SPEC 2.6) opened
 // by one job need of it: the job (its DerivedOutputs), its sink (set once
-// it exists, before the first Next) and its stats. runWith puts it in the
-// context its sources are opened with.
+// it exists, before the first Next) and its stats. runWith gives it to the
+// sources it opens (openOpts.hub).
 type derivedHub struct {
 	job   *plan.Job
 	sink  Sink
 	stats *Stats
 }
-
-type derivedHubKey struct{}
-
-// innerJobKey marks the context of a derived relation's job: it does not
-// take the session's live status (the outer job has it).
-type innerJobKey struct{}
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
 // subquery, WITH name, view or UNION ALL, SPEC 2.6). Each part's job runs
@@ -38,18 +32,21 @@ type innerJobKey struct{}
 // reading job's outputs (Job.DerivedOutputs) as they come, on the reading
 // job's goroutine.
 type derivedSource struct {
-	st    *catalog.Stream
-	d     *plan.Derived
-	env   *Env
-	hub   *derivedHub
-	ctx   context.Context
-	stop  context.CancelFunc
-	parts []*derivedPart
-	next  int // the part whose turn it is (round robin)
-	rows  int64
-	fail  error
-	lateR Routed
-	sel   []int32
+	st  *catalog.Stream
+	d   *plan.Derived
+	env *Env
+	hub *derivedHub
+	// buildSide: the relation is read as a join's build side, and so are the
+	// sources of its parts' jobs (runMode.buildSide)
+	buildSide bool
+	ctx       context.Context
+	stop      context.CancelFunc
+	parts     []*derivedPart
+	next      int // the part whose turn it is (round robin)
+	rows      int64
+	fail      error
+	lateR     Routed
+	sel       []int32
 }
 
 // derivedPart is one running part of a derived relation.
@@ -76,16 +73,16 @@ type derivedMsg struct {
 	err     error
 }
 
-// newDerivedSource opens the relation st (its connector plan.DerivedConnector);
-// its parts start at the first Next.
-func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+// newDerivedSource opens the relation st (its connector plan.DerivedConnector),
+// read by the job of hub (as a join's build side when buildSide); its parts
+// start at the first Next.
+func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *derivedHub, buildSide bool) (Source, error) {
 	d := plan.DerivedOf(st)
-	hub, _ := ctx.Value(derivedHubKey{}).(*derivedHub)
 	if d == nil || hub == nil {
 		return nil, fmt.Errorf("relation %s: not planned as a query (SPEC 2.6)", st.Name)
 	}
-	ds := &derivedSource{st: st, d: d, env: env, hub: hub}
-	ds.ctx, ds.stop = context.WithCancel(context.WithValue(ctx, innerJobKey{}, true))
+	ds := &derivedSource{st: st, d: d, env: env, hub: hub, buildSide: buildSide}
+	ds.ctx, ds.stop = context.WithCancel(ctx)
 	return ds, nil
 }
 
@@ -97,7 +94,7 @@ func (ds *derivedSource) start() {
 		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, true, false)
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide})
 			if err == nil {
 				err = cs.flush()
 			}

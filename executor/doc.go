@@ -6,6 +6,13 @@
 // source owns the loop; cancellation is checked once per batch (DESIGN: executor).
 // Each step is an Operator (operator.go), built from the plan in build.go.
 //
+// A job's operators and sources get their configuration when the job is
+// built, never through the context.Context, which carries cancellation only
+// (issue 22 item 4; TestNoContextValues): opContext (the live status, the
+// chunk size of the parallel paths) and openOpts (a join's build side, the
+// state budget's account of a source, the derived relations' hub), which
+// reach a connector as connector.Env's fields.
+//
 // # Row kinds: the one output contract of updating results
 //
 // An updating relation (SPEC 2.8: a regular outer join, GROUP BY without a

@@ -77,7 +77,7 @@ type leftMsg struct {
 // called on the job's goroutine, between releases (it returns within
 // kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
 // to the source's replay (newHeldReplay, replay.go).
-func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, acct *StateAccount) error {
+func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, acct *StateAccount) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -134,7 +134,7 @@ func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *S
 			}
 		})
 	}
-	err := holdAndRoute(gctx, job, src, sink, stats, probers, timed, leftCh, next, ack, notify, acct)
+	err := holdAndRoute(gctx, oc.live, job, src, sink, stats, probers, timed, leftCh, next, ack, notify, acct)
 	cancel()
 	// A build reader's error cancels gctx, so holdAndRoute may report only
 	// that cancellation: the reader's error is the job's (a reset socket is
@@ -154,7 +154,7 @@ func runHeld(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *S
 // from leftCh (or, when next is not nil, from next: the source read here,
 // leftCh then only standing for a stream not ended) and routes the held rows
 // once every build watermark passed them, in order.
-func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	st := job.Stream
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
@@ -162,13 +162,12 @@ func holdAndRoute(ctx context.Context, job *plan.Job, src Source, sink Sink, sta
 	opts := chainOpts{}
 	var agg *aggOperator
 	if job.HasAggregates() { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
-		opts = aggChain(job, acct.budget, stats, &agg, true)
+		opts = aggChain(job, acct.budget, stats, &agg, true, lv)
 	}
 	opts.src, opts.timed = src, stats.timed
 	ch := buildChain(job, probers, sink, opts)
 	r, wm := ch.limit, ch.assign
 	step := newStep(ch.router.out.ErrorSide)
-	lv := liveOf(ctx)
 	wm.live = lv.probe(job)
 	et := st.EventTime
 	hold := &holder{acct: acct, stamp: ch.stats[0], wcol: -1}

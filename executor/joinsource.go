@@ -63,14 +63,14 @@ type joinInput struct {
 // newJoinSource opens the two inputs of job.Both (each read whole, as a
 // build side is: SPEC 2.5) and makes the join, its state charged to budget.
 // The caller closes the Source it returns (both inputs), also on error.
-func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget) (*joinSource, error) {
+func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, hub *derivedHub) (*joinSource, error) {
 	both := job.Both
 	js := &joinSource{ctx: ctx, both: both, stats: stats}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup}
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s] = in.Types, in.TimeCol(), in.WatermarkCol
-		src, err := env.Open(buildSide(ctx), in.Stream)
+		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: true, hub: hub})
 		if err != nil {
 			js.Close()
 			return nil, err

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 
@@ -114,22 +113,6 @@ func (l *Live) Snapshot() LiveSnapshot {
 
 // SetLive makes the jobs Run runs update l (nil: none) until it is set again.
 func (e *Env) SetLive(l *Live) { e.live = l }
-
-type liveKey struct{}
-
-// withLive returns ctx carrying l to the job's operators (nil: ctx).
-func withLive(ctx context.Context, l *Live) context.Context {
-	if l == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, liveKey{}, l)
-}
-
-// liveOf returns the Live ctx carries, or nil.
-func liveOf(ctx context.Context) *Live {
-	l, _ := ctx.Value(liveKey{}).(*Live)
-	return l
-}
 
 // start registers the job's FROM stream watermark (when it has one) and its
 // state budget; nil-safe.

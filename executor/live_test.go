@@ -20,13 +20,13 @@ func TestLiveCounters(t *testing.T) {
 	ls := &stepSource{rows: left, rng: rand.New(rand.NewSource(1)), step: make(chan struct{}), done: make(chan struct{})}
 	rs := &stepSource{rows: right, rng: rand.New(rand.NewSource(2)), step: make(chan struct{}), done: make(chan struct{})}
 	lv := &Live{}
-	ctx, cancel := context.WithCancel(withLive(context.Background(), lv))
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
 		var stats Stats
 		stats.stream(job.Stream)
-		errc <- runJob(ctx, job, ls, []Source{rs}, []*planner.Branch{job.Main}, &collect{}, &stats, NewStateBudget(0))
+		errc <- runJob(ctx, opContext{live: lv}, job, ls, []Source{rs}, []*planner.Branch{job.Main}, &collect{}, &stats, NewStateBudget(0))
 	}()
 	for done := false; !done; {
 		select {

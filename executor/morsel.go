@@ -123,17 +123,6 @@ type EncodedChunk interface {
 // a job took).
 var morselRuns atomic.Int64
 
-// chunkSizeKey is the context key of Env.ChunkSize (Run passes it on).
-type chunkSizeKey struct{}
-
-// withChunkSize returns ctx carrying the chunk size n (bytes, 0: default).
-func withChunkSize(ctx context.Context, n int64) context.Context {
-	if n <= 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, chunkSizeKey{}, n)
-}
-
 // morselable reports whether job may run on the morsel pipeline into sink
 // (see the list above; the source is checked by runMorsel).
 
@@ -173,7 +162,7 @@ func (s *chunkSinkOp) Close() error                    { return nil }
 // workers' chains counted for each chunk used), probing the joins' build
 // sides of probers. It reports whether it ran the job, and the job's error
 // (as run: a *RowError for 'errors'='fail', a read error, ctx's).
-func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *process, probers map[*plan.Branch]*prober) (bool, error) {
+func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, p *process, probers map[*plan.Branch]*prober) (bool, error) {
 	cs, ok := sink.(ChunkSink)
 	if !ok || job.Strategy != plan.Morsel {
 		return false, nil
@@ -186,7 +175,7 @@ func runMorsel(ctx context.Context, job *plan.Job, src Source, sink Sink, p *pro
 	// Every chunk in flight gets its output here, on the job's goroutine (the
 	// sink's state is read only here and by the writer), all of it made now:
 	// how many chunks a job uses does not change what it allocates.
-	size, _ := ctx.Value(chunkSizeKey{}).(int64)
+	size := oc.chunkSize
 	if size <= 0 {
 		size = chunked.DefaultChunkSize
 	}

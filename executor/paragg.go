@@ -433,7 +433,7 @@ func newPaggWorker(job *plan.Job, ao *aggOperator, src Source, timed bool) *pagg
 // chain decodes and routes the chunks given back (Redo). It reports whether
 // it ran the job, and the job's error (as run: a *RowError for
 // 'errors'='fail', a *StateLimitError, a read error, ctx's).
-func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool, error) {
+func runParagg(ctx context.Context, oc opContext, job *plan.Job, src Source, p *process) (bool, error) {
 	if job.Strategy != plan.ParallelAggregate || p.agg == nil || p.rep != nil {
 		return false, nil
 	}
@@ -444,7 +444,7 @@ func runParagg(ctx context.Context, job *plan.Job, src Source, p *process) (bool
 	}
 	ao := p.agg
 	n := runtime.GOMAXPROCS(0)
-	size, _ := ctx.Value(chunkSizeKey{}).(int64)
+	size := oc.chunkSize
 	if size <= 0 {
 		size = chunked.DefaultChunkSize
 	}
@@ -642,7 +642,7 @@ func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool
 			c.Rows += n
 		}
 	}
-	if lv := liveOf(ctx); lv != nil && len(o.lateRow) > 0 {
+	if lv := ao.live; lv != nil && len(o.lateRow) > 0 {
 		lv.Late.Add(int64(len(o.lateRow)))
 	}
 	ao.row = max(ao.row, o.rowEnd) // (firstAt of the chunk's groups; the next chunk's rows come after)

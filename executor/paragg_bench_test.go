@@ -18,7 +18,7 @@ import (
 func BenchmarkPartialAggregate(b *testing.B) {
 	job := sensorbench.Plan(b, sensorbench.TumbleScript, "")
 	var ao *aggOperator
-	aggChain(job, NewStateBudget(0), &Stats{}, &ao, false).afterRouter[0](&Emitter{})
+	aggChain(job, NewStateBudget(0), &Stats{}, &ao, false, nil).afterRouter[0](&Emitter{})
 	w := newPaggWorker(job, ao, nil, false)
 	o := newPaggOut(ao, 1, len(job.Outputs), NewStateBudget(0))
 	src := newRisingSource(job)

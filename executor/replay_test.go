@@ -48,7 +48,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 		names = append(names, o.Name)
 	}
 	r := &replayRun{t: t, job: job, sink: &orderSink{names: names}, src: &fakeReplayer{fakeParts: fakeParts{live: []int32{0, 1}}}, used: map[int32]int64{}}
-	opts := aggChain(job, NewStateBudget(0), &Stats{}, &r.agg, false)
+	opts := aggChain(job, NewStateBudget(0), &Stats{}, &r.agg, false, nil)
 	opts.src = r.src
 	r.c = buildChain(job, nil, r.sink, opts)
 	if newReplay(r.src, r.c, r.agg) == nil || r.src.rep == nil {

@@ -95,21 +95,46 @@ func (e *RowError) Error() string {
 // env.StateMaxBytes). Once created, the sink is always closed, so what was
 // routed before a failure stays.
 func Run(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error)) (Stats, error) {
-	return runWith(ctx, job, env, newSink, true, false)
+	return runWith(ctx, job, env, newSink, runMode{sinks: true})
 }
 
-// runWith is Run; with sinks false the job's sink streams and dead-letter
-// streams are not opened (Analyze: outputs discarded); with timed the
-// operators time their calls (Stats.timed).
-func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error), sinks, timed bool) (Stats, error) {
+// runMode is how runWith runs a job.
+type runMode struct {
+	// sinks false: the job's sink streams and dead-letter streams are not
+	// opened (Analyze: outputs discarded)
+	sinks bool
+	// timed: the operators time their calls (Stats.timed)
+	timed bool
+	// inner: the job is a part of a derived relation (derived.go), which
+	// does not take the session's live status (the reading job has it)
+	inner bool
+	// buildSide: the job is a part of a derived relation read as a join's
+	// build side, so its own sources are too (openOpts.buildSide)
+	buildSide bool
+}
+
+// opContext is what a job's operators get when the job is built (issue 22
+// item 4, DESIGN "operator context at build time"), not through the
+// context.Context, which carries cancellation only.
+type opContext struct {
+	// live is the session's live status the job updates (nil: none)
+	live *Live
+	// chunkSize is the bytes of a chunk of the parallel paths over a
+	// bounded file (Env.ChunkSize; 0: chunked.DefaultChunkSize)
+	chunkSize int64
+}
+
+// runWith is Run, run as mode says.
+func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink, error), mode runMode) (Stats, error) {
 	st := job.Stream
+	sinks, timed := mode.sinks, mode.timed
 	stats := Stats{timed: timed}
 	hub := &derivedHub{job: job, stats: &stats} // for the sources of derived relations (SPEC 2.6)
-	live := env.live
-	if ctx.Value(innerJobKey{}) != nil {
-		live = nil // (a derived relation's job: the reading job has the live status)
+	oc := opContext{live: env.live, chunkSize: env.ChunkSize}
+	opens := openOpts{hub: hub, buildSide: mode.buildSide} // how the job opens its sources
+	if mode.inner {
+		oc.live = nil // (a derived relation's job: the reading job has the live status)
 	}
-	ctx = context.WithValue(ctx, derivedHubKey{}, hub)
 	an := newAnalysis(job)
 	stats.stream(st)
 	var joins []*plan.Branch
@@ -125,7 +150,9 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		}
 	}()
 	for _, b := range joins {
-		src, err := env.Open(buildSide(ctx), b.Join.Build) // read whole (SPEC 2.5: every partition)
+		bo := opens
+		bo.buildSide = true
+		src, err := env.openWith(ctx, b.Join.Build, bo) // read whole (SPEC 2.5: every partition)
 		if err != nil {
 			return stats, err
 		}
@@ -143,16 +170,18 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		var err error
 		switch {
 		case job.Both != nil:
-			js, err = newJoinSource(ctx, job, env, &stats, budget)
+			js, err = newJoinSource(ctx, job, env, &stats, budget, hub)
 			src = js
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource
-			if us, err = newUnnestSource(ctx, job, env); err == nil {
+			if us, err = newUnnestSource(ctx, job, env, opens); err == nil {
 				src = us
 			}
 		default:
 			// a source that keeps state (upsert-kafka's rows per key, SPEC 2.8) charges the job's budget
-			src, err = env.Open(connector.WithState(ctx, func(op, what string) connector.StateAccount { return budget.Account(op, what) }), st)
+			po := opens
+			po.account = func(op, what string) connector.StateAccount { return budget.Account(op, what) }
+			src, err = env.openWith(ctx, st, po)
 		}
 		if err != nil {
 			return stats, err
@@ -179,7 +208,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	}
 	hub.sink = sink
 	stats.Analysis = an
-	err = runJob(withLive(withChunkSize(ctx, env.ChunkSize), live), job, src, srcs, joins, sink, &stats, budget)
+	err = runJob(ctx, oc, job, src, srcs, joins, sink, &stats, budget)
 	an.finish(job)
 	if err != nil {
 		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction
@@ -192,14 +221,14 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 
 // runJob runs job over its opened sources (src the probe stream, srcs the build
 // sides of joins, in order) into sink; budget bounds the state of its operators
-// (SPEC 1: 'state.max-bytes').
-func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
+// (SPEC 1: 'state.max-bytes'); oc is what its operators get at build time.
+func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs []Source, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
 	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
 	probers := map[*plan.Branch]*prober{}
 	var timed []*timedBuild
-	lv := liveOf(ctx)
+	lv := oc.live
 	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
@@ -222,21 +251,21 @@ func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins
 		if lv != nil {
 			lv.held.Store(held)
 		}
-		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
+		return runHeld(ctx, oc, job, src, sink, stats, probers, timed, held)
 	}
-	return runBudget(ctx, job, src, sink, stats, probers, budget)
+	return runBudget(ctx, oc, job, src, sink, stats, probers, budget)
 }
 
 func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) error {
-	return runBudget(ctx, job, src, sink, stats, probers, NewStateBudget(0))
+	return runBudget(ctx, opContext{}, job, src, sink, stats, probers, NewStateBudget(0))
 }
 
 // runBudget is run with the state budget of the job's aggregate operators.
-func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
+func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
 	p := &process{}
 	opts := chainOpts{}
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
-		opts = aggChain(job, budget, stats, &p.agg, false)
+		opts = aggChain(job, budget, stats, &p.agg, false, oc.live)
 	}
 	opts.budget, opts.stats = budget, stats
 	p.init(job, src, sink, stats, probers, opts)
@@ -245,18 +274,18 @@ func runBudget(ctx context.Context, job *plan.Job, src Source, sink Sink, stats 
 		m.rep = p.rep // (a replayed row refused again is not sent again)
 	}
 	stats.Analysis.setChain(p.c, p.agg)
-	p.c.assign.live = liveOf(ctx).probe(job)
+	p.c.assign.live = oc.live.probe(job)
 	// The planner's strategy (plan.Strategy, planner.ChooseStrategy), with
 	// each one's fallback when the source cannot be cut into chunks.
 	switch job.Strategy {
 	case plan.ParallelAggregate, plan.Morsel, plan.ParallelDecode, plan.Prefetch:
 		if job.Strategy == plan.ParallelAggregate {
-			if ran, err := runParagg(ctx, job, src, p); ran { // paragg.go
+			if ran, err := runParagg(ctx, oc, job, src, p); ran { // paragg.go
 				return err
 			}
 		}
 		if job.Strategy == plan.Morsel {
-			if ran, err := runMorsel(ctx, job, src, sink, p, probers); ran { // morsel.go
+			if ran, err := runMorsel(ctx, oc, job, src, sink, p, probers); ran { // morsel.go
 				return err
 			}
 		}

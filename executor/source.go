@@ -64,9 +64,31 @@ type Env struct {
 // (prefetch.go). The CLI's progress bar uses it.
 func (e *Env) SetSourceHook(f func(st *catalog.Stream, src Source) Source) { e.wrap = f }
 
-// Open opens the source of st (see open), through the source hook when one is set.
+// Open opens the source of st (see open), through the source hook when one is
+// set, as a job's probe stream: not a build side, its state unaccounted, and
+// no derived relation (a subquery) among what it opens.
 func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
-	src, err := e.open(ctx, st)
+	return e.openWith(ctx, st, openOpts{})
+}
+
+// openOpts is what a job gives the sources it opens, at build time (issue 22
+// item 4: an operator's configuration is not carried in its context.Context,
+// which carries cancellation only).
+type openOpts struct {
+	// buildSide is set for a join's build side, which its source reads whole
+	// (connector.Env.BuildSide: a Kafka source reads every partition, SPEC 2.5).
+	buildSide bool
+	// account opens an account of the job's state budget for a source that
+	// keeps state (connector.Env.Account); nil: no limit.
+	account func(operator, what string) connector.StateAccount
+	// hub is the reading job's, for the sources of derived relations (SPEC
+	// 2.6); nil when the job opens none.
+	hub *derivedHub
+}
+
+// openWith is Open with the job's options o.
+func (e *Env) openWith(ctx context.Context, st *catalog.Stream, o openOpts) (Source, error) {
+	src, err := e.open(ctx, st, o)
 	if err != nil || e.wrap == nil {
 		return src, err
 	}
@@ -75,25 +97,27 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
 
 // open opens the source of st by its connector's Driver (connector.Register).
 // Errors name the stream, the option and what to do.
-func (e *Env) open(ctx context.Context, st *catalog.Stream) (Source, error) {
+func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source, error) {
 	if st.Connector == plan.NoFrom {
 		return &oneRow{}, nil
 	}
 	if st.Connector == plan.DerivedConnector { // a subquery, WITH name, view or UNION ALL (SPEC 2.6)
-		return newDerivedSource(ctx, st, e)
+		return newDerivedSource(ctx, st, e, o.hub, o.buildSide)
 	}
 	d := connector.DriverOf(st.Connector)
 	if d == nil || d.Open == nil {
 		return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
 	}
+	env := e.connEnv()
+	env.BuildSide, env.Account = o.buildSide, o.account
 	if st.HasComputed() { // the connector reads the other columns (computed.go)
-		src, err := d.Open(ctx, st.Physical(), e.connEnv())
+		src, err := d.Open(ctx, st.Physical(), env)
 		if err != nil {
 			return nil, err
 		}
 		return newComputedSource(st, src), nil
 	}
-	return d.Open(ctx, st, e.connEnv())
+	return d.Open(ctx, st, env)
 }
 
 // connEnv is what the connectors' drivers get from e.
@@ -121,7 +145,3 @@ func (e *Env) Insert(ins *plan.Insert) {
 func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
 	return connector.FeedOf(st.Physical(), e.connEnv())
 }
-
-// buildSide marks ctx for opening a join's build side, which its source reads
-// whole (connector.BuildSide: a Kafka source reads every partition, SPEC 2.5).
-func buildSide(ctx context.Context) context.Context { return connector.BuildSide(ctx) }

@@ -29,10 +29,10 @@ type unnestSource struct {
 	sel      []int32
 }
 
-// newUnnestSource opens job.Unnest's inner stream through env.
-func newUnnestSource(ctx context.Context, job *plan.Job, env *Env) (*unnestSource, error) {
+// newUnnestSource opens job.Unnest's inner stream through env, as o says.
+func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (*unnestSource, error) {
 	u := job.Unnest
-	src, err := env.Open(ctx, u.Inner)
+	src, err := env.openWith(ctx, u.Inner, o)
 	if err != nil {
 		return nil, err
 	}

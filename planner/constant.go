@@ -2,13 +2,15 @@ package planner
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/expr"
+	"streamql/catalog/textconv"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // PlanInsert binds an INSERT INTO s [(cols)] VALUES (...), ... to its stream and
@@ -131,13 +133,13 @@ func (sc *scope) constant(n ast.ExprNode, c catalog.Column) (Value, error) {
 	if !e.Const {
 		return Value{}, parser.Errorf(sc.pos(n), "VALUES takes constants: %s is not one", e.Text)
 	}
-	raw := expr.Fold(e)
+	raw := plan.Constants().Fold(e)
 	if raw.Null || e.Type == catalog.Unknown {
 		return Value{Null: true}, nil
 	}
-	v := expr.Fold(castTo(e, c.Type))
+	v := plan.Constants().Fold(castTo(e, c.Type))
 	if v.Null {
-		text := string(expr.AppendValue(nil, e.Type, raw))
+		text := string(appendScalar(nil, e.Type, raw))
 		return Value{}, parser.Errorf(sc.pos(n), "%s %s cannot be read as %s for column '%s'", e.Type, quoteIf(e.Type, text), c.Type, c.Name)
 	}
 	switch c.Type {
@@ -182,4 +184,20 @@ func checkNoFrom(q *ast.SelectStmt, pos func(ast.Node) int) error {
 		return parser.Errorf(pos(c.cols[0]), "unknown column '%s': a SELECT without FROM reads no stream; add FROM <stream>", c.cols[0].Name.Name.O)
 	}
 	return nil
+}
+
+// appendScalar appends v, of the scalar type t, as it prints (SPEC 4, the
+// rules of catalog/textconv that the executor's printers follow too).
+func appendScalar(dst []byte, t catalog.Type, v Value) []byte {
+	switch t {
+	case catalog.BigInt:
+		return strconv.AppendInt(dst, v.I, 10)
+	case catalog.Double:
+		return textconv.AppendDouble(dst, v.F)
+	case catalog.Boolean:
+		return strconv.AppendBool(dst, v.B)
+	case catalog.Timestamp:
+		return textconv.AppendTimestamp(dst, v.I)
+	}
+	return append(dst, v.S...)
 }

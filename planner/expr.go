@@ -13,7 +13,6 @@ import (
 
 	"streamql/catalog"
 	"streamql/catalog/textconv"
-	"streamql/executor/expr"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -490,7 +489,7 @@ func (sc *scope) timestampLiteral(n ast.Node, l, r *Expr) error {
 		if ts.Type != catalog.Timestamp || lit.Type != catalog.Varchar || !lit.Const {
 			continue
 		}
-		v := expr.Fold(lit)
+		v := plan.Constants().Fold(lit)
 		if v.Null {
 			continue
 		}

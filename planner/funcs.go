@@ -8,7 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 	"streamql/parser"
 )
 
@@ -61,7 +61,7 @@ func (sc *scope) call(n *ast.FuncCallExpr) (*Expr, error) {
 		c.args[i] = e
 	}
 	if !ok {
-		if f := expr.Lookup(name); f != nil && !f.Rule {
+		if f := functions.Lookup(name); f != nil && !f.Rule {
 			return c.bindTable(f)
 		}
 		if f := sc.funcs.Lookup(name); f != nil { // a user function (SPEC 2.10)

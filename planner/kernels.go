@@ -4,7 +4,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamql/catalog"
-	"streamql/executor/expr"
 	"streamql/planner/plan"
 )
 
@@ -13,7 +12,8 @@ import (
 // tree when it builds a job).
 
 // build completes e, a node over e.Args: it is constant when all of them are,
-// and a constant node is folded into a literal (evaluated once, here).
+// and a constant node is folded into a literal (evaluated once, here, by the
+// installed plan.Evaluator: the planner imports no executor package).
 func build(e *Expr) *Expr {
 	e.Col = -1
 	e.Const = len(e.Args) > 0 && allConst(e.Args)
@@ -31,7 +31,7 @@ func foldConst(e *Expr) *Expr {
 	if !e.Const || e.Op == plan.OpLit || e.Type.IsNested() { // a nested value has no plan.Value: kept as its kernel
 		return e
 	}
-	return &Expr{Op: plan.OpLit, Type: e.Type, Col: -1, Const: true, Lit: expr.Fold(e), Text: e.Text, Node: e.Node}
+	return &Expr{Op: plan.OpLit, Type: e.Type, Col: -1, Const: true, Lit: plan.Constants().Fold(e), Text: e.Text, Node: e.Node}
 }
 
 // coerce converts e to t when the conversion is implicit (NULL to anything, BIGINT

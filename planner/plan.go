@@ -1,7 +1,14 @@
-// Package planner binds names and types once per query, compiles expressions into
-// closures over column batches, and fuses the side branches and the main query
-// that read one stream into one job with one scan and ordered first-match routing
-// (SPEC 2.1; DESIGN: planner). EXPLAIN's text comes from here.
+// Package planner binds names and types once per query, type-checks
+// expressions into plan.Expr trees (the executor compiles them into kernels),
+// and fuses the side branches and the main query that read one stream into one
+// job with one scan and ordered first-match routing (SPEC 2.1; DESIGN:
+// planner). EXPLAIN's text comes from here.
+//
+// It imports the parser, catalog (with catalog/functions, the function
+// table's declarations) and planner/plan, and must never import an executor
+// package (layering_test.go): constant expressions are folded, and a call's
+// constant arguments checked, through plan.Evaluator, which executor/expr
+// installs when it is linked (a test of this package imports it).
 package planner
 
 import (
@@ -12,7 +19,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -26,7 +33,7 @@ type Planner struct {
 	Ctx context.Context
 	// Funcs, when not nil, are the session's user-defined functions (SPEC
 	// 2.10), bound next to the built-in function table.
-	Funcs *expr.Registry
+	Funcs *functions.Registry
 	// Streaming is SET 'execution.runtime-mode' = 'streaming' (Flink's key,
 	// SPEC 2.8): GROUP BY without a window and global aggregates are updating
 	// over bounded streams too, as in Flink's streaming mode, instead of

@@ -8,7 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -62,7 +62,7 @@ func ruleItem(c *funcCall) (*Expr, error) {
 	default:
 		return nil, parser.Errorf(at(0), "[...] needs an ARRAY, a MAP or a ROW; %s is %s", exprTextOf(x), x.Type)
 	}
-	return c.sc.tableCall(c.n, expr.Lookup("ITEM"), t, []*Expr{x, k})
+	return c.sc.tableCall(c.n, functions.Lookup("ITEM"), t, []*Expr{x, k})
 }
 
 // fieldName returns the text constant a ROW's field is named by.
@@ -114,7 +114,7 @@ func (sc *scope) rowField(n *ast.ColumnNameExpr) (*Expr, error) {
 	sc.use(idx)
 	x := &Expr{Op: plan.OpCol, Type: t, Col: idx}
 	x.Text = base.Name.String()
-	f := expr.Lookup("ITEM")
+	f := functions.Lookup("ITEM")
 	for _, name := range fields {
 		if x.Type.Kind() != catalog.KindRow {
 			return nil, parser.Errorf(sc.pos(n), "'.%s' needs a ROW; %s is %s", name, x.Text, x.Type)
@@ -139,7 +139,7 @@ func ruleCardinality(c *funcCall) (*Expr, error) {
 	if k := c.args[0].Type.Kind(); k != catalog.KindArray && k != catalog.KindMap {
 		return nil, parser.Errorf(c.sc.pos(c.n.Args[0]), "CARDINALITY needs an ARRAY or a MAP, got %s (%s)", exprTextOf(c.args[0]), c.args[0].Type)
 	}
-	return c.sc.tableCall(c.n, expr.Lookup("CARDINALITY"), catalog.BigInt, c.args)
+	return c.sc.tableCall(c.n, functions.Lookup("CARDINALITY"), catalog.BigInt, c.args)
 }
 
 // ruleElement is ELEMENT(arr) of an ARRAY.
@@ -150,7 +150,7 @@ func ruleElement(c *funcCall) (*Expr, error) {
 	if c.args[0].Type.Kind() != catalog.KindArray {
 		return nil, parser.Errorf(c.sc.pos(c.n.Args[0]), "ELEMENT needs an ARRAY, got %s (%s)", exprTextOf(c.args[0]), c.args[0].Type)
 	}
-	return c.sc.tableCall(c.n, expr.Lookup("ELEMENT"), c.args[0].Type.Elem(), c.args)
+	return c.sc.tableCall(c.n, functions.Lookup("ELEMENT"), c.args[0].Type.Elem(), c.args)
 }
 
 // commonOf returns the common type of es (SPEC 2: BIGINT with DOUBLE is
@@ -179,7 +179,7 @@ func ruleArrayCtor(c *funcCall) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.sc.tableCall(c.n, expr.Lookup("ARRAY_VALUE_CONSTRUCTOR"), catalog.ArrayOf(t), c.args)
+	return c.sc.tableCall(c.n, functions.Lookup("ARRAY_VALUE_CONSTRUCTOR"), catalog.ArrayOf(t), c.args)
 }
 
 // ruleMapCtor is MAP[k1, v1, ...]: a MAP of the keys' and the values'
@@ -214,7 +214,7 @@ func ruleMapCtor(c *funcCall) (*Expr, error) {
 			c.args[k] = vals[k/2]
 		}
 	}
-	return c.sc.tableCall(c.n, expr.Lookup("MAP_VALUE_CONSTRUCTOR"), catalog.MapOf(kt, vt), c.args)
+	return c.sc.tableCall(c.n, functions.Lookup("MAP_VALUE_CONSTRUCTOR"), catalog.MapOf(kt, vt), c.args)
 }
 
 // ruleRowCtor is ROW(a, b, ...): a ROW whose fields are named EXPR$0,
@@ -230,5 +230,5 @@ func ruleRowCtor(c *funcCall) (*Expr, error) {
 		}
 		fields[k] = catalog.Field{Name: "EXPR$" + strconv.Itoa(k), Type: a.Type}
 	}
-	return c.sc.tableCall(c.n, expr.Lookup("ROW_VALUE_CONSTRUCTOR"), catalog.RowOf(fields), c.args)
+	return c.sc.tableCall(c.n, functions.Lookup("ROW_VALUE_CONSTRUCTOR"), catalog.RowOf(fields), c.args)
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"streamql/catalog"
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -39,7 +39,7 @@ func ruleFloorCeil(c *funcCall) (*Expr, error) {
 		return nil, err
 	}
 	if len(c.args) == 2 { // FLOOR(ts TO unit), which the parser writes FLOOR(ts, 'unit')
-		return c.bindTable(expr.Lookup(c.name))
+		return c.bindTable(functions.Lookup(c.name))
 	}
 	switch c.args[0].Type {
 	case catalog.BigInt, catalog.Unknown:
@@ -66,7 +66,7 @@ func ruleRound(c *funcCall) (*Expr, error) {
 		if !args[1].Const || args[1].Type != catalog.BigInt {
 			return nil, parser.Errorf(c.sc.pos(c.n.Args[1]), "ROUND's second argument must be an integer literal")
 		}
-		digits = expr.Fold(args[1]).I
+		digits = plan.Constants().Fold(args[1]).I
 	}
 	switch args[0].Type {
 	case catalog.Unknown:

@@ -8,13 +8,13 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
+	"streamql/catalog/functions"
 	"streamql/catalog/textconv"
-	"streamql/executor/expr"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
 
-// The functions of the function table (executor/expr.Functions, SPEC 2.10)
+// The functions of the function table (catalog/functions.Functions, SPEC 2.10)
 // that no rule of their own binds: their call is bound by the table's
 // signatures, here. The rules below are the table's Rule functions whose
 // syntax TiDB rewrites (EXTRACT, TIMESTAMPADD/DIFF with a time unit, the
@@ -32,7 +32,7 @@ func init() {
 // Flink's NULL ON ERROR).
 func ruleJSONValue(c *funcCall) (*Expr, error) {
 	if len(c.args) != 3 {
-		return c.bindTable(expr.Lookup("JSON_VALUE"))
+		return c.bindTable(functions.Lookup("JSON_VALUE"))
 	}
 	lit, ok := c.n.Args[2].(*test_driver.ValueExpr)
 	if !ok || lit.Kind() != test_driver.KindString {
@@ -43,7 +43,7 @@ func ruleJSONValue(c *funcCall) (*Expr, error) {
 		return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE ... RETURNING: %v", err)
 	}
 	c.args = c.args[:2]
-	e, err := c.bindTable(expr.Lookup("JSON_VALUE"))
+	e, err := c.bindTable(functions.Lookup("JSON_VALUE"))
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (sc *scope) unknownFunction(n *ast.FuncCallExpr) error {
 	if why, ok := notYet[name]; ok {
 		return parser.Errorf(sc.pos(n), "%s is a Flink function streamql does not have yet: %s", name, why)
 	}
-	if near := expr.Closest(name); len(near) > 0 {
+	if near := functions.Closest(name); len(near) > 0 {
 		return parser.Errorf(sc.pos(n), "unknown function %s; did you mean %s? (SHOW FUNCTIONS lists them all)", name, strings.Join(near, ", "))
 	}
 	return parser.Errorf(sc.pos(n), "unknown function %s; SHOW FUNCTIONS lists the functions streamql has", name)
@@ -78,9 +78,9 @@ var takesNested = map[string]bool{"json_string": true, "json_array": true, "json
 // whose arguments the call's convert to (NULL to any type, BIGINT to DOUBLE, a
 // text constant to TIMESTAMP) wins. Otherwise the error points at the
 // argument that fits no signature and lists them.
-func (c *funcCall) bindTable(f *expr.Function) (*Expr, error) {
+func (c *funcCall) bindTable(f *functions.Function) (*Expr, error) {
 	var best []*Expr
-	var bestSig *expr.Sig
+	var bestSig *functions.Sig
 	failAt, arityOK := -1, false
 	for k := range f.Sigs {
 		s := &f.Sigs[k]
@@ -128,16 +128,16 @@ func (c *funcCall) bindTable(f *expr.Function) (*Expr, error) {
 // tableCall builds the OpFunc node of f over args, giving t, after checking
 // its constant arguments (a regex RE2 lacks, a bad date format: an error
 // with a caret in the argument). A volatile function is never folded.
-func (sc *scope) tableCall(n *ast.FuncCallExpr, f *expr.Function, t catalog.Type, args []*Expr) (*Expr, error) {
-	info := make([]expr.Arg, len(args))
+func (sc *scope) tableCall(n *ast.FuncCallExpr, f *functions.Function, t catalog.Type, args []*Expr) (*Expr, error) {
+	info := make([]plan.Arg, len(args))
 	for k, a := range args {
-		info[k] = expr.Arg{Type: a.Type}
+		info[k] = plan.Arg{Type: a.Type}
 		if a.Const {
-			info[k].Const, info[k].Value = true, expr.Fold(a)
+			info[k].Const, info[k].Value = true, plan.Constants().Fold(a)
 		}
 	}
-	if _, err := expr.PrepareCall(f, info, t); err != nil {
-		var ae *expr.ArgError
+	if err := plan.Constants().CheckCall(f.Key(), info, t); err != nil {
+		var ae *functions.ArgError
 		if !errors.As(err, &ae) {
 			return nil, parser.Errorf(sc.pos(n), "%s: %v", f.Name, err)
 		}
@@ -159,7 +159,7 @@ func (sc *scope) tableCall(n *ast.FuncCallExpr, f *expr.Function, t catalog.Type
 }
 
 // sigArity reports whether s takes n arguments.
-func sigArity(s *expr.Sig, n int) bool {
+func sigArity(s *functions.Sig, n int) bool {
 	if s.Variadic {
 		return n >= len(s.Args)
 	}
@@ -167,7 +167,7 @@ func sigArity(s *expr.Sig, n int) bool {
 }
 
 // sigArg is the type s wants for argument k.
-func sigArg(s *expr.Sig, k int) catalog.Type {
+func sigArg(s *functions.Sig, k int) catalog.Type {
 	if k >= len(s.Args) {
 		return s.Args[len(s.Args)-1]
 	}
@@ -176,7 +176,7 @@ func sigArg(s *expr.Sig, k int) catalog.Type {
 
 // convertArgs converts the call's arguments to s's types; bad is the index of
 // the first that does not convert, or -1.
-func (c *funcCall) convertArgs(s *expr.Sig) (args []*Expr, bad int) {
+func (c *funcCall) convertArgs(s *functions.Sig) (args []*Expr, bad int) {
 	args = make([]*Expr, len(c.args))
 	for k, a := range c.args {
 		want := sigArg(s, k)
@@ -188,7 +188,7 @@ func (c *funcCall) convertArgs(s *expr.Sig) (args []*Expr, bad int) {
 		case a.Type == catalog.Unknown || (a.Type == catalog.BigInt && want == catalog.Double):
 			args[k] = coerce(a, want)
 		case a.Type == catalog.Varchar && want == catalog.Timestamp && a.Const:
-			v := expr.Fold(a)
+			v := plan.Constants().Fold(a)
 			if v.Null {
 				args[k] = coerce(nullExpr(catalog.Unknown), want)
 				continue
@@ -229,7 +229,7 @@ func ruleExtract(c *funcCall) (*Expr, error) {
 		return nil, err
 	}
 	c.args = []*Expr{unit, ts}
-	return c.bindTable(expr.Lookup("EXTRACT"))
+	return c.bindTable(functions.Lookup("EXTRACT"))
 }
 
 // ruleTimestampUnit is TIMESTAMPADD(unit, n, ts) and TIMESTAMPDIFF(unit, t1, t2).
@@ -250,7 +250,7 @@ func ruleTimestampUnit(c *funcCall) (*Expr, error) {
 		}
 		c.args = append(c.args, e)
 	}
-	return c.bindTable(expr.Lookup(name))
+	return c.bindTable(functions.Lookup(name))
 }
 
 // ruleTimeLiteral is DATE 'yyyy-MM-dd', TIME 'HH:mm:ss' and TIMESTAMP '...'
@@ -297,7 +297,7 @@ func (sc *scope) regexpMatch(n *ast.PatternRegexpExpr) (*Expr, error) {
 		}
 		c.args = append(c.args, e)
 	}
-	e, err := c.bindTable(expr.Lookup("REGEXP"))
+	e, err := c.bindTable(functions.Lookup("REGEXP"))
 	if err != nil || !n.Not {
 		return e, err
 	}

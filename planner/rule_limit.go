@@ -2,8 +2,8 @@ package planner
 
 import (
 	"streamql/catalog"
-	"streamql/executor/expr"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // ruleLimit compiles LIMIT n of the main query (SPEC 2: a non-negative integer
@@ -32,7 +32,7 @@ func ruleLimit(sp *selectPlan) error {
 	if !n.Const || n.Type != catalog.BigInt {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT needs a non-negative integer")
 	}
-	sp.b.Limit = expr.Fold(n).I
+	sp.b.Limit = plan.Constants().Fold(n).I
 	if sp.b.Limit < 0 {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT needs a non-negative integer")
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 	"streamql/parser"
 )
 
@@ -44,7 +44,7 @@ type scope struct {
 	// when the planning cannot be cancelled.
 	ticks *ticker
 	// funcs are the session's user-defined functions (SPEC 2.10), nil for none.
-	funcs *expr.Registry
+	funcs *functions.Registry
 	// hook, when set, compiles the nodes it knows before compile1 does (the
 	// aggregate row's keys, window columns and aggregate calls: rule_aggregate.go);
 	// it returns nil, nil for the others.

@@ -157,8 +157,8 @@ type kafkaRow struct {
 // OpenKafka opens the 'kafka' connector's source of st: it checks that the
 // topic exists, resolves the startup (and stop) offsets of its partitions,
 // and starts the client, in the consumer group 'properties.group.id' when set
-// (not for a join's build side, which reads every partition: ctx marked by
-// BuildSide). Errors name the stream, the topic and the brokers and say what
+// (not for a join's build side, which reads every partition:
+// env.BuildSide). Errors name the stream, the topic and the brokers and say what
 // to do.
 func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 	return openKafka(ctx, st, env, nil)
@@ -209,7 +209,7 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *Env, rr recordReade
 	if v, ok := st.Options["scan.watermark.idle-timeout"]; ok {
 		s.idle, _ = ParseFlinkDuration(v)
 	}
-	if !IsBuildSide(ctx) {
+	if !env.BuildSide {
 		s.group = st.Options["properties.group.id"]
 	}
 	s.job.start()

@@ -86,18 +86,6 @@ type Aborter interface {
 	Abort()
 }
 
-type buildSideKey struct{}
-
-// BuildSide returns ctx marked for opening a join's build side (SPEC 2.2), which
-// a source reads whole: a Kafka source then reads every partition, outside
-// its consumer group (SPEC 2.5).
-func BuildSide(ctx context.Context) context.Context {
-	return context.WithValue(ctx, buildSideKey{}, true)
-}
-
-// IsBuildSide reports whether ctx was marked by BuildSide.
-func IsBuildSide(ctx context.Context) bool { b, _ := ctx.Value(buildSideKey{}).(bool); return b }
-
 // Env is what a Driver gets from the session that opens it.
 type Env struct {
 	// Stdin is the process's standard input (nil reads as empty).
@@ -112,6 +100,14 @@ type Env struct {
 	// State keeps what a connector holds across the session's jobs (the shared
 	// stdin, the rows inserted into a values stream). It must not be nil.
 	State *State
+	// BuildSide is set when the source opened is a join's build side (SPEC
+	// 2.2), which it reads whole: a Kafka source then reads every partition,
+	// outside its consumer group (SPEC 2.5).
+	BuildSide bool
+	// Account, when set, opens an account of the job's state budget
+	// ('state.max-bytes') for the state a source keeps (upsert-kafka's last
+	// row per key); operator and what name it in the error. Nil: no limit.
+	Account func(operator, what string) StateAccount
 }
 
 // decoder returns env.NewDecoder bound to st.

@@ -184,19 +184,11 @@ type StateAccount interface {
 	Grow(n int64) error
 }
 
-type stateKey struct{}
-
-// WithState returns ctx carrying account, which opens a source's state
-// account in the job's budget (operator and what name it in the error).
-func WithState(ctx context.Context, account func(operator, what string) StateAccount) context.Context {
-	return context.WithValue(ctx, stateKey{}, account)
-}
-
-// stateAccount opens an account of the job's budget carried by ctx, or nil
-// (no limit) when ctx carries none.
-func stateAccount(ctx context.Context, operator, what string) StateAccount {
-	if f, ok := ctx.Value(stateKey{}).(func(operator, what string) StateAccount); ok {
-		return f(operator, what)
+// stateAccount opens an account of the job's budget that env carries, or
+// nil (no limit) when it carries none.
+func stateAccount(env *Env, operator, what string) StateAccount {
+	if env.Account != nil {
+		return env.Account(operator, what)
 	}
 	return nil
 }
@@ -207,7 +199,7 @@ const upsertEntry = 64
 
 func newUpsertReader(ctx context.Context, st, ks *catalog.Stream, env *Env) (*upsertReader, error) {
 	u := &upsertReader{cols: st.Columns, rows: map[string][]byte{},
-		acct: stateAccount(ctx, "upsert source of stream "+st.Name, "the last row of every key")}
+		acct: stateAccount(env, "upsert source of stream "+st.Name, "the last row of every key")}
 	sub := func(cols []catalog.Column, f string) (ValueDecoder, *vector.Batch, error) {
 		x := &catalog.Stream{Name: st.Name, Columns: cols, EventTime: -1, Options: map[string]string{"format": f, "max-record-size": st.Options["max-record-size"]}}
 		d, err := env.NewValueDecoder(x)

@@ -3,12 +3,18 @@
 // idea): Compile picks each node's loop once, from its operator and types,
 // and the kernel evaluates a whole selection of a batch at a time with
 // nothing allocated per row. The executor compiles a job's expressions when
-// it builds the job (executor/build.go); the planner folds constants with it.
+// it builds the job (executor/build.go). Linked, the package installs its
+// kernels as the planner's evaluator of constant expressions
+// (planner/plan.SetEvaluator, Constants): the planner imports no executor
+// package.
 //
-// Functions (functions.go) is the function table of SPEC 2.10: every scalar
-// function's signatures, NULL rule, determinism and failure behaviour, and
-// its row kernel (func_*.go); the planner binds calls from it and the CLI's
-// help, completion and SHOW FUNCTIONS list it.
+// The function table of SPEC 2.10 is declared in catalog/functions (names,
+// signatures, NULL rule, determinism, failure behaviour, docs); this package
+// keeps each function's row kernel (func_*.go) and binds it to its
+// declaration by name (kernels, kernels.go), and a user function's through
+// its declaration's Impl (UserFunc: GoFunction, WasmFunction). It imports
+// catalog, planner/plan and the executor's vector and decoder packages, never
+// the planner or the parser.
 package expr
 
 import (

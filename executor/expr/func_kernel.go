@@ -1,39 +1,17 @@
 package expr
 
 import (
-	"fmt"
-
 	"streamql/catalog"
+	"streamql/catalog/functions"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
-
-// Arg is one argument of a call of a table function (Functions) as its kernel
-// is built: its type and, when it is constant, its value (so a constant regular
-// expression or date format is compiled once, SPEC 2.10).
-type Arg struct {
-	Type  catalog.Type
-	Const bool
-	Value plan.Value
-}
 
 // RowFunc computes row i of a call: a holds the arguments' vectors (their row
 // i), and the function writes row i of out (a fixed-width value in out.I, F
 // or B; text appended to out.Arena and out.S[i] set, see setText). It returns
 // false for NULL. It allocates nothing.
 type RowFunc func(a []*vector.Vec, i int, out *vector.Vec) bool
-
-// ArgError is a constant argument a function cannot work with (a regular
-// expression RE2 lacks, a bad date format): Arg is its index, Offset the
-// byte offset inside its text (-1: the whole argument), Msg what is wrong.
-// The planner reports it with a caret (SPEC 2.10).
-type ArgError struct {
-	Arg, Offset int
-	Msg         string
-}
-
-// Error renders the error with its argument's number (from 1).
-func (e *ArgError) Error() string { return fmt.Sprintf("argument %d: %s", e.Arg+1, e.Msg) }
 
 // setText makes out's row i the bytes appended to out.Arena since start.
 func setText(out *vector.Vec, i, start int) {
@@ -43,17 +21,18 @@ func setText(out *vector.Vec, i, start int) {
 // PrepareCall returns the row function of a call of f with args giving
 // result, or the *ArgError of a constant argument that cannot work.
 func PrepareCall(f *Function, args []Arg, result catalog.Type) (RowFunc, error) {
-	if f.Prepare == nil {
-		return nil, fmt.Errorf("%s is bound by a planner rule, not by the table", f.Name)
+	u, err := prepareOf(f)
+	if err != nil {
+		return nil, err
 	}
-	return f.Prepare(args, result)
+	return u.Prepare(args, result)
 }
 
 // funcKernel is the kernel of an OpFunc node: its arguments' kernels, then
 // per selected row the table function's row function (a NULL argument gives
 // NULL unless the function takes NULLs, Function.TakesNulls).
 func (c *compiler) funcKernel(e *plan.Expr) evalFunc {
-	f := Lookup(e.Fn)
+	f := functions.Lookup(e.Fn)
 	if f == nil {
 		panic("expr: unknown function " + e.Fn)
 	}
@@ -64,12 +43,16 @@ func (c *compiler) funcKernel(e *plan.Expr) evalFunc {
 			args[k].Const, args[k].Value = true, a.Lit
 		}
 	}
-	if f.PrepareBatch != nil {
-		if k := c.batchKernel(e, f, args); k != nil {
+	u, err := prepareOf(f)
+	if err != nil {
+		panic("expr: " + err.Error()) // the planner binds only functions with kernels
+	}
+	if u.PrepareBatch != nil {
+		if k := c.batchKernel(e, u, args); k != nil {
 			return k
 		}
 	}
-	row, err := f.Prepare(args, e.Type)
+	row, err := u.Prepare(args, e.Type)
 	if err != nil {
 		panic("expr: " + f.Name + ": " + err.Error()) // the planner checked the constants
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"streamql/catalog/functions"
 	"streamql/executor/expr"
 	"streamql/planner/plan"
 )
@@ -170,14 +171,14 @@ var flinkExamples = map[string][]flinkCase{
 // TestFlinkExamples runs every function's examples, one subtest per function,
 // and checks that every function of the table has some.
 func TestFlinkExamples(t *testing.T) {
-	for _, f := range expr.Functions {
+	for _, f := range functions.Functions {
 		if _, ok := flinkExamples[f.Name]; !ok {
 			t.Errorf("no examples for %s", f.Name)
 		}
 	}
 	for name, cases := range flinkExamples {
 		t.Run(name, func(t *testing.T) {
-			if expr.Lookup(name) == nil {
+			if functions.Lookup(name) == nil {
 				t.Fatalf("%s is not in the function table", name)
 			}
 			for _, c := range cases {

@@ -18,7 +18,7 @@ func udfBenchArgs() []*vector.Vec {
 }
 
 func benchRowFunc(b *testing.B, f *Function) {
-	row, err := f.Prepare(nil, catalog.BigInt)
+	row, err := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func BenchmarkUDFInc(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			row, _ := f.Prepare(nil, catalog.BigInt)
+			row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
 			a, out := []*vector.Vec{vector.NewVec(catalog.BigInt)}, vector.NewVec(catalog.BigInt)
 			a[0].I[0] = 41
 			for range b.N {
@@ -102,7 +102,7 @@ func countCharWasm(tb testing.TB, limits WasmLimits) *Function {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if f.PrepareBatch == nil {
+	if f.Impl.(*UserFunc).PrepareBatch == nil {
 		tb.Fatal("count_char.wasm has no count_char_batch")
 	}
 	return f
@@ -126,8 +126,8 @@ func batchArgs() ([]*vector.Vec, []int32) {
 // what its row export gives, NULLs included.
 func TestWasmBatchMatchesRows(t *testing.T) {
 	f := countCharWasm(t, DefaultWasmLimits)
-	row, _ := f.Prepare(nil, catalog.BigInt)
-	batch, _ := f.PrepareBatch(nil, catalog.BigInt)
+	row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
+	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt)
 	a, sel := batchArgs()
 	out := vector.NewVec(catalog.BigInt)
 	batch(a, sel, out)
@@ -153,7 +153,7 @@ func TestWasmBatchMatchesRows(t *testing.T) {
 // (ns/op is one row), a whole batch per call, with the time cap on.
 func BenchmarkUDFCountCharBatch(b *testing.B) {
 	f := countCharWasm(b, DefaultWasmLimits)
-	batch, _ := f.PrepareBatch(nil, catalog.BigInt)
+	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt)
 	a, sel := batchArgs()
 	out := vector.NewVec(catalog.BigInt)
 	b.ResetTimer()

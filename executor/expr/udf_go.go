@@ -56,7 +56,7 @@ func GoFunction(name string, fn any) (*Function, error) {
 		Failure: "an error or panic sends the row to the errors output; the call gives NULL",
 		Doc:     "Go function " + t.String(),
 	}
-	f.Prepare = func(args []Arg, result catalog.Type) (RowFunc, error) {
+	f.Impl = &UserFunc{Prepare: func(args []Arg, result catalog.Type) (RowFunc, error) {
 		in := make([]reflect.Value, len(sig.Args))
 		for k := range in {
 			if ptrArg[k] {
@@ -123,7 +123,7 @@ func GoFunction(name string, fn any) (*Function, error) {
 			}
 			return true
 		}, nil
-	}
+	}}
 	return f, nil
 }
 

@@ -134,7 +134,7 @@ func WasmFunction(name, path string, code []byte, limits WasmLimits) (*Function,
 	if err := checkWasmTypes(def, m.sig); err != nil {
 		return fail(fmt.Errorf("%s: %s: %v", path, m.export, err))
 	}
-	if m.sig.hasText() {
+	if sigHasText(m.sig) {
 		for _, need := range []string{"alloc", "dealloc"} {
 			if _, ok := exports[need]; !ok {
 				return fail(fmt.Errorf("%s exports no %s, which a function with VARCHAR arguments needs", path, need))
@@ -147,14 +147,15 @@ func WasmFunction(name, path string, code []byte, limits WasmLimits) (*Function,
 		Failure: "a trap or a call past the time cap sends the row to the errors output; the call gives NULL",
 		Doc:     "WASM function of " + path,
 	}
-	f.Prepare = func([]Arg, catalog.Type) (RowFunc, error) { return m.rowFunc(), nil }
+	impl := &UserFunc{Prepare: func([]Arg, catalog.Type) (RowFunc, error) { return m.rowFunc(), nil }}
 	if _, ok := exports["alloc"]; ok && m.hasBatch() {
-		f.PrepareBatch = func([]Arg, catalog.Type) (BatchFunc, error) { return m.batchFunc(), nil }
+		impl.PrepareBatch = func([]Arg, catalog.Type) (BatchFunc, error) { return m.batchFunc(), nil }
 	}
+	f.Impl = impl
 	return f, nil
 }
 
-func (s Sig) hasText() bool {
+func sigHasText(s Sig) bool {
 	for _, a := range s.Args {
 		if a == catalog.Varchar {
 			return true
@@ -323,7 +324,7 @@ func (m *wasmModule) instantiate() (*wasmInstance, error) {
 	}
 	in := &wasmInstance{mod: mod, fn: mod.ExportedFunction(m.export), batch: mod.ExportedFunction(m.export + "_batch"), alloc: mod.ExportedFunction("alloc"),
 		dealloc: mod.ExportedFunction("dealloc"), mem: mod.Memory(), ctx: ctx, cancel: cancel}
-	if in.mem == nil && m.sig.hasText() {
+	if in.mem == nil && sigHasText(m.sig) {
 		in.close()
 		return nil, errors.New("the module has no memory")
 	}

@@ -3,20 +3,20 @@ package session
 import (
 	"strings"
 
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 )
 
 // functionColumns are SHOW FUNCTIONS' columns.
 var functionColumns = []string{"name", "signatures", "null rule", "deterministic", "on failure", "description"}
 
 // functionRows are SHOW FUNCTIONS' rows: every function of the table
-// (executor/expr.Functions, SPEC 2.10), aliases after the name, then the
+// (catalog/functions.Functions, SPEC 2.10), aliases after the name, then the
 // session's user functions (user).
-func functionRows(user *expr.Registry) [][]string {
+func functionRows(user *functions.Registry) [][]string {
 	var rows [][]string
-	all := make([]*expr.Function, 0, len(expr.Functions))
-	for k := range expr.Functions {
-		all = append(all, &expr.Functions[k])
+	all := make([]*functions.Function, 0, len(functions.Functions))
+	for k := range functions.Functions {
+		all = append(all, &functions.Functions[k])
 	}
 	for _, f := range append(all, user.List()...) {
 		name := f.Name

@@ -17,8 +17,8 @@ import (
 	"unicode/utf8"
 
 	"streamql/catalog"
+	"streamql/catalog/functions"
 	"streamql/executor"
-	"streamql/executor/expr"
 	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
@@ -54,7 +54,7 @@ type Session struct {
 	GoFed bool
 	// Funcs are the session's user-defined functions (SPEC 2.10): Go
 	// functions registered by the library, CREATE FUNCTION's WASM modules.
-	Funcs *expr.Registry
+	Funcs *functions.Registry
 	// MiniBatch is 'table.exec.mini-batch.enabled' (Flink's key, SPEC 2.8):
 	// updating aggregates fold each batch's changes per group.
 	MiniBatch bool
@@ -77,7 +77,7 @@ type sideKey struct {
 // New returns a session reading stdin streams from stdin (nil: none) and
 // giving its results to front.
 func New(stdin io.Reader, front Frontend) *Session {
-	return &Session{Cat: catalog.New(), Env: &executor.Env{Stdin: stdin}, Front: front, Funcs: expr.NewRegistry()}
+	return &Session{Cat: catalog.New(), Env: &executor.Env{Stdin: stdin}, Front: front, Funcs: functions.NewRegistry()}
 }
 
 // addPending appends b to the pending side branches.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"streamql/catalog/functions"
 	"streamql/executor/expr"
 	"streamql/parser"
 )
@@ -22,7 +23,7 @@ func (s *Session) createFunction(dir string, st *parser.CreateFunction) error {
 		}
 		return parser.Errorf(st.NamePos, "function %s already exists; DROP FUNCTION %s first", st.Name, st.Name)
 	}
-	if expr.Lookup(st.Name) != nil {
+	if functions.Lookup(st.Name) != nil {
 		return parser.Errorf(st.NamePos, "%s is a built-in function; choose another name", st.Name)
 	}
 	path := st.Path
@@ -47,7 +48,7 @@ func (s *Session) createFunction(dir string, st *parser.CreateFunction) error {
 // before keep calling it.
 func (s *Session) dropFunction(st *parser.DropFunction) error {
 	if !s.Funcs.Drop(st.Name) && !st.IfExists {
-		if expr.Lookup(st.Name) != nil {
+		if functions.Lookup(st.Name) != nil {
 			return parser.Errorf(st.NamePos, "%s is a built-in function; DROP FUNCTION removes user functions only", st.Name)
 		}
 		return parser.Errorf(st.NamePos, "unknown function %s (SHOW FUNCTIONS lists them; DROP FUNCTION IF EXISTS ignores a missing one)", st.Name)

@@ -12,7 +12,7 @@ import (
 // Op with its operands Args, each of a resolved Type, columns bound to batch
 // column indexes. The executor compiles it into typed kernels over column
 // batches (executor/expr, from build.go); tests interpret it row at a time.
-// Constant subtrees are folded by the planner into OpLit nodes.
+// Constant subtrees are folded by the planner into OpLit nodes (Evaluator).
 type Expr struct {
 	Op   Op
 	Type catalog.Type
@@ -31,7 +31,7 @@ type Expr struct {
 	// power of ten (ROUND(x, -Param) of a BIGINT), OpCmp's Cmp, OpLike's escape rune (-1: none).
 	Param int64
 	// Fn is an OpFunc's function: its name in the function table
-	// (executor/expr.Functions, SPEC 2.10), upper case.
+	// (catalog/functions.Functions, SPEC 2.10), upper case.
 	Fn string
 	// Flag is the operator's boolean parameter: NOT for OpIsNull and
 	// OpIsTruth, ILIKE for OpLike, not deterministic for OpFunc; Want is the truth OpIsTruth tests.
@@ -92,7 +92,7 @@ const (
 	OpRTrim                      // RTRIM
 	OpSubstring                  // SUBSTRING(s, start[, len]) on code points
 	OpCharLength                 // CHAR_LENGTH in code points
-	OpFunc                       // the function table's function Fn (executor/expr.Functions) of Args; Flag: it reads the clock or draws random numbers
+	OpFunc                       // the function table's function Fn (catalog/functions.Functions) of Args; Flag: it reads the clock or draws random numbers
 	numOps
 )
 

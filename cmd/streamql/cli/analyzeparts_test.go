@@ -25,7 +25,7 @@ EXPLAIN ANALYZE SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ev, D
 `), 0o644)
 	v := &variant{maxBatch: 3, parts: 2, inOrder: true, rng: rand.New(rand.NewPCG(1, 1))}
 	var out, errb strings.Builder
-	code := Run(withSourceHook(context.Background(), v.hook), []string{"--format", "csv", script}, strings.NewReader(""), &out, &errb)
+	code := runHooked(context.Background(), runHooks{sourceHook: v.hook}, []string{"--format", "csv", script}, strings.NewReader(""), &out, &errb)
 	if code != 0 || !v.split {
 		t.Fatalf("exit %d, split %v: %s", code, v.split, errb.String())
 	}

@@ -127,7 +127,7 @@ s,e,n
 
 // TestToTimestampLTZ: Flink's TO_TIMESTAMP_LTZ(epoch, 3|0), the spelling the
 // computed-column error points to (issue 29 item 3), from the function table
-// (executor/expr/functions.go).
+// (catalog/functions/table.go).
 func TestToTimestampLTZ(t *testing.T) {
 	stdout, stderr, code := runArgs(t, "--format", "csv", "-e",
 		"SELECT TO_TIMESTAMP_LTZ(1610035289736, 3) AS a, TO_TIMESTAMP_LTZ(1610035289, 0) AS b, TO_TIMESTAMP_LTZ(1610035289736.9, 3) AS c, TO_TIMESTAMP_LTZ(CAST(NULL AS BIGINT), 3) AS d;")

@@ -6,20 +6,20 @@ import (
 	"io"
 	"strings"
 
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 )
 
 // functionWords are the completions of the function table's names
-// (executor/expr.Functions, SPEC 2.10): "NAME(" for a call, "NAME " for the
+// (catalog/functions.Functions, SPEC 2.10): "NAME(" for a call, "NAME " for the
 // names written without parentheses (CURRENT_TIMESTAMP, the DATE/TIME
 // literals, CASE, CAST's keyword is a keyword already).
 func functionWords() []string {
 	var out []string
-	for _, n := range expr.Names() {
+	for _, n := range functions.Names() {
 		if strings.Contains(n, " ") {
 			continue // IS DISTINCT FROM: keywords
 		}
-		if expr.Lookup(n).Syntax {
+		if functions.Lookup(n).Syntax {
 			continue // ITEM, ARRAY_VALUE_CONSTRUCTOR: written arr[i], ARRAY[...]
 		}
 		switch n {
@@ -36,9 +36,9 @@ func functionWords() []string {
 // group, with its signatures and what it returns.
 func writeFunctionHelp(out io.Writer) error {
 	w := bufio.NewWriter(out)
-	for _, g := range expr.Groups {
+	for _, g := range functions.Groups {
 		fmt.Fprintf(w, "%s functions:\n", strings.ToUpper(g.Key[:1])+g.Key[1:])
-		for _, f := range expr.Functions {
+		for _, f := range functions.Functions {
 			if f.Group != g.Key {
 				continue
 			}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"streamql/executor/expr"
+	"streamql/catalog/functions"
 )
 
 // TestHelpFunctions: `.help functions` lists every function of the table with
@@ -14,7 +14,7 @@ func TestHelpFunctions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, f := range expr.Functions {
+	for _, f := range functions.Functions {
 		if !strings.Contains(out, "  "+f.Name+" ") {
 			t.Errorf(".help functions lacks %s", f.Name)
 		}
@@ -37,7 +37,7 @@ func TestShowFunctions(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if lines[0] != "name\tsignatures\tnull rule\tdeterministic\ton failure\tdescription" || len(lines) != len(expr.Functions)+1 {
+	if lines[0] != "name\tsignatures\tnull rule\tdeterministic\ton failure\tdescription" || len(lines) != len(functions.Functions)+1 {
 		t.Fatalf("%d lines, header %q", len(lines), lines[0])
 	}
 	for _, want := range []string{"NOW\tNOW() → TIMESTAMP(3)\tnever NULL\tno\t", "SPLIT_INDEX\tSPLIT_INDEX(VARCHAR, VARCHAR, BIGINT) → VARCHAR\tNULL if any argument is NULL\tyes\t",

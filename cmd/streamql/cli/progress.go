@@ -20,7 +20,7 @@ import (
 	"streamql/executor"
 	"streamql/executor/vector"
 	"streamql/internal/termtext"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // The live status of SPEC 4 (Progress): a job that runs longer than a second
@@ -65,13 +65,13 @@ func ciEnv(v string) bool {
 // progressWanted decides whether a job may show a live status (SPEC 4): any job
 // with a stream (files, follow, stdin, sockets, datagen), when stderr is a
 // terminal and the run is not in CI.
-func progressWanted(job *planner.Job, stderrTerminal bool, ci string) bool {
+func progressWanted(job *plan.Job, stderrTerminal bool, ci string) bool {
 	return stderrTerminal && !ciEnv(ci) && job != nil && job.Stream != nil
 }
 
 // barWanted reports whether the status of job has a progress bar: its stream
 // is a bounded file (a connector with KnownSize).
-func barWanted(job *planner.Job) bool {
+func barWanted(job *plan.Job) bool {
 	st := job.Stream
 	return st.Connector != nil && st.Connector.KnownSize && st.Bounded()
 }
@@ -150,11 +150,11 @@ type progress struct {
 }
 
 // newProgress returns the (not yet started) status of job drawn on w.
-func newProgress(job *planner.Job, w io.Writer) *progress {
+func newProgress(job *plan.Job, w io.Writer) *progress {
 	p := &progress{w: w, stream: job.Stream, start: time.Now(), done: make(chan struct{}),
 		cols: func() int { return terminalCols(w) }, hasBar: barWanted(job), live: &executor.Live{}}
 	p.streams = append(p.streams, &streamCounts{st: job.Stream})
-	for _, b := range append(append([]*planner.Branch{}, job.Branches...), job.Main) {
+	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
 		if b == nil || b.Join == nil {
 			continue
 		}
@@ -172,7 +172,7 @@ func newProgress(job *planner.Job, w io.Writer) *progress {
 
 // startProgress returns the live status of job, drawing after a second, or nil
 // when the job shows none (see progressWanted).
-func startProgress(job *planner.Job, env *executor.Env, stderr io.Writer) *progress {
+func startProgress(job *plan.Job, env *executor.Env, stderr io.Writer) *progress {
 	if !progressWanted(job, stderrTerminal(stderr), os.Getenv("CI")) {
 		return nil
 	}

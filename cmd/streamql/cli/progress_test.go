@@ -17,7 +17,7 @@ import (
 	"streamql/executor"
 	"streamql/executor/vector"
 	"streamql/parser"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // streamOf declares a stream in a fresh session and returns it.
@@ -36,12 +36,12 @@ func streamOf(t testing.TB, ddl string) *catalog.Stream {
 }
 
 func TestProgressWanted(t *testing.T) {
-	file := &planner.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")}
-	follow := &planner.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv', 'follow'='true');")}
-	socket := &planner.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='socket', 'port'='1');")}
+	file := &plan.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")}
+	follow := &plan.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv', 'follow'='true');")}
+	socket := &plan.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='socket', 'port'='1');")}
 	for _, tc := range []struct {
 		name      string
-		job       *planner.Job
+		job       *plan.Job
 		tty       bool
 		ci        string
 		want, bar bool
@@ -139,7 +139,7 @@ func (f *fakeTerminal) screen() []string {
 func TestProgressBarDrawing(t *testing.T) {
 	st := streamOf(t, "CREATE STREAM big (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")
 	var term fakeTerminal
-	p := newProgress(&planner.Job{Stream: st, Outputs: []planner.Output{{Name: "main"}}}, &term)
+	p := newProgress(&plan.Job{Stream: st, Outputs: []plan.Output{{Name: "main"}}}, &term)
 	p.cols = func() int { return 120 }
 	p.streams[0].rows.Store(5000)
 	p.read.Store(250 << 20)
@@ -307,7 +307,7 @@ func TestNoStatusOffTerminal(t *testing.T) {
 // TestProgressCounts checks the sink and source wrappers that feed the status.
 func TestProgressCounts(t *testing.T) {
 	st := streamOf(t, "CREATE STREAM big (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")
-	p := newProgress(&planner.Job{Stream: st, Outputs: []planner.Output{{Name: "main"}, {Name: "side"}}}, io.Discard)
+	p := newProgress(&plan.Job{Stream: st, Outputs: []plan.Output{{Name: "main"}, {Name: "side"}}}, io.Discard)
 	sink := p.sink(nopSink{})
 	sink.Rows(&executor.Routed{N: 1000, Parts: []executor.Part{{Output: 1, Sel: make([]int32, 10)}, {Output: 0, Sel: make([]int32, 990)}}})
 	sink.Rows(&executor.Routed{N: 10, Parts: []executor.Part{{Output: 1}, {Output: 0, Sel: make([]int32, 10)}}})

@@ -46,7 +46,8 @@ func init() {
 			}
 			return nil
 		},
-	}, &connector.Driver{Open: func(_ context.Context, st *catalog.Stream, _ *connector.Env) (connector.Source, error) {
+	}, &connector.Driver{Open: func(_ context.Context, st *catalog.Stream, env *connector.Env) (connector.Source, error) {
+		noteOpen(st, env) // (buildside_test.go)
 		n, _ := strconv.ParseInt(st.Options["from"], 10, 64)
 		return &countdown{next: n}, nil
 	}})

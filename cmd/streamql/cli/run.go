@@ -51,6 +51,11 @@ flags:
 // read, what stdout got ends on a whole row (of up to 4 KiB), and the rest is
 // dropped.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runHooked(ctx, runHooks{}, args, stdin, stdout, stderr)
+}
+
+// runHooked is Run with the hooks of a test case's run.
+func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok {
 		if w, restore := pipewrite.Stdout(ctx, f); w != nil {
 			defer restore()
@@ -137,9 +142,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	sess := NewSession(stdout, stderr, stdin)
 	sess.Format, sess.SideDir, sess.Timer = *format, *sideDir, *timer
-	if h := sourceHook(ctx); h != nil { // test --shuffle (shuffle.go)
+	if h := hooks.sourceHook; h != nil { // test --shuffle (shuffle.go)
 		sess.Env.SetSourceHook(h)
 	}
+	sess.hooks = hooks
 
 	type input struct{ name, text, dir, path string }
 	var inputs []input

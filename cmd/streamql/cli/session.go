@@ -12,7 +12,7 @@ import (
 	"streamql/executor"
 	"streamql/internal/session"
 	"streamql/parser"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // Exit statuses of SPEC 4.
@@ -48,6 +48,8 @@ type Session struct {
 	// Interactive is set in the REPL: a job that picks up pending side
 	// branches says so on stderr (as on a terminal's stderr; pendingNotice).
 	Interactive bool
+	// hooks are a test case's run's (runHooks); zero otherwise.
+	hooks runHooks
 }
 
 // NewSession returns a session printing to stdout and stderr.
@@ -169,9 +171,9 @@ func (s *Session) Set(st *parser.Set) (bool, error) {
 // RunJob implements session.Frontend: the job's outputs are rendered in the
 // session's format (render.NewSink), with the progress bar and --timer line of
 // SPEC 4 and the malformed-row notices on stderr.
-func (s *Session) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
-	renameGroups(s.Cat, groupSuffix(ctx))      // streamql test: each run its own consumer groups (shufflekafka.go)
-	if seen := jobObserver(ctx); seen != nil { // test --shuffle (shuffle.go)
+func (s *Session) RunJob(ctx context.Context, job *plan.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+	renameGroups(s.Cat, groupSuffix(s.hooks.groupSuffix)) // streamql test: each run its own consumer groups (shufflekafka.go)
+	if seen := s.hooks.jobObserver; seen != nil {         // test --shuffle (shuffle.go)
 		seen(job)
 	}
 	if err := s.checkSideFiles(job); err != nil {

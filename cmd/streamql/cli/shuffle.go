@@ -17,7 +17,6 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner"
 	"streamql/planner/plan"
 )
 
@@ -51,7 +50,7 @@ type shuffleOpts struct {
 }
 
 // casePlans is what the plans of a case's jobs say about rerunning it,
-// gathered as its first run plans them (withJobObserver); jobs of a case run
+// gathered as its first run plans them (runHooks.jobObserver); jobs of a case run
 // one after another.
 type casePlans struct {
 	volatile []string // the clock and random functions called (plan.Job.Volatile), sorted
@@ -64,7 +63,7 @@ type casePlans struct {
 }
 
 // add records job's plan.
-func (c *casePlans) add(job *planner.Job) {
+func (c *casePlans) add(job *plan.Job) {
 	for _, f := range job.Volatile() {
 		if !slices.Contains(c.volatile, f) {
 			c.volatile = append(c.volatile, f)
@@ -93,21 +92,6 @@ func (c *casePlans) add(job *planner.Job) {
 	}
 }
 
-type jobObserverKey struct{}
-
-// withJobObserver returns ctx carrying f, which the command line's session
-// calls with each job it is about to run (Session.RunJob): how `test
-// --shuffle` learns what a case's plans say.
-func withJobObserver(ctx context.Context, f func(*planner.Job)) context.Context {
-	return context.WithValue(ctx, jobObserverKey{}, f)
-}
-
-// jobObserver returns the function of withJobObserver, nil when none.
-func jobObserver(ctx context.Context) func(*planner.Job) {
-	f, _ := ctx.Value(jobObserverKey{}).(func(*planner.Job))
-	return f
-}
-
 // shuffleCase reruns the passing case c (first is its first run) as opts says.
 // It returns the problems (each with the diff and the --seed that reproduces
 // it), or a note when the case is not deterministic.
@@ -119,14 +103,14 @@ func (o *shuffleOpts) shuffleCase(ctx context.Context, c testCase, timeout time.
 	for k := 0; k < o.n; k++ {
 		seed := o.seed + uint64(k)
 		v := newVariant(seed, maySplit)
-		got, p := execCase(withSourceHook(ctx, v.hook), c, timeout)
+		got, p := execCase(ctx, v.hook, c, timeout)
 		if p != "" {
 			return []string{p + " " + v.describe(seed)}, ""
 		}
 		ref := first
 		if v.split {
 			v.inOrder = true
-			if ref, p = execCase(withSourceHook(ctx, v.hook), c, timeout); p != "" {
+			if ref, p = execCase(ctx, v.hook, c, timeout); p != "" {
 				return []string{p + " " + v.describe(seed)}, ""
 			}
 		}
@@ -399,19 +383,26 @@ func (s *partitioned) Partitions(dst []int32) []int32 {
 // IdleTimeout implements connector.PartitionedSource: no partition is idle.
 func (s *partitioned) IdleTimeout() time.Duration { return 0 }
 
-type sourceHookKey struct{}
-
-// withSourceHook returns ctx carrying the source hook Run installs in its
-// session (executor.Env.SetSourceHook): how `test --shuffle` reads inputs.
-func withSourceHook(ctx context.Context, h func(*catalog.Stream, executor.Source) executor.Source) context.Context {
-	return context.WithValue(ctx, sourceHookKey{}, h)
+// runHooks are what `streamql test` gives the runs of its cases, passed to
+// the run explicitly, not in the context (which carries cancellation only).
+type runHooks struct {
+	// sourceHook, when set, wraps every source a job opens
+	// (executor.Env.SetSourceHook): how `test --shuffle` reads inputs
+	// (shuffle.go).
+	sourceHook sourceHook
+	// jobObserver, when set, is called with each job the session is about
+	// to run (Session.RunJob): how `test --shuffle` learns what a case's
+	// plans say.
+	jobObserver func(*plan.Job)
+	// groupSuffix, when not "", is added to every stream's consumer group
+	// (renameGroups, shufflekafka.go): each run of a test case reads its
+	// Kafka topics as a new job (SPEC 2.5).
+	groupSuffix string
 }
 
-// sourceHook returns the hook of withSourceHook, nil when none.
-func sourceHook(ctx context.Context) func(*catalog.Stream, executor.Source) executor.Source {
-	h, _ := ctx.Value(sourceHookKey{}).(func(*catalog.Stream, executor.Source) executor.Source)
-	return h
-}
+// sourceHook wraps the source a job opens for a stream
+// (executor.Env.SetSourceHook).
+type sourceHook = func(*catalog.Stream, executor.Source) executor.Source
 
 // shuffleFlags are the flags of `test --shuffle`.
 type shuffleFlags struct {

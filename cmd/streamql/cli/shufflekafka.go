@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"streamql/catalog"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // groupSuffixEnv names the environment variable that `streamql test` sets for
@@ -30,21 +30,15 @@ const groupSuffixEnv = "STREAMQL_TEST_GROUP_SUFFIX"
 // checkpoint (SPEC 2.5).
 const groupOption = "properties.group.id"
 
-type groupSuffixKey struct{}
-
-// withGroupSuffix returns ctx carrying sfx, which every stream's consumer
-// group gets in the runs under ctx (renameGroups): each run of a test case
-// reads its Kafka topics as a new job (SPEC 2.5: a group's committed offsets
-// are its checkpoint), so a case runs again with the same result.
-func withGroupSuffix(ctx context.Context, sfx string) context.Context {
-	return context.WithValue(ctx, groupSuffixKey{}, sfx)
-}
-
-// groupSuffix returns the suffix of withGroupSuffix, or of the environment
-// variable groupSuffixEnv (a process `streamql test` started); "" when none.
-func groupSuffix(ctx context.Context) string {
-	if s, ok := ctx.Value(groupSuffixKey{}).(string); ok {
-		return s
+// groupSuffix returns the suffix every stream's consumer group gets in a run
+// (renameGroups): sfx, a test case's run's (runHooks.groupSuffix: each run of
+// a test case reads its Kafka topics as a new job, SPEC 2.5: a group's
+// committed offsets are its checkpoint, so a case runs again with the same
+// result), else the environment variable groupSuffixEnv's (a process
+// `streamql test` started); "" when none.
+func groupSuffix(sfx string) string {
+	if sfx != "" {
+		return sfx
 	}
 	return os.Getenv(groupSuffixEnv)
 }
@@ -74,7 +68,7 @@ func renameGroups(cat *catalog.Catalog, sfx string) {
 // takes a consumer group (groupOption), whose committed offsets a restarted
 // process resumes from (SPEC 2.5). (A capability, not the connector's name:
 // executor/connector's registry test.)
-func readsKafka(job *planner.Job) bool {
+func readsKafka(job *plan.Job) bool {
 	kafka := func(st *catalog.Stream) bool {
 		if st == nil || st.Connector == nil {
 			return false

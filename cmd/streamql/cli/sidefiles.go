@@ -4,15 +4,15 @@ import (
 	"fmt"
 
 	"streamql/cmd/streamql/render"
+	"streamql/internal/session"
 	"streamql/parser"
-	"streamql/planner"
 	"streamql/planner/plan"
 )
 
 // sideFileOutputs returns, for each output of job written to its own
 // --side-dir file (a side output that is neither the main query, a sink stream
 // nor the late output: render.NewSink's rule), that file's path.
-func (s *Session) sideFileOutputs(job *planner.Job) map[int]string {
+func (s *Session) sideFileOutputs(job *plan.Job) map[int]string {
 	if s.SideDir == "" {
 		return nil
 	}
@@ -40,8 +40,8 @@ func (s *Session) sideFile(name string) (string, bool) {
 // side output's, the late output's or the errors output's) is a file the job
 // reads or writes through a stream (planner.CheckFiles: issue 30, a side file
 // over the job's input would truncate it).
-func (s *Session) checkJobFiles(job *planner.Job) error {
-	files := planner.JobFiles(job)
+func (s *Session) checkJobFiles(job *plan.Job) error {
+	files := session.JobFiles(job)
 	if s.SideDir != "" {
 		names := []string{job.Stream.Options["errors.side"]}
 		if names[0] == "" {
@@ -66,10 +66,10 @@ func (s *Session) checkJobFiles(job *planner.Job) error {
 					break
 				}
 			}
-			files = append(files, planner.JobFile{What: "side output '" + name + "'", Path: path, Full: path, Write: true, Pos: pos, Fix: "rename the side output, or choose another --side-dir"})
+			files = append(files, session.JobFile{What: "side output '" + name + "'", Path: path, Full: path, Write: true, Pos: pos, Fix: "rename the side output, or choose another --side-dir"})
 		}
 	}
-	if err := planner.CheckFiles(files); err != nil {
+	if err := session.CheckFiles(files); err != nil {
 		return err
 	}
 	pos := 0 // at the first side output's name: side files are what add up
@@ -103,7 +103,7 @@ func checkOpenFiles(n, pos int) error {
 }
 
 // columnsSig is the columns of a side file as the check compares them.
-func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
+func columnsSig(o plan.Output) string { return plan.SchemaText(o.Columns) }
 
 // checkSideFiles returns a planning error (*parser.Error, exit status 2) when
 // job would append to a --side-dir file that an earlier job of this run wrote
@@ -111,7 +111,7 @@ func columnsSig(o planner.Output) string { return plan.SchemaText(o.Columns) }
 // appends to it, same columns, or an error). The error is at the side name of
 // the job's first branch writing that output, and comes before the job reads
 // anything.
-func (s *Session) checkSideFiles(job *planner.Job) error {
+func (s *Session) checkSideFiles(job *plan.Job) error {
 	if err := s.checkJobFiles(job); err != nil {
 		return err
 	}

@@ -247,7 +247,7 @@ type caseReport struct {
 // with expected/ (the protocol of the acceptance cases, SPEC 4); with update it
 // rewrites the expected files of a failing case.
 func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update bool) caseReport {
-	run, problem := execCase(ctx, c, timeout)
+	run, problem := execCase(ctx, nil, c, timeout)
 	switch {
 	case ctx.Err() != nil:
 		return caseReport{interrupted: true}
@@ -284,8 +284,8 @@ func runTestCase(ctx context.Context, c testCase, timeout time.Duration, update 
 // execCase runs c once in-process, with a fresh side dir, as the protocol of
 // the acceptance cases says (SPEC 4), and returns its outputs; problem is not
 // empty when the run did not end (timed out) or its side dir could not be
-// made. The source hook in ctx, if any (withSourceHook), reads its inputs.
-func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseRun, problem string) {
+// made. The source hook, if not nil (runHooks.sourceHook), reads its inputs.
+func execCase(ctx context.Context, hook sourceHook, c testCase, timeout time.Duration) (run caseRun, problem string) {
 	side, err := os.MkdirTemp("", "streamql-test-")
 	if err != nil {
 		return run, fmt.Sprintf("cannot make a temporary side dir: %v", err)
@@ -298,7 +298,7 @@ func execCase(ctx context.Context, c testCase, timeout time.Duration) (run caseR
 	// absolute script path runs the case as if in its folder (no process-wide chdir).
 	var plans casePlans
 	// (each run reads its Kafka topics as a new job: consumer groups of its own)
-	code := Run(withGroupSuffix(withJobObserver(cctx, plans.add), newGroupSuffix()), []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
+	code := runHooked(cctx, runHooks{sourceHook: hook, jobObserver: plans.add, groupSuffix: newGroupSuffix()}, []string{"--format", "csv", "--side-dir", side, "-f", filepath.Join(c.dir, "query.sql")},
 		strings.NewReader(""), &out, &errb)
 	if ctx.Err() != nil {
 		return run, ""

@@ -14,11 +14,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"streamql/catalog"
-	"streamql/executor/connector"
-	"streamql/executor/vector"
+	"streamql/internal/session"
 	"streamql/internal/tune"
 	"streamql/parser"
-	"streamql/planner"
 	"streamql/planner/plan"
 )
 
@@ -110,8 +108,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			order = append(order, sess.Cat.Lookup(st.Name))
 		case *parser.Select:
-			p := &planner.Planner{Cat: sess.Cat, Source: script.Source, Ctx: ctx}
-			b, err := p.PlanSelect(st)
+			b, err := sess.Session.PlanSelect(ctx, script, st)
 			if err != nil {
 				return sess.report(sc, err)
 			}
@@ -133,7 +130,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if col < 0 && len(windows[st]) == 0 {
 			continue
 		}
-		in, closeSrc, err := readTimes(ctx, sess, st, *rows)
+		in, closeSrc, err := sess.Session.ReadEventTimes(ctx, st, *rows)
 		if err != nil {
 			printError(stderr, "stream %s: %v", st.Name, err)
 			return exitRuntime
@@ -182,66 +179,6 @@ func parseShare(v string) (float64, error) {
 		return 0, fmt.Errorf("not a share of rows; write a percentage such as 0.1%% or a fraction such as 0.001")
 	}
 	return f, nil
-}
-
-// readTimes reads the event times of st (its WATERMARK FOR column, or the
-// time column of its window queries), all of a bounded stream, the first
-// limit rows of an unbounded one; nil when the stream has no usable column.
-// The source stays open (its Position renders the positions) until closeSrc.
-func readTimes(ctx context.Context, sess *Session, st *catalog.Stream, limit int) (in *tune.Input, closeSrc func(), err error) {
-	col := st.EventTime
-	if col < 0 {
-		for j, c := range st.Columns {
-			if c.Type == catalog.BigInt || c.Type == catalog.Timestamp {
-				col = j
-				break
-			}
-		}
-	}
-	if col < 0 {
-		return nil, nil, nil
-	}
-	types := st.Types()
-	if st.Watermark != nil {
-		types = append(types, st.Columns[col].Type) // (the watermark column of a job's batch)
-	}
-	src, err := sess.Env.Open(ctx, st)
-	if err != nil {
-		return nil, nil, err
-	}
-	bounded := st.Connector.Bounded(st.Options)
-	ps, _ := src.(connector.PartitionedSource)
-	in = &tune.Input{Stream: st.Name, Column: st.Columns[col].Name}
-	b := vector.NewBatch(types)
-	var bad []connector.BadRow
-	for bounded || len(in.Rows) < limit {
-		bad = bad[:0]
-		err := src.Next(b, &bad)
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, connector.ErrWaiting) {
-			continue
-		}
-		if err != nil {
-			src.Close()
-			return nil, nil, err
-		}
-		c := b.Cols[col]
-		for i := 0; i < b.N && (bounded || len(in.Rows) < limit); i++ {
-			if c.Null[i] {
-				continue
-			}
-			r := tune.Row{T: c.I[i], Pos: b.Pos[i]}
-			if ps != nil {
-				r.Part = ps.Partition(b.Pos[i])
-			}
-			in.Rows = append(in.Rows, r)
-		}
-	}
-	in.Truncated = !bounded
-	in.Position = src.Position
-	return in, func() { src.Close() }, nil
 }
 
 // printTune writes r as tables; blocks draws the histogram with block
@@ -332,7 +269,7 @@ func lateText(n int, share float64) string {
 // query b reads (tune.Input.RowLate): its stream when it reads
 // CURRENT_WATERMARK, both sides of an event-time semi or anti join (SPEC
 // 2.2), the inputs with event time of a join of two streams (SPEC 2.7).
-func rowLateStreams(b *planner.Branch) []*catalog.Stream {
+func rowLateStreams(b *plan.Branch) []*catalog.Stream {
 	var out []*catalog.Stream
 	reads := plan.ReadsWatermark(b.Where)
 	for _, e := range b.Project {
@@ -360,7 +297,7 @@ func scriptDelay(st *catalog.Stream) int64 {
 	if st.Watermark == nil {
 		return -1
 	}
-	e, err := planner.CompileWatermark(st)
+	e, err := session.WatermarkExpr(st)
 	if err != nil || e.Op != plan.OpAddInterval || len(e.Args) != 1 || e.Args[0].Op != plan.OpCol || e.Args[0].Col != st.EventTime || e.Param > 0 {
 		return -1
 	}

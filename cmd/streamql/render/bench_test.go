@@ -25,12 +25,12 @@ import (
 	"streamql/executor/csvdec"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // planSplit plans the split job (sensorbench.SplitScript) with the stream's
 // file in dir.
-func planSplit(tb testing.TB, dir string) *planner.Job {
+func planSplit(tb testing.TB, dir string) *plan.Job {
 	return sensorbench.Plan(tb, sensorbench.SplitScript, dir)
 }
 
@@ -152,7 +152,7 @@ func splitFile(tb testing.TB, rows int) string {
 
 // runSplit runs the split job over dir/sensors.csv as `--format csv --side-dir
 // dir/out` does, main output to a writer that discards.
-func runSplit(tb testing.TB, job *planner.Job, dir string) executor.Stats {
+func runSplit(tb testing.TB, job *plan.Job, dir string) executor.Stats {
 	side := filepath.Join(dir, "out")
 	if err := os.MkdirAll(side, 0o755); err != nil {
 		tb.Fatal(err)
@@ -199,14 +199,14 @@ func TestSplitAllocsDoNotGrow(t *testing.T) {
 	small, large := splitFile(t, 20_000), splitFile(t, 200_000)
 	jobS, jobL := planSplit(t, small), planSplit(t, large)
 	runSplit(t, jobS, small) // warm up
-	allocs := func(job *planner.Job, dir string) uint64 {
+	allocs := func(job *plan.Job, dir string) uint64 {
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
 		runSplit(t, job, dir)
 		runtime.ReadMemStats(&ms1)
 		return ms1.Mallocs - ms0.Mallocs
 	}
-	best := func(job *planner.Job, dir string) uint64 {
+	best := func(job *plan.Job, dir string) uint64 {
 		m := allocs(job, dir)
 		for range 2 {
 			m = min(m, allocs(job, dir))

@@ -10,7 +10,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // changeBatch routes rows (key, count, kind) to output 0 of an updating job.
@@ -26,8 +26,8 @@ func changeBatch(rows ...any) *executor.Routed {
 	return r
 }
 
-func updatingJob() *planner.Job {
-	return &planner.Job{Main: &planner.Branch{}, Outputs: []planner.Output{{Name: "main", Updating: true, UpsertKey: []int{0},
+func updatingJob() *plan.Job {
+	return &plan.Job{Main: &plan.Branch{}, Outputs: []plan.Output{{Name: "main", Updating: true, UpsertKey: []int{0},
 		Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "n", Type: catalog.BigInt}}}}}
 }
 

@@ -17,7 +17,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // closingWriter accepts k bytes, then fails with EPIPE, reporting the bytes
@@ -193,8 +193,8 @@ func (w *acceptWriter) Write(p []byte) (int, error) {
 // rows, the empty table.
 func TestTableCutModel(t *testing.T) {
 	cols := []catalog.Column{{Name: "id", Type: catalog.BigInt}, {Name: "v", Type: catalog.Varchar}}
-	job := &planner.Job{Main: &planner.Branch{}, Branches: []*planner.Branch{{}, {}},
-		Outputs: []planner.Output{{Name: "main", Columns: cols}, {Name: "s0", Columns: cols}, {Name: "s1", Columns: cols}}}
+	job := &plan.Job{Main: &plan.Branch{}, Branches: []*plan.Branch{{}, {}},
+		Outputs: []plan.Output{{Name: "main", Columns: cols}, {Name: "s0", Columns: cols}, {Name: "s1", Columns: cols}}}
 	type row struct {
 		out int
 		id  int64

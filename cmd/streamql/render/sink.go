@@ -7,19 +7,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"streamql/executor/format"
-	"streamql/internal/fsflags"
 	"strings"
 	"syscall"
 	"time"
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/executor/format"
 	"streamql/executor/vector"
-	"streamql/planner"
-	"streamql/planner/plan"
-
+	"streamql/internal/fsflags"
 	"streamql/internal/termtext"
+	"streamql/planner/plan"
 )
 
 // Config says where and how a job's outputs are printed.
@@ -179,7 +177,7 @@ type target struct {
 // sink implements executor.Sink for every format.
 type sink struct {
 	cfg      Config
-	job      *planner.Job
+	job      *plan.Job
 	outs     []*target // per job output
 	errs     []*target // errors side outputs, one per name, each opened at its first row
 	buf      []byte
@@ -254,7 +252,7 @@ func lineFormatOf(format string) lineFormat {
 // file cut inside one of its tables is closed there by that table's own
 // bottom border (as wide as the rows it was drawn with made it). Its errors
 // name the side file and say what to do.
-func NewSink(cfg Config, job *planner.Job) (executor.Sink, error) {
+func NewSink(cfg Config, job *plan.Job) (executor.Sink, error) {
 	if cfg.Chunk == 0 {
 		cfg.Chunk = 1000
 	}
@@ -317,7 +315,7 @@ func (s *sink) changelogMode(t *target, onStdout bool) {
 
 // jobBounded reports whether every stream job reads is bounded (its result
 // is final at the end: SPEC 2.8's "bounded inputs").
-func jobBounded(job *planner.Job) bool {
+func jobBounded(job *plan.Job) bool {
 	if job.Stream == nil {
 		return true // (a job made in a test: no stream)
 	}

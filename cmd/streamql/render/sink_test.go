@@ -15,12 +15,12 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // mainJob is a job with only a main output of cols.
-func mainJob(cols ...catalog.Column) *planner.Job {
-	return &planner.Job{Main: &planner.Branch{}, Outputs: []planner.Output{{Name: "main", Columns: cols}}}
+func mainJob(cols ...catalog.Column) *plan.Job {
+	return &plan.Job{Main: &plan.Branch{}, Outputs: []plan.Output{{Name: "main", Columns: cols}}}
 }
 
 // varcharBatch routes the values to output 0 as one VARCHAR column.
@@ -247,8 +247,8 @@ func TestErrorsSidesByName(t *testing.T) {
 // outputs' rows), before the malformed rows at the same place.
 func TestChunksInOutputOrder(t *testing.T) {
 	col := catalog.Column{Name: "v", Type: catalog.Varchar}
-	job := &planner.Job{Main: &planner.Branch{}, Branches: []*planner.Branch{{Side: "early", Output: 1}},
-		Outputs: []planner.Output{{Name: "main", Columns: []catalog.Column{col}}, {Name: "early", Columns: []catalog.Column{col}}}}
+	job := &plan.Job{Main: &plan.Branch{}, Branches: []*plan.Branch{{Side: "early", Output: 1}},
+		Outputs: []plan.Output{{Name: "main", Columns: []catalog.Column{col}}, {Name: "early", Columns: []catalog.Column{col}}}}
 	var out, errOut bytes.Buffer
 	w := bufio.NewWriter(&out)
 	s, err := NewSink(Config{Format: "plain", Stdout: w, Stderr: &errOut, Files: NewFileSet()}, job)

@@ -20,7 +20,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // rowsOf buffers rows (text cells, ncols per row, missing cells empty) as a
@@ -203,11 +203,11 @@ func TestBoxMatchesTablewriterRandom(t *testing.T) {
 		nrows := []int{0, 1, 2, r.IntN(30), r.IntN(200), 1000}[r.IntN(6)]
 		sides := r.IntN(3) == 0
 		mainCols := randColumns(r)
-		outputs := []planner.Output{{Name: "main", Columns: mainCols}}
-		job := &planner.Job{Main: &planner.Branch{}}
+		outputs := []plan.Output{{Name: "main", Columns: mainCols}}
+		job := &plan.Job{Main: &plan.Branch{}}
 		if sides {
-			outputs = append(outputs, planner.Output{Name: "side-" + randText(r), Columns: randColumns(r)})
-			job.Branches = []*planner.Branch{{}}
+			outputs = append(outputs, plan.Output{Name: "side-" + randText(r), Columns: randColumns(r)})
+			job.Branches = []*plan.Branch{{}}
 		}
 		job.Outputs = outputs
 		routed := &executor.Routed{N: nrows, Dest: make([]int16, nrows)}
