@@ -92,6 +92,12 @@ type selectPlan struct {
 	// condition took
 	both     *plan.BothJoin
 	consumed map[ast.ExprNode]bool
+	// sideRels are the relations of a join's side that is itself a join (a
+	// FROM of more than two relations, rule_join_multi.go), at their offsets
+	// in that side's rows; nil for a side that is one relation. resolved
+	// holds the FROM entries already resolved, shared with those joins.
+	sideRels [2][]relation
+	resolved map[*ast.TableSource]fromLeaf
 	// set by ruleFrom for CROSS JOIN UNNEST (SPEC 2.10; rule_unnest.go)
 	unnest   *plan.Unnest
 	keyNodes [2][]ast.ExprNode // a join's computed keys, per input

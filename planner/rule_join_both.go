@@ -33,20 +33,7 @@ import (
 // condition's caret), keys of two types, an outer join's condition it cannot
 // evaluate inside the join.
 func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
-	left := join.Left
-	if j, ok := left.(*ast.Join); ok && j.Right == nil { // FROM a, b: TiDB wraps a
-		left = j.Left
-	}
-	lts, lok := left.(*ast.TableSource)
-	rts, rok := join.Right.(*ast.TableSource)
-	if !lok || !rok {
-		n := left
-		if lok {
-			n = join.Right
-		}
-		return parser.Errorf(sp.pos(n), "a join reads two streams, each a stream name with an optional alias (a join of more than two relations, or of a subquery, is not supported yet)")
-	}
-	p := sp.p
+	sides := [2]ast.ResultSetNode{joinTree(join.Left), joinTree(join.Right)}
 	both := &plan.BothJoin{LateOutput: [2]int{-1, -1}}
 	switch {
 	case kind == parser.FullJoin:
@@ -59,28 +46,81 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if join.NaturalJoin || len(join.Using) > 0 {
 		return parser.Errorf(sp.pos(join.Right), "write the join's condition with ON (NATURAL JOIN and USING are not supported)")
 	}
-	for s, ts := range []*ast.TableSource{lts, rts} {
-		st, name, err := p.source(ts, sp.pos)
-		if err != nil {
+	// each side is a relation, or a join of relations (more than two in one
+	// FROM, rule_join_multi.go): its relations, in FROM order
+	var rels [2][]fromLeaf
+	for s, n := range sides {
+		var err error
+		if rels[s], err = sp.leaves(n); err != nil {
 			return err
 		}
+	}
+	seen := map[string]fromLeaf{}
+	for _, l := range append(append([]fromLeaf(nil), rels[0]...), rels[1]...) {
+		if o, ok := seen[catalog.FoldName(l.name)]; ok {
+			what := "two relations of the join"
+			if len(seen) == 1 && len(rels[0])+len(rels[1]) == 2 {
+				what = "both sides of the join"
+			}
+			return parser.Errorf(sp.pos(l.ts), "%s are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", what, l.name, o.st.Name, l.st.Name)
+		}
+		seen[catalog.FoldName(l.name)] = l
+	}
+	sel := sp.sel
+	// an INNER join's WHERE conjuncts that read one side only, when that side
+	// is a join, filter that join's rows (pushed down, as Flink does), so a
+	// comma join of three relations finds each join's equalities
+	var push [2][]ast.ExprNode
+	pushed := map[ast.ExprNode]bool{}
+	if both.Type == plan.InnerJoin && sp.q.Where != nil {
+		for _, c := range conjuncts(sp.q.Where, nil) {
+			if s := pushSide(c, rels); s >= 0 && len(rels[s]) > 1 {
+				push[s] = append(push[s], c)
+				pushed[c] = true
+			}
+		}
+	}
+	// LATE INTO SIDE 'x', 'y' names the late outputs of the first two
+	// relations in FROM order
+	lateNames := [2]string{sel.Late, sel.Late2}
+	sp.sideRels = [2][]relation{}
+	for s, n := range sides {
 		in := &both.Inputs[s]
-		in.Stream, in.Name = st, name
-		in.Types, in.WatermarkCol = batchLayout(st)
-		if st.Watermark != nil {
-			if in.Watermark, err = CompileWatermark(st); err != nil {
+		if j, ok := n.(*ast.Join); ok {
+			var late [2]string
+			if s == 0 {
+				late, lateNames = lateNames, [2]string{}
+			} else if len(rels[0]) == 1 {
+				late[0] = lateNames[1]
+				lateNames[1] = ""
+			}
+			st, rs, err := sp.joinRelation(j, push[s], late)
+			if err != nil {
+				return err
+			}
+			in.Stream, in.Name = st, st.Name
+			sp.sideRels[s] = rs
+			for _, r := range rs {
+				for _, c := range r.stream.Columns {
+					in.Names = append(in.Names, r.name+"."+c.Name)
+				}
+			}
+		} else {
+			in.Stream, in.Name = rels[s][0].st, rels[s][0].name
+		}
+		in.Types, in.WatermarkCol = batchLayout(in.Stream)
+		if in.Stream.Watermark != nil {
+			var err error
+			if in.Watermark, err = CompileWatermark(in.Stream); err != nil {
 				return err
 			}
 		}
 	}
-	if strings.EqualFold(both.Inputs[0].Name, both.Inputs[1].Name) {
-		return parser.Errorf(sp.pos(rts), "both sides of the join are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", both.Inputs[1].Name, both.Inputs[0].Stream.Name, both.Inputs[1].Stream.Name)
-	}
-	sel := sp.sel
+	rts, _ := sides[1].(*ast.TableSource)
 	both.Late = [2]string{"late-" + both.Inputs[0].Name, "late-" + both.Inputs[1].Name}
 	// LATE INTO SIDE names the late outputs in FROM order; an input it does
 	// not name keeps its default (LATE INTO SIDE 'x' names the left one's).
-	for s, name := range [2]string{sel.Late, sel.Late2} {
+	for s, name := range lateNames {
 		if name != "" {
 			both.Late[s], both.LateNamed[s] = name, true
 		}
@@ -97,7 +137,11 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		// a comma join's condition is in WHERE; an INNER JOIN's WHERE is
 		// part of its condition too (its time bounds make an interval join,
 		// as Flink pushes them into the join)
-		conds = append(conds, conjuncts(sp.q.Where, nil)...)
+		for _, c := range conjuncts(sp.q.Where, nil) {
+			if !pushed[c] {
+				conds = append(conds, c)
+			}
+		}
 	}
 	// Key equalities between expressions (MOD(b.auction, 10000) = s.key)
 	// are computed into columns appended to their input's layout: a first
@@ -121,6 +165,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			break
 		}
 	}
+	for c := range pushed {
+		sp.consumed[c] = true // (a side's join filters by it)
+	}
 	if len(both.Keys[0]) == 0 {
 		at := sp.pos(join.Right)
 		if join.On != nil {
@@ -136,10 +183,12 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			sp.rest = append(sp.rest, c) // an inner join's other conditions filter its rows
 		}
 	}
-	if tn, ok := rts.Source.(*ast.TableName); ok {
-		if a, ok := sel.AsOf[tn]; ok {
-			if err := temporalJoin(both, a); err != nil {
-				return err
+	if rts != nil {
+		if tn, ok := rts.Source.(*ast.TableName); ok {
+			if a, ok := sel.AsOf[tn]; ok {
+				if err := temporalJoin(both, a); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -529,8 +578,11 @@ func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
 		in.Types, in.WatermarkCol = batchLayout(in.Stream)
 		in.KeyExprs = nil
 		wm := in.WatermarkCol
-		own := &scope{rels: []relation{{stream: in.Stream, name: in.Name}}, locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
+		own := &scope{rels: sp.inputRels(both, s, 0), locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
 			watermark: func(int) int { return wm }, uses: make([]bool, len(in.Types)), ticks: sp.ticks}
+		if sp.sideRels[s] != nil {
+			own.watermark = func(int) int { return -1 } // (a join's rows have no event time)
+		}
 		for _, n := range sp.keyNodes[s] {
 			e, err := own.compile(n)
 			if err != nil {
@@ -545,21 +597,42 @@ func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
 	lw := len(both.Inputs[0].Types)
 	types, _ := batchLayout(sp.st)
 	sp.wm = -1
+	rels := append(sp.inputRels(both, 0, 0), sp.inputRels(both, 1, lw)...)
+	nl := len(sp.inputRels(both, 0, 0))
 	sp.sc = &scope{
-		rels:   []relation{{stream: both.Inputs[0].Stream, name: both.Inputs[0].Name}, {stream: both.Inputs[1].Stream, name: both.Inputs[1].Name, offset: lw}},
+		rels:   rels,
 		locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
 		watermark: func(rel int) int {
-			in := both.Inputs[rel]
-			if in.WatermarkCol < 0 {
+			s := 0
+			if rel >= nl {
+				s = 1
+			}
+			in := both.Inputs[s]
+			if in.WatermarkCol < 0 || sp.sideRels[s] != nil {
 				return -1
 			}
-			return rel*lw + in.WatermarkCol
+			return s*lw + in.WatermarkCol
 		},
 		uses:   make([]bool, len(types)),
 		ticks:  sp.ticks,
 		prefer: -1, // (a name on both sides is ambiguous, SPEC 2.7)
 	}
 	return nil
+}
+
+// inputRels returns the relations input s of both reads, at offset off in
+// the joined batch: the input's stream under its name, or, for an input
+// that is a join (sp.sideRels), that join's relations.
+func (sp *selectPlan) inputRels(both *plan.BothJoin, s, off int) []relation {
+	if sp.sideRels[s] == nil {
+		return []relation{{stream: both.Inputs[s].Stream, name: both.Inputs[s].Name, offset: off}}
+	}
+	rels := make([]relation, len(sp.sideRels[s]))
+	for i, r := range sp.sideRels[s] {
+		r.offset += off
+		rels[i] = r
+	}
+	return rels
 }
 
 // exprSide returns the input (0 left, 1 right) whose columns e reads, -1

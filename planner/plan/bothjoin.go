@@ -39,6 +39,18 @@ type JoinInput struct {
 	// (MOD(b.auction, 10000)), over this input's layout: each is computed
 	// into a column appended to Types, in order, after WatermarkCol.
 	KeyExprs []*Expr
+	// Names, when set, name the input's columns for EXPLAIN: an input that
+	// is itself a join (a FROM of more than two relations) names them by
+	// the relations the query wrote (b.k), not the joined rows' k0.
+	Names []string
+}
+
+// joined reports whether the input is the rows of another join (a FROM of
+// more than two relations, SPEC 2.7): they have no event time, so no row
+// of it is late.
+func (in *JoinInput) joined() bool {
+	d := DerivedOf(in.Stream)
+	return d != nil && d.Kind == "join"
 }
 
 // TimeCol returns the input's event-time column in its layout, -1 when it
@@ -192,6 +204,10 @@ func (j *BothJoin) describe() (string, []string) {
 			d = append(d, fmt.Sprintf("late rows of %s: none (a table read whole)", in.Name))
 			continue
 		}
+		if in.joined() {
+			d = append(d, fmt.Sprintf("late rows of %s: none (a join's rows have no event time)", in.Name))
+			continue
+		}
 		d = append(d, fmt.Sprintf("late rows of %s -> '%s'", in.Name, j.Late[s]))
 	}
 	return text, d
@@ -200,6 +216,9 @@ func (j *BothJoin) describe() (string, []string) {
 // keyText names key column c of the input for EXPLAIN: "b.auction", or a
 // computed key's expression.
 func (in *JoinInput) keyText(c int) string {
+	if c < len(in.Names) {
+		return in.Names[c]
+	}
 	if c < len(in.Stream.Columns) {
 		return in.Name + "." + in.Stream.Columns[c].Name
 	}
