@@ -100,7 +100,7 @@ type selectPlan struct {
 	resolved map[*ast.TableSource]fromLeaf
 	// set by ruleFrom for CROSS JOIN UNNEST (SPEC 2.10; rule_unnest.go)
 	unnest   *plan.Unnest
-	keyNodes [2][]ast.ExprNode // a join's computed keys, per input
+	keyNodes [2][]joinKeyNode // a join's computed keys, per input
 	// set by ruleExplicitJoin and ruleInToSemiJoin
 	j    *Join
 	rest []ast.ExprNode // WHERE conjuncts that stay the branch's WHERE

@@ -146,7 +146,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// Key equalities between expressions (MOD(b.auction, 10000) = s.key)
 	// are computed into columns appended to their input's layout: a first
 	// pass finds them, a second plans over the layouts that hold them.
-	sp.keyNodes = [2][]ast.ExprNode{}
+	sp.keyNodes = [2][]joinKeyNode{}
 	var rest []ast.ExprNode
 	for pass := 0; ; pass++ {
 		found := len(sp.keyNodes[0]) + len(sp.keyNodes[1])
@@ -409,12 +409,16 @@ func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, 
 				a, b, an, bn = b, a, bn, an
 			}
 			// a key that is not a column is computed into its input's layout
-			// (joinScope): its column there, found by its node
-			if a.Op != plan.OpCol {
-				a = sp.keyColumn(both, 0, an, a, 0)
+			// (joinScope): its column there, found by its node; so is a
+			// BIGINT key equal to a DOUBLE one, widened (SPEC 2.7: keys
+			// compare by SPEC 2's =, BIGINT with DOUBLE as DOUBLE)
+			wa := a.Type == catalog.BigInt && b.Type == catalog.Double
+			wb := b.Type == catalog.BigInt && a.Type == catalog.Double
+			if a.Op != plan.OpCol || wa {
+				a = sp.keyColumn(both, 0, an, a, 0, wa)
 			}
-			if b.Op != plan.OpCol {
-				b = sp.keyColumn(both, 1, bn, b, lw)
+			if b.Op != plan.OpCol || wb {
+				b = sp.keyColumn(both, 1, bn, b, lw, wb)
 			}
 			if a == nil || b == nil {
 				return true, nil // (the next pass plans them)
@@ -584,9 +588,12 @@ func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
 			own.watermark = func(int) int { return -1 } // (a join's rows have no event time)
 		}
 		for _, n := range sp.keyNodes[s] {
-			e, err := own.compile(n)
+			e, err := own.compile(n.n)
 			if err != nil {
 				return err
+			}
+			if n.widen { // (SPEC 2.7: BIGINT with DOUBLE compares as DOUBLE)
+				e = &plan.Expr{Op: plan.OpCast, Type: catalog.Double, Args: []*plan.Expr{e}, Text: "CAST(" + e.Text + " AS DOUBLE)"}
 			}
 			in.KeyExprs = append(in.KeyExprs, e)
 			in.Types = append(in.Types, e.Type)
@@ -674,18 +681,31 @@ func exprSide(e *plan.Expr, lw int) int {
 	return side
 }
 
-// keyColumn returns the column of the computed key n (compiled as e) of input
-// s, at offset off in the joined batch, when joinScope laid it out; nil when
-// n is new, after adding it to sp.keyNodes for the next pass.
-func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *plan.Expr, off int) *plan.Expr {
+// joinKeyNode is a join key computed into its input's layout: the
+// expression n, widened from BIGINT to DOUBLE when widen is set (a key
+// equal to a DOUBLE key of the other side, SPEC 2.7).
+type joinKeyNode struct {
+	n     ast.ExprNode
+	widen bool
+}
+
+// keyColumn returns the column of the computed key n (compiled as e;
+// widened to DOUBLE when widen is set) of input s, at offset off in the
+// joined batch, when joinScope laid it out; nil when n is new, after adding
+// it to sp.keyNodes for the next pass.
+func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *plan.Expr, off int, widen bool) *plan.Expr {
 	for k, m := range sp.keyNodes[s] {
-		if m == n && k < len(both.Inputs[s].KeyExprs) {
+		if m.n == n && m.widen == widen && k < len(both.Inputs[s].KeyExprs) {
 			in := &both.Inputs[s]
 			col := len(in.Types) - len(in.KeyExprs) + k
-			return &plan.Expr{Op: plan.OpCol, Type: e.Type, Col: off + col, Text: e.Text}
+			t := e.Type
+			if widen {
+				t = catalog.Double
+			}
+			return &plan.Expr{Op: plan.OpCol, Type: t, Col: off + col, Text: e.Text}
 		}
 	}
-	sp.keyNodes[s] = append(sp.keyNodes[s], n)
+	sp.keyNodes[s] = append(sp.keyNodes[s], joinKeyNode{n: n, widen: widen})
 	return nil
 }
 
