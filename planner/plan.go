@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -32,6 +33,9 @@ type Planner struct {
 	// over bounded streams too, as in Flink's streaming mode, instead of
 	// emitting each group once at the stream's end (SPEC 2.4, the default).
 	Streaming bool
+	// StateTTL is SET 'table.exec.state.ttl' (ParseStateTTL; 0 none): the
+	// plan nodes that honour it get it (plan.BothJoin.StateTTL).
+	StateTTL time.Duration
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope

@@ -201,6 +201,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if !both.Interval && !both.Temporal && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
 		both.Lookup = true
 	}
+	if !both.Interval && !both.Temporal && !both.Lookup {
+		both.StateTTL = sp.p.StateTTL // (a regular join, SPEC 2.7's table)
+	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
 	// is retracted when one comes): its outputs carry the kinds
 	// (rule_changelog.go)

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"streamql/catalog"
 )
@@ -94,6 +95,12 @@ type BothJoin struct {
 	// of its key (the right side's PRIMARY KEY, which Keys hold) valid at its
 	// time; append-only.
 	Temporal bool
+	// StateTTL bounds a regular join's state ('table.exec.state.ttl',
+	// SPEC 2.7's table; planner.ParseStateTTL): a row leaves the state once
+	// the join's watermark is that far above its event time (processing
+	// time for an input without event time); 0 keeps every row. The other
+	// kinds bound their state by the watermarks and leave it 0.
+	StateTTL time.Duration
 	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
 	Text string
 	// Late names each input's late output (LATE INTO SIDE 'x', 'y', or
@@ -193,6 +200,8 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "state: rows inside the interval, dropped as the watermarks pass (counted against 'state.max-bytes')")
 	case j.Lookup:
 		d = append(d, "state: the right side's rows (counted against 'state.max-bytes'); left rows are not kept")
+	case j.StateTTL > 0:
+		d = append(d, fmt.Sprintf("state: every row of both inputs until the watermark is %s past its time ('table.exec.state.ttl'; processing time for an input without event time), counted against 'state.max-bytes'", TTLText(j.StateTTL)))
 	default:
 		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
 		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
@@ -226,4 +235,19 @@ func (in *JoinInput) keyText(c int) string {
 		return in.KeyExprs[k].Text
 	}
 	return "?"
+}
+
+// TTLText writes a state TTL ('table.exec.state.ttl') as EXPLAIN and SET;
+// list it: in the largest of Flink's units that holds it whole ("1 h",
+// "90 s"), "0 ms" for none.
+func TTLText(d time.Duration) string {
+	for _, u := range []struct {
+		name string
+		d    time.Duration
+	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second}} {
+		if d > 0 && d%u.d == 0 {
+			return fmt.Sprintf("%d %s", d/u.d, u.name)
+		}
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
 }
