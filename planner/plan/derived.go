@@ -54,6 +54,19 @@ func DerivedOf(st *catalog.Stream) *Derived {
 	return d
 }
 
+// Updating reports whether the relation's rows are changes (SPEC 2.8): a
+// part's main output is updating (an outer join, an updating aggregate, a
+// Top-N over an unbounded input), so a query over it is too (its filters
+// and projections pass each row's kind through).
+func (d *Derived) Updating() bool {
+	for _, part := range d.Parts {
+		if part.Main != nil && len(part.Outputs) > 0 && part.Outputs[0].Updating {
+			return true
+		}
+	}
+	return false
+}
+
 // Windowed reports whether the relation gives a window aggregate's rows
 // with both window bounds among its columns.
 func (d *Derived) Windowed() bool { return d.WindowStart >= 0 && d.WindowEnd >= 0 && d.Window != nil }
