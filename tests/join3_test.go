@@ -147,17 +147,7 @@ func TestNexmarkQ23AgainstReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	ddl := string(caseSQL[:strings.Index(string(caseSQL), ".read")])
-	read := func(q string) [][]string {
-		out, errs, code := runSQL(t, nil, ddl+q, "--format", "csv")
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", q, code, errs)
-		}
-		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows[1:]
-	}
+	read := func(q string) [][]string { return queryRecords(t, ddl+q) }
 	bids := read("SELECT bidder, price, channel, url, extra FROM bid;")
 	persons := read("SELECT id, name, emailAddress, creditCard, city, state, extra FROM person;")
 	auctions := read("SELECT seller, itemName, description, initialBid, reserve, `dateTime`, expires, category, extra FROM auction;")
@@ -306,28 +296,26 @@ CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts) WITH (
 			if code != 0 {
 				t.Fatalf("seed %d: %s: exit %d: %s", seed, tc.set, code, errs)
 			}
-			table := map[string]int{}
-			for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
-				op, row, _ := strings.Cut(line, ",")
-				switch op {
-				case "+I", "+U":
-					table[row]++
-				case "-D", "-U":
-					table[row]--
-				default:
-					t.Fatalf("seed %d: line %q has no op", seed, line)
-				}
-			}
-			var got []string
-			for row, n := range table {
-				for range n {
-					got = append(got, row)
-				}
-			}
-			slices.Sort(got)
+			got := applyChangelog(t, out)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("seed %d: %q: final table\n got %q\nwant %q", seed, tc.set, got, tc.want)
 			}
 		}
 	}
+}
+
+// queryRecords runs script sql with csv output and returns the main
+// output's records without the header; it fails the test on an exit other
+// than 0.
+func queryRecords(t *testing.T, sql string) [][]string {
+	t.Helper()
+	out, errs, code := runSQL(t, nil, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", sql, code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("%s: output %q: %v", sql, out, err)
+	}
+	return recs[1:]
 }

@@ -28,18 +28,7 @@ func TestTemporalJoinUpdatingRightAgainstReference(t *testing.T) {
 	const delay = 300
 	// onTimeRows returns the rows not late for WATERMARK FOR ts AS ts - delay.
 	onTimeRows := func(rows []rrow) []rrow {
-		var kept []rrow
-		wm, set := int64(0), false
-		for _, x := range rows {
-			if set && x.t < wm {
-				continue
-			}
-			kept = append(kept, x)
-			if !set || x.t-delay > wm {
-				wm, set = x.t-delay, true
-			}
-		}
-		return kept
+		return notLate(rows, func(x rrow) int64 { return x.t }, delay)
 	}
 	for seed := range 20 {
 		r := rand.New(rand.NewPCG(uint64(seed), 41))
@@ -85,19 +74,7 @@ func TestTemporalJoinUpdatingRightAgainstReference(t *testing.T) {
 		// the reference
 		versions := onTimeRows(rows)
 		sort.SliceStable(versions, func(i, j int) bool { return versions[i].t < versions[j].t })
-		var onTime []order
-		{
-			wm, set := int64(0), false
-			for _, o := range os {
-				if set && o.t < wm {
-					continue
-				}
-				onTime = append(onTime, o)
-				if !set || o.t-delay > wm {
-					wm, set = o.t-delay, true
-				}
-			}
-		}
+		onTime := notLate(os, func(o order) int64 { return o.t }, delay)
 		for _, kind := range []string{"JOIN", "LEFT JOIN"} {
 			var want []string
 			for _, o := range onTime {
@@ -149,4 +126,22 @@ SELECT o.id, r.rate FROM orders o %s rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.
 			}
 		}
 	}
+}
+
+// notLate returns the rows of a stream with WATERMARK FOR t AS t - delay
+// that are not late (SPEC 2.3: late when below the watermark before the
+// row), t giving each row's time.
+func notLate[R any](rows []R, t func(R) int64, delay int64) []R {
+	var kept []R
+	wm, set := int64(0), false
+	for _, x := range rows {
+		if set && t(x) < wm {
+			continue
+		}
+		kept = append(kept, x)
+		if !set || t(x)-delay > wm {
+			wm, set = t(x)-delay, true
+		}
+	}
+	return kept
 }
