@@ -87,17 +87,7 @@ func TestPassThroughKeepsKinds(t *testing.T) {
 
 		// subqueries over updating queries, filtered
 		r := rand.New(rand.NewPCG(uint64(seed), 31))
-		type row struct {
-			k string
-			x int
-		}
-		var rows []row
-		var in strings.Builder
-		for range 1 + r.IntN(50) {
-			x := row{fmt.Sprintf("k%d", r.IntN(5)), r.IntN(20)}
-			rows = append(rows, x)
-			fmt.Fprintf(&in, "%s,%d\n", x.k, x.x)
-		}
+		rows, in := keyedRows(r, 1+r.IntN(50), 5, 20)
 		counts := map[string]int{}
 		byKey := map[string][]int{}
 		for _, x := range rows {
@@ -137,7 +127,7 @@ func TestPassThroughKeepsKinds(t *testing.T) {
 			{"SELECT k, x FROM (SELECT k, x, ROW_NUMBER() OVER (PARTITION BY k ORDER BY x DESC) AS rn FROM s) WHERE rn = 1 AND k <> 'k0'", wantTop},
 			{"SELECT k, x, x2 FROM (SELECT s.k, s.x, s2.x AS x2 FROM s FULL JOIN s2 ON s.k = s2.k) q WHERE x2 >= 10 AND x IS NOT NULL", wantJoin},
 		} {
-			out, errs, code := runSQL(t, map[string]string{"s.csv": in.String()}, ddl+tc.query+";\n", "--format", "csv")
+			out, errs, code := runSQL(t, map[string]string{"s.csv": in}, ddl+tc.query+";\n", "--format", "csv")
 			if code != 0 {
 				t.Fatalf("seed %d: %s: exit %d: %s", seed, tc.query, code, errs)
 			}

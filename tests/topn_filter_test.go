@@ -20,19 +20,9 @@ import (
 func TestTopNOuterFilterAgainstReference(t *testing.T) {
 	for seed := range 8 {
 		r := rand.New(rand.NewPCG(uint64(seed), 29))
-		type row struct {
-			k string
-			x int
-		}
-		var rows []row
-		var in strings.Builder
-		for range 1 + r.IntN(60) {
-			x := row{fmt.Sprintf("k%d", r.IntN(4)), r.IntN(30)}
-			rows = append(rows, x)
-			fmt.Fprintf(&in, "%s,%d\n", x.k, x.x)
-		}
+		rows, in := keyedRows(r, 1+r.IntN(60), 4, 30)
 		n, c := 1+r.IntN(3), r.IntN(30)
-		byKey := map[string][]row{}
+		byKey := map[string][]keyedRow{}
 		for _, x := range rows {
 			byKey[x.k] = append(byKey[x.k], x)
 		}
@@ -50,7 +40,7 @@ func TestTopNOuterFilterAgainstReference(t *testing.T) {
 		for _, mode := range []string{"batch", "streaming"} {
 			sql := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
 				"SET 'execution.runtime-mode' = '" + mode + "';\n" + query
-			out, errs, code := runSQL(t, map[string]string{"s.csv": in.String()}, sql, "--format", "csv")
+			out, errs, code := runSQL(t, map[string]string{"s.csv": in}, sql, "--format", "csv")
 			if code != 0 {
 				t.Fatalf("seed %d %s: exit %d: %s", seed, mode, code, errs)
 			}
@@ -68,4 +58,23 @@ func TestTopNOuterFilterAgainstReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// keyedRow is a row k,x of the Top-N and pass-through tests' input.
+type keyedRow struct {
+	k string
+	x int
+}
+
+// keyedRows returns n random rows, keys k0 to k<keys-1>, values 0 to
+// below maxX, and their csv file.
+func keyedRows(r *rand.Rand, n, keys, maxX int) ([]keyedRow, string) {
+	var rows []keyedRow
+	var in strings.Builder
+	for range n {
+		x := keyedRow{fmt.Sprintf("k%d", r.IntN(keys)), r.IntN(maxX)}
+		rows = append(rows, x)
+		fmt.Fprintf(&in, "%s,%d\n", x.k, x.x)
+	}
+	return rows, in.String()
 }
