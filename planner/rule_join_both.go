@@ -239,6 +239,9 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	}
 	pk := r.Stream.PrimaryKey
 	if len(pk) == 0 {
+		if plan.DerivedOf(r.Stream) != nil {
+			return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a key whose versions it holds (SPEC 2.7): a view or subquery has one when it is an updating GROUP BY selecting its keys, or a deduplication keeping the last row (ROW_NUMBER() OVER (PARTITION BY k ORDER BY t DESC) ... WHERE rn = 1) selecting k", r.Stream.Name)
+		}
 		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a PRIMARY KEY (...) NOT ENFORCED: the key whose versions it holds (SPEC 2.7)", r.Stream.Name)
 	}
 	var want []int
@@ -256,6 +259,9 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 		return parser.Errorf(a.Pos, "a temporal join's condition equals the right side's PRIMARY KEY (%s) to left columns, all of it and nothing else: write ON %s; move other conditions into WHERE", strings.Join(pk, ", "), pkCondition(both, pk))
 	}
 	both.Temporal = true
+	if d := plan.DerivedOf(r.Stream); d != nil {
+		both.KeepVersions = d.KeepsKeys
+	}
 	return nil
 }
 

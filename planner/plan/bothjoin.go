@@ -95,6 +95,9 @@ type BothJoin struct {
 	// of its key (the right side's PRIMARY KEY, which Keys hold) valid at its
 	// time; append-only.
 	Temporal bool
+	// KeepVersions is set for a temporal join whose versioned side's -D
+	// rows are halves of updates (Derived.KeepsKeys): they end no version.
+	KeepVersions bool
 	// StateTTL bounds a regular join's state ('table.exec.state.ttl',
 	// SPEC 2.7's table; planner.ParseStateTTL): a row leaves the state once
 	// the join's watermark is that far above its event time (processing

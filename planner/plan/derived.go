@@ -37,6 +37,12 @@ type Derived struct {
 	// relations on both is a window join (SPEC 2.7).
 	WindowStart, WindowEnd int
 	Window                 *Window
+	// KeepsKeys is set when the relation's changes never remove a key:
+	// deduplication keeping the last row (SPEC 2.9) over an append-only
+	// input replaces a key's row with a -D of the old row and a +I of the
+	// new one, so each -D is half of an update (Flink's upsert changelog
+	// has no delete there); a temporal join versioning it ignores its -D.
+	KeepsKeys bool
 }
 
 // DerivedConnector is the connector of a derived relation (Derived): its
