@@ -331,7 +331,11 @@ func (c *captureSink) Rows(r *Routed) error {
 			continue
 		}
 		p := &r.Parts[k]
-		if err := c.add(p.Output, p.Cols, i); err != nil {
+		kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
+		if kinds == nil && r.In != nil {
+			kinds = r.In.Kinds
+		}
+		if err := c.add(p.Output, p.Cols, i, kindAt(kinds, i)); err != nil {
 			return err
 		}
 	}
@@ -351,15 +355,25 @@ func (c *captureSink) Rows(r *Routed) error {
 
 func (c *captureSink) chunk(ck *Chunk) error {
 	for _, i := range ck.Sel {
-		if err := c.add(ck.Output, ck.Cols, int(i)); err != nil {
+		if err := c.add(ck.Output, ck.Cols, int(i), kindAt(ck.Kinds, int(i))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// add copies row i of cols, a row of output out, into the batch being filled.
-func (c *captureSink) add(out int, cols []*vector.Vec, i int) error {
+// kindAt returns kinds[i], Insert when kinds is nil (an append-only batch).
+func kindAt(kinds []vector.RowKind, i int) vector.RowKind {
+	if kinds == nil {
+		return vector.Insert
+	}
+	return kinds[i]
+}
+
+// add copies row i of cols, a row of output out whose change kind is kind
+// (SPEC 2.8: a derived relation over an updating query gives its changes),
+// into the batch being filled.
+func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKind) error {
 	if c.cur != nil && (c.curOut != out || c.cur.N == vector.Cap) {
 		if err := c.flush(); err != nil {
 			return err
@@ -375,6 +389,12 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int) error {
 	at := c.cur.N
 	for k, d := range c.cur.Cols {
 		copyWidened(d, at, cols[k], i)
+	}
+	if kind != vector.Insert && c.cur.Kinds == nil {
+		c.cur.Kinds = make([]vector.RowKind, vector.Cap)
+	}
+	if c.cur.Kinds != nil {
+		c.cur.Kinds[at] = kind
 	}
 	c.cur.N++
 	return nil

@@ -66,7 +66,7 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, hub *derivedHub) (*joinSource, error) {
 	both := job.Both
 	js := &joinSource{ctx: ctx, both: both, stats: stats}
-	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup}
+	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds()}
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s] = in.Types, in.TimeCol(), in.WatermarkCol
@@ -101,7 +101,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	js.acct = budget.Account(fmt.Sprintf("the %s %s", both.Type, both.Kind()), "rows of "+both.Inputs[0].Name+" and "+both.Inputs[1].Name)
 	var err error
 	if both.Temporal {
-		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp}, js, js.acct)
+		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions}, js, js.acct)
 	} else {
 		js.j, err = op.NewJoin(spec, js, js.acct)
 	}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -39,6 +40,9 @@ type Planner struct {
 	// over bounded streams too, as in Flink's streaming mode, instead of
 	// emitting each group once at the stream's end (SPEC 2.4, the default).
 	Streaming bool
+	// StateTTL is SET 'table.exec.state.ttl' (ParseStateTTL; 0 none): the
+	// plan nodes that honour it get it (plan.BothJoin.StateTTL).
+	StateTTL time.Duration
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
@@ -99,9 +103,15 @@ type selectPlan struct {
 	// condition took
 	both     *plan.BothJoin
 	consumed map[ast.ExprNode]bool
+	// sideRels are the relations of a join's side that is itself a join (a
+	// FROM of more than two relations, rule_join_multi.go), at their offsets
+	// in that side's rows; nil for a side that is one relation. resolved
+	// holds the FROM entries already resolved, shared with those joins.
+	sideRels [2][]relation
+	resolved map[*ast.TableSource]fromLeaf
 	// set by ruleFrom for CROSS JOIN UNNEST (SPEC 2.10; rule_unnest.go)
 	unnest   *plan.Unnest
-	keyNodes [2][]ast.ExprNode // a join's computed keys, per input
+	keyNodes [2][]joinKeyNode // a join's computed keys, per input
 	// set by ruleExplicitJoin and ruleInToSemiJoin
 	j    *Join
 	rest []ast.ExprNode // WHERE conjuncts that stay the branch's WHERE

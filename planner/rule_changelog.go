@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 
+	"streamql/catalog"
 	"streamql/planner/plan"
 )
 
@@ -49,7 +50,8 @@ func ruleChangelogJob(j *Job) {
 	}
 	for _, b := range j.AllBranches() {
 		upd := j.Both != nil && j.Both.Updating() || b.Agg != nil && b.Agg.Updating ||
-			b.Rank != nil && b.Rank.Updating && !b.Rank.Bounded // a Top-N over an unbounded input (SPEC 2.9)
+			b.Rank != nil && b.Rank.Updating && !b.Rank.Bounded || // a Top-N over an unbounded input (SPEC 2.9)
+			b.Agg == nil && b.Rank == nil && readsChanges(j.Stream) // (a filter or projection passes the kinds)
 		if !upd {
 			continue
 		}
@@ -81,4 +83,15 @@ func upsertKey(b *Branch) []int {
 		key = append(key, found)
 	}
 	return key
+}
+
+// readsChanges reports whether st's rows are changes (SPEC 2.8): a stream
+// of a changelog format or an upsert connector, or a derived relation
+// (SPEC 2.6) over an updating query.
+func readsChanges(st *catalog.Stream) bool {
+	if st.Updating() != "" {
+		return true
+	}
+	d := plan.DerivedOf(st)
+	return d != nil && d.Updating()
 }

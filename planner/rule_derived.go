@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -125,6 +126,9 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	}
 	st := &catalog.Stream{Name: name, Columns: cols, EventTime: -1, Connector: plan.DerivedConnector,
 		Options: map[string]string{"bounded": fmt.Sprint(bounded)}, Derived: d}
+	if len(mains) == 1 {
+		st.PrimaryKey, d.KeepsKeys = upsertKeyOf(d.Parts[0])
+	}
 	if t.col >= 0 && t.wm != nil {
 		d.TimeCol, d.Watermark = t.col, t.wm
 		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
@@ -132,6 +136,50 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
 	}
 	return st, nil
+}
+
+// upsertKeyOf returns the names of the columns that key the rows of job
+// j's main output, one row per key (SPEC 2.8's upsert key; a derived
+// relation's PRIMARY KEY, so that a temporal join may version it, SPEC
+// 2.7): an updating GROUP BY's keys (Output.UpsertKey), or the PARTITION
+// BY columns of a ROW_NUMBER Top-N keeping one row (deduplication keeping
+// the last row), each selected as it is; nil otherwise. keeps reports the
+// deduplication over an append-only input, whose -D rows never remove a
+// key (plan.Derived.KeepsKeys).
+func upsertKeyOf(j *Job) (names []string, keeps bool) {
+	if j.Main == nil || len(j.Outputs) == 0 {
+		return nil, false
+	}
+	var cols []int
+	out := j.Outputs[0]
+	switch r := j.Main.Rank; {
+	case out.UpsertKey != nil:
+		cols = out.UpsertKey
+	case r != nil && r.Kind == plan.RankTopN && r.Func == plan.RankRowNumber && r.N == 1 && len(r.Keys) > 0:
+		for _, k := range r.Keys {
+			i := slices.Index(r.Output, k)
+			if i < 0 && k < len(j.Main.Project) { // (a hidden copy of the key: the selected column that holds it)
+				h := j.Main.Project[k]
+				for v, e := range j.Main.Project {
+					if o := slices.Index(r.Output, v); o >= 0 && h.Op == plan.OpCol && e.Op == plan.OpCol && e.Col == h.Col {
+						i = o
+						break
+					}
+				}
+			}
+			if i < 0 {
+				return nil, false
+			}
+			cols = append(cols, i)
+		}
+		keeps = !readsChanges(j.Stream) && j.Both == nil
+	default:
+		return nil, false
+	}
+	for _, c := range cols {
+		names = append(names, out.Columns[c].Name)
+	}
+	return names, keeps
 }
 
 // unionTypes checks that the parts of a UNION ALL have one column count and

@@ -33,20 +33,7 @@ import (
 // condition's caret), keys of two types, an outer join's condition it cannot
 // evaluate inside the join.
 func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
-	left := join.Left
-	if j, ok := left.(*ast.Join); ok && j.Right == nil { // FROM a, b: TiDB wraps a
-		left = j.Left
-	}
-	lts, lok := left.(*ast.TableSource)
-	rts, rok := join.Right.(*ast.TableSource)
-	if !lok || !rok {
-		n := left
-		if lok {
-			n = join.Right
-		}
-		return parser.Errorf(sp.pos(n), "a join reads two streams, each a stream name with an optional alias (a join of more than two relations, or of a subquery, is not supported yet)")
-	}
-	p := sp.p
+	sides := [2]ast.ResultSetNode{joinTree(join.Left), joinTree(join.Right)}
 	both := &plan.BothJoin{LateOutput: [2]int{-1, -1}}
 	switch {
 	case kind == parser.FullJoin:
@@ -59,28 +46,81 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if join.NaturalJoin || len(join.Using) > 0 {
 		return parser.Errorf(sp.pos(join.Right), "write the join's condition with ON (NATURAL JOIN and USING are not supported)")
 	}
-	for s, ts := range []*ast.TableSource{lts, rts} {
-		st, name, err := p.source(ts, sp.pos)
-		if err != nil {
+	// each side is a relation, or a join of relations (more than two in one
+	// FROM, rule_join_multi.go): its relations, in FROM order
+	var rels [2][]fromLeaf
+	for s, n := range sides {
+		var err error
+		if rels[s], err = sp.leaves(n); err != nil {
 			return err
 		}
+	}
+	seen := map[string]fromLeaf{}
+	for _, l := range append(append([]fromLeaf(nil), rels[0]...), rels[1]...) {
+		if o, ok := seen[catalog.FoldName(l.name)]; ok {
+			what := "two relations of the join"
+			if len(seen) == 1 && len(rels[0])+len(rels[1]) == 2 {
+				what = "both sides of the join"
+			}
+			return parser.Errorf(sp.pos(l.ts), "%s are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", what, l.name, o.st.Name, l.st.Name)
+		}
+		seen[catalog.FoldName(l.name)] = l
+	}
+	sel := sp.sel
+	// an INNER join's WHERE conjuncts that read one side only, when that side
+	// is a join, filter that join's rows (pushed down, as Flink does), so a
+	// comma join of three relations finds each join's equalities
+	var push [2][]ast.ExprNode
+	pushed := map[ast.ExprNode]bool{}
+	if both.Type == plan.InnerJoin && sp.q.Where != nil {
+		for _, c := range conjuncts(sp.q.Where, nil) {
+			if s := pushSide(c, rels); s >= 0 && len(rels[s]) > 1 {
+				push[s] = append(push[s], c)
+				pushed[c] = true
+			}
+		}
+	}
+	// LATE INTO SIDE 'x', 'y' names the late outputs of the first two
+	// relations in FROM order
+	lateNames := [2]string{sel.Late, sel.Late2}
+	sp.sideRels = [2][]relation{}
+	for s, n := range sides {
 		in := &both.Inputs[s]
-		in.Stream, in.Name = st, name
-		in.Types, in.WatermarkCol = batchLayout(st)
-		if st.Watermark != nil {
-			if in.Watermark, err = CompileWatermark(st); err != nil {
+		if j, ok := n.(*ast.Join); ok {
+			var late [2]string
+			if s == 0 {
+				late, lateNames = lateNames, [2]string{}
+			} else if len(rels[0]) == 1 {
+				late[0] = lateNames[1]
+				lateNames[1] = ""
+			}
+			st, rs, err := sp.joinRelation(j, push[s], late)
+			if err != nil {
+				return err
+			}
+			in.Stream, in.Name = st, st.Name
+			sp.sideRels[s] = rs
+			for _, r := range rs {
+				for _, c := range r.stream.Columns {
+					in.Names = append(in.Names, r.name+"."+c.Name)
+				}
+			}
+		} else {
+			in.Stream, in.Name = rels[s][0].st, rels[s][0].name
+		}
+		in.Types, in.WatermarkCol = batchLayout(in.Stream)
+		if in.Stream.Watermark != nil {
+			var err error
+			if in.Watermark, err = CompileWatermark(in.Stream); err != nil {
 				return err
 			}
 		}
 	}
-	if strings.EqualFold(both.Inputs[0].Name, both.Inputs[1].Name) {
-		return parser.Errorf(sp.pos(rts), "both sides of the join are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", both.Inputs[1].Name, both.Inputs[0].Stream.Name, both.Inputs[1].Stream.Name)
-	}
-	sel := sp.sel
+	rts, _ := sides[1].(*ast.TableSource)
 	both.Late = [2]string{"late-" + both.Inputs[0].Name, "late-" + both.Inputs[1].Name}
 	// LATE INTO SIDE names the late outputs in FROM order; an input it does
 	// not name keeps its default (LATE INTO SIDE 'x' names the left one's).
-	for s, name := range [2]string{sel.Late, sel.Late2} {
+	for s, name := range lateNames {
 		if name != "" {
 			both.Late[s], both.LateNamed[s] = name, true
 		}
@@ -97,12 +137,16 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		// a comma join's condition is in WHERE; an INNER JOIN's WHERE is
 		// part of its condition too (its time bounds make an interval join,
 		// as Flink pushes them into the join)
-		conds = append(conds, conjuncts(sp.q.Where, nil)...)
+		for _, c := range conjuncts(sp.q.Where, nil) {
+			if !pushed[c] {
+				conds = append(conds, c)
+			}
+		}
 	}
 	// Key equalities between expressions (MOD(b.auction, 10000) = s.key)
 	// are computed into columns appended to their input's layout: a first
 	// pass finds them, a second plans over the layouts that hold them.
-	sp.keyNodes = [2][]ast.ExprNode{}
+	sp.keyNodes = [2][]joinKeyNode{}
 	var rest []ast.ExprNode
 	for pass := 0; ; pass++ {
 		found := len(sp.keyNodes[0]) + len(sp.keyNodes[1])
@@ -121,6 +165,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			break
 		}
 	}
+	for c := range pushed {
+		sp.consumed[c] = true // (a side's join filters by it)
+	}
 	if len(both.Keys[0]) == 0 {
 		at := sp.pos(join.Right)
 		if join.On != nil {
@@ -136,10 +183,12 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			sp.rest = append(sp.rest, c) // an inner join's other conditions filter its rows
 		}
 	}
-	if tn, ok := rts.Source.(*ast.TableName); ok {
-		if a, ok := sel.AsOf[tn]; ok {
-			if err := temporalJoin(both, a); err != nil {
-				return err
+	if rts != nil {
+		if tn, ok := rts.Source.(*ast.TableName); ok {
+			if a, ok := sel.AsOf[tn]; ok {
+				if err := temporalJoin(both, a); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -151,6 +200,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// append-only), then regular
 	if !both.Interval && !both.Temporal && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
 		both.Lookup = true
+	}
+	if !both.Interval && !both.Temporal && !both.Lookup {
+		both.StateTTL = sp.p.StateTTL // (a regular join, SPEC 2.7's table)
 	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
 	// is retracted when one comes): its outputs carry the kinds
@@ -187,6 +239,9 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	}
 	pk := r.Stream.PrimaryKey
 	if len(pk) == 0 {
+		if plan.DerivedOf(r.Stream) != nil {
+			return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a key whose versions it holds (SPEC 2.7): a view or subquery has one when it is an updating GROUP BY selecting its keys, or a deduplication keeping the last row (ROW_NUMBER() OVER (PARTITION BY k ORDER BY t DESC) ... WHERE rn = 1) selecting k", r.Stream.Name)
+		}
 		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a PRIMARY KEY (...) NOT ENFORCED: the key whose versions it holds (SPEC 2.7)", r.Stream.Name)
 	}
 	var want []int
@@ -204,6 +259,9 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 		return parser.Errorf(a.Pos, "a temporal join's condition equals the right side's PRIMARY KEY (%s) to left columns, all of it and nothing else: write ON %s; move other conditions into WHERE", strings.Join(pk, ", "), pkCondition(both, pk))
 	}
 	both.Temporal = true
+	if d := plan.DerivedOf(r.Stream); d != nil {
+		both.KeepVersions = d.KeepsKeys
+	}
 	return nil
 }
 
@@ -360,12 +418,16 @@ func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, 
 				a, b, an, bn = b, a, bn, an
 			}
 			// a key that is not a column is computed into its input's layout
-			// (joinScope): its column there, found by its node
-			if a.Op != plan.OpCol {
-				a = sp.keyColumn(both, 0, an, a, 0)
+			// (joinScope): its column there, found by its node; so is a
+			// BIGINT key equal to a DOUBLE one, widened (SPEC 2.7: keys
+			// compare by SPEC 2's =, BIGINT with DOUBLE as DOUBLE)
+			wa := a.Type == catalog.BigInt && b.Type == catalog.Double
+			wb := b.Type == catalog.BigInt && a.Type == catalog.Double
+			if a.Op != plan.OpCol || wa {
+				a = sp.keyColumn(both, 0, an, a, 0, wa)
 			}
-			if b.Op != plan.OpCol {
-				b = sp.keyColumn(both, 1, bn, b, lw)
+			if b.Op != plan.OpCol || wb {
+				b = sp.keyColumn(both, 1, bn, b, lw, wb)
 			}
 			if a == nil || b == nil {
 				return true, nil // (the next pass plans them)
@@ -529,12 +591,18 @@ func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
 		in.Types, in.WatermarkCol = batchLayout(in.Stream)
 		in.KeyExprs = nil
 		wm := in.WatermarkCol
-		own := &scope{rels: []relation{{stream: in.Stream, name: in.Name}}, locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
+		own := &scope{rels: sp.inputRels(both, s, 0), locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
 			watermark: func(int) int { return wm }, uses: make([]bool, len(in.Types)), ticks: sp.ticks}
+		if sp.sideRels[s] != nil {
+			own.watermark = func(int) int { return -1 } // (a join's rows have no event time)
+		}
 		for _, n := range sp.keyNodes[s] {
-			e, err := own.compile(n)
+			e, err := own.compile(n.n)
 			if err != nil {
 				return err
+			}
+			if n.widen { // (SPEC 2.7: BIGINT with DOUBLE compares as DOUBLE)
+				e = &plan.Expr{Op: plan.OpCast, Type: catalog.Double, Args: []*plan.Expr{e}, Text: "CAST(" + e.Text + " AS DOUBLE)"}
 			}
 			in.KeyExprs = append(in.KeyExprs, e)
 			in.Types = append(in.Types, e.Type)
@@ -545,21 +613,42 @@ func (sp *selectPlan) joinScope(both *plan.BothJoin) error {
 	lw := len(both.Inputs[0].Types)
 	types, _ := batchLayout(sp.st)
 	sp.wm = -1
+	rels := append(sp.inputRels(both, 0, 0), sp.inputRels(both, 1, lw)...)
+	nl := len(sp.inputRels(both, 0, 0))
 	sp.sc = &scope{
-		rels:   []relation{{stream: both.Inputs[0].Stream, name: both.Inputs[0].Name}, {stream: both.Inputs[1].Stream, name: both.Inputs[1].Name, offset: lw}},
+		rels:   rels,
 		locate: sel.Locate, casts: sel.Casts, src: sp.p.Source, funcs: sp.p.Funcs,
 		watermark: func(rel int) int {
-			in := both.Inputs[rel]
-			if in.WatermarkCol < 0 {
+			s := 0
+			if rel >= nl {
+				s = 1
+			}
+			in := both.Inputs[s]
+			if in.WatermarkCol < 0 || sp.sideRels[s] != nil {
 				return -1
 			}
-			return rel*lw + in.WatermarkCol
+			return s*lw + in.WatermarkCol
 		},
 		uses:   make([]bool, len(types)),
 		ticks:  sp.ticks,
 		prefer: -1, // (a name on both sides is ambiguous, SPEC 2.7)
 	}
 	return nil
+}
+
+// inputRels returns the relations input s of both reads, at offset off in
+// the joined batch: the input's stream under its name, or, for an input
+// that is a join (sp.sideRels), that join's relations.
+func (sp *selectPlan) inputRels(both *plan.BothJoin, s, off int) []relation {
+	if sp.sideRels[s] == nil {
+		return []relation{{stream: both.Inputs[s].Stream, name: both.Inputs[s].Name, offset: off}}
+	}
+	rels := make([]relation, len(sp.sideRels[s]))
+	for i, r := range sp.sideRels[s] {
+		r.offset += off
+		rels[i] = r
+	}
+	return rels
 }
 
 // exprSide returns the input (0 left, 1 right) whose columns e reads, -1
@@ -601,18 +690,31 @@ func exprSide(e *plan.Expr, lw int) int {
 	return side
 }
 
-// keyColumn returns the column of the computed key n (compiled as e) of input
-// s, at offset off in the joined batch, when joinScope laid it out; nil when
-// n is new, after adding it to sp.keyNodes for the next pass.
-func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *plan.Expr, off int) *plan.Expr {
+// joinKeyNode is a join key computed into its input's layout: the
+// expression n, widened from BIGINT to DOUBLE when widen is set (a key
+// equal to a DOUBLE key of the other side, SPEC 2.7).
+type joinKeyNode struct {
+	n     ast.ExprNode
+	widen bool
+}
+
+// keyColumn returns the column of the computed key n (compiled as e;
+// widened to DOUBLE when widen is set) of input s, at offset off in the
+// joined batch, when joinScope laid it out; nil when n is new, after adding
+// it to sp.keyNodes for the next pass.
+func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *plan.Expr, off int, widen bool) *plan.Expr {
 	for k, m := range sp.keyNodes[s] {
-		if m == n && k < len(both.Inputs[s].KeyExprs) {
+		if m.n == n && m.widen == widen && k < len(both.Inputs[s].KeyExprs) {
 			in := &both.Inputs[s]
 			col := len(in.Types) - len(in.KeyExprs) + k
-			return &plan.Expr{Op: plan.OpCol, Type: e.Type, Col: off + col, Text: e.Text}
+			t := e.Type
+			if widen {
+				t = catalog.Double
+			}
+			return &plan.Expr{Op: plan.OpCol, Type: t, Col: off + col, Text: e.Text}
 		}
 	}
-	sp.keyNodes[s] = append(sp.keyNodes[s], n)
+	sp.keyNodes[s] = append(sp.keyNodes[s], joinKeyNode{n: n, widen: widen})
 	return nil
 }
 

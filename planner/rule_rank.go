@@ -265,6 +265,9 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	case q.WindowSpecs != nil:
 		return nil, parser.Errorf(loc.topWord("WINDOW"), "a WINDOW clause belongs to the subquery that uses it")
 	}
+	if b, ok, err := p.topNThenFilter(sel, rn); ok {
+		return b, err
+	}
 	n, err := loc.rankBound(q.Where, rn)
 	if err != nil {
 		return nil, err

@@ -31,7 +31,10 @@ func ruleUpdatingSource(sp *selectPlan) error {
 		return nil
 	}
 	if sp.both != nil {
-		for _, in := range sp.both.Inputs {
+		for s, in := range sp.both.Inputs {
+			if s == 1 && sp.both.Temporal {
+				continue // (SPEC 2.7: a temporal join's versioned side may be updating, its changes its versions)
+			}
 			if err := refuse(in.Stream, sp.q.From, fmt.Sprintf("a join reading it (%s)", in.Name)); err != nil {
 				return err
 			}

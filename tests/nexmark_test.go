@@ -50,7 +50,7 @@ var nexmarkQueries = map[string]string{
 	"q20": "",
 	"q21": "",
 	"q22": "",
-	"q23": "regular joins (2.7)",
+	"q23": "",
 }
 
 var nexmarkDir = filepath.Join("..", "queries", "nexmark")

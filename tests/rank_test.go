@@ -227,17 +227,7 @@ func TestRankErrors(t *testing.T) {
 // (q18) and each auction's ten highest bids, ranked (q19).
 func TestNexmarkRankAgainstReference(t *testing.T) {
 	events, _ := filepath.Abs(filepath.Join("..", "queries", "tests", "nexmark-events.sql"))
-	read := func(q string) [][]string {
-		out, errs, code := runSQL(t, nil, ".read "+events+"\n"+q+";\n", "--format", "csv")
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", q, code, errs)
-		}
-		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return recs[1:]
-	}
+	read := func(q string) [][]string { return queryRecords(t, ".read "+events+"\n"+q+";\n") }
 	expected := func(q string) []string {
 		b, err := os.ReadFile(filepath.Join("..", "queries", "tests", "nexmark-"+q, "expected", "main.csv"))
 		if err != nil {

@@ -29,6 +29,10 @@ type TemporalSpec struct {
 	// Stamp is each input's CURRENT_WATERMARK column (as JoinSpec.Stamp), -1
 	// for none.
 	Stamp [2]int
+	// KeepVersions makes the right side's -D rows end no version, as -U
+	// (a deduplication keeping the last row: each -D is half of the update
+	// whose +I follows; plan.BothJoin.KeepVersions).
+	KeepVersions bool
 }
 
 // Temporal is the event-time temporal join operator of SPEC 2.7. Each left
@@ -238,7 +242,7 @@ func (j *Temporal) handle(ctx context.Context, s, k int) error {
 		return j.kill(1, k)
 	}
 	kind := j.kinds[k]
-	if kind == vector.UpdateBefore { // (the +U that follows replaces the version)
+	if kind == vector.UpdateBefore || kind == vector.Delete && j.spec.KeepVersions { // (the +U, +I that follows replaces the version)
 		return j.kill(1, k)
 	}
 	if cur >= 0 {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"streamql/catalog"
@@ -62,6 +63,9 @@ type Session struct {
 	// 2.8; planner.Planner.Streaming); the default is batch-like results over
 	// bounded streams (SPEC 2.4).
 	Streaming bool
+	// StateTTL is 'table.exec.state.ttl' (Flink's key, SPEC 2.7, 2.8; parsed
+	// by planner.ParseStateTTL, given to planner.Planner.StateTTL); 0 none.
+	StateTTL time.Duration
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -122,7 +126,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -331,6 +335,15 @@ func (s *Session) set(st *parser.Set) error {
 			return err
 		}
 		s.Env.StateMaxBytes = n
+		return nil
+	}
+	if st.Key == planner.StateTTLKey {
+		// SPEC 2.7, 2.8: Flink's key and duration syntax
+		d, err := planner.ParseStateTTL(st.Value)
+		if err != nil {
+			return parser.Errorf(st.ValuePos, "%v", err)
+		}
+		s.StateTTL = d
 		return nil
 	}
 	if st.Key == RuntimeModeKey {

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"streamql/catalog"
 )
@@ -39,6 +40,18 @@ type JoinInput struct {
 	// (MOD(b.auction, 10000)), over this input's layout: each is computed
 	// into a column appended to Types, in order, after WatermarkCol.
 	KeyExprs []*Expr
+	// Names, when set, name the input's columns for EXPLAIN: an input that
+	// is itself a join (a FROM of more than two relations) names them by
+	// the relations the query wrote (b.k), not the joined rows' k0.
+	Names []string
+}
+
+// joined reports whether the input is the rows of another join (a FROM of
+// more than two relations, SPEC 2.7): they have no event time, so no row
+// of it is late.
+func (in *JoinInput) joined() bool {
+	d := DerivedOf(in.Stream)
+	return d != nil && d.Kind == "join"
 }
 
 // TimeCol returns the input's event-time column in its layout, -1 when it
@@ -82,6 +95,15 @@ type BothJoin struct {
 	// of its key (the right side's PRIMARY KEY, which Keys hold) valid at its
 	// time; append-only.
 	Temporal bool
+	// KeepVersions is set for a temporal join whose versioned side's -D
+	// rows are halves of updates (Derived.KeepsKeys): they end no version.
+	KeepVersions bool
+	// StateTTL bounds a regular join's state ('table.exec.state.ttl',
+	// SPEC 2.7's table; planner.ParseStateTTL): a row leaves the state once
+	// the join's watermark is that far above its event time (processing
+	// time for an input without event time); 0 keeps every row. The other
+	// kinds bound their state by the watermarks and leave it 0.
+	StateTTL time.Duration
 	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
 	Text string
 	// Late names each input's late output (LATE INTO SIDE 'x', 'y', or
@@ -181,6 +203,8 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "state: rows inside the interval, dropped as the watermarks pass (counted against 'state.max-bytes')")
 	case j.Lookup:
 		d = append(d, "state: the right side's rows (counted against 'state.max-bytes'); left rows are not kept")
+	case j.StateTTL > 0:
+		d = append(d, fmt.Sprintf("state: every row of both inputs until the watermark is %s past its time ('table.exec.state.ttl'; processing time for an input without event time), counted against 'state.max-bytes'", TTLText(j.StateTTL)))
 	default:
 		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
 		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
@@ -192,6 +216,10 @@ func (j *BothJoin) describe() (string, []string) {
 			d = append(d, fmt.Sprintf("late rows of %s: none (a table read whole)", in.Name))
 			continue
 		}
+		if in.joined() {
+			d = append(d, fmt.Sprintf("late rows of %s: none (a join's rows have no event time)", in.Name))
+			continue
+		}
 		d = append(d, fmt.Sprintf("late rows of %s -> '%s'", in.Name, j.Late[s]))
 	}
 	return text, d
@@ -200,6 +228,9 @@ func (j *BothJoin) describe() (string, []string) {
 // keyText names key column c of the input for EXPLAIN: "b.auction", or a
 // computed key's expression.
 func (in *JoinInput) keyText(c int) string {
+	if c < len(in.Names) {
+		return in.Names[c]
+	}
 	if c < len(in.Stream.Columns) {
 		return in.Name + "." + in.Stream.Columns[c].Name
 	}
@@ -207,4 +238,19 @@ func (in *JoinInput) keyText(c int) string {
 		return in.KeyExprs[k].Text
 	}
 	return "?"
+}
+
+// TTLText writes a state TTL ('table.exec.state.ttl') as EXPLAIN and SET;
+// list it: in the largest of Flink's units that holds it whole ("1 h",
+// "90 s"), "0 ms" for none.
+func TTLText(d time.Duration) string {
+	for _, u := range []struct {
+		name string
+		d    time.Duration
+	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second}} {
+		if d > 0 && d%u.d == 0 {
+			return fmt.Sprintf("%d %s", d/u.d, u.name)
+		}
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
 }

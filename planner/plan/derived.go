@@ -37,6 +37,12 @@ type Derived struct {
 	// relations on both is a window join (SPEC 2.7).
 	WindowStart, WindowEnd int
 	Window                 *Window
+	// KeepsKeys is set when the relation's changes never remove a key:
+	// deduplication keeping the last row (SPEC 2.9) over an append-only
+	// input replaces a key's row with a -D of the old row and a +I of the
+	// new one, so each -D is half of an update (Flink's upsert changelog
+	// has no delete there); a temporal join versioning it ignores its -D.
+	KeepsKeys bool
 }
 
 // DerivedConnector is the connector of a derived relation (Derived): its
@@ -52,6 +58,19 @@ func DerivedOf(st *catalog.Stream) *Derived {
 	}
 	d, _ := st.Derived.(*Derived)
 	return d
+}
+
+// Updating reports whether the relation's rows are changes (SPEC 2.8): a
+// part's main output is updating (an outer join, an updating aggregate, a
+// Top-N over an unbounded input), so a query over it is too (its filters
+// and projections pass each row's kind through).
+func (d *Derived) Updating() bool {
+	for _, part := range d.Parts {
+		if part.Main != nil && len(part.Outputs) > 0 && part.Outputs[0].Updating {
+			return true
+		}
+	}
+	return false
 }
 
 // Windowed reports whether the relation gives a window aggregate's rows

@@ -1,7 +1,8 @@
 -- Nexmark q23: bid with person and auction (each bid joined with its bidder's person
 -- row and the auctions that bidder sells).
 --   streamql queries/nexmark/q23.sql
--- Status: waits for the regular join of unbounded streams (SPEC 2.7).
+-- Status: runs. Three relations in one FROM are planned as a left-deep tree of two-input
+--   joins (SPEC 2.7): (B JOIN P) JOIN A; over the bounded connector both are lookup joins.
 -- Differences from Flink's reference SQL (queries/q23.sql):
 --   - stdout instead of the blackhole table.
 --   - A.`dateTime` quoted (Flink's text writes A.dateTime).

@@ -1,0 +1,66 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"streamql/parser"
+)
+
+// topNThenFilter plans a Top-N whose outer WHERE holds conditions besides
+// the rank's bound (WHERE rn <= 3 AND price > 10, which Flink accepts: its
+// rank rule takes the bound on the rank and leaves the other conjuncts in
+// a Calc over the Rank). The Top-N ranks every row of its subquery, and
+// the other conditions filter its output: sel becomes a query over a
+// derived relation (SPEC 2.6) that is the Top-N with the bound alone, as
+// written, selecting every column and the rank; its kinds pass through the
+// filter (SPEC 2.8: an update's old and new rows each as the condition
+// says). It reports false when the WHERE holds only conditions on the rank
+// (rankBound checks them) or none.
+func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, bool, error) {
+	q := sel.Query
+	if q.Where == nil {
+		return nil, false, nil
+	}
+	var bound, rest []ast.ExprNode
+	for _, c := range conjuncts(q.Where, nil) {
+		var cc colCollector
+		c.Accept(&cc)
+		onRank := false
+		for _, col := range cc.cols {
+			onRank = onRank || col.Name.Name.L == rn.L
+		}
+		if onRank {
+			bound = append(bound, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) == 0 || len(bound) != 1 {
+		return nil, false, nil // (rankBound says what the rank's bound may be)
+	}
+	// the Top-N alone: SELECT * FROM (subquery) WHERE <bound>
+	topn := *sel
+	tq := *q
+	tq.Where = bound[0]
+	tq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
+	topn.Query = &tq
+	// the query over it: the select list and the other conditions
+	ts := q.From.TableRefs.Left.(*ast.TableSource)
+	name := fmt.Sprintf("$topn%d", len(p.scopes))
+	over := *sel
+	oq := *q
+	oq.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}, AsName: ts.AsName}}}
+	oq.Where = rest[0]
+	for _, c := range rest[1:] {
+		oq.Where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: oq.Where, R: c}
+	}
+	over.Query = &oq
+	over.Late, over.Late2 = "", "" // (the Top-N's late output is the relation's)
+	p.scopes = append(p.scopes, relScope{derived: map[string]*parser.Relation{name: {Selects: []*parser.Select{&topn}, Range: sel.Range}}})
+	defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
+	b, err := p.PlanSelect(&over)
+	return b, true, err
+}
