@@ -319,28 +319,27 @@ type captureSink struct {
 
 // Rows implements Sink.
 func (c *captureSink) Rows(r *Routed) error {
-	ch := 0
-	for i := 0; i < r.N; i++ {
-		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
-			if err := c.chunk(&r.Chunks[ch]); err != nil {
+	m := r.Merge()
+	for {
+		seg, ok := m.Next()
+		if !ok {
+			break
+		}
+		if seg.Chunk != nil {
+			if err := c.chunk(seg.Chunk); err != nil {
 				return err
 			}
-		}
-		if r.Dest == nil {
 			continue
 		}
-		k := r.Dest[i]
-		if k < 0 {
-			continue
-		}
-		p := &r.Parts[k]
-		if err := c.add(p.Output, p.Cols, i); err != nil {
-			return err
-		}
-	}
-	for ; ch < len(r.Chunks); ch++ {
-		if err := c.chunk(&r.Chunks[ch]); err != nil {
-			return err
+		for i := seg.From; i < seg.To && r.Dest != nil; i++ { // (the malformed rows go after the batch's rows, below)
+			k := r.Dest[i]
+			if k < 0 {
+				continue
+			}
+			p := &r.Parts[k]
+			if err := c.add(p.Output, p.Cols, i); err != nil {
+				return err
+			}
 		}
 	}
 	if err := c.flush(); err != nil {
