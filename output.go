@@ -323,12 +323,7 @@ func (k *sink) Rows(r *executor.Routed) error {
 		k.sel = k.sel[:0]
 		return err
 	}
-	m := r.Merge()
-	for {
-		seg, ok := m.Next()
-		if !ok {
-			return flush()
-		}
+	for seg := range r.Segments() {
 		if seg.Chunk != nil || seg.Bad != nil {
 			if err := flush(); err != nil {
 				return err
@@ -364,6 +359,7 @@ func (k *sink) Rows(r *executor.Routed) error {
 			k.sel = append(k.sel, int32(i))
 		}
 	}
+	return flush()
 }
 
 // Errors implements executor.Sink: malformed rows for the errors side output.

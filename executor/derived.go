@@ -319,12 +319,7 @@ type captureSink struct {
 
 // Rows implements Sink.
 func (c *captureSink) Rows(r *Routed) error {
-	m := r.Merge()
-	for {
-		seg, ok := m.Next()
-		if !ok {
-			break
-		}
+	for seg := range r.Segments() {
 		if seg.Chunk != nil {
 			if err := c.chunk(seg.Chunk); err != nil {
 				return err

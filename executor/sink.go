@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"iter"
 	"math"
 
 	"streamql/executor/vector"
@@ -146,6 +147,19 @@ type Merger struct {
 
 // Merge returns a Merger over r, from its start.
 func (r *Routed) Merge() Merger { return Merger{r: r} }
+
+// Segments returns r's segments in output order (Merger), for a range loop.
+func (r *Routed) Segments() iter.Seq[Segment] {
+	return func(yield func(Segment) bool) {
+		m := r.Merge()
+		for {
+			seg, ok := m.Next()
+			if !ok || !yield(seg) {
+				return
+			}
+		}
+	}
+}
 
 // Next returns the next segment of the batch, and false after the last one.
 // The segment's slices are r's.

@@ -97,12 +97,7 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 // Rows implements Sink: rows for sink streams are written in input order and
 // flushed at the end of the batch, so a sink file always ends on a whole row.
 func (s *streamSinks) Rows(r *Routed) error {
-	m := r.Merge()
-	for {
-		seg, ok := m.Next()
-		if !ok {
-			break
-		}
+	for seg := range r.Segments() {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err

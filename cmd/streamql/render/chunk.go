@@ -153,12 +153,7 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	m := r.Merge()
-	for {
-		seg, ok := m.Next()
-		if !ok {
-			return nil
-		}
+	for seg := range r.Segments() {
 		if seg.Chunk != nil {
 			c.chunk(seg.Chunk)
 			continue
@@ -179,6 +174,7 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 			}
 		}
 	}
+	return nil
 }
 
 // chunk encodes the rows an operator made, in order.

@@ -417,12 +417,7 @@ func (s *sink) Rows(r *executor.Routed) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	m := r.Merge()
-	for {
-		seg, ok := m.Next()
-		if !ok {
-			break
-		}
+	for seg := range r.Segments() {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
