@@ -312,7 +312,7 @@ func (k *sink) Rows(r *executor.Routed) error {
 	if k.on == nil {
 		return nil
 	}
-	bad, ch, part := 0, 0, -1
+	part := -1
 	flush := func() error {
 		if len(k.sel) == 0 {
 			return nil
@@ -323,12 +323,13 @@ func (k *sink) Rows(r *executor.Routed) error {
 		k.sel = k.sel[:0]
 		return err
 	}
-	chunks := func(at int) error {
-		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= at; ch++ {
+	for seg := range r.Segments() {
+		if seg.Chunk != nil || seg.Bad != nil {
 			if err := flush(); err != nil {
 				return err
 			}
-			c := &r.Chunks[ch]
+		}
+		if c := seg.Chunk; c != nil {
 			if len(c.Sel) == 0 {
 				continue
 			}
@@ -336,47 +337,29 @@ func (k *sink) Rows(r *executor.Routed) error {
 			if err := k.on(k.outs[c.Output], &k.rows); err != nil {
 				return err
 			}
-		}
-		return nil
-	}
-	for i := 0; i < r.N; i++ {
-		if err := chunks(i); err != nil {
-			return err
-		}
-		if bad < len(r.Bad) && r.Bad[bad].At <= i {
-			if err := flush(); err != nil {
-				return err
-			}
-			j := bad
-			for ; j < len(r.Bad) && r.Bad[j].At <= i; j++ {
-			}
-			if err := k.Errors(r.ErrorSide, r.Bad[bad:j]); err != nil {
-				return err
-			}
-			bad = j
-		}
-		d := int(r.Dest[i])
-		if d < 0 {
 			continue
 		}
-		if d != part {
-			if err := flush(); err != nil {
+		if seg.Bad != nil {
+			if err := k.Errors(r.ErrorSide, seg.Bad); err != nil {
 				return err
 			}
-			part = d
+			continue
 		}
-		k.sel = append(k.sel, int32(i))
+		for i := seg.From; i < seg.To; i++ {
+			d := int(r.Dest[i])
+			if d < 0 {
+				continue
+			}
+			if d != part {
+				if err := flush(); err != nil {
+					return err
+				}
+				part = d
+			}
+			k.sel = append(k.sel, int32(i))
+		}
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if err := chunks(r.N); err != nil {
-		return err
-	}
-	if bad < len(r.Bad) {
-		return k.Errors(r.ErrorSide, r.Bad[bad:])
-	}
-	return nil
+	return flush()
 }
 
 // Errors implements executor.Sink: malformed rows for the errors side output.

@@ -849,10 +849,9 @@ func (o *aggOp) writeRow(n int, win window.Win, g *aggGroup) {
 	o.row.N = n + 1
 }
 
-// chunk projects the first n rows of o.row (HAVING applied; limit >= 0 keeps at
-// most that many) into the next of o's chunk buffers, which the chunk's Part
+// chunk projects the first n rows of o.row (HAVING applied) into the next of o's chunk buffers, which the chunk's Part
 // points at until the next batch, and returns it with its number of rows.
-func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
+func (o *aggOp) chunk(n int) (Part, int64) {
 	sel := o.sel[:0]
 	for i := 0; i < n; i++ {
 		sel = append(sel, int32(i))
@@ -866,9 +865,6 @@ func (o *aggOp) chunk(n int, limit int64) (Part, int64) {
 			}
 		}
 		sel = kept
-	}
-	if limit >= 0 && int64(len(sel)) > limit {
-		sel = sel[:limit]
 	}
 	o.sel = sel
 	if len(sel) == 0 {
@@ -968,26 +964,29 @@ type LateRows struct {
 // with the late rows routed to their late outputs and the fired rows as Chunks
 // at their places (SPEC 2.4, SPEC 4).
 type aggOperator struct {
-	job     *plan.Job
-	live    *Live // the session's live status, counting late rows (nil: none; set at build)
-	ops     []*aggOp
-	at      []int // the router branch (part) of each operator
-	pos     []int // per operator: next index into its taken rows
-	taken   [][]int32
-	main    *aggOp
-	limit   int64 // the main query's LIMIT when it aggregates, -1
-	emitted int64
-	stopped bool
-	counts  []*LateRows
-	out     Routed
-	parts   []Part
-	lateSel [][]int32
-	chunks  []Chunk
-	down    *Emitter
-	ncols   int // the stream's columns (a late row's columns)
-	nb      int // the router's parts (its branches)
-	at1     int // At of the chunks being made
-	cutAt   int // the input row after which a firing reached the main query's LIMIT, or -1
+	job   *plan.Job
+	live  *Live // the session's live status, given to the sink that counts late rows (nil: none; set at build)
+	ops   []*aggOp
+	at    []int // the router branch (part) of each operator
+	pos   []int // per operator: next index into its taken rows
+	taken [][]int32
+	main  *aggOp
+	// flushMain pushes the main query's rows on as soon as they are made
+	// (flush): the chain's LIMIT (limitOp) may end the job at any of them,
+	// and nothing after that point is made then (SPEC 2.4); the builder sets
+	// it when the main query has a LIMIT
+	flushMain bool
+	inBatch   bool  // in Push (flush pushes the rows before at1), not in fireAll
+	stop      error // a flush's push failed, or the LIMIT ended the job there: the operator stops
+	counts    []*LateRows
+	out       Routed
+	parts     []Part
+	lateSel   [][]int32
+	chunks    []Chunk
+	down      *Emitter
+	ncols     int // the stream's columns (a late row's columns)
+	nb        int // the router's parts (its branches)
+	at1       int // At of the chunks being made
 	// derive: no marks come (behind an event-time join); the watermark after a
 	// row is the next released row's stamped CURRENT_WATERMARK, and after the
 	// last row of a batch it is known at the next batch (pending)
@@ -1028,7 +1027,7 @@ type fireItem struct {
 func (*aggOperator) ReadsMarks() {}
 
 func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
-	ao := &aggOperator{job: job, limit: -1, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), stats: stats}
+	ao := &aggOperator{job: job, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), stats: stats}
 	branches := job.AllBranches()
 	ao.nb = len(branches)
 	for k, br := range branches {
@@ -1053,7 +1052,7 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 		ao.pos = append(ao.pos, 0)
 		ao.taken = append(ao.taken, nil)
 		if br == job.Main {
-			ao.main, ao.limit = o, br.Limit
+			ao.main = o
 		}
 	}
 	return ao
@@ -1061,7 +1060,7 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 
 // Push implements Operator: r is the router's batch.
 func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
-	ao.cutAt, ao.pushed = -1, 0
+	ao.pushed, ao.inBatch, ao.stop = 0, true, nil
 	out := &ao.out
 	*out = *r
 	ao.parts = append(ao.parts[:0], r.Parts...)
@@ -1090,8 +1089,8 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 			// the watermark after the previous batch's last row
 			ao.pending = false
 			ao.at1 = int(r.Sel[0])
-			if ao.fireStep(wmv.I[r.Sel[0]], false); ao.stopped {
-				return ao.cut(ctx, port, int(r.Sel[0])-1)
+			if err := ao.fireStep(ctx, port, wmv.I[r.Sel[0]], false); err != nil {
+				return err
 			}
 		}
 	}
@@ -1125,19 +1124,18 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				}
 				n, more := o.windowRows(b, i, 0)
 				if n == 0 {
-					ao.markLate(k, o, i)
+					ao.markLate(o, i)
 					continue
 				}
 				for from := int64(0); ; {
-					ao.emitRows(o, n)
-					if ao.stopped {
-						return ao.cut(ctx, port, i)
+					if ao.emitRows(ctx, port, o, n) {
+						return ao.stop
 					}
 					if !more {
 						break
 					}
 					if o.used >= windowedChunks {
-						if err := ao.pushBefore(ctx, port, i); err != nil {
+						if err := ao.pushBefore(ctx, port, i, i); err != nil {
 							return err
 						}
 					}
@@ -1160,7 +1158,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				return err
 			}
 			if late {
-				ao.markLate(k, o, i)
+				ao.markLate(o, i)
 			}
 		}
 		moved, wm := false, int64(0)
@@ -1179,18 +1177,13 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 		if !moved {
 			continue
 		}
-		if ao.fireStep(wm, false); ao.stopped {
-			return ao.cut(ctx, port, i)
+		if err := ao.fireStep(ctx, port, wm, false); err != nil {
+			return err
 		}
 	}
 	ao.flushChanges(r.N)
 	ao.finishParts()
-	ao.countLate()
-	err := ao.down.Push(ctx, port, out)
-	if errors.Is(err, errLimitReached) {
-		ao.uncountCut()
-	}
-	return err
+	return ao.down.Push(ctx, port, out)
 }
 
 // errWindowRange is aggOp.add's error for a row whose time has a window that
@@ -1250,13 +1243,15 @@ func (ao *aggOperator) malformed(o *aggOp, b *vector.Batch, i int) error {
 const windowedChunks = 8
 
 // pushBefore pushes on, as a batch of its own, what the batch being routed
-// holds before its input row i (whose windowed rows are being made): the
-// rows before i with their malformed rows and marks, the late rows, and
-// every chunk made so far (row i's windows among them, which come after the
+// holds before its input row i: the rows before i with their marks, the
+// malformed rows up to At bad (bad is i when row i's windowed rows are being
+// made, i-1 when a firing after row i-1 is: the malformed rows at At i come
+// after that firing's rows), the late rows, and every chunk made so far
+// (row i's windows, or the firing's rows, among them, which come after the
 // rows before i). Those are then taken out of the batch, which goes on with
 // row i: the outputs see the same rows in the same order, and row i counts
 // as passed only with the rest of the batch.
-func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i int) error {
+func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i, bad int) error {
 	ao.finishParts()
 	pre := &ao.pre
 	*pre = ao.out
@@ -1268,11 +1263,10 @@ func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i int) error {
 		ao.preParts = append(ao.preParts, p)
 	}
 	pre.Parts = ao.preParts
-	nb := sort.Search(len(ao.out.Bad), func(k int) bool { return ao.out.Bad[k].At > i })
+	nb := sort.Search(len(ao.out.Bad), func(k int) bool { return ao.out.Bad[k].At > bad })
 	pre.Bad = ao.out.Bad[:nb]
 	nm := sort.Search(len(ao.out.Marks), func(k int) bool { return ao.out.Marks[k].At > i })
 	pre.Marks = ao.out.Marks[:nm]
-	ao.countLate()
 	err := ao.down.Push(ctx, port, pre)
 	// take it out of the batch
 	for j := ao.pushed; j < i; j++ {
@@ -1296,22 +1290,12 @@ func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i int) error {
 	return err
 }
 
-// uncountCut takes out of the late counts (SPEC 2.4's notices) the late rows
-// the main query's LIMIT cut from the batch (limitOp.cut trims the late parts
-// in place: they come after the row that ended the job).
-func (ao *aggOperator) uncountCut() {
-	for k, o := range ao.ops {
-		if c := ao.counts[k]; c != nil && o.lateIdx >= 0 {
-			c.Rows -= int64(len(ao.lateSel[o.lateIdx]) - len(ao.parts[o.latePt].Sel))
-		}
-	}
-}
-
 // fireStep fires, as one step, the windows a watermark of wm makes due in
 // every aggregate (all: every open one, and the GROUP BY and global
 // aggregates' rows, at the stream's end), their rows as chunks at ao.at1, in
-// SPEC 2.4's order across the aggregates (emitMerged).
-func (ao *aggOperator) fireStep(wm int64, all bool) {
+// SPEC 2.4's order across the aggregates (emitMerged). It returns ao.stop: a
+// flush (flushMain) ended the job in the step, or failed.
+func (ao *aggOperator) fireStep(ctx context.Context, port Port, wm int64, all bool) error {
 	due := ao.fire[:0]
 	for _, o := range ao.ops {
 		if !all && !o.due(wm) || all && !o.a.Grouped || o.upd != nil { // (an updating aggregate emitted its changes already)
@@ -1322,11 +1306,12 @@ func (ao *aggOperator) fireStep(wm int64, all bool) {
 		}
 	}
 	ao.fire = due
-	ao.emitMerged(due)
+	ao.emitMerged(ctx, port, due)
 	for k := range due {
 		due[k].o.finish(due[k].fired)
 		due[k] = firing{}
 	}
+	return ao.stop
 }
 
 // finishParts sets the pushed batch's parts (the router's, then the late
@@ -1342,64 +1327,67 @@ func (ao *aggOperator) finishParts() {
 	ao.out.Chunks = ao.chunks
 }
 
-// cut ends the job after input row i, where the main query's LIMIT was reached
-// by a firing (SPEC 2.4: nothing after that point is emitted).
-func (ao *aggOperator) cut(ctx context.Context, port Port, i int) error {
-	r := &ao.out
-	r.N = i + 1
-	ao.cutAt = i
-	nb := 0
-	for nb < len(r.Bad) && r.Bad[nb].At <= i {
-		nb++
+// lateRows returns the count of each late part (LateRows, by lateIdx: the
+// parts after the router's), for the sink to count the late rows that reach
+// it (sinkOp.countLate).
+func (ao *aggOperator) lateRows() []*LateRows {
+	var rows []*LateRows
+	for k, o := range ao.ops {
+		if o.lateIdx >= 0 {
+			rows = append(rows, ao.counts[k])
+		}
 	}
-	r.Bad = r.Bad[:nb]
-	ao.finishParts()
-	ao.countLate()
-	if err := ao.down.Push(ctx, port, r); err != nil {
-		return err
-	}
-	return errLimitReached
+	return rows
 }
 
-// countLate adds the batch's late rows to the live status (SPEC 4: late rows).
-func (ao *aggOperator) countLate() {
-	n := 0
-	for _, s := range ao.lateSel {
-		n += len(s)
-	}
-	if lv := ao.live; lv != nil && n > 0 {
-		lv.Late.Add(int64(n))
-	}
-}
-
-func (ao *aggOperator) markLate(k int, o *aggOp, i int) {
+// markLate routes row i, late for o, to o's late part (counted where it
+// reaches the sink: sinkOp).
+func (ao *aggOperator) markLate(o *aggOp, i int) {
 	ao.out.Dest[i] = int16(o.latePt)
 	ao.lateSel[o.lateIdx] = append(ao.lateSel[o.lateIdx], int32(i))
-	if c := ao.counts[k]; c != nil {
-		c.Rows++
-	}
 }
 
 // emitRows turns the n aggregate (or windowed) rows in o.row into a Chunk at
-// ao.at1, HAVING applied, counting them against the main query's LIMIT; it
-// reports whether the LIMIT is reached.
-func (ao *aggOperator) emitRows(o *aggOp, n int) bool {
-	limit := int64(-1)
-	if o == ao.main && ao.limit >= 0 {
-		limit = ao.limit - ao.emitted
-	}
-	part, got := o.chunk(n, limit)
+// ao.at1, HAVING applied; the main query's rows are pushed on at once with
+// flushMain. It reports whether the operator stops (ao.stop: the LIMIT ended
+// the job there, or the push failed).
+func (ao *aggOperator) emitRows(ctx context.Context, port Port, o *aggOp, n int) bool {
+	part, got := o.chunk(n)
 	o.rowsOut += got
-	if o == ao.main {
-		ao.emitted += got
-	}
 	if got > 0 {
 		ao.chunks = append(ao.chunks, Chunk{At: ao.at1, Part: part})
+		if o == ao.main && ao.flushMain {
+			ao.flush(ctx, port)
+		}
 	}
-	if o == ao.main && ao.limit >= 0 && ao.emitted >= ao.limit {
-		ao.stopped = true
+	return ao.stop != nil
+}
+
+// flush pushes on, at once, what the operator holds up to the chunks made so
+// far (flushMain): in Push, the batch's rows before ao.at1 with their
+// malformed rows, late rows and chunks (pushBefore); in fireAll, the chunks.
+// An error (the LIMIT's end, errLimitReached, or a failure) is kept in ao.stop.
+func (ao *aggOperator) flush(ctx context.Context, port Port) {
+	if ao.inBatch {
+		ao.stop = ao.pushBefore(ctx, port, ao.at1, ao.at1-1)
+		return
 	}
-	return ao.stopped
+	ao.stop = ao.pushFired(ctx, port)
+}
+
+// pushFired pushes the chunks made so far as a batch of chunks alone, and
+// starts the next ones in the chunk buffers again.
+func (ao *aggOperator) pushFired(ctx context.Context, port Port) error {
+	for _, o := range ao.ops {
+		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
+	}
+	ao.fired = Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide} // (reused: the parallel aggregate fires here all along, paragg.go)
+	err := ao.down.Push(ctx, port, &ao.fired)
+	ao.chunks = ao.chunks[:0]
+	for _, o := range ao.ops {
+		o.used = 0
+	}
+	return err
 }
 
 // Watermark implements Operator: windows fire at the rows that moved the
@@ -1414,32 +1402,27 @@ func (ao *aggOperator) Watermark(ctx context.Context, wm Watermark) error {
 // pushes their rows as a batch of chunks alone.
 func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all bool) error {
 	ao.chunks = ao.chunks[:0]
-	ao.at1 = 0
+	ao.at1, ao.inBatch, ao.stop = 0, false, nil
 	for _, o := range ao.ops {
 		o.used = 0
 	}
-	ao.fireStep(wm, all)
+	if err := ao.fireStep(ctx, port, wm, all); err != nil {
+		return err
+	}
 	if len(ao.chunks) == 0 {
 		return nil
 	}
-	for _, o := range ao.ops {
-		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
-	}
-	ao.fired = Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide} // (reused: the parallel aggregate fires here all along, paragg.go)
-	err := ao.down.Push(ctx, port, &ao.fired)
-	if err == nil && ao.stopped && !all {
-		return errLimitReached
-	}
-	return err
+	return ao.pushFired(ctx, port)
 }
 
 // emitMerged emits the windows the aggregates fire in one step (SPEC 2.4):
 // query by query in declaration order (side branches, then the main query:
 // due is in ao.ops' order), each ordered by window_end, then window_start,
 // then the first row of each group in its window (firstAt), each run of one
-// aggregate's groups as one chunk of its rows; it stops at the main query's
-// LIMIT, which so leaves the side rows of the step emitted.
-func (ao *aggOperator) emitMerged(due []firing) {
+// aggregate's groups as one chunk of its rows; it stops where a flush stopped
+// the operator (the main query's LIMIT, which so leaves the side rows of the
+// step emitted).
+func (ao *aggOperator) emitMerged(ctx context.Context, port Port, due []firing) {
 	items := ao.fireItems[:0]
 	for k, f := range due {
 		for _, ws := range f.emitted {
@@ -1463,7 +1446,7 @@ func (ao *aggOperator) emitMerged(due []firing) {
 			return false
 		}
 		o := due[cur].o
-		stop := ao.emitRows(o, n)
+		stop := ao.emitRows(ctx, port, o, n)
 		for _, c := range o.row.Cols {
 			c.ResetArena()
 		}
@@ -1509,10 +1492,8 @@ func (ao *aggOperator) sortItems(items []fireItem) {
 // Finish implements Operator: the stream's end (watermark +∞) fires every open
 // window, and GROUP BY without a window and global aggregates emit (SPEC 2.4).
 func (ao *aggOperator) Finish(ctx context.Context) error {
-	if !ao.stopped {
-		if err := ao.fireAll(ctx, Port{}, math.MaxInt64, true); err != nil {
-			return err
-		}
+	if err := ao.fireAll(ctx, Port{}, math.MaxInt64, true); err != nil {
+		return err
 	}
 	return ao.down.Finish(ctx)
 }

@@ -20,7 +20,7 @@ type chain struct {
 	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
 	router *router      // the router
-	limit  *limitOp     // the main query's LIMIT, for where it ended the job (done, cutAt)
+	limit  *limitOp     // the main query's LIMIT, for where it ended the job (endedAt)
 	sink   *sinkOp      // the last operator, which counts the rows of each branch and output (Analysis)
 	stats  []*OpStats
 }
@@ -89,6 +89,9 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		op, name := opts.afterRouter[k](down)
 		if ao, ok := op.(*aggOperator); ok {
 			ao.src = opts.src // (malformed rows' positions)
+			// the LIMIT may end the job at any row of an aggregating main query
+			ao.flushMain = c.limit.chunks && c.limit.limit >= 0
+			c.sink.lateRows, c.sink.live = ao.lateRows(), ao.live
 		}
 		if _, ok := op.(MarkReader); ok {
 			marks = true
@@ -183,10 +186,19 @@ type sinkOp struct {
 	nb      int          // the branches: parts[:nb] are theirs, parts[nb:] their flows
 	late    *lateTracker // EXPLAIN ANALYZE's late rows (analyzeflow.go), nil otherwise
 	rep     *replay      // a group source's replay: its replayed rows' outputs are dropped (nil: none)
+	// lateRows counts the rows of each window's late part (parts[nb+k]: the
+	// aggregate's late part k, aggOperator.lateRows) for the notices (SPEC
+	// 2.4); they are counted here, where they reach the sink, after a LIMIT
+	// cut what came after its end
+	lateRows []*LateRows
+	live     *Live // the session's live status, which counts the late rows too (nil: none)
 }
 
 // Push implements Operator.
-func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error {
+func (s *sinkOp) Push(ctx context.Context, _ Port, r *Routed) error {
+	if s.lateRows != nil {
+		s.countLate(ctx, r)
+	}
 	s.rep.filter(r)
 	for k := range r.Parts {
 		p := &r.Parts[k]
@@ -205,6 +217,23 @@ func (s *sinkOp) Push(_ context.Context, _ Port, r *Routed) error {
 	}
 	s.rep.handed() // (a replay's state and outputs agree again)
 	return nil
+}
+
+// countLate adds the rows of r's late parts to their windows' counts and to
+// the live status (SPEC 4: late rows). A replayed late row counts too (its
+// output was written by the run before: rep.filter drops it after).
+func (s *sinkOp) countLate(ctx context.Context, r *Routed) {
+	n := 0
+	for k := s.nb; k < len(r.Parts) && k-s.nb < len(s.lateRows); k++ {
+		got := len(r.Parts[k].Sel)
+		if c := s.lateRows[k-s.nb]; c != nil {
+			c.Rows += int64(got)
+		}
+		n += got
+	}
+	if lv := s.live; lv != nil && n > 0 {
+		lv.Late.Add(int64(n))
+	}
 }
 
 // Watermark implements Operator: a sink has no use for it.

@@ -316,32 +316,26 @@ type captureSink struct {
 
 // Rows implements Sink.
 func (c *captureSink) Rows(r *Routed) error {
-	ch := 0
-	for i := 0; i < r.N; i++ {
-		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
-			if err := c.chunk(&r.Chunks[ch]); err != nil {
+	for seg := range r.Segments() {
+		if seg.Chunk != nil {
+			if err := c.chunk(seg.Chunk); err != nil {
 				return err
 			}
-		}
-		if r.Dest == nil {
 			continue
 		}
-		k := r.Dest[i]
-		if k < 0 {
-			continue
-		}
-		p := &r.Parts[k]
-		kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
-		if kinds == nil && r.In != nil {
-			kinds = r.In.Kinds
-		}
-		if err := c.add(p.Output, p.Cols, i, kindAt(kinds, i)); err != nil {
-			return err
-		}
-	}
-	for ; ch < len(r.Chunks); ch++ {
-		if err := c.chunk(&r.Chunks[ch]); err != nil {
-			return err
+		for i := seg.From; i < seg.To && r.Dest != nil; i++ { // (the malformed rows go after the batch's rows, below)
+			k := r.Dest[i]
+			if k < 0 {
+				continue
+			}
+			p := &r.Parts[k]
+			kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
+			if kinds == nil && r.In != nil {
+				kinds = r.In.Kinds
+			}
+			if err := c.add(p.Output, p.Cols, i, kindAt(kinds, i)); err != nil {
+				return err
+			}
 		}
 	}
 	if err := c.flush(); err != nil {

@@ -237,8 +237,12 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 		// count the malformed rows released with these rows; after a LIMIT's
 		// last row none are read (the router's cut drops them likewise)
 		cutoff := k
+		last, ended := r.endedAt()
 		if done {
-			cutoff = r.cutAt
+			cutoff = -1 // (a Top-N's own LIMIT, rank.go: no row of the batch counts)
+			if ended {
+				cutoff = last
+			}
 		}
 		for len(c.badAt) > 0 && c.badAt[0] <= k {
 			if c.badAt[0] <= cutoff {
@@ -250,7 +254,10 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 			return true, perr
 		}
 		if done {
-			cut = r.cutAt
+			cut = -1
+			if ended {
+				cut = last
+			}
 			if cut >= 0 { // the rows after the LIMIT's last row were not used: held for the replay
 				c.next = cut + 1
 				c.bad = bad0[sort.Search(len(bad0), func(i int) bool { return bad0[i].At > cut }):]
@@ -342,7 +349,11 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 				return failing
 			}
 			if ended {
-				return ch.assign.Finish(ctx) // +∞ (SPEC 2.3), then Finish
+				err := ch.assign.Finish(ctx) // +∞ (SPEC 2.3), then Finish
+				if errors.Is(err, errLimitReached) {
+					err = nil // (the windows fired at the stream's end gave the main query its LIMIT)
+				}
+				return err
 			}
 			return nil
 		}
@@ -563,8 +574,7 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 	var bad []ErrorRow
 	if len(m.bad) > 0 {
 		// counted when routed (holdAndRoute), not here
-		tmp := *es
-		n, failure = handleBad(st, src, m.bad, b.N, &tmp, &bad)
+		n, failure = handleBad(st, src, m.bad, b.N, es.Policy, &bad)
 	}
 	sel := make([]int32, n)
 	for i := range sel {

@@ -196,7 +196,7 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 	if u.n == 0 {
 		return
 	}
-	part, got := o.chunk(u.n, -1)
+	part, got := o.chunk(u.n)
 	o.rowsOut += got
 	if got > 0 {
 		dst := o.bufs[o.used-1]

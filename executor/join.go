@@ -200,7 +200,8 @@ func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, ks *key
 		n := b.N
 		if len(bad) > 0 {
 			errRows = errRows[:0]
-			if n, err = handleBad(st, src, bad, b.N, es, &errRows); err != nil {
+			es.Malformed += countBad(es.Policy, len(bad))
+			if n, err = handleBad(st, src, bad, b.N, es.Policy, &errRows); err != nil {
 				return err
 			}
 			if len(errRows) > 0 {

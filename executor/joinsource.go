@@ -188,7 +188,8 @@ func (js *joinSource) read(s int) error {
 	var failure error
 	ji.errs = ji.errs[:0]
 	if len(ji.bad) > 0 {
-		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es, &ji.errs)
+		ji.es.Malformed += countBad(ji.es.Policy, len(ji.bad))
+		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es.Policy, &ji.errs)
 		ji.b.N = n
 	}
 	js.sel = js.sel[:0]

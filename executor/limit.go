@@ -7,18 +7,29 @@ import (
 	"streamql/planner/plan"
 )
 
-// limitOp is the main query's LIMIT (SPEC 2): once the main output has its
-// n-th row the job ends there: the main part keeps its first rows up to the
-// n-th, and the side parts, the malformed rows, the marks and the rows
-// operators made lose what comes after that row (the rest of the input is not
-// read; side outputs hold what was routed until then). Push then returns
-// errLimitReached after pushing the batch on; done and cutAt tell the source
-// driver where the job ended (stdin hands the rest back, SPEC 1).
+// limitOp is the main query's LIMIT (SPEC 2, SPEC 2.4), the one operator that
+// decides where a LIMIT ends the job. It counts the main output's rows as
+// they pass: the main part's rows of a plain main query, or the main
+// output's chunks of an aggregating one (its windows' or groups' rows, SPEC
+// 2.4: "LIMIT n counts the output rows of the aggregate"). When the main
+// output gets its n-th row the job ends right after it: the main output keeps
+// its rows up to the n-th, and everything after that point in the batch's
+// output order goes (the side parts' and late parts' rows, the malformed rows,
+// the marks, and the chunks after it); side outputs hold what was routed until
+// then, and the side rows of a firing step before the main query's stay
+// (SPEC 2.4). Push then returns errLimitReached after pushing the batch on.
+//
+// endedAt tells the source driver the last input row of the batch the job
+// used, from which it counts the rows read and the malformed rows once (SPEC
+// 3, SPEC 1) and hands the rest of stdin back (SPEC 1): no count is made
+// before the cut and corrected after it.
 type limitOp struct {
 	main    int   // the main part's index in Routed.Parts
+	out     int   // the main query's output (plan.Job.Outputs)
+	chunks  bool  // the main query aggregates: its rows come as chunks
 	limit   int64 // -1: none
 	emitted int64 // rows given to main so far
-	cutAt   int   // the input row where the LIMIT ended the job, or -1
+	last    int   // when done: the last input row of the batch the job used (-1: none)
 	done    bool
 	down    *Emitter
 }
@@ -26,17 +37,26 @@ type limitOp struct {
 // newLimit returns the LIMIT of job's main query (a limit of -1 when it has
 // none, or no main query).
 func newLimit(job *plan.Job) *limitOp {
-	l := &limitOp{main: len(job.Branches), limit: -1, cutAt: -1, down: &Emitter{}}
-	if job.Main != nil && job.Main.Agg == nil { // an aggregate's LIMIT is its operator's (aggregate.go)
-		l.limit = job.Main.Limit
+	l := &limitOp{main: len(job.Branches), limit: -1, last: -1, down: &Emitter{}}
+	if m := job.Main; m != nil {
+		l.limit, l.out, l.chunks = m.Limit, m.Output, m.Agg != nil
 	}
 	return l
 }
 
+// endedAt reports whether the LIMIT ended the job in the last batch pushed,
+// and the last input row of that batch the job used (-1 when it ended before
+// the batch's first row: a firing at the stream's end).
+func (l *limitOp) endedAt() (int, bool) { return l.last, l.done }
+
 // Push implements Operator.
 func (l *limitOp) Push(ctx context.Context, port Port, r *Routed) error {
-	l.cutAt, l.done = -1, false
-	if l.limit >= 0 && r.Parts != nil {
+	l.last, l.done = -1, false
+	switch {
+	case l.limit < 0:
+	case l.chunks:
+		l.limitChunks(r)
+	case r.Parts != nil:
 		p := &r.Parts[l.main]
 		if room := l.limit - l.emitted; int64(len(p.Sel)) >= room {
 			for _, i := range p.Sel[room:] {
@@ -45,7 +65,13 @@ func (l *limitOp) Push(ctx context.Context, port Port, r *Routed) error {
 			p.Sel = p.Sel[:room]
 			l.done = true
 			if room > 0 {
-				l.cut(r, p.Sel[room-1])
+				l.last = int(p.Sel[room-1])
+				l.cutRows(r)
+				nc := len(r.Chunks)
+				for nc > 0 && r.Chunks[nc-1].At > l.last {
+					nc--
+				}
+				r.Chunks = r.Chunks[:nc]
 			}
 		}
 		l.emitted += int64(len(p.Sel))
@@ -59,31 +85,52 @@ func (l *limitOp) Push(ctx context.Context, port Port, r *Routed) error {
 	return nil
 }
 
-// cut drops from r what comes after input row last (see limitOp).
-func (l *limitOp) cut(r *Routed, last int32) {
-	l.cutAt = int(last)
+// limitChunks counts the main output's rows in r's chunks (an aggregating main
+// query) and, at the chunk that holds the n-th, ends the job there: the chunk
+// keeps its rows up to the n-th, the chunks after it go, and so does what comes
+// after the input row before it (its At).
+func (l *limitOp) limitChunks(r *Routed) {
+	for k := range r.Chunks {
+		c := &r.Chunks[k]
+		if c.Output != l.out {
+			continue
+		}
+		room := l.limit - l.emitted
+		if int64(len(c.Sel)) < room {
+			l.emitted += int64(len(c.Sel))
+			continue
+		}
+		c.Sel = c.Sel[:room]
+		l.emitted += room
+		l.done, l.last = true, c.At-1
+		r.Chunks = r.Chunks[:k+1]
+		l.cutRows(r)
+		r.N = min(r.N, c.At)
+		return
+	}
+}
+
+// cutRows drops from r the input rows after input row l.last, and the
+// malformed rows and marks after it (see limitOp).
+func (l *limitOp) cutRows(r *Routed) {
+	last := l.last
 	nb := len(r.Bad)
-	for nb > 0 && r.Bad[nb-1].At > int(last) {
+	for nb > 0 && r.Bad[nb-1].At > last {
 		nb--
 	}
 	r.Bad = r.Bad[:nb]
 	nm := len(r.Marks)
-	for nm > 0 && r.Marks[nm-1].At > int(last) {
+	for nm > 0 && r.Marks[nm-1].At > last {
 		nm--
 	}
 	r.Marks = r.Marks[:nm]
-	nc := len(r.Chunks)
-	for nc > 0 && r.Chunks[nc-1].At > int(last) {
-		nc--
-	}
-	r.Chunks = r.Chunks[:nc]
 	for k := range r.Parts { // the side branches', and the late parts after the router's
-		if k == l.main {
+		if k == l.main && !l.chunks {
 			continue
 		}
 		p := &r.Parts[k]
 		n := len(p.Sel)
-		for n > 0 && p.Sel[n-1] > last {
+		for n > 0 && int(p.Sel[n-1]) > last {
 			r.Dest[p.Sel[n-1]] = -1
 			n--
 		}

@@ -115,16 +115,13 @@ func (m *maxFuture) refuse(st *catalog.Stream, r *Routed) error {
 	policy := "side"
 	if m.es != nil {
 		policy = m.es.Policy
-		m.es.Malformed += int64(len(m.rej))
+		m.es.Malformed += countBad(policy, len(m.rej))
 	}
 	b := r.In
 	switch policy {
 	case "skip":
 		return nil
 	case "fail":
-		if m.es != nil {
-			m.es.Malformed -= int64(len(m.rej)) - 1
-		}
 		first := m.rej[0]
 		k := 0
 		for k < len(r.Sel) && r.Sel[k] < first {

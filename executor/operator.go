@@ -295,7 +295,8 @@ func (e *Emitter) Finish(ctx context.Context) error {
 	return err
 }
 
-// errLimitReached is returned up the chain by the router when the main query's
-// LIMIT is reached (SPEC 2: the job ends); the source driver ends the job
-// without an error.
+// errLimitReached is returned up the chain by the LIMIT operator (limitOp)
+// when the main query's LIMIT is reached (SPEC 2: the job ends), and by a
+// Top-N at its own LIMIT (rank.go); the source driver ends the job without an
+// error.
 var errLimitReached = errors.New("the main query's LIMIT is reached")

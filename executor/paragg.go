@@ -188,7 +188,6 @@ type paggOut struct {
 	late    *vector.Batch
 	lateRow []int32
 	lateOp  []int32
-	lateN   []int64 // per aggregate: its late rows
 	// the merge's batch of late rows (pushLate), reused, and the late rows
 	// pushed so far; the output of each branch's part
 	lateOut    Routed
@@ -289,7 +288,6 @@ func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
 			i, k := int(x>>8), int(x&0xff)
 			o.late.AppendRows(b, i, i+1)
 			o.lateRow, o.lateOp = append(o.lateRow, po.base+int32(i)), append(o.lateOp, int32(k))
-			o.lateN[k]++
 		}
 		po.lates = po.lates[:0]
 	}
@@ -387,7 +385,7 @@ type paggWorker struct {
 // outputs.
 func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 	o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8),
-		late: vector.NewBatch(ao.job.BatchTypes), lateN: make([]int64, len(ao.ops)), lateDest: make([]int16, vector.Cap)}
+		late: vector.NewBatch(ao.job.BatchTypes), lateDest: make([]int16, vector.Cap)}
 	for _, v := range o.late.Cols {
 		if v.Type == catalog.Varchar {
 			v.Arena = make([]byte, 0, arenaSize)
@@ -551,7 +549,6 @@ func (w *paggWorker) start(k int64, o *paggOut) {
 	o.cutWm, o.cutSeq, o.cutRow = o.cutWm[:0], o.cutSeq[:0], o.cutRow[:0]
 	o.late.Reset()
 	o.lateRow, o.lateOp = o.lateRow[:0], o.lateOp[:0]
-	clear(o.lateN)
 	w.op.base, w.op.lates = 0, w.op.lates[:0]
 	w.op.rowBase = k << 32
 	for _, a := range o.ops {
@@ -636,14 +633,6 @@ func (o *paggOut) merge(ctx context.Context, ao *aggOperator, wm int64, set bool
 	}
 	if err := o.pushLate(ctx, ao, math.MaxInt32); err != nil {
 		return err
-	}
-	for k, n := range o.lateN {
-		if c := ao.counts[k]; c != nil {
-			c.Rows += n
-		}
-	}
-	if lv := ao.live; lv != nil && len(o.lateRow) > 0 {
-		lv.Late.Add(int64(len(o.lateRow)))
 	}
 	ao.row = max(ao.row, o.rowEnd) // (firstAt of the chunk's groups; the next chunk's rows come after)
 	for k, x := range o.ops {

@@ -53,24 +53,33 @@ func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
 	return e
 }
 
-// handleBad applies st's errors policy to the malformed rows of a batch of n good
-// rows and returns how many good rows to route: all of them, or for 'fail' those
-// before the first bad row, with a *RowError. For 'side' it appends the rows for
-// the errors side output to *out.
-func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, es *StreamErrors, out *[]ErrorRow) (int, error) {
-	switch es.Policy {
+// handleBad applies the errors policy (SPEC 1: side, skip or fail) to the
+// malformed rows of a batch of n good rows and returns how many good rows to
+// route: all of them, or for 'fail' those before the first bad row, with a
+// *RowError. For 'side' it appends the rows for the errors side output to
+// *out. It counts nothing: the caller counts the malformed rows it used
+// (countBad), once it knows which.
+func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, policy string, out *[]ErrorRow) (int, error) {
+	switch policy {
 	case "fail":
-		es.Malformed++
 		return bad[0].Index, &RowError{Stream: st.Name, Position: src.Position(bad[0].Line), Reason: bad[0].Reason}
 	case "skip":
-		es.Malformed += int64(len(bad))
 		return n, nil
 	}
-	es.Malformed += int64(len(bad))
 	for _, x := range bad {
 		*out = append(*out, ErrorRow{Stream: st.Name, Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason, At: x.Index})
 	}
 	return n, nil
+}
+
+// countBad returns how many of n malformed rows of a batch a job that read
+// them all met under its errors policy: every one, or for 'fail' the first
+// (the rows after it are not read).
+func countBad(policy string, n int) int64 {
+	if policy == "fail" {
+		return int64(min(n, 1))
+	}
+	return int64(n)
 }
 
 // RowError is the failure of a job whose stream has 'errors'='fail' (SPEC 1): the
@@ -345,9 +354,19 @@ func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, probe
 // batch handles what one call of the source's Next gave: the batch b with its
 // malformed rows bad, and Next's error err. It reports whether the job ends,
 // and with which error (nil: the source ended or the LIMIT was reached).
+//
+// The batch's rows are counted here, once, after the chain has taken them
+// (SPEC 3, EXPLAIN ANALYZE's "read"; SPEC 1's malformed rows): the rows used,
+// which are every row of the batch, or those up to the row where the main
+// query's LIMIT ended the job (limitOp.endedAt), or those up to the row that
+// failed the job ('errors'='fail').
 func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err error) (bool, error) {
 	if err == io.EOF {
-		return true, p.c.head.Finish(ctx)
+		err := p.c.head.Finish(ctx)
+		if errors.Is(err, errLimitReached) { // (the windows fired at the stream's end gave the main query its LIMIT)
+			err = nil
+		}
+		return true, err
 	}
 	if errors.Is(err, ErrWaiting) {
 		if ferr := p.sink.Flush(); ferr != nil {
@@ -358,16 +377,13 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if err != nil {
 		return true, err
 	}
-	r := p.c.limit
 	bad = p.rep.filterBad(bad) // (a replay's malformed rows went to their output already)
-	*p.rows += int64(b.N + len(bad))
 	limitRows := b.N
 	var failure error
 	in := p.in
 	in.Bad = in.Bad[:0]
-	malformed := p.es.Malformed
 	if len(bad) > 0 {
-		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es, &in.Bad)
+		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es.Policy, &in.Bad)
 	}
 	in.selectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
@@ -375,55 +391,40 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		perr = uerr
 	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
-		// cancelled before the batch was routed: none of it was used
-		p.es.Malformed = malformed
+		// cancelled before the batch was routed: none of it was used (its
+		// rows count as read, its malformed rows do not)
+		*p.rows += int64(b.N + len(bad))
 		if u, ok := p.src.(Unreader); ok {
 			u.Unread(0)
 		}
 		return true, perr
 	}
-	done := errors.Is(perr, errLimitReached)
+	done := errors.Is(perr, errLimitReached) // (the LIMIT's, or a Top-N's own, rank.go)
 	if done {
 		perr = nil
-		if p.agg != nil && p.agg.cutAt >= 0 { // a firing gave the main query its LIMIT
-			r.cutAt = p.agg.cutAt
-		}
 	}
-	if u, ok := p.src.(Unreader); ok && done && r.cutAt >= 0 {
-		u.Unread(r.cutAt + 1) // the next job reading stdin starts after the last row used
-	}
-	if done && r.cutAt >= 0 && len(bad) > 0 {
-		// The malformed rows after the LIMIT's last row are not read either.
-		after := 0
-		for _, x := range bad {
-			if x.Index > r.cutAt {
-				after++
-			}
-		}
-		switch {
-		case failure != nil:
-			if bad[0].Index > r.cutAt {
-				failure = nil
-				p.es.Malformed--
-			}
-		default:
-			p.es.Malformed -= int64(after)
-		}
-	}
-	// The rows read are those used (SPEC 3, EXPLAIN ANALYZE's "read"): up to
-	// the LIMIT's last row, or up to the row that failed the job.
+	last, ended := p.c.limit.endedAt()
+	rows, malformed := int64(b.N+len(bad)), countBad(p.es.Policy, len(bad))
 	switch {
-	case done && r.cutAt >= 0:
-		used := r.cutAt + 1
-		for _, x := range bad {
-			if x.Index <= r.cutAt {
-				used++
-			}
+	case done && ended && last >= 0:
+		// the LIMIT's last row is the last row used, with the malformed
+		// rows before it
+		nb := 0
+		for nb < len(bad) && bad[nb].Index <= last {
+			nb++
 		}
-		*p.rows -= int64(b.N+len(bad)) - int64(used)
+		if nb == 0 {
+			failure = nil // (the failing row comes after the LIMIT's end)
+		}
+		rows, malformed = int64(last+1+nb), countBad(p.es.Policy, nb)
+		if u, ok := p.src.(Unreader); ok {
+			u.Unread(last + 1) // the next job reading stdin starts after the last row used
+		}
 	case failure != nil && perr == nil:
-		*p.rows -= int64(b.N+len(bad)) - int64(bad[0].Index+1)
+		rows = int64(bad[0].Index + 1)
 	}
+	*p.rows += rows
+	p.es.Malformed += malformed
 	if perr != nil {
 		return true, perr
 	}

@@ -1,6 +1,11 @@
 package executor
 
-import "streamql/executor/vector"
+import (
+	"iter"
+	"math"
+
+	"streamql/executor/vector"
+)
 
 // Part is what one branch (or the main query) produced from one input batch:
 // the input rows it took, ascending, and its projected columns, which hold row
@@ -113,4 +118,83 @@ type Sink interface {
 	// Close ends the job's output (renders what is buffered); it is called once,
 	// also after a failure, so what was routed before stays.
 	Close() error
+}
+
+// Segment is one step of a routed batch in output order (Merger): a chunk of
+// rows an operator made (Chunk), a run of malformed rows bound for the errors
+// side output (Bad), or the input rows [From, To), each going to the part
+// Dest names (or nowhere, -1). Exactly one of the three is set.
+type Segment struct {
+	Chunk    *Chunk
+	Bad      []ErrorRow
+	From, To int
+}
+
+// Merger walks a routed batch in its output order (SPEC 4: rows keep their
+// input order across outputs, an aggregate's rows come right after the row
+// that fired them, SPEC 2.4, and malformed rows at their places, SPEC 1). It
+// is the one place that order is written: the CLI's line and chunk encoders,
+// the library's output callback, the sink streams and a derived relation's
+// capture all read a batch through it. At each place i (0 .. N, and past N
+// where a chunk or malformed row is placed after the batch's rows) come first
+// the chunks placed there (At <= i), then the malformed rows placed there,
+// then, below N, the input rows from i up to the next place a chunk or
+// malformed row has. The zero value is not usable: see Routed.Merge.
+type Merger struct {
+	r          *Routed
+	i, ch, bad int
+}
+
+// Merge returns a Merger over r, from its start.
+func (r *Routed) Merge() Merger { return Merger{r: r} }
+
+// Segments returns r's segments in output order (Merger), for a range loop.
+func (r *Routed) Segments() iter.Seq[Segment] {
+	return func(yield func(Segment) bool) {
+		m := r.Merge()
+		for {
+			seg, ok := m.Next()
+			if !ok || !yield(seg) {
+				return
+			}
+		}
+	}
+}
+
+// Next returns the next segment of the batch, and false after the last one.
+// The segment's slices are r's.
+func (m *Merger) Next() (Segment, bool) {
+	r := m.r
+	for {
+		if m.ch < len(r.Chunks) && r.Chunks[m.ch].At <= m.i {
+			m.ch++
+			return Segment{Chunk: &r.Chunks[m.ch-1]}, true
+		}
+		if m.bad < len(r.Bad) && r.Bad[m.bad].At <= m.i {
+			j := m.bad + 1
+			for j < len(r.Bad) && r.Bad[j].At <= m.i {
+				j++
+			}
+			s := Segment{Bad: r.Bad[m.bad:j]}
+			m.bad = j
+			return s, true
+		}
+		next := math.MaxInt // the next place a chunk or malformed row has
+		if m.ch < len(r.Chunks) {
+			next = r.Chunks[m.ch].At
+		}
+		if m.bad < len(r.Bad) {
+			next = min(next, r.Bad[m.bad].At)
+		}
+		if m.i >= r.N {
+			if next == math.MaxInt {
+				return Segment{}, false
+			}
+			m.i = next // (past the batch's rows)
+			continue
+		}
+		s := Segment{From: m.i, To: min(r.N, next)} // (next > m.i: what is at m.i came above)
+		m.i = s.To
+		return s, true
+	}
 }

@@ -97,31 +97,28 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 // Rows implements Sink: rows for sink streams are written in input order and
 // flushed at the end of the batch, so a sink file always ends on a whole row.
 func (s *streamSinks) Rows(r *Routed) error {
-	ch := 0
-	for i := 0; i < r.N; i++ {
-		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
-			if err := s.chunk(&r.Chunks[ch]); err != nil {
+	for seg := range r.Segments() {
+		if seg.Chunk != nil {
+			if err := s.chunk(seg.Chunk); err != nil {
 				return err
 			}
-		}
-		k := r.Dest[i]
-		if k < 0 {
 			continue
 		}
-		p := &r.Parts[k]
-		if w := s.outW[p.Output]; w != nil {
-			kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
-			if kinds == nil && r.In != nil {
-				kinds = r.In.Kinds
+		for i := seg.From; i < seg.To; i++ { // (malformed rows: to the inner sink, or their dead-letter stream, below)
+			k := r.Dest[i]
+			if k < 0 {
+				continue
 			}
-			if err := s.write(w, p.Cols, i, kinds); err != nil {
-				return err
+			p := &r.Parts[k]
+			if w := s.outW[p.Output]; w != nil {
+				kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
+				if kinds == nil && r.In != nil {
+					kinds = r.In.Kinds
+				}
+				if err := s.write(w, p.Cols, i, kinds); err != nil {
+					return err
+				}
 			}
-		}
-	}
-	for ; ch < len(r.Chunks); ch++ {
-		if err := s.chunk(&r.Chunks[ch]); err != nil {
-			return err
 		}
 	}
 	pass := r

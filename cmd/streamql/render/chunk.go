@@ -153,30 +153,26 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	bad, ch := 0, 0
-	for i := 0; i < r.N; i++ {
-		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
-			c.chunk(&r.Chunks[ch])
+	for seg := range r.Segments() {
+		if seg.Chunk != nil {
+			c.chunk(seg.Chunk)
+			continue
 		}
-		for ; bad < len(r.Bad) && r.Bad[bad].At <= i; bad++ {
+		for range seg.Bad {
 			c.badMark()
 		}
-		if k := r.Dest[i]; k >= 0 {
-			var line []byte
-			var plain uint64
-			if c.copies[k] {
-				line = lines[i]
-			} else if c.fields[k] != 0 && lines[i] != nil {
-				plain = c.fields[k]
+		for i := seg.From; i < seg.To; i++ {
+			if k := r.Dest[i]; k >= 0 {
+				var line []byte
+				var plain uint64
+				if c.copies[k] {
+					line = lines[i]
+				} else if c.fields[k] != 0 && lines[i] != nil {
+					plain = c.fields[k]
+				}
+				c.row(&r.Parts[k], i, line, plain)
 			}
-			c.row(&r.Parts[k], i, line, plain)
 		}
-	}
-	for ; ch < len(r.Chunks); ch++ {
-		c.chunk(&r.Chunks[ch])
-	}
-	for ; bad < len(r.Bad); bad++ {
-		c.badMark()
 	}
 	return nil
 }

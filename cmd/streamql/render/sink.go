@@ -399,7 +399,6 @@ func (s *sink) delim() byte {
 // outputs, with the rows operators made (r.Chunks) and the malformed rows at
 // their places (SPEC 4).
 func (s *sink) Rows(r *executor.Routed) error {
-	bad, ch := 0, 0
 	s.copies, s.fields = s.lineModes(r, s.copies[:0], s.fields[:0])
 	s.direct = s.direct[:0]
 	for k, c := range s.copies {
@@ -417,25 +416,19 @@ func (s *sink) Rows(r *executor.Routed) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	for i := 0; i < r.N; {
-		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
-			if err := s.chunk(&r.Chunks[ch]); err != nil {
+	for seg := range r.Segments() {
+		if seg.Chunk != nil {
+			if err := s.chunk(seg.Chunk); err != nil {
+				return err
+			}
+			continue
+		}
+		for k := range seg.Bad {
+			if err := s.errorRow(r.ErrorSide, &seg.Bad[k]); err != nil {
 				return err
 			}
 		}
-		for ; bad < len(r.Bad) && r.Bad[bad].At <= i; bad++ {
-			if err := s.errorRow(r.ErrorSide, &r.Bad[bad]); err != nil {
-				return err
-			}
-		}
-		end := r.N // the input rows up to the next chunk or malformed row
-		if ch < len(r.Chunks) {
-			end = min(end, r.Chunks[ch].At)
-		}
-		if bad < len(r.Bad) {
-			end = min(end, r.Bad[bad].At)
-		}
-		for end = max(end, i+1); i < end; i++ {
+		for i := seg.From; i < seg.To; i++ {
 			k := dest[i]
 			if k < 0 {
 				continue
@@ -457,16 +450,6 @@ func (s *sink) Rows(r *executor.Routed) error {
 			if err := s.row(&r.Parts[k], i, line, plain); err != nil {
 				return err
 			}
-		}
-	}
-	for ; ch < len(r.Chunks); ch++ {
-		if err := s.chunk(&r.Chunks[ch]); err != nil {
-			return err
-		}
-	}
-	for ; bad < len(r.Bad); bad++ {
-		if err := s.errorRow(r.ErrorSide, &r.Bad[bad]); err != nil {
-			return err
 		}
 	}
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
