@@ -44,6 +44,18 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
 		}
+		if r := b.Rank; r != nil && r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil { // (the executor replays a Top-N over the stream's rows)
+			var keys []string
+			for _, k := range r.Keys {
+				keys = append(keys, b.Project[k].Text)
+			}
+			if len(keys) == 0 {
+				fmt.Fprintf(sb, "    %s: a Top-N without PARTITION BY is per process: each process ranks its own partitions' rows; run one process for one result\n", label)
+			} else {
+				fmt.Fprintf(sb, "    %s: a Top-N is per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
+			}
+			fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's first row it took (the committed offset stays there)\n", label)
+		}
 		a := b.Agg
 		if a == nil || (!a.Grouped && (a.Window == nil || len(a.Window.Partition) == 0)) {
 			return
@@ -62,7 +74,11 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		} else {
 			fmt.Fprintf(sb, "    %s: aggregates are per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
 		}
-		if !held { // (the replay of the connector's package doc)
+		switch {
+		case held:
+		case a.Updating: // (the replay of the connector's package doc: "Updating operators")
+			fmt.Fprintf(sb, "    %s: its groups survive a crash or a partition move: read again from each partition's first row that made a group (the committed offset stays there: an updating aggregate's groups never close)\n", label)
+		default: // (the replay of the connector's package doc)
 			fmt.Fprintf(sb, "    %s: its open state survives a crash or a partition move: read again from the committed offset (its first row held)\n", label)
 		}
 		if len(keys) == 0 {
