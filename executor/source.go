@@ -125,3 +125,19 @@ func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
 // buildSide marks ctx for opening a join's build side, which its source reads
 // whole (connector.BuildSide: a Kafka source reads every partition, SPEC 2.5).
 func buildSide(ctx context.Context) context.Context { return connector.BuildSide(ctx) }
+
+// unwrapAs returns src, or the first source it wraps (connector.Unwrapper,
+// followed down), that is a T; ok false when none is.
+func unwrapAs[T any](src Source) (x T, ok bool) {
+	for src != nil {
+		if x, ok = src.(T); ok {
+			return x, true
+		}
+		u, isU := src.(connector.Unwrapper)
+		if !isU {
+			break
+		}
+		src = u.Unwrap()
+	}
+	return x, false
+}
