@@ -283,9 +283,10 @@ func (o *rankOp) flushIn(ctx context.Context) error {
 	if o.in.N == 0 {
 		return nil
 	}
-	o.coll.discard = o.r.Bounded || o.inReplayed // (a replayed row's changes were written by the run that committed e)
+	kept := o.coll.discard
+	o.coll.discard = kept || o.inReplayed // (a replayed row's changes were written by the run that committed e)
 	err := o.op.Push(ctx, 0, o.in)
-	o.coll.discard = o.r.Bounded
+	o.coll.discard = kept
 	o.in.Reset()
 	return err
 }
