@@ -409,6 +409,9 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 			"main: its state survives a crash or a partition move: read again from each partition's first row it took", "not read again"},
 		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts DESC) AS rn FROM sensors) WHERE rn <= 2;",
 			"main: a Top-N is per process: topic 'sensors' must be partitioned by (deviceNo)", "not read again"},
+		// the rank operators not replayed yet say so (deduplication keeping the first row)
+		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;",
+			"note: main's Deduplicate keeps its state in this process only: it is not read again after a crash or a partition move", "survives"},
 	} {
 		out, stderr, code := runSQL(t, nil, ddl+c.query, "--format", "plain")
 		if code != 0 {

@@ -47,6 +47,10 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
 		}
+		if r := b.Rank; r != nil && !(r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil) && !r.Bounded {
+			// (the executor's replay is of an updating Top-N over the stream's rows only)
+			fmt.Fprintf(sb, "    note: %s's %s keeps its state in this process only: it is not read again after a crash or a partition move (it starts empty); run one process\n", label, r.Kind.NodeKind())
+		}
 		if r := b.Rank; r != nil && r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil { // (the executor replays a Top-N over the stream's rows)
 			var keys []string
 			for _, k := range r.Keys {
