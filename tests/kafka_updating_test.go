@@ -32,11 +32,7 @@ import (
 // equals the batch reference, and each device's counts in the topic are
 // 1, 2, …, n, each once (every row's change exactly once).
 func TestKafkaUpdatingGroupByCrashesExactlyOnce(t *testing.T) {
-	kafkatest.Brokers(t)
-	if testing.Short() {
-		t.Skip("runs streamql processes against the broker for ~30 s: not with -short")
-	}
-	scaleOutCrashes(t, "exactly-once", updGroupByJob(t))
+	scaleOutCrashes(t, "exactly-once", updGroupByJob(t)) // (it skips without a broker and with -short)
 }
 
 // TestKafkaUpdatingTopNCrashesExactlyOnce: the top 3 values per device
@@ -45,11 +41,7 @@ func TestKafkaUpdatingGroupByCrashesExactlyOnce(t *testing.T) {
 // each row that entered the top 3 in one uninterrupted run is written once,
 // and deleted (a tombstone) once when it left.
 func TestKafkaUpdatingTopNCrashesExactlyOnce(t *testing.T) {
-	kafkatest.Brokers(t)
-	if testing.Short() {
-		t.Skip("runs streamql processes against the broker for ~30 s: not with -short")
-	}
-	scaleOutCrashes(t, "exactly-once", updTopNJob(t))
+	scaleOutCrashes(t, "exactly-once", updTopNJob(t)) // (it skips without a broker and with -short)
 }
 
 // updRow is input row id of the updating jobs: device d<id%16> on partition
