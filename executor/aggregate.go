@@ -1145,7 +1145,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				continue
 			}
 			if o.upd != nil { // (SPEC 2.8: GROUP BY without a window over an unbounded or updating input)
-				if err := ao.change(o, b, i); err != nil {
+				if err := ao.change(o, b, i, cw, cwSet); err != nil {
 					return err
 				}
 				continue

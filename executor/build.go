@@ -21,6 +21,7 @@ type chain struct {
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
 	router *router      // the router
 	limit  *limitOp     // the main query's LIMIT, for where it ended the job (endedAt)
+	rank   *rankOp      // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
 	sink   *sinkOp      // the last operator, which counts the rows of each branch and output (Analysis)
 	stats  []*OpStats
 }
@@ -72,7 +73,7 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		if r, err := newRankOp(job, opts.budget, opts.stats); err != nil {
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
-			r.down, rk = down, r
+			r.down, rk, c.rank = down, r, r
 			r.took = &c.sink.parts[r.main] // (the rows the main query took, counted before the operator takes them)
 		}
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/vector"
 	"streamql/executor/window"
 	"streamql/planner/plan"
@@ -60,13 +61,27 @@ func newUpdState(a *plan.Aggregate) *updState {
 	return u
 }
 
-// change applies input row i of b (taken by o's branch) to its group, adding
-// or retracting by the row's kind, and writes the change it makes (change's
-// doc above).
-func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int) error {
+// change applies input row i of b (taken by o's branch; cw, cwSet its
+// CURRENT_WATERMARK) to its group, adding or retracting by the row's kind,
+// and writes the change it makes (change's doc above).
+//
+// With a Kafka group source's replay (o.rep, replay.go) a group notes the
+// partition, offset and watermark of its first row, so the partition's hold
+// frontier stays at the first row of it that made a group: the updating
+// state is never complete, so it is rebuilt by reading the partition again
+// from there (the connector package doc, "Updating operators"). A row read
+// again below the partition's emitted frontier (I3) goes into its group
+// only: its change is in committed outputs already.
+func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet bool) error {
 	u := o.upd
 	o.seq++
 	o.rowAt = ao.row
+	replayed := false
+	if o.rep != nil {
+		o.rowPart, o.rowOff = connector.KafkaPartitionOf(b.Pos[i])
+		o.rowCw, o.rowCwSet = cw, cwSet
+		replayed = o.rep.active && o.rep.replayed(b.Pos[i])
+	}
 	g, err := o.groupFor(o.pseudo(), i)
 	if err != nil {
 		return err
@@ -74,6 +89,9 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int) error {
 	retract := b.KindAt(i).Retracts()
 	if retract && g.live == 0 {
 		return nil // nothing to take back (Flink: "retract a non-existent record")
+	}
+	if replayed {
+		return o.accumulate(g, i, retract)
 	}
 	had := g.live > 0
 	if u.mini {

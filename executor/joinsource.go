@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/op"
 	"streamql/executor/vector"
@@ -81,8 +82,13 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		}
 		if in.Watermark != nil {
 			ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types})
+			ji.wmk.partitionBy(src) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
 		}
 		js.in[s] = ji
+	}
+	if err := checkCoPartitioned(both, [2]Source{js.in[0].src, js.in[1].src}); err != nil {
+		js.Close()
+		return nil, err
 	}
 	var q *plan.Branch // the query the join belongs to, for the notice
 	for _, b := range job.AllBranches() {
@@ -330,4 +336,43 @@ func (js *joinSource) Close() error {
 		}
 	}
 	return first
+}
+
+// checkCoPartitioned refuses a join (not a lookup or temporal one) of two
+// Kafka streams in a consumer group ('properties.group.id' on both) whose
+// topics have different partition counts: co-partitioned topics (SPEC 2.5,
+// EXPLAIN's scale-out line) have the same count, each keyed by the join key,
+// so that partition p of both holds the same keys. srcs are the opened
+// inputs (a connector.TopicSource, or a source wrapping one).
+func checkCoPartitioned(both *plan.BothJoin, srcs [2]Source) error {
+	if both.Lookup || both.Temporal {
+		return nil
+	}
+	var topic [2]string
+	var n [2]int
+	for s := range srcs {
+		st := both.Inputs[s].Stream
+		if st.Options["properties.group.id"] == "" {
+			return nil
+		}
+		ts := topicSourceOf(srcs[s])
+		if ts == nil {
+			return nil
+		}
+		topic[s], n[s] = ts.TopicPartitions()
+	}
+	if n[0] == n[1] {
+		return nil
+	}
+	l, r := both.Inputs[0], both.Inputs[1]
+	return fmt.Errorf("the %s of %s and %s in consumer group '%s': topic '%s' (stream %s) has %d partition(s) and topic '%s' (stream %s) has %d; "+
+		"the inputs of a join in a consumer group must be co-partitioned (SPEC 2.5): give both topics the same partition count, each keyed by the join key, or remove 'properties.group.id' from both streams",
+		both.Kind(), l.Name, r.Name, l.Stream.Options["properties.group.id"], topic[0], l.Stream.Name, n[0], topic[1], r.Stream.Name, n[1])
+}
+
+// topicSourceOf returns src, or the source it wraps (connector.Unwrapper),
+// when it is a connector.TopicSource; nil when none is.
+func topicSourceOf(src Source) connector.TopicSource {
+	ts, _ := unwrapAs[connector.TopicSource](src)
+	return ts
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -48,6 +49,15 @@ type rankOp struct {
 	// notice, SPEC 2.4), nil when not counted
 	lateRows *LateRows
 	down     *Emitter
+	// rep is a Kafka group source's replay of an updating Top-N's state
+	// (replay.go, newReplay; nil: none): first holds the offset of the
+	// first row of each Kafka partition the Top-N took since the partition
+	// came to this process (its hold frontier), and inReplayed says that
+	// the rows gathered in in are read again below their partition's
+	// emitted frontier (their changes are in committed outputs: I3)
+	rep        *replay
+	first      map[int32]int64
+	inReplayed bool
 }
 
 // rankCollector gathers an operator's output rows in batches of the
@@ -167,7 +177,7 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 			*o.took += int64(len(p.Sel))
 		}
 		o.view = vector.Batch{Cols: p.Cols, N: r.N, Pos: r.In.Pos}
-		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) { // every row, in place: no copy
+		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil { // every row, in place: no copy
 			for _, i := range p.Sel {
 				r.Dest[i] = -1
 			}
@@ -182,7 +192,7 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 				o.late = append(o.late, i)
 				continue
 			}
-			if err := o.add(ctx, &o.view, int(i)); err != nil {
+			if err := o.addAs(ctx, &o.view, int(i), o.noteRow(r.In.Pos[i])); err != nil {
 				return err
 			}
 		}
@@ -249,6 +259,19 @@ func (o *rankOp) anyLate(p *Part) bool {
 
 // add copies row i of b into the operator's input, pushing it when full.
 func (o *rankOp) add(ctx context.Context, b *vector.Batch, i int) error {
+	return o.addAs(ctx, b, i, false)
+}
+
+// addAs is add of a row read again below its partition's emitted frontier
+// (replayed: its changes go into state only) or not; the rows gathered are
+// pushed first when they are the other kind.
+func (o *rankOp) addAs(ctx context.Context, b *vector.Batch, i int, replayed bool) error {
+	if replayed != o.inReplayed {
+		if err := o.flushIn(ctx); err != nil {
+			return err
+		}
+		o.inReplayed = replayed
+	}
 	o.in.AppendRows(b, i, i+1)
 	if o.in.N < vector.Cap {
 		return nil
@@ -260,9 +283,37 @@ func (o *rankOp) flushIn(ctx context.Context) error {
 	if o.in.N == 0 {
 		return nil
 	}
+	kept := o.coll.discard
+	o.coll.discard = kept || o.inReplayed // (a replayed row's changes were written by the run that committed e)
 	err := o.op.Push(ctx, 0, o.in)
+	o.coll.discard = kept
 	o.in.Reset()
 	return err
+}
+
+// noteRow notes the Kafka partition and offset of the source position pos
+// of a row the Top-N takes, with a replay (the first of each partition is
+// its hold frontier), and reports whether the row is read again below its
+// partition's emitted frontier; false without a replay.
+func (o *rankOp) noteRow(pos int64) bool {
+	if o.rep == nil {
+		return false
+	}
+	p, off := connector.KafkaPartitionOf(pos)
+	if _, ok := o.first[p]; !ok {
+		o.first[p] = off
+	}
+	return o.rep.active && o.rep.replayed(pos)
+}
+
+// drop forgets the Top-N's state of Kafka partition p (revoked, or read
+// again from its committed offset: replay.go).
+func (o *rankOp) drop(p int32) {
+	delete(o.first, p)
+	o.top.DropWhere(func(pos int64) bool {
+		q, _ := connector.KafkaPartitionOf(pos)
+		return q == p
+	})
 }
 
 // emit appends what the operator emitted to r as chunks after r's rows (r

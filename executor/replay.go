@@ -42,6 +42,10 @@ type replay struct {
 	// (holder.firstAll), computed with holds
 	hold   *holder
 	joined map[int32]heldFirst
+	// an updating Top-N over the stream's rows (nil: none; agg is nil
+	// then): its hold frontier is its first row of each partition
+	// (rankOp.first), as an updating aggregate's (groupagg.go)
+	rank *rankOp
 	// a push changed the state (changed) and has not reached the sinks
 	// (handed): the frontiers describe outputs that were never written
 	torn bool
@@ -49,10 +53,15 @@ type replay struct {
 
 // newReplay gives the job's state to src when src (or the source it wraps,
 // connector.Unwrapper) is a connector.Replayer and the job holds rows in
-// state (an aggregate, agg not nil); it returns nil otherwise, and the source
-// commits as for a stateless job.
+// state (an aggregate, agg not nil, or else an updating Top-N over the
+// stream, c.rank); it returns nil otherwise, and the source commits as for
+// a stateless job.
 func newReplay(src Source, c *chain, agg *aggOperator) *replay {
-	if agg == nil {
+	rank := c.rank
+	if rank != nil && (agg != nil || rank.top == nil || rank.r.Bounded) {
+		rank = nil // (a Top-N's own replay is of one over the stream's rows)
+	}
+	if agg == nil && rank == nil {
 		return nil
 	}
 	rs := replayerOf(src)
@@ -64,8 +73,13 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 	if r.pw != nil {
 		r.pw.rep = r
 	}
-	for _, o := range agg.ops {
-		o.rep = r
+	if agg != nil {
+		for _, o := range agg.ops {
+			o.rep = r
+		}
+	}
+	if rank != nil {
+		r.rank, rank.rep, rank.first = rank, r, map[int32]int64{}
 	}
 	return r.attach(c, rs)
 }
@@ -104,17 +118,8 @@ func newHeldReplay(src Source, c *chain, hold *holder) *replay {
 // replayerOf returns src, or the source it wraps (connector.Unwrapper), when
 // it is a connector.Replayer; nil when none is.
 func replayerOf(src Source) connector.Replayer {
-	for src != nil {
-		if rs, ok := src.(connector.Replayer); ok {
-			return rs
-		}
-		u, ok := src.(connector.Unwrapper)
-		if !ok {
-			return nil
-		}
-		src = u.Unwrap()
-	}
-	return nil
+	rs, _ := unwrapAs[connector.Replayer](src)
+	return rs
 }
 
 // grow makes room for partition p.
@@ -137,6 +142,11 @@ func (r *replay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	r.refresh()
 	if h, ok := r.holds[p]; ok && h.off < off {
 		off, wm, wmSet = h.off, h.cw, h.cwSet
+	}
+	if r.rank != nil {
+		if f, ok := r.rank.first[p]; ok && f < off {
+			off = f // (w stays p's watermark now: the Top-N has no time, and e is used, so the rows read again end where p's watermark is now)
+		}
 	}
 	if j, ok := r.joined[p]; ok && j.off < off {
 		off = j.off
@@ -242,6 +252,9 @@ func (r *replay) Revoke(p int32) {
 	}
 	if r.hold != nil {
 		r.hold.drop(p)
+	}
+	if r.rank != nil {
+		r.rank.drop(p)
 	}
 	if r.pw != nil {
 		r.pw.forget(p)

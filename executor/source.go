@@ -145,3 +145,19 @@ func (e *Env) Insert(ins *plan.Insert) {
 func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
 	return connector.FeedOf(st.Physical(), e.connEnv())
 }
+
+// unwrapAs returns src, or the first source it wraps (connector.Unwrapper,
+// followed down), that is a T; ok false when none is.
+func unwrapAs[T any](src Source) (x T, ok bool) {
+	for src != nil {
+		if x, ok = src.(T); ok {
+			return x, true
+		}
+		u, isU := src.(connector.Unwrapper)
+		if !isU {
+			break
+		}
+		src = u.Unwrap()
+	}
+	return x, false
+}

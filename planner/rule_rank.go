@@ -140,6 +140,7 @@ func (p *Planner) planInner(sel *parser.Select, q *ast.SelectStmt, hide []ast.Ex
 	}
 	nq.Fields = fields
 	ns := *sel
+	ns.Insert, ns.InsertColumns = "", nil // (a Top-N's sink takes the operator's output: rankSink)
 	ns.Query = &nq
 	if ns.Window != nil && ns.Window.InSubquery && q != sel.Query { // (the subquery's window: here its own)
 		w := *ns.Window
@@ -250,7 +251,9 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 			return nil, parser.Errorf(iloc.pos(f), "a Top-N's subquery has one ranking function (ROW_NUMBER, RANK or DENSE_RANK) and no other OVER call")
 		}
 	}
-	if err := refuseRankTarget(sel, iloc.pos(wf), "a Top-N"); err != nil {
+	tsel := *sel
+	tsel.Insert = "" // (INSERT INTO takes a Top-N's changes: rankSink)
+	if err := refuseRankTarget(&tsel, iloc.pos(wf), "a Top-N"); err != nil {
 		return nil, err
 	}
 	if rf.AsName.O == "" {
@@ -412,7 +415,52 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		outTypes = inTypes
 	}
 	r.Text, r.State = rankText(r, in, spec, rn.O, wf.Name)
-	return in.finish(r, names, outTypes), nil
+	b := in.finish(r, names, outTypes)
+	if sel.Insert != "" {
+		if err := p.rankSink(sel, in, b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// rankSink binds the sink of INSERT INTO s SELECT … over a Top-N (SPEC 2.5,
+// 2.9): the Top-N's output columns go to s's by position, each of the same
+// type, and an updating Top-N needs a sink that takes changes (SPEC 2.8:
+// upsert-kafka, or a changelog format), as ruleSink checks a query's. A
+// column list after s is refused (select the columns in s's order). Errors
+// are *parser.Error at s's name.
+func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
+	pos := sel.InsertPos
+	st, err := p.sinkStream(sel.Insert, pos)
+	if err != nil {
+		return err
+	}
+	what := "INSERT INTO " + st.Name
+	if sel.InsertColumns != nil {
+		return parser.Errorf(pos, "%s (%s) over a Top-N: name no columns; select the Top-N's columns in the order of %s's", what, strings.Join(sel.InsertColumns, ", "), st.Name)
+	}
+	if st == in.sp.st || in.sp.j != nil && st == in.sp.j.Build {
+		return parser.Errorf(pos, "stream %s cannot be both a sink and a source of one job; write into another stream", st.Name)
+	}
+	st = st.Physical()
+	if len(b.Columns) != len(st.Columns) {
+		return parser.Errorf(pos, "%s: the query gives %d column(s) %s but %s has %d %s; select one value per column of %s, in its order",
+			what, len(b.Columns), plan.SchemaText(b.Columns), st.Name, len(st.Columns), plan.SchemaText(st.Columns), st.Name)
+	}
+	for i, c := range st.Columns {
+		if got := b.Columns[i]; got.Type != c.Type {
+			return parser.Errorf(pos, "%s: column %d (%s) is %s but %s.%s is %s; write CAST(%s AS %s) in the Top-N's subquery",
+				what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, got.Name, c.Type)
+		}
+	}
+	if r := b.Rank; r.Updating && !r.Bounded && !st.TakesChanges() {
+		return parser.Errorf(pos, "%s: the query's result is updating (the Top-N over the unbounded stream %s emits -U/+U/-D changes, SPEC 2.8), and stream %s (connector '%s', format '%s') accepts only inserts: write it to a stream with 'format'='debezium-json' or with 'connector'='upsert-kafka' and a PRIMARY KEY (...) NOT ENFORCED, or show it on stdout or in --side-dir, whose outputs carry the change in an op column",
+			what, in.sp.st.Name, st.Name, st.Connector.Name, st.Options["format"])
+	}
+	b.Columns = append([]catalog.Column(nil), st.Columns...)
+	b.Sink, b.SinkPos = st, pos
+	return nil
 }
 
 func f0(q *ast.SelectStmt) ast.Node { return q.Fields.Fields[0] }

@@ -177,6 +177,32 @@
 // while the join holds rows) and
 // the crash harness of tests/kafka_scale_test.go (the split job and a TUMBLE
 // job; kills, restarts, a process added and one removed).
+//
+// # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
+//
+// An updating aggregate (GROUP BY without a window, a global aggregate) and
+// an updating Top-N over the stream's rows keep state that never closes: a
+// group or a Top-N partition lives as long as the job. Their state is
+// rebuilt by replay, not snapshotted, the simplest rule that is correct: the
+// hold frontier H_p of such a job is the first row of p that went into the
+// state since p came to the process (an aggregate group's first row,
+// aggGroup.held; the Top-N's first row of p, the executor's rankOp.first),
+// so the committed offset stays there while e_p = U_p moves on. The next
+// owner of p (or the process restarted after a crash) reads p again from
+// H_p: rows below e go into the state only (I3: the aggregate's change and
+// the Top-N's changes of such a row are in committed outputs already), and
+// from e on each row's changes are those of an uninterrupted run, because
+// the state then holds exactly p's rows before it (I2: the topic is
+// partitioned by the grouping or PARTITION BY key; EXPLAIN says so). The
+// mark's w for a Top-N is p's watermark now (it has no time of its own, and
+// e = U_p, so the rows read again end where p's watermark is). The cost is
+// the replay: a restart or a partition move reads p from the first row the
+// job's state took, so it grows with the topic (bounded by the topic's
+// retention, which must keep that row: a job whose state outlives the
+// retention loses it). Each change still goes to the sinks once with
+// 'exactly-once' (I5): a read_committed reader of an upsert-kafka sink
+// applying upserts and tombstones sees one uninterrupted run's changes
+// (tests/kafka_updating_test.go).
 package connector
 
 import (

@@ -64,6 +64,13 @@ type Unwrapper interface {
 	Unwrap() Source
 }
 
+// TopicSource is a Kafka source: its topic and the partition count the
+// topic had when the source opened (the executor checks that a join's
+// co-partitioned inputs have the same count, SPEC 2.5).
+type TopicSource interface {
+	TopicPartitions() (topic string, partitions int)
+}
+
 // RecordMeta is the Kafka metadata of one row (SPEC 1: METADATA FROM
 // 'timestamp', 'partition', 'offset', 'key', 'headers'): the record's
 // timestamp in epoch ms, its partition and offset, its key (nil: none) and
@@ -104,6 +111,7 @@ type kafkaSource struct {
 	opts    *kafkaOpts
 	job     *kafkaJob
 	group   string // "" when not in a consumer group
+	nparts  int    // the topic's partitions when the source opened (TopicPartitions)
 	idle    time.Duration
 
 	id      [16]byte // the topic's ID, once idKnown (topicID)
@@ -240,6 +248,7 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *Env, rr recordReade
 	if err := s.checkSpecificPartitions(ends); err != nil {
 		return fail(err)
 	}
+	s.nparts = len(ends)
 	if s.bounded {
 		if s.stop, err = s.stopOffsets(octx, ends); err != nil {
 			return fail(err)
@@ -1050,6 +1059,9 @@ func (s *kafkaSource) Partitions(dst []int32) []int32 {
 	}
 	return dst
 }
+
+// TopicPartitions implements TopicSource.
+func (s *kafkaSource) TopicPartitions() (string, int) { return s.topic, s.nparts }
 
 // IdleTimeout implements PartitionedSource.
 func (s *kafkaSource) IdleTimeout() time.Duration { return s.idle }

@@ -345,6 +345,53 @@ func TestTopNTTL(t *testing.T) {
 	}
 }
 
+// TestTopNDropWhere: the partitions whose first row's position the
+// predicate picks are forgotten without a change and charge nothing more
+// (the executor's replay drops a Kafka partition's), the others stay; a
+// dropped partition's next row starts a new top list.
+func TestTopNDropWhere(t *testing.T) {
+	log := newChangelog(t)
+	acct := &countAccount{}
+	top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: []int{0}, Order: []SortKey{{Col: 1, Desc: true}}, N: 2}, log, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// key k's first row has id (its position) k: odd keys are dropped
+	var rows []rankRow
+	for id := range int64(40) {
+		rows = append(rows, rankRow{key: id % 4, x: float64(id), s: "s", id: id})
+	}
+	if err := top.Push(ctx, 0, rankBatch(rows)); err != nil {
+		t.Fatal(err)
+	}
+	before, changes := acct.n, len(log.appends)
+	top.DropWhere(func(pos int64) bool { return pos%2 == 1 })
+	if top.Partitions() != 2 || len(log.appends) != changes || acct.n >= before {
+		t.Fatalf("after DropWhere: %d partitions (want 2), %d changes (want %d: none), %d bytes charged (before %d)", top.Partitions(), len(log.appends), changes, acct.n, before)
+	}
+	final := newChangelog(t)
+	top.out = final
+	if err := top.Final(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range final.rows() {
+		if !strings.HasPrefix(r, "0|") && !strings.HasPrefix(r, "2|") {
+			t.Fatalf("row %q of a dropped partition is still in the result:\n%s", r, strings.Join(final.rows(), "\n"))
+		}
+	}
+	if len(final.rows()) != 4 {
+		t.Fatalf("result %q, want the two rows of keys 0 and 2", final.rows())
+	}
+	top.out = log
+	if err := top.Push(ctx, 0, rankBatch([]rankRow{{key: 1, x: 0, s: "s", id: 41}})); err != nil {
+		t.Fatal(err)
+	}
+	if top.Partitions() != 3 || len(log.appends) != changes+1 {
+		t.Fatalf("a dropped key's next row: %d partitions, %d changes; want 3 and one insert more", top.Partitions(), len(log.appends)-changes)
+	}
+}
+
 type discard struct{}
 
 func (discard) Emit(context.Context, int, *vector.Batch) error { return nil }

@@ -171,6 +171,7 @@ type topPart struct {
 	key     string
 	list    []int32
 	touched int64
+	pos     int64 // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
 }
 
 // NewTopN returns a Top-N that emits to out (port TopNOut, batches with
@@ -228,6 +229,9 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		p := t.parts[string(t.key)]
 		if p == nil {
 			p = &topPart{key: string(t.key)}
+			if b.Pos != nil {
+				p.pos = b.Pos[i]
+			}
 			t.parts[p.key] = p
 			t.order = append(t.order, p)
 			if err := t.acct.Grow(int64(len(p.key)) + 64); err != nil {
@@ -351,6 +355,12 @@ func (t *TopN) expire(now int64) error {
 			_ = t.acct.Grow(-int64(len(key)) - 64)
 		}
 	}
+	t.keepOrder()
+	return nil
+}
+
+// keepOrder takes the partitions no longer held out of t.order.
+func (t *TopN) keepOrder() {
 	kept := t.order[:0]
 	for _, p := range t.order {
 		if t.parts[p.key] == p {
@@ -359,7 +369,27 @@ func (t *TopN) expire(now int64) error {
 	}
 	clear(t.order[len(kept):])
 	t.order = kept
-	return nil
+}
+
+// DropWhere forgets, without a change, every partition whose first row's
+// input position (vector.Batch.Pos when it came; 0 without one) satisfies
+// drop, as the state TTL forgets (expire). The executor's replay of a Kafka
+// group source (executor/replay.go) drops the partitions of a Kafka
+// partition that left the process or is read again: each Top-N partition
+// holds rows of one Kafka partition only when the topic is partitioned by
+// the PARTITION BY key (SPEC 2.5).
+func (t *TopN) DropWhere(drop func(pos int64) bool) {
+	for key, p := range t.parts {
+		if !drop(p.pos) {
+			continue
+		}
+		for _, k := range p.list {
+			t.release(k)
+		}
+		delete(t.parts, key)
+		_ = t.acct.Grow(-int64(len(key)) - 64)
+	}
+	t.keepOrder()
 }
 
 // Final emits the result as it stands, as inserts: each partition's rows by

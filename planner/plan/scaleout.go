@@ -15,6 +15,9 @@ import (
 // Kafka sink's 'key.fields' gets a warning: the sink's partitions then do not
 // follow the groups, and a job reading that topic in a group would need it.
 func (j *Job) describeScaleOut(sb *strings.Builder) {
+	if j.Both != nil {
+		return // (the join's node says it: Tree.bothJoin)
+	}
 	st := j.Stream
 	group := st.Options["properties.group.id"]
 	if group == "" {
@@ -44,6 +47,22 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
 		}
+		if r := b.Rank; r != nil && !(r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil) && !r.Bounded {
+			// (the executor's replay is of an updating Top-N over the stream's rows only)
+			fmt.Fprintf(sb, "    note: %s's %s keeps its state in this process only: it is not read again after a crash or a partition move (it starts empty); run one process\n", label, r.Kind.NodeKind())
+		}
+		if r := b.Rank; r != nil && r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil { // (the executor replays a Top-N over the stream's rows)
+			var keys []string
+			for _, k := range r.Keys {
+				keys = append(keys, b.Project[k].Text)
+			}
+			if len(keys) == 0 {
+				fmt.Fprintf(sb, "    %s: a Top-N without PARTITION BY is per process: each process ranks its own partitions' rows; run one process for one result\n", label)
+			} else {
+				fmt.Fprintf(sb, "    %s: a Top-N is per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
+			}
+			fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's first row it took (the committed offset stays there)\n", label)
+		}
 		a := b.Agg
 		if a == nil || (!a.Grouped && (a.Window == nil || len(a.Window.Partition) == 0)) {
 			return
@@ -62,7 +81,11 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		} else {
 			fmt.Fprintf(sb, "    %s: aggregates are per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
 		}
-		if !held { // (the replay of the connector's package doc)
+		switch {
+		case held:
+		case a.Updating: // (the replay of the connector's package doc: "Updating operators")
+			fmt.Fprintf(sb, "    %s: its groups survive a crash or a partition move: read again from each partition's first row that made a group (the committed offset stays there: an updating aggregate's groups never close)\n", label)
+		default: // (the replay of the connector's package doc)
 			fmt.Fprintf(sb, "    %s: its open state survives a crash or a partition move: read again from the committed offset (its first row held)\n", label)
 		}
 		if len(keys) == 0 {
@@ -118,4 +141,48 @@ func sameNames(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// describeScaleOut writes, for a join (SPEC 2.7) of two Kafka streams in a
+// consumer group ('properties.group.id' on both), which topics must be
+// co-partitioned for the join to scale out as aggregates do (SPEC 2.5):
+// the same partition count, which the job checks at its start, each keyed
+// by the join key; and what runs today: each process reads both topics
+// whole, every partition, so the job runs in one process, and the join's
+// held rows and interval state are not read again after a crash.
+func (j *BothJoin) describeScaleOut(sb *strings.Builder) {
+	if j.Lookup || j.Temporal {
+		return
+	}
+	group, names := "", [2]string{}
+	for s := range j.Inputs {
+		st := j.Inputs[s].Stream
+		g := st.Options["properties.group.id"]
+		if g == "" || st.Options["topic"] == "" {
+			return
+		}
+		if group == "" {
+			group = g
+		}
+		var keys []string
+		for _, k := range j.Keys[s] {
+			keys = append(keys, j.Inputs[s].Name+"."+j.keyName(s, k))
+		}
+		names[s] = fmt.Sprintf("'%s' (%s, keyed by %s)", st.Options["topic"], j.Inputs[s].Name, strings.Join(keys, ", "))
+	}
+	fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+	fmt.Fprintf(sb, "    not yet: each process reads both topics whole, every partition, and the join's held rows are not read again after a crash: run one process\n")
+}
+
+// keyName names key column k of input s: the stream's column, or the key
+// expression computed into it (JoinInput.KeyExprs).
+func (j *BothJoin) keyName(s, k int) string {
+	in := &j.Inputs[s]
+	if k < len(in.Stream.Columns) {
+		return in.Stream.Columns[k].Name
+	}
+	if x := k - (len(in.Types) - len(in.KeyExprs)); x >= 0 && x < len(in.KeyExprs) {
+		return in.KeyExprs[x].Text
+	}
+	return fmt.Sprintf("column %d", k+1)
 }

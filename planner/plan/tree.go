@@ -196,6 +196,13 @@ func (t *Tree) bothJoin(j *Job) *Node {
 		ins[s], _ = t.input(j, b.Inputs[s].Stream, LineJoinInput, s)
 	}
 	text, details := b.describe()
+	var sb strings.Builder
+	b.describeScaleOut(&sb) // (SPEC 2.5: co-partitioned Kafka inputs)
+	for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
+		if l != "" {
+			details = append(details, strings.TrimPrefix(l, "  "))
+		}
+	}
 	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineBothJoin, Branch: -1, Output: -1})
 	n.Strategy = j.Strategy.Describe(j.Procs)
 	if lt := b.Inputs[0].TimeCol(); lt >= 0 && b.Inputs[1].TimeCol() >= 0 {

@@ -1,0 +1,68 @@
+package tests
+
+// Joins of two Kafka streams in a consumer group (issue 23 item 6; SPEC 2.5,
+// 2.7): their topics must be co-partitioned, and a job refuses, when it
+// starts, topics of different partition counts.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"streamql/tests/kafkatest"
+)
+
+// TestKafkaJoinChecksCoPartitioning: an interval join of two topics in one
+// consumer group runs when their partition counts are equal (the joined rows
+// are the reference's), and stops at its start, naming both topics, their
+// counts and what to do, when they differ.
+func TestKafkaJoinChecksCoPartitioning(t *testing.T) {
+	kafkatest.Brokers(t)
+	group := kafkatest.Name(t, "group")
+	script := func(orders, payments string) string {
+		opts := ", 'properties.group.id'='" + group + "', 'scan.bounded.mode'='latest-offset'"
+		return kafkaStream(t, "o", "id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", orders, opts) +
+			kafkaStream(t, "p", "pid BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", payments, opts) +
+			"SELECT o.id, p.pid FROM o JOIN p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '10' SECOND;\n"
+	}
+
+	orders, payments := kafkatest.CreateTopic(t, 2, nil), kafkatest.CreateTopic(t, 2, nil)
+	var ov, pv []string
+	var op, pp []int32
+	want := []string{}
+	for i := range 20 {
+		k := i % 4
+		ov, op = append(ov, fmt.Sprintf("%d,k%d,%d", i, k, i*1000)), append(op, int32(k%2))
+		pv, pp = append(pv, fmt.Sprintf("%d,k%d,%d", 100+i, k, i*1000+5000)), append(pp, int32(k%2))
+	}
+	// the reference: every pair of the same key with p.ts - o.ts in [0, 10 s]
+	for i := range 20 {
+		for j := range 20 {
+			if i%4 == j%4 && j*1000+5000-i*1000 >= 0 && j*1000+5000-i*1000 <= 10_000 {
+				want = append(want, fmt.Sprintf("%d,%d", i, 100+j))
+			}
+		}
+	}
+	produceValues(t, orders, ov, op)
+	produceValues(t, payments, pv, pp)
+	out, stderr, code := runSQL(t, nil, script(orders, payments), "--format", "csv")
+	if code != 0 {
+		t.Fatalf("co-partitioned topics: exit %d: %s", code, stderr)
+	}
+	got := strings.Split(strings.TrimSpace(out), "\n")[1:] // (the header)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("co-partitioned topics: joined rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	three := kafkatest.CreateTopic(t, 3, nil)
+	_, stderr, code = runSQL(t, nil, script(orders, three), "--format", "csv")
+	for _, w := range []string{"interval join of o and p in consumer group '" + group + "'", "topic '" + orders + "' (stream o) has 2 partition(s)",
+		"topic '" + three + "' (stream p) has 3", "must be co-partitioned", "give both topics the same partition count"} {
+		if code == 0 || !strings.Contains(stderr, w) {
+			t.Errorf("topics of 2 and 3 partitions: exit %d, stderr %q: want an error with %q", code, stderr, w)
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package tests
+
+// Updating jobs over Kafka that survive SIGKILL (issue 24 item 5; the
+// connector package doc's "Updating operators"): an unbounded GROUP BY and
+// a Top-N read a 4-partition topic keyed by their grouping (PARTITION BY)
+// key in a consumer group and write an upsert-kafka sink exactly-once,
+// while the crash harness (kafka_scale_test.go) SIGKILLs and restarts
+// processes, adds one and removes one. A read_committed reader of the upsert
+// topic, applying upserts and tombstones in offset order, gets the final
+// table of a batch reference over the whole input, and every change of one
+// uninterrupted run exactly once: none lost, none written twice.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/tests/kafkatest"
+)
+
+// TestKafkaUpdatingGroupByCrashesExactlyOnce: a running COUNT and SUM per
+// device (unbounded GROUP BY, SPEC 2.8) into upsert-kafka: the final table
+// equals the batch reference, and each device's counts in the topic are
+// 1, 2, …, n, each once (every row's change exactly once).
+func TestKafkaUpdatingGroupByCrashesExactlyOnce(t *testing.T) {
+	scaleOutCrashes(t, "exactly-once", updGroupByJob(t)) // (it skips without a broker and with -short)
+}
+
+// TestKafkaUpdatingTopNCrashesExactlyOnce: the top 3 values per device
+// (Top-N without the rank column, SPEC 2.9) into upsert-kafka keyed by
+// (device, value): the final table equals the batch reference's top 3, and
+// each row that entered the top 3 in one uninterrupted run is written once,
+// and deleted (a tombstone) once when it left.
+func TestKafkaUpdatingTopNCrashesExactlyOnce(t *testing.T) {
+	scaleOutCrashes(t, "exactly-once", updTopNJob(t)) // (it skips without a broker and with -short)
+}
+
+// updRow is input row id of the updating jobs: device d<id%16> on partition
+// id%4 (so each device is on one partition: the topic partitioned by the
+// key, SPEC 2.5), and a value unique per row, in no order.
+type updRow struct {
+	id   int
+	dev  string
+	v    int64
+	part int32
+}
+
+func updRows(n int) []updRow {
+	rows := make([]updRow, n)
+	for id := range rows {
+		rows[id] = updRow{id: id, dev: fmt.Sprintf("d%d", id%16), v: int64(id) * 7919 % 1_000_003, part: int32(id % 4)}
+	}
+	return rows
+}
+
+// updJob is the harness's job over updRows: chunks of the input in id order,
+// done when every partition's replay mark says the outputs of its rows up to
+// its end are committed (the committed offsets stay at each partition's
+// first row: the updating state is rebuilt by reading from there).
+func updJob(t *testing.T, rows []updRow, sinkCols, query string, check func(t *testing.T, recs []*kgo.Record)) scaleJob {
+	return scaleJob{
+		outs: []string{"upserts"},
+		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+			sql := kafkaStream(t, "readings", "id BIGINT, dev VARCHAR, v BIGINT", in,
+				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+				fmt.Sprintf("CREATE STREAM upserts (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+					sinkCols, outs["upserts"], kafkatest.Brokers(t), sink) +
+				query
+			return writeScript(t, dir, slot, sql)
+		},
+		chunk: func(in string, c, chunks int) []*kgo.Record {
+			var rs []*kgo.Record
+			for _, r := range rows[c*len(rows)/chunks : (c+1)*len(rows)/chunks] {
+				rs = append(rs, &kgo.Record{Topic: in, Partition: r.part, Value: []byte(fmt.Sprintf("%d,%s,%d", r.id, r.dev, r.v))})
+			}
+			return rs
+		},
+		done: func(adm *kadm.Client, group, in string) (bool, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ends, err := adm.ListEndOffsets(ctx, in)
+			if err != nil {
+				return false, err
+			}
+			e, err := emittedTo(adm, group, in)
+			done := err == nil
+			ends.Each(func(o kadm.ListedOffset) { done = done && e[o.Partition] >= o.Offset })
+			return done, err
+		},
+		check: func(t *testing.T, outs map[string]string, guarantee string) {
+			check(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))
+		},
+	}
+}
+
+// updGroupByJob is the running count and sum per device.
+func updGroupByJob(t *testing.T) scaleJob {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	return updJob(t, rows, "dev VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (dev) NOT ENFORCED",
+		"INSERT INTO upserts SELECT dev, COUNT(*) AS n, SUM(v) AS s FROM readings GROUP BY dev;\n",
+		func(t *testing.T, recs []*kgo.Record) {
+			// the reference: a batch group-by over the whole input
+			n, s := map[string]int64{}, map[string]int64{}
+			for _, r := range rows {
+				n[r.dev]++
+				s[r.dev] += r.v
+			}
+			want := map[string]string{}
+			for d := range n {
+				want[d] = fmt.Sprintf("%s,%d,%d", d, n[d], s[d])
+			}
+			table, seq := applyUpserts(t, recs)
+			compareTables(t, table, want)
+			// every row's change once, in order: each device's counts 1..n
+			for d, vals := range seq {
+				for k, v := range vals {
+					f := strings.Split(v, ",")
+					if len(f) != 3 || f[1] != strconv.Itoa(k+1) {
+						t.Errorf("device %s: change %d of the topic is %q, want count %d (a change lost or written twice; first changes %q)", d, k+1, v, k+1, vals[:min(len(vals), k+2)])
+						break
+					}
+				}
+			}
+			t.Logf("%d devices, %d upsert records", len(want), len(recs))
+		})
+}
+
+// updTopNJob is the top 3 values per device.
+func updTopNJob(t *testing.T) scaleJob {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	return updJob(t, rows, "dev VARCHAR, v BIGINT, id BIGINT, PRIMARY KEY (dev, v) NOT ENFORCED",
+		"INSERT INTO upserts SELECT dev, v, id FROM (\n"+
+			"  SELECT id, dev, v, ROW_NUMBER() OVER (PARTITION BY dev ORDER BY v DESC) AS rn FROM readings)\n"+
+			"WHERE rn <= 3;\n",
+		func(t *testing.T, recs []*kgo.Record) {
+			// the reference's final table: a batch sort of each device's values
+			byDev := map[string][]updRow{}
+			for _, r := range rows {
+				byDev[r.dev] = append(byDev[r.dev], r)
+			}
+			want := map[string]string{}
+			for d, rs := range byDev {
+				slices.SortFunc(rs, func(a, b updRow) int { return int(b.v - a.v) })
+				for _, r := range rs[:min(3, len(rs))] {
+					want[fmt.Sprintf("%s,%d", d, r.v)] = fmt.Sprintf("%s,%d,%d", d, r.v, r.id)
+				}
+			}
+			table, seq := applyUpserts(t, recs)
+			compareTables(t, table, want)
+			// the changes of one run: a row enters the top 3 when its value
+			// beats its device's third best before it, and leaves when
+			// three better ones came after it
+			entered := map[string]bool{}
+			best := map[string][]int64{}
+			for _, r := range rows {
+				b := best[r.dev]
+				if len(b) < 3 || r.v > b[len(b)-1] {
+					entered[fmt.Sprintf("%s,%d", r.dev, r.v)] = true
+					b = append(b, r.v)
+					slices.SortFunc(b, func(x, y int64) int { return int(y - x) })
+					best[r.dev] = b[:min(3, len(b))]
+				}
+			}
+			tomb := map[string]int{}
+			for _, r := range recs {
+				if r.Value == nil {
+					tomb[string(r.Key)]++
+				}
+			}
+			for k := range entered {
+				if n := len(seq[k]); n != 1 {
+					t.Errorf("row %s entered the top 3 once in one run: written %d times", k, n)
+				}
+				_, kept := want[k]
+				if left := tomb[k]; kept && left != 0 || !kept && left != 1 {
+					t.Errorf("row %s: %d tombstones (in the final top 3: %v)", k, left, kept)
+				}
+			}
+			for k := range seq {
+				if !entered[k] {
+					t.Errorf("row %s written, but it never entered the top 3", k)
+				}
+			}
+			t.Logf("%d rows entered the top 3, %d upsert records", len(entered), len(recs))
+		})
+}
+
+// applyUpserts applies an upsert topic's records (sorted by partition and
+// offset, so each key's in order) as a reader of the table does: a value
+// sets its key's row, a tombstone (null value) deletes it. It returns the
+// table and, per key, the values written in order.
+func applyUpserts(t *testing.T, recs []*kgo.Record) (table map[string]string, seq map[string][]string) {
+	t.Helper()
+	table, seq = map[string]string{}, map[string][]string{}
+	for _, r := range recs {
+		k := string(r.Key)
+		if r.Value == nil {
+			delete(table, k)
+			continue
+		}
+		table[k] = string(r.Value)
+		seq[k] = append(seq[k], string(r.Value))
+	}
+	return table, seq
+}
+
+// compareTables reports the keys whose rows differ between the table read
+// and the reference's.
+func compareTables(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	var diff []string
+	for k, w := range want {
+		if g, ok := got[k]; !ok || g != w {
+			diff = append(diff, fmt.Sprintf("%s: got %q, want %q", k, g, w))
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			diff = append(diff, fmt.Sprintf("%s: got %q, not in the reference", k, g))
+		}
+	}
+	slices.Sort(diff)
+	if len(diff) > 0 {
+		t.Errorf("the upsert topic's final table differs from the batch reference in %d keys:\n%s", len(diff), strings.Join(diff[:min(10, len(diff))], "\n"))
+	}
+}
+
+// writeScript writes sql as the script of one process (slot) into dir and
+// returns its path.
+func writeScript(t *testing.T, dir, slot, sql string) string {
+	q := filepath.Join(dir, slot+".sql")
+	if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
