@@ -23,8 +23,9 @@ import (
 //     leaves a group no row: -D with its old result; a retraction of a group
 //     that holds no row is ignored, as Flink ignores it.
 //
-// Accumulators retract exactly (executor/agg's State.Retract; the planner
-// refuses the ones that cannot over an updating input). HAVING and the select
+// Accumulators retract (executor/agg's State.Retract): counts and sums
+// exactly, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and COUNT(DISTINCT)
+// by keeping their values (the planner marks their specs Retracting). HAVING and the select
 // list apply to both rows of a change, so a change whose old row fails HAVING
 // gives +U alone and one whose new row fails gives -U alone: applying the
 // changelog still gives the materialized result of SPEC 2.4's GROUP BY.
@@ -120,7 +121,7 @@ func (o *aggOp) accumulate(g *aggGroup, i int, retract bool) error {
 			grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
 		}
 	}
-	if grew > 0 {
+	if grew != 0 { // (negative: kept values taken back)
 		return o.grow(grew)
 	}
 	return nil

@@ -17,7 +17,9 @@ func updatingOperator(sp *selectPlan) string {
 			return fmt.Sprintf("the aggregate over the regular %s JOIN", sp.both.Type)
 		}
 		over := "the unbounded stream " + sp.st.Name
-		if sp.st.Bounded() {
+		if why := sp.st.Updating(); why != "" {
+			over = "the updating stream " + sp.st.Name + " (" + why + ")"
+		} else if sp.st.Bounded() {
 			over = "stream " + sp.st.Name + " in 'execution.runtime-mode' = 'streaming'"
 		}
 		if len(sp.agg.Keys) == 0 {
