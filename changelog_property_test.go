@@ -359,3 +359,66 @@ SELECT k, MIN(v) AS mn, MAX(v) AS mx, FIRST_VALUE(v) AS f, LAST_VALUE(v) AS l, L
 		}
 	}
 }
+
+// TestChangelogOrderByLimitProperty: ORDER BY x [DESC] LIMIT n over an
+// unbounded stream is a Top-N over the whole stream (SPEC 2.9), updating:
+// its changelog applied gives the first n rows of a stable sort of the
+// whole input (ties in arrival order), over random inputs pushed from Go.
+func TestChangelogOrderByLimitProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(29))
+	for round := 0; round < 10; round++ {
+		type row struct {
+			k string
+			v int64
+		}
+		in := make([]row, rng.Intn(2000))
+		for i := range in {
+			in[i] = row{fmt.Sprintf("r%d", i), rng.Int63n(int64(1 + rng.Intn(200)))}
+		}
+		limit := rng.Intn(12)
+		desc := rng.Intn(2) == 0
+		sorted := slices.Clone(in)
+		slices.SortStableFunc(sorted, func(a, b row) int {
+			if desc {
+				return int(b.v - a.v)
+			}
+			return int(a.v - b.v)
+		})
+		var want []string
+		for _, r := range sorted[:min(limit, len(sorted))] {
+			want = append(want, fmt.Sprintf("%s|%d", r.k, r.v))
+		}
+		slices.Sort(want)
+		c := &changelog{t: t, rows: map[string]int{}, out: "main"}
+		s, err := streamql.Open(streamql.Options{OnRows: c.on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := s.Exec(ctx, `CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'go');`); err != nil {
+			t.Fatal(err)
+		}
+		order := "v"
+		if desc {
+			order = "v DESC"
+		}
+		done := make(chan error, 1)
+		go func() {
+			done <- s.Exec(ctx, fmt.Sprintf(`SELECT k, v FROM ev ORDER BY %s LIMIT %d;`, order, limit))
+		}()
+		for _, r := range in {
+			if err := s.Push(ctx, "ev", r.k, r.v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.CloseStream("ev"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := c.final(); !slices.Equal(got, want) {
+			t.Fatalf("round %d (ORDER BY %s LIMIT %d, %d rows): the changelog applied gives\n%v\nthe sorted input's first rows\n%v", round, order, limit, len(in), got, want)
+		}
+	}
+}
