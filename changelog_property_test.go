@@ -3,6 +3,7 @@ package streamql_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -419,6 +420,104 @@ func TestChangelogOrderByLimitProperty(t *testing.T) {
 		}
 		if got := c.final(); !slices.Equal(got, want) {
 			t.Fatalf("round %d (ORDER BY %s LIMIT %d, %d rows): the changelog applied gives\n%v\nthe sorted input's first rows\n%v", round, order, limit, len(in), got, want)
+		}
+	}
+}
+
+// TestChangelogStateTTLProperty: 'table.exec.state.ttl' on an unbounded
+// GROUP BY over a stream with event time (SPEC 2.8; the watermark is the
+// clock): the changelog applied gives what a reference gives that replays
+// the rows with SPEC 2.3's watermark (before each row: the largest ts -
+// delay of the rows before it) and drops a key's count when the watermark
+// before its row is the TTL past the watermark of the key's last change
+// (for rows before the first watermark, the first watermark), as Flink's
+// TTL drops state without a change: the key's old row stays in the
+// changelog and its new count starts with +I. Random inputs, with and
+// without mini-batch.
+func TestChangelogStateTTLProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	const delay = 10
+	for round := 0; round < 12; round++ {
+		ttl := int64(20 + rng.Intn(200))
+		type row struct {
+			k  string
+			ts int64
+		}
+		in := make([]row, 1+rng.Intn(1500))
+		ts := int64(1000)
+		for i := range in {
+			ts += rng.Int63n(6)
+			in[i] = row{fmt.Sprintf("k%d", rng.Intn(1+rng.Intn(30))), ts - rng.Int63n(15)}
+		}
+		// the reference
+		type grp struct{ n, touched int64 }
+		live := map[string]*grp{}
+		var done []string // the final rows of expired keys
+		wm, wmSet := int64(0), false
+		first, firstSet := int64(0), false
+		for _, r := range in {
+			stamp := wm
+			if wmSet && !firstSet {
+				first, firstSet = wm, true
+			}
+			g := live[r.k]
+			if g != nil && wmSet {
+				touched := g.touched
+				if touched == math.MinInt64 {
+					touched = first
+				}
+				if wm-touched >= ttl {
+					done = append(done, fmt.Sprintf("%s|%d", r.k, g.n))
+					g = nil
+				}
+			}
+			if g == nil {
+				g = &grp{}
+				live[r.k] = g
+			}
+			g.n++
+			g.touched = stamp
+			if !wmSet {
+				g.touched = math.MinInt64
+			}
+			if w := r.ts - delay; !wmSet || w > wm {
+				wm, wmSet = w, true
+			}
+		}
+		want := done
+		for k, g := range live {
+			want = append(want, fmt.Sprintf("%s|%d", k, g.n))
+		}
+		slices.Sort(want)
+		for _, mini := range []string{"false", "true"} {
+			c := &changelog{t: t, rows: map[string]int{}, out: "main"}
+			s, err := streamql.Open(streamql.Options{OnRows: c.on})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := s.Exec(ctx, fmt.Sprintf(`CREATE STREAM ev (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.010' SECOND) WITH ('connector' = 'go');
+SET 'table.exec.mini-batch.enabled' = '%s'; SET 'table.exec.state.ttl' = '%d ms';`, mini, ttl)); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				done <- s.Exec(ctx, `SELECT k, COUNT(*) AS n FROM ev GROUP BY k;`)
+			}()
+			for _, r := range in {
+				if err := s.Push(ctx, "ev", r.k, r.ts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.CloseStream("ev"); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if got := c.final(); !slices.Equal(got, want) {
+				t.Fatalf("round %d (TTL %d ms, mini-batch %s, %d rows): the changelog applied gives\n%v\nthe reference\n%v", round, ttl, mini, len(in), got, want)
+			}
 		}
 	}
 }

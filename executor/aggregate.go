@@ -145,6 +145,9 @@ type aggGroup struct {
 	mark int64
 	had  bool
 	pre  int32
+	// touched is when it last changed, for 'table.exec.state.ttl'
+	// (groupagg.go's updState.stamp)
+	touched int64
 }
 
 // groupBytes is the state a new group costs before its accumulators grow: the
@@ -1035,6 +1038,9 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 			continue
 		}
 		o := buildAggOp(br, budget)
+		if o.upd != nil {
+			o.upd.ttl.event = job.WatermarkCol >= 0 // ('table.exec.state.ttl': the watermark is its clock)
+		}
 		if !br.Agg.Grouped {
 			o.windowedTypes(job.BatchTypes)
 		}
@@ -1146,7 +1152,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 				continue
 			}
 			if o.upd != nil { // (SPEC 2.8: GROUP BY without a window over an unbounded or updating input)
-				if err := ao.change(o, b, i); err != nil {
+				if err := ao.change(o, b, i, cw, cwSet); err != nil {
 					return err
 				}
 				continue

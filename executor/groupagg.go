@@ -3,6 +3,7 @@ package executor
 import (
 	"math"
 	"slices"
+	"time"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -51,26 +52,117 @@ type updState struct {
 	touch []*aggGroup   // mini-batch: the groups the batch touched, in first-touch order
 	pre   *vector.Batch // mini-batch: each touched group's row before the batch
 	npre  int
+	ttl   ttlState
 }
 
-func newUpdState(a *plan.Aggregate) *updState {
+// ttlState is 'table.exec.state.ttl' of an updating aggregate (SPEC 2.8,
+// plan.Aggregate.StateTTL): a group that has not changed while the clock
+// advanced by ttl ms is dropped, without a change emitted, as Flink's state
+// TTL drops it; a later row of its key starts it anew (+I), and a
+// retraction of it is ignored. Flink's clock is processing time (a
+// group's last access); with event time the clock here is the watermark, so
+// the result does not depend on timing or batch sizes: a group's time is
+// the watermark before the row that last changed it (for the rows before
+// the first watermark, the first one the aggregate sees), a row finds its
+// group expired when the watermark before it is ttl past that, and a sweep
+// every ttl/2 of watermark frees the groups every later row would find
+// expired. Without event time the clock is processing time, read once per
+// input batch (now, injectable for tests).
+type ttlState struct {
+	ttl      int64 // ms; 0: none
+	event    bool  // the watermark is the clock
+	now      func() int64
+	clock    int64 // the clock at the row being changed (event: math.MinInt64 before the first watermark)
+	read     bool  // processing time: clock read for this batch
+	first    int64 // event: the first watermark seen (a group changed before it counts from it)
+	hasFirst bool
+	swept    int64
+	hasSwept bool
+}
+
+// ttlNow is the processing-time clock of ttlState, epoch ms (a variable:
+// tests replace it).
+var ttlNow = func() int64 { return time.Now().UnixMilli() }
+
+// noTime is a group's time before the first watermark.
+const noTime = math.MinInt64
+
+func newUpdState(a *plan.Aggregate, event bool) *updState {
 	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1} // (a new group's mark is 0)
 	if u.mini {
 		u.pre = vector.NewBatch(a.RowTypes)
 	}
+	u.ttl = ttlState{ttl: a.StateTTL.Milliseconds(), event: event, now: ttlNow}
 	return u
 }
 
-// change applies input row i of b (taken by o's branch) to its group, adding
+// at sets the clock for a row whose CURRENT_WATERMARK is cw (cwSet false
+// before the first) and returns it (noTime before the first watermark).
+func (t *ttlState) at(cw int64, cwSet bool) int64 {
+	switch {
+	case !t.event:
+		if !t.read {
+			t.clock, t.read = t.now(), true
+		}
+	case cwSet:
+		t.clock = cw
+		if !t.hasFirst {
+			t.first, t.hasFirst = cw, true
+		}
+	default:
+		t.clock = noTime
+	}
+	return t.clock
+}
+
+// expired reports whether a group last changed at touched has expired at
+// the clock now.
+func (t *ttlState) expired(touched, now int64) bool {
+	if now == noTime {
+		return false
+	}
+	if touched == noTime {
+		if !t.hasFirst {
+			return false
+		}
+		touched = t.first
+	}
+	return now >= touched && now-touched >= t.ttl
+}
+
+// change applies input row i of b (taken by o's branch; its
+// CURRENT_WATERMARK cw, cwSet false before the first) to its group, adding
 // or retracting by the row's kind, and writes the change it makes (change's
 // doc above).
-func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int) error {
+func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet bool) error {
 	u := o.upd
 	o.seq++
 	o.rowAt = ao.row
 	g, err := o.groupFor(o.pseudo(), i)
 	if err != nil {
 		return err
+	}
+	if u.ttl.ttl > 0 {
+		now := u.ttl.at(cw, cwSet)
+		if g.live > 0 && u.ttl.expired(g.touched, now) {
+			if u.mini && g.mark == u.batch {
+				// the batch changed it before: its folded change comes
+				// out now, at the row, and the rest of the batch makes a
+				// new group of the key
+				if u.n+2 > vector.Cap {
+					ao.flushOp(o)
+				}
+				old := -1
+				if g.had {
+					old = u.n
+					copyRow(o.row, old, u.pre, int(g.pre))
+				}
+				u.emit(o, g, old, int32(i))
+				g.had = false
+			}
+			o.expireGroup(g) // (Flink: its state expired; the row starts it anew)
+		}
+		g.touched = now
 	}
 	retract := b.KindAt(i).Retracts()
 	if retract && g.live == 0 {
@@ -184,6 +276,9 @@ func (ao *aggOperator) flushChanges(n int) {
 			u.batch++
 		}
 		ao.flushOp(o)
+		if u.ttl.ttl > 0 {
+			o.sweep()
+		}
 	}
 	if any && !slices.IsSortedFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At }) {
 		slices.SortStableFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At })
@@ -276,4 +371,57 @@ func ownStrings(b *vector.Batch, i, from int) {
 			v.SetString(i, v.S[i])
 		}
 	}
+}
+
+// expireGroup empties g's accumulators ('table.exec.state.ttl': its state
+// expired), releasing what they held; g stays in the window.
+func (o *aggOp) expireGroup(g *aggGroup) {
+	var freed int64
+	for c := range g.states {
+		freed += g.states[c].Bytes()
+		g.states[c].Reset()
+	}
+	g.live = 0
+	o.bytes -= freed
+	_ = o.acct.Grow(-freed)
+}
+
+// sweep frees the groups expired at the clock ('table.exec.state.ttl',
+// ttlState), once the clock has advanced by half the TTL since the last
+// sweep; it ends the batch's clock reading.
+func (o *aggOp) sweep() {
+	t := &o.upd.ttl
+	now := t.clock
+	t.read = false
+	if now == noTime || t.hasSwept && now-t.swept < t.ttl/2 || len(o.open) == 0 {
+		return
+	}
+	t.swept, t.hasSwept = now, true
+	ws := o.open[0]
+	var freed int64
+	gs := ws.groups[:0]
+	for _, g := range ws.groups {
+		if t.expired(g.touched, now) {
+			freed += o.groupCost(g)
+			o.freeGroups = append(o.freeGroups, g)
+			continue
+		}
+		gs = append(gs, g)
+	}
+	if len(gs) == len(ws.groups) {
+		return
+	}
+	clear(ws.groups[len(gs):])
+	ws.groups = gs
+	clear(ws.index)
+	if len(gs) > smallWindow {
+		for _, g := range gs {
+			ws.index[g.key] = g
+		}
+	}
+	clear(o.cache[:])
+	o.lastWs = nil
+	freed = min(freed, o.bytes)
+	o.bytes -= freed
+	_ = o.acct.Grow(-freed)
 }

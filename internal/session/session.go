@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"streamql/catalog"
@@ -58,6 +59,11 @@ type Session struct {
 	// MiniBatch is 'table.exec.mini-batch.enabled' (Flink's key, SPEC 2.8):
 	// updating aggregates fold each batch's changes per group.
 	MiniBatch bool
+	// StateTTL is 'table.exec.state.ttl' (Flink's key, SPEC 2.8;
+	// planner.ParseStateTTL): how long the state of an unbounded GROUP BY,
+	// a Top-N or a deduplication keeps a key after its last change; 0 keeps
+	// it for ever.
+	StateTTL time.Duration
 	// Streaming is 'execution.runtime-mode' = 'streaming' (Flink's key, SPEC
 	// 2.8; planner.Planner.Streaming); the default is batch-like results over
 	// bounded streams (SPEC 2.4).
@@ -344,6 +350,14 @@ func (s *Session) set(st *parser.Set) error {
 		}
 		return nil
 	}
+	if st.Key == planner.StateTTLKey {
+		d, err := planner.ParseStateTTL(st.Value)
+		if err != nil {
+			return parser.Errorf(st.ValuePos, "%s", err)
+		}
+		s.StateTTL = d
+		return nil
+	}
 	if st.Key == MiniBatchKey {
 		v, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(st.Value)]
 		if !ok {
@@ -412,6 +426,10 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 	for _, b := range job.AllBranches() {
 		if b.Agg != nil && b.Agg.Updating {
 			b.Agg.MiniBatch = s.MiniBatch
+			b.Agg.StateTTL = s.StateTTL
+		}
+		if r := b.Rank; r != nil && (r.Kind == plan.RankTopN && !r.Bounded || r.Kind == plan.RankDedup) {
+			r.StateTTL = s.StateTTL // (SPEC 2.8: 'table.exec.state.ttl')
 		}
 	}
 	env := planner.DefaultStrategyEnv()

@@ -31,7 +31,7 @@ type Settings struct {
 var Formats = []string{"table", "csv", "tsv", "json", "plain", "markdown"}
 
 // SettingKeys lists the keys of SET, for the unknown-setting error (SPEC 3).
-const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.mini-batch.enabled, execution.runtime-mode"
+const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.mini-batch.enabled, table.exec.state.ttl, execution.runtime-mode"
 
 // TimerValues are the words 'timer' (and the REPL's .timer) take, lower case,
 // with their values.

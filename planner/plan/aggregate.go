@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"streamql/catalog"
 )
@@ -102,6 +103,11 @@ type Aggregate struct {
 	// pair ('table.exec.mini-batch.enabled', Flink's key).
 	Updating  bool
 	MiniBatch bool
+	// StateTTL is 'table.exec.state.ttl' for an updating aggregate (SPEC
+	// 2.8): a group unchanged while the clock advanced by it is dropped
+	// (the watermark is the clock when the input has event time, else
+	// processing time); 0 keeps groups for ever.
+	StateTTL time.Duration
 }
 
 // AggCall is one aggregate function call of a query: its accumulator spec, its
@@ -259,6 +265,9 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 			}
 		}
 		detail(LineDetail, "state grows with: %s", grows)
+		if a.Updating && a.StateTTL > 0 {
+			detail(LineDetail, "state TTL: a group unchanged for %s is dropped ('table.exec.state.ttl'; the watermark is the clock, else processing time)", a.StateTTL)
+		}
 	}
 	return head, details, kinds
 }
