@@ -1595,6 +1595,7 @@ func (o *aggOp) heldAll(dst map[int32]heldAt) {
 func (o *aggOp) drop(p int32) {
 	o.lastWs = nil
 	clear(o.cache[:])
+	defer o.reindexUpd()
 	var freed int64
 	kept := o.open[:0]
 	o.minEnd = math.MaxInt64

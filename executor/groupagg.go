@@ -53,6 +53,51 @@ type updState struct {
 	pre   *vector.Batch // mini-batch: each touched group's row before the batch
 	npre  int
 	ttl   ttlState
+	// ints finds the group of a single BIGINT or TIMESTAMP key that is not
+	// NULL by its value (a typed map, where the window's index is keyed by
+	// the key's bytes); nil for other keys. Every such group of the
+	// pseudo-window is in it (updGroup, sweep, reindexUpd).
+	ints map[int64]*aggGroup
+}
+
+// updGroup returns row i's group (groupFor), through the typed index for
+// a single integer key.
+func (o *aggOp) updGroup(i int) (*aggGroup, error) {
+	u := o.upd
+	if u.ints == nil {
+		return o.groupFor(o.pseudo(), i)
+	}
+	v := o.keys[0]
+	if v.Null[i] {
+		return o.groupFor(o.pseudo(), i)
+	}
+	x := v.I[i]
+	if g := u.ints[x]; g != nil {
+		if o.rep != nil && g.part != o.rowPart {
+			o.heldOther(g)
+		}
+		return g, nil
+	}
+	g, err := o.groupFor(o.pseudo(), i)
+	u.ints[x] = g
+	return g, err
+}
+
+// reindexUpd rebuilds the typed index of an updating aggregate from its
+// groups (after groups were freed elsewhere: a Kafka replay's drop).
+func (o *aggOp) reindexUpd() {
+	u := o.upd
+	if u == nil || u.ints == nil {
+		return
+	}
+	clear(u.ints)
+	for _, ws := range o.open {
+		for _, g := range ws.groups {
+			if !g.vals[0].Null {
+				u.ints[g.vals[0].I] = g
+			}
+		}
+	}
 }
 
 // ttlState is 'table.exec.state.ttl' of an updating aggregate (SPEC 2.8,
@@ -89,6 +134,9 @@ const noTime = math.MinInt64
 
 func newUpdState(a *plan.Aggregate, event bool) *updState {
 	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1} // (a new group's mark is 0)
+	if len(a.Keys) == 1 && (a.Keys[0].Type == catalog.BigInt || a.Keys[0].Type == catalog.Timestamp) {
+		u.ints = map[int64]*aggGroup{}
+	}
 	if u.mini {
 		u.pre = vector.NewBatch(a.RowTypes)
 	}
@@ -138,7 +186,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	u := o.upd
 	o.seq++
 	o.rowAt = ao.row
-	g, err := o.groupFor(o.pseudo(), i)
+	g, err := o.updGroup(i)
 	if err != nil {
 		return err
 	}
@@ -404,6 +452,9 @@ func (o *aggOp) sweep() {
 		if t.expired(g.touched, now) {
 			freed += o.groupCost(g)
 			o.freeGroups = append(o.freeGroups, g)
+			if o.upd.ints != nil && !g.vals[0].Null {
+				delete(o.upd.ints, g.vals[0].I)
+			}
 			continue
 		}
 		gs = append(gs, g)

@@ -592,13 +592,13 @@ func (st *State) mergeText(o *State) {
 // 0). A VARCHAR result points into the state (or out's arena when joined), valid
 // until the state changes.
 func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
-	st.flushFix()
 	out.Null[i] = false
 	switch sp.Func {
 	case CountStar, Count:
 		out.I[i] = st.n
 		return
 	}
+	st.flushFix()
 	if st.n == 0 {
 		out.Null[i] = true
 		return
