@@ -95,32 +95,15 @@ func TestChangelogGroupByProperty(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
+		pushed := make([][]any, len(in))
+		for i, r := range in {
+			pushed[i] = []any{r.k, r.v}
+		}
 		for _, mini := range []string{"false", "true"} {
-			c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-			s, err := streamql.Open(streamql.Options{OnRows: c.on})
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := pushedChangelog(t, `CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'go'); SET 'table.exec.mini-batch.enabled' = '`+mini+`';`,
+				`SELECT k, COUNT(*) AS n, SUM(v) AS s FROM ev GROUP BY k HAVING COUNT(*) > 1;`, pushed)
 			ctx := context.Background()
-			if err := s.Exec(ctx, `CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'go'); SET 'table.exec.mini-batch.enabled' = '`+mini+`';`); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() {
-				done <- s.Exec(ctx, `SELECT k, COUNT(*) AS n, SUM(v) AS s FROM ev GROUP BY k HAVING COUNT(*) > 1;`)
-			}()
-			for _, r := range in {
-				if err := s.Push(ctx, "ev", r.k, r.v); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.CloseStream("ev"); err != nil {
-				t.Fatal(err)
-			}
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			if got := c.final(); !slices.Equal(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("round %d (mini-batch %s, %d rows, %d keys): the changelog applied gives\n%v\nthe batch reference\n%v", round, mini, n, keys, got, want)
 			}
 			// the same rows from a file in 'execution.runtime-mode' = 'streaming'
@@ -133,8 +116,8 @@ func TestChangelogGroupByProperty(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "ev.csv"), []byte(sb.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			c = &changelog{t: t, rows: map[string]int{}, out: "main"}
-			s, err = streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
+			c := &changelog{t: t, rows: map[string]int{}, out: "main"}
+			s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,6 +228,36 @@ func TestChangelogOuterJoinProperty(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pushedChangelog runs query in a session where setup declared the 'go'
+// stream ev, pushes rows into ev from Go (batch sizes follow the pushes'
+// timing), ends it, and returns the main output's changelog applied.
+func pushedChangelog(t *testing.T, setup, query string, rows [][]any) []string {
+	t.Helper()
+	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
+	s, err := streamql.Open(streamql.Options{OnRows: c.on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Exec(ctx, setup); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Exec(ctx, query) }()
+	for _, r := range rows {
+		if err := s.Push(ctx, "ev", r...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CloseStream("ev"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return c.final()
 }
 
 func runJoinChangelog(t *testing.T, dir, query string) []string {
@@ -391,35 +404,16 @@ func TestChangelogOrderByLimitProperty(t *testing.T) {
 			want = append(want, fmt.Sprintf("%s|%d", r.k, r.v))
 		}
 		slices.Sort(want)
-		c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-		s, err := streamql.Open(streamql.Options{OnRows: c.on})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := context.Background()
-		if err := s.Exec(ctx, `CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'go');`); err != nil {
-			t.Fatal(err)
-		}
 		order := "v"
 		if desc {
 			order = "v DESC"
 		}
-		done := make(chan error, 1)
-		go func() {
-			done <- s.Exec(ctx, fmt.Sprintf(`SELECT k, v FROM ev ORDER BY %s LIMIT %d;`, order, limit))
-		}()
-		for _, r := range in {
-			if err := s.Push(ctx, "ev", r.k, r.v); err != nil {
-				t.Fatal(err)
-			}
+		pushed := make([][]any, len(in))
+		for i, r := range in {
+			pushed[i] = []any{r.k, r.v}
 		}
-		if err := s.CloseStream("ev"); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-		if got := c.final(); !slices.Equal(got, want) {
+		got := pushedChangelog(t, `CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'go');`, fmt.Sprintf(`SELECT k, v FROM ev ORDER BY %s LIMIT %d;`, order, limit), pushed)
+		if !slices.Equal(got, want) {
 			t.Fatalf("round %d (ORDER BY %s LIMIT %d, %d rows): the changelog applied gives\n%v\nthe sorted input's first rows\n%v", round, order, limit, len(in), got, want)
 		}
 	}
@@ -490,6 +484,10 @@ func TestChangelogStateTTLProperty(t *testing.T) {
 			want = append(want, fmt.Sprintf("%s|%d", k, g.n))
 		}
 		slices.Sort(want)
+		pushed := make([][]any, len(in))
+		for i, r := range in {
+			pushed[i] = []any{r.k, r.ts}
+		}
 		// the same keys as BIGINTs (k7 as 7: the typed index of an integer key)
 		wantInt := make([]string, len(want))
 		for i, w := range want {
@@ -502,32 +500,9 @@ func TestChangelogStateTTLProperty(t *testing.T) {
 			if run >= 2 {
 				query, want = `SELECT CAST(SUBSTRING(k, 2) AS BIGINT) AS k, COUNT(*) AS n FROM ev GROUP BY CAST(SUBSTRING(k, 2) AS BIGINT);`, wantInt
 			}
-			c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-			s, err := streamql.Open(streamql.Options{OnRows: c.on})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			if err := s.Exec(ctx, fmt.Sprintf(`CREATE STREAM ev (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.010' SECOND) WITH ('connector' = 'go');
-SET 'table.exec.mini-batch.enabled' = '%s'; SET 'table.exec.state.ttl' = '%d ms';`, mini, ttl)); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() {
-				done <- s.Exec(ctx, query)
-			}()
-			for _, r := range in {
-				if err := s.Push(ctx, "ev", r.k, r.ts); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.CloseStream("ev"); err != nil {
-				t.Fatal(err)
-			}
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			if got := c.final(); !slices.Equal(got, want) {
+			got := pushedChangelog(t, fmt.Sprintf(`CREATE STREAM ev (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.010' SECOND) WITH ('connector' = 'go');
+SET 'table.exec.mini-batch.enabled' = '%s'; SET 'table.exec.state.ttl' = '%d ms';`, mini, ttl), query, pushed)
+			if !slices.Equal(got, want) {
 				t.Fatalf("round %d (TTL %d ms, mini-batch %s, %d rows, %s): the changelog applied gives\n%v\nthe reference\n%v", round, ttl, mini, len(in), query, got, want)
 			}
 		}

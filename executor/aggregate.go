@@ -1609,14 +1609,7 @@ func (o *aggOp) drop(p int32) {
 			}
 			gs = append(gs, g)
 		}
-		clear(ws.groups[len(gs):])
-		ws.groups = gs
-		clear(ws.index)
-		if len(gs) > smallWindow {
-			for _, g := range gs {
-				ws.index[g.key] = g
-			}
-		}
+		ws.keepGroups(gs)
 		if len(gs) == 0 && o.a.Window != nil {
 			o.unindex(ws)
 			o.freeWins = append(o.freeWins, ws)

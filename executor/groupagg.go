@@ -197,15 +197,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 				// the batch changed it before: its folded change comes
 				// out now, at the row, and the rest of the batch makes a
 				// new group of the key
-				if u.n+2 > vector.Cap {
-					ao.flushOp(o)
-				}
-				old := -1
-				if g.had {
-					old = u.n
-					copyRow(o.row, old, u.pre, int(g.pre))
-				}
-				u.emit(o, g, old, int32(i))
+				ao.emitFolded(o, g, int32(i))
 				g.had = false
 			}
 			o.expireGroup(g) // (Flink: its state expired; the row starts it anew)
@@ -306,15 +298,7 @@ func (ao *aggOperator) flushChanges(n int) {
 		any = true
 		if u.mini {
 			for _, g := range u.touch {
-				if u.n+2 > vector.Cap {
-					ao.flushOp(o)
-				}
-				old := -1
-				if g.had {
-					old = u.n
-					copyRow(o.row, old, u.pre, int(g.pre))
-				}
-				u.emit(o, g, old, int32(n))
+				ao.emitFolded(o, g, int32(n))
 			}
 			clear(u.touch)
 			u.touch, u.npre = u.touch[:0], 0
@@ -331,6 +315,22 @@ func (ao *aggOperator) flushChanges(n int) {
 	if any && !slices.IsSortedFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At }) {
 		slices.SortStableFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At })
 	}
+}
+
+// emitFolded writes the mini-batch change of g folded so far (its row
+// before the batch, kept in updState.pre, against its row now) at input
+// position at.
+func (ao *aggOperator) emitFolded(o *aggOp, g *aggGroup, at int32) {
+	u := o.upd
+	if u.n+2 > vector.Cap {
+		ao.flushOp(o)
+	}
+	old := -1
+	if g.had {
+		old = u.n
+		copyRow(o.row, old, u.pre, int(g.pre))
+	}
+	u.emit(o, g, old, at)
 }
 
 // flushOp projects o's changes written so far (HAVING applied) and adds
@@ -462,6 +462,17 @@ func (o *aggOp) sweep() {
 	if len(gs) == len(ws.groups) {
 		return
 	}
+	ws.keepGroups(gs)
+	clear(o.cache[:])
+	o.lastWs = nil
+	freed = min(freed, o.bytes)
+	o.bytes -= freed
+	_ = o.acct.Grow(-freed)
+}
+
+// keepGroups makes gs (a prefix of ws.groups' backing array, the groups
+// kept in order) ws's groups, and rebuilds the index over them.
+func (ws *winState) keepGroups(gs []*aggGroup) {
 	clear(ws.groups[len(gs):])
 	ws.groups = gs
 	clear(ws.index)
@@ -470,9 +481,4 @@ func (o *aggOp) sweep() {
 			ws.index[g.key] = g
 		}
 	}
-	clear(o.cache[:])
-	o.lastWs = nil
-	freed = min(freed, o.bytes)
-	o.bytes -= freed
-	_ = o.acct.Grow(-freed)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"streamql/catalog"
-
 	"streamql/executor/csvdec"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
