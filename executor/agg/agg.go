@@ -6,6 +6,9 @@
 // DISTINCT as grouping compares (Java's Double.equals), LISTAGG of printed values
 // (SPEC 4). Every state can merge another (SPEC 2.4: merged sessions), and the
 // order-independent ones give the same result whatever the order of Add and Merge.
+// Over an updating input (SPEC 2.8) every state retracts: counts and sums
+// exactly (retract.go), MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and
+// COUNT(DISTINCT) by keeping their values (kept.go, a Retracting spec).
 //
 // The fixed-size accumulators (COUNT, SUM, AVG, MIN, MAX of numbers, the
 // variances) allocate nothing per row once their partial sums have room.
