@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"streamql/planner/plan"
 )
 
 // StateTTLKey is Flink's key for how long an updating operator keeps a key's
@@ -53,15 +55,5 @@ func ParseStateTTL(v string) (time.Duration, error) {
 }
 
 // FormatStateTTL writes d in ParseStateTTL's syntax, in its largest whole
-// unit: "0 ms", "90 s", "12 h", "1 d".
-func FormatStateTTL(d time.Duration) string {
-	for _, u := range []struct {
-		d    time.Duration
-		name string
-	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}} {
-		if d != 0 && d%u.d == 0 {
-			return fmt.Sprintf("%d %s", d/u.d, u.name)
-		}
-	}
-	return fmt.Sprintf("%d ms", d.Milliseconds())
-}
+// unit: "0 ms", "90 s", "12 h", "1 d" (plan.FormatTTL, which EXPLAIN uses).
+func FormatStateTTL(d time.Duration) string { return plan.FormatTTL(d) }

@@ -266,8 +266,22 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 		}
 		detail(LineDetail, "state grows with: %s", grows)
 		if a.Updating && a.StateTTL > 0 {
-			detail(LineDetail, "state TTL: a group unchanged for %s is dropped ('table.exec.state.ttl'; the watermark is the clock, else processing time)", a.StateTTL)
+			detail(LineDetail, "state TTL: a group unchanged for %s is dropped ('table.exec.state.ttl'; the watermark is the clock, else processing time)", FormatTTL(a.StateTTL))
 		}
 	}
 	return head, details, kinds
+}
+
+// FormatTTL writes a 'table.exec.state.ttl' duration in Flink's syntax, in
+// its largest whole unit: "0 ms", "90 s", "30 min", "12 h", "1 d".
+func FormatTTL(d time.Duration) string {
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}} {
+		if d != 0 && d%u.d == 0 {
+			return fmt.Sprintf("%d %s", d/u.d, u.name)
+		}
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
 }
