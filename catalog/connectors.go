@@ -81,6 +81,10 @@ type ConnectorSpec struct {
 	// by its PRIMARY KEY (SPEC 2.8, 'upsert-kafka'): as a source it is
 	// updating (Stream.Updating), as a sink it takes an updating query.
 	Upserts bool
+	// OpColumn says a csv or json sink over this connector writes each row's
+	// kind into a first column op (SPEC 2.8: a file sink of an updating
+	// relation holds the changelog, op first; Stream.OpColumn).
+	OpColumn bool
 	// Source is the executor's side of the connector (its source opener, and
 	// later its sink opener), set by the connector's file; catalog never looks
 	// inside it, so catalog does not import the executor (the model is

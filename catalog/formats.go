@@ -94,13 +94,34 @@ func (s *Stream) Updating() string {
 }
 
 // TakesChanges reports whether a sink over s writes an updating query's
-// changes (SPEC 2.8): an upsert connector (upsert-kafka) or a changelog format
-// a sink writes (debezium-json). A sink that does not takes inserts only
+// changes (SPEC 2.8): an upsert connector (upsert-kafka), a changelog format
+// a sink writes (debezium-json), or a csv or json file with an op column
+// (OpColumn). A sink that does not takes inserts only
 // (Flink's rule: it refuses an updating query at planning).
 func (s *Stream) TakesChanges() bool {
 	if s.Connector != nil && s.Connector.Upserts {
 		return true
 	}
+	if s.OpColumn() {
+		return true
+	}
 	f := LookupFormat(s.Options["format"])
 	return f != nil && f.Changelog && f.Writes
+}
+
+// OpColumn reports whether s, written as a 'file' sink in csv or json, holds
+// a changelog with its kind in a first column `op` (SPEC 2.8: "file sinks of
+// an updating relation hold the changelog (op first)"): its first column is
+// a VARCHAR named op and it has at least one other. A query writes the
+// other columns; each row's op is its kind (+I, -U, +U, -D), +I for every
+// row of an append-only query.
+func (s *Stream) OpColumn() bool {
+	if s.Connector == nil || !s.Connector.OpColumn || len(s.Columns) < 2 {
+		return false
+	}
+	if f := s.Options["format"]; f != "csv" && f != "json" {
+		return false
+	}
+	c := s.Columns[0]
+	return FoldName(c.Name) == FoldName("op") && c.Type == Varchar && c.Computed == nil && c.Metadata == ""
 }

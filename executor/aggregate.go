@@ -145,6 +145,9 @@ type aggGroup struct {
 	mark int64
 	had  bool
 	pre  int32
+	// touched is when it last changed, for 'table.exec.state.ttl'
+	// (groupagg.go's updState.stamp)
+	touched int64
 }
 
 // groupBytes is the state a new group costs before its accumulators grow: the
@@ -1035,6 +1038,9 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 			continue
 		}
 		o := buildAggOp(br, budget)
+		if o.upd != nil {
+			o.upd.ttl.event = job.WatermarkCol >= 0 // ('table.exec.state.ttl': the watermark is its clock)
+		}
 		if !br.Agg.Grouped {
 			o.windowedTypes(job.BatchTypes)
 		}
@@ -1571,6 +1577,7 @@ func (o *aggOp) heldAll(dst map[int32]heldAt) {
 func (o *aggOp) drop(p int32) {
 	o.lastWs = nil
 	clear(o.cache[:])
+	defer o.reindexUpd()
 	var freed int64
 	kept := o.open[:0]
 	o.minEnd = math.MaxInt64
@@ -1584,14 +1591,7 @@ func (o *aggOp) drop(p int32) {
 			}
 			gs = append(gs, g)
 		}
-		clear(ws.groups[len(gs):])
-		ws.groups = gs
-		clear(ws.index)
-		if len(gs) > smallWindow {
-			for _, g := range gs {
-				ws.index[g.key] = g
-			}
-		}
+		ws.keepGroups(gs)
 		if len(gs) == 0 && o.a.Window != nil {
 			o.unindex(ws)
 			o.freeWins = append(o.freeWins, ws)

@@ -153,7 +153,7 @@ func buildAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	o.havingK = expr.Compile(a.Having)
 	o.projK = expr.CompileAll(br.Project)
 	if a.Updating {
-		o.upd = newUpdState(a)
+		o.upd = newUpdState(a, false) // (the clock: newAggOperator)
 	}
 	return o
 }

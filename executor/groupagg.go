@@ -3,6 +3,7 @@ package executor
 import (
 	"math"
 	"slices"
+	"time"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
@@ -24,8 +25,9 @@ import (
 //     leaves a group no row: -D with its old result; a retraction of a group
 //     that holds no row is ignored, as Flink ignores it.
 //
-// Accumulators retract exactly (executor/agg's State.Retract; the planner
-// refuses the ones that cannot over an updating input). HAVING and the select
+// Accumulators retract (executor/agg's State.Retract): counts and sums
+// exactly, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and COUNT(DISTINCT)
+// by keeping their values (the planner marks their specs Retracting). HAVING and the select
 // list apply to both rows of a change, so a change whose old row fails HAVING
 // gives +U alone and one whose new row fails gives -U alone: applying the
 // changelog still gives the materialized result of SPEC 2.4's GROUP BY.
@@ -51,14 +53,130 @@ type updState struct {
 	touch []*aggGroup   // mini-batch: the groups the batch touched, in first-touch order
 	pre   *vector.Batch // mini-batch: each touched group's row before the batch
 	npre  int
+	ttl   ttlState
+	// ints finds the group of a single BIGINT or TIMESTAMP key that is not
+	// NULL by its value (a typed map, where the window's index is keyed by
+	// the key's bytes); nil for other keys. Every such group of the
+	// pseudo-window is in it (updGroup, sweep, reindexUpd).
+	ints map[int64]*aggGroup
 }
 
-func newUpdState(a *plan.Aggregate) *updState {
+// updGroup returns row i's group (groupFor), through the typed index for
+// a single integer key.
+func (o *aggOp) updGroup(i int) (*aggGroup, error) {
+	u := o.upd
+	if u.ints == nil {
+		return o.groupFor(o.pseudo(), i)
+	}
+	v := o.keys[0]
+	if v.Null[i] {
+		return o.groupFor(o.pseudo(), i)
+	}
+	x := v.I[i]
+	if g := u.ints[x]; g != nil {
+		if o.rep != nil && g.part != o.rowPart {
+			o.heldOther(g)
+		}
+		return g, nil
+	}
+	g, err := o.groupFor(o.pseudo(), i)
+	u.ints[x] = g
+	return g, err
+}
+
+// reindexUpd rebuilds the typed index of an updating aggregate from its
+// groups (after groups were freed elsewhere: a Kafka replay's drop).
+func (o *aggOp) reindexUpd() {
+	u := o.upd
+	if u == nil || u.ints == nil {
+		return
+	}
+	clear(u.ints)
+	for _, ws := range o.open {
+		for _, g := range ws.groups {
+			if !g.vals[0].Null {
+				u.ints[g.vals[0].I] = g
+			}
+		}
+	}
+}
+
+// ttlState is 'table.exec.state.ttl' of an updating aggregate (SPEC 2.8,
+// plan.Aggregate.StateTTL): a group that has not changed while the clock
+// advanced by ttl ms is dropped, without a change emitted, as Flink's state
+// TTL drops it; a later row of its key starts it anew (+I), and a
+// retraction of it is ignored. Flink's clock is processing time (a
+// group's last access); with event time the clock here is the watermark, so
+// the result does not depend on timing or batch sizes: a group's time is
+// the watermark before the row that last changed it (for the rows before
+// the first watermark, the first one the aggregate sees), a row finds its
+// group expired when the watermark before it is ttl past that, and a sweep
+// every ttl/2 of watermark frees the groups every later row would find
+// expired. Without event time the clock is processing time, read once per
+// input batch (now, injectable for tests).
+type ttlState struct {
+	ttl      int64 // ms; 0: none
+	event    bool  // the watermark is the clock
+	now      func() int64
+	clock    int64 // the clock at the row being changed (event: math.MinInt64 before the first watermark)
+	read     bool  // processing time: clock read for this batch
+	first    int64 // event: the first watermark seen (a group changed before it counts from it)
+	hasFirst bool
+	swept    int64
+	hasSwept bool
+}
+
+// ttlNow is the processing-time clock of ttlState, epoch ms (a variable:
+// tests replace it).
+var ttlNow = func() int64 { return time.Now().UnixMilli() }
+
+// noTime is a group's time before the first watermark.
+const noTime = math.MinInt64
+
+func newUpdState(a *plan.Aggregate, event bool) *updState {
 	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1} // (a new group's mark is 0)
+	if len(a.Keys) == 1 && (a.Keys[0].Type == catalog.BigInt || a.Keys[0].Type == catalog.Timestamp) {
+		u.ints = map[int64]*aggGroup{}
+	}
 	if u.mini {
 		u.pre = vector.NewBatch(a.RowTypes)
 	}
+	u.ttl = ttlState{ttl: a.StateTTL.Milliseconds(), event: event, now: ttlNow}
 	return u
+}
+
+// at sets the clock for a row whose CURRENT_WATERMARK is cw (cwSet false
+// before the first) and returns it (noTime before the first watermark).
+func (t *ttlState) at(cw int64, cwSet bool) int64 {
+	switch {
+	case !t.event:
+		if !t.read {
+			t.clock, t.read = t.now(), true
+		}
+	case cwSet:
+		t.clock = cw
+		if !t.hasFirst {
+			t.first, t.hasFirst = cw, true
+		}
+	default:
+		t.clock = noTime
+	}
+	return t.clock
+}
+
+// expired reports whether a group last changed at touched has expired at
+// the clock now.
+func (t *ttlState) expired(touched, now int64) bool {
+	if now == noTime {
+		return false
+	}
+	if touched == noTime {
+		if !t.hasFirst {
+			return false
+		}
+		touched = t.first
+	}
+	return now >= touched && now-touched >= t.ttl
 }
 
 // change applies input row i of b (taken by o's branch; cw, cwSet its
@@ -82,9 +200,23 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 		o.rowCw, o.rowCwSet = cw, cwSet
 		replayed = o.rep.active && o.rep.replayed(b.Pos[i])
 	}
-	g, err := o.groupFor(o.pseudo(), i)
+	g, err := o.updGroup(i)
 	if err != nil {
 		return err
+	}
+	if u.ttl.ttl > 0 {
+		now := u.ttl.at(cw, cwSet)
+		if g.live > 0 && u.ttl.expired(g.touched, now) {
+			if u.mini && g.mark == u.batch {
+				// the batch changed it before: its folded change comes
+				// out now, at the row, and the rest of the batch makes a
+				// new group of the key
+				ao.emitFolded(o, g, int32(i))
+				g.had = false
+			}
+			o.expireGroup(g) // (Flink: its state expired; the row starts it anew)
+		}
+		g.touched = now
 	}
 	retract := b.KindAt(i).Retracts()
 	if retract && g.live == 0 {
@@ -138,7 +270,7 @@ func (o *aggOp) accumulate(g *aggGroup, i int, retract bool) error {
 			grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
 		}
 	}
-	if grew > 0 {
+	if grew != 0 { // (negative: kept values taken back)
 		return o.grow(grew)
 	}
 	return nil
@@ -183,15 +315,7 @@ func (ao *aggOperator) flushChanges(n int) {
 		any = true
 		if u.mini {
 			for _, g := range u.touch {
-				if u.n+2 > vector.Cap {
-					ao.flushOp(o)
-				}
-				old := -1
-				if g.had {
-					old = u.n
-					copyRow(o.row, old, u.pre, int(g.pre))
-				}
-				u.emit(o, g, old, int32(n))
+				ao.emitFolded(o, g, int32(n))
 			}
 			clear(u.touch)
 			u.touch, u.npre = u.touch[:0], 0
@@ -201,10 +325,29 @@ func (ao *aggOperator) flushChanges(n int) {
 			u.batch++
 		}
 		ao.flushOp(o)
+		if u.ttl.ttl > 0 {
+			o.sweep()
+		}
 	}
 	if any && !slices.IsSortedFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At }) {
 		slices.SortStableFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At })
 	}
+}
+
+// emitFolded writes the mini-batch change of g folded so far (its row
+// before the batch, kept in updState.pre, against its row now) at input
+// position at.
+func (ao *aggOperator) emitFolded(o *aggOp, g *aggGroup, at int32) {
+	u := o.upd
+	if u.n+2 > vector.Cap {
+		ao.flushOp(o)
+	}
+	old := -1
+	if g.had {
+		old = u.n
+		copyRow(o.row, old, u.pre, int(g.pre))
+	}
+	u.emit(o, g, old, at)
 }
 
 // flushOp projects o's changes written so far (HAVING applied) and adds
@@ -291,6 +434,68 @@ func ownStrings(b *vector.Batch, i, from int) {
 	for _, v := range b.Cols[from:] {
 		if v.Type == catalog.Varchar && !v.Null[i] {
 			v.SetString(i, v.S[i])
+		}
+	}
+}
+
+// expireGroup empties g's accumulators ('table.exec.state.ttl': its state
+// expired), releasing what they held; g stays in the window.
+func (o *aggOp) expireGroup(g *aggGroup) {
+	var freed int64
+	for c := range g.states {
+		freed += g.states[c].Bytes()
+		g.states[c].Reset()
+	}
+	g.live = 0
+	o.bytes -= freed
+	_ = o.acct.Grow(-freed)
+}
+
+// sweep frees the groups expired at the clock ('table.exec.state.ttl',
+// ttlState), once the clock has advanced by half the TTL since the last
+// sweep; it ends the batch's clock reading.
+func (o *aggOp) sweep() {
+	t := &o.upd.ttl
+	now := t.clock
+	t.read = false
+	if now == noTime || t.hasSwept && now-t.swept < t.ttl/2 || len(o.open) == 0 {
+		return
+	}
+	t.swept, t.hasSwept = now, true
+	ws := o.open[0]
+	var freed int64
+	gs := ws.groups[:0]
+	for _, g := range ws.groups {
+		if t.expired(g.touched, now) {
+			freed += o.groupCost(g)
+			o.freeGroups = append(o.freeGroups, g)
+			if o.upd.ints != nil && !g.vals[0].Null {
+				delete(o.upd.ints, g.vals[0].I)
+			}
+			continue
+		}
+		gs = append(gs, g)
+	}
+	if len(gs) == len(ws.groups) {
+		return
+	}
+	ws.keepGroups(gs)
+	clear(o.cache[:])
+	o.lastWs = nil
+	freed = min(freed, o.bytes)
+	o.bytes -= freed
+	_ = o.acct.Grow(-freed)
+}
+
+// keepGroups makes gs (a prefix of ws.groups' backing array, the groups
+// kept in order) ws's groups, and rebuilds the index over them.
+func (ws *winState) keepGroups(gs []*aggGroup) {
+	clear(ws.groups[len(gs):])
+	ws.groups = gs
+	clear(ws.index)
+	if len(gs) > smallWindow {
+		for _, g := range gs {
+			ws.index[g.key] = g
 		}
 	}
 }

@@ -133,14 +133,14 @@ func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error
 	var err error
 	switch r.Kind {
 	case plan.RankTopN:
-		o.top, err = op.NewTopN(op.TopNSpec{Types: r.Types, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst}, &o.coll, acct)
+		o.top, err = op.NewTopN(op.TopNSpec{Types: r.Types, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds()}, &o.coll, acct)
 		o.op = o.top
 		o.coll.discard = r.Bounded // (the final result at the end)
 		if r.RankNumber {
 			outTypes = append(append([]catalog.Type{}, r.Types...), catalog.BigInt)
 		}
 	case plan.RankDedup:
-		o.op, err = op.NewDedup(op.DedupSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1}, &o.coll, acct)
+		o.op, err = op.NewDedup(op.DedupSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1, TTL: r.StateTTL.Milliseconds()}, &o.coll, acct)
 	case plan.RankWindowTopN:
 		o.op, err = op.NewWindowTopN(op.WindowTopNSpec{Types: r.Types, Start: r.Start, End: r.End, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, Stamp: r.Stamp}, &o.coll, acct)
 		if r.RankNumber {

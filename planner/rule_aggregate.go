@@ -151,8 +151,8 @@ func ruleAggregate(sp *selectPlan) error {
 	// the change (rule_changelog.go). A window aggregate fires once, final,
 	// so it cannot take back what an updating input retracts (Flink refuses
 	// it too).
-	updIn := sp.both != nil && sp.both.Updating()
-	if updIn && sp.win != nil {
+	updIn := sp.both != nil && sp.both.Updating() || sp.both == nil && sp.st != nil && sp.st.Updating() != ""
+	if updIn && sp.win != nil && sp.both != nil {
 		return parser.Errorf(sp.groupPos(), "a window aggregate emits each window once, final, and cannot consume the updating result of a regular %s JOIN (SPEC 2.8): aggregate without a window (GROUP BY keys only, an updating result), or make the join an interval join (ON ... AND l.t BETWEEN r.t - INTERVAL '1' MINUTE AND r.t)", sp.both.Type)
 	}
 	a.Updating = sp.win == nil && (!st.Bounded() || updIn || sp.p.Streaming)
@@ -172,10 +172,10 @@ func ruleAggregate(sp *selectPlan) error {
 		return err
 	}
 	if updIn {
-		for _, c := range a.Calls {
-			if !c.Spec.Retractable() {
-				return parser.Errorf(sp.groupPos(), "%s cannot take back a row yet, and the regular %s JOIN it reads retracts rows (SPEC 2.8): over an updating input use COUNT, SUM, AVG, VAR_POP, VAR_SAMP, STDDEV_POP or STDDEV_SAMP", c.Text, sp.both.Type)
-			}
+		// every call retracts; MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG
+		// and COUNT(DISTINCT) keep their values for it (SPEC 2.8)
+		for c := range a.Calls {
+			a.Calls[c].Spec.Retracting = true
 		}
 	}
 	return nil

@@ -18,7 +18,9 @@ func updatingOperator(sp *selectPlan) string {
 			return fmt.Sprintf("the aggregate over the regular %s JOIN", sp.both.Type)
 		}
 		over := "the unbounded stream " + sp.st.Name
-		if sp.st.Bounded() {
+		if why := sp.st.Updating(); why != "" {
+			over = "the updating stream " + sp.st.Name + " (" + why + ")"
+		} else if sp.st.Bounded() {
 			over = "stream " + sp.st.Name + " in 'execution.runtime-mode' = 'streaming'"
 		}
 		if len(sp.agg.Keys) == 0 {
@@ -37,8 +39,9 @@ func updatingOperator(sp *selectPlan) string {
 
 // ruleChangelogJob derives, for every output of j, whether it is updating
 // and its upsert key (SPEC 2.8; plan.Output.Updating, UpsertKey): an output
-// is updating when a branch that writes it reads an updating join or has an
-// updating aggregate (filters and projections pass kinds through). The
+// is updating when a branch that writes it reads an updating join or an
+// updating stream (CDC formats, upsert-kafka) or has an updating aggregate
+// or Top-N (filters and projections pass kinds through). The
 // upsert key of an updating GROUP BY is the output columns that are its
 // grouping keys, when the select list holds every key as a bare column; a
 // regular outer join's output has none (a retract changelog), as has an
@@ -51,7 +54,8 @@ func ruleChangelogJob(j *Job) {
 	for _, b := range j.AllBranches() {
 		upd := j.Both != nil && j.Both.Updating() || b.Agg != nil && b.Agg.Updating ||
 			b.Rank != nil && b.Rank.Updating && !b.Rank.Bounded || // a Top-N over an unbounded input (SPEC 2.9)
-			b.Agg == nil && b.Rank == nil && readsChanges(j.Stream) // (a filter or projection passes the kinds)
+			j.Stream != nil && j.Stream.Updating() != "" || // a CDC or upsert stream's changes, passed through (filters, projections)
+			b.Agg == nil && b.Rank == nil && j.Stream != nil && readsChanges(j.Stream) // (an updating derived relation: a filter or projection passes the kinds)
 		if !upd {
 			continue
 		}

@@ -103,10 +103,19 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	d := &plan.Derived{Kind: kind, Name: name, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
 	bounded := true
 	var times []partTime
-	for _, b := range mains {
+	for k, b := range mains {
 		j, err := NewJob(b.Stream, nil, b, src)
 		if err != nil {
 			return nil, err
+		}
+		if j.Outputs[b.Output].Updating {
+			// SPEC 2.8: its rows carry kinds that a reader would take as
+			// inserts (the derived source passes values, not kinds)
+			what := kind
+			if name != "" && name != kind {
+				what += " " + name
+			}
+			return nil, parser.Errorf(rel.Selects[k].Start, "the %s is updating (%s, SPEC 2.8), and a query cannot read an updating relation yet: run it as the outermost query (its output shows each change's op), make it append-only (a window aggregate, an interval join, deduplication keeping the first row), or read a bounded input without 'execution.runtime-mode' = 'streaming'", what, updatingPart(j, b))
 		}
 		for _, s := range j.Streams() {
 			bounded = bounded && s.Bounded()
@@ -429,4 +438,20 @@ func derivedOutput(j *Job, o Output, rel string) int {
 	o.Name = name
 	j.Outputs = append(j.Outputs, o)
 	return len(j.Outputs) - 1
+}
+
+// updatingPart names what makes the main query b of job j updating (SPEC
+// 2.8), for the error of a relation that cannot be read.
+func updatingPart(j *Job, b *Branch) string {
+	switch {
+	case b.Agg != nil && b.Agg.Updating:
+		return "its GROUP BY without a window emits -U/+U changes"
+	case b.Rank != nil && b.Rank.Updating && !b.Rank.Bounded:
+		return "its Top-N emits changes as rows enter and leave the top"
+	case j.Both != nil && j.Both.Updating():
+		return fmt.Sprintf("its regular %s JOIN retracts padded rows", j.Both.Type)
+	case j.Stream != nil && j.Stream.Updating() != "":
+		return "it reads stream " + j.Stream.Name + ", which is updating (" + j.Stream.Updating() + ")"
+	}
+	return "its result changes"
 }

@@ -899,6 +899,9 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	if limit >= 0 {
 		lim = fmt.Sprintf(" limit %d", limit)
 	}
+	if r.Bounded && p.Streaming && limit >= 0 {
+		r.Bounded = false // SET 'execution.runtime-mode' = 'streaming': a Top-N, updating, as over an unbounded input
+	}
 	switch {
 	case r.Bounded:
 		r.Text = fmt.Sprintf("order by %s%s, at the input's end", strings.Join(ord, ", "), lim)
@@ -912,7 +915,13 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 		r.Text = fmt.Sprintf("order by %s%s, released as the watermark passes", strings.Join(ord, ", "), lim)
 		r.State = "the rows the watermark has not passed"
 	case limit >= 0:
-		return nil, parser.Errorf(obPos, "ORDER BY … LIMIT over the unbounded stream %s is a Top-N over the whole stream, whose result is updating (SPEC 2.8): write it as one, SELECT … FROM (SELECT …, ROW_NUMBER() OVER (ORDER BY …) AS rn FROM %s) WHERE rn <= %d, read a bounded input, or order by the event time ascending", st.Name, st.Name, limit)
+		// SPEC 2.9: any other ORDER BY with LIMIT over an unbounded input is
+		// a Top-N over the whole stream (one partition), updating (SPEC 2.8):
+		// ROW_NUMBER() OVER (ORDER BY …) <= n without the rank column, as
+		// Flink plans it (its Rank node without partition keys)
+		r.Kind, r.N, r.Limit, r.Updating = plan.RankTopN, limit, -1, true
+		r.Text = fmt.Sprintf("ROW_NUMBER() <= %d over the whole stream order by %s (ORDER BY … LIMIT %d, updating), without the rank", limit, strings.Join(ord, ", "), limit)
+		r.State = "the top rows"
 	default:
 		why := "stream " + st.Name + " has no event time"
 		if st.Watermark != nil {

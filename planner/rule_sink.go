@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"streamql/catalog"
 	"streamql/parser"
 	"streamql/planner/plan"
@@ -42,6 +44,16 @@ func ruleSink(sp *selectPlan) error {
 	if err := sinkColumns(sp, st); err != nil {
 		return err
 	}
+	if st.OpColumn() && sel.InsertColumns == nil && len(b.Columns) == len(st.Columns)-1 {
+		// the op column (SPEC 2.8): the sink writes each row's kind there
+		op := nullExpr(catalog.Varchar)
+		op.Text = "op (the row's kind)"
+		b.Project = append([]*Expr{op}, b.Project...)
+		b.Columns = append([]catalog.Column{st.Columns[0]}, b.Columns...)
+		if len(sp.fieldOf) > 0 {
+			sp.fieldOf = append([]ast.Node{nil}, sp.fieldOf...)
+		}
+	}
 	if len(b.Columns) != len(st.Columns) {
 		return parser.Errorf(pos, "%s: the query gives %d column(s) %s but %s has %d %s; select one value per column of %s, in its order",
 			what, len(b.Columns), plan.SchemaText(b.Columns), st.Name, len(st.Columns), plan.SchemaText(st.Columns), st.Name)
@@ -69,7 +81,7 @@ func ruleSink(sp *selectPlan) error {
 			what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, got.Name, c.Type)
 	}
 	if upd := updatingOperator(sp); upd != "" && !st.TakesChanges() {
-		return parser.Errorf(pos, "%s: the query's result is updating (%s emits -U/+U/-D changes, SPEC 2.8), and stream %s (connector '%s', format '%s') accepts only inserts: write it to a stream with 'format'='debezium-json' or with 'connector'='upsert-kafka' and a PRIMARY KEY (...) NOT ENFORCED, or show it on stdout or in --side-dir, whose outputs carry the change in an op column",
+		return parser.Errorf(pos, "%s: the query's result is updating (%s emits -U/+U/-D changes, SPEC 2.8), and stream %s (connector '%s', format '%s') accepts only inserts: write it to a stream with 'format'='debezium-json', to a csv or json file stream whose first column is op VARCHAR (each row's kind), or with 'connector'='upsert-kafka' and a PRIMARY KEY (...) NOT ENFORCED, or show it on stdout or in --side-dir, whose outputs carry the change in an op column",
 			what, upd, st.Name, st.Connector.Name, st.Options["format"])
 	}
 	b.Columns = append([]catalog.Column(nil), st.Columns...)

@@ -12,7 +12,9 @@ import (
 // ruleUpdatingSource refuses, for now, the operators that cannot yet consume
 // the changes of an updating stream (SPEC 2.8: a stream reading a changelog
 // format, debezium-json, canal-json or maxwell-json, or an upsert-kafka
-// stream): a window or aggregate, a join (either side), and LIMIT. Filters,
+// stream): a window, a join (either side), and LIMIT. An aggregate without
+// a window (GROUP BY keys, or a global aggregate) retracts: it is an
+// updating aggregate over the stream (rule_aggregate.go). Filters,
 // projections and side branches pass each row's kind through to the outputs,
 // as Flink's Calc does. Flink refuses the same operators over a changelog
 // when they do not retract ("... doesn't support consuming update and delete
@@ -48,7 +50,7 @@ func ruleUpdatingSource(sp *selectPlan) error {
 	switch {
 	case b.Agg != nil && b.Agg.Window != nil:
 		return refuse(st, sp.q.From, "a window")
-	case b.Agg != nil:
+	case b.Agg != nil && !b.Agg.Updating:
 		var at ast.Node = sp.q.From
 		if sp.q.GroupBy != nil {
 			at = sp.q.GroupBy

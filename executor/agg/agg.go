@@ -6,6 +6,9 @@
 // DISTINCT as grouping compares (Java's Double.equals), LISTAGG of printed values
 // (SPEC 4). Every state can merge another (SPEC 2.4: merged sessions), and the
 // order-independent ones give the same result whatever the order of Add and Merge.
+// Over an updating input (SPEC 2.8) every state retracts: counts and sums
+// exactly (retract.go), MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and
+// COUNT(DISTINCT) by keeping their values (kept.go, a Retracting spec).
 //
 // The fixed-size accumulators (COUNT, SUM, AVG, MIN, MAX of numbers, the
 // variances) allocate nothing per row once their partial sums have room.
@@ -84,6 +87,8 @@ type State struct {
 	// COUNT(DISTINCT x): the distinct values, keyed as grouping compares.
 	set      map[string]struct{}
 	setBytes int
+	// the values a Retracting spec keeps (kept.go), nil otherwise
+	kept *kept
 }
 
 // Reset empties the state for reuse, keeping its buffers.
@@ -102,6 +107,10 @@ func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	}
 	if v.Null[i] {
 		return 0
+	}
+	if keeps(sp) {
+		var kb [16]byte
+		return st.keepAdd(sp, v, i, kb[:0])
 	}
 	if fixedSize(sp) {
 		st.add(sp, v, i, seq)
@@ -132,7 +141,11 @@ func fixedSize(sp *Spec) bool {
 // caps is the bytes of the state's growing buffers (distinct values counted by
 // their keys).
 func (st *State) caps() int64 {
-	return int64(8*(cap(st.s1)+cap(st.s2)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs) + st.setBytes)
+	n := int64(8*(cap(st.s1)+cap(st.s2)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs) + st.setBytes)
+	if st.kept != nil {
+		n += st.kept.bytes
+	}
+	return n
 }
 
 func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
@@ -464,7 +477,8 @@ func (st *State) bigSum() *big.Rat {
 
 // Merge adds the state o (of the same Spec) into st, as if o's rows had been
 // added to st (SPEC 2.4: sessions that merge). FIRST_VALUE, LAST_VALUE and LISTAGG
-// follow the arrival numbers of the rows.
+// follow the arrival numbers of the rows. A Retracting spec's states (an
+// aggregate without a window) are never merged.
 func (st *State) Merge(sp *Spec, o *State) {
 	if o.n == 0 {
 		return
@@ -581,15 +595,19 @@ func (st *State) mergeText(o *State) {
 // 0). A VARCHAR result points into the state (or out's arena when joined), valid
 // until the state changes.
 func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
-	st.flushFix()
 	out.Null[i] = false
 	switch sp.Func {
 	case CountStar, Count:
 		out.I[i] = st.n
 		return
 	}
+	st.flushFix()
 	if st.n == 0 {
 		out.Null[i] = true
+		return
+	}
+	if st.kept != nil && keeps(sp) {
+		st.keptResult(sp, out, i)
 		return
 	}
 	switch sp.Func {

@@ -31,7 +31,7 @@ func OpOf(sp *Spec) Op {
 	if sp.Func == CountStar {
 		return OpCountStar
 	}
-	if sp.Distinct {
+	if sp.Distinct || keeps(sp) {
 		return OpGeneric
 	}
 	integer := sp.Arg == catalog.BigInt || sp.Arg == catalog.Timestamp

@@ -10,10 +10,12 @@ import (
 
 // Retract takes row i of v (the argument's values; ignored by COUNT(*)) back
 // out of the state, as if it had never been added (SPEC 2.8: a -U or -D row
-// reaching an aggregate). sp must be Retractable (plan.AggSpec.Retractable), and the value must have
-// been added before (a retraction of a value never added leaves a state no
-// addition gives). The sums stay exact: a BIGINT sum is a 128-bit integer,
-// a DOUBLE sum the partial sums of the finite values plus the counts of
+// reaching an aggregate). sp must be Retractable (plan.AggSpec.Retractable),
+// and its Retracting set for MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and
+// COUNT(DISTINCT), whose states then keep their values (kept.go). For the
+// sums the value must have been added before (a retraction of a value never
+// added leaves a state no addition gives); the kept values ignore it. The
+// sums stay exact: a BIGINT sum is a 128-bit integer, a DOUBLE sum the partial sums of the finite values plus the counts of
 // NaN, +Infinity, -Infinity and of values other than -0.0 (SPEC 2.4's rules
 // hold after retractions). It returns the bytes the state grew by.
 func (st *State) Retract(sp *Spec, v *vector.Vec, i int) int64 {
@@ -23,6 +25,10 @@ func (st *State) Retract(sp *Spec, v *vector.Vec, i int) int64 {
 	}
 	if v.Null[i] {
 		return 0
+	}
+	if keeps(sp) {
+		var kb [16]byte
+		return st.keepRetract(sp, v, i, kb[:0])
 	}
 	st.n--
 	switch sp.Func {

@@ -32,6 +32,7 @@ func init() {
 		),
 		Bounded:   func(o map[string]string) bool { return o["follow"] != "true" },
 		KnownSize: true,
+		OpColumn:  true,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenFile(ctx, st, env.decoder(st))
 	}, OpenSink: func(ctx context.Context, st *catalog.Stream, _ *Env) (SinkWriter, error) {

@@ -32,6 +32,9 @@ type fileSink struct {
 	// dbz writes Debezium's envelope ('format'='debezium-json', SPEC 2.8);
 	// nil for csv and json
 	dbz *cdc.Encoder
+	// op: a csv or json sink with an op column first (catalog's
+	// Stream.OpColumn) writes each row's kind there
+	op bool
 }
 
 // OpenFileSink opens the file at st's 'path' (relative to the declaring
@@ -88,6 +91,7 @@ func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 	if st.Options["format"] == "debezium-json" {
 		s.json, s.dbz = true, cdc.NewEncoder(st.Columns)
 	}
+	s.op = st.OpColumn()
 	if pipewrite.IsPipe(f) {
 		s.pipe = pipewrite.NewWriter(ctx, f)
 		s.w.Reset(s.pipe)
@@ -162,7 +166,7 @@ func (s *fileSink) fail(err error) error {
 
 // Write implements SinkWriter: one csv line or one json object per row.
 func (s *fileSink) Write(cols []*vector.Vec, i int) error {
-	if s.dbz != nil {
+	if s.dbz != nil || s.op {
 		return s.WriteKind(cols, i, vector.Insert)
 	}
 	if s.json {
@@ -177,22 +181,36 @@ func (s *fileSink) Write(cols []*vector.Vec, i int) error {
 	return nil
 }
 
-// Flush implements SinkWriter: the bufio buffer only ever ends on a whole row
-// when it is flushed here, and a partial write is an error.
 // WriteKind implements KindWriter: a debezium-json sink writes the row's
-// change in Debezium's envelope (cdc.Encoder); a csv or json sink, which
-// takes inserts only, writes the row.
+// change in Debezium's envelope (cdc.Encoder); a csv or json sink with an op
+// column writes the kind there (+I, -U, +U, -D) and the row's other columns
+// after it; another csv or json sink, which takes inserts only, writes the
+// row.
 func (s *fileSink) WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error {
-	if s.dbz == nil {
+	switch {
+	case s.op && s.json:
+		s.buf = append(s.buf[:0], `{"`...)
+		s.buf = append(s.buf, s.st.Columns[0].Name...)
+		s.buf = append(s.buf, `":"`...)
+		s.buf = append(s.buf, kind.String()...)
+		s.buf = append(s.buf, `",`...)
+		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns[1:], cols[1:], i), '}', '\n')
+	case s.op:
+		s.buf = append(append(s.buf[:0], kind.String()...), s.delim)
+		s.buf = append(format.AppendCSVRow(s.buf, s.st.Columns[1:], cols[1:], i, s.delim), '\n')
+	case s.dbz == nil:
 		return s.Write(cols, i)
+	default:
+		s.buf = s.dbz.Append(s.buf[:0], cols, i, kind)
 	}
-	s.buf = s.dbz.Append(s.buf[:0], cols, i, kind)
 	if _, err := s.w.Write(s.buf); err != nil {
 		return s.fail(err)
 	}
 	return nil
 }
 
+// Flush implements SinkWriter: the bufio buffer only ever ends on a whole row
+// when it is flushed here, and a partial write is an error.
 func (s *fileSink) Flush() error {
 	if err := s.w.Flush(); err != nil {
 		return s.fail(err)

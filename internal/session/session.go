@@ -59,13 +59,16 @@ type Session struct {
 	// MiniBatch is 'table.exec.mini-batch.enabled' (Flink's key, SPEC 2.8):
 	// updating aggregates fold each batch's changes per group.
 	MiniBatch bool
+	// StateTTL is 'table.exec.state.ttl' (Flink's key, SPEC 2.7, 2.8;
+	// planner.ParseStateTTL): how long the state of an unbounded GROUP BY,
+	// a Top-N or a deduplication keeps a key after its last change, and a
+	// regular join a row (given to planner.Planner.StateTTL); 0 keeps it for
+	// ever.
+	StateTTL time.Duration
 	// Streaming is 'execution.runtime-mode' = 'streaming' (Flink's key, SPEC
 	// 2.8; planner.Planner.Streaming); the default is batch-like results over
 	// bounded streams (SPEC 2.4).
 	Streaming bool
-	// StateTTL is 'table.exec.state.ttl' (Flink's key, SPEC 2.7, 2.8; parsed
-	// by planner.ParseStateTTL, given to planner.Planner.StateTTL); 0 none.
-	StateTTL time.Duration
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -425,6 +428,10 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 	for _, b := range job.AllBranches() {
 		if b.Agg != nil && b.Agg.Updating {
 			b.Agg.MiniBatch = s.MiniBatch
+			b.Agg.StateTTL = s.StateTTL
+		}
+		if r := b.Rank; r != nil && (r.Kind == plan.RankTopN && !r.Bounded || r.Kind == plan.RankDedup) {
+			r.StateTTL = s.StateTTL // (SPEC 2.8: 'table.exec.state.ttl')
 		}
 	}
 	env := planner.DefaultStrategyEnv()

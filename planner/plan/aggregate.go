@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"streamql/catalog"
 )
@@ -102,6 +103,11 @@ type Aggregate struct {
 	// pair ('table.exec.mini-batch.enabled', Flink's key).
 	Updating  bool
 	MiniBatch bool
+	// StateTTL is 'table.exec.state.ttl' for an updating aggregate (SPEC
+	// 2.8): a group unchanged while the clock advanced by it is dropped
+	// (the watermark is the clock when the input has event time, else
+	// processing time); 0 keeps groups for ever.
+	StateTTL time.Duration
 }
 
 // AggCall is one aggregate function call of a query: its accumulator spec, its
@@ -148,22 +154,27 @@ type AggSpec struct {
 	Arg      catalog.Type
 	Distinct bool
 	Sep      string
+	// Retracting marks a call of an aggregate that reads an updating input
+	// (SPEC 2.8): its state keeps what a retraction needs, the values of
+	// MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and COUNT(DISTINCT)
+	// (executor/agg's kept.go); the counts and sums retract without it.
+	Retracting bool
 }
 
 // Retractable reports whether the aggregate can take a row back out of its
-// state exactly (SPEC 2.8: an aggregate fed by an updating relation
-// retracts): COUNT(*), COUNT(x), SUM, AVG and the variances, whose states are
-// counts and exact sums (executor/agg's State.Retract). MIN, MAX,
-// FIRST_VALUE, LAST_VALUE, LISTAGG and COUNT(DISTINCT) would have to keep
-// every value they saw; they do not retract yet.
+// state (SPEC 2.8: an aggregate fed by an updating relation retracts):
+// COUNT, SUM, AVG and the variances exactly (counts and exact sums); MIN,
+// MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and COUNT(DISTINCT) by keeping
+// their values (Retracting). SUM(DISTINCT) and the like do not exist
+// (DISTINCT is COUNT's only).
 func (s *AggSpec) Retractable() bool {
 	switch s.Func {
-	case AggCountStar:
+	case AggCountStar, AggCount:
 		return true
-	case AggCount, AggSum, AggAvg, AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+	case AggSum, AggAvg, AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
 		return !s.Distinct
 	}
-	return false
+	return true
 }
 
 // ResultType returns the SQL type of the aggregate's result (SPEC 2.4's table).
@@ -249,9 +260,28 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 				grows += "; distinct values of " + c.Text
 			case c.Spec.Func == AggListAgg:
 				grows += "; text of " + c.Text
+			case c.Spec.Retracting && c.Spec.Func >= AggMin && c.Spec.Func <= AggLast:
+				grows += "; values of " + c.Text + " (kept for retractions)"
 			}
 		}
 		detail(LineDetail, "state grows with: %s", grows)
+		if a.Updating && a.StateTTL > 0 {
+			detail(LineDetail, "state TTL: a group unchanged for %s is dropped ('table.exec.state.ttl'; the watermark is the clock, else processing time)", FormatTTL(a.StateTTL))
+		}
 	}
 	return head, details, kinds
+}
+
+// FormatTTL writes a 'table.exec.state.ttl' duration in Flink's syntax, in
+// its largest whole unit: "0 ms", "90 s", "30 min", "12 h", "1 d".
+func FormatTTL(d time.Duration) string {
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}} {
+		if d != 0 && d%u.d == 0 {
+			return fmt.Sprintf("%d %s", d/u.d, u.name)
+		}
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
 }

@@ -204,7 +204,7 @@ func (j *BothJoin) describe() (string, []string) {
 	case j.Lookup:
 		d = append(d, "state: the right side's rows (counted against 'state.max-bytes'); left rows are not kept")
 	case j.StateTTL > 0:
-		d = append(d, fmt.Sprintf("state: every row of both inputs until the watermark is %s past its time ('table.exec.state.ttl'; processing time for an input without event time), counted against 'state.max-bytes'", TTLText(j.StateTTL)))
+		d = append(d, fmt.Sprintf("state: every row of both inputs until the watermark is %s past its time ('table.exec.state.ttl'; processing time for an input without event time), counted against 'state.max-bytes'", FormatTTL(j.StateTTL)))
 	default:
 		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
 		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
@@ -240,17 +240,3 @@ func (in *JoinInput) keyText(c int) string {
 	return "?"
 }
 
-// TTLText writes a state TTL ('table.exec.state.ttl') as EXPLAIN and SET;
-// list it: in the largest of Flink's units that holds it whole ("1 h",
-// "90 s"), "0 ms" for none.
-func TTLText(d time.Duration) string {
-	for _, u := range []struct {
-		name string
-		d    time.Duration
-	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second}} {
-		if d > 0 && d%u.d == 0 {
-			return fmt.Sprintf("%d %s", d/u.d, u.name)
-		}
-	}
-	return fmt.Sprintf("%d ms", d.Milliseconds())
-}

@@ -1,6 +1,10 @@
 package plan
 
-import "streamql/catalog"
+import (
+	"time"
+
+	"streamql/catalog"
+)
 
 // RankKind is which of SPEC 2.9's operators a Rank is.
 type RankKind uint8
@@ -94,4 +98,11 @@ type Rank struct {
 	LateCols []int
 	// Text is EXPLAIN's line for the operator; State what its state holds.
 	Text, State string
+	// StateTTL is 'table.exec.state.ttl' (SPEC 2.8) for a Top-N over an
+	// unbounded input (a partition unchanged while the clock advanced by
+	// it is dropped: the watermark when the input has event time, else
+	// processing time) and for deduplication keeping the first row (a key
+	// is forgotten once the watermark is that far past its row); 0 keeps
+	// state for ever.
+	StateTTL time.Duration
 }

@@ -320,7 +320,11 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 		}
 	}
 	if r := b.Rank; r != nil { // SPEC 2.9 (rank.go)
-		p = add(&Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: r.State, Line: LineDetail})
+		state := r.State
+		if r.StateTTL > 0 {
+			state += fmt.Sprintf(", dropped %s after its key's last change ('table.exec.state.ttl')", FormatTTL(r.StateTTL))
+		}
+		p = add(&Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: state, Line: LineDetail})
 		if r.LateOutput >= 0 {
 			t.sink(j, r.LateOutput, Input{Node: p.ID, Port: "late"}, "", sinks)
 		}

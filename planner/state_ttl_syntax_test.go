@@ -10,7 +10,7 @@ import (
 // (TimeUtils.parseDuration: a number, an optional unit with or without a
 // space, singular or plural; no unit is ms) and refuses anything else with
 // a message that names the key and shows an example.
-func TestParseStateTTL(t *testing.T) {
+func TestParseStateTTLFlinkSyntax(t *testing.T) {
 	for v, want := range map[string]time.Duration{
 		"1 h": time.Hour, "1h": time.Hour, "2 hours": 2 * time.Hour, "30 min": 30 * time.Minute, "30min": 30 * time.Minute,
 		"5 m": 5 * time.Minute, "90 s": 90 * time.Second, "90 SEC": 90 * time.Second, "1 d": 24 * time.Hour, "3 days": 72 * time.Hour,
