@@ -151,7 +151,7 @@ func ruleAggregate(sp *selectPlan) error {
 	// the change (rule_changelog.go). A window aggregate fires once, final,
 	// so it cannot take back what an updating input retracts (Flink refuses
 	// it too).
-	updIn := sp.both != nil && sp.both.Updating() || sp.both == nil && sp.st != nil && sp.st.Updating() != ""
+	updIn := sp.both != nil && sp.both.Updating() || sp.both == nil && sp.st != nil && readsChanges(sp.st)
 	if updIn && sp.win != nil && sp.both != nil {
 		return parser.Errorf(sp.groupPos(), "a window aggregate emits each window once, final, and cannot consume the updating result of a regular %s JOIN (SPEC 2.8): aggregate without a window (GROUP BY keys only, an updating result), or make the join an interval join (ON ... AND l.t BETWEEN r.t - INTERVAL '1' MINUTE AND r.t)", sp.both.Type)
 	}

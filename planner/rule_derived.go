@@ -103,19 +103,10 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	d := &plan.Derived{Kind: kind, Name: name, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
 	bounded := true
 	var times []partTime
-	for k, b := range mains {
+	for _, b := range mains {
 		j, err := NewJob(b.Stream, nil, b, src)
 		if err != nil {
 			return nil, err
-		}
-		if j.Outputs[b.Output].Updating {
-			// SPEC 2.8: its rows carry kinds that a reader would take as
-			// inserts (the derived source passes values, not kinds)
-			what := kind
-			if name != "" && name != kind {
-				what += " " + name
-			}
-			return nil, parser.Errorf(rel.Selects[k].Start, "the %s is updating (%s, SPEC 2.8), and a query cannot read an updating relation yet: run it as the outermost query (its output shows each change's op), make it append-only (a window aggregate, an interval join, deduplication keeping the first row), or read a bounded input without 'execution.runtime-mode' = 'streaming'", what, updatingPart(j, b))
 		}
 		for _, s := range j.Streams() {
 			bounded = bounded && s.Bounded()
@@ -305,7 +296,7 @@ func timeOfPart(j *Job) partTime {
 		}
 	}
 	col, ok := out[st.EventTime]
-	if !ok {
+	if !ok || col >= len(m.Columns) { // (a Top-N's hidden order columns come after the output's)
 		return t
 	}
 	wm, ok := remapCols(j.Watermark, out)

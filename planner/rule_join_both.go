@@ -204,6 +204,18 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if !both.Interval && !both.Temporal && !both.Lookup {
 		both.StateTTL = sp.p.StateTTL // (a regular join, SPEC 2.7's table)
 	}
+	for s := range 2 {
+		// SPEC 2.8: a join over an updating input retracts its joined rows;
+		// op.Join takes every input row as an insert, so until it retracts,
+		// only a temporal join's versioned side may be updating
+		if in := both.Inputs[s].Stream; in != nil && plan.DerivedOf(in) != nil && readsChanges(in) && !(both.Temporal && s == 1) {
+			at := sp.pos(join.Left)
+			if s == 1 {
+				at = sp.pos(join.Right)
+			}
+			return parser.Errorf(at, "the join's input %s is updating (its rows carry -U/+U/-D changes, SPEC 2.8), and a join does not yet retract its joined rows for an updating input: join the relation it reads before it updates, make it append-only (a window aggregate, deduplication keeping the first row), or use it as a temporal join's versioned side (FOR SYSTEM_TIME AS OF)", in.Name)
+		}
+	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
 	// is retracted when one comes): its outputs carry the kinds
 	// (rule_changelog.go)
