@@ -239,4 +239,3 @@ func (in *JoinInput) keyText(c int) string {
 	}
 	return "?"
 }
-
