@@ -206,6 +206,7 @@ func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins
 		ks, pr := buildJoin(b.Join, acct)
 		probers[b] = pr
 		stats.Analysis.addJoin(job, b, ks)
+		srcs[k] = futureBuild(stats.Analysis, b, srcs[k]) // 'watermark.max-future' (maxfuture.go)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
@@ -222,6 +223,7 @@ func runJob(ctx context.Context, job *plan.Job, src Source, srcs []Source, joins
 		if lv != nil {
 			lv.held.Store(held)
 		}
+		src = futureProbe(stats.Analysis, job, src) // 'watermark.max-future' (maxfuture.go)
 		return runHeld(ctx, job, src, sink, stats, probers, timed, held)
 	}
 	return runBudget(ctx, job, src, sink, stats, probers, budget)
