@@ -8,6 +8,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/executor/expr"
 	"streamql/internal/session"
 	"streamql/parser"
 	"streamql/planner"
@@ -123,6 +124,18 @@ type exporter struct {
 	windowTimeAt []windowUse
 	// tableOf maps a stream to its Flink table name.
 	tableOf map[*catalog.Stream]string
+	// funcs are the session's user-defined functions (SPEC 2.10), for
+	// planning the subqueries the printer reads
+	funcs *expr.Registry
+	// views are the script's views (SPEC 2.6), by lower-case name: a query
+	// reading one gets its query inline
+	views map[string]*viewDecl
+}
+
+// viewDecl is a CREATE VIEW and the script it is in.
+type viewDecl struct {
+	decl   *parser.CreateView
+	script *parser.Script
 }
 
 // windowUse is a window over a BIGINT column without WATERMARK FOR.
@@ -157,11 +170,11 @@ type selKey struct {
 func Export(inputs []Input, opt Options) (string, []Difference, error) {
 	x := &exporter{opt: opt, byCat: map[*catalog.Stream]*streamDecl{}, values: map[*catalog.Stream][]valuesInsert{},
 		selects: map[selKey]*parser.Select{}, scripts: map[*parser.Script]bool{}, names: map[string]bool{},
-		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}}
+		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}, views: map[string]*viewDecl{}}
 	rec := &recorder{}
 	sess := session.New(nil, rec)
 	sess.GoFed = true // a 'go' stream exports as a table to replace (a difference), not an error
-	x.cat = sess.Cat
+	x.cat, x.funcs = sess.Cat, sess.Funcs
 	ctx := context.Background()
 	for _, in := range inputs {
 		script, err := parser.Parse(in.Name, in.Source)
@@ -177,6 +190,16 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 			if sel, ok := st.(*parser.Select); ok {
 				l, c := parser.Position(script.Source, sel.Start)
 				x.selects[selKey{script.Name, l, c}] = sel
+				// a Top-N or deduplication is planned from its subquery
+				// (planner rule_rank.go): that branch prints the statement
+				for _, rel := range sel.Derived {
+					for _, in := range rel.Selects {
+						l, c := parser.Position(script.Source, in.Start)
+						if k := (selKey{script.Name, l, c}); x.selects[k] == nil {
+							x.selects[k] = sel
+						}
+					}
+				}
 			}
 			if _, ok := st.(*parser.Explain); ok {
 				continue // EXPLAIN prints a plan: nothing to run on Flink
@@ -193,6 +216,10 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 					x.streams = append(x.streams, d)
 					x.byCat[c] = d
 				}
+			case *parser.CreateView:
+				x.views[strings.ToLower(st.Name)] = &viewDecl{decl: st, script: script}
+			case *parser.DropView:
+				delete(x.views, strings.ToLower(st.Name))
 			case *parser.Insert:
 				if c := sess.Cat.Lookup(st.Stream); c != nil {
 					x.values[c] = append(x.values[c], valuesInsert{st, script, len(rec.jobs)})

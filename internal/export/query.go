@@ -24,6 +24,12 @@ type branchQuery struct {
 // newBranchQuery prepares sel, whose probe stream is probe, for printing with
 // the probe qualified by outQual.
 func (x *exporter) newBranchQuery(script *parser.Script, sel *parser.Select, probe *catalog.Stream, outQual string) *branchQuery {
+	if ts := leftmost(sel.Query); ts != nil {
+		if tn, ok := ts.Source.(*ast.TableName); ok && (parser.IsPlaceholder(tn.Name.O) || cteOf(sel.With, tn.Name.O) >= 0 ||
+			x.views[strings.ToLower(tn.Name.O)] != nil && x.cat.Lookup(tn.Name.O) == nil) {
+			probe = nil // (a subquery, WITH name or view: its columns by their names)
+		}
+	}
 	bq := &branchQuery{sel: sel, probe: probe}
 	quals := map[string]bool{}
 	if probe != nil {
@@ -123,10 +129,12 @@ func (p *printer) fromNode(n ast.ResultSetNode, top bool) (string, []string, err
 		}
 		p.scopes = append(p.scopes, rel)
 		kind := "CROSS JOIN"
-		switch t.Tp {
-		case ast.LeftJoin:
+		switch {
+		case p.joins[t] == parser.FullJoin: // (TiDB has no FULL JOIN: the parser marks it, parser/tidb.go)
+			kind = "FULL JOIN"
+		case t.Tp == ast.LeftJoin:
 			kind = "LEFT JOIN"
-		case ast.RightJoin:
+		case t.Tp == ast.RightJoin:
 			kind = "RIGHT JOIN"
 		}
 		s := left + " " + kind + " " + right
@@ -158,6 +166,9 @@ func (p *printer) scopeOf(n ast.ResultSetNode) (*scopeRel, error) {
 	}
 	if st, _, err := p.derived(ts, tn); st != nil || err != nil {
 		q := map[string]bool{strings.ToLower(ts.AsName.O): true}
+		if ts.AsName.O == "" {
+			q = map[string]bool{strings.ToLower(tn.Name.O): true}
+		}
 		return &scopeRel{st: st, quals: q}, err
 	}
 	st := p.x.cat.Lookup(tn.Name.O)
@@ -480,23 +491,172 @@ func (p *printer) subquery(sel *ast.SelectStmt) (string, error) {
 	return q, nil
 }
 
-// derived returns the relation of a subquery in FROM (SPEC 2.6; its
-// placeholder name tn) with its text as written in parentheses, which Flink
-// reads as it is (the subquery's own SQL is Flink's: window TVFs, joins,
-// aggregates); nil when tn names a stream. Its text is printed as written,
-// so a stream renamed for Flink would not be renamed inside it.
+// derived returns the relation tn names when it is not a stream (SPEC
+// 2.6): a subquery in FROM (its placeholder name), a WITH name in scope or a
+// view; with its text in parentheses, each SELECT printed as the branch
+// queries are (names quoted, SPEC 2's rewrites, BIGINT event time through
+// its rowtime column), UNION ALL between them. A WITH name and a view are
+// written inline, as the subquery they stand for. nil when tn names a
+// stream.
 func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stream, string, error) {
-	if p.sel == nil || !parser.IsPlaceholder(tn.Name.O) {
+	name := tn.Name.O
+	script, with := p.script, p.with
+	if p.sel != nil && p.sel.With != nil {
+		with = p.sel.With
+	}
+	var rel *parser.Relation
+	switch {
+	case parser.IsPlaceholder(name):
+		if p.sel != nil {
+			rel = p.sel.Derived[name]
+		}
+		if rel == nil {
+			return nil, "", p.errorf(ts, "a subquery in FROM has no Flink SQL translation here")
+		}
+	case cteOf(with, name) >= 0:
+		k := cteOf(with, name)
+		rel, with = with[k].Rel, with[:k]
+	case p.x.views[strings.ToLower(name)] != nil && p.x.cat.Lookup(name) == nil:
+		v := p.x.views[strings.ToLower(name)]
+		rel, script, with = v.decl.Rel, v.script, nil
+	default:
 		return nil, "", nil
 	}
-	rel := p.sel.Derived[tn.Name.O]
-	if rel == nil {
-		return nil, "", p.errorf(ts, "a subquery in FROM has no Flink SQL translation here")
-	}
-	pl := &planner.Planner{Cat: p.x.cat, Source: p.script.Source}
-	st, err := pl.PlanRelation(rel, tn.Name.O, p.sel.With)
+	pl := &planner.Planner{Cat: p.x.cat, Source: script.Source, Funcs: p.x.funcs}
+	st, err := pl.PlanRelation(rel, name, with)
 	if err != nil {
-		return nil, "", err
+		// the ranking subquery of a Top-N or a deduplication (SPEC 2.9)
+		// plans only with the query around it, which the session planned:
+		// its columns are enough to print the query that reads it
+		if st = rankColumns(p.x.cat, rel); st == nil {
+			return nil, "", err
+		}
 	}
-	return st, "(" + p.script.Source[rel.Start:rel.End] + ")", nil
+	text, perr := p.x.relation(script, rel, with)
+	if perr != nil {
+		text = script.Source[rel.Start:rel.End]
+		p.x.diff(script, rel.Start, "this query is exported as written (%v): check its names and operators on Flink", perr)
+	}
+	text = "(" + text + ")"
+	if ts.AsName.O == "" && !parser.IsPlaceholder(name) {
+		text += " AS " + quote(name) // (a WITH name or a view read by its name)
+	}
+	return st, text, nil
 }
+
+// cteOf returns the index of the WITH definition called name, -1 when none.
+func cteOf(with []*parser.CTE, name string) int {
+	for k := len(with) - 1; k >= 0; k-- {
+		if strings.EqualFold(with[k].Name, name) {
+			return k
+		}
+	}
+	return -1
+}
+
+// relation prints rel (a subquery, WITH definition or view of script):
+// each SELECT as a branch query, UNION ALL between them.
+func (x *exporter) relation(script *parser.Script, rel *parser.Relation, with []*parser.CTE) (string, error) {
+	var parts []string
+	for _, sel := range rel.Selects {
+		bq := x.newBranchQuery(script, sel, x.probeOf(sel), "")
+		bq.p.with = with
+		bq.p.outQual = bq.defaultQual()
+		fields, err := bq.fields()
+		if err != nil {
+			return "", err
+		}
+		from, preds, err := bq.from()
+		if err != nil {
+			return "", err
+		}
+		if w := sel.Query.Where; w != nil {
+			c, err := bq.p.expr(w)
+			if err != nil {
+				return "", err
+			}
+			preds = append(preds, c)
+		}
+		tail, err := bq.tail()
+		if err != nil {
+			return "", err
+		}
+		q := "SELECT " + fields
+		if from != "" {
+			q += " FROM " + from
+		}
+		if len(preds) > 0 {
+			q += " WHERE (" + strings.Join(preds, ") AND (") + ")"
+		}
+		parts = append(parts, q+tail)
+	}
+	return strings.Join(parts, " UNION ALL "), nil
+}
+
+// probeOf returns the stream sel reads first (its window TVF's, or its
+// leftmost table's), nil when that is not a stream (a subquery, a WITH
+// name, a view).
+func (x *exporter) probeOf(sel *parser.Select) *catalog.Stream {
+	if sel.Window != nil {
+		return x.cat.Lookup(sel.Window.Stream)
+	}
+	if ts := leftmost(sel.Query); ts != nil {
+		if tn, ok := ts.Source.(*ast.TableName); ok && !parser.IsPlaceholder(tn.Name.O) && cteOf(sel.With, tn.Name.O) < 0 {
+			return x.cat.Lookup(tn.Name.O)
+		}
+	}
+	return nil
+}
+
+// rankColumns returns the columns of rel when it is one SELECT that ranks
+// rows (ROW_NUMBER, RANK or DENSE_RANK OVER), as a relation of their names
+// (types unknown): * and the select list's names over a stream or its window
+// TVF; nil when rel is not that shape.
+func rankColumns(cat *catalog.Catalog, rel *parser.Relation) *catalog.Stream {
+	if len(rel.Selects) != 1 {
+		return nil
+	}
+	sel := rel.Selects[0]
+	ranks := false
+	var from *catalog.Stream
+	if sel.Window != nil {
+		from = cat.Lookup(sel.Window.Stream)
+	} else if ts := leftmost(sel.Query); ts != nil {
+		if tn, ok := ts.Source.(*ast.TableName); ok {
+			from = cat.Lookup(tn.Name.O)
+		}
+	}
+	st := &catalog.Stream{Name: "ranked", EventTime: -1}
+	for _, f := range sel.Query.Fields.Fields {
+		switch {
+		case f.WildCard != nil:
+			if from == nil {
+				return nil
+			}
+			st.Columns = append(st.Columns, from.Columns...)
+			if sel.Window != nil {
+				for _, c := range []string{"window_start", "window_end", "window_time"} {
+					st.Columns = append(st.Columns, catalog.Column{Name: c})
+				}
+			}
+		case f.AsName.O != "":
+			st.Columns = append(st.Columns, catalog.Column{Name: f.AsName.O})
+		default:
+			cn, ok := unparen(f.Expr).(*ast.ColumnNameExpr)
+			if !ok {
+				return nil
+			}
+			st.Columns = append(st.Columns, catalog.Column{Name: cn.Name.Name.O})
+		}
+		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok && rankNames[strings.ToLower(w.Name)] {
+			ranks = true
+		}
+	}
+	if !ranks {
+		return nil
+	}
+	return st
+}
+
+// rankNames are the ranking functions of a Top-N (SPEC 2.9).
+var rankNames = map[string]bool{"row_number": true, "rank": true, "dense_rank": true}
