@@ -82,6 +82,9 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 type job struct {
 	job    *planner.Job
 	script *parser.Script
+	// streaming: planned under 'execution.runtime-mode' = 'streaming' (SPEC
+	// 2.8: an updating GROUP BY or Top-N also over bounded streams)
+	streaming bool
 }
 
 // streamDecl is a CREATE STREAM as exported: the catalog's stream and where
@@ -96,12 +99,13 @@ type streamDecl struct {
 type recorder struct {
 	jobs []job
 	cur  *parser.Script
+	sess *session.Session
 }
 
 func (r *recorder) Set(*parser.Set) (bool, error)     { return true, nil }
 func (r *recorder) Result([]string, [][]string) error { return nil }
 func (r *recorder) RunJob(_ context.Context, j *planner.Job, _ func(func() (executor.Sink, error)) (executor.Stats, error)) error {
-	r.jobs = append(r.jobs, job{job: j, script: r.cur})
+	r.jobs = append(r.jobs, job{job: j, script: r.cur, streaming: r.sess != nil && r.sess.Streaming})
 	return nil
 }
 
@@ -173,6 +177,7 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}, views: map[string]*viewDecl{}}
 	rec := &recorder{}
 	sess := session.New(nil, rec)
+	rec.sess = sess
 	sess.GoFed = true // a 'go' stream exports as a table to replace (a difference), not an error
 	x.cat, x.funcs = sess.Cat, sess.Funcs
 	ctx := context.Background()

@@ -41,7 +41,9 @@ func (x *exporter) write(jobs []job) (string, error) {
 	session := false                    // Flink runs no SESSION window in batch mode
 	changelog := false                  // Flink's batch mode reads no changelog source (SPEC 2.8)
 	readBy := map[*catalog.Stream]int{} // the first job that reads a stream
+	streaming := false                  // a job was planned in 'execution.runtime-mode' = 'streaming'
 	for ji, j := range jobs {
+		streaming = streaming || j.streaming
 		for _, st := range j.job.Streams() {
 			if st != nil && !st.Bounded() {
 				allBounded = false
@@ -143,7 +145,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 			x.branchDiffs(j, b, q, ji, readBy)
 		}
 	}
-	batch := allBounded && !usesWatermark && !session && !changelog && len(jobs) > 0
+	batch := allBounded && !usesWatermark && !session && !changelog && !streaming && len(jobs) > 0
 	if !batch {
 		for _, u := range x.windowTimeAt {
 			x.diff(u.script, u.pos, "the window's time column %s is BIGINT without WATERMARK FOR: a Flink streaming job windows only a time attribute; declare WATERMARK FOR %s on the stream", u.col, u.col)
@@ -155,8 +157,8 @@ func (x *exporter) write(jobs []job) (string, error) {
 				if b.Join != nil {
 					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "a semi/anti join in a streaming Flink job is a regular join: its output order depends on how the inputs interleave, and an anti join retracts rows a later build row matches (SPEC 2.2's answer is deterministic, left rows in left order)")
 				}
-				if b.Agg != nil && b.Agg.Window == nil && b.Agg.Grouped && !b.Stream.Bounded() {
-					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "GROUP BY without a window on an unbounded stream is an updating result in both engines, but Flink's print sink shows its changelog (+I, -U, +U) and a filesystem or kafka sink refuses it")
+				if b.Agg != nil && b.Agg.Window == nil && b.Agg.Grouped && (!b.Stream.Bounded() || j.streaming) {
+					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "GROUP BY without a window on an unbounded stream (or in streaming mode) is an updating result in both engines, but Flink's print sink shows its changelog (+I, -U, +U) and a filesystem or kafka sink refuses it")
 				}
 			}
 		}
@@ -206,6 +208,8 @@ func (x *exporter) write(jobs []job) (string, error) {
 	b.WriteString("\n-- Window columns of BIGINT event time are epoch milliseconds in UTC.\nSET 'table.local-time-zone' = 'UTC';\n")
 	if batch {
 		b.WriteString("-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).\nSET 'execution.runtime-mode' = 'batch';\n")
+	} else if allBounded && len(jobs) > 0 && streaming {
+		b.WriteString("-- The script sets 'execution.runtime-mode' = 'streaming': updating results are changelogs in both engines (SPEC 2.8).\nSET 'execution.runtime-mode' = 'streaming';\n")
 	} else if allBounded && len(jobs) > 0 && !usesWatermark && !session {
 		b.WriteString("-- Every stream is bounded, but Flink's batch mode reads no changelog source (SPEC 2.8): streaming mode.\nSET 'execution.runtime-mode' = 'streaming';\n")
 	} else if allBounded && len(jobs) > 0 {
