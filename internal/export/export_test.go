@@ -414,3 +414,29 @@ func TestExportShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinAndRankLateListed: the late outputs of an event-time join of two
+// streams (SPEC 2.7) and of a deduplication (SPEC 2.9) are listed
+// differences with their lines (Flink has no late output), so --strict
+// refuses them.
+func TestJoinAndRankLateListed(t *testing.T) {
+	ddl := "CREATE STREAM s (k VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n" +
+		"CREATE STREAM t (k VARCHAR, x DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='t.csv', 'errors'='fail');\n"
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT s.k, t.x FROM s JOIN t ON s.k = t.k AND t.ts BETWEEN s.ts AND s.ts + INTERVAL '1' SECOND LATE INTO SIDE 'ls', 'lt';\n", "go to the side output 'lt'"},
+		{"SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM s) WHERE rn = 1;\n", "rows late for this deduplication"},
+	} {
+		_, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + tc.sql}}, Options{Strict: true})
+		var se *StrictError
+		if !errors.As(err, &se) {
+			t.Fatalf("%s: err = %v, want a *StrictError", tc.sql, err)
+		}
+		found := false
+		for _, d := range diffs {
+			found = found || d.Line == 3 && strings.Contains(d.Text, tc.want)
+		}
+		if !found {
+			t.Errorf("%s: differences %v lack %q at line 3", tc.sql, diffs, tc.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"streamql/catalog"
 	"streamql/parser"
 	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // outTable is a Flink table that an output without a sink becomes.
@@ -299,6 +300,18 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 		}
 		x.diff(j.script, at, "a window's late rows go to the side output %s; Flink drops rows late for a window (SPEC 2.4)", late)
 	}
+	if bj := b.Both; bj != nil && !bj.Lookup {
+		// SPEC 2.7: with event time on both sides a row below its input's
+		// watermark is late and goes to that input's late output
+		for k, in := range bj.Inputs {
+			if in.Watermark != nil && bj.Late[k] != "" {
+				x.diff(j.script, at, "the join's rows of %s that are late (below its watermark, SPEC 2.7) go to the side output '%s'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them", in.Name, bj.Late[k])
+			}
+		}
+	}
+	if r := b.Rank; r != nil && r.LateOutput >= 0 && r.LateOutput < len(j.job.Outputs) {
+		x.diff(j.script, at, "rows late for this %s (below the watermark, SPEC 2.9) go to the side output '%s'; Flink has no late output: it drops them in streaming mode and keeps them in batch mode", rankKind(r), j.job.Outputs[r.LateOutput].Name)
+	}
 	if q.p.usesWatermark {
 		x.diff(j.script, max(at, q.p.wmPos), "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink")
 	}
@@ -310,4 +323,19 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 			x.diff(j.script, at, "stream %s is written here and read by a later job: streamql runs the jobs one after the other, Flink's statement set runs them at the same time", b.Sink.Name)
 		}
 	}
+}
+
+// rankKind names the SPEC 2.9 operator r is, for a difference's text.
+func rankKind(r *plan.Rank) string {
+	switch r.Kind {
+	case plan.RankDedup:
+		return "deduplication"
+	case plan.RankWindowTopN:
+		return "window Top-N"
+	case plan.RankOver:
+		return "OVER window"
+	case plan.RankSort, plan.RankTimeSort:
+		return "ORDER BY"
+	}
+	return "Top-N"
 }
