@@ -354,8 +354,10 @@ func TestOrderByRefused(t *testing.T) {
 // TestExportShapes checks the SPEC 2.6-2.10 shapes (issue 27): views and
 // WITH names inline as the subqueries they stand for, subqueries and UNION
 // ALL printed through the printer (names quoted, SPEC 2's rewrites, BIGINT
-// event time through its rowtime column), FULL JOIN, aggregate FILTER, OVER
-// windows, Top-N and deduplication, nested values and functions; every
+// event time through its rowtime column), FULL JOIN, temporal joins (FOR
+// SYSTEM_TIME AS OF was dropped), CROSS JOIN UNNEST (was dropped), aggregate
+// FILTER, OVER windows, Top-N and deduplication, nested values and
+// functions; every
 // exported INSERT re-parses, and none of them is a difference.
 func TestExportShapes(t *testing.T) {
 	ddl := "CREATE STREAM s (k VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n" +
@@ -384,6 +386,9 @@ func TestExportShapes(t *testing.T) {
 			[]string{"SELECT `k`, `v`, `rn`\n  FROM (SELECT `s`.`k`, `s`.`v`, ROW_NUMBER() OVER (PARTITION BY `s`.`k` ORDER BY `s`.`v` DESC) AS `rn` FROM `s` AS `s`)\n  WHERE (`rn`) <= (2)"}},
 		{"dedup", "SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM s) WHERE rn = 1;\n",
 			[]string{"ROW_NUMBER() OVER (PARTITION BY `s`.`k` ORDER BY `s`.`ts_rowtime`) AS `rn`", "WHERE (`rn`) = (1)"}},
+		{"temporal join", "CREATE STREAM r (cur VARCHAR, rate DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (cur) NOT ENFORCED) WITH ('connector'='file', 'path'='r.csv', 'errors'='fail');\nSELECT s.k, r.rate FROM s JOIN r FOR SYSTEM_TIME AS OF s.ts ON s.k = r.cur;\n",
+			[]string{"FROM `s` JOIN `r` FOR SYSTEM_TIME AS OF `s`.`ts_rowtime` ON (`s`.`k`) = (`r`.`cur`)", "PRIMARY KEY (`cur`) NOT ENFORCED"}},
+		{"unnest", "SELECT id, tag FROM e CROSS JOIN UNNEST(tags) AS t (tag);\n", []string{"FROM `e` CROSS JOIN UNNEST(`tags`) AS `t` (`tag`)"}},
 		{"nested and functions", "SELECT id, tags[1] AS t1, attrs['a'] AS a, dev.name AS dn, CARDINALITY(tags) AS c, SPLIT_INDEX(id, '-', 0) AS p, REGEXP_EXTRACT(id, '([0-9]+)', 1) AS num FROM e;\n",
 			[]string{"(`e`.`tags`)[1] AS `t1`", "(`e`.`attrs`)['a'] AS `a`", "`e`.`dev`.`name` AS `dn`", "CARDINALITY(`e`.`tags`) AS `c`", "`tags` ARRAY<STRING>", "`attrs` MAP<STRING, BIGINT>", "`dev` ROW<`name` STRING, `n` BIGINT>", "SPLIT_INDEX(`e`.`id`, '-', 0) AS `p`", "REGEXP_EXTRACT(`e`.`id`, '([0-9]+)', 1) AS `num`"}},
 	} {

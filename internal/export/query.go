@@ -85,7 +85,12 @@ func (bq *branchQuery) from() (string, []string, error) {
 	if sel.From == nil || sel.From.TableRefs == nil {
 		return "", nil, nil
 	}
-	return bq.p.fromNode(sel.From.TableRefs, true)
+	from, preds, err := bq.p.fromNode(sel.From.TableRefs, true)
+	if err != nil {
+		return "", nil, err
+	}
+	u, err := bq.unnest()
+	return from + u, preds, err
 }
 
 // fromNode prints one node of a FROM clause; top marks the probe's branch of
@@ -232,6 +237,13 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 		}
 		name = "TABLE(" + w.Func + "(" + strings.Join(args, ", ") + "))"
 	}
+	if a, ok := asOfOf(p.sel, tn); ok { // a temporal join's right side (SPEC 2.7)
+		col, err := p.asOfColumn(a)
+		if err != nil {
+			return "", nil, err
+		}
+		name += " FOR SYSTEM_TIME AS OF " + col
+	}
 	if top && p.outQual != "" {
 		return name + " AS " + quote(p.outQual), nil, nil
 	}
@@ -239,6 +251,95 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 		return name + " AS " + quote(ts.AsName.O), nil, nil
 	}
 	return name, nil, nil
+}
+
+// asOf returns the FOR SYSTEM_TIME AS OF clause written after tn, if any
+// (nil-safe).
+func asOfOf(sel *parser.Select, tn *ast.TableName) (parser.AsOf, bool) {
+	if sel == nil || sel.AsOf == nil {
+		return parser.AsOf{}, false
+	}
+	a, ok := sel.AsOf[tn]
+	return a, ok
+}
+
+// asOfColumn prints the time column of FOR SYSTEM_TIME AS OF: a BIGINT event
+// time (epoch ms) as its rowtime column, Flink's time attribute.
+func (p *printer) asOfColumn(a parser.AsOf) (string, error) {
+	qual, col, ok := strings.Cut(a.Col, ".")
+	if !ok {
+		qual, col = "", a.Col
+	}
+	cn := &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(qual), Name: ast.NewCIStr(col)}}
+	for _, st := range p.fromStreams(qual) {
+		if c := st.Column(col); c >= 0 && c == st.EventTime && bigintTime(st) {
+			if qual == "" {
+				return quote(rowtimeName(st)), nil
+			}
+			return quote(qual) + "." + quote(rowtimeName(st)), nil
+		}
+	}
+	return p.column(cn)
+}
+
+// fromStreams returns the streams of the printed query's FROM named qual
+// (by alias, else by name; every one when qual is "").
+func (p *printer) fromStreams(qual string) []*catalog.Stream {
+	var out []*catalog.Stream
+	if p.sel == nil || p.sel.Query.From == nil {
+		return nil
+	}
+	var walk func(n ast.ResultSetNode)
+	walk = func(n ast.ResultSetNode) {
+		switch t := n.(type) {
+		case *ast.Join:
+			walk(t.Left)
+			if t.Right != nil {
+				walk(t.Right)
+			}
+		case *ast.TableSource:
+			tn, ok := t.Source.(*ast.TableName)
+			if !ok {
+				return
+			}
+			name := t.AsName.O
+			if name == "" {
+				name = tn.Name.O
+			}
+			if st := p.x.cat.Lookup(tn.Name.O); st != nil && (qual == "" || strings.EqualFold(name, qual)) {
+				out = append(out, st)
+			}
+		}
+	}
+	walk(p.sel.Query.From.TableRefs)
+	return out
+}
+
+// unnest prints the query's CROSS JOIN UNNEST (SPEC 2.10), "" when none.
+func (bq *branchQuery) unnest() (string, error) {
+	u := bq.sel.Unnest
+	if u == nil {
+		return "", nil
+	}
+	if len(u.Columns) == 0 {
+		return "", parser.Errorf(u.Pos, "UNNEST needs its columns named for Flink: CROSS JOIN UNNEST(x) AS t (name)")
+	}
+	parts := make([]string, len(u.Path))
+	for k, part := range u.Path {
+		parts[k] = quote(part)
+	}
+	if p := bq.p; p.probe != nil && p.probe.st.Column(u.Path[0]) >= 0 {
+		parts[0] = p.probeCol(u.Path[0])
+	}
+	alias := u.Alias
+	if alias == "" {
+		alias = "u"
+	}
+	cols := make([]string, len(u.Columns))
+	for k, c := range u.Columns {
+		cols[k] = quote(c)
+	}
+	return " CROSS JOIN UNNEST(" + strings.Join(parts, ".") + ") AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ")", nil
 }
 
 // take returns the predicate under which a branch takes a row (SPEC 2.1: its
