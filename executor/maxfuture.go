@@ -225,17 +225,7 @@ func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, src Source, p
 		f.sel[i] = int32(i)
 	}
 	if perPartition {
-		for s := src; s != nil; {
-			if ps, ok := s.(connector.PartitionedSource); ok {
-				f.parts = ps
-				break
-			}
-			u, ok := s.(connector.Unwrapper)
-			if !ok {
-				break
-			}
-			s = u.Unwrap()
-		}
+		f.parts, _ = sourceAs[connector.PartitionedSource](src)
 	}
 	if _, ok := src.(Unreader); ok {
 		return &futureUnreader{f}

@@ -45,16 +45,8 @@ func (w *watermarker) partitionBy(src Source) {
 	if w.job.Watermark == nil {
 		return
 	}
-	for src != nil {
-		if ps, ok := src.(connector.PartitionedSource); ok {
-			w.parts = &partWatermarks{src: ps, idle: ps.IdleTimeout(), start: time.Now()}
-			return
-		}
-		u, ok := src.(connector.Unwrapper)
-		if !ok {
-			return
-		}
-		src = u.Unwrap()
+	if ps, ok := sourceAs[connector.PartitionedSource](src); ok {
+		w.parts = &partWatermarks{src: ps, idle: ps.IdleTimeout(), start: time.Now()}
 	}
 }
 

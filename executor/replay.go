@@ -104,17 +104,8 @@ func newHeldReplay(src Source, c *chain, hold *holder) *replay {
 // replayerOf returns src, or the source it wraps (connector.Unwrapper), when
 // it is a connector.Replayer; nil when none is.
 func replayerOf(src Source) connector.Replayer {
-	for src != nil {
-		if rs, ok := src.(connector.Replayer); ok {
-			return rs
-		}
-		u, ok := src.(connector.Unwrapper)
-		if !ok {
-			return nil
-		}
-		src = u.Unwrap()
-	}
-	return nil
+	rs, _ := sourceAs[connector.Replayer](src)
+	return rs
 }
 
 // grow makes room for partition p.

@@ -23,6 +23,23 @@ type BadRow = records.BadRow
 // executor/connector, one file each.
 type Source = connector.Source
 
+// sourceAs returns src, or the first source it wraps (connector.Unwrapper,
+// link by link), that is a T: a PartitionedSource, a Replayer.
+func sourceAs[T any](src Source) (T, bool) {
+	for src != nil {
+		if t, ok := src.(T); ok {
+			return t, true
+		}
+		u, ok := src.(connector.Unwrapper)
+		if !ok {
+			break
+		}
+		src = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
 // Unreader is a Source that takes back the rows of its last batch a job did not
 // use (connector.Unreader: stdin, SPEC 1). A wrapper (SetSourceHook) passes
 // Unread on.
