@@ -2,6 +2,7 @@
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
 --   query.sql:9: stream clicks: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   query.sql:16: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
+--   query.sql:16: FIRST_VALUE(page) in a SESSION window: Flink merges sessions and its FIRST_VALUE and LAST_VALUE cannot merge, so Flink refuses the query; compute it in a second query over the session's rows
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
