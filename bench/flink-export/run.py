@@ -344,7 +344,8 @@ def main():
         if "flink_sql" not in res:
             continue
         work = os.path.join(WORK, name)
-        status = open(os.path.join(work, "flink-out", "status.txt"), encoding="utf-8").read().strip()
+        sp = os.path.join(work, "flink-out", "status.txt")
+        status = open(sp, encoding="utf-8").read().strip() if os.path.exists(sp) else "failed: no status (the Flink JVM stopped before this script)"
         outs = outputs(res["flink_sql"])
         mains = [o for o in outs if o[1].get("print-identifier") == "main"]
         blocks = main_blocks(res["sq_out"], [header_line(o[2]) for o in mains])
