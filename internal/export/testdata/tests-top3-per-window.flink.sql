@@ -1,6 +1,7 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
 --   query.sql:9: stream sensors: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
+--   query.sql:16: ROW_NUMBER over rows that tie on its ORDER BY: streamql numbers them in arrival order, Flink in an order of its parallel instances, so the rows kept among ties may differ; add a column to ORDER BY that breaks ties
 --   query.sql:16: rows late for this window Top-N (below the watermark, SPEC 2.9) go to the side output 'late'; Flink has no late output: it drops them in streaming mode and keeps them in batch mode
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
