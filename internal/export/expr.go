@@ -597,15 +597,11 @@ func (p *printer) windowFunc(n *ast.WindowFuncExpr) (string, error) {
 	}
 	var w []string
 	if spec.PartitionBy != nil {
-		var keys []string
-		for _, it := range spec.PartitionBy.Items {
-			s, err := p.expr(it.Expr)
-			if err != nil {
-				return "", err
-			}
-			keys = append(keys, s)
+		keys, err := p.byItems(spec.PartitionBy.Items)
+		if err != nil {
+			return "", err
 		}
-		w = append(w, "PARTITION BY "+strings.Join(keys, ", "))
+		w = append(w, "PARTITION BY "+keys)
 	}
 	if spec.OrderBy != nil {
 		var keys []string
@@ -641,6 +637,20 @@ func (p *printer) windowFunc(n *ast.WindowFuncExpr) (string, error) {
 		w = append(w, kind+" BETWEEN "+start+" AND "+end)
 	}
 	return name + "(" + d + strings.Join(parts, ", ") + ") OVER (" + strings.Join(w, " ") + ")", nil
+}
+
+// byItems prints the expressions of a GROUP BY or PARTITION BY, comma
+// separated.
+func (p *printer) byItems(items []*ast.ByItem) (string, error) {
+	keys := make([]string, len(items))
+	for k, it := range items {
+		s, err := p.expr(it.Expr)
+		if err != nil {
+			return "", err
+		}
+		keys[k] = s
+	}
+	return strings.Join(keys, ", "), nil
 }
 
 // frameBound prints one bound of an OVER frame.

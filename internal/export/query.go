@@ -467,17 +467,12 @@ func (bq *branchQuery) tail() (string, error) {
 	var b strings.Builder
 	if sel.GroupBy != nil {
 		p.inGroupBy = true
-		var keys []string
-		for _, it := range sel.GroupBy.Items {
-			s, err := p.expr(it.Expr)
-			if err != nil {
-				p.inGroupBy = false
-				return "", err
-			}
-			keys = append(keys, s)
-		}
+		keys, err := p.byItems(sel.GroupBy.Items)
 		p.inGroupBy = false
-		b.WriteString(" GROUP BY " + strings.Join(keys, ", "))
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" GROUP BY " + keys)
 	}
 	if sel.Having != nil {
 		s, err := p.expr(sel.Having.Expr)
@@ -572,15 +567,11 @@ func (p *printer) subquery(sel *ast.SelectStmt) (string, error) {
 		q += " WHERE (" + strings.Join(preds, ") AND (") + ")"
 	}
 	if sel.GroupBy != nil {
-		var keys []string
-		for _, it := range sel.GroupBy.Items {
-			s, err := p.expr(it.Expr)
-			if err != nil {
-				return "", err
-			}
-			keys = append(keys, s)
+		keys, err := p.byItems(sel.GroupBy.Items)
+		if err != nil {
+			return "", err
 		}
-		q += " GROUP BY " + strings.Join(keys, ", ")
+		q += " GROUP BY " + keys
 	}
 	if sel.Having != nil {
 		s, err := p.expr(sel.Having.Expr)
