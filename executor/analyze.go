@@ -60,7 +60,9 @@ type Analysis struct {
 	agg   *aggOperator // its aggregate operator, nil when none
 	joins []*joinState
 	hold  *holder
-	start time.Time
+	// future is the held probe stream's 'watermark.max-future' (maxfuture.go), nil when none
+	future *futureSource
+	start  time.Time
 }
 
 // JoinAnalysis is what one hash join did (SPEC 2.2).
@@ -73,6 +75,8 @@ type JoinAnalysis struct {
 	// Rows is the build rows that counted (its filter held, not late); Keys
 	// the distinct keys kept; Bytes the bytes they are charged ('state.max-bytes').
 	Rows, Keys, Bytes int64
+	// Refused is the build rows 'watermark.max-future' refused (maxfuture.go).
+	Refused int64
 }
 
 // WindowAnalysis is what the aggregate of one branch did (SPEC 2.4): the rows
@@ -95,6 +99,7 @@ type joinState struct {
 	branch int
 	j      *plan.Join
 	ks     *keySet
+	future *futureSource // the build side's 'watermark.max-future', nil when none
 }
 
 // newAnalysis returns the analysis of job, started now.
@@ -147,6 +152,9 @@ func (a *Analysis) finish(job *plan.Job) {
 		if m := c.assign.max; m != nil {
 			a.Refused = m.refused
 		}
+		if f := a.future; f != nil {
+			a.Refused += f.refused
+		}
 		if job.Watermark != nil && job.WatermarkCol >= 0 {
 			a.Watermarks = append(a.Watermarks, finalWatermark(job.Stream.Name, job.BatchTypes[job.WatermarkCol], c.assign.wm, c.assign.set))
 		}
@@ -159,6 +167,9 @@ func (a *Analysis) finish(job *plan.Job) {
 		}
 		if ks.stats != nil {
 			ja.Build = *ks.stats
+		}
+		if f := js.future; f != nil {
+			ja.Refused = f.refused
 		}
 		a.Joins = append(a.Joins, ja)
 	}

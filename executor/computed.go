@@ -201,6 +201,7 @@ func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]BadRow, before int
 	}
 	keep := c.keep[:0]
 	var drops []BadRow
+	var dropAt []int
 	for i := 0; i < b.N; i++ {
 		if !tv.Null[i] {
 			keep = append(keep, int32(i))
@@ -212,41 +213,11 @@ func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]BadRow, before int
 		if col.Computed != nil {
 			what = col.Computed.Text
 		}
+		dropAt = append(dropAt, i)
 		drops = append(drops, BadRow{Index: len(keep), Line: b.Pos[i], Raw: append([]byte(nil), c.raw...),
 			Reason: fmt.Sprintf("column %s: the event time (%s) is NULL", col.Name, what)})
 	}
-	// the connector's own malformed rows of this batch stand between good
-	// rows by their Index: merge both lists by it
-	own := append([]BadRow(nil), (*bad)[before:]...)
-	for k := range own {
-		// an own bad row after good row j now stands after the kept rows below j
-		j := own[k].Index
-		n := 0
-		for _, i := range keep {
-			if int(i) < j {
-				n++
-			}
-		}
-		own[k].Index = n
-	}
-	merged := (*bad)[:before]
-	a, d := 0, 0
-	for a < len(own) || d < len(drops) {
-		if d == len(drops) || a < len(own) && own[a].Index <= drops[d].Index {
-			merged = append(merged, own[a])
-			a++
-		} else {
-			merged = append(merged, drops[d])
-			d++
-		}
-	}
-	*bad = merged
-	for n, i := range keep {
-		if int(i) != n {
-			moveRow(b, n, int(i))
-		}
-	}
-	b.N = len(keep)
+	dropRows(b, bad, before, keep, drops, dropAt, nil)
 	c.keep = keep
 }
 

@@ -2,8 +2,11 @@ package executor
 
 import (
 	"math"
+	"sort"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
+	"streamql/executor/expr"
 	"streamql/executor/format"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -43,14 +46,17 @@ func newMaxFuture(job *plan.Job) *maxFuture {
 // there is one); a NULL event time is not (the decoder made it malformed).
 func (m *maxFuture) tooFar(b *vector.Batch, i int32, wm int64, set bool) bool {
 	c := b.Cols[m.col]
-	if !set || c.Null[i] {
-		return false
-	}
-	limit := wm + m.ms
-	if wm > math.MaxInt64-m.ms {
+	return set && !c.Null[i] && tooFarAhead(c.I[i], wm, m.ms)
+}
+
+// tooFarAhead reports whether event time t is more than ms above the
+// watermark wm (SPEC 4: 'watermark.max-future').
+func tooFarAhead(t, wm, ms int64) bool {
+	limit := wm + ms
+	if wm > math.MaxInt64-ms {
 		limit = math.MaxInt64
 	}
-	return c.I[i] > limit
+	return t > limit
 }
 
 // advance is watermarker.advance with the option: it stamps the rows sel of
@@ -159,4 +165,237 @@ func rawRow(st *catalog.Stream, b *vector.Batch, i int32) []byte {
 		return append([]byte(nil), b.Line[i]...)
 	}
 	return format.AppendCSVRow(nil, st.Columns, b.Cols[:len(st.Columns)], int(i), ',')
+}
+
+// futureSource applies 'watermark.max-future' (SPEC 4, "Finding out why") at
+// a source, before anything reads its rows: a row whose event time is more
+// than ms above the watermark before it (its partition's when per partition
+// and the source is partitioned, SPEC 2.5) is taken out of the batch and
+// given back as a malformed row (BadRow) with the reason
+// catalog.MaxFutureReason, so it follows the stream's errors policy wherever
+// the batch goes, and the watermark moves over the kept rows only. It serves
+// the inputs that no watermark assigner of a chain stamps row by row before
+// routing: the probe stream of an event-time semi or anti join (its rows are
+// held until the build watermarks pass them, SPEC 2.2) and the build sides
+// of semi and anti joins. Rows that are not refused cost one evaluation of
+// the WATERMARK expression per batch and no allocation.
+//
+// Its watermark starts unset with the job: a Kafka group source that
+// restarts from a committed offset decides the first rows after it afresh.
+type futureSource struct {
+	Source
+	st    *catalog.Stream
+	ms    int64
+	col   int          // the batch column of the event time
+	wm    *expr.Kernel // the WATERMARK expression over the batch
+	parts connector.PartitionedSource
+	// the watermark per partition (index 0 when not per partition)
+	wms  []int64
+	sets []bool
+	sel  []int32 // 0..Cap-1
+	keep []int32 // the kept rows of the last batch, by their index in it
+	// refusedAt is, for each malformed row the last batch gave (its bad rows
+	// from the first this source added), the index of the refused row in the
+	// connector's batch, -1 for the connector's own malformed rows; nil when
+	// the last batch had no refused row
+	refusedAt []int
+	idx       []int // the refused rows of the last batch, by their index in it
+	drops     []BadRow
+	refused   int64 // rows refused (EXPLAIN ANALYZE)
+}
+
+// withMaxFuture returns src reading stream st through a futureSource when st
+// has 'watermark.max-future' and the watermark wmExpr (over the batch whose
+// event time is column col), else src; perPartition keeps one watermark per
+// partition of a partitioned source (a probe stream's rows are late by their
+// partition's watermark, as the chain's assigner stamps them: partwm.go),
+// otherwise one for the stream (a build side's, keySet.absorb). The result
+// takes rows back (Unreader) when src does.
+func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, src Source, perPartition bool) Source {
+	ms, ok := st.MaxFuture()
+	if !ok || wmExpr == nil || col < 0 || src == nil {
+		return src
+	}
+	f := &futureSource{Source: src, st: st, ms: ms, col: col, wm: expr.Compile(wmExpr),
+		sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap), wms: make([]int64, 1), sets: make([]bool, 1)}
+	for i := range f.sel {
+		f.sel[i] = int32(i)
+	}
+	if perPartition {
+		f.parts, _ = unwrapAs[connector.PartitionedSource](src)
+	}
+	if _, ok := src.(Unreader); ok {
+		return &futureUnreader{f}
+	}
+	return f
+}
+
+// Unwrap returns the connector's source (connector.Unwrapper: partitions and
+// replays are asked of it).
+func (f *futureSource) Unwrap() Source { return f.Source }
+
+// Next reads a batch and refuses its rows too far ahead (see futureSource).
+func (f *futureSource) Next(b *vector.Batch, bad *[]BadRow) error {
+	before := len(*bad)
+	err := f.Source.Next(b, bad)
+	f.refusedAt, f.idx = f.refusedAt[:0], f.idx[:0]
+	if b.N == 0 {
+		return err
+	}
+	vals := f.wm.Eval(b, f.sel[:b.N])
+	et := b.Cols[f.col]
+	keep, drops := f.keep[:0], f.drops[:0]
+	for i := 0; i < b.N; i++ {
+		p := 0
+		if f.parts != nil {
+			p = int(f.parts.Partition(b.Pos[i]))
+			for len(f.wms) <= p {
+				f.wms, f.sets = append(f.wms, 0), append(f.sets, false)
+			}
+		}
+		wm, set := f.wms[p], f.sets[p]
+		if set && !et.Null[i] && tooFarAhead(et.I[i], wm, f.ms) {
+			drops = append(drops, BadRow{Index: len(keep), Line: b.Pos[i], Raw: rawRow(f.st, b, int32(i)), Reason: catalog.MaxFutureReason})
+			f.idx = append(f.idx, i)
+			continue
+		}
+		keep = append(keep, int32(i))
+		if !vals.Null[i] && (!set || vals.I[i] > wm) {
+			f.wms[p], f.sets[p] = vals.I[i], true
+		}
+	}
+	f.keep, f.drops = keep, drops
+	if len(drops) == 0 {
+		return err
+	}
+	f.refused += int64(len(drops))
+	// which malformed row of the batch is which (Unread): merged by Index
+	f.refusedAt = dropRows(b, bad, before, keep, drops, f.idx, f.refusedAt)
+	for k, d := range f.refusedAt {
+		if d >= 0 {
+			f.refusedAt[k] = f.idx[d]
+		}
+	}
+	return err
+}
+
+// futureUnreader is a futureSource over a source that takes rows back
+// (stdin, SPEC 1): the counts a job gives, of the batch without its refused
+// rows, become the connector's (a refused row is a good row to it).
+type futureUnreader struct{ *futureSource }
+
+// Unread implements Unreader: the first rows kept rows were used, and the
+// refused rows before the last of them.
+func (f *futureUnreader) Unread(rows int) {
+	u := f.Source.(Unreader)
+	if len(f.refusedAt) == 0 {
+		u.Unread(rows)
+		return
+	}
+	u.Unread(f.goodEnd(rows))
+}
+
+// UnreadAfter implements Unreader: the first rows kept rows and the first
+// bad malformed rows (refused ones included) were used.
+func (f *futureUnreader) UnreadAfter(rows, bad int) {
+	u := f.Source.(Unreader)
+	if len(f.refusedAt) == 0 {
+		u.UnreadAfter(rows, bad)
+		return
+	}
+	good, own := f.goodEnd(rows), 0
+	for _, at := range f.refusedAt[:min(bad, len(f.refusedAt))] {
+		if at < 0 {
+			own++
+		} else {
+			good = max(good, at+1)
+		}
+	}
+	u.UnreadAfter(good, own)
+}
+
+// goodEnd is the number of the connector's good rows up to the rows-th kept
+// row of the last batch.
+func (f *futureSource) goodEnd(rows int) int {
+	if rows <= 0 {
+		return 0
+	}
+	return int(f.keep[min(rows, len(f.keep))-1]) + 1
+}
+
+// dropRows takes the rows of b not in keep (ascending indexes) out of it,
+// moving the kept ones down in place, and merges drops (malformed rows in
+// place of the dropped rows dropAt, their Index counted in kept rows) with
+// the connector's own malformed rows of the batch, (*bad)[before:], in the
+// order they stood in.
+// It appends to at, per merged row from before on, -1 for a connector's row
+// and the drop's number otherwise, and returns it.
+func dropRows(b *vector.Batch, bad *[]BadRow, before int, keep []int32, drops []BadRow, dropAt []int, at []int) []int {
+	own := append([]BadRow(nil), (*bad)[before:]...)
+	orig := make([]int, len(own)) // the good rows before each, in b as it came
+	for k := range own {
+		orig[k] = own[k].Index
+		// an own bad row after good row j now stands after the kept rows below j
+		j := own[k].Index
+		own[k].Index = sort.Search(len(keep), func(n int) bool { return int(keep[n]) >= j })
+	}
+	merged := (*bad)[:before]
+	a, d := 0, 0
+	for a < len(own) || d < len(drops) {
+		if d == len(drops) || a < len(own) && orig[a] <= dropAt[d] {
+			merged = append(merged, own[a])
+			at = append(at, -1)
+			a++
+		} else {
+			merged = append(merged, drops[d])
+			at = append(at, d)
+			d++
+		}
+	}
+	*bad = merged
+	for n, i := range keep {
+		if int(i) != n {
+			moveRow(b, n, int(i))
+		}
+	}
+	b.N = len(keep)
+	return at
+}
+
+// futureProbe is the probe stream src of job, an event-time semi or anti
+// join's (runHeld), read through a futureSource when its stream has
+// 'watermark.max-future'; the rows refused count in an's Refused (nil-safe).
+func futureProbe(an *Analysis, job *plan.Job, src Source) Source {
+	src = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true)
+	if an != nil {
+		an.future = futureOf(src)
+	}
+	return src
+}
+
+// futureBuild is the build side src of b's join read through a futureSource
+// when its stream has 'watermark.max-future' and the join reads it by event
+// time; the rows refused count in the join's JoinAnalysis.Refused.
+func futureBuild(an *Analysis, b *plan.Branch, src Source) Source {
+	j := b.Join
+	src = withMaxFuture(j.Build, j.BuildWatermark, j.BuildTime, src, false)
+	if an != nil {
+		for _, js := range an.joins {
+			if js.j == j {
+				js.future = futureOf(src)
+			}
+		}
+	}
+	return src
+}
+
+// futureOf returns the futureSource src is, nil when it is none.
+func futureOf(src Source) *futureSource {
+	switch f := src.(type) {
+	case *futureSource:
+		return f
+	case *futureUnreader:
+		return f.futureSource
+	}
+	return nil
 }

@@ -2,11 +2,15 @@ package executor
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
 	"testing"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
+	"streamql/planner"
 )
 
 // TestMaxFutureAllocatesNothingPerRow: with 'watermark.max-future', stamping
@@ -82,5 +86,108 @@ func TestMaxFuturePartitionWatermark(t *testing.T) {
 	}
 	if wm := step.In.Cols[job.WatermarkCol]; wm.I[2] != 100 {
 		t.Errorf("e stamped %d, want partition 1's watermark 100 (c did not move it)", wm.I[2])
+	}
+}
+
+// onceSource gives one batch (rows with positions 1.., its own malformed
+// rows bad) and then io.EOF, and records what a job took back (Unreader).
+type onceSource struct {
+	Source
+	job        *planner.Job
+	rows       []row
+	bad        []BadRow
+	done       bool
+	unread     [2]int // the last Unread/UnreadAfter: good rows, malformed rows
+	unreadCall string
+}
+
+func (s *onceSource) Next(b *vector.Batch, bad *[]BadRow) error {
+	if s.done {
+		b.N = 0
+		return io.EOF
+	}
+	s.done = true
+	*b = *rowBatch(s.job, s.rows...)
+	*bad = append(*bad, s.bad...)
+	return nil
+}
+func (s *onceSource) Position(pos int64) string { return fmt.Sprintf("line %d", pos) }
+func (s *onceSource) Unread(rows int)           { s.unread, s.unreadCall = [2]int{rows, 0}, "Unread" }
+func (s *onceSource) UnreadAfter(rows, bad int) {
+	s.unread, s.unreadCall = [2]int{rows, bad}, "UnreadAfter"
+}
+
+// TestFutureSourceMerges: the source-side 'watermark.max-future' (the
+// inputs of event-time semi and anti joins) takes a row too far ahead out of
+// the batch, in place of it gives a malformed row with the reason, in order
+// among the connector's own malformed rows (BadRow.Index counted in kept
+// rows), keeps the watermark below it, and maps what a job takes back
+// (stdin, Unreader) to the connector's rows, for which a refused row is good.
+func TestFutureSourceMerges(t *testing.T) {
+	job := planSides(t, nil, "SELECT k, ts FROM s")
+	job.Stream.Options[catalog.MaxFutureOption] = "1 s"
+	// rows: a 1000, B 9000 (refused: 8 s above a's watermark 1000), c 1500,
+	// D 5000 (refused: 3.5 s above c's), e 2000; the connector's malformed
+	// rows stand after a (Index 1) and after e (Index 5)
+	src := &onceSource{job: job, rows: []row{{"a", 1000}, {"B", 9000}, {"c", 1500}, {"D", 5000}, {"e", 2000}},
+		bad: []BadRow{{Index: 1, Line: 10, Reason: "own 1"}, {Index: 5, Line: 11, Reason: "own 2"}}}
+	f := withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true)
+	u, ok := f.(Unreader)
+	if !ok {
+		t.Fatal("over a source that takes rows back, the wrapper does not")
+	}
+	b := vector.NewBatch(job.BatchTypes)
+	var bad []BadRow
+	if err := f.Next(b, &bad); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for i := 0; i < b.N; i++ {
+		kept = append(kept, string(b.Cols[0].S[i]))
+	}
+	if strings.Join(kept, ",") != "a,c,e" {
+		t.Errorf("kept %v, want a,c,e", kept)
+	}
+	var got []string
+	for _, x := range bad {
+		got = append(got, fmt.Sprintf("%d:%d:%s", x.Index, x.Line, x.Reason))
+	}
+	want := "1:10:own 1,1:2:" + catalog.MaxFutureReason + ",2:4:" + catalog.MaxFutureReason + ",3:11:own 2"
+	if strings.Join(got, ",") != want {
+		t.Errorf("malformed rows\n%s\nwant\n%s", strings.Join(got, ","), want)
+	}
+	if string(bad[1].Raw) != "B,9000" {
+		t.Errorf("raw text %q, want the refused row's values", bad[1].Raw)
+	}
+	// the connector counts B and D as good rows
+	for _, tc := range []struct {
+		call       string
+		rows, nbad int
+		want       [2]int
+	}{
+		{"Unread", 0, 0, [2]int{0, 0}},
+		{"Unread", 1, 0, [2]int{1, 0}},
+		{"Unread", 2, 0, [2]int{3, 0}}, // a, B (refused, before c), c
+		{"Unread", 3, 0, [2]int{5, 0}},
+		{"UnreadAfter", 1, 1, [2]int{1, 1}}, // a and own 1
+		{"UnreadAfter", 1, 2, [2]int{2, 1}}, // a, own 1 and B
+		{"UnreadAfter", 3, 4, [2]int{5, 2}},
+	} {
+		if tc.call == "Unread" {
+			u.Unread(tc.rows)
+		} else {
+			u.UnreadAfter(tc.rows, tc.nbad)
+		}
+		if src.unreadCall != tc.call || src.unread != tc.want {
+			t.Errorf("%s(%d, %d) gave the connector %s%v, want %v", tc.call, tc.rows, tc.nbad, src.unreadCall, src.unread, tc.want)
+		}
+	}
+	if fs := futureOf(f); fs == nil || fs.refused != 2 {
+		t.Errorf("refused count %+v, want 2", fs)
+	}
+	// without the option the source is not wrapped
+	delete(job.Stream.Options, catalog.MaxFutureOption)
+	if withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true) != Source(src) {
+		t.Error("a stream without the option was wrapped")
 	}
 }

@@ -244,6 +244,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 		ks, pr := buildJoin(b.Join, acct)
 		probers[b] = pr
 		stats.Analysis.addJoin(job, b, ks)
+		srcs[k] = futureBuild(stats.Analysis, b, srcs[k]) // 'watermark.max-future' (maxfuture.go)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
@@ -260,6 +261,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 		if lv != nil {
 			lv.held.Store(held)
 		}
+		src = futureProbe(stats.Analysis, job, src) // 'watermark.max-future' (maxfuture.go)
 		return runHeld(ctx, oc, job, src, sink, stats, probers, timed, held)
 	}
 	return runBudget(ctx, oc, job, src, sink, stats, probers, budget)

@@ -266,9 +266,6 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 		}
 		j.Watermark = e
 	}
-	if err := ruleMaxFuture(j); err != nil {
-		return nil, err
-	}
 	ChooseStrategy(j, DefaultStrategyEnv()) // the session chooses again with its 'state.max-bytes'
 	return j, nil
 }

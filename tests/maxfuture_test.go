@@ -191,3 +191,114 @@ CREATE STREAM r (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '5' SE
 		}
 	}
 }
+
+// TestMaxFutureOnSemiAntiJoinInputs: 'watermark.max-future' on the inputs of
+// an event-time SEMI or ANTI join (SPEC 2.2, SPEC 4 "Finding out why"), whose
+// probe rows are held until the build watermark passes them: the sql-flow
+// #358 shape (10k ordered rows, one stamped a year ahead) on the probe stream
+// makes 9,999 rows late without the option and none with it, and on the build
+// stream it makes every later build row late (so no probe row after it finds
+// its key) without the option and none with it. The refused row goes to the
+// errors output with its position and reason, and EXPLAIN ANALYZE counts it
+// on its stream's line.
+func TestMaxFutureOnSemiAntiJoinInputs(t *testing.T) {
+	const n = 10000
+	base := int64(1_700_000_000_000)
+	year := int64(365 * 24 * 3600 * 1000)
+	rows := func(future bool, off int64) string {
+		var sb strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&sb, "e%d,%d\n", i, base+int64(i)*1000+off)
+			if i == 0 && future {
+				fmt.Fprintf(&sb, "future,%d\n", base+year)
+			}
+		}
+		return sb.String()
+	}
+	const opt = ", 'watermark.max-future'='1 h'"
+	for _, tc := range []struct {
+		name           string
+		probeOpt, bOpt string // the option on the probe, on the build stream
+		futureInBuild  bool
+		anti           bool
+		late, joined   int // rows in 'behind' and in main
+		refusedAt      string
+	}{
+		{name: "probe, semi, without", late: n - 1, joined: 1},
+		{name: "probe, semi, with", probeOpt: opt, joined: n, refusedAt: "ev.csv:2"},
+		{name: "probe, anti, without", anti: true, late: n - 1, joined: 1}, // (the future row has no key)
+		{name: "probe, anti, with", probeOpt: opt, anti: true, joined: 0, refusedAt: "ev.csv:2"},
+		{name: "build, semi, without", futureInBuild: true, joined: 1},
+		{name: "build, semi, with", bOpt: opt, futureInBuild: true, joined: n, refusedAt: ":2,\"future"},
+		{name: "build, anti, without", futureInBuild: true, anti: true, joined: n - 1},
+		{name: "build, anti, with", bOpt: opt, futureInBuild: true, anti: true, joined: 0, refusedAt: ":2,\"future"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "ev.csv"), []byte(rows(!tc.futureInBuild, 0)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// the build rows come half a second before their probe rows
+			build := rows(tc.futureInBuild, -500)
+			join := "SEMI JOIN"
+			if tc.anti {
+				join = "ANTI JOIN"
+			}
+			script := func(port int, query string) string {
+				return fmt.Sprintf(`CREATE STREAM ev (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector'='file', 'path'='ev.csv'%s);
+CREATE STREAM ks (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='%d'%s);
+SELECT id, ts INTO SIDE 'behind' FROM ev WHERE ts < CURRENT_WATERMARK(ts);
+%s e.id FROM ev e %s ks k ON e.id = k.id;
+`, tc.probeOpt, port, tc.bOpt, query, join)
+			}
+			path := filepath.Join(dir, "q.sql")
+			if err := os.WriteFile(path, []byte(script(serveText(t, build), "SELECT")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sideDir := t.TempDir()
+			r := inProcess(t, dir, []string{"--format", "csv", "--side-dir", sideDir, path})
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			late := countLines(t, filepath.Join(sideDir, "behind.csv")) - 1
+			joined := strings.Count(r.stdout, "\n") - 1
+			errs, _ := os.ReadFile(filepath.Join(sideDir, "errors.csv"))
+			if late < 0 {
+				late = 0
+			}
+			if late != tc.late || joined != tc.joined {
+				t.Errorf("%d late rows, %d joined; want %d and %d", late, joined, tc.late, tc.joined)
+			}
+			refused := strings.Count(string(errs), "event time too far ahead")
+			switch {
+			case tc.refusedAt == "" && refused != 0:
+				t.Errorf("without the option %d rows refused:\n%s", refused, errs)
+			case tc.refusedAt != "" && (refused != 1 || !strings.Contains(string(errs), tc.refusedAt) || !strings.Contains(string(errs), "future,1731536000000")):
+				t.Errorf("errors output %q: want the future row, at %s, refused once", errs, tc.refusedAt)
+			}
+			if tc.refusedAt == "" {
+				return
+			}
+			// EXPLAIN ANALYZE counts the refused row on its stream's line
+			if err := os.WriteFile(path, []byte(script(serveText(t, build), "EXPLAIN ANALYZE SELECT")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r = inProcess(t, dir, []string{"--format", "tsv", path})
+			line := "AssignWatermark"
+			if tc.futureInBuild {
+				line = "Scan ks"
+			}
+			found := false
+			for _, l := range strings.Split(r.stdout, "\n") {
+				if strings.Contains(l, line) && strings.Contains(l, "1 row refused as too far ahead") {
+					found = true
+				}
+			}
+			if r.code != 0 || !found {
+				t.Errorf("EXPLAIN ANALYZE: exit %d, no %q line with the refused row:\n%s%s", r.code, line, r.stdout, r.stderr)
+			}
+		})
+	}
+}

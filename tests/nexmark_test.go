@@ -14,12 +14,9 @@ import (
 )
 
 // exportWaits names the runnable queries that `streamql export --flink`
-// cannot print yet, with why (issue 27).
-var exportWaits = map[string]string{
-	"q9":  "a subquery in FROM has no Flink SQL translation yet",
-	"q18": "a subquery in FROM has no Flink SQL translation yet",
-	"q19": "a subquery in FROM has no Flink SQL translation yet",
-}
+// cannot print yet, with why (issue 27): none since subqueries, Top-N and
+// deduplication export.
+var exportWaits = map[string]string{}
 
 // nexmarkQueries says, for every queries/nexmark/qN.sql (issue 26), whether it
 // runs today ("") or what it waits for. A query that runs has a case

@@ -40,6 +40,7 @@ type tuneReport struct {
 			Late int `json:"late_rows"`
 		} `json:"windows"`
 	} `json:"script_delay"`
+	ScriptMeetsTarget bool `json:"script_meets_target"`
 }
 
 // TestTuneSuggestsDelay: rows up to 3 s out of order and one stamped a day
@@ -119,26 +120,79 @@ SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), I
 	}
 }
 
-// TestTuneQueries: on the examples whose data is ordered but for the rows
-// meant to be late, tune suggests the script's delay within one step of its
-// delays (0, 1 s, 5 s, 30 s, 1 min, 5 min).
+// TestTuneQueries: tune runs on every script of queries/ (their .read
+// scripts, views and functions included) and, for every stream whose delay is
+// written ts - INTERVAL, says what the script's own delay gives and whether
+// it meets the target (0.1%). The decision for issue 28's "tune suggests the
+// delays those scripts use, within one step" (README, "Finding out why"):
+// the suggestion answers the target (SPEC 4), so it is checked against the
+// scripts whose delay meets the target: there it is never above the script's
+// delay and, but for the Nexmark scripts (whose 4 s is the benchmark's fixed
+// delay, not fitted to the data: their 20,000 events come in order per
+// stream, so tune says 0), within one step of it on the delay list (0, 1 s,
+// 5 s, 30 s, 1 min, 5 min). A script whose delay leaves more rows late keeps
+// them late on purpose, to show its late output
+// (TestTuneExplainsScriptDelays): there the suggestion is larger.
 func TestTuneQueries(t *testing.T) {
-	for script, want := range map[string][]int64{
-		"../queries/late_data.sql":              {0, 1000},    // uses 1 ms
-		"../queries/tests/split-late/query.sql": {1000, 5000}, // uses 2 s
-		// uses 5 s; only its TUMBLE reads the lateness, and with 10 s no row
-		// is late for it (two rows 26 s and 55 s behind, whose minutes have
-		// not fired yet)
-		"../queries/tests/sensor-minute-stats/query.sql": {1000, 30000},
-	} {
+	var scripts []string
+	for _, pattern := range []string{"../queries/*.sql", "../queries/tests/*/query.sql", "../queries/nexmark/q*.sql"} {
+		m, _ := filepath.Glob(pattern)
+		scripts = append(scripts, m...)
+	}
+	steps := []int64{0, 1000, 5000, 30000, 60000, 300000}
+	// oneStep reports whether s is at most one step of steps from d: between
+	// the list's values below and above d (d's neighbours when d is on it)
+	oneStep := func(s, d int64) bool {
+		lo, hi := steps[0], steps[len(steps)-1]
+		for _, v := range steps {
+			if v < d {
+				lo = v
+			}
+		}
+		for k := len(steps) - 1; k >= 0; k-- {
+			if steps[k] > d {
+				hi = steps[k]
+			}
+		}
+		return s >= lo && s <= hi
+	}
+	checked, late := 0, 0
+	for _, script := range scripts {
+		switch filepath.Base(script) {
+		case "q12.sql", "q23.sql": // (the engine does not run them yet: README, Nexmark)
+			continue
+		}
 		r := inProcess(t, ".", []string{"tune", "--format", "json", script})
 		var reps []tuneReport
-		if err := json.Unmarshal([]byte(r.stdout), &reps); err != nil || len(reps) != 1 {
-			t.Fatalf("%s: exit %d, %v: %s%s", script, r.code, err, r.stdout, r.stderr)
+		if err := json.Unmarshal([]byte(r.stdout), &reps); err != nil || r.code != 0 {
+			t.Errorf("%s: exit %d, %v: %.300s%s", script, r.code, err, r.stdout, r.stderr)
+			continue
 		}
-		if got := reps[0].SuggestedMs; got < want[0] || got > want[1] {
-			t.Errorf("%s: suggested %d ms, want %d to %d", script, got, want[0], want[1])
+		for _, rep := range reps {
+			if rep.Script == nil {
+				continue
+			}
+			d, got := rep.Script.DelayMs, rep.SuggestedMs
+			switch {
+			case !rep.ScriptMeetsTarget:
+				late++
+				if got <= d {
+					t.Errorf("%s, stream %s: the script's delay %d ms is above the target, yet tune suggests %d ms", script, rep.Stream, d, got)
+				}
+			case got > d:
+				t.Errorf("%s, stream %s: the script's delay %d ms meets the target, tune suggests more, %d ms", script, rep.Stream, d, got)
+			case !strings.Contains(script, "nexmark") && !oneStep(got, d):
+				t.Errorf("%s, stream %s: suggested %d ms, not within one step of the script's %d ms", script, rep.Stream, got, d)
+			default:
+				checked++
+			}
 		}
+	}
+	if checked < 40 || late < 4 {
+		t.Errorf("%d streams checked within the target, %d above it: the scripts of queries/ were not all read", checked, late)
+	}
+	if !(oneStep(1000, 2000) && oneStep(5000, 2000) && !oneStep(0, 2000) && oneStep(0, 1) && oneStep(1000, 1) && oneStep(1000, 5000) && oneStep(30000, 5000) && !oneStep(60000, 5000)) {
+		t.Error("oneStep does not measure steps of the delay list")
 	}
 	for _, args := range [][]string{{"tune"}, {"tune", "--target", "5", "x.sql"}, {"tune", "--format", "csv", "x.sql"}, {"tune", "missing.sql"}} {
 		if r := inProcess(t, ".", args); r.code != 2 || !strings.Contains(r.stderr, "error") {

@@ -2,11 +2,15 @@
 """bench/flink-export: checks `streamql export --flink` on a real Flink (issue 27).
 
 For each script (the seed programs of queries/, the acceptance cases of
-../shared/cases, and the runnable Nexmark queries of queries/nexmark, those
-tests/nexmark_test.go lists) it runs streamql on the script (--format csv --side-dir), exports
+../shared/cases, the runnable Nexmark queries of queries/nexmark, those
+tests/nexmark_test.go lists, and the cases of queries/tests but its
+nexmark-* ones, tests-NAME) it runs streamql on the script (--format csv --side-dir), exports
 it with `streamql export --flink`, runs the export on Apache Flink 2.3 in a local
 MiniCluster (RunScript.java: print tables become csv files, nothing else
-changes), and compares each output's rows as sorted multisets. socket and
+changes), and compares each output's rows as sorted multisets; an updating
+output (streamql prints its changelog, op first: SPEC 2.8) is written by
+Flink as debezium-json files instead, and both changelogs are applied to
+final tables, which are compared. socket and
 datagen sources are replaced by files of the same rows first, in the script
 both engines run. The Nexmark queries read json files of the nexmark
 connector's 20,000 events (bench/nexmark/lib.sh's nexmark_events, as
@@ -89,6 +93,20 @@ def prepare(name, sq):
         script = ".read %s\n.read %s\n" % (os.path.join(data, "files.sql"), os.path.join(TOP, "queries", "nexmark", q + ".sql"))
         open(os.path.join(work, "query.sql"), "w", encoding="utf-8").write(script)
         return work, "nexmark connector replaced by json files of its %d events" % NEXMARK_EVENTS
+    if name.startswith("tests-"):  # queries/tests/<name>: the case folder, as streamql test runs it
+        src = os.path.join(TOP, "queries", "tests", name[len("tests-"):])
+        for f in os.listdir(src):
+            p = os.path.join(src, f)
+            if f != "expected":
+                (shutil.copytree if os.path.isdir(p) else shutil.copy)(p, os.path.join(work, f))
+        # its .read lines name scripts relative to the case folder
+        script = open(os.path.join(work, "query.sql"), encoding="utf-8").read()
+        script = re.sub(r"(?m)^\.read (\S+)", lambda m: ".read " + os.path.normpath(os.path.join(src, m.group(1))), script)
+        open(os.path.join(work, "query.sql"), "w", encoding="utf-8").write(script)
+        for f in glob.glob(os.path.join(TOP, "queries", "*.csv")):  # (a script it reads names queries/'s data)
+            if not os.path.exists(os.path.join(work, os.path.basename(f))):
+                shutil.copy(f, work)
+        return work, note
     if name.startswith("case-"):
         src = os.path.join(CASES, name[5:])
         for f in os.listdir(src):
@@ -165,12 +183,82 @@ def outputs(flink_sql):
     return out
 
 
+def updating(res, work, flink_sql):
+    """The print tables whose streamql output is a changelog (an op column
+    first, SPEC 2.8): Flink writes them as debezium-json files instead of csv
+    (its filesystem sink takes changes in that format)."""
+    ups = set()
+    lines = set(res["sq_out"].splitlines())
+    for t, opts, cols in outputs(flink_sql):
+        if opts.get("connector") != "print":
+            continue
+        ident = opts["print-identifier"]
+        if ident == "main":
+            if "op," + header_line(cols) in lines:
+                ups.add(t)
+        else:
+            p = os.path.join(work, "sq-side", ident + ".csv")
+            if os.path.exists(p) and open(p, encoding="utf-8").readline().startswith("op,"):
+                ups.add(t)
+    return ups
+
+
+def canon(field):
+    """A field for comparing final tables: numbers by value (json gives
+    120.0 where csv may give 120), timestamps as value()."""
+    field = value(field)
+    try:
+        return repr(float(field))
+    except ValueError:
+        return field
+
+
+def final_of_csv(text):
+    """Applies streamql's csv changelog (op first) to a final table: +I and +U
+    add a row, -U and -D take one back."""
+    table = {}
+    rows = list(csv.reader(io.StringIO(text)))
+    for r in rows[1:]:
+        if not r:
+            continue
+        row = tuple(canon(f) for f in r[1:])
+        table[row] = table.get(row, 0) + (1 if r[0] in ("+I", "+U") else -1)
+    return sorted(r for r, n in table.items() for _ in range(max(n, 0)))
+
+
+def final_of_debezium(text, cols):
+    """Applies Flink's debezium-json changelog (op c: after added, d: before
+    taken back) to a final table."""
+    import json
+    table = {}
+
+    def row(obj):
+        out = []
+        for c in cols:
+            v = obj.get(c)
+            out.append("" if v is None else ("true" if v is True else "false" if v is False else str(v)))
+        return tuple(canon(f) for f in out)
+
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = json.loads(line)
+        if m.get("op") == "c" and m.get("after") is not None:
+            r = row(m["after"])
+            table[r] = table.get(r, 0) + 1
+        elif m.get("op") == "d" and m.get("before") is not None:
+            r = row(m["before"])
+            table[r] = table.get(r, 0) - 1
+    return sorted(r for r, n in table.items() for _ in range(max(n, 0)))
+
+
 def main_blocks(stdout, headers):
-    """Splits streamql's csv stdout into one block per main query."""
+    """Splits streamql's csv stdout into one block per main query (a
+    changelog's header has op first)."""
     blocks, cur = [], None
     want = list(headers)
     for line in stdout.splitlines(keepends=True):
-        if want and line.rstrip("\n") == want[0]:
+        if want and line.rstrip("\n") in (want[0], "op," + want[0]):
             want.pop(0)
             cur = []
             blocks.append(cur)
@@ -198,7 +286,9 @@ def main():
     if r.returncode:
         sys.exit("mvn: " + r.stdout + r.stderr)
     cp = os.path.join(HERE, "target", "classes") + ":" + open(os.path.join(HERE, "target", "cp.txt")).read().strip()
+    own = os.path.join(TOP, "queries", "tests")
     names = SEEDS + ["case-" + c for c in sorted(os.listdir(CASES))] + ["nexmark-" + q for q in nexmark_runnable()]
+    names += ["tests-" + c for c in sorted(os.listdir(own)) if os.path.isdir(os.path.join(own, c)) and not c.startswith("nexmark-")]
     if picks:
         names = [n for n in names if n in picks]
     if any(n.startswith("nexmark-") for n in names):
@@ -237,6 +327,13 @@ def main():
             if re.search(r"function %s runs the WebAssembly module" % fn, r.stdout):
                 run_sql = run_sql.replace("EXECUTE STATEMENT SET", "CREATE TEMPORARY FUNCTION %s AS '%s';\n\nEXECUTE STATEMENT SET" % (fn, cls), 1)
                 res["note"] = "; ".join(x for x in (res["note"], "Flink runs %s as %s" % (fn, cls.rsplit(".", 1)[1])) if x)
+        # an updating output (SPEC 2.8): Flink's changes as debezium-json
+        # files, applied to a final table as streamql's changelog is
+        res["updating"] = updating(res, work, r.stdout)
+        for t in res["updating"]:
+            run_sql = re.sub(r"(CREATE TABLE `%s` \((?:[^;]*?)\)) WITH \('connector' = 'print', 'print-identifier' = '(?:[^']|'')*'\);" % re.escape(t.replace("`", "``")),
+                             lambda m: m.group(1) + " WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'debezium-json');" % os.path.join("flink-changelog", t),
+                             run_sql, count=1)
         open(os.path.join(work, "run.flink.sql"), "w", encoding="utf-8").write(run_sql)
         res["diffs"] = [l[5:] for l in r.stdout.splitlines() if l.startswith("--   ")]
         runs += [os.path.join(work, "run.flink.sql"), work, os.path.join(work, "flink-out")]
@@ -247,13 +344,28 @@ def main():
         if "flink_sql" not in res:
             continue
         work = os.path.join(WORK, name)
-        status = open(os.path.join(work, "flink-out", "status.txt"), encoding="utf-8").read().strip()
+        sp = os.path.join(work, "flink-out", "status.txt")
+        status = open(sp, encoding="utf-8").read().strip() if os.path.exists(sp) else "failed: no status (the Flink JVM stopped before this script)"
         outs = outputs(res["flink_sql"])
         mains = [o for o in outs if o[1].get("print-identifier") == "main"]
         blocks = main_blocks(res["sq_out"], [header_line(o[2]) for o in mains])
         same = status == "ok" and res["sq_rc"] == 0
         details = []
         for t, opts, cols in outs:
+            if t in res.get("updating", ()):
+                ident = opts["print-identifier"]
+                flink = final_of_debezium(read_dir(os.path.join(work, "flink-changelog", t)), cols)
+                if ident == "main":
+                    i = mains.index((t, opts, cols))
+                    block = blocks[i] if i < len(blocks) else ""
+                    sq = final_of_csv("op," + header_line(cols) + "\n" + block)
+                else:
+                    p = os.path.join(work, "sq-side", ident + ".csv")
+                    sq = final_of_csv(open(p, encoding="utf-8").read() if os.path.exists(p) else "")
+                ok = status == "ok" and flink == sq
+                same = same and ok
+                details.append("%s %d/%d rows of the final tables %s (changelogs applied)" % (ident, len(sq), len(flink), "equal" if ok else "DIFFER"))
+                continue
             if opts.get("connector") == "print":
                 flink = rows_of(read_dir(os.path.join(work, "flink-out", "table-" + t)), False)
                 ident = opts["print-identifier"]

@@ -23,6 +23,18 @@ func flinkType(t catalog.Type) string {
 	case catalog.Timestamp:
 		return "TIMESTAMP(3)"
 	}
+	switch t.Kind() { // SPEC 2.10's nested types are Flink's
+	case catalog.KindArray:
+		return "ARRAY<" + flinkType(t.Elem()) + ">"
+	case catalog.KindMap:
+		return "MAP<" + flinkType(t.Key()) + ", " + flinkType(t.Elem()) + ">"
+	case catalog.KindRow:
+		var fs []string
+		for _, f := range t.Fields() {
+			fs = append(fs, quote(f.Name)+" "+flinkType(f.Type))
+		}
+		return "ROW<" + strings.Join(fs, ", ") + ">"
+	}
 	return "STRING"
 }
 

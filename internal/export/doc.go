@@ -27,6 +27,9 @@
 // failure as TRY_CAST, AVG of BIGINT as DOUBLE, INTERVAL arithmetic on BIGINT
 // event time). The source text would keep MySQL's precedence and spellings, and
 // re-quoting it token by token cannot move a SEMI JOIN into an EXISTS.
+// Subqueries, UNION ALL, WITH names and views (SPEC 2.6) print the same way,
+// a WITH name or a view inline as the subquery it stands for; only a query
+// the printer cannot print goes out as written, and that is a difference.
 //
 // A BIGINT event-time column (epoch ms) cannot be a Flink time attribute: the
 // exported table gets a computed column <col>_rowtime AS TO_TIMESTAMP_LTZ(col,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"streamql/catalog"
+	"streamql/catalog/functions"
 	"streamql/executor"
 	"streamql/internal/session"
 	"streamql/parser"
@@ -81,6 +82,9 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 type job struct {
 	job    *planner.Job
 	script *parser.Script
+	// streaming: planned under 'execution.runtime-mode' = 'streaming' (SPEC
+	// 2.8: an updating GROUP BY or Top-N also over bounded streams)
+	streaming bool
 }
 
 // streamDecl is a CREATE STREAM as exported: the catalog's stream and where
@@ -95,12 +99,13 @@ type streamDecl struct {
 type recorder struct {
 	jobs []job
 	cur  *parser.Script
+	sess *session.Session
 }
 
 func (r *recorder) Set(*parser.Set) (bool, error)     { return true, nil }
 func (r *recorder) Result([]string, [][]string) error { return nil }
 func (r *recorder) RunJob(_ context.Context, j *planner.Job, _ func(func() (executor.Sink, error)) (executor.Stats, error)) error {
-	r.jobs = append(r.jobs, job{job: j, script: r.cur})
+	r.jobs = append(r.jobs, job{job: j, script: r.cur, streaming: r.sess != nil && r.sess.Streaming})
 	return nil
 }
 
@@ -123,6 +128,18 @@ type exporter struct {
 	windowTimeAt []windowUse
 	// tableOf maps a stream to its Flink table name.
 	tableOf map[*catalog.Stream]string
+	// funcs are the session's user-defined functions (SPEC 2.10), for
+	// planning the subqueries the printer reads
+	funcs *functions.Registry
+	// views are the script's views (SPEC 2.6), by lower-case name: a query
+	// reading one gets its query inline
+	views map[string]*viewDecl
+}
+
+// viewDecl is a CREATE VIEW and the script it is in.
+type viewDecl struct {
+	decl   *parser.CreateView
+	script *parser.Script
 }
 
 // windowUse is a window over a BIGINT column without WATERMARK FOR.
@@ -157,11 +174,12 @@ type selKey struct {
 func Export(inputs []Input, opt Options) (string, []Difference, error) {
 	x := &exporter{opt: opt, byCat: map[*catalog.Stream]*streamDecl{}, values: map[*catalog.Stream][]valuesInsert{},
 		selects: map[selKey]*parser.Select{}, scripts: map[*parser.Script]bool{}, names: map[string]bool{},
-		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}}
+		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}, views: map[string]*viewDecl{}}
 	rec := &recorder{}
 	sess := session.New(nil, rec)
+	rec.sess = sess
 	sess.GoFed = true // a 'go' stream exports as a table to replace (a difference), not an error
-	x.cat = sess.Cat
+	x.cat, x.funcs = sess.Cat, sess.Funcs
 	ctx := context.Background()
 	for _, in := range inputs {
 		script, err := parser.Parse(in.Name, in.Source)
@@ -177,6 +195,16 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 			if sel, ok := st.(*parser.Select); ok {
 				l, c := parser.Position(script.Source, sel.Start)
 				x.selects[selKey{script.Name, l, c}] = sel
+				// a Top-N or deduplication is planned from its subquery
+				// (planner rule_rank.go): that branch prints the statement
+				for _, rel := range sel.Derived {
+					for _, in := range rel.Selects {
+						l, c := parser.Position(script.Source, in.Start)
+						if k := (selKey{script.Name, l, c}); x.selects[k] == nil {
+							x.selects[k] = sel
+						}
+					}
+				}
 			}
 			if _, ok := st.(*parser.Explain); ok {
 				continue // EXPLAIN prints a plan: nothing to run on Flink
@@ -193,6 +221,10 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 					x.streams = append(x.streams, d)
 					x.byCat[c] = d
 				}
+			case *parser.CreateView:
+				x.views[strings.ToLower(st.Name)] = &viewDecl{decl: st, script: script}
+			case *parser.DropView:
+				delete(x.views, strings.ToLower(st.Name))
 			case *parser.Insert:
 				if c := sess.Cat.Lookup(st.Stream); c != nil {
 					x.values[c] = append(x.values[c], valuesInsert{st, script, len(rec.jobs)})

@@ -39,8 +39,10 @@ type printer struct {
 	window    *parser.WindowTVF
 	inGroupBy bool
 	// sel is the statement printed (its subqueries and WITH definitions,
-	// SPEC 2.6), nil for expressions of no query.
-	sel *parser.Select
+	// SPEC 2.6), nil for expressions of no query; with are the WITH
+	// definitions of the query around it (a subquery's).
+	sel  *parser.Select
+	with []*parser.CTE
 	// wm is set for a WATERMARK expression over a BIGINT column: INTERVALs
 	// are milliseconds there (SPEC 2.3).
 	wm bool
@@ -111,6 +113,12 @@ func (p *printer) column(n *ast.ColumnNameExpr) (string, error) {
 					col = s.st.Columns[c].Name
 				}
 				return quote(tbl) + "." + quote(col), nil
+			}
+		}
+		if p.probe != nil {
+			if c := p.probe.st.Column(tbl); c >= 0 && p.probe.st.Columns[c].Type.IsNested() {
+				// a ROW column's field (SPEC 2.10: dev.name)
+				return p.probeCol(tbl) + "." + quote(col), nil
 			}
 		}
 		return quote(tbl) + "." + quote(col), nil
@@ -367,6 +375,8 @@ func (p *printer) expr(e ast.ExprNode) (string, error) {
 		return p.call(n)
 	case *ast.AggregateFuncExpr:
 		return p.aggregate(n)
+	case *ast.WindowFuncExpr:
+		return p.windowFunc(n)
 	}
 	return "", p.errorf(e, "this expression (%T) has no Flink SQL translation yet", e)
 }
@@ -483,6 +493,14 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			f = "LAST_VALUE"
 		}
 		return f + "(" + strings.Join(parts, ", ") + ")", err
+	case "item": // a[i], m['k'] (SPEC 2.10; parser/tidb.go)
+		parts, err := p.exprs(n.Args...)
+		if err != nil || len(parts) != 2 {
+			return "", err
+		}
+		return "(" + parts[0] + ")[" + parts[1] + "]", nil
+	case "sq_cardinal":
+		name = "cardinality"
 	case "ifnull":
 		name = "coalesce"
 	case "ceiling":
@@ -509,11 +527,6 @@ func (p *printer) aggregate(n *ast.AggregateFuncExpr) (string, error) {
 	if n.Distinct {
 		d = "DISTINCT "
 	}
-	if name == "count" && len(n.Args) == 1 && !n.Distinct {
-		if v, ok := n.Args[0].(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindInt64 && v.GetInt64() == 1 {
-			return "COUNT(*)", nil
-		}
-	}
 	parts, err := p.exprs(n.Args...)
 	if err != nil {
 		return "", err
@@ -521,5 +534,144 @@ func (p *printer) aggregate(n *ast.AggregateFuncExpr) (string, error) {
 	if name == "avg" && len(parts) == 1 {
 		parts[0] = "CAST(" + parts[0] + " AS DOUBLE)"
 	}
-	return strings.ToUpper(name) + "(" + d + strings.Join(parts, ", ") + ")", nil
+	call := strings.ToUpper(name) + "(" + d + strings.Join(parts, ", ") + ")"
+	if name == "count" && len(n.Args) == 1 && !n.Distinct {
+		if v, ok := n.Args[0].(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindInt64 && v.GetInt64() == 1 {
+			call = "COUNT(*)"
+		}
+	}
+	return p.filtered(n, call)
+}
+
+// filtered appends to call, the aggregate n printed, its FILTER (WHERE
+// cond) clause (SPEC 2.9), which the parser keeps apart from TiDB's AST
+// (parser.Select.Filters, by the offset of the call).
+func (p *printer) filtered(n ast.Node, call string) (string, error) {
+	if p.sel == nil || p.locate == nil || len(p.sel.Filters) == 0 {
+		return call, nil
+	}
+	f := p.sel.Filters[p.locate(n)]
+	if f == nil {
+		return call, nil
+	}
+	casts, locate := p.casts, p.locate
+	if f.Casts != nil {
+		p.casts = f.Casts
+	}
+	if f.Locate != nil {
+		p.locate = f.Locate
+	}
+	c, err := p.expr(f.Expr)
+	p.casts, p.locate = casts, locate
+	if err != nil {
+		return "", err
+	}
+	return call + " FILTER (WHERE " + c + ")", nil
+}
+
+// window prints an OVER call (SPEC 2.9: ROW_NUMBER, RANK, DENSE_RANK, an
+// aggregate over a ROWS or RANGE frame) with its window written inline; a
+// named WINDOW is refused (Flink's own).
+func (p *printer) windowFunc(n *ast.WindowFuncExpr) (string, error) {
+	parts, err := p.exprs(n.Args...)
+	if err != nil {
+		return "", err
+	}
+	d := ""
+	if n.Distinct {
+		d = "DISTINCT "
+	}
+	name := strings.ToUpper(n.Name)
+	if f, ok := aggNames[strings.ToLower(n.Name)]; ok {
+		name = f
+	}
+	if strings.EqualFold(n.Name, "avg") && len(parts) == 1 {
+		parts[0] = "CAST(" + parts[0] + " AS DOUBLE)"
+	}
+	if strings.EqualFold(n.Name, "count") && len(parts) == 0 {
+		parts = []string{"*"}
+	}
+	spec := n.Spec
+	if spec.Name.O != "" || spec.Ref.O != "" {
+		return "", p.errorf(n, "a named WINDOW has no Flink SQL translation yet: write the window inline, OVER (PARTITION BY ... ORDER BY ...)")
+	}
+	var w []string
+	if spec.PartitionBy != nil {
+		keys, err := p.byItems(spec.PartitionBy.Items)
+		if err != nil {
+			return "", err
+		}
+		w = append(w, "PARTITION BY "+keys)
+	}
+	if spec.OrderBy != nil {
+		var keys []string
+		for _, it := range spec.OrderBy.Items {
+			s, err := p.expr(it.Expr)
+			if err != nil {
+				return "", err
+			}
+			if cn, ok := unparen(it.Expr).(*ast.ColumnNameExpr); ok && p.probe != nil && bigintTime(p.probe.st) &&
+				p.probe.st.Column(cn.Name.Name.O) == p.probe.st.EventTime && (cn.Name.Table.O == "" || p.probe.quals[cn.Name.Table.L]) {
+				s = p.qualified(rowtimeName(p.probe.st)) // Flink orders an OVER window by its time attribute
+			}
+			if it.Desc {
+				s += " DESC"
+			}
+			keys = append(keys, s)
+		}
+		w = append(w, "ORDER BY "+strings.Join(keys, ", "))
+	}
+	if f := spec.Frame; f != nil {
+		kind := "ROWS"
+		if f.Type == ast.Ranges {
+			kind = "RANGE"
+		}
+		start, err := p.frameBound(f.Extent.Start)
+		if err != nil {
+			return "", err
+		}
+		end, err := p.frameBound(f.Extent.End)
+		if err != nil {
+			return "", err
+		}
+		w = append(w, kind+" BETWEEN "+start+" AND "+end)
+	}
+	return name + "(" + d + strings.Join(parts, ", ") + ") OVER (" + strings.Join(w, " ") + ")", nil
+}
+
+// byItems prints the expressions of a GROUP BY or PARTITION BY, comma
+// separated.
+func (p *printer) byItems(items []*ast.ByItem) (string, error) {
+	keys := make([]string, len(items))
+	for k, it := range items {
+		s, err := p.expr(it.Expr)
+		if err != nil {
+			return "", err
+		}
+		keys[k] = s
+	}
+	return strings.Join(keys, ", "), nil
+}
+
+// frameBound prints one bound of an OVER frame.
+func (p *printer) frameBound(b ast.FrameBound) (string, error) {
+	if b.Type == ast.CurrentRow {
+		return "CURRENT ROW", nil
+	}
+	dir := " PRECEDING"
+	if b.Type == ast.Following {
+		dir = " FOLLOWING"
+	}
+	if b.UnBounded {
+		return "UNBOUNDED" + dir, nil
+	}
+	if b.Unit != ast.TimeUnitInvalid {
+		v, ok := b.Expr.(*test_driver.ValueExpr)
+		if !ok {
+			return "", p.errorf(b.Expr, "a RANGE frame takes INTERVAL 'n' UNIT")
+		}
+		return "INTERVAL " + str(strings.TrimSpace(fmt.Sprint(v.GetValue()))) + " " + strings.ToUpper(b.Unit.String()) + dir, nil
+	}
+	s, err := p.expr(b.Expr)
+	return s + dir, err
 }

@@ -24,6 +24,12 @@ type branchQuery struct {
 // newBranchQuery prepares sel, whose probe stream is probe, for printing with
 // the probe qualified by outQual.
 func (x *exporter) newBranchQuery(script *parser.Script, sel *parser.Select, probe *catalog.Stream, outQual string) *branchQuery {
+	if ts := leftmost(sel.Query); ts != nil {
+		if tn, ok := ts.Source.(*ast.TableName); ok && (parser.IsPlaceholder(tn.Name.O) || cteOf(sel.With, tn.Name.O) >= 0 ||
+			x.views[strings.ToLower(tn.Name.O)] != nil && x.cat.Lookup(tn.Name.O) == nil) {
+			probe = nil // (a subquery, WITH name or view: its columns by their names)
+		}
+	}
 	bq := &branchQuery{sel: sel, probe: probe}
 	quals := map[string]bool{}
 	if probe != nil {
@@ -79,7 +85,12 @@ func (bq *branchQuery) from() (string, []string, error) {
 	if sel.From == nil || sel.From.TableRefs == nil {
 		return "", nil, nil
 	}
-	return bq.p.fromNode(sel.From.TableRefs, true)
+	from, preds, err := bq.p.fromNode(sel.From.TableRefs, true)
+	if err != nil {
+		return "", nil, err
+	}
+	u, err := bq.unnest()
+	return from + u, preds, err
 }
 
 // fromNode prints one node of a FROM clause; top marks the probe's branch of
@@ -123,10 +134,12 @@ func (p *printer) fromNode(n ast.ResultSetNode, top bool) (string, []string, err
 		}
 		p.scopes = append(p.scopes, rel)
 		kind := "CROSS JOIN"
-		switch t.Tp {
-		case ast.LeftJoin:
+		switch {
+		case p.joins[t] == parser.FullJoin: // (TiDB has no FULL JOIN: the parser marks it, parser/tidb.go)
+			kind = "FULL JOIN"
+		case t.Tp == ast.LeftJoin:
 			kind = "LEFT JOIN"
-		case ast.RightJoin:
+		case t.Tp == ast.RightJoin:
 			kind = "RIGHT JOIN"
 		}
 		s := left + " " + kind + " " + right
@@ -158,6 +171,9 @@ func (p *printer) scopeOf(n ast.ResultSetNode) (*scopeRel, error) {
 	}
 	if st, _, err := p.derived(ts, tn); st != nil || err != nil {
 		q := map[string]bool{strings.ToLower(ts.AsName.O): true}
+		if ts.AsName.O == "" {
+			q = map[string]bool{strings.ToLower(tn.Name.O): true}
+		}
 		return &scopeRel{st: st, quals: q}, err
 	}
 	st := p.x.cat.Lookup(tn.Name.O)
@@ -221,6 +237,13 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 		}
 		name = "TABLE(" + w.Func + "(" + strings.Join(args, ", ") + "))"
 	}
+	if a, ok := asOfOf(p.sel, tn); ok { // a temporal join's right side (SPEC 2.7)
+		col, err := p.asOfColumn(a)
+		if err != nil {
+			return "", nil, err
+		}
+		name += " FOR SYSTEM_TIME AS OF " + col
+	}
 	if top && p.outQual != "" {
 		return name + " AS " + quote(p.outQual), nil, nil
 	}
@@ -228,6 +251,95 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 		return name + " AS " + quote(ts.AsName.O), nil, nil
 	}
 	return name, nil, nil
+}
+
+// asOf returns the FOR SYSTEM_TIME AS OF clause written after tn, if any
+// (nil-safe).
+func asOfOf(sel *parser.Select, tn *ast.TableName) (parser.AsOf, bool) {
+	if sel == nil || sel.AsOf == nil {
+		return parser.AsOf{}, false
+	}
+	a, ok := sel.AsOf[tn]
+	return a, ok
+}
+
+// asOfColumn prints the time column of FOR SYSTEM_TIME AS OF: a BIGINT event
+// time (epoch ms) as its rowtime column, Flink's time attribute.
+func (p *printer) asOfColumn(a parser.AsOf) (string, error) {
+	qual, col, ok := strings.Cut(a.Col, ".")
+	if !ok {
+		qual, col = "", a.Col
+	}
+	cn := &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(qual), Name: ast.NewCIStr(col)}}
+	for _, st := range p.fromStreams(qual) {
+		if c := st.Column(col); c >= 0 && c == st.EventTime && bigintTime(st) {
+			if qual == "" {
+				return quote(rowtimeName(st)), nil
+			}
+			return quote(qual) + "." + quote(rowtimeName(st)), nil
+		}
+	}
+	return p.column(cn)
+}
+
+// fromStreams returns the streams of the printed query's FROM named qual
+// (by alias, else by name; every one when qual is "").
+func (p *printer) fromStreams(qual string) []*catalog.Stream {
+	var out []*catalog.Stream
+	if p.sel == nil || p.sel.Query.From == nil {
+		return nil
+	}
+	var walk func(n ast.ResultSetNode)
+	walk = func(n ast.ResultSetNode) {
+		switch t := n.(type) {
+		case *ast.Join:
+			walk(t.Left)
+			if t.Right != nil {
+				walk(t.Right)
+			}
+		case *ast.TableSource:
+			tn, ok := t.Source.(*ast.TableName)
+			if !ok {
+				return
+			}
+			name := t.AsName.O
+			if name == "" {
+				name = tn.Name.O
+			}
+			if st := p.x.cat.Lookup(tn.Name.O); st != nil && (qual == "" || strings.EqualFold(name, qual)) {
+				out = append(out, st)
+			}
+		}
+	}
+	walk(p.sel.Query.From.TableRefs)
+	return out
+}
+
+// unnest prints the query's CROSS JOIN UNNEST (SPEC 2.10), "" when none.
+func (bq *branchQuery) unnest() (string, error) {
+	u := bq.sel.Unnest
+	if u == nil {
+		return "", nil
+	}
+	if len(u.Columns) == 0 {
+		return "", parser.Errorf(u.Pos, "UNNEST needs its columns named for Flink: CROSS JOIN UNNEST(x) AS t (name)")
+	}
+	parts := make([]string, len(u.Path))
+	for k, part := range u.Path {
+		parts[k] = quote(part)
+	}
+	if p := bq.p; p.probe != nil && p.probe.st.Column(u.Path[0]) >= 0 {
+		parts[0] = p.probeCol(u.Path[0])
+	}
+	alias := u.Alias
+	if alias == "" {
+		alias = "u"
+	}
+	cols := make([]string, len(u.Columns))
+	for k, c := range u.Columns {
+		cols[k] = quote(c)
+	}
+	return " CROSS JOIN UNNEST(" + strings.Join(parts, ".") + ") AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ")", nil
 }
 
 // take returns the predicate under which a branch takes a row (SPEC 2.1: its
@@ -355,17 +467,12 @@ func (bq *branchQuery) tail() (string, error) {
 	var b strings.Builder
 	if sel.GroupBy != nil {
 		p.inGroupBy = true
-		var keys []string
-		for _, it := range sel.GroupBy.Items {
-			s, err := p.expr(it.Expr)
-			if err != nil {
-				p.inGroupBy = false
-				return "", err
-			}
-			keys = append(keys, s)
-		}
+		keys, err := p.byItems(sel.GroupBy.Items)
 		p.inGroupBy = false
-		b.WriteString(" GROUP BY " + strings.Join(keys, ", "))
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" GROUP BY " + keys)
 	}
 	if sel.Having != nil {
 		s, err := p.expr(sel.Having.Expr)
@@ -460,15 +567,11 @@ func (p *printer) subquery(sel *ast.SelectStmt) (string, error) {
 		q += " WHERE (" + strings.Join(preds, ") AND (") + ")"
 	}
 	if sel.GroupBy != nil {
-		var keys []string
-		for _, it := range sel.GroupBy.Items {
-			s, err := p.expr(it.Expr)
-			if err != nil {
-				return "", err
-			}
-			keys = append(keys, s)
+		keys, err := p.byItems(sel.GroupBy.Items)
+		if err != nil {
+			return "", err
 		}
-		q += " GROUP BY " + strings.Join(keys, ", ")
+		q += " GROUP BY " + keys
 	}
 	if sel.Having != nil {
 		s, err := p.expr(sel.Having.Expr)
@@ -480,23 +583,172 @@ func (p *printer) subquery(sel *ast.SelectStmt) (string, error) {
 	return q, nil
 }
 
-// derived returns the relation of a subquery in FROM (SPEC 2.6; its
-// placeholder name tn) with its text as written in parentheses, which Flink
-// reads as it is (the subquery's own SQL is Flink's: window TVFs, joins,
-// aggregates); nil when tn names a stream. Its text is printed as written,
-// so a stream renamed for Flink would not be renamed inside it.
+// derived returns the relation tn names when it is not a stream (SPEC
+// 2.6): a subquery in FROM (its placeholder name), a WITH name in scope or a
+// view; with its text in parentheses, each SELECT printed as the branch
+// queries are (names quoted, SPEC 2's rewrites, BIGINT event time through
+// its rowtime column), UNION ALL between them. A WITH name and a view are
+// written inline, as the subquery they stand for. nil when tn names a
+// stream.
 func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stream, string, error) {
-	if p.sel == nil || !parser.IsPlaceholder(tn.Name.O) {
+	name := tn.Name.O
+	script, with := p.script, p.with
+	if p.sel != nil && p.sel.With != nil {
+		with = p.sel.With
+	}
+	var rel *parser.Relation
+	switch {
+	case parser.IsPlaceholder(name):
+		if p.sel != nil {
+			rel = p.sel.Derived[name]
+		}
+		if rel == nil {
+			return nil, "", p.errorf(ts, "a subquery in FROM has no Flink SQL translation here")
+		}
+	case cteOf(with, name) >= 0:
+		k := cteOf(with, name)
+		rel, with = with[k].Rel, with[:k]
+	case p.x.views[strings.ToLower(name)] != nil && p.x.cat.Lookup(name) == nil:
+		v := p.x.views[strings.ToLower(name)]
+		rel, script, with = v.decl.Rel, v.script, nil
+	default:
 		return nil, "", nil
 	}
-	rel := p.sel.Derived[tn.Name.O]
-	if rel == nil {
-		return nil, "", p.errorf(ts, "a subquery in FROM has no Flink SQL translation here")
-	}
-	pl := &planner.Planner{Cat: p.x.cat, Source: p.script.Source}
-	st, err := pl.PlanRelation(rel, tn.Name.O, p.sel.With)
+	pl := &planner.Planner{Cat: p.x.cat, Source: script.Source, Funcs: p.x.funcs}
+	st, err := pl.PlanRelation(rel, name, with)
 	if err != nil {
-		return nil, "", err
+		// the ranking subquery of a Top-N or a deduplication (SPEC 2.9)
+		// plans only with the query around it, which the session planned:
+		// its columns are enough to print the query that reads it
+		if st = rankColumns(p.x.cat, rel); st == nil {
+			return nil, "", err
+		}
 	}
-	return st, "(" + p.script.Source[rel.Start:rel.End] + ")", nil
+	text, perr := p.x.relation(script, rel, with)
+	if perr != nil {
+		text = script.Source[rel.Start:rel.End]
+		p.x.diff(script, rel.Start, "this query is exported as written (%v): check its names and operators on Flink", perr)
+	}
+	text = "(" + text + ")"
+	if ts.AsName.O == "" && !parser.IsPlaceholder(name) {
+		text += " AS " + quote(name) // (a WITH name or a view read by its name)
+	}
+	return st, text, nil
 }
+
+// cteOf returns the index of the WITH definition called name, -1 when none.
+func cteOf(with []*parser.CTE, name string) int {
+	for k := len(with) - 1; k >= 0; k-- {
+		if strings.EqualFold(with[k].Name, name) {
+			return k
+		}
+	}
+	return -1
+}
+
+// relation prints rel (a subquery, WITH definition or view of script):
+// each SELECT as a branch query, UNION ALL between them.
+func (x *exporter) relation(script *parser.Script, rel *parser.Relation, with []*parser.CTE) (string, error) {
+	var parts []string
+	for _, sel := range rel.Selects {
+		bq := x.newBranchQuery(script, sel, x.probeOf(sel), "")
+		bq.p.with = with
+		bq.p.outQual = bq.defaultQual()
+		fields, err := bq.fields()
+		if err != nil {
+			return "", err
+		}
+		from, preds, err := bq.from()
+		if err != nil {
+			return "", err
+		}
+		if w := sel.Query.Where; w != nil {
+			c, err := bq.p.expr(w)
+			if err != nil {
+				return "", err
+			}
+			preds = append(preds, c)
+		}
+		tail, err := bq.tail()
+		if err != nil {
+			return "", err
+		}
+		q := "SELECT " + fields
+		if from != "" {
+			q += " FROM " + from
+		}
+		if len(preds) > 0 {
+			q += " WHERE (" + strings.Join(preds, ") AND (") + ")"
+		}
+		parts = append(parts, q+tail)
+	}
+	return strings.Join(parts, " UNION ALL "), nil
+}
+
+// probeOf returns the stream sel reads first (its window TVF's, or its
+// leftmost table's), nil when that is not a stream (a subquery, a WITH
+// name, a view).
+func (x *exporter) probeOf(sel *parser.Select) *catalog.Stream {
+	if sel.Window != nil {
+		return x.cat.Lookup(sel.Window.Stream)
+	}
+	if ts := leftmost(sel.Query); ts != nil {
+		if tn, ok := ts.Source.(*ast.TableName); ok && !parser.IsPlaceholder(tn.Name.O) && cteOf(sel.With, tn.Name.O) < 0 {
+			return x.cat.Lookup(tn.Name.O)
+		}
+	}
+	return nil
+}
+
+// rankColumns returns the columns of rel when it is one SELECT that ranks
+// rows (ROW_NUMBER, RANK or DENSE_RANK OVER), as a relation of their names
+// (types unknown): * and the select list's names over a stream or its window
+// TVF; nil when rel is not that shape.
+func rankColumns(cat *catalog.Catalog, rel *parser.Relation) *catalog.Stream {
+	if len(rel.Selects) != 1 {
+		return nil
+	}
+	sel := rel.Selects[0]
+	ranks := false
+	var from *catalog.Stream
+	if sel.Window != nil {
+		from = cat.Lookup(sel.Window.Stream)
+	} else if ts := leftmost(sel.Query); ts != nil {
+		if tn, ok := ts.Source.(*ast.TableName); ok {
+			from = cat.Lookup(tn.Name.O)
+		}
+	}
+	st := &catalog.Stream{Name: "ranked", EventTime: -1}
+	for _, f := range sel.Query.Fields.Fields {
+		switch {
+		case f.WildCard != nil:
+			if from == nil {
+				return nil
+			}
+			st.Columns = append(st.Columns, from.Columns...)
+			if sel.Window != nil {
+				for _, c := range []string{"window_start", "window_end", "window_time"} {
+					st.Columns = append(st.Columns, catalog.Column{Name: c})
+				}
+			}
+		case f.AsName.O != "":
+			st.Columns = append(st.Columns, catalog.Column{Name: f.AsName.O})
+		default:
+			cn, ok := unparen(f.Expr).(*ast.ColumnNameExpr)
+			if !ok {
+				return nil
+			}
+			st.Columns = append(st.Columns, catalog.Column{Name: cn.Name.Name.O})
+		}
+		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok && rankNames[strings.ToLower(w.Name)] {
+			ranks = true
+		}
+	}
+	if !ranks {
+		return nil
+	}
+	return st
+}
+
+// rankNames are the ranking functions of a Top-N (SPEC 2.9).
+var rankNames = map[string]bool{"row_number": true, "rank": true, "dense_rank": true}

@@ -113,6 +113,13 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			if w := watermarkOf(an, j.Build.Name); w != "" && j.EventTime() {
 				notes = append(notes, "final watermark "+w)
 			}
+			if _, ok := j.Build.MaxFuture(); ok && j.EventTime() {
+				for _, ja := range an.Joins {
+					if ja.Branch == l.Branch {
+						notes = append(notes, rowCount(ja.Refused)+" refused as too far ahead")
+					}
+				}
+			}
 		case plan.LineAggregate:
 			if w := windowOf(an, l.Branch); w != nil {
 				notes = append(notes, "aggregate: "+aggText(w, ops["aggregate"]), fmt.Sprintf("open windows at most %d, groups at most %d", w.OpenWindowsMax, w.GroupsMax))

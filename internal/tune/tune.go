@@ -127,6 +127,12 @@ type Report struct {
 	// Script is what the script's own delay gives (Input.ScriptMs), nil
 	// when unknown: how its rows compare with the suggestion's.
 	Script *DelayRow `json:"script_delay,omitempty"`
+	// ScriptMeetsTarget says whether the script's own delay (Script) leaves
+	// at most Target of the rows late, counted as For counts them: a script
+	// that keeps rows late on purpose (to show its late output) does not,
+	// and the suggestion, which answers the target (SPEC 4), is then larger
+	// than the script's delay. False when Script is nil.
+	ScriptMeetsTarget bool `json:"script_meets_target"`
 	// MaxFuture is the 'watermark.max-future' option suggested when rows jump
 	// far ahead ("" when none does).
 	MaxFuture string `json:"max_future,omitempty"`
@@ -251,6 +257,16 @@ func Analyze(in Input, opts Options) *Report {
 			}
 		}
 		r.SuggestedLate = worst(r.SuggestedMs)
+	}
+	if d := r.Script; d != nil {
+		late := d.Late
+		if r.For == "windows" {
+			late = 0
+			for _, w := range d.Windows {
+				late = max(late, w.Late)
+			}
+		}
+		r.ScriptMeetsTarget = late <= allowed
 	}
 	r.Watermark = fmt.Sprintf("WATERMARK FOR %s AS %s - INTERVAL %s", in.Column, in.Column, intervalText(r.SuggestedMs))
 	r.Idle = idle(in, r.SuggestedMs)

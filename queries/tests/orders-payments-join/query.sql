@@ -6,7 +6,8 @@
 -- that got no payment in time once the payments' watermark has passed the end
 -- of its ten minutes (o3, paid after 13 minutes). o6 comes after the orders'
 -- watermark (10:20 - 1 minute) moved past it: it is late and goes, as it came,
--- to 'late-orders'.
+-- to 'late-orders'. The payments come in order, so their watermark needs no
+-- more than a second's delay (streamql tune suggests 0).
 CREATE STREAM orders (
   id       VARCHAR,
   customer VARCHAR,
@@ -20,7 +21,7 @@ CREATE STREAM payments (
   order_id VARCHAR,
   amount   DOUBLE,
   ts       TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
 ) WITH ('connector' = 'file', 'path' = 'payments.csv', 'format' = 'csv');
 
 SELECT o.id, o.customer, o.amount, p.id AS payment, p.ts AS paid_at

@@ -85,6 +85,9 @@ public final class RunScript {
         conf.setString("parallelism.default", "2");
         conf.setString("taskmanager.memory.process.size", "1024m");
         conf.setString("execution.checkpointing.interval", "500ms");
+        // a failing job fails the script (with checkpoints on, Flink's default
+        // would restart a streaming job forever, e.g. on a malformed row)
+        conf.setString("restart-strategy.type", "none");
         // the SQL client applies SET 'execution.runtime-mode' before it plans; a
         // TableEnvironment takes it only when it is made
         Matcher mode = Pattern.compile("SET 'execution.runtime-mode' = '([a-z]+)'").matcher(script);

@@ -1,0 +1,76 @@
+-- Flink SQL (Flink 2.x), written by `streamql export --flink` from queries/nexmark/ddl.sql, q19.sql.
+-- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   queries/nexmark/ddl.sql:26: stream person: connector 'nexmark' has no Flink connector; the table reads the file 'person.csv' instead: replace it by your source
+--   queries/nexmark/ddl.sql:40: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
+--   queries/nexmark/ddl.sql:51: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
+--   q19.sql:12: ROW_NUMBER over rows that tie on its ORDER BY: streamql numbers them in arrival order, Flink in an order of its parallel instances, so the rows kept among ties may differ; add a column to ORDER BY that breaks ties
+
+-- Window columns of BIGINT event time are epoch milliseconds in UTC.
+SET 'table.local-time-zone' = 'UTC';
+-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).
+SET 'execution.runtime-mode' = 'batch';
+
+CREATE TABLE `person` (
+  `id` BIGINT,
+  `name` STRING,
+  `emailAddress` STRING,
+  `creditCard` STRING,
+  `city` STRING,
+  `state` STRING,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'person.csv'
+);
+
+CREATE TABLE `auction` (
+  `id` BIGINT,
+  `itemName` STRING,
+  `description` STRING,
+  `initialBid` BIGINT,
+  `reserve` BIGINT,
+  `dateTime` TIMESTAMP(3),
+  `expires` TIMESTAMP(3),
+  `seller` BIGINT,
+  `category` BIGINT,
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'auction.csv'
+);
+
+CREATE TABLE `bid` (
+  `auction` BIGINT,
+  `bidder` BIGINT,
+  `price` BIGINT,
+  `channel` STRING,
+  `url` STRING,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'bid.csv'
+);
+
+CREATE TABLE `main` (
+  `auction` BIGINT,
+  `bidder` BIGINT,
+  `price` BIGINT,
+  `channel` STRING,
+  `url` STRING,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING,
+  `rank_number` BIGINT
+) WITH ('connector' = 'print', 'print-identifier' = 'main');
+
+EXECUTE STATEMENT SET
+BEGIN
+INSERT INTO `main`
+  SELECT *
+  FROM (SELECT `bid`.`auction`, `bid`.`bidder`, `bid`.`price`, `bid`.`channel`, `bid`.`url`, `bid`.`dateTime`, `bid`.`extra`, ROW_NUMBER() OVER (PARTITION BY `bid`.`auction` ORDER BY `bid`.`price` DESC) AS `rank_number` FROM `bid` AS `bid`)
+  WHERE (`rank_number`) <= (10);
+END;

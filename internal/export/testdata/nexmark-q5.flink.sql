@@ -1,0 +1,70 @@
+-- Flink SQL (Flink 2.x), written by `streamql export --flink` from queries/nexmark/ddl.sql, q5.sql.
+-- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   queries/nexmark/ddl.sql:26: stream person: connector 'nexmark' has no Flink connector; the table reads the file 'person.csv' instead: replace it by your source
+--   queries/nexmark/ddl.sql:40: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
+--   queries/nexmark/ddl.sql:51: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
+--   q5.sql:7: the join's rows of AuctionBids that are late (below its watermark, SPEC 2.7) go to the side output 'late-AuctionBids'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
+--   q5.sql:7: the join's rows of MaxBids that are late (below its watermark, SPEC 2.7) go to the side output 'late-MaxBids'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
+
+-- Window columns of BIGINT event time are epoch milliseconds in UTC.
+SET 'table.local-time-zone' = 'UTC';
+-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).
+SET 'execution.runtime-mode' = 'batch';
+
+CREATE TABLE `person` (
+  `id` BIGINT,
+  `name` STRING,
+  `emailAddress` STRING,
+  `creditCard` STRING,
+  `city` STRING,
+  `state` STRING,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'person.csv'
+);
+
+CREATE TABLE `auction` (
+  `id` BIGINT,
+  `itemName` STRING,
+  `description` STRING,
+  `initialBid` BIGINT,
+  `reserve` BIGINT,
+  `dateTime` TIMESTAMP(3),
+  `expires` TIMESTAMP(3),
+  `seller` BIGINT,
+  `category` BIGINT,
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'auction.csv'
+);
+
+CREATE TABLE `bid` (
+  `auction` BIGINT,
+  `bidder` BIGINT,
+  `price` BIGINT,
+  `channel` STRING,
+  `url` STRING,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'bid.csv'
+);
+
+CREATE TABLE `main` (
+  `auction` BIGINT,
+  `num` BIGINT
+) WITH ('connector' = 'print', 'print-identifier' = 'main');
+
+EXECUTE STATEMENT SET
+BEGIN
+INSERT INTO `main`
+  SELECT `AuctionBids`.`auction`, `AuctionBids`.`num`
+  FROM (SELECT `bid`.`auction`, COUNT(*) AS `num`, `bid`.`window_start` AS `starttime`, `bid`.`window_end` AS `endtime` FROM TABLE(HOP(TABLE `bid`, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) AS `bid` GROUP BY `bid`.`auction`, `bid`.`window_start`, `bid`.`window_end`) AS `AuctionBids` JOIN (SELECT MAX(`CountBids`.`num`) AS `maxn`, `CountBids`.`starttime`, `CountBids`.`endtime` FROM (SELECT COUNT(*) AS `num`, `bid`.`window_start` AS `starttime`, `bid`.`window_end` AS `endtime` FROM TABLE(HOP(TABLE `bid`, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) AS `bid` GROUP BY `bid`.`auction`, `bid`.`window_start`, `bid`.`window_end`) AS `CountBids` GROUP BY `CountBids`.`starttime`, `CountBids`.`endtime`) AS `MaxBids` ON (((`AuctionBids`.`starttime`) = (`MaxBids`.`starttime`)) AND ((`AuctionBids`.`endtime`) = (`MaxBids`.`endtime`))) AND ((`AuctionBids`.`num`) >= (`MaxBids`.`maxn`));
+END;

@@ -1,0 +1,74 @@
+-- Flink SQL (Flink 2.x), written by `streamql export --flink` from queries/nexmark/ddl.sql, q7.sql.
+-- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   queries/nexmark/ddl.sql:26: stream person: connector 'nexmark' has no Flink connector; the table reads the file 'person.csv' instead: replace it by your source
+--   queries/nexmark/ddl.sql:40: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
+--   queries/nexmark/ddl.sql:51: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
+--   q7.sql:10: the join's rows of B that are late (below its watermark, SPEC 2.7) go to the side output 'late-B'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
+--   q7.sql:10: the join's rows of B1 that are late (below its watermark, SPEC 2.7) go to the side output 'late-B1'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
+
+-- Window columns of BIGINT event time are epoch milliseconds in UTC.
+SET 'table.local-time-zone' = 'UTC';
+-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).
+SET 'execution.runtime-mode' = 'batch';
+
+CREATE TABLE `person` (
+  `id` BIGINT,
+  `name` STRING,
+  `emailAddress` STRING,
+  `creditCard` STRING,
+  `city` STRING,
+  `state` STRING,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'person.csv'
+);
+
+CREATE TABLE `auction` (
+  `id` BIGINT,
+  `itemName` STRING,
+  `description` STRING,
+  `initialBid` BIGINT,
+  `reserve` BIGINT,
+  `dateTime` TIMESTAMP(3),
+  `expires` TIMESTAMP(3),
+  `seller` BIGINT,
+  `category` BIGINT,
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'auction.csv'
+);
+
+CREATE TABLE `bid` (
+  `auction` BIGINT,
+  `bidder` BIGINT,
+  `price` BIGINT,
+  `channel` STRING,
+  `url` STRING,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING,
+  WATERMARK FOR `dateTime` AS (`dateTime`) - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'bid.csv'
+);
+
+CREATE TABLE `main` (
+  `auction` BIGINT,
+  `price` BIGINT,
+  `bidder` BIGINT,
+  `dateTime` TIMESTAMP(3),
+  `extra` STRING
+) WITH ('connector' = 'print', 'print-identifier' = 'main');
+
+EXECUTE STATEMENT SET
+BEGIN
+INSERT INTO `main`
+  SELECT `B`.`auction`, `B`.`price`, `B`.`bidder`, `B`.`dateTime`, `B`.`extra`
+  FROM `bid` AS `B` JOIN (SELECT MAX(`bid`.`price`) AS `maxprice`, `bid`.`window_end` AS `dateTime` FROM TABLE(TUMBLE(TABLE `bid`, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) AS `bid` GROUP BY `bid`.`window_start`, `bid`.`window_end`) AS `B1` ON (`B`.`price`) = (`B1`.`maxprice`)
+  WHERE (`B`.`dateTime`) BETWEEN ((`B1`.`dateTime`) - INTERVAL '10' SECOND) AND (`B1`.`dateTime`);
+END;
