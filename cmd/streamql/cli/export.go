@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -91,6 +92,7 @@ func exportInputs(ctx context.Context, name string, inputs []export.Input, depth
 		return nil, fmt.Errorf("cannot read script %s: %v", name, err)
 	}
 	sql, dots := splitDots(string(b))
+	from := 0 // the script's statements before each .read come before its inputs, as the command line runs them
 	for _, d := range dots {
 		c, perr := parseDot(d)
 		if perr != nil {
@@ -103,9 +105,29 @@ func exportInputs(ctx context.Context, name string, inputs []export.Input, depth
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(filepath.Dir(name), path)
 		}
+		if part := blankOutside(sql, from, d.Offset); strings.TrimSpace(part) != "" {
+			inputs = append(inputs, export.Input{Name: name, Source: part})
+		}
+		from = d.Offset
 		if inputs, err = exportInputs(ctx, path, inputs, depth+1); err != nil {
 			return nil, err
 		}
 	}
-	return append(inputs, export.Input{Name: name, Source: sql}), nil
+	return append(inputs, export.Input{Name: name, Source: blankOutside(sql, from, len(sql))}), nil
+}
+
+// blankOutside returns src with every byte outside [from, to) but line
+// breaks made a space, so that a part of a script keeps its statements'
+// lines and columns (errors point into the whole file).
+func blankOutside(src string, from, to int) string {
+	if from == 0 && to == len(src) {
+		return src
+	}
+	b := []byte(src)
+	for i := range b {
+		if (i < from || i >= to) && b[i] != '\n' && b[i] != '\r' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
