@@ -248,7 +248,7 @@ func timeOfPart(j *Job) partTime {
 		}
 	}
 	col, ok := out[st.EventTime]
-	if !ok {
+	if !ok || col >= len(m.Columns) { // (a column the main query computes but does not output: an OVER's time)
 		return t
 	}
 	wm, ok := remapCols(j.Watermark, out)

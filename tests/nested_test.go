@@ -88,7 +88,7 @@ func TestNestedAccess(t *testing.T) {
 }
 
 // TestNestedThroughOperators: nested values pass whole through a join's
-// held rows (op.Rows keeps them as their JSON text), a side branch (which
+// held rows (op.Rows keeps them in their binary form), a side branch (which
 // takes row 1 first: SPEC 2.1's first match), LIMIT,
 // CASE and COALESCE, and JSON_STRING writes them as nested JSON.
 func TestNestedThroughOperators(t *testing.T) {
