@@ -255,3 +255,83 @@ func TestNestedCastAndCompare(t *testing.T) {
 		t.Errorf("exit %d, got\n%s\nwant\n%s\n%s", code, out, want, errs)
 	}
 }
+
+// TestUnnestFormsAgainstReference: LEFT JOIN UNNEST(x) ... ON TRUE keeps a
+// row whose x is NULL or empty once with NULL new columns (Flink's rule);
+// UNNEST of an expression (a constructor, a CAST of text, a ROW field's
+// element) and of a subquery's column path give one row per element, in
+// input order, as a reference expanding the whole input computes (SPEC
+// 2.10).
+func TestUnnestFormsAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(2510))
+	var in strings.Builder
+	var left, expr, sub []string
+	for id := 1; id <= 300; id++ {
+		var tags []string
+		tagsJSON := "null"
+		if rng.Intn(4) > 0 {
+			for range rng.Intn(5) {
+				tags = append(tags, fmt.Sprintf("t%d", rng.Intn(9)))
+			}
+			tagsJSON = "[]"
+			if len(tags) > 0 {
+				tagsJSON = `["` + strings.Join(tags, `","`) + `"]`
+			}
+		}
+		pos := rng.Intn(3)
+		posJSON := []string{"null", "[]", fmt.Sprintf("[%d.5,%d.0]", id, id)}[pos]
+		fmt.Fprintf(&in, `{"id":%d,"tags":%s,"attrs":{},"dev":{"id":%d,"name":"n","pos":%s}}`+"\n", id, tagsJSON, id, posJSON)
+		for _, tg := range tags {
+			left = append(left, fmt.Sprintf("%d,%s", id, tg))
+		}
+		if len(tags) == 0 {
+			left = append(left, fmt.Sprintf("%d,", id))
+		}
+		expr = append(expr, fmt.Sprintf("%d,%d", id, id), fmt.Sprintf("%d,%d", id, 2*id), fmt.Sprintf("%d,", id))
+		if pos == 2 {
+			sub = append(sub, fmt.Sprintf("%d,%d.5", id, id), fmt.Sprintf("%d,%d.0", id, id))
+		}
+	}
+	files := map[string]string{"ev.json": in.String()}
+	ddl := fmt.Sprintf(nestedDDL, "json", "json")
+	for _, c := range []struct {
+		name, query string
+		want        []string
+	}{
+		{"LEFT JOIN UNNEST", "SELECT id, x FROM ev LEFT JOIN UNNEST(tags) AS t (x) ON TRUE;", left},
+		{"LEFT OUTER JOIN UNNEST of a view", "CREATE VIEW v AS SELECT id, tags FROM ev; SELECT id, x FROM v LEFT OUTER JOIN UNNEST(v.tags) AS t (x) ON TRUE;", left},
+		{"UNNEST of a constructor", "SELECT id, x FROM ev CROSS JOIN UNNEST(ARRAY[id, id * 2, NULL]) AS t (x);", expr},
+		{"UNNEST of a CAST", "SELECT id, x FROM ev, UNNEST(CAST(CONCAT('[', CAST(id AS VARCHAR), ',', CAST(2 * id AS VARCHAR), ',null]') AS ARRAY<BIGINT>)) AS t (x);", expr},
+		{"UNNEST of a subquery's ROW field", "SELECT id, x FROM (SELECT id, dev FROM ev) q CROSS JOIN UNNEST(q.dev.pos) AS t (x);", sub},
+	} {
+		out, errs, code := runSQL(t, files, ddl+c.query+"\n", "--format", "csv")
+		if want := "id,x\n" + strings.Join(c.want, "\n") + "\n"; code != 0 || out != want {
+			t.Errorf("%s: exit %d, got\n%.400s\nwant\n%.400s\n%s", c.name, code, out, want, errs)
+		}
+	}
+	// errors point at what to change
+	for _, c := range []struct{ query, msg, caret string }{
+		{"SELECT id FROM ev LEFT JOIN UNNEST(tags) AS t (x) ON x = 'a';", "LEFT JOIN UNNEST(...) AS t (...) takes ON TRUE", "ON x"},
+		{"SELECT id FROM ev CROSS JOIN UNNEST(id + 1) AS t (x);", "UNNEST needs an ARRAY or a MAP; id + 1 is BIGINT", "id + 1)"},
+		{"SELECT id FROM ev CROSS JOIN UNNEST(nope[1]) AS t (x);", "unknown column 'nope'", "nope[1]"},
+	} {
+		_, errs, code := runSQL(t, files, ddl+c.query+"\n")
+		if code != 2 || !strings.Contains(errs, c.msg) || !caretUnder(errs, c.caret) {
+			t.Errorf("%s: exit %d, %s; want exit 2, %q and a caret under %q", c.query, code, errs, c.msg, c.caret)
+		}
+	}
+}
+
+// caretUnder reports whether an error's caret line stands under text in the
+// source line above it.
+func caretUnder(errs, text string) bool {
+	lines := strings.Split(errs, "\n")
+	for k := 1; k < len(lines); k++ {
+		if p := strings.Index(lines[k], "^"); p >= 0 && strings.TrimSpace(lines[k]) == "^" {
+			src := []rune(lines[k-1])
+			col := len([]rune(lines[k][:p]))
+			return col < len(src) && strings.HasPrefix(string(src[col:]), text)
+		}
+	}
+	return false
+}
