@@ -1,0 +1,95 @@
+package expr
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// spinWasm is a hand-written module exporting spin (i64) -> i64, a loop
+// that never ends, and one (i64) -> i64 = 1, without loops.
+var spinWasm = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+	0x01, 0x06, 0x01, 0x60, 0x01, 0x7e, 0x01, 0x7e, // type 0: (i64) -> i64
+	0x03, 0x03, 0x02, 0x00, 0x00, // two functions of type 0
+	0x07, 0x0e, 0x02, 0x04, 's', 'p', 'i', 'n', 0x00, 0x00, 0x03, 'o', 'n', 'e', 0x00, 0x01,
+	0x0a, 0x10, 0x02,
+	0x09, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x42, 0x00, 0x0b, // spin: loop br 0 end; i64.const 0
+	0x04, 0x00, 0x42, 0x01, 0x0b, // one: i64.const 1
+}
+
+// TestStopFlag: the rewritten modules (count_char compiled from Go, the
+// hand-written spin) are valid, export the stop flag, compute what the
+// originals do, and a call past the time cap stops through the flag (the
+// runtime without WithCloseOnContextDone); a module with an instruction the
+// rewriter does not know is refused by it (and then run as before).
+func TestStopFlag(t *testing.T) {
+	ctx := context.Background()
+	for _, code := range [][]byte{spinWasm, countCharCode(t)} {
+		got, err := withStopFlag(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt := wazero.NewRuntime(ctx)
+		if _, err := rt.CompileModule(ctx, got); err != nil {
+			t.Errorf("the rewritten module does not compile: %v", err)
+		}
+		rt.Close(ctx)
+	}
+	f, err := WasmFunction("count_char", "count_char.wasm", countCharCode(t), DefaultWasmLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, _ := f.Prepare(nil, catalog.BigInt)
+	a, out := udfBenchArgs(), vector.NewVec(catalog.BigInt)
+	if !row(a, 0, out) || out.I[0] != 3 {
+		t.Errorf("count_char gave %d", out.I[0])
+	}
+	for _, limits := range []WasmLimits{{MemoryPages: 16, CallTimeout: 30 * time.Millisecond}} {
+		f, err := WasmFunction("spin", "spin.wasm", spinWasm, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, _ := f.Prepare(nil, catalog.BigInt)
+		a, out := []*vector.Vec{vector.NewVec(catalog.BigInt)}, vector.NewVec(catalog.BigInt)
+		start := time.Now()
+		if row(a, 0, out) {
+			t.Fatal("spin returned")
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("the call was stopped after %v", d)
+		}
+		fails := TakeUDFFailures(nil)
+		if len(fails) != 1 || !strings.Contains(fails[0].Reason, "ran longer than 30ms") {
+			t.Errorf("failures %+v", fails)
+		}
+		one, err := WasmFunction("one", "spin.wasm", spinWasm, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r1, _ := one.Prepare(nil, catalog.BigInt)
+		if !r1(a, 0, out) || out.I[0] != 1 {
+			t.Errorf("one gave %d", out.I[0])
+		}
+	}
+	// an atomic instruction (0xfe): not rewritten
+	atomic := append(append([]byte(nil), spinWasm[:len(spinWasm)-5]...), 0x04, 0x00, 0xfe, 0x03, 0x0b)
+	if _, err := withStopFlag(atomic); err == nil || !strings.Contains(err.Error(), "0xfe") {
+		t.Errorf("an atomic instruction: %v", err)
+	}
+}
+
+func countCharCode(t *testing.T) []byte {
+	t.Helper()
+	code, err := os.ReadFile("../../queries/udf/count_char/count_char.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
