@@ -93,3 +93,61 @@ func countCharCode(t *testing.T) []byte {
 	}
 	return code
 }
+
+// batchTrapWasm is a hand-written module of the batch ABI: f (i64) -> i64
+// is x + 1 and traps (unreachable) for 13; f_batch(n, args, res) calls f
+// for each row; alloc gives offset 1024 of its one-page memory.
+var batchTrapWasm = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+	0x01, 0x11, 0x03, 0x60, 0x01, 0x7e, 0x01, 0x7e, 0x60, 0x03, 0x7f, 0x7f, 0x7f, 0x00, 0x60, 0x01, 0x7f, 0x01, 0x7f,
+	0x03, 0x04, 0x03, 0x00, 0x01, 0x02,
+	0x05, 0x03, 0x01, 0x00, 0x01,
+	0x07, 0x20, 0x04,
+	0x01, 'f', 0x00, 0x00,
+	0x07, 'f', '_', 'b', 'a', 't', 'c', 'h', 0x00, 0x01,
+	0x05, 'a', 'l', 'l', 'o', 'c', 0x00, 0x02,
+	0x06, 'm', 'e', 'm', 'o', 'r', 'y', 0x02, 0x00,
+	0x0a, 0x4b, 0x03,
+	// f: if x == 13 { unreachable }; x + 1
+	0x10, 0x00, 0x20, 0x00, 0x42, 0x0d, 0x51, 0x04, 0x40, 0x00, 0x0b, 0x20, 0x00, 0x42, 0x01, 0x7c, 0x0b,
+	// f_batch: for i := 0; i < n; i++ { res[i] = f(args[i]) }
+	0x32, 0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40,
+	0x20, 0x03, 0x20, 0x00, 0x4f, 0x0d, 0x01,
+	0x20, 0x02, 0x20, 0x03, 0x41, 0x03, 0x74, 0x6a,
+	0x20, 0x01, 0x20, 0x03, 0x41, 0x03, 0x74, 0x6a, 0x29, 0x03, 0x00,
+	0x10, 0x00, 0x37, 0x03, 0x00,
+	0x20, 0x03, 0x41, 0x01, 0x6a, 0x21, 0x03,
+	0x0c, 0x00, 0x0b, 0x0b, 0x0b,
+	// alloc: 1024
+	0x05, 0x00, 0x41, 0x80, 0x08, 0x0b,
+}
+
+// TestWasmBatchTrap: when a batch call traps, the batch is run again row by
+// row, so only the row that traps gives NULL and reaches the errors output
+// (with the function's name and the reason); the others get their values,
+// and NULL arguments give NULL without a call.
+func TestWasmBatchTrap(t *testing.T) {
+	f, err := WasmFunction("f", "trap.wasm", batchTrapWasm, DefaultWasmLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.PrepareBatch == nil {
+		t.Fatal("the module's f_batch is not used")
+	}
+	batch, _ := f.PrepareBatch(nil, catalog.BigInt)
+	x := vector.NewVec(catalog.BigInt)
+	copy(x.I, []int64{1, 13, 5, 0, 7})
+	x.Null[3] = true
+	out := vector.NewVec(catalog.BigInt)
+	for round := range 2 { // the second round runs on a fresh instance
+		batch([]*vector.Vec{x}, []int32{0, 1, 2, 3, 4}, out)
+		for i, want := range []int64{2, -1, 6, -1, 8} {
+			if (want < 0) != out.Null[i] || want >= 0 && out.I[i] != want {
+				t.Errorf("round %d row %d: %d (null %v), want %d", round, i, out.I[i], out.Null[i], want)
+			}
+		}
+		fails := TakeUDFFailures(nil)
+		if len(fails) != 1 || fails[0].Row != 1 || fails[0].Func != "F" || !strings.Contains(fails[0].Reason, "unreachable") {
+			t.Errorf("round %d: failures %+v", round, fails)
+		}
+	}
+}
