@@ -219,16 +219,7 @@ func TestNestedPlanningErrors(t *testing.T) {
 			continue
 		}
 		// the caret stands under the offending text
-		lines := strings.Split(errs, "\n")
-		found := false
-		for k := 1; k < len(lines); k++ {
-			if p := strings.Index(lines[k], "^"); p >= 0 && strings.TrimSpace(lines[k]) == "^" {
-				src := []rune(lines[k-1])
-				col := len([]rune(lines[k][:p]))
-				found = col < len(src) && strings.HasPrefix(string(src[col:]), c.caret)
-			}
-		}
-		if !found {
+		if !caretUnder(errs, c.caret) {
 			t.Errorf("%s: the caret is not under %q:\n%s", c.query, c.caret, errs)
 		}
 	}
