@@ -11,17 +11,23 @@ import (
 // code for a Go function that checks whether the module was closed, and
 // starts a goroutine per call, which cost a Go-compiled module (whose every
 // jump is a loop in WebAssembly) about 500 ns a row of count_char. Instead,
-// withStopFlag rewrites the module before it is compiled: it adds a mutable
-// i32 global, exported as stopGlobal, and at the head of every loop the
-// instructions
+// withStopFlag rewrites the module before it is compiled: it adds two
+// mutable i32 globals, $stop (exported as stopGlobal) and $tick, and at the
+// head of every loop the instructions
 //
-//	global.get $stop
-//	if
-//	  unreachable
-//	end
+//	$tick = $tick + 1
+//	if $tick & 4095 == 0 {
+//	  memory.grow 0; drop     (a call into Go: a point where the goroutine
+//	                          can be preempted, which compiled code is not)
+//	  if $stop { unreachable }
+//	}
 //
-// so a loop traps as soon as the host sets the global to 1 (the watchdog,
-// when a call passes its time cap): a load and a branch per iteration. A
+// so a loop traps soon after the host sets $stop to 1 (the watchdog, when a
+// call passes its time cap), and a long call lets the Go runtime stop the
+// world (a garbage collection waiting for a goroutine in compiled code would
+// otherwise wait for the call to end, and the watchdog with it): a few
+// instructions per iteration. A module without a memory gets an empty one
+// for memory.grow. A
 // module the rewriter cannot read whole (an instruction it does not know, a
 // proposal it does not handle) is compiled as it is, with
 // WithCloseOnContextDone, as before. The rewrite keeps every index of the
@@ -69,20 +75,49 @@ func withStopFlag(code []byte) ([]byte, error) {
 			hasGlobals = true
 		}
 	}
-	idx := globals
-	check := append([]byte{0x23}, le.AppendUvarint(nil, idx)...)
-	check = append(check, 0x04, 0x40, 0x00, 0x0b)
-	newGlobal := []byte{0x7f, 0x01, 0x41, 0x00, 0x0b} // mut i32 = 0
+	memories := false
+	for _, s := range secs {
+		switch s.id {
+		case 2:
+			memories = memories || importsMemory(s.body)
+		case 5:
+			k, _ := le.Uvarint(s.body)
+			memories = memories || k > 0
+		}
+	}
+	idx, tick := globals, globals+1
+	get := func(g uint64) []byte { return append([]byte{0x23}, le.AppendUvarint(nil, g)...) }
+	set := func(g uint64) []byte { return append([]byte{0x24}, le.AppendUvarint(nil, g)...) }
+	// tick++; every 4096th iteration: memory.grow 0 (a call into Go, where
+	// the goroutine can be preempted: compiled code cannot, and a garbage
+	// collection waiting for it would stop every goroutine, the watchdog
+	// too), then the stop flag
+	var check []byte
+	check = append(check, get(tick)...)
+	check = append(check, 0x41, 0x01, 0x6a) // i32.const 1; i32.add
+	check = append(check, set(tick)...)
+	check = append(check, get(tick)...)
+	check = append(check, 0x41, 0xff, 0x1f, 0x71, 0x45, 0x04, 0x40) // i32.const 4095; i32.and; i32.eqz; if
+	check = append(check, 0x41, 0x00, 0x40, 0x00, 0x1a)             // i32.const 0; memory.grow 0; drop
+	check = append(check, get(idx)...)
+	check = append(check, 0x04, 0x40, 0x00, 0x0b, 0x0b)                             // if unreachable end; end
+	newGlobal := []byte{0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b} // two mut i32 = 0: stop, tick
 	out := append([]byte(nil), code[:8]...)
 	emit := func(id byte, body []byte) {
 		out = append(out, id)
 		out = le.AppendUvarint(out, uint64(len(body)))
 		out = append(out, body...)
 	}
-	added := false
+	added, memAdded := false, memories
+	addMemory := func() { // memory.grow needs one: a module without gets an empty one
+		if !memAdded {
+			emit(5, []byte{1, 0x00, 0x00})
+			memAdded = true
+		}
+	}
 	addGlobals := func() {
 		if !added && !hasGlobals {
-			emit(6, append([]byte{1}, newGlobal...))
+			emit(6, append([]byte{2}, newGlobal...))
 			added = true
 		}
 	}
@@ -91,13 +126,17 @@ func withStopFlag(code []byte) ([]byte, error) {
 		case 0:
 			continue // custom (names, DWARF): their code offsets would be off
 		case 6:
+			addMemory()
 			n, w := le.Uvarint(s.body)
-			body := le.AppendUvarint(nil, n+1)
+			body := le.AppendUvarint(nil, n+2)
 			body = append(append(body, s.body[w:]...), newGlobal...)
 			emit(6, body)
 			added = true
 			continue
+		case 13:
+			addMemory()
 		case 7, 8, 9, 10, 11, 12:
+			addMemory()
 			addGlobals()
 		}
 		switch s.id {
@@ -154,6 +193,32 @@ func importedGlobals(b []byte) (uint64, error) {
 		}
 	}
 	return globals, r.err
+}
+
+// importsMemory reports whether an import section imports a memory.
+func importsMemory(b []byte) bool {
+	r := &wasmReader{b: b}
+	n := r.u()
+	for range n {
+		r.skip(int(r.u()))
+		r.skip(int(r.u()))
+		switch r.byte() {
+		case 0:
+			r.u()
+		case 1:
+			r.byte()
+			r.limits()
+		case 2:
+			return r.err == nil
+		case 3:
+			r.valType()
+			r.byte()
+		case 4:
+			r.byte()
+			r.u()
+		}
+	}
+	return false
 }
 
 // instrumentCode returns a code section whose every loop starts with check.

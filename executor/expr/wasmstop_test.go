@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,10 +15,12 @@ import (
 )
 
 // spinWasm is a hand-written module exporting spin (i64) -> i64, a loop
-// that never ends, and one (i64) -> i64 = 1, without loops.
+// that never ends, and one (i64) -> i64 = 1, without loops; it has a memory
+// (which the stop flag's checks need to yield to Go).
 var spinWasm = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
 	0x01, 0x06, 0x01, 0x60, 0x01, 0x7e, 0x01, 0x7e, // type 0: (i64) -> i64
 	0x03, 0x03, 0x02, 0x00, 0x00, // two functions of type 0
+	0x05, 0x03, 0x01, 0x00, 0x01, // a memory of one page
 	0x07, 0x0e, 0x02, 0x04, 's', 'p', 'i', 'n', 0x00, 0x00, 0x03, 'o', 'n', 'e', 0x00, 0x01,
 	0x0a, 0x10, 0x02,
 	0x09, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x42, 0x00, 0x0b, // spin: loop br 0 end; i64.const 0
@@ -31,6 +34,7 @@ var spinWasm = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
 // rewriter does not know is refused by it (and then run as before).
 func TestStopFlag(t *testing.T) {
 	ctx := context.Background()
+	noMem := append(append([]byte(nil), spinWasm[:21]...), spinWasm[26:]...) // (spinWasm without its memory section)
 	for _, code := range [][]byte{spinWasm, countCharCode(t)} {
 		got, err := withStopFlag(code)
 		if err != nil {
@@ -51,15 +55,31 @@ func TestStopFlag(t *testing.T) {
 	if !row(a, 0, out) || out.I[0] != 3 {
 		t.Errorf("count_char gave %d", out.I[0])
 	}
-	for _, limits := range []WasmLimits{{MemoryPages: 16, CallTimeout: 30 * time.Millisecond}} {
-		f, err := WasmFunction("spin", "spin.wasm", spinWasm, limits)
+	for _, code := range [][]byte{spinWasm, noMem} {
+		limits := WasmLimits{MemoryPages: 16, CallTimeout: 30 * time.Millisecond}
+		f, err := WasmFunction("spin", "spin.wasm", code, limits)
 		if err != nil {
 			t.Fatal(err)
 		}
 		row, _ := f.Prepare(nil, catalog.BigInt)
 		a, out := []*vector.Vec{vector.NewVec(catalog.BigInt)}, vector.NewVec(catalog.BigInt)
+		// garbage collections while the call spins: they must not wait for
+		// it (the checks yield to Go), nor keep the watchdog from stopping it
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					runtime.GC()
+				}
+			}
+		}()
 		start := time.Now()
-		if row(a, 0, out) {
+		ok := row(a, 0, out)
+		close(done)
+		if ok {
 			t.Fatal("spin returned")
 		}
 		if d := time.Since(start); d > 10*time.Second {
@@ -69,7 +89,7 @@ func TestStopFlag(t *testing.T) {
 		if len(fails) != 1 || !strings.Contains(fails[0].Reason, "ran longer than 30ms") {
 			t.Errorf("failures %+v", fails)
 		}
-		one, err := WasmFunction("one", "spin.wasm", spinWasm, limits)
+		one, err := WasmFunction("one", "spin.wasm", code, limits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,6 +97,16 @@ func TestStopFlag(t *testing.T) {
 		if !r1(a, 0, out) || out.I[0] != 1 {
 			t.Errorf("one gave %d", out.I[0])
 		}
+	}
+	// without a memory: it gets an empty one (for the checks' memory.grow)
+	if got, err := withStopFlag(noMem); err != nil {
+		t.Errorf("a module without memory: %v", err)
+	} else {
+		rt := wazero.NewRuntime(ctx)
+		if _, err := rt.CompileModule(ctx, got); err != nil {
+			t.Errorf("the rewritten module without memory does not compile: %v", err)
+		}
+		rt.Close(ctx)
 	}
 	// an atomic instruction (0xfe): not rewritten
 	atomic := append(append([]byte(nil), spinWasm[:len(spinWasm)-5]...), 0x04, 0x00, 0xfe, 0x03, 0x0b)
