@@ -900,21 +900,11 @@ func copyRows(dst, src *vector.Vec, sel []int32) {
 }
 
 // copyValue copies value i of src into value k of dst (a string into dst's
-// arena).
+// arena; an ARRAY, MAP or ROW value's elements into dst's child vectors,
+// SPEC 2.10).
 func copyValue(dst *vector.Vec, k int, src *vector.Vec, i int) {
-	dst.Null[k] = src.Null[i]
-	if src.Null[i] {
-		return
-	}
-	switch dst.Type {
-	case catalog.BigInt, catalog.Timestamp:
-		dst.I[k] = src.I[i]
-	case catalog.Double:
-		dst.F[k] = src.F[i]
-	case catalog.Boolean:
-		dst.B[k] = src.B[i]
-	case catalog.Varchar:
-		dst.SetString(k, src.S[i])
+	if dst.Null[k] = src.Null[i]; !src.Null[i] {
+		dst.CopyValue(k, src, i)
 	}
 }
 

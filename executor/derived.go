@@ -395,17 +395,15 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKin
 }
 
 // copyWidened sets row at of d to row i of s as copyValue does (aggregate.go;
-// strings copied into d's arena), and converts BIGINT to DOUBLE where a
-// union part's column is widened (SPEC 2.6). A nested value is not carried
-// (NULL), as before nested columns reached derived relations.
+// strings copied into d's arena, an ARRAY, MAP or ROW value whole into d's
+// child vectors, SPEC 2.10), and converts BIGINT to DOUBLE where a union
+// part's column is widened (SPEC 2.6).
 func copyWidened(d *vector.Vec, at int, s *vector.Vec, i int) {
 	if d.Text != nil {
 		d.Text[at] = nil
 	}
 	switch {
 	case s.Null[i]:
-		d.Null[at] = true
-	case d.Type.IsNested() || s.Type.IsNested():
 		d.Null[at] = true
 	case d.Type == catalog.Double && s.Type != catalog.Double:
 		d.Null[at], d.F[at] = false, float64(s.I[i])

@@ -12,7 +12,8 @@ import (
 // (plan.Unnest, SPEC 2.10): it reads the inner stream and gives each of its
 // rows once per element of the ARRAY (or entry of the MAP) the Unnest's
 // expression gives for it, with the element (key and value) in the columns
-// after the stream's. A row whose value is NULL or empty gives no row. The
+// after the stream's. A row whose value is NULL or empty gives no row, or,
+// for LEFT JOIN UNNEST, itself once with the new columns NULL. The
 // expansion is lazy: one input row with a 100k-element array is given over
 // as many batches as it fills, so memory does not grow with the number of
 // rows one input row yields (issue 30's rule). Malformed input rows pass
@@ -27,6 +28,7 @@ type unnestSource struct {
 	pending  bool        // in holds rows not all given
 	innerErr error       // the inner source's error, returned once in is given
 	sel      []int32
+	left     bool // LEFT JOIN UNNEST: a NULL or empty value keeps its row
 }
 
 // newUnnestSource opens job.Unnest's inner stream through env, as o says.
@@ -36,7 +38,7 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 	if err != nil {
 		return nil, err
 	}
-	return &unnestSource{inner: src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns)}, nil
+	return &unnestSource{inner: src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left}, nil
 }
 
 // Next gives the next unnested rows (Source.Next): those of the input rows
@@ -79,7 +81,18 @@ func (s *unnestSource) fill(b *vector.Batch) {
 	x, in := s.x, s.in
 	for s.row < in.N && b.N < vector.Cap {
 		r := s.row
-		if x.Null[r] {
+		if x.Null[r] || x.Len[r] == 0 {
+			if s.left { // LEFT JOIN UNNEST ... ON TRUE: the row once, NULL padded
+				o := b.N
+				for c := range s.ncols {
+					b.Cols[c].ShareValue(o, in.Cols[c], r)
+				}
+				for k := range x.Kids {
+					b.Cols[s.ncols+k].Null[o] = true
+				}
+				b.Pos[o] = in.Pos[r]
+				b.N++
+			}
 			s.row, s.el = s.row+1, 0
 			continue
 		}

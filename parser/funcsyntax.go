@@ -91,8 +91,15 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 			if end == k+2 {
 				return nil, Errorf(at(k+2).Offset, "IS DISTINCT FROM needs a value after it")
 			}
-			p := toks[end-1].End()
-			edits = append(edits, edit{p, p, " IS FALSE"})
+			// the operand's last character carries " IS FALSE", so the
+			// expression's text (a column's name) ends where it does
+			last := toks[end-1]
+			_, n := utf8.DecodeLastRuneInString(last.Text)
+			if last.End()-last.Offset != len(last.Text) || last.Kind == TokOp && !last.isOp(")") {
+				n = 0 // (a token whose text is not its source, or that another edit may change: ']' of ARRAY[...])
+			}
+			p := last.End() - n
+			edits = append(edits, edit{p, last.End(), last.Text[len(last.Text)-n:] + " IS FALSE"})
 		}
 		return edits, nil
 	case t.is("IS") && (at(i+1).is("JSON") || at(i+1).is("NOT") && at(i+2).is("JSON")):
@@ -209,6 +216,12 @@ func operandEnd(r *region, i int) int {
 		}
 		if t.isOp("(") {
 			if c := closing(r, j); c > 0 {
+				j = c
+				continue
+			}
+		}
+		if t.isOp("[") { // ARRAY[a, b], x[i]: its commas are inside
+			if c := closingBracket(r, j); c > 0 {
 				j = c
 				continue
 			}

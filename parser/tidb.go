@@ -450,13 +450,13 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			edits = append(edits, edit{t.Offset, nt.End(), blank(ps.src[t.Offset:nt.End()])})
 			i += 2
 		case mode == modeSelect && r.ctx[i] == clFrom && (t.is("CROSS") && next.is("JOIN") && i+2 < len(toks) && toks[i+2].is("UNNEST") ||
-			t.isOp(",") && next.is("UNNEST")):
+			t.isOp(",") && next.is("UNNEST") || leftUnnest(toks, i)):
 			// CROSS JOIN UNNEST(x) AS t (c, ...) (SPEC 2.10): blanked, and
 			// annotated on the statement
 			if rw.unnest != nil {
 				return nil, Errorf(t.Offset, "a query has one CROSS JOIN UNNEST")
 			}
-			u, end, err := unnestClause(r, i)
+			u, end, err := ps.unnestClause(r, i)
 			if err != nil {
 				return nil, err
 			}

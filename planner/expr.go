@@ -433,8 +433,16 @@ func (sc *scope) binary(n *ast.BinaryOperationExpr) (*Expr, error) {
 // side's type). ok is false for other mixes.
 func unify(l, r *Expr) (*Expr, *Expr, bool) {
 	switch {
+	case l.Type.IsNested() && l.Type == r.Type:
+		return l, r, true // = and <> (compare checks the operator)
+	case l.Type.IsNested() && sameShape(l.Type, r.Type):
+		return l, castTo(r, l.Type), true // ROWs whose fields differ by name only
+	case l.Type.IsNested() && r.Type == catalog.Unknown:
+		return l, coerce(r, l.Type), true
+	case r.Type.IsNested() && l.Type == catalog.Unknown:
+		return coerce(l, r.Type), r, true
 	case l.Type.IsNested() || r.Type.IsNested():
-		return l, r, false // ARRAY, MAP and ROW values are not compared (SPEC 2.10: compare their parts)
+		return l, r, false // two nested types: CAST one side
 	case l.Type == r.Type:
 		return l, r, true
 	case l.Type == catalog.Unknown:
@@ -449,6 +457,35 @@ func unify(l, r *Expr) (*Expr, *Expr, bool) {
 		return castTo(l, catalog.Timestamp), r, true
 	}
 	return l, r, false
+}
+
+// sameShape reports whether two types differ at most in their ROW fields'
+// names (ROW(1) and ROW<a BIGINT>): such values compare field by field.
+func sameShape(a, b catalog.Type) bool {
+	if a == b {
+		return true
+	}
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case catalog.KindArray:
+		return sameShape(a.Elem(), b.Elem())
+	case catalog.KindMap:
+		return sameShape(a.Key(), b.Key()) && sameShape(a.Elem(), b.Elem())
+	case catalog.KindRow:
+		af, bf := a.Fields(), b.Fields()
+		if len(af) != len(bf) {
+			return false
+		}
+		for k := range af {
+			if !sameShape(af[k].Type, bf[k].Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func mismatch(sc *scope, n ast.Node, what string, l, r *Expr) error {
@@ -468,6 +505,11 @@ func (sc *scope) compare(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
 	l2, r2, ok := unify(l, r)
 	if !ok {
 		return nil, mismatch(sc, n, "compare", l, r)
+	}
+	if l2.Type.IsNested() && op != opcode.EQ && op != opcode.NE && op != opcode.NullEQ {
+		// SPEC 2.10 (as Flink): ARRAY, MAP and ROW values have = and <> and
+		// IS [NOT] DISTINCT FROM, no order
+		return nil, parser.Errorf(sc.pos(n), "%s values (%s) have no order: compare them with =, <> or IS [NOT] DISTINCT FROM, or compare their parts (x[1], x['k'], x.field)", l2.Type, exprTextOf(l))
 	}
 	if l2.Type == catalog.Unknown {
 		if op == opcode.NullEQ {

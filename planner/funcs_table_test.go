@@ -56,6 +56,12 @@ func TestFunctionErrors(t *testing.T) {
 		{"JSON_VALUE(s, '$.a' NULL ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported", "NULL ON"},
 		{"JSON_ARRAY(1 ABSENT ON NULL)", "ON NULL clause is not supported", "ABSENT"},
 		{"s IS DISTINCT FROM 1", "cannot compare", "s IS"},
+		// nested values: = and <> only, of one shape; CAST to one of their kind whose elements cast
+		{"ARRAY[1] < ARRAY[2]", "have no order: compare them with =, <> or IS [NOT] DISTINCT FROM", "ARRAY[1] <"},
+		{"ARRAY[1] = ARRAY['a']", "cannot compare", "ARRAY[1] ="},
+		{"ROW(1) = ROW(1, 2)", "cannot compare", "ROW(1) ="},
+		{"CAST(ROW(1, 2) AS ROW<a BIGINT>)", "CAST from ROW<`EXPR$0` BIGINT, `EXPR$1` BIGINT> to ROW<a BIGINT> is not supported", "CAST("},
+		{"CAST(ARRAY[1] AS MAP<BIGINT, BIGINT>)", "is not supported", "CAST("},
 	}
 	for _, c := range cases {
 		_, _, err := evalSQL(t, c.expr, 0)

@@ -296,7 +296,7 @@ func timeOfPart(j *Job) partTime {
 		}
 	}
 	col, ok := out[st.EventTime]
-	if !ok || col >= len(m.Columns) { // (a Top-N's hidden order columns come after the output's)
+	if !ok || col >= len(m.Columns) { // (a column the query computes but does not output: a Top-N's order columns, an OVER's time)
 		return t
 	}
 	wm, ok := remapCols(j.Watermark, out)

@@ -23,10 +23,11 @@ func (sc *scope) cast(n *ast.FuncCastExpr) (*Expr, error) {
 	if err != nil {
 		return nil, parser.Errorf(sc.pos(n), "%v", err)
 	}
-	if (t.IsNested() || x.Type.IsNested()) && t != x.Type && x.Type != catalog.Unknown && t != catalog.Varchar && x.Type != catalog.Varchar {
-		// SPEC 2.10: a nested value casts to VARCHAR (as it prints), and
-		// text (JSON) casts to a nested type
-		return nil, parser.Errorf(sc.pos(n), "CAST from %s to %s is not supported: a nested value casts to VARCHAR, and JSON text (VARCHAR) to ARRAY, MAP or ROW", x.Type, t)
+	if (t.IsNested() || x.Type.IsNested()) && !catalog.NestedCastable(x.Type, t) {
+		// SPEC 2.10: a nested value casts to VARCHAR (as it prints), text
+		// (JSON) to a nested type, and a nested value to one of its kind
+		// element by element (Flink's ArrayToArray, MapToMap, RowToRow rules)
+		return nil, parser.Errorf(sc.pos(n), "CAST from %s to %s is not supported: a nested value casts to VARCHAR, JSON text (VARCHAR) to ARRAY, MAP or ROW, and an ARRAY, MAP or ROW to one of its kind whose elements cast (a ROW to a ROW of as many fields)", x.Type, t)
 	}
 	r := castTo(x, t)
 	if r != x && r.Op == plan.OpCast {

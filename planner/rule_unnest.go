@@ -10,9 +10,10 @@ import (
 	"streamql/planner/plan"
 )
 
-// ruleUnnest plans FROM s CROSS JOIN UNNEST(x) AS t (c, ...) (SPEC 2.10):
-// x, an ARRAY or MAP column (or a ROW's field) of s, is compiled over s's
-// batch; the query then reads s's columns and the new ones (t.c, or c
+// ruleUnnest plans FROM s CROSS JOIN UNNEST(x) AS t (c, ...) and FROM s
+// LEFT JOIN UNNEST(x) AS t (c, ...) ON TRUE (SPEC 2.10): x, an ARRAY or MAP
+// column of s (or a ROW's field, or any expression of s's columns), is
+// compiled over s's batch; the query then reads s's columns and the new ones (t.c, or c
 // alone), each row of s repeated per element (plan.Unnest, run by
 // executor/unnest.go). The new columns stand after s's, so s's event-time
 // column, watermark and errors stay as they are.
@@ -23,27 +24,40 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 	}
 	inner := sp.st
 	innerTypes, innerWM := batchLayout(inner)
-	// x, as a column reference over the inner stream
-	name := &ast.ColumnName{}
-	switch p := u.Path; len(p) {
-	case 1:
-		name.Name = ast.NewCIStr(p[0])
-	case 2:
-		name.Table, name.Name = ast.NewCIStr(p[0]), ast.NewCIStr(p[1])
-	default:
-		name.Schema, name.Table, name.Name = ast.NewCIStr(p[0]), ast.NewCIStr(p[1]), ast.NewCIStr(p[2])
+	// x, a column reference or an expression over the inner stream
+	var node ast.ExprNode
+	locate, casts, text := sel.Locate, sel.Casts, strings.Join(u.Path, ".")
+	if f := u.Expr; f != nil {
+		node, text = f.Expr, f.Text
+		locate, casts = f.Locate, parser.CastTypes{}
+		for n, t := range sel.Casts {
+			casts[n] = t
+		}
+		for n, t := range f.Casts {
+			casts[n] = t
+		}
+	} else {
+		name := &ast.ColumnName{}
+		switch p := u.Path; len(p) {
+		case 1:
+			name.Name = ast.NewCIStr(p[0])
+		case 2:
+			name.Table, name.Name = ast.NewCIStr(p[0]), ast.NewCIStr(p[1])
+		default:
+			name.Schema, name.Table, name.Name = ast.NewCIStr(p[0]), ast.NewCIStr(p[1]), ast.NewCIStr(p[2])
+		}
+		node = &ast.ColumnNameExpr{Name: name}
 	}
-	node := &ast.ColumnNameExpr{Name: name}
-	locate := sel.Locate
+	outer := locate
 	isc := &scope{
 		rels: []relation{{stream: inner, name: sp.name}},
 		locate: func(n ast.Node) int {
 			if n == node {
 				return u.PathPos
 			}
-			return locate(n)
+			return outer(n)
 		},
-		casts: sel.Casts, src: sp.p.Source,
+		casts: casts, src: sp.p.Source,
 		watermark: func(int) int { return innerWM },
 		uses:      make([]bool, len(innerTypes)),
 		ticks:     sp.ticks,
@@ -53,7 +67,9 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 	if err != nil {
 		return err
 	}
-	text := strings.Join(u.Path, ".")
+	if u.Expr != nil {
+		x.Text = text // (as written, for EXPLAIN)
+	}
 	var types []catalog.Type
 	switch x.Type.Kind() {
 	case catalog.KindArray:
@@ -80,7 +96,15 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 			}
 		}
 	}
-	sp.unnest = &plan.Unnest{Inner: inner, InnerTypes: innerTypes, Expr: x, Text: "UNNEST(" + text + ") AS " + alias + " (" + strings.Join(u.Columns, ", ") + ")"}
+	clause := "CROSS JOIN UNNEST("
+	if u.Left {
+		clause = "LEFT JOIN UNNEST("
+	}
+	clause += text + ") AS " + alias + " (" + strings.Join(u.Columns, ", ") + ")"
+	if u.Left {
+		clause += " ON TRUE"
+	}
+	sp.unnest = &plan.Unnest{Inner: inner, InnerTypes: innerTypes, Expr: x, Left: u.Left, Text: clause}
 	sp.st = plan.UnnestedStream(inner, alias, u.Columns, types)
 	newCols := &catalog.Stream{Name: alias, EventTime: -1, Columns: sp.st.Columns[len(inner.Columns):]}
 	batch, wm := batchLayout(sp.st)

@@ -88,7 +88,7 @@ func TestNestedAccess(t *testing.T) {
 }
 
 // TestNestedThroughOperators: nested values pass whole through a join's
-// held rows (op.Rows keeps them as their JSON text), a side branch (which
+// held rows (op.Rows keeps them in their binary form), a side branch (which
 // takes row 1 first: SPEC 2.1's first match), LIMIT,
 // CASE and COALESCE, and JSON_STRING writes them as nested JSON.
 func TestNestedThroughOperators(t *testing.T) {
@@ -205,7 +205,8 @@ func TestNestedPlanningErrors(t *testing.T) {
 		{"SELECT x FROM ev CROSS JOIN UNNEST(tags) AS t;", "UNNEST needs names for its columns", ";"},
 		{"SELECT CAST(id AS ROW<a BIGINT>) FROM ev;", "CAST from BIGINT to ROW<a BIGINT> is not supported", "CAST("},
 		// nested values are not compared, grouped or aggregated whole (their parts are)
-		{"SELECT id FROM ev WHERE tags = tags;", "cannot compare tags (ARRAY<VARCHAR>) with tags (ARRAY<VARCHAR>)", "tags ="},
+		{"SELECT id FROM ev WHERE tags < tags;", "ARRAY<VARCHAR> values (tags) have no order", "tags <"},
+		{"SELECT id FROM ev WHERE tags = attrs;", "cannot compare tags (ARRAY<VARCHAR>) with attrs (MAP<VARCHAR, BIGINT>)", "tags ="},
 		{"SELECT tags, COUNT(*) FROM ev GROUP BY tags;", "GROUP BY tags (ARRAY<VARCHAR>) is not supported", "tags;"},
 		{"SELECT MAX(dev) FROM ev;", "MAX of dev (ROW<id BIGINT, name VARCHAR, pos ARRAY<DOUBLE>>) is not supported", "dev)"},
 		{"SELECT a.id FROM ev a JOIN ev b ON a.attrs = b.attrs;", "the join key a.attrs (MAP<VARCHAR, BIGINT>) is an ARRAY, MAP or ROW", "a.attrs ="},
@@ -218,17 +219,110 @@ func TestNestedPlanningErrors(t *testing.T) {
 			continue
 		}
 		// the caret stands under the offending text
-		lines := strings.Split(errs, "\n")
-		found := false
-		for k := 1; k < len(lines); k++ {
-			if p := strings.Index(lines[k], "^"); p >= 0 && strings.TrimSpace(lines[k]) == "^" {
-				src := []rune(lines[k-1])
-				col := len([]rune(lines[k][:p]))
-				found = col < len(src) && strings.HasPrefix(string(src[col:]), c.caret)
-			}
-		}
-		if !found {
+		if !caretUnder(errs, c.caret) {
 			t.Errorf("%s: the caret is not under %q:\n%s", c.query, c.caret, errs)
 		}
 	}
+}
+
+// TestNestedCastAndCompare: over a stream, CAST between nested types casts
+// element by element (a failing element makes the value NULL), = and <>
+// compare nested values whole (NULL for a NULL operand, NULL elements
+// matching), IS [NOT] DISTINCT FROM never gives NULL, and a WHERE on them
+// filters; the expression's column name is its text (SPEC 2.10).
+func TestNestedCastAndCompare(t *testing.T) {
+	q := fmt.Sprintf(nestedDDL, "json", "json") +
+		"SELECT id, CAST(dev.pos AS ARRAY<BIGINT>) AS p, CAST(attrs AS MAP<VARCHAR, VARCHAR>) AS m, CAST(tags AS ARRAY<BIGINT>) AS bad, " +
+		"tags = ARRAY['a', 'b, c', NULL] AS eq, attrs <> MAP['y', 2, 'x', 1] AS ne, dev IS DISTINCT FROM CAST(NULL AS ROW<id BIGINT, name VARCHAR, pos ARRAY<DOUBLE>>), " +
+		"CAST(dev AS ROW<i VARCHAR, n VARCHAR, p ARRAY<VARCHAR>>).p AS rp FROM ev;\n" +
+		"SELECT id FROM ev WHERE tags = CAST('[]' AS ARRAY<VARCHAR>) OR attrs = MAP['z', CAST(NULL AS BIGINT)];\n"
+	out, errs, code := runSQL(t, map[string]string{"ev.json": nestedJSON}, q, "--format", "csv")
+	want := `id,p,m,bad,eq,ne,"dev IS DISTINCT FROM CAST(NULL AS ROW<id BIGINT, name VARCHAR, pos ARRAY<DOUBLE>>)",rp` + "\n" +
+		`1,"[1,-2]","{""x"":""1"",""y"":""2""}",,true,false,true,"[""1.5"",""-2.0""]"` + "\n" +
+		`2,,{},[],false,true,false,` + "\n" +
+		`3,[],"{""z"":null}",,,true,true,[]` + "\n" +
+		"id\n2\n3\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, got\n%s\nwant\n%s\n%s", code, out, want, errs)
+	}
+}
+
+// TestUnnestFormsAgainstReference: LEFT JOIN UNNEST(x) ... ON TRUE keeps a
+// row whose x is NULL or empty once with NULL new columns (Flink's rule);
+// UNNEST of an expression (a constructor, a CAST of text, a ROW field's
+// element) and of a subquery's column path give one row per element, in
+// input order, as a reference expanding the whole input computes (SPEC
+// 2.10).
+func TestUnnestFormsAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(2510))
+	var in strings.Builder
+	var left, expr, sub []string
+	for id := 1; id <= 300; id++ {
+		var tags []string
+		tagsJSON := "null"
+		if rng.Intn(4) > 0 {
+			for range rng.Intn(5) {
+				tags = append(tags, fmt.Sprintf("t%d", rng.Intn(9)))
+			}
+			tagsJSON = "[]"
+			if len(tags) > 0 {
+				tagsJSON = `["` + strings.Join(tags, `","`) + `"]`
+			}
+		}
+		pos := rng.Intn(3)
+		posJSON := []string{"null", "[]", fmt.Sprintf("[%d.5,%d.0]", id, id)}[pos]
+		fmt.Fprintf(&in, `{"id":%d,"tags":%s,"attrs":{},"dev":{"id":%d,"name":"n","pos":%s}}`+"\n", id, tagsJSON, id, posJSON)
+		for _, tg := range tags {
+			left = append(left, fmt.Sprintf("%d,%s", id, tg))
+		}
+		if len(tags) == 0 {
+			left = append(left, fmt.Sprintf("%d,", id))
+		}
+		expr = append(expr, fmt.Sprintf("%d,%d", id, id), fmt.Sprintf("%d,%d", id, 2*id), fmt.Sprintf("%d,", id))
+		if pos == 2 {
+			sub = append(sub, fmt.Sprintf("%d,%d.5", id, id), fmt.Sprintf("%d,%d.0", id, id))
+		}
+	}
+	files := map[string]string{"ev.json": in.String()}
+	ddl := fmt.Sprintf(nestedDDL, "json", "json")
+	for _, c := range []struct {
+		name, query string
+		want        []string
+	}{
+		{"LEFT JOIN UNNEST", "SELECT id, x FROM ev LEFT JOIN UNNEST(tags) AS t (x) ON TRUE;", left},
+		{"LEFT OUTER JOIN UNNEST of a view", "CREATE VIEW v AS SELECT id, tags FROM ev; SELECT id, x FROM v LEFT OUTER JOIN UNNEST(v.tags) AS t (x) ON TRUE;", left},
+		{"UNNEST of a constructor", "SELECT id, x FROM ev CROSS JOIN UNNEST(ARRAY[id, id * 2, NULL]) AS t (x);", expr},
+		{"UNNEST of a CAST", "SELECT id, x FROM ev, UNNEST(CAST(CONCAT('[', CAST(id AS VARCHAR), ',', CAST(2 * id AS VARCHAR), ',null]') AS ARRAY<BIGINT>)) AS t (x);", expr},
+		{"UNNEST of a subquery's ROW field", "SELECT id, x FROM (SELECT id, dev FROM ev) q CROSS JOIN UNNEST(q.dev.pos) AS t (x);", sub},
+	} {
+		out, errs, code := runSQL(t, files, ddl+c.query+"\n", "--format", "csv")
+		if want := "id,x\n" + strings.Join(c.want, "\n") + "\n"; code != 0 || out != want {
+			t.Errorf("%s: exit %d, got\n%.400s\nwant\n%.400s\n%s", c.name, code, out, want, errs)
+		}
+	}
+	// errors point at what to change
+	for _, c := range []struct{ query, msg, caret string }{
+		{"SELECT id FROM ev LEFT JOIN UNNEST(tags) AS t (x) ON x = 'a';", "LEFT JOIN UNNEST(...) AS t (...) takes ON TRUE", "ON x"},
+		{"SELECT id FROM ev CROSS JOIN UNNEST(id + 1) AS t (x);", "UNNEST needs an ARRAY or a MAP; id + 1 is BIGINT", "id + 1)"},
+		{"SELECT id FROM ev CROSS JOIN UNNEST(nope[1]) AS t (x);", "unknown column 'nope'", "nope[1]"},
+	} {
+		_, errs, code := runSQL(t, files, ddl+c.query+"\n")
+		if code != 2 || !strings.Contains(errs, c.msg) || !caretUnder(errs, c.caret) {
+			t.Errorf("%s: exit %d, %s; want exit 2, %q and a caret under %q", c.query, code, errs, c.msg, c.caret)
+		}
+	}
+}
+
+// caretUnder reports whether an error's caret line stands under text in the
+// source line above it.
+func caretUnder(errs, text string) bool {
+	lines := strings.Split(errs, "\n")
+	for k := 1; k < len(lines); k++ {
+		if p := strings.Index(lines[k], "^"); p >= 0 && strings.TrimSpace(lines[k]) == "^" {
+			src := []rune(lines[k-1])
+			col := len([]rune(lines[k][:p]))
+			return col < len(src) && strings.HasPrefix(string(src[col:]), text)
+		}
+	}
+	return false
 }

@@ -643,6 +643,10 @@ func compare(op plan.Cmp, t catalog.Type, l, r evalFunc) evalFunc {
 			for _, i := range sel {
 				out.B[i] = cmpResult(op, bytes.Compare(a.S[i], c.S[i]))
 			}
+		default:
+			if t.IsNested() { // = and <> only (the planner's rule)
+				compareNested(op, sel, a, c, out.B)
+			}
 		}
 		if op == plan.NullEQ {
 			for _, i := range sel {
@@ -877,6 +881,9 @@ type castLoop func(in, out *vector.Vec, sel []int32)
 // differ and from is not Unknown; a pair with no conversion gives NULL for
 // TIMESTAMP and leaves the value unset (but not NULL) otherwise, as before.
 func castKernel(from, to catalog.Type) castLoop {
+	if from.IsNested() && to.IsNested() {
+		return castNested(from, to) // element by element (cast_nested.go)
+	}
 	if to.IsNested() && from == catalog.Varchar {
 		// text read as the JSON input reads a nested value (SPEC 2.10);
 		// text that does not fit gives NULL

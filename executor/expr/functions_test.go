@@ -21,12 +21,17 @@ var flinkExamples = map[string][]flinkCase{
 	"COALESCE": {{"COALESCE(NULL, 'default')", "default"}, {"IFNULL(NULL, 5)", "5"}},
 	"IF":       {{"IF(5 > 3, 5, 3)", "5"}},
 	"IS DISTINCT FROM": {{"1 IS DISTINCT FROM NULL", "true"}, {"NULL IS DISTINCT FROM NULL", "false"}, {"1 IS NOT DISTINCT FROM NULL", "false"},
-		{"NULL IS NOT DISTINCT FROM NULL", "true"}, {"1 + 1 IS DISTINCT FROM 1 * 2", "false"}, {"NOT 1 IS DISTINCT FROM 2 OR FALSE", "false"}},
+		{"NULL IS NOT DISTINCT FROM NULL", "true"}, {"1 + 1 IS DISTINCT FROM 1 * 2", "false"}, {"NOT 1 IS DISTINCT FROM 2 OR FALSE", "false"},
+		{"ARRAY[1, NULL] IS DISTINCT FROM ARRAY[1, NULL]", "false"}, {"MAP['a', 1] IS DISTINCT FROM CAST(NULL AS MAP<VARCHAR, BIGINT>)", "true"}, {"CAST(NULL AS ARRAY<BIGINT>) IS NOT DISTINCT FROM CAST(NULL AS ARRAY<BIGINT>)", "true"}},
 	"NULLIF": {{"NULLIF(5, 5)", "NULL"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(NULL, 1)", "NULL"}},
 	"CAST": {{"CAST('42' AS BIGINT)", "42"}, {"CAST('non-number' AS BIGINT)", "NULL"}, // SPEC 2: a failed CAST is NULL (Flink's TRY_CAST)
 		{"CAST(ARRAY[1, 2] AS VARCHAR)", "[1, 2]"}, {"CAST(MAP['a', TRUE] AS VARCHAR)", "{a=true}"}, // Flink's CAST of a nested value to STRING
 		{`CAST('[1, "2", null]' AS ARRAY<BIGINT>)`, "[1, 2, NULL]"}, {`CAST('[1.5]' AS ARRAY<BIGINT>)`, "NULL"}, // SPEC 2.10: JSON text to a nested type (not Flink's)
-		{`CAST('{"b": 2, "a": 1}' AS ROW<a BIGINT, b VARCHAR>)`, "(1, 2)"}},
+		{`CAST('{"b": 2, "a": 1}' AS ROW<a BIGINT, b VARCHAR>)`, "(1, 2)"},
+		// nested to nested, element by element (Flink's ArrayToArrayCastRule, MapToMapAndMultisetToMultisetCastRule, RowToRowCastRule)
+		{"CAST(ARRAY[1, 2, NULL] AS ARRAY<DOUBLE>)", "[1.0, 2.0, NULL]"}, {"CAST(ARRAY['1', 'x'] AS ARRAY<BIGINT>)", "NULL"}, // SPEC 2: a failed CAST is NULL: the whole value (TRY_CAST)
+		{"CAST(ARRAY['[1]', '[]'] AS ARRAY<ARRAY<BIGINT>>)", "[[1], []]"}, {"CAST(MAP['a', 1] AS MAP<VARCHAR, DOUBLE>)", "{a=1.0}"},
+		{"CAST(ROW(1, 2.5) AS ROW<a VARCHAR, b BIGINT>)", "(1, 2)"}, {"CAST(ROW(1, 2.5) AS ROW<a VARCHAR, b BIGINT>).a", "1"}},
 	"TRY_CAST": {{"TRY_CAST('42' AS BIGINT)", "42"}, {"TRY_CAST('non-number' AS BIGINT)", "NULL"}, {"TRY_CAST('2021-01-01 00:00:00' AS TIMESTAMP(3))", "2021-01-01 00:00:00.000"}}, // Flink's examples: TRY_CAST('non-number' AS INT) is NULL
 	"GREATEST": {{"GREATEST(1, 5, 3)", "5"}, {"GREATEST(1, 2.5)", "2.5"}, {"GREATEST(1, NULL)", "NULL"}, {"GREATEST('a', 'b')", "b"}},
 	"LEAST":    {{"LEAST(1, 5, 3)", "1"}, {"LEAST(1, NULL)", "NULL"}},

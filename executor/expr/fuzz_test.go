@@ -256,6 +256,11 @@ var funcSeeds = []string{
 	"STR_TO_MAP(s)", "STR_TO_MAP(s, ',', 'b')", "STR_TO_MAP(s, s, '=')", "STR_TO_MAP(s, '', '')", "STR_TO_MAP(s)[s]",
 	"CAST(s AS ARRAY<VARCHAR>)", "CAST(s AS MAP<VARCHAR, VARCHAR>)", "CAST(s AS ROW<a ROW<b ARRAY<VARCHAR>>, k VARCHAR>)", "CAST(s AS ARRAY<BIGINT>)",
 	"CAST(s AS ROW<a VARCHAR>).a", "CAST(ARRAY[i, NULL] AS VARCHAR)", "CAST(MAP[s, ROW(d)] AS VARCHAR)", "CAST(s AS MAP<BIGINT, DOUBLE>)", "s SIMILAR TO 'a%'", "s NOT SIMILAR TO '(a|b)_*'", "s SIMILAR TO s", "s SIMILAR TO '[a-c]%d{1,2}'", "JSON_OBJECT(KEY 'a' VALUE i, KEY 'b' VALUE s)",
+	// nested casts and comparisons
+	"CAST(ARRAY[i, j, NULL] AS ARRAY<DOUBLE>)", "CAST(ARRAY[s, 'x'] AS ARRAY<BIGINT>)", "CAST(ARRAY[d] AS ARRAY<BIGINT>)", "CAST(ARRAY[s] AS ARRAY<ARRAY<DOUBLE>>)",
+	"CAST(MAP[s, i] AS MAP<VARCHAR, DOUBLE>)", "CAST(MAP[i, s] AS MAP<DOUBLE, TIMESTAMP>)", "CAST(ROW(i, s, ARRAY[d]) AS ROW<a VARCHAR, b BIGINT, c ARRAY<VARCHAR>>)",
+	"CAST(s AS ARRAY<BIGINT>) = ARRAY[i, j]", "ARRAY[i, NULL] = ARRAY[j, NULL]", "ARRAY[d] <> ARRAY[d]", "MAP[s, i, 'k', j] = MAP['k', j, s, i]", "ROW(i, s) = ROW(j, s)",
+	"CAST(s AS ROW<a VARCHAR>) IS DISTINCT FROM ROW('x')", "ARRAY[s] IS NOT DISTINCT FROM CAST(NULL AS ARRAY<VARCHAR>)", "MAP[i, d] = MAP[j, d]",
 }
 
 // volatile reports whether e reads the clock or draws random numbers: such

@@ -306,6 +306,9 @@ func refCmp(op plan.Cmp, t catalog.Type, l, r val) val {
 	if l.null || r.null {
 		return null
 	}
+	if t.IsNested() {
+		return val{b: refNestedEqual(t, l, r) == (op != plan.NE)}
+	}
 	var lt, eq bool
 	switch t {
 	case catalog.BigInt, catalog.Timestamp:
@@ -340,6 +343,9 @@ func refCmp(op plan.Cmp, t catalog.Type, l, r val) val {
 func refCast(x val, from, to catalog.Type) val {
 	if x.null || from == to {
 		return x
+	}
+	if to.IsNested() && from.IsNested() {
+		return refCastNested(x, from, to)
 	}
 	if to.IsNested() {
 		return refFromJSON(to, x.s)

@@ -14,6 +14,7 @@ import (
 	"streamql/catalog"
 	"streamql/catalog/textconv"
 	"streamql/executor/vector"
+	"streamql/planner/plan"
 )
 
 // refFromNested boxes row r of a nested vector.
@@ -399,4 +400,83 @@ func refScalarText(t catalog.Type, s []byte) (val, bool) {
 		return val{i: x}, ok
 	}
 	return null, false
+}
+
+// refNestedEqual is = of two nested values of type t written from SPEC 2.10's
+// rule: same shape; ARRAY elements in order, MAP entries in any order, ROW
+// fields by position; a NULL element equals a NULL element (Flink's binary
+// comparison), other elements by SPEC 2's =.
+func refNestedEqual(t catalog.Type, a, b val) bool {
+	if a.null || b.null {
+		return a.null && b.null
+	}
+	switch t.Kind() {
+	case catalog.KindArray, catalog.KindRow:
+		if len(a.elems) != len(b.elems) {
+			return false
+		}
+		for k := range a.elems {
+			et := t.Elem()
+			if t.Kind() == catalog.KindRow {
+				et = t.Fields()[k].Type
+			}
+			if !refNestedEqual(et, a.elems[k], b.elems[k]) {
+				return false
+			}
+		}
+		return true
+	case catalog.KindMap:
+		if len(a.elems) != len(b.elems) {
+			return false
+		}
+		for k := range a.elems {
+			found := -1
+			for m := range b.elems {
+				if refNestedEqual(t.Key(), a.elems[k], b.elems[m]) {
+					found = m
+					break
+				}
+			}
+			if found < 0 || !refNestedEqual(t.Elem(), a.vals[k], b.vals[found]) {
+				return false
+			}
+		}
+		return true
+	}
+	return refCmp(plan.EQ, t, a, b).b
+}
+
+// refCastNested casts a nested value to another nested type element by
+// element with refCast; an element that does not convert makes the whole
+// value NULL (Flink's TRY_CAST).
+func refCastNested(x val, from, to catalog.Type) val {
+	one := func(e val, f, t catalog.Type) (val, bool) {
+		c := refCast(e, f, t)
+		return c, e.null || !c.null
+	}
+	out := val{elems: []val{}}
+	for k, e := range x.elems {
+		var ft, tt catalog.Type
+		switch from.Kind() {
+		case catalog.KindArray:
+			ft, tt = from.Elem(), to.Elem()
+		case catalog.KindMap:
+			ft, tt = from.Key(), to.Key()
+		case catalog.KindRow:
+			ft, tt = from.Fields()[k].Type, to.Fields()[k].Type
+		}
+		c, ok := one(e, ft, tt)
+		if !ok {
+			return null
+		}
+		out.elems = append(out.elems, c)
+		if from.Kind() == catalog.KindMap {
+			v, ok := one(x.vals[k], from.Elem(), to.Elem())
+			if !ok {
+				return null
+			}
+			out.vals = append(out.vals, v)
+		}
+	}
+	return out
 }

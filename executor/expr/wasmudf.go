@@ -55,6 +55,10 @@ import (
 // out of bounds, memory past the cap, a Go panic) or a call past the time cap
 // gives NULL and sends the row to the errors output with the function's name
 // and the reason; the module is then instantiated afresh for the next row.
+// The time cap is kept by a stop flag the module's loops check (the module
+// is rewritten before it is compiled, wasmstop.go: the export name
+// __streamql_stop is reserved), or, for a module the rewriter cannot read,
+// by wazero's WithCloseOnContextDone.
 // The module is compiled once per CREATE FUNCTION and instantiated once per
 // call site of a job (on its first row), never per row.
 
@@ -62,9 +66,10 @@ import (
 type WasmLimits struct {
 	// MemoryPages caps a module's memory, in pages of 64 KiB.
 	MemoryPages uint32
-	// CallTimeout caps one call; a call that runs longer is stopped (wazero's
-	// WithCloseOnContextDone) and its row goes to the errors output. 0: no
-	// cap (a call that never ends then hangs its job).
+	// CallTimeout caps one call; a call that runs longer is stopped (the
+	// stop flag of wasmstop.go, else wazero's WithCloseOnContextDone) and its
+	// row goes to the errors output. 0: no cap (a call that never ends then
+	// hangs its job).
 	CallTimeout time.Duration
 }
 
@@ -89,7 +94,16 @@ type wasmModule struct {
 // comment). Errors say what the module lacks.
 func WasmFunction(name, path string, code []byte, limits WasmLimits) (*Function, error) {
 	ctx := context.Background()
-	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(limits.MemoryPages).WithCloseOnContextDone(limits.CallTimeout > 0)
+	// the time cap: the module's loops check a stop flag the watchdog sets
+	// (wasmstop.go); a module the rewriter cannot read is stopped by
+	// wazero's WithCloseOnContextDone, much slower
+	flagged := false
+	if limits.CallTimeout > 0 {
+		if c, err := withStopFlag(code); err == nil {
+			code, flagged = c, true
+		}
+	}
+	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(limits.MemoryPages).WithCloseOnContextDone(limits.CallTimeout > 0 && !flagged)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	fail := func(err error) (*Function, error) {
 		rt.Close(ctx)
@@ -308,6 +322,9 @@ type wasmInstance struct {
 	// watchdog reads it to find a call past the time cap.
 	calls    atomic.Uint64
 	timedOut atomic.Bool
+	// stop is the module's stop flag (wasmstop.go), nil when it has none
+	// (then the watchdog cancels ctx, which WithCloseOnContextDone watches)
+	stop     api.MutableGlobal
 	buf, cap uint32 // the argument buffer from alloc
 }
 
@@ -324,6 +341,9 @@ func (m *wasmModule) instantiate() (*wasmInstance, error) {
 	}
 	in := &wasmInstance{mod: mod, fn: mod.ExportedFunction(m.export), batch: mod.ExportedFunction(m.export + "_batch"), alloc: mod.ExportedFunction("alloc"),
 		dealloc: mod.ExportedFunction("dealloc"), mem: mod.Memory(), ctx: ctx, cancel: cancel}
+	if g, ok := mod.ExportedGlobal(stopGlobal).(api.MutableGlobal); ok {
+		in.stop = g
+	}
 	if in.mem == nil && sigHasText(m.sig) {
 		in.close()
 		return nil, errors.New("the module has no memory")
@@ -555,7 +575,11 @@ func watchdog() {
 				w.seen, w.since = c, now
 			case now.Sub(w.since) >= w.timeout:
 				in.timedOut.Store(true)
-				in.cancel()
+				if in.stop != nil {
+					in.stop.Set(1) // its next loop iteration traps
+				} else {
+					in.cancel()
+				}
 				delete(dog.live, in)
 			}
 		}

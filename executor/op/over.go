@@ -201,24 +201,14 @@ func (o *Over) handle(ctx context.Context, h timed, j int) error {
 }
 
 // copyValue writes value j of src into row i of dst (same type), a string
-// copied into dst's arena.
+// copied into dst's arena, an ARRAY, MAP or ROW value into its child vectors.
 func copyValue(dst *vector.Vec, i int, src *vector.Vec, j int) {
 	dst.Null[i] = src.Null[j]
 	if dst.Text != nil {
 		dst.Text[i] = nil
 	}
-	if src.Null[j] {
-		return
-	}
-	switch {
-	case dst.I != nil:
-		dst.I[i] = src.I[j]
-	case dst.F != nil:
-		dst.F[i] = src.F[j]
-	case dst.B != nil:
-		dst.B[i] = src.B[j]
-	case dst.S != nil:
-		dst.SetString(i, src.S[j])
+	if !src.Null[j] {
+		dst.CopyValue(i, src, j)
 	}
 }
 

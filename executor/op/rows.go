@@ -4,8 +4,6 @@ import (
 	"math"
 
 	"streamql/catalog"
-	"streamql/executor/format"
-	"streamql/executor/jsondec"
 	"streamql/executor/vector"
 )
 
@@ -13,9 +11,10 @@ import (
 // operator's state or held rows. A row is named by its index (Add's result),
 // stable until Compact. VARCHAR values live in one arena per column, so a
 // row costs its values' size and no allocation of its own once the slices
-// have grown. An ARRAY, MAP or ROW value (SPEC 2.10) is kept as its JSON
-// text in the same kind of arena, and read back into the batch's child
-// vectors by CopyTo (the json format's rules: the value comes back whole).
+// have grown. An ARRAY, MAP or ROW value (SPEC 2.10) is kept in the same
+// kind of arena in vector.AppendBinary's form, and read back into the
+// batch's child vectors by CopyTo: it comes back exactly, with its type
+// (a DOUBLE's bits, NULLs inside).
 type Rows struct {
 	types []catalog.Type
 	cols  []rowCol
@@ -44,7 +43,7 @@ func NewRows(types []catalog.Type) *Rows {
 }
 
 // textLike reports whether values of t live in a column's arena: VARCHAR,
-// and ARRAY, MAP and ROW as their JSON text.
+// and ARRAY, MAP and ROW in their binary form (vector.AppendBinary).
 func textLike(t catalog.Type) bool { return t == catalog.Varchar || t.IsNested() }
 
 // Len returns the number of rows stored.
@@ -87,7 +86,7 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 			if textLike(r.types[c]) {
 				start := len(rc.arena)
 				if !null {
-					rc.arena = format.AppendJSONValue(rc.arena, r.types[c], v, i)
+					rc.arena = vector.AppendBinary(rc.arena, v, i)
 				}
 				rc.off = append(rc.off, uint32(len(rc.arena)))
 				bytes += 4 + int64(len(rc.arena)-start)
@@ -142,8 +141,8 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 		case catalog.Varchar:
 			v.SetString(i, r.Str(k, c))
 		default:
-			if textLike(r.types[c]) && jsondec.SetNested(v, i, r.Str(k, c)) != "" {
-				v.Null[i] = true // (not reached: the text is the value's own JSON)
+			if textLike(r.types[c]) {
+				vector.ReadBinary(v, i, r.Str(k, c))
 			}
 		}
 		if v.Text != nil {
@@ -174,7 +173,7 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 				rc.f[n] = rc.f[k]
 			case catalog.Boolean:
 				rc.b[n] = rc.b[k]
-			default: // VARCHAR and the nested types' JSON text
+			default: // VARCHAR and the nested types' binary form
 				if !textLike(r.types[c]) {
 					continue
 				}

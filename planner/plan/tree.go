@@ -167,7 +167,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		}
 		added := st.Columns[len(u.Inner.Columns):]
 		last = t.add(&Node{Kind: NodeUnnest, Text: u.Text + " " + SchemaText(added), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineOther, Branch: -1, Output: -1,
-			Details: []string{"each row once per element of " + u.Expr.Text + " (none for NULL or empty), the repeated row's values shared"}})
+			Details: []string{"each row once per element of " + u.Expr.Text + unnestEmpty(u.Left) + ", the repeated row's values shared"}})
 	} else if f := st.Options["format"]; f != "" || st.Connector.Upserts {
 		last = t.decode(j, st, scan, timeCol)
 		if line == LineJoinInput {
@@ -583,4 +583,13 @@ func (t *Tree) JSON() string {
 		panic(err)
 	}
 	return sb.String()
+}
+
+// unnestEmpty says what an Unnest gives for a NULL or empty value (SPEC
+// 2.10; LEFT JOIN UNNEST keeps the row, as Flink).
+func unnestEmpty(left bool) string {
+	if left {
+		return " (once, NULL padded, for NULL or empty)"
+	}
+	return " (none for NULL or empty)"
 }

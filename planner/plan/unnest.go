@@ -17,6 +17,9 @@ type Unnest struct {
 	Expr *Expr
 	// Text is the clause as written, for EXPLAIN.
 	Text string
+	// Left is LEFT JOIN UNNEST ... ON TRUE (Flink's): a row whose value is
+	// NULL or empty is kept once, the new columns NULL.
+	Left bool
 }
 
 // UnnestedStream returns the relation of a query that unnests: inner's
