@@ -37,6 +37,43 @@ type Derived struct {
 	// relations on both is a window join (SPEC 2.7).
 	WindowStart, WindowEnd int
 	Window                 *Window
+	// ProcTime holds the columns that are processing time (SPEC 2.10,
+	// Flink's proctime attribute): a PROCTIME() call projected as it is, or
+	// such a column of the relation read, projected as it is. A window TVF
+	// whose DESCRIPTOR names one of them uses processing time (ProcTimeView).
+	ProcTime []int
+}
+
+// IsProcTime reports whether column c of the relation is processing time
+// (see ProcTime).
+func (d *Derived) IsProcTime(c int) bool {
+	for _, k := range d.ProcTime {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+// ProcTimeView returns the relation st (whose Derived is d) as seen by a
+// window over its processing-time column c (SPEC 2.10): a copy whose event
+// time is c and whose watermark is c itself, so the watermark is the
+// largest PROCTIME() read so far, a window fires once a row read after its
+// end passes through (and every open window at the input's end), and a row
+// is late only when the clock went back. Flink fires such windows on a
+// processing-time timer instead, also with no row arriving; the copy has no
+// window bounds (its rows are the relation's, not a window aggregate's).
+func ProcTimeView(st *catalog.Stream, d *Derived, c int) *catalog.Stream {
+	cp := *st
+	dd := *d
+	col := st.Columns[c]
+	dd.TimeCol = c
+	dd.Watermark = &Expr{Op: OpCol, Type: col.Type, Col: c, Text: col.Name + " (processing time: PROCTIME())"}
+	dd.WindowStart, dd.WindowEnd, dd.Window = -1, -1, nil
+	cp.Derived = &dd
+	cp.EventTime = c
+	cp.Watermark = &catalog.Watermark{Text: dd.Watermark.Text, Def: dd.Watermark}
+	return &cp
 }
 
 // DerivedConnector is the connector of a derived relation (Derived): its
