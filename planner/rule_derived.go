@@ -267,8 +267,8 @@ func timeOfPart(j *Job) partTime {
 
 // procTimeCols returns the output columns that are processing time in
 // every part (SPEC 2.10, Flink's proctime attribute): PROCTIME() as it is,
-// or a processing-time column of the relation a part reads, projected as it
-// is. A part that aggregates or joins gives none (its rows are not read when
+// or a processing-time column of the relation a part reads (a computed
+// column `AS PROCTIME()`, or a view's), projected as it is. A part that aggregates or joins gives none (its rows are not read when
 // they are made, so its PROCTIME() is no longer the time a row arrived).
 func procTimeCols(parts []*Job) []int {
 	var cols []int
@@ -276,10 +276,9 @@ func procTimeCols(parts []*Job) []int {
 		m := j.Main
 		var mine []int
 		if m != nil && m.Agg == nil && j.Both == nil && m.Join == nil {
-			in := plan.DerivedOf(j.Stream)
 			for i, e := range m.Project {
 				if e.Op == plan.OpFunc && strings.EqualFold(e.Fn, "PROCTIME") ||
-					e.Op == plan.OpCol && in != nil && in.IsProcTime(e.Col) {
+					e.Op == plan.OpCol && plan.IsProcTime(j.Stream, e.Col) {
 					mine = append(mine, i)
 				}
 			}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"streamql/catalog"
 )
@@ -55,24 +56,41 @@ func (d *Derived) IsProcTime(c int) bool {
 	return false
 }
 
-// ProcTimeView returns the relation st (whose Derived is d) as seen by a
-// window over its processing-time column c (SPEC 2.10): a copy whose event
-// time is c and whose watermark is c itself, so the watermark is the
-// largest PROCTIME() read so far, a window fires once a row read after its
-// end passes through (and every open window at the input's end), and a row
-// is late only when the clock went back. Flink fires such windows on a
-// processing-time timer instead, also with no row arriving; the copy has no
-// window bounds (its rows are the relation's, not a window aggregate's).
-func ProcTimeView(st *catalog.Stream, d *Derived, c int) *catalog.Stream {
+// IsProcTime reports whether column c of st is processing time (SPEC 2.10,
+// Flink's proctime attribute): a computed column `c AS PROCTIME()` of a
+// declared stream, or a processing-time column of a derived relation
+// (Derived.ProcTime).
+func IsProcTime(st *catalog.Stream, c int) bool {
+	if d := DerivedOf(st); d != nil {
+		return d.IsProcTime(c)
+	}
+	if c < 0 || c >= len(st.Columns) || st.Columns[c].Computed == nil {
+		return false
+	}
+	e, ok := st.Columns[c].Computed.Def.(*Expr)
+	return ok && e.Op == OpFunc && strings.EqualFold(e.Fn, "PROCTIME")
+}
+
+// ProcTimeView returns st as seen by a window over its processing-time
+// column c (IsProcTime; SPEC 2.10): a copy whose event time is c and whose
+// watermark is c itself, so the watermark is the largest PROCTIME() read so
+// far, a window fires once a row read after its end passes through (and
+// every open window at the input's end), and a row is late only when the
+// clock went back. Flink fires such windows on a processing-time timer
+// instead, also with no row arriving. A derived relation's copy has its own
+// Derived, without window bounds (its rows are not a window aggregate's).
+func ProcTimeView(st *catalog.Stream, c int) *catalog.Stream {
 	cp := *st
-	dd := *d
 	col := st.Columns[c]
-	dd.TimeCol = c
-	dd.Watermark = &Expr{Op: OpCol, Type: col.Type, Col: c, Text: col.Name + " (processing time: PROCTIME())"}
-	dd.WindowStart, dd.WindowEnd, dd.Window = -1, -1, nil
-	cp.Derived = &dd
+	wm := &Expr{Op: OpCol, Type: col.Type, Col: c, Text: col.Name + " (processing time: PROCTIME())"}
+	if d := DerivedOf(st); d != nil {
+		dd := *d
+		dd.TimeCol, dd.Watermark = c, wm
+		dd.WindowStart, dd.WindowEnd, dd.Window = -1, -1, nil
+		cp.Derived = &dd
+	}
 	cp.EventTime = c
-	cp.Watermark = &catalog.Watermark{Text: dd.Watermark.Text, Def: dd.Watermark}
+	cp.Watermark = &catalog.Watermark{Text: wm.Text, Def: wm}
 	return &cp
 }
 

@@ -19,7 +19,8 @@ func (j *Job) volatileNote() string {
 // draw random numbers (OpFunc with Flag: CURRENT_TIMESTAMP, NOW(),
 // PROCTIME(), UNIX_TIMESTAMP(), RAND; SPEC 2.10) that an expression of the
 // job calls: a branch's filter, projection, aggregate keys, calls and HAVING,
-// the watermark, and those of the jobs of the derived relations it reads
+// the watermark, the computed columns of the streams it reads, and those of
+// the jobs of the derived relations it reads
 // (SPEC 2.6: a view's PROCTIME() makes the query over it depend on the
 // clock). The job's result then depends on when it runs, which
 // EXPLAIN notes and `streamql test --shuffle` reports (SPEC 4, "Finding out
@@ -45,6 +46,12 @@ func (j *Job) volatileNames(names map[string]bool) {
 		if d := DerivedOf(st); d != nil {
 			for _, part := range d.Parts {
 				part.volatileNames(names)
+			}
+		}
+		for _, c := range st.Columns { // computed columns (SPEC 1: c AS PROCTIME())
+			if c.Computed != nil {
+				e, _ := c.Computed.Def.(*Expr)
+				volatileCalls(e, names)
 			}
 		}
 	}
