@@ -166,8 +166,8 @@ func (js *joinSource) pick() int {
 		return 1
 	case r.done:
 		return 0
-	case l.wmk != nil && r.wmk != nil && l.wmk.set && r.wmk.set && l.wmk.wm > r.wmk.wm:
-		return 1 // (the right input is behind)
+	case l.wmk != nil && r.wmk != nil && l.wmk.set && (!r.wmk.set || l.wmk.wm > r.wmk.wm):
+		return 1 // (the right input is behind, or has no watermark yet)
 	}
 	return 0
 }
