@@ -511,7 +511,8 @@ func (p *printer) aggregate(n *ast.AggregateFuncExpr) (string, error) {
 	}
 	if name == "count" && len(n.Args) == 1 && !n.Distinct {
 		if v, ok := n.Args[0].(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindInt64 && v.GetInt64() == 1 {
-			return "COUNT(*)", nil
+			filter, err := p.aggFilter(n)
+			return "COUNT(*)" + filter, err
 		}
 	}
 	parts, err := p.exprs(n.Args...)
@@ -521,5 +522,27 @@ func (p *printer) aggregate(n *ast.AggregateFuncExpr) (string, error) {
 	if name == "avg" && len(parts) == 1 {
 		parts[0] = "CAST(" + parts[0] + " AS DOUBLE)"
 	}
-	return strings.ToUpper(name) + "(" + d + strings.Join(parts, ", ") + ")", nil
+	out := strings.ToUpper(name) + "(" + d + strings.Join(parts, ", ") + ")"
+	filter, err := p.aggFilter(n)
+	return out + filter, err
+}
+
+// aggFilter prints the FILTER (WHERE cond) clause of aggregate call n
+// (SPEC 2.9; Flink's spelling is the same), "" without one: the front-end
+// keeps the condition apart from the text TiDB parsed (parser.Select.Filters).
+func (p *printer) aggFilter(n *ast.AggregateFuncExpr) (string, error) {
+	if p.sel == nil || len(p.sel.Filters) == 0 || p.locate == nil {
+		return "", nil
+	}
+	f := p.sel.Filters[p.locate(n)]
+	if f == nil {
+		return "", nil
+	}
+	sub := *p
+	sub.casts, sub.locate = f.Casts, f.Locate
+	cond, err := sub.expr(f.Expr)
+	if err != nil {
+		return "", err
+	}
+	return " FILTER (WHERE " + cond + ")", nil
 }
