@@ -124,6 +124,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	if len(times) > 1 {
 		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
 	}
+	d.ProcTime = procTimeCols(d.Parts)
 	st := &catalog.Stream{Name: name, Columns: cols, EventTime: -1, Connector: plan.DerivedConnector,
 		Options: map[string]string{"bounded": fmt.Sprint(bounded)}, Derived: d}
 	if len(mains) == 1 {
@@ -309,6 +310,39 @@ func timeOfPart(j *Job) partTime {
 	}
 	t.col, t.wm = col, wm
 	return t
+}
+
+// procTimeCols returns the output columns that are processing time in
+// every part (SPEC 2.10, Flink's proctime attribute): PROCTIME() as it is,
+// or a processing-time column of the relation a part reads (a computed
+// column `AS PROCTIME()`, or a view's), projected as it is. A part that aggregates or joins gives none (its rows are not read when
+// they are made, so its PROCTIME() is no longer the time a row arrived).
+func procTimeCols(parts []*Job) []int {
+	var cols []int
+	for k, j := range parts {
+		m := j.Main
+		var mine []int
+		if m != nil && m.Agg == nil && j.Both == nil && m.Join == nil {
+			for i, e := range m.Project {
+				if e.Op == plan.OpFunc && strings.EqualFold(e.Fn, "PROCTIME") ||
+					e.Op == plan.OpCol && plan.IsProcTime(j.Stream, e.Col) {
+					mine = append(mine, i)
+				}
+			}
+		}
+		if k == 0 {
+			cols = mine
+			continue
+		}
+		var both []int
+		for _, c := range cols {
+			if slices.Contains(mine, c) {
+				both = append(both, c)
+			}
+		}
+		cols = both
+	}
+	return cols
 }
 
 // remapCols returns a copy of e whose column references go to the columns

@@ -17,7 +17,10 @@ var WindowColumns = plan.WindowColumns
 // stream's event time, or on a bounded stream without WATERMARK FOR any BIGINT or
 // TIMESTAMP column), the INTERVAL arguments (positive, |offset| < size, HOP's and
 // CUMULATE's size a multiple of slide/step), SESSION's partition keys, and an
-// unbounded stream without watermark. It sets sp.win.
+// unbounded stream without watermark. It sets sp.win. A DESCRIPTOR naming a
+// PROCTIME() column (plan.IsProcTime: a computed column, or one of a view or
+// subquery) makes the window one over processing time: sp.st becomes
+// plan.ProcTimeView's copy.
 func ruleWindow(sp *selectPlan) error {
 	tvf := sp.sel.Window
 	if tvf == nil {
@@ -44,16 +47,23 @@ func ruleWindow(sp *selectPlan) error {
 		return parser.Errorf(tvf.TimeColPos, "unknown column '%s' in DESCRIPTOR; %s has %s", tvf.TimeCol, st.Name, strings.Join(st.Names(), ", "))
 	}
 	tc := st.Columns[ti]
+	proc := false
+	if ti != st.EventTime && plan.IsProcTime(st, ti) {
+		// a window over processing time (SPEC 2.10): the relation as seen
+		// with that column as its time and watermark
+		st = plan.ProcTimeView(st, ti)
+		sp.st, proc = st, true
+	}
 	switch {
 	case st.Watermark != nil && ti != st.EventTime:
 		et := st.Columns[st.EventTime].Name
-		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s) (windows over another column, such as processing time, are not supported)", tc.Name, st.Name, et, et)
+		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s), or for processing time a PROCTIME() column (SPEC 2.10)", tc.Name, st.Name, et, et)
 	case st.Watermark == nil && !st.Bounded():
 		return parser.Errorf(tvf.Pos, "stream %s is unbounded and has no WATERMARK FOR, so its windows would never fire: add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, tc.Name, tc.Name, st.Name)
 	case tc.Type != catalog.BigInt && tc.Type != catalog.Timestamp:
 		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): a window's time column is a BIGINT (epoch ms) or TIMESTAMP, and %s is %s", tc.Name, tc.Name, tc.Type)
 	}
-	w := &Window{Func: tvf.Func, TimeCol: ti, TimeType: tc.Type, TimeName: tc.Name}
+	w := &Window{Func: tvf.Func, TimeCol: ti, TimeType: tc.Type, TimeName: tc.Name, ProcTime: proc}
 	s, e := tvf.Pos, tvf.End
 	if s >= 0 && e <= len(sp.p.Source) && s < e {
 		w.Text = sp.p.Source[s : e-1] // without TABLE( ... )'s last parenthesis

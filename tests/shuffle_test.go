@@ -75,7 +75,8 @@ SELECT COUNT(*) AS n FROM acc;
 
 // TestShuffleNotDeterministic: a case whose plan calls the clock is reported
 // as not deterministic, not failed, also when the call is in a script that
-// query.sql reads (`.read`); a case that only spells PROCTIME() in a string
+// query.sql reads (`.read`), in a view the query reads or in a computed
+// column of its stream; a case that only spells PROCTIME() in a string
 // or a comment is rerun; bad --shuffle values are exit 2.
 func TestShuffleNotDeterministic(t *testing.T) {
 	root := t.TempDir()
@@ -96,8 +97,21 @@ func TestShuffleNotDeterministic(t *testing.T) {
 		"query.sql":         ddl + "-- PROCTIME() in a comment\nSELECT k, 'NOW()' AS s FROM src WHERE k <> 'PROCTIME()';\n",
 		"expected/main.csv": "k,s\na,NOW()\n",
 	})
-	r := inProcess(t, root, []string{"test", "--shuffle", "2", clock, read, text})
+	// the clock read by a view's job or a computed column, not by the query
+	view := writeCase(t, root, "view", map[string]string{
+		"in.csv":            "a,1\n",
+		"query.sql":         ddl + "CREATE VIEW v AS SELECT k, PROCTIME() AS p FROM src;\nSELECT k FROM v;\n",
+		"expected/main.csv": "k\na\n",
+	})
+	computed := writeCase(t, root, "computed", map[string]string{
+		"in.csv":            "a,1\n",
+		"query.sql":         "CREATE STREAM src (k VARCHAR, v BIGINT, p AS NOW()) WITH ('connector'='file', 'path'='in.csv');\nSELECT k FROM src;\n",
+		"expected/main.csv": "k\na\n",
+	})
+	r := inProcess(t, root, []string{"test", "--shuffle", "2", clock, read, text, view, computed})
 	if r.code != 0 || !strings.Contains(r.stdout, "PASS "+clock+" (not deterministic: the query calls PROCTIME") ||
+		!strings.Contains(r.stdout, "PASS "+view+" (not deterministic: the query calls PROCTIME") ||
+		!strings.Contains(r.stdout, "PASS "+computed+" (not deterministic: the query calls NOW") ||
 		!strings.Contains(r.stdout, "PASS "+read+" (not deterministic: the query calls NOW") ||
 		!strings.Contains(r.stdout, "PASS "+text+"\n") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)

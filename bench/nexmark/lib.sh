@@ -6,6 +6,16 @@ nexmark_runnable() {
 	grep -oE '^\s*"q[0-9]+": +"",' "$1/tests/nexmark_test.go" | grep -oE 'q[0-9]+' | sort -V
 }
 
+# nexmark_comparable REPO: the runnable queries whose result does not depend on the clock
+# (not in nexmarkStructural of tests/nexmark_test.go: q12's processing-time windows).
+nexmark_comparable() {
+	local skip
+	skip=$(grep -E '^var nexmarkStructural' "$1/tests/nexmark_test.go" | grep -oE 'q[0-9]+' | tr '\n' ' ')
+	nexmark_runnable "$1" | while read -r q; do
+		case " $skip " in *" $q "*) ;; *) echo "$q" ;; esac
+	done
+}
+
 # nexmark_events REPO WORK N STREAMQL: writes WORK/events.sql (the streams of
 # queries/tests/nexmark-events.sql over N events), WORK/files.sql (the same streams read
 # from WORK/data/{person,auction,bid}.json) and those json files, with streamql's file

@@ -22,6 +22,10 @@ type Window struct {
 	TimeCol  int
 	TimeType catalog.Type
 	TimeName string
+	// ProcTime says t is processing time, a PROCTIME() column of a view or
+	// subquery (SPEC 2.10; plan.Derived.ProcTime): the result depends on when
+	// the rows are read.
+	ProcTime bool
 	// Partition holds SESSION's PARTITION BY keys, over the source batch.
 	Partition []*Expr
 	// Text is the function call as written, for EXPLAIN.
@@ -61,7 +65,11 @@ func (w *Window) Describe() string {
 	if w.Offset != 0 {
 		parts = append(parts, fmt.Sprintf("offset %d ms", w.Offset))
 	}
-	return fmt.Sprintf("%s(%s) on %s", w.Func, strings.Join(parts, ", "), w.TimeName)
+	on := w.TimeName
+	if w.ProcTime {
+		on += " (processing time)"
+	}
+	return fmt.Sprintf("%s(%s) on %s", w.Func, strings.Join(parts, ", "), on)
 }
 
 // Aggregate is what a branch does with the rows it takes when it reads a window

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"streamql/catalog"
 )
@@ -43,6 +44,60 @@ type Derived struct {
 	// new one, so each -D is half of an update (Flink's upsert changelog
 	// has no delete there); a temporal join versioning it ignores its -D.
 	KeepsKeys bool
+	// ProcTime holds the columns that are processing time (SPEC 2.10,
+	// Flink's proctime attribute): a PROCTIME() call projected as it is, or
+	// such a column of the relation read, projected as it is. A window TVF
+	// whose DESCRIPTOR names one of them uses processing time (ProcTimeView).
+	ProcTime []int
+}
+
+// IsProcTime reports whether column c of the relation is processing time
+// (see ProcTime).
+func (d *Derived) IsProcTime(c int) bool {
+	for _, k := range d.ProcTime {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+// IsProcTime reports whether column c of st is processing time (SPEC 2.10,
+// Flink's proctime attribute): a computed column `c AS PROCTIME()` of a
+// declared stream, or a processing-time column of a derived relation
+// (Derived.ProcTime).
+func IsProcTime(st *catalog.Stream, c int) bool {
+	if d := DerivedOf(st); d != nil {
+		return d.IsProcTime(c)
+	}
+	if c < 0 || c >= len(st.Columns) || st.Columns[c].Computed == nil {
+		return false
+	}
+	e, ok := st.Columns[c].Computed.Def.(*Expr)
+	return ok && e.Op == OpFunc && strings.EqualFold(e.Fn, "PROCTIME")
+}
+
+// ProcTimeView returns st as seen by a window over its processing-time
+// column c (IsProcTime; SPEC 2.10): a copy whose event time is c and whose
+// watermark is c itself, so the watermark is the largest PROCTIME() read so
+// far, a window fires once a row read after its end passes through (and
+// every open window at the input's end), and a row is late only when the
+// clock went back. Flink fires such windows on a processing-time timer
+// instead, also with no row arriving. A derived relation's copy has its own
+// Derived, without window bounds (its rows are not a window aggregate's).
+func ProcTimeView(st *catalog.Stream, c int) *catalog.Stream {
+	cp := *st
+	col := st.Columns[c]
+	wm := &Expr{Op: OpCol, Type: col.Type, Col: c, Text: col.Name + " (processing time: PROCTIME())"}
+	if d := DerivedOf(st); d != nil {
+		dd := *d
+		dd.TimeCol, dd.Watermark = c, wm
+		dd.WindowStart, dd.WindowEnd, dd.Window = -1, -1, nil
+		cp.Derived = &dd
+	}
+	cp.EventTime = c
+	cp.Watermark = &catalog.Watermark{Text: wm.Text, Def: wm}
+	return &cp
 }
 
 // DerivedConnector is the connector of a derived relation (Derived): its

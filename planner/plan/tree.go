@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"streamql/catalog"
@@ -96,7 +97,11 @@ func (j *Job) Tree() *Tree {
 		last, timeCol = t.input(j, st, LineSource, -1) // (its Scan has the strategy)
 	}
 	if note := j.volatileNote(); note != "" {
-		t.Nodes[0].Details = append(t.Nodes[0].Details, note)
+		// (the note covers the derived relations' parts, whose first Scan
+		// may be Nodes[0] with its own note: this one replaces it)
+		d := t.Nodes[0].Details
+		d = slices.DeleteFunc(d, func(s string) bool { return strings.HasPrefix(s, "not deterministic: ") })
+		t.Nodes[0].Details = append(d, note)
 	}
 	then := ", then main"
 	if j.Main == nil {

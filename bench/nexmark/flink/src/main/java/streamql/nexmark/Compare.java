@@ -30,7 +30,8 @@ import org.apache.flink.util.CloseableIterator;
  * auction.json and bid.json (json lines, times as 'yyyy-MM-dd HH:mm:ss.SSS'); QUERY_DIR
  * holds qN.sql, the query's SELECT (Nexmark's text without its sink table, with the
  * CASTs the harness documents); OUT_DIR gets qN.csv: a header line, then the final rows
- * (a row inserted n times more than retracted appears n times), each value printed as
+ * (a row inserted n times more than retracted appears n times; an upsert changelog,
+ * +U without -U, is applied by the query's key in UPSERT_KEYS), each value printed as
  * streamql prints it (DOUBLE as Java's Double.toString, TIMESTAMP(3) with milliseconds).
  * A query that fails writes qN.err with the error and the next query runs.
  */
@@ -59,7 +60,7 @@ public final class Compare {
                 for (int s = 0; s < stmts.size() - 1; s++) {
                     env.executeSql(stmts.get(s)); // CREATE VIEW, CREATE TABLE side input
                 }
-                int rows = run(env, stmts.get(stmts.size() - 1), out.resolve(q + ".csv"));
+                int rows = run(env, q, stmts.get(stmts.size() - 1), out.resolve(q + ".csv"));
                 System.err.printf("flink %s: %d final rows in %.1f s%n", q, rows, (System.nanoTime() - t0) / 1e9);
             } catch (Exception e) {
                 Files.writeString(out.resolve(q + ".err"), String.valueOf(e) + "\n" + rootCause(e) + "\n");
@@ -141,18 +142,59 @@ public final class Compare {
                         + "`dateTime` TIMESTAMP(3), extra STRING, " + wm + ") " + with + data.resolve("bid.json") + "')");
     }
 
-    /** Runs query, applies its changelog, writes the final table; returns its row count. */
-    private static int run(TableEnvironment env, String query, Path file) throws Exception {
+    /**
+     * The upsert key (column indexes of the query's output) of the queries whose final
+     * result Flink sends to collect() as an upsert changelog: +I and +U keyed by it, with
+     * no -U before a +U (q9: Top-1 per auction, keyed by A.id).
+     */
+    static final Map<String, int[]> UPSERT_KEYS = Map.of("q9", new int[] {0});
+
+    /**
+     * Runs query q, applies its changelog, writes the final table; returns its row count.
+     * A changelog with +U and no -U is an upsert changelog: applied by UPSERT_KEYS (a +U
+     * or +I replaces the row of its key, -D deletes it); without a key for q it fails
+     * rather than give a wrong table.
+     */
+    private static int run(TableEnvironment env, String q, String query, Path file) throws Exception {
         TableResult result = env.executeSql(query);
         List<String> names = result.getResolvedSchema().getColumnNames();
-        // insertion-ordered by first appearance would need a LinkedHashMap; the harness
-        // sorts, so a TreeMap keeps the output stable
-        Map<String, Integer> table = new TreeMap<>();
+        List<Row> log = new ArrayList<>();
+        Map<RowKind, Integer> kinds = new TreeMap<>();
         try (CloseableIterator<Row> it = result.collect()) {
             while (it.hasNext()) {
                 Row r = it.next();
-                String line = csvLine(r);
+                kinds.merge(r.getKind(), 1, Integer::sum);
+                log.add(r);
+            }
+        }
+        System.err.printf("flink %s changelog: %s%n", q, kinds);
+        boolean upsert = kinds.containsKey(RowKind.UPDATE_AFTER) && !kinds.containsKey(RowKind.UPDATE_BEFORE);
+        // the final table sorted by line (the harness sorts too): line -> count
+        Map<String, Integer> table = new TreeMap<>();
+        if (upsert) {
+            int[] key = UPSERT_KEYS.get(q);
+            if (key == null) {
+                throw new IOException(q + ": Flink gave an upsert changelog (+U without -U) and Compare.UPSERT_KEYS has no key for it");
+            }
+            Map<String, String> byKey = new HashMap<>();
+            for (Row r : log) {
+                StringBuilder k = new StringBuilder();
+                for (int c : key) {
+                    k.append(csvField(value(r.getField(c)))).append('\u0000');
+                }
+                if (r.getKind() == RowKind.DELETE || r.getKind() == RowKind.UPDATE_BEFORE) {
+                    byKey.remove(k.toString());
+                } else {
+                    byKey.put(k.toString(), csvLine(r));
+                }
+            }
+            for (String line : byKey.values()) {
+                table.merge(line, 1, Integer::sum);
+            }
+        } else {
+            for (Row r : log) {
                 RowKind k = r.getKind();
+                String line = csvLine(r);
                 int d = (k == RowKind.INSERT || k == RowKind.UPDATE_AFTER) ? 1 : -1;
                 table.merge(line, d, Integer::sum);
                 if (table.get(line) == 0) {
