@@ -465,6 +465,20 @@ func derivedOutput(j *Job, o Output, rel string) int {
 	return len(j.Outputs) - 1
 }
 
+// updatingWhy names what makes the derived relation st updating (SPEC 2.8),
+// for the error of a reader that cannot take its changes: its first updating
+// part's reason (updatingPart).
+func updatingWhy(st *catalog.Stream) string {
+	if d := plan.DerivedOf(st); d != nil {
+		for _, j := range d.Parts {
+			if j.Main != nil && len(j.Outputs) > 0 && j.Outputs[0].Updating {
+				return updatingPart(j, j.Main)
+			}
+		}
+	}
+	return "its rows carry -U/+U/-D changes"
+}
+
 // updatingPart names what makes the main query b of job j updating (SPEC
 // 2.8), for the error of a relation that cannot be read.
 func updatingPart(j *Job, b *Branch) string {

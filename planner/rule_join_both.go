@@ -213,7 +213,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			if s == 1 {
 				at = sp.pos(join.Right)
 			}
-			return parser.Errorf(at, "the join's input %s is updating (its rows carry -U/+U/-D changes, SPEC 2.8), and a join does not yet retract its joined rows for an updating input: join the relation it reads before it updates, make it append-only (a window aggregate, deduplication keeping the first row), or use it as a temporal join's versioned side (FOR SYSTEM_TIME AS OF)", in.Name)
+			return parser.Errorf(at, "the join's input %s is updating (%s, SPEC 2.8), and a join does not yet retract its joined rows for an updating input: join the relation it reads before it updates, make it append-only (a window aggregate, deduplication keeping the first row), or use it as a temporal join's versioned side (FOR SYSTEM_TIME AS OF)", in.Name, updatingWhy(in))
 		}
 	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner

@@ -40,7 +40,7 @@ func ruleWindow(sp *selectPlan) error {
 		// SPEC 2.8: a window over an updating relation (a view, WITH or
 		// subquery; an updating stream is refused where its window is planned) would count each
 		// change as a row; Flink's window TVFs refuse updating input too
-		return parser.Errorf(tvf.Pos, "%s is updating (its rows carry -U/+U/-D changes, SPEC 2.8), and a window TVF reads append-only rows only (as Flink's): window the relation it reads before it updates, or aggregate it without a window (GROUP BY without window_start, window_end)", st.Name)
+		return parser.Errorf(tvf.Pos, "%s is updating (%s, SPEC 2.8), and a window TVF reads append-only rows only (as Flink's): window the relation it reads before it updates, or aggregate it without a window (GROUP BY without window_start, window_end)", st.Name, updatingWhy(st))
 	}
 	ti := st.Column(tvf.TimeCol)
 	if ti < 0 {
