@@ -1,5 +1,6 @@
 -- Flink's reference SQL of Nexmark q23 (nexmark-flink queries/q23.sql), its SELECT
 -- without the blackhole sink table; adaptations, if any, are commented below.
+-- Adaptation: `dateTime` quoted (a reserved word in Flink 2.3's parser).
 SELECT bidder,
        price,
        channel,
@@ -18,7 +19,7 @@ SELECT bidder,
        description,
        initialBid,
        reserve,
-       A.dateTime AS auction_dateTime,
+       A.`dateTime` AS auction_dateTime,
        expires,
        seller,
        category,
