@@ -1,8 +1,8 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql, queries/nexmark/q23.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
---   query.sql:10: stream person: connector 'nexmark' has no Flink connector; the table reads the file 'person.csv' instead: replace it by your source
---   query.sql:15: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
---   query.sql:20: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
+--   query.sql:11: stream person: connector 'nexmark' has no Flink connector; the table reads the file 'person.csv' instead: replace it by your source
+--   query.sql:16: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
+--   query.sql:21: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
