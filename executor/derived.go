@@ -329,11 +329,7 @@ func (c *captureSink) Rows(r *Routed) error {
 				continue
 			}
 			p := &r.Parts[k]
-			kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
-			if kinds == nil && r.In != nil {
-				kinds = r.In.Kinds
-			}
-			if err := c.add(p.Output, p.Cols, i, kindAt(kinds, i)); err != nil {
+			if err := c.add(p.Output, p.Cols, i, p.KindAt(i)); err != nil {
 				return err
 			}
 		}
@@ -349,19 +345,11 @@ func (c *captureSink) Rows(r *Routed) error {
 
 func (c *captureSink) chunk(ck *Chunk) error {
 	for _, i := range ck.Sel {
-		if err := c.add(ck.Output, ck.Cols, int(i), kindAt(ck.Kinds, int(i))); err != nil {
+		if err := c.add(ck.Output, ck.Cols, int(i), ck.KindAt(int(i))); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// kindAt returns kinds[i], Insert when kinds is nil (an append-only batch).
-func kindAt(kinds []vector.RowKind, i int) vector.RowKind {
-	if kinds == nil {
-		return vector.Insert
-	}
-	return kinds[i]
 }
 
 // add copies row i of cols, a row of output out whose change kind is kind

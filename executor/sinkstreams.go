@@ -111,11 +111,7 @@ func (s *streamSinks) Rows(r *Routed) error {
 			}
 			p := &r.Parts[k]
 			if w := s.outW[p.Output]; w != nil {
-				kinds := p.Kinds // (the part's, else the input batch's: SPEC 2.8's contract, Part)
-				if kinds == nil && r.In != nil {
-					kinds = r.In.Kinds
-				}
-				if err := s.write(w, p.Cols, i, kinds); err != nil {
+				if err := s.write(w, p.Cols, i, p.Kinds); err != nil {
 					return err
 				}
 			}

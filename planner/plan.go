@@ -66,10 +66,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if p.Ctx != nil && p.Ctx.Err() != nil {
 		return nil, p.Ctx.Err()
 	}
-	if sel.Derived != nil || sel.With != nil {
-		p.scopes = append(p.scopes, relScope{derived: sel.Derived, ctes: sel.With})
-		defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
-	}
+	defer p.enterScope(sel)()
 	if b, ok, err := p.ruleRank(sel); ok { // SPEC 2.9's shapes (rule_rank.go)
 		return b, err
 	}
@@ -81,6 +78,17 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		}
 	}
 	return sp.b, nil
+}
+
+// enterScope opens the scope of relations sel declares (its subqueries in
+// FROM and WITH names, SPEC 2.6) for the names it reads, and returns what
+// closes it again.
+func (p *Planner) enterScope(sel *parser.Select) (leave func()) {
+	n := len(p.scopes)
+	if sel.Derived != nil || sel.With != nil {
+		p.scopes = append(p.scopes, relScope{derived: sel.Derived, ctes: sel.With})
+	}
+	return func() { p.scopes = p.scopes[:n] }
 }
 
 // selectPlan is the state of one PlanSelect that its rules read and fill.

@@ -147,10 +147,7 @@ func (p *Planner) planInner(sel *parser.Select, q *ast.SelectStmt, hide []ast.Ex
 		w.InSubquery = false
 		ns.Window = &w
 	}
-	if sel.Derived != nil || sel.With != nil { // (the subquery's own relations: a subquery or WITH in its FROM, SPEC 2.6)
-		p.scopes = append(p.scopes, relScope{derived: sel.Derived, ctes: sel.With})
-		defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
-	}
+	defer p.enterScope(sel)() // (the subquery's own relations: a subquery or WITH in its FROM)
 	sp := &selectPlan{p: p, sel: &ns, q: &nq, ticks: &ticker{ctx: p.Ctx}}
 	sp.start, _ = sel.Span()
 	for _, r := range selectRules {

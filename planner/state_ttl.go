@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"streamql/planner/plan"
 )
 
 // StateTTLKey is Flink's key for how long an updating operator keeps a key's
@@ -57,7 +55,3 @@ func ParseStateTTL(v string) (time.Duration, error) {
 	}
 	return time.Duration(n) * unit, nil
 }
-
-// FormatStateTTL writes d in ParseStateTTL's syntax, in its largest whole
-// unit: "0 ms", "90 s", "12 h", "1 d" (plan.FormatTTL, which EXPLAIN uses).
-func FormatStateTTL(d time.Duration) string { return plan.FormatTTL(d) }
