@@ -205,16 +205,32 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		both.StateTTL = sp.p.StateTTL // (a regular join, SPEC 2.7's table)
 	}
 	for s := range 2 {
-		// SPEC 2.8: a join over an updating input retracts its joined rows;
-		// op.Join takes every input row as an insert, so until it retracts,
-		// only a temporal join's versioned side may be updating
-		if in := both.Inputs[s].Stream; in != nil && plan.DerivedOf(in) != nil && readsChanges(in) && !(both.Temporal && s == 1) {
-			at := sp.pos(join.Left)
-			if s == 1 {
-				at = sp.pos(join.Right)
-			}
-			return parser.Errorf(at, "the join's input %s is updating (%s, SPEC 2.8), and a join does not yet retract its joined rows for an updating input: join the relation it reads before it updates, make it append-only (a window aggregate, deduplication keeping the first row), or use it as a temporal join's versioned side (FOR SYSTEM_TIME AS OF)", in.Name, updatingWhy(in))
+		// SPEC 2.8: a join over an updating input retracts its joined rows
+		// (a regular join, op.Join with JoinSpec.Changes); a temporal join's
+		// versioned side takes changes as versions. Interval and window joins
+		// read append-only inputs (Flink refuses changes there too): their
+		// state leaves by the watermarks, and a retraction could come after.
+		in := both.Inputs[s].Stream
+		if in == nil || !readsChanges(in) || both.Temporal && s == 1 {
+			continue
 		}
+		at := sp.pos(join.Left)
+		if s == 1 {
+			at = sp.pos(join.Right)
+		}
+		why := in.Updating() // (a changelog stream's format; a derived relation's operator)
+		if why == "" {
+			why = updatingWhy(in)
+		}
+		switch {
+		case both.Temporal:
+			return parser.Errorf(at, "the temporal join's left input %s is updating (%s, SPEC 2.8): a temporal join reads append-only rows on its left (as Flink's); join the relation it reads before it updates", in.Name, why)
+		case both.Window || both.Interval:
+			return parser.Errorf(at, "the join's input %s is updating (%s, SPEC 2.8), and an %s reads append-only inputs (as Flink's): its state leaves as the watermarks pass, and a retraction could come after; drop the time bounds for a regular join, or join the relation it reads before it updates", in.Name, why, both.Kind())
+		}
+		both.Changes[s] = true
+		both.Lookup = false // (a regular join: the bounded side's rows retract too)
+		both.StateTTL = sp.p.StateTTL
 	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
 	// is retracted when one comes): its outputs carry the kinds

@@ -73,13 +73,23 @@ type JoinSpec struct {
 	// regular outer join does not retract a padded row that expires (it has
 	// no partner for good).
 	TTL int64
+	// Changes is set for each input whose batches carry row kinds (SPEC 2.8,
+	// vector.Batch.Kinds; a regular join only): its -U and -D rows retract
+	// one equal row from the state and the joined rows it made, as Flink's
+	// StreamingJoinOperator does: an INNER join emits them with the input's
+	// kind (and +U rows' pairs as +U), an outer join as -D (and +I); an
+	// outer side's row that loses its last partner is emitted padded again.
+	Changes [2]bool
 }
 
 // Updating reports whether the join's output is updating (SPEC 2.7's table,
 // 2.8): a regular outer join retracts a padded row when its first partner
-// comes. An interval join pads a row only when its interval has closed, so
-// its output is append-only, as an inner join's is.
-func (s *JoinSpec) Updating() bool { return !s.Interval && !s.Lookup && s.Kind != Inner }
+// comes, and a join over an updating input retracts what it joined. An
+// interval join pads a row only when its interval has closed, so its output
+// is append-only, as an inner join's over append-only inputs is.
+func (s *JoinSpec) Updating() bool {
+	return !s.Interval && !s.Lookup && s.Kind != Inner || s.Changes[0] || s.Changes[1]
+}
 
 // The output ports of a Join.
 const (
@@ -158,6 +168,7 @@ type joinSide struct {
 	padded  []bool             // a regular outer join emitted the row padded
 	dead    []bool             // an interval join's row whose interval has passed
 	size    []int32            // each row's bytes ('state.max-bytes')
+	kinds   []vector.RowKind   // each row's kind (JoinSpec.Changes; empty otherwise)
 	ndead   int
 }
 
@@ -245,6 +256,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if spec.Lookup && spec.Kind != Inner && spec.Kind != Left {
 		return nil, fmt.Errorf("join: a lookup join is INNER or LEFT (SPEC 2.7), not %s", spec.Kind)
 	}
+	if (spec.Changes[0] || spec.Changes[1]) && (spec.Interval || spec.Lookup) {
+		return nil, fmt.Errorf("join: an updating input needs a regular join, not an interval or lookup join (SPEC 2.8)")
+	}
 	if spec.TTL < 0 {
 		return nil, fmt.Errorf("join: a state TTL of %d ms (want 0 for none, or more)", spec.TTL)
 	}
@@ -295,6 +309,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 			t = v.I[i]
 		}
 		k, bytes := s.rows.Add(b, i)
+		if j.spec.Changes[port] {
+			s.kinds = append(s.kinds, b.KindAt(i))
+		}
 		s.matches = append(s.matches, 0)
 		s.padded = append(s.padded, false)
 		s.dead = append(s.dead, false)
@@ -383,6 +400,9 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		it := j.expiry.pop()
 		s, k := int(it.side), int(it.row)
 		sd := &j.side[s]
+		if k < 0 || sd.dead[k] { // (retracted before: JoinSpec.Changes)
+			continue
+		}
 		sd.dead[k] = true
 		sd.ndead++
 		if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
@@ -407,6 +427,9 @@ func (j *Join) expireProc(ctx context.Context) error {
 	for len(j.procExpiry) > 0 && j.procExpiry[0].t < now {
 		it := j.procExpiry.pop()
 		sd := &j.side[it.side]
+		if it.row < 0 || sd.dead[it.row] { // (retracted before: JoinSpec.Changes)
+			continue
+		}
 		sd.dead[it.row] = true
 		sd.ndead++
 		if err := j.acct.Grow(-int64(sd.size[it.row])); err != nil {
@@ -420,6 +443,9 @@ func (j *Join) expireProc(ctx context.Context) error {
 // side's rows of its key.
 func (j *Join) handle(ctx context.Context, s, k int) error {
 	sd, od := &j.side[s], &j.side[1-s]
+	if j.spec.Changes[s] && sd.kinds[k].Retracts() {
+		return j.retract(ctx, s, k)
+	}
 	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
 	if ok {
 		list := od.index[h]
@@ -450,7 +476,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			if s == 1 {
 				l, r = o, k
 			}
-			if err := j.emit(ctx, l, r, vector.Insert); err != nil {
+			if err := j.emit(ctx, l, r, j.addKind(s, k)); err != nil {
 				return err
 			}
 		}
@@ -571,9 +597,15 @@ func (j *Join) compact() error {
 				continue
 			}
 			sd.matches[to], sd.padded[to], sd.dead[to], sd.size[to] = sd.matches[k], sd.padded[k], false, sd.size[k]
+			if len(sd.kinds) > 0 {
+				sd.kinds[to] = sd.kinds[k]
+			}
 			n++
 		}
 		sd.matches, sd.padded, sd.dead, sd.size = sd.matches[:n], sd.padded[:n], sd.dead[:n], sd.size[:n]
+		if len(sd.kinds) > 0 {
+			sd.kinds = sd.kinds[:n]
+		}
 		sd.ndead = 0
 		for h, ks := range sd.index {
 			kept := ks[:0]
