@@ -148,6 +148,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// pass finds them, a second plans over the layouts that hold them.
 	sp.keyNodes = [2][]joinKeyNode{}
 	var rest []ast.ExprNode
+	var residualAt ast.ExprNode // (the first of an outer join's other ON terms)
 	for pass := 0; ; pass++ {
 		found := len(sp.keyNodes[0]) + len(sp.keyNodes[1])
 		if err := sp.joinScope(both); err != nil {
@@ -176,7 +177,21 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s.k = %s.k", both.Inputs[0].Name, both.Inputs[1].Name)
 	}
 	if both.Type != plan.InnerJoin && len(rest) > 0 {
-		return parser.Errorf(sp.pos(rest[0]), "a %s JOIN's ON may hold only key equalities and bounds on the two event times; move this condition into WHERE or into a subquery of one side", both.Type)
+		// an outer join's other ON terms decide which pairs join (a row
+		// whose pairs all fail them is padded), so they are the join's own
+		// (SPEC 2.7; Flink's join condition), not a filter after it
+		for _, c := range rest {
+			e, err := sp.sc.compile(c)
+			if err != nil {
+				return err
+			}
+			if e.Type != catalog.Boolean && e.Type != catalog.Unknown {
+				return parser.Errorf(sp.pos(c), "a join condition is BOOLEAN, and this is %s", e.Type)
+			}
+			both.Residual = append(both.Residual, e)
+		}
+		residualAt = rest[0]
+		rest = nil
 	}
 	for _, c := range rest {
 		if sp.consumed == nil || onConds[c] {
@@ -188,6 +203,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			if a, ok := sel.AsOf[tn]; ok {
 				if err := temporalJoin(both, a); err != nil {
 					return err
+				}
+				if len(both.Residual) > 0 {
+					return parser.Errorf(sp.pos(residualAt), "a temporal %s JOIN's ON may hold only the key equalities; move this condition into WHERE or into a subquery of one side", both.Type)
 				}
 			}
 		}
@@ -316,6 +334,18 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 	timeOf := func(e *plan.Expr) (side int, off int64, ok bool) {
 		if e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 			off, e = e.Param, e.Args[0]
+		} else if (e.Op == plan.OpAdd || e.Op == plan.OpSub) && e.Type == catalog.BigInt && e.Args[0].Op == plan.OpCol && e.Args[1].Const {
+			// a BIGINT time plus a constant: milliseconds (SPEC 2.7: INTERVAL
+			// arithmetic on any BIGINT column is in milliseconds)
+			v := plan.Constants().Fold(e.Args[1])
+			if v.Null {
+				return 0, 0, false
+			}
+			off = v.I
+			if e.Op == plan.OpSub {
+				off = -off
+			}
+			e = e.Args[0]
 		}
 		switch {
 		case e.Op != plan.OpCol:

@@ -73,6 +73,11 @@ type JoinSpec struct {
 	// regular outer join does not retract a padded row that expires (it has
 	// no partner for good).
 	TTL int64
+	// Residual, when set, reports whether row i of b (the output layout:
+	// the left columns, then the right ones) meets the rest of the join's
+	// condition (an outer join's other ON terms, SPEC 2.7): only such pairs
+	// join, and a row without one is padded.
+	Residual func(b *vector.Batch, i int) bool
 	// Changes is set for each input whose batches carry row kinds (SPEC 2.8,
 	// vector.Batch.Kinds; a regular join only): its -U and -D rows retract
 	// one equal row from the state and the joined rows it made, as Flink's
@@ -137,6 +142,7 @@ type Join struct {
 	seq        int64
 	emitted    int64 // the last watermark emitted (math.MinInt64: none)
 	count      JoinCounts
+	pairB      *vector.Batch // one candidate pair, for JoinSpec.Residual
 
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
@@ -276,6 +282,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	if spec.Updating() {
 		j.outB.Kinds = make([]vector.RowKind, vector.Cap)
+	}
+	if spec.Residual != nil {
+		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
 	return j, nil
 }
@@ -456,7 +465,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 				continue
 			}
 			kept = append(kept, int32(o))
-			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) {
+			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) || !j.holds(s, k, o) {
 				continue
 			}
 			if od.padded[o] && od.matches[o] == 0 { // (a regular outer join)
@@ -550,6 +559,24 @@ func (j *Join) fits(s, k, o int) bool {
 	lt := j.side[0].rows.Int(l, j.spec.Time[0])
 	rt := j.side[1].rows.Int(r, j.spec.Time[1])
 	return lt >= satAdd(rt, j.spec.Lo) && lt <= satAdd(rt, j.spec.Hi)
+}
+
+// holds reports whether row k of side s and row o of the other side meet
+// JoinSpec.Residual (always true without one).
+func (j *Join) holds(s, k, o int) bool {
+	if j.spec.Residual == nil {
+		return true
+	}
+	l, r := k, o
+	if s == 1 {
+		l, r = o, k
+	}
+	b := j.pairB
+	b.Reset()
+	j.side[0].rows.CopyTo(b, 0, 0, l)
+	j.side[1].rows.CopyTo(b, 0, len(j.spec.Types[0]), r)
+	b.N = 1
+	return j.spec.Residual(b, 0)
 }
 
 // emit writes the pair (left row l, right row r) with kind to the output;

@@ -64,7 +64,7 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 	}
 	for _, o := range od.index[h] {
 		o := int(o)
-		if od.dead[o] || !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) {
+		if od.dead[o] || !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.holds(s, k, o) {
 			continue
 		}
 		l, r := k, o

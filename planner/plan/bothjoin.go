@@ -98,6 +98,12 @@ type BothJoin struct {
 	// KeepVersions is set for a temporal join whose versioned side's -D
 	// rows are halves of updates (Derived.KeepsKeys): they end no version.
 	KeepVersions bool
+	// Residual are an outer join's ON terms other than its key equalities
+	// and time bounds, BOOLEAN, over the joined layout (JoinedStream): a pair
+	// joins only when each is TRUE, and a row none of whose pairs does is
+	// padded (SPEC 2.7; Flink's join condition). An INNER join filters its
+	// rows by such terms after the join instead.
+	Residual []*Expr
 	// Changes is set for each input that is updating (SPEC 2.8: a derived
 	// relation whose rows carry kinds): the join is then a regular one, its
 	// input's -U and -D rows retract the joined rows their +I/+U made (Flink's
@@ -186,6 +192,13 @@ func (j *BothJoin) describe() (string, []string) {
 	}
 	if j.Why != "" {
 		d = append(d, "not an interval join: "+j.Why)
+	}
+	if len(j.Residual) > 0 {
+		var terms []string
+		for _, e := range j.Residual {
+			terms = append(terms, e.Text)
+		}
+		d = append(d, "pairs join only when also: "+strings.Join(terms, " AND "))
 	}
 	switch {
 	case j.Temporal:
