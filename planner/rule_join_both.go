@@ -204,7 +204,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 				if err := temporalJoin(both, a); err != nil {
 					return err
 				}
-				if len(both.Residual) > 0 {
+				if both.Temporal && len(both.Residual) > 0 {
 					return parser.Errorf(sp.pos(residualAt), "a temporal %s JOIN's ON may hold only the key equalities; move this condition into WHERE or into a subquery of one side", both.Type)
 				}
 			}
@@ -258,6 +258,27 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	return nil
 }
 
+// procTimeJoin plans JOIN r FOR SYSTEM_TIME AS OF l.p where p is a
+// PROCTIME() column of the left side (Flink's processing-time temporal
+// join, its lookup join's syntax): each left row joins r as it is when the
+// row is processed. Against a bounded r (a file, values) that is SPEC 2.7's
+// lookup join: r is read whole first, and every left row sees all of it.
+// It returns a planning error for other join types, time bounds, or an
+// unbounded r, saying what to write.
+func procTimeJoin(both *plan.BothJoin, a parser.AsOf) error {
+	r := &both.Inputs[1]
+	switch {
+	case both.Type != plan.InnerJoin && both.Type != plan.LeftJoin:
+		return parser.Errorf(a.Pos, "a temporal join is INNER or LEFT (SPEC 2.7, as Flink's), not %s", both.Type)
+	case both.Interval:
+		return parser.Errorf(a.Pos, "a temporal join's condition holds the key equalities only: drop the bounds on the event times")
+	case !r.Stream.Bounded():
+		return parser.Errorf(a.Pos, "a processing-time temporal join (FOR SYSTEM_TIME AS OF a PROCTIME() column) reads its right side whole first, and %s is unbounded: join a bounded one (a file), or join by event time (FOR SYSTEM_TIME AS OF the left side's WATERMARK FOR column, SPEC 2.7)", r.Stream.Name)
+	}
+	both.Why = "" // (a lookup join: ruleJoinBoth marks it, r being bounded)
+	return nil
+}
+
 // temporalJoin makes both an event-time temporal join (SPEC 2.7's table:
 // JOIN r FOR SYSTEM_TIME AS OF l.t, Flink's syntax; a the clause): INNER or
 // LEFT, the AS OF column the left side's event time, the right side with
@@ -265,6 +286,16 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 // returns a planning error at the clause that says what to write otherwise.
 func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	l, r := &both.Inputs[0], &both.Inputs[1]
+	if q, col, ok := strings.Cut(a.Col, "."); !ok || strings.EqualFold(q, l.Name) {
+		if !ok {
+			col = a.Col
+		}
+		for c, sc := range l.Stream.Columns {
+			if strings.EqualFold(sc.Name, col) && plan.IsProcTime(l.Stream, c) {
+				return procTimeJoin(both, a)
+			}
+		}
+	}
 	switch {
 	case both.Type != plan.InnerJoin && both.Type != plan.LeftJoin:
 		return parser.Errorf(a.Pos, "a temporal join is INNER or LEFT (SPEC 2.7, as Flink's), not %s", both.Type)
