@@ -52,7 +52,7 @@ type kafkaSink struct {
 
 	// upsert: an upsert-kafka sink (SPEC 2.8, upsertkafka.go) writes the
 	// columns valIdx (valCols) as the value, a delete as a tombstone
-	upsert  bool
+	upsert bool
 	// pendingUB holds the encoded key of a -U whose +U has not come (an
 	// upsert sink, WriteKind), hasUB whether there is one: a -U followed by
 	// the +U of its key is an update (the +U replaces the row), a -U alone
@@ -60,9 +60,9 @@ type kafkaSink struct {
 	// delete.
 	pendingUB []byte
 	hasUB     bool
-	valIdx  []int
-	valCols []catalog.Column
-	valVals []*vector.Vec
+	valIdx    []int
+	valCols   []catalog.Column
+	valVals   []*vector.Vec
 
 	tx *kafkaTxn // exactly-once: the job's transactional producer, shared
 
