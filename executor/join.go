@@ -217,4 +217,3 @@ func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, ks *key
 		progress()
 	}
 }
-
