@@ -17,10 +17,10 @@ import (
 type chain struct {
 	timed  bool         // chainOpts.timed
 	head   Operator     // where the source driver pushes: the assigner's wrapper
-	route  Operator     // the first operator after the assigner, a join's mark or the router (the event-time join pushes its released rows here)
+	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
 	router *router      // the router
-	marks  []*markJoin  // the branches' joins, in branch order, before the router
+	marks  []*markJoin  // the branches' joins, in branch order: the router's gates
 	limit  *limitOp     // the main query's LIMIT, for where it ended the job (endedAt)
 	rank   *rankOp      // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
 	sink   *sinkOp      // the last operator, which counts the rows of each branch and output (Analysis)
@@ -46,10 +46,9 @@ type chainOpts struct {
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
-// assigner, one mark operator per branch join (markJoin, over its build
-// state in joins, which holds every branch with a join when joins is not
-// nil), the router over the job's branches, the operators of opts, the main
-// query's LIMIT, the projections, and sink.
+// assigner, the router over the job's branches (each branch's join a MARK
+// join, markJoin, over its build state in joins, as the branch's gate), the
+// operators of opts, the main query's LIMIT, the projections, and sink.
 func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts chainOpts) *chain {
 	c := &chain{timed: opts.timed}
 	var ops []*instrumented
@@ -104,10 +103,11 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	var gates []routeGate
 	if len(joins) > 0 {
 		for _, b := range job.AllBranches() {
-			g := routeGate{col: -1}
+			var g routeGate
 			if ks := joins[b]; ks != nil {
-				g = routeGate{col: len(job.BatchTypes) + len(c.marks), anti: b.Join.Mode == plan.Anti, stopNull: b.Join.EventTime()}
-				c.marks = append(c.marks, newMarkJoin(b.Join, ks, g.col))
+				m := newMarkJoin(b.Join, ks)
+				g = routeGate{pred: m, anti: b.Join.Mode == plan.Anti, stopNull: b.Join.EventTime()}
+				c.marks = append(c.marks, m)
 			}
 			gates = append(gates, g)
 		}
@@ -116,11 +116,6 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	c.router.flow = c.sink.parts[nb:] // (counted with the sink's parts)
 	c.router.down = &Emitter{next: next}
 	add(c.router, "router", c.router.down)
-	for k := len(c.marks) - 1; k >= 0; k-- {
-		m := c.marks[k]
-		m.down.next = next
-		add(m, joinName(m.j)+" (mark)", m.down)
-	}
 	c.route = next
 	c.assign = newWatermarker(job)
 	c.assign.partitionBy(opts.src)

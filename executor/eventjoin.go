@@ -283,7 +283,7 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 	// aggregates the joined rows routes nothing more.
 	drain := func(cause error) error {
 		// (not with an aggregate behind the join: a released row's stamp may
-		// fire a window that an undecided row would have joined)
+		// fire a window that a row not yet decided would have joined)
 		if next != nil || handBack || agg != nil || len(hold.held) == 0 { // (next: a group source, replayed)
 			return cause
 		}

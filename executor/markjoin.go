@@ -1,37 +1,41 @@
 package executor
 
 import (
-	"context"
-
 	"streamql/catalog"
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
 
-// markJoin is one branch's semi or anti join (SPEC 2.2) as an operator of the
-// probe chain, in front of the router: DuckDB's MARK join. For each live row
-// of a batch it writes the row's mark, "has a partner", into a BOOLEAN column
-// it adds to the batch (markCol), and pushes the batch on with that column; it
-// keeps no rows. The router then takes the join's branch by that column alone
-// (routeGate): SEMI passes a row whose mark is TRUE, ANTI one whose mark is
-// FALSE, so first-match routing stays plain predicate evaluation (SPEC 2.1:
-// NULL is not matched).
+// markJoin is one branch's semi or anti join (SPEC 2.2) as DuckDB's MARK
+// join: for the rows offered to it it computes each row's mark, "has a
+// partner", a three-valued BOOLEAN; it keeps no rows. The router holds it as
+// its branch's gate (routeGate), a predicate like its WHERE: SEMI passes a
+// row whose mark is TRUE, ANTI one whose mark is FALSE, so first-match
+// routing stays plain predicate evaluation (SPEC 2.1: NULL is not matched)
+// and the router knows nothing of joins.
+//
+// It is evaluated by the router, over the rows offered to its branch (those
+// no branch before took), not by an operator of its own before the router
+// over every row: the join's key and condition expressions must see the
+// offered rows only, as a WHERE does, since what they do is observable (the
+// NULLs a zero divisor gives, counted by EXPLAIN ANALYZE; a failing
+// user-defined function's row on the errors output, SPEC 2.10).
 //
 // The mark is TRUE when the row's probe condition holds and a build key
 // equals its key (with the event-time strategy: a build key that came with
 // an event time <= the row's, SPEC 2.2); FALSE otherwise. NOT IN
 // (plan.Join.NullAware) keeps SQL's three-valued IN: against an empty build
-// side, or a row whose probe condition does not hold, the mark is FALSE; a
-// matching key is TRUE; otherwise a NULL probe key, or any NULL build key,
-// makes it NULL (so NOT IN does not pass the row).
+// side, or for a row whose probe condition does not hold, the mark is FALSE;
+// a matching key is TRUE; otherwise a NULL probe key, or any NULL build key,
+// makes it NULL (so NOT IN does not pass the row either).
 //
 // The bounded strategy decides at once: its build side was read whole
 // before the first probe row (runJob). With the event-time strategy the held
-// driver (eventjoin.go) pushes only rows every build watermark has passed,
+// driver (eventjoin.go) routes only rows every build watermark has passed,
 // except when a stopped job drains what it holds (drain): a row whose build
 // watermark has not passed it yet then gets a NULL mark, and the router's
-// gate for an event-time join stops such a row (routeGate.stopNull).
+// gate of an event-time join stops such a row (routeGate.stopNull).
 type markJoin struct {
 	j    *plan.Join
 	ks   *keySet
@@ -39,47 +43,21 @@ type markJoin struct {
 	pf   *expr.Kernel   // the probe filter, nil when none
 	vecs []*vector.Vec
 	key  []byte
-	col  int         // the batch column the mark goes to: len(job.BatchTypes) + the join's index
-	mark *vector.Vec // that column
-	view vector.Batch
-	down *Emitter
+	mark *vector.Vec // the marks of the last rows evaluated, at their batch indexes
 	// drain: rows the build watermark has not passed get a NULL mark
 	// (holdAndRoute's drain); event-time joins only
 	drain bool
 }
 
-// newMarkJoin returns the mark operator of join j over the build state ks,
-// writing its mark into batch column col.
-func newMarkJoin(j *plan.Join, ks *keySet, col int) *markJoin {
-	return &markJoin{j: j, ks: ks, col: col, vecs: make([]*vector.Vec, len(j.ProbeKeys)), mark: vector.NewVec(catalog.Boolean),
-		keys: expr.CompileAll(j.ProbeKeys), pf: expr.Compile(j.ProbeFilter), down: &Emitter{}}
+// newMarkJoin returns the mark join of j over the build state ks.
+func newMarkJoin(j *plan.Join, ks *keySet) *markJoin {
+	return &markJoin{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), mark: vector.NewVec(catalog.Boolean),
+		keys: expr.CompileAll(j.ProbeKeys), pf: expr.Compile(j.ProbeFilter)}
 }
 
-// Push implements Operator: mark r's live rows and push r on, its input batch
-// seen with the mark column added (the caller's batch is not changed).
-func (m *markJoin) Push(ctx context.Context, port Port, r *Routed) error {
-	b := r.In
-	m.marks(b, r.Sel)
-	cols := append(m.view.Cols[:0], b.Cols[:m.col]...)
-	m.view = *b
-	m.view.Cols = append(cols, m.mark)
-	r.In = &m.view
-	err := m.down.Push(ctx, port, r)
-	r.In = b
-	return err
-}
-
-// Watermark implements Operator: events pass on.
-func (m *markJoin) Watermark(ctx context.Context, wm Watermark) error {
-	return m.down.Watermark(ctx, wm)
-}
-
-// Finish implements Operator.
-func (m *markJoin) Finish(ctx context.Context) error { return m.down.Finish(ctx) }
-
-// marks writes the mark of each row i in sel of b into m.mark at i, by the
-// rules of markJoin.
-func (m *markJoin) marks(b *vector.Batch, sel []int32) {
+// Eval returns the marks of the rows sel of b, by the rules of markJoin: row
+// i's at index i of a vector valid until the next call (as a kernel's).
+func (m *markJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
 	j := m.j
 	et := j.EventTime()
 	if et {
@@ -113,15 +91,20 @@ func (m *markJoin) marks(b *vector.Batch, sel []int32) {
 			mn[i] = true // its partner may still come
 		}
 	}
+	return m.mark
 }
 
-// routeGate is what the router reads of a branch's join (markJoin): the mark
-// column col of the batch, -1 for a branch without a join. A row passes the
-// gate when its mark is TRUE (SEMI) or FALSE (anti: the mark negated); a NULL
-// mark does not pass, and with stopNull (an event-time join) the row goes to
-// no branch at all, this one or a later one: its join is not decided yet.
+// routeGate is a branch's gate, the first of its predicates, before its
+// WHERE: a BOOLEAN predicate over the rows offered to the branch (a join's
+// markJoin), nil for a branch without one. A row passes the gate when the
+// predicate is TRUE, or FALSE with anti (ANTI JOIN, NOT EXISTS, NOT IN: the
+// mark negated); a NULL does not pass, and with stopNull (an event-time
+// join) the row goes to no branch at all, this one or a later one: its join
+// is not decided yet. The WHERE sees the rows that passed the gate only.
 type routeGate struct {
-	col      int
+	pred interface {
+		Eval(*vector.Batch, []int32) *vector.Vec
+	}
 	anti     bool
 	stopNull bool
 }

@@ -587,8 +587,7 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 }
 
 // router is the process operator (SPEC 2.1): first-match routing over ordered
-// branches, each branch's gate (its join's mark column, written by the
-// markJoin operators before the router) and WHERE. It pushes its own Routed, whose
+// branches, each branch's gate (its join's MARK, markJoin) and WHERE. It pushes its own Routed, whose
 // parts select the input rows; the LIMIT (limitOp) and the projections
 // (projectOp) come after it.
 type router struct {
@@ -597,7 +596,7 @@ type router struct {
 	taken    [][]int32
 	rest     [2][]int32
 	out      Routed
-	gates    []routeGate // per branch: its join's mark column (markJoin), col -1 without a join
+	gates    []routeGate // per branch: its gate (a join's markJoin), the zero gate for none
 	cand     []int32
 	down     *Emitter
 	where    []*expr.Kernel // per branch, nil for none
@@ -613,9 +612,6 @@ func newRouter(job *plan.Job, gates []routeGate) *router {
 	r.gates = gates
 	if r.gates == nil {
 		r.gates = make([]routeGate, len(r.branches))
-		for k := range r.gates {
-			r.gates[k].col = -1
-		}
 	}
 	r.cand = make([]int32, 0, vector.Cap)
 	for _, b := range r.branches {
@@ -668,11 +664,11 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 	spare := r.rest[1]
 	for k, br := range r.branches {
 		taken := r.taken[k][:0]
-		var gate *vector.Vec // the branch's join mark (markJoin), nil without a join
+		var gate *vector.Vec // the branch's gate's values (a join's marks), nil without a gate
 		g := r.gates[k]
 		cand := rest
-		if g.col >= 0 {
-			gate = b.Cols[g.col]
+		if g.pred != nil {
+			gate = g.pred.Eval(b, rest)
 			if g.stopNull { // a row whose join is not decided yet goes nowhere
 				kept := rest[:0]
 				for _, i := range rest {
