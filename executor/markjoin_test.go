@@ -38,7 +38,7 @@ type markBranch struct {
 
 func tv(b bool) *bool { return &b }
 
-// eq is SQL's = of two DOUBLEs: NULL when either is NULL; NaN equals nothing
+// eqF is SQL's = of two DOUBLEs: NULL when either is NULL; NaN equals nothing
 // (SPEC 2); -0 = 0.
 func eqF(a, b *float64) *bool {
 	if a == nil || b == nil {
@@ -54,9 +54,9 @@ func eqI(a, b *int64) *bool {
 	return tv(*a == *b)
 }
 
-// in is SQL's a IN (values): TRUE when one equals a, else NULL when one
+// sqlIn is SQL's a IN (values): TRUE when one equals a, else NULL when one
 // comparison is NULL, else FALSE.
-func in(cmp []*bool) *bool {
+func sqlIn(cmp []*bool) *bool {
 	null := false
 	for _, c := range cmp {
 		if c == nil {
@@ -71,14 +71,14 @@ func in(cmp []*bool) *bool {
 	return tv(false)
 }
 
-func not(b *bool) *bool {
+func sqlNot(b *bool) *bool {
 	if b == nil {
 		return nil
 	}
 	return tv(!*b)
 }
 
-func and(a, b *bool) *bool {
+func sqlAnd(a, b *bool) *bool {
 	if (a != nil && !*a) || (b != nil && !*b) {
 		return tv(false)
 	}
@@ -88,9 +88,9 @@ func and(a, b *bool) *bool {
 	return tv(true)
 }
 
-// exists is EXISTS (SELECT 1 FROM r WHERE cond(r row)): TRUE when cond is
+// sqlExists is EXISTS (SELECT 1 FROM r WHERE cond(r row)): TRUE when cond is
 // TRUE for a row, else FALSE.
-func exists(r []markBuild, cond func(markBuild) *bool) *bool {
+func sqlExists(r []markBuild, cond func(markBuild) *bool) *bool {
 	for _, b := range r {
 		if c := cond(b); c != nil && *c {
 			return tv(true)
@@ -99,47 +99,42 @@ func exists(r []markBuild, cond func(markBuild) *bool) *bool {
 	return tv(false)
 }
 
+// compare returns eq of each row of r that where keeps (nil: every row),
+// the comparisons of an IN (subquery).
+func compare(r []markBuild, where func(markBuild) bool, eq func(markBuild) *bool) []*bool {
+	var cmp []*bool
+	for _, b := range r {
+		if where == nil || where(b) {
+			cmp = append(cmp, eq(b))
+		}
+	}
+	return cmp
+}
+
 var markBranches = []markBranch{
 	{"k IN (SELECT k FROM r)", func(l markRow, r []markBuild) *bool {
-		var cmp []*bool
-		for _, b := range r {
-			cmp = append(cmp, eqI(l.k, b.k))
-		}
-		return in(cmp)
+		return sqlIn(compare(r, nil, func(b markBuild) *bool { return eqI(l.k, b.k) }))
 	}},
 	{"k NOT IN (SELECT k FROM r)", func(l markRow, r []markBuild) *bool {
-		var cmp []*bool
-		for _, b := range r {
-			cmp = append(cmp, eqI(l.k, b.k))
-		}
-		return not(in(cmp))
+		return sqlNot(sqlIn(compare(r, nil, func(b markBuild) *bool { return eqI(l.k, b.k) })))
 	}},
 	{"x NOT IN (SELECT d FROM r WHERE k > 1)", func(l markRow, r []markBuild) *bool {
-		var cmp []*bool
-		for _, b := range r {
-			if b.k != nil && *b.k > 1 {
-				cmp = append(cmp, eqF(l.x, b.d))
-			}
-		}
-		return not(in(cmp))
+		above1 := func(b markBuild) bool { return b.k != nil && *b.k > 1 }
+		return sqlNot(sqlIn(compare(r, above1, func(b markBuild) *bool { return eqF(l.x, b.d) })))
 	}},
 	{"x IN (SELECT d FROM r)", func(l markRow, r []markBuild) *bool {
-		var cmp []*bool
-		for _, b := range r {
-			cmp = append(cmp, eqF(l.x, b.d))
-		}
-		return in(cmp)
+		return sqlIn(compare(r, nil, func(b markBuild) *bool { return eqF(l.x, b.d) }))
 	}},
 	{"EXISTS (SELECT 1 FROM r WHERE r.k = l.k AND l.c)", func(l markRow, r []markBuild) *bool {
-		return exists(r, func(b markBuild) *bool { return and(eqI(b.k, l.k), l.c) })
+		return sqlExists(r, func(b markBuild) *bool { return sqlAnd(eqI(b.k, l.k), l.c) })
 	}},
 	{"NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k AND r.d > 0)", func(l markRow, r []markBuild) *bool {
-		return not(exists(r, func(b markBuild) *bool {
+		return sqlNot(sqlExists(r, func(b markBuild) *bool {
 			var pos *bool
 			if b.d != nil {
 				pos = tv(*b.d > 0)
 			}
-			return and(eqI(b.k, l.k), pos)
+			return sqlAnd(eqI(b.k, l.k), pos)
 		}))
 	}},
 	{"x > 0", func(l markRow, _ []markBuild) *bool {
