@@ -72,23 +72,30 @@ func (m *markJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
 		pf = m.pf.Eval(b, sel)
 	}
 	mb, mn := m.mark.B, m.mark.Null
+	keys, types, key := m.ks.keys, j.KeyTypes, m.key
+	nullAware := j.NullAware && m.ks.rows > 0 // (against an empty build side the mark is FALSE)
 	for _, i := range sel {
 		var ok, null, match bool
-		m.key, ok, null = appendKey(m.key[:0], j.KeyTypes, m.vecs, int(i))
+		key, ok, null = appendKey(key[:0], types, m.vecs, int(i))
 		if ok {
 			var t int64
-			t, match = m.ks.keys[string(m.key)]
+			t, match = keys[string(key)]
 			if match && et {
 				match = t <= b.Cols[j.ProbeTime].I[i]
 			}
 		}
 		cond := pf == nil || (pf.B[i] && !pf.Null[i])
 		mb[i], mn[i] = cond && match, false
-		if j.NullAware && m.ks.rows > 0 && cond && !match && (null || m.ks.hasNull) {
+		if nullAware && cond && !match && (null || m.ks.hasNull) {
 			mn[i] = true // x NOT IN (…, NULL, …) is NULL (SPEC 2.2)
 		}
-		if m.drain && !m.ks.ended && (!m.ks.wmSet || b.Cols[j.ProbeTime].I[i] >= m.ks.wm) {
-			mn[i] = true // its partner may still come
+	}
+	m.key = key
+	if m.drain && !m.ks.ended {
+		for _, i := range sel {
+			if !m.ks.wmSet || b.Cols[j.ProbeTime].I[i] >= m.ks.wm {
+				mn[i] = true // its partner may still come
+			}
 		}
 	}
 	return m.mark
