@@ -87,7 +87,7 @@ func (s *Stream) Updating() string {
 	if s.Connector != nil && s.Connector.Upserts {
 		return "connector '" + s.Connector.Name + "'"
 	}
-	if f := LookupFormat(s.Options["format"]); f != nil && f.Changelog {
+	if f := LookupFormat(s.Shared().Format); f != nil && f.Changelog {
 		return "format '" + f.Name + "'"
 	}
 	return ""
@@ -105,7 +105,7 @@ func (s *Stream) TakesChanges() bool {
 	if s.OpColumn() {
 		return true
 	}
-	f := LookupFormat(s.Options["format"])
+	f := LookupFormat(s.Shared().Format)
 	return f != nil && f.Changelog && f.Writes
 }
 
@@ -119,7 +119,7 @@ func (s *Stream) OpColumn() bool {
 	if s.Connector == nil || !s.Connector.OpColumn || len(s.Columns) < 2 {
 		return false
 	}
-	if f := s.Options["format"]; f != "csv" && f != "json" {
+	if f := s.Shared().Format; f != "csv" && f != "json" {
 		return false
 	}
 	c := s.Columns[0]

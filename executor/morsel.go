@@ -194,7 +194,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 		for b, pr := range probers {
 			own[b] = newProber(pr.j, pr.ks) // the build side is read whole: probing only reads it
 		}
-		w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Options["errors.side"])}
+		w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
 		w.c = buildChain(job, own, w.sink, chainOpts{src: src, timed: p.c.timed})
 		ws[i] = w
 	}

@@ -57,12 +57,24 @@ func init() {
 		Bounded: func(o map[string]string) bool {
 			return o["scan.bounded.mode"] != "" && o["scan.bounded.mode"] != "unbounded"
 		},
-		Validate: checkKafka,
+		Validate:    checkKafka,
+		Configure:   configureKafka,
+		Partitioned: true,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenKafka(ctx, st, env)
 	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error) {
 		return OpenKafkaSink(ctx, st, env)
 	}})
+}
+
+// configureKafka is the ConnectorSpec.Configure of 'kafka' and
+// 'upsert-kafka': their options as a *catalog.KafkaConfig.
+func configureKafka(st *catalog.Stream, sh catalog.SharedConfig) (catalog.Config, error) {
+	o := st.Options
+	return &catalog.KafkaConfig{SharedConfig: sh, Topic: o["topic"], Servers: o["properties.bootstrap.servers"],
+		GroupID: o["properties.group.id"], StartupMode: o["scan.startup.mode"], BoundedMode: o["scan.bounded.mode"],
+		KeyFields: o["key.fields"], KeyFormat: o["key.format"], ValueFormat: o["value.format"],
+		DeliveryGuarantee: o["sink.delivery-guarantee"]}, nil
 }
 
 // checkKafka checks a kafka stream's options beyond their kinds (SPEC 1, 2.5):

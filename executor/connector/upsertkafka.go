@@ -34,7 +34,8 @@ var upsertFormats = []string{"csv", "json"}
 func init() {
 	Register(&catalog.ConnectorSpec{
 		Name: "upsert-kafka", Doc: "reads or writes a Kafka topic as upserts keyed by the PRIMARY KEY (SPEC 2.8); unbounded unless 'scan.bounded.mode' = 'latest-offset'",
-		Upserts: true,
+		Upserts:   true,
+		Configure: configureKafka,
 		Options: []catalog.OptionSpec{
 			{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
 			{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},
@@ -121,6 +122,7 @@ func asKafka(st *catalog.Stream) *catalog.Stream {
 	for _, k := range []string{"value.format", "key.fields-prefix", "value.fields-include"} {
 		delete(o, k)
 	}
+	_ = ks.Configure() // (its options were checked: st's)
 	return &ks
 }
 
