@@ -6,8 +6,10 @@
 // catalog.ConnectorSpec (options, bounded rule, checks, capabilities) and its
 // Driver (the source opener; for values, the inserter), held in the spec's
 // Source. executor.Env.Open looks the Driver up from the stream's spec; nothing
-// outside this package switches on a connector's name (registry_test.go checks
-// it). What a connector keeps across a session's jobs (the shared stdin, a values
+// outside this package switches on a connector's name or reads a stream's
+// option strings (registry_test.go checks both): a spec's Configure parses the
+// options into the stream's typed catalog.Config when it is declared
+// (configureFile, configureKafka), and the engine reads that. What a connector keeps across a session's jobs (the shared stdin, a values
 // stream's rows) lives in the session's State under a key of its own.
 //
 // Live sources (stdin, socket, a followed file, a paced datagen) return
