@@ -17,9 +17,10 @@ import (
 // spec's fields (KnownSize, TakesInsert, ReadsStdin, Validate, Source) instead.
 func TestConnectorNamesOnlyHere(t *testing.T) {
 	names := catalog.ConnectorNames()
-	if strings.Join(names, ",") != "datagen,file,go,kafka,nexmark,socket,stdin,upsert-kafka,values" {
+	if strings.Join(names, ",") != "datagen,file,go,nexmark,socket,stdin,values" {
 		t.Fatalf("registered connectors %v", names)
 	}
+	names = append(names, "kafka", "upsert-kafka") // (kafka/, which registers them, imports this package)
 	alt := strings.Join(names, "|")
 	// x == "file", "file" != x, case "file":, case "a", "file":
 	cmp := regexp.MustCompile(`(==|!=)\s*"(` + alt + `)"|"(` + alt + `)"\s*(==|!=)|\bcase\s+("[^"]*",\s*)*"(` + alt + `)"`)
