@@ -48,7 +48,8 @@ func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
 			return e
 		}
 	}
-	e := &StreamErrors{Stream: st.Name, Policy: st.Options["errors"], Side: st.Options["errors.side"], DeadLetter: st.Options["errors.stream"]}
+	c := st.Shared()
+	e := &StreamErrors{Stream: st.Name, Policy: c.Errors, Side: c.ErrorsSide, DeadLetter: c.ErrorsStream}
 	s.Streams = append(s.Streams, e)
 	return e
 }
@@ -349,7 +350,7 @@ func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, joins
 	if p.c.assign.max != nil {
 		p.c.assign.max.es = p.es
 	}
-	p.in = newStep(job.Stream.Options["errors.side"])
+	p.in = newStep(job.Stream.Shared().ErrorsSide)
 	p.rows = &stats.Rows
 }
 
@@ -625,7 +626,7 @@ func newRouter(job *plan.Job, gates []routeGate) *router {
 	r.rest[0] = make([]int32, 0, vector.Cap)
 	r.rest[1] = make([]int32, 0, vector.Cap)
 	r.out.Dest = make([]int16, vector.Cap)
-	r.out.ErrorSide = job.Stream.Options["errors.side"]
+	r.out.ErrorSide = job.Stream.Shared().ErrorsSide
 	return r
 }
 

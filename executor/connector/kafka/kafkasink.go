@@ -1,9 +1,10 @@
-package connector
+package kafka
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"streamql/executor/connector"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,7 +80,7 @@ type kafkaSink struct {
 // OpenKafkaSink opens st as a Kafka sink (SPEC 2.5) for one job: it checks
 // that the topic exists and starts the producer (transactional for
 // 'exactly-once'). Errors name the stream, the topic and the brokers.
-func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error) {
+func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.SinkWriter, error) {
 	o, err := kafkaClientOpts(st.Options)
 	if err != nil {
 		return nil, fmt.Errorf("sink stream %s: %v", st.Name, err)
