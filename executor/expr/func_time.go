@@ -429,3 +429,52 @@ func floorTime(ms int64, unit string) (int64, bool) {
 	}
 	return time.Date(t.Year(), m, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), true
 }
+
+// msPerDay is a day in milliseconds.
+const msPerDay = 86400000
+
+// prepCurrentDate is CURRENT_DATE: today (UTC, SPEC 1 has no time zone) at
+// midnight, read per row as Flink reads it in a stream (SPEC 1 has no DATE:
+// a date is its midnight).
+func prepCurrentDate([]Arg, catalog.Type) (RowFunc, error) {
+	return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
+		out.I[i] = floorDiv(time.Now().UnixMilli(), msPerDay) * msPerDay
+		return true
+	}, nil
+}
+
+// prepCurrentTime is CURRENT_TIME and LOCALTIME: the time of day (UTC) in
+// whole seconds (Flink's TIME(0)), on 1970-01-01 (SPEC 1 has no TIME: a time
+// is a TIMESTAMP on that day, as TIME '...' literals are).
+func prepCurrentTime([]Arg, catalog.Type) (RowFunc, error) {
+	return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
+		ms := time.Now().UnixMilli()
+		out.I[i] = (ms - floorDiv(ms, msPerDay)*msPerDay) / 1000 * 1000
+		return true
+	}, nil
+}
+
+// dateFormatDefault is TO_DATE's format without one (Flink's 'yyyy-MM-dd').
+var dateFormatDefault = mustFormat("yyyy-MM-dd")
+
+// prepToDate is TO_DATE(s[, fmt]) (Flink's DateTimeUtils.parseDate): s read
+// by fmt ('yyyy-MM-dd' by default), its day's midnight; NULL when it does
+// not match.
+func prepToDate(args []Arg, _ catalog.Type) (RowFunc, error) {
+	fmtOf := func([]*vector.Vec, int) *dateFormat { return dateFormatDefault }
+	if len(args) == 2 {
+		var err error
+		if fmtOf, err = formatArg(args, 1); err != nil {
+			return nil, err
+		}
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		f := fmtOf(a, i)
+		if f == nil {
+			return false
+		}
+		ms, ok := f.parse(a[0].S[i])
+		out.I[i] = floorDiv(ms, msPerDay) * msPerDay
+		return ok
+	}, nil
+}

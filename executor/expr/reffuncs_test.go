@@ -49,6 +49,9 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 	if v, ok := refNestedFunc(fn, vs, ts, t); ok {
 		return v
 	}
+	if v, ok := refMoreFunc(fn, vs, ts, t); ok {
+		return v
+	}
 	switch fn {
 	case "NULLIF":
 		if vs[0].null || (!vs[1].null && refEquals(t, vs[0], vs[1])) {
