@@ -546,7 +546,7 @@ func unhex(c byte) byte {
 
 // prepSplit is SPLIT(s, delim) (Flink's SplitFunction): s cut at each delim
 // as Commons' splitByWholeSeparatorPreserveAllTokens cuts (empty parts kept,
-// [] for ”), or into its code points when delim is ”; an ARRAY<VARCHAR>
+// [] for empty text), or into its code points when delim is empty; an ARRAY<VARCHAR>
 // whose elements go to out's child vector.
 func prepSplit([]Arg, catalog.Type) (RowFunc, error) {
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
@@ -602,7 +602,7 @@ func prepOverlay(args []Arg, _ catalog.Type) (RowFunc, error) {
 }
 
 // prepIsAlpha, prepIsDigit and prepIsDecimal are IS_ALPHA, IS_DIGIT and
-// IS_DECIMAL (Flink's SqlFunctionUtils): FALSE for NULL and for ”.
+// IS_DECIMAL (Flink's SqlFunctionUtils): FALSE for NULL and for empty text.
 // IS_ALPHA and IS_DIGIT test every code point (Java's Character.isLetter,
 // isDigit); IS_DECIMAL whether s reads as a number (isDecimalText).
 func prepIsAlpha([]Arg, catalog.Type) (RowFunc, error) { return prepIsText(allRunes(unicode.IsLetter)) }
