@@ -66,8 +66,7 @@ func (sc *scope) unknownFunction(n *ast.FuncCallExpr) error {
 // notYet are Flink functions that streamql does not have yet, with what to
 // use instead.
 var notYet = map[string]string{
-	"PRINTF":     "CONCAT, CAST and LPAD/RPAD build formatted text",
-	"CONVERT_TZ": "streamql has no time zones (SPEC 1: timestamps are UTC); TIMESTAMPADD(HOUR, n, ts) shifts a timestamp",
+	"PRINTF": "CONCAT, CAST and LPAD/RPAD build formatted text",
 }
 
 // takesNested are the table functions (lower case) whose ANY arguments may

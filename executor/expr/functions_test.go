@@ -181,6 +181,13 @@ var flinkExamples = map[string][]flinkCase{
 	// SPEC 1 has no DATE or TIME: CURRENT_DATE is today's midnight, CURRENT_TIME a TIMESTAMP on 1970-01-01 (whole seconds: Flink's TIME(0))
 	"CURRENT_DATE": {{"CURRENT_DATE > DATE '2020-01-01'", "true"}, {"CURRENT_DATE = FLOOR(NOW() TO DAY) OR CURRENT_DATE = FLOOR(NOW() TO DAY) - INTERVAL '1' DAY", "true"}},
 	"CURRENT_TIME": {{"CURRENT_TIME < TIMESTAMP '1970-01-02 00:00:00'", "true"}, {"CAST(CURRENT_TIME AS BIGINT) % 1000", "0"}, {"LOCALTIME >= TIME '00:00:00'", "true"}},
+	// Flink's docs and Java 17's TimeZone / SimpleDateFormat (a DST gap or overlap read as standard time)
+	"CONVERT_TZ": {{"CONVERT_TZ('1970-01-01 00:00:00', 'UTC', 'America/Los_Angeles')", "1969-12-31 16:00:00"}, {"CONVERT_TZ('2021-01-18 13:08:29.999', 'UTC', 'PST')", "2021-01-18 05:08:29"},
+		{"CONVERT_TZ('2021-07-18 13:08:29', 'GMT-0800', 'CTT')", "2021-07-19 05:08:29"}, {"CONVERT_TZ('2021-07-18 13:08:29', 'Foo/Bar', 'GMT+8')", "2021-07-18 21:08:29"},
+		{"CONVERT_TZ('2021-07-18 13:08:29', 'UTC', 'GMT+800')", "2021-07-18 21:08:29"}, {"CONVERT_TZ('2021-07-18 13:08:29', 'UTC', 'GMT+8:5')", "2021-07-18 13:08:29"},
+		{"CONVERT_TZ('2021-03-14 02:30:00', 'America/Los_Angeles', 'UTC')", "2021-03-14 10:30:00"}, {"CONVERT_TZ('2021-11-07 01:30:00', 'America/Los_Angeles', 'UTC')", "2021-11-07 09:30:00"},
+		{"CONVERT_TZ('2021-04-04 02:30:00', 'Australia/Sydney', 'UTC')", "2021-04-03 16:30:00"}, {"CONVERT_TZ('2018-11-04 00:30:00', 'America/Sao_Paulo', 'UTC')", "2018-11-04 03:30:00"},
+		{"CONVERT_TZ('1945-10-14 23:30:00', 'Asia/Kolkata', 'UTC')", "1945-10-14 18:00:00"}, {"CONVERT_TZ('not a time', 'UTC', 'PST')", "NULL"}},
 	"TO_DATE": {{"TO_DATE('2021-01-18')", "2021-01-18 00:00:00.000"}, {"TO_DATE('18/01/2021', 'dd/MM/yyyy')", "2021-01-18 00:00:00.000"},
 		{"TO_DATE('2021-01-18 13:08', 'yyyy-MM-dd HH:mm')", "2021-01-18 00:00:00.000"}, {"TO_DATE('1969-12-31 23:00', 'yyyy-MM-dd HH:mm')", "1969-12-31 00:00:00.000"},
 		{"TO_DATE('2021-02-30')", "NULL"}, {"TO_DATE('oops')", "NULL"}},

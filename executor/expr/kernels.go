@@ -116,6 +116,7 @@ var kernels = map[string]PrepareFunc{
 	"CURRENT_DATE":            prepCurrentDate,
 	"CURRENT_TIME":            prepCurrentTime,
 	"TO_DATE":                 prepToDate,
+	"CONVERT_TZ":              prepConvertTZ,
 	"TRANSLATE":               prepTranslate,
 	"ELT":                     prepElt,
 	"REGEXP_COUNT":            prepRegexpCount,

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -117,6 +118,18 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 			return null, true
 		}
 		return val{i: tm(ms).Truncate(24 * time.Hour).UnixMilli()}, true
+	case "CONVERT_TZ":
+		ms, ok := refParseDate("yyyy-MM-dd HH:mm:ss", str(vs[0]))
+		if !ok {
+			ms, ok = refParseDate("yyyy-MM-dd HH:mm:ss.SSS", str(vs[0]))
+		}
+		if !ok {
+			return null, true
+		}
+		w := tm(ms)
+		from, to := refZone(str(vs[1])), refZone(str(vs[2]))
+		at := refWallInstant(from, w)
+		return sval(at.In(to).Format("2006-01-02 15:04:05")), true
 	case "TRANSLATE":
 		from, to := []rune(str(vs[1])), []rune(str(vs[2]))
 		var sb strings.Builder
@@ -408,4 +421,55 @@ func refCollection(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val,
 		return m, true
 	}
 	return val{}, false
+}
+
+// refCustomGMT is Java's custom zone ID: GMT, a sign, hours and minutes.
+var refCustomGMT = regexp.MustCompile(`^GMT([+-])([0-9]{1,2})(?::?([0-9]{2}))?$`)
+
+// refZone is Java's TimeZone.getTimeZone(id) for the IDs the tests use.
+func refZone(id string) *time.Location {
+	if m := refCustomGMT.FindStringSubmatch(id); m != nil {
+		h, _ := strconv.Atoi(m[2])
+		mm, _ := strconv.Atoi(m[3] + "0")
+		mm /= 10 // ("" reads as 0)
+		if h > 23 || mm > 59 {
+			return time.UTC
+		}
+		off := h*3600 + mm*60
+		if m[1] == "-" {
+			off = -off
+		}
+		return time.FixedZone(id, off)
+	}
+	short := map[string]string{"PST": "America/Los_Angeles", "CTT": "Asia/Shanghai", "JST": "Asia/Tokyo", "IST": "Asia/Kolkata", "ECT": "Europe/Paris"}
+	if z, ok := short[id]; ok {
+		id = z
+	}
+	if id == "" || id == "Local" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(id)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// refWallInstant finds the instant loc's clocks read w by trying every
+// offset, minute by minute, from -16 to +16 hours: the latest that fits;
+// in a gap, w read at the smaller of the offsets around it.
+func refWallInstant(loc *time.Location, w time.Time) time.Time {
+	var best time.Time
+	for m := -16 * 60; m <= 16*60; m++ {
+		at := w.Add(-time.Duration(m) * time.Minute)
+		if _, off := at.In(loc).Zone(); off == m*60 && at.After(best) {
+			best = at
+		}
+	}
+	if !best.IsZero() {
+		return best
+	}
+	_, o1 := w.Add(-24 * time.Hour).In(loc).Zone()
+	_, o2 := w.Add(24 * time.Hour).In(loc).Zone()
+	return w.Add(-time.Duration(min(o1, o2)) * time.Second)
 }
