@@ -296,22 +296,28 @@ func prepSimilarTo(args []Arg, _ catalog.Type) (RowFunc, error) {
 	}, nil
 }
 
-// prepRegexpCount is REGEXP_COUNT(s, regex) (Flink's RegexpCountFunction):
-// the number of matches Matcher.find finds one after the other (RE2's
-// FindAll: an empty match right after a match is not counted).
-func prepRegexpCount(args []Arg, _ catalog.Type) (RowFunc, error) {
+// prepRegexCall prepares a call whose pattern is argument 1 (compiled once
+// when constant: regexArg): f computes row i with it; NULL for a pattern
+// (not constant) that is invalid.
+func prepRegexCall(args []Arg, f func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool) (RowFunc, error) {
 	reOf, err := regexArg(args, 1)
 	if err != nil {
 		return nil, err
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		re := reOf(a, i)
-		if re == nil {
-			return false
-		}
+		return re != nil && f(re, a, i, out)
+	}, nil
+}
+
+// prepRegexpCount is REGEXP_COUNT(s, regex) (Flink's RegexpCountFunction):
+// the number of matches Matcher.find finds one after the other (RE2's
+// FindAll: an empty match right after a match is not counted).
+func prepRegexpCount(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
 		out.I[i] = int64(len(re.FindAllIndex(a[0].S[i], -1)))
 		return true
-	}, nil
+	})
 }
 
 // prepRegexpExtractAll is REGEXP_EXTRACT_ALL(s, regex[, group]) (Flink's
@@ -319,17 +325,12 @@ func prepRegexpCount(args []Arg, _ catalog.Type) (RowFunc, error) {
 // every match, an ARRAY<VARCHAR> (a group that took no part in a match is a
 // NULL element); NULL for a group the pattern does not have.
 func prepRegexpExtractAll(args []Arg, _ catalog.Type) (RowFunc, error) {
-	reOf, err := regexArg(args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
-		re := reOf(a, i)
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
 		g := int64(1)
 		if len(a) == 3 {
 			g = a[2].I[i]
 		}
-		if re == nil || g < 0 || g > int64(re.NumSubexp()) {
+		if g < 0 || g > int64(re.NumSubexp()) {
 			return false
 		}
 		kid := out.Kids[0]
@@ -345,47 +346,32 @@ func prepRegexpExtractAll(args []Arg, _ catalog.Type) (RowFunc, error) {
 		}
 		out.Len[i] = int32(kid.Used) - out.Off[i]
 		return true
-	}, nil
+	})
 }
 
 // prepRegexpInstr is REGEXP_INSTR(s, regex) (Flink's RegexpInstrFunction):
 // where the first match starts, from 1 in code points (SPEC 2); 0 when none.
 func prepRegexpInstr(args []Arg, _ catalog.Type) (RowFunc, error) {
-	reOf, err := regexArg(args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
-		re := reOf(a, i)
-		if re == nil {
-			return false
-		}
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
 		s := a[0].S[i]
 		out.I[i] = 0
 		if m := re.FindIndex(s); m != nil {
 			out.I[i] = runeIndex(s, m[0]) + 1
 		}
 		return true
-	}, nil
+	})
 }
 
 // prepRegexpSubstr is REGEXP_SUBSTR(s, regex) (Flink's RegexpSubstrFunction):
 // the first match; NULL when nothing matches.
 func prepRegexpSubstr(args []Arg, _ catalog.Type) (RowFunc, error) {
-	reOf, err := regexArg(args, 1)
-	if err != nil {
-		return nil, err
-	}
-	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
-		re := reOf(a, i)
-		if re == nil {
-			return dst, false
-		}
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
 		s := a[0].S[i]
 		m := re.FindIndex(s)
 		if m == nil {
-			return dst, false
+			return false
 		}
-		return append(dst, s[m[0]:m[1]]...), true
-	}), nil
+		out.SetString(i, s[m[0]:m[1]])
+		return true
+	})
 }

@@ -32,56 +32,13 @@ func init() {
 // an exponent.
 var refDecimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-// refEq is element equality of type t: SPEC 2's = for values, NULL equal to
-// NULL, nested values element by element (a MAP's entries in any order).
-func refEq(t catalog.Type, a, b val) bool {
-	if a.null || b.null {
-		return a.null && b.null
-	}
-	switch t.Kind() {
-	case catalog.KindArray, catalog.KindRow:
-		if len(a.elems) != len(b.elems) {
-			return false
-		}
-		for k := range a.elems {
-			et := t
-			if t.Kind() == catalog.KindArray {
-				et = t.Elem()
-			} else {
-				et = t.Fields()[k].Type
-			}
-			if !refEq(et, a.elems[k], b.elems[k]) {
-				return false
-			}
-		}
-		return true
-	case catalog.KindMap:
-		if len(a.elems) != len(b.elems) {
-			return false
-		}
-	outer:
-		for k := range a.elems {
-			for j := range b.elems {
-				if refEq(t.Key(), a.elems[k], b.elems[j]) {
-					if refEq(t.Elem(), a.vals[k], b.vals[j]) {
-						continue outer
-					}
-					return false
-				}
-			}
-			return false
-		}
-		return true
-	}
-	return refEquals(t, a, b)
-}
-
 func arr(elems []val) val { return val{elems: append([]val{}, elems...)} }
 
-// refHas reports whether xs hold an element equal to x.
+// refHas reports whether xs hold an element equal to x (refNestedEqual: a
+// NULL equals a NULL).
 func refHas(t catalog.Type, xs []val, x val) bool {
 	for _, e := range xs {
-		if refEq(t, e, x) {
+		if refNestedEqual(t, e, x) {
 			return true
 		}
 	}
@@ -258,7 +215,7 @@ func refCollection(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val,
 		return val{b: refHas(et, vs[0].elems, vs[1])}, true
 	case "ARRAY_POSITION":
 		for k, e := range vs[0].elems {
-			if refEq(et, e, vs[1]) {
+			if refNestedEqual(et, e, vs[1]) {
 				return val{i: int64(k + 1)}, true
 			}
 		}
@@ -274,7 +231,7 @@ func refCollection(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val,
 	case "ARRAY_REMOVE":
 		var out []val
 		for _, e := range vs[0].elems {
-			if !refEq(et, e, vs[1]) {
+			if !refNestedEqual(et, e, vs[1]) {
 				out = append(out, e)
 			}
 		}
