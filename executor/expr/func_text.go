@@ -669,3 +669,15 @@ func isDecimalText(s []byte) bool {
 	}
 	return k == len(s)
 }
+
+// prepAffix is STARTSWITH(s, prefix) and ENDSWITH(s, suffix) (Flink's
+// StartsWithFunction, EndsWithFunction): has is bytes.HasPrefix or
+// HasSuffix (UTF-8 text: a prefix of code points is a prefix of bytes).
+func prepAffix(has func(s, affix []byte) bool) func([]Arg, catalog.Type) (RowFunc, error) {
+	return func([]Arg, catalog.Type) (RowFunc, error) {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			out.B[i] = has(a[0].S[i], a[1].S[i])
+			return true
+		}, nil
+	}
+}

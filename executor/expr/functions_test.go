@@ -82,6 +82,8 @@ var flinkExamples = map[string][]flinkCase{
 	"SHA2":        {{"SHA2('', 256)", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}, {"SHA2('', 100)", "NULL"}},
 	"TO_BASE64":   {{"TO_BASE64('hello world')", "aGVsbG8gd29ybGQ="}},
 	"FROM_BASE64": {{"FROM_BASE64('aGVsbG8gd29ybGQ=')", "hello world"}, {"FROM_BASE64('%%%')", "NULL"}},
+	"STARTSWITH":  {{"STARTSWITH('Flink', 'Fl')", "true"}, {"STARTSWITH('Flink', 'fl')", "false"}, {"STARTSWITH('Flink', '')", "true"}, {"STARTSWITH('', 'a')", "false"}, {"STARTSWITH(NULL, 'a')", "NULL"}},
+	"ENDSWITH":    {{"ENDSWITH('Flink', 'nk')", "true"}, {"ENDSWITH('Flink', 'Fl')", "false"}, {"ENDSWITH('设备', '备')", "true"}, {"ENDSWITH('a', '')", "true"}},
 	// Flink's TranslateFunction tests (StringFunctionsITCase)
 	"TRANSLATE": {{"TRANSLATE('www.apache.org', 'wapcheorg', ' APCHEcom')", "   .APACHE.com"}, {"TRANSLATE('abcabc', 'ab', 'x')", "xcxc"},
 		{"TRANSLATE('aaa', 'aa', 'xy')", "xxx"}, {"TRANSLATE('设备', '设', 'x')", "x备"}, {"TRANSLATE('abc', '', 'x')", "abc"}},

@@ -267,7 +267,7 @@ var funcSeeds = []string{
 	"TO_DATE(s)", "TO_DATE(s, 'yyyy-MM-dd HH:mm')", "TO_DATE(CAST(ts AS VARCHAR), 'yyyy-MM-dd HH:mm:ss.SSS')", "TO_DATE('2021-01-18', s)",
 	"CONVERT_TZ(s, 'UTC', 'America/Los_Angeles')", "CONVERT_TZ(CAST(ts AS VARCHAR), 'PST', 'GMT+08:00')", "CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'Europe/Berlin', 'JST')",
 	"CONVERT_TZ('2021-03-28 02:30:00', s, 'UTC')", "CONVERT_TZ(FROM_UNIXTIME(i * 1800), 'America/Sao_Paulo', 'GMT-0330')",
-	"TRANSLATE(s, 'abc,', 'xé')", "TRANSLATE(s, s, 'q')", "ELT(i, s, 'b', NULL)", "ELT(j, s, s)",
+	"STARTSWITH(s, 'a')", "ENDSWITH(s, s)", "ENDSWITH(s, 'd')", "TRANSLATE(s, 'abc,', 'xé')", "TRANSLATE(s, s, 'q')", "ELT(i, s, 'b', NULL)", "ELT(j, s, s)",
 	"REGEXP_COUNT(s, '[a-z]')", "REGEXP_COUNT(s, 'x*')", "REGEXP_COUNT(s, s)", "REGEXP_EXTRACT_ALL(s, '([a-z])([a-z]*)', i)", "REGEXP_EXTRACT_ALL(s, '(b)|(c)', 2)",
 	"REGEXP_EXTRACT_ALL(s, '[a-z]+', 0)", "REGEXP_INSTR(s, 'c')", "REGEXP_INSTR(s, s)", "REGEXP_SUBSTR(s, '[a-z]+')", "REGEXP_SUBSTR(s, s)",
 	"URL_ENCODE(s)", "URL_DECODE(s)", "URL_DECODE(URL_ENCODE(s))", "SPLIT(s, ',')", "SPLIT(s, '')", "SPLIT(s, s)", "SPLIT(s, 'b')",

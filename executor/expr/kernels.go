@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"bytes"
 	"fmt"
 
 	"streamql/catalog"
@@ -118,6 +119,8 @@ var kernels = map[string]PrepareFunc{
 	"TO_DATE":                 prepToDate,
 	"CONVERT_TZ":              prepConvertTZ,
 	"TRANSLATE":               prepTranslate,
+	"STARTSWITH":              prepAffix(bytes.HasPrefix),
+	"ENDSWITH":                prepAffix(bytes.HasSuffix),
 	"ELT":                     prepElt,
 	"REGEXP_COUNT":            prepRegexpCount,
 	"REGEXP_EXTRACT_ALL":      prepRegexpExtractAll,

@@ -87,6 +87,10 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 		from, to := refZone(str(vs[1])), refZone(str(vs[2]))
 		at := refWallInstant(from, w)
 		return sval(at.In(to).Format("2006-01-02 15:04:05")), true
+	case "STARTSWITH":
+		return val{b: strings.HasPrefix(str(vs[0]), str(vs[1]))}, true
+	case "ENDSWITH":
+		return val{b: strings.HasSuffix(str(vs[0]), str(vs[1]))}, true
 	case "TRANSLATE":
 		from, to := []rune(str(vs[1])), []rune(str(vs[2]))
 		var sb strings.Builder
