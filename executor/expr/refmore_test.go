@@ -166,8 +166,8 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 		switch {
 		case s == "":
 		case d == "":
-			for _, r := range s {
-				out.elems = append(out.elems, sval(string(r)))
+			for _, c := range refChars(s) {
+				out.elems = append(out.elems, sval(c))
 			}
 		default:
 			for _, p := range strings.Split(s, d) {
@@ -176,7 +176,7 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 		}
 		return out, true
 	case "OVERLAY":
-		s, r := []rune(str(vs[0])), str(vs[1])
+		s, r := refChars(str(vs[0])), str(vs[1])
 		start := vs[2].i - 1
 		n := int64(utf8.RuneCountInString(r))
 		if len(vs) == 4 {
@@ -186,7 +186,7 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 		if start < 0 || start > int64(len(s)) || start+n < 0 || start+n > int64(len(s)) {
 			return null, true
 		}
-		return sval(string(s[:start]) + r + string(s[start+n:])), true
+		return sval(strings.Join(s[:start], "") + r + strings.Join(s[start+n:], "")), true
 	case "IS_ALPHA", "IS_DIGIT", "IS_DECIMAL":
 		s := str(vs[0])
 		if vs[0].null || s == "" {
