@@ -20,6 +20,8 @@ import (
 //	ARRAY[a, b], MAP[k, v, ...]            ARRAY_VALUE_CONSTRUCTOR(a, b), MAP_VALUE_CONSTRUCTOR(k, v, ...)
 //	ROW(a, b)                              ROW_VALUE_CONSTRUCTOR(a, b)
 //	CARDINALITY(x)                         SQ_CARDINAL(x) (a TiDB keyword)
+//	OVERLAY(s PLACING r FROM i [FOR n])    OVERLAY(s , r , i [, n])
+//	SPLIT(s, d)                            SQ_SP(s, d) (a TiDB keyword)
 //
 // ITEM and the constructors' names are Calcite's (Flink's planner) names
 // for the same operators.
@@ -64,6 +66,9 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 	case t.is("CARDINALITY") && at(i+1).isOp("("):
 		// a keyword to TiDB: a same-length stand-in name
 		return []edit{{t.Offset, t.End(), "SQ_CARDINAL"}}, nil
+	case t.is("SPLIT") && at(i+1).isOp("("):
+		// a keyword to TiDB (SPLIT TABLE): a same-length stand-in name
+		return []edit{{t.Offset, t.End(), "SQ_SP"}}, nil
 	case t.is("ROW") && at(i+1).isOp("(") && !(i > 0 && (toks[i-1].is("AS") || toks[i-1].isOp("."))):
 		return []edit{{t.Offset, t.End(), "ROW_VALUE_CONSTRUCTOR"}}, nil
 	case (t.is("FLOOR") || t.is("CEIL") || t.is("CEILING")) && at(i+1).isOp("("):
@@ -76,6 +81,20 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 			return nil, nil
 		}
 		return []edit{{to.Offset, to.End(), ","}, {unit.Offset, unit.End(), "'" + strings.ToUpper(unit.Text) + "'"}}, nil
+	case t.is("OVERLAY") && at(i+1).isOp("("):
+		// OVERLAY(s PLACING r FROM i [FOR n]): each keyword at the call's
+		// own depth becomes a comma (a same-place edit, offsets exact)
+		closeAt := closing(r, i+1)
+		if closeAt < 0 {
+			return nil, nil
+		}
+		var edits []edit
+		for k := i + 2; k < closeAt; k++ {
+			if w := toks[k]; r.depth[k] == r.depth[i+1]+1 && (w.is("PLACING") || w.is("FROM") || w.is("FOR")) {
+				edits = append(edits, edit{w.Offset, w.End(), ","})
+			}
+		}
+		return edits, nil
 	case t.is("IS") && (at(i+1).is("DISTINCT") || at(i+1).is("NOT") && at(i+2).is("DISTINCT")):
 		k := i + 1
 		not := at(k).is("NOT")

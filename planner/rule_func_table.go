@@ -63,11 +63,10 @@ func (sc *scope) unknownFunction(n *ast.FuncCallExpr) error {
 	return parser.Errorf(sc.pos(n), "unknown function %s; SHOW FUNCTIONS lists the functions streamql has", name)
 }
 
-// notYet are Flink functions of ARRAY and MAP that streamql does not have
-// yet, with what to use instead.
+// notYet are Flink functions that streamql does not have yet, with what to
+// use instead.
 var notYet = map[string]string{
-	"ARRAY_CONTAINS": "CROSS JOIN UNNEST(arr) and a WHERE, or arr[i], read an ARRAY's elements",
-	"MAP_KEYS":       "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's keys", "MAP_VALUES": "CROSS JOIN UNNEST(map) AS t (k, v) reads a MAP's values",
+	"PRINTF": "CONCAT, CAST and LPAD/RPAD build formatted text",
 }
 
 // takesNested are the table functions (lower case) whose ANY arguments may

@@ -20,6 +20,14 @@ var allocFree = []string{
 	"s REGEXP 'b'", "POWER(d, 2)", "SQRT(d)", "LOG(2, d)", "SIGN(i)", "TRUNCATE(i, -1)", "GREATEST(i, j, 3)", "LEAST(d, 1.5)", "NULLIF(i, j)",
 	"JSON_VALUE(s, '$.a')", "JSON_EXISTS(s, '$.a')", "JSON_QUERY(s, '$.a')", "s IS JSON", "JSON_STRING(s)", "JSON_ARRAY(i, s, b)", "JSON_OBJECT('a', i)",
 	"i IS DISTINCT FROM j", "CURRENT_TIMESTAMP", "RAND(1)",
+	"ASIN(d)", "ATAN2(d, i)", "COT(d)", "TANH(d)", "UUID()", "CURRENT_DATE", "CURRENT_TIME", "TO_DATE(s)", "TO_DATE(s, 'yyyy-MM-dd')", "CONVERT_TZ(CAST(ts AS VARCHAR), 'PST', 'Asia/Shanghai')",
+	"TRANSLATE(s, 'abc', 'xy')", "TRANSLATE(s, s, 'q')", "ELT(i, s, 'b')", "STARTSWITH(s, 'a')", "ENDSWITH(s, s)", "URL_ENCODE(s)", "URL_DECODE(s)", "OVERLAY(s PLACING 'x' FROM 2)",
+	"IS_ALPHA(s)", "IS_DIGIT(s)", "IS_DECIMAL(s)", "SPLIT(s, ',')", "SPLIT(s, '')",
+	"ARRAY_CONTAINS(SPLIT(s, ','), 'bc')", "ARRAY_POSITION(SPLIT(s, ','), 'bc')", "ARRAY_DISTINCT(SPLIT(s, ''))", "ARRAY_REMOVE(SPLIT(s, ','), 'x')",
+	"ARRAY_REVERSE(SPLIT(s, ','))", "ARRAY_SLICE(SPLIT(s, ','), 2)", "ARRAY_APPEND(SPLIT(s, ','), s)", "ARRAY_CONCAT(SPLIT(s, ','), SPLIT(s, ''))",
+	"ARRAY_UNION(SPLIT(s, ','), SPLIT(s, ''))", "ARRAY_EXCEPT(SPLIT(s, ''), SPLIT(s, ','))", "ARRAY_MAX(SPLIT(s, ''))", "ARRAY_SORT(SPLIT(s, ''))",
+	"ARRAY_JOIN(SPLIT(s, ','), '|')", "ARRAY_JOIN(ARRAY[i, d], '|')", "MAP_KEYS(MAP[s, i])", "MAP_ENTRIES(MAP[s, i])", "MAP_FROM_ARRAYS(SPLIT(s, ','), SPLIT(s, ','))",
+	"MAP_UNION(MAP[s, i], MAP['a', j])",
 }
 
 func TestFunctionsAllocateNothing(t *testing.T) {

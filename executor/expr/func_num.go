@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	crand "crypto/rand"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -53,6 +54,50 @@ func cos(x float64) float64     { return math.Cos(x) }
 func tan(x float64) float64     { return math.Tan(x) }
 func degrees(x float64) float64 { return x * 180 / math.Pi }
 func radians(x float64) float64 { return x / 180 * math.Pi }
+func asin(x float64) float64    { return math.Asin(x) }
+func acos(x float64) float64    { return math.Acos(x) }
+func atan(x float64) float64    { return math.Atan(x) }
+func sinh(x float64) float64    { return math.Sinh(x) }
+func cosh(x float64) float64    { return math.Cosh(x) }
+func tanh(x float64) float64    { return math.Tanh(x) }
+
+// cot is Calcite's COT (SqlFunctions.cot): 1 / tan x.
+func cot(x float64) float64 { return 1 / math.Tan(x) }
+
+// atan2 is ATAN2(y, x): Java's Math.atan2.
+func atan2(y, x float64) float64 { return math.Atan2(y, x) }
+
+// prepUUID is UUID(): a random RFC 4122 version 4 UUID in lower-case hex
+// (Java's UUID.randomUUID().toString()), drawn from a ChaCha8 generator
+// seeded from the operating system's secure source (Flink uses a
+// cryptographically strong generator); written into the arena.
+func prepUUID([]Arg, catalog.Type) (RowFunc, error) {
+	var seed [32]byte
+	if _, err := crand.Read(seed[:]); err != nil {
+		return nil, err
+	}
+	r := rand.NewChaCha8(seed)
+	var b [16]byte
+	return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
+		hi, lo := r.Uint64(), r.Uint64()
+		for k := range 8 {
+			b[k], b[8+k] = byte(hi>>(56-8*k)), byte(lo>>(56-8*k))
+		}
+		b[6] = b[6]&0x0f | 0x40 // version 4
+		b[8] = b[8]&0x3f | 0x80 // variant 10
+		start := len(out.Arena)
+		for k, x := range b {
+			if k == 4 || k == 6 || k == 8 || k == 10 {
+				out.Arena = append(out.Arena, '-')
+			}
+			out.Arena = append(out.Arena, hexDigits[x>>4], hexDigits[x&15])
+		}
+		setText(out, i, start)
+		return true
+	}, nil
+}
+
+const hexDigits = "0123456789abcdef"
 
 // powJava is Java's Math.pow: it differs from Go's math.Pow in that 1 to the
 // power NaN and (-1) to the power ±Infinity are NaN in Java, 1 in Go.
@@ -322,7 +367,7 @@ func javaCompareDouble(a, b float64) int {
 	case a > b:
 		return 1
 	}
-	return cmpOrdered(int64(math.Float64bits(a)^1<<63), int64(math.Float64bits(b)^1<<63))
+	return cmpOrdered(int64(math.Float64bits(a)), int64(math.Float64bits(b))) // (-0.0 before 0.0: its sign bit makes it negative)
 }
 
 // prepNullIf is NULLIF(a, b): NULL when a is NULL or equals b (SPEC 2's =).

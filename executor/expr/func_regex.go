@@ -295,3 +295,83 @@ func prepSimilarTo(args []Arg, _ catalog.Type) (RowFunc, error) {
 		return true
 	}, nil
 }
+
+// prepRegexCall prepares a call whose pattern is argument 1 (compiled once
+// when constant: regexArg): f computes row i with it; NULL for a pattern
+// (not constant) that is invalid.
+func prepRegexCall(args []Arg, f func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool) (RowFunc, error) {
+	reOf, err := regexArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		re := reOf(a, i)
+		return re != nil && f(re, a, i, out)
+	}, nil
+}
+
+// prepRegexpCount is REGEXP_COUNT(s, regex) (Flink's RegexpCountFunction):
+// the number of matches Matcher.find finds one after the other (RE2's
+// FindAll: an empty match right after a match is not counted).
+func prepRegexpCount(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
+		out.I[i] = int64(len(re.FindAllIndex(a[0].S[i], -1)))
+		return true
+	})
+}
+
+// prepRegexpExtractAll is REGEXP_EXTRACT_ALL(s, regex[, group]) (Flink's
+// RegexpExtractAllFunction): group (1 by default; 0 is the whole match) of
+// every match, an ARRAY<VARCHAR> (a group that took no part in a match is a
+// NULL element); NULL for a group the pattern does not have.
+func prepRegexpExtractAll(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
+		g := int64(1)
+		if len(a) == 3 {
+			g = a[2].I[i]
+		}
+		if g < 0 || g > int64(re.NumSubexp()) {
+			return false
+		}
+		kid := out.Kids[0]
+		out.Off[i] = int32(kid.Used)
+		s := a[0].S[i]
+		for _, m := range re.FindAllSubmatchIndex(s, -1) {
+			e := kid.AddElem()
+			if m[2*g] < 0 {
+				kid.Null[e] = true
+				continue
+			}
+			kid.SetString(e, s[m[2*g]:m[2*g+1]])
+		}
+		out.Len[i] = int32(kid.Used) - out.Off[i]
+		return true
+	})
+}
+
+// prepRegexpInstr is REGEXP_INSTR(s, regex) (Flink's RegexpInstrFunction):
+// where the first match starts, from 1 in code points (SPEC 2); 0 when none.
+func prepRegexpInstr(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
+		s := a[0].S[i]
+		out.I[i] = 0
+		if m := re.FindIndex(s); m != nil {
+			out.I[i] = runeIndex(s, m[0]) + 1
+		}
+		return true
+	})
+}
+
+// prepRegexpSubstr is REGEXP_SUBSTR(s, regex) (Flink's RegexpSubstrFunction):
+// the first match; NULL when nothing matches.
+func prepRegexpSubstr(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
+		s := a[0].S[i]
+		m := re.FindIndex(s)
+		if m == nil {
+			return false
+		}
+		out.SetString(i, s[m[0]:m[1]])
+		return true
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -430,4 +431,253 @@ func queryValue(q, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// prepTranslate is TRANSLATE(s, from, to) (Flink 2.0's TranslateFunction):
+// each code point of s found in from is replaced by the code point at the
+// same place in to, or dropped when to is shorter; a code point given twice
+// in from keeps its first place. A constant from and to are read once.
+func prepTranslate(args []Arg, _ catalog.Type) (RowFunc, error) {
+	var from, to []rune
+	read := func(a []*vector.Vec, i int) {
+		from, to = appendRunes(from[:0], a[1].S[i]), appendRunes(to[:0], a[2].S[i])
+	}
+	constant := args[1].Const && args[2].Const && !args[1].Value.Null && !args[2].Value.Null
+	if constant {
+		from, to = appendRunes(nil, args[1].Value.S), appendRunes(nil, args[2].Value.S)
+	}
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		if !constant {
+			read(a, i)
+		}
+		for s := a[0].S[i]; len(s) > 0; {
+			r, n := utf8.DecodeRune(s)
+			s = s[n:]
+			k := slices.Index(from, r)
+			switch {
+			case k < 0:
+				dst = utf8.AppendRune(dst, r)
+			case k < len(to):
+				dst = utf8.AppendRune(dst, to[k])
+			}
+		}
+		return dst, true
+	}), nil
+}
+
+// appendRunes appends the code points of s to dst.
+func appendRunes(dst []rune, s []byte) []rune {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		dst, s = append(dst, r), s[n:]
+	}
+	return dst
+}
+
+// prepElt is ELT(i, s1, s2, ...) (Flink's EltFunction): the i-th text (from
+// 1); NULL when i is NULL or out of range, or the text it picks is NULL (the
+// others may be NULL: the function takes NULLs).
+func prepElt(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		if a[0].Null[i] {
+			return false
+		}
+		k := a[0].I[i]
+		if k < 1 || k >= int64(len(a)) || a[k].Null[i] {
+			return false
+		}
+		out.SetString(i, a[k].S[i])
+		return true
+	}, nil
+}
+
+// prepURLEncode is URL_ENCODE(s): Java's URLEncoder.encode(s, UTF-8), as
+// Flink calls it: ASCII letters, digits and . - * _ kept, a space as +,
+// every other byte of the UTF-8 text as %XX (upper-case hex).
+func prepURLEncode([]Arg, catalog.Type) (RowFunc, error) {
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		for _, c := range a[0].S[i] {
+			switch {
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-', c == '*', c == '_':
+				dst = append(dst, c)
+			case c == ' ':
+				dst = append(dst, '+')
+			default:
+				dst = append(dst, '%', hexUpper[c>>4], hexUpper[c&15])
+			}
+		}
+		return dst, true
+	}), nil
+}
+
+// prepURLDecode is URL_DECODE(s): Java's URLDecoder.decode(s, UTF-8): + is a
+// space, %XX a byte; NULL for a % not followed by two hex digits (Java
+// throws; Flink gives NULL).
+func prepURLDecode([]Arg, catalog.Type) (RowFunc, error) {
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		s := a[0].S[i]
+		for k := 0; k < len(s); k++ {
+			switch c := s[k]; c {
+			case '+':
+				dst = append(dst, ' ')
+			case '%':
+				if k+2 >= len(s) || !isHex(s[k+1]) || !isHex(s[k+2]) {
+					return dst, false
+				}
+				dst = append(dst, unhex(s[k+1])<<4|unhex(s[k+2]))
+				k += 2
+			default:
+				dst = append(dst, c)
+			}
+		}
+		return dst, true
+	}), nil
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// prepSplit is SPLIT(s, delim) (Flink's SplitFunction): s cut at each delim
+// as Commons' splitByWholeSeparatorPreserveAllTokens cuts (empty parts kept,
+// [] for empty text), or into its code points when delim is empty; an ARRAY<VARCHAR>
+// whose elements go to out's child vector.
+func prepSplit([]Arg, catalog.Type) (RowFunc, error) {
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		kid := out.Kids[0]
+		out.Off[i] = int32(kid.Used)
+		s, d := a[0].S[i], a[1].S[i]
+		switch {
+		case len(s) == 0:
+		case len(d) == 0:
+			for k := 0; k < len(s); {
+				_, n := utf8.DecodeRune(s[k:])
+				kid.SetString(kid.AddElem(), s[k:k+n])
+				k += n
+			}
+		default:
+			for {
+				k := bytes.Index(s, d)
+				if k < 0 {
+					kid.SetString(kid.AddElem(), s)
+					break
+				}
+				kid.SetString(kid.AddElem(), s[:k])
+				s = s[k+len(d):]
+			}
+		}
+		out.Len[i] = int32(kid.Used) - out.Off[i]
+		return true
+	}, nil
+}
+
+// prepOverlay is OVERLAY(s PLACING r FROM pos [FOR n]) (Calcite's
+// SqlFunctions.overlay, which Flink runs, on code points: SPEC 2):
+// s.substring(0, pos-1) + r + s.substring(pos-1+n), n being r's length by
+// default. Where Java's substring throws (pos < 1, pos-1 or pos-1+n outside
+// 0..len(s)) the result is NULL (SPEC 2.10: a runtime failure gives NULL).
+func prepOverlay(args []Arg, _ catalog.Type) (RowFunc, error) {
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		s, r, pos := a[0].S[i], a[1].S[i], a[2].I[i]
+		n := int64(utf8.RuneCount(r))
+		if len(a) == 4 {
+			n = a[3].I[i]
+		}
+		size := int64(utf8.RuneCount(s))
+		cut := pos - 1
+		rest := cut + n
+		if pos < 1 || cut > size || rest < 0 || rest > size {
+			return dst, false
+		}
+		dst = append(dst, s[:byteOffset(s, cut)]...)
+		dst = append(dst, r...)
+		return append(dst, s[byteOffset(s, rest):]...), true
+	}), nil
+}
+
+// prepIsAlpha, prepIsDigit and prepIsDecimal are IS_ALPHA, IS_DIGIT and
+// IS_DECIMAL (Flink's SqlFunctionUtils): FALSE for NULL and for empty text.
+// IS_ALPHA and IS_DIGIT test every code point (Java's Character.isLetter,
+// isDigit); IS_DECIMAL whether s reads as a number (isDecimalText).
+func prepIsAlpha([]Arg, catalog.Type) (RowFunc, error) { return prepIsText(allRunes(unicode.IsLetter)) }
+func prepIsDigit([]Arg, catalog.Type) (RowFunc, error) { return prepIsText(allRunes(unicode.IsDigit)) }
+func prepIsDecimal([]Arg, catalog.Type) (RowFunc, error) {
+	return prepIsText(isDecimalText)
+}
+
+func prepIsText(f func([]byte) bool) (RowFunc, error) {
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		out.B[i] = !a[0].Null[i] && len(a[0].S[i]) > 0 && f(a[0].S[i])
+		return true
+	}, nil
+}
+
+func allRunes(is func(rune) bool) func([]byte) bool {
+	return func(s []byte) bool {
+		for len(s) > 0 {
+			r, n := utf8.DecodeRune(s)
+			if !is(r) {
+				return false
+			}
+			s = s[n:]
+		}
+		return true
+	}
+}
+
+// isDecimalText reports whether s is a decimal number: an optional sign,
+// digits with at most one point (a digit on some side of it), and an
+// optional exponent (e or E, an optional sign, digits).
+func isDecimalText(s []byte) bool {
+	k := 0
+	if k < len(s) && (s[k] == '+' || s[k] == '-') {
+		k++
+	}
+	digits, point := 0, false
+	for ; k < len(s); k++ {
+		switch c := s[k]; {
+		case c >= '0' && c <= '9':
+			digits++
+			continue
+		case c == '.' && !point:
+			point = true
+			continue
+		}
+		break
+	}
+	if digits == 0 {
+		return false
+	}
+	if k < len(s) && (s[k] == 'e' || s[k] == 'E') {
+		k++
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		exp := 0
+		for ; k < len(s) && s[k] >= '0' && s[k] <= '9'; k++ {
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return k == len(s)
+}
+
+// prepAffix is STARTSWITH(s, prefix) and ENDSWITH(s, suffix) (Flink's
+// StartsWithFunction, EndsWithFunction): has is bytes.HasPrefix or
+// HasSuffix (UTF-8 text: a prefix of code points is a prefix of bytes).
+func prepAffix(has func(s, affix []byte) bool) func([]Arg, catalog.Type) (RowFunc, error) {
+	return func([]Arg, catalog.Type) (RowFunc, error) {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			out.B[i] = has(a[0].S[i], a[1].S[i])
+			return true
+		}, nil
+	}
 }

@@ -1,8 +1,10 @@
 package expr
 
 import (
+	"math"
 	"strings"
 	"time"
+	_ "time/tzdata" // CONVERT_TZ's zones, the same on every machine
 
 	"streamql/catalog"
 	"streamql/catalog/textconv"
@@ -428,4 +430,201 @@ func floorTime(ms int64, unit string) (int64, bool) {
 		m = 1
 	}
 	return time.Date(t.Year(), m, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), true
+}
+
+// msPerDay is a day in milliseconds.
+const msPerDay = 86400000
+
+// prepCurrentDate is CURRENT_DATE: today (UTC, SPEC 1 has no time zone) at
+// midnight, read per row as Flink reads it in a stream (SPEC 1 has no DATE:
+// a date is its midnight).
+func prepCurrentDate([]Arg, catalog.Type) (RowFunc, error) {
+	return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
+		out.I[i] = floorDiv(time.Now().UnixMilli(), msPerDay) * msPerDay
+		return true
+	}, nil
+}
+
+// prepCurrentTime is CURRENT_TIME and LOCALTIME: the time of day (UTC) in
+// whole seconds (Flink's TIME(0)), on 1970-01-01 (SPEC 1 has no TIME: a time
+// is a TIMESTAMP on that day, as TIME '...' literals are).
+func prepCurrentTime([]Arg, catalog.Type) (RowFunc, error) {
+	return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
+		ms := time.Now().UnixMilli()
+		out.I[i] = (ms - floorDiv(ms, msPerDay)*msPerDay) / 1000 * 1000
+		return true
+	}, nil
+}
+
+// dateFormatDefault is TO_DATE's format without one (Flink's 'yyyy-MM-dd').
+var dateFormatDefault = mustFormat("yyyy-MM-dd")
+
+// prepToDate is TO_DATE(s[, fmt]) (Flink's DateTimeUtils.parseDate): s read
+// by fmt ('yyyy-MM-dd' by default), its day's midnight; NULL when it does
+// not match.
+func prepToDate(args []Arg, _ catalog.Type) (RowFunc, error) {
+	fmtOf := func([]*vector.Vec, int) *dateFormat { return dateFormatDefault }
+	if len(args) == 2 {
+		var err error
+		if fmtOf, err = formatArg(args, 1); err != nil {
+			return nil, err
+		}
+	}
+	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+		f := fmtOf(a, i)
+		if f == nil {
+			return false
+		}
+		ms, ok := f.parse(a[0].S[i])
+		out.I[i] = floorDiv(ms, msPerDay) * msPerDay
+		return ok
+	}, nil
+}
+
+// javaShortZones are the three-letter zone IDs Java's TimeZone still takes
+// that the IANA database lacks (Java's ZoneId.SHORT_IDS), with the zone
+// each stands for.
+var javaShortZones = map[string]string{
+	"ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires", "ART": "Africa/Cairo",
+	"AST": "America/Anchorage", "BET": "America/Sao_Paulo", "BST": "Asia/Dhaka", "CAT": "Africa/Harare", "CNT": "America/St_Johns",
+	"CST": "America/Chicago", "CTT": "Asia/Shanghai", "EAT": "Africa/Addis_Ababa", "ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis",
+	"IST": "Asia/Kolkata", "JST": "Asia/Tokyo", "MIT": "Pacific/Apia", "NET": "Asia/Yerevan", "NST": "Pacific/Auckland", "PLT": "Asia/Karachi",
+	"PNT": "America/Phoenix", "PRT": "America/Puerto_Rico", "PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal", "VST": "Asia/Ho_Chi_Minh",
+}
+
+// javaZone is Java's TimeZone.getTimeZone(id), which Flink's CONVERT_TZ
+// calls: an IANA name (the database is embedded: time/tzdata), a
+// three-letter ID (javaShortZones), a custom GMT+h[h][[:]mm] or GMT-...; an
+// ID it does not know is GMT, as Java's is.
+func javaZone(id string) *time.Location {
+	if rest, ok := strings.CutPrefix(id, "GMT"); ok && len(rest) > 1 && (rest[0] == '+' || rest[0] == '-') {
+		return customGMT(rest)
+	}
+	if z, ok := javaShortZones[id]; ok {
+		id = z
+	}
+	if id == "" || id == "Local" {
+		return time.UTC
+	}
+	if loc, err := time.LoadLocation(id); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// customGMT reads Java's custom zone after "GMT": a sign, then hours (1 or
+// 2 digits, at most 23) and minutes (2 digits, at most 59): h, hh, h:mm,
+// hh:mm, hmm or hhmm; GMT when it is not one (checked against Java 17's
+// TimeZone.getTimeZone).
+func customGMT(s string) *time.Location {
+	sign := 1
+	if s[0] == '-' {
+		sign = -1
+	}
+	s = s[1:]
+	digits := func(t string) (int, bool) {
+		n := 0
+		for _, c := range []byte(t) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, t != ""
+	}
+	var hh, mm string
+	switch {
+	case len(s) <= 2:
+		hh = s
+	case strings.IndexByte(s, ':') > 0:
+		hh, mm, _ = strings.Cut(s, ":")
+		if len(mm) != 2 {
+			return time.UTC
+		}
+	case len(s) <= 4:
+		hh, mm = s[:len(s)-2], s[len(s)-2:]
+	default:
+		return time.UTC
+	}
+	h, ok := digits(hh)
+	m := 0
+	if mm != "" {
+		var okm bool
+		m, okm = digits(mm)
+		ok = ok && okm
+	}
+	if !ok || len(hh) > 2 || h > 23 || m > 59 {
+		return time.UTC
+	}
+	return time.FixedZone("GMT", sign*(h*3600+m*60))
+}
+
+// zoneArg returns the zone of argument k: resolved once when constant, else
+// through a one-entry cache.
+func zoneArg(args []Arg, k int) func(a []*vector.Vec, i int) *time.Location {
+	if args[k].Const && !args[k].Value.Null {
+		loc := javaZone(string(args[k].Value.S))
+		return func([]*vector.Vec, int) *time.Location { return loc }
+	}
+	var last []byte
+	var lastLoc *time.Location
+	return func(a []*vector.Vec, i int) *time.Location {
+		s := a[k].S[i]
+		if lastLoc == nil || string(s) != string(last) {
+			last, lastLoc = append(last[:0], s...), javaZone(string(s))
+		}
+		return lastLoc
+	}
+}
+
+// millisFormat reads CONVERT_TZ's text with milliseconds (Java's parse
+// ignores what follows the seconds).
+var millisFormat = mustFormat("yyyy-MM-dd HH:mm:ss.SSS")
+
+// prepConvertTZ is CONVERT_TZ(s, from, to) (Flink's DateTimeUtils.convertTz):
+// s, read as 'yyyy-MM-dd HH:mm:ss' (milliseconds allowed, and dropped) on the
+// clocks of zone from, written as 'yyyy-MM-dd HH:mm:ss' on the clocks of
+// zone to; NULL when s does not read. The zones are Java's IDs (javaZone).
+func prepConvertTZ(args []Arg, _ catalog.Type) (RowFunc, error) {
+	fromOf, toOf := zoneArg(args, 1), zoneArg(args, 2)
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		s := a[0].S[i]
+		ms, ok := defaultFormat.parse(s)
+		if !ok {
+			if ms, ok = millisFormat.parse(s); !ok {
+				return dst, false
+			}
+		}
+		at := wallInstant(fromOf(a, i), ms)
+		return defaultFormat.append(dst, at+offsetAt(toOf(a, i), at)), true
+	}), nil
+}
+
+// offsetAt is zone loc's offset from UTC at epoch milliseconds ms, in
+// milliseconds.
+func offsetAt(loc *time.Location, ms int64) int64 {
+	_, off := time.UnixMilli(ms).In(loc).Zone()
+	return int64(off) * 1000
+}
+
+// wallInstant is the instant (epoch milliseconds) when zone loc's clocks
+// read wall (epoch milliseconds of the clock reading, as if UTC). A reading
+// the clocks show twice (a DST overlap) or skip (a gap) is taken as Java's
+// GregorianCalendar takes it: the later instant of the offsets in force a
+// day before and a day after (standard time, for a DST change: checked
+// against Java 17).
+func wallInstant(loc *time.Location, wall int64) int64 {
+	best, found := int64(math.MinInt64), false
+	for _, probe := range [2]int64{wall - msPerDay, wall + msPerDay} {
+		off := offsetAt(loc, probe)
+		at := wall - off
+		valid := offsetAt(loc, at) == off
+		switch {
+		case valid && (!found || at > best):
+			best, found = at, true
+		case !found && at > best:
+			best = at
+		}
+	}
+	return best
 }

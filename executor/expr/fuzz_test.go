@@ -112,6 +112,10 @@ func FuzzKernels(f *testing.F) {
 			f.Add(q, int64(0), 0.0, doc, false, int64(0))
 		}
 	}
+	// text that is not UTF-8 (FROM_BASE64, URL_DECODE can make it): the bytes stay as they are
+	for _, q := range []string{"SPLIT_INDEX(s, '', 0)", "SPLIT_INDEX(s, '', 1)", "SPLIT(s, '')", "SPLIT(s, 'a')", "REVERSE(s)", "ARRAY_DISTINCT(SPLIT(s, ''))", "OVERLAY(s PLACING 'x' FROM 2)"} {
+		f.Add(q, int64(2), 0.0, "\x84a \xff\xe2\x82", false, int64(0))
+	}
 	f.Add("i * j", int64(math.MaxInt64), math.NaN(), "a%b", false, int64(-1))
 	f.Add("SUBSTRING(s, i, j)", int64(-3), math.Inf(-1), "héllo 设备\xff", true, int64(0))
 	f.Add("CAST(d AS BIGINT)", int64(math.MinInt64), 9.3e18, " 42 ", false, int64(math.MaxInt64))
@@ -246,7 +250,7 @@ var funcSeeds = []string{
 	"JSON_QUERY(s, '$.a')", "JSON_QUERY(s, '$.a.b')", "JSON_QUERY(s, '$.k')", "JSON_EXISTS(s, '$.a.b')", "JSON_EXISTS(s, '$[''k'']')",
 	"IS_JSON(s)", "JSON_STRING(s)", "JSON_STRING(d)", "JSON_STRING(ts)", "JSON_STRING(b)", "JSON_ARRAY(i, s, NULL, b)", "JSON_ARRAY()",
 	"JSON_OBJECT('a', i, 'b', s, 'c', NULL)", "JSON_OBJECT(s, d)",
-	"CURRENT_TIMESTAMP", "NOW()", "PROCTIME()", "UNIX_TIMESTAMP()", "RAND()",
+	"CURRENT_TIMESTAMP", "NOW()", "PROCTIME()", "UNIX_TIMESTAMP()", "RAND()", "UUID()", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIME",
 	"FLOOR(ts TO HOUR)", "CEIL(ts TO DAY)", "FLOOR(ts TO QUARTER)", "CEIL(ts TO YEAR)", "CEIL(ts TO MONTH)", "FLOOR(ts TO SECOND)", "CEIL(ts TO MILLISECOND)",
 	"s IS JSON", "s IS NOT JSON", "s IS JSON OBJECT", "s IS JSON SCALAR", "s IS JSON ARRAY", "i IS DISTINCT FROM j", "s IS NOT DISTINCT FROM NULL",
 	"TRIM(BOTH 'ab' FROM s)", "TRIM(LEADING s FROM s)", "TRIM(TRAILING 'é ' FROM s)", "LTRIM(s, 'xé')", "RTRIM(s, s)", "BTRIM(s, 'a')", "s IS DISTINCT FROM 'ab'",
@@ -262,6 +266,29 @@ var funcSeeds = []string{
 	"CAST(MAP[s, i] AS MAP<VARCHAR, DOUBLE>)", "CAST(MAP[i, s] AS MAP<DOUBLE, TIMESTAMP>)", "CAST(ROW(i, s, ARRAY[d]) AS ROW<a VARCHAR, b BIGINT, c ARRAY<VARCHAR>>)",
 	"CAST(s AS ARRAY<BIGINT>) = ARRAY[i, j]", "ARRAY[i, NULL] = ARRAY[j, NULL]", "ARRAY[d] <> ARRAY[d]", "MAP[s, i, 'k', j] = MAP['k', j, s, i]", "ROW(i, s) = ROW(j, s)",
 	"CAST(s AS ROW<a VARCHAR>) IS DISTINCT FROM ROW('x')", "ARRAY[s] IS NOT DISTINCT FROM CAST(NULL AS ARRAY<VARCHAR>)", "MAP[i, d] = MAP[j, d]",
+	// Flink 2.x's newer functions (refmore_test.go)
+	"ASIN(d)", "ACOS(d / 4)", "ATAN(d)", "ATAN2(d, i)", "COT(d)", "SINH(d)", "COSH(i)", "TANH(d)",
+	"TO_DATE(s)", "TO_DATE(s, 'yyyy-MM-dd HH:mm')", "TO_DATE(CAST(ts AS VARCHAR), 'yyyy-MM-dd HH:mm:ss.SSS')", "TO_DATE('2021-01-18', s)",
+	"CONVERT_TZ(s, 'UTC', 'America/Los_Angeles')", "CONVERT_TZ(CAST(ts AS VARCHAR), 'PST', 'GMT+08:00')", "CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'Europe/Berlin', 'JST')",
+	"CONVERT_TZ('2021-03-28 02:30:00', s, 'UTC')", "CONVERT_TZ(FROM_UNIXTIME(i * 1800), 'America/Sao_Paulo', 'GMT-0330')",
+	"STARTSWITH(s, 'a')", "ENDSWITH(s, s)", "ENDSWITH(s, 'd')", "TRANSLATE(s, 'abc,', 'xé')", "TRANSLATE(s, s, 'q')", "ELT(i, s, 'b', NULL)", "ELT(j, s, s)",
+	"REGEXP_COUNT(s, '[a-z]')", "REGEXP_COUNT(s, 'x*')", "REGEXP_COUNT(s, s)", "REGEXP_EXTRACT_ALL(s, '([a-z])([a-z]*)', i)", "REGEXP_EXTRACT_ALL(s, '(b)|(c)', 2)",
+	"REGEXP_EXTRACT_ALL(s, '[a-z]+', 0)", "REGEXP_INSTR(s, 'c')", "REGEXP_INSTR(s, s)", "REGEXP_SUBSTR(s, '[a-z]+')", "REGEXP_SUBSTR(s, s)",
+	"URL_ENCODE(s)", "URL_DECODE(s)", "URL_DECODE(URL_ENCODE(s))", "SPLIT(s, ',')", "SPLIT(s, '')", "SPLIT(s, s)", "SPLIT(s, 'b')",
+	"OVERLAY(s PLACING 'XY' FROM i)", "OVERLAY(s PLACING s FROM j FOR i)", "OVERLAY(s PLACING '' FROM 2 FOR j)",
+	"IS_ALPHA(s)", "IS_DIGIT(s)", "IS_DECIMAL(s)", "IS_DECIMAL(CAST(d AS VARCHAR))", "IS_DIGIT(CAST(i AS VARCHAR))",
+	"ARRAY_CONTAINS(ARRAY[i, j, NULL], j)", "ARRAY_CONTAINS(SPLIT(s, ','), 'bc')", "ARRAY_CONTAINS(ARRAY[d, 2.5], CAST(NULL AS DOUBLE))",
+	"ARRAY_POSITION(ARRAY[i, j, i], i)", "ARRAY_POSITION(SPLIT(s, ','), s)", "ARRAY_DISTINCT(ARRAY[i, j, i, NULL, NULL])", "ARRAY_DISTINCT(SPLIT(s, ''))",
+	"ARRAY_REMOVE(ARRAY[i, j, NULL, i], i)", "ARRAY_REMOVE(ARRAY[s, NULL], NULL)", "ARRAY_REVERSE(SPLIT(s, ','))",
+	"ARRAY_SLICE(ARRAY[1, 2, 3, 4], i)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], i, j)", "ARRAY_SLICE(SPLIT(s, ''), -2)", "ARRAY_SLICE(ARRAY[d], j, 0)",
+	"ARRAY_APPEND(ARRAY[i], j)", "ARRAY_PREPEND(SPLIT(s, ','), NULL)", "ARRAY_CONCAT(ARRAY[i], ARRAY[d, NULL], ARRAY[j])",
+	"ARRAY_UNION(ARRAY[i, j, i], ARRAY[j, 3])", "ARRAY_INTERSECT(SPLIT(s, ''), SPLIT('abc', ''))", "ARRAY_EXCEPT(ARRAY[i, j, NULL, i], ARRAY[j])",
+	"ARRAY_MAX(ARRAY[i, j, NULL])", "ARRAY_MIN(ARRAY[d, 2.5, -0.0, 0.0])", "ARRAY_MAX(SPLIT(s, ''))", "ARRAY_MIN(ARRAY[b, NULL])", "ARRAY_MAX(ARRAY[ts])",
+	"ARRAY_SORT(ARRAY[i, j, NULL, 3])", "ARRAY_SORT(SPLIT(s, ''), b)", "ARRAY_SORT(ARRAY[d, NULL, 2.5], b, NOT b)",
+	"ARRAY_JOIN(SPLIT(s, ','), '|')", "ARRAY_JOIN(ARRAY[s, NULL], s, '?')", "ARRAY_JOIN(ARRAY[d, i], '; ')",
+	"MAP_KEYS(STR_TO_MAP(s))", "MAP_VALUES(MAP[s, i, 'k', NULL])", "MAP_ENTRIES(STR_TO_MAP(s))", "MAP_ENTRIES(MAP[i, d])[1].`value`",
+	"MAP_FROM_ARRAYS(SPLIT(s, ','), ARRAY[1, 2, 3])", "MAP_FROM_ARRAYS(ARRAY[i, j, i], ARRAY[s, 'x', 'y'])",
+	"MAP_UNION(STR_TO_MAP(s), MAP['a', 'z'])", "MAP_UNION(MAP[i, d], MAP[j, 1.5], MAP[i, CAST(NULL AS DOUBLE)])", "GREATEST(d, 0.0, -0.0)", "LEAST(d, -0.0, 0.0)",
 }
 
 // volatile reports whether e reads the clock or draws random numbers: such

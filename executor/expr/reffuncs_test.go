@@ -49,6 +49,9 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 	if v, ok := refNestedFunc(fn, vs, ts, t); ok {
 		return v
 	}
+	if v, ok := refMoreFunc(fn, vs, ts, t); ok {
+		return v
+	}
 	switch fn {
 	case "NULLIF":
 		if vs[0].null || (!vs[1].null && refEquals(t, vs[0], vs[1])) {
@@ -196,11 +199,11 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		}
 		return sval(strings.Repeat(str(arg(0)), int(n)))
 	case "REVERSE":
-		r := []rune(str(arg(0)))
+		r := refChars(str(arg(0)))
 		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
 			r[a], r[b] = r[b], r[a]
 		}
-		return val{s: []byte(string(r))}
+		return sval(strings.Join(r, ""))
 	case "INITCAP":
 		var sb strings.Builder
 		in := false
@@ -579,18 +582,30 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 	panic("refFunc: no reference for " + fn)
 }
 
+// refChars cuts s into its code points, each as its bytes in s (a byte that
+// is not UTF-8 is one on its own and stays as it is).
+func refChars(s string) []string {
+	var out []string
+	for k := 0; k < len(s); {
+		_, n := utf8.DecodeRuneInString(s[k:])
+		out = append(out, s[k:k+n])
+		k += n
+	}
+	return out
+}
+
+// splitSpaces cuts s at each white-space code point; the parts keep s's
+// bytes as they are (a byte that is not UTF-8 stays, it is no space).
 func splitSpaces(s string) []string {
 	var parts []string
-	cur := []rune{}
-	for _, r := range s {
+	start := 0
+	for k, r := range s {
 		if unicode.IsSpace(r) {
-			parts = append(parts, string(cur))
-			cur = cur[:0]
-			continue
+			parts = append(parts, s[start:k])
+			start = k + utf8.RuneLen(r)
 		}
-		cur = append(cur, r)
 	}
-	return append(parts, string(cur))
+	return append(parts, s[start:])
 }
 
 // refEquals is SPEC 2's = on two values of type t.

@@ -408,6 +408,8 @@ func TestExportShapes(t *testing.T) {
 		{"temporal join", "CREATE STREAM r (cur VARCHAR, rate DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (cur) NOT ENFORCED) WITH ('connector'='file', 'path'='r.csv', 'errors'='fail');\nSELECT s.k, r.rate FROM s JOIN r FOR SYSTEM_TIME AS OF s.ts ON s.k = r.cur;\n",
 			[]string{"FROM `s` JOIN `r` FOR SYSTEM_TIME AS OF `s`.`ts_rowtime` ON (`s`.`k`) = (`r`.`cur`)", "PRIMARY KEY (`cur`) NOT ENFORCED"}},
 		{"unnest", "SELECT id, tag FROM e CROSS JOIN UNNEST(tags) AS t (tag);\n", []string{"FROM `e` CROSS JOIN UNNEST(`tags`) AS `t` (`tag`)"}},
+		{"Flink 2.x functions", "SELECT OVERLAY(id PLACING 'x' FROM 2 FOR 1) AS o, SPLIT(id, '-') AS s, CURRENT_DATE AS d, LOCALTIME AS t, ARRAY_CONTAINS(tags, 'a') AS c FROM e;\n",
+			[]string{"OVERLAY(`e`.`id` PLACING 'x' FROM 2 FOR 1) AS `o`", "SPLIT(`e`.`id`, '-') AS `s`", "CURRENT_DATE AS `d`", "LOCALTIME AS `t`", "ARRAY_CONTAINS(`e`.`tags`, 'a') AS `c`"}},
 		{"nested and functions", "SELECT id, tags[1] AS t1, attrs['a'] AS a, dev.name AS dn, CARDINALITY(tags) AS c, SPLIT_INDEX(id, '-', 0) AS p, REGEXP_EXTRACT(id, '([0-9]+)', 1) AS num FROM e;\n",
 			[]string{"(`e`.`tags`)[1] AS `t1`", "(`e`.`attrs`)['a'] AS `a`", "`e`.`dev`.`name` AS `dn`", "CARDINALITY(`e`.`tags`) AS `c`", "`tags` ARRAY<STRING>", "`attrs` MAP<STRING, BIGINT>", "`dev` ROW<`name` STRING, `n` BIGINT>", "SPLIT_INDEX(`e`.`id`, '-', 0) AS `p`", "REGEXP_EXTRACT(`e`.`id`, '([0-9]+)', 1) AS `num`"}},
 		{"trim", "SELECT TRIM(LEADING 'x' FROM k) AS a, TRIM(TRAILING FROM k) AS b, TRIM('-' FROM k) AS c, TRIM(k) AS d, BTRIM(k, '+') AS e, k IS DISTINCT FROM 'y' AS f FROM s;\n",

@@ -521,6 +521,22 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		return "(" + parts[0] + ")[" + parts[1] + "]", nil
 	case "sq_cardinal":
 		name = "cardinality"
+	case "sq_sp": // SPLIT, a TiDB keyword (parser/funcsyntax.go)
+		name = "split"
+	case "current_date", "current_time", "localtime": // Flink's niladic spelling: no parentheses
+		if len(n.Args) == 0 {
+			return strings.ToUpper(name), nil
+		}
+	case "overlay": // Flink parses only OVERLAY(s PLACING r FROM i [FOR n])
+		parts, err := p.exprs(n.Args...)
+		if err != nil || len(parts) < 3 {
+			return "", err
+		}
+		out := "OVERLAY(" + parts[0] + " PLACING " + parts[1] + " FROM " + parts[2]
+		if len(parts) == 4 {
+			out += " FOR " + parts[3]
+		}
+		return out + ")", nil
 	case "ifnull":
 		name = "coalesce"
 	case "ceiling":

@@ -44,10 +44,10 @@ func TestCompleterCandidates(t *testing.T) {
 		{"", "select * from sensors where temp", "temp", []string{"temperature "}, true},
 		{"", "SELECT dev", "dev", []string{"deviceNo "}, true}, // no stream named yet: all streams' columns
 		{"", "SELECT * FROM orders WHERE pro", "pro", []string{"proctime(", "product "}, true},
-		{"", "SELECT * FROM orders WHERE t", "t", []string{"table ", "tan(", "then ", "time ", "timestamp ", "timestampadd(", "timestampdiff(", "to_base64(",
-			"to_timestamp(", "to_timestamp_ltz(", "trim(", "true ", "truncate(", "try_cast(", "tumble "}, true}, // tier and ts are not orders' columns; functions from the table
+		{"", "SELECT * FROM orders WHERE t", "t", []string{"table ", "tan(", "tanh(", "then ", "time ", "timestamp ", "timestampadd(", "timestampdiff(", "to_base64(", "to_date(",
+			"to_timestamp(", "to_timestamp_ltz(", "translate(", "trim(", "true ", "truncate(", "try_cast(", "tumble "}, true}, // tier and ts are not orders' columns; functions from the table
 		{"", "SELECT DATE_F", "DATE_F", []string{"DATE_FORMAT("}, true},
-		{"", "SELECT regexp_e", "regexp_e", []string{"regexp_extract("}, true},
+		{"", "SELECT regexp_e", "regexp_e", []string{"regexp_extract(", "regexp_extract_all("}, true},
 		{"", ".help f", "f", []string{"functions "}, true},
 		{"SELECT o.*\n", "FROM orders o SEMI JOIN allowed a ON o.product = a.t", "t", []string{"tier "}, true},
 		{"", "SELECT sensors.", "", []string{"deviceNo ", "ts ", "temperature "}, true},
@@ -66,7 +66,7 @@ func TestCompleterCandidates(t *testing.T) {
 		{"", "CREATE STREAM `x", "`x", nil, true},
 		{"", "DROP STREAM IF EXISTS al", "al", []string{"allowed "}, true},
 		{"", "CREATE STREAM x", "x", nil, true},
-		{"", "SELECT 1; SELECT * FROM orders WHERE i", "i", []string{"id ", "if ", "if(", "ifnull(", "in ", "initcap(", "insert ", "instr(", "interval ", "into ", "is ", "is_json("}, true},
+		{"", "SELECT 1; SELECT * FROM orders WHERE i", "i", []string{"id ", "if ", "if(", "ifnull(", "in ", "initcap(", "insert ", "instr(", "interval ", "into ", "is ", "is_alpha(", "is_decimal(", "is_digit(", "is_json("}, true},
 		{"", "SELECT * -- a comment", "", nil, true},
 		{"", ".sch", ".sch", []string{".schema "}, true},
 		{"", ".schema se", "se", []string{"sensors "}, true},
