@@ -1,7 +1,9 @@
 package executor
 
 import (
+	"hash/maphash"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -54,51 +56,185 @@ type updState struct {
 	pre   *vector.Batch // mini-batch: each touched group's row before the batch
 	npre  int
 	ttl   ttlState
-	// ints finds the group of a single BIGINT or TIMESTAMP key that is not
-	// NULL by its value (a typed map, where the window's index is keyed by
-	// the key's bytes); nil for other keys. Every such group of the
-	// pseudo-window is in it (updGroup, sweep, reindexUpd).
-	ints map[int64]*aggGroup
+	// idx finds the group of a single BIGINT, TIMESTAMP or VARCHAR key
+	// that is not NULL (groupIndex: a flat typed table, where the window's
+	// index is a Go map keyed by the key's bytes); nil for other keys.
+	// Every such group of the pseudo-window is in it (updGroup, sweep,
+	// reindexUpd).
+	idx *groupIndex
+	// found holds, per row of the input batch the aggregate takes, the
+	// group idx had for it before the batch's first change (prefind; nil:
+	// none yet, found by updGroup then)
+	found []*aggGroup
+	warm  int64 // prefind's reads of the groups (kept, so the loads stay)
+}
+
+// prefind looks up, before the batch's changes, the groups of the rows
+// taken that are in idx already, so that their loads from memory overlap
+// (one lookup does not wait for the change of the row before: issue 24's
+// profile, where a lookup and its group were two cache misses a row). It
+// makes no group: updGroup finds or makes the others at their change, in
+// order, with their state charges.
+func (o *aggOp) prefind(taken []int32) {
+	u := o.upd
+	x := u.idx
+	if x == nil {
+		return
+	}
+	v := o.keys[0]
+	var warm int64
+	for _, i := range taken {
+		var g *aggGroup
+		if !v.Null[i] {
+			if x.str {
+				g = x.get(maphash.Bytes(x.seed, v.S[i]), v.S[i])
+			} else {
+				g = x.get(uint64(v.I[i]), nil)
+			}
+			if g != nil { // (the group's hot fields, its key's value and first accumulator: two or three cache lines)
+				warm += g.live + g.val0[0].I
+				if len(g.states) > 0 {
+					warm += g.states[0].Count()
+				}
+			}
+		}
+		u.found[i] = g
+	}
+	u.warm += warm
 }
 
 // updGroup returns row i's group (groupFor), through the typed index for
-// a single integer key.
+// a single BIGINT, TIMESTAMP or VARCHAR key.
 func (o *aggOp) updGroup(i int) (*aggGroup, error) {
-	u := o.upd
-	if u.ints == nil {
+	x := o.upd.idx
+	if x == nil {
 		return o.groupFor(o.pseudo(), i)
 	}
 	v := o.keys[0]
 	if v.Null[i] {
 		return o.groupFor(o.pseudo(), i)
 	}
-	x := v.I[i]
-	if g := u.ints[x]; g != nil {
+	var k uint64
+	var s []byte
+	if x.str {
+		s = v.S[i]
+		k = maphash.Bytes(x.seed, s)
+	} else {
+		k = uint64(v.I[i])
+	}
+	if g := x.get(k, s); g != nil {
 		if o.rep != nil && g.part != o.rowPart {
 			o.heldOther(g)
 		}
 		return g, nil
 	}
 	g, err := o.groupFor(o.pseudo(), i)
-	u.ints[x] = g
+	x.put(k, g)
 	return g, err
 }
 
 // reindexUpd rebuilds the typed index of an updating aggregate from its
-// groups (after groups were freed elsewhere: a Kafka replay's drop).
+// groups (after groups were freed: a TTL sweep, a Kafka replay's drop).
 func (o *aggOp) reindexUpd() {
 	u := o.upd
-	if u == nil || u.ints == nil {
+	if u == nil || u.idx == nil {
 		return
 	}
-	clear(u.ints)
+	x := u.idx
+	x.reset()
 	for _, ws := range o.open {
 		for _, g := range ws.groups {
-			if !g.vals[0].Null {
-				u.ints[g.vals[0].I] = g
+			if v := g.vals[0]; !v.Null {
+				if x.str {
+					x.put(maphash.Bytes(x.seed, v.S), g)
+				} else {
+					x.put(uint64(v.I), g)
+				}
 			}
 		}
 	}
+}
+
+// groupIndex is an updating aggregate's index of its groups by a single
+// BIGINT, TIMESTAMP or VARCHAR key that is not NULL: a flat open-addressing
+// table (linear probing, at most half full, a power of two of slots) of
+// each group's key word (the BIGINT's value, or the VARCHAR's seeded
+// maphash) and group, so that a row's lookup reads about one slot of 16
+// bytes. It never deletes one group: the groups freed (state TTL, a
+// replay's drop) are taken out by rebuilding it (reindexUpd). The Go map
+// it replaced is not charged to 'state.max-bytes' either: groupSlotBytes
+// counts one index entry per group.
+type groupIndex struct {
+	slots []groupSlot
+	used  int
+	str   bool         // VARCHAR: k is the hash, and the bytes are compared
+	seed  maphash.Seed // VARCHAR's hash; also mixes a BIGINT's slot (intSeed)
+	iseed uint64
+}
+
+// groupSlot is one slot of groupIndex: a group (nil: empty) and its key word.
+type groupSlot struct {
+	k uint64
+	g *aggGroup
+}
+
+func newGroupIndex(str bool) *groupIndex {
+	x := &groupIndex{str: str, seed: maphash.MakeSeed()}
+	x.iseed = maphash.Comparable(x.seed, 0) | 1
+	x.slots = make([]groupSlot, 64)
+	return x
+}
+
+// home is the first slot to probe for key word k.
+func (x *groupIndex) home(k uint64) uint64 {
+	if x.str {
+		return k
+	}
+	hi, lo := bits.Mul64(k^x.iseed, 0x9e3779b97f4a7c15)
+	return hi ^ lo
+}
+
+// get returns the group of key word k (and, for VARCHAR, bytes s), nil when
+// there is none.
+func (x *groupIndex) get(k uint64, s []byte) *aggGroup {
+	mask := uint64(len(x.slots) - 1)
+	for p := x.home(k) & mask; ; p = (p + 1) & mask {
+		sl := &x.slots[p]
+		if sl.g == nil {
+			return nil
+		}
+		if sl.k == k && (!x.str || string(sl.g.vals[0].S) == string(s)) {
+			return sl.g
+		}
+	}
+}
+
+// put adds group g of key word k (not in x), doubling the table when it
+// would be more than half full.
+func (x *groupIndex) put(k uint64, g *aggGroup) {
+	if 2*(x.used+1) > len(x.slots) {
+		old := x.slots
+		x.slots = make([]groupSlot, 2*len(old))
+		x.used = 0
+		for _, sl := range old {
+			if sl.g != nil {
+				x.put(sl.k, sl.g)
+			}
+		}
+	}
+	mask := uint64(len(x.slots) - 1)
+	p := x.home(k) & mask
+	for x.slots[p].g != nil {
+		p = (p + 1) & mask
+	}
+	x.slots[p] = groupSlot{k, g}
+	x.used++
+}
+
+// reset empties x, keeping its table.
+func (x *groupIndex) reset() {
+	clear(x.slots)
+	x.used = 0
 }
 
 // ttlState is 'table.exec.state.ttl' of an updating aggregate (SPEC 2.8,
@@ -134,9 +270,15 @@ var ttlNow = func() int64 { return time.Now().UnixMilli() }
 const noTime = math.MinInt64
 
 func newUpdState(a *plan.Aggregate, event bool) *updState {
-	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1} // (a new group's mark is 0)
-	if len(a.Keys) == 1 && (a.Keys[0].Type == catalog.BigInt || a.Keys[0].Type == catalog.Timestamp) {
-		u.ints = map[int64]*aggGroup{}
+	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1, // (a new group's mark is 0)
+		found: make([]*aggGroup, vector.Cap)}
+	if len(a.Keys) == 1 {
+		switch a.Keys[0].Type {
+		case catalog.BigInt, catalog.Timestamp:
+			u.idx = newGroupIndex(false)
+		case catalog.Varchar:
+			u.idx = newGroupIndex(true)
+		}
 	}
 	if u.mini {
 		u.pre = vector.NewBatch(a.RowTypes)
@@ -200,9 +342,14 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 		o.rowCw, o.rowCwSet = cw, cwSet
 		replayed = o.rep.active && o.rep.replayed(b.Pos[i])
 	}
-	g, err := o.updGroup(i)
-	if err != nil {
-		return err
+	g := u.found[i]
+	if g == nil || u.idx == nil {
+		var err error
+		if g, err = o.updGroup(i); err != nil {
+			return err
+		}
+	} else if o.rep != nil && g.part != o.rowPart {
+		o.heldOther(g)
 	}
 	if u.ttl.ttl > 0 {
 		now := u.ttl.at(cw, cwSet)
@@ -369,6 +516,10 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 		}
 		part.Kinds = dst.Kinds
 		sel := part.Sel
+		if ao.oneChunk { // (nothing else in the batch: one chunk at the first change's place keeps the order)
+			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[o.sel[0]]), Part: part})
+			sel = nil
+		}
 		for a := 0; a < len(sel); {
 			e := a + 1
 			for e < len(sel) && u.at[o.sel[e]] == u.at[o.sel[a]] {
@@ -469,9 +620,6 @@ func (o *aggOp) sweep() {
 		if t.expired(g.touched, now) {
 			freed += o.groupCost(g)
 			o.freeGroups = append(o.freeGroups, g)
-			if o.upd.ints != nil && !g.vals[0].Null {
-				delete(o.upd.ints, g.vals[0].I)
-			}
 			continue
 		}
 		gs = append(gs, g)
@@ -480,6 +628,7 @@ func (o *aggOp) sweep() {
 		return
 	}
 	ws.keepGroups(gs)
+	o.reindexUpd()
 	clear(o.cache[:])
 	o.lastWs = nil
 	freed = min(freed, o.bytes)

@@ -164,6 +164,12 @@ type TopN struct {
 	newR  []int64
 	clock ttlClock
 	swept int64
+	// boundCol is the first ORDER BY column when it is BIGINT, TIMESTAMP,
+	// DOUBLE or BOOLEAN (its values are copied into topPart.bound), else -1;
+	// found and after are Push's look-ahead over a batch (lookAhead)
+	boundCol int
+	found    []*topPart
+	after    []bool
 }
 
 // topPart is one partition's state: its key and its ranked rows.
@@ -172,6 +178,11 @@ type topPart struct {
 	list    []int32
 	touched int64
 	pos     int64 // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
+	// full: the list holds N ranks or more, bound being its last row's
+	// first ORDER BY value (TopN.boundCol; set by insert), so that a row
+	// whose value is after it is out without reading the stored rows
+	full  bool
+	bound cell
 }
 
 // NewTopN returns a Top-N that emits to out (port TopNOut, batches with
@@ -190,7 +201,13 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now}
+	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now, boundCol: -1}
+	switch spec.Types[spec.Order[0].Col] {
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
+		if spec.Func != DenseRank {
+			t.boundCol = spec.Order[0].Col
+		}
+	}
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
 	types := spec.Types
 	if spec.RankNumber {
@@ -224,9 +241,16 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			return err
 		}
 	}
+	t.lookAhead(b, now)
 	for i := 0; i < b.N; i++ {
-		t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-		p := t.parts[string(t.key)]
+		if t.after[i] {
+			continue
+		}
+		p := t.found[i]
+		if p == nil {
+			t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
+			p = t.parts[string(t.key)]
+		}
 		if p == nil {
 			p = &topPart{key: string(t.key)}
 			if b.Pos != nil {
@@ -253,6 +277,52 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 	return t.compact()
 }
 
+// lookAhead finds, before the batch b's rows are placed, the partition of
+// each row that has one already (found; nil: none yet, found or made at its
+// turn), marks it touched at now, and marks the rows that are out of a full
+// partition by the first ORDER BY value alone (after: the value is after
+// the bound of its last row, so the row ranks after the last, above N, with
+// ROW_NUMBER as with RANK). The lookups do not wait for each other's rows
+// (issue 24: a row's partition and its rows were cache misses one after
+// another), and a partition's bound only tightens while the batch's rows
+// go in, so a row out by it at the batch's start is out at its turn.
+func (t *TopN) lookAhead(b *vector.Batch, now int64) {
+	if cap(t.found) < b.N {
+		t.found, t.after = make([]*topPart, b.N), make([]bool, b.N)
+	}
+	t.found, t.after = t.found[:b.N], t.after[:b.N]
+	c := t.boundCol
+	var v *vector.Vec
+	desc := false
+	if c >= 0 {
+		v, desc = b.Cols[c], t.spec.Order[0].Desc
+	}
+	for i := 0; i < b.N; i++ {
+		t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
+		p := t.parts[string(t.key)]
+		t.found[i], t.after[i] = p, false
+		if p == nil {
+			continue
+		}
+		p.touched = now
+		if p.full && c >= 0 {
+			d := cmpCells(t.spec.Types[c], cellOf(v, i), p.bound)
+			if desc {
+				d = -d
+			}
+			t.after[i] = d > 0
+		}
+	}
+}
+
+// setBound sets p's bound (topPart.full) after its list changed.
+func (t *TopN) setBound(p *topPart) {
+	p.full = t.boundCol >= 0 && len(p.list) > 0 && int64(len(p.list)) >= t.rk.n
+	if p.full {
+		p.bound = storedCell(t.rows.Rows, int(p.list[len(p.list)-1]), t.boundCol)
+	}
+}
+
 // insert adds row i of b to p at pos and emits the changes.
 func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos int) error {
 	t.old = append(t.old[:0], p.list...)
@@ -268,6 +338,7 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 	keep := t.rk.cut(t.newR)
 	dropped := p.list[keep:]
 	p.list, t.newR = p.list[:keep], t.newR[:keep]
+	t.setBound(p)
 	if !t.spec.RankNumber {
 		for _, d := range dropped {
 			if err := t.emit(ctx, d, 0, vector.Delete); err != nil {
