@@ -3,12 +3,12 @@ package executor
 import (
 	"hash/maphash"
 	"math"
-	"math/bits"
 	"slices"
 	"time"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/executor/window"
 	"streamql/planner/plan"
@@ -129,7 +129,7 @@ func (o *aggOp) updGroup(i int) (*aggGroup, error) {
 		return g, nil
 	}
 	g, err := o.groupFor(o.pseudo(), i)
-	x.put(k, g)
+	x.Put(k, g)
 	return g, err
 }
 
@@ -141,14 +141,14 @@ func (o *aggOp) reindexUpd() {
 		return
 	}
 	x := u.idx
-	x.reset()
+	x.Reset()
 	for _, ws := range o.open {
 		for _, g := range ws.groups {
 			if v := g.vals[0]; !v.Null {
 				if x.str {
-					x.put(maphash.Bytes(x.seed, v.S), g)
+					x.Put(maphash.Bytes(x.seed, v.S), g)
 				} else {
-					x.put(uint64(v.I), g)
+					x.Put(uint64(v.I), g)
 				}
 			}
 		}
@@ -156,85 +156,36 @@ func (o *aggOp) reindexUpd() {
 }
 
 // groupIndex is an updating aggregate's index of its groups by a single
-// BIGINT, TIMESTAMP or VARCHAR key that is not NULL: a flat open-addressing
-// table (linear probing, at most half full, a power of two of slots) of
-// each group's key word (the BIGINT's value, or the VARCHAR's seeded
-// maphash) and group, so that a row's lookup reads about one slot of 16
-// bytes. It never deletes one group: the groups freed (state TTL, a
-// replay's drop) are taken out by rebuilding it (reindexUpd). The Go map
-// it replaced is not charged to 'state.max-bytes' either: groupSlotBytes
-// counts one index entry per group.
+// BIGINT, TIMESTAMP or VARCHAR key that is not NULL (op.FlatIndex): the key
+// word is the BIGINT's value, or the VARCHAR's seeded maphash (its bytes
+// compared then). The groups freed (state TTL, a replay's drop) are taken
+// out by rebuilding it (reindexUpd). Like the Go map it replaced, it is not
+// charged to 'state.max-bytes' on its own: groupSlotBytes counts one index
+// entry per group.
 type groupIndex struct {
-	slots []groupSlot
-	used  int
-	str   bool         // VARCHAR: k is the hash, and the bytes are compared
-	seed  maphash.Seed // VARCHAR's hash; also mixes a BIGINT's slot (intSeed)
-	iseed uint64
-}
-
-// groupSlot is one slot of groupIndex: a group (nil: empty) and its key word.
-type groupSlot struct {
-	k uint64
-	g *aggGroup
+	*op.FlatIndex[aggGroup]
+	str  bool // VARCHAR
+	seed maphash.Seed
 }
 
 func newGroupIndex(str bool) *groupIndex {
-	x := &groupIndex{str: str, seed: maphash.MakeSeed()}
-	x.iseed = maphash.Comparable(x.seed, 0) | 1
-	x.slots = make([]groupSlot, 64)
-	return x
-}
-
-// home is the first slot to probe for key word k.
-func (x *groupIndex) home(k uint64) uint64 {
-	if x.str {
-		return k
-	}
-	hi, lo := bits.Mul64(k^x.iseed, 0x9e3779b97f4a7c15)
-	return hi ^ lo
+	seed := maphash.MakeSeed()
+	return &groupIndex{FlatIndex: op.NewFlatIndex[aggGroup](str, maphash.Comparable(seed, 0)), str: str, seed: seed}
 }
 
 // get returns the group of key word k (and, for VARCHAR, bytes s), nil when
 // there is none.
 func (x *groupIndex) get(k uint64, s []byte) *aggGroup {
-	mask := uint64(len(x.slots) - 1)
-	for p := x.home(k) & mask; ; p = (p + 1) & mask {
-		sl := &x.slots[p]
-		if sl.g == nil {
+	mask := x.Mask()
+	for p := x.Home(k) & mask; ; p = (p + 1) & mask {
+		w, g := x.Slot(p)
+		if g == nil {
 			return nil
 		}
-		if sl.k == k && (!x.str || string(sl.g.vals[0].S) == string(s)) {
-			return sl.g
+		if w == k && (!x.str || string(g.vals[0].S) == string(s)) {
+			return g
 		}
 	}
-}
-
-// put adds group g of key word k (not in x), doubling the table when it
-// would be more than half full.
-func (x *groupIndex) put(k uint64, g *aggGroup) {
-	if 2*(x.used+1) > len(x.slots) {
-		old := x.slots
-		x.slots = make([]groupSlot, 2*len(old))
-		x.used = 0
-		for _, sl := range old {
-			if sl.g != nil {
-				x.put(sl.k, sl.g)
-			}
-		}
-	}
-	mask := uint64(len(x.slots) - 1)
-	p := x.home(k) & mask
-	for x.slots[p].g != nil {
-		p = (p + 1) & mask
-	}
-	x.slots[p] = groupSlot{k, g}
-	x.used++
-}
-
-// reset empties x, keeping its table.
-func (x *groupIndex) reset() {
-	clear(x.slots)
-	x.used = 0
 }
 
 // ttlState is 'table.exec.state.ttl' of an updating aggregate (SPEC 2.8,

@@ -3,6 +3,7 @@ package op
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"streamql/catalog"
@@ -170,6 +171,10 @@ type TopN struct {
 	boundCol int
 	found    []*topPart
 	after    []bool
+	// index finds a partition by the seeded hash of its key (FlatIndex,
+	// rebuilt when partitions leave: keepOrder); parts keeps them by key
+	index *FlatIndex[topPart]
+	seed  maphash.Seed
 }
 
 // topPart is one partition's state: its key and its ranked rows.
@@ -201,7 +206,8 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now, boundCol: -1}
+	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now, boundCol: -1,
+		index: NewFlatIndex[topPart](true, 0), seed: maphash.MakeSeed()}
 	switch spec.Types[spec.Order[0].Col] {
 	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
 		if spec.Func != DenseRank {
@@ -247,9 +253,11 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			continue
 		}
 		p := t.found[i]
+		var h uint64
 		if p == nil {
 			t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-			p = t.parts[string(t.key)]
+			h = maphash.Bytes(t.seed, t.key)
+			p = t.part(h, t.key)
 		}
 		if p == nil {
 			p = &topPart{key: string(t.key)}
@@ -257,6 +265,7 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 				p.pos = b.Pos[i]
 			}
 			t.parts[p.key] = p
+			t.index.Put(h, p)
 			t.order = append(t.order, p)
 			if err := t.acct.Grow(int64(len(p.key)) + 64); err != nil {
 				return err
@@ -299,7 +308,7 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 	}
 	for i := 0; i < b.N; i++ {
 		t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-		p := t.parts[string(t.key)]
+		p := t.part(maphash.Bytes(t.seed, t.key), t.key)
 		t.found[i], t.after[i] = p, false
 		if p == nil {
 			continue
@@ -311,6 +320,21 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 				d = -d
 			}
 			t.after[i] = d > 0
+		}
+	}
+}
+
+// part returns the partition of key (its hash h), nil when there is none.
+func (t *TopN) part(h uint64, key []byte) *topPart {
+	x := t.index
+	mask := x.Mask()
+	for q := h & mask; ; q = (q + 1) & mask {
+		w, p := x.Slot(q)
+		if p == nil {
+			return nil
+		}
+		if w == h && p.key == string(key) {
+			return p
 		}
 	}
 }
@@ -440,6 +464,10 @@ func (t *TopN) keepOrder() {
 	}
 	clear(t.order[len(kept):])
 	t.order = kept
+	t.index.Reset()
+	for _, p := range kept {
+		t.index.Put(maphash.String(t.seed, p.key), p)
+	}
 }
 
 // DropWhere forgets, without a change, every partition whose first row's
