@@ -258,21 +258,12 @@ func TestGroupByAllocatesNothingPerRow(t *testing.T) {
   WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv', 'follow' = 'true');
 `+sel+";\n", "")
 			job.Main.Agg.MiniBatch = mini
-			allocs := func(batches int) float64 {
-				return testing.AllocsPerRun(3, func() {
-					src := &limitSource{Source: newRisingSource(job), n: batches}
-					var stats Stats
-					sink := &discardCounting{}
-					if err := run(t.Context(), job, src, sink, &stats, nil); err != nil {
-						t.Fatal(err)
-					}
-					if sink.chunkRows < int64(batches) {
-						t.Fatalf("%d changes for %d batches", sink.chunkRows, batches)
-					}
-				})
-			}
-			few, many := allocs(100), allocs(400)
-			if perBatch := (many - few) / 300; perBatch > 0.01 {
+			perBatch, few, many := allocsPerBatch(t, job, func(sink *discardCounting, batches int) {
+				if sink.chunkRows < int64(batches) {
+					t.Fatalf("%d changes for %d batches", sink.chunkRows, batches)
+				}
+			})
+			if perBatch > 0.01 {
 				t.Errorf("%s (mini-batch %v): %.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", sel, mini, perBatch, few, many)
 			}
 		}
