@@ -188,6 +188,22 @@ type topPart struct {
 	// whose value is after it is out without reading the stored rows
 	full  bool
 	bound cell
+	// short is key's bytes when they are at most len(short) (keyLen), so
+	// that finding the partition compares them where its other hot fields
+	// are, without reading the key's own allocation
+	short  [24]byte
+	keyLen int
+}
+
+// is reports whether p's key is key.
+func (p *topPart) is(key []byte) bool {
+	if p.keyLen != len(key) {
+		return false
+	}
+	if len(key) <= len(p.short) {
+		return string(p.short[:len(key)]) == string(key)
+	}
+	return p.key == string(key)
 }
 
 // NewTopN returns a Top-N that emits to out (port TopNOut, batches with
@@ -260,7 +276,8 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			p = t.part(h, t.key)
 		}
 		if p == nil {
-			p = &topPart{key: string(t.key)}
+			p = &topPart{key: string(t.key), keyLen: len(t.key)}
+			copy(p.short[:], t.key)
 			if b.Pos != nil {
 				p.pos = b.Pos[i]
 			}
@@ -333,7 +350,7 @@ func (t *TopN) part(h uint64, key []byte) *topPart {
 		if p == nil {
 			return nil
 		}
-		if w == h && p.key == string(key) {
+		if w == h && p.is(key) {
 			return p
 		}
 	}
