@@ -59,7 +59,15 @@ type aggOp struct {
 	// freed windows and groups, reused so that the steady state allocates nothing
 	freeWins   []*winState
 	freeGroups []*aggGroup
-	lastWs     *winState // the window of the last row (TUMBLE, HOP), nil after a firing
+	// the slabs new groups come from (allocGroup): the groups (with their
+	// accumulator, for one call), and the rest of the accumulators, key
+	// values and key bytes of other shapes
+	cells     []groupCell
+	groupSlab []aggGroup
+	stateSlab []agg.State
+	valSlab   []plan.Value
+	keyArena  []byte
+	lastWs    *winState // the window of the last row (TUMBLE, HOP), nil after a firing
 	// for EXPLAIN ANALYZE (Analysis), counted per batch, per window opened and
 	// per group made, never per row: the rows the branch took, the most
 	// windows open at once, the groups made (new, not reused) and the most in
@@ -130,14 +138,16 @@ type aggGroup struct {
 	hash    uint64 // keyHash(keyb): compared before the bytes
 	key     string // keyb as a string (the index's key), valid while the group is in use
 	keyb    []byte
-	vals    []plan.Value // the grouping keys' values, owned by the group
-	states  []agg.State
 	// with a replay (aggOp.rep): the partition of its first row and that
 	// row's offset and watermark; more holds the first rows of other
 	// partitions (nil unless the topic is not partitioned by the key)
 	part int32
 	held heldAt
 	more map[int32]heldAt
+	// the hot fields, side by side at the end (a row's change reads them
+	// and, in a groupCell, the first accumulator right after them)
+	vals   []plan.Value // the grouping keys' values, owned by the group (val0's for one key)
+	states []agg.State  // the calls' accumulators (groupCell.st's for one call)
 	// an updating aggregate's (groupagg.go): the rows the group holds net of
 	// retractions, and with mini-batch the batch that last touched it, whether
 	// it held rows before that batch and its row then (in updState.pre)
@@ -148,7 +158,23 @@ type aggGroup struct {
 	// touched is when it last changed, for 'table.exec.state.ttl'
 	// (groupagg.go's updState.stamp)
 	touched int64
+	// val0 holds the value of a single grouping key (vals is val0[:1]), so
+	// that a group with one key needs no allocation of its own for it
+	val0 [1]plan.Value
 }
+
+// groupCell is a group with its one accumulator right after it: the groups
+// of an aggregate with one call are allocated in slabs of them (newGroup),
+// key value, count and accumulator side by side, no allocation per group.
+type groupCell struct {
+	g  aggGroup
+	st [1]agg.State
+}
+
+// groupSlab is the number of groups (and their keys' values and
+// accumulators) allocated at once (newGroup): a slab is 256 groups, never
+// one; the state is charged per group as it is used.
+const groupSlab = 256
 
 // groupBytes is the state a new group costs before its accumulators grow: the
 // group itself, its key bytes (the group's copy, and the key values' own text,
@@ -163,7 +189,7 @@ func (o *aggOp) groupBytes(keyLen int) int64 {
 // groupSlotBytes is an aggGroup with its index entry and list slot;
 // valueBytes one grouping key's plan.Value.
 const (
-	groupSlotBytes = int(unsafe.Sizeof(aggGroup{})) + 48
+	groupSlotBytes = int(unsafe.Sizeof(aggGroup{})) - int(unsafe.Sizeof([1]plan.Value{})) + 48 // (val0: counted as the key's valueBytes)
 	valueBytes     = int(unsafe.Sizeof(plan.Value{}))
 )
 
@@ -609,6 +635,9 @@ func (o *aggOp) groupFor(ws *winState, i int) (*aggGroup, error) {
 				case catalog.Boolean:
 					kv.B = v.B[i]
 				case catalog.Varchar:
+					if cap(kv.S) < len(v.S[i]) {
+						kv.S = o.keyBytes(len(v.S[i]))
+					}
 					kv.S = append(kv.S, v.S[i]...)
 				}
 			}
@@ -727,19 +756,83 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 			g.states[c].Reset()
 		}
 	} else {
-		g = &aggGroup{states: make([]agg.State, len(o.a.Calls)), vals: make([]plan.Value, 0, len(o.a.Keys))}
+		g = o.allocGroup()
 		o.made++
 	}
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
 	g.first, g.firstAt, g.hash = o.seq, o.rowAt, kh
 	g.live, g.mark = 0, 0
 	g.part, g.held, g.more = o.rowPart, heldAt{o.rowOff, o.rowCw, o.rowCwSet}, nil
+	if n := len(o.keyBuf); cap(g.keyb) < n {
+		g.keyb = o.keyBytes(n)
+	}
 	g.keyb = append(g.keyb[:0], o.keyBuf...)
 	g.key = ""
 	if len(g.keyb) > 0 {
 		// the index's key shares the group's bytes: they change only once the
 		// group is freed, after it left every index
 		g.key = unsafe.String(&g.keyb[0], len(g.keyb))
+	}
+	return g
+}
+
+// keyArenaSize is the size of the arena new groups' key bytes are cut from
+// (newGroup), and keyArenaMax the longest key cut from it (a longer key
+// has its own allocation).
+const (
+	keyArenaSize = 16 << 10
+	keyArenaMax  = 256
+)
+
+// keyBytes returns an empty buffer of capacity n for a new group's key
+// bytes or a VARCHAR key's value, cut from o's arena when n is at most
+// keyArenaMax.
+func (o *aggOp) keyBytes(n int) []byte {
+	if n > keyArenaMax {
+		return make([]byte, 0, n)
+	}
+	if len(o.keyArena) < n {
+		o.keyArena = make([]byte, keyArenaSize)
+	}
+	b := o.keyArena[:0:n]
+	o.keyArena = o.keyArena[n:]
+	return b
+}
+
+// allocGroup returns a new empty group with room for o's keys' values and
+// accumulators, from o's slabs (groupSlab): with one call a groupCell (the
+// accumulator right after the group), the key's value in the group's val0
+// when there is one key, and other shapes' values and accumulators cut from
+// slabs of them.
+func (o *aggOp) allocGroup() *aggGroup {
+	nk, nc := len(o.a.Keys), len(o.a.Calls)
+	var g *aggGroup
+	if nc == 1 {
+		if len(o.cells) == 0 {
+			o.cells = make([]groupCell, groupSlab)
+		}
+		c := &o.cells[0]
+		o.cells = o.cells[1:]
+		g = &c.g
+		g.states = c.st[:]
+	} else {
+		if len(o.groupSlab) == 0 {
+			o.groupSlab = make([]aggGroup, groupSlab)
+		}
+		g = &o.groupSlab[0]
+		o.groupSlab = o.groupSlab[1:]
+		if len(o.stateSlab) < nc {
+			o.stateSlab = make([]agg.State, groupSlab*nc)
+		}
+		g.states, o.stateSlab = o.stateSlab[:nc:nc], o.stateSlab[nc:]
+	}
+	if nk <= 1 {
+		g.vals = g.val0[:0:nk]
+	} else {
+		if len(o.valSlab) < nk {
+			o.valSlab = make([]plan.Value, groupSlab*nk)
+		}
+		g.vals, o.valSlab = o.valSlab[:0:nk], o.valSlab[nk:]
 	}
 	return g
 }
@@ -970,6 +1063,7 @@ type aggOperator struct {
 	// it when the main query has a LIMIT
 	flushMain bool
 	inBatch   bool  // in Push (flush pushes the rows before at1), not in fireAll
+	oneChunk  bool  // the batch's changes go out as one chunk per flush (alone)
 	stop      error // a flush's push failed, or the LIMIT ended the job there: the operator stops
 	counts    []*LateRows
 	out       Routed
@@ -1070,8 +1164,12 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 		ao.pos[k] = 0
 		o.used = 0
 		o.prepare(r.In, ao.taken[k])
+		if o.upd != nil {
+			o.prefind(ao.taken[k])
+		}
 	}
 	ao.chunks = append(ao.chunks[:0], r.Chunks...)
+	ao.oneChunk = ao.alone(r)
 	b := r.In
 	var wmv *vector.Vec
 	if c := ao.job.WatermarkCol; c >= 0 {
@@ -1180,6 +1278,23 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 	ao.flushChanges(r.N)
 	ao.finishParts()
 	return ao.down.Push(ctx, port, out)
+}
+
+// alone reports whether the changes of the batch r can go out as one
+// chunk per flush instead of one per input row (SPEC 2.8's order kept): the
+// operator is one updating aggregate, not flushed row by row (a LIMIT),
+// and r holds nothing else for the outputs (no other part's rows, no
+// chunks, no malformed rows), so nothing comes between two changes.
+func (ao *aggOperator) alone(r *Routed) bool {
+	if len(ao.ops) != 1 || ao.ops[0].upd == nil || ao.flushMain || len(r.Chunks) > 0 || len(r.Bad) > 0 {
+		return false
+	}
+	for k := range r.Parts {
+		if k != ao.at[0] && len(r.Parts[k].Sel) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // errWindowRange is aggOp.add's error for a row whose time has a window that

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"streamql/internal/sensorbench"
+	"streamql/planner"
 )
 
 // TestAggregateAllocatesNothingPerRow: once its windows and groups exist, the
@@ -14,6 +15,21 @@ func TestAggregateAllocatesNothingPerRow(t *testing.T) {
 	// windows of a minute open and fire all along (about 3,000 rows each): once
 	// the first have fired, their state is reused
 	job := sensorbench.Plan(t, sensorbench.TumbleScript, "")
+	perBatch, few, many := allocsPerBatch(t, job, func(sink *discardCounting, _ int) {
+		if sink.rows > 0 {
+			t.Fatalf("%d late rows", sink.rows)
+		}
+	})
+	if perBatch > 0.01 {
+		t.Errorf("%.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", perBatch, few, many)
+	}
+}
+
+// allocsPerBatch runs job over 100 and then 400 batches of rising sensor
+// rows (risingSource) into a counting sink, check looking at each run's
+// sink and number of batches, and returns the allocations per batch
+// between the two (the steady state's, setup left out) and each run's.
+func allocsPerBatch(t *testing.T, job *planner.Job, check func(sink *discardCounting, batches int)) (perBatch, few, many float64) {
 	allocs := func(batches int) float64 {
 		return testing.AllocsPerRun(3, func() {
 			src := &limitSource{Source: newRisingSource(job), n: batches}
@@ -22,13 +38,9 @@ func TestAggregateAllocatesNothingPerRow(t *testing.T) {
 			if err := run(t.Context(), job, src, sink, &stats, nil); err != nil {
 				t.Fatal(err)
 			}
-			if sink.rows > 0 {
-				t.Fatalf("%d late rows", sink.rows)
-			}
+			check(sink, batches)
 		})
 	}
-	few, many := allocs(100), allocs(400)
-	if perBatch := (many - few) / 300; perBatch > 0.01 {
-		t.Errorf("%.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", perBatch, few, many)
-	}
+	few, many = allocs(100), allocs(400)
+	return (many - few) / 300, few, many
 }

@@ -1,12 +1,14 @@
 package executor
 
 import (
+	"hash/maphash"
 	"math"
 	"slices"
 	"time"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/executor/window"
 	"streamql/planner/plan"
@@ -54,49 +56,134 @@ type updState struct {
 	pre   *vector.Batch // mini-batch: each touched group's row before the batch
 	npre  int
 	ttl   ttlState
-	// ints finds the group of a single BIGINT or TIMESTAMP key that is not
-	// NULL by its value (a typed map, where the window's index is keyed by
-	// the key's bytes); nil for other keys. Every such group of the
-	// pseudo-window is in it (updGroup, sweep, reindexUpd).
-	ints map[int64]*aggGroup
+	// idx finds the group of a single BIGINT, TIMESTAMP or VARCHAR key
+	// that is not NULL (groupIndex: a flat typed table, where the window's
+	// index is a Go map keyed by the key's bytes); nil for other keys.
+	// Every such group of the pseudo-window is in it (updGroup, sweep,
+	// reindexUpd).
+	idx *groupIndex
+	// found holds, per row of the input batch the aggregate takes, the
+	// group idx had for it before the batch's first change (prefind; nil:
+	// none yet, found by updGroup then)
+	found []*aggGroup
+	warm  int64 // prefind's reads of the groups (kept, so the loads stay)
+}
+
+// prefind looks up, before the batch's changes, the groups of the rows
+// taken that are in idx already, so that their loads from memory overlap
+// (one lookup does not wait for the change of the row before: issue 24's
+// profile, where a lookup and its group were two cache misses a row). It
+// makes no group: updGroup finds or makes the others at their change, in
+// order, with their state charges.
+func (o *aggOp) prefind(taken []int32) {
+	u := o.upd
+	x := u.idx
+	if x == nil {
+		return
+	}
+	v := o.keys[0]
+	var warm int64
+	for _, i := range taken {
+		var g *aggGroup
+		if !v.Null[i] {
+			if x.str {
+				g = x.get(maphash.Bytes(x.seed, v.S[i]), v.S[i])
+			} else {
+				g = x.get(uint64(v.I[i]), nil)
+			}
+			if g != nil { // (the group's hot fields, its key's value and first accumulator: two or three cache lines)
+				warm += g.live + g.val0[0].I
+				if len(g.states) > 0 {
+					warm += g.states[0].Count()
+				}
+			}
+		}
+		u.found[i] = g
+	}
+	u.warm += warm
 }
 
 // updGroup returns row i's group (groupFor), through the typed index for
-// a single integer key.
+// a single BIGINT, TIMESTAMP or VARCHAR key.
 func (o *aggOp) updGroup(i int) (*aggGroup, error) {
-	u := o.upd
-	if u.ints == nil {
+	x := o.upd.idx
+	if x == nil {
 		return o.groupFor(o.pseudo(), i)
 	}
 	v := o.keys[0]
 	if v.Null[i] {
 		return o.groupFor(o.pseudo(), i)
 	}
-	x := v.I[i]
-	if g := u.ints[x]; g != nil {
+	var k uint64
+	var s []byte
+	if x.str {
+		s = v.S[i]
+		k = maphash.Bytes(x.seed, s)
+	} else {
+		k = uint64(v.I[i])
+	}
+	if g := x.get(k, s); g != nil {
 		if o.rep != nil && g.part != o.rowPart {
 			o.heldOther(g)
 		}
 		return g, nil
 	}
 	g, err := o.groupFor(o.pseudo(), i)
-	u.ints[x] = g
+	x.Put(k, g)
 	return g, err
 }
 
 // reindexUpd rebuilds the typed index of an updating aggregate from its
-// groups (after groups were freed elsewhere: a Kafka replay's drop).
+// groups (after groups were freed: a TTL sweep, a Kafka replay's drop).
 func (o *aggOp) reindexUpd() {
 	u := o.upd
-	if u == nil || u.ints == nil {
+	if u == nil || u.idx == nil {
 		return
 	}
-	clear(u.ints)
+	x := u.idx
+	x.Reset()
 	for _, ws := range o.open {
 		for _, g := range ws.groups {
-			if !g.vals[0].Null {
-				u.ints[g.vals[0].I] = g
+			if v := g.vals[0]; !v.Null {
+				if x.str {
+					x.Put(maphash.Bytes(x.seed, v.S), g)
+				} else {
+					x.Put(uint64(v.I), g)
+				}
 			}
+		}
+	}
+}
+
+// groupIndex is an updating aggregate's index of its groups by a single
+// BIGINT, TIMESTAMP or VARCHAR key that is not NULL (op.FlatIndex): the key
+// word is the BIGINT's value, or the VARCHAR's seeded maphash (its bytes
+// compared then). The groups freed (state TTL, a replay's drop) are taken
+// out by rebuilding it (reindexUpd). Like the Go map it replaced, it is not
+// charged to 'state.max-bytes' on its own: groupSlotBytes counts one index
+// entry per group.
+type groupIndex struct {
+	*op.FlatIndex[aggGroup]
+	str  bool // VARCHAR
+	seed maphash.Seed
+}
+
+func newGroupIndex(str bool) *groupIndex {
+	seed := maphash.MakeSeed()
+	return &groupIndex{FlatIndex: op.NewFlatIndex[aggGroup](str, maphash.Comparable(seed, 0)), str: str, seed: seed}
+}
+
+// get returns the group of key word k (and, for VARCHAR, bytes s), nil when
+// there is none.
+func (x *groupIndex) get(k uint64, s []byte) *aggGroup {
+	mask := x.Mask()
+	for p := x.Home(k) & mask; ; p = (p + 1) & mask {
+		w, g := x.Slot(p)
+		if g == nil {
+			return nil
+		}
+		if w == k && (!x.str || string(g.vals[0].S) == string(s)) {
+			return g
 		}
 	}
 }
@@ -134,9 +221,15 @@ var ttlNow = func() int64 { return time.Now().UnixMilli() }
 const noTime = math.MinInt64
 
 func newUpdState(a *plan.Aggregate, event bool) *updState {
-	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1} // (a new group's mark is 0)
-	if len(a.Keys) == 1 && (a.Keys[0].Type == catalog.BigInt || a.Keys[0].Type == catalog.Timestamp) {
-		u.ints = map[int64]*aggGroup{}
+	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1, // (a new group's mark is 0)
+		found: make([]*aggGroup, vector.Cap)}
+	if len(a.Keys) == 1 {
+		switch a.Keys[0].Type {
+		case catalog.BigInt, catalog.Timestamp:
+			u.idx = newGroupIndex(false)
+		case catalog.Varchar:
+			u.idx = newGroupIndex(true)
+		}
 	}
 	if u.mini {
 		u.pre = vector.NewBatch(a.RowTypes)
@@ -200,9 +293,14 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 		o.rowCw, o.rowCwSet = cw, cwSet
 		replayed = o.rep.active && o.rep.replayed(b.Pos[i])
 	}
-	g, err := o.updGroup(i)
-	if err != nil {
-		return err
+	g := u.found[i]
+	if g == nil || u.idx == nil {
+		var err error
+		if g, err = o.updGroup(i); err != nil {
+			return err
+		}
+	} else if o.rep != nil && g.part != o.rowPart {
+		o.heldOther(g)
 	}
 	if u.ttl.ttl > 0 {
 		now := u.ttl.at(cw, cwSet)
@@ -369,6 +467,10 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 		}
 		part.Kinds = dst.Kinds
 		sel := part.Sel
+		if ao.oneChunk { // (nothing else in the batch: one chunk at the first change's place keeps the order)
+			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[o.sel[0]]), Part: part})
+			sel = nil
+		}
 		for a := 0; a < len(sel); {
 			e := a + 1
 			for e < len(sel) && u.at[o.sel[e]] == u.at[o.sel[a]] {
@@ -469,9 +571,6 @@ func (o *aggOp) sweep() {
 		if t.expired(g.touched, now) {
 			freed += o.groupCost(g)
 			o.freeGroups = append(o.freeGroups, g)
-			if o.upd.ints != nil && !g.vals[0].Null {
-				delete(o.upd.ints, g.vals[0].I)
-			}
 			continue
 		}
 		gs = append(gs, g)
@@ -480,6 +579,7 @@ func (o *aggOp) sweep() {
 		return
 	}
 	ws.keepGroups(gs)
+	o.reindexUpd()
 	clear(o.cache[:])
 	o.lastWs = nil
 	freed = min(freed, o.bytes)

@@ -3,6 +3,7 @@ package op
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"streamql/catalog"
@@ -164,6 +165,16 @@ type TopN struct {
 	newR  []int64
 	clock ttlClock
 	swept int64
+	// boundCol is the first ORDER BY column when it is BIGINT, TIMESTAMP,
+	// DOUBLE or BOOLEAN (its values are copied into topPart.bound), else -1;
+	// found and after are Push's look-ahead over a batch (lookAhead)
+	boundCol int
+	found    []*topPart
+	after    []bool
+	// index finds a partition by the seeded hash of its key (FlatIndex,
+	// rebuilt when partitions leave: keepOrder); parts keeps them by key
+	index *FlatIndex[topPart]
+	seed  maphash.Seed
 }
 
 // topPart is one partition's state: its key and its ranked rows.
@@ -172,6 +183,27 @@ type topPart struct {
 	list    []int32
 	touched int64
 	pos     int64 // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
+	// full: the list holds N ranks or more, bound being its last row's
+	// first ORDER BY value (TopN.boundCol; set by insert), so that a row
+	// whose value is after it is out without reading the stored rows
+	full  bool
+	bound cell
+	// short is key's bytes when they are at most len(short) (keyLen), so
+	// that finding the partition compares them where its other hot fields
+	// are, without reading the key's own allocation
+	short  [24]byte
+	keyLen int
+}
+
+// is reports whether p's key is key.
+func (p *topPart) is(key []byte) bool {
+	if p.keyLen != len(key) {
+		return false
+	}
+	if len(key) <= len(p.short) {
+		return string(p.short[:len(key)]) == string(key)
+	}
+	return p.key == string(key)
 }
 
 // NewTopN returns a Top-N that emits to out (port TopNOut, batches with
@@ -190,7 +222,14 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now}
+	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now, boundCol: -1,
+		index: NewFlatIndex[topPart](true, 0), seed: maphash.MakeSeed()}
+	switch spec.Types[spec.Order[0].Col] {
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
+		if spec.Func != DenseRank {
+			t.boundCol = spec.Order[0].Col
+		}
+	}
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
 	types := spec.Types
 	if spec.RankNumber {
@@ -224,15 +263,26 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			return err
 		}
 	}
+	t.lookAhead(b, now)
 	for i := 0; i < b.N; i++ {
-		t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-		p := t.parts[string(t.key)]
+		if t.after[i] {
+			continue
+		}
+		p := t.found[i]
+		var h uint64
 		if p == nil {
-			p = &topPart{key: string(t.key)}
+			t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
+			h = maphash.Bytes(t.seed, t.key)
+			p = t.part(h, t.key)
+		}
+		if p == nil {
+			p = &topPart{key: string(t.key), keyLen: len(t.key)}
+			copy(p.short[:], t.key)
 			if b.Pos != nil {
 				p.pos = b.Pos[i]
 			}
 			t.parts[p.key] = p
+			t.index.Put(h, p)
 			t.order = append(t.order, p)
 			if err := t.acct.Grow(int64(len(p.key)) + 64); err != nil {
 				return err
@@ -253,6 +303,67 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 	return t.compact()
 }
 
+// lookAhead finds, before the batch b's rows are placed, the partition of
+// each row that has one already (found; nil: none yet, found or made at its
+// turn), marks it touched at now, and marks the rows that are out of a full
+// partition by the first ORDER BY value alone (after: the value is after
+// the bound of its last row, so the row ranks after the last, above N, with
+// ROW_NUMBER as with RANK). The lookups do not wait for each other's rows
+// (issue 24: a row's partition and its rows were cache misses one after
+// another), and a partition's bound only tightens while the batch's rows
+// go in, so a row out by it at the batch's start is out at its turn.
+func (t *TopN) lookAhead(b *vector.Batch, now int64) {
+	if cap(t.found) < b.N {
+		t.found, t.after = make([]*topPart, b.N), make([]bool, b.N)
+	}
+	t.found, t.after = t.found[:b.N], t.after[:b.N]
+	c := t.boundCol
+	var v *vector.Vec
+	desc := false
+	if c >= 0 {
+		v, desc = b.Cols[c], t.spec.Order[0].Desc
+	}
+	for i := 0; i < b.N; i++ {
+		t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
+		p := t.part(maphash.Bytes(t.seed, t.key), t.key)
+		t.found[i], t.after[i] = p, false
+		if p == nil {
+			continue
+		}
+		p.touched = now
+		if p.full && c >= 0 {
+			d := cmpCells(t.spec.Types[c], cellOf(v, i), p.bound)
+			if desc {
+				d = -d
+			}
+			t.after[i] = d > 0
+		}
+	}
+}
+
+// part returns the partition of key (its hash h), nil when there is none.
+func (t *TopN) part(h uint64, key []byte) *topPart {
+	x := t.index
+	mask := x.Mask()
+	for q := h & mask; ; q = (q + 1) & mask {
+		w, p := x.Slot(q)
+		if p == nil {
+			return nil
+		}
+		if w == h && p.is(key) {
+			return p
+		}
+	}
+}
+
+// setBound sets p's bound (topPart.full) after its list changed.
+func (t *TopN) setBound(p *topPart) {
+	p.full = t.boundCol >= 0 && len(p.list) > 0 && int64(len(p.list)) >= t.rk.n
+	if p.full {
+		p.bound = storedCell(t.rows.Rows, int(p.list[len(p.list)-1]), t.boundCol)
+	}
+}
+
 // insert adds row i of b to p at pos and emits the changes.
 func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos int) error {
 	t.old = append(t.old[:0], p.list...)
@@ -268,6 +379,7 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 	keep := t.rk.cut(t.newR)
 	dropped := p.list[keep:]
 	p.list, t.newR = p.list[:keep], t.newR[:keep]
+	t.setBound(p)
 	if !t.spec.RankNumber {
 		for _, d := range dropped {
 			if err := t.emit(ctx, d, 0, vector.Delete); err != nil {
@@ -369,6 +481,10 @@ func (t *TopN) keepOrder() {
 	}
 	clear(t.order[len(kept):])
 	t.order = kept
+	t.index.Reset()
+	for _, p := range kept {
+		t.index.Put(maphash.String(t.seed, p.key), p)
+	}
 }
 
 // DropWhere forgets, without a change, every partition whose first row's

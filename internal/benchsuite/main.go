@@ -16,7 +16,9 @@
 // issue 11 item 7, SPEC 2.4; bench/duckdb compares it with DuckDB), an
 // interval join of two streams of half the rows each and a lookup join of the
 // rows against a 100,000-row file (issue 23, SPEC 2.7; rows/s counts the
-// input rows of both streams, and the lookup table's rows not), and, when
+// input rows of both streams, and the lookup table's rows not), issue 24's
+// unbounded GROUP BY count per key and Top-10 per key over 10,000 keys
+// (SPEC 2.8, 2.9: the file read as a stream, their changelogs printed), and, when
 // STREAMQL_KAFKA_BROKERS names a broker, the Kafka split (topic → split →
 // topics, tests/kafka_bench_test.go, issue 12 item 8). The split job's outputs
 // must equal the floor's, byte for byte. Each job and the floor run
@@ -89,8 +91,28 @@ func jobs() []job {
 			[]string{"--format", "csv", "--side-dir", "OUT"}},
 		{"interval join", "orders.csv payments.csv", intervalJoinSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
 		{"lookup join", "clicks.csv users.csv", lookupJoinSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{"GROUP BY count per key (changelog)", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + groupBySQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{"Top-10 per key (changelog)", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + topNSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
 	}
 }
+
+// groupBySQL is issue 24's running count per key (as the executor's
+// BenchmarkGroupByVsSplit): an unbounded GROUP BY (SPEC 2.8) over 10,000
+// keys, the file read as a stream ('execution.runtime-mode' = 'streaming'),
+// so that it prints its changelog (one change per input row, csv's op
+// column) instead of the final table.
+const groupBySQL = `SET 'execution.runtime-mode' = 'streaming';
+SELECT ts % 10000 AS k, COUNT(*) AS n FROM sensors GROUP BY ts % 10000;
+`
+
+// topNSQL is issue 24's Top-10 per key over the same 10,000 keys (SPEC
+// 2.9): each key's ten hottest readings, as a changelog (-D/+I).
+const topNSQL = `SET 'execution.runtime-mode' = 'streaming';
+SELECT k, ts, temperature
+  FROM (SELECT ts % 10000 AS k, ts, temperature,
+               ROW_NUMBER() OVER (PARTITION BY ts % 10000 ORDER BY temperature DESC) AS rn FROM sensors)
+ WHERE rn <= 10;
+`
 
 // intervalJoinSQL is issue 23's interval join of two streams of half the
 // input rows each (SPEC 2.7): each order's payment arrives within 0..4 s of
