@@ -694,31 +694,16 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 	at := j.outB.N
 	for c, src := range b.Cols[:len(j.spec.Types[0])] {
 		v := j.outB.Cols[c]
-		null := v.Null[at : at+n]
-		for x, i := range j.selL {
-			null[x] = src.Null[i]
-		}
+		gatherSel(v.Null[at:at+n], src.Null, j.selL)
 		switch {
 		case v.I != nil:
-			out := v.I[at : at+n]
-			for x, i := range j.selL {
-				out[x] = src.I[i]
-			}
+			gatherSel(v.I[at:at+n], src.I, j.selL)
 		case v.F != nil:
-			out := v.F[at : at+n]
-			for x, i := range j.selL {
-				out[x] = src.F[i]
-			}
+			gatherSel(v.F[at:at+n], src.F, j.selL)
 		case v.B != nil:
-			out := v.B[at : at+n]
-			for x, i := range j.selL {
-				out[x] = src.B[i]
-			}
+			gatherSel(v.B[at:at+n], src.B, j.selL)
 		case v.S != nil:
-			out := v.S[at : at+n]
-			for x, i := range j.selL {
-				out[x] = src.S[i]
-			}
+			gatherSel(v.S[at:at+n], src.S, j.selL)
 		case v.Kids != nil:
 			for x, i := range j.selL {
 				if !src.Null[i] {
@@ -743,6 +728,13 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 		return err
 	}
 	return nil
+}
+
+// gatherSel sets out[x] to src[sel[x]] for every x (len(out) == len(sel)).
+func gatherSel[T any](out, src []T, sel []int32) {
+	for x, i := range sel {
+		out[x] = src[i]
+	}
 }
 
 // Borrowed reports, while the join is emitting a batch of joined rows
