@@ -78,7 +78,7 @@ func spread(h uint64) uint64 { return (h ^ h>>29) * 0xbf58476d1ce4e5b9 >> 16 }
 // the rows that no longer count, dropped from the chains if the table is
 // rebuilt to make room.
 func (x *keyIndex) add(h uint64, k int32, dead []bool) {
-	if (x.used+1)*4 > len(x.slots)*3 {
+	if (x.used+1)*2 > len(x.slots) { // (at most half full: short probes)
 		x.rebuild(nil, dead)
 	}
 	for int(k) >= len(x.next) {
