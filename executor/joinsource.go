@@ -67,7 +67,23 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, hub *derivedHub) (*joinSource, error) {
 	both := job.Both
 	js := &joinSource{ctx: ctx, both: both, stats: stats}
-	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds()}
+	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes}
+	if len(both.Residual) > 0 {
+		var ks []*expr.Kernel
+		for _, e := range both.Residual {
+			ks = append(ks, expr.Compile(e))
+		}
+		sel := make([]int32, 1)
+		spec.Residual = func(b *vector.Batch, i int) bool { // (SPEC 2.7: each term TRUE)
+			sel[0] = int32(i)
+			for _, k := range ks {
+				if v := k.Eval(b, sel); v.Null[i] || !v.B[i] {
+					return false
+				}
+			}
+			return true
+		}
+	}
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s] = in.Types, in.TimeCol(), in.WatermarkCol

@@ -107,7 +107,8 @@ func newRegion(all []Token, toks []Token, start, end int) *region {
 		case t.is("SELECT"):
 			stack[top] = clSelect
 		case t.is("FROM"):
-			if stack[top] == clSelect {
+			// (not the FROM of a IS [NOT] DISTINCT FROM b, SPEC 2.10)
+			if stack[top] == clSelect && !(i > 1 && toks[i-1].is("DISTINCT") && (toks[i-2].is("IS") || toks[i-2].is("NOT"))) {
 				stack[top] = clFrom
 			}
 		case t.is("WHERE") || t.is("GROUP") || t.is("HAVING") || t.is("ORDER") || t.is("LIMIT") ||

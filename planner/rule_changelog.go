@@ -29,6 +29,9 @@ func updatingOperator(sp *selectPlan) string {
 		return "the GROUP BY without a window over " + over
 	}
 	if sp.both != nil && sp.both.Updating() {
+		if sp.both.Changes[0] || sp.both.Changes[1] {
+			return fmt.Sprintf("the regular %s JOIN over an updating input", sp.both.Type)
+		}
 		return fmt.Sprintf("the regular %s JOIN", sp.both.Type)
 	}
 	if r := sp.b.Rank; r != nil && r.Updating && !r.Bounded {

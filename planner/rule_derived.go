@@ -487,6 +487,8 @@ func updatingPart(j *Job, b *Branch) string {
 		return "its GROUP BY without a window emits -U/+U changes"
 	case b.Rank != nil && b.Rank.Updating && !b.Rank.Bounded:
 		return "its Top-N emits changes as rows enter and leave the top"
+	case j.Both != nil && (j.Both.Changes[0] || j.Both.Changes[1]):
+		return fmt.Sprintf("its regular %s JOIN reads an updating input and retracts the rows it joined", j.Both.Type)
 	case j.Both != nil && j.Both.Updating():
 		return fmt.Sprintf("its regular %s JOIN retracts padded rows", j.Both.Type)
 	case j.Stream != nil && j.Stream.Updating() != "":

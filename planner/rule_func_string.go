@@ -3,6 +3,8 @@ package planner
 import (
 	"strings"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"streamql/catalog"
 	"streamql/parser"
 	"streamql/planner/plan"
@@ -13,7 +15,7 @@ import (
 func init() {
 	registerFunc(funcRule{compile: ruleConcat}, "concat")
 	registerFunc(funcRule{compile: ruleCase}, "upper", "ucase", "lower", "lcase")
-	registerFunc(funcRule{compile: ruleTrim}, "trim", "ltrim", "rtrim")
+	registerFunc(funcRule{compile: ruleTrim, raw: true}, "trim", "ltrim", "rtrim", "btrim")
 	registerFunc(funcRule{compile: ruleSubstring}, "substring", "substr")
 	registerFunc(funcRule{compile: ruleCharLength}, "char_length", "character_length")
 }
@@ -43,17 +45,50 @@ func ruleCase(c *funcCall) (*Expr, error) {
 	return node(op, catalog.Varchar, c.args[0]), nil
 }
 
-// ruleTrim is TRIM, LTRIM and RTRIM of spaces (SPEC 2); trimming other
-// characters is an error.
+// ruleTrim is TRIM, LTRIM, RTRIM and BTRIM (SPEC 2.10, Flink's built-in
+// functions): TRIM(s) and the others' one-argument forms remove spaces;
+// TRIM([BOTH|LEADING|TRAILING] [chars] FROM s), LTRIM(s, chars), RTRIM(s,
+// chars) and BTRIM(s, chars) remove the characters of chars, taken as a set,
+// as Flink does. TiDB gives TRIM(dir FROM s) as (s, ' ', dir) and
+// TRIM(chars FROM s) as (s, chars).
 func ruleTrim(c *funcCall) (*Expr, error) {
-	if len(c.args) != 1 {
-		return nil, parser.Errorf(c.sc.pos(c.n), "%s(x) takes one argument (trimming other characters is not supported)", strings.ToUpper(c.name))
+	op := map[string]plan.Op{"trim": plan.OpTrim, "btrim": plan.OpTrim, "ltrim": plan.OpLTrim, "rtrim": plan.OpRTrim}[c.name]
+	args := c.n.Args
+	if len(args) == 3 && c.name == "trim" {
+		if d, ok := args[2].(*ast.TrimDirectionExpr); ok {
+			switch d.Direction {
+			case ast.TrimLeading:
+				op = plan.OpLTrim
+			case ast.TrimTrailing:
+				op = plan.OpRTrim
+			}
+			args = args[:2]
+		}
 	}
-	if err := c.needText(0); err != nil {
-		return nil, err
+	if len(args) < 1 || len(args) > 2 {
+		form := strings.ToUpper(c.name) + "(s[, characters])"
+		if c.name == "trim" {
+			form = "TRIM([BOTH|LEADING|TRAILING] [characters FROM] s)"
+		}
+		return nil, parser.Errorf(c.sc.pos(c.n), "%s takes %s, got %d arguments", strings.ToUpper(c.name), form, len(args))
 	}
-	op := map[string]plan.Op{"trim": plan.OpTrim, "ltrim": plan.OpLTrim, "rtrim": plan.OpRTrim}[c.name]
-	return node(op, catalog.Varchar, c.args[0]), nil
+	c.args = make([]*Expr, len(args))
+	for i, a := range args {
+		e, err := c.sc.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		c.args[i] = e
+		if err := c.needText(i); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.args) == 2 && c.args[1].Const {
+		if v := plan.Constants().Fold(c.args[1]); !v.Null && string(v.S) == " " {
+			c.args = c.args[:1] // spaces: the one-argument kernel
+		}
+	}
+	return node(op, catalog.Varchar, c.args...), nil
 }
 
 // ruleSubstring is SUBSTRING/SUBSTR(s, start[, len]) on code points (SPEC 2).

@@ -148,6 +148,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// pass finds them, a second plans over the layouts that hold them.
 	sp.keyNodes = [2][]joinKeyNode{}
 	var rest []ast.ExprNode
+	var residualAt ast.ExprNode // (the first of an outer join's other ON terms)
 	for pass := 0; ; pass++ {
 		found := len(sp.keyNodes[0]) + len(sp.keyNodes[1])
 		if err := sp.joinScope(both); err != nil {
@@ -176,7 +177,21 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s.k = %s.k", both.Inputs[0].Name, both.Inputs[1].Name)
 	}
 	if both.Type != plan.InnerJoin && len(rest) > 0 {
-		return parser.Errorf(sp.pos(rest[0]), "a %s JOIN's ON may hold only key equalities and bounds on the two event times; move this condition into WHERE or into a subquery of one side", both.Type)
+		// an outer join's other ON terms decide which pairs join (a row
+		// whose pairs all fail them is padded), so they are the join's own
+		// (SPEC 2.7; Flink's join condition), not a filter after it
+		for _, c := range rest {
+			e, err := sp.sc.compile(c)
+			if err != nil {
+				return err
+			}
+			if e.Type != catalog.Boolean && e.Type != catalog.Unknown {
+				return parser.Errorf(sp.pos(c), "a join condition is BOOLEAN, and this is %s", e.Type)
+			}
+			both.Residual = append(both.Residual, e)
+		}
+		residualAt = rest[0]
+		rest = nil
 	}
 	for _, c := range rest {
 		if sp.consumed == nil || onConds[c] {
@@ -188,6 +203,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			if a, ok := sel.AsOf[tn]; ok {
 				if err := temporalJoin(both, a); err != nil {
 					return err
+				}
+				if both.Temporal && len(both.Residual) > 0 {
+					return parser.Errorf(sp.pos(residualAt), "a temporal %s JOIN's ON may hold only the key equalities; move this condition into WHERE or into a subquery of one side", both.Type)
 				}
 			}
 		}
@@ -205,22 +223,59 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		both.StateTTL = sp.p.StateTTL // (a regular join, SPEC 2.7's table)
 	}
 	for s := range 2 {
-		// SPEC 2.8: a join over an updating input retracts its joined rows;
-		// op.Join takes every input row as an insert, so until it retracts,
-		// only a temporal join's versioned side may be updating
-		if in := both.Inputs[s].Stream; in != nil && plan.DerivedOf(in) != nil && readsChanges(in) && !(both.Temporal && s == 1) {
-			at := sp.pos(join.Left)
-			if s == 1 {
-				at = sp.pos(join.Right)
-			}
-			return parser.Errorf(at, "the join's input %s is updating (%s, SPEC 2.8), and a join does not yet retract its joined rows for an updating input: join the relation it reads before it updates, make it append-only (a window aggregate, deduplication keeping the first row), or use it as a temporal join's versioned side (FOR SYSTEM_TIME AS OF)", in.Name, updatingWhy(in))
+		// SPEC 2.8: a join over an updating input retracts its joined rows
+		// (a regular join, op.Join with JoinSpec.Changes); a temporal join's
+		// versioned side takes changes as versions. Interval and window joins
+		// read append-only inputs (Flink refuses changes there too): their
+		// state leaves by the watermarks, and a retraction could come after.
+		in := both.Inputs[s].Stream
+		if in == nil || !readsChanges(in) || both.Temporal && s == 1 {
+			continue
 		}
+		at := sp.pos(join.Left)
+		if s == 1 {
+			at = sp.pos(join.Right)
+		}
+		why := in.Updating() // (a changelog stream's format; a derived relation's operator)
+		if why == "" {
+			why = updatingWhy(in)
+		}
+		switch {
+		case both.Temporal:
+			return parser.Errorf(at, "the temporal join's left input %s is updating (%s, SPEC 2.8): a temporal join reads append-only rows on its left (as Flink's); join the relation it reads before it updates", in.Name, why)
+		case both.Window || both.Interval:
+			return parser.Errorf(at, "the join's input %s is updating (%s, SPEC 2.8), and an %s reads append-only inputs (as Flink's): its state leaves as the watermarks pass, and a retraction could come after; drop the time bounds for a regular join, or join the relation it reads before it updates", in.Name, why, both.Kind())
+		}
+		both.Changes[s] = true
+		both.Lookup = false // (a regular join: the bounded side's rows retract too)
+		both.StateTTL = sp.p.StateTTL
 	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
 	// is retracted when one comes): its outputs carry the kinds
 	// (rule_changelog.go)
 	both.Text = strings.TrimSpace(sp.p.text(sel))
 	sp.both = both
+	return nil
+}
+
+// procTimeJoin plans JOIN r FOR SYSTEM_TIME AS OF l.p where p is a
+// PROCTIME() column of the left side (Flink's processing-time temporal
+// join, its lookup join's syntax): each left row joins r as it is when the
+// row is processed. Against a bounded r (a file, values) that is SPEC 2.7's
+// lookup join: r is read whole first, and every left row sees all of it.
+// It returns a planning error for other join types, time bounds, or an
+// unbounded r, saying what to write.
+func procTimeJoin(both *plan.BothJoin, a parser.AsOf) error {
+	r := &both.Inputs[1]
+	switch {
+	case both.Type != plan.InnerJoin && both.Type != plan.LeftJoin:
+		return parser.Errorf(a.Pos, "a temporal join is INNER or LEFT (SPEC 2.7, as Flink's), not %s", both.Type)
+	case both.Interval:
+		return parser.Errorf(a.Pos, "a temporal join's condition holds the key equalities only: drop the bounds on the event times")
+	case !r.Stream.Bounded():
+		return parser.Errorf(a.Pos, "a processing-time temporal join (FOR SYSTEM_TIME AS OF a PROCTIME() column) reads its right side whole first, and %s is unbounded: join a bounded one (a file), or join by event time (FOR SYSTEM_TIME AS OF the left side's WATERMARK FOR column, SPEC 2.7)", r.Stream.Name)
+	}
+	both.Why = "" // (a lookup join: ruleJoinBoth marks it, r being bounded)
 	return nil
 }
 
@@ -231,6 +286,16 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 // returns a planning error at the clause that says what to write otherwise.
 func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	l, r := &both.Inputs[0], &both.Inputs[1]
+	if q, col, ok := strings.Cut(a.Col, "."); !ok || strings.EqualFold(q, l.Name) {
+		if !ok {
+			col = a.Col
+		}
+		for c, sc := range l.Stream.Columns {
+			if strings.EqualFold(sc.Name, col) && plan.IsProcTime(l.Stream, c) {
+				return procTimeJoin(both, a)
+			}
+		}
+	}
 	switch {
 	case both.Type != plan.InnerJoin && both.Type != plan.LeftJoin:
 		return parser.Errorf(a.Pos, "a temporal join is INNER or LEFT (SPEC 2.7, as Flink's), not %s", both.Type)
@@ -300,6 +365,18 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 	timeOf := func(e *plan.Expr) (side int, off int64, ok bool) {
 		if e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 			off, e = e.Param, e.Args[0]
+		} else if (e.Op == plan.OpAdd || e.Op == plan.OpSub) && e.Type == catalog.BigInt && e.Args[0].Op == plan.OpCol && e.Args[1].Const {
+			// a BIGINT time plus a constant: milliseconds (SPEC 2.7: INTERVAL
+			// arithmetic on any BIGINT column is in milliseconds)
+			v := plan.Constants().Fold(e.Args[1])
+			if v.Null {
+				return 0, 0, false
+			}
+			off = v.I
+			if e.Op == plan.OpSub {
+				off = -off
+			}
+			e = e.Args[0]
 		}
 		switch {
 		case e.Op != plan.OpCol:

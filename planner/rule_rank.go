@@ -594,7 +594,7 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	case q.GroupBy != nil || q.Having != nil:
 		return nil, parser.Errorf(loc.pos(fw), "an OVER aggregation gives one row per input row: it does not mix with GROUP BY")
 	case q.OrderBy != nil || q.Limit != nil:
-		return nil, parser.Errorf(loc.pos(fw), "ORDER BY and LIMIT after an OVER aggregation are not supported yet")
+		return p.overThenOrder(sel)
 	}
 	spec, err := loc.windowSpec(q, fw)
 	if err != nil {

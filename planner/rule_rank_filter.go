@@ -64,3 +64,35 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 	b, err := p.PlanSelect(&over)
 	return b, true, err
 }
+
+// overThenOrder plans an OVER aggregation whose query ends with ORDER BY or
+// LIMIT (SPEC 2.9: each applies to the query's rows, as in Flink, where the
+// Sort or Limit sits over the OverAggregate): sel becomes SELECT * FROM the
+// OVER aggregation without them, a derived relation (SPEC 2.6) named as the
+// query's FROM names its input, followed by the ORDER BY and LIMIT as
+// written, so they read the select list's names and the input's.
+func (p *Planner) overThenOrder(sel *parser.Select) (*Branch, error) {
+	q := sel.Query
+	inner := *sel
+	iq := *q
+	iq.OrderBy, iq.Limit = nil, nil
+	inner.Query = &iq
+	alias := ast.NewCIStr("")
+	if ts, ok := q.From.TableRefs.Left.(*ast.TableSource); ok && q.From.TableRefs.Right == nil {
+		alias = ts.AsName
+		if tn, ok := ts.Source.(*ast.TableName); ok && alias.L == "" {
+			alias = tn.Name
+		}
+	}
+	name := fmt.Sprintf("$over%d", len(p.scopes))
+	over := *sel
+	oq := *q
+	oq.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}, AsName: alias}}}
+	oq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
+	oq.Where, oq.GroupBy, oq.Having, oq.WindowSpecs, oq.Distinct = nil, nil, nil, nil, false
+	over.Query = &oq
+	over.Late, over.Late2 = "", "" // (the OVER aggregation's late output is the relation's)
+	p.scopes = append(p.scopes, relScope{derived: map[string]*parser.Relation{name: {Selects: []*parser.Select{&inner}, Range: sel.Range}}})
+	defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
+	return p.PlanSelect(&over)
+}

@@ -12,7 +12,9 @@ import (
 // ruleUpdatingSource refuses, for now, the operators that cannot yet consume
 // the changes of an updating stream (SPEC 2.8: a stream reading a changelog
 // format, debezium-json, canal-json or maxwell-json, or an upsert-kafka
-// stream): a window, a join (either side), and LIMIT. An aggregate without
+// stream): a window, a semi or anti join, and LIMIT (an interval, window or
+// temporal join's left side refuse it in ruleJoinBoth; a regular join
+// retracts, plan.BothJoin.Changes). An aggregate without
 // a window (GROUP BY keys, or a global aggregate) retracts: it is an
 // updating aggregate over the stream (rule_aggregate.go). Filters,
 // projections and side branches pass each row's kind through to the outputs,
@@ -34,8 +36,8 @@ func ruleUpdatingSource(sp *selectPlan) error {
 	}
 	if sp.both != nil {
 		for s, in := range sp.both.Inputs {
-			if s == 1 && sp.both.Temporal {
-				continue // (SPEC 2.7: a temporal join's versioned side may be updating, its changes its versions)
+			if s == 1 && sp.both.Temporal || sp.both.Changes[s] {
+				continue // (SPEC 2.7: a temporal join's versioned side may be updating, its changes its versions; a regular join retracts, SPEC 2.8)
 			}
 			if err := refuse(in.Stream, sp.q.From, fmt.Sprintf("a join reading it (%s)", in.Name)); err != nil {
 				return err

@@ -459,6 +459,9 @@ func (c *compiler) compile1(e *plan.Expr) evalFunc {
 		})
 	case plan.OpTrim, plan.OpLTrim, plan.OpRTrim:
 		left, right := e.Op != plan.OpRTrim, e.Op != plan.OpLTrim
+		if len(e.Args) == 2 {
+			return trimSetKernel(c.compile(e.Args[0]), c.compile(e.Args[1]), left, right)
+		}
 		return strMap(c.compile(e.Args[0]), func(dst, s []byte) []byte {
 			i, j := 0, len(s)
 			if left {
@@ -825,6 +828,46 @@ func strMap(x evalFunc, f func(dst, s []byte) []byte) evalFunc {
 			}
 			start := len(out.Arena)
 			out.Arena = f(out.Arena, in.S[i])
+			out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
+			out.Null[i] = false
+		}
+	})
+}
+
+// trimSetKernel is TRIM([BOTH|LEADING|TRAILING] chars FROM s), LTRIM(s,
+// chars), RTRIM(s, chars) and BTRIM(s, chars): s without the leading (left)
+// and/or trailing (right) code points that occur in chars, as Flink's
+// BinaryStringDataUtil.trim treats its trim string as a set of characters
+// (SPEC 2.10). A NULL s or chars gives NULL; an empty chars trims nothing.
+func trimSetKernel(x, chars evalFunc, left, right bool) evalFunc {
+	return derived(catalog.Varchar, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		in, set := x(b, sel), chars(b, sel)
+		for _, i := range sel {
+			if in.Null[i] || set.Null[i] {
+				out.Null[i] = true
+				continue
+			}
+			s, cs := in.S[i], set.S[i]
+			if left {
+				for len(s) > 0 {
+					r, n := utf8.DecodeRune(s)
+					if !bytes.ContainsRune(cs, r) || r == utf8.RuneError && n <= 1 && !bytes.Contains(cs, s[:1]) {
+						break
+					}
+					s = s[n:]
+				}
+			}
+			if right {
+				for len(s) > 0 {
+					r, n := utf8.DecodeLastRune(s)
+					if !bytes.ContainsRune(cs, r) || r == utf8.RuneError && n <= 1 && !bytes.Contains(cs, s[len(s)-1:]) {
+						break
+					}
+					s = s[:len(s)-n]
+				}
+			}
+			start := len(out.Arena)
+			out.Arena = append(out.Arena, s...)
 			out.S[i] = out.Arena[start:len(out.Arena):len(out.Arena)]
 			out.Null[i] = false
 		}

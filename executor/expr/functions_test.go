@@ -22,6 +22,7 @@ var flinkExamples = map[string][]flinkCase{
 	"IF":       {{"IF(5 > 3, 5, 3)", "5"}},
 	"IS DISTINCT FROM": {{"1 IS DISTINCT FROM NULL", "true"}, {"NULL IS DISTINCT FROM NULL", "false"}, {"1 IS NOT DISTINCT FROM NULL", "false"},
 		{"NULL IS NOT DISTINCT FROM NULL", "true"}, {"1 + 1 IS DISTINCT FROM 1 * 2", "false"}, {"NOT 1 IS DISTINCT FROM 2 OR FALSE", "false"},
+		{"'x' IS DISTINCT FROM 'y'", "true"}, {"'x' IS NOT DISTINCT FROM 'x'", "true"}, // (a quoted value after FROM: not a file)
 		{"ARRAY[1, NULL] IS DISTINCT FROM ARRAY[1, NULL]", "false"}, {"MAP['a', 1] IS DISTINCT FROM CAST(NULL AS MAP<VARCHAR, BIGINT>)", "true"}, {"CAST(NULL AS ARRAY<BIGINT>) IS NOT DISTINCT FROM CAST(NULL AS ARRAY<BIGINT>)", "true"}},
 	"NULLIF": {{"NULLIF(5, 5)", "NULL"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(NULL, 1)", "NULL"}},
 	"CAST": {{"CAST('42' AS BIGINT)", "42"}, {"CAST('non-number' AS BIGINT)", "NULL"}, // SPEC 2: a failed CAST is NULL (Flink's TRY_CAST)
@@ -36,13 +37,17 @@ var flinkExamples = map[string][]flinkCase{
 	"GREATEST": {{"GREATEST(1, 5, 3)", "5"}, {"GREATEST(1, 2.5)", "2.5"}, {"GREATEST(1, NULL)", "NULL"}, {"GREATEST('a', 'b')", "b"}},
 	"LEAST":    {{"LEAST(1, 5, 3)", "1"}, {"LEAST(1, NULL)", "NULL"}},
 
-	"CONCAT":         {{"CONCAT('AA', 'BB', 'CC')", "AABBCC"}, {"CONCAT('a', NULL)", "NULL"}},
-	"CONCAT_WS":      {{"CONCAT_WS('~', 'AA', NULL, 'BB', '', 'CC')", "AA~BB~~CC"}, {"CONCAT_WS(NULL, 'a')", "NULL"}},
-	"UPPER":          {{"UPPER('hello')", "HELLO"}},
-	"LOWER":          {{"LOWER('HeLLo')", "hello"}},
-	"TRIM":           {{"TRIM(' This is a test String. ')", "This is a test String."}},
-	"LTRIM":          {{"LTRIM(' This is a test String.')", "This is a test String."}},
-	"RTRIM":          {{"RTRIM('This is a test String. ')", "This is a test String."}},
+	"CONCAT":    {{"CONCAT('AA', 'BB', 'CC')", "AABBCC"}, {"CONCAT('a', NULL)", "NULL"}},
+	"CONCAT_WS": {{"CONCAT_WS('~', 'AA', NULL, 'BB', '', 'CC')", "AA~BB~~CC"}, {"CONCAT_WS(NULL, 'a')", "NULL"}},
+	"UPPER":     {{"UPPER('hello')", "HELLO"}},
+	"LOWER":     {{"LOWER('HeLLo')", "hello"}},
+	// TRIM's characters are a set (Flink's BinaryStringDataUtil.trim): BOTH 'ab' trims any a and b
+	"TRIM": {{"TRIM(' This is a test String. ')", "This is a test String."}, {"TRIM(LEADING 'a' FROM 'aabca')", "bca"}, {"TRIM(TRAILING 'a' FROM 'aabca')", "aabc"},
+		{"TRIM(BOTH 'ab' FROM 'abxba')", "x"}, {"TRIM('x' FROM 'xyx')", "y"}, {"TRIM(LEADING FROM '  q ')", "q "}, {"TRIM('é' FROM 'ééaé')", "a"}, {"TRIM('' FROM 'ab')", "ab"},
+		{"TRIM(CAST(NULL AS VARCHAR) FROM 'a')", "NULL"}, {"TRIM(BOTH 'abc' FROM 'abc')", ""}},
+	"LTRIM":          {{"LTRIM(' This is a test String.')", "This is a test String."}, {"LTRIM('xxhix', 'x')", "hix"}},
+	"RTRIM":          {{"RTRIM('This is a test String. ')", "This is a test String."}, {"RTRIM('xxhix', 'x')", "xxhi"}},
+	"BTRIM":          {{"BTRIM('  hi ')", "hi"}, {"BTRIM('--hi-', '-')", "hi"}, {"BTRIM('-+hi+-', '+-')", "hi"}},
 	"SUBSTRING":      {{"SUBSTRING('Hello World', 7)", "World"}, {"SUBSTR('Hello', 2, 3)", "ell"}},
 	"CHAR_LENGTH":    {{"CHAR_LENGTH('héllo')", "5"}},
 	"REGEXP_EXTRACT": {{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", "bar"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 0)", "foothebar"}, {"REGEXP_EXTRACT('foothebar', 'the')", "the"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 3)", "NULL"}, {"REGEXP_EXTRACT('abc', 'x')", "NULL"}},

@@ -249,6 +249,7 @@ var funcSeeds = []string{
 	"CURRENT_TIMESTAMP", "NOW()", "PROCTIME()", "UNIX_TIMESTAMP()", "RAND()",
 	"FLOOR(ts TO HOUR)", "CEIL(ts TO DAY)", "FLOOR(ts TO QUARTER)", "CEIL(ts TO YEAR)", "CEIL(ts TO MONTH)", "FLOOR(ts TO SECOND)", "CEIL(ts TO MILLISECOND)",
 	"s IS JSON", "s IS NOT JSON", "s IS JSON OBJECT", "s IS JSON SCALAR", "s IS JSON ARRAY", "i IS DISTINCT FROM j", "s IS NOT DISTINCT FROM NULL",
+	"TRIM(BOTH 'ab' FROM s)", "TRIM(LEADING s FROM s)", "TRIM(TRAILING 'é ' FROM s)", "LTRIM(s, 'xé')", "RTRIM(s, s)", "BTRIM(s, 'a')", "s IS DISTINCT FROM 'ab'",
 	"JSON_VALUE(s, '$.a.b[0]' RETURNING BIGINT)",
 	// ARRAY, MAP and ROW (SPEC 2.10)
 	"ARRAY[i, j, NULL][i]", "ARRAY[s, 'x'][j]", "MAP[s, i, 'a', j][s]", "MAP[i, d][j]", "MAP[d, s][2.5]", "CARDINALITY(ARRAY[i, j])", "CARDINALITY(STR_TO_MAP(s))",

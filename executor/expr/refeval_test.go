@@ -194,6 +194,13 @@ func refEval(e *plan.Expr, b *vector.Batch, r int, inArg val) val {
 		if x.null {
 			return null
 		}
+		if len(e.Args) == 2 { // TRIM(... chars FROM s): chars as a set of code points
+			set := arg(1)
+			if set.null {
+				return null
+			}
+			return refTrimSet(e.Op, x.s, set.s)
+		}
 		return refString(e.Op, x.s)
 	case plan.OpSubstring:
 		s, start := arg(0), arg(1)
@@ -535,6 +542,24 @@ func same(a, b []byte, fold bool) bool {
 		}
 	}
 	return false
+}
+
+// refTrimSet trims the code points (of codePoints) of s found among those of
+// set: from the left unless op is RTRIM, from the right unless it is LTRIM.
+func refTrimSet(op plan.Op, s, set []byte) val {
+	in := map[string]bool{}
+	for _, c := range codePoints(set) {
+		in[string(c)] = true
+	}
+	cs := codePoints(s)
+	lo, hi := 0, len(cs)
+	for op != plan.OpRTrim && lo < hi && in[string(cs[lo])] {
+		lo++
+	}
+	for op != plan.OpLTrim && hi > lo && in[string(cs[hi-1])] {
+		hi--
+	}
+	return val{s: bytes.Join(cs[lo:hi], nil)}
 }
 
 func refString(op plan.Op, s []byte) val {

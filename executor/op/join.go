@@ -73,13 +73,28 @@ type JoinSpec struct {
 	// regular outer join does not retract a padded row that expires (it has
 	// no partner for good).
 	TTL int64
+	// Residual, when set, reports whether row i of b (the output layout:
+	// the left columns, then the right ones) meets the rest of the join's
+	// condition (an outer join's other ON terms, SPEC 2.7): only such pairs
+	// join, and a row without one is padded.
+	Residual func(b *vector.Batch, i int) bool
+	// Changes is set for each input whose batches carry row kinds (SPEC 2.8,
+	// vector.Batch.Kinds; a regular join only): its -U and -D rows retract
+	// one equal row from the state and the joined rows it made, as Flink's
+	// StreamingJoinOperator does: an INNER join emits them with the input's
+	// kind (and +U rows' pairs as +U), an outer join as -D (and +I); an
+	// outer side's row that loses its last partner is emitted padded again.
+	Changes [2]bool
 }
 
 // Updating reports whether the join's output is updating (SPEC 2.7's table,
 // 2.8): a regular outer join retracts a padded row when its first partner
-// comes. An interval join pads a row only when its interval has closed, so
-// its output is append-only, as an inner join's is.
-func (s *JoinSpec) Updating() bool { return !s.Interval && !s.Lookup && s.Kind != Inner }
+// comes, and a join over an updating input retracts what it joined. An
+// interval join pads a row only when its interval has closed, so its output
+// is append-only, as an inner join's over append-only inputs is.
+func (s *JoinSpec) Updating() bool {
+	return !s.Interval && !s.Lookup && s.Kind != Inner || s.Changes[0] || s.Changes[1]
+}
 
 // The output ports of a Join.
 const (
@@ -127,6 +142,7 @@ type Join struct {
 	seq        int64
 	emitted    int64 // the last watermark emitted (math.MinInt64: none)
 	count      JoinCounts
+	pairB      *vector.Batch // one candidate pair, for JoinSpec.Residual
 
 	// selL and selR are the pairs (a left batch row, a right stored row or
 	// -1) a lookup join's probe has found and not yet written (probeLookup).
@@ -159,11 +175,12 @@ func (j *Join) Counts() JoinCounts { return j.count }
 // joinSide is the state of one input.
 type joinSide struct {
 	rows    *Rows
-	index   keyIndex // handled rows by key hash (dead ones unlinked as probes meet them)
-	matches []int32  // each row's partners so far
-	padded  []bool   // a regular outer join emitted the row padded
-	dead    []bool   // an interval join's row whose interval has passed
-	size    []int32  // each row's bytes ('state.max-bytes')
+	index   keyIndex         // handled rows by key hash (dead ones unlinked as probes meet them)
+	matches []int32          // each row's partners so far
+	padded  []bool           // a regular outer join emitted the row padded
+	dead    []bool           // an interval join's row whose interval has passed
+	size    []int32          // each row's bytes ('state.max-bytes')
+	kinds   []vector.RowKind // each row's kind (JoinSpec.Changes; empty otherwise)
 	ndead   int
 }
 
@@ -293,7 +310,9 @@ func (q *pendingQueue) popAt(at int) pendingItem {
 // remap renumbers the items of side s by moved (Join.compact).
 func (q *pendingQueue) remap(s int, moved []int) {
 	for i := q.head[s]; i < len(q.fifo[s]); i++ {
-		q.fifo[s][i].row = int32(moved[q.fifo[s][i].row])
+		if r := q.fifo[s][i].row; r >= 0 {
+			q.fifo[s][i].row = int32(moved[r])
+		}
 	}
 	q.heap.remap(s, moved)
 }
@@ -301,7 +320,7 @@ func (q *pendingQueue) remap(s int, moved []int) {
 // remap renumbers the items of side s by moved (Join.compact).
 func (h pendingHeap) remap(s int, moved []int) {
 	for i := range h {
-		if int(h[i].side) == s {
+		if int(h[i].side) == s && h[i].row >= 0 { // (-1: a row dropped by an earlier compaction, retracted before its item came up)
 			h[i].row = int32(moved[h[i].row])
 		}
 	}
@@ -329,6 +348,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if spec.Lookup && spec.Kind != Inner && spec.Kind != Left {
 		return nil, fmt.Errorf("join: a lookup join is INNER or LEFT (SPEC 2.7), not %s", spec.Kind)
 	}
+	if (spec.Changes[0] || spec.Changes[1]) && (spec.Interval || spec.Lookup) {
+		return nil, fmt.Errorf("join: an updating input needs a regular join, not an interval or lookup join (SPEC 2.8)")
+	}
 	if spec.TTL < 0 {
 		return nil, fmt.Errorf("join: a state TTL of %d ms (want 0 for none, or more)", spec.TTL)
 	}
@@ -348,6 +370,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if spec.Updating() {
 		j.outB.Kinds = make([]vector.RowKind, vector.Cap)
 	}
+	if spec.Residual != nil {
+		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
+	}
 	return j, nil
 }
 
@@ -361,7 +386,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
-	if port == 0 && j.spec.Lookup && tc < 0 && j.spec.TTL == 0 && j.done[1] {
+	if port == 0 && j.spec.Lookup && tc < 0 && j.spec.TTL == 0 && j.spec.Residual == nil && j.done[1] {
 		err := j.probeLookup(ctx, b)
 		if err == nil { // (the rows gathered last: with the output batch empty on entry, every row is probeLookup's)
 			j.borrowed = true
@@ -389,6 +414,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 			t = v.I[i]
 		}
 		k, bytes := s.rows.Add(b, i)
+		if j.spec.Changes[port] {
+			s.kinds = append(s.kinds, b.KindAt(i))
+		}
 		s.matches = append(s.matches, 0)
 		s.padded = append(s.padded, false)
 		s.dead = append(s.dead, false)
@@ -485,6 +513,9 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		it := j.expiry.popAt(at)
 		s, k := int(it.side), int(it.row)
 		sd := &j.side[s]
+		if k < 0 || sd.dead[k] { // (retracted before: JoinSpec.Changes)
+			continue
+		}
 		sd.dead[k] = true
 		sd.ndead++
 		if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
@@ -509,6 +540,9 @@ func (j *Join) expireProc(ctx context.Context) error {
 	for len(j.procExpiry) > 0 && j.procExpiry[0].t < now {
 		it := j.procExpiry.pop()
 		sd := &j.side[it.side]
+		if it.row < 0 || sd.dead[it.row] { // (retracted before: JoinSpec.Changes)
+			continue
+		}
 		sd.dead[it.row] = true
 		sd.ndead++
 		if err := j.acct.Grow(-int64(sd.size[it.row])); err != nil {
@@ -522,6 +556,9 @@ func (j *Join) expireProc(ctx context.Context) error {
 // side's rows of its key.
 func (j *Join) handle(ctx context.Context, s, k int) error {
 	sd, od := &j.side[s], &j.side[1-s]
+	if j.spec.Changes[s] && sd.kinds[k].Retracts() {
+		return j.retract(ctx, s, k)
+	}
 	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
 	if ok {
 		si := od.index.find(h)
@@ -536,7 +573,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 				continue
 			}
 			prev, next = next, od.index.next[o]
-			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) {
+			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) || !j.holds(s, k, o) {
 				continue
 			}
 			if od.padded[o] && od.matches[o] == 0 { // (a regular outer join)
@@ -556,7 +593,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			if s == 1 {
 				l, r = o, k
 			}
-			if err := j.emit(ctx, l, r, vector.Insert); err != nil {
+			if err := j.emit(ctx, l, r, j.addKind(s, k)); err != nil {
 				return err
 			}
 		}
@@ -762,6 +799,24 @@ func (j *Join) fits(s, k, o int) bool {
 	return lt >= satAdd(rt, j.spec.Lo) && lt <= satAdd(rt, j.spec.Hi)
 }
 
+// holds reports whether row k of side s and row o of the other side meet
+// JoinSpec.Residual (always true without one).
+func (j *Join) holds(s, k, o int) bool {
+	if j.spec.Residual == nil {
+		return true
+	}
+	l, r := k, o
+	if s == 1 {
+		l, r = o, k
+	}
+	b := j.pairB
+	b.Reset()
+	j.side[0].rows.CopyTo(b, 0, 0, l)
+	j.side[1].rows.CopyTo(b, 0, len(j.spec.Types[0]), r)
+	b.N = 1
+	return j.spec.Residual(b, 0)
+}
+
 // emit writes the pair (left row l, right row r) with kind to the output;
 // l or r is -1 for the NULLs that pad a row without a partner. A joined
 // row's position is its left row's.
@@ -807,9 +862,15 @@ func (j *Join) compact() error {
 				continue
 			}
 			sd.matches[to], sd.padded[to], sd.dead[to], sd.size[to] = sd.matches[k], sd.padded[k], false, sd.size[k]
+			if len(sd.kinds) > 0 {
+				sd.kinds[to] = sd.kinds[k]
+			}
 			n++
 		}
 		sd.matches, sd.padded, sd.dead, sd.size = sd.matches[:n], sd.padded[:n], sd.dead[:n], sd.size[:n]
+		if len(sd.kinds) > 0 {
+			sd.kinds = sd.kinds[:n]
+		}
 		sd.ndead = 0
 		sd.index.rebuild(moved, nil)
 		j.pending.remap(s, moved)

@@ -410,6 +410,8 @@ func TestExportShapes(t *testing.T) {
 		{"unnest", "SELECT id, tag FROM e CROSS JOIN UNNEST(tags) AS t (tag);\n", []string{"FROM `e` CROSS JOIN UNNEST(`tags`) AS `t` (`tag`)"}},
 		{"nested and functions", "SELECT id, tags[1] AS t1, attrs['a'] AS a, dev.name AS dn, CARDINALITY(tags) AS c, SPLIT_INDEX(id, '-', 0) AS p, REGEXP_EXTRACT(id, '([0-9]+)', 1) AS num FROM e;\n",
 			[]string{"(`e`.`tags`)[1] AS `t1`", "(`e`.`attrs`)['a'] AS `a`", "`e`.`dev`.`name` AS `dn`", "CARDINALITY(`e`.`tags`) AS `c`", "`tags` ARRAY<STRING>", "`attrs` MAP<STRING, BIGINT>", "`dev` ROW<`name` STRING, `n` BIGINT>", "SPLIT_INDEX(`e`.`id`, '-', 0) AS `p`", "REGEXP_EXTRACT(`e`.`id`, '([0-9]+)', 1) AS `num`"}},
+		{"trim", "SELECT TRIM(LEADING 'x' FROM k) AS a, TRIM(TRAILING FROM k) AS b, TRIM('-' FROM k) AS c, TRIM(k) AS d, BTRIM(k, '+') AS e, k IS DISTINCT FROM 'y' AS f FROM s;\n",
+			[]string{"TRIM(LEADING 'x' FROM `s`.`k`) AS `a`", "TRIM(TRAILING ' ' FROM `s`.`k`) AS `b`", "TRIM(BOTH '-' FROM `s`.`k`) AS `c`", "TRIM(`s`.`k`) AS `d`", "BTRIM(`s`.`k`, '+') AS `e`", "IS NOT DISTINCT FROM ('y')) IS FALSE AS `f`"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + tc.sql}}, Options{})

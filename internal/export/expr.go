@@ -442,6 +442,26 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			return "(" + x + ") " + op + " " + r.Num().String(), nil
 		}
 		return "(" + x + ") " + op + " INTERVAL " + str(vs) + " " + unit, nil
+	case "trim": // TiDB's (s, chars[, direction]) of TRIM([dir] [chars FROM] s): Flink's own syntax
+		if len(n.Args) < 2 {
+			break
+		}
+		a, err := p.exprs(n.Args[:2]...)
+		if err != nil {
+			return "", err
+		}
+		dir := "BOTH"
+		if len(n.Args) == 3 {
+			if d, ok := n.Args[2].(*ast.TrimDirectionExpr); ok {
+				switch d.Direction {
+				case ast.TrimLeading:
+					dir = "LEADING"
+				case ast.TrimTrailing:
+					dir = "TRAILING"
+				}
+			}
+		}
+		return "TRIM(" + dir + " " + a[1] + " FROM " + a[0] + ")", nil
 	case "current_watermark":
 		if !p.usesWatermark && p.locate != nil {
 			p.wmPos = p.locate(n)

@@ -98,6 +98,17 @@ type BothJoin struct {
 	// KeepVersions is set for a temporal join whose versioned side's -D
 	// rows are halves of updates (Derived.KeepsKeys): they end no version.
 	KeepVersions bool
+	// Residual are an outer join's ON terms other than its key equalities
+	// and time bounds, BOOLEAN, over the joined layout (JoinedStream): a pair
+	// joins only when each is TRUE, and a row none of whose pairs does is
+	// padded (SPEC 2.7; Flink's join condition). An INNER join filters its
+	// rows by such terms after the join instead.
+	Residual []*Expr
+	// Changes is set for each input that is updating (SPEC 2.8: a derived
+	// relation whose rows carry kinds): the join is then a regular one, its
+	// input's -U and -D rows retract the joined rows their +I/+U made (Flink's
+	// StreamingJoinOperator), and its output is updating.
+	Changes [2]bool
 	// StateTTL bounds a regular join's state ('table.exec.state.ttl',
 	// SPEC 2.7's table; planner.ParseStateTTL): a row leaves the state once
 	// the join's watermark is that far above its event time (processing
@@ -115,10 +126,10 @@ type BothJoin struct {
 	LateOutput [2]int
 }
 
-// Updating reports whether the join's output is updating (SPEC 2.7's table):
-// a regular outer join.
+// Updating reports whether the join's output is updating (SPEC 2.7's table,
+// 2.8): a regular outer join, or a join that reads an updating input.
 func (j *BothJoin) Updating() bool {
-	return !j.Interval && !j.Lookup && !j.Temporal && j.Type != InnerJoin
+	return !j.Interval && !j.Lookup && !j.Temporal && j.Type != InnerJoin || j.Changes[0] || j.Changes[1]
 }
 
 // Kind returns the join's kind as SPEC 2.7's table names it.
@@ -182,6 +193,13 @@ func (j *BothJoin) describe() (string, []string) {
 	if j.Why != "" {
 		d = append(d, "not an interval join: "+j.Why)
 	}
+	if len(j.Residual) > 0 {
+		var terms []string
+		for _, e := range j.Residual {
+			terms = append(terms, e.Text)
+		}
+		d = append(d, "pairs join only when also: "+strings.Join(terms, " AND "))
+	}
 	switch {
 	case j.Temporal:
 		d = append(d, "order: rows held until both watermarks pass them, then handled in event-time order (a version before a left row of its time): each left row joins the version of its key valid at its time (SPEC 2.7: deterministic)")
@@ -209,6 +227,11 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
 		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
 			d = append(d, "warning: a regular join over an unbounded input keeps every row: the state grows until the job stops at 'state.max-bytes'")
+		}
+	}
+	for s, in := range j.Inputs {
+		if j.Changes[s] {
+			d = append(d, fmt.Sprintf("changes: %s is updating: its -U and -D rows retract the rows they joined (SPEC 2.8)", in.Name))
 		}
 	}
 	for s, in := range j.Inputs {
