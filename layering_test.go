@@ -97,6 +97,14 @@ func TestLayering(t *testing.T) {
 			t.Errorf("%s imports streamql/internal/termtext", f[0])
 		}
 	}
+	// executor/connector/kafka (issue 22 item 5) plugs into the connector
+	// contract only: it links neither the executor that opens it nor the
+	// planner, the parser, the session or cmd/
+	for _, d := range deps(t, "streamql/executor/connector/kafka") {
+		if d == "streamql/executor" || d == "streamql/planner" || d == "streamql/parser" || d == "streamql/internal/session" || strings.HasPrefix(d, "streamql/cmd") {
+			t.Errorf("executor/connector/kafka links %s", d)
+		}
+	}
 }
 
 // TestNoContextValues: no package carries configuration in a

@@ -55,6 +55,11 @@ type Stream struct {
 	// keyed by the option name as the spec spells it (pattern options by their
 	// concrete name, e.g. "fields.qty.kind").
 	Options map[string]string
+	// Config is Options parsed into typed fields (Configure, when the stream
+	// is declared): what the engine reads instead of option strings (issue 22
+	// item 5). Nil for a stream made without Configure; Shared, File and
+	// Kafka then parse Options at each call.
+	Config Config
 	// PrimaryKey names the columns of PRIMARY KEY (k, ...) NOT ENFORCED (SPEC
 	// 1, Flink's form; SPEC 2.7 and 2.8 use it), as declared; nil when none.
 	// streamql does not enforce it, as Flink does not.
@@ -282,6 +287,9 @@ func (c *Catalog) Add(s *Stream) bool {
 		for i := len(s.Columns) - 1; i >= 0; i-- {
 			s.byName[FoldName(s.Columns[i].Name)] = i // the first of equal names wins, as in the scan
 		}
+	}
+	if s.Config == nil {
+		_ = s.Configure() // (a stream declared by hand; its options' errors read as unset)
 	}
 	if s.HasComputed() {
 		s.physical = s.makePhysical()

@@ -58,9 +58,19 @@ type ConnectorSpec struct {
 	// *OptionError for a bad option value (the caller positions it at that
 	// option's value) or another error (positioned at the WITH clause).
 	Validate func(st *Stream) error
+	// Configure parses a declared stream's options (filled in and checked,
+	// st.Options) into its typed Config (Stream.Configure), given the shared
+	// options already parsed; nil makes the stream's Config the *SharedConfig
+	// alone. Errors are an *OptionError naming the option.
+	Configure func(st *Stream, shared SharedConfig) (Config, error)
 	// RecordMetadata says the connector's rows carry Kafka record metadata,
 	// which METADATA columns read (SPEC 1).
 	RecordMetadata bool
+	// Partitioned says a stream over this connector may be read in a
+	// consumer group (KafkaConfig.GroupID): the processes running one script
+	// share its partitions, and a restarted one resumes from the group's
+	// committed offsets (SPEC 2.5; EXPLAIN's scale-out lines).
+	Partitioned bool
 	// KnownSize says a bounded stream over this connector reads input of a
 	// size known up front and never waits for more (a file): the CLI shows a
 	// progress bar and the executor decodes ahead (SPEC 4).

@@ -45,13 +45,6 @@ func ParseDuration(v string) (time.Duration, error) {
 // whether it is set (a value ValidateOptions accepted; an invalid one reads as
 // unset).
 func (s *Stream) MaxFuture() (int64, bool) {
-	v, ok := s.Options[MaxFutureOption]
-	if !ok {
-		return 0, false
-	}
-	d, err := ParseDuration(v)
-	if err != nil {
-		return 0, false
-	}
-	return d.Milliseconds(), true
+	c := s.Shared()
+	return c.MaxFutureMillis, c.HasMaxFuture
 }

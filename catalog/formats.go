@@ -2,59 +2,112 @@ package catalog
 
 import "strings"
 
-// FormatSpec declares a record format once (SPEC 1 formats, SPEC 2.8
-// changelog formats): what 'format' accepts, whether a stream reading it is
-// updating, and whether a sink can write it. The executor holds the decoders
-// and encoders (executor.newDecoder, executor/cdc, the file and Kafka sinks);
-// this table is what the catalog, the planner and the connectors ask.
+// FormatSpec declares a format once, in the one table of formats (issue 22
+// item 5): the record formats a stream's 'format' takes (SPEC 1, SPEC 2.8's
+// changelog formats), which the connectors decode and the sinks write, and
+// the output formats the command line prints (SPEC 4: --format, SET
+// 'format'), with their --side-dir file extension and whether they print
+// tables. The executor holds the decoders and encoders (executor.newDecoder,
+// executor/cdc, the file and Kafka sinks, executor/format) and the command
+// line the printers (cmd/streamql/render); this table is what the catalog,
+// the planner, the connectors, the session and the command line ask.
 type FormatSpec struct {
 	Name string
+	// Reads says a stream's 'format' takes it: a record format, which the
+	// connectors that read bytes decode (SPEC 1, 2.8).
+	Reads bool
 	// Changelog says each record carries row kinds (+I, -U, +U, -D; SPEC
 	// 2.8): a stream reading it is updating.
 	Changelog bool
-	// Writes says a sink can write it; a changelog format that writes takes
-	// an updating query (SPEC 2.8: 'format'='debezium-json').
+	// Writes says a sink stream can write it; a changelog format that writes
+	// takes an updating query (SPEC 2.8: 'format'='debezium-json').
 	Writes bool
-	Doc    string
+	// Prints says the command line prints results in it (SPEC 4: --format).
+	Prints bool
+	// Tabular says it prints tables (rows laid out together, a result redrawn
+	// as it changes: table, markdown), not a line per row.
+	Tabular bool
+	// Ext is the extension of a --side-dir file printed in it (SPEC 4), ""
+	// for a format that does not print.
+	Ext string
+	// FileExts are the extensions of a file that FROM 'file' reads in this
+	// record format (SPEC 1: "x.jsonl" reads json), lower case.
+	FileExts []string
+	Doc      string
 }
 
-// formats are the formats of SPEC 1 and 2.8, in the order messages list them.
+// formats are the formats of SPEC 1, 2.8 and 4, in an order that lists each
+// kind in the order messages and help list it: the record formats csv, json,
+// debezium-json, canal-json, maxwell-json; the output formats table (the
+// default), csv, tsv, json, plain, markdown.
 var formats = []FormatSpec{
-	{Name: "csv", Writes: true, Doc: "comma-separated values"},
-	{Name: "json", Writes: true, Doc: "one JSON object per line"},
-	{Name: "debezium-json", Changelog: true, Writes: true, Doc: "Debezium's change envelope: before, after, op = c/r/u/d (Flink's debezium-json)"},
-	{Name: "canal-json", Changelog: true, Doc: "Canal's change records: data, old, type = INSERT/UPDATE/DELETE (Flink's canal-json); read only"},
-	{Name: "maxwell-json", Changelog: true, Doc: "Maxwell's change records: data, old, type = insert/update/delete (Flink's maxwell-json); read only"},
+	{Name: "table", Prints: true, Tabular: true, Ext: ".txt", Doc: "a boxed table, redrawn as an updating result changes"},
+	{Name: "csv", Reads: true, Writes: true, Prints: true, Ext: ".csv", FileExts: []string{".csv"}, Doc: "comma-separated values"},
+	{Name: "tsv", Prints: true, Ext: ".tsv", Doc: "tab-separated values"},
+	{Name: "json", Reads: true, Writes: true, Prints: true, Ext: ".json", FileExts: []string{".json", ".jsonl", ".ndjson"}, Doc: "one JSON object per line"},
+	{Name: "debezium-json", Reads: true, Changelog: true, Writes: true, Doc: "Debezium's change envelope: before, after, op = c/r/u/d (Flink's debezium-json)"},
+	{Name: "canal-json", Reads: true, Changelog: true, Doc: "Canal's change records: data, old, type = INSERT/UPDATE/DELETE (Flink's canal-json); read only"},
+	{Name: "maxwell-json", Reads: true, Changelog: true, Doc: "Maxwell's change records: data, old, type = insert/update/delete (Flink's maxwell-json); read only"},
+	{Name: "plain", Prints: true, Ext: ".txt", Doc: "values separated by spaces, one row a line"},
+	{Name: "markdown", Prints: true, Tabular: true, Ext: ".md", Doc: "a Markdown pipe table"},
 }
 
-// LookupFormat returns the format named name (exactly as SPEC spells it), or nil.
+// LookupFormat returns the record format named name (exactly as SPEC spells
+// it; Reads), or nil.
 func LookupFormat(name string) *FormatSpec {
 	for i := range formats {
-		if formats[i].Name == name {
+		if formats[i].Reads && formats[i].Name == name {
 			return &formats[i]
 		}
 	}
 	return nil
 }
 
-// FormatNames returns every format's name, in the table's order.
-func FormatNames() []string {
-	n := make([]string, len(formats))
-	for i, f := range formats {
-		n[i] = f.Name
+// PrintFormat returns the output format named name (SPEC 4; Prints), or nil.
+func PrintFormat(name string) *FormatSpec {
+	for i := range formats {
+		if formats[i].Prints && formats[i].Name == name {
+			return &formats[i]
+		}
+	}
+	return nil
+}
+
+// names returns the names of the formats that keep says, in the table's order.
+func names(keep func(*FormatSpec) bool) []string {
+	var n []string
+	for i := range formats {
+		if keep(&formats[i]) {
+			n = append(n, formats[i].Name)
+		}
 	}
 	return n
 }
 
+// FormatNames returns the record formats' names (what 'format' takes), in
+// the table's order.
+func FormatNames() []string { return names(func(f *FormatSpec) bool { return f.Reads }) }
+
 // WritableFormats returns the names of the formats a sink writes (SPEC 2.5, 2.8).
-func WritableFormats() []string {
-	var n []string
+func WritableFormats() []string { return names(func(f *FormatSpec) bool { return f.Writes }) }
+
+// PrintFormats returns the output formats' names (SPEC 4), the default
+// (table) first.
+func PrintFormats() []string { return names(func(f *FormatSpec) bool { return f.Prints }) }
+
+// FileFormat returns the record format of a file read by its name (SPEC 1:
+// FROM 'x.json'): the format one of whose FileExts ends path (any case),
+// else csv.
+func FileFormat(path string) string {
+	p := strings.ToLower(path)
 	for _, f := range formats {
-		if f.Writes {
-			n = append(n, f.Name)
+		for _, e := range f.FileExts {
+			if strings.HasSuffix(p, e) {
+				return f.Name
+			}
 		}
 	}
-	return n
+	return "csv"
 }
 
 // changelogOptions are the options of the changelog formats, with Flink's
@@ -73,7 +126,7 @@ var changelogOptions = []OptionSpec{
 func formatOf(key string) string {
 	k := strings.ToLower(key)
 	for _, f := range formats {
-		if strings.HasPrefix(k, f.Name+".") {
+		if f.Reads && strings.HasPrefix(k, f.Name+".") {
 			return f.Name
 		}
 	}
@@ -87,7 +140,7 @@ func (s *Stream) Updating() string {
 	if s.Connector != nil && s.Connector.Upserts {
 		return "connector '" + s.Connector.Name + "'"
 	}
-	if f := LookupFormat(s.Options["format"]); f != nil && f.Changelog {
+	if f := LookupFormat(s.Shared().Format); f != nil && f.Changelog {
 		return "format '" + f.Name + "'"
 	}
 	return ""
@@ -105,7 +158,7 @@ func (s *Stream) TakesChanges() bool {
 	if s.OpColumn() {
 		return true
 	}
-	f := LookupFormat(s.Options["format"])
+	f := LookupFormat(s.Shared().Format)
 	return f != nil && f.Changelog && f.Writes
 }
 
@@ -119,7 +172,7 @@ func (s *Stream) OpColumn() bool {
 	if s.Connector == nil || !s.Connector.OpColumn || len(s.Columns) < 2 {
 		return false
 	}
-	if f := s.Options["format"]; f != "csv" && f != "json" {
+	if f := s.Shared().Format; f != "csv" && f != "json" {
 		return false
 	}
 	c := s.Columns[0]

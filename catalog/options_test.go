@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"streamql/catalog"
-	_ "streamql/executor/connector" // registers the connectors of SPEC 1
+	_ "streamql/executor/connector"       // registers the connectors of SPEC 1
+	_ "streamql/executor/connector/kafka" // registers kafka and upsert-kafka
 )
 
 func opts(kv ...string) []catalog.Option {

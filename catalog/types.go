@@ -7,10 +7,18 @@
 // database/sql drivers register): its name, its options (OptionSpec, checked by
 // ValidateOptions), its Bounded rule, its own checks (Validate, returning an
 // *OptionError the CLI positions at the option's value), the capabilities the
-// engine asks instead of its name (KnownSize, TakesInsert, ReadsStdin), and in
+// engine asks instead of its name (KnownSize, TakesInsert, ReadsStdin,
+// Partitioned, Upserts, Writes...), the parser of its options into the
+// stream's typed Config (Configure, config.go: SharedConfig, FileConfig,
+// KafkaConfig, which the engine reads instead of option strings), and in
 // Source the executor's side (connector.Driver: the source opener, later the
 // sink opener), which catalog holds without looking inside, so catalog imports
-// no executor package. Nothing outside executor/connector names a connector.
+// no executor package. Nothing outside executor/connector names a connector
+// or reads an option's string (executor/connector's registry tests).
+//
+// The table of formats (formats.go) declares every format once: the record
+// formats a stream's 'format' takes and the output formats the command line
+// prints, with their capabilities (changelog, writes, tabular, extensions).
 package catalog
 
 import (

@@ -20,6 +20,7 @@ type chain struct {
 	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
 	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
 	router *router      // the router
+	marks  []*markJoin  // the branches' joins, in branch order: the router's gates
 	limit  *limitOp     // the main query's LIMIT, for where it ended the job (endedAt)
 	rank   *rankOp      // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
 	sink   *sinkOp      // the last operator, which counts the rows of each branch and output (Analysis)
@@ -45,10 +46,10 @@ type chainOpts struct {
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
-// assigner, the router over the job's branches (probing the joins in
-// probers), the operators of opts, the main query's LIMIT, the projections,
-// and sink.
-func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts chainOpts) *chain {
+// assigner, the router over the job's branches (each branch's join a MARK
+// join, markJoin, over its build state in joins, as the branch's gate), the
+// operators of opts, the main query's LIMIT, the projections, and sink.
+func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts chainOpts) *chain {
 	c := &chain{timed: opts.timed}
 	var ops []*instrumented
 	next := Operator(nil)
@@ -99,7 +100,19 @@ func buildChain(job *plan.Job, probers map[*plan.Branch]*prober, sink Sink, opts
 		}
 		add(op, name, down)
 	}
-	c.router = newRouter(job, probers)
+	var gates []routeGate
+	if len(joins) > 0 {
+		for _, b := range job.AllBranches() {
+			var g routeGate
+			if ks := joins[b]; ks != nil {
+				m := newMarkJoin(b.Join, ks)
+				g = routeGate{pred: m, anti: b.Join.Mode == plan.Anti, stopNull: b.Join.EventTime()}
+				c.marks = append(c.marks, m)
+			}
+			gates = append(gates, g)
+		}
+	}
+	c.router = newRouter(job, gates)
 	c.router.flow = c.sink.parts[nb:] // (counted with the sink's parts)
 	c.router.down = &Emitter{next: next}
 	add(c.router, "router", c.router.down)
@@ -156,14 +169,6 @@ func buildAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 		o.upd = newUpdState(a, false) // (the clock: newAggOperator)
 	}
 	return o
-}
-
-// buildJoin builds the hash join j (SPEC 2.2): its build side's key state,
-// charged to acct (nil: no limit), and the prober the router calls, each with
-// j's expressions compiled.
-func buildJoin(j *plan.Join, acct *StateAccount) (*keySet, *prober) {
-	ks := newKeySet(j, acct)
-	return ks, newProber(j, ks)
 }
 
 // buildJoinBuild returns the operator that absorbs the rows of j's build side

@@ -15,11 +15,12 @@ import (
 // source then says why).
 func CSVHeader(st *catalog.Stream) (header []string, fieldMap []int) {
 	st = st.Physical() // (computed columns are not in the file)
-	if st.Options["csv.header"] != "true" || st.Connector == nil || !st.Connector.KnownSize || st.Options["path"] == "" ||
-		st.Options["format"] != "csv" && st.Options["format"] != "" {
+	fc := st.File()
+	if fc == nil || !fc.CSV.Header || st.Connector == nil || !st.Connector.KnownSize || fc.Path == "" ||
+		fc.Format != "csv" && fc.Format != "" {
 		return nil, nil
 	}
-	full := st.Options["path"]
+	full := fc.Path
 	if !filepath.IsAbs(full) && st.BaseDir != "" {
 		full = filepath.Join(st.BaseDir, full)
 	}
@@ -28,7 +29,7 @@ func CSVHeader(st *catalog.Stream) (header []string, fieldMap []int) {
 		return nil, nil
 	}
 	defer f.Close()
-	header, err = csvdec.ReadHeader(f, optByte(st.Options["csv.delimiter"]), optByte(st.Options["csv.quote"]))
+	header, err = csvdec.ReadHeader(f, fc.CSV.Delimiter, fc.CSV.Quote)
 	if err != nil {
 		return nil, nil
 	}
@@ -39,7 +40,7 @@ func CSVHeader(st *catalog.Stream) (header []string, fieldMap []int) {
 // "EXPLAIN says which mapping a stream uses"), for EXPLAIN: "" for a stream
 // without 'csv.header', else "by header names" or "by position" with why.
 func CSVMapping(st *catalog.Stream) string {
-	if st.Options["csv.header"] != "true" || st.Options["format"] != "csv" && st.Options["format"] != "" {
+	if c := st.Shared(); !c.CSV.Header || c.Format != "csv" && c.Format != "" {
 		return ""
 	}
 	st = st.Physical()

@@ -31,14 +31,12 @@ type Decoder interface {
 // lines held invalid bytes, so those rows are malformed with their input bytes as
 // raw text.
 func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
-	enc, err := textenc.Lookup(st.Options["encoding"])
+	c := st.Shared()
+	enc, err := textenc.Lookup(c.Encoding)
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
 	}
-	maxRec, err := maxRecordSize(st)
-	if err != nil {
-		return nil, err
-	}
+	maxRec := maxRecordSize(st)
 	hb, handBack := r.(connector.HandBack)
 	continues := handBack && hb.Continues() // no BOM, no header: SPEC 1, stdin
 	var tr *textenc.Reader
@@ -48,7 +46,7 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		tr.SetMaxLine(maxRec)
 		// a later job reads on from the first row this one did not use; a
 		// changelog decoder (executor/cdc) hands nothing back, so keeps nothing
-		if f := catalog.LookupFormat(st.Options["format"]); handBack && (f == nil || !f.Changelog) {
+		if f := catalog.LookupFormat(c.Format); handBack && (f == nil || !f.Changelog) {
 			tr.KeepRest()
 		}
 		if continues {
@@ -77,13 +75,13 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		}
 		return dec, nil
 	}
-	switch format := st.Options["format"]; format {
+	switch format := c.Format; format {
 	case "csv", "":
 		opts := csvdec.Options{
-			Delimiter:   optByte(st.Options["csv.delimiter"]),
-			Quote:       optByte(st.Options["csv.quote"]),
-			Header:      st.Options["csv.header"] == "true",
-			AllowRagged: st.Options["csv.allow-ragged"] == "true",
+			Delimiter:   c.CSV.Delimiter,
+			Quote:       c.CSV.Quote,
+			Header:      c.CSV.Header,
+			AllowRagged: c.CSV.AllowRagged,
 			NotNull:     notNull,
 			Lines:       lines,
 			MaxRecord:   maxRec,
@@ -92,8 +90,8 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		if opts.Header && !continues {
 			_, opts.FieldMap = CSVHeader(st) // SPEC 1: by the header's names
 		}
-		if nl, ok := st.Options["csv.null-literal"]; ok {
-			opts.NullLiteral, opts.HasNull = []byte(nl), true
+		if c.CSV.HasNullLiteral {
+			opts.NullLiteral, opts.HasNull = []byte(c.CSV.NullLiteral), true
 		}
 		dec = csvdec.NewDecoder(r, st.Names(), st.Types(), opts)
 	case "json":
@@ -108,17 +106,13 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 }
 
 // maxRecordSize returns st's 'max-record-size' in bytes (SPEC 1; default
-// inbuf.DefaultMaxRecord), or an error naming the stream and the option.
-func maxRecordSize(st *catalog.Stream) (int, error) {
-	v, ok := st.Options["max-record-size"]
-	if !ok {
-		return inbuf.DefaultMaxRecord, nil
+// inbuf.DefaultMaxRecord when it has none), parsed when the stream was
+// declared (catalog.SharedConfig).
+func maxRecordSize(st *catalog.Stream) int {
+	if n := st.Shared().MaxRecordSize; n > 0 {
+		return int(n)
 	}
-	n, err := catalog.ParseSize(v)
-	if err != nil {
-		return 0, fmt.Errorf("stream %s: option 'max-record-size': %v", st.Name, err)
-	}
-	return int(n), nil
+	return inbuf.DefaultMaxRecord
 }
 
 // newValueDecoder returns the decoder of st's 'format' and format options for
@@ -128,10 +122,7 @@ func maxRecordSize(st *catalog.Stream) (int, error) {
 // than UTF-8 is an error naming the stream (the kafka connector refuses it
 // when the stream is declared).
 func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
-	maxRec, err := maxRecordSize(st)
-	if err != nil {
-		return nil, err
-	}
+	maxRec := maxRecordSize(st)
 	if co, changelog, err := cdc.OptionsOf(st); err != nil {
 		return nil, err
 	} else if changelog { // SPEC 2.8: a record is rows with kinds
@@ -152,7 +143,7 @@ func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
 	}
 	vd, ok := dec.(connector.ValueDecoder)
 	if !ok {
-		return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, st.Options["encoding"])
+		return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, st.Shared().Encoding)
 	}
 	return sizedValues{vd, maxRec}, nil
 }
@@ -191,14 +182,6 @@ func (d sizedValues) DecodeValue(b *vector.Batch, rec []byte) string {
 		return inbuf.TooLong(d.max)
 	}
 	return d.ValueDecoder.DecodeValue(b, rec)
-}
-
-// optByte is a one-byte option's value, or 0 (the decoder's default) when unset.
-func optByte(s string) byte {
-	if s == "" {
-		return 0
-	}
-	return s[0]
 }
 
 // transcoded is a decoder reading through a textenc.Reader: its progress counts

@@ -77,7 +77,7 @@ type leftMsg struct {
 // called on the job's goroutine, between releases (it returns within
 // kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
 // to the source's replay (newHeldReplay, replay.go).
-func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, acct *StateAccount) error {
+func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, acct *StateAccount) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -134,7 +134,7 @@ func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink 
 			}
 		})
 	}
-	err := holdAndRoute(gctx, oc.live, job, src, sink, stats, probers, timed, leftCh, next, ack, notify, acct)
+	err := holdAndRoute(gctx, oc.live, job, src, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
 	cancel()
 	// A build reader's error cancels gctx, so holdAndRoute may report only
 	// that cancellation: the reader's error is the job's (a reset socket is
@@ -154,7 +154,7 @@ func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink 
 // from leftCh (or, when next is not nil, from next: the source read here,
 // leftCh then only standing for a stream not ended) and routes the held rows
 // once every build watermark passed them, in order.
-func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	st := job.Stream
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
@@ -165,7 +165,7 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 		opts = aggChain(job, acct.budget, stats, &agg, true, lv)
 	}
 	opts.src, opts.timed = src, stats.timed
-	ch := buildChain(job, probers, sink, opts)
+	ch := buildChain(job, joins, sink, opts)
 	r, wm := ch.limit, ch.assign
 	step := newStep(ch.router.out.ErrorSide)
 	wm.live = lv.probe(job)
@@ -277,21 +277,18 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 	// event-time join, or a join whose build watermark passed them), in
 	// order, so that every row routed to an output reaches it (SPEC 4: a stop
 	// flushes what was routed); a row a join cannot decide yet goes nowhere
-	// (prober.undecided). It returns cause. A group source's rows are read
+	// (markJoin.drain). It returns cause. A group source's rows are read
 	// again by the partitions' next owner instead (their outputs would be
 	// written twice), and stdin's go back to the next job; a job that
 	// aggregates the joined rows routes nothing more.
 	drain := func(cause error) error {
 		// (not with an aggregate behind the join: a released row's stamp may
-		// fire a window that an undecided row would have joined)
+		// fire a window that a row not yet decided would have joined)
 		if next != nil || handBack || agg != nil || len(hold.held) == 0 { // (next: a group source, replayed)
 			return cause
 		}
-		for _, p := range probers {
-			if p.j.EventTime() {
-				p.undecided = make([]bool, vector.Cap)
-				defer func() { p.undecided = nil }()
-			}
+		for _, m := range ch.marks {
+			m.drain = m.j.EventTime() // (markJoin.drain: a NULL mark, which the router's gate stops)
 		}
 		dctx := context.WithoutCancel(ctx)
 		for len(hold.held) > 0 {

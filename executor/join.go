@@ -70,7 +70,7 @@ func joinName(j *plan.Join) string {
 // absorb adds the build rows sel of b to the state. With the event-time strategy
 // each row is checked against the build watermark before it (a late row never
 // enters the state) and then advances the watermark (SPEC 2.2, 2.3). The caller
-// holds mu when a prober may run concurrently. It returns a *StateLimitError
+// holds mu when a mark operator (markJoin) may run concurrently. It returns a *StateLimitError
 // when the new keys take the job's state past 'state.max-bytes'.
 func (ks *keySet) absorb(j *plan.Join, b *vector.Batch, sel []int32) error {
 	for _, i := range sel {
@@ -216,73 +216,4 @@ func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, ks *key
 		}
 		progress()
 	}
-}
-
-// prober evaluates one branch's join for the rows of a probe batch.
-type prober struct {
-	j    *plan.Join
-	keys []*expr.Kernel // the probe keys, compiled
-	pf   *expr.Kernel   // the probe filter, nil when none
-	ks   *keySet
-	vecs []*vector.Vec
-	key  []byte
-	pass []bool
-	// undecided, when not nil, is set by probe for each row of an event-time
-	// join whose build watermark has not passed it yet (the build stream not
-	// ended): its match may still come. The router then routes such a row
-	// nowhere (drainHeld, eventjoin.go).
-	undecided []bool
-}
-
-// The event-time strategy compares a probe row's event time with the earliest
-// event time of its key on the build side: a build row matches when its time is
-// <= the probe row's (SPEC 2.2).
-
-func newProber(j *plan.Join, ks *keySet) *prober {
-	return &prober{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), pass: make([]bool, vector.Cap),
-		keys: expr.CompileAll(j.ProbeKeys), pf: expr.Compile(j.ProbeFilter)}
-}
-
-// probe sets pass[i] for each row i in sel: whether the join lets the row through
-// (SPEC 2.2: SEMI keeps matches, ANTI keeps the rest; NULL keys never match; NOT IN
-// keeps SQL's three-valued rule).
-func (p *prober) probe(b *vector.Batch, sel []int32) []bool {
-	if p.j.EventTime() {
-		p.ks.mu.Lock()
-		defer p.ks.mu.Unlock()
-	}
-	for k, e := range p.keys {
-		p.vecs[k] = e.Eval(b, sel)
-	}
-	var pf *vector.Vec
-	if p.pf != nil {
-		pf = p.pf.Eval(b, sel)
-	}
-	for _, i := range sel {
-		var ok, null, match bool
-		p.key, ok, null = appendKey(p.key[:0], p.j.KeyTypes, p.vecs, int(i))
-		if ok {
-			var t int64
-			t, match = p.ks.keys[string(p.key)]
-			if match && p.j.EventTime() {
-				match = t <= b.Cols[p.j.ProbeTime].I[i]
-			}
-		}
-		if p.undecided != nil {
-			p.undecided[i] = !p.ks.ended && (!p.ks.wmSet || b.Cols[p.j.ProbeTime].I[i] >= p.ks.wm)
-		}
-		cond := pf == nil || (pf.B[i] && !pf.Null[i])
-		switch {
-		case p.j.Mode == plan.Semi:
-			p.pass[i] = cond && match
-		case p.j.NullAware && (p.ks.rows == 0 || !cond):
-			// the subquery, after its own WHERE, is empty for this row (SPEC 2.2)
-			p.pass[i] = true
-		case p.j.NullAware:
-			p.pass[i] = !match && !null && !p.ks.hasNull
-		default:
-			p.pass[i] = !(cond && match)
-		}
-	}
-	return p.pass
 }

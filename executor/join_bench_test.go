@@ -38,7 +38,7 @@ func BenchmarkSemiJoinProbe(b *testing.B) {
 	runtime.ReadMemStats(&ms1)
 	bytesPerKey := float64(ms1.HeapAlloc-ms0.HeapAlloc) / keys
 
-	p := newProber(j, ks)
+	m := newMarkJoin(j, ks)
 	probe := vector.NewBatch(job.BatchTypes)
 	names := make([][]byte, 4096)
 	for i := range names {
@@ -57,8 +57,7 @@ func BenchmarkSemiJoinProbe(b *testing.B) {
 				probe.Cols[0].S[i] = names[(done+i)%len(names)]
 			}
 			probe.N = vector.Cap
-			pass := p.probe(probe, all)
-			if pass[0] {
+			if mark := m.Eval(probe, all); mark.B[0] {
 				matched++
 			}
 		}

@@ -399,7 +399,7 @@ func checkCoPartitioned(both *plan.BothJoin, srcs [2]Source) error {
 	var n [2]int
 	for s := range srcs {
 		st := both.Inputs[s].Stream
-		if st.Options["properties.group.id"] == "" {
+		if k := st.Kafka(); k == nil || k.GroupID == "" {
 			return nil
 		}
 		ts := topicSourceOf(srcs[s])
@@ -414,7 +414,7 @@ func checkCoPartitioned(both *plan.BothJoin, srcs [2]Source) error {
 	l, r := both.Inputs[0], both.Inputs[1]
 	return fmt.Errorf("the %s of %s and %s in consumer group '%s': topic '%s' (stream %s) has %d partition(s) and topic '%s' (stream %s) has %d; "+
 		"the inputs of a join in a consumer group must be co-partitioned (SPEC 2.5): give both topics the same partition count, each keyed by the join key, or remove 'properties.group.id' from both streams",
-		both.Kind(), l.Name, r.Name, l.Stream.Options["properties.group.id"], topic[0], l.Stream.Name, n[0], topic[1], r.Stream.Name, n[1])
+		both.Kind(), l.Name, r.Name, l.Stream.Kafka().GroupID, topic[0], l.Stream.Name, n[0], topic[1], r.Stream.Name, n[1])
 }
 
 // topicSourceOf returns src, or the source it wraps (connector.Unwrapper),

@@ -18,7 +18,7 @@ import (
 // hot path rule; a refused row's errors-output row may allocate).
 func TestMaxFutureAllocatesNothingPerRow(t *testing.T) {
 	job := planSides(t, nil, "SELECT k, ts FROM s")
-	job.Stream.Options[catalog.MaxFutureOption] = "1 h"
+	setOption(t, job.Stream, catalog.MaxFutureOption, "1 h")
 	sink := &discardCounting{}
 	c := buildChain(job, nil, sink, chainOpts{})
 	if c.assign.max == nil {
@@ -58,7 +58,7 @@ func TestMaxFutureAllocatesNothingPerRow(t *testing.T) {
 // is below the fast partition's; the partition's watermark stays.
 func TestMaxFuturePartitionWatermark(t *testing.T) {
 	job := planSides(t, nil, "SELECT k, ts FROM s")
-	job.Stream.Options[catalog.MaxFutureOption] = "1 s"
+	setOption(t, job.Stream, catalog.MaxFutureOption, "1 s")
 	sink := &discardCounting{}
 	c := buildChain(job, nil, sink, chainOpts{})
 	src := &fakeParts{live: []int32{0, 1}}
@@ -125,7 +125,7 @@ func (s *onceSource) UnreadAfter(rows, bad int) {
 // (stdin, Unreader) to the connector's rows, for which a refused row is good.
 func TestFutureSourceMerges(t *testing.T) {
 	job := planSides(t, nil, "SELECT k, ts FROM s")
-	job.Stream.Options[catalog.MaxFutureOption] = "1 s"
+	setOption(t, job.Stream, catalog.MaxFutureOption, "1 s")
 	// rows: a 1000, B 9000 (refused: 8 s above a's watermark 1000), c 1500,
 	// D 5000 (refused: 3.5 s above c's), e 2000; the connector's malformed
 	// rows stand after a (Index 1) and after e (Index 5)
@@ -187,6 +187,9 @@ func TestFutureSourceMerges(t *testing.T) {
 	}
 	// without the option the source is not wrapped
 	delete(job.Stream.Options, catalog.MaxFutureOption)
+	if err := job.Stream.Configure(); err != nil {
+		t.Fatal(err)
+	}
 	if withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true) != Source(src) {
 		t.Error("a stream without the option was wrapped")
 	}

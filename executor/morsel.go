@@ -19,7 +19,7 @@ import (
 // by the workers, checked in file order by the merge). Each of N workers
 // (N = GOMAXPROCS) takes a chunk, decodes it, pushes its batches into its
 // own copy of the job's chain (buildChain: watermark assigner, router with
-// its own join probers over the shared, fully built build sides, LIMIT,
+// its own join mark operators over the shared, fully built build sides, LIMIT,
 // project), and its sink, a chunkSinkOp, has the job's ChunkSink encode the
 // routed batches into the chunk's own EncodedChunk (kept with the chunk's
 // memory, reused). The job's goroutine is the writer: it takes the chunks in
@@ -160,9 +160,9 @@ func (s *chunkSinkOp) Close() error                    { return nil }
 // src can be cut: parallelSource), with p the job's own process (its chain
 // routes the rows the merge decodes itself, and its counters get what the
 // workers' chains counted for each chunk used), probing the joins' build
-// sides of probers. It reports whether it ran the job, and the job's error
+// sides of joins (their build states). It reports whether it ran the job, and the job's error
 // (as run: a *RowError for 'errors'='fail', a read error, ctx's).
-func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, p *process, probers map[*plan.Branch]*prober) (bool, error) {
+func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, p *process, joins map[*plan.Branch]*keySet) (bool, error) {
 	cs, ok := sink.(ChunkSink)
 	if !ok || job.Strategy != plan.Morsel {
 		return false, nil
@@ -190,12 +190,10 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 	}
 	ws := make([]*morselWorker, n)
 	for i := range ws {
-		own := map[*plan.Branch]*prober{}
-		for b, pr := range probers {
-			own[b] = newProber(pr.j, pr.ks) // the build side is read whole: probing only reads it
-		}
-		w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Options["errors.side"])}
-		w.c = buildChain(job, own, w.sink, chainOpts{src: src, timed: p.c.timed})
+		w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
+		// (each chain has its own mark operators over the shared build
+		// states: the build sides are read whole, so marking only reads them)
+		w.c = buildChain(job, joins, w.sink, chainOpts{src: src, timed: p.c.timed})
 		ws[i] = w
 	}
 	policy := p.es.Policy

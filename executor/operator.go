@@ -8,9 +8,10 @@ package executor
 // stream's errors policy and pushes each batch into its chain:
 //
 //	probe stream: source → watermark assigner → router (ordered first-match
-//	              branches, each with its join probe and WHERE) → [an
-//	              aggregate] → limit (the main query's LIMIT) → project (the
-//	              branches' select lists) → sink
+//	              branches, each with its gate, a semi/anti join's MARK
+//	              (markjoin.go), and WHERE) → [an aggregate] → limit (the
+//	              main query's LIMIT) → project (the branches' select
+//	              lists) → sink
 //	build side:   source → join build (the hash semi/anti join's key state)
 //	event time:   source → held rows (the event-time join, eventjoin.go;
 //	              stamped on arrival by the chain's assigner) → router → ...

@@ -410,7 +410,7 @@ func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 // partial aggregate in place of ao, its operators timed when timed
 // (chainOpts.timed).
 func newPaggWorker(job *plan.Job, ao *aggOperator, src Source, timed bool) *paggWorker {
-	w := &paggWorker{in: newStep(job.Stream.Options["errors.side"])}
+	w := &paggWorker{in: newStep(job.Stream.Shared().ErrorsSide)}
 	opts := chainOpts{src: src, timed: timed, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
 			w.op = &paggOp{at: ao.at, wmCol: job.WatermarkCol, down: down, pos: make([]int, len(ao.ops)), seq0: make([]int64, len(ao.ops)), taken: make([][]int32, len(ao.ops))}

@@ -57,7 +57,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 				runtime.GOMAXPROCS(procs)
 				job := sensorbench.Plan(t, tc.sql, dir)
 				if tc.errors != "" {
-					job.Stream.Options["errors"] = tc.errors
+					setOption(t, job.Stream, "errors", tc.errors)
 				}
 				env := &Env{}
 				src, err := env.Open(context.Background(), job.Stream)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"streamql/catalog"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
 	"streamql/planner"
@@ -153,7 +154,7 @@ func TestPrefetchKeepsOrderAndValues(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/ahead=%v", tc.name, ahead), func(t *testing.T) {
 				job := sensorbench.Plan(t, tc.sql, "")
 				if !ahead {
-					job.Stream.Options["follow"] = "true" // unbounded: the simple loop
+					setOption(t, job.Stream, "follow", "true") // unbounded: the simple loop
 				}
 				planner.ChooseStrategy(job, planner.DefaultStrategyEnv())
 				if (job.Strategy != plan.Sequential) != ahead {
@@ -210,7 +211,7 @@ func TestPrefetchErrors(t *testing.T) {
 	})
 	t.Run("errors fail", func(t *testing.T) {
 		job := planSplitJob(t)
-		job.Stream.Options["errors"] = "fail"
+		setOption(t, job.Stream, "errors", "fail")
 		src := &scribbleSource{rows: 50_000, bad: 2500, buf: make([]byte, 0, 64<<10)}
 		sink := &textSink{names: []string{"main", "low-tmp", "high-tmp"}}
 		var stats Stats
@@ -229,9 +230,9 @@ func TestPrefetchErrors(t *testing.T) {
 		// batch but is not read (SPEC 2), so the job does not fail.
 		for _, ahead := range []bool{true, false} {
 			job := sensorbench.Plan(t, strings.Replace(sensorbench.SplitScript, "FROM sensors;", "FROM sensors LIMIT 5;", 1), "")
-			job.Stream.Options["errors"] = "fail"
+			setOption(t, job.Stream, "errors", "fail")
 			if !ahead {
-				job.Stream.Options["follow"] = "true"
+				setOption(t, job.Stream, "follow", "true")
 			}
 			src := &scribbleSource{rows: 50_000, bad: 20, buf: make([]byte, 0, 64<<10)}
 			sink := &textSink{names: []string{"main", "low-tmp", "high-tmp"}}
@@ -266,5 +267,15 @@ func checkStopped(t *testing.T, src *scribbleSource) {
 	calls := src.calls // no race: run returned after its producer stopped
 	if calls > 2000 {
 		t.Fatalf("%d calls of Next", calls)
+	}
+}
+
+// setOption sets st's option key to v, as a declaration would have, and
+// parses st's options again (catalog.Stream.Configure), as the engine reads
+// the typed ones.
+func setOption(tb testing.TB, st *catalog.Stream, key, v string) {
+	tb.Helper()
+	if err := st.SetOption(key, v); err != nil {
+		tb.Fatal(err)
 	}
 }

@@ -48,7 +48,8 @@ func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
 			return e
 		}
 	}
-	e := &StreamErrors{Stream: st.Name, Policy: st.Options["errors"], Side: st.Options["errors.side"], DeadLetter: st.Options["errors.stream"]}
+	c := st.Shared()
+	e := &StreamErrors{Stream: st.Name, Policy: c.Errors, Side: c.ErrorsSide, DeadLetter: c.ErrorsStream}
 	s.Streams = append(s.Streams, e)
 	return e
 }
@@ -235,14 +236,14 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
-	probers := map[*plan.Branch]*prober{}
+	keysets := map[*plan.Branch]*keySet{}
 	var timed []*timedBuild
 	lv := oc.live
 	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
-		ks, pr := buildJoin(b.Join, acct)
-		probers[b] = pr
+		ks := newKeySet(b.Join, acct)
+		keysets[b] = ks
 		stats.Analysis.addJoin(job, b, ks)
 		srcs[k] = futureBuild(stats.Analysis, b, srcs[k]) // 'watermark.max-future' (maxfuture.go)
 		es := stats.stream(b.Join.Build)
@@ -262,24 +263,24 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 			lv.held.Store(held)
 		}
 		src = futureProbe(stats.Analysis, job, src) // 'watermark.max-future' (maxfuture.go)
-		return runHeld(ctx, oc, job, src, sink, stats, probers, timed, held)
+		return runHeld(ctx, oc, job, src, sink, stats, keysets, timed, held)
 	}
-	return runBudget(ctx, oc, job, src, sink, stats, probers, budget)
+	return runBudget(ctx, oc, job, src, sink, stats, keysets, budget)
 }
 
-func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober) error {
-	return runBudget(ctx, opContext{}, job, src, sink, stats, probers, NewStateBudget(0))
+func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet) error {
+	return runBudget(ctx, opContext{}, job, src, sink, stats, joins, NewStateBudget(0))
 }
 
 // runBudget is run with the state budget of the job's aggregate operators.
-func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, budget *StateBudget) error {
+func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, budget *StateBudget) error {
 	p := &process{}
 	opts := chainOpts{}
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
 		opts = aggChain(job, budget, stats, &p.agg, false, oc.live)
 	}
 	opts.budget, opts.stats = budget, stats
-	p.init(job, src, sink, stats, probers, opts)
+	p.init(job, src, sink, stats, joins, opts)
 	p.rep = newReplay(src, p.c, p.agg) // a group source rebuilds the aggregate's state by reading again
 	if m := p.c.assign.max; m != nil {
 		m.rep = p.rep // (a replayed row refused again is not sent again)
@@ -296,7 +297,7 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			}
 		}
 		if job.Strategy == plan.Morsel {
-			if ran, err := runMorsel(ctx, oc, job, src, sink, p, probers); ran { // morsel.go
+			if ran, err := runMorsel(ctx, oc, job, src, sink, p, joins); ran { // morsel.go
 				return err
 			}
 		}
@@ -341,15 +342,15 @@ type process struct {
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
 // src is partitioned (Kafka, SPEC 2.5).
-func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, probers map[*plan.Branch]*prober, opts chainOpts) {
+func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
 	p.st, p.src, p.sink = job.Stream, src, sink
 	opts.src, opts.timed = src, stats.timed
-	p.c = buildChain(job, probers, sink, opts)
+	p.c = buildChain(job, joins, sink, opts)
 	p.es = stats.stream(job.Stream)
 	if p.c.assign.max != nil {
 		p.c.assign.max.es = p.es
 	}
-	p.in = newStep(job.Stream.Options["errors.side"])
+	p.in = newStep(job.Stream.Shared().ErrorsSide)
 	p.rows = &stats.Rows
 }
 
@@ -587,7 +588,7 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 }
 
 // router is the process operator (SPEC 2.1): first-match routing over ordered
-// branches, each branch's join probe and WHERE. It pushes its own Routed, whose
+// branches, each branch's gate (its join's MARK, markJoin) and WHERE. It pushes its own Routed, whose
 // parts select the input rows; the LIMIT (limitOp) and the projections
 // (projectOp) come after it.
 type router struct {
@@ -596,21 +597,25 @@ type router struct {
 	taken    [][]int32
 	rest     [2][]int32
 	out      Routed
-	probers  []*prober // per branch, nil without a join
+	gates    []routeGate // per branch: its gate (a join's markJoin), the zero gate for none
 	cand     []int32
 	down     *Emitter
 	where    []*expr.Kernel // per branch, nil for none
 	flow     []int64        // per branch k: flow[3k:3k+3] its BranchFlow's Offered, Partnered, Taken (analyzeflow.go)
 }
 
-func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
+// newRouter returns the router of job's branches; gates are each branch's
+// gate (routeGate), nil when no branch has a join.
+func newRouter(job *plan.Job, gates []routeGate) *router {
 	r := &router{job: job, branches: job.AllBranches(), down: &Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
 	r.flow = make([]int64, 3*len(r.branches))
-	r.probers = make([]*prober, len(r.branches))
+	r.gates = gates
+	if r.gates == nil {
+		r.gates = make([]routeGate, len(r.branches))
+	}
 	r.cand = make([]int32, 0, vector.Cap)
-	for k, b := range r.branches {
-		r.probers[k] = probers[b]
+	for _, b := range r.branches {
 		r.where = append(r.where, expr.Compile(b.Where))
 	}
 	r.out.Parts = make([]Part, len(r.branches))
@@ -621,7 +626,7 @@ func newRouter(job *plan.Job, probers map[*plan.Branch]*prober) *router {
 	r.rest[0] = make([]int32, 0, vector.Cap)
 	r.rest[1] = make([]int32, 0, vector.Cap)
 	r.out.Dest = make([]int16, vector.Cap)
-	r.out.ErrorSide = job.Stream.Options["errors.side"]
+	r.out.ErrorSide = job.Stream.Shared().ErrorsSide
 	return r
 }
 
@@ -650,7 +655,7 @@ func (r *router) Watermark(ctx context.Context, wm Watermark) error {
 func (r *router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
 
 // route routes the rows in sel of b into r.out: each row to the first branch
-// whose join and WHERE take it.
+// whose gate and WHERE take it.
 func (r *router) route(b *vector.Batch, sel []int32) {
 	r.out.N = b.N
 	for i := 0; i < b.N; i++ {
@@ -660,14 +665,15 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 	spare := r.rest[1]
 	for k, br := range r.branches {
 		taken := r.taken[k][:0]
-		var jp []bool
+		var gate *vector.Vec // the branch's gate's values (a join's marks), nil without a gate
+		g := r.gates[k]
 		cand := rest
-		if pr := r.probers[k]; pr != nil {
-			jp = pr.probe(b, rest)
-			if pr.undecided != nil { // (drainHeld) a row this join cannot decide yet goes nowhere
+		if g.pred != nil {
+			gate = g.pred.Eval(b, rest)
+			if g.stopNull { // a row whose join is not decided yet goes nowhere
 				kept := rest[:0]
 				for _, i := range rest {
-					if !pr.undecided[i] {
+					if !gate.Null[i] {
 						kept = append(kept, i)
 					}
 				}
@@ -675,7 +681,7 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 			}
 			cand = r.cand[:0]
 			for _, i := range rest {
-				if jp[i] {
+				if gate.B[i] != g.anti && !gate.Null[i] {
 					cand = append(cand, i)
 				}
 			}
@@ -684,7 +690,7 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 			r.flow[3*k+1] += int64(len(rest))
 		}
 		r.flow[3*k] += int64(len(rest))
-		if br.Where == nil && jp == nil {
+		if br.Where == nil && gate == nil {
 			taken = append(taken, rest...)
 			rest = rest[:0]
 		} else {
@@ -693,11 +699,11 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 				w = wk.Eval(b, cand)
 			}
 			left := spare[:0]
-			if jp == nil {
+			if gate == nil {
 				taken, left = partition(taken, left, rest, w)
 			} else {
 				for _, i := range rest {
-					if jp[i] && (w == nil || (w.B[i] && !w.Null[i])) {
+					if gate.B[i] != g.anti && !gate.Null[i] && (w == nil || (w.B[i] && !w.Null[i])) {
 						taken = append(taken, i)
 					} else {
 						left = append(left, i)

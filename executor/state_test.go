@@ -131,8 +131,8 @@ func TestHeldCountsEqualRowsWritten(t *testing.T) {
 		for _, c := range cases {
 			t.Run(policy+": "+c.name, func(t *testing.T) {
 				job := planEventJoin(t, c.sql, 0, 0)
-				job.Stream.Options["errors"] = policy
-				job.Main.Join.Build.Options["errors"] = policy
+				setOption(t, job.Stream, "errors", policy)
+				setOption(t, job.Main.Join.Build, "errors", policy)
 				ls := &scripted{steps: c.left, end: !c.cancel, done: make(chan struct{})}
 				read := ls.done
 				rs := &scripted{steps: c.right, end: c.rightEnd}

@@ -657,7 +657,7 @@ func ruleAggregateJob(j *Job) error {
 			a.LateOutput = found
 			continue
 		}
-		if es := b.Stream.Options["errors.side"]; es == a.Late {
+		if es := b.Stream.Shared().ErrorsSide; es == a.Late {
 			return parser.Errorf(a.LatePos, "late side output '%s' has the name of the errors side output of stream %s; pick another name", a.Late, b.Stream.Name)
 		}
 		a.LateOutput = len(j.Outputs)

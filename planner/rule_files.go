@@ -3,7 +3,6 @@ package planner
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 
 	"streamql/catalog"
@@ -51,10 +50,10 @@ func fileKey(full string) (key string, ok bool) {
 // streamFile returns st's file as a JobFile when st's connector reads or
 // writes the file of a 'path' option (its spec declares one: 'file').
 func streamFile(st *catalog.Stream, write bool, what string, pos int) (JobFile, bool) {
-	if st == nil || st.Connector == nil || st.Options["path"] == "" || !slices.ContainsFunc(st.Connector.Options, func(o catalog.OptionSpec) bool { return o.Name == "path" }) {
+	if st == nil || st.Connector == nil || st.File() == nil || st.File().Path == "" {
 		return JobFile{}, false
 	}
-	path := st.Options["path"]
+	path := st.File().Path
 	full := path
 	if !filepath.IsAbs(full) && st.BaseDir != "" {
 		full = filepath.Join(st.BaseDir, full)

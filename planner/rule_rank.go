@@ -457,7 +457,7 @@ func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
 	}
 	if r := b.Rank; r.Updating && !r.Bounded && !st.TakesChanges() {
 		return parser.Errorf(pos, "%s: the query's result is updating (the Top-N over the unbounded stream %s emits -U/+U/-D changes, SPEC 2.8), and stream %s (connector '%s', format '%s') accepts only inserts: write it to a stream with 'format'='debezium-json' or with 'connector'='upsert-kafka' and a PRIMARY KEY (...) NOT ENFORCED, or show it on stdout or in --side-dir, whose outputs carry the change in an op column",
-			what, in.sp.st.Name, st.Name, st.Connector.Name, st.Options["format"])
+			what, in.sp.st.Name, st.Name, st.Connector.Name, st.Shared().Format)
 	}
 	b.Columns = append([]catalog.Column(nil), st.Columns...)
 	b.Sink, b.SinkPos = st, pos

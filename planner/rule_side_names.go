@@ -23,7 +23,7 @@ func ruleSideNames(j *Job) error {
 			if b.Sink != nil {
 				break // a sink stream is not a side output (SPEC 2.5)
 			}
-			if errSide := r.Options["errors.side"]; errSide != "" && b.Side == errSide {
+			if errSide := r.Shared().ErrorsSide; errSide != "" && b.Side == errSide {
 				how := "reads"
 				if r != j.Stream {
 					how = "reads as a join's build side"

@@ -82,7 +82,7 @@ func ruleSink(sp *selectPlan) error {
 	}
 	if upd := updatingOperator(sp); upd != "" && !st.TakesChanges() {
 		return parser.Errorf(pos, "%s: the query's result is updating (%s emits -U/+U/-D changes, SPEC 2.8), and stream %s (connector '%s', format '%s') accepts only inserts: write it to a stream with 'format'='debezium-json', to a csv or json file stream whose first column is op VARCHAR (each row's kind), or with 'connector'='upsert-kafka' and a PRIMARY KEY (...) NOT ENFORCED, or show it on stdout or in --side-dir, whose outputs carry the change in an op column",
-			what, upd, st.Name, st.Connector.Name, st.Options["format"])
+			what, upd, st.Name, st.Connector.Name, st.Shared().Format)
 	}
 	b.Columns = append([]catalog.Column(nil), st.Columns...)
 	b.Sink, b.SinkPos = st, pos
@@ -100,7 +100,7 @@ func (p *Planner) sinkStream(name string, pos int) (*catalog.Stream, error) {
 		return nil, parser.Errorf(pos, "stream %s cannot be a sink: its connector '%s' only reads; connectors that can write: %s",
 			st.Name, st.Connector.Name, strings.Join(catalog.WriterNames(), ", "))
 	}
-	if f := catalog.LookupFormat(st.Options["format"]); f != nil && !f.Writes { // SPEC 2.8: canal-json, maxwell-json
+	if f := catalog.LookupFormat(st.Shared().Format); f != nil && !f.Writes { // SPEC 2.8: canal-json, maxwell-json
 		return nil, parser.Errorf(pos, "stream %s cannot be a sink: its format '%s' is read only; formats a sink writes: %s",
 			st.Name, f.Name, strings.Join(catalog.WritableFormats(), ", "))
 	}
@@ -119,8 +119,9 @@ func ruleDeadLetters(sp *selectPlan) error {
 		read = append(read, sp.j.Build)
 	}
 	for _, r := range read {
-		name := r.Options["errors.stream"]
-		if name == "" || r.Options["errors"] != "side" {
+		rc := r.Shared()
+		name := rc.ErrorsStream
+		if name == "" || rc.Errors != "side" {
 			continue
 		}
 		dlq, err := sp.p.sinkStream(name, sp.start)

@@ -15,7 +15,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"streamql/executor"
-	_ "streamql/executor/connector" // the connectors' specs
+	_ "streamql/executor/connector"       // the connectors' specs
+	_ "streamql/executor/connector/kafka" // registers kafka and upsert-kafka
 	"streamql/internal/session"
 	"streamql/parser"
 	"streamql/planner"

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "streamql/executor/connector" // the file connector
+	_ "streamql/executor/connector"       // the file connector
+	_ "streamql/executor/connector/kafka" // registers kafka and upsert-kafka
 	"streamql/internal/sensorbench"
 	"streamql/planner/plan"
 )

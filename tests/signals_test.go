@@ -215,7 +215,7 @@ SELECT k, ts FROM l WHERE k IN (SELECT k FROM r);`, func(s *started) bool {
 // holds rows (SIGINT, SIGTERM, its held rows past 'state.max-bytes') still
 // routes the held rows whose first branch is decided (SPEC 4: a stop flushes
 // what was routed; SPEC 2.1's first match): a side branch before the join
-// takes its rows, and a row whose first candidate branch is an undecided join
+// takes its rows, and a row whose first candidate branch is a join not yet decided
 // goes nowhere, not to a later branch. The expected side rows are computed
 // here from the input.
 func TestHeldJoinStopRoutesDecidedRows(t *testing.T) {
@@ -264,7 +264,7 @@ func TestHeldJoinStopRoutesDecidedRows(t *testing.T) {
 	}{
 		{"SIGINT, side branch first", ddl + neg + join, syscall.SIGINT, 130, want},
 		{"SIGTERM, side branch first", ddl + neg + join, syscall.SIGTERM, 143, want},
-		{"SIGINT, an undecided join first", ddl + joinSide + neg + join, syscall.SIGINT, 130, "dev,ts\n"},
+		{"SIGINT, a join not yet decided first", ddl + joinSide + neg + join, syscall.SIGINT, 130, "dev,ts\n"},
 		{"state.max-bytes, side branch first", "SET 'state.max-bytes' = '64KiB';\n" + ddl + neg + join, 0, 1, want},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -48,16 +48,17 @@ type Options struct {
 // include pattern that does not compile). ok is false when st's format is not
 // a changelog format.
 func OptionsOf(st *catalog.Stream) (o Options, ok bool, err error) {
-	f := catalog.LookupFormat(st.Options["format"])
+	c := st.Shared()
+	f := catalog.LookupFormat(c.Format)
 	if f == nil || !f.Changelog {
 		return Options{}, false, nil
 	}
-	o = Options{Format: f.Name, SchemaInclude: st.Options["debezium-json.schema-include"] == "true"}
+	o = Options{Format: f.Name, SchemaInclude: c.DebeziumSchemaInclude}
 	for _, p := range []struct {
-		key string
-		re  **regexp.Regexp
-	}{{"canal-json.database.include", &o.Database}, {"canal-json.table.include", &o.Table}} {
-		if v, set := st.Options[p.key]; set && v != "" {
+		key, v string
+		re     **regexp.Regexp
+	}{{"canal-json.database.include", c.CanalDatabaseInclude, &o.Database}, {"canal-json.table.include", c.CanalTableInclude, &o.Table}} {
+		if v := p.v; v != "" {
 			re, err := regexp.Compile(`^(?:` + v + `)$`)
 			if err != nil {
 				return o, true, fmt.Errorf("stream %s: option '%s': %v (RE2 syntax)", st.Name, p.key, err)

@@ -1,13 +1,17 @@
 // Package connector holds the sources of SPEC 1, one file per connector: file
 // (bounded, or following appends with 'follow'), stdin, socket, datagen,
-// nexmark (nexmark*.go: the Nexmark benchmark's events), values, go and kafka
-// (kafka*.go: a topic's source and sink, SPEC 2.5); file
-// and kafka are also sinks. Each file registers its connector once, from its init (Register): the
+// nexmark (nexmark*.go: the Nexmark benchmark's events), values and go; kafka
+// and upsert-kafka (a topic's source and sink, SPEC 2.5, 2.8) live in the
+// package kafka below it, which implements the contract this package declares
+// for them (partition.go: positions, PartitionedSource, the replay marks). file
+// and kafka are also sinks. Each connector registers once, from its init (Register): the
 // catalog.ConnectorSpec (options, bounded rule, checks, capabilities) and its
 // Driver (the source opener; for values, the inserter), held in the spec's
 // Source. executor.Env.Open looks the Driver up from the stream's spec; nothing
-// outside this package switches on a connector's name (registry_test.go checks
-// it). What a connector keeps across a session's jobs (the shared stdin, a values
+// outside this package switches on a connector's name or reads a stream's
+// option strings (registry_test.go checks both): a spec's Configure parses the
+// options into the stream's typed catalog.Config when it is declared
+// (configureFile, configureKafka), and the engine reads that. What a connector keeps across a session's jobs (the shared stdin, a values
 // stream's rows) lives in the session's State under a key of its own.
 //
 // Live sources (stdin, socket, a followed file, a paced datagen) return
@@ -23,7 +27,7 @@
 // has done for a partition p is described to the next owner of p, and to
 // itself after a crash, only by p's committed group offset and its commit
 // metadata: there is no state store. This section is the contract between
-// the commit (kafkaSource, kafkaJob.checkpoint, kafkaTxn) and the replay.
+// the commit (package kafka: kafkaSource, kafkaJob.checkpoint, kafkaTxn) and the replay.
 //
 // Frontiers, per partition p of a group source, in the process that owns p:
 //
@@ -153,7 +157,7 @@
 // What runs: a stateless job commits U_p and no metadata (H_p = U_p). A job
 // with an aggregate (TUMBLE, HOP, CUMULATE, SESSION, GROUP BY, a global
 // aggregate) gives its state to the source (Replayer, Replay: the executor's
-// replay.go) and commits H_p with the mark (ReplayMark, kafkareplay.go). A
+// replay.go) and commits H_p with the mark (ReplayMark, partition.go; kafka/kafkareplay.go). A
 // job with an event-time join gives its held probe rows (the executor's
 // newHeldReplay): it commits H_p = e_p = the first held row of p, w_p its
 // CURRENT_WATERMARK stamp (or p's watermark now when only malformed rows of

@@ -33,11 +33,20 @@ func init() {
 		Bounded:   func(o map[string]string) bool { return o["follow"] != "true" },
 		KnownSize: true,
 		OpColumn:  true,
+		Configure: configureFile,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenFile(ctx, st, env.decoder(st))
 	}, OpenSink: func(ctx context.Context, st *catalog.Stream, _ *Env) (SinkWriter, error) {
 		return OpenFileSink(ctx, st)
 	}})
+}
+
+// configureFile is the file connector's ConnectorSpec.Configure: its
+// options as a *catalog.FileConfig.
+func configureFile(st *catalog.Stream, sh catalog.SharedConfig) (catalog.Config, error) {
+	o := st.Options
+	return &catalog.FileConfig{SharedConfig: sh, Path: o["path"], Follow: o["follow"] == "true",
+		SinkFIFO: o["sink.fifo"] == "true", SinkFollowSymlinks: o["sink.follow-symlinks"] == "true", SinkMode: o["sink.mode"]}, nil
 }
 
 // OpenFile opens the 'file' connector's source: the file at 'path' (relative to

@@ -208,7 +208,7 @@ func TestSkipBOM(t *testing.T) {
 				t.Fatalf("%q: %v", c.in, err)
 			}
 			if !b.SkipBOM(UTF8BOM) {
-				t.Fatalf("%q: SkipBOM undecided after it decided", c.in)
+				t.Fatalf("%q: SkipBOM not settled after it settled", c.in)
 			}
 			if b.EOF() {
 				if got := string(b.Data()); got != c.want {
@@ -224,7 +224,7 @@ func TestSkipBOM(t *testing.T) {
 	// No byte order mark: nothing is skipped and nothing waited for.
 	b := newBuffer(strings.NewReader(bom), 4)
 	if !b.SkipBOM(nil) {
-		t.Fatal("SkipBOM(nil) undecided")
+		t.Fatal("SkipBOM(nil) not settled")
 	}
 	if err := b.Fill(); err != nil || !bytes.Equal(b.Data(), UTF8BOM) {
 		t.Fatalf("SkipBOM(nil): %v, data %q", err, b.Data())

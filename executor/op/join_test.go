@@ -180,6 +180,13 @@ func feed(t *testing.T, o Operator, in [2][]testRow, kinds []vector.RowKind, d i
 // final table as sorted lines, the late rows of each side, and the rows of
 // each side that found a partner.
 func referenceJoin(spec JoinSpec, in [2][]testRow) ([]string, [2][]string, [2]int64) {
+	return referenceJoinWhere(spec, in, nil)
+}
+
+// referenceJoinWhere is referenceJoin where a pair joins only when accept
+// also takes the two rows' values (an outer join's other ON terms, SPEC
+// 2.7); nil accepts every pair.
+func referenceJoinWhere(spec JoinSpec, in [2][]testRow, accept func(lv, rv string) bool) ([]string, [2][]string, [2]int64) {
 	var out []string
 	var late [2][]string
 	matched := [2][]bool{make([]bool, len(in[0])), make([]bool, len(in[1]))}
@@ -192,7 +199,7 @@ func referenceJoin(spec JoinSpec, in [2][]testRow) ([]string, [2][]string, [2]in
 	}
 	for i, l := range in[0] {
 		for k, r := range in[1] {
-			if l.late() || r.late() || l.key < 0 || l.key != r.key {
+			if l.late() || r.late() || l.key < 0 || l.key != r.key || accept != nil && !accept(l.v, r.v) {
 				continue
 			}
 			if spec.Interval && (l.t-r.t < spec.Lo || l.t-r.t > spec.Hi) {

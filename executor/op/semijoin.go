@@ -48,7 +48,7 @@ type SemiSpec struct {
 // with, and the left rows are held in arrival order until they are decided
 // (the right watermark is greater than their time, or the right input ended),
 // then emitted on port JoinOut if they pass, a decided row waiting behind the
-// undecided ones before it: the output is the same rows in the same order for
+// ones not yet decided before it: the output is the same rows in the same order for
 // every interleaving of the inputs and every batch size. A left row at t has
 // a partner when a right row of its key with time <= t entered the state.
 // Late right rows go to port JoinLateRight, as they came.

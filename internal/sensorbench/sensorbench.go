@@ -82,6 +82,9 @@ func Plan(tb testing.TB, src, baseDir string) *planner.Job {
 			if s.Connector, s.Options, err = planner.ValidateOptions(st.Options, s.Columns, 0); err != nil {
 				tb.Fatal(err)
 			}
+			if err := s.Configure(); err != nil {
+				tb.Fatal(err)
+			}
 			if st.Watermark != nil { // WATERMARK FOR ts (TumbleScript)
 				s.EventTime, s.Watermark = s.Column(st.Watermark.Column), planner.Watermark(st.Watermark)
 			}

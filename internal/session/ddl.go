@@ -86,6 +86,9 @@ func (s *Session) createStream(dir string, st *parser.CreateStream) error {
 	for _, o := range st.Options {
 		x.Written = append(x.Written, catalog.Option{Key: o.Key, Value: o.Value})
 	}
+	if err := x.Configure(); err != nil { // (issue 22 item 5: the typed options)
+		return optionError(st, err)
+	}
 	if err := checkMaxFuture(st, x); err != nil {
 		return err
 	}
@@ -113,8 +116,17 @@ func checkConnector(st *parser.CreateStream, x *catalog.Stream) error {
 	if x.Connector.Validate == nil {
 		return nil
 	}
+	if err := x.Connector.Validate(x); err != nil {
+		return optionError(st, err)
+	}
+	return nil
+}
+
+// optionError positions err, a connector's complaint about st's options, at
+// the bad option's value (a *catalog.OptionError), or at WITH.
+func optionError(st *parser.CreateStream, err error) error {
 	var oe *catalog.OptionError
-	if err := x.Connector.Validate(x); errors.As(err, &oe) {
+	if errors.As(err, &oe) {
 		at := st.WithPos
 		for _, o := range st.Options {
 			if strings.EqualFold(o.Key, oe.Key) {
@@ -123,8 +135,6 @@ func checkConnector(st *parser.CreateStream, x *catalog.Stream) error {
 			}
 		}
 		return parser.Errorf(at, "%v", err)
-	} else if err != nil {
-		return parser.Errorf(st.WithPos, "%v", err)
 	}
-	return nil
+	return parser.Errorf(st.WithPos, "%v", err)
 }

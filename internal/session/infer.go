@@ -63,14 +63,8 @@ func inferFile(dir, path, format, delim, quote string, header bool) ([]catalog.C
 }
 
 // formatOf returns the format of a file read by its name (FROM 'x.json'):
-// json for .json, .jsonl and .ndjson, else csv.
-func formatOf(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json", ".jsonl", ".ndjson":
-		return "json"
-	}
-	return "csv"
-}
+// json for .json, .jsonl and .ndjson, else csv (catalog.FileFormat).
+func formatOf(path string) string { return catalog.FileFormat(path) }
 
 // fileStream declares the stream a quoted file name in FROM reads (SPEC 1),
 // named by the path, with its inferred columns, unless a stream of that name

@@ -11,7 +11,7 @@ import (
 // FOR (SPEC 4, "Finding out why": the option compares a row's event time with
 // the stream's watermark), positioned at the option's value.
 func checkMaxFuture(st *parser.CreateStream, x *catalog.Stream) error {
-	if _, ok := x.Options[catalog.MaxFutureOption]; !ok || x.Watermark != nil {
+	if !x.Shared().HasMaxFuture || x.Watermark != nil {
 		return nil
 	}
 	at := st.WithPos

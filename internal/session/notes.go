@@ -48,7 +48,7 @@ func allMalformed(job *planner.Job, stats executor.Stats) string {
 	l := fmt.Sprintf("stream %s: every row (%d) was malformed; columns declared: %s", st.Name, stats.Rows, strings.Join(decl, ", "))
 	if header, _ := executor.CSVHeader(st); header != nil {
 		l += "; the file's header: " + strings.Join(header, ", ")
-	} else if st.Options["format"] == "csv" || st.Options["format"] == "" {
+	} else if f := st.Shared().Format; f == "csv" || f == "" {
 		l += "; csv fields are read by position (with 'csv.header'='true' they map by the header's names)"
 	}
 	return l

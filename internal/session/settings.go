@@ -25,10 +25,11 @@ type Settings struct {
 	ResultMode string
 }
 
-// Formats lists the output formats of SPEC 4, the default first. The command
-// line renders them (cmd/streamql/render); the library only keeps the setting,
-// but checks it by the same list.
-var Formats = []string{"table", "csv", "tsv", "json", "plain", "markdown"}
+// Formats lists the output formats of SPEC 4, the default first (catalog's
+// table of formats: catalog.PrintFormats). The command line renders them
+// (cmd/streamql/render); the library only keeps the setting, but checks it by
+// the same list.
+var Formats = catalog.PrintFormats()
 
 // SettingKeys lists the keys of SET, for the unknown-setting error (SPEC 3).
 const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.state.ttl, table.exec.mini-batch.enabled, execution.runtime-mode"

@@ -6,9 +6,9 @@ import "streamql/catalog"
 // with 'watermark.max-future' (SPEC 4, "Finding out why"): the option and
 // where the rows it refuses go; "" without it.
 func maxFutureText(st *catalog.Stream) string {
-	v, ok := st.Options[catalog.MaxFutureOption]
-	if !ok {
+	c := st.Shared()
+	if !c.HasMaxFuture {
 		return ""
 	}
-	return ", max-future " + v
+	return ", max-future " + c.MaxFuture
 }

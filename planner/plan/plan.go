@@ -252,16 +252,17 @@ func (j *Job) Explain() string { return j.Tree().Text() }
 // out.csv, csv)": its connector, its path or topic when it has one, its format.
 func SinkText(st *catalog.Stream) string {
 	parts := []string{st.Connector.Name}
-	if p := st.Options["path"]; p != "" {
-		parts[0] += " " + p
-	} else if t := st.Options["topic"]; t != "" {
-		parts[0] += " " + t
+	fc, kc := st.File(), st.Kafka()
+	if fc != nil && fc.Path != "" {
+		parts[0] += " " + fc.Path
+	} else if kc != nil && kc.Topic != "" {
+		parts[0] += " " + kc.Topic
 	}
-	if f := st.Options["format"]; f != "" {
+	if f := st.Shared().Format; f != "" {
 		parts = append(parts, f)
 	}
-	if m := st.Options["sink.mode"]; m == "append" {
-		parts = append(parts, m)
+	if fc != nil && fc.SinkMode == "append" {
+		parts = append(parts, fc.SinkMode)
 	}
 	return "sink " + st.Name + " (" + strings.Join(parts, ", ") + ")"
 }
@@ -334,12 +335,13 @@ func (j *Join) Describe(probe string) []string {
 	}
 	b := j.Build
 	src := fmt.Sprintf("  build source: %s (connector=%s", b.Name, b.Connector.Name)
-	if path := b.Options["path"]; path != "" {
-		src += ", path=" + path
+	if f := b.File(); f != nil && f.Path != "" {
+		src += ", path=" + f.Path
 	}
-	src += "), errors=" + b.Options["errors"]
-	if b.Options["errors"] == "side" {
-		src += " -> side output '" + b.Options["errors.side"] + "'"
+	bc := b.Shared()
+	src += "), errors=" + bc.Errors
+	if bc.Errors == "side" {
+		src += " -> side output '" + bc.ErrorsSide + "'"
 	}
 	lines := []string{
 		fmt.Sprintf("%s hash join: probe %s, build %s (%s)", mode, probe, j.Build.Name, strategy),

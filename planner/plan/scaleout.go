@@ -19,11 +19,11 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		return // (the join's node says it: Tree.bothJoin)
 	}
 	st := j.Stream
-	group := st.Options["properties.group.id"]
-	if group == "" {
+	kc := st.Kafka()
+	if kc == nil || kc.GroupID == "" {
 		return
 	}
-	topic := st.Options["topic"]
+	group, topic := kc.GroupID, kc.Topic
 	fmt.Fprintf(sb, "  Scale-out: consumer group '%s': the processes running this script share the partitions of topic '%s'\n", group, topic)
 	// An event-time join holds probe rows: they are replayed (the first row
 	// held commits), but not with an aggregate after them (windows over
@@ -91,11 +91,12 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		if len(keys) == 0 {
 			return
 		}
-		if b.Sink == nil || !takesOption(b.Sink.Connector, "key.fields") {
+		if b.Sink == nil || !takesOption(b.Sink.Connector, "key.fields") || b.Sink.Kafka() == nil {
 			return // (a sink without record keys: nothing to partition)
 		}
-		kf := b.Sink.Options["key.fields"]
-		if !sameNames(keys, strings.FieldsFunc(kf, func(r rune) bool { return r == ';' || r == ',' })) {
+		sk := b.Sink.Kafka()
+		kf := sk.KeyFields
+		if !sameNames(keys, sk.KeyFieldNames()) {
 			if kf == "" {
 				kf = "none"
 			}
@@ -157,10 +158,11 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder) {
 	group, names := "", [2]string{}
 	for s := range j.Inputs {
 		st := j.Inputs[s].Stream
-		g := st.Options["properties.group.id"]
-		if g == "" || st.Options["topic"] == "" {
+		kc := st.Kafka()
+		if kc == nil || kc.GroupID == "" || kc.Topic == "" {
 			return
 		}
+		g := kc.GroupID
 		if group == "" {
 			group = g
 		}
@@ -168,7 +170,7 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder) {
 		for _, k := range j.Keys[s] {
 			keys = append(keys, j.Inputs[s].Name+"."+j.keyName(s, k))
 		}
-		names[s] = fmt.Sprintf("'%s' (%s, keyed by %s)", st.Options["topic"], j.Inputs[s].Name, strings.Join(keys, ", "))
+		names[s] = fmt.Sprintf("'%s' (%s, keyed by %s)", kc.Topic, j.Inputs[s].Name, strings.Join(keys, ", "))
 	}
 	fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
 	fmt.Fprintf(sb, "    not yet: each process reads both topics whole, every partition, and the join's held rows are not read again after a crash: run one process\n")

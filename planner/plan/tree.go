@@ -167,13 +167,13 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 	}
 	if u := j.Unnest; u != nil && st == j.Stream {
 		// the decoder reads the inner stream; the unnesting follows it
-		if f := st.Options["format"]; f != "" {
+		if st.Shared().Format != "" {
 			last = t.decode(j, u.Inner, scan, timeCol)
 		}
 		added := st.Columns[len(u.Inner.Columns):]
 		last = t.add(&Node{Kind: NodeUnnest, Text: u.Text + " " + SchemaText(added), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineOther, Branch: -1, Output: -1,
 			Details: []string{"each row once per element of " + u.Expr.Text + unnestEmpty(u.Left) + ", the repeated row's values shared"}})
-	} else if f := st.Options["format"]; f != "" || st.Connector.Upserts {
+	} else if st.Shared().Format != "" || st.Connector.Upserts {
 		last = t.decode(j, st, scan, timeCol)
 		if line == LineJoinInput {
 			last.Line, last.Branch = LineJoinDecode, k
@@ -240,8 +240,8 @@ func updatingText(st *catalog.Stream, why string) string {
 // boundedness.
 func scanText(st *catalog.Stream) string {
 	s := fmt.Sprintf("%s (connector=%s", st.Name, st.Connector.Name)
-	if path := st.Options["path"]; path != "" {
-		s += ", path=" + path
+	if f := st.File(); f != nil && f.Path != "" {
+		s += ", path=" + f.Path
 	}
 	if st.Bounded() {
 		return s + ", bounded)"
@@ -252,16 +252,17 @@ func scanText(st *catalog.Stream) string {
 // decode adds the Decode node of st after in, with its errors port feeding
 // the errors side output or the stream's dead-letter sink (SPEC 1, 2.5).
 func (t *Tree) decode(j *Job, st *catalog.Stream, in *Node, timeCol string) *Node {
-	f := st.Options["format"]
-	if st.Connector.Upserts { // SPEC 2.8: upsert-kafka's key and value
-		f = "key " + st.Options["key.format"] + ", value " + st.Options["value.format"]
+	c := st.Shared()
+	f := c.Format
+	if k := st.Kafka(); st.Connector.Upserts && k != nil { // SPEC 2.8: upsert-kafka's key and value
+		f = "key " + k.KeyFormat + ", value " + k.ValueFormat
 	}
-	d := t.add(&Node{Kind: NodeDecode, Text: fmt.Sprintf("%s %s, errors=%s", f, SchemaText(st.Columns), st.Options["errors"]), Inputs: []Input{{Node: in.ID}}, Time: timeCol, Line: LineDecode, Branch: -1, Output: -1})
+	d := t.add(&Node{Kind: NodeDecode, Text: fmt.Sprintf("%s %s, errors=%s", f, SchemaText(st.Columns), c.Errors), Inputs: []Input{{Node: in.ID}}, Time: timeCol, Line: LineDecode, Branch: -1, Output: -1})
 	dest := ""
 	if dlq := j.DeadLetters[st]; dlq != nil {
 		dest = SinkText(dlq)
-	} else if st.Options["errors"] == "side" {
-		dest = "side output '" + st.Options["errors.side"] + "' (shown once a row reaches it)"
+	} else if c.Errors == "side" {
+		dest = "side output '" + c.ErrorsSide + "' (shown once a row reaches it)"
 	}
 	if dest != "" {
 		t.add(&Node{Kind: NodeSink, Text: "errors -> " + dest, Inputs: []Input{{Node: d.ID, Port: "errors"}}, Line: LineOther, Branch: -1, Output: -1})
@@ -349,7 +350,7 @@ func (t *Tree) join(j *Job, b *Branch, k int, add func(*Node) *Node, timeCol str
 	}
 	scan := t.add(&Node{Kind: NodeScan, Text: scanText(build), Time: bt, Line: LineBuild, Branch: k, Output: -1})
 	last := scan
-	if build.Options["format"] != "" {
+	if build.Shared().Format != "" {
 		last = t.decode(j, build, scan, bt)
 		last.Line, last.Branch = LineDetail, k
 	}

@@ -57,28 +57,23 @@ func renameGroups(cat *catalog.Catalog, sfx string) {
 		return
 	}
 	for _, st := range cat.Streams() {
-		if g, ok := st.Options[groupOption]; ok && g != "" && !strings.HasSuffix(g, sfx) {
-			st.Options[groupOption] = g + sfx
+		if k := st.Kafka(); k != nil && k.GroupID != "" && !strings.HasSuffix(k.GroupID, sfx) {
+			_ = st.SetOption(groupOption, k.GroupID+sfx) // (its options were checked)
 		}
 	}
 }
 
 // readsKafka reports whether job reads a Kafka stream (its stream, an input
-// of its join of two streams, or a join's build side): one whose connector
-// takes a consumer group (groupOption), whose committed offsets a restarted
-// process resumes from (SPEC 2.5). (A capability, not the connector's name:
-// executor/connector's registry test.)
+// of its join of two streams, or a join's build side): one whose connector is
+// Partitioned (catalog.ConnectorSpec: it takes a consumer group), whose
+// committed offsets a restarted process resumes from (SPEC 2.5). (A
+// capability, not the connector's name: executor/connector's registry test.)
 func readsKafka(job *plan.Job) bool {
 	kafka := func(st *catalog.Stream) bool {
 		if st == nil || st.Connector == nil {
 			return false
 		}
-		for _, o := range st.Connector.Options {
-			if o.Name == groupOption {
-				return true
-			}
-		}
-		return false
+		return st.Connector.Partitioned
 	}
 	if kafka(job.Stream) {
 		return true

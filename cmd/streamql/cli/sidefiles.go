@@ -43,7 +43,7 @@ func (s *Session) sideFile(name string) (string, bool) {
 func (s *Session) checkJobFiles(job *plan.Job) error {
 	files := session.JobFiles(job)
 	if s.SideDir != "" {
-		names := []string{job.Stream.Options["errors.side"]}
+		names := []string{job.Stream.Shared().ErrorsSide}
 		if names[0] == "" {
 			names[0] = "errors"
 		}

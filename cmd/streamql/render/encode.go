@@ -4,7 +4,10 @@
 // results through the same formats.
 package render
 
-import "streamql/internal/session"
+import (
+	"streamql/catalog"
+	"streamql/internal/session"
+)
 
 // Formats lists the output formats of SPEC 4, the default first.
 var Formats = session.Formats
@@ -19,17 +22,18 @@ func ValidFormat(f string) bool {
 	return false
 }
 
-// Ext returns the --side-dir file extension of a format (SPEC 4).
+// Ext returns the --side-dir file extension of a format (SPEC 4; catalog's
+// table of formats, FormatSpec.Ext), ".txt" for a name that is none.
 func Ext(format string) string {
-	switch format {
-	case "csv":
-		return ".csv"
-	case "tsv":
-		return ".tsv"
-	case "json":
-		return ".json"
-	case "markdown":
-		return ".md"
+	if f := catalog.PrintFormat(format); f != nil {
+		return f.Ext
 	}
 	return ".txt"
+}
+
+// isTabular reports whether format prints tables (table, markdown;
+// catalog.FormatSpec.Tabular), not a line per row.
+func isTabular(format string) bool {
+	f := catalog.PrintFormat(format)
+	return f != nil && f.Tabular
 }

@@ -259,7 +259,7 @@ func NewSink(cfg Config, job *plan.Job) (executor.Sink, error) {
 	if cfg.Every == 0 {
 		cfg.Every = time.Second
 	}
-	s := &sink{cfg: cfg, job: job, tabular: cfg.Format == "table" || cfg.Format == "markdown", last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format), badTag: -1}
+	s := &sink{cfg: cfg, job: job, tabular: isTabular(cfg.Format), last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format), badTag: -1}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
 	if cfg.Written != nil && cfg.SideDir != "" && (s.line != lineNone || s.tabular) && job.Main != nil && job.Outputs[0].Sink == nil {
 		s.cut = &cutLog{out: cfg.Written, w: cfg.Stdout, ends: make([]int64, 0, 256)}

@@ -1,9 +1,10 @@
-package connector
+package kafka
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"streamql/executor/connector"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,10 +53,17 @@ type kafkaSink struct {
 
 	// upsert: an upsert-kafka sink (SPEC 2.8, upsertkafka.go) writes the
 	// columns valIdx (valCols) as the value, a delete as a tombstone
-	upsert  bool
-	valIdx  []int
-	valCols []catalog.Column
-	valVals []*vector.Vec
+	upsert bool
+	// pendingUB holds the encoded key of a -U whose +U has not come (an
+	// upsert sink, WriteKind), hasUB whether there is one: a -U followed by
+	// the +U of its key is an update (the +U replaces the row), a -U alone
+	// (its +U filtered out, as HAVING does when the new row fails it) is a
+	// delete.
+	pendingUB []byte
+	hasUB     bool
+	valIdx    []int
+	valCols   []catalog.Column
+	valVals   []*vector.Vec
 
 	tx *kafkaTxn // exactly-once: the job's transactional producer, shared
 
@@ -72,7 +80,7 @@ type kafkaSink struct {
 // OpenKafkaSink opens st as a Kafka sink (SPEC 2.5) for one job: it checks
 // that the topic exists and starts the producer (transactional for
 // 'exactly-once'). Errors name the stream, the topic and the brokers.
-func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error) {
+func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.SinkWriter, error) {
 	o, err := kafkaClientOpts(st.Options)
 	if err != nil {
 		return nil, fmt.Errorf("sink stream %s: %v", st.Name, err)
@@ -364,15 +372,15 @@ func (s *kafkaSink) Write(cols []*vector.Vec, i int) error {
 }
 
 // WriteKind implements KindWriter: an upsert-kafka sink writes +I and +U as
-// the row under its key, -D as a tombstone of its key, and drops -U (Flink's
-// upsert sink: the +U that follows replaces the key's row). A plain kafka
-// sink writes the row whatever its kind.
+// the row under its key and -D as a tombstone of its key; a -U waits for the
+// next change: the +U of its key replaces the row (Flink's upsert sink drops
+// the -U), anything else makes the -U a tombstone (the update's new row was
+// filtered out, as a HAVING that the new row fails does: SPEC 2.8, the key's
+// row leaves the result). A plain kafka sink writes the row whatever its
+// kind.
 func (s *kafkaSink) WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error {
 	if !s.upsert {
 		return s.Write(cols, i)
-	}
-	if kind == vector.UpdateBefore {
-		return nil
 	}
 	if err := s.failed(); err != nil {
 		return err
@@ -380,7 +388,48 @@ func (s *kafkaSink) WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) er
 	if err := s.begin(); err != nil {
 		return err
 	}
+	if s.hasUB {
+		key := s.appendKey(s.buf[:0], cols, i)
+		s.buf = key
+		if kind == vector.UpdateAfter && string(key) == string(s.pendingUB) {
+			s.hasUB = false
+		} else if err := s.settleUB(); err != nil {
+			return err
+		}
+	}
+	if kind == vector.UpdateBefore {
+		s.pendingUB = s.appendKey(s.pendingUB[:0], cols, i)
+		s.hasUB = true
+		return nil
+	}
 	return s.write(cols, i, kind == vector.Delete)
+}
+
+// appendKey appends the encoded key of row i of cols to dst (the key's
+// record bytes, as write encodes them).
+func (s *kafkaSink) appendKey(dst []byte, cols []*vector.Vec, i int) []byte {
+	for j, k := range s.keyIdx {
+		s.keyVals[j] = cols[k]
+	}
+	if s.keyJSON {
+		dst = append(dst, '{')
+		return append(format.AppendJSONFields(dst, s.keyCols, s.keyVals, i), '}')
+	}
+	return format.AppendCSVRow(dst, s.keyCols, s.keyVals, i, s.delim)
+}
+
+// settleUB writes the pending -U (WriteKind) as the tombstone of its key:
+// no +U of its key followed it.
+func (s *kafkaSink) settleUB() error {
+	if !s.hasUB {
+		return nil
+	}
+	s.hasUB = false
+	r := s.record(len(s.pendingUB))
+	r.Key = s.chunk.copyIn(s.pendingUB)
+	r.Value = nil
+	s.produce(r)
+	return nil
 }
 
 // write produces row i of cols as one record: its value (none for a
@@ -408,15 +457,7 @@ func (s *kafkaSink) write(cols []*vector.Vec, i int, tombstone bool) error {
 	}
 	nv := len(s.buf)
 	if s.keyIdx != nil {
-		for j, k := range s.keyIdx {
-			s.keyVals[j] = cols[k]
-		}
-		if s.keyJSON {
-			s.buf = append(s.buf, '{')
-			s.buf = append(format.AppendJSONFields(s.buf, s.keyCols, s.keyVals, i), '}')
-		} else {
-			s.buf = format.AppendCSVRow(s.buf, s.keyCols, s.keyVals, i, s.delim)
-		}
+		s.buf = s.appendKey(s.buf, cols, i)
 	}
 	r := s.record(len(s.buf))
 	r.Value = s.chunk.copyIn(s.buf[:nv])
@@ -494,6 +535,9 @@ func (s *kafkaSink) failed() error {
 func (s *kafkaSink) Flush() error {
 	s.stamp = time.Time{} // the next batch reads the clock
 	if err := s.failed(); err != nil {
+		return err
+	}
+	if err := s.settleUB(); err != nil { // (a batch ends the changes of its rows: SPEC 2.8's -U/+U pairs are adjacent)
 		return err
 	}
 	// With a Kafka source in a consumer group, the source's commits end the
@@ -583,6 +627,9 @@ func (s *kafkaSink) Abort() {
 func (s *kafkaSink) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
 	defer cancel()
+	if s.hasUB && s.failed() == nil {
+		_ = s.settleUB() // (the last change was a -U alone)
+	}
 	var err error
 	switch {
 	case s.tx == nil:

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
+	"time"
 
-// The replay of a group source's partitions (the package doc's "Scale-out
-// over Kafka partitions, and replay"): the commit metadata, what the job's
-// state tells the source at a checkpoint (Replay), and the assignment events
-// the source hands the state on the job's goroutine.
+	"github.com/twmb/franz-go/pkg/kgo"
+)
 
 // ReplayMark is what a group source commits for a partition p with its
 // offset H_p, in the offset commit's metadata (package doc: "sq1 e=U_p w=w_p
@@ -129,98 +127,76 @@ type Replayer interface {
 	SetReplay(r Replay)
 }
 
-// replayEvent is an assignment change of a partition, noted by franz-go's
-// group callbacks and handed to the Replay on the job's goroutine
-// (kafkaSource.applyEvents) before any row of the partition.
-type replayEvent struct {
-	p      int32
-	assign bool // false: revoked
-	from   int64
-	mark   ReplayMark
-	ok     bool
+// A Kafka row's position (vector.Batch.Pos, BadRow.Line) packs its partition
+// and offset into one int64: the partition in the bits above kafkaOffsetBits.
+const (
+	kafkaOffsetBits = 44
+	kafkaOffsetMask = 1<<kafkaOffsetBits - 1
+)
+
+// KafkaPosition returns the position a Kafka source gives a record of
+// partition p at offset off (vector.Batch.Pos; Position renders it as
+// topic:partition:offset, SPEC 2.5). Offsets up to 2^44 and partitions up to
+// 2^19 fit.
+func KafkaPosition(p int32, off int64) int64 { return int64(p)<<kafkaOffsetBits | off&kafkaOffsetMask }
+
+// KafkaPartitionOf returns the partition and offset of a position made by
+// KafkaPosition.
+func KafkaPartitionOf(pos int64) (partition int32, offset int64) {
+	return int32(pos >> kafkaOffsetBits), pos & kafkaOffsetMask
 }
 
-// SetReplay implements Replayer: in a consumer group, the source commits the
-// hold frontier of r and its marks, and tells r of its assignments (those
-// made before SetReplay too, at the first Next).
-func (s *kafkaSource) SetReplay(r Replay) {
-	if s.group == "" {
-		return
-	}
-	s.mu.Lock()
-	s.replay = r
-	s.mu.Unlock()
+// PartitionedSource is a Source whose rows come from partitions, each with
+// its own order (Kafka, SPEC 2.5): the row with position pos (vector.Batch.Pos)
+// belongs to partition Partition(pos). Per-partition watermarks key on it.
+type PartitionedSource interface {
+	Source
+	// Partition returns the partition of the row at position pos.
+	Partition(pos int64) int32
+	// Partitions appends to dst the partitions whose rows are still to come
+	// (read by this process and not at their stop offset) and returns it:
+	// the stream's watermark is the minimum of theirs (SPEC 2.5).
+	Partitions(dst []int32) []int32
+	// IdleTimeout is 'scan.watermark.idle-timeout': a partition without rows
+	// for this long is left out of the minimum (0: never).
+	IdleTimeout() time.Duration
 }
 
-// noteEvent queues an assignment change for the Replay (under s.mu).
-func (s *kafkaSource) noteEvent(ev replayEvent) {
-	s.events = append(s.events, ev)
+// Unwrapper is a Source that wraps another (the CLI's counting wrapper):
+// Unwrap returns the wrapped one, so a job finds a PartitionedSource inside.
+type Unwrapper interface {
+	Unwrap() Source
 }
 
-// applyEvents hands the queued assignment changes to the Replay, in order, on
-// the job's goroutine (without a Replay, given before the first Next, they
-// are dropped).
-func (s *kafkaSource) applyEvents() {
-	s.mu.Lock()
-	evs, r := s.events, s.replay
-	s.events = nil
-	s.mu.Unlock()
-	if r == nil {
-		return
-	}
-	for _, ev := range evs {
-		if ev.assign {
-			r.Assign(ev.p, ev.from, ev.mark, ev.ok)
-		} else {
-			r.Revoke(ev.p)
-		}
-	}
+// TopicSource is a Kafka source: its topic and the partition count the
+// topic had when the source opened (the executor checks that a join's
+// co-partitioned inputs have the same count, SPEC 2.5).
+type TopicSource interface {
+	TopicPartitions() (topic string, partitions int)
 }
 
-// pendingCommit is what a group source commits for one partition: the offset
-// and, with a Replay, the mark as metadata.
-type pendingCommit struct {
-	off  int64
-	mark ReplayMark
-	meta bool // carry mark as the commit metadata
+// RecordMeta is the Kafka metadata of one row (SPEC 1: METADATA FROM
+// 'timestamp', 'partition', 'offset', 'key', 'headers'): the record's
+// timestamp in epoch ms, its partition and offset, its key (nil: none) and
+// headers, valid until the source's next Next.
+type RecordMeta struct {
+	Timestamp int64
+	Partition int32
+	Offset    int64
+	Key       []byte
+	Headers   []kgo.RecordHeader
 }
 
-// toCommit returns, per partition this process holds, what to commit when it
-// differs from what was committed last: U_p as today without a Replay; with
-// one, H_p (never below the committed offset, I7) and the mark
-// "e=max(e_p, e) w=w_p f=max(f_p, f)", e_p the Replay's emitted frontier
-// (Replay.Emitted: U_p, or the first probe row an event-time join holds). torn is true when the Replay is torn
-// (Replay.Torn): out is then empty, and no offset of the job may commit.
-func (s *kafkaSource) toCommit() (out map[int32]pendingCommit, torn bool) {
-	s.applyEvents()
-	out = map[int32]pendingCommit{}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.replay
-	if r != nil && r.Torn() {
-		return out, true
-	}
-	for p := range s.assigned {
-		used, committed := s.used[p], s.committed[p]
-		if r == nil {
-			if used > committed {
-				out[p] = pendingCommit{off: used}
-			}
-			continue
-		}
-		last, had := s.marks[p]
-		off, wm, wmSet := r.Hold(p, used)
-		off = max(off, committed)
-		m := ReplayMark{Emitted: max(r.Emitted(p, used), last.Emitted), WM: wm, WMSet: wmSet}
-		if f, ok := r.Fired(p); ok {
-			m.Fired, m.FiredSet = f, true
-		}
-		if last.FiredSet && (!m.FiredSet || last.Fired > m.Fired) {
-			m.Fired, m.FiredSet = last.Fired, true
-		}
-		if off != committed || !had || m != last {
-			out[p] = pendingCommit{off: off, mark: m, meta: true}
-		}
-	}
-	return out, false
+// MetaSource is a source whose rows carry Kafka metadata: Meta returns that of
+// good row i of the batch its last Next gave.
+type MetaSource interface {
+	Meta(i int) RecordMeta
+}
+
+// StateAccount is an operator's share of the job's 'state.max-bytes' (the
+// executor's StateAccount), for the state a source keeps (upsert-kafka's
+// last row per key).
+type StateAccount interface {
+	// Grow charges n bytes (negative: a release); an error stops the job.
+	Grow(n int64) error
 }

@@ -1,7 +1,8 @@
-package connector
+package kafka
 
 import (
 	"context"
+	"streamql/executor/connector"
 	"strings"
 	"testing"
 
@@ -15,28 +16,28 @@ import (
 // to the same mark; metadata of another writer is no mark, and a malformed
 // "sq1" one is an error naming the field.
 func TestReplayMarkRoundTrip(t *testing.T) {
-	for _, m := range []ReplayMark{
+	for _, m := range []connector.ReplayMark{
 		{Emitted: 42},
 		{Emitted: 7, WM: -5, WMSet: true},
 		{Emitted: 1 << 40, WM: 1_700_000_000_000, WMSet: true, Fired: 1_700_000_010_000, FiredSet: true},
 		{Emitted: 3, Fired: 0, FiredSet: true},
 	} {
 		s := m.String()
-		got, ok, err := ParseReplayMark(s)
+		got, ok, err := connector.ParseReplayMark(s)
 		if err != nil || !ok || got != m {
 			t.Errorf("%q parses to %+v %v %v, want %+v", s, got, ok, err, m)
 		}
 	}
-	if s := (ReplayMark{Emitted: 9, WM: 4, WMSet: true, Fired: 2, FiredSet: true}).String(); s != "sq1 e=9 w=4 f=2" {
+	if s := (connector.ReplayMark{Emitted: 9, WM: 4, WMSet: true, Fired: 2, FiredSet: true}).String(); s != "sq1 e=9 w=4 f=2" {
 		t.Errorf("mark renders as %q, want \"sq1 e=9 w=4 f=2\"", s)
 	}
 	for _, s := range []string{"", "some tool's note", "sq10 e=1"} {
-		if _, ok, err := ParseReplayMark(s); ok || err != nil {
+		if _, ok, err := connector.ParseReplayMark(s); ok || err != nil {
 			t.Errorf("%q: ok %v, error %v; want no mark and no error", s, ok, err)
 		}
 	}
 	for s, field := range map[string]string{"sq1 e=x": "e=x", "sq1 e=1 q=2": "q", "sq1 w=3": "no e=", "sq1 e=1 w": "w"} {
-		if _, ok, err := ParseReplayMark(s); ok || err == nil || !strings.Contains(err.Error(), field) {
+		if _, ok, err := connector.ParseReplayMark(s); ok || err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("%q: ok %v, error %v; want an error naming %s", s, ok, err, field)
 		}
 	}
@@ -46,12 +47,12 @@ func TestReplayMarkRoundTrip(t *testing.T) {
 // (Replay.Torn), holding rows of partition 0 from offset 3.
 type tornReplay struct{ torn bool }
 
-func (r *tornReplay) Hold(p int32, used int64) (int64, int64, bool) { return min(used, 3), 1_000, true }
-func (r *tornReplay) Emitted(p int32, used int64) int64             { return used }
-func (r *tornReplay) Fired(p int32) (int64, bool)                   { return 90_000, true }
-func (r *tornReplay) Assign(int32, int64, ReplayMark, bool)         {}
-func (r *tornReplay) Revoke(int32)                                  {}
-func (r *tornReplay) Torn() bool                                    { return r.torn }
+func (r *tornReplay) Hold(p int32, used int64) (int64, int64, bool)   { return min(used, 3), 1_000, true }
+func (r *tornReplay) Emitted(p int32, used int64) int64               { return used }
+func (r *tornReplay) Fired(p int32) (int64, bool)                     { return 90_000, true }
+func (r *tornReplay) Assign(int32, int64, connector.ReplayMark, bool) {}
+func (r *tornReplay) Revoke(int32)                                    {}
+func (r *tornReplay) Torn() bool                                      { return r.torn }
 
 // TestKafkaTornCommitsNothing: while the job's state is torn (a batch cut
 // after it moved the watermarks or fired windows, before its outputs were
@@ -62,7 +63,7 @@ func (r *tornReplay) Torn() bool                                    { return r.t
 func TestKafkaTornCommitsNothing(t *testing.T) {
 	j := &kafkaJob{}
 	s := &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
-		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]ReplayMark{}}
+		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}}
 	j.sources = []*kafkaSource{s}
 	if offs, torn := s.toCommit(); !torn || len(offs) != 0 {
 		t.Fatalf("a torn state gave toCommit %v (torn %v), want nothing, torn", offs, torn)
@@ -76,7 +77,7 @@ func TestKafkaTornCommitsNothing(t *testing.T) {
 	}
 	s.replay = &tornReplay{}
 	offs, torn := s.toCommit()
-	if want := (pendingCommit{off: 3, mark: ReplayMark{Emitted: 10, WM: 1_000, WMSet: true, Fired: 90_000, FiredSet: true}, meta: true}); torn || offs[0] != want {
+	if want := (pendingCommit{off: 3, mark: connector.ReplayMark{Emitted: 10, WM: 1_000, WMSet: true, Fired: 90_000, FiredSet: true}, meta: true}); torn || offs[0] != want {
 		t.Errorf("untorn, toCommit gave %v (torn %v), want partition 0: %v", offs, torn, want)
 	}
 }
@@ -104,7 +105,7 @@ func TestKafkaCommitErrorKeepsCode(t *testing.T) {
 func TestKafkaCloseUsesTheLastBatch(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		replay Replay
+		replay connector.Replay
 		want   int64
 	}{
 		{"state took the batch", &tornReplay{}, 10},
@@ -127,11 +128,11 @@ type heldReplay struct{ held int64 }
 func (r *heldReplay) Hold(p int32, used int64) (int64, int64, bool) {
 	return min(used, r.held), 4_000, true
 }
-func (r *heldReplay) Emitted(p int32, used int64) int64     { return min(used, r.held) }
-func (r *heldReplay) Fired(int32) (int64, bool)             { return 0, false }
-func (r *heldReplay) Assign(int32, int64, ReplayMark, bool) {}
-func (r *heldReplay) Revoke(int32)                          {}
-func (r *heldReplay) Torn() bool                            { return false }
+func (r *heldReplay) Emitted(p int32, used int64) int64               { return min(used, r.held) }
+func (r *heldReplay) Fired(int32) (int64, bool)                       { return 0, false }
+func (r *heldReplay) Assign(int32, int64, connector.ReplayMark, bool) {}
+func (r *heldReplay) Revoke(int32)                                    {}
+func (r *heldReplay) Torn() bool                                      { return false }
 
 // TestKafkaCommitsTheFirstHeldProbeRow (the package doc's I1 and I3 for an
 // event-time join): a partition whose rows from offset 6 on are held by the
@@ -140,12 +141,12 @@ func (r *heldReplay) Torn() bool                            { return false }
 // was committed or read with the assignment (I7).
 func TestKafkaCommitsTheFirstHeldProbeRow(t *testing.T) {
 	s := &kafkaSource{group: "g", replay: &heldReplay{held: 6},
-		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]ReplayMark{}}
+		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}}
 	offs, torn := s.toCommit()
-	if want := (pendingCommit{off: 6, mark: ReplayMark{Emitted: 6, WM: 4_000, WMSet: true}, meta: true}); torn || offs[0] != want {
+	if want := (pendingCommit{off: 6, mark: connector.ReplayMark{Emitted: 6, WM: 4_000, WMSet: true}, meta: true}); torn || offs[0] != want {
 		t.Errorf("toCommit gave %v (torn %v), want partition 0: %v", offs, torn, want)
 	}
-	s.marks[0] = ReplayMark{Emitted: 8}
+	s.marks[0] = connector.ReplayMark{Emitted: 8}
 	s.committed[0] = 8
 	offs, _ = s.toCommit()
 	if got := offs[0]; got.off != 8 || got.mark.Emitted != 8 {

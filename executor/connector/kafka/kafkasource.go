@@ -1,4 +1,4 @@
-package connector
+package kafka
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"net"
 	"sort"
 	"strconv"
+	"streamql/executor/connector"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,72 +23,6 @@ import (
 	"streamql/executor/inbuf"
 	"streamql/executor/vector"
 )
-
-// A Kafka row's position (vector.Batch.Pos, BadRow.Line) packs its partition
-// and offset into one int64: the partition in the bits above kafkaOffsetBits.
-const (
-	kafkaOffsetBits = 44
-	kafkaOffsetMask = 1<<kafkaOffsetBits - 1
-)
-
-// KafkaPosition returns the position a Kafka source gives a record of
-// partition p at offset off (vector.Batch.Pos; Position renders it as
-// topic:partition:offset, SPEC 2.5). Offsets up to 2^44 and partitions up to
-// 2^19 fit.
-func KafkaPosition(p int32, off int64) int64 { return int64(p)<<kafkaOffsetBits | off&kafkaOffsetMask }
-
-// KafkaPartitionOf returns the partition and offset of a position made by
-// KafkaPosition.
-func KafkaPartitionOf(pos int64) (partition int32, offset int64) {
-	return int32(pos >> kafkaOffsetBits), pos & kafkaOffsetMask
-}
-
-// PartitionedSource is a Source whose rows come from partitions, each with
-// its own order (Kafka, SPEC 2.5): the row with position pos (vector.Batch.Pos)
-// belongs to partition Partition(pos). Per-partition watermarks key on it.
-type PartitionedSource interface {
-	Source
-	// Partition returns the partition of the row at position pos.
-	Partition(pos int64) int32
-	// Partitions appends to dst the partitions whose rows are still to come
-	// (read by this process and not at their stop offset) and returns it:
-	// the stream's watermark is the minimum of theirs (SPEC 2.5).
-	Partitions(dst []int32) []int32
-	// IdleTimeout is 'scan.watermark.idle-timeout': a partition without rows
-	// for this long is left out of the minimum (0: never).
-	IdleTimeout() time.Duration
-}
-
-// Unwrapper is a Source that wraps another (the CLI's counting wrapper):
-// Unwrap returns the wrapped one, so a job finds a PartitionedSource inside.
-type Unwrapper interface {
-	Unwrap() Source
-}
-
-// TopicSource is a Kafka source: its topic and the partition count the
-// topic had when the source opened (the executor checks that a join's
-// co-partitioned inputs have the same count, SPEC 2.5).
-type TopicSource interface {
-	TopicPartitions() (topic string, partitions int)
-}
-
-// RecordMeta is the Kafka metadata of one row (SPEC 1: METADATA FROM
-// 'timestamp', 'partition', 'offset', 'key', 'headers'): the record's
-// timestamp in epoch ms, its partition and offset, its key (nil: none) and
-// headers, valid until the source's next Next.
-type RecordMeta struct {
-	Timestamp int64
-	Partition int32
-	Offset    int64
-	Key       []byte
-	Headers   []kgo.RecordHeader
-}
-
-// MetaSource is a source whose rows carry Kafka metadata: Meta returns that of
-// good row i of the batch its last Next gave.
-type MetaSource interface {
-	Meta(i int) RecordMeta
-}
 
 // kafkaSource reads one topic (SPEC 2.5): one record value is one row. Without
 // 'properties.group.id' (and always for a join's build side) it reads every
@@ -104,7 +39,7 @@ type kafkaSource struct {
 	ctx   context.Context
 	cl    *kgo.Client
 	adm   *kadm.Client
-	dec   ValueDecoder
+	dec   connector.ValueDecoder
 	// records, when not nil, reads the records instead of dec (SPEC 2.8: a
 	// changelog format, upserts): a record is rows with kinds, or none.
 	records recordReader
@@ -134,9 +69,9 @@ type kafkaSource struct {
 	// job, which commits U_p), the assignment changes it has not been told of
 	// yet (applyEvents), and per partition the mark last committed or read
 	// with the committed offset (kafkareplay.go)
-	replay Replay
+	replay connector.Replay
 	events []replayEvent
-	marks  map[int32]ReplayMark
+	marks  map[int32]connector.ReplayMark
 
 	recs []*kgo.Record // the last poll's records, recs[ri:] not yet used
 	ri   int
@@ -145,7 +80,7 @@ type kafkaSource struct {
 	// what the last batch gave per partition (the offset after its last
 	// record), what the job has used, and what was committed.
 	batch      []kafkaRow
-	meta       []RecordMeta // per good row of the last batch, with metadata columns
+	meta       []connector.RecordMeta // per good row of the last batch, with metadata columns
 	wantMeta   bool
 	given      map[int32]int64
 	used       map[int32]int64
@@ -168,7 +103,7 @@ type kafkaRow struct {
 // (not for a join's build side, which reads every partition:
 // env.BuildSide). Errors name the stream, the topic and the brokers and say what
 // to do.
-func OpenKafka(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+func OpenKafka(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.Source, error) {
 	return openKafka(ctx, st, env, nil)
 }
 
@@ -183,7 +118,7 @@ type recordReader interface {
 }
 
 // changeRecords reads a changelog format's record values (the key is not read).
-type changeRecords struct{ ChangeDecoder }
+type changeRecords struct{ connector.ChangeDecoder }
 
 func (c changeRecords) appendRecord(b *vector.Batch, _, value []byte, pos int64) (string, bool) {
 	return c.Append(b, value, pos)
@@ -193,7 +128,7 @@ func (changeRecords) failure() error { return nil }
 
 // openKafka is OpenKafka with rr reading the records instead of the value
 // decoder of st's format, when not nil.
-func openKafka(ctx context.Context, st *catalog.Stream, env *Env, rr recordReader) (Source, error) {
+func openKafka(ctx context.Context, st *catalog.Stream, env *connector.Env, rr recordReader) (connector.Source, error) {
 	o, err := kafkaClientOpts(st.Options)
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %v", st.Name, err)
@@ -207,10 +142,10 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *Env, rr recordReade
 		bounded: st.Options["scan.bounded.mode"] != "" && st.Options["scan.bounded.mode"] != "unbounded",
 		next:    map[int32]int64{}, assigned: map[int32]bool{}, seen: map[int32]bool{},
 		given: map[int32]int64{}, used: map[int32]int64{}, committed: map[int32]int64{}, doneParts: map[int32]bool{},
-		marks:      map[int32]ReplayMark{},
+		marks:      map[int32]connector.ReplayMark{},
 		lastCommit: time.Now(),
 	}
-	if cd, ok := dec.(ChangeDecoder); ok && rr == nil {
+	if cd, ok := dec.(connector.ChangeDecoder); ok && rr == nil {
 		rr = changeRecords{cd}
 	}
 	s.records = rr
@@ -230,7 +165,7 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *Env, rr recordReade
 		return nil, s.clientErr(err)
 	}
 	s.adm = kadm.NewClient(admCl)
-	fail := func(err error) (Source, error) {
+	fail := func(err error) (connector.Source, error) {
 		s.adm.Close()
 		if cerr := ctx.Err(); cerr != nil {
 			// the job was stopped (Ctrl-C, a signal) while the brokers had
@@ -389,7 +324,7 @@ func (s *kafkaSource) afterMilli(ctx context.Context, ms int64, ends map[int32]i
 // again (a partition assigned again within one job) changes nothing more. The marks are
 // the replay marks read with the committed offsets (commit metadata,
 // ParseReplayMark), for the partitions that have one.
-func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again bool) (map[int32]int64, map[int32]ReplayMark, error) {
+func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again bool) (map[int32]int64, map[int32]connector.ReplayMark, error) {
 	listed := func(lo kadm.ListedOffsets, err error) (map[int32]int64, error) {
 		if err == nil {
 			err = lo.Error()
@@ -419,7 +354,7 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 		}
 	}
 	var committed map[int32]int64
-	marks := map[int32]ReplayMark{}
+	marks := map[int32]connector.ReplayMark{}
 	if s.group != "" { // (again or not: a committed offset always wins, issue 30)
 		or, err := s.stableOffsets(ctx)
 		if err != nil {
@@ -430,7 +365,7 @@ func (s *kafkaSource) startOffsets(ctx context.Context, parts []int32, again boo
 		or.Each(func(o kadm.OffsetResponse) {
 			if o.Topic == s.topic && o.At >= 0 {
 				committed[o.Partition] = o.At
-				if m, ok, err := ParseReplayMark(o.Metadata); ok {
+				if m, ok, err := connector.ParseReplayMark(o.Metadata); ok {
 					marks[o.Partition] = m
 				} else if err != nil && merr == nil {
 					merr = fmt.Errorf("stream %s: group '%s', topic '%s' partition %d: %v (a replay mark is written by streamql only); reset the group's offsets of the topic (kafka-consumer-groups.sh --reset-offsets), or use another 'properties.group.id'", s.st.Name, s.group, s.topic, o.Partition, err)
@@ -578,7 +513,7 @@ func (s *kafkaSource) lose(_ context.Context, _ *kgo.Client, m map[string][]int3
 
 // Next implements Source: the records of the last poll, then a new poll of at
 // most kafkaPoll; ErrWaiting when a poll brought nothing.
-func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
+func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 	b.Reset()
 	s.useGiven()
 	s.applyEvents()
@@ -612,20 +547,20 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]BadRow) error {
 			return err
 		}
 		if s.ri == len(s.recs) {
-			return ErrWaiting // the job flushes its sinks, a table renders
+			return connector.ErrWaiting // the job flushes its sinks, a table renders
 		}
 	}
 }
 
 // Meta implements MetaSource.
-func (s *kafkaSource) Meta(i int) RecordMeta { return s.meta[i] }
+func (s *kafkaSource) Meta(i int) connector.RecordMeta { return s.meta[i] }
 
 // WantMeta makes the source keep each row's metadata (MetaSource): a stream
 // with METADATA columns asks for it.
 func (s *kafkaSource) WantMeta() { s.wantMeta = true }
 
 // fill decodes the records left from the last poll into b and *bad.
-func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
+func (s *kafkaSource) fill(b *vector.Batch, bad *[]connector.BadRow) {
 	nbad := 0
 	s.batch = s.batch[:0]
 	s.meta = s.meta[:0]
@@ -660,7 +595,7 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		if r.Attrs.IsControl() {
 			continue
 		}
-		pos := KafkaPosition(p, r.Offset)
+		pos := connector.KafkaPosition(p, r.Offset)
 		if s.records != nil { // SPEC 2.8: a record is rows with kinds, or none
 			at := b.N
 			reason, full := s.records.appendRecord(b, r.Key, r.Value, pos)
@@ -671,7 +606,7 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 			}
 			s.read += int64(len(r.Value))
 			if reason != "" {
-				*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
+				*bad = append(*bad, connector.BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
 				s.batch = append(s.batch, kafkaRow{p, r.Offset, false})
 				nbad++
 				continue
@@ -686,7 +621,7 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		}
 		s.read += int64(len(r.Value))
 		if reason := s.dec.DecodeValue(b, r.Value); reason != "" {
-			*bad = append(*bad, BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
+			*bad = append(*bad, connector.BadRow{Index: b.N, Line: pos, Raw: rawPrefix(r.Value), Reason: reason})
 			s.batch = append(s.batch, kafkaRow{p, r.Offset, false})
 			nbad++
 			continue
@@ -695,7 +630,7 @@ func (s *kafkaSource) fill(b *vector.Batch, bad *[]BadRow) {
 		b.N++
 		s.batch = append(s.batch, kafkaRow{p, r.Offset, true})
 		if s.wantMeta {
-			s.meta = append(s.meta, RecordMeta{Timestamp: r.Timestamp.UnixMilli(), Partition: p, Offset: r.Offset, Key: r.Key, Headers: r.Headers})
+			s.meta = append(s.meta, connector.RecordMeta{Timestamp: r.Timestamp.UnixMilli(), Partition: p, Offset: r.Offset, Key: r.Key, Headers: r.Headers})
 		}
 	}
 	if runGiven >= 0 {
@@ -1031,7 +966,7 @@ func (s *kafkaSource) commitError(err error) error {
 
 // Position implements Source: topic:partition:offset (SPEC 2.5).
 func (s *kafkaSource) Position(pos int64) string {
-	p, off := KafkaPartitionOf(pos)
+	p, off := connector.KafkaPartitionOf(pos)
 	var b strings.Builder
 	b.WriteString(s.topic)
 	b.WriteByte(':')
@@ -1042,7 +977,7 @@ func (s *kafkaSource) Position(pos int64) string {
 }
 
 // Partition implements PartitionedSource.
-func (s *kafkaSource) Partition(pos int64) int32 { p, _ := KafkaPartitionOf(pos); return p }
+func (s *kafkaSource) Partition(pos int64) int32 { p, _ := connector.KafkaPartitionOf(pos); return p }
 
 // Partitions implements PartitionedSource.
 func (s *kafkaSource) Partitions(dst []int32) []int32 {

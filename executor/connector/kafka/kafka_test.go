@@ -1,9 +1,10 @@
-package connector
+package kafka
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"streamql/executor/connector"
 	"strings"
 	"testing"
 	"time"
@@ -69,9 +70,9 @@ func TestKafkaOptions(t *testing.T) {
 		{[]string{"csv.header", "true"}, "csv.header", "no header"},
 	} {
 		_, err := kafkaStreamOf(t, tc.kv...)
-		var oe *OptionError
+		var oe *connector.OptionError
 		if !errors.As(err, &oe) || oe.Key != tc.key || !strings.Contains(oe.Msg, tc.want) {
-			t.Errorf("%v: error %v; want an OptionError on %s saying %q", tc.kv, err, tc.key, tc.want)
+			t.Errorf("%v: error %v; want an connector.OptionError on %s saying %q", tc.kv, err, tc.key, tc.want)
 		}
 	}
 	_, err = kafkaStreamOf(t, "properties.sasl.mechanism", "PLAIN")
@@ -113,12 +114,12 @@ func TestKafkaProducerPropertiesAgreeWithClient(t *testing.T) {
 							cl.Close()
 						}
 					}
-					var oe *OptionError
+					var oe *connector.OptionError
 					switch {
 					case err == nil && cerr != nil:
 						t.Errorf("%v: accepted at CREATE, but the client refuses it: %v", kv, cerr)
 					case err != nil && !errors.As(err, &oe):
-						t.Errorf("%v: %v; want an OptionError", kv, err)
+						t.Errorf("%v: %v; want an connector.OptionError", kv, err)
 					case err != nil && inFlight != "5" && !eos:
 						t.Errorf("%v: refused (%v), but only more than one request in flight or exactly-once is checked", kv, err)
 					case err != nil && !strings.Contains(oe.Msg, "remove"):
@@ -167,12 +168,12 @@ func TestKafkaPosition(t *testing.T) {
 		p   int32
 		off int64
 	}{{0, 0}, {3, 41}, {1<<19 - 1, 1<<44 - 1}} {
-		pos := KafkaPosition(c.p, c.off)
-		if p, off := KafkaPartitionOf(pos); p != c.p || off != c.off || s.Partition(pos) != c.p {
+		pos := connector.KafkaPosition(c.p, c.off)
+		if p, off := connector.KafkaPartitionOf(pos); p != c.p || off != c.off || s.Partition(pos) != c.p {
 			t.Errorf("KafkaPosition(%d, %d) reads back as %d, %d", c.p, c.off, p, off)
 		}
 	}
-	if got := s.Position(KafkaPosition(3, 41)); got != "sensors:3:41" {
+	if got := s.Position(connector.KafkaPosition(3, 41)); got != "sensors:3:41" {
 		t.Errorf("Position = %q, want sensors:3:41", got)
 	}
 }
@@ -184,7 +185,7 @@ func TestKafkaRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{State: &State{}, NewValueDecoder: func(*catalog.Stream) (ValueDecoder, error) { return nil, nil }}
+	env := &connector.Env{State: &connector.State{}, NewValueDecoder: func(*catalog.Stream) (connector.ValueDecoder, error) { return nil, nil }}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := OpenKafka(ctx, st, env); err == nil || !strings.Contains(err.Error(), "nothing listens there") || !strings.Contains(err.Error(), "stream s") {

@@ -1,4 +1,4 @@
-package connector
+package kafka
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"net"
 	"sort"
 	"strconv"
+	"streamql/executor/connector"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +37,7 @@ var KafkaCommitEvery = time.Second
 const kafkaPoll = 250 * time.Millisecond
 
 func init() {
-	Register(&catalog.ConnectorSpec{
+	connector.Register(&catalog.ConnectorSpec{
 		Name: "kafka", RecordMetadata: true, Doc: "reads or writes a Kafka topic (SPEC 2.5); bounded unless 'scan.bounded.mode' = 'unbounded'",
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
@@ -57,12 +58,24 @@ func init() {
 		Bounded: func(o map[string]string) bool {
 			return o["scan.bounded.mode"] != "" && o["scan.bounded.mode"] != "unbounded"
 		},
-		Validate: checkKafka,
-	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+		Validate:    checkKafka,
+		Configure:   configureKafka,
+		Partitioned: true,
+	}, &connector.Driver{Open: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.Source, error) {
 		return OpenKafka(ctx, st, env)
-	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error) {
+	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.SinkWriter, error) {
 		return OpenKafkaSink(ctx, st, env)
 	}})
+}
+
+// configureKafka is the ConnectorSpec.Configure of 'kafka' and
+// 'upsert-kafka': their options as a *catalog.KafkaConfig.
+func configureKafka(st *catalog.Stream, sh catalog.SharedConfig) (catalog.Config, error) {
+	o := st.Options
+	return &catalog.KafkaConfig{SharedConfig: sh, Topic: o["topic"], Servers: o["properties.bootstrap.servers"],
+		GroupID: o["properties.group.id"], StartupMode: o["scan.startup.mode"], BoundedMode: o["scan.bounded.mode"],
+		KeyFields: o["key.fields"], KeyFormat: o["key.format"], ValueFormat: o["value.format"],
+		DeliveryGuarantee: o["sink.delivery-guarantee"]}, nil
 }
 
 // checkKafka checks a kafka stream's options beyond their kinds (SPEC 1, 2.5):
@@ -74,15 +87,15 @@ func init() {
 func checkKafka(st *catalog.Stream) error {
 	o := st.Options
 	if e := o["encoding"]; e != "" && !strings.EqualFold(strings.ReplaceAll(e, "-", ""), "utf8") {
-		return &OptionError{Key: "encoding", Msg: "a Kafka record value is read as UTF-8; remove the option (or convert the topic's values to UTF-8)"}
+		return &connector.OptionError{Key: "encoding", Msg: "a Kafka record value is read as UTF-8; remove the option (or convert the topic's values to UTF-8)"}
 	}
 	if o["csv.header"] == "true" {
-		return &OptionError{Key: "csv.header", Msg: "each Kafka record value is one row, there is no header line to skip; remove the option"}
+		return &connector.OptionError{Key: "csv.header", Msg: "each Kafka record value is one row, there is no header line to skip; remove the option"}
 	}
 	for _, b := range strings.Split(o["properties.bootstrap.servers"], ",") {
 		host, port, err := net.SplitHostPort(strings.TrimSpace(b))
 		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-			return &OptionError{Key: "properties.bootstrap.servers", Msg: fmt.Sprintf("'%s' is not host:port; write e.g. '127.0.0.1:9092' (several separated by ',')", strings.TrimSpace(b))}
+			return &connector.OptionError{Key: "properties.bootstrap.servers", Msg: fmt.Sprintf("'%s' is not host:port; write e.g. '127.0.0.1:9092' (several separated by ',')", strings.TrimSpace(b))}
 		}
 	}
 	mode := o["scan.startup.mode"]
@@ -90,9 +103,9 @@ func checkKafka(st *catalog.Stream) error {
 		_, has := o[opt]
 		switch {
 		case got == wantMode && !has:
-			return &OptionError{Key: modeOpt, Msg: "'" + wantMode + "' needs the option '" + opt + "'"}
+			return &connector.OptionError{Key: modeOpt, Msg: "'" + wantMode + "' needs the option '" + opt + "'"}
 		case got != wantMode && has:
-			return &OptionError{Key: opt, Msg: "applies only with '" + modeOpt + "' = '" + wantMode + "'; remove it or set that mode"}
+			return &connector.OptionError{Key: opt, Msg: "applies only with '" + modeOpt + "' = '" + wantMode + "'; remove it or set that mode"}
 		}
 		return nil
 	}
@@ -106,31 +119,31 @@ func checkKafka(st *catalog.Stream) error {
 		return err
 	}
 	if mode == "group-offsets" && o["properties.group.id"] == "" {
-		return &OptionError{Key: "scan.startup.mode", Msg: "'group-offsets' reads the offsets committed by a consumer group: set 'properties.group.id'"}
+		return &connector.OptionError{Key: "scan.startup.mode", Msg: "'group-offsets' reads the offsets committed by a consumer group: set 'properties.group.id'"}
 	}
 	if v, ok := o["scan.startup.specific-offsets"]; ok {
 		if _, err := parseSpecificOffsets(v); err != nil {
-			return &OptionError{Key: "scan.startup.specific-offsets", Msg: err.Error()}
+			return &connector.OptionError{Key: "scan.startup.specific-offsets", Msg: err.Error()}
 		}
 	}
 	if v, ok := o["scan.watermark.idle-timeout"]; ok {
 		if _, err := ParseFlinkDuration(v); err != nil {
-			return &OptionError{Key: "scan.watermark.idle-timeout", Msg: err.Error()}
+			return &connector.OptionError{Key: "scan.watermark.idle-timeout", Msg: err.Error()}
 		}
 	}
 	if v, ok := o["key.fields"]; ok {
 		if _, err := keyColumns(st, v); err != nil {
-			return &OptionError{Key: "key.fields", Msg: err.Error()}
+			return &connector.OptionError{Key: "key.fields", Msg: err.Error()}
 		}
 	} else if _, ok := o["key.format"]; ok {
-		return &OptionError{Key: "key.format", Msg: "applies only with 'key.fields'; remove it or name the key columns"}
+		return &connector.OptionError{Key: "key.format", Msg: "applies only with 'key.fields'; remove it or name the key columns"}
 	}
 	_, hasPrefix := o["sink.transactional-id-prefix"]
 	switch {
 	case o["sink.delivery-guarantee"] == "exactly-once" && !hasPrefix:
-		return &OptionError{Key: "sink.delivery-guarantee", Msg: "'exactly-once' needs 'sink.transactional-id-prefix' (a prefix unique to this job's sink)"}
+		return &connector.OptionError{Key: "sink.delivery-guarantee", Msg: "'exactly-once' needs 'sink.transactional-id-prefix' (a prefix unique to this job's sink)"}
 	case o["sink.delivery-guarantee"] != "exactly-once" && hasPrefix:
-		return &OptionError{Key: "sink.transactional-id-prefix", Msg: "applies only with 'sink.delivery-guarantee' = 'exactly-once'"}
+		return &connector.OptionError{Key: "sink.transactional-id-prefix", Msg: "applies only with 'sink.delivery-guarantee' = 'exactly-once'"}
 	}
 	if _, err := kafkaClientOpts(o); err != nil {
 		return err
@@ -388,10 +401,10 @@ func kafkaClientOpts(opts map[string]string) (*kafkaOpts, error) {
 				known = append(known, n)
 			}
 			sort.Strings(known)
-			return nil, &OptionError{Key: k, Msg: "the Kafka client property '" + name + "' is not supported by streamql's client (franz-go); remove it, or use one of: " + strings.Join(known, ", ")}
+			return nil, &connector.OptionError{Key: k, Msg: "the Kafka client property '" + name + "' is not supported by streamql's client (franz-go); remove it, or use one of: " + strings.Join(known, ", ")}
 		}
 		if err := p.apply(opts[k], o); err != nil {
-			return nil, &OptionError{Key: k, Msg: err.Error()}
+			return nil, &connector.OptionError{Key: k, Msg: err.Error()}
 		}
 	}
 	if err := o.check(opts); err != nil {
@@ -411,11 +424,11 @@ func (o *kafkaOpts) check(opts map[string]string) error {
 	const inFlight = "properties.max.in.flight.requests.per.connection"
 	switch {
 	case o.inFlight > 1 && opts["sink.delivery-guarantee"] == "exactly-once":
-		return &OptionError{Key: inFlight, Msg: "an exactly-once sink writes with an idempotent producer, which sends one request per broker at a time: remove the property or set it to 1"}
+		return &connector.OptionError{Key: inFlight, Msg: "an exactly-once sink writes with an idempotent producer, which sends one request per broker at a time: remove the property or set it to 1"}
 	case o.inFlight > 1 && !o.notIdempotent:
-		return &OptionError{Key: inFlight, Msg: "the producer is idempotent (the default), which sends one request per broker at a time: remove the property, set it to 1, or also set 'properties.enable.idempotence' = 'false'"}
+		return &connector.OptionError{Key: inFlight, Msg: "the producer is idempotent (the default), which sends one request per broker at a time: remove the property, set it to 1, or also set 'properties.enable.idempotence' = 'false'"}
 	case o.notIdempotent && opts["sink.delivery-guarantee"] == "exactly-once":
-		return &OptionError{Key: "sink.delivery-guarantee", Msg: "'exactly-once' writes in Kafka transactions, which need an idempotent producer: remove 'properties.enable.idempotence' = 'false' and any 'properties.acks' other than all"}
+		return &connector.OptionError{Key: "sink.delivery-guarantee", Msg: "'exactly-once' writes in Kafka transactions, which need an idempotent producer: remove 'properties.enable.idempotence' = 'false' and any 'properties.acks' other than all"}
 	}
 	return nil
 }
@@ -483,7 +496,7 @@ func (j *kafkaJob) hasGroupSource() bool {
 
 type kafkaJobKey struct{}
 
-func kafkaJobOf(env *Env) *kafkaJob {
+func kafkaJobOf(env *connector.Env) *kafkaJob {
 	return env.State.Get(kafkaJobKey{}, func() any { return &kafkaJob{} }).(*kafkaJob)
 }
 

@@ -1,9 +1,10 @@
-package connector
+package kafka
 
 import (
 	"context"
 	"fmt"
 	"maps"
+	"streamql/executor/connector"
 	"strings"
 
 	"streamql/catalog"
@@ -32,9 +33,10 @@ import (
 var upsertFormats = []string{"csv", "json"}
 
 func init() {
-	Register(&catalog.ConnectorSpec{
+	connector.Register(&catalog.ConnectorSpec{
 		Name: "upsert-kafka", Doc: "reads or writes a Kafka topic as upserts keyed by the PRIMARY KEY (SPEC 2.8); unbounded unless 'scan.bounded.mode' = 'latest-offset'",
-		Upserts: true,
+		Upserts:   true,
+		Configure: configureKafka,
 		Options: []catalog.OptionSpec{
 			{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
 			{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},
@@ -53,7 +55,7 @@ func init() {
 		},
 		Bounded:  func(o map[string]string) bool { return o["scan.bounded.mode"] == "latest-offset" },
 		Validate: checkUpsertKafka,
-	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
+	}, &connector.Driver{Open: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.Source, error) {
 		if _, ok := st.Options["properties.group.id"]; ok {
 			// a group would resume at its committed offsets, without the rows before
 			// them that the changelog's -U and -D take back
@@ -65,7 +67,7 @@ func init() {
 			return nil, err
 		}
 		return openKafka(ctx, ks, env, rr)
-	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *Env) (SinkWriter, error) {
+	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.SinkWriter, error) {
 		w, err := OpenKafkaSink(ctx, asKafka(st), env)
 		if err != nil {
 			return nil, err
@@ -94,16 +96,16 @@ func checkUpsertKafka(st *catalog.Stream) error {
 	}
 	if p := o["key.fields-prefix"]; p != "" {
 		if o["value.fields-include"] != "EXCEPT_KEY" {
-			return &OptionError{Key: "key.fields-prefix", Msg: "needs 'value.fields-include' = 'EXCEPT_KEY' (as Flink: with ALL the value's fields would be named differently from the key's)"}
+			return &connector.OptionError{Key: "key.fields-prefix", Msg: "needs 'value.fields-include' = 'EXCEPT_KEY' (as Flink: with ALL the value's fields would be named differently from the key's)"}
 		}
 		for _, k := range st.PrimaryKey {
 			if !strings.HasPrefix(k, p) {
-				return &OptionError{Key: "key.fields-prefix", Msg: fmt.Sprintf("the key column %s does not start with '%s'; every PRIMARY KEY column's name must", k, p)}
+				return &connector.OptionError{Key: "key.fields-prefix", Msg: fmt.Sprintf("the key column %s does not start with '%s'; every PRIMARY KEY column's name must", k, p)}
 			}
 		}
 	}
 	if len(st.PrimaryKey) == len(st.Columns) && o["value.fields-include"] == "EXCEPT_KEY" {
-		return &OptionError{Key: "value.fields-include", Msg: "'EXCEPT_KEY' leaves the value no column: every column is in the PRIMARY KEY; use 'ALL'"}
+		return &connector.OptionError{Key: "value.fields-include", Msg: "'EXCEPT_KEY' leaves the value no column: every column is in the PRIMARY KEY; use 'ALL'"}
 	}
 	return checkKafka(asKafka(st))
 }
@@ -121,6 +123,7 @@ func asKafka(st *catalog.Stream) *catalog.Stream {
 	for _, k := range []string{"value.format", "key.fields-prefix", "value.fields-include"} {
 		delete(o, k)
 	}
+	_ = ks.Configure() // (its options were checked: st's)
 	return &ks
 }
 
@@ -160,33 +163,25 @@ func valueColumns(st *catalog.Stream) ([]int, []catalog.Column) {
 type upsertReader struct {
 	cols    []catalog.Column
 	keyIdx  []int // the stream's key columns
-	keyDec  ValueDecoder
+	keyDec  connector.ValueDecoder
 	keyB    *vector.Batch // row 0: the record's key
 	valIdx  []int         // the stream column of each value column
-	valDec  ValueDecoder
-	valB    *vector.Batch // row 0: the record's value
-	rowDec  ValueDecoder  // a row as this reader keeps it (a JSON object of every column)
-	vals    []*vector.Vec // row 0 of the stream's columns, from keyB and valB
-	keyOf   []*vector.Vec // the key columns among vals
+	valDec  connector.ValueDecoder
+	valB    *vector.Batch          // row 0: the record's value
+	rowDec  connector.ValueDecoder // a row as this reader keeps it (a JSON object of every column)
+	vals    []*vector.Vec          // row 0 of the stream's columns, from keyB and valB
+	keyOf   []*vector.Vec          // the key columns among vals
 	keyCols []catalog.Column
 	rows    map[string][]byte
-	acct    StateAccount
+	acct    connector.StateAccount
 	err     error // the state budget's error
 	kbuf    []byte
 	rbuf    []byte
 }
 
-// StateAccount is an operator's share of the job's 'state.max-bytes' (the
-// executor's StateAccount), for the state a source keeps (upsert-kafka's
-// last row per key).
-type StateAccount interface {
-	// Grow charges n bytes (negative: a release); an error stops the job.
-	Grow(n int64) error
-}
-
 // stateAccount opens an account of the job's budget that env carries, or
 // nil (no limit) when it carries none.
-func stateAccount(env *Env, operator, what string) StateAccount {
+func stateAccount(env *connector.Env, operator, what string) connector.StateAccount {
 	if env.Account != nil {
 		return env.Account(operator, what)
 	}
@@ -197,10 +192,10 @@ func stateAccount(env *Env, operator, what string) StateAccount {
 // map's slot and the slice headers.
 const upsertEntry = 64
 
-func newUpsertReader(ctx context.Context, st, ks *catalog.Stream, env *Env) (*upsertReader, error) {
+func newUpsertReader(ctx context.Context, st, ks *catalog.Stream, env *connector.Env) (*upsertReader, error) {
 	u := &upsertReader{cols: st.Columns, rows: map[string][]byte{},
 		acct: stateAccount(env, "upsert source of stream "+st.Name, "the last row of every key")}
-	sub := func(cols []catalog.Column, f string) (ValueDecoder, *vector.Batch, error) {
+	sub := func(cols []catalog.Column, f string) (connector.ValueDecoder, *vector.Batch, error) {
 		x := &catalog.Stream{Name: st.Name, Columns: cols, EventTime: -1, Options: map[string]string{"format": f, "max-record-size": st.Options["max-record-size"]}}
 		d, err := env.NewValueDecoder(x)
 		return d, vector.NewBatch(x.Types()), err
