@@ -149,8 +149,12 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		if len(js.queue) > 0 {
 			q := js.queue[0]
 			n := min(q.N-js.at, vector.Cap)
-			b.Reset()
-			b.AppendRows(q, js.at, js.at+n)
+			if js.at == 0 && n == q.N {
+				shareQueued(b, q)
+			} else {
+				b.Reset()
+				b.AppendRows(q, js.at, js.at+n)
+			}
 			js.at += n
 			if js.at == q.N {
 				js.queue, js.at = js.queue[1:], 0
@@ -171,6 +175,27 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 			}
 			js.fail = err // (the rows joined before it first)
 		}
+	}
+}
+
+// shareQueued fills b with the rows of q, values copied and strings
+// pointing into q's memory (vector.Batch.ShareRows), with their change kinds
+// as AppendRows takes them. Next gives a queued batch q whole so: q's
+// arenas stay as they are until an Emit reuses q, not before the next call
+// of Next (a Source's batch is valid until then). Emit queues a lookup
+// join's probed rows (op.Join.Borrowed) so: their strings are the left
+// input's batch's, unchanged until the next read, which comes after Next has
+// given every queued row, and the right side's, which no longer change.
+func shareQueued(b, q *vector.Batch) {
+	b.ShareRows(q, q.N)
+	switch {
+	case q.Kinds != nil:
+		if b.Kinds == nil {
+			b.Kinds = make([]vector.RowKind, vector.Cap)
+		}
+		copy(b.Kinds[:q.N], q.Kinds[:q.N])
+	case b.Kinds != nil:
+		clear(b.Kinds[:q.N])
 	}
 }
 
@@ -294,8 +319,12 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		} else {
 			q = vector.NewBatch(js.typesOut())
 		}
-		q.Reset()
-		q.AppendRows(b, 0, b.N)
+		if jo, ok := js.j.(*op.Join); ok && jo.Borrowed() {
+			shareQueued(q, b) // (its strings stay valid until the next read of the left input: after Next has given q)
+		} else {
+			q.Reset()
+			q.AppendRows(b, 0, b.N)
+		}
 		js.queue = append(js.queue, q)
 		return nil
 	}

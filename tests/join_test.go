@@ -243,3 +243,62 @@ CREATE STREAM c (k VARCHAR, ts BIGINT, name VARCHAR, WATERMARK FOR ts AS ts) WIT
 		}
 	}
 }
+
+// TestLookupJoinProbedRowsInOrder: a lookup join whose left stream has no
+// event time probes each left batch against the whole right side at once
+// (op.Join's probeLookup) and hands the joined batches on without copying
+// their strings; its output, many batches of it (right keys repeat, so one
+// left batch makes several output batches), is exactly, in order, each
+// left row joined with its key's right rows in file order, or padded for
+// LEFT, as nested loops over the two files give it.
+func TestLookupJoinProbedRowsInOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 7))
+	var left, right strings.Builder
+	type row struct{ k, v string }
+	var ls, rs []row
+	for i := range 300 {
+		x := row{fmt.Sprintf("k%d", r.IntN(80)), fmt.Sprintf("user%d-%s", i, strings.Repeat("n", r.IntN(12)))}
+		rs = append(rs, x)
+		fmt.Fprintf(&right, "%s,%s\n", x.k, x.v)
+	}
+	for i := range 5000 {
+		x := row{fmt.Sprintf("k%d", r.IntN(100)), fmt.Sprintf("/url/%d/%s", i, strings.Repeat("u", r.IntN(20)))}
+		ls = append(ls, x)
+		fmt.Fprintf(&left, "%s,%s\n", x.k, x.v)
+	}
+	files := map[string]string{"clicks.csv": left.String(), "users.csv": right.String()}
+	ddl := `CREATE STREAM clicks (k VARCHAR, url VARCHAR) WITH ('connector'='file', 'path'='clicks.csv', 'format'='csv');
+CREATE STREAM users (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='users.csv', 'format'='csv');
+`
+	for _, join := range []string{"JOIN", "LEFT JOIN"} {
+		want := []string{"k,url,name"}
+		for _, l := range ls {
+			found := false
+			for _, u := range rs {
+				if u.k == l.k {
+					want = append(want, l.k+","+l.v+","+u.v)
+					found = true
+				}
+			}
+			if !found && join == "LEFT JOIN" {
+				want = append(want, l.k+","+l.v+",")
+			}
+		}
+		out, errs, code := runSQL(t, files, ddl+"SELECT c.k, c.url, u.name FROM clicks c "+join+" users u ON c.k = u.k;\n", "--format", "csv")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", join, code, errs)
+		}
+		got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(got) < 3000 {
+			t.Fatalf("%s: only %d rows", join, len(got))
+		}
+		if !slices.Equal(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Fatalf("%s: line %d is %q, want %q (%d lines, want %d)", join, i+1, got[i], want[i], len(got), len(want))
+				}
+			}
+			t.Fatalf("%s: %d lines, want %d", join, len(got), len(want))
+		}
+	}
+}

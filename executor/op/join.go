@@ -134,8 +134,8 @@ type Join struct {
 	acct Account
 
 	side    [2]joinSide
-	pending pendingHeap // held rows, by (time, side, arrival)
-	expiry  pendingHeap // an interval join's rows, by the end of their interval; a regular join's with a TTL, by time + TTL
+	pending pendingQueue // held rows, by (time, side, arrival)
+	expiry  pendingQueue // an interval join's rows, by the end of their interval; a regular join's with a TTL, by time + TTL
 	// procExpiry holds the rows of inputs without event time of a join with
 	// a TTL, by the processing time they leave the state.
 	procExpiry pendingHeap
@@ -143,6 +143,12 @@ type Join struct {
 	emitted    int64 // the last watermark emitted (math.MinInt64: none)
 	count      JoinCounts
 	pairB      *vector.Batch // one candidate pair, for JoinSpec.Residual
+
+	// selL and selR are the pairs (a left batch row, a right stored row or
+	// -1) a lookup join's probe has found and not yet written (probeLookup).
+	selL, selR []int32
+	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
+	slots      []int32 // probeLookup's key slot of each row of its batch
 
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
@@ -169,12 +175,12 @@ func (j *Join) Counts() JoinCounts { return j.count }
 // joinSide is the state of one input.
 type joinSide struct {
 	rows    *Rows
-	index   map[uint64][]int32 // handled, live rows by key hash
-	matches []int32            // each row's partners so far
-	padded  []bool             // a regular outer join emitted the row padded
-	dead    []bool             // an interval join's row whose interval has passed
-	size    []int32            // each row's bytes ('state.max-bytes')
-	kinds   []vector.RowKind   // each row's kind (JoinSpec.Changes; empty otherwise)
+	index   keyIndex         // handled rows by key hash (dead ones unlinked as probes meet them)
+	matches []int32          // each row's partners so far
+	padded  []bool           // a regular outer join emitted the row padded
+	dead    []bool           // an interval join's row whose interval has passed
+	size    []int32          // each row's bytes ('state.max-bytes')
+	kinds   []vector.RowKind // each row's kind (JoinSpec.Changes; empty otherwise)
 	ndead   int
 }
 
@@ -240,6 +246,86 @@ func (h *pendingHeap) pop() pendingItem {
 	return x
 }
 
+// pendingQueue orders pendingItems by (t, side, seq) as pendingHeap does,
+// cheaper when each side's items come in time order (rows of inputs in
+// event-time order; an interval join's ends, pushed as rows are handled in
+// time order): an item not before its side's last one joins that side's
+// FIFO, any other goes to a heap, and pop takes the least of the three
+// heads. The order is exactly the heap's (the key is total), so the
+// determinism of SPEC 2.7 does not depend on which way an item went.
+type pendingQueue struct {
+	fifo [2][]pendingItem
+	head [2]int
+	heap pendingHeap
+}
+
+// push adds x (x.side 0 or 1).
+func (q *pendingQueue) push(x pendingItem) {
+	f := q.fifo[x.side]
+	if n := len(f); n > q.head[x.side] && x.before(f[n-1]) {
+		q.heap.push(x)
+		return
+	}
+	q.fifo[x.side] = append(f, x)
+}
+
+// least returns where the least item is (0, 1: a FIFO; 2: the heap; -1: q
+// is empty) and the item.
+func (q *pendingQueue) least() (int, pendingItem) {
+	at, x := -1, pendingItem{}
+	for s := range 2 {
+		if q.head[s] < len(q.fifo[s]) {
+			if y := q.fifo[s][q.head[s]]; at < 0 || y.before(x) {
+				at, x = s, y
+			}
+		}
+	}
+	if len(q.heap) > 0 && (at < 0 || q.heap[0].before(x)) {
+		at, x = 2, q.heap[0]
+	}
+	return at, x
+}
+
+// pop removes and returns the least item; q must not be empty.
+func (q *pendingQueue) pop() pendingItem {
+	at, _ := q.least()
+	return q.popAt(at)
+}
+
+// popAt removes and returns the least item, which least found at at.
+func (q *pendingQueue) popAt(at int) pendingItem {
+	if at == 2 {
+		return q.heap.pop()
+	}
+	x := q.fifo[at][q.head[at]]
+	q.head[at]++
+	if h, f := q.head[at], q.fifo[at]; h == len(f) {
+		q.fifo[at], q.head[at] = f[:0], 0
+	} else if h >= 1024 && h*2 >= len(f) {
+		q.fifo[at], q.head[at] = f[:copy(f, f[h:])], 0
+	}
+	return x
+}
+
+// remap renumbers the items of side s by moved (Join.compact).
+func (q *pendingQueue) remap(s int, moved []int) {
+	for i := q.head[s]; i < len(q.fifo[s]); i++ {
+		if r := q.fifo[s][i].row; r >= 0 {
+			q.fifo[s][i].row = int32(moved[r])
+		}
+	}
+	q.heap.remap(s, moved)
+}
+
+// remap renumbers the items of side s by moved (Join.compact).
+func (h pendingHeap) remap(s int, moved []int) {
+	for i := range h {
+		if int(h[i].side) == s && h[i].row >= 0 { // (-1: a row dropped by an earlier compaction, retracted before its item came up)
+			h[i].row = int32(moved[h[i].row])
+		}
+	}
+}
+
 // NewJoin returns the join of spec emitting into out, charging its state to
 // acct (nil: no budget). It returns an error for a spec it cannot run: keys
 // of different counts or types, an interval join without event time on both
@@ -276,7 +362,8 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	}
 	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	for s := range 2 {
-		j.side[s] = joinSide{rows: NewRows(spec.Types[s]), index: map[uint64][]int32{}}
+		j.side[s] = joinSide{rows: NewRows(spec.Types[s])}
+		j.side[s].index.init(0)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
@@ -299,6 +386,15 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
+	if port == 0 && j.spec.Lookup && tc < 0 && j.spec.TTL == 0 && j.spec.Residual == nil && j.done[1] {
+		err := j.probeLookup(ctx, b)
+		if err == nil { // (the rows gathered last: with the output batch empty on entry, every row is probeLookup's)
+			j.borrowed = true
+			err = j.flush(ctx)
+			j.borrowed = false
+		}
+		return err
+	}
 	for i := 0; i < b.N; i++ {
 		var t int64
 		if tc >= 0 {
@@ -377,10 +473,14 @@ func (j *Join) bound() int64 {
 func (j *Join) release(ctx context.Context) error {
 	bound := j.bound()
 	all := bound == math.MaxInt64
-	for len(j.pending) > 0 && (all || j.pending[0].t < bound) {
+	for {
+		at, next := j.pending.least()
+		if at < 0 || !all && next.t >= bound {
+			break
+		}
 		// the intervals that ended before it (first: expire may compact, which
 		// renumbers the held rows)
-		if err := j.expire(ctx, j.pending[0].t, false); err != nil {
+		if err := j.expire(ctx, next.t, false); err != nil {
 			return err
 		}
 		it := j.pending.pop()
@@ -405,8 +505,12 @@ func (j *Join) release(ctx context.Context) error {
 // (all of them with all): such a row can no longer join, leaves the state,
 // and is padded when its side is outer and it never joined.
 func (j *Join) expire(ctx context.Context, t int64, all bool) error {
-	for len(j.expiry) > 0 && (all || j.expiry[0].t < t) {
-		it := j.expiry.pop()
+	for {
+		at, next := j.expiry.least()
+		if at < 0 || !all && next.t >= t {
+			break
+		}
+		it := j.expiry.popAt(at)
 		s, k := int(it.side), int(it.row)
 		sd := &j.side[s]
 		if k < 0 || sd.dead[k] { // (retracted before: JoinSpec.Changes)
@@ -457,14 +561,18 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 	}
 	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
 	if ok {
-		list := od.index[h]
-		kept := list[:0] // (the list without the rows that died since: it stays the size of the live rows)
-		for _, o := range list {
-			o := int(o)
-			if od.dead[o] {
+		si := od.index.find(h)
+		prev, next := int32(-1), int32(-1)
+		if si >= 0 {
+			next = od.index.slots[si].head
+		}
+		for next >= 0 {
+			o := int(next)
+			if od.dead[o] { // (unlinked: the chain stays the size of the live rows)
+				next = od.index.unlink(si, prev, next)
 				continue
 			}
-			kept = append(kept, int32(o))
+			prev, next = next, od.index.next[o]
 			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) || !j.holds(s, k, o) {
 				continue
 			}
@@ -489,11 +597,6 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 				return err
 			}
 		}
-		if len(kept) == 0 {
-			delete(od.index, h)
-		} else if len(kept) < len(list) {
-			od.index[h] = kept
-		}
 		if j.spec.Lookup && s == 0 { // (no right row comes after it)
 			if j.spec.Kind.outer(0) && sd.matches[k] == 0 {
 				if err := j.emitPadded(ctx, 0, k, vector.Insert); err != nil {
@@ -507,7 +610,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			}
 			return j.compact()
 		}
-		sd.index[h] = append(sd.index[h], int32(k))
+		sd.index.add(h, int32(k), sd.dead)
 	}
 	if ttl := j.spec.TTL; ttl > 0 && !j.spec.Interval && ok {
 		if tc := j.spec.Time[s]; tc >= 0 {
@@ -545,6 +648,141 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 	}
 	return nil
 }
+
+// probeLookup joins the rows of b, the left input of a lookup join whose
+// right side has ended and whose left rows are handled as they come (no
+// event time, no TTL), as handle does, with the same output: each row, in
+// order, with its partners in the order they were handled, or padded for
+// LEFT when it has none. The rows are probed straight from b (hashed and
+// compared by typed columns, never copied into the state: a left row of a
+// lookup join is never kept) and the pairs written column by column
+// (gather), so steady state allocates nothing.
+func (j *Join) probeLookup(ctx context.Context, b *vector.Batch) error {
+	od := &j.side[1]
+	keys0, keys1 := j.spec.Keys[0], j.spec.Keys[1]
+	// first every row's slot (-1: none), in a loop of independent lookups,
+	// so the processor overlaps their cache misses
+	slots := j.slots[:0]
+	for i := 0; i < b.N; i++ {
+		si := -1
+		if h, ok := batchKeyHash(b, i, keys0); ok {
+			si = od.index.find(h)
+		}
+		slots = append(slots, int32(si))
+	}
+	j.slots = slots
+	for i, si := range slots {
+		matched := false
+		if si >= 0 {
+			si := int(si)
+			prev, next := int32(-1), od.index.slots[si].head
+			for next >= 0 {
+				o := next
+				if od.dead[o] {
+					next = od.index.unlink(si, prev, next)
+					continue
+				}
+				prev, next = next, od.index.next[o]
+				if !batchKeyEqual(b, i, keys0, od.rows, int(o), keys1) {
+					continue
+				}
+				if od.matches[o] == 0 {
+					j.count.Partnered[1]++
+				}
+				od.matches[o]++
+				matched = true
+				if err := j.pair(ctx, b, int32(i), o); err != nil {
+					return err
+				}
+			}
+		}
+		if matched {
+			j.count.Partnered[0]++
+		} else if j.spec.Kind.outer(0) {
+			if err := j.pair(ctx, b, int32(i), -1); err != nil {
+				return err
+			}
+		}
+	}
+	return j.gather(ctx, b)
+}
+
+// pair queues left row i of b joined with right row o (-1: NULLs), writing
+// the queued pairs once they fill the output batch.
+func (j *Join) pair(ctx context.Context, b *vector.Batch, i, o int32) error {
+	j.selL = append(j.selL, i)
+	j.selR = append(j.selR, o)
+	if j.outB.N+len(j.selL) == vector.Cap {
+		return j.gather(ctx, b)
+	}
+	return nil
+}
+
+// gather writes the queued pairs into the output batch, column by column:
+// the left values from b, the right ones from the state. VARCHAR values
+// point into b and the state, not copied: the batch is emitted before Push
+// returns (Emitter: valid until Emit returns), and a lookup join's right
+// rows neither move nor change while the left ones come.
+func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
+	n := len(j.selL)
+	if n == 0 {
+		return nil
+	}
+	at := j.outB.N
+	for c, src := range b.Cols[:len(j.spec.Types[0])] {
+		v := j.outB.Cols[c]
+		gatherSel(v.Null[at:at+n], src.Null, j.selL)
+		switch {
+		case v.I != nil:
+			gatherSel(v.I[at:at+n], src.I, j.selL)
+		case v.F != nil:
+			gatherSel(v.F[at:at+n], src.F, j.selL)
+		case v.B != nil:
+			gatherSel(v.B[at:at+n], src.B, j.selL)
+		case v.S != nil:
+			gatherSel(v.S[at:at+n], src.S, j.selL)
+		case v.Kids != nil:
+			for x, i := range j.selL {
+				if !src.Null[i] {
+					v.CopyValue(at+x, src, int(i))
+				}
+			}
+		}
+		if v.Text != nil {
+			clear(v.Text[at : at+n])
+		}
+	}
+	j.side[1].rows.gatherTo(j.outB, at, len(j.spec.Types[0]), j.selR)
+	for x, i := range j.selL {
+		j.outB.Pos[at+x] = b.Pos[i]
+	}
+	j.outB.N += n
+	j.selL, j.selR = j.selL[:0], j.selR[:0]
+	if j.outB.N == vector.Cap {
+		j.borrowed = true
+		err := j.flush(ctx)
+		j.borrowed = false
+		return err
+	}
+	return nil
+}
+
+// gatherSel sets out[x] to src[sel[x]] for every x (len(out) == len(sel)).
+func gatherSel[T any](out, src []T, sel []int32) {
+	for x, i := range sel {
+		out[x] = src[i]
+	}
+}
+
+// Borrowed reports, while the join is emitting a batch of joined rows
+// (Emitter.Emit, port JoinOut), whether that batch is a lookup join's
+// probe's (probeLookup): its VARCHAR values then point into the left batch
+// being pushed and into the right side's store, which no longer changes
+// once the right input has ended, not into the emitted batch's own arenas.
+// So an emitter may keep the batch's rows without copying their strings
+// (vector.Batch.ShareRows) for as long as the left batch's strings stay
+// valid. False for every other batch.
+func (j *Join) Borrowed() bool { return j.borrowed }
 
 // fits reports whether row k of side s and row o of the other side meet an
 // interval join's time condition (always true for a regular join).
@@ -634,26 +872,10 @@ func (j *Join) compact() error {
 			sd.kinds = sd.kinds[:n]
 		}
 		sd.ndead = 0
-		for h, ks := range sd.index {
-			kept := ks[:0]
-			for _, k := range ks {
-				if to := moved[k]; to >= 0 {
-					kept = append(kept, int32(to))
-				}
-			}
-			if len(kept) == 0 {
-				delete(sd.index, h)
-			} else {
-				sd.index[h] = kept
-			}
-		}
-		for _, hp := range []*pendingHeap{&j.pending, &j.expiry, &j.procExpiry} {
-			for i := range *hp {
-				if int((*hp)[i].side) == s {
-					(*hp)[i].row = int32(moved[(*hp)[i].row])
-				}
-			}
-		}
+		sd.index.rebuild(moved, nil)
+		j.pending.remap(s, moved)
+		j.expiry.remap(s, moved)
+		j.procExpiry.remap(s, moved)
 	}
 	return nil
 }

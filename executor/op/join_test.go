@@ -613,3 +613,216 @@ func TestLookupJoinAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupProbeEqualsHandle: a lookup join whose left rows have no event
+// time probes them straight from their batch once the right input has ended
+// (probeLookup); its output, rows and order, and its counts equal those of
+// the same rows handled one by one (the right input not yet ended, so every
+// row goes through handle), for INNER and LEFT, BIGINT and VARCHAR keys
+// (with NULLs), over random inputs and batch sizes (200 seeds), and its
+// final table equals the reference's.
+func TestLookupProbeEqualsHandle(t *testing.T) {
+	ctx := context.Background()
+	run := func(spec JoinSpec, in [2][]testRow, r *rand.Rand, endRightFirst bool) *logEmitter {
+		t.Helper()
+		e := &logEmitter{}
+		j, err := NewJoin(spec, e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := range []int{1, 0} {
+			s = 1 - s
+			for at := 0; at < len(in[s]); {
+				n := min(1+r.IntN(9), len(in[s])-at)
+				if err := j.Push(ctx, s, batchOf(in[s][at:at+n])); err != nil {
+					t.Fatal(err)
+				}
+				at += n
+			}
+			if s == 1 && endRightFirst {
+				if err := j.Finish(ctx, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, s := range []int{0, 1} {
+			if err := j.Finish(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.counts = j.Counts()
+		return e
+	}
+	seeds := 200
+	if testing.Short() {
+		seeds = 30
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(uint64(seed), 23))
+		in := [2][]testRow{genSide(r, "l", r.IntN(800), 0), genSide(r, "r", r.IntN(60), 0)}
+		for s := range in { // (no event time: no row is late)
+			for i := range in[s] {
+				in[s][i].stamp = math.MinInt64
+			}
+		}
+		for _, text := range []bool{false, true} {
+			keys := []int{0}
+			if text { // (a VARCHAR key: the value names the key; NULL keys stay NULL)
+				keys = []int{2}
+				for s := range in {
+					for i := range in[s] {
+						in[s][i].v = fmt.Sprintf("k%d", in[s][i].key)
+					}
+				}
+			}
+			for _, kind := range []JoinKind{Inner, Left} {
+				name := fmt.Sprintf("seed %d %s text %v", seed, kind, text)
+				spec := JoinSpec{Kind: kind, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{keys, keys}, Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true}
+				fast := run(spec, in, rand.New(rand.NewPCG(uint64(seed), 1)), true)
+				slow := run(spec, in, rand.New(rand.NewPCG(uint64(seed), 2)), false)
+				if !slices.Equal(fast.out, slow.out) {
+					t.Fatalf("%s: probed from the batch\n%s\nhandled row by row\n%s", name, strings.Join(fast.out, "\n"), strings.Join(slow.out, "\n"))
+				}
+				if fast.counts != slow.counts {
+					t.Fatalf("%s: counts %+v, row by row %+v", name, fast.counts, slow.counts)
+				}
+				if !text {
+					want, _, _ := referenceJoin(JoinSpec{Kind: kind}, in)
+					if got := finalTable(t, fast.out); !slices.Equal(got, want) {
+						t.Fatalf("%s: final table\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
+				}
+			}
+		}
+	}
+}
+
+// lookupJoin returns a LEFT lookup join of a right side of users rows (key
+// i, one name each, keys 0..users-1) that has ended, emitting into e.
+func lookupJoin(tb testing.TB, users int, e Emitter) *Join {
+	spec := JoinSpec{Kind: Left, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true}
+	j, err := NewJoin(spec, e, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	b := vector.NewBatch(joinTypes)
+	for at := 0; at < users; at += vector.Cap {
+		b.Reset()
+		for i := range min(vector.Cap, users-at) {
+			b.Cols[0].I[i] = int64(at + i)
+			b.Cols[2].SetString(i, fmt.Appendf(nil, "user%d", at+i))
+			b.Cols[3].Null[i] = true
+			b.N++
+		}
+		if err := j.Push(ctx, 1, b); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := j.Finish(ctx, 1); err != nil {
+		tb.Fatal(err)
+	}
+	return j
+}
+
+// clickBatch fills b with 1,024 left rows whose keys walk over users keys
+// (a tenth of them past the last, so without a partner).
+func clickBatch(b *vector.Batch, n, users int) {
+	b.Reset()
+	for i := range vector.Cap {
+		b.Cols[0].I[i] = int64((n*vector.Cap + i*7919) % (users + users/10))
+		b.Cols[1].I[i] = int64(n*vector.Cap + i)
+		b.Cols[2].SetString(i, []byte("/some/url"))
+		b.Cols[3].Null[i] = true
+	}
+	b.N = vector.Cap
+}
+
+// TestLookupJoinAllocatesNothingPerRow: once warm, a lookup join's probe of
+// a 1,024-row batch against 100,000 right rows allocates nothing (issue 23:
+// zero allocations per row in steady state for append-only joins).
+func TestLookupJoinAllocatesNothingPerRow(t *testing.T) {
+	const users = 100_000
+	e := &countEmitter{}
+	j := lookupJoin(t, users, e)
+	ctx := context.Background()
+	b := vector.NewBatch(joinTypes)
+	n := 0
+	push := func() {
+		clickBatch(b, n, users)
+		n++
+		if err := j.Push(ctx, 0, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push()
+	if a := testing.AllocsPerRun(50, push); a != 0 {
+		t.Fatalf("%v allocations per 1,024-row batch, want 0", a)
+	}
+	if e.rows == 0 {
+		t.Fatal("the join emitted nothing")
+	}
+}
+
+// TestIntervalJoinAllocatesNothingPerRow: an interval join in steady state
+// (both inputs in event-time order, each batch followed by its watermark, so
+// rows leave the state as fast as they come and the state compacts over
+// and over) allocates nothing per batch: held rows, interval ends, the key
+// index and compaction reuse their arrays.
+func TestIntervalJoinAllocatesNothingPerRow(t *testing.T) {
+	spec := JoinSpec{Kind: Full, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{-1, -1}, Interval: true, Lo: -15, Hi: 15}
+	e := &countEmitter{}
+	j, err := NewJoin(spec, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b := vector.NewBatch(joinTypes)
+	n := 0
+	step := func() {
+		for s := range 2 {
+			b.Reset()
+			for i := range vector.Cap {
+				t := int64(n*vector.Cap + i)
+				b.Cols[0].I[i], b.Cols[1].I[i] = (t*31+int64(s))%5000, t // (most keys meet no partner: padded)
+				b.Cols[2].SetString(i, []byte("value"))
+				b.Cols[3].Null[i] = true
+			}
+			b.N = vector.Cap
+			if err := j.Push(ctx, s, b); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Watermark(ctx, s, int64(n*vector.Cap+vector.Cap-1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n++
+	}
+	for range 64 { // (warm: the arrays grow to their steady size)
+		step()
+	}
+	if a := testing.AllocsPerRun(64, step); a != 0 {
+		t.Fatalf("%v allocations per step of 2 × 1,024 rows, want 0", a)
+	}
+	if e.rows == 0 {
+		t.Fatal("the join emitted nothing")
+	}
+}
+
+// BenchmarkLookupJoin: a LEFT lookup join of 1,024-row batches against
+// 100,000 right rows (issue 23's lookup job; ns and allocations per left
+// row: go test ./executor/op -run XXX -bench LookupJoin -benchmem).
+func BenchmarkLookupJoin(b *testing.B) {
+	const users = 100_000
+	j := lookupJoin(b, users, &countEmitter{})
+	ctx := context.Background()
+	batch := vector.NewBatch(joinTypes)
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		clickBatch(batch, n, users)
+		if err := j.Push(ctx, 0, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*vector.Cap), "ns/row")
+}

@@ -47,23 +47,23 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 		return j.compact()
 	}
 	found := -1
-	list := sd.index[h]
-	for at, f := range list {
-		if f := int(f); !sd.dead[f] && rowEqual(sd.rows, f, k) {
-			found = f
-			list = append(list[:at:at], list[at+1:]...)
+	if si := sd.index.find(h); si >= 0 {
+		for prev, f := int32(-1), sd.index.slots[si].head; f >= 0; {
+			if sd.dead[f] || !rowEqual(sd.rows, int(f), k) {
+				prev, f = f, sd.index.next[f]
+				continue
+			}
+			found = int(f)
+			sd.index.unlink(si, prev, f)
 			break
 		}
 	}
-	if found >= 0 {
-		if len(list) == 0 {
-			delete(sd.index, h)
-		} else {
-			sd.index[h] = list
-		}
+	head := int32(-1)
+	if si := od.index.find(h); si >= 0 {
+		head = od.index.slots[si].head
 	}
-	for _, o := range od.index[h] {
-		o := int(o)
+	for n := head; n >= 0; n = od.index.next[n] { // (the chain does not change as it joins: emitting touches no index)
+		o := int(n)
 		if od.dead[o] || !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.holds(s, k, o) {
 			continue
 		}

@@ -180,3 +180,64 @@ func TestJoinRetractionFreesState(t *testing.T) {
 		t.Fatalf("%d rows kept after every row was deleted: the dead ones are not compacted", live)
 	}
 }
+
+// TestJoinRetractedRowsOutliveCompactions: a regular join with a state TTL
+// over updating inputs keeps, for each row, an item in its TTL queue; a row
+// retracted before its TTL passes is dropped by the next compaction (its item
+// then names no row), and later compactions and the TTL's expiry must pass
+// over such items (a renumbering of a dropped row once indexed the
+// compaction's map at -1 and panicked). Three rounds of inserting and
+// deleting 3,000 rows a side (a compaction or more each), then the TTL
+// passes: the final table is empty and no state is charged.
+func TestJoinRetractedRowsOutliveCompactions(t *testing.T) {
+	spec := JoinSpec{Kind: Full, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Changes: [2]bool{true, true}, TTL: 1000}
+	r := rand.New(rand.NewPCG(7, 8))
+	acct := &countingAccount{}
+	e := &logEmitter{}
+	j, err := NewJoin(spec, e, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := int64(0)
+	j.SetClock(func() int64 { return now })
+	ctx := context.Background()
+	for range 3 {
+		for s, name := range []string{"l", "r"} {
+			ins := genChanges(r, name, 3000)
+			for _, x := range applyChanges(ins) {
+				ins = append(ins, changeRow{x, vector.Delete})
+			}
+			for at := 0; at < len(ins); at += 100 {
+				part := ins[at:min(at+100, len(ins))]
+				rows := make([]testRow, len(part))
+				for i, c := range part {
+					rows[i] = c.testRow
+				}
+				b := batchOf(rows)
+				b.Kinds = make([]vector.RowKind, vector.Cap)
+				for i, c := range part {
+					b.Kinds[i] = c.kind
+				}
+				if err := j.Push(ctx, s, b); err != nil {
+					t.Fatal(err)
+				}
+				b.Kinds = nil
+			}
+		}
+	}
+	now = 10_000 // (every TTL has passed)
+	if err := j.Push(ctx, 0, batchOf(nil)); err != nil {
+		t.Fatal(err)
+	}
+	for s := range 2 {
+		if err := j.Finish(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := finalTable(t, e.out); len(got) != 0 {
+		t.Fatalf("the final table of two emptied inputs holds %d rows: %v", len(got), got[:min(5, len(got))])
+	}
+	if acct.bytes != 0 {
+		t.Fatalf("%d bytes still charged after every row was deleted or expired", acct.bytes)
+	}
+}

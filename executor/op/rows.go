@@ -1,8 +1,6 @@
 package op
 
 import (
-	"math"
-
 	"streamql/catalog"
 	"streamql/executor/vector"
 )
@@ -20,6 +18,7 @@ type Rows struct {
 	cols  []rowCol
 	pos   []int64
 	n     int
+	moved []int // Compact's result, reused
 }
 
 type rowCol struct {
@@ -151,10 +150,50 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 	}
 }
 
+// gatherTo writes rows ks (-1: NULLs) into b's rows at, at+1, ..., in b's
+// columns from col on (they have r's types), column by column. Unlike
+// CopyTo, a VARCHAR value points into the store instead of being copied: b
+// is valid only until the store's next Add or Compact.
+func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
+	for c := range r.cols {
+		rc, v := &r.cols[c], b.Cols[col+c]
+		for x, k := range ks {
+			i := at + x
+			if k < 0 || rc.null[k] {
+				v.Null[i] = true
+				continue
+			}
+			v.Null[i] = false
+			switch r.types[c] {
+			case catalog.BigInt, catalog.Timestamp:
+				v.I[i] = rc.i[k]
+			case catalog.Double:
+				v.F[i] = rc.f[k]
+			case catalog.Boolean:
+				v.B[i] = rc.b[k]
+			case catalog.Varchar:
+				v.S[i] = rc.arena[rc.off[k]:rc.off[k+1]:rc.off[k+1]]
+			default:
+				if textLike(r.types[c]) {
+					vector.ReadBinary(v, i, r.Str(int(k), c))
+				}
+			}
+		}
+		if v.Text != nil {
+			clear(v.Text[at : at+len(ks)])
+		}
+	}
+}
+
 // Compact keeps the rows for which keep is true, in their order, and returns
-// each kept row's new index (-1 for a dropped row), indexed by the old one.
+// each kept row's new index (-1 for a dropped row), indexed by the old one:
+// valid until the next Compact (its array is reused, so compacting
+// allocates nothing once it has grown).
 func (r *Rows) Compact(keep func(k int) bool) []int {
-	moved := make([]int, r.n)
+	if cap(r.moved) < r.n {
+		r.moved = make([]int, r.n)
+	}
+	moved := r.moved[:r.n]
 	n := 0
 	for k := 0; k < r.n; k++ {
 		if !keep(k) {
@@ -212,34 +251,23 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 // never matches (SQL; SPEC 2.7: NaN matches nothing), and -0.0 hashes as 0.0
 // (0.0 matches -0.0).
 func (r *Rows) keyHash(k int, cols []int) (uint64, bool) {
-	h := uint64(14695981039346656037)
+	h := hashSeed
 	for _, c := range cols {
 		if r.cols[c].null[k] {
 			return 0, false
 		}
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
-			h = mix(h, uint64(r.cols[c].i[k]))
+			h = hashInt(h, r.cols[c].i[k])
 		case catalog.Double:
-			f := r.cols[c].f[k]
-			if math.IsNaN(f) {
+			var ok bool
+			if h, ok = hashFloat(h, r.cols[c].f[k]); !ok {
 				return 0, false
 			}
-			if f == 0 {
-				f = 0 // (-0.0)
-			}
-			h = mix(h, math.Float64bits(f))
 		case catalog.Boolean:
-			x := uint64(0)
-			if r.cols[c].b[k] {
-				x = 1
-			}
-			h = mix(h, x)
+			h = hashBool(h, r.cols[c].b[k])
 		case catalog.Varchar:
-			for _, ch := range r.Str(k, c) {
-				h = (h ^ uint64(ch)) * 1099511628211
-			}
-			h = mix(h, uint64(r.cols[c].off[k+1]-r.cols[c].off[k]))
+			h = hashBytes(h, r.Str(k, c))
 		}
 	}
 	return h, true

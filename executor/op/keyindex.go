@@ -1,0 +1,273 @@
+package op
+
+import (
+	"math"
+	"math/bits"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// keyIndex is a join side's rows by key hash (Join's state index): a flat
+// open-addressing table of hashes, each slot the head and tail of a chain of
+// row indices (next, indexed by row), in the order the rows were added. It
+// replaces a map of slices: a probe is one table slot and the chain, and
+// adding a row allocates nothing once the arrays have grown. Rows of
+// different keys whose hashes are equal share a chain (callers compare the
+// keys). A chain emptied by unlink keeps its slot (reused by the next new
+// hash that probes it) until the table is rebuilt (grow, remap).
+type keyIndex struct {
+	slots []keySlot // power-of-two length, linear probing
+	mask  uint64
+	used  int     // slots not free (chains, empty ones too)
+	next  []int32 // each row's successor in its chain, -1 for the last
+	// spare and spareNext are the arrays of the table before the last
+	// rebuild, reused by the next one (steady state allocates nothing).
+	spare     []keySlot
+	spareNext []int32
+}
+
+// keySlot is one hash's chain: head and tail rows (-1 for an emptied chain),
+// or a free slot (head slotFree).
+type keySlot struct {
+	h          uint64
+	head, tail int32
+}
+
+const slotFree = -2
+
+// init makes the index empty with room for about n hashes.
+func (x *keyIndex) init(n int) {
+	size := 16
+	if n > 8 {
+		size = 1 << bits.Len(uint(n*2))
+	}
+	if cap(x.slots) >= size && cap(x.slots) <= 4*size {
+		x.slots = x.slots[:cap(x.slots)]
+	} else {
+		x.slots = make([]keySlot, size)
+	}
+	for i := range x.slots {
+		x.slots[i] = keySlot{head: slotFree, tail: slotFree}
+	}
+	x.mask = uint64(len(x.slots) - 1)
+	x.used = 0
+}
+
+// find returns the slot of hash h, -1 when it has none.
+func (x *keyIndex) find(h uint64) int {
+	if len(x.slots) == 0 {
+		return -1
+	}
+	for i := spread(h) & x.mask; ; i = (i + 1) & x.mask {
+		s := &x.slots[i]
+		if s.head == slotFree {
+			return -1
+		}
+		if s.h == h && s.head != -1 {
+			return int(i)
+		}
+	}
+}
+
+// spread scatters a hash's bits over the table's low bits (FNV's low bits
+// are weak for small integers).
+func spread(h uint64) uint64 { return (h ^ h>>29) * 0xbf58476d1ce4e5b9 >> 16 }
+
+// add appends row k to hash h's chain; dead (indexed by row, nil: none) is
+// the rows that no longer count, dropped from the chains if the table is
+// rebuilt to make room.
+func (x *keyIndex) add(h uint64, k int32, dead []bool) {
+	if (x.used+1)*2 > len(x.slots) { // (at most half full: short probes)
+		x.rebuild(nil, dead)
+	}
+	for int(k) >= len(x.next) {
+		x.next = append(x.next, -1)
+	}
+	x.next[k] = -1
+	reuse := -1
+	for i := spread(h) & x.mask; ; i = (i + 1) & x.mask {
+		s := &x.slots[i]
+		if s.head == slotFree {
+			if reuse < 0 {
+				x.used++
+				reuse = int(i)
+			}
+			break
+		}
+		if s.head == -1 {
+			if reuse < 0 {
+				reuse = int(i)
+			}
+			continue
+		}
+		if s.h == h {
+			x.next[s.tail] = k
+			s.tail = k
+			return
+		}
+	}
+	x.slots[reuse] = keySlot{h: h, head: k, tail: k}
+}
+
+// unlink removes row o, whose predecessor in slot si's chain is prev (-1:
+// o is the head), and returns o's successor.
+func (x *keyIndex) unlink(si int, prev, o int32) int32 {
+	s := &x.slots[si]
+	nx := x.next[o]
+	if prev < 0 {
+		s.head = nx
+	} else {
+		x.next[prev] = nx
+	}
+	if s.tail == o {
+		s.tail = prev
+	}
+	if s.head == -1 {
+		s.tail = -1
+	}
+	return nx
+}
+
+// rebuild makes the table anew for its chains, in their order, without
+// their dead rows (dead, indexed by row, nil: none), each kept row
+// renumbered by moved (nil: kept as it is; -1: dropped); a chain left empty
+// is dropped.
+func (x *keyIndex) rebuild(moved []int, dead []bool) {
+	old := x.slots
+	live := 0
+	for i := range old {
+		if old[i].head >= 0 {
+			live++
+		}
+	}
+	oldNext := x.next
+	x.next, x.spareNext = x.spareNext[:0], oldNext
+	x.slots, x.spare = x.spare, nil
+	x.init(max(live, len(old)/4))
+	for _, s := range old {
+		if s.head < 0 {
+			continue
+		}
+		ns := keySlot{h: s.h, head: -1, tail: -1}
+		for o := s.head; o >= 0; o = oldNext[o] {
+			to := int(o)
+			if moved != nil {
+				to = moved[o]
+			}
+			if to < 0 || dead != nil && dead[to] {
+				continue
+			}
+			for to >= len(x.next) {
+				x.next = append(x.next, -1)
+			}
+			x.next[to] = -1
+			if ns.head < 0 {
+				ns.head = int32(to)
+			} else {
+				x.next[ns.tail] = int32(to)
+			}
+			ns.tail = int32(to)
+		}
+		if ns.head >= 0 {
+			x.place(ns)
+		}
+	}
+	x.spare = old
+}
+
+// place puts chain s into a free slot of its hash (rebuild: the hash is not
+// in the table yet).
+func (x *keyIndex) place(s keySlot) {
+	i := spread(s.h) & x.mask
+	for x.slots[i].head != slotFree {
+		i = (i + 1) & x.mask
+	}
+	x.slots[i] = s
+	x.used++
+}
+
+// The key hash of SPEC 2.7's equality, the same for a stored row
+// (Rows.keyHash) and a batch's row (batchKeyHash): FNV-1a over each key
+// value, a NULL or a NaN never matching, -0.0 hashing as 0.0.
+const hashSeed = uint64(14695981039346656037)
+
+func hashInt(h uint64, x int64) uint64 { return mix(h, uint64(x)) }
+
+// hashFloat folds f in; ok is false for a NaN (it matches nothing).
+func hashFloat(h uint64, f float64) (uint64, bool) {
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	if f == 0 {
+		f = 0 // (-0.0)
+	}
+	return mix(h, math.Float64bits(f)), true
+}
+
+func hashBool(h uint64, b bool) uint64 {
+	x := uint64(0)
+	if b {
+		x = 1
+	}
+	return mix(h, x)
+}
+
+func hashBytes(h uint64, s []byte) uint64 {
+	for _, ch := range s {
+		h = (h ^ uint64(ch)) * 1099511628211
+	}
+	return mix(h, uint64(len(s)))
+}
+
+// batchKeyHash is Rows.keyHash for row i of batch b.
+func batchKeyHash(b *vector.Batch, i int, cols []int) (uint64, bool) {
+	h := hashSeed
+	for _, c := range cols {
+		v := b.Cols[c]
+		if v.Null[i] {
+			return 0, false
+		}
+		switch v.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			h = hashInt(h, v.I[i])
+		case catalog.Double:
+			var ok bool
+			if h, ok = hashFloat(h, v.F[i]); !ok {
+				return 0, false
+			}
+		case catalog.Boolean:
+			h = hashBool(h, v.B[i])
+		case catalog.Varchar:
+			h = hashBytes(h, v.S[i])
+		}
+	}
+	return h, true
+}
+
+// batchKeyEqual is keyEqual for row i of batch b (key columns bcols)
+// against stored row k of r (key columns rcols).
+func batchKeyEqual(b *vector.Batch, i int, bcols []int, r *Rows, k int, rcols []int) bool {
+	for j, c := range bcols {
+		v, d := b.Cols[c], rcols[j]
+		switch v.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			if v.I[i] != r.Int(k, d) {
+				return false
+			}
+		case catalog.Double:
+			if v.F[i] != r.Float(k, d) {
+				return false
+			}
+		case catalog.Boolean:
+			if v.B[i] != r.Bool(k, d) {
+				return false
+			}
+		case catalog.Varchar:
+			if string(v.S[i]) != string(r.Str(k, d)) {
+				return false
+			}
+		}
+	}
+	return true
+}
