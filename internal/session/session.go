@@ -35,9 +35,10 @@ type Frontend interface {
 	// Result receives the table of SHOW STREAMS, SHOW SIDES, DESCRIBE and
 	// EXPLAIN: column names and rows of text.
 	Result(columns []string, rows [][]string) error
-	// RunJob runs job: it must call run once with the factory of the job's
-	// sink and return run's error, or its own (an output that failed).
-	RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error
+	// RunJob runs job (its outputs as data, Job; the plan for the engine's
+	// own clients, Job.Plan): it must call run once with the factory of the
+	// job's sink and return run's error, or its own (an output that failed).
+	RunJob(ctx context.Context, job *Job, run RunFunc) error
 }
 
 // Session holds what statements share: the catalog, the pending side branches
@@ -441,7 +442,7 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 }
 
 func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
-	return s.Front.RunJob(ctx, job, func(newSink func() (executor.Sink, error)) (executor.Stats, error) {
+	return s.Front.RunJob(ctx, NewJob(job), func(newSink func() (Sink, error)) (Stats, error) {
 		return executor.Run(ctx, job, s.Env, newSink)
 	})
 }
@@ -453,7 +454,8 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 // When every row the job read from its FROM stream was malformed, one more
 // line says so with the header it saw and the columns declared (allMalformed).
 // The CLI prints them on stderr.
-func JobNotices(job *planner.Job, stats executor.Stats) []string {
+func JobNotices(j *Job, stats Stats) []string {
+	job := j.Plan()
 	var out []string
 	if l := allMalformed(job, stats); l != "" {
 		out = append(out, l)

@@ -1,5 +1,5 @@
 // Package render owns the output formats of SPEC 4 (table, csv, tsv, json, plain,
-// markdown): executor.Sink implementations that print a job's outputs to stdout,
+// markdown): session.Sink implementations that print a job's outputs to stdout,
 // stderr and --side-dir files, and the printing of SHOW / DESCRIBE / EXPLAIN
 // results through the same formats.
 package render
