@@ -3,7 +3,9 @@
 // public package streamql and the command line (cmd/streamql/cli) are its two
 // clients: each gives it a Frontend that receives what statements produce (a
 // job's output batches, SHOW/DESCRIBE/EXPLAIN tables) and the settings that
-// belong to the client (format, side-dir, timer).
+// belong to the client (format, side-dir, timer). A Frontend sees a job as
+// data (Job) and renders it through the output contract of frontend.go, so
+// the command line imports no executor or planner package.
 //
 // It imports the engine (catalog, planner, executor) and never anything under
 // cmd/ nor the root package streamql.

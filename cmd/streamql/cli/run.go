@@ -1,6 +1,9 @@
 // Package cli is streamql's command line (SPEC 4): flags, the script runner,
 // SQL from stdin, and the session that REPL and scripts share. Run is the whole
-// program behind main, testable in-process.
+// program behind main, testable in-process. It reaches the engine through
+// internal/session (plans, runs, the session.Job it renders, the progress
+// counters, the source hook) and must never import a planner or executor
+// package (layering_test.go).
 package cli
 
 import (
