@@ -1,6 +1,13 @@
 package streamql_test
 
 import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -49,7 +56,9 @@ func deps(t *testing.T, pkgs ...string) []string {
 //     encoders): it plans, runs and renders through internal/session
 //     (session.Job, the output contract of frontend.go).
 //
-// TestLayers checks that no import runs back up the README's layers.
+// TestLayers checks that no import runs back up the README's layers, and
+// TestCmdCallsNoEngineMethod that cmd/ calls the engine's methods through
+// the session's functions, which the compiler inlines.
 func TestLayering(t *testing.T) {
 	forbid := func(pkgs []string, prefixes ...string) {
 		t.Helper()
@@ -222,4 +231,67 @@ func importsOf(t *testing.T, pattern string) map[string][]string {
 		m[f[0]] = f[1:]
 	}
 	return m
+}
+
+// TestCmdCallsNoEngineMethod: cmd/ calls no method of a planner or executor
+// type but through an interface (issue 22 item 6). It reaches those types
+// through internal/session's names, and the compiler inlines a method of a
+// package its caller does not import only through a function of one it does:
+// p.KindAt(i) on a session.Part is a call per row where session.KindAt(p, i)
+// is the executor's code in place, and a batch's Segments not inlined put its
+// range loop's closure on the heap once a batch (the morsel pipeline's
+// steady-state allocations grew with the rows). So cmd/ calls the session's
+// functions (frontend.go), and this test reads every call of cmd/'s code
+// with go/types over the compiled export data.
+func TestCmdCallsNoEngineMethod(t *testing.T) {
+	out, err := exec.Command("go", "list", "-export", "-deps", "-f", `{{.ImportPath}} {{.Export}}`, "streamql/cmd/...").Output()
+	if err != nil {
+		t.Skipf("go list -export: %v", err)
+	}
+	exports := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			exports[f[0]] = f[1]
+		}
+	}
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		if e, ok := exports[path]; ok {
+			return os.Open(e)
+		}
+		return nil, fmt.Errorf("no export data for %s", path)
+	})
+	engine := func(p *types.Package) bool {
+		path := p.Path()
+		return (path == "streamql/executor" || strings.HasPrefix(path, "streamql/executor/") || path == "streamql/planner" || strings.HasPrefix(path, "streamql/planner/")) && path != "streamql/executor/format"
+	}
+	list, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{.Dir}} {{join .GoFiles " "}}`, "streamql/cmd/...").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		f := strings.Fields(l)
+		pkg, dir := f[0], f[1]
+		var files []*ast.File
+		for _, n := range f[2:] { // (the files this platform builds)
+			file, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, file)
+		}
+		info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}}
+		conf := types.Config{Importer: imp, Error: func(error) {}}
+		if _, err := conf.Check(pkg, fset, files, info); err != nil {
+			t.Fatalf("type-checking %s: %v", pkg, err)
+		}
+		for sel, s := range info.Selections {
+			if s.Kind() == types.FieldVal || types.IsInterface(s.Recv()) {
+				continue
+			}
+			if m := s.Obj(); m.Pkg() != nil && engine(m.Pkg()) {
+				t.Errorf("%s: %s calls %s.%s: call internal/session's function, which the compiler inlines", fset.Position(sel.Pos()), pkg, m.Pkg().Path(), m.Name())
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"iter"
 	"slices"
 
 	"streamql/catalog"
@@ -49,6 +50,10 @@ type Batch = executor.Routed
 // Part is the rows one output took from a Batch (executor.Part): Output
 // indexes Job.Outputs, Sel the rows, Cols their values; KindAt a row's kind.
 type Part = executor.Part
+
+// Segment is one step of a Batch in output order (executor.Segment): a
+// Chunk, a run of malformed rows (Bad) or the input rows [From, To).
+type Segment = executor.Segment
 
 // Chunk is rows an operator made, placed At a point of its Batch
 // (executor.Chunk).
@@ -99,6 +104,43 @@ const (
 func AppendValue(dst []byte, t catalog.Type, v *Vec, i int) []byte {
 	return vector.AppendValue(dst, t, v, i)
 }
+
+// The methods of the contract's types as functions of this package: the
+// compiler inlines a method of a package that its caller does not import
+// only through a function of one it does, so the renderers' hot path calls
+// these (the same machine code as the executor's own methods).
+
+// KindAt returns the change kind of row i of p (Part.KindAt: Insert when p
+// carries no kinds).
+func KindAt(p *Part, i int) RowKind { return p.KindAt(i) }
+
+// KindText is k's text: +I, -U, +U or -D (RowKind.String).
+func KindText(k RowKind) string { return k.String() }
+
+// Retracts reports whether k takes a row back: -U or -D (RowKind.Retracts).
+func Retracts(k RowKind) bool { return k.Retracts() }
+
+// Segments returns b's segments in output order (Batch.Segments, SPEC 4):
+// its input rows' runs, its chunks and its malformed rows, for a range loop.
+func Segments(b *Batch) iter.Seq[Segment] { return b.Segments() }
+
+// AppendRows appends rows [from, to) of src to dst, whose columns have
+// src's types (vector.Batch.AppendRows).
+func AppendRows(dst, src *Columns, from, to int) { dst.AppendRows(src, from, to) }
+
+// ResetColumns empties b for reuse, keeping its memory (vector.Batch.Reset).
+func ResetColumns(b *Columns) { b.Reset() }
+
+// SetSourceHook makes env wrap every source a job opens with f (nil: none;
+// executor.Env.SetSourceHook): the progress bar's counts, `test --shuffle`.
+func SetSourceHook(env *Env, f func(st *catalog.Stream, src Source) Source) { env.SetSourceHook(f) }
+
+// SetLive gives env the counters its jobs update for a status line (nil:
+// none; executor.Env.SetLive).
+func SetLive(env *Env, l *Live) { env.SetLive(l) }
+
+// Snapshot reads l's counters (Live.Snapshot).
+func Snapshot(l *Live) LiveSnapshot { return l.Snapshot() }
 
 // Stats is what a job reports when it ends (executor.Stats); JobNotices and
 // PendingNotice word it.

@@ -126,7 +126,7 @@ type progress struct {
 	streams []*streamCounts // the FROM stream first, then build sides
 	outs    []*outputCount  // job.Outputs' order
 	live    *session.Live
-	snap    func() session.LiveSnapshot // p.live.Snapshot; tests replace it
+	snap    func() session.LiveSnapshot // session.Snapshot(p.live); tests replace it
 
 	read  atomic.Int64 // bytes read and the file's size, once a source reports them
 	total atomic.Int64
@@ -158,7 +158,7 @@ func newProgress(job *session.Job, w io.Writer) *progress {
 	for _, o := range job.Outputs {
 		p.outs = append(p.outs, &outputCount{name: o.Name})
 	}
-	p.snap = p.live.Snapshot
+	p.snap = func() session.LiveSnapshot { return session.Snapshot(p.live) }
 	return p
 }
 
@@ -172,9 +172,9 @@ func startProgress(job *session.Job, env *session.Env, stderr io.Writer) *progre
 	if progressStarted != nil {
 		progressStarted(p)
 	}
-	env.SetSourceHook(p.wrapSource)
-	env.SetLive(p.live)
-	p.unhook = func() { env.SetSourceHook(nil); env.SetLive(nil) }
+	session.SetSourceHook(env, p.wrapSource)
+	session.SetLive(env, p.live)
+	p.unhook = func() { session.SetSourceHook(env, nil); session.SetLive(env, nil) }
 	p.loop.Add(1)
 	go p.run()
 	return p

@@ -21,6 +21,7 @@ import (
 
 	"streamql/cmd/streamql/render"
 	"streamql/internal/pipewrite"
+	"streamql/internal/session"
 	"streamql/parser"
 )
 
@@ -146,7 +147,7 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 	sess := NewSession(stdout, stderr, stdin)
 	sess.Format, sess.SideDir, sess.Timer = *format, *sideDir, *timer
 	if h := hooks.sourceHook; h != nil { // test --shuffle (shuffle.go)
-		sess.Env.SetSourceHook(h)
+		session.SetSourceHook(sess.Env, h)
 	}
 	sess.hooks = hooks
 

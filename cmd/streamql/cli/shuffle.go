@@ -239,7 +239,7 @@ func (s *reshuffled) load(types []catalog.Type) error {
 			return err
 		}
 		own := session.NewColumns(types)
-		own.AppendRows(tmp, 0, tmp.N)
+		session.AppendRows(own, tmp, 0, tmp.N)
 		bi := len(s.batches)
 		s.batches = append(s.batches, own)
 		k := 0
@@ -290,7 +290,7 @@ func (s *reshuffled) Next(b *session.Columns, bad *[]session.BadRow) error {
 			return err
 		}
 	}
-	b.Reset()
+	session.ResetColumns(b)
 	size := 1 + s.rng.IntN(s.maxBatch)
 	for b.N < size && len(*bad) < session.BatchCap {
 		p := s.pick()
@@ -307,7 +307,7 @@ func (s *reshuffled) Next(b *session.Columns, bad *[]session.BadRow) error {
 				*bad = append(*bad, x)
 				continue
 			}
-			b.AppendRows(s.batches[it.b], it.i, it.i+1)
+			session.AppendRows(b, s.batches[it.b], it.i, it.i+1)
 		}
 	}
 	if b.N == 0 && len(*bad) == 0 {

@@ -43,7 +43,7 @@ func (m *materialized) apply(k session.RowKind, cols []catalog.Column, vals []*s
 		}
 	}
 	key := cellsKey(tr)
-	if k.Retracts() {
+	if session.Retracts(k) {
 		places := m.index[string(key)]
 		if len(places) == 0 {
 			return // (a retraction of a row never shown: nothing to take back)

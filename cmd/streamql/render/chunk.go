@@ -153,7 +153,7 @@ func (c *encChunk) Rows(r *session.Batch) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	for seg := range r.Segments() {
+	for seg := range session.Segments(r) {
 		if seg.Chunk != nil {
 			c.chunk(seg.Chunk)
 			continue

@@ -400,7 +400,7 @@ func (s *sink) Rows(r *session.Batch) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	for seg := range r.Segments() {
+	for seg := range session.Segments(r) {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
@@ -577,7 +577,7 @@ func (s *sink) row(p *session.Part, i int, line []byte, plain uint64) error {
 	if t.sink {
 		return nil
 	}
-	s.kind = p.KindAt(i)
+	s.kind = session.KindAt(p, i)
 	if t.mat != nil {
 		t.mat.apply(s.kind, t.cols, p.Cols, i)
 		s.liveDirty = s.cfg.Terminal
@@ -586,7 +586,7 @@ func (s *sink) row(p *session.Part, i int, line []byte, plain uint64) error {
 	if s.tabular {
 		tr := &t.rows
 		if t.op {
-			tr.text = append(tr.text, s.kind.String()...)
+			tr.text = append(tr.text, session.KindText(s.kind)...)
 			tr.addText()
 		}
 		for _, v := range p.Cols {
@@ -706,7 +706,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*session.Vec, i int, line 
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
 		if t.op {
-			b = append(append(b, s.kind.String()...), d)
+			b = append(append(b, session.KindText(s.kind)...), d)
 		}
 		switch {
 		case line != nil:
@@ -726,7 +726,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*session.Vec, i int, line 
 			}
 		}
 		if t.op {
-			b = append(append(append(b, `"op":"`...), s.kind.String()...), '"')
+			b = append(append(append(b, `"op":"`...), session.KindText(s.kind)...), '"')
 			if len(vals) > 0 {
 				b = append(b, ',')
 			}
@@ -738,7 +738,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*session.Vec, i int, line 
 		}
 		open, sep, end := byte('('), ",", byte(')')
 		if t.op { // Flink's print sink for a changelog: +I[a, 1]
-			b = append(b, s.kind.String()...)
+			b = append(b, session.KindText(s.kind)...)
 			open, sep, end = '[', ", ", ']'
 		}
 		b = append(b, open)
