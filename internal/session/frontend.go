@@ -29,13 +29,16 @@ import (
 //   - The run's counters: Stats (the notices are worded by JobNotices and
 //     PendingNotice), the live counters the progress bar reads (Live,
 //     LiveSnapshot, FormatBytes).
-//   - The source hook (Env.SetSourceHook) with which the progress bar counts
+//   - The source hook (SetSourceHook) with which the progress bar counts
 //     rows read and `streamql test --shuffle` reorders a bounded input:
 //     Source, its Columns batches and BadRows.
 //
 // The contract's types are the executor's own, named here (aliases, as the
 // executor names its connectors' Source): one definition, no conversion on
-// the hot path.
+// the hot path. Their methods that a frontend calls are functions here
+// (KindAt, Segments, ...): the compiler inlines them, and with them the
+// executor's methods, where a method of a package the caller does not
+// import stays a call (layering_test.go's TestCmdCallsNoEngineMethod).
 
 // Sink receives a job's output (executor.Sink): Rows per Batch, Errors for
 // a build side's malformed rows, Flush whenever the source waits, Close once.
@@ -77,8 +80,7 @@ type (
 type Vec = vector.Vec
 
 // Columns is a batch of decoded rows column by column (vector.Batch), as a
-// Source fills it and a Batch's In holds it; BatchCap is the most rows it
-// holds.
+// Source fills it and a Batch's In holds it.
 type Columns = vector.Batch
 
 // BatchCap is the most rows a Columns batch holds (vector.Cap).
