@@ -1,6 +1,13 @@
 package streamql_test
 
 import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -45,9 +52,13 @@ func deps(t *testing.T, pkgs ...string) []string {
 //     folds go through planner/plan.Evaluator, which executor/expr installs;
 //   - the executor does not import internal/termtext: what it reports is data
 //     (executor.LateRows, Stats), and the session and the CLI word it;
-//   - cmd/ imports no planner nor executor package but the few its renderers
-//     and progress bar still read (cmdStillImports): it plans and reads
-//     through internal/session.
+//   - cmd/ imports no planner nor executor package but executor/format (the
+//     encoders): it plans, runs and renders through internal/session
+//     (session.Job, the output contract of frontend.go).
+//
+// TestLayers checks that no import runs back up the README's layers, and
+// TestCmdCallsNoEngineMethod that cmd/ calls the engine's methods through
+// the session's functions, which the compiler inlines.
 func TestLayering(t *testing.T) {
 	forbid := func(pkgs []string, prefixes ...string) {
 		t.Helper()
@@ -76,14 +87,14 @@ func TestLayering(t *testing.T) {
 	forbid([]string{"streamql/planner/..."}, "streamql/executor")
 	// cmd/ reaches the engine through the root package and internal/session
 	// (issue 22 item 6; DESIGN: cmd/ imports the root package, and
-	// executor/format for encoders). Not yet behind them: the renderers and
-	// the progress bar read the executor's batches and sinks and the plan
-	// (cmdStillImports); every other engine package is forbidden.
-	cmdStillImports := map[string]bool{"streamql/executor": true, "streamql/executor/vector": true, "streamql/planner/plan": true,
-		"streamql/executor/format": true}
+	// executor/format for encoders): it renders a session.Job's outputs from
+	// session's output contract, and imports no planner nor executor package.
 	for pkg, imports := range importsOf(t, "streamql/cmd/...") {
 		for _, d := range imports {
-			if (d == "streamql/planner" || strings.HasPrefix(d, "streamql/planner/") || d == "streamql/executor" || strings.HasPrefix(d, "streamql/executor/")) && !cmdStillImports[d] {
+			if d == "streamql/executor/format" {
+				continue
+			}
+			if d == "streamql/planner" || strings.HasPrefix(d, "streamql/planner/") || d == "streamql/executor" || strings.HasPrefix(d, "streamql/executor/") {
 				t.Errorf("%s imports %s: reach the engine through the root package or internal/session", pkg, d)
 			}
 		}
@@ -103,6 +114,78 @@ func TestLayering(t *testing.T) {
 	for _, d := range deps(t, "streamql/executor/connector/kafka") {
 		if d == "streamql/executor" || d == "streamql/planner" || d == "streamql/parser" || d == "streamql/internal/session" || strings.HasPrefix(d, "streamql/cmd") {
 			t.Errorf("executor/connector/kafka links %s", d)
+		}
+	}
+}
+
+// layers are the README's layout picture read as a stack, the bottom first:
+// each package imports only packages of layers below its own, and of its own
+// family (the packages under one folder: executor/op imports
+// executor/vector). planner and executor share a layer and never import each
+// other (the plan is data between them), so do parser and catalog, and the
+// root package and internal/export. A package the table does not place
+// fails the test: a new package takes its place here and in the README.
+var layers = []struct {
+	family string // an import path prefix (the package and those under it; "streamql" is the root package alone)
+	layer  int
+}{
+	// leaves: the standard library only, then leaves that word their text
+	// with termtext (sidename's errors)
+	{"streamql/internal/termtext", 0},
+	{"streamql/internal/sidename", 1}, {"streamql/internal/editdist", 1},
+	{"streamql/internal/fsflags", 1}, {"streamql/internal/pipewrite", 1},
+	{"streamql/internal/ptytest", 1}, {"streamql/internal/tune", 1},
+	{"streamql/internal/benchsuite", 1}, {"streamql/tests/kafkatest", 1},
+	{"streamql/scripts", 1},
+	// the script's text, and the catalog its DDL declares
+	{"streamql/parser", 2}, {"streamql/catalog", 2},
+	// the plan as data
+	{"streamql/planner/plan", 3},
+	// what makes the plan, and what runs it
+	{"streamql/planner", 4}, {"streamql/executor", 4},
+	// the engine session, and a benchmark harness that plans as it does
+	{"streamql/internal/session", 5}, {"streamql/internal/sensorbench", 5},
+	// the session's clients: the public API, the Flink export
+	{"streamql", 6}, {"streamql/internal/export", 6},
+	// the command line
+	{"streamql/cmd", 7},
+	// end-to-end tests
+	{"streamql/tests", 8},
+}
+
+// placeOf returns the family and layer of pkg (the longest family that
+// holds it), or ok false.
+func placeOf(pkg string) (family string, layer int, ok bool) {
+	for _, l := range layers {
+		if (pkg == l.family || l.family != "streamql" && strings.HasPrefix(pkg, l.family+"/")) && len(l.family) > len(family) {
+			family, layer, ok = l.family, l.layer, true
+		}
+	}
+	return family, layer, ok
+}
+
+// TestLayers: no import runs back up against the data flow of the README's
+// layout picture (issue 22 item 6): every import of every package of the
+// module goes to a lower layer, or within the package's own family.
+func TestLayers(t *testing.T) {
+	for pkg, imports := range importsOf(t, "streamql/...") {
+		fam, layer, ok := placeOf(pkg)
+		if !ok {
+			t.Errorf("%s has no place in layering_test.go's layers (nor in the README's layout): give it one", pkg)
+			continue
+		}
+		for _, d := range imports {
+			if d != "streamql" && !strings.HasPrefix(d, "streamql/") {
+				continue
+			}
+			dfam, dlayer, ok := placeOf(d)
+			if !ok {
+				continue // (reported as a package without a place)
+			}
+			if dlayer < layer || dfam == fam {
+				continue
+			}
+			t.Errorf("%s (layer %d) imports %s (layer %d): an import runs back up the README's layout; move the code down or the import up", pkg, layer, d, dlayer)
 		}
 	}
 }
@@ -156,4 +239,67 @@ func importsOf(t *testing.T, pattern string) map[string][]string {
 		m[f[0]] = f[1:]
 	}
 	return m
+}
+
+// TestCmdCallsNoEngineMethod: cmd/ calls no method of a planner or executor
+// type but through an interface (issue 22 item 6). It reaches those types
+// through internal/session's names, and the compiler inlines a method of a
+// package its caller does not import only through a function of one it does:
+// p.KindAt(i) on a session.Part is a call per row where session.KindAt(p, i)
+// is the executor's code in place, and a batch's Segments not inlined put its
+// range loop's closure on the heap once a batch (the morsel pipeline's
+// steady-state allocations grew with the rows). So cmd/ calls the session's
+// functions (frontend.go), and this test reads every call of cmd/'s code
+// with go/types over the compiled export data.
+func TestCmdCallsNoEngineMethod(t *testing.T) {
+	out, err := exec.Command("go", "list", "-export", "-deps", "-f", `{{.ImportPath}} {{.Export}}`, "streamql/cmd/...").Output()
+	if err != nil {
+		t.Skipf("go list -export: %v", err)
+	}
+	exports := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			exports[f[0]] = f[1]
+		}
+	}
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		if e, ok := exports[path]; ok {
+			return os.Open(e)
+		}
+		return nil, fmt.Errorf("no export data for %s", path)
+	})
+	engine := func(p *types.Package) bool {
+		path := p.Path()
+		return (path == "streamql/executor" || strings.HasPrefix(path, "streamql/executor/") || path == "streamql/planner" || strings.HasPrefix(path, "streamql/planner/")) && path != "streamql/executor/format"
+	}
+	list, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{.Dir}} {{join .GoFiles " "}}`, "streamql/cmd/...").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		f := strings.Fields(l)
+		pkg, dir := f[0], f[1]
+		var files []*ast.File
+		for _, n := range f[2:] { // (the files this platform builds)
+			file, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, file)
+		}
+		info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}}
+		conf := types.Config{Importer: imp, Error: func(error) {}}
+		if _, err := conf.Check(pkg, fset, files, info); err != nil {
+			t.Fatalf("type-checking %s: %v", pkg, err)
+		}
+		for sel, s := range info.Selections {
+			if s.Kind() == types.FieldVal || types.IsInterface(s.Recv()) {
+				continue
+			}
+			if m := s.Obj(); m.Pkg() != nil && engine(m.Pkg()) {
+				t.Errorf("%s: %s calls %s.%s: call internal/session's function, which the compiler inlines", fset.Position(sel.Pos()), pkg, m.Pkg().Path(), m.Name())
+			}
+		}
+	}
 }

@@ -258,14 +258,15 @@ func (f *frontend) Result(columns []string, rows [][]string) error {
 
 // RunJob runs job into a sink calling OnRows, then logs the malformed-row
 // notices.
-func (f *frontend) RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+func (f *frontend) RunJob(ctx context.Context, j *session.Job, run session.RunFunc) error {
+	job := j.Plan()
 	f.s.jobStarts(job)
 	stats, err := run(func() (executor.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
 	if w := f.s.opts.Log; w != nil {
-		for _, l := range session.JobNotices(job, stats) {
+		for _, l := range session.JobNotices(j, stats) {
 			fmt.Fprintln(w, l)
 		}
-		if l := session.PendingNotice(job, stats); l != "" {
+		if l := session.PendingNotice(j, stats); l != "" {
 			fmt.Fprintln(w, l) // SPEC 2.1: which pending branches ran, and their rows
 		}
 	}

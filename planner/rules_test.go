@@ -14,12 +14,10 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"streamql/executor"
 	_ "streamql/executor/connector"       // the connectors' specs
 	_ "streamql/executor/connector/kafka" // registers kafka and upsert-kafka
 	"streamql/internal/session"
 	"streamql/parser"
-	"streamql/planner"
 )
 
 // TestRules runs the planner's datadriven goldens (issue 22; pebble's and
@@ -144,6 +142,6 @@ func (f *goldenFront) Result(cols []string, rows [][]string) error {
 	return nil
 }
 
-func (f *goldenFront) RunJob(context.Context, *planner.Job, func(func() (executor.Sink, error)) (executor.Stats, error)) error {
+func (f *goldenFront) RunJob(context.Context, *session.Job, session.RunFunc) error {
 	return errors.New("the planner's goldens plan jobs, they do not run them: write EXPLAIN")
 }

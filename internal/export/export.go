@@ -8,7 +8,6 @@ import (
 
 	"streamql/catalog"
 	"streamql/catalog/functions"
-	"streamql/executor"
 	"streamql/internal/session"
 	"streamql/parser"
 	"streamql/planner"
@@ -104,8 +103,8 @@ type recorder struct {
 
 func (r *recorder) Set(*parser.Set) (bool, error)     { return true, nil }
 func (r *recorder) Result([]string, [][]string) error { return nil }
-func (r *recorder) RunJob(_ context.Context, j *planner.Job, _ func(func() (executor.Sink, error)) (executor.Stats, error)) error {
-	r.jobs = append(r.jobs, job{job: j, script: r.cur, streaming: r.sess != nil && r.sess.Streaming})
+func (r *recorder) RunJob(_ context.Context, j *session.Job, _ session.RunFunc) error {
+	r.jobs = append(r.jobs, job{job: j.Plan(), script: r.cur, streaming: r.sess != nil && r.sess.Streaming})
 	return nil
 }
 

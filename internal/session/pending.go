@@ -3,9 +3,6 @@ package session
 import (
 	"fmt"
 	"strings"
-
-	"streamql/executor"
-	"streamql/planner"
 )
 
 // PendingNotice returns the line that says which pending side branches ran
@@ -18,8 +15,12 @@ import (
 // job without a main query (RUN; the end of a script) or without branches.
 // The REPL and a terminal's stderr print it; the counts come from the job's
 // Analysis (executor.Analysis.Branches, in branch order).
-func PendingNotice(job *planner.Job, stats executor.Stats) string {
-	if job == nil || job.Main == nil || len(job.Branches) == 0 {
+func PendingNotice(j *Job, stats Stats) string {
+	if j == nil {
+		return ""
+	}
+	job := j.Plan()
+	if job.Main == nil || len(job.Branches) == 0 {
 		return ""
 	}
 	var parts []string

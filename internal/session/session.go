@@ -3,7 +3,9 @@
 // public package streamql and the command line (cmd/streamql/cli) are its two
 // clients: each gives it a Frontend that receives what statements produce (a
 // job's output batches, SHOW/DESCRIBE/EXPLAIN tables) and the settings that
-// belong to the client (format, side-dir, timer).
+// belong to the client (format, side-dir, timer). A Frontend sees a job as
+// data (Job) and renders it through the output contract of frontend.go, so
+// the command line imports no executor or planner package.
 //
 // It imports the engine (catalog, planner, executor) and never anything under
 // cmd/ nor the root package streamql.
@@ -35,9 +37,10 @@ type Frontend interface {
 	// Result receives the table of SHOW STREAMS, SHOW SIDES, DESCRIBE and
 	// EXPLAIN: column names and rows of text.
 	Result(columns []string, rows [][]string) error
-	// RunJob runs job: it must call run once with the factory of the job's
-	// sink and return run's error, or its own (an output that failed).
-	RunJob(ctx context.Context, job *planner.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error
+	// RunJob runs job (its outputs as data, Job; the plan for the engine's
+	// own clients, Job.Plan): it must call run once with the factory of the
+	// job's sink and return run's error, or its own (an output that failed).
+	RunJob(ctx context.Context, job *Job, run RunFunc) error
 }
 
 // Session holds what statements share: the catalog, the pending side branches
@@ -441,7 +444,7 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 }
 
 func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
-	return s.Front.RunJob(ctx, job, func(newSink func() (executor.Sink, error)) (executor.Stats, error) {
+	return s.Front.RunJob(ctx, NewJob(job), func(newSink func() (Sink, error)) (Stats, error) {
 		return executor.Run(ctx, job, s.Env, newSink)
 	})
 }
@@ -453,7 +456,8 @@ func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 // When every row the job read from its FROM stream was malformed, one more
 // line says so with the header it saw and the columns declared (allMalformed).
 // The CLI prints them on stderr.
-func JobNotices(job *planner.Job, stats executor.Stats) []string {
+func JobNotices(j *Job, stats Stats) []string {
+	job := j.Plan()
 	var out []string
 	if l := allMalformed(job, stats); l != "" {
 		out = append(out, l)

@@ -1,16 +1,14 @@
 package cli
 
 import (
-	"streamql/executor"
 	"streamql/internal/session"
-	"streamql/planner/plan"
 )
 
 // pendingNotice prints, in the REPL or when stderr is a terminal, the line
 // naming the pending side branches a main query's job ran with and the rows
 // each took (SPEC 2.1, session.PendingNotice); scripts in pipes and CI keep
 // their stderr as it was.
-func (s *Session) pendingNotice(job *plan.Job, stats executor.Stats) {
+func (s *Session) pendingNotice(job *session.Job, stats session.Stats) {
 	if !s.Interactive && !stderrTerminal(s.Stderr) {
 		return
 	}

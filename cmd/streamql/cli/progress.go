@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,10 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"streamql/catalog"
-	"streamql/executor"
-	"streamql/executor/vector"
+	"streamql/internal/session"
 	"streamql/internal/termtext"
-	"streamql/planner/plan"
 )
 
 // The live status of SPEC 4 (Progress): a job that runs longer than a second
@@ -37,7 +34,7 @@ import (
 // that goroutine, the executor's decode-ahead goroutine or a build side's reader
 // (one call at a time per source); the status is drawn by its own goroutine.
 // They share only atomics, updated once per batch (the sink and source wrappers
-// here, executor.Live in the engine), and the mutex that orders terminal writes.
+// here, session.Live in the engine), and the mutex that orders terminal writes.
 
 // progressDelay and progressEvery are variables only for tests and benchmarks.
 var (
@@ -65,13 +62,13 @@ func ciEnv(v string) bool {
 // progressWanted decides whether a job may show a live status (SPEC 4): any job
 // with a stream (files, follow, stdin, sockets, datagen), when stderr is a
 // terminal and the run is not in CI.
-func progressWanted(job *plan.Job, stderrTerminal bool, ci string) bool {
+func progressWanted(job *session.Job, stderrTerminal bool, ci string) bool {
 	return stderrTerminal && !ciEnv(ci) && job != nil && job.Stream != nil
 }
 
 // barWanted reports whether the status of job has a progress bar: its stream
 // is a bounded file (a connector with KnownSize).
-func barWanted(job *plan.Job) bool {
+func barWanted(job *session.Job) bool {
 	st := job.Stream
 	return st.Connector != nil && st.Connector.KnownSize && st.Bounded()
 }
@@ -128,8 +125,8 @@ type progress struct {
 	held    bool            // the job has an event-time join: show its held rows
 	streams []*streamCounts // the FROM stream first, then build sides
 	outs    []*outputCount  // job.Outputs' order
-	live    *executor.Live
-	snap    func() executor.LiveSnapshot // p.live.Snapshot; tests replace it
+	live    *session.Live
+	snap    func() session.LiveSnapshot // session.Snapshot(p.live); tests replace it
 
 	read  atomic.Int64 // bytes read and the file's size, once a source reports them
 	total atomic.Int64
@@ -150,29 +147,24 @@ type progress struct {
 }
 
 // newProgress returns the (not yet started) status of job drawn on w.
-func newProgress(job *plan.Job, w io.Writer) *progress {
+func newProgress(job *session.Job, w io.Writer) *progress {
 	p := &progress{w: w, stream: job.Stream, start: time.Now(), done: make(chan struct{}),
-		cols: func() int { return terminalCols(w) }, hasBar: barWanted(job), live: &executor.Live{}}
+		cols: func() int { return terminalCols(w) }, hasBar: barWanted(job), live: &session.Live{}}
 	p.streams = append(p.streams, &streamCounts{st: job.Stream})
-	for _, b := range append(append([]*plan.Branch{}, job.Branches...), job.Main) {
-		if b == nil || b.Join == nil {
-			continue
-		}
-		p.held = p.held || b.Join.EventTime()
-		if !slices.ContainsFunc(p.streams, func(c *streamCounts) bool { return c.st == b.Join.Build }) {
-			p.streams = append(p.streams, &streamCounts{st: b.Join.Build})
-		}
+	for _, st := range job.BuildSides {
+		p.streams = append(p.streams, &streamCounts{st: st})
 	}
+	p.held = job.HeldJoin
 	for _, o := range job.Outputs {
 		p.outs = append(p.outs, &outputCount{name: o.Name})
 	}
-	p.snap = p.live.Snapshot
+	p.snap = func() session.LiveSnapshot { return session.Snapshot(p.live) }
 	return p
 }
 
 // startProgress returns the live status of job, drawing after a second, or nil
 // when the job shows none (see progressWanted).
-func startProgress(job *plan.Job, env *executor.Env, stderr io.Writer) *progress {
+func startProgress(job *session.Job, env *session.Env, stderr io.Writer) *progress {
 	if !progressWanted(job, stderrTerminal(stderr), os.Getenv("CI")) {
 		return nil
 	}
@@ -180,9 +172,9 @@ func startProgress(job *plan.Job, env *executor.Env, stderr io.Writer) *progress
 	if progressStarted != nil {
 		progressStarted(p)
 	}
-	env.SetSourceHook(p.wrapSource)
-	env.SetLive(p.live)
-	p.unhook = func() { env.SetSourceHook(nil); env.SetLive(nil) }
+	session.SetSourceHook(env, p.wrapSource)
+	session.SetLive(env, p.live)
+	p.unhook = func() { session.SetSourceHook(env, nil); session.SetLive(env, nil) }
 	p.loop.Add(1)
 	go p.run()
 	return p
@@ -271,10 +263,10 @@ func (p *progress) lines(elapsed time.Duration) []string {
 		info = append(info, fmt.Sprintf("late %d", snap.Late))
 	}
 	if p.held {
-		info = append(info, fmt.Sprintf("held %d rows %s", snap.HeldRows, executor.FormatBytes(snap.HeldBytes)))
+		info = append(info, fmt.Sprintf("held %d rows %s", snap.HeldRows, session.FormatBytes(snap.HeldBytes)))
 	}
 	if snap.StateBytes > 0 {
-		info = append(info, "state "+executor.FormatBytes(snap.StateBytes))
+		info = append(info, "state "+session.FormatBytes(snap.StateBytes))
 	}
 	if len(snap.Watermarks) > 0 {
 		var wms []string
@@ -408,14 +400,14 @@ func (p *progress) stdout(out *bufio.Writer) *bufio.Writer {
 func (p *progress) stderr(w io.Writer) io.Writer { return clearWriter{p: p, w: w} }
 
 // sink wraps the job's sink to count the rows of each output, once per batch.
-func (p *progress) sink(s executor.Sink) executor.Sink { return &progressSink{Sink: s, p: p} }
+func (p *progress) sink(s session.Sink) session.Sink { return &progressSink{Sink: s, p: p} }
 
 type progressSink struct {
-	executor.Sink
+	session.Sink
 	p *progress
 }
 
-func (s *progressSink) Rows(r *executor.Routed) error {
+func (s *progressSink) Rows(r *session.Batch) error {
 	for k := range r.Chunks {
 		if n := len(r.Chunks[k].Sel); n > 0 && r.Chunks[k].Output < len(s.p.outs) {
 			s.p.outs[r.Chunks[k].Output].rows.Add(int64(n))
@@ -429,10 +421,10 @@ func (s *progressSink) Rows(r *executor.Routed) error {
 	return s.Sink.Rows(r)
 }
 
-// wrapSource is the source hook (executor.Env.SetSourceHook): each source of
+// wrapSource is the source hook (session.Env.SetSourceHook): each source of
 // the job's streams counts its rows and malformed rows after each batch, and
 // the FROM stream's reports its bytes.
-func (p *progress) wrapSource(st *catalog.Stream, src executor.Source) executor.Source {
+func (p *progress) wrapSource(st *catalog.Stream, src session.Source) session.Source {
 	for _, c := range p.streams {
 		if c.st == st {
 			if o, ok := src.(outager); ok {
@@ -445,13 +437,13 @@ func (p *progress) wrapSource(st *catalog.Stream, src executor.Source) executor.
 }
 
 type progressSource struct {
-	executor.Source
+	session.Source
 	p    *progress
 	c    *streamCounts
 	from bool
 }
 
-func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
+func (s *progressSource) Next(b *session.Columns, bad *[]session.BadRow) error {
 	err := s.Source.Next(b, bad)
 	if err == nil { // what a waiting or ended source leaves in b is not a batch
 		n := 0
@@ -462,7 +454,7 @@ func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 		if b != nil {
 			n += b.N
 		}
-		s.c.rows.Add(int64(n)) // rows read: malformed ones too, as executor.Stats.Rows
+		s.c.rows.Add(int64(n)) // rows read: malformed ones too, as session.Stats.Rows
 	}
 	if s.from {
 		read, total := s.Source.Progress()
@@ -475,18 +467,18 @@ func (s *progressSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 
 // Unwrap returns the wrapped source (connector.Unwrapper: a job finds a
 // partitioned Kafka source inside).
-func (s *progressSource) Unwrap() executor.Source { return s.Source }
+func (s *progressSource) Unwrap() session.Source { return s.Source }
 
-// Unread passes executor.Unreader on to the wrapped source.
+// Unread passes session.Unreader on to the wrapped source.
 func (s *progressSource) Unread(rows int) {
-	if u, ok := s.Source.(executor.Unreader); ok {
+	if u, ok := s.Source.(session.Unreader); ok {
 		u.Unread(rows)
 	}
 }
 
-// UnreadAfter passes executor.Unreader on to the wrapped source.
+// UnreadAfter passes session.Unreader on to the wrapped source.
 func (s *progressSource) UnreadAfter(rows, bad int) {
-	if u, ok := s.Source.(executor.Unreader); ok {
+	if u, ok := s.Source.(session.Unreader); ok {
 		u.UnreadAfter(rows, bad)
 	}
 }

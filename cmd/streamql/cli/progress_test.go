@@ -16,8 +16,8 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
+	"streamql/internal/session"
 	"streamql/parser"
-	"streamql/planner/plan"
 )
 
 // streamOf declares a stream in a fresh session and returns it.
@@ -36,12 +36,12 @@ func streamOf(t testing.TB, ddl string) *catalog.Stream {
 }
 
 func TestProgressWanted(t *testing.T) {
-	file := &plan.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")}
-	follow := &plan.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv', 'follow'='true');")}
-	socket := &plan.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='socket', 'port'='1');")}
+	file := &session.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")}
+	follow := &session.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv', 'follow'='true');")}
+	socket := &session.Job{Stream: streamOf(t, "CREATE STREAM s (a BIGINT) WITH ('connector'='socket', 'port'='1');")}
 	for _, tc := range []struct {
 		name      string
-		job       *plan.Job
+		job       *session.Job
 		tty       bool
 		ci        string
 		want, bar bool
@@ -139,7 +139,7 @@ func (f *fakeTerminal) screen() []string {
 func TestProgressBarDrawing(t *testing.T) {
 	st := streamOf(t, "CREATE STREAM big (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")
 	var term fakeTerminal
-	p := newProgress(&plan.Job{Stream: st, Outputs: []plan.Output{{Name: "main"}}}, &term)
+	p := newProgress(&session.Job{Stream: st, Outputs: []session.Output{{Name: "main"}}}, &term)
 	p.cols = func() int { return 120 }
 	p.streams[0].rows.Store(5000)
 	p.read.Store(250 << 20)
@@ -250,8 +250,8 @@ SELECT v FROM "in\x1b";`
 
 	// an event-time join's held rows and state, a second watermark, late rows
 	p.held = true
-	p.snap = func() executor.LiveSnapshot {
-		return executor.LiveSnapshot{HeldRows: 1200, HeldBytes: 3 << 20, StateBytes: 4 << 20, Late: 7,
+	p.snap = func() session.LiveSnapshot {
+		return session.LiveSnapshot{HeldRows: 1200, HeldBytes: 3 << 20, StateBytes: 4 << 20, Late: 7,
 			Watermarks: []executor.LiveWatermark{{Stream: "l", Set: true, Text: "1500"}, {Stream: "r", Text: "unset"}}}
 	}
 	p.cols = func() int { return 60 }
@@ -307,10 +307,10 @@ func TestNoStatusOffTerminal(t *testing.T) {
 // TestProgressCounts checks the sink and source wrappers that feed the status.
 func TestProgressCounts(t *testing.T) {
 	st := streamOf(t, "CREATE STREAM big (a BIGINT) WITH ('connector'='file', 'path'='x.csv', 'format'='csv');")
-	p := newProgress(&plan.Job{Stream: st, Outputs: []plan.Output{{Name: "main"}, {Name: "side"}}}, io.Discard)
+	p := newProgress(&session.Job{Stream: st, Outputs: []session.Output{{Name: "main"}, {Name: "side"}}}, io.Discard)
 	sink := p.sink(nopSink{})
-	sink.Rows(&executor.Routed{N: 1000, Parts: []executor.Part{{Output: 1, Sel: make([]int32, 10)}, {Output: 0, Sel: make([]int32, 990)}}})
-	sink.Rows(&executor.Routed{N: 10, Parts: []executor.Part{{Output: 1}, {Output: 0, Sel: make([]int32, 10)}}})
+	sink.Rows(&session.Batch{N: 1000, Parts: []session.Part{{Output: 1, Sel: make([]int32, 10)}, {Output: 0, Sel: make([]int32, 990)}}})
+	sink.Rows(&session.Batch{N: 10, Parts: []session.Part{{Output: 1}, {Output: 0, Sel: make([]int32, 10)}}})
 	if m, s := p.outs[0].rows.Load(), p.outs[1].rows.Load(); m != 1000 || s != 10 {
 		t.Errorf("main %d, side %d, want 1000 and 10", m, s)
 	}
@@ -322,7 +322,7 @@ func TestProgressCounts(t *testing.T) {
 	w := p.wrapSource(st, src)
 	b := vector.NewBatch([]catalog.Type{catalog.BigInt})
 	b.N = 7
-	bad := []executor.BadRow{{}, {}}
+	bad := []session.BadRow{{}, {}}
 	w.Next(b, &bad)
 	src.err = executor.ErrWaiting
 	w.Next(b, &bad) // a waiting source's batch is not counted again
@@ -336,10 +336,10 @@ func TestProgressCounts(t *testing.T) {
 
 type nopSink struct{}
 
-func (nopSink) Rows(*executor.Routed) error              { return nil }
-func (nopSink) Errors(string, []executor.ErrorRow) error { return nil }
-func (nopSink) Flush() error                             { return nil }
-func (nopSink) Close() error                             { return nil }
+func (nopSink) Rows(*session.Batch) error               { return nil }
+func (nopSink) Errors(string, []session.ErrorRow) error { return nil }
+func (nopSink) Flush() error                            { return nil }
+func (nopSink) Close() error                            { return nil }
 
 type fakeSource struct {
 	executor.Source
@@ -347,5 +347,5 @@ type fakeSource struct {
 	err         error
 }
 
-func (f *fakeSource) Next(*vector.Batch, *[]executor.BadRow) error { return f.err }
-func (f *fakeSource) Progress() (int64, int64)                     { return f.read, f.total }
+func (f *fakeSource) Next(*session.Columns, *[]session.BadRow) error { return f.err }
+func (f *fakeSource) Progress() (int64, int64)                       { return f.read, f.total }

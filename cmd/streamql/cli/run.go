@@ -1,6 +1,9 @@
 // Package cli is streamql's command line (SPEC 4): flags, the script runner,
 // SQL from stdin, and the session that REPL and scripts share. Run is the whole
-// program behind main, testable in-process.
+// program behind main, testable in-process. It reaches the engine through
+// internal/session (plans, runs, the session.Job it renders, the progress
+// counters, the source hook) and must never import a planner or executor
+// package (layering_test.go).
 package cli
 
 import (
@@ -18,6 +21,7 @@ import (
 
 	"streamql/cmd/streamql/render"
 	"streamql/internal/pipewrite"
+	"streamql/internal/session"
 	"streamql/parser"
 )
 
@@ -143,7 +147,7 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 	sess := NewSession(stdout, stderr, stdin)
 	sess.Format, sess.SideDir, sess.Timer = *format, *sideDir, *timer
 	if h := hooks.sourceHook; h != nil { // test --shuffle (shuffle.go)
-		sess.Env.SetSourceHook(h)
+		session.SetSourceHook(sess.Env, h)
 	}
 	sess.hooks = hooks
 

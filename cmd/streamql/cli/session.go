@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"streamql/cmd/streamql/render"
-	"streamql/executor"
 	"streamql/internal/session"
 	"streamql/parser"
-	"streamql/planner/plan"
 )
 
 // Exit statuses of SPEC 4.
@@ -171,7 +169,7 @@ func (s *Session) Set(st *parser.Set) (bool, error) {
 // RunJob implements session.Frontend: the job's outputs are rendered in the
 // session's format (render.NewSink), with the progress bar and --timer line of
 // SPEC 4 and the malformed-row notices on stderr.
-func (s *Session) RunJob(ctx context.Context, job *plan.Job, run func(newSink func() (executor.Sink, error)) (executor.Stats, error)) error {
+func (s *Session) RunJob(ctx context.Context, job *session.Job, run session.RunFunc) error {
 	renameGroups(s.Cat, groupSuffix(s.hooks.groupSuffix)) // streamql test: each run its own consumer groups (shufflekafka.go)
 	if seen := s.hooks.jobObserver; seen != nil {         // test --shuffle (shuffle.go)
 		seen(job)
@@ -191,7 +189,7 @@ func (s *Session) RunJob(ctx context.Context, job *plan.Job, run func(newSink fu
 		cfg.Stdout, cfg.Stderr = bar.stdout(s.Stdout), bar.stderr(s.Stderr)
 	}
 	var counter render.Counter // the rows of each output, for --timer
-	newSink := func() (executor.Sink, error) {
+	newSink := func() (session.Sink, error) {
 		sink, err := render.NewSink(cfg, job)
 		counter, _ = sink.(render.Counter)
 		if err != nil || bar == nil {

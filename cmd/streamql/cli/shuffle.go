@@ -15,9 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"streamql/catalog"
-	"streamql/executor"
-	"streamql/executor/vector"
-	"streamql/planner/plan"
+	"streamql/internal/session"
 )
 
 // shuffleOpts is `streamql test --shuffle [N] [--seed S]` (SPEC 4, "Finding
@@ -25,7 +23,7 @@ import (
 // and each run's outputs must equal the first run's.
 //
 // A run varies the batch sizes of every bounded file input (each batch a
-// random size up to a maximum chosen per run, from 1 row to vector.Cap), and,
+// random size up to a maximum chosen per run, from 1 row to session.BatchCap), and,
 // in most runs, splits each such input that has a WATERMARK into 2 to 4
 // partitions of consecutive rows, read through the partition-watermark logic
 // of Kafka (executor/partwm.go, SPEC 2.5: each partition its own watermark,
@@ -40,7 +38,7 @@ import (
 // killed and restarted (killRestart, shufflekafka.go).
 //
 // A case whose jobs' plans call a function that reads the clock or a random
-// source (plan.Job.Volatile: PROCTIME(), NOW(), CURRENT_TIMESTAMP, RAND(), …)
+// source (session.Job.Volatile: PROCTIME(), NOW(), CURRENT_TIMESTAMP, RAND(), …)
 // is reported as not deterministic and not rerun. What the first run's plans
 // say decides (casePlans), not the query text: a view or a `.read` script may
 // hold the call, and a string literal that spells one is not a call.
@@ -53,7 +51,7 @@ type shuffleOpts struct {
 // gathered as its first run plans them (runHooks.jobObserver); jobs of a case run
 // one after another.
 type casePlans struct {
-	volatile []string // the clock and random functions called (plan.Job.Volatile), sorted
+	volatile []string // the clock and random functions called (session.Job.Volatile), sorted
 	// orderBound: a job's result depends on the order in which rows arrive,
 	// beyond their event time: a LIMIT, a join (its build side is read
 	// first, its watermark per row), an aggregate of the arrival order
@@ -62,33 +60,17 @@ type casePlans struct {
 	kafka      bool // a job reads a Kafka stream (killRestart)
 }
 
-// add records job's plan.
-func (c *casePlans) add(job *plan.Job) {
-	for _, f := range job.Volatile() {
+// add records what job's plan says (session.Job).
+func (c *casePlans) add(job *session.Job) {
+	for _, f := range job.Volatile {
 		if !slices.Contains(c.volatile, f) {
 			c.volatile = append(c.volatile, f)
 		}
 	}
 	sort.Strings(c.volatile)
-	if job.Both != nil {
-		c.orderBound = true
-	}
+	c.orderBound = c.orderBound || job.OrderBound
 	if readsKafka(job) {
 		c.kafka = true
-	}
-	for _, b := range job.AllBranches() {
-		if b.Limit >= 0 || b.Join != nil || b.Both != nil {
-			c.orderBound = true
-		}
-		if b.Agg == nil {
-			continue
-		}
-		for _, call := range b.Agg.Calls {
-			switch call.Spec.Func {
-			case plan.AggFirst, plan.AggLast, plan.AggListAgg:
-				c.orderBound = true
-			}
-		}
 	}
 }
 
@@ -180,7 +162,7 @@ type variant struct {
 
 func newVariant(seed uint64, maySplit bool) *variant {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	sizes := []int{1, 2, 3, 7, 64, 333, vector.Cap}
+	sizes := []int{1, 2, 3, 7, 64, 333, session.BatchCap}
 	v := &variant{maxBatch: sizes[rng.IntN(len(sizes))], parts: 1, rng: rng}
 	if maySplit && rng.IntN(4) > 0 {
 		v.parts = 2 + rng.IntN(3)
@@ -196,10 +178,10 @@ func (v *variant) describe(seed uint64) string {
 	return s + ")"
 }
 
-// hook is the runs' source hook (executor.Env.SetSourceHook): bounded inputs
+// hook is the runs' source hook (session.Env.SetSourceHook): bounded inputs
 // of a known size (files: catalog.ConnectorSpec.KnownSize) are read again as
 // the variant says; others as they are.
-func (v *variant) hook(st *catalog.Stream, src executor.Source) executor.Source {
+func (v *variant) hook(st *catalog.Stream, src session.Source) session.Source {
 	if st.Connector == nil || !st.Connector.KnownSize || !st.Connector.Bounded(st.Options) {
 		return src
 	}
@@ -221,17 +203,17 @@ func (v *variant) hook(st *catalog.Stream, src executor.Source) executor.Source 
 // of random sizes, from partitions of consecutive rows in a random
 // interleaving when parts > 1.
 type reshuffled struct {
-	executor.Source
+	session.Source
 	rng      *rand.Rand
 	maxBatch int
 	parts    int
 	inOrder  bool
 	loaded   bool
-	batches  []*vector.Batch // the source's rows, owned
-	items    []item          // every row, in source order
-	next     []int           // per partition: its next item
-	end      []int           // per partition: the item after its last
-	firstPos []int64         // per partition: the position of its first row
+	batches  []*session.Columns // the source's rows, owned
+	items    []item             // every row, in source order
+	next     []int              // per partition: its next item
+	end      []int              // per partition: the item after its last
+	firstPos []int64            // per partition: the position of its first row
 	// per partition: the position of its last good row, and whether the
 	// watermark assigner asked for that row's partition (partitioned), that
 	// is, stamped it
@@ -242,22 +224,22 @@ type reshuffled struct {
 // item is one row of the source: row i of batches[b], or the malformed row bad.
 type item struct {
 	b, i int
-	bad  *executor.BadRow
+	bad  *session.BadRow
 	pos  int64
 }
 
 func (s *reshuffled) load(types []catalog.Type) error {
 	s.loaded = true
-	tmp := vector.NewBatch(types)
-	var bad []executor.BadRow
+	tmp := session.NewColumns(types)
+	var bad []session.BadRow
 	for {
 		bad = bad[:0]
 		err := s.Source.Next(tmp, &bad)
 		if err != nil && err != io.EOF {
 			return err
 		}
-		own := vector.NewBatch(types)
-		own.AppendRows(tmp, 0, tmp.N)
+		own := session.NewColumns(types)
+		session.AppendRows(own, tmp, 0, tmp.N)
 		bi := len(s.batches)
 		s.batches = append(s.batches, own)
 		k := 0
@@ -297,8 +279,8 @@ func (s *reshuffled) load(types []catalog.Type) error {
 	return nil
 }
 
-// Next implements executor.Source: a batch of up to maxBatch rows.
-func (s *reshuffled) Next(b *vector.Batch, bad *[]executor.BadRow) error {
+// Next implements session.Source: a batch of up to maxBatch rows.
+func (s *reshuffled) Next(b *session.Columns, bad *[]session.BadRow) error {
 	if !s.loaded {
 		types := make([]catalog.Type, len(b.Cols))
 		for c, v := range b.Cols {
@@ -308,15 +290,15 @@ func (s *reshuffled) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 			return err
 		}
 	}
-	b.Reset()
+	session.ResetColumns(b)
 	size := 1 + s.rng.IntN(s.maxBatch)
-	for b.N < size && len(*bad) < vector.Cap {
+	for b.N < size && len(*bad) < session.BatchCap {
 		p := s.pick()
 		if p < 0 {
 			break
 		}
 		run := 1 + s.rng.IntN(8)
-		for ; run > 0 && s.next[p] < s.end[p] && b.N < size && len(*bad) < vector.Cap; run-- {
+		for ; run > 0 && s.next[p] < s.end[p] && b.N < size && len(*bad) < session.BatchCap; run-- {
 			it := s.items[s.next[p]]
 			s.next[p]++
 			if it.bad != nil {
@@ -325,7 +307,7 @@ func (s *reshuffled) Next(b *vector.Batch, bad *[]executor.BadRow) error {
 				*bad = append(*bad, x)
 				continue
 			}
-			b.AppendRows(s.batches[it.b], it.i, it.i+1)
+			session.AppendRows(b, s.batches[it.b], it.i, it.i+1)
 		}
 	}
 	if b.N == 0 && len(*bad) == 0 {
@@ -387,13 +369,13 @@ func (s *partitioned) IdleTimeout() time.Duration { return 0 }
 // the run explicitly, not in the context (which carries cancellation only).
 type runHooks struct {
 	// sourceHook, when set, wraps every source a job opens
-	// (executor.Env.SetSourceHook): how `test --shuffle` reads inputs
+	// (session.Env.SetSourceHook): how `test --shuffle` reads inputs
 	// (shuffle.go).
 	sourceHook sourceHook
 	// jobObserver, when set, is called with each job the session is about
 	// to run (Session.RunJob): how `test --shuffle` learns what a case's
 	// plans say.
-	jobObserver func(*plan.Job)
+	jobObserver func(*session.Job)
 	// groupSuffix, when not "", is added to every stream's consumer group
 	// (renameGroups, shufflekafka.go): each run of a test case reads its
 	// Kafka topics as a new job (SPEC 2.5).
@@ -401,8 +383,8 @@ type runHooks struct {
 }
 
 // sourceHook wraps the source a job opens for a stream
-// (executor.Env.SetSourceHook).
-type sourceHook = func(*catalog.Stream, executor.Source) executor.Source
+// (session.Env.SetSourceHook).
+type sourceHook = func(*catalog.Stream, session.Source) session.Source
 
 // shuffleFlags are the flags of `test --shuffle`.
 type shuffleFlags struct {

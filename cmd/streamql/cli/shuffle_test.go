@@ -6,22 +6,22 @@ import (
 	"testing"
 
 	"streamql/catalog"
-	"streamql/executor"
 	"streamql/executor/vector"
+	"streamql/internal/session"
 )
 
 // rowsSource gives n rows (column 0 = its number, position = number + 1) in
 // batches of 100, and a malformed row after row 10.
 type rowsSource struct{ n, at int }
 
-func (s *rowsSource) Next(b *vector.Batch, bad *[]executor.BadRow) error {
+func (s *rowsSource) Next(b *session.Columns, bad *[]session.BadRow) error {
 	b.Reset()
 	if s.at >= s.n {
 		return io.EOF
 	}
 	for ; s.at < s.n && b.N < 100; s.at++ {
 		if s.at == 11 {
-			*bad = append(*bad, executor.BadRow{Index: b.N, Line: 1000, Raw: []byte("x"), Reason: "bad"})
+			*bad = append(*bad, session.BadRow{Index: b.N, Line: 1000, Raw: []byte("x"), Reason: "bad"})
 		}
 		b.Cols[0].I[b.N], b.Cols[0].Null[b.N], b.Pos[b.N] = int64(s.at), false, int64(s.at+1)
 		b.N++
@@ -42,7 +42,7 @@ func TestReshuffledInterleaves(t *testing.T) {
 		var got []int64
 		nbad := 0
 		for {
-			var bad []executor.BadRow
+			var bad []session.BadRow
 			err := s.Next(b, &bad)
 			if err == io.EOF {
 				break

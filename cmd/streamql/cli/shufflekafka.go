@@ -12,13 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"streamql/catalog"
-	"streamql/planner/plan"
+	"streamql/internal/session"
 )
 
 // groupSuffixEnv names the environment variable that `streamql test` sets for
@@ -68,29 +69,14 @@ func renameGroups(cat *catalog.Catalog, sfx string) {
 // Partitioned (catalog.ConnectorSpec: it takes a consumer group), whose
 // committed offsets a restarted process resumes from (SPEC 2.5). (A
 // capability, not the connector's name: executor/connector's registry test.)
-func readsKafka(job *plan.Job) bool {
+func readsKafka(job *session.Job) bool {
 	kafka := func(st *catalog.Stream) bool {
 		if st == nil || st.Connector == nil {
 			return false
 		}
 		return st.Connector.Partitioned
 	}
-	if kafka(job.Stream) {
-		return true
-	}
-	if job.Both != nil {
-		for _, in := range job.Both.Inputs {
-			if kafka(in.Stream) {
-				return true
-			}
-		}
-	}
-	for _, b := range job.AllBranches() {
-		if b.Join != nil && kafka(b.Join.Build) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(job.Reads, kafka)
 }
 
 // killRestart is the --shuffle run of a case whose streams are Kafka (SPEC 4,

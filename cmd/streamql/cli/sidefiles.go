@@ -6,19 +6,18 @@ import (
 	"streamql/cmd/streamql/render"
 	"streamql/internal/session"
 	"streamql/parser"
-	"streamql/planner/plan"
 )
 
 // sideFileOutputs returns, for each output of job written to its own
 // --side-dir file (a side output that is neither the main query, a sink stream
 // nor the late output: render.NewSink's rule), that file's path.
-func (s *Session) sideFileOutputs(job *plan.Job) map[int]string {
+func (s *Session) sideFileOutputs(job *session.Job) map[int]string {
 	if s.SideDir == "" {
 		return nil
 	}
 	out := map[int]string{}
 	for k, o := range job.Outputs {
-		if o.Late || o.Sink != nil || job.Main != nil && k == 0 {
+		if o.Late || o.Sink || job.HasMain && k == 0 {
 			continue
 		}
 		if path, ok := s.sideFile(o.Name); ok {
@@ -40,15 +39,15 @@ func (s *Session) sideFile(name string) (string, bool) {
 // side output's, the late output's or the errors output's) is a file the job
 // reads or writes through a stream (planner.CheckFiles: issue 30, a side file
 // over the job's input would truncate it).
-func (s *Session) checkJobFiles(job *plan.Job) error {
-	files := session.JobFiles(job)
+func (s *Session) checkJobFiles(job *session.Job) error {
+	files := job.Files()
 	if s.SideDir != "" {
 		names := []string{job.Stream.Shared().ErrorsSide}
 		if names[0] == "" {
 			names[0] = "errors"
 		}
 		for k, o := range job.Outputs {
-			if o.Sink == nil && (job.Main == nil || k > 0) {
+			if !o.Sink && (!job.HasMain || k > 0) {
 				names = append(names, o.Name)
 			}
 		}
@@ -59,24 +58,14 @@ func (s *Session) checkJobFiles(job *plan.Job) error {
 				continue // (one file per side output name: one writer)
 			}
 			seen[path] = true
-			pos := 0
-			for _, b := range job.Branches {
-				if b.Output >= 0 && b.Output < len(job.Outputs) && job.Outputs[b.Output].Name == name {
-					pos = b.SidePos
-					break
-				}
-			}
-			files = append(files, session.JobFile{What: "side output '" + name + "'", Path: path, Full: path, Write: true, Pos: pos, Fix: "rename the side output, or choose another --side-dir"})
+			files = append(files, session.JobFile{What: "side output '" + name + "'", Path: path, Full: path, Write: true, Pos: job.SideNamePos(name), Fix: "rename the side output, or choose another --side-dir"})
 		}
 	}
 	if err := session.CheckFiles(files); err != nil {
 		return err
 	}
-	pos := 0 // at the first side output's name: side files are what add up
-	if len(job.Branches) > 0 {
-		pos = job.Branches[0].SidePos
-	}
-	return checkOpenFiles(len(files), pos)
+	// at the first side output's name: side files are what add up
+	return checkOpenFiles(len(files), job.SidePos)
 }
 
 // spareFiles is the open files a job needs besides its own files: stdin,
@@ -102,33 +91,24 @@ func checkOpenFiles(n, pos int) error {
 	return parser.Errorf(pos, "this job opens %d files at once (its sources, sinks and --side-dir files) and needs about %d open files, but the limit on open files is %d (ulimit -n): %s", n, n+spareFiles, limit, raise)
 }
 
-// columnsSig is the columns of a side file as the check compares them.
-func columnsSig(o plan.Output) string { return plan.SchemaText(o.Columns) }
-
 // checkSideFiles returns a planning error (*parser.Error, exit status 2) when
 // job would append to a --side-dir file that an earlier job of this run wrote
 // with other columns (SPEC 4: a later job that writes the same side output
 // appends to it, same columns, or an error). The error is at the side name of
 // the job's first branch writing that output, and comes before the job reads
 // anything.
-func (s *Session) checkSideFiles(job *plan.Job) error {
+func (s *Session) checkSideFiles(job *session.Job) error {
 	if err := s.checkJobFiles(job); err != nil {
 		return err
 	}
 	for k, path := range s.sideFileOutputs(job) {
 		old, ok := s.Files.Columns(path)
-		if !ok || old == columnsSig(job.Outputs[k]) {
+		if !ok || old == job.Outputs[k].Schema() {
 			continue
 		}
-		pos := 0 // every side output has a branch
-		for _, b := range job.Branches {
-			if b.Output == k {
-				pos = b.SidePos
-				break
-			}
-		}
-		return parser.Errorf(pos, "side output '%s' has columns %s but an earlier job of this run wrote its file %s with columns %s: give the side output another name, or the same columns",
-			job.Outputs[k].Name, columnsSig(job.Outputs[k]), path, old)
+		// (every side output has a branch)
+		return parser.Errorf(job.Outputs[k].SidePos, "side output '%s' has columns %s but an earlier job of this run wrote its file %s with columns %s: give the side output another name, or the same columns",
+			job.Outputs[k].Name, job.Outputs[k].Schema(), path, old)
 	}
 	return nil
 }

@@ -17,7 +17,6 @@ import (
 	"streamql/internal/session"
 	"streamql/internal/tune"
 	"streamql/parser"
-	"streamql/planner/plan"
 )
 
 const tuneUsage = `usage: streamql tune script.sql [--rows N] [--target P] [--format table|json]
@@ -121,19 +120,15 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 					return sess.report(sc, err)
 				}
 			case *parser.Select:
-				b, err := sess.Session.PlanSelect(ctx, script, st)
+				q, err := sess.Session.PlanTune(ctx, script, st)
 				if err != nil {
 					return sess.report(sc, err)
 				}
-				for _, st := range rowLateStreams(b) {
+				for _, st := range q.RowLate {
 					rowLate[st] = true
 				}
-				if b.Agg != nil && b.Agg.Window != nil {
-					w := b.Agg.Window
-					windows[b.Stream] = append(windows[b.Stream], tune.Window{
-						Name: fmt.Sprintf("%s line %d", w.Func, b.Line), Func: w.Func,
-						Size: w.Size, Slide: w.Slide, Offset: w.Offset, Gap: w.Gap,
-					})
+				if q.Window != nil {
+					windows[q.Stream] = append(windows[q.Stream], *q.Window)
 				}
 			}
 		}
@@ -152,7 +147,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if in == nil {
 			continue
 		}
-		in.Windows, in.RowLate, in.ScriptMs = windows[st], rowLate[st], scriptDelay(st)
+		in.Windows, in.RowLate, in.ScriptMs = windows[st], rowLate[st], session.ScriptDelay(st)
 		reports = append(reports, tune.Analyze(*in, tune.Options{Target: share, FarAhead: tuneFarAhead}))
 		closeSrc()
 	}
@@ -282,43 +277,4 @@ func printTune(w io.Writer, r *tune.Report, blocks bool) {
 
 func lateText(n int, share float64) string {
 	return fmt.Sprintf("%d (%s%%)", n, strconv.FormatFloat(share*100, 'f', 2, 64))
-}
-
-// rowLateStreams returns the streams whose rows' own lateness (SPEC 2.3) the
-// query b reads (tune.Input.RowLate): its stream when it reads
-// CURRENT_WATERMARK, both sides of an event-time semi or anti join (SPEC
-// 2.2), the inputs with event time of a join of two streams (SPEC 2.7).
-func rowLateStreams(b *plan.Branch) []*catalog.Stream {
-	var out []*catalog.Stream
-	reads := plan.ReadsWatermark(b.Where)
-	for _, e := range b.Project {
-		reads = reads || plan.ReadsWatermark(e)
-	}
-	if reads {
-		out = append(out, b.Stream)
-	}
-	if j := b.Join; j != nil && j.EventTime() {
-		out = append(out, b.Stream, j.Build)
-	}
-	if both := b.Both; both != nil {
-		for _, in := range both.Inputs {
-			if in.Watermark != nil {
-				out = append(out, in.Stream)
-			}
-		}
-	}
-	return out
-}
-
-// scriptDelay is the delay (ms) of st's WATERMARK clause when it is of the
-// form ts - INTERVAL (tune.Input.ScriptMs), -1 otherwise.
-func scriptDelay(st *catalog.Stream) int64 {
-	if st.Watermark == nil {
-		return -1
-	}
-	e, err := session.WatermarkExpr(st)
-	if err != nil || e.Op != plan.OpAddInterval || len(e.Args) != 1 || e.Args[0].Op != plan.OpCol || e.Args[0].Col != st.EventTime || e.Param > 0 {
-		return -1
-	}
-	return -e.Param
 }

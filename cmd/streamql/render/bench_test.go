@@ -25,6 +25,7 @@ import (
 	"streamql/executor/csvdec"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
+	"streamql/internal/session"
 	"streamql/planner/plan"
 )
 
@@ -95,7 +96,7 @@ func BenchmarkTableVsCSV(b *testing.B) {
 
 // encodeSetup returns a sink of format for the split job, its outputs'
 // writers discarding, and one routed batch of vector.Cap sensor rows for it.
-func encodeSetup(b *testing.B, format string) (*sink, *executor.Routed) {
+func encodeSetup(b *testing.B, format string) (*sink, *session.Batch) {
 	dir := b.TempDir()
 	job := planSplit(b, dir)
 	st := job.Stream
@@ -105,11 +106,11 @@ func encodeSetup(b *testing.B, format string) (*sink, *executor.Routed) {
 	if err := dec.Decode(batch, &bad); err != nil || batch.N != vector.Cap {
 		b.Fatalf("decoded %d rows: %v", batch.N, err)
 	}
-	r := &executor.Routed{N: batch.N, Dest: make([]int16, batch.N)}
+	r := &session.Batch{N: batch.N, Dest: make([]int16, batch.N)}
 	dev, temp := batch.Cols[0], batch.Cols[2]
-	r.Parts = []executor.Part{
-		{Output: 1, Cols: []*vector.Vec{dev, temp}},
-		{Output: 2, Cols: []*vector.Vec{dev, temp}},
+	r.Parts = []session.Part{
+		{Output: 1, Cols: []*session.Vec{dev, temp}},
+		{Output: 2, Cols: []*session.Vec{dev, temp}},
 		{Output: 0, Cols: batch.Cols},
 	}
 	for i := 0; i < batch.N; i++ {
@@ -126,7 +127,7 @@ func encodeSetup(b *testing.B, format string) (*sink, *executor.Routed) {
 	written := &WriteCounter{W: io.Discard} // as the CLI's: the side files' cut is kept (cut.go)
 	stdout := bufio.NewWriterSize(written, 256<<10)
 	cfg := Config{Format: format, SideDir: dir, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet(), Written: written}
-	sk, err := NewSink(cfg, job)
+	sk, err := NewSink(cfg, session.NewJob(job))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func runSplit(tb testing.TB, job *plan.Job, dir string) executor.Stats {
 	written := &WriteCounter{W: io.Discard} // as the CLI's: the side files' cut is kept (cut.go)
 	stdout := bufio.NewWriterSize(written, 256<<10)
 	cfg := Config{Format: "csv", SideDir: side, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet(), Written: written}
-	stats, err := executor.Run(context.Background(), job, &executor.Env{}, func() (executor.Sink, error) { return NewSink(cfg, job) })
+	stats, err := executor.Run(context.Background(), job, &executor.Env{}, func() (session.Sink, error) { return NewSink(cfg, session.NewJob(job)) })
 	if err != nil {
 		tb.Fatal(err)
 	}

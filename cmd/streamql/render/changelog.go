@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
+	"streamql/internal/session"
 )
 
 // materialized is the result an updating output's changelog builds (SPEC
@@ -27,7 +27,7 @@ func newMaterialized() *materialized {
 }
 
 // apply applies row i of vals (an output of columns cols) with kind k.
-func (m *materialized) apply(k vector.RowKind, cols []catalog.Column, vals []*vector.Vec, i int) {
+func (m *materialized) apply(k session.RowKind, cols []catalog.Column, vals []*session.Vec, i int) {
 	tr := &m.scr
 	tr.reset()
 	for c, v := range vals {
@@ -38,12 +38,12 @@ func (m *materialized) apply(k vector.RowKind, cols []catalog.Column, vals []*ve
 		case cols[c].Type == catalog.Varchar:
 			tr.addCell(v.S[i])
 		default:
-			tr.text = vector.AppendValue(tr.text, cols[c].Type, v, i)
+			tr.text = session.AppendValue(tr.text, cols[c].Type, v, i)
 			tr.addText()
 		}
 	}
 	key := cellsKey(tr)
-	if k.Retracts() {
+	if session.Retracts(k) {
 		places := m.index[string(key)]
 		if len(places) == 0 {
 			return // (a retraction of a row never shown: nothing to take back)
@@ -57,13 +57,13 @@ func (m *materialized) apply(k vector.RowKind, cols []catalog.Column, vals []*ve
 		m.rows[p] = nil
 		m.live--
 		m.hole = -1
-		if k == vector.UpdateBefore {
+		if k == session.UpdateBefore {
 			m.hole = p
 		}
 		return
 	}
 	p := len(m.rows)
-	if k == vector.UpdateAfter && m.hole >= 0 {
+	if k == session.UpdateAfter && m.hole >= 0 {
 		p = m.hole
 		m.rows[p] = key
 	} else {

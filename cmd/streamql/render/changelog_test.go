@@ -8,26 +8,25 @@ import (
 	"time"
 
 	"streamql/catalog"
-	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner/plan"
+	"streamql/internal/session"
 )
 
 // changeBatch routes rows (key, count, kind) to output 0 of an updating job.
-func changeBatch(rows ...any) *executor.Routed {
+func changeBatch(rows ...any) *session.Batch {
 	k, n := vector.NewVec(catalog.Varchar), vector.NewVec(catalog.BigInt)
-	kinds := make([]vector.RowKind, vector.Cap)
+	kinds := make([]session.RowKind, vector.Cap)
 	m := len(rows) / 3
-	r := &executor.Routed{N: m, Dest: make([]int16, m), Parts: []executor.Part{{Output: 0, Cols: []*vector.Vec{k, n}, Kinds: kinds}}}
+	r := &session.Batch{N: m, Dest: make([]int16, m), Parts: []session.Part{{Output: 0, Cols: []*session.Vec{k, n}, Kinds: kinds}}}
 	for i := 0; i < m; i++ {
-		k.S[i], n.I[i], kinds[i] = []byte(rows[3*i].(string)), int64(rows[3*i+1].(int)), rows[3*i+2].(vector.RowKind)
+		k.S[i], n.I[i], kinds[i] = []byte(rows[3*i].(string)), int64(rows[3*i+1].(int)), rows[3*i+2].(session.RowKind)
 		r.Parts[0].Sel = append(r.Parts[0].Sel, int32(i))
 	}
 	return r
 }
 
-func updatingJob() *plan.Job {
-	return &plan.Job{Main: &plan.Branch{}, Outputs: []plan.Output{{Name: "main", Updating: true, UpsertKey: []int{0},
+func updatingJob() *session.Job {
+	return &session.Job{HasMain: true, Bounded: true, Outputs: []session.Output{{Name: "main", Updating: true,
 		Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "n", Type: catalog.BigInt}}}}}
 }
 
@@ -44,10 +43,10 @@ func TestMaterializedTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps := []*executor.Routed{
-			changeBatch("a", 1, vector.Insert, "b", 1, vector.Insert),
-			changeBatch("a", 1, vector.UpdateBefore, "a", 2, vector.UpdateAfter, "c", 1, vector.Insert),
-			changeBatch("b", 1, vector.Delete),
+		steps := []*session.Batch{
+			changeBatch("a", 1, session.Insert, "b", 1, session.Insert),
+			changeBatch("a", 1, session.UpdateBefore, "a", 2, session.UpdateAfter, "c", 1, session.Insert),
+			changeBatch("b", 1, session.Delete),
 		}
 		for _, r := range steps {
 			if err := s.Rows(r); err != nil {
@@ -92,7 +91,7 @@ func TestChangelogLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Rows(changeBatch("a", 1, vector.Insert, "a", 1, vector.UpdateBefore, "a", 2, vector.UpdateAfter, "a", 2, vector.Delete)); err != nil {
+		if err := s.Rows(changeBatch("a", 1, session.Insert, "a", 1, session.UpdateBefore, "a", 2, session.UpdateAfter, "a", 2, session.Delete)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Close(); err != nil {

@@ -3,11 +3,11 @@ package render
 import (
 	"bufio"
 
-	"streamql/executor"
+	"streamql/internal/session"
 	"streamql/internal/termtext"
 )
 
-// Encoding apart from writing (executor.ChunkSink; the executor's morsel
+// Encoding apart from writing (session.ChunkSink; the executor's morsel
 // pipeline, issue 15 item 3): a worker encodes the rows of one input chunk
 // into a chunk's own buffers, one per destination (stdout, each side file),
 // with the same line encoder as Rows (appendLine), and the job's goroutine
@@ -19,13 +19,13 @@ import (
 // whose target opens at its first row. Line formats only: a table is
 // rendered whole (NewChunk returns nil).
 
-// NewChunk implements executor.ChunkSink: an empty chunk for the line
+// NewChunk implements session.ChunkSink: an empty chunk for the line
 // formats, nil for table and markdown (and for an output shown only once a
 // row reaches it, a windowed query's late rows). Each destination's buffer
 // starts with room for size bytes and a quarter (an output's lines are
 // about its input's size or less, but for json): made here, when the job
 // starts, not while it runs.
-func (s *sink) NewChunk(size int) executor.EncodedChunk {
+func (s *sink) NewChunk(size int) session.EncodedChunk {
 	if s.tabular || s.line == lineNone {
 		return nil
 	}
@@ -78,7 +78,7 @@ func (s *sink) NewChunk(size int) executor.EncodedChunk {
 	return c
 }
 
-// encChunk is the encoded rows of one input chunk (executor.EncodedChunk).
+// encChunk is the encoded rows of one input chunk (session.EncodedChunk).
 type encChunk struct {
 	s       *sink // appendLine's format; it never writes
 	outs    []chunkOut
@@ -138,9 +138,9 @@ type chunkMark struct {
 	header       bool
 }
 
-// Rows implements executor.EncodedChunk: r's rows in input order, as
+// Rows implements session.EncodedChunk: r's rows in input order, as
 // sink.Rows writes them, with the places of its malformed rows.
-func (c *encChunk) Rows(r *executor.Routed) error {
+func (c *encChunk) Rows(r *session.Batch) error {
 	c.errName = r.ErrorSide
 	for k := range r.Parts { // the rows each output gets (Dest points at each part's rows)
 		c.totals[r.Parts[k].Output] += int64(len(r.Parts[k].Sel))
@@ -153,7 +153,7 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	for seg := range r.Segments() {
+	for seg := range session.Segments(r) {
 		if seg.Chunk != nil {
 			c.chunk(seg.Chunk)
 			continue
@@ -178,7 +178,7 @@ func (c *encChunk) Rows(r *executor.Routed) error {
 }
 
 // chunk encodes the rows an operator made, in order.
-func (c *encChunk) chunk(ch *executor.Chunk) {
+func (c *encChunk) chunk(ch *session.Chunk) {
 	for _, i := range ch.Sel {
 		c.row(&ch.Part, int(i), nil, 0)
 	}
@@ -197,7 +197,7 @@ func (c *encChunk) badMark() {
 
 // row encodes row i of part p as sink.row does for a line format (line and
 // plain as there).
-func (c *encChunk) row(p *executor.Part, i int, line []byte, plain uint64) {
+func (c *encChunk) row(p *session.Part, i int, line []byte, plain uint64) {
 	o := &c.outs[p.Output]
 	d := o.dest
 	if d < 0 {
@@ -243,7 +243,7 @@ func (c *encChunk) note(d, start, end int) {
 	c.dirty = true
 }
 
-// Reset implements executor.EncodedChunk.
+// Reset implements session.EncodedChunk.
 func (c *encChunk) Reset() {
 	for d := range c.bufs {
 		c.bufs[d].b = c.bufs[d].b[:0]
@@ -261,12 +261,12 @@ func (c *encChunk) Reset() {
 	}
 }
 
-// WriteChunk implements executor.ChunkSink: each destination's bytes with
+// WriteChunk implements session.ChunkSink: each destination's bytes with
 // what its marks say in between, the side files before stdout (SPEC 4: when
 // stdout is closed early, the side files hold every row routed before the
 // last one written to stdout); the malformed rows that go to a target of
 // their own (stderr, their --side-dir file) in order.
-func (s *sink) WriteChunk(ec executor.EncodedChunk, bad func(j int) *executor.ErrorRow) error {
+func (s *sink) WriteChunk(ec session.EncodedChunk, bad func(j int) *session.ErrorRow) error {
 	c := ec.(*encChunk)
 	for k, n := range c.totals {
 		s.outs[k].total += n
@@ -345,7 +345,7 @@ func (s *sink) addCut(c *encChunk) int {
 }
 
 // writeDest writes destination d's bytes of c, and its marks at their places.
-func (s *sink) writeDest(c *encChunk, d int, bad func(j int) *executor.ErrorRow) error {
+func (s *sink) writeDest(c *encChunk, d int, bad func(j int) *session.ErrorRow) error {
 	w, b, at := c.dests[d], c.bufs[d].b, 0
 	for _, m := range c.marks {
 		if m.dest != d {

@@ -15,9 +15,8 @@ import (
 	"time"
 
 	"streamql/catalog"
-	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner/plan"
+	"streamql/internal/session"
 )
 
 // closingWriter accepts k bytes, then fails with EPIPE, reporting the bytes
@@ -193,8 +192,8 @@ func (w *acceptWriter) Write(p []byte) (int, error) {
 // rows, the empty table.
 func TestTableCutModel(t *testing.T) {
 	cols := []catalog.Column{{Name: "id", Type: catalog.BigInt}, {Name: "v", Type: catalog.Varchar}}
-	job := &plan.Job{Main: &plan.Branch{}, Branches: []*plan.Branch{{}, {}},
-		Outputs: []plan.Output{{Name: "main", Columns: cols}, {Name: "s0", Columns: cols}, {Name: "s1", Columns: cols}}}
+	job := &session.Job{HasMain: true, HasSides: true, Bounded: true,
+		Outputs: []session.Output{{Name: "main", Columns: cols}, {Name: "s0", Columns: cols}, {Name: "s1", Columns: cols}}}
 	type row struct {
 		out int
 		id  int64
@@ -333,13 +332,13 @@ func TestTableCutModel(t *testing.T) {
 			for i := 0; i < len(rows); {
 				n := min(len(rows)-i, 1+r.IntN(8))
 				id, v := vector.NewVec(catalog.BigInt), vector.NewVec(catalog.Varchar)
-				rt := &executor.Routed{N: n, Dest: make([]int16, n)}
+				rt := &session.Batch{N: n, Dest: make([]int16, n)}
 				for j := range n {
 					x := rows[i+j]
 					id.I[j], v.S[j], rt.Dest[j] = x.id, []byte(x.v), int16(x.out)
 				}
 				for out := range 3 {
-					rt.Parts = append(rt.Parts, executor.Part{Output: out, Cols: []*vector.Vec{id, v}})
+					rt.Parts = append(rt.Parts, session.Part{Output: out, Cols: []*session.Vec{id, v}})
 				}
 				if err := s.Rows(rt); err != nil && wc.Err == nil {
 					t.Fatal(err)

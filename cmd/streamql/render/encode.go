@@ -1,7 +1,10 @@
 // Package render owns the output formats of SPEC 4 (table, csv, tsv, json, plain,
-// markdown): executor.Sink implementations that print a job's outputs to stdout,
+// markdown): session.Sink implementations that print a job's outputs to stdout,
 // stderr and --side-dir files, and the printing of SHOW / DESCRIBE / EXPLAIN
-// results through the same formats.
+// results through the same formats. It renders a session.Job's outputs from
+// the session's output contract (session.Batch, session.Vec, encoded by
+// executor/format) and must never import another executor or planner
+// package (layering_test.go).
 package render
 
 import (

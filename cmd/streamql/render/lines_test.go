@@ -13,6 +13,7 @@ import (
 
 	"streamql/executor"
 	"streamql/internal/sensorbench"
+	"streamql/internal/session"
 )
 
 // linesFields are field texts for TestRecordLinesAgree: printed forms and
@@ -81,7 +82,7 @@ SELECT deviceNo, ts, temperature FROM sensors;
 			var out, errs bytes.Buffer
 			stdout := bufio.NewWriterSize(&out, 4096) // small: the lines are built in it
 			cfg := Config{Format: format, SideDir: side, Stdout: stdout, Stderr: &errs, Files: NewFileSet()}
-			if _, err := executor.Run(context.Background(), job, &executor.Env{}, func() (executor.Sink, error) { return NewSink(cfg, job) }); err != nil {
+			if _, err := executor.Run(context.Background(), job, &executor.Env{}, func() (session.Sink, error) { return NewSink(cfg, session.NewJob(job)) }); err != nil {
 				t.Fatal(err)
 			}
 			res := "main:\n" + out.String() + "errors:\n" + errs.String()

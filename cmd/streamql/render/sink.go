@@ -12,12 +12,10 @@ import (
 	"time"
 
 	"streamql/catalog"
-	"streamql/executor"
 	"streamql/executor/format"
-	"streamql/executor/vector"
 	"streamql/internal/fsflags"
+	"streamql/internal/session"
 	"streamql/internal/termtext"
-	"streamql/planner/plan"
 )
 
 // Config says where and how a job's outputs are printed.
@@ -56,7 +54,7 @@ type FileSet struct{ headers map[string]string }
 // NewFileSet returns an empty set.
 func NewFileSet() *FileSet { return &FileSet{headers: map[string]string{}} }
 
-// Columns returns the columns (plan.SchemaText) with which this run wrote the
+// Columns returns the columns (session.SchemaText) with which this run wrote the
 // side file path, and false when it wrote none there: every side file the
 // sinks opened, also the ones opened at their first row (errors, late).
 func (fs *FileSet) Columns(path string) (string, bool) {
@@ -146,7 +144,7 @@ type target struct {
 	// its first row like errors; toStderr: its lines go to stderr as "late> ..."
 	late, toStderr bool
 	sink           bool // the output goes to a sink stream (SPEC 2.5): counted, never printed
-	// an updating output (plan.Output.Updating, SPEC 2.8): op prints each
+	// an updating output (session.Output.Updating, SPEC 2.8): op prints each
 	// row's kind first (an op column, "op" in json, +I[...] in plain); mat,
 	// when not nil, keeps the materialized result instead (table mode)
 	op  bool
@@ -174,10 +172,10 @@ type target struct {
 	boxes   []int
 }
 
-// sink implements executor.Sink for every format.
+// sink implements session.Sink for every format.
 type sink struct {
 	cfg      Config
-	job      *plan.Job
+	job      *session.Job
 	outs     []*target // per job output
 	errs     []*target // errors side outputs, one per name, each opened at its first row
 	buf      []byte
@@ -187,11 +185,11 @@ type sink struct {
 	last     time.Time
 	hasSides bool
 	stderrW  *bufio.Writer
-	text     []*vector.Vec // scratch VARCHAR vectors for rows given as text
-	line     lineFormat    // the line format, decided once
+	text     []*session.Vec // scratch VARCHAR vectors for rows given as text
+	line     lineFormat     // the line format, decided once
 	// copies[k]: the rows of part k of the batch being written are the input's
 	// decoded columns, so a row whose record text the decoder kept
-	// (vector.Batch.Line) is that text (copyLines); else fields[k] has bit c
+	// (session.Columns.Line) is that text (copyLines); else fields[k] has bit c
 	// set when column c of part k is a decoded column, whose value on such a
 	// row is written as its text (fieldLines).
 	copies []bool
@@ -210,7 +208,7 @@ type sink struct {
 	badTag int
 	// kind is the change kind of the row being written (row), printed on an
 	// updating output (target.op)
-	kind vector.RowKind
+	kind session.RowKind
 	// the live table of materialized results on a terminal (changelog.go):
 	// the lines drawn last, whether a result changed since, and when it was
 	// drawn
@@ -252,16 +250,16 @@ func lineFormatOf(format string) lineFormat {
 // file cut inside one of its tables is closed there by that table's own
 // bottom border (as wide as the rows it was drawn with made it). Its errors
 // name the side file and say what to do.
-func NewSink(cfg Config, job *plan.Job) (executor.Sink, error) {
+func NewSink(cfg Config, job *session.Job) (session.Sink, error) {
 	if cfg.Chunk == 0 {
 		cfg.Chunk = 1000
 	}
 	if cfg.Every == 0 {
 		cfg.Every = time.Second
 	}
-	s := &sink{cfg: cfg, job: job, tabular: isTabular(cfg.Format), last: time.Now(), hasSides: job.HasSides(), line: lineFormatOf(cfg.Format), badTag: -1}
+	s := &sink{cfg: cfg, job: job, tabular: isTabular(cfg.Format), last: time.Now(), hasSides: job.HasSides, line: lineFormatOf(cfg.Format), badTag: -1}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
-	if cfg.Written != nil && cfg.SideDir != "" && (s.line != lineNone || s.tabular) && job.Main != nil && job.Outputs[0].Sink == nil {
+	if cfg.Written != nil && cfg.SideDir != "" && (s.line != lineNone || s.tabular) && job.HasMain && !job.Outputs[0].Sink {
 		s.cut = &cutLog{out: cfg.Written, w: cfg.Stdout, ends: make([]int64, 0, 256)}
 		if s.tabular {
 			s.cut.table = cfg.Format
@@ -269,13 +267,13 @@ func NewSink(cfg Config, job *plan.Job) (executor.Sink, error) {
 	}
 	for k, o := range job.Outputs {
 		t := &target{name: o.Name, cols: o.Columns, w: cfg.Stdout, header: true}
-		isMain := job.Main != nil && k == 0
+		isMain := job.HasMain && k == 0
 		if o.Updating {
 			s.changelogMode(t, isMain || cfg.SideDir == "")
 		}
 		if o.Late { // shown once a row reaches it, like errors (SPEC 2.4)
 			t.late, t.isErrors, t.w = true, true, nil
-		} else if o.Sink != nil { // written by the executor's sink (SPEC 2.5)
+		} else if o.Sink { // written by the executor's sink (SPEC 2.5)
 			t.sink, t.header = true, false
 		} else if !isMain && cfg.SideDir != "" {
 			if err := s.openFile(t); err != nil {
@@ -290,7 +288,7 @@ func NewSink(cfg Config, job *plan.Job) (executor.Sink, error) {
 		}
 		s.outs = append(s.outs, t)
 	}
-	if !s.tabular && job.Main != nil && !s.outs[0].prefix && !s.outs[0].sink {
+	if !s.tabular && job.HasMain && !s.outs[0].prefix && !s.outs[0].sink {
 		s.writeHeader(s.outs[0])
 	}
 	return s, nil
@@ -303,7 +301,7 @@ func NewSink(cfg Config, job *plan.Job) (executor.Sink, error) {
 func (s *sink) changelogMode(t *target, onStdout bool) {
 	if !s.tabular || !onStdout {
 		t.op = true
-	} else if mode := s.cfg.ResultMode; mode == "table" || mode == "" && (s.cfg.Terminal || jobBounded(s.job)) {
+	} else if mode := s.cfg.ResultMode; mode == "table" || mode == "" && (s.cfg.Terminal || s.job.Bounded) {
 		t.mat = newMaterialized()
 	} else {
 		t.op = true
@@ -313,26 +311,12 @@ func (s *sink) changelogMode(t *target, onStdout bool) {
 	}
 }
 
-// jobBounded reports whether every stream job reads is bounded (its result
-// is final at the end: SPEC 2.8's "bounded inputs").
-func jobBounded(job *plan.Job) bool {
-	if job.Stream == nil {
-		return true // (a job made in a test: no stream)
-	}
-	for _, st := range job.Streams() {
-		if !st.Bounded() {
-			return false
-		}
-	}
-	return true
-}
-
 func (s *sink) openFile(t *target) error {
 	path, err := SideFilePath(s.cfg.SideDir, t.name, Ext(s.cfg.Format))
 	if err != nil {
 		return err
 	}
-	f, size, created, err := s.cfg.Files.open(path, plan.SchemaText(t.cols))
+	f, size, created, err := s.cfg.Files.open(path, session.SchemaText(t.cols))
 	if err != nil {
 		return fmt.Errorf("side output directory: %w", err)
 	}
@@ -395,10 +379,10 @@ func (s *sink) delim() byte {
 	return ','
 }
 
-// Rows implements executor.Sink: rows are written in input order across
+// Rows implements session.Sink: rows are written in input order across
 // outputs, with the rows operators made (r.Chunks) and the malformed rows at
 // their places (SPEC 4).
-func (s *sink) Rows(r *executor.Routed) error {
+func (s *sink) Rows(r *session.Batch) error {
 	s.copies, s.fields = s.lineModes(r, s.copies[:0], s.fields[:0])
 	s.direct = s.direct[:0]
 	for k, c := range s.copies {
@@ -416,7 +400,7 @@ func (s *sink) Rows(r *executor.Routed) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	for seg := range r.Segments() {
+	for seg := range session.Segments(r) {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
@@ -486,7 +470,7 @@ func (s *sink) put(t *target, b []byte, lf bool) error {
 }
 
 // chunk writes the rows an operator made, in order.
-func (s *sink) chunk(c *executor.Chunk) error {
+func (s *sink) chunk(c *session.Chunk) error {
 	for _, i := range c.Sel {
 		if err := s.row(&c.Part, int(i), nil, 0); err != nil {
 			return err
@@ -498,7 +482,7 @@ func (s *sink) chunk(c *executor.Chunk) error {
 // lineModes appends to copies and fields, per part of r, whether its rows'
 // lines are r.In's kept record texts (copyLines) and else which of its values
 // are their fields' texts (fieldLines): what row's line and plain are.
-func (s *sink) lineModes(r *executor.Routed, copies []bool, fields []uint64) ([]bool, []uint64) {
+func (s *sink) lineModes(r *session.Batch, copies []bool, fields []uint64) ([]bool, []uint64) {
 	for k := range r.Parts {
 		c := s.copyLines(r.In, &r.Parts[k])
 		var f uint64
@@ -515,10 +499,10 @@ func (s *sink) lineModes(r *executor.Routed, copies []bool, fields []uint64) ([]
 var recordLines = true
 
 // copyLines reports whether the csv or tsv lines of p's rows are in's kept
-// record texts (vector.Batch.Line): p's columns are in's decoded columns
+// record texts (session.Columns.Line): p's columns are in's decoded columns
 // themselves, in order, all of them (SELECT * or the same list), of the
 // output's types, and in's delimiter is the format's.
-func (s *sink) copyLines(in *vector.Batch, p *executor.Part) bool {
+func (s *sink) copyLines(in *session.Columns, p *session.Part) bool {
 	if !recordLines || in == nil || in.LineCols == 0 || len(p.Cols) != in.LineCols || (s.line != lineCSV && s.line != lineTSV) || in.LineDelim != s.delim() {
 		return false
 	}
@@ -536,9 +520,9 @@ func (s *sink) copyLines(in *vector.Batch, p *executor.Part) bool {
 
 // fieldLines returns the columns of p (bit c for column c, the first 64) that
 // are decoded columns of in, of the output's types, for csv or tsv with in's
-// delimiter: on a row whose record text in kept (vector.Batch.Line), each
+// delimiter: on a row whose record text in kept (session.Columns.Line), each
 // such value's text is its csv field as it stands (appendFields).
-func (s *sink) fieldLines(in *vector.Batch, p *executor.Part) uint64 {
+func (s *sink) fieldLines(in *session.Columns, p *session.Part) uint64 {
 	if !recordLines || in == nil || in.LineCols == 0 || (s.line != lineCSV && s.line != lineTSV) || in.LineDelim != s.delim() {
 		return 0
 	}
@@ -555,9 +539,9 @@ func (s *sink) fieldLines(in *vector.Batch, p *executor.Part) uint64 {
 }
 
 // appendFields is format.AppendCSVRow for a row whose record text its batch
-// kept (vector.Batch.Line): a column with its bit set in plain (fieldLines)
+// kept (session.Columns.Line): a column with its bit set in plain (fieldLines)
 // is its VARCHAR text or its number's source text as it stands.
-func appendFields(b []byte, cols []catalog.Column, vals []*vector.Vec, i int, d byte, plain uint64) []byte {
+func appendFields(b []byte, cols []catalog.Column, vals []*session.Vec, i int, d byte, plain uint64) []byte {
 	for c, v := range vals {
 		if c > 0 {
 			b = append(b, d)
@@ -582,7 +566,7 @@ func appendFields(b []byte, cols []catalog.Column, vals []*vector.Vec, i int, d 
 // row writes row i of part p to its output (or buffers it for a table); line,
 // when not nil, is the row's csv encoding (copyLines), else plain says which
 // of its values are their fields' texts (appendFields).
-func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
+func (s *sink) row(p *session.Part, i int, line []byte, plain uint64) error {
 	t := s.outs[p.Output]
 	if t.late && t.w == nil {
 		if err := s.openLate(t); err != nil {
@@ -593,7 +577,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	if t.sink {
 		return nil
 	}
-	s.kind = p.KindAt(i)
+	s.kind = session.KindAt(p, i)
 	if t.mat != nil {
 		t.mat.apply(s.kind, t.cols, p.Cols, i)
 		s.liveDirty = s.cfg.Terminal
@@ -602,7 +586,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 	if s.tabular {
 		tr := &t.rows
 		if t.op {
-			tr.text = append(tr.text, s.kind.String()...)
+			tr.text = append(tr.text, session.KindText(s.kind)...)
 			tr.addText()
 		}
 		for _, v := range p.Cols {
@@ -613,7 +597,7 @@ func (s *sink) row(p *executor.Part, i int, line []byte, plain uint64) error {
 			case v.Type == catalog.Varchar:
 				tr.addCell(v.S[i])
 			default: // a number, a boolean, a timestamp: nothing to escape
-				tr.text = vector.AppendValue(tr.text, v.Type, v, i)
+				tr.text = session.AppendValue(tr.text, v.Type, v, i)
 				tr.addText()
 			}
 		}
@@ -705,7 +689,7 @@ func (s *sink) Counts() []OutputRows {
 // appendLine encodes row i of an output as one line of a line format.
 // line, when not nil, is the row's csv or tsv encoding (copyLines), else
 // plain says which values are their csv or tsv fields' texts (appendFields).
-func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line []byte, plain uint64) []byte {
+func (s *sink) appendLine(b []byte, t *target, vals []*session.Vec, i int, line []byte, plain uint64) []byte {
 	if t.header && t.prefix {
 		s.writeHeader(t)
 	}
@@ -722,7 +706,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
 		if t.op {
-			b = append(append(b, s.kind.String()...), d)
+			b = append(append(b, session.KindText(s.kind)...), d)
 		}
 		switch {
 		case line != nil:
@@ -742,7 +726,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 			}
 		}
 		if t.op {
-			b = append(append(append(b, `"op":"`...), s.kind.String()...), '"')
+			b = append(append(append(b, `"op":"`...), session.KindText(s.kind)...), '"')
 			if len(vals) > 0 {
 				b = append(b, ',')
 			}
@@ -754,7 +738,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 		}
 		open, sep, end := byte('('), ",", byte(')')
 		if t.op { // Flink's print sink for a changelog: +I[a, 1]
-			b = append(b, s.kind.String()...)
+			b = append(b, session.KindText(s.kind)...)
 			open, sep, end = '[', ", ", ']'
 		}
 		b = append(b, open)
@@ -766,7 +750,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 				b = append(b, "null"...)
 				continue
 			}
-			b = vector.AppendValue(b, t.cols[c].Type, v, i)
+			b = session.AppendValue(b, t.cols[c].Type, v, i)
 		}
 		b = append(b, end)
 	}
@@ -778,9 +762,9 @@ func (s *sink) appendLine(b []byte, t *target, vals []*vector.Vec, i int, line [
 // error, all VARCHAR).
 var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Name: "position", Type: catalog.Varchar}, {Name: "raw", Type: catalog.Varchar}, {Name: "error", Type: catalog.Varchar}}
 
-// Errors implements executor.Sink: where the errors side output shows depends on
+// Errors implements session.Sink: where the errors side output shows depends on
 // the format (SPEC 1, bad input).
-func (s *sink) Errors(name string, rows []executor.ErrorRow) error {
+func (s *sink) Errors(name string, rows []session.ErrorRow) error {
 	for i := range rows {
 		if err := s.errorRow(name, &rows[i]); err != nil {
 			return err
@@ -791,7 +775,7 @@ func (s *sink) Errors(name string, rows []executor.ErrorRow) error {
 
 // errorRow writes one row of the errors side output, opening its target at the
 // first row (the output exists only once a row reaches it).
-func (s *sink) errorRow(name string, r *executor.ErrorRow) error {
+func (s *sink) errorRow(name string, r *session.ErrorRow) error {
 	var t *target
 	for _, e := range s.errs {
 		if e.name == name {
@@ -857,7 +841,7 @@ func (s *sink) openLate(t *target) error {
 // the same encoder as query rows.
 func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 	for len(s.text) < len(vals) {
-		s.text = append(s.text, &vector.Vec{Type: catalog.Varchar, S: make([][]byte, 1), Null: make([]bool, 1)})
+		s.text = append(s.text, &session.Vec{Type: catalog.Varchar, S: make([][]byte, 1), Null: make([]bool, 1)})
 	}
 	for c, v := range vals {
 		s.text[c].S[0] = v
@@ -865,7 +849,7 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 	return s.appendLine(b, t, s.text[:len(vals)], 0, nil, 0)
 }
 
-// Flush implements executor.Sink.
+// Flush implements session.Sink.
 func (s *sink) Flush() error {
 	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every/4 {
 		s.liveAt = time.Now()
@@ -899,7 +883,7 @@ func (s *sink) flushWriters() error {
 	return err
 }
 
-// Close implements executor.Sink.
+// Close implements session.Sink.
 func (s *sink) Close() error {
 	var err error
 	if s.liveLines > 0 {

@@ -13,20 +13,19 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"streamql/catalog"
-	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner/plan"
+	"streamql/internal/session"
 )
 
 // mainJob is a job with only a main output of cols.
-func mainJob(cols ...catalog.Column) *plan.Job {
-	return &plan.Job{Main: &plan.Branch{}, Outputs: []plan.Output{{Name: "main", Columns: cols}}}
+func mainJob(cols ...catalog.Column) *session.Job {
+	return &session.Job{HasMain: true, Bounded: true, Outputs: []session.Output{{Name: "main", Columns: cols}}}
 }
 
 // varcharBatch routes the values to output 0 as one VARCHAR column.
-func varcharBatch(vals ...string) *executor.Routed {
+func varcharBatch(vals ...string) *session.Batch {
 	v := vector.NewVec(catalog.Varchar)
-	r := &executor.Routed{N: len(vals), Dest: make([]int16, len(vals)), Parts: []executor.Part{{Output: 0, Cols: []*vector.Vec{v}}}}
+	r := &session.Batch{N: len(vals), Dest: make([]int16, len(vals)), Parts: []session.Part{{Output: 0, Cols: []*session.Vec{v}}}}
 	for i, s := range vals {
 		v.S[i] = []byte(s)
 	}
@@ -214,13 +213,13 @@ func TestErrorsSidesByName(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range names[1:] { // build sides first, as a job reads them
-			if err := s.Errors(n, []executor.ErrorRow{{Stream: n[:1], Position: n[:1] + ".csv:1", Raw: []byte("raw " + n), Error: "bad"}}); err != nil {
+			if err := s.Errors(n, []session.ErrorRow{{Stream: n[:1], Position: n[:1] + ".csv:1", Raw: []byte("raw " + n), Error: "bad"}}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		r := varcharBatch("ok")
 		r.ErrorSide = names[0]
-		r.Bad = []executor.ErrorRow{{Stream: "a", Position: "a.csv:2", Raw: []byte("raw a_bad"), Error: "bad", At: 1}}
+		r.Bad = []session.ErrorRow{{Stream: "a", Position: "a.csv:2", Raw: []byte("raw a_bad"), Error: "bad", At: 1}}
 		if err := s.Rows(r); err != nil {
 			t.Fatal(err)
 		}
@@ -242,13 +241,13 @@ func TestErrorsSidesByName(t *testing.T) {
 }
 
 // TestChunksInOutputOrder: rows an operator made itself (an aggregate's
-// fired windows, executor.Chunk) are written at their place among the input
+// fired windows, session.Chunk) are written at their place among the input
 // rows (SPEC 2.4, SPEC 4: in the output order, interleaved with the side
 // outputs' rows), before the malformed rows at the same place.
 func TestChunksInOutputOrder(t *testing.T) {
 	col := catalog.Column{Name: "v", Type: catalog.Varchar}
-	job := &plan.Job{Main: &plan.Branch{}, Branches: []*plan.Branch{{Side: "early", Output: 1}},
-		Outputs: []plan.Output{{Name: "main", Columns: []catalog.Column{col}}, {Name: "early", Columns: []catalog.Column{col}}}}
+	job := &session.Job{HasMain: true, HasSides: true, Bounded: true,
+		Outputs: []session.Output{{Name: "main", Columns: []catalog.Column{col}}, {Name: "early", Columns: []catalog.Column{col}}}}
 	var out, errOut bytes.Buffer
 	w := bufio.NewWriter(&out)
 	s, err := NewSink(Config{Format: "plain", Stdout: w, Stderr: &errOut, Files: NewFileSet()}, job)
@@ -263,13 +262,13 @@ func TestChunksInOutputOrder(t *testing.T) {
 	for i, v := range []string{"w0", "w1", "w2"} {
 		made.S[i] = []byte(v)
 	}
-	r := &executor.Routed{N: 3, Dest: []int16{0, -1, 1},
-		Parts: []executor.Part{{Output: 1, Sel: []int32{0}, Cols: []*vector.Vec{in}}, {Output: 0, Sel: []int32{2}, Cols: []*vector.Vec{in}}},
-		Chunks: []executor.Chunk{
-			{At: 1, Part: executor.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*vector.Vec{made}}},
-			{At: 3, Part: executor.Part{Output: 1, Sel: []int32{2}, Cols: []*vector.Vec{made}}},
+	r := &session.Batch{N: 3, Dest: []int16{0, -1, 1},
+		Parts: []session.Part{{Output: 1, Sel: []int32{0}, Cols: []*session.Vec{in}}, {Output: 0, Sel: []int32{2}, Cols: []*session.Vec{in}}},
+		Chunks: []session.Chunk{
+			{At: 1, Part: session.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*session.Vec{made}}},
+			{At: 3, Part: session.Part{Output: 1, Sel: []int32{2}, Cols: []*session.Vec{made}}},
 		},
-		Bad:       []executor.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
+		Bad:       []session.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
 		ErrorSide: "errors",
 	}
 	if err := s.Rows(r); err != nil {

@@ -18,9 +18,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"streamql/catalog"
-	"streamql/executor"
 	"streamql/executor/vector"
-	"streamql/planner/plan"
+	"streamql/internal/session"
 )
 
 // rowsOf buffers rows (text cells, ncols per row, missing cells empty) as a
@@ -144,7 +143,7 @@ func randColumns(r *rand.Rand) []catalog.Column {
 
 // fill sets row i of the vectors to random values (some NULL) and returns
 // the row's cells as the table shows them.
-func fill(r *rand.Rand, cols []catalog.Column, vecs []*vector.Vec, i int) []string {
+func fill(r *rand.Rand, cols []catalog.Column, vecs []*session.Vec, i int) []string {
 	cells := make([]string, len(cols))
 	for c, col := range cols {
 		v := vecs[c]
@@ -174,8 +173,8 @@ func fill(r *rand.Rand, cols []catalog.Column, vecs []*vector.Vec, i int) []stri
 	return cells
 }
 
-func newVecs(cols []catalog.Column) []*vector.Vec {
-	vecs := make([]*vector.Vec, len(cols))
+func newVecs(cols []catalog.Column) []*session.Vec {
+	vecs := make([]*session.Vec, len(cols))
 	for i, c := range cols {
 		vecs[i] = vector.NewVec(c.Type)
 	}
@@ -203,23 +202,23 @@ func TestBoxMatchesTablewriterRandom(t *testing.T) {
 		nrows := []int{0, 1, 2, r.IntN(30), r.IntN(200), 1000}[r.IntN(6)]
 		sides := r.IntN(3) == 0
 		mainCols := randColumns(r)
-		outputs := []plan.Output{{Name: "main", Columns: mainCols}}
-		job := &plan.Job{Main: &plan.Branch{}}
+		outputs := []session.Output{{Name: "main", Columns: mainCols}}
+		job := &session.Job{HasMain: true, Bounded: true}
 		if sides {
-			outputs = append(outputs, plan.Output{Name: "side-" + randText(r), Columns: randColumns(r)})
-			job.Branches = []*plan.Branch{{}}
+			outputs = append(outputs, session.Output{Name: "side-" + randText(r), Columns: randColumns(r)})
+			job.HasSides = true
 		}
 		job.Outputs = outputs
-		routed := &executor.Routed{N: nrows, Dest: make([]int16, nrows)}
+		routed := &session.Batch{N: nrows, Dest: make([]int16, nrows)}
 		want := make([][][]string, len(outputs))
 		for k, o := range outputs {
-			routed.Parts = append(routed.Parts, executor.Part{Output: k, Cols: newVecs(o.Columns)})
+			routed.Parts = append(routed.Parts, session.Part{Output: k, Cols: newVecs(o.Columns)})
 		}
 		var errRows [][]string
 		if sides && r.IntN(2) == 0 {
 			routed.ErrorSide = "errors"
 			for range 1 + r.IntN(3) {
-				e := executor.ErrorRow{Stream: "s", Position: "s.csv:" + strconv.Itoa(r.IntN(100)), Raw: []byte(randText(r)), Error: randText(r), At: r.IntN(nrows + 1)}
+				e := session.ErrorRow{Stream: "s", Position: "s.csv:" + strconv.Itoa(r.IntN(100)), Raw: []byte(randText(r)), Error: randText(r), At: r.IntN(nrows + 1)}
 				routed.Bad = append(routed.Bad, e)
 			}
 			// the sink takes bad rows in the order of At
@@ -298,7 +297,7 @@ func TestTableRowsAllocate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		routed := &executor.Routed{N: vector.Cap, Dest: make([]int16, vector.Cap), Parts: []executor.Part{{Output: 0, Cols: newVecs(cols)}}}
+		routed := &session.Batch{N: vector.Cap, Dest: make([]int16, vector.Cap), Parts: []session.Part{{Output: 0, Cols: newVecs(cols)}}}
 		v := routed.Parts[0].Cols
 		for i := range vector.Cap {
 			v[0].S[i] = []byte("设备" + strconv.Itoa(i%8))
