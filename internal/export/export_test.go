@@ -15,47 +15,38 @@ import (
 var update = flag.Bool("update", false, "rewrite the goldens under testdata/")
 
 // exportFile exports one script file as the CLI does: the scripts its
-// `.read FILE` lines name first (the order of cmd/streamql's exportInputs),
-// then its own statements with those lines blanked out.
+// `.read FILE` lines name first, in the order ReadInputs gives (the one
+// cmd/streamql's export uses), then its own statements.
 func exportFile(t *testing.T, path string, opt Options) (string, []Difference, error) {
 	t.Helper()
-	return Export(readInputs(t, path, nil), opt)
-}
-
-// readInputs appends path and the scripts it reads (.read lines) to inputs,
-// in the order the command line runs them: the statements before a .read,
-// then what it reads, then the rest (each part with the other lines blanked,
-// so positions stay the file's).
-func readInputs(t *testing.T, path string, inputs []Input) []Input {
-	t.Helper()
-	b, err := os.ReadFile(path)
+	inputs, err := ReadInputs(path, readDotLines, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitAfter(string(b), "\n")
-	part := func(from, to int) string {
-		var sb strings.Builder
-		for k, l := range lines {
-			body := strings.TrimRight(l, "\n")
-			if k < from || k >= to {
-				sb.WriteString(strings.Repeat(" ", len(body)) + l[len(body):])
-			} else {
-				sb.WriteString(l)
-			}
-		}
-		return sb.String()
+	return Export(inputs, opt)
+}
+
+// readDotLines is the tests' Loader: the file with its `.read FILE` lines
+// (a line that starts with .read, the only dot command the exported scripts
+// use) blanked out, and those lines.
+func readDotLines(path string) (string, []Read, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
 	}
-	from := 0
-	for k, l := range lines {
+	src := []byte(string(b))
+	var reads []Read
+	off := 0
+	for _, l := range strings.SplitAfter(string(b), "\n") {
 		if f, ok := strings.CutPrefix(strings.TrimSpace(l), ".read "); ok {
-			if p := part(from, k); strings.TrimSpace(p) != "" {
-				inputs = append(inputs, Input{Name: path, Source: p})
+			reads = append(reads, Read{Offset: off, Path: strings.TrimSpace(f)})
+			for k := off; k < off+len(strings.TrimRight(l, "\r\n")); k++ {
+				src[k] = ' '
 			}
-			inputs = readInputs(t, filepath.Join(filepath.Dir(path), strings.TrimSpace(f)), inputs)
-			from = k + 1
 		}
+		off += len(l)
 	}
-	return append(inputs, Input{Name: path, Source: part(from, len(lines))})
+	return string(src), reads, nil
 }
 
 // scripts returns every script under queries/ (its own, its test cases' and
