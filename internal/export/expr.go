@@ -663,9 +663,10 @@ func (p *printer) eventTimeRef(e ast.ExprNode) bool {
 // namedWindow returns the window of OVER call n written out: its own, or,
 // for OVER w and OVER (w …), the WINDOW w AS (…) of the query it is in, with
 // what the OVER adds (ORDER BY, a frame) where the named window has none
-// (SQL's rule; planner/rule_rank.go resolves the name the same way). Flink
-// 2.3 accepts the WINDOW clause only in some positions (not beside a Top-N
-// filter, bench/flink-export), so the export never writes one. Errors name an
+// (SQL's rule; planner/rule_rank.go resolves the name the same way). The
+// export never writes a WINDOW clause: Flink 2.3 planned one for an OVER
+// aggregate and in a Top-N's subquery (bench/flink-export/RESULTS.md), but an
+// inline window is what every Flink SQL position takes. Errors name an
 // unknown window.
 func (p *printer) namedWindow(n *ast.WindowFuncExpr) (ast.WindowSpec, error) {
 	spec := n.Spec
