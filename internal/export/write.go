@@ -418,7 +418,7 @@ func (x *exporter) orderBy(ps pendingSort, batch bool) string {
 		}
 		return "ORDER BY " + sc.stream
 	}
-	x.diff(script, at, "ORDER BY %s over a bounded input in streaming mode: Flink's streaming mode sorts only on a time attribute ascending, so the export leaves this ORDER BY out and Flink writes the rows unsorted (streamql sorts them when the input ends, SPEC 2.9)", sc.batch)
+	x.diff(script, at, "ORDER BY %s in streaming mode: Flink's streaming mode sorts only on a time attribute ascending, so the export leaves this ORDER BY out and Flink writes the rows unsorted (streamql sorts them, SPEC 2.9)", sc.batch)
 	return ""
 }
 
