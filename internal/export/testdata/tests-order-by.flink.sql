@@ -14,7 +14,7 @@ CREATE TABLE `items` (
   `n` BIGINT,
   `ts` BIGINT,
   `ts_rowtime` AS TO_TIMESTAMP_LTZ(`ts`, 3),
-  WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ((`ts`) - 2000, 3)
+  WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ((`ts`) - 1000, 3)
 ) WITH (
   'connector' = 'filesystem',
   'path' = 'items.json',

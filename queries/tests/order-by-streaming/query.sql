@@ -12,7 +12,7 @@ CREATE STREAM items (
   k  VARCHAR,
   n  BIGINT,
   ts BIGINT,                                  -- event time, epoch ms
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
 ) WITH ('connector' = 'file', 'path' = 'items.json', 'format' = 'json', 'errors' = 'fail');
 
 SELECT k, n, ts FROM items ORDER BY ts, k;

@@ -8,7 +8,7 @@ CREATE STREAM items (
   k  VARCHAR,
   n  BIGINT,
   ts BIGINT,                                  -- event time, epoch ms
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
 ) WITH ('connector' = 'file', 'path' = 'items.json', 'format' = 'json', 'errors' = 'fail');
 
 -- the three smallest n, a NULL first; ties on n broken by k
