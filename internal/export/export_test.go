@@ -599,3 +599,38 @@ func TestAggregateFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestReadInputs checks the order ReadInputs gives (the statements before a
+// .read, the script it reads, then the rest, each part at the file's lines)
+// and its refusal of a script that reads itself.
+func TestReadInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("ddl.sql", "CREATE STREAM s (k VARCHAR) WITH ('connector'='values');\n")
+	main := write("main.sql", "SET 'a' = 'b';\n.read ddl.sql\nSELECT k FROM s;\n")
+	in, err := ReadInputs(main, readDotLines, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range in {
+		got = append(got, filepath.Base(i.Name)+":"+strings.Join(strings.Fields(i.Source), " "))
+	}
+	want := []string{"main.sql:SET 'a' = 'b';", "ddl.sql:CREATE STREAM s (k VARCHAR) WITH ('connector'='values');", "main.sql:SELECT k FROM s;"}
+	if !slices.Equal(got, want) {
+		t.Errorf("inputs %q, want %q", got, want)
+	}
+	if l := strings.Count(in[2].Source[:strings.Index(in[2].Source, "SELECT")], "\n"); l != 2 {
+		t.Errorf("SELECT at line %d of its part, want 3 (the file's)", l+1)
+	}
+	self := write("self.sql", ".read self.sql\n")
+	if _, err := ReadInputs(self, readDotLines, nil); err == nil || !strings.Contains(err.Error(), "nests more than 16") {
+		t.Errorf("a script that reads itself: %v", err)
+	}
+}
