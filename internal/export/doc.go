@@ -30,6 +30,9 @@
 // Subqueries, UNION ALL, WITH names and views (SPEC 2.6) print the same way,
 // a WITH name or a view inline as the subquery it stands for; only a query
 // the printer cannot print goes out as written, and that is a difference.
+// A query's ORDER BY [LIMIT] (SPEC 2.9) is placed last, once Flink's runtime
+// mode is known: batch mode sorts any keys, streaming mode only a time
+// attribute ascending or with a LIMIT (a Top-N); the rest is a difference.
 //
 // A BIGINT event-time column (epoch ms) cannot be a Flink time attribute: the
 // exported table gets a computed column <col>_rowtime AS TO_TIMESTAMP_LTZ(col,

@@ -15,47 +15,38 @@ import (
 var update = flag.Bool("update", false, "rewrite the goldens under testdata/")
 
 // exportFile exports one script file as the CLI does: the scripts its
-// `.read FILE` lines name first (the order of cmd/streamql's exportInputs),
-// then its own statements with those lines blanked out.
+// `.read FILE` lines name first, in the order ReadInputs gives (the one
+// cmd/streamql's export uses), then its own statements.
 func exportFile(t *testing.T, path string, opt Options) (string, []Difference, error) {
 	t.Helper()
-	return Export(readInputs(t, path, nil), opt)
-}
-
-// readInputs appends path and the scripts it reads (.read lines) to inputs,
-// in the order the command line runs them: the statements before a .read,
-// then what it reads, then the rest (each part with the other lines blanked,
-// so positions stay the file's).
-func readInputs(t *testing.T, path string, inputs []Input) []Input {
-	t.Helper()
-	b, err := os.ReadFile(path)
+	inputs, err := ReadInputs(path, readDotLines, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitAfter(string(b), "\n")
-	part := func(from, to int) string {
-		var sb strings.Builder
-		for k, l := range lines {
-			body := strings.TrimRight(l, "\n")
-			if k < from || k >= to {
-				sb.WriteString(strings.Repeat(" ", len(body)) + l[len(body):])
-			} else {
-				sb.WriteString(l)
-			}
-		}
-		return sb.String()
+	return Export(inputs, opt)
+}
+
+// readDotLines is the tests' Loader: the file with its `.read FILE` lines
+// (a line that starts with .read, the only dot command the exported scripts
+// use) blanked out, and those lines.
+func readDotLines(path string) (string, []Read, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
 	}
-	from := 0
-	for k, l := range lines {
+	src := []byte(string(b))
+	var reads []Read
+	off := 0
+	for _, l := range strings.SplitAfter(string(b), "\n") {
 		if f, ok := strings.CutPrefix(strings.TrimSpace(l), ".read "); ok {
-			if p := part(from, k); strings.TrimSpace(p) != "" {
-				inputs = append(inputs, Input{Name: path, Source: p})
+			reads = append(reads, Read{Offset: off, Path: strings.TrimSpace(f)})
+			for k := off; k < off+len(strings.TrimRight(l, "\r\n")); k++ {
+				src[k] = ' '
 			}
-			inputs = readInputs(t, filepath.Join(filepath.Dir(path), strings.TrimSpace(f)), inputs)
-			from = k + 1
 		}
+		off += len(l)
 	}
-	return append(inputs, Input{Name: path, Source: part(from, len(lines))})
+	return string(src), reads, nil
 }
 
 // scripts returns every script under queries/ (its own, its test cases' and
@@ -358,15 +349,136 @@ func TestChangelogStreams(t *testing.T) {
 	}
 }
 
-// TestOrderByRefused: a query that ends with ORDER BY (SPEC 2.9) is refused
-// with the place, never printed without its order.
-func TestOrderByRefused(t *testing.T) {
-	src := "CREATE STREAM v (k VARCHAR, n BIGINT) WITH ('connector'='values');\n" +
-		"INSERT INTO v VALUES ('x', 1);\n" +
-		"SELECT k FROM v ORDER BY n DESC LIMIT 1;\n"
-	_, _, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "ORDER BY at the end of a query has no Flink SQL translation yet") {
-		t.Fatalf("export of ORDER BY: %v", err)
+// TestOrderBy checks a query's ORDER BY [LIMIT] (SPEC 2.9) in each of
+// Flink's runtime modes (issue 27): batch mode sorts any keys as streamql's
+// sort of a bounded input does; streaming mode sorts on the time attribute
+// (the rowtime column of a BIGINT event time) and runs ORDER BY … LIMIT as a
+// Top-N; a sort Flink's streaming mode refuses is left out. Every shape whose
+// Flink semantics differ is a difference at the ORDER BY's line (so --strict
+// refuses it), the others are none; every INSERT re-parses.
+func TestOrderBy(t *testing.T) {
+	bounded := "CREATE STREAM s (k VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n"
+	streaming := bounded + "SET 'execution.runtime-mode' = 'streaming';\n"
+	kafka := "CREATE STREAM s (k VARCHAR, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='kafka', 'topic'='s', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n"
+	ties := "rows that tie on its keys"
+	for _, tc := range []struct {
+		name, pre, sql string
+		want, not      []string // in / not in the INSERT
+		diff           string   // a difference at the query's line ("" for none)
+	}{
+		{"batch alias desc limit", bounded, "SELECT k, v * 2 AS d FROM s ORDER BY d DESC, k LIMIT 2;", []string{"ORDER BY `d` DESC, `s`.`k` LIMIT 2", "'execution.runtime-mode' = 'batch'"}, nil, ties},
+		{"batch any key", bounded, "SELECT k FROM s ORDER BY v;", []string{"ORDER BY `s`.`v`"}, []string{"LIMIT"}, ""},
+		{"batch event time stays BIGINT", bounded, "SELECT k FROM s ORDER BY ts DESC;", []string{"ORDER BY `s`.`ts` DESC"}, nil, ""},
+		{"streaming time attribute", streaming, "SELECT k, v FROM s ORDER BY ts, v;", []string{"ORDER BY `s`.`ts_rowtime`, `s`.`v`"}, nil, "Flink's streaming sort on the time attribute drops rows below the watermark"},
+		{"streaming other key left out", streaming, "SELECT k, v FROM s ORDER BY v DESC;", nil, []string{"ORDER BY"}, "the export leaves this ORDER BY out"},
+		{"streaming time descending left out", streaming, "SELECT k, v FROM s ORDER BY ts DESC;", nil, []string{"ORDER BY"}, "the export leaves this ORDER BY out"},
+		{"streaming top-n", streaming, "SELECT k, v FROM s ORDER BY v DESC LIMIT 2;", []string{"ORDER BY `s`.`v` DESC LIMIT 2"}, nil, ties},
+		{"unbounded time sort", kafka, "SELECT k, v FROM s ORDER BY ts;", []string{"ORDER BY `s`.`ts`"}, []string{"LIMIT"}, "rows late for this ORDER BY"},
+		{"unbounded top-n", kafka, "SELECT k, v FROM s ORDER BY v LIMIT 3;", []string{"ORDER BY `s`.`v` LIMIT 3"}, nil, ties},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := strings.Count(tc.pre, "\n") + 1
+			got, diffs, err := Export([]Input{{Name: "q.sql", Source: tc.pre + tc.sql + "\n"}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sels := insertSelects(got)
+			if len(sels) != 1 {
+				t.Fatalf("want one INSERT in:\n%s", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("export lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(sels[0], w) {
+					t.Errorf("INSERT has %q:\n%s", w, sels[0])
+				}
+			}
+			if _, err := parser.Parse("flink", sels[0]); err != nil {
+				t.Errorf("does not parse: %v\n%s", err, sels[0])
+			}
+			var at []Difference
+			for _, d := range diffs {
+				if d.Line == line {
+					at = append(at, d)
+				}
+			}
+			switch {
+			case tc.diff == "" && len(at) > 0:
+				t.Errorf("differences %v, want none at line %d", at, line)
+			case tc.diff != "" && !slices.ContainsFunc(at, func(d Difference) bool { return strings.Contains(d.Text, tc.diff) }):
+				t.Errorf("differences %v lack %q at line %d", diffs, tc.diff, line)
+			case tc.diff != "":
+				if _, _, err := Export([]Input{{Name: "q.sql", Source: tc.pre + tc.sql + "\n"}}, Options{Strict: true}); err == nil {
+					t.Errorf("--strict exported it")
+				}
+			}
+		})
+	}
+}
+
+// TestNamedWindow: OVER w of a WINDOW w AS (…) (SPEC 2.9) exports as the
+// same INSERT as the window written inline at each OVER, whichever event
+// time the stream has; an OVER (w …) adds what the named window lacks.
+func TestNamedWindow(t *testing.T) {
+	for _, ddl := range []string{
+		"CREATE STREAM s (k VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n",
+		"CREATE STREAM s (k VARCHAR, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='kafka', 'topic'='s', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n",
+	} {
+		for _, tc := range []struct{ named, inline string }{
+			{"SELECT k, SUM(v) OVER w AS s3, MAX(v) OVER w AS m FROM s WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW);",
+				"SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s3, MAX(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS m FROM s;"},
+			{"SELECT k, COUNT(v) OVER (w) AS n FROM s WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW);",
+				"SELECT k, COUNT(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW) AS n FROM s;"},
+			{"SELECT k, v, rn FROM (SELECT k, v, ROW_NUMBER() OVER w AS rn FROM s WINDOW w AS (PARTITION BY k ORDER BY v DESC)) WHERE rn <= 2;",
+				"SELECT k, v, rn FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM s) WHERE rn <= 2;"},
+		} {
+			named, _, err := Export([]Input{{Name: "q.sql", Source: ddl + tc.named + "\n"}}, Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.named, err)
+			}
+			inline, _, err := Export([]Input{{Name: "q.sql", Source: ddl + tc.inline + "\n"}}, Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.inline, err)
+			}
+			n, i := insertSelects(named), insertSelects(inline)
+			if !slices.Equal(n, i) || len(n) != 1 {
+				t.Errorf("named window\n%v\nwant the inline one\n%v", n, i)
+			}
+			if strings.Contains(named, "WINDOW `w`") || strings.Contains(named, "OVER `w`") {
+				t.Errorf("the WINDOW clause was written:\n%s", named)
+			}
+		}
+	}
+}
+
+// TestOuterIntervalJoinBigint: an outer interval join (SPEC 2.7) is an
+// interval join on Flink only over TIMESTAMP time attributes; over BIGINT
+// event time Flink plans a regular, updating join, a difference at the
+// query's line for LEFT, RIGHT and FULL, none for INNER or TIMESTAMP time.
+func TestOuterIntervalJoinBigint(t *testing.T) {
+	decl := func(typ string) string {
+		var b strings.Builder
+		for _, n := range []string{"s", "t"} {
+			b.WriteString("CREATE STREAM " + n + " (k VARCHAR, x DOUBLE, ts " + typ + ", WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='kafka', 'topic'='" + n + "', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n")
+		}
+		return b.String()
+	}
+	const want = "interval join on BIGINT event time"
+	for _, typ := range []string{"BIGINT", "TIMESTAMP(3)"} {
+		for _, kind := range []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"} {
+			src := decl(typ) + "SELECT s.k, t.x FROM s " + kind + " t ON s.k = t.k AND t.ts BETWEEN s.ts - INTERVAL '1' SECOND AND s.ts + INTERVAL '1' SECOND;\n"
+			_, diffs, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", typ, kind, err)
+			}
+			found := slices.ContainsFunc(diffs, func(d Difference) bool { return d.Line == 3 && strings.Contains(d.Text, want) })
+			if expect := typ == "BIGINT" && kind != "JOIN"; found != expect {
+				t.Errorf("%s %s: difference %q listed = %v, want %v (%v)", typ, kind, want, found, expect, diffs)
+			}
+		}
 	}
 }
 
@@ -489,5 +601,40 @@ func TestAggregateFilter(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("export lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestReadInputs checks the order ReadInputs gives (the statements before a
+// .read, the script it reads, then the rest, each part at the file's lines)
+// and its refusal of a script that reads itself.
+func TestReadInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("ddl.sql", "CREATE STREAM s (k VARCHAR) WITH ('connector'='values');\n")
+	main := write("main.sql", "SET 'a' = 'b';\n.read ddl.sql\nSELECT k FROM s;\n")
+	in, err := ReadInputs(main, readDotLines, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range in {
+		got = append(got, filepath.Base(i.Name)+":"+strings.Join(strings.Fields(i.Source), " "))
+	}
+	want := []string{"main.sql:SET 'a' = 'b';", "ddl.sql:CREATE STREAM s (k VARCHAR) WITH ('connector'='values');", "main.sql:SELECT k FROM s;"}
+	if !slices.Equal(got, want) {
+		t.Errorf("inputs %q, want %q", got, want)
+	}
+	if l := strings.Count(in[2].Source[:strings.Index(in[2].Source, "SELECT")], "\n"); l != 2 {
+		t.Errorf("SELECT at line %d of its part, want 3 (the file's)", l+1)
+	}
+	self := write("self.sql", ".read self.sql\n")
+	if _, err := ReadInputs(self, readDotLines, nil); err == nil || !strings.Contains(err.Error(), "nests more than 16") {
+		t.Errorf("a script that reads itself: %v", err)
 	}
 }

@@ -461,7 +461,9 @@ func hasAggregate(sel *ast.SelectStmt) bool {
 	return f.found
 }
 
-// tail prints GROUP BY, HAVING and LIMIT; an ORDER BY is refused.
+// tail prints GROUP BY, HAVING and, when the query has no ORDER BY, LIMIT
+// (a query's ORDER BY and its LIMIT are bq.sort's: where they go depends on
+// Flink's runtime mode, which write knows once every query is printed).
 func (bq *branchQuery) tail() (string, error) {
 	p, sel := bq.p, bq.sel.Query
 	var b strings.Builder
@@ -481,21 +483,98 @@ func (bq *branchQuery) tail() (string, error) {
 		}
 		b.WriteString(" HAVING " + s)
 	}
-	if sel.OrderBy != nil { // SPEC 2.9: never dropped silently
-		return "", p.errorf(sel.OrderBy, "ORDER BY at the end of a query has no Flink SQL translation yet")
-	}
-	if sel.Limit != nil && sel.Limit.Count != nil {
-		v, ok := sel.Limit.Count.(*test_driver.ValueExpr)
-		if !ok {
-			return "", p.errorf(sel.Limit.Count, "LIMIT takes a number")
-		}
-		s, err := p.literal(v)
+	if sel.OrderBy == nil {
+		lim, err := bq.limit()
 		if err != nil {
 			return "", err
 		}
-		b.WriteString(" LIMIT " + s)
+		b.WriteString(lim)
 	}
 	return b.String(), nil
+}
+
+// limit prints the query's LIMIT (" LIMIT n"), "" when it has none.
+func (bq *branchQuery) limit() (string, error) {
+	p, sel := bq.p, bq.sel.Query
+	if sel.Limit == nil || sel.Limit.Count == nil {
+		return "", nil
+	}
+	v, ok := sel.Limit.Count.(*test_driver.ValueExpr)
+	if !ok {
+		return "", p.errorf(sel.Limit.Count, "LIMIT takes a number")
+	}
+	s, err := p.literal(v)
+	if err != nil {
+		return "", err
+	}
+	return " LIMIT " + s, nil
+}
+
+// sortClause is the ORDER BY [LIMIT] a query ends with (SPEC 2.9), printed
+// for both of Flink's runtime modes: batch holds the keys as written (batch
+// mode sorts on anything), stream the same keys with the event time as its
+// Flink time attribute (the rowtime column of a BIGINT event time), "" when
+// the first key is not the event time ascending, the only sort Flink's
+// streaming mode runs without a LIMIT. limit is " LIMIT n" or "", at the
+// offset of the first key (the difference's line).
+type sortClause struct {
+	batch, stream, limit string
+	at                   int
+}
+
+// sort prints the query's ORDER BY and LIMIT, nil when it has no ORDER BY.
+// A key that names a select-list alias (as the planner resolves it) prints
+// as that alias.
+func (bq *branchQuery) sort() (*sortClause, error) {
+	p, sel := bq.p, bq.sel.Query
+	if sel.OrderBy == nil {
+		return nil, nil
+	}
+	sc := &sortClause{}
+	var batch, stream []string
+	for k, it := range sel.OrderBy.Items {
+		if k == 0 && p.locate != nil {
+			sc.at = p.locate(it.Expr)
+		}
+		var s string
+		if cn, ok := unparen(it.Expr).(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" && selectAlias(sel, cn.Name.Name.L) {
+			s = quote(cn.Name.Name.O)
+		} else {
+			var err error
+			if s, err = p.expr(it.Expr); err != nil {
+				return nil, err
+			}
+		}
+		t := s
+		if p.eventTimeRef(it.Expr) {
+			t = p.qualified(rowtimeName(p.probe.st))
+			if !bigintTime(p.probe.st) {
+				t = s
+			}
+		}
+		if it.Desc {
+			s, t = s+" DESC", t+" DESC"
+		}
+		batch, stream = append(batch, s), append(stream, t)
+	}
+	sc.batch = strings.Join(batch, ", ")
+	if first := sel.OrderBy.Items[0]; !first.Desc && p.eventTimeRef(first.Expr) {
+		sc.stream = strings.Join(stream, ", ")
+	}
+	var err error
+	sc.limit, err = bq.limit()
+	return sc, err
+}
+
+// selectAlias reports whether sel's select list names a column name (lower
+// case) with AS.
+func selectAlias(sel *ast.SelectStmt, name string) bool {
+	for _, f := range sel.Fields.Fields {
+		if f.AsName.L != "" && f.AsName.L == name {
+			return true
+		}
+	}
+	return false
 }
 
 // subquery prints a SELECT inside an expression (IN, EXISTS): its tables are
@@ -668,6 +747,9 @@ func (x *exporter) relation(script *parser.Script, rel *parser.Relation, with []
 				return "", err
 			}
 			preds = append(preds, c)
+		}
+		if ob := sel.Query.OrderBy; ob != nil { // SPEC 2.9: never dropped silently
+			return "", bq.p.errorf(ob.Items[0].Expr, "ORDER BY inside a subquery, a WITH definition or a view has no Flink SQL translation: order the outer query")
 		}
 		tail, err := bq.tail()
 		if err != nil {

@@ -35,6 +35,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 		}
 	}
 	var inserts []string
+	var sorts []pendingSort // the inserts whose query ends with ORDER BY, placed once the runtime mode is known
 	var tables []*outTable
 	sides := map[string]*outTable{}
 	usesWatermark := false
@@ -127,6 +128,13 @@ func (x *exporter) write(jobs []job) (string, error) {
 			if err != nil {
 				return "", &ScriptError{Script: j.script, Err: err}
 			}
+			sc, err := q.sort()
+			if err != nil {
+				return "", &ScriptError{Script: j.script, Err: err}
+			}
+			if sc != nil {
+				sorts = append(sorts, pendingSort{insert: len(inserts), sc: sc, j: j, b: b})
+			}
 			var s strings.Builder
 			fmt.Fprintf(&s, "INSERT INTO %s\n  SELECT %s", quote(target), fields)
 			if from != "" {
@@ -158,11 +166,23 @@ func (x *exporter) write(jobs []job) (string, error) {
 				if b.Join != nil {
 					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "a semi/anti join in a streaming Flink job is a regular join: its output order depends on how the inputs interleave, and an anti join retracts rows a later build row matches (SPEC 2.2's answer is deterministic, left rows in left order)")
 				}
+				if bj := b.Both; bj != nil && bj.Interval && !bj.Window && bj.Type != plan.InnerJoin &&
+					!(timeAttribute(bj.Inputs[0].Stream) && timeAttribute(bj.Inputs[1].Stream)) {
+					// (bench/flink-export: Flink plans the BIGINT bounds as a join condition)
+					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "a %s interval join on BIGINT event time: Flink's interval join needs TIMESTAMP time attributes, so Flink runs it as a regular %s join, whose output is a changelog (a padded row, then -D and the joined row; a filesystem or kafka sink refuses it) that ends in streamql's rows (SPEC 2.7)", bj.Type, bj.Type)
+				}
 				if b.Agg != nil && b.Agg.Window == nil && b.Agg.Grouped && (!b.Stream.Bounded() || j.streaming) {
 					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "GROUP BY without a window on an unbounded stream (or in streaming mode) is an updating result in both engines, but Flink's print sink shows its changelog (+I, -U, +U) and a filesystem or kafka sink refuses it")
 				}
 			}
 		}
+	}
+	for _, ps := range sorts {
+		ins := strings.TrimSuffix(inserts[ps.insert], ";")
+		if c := x.orderBy(ps, batch); c != "" {
+			ins += "\n  " + c
+		}
+		inserts[ps.insert] = ins + ";"
 	}
 	for st, ins := range x.values {
 		for _, vi := range ins {
@@ -318,7 +338,8 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 			}
 		}
 	}
-	if r := b.Rank; r != nil && r.Func == plan.RankRowNumber && (r.Kind == plan.RankTopN || r.Kind == plan.RankDedup || r.Kind == plan.RankWindowTopN) {
+	ordered := q.sel.Query.OrderBy != nil // (its ties and LIMIT are orderBy's)
+	if r := b.Rank; r != nil && !ordered && r.Func == plan.RankRowNumber && (r.Kind == plan.RankTopN || r.Kind == plan.RankDedup || r.Kind == plan.RankWindowTopN) {
 		// (bench/flink-export: Nexmark q18 and q19 differ in exactly the rows that tie)
 		x.diff(j.script, at, "ROW_NUMBER over rows that tie on its ORDER BY: streamql numbers them in arrival order, Flink in an order of its parallel instances, so the rows kept among ties may differ; add a column to ORDER BY that breaks ties")
 	}
@@ -328,7 +349,7 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 	if q.p.usesWatermark {
 		x.diff(j.script, max(at, q.p.wmPos), "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink")
 	}
-	if q.sel.Query.Limit != nil {
+	if q.sel.Query.Limit != nil && !ordered {
 		x.diff(j.script, at, "LIMIT takes the first rows in input order and ends the job in streamql; Flink takes any rows of its parallel instances")
 	}
 	if b.Sink != nil {
@@ -336,6 +357,69 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 			x.diff(j.script, at, "stream %s is written here and read by a later job: streamql runs the jobs one after the other, Flink's statement set runs them at the same time", b.Sink.Name)
 		}
 	}
+}
+
+// timeAttribute reports whether st's event time is a Flink time attribute
+// as declared: a TIMESTAMP column with a WATERMARK (a BIGINT one is epoch ms,
+// whose rowtime column the export adds).
+func timeAttribute(st *catalog.Stream) bool {
+	return st != nil && st.Watermark != nil && st.EventTime >= 0 && st.Columns[st.EventTime].Type != catalog.BigInt
+}
+
+// pendingSort is an INSERT (inserts[insert]) whose query ends with ORDER BY
+// (SPEC 2.9), branch b of job j.
+type pendingSort struct {
+	insert int
+	sc     *sortClause
+	j      job
+	b      *planner.Branch
+}
+
+// orderBy returns the ORDER BY [LIMIT] clause of ps's INSERT in Flink's
+// runtime mode (batch or streaming), "" when Flink's streaming mode cannot
+// sort so, and records what Flink does differently (bench/flink-export
+// checks these shapes on Flink 2.3):
+//   - batch mode (every input bounded) sorts any keys at the input's end, as
+//     streamql's sort of a bounded input (plan.RankSort) does; NULLs come
+//     first ascending in both;
+//   - streaming mode sorts without a LIMIT only on a time attribute
+//     ascending (its first key), releasing rows as the watermark passes them
+//     and dropping rows below it, as streamql's plan.RankTimeSort does but
+//     for the late rows (branchDiffs lists its late output); over a bounded
+//     input streamql's sort keeps the rows below the watermark (a
+//     difference), and a sort on other keys is left out (a difference: Flink
+//     refuses it);
+//   - ORDER BY … LIMIT in streaming mode is Flink's Top-N over the whole
+//     stream, updating (+I, -D), as streamql's plan.RankTopN; over a bounded
+//     input (plan.RankSort) and on the event time (plan.RankTimeSort)
+//     streamql writes the final rows once instead (a difference);
+//   - with a LIMIT, the rows kept among those that tie on the keys differ.
+func (x *exporter) orderBy(ps pendingSort, batch bool) string {
+	sc, r, at, script := ps.sc, ps.b.Rank, ps.sc.at, ps.j.script
+	if sc.limit != "" {
+		x.diff(script, at, "ORDER BY … LIMIT over rows that tie on its keys at the last place kept: streamql keeps the first that arrived, Flink any of them; add a key that breaks ties")
+	}
+	if batch {
+		return "ORDER BY " + sc.batch + sc.limit
+	}
+	kind := plan.RankSort
+	if r != nil {
+		kind = r.Kind
+	}
+	switch {
+	case sc.limit != "" && kind == plan.RankTopN:
+		return "ORDER BY " + sc.batch + sc.limit
+	case sc.limit != "":
+		x.diff(script, at, "ORDER BY … LIMIT in Flink's streaming mode is a Top-N whose result is a changelog (+I, -D; a filesystem or kafka sink refuses it) ending in the same rows; streamql writes them once, in order (SPEC 2.9)")
+		return "ORDER BY " + sc.batch + sc.limit
+	case sc.stream != "":
+		if kind == plan.RankSort {
+			x.diff(script, at, "ORDER BY the event time over a bounded input: streamql sorts every row when the input ends, Flink's streaming sort on the time attribute drops rows below the watermark")
+		}
+		return "ORDER BY " + sc.stream
+	}
+	x.diff(script, at, "ORDER BY %s in streaming mode: Flink's streaming mode sorts only on a time attribute ascending, so the export leaves this ORDER BY out and Flink writes the rows unsorted (streamql sorts them, SPEC 2.9)", sc.batch)
+	return ""
 }
 
 // rankKind names the SPEC 2.9 operator r is, for a difference's text.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -63,7 +61,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var inputs []export.Input
 	for _, name := range fl.Args() {
 		var err error
-		if inputs, err = exportInputs(ctx, name, inputs, 0); err != nil {
+		if inputs, err = exportInputs(ctx, name, inputs); err != nil {
 			printError(stderr, "%v", err)
 			return exitPlanning
 		}
@@ -78,56 +76,25 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // exportInputs appends the script file name to inputs as the command line
-// would run it: each of its `.read FILE` lines (SPEC 4, the dot commands)
-// first, as scripts of their own (a path relative to the script's folder),
-// then its statements with every dot line blanked out; the other dot
-// commands (.format, .timer, ...) shape the command line's output only and
-// are left out. depth bounds nested .read.
-func exportInputs(ctx context.Context, name string, inputs []export.Input, depth int) ([]export.Input, error) {
-	if depth > 16 {
-		return nil, fmt.Errorf("%s: .read nests more than 16 scripts deep", name)
-	}
-	b, err := loadScriptFile(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read script %s: %v", name, err)
-	}
-	sql, dots := splitDots(string(b))
-	from := 0 // the script's statements before each .read come before its inputs, as the command line runs them
-	for _, d := range dots {
-		c, perr := parseDot(d)
-		if perr != nil {
-			return nil, fmt.Errorf("%s", parser.FormatError(name, string(b), perr))
+// runs it (export.ReadInputs: its .read scripts in place), reading each file
+// with loadScriptFile and its dot lines with splitDots and parseDot.
+func exportInputs(ctx context.Context, name string, inputs []export.Input) ([]export.Input, error) {
+	return export.ReadInputs(name, func(path string) (string, []export.Read, error) {
+		b, err := loadScriptFile(ctx, path)
+		if err != nil {
+			return "", nil, fmt.Errorf("cannot read script %s: %v", path, err)
 		}
-		if c.name != ".read" || len(c.args) == 0 {
-			continue
+		sql, dots := splitDots(string(b))
+		var reads []export.Read
+		for _, d := range dots {
+			c, perr := parseDot(d)
+			if perr != nil {
+				return "", nil, fmt.Errorf("%s", parser.FormatError(path, string(b), perr))
+			}
+			if c.name == ".read" && len(c.args) > 0 {
+				reads = append(reads, export.Read{Offset: d.Offset, Path: c.rest})
+			}
 		}
-		path := c.rest
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(name), path)
-		}
-		if part := blankOutside(sql, from, d.Offset); strings.TrimSpace(part) != "" {
-			inputs = append(inputs, export.Input{Name: name, Source: part})
-		}
-		from = d.Offset
-		if inputs, err = exportInputs(ctx, path, inputs, depth+1); err != nil {
-			return nil, err
-		}
-	}
-	return append(inputs, export.Input{Name: name, Source: blankOutside(sql, from, len(sql))}), nil
-}
-
-// blankOutside returns src with every byte outside [from, to) but line
-// breaks made a space, so that a part of a script keeps its statements'
-// lines and columns (errors point into the whole file).
-func blankOutside(src string, from, to int) string {
-	if from == 0 && to == len(src) {
-		return src
-	}
-	b := []byte(src)
-	for i := range b {
-		if (i < from || i >= to) && b[i] != '\n' && b[i] != '\r' {
-			b[i] = ' '
-		}
-	}
-	return string(b)
+		return sql, reads, nil
+	}, inputs)
 }

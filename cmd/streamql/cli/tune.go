@@ -85,7 +85,7 @@ func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	path := fl.Arg(0)
 	// the script as the command line runs it: its .read scripts first
 	// (exportInputs, the order export uses), then its own statements
-	inputs, err := exportInputs(ctx, path, nil, 0)
+	inputs, err := exportInputs(ctx, path, nil)
 	if err != nil {
 		printError(stderr, "%v", unwrapPath(err))
 		return exitPlanning
