@@ -517,6 +517,8 @@ func TestExportShapes(t *testing.T) {
 			[]string{"SELECT `k`, `v`, `rn`\n  FROM (SELECT `s`.`k`, `s`.`v`, ROW_NUMBER() OVER (PARTITION BY `s`.`k` ORDER BY `s`.`v` DESC) AS `rn` FROM `s` AS `s`)\n  WHERE (`rn`) <= (2)"}},
 		{"dedup", "SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM s) WHERE rn = 1;\n",
 			[]string{"ROW_NUMBER() OVER (PARTITION BY `s`.`k` ORDER BY `s`.`ts_rowtime`) AS `rn`", "WHERE (`rn`) = (1)"}},
+		{"processing-time temporal join", "CREATE STREAM o (k VARCHAR, p AS PROCTIME()) WITH ('connector'='file', 'path'='o.csv', 'errors'='fail');\nCREATE STREAM d (k VARCHAR, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector'='file', 'path'='d.csv', 'errors'='fail');\nSELECT o.k, d.n FROM o LEFT JOIN d FOR SYSTEM_TIME AS OF o.p ON o.k = d.k;\n",
+			[]string{"FROM `o` LEFT JOIN `d` ON (`o`.`k`) = (`d`.`k`)", "is streamql's lookup join of a table read whole first"}},
 		{"temporal join", "CREATE STREAM r (cur VARCHAR, rate DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (cur) NOT ENFORCED) WITH ('connector'='file', 'path'='r.csv', 'errors'='fail');\nSELECT s.k, r.rate FROM s JOIN r FOR SYSTEM_TIME AS OF s.ts ON s.k = r.cur;\n",
 			[]string{"FROM `s` JOIN `r` FOR SYSTEM_TIME AS OF `s`.`ts_rowtime` ON (`s`.`k`) = (`r`.`cur`)", "PRIMARY KEY (`cur`) NOT ENFORCED"}},
 		{"unnest", "SELECT id, tag FROM e CROSS JOIN UNNEST(tags) AS t (tag);\n", []string{"FROM `e` CROSS JOIN UNNEST(`tags`) AS `t` (`tag`)"}},

@@ -10,6 +10,7 @@ import (
 	"streamql/catalog"
 	"streamql/parser"
 	"streamql/planner"
+	"streamql/planner/plan"
 )
 
 // branchQuery is one statement planned as a branch, ready to print: its
@@ -237,7 +238,13 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 		}
 		name = "TABLE(" + w.Func + "(" + strings.Join(args, ", ") + "))"
 	}
-	if a, ok := asOfOf(p.sel, tn); ok { // a temporal join's right side (SPEC 2.7)
+	if a, ok := asOfOf(p.sel, tn); ok && p.procTimeAsOf(a) {
+		// a processing-time temporal join against a bounded stream is
+		// streamql's lookup join (SPEC 2.7); Flink runs FOR SYSTEM_TIME AS OF a
+		// PROCTIME() column only against a lookup source, which filesystem is
+		// not: a plain join gives the same rows
+		p.x.diff(p.script, a.Pos, "the processing-time temporal join against %s (FOR SYSTEM_TIME AS OF %s) is streamql's lookup join of a table read whole first; Flink's filesystem connector is no lookup source, so it is exported as a regular join of the same rows (Flink's outer one updates: -D/+I as partners come)", tn.Name.O, a.Col)
+	} else if ok { // a temporal join's right side (SPEC 2.7)
 		col, err := p.asOfColumn(a)
 		if err != nil {
 			return "", nil, err
@@ -261,6 +268,21 @@ func asOfOf(sel *parser.Select, tn *ast.TableName) (parser.AsOf, bool) {
 	}
 	a, ok := sel.AsOf[tn]
 	return a, ok
+}
+
+// procTimeAsOf reports whether a's column is a PROCTIME() column of its
+// stream (a processing-time temporal join, planner's procTimeJoin).
+func (p *printer) procTimeAsOf(a parser.AsOf) bool {
+	qual, col, ok := strings.Cut(a.Col, ".")
+	if !ok {
+		qual, col = "", a.Col
+	}
+	for _, st := range p.fromStreams(qual) {
+		if c := st.Column(col); c >= 0 && plan.IsProcTime(st, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // asOfColumn prints the time column of FOR SYSTEM_TIME AS OF: a BIGINT event
