@@ -13,7 +13,10 @@
 //     depend on how its inputs interleave (SPEC 2.7, "Determinism");
 //   - Rows: a columnar store of rows copied out of batches (state, held rows);
 //   - Join: the keyed two-input join, INNER, LEFT, RIGHT and FULL, regular or
-//     interval, whose output has both sides' columns.
+//     interval, whose output has both sides' columns; a regular one also over
+//     updating inputs, whose -U/-D rows retract what they joined (SPEC 2.8,
+//     joinretract.go), and an outer one with the other terms of its ON
+//     (JoinSpec.Residual).
 //   - SemiJoin: SPEC 2.2's semi and anti join (NOT EXISTS, NOT IN), keyed
 //     and two-input like Join and sharing its watermark state and output,
 //     whose output is left rows in left order, each held until the right
