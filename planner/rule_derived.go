@@ -465,10 +465,14 @@ func derivedOutput(j *Job, o Output, rel string) int {
 	return len(j.Outputs) - 1
 }
 
-// updatingWhy names what makes the derived relation st updating (SPEC 2.8),
-// for the error of a reader that cannot take its changes: its first updating
-// part's reason (updatingPart).
+// updatingWhy names what makes the relation st updating (SPEC 2.8), for the
+// error of a reader that cannot take its changes: a stream's changelog
+// format or connector, or a derived relation's first updating part's reason
+// (updatingPart).
 func updatingWhy(st *catalog.Stream) string {
+	if why := st.Updating(); why != "" { // (a changelog stream: its format or connector)
+		return why
+	}
 	if d := plan.DerivedOf(st); d != nil {
 		for _, j := range d.Parts {
 			if j.Main != nil && len(j.Outputs) > 0 && j.Outputs[0].Updating {

@@ -213,15 +213,6 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if !both.Temporal {
 		both.Window = windowJoin(both)
 	}
-	// SPEC 2.7's kinds, the first that fits: window, interval, temporal, then
-	// lookup (INNER or LEFT with a bounded right side, read whole first:
-	// append-only), then regular
-	if !both.Interval && !both.Temporal && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
-		both.Lookup = true
-	}
-	if !both.Interval && !both.Temporal && !both.Lookup {
-		both.StateTTL = sp.p.StateTTL // (a regular join, SPEC 2.7's table)
-	}
 	for s := range 2 {
 		// SPEC 2.8: a join over an updating input retracts its joined rows
 		// (a regular join, op.Join with JoinSpec.Changes); a temporal join's
@@ -236,19 +227,23 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		if s == 1 {
 			at = sp.pos(join.Right)
 		}
-		why := in.Updating() // (a changelog stream's format; a derived relation's operator)
-		if why == "" {
-			why = updatingWhy(in)
-		}
+		why := updatingWhy(in)
 		switch {
 		case both.Temporal:
 			return parser.Errorf(at, "the temporal join's left input %s is updating (%s, SPEC 2.8): a temporal join reads append-only rows on its left (as Flink's); join the relation it reads before it updates", in.Name, why)
 		case both.Window || both.Interval:
 			return parser.Errorf(at, "the join's input %s is updating (%s, SPEC 2.8), and an %s reads append-only inputs (as Flink's): its state leaves as the watermarks pass, and a retraction could come after; drop the time bounds for a regular join, or join the relation it reads before it updates", in.Name, why, both.Kind())
 		}
-		both.Changes[s] = true
-		both.Lookup = false // (a regular join: the bounded side's rows retract too)
-		both.StateTTL = sp.p.StateTTL
+		both.Changes[s] = true // (a regular join: a bounded side's rows retract too, so no lookup join)
+	}
+	// SPEC 2.7's kinds, the first that fits: window, interval, temporal, then
+	// lookup (INNER or LEFT with a bounded right side, read whole first:
+	// append-only), then regular
+	if !both.Interval && !both.Temporal && !both.Changes[0] && !both.Changes[1] && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
+		both.Lookup = true
+	}
+	if !both.Interval && !both.Temporal && !both.Lookup {
+		both.StateTTL = sp.p.StateTTL // (a regular join, SPEC 2.7's table)
 	}
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
 	// is retracted when one comes): its outputs carry the kinds
@@ -286,10 +281,11 @@ func procTimeJoin(both *plan.BothJoin, a parser.AsOf) error {
 // returns a planning error at the clause that says what to write otherwise.
 func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	l, r := &both.Inputs[0], &both.Inputs[1]
-	if q, col, ok := strings.Cut(a.Col, "."); !ok || strings.EqualFold(q, l.Name) {
-		if !ok {
-			col = a.Col
-		}
+	q, col, qualified := strings.Cut(a.Col, ".")
+	if !qualified {
+		q, col = "", a.Col
+	}
+	if q == "" || strings.EqualFold(q, l.Name) {
 		for c, sc := range l.Stream.Columns {
 			if strings.EqualFold(sc.Name, col) && plan.IsProcTime(l.Stream, c) {
 				return procTimeJoin(both, a)
@@ -307,10 +303,6 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 		return parser.Errorf(a.Pos, "a temporal join's condition holds the key equalities only: drop the bounds on the event times (the version valid at the left row's time is the one joined)")
 	}
 	lt := l.Stream.Columns[l.TimeCol()].Name
-	q, col, qualified := strings.Cut(a.Col, ".")
-	if !qualified {
-		q, col = "", a.Col
-	}
 	if !strings.EqualFold(col, lt) || q != "" && !strings.EqualFold(q, l.Name) {
 		return parser.Errorf(a.ColPos, "FOR SYSTEM_TIME AS OF takes the left side's event-time column %s.%s, not %s", l.Name, lt, a.Col)
 	}

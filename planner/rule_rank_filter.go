@@ -49,20 +49,28 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 	topn.Query = &tq
 	// the query over it: the select list and the other conditions
 	ts := q.From.TableRefs.Left.(*ast.TableSource)
-	name := fmt.Sprintf("$topn%d", len(p.scopes))
-	over := *sel
 	oq := *q
-	oq.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}, AsName: ts.AsName}}}
 	oq.Where = rest[0]
 	for _, c := range rest[1:] {
 		oq.Where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: oq.Where, R: c}
 	}
-	over.Query = &oq
-	over.Late, over.Late2 = "", "" // (the Top-N's late output is the relation's)
-	p.scopes = append(p.scopes, relScope{derived: map[string]*parser.Relation{name: {Selects: []*parser.Select{&topn}, Range: sel.Range}}})
-	defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
-	b, err := p.PlanSelect(&over)
+	b, err := p.planOverDerived(sel, &topn, &oq, "$topn", ts.AsName)
 	return b, true, err
+}
+
+// planOverDerived plans oq, a rewrite of sel's query, over inner as a
+// derived relation (SPEC 2.6) that oq's FROM reads by alias: the relation
+// gets a name of its own (prefix and the scope depth), and the late output
+// of what inner computes is the relation's, not the outer query's.
+func (p *Planner) planOverDerived(sel, inner *parser.Select, oq *ast.SelectStmt, prefix string, alias ast.CIStr) (*Branch, error) {
+	name := fmt.Sprintf("%s%d", prefix, len(p.scopes))
+	oq.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}, AsName: alias}}}
+	over := *sel
+	over.Query = oq
+	over.Late, over.Late2 = "", ""
+	p.scopes = append(p.scopes, relScope{derived: map[string]*parser.Relation{name: {Selects: []*parser.Select{inner}, Range: sel.Range}}})
+	defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
+	return p.PlanSelect(&over)
 }
 
 // overThenOrder plans an OVER aggregation whose query ends with ORDER BY or
@@ -84,15 +92,8 @@ func (p *Planner) overThenOrder(sel *parser.Select) (*Branch, error) {
 			alias = tn.Name
 		}
 	}
-	name := fmt.Sprintf("$over%d", len(p.scopes))
-	over := *sel
 	oq := *q
-	oq.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}, AsName: alias}}}
 	oq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
 	oq.Where, oq.GroupBy, oq.Having, oq.WindowSpecs, oq.Distinct = nil, nil, nil, nil, false
-	over.Query = &oq
-	over.Late, over.Late2 = "", "" // (the OVER aggregation's late output is the relation's)
-	p.scopes = append(p.scopes, relScope{derived: map[string]*parser.Relation{name: {Selects: []*parser.Select{&inner}, Range: sel.Range}}})
-	defer func(n int) { p.scopes = p.scopes[:n] }(len(p.scopes) - 1)
-	return p.PlanSelect(&over)
+	return p.planOverDerived(sel, &inner, &oq, "$over", alias)
 }

@@ -850,8 +850,8 @@ func trimSetKernel(x, chars evalFunc, left, right bool) evalFunc {
 			s, cs := in.S[i], set.S[i]
 			if left {
 				for len(s) > 0 {
-					r, n := utf8.DecodeRune(s)
-					if !bytes.ContainsRune(cs, r) || r == utf8.RuneError && n <= 1 && !bytes.Contains(cs, s[:1]) {
+					_, n := utf8.DecodeRune(s)
+					if !inCodePoints(cs, s[:n]) {
 						break
 					}
 					s = s[n:]
@@ -859,8 +859,8 @@ func trimSetKernel(x, chars evalFunc, left, right bool) evalFunc {
 			}
 			if right {
 				for len(s) > 0 {
-					r, n := utf8.DecodeLastRune(s)
-					if !bytes.ContainsRune(cs, r) || r == utf8.RuneError && n <= 1 && !bytes.Contains(cs, s[len(s)-1:]) {
+					_, n := utf8.DecodeLastRune(s)
+					if !inCodePoints(cs, s[len(s)-n:]) {
 						break
 					}
 					s = s[:len(s)-n]
@@ -872,6 +872,21 @@ func trimSetKernel(x, chars evalFunc, left, right bool) evalFunc {
 			out.Null[i] = false
 		}
 	})
+}
+
+// inCodePoints reports whether c, the bytes of one code point (or one byte
+// that is not UTF-8), is one of the code points of set, compared byte for
+// byte: a byte that is not UTF-8 matches that byte alone, never a part of a
+// character.
+func inCodePoints(set, c []byte) bool {
+	for len(set) > 0 {
+		_, n := utf8.DecodeRune(set)
+		if string(set[:n]) == string(c) {
+			return true
+		}
+		set = set[n:]
+	}
+	return false
 }
 
 // substringKernel is SUBSTRING(s, start[, len]) on code points: start 1 is the

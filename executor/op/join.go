@@ -516,9 +516,7 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		if k < 0 || sd.dead[k] { // (retracted before: JoinSpec.Changes)
 			continue
 		}
-		sd.dead[k] = true
-		sd.ndead++
-		if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
+		if err := j.drop(sd, k); err != nil {
 			return err
 		}
 		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches[k] == 0 { // (a regular join padded it when handled)
@@ -543,9 +541,7 @@ func (j *Join) expireProc(ctx context.Context) error {
 		if it.row < 0 || sd.dead[it.row] { // (retracted before: JoinSpec.Changes)
 			continue
 		}
-		sd.dead[it.row] = true
-		sd.ndead++
-		if err := j.acct.Grow(-int64(sd.size[it.row])); err != nil {
+		if err := j.drop(sd, int(it.row)); err != nil {
 			return err
 		}
 	}
@@ -603,9 +599,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 					return err
 				}
 			}
-			sd.dead[k] = true
-			sd.ndead++
-			if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
+			if err := j.drop(sd, k); err != nil {
 				return err
 			}
 			return j.compact()
@@ -638,9 +632,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 				return err
 			}
 		}
-		sd.dead[k] = true
-		sd.ndead++
-		return j.acct.Grow(-int64(sd.size[k]))
+		return j.drop(sd, k)
 	}
 	if j.spec.Kind.outer(s) && sd.matches[k] == 0 {
 		sd.padded[k] = true
@@ -797,6 +789,14 @@ func (j *Join) fits(s, k, o int) bool {
 	lt := j.side[0].rows.Int(l, j.spec.Time[0])
 	rt := j.side[1].rows.Int(r, j.spec.Time[1])
 	return lt >= satAdd(rt, j.spec.Lo) && lt <= satAdd(rt, j.spec.Hi)
+}
+
+// drop takes row k of side sd out of the state: it is dead (skipped by
+// probes, removed by the next compact) and its bytes leave the budget.
+func (j *Join) drop(sd *joinSide, k int) error {
+	sd.dead[k] = true
+	sd.ndead++
+	return j.acct.Grow(-int64(sd.size[k]))
 }
 
 // holds reports whether row k of side s and row o of the other side meet

@@ -32,9 +32,7 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 	if j.spec.Kind != Inner {
 		kind = vector.Delete
 	}
-	sd.dead[k] = true // (the retracting row itself is never state)
-	sd.ndead++
-	if err := j.acct.Grow(-int64(sd.size[k])); err != nil {
+	if err := j.drop(sd, k); err != nil { // (the retracting row itself is never state)
 		return err
 	}
 	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
@@ -90,9 +88,7 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 				return err
 			}
 		}
-		sd.dead[found] = true
-		sd.ndead++
-		if err := j.acct.Grow(-int64(sd.size[found])); err != nil {
+		if err := j.drop(sd, found); err != nil {
 			return err
 		}
 	}

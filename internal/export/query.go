@@ -273,10 +273,7 @@ func asOfOf(sel *parser.Select, tn *ast.TableName) (parser.AsOf, bool) {
 // procTimeAsOf reports whether a's column is a PROCTIME() column of its
 // stream (a processing-time temporal join, planner's procTimeJoin).
 func (p *printer) procTimeAsOf(a parser.AsOf) bool {
-	qual, col, ok := strings.Cut(a.Col, ".")
-	if !ok {
-		qual, col = "", a.Col
-	}
+	qual, col := asOfQualCol(a)
 	for _, st := range p.fromStreams(qual) {
 		if c := st.Column(col); c >= 0 && plan.IsProcTime(st, c) {
 			return true
@@ -285,13 +282,19 @@ func (p *printer) procTimeAsOf(a parser.AsOf) bool {
 	return false
 }
 
+// asOfQualCol splits the column of FOR SYSTEM_TIME AS OF into its qualifier
+// ("" when none) and its name.
+func asOfQualCol(a parser.AsOf) (qual, col string) {
+	if qual, col, ok := strings.Cut(a.Col, "."); ok {
+		return qual, col
+	}
+	return "", a.Col
+}
+
 // asOfColumn prints the time column of FOR SYSTEM_TIME AS OF: a BIGINT event
 // time (epoch ms) as its rowtime column, Flink's time attribute.
 func (p *printer) asOfColumn(a parser.AsOf) (string, error) {
-	qual, col, ok := strings.Cut(a.Col, ".")
-	if !ok {
-		qual, col = "", a.Col
-	}
+	qual, col := asOfQualCol(a)
 	cn := &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(qual), Name: ast.NewCIStr(col)}}
 	for _, st := range p.fromStreams(qual) {
 		if c := st.Column(col); c >= 0 && c == st.EventTime && bigintTime(st) {
