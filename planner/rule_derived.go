@@ -284,9 +284,6 @@ func timeOfPart(j *Job) partTime {
 		return t
 	}
 	st := j.Stream
-	if st.Watermark == nil || j.Watermark == nil {
-		return t
-	}
 	// a projection of the stream: its columns as they are, by output index
 	out := map[int]int{}
 	for i, e := range m.Project {
@@ -295,6 +292,12 @@ func timeOfPart(j *Job) partTime {
 				out[e.Col] = i
 			}
 		}
+	}
+	if j.Both != nil { // a join's output time (SPEC 2.7: its left input's, held back by the interval)
+		return joinTimeOfPart(j, out, t)
+	}
+	if st.Watermark == nil || j.Watermark == nil {
+		return t
 	}
 	col, ok := out[st.EventTime]
 	if !ok || col >= len(m.Columns) { // (a column the query computes but does not output: a Top-N's order columns, an OVER's time)
@@ -308,6 +311,31 @@ func timeOfPart(j *Job) partTime {
 	if name := st.Columns[st.EventTime].Name; !strings.EqualFold(name, m.Columns[col].Name) {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
+	t.col, t.wm = col, wm
+	return t
+}
+
+// joinTimeOfPart is timeOfPart for a job that reads a join of two streams
+// (j.Both): the join's output time (plan.BothJoin.OutputTime), when the
+// query projects that column as it is, with the watermark (the column less
+// the join's delay) over the output; out maps the joined layout's columns
+// to the outputs that project them.
+func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
+	lt, delay, ok := j.Both.OutputTime()
+	if !ok || len(j.Main.Project) == 0 {
+		return t
+	}
+	col, ok := out[lt]
+	if !ok || col >= len(j.Main.Columns) {
+		return t
+	}
+	c := j.Main.Columns[col]
+	wm := &Expr{Op: plan.OpCol, Type: c.Type, Col: col, Text: c.Name}
+	if delay > 0 {
+		wm = &Expr{Op: plan.OpAddInterval, Type: c.Type, Args: []*Expr{wm}, Param: -delay, Col: -1,
+			Text: fmt.Sprintf("%s - INTERVAL '%d' MILLISECOND", c.Name, delay)}
+	}
+	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.Inputs[0].Name + "." + j.Both.Inputs[0].Stream.Columns[lt].Name + ")"
 	t.col, t.wm = col, wm
 	return t
 }
