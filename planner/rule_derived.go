@@ -333,11 +333,25 @@ func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
 	wm := &Expr{Op: plan.OpCol, Type: c.Type, Col: col, Text: c.Name}
 	if delay > 0 {
 		wm = &Expr{Op: plan.OpAddInterval, Type: c.Type, Args: []*Expr{wm}, Param: -delay, Col: -1,
-			Text: fmt.Sprintf("%s - INTERVAL '%d' MILLISECOND", c.Name, delay)}
+			Text: c.Name + " - " + intervalText(delay)}
 	}
 	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.Inputs[0].Name + "." + j.Both.Inputs[0].Stream.Columns[lt].Name + ")"
 	t.col, t.wm = col, wm
 	return t
+}
+
+// intervalText writes ms milliseconds as an INTERVAL literal in its largest
+// whole unit (INTERVAL '5' SECOND, INTERVAL '1500' MILLISECOND).
+func intervalText(ms int64) string {
+	for _, u := range []struct {
+		ms   int64
+		name string
+	}{{86_400_000, "DAY"}, {3_600_000, "HOUR"}, {60_000, "MINUTE"}, {1000, "SECOND"}} {
+		if ms != 0 && ms%u.ms == 0 {
+			return fmt.Sprintf("INTERVAL '%d' %s", ms/u.ms, u.name)
+		}
+	}
+	return fmt.Sprintf("INTERVAL '%d' MILLISECOND", ms)
 }
 
 // procTimeCols returns the output columns that are processing time in
