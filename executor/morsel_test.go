@@ -265,6 +265,13 @@ func morselMallocs(t *testing.T, rows int) uint64 {
 // outputs to files, and returns the heap allocations of the run.
 func scriptMallocs(t *testing.T, script string, rows int) uint64 {
 	t.Helper()
+	return scriptMallocsChunk(t, script, rows, 16<<10)
+}
+
+// scriptMallocsChunk is scriptMallocs with chunks of chunk bytes (a chunk
+// larger than the file: the sequential paths).
+func scriptMallocsChunk(t *testing.T, script string, rows int, chunk int64) uint64 {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		t.Fatal(err)
@@ -275,7 +282,7 @@ func scriptMallocs(t *testing.T, script string, rows int) uint64 {
 		t.Fatal(err)
 	}
 	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
-	s.Format, s.SideDir, s.Env.ChunkSize = "csv", t.TempDir(), 16<<10
+	s.Format, s.SideDir, s.Env.ChunkSize = "csv", t.TempDir(), chunk
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {
