@@ -179,14 +179,7 @@ func TestParallelJoinInputsMatchSequential(t *testing.T) {
 				t.Fatal("no input of the join was read in parallel")
 			}
 			if got != want {
-				g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-				for k := range min(len(g), len(w)) {
-					if g[k] != w[k] {
-						t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, GOMAXPROCS=%d: line %d differs:\nparallel   %q\nsequential %q",
-							c.script, c.format, c.sideDir, c.chunk, procs, k+1, g[k], w[k])
-					}
-				}
-				t.Fatalf("%s\nparallel wrote %d lines, sequential %d", c.script, len(g), len(w))
+				t.Fatalf("%s\nformat %s, chunks of %d bytes, GOMAXPROCS=%d: %s", c.script, c.format, c.chunk, procs, lineDiff(got, want))
 			}
 			if !strings.Contains(want, "exit 0") && !strings.Contains(want, "exit 1") {
 				t.Fatalf("%s\nexit status neither 0 nor 1 (an error before the job started?):\n%s", c.script, want)

@@ -231,20 +231,25 @@ func TestMorselMatchesSequential(t *testing.T) {
 				parallel++
 			}
 			if got != want {
-				g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-				for k := range min(len(g), len(w)) {
-					if g[k] != w[k] {
-						t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, GOMAXPROCS=%d, %d morsel jobs: line %d differs:\nparallel   %q\nsequential %q",
-							c.script, c.format, c.sideDir, c.chunk, procs, runs, k+1, g[k], w[k])
-					}
-				}
-				t.Fatalf("%s\nparallel wrote %d lines, sequential %d", c.script, len(g), len(w))
+				t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, GOMAXPROCS=%d, %d morsel jobs: %s", c.script, c.format, c.sideDir, c.chunk, procs, runs, lineDiff(got, want))
 			}
 		})
 	}
 	if parallel < n/2 {
 		t.Fatalf("only %d of %d jobs ran on the morsel pipeline", parallel, n)
 	}
+}
+
+// lineDiff says where the output of a parallel run, got, first differs
+// from the sequential run's, want (runMorselCase's texts, which differ).
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for k := range min(len(g), len(w)) {
+		if g[k] != w[k] {
+			return fmt.Sprintf("line %d differs:\nparallel   %q\nsequential %q", k+1, g[k], w[k])
+		}
+	}
+	return fmt.Sprintf("parallel wrote %d lines, sequential %d", len(g), len(w))
 }
 
 // morselMallocs runs the split job over rows sensor rows (sensorbench.CSV)

@@ -714,15 +714,24 @@ func (j *Join) probeLookup(ctx context.Context, b *vector.Batch) error {
 				}
 			}
 		}
-		if matched {
-			j.count.Partnered[0]++
-		} else if j.spec.Kind.outer(0) {
-			if err := j.pair(ctx, b, int32(i), -1); err != nil {
-				return err
-			}
+		if err := j.probed(ctx, b, i, matched); err != nil {
+			return err
 		}
 	}
 	return j.gather(ctx, b)
+}
+
+// probed ends the probe of left row i of b: counted when it matched, else
+// paired with NULLs when the left side is outer.
+func (j *Join) probed(ctx context.Context, b *vector.Batch, i int, matched bool) error {
+	if matched {
+		j.count.Partnered[0]++
+		return nil
+	}
+	if j.spec.Kind.outer(0) {
+		return j.pair(ctx, b, int32(i), -1)
+	}
+	return nil
 }
 
 // probeTable is probeLookup over the right side's lookupTable: every row's
@@ -768,12 +777,8 @@ func (j *Join) probeTable(ctx context.Context, b *vector.Batch) error {
 				rec = next
 			}
 		}
-		if matched {
-			j.count.Partnered[0]++
-		} else if j.spec.Kind.outer(0) {
-			if err := j.pair(ctx, b, int32(i), -1); err != nil {
-				return err
-			}
+		if err := j.probed(ctx, b, i, matched); err != nil {
+			return err
 		}
 	}
 	return j.gather(ctx, b)
