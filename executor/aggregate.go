@@ -87,6 +87,7 @@ type aggOp struct {
 	havingK           *expr.Kernel
 	projK             []*expr.Kernel
 	callOps           []agg.Op // each call's accumulator path (agg.OpOf)
+	statesBytes       int      // a group's accumulators before they grow (agg.StateBytes of each call)
 	// cache holds, by key hash, the last group found of a window (findGroup's
 	// single-key paths); cleared whenever a group leaves a window (release,
 	// mergeSession), so an entry's group is in its window
@@ -180,10 +181,10 @@ const groupSlab = 256
 // group itself, its key bytes (the group's copy, and the key values' own text,
 // with their allocations' rounding), its key values, its slots in the window's
 // index and group list (a map entry and a pointer, with the slack their growth
-// leaves), and a fixed-size accumulator per call. TestStateAccountingMatchesHeap
+// leaves), and each call's accumulator before it grows (agg.StateBytes). TestStateAccountingMatchesHeap
 // checks it against the live heap (issue 30: the older sum counted about 0.7 of it).
 func (o *aggOp) groupBytes(keyLen int) int64 {
-	return int64(groupSlotBytes + 2*keyLen + 16 + len(o.a.Keys)*valueBytes + len(o.a.Calls)*agg.FixedBytes)
+	return int64(groupSlotBytes + 2*keyLen + 16 + len(o.a.Keys)*valueBytes + o.statesBytes)
 }
 
 // groupSlotBytes is an aggGroup with its index entry and list slot;
@@ -216,6 +217,7 @@ func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	o.lateIdx = -1
 	for k := range a.Calls {
 		o.callOps = append(o.callOps, agg.OpOf(&a.Calls[k].Spec))
+		o.statesBytes += agg.StateBytes(&a.Calls[k].Spec)
 	}
 	return o
 }

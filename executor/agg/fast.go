@@ -193,6 +193,9 @@ func (st *State) maxI(x int64, seq int64) {
 // sumF adds the DOUBLE x to SUM or AVG (SPEC 2.4: exact partial sums) and
 // returns the bytes the partials grew by.
 func (st *State) sumF(x float64) int64 {
+	if st.wide == nil {
+		st.wide = new(wide)
+	}
 	st.n++
 	if x-x != 0 || x == 0 { // NaN, ±Inf and ±0.0 take the general rules
 		before := cap(st.s1)
