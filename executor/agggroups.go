@@ -46,20 +46,23 @@ type aggGroup struct {
 	part int32
 	held heldAt
 	more map[int32]heldAt
-	// the hot fields, side by side at the end (a row's change reads them
-	// and, in a groupCell, the first accumulator right after them)
-	vals   []plan.Value // the grouping keys' values, owned by the group (val0's for one key)
-	states []agg.State  // the calls' accumulators (groupCell.st's for one call)
-	// an updating aggregate's (groupagg.go): the rows the group holds net of
-	// retractions, and with mini-batch the batch that last touched it, whether
-	// it held rows before that batch and its row then (in updState.pre)
-	live int64
+	// an updating aggregate's (groupagg.go) with mini-batch: the batch that
+	// last touched it, whether it held rows before that batch and its row
+	// then (in updState.pre)
 	mark int64
 	had  bool
 	pre  int32
 	// touched is when it last changed, for 'table.exec.state.ttl'
 	// (groupagg.go's updState.stamp)
 	touched int64
+	// the hot fields, side by side at the end (a row's change reads them
+	// and, in a groupCell, the first accumulator right after them): 120
+	// bytes from vals to the accumulator's count, two cache lines in a
+	// groupCell (TestGroupCellLines)
+	vals   []plan.Value // the grouping keys' values, owned by the group (val0's for one key)
+	states []agg.State  // the calls' accumulators (groupCell.st's for one call)
+	// an updating aggregate's rows net of retractions (groupagg.go)
+	live int64
 	// val0 holds the value of a single grouping key (vals is val0[:1]), so
 	// that a group with one key needs no allocation of its own for it
 	val0 [1]plan.Value
@@ -71,7 +74,13 @@ type aggGroup struct {
 type groupCell struct {
 	g  aggGroup
 	st [1]agg.State
+	_  [cellPad]byte
 }
+
+// cellPad makes a groupCell a whole number of 64-byte cache lines, so that in
+// a slab (a large allocation: page-aligned) every cell's hot fields take the
+// same two lines.
+const cellPad = (64 - (unsafe.Sizeof(aggGroup{})+unsafe.Sizeof(agg.State{}))%64) % 64
 
 // groupSlab is the number of groups (and their keys' values and
 // accumulators) allocated at once (newGroup): a slab is 256 groups, never
