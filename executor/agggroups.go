@@ -46,23 +46,25 @@ type aggGroup struct {
 	part int32
 	held heldAt
 	more map[int32]heldAt
-	// an updating aggregate's (groupagg.go) with mini-batch: the batch that
-	// last touched it, whether it held rows before that batch and its row
-	// then (in updState.pre)
-	mark int64
-	had  bool
-	pre  int32
+	// an updating aggregate's (groupagg.go) with mini-batch: whether it held
+	// rows before the batch that last touched it, and its row then (in
+	// updState.pre)
+	had bool
+	pre int32
 	// touched is when it last changed, for 'table.exec.state.ttl'
 	// (groupagg.go's updState.stamp)
 	touched int64
+	_       [8]byte // (the hot fields from byte 128: two whole lines in a groupCell)
 	// the hot fields, side by side at the end (a row's change reads them
-	// and, in a groupCell, the first accumulator right after them): 120
+	// and, in a groupCell, the first accumulator right after them): 128
 	// bytes from vals to the accumulator's count, two cache lines in a
 	// groupCell (TestGroupCellLines)
 	vals   []plan.Value // the grouping keys' values, owned by the group (val0's for one key)
 	states []agg.State  // the calls' accumulators (groupCell.st's for one call)
-	// an updating aggregate's rows net of retractions (groupagg.go)
+	// an updating aggregate's (groupagg.go): the rows it holds net of
+	// retractions, and with mini-batch the batch that last touched it
 	live int64
+	mark int64
 	// val0 holds the value of a single grouping key (vals is val0[:1]), so
 	// that a group with one key needs no allocation of its own for it
 	val0 [1]plan.Value
