@@ -56,7 +56,7 @@ type Spec = plan.AggSpec
 //
 // Its size depends on what the function needs (issue 26: a group's state
 // proportional to its functions): the fixed part is the count, the 128-bit
-// BIGINT sum and the MIN/MAX/FIRST/LAST value of a number (64 bytes, no
+// BIGINT sum or the MIN/MAX/FIRST/LAST value of a number (32 bytes, no
 // pointer followed); everything else (the exact DOUBLE partial sums and their
 // special values, a VARCHAR value, LISTAGG's values, COUNT(DISTINCT)'s set and
 // a Retracting spec's kept values) is in a wide part allocated on the first
@@ -65,19 +65,31 @@ type Spec = plan.AggSpec
 // it, so a slab of their States holds no pointer per group but a nil one.
 type State struct {
 	n int64 // non-NULL values added (all rows for COUNT(*))
-	// BIGINT sum: a 128-bit two's complement integer hi:lo (exact for any
-	// number of int64 values below 2^64).
+	// SUM, AVG and the variances of BIGINT: the sum, a 128-bit two's
+	// complement integer hi:lo (exact for any number of int64 values below
+	// 2^64). MIN, MAX, FIRST_VALUE and LAST_VALUE: hi is the value so far
+	// (a BIGINT or TIMESTAMP, a DOUBLE's bits, a BOOLEAN as 0 or 1; a
+	// VARCHAR's is wide.s) and lo its arrival number (FIRST/LAST after a
+	// merge): a spec uses one of the two, so they share the words (value,
+	// fval, seq and the setters).
 	hi int64
 	lo uint64
-	// MIN, MAX, FIRST_VALUE, LAST_VALUE of a number or BOOLEAN: the value so
-	// far (VARCHAR's is wide.s), and its arrival number (FIRST/LAST after a
-	// merge).
-	i   int64
-	f   float64
-	seq int64
-	b   bool
 	// the rest, nil unless needsWide(spec) and a value came
 	*wide
+}
+
+// value, fval and bval are MIN, MAX, FIRST_VALUE and LAST_VALUE's value so
+// far as a BIGINT (or TIMESTAMP), a DOUBLE and a BOOLEAN; seq its arrival
+// number.
+func (st *State) value() int64  { return st.hi }
+func (st *State) fval() float64 { return math.Float64frombits(uint64(st.hi)) }
+func (st *State) bval() bool    { return st.hi != 0 }
+func (st *State) seq() int64    { return int64(st.lo) }
+
+// setI and setF make x (arrival number seq) the value so far.
+func (st *State) setI(x, seq int64) { st.hi, st.lo = x, uint64(seq) }
+func (st *State) setF(x float64, seq int64) {
+	st.hi, st.lo = int64(math.Float64bits(x)), uint64(seq)
 }
 
 // wide is the part of a State that only some functions use (State's doc).
@@ -332,14 +344,17 @@ func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
 }
 
 func (st *State) set1(t catalog.Type, v *vector.Vec, i int, seq int64) {
-	st.seq = seq
+	st.lo = uint64(seq)
 	switch t {
 	case catalog.BigInt, catalog.Timestamp:
-		st.i = v.I[i]
+		st.hi = v.I[i]
 	case catalog.Double:
-		st.f = v.F[i]
+		st.hi = int64(math.Float64bits(v.F[i]))
 	case catalog.Boolean:
-		st.b = v.B[i]
+		st.hi = 0
+		if v.B[i] {
+			st.hi = 1
+		}
 	case catalog.Varchar:
 		st.s = append(st.s[:0], v.S[i]...)
 	}
@@ -350,11 +365,11 @@ func better(sp *Spec, v *vector.Vec, i int, st *State) bool {
 	c := 0
 	switch sp.Arg {
 	case catalog.BigInt, catalog.Timestamp:
-		c = cmp.Compare(v.I[i], st.i)
+		c = cmp.Compare(v.I[i], st.value())
 	case catalog.Double:
-		c = CompareDouble(v.F[i], st.f)
+		c = CompareDouble(v.F[i], st.fval())
 	case catalog.Boolean:
-		c = cmpBool(v.B[i], st.b)
+		c = cmpBool(v.B[i], st.bval())
 	case catalog.Varchar:
 		c = cmpBytes(v.S[i], st.s)
 	}
@@ -684,15 +699,15 @@ func (st *State) Merge(sp *Spec, o *State) {
 		if !take {
 			switch sp.Func {
 			case First:
-				take = o.seq < st.seq
+				take = o.seq() < st.seq()
 			case Last:
-				take = o.seq > st.seq
+				take = o.seq() > st.seq()
 			default:
 				take = betterState(sp, o, st)
 			}
 		}
 		if take {
-			st.i, st.f, st.b, st.seq = o.i, o.f, o.b, o.seq
+			st.hi, st.lo = o.hi, o.lo
 			if o.wide != nil {
 				st.s = append(st.s[:0], o.s...)
 			}
@@ -706,11 +721,11 @@ func betterState(sp *Spec, o, st *State) bool {
 	c := 0
 	switch sp.Arg {
 	case catalog.BigInt, catalog.Timestamp:
-		c = cmp.Compare(o.i, st.i)
+		c = cmp.Compare(o.value(), st.value())
 	case catalog.Double:
-		c = CompareDouble(o.f, st.f)
+		c = CompareDouble(o.fval(), st.fval())
 	case catalog.Boolean:
-		c = cmpBool(o.b, st.b)
+		c = cmpBool(o.bval(), st.bval())
 	case catalog.Varchar:
 		c = cmpBytes(o.s, st.s)
 	}
@@ -830,11 +845,11 @@ func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
 	case Min, Max, First, Last:
 		switch sp.Arg {
 		case catalog.BigInt, catalog.Timestamp:
-			out.I[i] = st.i
+			out.I[i] = st.value()
 		case catalog.Double:
-			out.F[i] = st.f
+			out.F[i] = st.fval()
 		case catalog.Boolean:
-			out.B[i] = st.b
+			out.B[i] = st.bval()
 		case catalog.Varchar:
 			out.S[i] = st.s
 		}

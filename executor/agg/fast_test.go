@@ -100,7 +100,7 @@ func sameState(a, b *State) bool {
 	if (a.wide == nil) != (b.wide == nil) { // one spec: both or neither
 		return false
 	}
-	if a.n != b.n || a.hi != b.hi || a.lo != b.lo || a.i != b.i || !sameFloat(a.f, b.f) || a.seq != b.seq {
+	if a.n != b.n || a.hi != b.hi || a.lo != b.lo {
 		return false
 	}
 	if a.wide == nil {

@@ -10,14 +10,14 @@ import (
 	"streamql/executor/vector"
 )
 
-// TestNarrowStatesAllocateNothing: a State is 64 bytes, and the functions
+// TestNarrowStatesAllocateNothing: a State is 32 bytes, and the functions
 // whose state is a count, a 128-bit sum or one number (COUNT, COUNT(*), SUM
 // and AVG of BIGINT, MIN, MAX, FIRST_VALUE and LAST_VALUE of a number) hold
 // no more: their first value allocates nothing (issue 26: a group's state
 // proportional to its functions, not one wide struct per call).
 func TestNarrowStatesAllocateNothing(t *testing.T) {
-	if n := unsafe.Sizeof(State{}); n > 64 {
-		t.Fatalf("State is %d bytes, want at most 64", n)
+	if n := unsafe.Sizeof(State{}); n > 32 {
+		t.Fatalf("State is %d bytes, want at most 32", n)
 	}
 	iv, dv, bv := ivec(5, 3, 9), dvec(2.5, -1.0, 7.0), vector.NewVec(catalog.Boolean)
 	bv.B[0] = true
