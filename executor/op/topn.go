@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 
 	"streamql/catalog"
@@ -185,10 +187,18 @@ type TopN struct {
 	after []bool
 	words []uint64
 	wok   []bool
-	// index finds a partition by the seeded hash of its key (FlatIndex,
-	// rebuilt when partitions leave: keepOrder)
-	index *FlatIndex[topPart]
-	seed  maphash.Seed
+	// slots index the partitions by a word: the key's value when the key is
+	// one BIGINT or TIMESTAMP column (intKey: the column; a NULL key's
+	// partition is nullPart), else the seeded hash of its bytes; open
+	// addressing, linear probing, at most half full, rebuilt when
+	// partitions leave (keepOrder). A slot holds its partition's bound, so
+	// that a row out of a full partition of an int key costs one slot read
+	slots    []topSlot
+	used     int
+	intKey   int
+	nullPart *topPart
+	seed     maphash.Seed
+	mixSeed  uint64
 	// slab hands out partitions 256 at a time, and lchunk and wchunk their
 	// lists and words (stride N+1 each, when N+1 is at most 64: no
 	// allocation per partition); free holds forgotten ones for reuse
@@ -200,6 +210,15 @@ type TopN struct {
 	// dedupLast: deduplication keeping the last row, whose changes are
 	// -U/+U (Flink's deduplication)
 	dedupLast bool
+}
+
+// topSlot is a slot of TopN's index: a partition's word, the partition
+// (nil: empty) and its bound (topPart.full, bound).
+type topSlot struct {
+	w     uint64
+	bound uint64
+	p     *topPart
+	full  bool
 }
 
 // topPartBytes is what a partition costs besides its key and rows: the
@@ -223,7 +242,9 @@ type topPart struct {
 	list    []int32  // the rows held, by rank
 	words   []uint64 // their order words (TopN.wordCol >= 0)
 	touched int64
-	pos     int64 // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
+	pos     int64  // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
+	w       uint64 // its index word (TopN.slots)
+	slot    int32  // its slot, -1 when it has none (TopN.nullPart)
 	long    string
 }
 
@@ -288,7 +309,12 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 		acct = noAccount{}
 	}
 	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), clock: spec.Now, wordCol: -1,
-		index: NewFlatIndex[topPart](true, 0), seed: maphash.MakeSeed()}
+		slots: make([]topSlot, 64), intKey: -1, seed: maphash.MakeSeed(), mixSeed: uint64(rand.Int64()) | 1}
+	if len(spec.Keys) == 1 {
+		if k := spec.Keys[0]; spec.Types[k] == catalog.BigInt || spec.Types[k] == catalog.Timestamp {
+			t.intKey = k
+		}
+	}
 	switch spec.Types[spec.Order[0].Col] {
 	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
 		if spec.Func != DenseRank {
@@ -339,20 +365,21 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		}
 		p := t.found[i]
 		if p == nil {
-			t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-			h := maphash.Bytes(t.seed, t.key)
-			if p = t.part(h, t.key); p == nil {
+			w, null := t.word(b, i)
+			if p = t.find(w, null); p == nil {
 				var pos int64
 				if b.Pos != nil {
 					pos = b.Pos[i]
 				}
-				p = t.newPart(h, t.key, pos)
-				if err := t.acct.Grow(int64(len(t.key)) + topPartBytes + int64(t.stride)*12); err != nil {
+				p = t.newPart(w, null, pos)
+				if err := t.acct.Grow(int64(p.keyLen) + topPartBytes + int64(t.stride)*12); err != nil {
 					return err
 				}
 			}
 		}
-		p.touched = now
+		if t.spec.TTL > 0 {
+			p.touched = now
+		}
 		var pos int
 		var ok bool
 		if t.wordCol >= 0 && t.wok[i] && p.nulls == 0 {
@@ -370,9 +397,10 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 	return t.ob.flush(ctx, t.out)
 }
 
-// newPart makes the partition of key (its hash h), whose first row came
-// from input position pos.
-func (t *TopN) newPart(h uint64, key []byte, pos int64) *topPart {
+// newPart makes the partition of index word w (t.key its key bytes
+// without intKey; null: intKey's NULL), whose first row came from input
+// position pos.
+func (t *TopN) newPart(w uint64, null bool, pos int64) *topPart {
 	var p *topPart
 	if n := len(t.free); n > 0 {
 		p = t.free[n-1]
@@ -397,12 +425,20 @@ func (t *TopN) newPart(h uint64, key []byte, pos int64) *topPart {
 			}
 		}
 	}
-	p.keyLen, p.pos = int32(len(key)), pos
-	copy(p.short[:], key)
-	if len(key) > len(p.short) {
-		p.long = string(key)
+	p.pos, p.w, p.slot = pos, w, -1
+	if t.intKey < 0 {
+		key := t.key
+		p.keyLen = int32(len(key))
+		copy(p.short[:], key)
+		if len(key) > len(p.short) {
+			p.long = string(key)
+		}
 	}
-	t.index.Put(h, p)
+	if null {
+		t.nullPart = p
+	} else {
+		t.put(p)
+	}
 	t.order = append(t.order, p)
 	t.nparts++
 	return p
@@ -432,37 +468,104 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 		v, typ, desc = b.Cols[c], t.spec.Types[c], t.spec.Order[0].Desc
 	}
 	tieOut := t.rk.fn == RowNumber && !t.rk.newerFirst
+	ttl := t.spec.TTL > 0
 	for i := 0; i < b.N; i++ {
-		t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-		p := t.part(maphash.Bytes(t.seed, t.key), t.key)
-		t.found[i], t.after[i] = p, false
 		if c >= 0 {
 			t.words[i], t.wok[i] = orderWord(typ, v, i, desc)
 		}
+		w, null := t.word(b, i)
+		var p *topPart
+		full, bound := false, uint64(0)
+		if null {
+			if p = t.nullPart; p != nil {
+				full, bound = p.full, p.bound
+			}
+		} else if q := t.slotOf(w); q >= 0 {
+			s := &t.slots[q]
+			p, full, bound = s.p, s.full, s.bound
+		}
+		t.found[i], t.after[i] = p, false
 		if p == nil {
 			continue
 		}
-		p.touched = now
-		if p.full && t.wok[i] {
-			w := t.words[i]
-			t.after[i] = w > p.bound || w == p.bound && tieOut
+		if ttl {
+			p.touched = now
+		}
+		if full && t.wok[i] {
+			x := t.words[i]
+			t.after[i] = x > bound || x == bound && tieOut
 		}
 	}
 }
 
-// part returns the partition of key (its hash h), nil when there is none.
-func (t *TopN) part(h uint64, key []byte) *topPart {
-	x := t.index
-	mask := x.Mask()
-	for q := h & mask; ; q = (q + 1) & mask {
-		w, p := x.Slot(q)
-		if p == nil {
-			return nil
+// word returns row i of b's index word (TopN.slots), and whether its key
+// is intKey's NULL (whose partition is nullPart); without intKey it leaves
+// the key's bytes in t.key.
+func (t *TopN) word(b *vector.Batch, i int) (uint64, bool) {
+	if c := t.intKey; c >= 0 {
+		v := b.Cols[c]
+		return uint64(v.I[i]), v.Null[i]
+	}
+	t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
+	return maphash.Bytes(t.seed, t.key), false
+}
+
+// home is the first slot to probe for word w (before the mask).
+func (t *TopN) home(w uint64) uint64 {
+	if t.intKey < 0 {
+		return w // (a hash already)
+	}
+	hi, lo := bits.Mul64(w^t.mixSeed, 0x9e3779b97f4a7c15)
+	return hi ^ lo
+}
+
+// slotOf returns the slot of the partition of word w (t.key its key bytes
+// without intKey), -1 when there is none.
+func (t *TopN) slotOf(w uint64) int {
+	mask := uint64(len(t.slots) - 1)
+	for q := t.home(w) & mask; ; q = (q + 1) & mask {
+		s := &t.slots[q]
+		if s.p == nil {
+			return -1
 		}
-		if w == h && p.is(key) {
-			return p
+		if s.w == w && (t.intKey >= 0 || s.p.is(t.key)) {
+			return int(q)
 		}
 	}
+}
+
+// find returns the partition of word w (null: intKey's NULL), nil when
+// there is none.
+func (t *TopN) find(w uint64, null bool) *topPart {
+	if null {
+		return t.nullPart
+	}
+	if q := t.slotOf(w); q >= 0 {
+		return t.slots[q].p
+	}
+	return nil
+}
+
+// put adds p to the index, doubling it when it would be more than half
+// full.
+func (t *TopN) put(p *topPart) {
+	if 2*(t.used+1) > len(t.slots) {
+		old := t.slots
+		t.slots, t.used = make([]topSlot, 2*len(old)), 0
+		for _, s := range old {
+			if s.p != nil {
+				t.put(s.p)
+			}
+		}
+	}
+	mask := uint64(len(t.slots) - 1)
+	q := t.home(p.w) & mask
+	for t.slots[q].p != nil {
+		q = (q + 1) & mask
+	}
+	t.slots[q] = topSlot{w: p.w, p: p, full: p.full, bound: p.bound}
+	p.slot = int32(q)
+	t.used++
 }
 
 // placeWord is ranking.place by order words, for a row with word w in a
@@ -514,6 +617,10 @@ func (t *TopN) setBound(p *topPart) {
 	p.full = t.wordCol >= 0 && p.nulls == 0 && len(p.list) > 0 && int64(len(p.list)) >= t.rk.n
 	if p.full {
 		p.bound = p.words[len(p.words)-1]
+	}
+	if p.slot >= 0 {
+		s := &t.slots[p.slot]
+		s.full, s.bound = p.full, p.bound
 	}
 }
 
@@ -661,18 +768,16 @@ func (t *TopN) keepOrder() {
 	}
 	clear(t.order[len(kept):])
 	t.order = kept
-	t.index.Reset()
+	if t.nullPart != nil && t.nullPart.gone {
+		t.nullPart = nil
+	}
+	clear(t.slots)
+	t.used = 0
 	for _, p := range kept {
-		t.index.Put(maphash.Bytes(t.seed, p.keyBytes()), p)
+		if p != t.nullPart {
+			t.put(p)
+		}
 	}
-}
-
-// keyBytes returns p's key.
-func (p *topPart) keyBytes() []byte {
-	if int(p.keyLen) <= len(p.short) {
-		return p.short[:p.keyLen]
-	}
-	return []byte(p.long)
 }
 
 // DropWhere forgets, without a change, every partition whose first row's
