@@ -190,7 +190,7 @@ type TopN struct {
 	// slots index the partitions by a word: the key's value when the key is
 	// one BIGINT or TIMESTAMP column (intKey: the column; a NULL key's
 	// partition is nullPart), else the seeded hash of its bytes; open
-	// addressing, linear probing, at most half full, rebuilt when
+	// addressing, linear probing, at most three quarters full, rebuilt when
 	// partitions leave (keepOrder). A slot holds its partition's bound, so
 	// that a row out of a full partition of an int key costs one slot read
 	slots    []topSlot
@@ -213,17 +213,29 @@ type TopN struct {
 }
 
 // topSlot is a slot of TopN's index: a partition's word, the partition
-// (nil: empty) and its bound (topPart.full, bound).
+// (nil: empty) and its bound (topPart.bound when full, else notFull).
 type topSlot struct {
 	w     uint64
 	bound uint64
 	p     *topPart
-	full  bool
+}
+
+// notFull is the bound of a slot whose partition is not full: no word is
+// after it (a full partition whose bound is that word passes its rows to
+// place, which decides as well).
+const notFull = ^uint64(0)
+
+// slotBound returns p's bound as its slot holds it.
+func slotBound(p *topPart) uint64 {
+	if p.full {
+		return p.bound
+	}
+	return notFull
 }
 
 // topPartBytes is what a partition costs besides its key and rows: the
 // struct, its index slots and its place in TopN.order.
-const topPartBytes = 176
+const topPartBytes = 168
 
 // topPart is one partition's state: its key and its ranked rows.
 type topPart struct {
@@ -482,7 +494,8 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 			}
 		} else if q := t.slotOf(w); q >= 0 {
 			s := &t.slots[q]
-			p, full, bound = s.p, s.full, s.bound
+			p, bound = s.p, s.bound
+			full = bound != notFull
 		}
 		t.found[i], t.after[i] = p, false
 		if p == nil {
@@ -546,10 +559,10 @@ func (t *TopN) find(w uint64, null bool) *topPart {
 	return nil
 }
 
-// put adds p to the index, doubling it when it would be more than half
-// full.
+// put adds p to the index, doubling it when it would be more than three
+// quarters full.
 func (t *TopN) put(p *topPart) {
-	if 2*(t.used+1) > len(t.slots) {
+	if 4*(t.used+1) > 3*len(t.slots) {
 		old := t.slots
 		t.slots, t.used = make([]topSlot, 2*len(old)), 0
 		for _, s := range old {
@@ -563,7 +576,7 @@ func (t *TopN) put(p *topPart) {
 	for t.slots[q].p != nil {
 		q = (q + 1) & mask
 	}
-	t.slots[q] = topSlot{w: p.w, p: p, full: p.full, bound: p.bound}
+	t.slots[q] = topSlot{w: p.w, p: p, bound: slotBound(p)}
 	p.slot = int32(q)
 	t.used++
 }
@@ -619,8 +632,7 @@ func (t *TopN) setBound(p *topPart) {
 		p.bound = p.words[len(p.words)-1]
 	}
 	if p.slot >= 0 {
-		s := &t.slots[p.slot]
-		s.full, s.bound = p.full, p.bound
+		t.slots[p.slot].bound = slotBound(p)
 	}
 }
 
@@ -656,7 +668,7 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 		if err := t.emit(ctx, dropped[0], 0, vector.UpdateBefore); err != nil {
 			return err
 		}
-		if err := t.emit(ctx, int32(k), 0, vector.UpdateAfter); err != nil {
+		if err := t.emitIn(ctx, b, i, vector.UpdateAfter); err != nil {
 			return err
 		}
 	case !t.spec.RankNumber:
@@ -665,7 +677,7 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 				return err
 			}
 		}
-		if err := t.emit(ctx, int32(k), 0, vector.Insert); err != nil {
+		if err := t.emitIn(ctx, b, i, vector.Insert); err != nil {
 			return err
 		}
 	default:
@@ -707,6 +719,16 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 // column, as a change of kind.
 func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) error {
 	t.ob.addRanked(t.rows.Rows, int(k), kind, t.rankCol(), r)
+	return t.ob.full(ctx, t.out)
+}
+
+// emitIn writes row i of the input batch b (the row just stored, without
+// the rank column: its columns are the output's, and in b they are still in
+// the cache) as a change of kind.
+func (t *TopN) emitIn(ctx context.Context, b *vector.Batch, i int, kind vector.RowKind) error {
+	j := t.ob.b.N
+	t.ob.b.AppendRows(b, i, i+1)
+	t.ob.b.Kinds[j] = kind
 	return t.ob.full(ctx, t.out)
 }
 
