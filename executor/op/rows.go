@@ -67,11 +67,15 @@ const (
 	arenaMask  = arenaChunk - 1
 )
 
+// noBytes is an empty value's bytes (not nil, as an empty string's in a
+// batch).
+var noBytes = []byte{}
+
 // value returns the bytes of value k (capacity clipped to them).
 func (rc *rowCol) value(k int) []byte {
 	o, e := rc.off[k], rc.end[k]
 	if e == o {
-		return nil
+		return noBytes
 	}
 	in := o & arenaMask
 	ch := rc.chunks[o>>arenaBits]
