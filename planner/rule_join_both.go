@@ -148,7 +148,6 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// pass finds them, a second plans over the layouts that hold them.
 	sp.keyNodes = [2][]joinKeyNode{}
 	var rest []ast.ExprNode
-	var residualAt ast.ExprNode // (the first of an outer join's other ON terms)
 	for pass := 0; ; pass++ {
 		found := len(sp.keyNodes[0]) + len(sp.keyNodes[1])
 		if err := sp.joinScope(both); err != nil {
@@ -190,7 +189,6 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			}
 			both.Residual = append(both.Residual, e)
 		}
-		residualAt = rest[0]
 		rest = nil
 	}
 	for _, c := range rest {
@@ -201,11 +199,10 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if rts != nil {
 		if tn, ok := rts.Source.(*ast.TableName); ok {
 			if a, ok := sel.AsOf[tn]; ok {
+				// (a temporal LEFT JOIN's other ON terms are tested on the
+				// version each left row finds: op.TemporalSpec.Residual)
 				if err := temporalJoin(both, a); err != nil {
 					return err
-				}
-				if both.Temporal && len(both.Residual) > 0 {
-					return parser.Errorf(sp.pos(residualAt), "a temporal %s JOIN's ON may hold only the key equalities; move this condition into WHERE or into a subquery of one side", both.Type)
 				}
 			}
 		}
