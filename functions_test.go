@@ -73,3 +73,25 @@ func TestExplainNotDeterministic(t *testing.T) {
 		t.Errorf("a deterministic plan marked:\n%s", text)
 	}
 }
+
+// TestIntervalPluralUnits: Flink's plural INTERVAL units (INTERVAL '10'
+// MINUTES, its documentation's spelling) are the singular ones, in every
+// place an INTERVAL stands: arithmetic, a WATERMARK expression and a window
+// TVF's size, for every unit.
+func TestIntervalPluralUnits(t *testing.T) {
+	for _, u := range []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK"} {
+		script := func(unit string) string {
+			return `CREATE STREAM s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' ` + unit + `) WITH ('connector'='values');
+INSERT INTO s VALUES (TIMESTAMP '2021-01-18 09:08:29.123'), (TIMESTAMP '2021-03-01 00:00:00');
+SELECT ts + INTERVAL '3' ` + unit + ` AS a, ts - INTERVAL '-3' ` + unit + ` AS b FROM s;
+SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '7' ` + unit + `)) GROUP BY window_start, window_end;`
+		}
+		want := runSQL(t, script(u))
+		if got := runSQL(t, script(u+"S")); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%sS: %q, want %q (as %s)", u, got, want, u)
+		}
+		if len(want) != 4 {
+			t.Errorf("%s: %d rows, want 4: %q", u, len(want), want)
+		}
+	}
+}

@@ -561,6 +561,16 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				stand = "SQ_LASTVAL"
 			}
 			edits = append(edits, edit{t.Offset, t.End(), stand})
+		case t.Kind == TokIdent && pluralUnits[strings.ToUpper(t.Text)] && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
+			// INTERVAL '5' MINUTES: Flink's plural units (its documentation's
+			// spelling) are the singular ones
+			unit := strings.ToUpper(t.Text)
+			unit = unit[:len(unit)-1]
+			if unit == "MILLISECOND" {
+				rw.millis[toks[i-1].Offset] = true
+				unit = "MICROSECOND"
+			}
+			edits = append(edits, edit{t.Offset, t.End(), unit + " "})
 		case t.is("MILLISECOND") && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
 			// INTERVAL '5' MILLISECOND (SPEC 2.3), as in window functions
 			rw.millis[toks[i-1].Offset] = true
@@ -786,6 +796,10 @@ var reservedHint = map[string]bool{
 	"DESC": true, "ASC": true, "TABLE": true, "VALUES": true, "READ": true, "CHECK": true,
 	"CONDITION": true, "DIV": true, "MOD": true, "ROW": true, "STATUS": false,
 }
+
+// pluralUnits are the plural spellings of INTERVAL units that Flink SQL
+// accepts (INTERVAL '10' MINUTES), read as the singular ones.
+var pluralUnits = map[string]bool{"MILLISECONDS": true, "SECONDS": true, "MINUTES": true, "HOURS": true, "DAYS": true, "WEEKS": true}
 
 var hintKeywords = []string{"SELECT", "FROM", "WHERE", "JOIN", "LIMIT", "GROUP", "ORDER", "HAVING",
 	"BETWEEN", "LIKE", "CAST", "SEMI", "ANTI", "INTO", "SIDE", "VALUES", "INSERT", "CASE", "WHEN",
