@@ -797,15 +797,15 @@ func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *p
 }
 
 // windowJoin reports whether both is a window join (SPEC 2.7): both inputs
-// give the rows of window aggregates of the same window, and the condition
-// holds window_start = window_start and window_end = window_end (their
-// event times equal: an interval join with bounds [0, 0], whose state is one
-// window's rows per side, padded when the other side's watermark passes the
-// window's end).
+// give the rows of the same window (window aggregates, or window TVFs
+// without aggregation, Flink's window join of two TVFs), and the condition
+// holds window_start = window_start and window_end = window_end. Their
+// event times (window_end, or window_time: window_end - 1 ms) are then a
+// constant offset apart, so it is an interval join with bounds [offset,
+// offset], whose state is one window's rows per side, padded when the
+// other side's watermark passes the window's end; windowJoin sets those
+// bounds. A condition that bounds the times otherwise is an interval join.
 func windowJoin(both *plan.BothJoin) bool {
-	if !both.Interval || both.Lo != 0 || both.Hi != 0 {
-		return false
-	}
 	l, r := plan.DerivedOf(both.Inputs[0].Stream), plan.DerivedOf(both.Inputs[1].Stream)
 	if l == nil || r == nil || !l.Windowed() || !r.Windowed() || !plan.SameWindows(l.Window, r.Window) {
 		return false
@@ -816,5 +816,24 @@ func windowJoin(both *plan.BothJoin) bool {
 		start = start || a == l.WindowStart && b == r.WindowStart
 		end = end || a == l.WindowEnd && b == r.WindowEnd
 	}
-	return start && end
+	lo, okL := windowTimeOffset(l)
+	ro, okR := windowTimeOffset(r)
+	if !start || !end || !okL || !okR || both.Interval && (both.Lo != lo-ro || both.Hi != lo-ro) {
+		return false
+	}
+	both.Interval, both.Lo, both.Hi, both.Why = true, lo-ro, lo-ro, ""
+	return true
+}
+
+// windowTimeOffset returns how far the event time of a windowed relation
+// (plan.Derived.Windowed) is from its window_end: 0 for window_end itself,
+// -1 for window_time (window_end - 1 ms); false for another time column.
+func windowTimeOffset(d *plan.Derived) (int64, bool) {
+	switch {
+	case d.TimeCol < 0 || d.TimeCol == d.WindowStart:
+		return 0, false
+	case d.TimeCol == d.WindowEnd:
+		return 0, true
+	}
+	return -1, true // (timeOfPart's other window column: window_time)
 }
