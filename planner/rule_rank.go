@@ -476,14 +476,26 @@ func keysOf(cols ...int) []int {
 	return out
 }
 
-// rankBound reads a Top-N's outer WHERE: rn <= N, rn < N or rn = 1 (also
-// written N >= rn), and returns N.
+// rankBound reads a Top-N's outer WHERE: rn <= N, rn < N, rn = 1 or rn
+// BETWEEN 1 AND N (also written N >= rn, in parentheses or not), and
+// returns N. (A rank range that starts above 1, rn > 1 AND rn <= 3, is
+// topNThenFilter's.)
 func (sp *selectPlan) rankBound(where ast.ExprNode, rn ast.CIStr) (int64, error) {
 	bad := func(n ast.Node) error {
-		return parser.Errorf(sp.pos(n), "a Top-N keeps the rows whose rank is at most N: write WHERE %s <= N (or %s < N, %s = 1)", rn.O, rn.O, rn.O)
+		return parser.Errorf(sp.pos(n), "a Top-N keeps the rows whose rank is at most N: write WHERE %s <= N (or %s < N, %s = 1, or a range such as %s > 1 AND %s <= N)", rn.O, rn.O, rn.O, rn.O, rn.O)
 	}
 	if where == nil {
 		return 0, parser.Errorf(sp.start, "a Top-N needs WHERE %s <= N in the query over its subquery: without it every row is kept and every rank changes", rn.O)
+	}
+	for {
+		p, ok := where.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		where = p.Expr
+	}
+	if up, lo := rankRange(where, rn); up != nil && lo == nil {
+		where = up // (rn BETWEEN 1 AND N is rn <= N)
 	}
 	be, ok := where.(*ast.BinaryOperationExpr)
 	if !ok {
@@ -511,7 +523,7 @@ func (sp *selectPlan) rankBound(where ast.ExprNode, rn ast.CIStr) (int64, error)
 		n--
 	case opcode.LE:
 	case opcode.EQ:
-		if n != 1 {
+		if n > 1 {
 			return 0, parser.Errorf(sp.pos(where), "%s = %d keeps one rank other than the first: write %s <= %d for the top %d, or %s = 1", rn.O, n, rn.O, n, n, rn.O)
 		}
 	default:
