@@ -550,3 +550,23 @@ func updatingPart(j *Job, b *Branch) string {
 	}
 	return "its result changes"
 }
+
+// addWatermarkHint says how relation st gets event time, for an error whose
+// query needs it (col names the column to suggest; "" for a placeholder):
+// a declared stream's WATERMARK FOR; for a subquery, WITH name, view or
+// UNION ALL (SPEC 2.6), which has no WATERMARK FOR of its own, what keeps
+// its input's event time.
+func addWatermarkHint(st *catalog.Stream, col string) string {
+	if col == "" {
+		col = "<time column>"
+	}
+	d := plan.DerivedOf(st)
+	if d == nil {
+		return fmt.Sprintf("add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", col, col, st.Name)
+	}
+	what := map[string]string{"subquery": "the subquery", "WITH": "WITH name " + st.Name, "view": "view " + st.Name}[d.Kind]
+	if what == "" {
+		what = "the " + d.Kind
+	}
+	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a join's rows have none, so use the event time before the join", what)
+}

@@ -293,7 +293,7 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	case both.Type != plan.InnerJoin && both.Type != plan.LeftJoin:
 		return parser.Errorf(a.Pos, "a temporal join is INNER or LEFT (SPEC 2.7, as Flink's), not %s", both.Type)
 	case l.TimeCol() < 0:
-		return parser.Errorf(a.Pos, "a temporal join picks versions by the left side's event time, and stream %s has none: declare a WATERMARK FOR one of its columns", l.Stream.Name)
+		return parser.Errorf(a.Pos, "a temporal join picks versions by the left side's event time, and %s has none: %s", l.Stream.Name, addWatermarkHint(l.Stream, ""))
 	case r.TimeCol() < 0:
 		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs event time (a WATERMARK FOR the column from which each version is valid); processing-time temporal joins are not supported", r.Stream.Name)
 	case both.Interval:

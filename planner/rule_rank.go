@@ -665,7 +665,7 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	st := in.sp.st
 	if !in.eventTimeCol(ob.Expr) {
 		if st.Watermark == nil {
-			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and stream %s has none: add WATERMARK FOR <time column> AS <time column> - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, st.Name)
+			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and %s has none: %s", st.Name, addWatermarkHint(st, ""))
 		}
 		et := st.Columns[st.EventTime].Name
 		return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time of %s, which is %s (its WATERMARK FOR column), not %s: write ORDER BY %s", st.Name, et, restoreText(ob.Expr), et)

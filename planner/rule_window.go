@@ -59,7 +59,7 @@ func ruleWindow(sp *selectPlan) error {
 		et := st.Columns[st.EventTime].Name
 		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s), or for processing time a PROCTIME() column (SPEC 2.10)", tc.Name, st.Name, et, et)
 	case st.Watermark == nil && !st.Bounded():
-		return parser.Errorf(tvf.Pos, "stream %s is unbounded and has no WATERMARK FOR, so its windows would never fire: add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, tc.Name, tc.Name, st.Name)
+		return parser.Errorf(tvf.Pos, "%s is unbounded and has no WATERMARK FOR, so its windows would never fire: %s", st.Name, addWatermarkHint(st, tc.Name))
 	case tc.Type != catalog.BigInt && tc.Type != catalog.Timestamp:
 		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): a window's time column is a BIGINT (epoch ms) or TIMESTAMP, and %s is %s", tc.Name, tc.Name, tc.Type)
 	}
