@@ -2,6 +2,7 @@ package streamql_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -92,6 +93,33 @@ SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), IN
 		}
 		if len(want) != 4 {
 			t.Errorf("%s: %d rows, want 4: %q", u, len(want), want)
+		}
+	}
+}
+
+// TestOverRangeFrameUnits: a RANGE frame's INTERVAL means the same time in
+// every unit (MILLISECOND was read as TiDB's MICROSECOND stand-in, 1000
+// times too short): INTERVAL '3' <unit> PRECEDING gives the rows that the
+// same span written in seconds gives, over rows spaced so that the frame
+// holds some and not others.
+func TestOverRangeFrameUnits(t *testing.T) {
+	for _, u := range []struct {
+		unit string
+		ms   int64
+	}{{"MILLISECOND", 1}, {"MILLISECONDS", 1}, {"SECOND", 1000}, {"MINUTE", 60_000}, {"HOUR", 3_600_000}} {
+		var rows []string
+		for i := range 8 {
+			rows = append(rows, fmt.Sprintf("(%d, %d)", i, int64(i)*u.ms*2/3))
+		}
+		script := func(frame string) string {
+			return `CREATE STREAM s (v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');
+INSERT INTO s VALUES ` + strings.Join(rows, ", ") + `;
+SELECT v, COUNT(*) OVER (ORDER BY ts RANGE BETWEEN ` + frame + ` PRECEDING AND CURRENT ROW) AS n FROM s;`
+		}
+		got := runSQL(t, script("INTERVAL '3' "+u.unit))
+		want := runSQL(t, script(fmt.Sprintf("INTERVAL '%g' SECOND", float64(3*u.ms)/1000)))
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 8 || strings.Join(got, "|") == strings.Join(runSQL(t, script("INTERVAL '0' SECOND")), "|") {
+			t.Errorf("%s: %q, want %q (as seconds), and more than the current row", u.unit, got, want)
 		}
 	}
 }

@@ -267,6 +267,10 @@ type rewritten struct {
 	// amount token: TiDB has no MILLISECOND unit, so it sees MICROSECOND (the
 	// same length) and the walker renames the call (MillisecondAdd)
 	millis map[int]bool
+	// countDistinct: COUNT(DISTINCT x) OVER (…), which TiDB does not parse,
+	// written as SUM(DISTINCT x) OVER (…), by the offsets of the stand-in
+	// (posWalker makes it COUNT again)
+	countDistinct map[int]bool
 	// window: FROM TABLE(TUMBLE(...)) and the like (SPEC 2.4), replaced by the
 	// stream's name; late, latePos: LATE INTO SIDE 'name' at the end, blanked
 	window  *WindowTVF
@@ -325,7 +329,7 @@ var castPassThrough = map[string]bool{
 // the mode allows, replaces CAST types, records what it took out, and reports
 // misplaced extensions.
 func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
-	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}}
+	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}}
 	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
 	if mode == modeSelect {
@@ -561,6 +565,18 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				stand = "SQ_LASTVAL"
 			}
 			edits = append(edits, edit{t.Offset, t.End(), stand})
+		case t.is("LISTAGG") && next.isOp("(") && overFollows(r, i+1):
+			// LISTAGG(x [, sep]) OVER (…) (SPEC 2.9: the aggregates of 2.4):
+			// TiDB takes a window only on its own aggregates, GROUP_CONCAT
+			// among them (the planner reads it as LISTAGG)
+			edits = append(edits, edit{t.Offset, t.End(), "GROUP_CONCAT"})
+		case t.is("COUNT") && next.isOp("(") && i+2 < len(toks) && toks[i+2].is("DISTINCT") && overFollows(r, i+1):
+			// COUNT(DISTINCT x) OVER (…): TiDB's grammar has no window there,
+			// but has one on SUM(DISTINCT x); the stand-in is marked
+			for k := t.Offset; k < t.End(); k++ {
+				rw.countDistinct[k] = true
+			}
+			edits = append(edits, edit{t.Offset, t.End(), "  SUM"})
 		case t.Kind == TokIdent && pluralUnits[strings.ToUpper(t.Text)] && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
 			// INTERVAL '5' MINUTES: Flink's plural units (its documentation's
 			// spelling) are the singular ones

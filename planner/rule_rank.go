@@ -631,8 +631,8 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 		if _, ok := overFuncs[strings.ToLower(w.Name)]; !ok {
 			return nil, parser.Errorf(loc.pos(w), "%s is not an aggregate that OVER computes; use one of %s", strings.ToUpper(w.Name), aggList)
 		}
-		if w.Distinct {
-			return nil, parser.Errorf(loc.pos(w), "DISTINCT in an OVER aggregate is not supported")
+		if w.Distinct && !strings.EqualFold(w.Name, "count") {
+			return nil, parser.Errorf(loc.pos(w), "DISTINCT is supported in COUNT(DISTINCT x) only, not in %s", strings.ToUpper(w.Name))
 		}
 		drop[f] = true
 		calls = append(calls, w)
@@ -650,7 +650,15 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	}
 	ob := spec.OrderBy.Items[0]
 	hide = append(hide, ob.Expr)
-	for _, w := range calls {
+	seps := make([]string, len(calls))
+	for k, w := range calls {
+		if strings.EqualFold(w.Name, "group_concat") { // (LISTAGG: parser's rewrite)
+			c, sep, err := loc.overListAgg(w)
+			if err != nil {
+				return nil, err
+			}
+			calls[k], w, seps[k] = c, c, sep
+		}
 		if len(w.Args) > 1 {
 			return nil, parser.Errorf(loc.pos(w), "%s takes one argument in an OVER aggregation", strings.ToUpper(w.Name))
 		}
@@ -711,9 +719,10 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	types := in.types()
 	outTypes := append([]catalog.Type{}, types...)
 	arg := nparts + 1
-	for _, w := range calls {
+	for k, w := range calls {
 		c := plan.OverCall{Arg: -1}
 		c.Spec.Func = overFuncs[strings.ToLower(w.Name)]
+		c.Spec.Distinct, c.Spec.Sep = w.Distinct, seps[k]
 		if len(w.Args) == 1 && !isStar(w.Args[0]) {
 			c.Arg = in.hidden[arg]
 			c.Spec.Arg = types[c.Arg]
@@ -773,7 +782,14 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 		if len(w.Args) == 1 && !isStar(w.Args[0]) {
 			arg = restoreText(w.Args[0])
 		}
-		aggs = append(aggs, fmt.Sprintf("%s(%s)", strings.ToUpper(w.Name), arg))
+		name := strings.ToUpper(w.Name)
+		if name == "GROUP_CONCAT" {
+			name = "LISTAGG"
+		}
+		if w.Distinct {
+			arg = "DISTINCT " + arg
+		}
+		aggs = append(aggs, fmt.Sprintf("%s(%s)", name, arg))
 	}
 	per := ""
 	if len(parts) > 0 {
@@ -788,7 +804,8 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 var overFuncs = map[string]plan.AggFunc{
 	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
 	"first_value": plan.AggFirst, "last_value": plan.AggLast, "sq_firstval": plan.AggFirst, "sq_lastval": plan.AggLast,
-	"var_pop": plan.AggVarPop, "var_samp": plan.AggVarSamp, "stddev_pop": plan.AggStddevPop, "stddev_samp": plan.AggStddevSamp,
+	"group_concat": plan.AggListAgg, // (LISTAGG … OVER, as the parser gives it)
+	"var_pop":      plan.AggVarPop, "var_samp": plan.AggVarSamp, "stddev_pop": plan.AggStddevPop, "stddev_samp": plan.AggStddevSamp,
 }
 
 func valueOf(v *test_driver.ValueExpr, ok bool) any {
@@ -979,4 +996,29 @@ func ruleRankJob(j *Job) {
 	}
 	b.Rank.LateOutput = len(j.Outputs)
 	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: j.Stream.Columns, Late: true})
+}
+
+// overListAgg reads LISTAGG(x [, 'sep']) OVER (…), which the parser gives
+// as TiDB's GROUP_CONCAT (its arguments, then TiDB's own separator): it
+// returns a copy of w with the value alone, and the separator (',' by
+// default, SPEC 2.4).
+func (sp *selectPlan) overListAgg(w *ast.WindowFuncExpr) (*ast.WindowFuncExpr, string, error) {
+	args := w.Args
+	if len(args) > 0 {
+		args = args[:len(args)-1] // (TiDB's separator)
+	}
+	if len(args) < 1 || len(args) > 2 || w.Distinct {
+		return nil, "", parser.Errorf(sp.pos(w), "LISTAGG takes a value and an optional separator: LISTAGG(x [, ', '])")
+	}
+	sep := ","
+	if len(args) == 2 {
+		v, ok := args[1].(*test_driver.ValueExpr)
+		if !ok || v.Kind() != test_driver.KindString {
+			return nil, "", parser.Errorf(sp.pos(args[1]), "LISTAGG's separator is a string literal, e.g. LISTAGG(x, ' > ')")
+		}
+		sep = v.GetString()
+	}
+	c := *w
+	c.Args = args[:1]
+	return &c, sep, nil
 }

@@ -621,6 +621,9 @@ func (p *printer) windowFunc(n *ast.WindowFuncExpr) (string, error) {
 	if f, ok := aggNames[strings.ToLower(n.Name)]; ok {
 		name = f
 	}
+	if name == "GROUP_CONCAT" && len(parts) > 1 { // LISTAGG(x [, sep]) OVER, as the parser gives it: TiDB's separator last
+		name, parts = "LISTAGG", parts[:len(parts)-1]
+	}
 	if strings.EqualFold(n.Name, "avg") && len(parts) == 1 {
 		parts[0] = "CAST(" + parts[0] + " AS DOUBLE)"
 	}
