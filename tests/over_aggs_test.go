@@ -29,16 +29,7 @@ func TestOverListAggCountDistinctAgainstReference(t *testing.T) {
 		files := map[string]string{"r.csv": rrowFile(rows)}
 		ddl := `CREATE STREAM e (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
 `
-		var onTime []rrow
-		maxT := int64(0)
-		for i, x := range rows {
-			if i == 0 || x.ts >= maxT-delay {
-				onTime = append(onTime, x)
-			}
-			if i == 0 || x.ts > maxT {
-				maxT = x.ts
-			}
-		}
+		onTime, _ := onTimeRows(rows, delay)
 		byTime := slices.Clone(onTime)
 		slices.SortStableFunc(byTime, func(a, b rrow) int { return cmp.Compare(a.ts, b.ts) })
 		n, ms := r.IntN(4), 100*r.Int64N(8)

@@ -37,6 +37,24 @@ func (r rrow) text(extra ...any) string {
 	return s
 }
 
+// onTimeRows returns the rows of a stream whose WATERMARK is ts - delay
+// that are on time (SPEC 2.3: not below the largest time before them minus
+// delay), in arrival order, and how many are late.
+func onTimeRows(rows []rrow, delay int64) (onTime []rrow, late int) {
+	maxT := int64(0)
+	for i, x := range rows {
+		if i > 0 && x.ts < maxT-delay {
+			late++
+		} else {
+			onTime = append(onTime, x)
+		}
+		if i == 0 || x.ts > maxT {
+			maxT = x.ts
+		}
+	}
+	return onTime, late
+}
+
 // csvRows returns the csv output's rows (without the header).
 func csvRows(out string) []string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -105,18 +123,7 @@ CREATE STREAM e (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT, WATERMARK FOR ts AS 
 			t.Fatalf("seed %d: ORDER BY LIMIT %d:\n got %q\nwant %q", seed, limit, got, want)
 		}
 		// the on-time rows (SPEC 2.3) of stream e
-		var onTime []rrow
-		lateRows, maxT := 0, int64(0)
-		for i, x := range rows {
-			if i > 0 && x.ts < maxT-delay {
-				lateRows++
-			} else {
-				onTime = append(onTime, x)
-			}
-			if i == 0 || x.ts > maxT {
-				maxT = x.ts
-			}
-		}
+		onTime, lateRows := onTimeRows(rows, delay)
 		// deduplication keeping the first row by event time
 		got, errs := run("SELECT k, x, ts, id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM e) WHERE rn = 1")
 		first := map[string]rrow{}

@@ -37,26 +37,7 @@ func TestTopNOuterFilterAgainstReference(t *testing.T) {
 		}
 		slices.Sort(want)
 		query := fmt.Sprintf("SELECT k, x, rn FROM (SELECT k, x, ROW_NUMBER() OVER (PARTITION BY k ORDER BY x DESC) AS rn FROM s) WHERE x > %d AND rn <= %d AND k <> 'k3';\n", c, n)
-		for _, mode := range []string{"batch", "streaming"} {
-			sql := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
-				"SET 'execution.runtime-mode' = '" + mode + "';\n" + query
-			out, errs, code := runSQL(t, map[string]string{"s.csv": in}, sql, "--format", "csv")
-			if code != 0 {
-				t.Fatalf("seed %d %s: exit %d: %s", seed, mode, code, errs)
-			}
-			var got []string
-			if strings.HasPrefix(out, "op,") {
-				got = applyChangelog(t, out)
-			} else if mode == "streaming" {
-				t.Fatalf("seed %d: streaming mode printed no changelog:\n%s", seed, out)
-			} else {
-				got = csvRows(out)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
-				t.Fatalf("seed %d %s: %s got %q\nwant %q", seed, mode, query, got, want)
-			}
-		}
+		checkTopNModes(t, seed, in, query, want)
 	}
 }
 
@@ -151,25 +132,34 @@ func TestTopNRankRangeAgainstReference(t *testing.T) {
 			sel += ", rn"
 		}
 		query := fmt.Sprintf("SELECT %s FROM (SELECT k, x, %s() OVER (PARTITION BY k ORDER BY x DESC) AS rn FROM s) WHERE %s;\n", sel, fn, forms[form](m, n))
-		for _, mode := range []string{"batch", "streaming"} {
-			sql := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
-				"SET 'execution.runtime-mode' = '" + mode + "';\n" + query
-			out, errs, code := runSQL(t, map[string]string{"s.csv": in}, sql, "--format", "csv")
-			if code != 0 {
-				t.Fatalf("seed %d %s: %s exit %d: %s", seed, mode, query, code, errs)
-			}
-			var got []string
-			if strings.HasPrefix(out, "op,") {
-				got = applyChangelog(t, out)
-			} else if mode == "streaming" {
-				t.Fatalf("seed %d: streaming mode printed no changelog:\n%s", seed, out)
-			} else {
-				got = csvRows(out)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
-				t.Fatalf("seed %d %s: %s got %q\nwant %q", seed, mode, query, got, want)
-			}
+		checkTopNModes(t, seed, in, query, want)
+	}
+}
+
+// checkTopNModes runs query over stream s (k VARCHAR, x BIGINT) of the csv
+// rows in, in batch and in streaming mode, and fails unless each gives the
+// rows want (sorted): the final table over a bounded input, the changelog
+// applied in streaming mode (which must print one).
+func checkTopNModes(t *testing.T, seed int, in, query string, want []string) {
+	t.Helper()
+	for _, mode := range []string{"batch", "streaming"} {
+		sql := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
+			"SET 'execution.runtime-mode' = '" + mode + "';\n" + query
+		out, errs, code := runSQL(t, map[string]string{"s.csv": in}, sql, "--format", "csv")
+		if code != 0 {
+			t.Fatalf("seed %d %s: %s exit %d: %s", seed, mode, query, code, errs)
+		}
+		var got []string
+		if strings.HasPrefix(out, "op,") {
+			got = applyChangelog(t, out)
+		} else if mode == "streaming" {
+			t.Fatalf("seed %d: streaming mode printed no changelog:\n%s", seed, out)
+		} else {
+			got = csvRows(out)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d %s: %s got %q\nwant %q", seed, mode, query, got, want)
 		}
 	}
 }

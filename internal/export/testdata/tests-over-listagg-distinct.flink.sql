@@ -1,7 +1,8 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
---   query.sql:8: stream clicks: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
---   query.sql:12: rows late for this OVER window (below the watermark, SPEC 2.9) go to the side output 'late'; Flink has no late output: it drops them in streaming mode and keeps them in batch mode
+--   query.sql:10: stream clicks: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
+--   query.sql:14: rows late for this OVER window (below the watermark, SPEC 2.9) go to the side output 'late'; Flink has no late output: it drops them in streaming mode and keeps them in batch mode
+--   query.sql:16: COUNT(DISTINCT …) OVER: SPEC 2.9's OVER takes every aggregate of 2.4, COUNT(DISTINCT x) included; Flink's validator refuses DISTINCT in an OVER aggregate ("Distinct not supported in Windowing function")
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
