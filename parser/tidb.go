@@ -848,7 +848,7 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		return ""
 	}
 	for j := k; j >= 0 && j >= k-4; j-- {
-		if r.toks[j].is("INTERVAL") && j > 0 && (r.toks[j-1].isOp("(") || r.toks[j-1].isOp(",")) {
+		if r.toks[j].is("INTERVAL") && j > 0 && (r.toks[j-1].isOp("(") || r.toks[j-1].isOp(",") || r.toks[j-1].is("SELECT")) {
 			return "a bare INTERVAL is not a value: write it in arithmetic, as in ts - INTERVAL '5' SECOND"
 		}
 	}
@@ -865,7 +865,7 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		}
 	}
 	for _, j := range []int{k, k - 1} {
-		if j >= 0 && r.toks[j].Kind == TokIdent {
+		if j >= 0 && r.toks[j].Kind == TokIdent && !pluralUnits[strings.ToUpper(r.toks[j].Text)] { // (INTERVAL '5' MINUTES is Flink's spelling, not a typo)
 			if w := didYouMean(r.toks[j].Text, hintKeywords); w != "" {
 				return fmt.Sprintf("did you mean %s instead of %s?", w, r.toks[j].Text)
 			}
