@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"streamql"
 )
@@ -120,6 +121,24 @@ SELECT v, COUNT(*) OVER (ORDER BY ts RANGE BETWEEN ` + frame + ` PRECEDING AND C
 		want := runSQL(t, script(fmt.Sprintf("INTERVAL '%g' SECOND", float64(3*u.ms)/1000)))
 		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 8 || strings.Join(got, "|") == strings.Join(runSQL(t, script("INTERVAL '0' SECOND")), "|") {
 			t.Errorf("%s: %q, want %q (as seconds), and more than the current row", u.unit, got, want)
+		}
+	}
+}
+
+// TestExtractDowDoy: EXTRACT(DOW FROM ts) and EXTRACT(DOY FROM ts), Flink's
+// units (DOW 1 for Sunday to 7 for Saturday, as its DAYOFWEEK; DOY the day
+// of the year), over ten days across a leap day and a year's end, against
+// Go's calendar; NULL gives NULL.
+func TestExtractDowDoy(t *testing.T) {
+	start := time.Date(2024, 2, 26, 13, 4, 5, 0, time.UTC)
+	for _, day := range []time.Time{start, start.AddDate(0, 0, 3), start.AddDate(0, 0, 5), time.Date(2023, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC)} {
+		for d := range 2 {
+			ts := day.AddDate(0, 0, d)
+			got := runSQL(t, fmt.Sprintf("SELECT EXTRACT(DOW FROM TIMESTAMP '%s') AS dow, EXTRACT(doy FROM TIMESTAMP '%[1]s') AS doy, EXTRACT(DOW FROM CAST(NULL AS TIMESTAMP)) AS n;", ts.Format("2006-01-02 15:04:05")))
+			want := fmt.Sprintf("main main: %d, %d, <nil>", int(ts.Weekday())+1, ts.YearDay()) // (collect prints NULL as <nil>)
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("%s: %q, want %q", ts, got, want)
+			}
 		}
 	}
 }

@@ -565,6 +565,13 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				stand = "SQ_LASTVAL"
 			}
 			edits = append(edits, edit{t.Offset, t.End(), stand})
+		case t.is("EXTRACT") && next.isOp("(") && i+3 < len(toks) && extractAs[strings.ToUpper(toks[i+2].Text)] != "" && toks[i+3].is("FROM"):
+			// EXTRACT(DOW FROM ts) and EXTRACT(DOY FROM ts), Flink's units that
+			// TiDB's EXTRACT lacks: the functions Flink defines them by
+			fn := extractAs[strings.ToUpper(toks[i+2].Text)] + "("
+			end := toks[i+3].End()
+			edits = append(edits, edit{t.Offset, end, fn + strings.Repeat(" ", max(0, end-t.Offset-len(fn)))})
+			i += 3
 		case t.is("LISTAGG") && next.isOp("(") && overFollows(r, i+1):
 			// LISTAGG(x [, sep]) OVER (…) (SPEC 2.9: the aggregates of 2.4):
 			// TiDB takes a window only on its own aggregates, GROUP_CONCAT
@@ -812,6 +819,11 @@ var reservedHint = map[string]bool{
 	"DESC": true, "ASC": true, "TABLE": true, "VALUES": true, "READ": true, "CHECK": true,
 	"CONDITION": true, "DIV": true, "MOD": true, "ROW": true, "STATUS": false,
 }
+
+// extractAs maps the EXTRACT units that Flink has and TiDB's grammar lacks
+// to the function Flink's documentation says each equals (DAYOFWEEK(ts) is
+// EXTRACT(DOW FROM ts): 1 for Sunday to 7 for Saturday).
+var extractAs = map[string]string{"DOW": "DAYOFWEEK", "DOY": "DAYOFYEAR"}
 
 // pluralUnits are the plural spellings of INTERVAL units that Flink SQL
 // accepts (INTERVAL '10' MINUTES), read as the singular ones.
