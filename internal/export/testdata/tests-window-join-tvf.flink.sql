@@ -1,7 +1,7 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
---   query.sql:25: the join's rows of L that are late (below its watermark, SPEC 2.7) go to the side output 'late-L'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
---   query.sql:25: the join's rows of R that are late (below its watermark, SPEC 2.7) go to the side output 'late-R'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
+--   query.sql:26: the join's rows of L that are late (below its watermark, SPEC 2.7) go to the side output 'late-L'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
+--   query.sql:26: the join's rows of R that are late (below its watermark, SPEC 2.7) go to the side output 'late-R'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
@@ -23,7 +23,7 @@ CREATE TABLE `RightTable` (
   `row_time` TIMESTAMP(3),
   `num` BIGINT,
   `id` STRING,
-  WATERMARK FOR `row_time` AS (`row_time`) - INTERVAL '5' MINUTE
+  WATERMARK FOR `row_time` AS `row_time`
 ) WITH (
   'connector' = 'filesystem',
   'path' = 'right.csv',
