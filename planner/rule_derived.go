@@ -287,9 +287,6 @@ func timeOfPart(j *Job) partTime {
 		return t
 	}
 	st := j.Stream
-	if st.Watermark == nil || j.Watermark == nil {
-		return t
-	}
 	// a projection of the stream: its columns as they are, by output index
 	out := map[int]int{}
 	for i, e := range m.Project {
@@ -298,6 +295,12 @@ func timeOfPart(j *Job) partTime {
 				out[e.Col] = i
 			}
 		}
+	}
+	if j.Both != nil { // a join's output time (SPEC 2.7: its left input's, held back by the interval)
+		return joinTimeOfPart(j, out, t)
+	}
+	if st.Watermark == nil || j.Watermark == nil {
+		return t
 	}
 	col, ok := out[st.EventTime]
 	if !ok || col >= len(m.Columns) { // (a column the query computes but does not output: a Top-N's order columns, an OVER's time)
@@ -360,6 +363,45 @@ func timeOfTVF(j *Job) partTime {
 	wm.Text = m.Columns[t.col].Name + " (the watermark of " + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	t.wm, t.start, t.end, t.win = wm, wcol[0], wcol[1], a.Window
 	return t
+}
+
+// joinTimeOfPart is timeOfPart for a job that reads a join of two streams
+// (j.Both): the join's output time (plan.BothJoin.OutputTime), when the
+// query projects that column as it is, with the watermark (the column less
+// the join's delay) over the output; out maps the joined layout's columns
+// to the outputs that project them.
+func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
+	lt, delay, ok := j.Both.OutputTime()
+	if !ok || len(j.Main.Project) == 0 {
+		return t
+	}
+	col, ok := out[lt]
+	if !ok || col >= len(j.Main.Columns) {
+		return t
+	}
+	c := j.Main.Columns[col]
+	wm := &Expr{Op: plan.OpCol, Type: c.Type, Col: col, Text: c.Name}
+	if delay > 0 {
+		wm = &Expr{Op: plan.OpAddInterval, Type: c.Type, Args: []*Expr{wm}, Param: -delay, Col: -1,
+			Text: c.Name + " - " + intervalText(delay)}
+	}
+	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.Inputs[0].Name + "." + j.Both.Inputs[0].Stream.Columns[lt].Name + ")"
+	t.col, t.wm = col, wm
+	return t
+}
+
+// intervalText writes ms milliseconds as an INTERVAL literal in its largest
+// whole unit (INTERVAL '5' SECOND, INTERVAL '1500' MILLISECOND).
+func intervalText(ms int64) string {
+	for _, u := range []struct {
+		ms   int64
+		name string
+	}{{86_400_000, "DAY"}, {3_600_000, "HOUR"}, {60_000, "MINUTE"}, {1000, "SECOND"}} {
+		if ms != 0 && ms%u.ms == 0 {
+			return fmt.Sprintf("INTERVAL '%d' %s", ms/u.ms, u.name)
+		}
+	}
+	return fmt.Sprintf("INTERVAL '%d' MILLISECOND", ms)
 }
 
 // procTimeCols returns the output columns that are processing time in
@@ -568,5 +610,5 @@ func addWatermarkHint(st *catalog.Stream, col string) string {
 	if what == "" {
 		what = "the " + d.Kind
 	}
-	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a join's rows have none, so use the event time before the join", what)
+	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular, RIGHT or FULL join's rows have none (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column)", what)
 }
