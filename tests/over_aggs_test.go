@@ -22,10 +22,7 @@ func TestOverListAggCountDistinctAgainstReference(t *testing.T) {
 	const delay = 500
 	for seed := range 10 {
 		r := rand.New(rand.NewPCG(uint64(seed), 43))
-		rows := make([]rrow, 10+r.IntN(80))
-		for i := range rows {
-			rows[i] = rrow{k: fmt.Sprintf("k%d", r.IntN(3)), x: r.Int64N(6), ts: int64(i*100) + r.Int64N(1200) - 600, id: i}
-		}
+		rows := randRRows(r, 10+r.IntN(80), 3, 6)
 		files := map[string]string{"r.csv": rrowFile(rows)}
 		ddl := `CREATE STREAM e (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
 `

@@ -37,6 +37,16 @@ func (r rrow) text(extra ...any) string {
 	return s
 }
 
+// randRRows returns n random rows: keys k0 to k<keys-1>, values 0 to below
+// maxX, event times 100 ms apart out of order by up to 600 ms.
+func randRRows(r *rand.Rand, n, keys int, maxX int64) []rrow {
+	rows := make([]rrow, n)
+	for i := range rows {
+		rows[i] = rrow{k: fmt.Sprintf("k%d", r.IntN(keys)), x: r.Int64N(maxX), ts: int64(i*100) + r.Int64N(1200) - 600, id: i}
+	}
+	return rows
+}
+
 // onTimeRows returns the rows of a stream whose WATERMARK is ts - delay
 // that are on time (SPEC 2.3: not below the largest time before them minus
 // delay), in arrival order, and how many are late.
@@ -74,10 +84,7 @@ func TestRankAgainstReference(t *testing.T) {
 	const delay = 500
 	for seed := range 12 {
 		r := rand.New(rand.NewPCG(uint64(seed), 41))
-		rows := make([]rrow, 20+r.IntN(120))
-		for i := range rows {
-			rows[i] = rrow{k: fmt.Sprintf("k%d", r.IntN(5)), x: r.Int64N(12), ts: int64(i*100) + r.Int64N(1200) - 600, id: i}
-		}
+		rows := randRRows(r, 20+r.IntN(120), 5, 12)
 		files := map[string]string{"r.csv": rrowFile(rows)}
 		ddl := `CREATE STREAM r (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
 CREATE STREAM e (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');

@@ -22,13 +22,8 @@ func TestTopNOuterFilterAgainstReference(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(seed), 29))
 		rows, in := keyedRows(r, 1+r.IntN(60), 4, 30)
 		n, c := 1+r.IntN(3), r.IntN(30)
-		byKey := map[string][]keyedRow{}
-		for _, x := range rows {
-			byKey[x.k] = append(byKey[x.k], x)
-		}
 		var want []string
-		for _, rs := range byKey {
-			sort.SliceStable(rs, func(i, j int) bool { return rs[i].x > rs[j].x })
+		for _, rs := range rankedByKey(rows) {
 			for i := 0; i < len(rs) && i < n; i++ {
 				if rs[i].x > c && rs[i].k != "k3" {
 					want = append(want, fmt.Sprintf("%s,%d,%d", rs[i].k, rs[i].x, i+1))
@@ -93,13 +88,8 @@ func TestTopNRankRangeAgainstReference(t *testing.T) {
 		}
 		n = m + r.IntN(3)
 		withRank := seed%2 == 0
-		byKey := map[string][]keyedRow{}
-		for _, x := range rows {
-			byKey[x.k] = append(byKey[x.k], x)
-		}
 		var want []string
-		for _, rs := range byKey {
-			sort.SliceStable(rs, func(i, j int) bool { return rs[i].x > rs[j].x })
+		for _, rs := range rankedByKey(rows) {
 			for i, x := range rs {
 				rank := i + 1 // ROW_NUMBER
 				if fn != "ROW_NUMBER" {
@@ -162,4 +152,17 @@ func checkTopNModes(t *testing.T, seed int, in, query string, want []string) {
 			t.Fatalf("seed %d %s: %s got %q\nwant %q", seed, mode, query, got, want)
 		}
 	}
+}
+
+// rankedByKey groups rows by key, each group sorted by x descending, ties
+// in arrival order (the Top-N references' ranking).
+func rankedByKey(rows []keyedRow) map[string][]keyedRow {
+	byKey := map[string][]keyedRow{}
+	for _, x := range rows {
+		byKey[x.k] = append(byKey[x.k], x)
+	}
+	for _, rs := range byKey {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].x > rs[j].x })
+	}
+	return byKey
 }
