@@ -2,8 +2,10 @@ package streamql_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"streamql"
 )
@@ -71,5 +73,72 @@ func TestExplainNotDeterministic(t *testing.T) {
 	text = strings.Join(runSQL(t, bids+"EXPLAIN SELECT auction, HOUR(dateTime) AS h FROM bid;"), "\n")
 	if strings.Contains(text, "not deterministic") {
 		t.Errorf("a deterministic plan marked:\n%s", text)
+	}
+}
+
+// TestIntervalPluralUnits: Flink's plural INTERVAL units (INTERVAL '10'
+// MINUTES, its documentation's spelling) are the singular ones, in every
+// place an INTERVAL stands: arithmetic, a WATERMARK expression and a window
+// TVF's size, for every unit.
+func TestIntervalPluralUnits(t *testing.T) {
+	for _, u := range []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK"} {
+		script := func(unit string) string {
+			return `CREATE STREAM s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' ` + unit + `) WITH ('connector'='values');
+INSERT INTO s VALUES (TIMESTAMP '2021-01-18 09:08:29.123'), (TIMESTAMP '2021-03-01 00:00:00');
+SELECT ts + INTERVAL '3' ` + unit + ` AS a, ts - INTERVAL '-3' ` + unit + ` AS b FROM s;
+SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '7' ` + unit + `)) GROUP BY window_start, window_end;`
+		}
+		want := runSQL(t, script(u))
+		if got := runSQL(t, script(u+"S")); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%sS: %q, want %q (as %s)", u, got, want, u)
+		}
+		if len(want) != 4 {
+			t.Errorf("%s: %d rows, want 4: %q", u, len(want), want)
+		}
+	}
+}
+
+// TestOverRangeFrameUnits: a RANGE frame's INTERVAL means the same time in
+// every unit (MILLISECOND was read as TiDB's MICROSECOND stand-in, 1000
+// times too short): INTERVAL '3' <unit> PRECEDING gives the rows that the
+// same span written in seconds gives, over rows spaced so that the frame
+// holds some and not others.
+func TestOverRangeFrameUnits(t *testing.T) {
+	for _, u := range []struct {
+		unit string
+		ms   int64
+	}{{"MILLISECOND", 1}, {"MILLISECONDS", 1}, {"SECOND", 1000}, {"MINUTE", 60_000}, {"HOUR", 3_600_000}} {
+		var rows []string
+		for i := range 8 {
+			rows = append(rows, fmt.Sprintf("(%d, %d)", i, int64(i)*u.ms*2/3))
+		}
+		script := func(frame string) string {
+			return `CREATE STREAM s (v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');
+INSERT INTO s VALUES ` + strings.Join(rows, ", ") + `;
+SELECT v, COUNT(*) OVER (ORDER BY ts RANGE BETWEEN ` + frame + ` PRECEDING AND CURRENT ROW) AS n FROM s;`
+		}
+		got := runSQL(t, script("INTERVAL '3' "+u.unit))
+		want := runSQL(t, script(fmt.Sprintf("INTERVAL '%g' SECOND", float64(3*u.ms)/1000)))
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 8 || strings.Join(got, "|") == strings.Join(runSQL(t, script("INTERVAL '0' SECOND")), "|") {
+			t.Errorf("%s: %q, want %q (as seconds), and more than the current row", u.unit, got, want)
+		}
+	}
+}
+
+// TestExtractDowDoy: EXTRACT(DOW FROM ts) and EXTRACT(DOY FROM ts), Flink's
+// units (DOW 1 for Sunday to 7 for Saturday, as its DAYOFWEEK; DOY the day
+// of the year), over ten days across a leap day and a year's end, against
+// Go's calendar; NULL gives NULL.
+func TestExtractDowDoy(t *testing.T) {
+	start := time.Date(2024, 2, 26, 13, 4, 5, 0, time.UTC)
+	for _, day := range []time.Time{start, start.AddDate(0, 0, 3), start.AddDate(0, 0, 5), time.Date(2023, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC)} {
+		for d := range 2 {
+			ts := day.AddDate(0, 0, d)
+			got := runSQL(t, fmt.Sprintf("SELECT EXTRACT(DOW FROM TIMESTAMP '%s') AS dow, EXTRACT(doy FROM TIMESTAMP '%[1]s') AS doy, EXTRACT(DOW FROM CAST(NULL AS TIMESTAMP)) AS n;", ts.Format("2006-01-02 15:04:05")))
+			want := fmt.Sprintf("main main: %d, %d, <nil>", int(ts.Weekday())+1, ts.YearDay()) // (collect prints NULL as <nil>)
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("%s: %q, want %q", ts, got, want)
+			}
+		}
 	}
 }

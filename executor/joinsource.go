@@ -133,7 +133,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	js.acct = budget.Account(fmt.Sprintf("the %s %s", both.Type, both.Kind()), "rows of "+both.Inputs[0].Name+" and "+both.Inputs[1].Name)
 	var err error
 	if both.Temporal {
-		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions}, js, js.acct)
+		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions, Residual: spec.Residual}, js, js.acct)
 	} else {
 		js.j, err = op.NewJoin(spec, js, js.acct)
 	}

@@ -18,6 +18,8 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT a FROM t WHERE f(a", "a ')' is missing", "$", 0},
 		{"SELECT a FROM t WHERE key = 1", "KEY is a reserved word: write `key`", "key", 0},
 		{"SELECT f(INTERVAL '5' SECOND) FROM t", "bare INTERVAL", ")", 0},
+		{"SELECT INTERVAL '5' MINUTES AS x FROM t", "near 'AS x FROM t': a bare INTERVAL", "AS x", 0},
+		{"SELECT a, INTERVAL '5' SECONDS AS x FROM t", "near 'AS x FROM t': a bare INTERVAL", "AS x", 0},
 		{"SELECT 'abc", "unterminated string", "'abc", 0},
 		{"SELECT 1; SELECT `abc", "unterminated quoted identifier", "`abc", 0},
 		{"SELECT 1 /* abc", "unterminated comment", "/*", 0},

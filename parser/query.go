@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -532,6 +533,21 @@ func (w *posWalker) Leave(n ast.Node) (ast.Node, bool) {
 		}
 	}
 	w.pos[n] = p
+	if x, ok := n.(*ast.FrameBound); ok && x.Unit == ast.TimeUnitMicrosecond && x.Expr != nil && w.rw.millis[w.pos[x.Expr]] {
+		// RANGE BETWEEN INTERVAL 'v' MILLISECOND PRECEDING (SPEC 2.9): TiDB
+		// parsed the MICROSECOND written in its place; the bound becomes the
+		// same time in seconds
+		if v, ok := x.Expr.(ast.ValueExpr); ok {
+			if ms, ok := new(big.Rat).SetString(strings.TrimSpace(v.GetDatumString())); ok {
+				s := strings.TrimRight(ms.Quo(ms, big.NewRat(1000, 1)).FloatString(len(v.GetDatumString())+3), "0")
+				e := ast.NewValueExpr(strings.TrimSuffix(s, "."), "", "")
+				x.Expr, x.Unit, w.pos[e] = e, ast.TimeUnitSecond, w.pos[x.Expr]
+			}
+		}
+	}
+	if x, ok := n.(*ast.WindowFuncExpr); ok && w.rw.countDistinct[p] && x.Distinct && strings.EqualFold(x.Name, "sum") {
+		x.Name = "count" // (COUNT(DISTINCT x) OVER, read as SUM: rewrite)
+	}
 	if x, ok := n.(*ast.FuncCallExpr); ok && len(x.Args) == 3 && len(w.rw.millis) > 0 && w.rw.millis[w.pos[x.Args[1]]] {
 		if u, ok := x.Args[2].(*ast.TimeUnitExpr); ok && u.Unit == ast.TimeUnitMicrosecond {
 			ms := &MillisecondUnit{TimeUnitExpr: *u}

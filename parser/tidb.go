@@ -267,6 +267,10 @@ type rewritten struct {
 	// amount token: TiDB has no MILLISECOND unit, so it sees MICROSECOND (the
 	// same length) and the walker renames the call (MillisecondAdd)
 	millis map[int]bool
+	// countDistinct: COUNT(DISTINCT x) OVER (…), which TiDB does not parse,
+	// written as SUM(DISTINCT x) OVER (…), by the offsets of the stand-in
+	// (posWalker makes it COUNT again)
+	countDistinct map[int]bool
 	// window: FROM TABLE(TUMBLE(...)) and the like (SPEC 2.4), replaced by the
 	// stream's name; late, latePos: LATE INTO SIDE 'name' at the end, blanked
 	window  *WindowTVF
@@ -325,7 +329,7 @@ var castPassThrough = map[string]bool{
 // the mode allows, replaces CAST types, records what it took out, and reports
 // misplaced extensions.
 func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
-	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}}
+	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}}
 	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
 	if mode == modeSelect {
@@ -561,6 +565,35 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				stand = "SQ_LASTVAL"
 			}
 			edits = append(edits, edit{t.Offset, t.End(), stand})
+		case t.is("EXTRACT") && next.isOp("(") && i+3 < len(toks) && extractAs[strings.ToUpper(toks[i+2].Text)] != "" && toks[i+3].is("FROM"):
+			// EXTRACT(DOW FROM ts) and EXTRACT(DOY FROM ts), Flink's units that
+			// TiDB's EXTRACT lacks: the functions Flink defines them by
+			fn := extractAs[strings.ToUpper(toks[i+2].Text)] + "("
+			end := toks[i+3].End()
+			edits = append(edits, edit{t.Offset, end, fn + strings.Repeat(" ", max(0, end-t.Offset-len(fn)))})
+			i += 3
+		case t.is("LISTAGG") && next.isOp("(") && overFollows(r, i+1):
+			// LISTAGG(x [, sep]) OVER (…) (SPEC 2.9: the aggregates of 2.4):
+			// TiDB takes a window only on its own aggregates, GROUP_CONCAT
+			// among them (the planner reads it as LISTAGG)
+			edits = append(edits, edit{t.Offset, t.End(), "GROUP_CONCAT"})
+		case t.is("COUNT") && next.isOp("(") && i+2 < len(toks) && toks[i+2].is("DISTINCT") && overFollows(r, i+1):
+			// COUNT(DISTINCT x) OVER (…): TiDB's grammar has no window there,
+			// but has one on SUM(DISTINCT x); the stand-in is marked
+			for k := t.Offset; k < t.End(); k++ {
+				rw.countDistinct[k] = true
+			}
+			edits = append(edits, edit{t.Offset, t.End(), "  SUM"})
+		case t.Kind == TokIdent && pluralUnits[strings.ToUpper(t.Text)] && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
+			// INTERVAL '5' MINUTES: Flink's plural units (its documentation's
+			// spelling) are the singular ones
+			unit := strings.ToUpper(t.Text)
+			unit = unit[:len(unit)-1]
+			if unit == "MILLISECOND" {
+				rw.millis[toks[i-1].Offset] = true
+				unit = "MICROSECOND"
+			}
+			edits = append(edits, edit{t.Offset, t.End(), unit + " "})
 		case t.is("MILLISECOND") && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
 			// INTERVAL '5' MILLISECOND (SPEC 2.3), as in window functions
 			rw.millis[toks[i-1].Offset] = true
@@ -787,6 +820,15 @@ var reservedHint = map[string]bool{
 	"CONDITION": true, "DIV": true, "MOD": true, "ROW": true, "STATUS": false,
 }
 
+// extractAs maps the EXTRACT units that Flink has and TiDB's grammar lacks
+// to the function Flink's documentation says each equals (DAYOFWEEK(ts) is
+// EXTRACT(DOW FROM ts): 1 for Sunday to 7 for Saturday).
+var extractAs = map[string]string{"DOW": "DAYOFWEEK", "DOY": "DAYOFYEAR"}
+
+// pluralUnits are the plural spellings of INTERVAL units that Flink SQL
+// accepts (INTERVAL '10' MINUTES), read as the singular ones.
+var pluralUnits = map[string]bool{"MILLISECONDS": true, "SECONDS": true, "MINUTES": true, "HOURS": true, "DAYS": true, "WEEKS": true}
+
 var hintKeywords = []string{"SELECT", "FROM", "WHERE", "JOIN", "LIMIT", "GROUP", "ORDER", "HAVING",
 	"BETWEEN", "LIKE", "CAST", "SEMI", "ANTI", "INTO", "SIDE", "VALUES", "INSERT", "CASE", "WHEN",
 	"THEN", "ELSE", "END", "AND", "NOT", "NULL", "EXISTS", "INTERVAL", "SECOND", "MINUTE", "HOUR", "DISTINCT"}
@@ -818,7 +860,7 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		return ""
 	}
 	for j := k; j >= 0 && j >= k-4; j-- {
-		if r.toks[j].is("INTERVAL") && j > 0 && (r.toks[j-1].isOp("(") || r.toks[j-1].isOp(",")) {
+		if r.toks[j].is("INTERVAL") && j > 0 && (r.toks[j-1].isOp("(") || r.toks[j-1].isOp(",") || r.toks[j-1].is("SELECT")) {
 			return "a bare INTERVAL is not a value: write it in arithmetic, as in ts - INTERVAL '5' SECOND"
 		}
 	}
@@ -835,7 +877,7 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		}
 	}
 	for _, j := range []int{k, k - 1} {
-		if j >= 0 && r.toks[j].Kind == TokIdent {
+		if j >= 0 && r.toks[j].Kind == TokIdent && !pluralUnits[strings.ToUpper(r.toks[j].Text)] { // (INTERVAL '5' MINUTES is Flink's spelling, not a typo)
 			if w := didYouMean(r.toks[j].Text, hintKeywords); w != "" {
 				return fmt.Sprintf("did you mean %s instead of %s?", w, r.toks[j].Text)
 			}

@@ -184,14 +184,21 @@ func intervalArg(src string, toks []Token, at int, what string) (Interval, int, 
 	amount := strings.TrimSpace(toks[k].Value())
 	amtPos := toks[k].Offset
 	k++
-	if k >= len(toks) || toks[k].Kind != TokIdent || intervalUnits[strings.ToUpper(toks[k].Text)] == 0 {
+	unitText := ""
+	if k < len(toks) {
+		unitText = strings.ToUpper(toks[k].Text)
+	}
+	if pluralUnits[unitText] { // (Flink's INTERVAL '10' MINUTES)
+		unitText = unitText[:len(unitText)-1]
+	}
+	if k >= len(toks) || toks[k].Kind != TokIdent || intervalUnits[unitText] == 0 {
 		p := at
 		if k < len(toks) {
 			p = toks[k].Offset
 		}
 		return Interval{}, 0, Errorf(p, "the %s's INTERVAL needs a unit: MILLISECOND, SECOND, MINUTE, HOUR, DAY or WEEK", what)
 	}
-	unit := intervalUnits[strings.ToUpper(toks[k].Text)]
+	unit := intervalUnits[unitText]
 	r, ok := new(big.Rat).SetString(amount)
 	if !ok || strings.ContainsAny(amount, "/eE") {
 		return Interval{}, 0, Errorf(amtPos, "INTERVAL amount '%s' is not a number", termtext.Shorten(amount, 30))

@@ -238,6 +238,9 @@ func timeOfPart(j *Job) partTime {
 	t := partTime{col: -1, start: -1, end: -1}
 	m := j.Main
 	if a := m.Agg; a != nil {
+		if a.Window != nil && !a.Grouped && a.Window.Of == nil {
+			return timeOfTVF(j)
+		}
 		if a.Window == nil || !a.Grouped {
 			return t
 		}
@@ -312,6 +315,53 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
+	return t
+}
+
+// timeOfTVF finds the event time of job j's main output when it is a window
+// TVF without aggregation (SPEC 2.4: each row as it arrives, once per
+// window, with window_start, window_end and window_time appended): as in
+// Flink, window_time (else window_end) is its time column, and the stream's
+// watermark carries over, over its columns projected as they are (a row on
+// time in the stream has window_time >= its time >= the watermark). With
+// window_start and window_end among the outputs the relation gives its
+// window's rows (plan.Derived.Windowed): a join of two on both is a window
+// join (SPEC 2.7), a GROUP BY of both a window aggregate.
+func timeOfTVF(j *Job) partTime {
+	t := partTime{col: -1, start: -1, end: -1}
+	m, st, a := j.Main, j.Stream, j.Main.Agg
+	if st.Watermark == nil || j.Watermark == nil || st.EventTime < 0 || st.EventTime != a.Window.TimeCol {
+		return t
+	}
+	out := map[int]int{}       // the stream's columns projected as they are, by output index
+	wcol := [3]int{-1, -1, -1} // window_start, window_end, window_time among the outputs
+	for i, e := range m.Project {
+		if e.Op != plan.OpCol || i >= len(m.Columns) {
+			continue
+		}
+		if k := e.Col - a.WindowBase; k >= 0 && k < 3 {
+			if wcol[k] < 0 {
+				wcol[k] = i
+			}
+		} else if _, ok := out[e.Col]; !ok && e.Col < a.WindowBase {
+			out[e.Col] = i
+		}
+	}
+	wm, ok := remapCols(j.Watermark, out)
+	if !ok {
+		return t
+	}
+	switch {
+	case wcol[2] >= 0:
+		t.col = wcol[2]
+	case wcol[1] >= 0:
+		t.col = wcol[1]
+	default:
+		return t
+	}
+	name := st.Columns[st.EventTime].Name
+	wm.Text = m.Columns[t.col].Name + " (the watermark of " + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
+	t.wm, t.start, t.end, t.win = wm, wcol[0], wcol[1], a.Window
 	return t
 }
 
@@ -541,4 +591,24 @@ func updatingPart(j *Job, b *Branch) string {
 		return "it reads stream " + j.Stream.Name + ", which is updating (" + j.Stream.Updating() + ")"
 	}
 	return "its result changes"
+}
+
+// addWatermarkHint says how relation st gets event time, for an error whose
+// query needs it (col names the column to suggest; "" for a placeholder):
+// a declared stream's WATERMARK FOR; for a subquery, WITH name, view or
+// UNION ALL (SPEC 2.6), which has no WATERMARK FOR of its own, what keeps
+// its input's event time.
+func addWatermarkHint(st *catalog.Stream, col string) string {
+	if col == "" {
+		col = "<time column>"
+	}
+	d := plan.DerivedOf(st)
+	if d == nil {
+		return fmt.Sprintf("add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", col, col, st.Name)
+	}
+	what := map[string]string{"subquery": "the subquery", "WITH": "WITH name " + st.Name, "view": "view " + st.Name}[d.Kind]
+	if what == "" {
+		what = "the " + d.Kind
+	}
+	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular, RIGHT or FULL join's rows have none (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column)", what)
 }

@@ -141,7 +141,7 @@ func (sc *scope) currentWatermark(n *ast.FuncCallExpr) (*Expr, error) {
 			continue
 		}
 		if r.stream.EventTime != idx-r.offset {
-			return nil, parser.Errorf(sc.pos(col), "CURRENT_WATERMARK(%s): %s has no watermark on '%s'; declare WATERMARK FOR %s AS ... in CREATE STREAM", col.Name.Name.O, r.stream.Name, col.Name.Name.O, col.Name.Name.O)
+			return nil, parser.Errorf(sc.pos(col), "CURRENT_WATERMARK(%s): %s has no watermark on '%s'; %s", col.Name.Name.O, r.stream.Name, col.Name.Name.O, addWatermarkHint(r.stream, col.Name.Name.O))
 		}
 		wm := sc.watermark(ri)
 		if wm < 0 {

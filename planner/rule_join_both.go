@@ -148,7 +148,6 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// pass finds them, a second plans over the layouts that hold them.
 	sp.keyNodes = [2][]joinKeyNode{}
 	var rest []ast.ExprNode
-	var residualAt ast.ExprNode // (the first of an outer join's other ON terms)
 	for pass := 0; ; pass++ {
 		found := len(sp.keyNodes[0]) + len(sp.keyNodes[1])
 		if err := sp.joinScope(both); err != nil {
@@ -190,7 +189,6 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			}
 			both.Residual = append(both.Residual, e)
 		}
-		residualAt = rest[0]
 		rest = nil
 	}
 	for _, c := range rest {
@@ -201,11 +199,10 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	if rts != nil {
 		if tn, ok := rts.Source.(*ast.TableName); ok {
 			if a, ok := sel.AsOf[tn]; ok {
+				// (a temporal LEFT JOIN's other ON terms are tested on the
+				// version each left row finds: op.TemporalSpec.Residual)
 				if err := temporalJoin(both, a); err != nil {
 					return err
-				}
-				if both.Temporal && len(both.Residual) > 0 {
-					return parser.Errorf(sp.pos(residualAt), "a temporal %s JOIN's ON may hold only the key equalities; move this condition into WHERE or into a subquery of one side", both.Type)
 				}
 			}
 		}
@@ -296,7 +293,7 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	case both.Type != plan.InnerJoin && both.Type != plan.LeftJoin:
 		return parser.Errorf(a.Pos, "a temporal join is INNER or LEFT (SPEC 2.7, as Flink's), not %s", both.Type)
 	case l.TimeCol() < 0:
-		return parser.Errorf(a.Pos, "a temporal join picks versions by the left side's event time, and stream %s has none: declare a WATERMARK FOR one of its columns", l.Stream.Name)
+		return parser.Errorf(a.Pos, "a temporal join picks versions by the left side's event time, and %s has none: %s", l.Stream.Name, addWatermarkHint(l.Stream, ""))
 	case r.TimeCol() < 0:
 		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs event time (a WATERMARK FOR the column from which each version is valid); processing-time temporal joins are not supported", r.Stream.Name)
 	case both.Interval:
@@ -800,15 +797,15 @@ func (sp *selectPlan) keyColumn(both *plan.BothJoin, s int, n ast.ExprNode, e *p
 }
 
 // windowJoin reports whether both is a window join (SPEC 2.7): both inputs
-// give the rows of window aggregates of the same window, and the condition
-// holds window_start = window_start and window_end = window_end (their
-// event times equal: an interval join with bounds [0, 0], whose state is one
-// window's rows per side, padded when the other side's watermark passes the
-// window's end).
+// give the rows of the same window (window aggregates, or window TVFs
+// without aggregation, Flink's window join of two TVFs), and the condition
+// holds window_start = window_start and window_end = window_end. Their
+// event times (window_end, or window_time: window_end - 1 ms) are then a
+// constant offset apart, so it is an interval join with bounds [offset,
+// offset], whose state is one window's rows per side, padded when the
+// other side's watermark passes the window's end; windowJoin sets those
+// bounds. A condition that bounds the times otherwise is an interval join.
 func windowJoin(both *plan.BothJoin) bool {
-	if !both.Interval || both.Lo != 0 || both.Hi != 0 {
-		return false
-	}
 	l, r := plan.DerivedOf(both.Inputs[0].Stream), plan.DerivedOf(both.Inputs[1].Stream)
 	if l == nil || r == nil || !l.Windowed() || !r.Windowed() || !plan.SameWindows(l.Window, r.Window) {
 		return false
@@ -819,5 +816,24 @@ func windowJoin(both *plan.BothJoin) bool {
 		start = start || a == l.WindowStart && b == r.WindowStart
 		end = end || a == l.WindowEnd && b == r.WindowEnd
 	}
-	return start && end
+	lo, okL := windowTimeOffset(l)
+	ro, okR := windowTimeOffset(r)
+	if !start || !end || !okL || !okR || both.Interval && (both.Lo != lo-ro || both.Hi != lo-ro) {
+		return false
+	}
+	both.Interval, both.Lo, both.Hi, both.Why = true, lo-ro, lo-ro, ""
+	return true
+}
+
+// windowTimeOffset returns how far the event time of a windowed relation
+// (plan.Derived.Windowed) is from its window_end: 0 for window_end itself,
+// -1 for window_time (window_end - 1 ms); false for another time column.
+func windowTimeOffset(d *plan.Derived) (int64, bool) {
+	switch {
+	case d.TimeCol < 0 || d.TimeCol == d.WindowStart:
+		return 0, false
+	case d.TimeCol == d.WindowEnd:
+		return 0, true
+	}
+	return -1, true // (timeOfPart's other window column: window_time)
 }

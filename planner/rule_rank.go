@@ -476,14 +476,26 @@ func keysOf(cols ...int) []int {
 	return out
 }
 
-// rankBound reads a Top-N's outer WHERE: rn <= N, rn < N or rn = 1 (also
-// written N >= rn), and returns N.
+// rankBound reads a Top-N's outer WHERE: rn <= N, rn < N, rn = 1 or rn
+// BETWEEN 1 AND N (also written N >= rn, in parentheses or not), and
+// returns N. (A rank range that starts above 1, rn > 1 AND rn <= 3, is
+// topNThenFilter's.)
 func (sp *selectPlan) rankBound(where ast.ExprNode, rn ast.CIStr) (int64, error) {
 	bad := func(n ast.Node) error {
-		return parser.Errorf(sp.pos(n), "a Top-N keeps the rows whose rank is at most N: write WHERE %s <= N (or %s < N, %s = 1)", rn.O, rn.O, rn.O)
+		return parser.Errorf(sp.pos(n), "a Top-N keeps the rows whose rank is at most N: write WHERE %s <= N (or %s < N, %s = 1, or a range such as %s > 1 AND %s <= N)", rn.O, rn.O, rn.O, rn.O, rn.O)
 	}
 	if where == nil {
 		return 0, parser.Errorf(sp.start, "a Top-N needs WHERE %s <= N in the query over its subquery: without it every row is kept and every rank changes", rn.O)
+	}
+	for {
+		p, ok := where.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		where = p.Expr
+	}
+	if up, lo := rankRange(where, rn); up != nil && lo == nil {
+		where = up // (rn BETWEEN 1 AND N is rn <= N)
 	}
 	be, ok := where.(*ast.BinaryOperationExpr)
 	if !ok {
@@ -511,7 +523,7 @@ func (sp *selectPlan) rankBound(where ast.ExprNode, rn ast.CIStr) (int64, error)
 		n--
 	case opcode.LE:
 	case opcode.EQ:
-		if n != 1 {
+		if n > 1 {
 			return 0, parser.Errorf(sp.pos(where), "%s = %d keeps one rank other than the first: write %s <= %d for the top %d, or %s = 1", rn.O, n, rn.O, n, n, rn.O)
 		}
 	default:
@@ -619,8 +631,8 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 		if _, ok := overFuncs[strings.ToLower(w.Name)]; !ok {
 			return nil, parser.Errorf(loc.pos(w), "%s is not an aggregate that OVER computes; use one of %s", strings.ToUpper(w.Name), aggList)
 		}
-		if w.Distinct {
-			return nil, parser.Errorf(loc.pos(w), "DISTINCT in an OVER aggregate is not supported")
+		if w.Distinct && !strings.EqualFold(w.Name, "count") {
+			return nil, parser.Errorf(loc.pos(w), "DISTINCT is supported in COUNT(DISTINCT x) only, not in %s", strings.ToUpper(w.Name))
 		}
 		drop[f] = true
 		calls = append(calls, w)
@@ -638,7 +650,15 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	}
 	ob := spec.OrderBy.Items[0]
 	hide = append(hide, ob.Expr)
-	for _, w := range calls {
+	seps := make([]string, len(calls))
+	for k, w := range calls {
+		if strings.EqualFold(w.Name, "group_concat") { // (LISTAGG: parser's rewrite)
+			c, sep, err := loc.overListAgg(w)
+			if err != nil {
+				return nil, err
+			}
+			calls[k], w, seps[k] = c, c, sep
+		}
 		if len(w.Args) > 1 {
 			return nil, parser.Errorf(loc.pos(w), "%s takes one argument in an OVER aggregation", strings.ToUpper(w.Name))
 		}
@@ -653,7 +673,7 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	st := in.sp.st
 	if !in.eventTimeCol(ob.Expr) {
 		if st.Watermark == nil {
-			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and stream %s has none: add WATERMARK FOR <time column> AS <time column> - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, st.Name)
+			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and %s has none: %s", st.Name, addWatermarkHint(st, ""))
 		}
 		et := st.Columns[st.EventTime].Name
 		return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time of %s, which is %s (its WATERMARK FOR column), not %s: write ORDER BY %s", st.Name, et, restoreText(ob.Expr), et)
@@ -699,9 +719,10 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	types := in.types()
 	outTypes := append([]catalog.Type{}, types...)
 	arg := nparts + 1
-	for _, w := range calls {
+	for k, w := range calls {
 		c := plan.OverCall{Arg: -1}
 		c.Spec.Func = overFuncs[strings.ToLower(w.Name)]
+		c.Spec.Distinct, c.Spec.Sep = w.Distinct, seps[k]
 		if len(w.Args) == 1 && !isStar(w.Args[0]) {
 			c.Arg = in.hidden[arg]
 			c.Spec.Arg = types[c.Arg]
@@ -761,7 +782,14 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 		if len(w.Args) == 1 && !isStar(w.Args[0]) {
 			arg = restoreText(w.Args[0])
 		}
-		aggs = append(aggs, fmt.Sprintf("%s(%s)", strings.ToUpper(w.Name), arg))
+		name := strings.ToUpper(w.Name)
+		if name == "GROUP_CONCAT" {
+			name = "LISTAGG"
+		}
+		if w.Distinct {
+			arg = "DISTINCT " + arg
+		}
+		aggs = append(aggs, fmt.Sprintf("%s(%s)", name, arg))
 	}
 	per := ""
 	if len(parts) > 0 {
@@ -776,7 +804,8 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 var overFuncs = map[string]plan.AggFunc{
 	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
 	"first_value": plan.AggFirst, "last_value": plan.AggLast, "sq_firstval": plan.AggFirst, "sq_lastval": plan.AggLast,
-	"var_pop": plan.AggVarPop, "var_samp": plan.AggVarSamp, "stddev_pop": plan.AggStddevPop, "stddev_samp": plan.AggStddevSamp,
+	"group_concat": plan.AggListAgg, // (LISTAGG … OVER, as the parser gives it)
+	"var_pop":      plan.AggVarPop, "var_samp": plan.AggVarSamp, "stddev_pop": plan.AggStddevPop, "stddev_samp": plan.AggStddevSamp,
 }
 
 func valueOf(v *test_driver.ValueExpr, ok bool) any {
@@ -967,4 +996,29 @@ func ruleRankJob(j *Job) {
 	}
 	b.Rank.LateOutput = len(j.Outputs)
 	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: j.Stream.Columns, Late: true})
+}
+
+// overListAgg reads LISTAGG(x [, 'sep']) OVER (…), which the parser gives
+// as TiDB's GROUP_CONCAT (its arguments, then TiDB's own separator): it
+// returns a copy of w with the value alone, and the separator (',' by
+// default, SPEC 2.4).
+func (sp *selectPlan) overListAgg(w *ast.WindowFuncExpr) (*ast.WindowFuncExpr, string, error) {
+	args := w.Args
+	if len(args) > 0 {
+		args = args[:len(args)-1] // (TiDB's separator)
+	}
+	if len(args) < 1 || len(args) > 2 || w.Distinct {
+		return nil, "", parser.Errorf(sp.pos(w), "LISTAGG takes a value and an optional separator: LISTAGG(x [, ', '])")
+	}
+	sep := ","
+	if len(args) == 2 {
+		v, ok := args[1].(*test_driver.ValueExpr)
+		if !ok || v.Kind() != test_driver.KindString {
+			return nil, "", parser.Errorf(sp.pos(args[1]), "LISTAGG's separator is a string literal, e.g. LISTAGG(x, ' > ')")
+		}
+		sep = v.GetString()
+	}
+	c := *w
+	c.Args = args[:1]
+	return &c, sep, nil
 }

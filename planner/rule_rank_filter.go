@@ -2,9 +2,11 @@ package planner
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/parser"
 )
@@ -32,10 +34,16 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 		for _, col := range cc.cols {
 			onRank = onRank || col.Name.Name.L == rn.L
 		}
-		if onRank {
-			bound = append(bound, c)
-		} else {
+		if !onRank {
 			rest = append(rest, c)
+			continue
+		}
+		upper, lower := rankRange(c, rn)
+		if upper != nil {
+			bound = append(bound, upper)
+		}
+		if lower != nil {
+			rest = append(rest, lower) // (a rank range: the ranks below its start filtered out after the Top-N)
 		}
 	}
 	if len(rest) == 0 || len(bound) != 1 {
@@ -96,4 +104,53 @@ func (p *Planner) overThenOrder(sel *parser.Select) (*Branch, error) {
 	oq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
 	oq.Where, oq.GroupBy, oq.Having, oq.WindowSpecs, oq.Distinct = nil, nil, nil, nil, false
 	return p.planOverDerived(sel, &inner, &oq, "$over", alias)
+}
+
+// rankRange splits a condition on the rank rn into the Top-N's bound and
+// the start of a rank range (Flink's rank range: WHERE rn > 1 AND rn <= 3,
+// rn BETWEEN 2 AND 3, rn = 2), which filters the Top-N's output: rn >= M
+// or rn > M (also written M <= rn) is a start, with no bound of its own (nil
+// upper: the condition is returned as lower); rn BETWEEN M AND N is the
+// bound rn <= N and, for M > 1, the start rn >= M; rn = M for M > 1 is
+// both. Any other condition is returned as the bound, for rankBound to
+// read.
+func rankRange(c ast.ExprNode, rn ast.CIStr) (upper, lower ast.ExprNode) {
+	isRank := func(n ast.ExprNode) bool {
+		cn, ok := n.(*ast.ColumnNameExpr)
+		return ok && cn.Name.Name.L == rn.L
+	}
+	above1 := func(n ast.ExprNode) bool {
+		v, ok := n.(*test_driver.ValueExpr)
+		if !ok {
+			return false
+		}
+		m, err := strconv.ParseInt(fmt.Sprint(v.GetValue()), 10, 64)
+		return err == nil && m > 1
+	}
+	switch x := c.(type) {
+	case *ast.BetweenExpr:
+		if x.Not || !isRank(x.Expr) {
+			return c, nil
+		}
+		upper = &ast.BinaryOperationExpr{Op: opcode.LE, L: x.Expr, R: x.Right}
+		if above1(x.Left) {
+			lower = &ast.BinaryOperationExpr{Op: opcode.GE, L: x.Expr, R: x.Left}
+		}
+		return upper, lower
+	case *ast.BinaryOperationExpr:
+		op, col, lit := x.Op, x.L, x.R
+		if !isRank(col) {
+			op, col, lit = mirrorCmp(op), x.R, x.L
+		}
+		if !isRank(col) {
+			return c, nil
+		}
+		switch {
+		case op == opcode.GE || op == opcode.GT:
+			return nil, c
+		case op == opcode.EQ && above1(lit):
+			return &ast.BinaryOperationExpr{Op: opcode.LE, L: col, R: lit}, c
+		}
+	}
+	return c, nil
 }

@@ -214,6 +214,30 @@ SELECT l.v, r.v FROM l JOIN r ON l.id = r.id AND l.ts BETWEEN r.ts - INTERVAL '0
 	}
 }
 
+// TestJoinLateNamesThreeRelations: in a FROM of three relations, LATE INTO
+// SIDE names the late outputs of the first two (SPEC 2.7), which are side
+// outputs of the job like any other (SPEC 4): in every line format each
+// late row and each main row carries its output's name, as with two.
+func TestJoinLateNamesThreeRelations(t *testing.T) {
+	files := map[string]string{"l.csv": "a,10,1\na,5,2\na,20,3\n", "r.csv": "a,10,1\na,3,2\na,20,3\n", "c.csv": "a,1,9\n"}
+	ddl := `CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
+CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+CREATE STREAM c (id VARCHAR, ts BIGINT, w BIGINT) WITH ('connector'='file', 'path'='c.csv', 'format'='csv');
+SELECT l.v, r.v AS rv, c.w FROM l JOIN r ON l.id = r.id AND l.ts BETWEEN r.ts - INTERVAL '0.005' SECOND AND r.ts JOIN c ON c.id = l.id LATE INTO SIDE 'x', 'y';
+`
+	for _, f := range []struct{ format, left, right, main string }{
+		{"csv", "x,a,5,2\n", "y,a,3,2\n", "main,1,1,9\nmain,3,3,9\n"},
+		{"tsv", "x\ta\t5\t2\n", "y\ta\t3\t2\n", "main\t1\t1\t9\nmain\t3\t3\t9\n"},
+		{"json", `{"output":"x","id":"a","ts":5,"v":2}`, `{"output":"y","id":"a","ts":3,"v":2}`, `{"output":"main","v":1,"rv":1,"w":9}`},
+		{"plain", "x> (a,5,2)\n", "y> (a,3,2)\n", "main> (1,1,9)\nmain> (3,3,9)\n"},
+	} {
+		out, errs, code := runSQL(t, files, ddl, "--format", f.format)
+		if code != 0 || !strings.Contains(out, f.left) || !strings.Contains(out, f.right) || !strings.Contains(out, f.main) {
+			t.Errorf("%s: exit %d, stdout:\n%s\nstderr:\n%s\nwant %q, %q and %q", f.format, code, out, errs, f.left, f.right, f.main)
+		}
+	}
+}
+
 // csvText is a VARCHAR as the csv format writes it: the empty string quoted
 // (SPEC 4: "" is the empty string, an empty field NULL).
 func csvText(s string) string {

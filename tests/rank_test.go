@@ -37,6 +37,34 @@ func (r rrow) text(extra ...any) string {
 	return s
 }
 
+// randRRows returns n random rows: keys k0 to k<keys-1>, values 0 to below
+// maxX, event times 100 ms apart out of order by up to 600 ms.
+func randRRows(r *rand.Rand, n, keys int, maxX int64) []rrow {
+	rows := make([]rrow, n)
+	for i := range rows {
+		rows[i] = rrow{k: fmt.Sprintf("k%d", r.IntN(keys)), x: r.Int64N(maxX), ts: int64(i*100) + r.Int64N(1200) - 600, id: i}
+	}
+	return rows
+}
+
+// onTimeRows returns the rows of a stream whose WATERMARK is ts - delay
+// that are on time (SPEC 2.3: not below the largest time before them minus
+// delay), in arrival order, and how many are late.
+func onTimeRows(rows []rrow, delay int64) (onTime []rrow, late int) {
+	maxT := int64(0)
+	for i, x := range rows {
+		if i > 0 && x.ts < maxT-delay {
+			late++
+		} else {
+			onTime = append(onTime, x)
+		}
+		if i == 0 || x.ts > maxT {
+			maxT = x.ts
+		}
+	}
+	return onTime, late
+}
+
 // csvRows returns the csv output's rows (without the header).
 func csvRows(out string) []string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -56,10 +84,7 @@ func TestRankAgainstReference(t *testing.T) {
 	const delay = 500
 	for seed := range 12 {
 		r := rand.New(rand.NewPCG(uint64(seed), 41))
-		rows := make([]rrow, 20+r.IntN(120))
-		for i := range rows {
-			rows[i] = rrow{k: fmt.Sprintf("k%d", r.IntN(5)), x: r.Int64N(12), ts: int64(i*100) + r.Int64N(1200) - 600, id: i}
-		}
+		rows := randRRows(r, 20+r.IntN(120), 5, 12)
 		files := map[string]string{"r.csv": rrowFile(rows)}
 		ddl := `CREATE STREAM r (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
 CREATE STREAM e (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
@@ -105,18 +130,7 @@ CREATE STREAM e (k VARCHAR, x BIGINT, ts BIGINT, id BIGINT, WATERMARK FOR ts AS 
 			t.Fatalf("seed %d: ORDER BY LIMIT %d:\n got %q\nwant %q", seed, limit, got, want)
 		}
 		// the on-time rows (SPEC 2.3) of stream e
-		var onTime []rrow
-		lateRows, maxT := 0, int64(0)
-		for i, x := range rows {
-			if i > 0 && x.ts < maxT-delay {
-				lateRows++
-			} else {
-				onTime = append(onTime, x)
-			}
-			if i == 0 || x.ts > maxT {
-				maxT = x.ts
-			}
-		}
+		onTime, lateRows := onTimeRows(rows, delay)
 		// deduplication keeping the first row by event time
 		got, errs := run("SELECT k, x, ts, id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM e) WHERE rn = 1")
 		first := map[string]rrow{}

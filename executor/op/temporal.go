@@ -33,6 +33,12 @@ type TemporalSpec struct {
 	// (a deduplication keeping the last row: each -D is half of the update
 	// whose +I follows; plan.BothJoin.KeepVersions).
 	KeepVersions bool
+	// Residual, when set, reports whether row i of b (the output layout:
+	// the left columns, then the right ones) meets the ON condition's other
+	// terms (as JoinSpec.Residual). It is tested on the version valid at
+	// the left row's time (Flink's TemporalRowTimeJoinOperator): a left row
+	// whose version fails it joins nothing, and LEFT pads it.
+	Residual func(b *vector.Batch, i int) bool
 }
 
 // Temporal is the event-time temporal join operator of SPEC 2.7. Each left
@@ -76,7 +82,8 @@ type Temporal struct {
 	seq     int64
 	emitted int64
 	count   JoinCounts
-	used    []bool // each right row joined a left row
+	used    []bool        // each right row joined a left row
+	pairB   *vector.Batch // one candidate pair, for TemporalSpec.Residual
 }
 
 // NewTemporal returns the temporal join of spec emitting into out, charging
@@ -107,6 +114,9 @@ func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
+	if spec.Residual != nil {
+		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
+	}
 	return j, nil
 }
 
@@ -221,6 +231,9 @@ func (j *Temporal) handle(ctx context.Context, s, k int) error {
 		}
 	}
 	if s == 0 {
+		if cur >= 0 && !j.holds(k, cur) {
+			cur = -1 // (the valid version fails the other ON terms: no partner)
+		}
 		var err error
 		switch {
 		case cur >= 0:
@@ -261,6 +274,20 @@ func (j *Temporal) handle(ctx context.Context, s, k int) error {
 	}
 	j.version[h] = append(list, int32(k))
 	return nil
+}
+
+// holds reports whether left row l and right row r meet
+// TemporalSpec.Residual (always true without one).
+func (j *Temporal) holds(l, r int) bool {
+	if j.spec.Residual == nil {
+		return true
+	}
+	b := j.pairB
+	b.Reset()
+	j.rows[0].CopyTo(b, 0, 0, l)
+	j.rows[1].CopyTo(b, 0, len(j.spec.Types[0]), r)
+	b.N = 1
+	return j.spec.Residual(b, 0)
 }
 
 // kill marks row k of input s as no longer state and releases its bytes.

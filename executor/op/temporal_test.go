@@ -19,9 +19,12 @@ import (
 // (equal times: arrival order), joins the version of its key valid at its
 // time, which is the last on-time right row of that key, ordered by (time,
 // arrival), whose time is not above the left row's, unless that row is a
-// delete; -U rows version nothing. LEFT pads a left row without one. It
-// returns the output lines in order and the late rows of each side.
-func referenceTemporal(kind JoinKind, in [2][]testRow, kinds []vector.RowKind) ([]string, [2][]string) {
+// delete; -U rows version nothing. When accept is not nil (the ON
+// condition's other terms, over the two values), a left row whose valid
+// version it refuses has none (Flink: the condition is tested on that
+// version, no older one is looked for). LEFT pads a left row without one.
+// It returns the output lines in order and the late rows of each side.
+func referenceTemporal(kind JoinKind, in [2][]testRow, kinds []vector.RowKind, accept func(lv, rv string) bool) ([]string, [2][]string) {
 	var late [2][]string
 	for s := range 2 {
 		for _, x := range in[s] {
@@ -53,6 +56,9 @@ func referenceTemporal(kind JoinKind, in [2][]testRow, kinds []vector.RowKind) (
 			}
 		}
 		if valid >= 0 && kinds[valid] == vector.Delete {
+			valid = -1
+		}
+		if valid >= 0 && accept != nil && !accept(l.row.v, in[1][valid].v) {
 			valid = -1
 		}
 		switch {
@@ -98,7 +104,7 @@ func TestTemporalJoinAgainstReference(t *testing.T) {
 		in := [2][]testRow{genSide(r, "l", r.IntN(60), d), genSide(r, "r", r.IntN(60), d)}
 		kinds := genKinds(r, len(in[1]))
 		for _, kind := range []JoinKind{Inner, Left} {
-			want, late := referenceTemporal(kind, in, kinds)
+			want, late := referenceTemporal(kind, in, kinds, nil)
 			for try := range 3 {
 				name := fmt.Sprintf("seed %d %s try %d", seed, kind, try)
 				e := &logEmitter{}
@@ -119,6 +125,40 @@ func TestTemporalJoinAgainstReference(t *testing.T) {
 				}
 				if live := len(j.version); acct.bytes < 0 || live == 0 && acct.bytes != 0 {
 					t.Fatalf("%s: %d state bytes left with %d keys versioned", name, acct.bytes, live)
+				}
+			}
+		}
+	}
+}
+
+// TestTemporalJoinResidualAgainstReference: a temporal join with other ON
+// terms (TemporalSpec.Residual; Flink tests them on the version valid at the
+// left row's time) joins a left row with that version only when they hold,
+// and a LEFT join pads it otherwise, for random inputs, batch sizes and
+// interleavings (300 seeds): exactly the reference's output, rows and order.
+func TestTemporalJoinResidualAgainstReference(t *testing.T) {
+	// the condition: the two values' last digits differ (values are l<i>, r<i>)
+	accept := func(lv, rv string) bool { return lv[len(lv)-1] != rv[len(rv)-1] }
+	for seed := range 300 {
+		r := rand.New(rand.NewPCG(uint64(seed), 13))
+		d := r.Int64N(40)
+		in := [2][]testRow{genSide(r, "l", r.IntN(60), d), genSide(r, "r", r.IntN(60), d)}
+		kinds := genKinds(r, len(in[1]))
+		for _, kind := range []JoinKind{Inner, Left} {
+			want, _ := referenceTemporal(kind, in, kinds, accept)
+			for try := range 2 {
+				e := &logEmitter{}
+				spec := TemporalSpec{Kind: kind, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3},
+					Residual: func(b *vector.Batch, i int) bool {
+						return accept(string(b.Cols[2].S[i]), string(b.Cols[len(joinTypes)+2].S[i]))
+					}}
+				j, err := NewTemporal(spec, e, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				feed(t, j, in, kinds, d, rand.New(rand.NewPCG(uint64(seed), uint64(40+try))))
+				if !slices.Equal(e.out, want) {
+					t.Fatalf("seed %d %s try %d: output\n%s\nwant (reference)\n%s", seed, kind, try, strings.Join(e.out, "\n"), strings.Join(want, "\n"))
 				}
 			}
 		}

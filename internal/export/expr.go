@@ -621,6 +621,12 @@ func (p *printer) windowFunc(n *ast.WindowFuncExpr) (string, error) {
 	if f, ok := aggNames[strings.ToLower(n.Name)]; ok {
 		name = f
 	}
+	if name == "GROUP_CONCAT" && len(parts) > 1 { // LISTAGG(x [, sep]) OVER, as the parser gives it: TiDB's separator last
+		name, parts = "LISTAGG", parts[:len(parts)-1]
+	}
+	if n.Distinct && p.x != nil && p.script != nil && p.locate != nil {
+		p.x.diff(p.script, p.locate(n), "%s(DISTINCT …) OVER: SPEC 2.9's OVER takes every aggregate of 2.4, COUNT(DISTINCT x) included; Flink's validator refuses DISTINCT in an OVER aggregate (\"Distinct not supported in Windowing function\")", name)
+	}
 	if strings.EqualFold(n.Name, "avg") && len(parts) == 1 {
 		parts[0] = "CAST(" + parts[0] + " AS DOUBLE)"
 	}

@@ -41,6 +41,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 	usesWatermark := false
 	allBounded := true
 	session := false                    // Flink runs no SESSION window in batch mode
+	temporal := false                   // nor an event-time temporal join (its planner's "unexpected correlate variable")
 	changelog := false                  // Flink's batch mode reads no changelog source (SPEC 2.8)
 	readBy := map[*catalog.Stream]int{} // the first job that reads a stream
 	streaming := false                  // a job was planned in 'execution.runtime-mode' = 'streaming'
@@ -66,6 +67,9 @@ func (x *exporter) write(jobs []job) (string, error) {
 			sel := x.selects[selKey{b.Script, b.Line, b.Column}]
 			if sel != nil && sel.Window != nil && sel.Window.Func == "SESSION" {
 				session = true
+			}
+			if b.Both != nil && b.Both.Temporal {
+				temporal = true
 			}
 			if sel == nil {
 				return "", fmt.Errorf("%s:%d: internal error: the statement of this branch was not found", b.Script, b.Line)
@@ -154,7 +158,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 			x.branchDiffs(j, b, q, ji, readBy)
 		}
 	}
-	batch := allBounded && !usesWatermark && !session && !changelog && !streaming && len(jobs) > 0
+	batch := allBounded && !usesWatermark && !session && !temporal && !changelog && !streaming && len(jobs) > 0
 	if !batch {
 		for _, u := range x.windowTimeAt {
 			x.diff(u.script, u.pos, "the window's time column %s is BIGINT without WATERMARK FOR: a Flink streaming job windows only a time attribute; declare WATERMARK FOR %s on the stream", u.col, u.col)
@@ -231,6 +235,8 @@ func (x *exporter) write(jobs []job) (string, error) {
 		b.WriteString("-- Every stream is bounded: batch mode gives each output once, final (SPEC 2.2, 2.4).\nSET 'execution.runtime-mode' = 'batch';\n")
 	} else if allBounded && len(jobs) > 0 && streaming {
 		b.WriteString("-- The script sets 'execution.runtime-mode' = 'streaming': updating results are changelogs in both engines (SPEC 2.8).\nSET 'execution.runtime-mode' = 'streaming';\n")
+	} else if allBounded && len(jobs) > 0 && temporal && !usesWatermark && !session && !changelog {
+		b.WriteString("-- Every stream is bounded, but Flink's batch mode runs no event-time temporal join (SPEC 2.7): streaming mode.\nSET 'execution.runtime-mode' = 'streaming';\n")
 	} else if allBounded && len(jobs) > 0 && !usesWatermark && !session {
 		b.WriteString("-- Every stream is bounded, but Flink's batch mode reads no changelog source (SPEC 2.8): streaming mode.\nSET 'execution.runtime-mode' = 'streaming';\n")
 	} else if allBounded && len(jobs) > 0 {

@@ -203,7 +203,19 @@ func (j *Job) HasSides() bool {
 			return true
 		}
 	}
-	return j.Both != nil && (j.Both.LateNamed[0] || j.Both.LateNamed[1]) // a join's LATE INTO SIDE 'x', 'y' (SPEC 2.7)
+	if j.Both != nil && (j.Both.LateNamed[0] || j.Both.LateNamed[1]) { // a join's LATE INTO SIDE 'x', 'y' (SPEC 2.7)
+		return true
+	}
+	for _, st := range j.Streams() { // the side outputs of the relations it reads are its own (SPEC 2.6: the first join of a FROM of three relations names the late outputs)
+		if d := DerivedOf(st); d != nil {
+			for _, part := range d.Parts {
+				if part.HasSides() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Streams returns the streams the job reads, each once: its probe stream, then
