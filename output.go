@@ -261,7 +261,7 @@ func (f *frontend) Result(columns []string, rows [][]string) error {
 func (f *frontend) RunJob(ctx context.Context, j *session.Job, run session.RunFunc) error {
 	job := j.Plan()
 	f.s.jobStarts(job)
-	stats, err := run(func() (executor.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
+	stats, err := run(func() (session.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
 	if w := f.s.opts.Log; w != nil {
 		for _, l := range session.JobNotices(j, stats) {
 			fmt.Fprintln(w, l)
@@ -279,7 +279,7 @@ type sink struct {
 	on    func(Output, *Rows) error
 	outs  []Output
 	types [][]catalog.Type
-	sel   []int32
+	merge session.Merger // a batch's output order
 	rows  Rows
 	errs  map[string]Output
 }
@@ -287,7 +287,7 @@ type sink struct {
 var errorColumns = []Column{{"stream", "VARCHAR"}, {"position", "VARCHAR"}, {"raw", "VARCHAR"}, {"error", "VARCHAR"}}
 
 func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
-	k := &sink{on: on, sel: make([]int32, 0, vector.Cap), errs: map[string]Output{}}
+	k := &sink{on: on, errs: map[string]Output{}}
 	for i, o := range job.Outputs {
 		out := Output{Name: o.Name, Kind: OutputSide, Updating: o.Updating, UpsertKey: o.UpsertKey}
 		if job.Main != nil && i == 0 {
@@ -306,31 +306,24 @@ func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
 	return k
 }
 
-// Rows implements executor.Sink: runs of rows of one output go to the
-// callback together, in output order, with the rows operators made
-// (r.Chunks) and the malformed rows at their places (SPEC 4).
-func (k *sink) Rows(r *executor.Routed) error {
+// Rows implements session.Sink: each run of consecutive rows bound for
+// one output goes to the callback together (the Merger's runs, no copy), in
+// output order, with the rows operators made (r.Chunks) and the malformed
+// rows at their places (SPEC 4).
+func (k *sink) Rows(r *session.Batch) error {
 	if k.on == nil {
 		return nil
 	}
-	part := -1
-	flush := func() error {
-		if len(k.sel) == 0 {
+	m := &k.merge
+	m.Reset(r)
+	for {
+		seg, ok := m.Next()
+		if !ok {
 			return nil
 		}
-		p := &r.Parts[part]
-		k.rows = Rows{n: len(k.sel), sel: k.sel, cols: p.Cols, types: k.types[p.Output], kinds: p.Kinds}
-		err := k.on(k.outs[p.Output], &k.rows)
-		k.sel = k.sel[:0]
-		return err
-	}
-	for seg := range r.Segments() {
-		if seg.Chunk != nil || seg.Bad != nil {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		if c := seg.Chunk; c != nil {
+		switch {
+		case seg.Chunk != nil:
+			c := seg.Chunk
 			if len(c.Sel) == 0 {
 				continue
 			}
@@ -338,32 +331,21 @@ func (k *sink) Rows(r *executor.Routed) error {
 			if err := k.on(k.outs[c.Output], &k.rows); err != nil {
 				return err
 			}
-			continue
-		}
-		if seg.Bad != nil {
+		case seg.Bad != nil:
 			if err := k.Errors(r.ErrorSide, seg.Bad); err != nil {
 				return err
 			}
-			continue
-		}
-		for i := seg.From; i < seg.To; i++ {
-			d := int(r.Dest[i])
-			if d < 0 {
-				continue
+		default:
+			p := seg.Part
+			k.rows = Rows{n: len(seg.Sel), sel: seg.Sel, cols: p.Cols, types: k.types[p.Output], kinds: p.Kinds}
+			if err := k.on(k.outs[p.Output], &k.rows); err != nil {
+				return err
 			}
-			if d != part {
-				if err := flush(); err != nil {
-					return err
-				}
-				part = d
-			}
-			k.sel = append(k.sel, int32(i))
 		}
 	}
-	return flush()
 }
 
-// Errors implements executor.Sink: malformed rows for the errors side output.
+// Errors implements session.Sink: malformed rows for the errors side output.
 func (k *sink) Errors(name string, rows []executor.ErrorRow) error {
 	if k.on == nil || len(rows) == 0 {
 		return nil
@@ -377,10 +359,10 @@ func (k *sink) Errors(name string, rows []executor.ErrorRow) error {
 	return k.on(out, &k.rows)
 }
 
-// Flush implements executor.Sink.
+// Flush implements session.Sink.
 func (k *sink) Flush() error { return nil }
 
-// Close implements executor.Sink.
+// Close implements session.Sink.
 func (k *sink) Close() error { return nil }
 
 var _ session.SettingsLister = (*frontend)(nil)

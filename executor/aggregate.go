@@ -1379,10 +1379,7 @@ func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i, bad int) er
 	nm := sort.Search(len(ao.out.Marks), func(k int) bool { return ao.out.Marks[k].At > i })
 	pre.Marks = ao.out.Marks[:nm]
 	err := ao.down.Push(ctx, port, pre)
-	// take it out of the batch
-	for j := ao.pushed; j < i; j++ {
-		ao.out.Dest[j] = -1
-	}
+	// take it out of the batch (the parts' rows before i, below)
 	ao.pushed = i
 	for k := range ao.parts[:ao.nb] {
 		p := &ao.parts[k]
@@ -1454,7 +1451,6 @@ func (ao *aggOperator) lateRows() []*LateRows {
 // markLate routes row i, late for o, to o's late part (counted where it
 // reaches the sink: sinkOp).
 func (ao *aggOperator) markLate(o *aggOp, i int) {
-	ao.out.Dest[i] = int16(o.latePt)
 	ao.lateSel[o.lateIdx] = append(ao.lateSel[o.lateIdx], int32(i))
 }
 

@@ -18,10 +18,8 @@ type discardCounting struct {
 }
 
 func (s *discardCounting) Rows(r *Routed) error {
-	for i := 0; i < r.N; i++ {
-		if r.Dest[i] >= 0 {
-			s.rows++
-		}
+	for k := range r.Parts {
+		s.rows += int64(len(r.Parts[k].Sel))
 	}
 	for _, c := range r.Chunks {
 		s.chunkRows += int64(len(c.Sel))

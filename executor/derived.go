@@ -312,24 +312,24 @@ type captureSink struct {
 	job    *plan.Job
 	cur    *vector.Batch
 	curOut int
+	m      Merger // the batch's output order
 }
 
 // Rows implements Sink.
 func (c *captureSink) Rows(r *Routed) error {
-	for seg := range r.Segments() {
+	for seg := range c.m.Segments(r) {
 		if seg.Chunk != nil {
 			if err := c.chunk(seg.Chunk); err != nil {
 				return err
 			}
 			continue
 		}
-		for i := seg.From; i < seg.To && r.Dest != nil; i++ { // (the malformed rows go after the batch's rows, below)
-			k := r.Dest[i]
-			if k < 0 {
-				continue
-			}
-			p := &r.Parts[k]
-			if err := c.add(p.Output, p.Cols, i, p.KindAt(i)); err != nil {
+		p := seg.Part // (the malformed rows go after the batch's rows, below)
+		if p == nil {
+			continue
+		}
+		for _, i := range seg.Sel {
+			if err := c.add(p.Output, p.Cols, int(i), p.KindAt(int(i))); err != nil {
 				return err
 			}
 		}

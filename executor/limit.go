@@ -59,9 +59,6 @@ func (l *limitOp) Push(ctx context.Context, port Port, r *Routed) error {
 	case r.Parts != nil:
 		p := &r.Parts[l.main]
 		if room := l.limit - l.emitted; int64(len(p.Sel)) >= room {
-			for _, i := range p.Sel[room:] {
-				r.Dest[i] = -1
-			}
 			p.Sel = p.Sel[:room]
 			l.done = true
 			if room > 0 {
@@ -131,7 +128,6 @@ func (l *limitOp) cutRows(r *Routed) {
 		p := &r.Parts[k]
 		n := len(p.Sel)
 		for n > 0 && int(p.Sel[n-1]) > last {
-			r.Dest[p.Sel[n-1]] = -1
 			n--
 		}
 		p.Sel = p.Sel[:n]

@@ -236,8 +236,9 @@ func (s *outputCounts) add(out int, n int) {
 }
 
 func (s *outputCounts) Rows(r *Routed) error {
+	dest := destsOf(r)
 	for i := 0; i < r.N; i++ {
-		if k := r.Dest[i]; k >= 0 {
+		if k := dest[i]; k >= 0 {
 			s.add(r.Parts[k].Output, 1)
 		}
 	}

@@ -296,8 +296,9 @@ func TestMarkJoinRouting(t *testing.T) {
 type destSink struct{ dest []int }
 
 func (s *destSink) Rows(r *Routed) error {
+	dest := destsOf(r)
 	for _, i := range r.Sel {
-		s.dest = append(s.dest, int(r.Dest[i]))
+		s.dest = append(s.dest, int(dest[i]))
 	}
 	return nil
 }

@@ -125,6 +125,7 @@ func (o *orderSink) row(p *Part, i int) {
 }
 
 func (o *orderSink) Rows(r *Routed) error {
+	dest := destsOf(r)
 	ch, bad := 0, 0
 	at := func(i int) {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
@@ -138,7 +139,7 @@ func (o *orderSink) Rows(r *Routed) error {
 	}
 	for i := 0; i < r.N; i++ {
 		at(i)
-		if k := r.Dest[i]; k >= 0 {
+		if k := dest[i]; k >= 0 {
 			o.row(&r.Parts[k], i)
 		}
 	}

@@ -193,7 +193,6 @@ type paggOut struct {
 	lateOut    Routed
 	latePushed int
 	branchOut  []int
-	lateDest   []int16
 	lateParts  []Part
 	lateSel    [][]int32
 	// what the worker's chain counted for this chunk (EXPLAIN ANALYZE), added
@@ -385,7 +384,7 @@ type paggWorker struct {
 // outputs.
 func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 	o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8),
-		late: vector.NewBatch(ao.job.BatchTypes), lateDest: make([]int16, vector.Cap)}
+		late: vector.NewBatch(ao.job.BatchTypes)}
 	for _, v := range o.late.Cols {
 		if v.Type == catalog.Varchar {
 			v.Arena = make([]byte, 0, arenaSize)
@@ -659,7 +658,6 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 	}
 	for i := from; i < to; i++ {
 		a := ao.ops[o.lateOp[i]]
-		o.lateDest[i] = int16(a.latePt)
 		o.lateSel[a.lateIdx] = append(o.lateSel[a.lateIdx], int32(i))
 	}
 	o.lateParts = o.lateParts[:0]
@@ -671,13 +669,9 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 			o.lateParts = append(o.lateParts, Part{Output: a.a.LateOutput, Sel: o.lateSel[a.lateIdx], Cols: o.late.Cols[:ao.ncols]})
 		}
 	}
-	o.lateOut = Routed{N: to, Dest: o.lateDest[:to], Parts: o.lateParts, In: o.late, ErrorSide: ao.out.ErrorSide}
+	o.lateOut = Routed{N: to, Parts: o.lateParts, In: o.late, ErrorSide: ao.out.ErrorSide}
 	o.latePushed = to
-	err := ao.down.Push(ctx, Port{}, &o.lateOut)
-	for i := from; i < to; i++ {
-		o.lateDest[i] = -1 // (pushed: the next push routes only its own rows)
-	}
-	return err
+	return ao.down.Push(ctx, Port{}, &o.lateOut)
 }
 
 // mergeFrom moves into o the groups of the partial aggregate x whose first

@@ -80,6 +80,7 @@ type textSink struct {
 }
 
 func (t *textSink) Rows(r *Routed) error {
+	dest := destsOf(r)
 	bad := 0
 	emitBad := func(i int) {
 		for ; bad < len(r.Bad) && r.Bad[bad].At <= i; bad++ {
@@ -88,7 +89,7 @@ func (t *textSink) Rows(r *Routed) error {
 	}
 	for i := 0; i < r.N; i++ {
 		emitBad(i)
-		k := r.Dest[i]
+		k := dest[i]
 		if k < 0 {
 			continue
 		}

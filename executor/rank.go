@@ -178,16 +178,12 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 		}
 		o.view = vector.Batch{Cols: p.Cols, N: r.N, Pos: r.In.Pos}
 		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil { // every row, in place: no copy
-			for _, i := range p.Sel {
-				r.Dest[i] = -1
-			}
 			p.Sel = p.Sel[:0]
 			if err := o.op.Push(ctx, 0, &o.view); err != nil {
 				return err
 			}
 		}
 		for _, i := range p.Sel {
-			r.Dest[i] = -1
 			if o.isLate(p, i) {
 				o.late = append(o.late, i)
 				continue
@@ -224,9 +220,6 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 			o.lateRows.Rows += int64(len(o.late))
 		}
 		o.parts = append(o.parts[:0], r.Parts...)
-		for _, i := range o.late {
-			r.Dest[i] = int16(len(o.parts))
-		}
 		o.parts = append(o.parts, Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
 		r.Parts = o.parts
 	}

@@ -318,25 +318,15 @@ func (r *replay) filter(rt *Routed) {
 	if !r.active || rt.In == nil {
 		return
 	}
-	any := false
-	for i := 0; i < rt.N && i < len(rt.Dest); i++ {
-		if rt.Dest[i] >= 0 && r.replayed(rt.In.Pos[i]) {
-			rt.Dest[i] = -1
-			any = true
-		}
-	}
-	r.passed(rt.In, rt.N)
-	if !any {
-		return
-	}
 	for k := range rt.Parts {
 		p := &rt.Parts[k]
 		kept := p.Sel[:0]
 		for _, i := range p.Sel {
-			if rt.Dest[i] >= 0 {
+			if !r.replayed(rt.In.Pos[i]) {
 				kept = append(kept, i)
 			}
 		}
 		p.Sel = kept
 	}
+	r.passed(rt.In, rt.N) // (after: it ends the replay of the partitions whose e the batch reached)
 }

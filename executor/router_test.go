@@ -123,9 +123,10 @@ type routeLog struct {
 }
 
 func (l *routeLog) Rows(r *Routed) error {
+	dest := destsOf(r)
 	for i := 0; i < r.N; i++ {
 		l.row++
-		k := r.Dest[i]
+		k := dest[i]
 		if k < 0 {
 			fmt.Fprintf(&l.sb, "row %d: -\n", l.row)
 			continue

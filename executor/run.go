@@ -625,7 +625,6 @@ func newRouter(job *plan.Job, gates []routeGate) *router {
 	}
 	r.rest[0] = make([]int32, 0, vector.Cap)
 	r.rest[1] = make([]int32, 0, vector.Cap)
-	r.out.Dest = make([]int16, vector.Cap)
 	r.out.ErrorSide = job.Stream.Shared().ErrorsSide
 	return r
 }
@@ -658,9 +657,6 @@ func (r *router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
 // whose gate and WHERE take it.
 func (r *router) route(b *vector.Batch, sel []int32) {
 	r.out.N = b.N
-	for i := 0; i < b.N; i++ {
-		r.out.Dest[i] = -1
-	}
 	rest := append(r.rest[0][:0], sel...)
 	spare := r.rest[1]
 	for k, br := range r.branches {
@@ -716,12 +712,6 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 		r.flow[3*k+2] += int64(len(taken))
 		r.out.Parts[k].Sel = taken
 		r.out.Parts[k].Kinds = b.Kinds // (SPEC 2.8: kinds pass through routing, filters and projections)
-		if br.Agg != nil {             // its rows go to the aggregate operator (aggregate.go)
-			continue
-		}
-		for _, i := range taken {
-			r.out.Dest[i] = int16(k)
-		}
 	}
 	r.rest[0], r.rest[1] = rest[:0], spare[:0]
 }

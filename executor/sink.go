@@ -46,10 +46,10 @@ func (p *Part) KindAt(i int) vector.RowKind {
 // on.
 //
 // After the router, Parts has one entry per side branch in declaration order,
-// then one for the main query when there is one. N is the number of input rows
-// and Dest[i] the index into Parts of the part that took input row i, or -1 when
-// no output took it; a sink that walks i in order sees rows in input order
-// (SPEC 4). Chunks are rows an operator built itself (an aggregate's fired
+// then one for the main query when there is one: each is one output port's
+// batch, its rows' arrival ordinals (their input row numbers, below N, the
+// number of input rows) in Sel, ascending. A row is in at most one part; a
+// sink reads the parts in output order through a Merger (SPEC 4). Chunks are rows an operator built itself (an aggregate's fired
 // windows, SPEC 2.4), in output order: chunk c comes before input row c.At,
 // after the rows before it, and before the malformed rows whose At is c.At. The
 // value slices are valid until the sink returns.
@@ -59,7 +59,6 @@ func (p *Part) KindAt(i int) vector.RowKind {
 // input order (SPEC 4).
 type Routed struct {
 	N         int
-	Dest      []int16
 	Parts     []Part
 	Chunks    []Chunk
 	Bad       []ErrorRow
@@ -122,36 +121,72 @@ type Sink interface {
 
 // Segment is one step of a routed batch in output order (Merger): a chunk of
 // rows an operator made (Chunk), a run of malformed rows bound for the errors
-// side output (Bad), or the input rows [From, To), each going to the part
-// Dest names (or nowhere, -1). Exactly one of the three is set.
+// side output (Bad), or a run of input rows of one output port (Part, the
+// port's batch, Port its index in Routed.Parts, and Sel the run: a window of
+// Part.Sel, arrival ordinals ascending, with no other port's row, chunk or
+// malformed row between them). Exactly one of Chunk, Bad and Part is set.
 type Segment struct {
-	Chunk    *Chunk
-	Bad      []ErrorRow
-	From, To int
+	Chunk *Chunk
+	Bad   []ErrorRow
+	Part  *Part
+	Port  int
+	Sel   []int32
 }
 
-// Merger walks a routed batch in its output order (SPEC 4: rows keep their
-// input order across outputs, an aggregate's rows come right after the row
-// that fired them, SPEC 2.4, and malformed rows at their places, SPEC 1). It
-// is the one place that order is written: the CLI's line and chunk encoders,
-// the library's output callback, the sink streams and a derived relation's
-// capture all read a batch through it. At each place i (0 .. N, and past N
-// where a chunk or malformed row is placed after the batch's rows) come first
-// the chunks placed there (At <= i), then the malformed rows placed there,
-// then, below N, the input rows from i up to the next place a chunk or
-// malformed row has. The zero value is not usable: see Routed.Merge.
+// Merger merges the ports of a routed batch into its output order (SPEC 4:
+// rows keep their input order across outputs, an aggregate's rows come right
+// after the row that fired them, SPEC 2.4, and malformed rows at their
+// places, SPEC 1). It is the one place that order is written: the CLI's line
+// and chunk encoders, the library's output callback, the sink streams and a
+// derived relation's capture all read a batch through it. The order is read
+// from the ports themselves: each part's rows carry their arrival ordinals
+// (Part.Sel, the input row numbers), each chunk and malformed row its place
+// (At). At each place i (0 .. N, and past N where a chunk or malformed row
+// is placed after the batch's rows) come first the chunks placed there (At
+// <= i), then the malformed rows placed there, then, below N, the input rows
+// from i up to the next place a chunk or malformed row has, port by port in
+// arrival order.
+//
+// A Merger keeps scratch (each input row's port, each port's next row) that
+// it reuses from batch to batch: keep one per consumer, and nothing is
+// allocated per row or per batch once it has grown to the batch size. The
+// zero value is ready to use (Reset or Segments).
 type Merger struct {
 	r          *Routed
 	i, ch, bad int
+	dest       []int16 // per input row: the index of the part that took it, -1: none
+	pos        []int   // per part: its next row's index in its Sel
 }
 
-// Merge returns a Merger over r, from its start.
-func (r *Routed) Merge() Merger { return Merger{r: r} }
+// Reset points m at r, from its start.
+func (m *Merger) Reset(r *Routed) {
+	m.r, m.i, m.ch, m.bad = r, 0, 0, 0
+	if cap(m.dest) < r.N {
+		m.dest = make([]int16, r.N, max(r.N, vector.Cap))
+	}
+	m.dest = m.dest[:r.N]
+	for i := range m.dest {
+		m.dest[i] = -1
+	}
+	if cap(m.pos) < len(r.Parts) {
+		m.pos = make([]int, len(r.Parts))
+	}
+	m.pos = m.pos[:len(r.Parts)]
+	for k := range r.Parts {
+		m.pos[k] = 0
+		for _, i := range r.Parts[k].Sel {
+			if int(i) < r.N {
+				m.dest[i] = int16(k)
+			}
+		}
+	}
+}
 
-// Segments returns r's segments in output order (Merger), for a range loop.
-func (r *Routed) Segments() iter.Seq[Segment] {
+// Segments resets m to r and returns r's segments in output order, for a
+// range loop.
+func (m *Merger) Segments(r *Routed) iter.Seq[Segment] {
+	m.Reset(r)
 	return func(yield func(Segment) bool) {
-		m := r.Merge()
 		for {
 			seg, ok := m.Next()
 			if !ok || !yield(seg) {
@@ -162,7 +197,7 @@ func (r *Routed) Segments() iter.Seq[Segment] {
 }
 
 // Next returns the next segment of the batch, and false after the last one.
-// The segment's slices are r's.
+// The segment's slices are the batch's.
 func (m *Merger) Next() (Segment, bool) {
 	r := m.r
 	for {
@@ -193,8 +228,27 @@ func (m *Merger) Next() (Segment, bool) {
 			m.i = next // (past the batch's rows)
 			continue
 		}
-		s := Segment{From: m.i, To: min(r.N, next)} // (next > m.i: what is at m.i came above)
-		m.i = s.To
-		return s, true
+		to := min(r.N, next) // (next > m.i: what is at m.i came above)
+		dest := m.dest[:to]
+		i := m.i
+		for i < to && dest[i] < 0 {
+			i++
+		}
+		if i == to {
+			m.i = to
+			continue
+		}
+		k := dest[i]
+		n := 1
+		for i++; i < to && (dest[i] < 0 || dest[i] == k); i++ {
+			if dest[i] == k {
+				n++
+			}
+		}
+		m.i = i
+		p := &r.Parts[k]
+		from := m.pos[k]
+		m.pos[k] = from + n
+		return Segment{Part: p, Port: int(k), Sel: p.Sel[from : from+n]}, true
 	}
 }

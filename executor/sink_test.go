@@ -8,22 +8,34 @@ import (
 	"testing"
 )
 
-// TestMergerOrder: Merger gives every input row, chunk and malformed row of a
-// routed batch once, in SPEC 4's output order, which the test computes by
-// sorting instead: by place (a chunk or malformed row at At comes before
-// input row At, and a row's place is its index), then chunks before malformed
-// rows before the input row, each kind in its own order. Random batches,
-// chunks and malformed rows at random places (some after the last row, as a
-// batch of fired windows alone has them), and empty ones.
+// TestMergerOrder: Merger gives every port's input row, chunk and malformed
+// row of a routed batch once, in SPEC 4's output order, which the test
+// computes by sorting instead: by place (a chunk or malformed row at At
+// comes before input row At, and a row's place is its index), then chunks
+// before malformed rows before the input row, each kind in its own order.
+// Random batches whose rows go to random ports (or none), chunks and
+// malformed rows at random places (some after the last row, as a batch of
+// fired windows alone has them), and empty ones. One Merger serves every
+// batch, as a sink keeps one.
 func TestMergerOrder(t *testing.T) {
 	type item struct {
-		place, kind, k int // kind 0 chunk, 1 malformed row, 2 input row; k its index
+		place, kind, k int // kind 0 chunk, 1 malformed row, 2 input row; k its index (an input row's: its port)
 	}
+	var m Merger
 	for seed := range uint64(500) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		n := r.IntN(12)
 		var rt Routed
 		rt.N = n
+		rt.Parts = make([]Part, r.IntN(4))
+		port := make([]int, n)
+		for i := range n {
+			port[i] = -1
+			if len(rt.Parts) > 0 && r.IntN(5) > 0 {
+				port[i] = r.IntN(len(rt.Parts))
+				rt.Parts[port[i]].Sel = append(rt.Parts[port[i]].Sel, int32(i))
+			}
+		}
 		var at []int
 		for range r.IntN(5) {
 			at = append(at, r.IntN(n+2))
@@ -48,7 +60,9 @@ func TestMergerOrder(t *testing.T) {
 			want = append(want, item{b.At, 1, k})
 		}
 		for i := range n {
-			want = append(want, item{i, 2, i})
+			if port[i] >= 0 {
+				want = append(want, item{i, 2, port[i]})
+			}
 		}
 		slices.SortStableFunc(want, func(x, y item) int {
 			if x.place != y.place {
@@ -57,7 +71,7 @@ func TestMergerOrder(t *testing.T) {
 			return cmp.Compare(x.kind, y.kind)
 		})
 		var got []item
-		m := rt.Merge()
+		m.Reset(&rt)
 		for {
 			seg, ok := m.Next()
 			if !ok {
@@ -81,10 +95,13 @@ func TestMergerOrder(t *testing.T) {
 					got = append(got, item{seg.Bad[k].At, 1, k0 + k})
 				}
 			}
-			if seg.To > seg.From {
+			if seg.Part != nil {
 				set++
-				for i := seg.From; i < seg.To; i++ {
-					got = append(got, item{i, 2, i})
+				if seg.Part != &rt.Parts[seg.Port] || len(seg.Sel) == 0 {
+					t.Fatalf("seed %d: segment %+v: not a run of port %d's rows", seed, seg, seg.Port)
+				}
+				for _, i := range seg.Sel {
+					got = append(got, item{int(i), 2, seg.Port})
 				}
 			}
 			if set != 1 {
@@ -109,4 +126,20 @@ func badAts(bs []ErrorRow) (at []int) {
 		at = append(at, b.At)
 	}
 	return at
+}
+
+// destsOf returns, per input row of r, the index of the part whose rows
+// hold it (-1: none), read from the parts' ordinals (Part.Sel) apart from
+// the Merger: what the tests' sinks check the output order with.
+func destsOf(r *Routed) []int16 {
+	dest := make([]int16, r.N)
+	for i := range dest {
+		dest[i] = -1
+	}
+	for k := range r.Parts {
+		for _, i := range r.Parts[k].Sel {
+			dest[i] = int16(k)
+		}
+	}
+	return dest
 }

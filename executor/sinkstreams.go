@@ -23,6 +23,7 @@ type streamSinks struct {
 	bad    []ErrorRow                      // scratch for r.Bad
 	text   []*vector.Vec                   // scratch: one dead-letter row as four VARCHARs
 	closed bool
+	m      Merger // the batch's output order
 }
 
 // openSinks opens the sink streams of job through their connectors, each
@@ -97,21 +98,20 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 // Rows implements Sink: rows for sink streams are written in input order and
 // flushed at the end of the batch, so a sink file always ends on a whole row.
 func (s *streamSinks) Rows(r *Routed) error {
-	for seg := range r.Segments() {
+	for seg := range s.m.Segments(r) {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
 			}
 			continue
 		}
-		for i := seg.From; i < seg.To; i++ { // (malformed rows: to the inner sink, or their dead-letter stream, below)
-			k := r.Dest[i]
-			if k < 0 {
-				continue
-			}
-			p := &r.Parts[k]
-			if w := s.outW[p.Output]; w != nil {
-				if err := s.write(w, p.Cols, i, p.Kinds); err != nil {
+		p := seg.Part // (malformed rows: to the inner sink, or their dead-letter stream, below)
+		if p == nil {
+			continue
+		}
+		if w := s.outW[p.Output]; w != nil {
+			for _, i := range seg.Sel {
+				if err := s.write(w, p.Cols, int(i), p.Kinds); err != nil {
 					return err
 				}
 			}

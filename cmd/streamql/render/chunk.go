@@ -81,13 +81,14 @@ func (s *sink) NewChunk(size int) session.EncodedChunk {
 // encChunk is the encoded rows of one input chunk (session.EncodedChunk).
 type encChunk struct {
 	s       *sink // appendLine's format; it never writes
+	merge   session.Merger
 	outs    []chunkOut
 	dests   []*bufio.Writer // the sink's writers, each once
 	bufs    []chunkBuf      // per destination: the chunk's encoded lines
 	marks   []chunkMark     // in encoding order
 	totals  []int64         // rows per output
 	nbad    int             // malformed rows so far
-	errName string          // the errors side output's name (Routed.ErrorSide)
+	errName string          // the errors side output's name (Batch.ErrorSide)
 	errDest int             // the destination of the malformed rows' lines, -1: not one of dests
 	esc     []byte
 	copies  []bool   // per part of a batch: its rows' lines are the kept record texts (sink.copyLines)
@@ -153,7 +154,13 @@ func (c *encChunk) Rows(r *session.Batch) error {
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	for seg := range session.Segments(r) {
+	m := &c.merge
+	m.Reset(r)
+	for {
+		seg, ok := m.Next()
+		if !ok {
+			break
+		}
 		if seg.Chunk != nil {
 			c.chunk(seg.Chunk)
 			continue
@@ -161,17 +168,19 @@ func (c *encChunk) Rows(r *session.Batch) error {
 		for range seg.Bad {
 			c.badMark()
 		}
-		for i := seg.From; i < seg.To; i++ {
-			if k := r.Dest[i]; k >= 0 {
-				var line []byte
-				var plain uint64
-				if c.copies[k] {
-					line = lines[i]
-				} else if c.fields[k] != 0 && lines[i] != nil {
-					plain = c.fields[k]
-				}
-				c.row(&r.Parts[k], i, line, plain)
+		if seg.Part == nil {
+			continue
+		}
+		k := seg.Port
+		for _, i := range seg.Sel {
+			var line []byte
+			var plain uint64
+			if c.copies[k] {
+				line = lines[i]
+			} else if c.fields[k] != 0 && lines[i] != nil {
+				plain = c.fields[k]
 			}
+			c.row(seg.Part, int(i), line, plain)
 		}
 	}
 	return nil

@@ -175,6 +175,7 @@ type target struct {
 // sink implements session.Sink for every format.
 type sink struct {
 	cfg      Config
+	merge    session.Merger // a batch's output order (Rows)
 	job      *session.Job
 	outs     []*target // per job output
 	errs     []*target // errors side outputs, one per name, each opened at its first row
@@ -395,12 +396,17 @@ func (s *sink) Rows(r *session.Batch) error {
 		}
 		s.direct = append(s.direct, t)
 	}
-	dest, copies, direct, fields := r.Dest, s.copies, s.direct, s.fields // (locals: kept across the calls)
 	var lines [][]byte
 	if r.In != nil {
 		lines = r.In.Line
 	}
-	for seg := range session.Segments(r) {
+	m := &s.merge
+	m.Reset(r)
+	for {
+		seg, ok := m.Next()
+		if !ok {
+			break
+		}
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
@@ -412,28 +418,11 @@ func (s *sink) Rows(r *session.Batch) error {
 				return err
 			}
 		}
-		for i := seg.From; i < seg.To; i++ {
-			k := dest[i]
-			if k < 0 {
-				continue
-			}
-			var line []byte
-			var plain uint64
-			if copies[k] {
-				line = lines[i]
-				if t := direct[k]; t != nil && line != nil {
-					t.total++
-					if err := s.put(t, line, true); err != nil {
-						return err
-					}
-					continue
-				}
-			} else if fields[k] != 0 && lines[i] != nil {
-				plain = fields[k]
-			}
-			if err := s.row(&r.Parts[k], i, line, plain); err != nil {
-				return err
-			}
+		if seg.Part == nil {
+			continue
+		}
+		if err := s.run(&seg, lines); err != nil {
+			return err
 		}
 	}
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
@@ -442,6 +431,47 @@ func (s *sink) Rows(r *session.Batch) error {
 	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every {
 		s.liveAt = time.Now()
 		return s.live(false)
+	}
+	return nil
+}
+
+// run writes seg's rows, a run of one port's input rows, lines being the
+// batch's kept record texts (nil: none).
+func (s *sink) run(seg *session.Segment, lines [][]byte) error {
+	k, p := seg.Port, seg.Part
+	copies, fields := s.copies[k], s.fields[k]
+	if copies {
+		if t := s.direct[k]; t != nil {
+			for _, i := range seg.Sel {
+				line := lines[i]
+				if line == nil {
+					if err := s.row(p, int(i), nil, 0); err != nil {
+						return err
+					}
+					continue
+				}
+				t.total++
+				if err := s.put(t, line, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for _, i := range seg.Sel {
+			if err := s.row(p, int(i), lines[i], 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, i := range seg.Sel {
+		var plain uint64
+		if fields != 0 && lines[i] != nil {
+			plain = fields
+		}
+		if err := s.row(p, int(i), nil, plain); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"streamql/catalog"
+	"streamql/executor"
 	"streamql/executor/vector"
 	"streamql/internal/session"
 )
@@ -25,9 +26,10 @@ func mainJob(cols ...catalog.Column) *session.Job {
 // varcharBatch routes the values to output 0 as one VARCHAR column.
 func varcharBatch(vals ...string) *session.Batch {
 	v := vector.NewVec(catalog.Varchar)
-	r := &session.Batch{N: len(vals), Dest: make([]int16, len(vals)), Parts: []session.Part{{Output: 0, Cols: []*session.Vec{v}}}}
+	r := &session.Batch{N: len(vals), Parts: []session.Part{{Output: 0, Cols: []*session.Vec{v}}}}
 	for i, s := range vals {
 		v.S[i] = []byte(s)
+		r.Parts[0].Sel = append(r.Parts[0].Sel, int32(i))
 	}
 	return r
 }
@@ -262,7 +264,7 @@ func TestChunksInOutputOrder(t *testing.T) {
 	for i, v := range []string{"w0", "w1", "w2"} {
 		made.S[i] = []byte(v)
 	}
-	r := &session.Batch{N: 3, Dest: []int16{0, -1, 1},
+	r := &session.Batch{N: 3,
 		Parts: []session.Part{{Output: 1, Sel: []int32{0}, Cols: []*session.Vec{in}}, {Output: 0, Sel: []int32{2}, Cols: []*session.Vec{in}}},
 		Chunks: []session.Chunk{
 			{At: 1, Part: session.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*session.Vec{made}}},
@@ -285,4 +287,13 @@ func TestChunksInOutputOrder(t *testing.T) {
 	if !strings.Contains(errOut.String(), "oops") {
 		t.Errorf("stderr %q: no malformed row", errOut.String())
 	}
+}
+
+// engineSink is session.EngineSink for a test that runs a job through the
+// executor: NewSink's sink (or its error) as the executor's.
+func engineSink(s session.Sink, err error) (executor.Sink, error) {
+	if err != nil {
+		return nil, err
+	}
+	return session.EngineSink(s), nil
 }

@@ -209,7 +209,7 @@ func TestBoxMatchesTablewriterRandom(t *testing.T) {
 			job.HasSides = true
 		}
 		job.Outputs = outputs
-		routed := &session.Batch{N: nrows, Dest: make([]int16, nrows)}
+		routed := &session.Batch{N: nrows}
 		want := make([][][]string, len(outputs))
 		for k, o := range outputs {
 			routed.Parts = append(routed.Parts, session.Part{Output: k, Cols: newVecs(o.Columns)})
@@ -233,7 +233,7 @@ func TestBoxMatchesTablewriterRandom(t *testing.T) {
 		}
 		for i := range nrows {
 			k := r.IntN(len(outputs))
-			routed.Dest[i] = int16(k)
+			routed.Parts[k].Sel = append(routed.Parts[k].Sel, int32(i))
 			want[k] = append(want[k], fill(r, outputs[k].Columns, routed.Parts[k].Cols, i))
 		}
 
@@ -297,9 +297,10 @@ func TestTableRowsAllocate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		routed := &session.Batch{N: vector.Cap, Dest: make([]int16, vector.Cap), Parts: []session.Part{{Output: 0, Cols: newVecs(cols)}}}
+		routed := &session.Batch{N: vector.Cap, Parts: []session.Part{{Output: 0, Cols: newVecs(cols)}}}
 		v := routed.Parts[0].Cols
 		for i := range vector.Cap {
+			routed.Parts[0].Sel = append(routed.Parts[0].Sel, int32(i))
 			v[0].S[i] = []byte("设备" + strconv.Itoa(i%8))
 			v[1].I[i] = 1610035289736 + int64(i)
 			v[2].F[i] = float64(i%1000) / 10
