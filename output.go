@@ -332,7 +332,7 @@ func (k *sink) Rows(r *session.Batch) error {
 				return err
 			}
 		case seg.Bad != nil:
-			if err := k.Errors(r.ErrorSide, seg.Bad); err != nil {
+			if err := k.Errors(r.Errors.Name, seg.Bad); err != nil {
 				return err
 			}
 		default:

@@ -78,8 +78,7 @@ func TestSinkChunksInOrder(t *testing.T) {
 			{At: 1, Part: executor.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*vector.Vec{made}}},
 			{At: 3, Part: executor.Part{Output: 1, Sel: []int32{2}, Cols: []*vector.Vec{made}}},
 		},
-		Bad:       []executor.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
-		ErrorSide: "errors",
+		Errors: session.ErrorPort{Name: "errors", Rows: []session.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}}},
 	}
 	if err := k.Rows(r); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ type discardCounting struct {
 	rows, chunkRows int64
 }
 
-func (s *discardCounting) Rows(r *Routed) error {
+func (s *discardCounting) Rows(r *Step) error {
 	for k := range r.Parts {
 		s.rows += int64(len(r.Parts[k].Sel))
 	}

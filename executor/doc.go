@@ -22,7 +22,7 @@
 // makes or passes such rows and every sink:
 //
 //   - A batch carries its rows' kinds in vector.Batch.Kinds (nil: all +I; an
-//     append-only operator never allocates it). A Part or Chunk of a Routed
+//     append-only operator never allocates it). A Part or Chunk of a Step
 //     batch carries them in Part.Kinds, indexed like its Cols (row Sel[k]'s
 //     kind is Kinds[Sel[k]]); read one with Part.KindAt.
 //   - An operator that makes updating rows sets Kinds on what it emits (op.Join

@@ -190,7 +190,7 @@ type paggOut struct {
 	lateOp  []int32
 	// the merge's batch of late rows (pushLate), reused, and the late rows
 	// pushed so far; the output of each branch's part
-	lateOut    Routed
+	lateOut    Step
 	latePushed int
 	branchOut  []int
 	lateParts  []Part
@@ -224,7 +224,7 @@ type paggOp struct {
 	// (chunk k: k<<32; aggOp.rowAt, aggGroup.firstAt)
 	rowBase int64
 	lates   []int64 // the batch's late rows: row<<8 | aggregate, sorted before they are kept
-	out     Routed
+	out     Step
 	parts   []Part
 	down    *Emitter
 }
@@ -236,7 +236,7 @@ func (*paggOp) ReadsMarks() {}
 // nothing, so each aggregate takes its rows apart from the others', and the
 // cuts are found after them: an aggregate's arrival number after row i is
 // the one before the batch plus its rows up to i.
-func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
+func (po *paggOp) Push(ctx context.Context, port Port, r *Step) error {
 	o := po.cur
 	if o.dirty {
 		return nil
@@ -375,7 +375,7 @@ func gcd(a, b int64) int64 {
 type paggWorker struct {
 	c  *chain
 	op *paggOp
-	in *Routed
+	in *Step
 }
 
 // newPaggOut returns the memory of one chunk in flight: a partial of each of
@@ -669,7 +669,7 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 			o.lateParts = append(o.lateParts, Part{Output: a.a.LateOutput, Sel: o.lateSel[a.lateIdx], Cols: o.late.Cols[:ao.ncols]})
 		}
 	}
-	o.lateOut = Routed{N: to, Parts: o.lateParts, In: o.late, ErrorSide: ao.out.ErrorSide}
+	o.lateOut = Step{N: to, Parts: o.lateParts, In: o.late, Errors: ErrorPort{Name: ao.out.Errors.Name}}
 	o.latePushed = to
 	return ao.down.Push(ctx, Port{}, &o.lateOut)
 }

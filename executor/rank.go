@@ -16,7 +16,7 @@ import (
 // between the projections and the sink: it takes the main query's projected
 // rows (its part of each routed batch, and the rows an aggregate made for
 // it), feeds them to the executor/op operator, and hands what that emits to
-// the sink as rows it made (Routed.Chunks), after the batch's own rows.
+// the sink as rows it made (Step.Chunks), after the batch's own rows.
 // Watermark events reach the operator as they pass; the end of the input is
 // the operator's Finish.
 //
@@ -42,7 +42,7 @@ type rankOp struct {
 	ncols   int // the stream's columns (a late row's)
 	parts   []Part
 	chunks  []Chunk
-	made    Routed
+	made    Step
 	emitted int64
 	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
 	// lateRows counts the rows sent to the late output (the end-of-job
@@ -168,7 +168,7 @@ func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error
 }
 
 // Push implements Operator: the main query's rows go to the operator.
-func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
+func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 	o.in.Reset()
 	o.late = o.late[:0]
 	if o.main < len(r.Parts) {
@@ -311,11 +311,11 @@ func (o *rankOp) drop(p int32) {
 
 // emit appends what the operator emitted to r as chunks after r's rows (r
 // nil: a batch of them alone) and pushes r on; a LIMIT reached ends the job.
-func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
+func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 	done := false
 	if o.coll.n > 0 {
 		if r == nil {
-			o.made = Routed{ErrorSide: o.made.ErrorSide}
+			o.made = Step{Errors: ErrorPort{Name: o.made.Errors.Name}}
 			r = &o.made
 		}
 		for _, b := range o.coll.batches[:o.coll.n] {
@@ -342,7 +342,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
 	}
 	if g := &o.coll.late; g.n > 0 {
 		if r == nil {
-			o.made = Routed{ErrorSide: o.made.ErrorSide}
+			o.made = Step{Errors: ErrorPort{Name: o.made.Errors.Name}}
 			r = &o.made
 		}
 		for _, b := range g.batches[:g.n] {
@@ -417,6 +417,6 @@ func (o *rankOp) Finish(ctx context.Context) error {
 // with the reason (a plan the executor cannot run is a bug, never a crash).
 type failedOp struct{ err error }
 
-func (f failedOp) Push(context.Context, Port, *Routed) error  { return f.err }
+func (f failedOp) Push(context.Context, Port, *Step) error    { return f.err }
 func (f failedOp) Watermark(context.Context, Watermark) error { return f.err }
 func (f failedOp) Finish(context.Context) error               { return f.err }

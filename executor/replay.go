@@ -310,7 +310,7 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 // filter takes the replayed input rows of the routed batch rt out of every
 // part (side branches, INTO STREAM, the main query, late rows): their
 // outputs were written by the run that committed e (I3).
-func (r *replay) filter(rt *Routed) {
+func (r *replay) filter(rt *Step) {
 	if r == nil {
 		return
 	}

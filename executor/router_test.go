@@ -122,7 +122,7 @@ type routeLog struct {
 	row int
 }
 
-func (l *routeLog) Rows(r *Routed) error {
+func (l *routeLog) Rows(r *Step) error {
 	dest := destsOf(r)
 	for i := 0; i < r.N; i++ {
 		l.row++

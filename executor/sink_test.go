@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"streamql/executor/vector"
 )
 
 // TestMergerOrder: Merger gives every port's input row, chunk and malformed
@@ -15,8 +17,9 @@ import (
 // before malformed rows before the input row, each kind in its own order.
 // Random batches whose rows go to random ports (or none), chunks and
 // malformed rows at random places (some after the last row, as a batch of
-// fired windows alone has them), and empty ones. One Merger serves every
-// batch, as a sink keeps one.
+// fired windows alone has them), and empty ones; every 25th seed's batch
+// is larger than a Merger's own scratch (more than vector.Cap rows, more
+// than 16 ports). One Merger serves every batch, as a sink keeps one.
 func TestMergerOrder(t *testing.T) {
 	type item struct {
 		place, kind, k int // kind 0 chunk, 1 malformed row, 2 input row; k its index (an input row's: its port)
@@ -24,10 +27,13 @@ func TestMergerOrder(t *testing.T) {
 	var m Merger
 	for seed := range uint64(500) {
 		r := rand.New(rand.NewPCG(seed, 7))
-		n := r.IntN(12)
-		var rt Routed
+		n, ports := r.IntN(12), r.IntN(4)
+		if seed%25 == 24 {
+			n, ports = vector.Cap+r.IntN(100), 10+r.IntN(20)
+		}
+		var rt Step
 		rt.N = n
-		rt.Parts = make([]Part, r.IntN(4))
+		rt.Parts = make([]Part, ports)
 		port := make([]int, n)
 		for i := range n {
 			port[i] = -1
@@ -50,13 +56,13 @@ func TestMergerOrder(t *testing.T) {
 		}
 		slices.Sort(at)
 		for _, a := range at {
-			rt.Bad = append(rt.Bad, ErrorRow{At: a})
+			rt.Errors.Rows = append(rt.Errors.Rows, ErrorRow{At: a})
 		}
 		var want []item
 		for k, c := range rt.Chunks {
 			want = append(want, item{c.At, 0, k})
 		}
-		for k, b := range rt.Bad {
+		for k, b := range rt.Errors.Rows {
 			want = append(want, item{b.At, 1, k})
 		}
 		for i := range n {
@@ -90,7 +96,7 @@ func TestMergerOrder(t *testing.T) {
 				got = append(got, item{seg.Chunk.At, 0, k})
 			case seg.Bad != nil:
 				set++
-				k0 := cap(rt.Bad) - cap(seg.Bad) // (seg.Bad is a window of rt.Bad)
+				k0 := cap(rt.Errors.Rows) - cap(seg.Bad) // (seg.Bad is a window of rt.Bad)
 				for k := range seg.Bad {
 					got = append(got, item{seg.Bad[k].At, 1, k0 + k})
 				}
@@ -109,7 +115,7 @@ func TestMergerOrder(t *testing.T) {
 			}
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("seed %d: N=%d chunks at %v, malformed at %v:\ngot  %v\nwant %v", seed, n, chunkAts(rt.Chunks), badAts(rt.Bad), got, want)
+			t.Fatalf("seed %d: N=%d chunks at %v, malformed at %v:\ngot  %v\nwant %v", seed, n, chunkAts(rt.Chunks), badAts(rt.Errors.Rows), got, want)
 		}
 	}
 }
@@ -131,7 +137,7 @@ func badAts(bs []ErrorRow) (at []int) {
 // destsOf returns, per input row of r, the index of the part whose rows
 // hold it (-1: none), read from the parts' ordinals (Part.Sel) apart from
 // the Merger: what the tests' sinks check the output order with.
-func destsOf(r *Routed) []int16 {
+func destsOf(r *Step) []int16 {
 	dest := make([]int16, r.N)
 	for i := range dest {
 		dest[i] = -1

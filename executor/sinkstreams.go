@@ -19,7 +19,7 @@ type streamSinks struct {
 	outW   []connector.SinkWriter          // per job output; nil for stdout and side outputs
 	dead   map[string]connector.SinkWriter // source stream name -> its dead-letter writer
 	all    []connector.SinkWriter          // each open writer once
-	r      Routed                          // scratch: the batch passed on, without the dead letters
+	r      Step                            // scratch: the batch passed on, without the dead letters
 	bad    []ErrorRow                      // scratch for r.Bad
 	text   []*vector.Vec                   // scratch: one dead-letter row as four VARCHARs
 	closed bool
@@ -97,7 +97,7 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 
 // Rows implements Sink: rows for sink streams are written in input order and
 // flushed at the end of the batch, so a sink file always ends on a whole row.
-func (s *streamSinks) Rows(r *Routed) error {
+func (s *streamSinks) Rows(r *Step) error {
 	for seg := range s.m.Segments(r) {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
@@ -118,13 +118,13 @@ func (s *streamSinks) Rows(r *Routed) error {
 		}
 	}
 	pass := r
-	if len(r.Bad) > 0 && s.dead != nil {
-		rest, err := s.deadLetters(r.Bad)
+	if len(r.Errors.Rows) > 0 && s.dead != nil {
+		rest, err := s.deadLetters(r.Errors.Rows)
 		if err != nil {
 			return err
 		}
 		s.r = *r
-		s.r.Bad = rest
+		s.r.Errors.Rows = rest
 		pass = &s.r
 	}
 	if err := s.flush(); err != nil {

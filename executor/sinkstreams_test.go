@@ -16,7 +16,7 @@ func (w *countWriter) Close() error                          { return nil }
 
 type countSink struct{ rows int }
 
-func (s *countSink) Rows(r *Routed) error {
+func (s *countSink) Rows(r *Step) error {
 	for k := range r.Parts {
 		s.rows += len(r.Parts[k].Sel)
 	}
@@ -34,7 +34,7 @@ func TestStreamSinksAllocs(t *testing.T) {
 	w := &countWriter{}
 	inner := &countSink{}
 	s := &streamSinks{inner: inner, outW: []connector.SinkWriter{nil, w}, all: []connector.SinkWriter{w}}
-	r := &Routed{N: vector.Cap, Parts: []Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
+	r := &Step{N: vector.Cap, Parts: []Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
 	for i := range vector.Cap {
 		r.Parts[i%2].Sel = append(r.Parts[i%2].Sel, int32(i))
 	}

@@ -62,6 +62,10 @@ type Chunk = executor.Chunk
 // raw, error; executor.ErrorRow).
 type ErrorRow = executor.ErrorRow
 
+// ErrorPort is a Batch's errors port (executor.ErrorPort): Rows, its
+// malformed rows, bound for the errors side output called Name.
+type ErrorPort = executor.ErrorPort
+
 // Vec is one typed column of a batch (vector.Vec): Type, Null[i], the
 // value in I, F, B or S by type, Text[i] a number's source text when its
 // decoder kept it.

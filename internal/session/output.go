@@ -17,10 +17,10 @@ type Batch struct {
 	// Chunks are rows operators made (an aggregate's fired windows, a join's
 	// rows), each placed At an arrival ordinal.
 	Chunks []Chunk
-	// Bad are the malformed rows bound for the errors side output named
-	// ErrorSide, each placed At the number of good rows before it (SPEC 1).
-	Bad       []ErrorRow
-	ErrorSide string
+	// Errors is the errors port: the malformed rows bound for the errors
+	// side output it names, each placed At the number of good rows before
+	// it (SPEC 1).
+	Errors ErrorPort
 	// In is the decoded input batch, whose kept record texts
 	// (Columns.Line) a csv line may reuse; nil for a batch of made rows.
 	In *Columns
@@ -32,12 +32,12 @@ type Batch struct {
 // once it has grown. The zero value is ready: Reset, then Next.
 type Merger struct {
 	m executor.Merger
-	r executor.Routed
+	r executor.Step
 }
 
 // Reset points m at b, from its start.
 func (m *Merger) Reset(b *Batch) {
-	m.r = executor.Routed{N: b.N, Parts: b.Parts, Chunks: b.Chunks, Bad: b.Bad, ErrorSide: b.ErrorSide, In: b.In}
+	m.r = executor.Step{N: b.N, Parts: b.Parts, Chunks: b.Chunks, Errors: b.Errors, In: b.In}
 	m.m.Reset(&m.r)
 }
 
@@ -46,7 +46,7 @@ func (m *Merger) Reset(b *Batch) {
 func (m *Merger) Next() (Segment, bool) { return m.m.Next() }
 
 // Sink receives a job's output: Rows per Batch, Errors for a build side's
-// malformed rows (the probe stream's come in Batch.Bad), Flush whenever the
+// malformed rows (the probe stream's come in Batch.Errors), Flush whenever the
 // source waits for input (so live rows show at once), Close once at the end,
 // also after a failure. Calls come from one goroutine, in order; an error
 // ends the job with it.
@@ -96,11 +96,11 @@ type engineSink struct {
 }
 
 // batchOf sets b to r's output rows.
-func batchOf(b *Batch, r *executor.Routed) {
-	*b = Batch{N: r.N, Parts: r.Parts, Chunks: r.Chunks, Bad: r.Bad, ErrorSide: r.ErrorSide, In: r.In}
+func batchOf(b *Batch, r *executor.Step) {
+	*b = Batch{N: r.N, Parts: r.Parts, Chunks: r.Chunks, Errors: r.Errors, In: r.In}
 }
 
-func (e *engineSink) Rows(r *executor.Routed) error {
+func (e *engineSink) Rows(r *executor.Step) error {
 	batchOf(&e.b, r)
 	return e.s.Rows(&e.b)
 }
@@ -132,7 +132,7 @@ type engineChunk struct {
 	b Batch
 }
 
-func (e *engineChunk) Rows(r *executor.Routed) error {
+func (e *engineChunk) Rows(r *executor.Step) error {
 	batchOf(&e.b, r)
 	return e.c.Rows(&e.b)
 }

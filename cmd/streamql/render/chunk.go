@@ -142,8 +142,8 @@ type chunkMark struct {
 // Rows implements session.EncodedChunk: r's rows in input order, as
 // sink.Rows writes them, with the places of its malformed rows.
 func (c *encChunk) Rows(r *session.Batch) error {
-	c.errName = r.ErrorSide
-	for k := range r.Parts { // the rows each output gets (Dest points at each part's rows)
+	c.errName = r.Errors.Name
+	for k := range r.Parts { // the rows each output gets (each port's rows)
 		c.totals[r.Parts[k].Output] += int64(len(r.Parts[k].Sel))
 	}
 	for k := range r.Chunks {

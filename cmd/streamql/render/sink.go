@@ -414,7 +414,7 @@ func (s *sink) Rows(r *session.Batch) error {
 			continue
 		}
 		for k := range seg.Bad {
-			if err := s.errorRow(r.ErrorSide, &seg.Bad[k]); err != nil {
+			if err := s.errorRow(r.Errors.Name, &seg.Bad[k]); err != nil {
 				return err
 			}
 		}

@@ -204,7 +204,7 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 }
 
 // TestErrorsSidesByName: each errors side output gets its own stream's rows
-// (two and three names, the build sides' through Errors, the probe's in Routed).
+// (two and three names, the build sides' through Errors, the probe's in Step).
 func TestErrorsSidesByName(t *testing.T) {
 	for _, names := range [][]string{{"a_bad", "b_bad"}, {"a_bad", "b_bad", "c_bad"}} {
 		side := t.TempDir()
@@ -220,8 +220,8 @@ func TestErrorsSidesByName(t *testing.T) {
 			}
 		}
 		r := varcharBatch("ok")
-		r.ErrorSide = names[0]
-		r.Bad = []session.ErrorRow{{Stream: "a", Position: "a.csv:2", Raw: []byte("raw a_bad"), Error: "bad", At: 1}}
+		r.Errors.Name = names[0]
+		r.Errors.Rows = []session.ErrorRow{{Stream: "a", Position: "a.csv:2", Raw: []byte("raw a_bad"), Error: "bad", At: 1}}
 		if err := s.Rows(r); err != nil {
 			t.Fatal(err)
 		}
@@ -270,8 +270,7 @@ func TestChunksInOutputOrder(t *testing.T) {
 			{At: 1, Part: session.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*session.Vec{made}}},
 			{At: 3, Part: session.Part{Output: 1, Sel: []int32{2}, Cols: []*session.Vec{made}}},
 		},
-		Bad:       []session.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
-		ErrorSide: "errors",
+		Errors: session.ErrorPort{Name: "errors", Rows: []session.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}}},
 	}
 	if err := s.Rows(r); err != nil {
 		t.Fatal(err)

@@ -216,18 +216,18 @@ func TestBoxMatchesTablewriterRandom(t *testing.T) {
 		}
 		var errRows [][]string
 		if sides && r.IntN(2) == 0 {
-			routed.ErrorSide = "errors"
+			routed.Errors.Name = "errors"
 			for range 1 + r.IntN(3) {
 				e := session.ErrorRow{Stream: "s", Position: "s.csv:" + strconv.Itoa(r.IntN(100)), Raw: []byte(randText(r)), Error: randText(r), At: r.IntN(nrows + 1)}
-				routed.Bad = append(routed.Bad, e)
+				routed.Errors.Rows = append(routed.Errors.Rows, e)
 			}
 			// the sink takes bad rows in the order of At
-			for i := 1; i < len(routed.Bad); i++ {
-				for j := i; j > 0 && routed.Bad[j].At < routed.Bad[j-1].At; j-- {
-					routed.Bad[j], routed.Bad[j-1] = routed.Bad[j-1], routed.Bad[j]
+			for i := 1; i < len(routed.Errors.Rows); i++ {
+				for j := i; j > 0 && routed.Errors.Rows[j].At < routed.Errors.Rows[j-1].At; j-- {
+					routed.Errors.Rows[j], routed.Errors.Rows[j-1] = routed.Errors.Rows[j-1], routed.Errors.Rows[j]
 				}
 			}
-			for _, e := range routed.Bad {
+			for _, e := range routed.Errors.Rows {
 				errRows = append(errRows, []string{e.Stream, e.Position, shownForTerminal(string(e.Raw)), shownForTerminal(e.Error)})
 			}
 		}
