@@ -22,12 +22,14 @@ package executor
 // still comes once everything held is routed).
 //
 // What flows is a *Step (sink.go): the input batch and its live rows before
-// the router, the outputs' parts after it. An operator owns the batch it
-// pushes on: the router pushes its own Step, whose parts point at the input
-// rows (selection vectors, no copy), and an operator may add Chunks of rows it
-// built itself (an aggregate's fired windows), each placed by its At between
-// the input rows, so the line formats keep the output order of SPEC 4 with
-// nothing allocated per row.
+// the router, one batch per output port after it (Parts: each output's rows,
+// their arrival ordinals in Sel; the errors port; the late ports an operator
+// adds). An operator owns the step it pushes on: the router pushes its own
+// Step, whose ports point at the input rows (selection vectors, no copy), and
+// an operator may add Chunks of rows it built itself (an aggregate's fired
+// windows), each placed at an arrival ordinal (At). No operator merges the
+// ports: every sink reads a step through the one Merger (sink.go), which
+// walks them in SPEC 4's output order with nothing allocated per row.
 //
 // Every call into an operator goes through one wrapper, instrumented, that
 // checks ctx (on Push: once per batch), counts rows in and out and the time spent in
