@@ -150,12 +150,8 @@ func (c *encChunk) Rows(r *session.Batch) error {
 		c.totals[r.Chunks[k].Output] += int64(len(r.Chunks[k].Sel))
 	}
 	c.copies, c.fields = c.s.lineModes(r, c.copies[:0], c.fields[:0]) // as sink.Rows
-	var lines [][]byte
-	if r.In != nil {
-		lines = r.In.Line
-	}
+	lines := start(&c.merge, r)
 	m := &c.merge
-	m.Reset(r)
 	for {
 		seg, ok := m.Next()
 		if !ok {

@@ -396,12 +396,8 @@ func (s *sink) Rows(r *session.Batch) error {
 		}
 		s.direct = append(s.direct, t)
 	}
-	var lines [][]byte
-	if r.In != nil {
-		lines = r.In.Line
-	}
+	lines := start(&s.merge, r)
 	m := &s.merge
-	m.Reset(r)
 	for {
 		seg, ok := m.Next()
 		if !ok {
@@ -433,6 +429,16 @@ func (s *sink) Rows(r *session.Batch) error {
 		return s.live(false)
 	}
 	return nil
+}
+
+// start resets m to r and returns r's kept record texts by arrival
+// ordinal (nil: none kept): what sink.Rows and encChunk.Rows begin with.
+func start(m *session.Merger, r *session.Batch) [][]byte {
+	m.Reset(r)
+	if r.In == nil {
+		return nil
+	}
+	return r.In.Line
 }
 
 // run writes seg's rows, a run of one port's input rows, lines being the
