@@ -279,6 +279,7 @@ type sink struct {
 	on    func(Output, *Rows) error
 	outs  []Output
 	types [][]catalog.Type
+	sel   []int32
 	merge session.Merger // a batch's output order
 	rows  Rows
 	errs  map[string]Output
@@ -287,7 +288,7 @@ type sink struct {
 var errorColumns = []Column{{"stream", "VARCHAR"}, {"position", "VARCHAR"}, {"raw", "VARCHAR"}, {"error", "VARCHAR"}}
 
 func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
-	k := &sink{on: on, errs: map[string]Output{}}
+	k := &sink{on: on, sel: make([]int32, 0, vector.Cap), errs: map[string]Output{}}
 	for i, o := range job.Outputs {
 		out := Output{Name: o.Name, Kind: OutputSide, Updating: o.Updating, UpsertKey: o.UpsertKey}
 		if job.Main != nil && i == 0 {
@@ -306,24 +307,37 @@ func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
 	return k
 }
 
-// Rows implements session.Sink: each run of consecutive rows bound for
-// one output goes to the callback together (the Merger's runs, no copy), in
-// output order, with the rows operators made (r.Chunks) and the malformed
-// rows at their places (SPEC 4).
+// Rows implements session.Sink: runs of rows of one output go to the
+// callback together, in output order (the Merger's), with the rows
+// operators made (r.Chunks) and the malformed rows at their places (SPEC 4).
 func (k *sink) Rows(r *session.Batch) error {
 	if k.on == nil {
 		return nil
+	}
+	part := -1
+	flush := func() error {
+		if len(k.sel) == 0 {
+			return nil
+		}
+		p := &r.Parts[part]
+		k.rows = Rows{n: len(k.sel), sel: k.sel, cols: p.Cols, types: k.types[p.Output], kinds: p.Kinds}
+		err := k.on(k.outs[p.Output], &k.rows)
+		k.sel = k.sel[:0]
+		return err
 	}
 	m := &k.merge
 	m.Reset(r)
 	for {
 		seg, ok := m.Next()
 		if !ok {
-			return nil
+			break
 		}
-		switch {
-		case seg.Chunk != nil:
-			c := seg.Chunk
+		if seg.Chunk != nil || seg.Bad != nil {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if c := seg.Chunk; c != nil {
 			if len(c.Sel) == 0 {
 				continue
 			}
@@ -331,18 +345,29 @@ func (k *sink) Rows(r *session.Batch) error {
 			if err := k.on(k.outs[c.Output], &k.rows); err != nil {
 				return err
 			}
-		case seg.Bad != nil:
+			continue
+		}
+		if seg.Bad != nil {
 			if err := k.Errors(r.Errors.Name, seg.Bad); err != nil {
 				return err
 			}
-		default:
-			p := seg.Part
-			k.rows = Rows{n: len(seg.Sel), sel: seg.Sel, cols: p.Cols, types: k.types[p.Output], kinds: p.Kinds}
-			if err := k.on(k.outs[p.Output], &k.rows); err != nil {
-				return err
+			continue
+		}
+		for i := seg.From; i < seg.To; i++ {
+			d := int(seg.Port[i])
+			if d < 0 {
+				continue
 			}
+			if d != part {
+				if err := flush(); err != nil {
+					return err
+				}
+				part = d
+			}
+			k.sel = append(k.sel, int32(i))
 		}
 	}
+	return flush()
 }
 
 // Errors implements session.Sink: malformed rows for the errors side output.

@@ -324,12 +324,13 @@ func (c *captureSink) Rows(r *Step) error {
 			}
 			continue
 		}
-		p := seg.Part // (the malformed rows go after the batch's rows, below)
-		if p == nil {
-			continue
-		}
-		for _, i := range seg.Sel {
-			if err := c.add(p.Output, p.Cols, int(i), p.KindAt(int(i))); err != nil {
+		for i := seg.From; i < seg.To; i++ { // (the malformed rows go after the batch's rows, below)
+			k := seg.Port[i]
+			if k < 0 {
+				continue
+			}
+			p := &r.Parts[k]
+			if err := c.add(p.Output, p.Cols, i, p.KindAt(i)); err != nil {
 				return err
 			}
 		}

@@ -131,46 +131,42 @@ type Sink interface {
 	Close() error
 }
 
-// Segment is one step of a routed batch in output order (Merger): a chunk of
-// rows an operator made (Chunk), a run of malformed rows bound for the errors
-// side output (Bad), or a run of input rows of one output port (Part, the
-// port's batch, Port its index in Step.Parts, and Sel the run: a window of
-// Part.Sel, arrival ordinals ascending, with no other port's row, chunk or
-// malformed row between them). Exactly one of Chunk, Bad and Part is set.
+// Segment is one step of a step's output order (Merger): a chunk of rows an
+// operator made (Chunk), a run of malformed rows of the errors port (Bad), or
+// the input rows [From, To), arrival ordinals, each going to the port
+// Port[i] names (an index into Step.Parts), or nowhere (-1). Exactly one of
+// the three is set. Port is the Merger's, indexed by arrival ordinal, and
+// valid until its next Reset.
 type Segment struct {
-	Chunk *Chunk
-	Bad   []ErrorRow
-	Part  *Part
-	Port  int
-	Sel   []int32
+	Chunk    *Chunk
+	Bad      []ErrorRow
+	From, To int
+	Port     []int16
 }
 
-// Merger merges the ports of a routed batch into its output order (SPEC 4:
-// rows keep their input order across outputs, an aggregate's rows come right
+// Merger merges the ports of a step into its output order (SPEC 4: rows
+// keep their input order across outputs, an aggregate's rows come right
 // after the row that fired them, SPEC 2.4, and malformed rows at their
 // places, SPEC 1). It is the one place that order is written: the CLI's line
 // and chunk encoders, the library's output callback, the sink streams and a
-// derived relation's capture all read a batch through it. The order is read
-// from the ports themselves: each part's rows carry their arrival ordinals
+// derived relation's capture all read a step through it. The order is read
+// from the ports themselves: each port's rows carry their arrival ordinals
 // (Part.Sel, the input row numbers), each chunk and malformed row its place
-// (At). At each place i (0 .. N, and past N where a chunk or malformed row
-// is placed after the batch's rows) come first the chunks placed there (At
-// <= i), then the malformed rows placed there, then, below N, the input rows
-// from i up to the next place a chunk or malformed row has, port by port in
-// arrival order.
+// (At); Reset turns the ordinals into each input row's port. At each place i
+// (0 .. N, and past N where a chunk or malformed row is placed after the
+// step's rows) come first the chunks placed there (At <= i), then the
+// malformed rows placed there, then, below N, the input rows from i up to
+// the next place a chunk or malformed row has.
 //
-// A Merger keeps scratch (each input row's port, each port's next row) in
-// itself, for a batch of up to vector.Cap rows and 16 ports (beyond that it
-// allocates once, and reuses that): keep one per consumer, not copied after
-// its first Reset, and nothing is allocated per row or per batch. The zero
-// value is ready to use (Reset or Segments).
+// A Merger keeps that scratch in itself for a step of up to vector.Cap rows
+// (beyond that it allocates once, and reuses it): keep one per consumer, not
+// copied after its first Reset, and nothing is allocated per row or per
+// step. The zero value is ready to use (Reset or Segments).
 type Merger struct {
 	r          *Step
 	i, ch, bad int
 	dest       []int16 // per input row: the index of the part that took it, -1: none
-	pos        []int   // per part: its next row's index in its Sel
 	destBuf    [vector.Cap]int16
-	posBuf     [16]int
 }
 
 // Reset points m at r, from its start.
@@ -186,17 +182,9 @@ func (m *Merger) Reset(r *Step) {
 	for i := range m.dest {
 		m.dest[i] = -1
 	}
-	switch {
-	case len(r.Parts) <= len(m.posBuf):
-		m.pos = m.posBuf[:len(r.Parts)]
-	case cap(m.pos) < len(r.Parts):
-		m.pos = make([]int, len(r.Parts))
-	}
-	m.pos = m.pos[:len(r.Parts)]
 	for k := range r.Parts {
-		m.pos[k] = 0
 		for _, i := range r.Parts[k].Sel {
-			if int(i) < r.N {
+			if int(i) < r.N { // (as every row's place: none at or past N)
 				m.dest[i] = int16(k)
 			}
 		}
@@ -217,8 +205,8 @@ func (m *Merger) Segments(r *Step) iter.Seq[Segment] {
 	}
 }
 
-// Next returns the next segment of the batch, and false after the last one.
-// The segment's slices are the batch's.
+// Next returns the next segment of the step, and false after the last one.
+// The segment's slices are the step's and m's.
 func (m *Merger) Next() (Segment, bool) {
 	r := m.r
 	for {
@@ -246,30 +234,11 @@ func (m *Merger) Next() (Segment, bool) {
 			if next == math.MaxInt {
 				return Segment{}, false
 			}
-			m.i = next // (past the batch's rows)
+			m.i = next // (past the step's rows)
 			continue
 		}
-		to := min(r.N, next) // (next > m.i: what is at m.i came above)
-		dest := m.dest[:to]
-		i := m.i
-		for i < to && dest[i] < 0 {
-			i++
-		}
-		if i == to {
-			m.i = to
-			continue
-		}
-		k := dest[i]
-		n := 1
-		for i++; i < to && (dest[i] < 0 || dest[i] == k); i++ {
-			if dest[i] == k {
-				n++
-			}
-		}
-		m.i = i
-		p := &r.Parts[k]
-		from := m.pos[k]
-		m.pos[k] = from + n
-		return Segment{Part: p, Port: int(k), Sel: p.Sel[from : from+n]}, true
+		s := Segment{From: m.i, To: min(r.N, next), Port: m.dest} // (next > m.i: what is at m.i came above)
+		m.i = s.To
+		return s, true
 	}
 }

@@ -105,13 +105,14 @@ func (s *streamSinks) Rows(r *Step) error {
 			}
 			continue
 		}
-		p := seg.Part // (malformed rows: to the inner sink, or their dead-letter stream, below)
-		if p == nil {
-			continue
-		}
-		if w := s.outW[p.Output]; w != nil {
-			for _, i := range seg.Sel {
-				if err := s.write(w, p.Cols, int(i), p.Kinds); err != nil {
+		for i := seg.From; i < seg.To; i++ { // (malformed rows: to the inner sink, or their dead-letter stream, below)
+			k := seg.Port[i]
+			if k < 0 {
+				continue
+			}
+			p := &r.Parts[k]
+			if w := s.outW[p.Output]; w != nil {
+				if err := s.write(w, p.Cols, i, p.Kinds); err != nil {
 					return err
 				}
 			}

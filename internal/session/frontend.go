@@ -50,8 +50,8 @@ import (
 type Part = executor.Part
 
 // Segment is one step of a Batch in output order (executor.Segment): a
-// Chunk, a run of malformed rows (Bad), or a run of one port's input rows
-// (Part, its index Port, the run Sel).
+// Chunk, a run of malformed rows (Bad), or the input rows [From, To), row
+// i going to the port Port[i] (an index into Batch.Parts; -1: none).
 type Segment = executor.Segment
 
 // Chunk is rows an operator made, placed At a point of its Batch

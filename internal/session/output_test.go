@@ -34,8 +34,11 @@ func (s *orderSink) Rows(b *Batch) error {
 				s.out = append(s.out, b.Errors.Name+":"+string(e.Raw))
 			}
 		default:
-			for _, i := range seg.Sel {
-				s.out = append(s.out, fmt.Sprintf("%d:%s", seg.Part.Output, seg.Part.Cols[0].S[i]))
+			for i := seg.From; i < seg.To; i++ {
+				if k := seg.Port[i]; k >= 0 {
+					p := &b.Parts[k]
+					s.out = append(s.out, fmt.Sprintf("%d:%s", p.Output, p.Cols[0].S[i]))
+				}
 			}
 		}
 	}
@@ -57,7 +60,12 @@ func (s *countSink) Rows(b *Batch) error {
 		if !ok {
 			return nil
 		}
-		s.rows += len(seg.Sel) + len(seg.Bad)
+		s.rows += len(seg.Bad)
+		for i := seg.From; i < seg.To; i++ {
+			if seg.Port[i] >= 0 {
+				s.rows++
+			}
+		}
 		if seg.Chunk != nil {
 			s.rows += len(seg.Chunk.Sel)
 		}

@@ -164,19 +164,17 @@ func (c *encChunk) Rows(r *session.Batch) error {
 		for range seg.Bad {
 			c.badMark()
 		}
-		if seg.Part == nil {
-			continue
-		}
-		k := seg.Port
-		for _, i := range seg.Sel {
-			var line []byte
-			var plain uint64
-			if c.copies[k] {
-				line = lines[i]
-			} else if c.fields[k] != 0 && lines[i] != nil {
-				plain = c.fields[k]
+		for i := seg.From; i < seg.To; i++ {
+			if k := seg.Port[i]; k >= 0 {
+				var line []byte
+				var plain uint64
+				if c.copies[k] {
+					line = lines[i]
+				} else if c.fields[k] != 0 && lines[i] != nil {
+					plain = c.fields[k]
+				}
+				c.row(&r.Parts[k], i, line, plain)
 			}
-			c.row(seg.Part, int(i), line, plain)
 		}
 	}
 	return nil

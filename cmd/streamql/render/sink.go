@@ -396,6 +396,7 @@ func (s *sink) Rows(r *session.Batch) error {
 		}
 		s.direct = append(s.direct, t)
 	}
+	copies, direct, fields := s.copies, s.direct, s.fields // (locals: kept across the calls)
 	lines := start(&s.merge, r)
 	m := &s.merge
 	for {
@@ -414,11 +415,28 @@ func (s *sink) Rows(r *session.Batch) error {
 				return err
 			}
 		}
-		if seg.Part == nil {
-			continue
-		}
-		if err := s.run(&seg, lines); err != nil {
-			return err
+		for i := seg.From; i < seg.To; i++ {
+			k := seg.Port[i]
+			if k < 0 {
+				continue
+			}
+			var line []byte
+			var plain uint64
+			if copies[k] {
+				line = lines[i]
+				if t := direct[k]; t != nil && line != nil {
+					t.total++
+					if err := s.put(t, line, true); err != nil {
+						return err
+					}
+					continue
+				}
+			} else if fields[k] != 0 && lines[i] != nil {
+				plain = fields[k]
+			}
+			if err := s.row(&r.Parts[k], i, line, plain); err != nil {
+				return err
+			}
 		}
 	}
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
@@ -439,47 +457,6 @@ func start(m *session.Merger, r *session.Batch) [][]byte {
 		return nil
 	}
 	return r.In.Line
-}
-
-// run writes seg's rows, a run of one port's input rows, lines being the
-// batch's kept record texts (nil: none).
-func (s *sink) run(seg *session.Segment, lines [][]byte) error {
-	k, p := seg.Port, seg.Part
-	copies, fields := s.copies[k], s.fields[k]
-	if copies {
-		if t := s.direct[k]; t != nil {
-			for _, i := range seg.Sel {
-				line := lines[i]
-				if line == nil {
-					if err := s.row(p, int(i), nil, 0); err != nil {
-						return err
-					}
-					continue
-				}
-				t.total++
-				if err := s.put(t, line, true); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		for _, i := range seg.Sel {
-			if err := s.row(p, int(i), lines[i], 0); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, i := range seg.Sel {
-		var plain uint64
-		if fields != 0 && lines[i] != nil {
-			plain = fields
-		}
-		if err := s.row(p, int(i), nil, plain); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // put writes b, one row's line, to t: b ends in LF, or, with lf, put adds
