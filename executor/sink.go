@@ -169,6 +169,15 @@ type Merger struct {
 	destBuf    [vector.Cap]int16
 }
 
+// noPort is a Merger's dest before its ports are scattered in: no row has a
+// port.
+var noPort = func() (a [vector.Cap]int16) {
+	for i := range a {
+		a[i] = -1
+	}
+	return a
+}()
+
 // Reset points m at r, from its start.
 func (m *Merger) Reset(r *Step) {
 	m.r, m.i, m.ch, m.bad = r, 0, 0, 0
@@ -179,8 +188,8 @@ func (m *Merger) Reset(r *Step) {
 		m.dest = make([]int16, r.N)
 	}
 	m.dest = m.dest[:r.N]
-	for i := range m.dest {
-		m.dest[i] = -1
+	for n := copy(m.dest, noPort[:]); n < r.N; n++ { // (copy: a memmove, not a store a row)
+		m.dest[n] = -1
 	}
 	for k := range r.Parts {
 		for _, i := range r.Parts[k].Sel {
