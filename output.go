@@ -261,7 +261,7 @@ func (f *frontend) Result(columns []string, rows [][]string) error {
 func (f *frontend) RunJob(ctx context.Context, j *session.Job, run session.RunFunc) error {
 	job := j.Plan()
 	f.s.jobStarts(job)
-	stats, err := run(func() (executor.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
+	stats, err := run(func() (session.Sink, error) { return newSink(job, f.s.opts.OnRows), nil })
 	if w := f.s.opts.Log; w != nil {
 		for _, l := range session.JobNotices(j, stats) {
 			fmt.Fprintln(w, l)
@@ -280,6 +280,7 @@ type sink struct {
 	outs  []Output
 	types [][]catalog.Type
 	sel   []int32
+	merge session.Merger // a batch's output order
 	rows  Rows
 	errs  map[string]Output
 }
@@ -306,10 +307,10 @@ func newSink(job *planner.Job, on func(Output, *Rows) error) *sink {
 	return k
 }
 
-// Rows implements executor.Sink: runs of rows of one output go to the
-// callback together, in output order, with the rows operators made
-// (r.Chunks) and the malformed rows at their places (SPEC 4).
-func (k *sink) Rows(r *executor.Routed) error {
+// Rows implements session.Sink: runs of rows of one output go to the
+// callback together, in output order (the Merger's), with the rows
+// operators made (r.Chunks) and the malformed rows at their places (SPEC 4).
+func (k *sink) Rows(r *session.Batch) error {
 	if k.on == nil {
 		return nil
 	}
@@ -324,7 +325,13 @@ func (k *sink) Rows(r *executor.Routed) error {
 		k.sel = k.sel[:0]
 		return err
 	}
-	for seg := range r.Segments() {
+	m := &k.merge
+	m.Reset(r)
+	for {
+		seg, ok := m.Next()
+		if !ok {
+			break
+		}
 		if seg.Chunk != nil || seg.Bad != nil {
 			if err := flush(); err != nil {
 				return err
@@ -341,13 +348,13 @@ func (k *sink) Rows(r *executor.Routed) error {
 			continue
 		}
 		if seg.Bad != nil {
-			if err := k.Errors(r.ErrorSide, seg.Bad); err != nil {
+			if err := k.Errors(r.Errors.Name, seg.Bad); err != nil {
 				return err
 			}
 			continue
 		}
 		for i := seg.From; i < seg.To; i++ {
-			d := int(r.Dest[i])
+			d := int(seg.Port[i])
 			if d < 0 {
 				continue
 			}
@@ -363,7 +370,7 @@ func (k *sink) Rows(r *executor.Routed) error {
 	return flush()
 }
 
-// Errors implements executor.Sink: malformed rows for the errors side output.
+// Errors implements session.Sink: malformed rows for the errors side output.
 func (k *sink) Errors(name string, rows []executor.ErrorRow) error {
 	if k.on == nil || len(rows) == 0 {
 		return nil
@@ -377,10 +384,10 @@ func (k *sink) Errors(name string, rows []executor.ErrorRow) error {
 	return k.on(out, &k.rows)
 }
 
-// Flush implements executor.Sink.
+// Flush implements session.Sink.
 func (k *sink) Flush() error { return nil }
 
-// Close implements executor.Sink.
+// Close implements session.Sink.
 func (k *sink) Close() error { return nil }
 
 var _ session.SettingsLister = (*frontend)(nil)

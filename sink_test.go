@@ -7,6 +7,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor"
 	"streamql/executor/vector"
+	"streamql/internal/session"
 	"streamql/planner"
 )
 
@@ -30,11 +31,13 @@ func TestSinkAllocs(t *testing.T) {
 		return nil
 	})
 	for _, alternate := range []bool{false, true} {
-		r := &executor.Routed{N: vector.Cap, Dest: make([]int16, vector.Cap), Parts: []executor.Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
-		for i := range r.Dest {
+		r := &session.Batch{N: vector.Cap, Parts: []session.Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
+		for i := range vector.Cap {
+			k := 0
 			if alternate && i%2 == 1 {
-				r.Dest[i] = 1
+				k = 1
 			}
+			r.Parts[k].Sel = append(r.Parts[k].Sel, int32(i))
 		}
 		n = 0
 		allocs := testing.AllocsPerRun(20, func() {
@@ -69,14 +72,13 @@ func TestSinkChunksInOrder(t *testing.T) {
 		}
 		return nil
 	})
-	r := &executor.Routed{N: 3, Dest: []int16{0, 0, 1},
+	r := &session.Batch{N: 3,
 		Parts: []executor.Part{{Output: 0, Sel: []int32{0, 1}, Cols: []*vector.Vec{in}}, {Output: 1, Sel: []int32{2}, Cols: []*vector.Vec{in}}},
 		Chunks: []executor.Chunk{
 			{At: 1, Part: executor.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*vector.Vec{made}}},
 			{At: 3, Part: executor.Part{Output: 1, Sel: []int32{2}, Cols: []*vector.Vec{made}}},
 		},
-		Bad:       []executor.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
-		ErrorSide: "errors",
+		Errors: session.ErrorPort{Name: "errors", Rows: []session.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}}},
 	}
 	if err := k.Rows(r); err != nil {
 		t.Fatal(err)

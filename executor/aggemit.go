@@ -162,7 +162,7 @@ func (ao *aggOperator) pushFired(ctx context.Context, port Port) error {
 	for _, o := range ao.ops {
 		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
 	}
-	ao.fired = Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide} // (reused: the parallel aggregate fires here all along, paragg.go)
+	ao.fired = Step{Chunks: ao.chunks, Errors: ErrorPort{Name: ao.out.Errors.Name}} // (reused: the parallel aggregate fires here all along, paragg.go)
 	err := ao.down.Push(ctx, port, &ao.fired)
 	ao.chunks = ao.chunks[:0]
 	for _, o := range ao.ops {

@@ -29,7 +29,7 @@ type aggOp struct {
 	br      *plan.Branch
 	a       *plan.Aggregate
 	kind    window.Kind
-	latePt  int // index of the late part in the router's Routed, -1 without a window
+	latePt  int // index of the late part in the router's Step, -1 without a window
 	acct    *StateAccount
 	seq     int64
 	open    []*winState // unsorted; minEnd is at most the smallest end
@@ -193,7 +193,7 @@ type aggOperator struct {
 	oneChunk  bool  // the batch's changes go out as one chunk per flush (alone)
 	stop      error // a flush's push failed, or the LIMIT ended the job there: the operator stops
 	counts    []*LateRows
-	out       Routed
+	out       Step
 	parts     []Part
 	lateSel   [][]int32
 	chunks    []Chunk
@@ -206,12 +206,12 @@ type aggOperator struct {
 	// last row of a batch it is known at the next batch (pending)
 	derive  bool
 	pending bool
-	fired   Routed // the batch of fireAll
+	fired   Step   // the batch of fireAll
 	src     Source // for the positions of malformed rows (malformed), nil in tests
 	stats   *Stats
 	// pre and preParts are pushBefore's batch; pushed is the number of the
-	// batch's input rows it pushed on (their Dest set to -1)
-	pre      Routed
+	// batch's input rows it pushed on (taken out of its ports after the push)
+	pre      Step
 	preParts []Part
 	pushed   int
 	// row counts the rows the operator saw, job-wide (aggOp.rowAt); fire
@@ -261,7 +261,7 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 }
 
 // Push implements Operator: r is the router's batch.
-func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
+func (ao *aggOperator) Push(ctx context.Context, port Port, r *Step) error {
 	ao.pushed, ao.inBatch, ao.stop = 0, true, nil
 	out := &ao.out
 	*out = *r
@@ -397,8 +397,8 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Routed) error {
 // operator is one updating aggregate, not flushed row by row (a LIMIT),
 // and r holds nothing else for the outputs (no other part's rows, no
 // chunks, no malformed rows), so nothing comes between two changes.
-func (ao *aggOperator) alone(r *Routed) bool {
-	if len(ao.ops) != 1 || ao.ops[0].upd == nil || ao.flushMain || len(r.Chunks) > 0 || len(r.Bad) > 0 {
+func (ao *aggOperator) alone(r *Step) bool {
+	if len(ao.ops) != 1 || ao.ops[0].upd == nil || ao.flushMain || len(r.Chunks) > 0 || len(r.Errors.Rows) > 0 {
 		return false
 	}
 	for k := range r.Parts {
@@ -453,9 +453,9 @@ func (ao *aggOperator) malformed(o *aggOp, b *vector.Batch, i int) error {
 		raw = format.AppendCSVRow(nil, st.Columns, b.Cols[:len(st.Columns)], i, ',')
 	}
 	e := ErrorRow{Stream: st.Name, Position: pos, Raw: raw, Error: reason, At: i}
-	bad := append([]ErrorRow(nil), ao.out.Bad...) // (the router's: not appended to in place)
+	bad := append([]ErrorRow(nil), ao.out.Errors.Rows...) // (the router's: not appended to in place)
 	at := sort.Search(len(bad), func(k int) bool { return bad[k].At > i })
-	ao.out.Bad = slices.Insert(bad, at, e)
+	ao.out.Errors.Rows = slices.Insert(bad, at, e)
 	return nil
 }
 
@@ -486,15 +486,12 @@ func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i, bad int) er
 		ao.preParts = append(ao.preParts, p)
 	}
 	pre.Parts = ao.preParts
-	nb := sort.Search(len(ao.out.Bad), func(k int) bool { return ao.out.Bad[k].At > bad })
-	pre.Bad = ao.out.Bad[:nb]
+	nb := sort.Search(len(ao.out.Errors.Rows), func(k int) bool { return ao.out.Errors.Rows[k].At > bad })
+	pre.Errors.Rows = ao.out.Errors.Rows[:nb]
 	nm := sort.Search(len(ao.out.Marks), func(k int) bool { return ao.out.Marks[k].At > i })
 	pre.Marks = ao.out.Marks[:nm]
 	err := ao.down.Push(ctx, port, pre)
-	// take it out of the batch
-	for j := ao.pushed; j < i; j++ {
-		ao.out.Dest[j] = -1
-	}
+	// take it out of the batch (the parts' rows before i, below)
 	ao.pushed = i
 	for k := range ao.parts[:ao.nb] {
 		p := &ao.parts[k]
@@ -504,7 +501,7 @@ func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i, bad int) er
 		n := sort.Search(len(sel), func(k int) bool { return int(sel[k]) >= i })
 		ao.lateSel[k] = append(sel[:0], sel[n:]...)
 	}
-	ao.out.Bad = ao.out.Bad[nb:]
+	ao.out.Errors.Rows = ao.out.Errors.Rows[nb:]
 	ao.out.Marks = ao.out.Marks[nm:]
 	ao.chunks = ao.chunks[:0]
 	for _, o := range ao.ops {
@@ -542,7 +539,6 @@ func (ao *aggOperator) lateRows() []*LateRows {
 // markLate routes row i, late for o, to o's late part (counted where it
 // reaches the sink: sinkOp).
 func (ao *aggOperator) markLate(o *aggOp, i int) {
-	ao.out.Dest[i] = int16(o.latePt)
 	ao.lateSel[o.lateIdx] = append(ao.lateSel[o.lateIdx], int32(i))
 }
 

@@ -17,11 +17,9 @@ type discardCounting struct {
 	rows, chunkRows int64
 }
 
-func (s *discardCounting) Rows(r *Routed) error {
-	for i := 0; i < r.N; i++ {
-		if r.Dest[i] >= 0 {
-			s.rows++
-		}
+func (s *discardCounting) Rows(r *Step) error {
+	for k := range r.Parts {
+		s.rows += int64(len(r.Parts[k].Sel))
 	}
 	for _, c := range r.Chunks {
 		s.chunkRows += int64(len(c.Sel))

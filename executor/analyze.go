@@ -23,7 +23,7 @@ type Analysis struct {
 	Ops []*OpStats
 	// Branches are the rows each branch took that reached its output (after
 	// the LIMIT's cut), per branch: side branches in declaration order, then
-	// the main query (plan.Job's order, as Routed.Parts).
+	// the main query (plan.Job's order, as Step.Parts).
 	Branches []int64
 	// Outputs are the rows written to each output (plan.Job.Outputs' order):
 	// its branches' rows and the rows operators made for it (windows).
@@ -218,7 +218,7 @@ func Analyze(ctx context.Context, job *plan.Job, env *Env) (Stats, error) {
 // discard is the sink of EXPLAIN ANALYZE: it drops everything.
 type discard struct{}
 
-func (discard) Rows(*Routed) error              { return nil }
+func (discard) Rows(*Step) error                { return nil }
 func (discard) Errors(string, []ErrorRow) error { return nil }
 func (discard) Flush() error                    { return nil }
 func (discard) Close() error                    { return nil }

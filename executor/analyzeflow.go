@@ -68,7 +68,7 @@ func newLateTracker(job *plan.Job, c *chain) *lateTracker {
 }
 
 // count measures the rows of r's parts bound for a late output; nil-safe.
-func (t *lateTracker) count(r *Routed) {
+func (t *lateTracker) count(r *Step) {
 	if t == nil || r.In == nil {
 		return
 	}

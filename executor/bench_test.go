@@ -161,7 +161,7 @@ type discardSink struct {
 	rows int64
 }
 
-func (s *discardSink) Rows(r *Routed) error {
+func (s *discardSink) Rows(r *Step) error {
 	for _, p := range r.Parts {
 		s.rows += int64(len(p.Sel))
 	}

@@ -187,7 +187,7 @@ func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
 // (EXPLAIN ANALYZE, Analysis).
 type sinkOp struct {
 	sink    Sink
-	parts   []int64      // per Routed part
+	parts   []int64      // per Step part
 	outputs []int64      // per job output
 	nb      int          // the branches: parts[:nb] are theirs, parts[nb:] their flows
 	late    *lateTracker // EXPLAIN ANALYZE's late rows (analyzeflow.go), nil otherwise
@@ -201,7 +201,7 @@ type sinkOp struct {
 }
 
 // Push implements Operator.
-func (s *sinkOp) Push(ctx context.Context, _ Port, r *Routed) error {
+func (s *sinkOp) Push(ctx context.Context, _ Port, r *Step) error {
 	if s.lateRows != nil {
 		s.countLate(ctx, r)
 	}
@@ -228,7 +228,7 @@ func (s *sinkOp) Push(ctx context.Context, _ Port, r *Routed) error {
 // countLate adds the rows of r's late parts to their windows' counts and to
 // the live status (SPEC 4: late rows). A replayed late row counts too (its
 // output was written by the run before: rep.filter drops it after).
-func (s *sinkOp) countLate(ctx context.Context, r *Routed) {
+func (s *sinkOp) countLate(ctx context.Context, r *Step) {
 	n := 0
 	for k := s.nb; k < len(r.Parts) && k-s.nb < len(s.lateRows); k++ {
 		got := len(r.Parts[k].Sel)
@@ -257,7 +257,7 @@ type joinBuild struct {
 }
 
 // Push implements Operator: absorb r's live rows.
-func (o *joinBuild) Push(_ context.Context, _ Port, r *Routed) error {
+func (o *joinBuild) Push(_ context.Context, _ Port, r *Step) error {
 	if o.locked {
 		o.ks.mu.Lock()
 		defer o.ks.mu.Unlock()
@@ -281,12 +281,12 @@ func (o *joinBuild) Finish(context.Context) error {
 
 // newStep returns the batch a source driver pushes into a chain: its buffers
 // for the live rows and the malformed rows.
-func newStep(errorSide string) *Routed {
-	return &Routed{Sel: make([]int32, 0, vector.Cap), ErrorSide: errorSide}
+func newStep(errorSide string) *Step {
+	return &Step{Sel: make([]int32, 0, vector.Cap), Errors: ErrorPort{Name: errorSide}}
 }
 
 // selectRows sets r.In to b and r.Sel to the rows [from, to) of b.
-func (r *Routed) selectRows(b *vector.Batch, from, to int) {
+func (r *Step) selectRows(b *vector.Batch, from, to int) {
 	r.In, r.N = b, b.N
 	sel := r.Sel[:0]
 	for i := from; i < to; i++ {

@@ -48,7 +48,7 @@ type derivedSource struct {
 	next      int // the part whose turn it is (round robin)
 	rows      int64
 	fail      error
-	lateR     Routed
+	lateR     Step
 	sel       []int32
 }
 
@@ -250,7 +250,7 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 			for i := range m.b.N {
 				ds.sel = append(ds.sel, int32(i))
 			}
-			ds.lateR = Routed{Chunks: []Chunk{{At: 0, Part: Part{Output: k, Sel: ds.sel, Cols: m.b.Cols}}}, In: m.b}
+			ds.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: k, Sel: ds.sel, Cols: m.b.Cols}}}, In: m.b}
 			if err := ds.hub.sink.Rows(&ds.lateR); err != nil {
 				return err
 			}
@@ -315,19 +315,20 @@ type captureSink struct {
 	job    *plan.Job
 	cur    *vector.Batch
 	curOut int
+	m      Merger // the batch's output order
 }
 
 // Rows implements Sink.
-func (c *captureSink) Rows(r *Routed) error {
-	for seg := range r.Segments() {
+func (c *captureSink) Rows(r *Step) error {
+	for seg := range c.m.Segments(r) {
 		if seg.Chunk != nil {
 			if err := c.chunk(seg.Chunk); err != nil {
 				return err
 			}
 			continue
 		}
-		for i := seg.From; i < seg.To && r.Dest != nil; i++ { // (the malformed rows go after the batch's rows, below)
-			k := r.Dest[i]
+		for i := seg.From; i < seg.To; i++ { // (the malformed rows go after the batch's rows, below)
+			k := seg.Port[i]
 			if k < 0 {
 				continue
 			}
@@ -340,8 +341,8 @@ func (c *captureSink) Rows(r *Routed) error {
 	if err := c.flush(); err != nil {
 		return err
 	}
-	if len(r.Bad) > 0 {
-		return c.Errors(r.ErrorSide, r.Bad)
+	if len(r.Errors.Rows) > 0 {
+		return c.Errors(r.Errors.Name, r.Errors.Rows)
 	}
 	return nil
 }

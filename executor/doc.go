@@ -1,7 +1,8 @@
 // Package executor runs a plan.Job (planner/plan): a source decodes typed batches, the
 // watermark assigner stamps each row with the watermark before it (SPEC 2.3), the
 // process operator routes each row to the first side branch that takes it or to
-// the main query (SPEC 2.1), and a Sink receives the routed batches. Malformed
+// the main query (SPEC 2.1), and a Sink receives one batch per output port
+// (Step), which it reads in output order through the Merger. Malformed
 // rows follow the stream's errors policy (SPEC 1, bad input). Push-based: the
 // source owns the loop; cancellation is checked once per batch (DESIGN: executor).
 // Each step is an Operator (operator.go), built from the plan in build.go.
@@ -22,7 +23,7 @@
 // makes or passes such rows and every sink:
 //
 //   - A batch carries its rows' kinds in vector.Batch.Kinds (nil: all +I; an
-//     append-only operator never allocates it). A Part or Chunk of a Routed
+//     append-only operator never allocates it). A Part or Chunk of a Step
 //     batch carries them in Part.Kinds, indexed like its Cols (row Sel[k]'s
 //     kind is Kinds[Sel[k]]); read one with Part.KindAt.
 //   - An operator that makes updating rows sets Kinds on what it emits (op.Join

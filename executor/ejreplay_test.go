@@ -372,7 +372,7 @@ type ejSink struct {
 	cut     bool
 }
 
-func (s *ejSink) Rows(r *Routed) error {
+func (s *ejSink) Rows(r *Step) error {
 	if !s.cutNext {
 		return s.orderSink.Rows(r)
 	}

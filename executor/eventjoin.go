@@ -167,7 +167,7 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 	opts.src, opts.timed = src, stats.timed
 	ch := buildChain(job, joins, sink, opts)
 	r, wm := ch.limit, ch.assign
-	step := newStep(ch.router.out.ErrorSide)
+	step := newStep(ch.router.out.Errors.Name)
 	wm.live = lv.probe(job)
 	et := st.EventTime
 	hold := &holder{acct: acct, stamp: ch.stats[0], wcol: -1}
@@ -217,10 +217,10 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 	released := false
 	release := func(ctx context.Context, c *heldChunk, k int) (stop bool, err error) {
 		step.selectRows(c.b, c.next, k)
-		step.Bad = step.Bad[:0]
+		step.Errors.Rows = step.Errors.Rows[:0]
 		bad0, badAt0, badPos0 := c.bad, c.badAt, c.badPos
 		for len(c.bad) > 0 && (c.bad[0].At <= k) {
-			step.Bad = append(step.Bad, c.bad[0])
+			step.Errors.Rows = append(step.Errors.Rows, c.bad[0])
 			c.bad = c.bad[1:]
 		}
 		rep.changed() // (torn until the push went through: it may be cut before the sinks)

@@ -63,9 +63,10 @@ func (s *stepSource) Close() error               { return nil }
 // collect is a sink that records the main output's key column.
 type collect struct{ out []string }
 
-func (c *collect) Rows(r *Routed) error {
+func (c *collect) Rows(r *Step) error {
+	dest := destsOf(r)
 	for i := 0; i < r.N; i++ {
-		if k := r.Dest[i]; k >= 0 {
+		if k := dest[i]; k >= 0 {
 			p := r.Parts[k]
 			key := ""
 			if !p.Cols[0].Null[i] {

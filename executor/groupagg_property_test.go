@@ -22,7 +22,7 @@ type changeSink struct {
 	batches []int // the changes of each input batch
 }
 
-func (s *changeSink) Rows(r *Routed) error {
+func (s *changeSink) Rows(r *Step) error {
 	n := 0
 	for _, c := range r.Chunks {
 		for _, i := range c.Sel {

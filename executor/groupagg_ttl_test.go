@@ -38,7 +38,7 @@ type kindSink struct {
 	got []string
 }
 
-func (s *kindSink) Rows(r *Routed) error {
+func (s *kindSink) Rows(r *Step) error {
 	for _, c := range r.Chunks {
 		for _, i := range c.Sel {
 			s.got = append(s.got, fmt.Sprintf("%s %d %d", c.KindAt(int(i)), c.Cols[0].I[i], c.Cols[1].I[i]))

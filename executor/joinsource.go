@@ -30,7 +30,7 @@ import (
 // a tie), so held rows stay few when both inputs are in event-time order. A
 // live input that has no row ready (ErrWaiting) makes the job wait for it.
 // Malformed rows of an input go to its errors output (Sink.Errors), late rows
-// to the join's late outputs (as rows the operator made, Routed.Chunks).
+// to the join's late outputs (as rows the operator made, Step.Chunks).
 type joinSource struct {
 	ctx   context.Context
 	both  *plan.BothJoin
@@ -44,7 +44,7 @@ type joinSource struct {
 	free  []*vector.Batch
 	at    int // rows of queue[0] already given
 	fail  error
-	lateR Routed
+	lateR Step
 	sel   []int32
 	late  [2]*LateRows      // each input's late rows, for the end-of-job notice (Stats.Late)
 	an    *BothJoinAnalysis // EXPLAIN ANALYZE's measures (analyzejoin.go), nil when not analyzing
@@ -350,9 +350,9 @@ func (js *joinSource) refuseFuture(ji *joinInput) error {
 	if len(m.rej) == 0 {
 		return nil
 	}
-	r := Routed{In: ji.b, Sel: sel, Bad: ji.errs}
+	r := Step{In: ji.b, Sel: sel, Errors: ErrorPort{Rows: ji.errs}}
 	err := m.refuse(ji.in.Stream, &r)
-	ji.errs = r.Bad
+	ji.errs = r.Errors.Rows
 	if ji.kept == nil {
 		ji.kept = vector.NewBatch(ji.in.Types)
 	}
@@ -402,7 +402,7 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	for i := range b.N {
 		js.sel = append(js.sel, int32(i))
 	}
-	js.lateR = Routed{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: js.sel, Cols: cols}}}, In: b}
+	js.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: js.sel, Cols: cols}}}, In: b}
 	return js.sink.Rows(&js.lateR)
 }
 

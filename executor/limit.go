@@ -24,7 +24,7 @@ import (
 // 3, SPEC 1) and hands the rest of stdin back (SPEC 1): no count is made
 // before the cut and corrected after it.
 type limitOp struct {
-	main    int   // the main part's index in Routed.Parts
+	main    int   // the main part's index in Step.Parts
 	out     int   // the main query's output (plan.Job.Outputs)
 	chunks  bool  // the main query aggregates: its rows come as chunks
 	limit   int64 // -1: none
@@ -50,7 +50,7 @@ func newLimit(job *plan.Job) *limitOp {
 func (l *limitOp) endedAt() (int, bool) { return l.last, l.done }
 
 // Push implements Operator.
-func (l *limitOp) Push(ctx context.Context, port Port, r *Routed) error {
+func (l *limitOp) Push(ctx context.Context, port Port, r *Step) error {
 	l.last, l.done = -1, false
 	switch {
 	case l.limit < 0:
@@ -59,9 +59,6 @@ func (l *limitOp) Push(ctx context.Context, port Port, r *Routed) error {
 	case r.Parts != nil:
 		p := &r.Parts[l.main]
 		if room := l.limit - l.emitted; int64(len(p.Sel)) >= room {
-			for _, i := range p.Sel[room:] {
-				r.Dest[i] = -1
-			}
 			p.Sel = p.Sel[:room]
 			l.done = true
 			if room > 0 {
@@ -89,7 +86,7 @@ func (l *limitOp) Push(ctx context.Context, port Port, r *Routed) error {
 // query) and, at the chunk that holds the n-th, ends the job there: the chunk
 // keeps its rows up to the n-th, the chunks after it go, and so does what comes
 // after the input row before it (its At).
-func (l *limitOp) limitChunks(r *Routed) {
+func (l *limitOp) limitChunks(r *Step) {
 	for k := range r.Chunks {
 		c := &r.Chunks[k]
 		if c.Output != l.out {
@@ -112,13 +109,13 @@ func (l *limitOp) limitChunks(r *Routed) {
 
 // cutRows drops from r the input rows after input row l.last, and the
 // malformed rows and marks after it (see limitOp).
-func (l *limitOp) cutRows(r *Routed) {
+func (l *limitOp) cutRows(r *Step) {
 	last := l.last
-	nb := len(r.Bad)
-	for nb > 0 && r.Bad[nb-1].At > last {
+	nb := len(r.Errors.Rows)
+	for nb > 0 && r.Errors.Rows[nb-1].At > last {
 		nb--
 	}
-	r.Bad = r.Bad[:nb]
+	r.Errors.Rows = r.Errors.Rows[:nb]
 	nm := len(r.Marks)
 	for nm > 0 && r.Marks[nm-1].At > last {
 		nm--
@@ -131,7 +128,6 @@ func (l *limitOp) cutRows(r *Routed) {
 		p := &r.Parts[k]
 		n := len(p.Sel)
 		for n > 0 && int(p.Sel[n-1]) > last {
-			r.Dest[p.Sel[n-1]] = -1
 			n--
 		}
 		p.Sel = p.Sel[:n]
@@ -167,13 +163,13 @@ func newProject(job *plan.Job) *projectOp {
 }
 
 // Push implements Operator.
-func (o *projectOp) Push(ctx context.Context, port Port, r *Routed) error {
+func (o *projectOp) Push(ctx context.Context, port Port, r *Step) error {
 	o.apply(r)
 	return o.down.Push(ctx, port, r)
 }
 
 // apply projects r's parts (none in a batch of operators' rows only).
-func (o *projectOp) apply(r *Routed) {
+func (o *projectOp) apply(r *Step) {
 	if r.Parts == nil {
 		return
 	}

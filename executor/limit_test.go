@@ -235,16 +235,17 @@ func (s *outputCounts) add(out int, n int) {
 	s.rows[out] += int64(n)
 }
 
-func (s *outputCounts) Rows(r *Routed) error {
+func (s *outputCounts) Rows(r *Step) error {
+	dest := destsOf(r)
 	for i := 0; i < r.N; i++ {
-		if k := r.Dest[i]; k >= 0 {
+		if k := dest[i]; k >= 0 {
 			s.add(r.Parts[k].Output, 1)
 		}
 	}
 	for _, c := range r.Chunks {
 		s.add(c.Output, len(c.Sel))
 	}
-	s.bad += int64(len(r.Bad))
+	s.bad += int64(len(r.Errors.Rows))
 	return nil
 }
 

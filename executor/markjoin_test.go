@@ -295,9 +295,10 @@ func TestMarkJoinRouting(t *testing.T) {
 // destSink records, per input row routed, the branch that took it (-1: none).
 type destSink struct{ dest []int }
 
-func (s *destSink) Rows(r *Routed) error {
+func (s *destSink) Rows(r *Step) error {
+	dest := destsOf(r)
 	for _, i := range r.Sel {
-		s.dest = append(s.dest, int(r.Dest[i]))
+		s.dest = append(s.dest, int(dest[i]))
 	}
 	return nil
 }

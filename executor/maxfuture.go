@@ -104,7 +104,7 @@ func (m *maxFuture) drop(sel []int32) []int32 {
 // refuse sends the refused rows of r's batch where the stream's errors policy
 // says (SPEC 1), in input order among r.Bad; with 'errors'='fail' it cuts
 // r.Sel before the first and returns the job's *RowError.
-func (m *maxFuture) refuse(st *catalog.Stream, r *Routed) error {
+func (m *maxFuture) refuse(st *catalog.Stream, r *Step) error {
 	if m.rep != nil && m.rep.active {
 		kept := m.rej[:0]
 		for _, i := range m.rej {
@@ -139,13 +139,13 @@ func (m *maxFuture) refuse(st *catalog.Stream, r *Routed) error {
 	for _, i := range m.rej {
 		e := ErrorRow{Stream: st.Name, Position: m.position(b, i), Raw: rawRow(st, b, i), Error: catalog.MaxFutureReason, At: int(i)}
 		// after the malformed rows that came before row i
-		k := len(r.Bad)
-		for k > 0 && r.Bad[k-1].At > int(i) {
+		k := len(r.Errors.Rows)
+		for k > 0 && r.Errors.Rows[k-1].At > int(i) {
 			k--
 		}
-		r.Bad = append(r.Bad, ErrorRow{})
-		copy(r.Bad[k+1:], r.Bad[k:])
-		r.Bad[k] = e
+		r.Errors.Rows = append(r.Errors.Rows, ErrorRow{})
+		copy(r.Errors.Rows[k+1:], r.Errors.Rows[k:])
+		r.Errors.Rows[k] = e
 	}
 	return nil
 }

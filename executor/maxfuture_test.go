@@ -37,7 +37,7 @@ func TestMaxFutureAllocatesNothingPerRow(t *testing.T) {
 			b.Cols[1].I[i] = next
 			next += 10
 		}
-		step.Bad = step.Bad[:0]
+		step.Errors.Rows = step.Errors.Rows[:0]
 		step.selectRows(b, 0, b.N)
 		if err := c.head.Push(context.Background(), Port{}, step); err != nil {
 			t.Fatal(err)
@@ -70,7 +70,7 @@ func TestMaxFuturePartitionWatermark(t *testing.T) {
 		for i, p := range parts {
 			b.Pos[i] = connector.KafkaPosition(p, int64(i))
 		}
-		step.Bad = step.Bad[:0]
+		step.Errors.Rows = step.Errors.Rows[:0]
 		step.selectRows(b, 0, b.N)
 		if err := c.head.Push(context.Background(), Port{}, step); err != nil {
 			t.Fatal(err)
@@ -81,8 +81,8 @@ func TestMaxFuturePartitionWatermark(t *testing.T) {
 	if len(step.Sel) != 2 || step.Sel[0] != 1 || step.Sel[1] != 2 {
 		t.Errorf("live rows %v, want [1 2] (c refused)", step.Sel)
 	}
-	if len(step.Bad) != 1 || step.Bad[0].Error != catalog.MaxFutureReason || step.Bad[0].At != 0 {
-		t.Fatalf("errors %+v, want c's", step.Bad)
+	if len(step.Errors.Rows) != 1 || step.Errors.Rows[0].Error != catalog.MaxFutureReason || step.Errors.Rows[0].At != 0 {
+		t.Fatalf("errors %+v, want c's", step.Errors.Rows)
 	}
 	if wm := step.In.Cols[job.WatermarkCol]; wm.I[2] != 100 {
 		t.Errorf("e stamped %d, want partition 1's watermark 100 (c did not move it)", wm.I[2])

@@ -103,7 +103,7 @@ type ChunkSink interface {
 	NewChunk(size int) EncodedChunk
 	// WriteChunk writes what c holds to the outputs, as Rows would have
 	// written its batches, in order; bad(j) returns the j-th malformed row
-	// whose place c kept (Routed.Bad, with Position set). It is called on the
+	// whose place c kept (Step.Bad, with Position set). It is called on the
 	// job's goroutine; c may be Reset after it returns.
 	WriteChunk(c EncodedChunk, bad func(j int) *ErrorRow) error
 }
@@ -114,7 +114,7 @@ type EncodedChunk interface {
 	// keeping only the places of r.Bad's rows (WriteChunk writes them, with
 	// their positions). It is called on a worker's goroutine and must not
 	// touch the sink's state; it returns an encoding error, if any.
-	Rows(r *Routed) error
+	Rows(r *Step) error
 	// Reset empties c for the next chunk, keeping its memory.
 	Reset()
 }
@@ -145,13 +145,13 @@ type morselOut struct {
 type morselWorker struct {
 	c    *chain
 	sink *chunkSinkOp
-	in   *Routed
+	in   *Step
 }
 
 // chunkSinkOp is a worker chain's Sink: it encodes into the current chunk.
 type chunkSinkOp struct{ cur EncodedChunk }
 
-func (s *chunkSinkOp) Rows(r *Routed) error            { return s.cur.Rows(r) }
+func (s *chunkSinkOp) Rows(r *Step) error              { return s.cur.Rows(r) }
 func (s *chunkSinkOp) Errors(string, []ErrorRow) error { return nil }
 func (s *chunkSinkOp) Flush() error                    { return nil }
 func (s *chunkSinkOp) Close() error                    { return nil }
@@ -297,7 +297,7 @@ func (w *morselWorker) chunk(ctx context.Context, st *catalog.Stream, policy str
 		}
 		o.rows += int64(b.N + len(bad))
 		n := b.N
-		in.Bad = in.Bad[:0]
+		in.Errors.Rows = in.Errors.Rows[:0]
 		if len(bad) > 0 {
 			switch policy {
 			case "fail":
@@ -307,7 +307,7 @@ func (w *morselWorker) chunk(ctx context.Context, st *catalog.Stream, policy str
 			default:
 				o.malformed += int64(len(bad))
 				for j, x := range bad {
-					in.Bad = append(in.Bad, ErrorRow{Stream: st.Name, Raw: x.Raw, Error: x.Reason, At: x.Index})
+					in.Errors.Rows = append(in.Errors.Rows, ErrorRow{Stream: st.Name, Raw: x.Raw, Error: x.Reason, At: x.Index})
 					o.refs = append(o.refs, int32(seen+j))
 				}
 			}
@@ -370,5 +370,5 @@ func (discard) WriteChunk(EncodedChunk, func(int) *ErrorRow) error { return nil 
 // discardChunk is the EncodedChunk of discard.
 type discardChunk struct{}
 
-func (discardChunk) Rows(*Routed) error { return nil }
-func (discardChunk) Reset()             {}
+func (discardChunk) Rows(*Step) error { return nil }
+func (discardChunk) Reset()           {}

@@ -21,13 +21,15 @@ package executor
 // event-time join reads the stamped watermark column instead (the Final event
 // still comes once everything held is routed).
 //
-// What flows is a *Routed (sink.go): the input batch and its live rows before
-// the router, the outputs' parts after it. An operator owns the batch it
-// pushes on: the router pushes its own Routed, whose parts point at the input
-// rows (selection vectors, no copy), and an operator may add Chunks of rows it
-// built itself (an aggregate's fired windows), each placed by its At between
-// the input rows, so the line formats keep the output order of SPEC 4 with
-// nothing allocated per row.
+// What flows is a *Step (sink.go): the input batch and its live rows before
+// the router, one batch per output port after it (Parts: each output's rows,
+// their arrival ordinals in Sel; the errors port; the late ports an operator
+// adds). An operator owns the step it pushes on: the router pushes its own
+// Step, whose ports point at the input rows (selection vectors, no copy), and
+// an operator may add Chunks of rows it built itself (an aggregate's fired
+// windows), each placed at an arrival ordinal (At). No operator merges the
+// ports: every sink reads a step through the one Merger (sink.go), which
+// walks them in SPEC 4's output order with nothing allocated per row.
 //
 // Every call into an operator goes through one wrapper, instrumented, that
 // checks ctx (on Push: once per batch), counts rows in and out and the time spent in
@@ -43,7 +45,7 @@ package executor
 //     LIMIT, a failure or a cancellation ends the job with no Final event;
 //   - within a batch, as Marks: when the chain holds an operator that fires on
 //     the watermark (a MarkReader: a window aggregate), the assigner records
-//     in Routed.Marks each row that moved the watermark, as the number of input
+//     in Step.Marks each row that moved the watermark, as the number of input
 //     rows up to and including it (At) and the new value. An aggregate walks
 //     its rows and the marks in merge order, fires a window when a mark reaches
 //     its end, and places the window's rows as a Chunk at that mark's At: right
@@ -95,7 +97,7 @@ type Watermark struct {
 type Operator interface {
 	// Push hands the operator batch r from input port. r and its slices are
 	// valid until Push returns.
-	Push(ctx context.Context, port Port, r *Routed) error
+	Push(ctx context.Context, port Port, r *Step) error
 	// Watermark tells the operator that wm's port has reached wm (SPEC 2.3).
 	Watermark(ctx context.Context, wm Watermark) error
 	// Finish tells the operator its inputs ended; it emits what it still holds.
@@ -103,7 +105,7 @@ type Operator interface {
 }
 
 // MarkReader is an operator that needs the watermark after each row (a window
-// aggregate, SPEC 2.4): a chain holding one gets Routed.Marks filled by the
+// aggregate, SPEC 2.4): a chain holding one gets Step.Marks filled by the
 // watermark assigner. ReadsMarks is only a marker.
 type MarkReader interface {
 	ReadsMarks()
@@ -118,7 +120,7 @@ type Mark struct {
 }
 
 // OpStats are the counters of one operator, kept by its wrapper for EXPLAIN
-// ANALYZE: rows pushed in and emitted (Routed rows: live input rows before the
+// ANALYZE: rows pushed in and emitted (Step rows: live input rows before the
 // router, the outputs' rows after it), batches pushed in, watermark events
 // received, and the nanoseconds spent in the operator itself (its downstream's
 // time excluded). They are updated on the job's goroutine; read them after
@@ -206,7 +208,7 @@ func (w *instrumented) call(f func() error) error {
 }
 
 // Push implements Operator: it checks ctx, counts the rows and times the call.
-func (w *instrumented) Push(ctx context.Context, port Port, r *Routed) error {
+func (w *instrumented) Push(ctx context.Context, port Port, r *Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -252,7 +254,7 @@ type Emitter struct {
 }
 
 // Push pushes r on to the next operator, counting its rows as rows out.
-func (e *Emitter) Push(ctx context.Context, port Port, r *Routed) error {
+func (e *Emitter) Push(ctx context.Context, port Port, r *Step) error {
 	if e.next == nil {
 		return nil
 	}

@@ -61,7 +61,7 @@ type fireEvery struct {
 	next   int64
 	col    []*vector.Vec // the chunks' columns (k VARCHAR, ts BIGINT), two per chunk of a batch
 	chunks []Chunk
-	final  Routed
+	final  Step
 	err    error // returned by the next Push, when set
 }
 
@@ -79,7 +79,7 @@ func (f *fireEvery) emitRow(k int, text string, value int64) *Chunk {
 	return &f.chunks[len(f.chunks)-1]
 }
 
-func (f *fireEvery) Push(ctx context.Context, port Port, r *Routed) error {
+func (f *fireEvery) Push(ctx context.Context, port Port, r *Step) error {
 	if f.err != nil {
 		return f.err
 	}
@@ -99,7 +99,7 @@ func (f *fireEvery) Watermark(ctx context.Context, wm Watermark) error {
 	if wm.Final {
 		f.chunks = f.chunks[:0]
 		f.emitRow(0, "end", -1)
-		f.final = Routed{Chunks: f.chunks}
+		f.final = Step{Chunks: f.chunks}
 		if err := f.down.Push(ctx, wm.Port, &f.final); err != nil {
 			return err
 		}
@@ -110,7 +110,8 @@ func (f *fireEvery) Watermark(ctx context.Context, wm Watermark) error {
 func (f *fireEvery) Finish(ctx context.Context) error { return f.down.Finish(ctx) }
 
 // orderSink prints every row in the order a line-format sink writes it:
-// operators' chunks and malformed rows at their At, input rows by Dest.
+// operators' chunks and malformed rows at their At, input rows by
+// their ports' ordinals (destsOf).
 type orderSink struct {
 	names []string
 	out   []string
@@ -124,7 +125,8 @@ func (o *orderSink) row(p *Part, i int) {
 	o.out = append(o.out, o.names[p.Output]+": "+strings.Join(vals, ","))
 }
 
-func (o *orderSink) Rows(r *Routed) error {
+func (o *orderSink) Rows(r *Step) error {
+	dest := destsOf(r)
 	ch, bad := 0, 0
 	at := func(i int) {
 		for ; ch < len(r.Chunks) && r.Chunks[ch].At <= i; ch++ {
@@ -132,13 +134,13 @@ func (o *orderSink) Rows(r *Routed) error {
 				o.row(&r.Chunks[ch].Part, int(j))
 			}
 		}
-		for ; bad < len(r.Bad) && r.Bad[bad].At <= i; bad++ {
-			o.out = append(o.out, "errors: "+string(r.Bad[bad].Raw))
+		for ; bad < len(r.Errors.Rows) && r.Errors.Rows[bad].At <= i; bad++ {
+			o.out = append(o.out, "errors: "+string(r.Errors.Rows[bad].Raw))
 		}
 	}
 	for i := 0; i < r.N; i++ {
 		at(i)
-		if k := r.Dest[i]; k >= 0 {
+		if k := dest[i]; k >= 0 {
 			o.row(&r.Parts[k], i)
 		}
 	}

@@ -190,10 +190,9 @@ type paggOut struct {
 	lateOp  []int32
 	// the merge's batch of late rows (pushLate), reused, and the late rows
 	// pushed so far; the output of each branch's part
-	lateOut    Routed
+	lateOut    Step
 	latePushed int
 	branchOut  []int
-	lateDest   []int16
 	lateParts  []Part
 	lateSel    [][]int32
 	// what the worker's chain counted for this chunk (EXPLAIN ANALYZE), added
@@ -225,7 +224,7 @@ type paggOp struct {
 	// (chunk k: k<<32; aggOp.rowAt, aggGroup.firstAt)
 	rowBase int64
 	lates   []int64 // the batch's late rows: row<<8 | aggregate, sorted before they are kept
-	out     Routed
+	out     Step
 	parts   []Part
 	down    *Emitter
 }
@@ -237,7 +236,7 @@ func (*paggOp) ReadsMarks() {}
 // nothing, so each aggregate takes its rows apart from the others', and the
 // cuts are found after them: an aggregate's arrival number after row i is
 // the one before the batch plus its rows up to i.
-func (po *paggOp) Push(ctx context.Context, port Port, r *Routed) error {
+func (po *paggOp) Push(ctx context.Context, port Port, r *Step) error {
 	o := po.cur
 	if o.dirty {
 		return nil
@@ -376,7 +375,7 @@ func gcd(a, b int64) int64 {
 type paggWorker struct {
 	c  *chain
 	op *paggOp
-	in *Routed
+	in *Step
 }
 
 // newPaggOut returns the memory of one chunk in flight: a partial of each of
@@ -385,7 +384,7 @@ type paggWorker struct {
 // outputs.
 func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 	o := &paggOut{parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8),
-		late: vector.NewBatch(ao.job.BatchTypes), lateDest: make([]int16, vector.Cap)}
+		late: vector.NewBatch(ao.job.BatchTypes)}
 	for _, v := range o.late.Cols {
 		if v.Type == catalog.Varchar {
 			v.Arena = make([]byte, 0, arenaSize)
@@ -656,7 +655,6 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 	}
 	for i := from; i < to; i++ {
 		a := ao.ops[o.lateOp[i]]
-		o.lateDest[i] = int16(a.latePt)
 		o.lateSel[a.lateIdx] = append(o.lateSel[a.lateIdx], int32(i))
 	}
 	o.lateParts = o.lateParts[:0]
@@ -668,13 +666,9 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 			o.lateParts = append(o.lateParts, Part{Output: a.a.LateOutput, Sel: o.lateSel[a.lateIdx], Cols: o.late.Cols[:ao.ncols]})
 		}
 	}
-	o.lateOut = Routed{N: to, Dest: o.lateDest[:to], Parts: o.lateParts, In: o.late, ErrorSide: ao.out.ErrorSide}
+	o.lateOut = Step{N: to, Parts: o.lateParts, In: o.late, Errors: ErrorPort{Name: ao.out.Errors.Name}}
 	o.latePushed = to
-	err := ao.down.Push(ctx, Port{}, &o.lateOut)
-	for i := from; i < to; i++ {
-		o.lateDest[i] = -1 // (pushed: the next push routes only its own rows)
-	}
-	return err
+	return ao.down.Push(ctx, Port{}, &o.lateOut)
 }
 
 // mergeFrom moves into o the groups of the partial aggregate x whose first

@@ -337,7 +337,7 @@ func TestParallelAggregateAnalyzeTimes(t *testing.T) {
 // discardSink drops every output.
 type discardSink struct{}
 
-func (discardSink) Rows(*executor.Routed) error              { return nil }
+func (discardSink) Rows(*executor.Step) error                { return nil }
 func (discardSink) Errors(string, []executor.ErrorRow) error { return nil }
 func (discardSink) Flush() error                             { return nil }
 func (discardSink) Close() error                             { return nil }

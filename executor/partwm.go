@@ -152,7 +152,7 @@ func (pw *partWatermarks) min(now time.Time) (m int64, ok bool) {
 // stream's watermark to the partitions' minimum (never back), with a mark at
 // each row that moved it when w.marks. It reports whether the stream's
 // watermark moved.
-func (w *watermarker) stampParts(r *Routed) bool {
+func (w *watermarker) stampParts(r *Step) bool {
 	moved := w.stampPartsSel(r.In, r.Sel)
 	if w.max != nil {
 		r.Sel = w.max.drop(r.Sel)

@@ -79,16 +79,17 @@ type textSink struct {
 	out   []string
 }
 
-func (t *textSink) Rows(r *Routed) error {
+func (t *textSink) Rows(r *Step) error {
+	dest := destsOf(r)
 	bad := 0
 	emitBad := func(i int) {
-		for ; bad < len(r.Bad) && r.Bad[bad].At <= i; bad++ {
-			t.out = append(t.out, "errors: "+r.Bad[bad].Position+" "+string(r.Bad[bad].Raw))
+		for ; bad < len(r.Errors.Rows) && r.Errors.Rows[bad].At <= i; bad++ {
+			t.out = append(t.out, "errors: "+r.Errors.Rows[bad].Position+" "+string(r.Errors.Rows[bad].Raw))
 		}
 	}
 	for i := 0; i < r.N; i++ {
 		emitBad(i)
-		k := r.Dest[i]
+		k := dest[i]
 		if k < 0 {
 			continue
 		}

@@ -16,7 +16,7 @@ import (
 // between the projections and the sink: it takes the main query's projected
 // rows (its part of each routed batch, and the rows an aggregate made for
 // it), feeds them to the executor/op operator, and hands what that emits to
-// the sink as rows it made (Routed.Chunks), after the batch's own rows.
+// the sink as rows it made (Step.Chunks), after the batch's own rows.
 // Watermark events reach the operator as they pass; the end of the input is
 // the operator's Finish.
 //
@@ -42,7 +42,7 @@ type rankOp struct {
 	ncols   int // the stream's columns (a late row's)
 	parts   []Part
 	chunks  []Chunk
-	made    Routed
+	made    Step
 	colSets [][]*vector.Vec // emit's chunks' columns, one per gathered batch
 	emitted int64
 	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
@@ -180,7 +180,7 @@ func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error
 }
 
 // Push implements Operator: the main query's rows go to the operator.
-func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
+func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 	o.in.Reset()
 	o.late = o.late[:0]
 	if o.main < len(r.Parts) {
@@ -190,16 +190,12 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 		}
 		o.view = vector.Batch{Cols: p.Cols, N: r.N, Pos: r.In.Pos}
 		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil { // every row, in place: no copy
-			for _, i := range p.Sel {
-				r.Dest[i] = -1
-			}
 			p.Sel = p.Sel[:0]
 			if err := o.op.Push(ctx, 0, &o.view); err != nil {
 				return err
 			}
 		}
 		for _, i := range p.Sel {
-			r.Dest[i] = -1
 			if o.isLate(p, i) {
 				o.late = append(o.late, i)
 				continue
@@ -236,9 +232,6 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Routed) error {
 			o.lateRows.Rows += int64(len(o.late))
 		}
 		o.parts = append(o.parts[:0], r.Parts...)
-		for _, i := range o.late {
-			r.Dest[i] = int16(len(o.parts))
-		}
 		o.parts = append(o.parts, Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
 		r.Parts = o.parts
 	}
@@ -330,11 +323,11 @@ func (o *rankOp) drop(p int32) {
 
 // emit appends what the operator emitted to r as chunks after r's rows (r
 // nil: a batch of them alone) and pushes r on; a LIMIT reached ends the job.
-func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
+func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 	done := false
 	if o.coll.n > 0 {
 		if r == nil {
-			o.made = Routed{ErrorSide: o.made.ErrorSide}
+			o.made = Step{Errors: ErrorPort{Name: o.made.Errors.Name}}
 			r = &o.made
 		}
 		for x, b := range o.coll.batches[:o.coll.n] {
@@ -347,7 +340,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
 			if x == len(o.colSets) {
 				o.colSets = append(o.colSets, make([]*vector.Vec, len(o.r.Output)))
 			}
-			cols := o.colSets[x] // (reused: the sink is done with a Routed when Push returns)
+			cols := o.colSets[x] // (reused: the sink is done with a Step when Push returns)
 			for j, c := range o.r.Output {
 				cols[j] = b.Cols[c]
 			}
@@ -364,7 +357,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
 	}
 	if g := &o.coll.late; g.n > 0 {
 		if r == nil {
-			o.made = Routed{ErrorSide: o.made.ErrorSide}
+			o.made = Step{Errors: ErrorPort{Name: o.made.Errors.Name}}
 			r = &o.made
 		}
 		for _, b := range g.batches[:g.n] {
@@ -442,6 +435,6 @@ func (o *rankOp) Finish(ctx context.Context) error {
 // with the reason (a plan the executor cannot run is a bug, never a crash).
 type failedOp struct{ err error }
 
-func (f failedOp) Push(context.Context, Port, *Routed) error  { return f.err }
+func (f failedOp) Push(context.Context, Port, *Step) error    { return f.err }
 func (f failedOp) Watermark(context.Context, Watermark) error { return f.err }
 func (f failedOp) Finish(context.Context) error               { return f.err }

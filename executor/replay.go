@@ -310,7 +310,7 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 // filter takes the replayed input rows of the routed batch rt out of every
 // part (side branches, INTO STREAM, the main query, late rows): their
 // outputs were written by the run that committed e (I3).
-func (r *replay) filter(rt *Routed) {
+func (r *replay) filter(rt *Step) {
 	if r == nil {
 		return
 	}
@@ -318,25 +318,15 @@ func (r *replay) filter(rt *Routed) {
 	if !r.active || rt.In == nil {
 		return
 	}
-	any := false
-	for i := 0; i < rt.N && i < len(rt.Dest); i++ {
-		if rt.Dest[i] >= 0 && r.replayed(rt.In.Pos[i]) {
-			rt.Dest[i] = -1
-			any = true
-		}
-	}
-	r.passed(rt.In, rt.N)
-	if !any {
-		return
-	}
 	for k := range rt.Parts {
 		p := &rt.Parts[k]
 		kept := p.Sel[:0]
 		for _, i := range p.Sel {
-			if rt.Dest[i] >= 0 {
+			if !r.replayed(rt.In.Pos[i]) {
 				kept = append(kept, i)
 			}
 		}
 		p.Sel = kept
 	}
+	r.passed(rt.In, rt.N) // (after: it ends the replay of the partitions whose e the batch reached)
 }

@@ -122,10 +122,11 @@ type routeLog struct {
 	row int
 }
 
-func (l *routeLog) Rows(r *Routed) error {
+func (l *routeLog) Rows(r *Step) error {
+	dest := destsOf(r)
 	for i := 0; i < r.N; i++ {
 		l.row++
-		k := r.Dest[i]
+		k := dest[i]
 		if k < 0 {
 			fmt.Fprintf(&l.sb, "row %d: -\n", l.row)
 			continue

@@ -340,7 +340,7 @@ type process struct {
 	sink Sink
 	c    *chain
 	es   *StreamErrors
-	in   *Routed // the batch pushed into the chain
+	in   *Step // the batch pushed into the chain
 	rows *int64
 	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
 	rep  *replay      // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
@@ -392,9 +392,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	limitRows := b.N
 	var failure error
 	in := p.in
-	in.Bad = in.Bad[:0]
+	in.Errors.Rows = in.Errors.Rows[:0]
 	if len(bad) > 0 {
-		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es.Policy, &in.Bad)
+		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es.Policy, &in.Errors.Rows)
 	}
 	in.selectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
@@ -451,7 +451,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 // watermarker is the watermark assigner operator of a stream (SPEC 2.3): before
 // each row it writes the current watermark (NULL before the first) into the
 // batch's watermark column, then advances it to max(watermark, expr(row)). It
-// records the rows that moved it as Routed.Marks when marks is set, and sends
+// records the rows that moved it as Step.Marks when marks is set, and sends
 // a Watermark event after each batch that moved it and a Final one at the
 // stream's end (operator.go).
 type watermarker struct {
@@ -459,7 +459,7 @@ type watermarker struct {
 	set   bool           // false until the first row's expression gave a value
 	wm    int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
 	live  *liveWatermark // nil without a live status
-	marks bool           // fill Routed.Marks (the chain has a MarkReader)
+	marks bool           // fill Step.Marks (the chain has a MarkReader)
 	expr  *expr.Kernel   // the WATERMARK expression, nil when none
 	buf   []Mark
 	down  *Emitter
@@ -481,7 +481,7 @@ func newWatermarker(job *plan.Job) *watermarker {
 }
 
 // Push implements Operator: stamp r's live rows, pass r on, then the event.
-func (w *watermarker) Push(ctx context.Context, port Port, r *Routed) error {
+func (w *watermarker) Push(ctx context.Context, port Port, r *Step) error {
 	r.Marks = r.Marks[:0]
 	moved := w.stampMarks(r)
 	var refused error
@@ -515,7 +515,7 @@ func (w *watermarker) Finish(ctx context.Context) error {
 
 // stampMarks stamps r's live rows and, with marks, fills r.Marks; it reports
 // whether the watermark moved.
-func (w *watermarker) stampMarks(r *Routed) bool {
+func (w *watermarker) stampMarks(r *Step) bool {
 	if w.job.Watermark == nil {
 		return false
 	}
@@ -596,7 +596,7 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 }
 
 // router is the process operator (SPEC 2.1): first-match routing over ordered
-// branches, each branch's gate (its join's MARK, markJoin) and WHERE. It pushes its own Routed, whose
+// branches, each branch's gate (its join's MARK, markJoin) and WHERE. It pushes its own Step, whose
 // parts select the input rows; the LIMIT (limitOp) and the projections
 // (projectOp) come after it.
 type router struct {
@@ -604,7 +604,7 @@ type router struct {
 	branches []*plan.Branch // sides, then main
 	taken    [][]int32
 	rest     [2][]int32
-	out      Routed
+	out      Step
 	gates    []routeGate // per branch: its gate (a join's markJoin), the zero gate for none
 	cand     []int32
 	down     *Emitter
@@ -633,8 +633,7 @@ func newRouter(job *plan.Job, gates []routeGate) *router {
 	}
 	r.rest[0] = make([]int32, 0, vector.Cap)
 	r.rest[1] = make([]int32, 0, vector.Cap)
-	r.out.Dest = make([]int16, vector.Cap)
-	r.out.ErrorSide = job.Stream.Shared().ErrorsSide
+	r.out.Errors.Name = job.Stream.Shared().ErrorsSide
 	return r
 }
 
@@ -644,8 +643,8 @@ func newRouter(job *plan.Job, gates []routeGate) *router {
 
 // Push implements Operator: route in's live rows, with its malformed rows and
 // marks, and push the routed batch on.
-func (r *router) Push(ctx context.Context, port Port, in *Routed) error {
-	r.out.Bad = in.Bad
+func (r *router) Push(ctx context.Context, port Port, in *Step) error {
+	r.out.Errors.Rows = in.Errors.Rows
 	r.out.Marks = in.Marks
 	r.out.Sel = in.Sel // the live rows, for an aggregate behind an event-time join
 	r.out.Chunks = r.out.Chunks[:0]
@@ -666,9 +665,6 @@ func (r *router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
 // whose gate and WHERE take it.
 func (r *router) route(b *vector.Batch, sel []int32) {
 	r.out.N = b.N
-	for i := 0; i < b.N; i++ {
-		r.out.Dest[i] = -1
-	}
 	rest := append(r.rest[0][:0], sel...)
 	spare := r.rest[1]
 	for k, br := range r.branches {
@@ -724,12 +720,6 @@ func (r *router) route(b *vector.Batch, sel []int32) {
 		r.flow[3*k+2] += int64(len(taken))
 		r.out.Parts[k].Sel = taken
 		r.out.Parts[k].Kinds = b.Kinds // (SPEC 2.8: kinds pass through routing, filters and projections)
-		if br.Agg != nil {             // its rows go to the aggregate operator (aggregate.go)
-			continue
-		}
-		for _, i := range taken {
-			r.out.Dest[i] = int16(k)
-		}
 	}
 	r.rest[0], r.rest[1] = rest[:0], spare[:0]
 }

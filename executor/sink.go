@@ -36,37 +36,48 @@ func (p *Part) KindAt(i int) vector.RowKind {
 	return p.Kinds[i]
 }
 
-// Routed is one batch of a job on its way through the operators (operator.go):
-// first the input rows, then, once the router has routed it, the outputs' rows.
+// Step is what one input batch of a job is at one point of its chain of
+// operators (operator.go): before the router its input rows, after it one
+// batch per output port. The merge of the ports into one output order is
+// no operator's: every sink reads a Step through a Merger (SPEC 4).
 //
-// Before the router, In is the decoded input batch and Sel its live rows,
-// ascending (the good rows before a failing one); Parts and Dest are not set.
-// Marks are the points where the stream's watermark moved, ascending (only
-// filled for a chain with a MarkReader, operator.go); the router passes them
-// on.
+// Before the router, In is the decoded input batch (of N rows) and Sel its
+// live rows, ascending (the good rows before a failing one); Parts is not
+// set. Marks are the points where the stream's watermark moved, ascending
+// (only filled for a chain with a MarkReader, operator.go); the router passes
+// them on, with In and Sel (an aggregate behind an event-time join reads the
+// released rows from Sel).
 //
-// After the router, Parts has one entry per side branch in declaration order,
-// then one for the main query when there is one. N is the number of input rows
-// and Dest[i] the index into Parts of the part that took input row i, or -1 when
-// no output took it; a sink that walks i in order sees rows in input order
-// (SPEC 4). Chunks are rows an operator built itself (an aggregate's fired
-// windows, SPEC 2.4), in output order: chunk c comes before input row c.At,
-// after the rows before it, and before the malformed rows whose At is c.At. The
+// After the router, Parts has one port per side branch in declaration
+// order, then one for the main query when there is one, then the late ports
+// an operator adds (a window's or a Top-N's late rows, SPEC 2.4): each is that
+// output's batch, its rows' arrival ordinals (their input row numbers, below
+// N) in Sel, ascending, and their values at those indexes of Cols. A row is
+// in at most one port; an operator that takes a port's rows (an aggregate, a
+// Top-N) empties it. Chunks are rows an operator made itself (an aggregate's
+// fired windows, SPEC 2.4, a join's rows), each placed at an arrival ordinal
+// (Chunk.At). Errors is the errors port: the batch's malformed rows bound for
+// the errors side output (SPEC 1), each placed at one (ErrorRow.At). The
 // value slices are valid until the sink returns.
-//
-// Bad holds the batch's malformed rows bound for the errors side output named
-// ErrorSide, each with At = the number of good rows before it, so a sink can keep
-// input order (SPEC 4).
-type Routed struct {
-	N         int
-	Dest      []int16
-	Parts     []Part
-	Chunks    []Chunk
-	Bad       []ErrorRow
-	ErrorSide string
-	In        *vector.Batch
-	Sel       []int32
-	Marks     []Mark
+type Step struct {
+	N      int
+	Parts  []Part
+	Chunks []Chunk
+	Errors ErrorPort
+	In     *vector.Batch
+	Sel    []int32
+	Marks  []Mark
+}
+
+// ErrorPort is the errors port of a Step (SPEC 1): its malformed rows, in
+// input order, bound for the errors side output named Name ('errors' unless
+// the stream's 'errors.side' renames it), each placed at the number of good
+// input rows before it (ErrorRow.At), so the merge keeps input order (SPEC 4).
+// A sink may send them elsewhere instead: a stream's dead-letter stream
+// (sinkstreams.go) takes them out of Rows before the frontend sees them.
+type ErrorPort struct {
+	Name string
+	Rows []ErrorRow
 }
 
 // Chunk is rows an operator made itself (not input rows), for output
@@ -81,7 +92,7 @@ type Chunk struct {
 
 // rowsOut is the number of rows r holds for the outputs (its parts' and
 // chunks' rows) once routed, or its live input rows before that.
-func (r *Routed) rowsOut() int64 {
+func (r *Step) rowsOut() int64 {
 	if r.Parts == nil && r.Chunks == nil {
 		return int64(len(r.Sel))
 	}
@@ -102,16 +113,16 @@ type ErrorRow struct {
 	Position string
 	Raw      []byte
 	Error    string
-	At       int // in a Routed batch: the number of the batch's rows before it
+	At       int // in a Step batch: the number of the batch's rows before it
 }
 
 // Sink receives a job's output. Calls come from one goroutine, in order.
 type Sink interface {
 	// Rows receives one routed batch.
-	Rows(r *Routed) error
+	Rows(r *Step) error
 	// Errors receives malformed rows of a build side bound for its errors side
 	// output, named name ('errors' unless 'errors.side' renames it). The probe
-	// stream's malformed rows come with Rows, in Routed.Bad.
+	// stream's malformed rows come with Rows, in Step.Bad.
 	Errors(name string, rows []ErrorRow) error
 	// Flush is called whenever the source waits for input, so live rows show at once.
 	Flush() error
@@ -120,38 +131,80 @@ type Sink interface {
 	Close() error
 }
 
-// Segment is one step of a routed batch in output order (Merger): a chunk of
-// rows an operator made (Chunk), a run of malformed rows bound for the errors
-// side output (Bad), or the input rows [From, To), each going to the part
-// Dest names (or nowhere, -1). Exactly one of the three is set.
+// Segment is one step of a step's output order (Merger): a chunk of rows an
+// operator made (Chunk), a run of malformed rows of the errors port (Bad), or
+// the input rows [From, To), arrival ordinals, each going to the port
+// Port[i] names (an index into Step.Parts), or nowhere (-1). Exactly one of
+// the three is set. Port is the Merger's, indexed by arrival ordinal, and
+// valid until its next Reset.
 type Segment struct {
 	Chunk    *Chunk
 	Bad      []ErrorRow
 	From, To int
+	Port     []int16
 }
 
-// Merger walks a routed batch in its output order (SPEC 4: rows keep their
-// input order across outputs, an aggregate's rows come right after the row
-// that fired them, SPEC 2.4, and malformed rows at their places, SPEC 1). It
-// is the one place that order is written: the CLI's line and chunk encoders,
-// the library's output callback, the sink streams and a derived relation's
-// capture all read a batch through it. At each place i (0 .. N, and past N
-// where a chunk or malformed row is placed after the batch's rows) come first
-// the chunks placed there (At <= i), then the malformed rows placed there,
-// then, below N, the input rows from i up to the next place a chunk or
-// malformed row has. The zero value is not usable: see Routed.Merge.
+// Merger merges the ports of a step into its output order (SPEC 4: rows
+// keep their input order across outputs, an aggregate's rows come right
+// after the row that fired them, SPEC 2.4, and malformed rows at their
+// places, SPEC 1). It is the one place that order is written: the CLI's line
+// and chunk encoders, the library's output callback, the sink streams and a
+// derived relation's capture all read a step through it. The order is read
+// from the ports themselves: each port's rows carry their arrival ordinals
+// (Part.Sel, the input row numbers), each chunk and malformed row its place
+// (At); Reset turns the ordinals into each input row's port. At each place i
+// (0 .. N, and past N where a chunk or malformed row is placed after the
+// step's rows) come first the chunks placed there (At <= i), then the
+// malformed rows placed there, then, below N, the input rows from i up to
+// the next place a chunk or malformed row has.
+//
+// A Merger keeps that scratch in itself for a step of up to vector.Cap rows
+// (beyond that it allocates once, and reuses it): keep one per consumer, not
+// copied after its first Reset, and nothing is allocated per row or per
+// step. The zero value is ready to use (Reset or Segments).
 type Merger struct {
-	r          *Routed
+	r          *Step
 	i, ch, bad int
+	dest       []int16 // per input row: the index of the part that took it, -1: none
+	destBuf    [vector.Cap]int16
 }
 
-// Merge returns a Merger over r, from its start.
-func (r *Routed) Merge() Merger { return Merger{r: r} }
+// noPort is a Merger's dest before its ports are scattered in: no row has a
+// port.
+var noPort = func() (a [vector.Cap]int16) {
+	for i := range a {
+		a[i] = -1
+	}
+	return a
+}()
 
-// Segments returns r's segments in output order (Merger), for a range loop.
-func (r *Routed) Segments() iter.Seq[Segment] {
+// Reset points m at r, from its start.
+func (m *Merger) Reset(r *Step) {
+	m.r, m.i, m.ch, m.bad = r, 0, 0, 0
+	switch {
+	case r.N <= len(m.destBuf):
+		m.dest = m.destBuf[:r.N]
+	case cap(m.dest) < r.N: // (m.destBuf's cap is below r.N too)
+		m.dest = make([]int16, r.N)
+	}
+	m.dest = m.dest[:r.N]
+	for n := copy(m.dest, noPort[:]); n < r.N; n++ { // (copy: a memmove, not a store a row)
+		m.dest[n] = -1
+	}
+	for k := range r.Parts {
+		for _, i := range r.Parts[k].Sel {
+			if int(i) < r.N { // (as every row's place: none at or past N)
+				m.dest[i] = int16(k)
+			}
+		}
+	}
+}
+
+// Segments resets m to r and returns r's segments in output order, for a
+// range loop.
+func (m *Merger) Segments(r *Step) iter.Seq[Segment] {
+	m.Reset(r)
 	return func(yield func(Segment) bool) {
-		m := r.Merge()
 		for {
 			seg, ok := m.Next()
 			if !ok || !yield(seg) {
@@ -161,8 +214,8 @@ func (r *Routed) Segments() iter.Seq[Segment] {
 	}
 }
 
-// Next returns the next segment of the batch, and false after the last one.
-// The segment's slices are r's.
+// Next returns the next segment of the step, and false after the last one.
+// The segment's slices are the step's and m's.
 func (m *Merger) Next() (Segment, bool) {
 	r := m.r
 	for {
@@ -170,12 +223,12 @@ func (m *Merger) Next() (Segment, bool) {
 			m.ch++
 			return Segment{Chunk: &r.Chunks[m.ch-1]}, true
 		}
-		if m.bad < len(r.Bad) && r.Bad[m.bad].At <= m.i {
+		if m.bad < len(r.Errors.Rows) && r.Errors.Rows[m.bad].At <= m.i {
 			j := m.bad + 1
-			for j < len(r.Bad) && r.Bad[j].At <= m.i {
+			for j < len(r.Errors.Rows) && r.Errors.Rows[j].At <= m.i {
 				j++
 			}
-			s := Segment{Bad: r.Bad[m.bad:j]}
+			s := Segment{Bad: r.Errors.Rows[m.bad:j]}
 			m.bad = j
 			return s, true
 		}
@@ -183,17 +236,17 @@ func (m *Merger) Next() (Segment, bool) {
 		if m.ch < len(r.Chunks) {
 			next = r.Chunks[m.ch].At
 		}
-		if m.bad < len(r.Bad) {
-			next = min(next, r.Bad[m.bad].At)
+		if m.bad < len(r.Errors.Rows) {
+			next = min(next, r.Errors.Rows[m.bad].At)
 		}
 		if m.i >= r.N {
 			if next == math.MaxInt {
 				return Segment{}, false
 			}
-			m.i = next // (past the batch's rows)
+			m.i = next // (past the step's rows)
 			continue
 		}
-		s := Segment{From: m.i, To: min(r.N, next)} // (next > m.i: what is at m.i came above)
+		s := Segment{From: m.i, To: min(r.N, next), Port: m.dest} // (next > m.i: what is at m.i came above)
 		m.i = s.To
 		return s, true
 	}

@@ -19,10 +19,11 @@ type streamSinks struct {
 	outW   []connector.SinkWriter          // per job output; nil for stdout and side outputs
 	dead   map[string]connector.SinkWriter // source stream name -> its dead-letter writer
 	all    []connector.SinkWriter          // each open writer once
-	r      Routed                          // scratch: the batch passed on, without the dead letters
+	r      Step                            // scratch: the batch passed on, without the dead letters
 	bad    []ErrorRow                      // scratch for r.Bad
 	text   []*vector.Vec                   // scratch: one dead-letter row as four VARCHARs
 	closed bool
+	m      Merger // the batch's output order
 }
 
 // openSinks opens the sink streams of job through their connectors, each
@@ -96,8 +97,8 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 
 // Rows implements Sink: rows for sink streams are written in input order and
 // flushed at the end of the batch, so a sink file always ends on a whole row.
-func (s *streamSinks) Rows(r *Routed) error {
-	for seg := range r.Segments() {
+func (s *streamSinks) Rows(r *Step) error {
+	for seg := range s.m.Segments(r) {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
@@ -105,7 +106,7 @@ func (s *streamSinks) Rows(r *Routed) error {
 			continue
 		}
 		for i := seg.From; i < seg.To; i++ { // (malformed rows: to the inner sink, or their dead-letter stream, below)
-			k := r.Dest[i]
+			k := seg.Port[i]
 			if k < 0 {
 				continue
 			}
@@ -118,13 +119,13 @@ func (s *streamSinks) Rows(r *Routed) error {
 		}
 	}
 	pass := r
-	if len(r.Bad) > 0 && s.dead != nil {
-		rest, err := s.deadLetters(r.Bad)
+	if len(r.Errors.Rows) > 0 && s.dead != nil {
+		rest, err := s.deadLetters(r.Errors.Rows)
 		if err != nil {
 			return err
 		}
 		s.r = *r
-		s.r.Bad = rest
+		s.r.Errors.Rows = rest
 		pass = &s.r
 	}
 	if err := s.flush(); err != nil {

@@ -16,11 +16,9 @@ func (w *countWriter) Close() error                          { return nil }
 
 type countSink struct{ rows int }
 
-func (s *countSink) Rows(r *Routed) error {
-	for i := 0; i < r.N; i++ {
-		if r.Dest[i] >= 0 {
-			s.rows++
-		}
+func (s *countSink) Rows(r *Step) error {
+	for k := range r.Parts {
+		s.rows += len(r.Parts[k].Sel)
 	}
 	return nil
 }
@@ -36,9 +34,9 @@ func TestStreamSinksAllocs(t *testing.T) {
 	w := &countWriter{}
 	inner := &countSink{}
 	s := &streamSinks{inner: inner, outW: []connector.SinkWriter{nil, w}, all: []connector.SinkWriter{w}}
-	r := &Routed{N: vector.Cap, Dest: make([]int16, vector.Cap), Parts: []Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
-	for i := range r.Dest {
-		r.Dest[i] = int16(i % 2)
+	r := &Step{N: vector.Cap, Parts: []Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
+	for i := range vector.Cap {
+		r.Parts[i%2].Sel = append(r.Parts[i%2].Sel, int32(i))
 	}
 	allocs := testing.AllocsPerRun(20, func() {
 		if err := s.Rows(r); err != nil {

@@ -75,8 +75,8 @@ type counting struct {
 	bad int64
 }
 
-func (c *counting) Rows(r *Routed) error {
-	c.bad += int64(len(r.Bad))
+func (c *counting) Rows(r *Step) error {
+	c.bad += int64(len(r.Errors.Rows))
 	return c.collect.Rows(r)
 }
 

@@ -52,7 +52,7 @@ type cancelAfter struct {
 	cancel context.CancelFunc
 }
 
-func (c *cancelAfter) Rows(r *Routed) error {
+func (c *cancelAfter) Rows(r *Step) error {
 	err := c.collect.Rows(r)
 	if len(c.out) >= c.n {
 		c.cancel()

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"iter"
 	"slices"
 
 	"streamql/catalog"
@@ -19,13 +18,17 @@ import (
 //     sink stream), the streams it reads and what `streamql test --shuffle`
 //     and the progress bar ask of its plan. The plan itself stays inside.
 //   - The output contract: a frontend gives the runner a Sink, which
-//     receives each Batch of output rows (its Parts and Chunks, each row's
-//     RowKind, its malformed ErrorRows) in SPEC 4's order (Batch.Segments),
-//     and may encode chunks of a bounded file apart from writing them
-//     (ChunkSink, EncodedChunk). A batch's values are typed column vectors
-//     (Vec), the very ones the encoders of executor/format (which cmd/ may
-//     import) write: the renderers read them where they are, with no copy
-//     and no allocation per row.
+//     receives each Batch of output rows (one Part per output port, the
+//     Chunks operators made, each row's RowKind, its malformed ErrorRows),
+//     reads it in SPEC 4's order with a Merger, and may encode chunks of a
+//     bounded file apart from writing them (ChunkSink, EncodedChunk). Sink,
+//     Batch, Merger, ChunkSink and EncodedChunk are this package's own
+//     types; the runner's sink is an adapter (EngineSink) that hands each
+//     executor batch on as a Batch, a few slice headers copied per batch. A
+//     batch's values are typed column vectors (Vec), the very ones the
+//     encoders of executor/format (which cmd/ may import) write: the
+//     renderers read them where they are, with no copy and no allocation
+//     per row.
 //   - The run's counters: Stats (the notices are worded by JobNotices and
 //     PendingNotice), the live counters the progress bar reads (Live,
 //     LiveSnapshot, FormatBytes).
@@ -33,29 +36,22 @@ import (
 //     rows read and `streamql test --shuffle` reorders a bounded input:
 //     Source, its Columns batches and BadRows.
 //
-// The contract's types are the executor's own, named here (aliases, as the
-// executor names its connectors' Source): one definition, no conversion on
-// the hot path. Their methods that a frontend calls are functions here
-// (KindAt, Segments, ...): the compiler inlines them, and with them the
-// executor's methods, where a method of a package the caller does not
-// import stays a call (layering_test.go's TestCmdCallsNoEngineMethod).
+// The per-port batches and rows inside a Batch are the executor's own,
+// named here (aliases, as the executor names its connectors' Source): one
+// definition, no conversion on the hot path. Their methods that a frontend
+// calls are functions here (KindAt, ...): the compiler inlines them, and
+// with them the executor's methods, where a method of a package the caller
+// does not import stays a call (layering_test.go's
+// TestCmdCallsNoEngineMethod).
 
-// Sink receives a job's output (executor.Sink): Rows per Batch, Errors for
-// a build side's malformed rows, Flush whenever the source waits, Close once.
-type Sink = executor.Sink
-
-// Batch is one batch of a job's output rows (executor.Routed): Parts per
-// output, Chunks an operator made, Bad malformed rows, In the decoded input
-// (whose record texts a csv line may reuse). Segments walks it in output
-// order (SPEC 4).
-type Batch = executor.Routed
-
-// Part is the rows one output took from a Batch (executor.Part): Output
-// indexes Job.Outputs, Sel the rows, Cols their values; KindAt a row's kind.
+// Part is one output port's rows of a Batch (executor.Part): Output indexes
+// Job.Outputs, Sel the rows' arrival ordinals (input row numbers,
+// ascending), Cols their values at those indexes; KindAt a row's kind.
 type Part = executor.Part
 
 // Segment is one step of a Batch in output order (executor.Segment): a
-// Chunk, a run of malformed rows (Bad) or the input rows [From, To).
+// Chunk, a run of malformed rows (Bad), or the input rows [From, To), row
+// i going to the port Port[i] (an index into Batch.Parts; -1: none).
 type Segment = executor.Segment
 
 // Chunk is rows an operator made, placed At a point of its Batch
@@ -66,13 +62,9 @@ type Chunk = executor.Chunk
 // raw, error; executor.ErrorRow).
 type ErrorRow = executor.ErrorRow
 
-// ChunkSink is a Sink that encodes a bounded file's chunks on the workers
-// and writes them in file order (executor.ChunkSink); EncodedChunk is one
-// chunk's encoded rows.
-type (
-	ChunkSink    = executor.ChunkSink
-	EncodedChunk = executor.EncodedChunk
-)
+// ErrorPort is a Batch's errors port (executor.ErrorPort): Rows, its
+// malformed rows, bound for the errors side output called Name.
+type ErrorPort = executor.ErrorPort
 
 // Vec is one typed column of a batch (vector.Vec): Type, Null[i], the
 // value in I, F, B or S by type, Text[i] a number's source text when its
@@ -121,10 +113,6 @@ func KindText(k RowKind) string { return k.String() }
 
 // Retracts reports whether k takes a row back: -U or -D (RowKind.Retracts).
 func Retracts(k RowKind) bool { return k.Retracts() }
-
-// Segments returns b's segments in output order (Batch.Segments, SPEC 4):
-// its input rows' runs, its chunks and its malformed rows, for a range loop.
-func Segments(b *Batch) iter.Seq[Segment] { return b.Segments() }
 
 // AppendRows appends rows [from, to) of src to dst, whose columns have
 // src's types (vector.Batch.AppendRows).

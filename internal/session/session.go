@@ -445,7 +445,13 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 
 func (s *Session) runJob(ctx context.Context, job *planner.Job) error {
 	return s.Front.RunJob(ctx, NewJob(job), func(newSink func() (Sink, error)) (Stats, error) {
-		return executor.Run(ctx, job, s.Env, newSink)
+		return executor.Run(ctx, job, s.Env, func() (executor.Sink, error) {
+			sink, err := newSink()
+			if sink == nil {
+				return nil, err
+			}
+			return EngineSink(sink), err
+		})
 	})
 }
 

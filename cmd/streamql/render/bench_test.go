@@ -106,7 +106,7 @@ func encodeSetup(b *testing.B, format string) (*sink, *session.Batch) {
 	if err := dec.Decode(batch, &bad); err != nil || batch.N != vector.Cap {
 		b.Fatalf("decoded %d rows: %v", batch.N, err)
 	}
-	r := &session.Batch{N: batch.N, Dest: make([]int16, batch.N)}
+	r := &session.Batch{N: batch.N}
 	dev, temp := batch.Cols[0], batch.Cols[2]
 	r.Parts = []session.Part{
 		{Output: 1, Cols: []*session.Vec{dev, temp}},
@@ -121,7 +121,6 @@ func encodeSetup(b *testing.B, format string) (*sink, *session.Batch) {
 		case temp.F[i] > 70:
 			k = 1
 		}
-		r.Dest[i] = int16(k)
 		r.Parts[k].Sel = append(r.Parts[k].Sel, int32(i))
 	}
 	written := &WriteCounter{W: io.Discard} // as the CLI's: the side files' cut is kept (cut.go)
@@ -161,7 +160,7 @@ func runSplit(tb testing.TB, job *plan.Job, dir string) executor.Stats {
 	written := &WriteCounter{W: io.Discard} // as the CLI's: the side files' cut is kept (cut.go)
 	stdout := bufio.NewWriterSize(written, 256<<10)
 	cfg := Config{Format: "csv", SideDir: side, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet(), Written: written}
-	stats, err := executor.Run(context.Background(), job, &executor.Env{}, func() (session.Sink, error) { return NewSink(cfg, session.NewJob(job)) })
+	stats, err := executor.Run(context.Background(), job, &executor.Env{}, func() (executor.Sink, error) { return engineSink(NewSink(cfg, session.NewJob(job))) })
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func changeBatch(rows ...any) *session.Batch {
 	k, n := vector.NewVec(catalog.Varchar), vector.NewVec(catalog.BigInt)
 	kinds := make([]session.RowKind, vector.Cap)
 	m := len(rows) / 3
-	r := &session.Batch{N: m, Dest: make([]int16, m), Parts: []session.Part{{Output: 0, Cols: []*session.Vec{k, n}, Kinds: kinds}}}
+	r := &session.Batch{N: m, Parts: []session.Part{{Output: 0, Cols: []*session.Vec{k, n}, Kinds: kinds}}}
 	for i := 0; i < m; i++ {
 		k.S[i], n.I[i], kinds[i] = []byte(rows[3*i].(string)), int64(rows[3*i+1].(int)), rows[3*i+2].(session.RowKind)
 		r.Parts[0].Sel = append(r.Parts[0].Sel, int32(i))

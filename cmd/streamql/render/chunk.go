@@ -81,13 +81,14 @@ func (s *sink) NewChunk(size int) session.EncodedChunk {
 // encChunk is the encoded rows of one input chunk (session.EncodedChunk).
 type encChunk struct {
 	s       *sink // appendLine's format; it never writes
+	merge   session.Merger
 	outs    []chunkOut
 	dests   []*bufio.Writer // the sink's writers, each once
 	bufs    []chunkBuf      // per destination: the chunk's encoded lines
 	marks   []chunkMark     // in encoding order
 	totals  []int64         // rows per output
 	nbad    int             // malformed rows so far
-	errName string          // the errors side output's name (Routed.ErrorSide)
+	errName string          // the errors side output's name (Batch.Errors.Name)
 	errDest int             // the destination of the malformed rows' lines, -1: not one of dests
 	esc     []byte
 	copies  []bool   // per part of a batch: its rows' lines are the kept record texts (sink.copyLines)
@@ -141,19 +142,21 @@ type chunkMark struct {
 // Rows implements session.EncodedChunk: r's rows in input order, as
 // sink.Rows writes them, with the places of its malformed rows.
 func (c *encChunk) Rows(r *session.Batch) error {
-	c.errName = r.ErrorSide
-	for k := range r.Parts { // the rows each output gets (Dest points at each part's rows)
+	c.errName = r.Errors.Name
+	for k := range r.Parts { // the rows each output gets (each port's rows)
 		c.totals[r.Parts[k].Output] += int64(len(r.Parts[k].Sel))
 	}
 	for k := range r.Chunks {
 		c.totals[r.Chunks[k].Output] += int64(len(r.Chunks[k].Sel))
 	}
 	c.copies, c.fields = c.s.lineModes(r, c.copies[:0], c.fields[:0]) // as sink.Rows
-	var lines [][]byte
-	if r.In != nil {
-		lines = r.In.Line
-	}
-	for seg := range session.Segments(r) {
+	lines := start(&c.merge, r)
+	m := &c.merge
+	for {
+		seg, ok := m.Next()
+		if !ok {
+			break
+		}
 		if seg.Chunk != nil {
 			c.chunk(seg.Chunk)
 			continue
@@ -162,7 +165,7 @@ func (c *encChunk) Rows(r *session.Batch) error {
 			c.badMark()
 		}
 		for i := seg.From; i < seg.To; i++ {
-			if k := r.Dest[i]; k >= 0 {
+			if k := seg.Port[i]; k >= 0 {
 				var line []byte
 				var plain uint64
 				if c.copies[k] {

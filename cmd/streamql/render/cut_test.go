@@ -332,13 +332,14 @@ func TestTableCutModel(t *testing.T) {
 			for i := 0; i < len(rows); {
 				n := min(len(rows)-i, 1+r.IntN(8))
 				id, v := vector.NewVec(catalog.BigInt), vector.NewVec(catalog.Varchar)
-				rt := &session.Batch{N: n, Dest: make([]int16, n)}
-				for j := range n {
-					x := rows[i+j]
-					id.I[j], v.S[j], rt.Dest[j] = x.id, []byte(x.v), int16(x.out)
-				}
+				rt := &session.Batch{N: n}
 				for out := range 3 {
 					rt.Parts = append(rt.Parts, session.Part{Output: out, Cols: []*session.Vec{id, v}})
+				}
+				for j := range n {
+					x := rows[i+j]
+					id.I[j], v.S[j] = x.id, []byte(x.v)
+					rt.Parts[x.out].Sel = append(rt.Parts[x.out].Sel, int32(j))
 				}
 				if err := s.Rows(rt); err != nil && wc.Err == nil {
 					t.Fatal(err)

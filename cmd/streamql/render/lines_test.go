@@ -82,7 +82,7 @@ SELECT deviceNo, ts, temperature FROM sensors;
 			var out, errs bytes.Buffer
 			stdout := bufio.NewWriterSize(&out, 4096) // small: the lines are built in it
 			cfg := Config{Format: format, SideDir: side, Stdout: stdout, Stderr: &errs, Files: NewFileSet()}
-			if _, err := executor.Run(context.Background(), job, &executor.Env{}, func() (session.Sink, error) { return NewSink(cfg, session.NewJob(job)) }); err != nil {
+			if _, err := executor.Run(context.Background(), job, &executor.Env{}, func() (executor.Sink, error) { return engineSink(NewSink(cfg, session.NewJob(job))) }); err != nil {
 				t.Fatal(err)
 			}
 			res := "main:\n" + out.String() + "errors:\n" + errs.String()

@@ -46,7 +46,7 @@ SELECT deviceNo, ts, temperature, temperature + 0 AS t2 FROM sensors;
 		var out bytes.Buffer
 		stdout := bufio.NewWriter(&out)
 		cfg := Config{Format: format, Stdout: stdout, Stderr: io.Discard, Files: NewFileSet()}
-		if _, err := executor.Run(context.Background(), job, &executor.Env{}, func() (session.Sink, error) { return NewSink(cfg, session.NewJob(job)) }); err != nil {
+		if _, err := executor.Run(context.Background(), job, &executor.Env{}, func() (executor.Sink, error) { return engineSink(NewSink(cfg, session.NewJob(job))) }); err != nil {
 			t.Fatal(err)
 		}
 		if got := out.String(); got != want[format] {

@@ -175,6 +175,7 @@ type target struct {
 // sink implements session.Sink for every format.
 type sink struct {
 	cfg      Config
+	merge    session.Merger // a batch's output order (Rows)
 	job      *session.Job
 	outs     []*target // per job output
 	errs     []*target // errors side outputs, one per name, each opened at its first row
@@ -395,12 +396,14 @@ func (s *sink) Rows(r *session.Batch) error {
 		}
 		s.direct = append(s.direct, t)
 	}
-	dest, copies, direct, fields := r.Dest, s.copies, s.direct, s.fields // (locals: kept across the calls)
-	var lines [][]byte
-	if r.In != nil {
-		lines = r.In.Line
-	}
-	for seg := range session.Segments(r) {
+	copies, direct, fields := s.copies, s.direct, s.fields // (locals: kept across the calls)
+	lines := start(&s.merge, r)
+	m := &s.merge
+	for {
+		seg, ok := m.Next()
+		if !ok {
+			break
+		}
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
@@ -408,12 +411,12 @@ func (s *sink) Rows(r *session.Batch) error {
 			continue
 		}
 		for k := range seg.Bad {
-			if err := s.errorRow(r.ErrorSide, &seg.Bad[k]); err != nil {
+			if err := s.errorRow(r.Errors.Name, &seg.Bad[k]); err != nil {
 				return err
 			}
 		}
 		for i := seg.From; i < seg.To; i++ {
-			k := dest[i]
+			k := seg.Port[i]
 			if k < 0 {
 				continue
 			}
@@ -444,6 +447,16 @@ func (s *sink) Rows(r *session.Batch) error {
 		return s.live(false)
 	}
 	return nil
+}
+
+// start resets m to r and returns r's kept record texts by arrival
+// ordinal (nil: none kept): what sink.Rows and encChunk.Rows begin with.
+func start(m *session.Merger, r *session.Batch) [][]byte {
+	m.Reset(r)
+	if r.In == nil {
+		return nil
+	}
+	return r.In.Line
 }
 
 // put writes b, one row's line, to t: b ends in LF, or, with lf, put adds

@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"streamql/catalog"
+	"streamql/executor"
 	"streamql/executor/vector"
 	"streamql/internal/session"
 )
@@ -25,9 +26,10 @@ func mainJob(cols ...catalog.Column) *session.Job {
 // varcharBatch routes the values to output 0 as one VARCHAR column.
 func varcharBatch(vals ...string) *session.Batch {
 	v := vector.NewVec(catalog.Varchar)
-	r := &session.Batch{N: len(vals), Dest: make([]int16, len(vals)), Parts: []session.Part{{Output: 0, Cols: []*session.Vec{v}}}}
+	r := &session.Batch{N: len(vals), Parts: []session.Part{{Output: 0, Cols: []*session.Vec{v}}}}
 	for i, s := range vals {
 		v.S[i] = []byte(s)
+		r.Parts[0].Sel = append(r.Parts[0].Sel, int32(i))
 	}
 	return r
 }
@@ -202,7 +204,7 @@ func TestSideFilesRefuseSymlinks(t *testing.T) {
 }
 
 // TestErrorsSidesByName: each errors side output gets its own stream's rows
-// (two and three names, the build sides' through Errors, the probe's in Routed).
+// (two and three names, the build sides' through Errors, the probe's in Step).
 func TestErrorsSidesByName(t *testing.T) {
 	for _, names := range [][]string{{"a_bad", "b_bad"}, {"a_bad", "b_bad", "c_bad"}} {
 		side := t.TempDir()
@@ -218,8 +220,8 @@ func TestErrorsSidesByName(t *testing.T) {
 			}
 		}
 		r := varcharBatch("ok")
-		r.ErrorSide = names[0]
-		r.Bad = []session.ErrorRow{{Stream: "a", Position: "a.csv:2", Raw: []byte("raw a_bad"), Error: "bad", At: 1}}
+		r.Errors.Name = names[0]
+		r.Errors.Rows = []session.ErrorRow{{Stream: "a", Position: "a.csv:2", Raw: []byte("raw a_bad"), Error: "bad", At: 1}}
 		if err := s.Rows(r); err != nil {
 			t.Fatal(err)
 		}
@@ -262,14 +264,13 @@ func TestChunksInOutputOrder(t *testing.T) {
 	for i, v := range []string{"w0", "w1", "w2"} {
 		made.S[i] = []byte(v)
 	}
-	r := &session.Batch{N: 3, Dest: []int16{0, -1, 1},
+	r := &session.Batch{N: 3,
 		Parts: []session.Part{{Output: 1, Sel: []int32{0}, Cols: []*session.Vec{in}}, {Output: 0, Sel: []int32{2}, Cols: []*session.Vec{in}}},
 		Chunks: []session.Chunk{
 			{At: 1, Part: session.Part{Output: 0, Sel: []int32{0, 1}, Cols: []*session.Vec{made}}},
 			{At: 3, Part: session.Part{Output: 1, Sel: []int32{2}, Cols: []*session.Vec{made}}},
 		},
-		Bad:       []session.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}},
-		ErrorSide: "errors",
+		Errors: session.ErrorPort{Name: "errors", Rows: []session.ErrorRow{{Stream: "s", Position: "s.csv:3", Raw: []byte("oops"), Error: "bad", At: 1}}},
 	}
 	if err := s.Rows(r); err != nil {
 		t.Fatal(err)
@@ -285,4 +286,13 @@ func TestChunksInOutputOrder(t *testing.T) {
 	if !strings.Contains(errOut.String(), "oops") {
 		t.Errorf("stderr %q: no malformed row", errOut.String())
 	}
+}
+
+// engineSink is session.EngineSink for a test that runs a job through the
+// executor: NewSink's sink (or its error) as the executor's.
+func engineSink(s session.Sink, err error) (executor.Sink, error) {
+	if err != nil {
+		return nil, err
+	}
+	return session.EngineSink(s), nil
 }

@@ -209,31 +209,31 @@ func TestBoxMatchesTablewriterRandom(t *testing.T) {
 			job.HasSides = true
 		}
 		job.Outputs = outputs
-		routed := &session.Batch{N: nrows, Dest: make([]int16, nrows)}
+		routed := &session.Batch{N: nrows}
 		want := make([][][]string, len(outputs))
 		for k, o := range outputs {
 			routed.Parts = append(routed.Parts, session.Part{Output: k, Cols: newVecs(o.Columns)})
 		}
 		var errRows [][]string
 		if sides && r.IntN(2) == 0 {
-			routed.ErrorSide = "errors"
+			routed.Errors.Name = "errors"
 			for range 1 + r.IntN(3) {
 				e := session.ErrorRow{Stream: "s", Position: "s.csv:" + strconv.Itoa(r.IntN(100)), Raw: []byte(randText(r)), Error: randText(r), At: r.IntN(nrows + 1)}
-				routed.Bad = append(routed.Bad, e)
+				routed.Errors.Rows = append(routed.Errors.Rows, e)
 			}
 			// the sink takes bad rows in the order of At
-			for i := 1; i < len(routed.Bad); i++ {
-				for j := i; j > 0 && routed.Bad[j].At < routed.Bad[j-1].At; j-- {
-					routed.Bad[j], routed.Bad[j-1] = routed.Bad[j-1], routed.Bad[j]
+			for i := 1; i < len(routed.Errors.Rows); i++ {
+				for j := i; j > 0 && routed.Errors.Rows[j].At < routed.Errors.Rows[j-1].At; j-- {
+					routed.Errors.Rows[j], routed.Errors.Rows[j-1] = routed.Errors.Rows[j-1], routed.Errors.Rows[j]
 				}
 			}
-			for _, e := range routed.Bad {
+			for _, e := range routed.Errors.Rows {
 				errRows = append(errRows, []string{e.Stream, e.Position, shownForTerminal(string(e.Raw)), shownForTerminal(e.Error)})
 			}
 		}
 		for i := range nrows {
 			k := r.IntN(len(outputs))
-			routed.Dest[i] = int16(k)
+			routed.Parts[k].Sel = append(routed.Parts[k].Sel, int32(i))
 			want[k] = append(want[k], fill(r, outputs[k].Columns, routed.Parts[k].Cols, i))
 		}
 
@@ -297,9 +297,10 @@ func TestTableRowsAllocate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		routed := &session.Batch{N: vector.Cap, Dest: make([]int16, vector.Cap), Parts: []session.Part{{Output: 0, Cols: newVecs(cols)}}}
+		routed := &session.Batch{N: vector.Cap, Parts: []session.Part{{Output: 0, Cols: newVecs(cols)}}}
 		v := routed.Parts[0].Cols
 		for i := range vector.Cap {
+			routed.Parts[0].Sel = append(routed.Parts[0].Sel, int32(i))
 			v[0].S[i] = []byte("设备" + strconv.Itoa(i%8))
 			v[1].I[i] = 1610035289736 + int64(i)
 			v[2].F[i] = float64(i%1000) / 10
