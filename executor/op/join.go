@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"streamql/catalog"
@@ -38,6 +39,12 @@ type JoinSpec struct {
 	Kind JoinKind
 	// Types are each input's column types.
 	Types [2][]catalog.Type
+	// Keep marks, per input, the columns the join's state holds (nil holds
+	// every column; plan.JoinInput.Keep, planner/rule_prune_columns.go): a
+	// column no reader of the joined rows reads is NULL in them and takes no
+	// memory. Late rows go out as they came, every column included. The key,
+	// time and stamp columns are always held.
+	Keep [2][]bool
 	// Keys are each input's key columns, pairwise of one type (the planner
 	// casts BIGINT to DOUBLE where they meet, SPEC 2.7); rows join when
 	// every pair is equal.
@@ -362,7 +369,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	}
 	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	for s := range 2 {
-		j.side[s] = joinSide{rows: NewRows(spec.Types[s])}
+		j.side[s] = joinSide{rows: NewRowsKeep(spec.Types[s], keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s]))}
 		j.side[s].index.init(0)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
@@ -374,6 +381,21 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
 	return j, nil
+}
+
+// keepWith returns keep (nil: every column) with the columns cols and the
+// columns more (-1: none) marked too, in a new slice.
+func keepWith(keep []bool, cols []int, more ...int) []bool {
+	if keep == nil {
+		return nil
+	}
+	out := slices.Clone(keep)
+	for _, c := range append(slices.Clone(cols), more...) {
+		if c >= 0 && c < len(out) {
+			out[c] = true
+		}
+	}
+	return out
 }
 
 // Push implements Operator: the rows of input port (0 left, 1 right) are

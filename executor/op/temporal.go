@@ -19,6 +19,9 @@ type TemporalSpec struct {
 	Kind JoinKind
 	// Types are each input's column types.
 	Types [2][]catalog.Type
+	// Keep marks, per input, the columns held (as JoinSpec.Keep; nil holds
+	// every column): the others are NULL in the joined rows.
+	Keep [2][]bool
 	// Keys are the left columns and the right side's key (its PRIMARY KEY,
 	// or the upsert key of an updating right side), pairwise of one type.
 	Keys [2][]int
@@ -103,7 +106,7 @@ func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error
 	}
 	j := &Temporal{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, version: map[uint64][]int32{}, emitted: math.MinInt64}
 	for s := range 2 {
-		j.rows[s] = NewRows(spec.Types[s])
+		j.rows[s] = NewRowsKeep(spec.Types[s], keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s]))
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
