@@ -125,7 +125,11 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	if both.Temporal {
 		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keep: spec.Keep, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions}, js, js.acct)
 	} else {
-		js.j, err = op.NewJoin(spec, js, js.acct)
+		var jo *op.Join
+		if jo, err = op.NewJoin(spec, js, js.acct); err == nil {
+			jo.SetPace(joinPace)
+			js.j = jo
+		}
 	}
 	if err != nil {
 		js.Close()
@@ -133,6 +137,12 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	}
 	return js, nil
 }
+
+// joinPace is the most batches of joined rows the join releases before the
+// job reads them (op.Join.SetPace): an input's end releases every row held
+// for the watermark (the last seconds of a stream, tens of thousands of
+// rows), which would otherwise all be queued, joined, at once.
+const joinPace = 4
 
 // joinOperator is the two-input operator a joinSource feeds: the keyed join
 // (op.Join) or the temporal join (op.Temporal), with what it did with each
@@ -164,6 +174,12 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		}
 		if js.fail != nil {
 			return js.fail
+		}
+		if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
+			if err := jo.Drain(js.ctx); err != nil {
+				js.fail = err
+			}
+			continue
 		}
 		s := js.pick()
 		if s < 0 {

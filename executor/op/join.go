@@ -160,6 +160,48 @@ type Join struct {
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
 	now func() int64
+
+	// pace, when above 0, is the most batches of joined rows one call
+	// releases (SetPace); deferred says that held rows the bound has passed
+	// are still to be released (Drain).
+	pace     int
+	deferred bool
+}
+
+// SetPace makes each call of the join release at most n batches of joined
+// rows (vector.Cap rows each; n <= 0: no limit, the default): the rest stay
+// held, in order, until Drain releases them, so that a caller that gives
+// each batch on before asking for more (executor's joinSource) holds a few
+// batches at a time, not every row an input's end releases at once. The
+// caller calls Drain while Deferred reports true, before it pushes more rows
+// or watermarks (Push, Watermark and Finish drain what is deferred first,
+// whole).
+func (j *Join) SetPace(n int) { j.pace = n }
+
+// Deferred reports whether held rows the watermarks have passed are still
+// to be released (SetPace): call Drain.
+func (j *Join) Deferred() bool { return j.deferred }
+
+// Drain releases the next rows that SetPace deferred, at most its limit of
+// batches, and emits them.
+func (j *Join) Drain(ctx context.Context) error {
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// undefer releases whole what SetPace deferred, before a call that changes
+// the inputs (their rows and watermarks come after the deferred ones).
+func (j *Join) undefer(ctx context.Context) error {
+	if !j.deferred {
+		return nil
+	}
+	pace := j.pace
+	j.pace = 0
+	err := j.release(ctx)
+	j.pace = pace
+	return err
 }
 
 // SetClock makes the join read processing time from now (epoch ms) for
@@ -402,6 +444,9 @@ func keepWith(keep []bool, cols []int, more ...int) []bool {
 // kept; late ones go to the input's late port; rows that need not wait are
 // handled.
 func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
+	if err := j.undefer(ctx); err != nil {
+		return err
+	}
 	if err := j.expireProc(ctx); err != nil {
 		return err
 	}
@@ -464,6 +509,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 // Watermark implements Operator: input port's watermark is wm; the held rows
 // both watermarks have passed are handled.
 func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
+	if err := j.undefer(ctx); err != nil {
+		return err
+	}
 	j.advance(port, wm)
 	if err := j.release(ctx); err != nil {
 		return err
@@ -475,6 +523,9 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 // held row is handled and every outer row still without a partner of an
 // interval join is padded.
 func (j *Join) Finish(ctx context.Context, port int) error {
+	if err := j.undefer(ctx); err != nil {
+		return err
+	}
 	j.done[port] = true
 	if err := j.release(ctx); err != nil {
 		return err
@@ -491,14 +542,21 @@ func (j *Join) bound() int64 {
 
 // release handles the held rows whose time is below the bound, in order,
 // with an interval join's paddings interleaved by time, then emits the
-// operator's watermark.
+// operator's watermark. With a pace (SetPace) it stops, deferred, once it
+// has emitted that many batches of joined rows, before the next held row.
 func (j *Join) release(ctx context.Context) error {
 	bound := j.bound()
 	all := bound == math.MaxInt64
+	j.deferred = false
+	start := j.batches
 	for {
 		at, next := j.pending.least()
 		if at < 0 || !all && next.t >= bound {
 			break
+		}
+		if j.pace > 0 && j.batches-start >= j.pace {
+			j.deferred = true
+			return nil
 		}
 		// the intervals that ended before it (first: expire may compact, which
 		// renumbers the held rows)
@@ -944,6 +1002,8 @@ type joinOutput struct {
 	out   Emitter
 	outB  *vector.Batch
 	lateB [2]*vector.Batch
+	// batches counts the batches of joined rows emitted (Join.SetPace).
+	batches int
 }
 
 // late sends row i of b, from input port, to its late port.
@@ -963,6 +1023,7 @@ func (o *joinOutput) flush(ctx context.Context) error {
 			return err
 		}
 		o.outB.Reset()
+		o.batches++
 	}
 	for s, lb := range o.lateB {
 		if lb.N > 0 {
