@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"streamql/catalog"
@@ -166,6 +165,9 @@ type Join struct {
 	// are still to be released (Drain).
 	pace     int
 	deferred bool
+	// view is each input's batch as its state stores it, the columns
+	// JoinSpec.Keep leaves out NULL (nil: it keeps every column)
+	view [2]*keepView
 }
 
 // SetPace makes each call of the join release at most n batches of joined
@@ -411,7 +413,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	}
 	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	for s := range 2 {
-		j.side[s] = joinSide{rows: NewRowsKeep(spec.Types[s], keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s]))}
+		keep := keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s])
+		j.side[s] = joinSide{rows: NewRows(keptTypes(spec.Types[s], keep))}
+		j.view[s] = newKeepView(spec.Types[s], keep)
 		j.side[s].index.init(0)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
@@ -423,21 +427,6 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
 	return j, nil
-}
-
-// keepWith returns keep (nil: every column) with the columns cols and the
-// columns more (-1: none) marked too, in a new slice.
-func keepWith(keep []bool, cols []int, more ...int) []bool {
-	if keep == nil {
-		return nil
-	}
-	out := slices.Clone(keep)
-	for _, c := range append(slices.Clone(cols), more...) {
-		if c >= 0 && c < len(out) {
-			out[c] = true
-		}
-	}
-	return out
 }
 
 // Push implements Operator: the rows of input port (0 left, 1 right) are
@@ -453,6 +442,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
+	kb := j.view[port].of(b) // (the row as the state keeps it; late rows go out from b, whole)
 	if port == 0 && j.spec.Lookup && tc < 0 && j.spec.TTL == 0 && j.spec.Residual == nil && j.done[1] {
 		err := j.probeLookup(ctx, b)
 		if err == nil { // (the rows gathered last: with the output batch empty on entry, every row is probeLookup's)
@@ -480,7 +470,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 			}
 			t = v.I[i]
 		}
-		k, bytes := s.rows.Add(b, i)
+		k, bytes := s.rows.Add(kb, i)
 		if j.spec.Changes[port] {
 			s.kinds = append(s.kinds, b.KindAt(i))
 		}

@@ -97,11 +97,9 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 
 // rowEqual reports whether stored rows a and b of r hold the same values in
 // every column: NULL equals NULL here, and doubles compare by their bits (a
-// retraction repeats the row it retracts, SPEC 2.8). A pruned column
-// (NewRowsKeep) is not compared: no reader of the join's rows tells rows
-// apart by it.
+// retraction repeats the row it retracts, SPEC 2.8).
 func rowEqual(r *Rows, a, b int) bool {
-	for _, c := range r.keep {
+	for c := range r.cols {
 		if r.cols[c].null[a] != r.cols[c].null[b] {
 			return false
 		}

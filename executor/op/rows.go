@@ -16,9 +16,6 @@ import (
 type Rows struct {
 	types []catalog.Type
 	cols  []rowCol
-	// keep lists the indexes of the columns the store holds (all of them
-	// unless NewRowsKeep pruned some): a pruned column reads back as NULL.
-	keep  []int
 	pos   []int64
 	n     int
 	moved []int // Compact's result, reused
@@ -31,27 +28,12 @@ type rowCol struct {
 	off   []uint32 // VARCHAR: value k is arena[off[k]:off[k+1]]
 	arena []byte
 	null  []bool
-	// pruned marks a column the store does not hold (NewRowsKeep): it
-	// takes no memory and every row's value is NULL.
-	pruned bool
 }
 
 // NewRows returns an empty store of rows of types.
-func NewRows(types []catalog.Type) *Rows { return NewRowsKeep(types, nil) }
-
-// NewRowsKeep returns an empty store of rows of types that holds only the
-// columns c with keep[c] (nil keeps every column): the others, which no
-// reader of the operator's output reads (planner/rule_prune_columns.go,
-// plan.JoinInput.Keep), take no memory and read back as NULL (Null, CopyTo).
-// The operator's key and time columns must be kept.
-func NewRowsKeep(types []catalog.Type, keep []bool) *Rows {
+func NewRows(types []catalog.Type) *Rows {
 	r := &Rows{types: types, cols: make([]rowCol, len(types))}
 	for c, t := range types {
-		if keep != nil && c < len(keep) && !keep[c] {
-			r.cols[c].pruned = true
-			continue
-		}
-		r.keep = append(r.keep, c)
 		if textLike(t) {
 			r.cols[c].off = []uint32{0}
 		}
@@ -69,8 +51,8 @@ func (r *Rows) Len() int { return r.n }
 // Add copies row i of b (whose columns have r's types) and returns its index
 // and the bytes it takes.
 func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
-	bytes := int64(8 + len(r.keep)) // (its position and NULL flags)
-	for _, c := range r.keep {
+	bytes := int64(8 + len(r.types)) // (its position and NULL flags)
+	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[c]
 		null := v.Null[i]
 		rc.null = append(rc.null, null)
@@ -115,8 +97,8 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 	return r.n - 1, bytes
 }
 
-// Null reports whether column c of row k is NULL (a pruned column's always is).
-func (r *Rows) Null(k, c int) bool { return r.cols[c].pruned || r.cols[c].null[k] }
+// Null reports whether column c of row k is NULL.
+func (r *Rows) Null(k, c int) bool { return r.cols[c].null[k] }
 
 // Int returns column c of row k (BIGINT or TIMESTAMP; 0 when NULL).
 func (r *Rows) Int(k, c int) int64 { return r.cols[c].i[k] }
@@ -143,7 +125,7 @@ func (r *Rows) Pos(k int) int64 { return r.pos[k] }
 func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 	for c := range r.cols {
 		v := b.Cols[at+c]
-		if k < 0 || r.cols[c].pruned || r.cols[c].null[k] {
+		if k < 0 || r.cols[c].null[k] {
 			v.Null[i] = true
 			continue
 		}
@@ -175,15 +157,6 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[col+c]
-		if rc.pruned {
-			for x := range ks {
-				v.Null[at+x] = true
-			}
-			if v.Text != nil {
-				clear(v.Text[at : at+len(ks)])
-			}
-			continue
-		}
 		for x, k := range ks {
 			i := at + x
 			if k < 0 || rc.null[k] {
@@ -229,7 +202,7 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		}
 		moved[k] = n
 		r.pos[n] = r.pos[k]
-		for _, c := range r.keep {
+		for c := range r.cols {
 			rc := &r.cols[c]
 			rc.null[n] = rc.null[k]
 			switch r.types[c] {
@@ -253,7 +226,7 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 	}
 	r.n = n
 	r.pos = r.pos[:n]
-	for _, c := range r.keep {
+	for c := range r.cols {
 		rc := &r.cols[c]
 		rc.null = rc.null[:n]
 		switch r.types[c] {
