@@ -123,17 +123,22 @@ func exprReads(e *plan.Expr, reads []bool) {
 	if e == nil {
 		return
 	}
-	c := -1
-	switch e.Op {
-	case plan.OpCol:
-		c = e.Col
-	case plan.OpCurrentWatermark:
-		c = int(e.Param)
-	}
-	if c >= 0 && c < len(reads) {
+	if c := colOf(e); c >= 0 && c < len(reads) {
 		reads[c] = true
 	}
 	for _, a := range e.Args {
 		exprReads(a, reads)
 	}
+}
+
+// colOf returns the batch column the node e reads itself (a column, or a
+// CURRENT_WATERMARK column), -1 when it reads none (its operands may).
+func colOf(e *plan.Expr) int {
+	switch e.Op {
+	case plan.OpCol:
+		return e.Col
+	case plan.OpCurrentWatermark:
+		return int(e.Param)
+	}
+	return -1
 }
