@@ -176,8 +176,10 @@ type Join struct {
 // each batch on before asking for more (executor's joinSource) holds a few
 // batches at a time, not every row an input's end releases at once. The
 // caller calls Drain while Deferred reports true, before it pushes more rows
-// or watermarks (Push, Watermark and Finish drain what is deferred first,
-// whole).
+// (Push releases what is deferred first, whole: a row without event time is
+// handled as it arrives, after them). A watermark or an input's end only
+// raises the bound the deferred rows are below, so Watermark and Finish go
+// on releasing them in order, paced.
 func (j *Join) SetPace(n int) { j.pace = n }
 
 // Deferred reports whether held rows the watermarks have passed are still
@@ -193,8 +195,8 @@ func (j *Join) Drain(ctx context.Context) error {
 	return j.flush(ctx)
 }
 
-// undefer releases whole what SetPace deferred, before a call that changes
-// the inputs (their rows and watermarks come after the deferred ones).
+// undefer releases whole what SetPace deferred, before Push adds rows (a
+// row without event time is handled at once: after the deferred ones).
 func (j *Join) undefer(ctx context.Context) error {
 	if !j.deferred {
 		return nil
@@ -499,10 +501,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 // Watermark implements Operator: input port's watermark is wm; the held rows
 // both watermarks have passed are handled.
 func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
-	if err := j.undefer(ctx); err != nil {
-		return err
-	}
-	j.advance(port, wm)
+	j.advance(port, wm) // (what SetPace deferred is below the bound still: released first, in order)
 	if err := j.release(ctx); err != nil {
 		return err
 	}
@@ -513,9 +512,6 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 // held row is handled and every outer row still without a partner of an
 // interval join is padded.
 func (j *Join) Finish(ctx context.Context, port int) error {
-	if err := j.undefer(ctx); err != nil {
-		return err
-	}
 	j.done[port] = true
 	if err := j.release(ctx); err != nil {
 		return err
