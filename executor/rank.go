@@ -43,6 +43,7 @@ type rankOp struct {
 	parts   []Part
 	chunks  []Chunk
 	made    Routed
+	colSets [][]*vector.Vec // emit's chunks' columns, one per gathered batch
 	emitted int64
 	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
 	// lateRows counts the rows sent to the late output (the end-of-job
@@ -67,7 +68,11 @@ type rankCollector struct {
 	batches []*vector.Batch
 	n       int // batches in use
 	discard bool
-	late    gathered // the late port's rows (a window Top-N's: its input's layout)
+	// flush, when set, hands the batches gathered on once there are
+	// flushAt of them (rankOp.Finish: a bounded Top-N's final result goes
+	// out as it is made, not gathered whole)
+	flush func(context.Context) error
+	late  gathered // the late port's rows (a window Top-N's: its input's layout)
 }
 
 // gathered is rows gathered in batches of one layout.
@@ -95,7 +100,7 @@ func (g *gathered) add(b *vector.Batch) {
 }
 
 // Emit implements op.Emitter.
-func (c *rankCollector) Emit(_ context.Context, port int, b *vector.Batch) error {
+func (c *rankCollector) Emit(ctx context.Context, port int, b *vector.Batch) error {
 	switch {
 	case port == op.TimedLate:
 		c.late.add(b) // (Dedup's, Over's and TimeSort's late rows are routed before them: a window Top-N's only)
@@ -103,9 +108,16 @@ func (c *rankCollector) Emit(_ context.Context, port int, b *vector.Batch) error
 		g := gathered{types: c.types, batches: c.batches, n: c.n}
 		g.add(b)
 		c.batches, c.n = g.batches, g.n
+		if c.flush != nil && c.n >= flushAt {
+			return c.flush(ctx)
+		}
 	}
 	return nil
 }
+
+// flushAt is the number of batches a rankCollector with a flush gathers
+// before it hands them on.
+const flushAt = 4
 
 // EmitWatermark implements op.Emitter.
 func (c *rankCollector) EmitWatermark(context.Context, int64) error { return nil }
@@ -325,14 +337,17 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Routed) error {
 			o.made = Routed{ErrorSide: o.made.ErrorSide}
 			r = &o.made
 		}
-		for _, b := range o.coll.batches[:o.coll.n] {
+		for x, b := range o.coll.batches[:o.coll.n] {
 			n := b.N
 			if o.r.Limit >= 0 && o.r.Kind == plan.RankTimeSort && o.emitted+int64(n) >= o.r.Limit {
 				n = int(o.r.Limit - o.emitted)
 				done = true
 			}
 			o.emitted += int64(n)
-			cols := make([]*vector.Vec, len(o.r.Output))
+			if x == len(o.colSets) {
+				o.colSets = append(o.colSets, make([]*vector.Vec, len(o.r.Output)))
+			}
+			cols := o.colSets[x] // (reused: the sink is done with a Routed when Push returns)
 			for j, c := range o.r.Output {
 				cols[j] = b.Cols[c]
 			}
@@ -410,7 +425,10 @@ func (o *rankOp) Finish(ctx context.Context) error {
 	}
 	if o.top != nil && o.r.Bounded {
 		o.coll.discard = false
-		if err := o.top.Final(ctx); err != nil {
+		o.coll.flush = func(ctx context.Context) error { return o.emit(ctx, Port{}, nil) }
+		err := o.top.Final(ctx)
+		o.coll.flush = nil
+		if err != nil {
 			return err
 		}
 	}

@@ -183,7 +183,6 @@ func (d *Dedup) Watermark(ctx context.Context, _ int, wm int64) error {
 		return err
 	}
 	d.expire()
-	d.compact()
 	return d.out.EmitWatermark(ctx, wm)
 }
 
@@ -209,22 +208,6 @@ func (d *Dedup) expire() {
 	d.state = kept
 	for j := range d.held {
 		d.held[j].part = moved[d.held[j].part]
-	}
-}
-
-// compact drops the rows no longer held once they are most of the store.
-func (d *Dedup) compact() {
-	moved := d.rows.compact()
-	if moved == nil {
-		return
-	}
-	for j := range d.state {
-		if r := d.state[j].row; r >= 0 {
-			d.state[j].row = int32(moved[r])
-		}
-	}
-	for j := range d.held {
-		d.held[j].row = int32(moved[d.held[j].row]) // (-1 for a replaced row: never matches)
 	}
 }
 

@@ -11,7 +11,10 @@
 //     releases rows in event-time order (equal times: the left input first,
 //     then each input in arrival order), so that a join's output does not
 //     depend on how its inputs interleave (SPEC 2.7, "Determinism");
-//   - Rows: a columnar store of rows copied out of batches (state, held rows);
+//   - Rows: a columnar store of rows copied out of batches (state, held rows),
+//     its VARCHAR values in arenas of 64 KiB chunks; a row can be
+//     overwritten in place (Set), so that the ranking operators reuse the
+//     slots of the rows they release (liveRows, order.go);
 //   - Join: the keyed two-input join, INNER, LEFT, RIGHT and FULL, regular or
 //     interval, whose output has both sides' columns; a regular one also over
 //     updating inputs, whose -U/-D rows retract what they joined (SPEC 2.8,
@@ -28,7 +31,7 @@
 // and SPEC 2.9's ranking, deduplication and OVER operators (issue 24):
 //   - TopN: the updating Top-N (ROW_NUMBER, RANK, DENSE_RANK, with or
 //     without the rank column; deduplication keeping the last row), whose
-//     batches carry row kinds (vector.RowKind);
+//     batches carry Flink's row kinds (vector.RowKind);
 //   - Dedup: deduplication keeping the first row by event time,
 //     append-only, emitted as the watermark passes;
 //   - WindowTopN: window Top-N and window deduplication, emitted at firing;

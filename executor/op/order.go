@@ -149,8 +149,10 @@ func (r *Rows) rowBytes(k int) int64 {
 			n += 8
 		case catalog.Boolean:
 			n++
-		case catalog.Varchar:
-			n += 4 + int64(r.cols[c].off[k+1]-r.cols[c].off[k])
+		default:
+			if textLike(t) {
+				n += 4 + int64(r.cols[c].end[k]-r.cols[c].off[k])
+			}
 		}
 	}
 	return n
@@ -288,40 +290,37 @@ func (c ttlClock) now() int64 {
 }
 
 // liveRows is a Rows store whose rows are released one by one (the rows an
-// operator no longer holds) and dropped in bulk once they are most of it.
+// operator no longer holds): a released row's slot is reused by the next
+// add (Rows.Set), so the store holds the rows held and no more, and a row
+// keeps its index while it is held.
 type liveRows struct {
 	*Rows
 	alive []bool
-	dead  int
+	free  []int32 // released slots
 }
 
 func newLiveRows(types []catalog.Type) liveRows { return liveRows{Rows: NewRows(types)} }
 
-// add is Rows.Add of a live row.
+// add stores row i of b in a released slot, or a new one, and returns its
+// index and the bytes it takes.
 func (l *liveRows) add(b *vector.Batch, i int) (int, int64) {
+	if n := len(l.free); n > 0 {
+		k := l.free[n-1]
+		l.free = l.free[:n-1]
+		l.alive[k] = true
+		return int(k), l.Set(int(k), b, i)
+	}
 	l.alive = append(l.alive, true)
 	return l.Rows.Add(b, i)
 }
 
-// release marks row k as no longer held, and returns the bytes it took.
+// release marks row k as no longer held (its slot free for the next add),
+// and returns the bytes it took.
 func (l *liveRows) release(k int32) int64 {
+	if !l.alive[k] {
+		return 0 // (released already)
+	}
 	l.alive[k] = false
-	l.dead++
-	return l.rowBytes(int(k))
-}
-
-// compact drops the released rows once there are at least 1,024 of them and
-// they are half the store or more, and returns each row's new index (-1 for a
-// dropped one) by its old one, or nil when it did nothing.
-func (l *liveRows) compact() []int {
-	if l.dead < 1024 || l.dead*2 < l.Len() {
-		return nil
-	}
-	moved := l.Compact(func(k int) bool { return l.alive[k] })
-	l.alive = l.alive[:l.Len()]
-	for k := range l.alive {
-		l.alive[k] = true
-	}
-	l.dead = 0
-	return moved
+	l.free = append(l.free, k)
+	return l.Free(int(k))
 }

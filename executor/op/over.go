@@ -155,7 +155,6 @@ func (o *Over) Watermark(ctx context.Context, _ int, wm int64) error {
 	if err := o.ob.flush(ctx, o.out); err != nil {
 		return err
 	}
-	o.compact()
 	return o.out.EmitWatermark(ctx, wm)
 }
 
@@ -233,22 +232,6 @@ func (o *Over) trim(p *overPart) {
 	}
 	p.hist = append(p.hist[:0], p.hist[drop:]...)
 	p.times = append(p.times[:0], p.times[drop:]...)
-}
-
-// compact drops the rows no longer held once they are most of the store.
-func (o *Over) compact() {
-	moved := o.rows.compact()
-	if moved == nil {
-		return
-	}
-	for j := range o.state {
-		for x, k := range o.state[j].hist {
-			o.state[j].hist[x] = int32(moved[k])
-		}
-	}
-	for j := range o.held {
-		o.held[j].row = int32(moved[o.held[j].row])
-	}
 }
 
 // Finish implements Operator: every held row is handled (SPEC 2.3: the

@@ -265,7 +265,11 @@ func TestTopNAgainstReference(t *testing.T) {
 		desc, rankCol, newer := r.IntN(2) == 0, r.IntN(2) == 0, fn == RowNumber && r.IntN(4) == 0
 		log := newChangelog(t)
 		acct := &countAccount{}
-		top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: []int{0}, Order: []SortKey{{Col: 1, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol, NewerFirst: newer}, log, acct)
+		keys := []int{0}
+		if seed%2 == 1 {
+			keys = []int{0, 0} // (the same partitions, indexed by the key's bytes instead of its value)
+		}
+		top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: keys, Order: []SortKey{{Col: 1, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol, NewerFirst: newer}, log, acct)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -396,3 +400,81 @@ type discard struct{}
 
 func (discard) Emit(context.Context, int, *vector.Batch) error { return nil }
 func (discard) EmitWatermark(context.Context, int64) error     { return nil }
+
+// kindLog records a Top-N's changes in order: kind and row text.
+type kindLog struct {
+	kinds []vector.RowKind
+	rows  []string
+}
+
+func (k *kindLog) Emit(_ context.Context, _ int, b *vector.Batch) error {
+	for i := 0; i < b.N; i++ {
+		k.kinds = append(k.kinds, b.Kinds[i])
+		k.rows = append(k.rows, rowText(b, i))
+	}
+	return nil
+}
+
+func (k *kindLog) EmitWatermark(context.Context, int64) error { return nil }
+
+// TestTopNRowKindsAsFlink: the kinds of a Top-N's changes are Flink 2.3's
+// for an append-only input (SPEC 2.8, 2.9). Deduplication keeping the last
+// row (ROW_NUMBER, rn = 1, newer first, no rank column) is Flink's
+// deduplication (DeduplicateFunctionHelper.updateDeduplicateResult): +I
+// for a key's first row, then -U of the row held followed by +U of the new
+// one, never -D. A Top-N without the rank column is
+// AppendOnlyTopNFunction.processElementWithoutRowNumber: -D of the row
+// that left, then +I, never an update. With the rank column and
+// ROW_NUMBER (processElementWithRowNumber): +I for a rank that was empty,
+// else -U/+U pairs of one rank each, never -D (a row that leaves the top is
+// overwritten by the update of rank N).
+func TestTopNRowKindsAsFlink(t *testing.T) {
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		rows := genRankRows(r, 1+r.IntN(300), 20)
+		mode := r.IntN(3) // 0: dedup last, 1: no rank column, 2: rank column
+		spec := TopNSpec{Types: rankTypes, Keys: []int{0}, Order: []SortKey{{Col: 1, Desc: r.IntN(2) == 0}}, N: 1 + r.Int64N(4), Func: RowNumber}
+		switch mode {
+		case 0:
+			spec.N, spec.NewerFirst = 1, true
+		case 2:
+			spec.RankNumber = true
+		}
+		log := &kindLog{}
+		top, err := NewTopN(spec, log, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pushInBatches(t, r, top, rows)
+		held := map[string]bool{} // dedup: the keys with a row
+		for j := 0; j < len(log.kinds); j++ {
+			k, row := log.kinds[j], log.rows[j]
+			key := row[:strings.IndexByte(row, '|')]
+			switch mode {
+			case 0:
+				switch {
+				case k == vector.Insert && !held[key]:
+					held[key] = true
+				case k == vector.UpdateBefore && held[key] && j+1 < len(log.kinds) && log.kinds[j+1] == vector.UpdateAfter &&
+					strings.HasPrefix(log.rows[j+1], key+"|"):
+					j++
+				default:
+					t.Fatalf("seed %d: deduplication emitted %s %s (change %d): want +I for a new key, else -U then +U", seed, k, row, j)
+				}
+			case 1:
+				if k != vector.Insert && k != vector.Delete {
+					t.Fatalf("seed %d: a Top-N without the rank column emitted %s %s: want -D and +I only", seed, k, row)
+				}
+			case 2:
+				rank := row[strings.LastIndexByte(row, '|'):]
+				switch {
+				case k == vector.Insert:
+				case k == vector.UpdateBefore && j+1 < len(log.kinds) && log.kinds[j+1] == vector.UpdateAfter && strings.HasSuffix(log.rows[j+1], rank):
+					j++
+				default:
+					t.Fatalf("seed %d: a ROW_NUMBER Top-N with the rank column emitted %s %s (change %d): want +I, or -U then +U of one rank", seed, k, row, j)
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package op
 
 import (
+	"cmp"
+	"slices"
+
 	"streamql/catalog"
 	"streamql/executor/vector"
 )
@@ -13,32 +16,138 @@ import (
 // kind of arena in vector.AppendBinary's form, and read back into the
 // batch's child vectors by CopyTo: it comes back exactly, with its type
 // (a DOUBLE's bits, NULLs inside).
+//
+// A row may also be overwritten in place (Set) or emptied (Free), so that an
+// operator that releases rows one by one reuses their slots instead of
+// holding them until a Compact (liveRows): the bytes of a VARCHAR value
+// overwritten or freed are garbage in its column's arena, which is
+// compacted in place once it is a quarter of the arena (the rows keep their
+// indexes).
 type Rows struct {
 	types []catalog.Type
 	cols  []rowCol
 	pos   []int64
 	n     int
-	moved []int // Compact's result, reused
+	moved []int   // Compact's result, reused
+	order []int32 // compactArena's scratch, reused
+	// inOrder: every arena holds its rows' values in row order (no Set or
+	// Free since the last compaction), which Compact uses to close the
+	// gaps in one pass
+	inOrder bool
 }
 
 type rowCol struct {
-	i     []int64
-	f     []float64
-	b     []bool
-	off   []uint32 // VARCHAR: value k is arena[off[k]:off[k+1]]
-	arena []byte
-	null  []bool
+	i    []int64
+	f    []float64
+	b    []bool
+	null []bool
+	// VARCHAR and the nested types: value k is the bytes at addresses
+	// off[k] to end[k] of the column's arena, which is made of chunks of
+	// arenaChunk bytes (a value longer than that spans several, of one
+	// allocation), so that it grows without copying what it holds; top is
+	// the next free address, garbage the bytes below it no row's value
+	// holds
+	off, end []uint32
+	chunks   [][]byte
+	top      uint32
+	garbage  int
+	scratch  []byte   // a nested value's binary form before it is placed
+	spare    [][]byte // whole chunks a compaction let go, for place to reuse (at most maxSpare)
+}
+
+// maxSpare is the number of chunks a Rows column keeps for reuse after a
+// compaction, so that a store whose size holds steady allocates nothing.
+const maxSpare = 64
+
+// arenaBits is log2 of arenaChunk, the size of a chunk of a Rows column's
+// arena (the first one starts smaller and doubles up to it).
+const (
+	arenaBits  = 16
+	arenaChunk = 1 << arenaBits
+	arenaMask  = arenaChunk - 1
+)
+
+// noBytes is an empty value's bytes (not nil, as an empty string's in a
+// batch).
+var noBytes = []byte{}
+
+// value returns the bytes of value k (capacity clipped to them).
+func (rc *rowCol) value(k int) []byte {
+	o, e := rc.off[k], rc.end[k]
+	if e == o {
+		return noBytes
+	}
+	in := o & arenaMask
+	ch := rc.chunks[o>>arenaBits]
+	return ch[in : in+(e-o) : in+(e-o)]
+}
+
+// place reserves n bytes of the arena and returns their address and the
+// bytes: inside one chunk, or, longer than a chunk, at the start of an
+// allocation of their own.
+func (rc *rowCol) place(n int) (uint32, []byte) {
+	slot, in := int(rc.top>>arenaBits), int(rc.top&arenaMask)
+	if slot < len(rc.chunks) {
+		ch := rc.chunks[slot]
+		if in+n <= len(ch) {
+			rc.top += uint32(n)
+			return uint32(slot<<arenaBits + in), ch[in : in+n]
+		}
+		if len(ch) < arenaChunk && in+n <= arenaChunk { // the first chunk, still small: it doubles
+			grown := make([]byte, min(arenaChunk, max(2*len(ch), in+n)))
+			copy(grown, ch[:in])
+			rc.chunks[slot] = grown
+			rc.top += uint32(n)
+			return uint32(slot<<arenaBits + in), grown[in : in+n]
+		}
+		slot = len(rc.chunks) // (the chunks after slot are the rest of its allocation: no room there either)
+	}
+	m := max(1, (n+arenaMask)>>arenaBits) // chunks it spans
+	if k := len(rc.spare); m == 1 && slot > 0 && k > 0 {
+		ch := rc.spare[k-1]
+		rc.spare = rc.spare[:k-1]
+		rc.chunks = append(rc.chunks, ch)
+		rc.top = uint32(slot<<arenaBits + n)
+		return uint32(slot << arenaBits), ch[:n]
+	}
+	size := m << arenaBits
+	if slot == 0 && m == 1 {
+		size = max(256, n)
+	}
+	buf := make([]byte, size)
+	for j := range m { // (each chunk's length its own slot, its capacity the allocation's rest: a long value reads across)
+		rc.chunks = append(rc.chunks, buf[j<<arenaBits:min(size, (j+1)<<arenaBits):size])
+	}
+	rc.top = uint32(slot<<arenaBits + n)
+	return uint32(slot << arenaBits), buf[:n]
+}
+
+// text returns value i of v as it is stored (a VARCHAR's bytes, a nested
+// value's binary form; nil when NULL), a nested one built in rc.scratch.
+func (rc *rowCol) text(t catalog.Type, v *vector.Vec, i int) []byte {
+	switch {
+	case v.Null[i]:
+		return nil
+	case t == catalog.Varchar:
+		return v.S[i]
+	}
+	rc.scratch = vector.AppendBinary(rc.scratch[:0], v, i)
+	return rc.scratch
+}
+
+// add stores x as a new value and returns its address range.
+func (rc *rowCol) add(x []byte) (uint32, uint32) {
+	if len(x) == 0 {
+		return 0, 0
+	}
+	o, dst := rc.place(len(x))
+	copy(dst, x)
+	return o, o + uint32(len(x))
 }
 
 // NewRows returns an empty store of rows of types.
 func NewRows(types []catalog.Type) *Rows {
-	r := &Rows{types: types, cols: make([]rowCol, len(types))}
-	for c, t := range types {
-		if textLike(t) {
-			r.cols[c].off = []uint32{0}
-		}
-	}
-	return r
+	return &Rows{types: types, cols: make([]rowCol, len(types)), inOrder: true}
 }
 
 // textLike reports whether values of t live in a column's arena: VARCHAR,
@@ -74,27 +183,136 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 		case catalog.Boolean:
 			rc.b = append(rc.b, !null && v.B[i])
 			bytes++
-		case catalog.Varchar:
-			if !null {
-				rc.arena = append(rc.arena, v.S[i]...)
-				bytes += int64(len(v.S[i]))
-			}
-			rc.off = append(rc.off, uint32(len(rc.arena)))
-			bytes += 4
 		default:
 			if textLike(r.types[c]) {
-				start := len(rc.arena)
-				if !null {
-					rc.arena = vector.AppendBinary(rc.arena, v, i)
-				}
-				rc.off = append(rc.off, uint32(len(rc.arena)))
-				bytes += 4 + int64(len(rc.arena)-start)
+				x := rc.text(r.types[c], v, i)
+				o, e := rc.add(x)
+				rc.off, rc.end = append(rc.off, o), append(rc.end, e)
+				bytes += 4 + int64(len(x))
 			}
 		}
 	}
 	r.pos = append(r.pos, b.Pos[i])
 	r.n++
 	return r.n - 1, bytes
+}
+
+// Set overwrites stored row k with row i of b (whose columns have r's
+// types) and returns the bytes the new row takes (as Add counts them). A
+// VARCHAR value that fits where the old one was is written there; the rest
+// is garbage, reclaimed by compactArena.
+func (r *Rows) Set(k int, b *vector.Batch, i int) int64 {
+	bytes := int64(8 + len(r.types))
+	r.inOrder = false
+	for c := range r.cols {
+		rc, v := &r.cols[c], b.Cols[c]
+		null := v.Null[i]
+		rc.null[k] = null
+		switch t := r.types[c]; t {
+		case catalog.BigInt, catalog.Timestamp:
+			x := int64(0)
+			if !null {
+				x = v.I[i]
+			}
+			rc.i[k] = x
+			bytes += 8
+		case catalog.Double:
+			x := 0.0
+			if !null {
+				x = v.F[i]
+			}
+			rc.f[k] = x
+			bytes += 8
+		case catalog.Boolean:
+			rc.b[k] = !null && v.B[i]
+			bytes++
+		default:
+			if !textLike(t) {
+				continue
+			}
+			old := int(rc.end[k] - rc.off[k])
+			x := rc.text(t, v, i)
+			if len(x) <= old && len(x) > 0 { // (in the old value's place)
+				copy(rc.value(k), x)
+				rc.end[k] = rc.off[k] + uint32(len(x))
+				rc.garbage += old - len(x)
+			} else {
+				rc.off[k], rc.end[k] = rc.add(x)
+				rc.garbage += old
+			}
+			bytes += 4 + int64(len(x))
+		}
+	}
+	r.pos[k] = b.Pos[i]
+	r.compactArenas()
+	return bytes
+}
+
+// Free empties stored row k's VARCHAR values (their bytes become garbage)
+// and returns the bytes the row took (as Add counted them); the row keeps
+// its index until Set overwrites it.
+func (r *Rows) Free(k int) int64 {
+	n := r.rowBytes(k)
+	r.inOrder = false
+	for c := range r.cols {
+		rc := &r.cols[c]
+		if rc.end != nil {
+			rc.garbage += int(rc.end[k] - rc.off[k])
+			rc.end[k] = rc.off[k]
+		}
+	}
+	r.compactArenas()
+	return n
+}
+
+// compactArenas closes the gaps in each arena whose garbage is a quarter
+// of it or more (and at least 4 KiB), moving the values toward its start in
+// the order they lie in it (row order when inOrder): the rows keep their
+// indexes, the values' bytes move (what Str returned before is stale), and
+// the chunks no longer used are let go.
+func (r *Rows) compactArenas() {
+	for c := range r.cols {
+		rc := &r.cols[c]
+		if rc.garbage < 4096 || 4*rc.garbage < int(rc.top) {
+			continue
+		}
+		r.order = r.order[:0]
+		for k := 0; k < r.n; k++ {
+			if rc.end[k] > rc.off[k] {
+				r.order = append(r.order, int32(k))
+			} else {
+				rc.off[k], rc.end[k] = 0, 0
+			}
+		}
+		if !r.inOrder {
+			slices.SortFunc(r.order, func(a, b int32) int { return cmp.Compare(rc.off[a], rc.off[b]) })
+		}
+		w := uint32(0) // the next address written: never above the value moved
+		for _, k := range r.order {
+			size := rc.end[k] - rc.off[k]
+			switch {
+			case size > arenaChunk: // a long value stays where it is, its own allocation's start
+				w = rc.off[k]
+			case int(w&arenaMask+size) > len(rc.chunks[w>>arenaBits]):
+				w = (w>>arenaBits + 1) << arenaBits // (it does not fit in w's chunk: the next; it is there or later)
+			}
+			if w != rc.off[k] {
+				in := w & arenaMask
+				copy(rc.chunks[w>>arenaBits][in:in+size], rc.value(int(k)))
+			}
+			rc.off[k], rc.end[k] = w, w+size
+			w += size
+		}
+		used := int(w+arenaMask) >> arenaBits
+		for _, ch := range rc.chunks[used:] {
+			if len(ch) == arenaChunk && cap(ch) == arenaChunk && len(rc.spare) < maxSpare {
+				rc.spare = append(rc.spare, ch)
+			}
+		}
+		clear(rc.chunks[used:])
+		rc.chunks = rc.chunks[:used]
+		rc.top, rc.garbage = w, 0
+	}
 }
 
 // Null reports whether column c of row k is NULL.
@@ -111,10 +329,7 @@ func (r *Rows) Bool(k, c int) bool { return r.cols[c].b[k] }
 
 // Str returns column c of row k (VARCHAR; empty when NULL), pointing into
 // the store: valid until the next Add or Compact.
-func (r *Rows) Str(k, c int) []byte {
-	rc := &r.cols[c]
-	return rc.arena[rc.off[k]:rc.off[k+1]:rc.off[k+1]]
-}
+func (r *Rows) Str(k, c int) []byte { return r.cols[c].value(k) }
 
 // Pos returns row k's source position (vector.Batch.Pos).
 func (r *Rows) Pos(k int) int64 { return r.pos[k] }
@@ -172,7 +387,7 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 			case catalog.Boolean:
 				v.B[i] = rc.b[k]
 			case catalog.Varchar:
-				v.S[i] = rc.arena[rc.off[k]:rc.off[k+1]:rc.off[k+1]]
+				v.S[i] = rc.value(int(k))
 			default:
 				if textLike(r.types[c]) {
 					vector.ReadBinary(v, i, r.Str(int(k), c))
@@ -216,13 +431,19 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 				if !textLike(r.types[c]) {
 					continue
 				}
-				from, to := rc.off[k], rc.off[k+1]
-				start := rc.off[n]
-				copy(rc.arena[start:], rc.arena[from:to])
-				rc.off[n+1] = start + (to - from)
+				rc.off[n], rc.end[n] = rc.off[k], rc.end[k] // (compactArenas moves the bytes)
 			}
 		}
 		n++
+	}
+	for c := range r.cols { // the dropped rows' values are garbage
+		if rc := &r.cols[c]; textLike(r.types[c]) {
+			live := 0
+			for k := 0; k < n; k++ {
+				live += int(rc.end[k] - rc.off[k])
+			}
+			rc.garbage = int(rc.top) - live
+		}
 	}
 	r.n = n
 	r.pos = r.pos[:n]
@@ -238,11 +459,11 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 			rc.b = rc.b[:n]
 		default:
 			if textLike(r.types[c]) {
-				rc.off = rc.off[:n+1]
-				rc.arena = rc.arena[:rc.off[n]]
+				rc.off, rc.end = rc.off[:n], rc.end[:n]
 			}
 		}
 	}
+	r.compactArenas()
 	return moved
 }
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"math"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 
 	"streamql/catalog"
@@ -144,66 +147,161 @@ const TopNOut = 0
 
 // TopN is the updating Top-N operator (SPEC 2.9, 2.8): each input row that
 // enters a partition's top N emits the changes it makes, as Flink's
-// append-only rank function does: with the rank column, one change per rank
+// AppendOnlyTopNFunction does: with the rank column, one change per rank
 // that changed (-U the old row and rank, +U the new; +I a rank that was
 // empty, -D one that no longer is); without it, -D for each row that left
-// the top N and +I for the new row. Its state is the top rows of each
-// partition (a row that leaves never comes back: the input only inserts),
-// charged to its Account. It has one input port (0).
+// the top N and +I for the new row. Deduplication keeping the last row
+// (NewerFirst, N 1, ROW_NUMBER, no rank column) emits as Flink's
+// deduplication does (DeduplicateFunctionHelper.updateDeduplicateResult):
+// +I for a key's first row, then -U the old row and +U the new. Its state
+// is the top rows of each partition (a row that leaves never comes back:
+// the input only inserts), charged to its Account: a row that leaves frees
+// its slot in the store for the next (liveRows), and the partitions and
+// their lists are carved out of shared blocks, so the state is the rows
+// held and a fixed size per partition. It has one input port (0).
 type TopN struct {
-	spec  TopNSpec
-	rk    ranking
-	out   Emitter
-	acct  Account
-	rows  liveRows
-	parts map[string]*topPart
-	order []*topPart // the partitions in the order of their first rows
-	key   []byte
-	ob    *outBatch
-	old   []int32
-	oldR  []int64
-	newR  []int64
-	clock ttlClock
-	swept int64
-	// boundCol is the first ORDER BY column when it is BIGINT, TIMESTAMP,
-	// DOUBLE or BOOLEAN (its values are copied into topPart.bound), else -1;
-	// found and after are Push's look-ahead over a batch (lookAhead)
-	boundCol int
-	found    []*topPart
-	after    []bool
-	// index finds a partition by the seeded hash of its key (FlatIndex,
-	// rebuilt when partitions leave: keepOrder); parts keeps them by key
-	index *FlatIndex[topPart]
-	seed  maphash.Seed
+	spec   TopNSpec
+	rk     ranking
+	out    Emitter
+	acct   Account
+	rows   liveRows
+	order  []*topPart // the partitions held, in the order of their first rows
+	nparts int
+	key    []byte
+	ob     *outBatch
+	old    []int32
+	oldR   []int64
+	newR   []int64
+	clock  ttlClock
+	swept  int64
+	// wordCol is the first ORDER BY column when it is BIGINT, TIMESTAMP,
+	// DOUBLE or BOOLEAN and the function is not DENSE_RANK, else -1: each
+	// partition keeps its rows' values of it as order words (orderWord), so
+	// that placing a row reads no stored row unless it ties on that value,
+	// and a row after a full partition's last is out at once (lookAhead)
+	wordCol int
+	// found, after, words and wok are Push's look-ahead over a batch: each
+	// row's partition, whether it is out of it at once, its order word
+	// and whether it has one (its value is not NULL)
+	found []*topPart
+	after []bool
+	words []uint64
+	wok   []bool
+	// slots index the partitions by a word: the key's value when the key is
+	// one BIGINT or TIMESTAMP column (intKey: the column; a NULL key's
+	// partition is nullPart), else the seeded hash of its bytes; open
+	// addressing, linear probing, at most three quarters full, rebuilt when
+	// partitions leave (keepOrder). A slot holds its partition's bound, so
+	// that a row out of a full partition of an int key costs one slot read
+	slots    []topSlot
+	used     int
+	intKey   int
+	nullPart *topPart
+	seed     maphash.Seed
+	mixSeed  uint64
+	// slab hands out partitions 256 at a time, and lchunk and wchunk their
+	// lists and words (stride N+1 each, when N+1 is at most 64: no
+	// allocation per partition); free holds forgotten ones for reuse
+	slab   []topPart
+	lchunk []int32
+	wchunk []uint64
+	stride int
+	free   []*topPart
+	// dedupLast: deduplication keeping the last row, whose changes are
+	// -U/+U (Flink's deduplication)
+	dedupLast bool
 }
+
+// topSlot is a slot of TopN's index: a partition's word, the partition
+// (nil: empty) and its bound (topPart.bound when full, else notFull).
+type topSlot struct {
+	w     uint64
+	bound uint64
+	p     *topPart
+}
+
+// notFull is the bound of a slot whose partition is not full: no word is
+// after it (a full partition whose bound is that word passes its rows to
+// place, which decides as well).
+const notFull = ^uint64(0)
+
+// slotBound returns p's bound as its slot holds it.
+func slotBound(p *topPart) uint64 {
+	if p.full {
+		return p.bound
+	}
+	return notFull
+}
+
+// topPartBytes is what a partition costs besides its key and rows: the
+// struct, its index slots and its place in TopN.order.
+const topPartBytes = 168
 
 // topPart is one partition's state: its key and its ranked rows.
 type topPart struct {
-	key     string
-	list    []int32
-	touched int64
-	pos     int64 // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
-	// full: the list holds N ranks or more, bound being its last row's
-	// first ORDER BY value (TopN.boundCol; set by insert), so that a row
-	// whose value is after it is out without reading the stored rows
+	// lookAhead reads keyLen, short, full and bound: they come first, in
+	// one cache line
+	keyLen int32
+	nulls  int32 // rows of list whose TopN.wordCol value is NULL (no word)
+	// full: the list holds N rows, none NULL in TopN.wordCol, bound being
+	// its last row's order word, so that a row whose word is after it is
+	// out without reading the list
 	full  bool
-	bound cell
-	// short is key's bytes when they are at most len(short) (keyLen), so
-	// that finding the partition compares them where its other hot fields
-	// are, without reading the key's own allocation
-	short  [24]byte
-	keyLen int
+	gone  bool // forgotten (TTL, DropWhere)
+	bound uint64
+	// short is the key's bytes when they are at most len(short), else long
+	short   [24]byte
+	list    []int32  // the rows held, by rank
+	words   []uint64 // their order words (TopN.wordCol >= 0)
+	touched int64
+	pos     int64  // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
+	w       uint64 // its index word (TopN.slots)
+	slot    int32  // its slot, -1 when it has none (TopN.nullPart)
+	long    string
 }
 
 // is reports whether p's key is key.
 func (p *topPart) is(key []byte) bool {
-	if p.keyLen != len(key) {
+	if int(p.keyLen) != len(key) {
 		return false
 	}
 	if len(key) <= len(p.short) {
 		return string(p.short[:len(key)]) == string(key)
 	}
-	return p.key == string(key)
+	return p.long == string(key)
+}
+
+// orderWord returns value i of v (type t) as a word whose unsigned order
+// is the column's sort order (SortKey: DOUBLE as Java's Double.compare,
+// -0.0 below 0.0, every NaN equal and last; desc reverses it), and false
+// when the value is NULL (it has no word).
+func orderWord(t catalog.Type, v *vector.Vec, i int, desc bool) (uint64, bool) {
+	if v.Null[i] {
+		return 0, false
+	}
+	var w uint64
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		w = uint64(v.I[i]) ^ 1<<63
+	case catalog.Double:
+		f := v.F[i]
+		if f != f {
+			f = math.NaN()
+		}
+		if w = math.Float64bits(f); w>>63 != 0 {
+			w = ^w
+		} else {
+			w |= 1 << 63
+		}
+	case catalog.Boolean:
+		if v.B[i] {
+			w = 1
+		}
+	}
+	if desc {
+		w = ^w
+	}
+	return w, true
 }
 
 // NewTopN returns a Top-N that emits to out (port TopNOut, batches with
@@ -222,14 +320,23 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	if acct == nil {
 		acct = noAccount{}
 	}
-	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), parts: map[string]*topPart{}, clock: spec.Now, boundCol: -1,
-		index: NewFlatIndex[topPart](true, 0), seed: maphash.MakeSeed()}
+	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), clock: spec.Now, wordCol: -1,
+		slots: make([]topSlot, 64), intKey: -1, seed: maphash.MakeSeed(), mixSeed: uint64(rand.Int64()) | 1}
+	if len(spec.Keys) == 1 {
+		if k := spec.Keys[0]; spec.Types[k] == catalog.BigInt || spec.Types[k] == catalog.Timestamp {
+			t.intKey = k
+		}
+	}
 	switch spec.Types[spec.Order[0].Col] {
 	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
 		if spec.Func != DenseRank {
-			t.boundCol = spec.Order[0].Col
+			t.wordCol = spec.Order[0].Col
 		}
 	}
+	if spec.N < 64 {
+		t.stride = int(spec.N) + 1
+	}
+	t.dedupLast = spec.NewerFirst && spec.N == 1 && spec.Func == RowNumber && !spec.RankNumber
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
 	types := spec.Types
 	if spec.RankNumber {
@@ -269,27 +376,29 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			continue
 		}
 		p := t.found[i]
-		var h uint64
 		if p == nil {
-			t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-			h = maphash.Bytes(t.seed, t.key)
-			p = t.part(h, t.key)
-		}
-		if p == nil {
-			p = &topPart{key: string(t.key), keyLen: len(t.key)}
-			copy(p.short[:], t.key)
-			if b.Pos != nil {
-				p.pos = b.Pos[i]
-			}
-			t.parts[p.key] = p
-			t.index.Put(h, p)
-			t.order = append(t.order, p)
-			if err := t.acct.Grow(int64(len(p.key)) + 64); err != nil {
-				return err
+			w, null := t.word(b, i)
+			if p = t.find(w, null); p == nil {
+				var pos int64
+				if b.Pos != nil {
+					pos = b.Pos[i]
+				}
+				p = t.newPart(w, null, pos)
+				if err := t.acct.Grow(int64(p.keyLen) + topPartBytes + int64(t.stride)*12); err != nil {
+					return err
+				}
 			}
 		}
-		p.touched = now
-		pos, ok := t.rk.place(p.list, t.rows.Rows, b, i)
+		if t.spec.TTL > 0 {
+			p.touched = now
+		}
+		var pos int
+		var ok bool
+		if t.wordCol >= 0 && t.wok[i] && p.nulls == 0 {
+			pos, ok = t.placeWord(p, b, i, t.words[i])
+		} else {
+			pos, ok = t.rk.place(p.list, t.rows.Rows, b, i)
+		}
 		if !ok {
 			continue
 		}
@@ -297,99 +406,281 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			return err
 		}
 	}
-	if err := t.ob.flush(ctx, t.out); err != nil {
-		return err
+	return t.ob.flush(ctx, t.out)
+}
+
+// newPart makes the partition of index word w (t.key its key bytes
+// without intKey; null: intKey's NULL), whose first row came from input
+// position pos.
+func (t *TopN) newPart(w uint64, null bool, pos int64) *topPart {
+	var p *topPart
+	if n := len(t.free); n > 0 {
+		p = t.free[n-1]
+		t.free = t.free[:n-1]
+		*p = topPart{list: p.list[:0], words: p.words[:0]}
+	} else {
+		if len(t.slab) == 0 {
+			t.slab = make([]topPart, 256)
+		}
+		p = &t.slab[0]
+		t.slab = t.slab[1:]
+		if s := t.stride; s > 0 {
+			if len(t.lchunk) < s {
+				t.lchunk = make([]int32, 256*s)
+			}
+			p.list, t.lchunk = t.lchunk[:0:s], t.lchunk[s:]
+			if t.wordCol >= 0 {
+				if len(t.wchunk) < s {
+					t.wchunk = make([]uint64, 256*s)
+				}
+				p.words, t.wchunk = t.wchunk[:0:s], t.wchunk[s:]
+			}
+		}
 	}
-	return t.compact()
+	p.pos, p.w, p.slot = pos, w, -1
+	if t.intKey < 0 {
+		key := t.key
+		p.keyLen = int32(len(key))
+		copy(p.short[:], key)
+		if len(key) > len(p.short) {
+			p.long = string(key)
+		}
+	}
+	if null {
+		t.nullPart = p
+	} else {
+		t.put(p)
+	}
+	t.order = append(t.order, p)
+	t.nparts++
+	return p
 }
 
 // lookAhead finds, before the batch b's rows are placed, the partition of
 // each row that has one already (found; nil: none yet, found or made at its
-// turn), marks it touched at now, and marks the rows that are out of a full
-// partition by the first ORDER BY value alone (after: the value is after
-// the bound of its last row, so the row ranks after the last, above N, with
-// ROW_NUMBER as with RANK). The lookups do not wait for each other's rows
-// (issue 24: a row's partition and its rows were cache misses one after
-// another), and a partition's bound only tightens while the batch's rows
-// go in, so a row out by it at the batch's start is out at its turn.
+// turn), marks it touched at now, computes each row's order word, and
+// marks the rows that are out of a full partition by that word alone
+// (after: it is after the partition's last row's, or equal to it with
+// ROW_NUMBER and ties in arrival order). The lookups do not wait for each
+// other's rows (issue 24: a row's partition and its rows were cache misses
+// one after another), and a partition's bound only tightens while the
+// batch's rows go in, so a row out by it at the batch's start is out at
+// its turn.
 func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 	if cap(t.found) < b.N {
 		t.found, t.after = make([]*topPart, b.N), make([]bool, b.N)
+		t.words, t.wok = make([]uint64, b.N), make([]bool, b.N)
 	}
-	t.found, t.after = t.found[:b.N], t.after[:b.N]
-	c := t.boundCol
+	t.found, t.after, t.words, t.wok = t.found[:b.N], t.after[:b.N], t.words[:b.N], t.wok[:b.N]
+	c := t.wordCol
 	var v *vector.Vec
+	var typ catalog.Type
 	desc := false
 	if c >= 0 {
-		v, desc = b.Cols[c], t.spec.Order[0].Desc
+		v, typ, desc = b.Cols[c], t.spec.Types[c], t.spec.Order[0].Desc
 	}
+	tieOut := t.rk.fn == RowNumber && !t.rk.newerFirst
+	ttl := t.spec.TTL > 0
 	for i := 0; i < b.N; i++ {
-		t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
-		p := t.part(maphash.Bytes(t.seed, t.key), t.key)
+		if c >= 0 {
+			t.words[i], t.wok[i] = orderWord(typ, v, i, desc)
+		}
+		w, null := t.word(b, i)
+		var p *topPart
+		full, bound := false, uint64(0)
+		if null {
+			if p = t.nullPart; p != nil {
+				full, bound = p.full, p.bound
+			}
+		} else if q := t.slotOf(w); q >= 0 {
+			s := &t.slots[q]
+			p, bound = s.p, s.bound
+			full = bound != notFull
+		}
 		t.found[i], t.after[i] = p, false
 		if p == nil {
 			continue
 		}
-		p.touched = now
-		if p.full && c >= 0 {
-			d := cmpCells(t.spec.Types[c], cellOf(v, i), p.bound)
-			if desc {
-				d = -d
-			}
-			t.after[i] = d > 0
+		if ttl {
+			p.touched = now
+		}
+		if full && t.wok[i] {
+			x := t.words[i]
+			t.after[i] = x > bound || x == bound && tieOut
 		}
 	}
 }
 
-// part returns the partition of key (its hash h), nil when there is none.
-func (t *TopN) part(h uint64, key []byte) *topPart {
-	x := t.index
-	mask := x.Mask()
-	for q := h & mask; ; q = (q + 1) & mask {
-		w, p := x.Slot(q)
-		if p == nil {
-			return nil
+// word returns row i of b's index word (TopN.slots), and whether its key
+// is intKey's NULL (whose partition is nullPart); without intKey it leaves
+// the key's bytes in t.key.
+func (t *TopN) word(b *vector.Batch, i int) (uint64, bool) {
+	if c := t.intKey; c >= 0 {
+		v := b.Cols[c]
+		return uint64(v.I[i]), v.Null[i]
+	}
+	t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
+	return maphash.Bytes(t.seed, t.key), false
+}
+
+// home is the first slot to probe for word w (before the mask).
+func (t *TopN) home(w uint64) uint64 {
+	if t.intKey < 0 {
+		return w // (a hash already)
+	}
+	hi, lo := bits.Mul64(w^t.mixSeed, 0x9e3779b97f4a7c15)
+	return hi ^ lo
+}
+
+// slotOf returns the slot of the partition of word w (t.key its key bytes
+// without intKey), -1 when there is none.
+func (t *TopN) slotOf(w uint64) int {
+	mask := uint64(len(t.slots) - 1)
+	for q := t.home(w) & mask; ; q = (q + 1) & mask {
+		s := &t.slots[q]
+		if s.p == nil {
+			return -1
 		}
-		if w == h && p.is(key) {
-			return p
+		if s.w == w && (t.intKey >= 0 || s.p.is(t.key)) {
+			return int(q)
 		}
 	}
+}
+
+// find returns the partition of word w (null: intKey's NULL), nil when
+// there is none.
+func (t *TopN) find(w uint64, null bool) *topPart {
+	if null {
+		return t.nullPart
+	}
+	if q := t.slotOf(w); q >= 0 {
+		return t.slots[q].p
+	}
+	return nil
+}
+
+// put adds p to the index, doubling it when it would be more than three
+// quarters full.
+func (t *TopN) put(p *topPart) {
+	if 4*(t.used+1) > 3*len(t.slots) {
+		old := t.slots
+		t.slots, t.used = make([]topSlot, 2*len(old)), 0
+		for _, s := range old {
+			if s.p != nil {
+				t.put(s.p)
+			}
+		}
+	}
+	mask := uint64(len(t.slots) - 1)
+	q := t.home(p.w) & mask
+	for t.slots[q].p != nil {
+		q = (q + 1) & mask
+	}
+	t.slots[q] = topSlot{w: p.w, p: p, bound: slotBound(p)}
+	p.slot = int32(q)
+	t.used++
+}
+
+// placeWord is ranking.place by order words, for a row with word w in a
+// partition without NULLs in wordCol (not DENSE_RANK): the stored rows are
+// read only for the rows that tie on w, when ORDER BY has more columns.
+func (t *TopN) placeWord(p *topPart, b *vector.Batch, i int, w uint64) (int, bool) {
+	ws := p.words
+	lo, hi := 0, len(ws) // lo: the first word not below w
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ws[m] < w {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	hi = lo // hi: the first word above w
+	for hi < len(ws) && ws[hi] == w {
+		hi++
+	}
+	if hi > lo && len(t.spec.Order) > 1 { // ties on the first column: the others decide
+		tied := p.list[lo:hi]
+		a, _ := slices.BinarySearchFunc(tied, 0, func(k int32, _ int) int {
+			if t.rk.ord.cmpIn(b, i, t.rows.Rows, int(k)) > 0 {
+				return -1
+			}
+			return 1
+		})
+		z, _ := slices.BinarySearchFunc(tied[a:], 0, func(k int32, _ int) int {
+			if t.rk.ord.cmpIn(b, i, t.rows.Rows, int(k)) >= 0 {
+				return -1
+			}
+			return 1
+		})
+		lo, hi = lo+a, lo+a+z
+	}
+	pos := hi
+	if t.rk.newerFirst {
+		pos = lo
+	}
+	if t.rk.fn == Rank {
+		return pos, int64(lo)+1 <= t.rk.n
+	}
+	return pos, int64(pos) < t.rk.n
 }
 
 // setBound sets p's bound (topPart.full) after its list changed.
 func (t *TopN) setBound(p *topPart) {
-	p.full = t.boundCol >= 0 && len(p.list) > 0 && int64(len(p.list)) >= t.rk.n
+	p.full = t.wordCol >= 0 && p.nulls == 0 && len(p.list) > 0 && int64(len(p.list)) >= t.rk.n
 	if p.full {
-		p.bound = storedCell(t.rows.Rows, int(p.list[len(p.list)-1]), t.boundCol)
+		p.bound = p.words[len(p.words)-1]
+	}
+	if p.slot >= 0 {
+		t.slots[p.slot].bound = slotBound(p)
 	}
 }
 
 // insert adds row i of b to p at pos and emits the changes.
 func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos int) error {
-	t.old = append(t.old[:0], p.list...)
 	if t.spec.RankNumber {
+		t.old = append(t.old[:0], p.list...)
 		t.oldR = t.rk.ranks(t.old, t.rows.Rows, t.oldR)
 	}
 	k, n := t.rows.add(b, i)
-	if err := t.acct.Grow(n + 4); err != nil {
+	if err := t.acct.Grow(n + 12); err != nil {
 		return err
 	}
 	p.list = slices.Insert(p.list, pos, int32(k))
-	t.newR = t.rk.ranks(p.list, t.rows.Rows, t.newR)
-	keep := t.rk.cut(t.newR)
+	if t.wordCol >= 0 {
+		p.words = slices.Insert(p.words, pos, t.words[i])
+		if !t.wok[i] {
+			p.nulls++
+		}
+	}
+	keep := len(p.list)
+	if t.rk.fn == RowNumber {
+		keep = min(keep, int(t.rk.n))
+	}
+	if t.spec.RankNumber || t.rk.fn != RowNumber {
+		t.newR = t.rk.ranks(p.list, t.rows.Rows, t.newR)
+		keep = t.rk.cut(t.newR)
+		t.newR = t.newR[:keep]
+	}
 	dropped := p.list[keep:]
-	p.list, t.newR = p.list[:keep], t.newR[:keep]
-	t.setBound(p)
-	if !t.spec.RankNumber {
+	switch {
+	case t.dedupLast && len(dropped) == 1: // (Flink's deduplication: an update)
+		if err := t.emit(ctx, dropped[0], 0, vector.UpdateBefore); err != nil {
+			return err
+		}
+		if err := t.emitIn(ctx, b, i, vector.UpdateAfter); err != nil {
+			return err
+		}
+	case !t.spec.RankNumber:
 		for _, d := range dropped {
 			if err := t.emit(ctx, d, 0, vector.Delete); err != nil {
 				return err
 			}
 		}
-		if err := t.emit(ctx, int32(k), 0, vector.Insert); err != nil {
+		if err := t.emitIn(ctx, b, i, vector.Insert); err != nil {
 			return err
 		}
-	} else {
+	default:
 		for j := 0; j < max(len(t.old), keep); j++ {
 			switch {
 			case j >= keep:
@@ -411,8 +702,16 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 		}
 	}
 	for _, d := range dropped {
+		if t.wordCol >= 0 && t.rows.Null(int(d), t.wordCol) {
+			p.nulls--
+		}
 		t.release(d)
 	}
+	p.list = p.list[:keep]
+	if t.wordCol >= 0 {
+		p.words = p.words[:keep]
+	}
+	t.setBound(p)
 	return nil
 }
 
@@ -420,6 +719,16 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 // column, as a change of kind.
 func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) error {
 	t.ob.addRanked(t.rows.Rows, int(k), kind, t.rankCol(), r)
+	return t.ob.full(ctx, t.out)
+}
+
+// emitIn writes row i of the input batch b (the row just stored, without
+// the rank column: its columns are the output's, and in b they are still in
+// the cache) as a change of kind.
+func (t *TopN) emitIn(ctx context.Context, b *vector.Batch, i int, kind vector.RowKind) error {
+	j := t.ob.b.N
+	t.ob.b.AppendRows(b, i, i+1)
+	t.ob.b.Kinds[j] = kind
 	return t.ob.full(ctx, t.out)
 }
 
@@ -431,23 +740,21 @@ func (t *TopN) rankCol() int {
 	return -1
 }
 
-// release marks stored row k as no longer held.
+// release frees stored row k (no partition holds it any more).
 func (t *TopN) release(k int32) {
-	_ = t.acct.Grow(-t.rows.release(k) - 4)
+	_ = t.acct.Grow(-t.rows.release(k) - 12)
 }
 
-// compact drops the rows no partition holds once they are most of the store.
-func (t *TopN) compact() error {
-	moved := t.rows.compact()
-	if moved == nil {
-		return nil
+// forget drops partition p without a change (its rows leave the result
+// unretracted, as Flink's state TTL forgets): its rows are released, and
+// keepOrder takes it out of the order and the index.
+func (t *TopN) forget(p *topPart) {
+	for _, k := range p.list {
+		t.release(k)
 	}
-	for _, p := range t.parts {
-		for j, k := range p.list {
-			p.list[j] = int32(moved[k])
-		}
-	}
-	return nil
+	p.gone = true
+	t.nparts--
+	_ = t.acct.Grow(-int64(p.keyLen) - topPartBytes - int64(t.stride)*12)
 }
 
 // expire drops the partitions untouched for the TTL (at most once per half
@@ -458,32 +765,40 @@ func (t *TopN) expire(now int64) error {
 		return nil
 	}
 	t.swept = now
-	for key, p := range t.parts {
+	for _, p := range t.order {
 		if now-p.touched >= t.spec.TTL {
-			for _, k := range p.list {
-				t.release(k)
-			}
-			delete(t.parts, key)
-			_ = t.acct.Grow(-int64(len(key)) - 64)
+			t.forget(p)
 		}
 	}
 	t.keepOrder()
 	return nil
 }
 
-// keepOrder takes the partitions no longer held out of t.order.
+// keepOrder takes the partitions forgotten out of t.order and the index,
+// and keeps them for reuse (newPart).
 func (t *TopN) keepOrder() {
 	kept := t.order[:0]
 	for _, p := range t.order {
-		if t.parts[p.key] == p {
-			kept = append(kept, p)
+		if p.gone {
+			t.free = append(t.free, p)
+			continue
 		}
+		kept = append(kept, p)
+	}
+	if len(kept) == len(t.order) {
+		return
 	}
 	clear(t.order[len(kept):])
 	t.order = kept
-	t.index.Reset()
+	if t.nullPart != nil && t.nullPart.gone {
+		t.nullPart = nil
+	}
+	clear(t.slots)
+	t.used = 0
 	for _, p := range kept {
-		t.index.Put(maphash.String(t.seed, p.key), p)
+		if p != t.nullPart {
+			t.put(p)
+		}
 	}
 }
 
@@ -495,15 +810,10 @@ func (t *TopN) keepOrder() {
 // holds rows of one Kafka partition only when the topic is partitioned by
 // the PARTITION BY key (SPEC 2.5).
 func (t *TopN) DropWhere(drop func(pos int64) bool) {
-	for key, p := range t.parts {
-		if !drop(p.pos) {
-			continue
+	for _, p := range t.order {
+		if drop(p.pos) {
+			t.forget(p)
 		}
-		for _, k := range p.list {
-			t.release(k)
-		}
-		delete(t.parts, key)
-		_ = t.acct.Grow(-int64(len(key)) - 64)
 	}
 	t.keepOrder()
 }
@@ -540,4 +850,4 @@ func (t *TopN) Watermark(ctx context.Context, _ int, wm int64) error {
 func (t *TopN) Finish(ctx context.Context, _ int) error { return t.ob.flush(ctx, t.out) }
 
 // Partitions returns the number of partitions held (EXPLAIN ANALYZE, tests).
-func (t *TopN) Partitions() int { return len(t.parts) }
+func (t *TopN) Partitions() int { return t.nparts }

@@ -51,10 +51,13 @@ type WindowTopN struct {
 type topWindow struct {
 	start, end int64
 	rows       *Rows
-	parts      map[string]*topPart
-	order      []*topPart
+	parts      map[string]*winPart
+	order      []*winPart
 	bytes      int64
 }
+
+// winPart is one partition of a window: its rows by rank.
+type winPart struct{ list []int32 }
 
 // NewWindowTopN returns a window Top-N that emits to out and charges acct.
 func NewWindowTopN(spec WindowTopNSpec, out Emitter, acct Account) (*WindowTopN, error) {
@@ -98,16 +101,16 @@ func (w *WindowTopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		id := [2]int64{sv.I[i], ev.I[i]}
 		win := w.wins[id]
 		if win == nil {
-			win = &topWindow{start: id[0], end: id[1], rows: NewRows(w.spec.Types), parts: map[string]*topPart{}}
+			win = &topWindow{start: id[0], end: id[1], rows: NewRows(w.spec.Types), parts: map[string]*winPart{}}
 			w.wins[id] = win
 		}
 		w.key = partKey(w.key[:0], w.spec.Types, w.spec.Keys, b, i)
 		p := win.parts[string(w.key)]
 		if p == nil {
-			p = &topPart{key: string(w.key)}
-			win.parts[p.key] = p
+			p = &winPart{}
+			win.parts[string(w.key)] = p
 			win.order = append(win.order, p)
-			if err := w.grow(win, int64(len(p.key))+64); err != nil {
+			if err := w.grow(win, int64(len(w.key))+64); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,129 @@
+package op
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// rowsModel is a reference store: each slot's value, or absent (freed,
+// dropped), written apart from Rows.
+type rowsModel struct {
+	s    []string
+	sNil []bool
+	i    []int64
+	live []bool
+}
+
+// TestRowsSetFreeCompactAgainstModel: random adds, in-place overwrites
+// (Set), frees and Compacts, with values from empty to longer than an arena
+// chunk, keep every live row's values as a model says, and, with values
+// shorter than a chunk, the arena no bigger than its live bytes and a third
+// more, plus a chunk's tail each (the store holds what it holds, not its
+// history).
+func TestRowsSetFreeCompactAgainstModel(t *testing.T) {
+	types := []catalog.Type{catalog.Varchar, catalog.BigInt, catalog.Varchar}
+	for seed := range uint64(16) {
+		longShare := int(seed%2) * 2 // (percent of the values longer than a chunk: odd seeds)
+		r := rand.New(rand.NewPCG(seed, 11))
+		rows := NewRows(types)
+		var m rowsModel
+		b := vector.NewBatch(types)
+		value := func() (string, bool) {
+			switch x := r.IntN(100); {
+			case x < 5:
+				return "", true // NULL
+			case x < 10:
+				return "", false
+			case x < 10+longShare:
+				return strings.Repeat(string(rune('a'+r.IntN(26))), arenaChunk+r.IntN(3*arenaChunk)), false
+			default:
+				return strings.Repeat(string(rune('a'+r.IntN(26))), 1+r.IntN(300)), false
+			}
+		}
+		fill := func() (string, bool, int64) {
+			b.Reset()
+			s, null := value()
+			b.Cols[0].SetString(0, []byte(s))
+			b.Cols[0].Null[0] = null
+			b.Cols[1].I[0], b.Cols[1].Null[0] = r.Int64(), false
+			b.Cols[2].Null[0] = false
+			b.Cols[2].SetString(0, []byte(s+"!"))
+			b.Pos[0] = 0
+			b.N = 1
+			return s, null, b.Cols[1].I[0]
+		}
+		check := func(step int) {
+			for k := range rows.Len() {
+				if !m.live[k] {
+					continue
+				}
+				if rows.Null(k, 0) != m.sNil[k] || !m.sNil[k] && string(rows.Str(k, 0)) != m.s[k] ||
+					rows.Int(k, 1) != m.i[k] || string(rows.Str(k, 2)) != m.s[k]+"!" {
+					t.Fatalf("seed %d step %d: row %d is (%q, %d, %q), want (%q, %d, %q)", seed, step, k,
+						rows.Str(k, 0), rows.Int(k, 1), rows.Str(k, 2), m.s[k], m.i[k], m.s[k]+"!")
+				}
+			}
+		}
+		for step := range 1500 {
+			switch op := r.IntN(10); {
+			case op < 5 || rows.Len() == 0:
+				s, null, i := fill()
+				k, _ := rows.Add(b, 0)
+				if k != len(m.s) {
+					t.Fatalf("seed %d: Add gave row %d of %d", seed, k, len(m.s))
+				}
+				m.s, m.sNil, m.i, m.live = append(m.s, s), append(m.sNil, null), append(m.i, i), append(m.live, true)
+			case op < 7:
+				k := r.IntN(rows.Len())
+				s, null, i := fill()
+				rows.Set(k, b, 0)
+				m.s[k], m.sNil[k], m.i[k], m.live[k] = s, null, i, true
+			case op < 9:
+				k := r.IntN(rows.Len())
+				if m.live[k] {
+					rows.Free(k)
+					m.live[k] = false
+				}
+			default:
+				moved := rows.Compact(func(k int) bool { return m.live[k] })
+				var n rowsModel
+				for k, to := range moved {
+					if to < 0 {
+						continue
+					}
+					if to != len(n.s) {
+						t.Fatalf("seed %d: Compact moved row %d to %d, want %d", seed, k, to, len(n.s))
+					}
+					n.s, n.sNil, n.i, n.live = append(n.s, m.s[k]), append(n.sNil, m.sNil[k]), append(n.i, m.i[k]), append(n.live, true)
+				}
+				m = n
+			}
+			check(step)
+		}
+		for c := range rows.cols {
+			rc := &rows.cols[c]
+			if rc.end == nil || longShare > 0 { // (a long value stays where it is: the holes between them are not bounded by this)
+				continue
+			}
+			live, long := 0, 0
+			for k := range rows.Len() {
+				if m.live[k] {
+					live += int(rc.end[k] - rc.off[k])
+					if rc.end[k]-rc.off[k] > arenaChunk {
+						long++
+					}
+				}
+			}
+			// the garbage below a quarter, and what no compaction takes: a
+			// chunk's tail too short for the next value
+			holes := len(rc.chunks)*301 + (long+1)*arenaChunk
+			if limit := (live+holes)*4/3 + 4096; int(rc.top) > limit {
+				t.Fatalf("seed %d: column %d's arena is %d bytes for %d live ones (garbage %d, long %d, chunks %d)", seed, c, rc.top, live, rc.garbage, long, len(rc.chunks))
+			}
+		}
+	}
+}

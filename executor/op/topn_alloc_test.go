@@ -1,0 +1,73 @@
+package op
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"streamql/executor/vector"
+)
+
+// TestTopNAllocatesNothingPerBatch: once its partitions exist, a Top-N
+// (1,000 partitions of 10, with and without the rank column, RANK, and the
+// deduplication keeping the last row) allocates nothing per 1,024-row batch
+// (issue 24: zero allocations per row in steady state), both when every row
+// enters its partition's top (each ranks first and pushes the last out: its
+// text, of varying length, overwrites a released row's) and when none does.
+func TestTopNAllocatesNothingPerBatch(t *testing.T) {
+	specs := []TopNSpec{
+		{N: 10, Func: RowNumber},
+		{N: 10, Func: RowNumber, RankNumber: true},
+		{N: 10, Func: Rank},
+		{N: 1, Func: RowNumber, NewerFirst: true},
+	}
+	for _, spec := range specs {
+		for _, enter := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s N=%d rank column %v newer first %v every row enters %v", spec.Func, spec.N, spec.RankNumber, spec.NewerFirst, enter), func(t *testing.T) {
+				spec.Types, spec.Keys, spec.Order = rankTypes, []int{0}, []SortKey{{Col: 1, Desc: true}}
+				e := &countEmitter{}
+				top, err := NewTopN(spec, e, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx := context.Background()
+				b := vector.NewBatch(rankTypes)
+				x := 0.0
+				push := func() {
+					b.Reset()
+					for i := range vector.Cap {
+						if enter {
+							x++ // (the largest so far: it ranks first)
+						} else {
+							x-- // (below every row held: out)
+						}
+						b.Cols[0].I[i], b.Cols[0].Null[i] = int64(i%1000), false
+						b.Cols[1].F[i], b.Cols[1].Null[i] = x, false
+						b.Cols[2].SetString(i, []byte("row text "[:1+int(x)%9]))
+						b.Cols[3].I[i], b.Cols[3].Null[i] = int64(x), false
+						b.Cols[4].I[i], b.Cols[4].Null[i] = 0, false
+						b.Cols[5].Null[i] = true
+						b.Pos[i] = int64(x)
+					}
+					b.N = vector.Cap
+					if err := top.Push(ctx, 0, b); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !enter {
+					x = 1e9
+				}
+				for range 40 { // (the partitions fill, the stores grow)
+					push()
+				}
+				before := e.rows
+				if a := testing.AllocsPerRun(50, push); a != 0 {
+					t.Fatalf("%v allocations per 1,024-row batch, want 0", a)
+				}
+				if emitted := e.rows - before; enter && emitted == 0 || !enter && emitted != 0 {
+					t.Fatalf("%d changes emitted in steady state", emitted)
+				}
+			})
+		}
+	}
+}
