@@ -93,7 +93,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	}
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
-		spec.Types[s], spec.Time[s], spec.Stamp[s] = in.Types, in.TimeCol(), in.WatermarkCol
+		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep
 		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: true, hub: hub})
 		if err != nil {
 			js.Close()
@@ -133,9 +133,13 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	js.acct = budget.Account(fmt.Sprintf("the %s %s", both.Type, both.Kind()), "rows of "+both.Inputs[0].Name+" and "+both.Inputs[1].Name)
 	var err error
 	if both.Temporal {
-		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions, Residual: spec.Residual}, js, js.acct)
+		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keep: spec.Keep, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions, Residual: spec.Residual}, js, js.acct)
 	} else {
-		js.j, err = op.NewJoin(spec, js, js.acct)
+		var jo *op.Join
+		if jo, err = op.NewJoin(spec, js, js.acct); err == nil {
+			jo.SetPace(joinPace)
+			js.j = jo
+		}
 	}
 	if err != nil {
 		js.Close()
@@ -143,6 +147,12 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	}
 	return js, nil
 }
+
+// joinPace is the most batches of joined rows the join releases before the
+// job reads them (op.Join.SetPace): an input's end releases every row held
+// for the watermark (the last seconds of a stream, tens of thousands of
+// rows), which would otherwise all be queued, joined, at once.
+const joinPace = 4
 
 // joinOperator is the two-input operator a joinSource feeds: the keyed join
 // (op.Join) or the temporal join (op.Temporal), with what it did with each
@@ -174,6 +184,12 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		}
 		if js.fail != nil {
 			return js.fail
+		}
+		if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
+			if err := jo.Drain(js.ctx); err != nil {
+				js.fail = err
+			}
+			continue
 		}
 		s := js.pick()
 		if s < 0 {

@@ -43,6 +43,10 @@ type Planner struct {
 	// StateTTL is SET 'table.exec.state.ttl' (ParseStateTTL; 0 none): the
 	// plan nodes that honour it get it (plan.BothJoin.StateTTL).
 	StateTTL time.Duration
+	// KeepColumns turns column pruning off (SET 'planner.prune-columns' =
+	// 'false'; rule_prune_columns.go): a join then holds every column of its
+	// inputs. The outputs are the same either way; tests compare the two.
+	KeepColumns bool
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
@@ -179,6 +183,7 @@ func rules() []selectRule {
 		{"sink", ruleSink},
 		{"limit", ruleLimit},
 		{"updating_source", ruleUpdatingSource},
+		{"prune_columns", rulePruneColumns},
 	}
 }
 

@@ -738,14 +738,7 @@ func exprSide(e *plan.Expr, lw int) int {
 		if e == nil {
 			return true
 		}
-		col := -1
-		switch e.Op {
-		case plan.OpCol:
-			col = e.Col
-		case plan.OpCurrentWatermark:
-			col = int(e.Param)
-		}
-		if col >= 0 {
+		if col := colOf(e); col >= 0 {
 			s := 0
 			if col >= lw {
 				s = 1

@@ -38,6 +38,12 @@ type JoinSpec struct {
 	Kind JoinKind
 	// Types are each input's column types.
 	Types [2][]catalog.Type
+	// Keep marks, per input, the columns the join's state holds (nil holds
+	// every column; plan.JoinInput.Keep, planner/rule_prune_columns.go): a
+	// column no reader of the joined rows reads is NULL in them and takes no
+	// memory. Late rows go out as they came, every column included. The key,
+	// time and stamp columns are always held.
+	Keep [2][]bool
 	// Keys are each input's key columns, pairwise of one type (the planner
 	// casts BIGINT to DOUBLE where they meet, SPEC 2.7); rows join when
 	// every pair is equal.
@@ -159,6 +165,53 @@ type Join struct {
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
 	now func() int64
+
+	// pace, when above 0, is the most batches of joined rows one call
+	// releases (SetPace); deferred says that held rows the bound has passed
+	// are still to be released (Drain).
+	pace     int
+	deferred bool
+	// view is each input's batch as its state stores it, the columns
+	// JoinSpec.Keep leaves out NULL (nil: it keeps every column)
+	view [2]*keepView
+}
+
+// SetPace makes each call of the join release at most n batches of joined
+// rows (vector.Cap rows each; n <= 0: no limit, the default): the rest stay
+// held, in order, until Drain releases them, so that a caller that gives
+// each batch on before asking for more (executor's joinSource) holds a few
+// batches at a time, not every row an input's end releases at once. The
+// caller calls Drain while Deferred reports true, before it pushes more rows
+// (Push releases what is deferred first, whole: a row without event time is
+// handled as it arrives, after them). A watermark or an input's end only
+// raises the bound the deferred rows are below, so Watermark and Finish go
+// on releasing them in order, paced.
+func (j *Join) SetPace(n int) { j.pace = n }
+
+// Deferred reports whether held rows the watermarks have passed are still
+// to be released (SetPace): call Drain.
+func (j *Join) Deferred() bool { return j.deferred }
+
+// Drain releases the next rows that SetPace deferred, at most its limit of
+// batches, and emits them.
+func (j *Join) Drain(ctx context.Context) error {
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// undefer releases whole what SetPace deferred, before Push adds rows (a
+// row without event time is handled at once: after the deferred ones).
+func (j *Join) undefer(ctx context.Context) error {
+	if !j.deferred {
+		return nil
+	}
+	pace := j.pace
+	j.pace = 0
+	err := j.release(ctx)
+	j.pace = pace
+	return err
 }
 
 // SetClock makes the join read processing time from now (epoch ms) for
@@ -368,7 +421,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	}
 	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	for s := range 2 {
-		j.side[s] = joinSide{rows: NewRows(spec.Types[s])}
+		keep := keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s])
+		j.side[s] = joinSide{rows: NewRows(keptTypes(spec.Types[s], keep))}
+		j.view[s] = newKeepView(spec.Types[s], keep)
 		j.side[s].index.init(0)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
@@ -386,12 +441,16 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 // kept; late ones go to the input's late port; rows that need not wait are
 // handled.
 func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
+	if err := j.undefer(ctx); err != nil {
+		return err
+	}
 	if err := j.expireProc(ctx); err != nil {
 		return err
 	}
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
+	kb := j.view[port].of(b) // (the row as the state keeps it; late rows go out from b, whole)
 	if port == 0 && j.probesBatches() && j.done[1] {
 		err := j.probeLookup(ctx, b)
 		if err == nil { // (the rows gathered last: with the output batch empty on entry, every row is probeLookup's)
@@ -419,7 +478,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 			}
 			t = v.I[i]
 		}
-		k, bytes := s.rows.Add(b, i)
+		k, bytes := s.rows.Add(kb, i)
 		if j.spec.Changes[port] {
 			s.kinds = append(s.kinds, b.KindAt(i))
 		}
@@ -456,7 +515,7 @@ func (j *Join) probesBatches() bool {
 // Watermark implements Operator: input port's watermark is wm; the held rows
 // both watermarks have passed are handled.
 func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
-	j.advance(port, wm)
+	j.advance(port, wm) // (what SetPace deferred is below the bound still: released first, in order)
 	if err := j.release(ctx); err != nil {
 		return err
 	}
@@ -492,14 +551,21 @@ func (j *Join) bound() int64 {
 
 // release handles the held rows whose time is below the bound, in order,
 // with an interval join's paddings interleaved by time, then emits the
-// operator's watermark.
+// operator's watermark. With a pace (SetPace) it stops, deferred, once it
+// has emitted that many batches of joined rows, before the next held row.
 func (j *Join) release(ctx context.Context) error {
 	bound := j.bound()
 	all := bound == math.MaxInt64
+	j.deferred = false
+	start := j.batches
 	for {
 		at, next := j.pending.least()
 		if at < 0 || !all && next.t >= bound {
 			break
+		}
+		if j.pace > 0 && j.batches-start >= j.pace {
+			j.deferred = true
+			return nil
 		}
 		// the intervals that ended before it (first: expire may compact, which
 		// renumbers the held rows)
@@ -1022,6 +1088,8 @@ type joinOutput struct {
 	out   Emitter
 	outB  *vector.Batch
 	lateB [2]*vector.Batch
+	// batches counts the batches of joined rows emitted (Join.SetPace).
+	batches int
 }
 
 // late sends row i of b, from input port, to its late port.
@@ -1041,6 +1109,7 @@ func (o *joinOutput) flush(ctx context.Context) error {
 			return err
 		}
 		o.outB.Reset()
+		o.batches++
 	}
 	for s, lb := range o.lateB {
 		if lb.N > 0 {

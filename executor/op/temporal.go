@@ -19,6 +19,9 @@ type TemporalSpec struct {
 	Kind JoinKind
 	// Types are each input's column types.
 	Types [2][]catalog.Type
+	// Keep marks, per input, the columns held (as JoinSpec.Keep; nil holds
+	// every column): the others are NULL in the joined rows.
+	Keep [2][]bool
 	// Keys are the left columns and the right side's key (its PRIMARY KEY,
 	// or the upsert key of an updating right side), pairwise of one type.
 	Keys [2][]int
@@ -72,7 +75,8 @@ type Temporal struct {
 	spec TemporalSpec
 	acct Account
 
-	rows    [2]*Rows // held rows of each input; the right one also keeps the versions
+	rows    [2]*Rows     // held rows of each input; the right one also keeps the versions
+	view    [2]*keepView // each input's batch as rows keeps it (TemporalSpec.Keep; nil: whole)
 	size    [2][]int32
 	dead    [2][]bool
 	ndead   [2]int
@@ -110,7 +114,9 @@ func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error
 	}
 	j := &Temporal{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, version: map[uint64][]int32{}, emitted: math.MinInt64}
 	for s := range 2 {
-		j.rows[s] = NewRows(spec.Types[s])
+		keep := keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s])
+		j.rows[s] = NewRows(keptTypes(spec.Types[s], keep))
+		j.view[s] = newKeepView(spec.Types[s], keep)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
@@ -126,6 +132,7 @@ func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error
 func (j *Temporal) Push(ctx context.Context, port int, b *vector.Batch) error {
 	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
+	kb := j.view[port].of(b) // (the row as the state keeps it; late rows go out from b, whole)
 	for i := 0; i < b.N; i++ {
 		v := b.Cols[tc]
 		late := j.wmSet[port] && v.I[i] < j.wm[port]
@@ -140,7 +147,7 @@ func (j *Temporal) Push(ctx context.Context, port int, b *vector.Batch) error {
 			}
 			continue
 		}
-		k, bytes := j.rows[port].Add(b, i)
+		k, bytes := j.rows[port].Add(kb, i)
 		j.size[port] = append(j.size[port], int32(bytes))
 		j.dead[port] = append(j.dead[port], false)
 		if port == 1 {

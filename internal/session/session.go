@@ -72,6 +72,9 @@ type Session struct {
 	// 2.8; planner.Planner.Streaming); the default is batch-like results over
 	// bounded streams (SPEC 2.4).
 	Streaming bool
+	// KeepColumns is SET 'planner.prune-columns' = 'false'
+	// (planner.Planner.KeepColumns): joins hold every column of their inputs.
+	KeepColumns bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -132,7 +135,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -361,6 +364,14 @@ func (s *Session) set(st *parser.Set) error {
 		default:
 			return parser.Errorf(st.ValuePos, "'%s' takes 'streaming' (GROUP BY over a bounded stream updates as rows arrive, as in Flink) or 'batch' (each group once at the end, the default)", RuntimeModeKey)
 		}
+		return nil
+	}
+	if st.Key == planner.PruneColumnsKey {
+		v, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(st.Value)]
+		if !ok {
+			return parser.Errorf(st.ValuePos, "'%s' takes 'true' (a join keeps only the columns the query reads, the default) or 'false' (every column)", planner.PruneColumnsKey)
+		}
+		s.KeepColumns = !v
 		return nil
 	}
 	if st.Key == MiniBatchKey {

@@ -44,6 +44,41 @@ type JoinInput struct {
 	// is itself a join (a FROM of more than two relations) names them by
 	// the relations the query wrote (b.k), not the joined rows' k0.
 	Names []string
+	// Keep marks the columns of the input's layout (Types) the join holds
+	// in its state and passes on; nil keeps every column. The planner's
+	// column pruning (planner/rule_prune_columns.go) leaves out the columns
+	// no reader of the joined rows reads (the queries' select lists, WHERE,
+	// GROUP BY and the like: plan.Branch.Uses), keeping the keys, the event
+	// time and the CURRENT_WATERMARK column; a pruned column is NULL in the
+	// joined rows. Late rows go to the late output whole (SPEC 2.7: as they
+	// came), before any column is dropped.
+	Keep []bool
+}
+
+// Pruned returns the names of the input's columns the join does not keep
+// (Keep), in layout order; nil when it keeps every one.
+func (in *JoinInput) Pruned() []string {
+	var out []string
+	for c, k := range in.Keep {
+		if !k && c < len(in.Types) {
+			out = append(out, in.colName(c))
+		}
+	}
+	return out
+}
+
+// colName names column c of the input's layout for EXPLAIN: the query's
+// name of it (Names), the stream's, or $watermark / a computed key's.
+func (in *JoinInput) colName(c int) string {
+	switch {
+	case c < len(in.Names):
+		return in.Names[c]
+	case c < len(in.Stream.Columns):
+		return in.Name + "." + in.Stream.Columns[c].Name
+	case c == in.WatermarkCol:
+		return in.Name + ".$watermark"
+	}
+	return in.keyText(c)
 }
 
 // joined reports whether the input is the rows of another join (a FROM of
@@ -260,6 +295,11 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
 		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
 			d = append(d, "warning: a regular join over an unbounded input keeps every row: the state grows until the job stops at 'state.max-bytes'")
+		}
+	}
+	for _, in := range j.Inputs {
+		if p := in.Pruned(); len(p) > 0 {
+			d = append(d, fmt.Sprintf("columns of %s not kept (no reader reads them): %s", in.Name, strings.Join(p, ", ")))
 		}
 	}
 	for s, in := range j.Inputs {

@@ -17,6 +17,7 @@ var flagHint = map[string]string{
 	"file":       "-f FILE",
 	"execute":    "-e 'SQL; SQL'",
 	"cpuprofile": "--cpuprofile FILE",
+	"memprofile": "--memprofile FILE",
 }
 
 // flagError turns an error of fs.Parse into the message a user sees (SPEC 4:

@@ -10,7 +10,7 @@ import (
 
 // valueFlags are the flags that take a value as the next argument, for
 // aliasArgs.
-var valueFlags = map[string]bool{"-e": true, "--execute": true, "-f": true, "--file": true, "--format": true, "--side-dir": true, "--cpuprofile": true}
+var valueFlags = map[string]bool{"-e": true, "--execute": true, "-f": true, "--file": true, "--format": true, "--side-dir": true, "--cpuprofile": true, "--memprofile": true}
 
 // aliasArgs returns args with psql's and DuckDB's -c SQL spelled -e SQL
 // (issue 29 item 6), so that -c and -e may be mixed and keep their order. An

@@ -88,6 +88,7 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 	files := fs.StringArrayP("file", "f", nil, "run a script file (may repeat)")
 	inline := fs.StringArrayP("execute", "e", nil, "run inline SQL (may repeat)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (for development)")
+	memprofile := fs.String("memprofile", "", "write a heap profile taken at the run's peak heap to `FILE` (for development)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -128,6 +129,14 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 			pprof.StopCPUProfile()
 			f.Close()
 		}()
+	}
+	if *memprofile != "" {
+		stop, err := peakHeapProfile(*memprofile)
+		if err != nil {
+			printError(stderr, "--memprofile: %v", err)
+			return exitPlanning
+		}
+		defer stop()
 	}
 	if !render.ValidFormat(*format) {
 		printError(stderr, "unknown --format '%s'; use one of table, csv, tsv, json, plain, markdown", *format)

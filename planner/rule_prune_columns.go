@@ -1,0 +1,144 @@
+package planner
+
+import (
+	"streamql/catalog"
+	"streamql/planner/plan"
+)
+
+// PruneColumnsKey is the SET key that turns column pruning off
+// ('planner.prune-columns' = 'false'; 'true', the default, turns it on):
+// Planner.KeepColumns. The outputs are the same either way; only the
+// memory a join's state takes changes.
+const PruneColumnsKey = "planner.prune-columns"
+
+// rulePruneColumns marks, for a query that reads a join of two streams (SPEC
+// 2.7), the columns of each input the join holds and passes on
+// (plan.JoinInput.Keep): those some reader of the joined rows reads (the
+// select list, WHERE, the join's residual ON terms and time bounds, GROUP
+// BY and the aggregates' arguments, a window's late rows, a semi join's
+// keys: the query's scope marks each column it compiles, Branch.Uses), and
+// the join's keys, event times and CURRENT_WATERMARK columns. A join's
+// state then holds only those (op.Rows leaves the others out), so an input
+// padded with columns no one reads (Nexmark's auction.extra) costs only
+// what the query needs. Late rows of an input leave before the join keeps
+// anything and go out whole (SPEC 2.7: as they came), so they print every
+// column still.
+//
+// What a query does not read of a subquery, a WITH definition or the join
+// of a FROM of more than two relations (a relation planned for this query
+// alone, SPEC 2.6) is not needed of it either: the joins inside such a
+// relation keep only what its other clauses and the read columns of its
+// select list need (pruneDerived), down through nested relations. A view
+// is planned once for every query that reads it and keeps its columns.
+//
+// It runs last, once every expression of the query is compiled; an
+// ORDER BY, Top-N or OVER reads the query's output columns, which the
+// select list has marked. SET 'planner.prune-columns' = 'false'
+// (Planner.KeepColumns) turns it off: every column is then kept.
+func rulePruneColumns(sp *selectPlan) error {
+	if sp.p.KeepColumns || sp.sc == nil || sp.sc.uses == nil {
+		return nil
+	}
+	if sp.both == nil {
+		sp.p.pruneDerived(sp.st, sp.sc.uses)
+		return nil
+	}
+	sp.p.pruneJoin(sp.both, sp.sc.uses)
+	return nil
+}
+
+// pruneJoin sets the Keep of both's inputs from reads, the columns of the
+// joined layout its readers read, and narrows the relations its inputs
+// read (pruneDerived).
+func (p *Planner) pruneJoin(both *plan.BothJoin, reads []bool) {
+	off := 0
+	for s := range both.Inputs {
+		in := &both.Inputs[s]
+		keep := make([]bool, len(in.Types))
+		pruned := false
+		for c := range keep {
+			keep[c] = off+c >= len(reads) || reads[off+c] || c == in.WatermarkCol || c == in.TimeCol() ||
+				c >= len(in.Types)-len(in.KeyExprs) // (the computed keys)
+			pruned = pruned || !keep[c]
+		}
+		for _, k := range both.Keys[s] {
+			keep[k] = true
+		}
+		off += len(in.Types)
+		in.Keep = nil
+		if pruned {
+			in.Keep = keep
+		}
+		p.pruneDerived(in.Stream, keep)
+	}
+}
+
+// pruneDerived narrows the joins inside st, when st is a relation planned
+// for one query (a subquery, a WITH definition, a join of a FROM of more
+// than two relations, or a UNION ALL of those) whose reader reads only the
+// columns c of st with need[c] (nil or short: every column). A part whose
+// main query aggregates, unnests or has side branches keeps what it keeps;
+// one that ranks (SPEC 2.9) keeps every column of its select list.
+func (p *Planner) pruneDerived(st *catalog.Stream, need []bool) {
+	d := plan.DerivedOf(st)
+	if d == nil || d.Kind == "view" || p.Cat != nil && p.Cat.LookupView(d.Name) != nil && p.Cat.LookupView(d.Name).Stream == st {
+		return
+	}
+	for _, job := range d.Parts {
+		m := job.Main
+		if m == nil || len(job.Branches) > 0 || m.Agg != nil || m.Unnest != nil || m.Join != nil && m.Join.EventTime() {
+			continue
+		}
+		reads := make([]bool, len(job.BatchTypes))
+		mark := func(e *plan.Expr) { exprReads(e, reads) }
+		mark(m.Where)
+		if jn := m.Join; jn != nil {
+			mark(jn.ProbeFilter)
+			for _, k := range jn.ProbeKeys {
+				mark(k)
+			}
+		}
+		for i, e := range m.Project {
+			if i >= len(st.Columns) || i >= len(need) || need[i] || i == d.TimeCol || d.ProcTime != nil || m.Rank != nil {
+				mark(e)
+			}
+		}
+		if job.WatermarkCol >= 0 {
+			reads[job.WatermarkCol] = true
+		}
+		if b := job.Both; b != nil {
+			for _, e := range b.Residual {
+				mark(e)
+			}
+			p.pruneJoin(b, reads)
+		} else {
+			p.pruneDerived(job.Stream, reads)
+		}
+	}
+}
+
+// exprReads marks in reads the batch columns e reads (a column, or a
+// CURRENT_WATERMARK column).
+func exprReads(e *plan.Expr, reads []bool) {
+	if e == nil {
+		return
+	}
+	if c := colOf(e); c >= 0 && c < len(reads) {
+		reads[c] = true
+	}
+	for _, a := range e.Args {
+		exprReads(a, reads)
+	}
+}
+
+// colOf returns the batch column the node e reads itself (a column, or a
+// CURRENT_WATERMARK column), -1 when it reads none (its operands may).
+func colOf(e *plan.Expr) int {
+	switch e.Op {
+	case plan.OpCol:
+		return e.Col
+	case plan.OpCurrentWatermark:
+		return int(e.Param)
+	}
+	return -1
+}
