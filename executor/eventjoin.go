@@ -41,7 +41,7 @@ type heldChunk struct {
 	bad   []ErrorRow
 	badAt []int
 	// badPos is the source position of each row of badAt: its partition and
-	// offset, for a replay (the emitted frontier, holder.drop)
+	// offset, for a replay (the emitted frontier, holder.Drop)
 	badPos []int64
 	bytes  int64 // charged to the held rows' StateAccount
 	nbad   int   // len(badAt) when the batch came (hand-back, see holdAndRoute)
@@ -708,6 +708,17 @@ type heldFirst struct {
 	cwSet   bool
 }
 
+// Frontiers implements Checkpoint: each partition's first held row (good
+// or malformed), with the CURRENT_WATERMARK stamped on its first good row
+// (Timed: when one is held), all of them not yet routed (Emitted).
+func (h *holder) Frontiers(dst map[int32]Frontier) {
+	m := map[int32]heldFirst{}
+	h.firstAll(m)
+	for p, f := range m {
+		dst[p] = Frontier{Off: f.off, Timed: f.stamped, WM: f.cw, WMSet: f.cwSet, Emitted: true}
+	}
+}
+
 // firstAll sets dst[p] for each partition p with rows held (good rows not
 // yet routed, malformed rows not yet counted), positions being Kafka's
 // (connector.KafkaPosition). It walks every held row: a checkpoint's cost,
@@ -743,11 +754,11 @@ func (h *holder) firstAll(dst map[int32]heldFirst) {
 	}
 }
 
-// drop removes the held rows of partition p (revoked, or assigned again:
-// replay.Revoke), good and malformed, none of them routed or counted: p's
+// Drop implements Checkpoint: it removes the held rows of partition p
+// (revoked, or assigned again: replay.Revoke), good and malformed, none of them routed or counted: p's
 // next owner, or this process from p's committed offset, reads them again.
 // Their bytes go back to the StateAccount; a chunk left empty goes.
-func (h *holder) drop(p int32) {
+func (h *holder) Drop(p int32) {
 	of := func(pos int64) bool { q, _ := connector.KafkaPartitionOf(pos); return q == p }
 	kept := h.held[:0]
 	for _, c := range h.held {
