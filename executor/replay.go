@@ -103,8 +103,8 @@ func (r *replay) attach(c *chain, rs connector.Replayer) *replay {
 // stamped on arrival and carry their stamps while held (the hold
 // frontier's w is the first one's), so stamping alone does not tear the
 // state (partWatermarks.rep stays nil); a release push does until it went
-// through (holdAndRoute).
-func newHeldReplay(src Source, c *chain, hold *holder) *replay {
+// through (routeHeld).
+func newHeldReplay(src Source, c *chain, hold *probeHold) *replay {
 	rs := replayerOf(src)
 	if rs == nil {
 		return nil
@@ -192,7 +192,7 @@ func (r *replay) refresh() {
 	r.dirty = false
 }
 
-// touch notes that the held rows changed (holder); r may be nil.
+// touch notes that the held rows changed (probeHold); r may be nil.
 func (r *replay) touch() {
 	if r != nil {
 		r.dirty = true

@@ -263,7 +263,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 			lv.held.Store(held)
 		}
 		src = futureProbe(stats.Analysis, job, src) // 'watermark.max-future' (maxfuture.go)
-		return runHeld(ctx, oc, job, src, sink, stats, keysets, timed, held)
+		return runEventJoin(ctx, oc, job, src, sink, stats, keysets, timed, held)
 	}
 	return runBudget(ctx, oc, job, src, sink, stats, keysets, budget)
 }
