@@ -45,6 +45,11 @@ type joinSource struct {
 	sel   []int32
 	late  [2]*LateRows      // each input's late rows, for the end-of-job notice (Stats.Late)
 	an    *BothJoinAnalysis // EXPLAIN ANALYZE's measures (analyzejoin.go), nil when not analyzing
+	// rep are the inputs' replays (joinreplay.go; nil: none), given the
+	// joined rows Next gave last, which the job has not come back for
+	// (Torn)
+	rep   [2]*joinReplay
+	given bool
 }
 
 // joinInput is one input of a joinSource.
@@ -145,6 +150,7 @@ type joinOperator interface {
 // Next implements Source: the next joined rows, io.EOF once both inputs have
 // ended and every held row is out.
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	js.given = false // (the job handled the rows given before)
 	for {
 		if len(js.queue) > 0 {
 			q := js.queue[0]
@@ -160,6 +166,7 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 				js.queue, js.at = js.queue[1:], 0
 				js.free = append(js.free, q)
 			}
+			js.given = true
 			return nil
 		}
 		if js.fail != nil {
@@ -236,6 +243,7 @@ func (js *joinSource) read(s int) error {
 	n := ji.b.N
 	var failure error
 	ji.errs = ji.errs[:0]
+	ji.bad = js.unread(s, ji.bad) // (a replay's malformed rows went to their output already)
 	if len(ji.bad) > 0 {
 		ji.es.Malformed += countBad(ji.es.Policy, len(ji.bad))
 		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es.Policy, &ji.errs)
@@ -330,15 +338,16 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	}
 	s := port - op.JoinLateLeft
 	in := &js.both.Inputs[s]
-	js.late[s].Rows += int64(b.N)
-	if js.an != nil {
-		js.an.measureLate(js, s, b)
-	}
-	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
 	js.sel = js.sel[:0]
 	for i := range b.N {
 		js.sel = append(js.sel, int32(i))
 	}
+	js.unreadLate(s, b) // (a replay's late rows went to their output already)
+	js.late[s].Rows += int64(len(js.sel))
+	if js.an != nil {
+		js.an.measureLate(js, s, b)
+	}
+	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
 	js.lateR = Routed{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: js.sel, Cols: cols}}}, In: b}
 	return js.sink.Rows(&js.lateR)
 }
