@@ -4,6 +4,7 @@ import (
 	"streamql/executor/connector"
 	"streamql/executor/op"
 	"streamql/executor/vector"
+	"streamql/planner/plan"
 )
 
 // joinReplay is the replay of one input of a join of two Kafka streams in a
@@ -35,23 +36,55 @@ type joinReplay struct {
 	s    int             // the input
 	pw   *partWatermarks // the input's per-partition watermarks (nil: none)
 	e, f map[int32]int64 // per assigned partition: the mark's e, and its f when set
+	// last holds, per partition, the first row of it in the input's last
+	// batch: the source counts that batch as used only at its next Next,
+	// so the row at a partition's used offset may be one of it, and its
+	// stamp is the watermark before it (p's watermark now already counts
+	// the batch's rows)
+	last map[int32]stampAt
 }
 
-// newJoinReplays gives each input of js, when both are connector.Replayers
-// (Kafka sources in a consumer group), its joinReplay, and makes the join
-// ask them (op.Join.SetReplay). It does nothing for a join without event
-// time on both inputs, a lookup or temporal join, a join over an updating
-// input, or a job that aggregates or ranks the joined rows (hasState): their
-// sources commit as for a stateless job, as before.
-func newJoinReplays(js *joinSource, hasState bool) {
+// stampAt is a row's offset and its CURRENT_WATERMARK stamp (set false:
+// NULL).
+type stampAt struct {
+	off int64
+	wm  int64
+	set bool
+}
+
+// joinReplayable reports whether job's join of two streams (job.Both) is
+// replayed over Kafka (joinReplay): both inputs are Kafka streams of a
+// consumer group ('properties.group.id') with event time, the join is not a
+// lookup or temporal one and no input is updating, and the joined rows go
+// straight to the job's outputs (no aggregate or Top-N after the join,
+// whose state is not replayed). Such a join reads its inputs in the group
+// (each process its partitions); any other reads each input whole, as a
+// build side (SPEC 2.5), and commits nothing of its state.
+func joinReplayable(job *plan.Job) bool {
+	b := job.Both
+	if b == nil || b.Lookup || b.Temporal || b.Changes[0] || b.Changes[1] || job.HasAggregates() || job.Main != nil && job.Main.Rank != nil {
+		return false
+	}
+	for s := range b.Inputs {
+		in := &b.Inputs[s]
+		if k := in.Stream.Kafka(); k == nil || k.GroupID == "" || in.TimeCol() < 0 || in.Watermark == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// newJoinReplays gives each input of js, read in its consumer group
+// (joinReplayable), its joinReplay when both are connector.Replayers, and
+// makes the join ask them (op.Join.SetReplay).
+func newJoinReplays(js *joinSource) {
 	jo, ok := js.j.(*op.Join)
-	b := js.both
-	if !ok || hasState || b.Lookup || b.Temporal || b.Changes[0] || b.Changes[1] {
+	if !ok || !js.grouped {
 		return
 	}
 	var rs [2]connector.Replayer
 	for s, ji := range js.in {
-		if ji.in.TimeCol() < 0 || ji.wmk == nil {
+		if ji.wmk == nil {
 			return
 		}
 		if rs[s] = replayerOf(ji.src); rs[s] == nil {
@@ -59,7 +92,7 @@ func newJoinReplays(js *joinSource, hasState bool) {
 		}
 	}
 	for s, ji := range js.in {
-		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}}
+		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}}
 		js.rep[s] = r
 		rs[s].SetReplay(r)
 	}
@@ -90,6 +123,9 @@ func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	off = used
 	if pw := r.pw; pw != nil && int(p) < len(pw.wm) {
 		wm, wmSet = pw.wm[p], pw.set[p]
+	}
+	if l, ok := r.last[p]; ok && l.off == used {
+		wm, wmSet = l.wm, l.set
 	}
 	r.js.j.(*op.Join).EachRow(r.s, func(pos int64, stamp int64, null bool) {
 		q, o := connector.KafkaPartitionOf(pos)
@@ -139,6 +175,27 @@ func (r *joinReplay) Revoke(p int32) {
 	delete(r.f, p)
 	if r.pw != nil {
 		r.pw.forget(p)
+	}
+}
+
+// noteBatch notes, for input s's replay, the first row of each partition
+// in its batch b (stamped: column wc holds CURRENT_WATERMARK), the rows sel.
+func (js *joinSource) noteBatch(s int, b *vector.Batch, sel []int32, wc int) {
+	r := js.rep[s]
+	if r == nil {
+		return
+	}
+	clear(r.last)
+	for _, i := range sel {
+		p, off := connector.KafkaPartitionOf(b.Pos[i])
+		if _, ok := r.last[p]; ok {
+			continue
+		}
+		x := stampAt{off: off}
+		if wc >= 0 && !b.Cols[wc].Null[i] {
+			x.wm, x.set = b.Cols[wc].I[i], true
+		}
+		r.last[p] = x
 	}
 }
 

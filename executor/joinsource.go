@@ -48,8 +48,9 @@ type joinSource struct {
 	// rep are the inputs' replays (joinreplay.go; nil: none), given the
 	// joined rows Next gave last, which the job has not come back for
 	// (Torn)
-	rep   [2]*joinReplay
-	given bool
+	rep     [2]*joinReplay
+	given   bool
+	grouped bool // the inputs are read in their consumer group (joinReplayable)
 }
 
 // joinInput is one input of a joinSource.
@@ -71,7 +72,7 @@ type joinInput struct {
 // The caller closes the Source it returns (both inputs), also on error.
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, hub *derivedHub) (*joinSource, error) {
 	both := job.Both
-	js := &joinSource{ctx: ctx, both: both, stats: stats}
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes}
 	if len(both.Residual) > 0 {
 		var ks []*expr.Kernel
@@ -92,7 +93,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s] = in.Types, in.TimeCol(), in.WatermarkCol
-		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: true, hub: hub})
+		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped, hub: hub}) // (grouped: each process its partitions, replayed)
 		if err != nil {
 			js.Close()
 			return nil, err
@@ -176,7 +177,15 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		if s < 0 {
 			return io.EOF
 		}
-		if err := js.read(s); err != nil {
+		err := js.read(s)
+		if o := 1 - s; errors.Is(err, ErrWaiting) && !js.in[o].done && !js.both.Lookup {
+			// the input behind has no row ready: the other one is read
+			// meanwhile (the join's order does not depend on it), so that
+			// a source that commits from inside Next (a Kafka group's)
+			// gets called and takes its last batch as used
+			err = js.read(o)
+		}
+		if err != nil {
 			if errors.Is(err, ErrWaiting) || len(js.queue) == 0 {
 				return err
 			}
@@ -267,6 +276,7 @@ func (js *joinSource) read(s int) error {
 			return err
 		}
 	}
+	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)
 	base := len(ji.in.Types) - len(ji.keys)
 	for k, kern := range ji.keys { // the computed keys, into their columns
 		col := ji.b.Cols[base+k]

@@ -212,7 +212,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	}
 	if js != nil {
 		js.sink = sink
-		newJoinReplays(js, job.HasAggregates() || job.Main != nil && job.Main.Rank != nil) // (joinreplay.go: a join over Kafka topics in a consumer group)
+		newJoinReplays(js) // (joinreplay.go: a join over Kafka topics in a consumer group)
 		if timed {
 			an.setBoth(js)
 		}
