@@ -3,6 +3,7 @@ package op
 import (
 	"fmt"
 
+	"streamql/catalog"
 	"streamql/executor/vector"
 )
 
@@ -18,13 +19,65 @@ func (j *SemiJoin) hold(b *vector.Batch, port int) error {
 	if port != 0 {
 		return fmt.Errorf("semi join: a holding join takes rows on input 0 only, not %d", port)
 	}
-	var grown int64
-	for i := 0; i < b.N; i++ {
-		_, n := j.held.Add(b, i)
-		j.bytes = append(j.bytes, int32(n))
-		grown += n
+	return j.acct.Grow(j.held.appendBatch(b, &j.bytes))
+}
+
+// appendBatch copies rows 0..b.N-1 of b (whose columns have r's types) to
+// the store, column by column (Add's result, row by row, for a whole
+// batch), appends each row's bytes to sizes and returns their sum.
+func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
+	n := b.N
+	k0 := len(*sizes)
+	for range n {
+		*sizes = append(*sizes, int32(8+len(r.types))) // (its position and NULL flags)
 	}
-	return j.acct.Grow(grown)
+	sz := (*sizes)[k0:]
+	for c := range r.cols {
+		rc, v := &r.cols[c], b.Cols[c]
+		rc.null = append(rc.null, v.Null[:n]...)
+		switch t := r.types[c]; {
+		case t == catalog.BigInt || t == catalog.Timestamp:
+			rc.i = append(rc.i, v.I[:n]...) // (a NULL's value is never read: Null comes first)
+			for i := range sz {
+				sz[i] += 8
+			}
+		case t == catalog.Double:
+			rc.f = append(rc.f, v.F[:n]...)
+			for i := range sz {
+				sz[i] += 8
+			}
+		case t == catalog.Boolean:
+			rc.b = append(rc.b, v.B[:n]...)
+			for i := range sz {
+				sz[i]++
+			}
+		case t == catalog.Varchar:
+			for i := range n {
+				if !v.Null[i] {
+					rc.arena = append(rc.arena, v.S[i]...)
+					sz[i] += int32(len(v.S[i]))
+				}
+				rc.off = append(rc.off, uint32(len(rc.arena)))
+				sz[i] += 4
+			}
+		case textLike(t):
+			for i := range n {
+				start := len(rc.arena)
+				if !v.Null[i] {
+					rc.arena = vector.AppendBinary(rc.arena, v, i)
+				}
+				rc.off = append(rc.off, uint32(len(rc.arena)))
+				sz[i] += 4 + int32(len(rc.arena)-start)
+			}
+		}
+	}
+	r.pos = append(r.pos, b.Pos[:n]...)
+	r.n += n
+	var total int64
+	for _, x := range sz {
+		total += int64(x)
+	}
+	return total
 }
 
 // Held returns the number of held left rows (Hold mode).
@@ -57,13 +110,16 @@ func (j *SemiJoin) Decided(max int) int {
 
 // Take writes the first n held rows into b (its rows 0..n-1, with their
 // positions; b has the left input's types), keeping them held until Done
-// (Hold mode). n is at most Held() and vector.Cap.
+// (Hold mode). n is at most Held() and vector.Cap. b's VARCHAR values point
+// into the held rows: b is valid until the next Push or Done.
 func (j *SemiJoin) Take(b *vector.Batch, n int) {
 	b.Reset()
-	for i := range n {
-		j.held.CopyTo(b, i, 0, j.head+i)
-		b.Pos[i] = j.held.Pos(j.head + i)
+	j.take = j.take[:0]
+	for k := j.head; k < j.head+n; k++ {
+		j.take = append(j.take, int32(k))
 	}
+	j.held.gatherTo(b, 0, 0, j.take)
+	copy(b.Pos[:n], j.held.pos[j.head:j.head+n])
 	b.N = n
 }
 

@@ -82,7 +82,8 @@ type SemiJoin struct {
 	held  *Rows   // left rows not yet decided, in arrival order, from head on
 	bytes []int32 // per held row: its bytes ('state.max-bytes')
 	head  int
-	one   *Rows // a right row being absorbed, before it is known to be a new key
+	one   *Rows   // a right row being absorbed, before it is known to be a new key
+	take  []int32 // Take's rows (Hold mode)
 	count JoinCounts
 }
 
