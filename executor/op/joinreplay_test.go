@@ -83,14 +83,7 @@ func runSteps(t *testing.T, j *Join, in [2][]testRow, steps []replayStep, d int6
 // lost or doubled, for every kind, regular and interval (the Kafka replay
 // of SPEC 2.5; the executor's joinreplay.go).
 func TestJoinReplayAfterACrash(t *testing.T) {
-	seeds := 300
-	if testing.Short() {
-		seeds = 50
-	}
-	for seed := range seeds {
-		r := rand.New(rand.NewPCG(uint64(seed), 23))
-		d := r.Int64N(40)
-		in := [2][]testRow{genSide(r, "l", 1+r.IntN(60), d), genSide(r, "r", 1+r.IntN(60), d)}
+	randomInputs(300, 23, func(seed int, r *rand.Rand, d int64, in [2][]testRow) {
 		for _, spec := range joinSpecs {
 			name := fmt.Sprintf("seed %d %s interval=%v", seed, spec.Kind, spec.Interval)
 			steps := replayPlan(r, in, [2]int{})
@@ -126,6 +119,21 @@ func TestJoinReplayAfterACrash(t *testing.T) {
 					name, crash, len(steps), read, from, f, ok, strings.Join(got, "\n"), strings.Join(whole.out, "\n"))
 			}
 		}
+	})
+}
+
+// randomInputs calls f with seeds random pairs of inputs (a tenth with
+// -short) of 1 to 60 rows each, stamped with a random watermark delay d,
+// drawn from r (the seed's stream of random numbers, which f may go on
+// with).
+func randomInputs(seeds int, stream uint64, f func(seed int, r *rand.Rand, d int64, in [2][]testRow)) {
+	if testing.Short() {
+		seeds /= 10
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(uint64(seed), stream))
+		d := r.Int64N(40)
+		f(seed, r, d, [2][]testRow{genSide(r, "l", 1+r.IntN(60), d), genSide(r, "r", 1+r.IntN(60), d)})
 	}
 }
 
