@@ -19,6 +19,9 @@ type derivedHub struct {
 	job   *plan.Job
 	sink  Sink
 	stats *Stats
+	// budget is the job's 'state.max-bytes' budget, which its derived
+	// relations' jobs charge too (runMode.budget)
+	budget *StateBudget
 }
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
@@ -94,7 +97,7 @@ func (ds *derivedSource) start() {
 		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide})
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget})
 			if err == nil {
 				err = cs.flush()
 			}

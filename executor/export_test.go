@@ -3,3 +3,8 @@ package executor
 // MorselRuns returns how many jobs the morsel pipeline has run in this
 // process (morsel.go), for the tests of package executor_test.
 func MorselRuns() int64 { return morselRuns.Load() }
+
+// JoinParallelInputs returns how many join inputs a parallel reader has
+// read in this process (joinsource.go, joinInputReader), for the tests of
+// package executor_test.
+func JoinParallelInputs() int64 { return joinParallelInputs.Load() }

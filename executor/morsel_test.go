@@ -231,20 +231,25 @@ func TestMorselMatchesSequential(t *testing.T) {
 				parallel++
 			}
 			if got != want {
-				g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-				for k := range min(len(g), len(w)) {
-					if g[k] != w[k] {
-						t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, GOMAXPROCS=%d, %d morsel jobs: line %d differs:\nparallel   %q\nsequential %q",
-							c.script, c.format, c.sideDir, c.chunk, procs, runs, k+1, g[k], w[k])
-					}
-				}
-				t.Fatalf("%s\nparallel wrote %d lines, sequential %d", c.script, len(g), len(w))
+				t.Fatalf("%s\nformat %s, side-dir %v, chunks of %d bytes, GOMAXPROCS=%d, %d morsel jobs: %s", c.script, c.format, c.sideDir, c.chunk, procs, runs, lineDiff(got, want))
 			}
 		})
 	}
 	if parallel < n/2 {
 		t.Fatalf("only %d of %d jobs ran on the morsel pipeline", parallel, n)
 	}
+}
+
+// lineDiff says where the output of a parallel run, got, first differs
+// from the sequential run's, want (runMorselCase's texts, which differ).
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for k := range min(len(g), len(w)) {
+		if g[k] != w[k] {
+			return fmt.Sprintf("line %d differs:\nparallel   %q\nsequential %q", k+1, g[k], w[k])
+		}
+	}
+	return fmt.Sprintf("parallel wrote %d lines, sequential %d", len(g), len(w))
 }
 
 // morselMallocs runs the split job over rows sensor rows (sensorbench.CSV)
@@ -265,6 +270,13 @@ func morselMallocs(t *testing.T, rows int) uint64 {
 // outputs to files, and returns the heap allocations of the run.
 func scriptMallocs(t *testing.T, script string, rows int) uint64 {
 	t.Helper()
+	return scriptMallocsChunk(t, script, rows, 16<<10)
+}
+
+// scriptMallocsChunk is scriptMallocs with chunks of chunk bytes (a chunk
+// larger than the file: the sequential paths).
+func scriptMallocsChunk(t *testing.T, script string, rows int, chunk int64) uint64 {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		t.Fatal(err)
@@ -275,7 +287,7 @@ func scriptMallocs(t *testing.T, script string, rows int) uint64 {
 		t.Fatal(err)
 	}
 	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
-	s.Format, s.SideDir, s.Env.ChunkSize = "csv", t.TempDir(), 16<<10
+	s.Format, s.SideDir, s.Env.ChunkSize = "csv", t.TempDir(), chunk
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {

@@ -168,7 +168,7 @@ const paraggMaxMergeWork = 1 << 20
 // partial aggregates, one per aggregate of the job (aggOperator.ops' order),
 // and where the merge must fire.
 type paggOut struct {
-	ops []*aggOp
+	ops []*aggPartial
 	// rowEnd is the job-wide arrival number of the chunk's last row
 	// (paggOp.rowBase plus its rows): the merge moves aggOperator.row to it
 	rowEnd int64
@@ -398,10 +398,7 @@ func newPaggOut(ao *aggOperator, nb, no int, free *StateBudget) *paggOut {
 		o.branchOut = append(o.branchOut, br.Output)
 	}
 	for _, g := range ao.ops {
-		x := buildAggOp(g.br, free)
-		x.batched = true
-		x.pendStates, x.pendRows, x.pendSeqs = make([][]agg.State, 0, vector.Cap), make([]int32, 0, vector.Cap), make([]int64, 0, vector.Cap)
-		o.ops = append(o.ops, x)
+		o.ops = append(o.ops, newAggPartial(g.br, free))
 	}
 	return o
 }
@@ -686,7 +683,7 @@ func (o *paggOut) pushLate(ctx context.Context, ao *aggOperator, upTo int32) err
 // x's window order and, within a window, in first-row order. A group o
 // already has gets x's accumulators merged in (agg.State.Merge: exact); a new
 // one takes them over. The state is charged as it grows ('state.max-bytes').
-func (o *aggOp) mergeFrom(x *aggOp, lim int64, moved []int) error {
+func (o *aggOp) mergeFrom(x *aggPartial, lim int64, moved []int) error {
 	for wi, pws := range x.open {
 		c, gs := moved[wi], pws.groups
 		if c >= len(gs) || gs[c].first > lim {
@@ -730,24 +727,51 @@ func (o *aggOp) mergeFrom(x *aggOp, lim int64, moved []int) error {
 	return nil
 }
 
-// addBatch adds the rows addTo kept (o.batched) to their groups'
-// accumulators, call by call (agg.AddBatch: one path for all the rows).
-func (o *aggOp) addBatch() {
-	if len(o.pendRows) == 0 {
+// aggPartial is a partial of the parallel aggregate: the aggregate of a
+// branch over one chunk's rows (charged to a budget without limit), whose
+// rows are added to their groups' accumulators per batch (addBatch), and
+// which the job's aggregate merges (aggOp.mergeFrom) instead of firing.
+type aggPartial struct {
+	*aggOp
+	pend pending
+}
+
+// pending is what a partial's batch adds (aggOp.addTo, tumbleRun): each row's
+// group's accumulators, its row in the batch and its arrival number.
+type pending struct {
+	states [][]agg.State
+	rows   []int32
+	seqs   []int64
+}
+
+// newAggPartial returns an empty partial of branch br's aggregate, charged
+// to budget.
+func newAggPartial(br *plan.Branch, budget *StateBudget) *aggPartial {
+	x := &aggPartial{aggOp: buildAggOp(br, budget)}
+	x.pend = pending{states: make([][]agg.State, 0, vector.Cap), rows: make([]int32, 0, vector.Cap), seqs: make([]int64, 0, vector.Cap)}
+	x.aggOp.pend = &x.pend
+	return x
+}
+
+// addBatch adds the rows addTo kept (pend) to their groups' accumulators,
+// call by call (agg.AddBatch: one path for all the rows).
+func (x *aggPartial) addBatch() {
+	p := &x.pend
+	if len(p.rows) == 0 {
 		return
 	}
 	var grew int64
-	for c, op := range o.callOps {
-		grew += agg.AddBatch(op, &o.a.Calls[c].Spec, o.args[c], c, o.pendStates, o.pendRows, o.pendSeqs)
+	for c, op := range x.callOps {
+		grew += agg.AddBatch(op, &x.a.Calls[c].Spec, x.args[c], c, p.states, p.rows, p.seqs)
 	}
-	clear(o.pendStates) // (the groups' states stay theirs)
-	o.pendStates, o.pendRows, o.pendSeqs = o.pendStates[:0], o.pendRows[:0], o.pendSeqs[:0]
-	o.grow(grew) // the partials' budget has no limit
+	clear(p.states) // (the groups' states stay theirs)
+	p.states, p.rows, p.seqs = p.states[:0], p.rows[:0], p.seqs[:0]
+	x.grow(grew) // the partials' budget has no limit
 }
 
-// resetPartial empties the partial aggregate x for the next chunk, keeping
-// its memory.
-func (o *aggOp) resetPartial() {
+// resetPartial empties the partial for the next chunk, keeping its memory.
+func (x *aggPartial) resetPartial() {
+	o := x.aggOp
 	o.release(o.open)
 	clear(o.open)
 	o.open = o.open[:0]
@@ -755,6 +779,7 @@ func (o *aggOp) resetPartial() {
 	o.minEnd = math.MaxInt64
 	o.acct.Grow(-o.bytes)
 	o.bytes, o.rowsIn = 0, 0
-	clear(o.pendStates)
-	o.pendStates, o.pendRows, o.pendSeqs = o.pendStates[:0], o.pendRows[:0], o.pendSeqs[:0]
+	p := &x.pend
+	clear(p.states)
+	p.states, p.rows, p.seqs = p.states[:0], p.rows[:0], p.seqs[:0]
 }

@@ -121,6 +121,11 @@ type runMode struct {
 	// buildSide: the job is a part of a derived relation read as a join's
 	// build side, so its own sources are too (openOpts.buildSide)
 	buildSide bool
+	// budget is the 'state.max-bytes' budget of the job this one is a part
+	// of (derived.go: a derived relation's jobs charge the reading job's
+	// budget, so one statement's state is bounded once, SPEC 1); nil: the
+	// job opens its own
+	budget *StateBudget
 }
 
 // opContext is what a job's operators get when the job is built (issue 22
@@ -139,7 +144,16 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	st := job.Stream
 	sinks, timed := mode.sinks, mode.timed
 	stats := Stats{timed: timed}
-	hub := &derivedHub{job: job, stats: &stats} // for the sources of derived relations (SPEC 2.6)
+	max := env.StateMaxBytes
+	if max == 0 {
+		max = DefaultStateMaxBytes
+	}
+	budget := mode.budget
+	if budget == nil {
+		setHeapLimit(env, max)
+		budget = NewStateBudget(max)
+	}
+	hub := &derivedHub{job: job, stats: &stats, budget: budget} // for the sources of derived relations (SPEC 2.6)
 	oc := opContext{live: env.live, chunkSize: env.ChunkSize}
 	opens := openOpts{hub: hub, buildSide: mode.buildSide} // how the job opens its sources
 	if mode.inner {
@@ -168,12 +182,6 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		}
 		srcs = append(srcs, src)
 	}
-	max := env.StateMaxBytes
-	if max == 0 {
-		max = DefaultStateMaxBytes
-	}
-	setHeapLimit(env, max)
-	budget := NewStateBudget(max)
 	var src Source
 	var js *joinSource // the job reads a join of two streams (SPEC 2.7)
 	if job.Main == nil || job.Main.Limit != 0 {

@@ -284,9 +284,6 @@ func timeOfPart(j *Job) partTime {
 		return t
 	}
 	st := j.Stream
-	if st.Watermark == nil || j.Watermark == nil {
-		return t
-	}
 	// a projection of the stream: its columns as they are, by output index
 	out := map[int]int{}
 	for i, e := range m.Project {
@@ -295,6 +292,12 @@ func timeOfPart(j *Job) partTime {
 				out[e.Col] = i
 			}
 		}
+	}
+	if j.Both != nil { // a join's output time (SPEC 2.7: its left input's, held back by the interval)
+		return joinTimeOfPart(j, out, t)
+	}
+	if st.Watermark == nil || j.Watermark == nil {
+		return t
 	}
 	col, ok := out[st.EventTime]
 	if !ok || col >= len(m.Columns) { // (a column the query computes but does not output: a Top-N's order columns, an OVER's time)
@@ -310,6 +313,45 @@ func timeOfPart(j *Job) partTime {
 	}
 	t.col, t.wm = col, wm
 	return t
+}
+
+// joinTimeOfPart is timeOfPart for a job that reads a join of two streams
+// (j.Both): the join's output time (plan.BothJoin.OutputTime), when the
+// query projects that column as it is, with the watermark (the column less
+// the join's delay) over the output; out maps the joined layout's columns
+// to the outputs that project them.
+func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
+	lt, delay, ok := j.Both.OutputTime()
+	if !ok || len(j.Main.Project) == 0 {
+		return t
+	}
+	col, ok := out[lt]
+	if !ok || col >= len(j.Main.Columns) {
+		return t
+	}
+	c := j.Main.Columns[col]
+	wm := &Expr{Op: plan.OpCol, Type: c.Type, Col: col, Text: c.Name}
+	if delay > 0 {
+		wm = &Expr{Op: plan.OpAddInterval, Type: c.Type, Args: []*Expr{wm}, Param: -delay, Col: -1,
+			Text: c.Name + " - " + intervalText(delay)}
+	}
+	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.Inputs[0].Name + "." + j.Both.Inputs[0].Stream.Columns[lt].Name + ")"
+	t.col, t.wm = col, wm
+	return t
+}
+
+// intervalText writes ms milliseconds as an INTERVAL literal in its largest
+// whole unit (INTERVAL '5' SECOND, INTERVAL '1500' MILLISECOND).
+func intervalText(ms int64) string {
+	for _, u := range []struct {
+		ms   int64
+		name string
+	}{{86_400_000, "DAY"}, {3_600_000, "HOUR"}, {60_000, "MINUTE"}, {1000, "SECOND"}} {
+		if ms != 0 && ms%u.ms == 0 {
+			return fmt.Sprintf("INTERVAL '%d' %s", ms/u.ms, u.name)
+		}
+	}
+	return fmt.Sprintf("INTERVAL '%d' MILLISECOND", ms)
 }
 
 // procTimeCols returns the output columns that are processing time in

@@ -20,9 +20,11 @@ import (
 // the plan is too. The query's names still bind to the relations as
 // written (B.bidder, P.id), each at its offset in the joined batch.
 //
-// The output of a join has no event time of its own (Flink materializes the
-// time attributes of a regular join's inputs), so a join that reads another
-// join's rows handles them as an input without event time (SPEC 2.7).
+// A join that reads another join's rows sees that join's event time as a
+// view over it would (timeOfPart): an interval, lookup or temporal join
+// keeps its left input's time column and watermark, a regular join has none
+// (Flink materializes the time attributes of a regular join's inputs), and
+// then the rows are an input without event time (SPEC 2.7).
 
 // fromLeaf is one relation named in a FROM of joins: its TableSource, the
 // stream it resolves to and the name the query reads it by.
@@ -194,6 +196,14 @@ func (sp *selectPlan) joinRelation(j *ast.Join, where []ast.ExprNode, late [2]st
 	d := &plan.Derived{Kind: "join", Name: name, Parts: []*Job{job}, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
 	st := &catalog.Stream{Name: name, Columns: append([]catalog.Column(nil), b.Columns...), EventTime: -1, Connector: plan.DerivedConnector,
 		Options: map[string]string{"bounded": fmt.Sprint(b.Stream.Bounded())}, Derived: d}
+	// its event time: the join's own (SPEC 2.7: an interval, lookup or
+	// temporal join keeps its left input's time column and watermark), as a
+	// view over the join would have it (timeOfPart)
+	if t := timeOfPart(job); t.col >= 0 && t.wm != nil {
+		d.TimeCol, d.Watermark = t.col, t.wm
+		st.EventTime = t.col
+		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
+	}
 	// its rows are every column of its relations, in FROM order (joinWildcard)
 	var rels []relation
 	off := 0

@@ -11,6 +11,10 @@ import (
 // CPUs and 'state.max-bytes'), so that EXPLAIN prints the strategy the job
 // will take. The first that fits, in this order:
 //   - Held: a branch has an event-time semi or anti join (SPEC 2.2);
+//   - for a join of two streams (SPEC 2.7): ParallelJoinInputs when
+//     env.Procs >= 2 and plan.Job.JoinInputsSplittable (an input is a bounded
+//     file), Sequential otherwise (the joined rows are the join's, made on
+//     the job's goroutine);
 //   - Sequential: the source is live (not a bounded file), env.Procs < 2,
 //     or the stream has computed columns (SPEC 1);
 //   - ParallelAggregate: plan.Job.ParallelAggregatable, with 'state.max-bytes'
@@ -31,6 +35,11 @@ func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
 	switch {
 	case job.HasEventTimeJoin():
 		return plan.Held
+	case job.Both != nil:
+		if env.Procs >= 2 && job.JoinInputsSplittable() {
+			return plan.ParallelJoinInputs
+		}
+		return plan.Sequential
 	case job.Unnest != nil: // the unnesting source reads the stream row by row (executor/unnest.go)
 		return plan.Sequential
 	case !job.Prefetchable(env.Procs) || job.Stream.HasComputed():

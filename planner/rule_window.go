@@ -58,6 +58,8 @@ func ruleWindow(sp *selectPlan) error {
 	case st.Watermark != nil && ti != st.EventTime:
 		et := st.Columns[st.EventTime].Name
 		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s), or for processing time a PROCTIME() column (SPEC 2.10)", tc.Name, st.Name, et, et)
+	case st.Watermark == nil && !st.Bounded() && plan.DerivedOf(st) != nil:
+		return parser.Errorf(tvf.Pos, "%s is unbounded and its rows have no event time, so its windows would never fire: a derived relation keeps the event time of what it reads when it selects that time column as it is (SPEC 2.6); a regular join's output has none (SPEC 2.7: write the join as an interval join, with a BETWEEN on both sides' times, to keep the left side's)", st.Name)
 	case st.Watermark == nil && !st.Bounded():
 		return parser.Errorf(tvf.Pos, "stream %s is unbounded and has no WATERMARK FOR, so its windows would never fire: add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", st.Name, tc.Name, tc.Name, st.Name)
 	case tc.Type != catalog.BigInt && tc.Type != catalog.Timestamp:

@@ -145,3 +145,28 @@ func (f *goldenFront) Result(cols []string, rows [][]string) error {
 func (f *goldenFront) RunJob(context.Context, *session.Job, session.RunFunc) error {
 	return errors.New("the planner's goldens plan jobs, they do not run them: write EXPLAIN")
 }
+
+// TestEveryRuleHasGoldens: each planner rule file (planner/rule_*.go, one
+// rule or family of rules a file, issue 22) has its datadriven goldens in
+// testdata/rules under the same name, with at least one case; a rule added
+// without them fails here.
+func TestEveryRuleHasGoldens(t *testing.T) {
+	files, err := filepath.Glob("rule_*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rule files found (%v)", err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		name := strings.TrimSuffix(f, ".go")
+		data, err := os.ReadFile(filepath.Join("testdata", "rules", name))
+		if err != nil {
+			t.Errorf("%s has no goldens: write testdata/rules/%s (cases of SQL in, plan out; go test ./planner -run TestRules -rewrite)", f, name)
+			continue
+		}
+		if !strings.Contains(string(data), "\n----\n") {
+			t.Errorf("testdata/rules/%s holds no case", name)
+		}
+	}
+}

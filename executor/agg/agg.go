@@ -12,6 +12,17 @@
 //
 // The fixed-size accumulators (COUNT, SUM, AVG, MIN, MAX of numbers, the
 // variances) allocate nothing per row once their partial sums have room.
+//
+// A State is 32 bytes (issue 26: state proportional to the functions, not one
+// wide struct per call): COUNT, SUM and AVG of BIGINT and MIN, MAX,
+// FIRST_VALUE and LAST_VALUE of a number keep everything in it, so a slab of
+// their States (the executor's groups) holds no pointer per group that
+// points anywhere; the other functions allocate a wide part on their first
+// value (needsWide), kept across Reset. StateBytes is what a State costs
+// before it grows.
+//
+// It imports catalog, executor/vector and planner/plan only: never the
+// executor or its operators, which hold States in their groups.
 package agg
 
 import (
@@ -19,6 +30,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"streamql/catalog"
@@ -52,12 +64,47 @@ type Spec = plan.AggSpec
 
 // State is the accumulator of one aggregate for one group of one window. The
 // zero value is an empty accumulator. A State is used with one Spec throughout.
+//
+// Its size depends on what the function needs (issue 26: a group's state
+// proportional to its functions): the fixed part is the count, the 128-bit
+// BIGINT sum or the MIN/MAX/FIRST/LAST value of a number (32 bytes, no
+// pointer followed); everything else (the exact DOUBLE partial sums and their
+// special values, a VARCHAR value, LISTAGG's values, COUNT(DISTINCT)'s set and
+// a Retracting spec's kept values) is in a wide part allocated on the first
+// value of a spec that needs it (needsWide). COUNT, COUNT(*), SUM and AVG of
+// BIGINT and MIN, MAX, FIRST_VALUE and LAST_VALUE of a number never allocate
+// it, so a slab of their States holds no pointer per group but a nil one.
 type State struct {
 	n int64 // non-NULL values added (all rows for COUNT(*))
-	// BIGINT sum: a 128-bit two's complement integer hi:lo (exact for any
-	// number of int64 values below 2^64).
+	// SUM, AVG and the variances of BIGINT: the sum, a 128-bit two's
+	// complement integer hi:lo (exact for any number of int64 values below
+	// 2^64). MIN, MAX, FIRST_VALUE and LAST_VALUE: hi is the value so far
+	// (a BIGINT or TIMESTAMP, a DOUBLE's bits, a BOOLEAN as 0 or 1; a
+	// VARCHAR's is wide.s) and lo its arrival number (FIRST/LAST after a
+	// merge): a spec uses one of the two, so they share the words (value,
+	// fval, seq and the setters).
 	hi int64
 	lo uint64
+	// the rest, nil unless needsWide(spec) and a value came
+	*wide
+}
+
+// value, fval and bval are MIN, MAX, FIRST_VALUE and LAST_VALUE's value so
+// far as a BIGINT (or TIMESTAMP), a DOUBLE and a BOOLEAN; seq its arrival
+// number.
+func (st *State) value() int64  { return st.hi }
+func (st *State) fval() float64 { return math.Float64frombits(uint64(st.hi)) }
+func (st *State) bval() bool    { return st.hi != 0 }
+func (st *State) seq() int64    { return int64(st.lo) }
+
+// setI and setF make x (arrival number seq) the value so far.
+func (st *State) setI(x, seq int64) { st.hi, st.lo = x, uint64(seq) }
+func (st *State) setF(x float64, seq int64) {
+	st.hi, st.lo = int64(math.Float64bits(x)), uint64(seq)
+}
+
+// wide is the part of a State that only some functions use (State's doc).
+type wide struct {
 	// DOUBLE sums: s1 = Σx and s2 = Σx² as non-overlapping partials of the
 	// finite values; big1/big2 take over once a partial sum would overflow.
 	s1, s2     []float64
@@ -73,27 +120,54 @@ type State struct {
 	// the special values' counts behind the flags above, so that a retraction
 	// (Retract, SPEC 2.8) can clear a flag when its last value goes
 	nanN, pinfN, ninfN, nnzN int64
-	// MIN, MAX, FIRST_VALUE, LAST_VALUE: the value so far, and its arrival
-	// number (FIRST/LAST after a merge).
-	i   int64
-	f   float64
-	b   bool
-	s   []byte // owned copy
-	seq int64
+	// MIN, MAX, FIRST_VALUE, LAST_VALUE of VARCHAR: an owned copy of the value
+	s []byte
 	// LISTAGG: the printed values back to back, their ends and arrival numbers.
 	text []byte
 	ends []int32
 	seqs []int64
-	// COUNT(DISTINCT x): the distinct values, keyed as grouping compares.
+	// COUNT(DISTINCT x): the distinct values, keyed as grouping compares:
+	// a VARCHAR's in set, a fixed-width type's as one word (word), sorted in
+	// list8 while they are few (listMax), then in set8
 	set      map[string]struct{}
+	list8    []uint64
+	set8     map[uint64]struct{}
 	setBytes int
 	// the values a Retracting spec keeps (kept.go), nil otherwise
 	kept *kept
 }
 
-// Reset empties the state for reuse, keeping its buffers.
+// needsWide reports whether sp's state uses its wide part (State's doc).
+func needsWide(sp *Spec) bool {
+	if sp.Distinct || keeps(sp) {
+		return true
+	}
+	switch sp.Func {
+	case CountStar, Count:
+		return false
+	case Sum, Avg:
+		return sp.Arg != catalog.BigInt
+	case Min, Max, First, Last:
+		return sp.Arg == catalog.Varchar
+	}
+	return true
+}
+
+// widen allocates the wide part of a state of sp when it needs one.
+func (st *State) widen(sp *Spec) {
+	if st.wide == nil && needsWide(sp) {
+		st.wide = new(wide)
+	}
+}
+
+// Reset empties the state for reuse, keeping its buffers (and its wide part).
 func (st *State) Reset() {
-	*st = State{s1: st.s1[:0], s2: st.s2[:0], s: st.s[:0], text: st.text[:0], ends: st.ends[:0], seqs: st.seqs[:0]}
+	w := st.wide
+	*st = State{}
+	if w != nil {
+		*w = wide{s1: w.s1[:0], s2: w.s2[:0], s: w.s[:0], text: w.text[:0], ends: w.ends[:0], seqs: w.seqs[:0], list8: w.list8[:0]}
+		st.wide = w
+	}
 }
 
 // Add adds row i of v (the argument's values; ignored by COUNT(*)) to the state;
@@ -108,6 +182,7 @@ func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	if v.Null[i] {
 		return 0
 	}
+	st.widen(sp)
 	if keeps(sp) {
 		var kb [16]byte
 		return st.keepAdd(sp, v, i, kb[:0])
@@ -117,13 +192,82 @@ func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 		return 0
 	}
 	if sp.Func.Numeric() { // only the partial sums grow
-		before := cap(st.s1) + cap(st.s2)
+		before := st.partials()
 		st.add(sp, v, i, seq)
-		return int64(8 * (cap(st.s1) + cap(st.s2) - before))
+		return 8 * (st.partials() - before)
 	}
 	before := st.caps()
 	st.add(sp, v, i, seq)
 	return st.caps() - before
+}
+
+// set8Bytes is what a distinct value of a fixed-width type costs in set8 (a
+// map slot of 8 bytes and its control byte, at the map's load and growth
+// slack), for 'state.max-bytes' (SPEC 1); in list8 it costs its 8 bytes
+// (the list's capacity is counted).
+const set8Bytes = 24
+
+// listMax is the most distinct words list8 holds: a set of more moves into
+// set8, where an insertion does not move the values after it.
+const listMax = 512
+
+// addWord adds the distinct value k to list8 or set8 and reports whether it
+// was new.
+func (st *State) addWord(k uint64) bool {
+	if st.set8 != nil {
+		if _, ok := st.set8[k]; ok {
+			return false
+		}
+		st.set8[k] = struct{}{}
+		st.setBytes += set8Bytes
+		return true
+	}
+	at, found := slices.BinarySearch(st.list8, k)
+	if found {
+		return false
+	}
+	if len(st.list8) < listMax {
+		st.list8 = slices.Insert(st.list8, at, k)
+		return true
+	}
+	st.set8 = make(map[uint64]struct{}, 2*listMax)
+	for _, w := range st.list8 {
+		st.set8[w] = struct{}{}
+	}
+	st.set8[k] = struct{}{}
+	st.setBytes += set8Bytes * (len(st.list8) + 1)
+	st.list8 = nil
+	return true
+}
+
+// worded reports whether t's distinct values are kept as words (set8):
+// BIGINT, TIMESTAMP, DOUBLE and BOOLEAN.
+func worded(t catalog.Type) bool {
+	switch t {
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
+		return true
+	}
+	return false
+}
+
+// word returns row i of v (not NULL, of a type other than VARCHAR) as one
+// word that two values share exactly when grouping compares them equal
+// (Key's rule: DOUBLE as Java's Double.equals, every NaN one value).
+func word(t catalog.Type, v *vector.Vec, i int) uint64 {
+	switch t {
+	case catalog.Double:
+		f := v.F[i]
+		if math.IsNaN(f) {
+			f = math.NaN()
+		}
+		return math.Float64bits(f)
+	case catalog.Boolean:
+		if v.B[i] {
+			return 1
+		}
+		return 0
+	}
+	return uint64(v.I[i])
 }
 
 // fixedSize reports whether sp's state never grows (COUNT, and MIN, MAX,
@@ -138,10 +282,21 @@ func fixedSize(sp *Spec) bool {
 	return false
 }
 
+// partials is the capacity of the partial sums s1 and s2 (0 without a wide part).
+func (st *State) partials() int64 {
+	if st.wide == nil {
+		return 0
+	}
+	return int64(cap(st.s1) + cap(st.s2))
+}
+
 // caps is the bytes of the state's growing buffers (distinct values counted by
 // their keys).
 func (st *State) caps() int64 {
-	n := int64(8*(cap(st.s1)+cap(st.s2)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs) + st.setBytes)
+	if st.wide == nil {
+		return 0
+	}
+	n := int64(8*(cap(st.s1)+cap(st.s2)+cap(st.list8)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs) + st.setBytes)
 	if st.kept != nil {
 		n += st.kept.bytes
 	}
@@ -149,6 +304,12 @@ func (st *State) caps() int64 {
 }
 
 func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
+	if sp.Distinct && worded(sp.Arg) {
+		if st.addWord(word(sp.Arg, v, i)) {
+			st.n++
+		}
+		return
+	}
 	if sp.Distinct {
 		if st.set == nil {
 			st.set = map[string]struct{}{}
@@ -194,14 +355,17 @@ func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
 }
 
 func (st *State) set1(t catalog.Type, v *vector.Vec, i int, seq int64) {
-	st.seq = seq
+	st.lo = uint64(seq)
 	switch t {
 	case catalog.BigInt, catalog.Timestamp:
-		st.i = v.I[i]
+		st.hi = v.I[i]
 	case catalog.Double:
-		st.f = v.F[i]
+		st.hi = int64(math.Float64bits(v.F[i]))
 	case catalog.Boolean:
-		st.b = v.B[i]
+		st.hi = 0
+		if v.B[i] {
+			st.hi = 1
+		}
 	case catalog.Varchar:
 		st.s = append(st.s[:0], v.S[i]...)
 	}
@@ -212,11 +376,11 @@ func better(sp *Spec, v *vector.Vec, i int, st *State) bool {
 	c := 0
 	switch sp.Arg {
 	case catalog.BigInt, catalog.Timestamp:
-		c = cmp.Compare(v.I[i], st.i)
+		c = cmp.Compare(v.I[i], st.value())
 	case catalog.Double:
-		c = CompareDouble(v.F[i], st.f)
+		c = CompareDouble(v.F[i], st.fval())
 	case catalog.Boolean:
-		c = cmpBool(v.B[i], st.b)
+		c = cmpBool(v.B[i], st.bval())
 	case catalog.Varchar:
 		c = cmpBytes(v.S[i], st.s)
 	}
@@ -483,8 +647,22 @@ func (st *State) Merge(sp *Spec, o *State) {
 	if o.n == 0 {
 		return
 	}
+	st.widen(sp)
 	st.flushFix()
 	o.flushFix()
+	if sp.Distinct && worded(sp.Arg) {
+		for _, k := range o.list8 {
+			if st.addWord(k) {
+				st.n++
+			}
+		}
+		for k := range o.set8 {
+			if st.addWord(k) {
+				st.n++
+			}
+		}
+		return
+	}
 	if sp.Distinct {
 		if st.set == nil {
 			st.set = map[string]struct{}{}
@@ -505,6 +683,9 @@ func (st *State) Merge(sp *Spec, o *State) {
 		var carry uint64
 		st.lo, carry = bits.Add64(st.lo, o.lo, 0)
 		st.hi += o.hi + int64(carry)
+		if o.wide == nil { // a BIGINT SUM or AVG: the 128-bit sum is all
+			return
+		}
 		for _, y := range o.s1 {
 			st.s1 = addPartial(st.s1, &st.big1, y)
 		}
@@ -529,15 +710,18 @@ func (st *State) Merge(sp *Spec, o *State) {
 		if !take {
 			switch sp.Func {
 			case First:
-				take = o.seq < st.seq
+				take = o.seq() < st.seq()
 			case Last:
-				take = o.seq > st.seq
+				take = o.seq() > st.seq()
 			default:
 				take = betterState(sp, o, st)
 			}
 		}
 		if take {
-			st.i, st.f, st.b, st.s, st.seq = o.i, o.f, o.b, append(st.s[:0], o.s...), o.seq
+			st.hi, st.lo = o.hi, o.lo
+			if o.wide != nil {
+				st.s = append(st.s[:0], o.s...)
+			}
 		}
 	case ListAgg:
 		st.mergeText(o)
@@ -548,11 +732,11 @@ func betterState(sp *Spec, o, st *State) bool {
 	c := 0
 	switch sp.Arg {
 	case catalog.BigInt, catalog.Timestamp:
-		c = cmp.Compare(o.i, st.i)
+		c = cmp.Compare(o.value(), st.value())
 	case catalog.Double:
-		c = CompareDouble(o.f, st.f)
+		c = CompareDouble(o.fval(), st.fval())
 	case catalog.Boolean:
-		c = cmpBool(o.b, st.b)
+		c = cmpBool(o.bval(), st.bval())
 	case catalog.Varchar:
 		c = cmpBytes(o.s, st.s)
 	}
@@ -606,7 +790,7 @@ func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
 		out.Null[i] = true
 		return
 	}
-	if st.kept != nil && keeps(sp) {
+	if st.wide != nil && st.kept != nil && keeps(sp) {
 		st.keptResult(sp, out, i)
 		return
 	}
@@ -672,11 +856,11 @@ func (st *State) Result(sp *Spec, out *vector.Vec, i int) {
 	case Min, Max, First, Last:
 		switch sp.Arg {
 		case catalog.BigInt, catalog.Timestamp:
-			out.I[i] = st.i
+			out.I[i] = st.value()
 		case catalog.Double:
-			out.F[i] = st.f
+			out.F[i] = st.fval()
 		case catalog.Boolean:
-			out.B[i] = st.b
+			out.B[i] = st.bval()
 		case catalog.Varchar:
 			out.S[i] = st.s
 		}
@@ -776,5 +960,21 @@ func (st *State) Bytes() int64 { return st.caps() }
 // changes, executor/groupagg.go's prefind).
 func (st *State) Count() int64 { return st.n }
 
-// FixedBytes is the size of a State without what Bytes counts.
+// FixedBytes is the size of a State without its wide part and what Bytes
+// counts.
 const FixedBytes = int(unsafe.Sizeof(State{}))
+
+// wideBytes is the size of a State's wide part (with its allocation's
+// rounding) without what Bytes counts.
+const wideBytes = int(unsafe.Sizeof(wide{})+15) &^ 15
+
+// StateBytes is the state (bytes, for 'state.max-bytes', SPEC 1) one State of
+// sp holds before its buffers grow (Bytes counts those): FixedBytes, and its
+// wide part when sp needs one (State's doc), counted whether or not a value
+// came.
+func StateBytes(sp *Spec) int {
+	if needsWide(sp) {
+		return FixedBytes + wideBytes
+	}
+	return FixedBytes
+}

@@ -157,15 +157,15 @@ func AddBatch(op Op, sp *Spec, v *vector.Vec, c int, states [][]State, rows []in
 
 // minF, maxF, minI and maxI add x (arrival number seq) to MIN or MAX.
 func (st *State) minF(x float64, seq int64) {
-	if st.n == 0 || lessDouble(x, st.f) {
-		st.f, st.seq = x, seq
+	if st.n == 0 || lessDouble(x, st.fval()) {
+		st.setF(x, seq)
 	}
 	st.n++
 }
 
 func (st *State) maxF(x float64, seq int64) {
-	if st.n == 0 || lessDouble(st.f, x) {
-		st.f, st.seq = x, seq
+	if st.n == 0 || lessDouble(st.fval(), x) {
+		st.setF(x, seq)
 	}
 	st.n++
 }
@@ -177,15 +177,15 @@ func (st *State) sumI(x int64) {
 }
 
 func (st *State) minI(x int64, seq int64) {
-	if st.n == 0 || x < st.i {
-		st.i, st.seq = x, seq
+	if st.n == 0 || x < st.value() {
+		st.setI(x, seq)
 	}
 	st.n++
 }
 
 func (st *State) maxI(x int64, seq int64) {
-	if st.n == 0 || x > st.i {
-		st.i, st.seq = x, seq
+	if st.n == 0 || x > st.value() {
+		st.setI(x, seq)
 	}
 	st.n++
 }
@@ -193,6 +193,9 @@ func (st *State) maxI(x int64, seq int64) {
 // sumF adds the DOUBLE x to SUM or AVG (SPEC 2.4: exact partial sums) and
 // returns the bytes the partials grew by.
 func (st *State) sumF(x float64) int64 {
+	if st.wide == nil {
+		st.wide = new(wide)
+	}
 	st.n++
 	if x-x != 0 || x == 0 { // NaN, ±Inf and ±0.0 take the general rules
 		before := cap(st.s1)

@@ -48,6 +48,7 @@ func TestFixedSumExact(t *testing.T) {
 			}
 			var fast, slow, a, b State
 			if run%50 == 0 {
+				fast.widen(&sp)
 				fast.fixN = fixMaxN - int32(r.Intn(4)) // the front fills up
 			}
 			cut := r.Intn(n + 1)

@@ -26,6 +26,7 @@ func (st *State) Retract(sp *Spec, v *vector.Vec, i int) int64 {
 	if v.Null[i] {
 		return 0
 	}
+	st.widen(sp)
 	if keeps(sp) {
 		var kb [16]byte
 		return st.keepRetract(sp, v, i, kb[:0])
@@ -35,7 +36,7 @@ func (st *State) Retract(sp *Spec, v *vector.Vec, i int) int64 {
 	case Count:
 		return 0
 	}
-	before := cap(st.s1) + cap(st.s2)
+	before := st.partials()
 	if sp.Arg == catalog.BigInt {
 		x := v.I[i]
 		st.subInt(x)
@@ -45,7 +46,7 @@ func (st *State) Retract(sp *Spec, v *vector.Vec, i int) int64 {
 	} else {
 		st.subDouble(v.F[i], sp.Func >= VarPop)
 	}
-	return int64(8 * (cap(st.s1) + cap(st.s2) - before))
+	return 8 * (st.partials() - before)
 }
 
 // subInt subtracts x from the 128-bit sum.

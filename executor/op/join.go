@@ -152,6 +152,12 @@ type Join struct {
 	selL, selR []int32
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
+	touched    byte    // probeTable's loads ahead (kept, so that they are made)
+	// table is a lookup join's right side as one record a row, laid out
+	// when the right input ends (lookupTable; nil before, or when it cannot
+	// be): probeLookup reads it instead of the side's Rows, and selR holds
+	// its records' offsets.
+	table *lookupTable
 
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
@@ -393,7 +399,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
-	if port == 0 && j.spec.Lookup && tc < 0 && j.spec.TTL == 0 && j.spec.Residual == nil && j.done[1] {
+	if port == 0 && j.probesBatches() && j.done[1] {
 		err := j.probeLookup(ctx, b)
 		if err == nil { // (the rows gathered last: with the output batch empty on entry, every row is probeLookup's)
 			j.borrowed = true
@@ -449,6 +455,14 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	return j.flush(ctx)
 }
 
+// probesBatches reports whether the join is a lookup join whose left rows
+// are probed straight from their batch once the right input has ended
+// (probeLookup): left rows without event time, no state TTL, no other ON
+// terms.
+func (j *Join) probesBatches() bool {
+	return j.spec.Lookup && j.spec.Time[0] < 0 && j.spec.TTL == 0 && j.spec.Residual == nil
+}
+
 // Watermark implements Operator: input port's watermark is wm; the held rows
 // both watermarks have passed are handled.
 func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
@@ -464,6 +478,15 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 // interval join is padded.
 func (j *Join) Finish(ctx context.Context, port int) error {
 	j.done[port] = true
+	if port == 1 && j.probesBatches() && !j.done[0] {
+		if j.table = newLookupTable(&j.side[1], j.spec.Types[1], j.spec.Keys[1]); j.table != nil {
+			// (the table holds the rows now: the side's Rows and index are
+			// no longer read, and their memory goes)
+			od := &j.side[1]
+			od.rows, od.index = NewRows(j.spec.Types[1]), keyIndex{}
+			od.index.init(0)
+		}
+	}
 	if err := j.release(ctx); err != nil {
 		return err
 	}
@@ -674,6 +697,9 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 // lookup join is never kept) and the pairs written column by column
 // (gather), so steady state allocates nothing.
 func (j *Join) probeLookup(ctx context.Context, b *vector.Batch) error {
+	if j.table != nil {
+		return j.probeTable(ctx, b)
+	}
 	od := &j.side[1]
 	keys0, keys1 := j.spec.Keys[0], j.spec.Keys[1]
 	// first every row's slot (-1: none), in a loop of independent lookups,
@@ -712,12 +738,71 @@ func (j *Join) probeLookup(ctx context.Context, b *vector.Batch) error {
 				}
 			}
 		}
-		if matched {
-			j.count.Partnered[0]++
-		} else if j.spec.Kind.outer(0) {
-			if err := j.pair(ctx, b, int32(i), -1); err != nil {
-				return err
+		if err := j.probed(ctx, b, i, matched); err != nil {
+			return err
+		}
+	}
+	return j.gather(ctx, b)
+}
+
+// probed ends the probe of left row i of b: counted when it matched, else
+// paired with NULLs when the left side is outer.
+func (j *Join) probed(ctx context.Context, b *vector.Batch, i int, matched bool) error {
+	if matched {
+		j.count.Partnered[0]++
+		return nil
+	}
+	if j.spec.Kind.outer(0) {
+		return j.pair(ctx, b, int32(i), -1)
+	}
+	return nil
+}
+
+// probeTable is probeLookup over the right side's lookupTable: every row's
+// slot first, then the first byte of each slot's first record (loops of
+// independent loads, so the processor overlaps their cache misses), then
+// each row's records in order, each compared by key and paired.
+func (j *Join) probeTable(ctx context.Context, b *vector.Batch) error {
+	t := j.table
+	keys0, keys1 := j.spec.Keys[0], j.spec.Keys[1]
+	slots := j.slots[:0]
+	for i := 0; i < b.N; i++ {
+		si := int32(-1)
+		if h, ok := batchKeyHash(b, i, keys0); ok {
+			si = t.find(h)
+		}
+		slots = append(slots, si)
+	}
+	j.slots = slots
+	touched := byte(0)
+	for _, si := range slots {
+		if si >= 0 {
+			touched |= t.data[t.slots[si].off]
+		}
+	}
+	j.touched = touched
+	for i, si := range slots {
+		matched := false
+		if si >= 0 {
+			s := t.slots[si]
+			rec := int(s.off)
+			for range s.n {
+				next := t.recordFields(rec)
+				if t.keyEqual(b, i, keys0, keys1) {
+					if t.data[rec+8] == 0 {
+						t.data[rec+8] = 1
+						j.count.Partnered[1]++
+					}
+					matched = true
+					if err := j.pair(ctx, b, int32(i), int32(rec)); err != nil {
+						return err
+					}
+				}
+				rec = next
 			}
+		}
+		if err := j.probed(ctx, b, i, matched); err != nil {
+			return err
 		}
 	}
 	return j.gather(ctx, b)
@@ -768,7 +853,22 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 			clear(v.Text[at : at+n])
 		}
 	}
-	j.side[1].rows.gatherTo(j.outB, at, len(j.spec.Types[0]), j.selR)
+	if t := j.table; t != nil {
+		col := len(j.spec.Types[0])
+		for x, rec := range j.selR {
+			if rec >= 0 {
+				t.recordFields(int(rec))
+			}
+			t.writeRow(j.outB, at+x, col, rec)
+		}
+		for _, v := range j.outB.Cols[col:] {
+			if v.Text != nil {
+				clear(v.Text[at : at+n])
+			}
+		}
+	} else {
+		j.side[1].rows.gatherTo(j.outB, at, len(j.spec.Types[0]), j.selR)
+	}
 	for x, i := range j.selL {
 		j.outB.Pos[at+x] = b.Pos[i]
 	}

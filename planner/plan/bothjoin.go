@@ -132,6 +132,39 @@ func (j *BothJoin) Updating() bool {
 	return !j.Interval && !j.Lookup && !j.Temporal && j.Type != InnerJoin || j.Changes[0] || j.Changes[1]
 }
 
+// OutputTime returns the event time of the join's output (SPEC 2.6, 2.7:
+// event time flows through joins): col is its column in the joined layout
+// (the left input's time column) and delay, in ms, how far below the
+// largest time among the rows given so far a later row's time may be, so
+// that a watermark of (that time - delay) makes no joined row late. ok is
+// false when the output has no event time: a regular join (Flink
+// materializes its inputs' time attributes), an updating one, a RIGHT or
+// FULL join (its padded right rows have no left time), or a left input
+// without event time. The delays follow from the order op.Join and
+// op.Temporal handle rows in (event-time order, once the watermarks pass
+// them): a lookup or temporal join gives its left rows in time order
+// (delay 0); an interval join with left.t - right.t in [Lo, Hi] gives a
+// pair when its later row is handled and pads a left row when its interval
+// closes, so a row's left time is at least the handled time + Lo (delay
+// -Lo when Lo < 0, as Flink holds an interval join's output watermark back
+// by the interval).
+func (j *BothJoin) OutputTime() (col int, delay int64, ok bool) {
+	lt := j.Inputs[0].TimeCol()
+	if lt < 0 || j.Updating() || j.Type == RightJoin || j.Type == FullJoin {
+		return -1, 0, false
+	}
+	switch {
+	case j.Interval || j.Window:
+		if j.Inputs[1].TimeCol() < 0 {
+			return -1, 0, false
+		}
+		return lt, max(0, -j.Lo), true
+	case j.Lookup, j.Temporal:
+		return lt, 0, true
+	}
+	return -1, 0, false
+}
+
 // Kind returns the join's kind as SPEC 2.7's table names it.
 func (j *BothJoin) Kind() string {
 	switch {
@@ -240,7 +273,11 @@ func (j *BothJoin) describe() (string, []string) {
 			continue
 		}
 		if in.joined() {
-			d = append(d, fmt.Sprintf("late rows of %s: none (a join's rows have no event time)", in.Name))
+			why := "a regular join's rows have no event time"
+			if in.TimeCol() >= 0 {
+				why = "the join before it gives its rows no later than its watermark allows"
+			}
+			d = append(d, fmt.Sprintf("late rows of %s: none (%s)", in.Name, why))
 			continue
 		}
 		d = append(d, fmt.Sprintf("late rows of %s -> '%s'", in.Name, j.Late[s]))

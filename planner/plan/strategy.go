@@ -39,9 +39,18 @@ const (
 	// side's watermark passes them (SPEC 2.2), on the job's goroutine, build
 	// sources on goroutines of their own.
 	Held
+	// ParallelJoinInputs: a join of two streams (BothJoin, SPEC 2.7) whose
+	// inputs are bounded files has each such input cut into chunks that
+	// JoinInputWorkers workers decode, merged in file order
+	// (executor/chunked), while the job's goroutine runs the join and what
+	// follows it; each input's rows, positions, malformed and late rows are
+	// the sequential path's, so the output is too (SPEC 2.7's determinism).
+	// An input under two chunks, in an 'encoding' whose line ends are not
+	// found byte-wise, or wrapped (a progress bar) is read sequentially.
+	ParallelJoinInputs
 )
 
-var strategyNames = [...]string{"sequential", "prefetch", "parallel decode", "morsel", "parallel aggregate", "held"}
+var strategyNames = [...]string{"sequential", "prefetch", "parallel decode", "morsel", "parallel aggregate", "held", "parallel join inputs"}
 
 // String returns the strategy's name as EXPLAIN prints it ("parallel decode").
 func (s Strategy) String() string {
@@ -66,6 +75,8 @@ func (s Strategy) Describe(procs int) string {
 		return fmt.Sprintf("parallel aggregate, %s (a small file: prefetch)", workers(procs))
 	case Held:
 		return "held (probe rows wait for the build side's watermark)"
+	case ParallelJoinInputs:
+		return fmt.Sprintf("parallel join inputs, %s per input file (a small file: sequential)", workers(JoinInputWorkers(procs)))
 	}
 	return s.String()
 }
@@ -106,6 +117,42 @@ func (j *Job) Prefetchable(procs int) bool {
 	// a changelog (SPEC 2.8) is read in order by one decoder: its records'
 	// rows and kinds are not cut into chunks
 	return st != nil && st.Connector != nil && st.Connector.KnownSize && st.Bounded() && procs > 1 && st.Updating() == ""
+}
+
+// JoinInputWorkers returns how many goroutines decode each bounded file input
+// of a join on ParallelJoinInputs, for a process of procs CPUs: one per CPU
+// but the job's goroutine (which runs the join), and at least 2 (the least
+// executor/chunked cuts a file for). Both inputs' workers share the CPUs: an
+// interval join reads its inputs by turns, a lookup join its right side
+// first, so mostly one input's workers are busy at a time.
+func JoinInputWorkers(procs int) int { return max(2, procs-1) }
+
+// JoinInputsSplittable reports whether j's join (nil: none) has an input that
+// ParallelJoinInputs can cut into chunks, leaving aside the CPUs: a bounded
+// file (a connector with KnownSize) read in order by one decoder (not a
+// changelog, SPEC 2.8), without computed or METADATA columns (computed by the
+// source's wrapper, which the chunked path does not take), and not a derived
+// relation (a subquery, view or WITH name, SPEC 2.6). A join with an input
+// whose 'errors' is 'fail' is not: the job stops at that input's first
+// malformed row (SPEC 1), and the rows joined by then depend on how far the
+// other input was read, batch by batch, so such a job keeps the batches of
+// the sequential decoder.
+func (j *Job) JoinInputsSplittable() bool {
+	if j.Both == nil {
+		return false
+	}
+	for _, in := range j.Both.Inputs {
+		if in.Stream.Shared().Errors == "fail" {
+			return false
+		}
+	}
+	for _, in := range j.Both.Inputs {
+		st := in.Stream
+		if st != nil && st.Connector != nil && st.Connector.KnownSize && st.Bounded() && st.Updating() == "" && !st.HasComputed() && DerivedOf(st) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // HasAggregates reports whether a branch of job aggregates or reads a window

@@ -210,8 +210,8 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	}
 	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineBothJoin, Branch: -1, Output: -1})
 	n.Strategy = j.Strategy.Describe(j.Procs)
-	if lt := b.Inputs[0].TimeCol(); lt >= 0 && b.Inputs[1].TimeCol() >= 0 {
-		n.Time = b.Inputs[0].Name + "." + b.Inputs[0].Stream.Columns[lt].Name // (both watermarks govern it, SPEC 2.6)
+	if lt, _, ok := b.OutputTime(); ok {
+		n.Time = b.Inputs[0].Name + "." + b.Inputs[0].Stream.Columns[lt].Name // (SPEC 2.6, 2.7)
 	}
 	for s, k := range b.LateOutput {
 		if k >= 0 && k < len(j.Outputs) {

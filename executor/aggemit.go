@@ -1,0 +1,263 @@
+// The aggregate's emitter: a fired group as a row (writeRow), HAVING and the
+// projection into output chunks (chunk), and the firing of due windows in
+// SPEC 2.4's order across the aggregates of a step (fireStep, fireAll,
+// emitMerged).
+
+package executor
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"streamql/executor/expr"
+	"streamql/executor/vector"
+	"streamql/executor/window"
+)
+
+// writeRow writes group g of window win as row n of o.row.
+func (o *aggOp) writeRow(n int, win window.Win, g *aggGroup) {
+	a := o.a
+	cols := o.row.Cols
+	if a.Window != nil {
+		for k, v := range [3]int64{win.Start, win.End, win.End - 1} {
+			cols[k].I[n], cols[k].Null[n] = v, false
+		}
+	}
+	for k, kv := range g.vals {
+		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, kv)
+	}
+	for k := range a.Calls {
+		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)
+	}
+	o.row.N = n + 1
+}
+
+// chunk projects the first n rows of o.row (HAVING applied) into the next of o's chunk buffers, which the chunk's Part
+// points at until the next batch, and returns it with its number of rows.
+func (o *aggOp) chunk(n int) (Part, int64) {
+	sel := o.sel[:0]
+	for i := 0; i < n; i++ {
+		sel = append(sel, int32(i))
+	}
+	if h := o.havingK; h != nil {
+		v := h.Eval(o.row, sel)
+		kept := sel[:0]
+		for _, i := range sel {
+			if v.B[i] && !v.Null[i] {
+				kept = append(kept, i)
+			}
+		}
+		sel = kept
+	}
+	o.sel = sel
+	if len(sel) == 0 {
+		return Part{}, 0
+	}
+	if o.used == len(o.bufs) {
+		o.bufs = append(o.bufs, vector.NewBatch(o.outTypes))
+		o.bufSel = append(o.bufSel, make([]int32, 0, vector.Cap))
+	}
+	dst := o.bufs[o.used]
+	dsel := o.bufSel[o.used][:0]
+	o.used++
+	dst.Reset()
+	for c, e := range o.projK {
+		copyRows(dst.Cols[c], e.Eval(o.row, sel), sel)
+	}
+	for k := range sel {
+		dsel = append(dsel, int32(k))
+	}
+	dst.N = len(sel)
+	return Part{Output: o.br.Output, Sel: dsel, Cols: dst.Cols}, int64(len(sel))
+}
+
+// copyRows copies the rows sel of src into rows 0, 1, ... of dst (strings into
+// dst's arena).
+func copyRows(dst, src *vector.Vec, sel []int32) {
+	for k, i := range sel {
+		copyValue(dst, k, src, int(i))
+	}
+}
+
+// copyValue copies value i of src into value k of dst (a string into dst's
+// arena; an ARRAY, MAP or ROW value's elements into dst's child vectors,
+// SPEC 2.10).
+func copyValue(dst *vector.Vec, k int, src *vector.Vec, i int) {
+	if dst.Null[k] = src.Null[i]; !src.Null[i] {
+		dst.CopyValue(k, src, i)
+	}
+}
+
+// firing is one aggregate's share of a firing step (fireAll): the windows it
+// fired and those of them it emits.
+type firing struct {
+	o              *aggOp
+	fired, emitted []*winState
+}
+
+// fireItem is one group to emit in a firing of several aggregates: its
+// aggregate (an index into aggOperator.fire), window and group.
+type fireItem struct {
+	op  int
+	win window.Win
+	g   *aggGroup
+}
+
+// fireStep fires, as one step, the windows a watermark of wm makes due in
+// every aggregate (all: every open one, and the GROUP BY and global
+// aggregates' rows, at the stream's end), their rows as chunks at ao.at1, in
+// SPEC 2.4's order across the aggregates (emitMerged). It returns ao.stop: a
+// flush (flushMain) ended the job in the step, or failed.
+func (ao *aggOperator) fireStep(ctx context.Context, port Port, wm int64, all bool) error {
+	due := ao.fire[:0]
+	for _, o := range ao.ops {
+		if !all && !o.due(wm) || all && !o.a.Grouped || o.upd != nil { // (an updating aggregate emitted its changes already)
+			continue
+		}
+		if fired, emitted, ok := o.take(wm, all); ok {
+			due = append(due, firing{o, fired, emitted})
+		}
+	}
+	ao.fire = due
+	ao.emitMerged(ctx, port, due)
+	for k := range due {
+		due[k].o.finish(due[k].fired)
+		due[k] = firing{}
+	}
+	return ao.stop
+}
+
+// emitRows turns the n aggregate (or windowed) rows in o.row into a Chunk at
+// ao.at1, HAVING applied; the main query's rows are pushed on at once with
+// flushMain. It reports whether the operator stops (ao.stop: the LIMIT ended
+// the job there, or the push failed).
+func (ao *aggOperator) emitRows(ctx context.Context, port Port, o *aggOp, n int) bool {
+	part, got := o.chunk(n)
+	o.rowsOut += got
+	if got > 0 {
+		ao.chunks = append(ao.chunks, Chunk{At: ao.at1, Part: part})
+		if o == ao.main && ao.flushMain {
+			ao.flush(ctx, port)
+		}
+	}
+	return ao.stop != nil
+}
+
+// flush pushes on, at once, what the operator holds up to the chunks made so
+// far (flushMain): in Push, the batch's rows before ao.at1 with their
+// malformed rows, late rows and chunks (pushBefore); in fireAll, the chunks.
+// An error (the LIMIT's end, errLimitReached, or a failure) is kept in ao.stop.
+func (ao *aggOperator) flush(ctx context.Context, port Port) {
+	if ao.inBatch {
+		ao.stop = ao.pushBefore(ctx, port, ao.at1, ao.at1-1)
+		return
+	}
+	ao.stop = ao.pushFired(ctx, port)
+}
+
+// pushFired pushes the chunks made so far as a batch of chunks alone, and
+// starts the next ones in the chunk buffers again.
+func (ao *aggOperator) pushFired(ctx context.Context, port Port) error {
+	for _, o := range ao.ops {
+		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
+	}
+	ao.fired = Routed{Chunks: ao.chunks, ErrorSide: ao.out.ErrorSide} // (reused: the parallel aggregate fires here all along, paragg.go)
+	err := ao.down.Push(ctx, port, &ao.fired)
+	ao.chunks = ao.chunks[:0]
+	for _, o := range ao.ops {
+		o.used = 0
+	}
+	return err
+}
+
+// fireAll fires the due windows of every operator (all of them when all) and
+// pushes their rows as a batch of chunks alone.
+func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all bool) error {
+	ao.chunks = ao.chunks[:0]
+	ao.at1, ao.inBatch, ao.stop = 0, false, nil
+	for _, o := range ao.ops {
+		o.used = 0
+	}
+	if err := ao.fireStep(ctx, port, wm, all); err != nil {
+		return err
+	}
+	if len(ao.chunks) == 0 {
+		return nil
+	}
+	return ao.pushFired(ctx, port)
+}
+
+// emitMerged emits the windows the aggregates fire in one step (SPEC 2.4):
+// query by query in declaration order (side branches, then the main query:
+// due is in ao.ops' order), each ordered by window_end, then window_start,
+// then the first row of each group in its window (firstAt), each run of one
+// aggregate's groups as one chunk of its rows; it stops where a flush stopped
+// the operator (the main query's LIMIT, which so leaves the side rows of the
+// step emitted).
+func (ao *aggOperator) emitMerged(ctx context.Context, port Port, due []firing) {
+	items := ao.fireItems[:0]
+	for k, f := range due {
+		for _, ws := range f.emitted {
+			for _, g := range ws.groups {
+				items = append(items, fireItem{k, ws.win, g})
+			}
+		}
+	}
+	sorted := true // (each aggregate's windows by end and start, each's groups in first-row order)
+	for _, f := range due {
+		for k := 1; sorted && k < len(f.emitted); k++ {
+			sorted = f.emitted[k].win != f.emitted[k-1].win // (sessions of several keys may share bounds)
+		}
+	}
+	if !sorted {
+		ao.sortItems(items)
+	}
+	n, cur := 0, -1
+	flush := func() bool {
+		if n == 0 {
+			return false
+		}
+		o := due[cur].o
+		stop := ao.emitRows(ctx, port, o, n)
+		for _, c := range o.row.Cols {
+			c.ResetArena()
+		}
+		n = 0
+		return stop
+	}
+	for _, it := range items {
+		if it.op != cur {
+			if flush() {
+				break
+			}
+			cur = it.op
+		}
+		due[cur].o.writeRow(n, it.win, it.g)
+		n++
+		if n == vector.Cap && flush() {
+			break
+		}
+	}
+	flush()
+	clear(items)
+	ao.fireItems = items[:0]
+}
+
+// sortItems orders a firing's groups query by query (the aggregates in
+// declaration order), then by window_end, window_start and first row (SPEC
+// 2.4), stably.
+func (ao *aggOperator) sortItems(items []fireItem) {
+	slices.SortStableFunc(items, func(x, y fireItem) int {
+		if c := cmp.Compare(x.op, y.op); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.win.End, y.win.End); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.win.Start, y.win.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.g.firstAt, y.g.firstAt)
+	})
+}

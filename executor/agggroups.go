@@ -1,0 +1,500 @@
+// The aggregate's group table: the groups of a window by key (a small window's
+// list, then a map; a cache of the last group per key hash), new groups from
+// slabs (the group, its key values and its accumulators side by side), the
+// state each costs, and freeing fired windows' groups for reuse. The
+// accumulators themselves are executor/agg's (agg.State: each function's own
+// size).
+
+package executor
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"streamql/catalog"
+	"streamql/executor/agg"
+	"streamql/executor/vector"
+	"streamql/executor/window"
+	"streamql/planner/plan"
+)
+
+// winState is one open window (or session, or the pseudo-window of GROUP BY
+// without a window) with its groups in first-row order.
+type winState struct {
+	win    window.Win
+	pkey   string
+	groups []*aggGroup
+	index  map[string]*aggGroup
+	part   int32 // the partition of the row that opened it (a session's, for a replay)
+}
+
+// aggGroup is one group of a window: its key values and accumulators.
+type aggGroup struct {
+	first int64 // arrival number of its first row
+	// firstAt is the job-wide arrival number of its first row (aggOperator.row):
+	// the groups of several aggregates fired by one step are ordered by it
+	// (SPEC 2.4), first being each aggregate's own count
+	firstAt int64
+	hash    uint64 // keyHash(keyb): compared before the bytes
+	key     string // keyb as a string (the index's key), valid while the group is in use
+	keyb    []byte
+	// with a replay (aggOp.rep): the partition of its first row and that
+	// row's offset and watermark; more holds the first rows of other
+	// partitions (nil unless the topic is not partitioned by the key)
+	part int32
+	held heldAt
+	more map[int32]heldAt
+	// an updating aggregate's (groupagg.go) with mini-batch: whether it held
+	// rows before the batch that last touched it, and its row then (in
+	// updState.pre)
+	had bool
+	pre int32
+	// touched is when it last changed, for 'table.exec.state.ttl'
+	// (groupagg.go's updState.stamp)
+	touched int64
+	_       [8]byte // (the hot fields from byte 128: two whole lines in a groupCell)
+	// the hot fields, side by side at the end (a row's change reads them
+	// and, in a groupCell, the first accumulator right after them): 128
+	// bytes from vals to the accumulator's count, two cache lines in a
+	// groupCell (TestGroupCellLines)
+	vals   []plan.Value // the grouping keys' values, owned by the group (val0's for one key)
+	states []agg.State  // the calls' accumulators (groupCell.st's for one call)
+	// an updating aggregate's (groupagg.go): the rows it holds net of
+	// retractions, and with mini-batch the batch that last touched it
+	live int64
+	mark int64
+	// val0 holds the value of a single grouping key (vals is val0[:1]), so
+	// that a group with one key needs no allocation of its own for it
+	val0 [1]plan.Value
+}
+
+// groupCell is a group with its one accumulator right after it: the groups
+// of an aggregate with one call are allocated in slabs of them (newGroup),
+// key value, count and accumulator side by side, no allocation per group.
+type groupCell struct {
+	g  aggGroup
+	st [1]agg.State
+	_  [cellPad]byte
+}
+
+// cellPad makes a groupCell a whole number of 64-byte cache lines, so that in
+// a slab (a large allocation: page-aligned) every cell's hot fields take the
+// same two lines.
+const cellPad = (64 - (unsafe.Sizeof(aggGroup{})+unsafe.Sizeof(agg.State{}))%64) % 64
+
+// groupSlab is the number of groups (and their keys' values and
+// accumulators) allocated at once (newGroup): a slab is 256 groups, never
+// one; the state is charged per group as it is used.
+const groupSlab = 256
+
+// groupBytes is the state a new group costs before its accumulators grow: the
+// group itself, its key bytes (the group's copy, and the key values' own text,
+// with their allocations' rounding), its key values, its slots in the window's
+// index and group list (a map entry and a pointer, with the slack their growth
+// leaves), and each call's accumulator before it grows (agg.StateBytes). TestStateAccountingMatchesHeap
+// checks it against the live heap (issue 30: the older sum counted about 0.7 of it).
+func (o *aggOp) groupBytes(keyLen int) int64 {
+	return int64(groupSlotBytes + 2*keyLen + 16 + len(o.a.Keys)*valueBytes + o.statesBytes)
+}
+
+// groupSlotBytes is an aggGroup with its index entry and list slot;
+// valueBytes one grouping key's plan.Value.
+const (
+	groupSlotBytes = int(unsafe.Sizeof(aggGroup{})) - int(unsafe.Sizeof([1]plan.Value{})) + 48 // (val0: counted as the key's valueBytes)
+	valueBytes     = int(unsafe.Sizeof(plan.Value{}))
+)
+
+// buildKey sets o.keyBuf to row i's group key (agg.Key; framed when there
+// are several keys).
+func (o *aggOp) buildKey(i int) {
+	o.keyBuf = o.keyBuf[:0]
+	if len(o.keys) == 1 { // one key needs no framing
+		o.keyBuf = agg.Key(o.keyBuf, o.a.Keys[0].Type, o.keys[0], i)
+		return
+	}
+	for k, v := range o.keys {
+		o.keyBuf = agg.AppendKeyFramed(o.keyBuf, o.a.Keys[k].Type, v, i)
+	}
+}
+
+// groupHash is the hash of a group's key bytes keyb that lookup compares
+// first: for one key, keyHash of the value's bytes plus the NULL tag (so that
+// findGroup computes it from the row's value without building the key), else
+// keyHash of the framed keys.
+func (o *aggOp) groupHash(keyb []byte) uint64 {
+	if len(o.keys) == 1 && len(keyb) > 0 {
+		return keyHash(keyb[1:]) + uint64(keyb[0])*0x9e3779b97f4a7c15
+	}
+	return keyHash(keyb)
+}
+
+// findGroup returns row i's group in ws (nil when ws has none yet) and the
+// key's groupHash. With one VARCHAR, BIGINT, TIMESTAMP or DOUBLE key it hashes
+// and compares the row's value where it is; other keys are built in o.keyBuf.
+func (o *aggOp) findGroup(ws *winState, i int) (*aggGroup, uint64) {
+	if len(o.keys) == 1 {
+		v := o.keys[0]
+		if !v.Null[i] {
+			switch o.a.Keys[0].Type {
+			case catalog.Varchar:
+				s := v.S[i]
+				if n := len(s); n > 0 && n < 8 { // the key's bytes are one word: compared in the cache entry
+					w, kh := shortKey(s)
+					e := &o.cache[kh%groupCacheSize]
+					if e.ws == ws && e.w == w && e.n == int32(n) {
+						return e.g, kh
+					}
+					if len(ws.groups) <= smallWindow {
+						for _, h := range ws.groups {
+							if h.hash == kh && len(h.keyb) == n+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+								*e = groupCacheEntry{ws: ws, g: h, w: w, n: int32(n)}
+								return h, kh
+							}
+						}
+						return nil, kh
+					}
+					break // (the window's map, below)
+				}
+				kh := keyHash(s) + 0x9e3779b97f4a7c15
+				e := &o.cache[kh%groupCacheSize]
+				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+					return h, kh
+				}
+				if len(ws.groups) <= smallWindow {
+					for _, h := range ws.groups {
+						if h.hash == kh && len(h.keyb) == len(s)+1 && h.keyb[0] == 1 && string(h.keyb[1:]) == string(s) {
+							*e = groupCacheEntry{ws: ws, g: h}
+							return h, kh
+						}
+					}
+					return nil, kh
+				}
+			case catalog.BigInt, catalog.Timestamp, catalog.Double:
+				var u uint64
+				if o.a.Keys[0].Type == catalog.Double {
+					f := v.F[i]
+					if math.IsNaN(f) {
+						f = math.NaN() // as agg.Key: all NaNs one key
+					}
+					u = math.Float64bits(f)
+				} else {
+					u = uint64(v.I[i])
+				}
+				kh := wordHash(u) + 0x9e3779b97f4a7c15
+				e := &o.cache[kh%groupCacheSize]
+				if h := e.g; e.ws == ws && h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
+					return h, kh
+				}
+				if len(ws.groups) <= smallWindow {
+					for _, h := range ws.groups {
+						if h.hash == kh && len(h.keyb) == 9 && h.keyb[0] == 1 && binary.BigEndian.Uint64(h.keyb[1:]) == u {
+							*e = groupCacheEntry{ws: ws, g: h}
+							return h, kh
+						}
+					}
+					return nil, kh
+				}
+			}
+		}
+	}
+	o.buildKey(i)
+	kh := o.groupHash(o.keyBuf)
+	g := o.lookup(ws, kh, o.keyBuf)
+	if g != nil && len(o.keys) == 1 {
+		e := &o.cache[kh%groupCacheSize]
+		*e = groupCacheEntry{ws: ws, g: g}
+		if s := o.keyBuf[min(1, len(o.keyBuf)):]; o.a.Keys[0].Type == catalog.Varchar && len(o.keyBuf) > 1 && len(s) < 8 {
+			e.w, e.n = shortWord(s), int32(len(s))
+		}
+	}
+	return g, kh
+}
+
+// shortKey returns a single VARCHAR key s of 1 to 7 bytes as shortWord w,
+// and its hash kh in aggOp.cache (keyHash's, moved).
+func shortKey(s []byte) (w, kh uint64) {
+	w = shortWord(s)
+	h := (uint64(len(s))*0x9e3779b97f4a7c15 ^ w) * 0x94d049bb133111eb // shortHash, written out to keep shortKey inlined
+	return w, (h ^ h>>29) + 0x9e3779b97f4a7c15
+}
+
+// addTo adds row i to its group of window ws.
+func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
+	g, err := o.groupFor(ws, i)
+	if err != nil {
+		return err
+	}
+	if p := o.pend; p != nil { // (a partial of the parallel aggregate: its accumulators take the batch's rows at once, aggPartial.addBatch)
+		p.states, p.rows, p.seqs = append(p.states, g.states), append(p.rows, int32(i)), append(p.seqs, o.seq)
+		return nil
+	}
+	var grew int64
+	for c, op := range o.callOps {
+		grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
+	}
+	if grew != 0 {
+		return o.grow(grew)
+	}
+	return nil
+}
+
+// groupFor returns row i's group of window ws, made (and charged) when the
+// row is its first.
+func (o *aggOp) groupFor(ws *winState, i int) (*aggGroup, error) {
+	g, kh := o.findGroup(ws, i)
+	if g == nil {
+		o.buildKey(i)
+		g = o.newGroup(kh)
+		for k, v := range o.keys {
+			kv := plan.Value{Null: v.Null[i]}
+			if k < len(g.vals) {
+				kv.S = g.vals[k].S[:0] // reuse a freed group's buffer
+			}
+			if !kv.Null {
+				switch o.a.Keys[k].Type {
+				case catalog.BigInt, catalog.Timestamp:
+					kv.I = v.I[i]
+				case catalog.Double:
+					kv.F = v.F[i]
+				case catalog.Boolean:
+					kv.B = v.B[i]
+				case catalog.Varchar:
+					if cap(kv.S) < len(v.S[i]) {
+						kv.S = o.keyBytes(len(v.S[i]))
+					}
+					kv.S = append(kv.S, v.S[i]...)
+				}
+			}
+			if k < len(g.vals) {
+				g.vals[k] = kv
+			} else {
+				g.vals = append(g.vals, kv)
+			}
+		}
+		o.insert(ws, g)
+		if err := o.grow(o.groupBytes(len(g.key))); err != nil {
+			return g, err
+		}
+	} else if o.rep != nil && g.part != o.rowPart {
+		o.heldOther(g)
+	}
+	return g, nil
+}
+
+// keyHash is a quick hash of a group key, 8 bytes at a time: only a filter
+// before comparing the bytes of a window's few groups (lookup), so it needs no
+// seed (the index past smallWindow groups is a Go map).
+func keyHash(b []byte) uint64 {
+	if len(b) == 8 {
+		return wordHash(binary.BigEndian.Uint64(b))
+	}
+	if n := len(b); n > 0 && n < 8 {
+		return shortHash(n, shortWord(b))
+	}
+	h := uint64(len(b)) * 0x9e3779b97f4a7c15
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		b = b[8:]
+	}
+	if n := len(b); n > 0 {
+		h = (h ^ shortWord(b)) * 0x94d049bb133111eb
+		h ^= h >> 29
+	}
+	return h
+}
+
+// shortWord packs the 1 to 7 bytes of b into a word that, with len(b), is
+// b's bytes (keyHash's tail: two 4-byte loads that overlap, or three bytes).
+func shortWord(b []byte) uint64 {
+	if n := len(b); n >= 4 {
+		return uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	}
+	return uint64(b[0])<<16 | uint64(b[len(b)/2])<<8 | uint64(b[len(b)-1])
+}
+
+// shortHash is keyHash of a key of n (1 to 7) bytes whose shortWord is w.
+func shortHash(n int, w uint64) uint64 {
+	h := (uint64(n)*0x9e3779b97f4a7c15 ^ w) * 0x94d049bb133111eb
+	return h ^ h>>29
+}
+
+// wordHash is keyHash of the 8 bytes of u, big-endian (agg.Key's order).
+func wordHash(u uint64) uint64 {
+	h := 0xf1bbcdcbfa53e0a8 ^ bits.ReverseBytes64(u) // uint64(8) * 0x9e3779b97f4a7c15, as keyHash
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>31
+}
+
+// groupCacheSize is the number of entries of aggOp.cache (32 bytes each).
+const groupCacheSize = 256
+
+// groupCacheEntry is one entry of aggOp.cache: a group g of the open window
+// ws; for a single VARCHAR key of 1 to 7 bytes, also its bytes as shortWord w
+// and their number n (0 otherwise), so that a hit compares no bytes of g.
+type groupCacheEntry struct {
+	ws *winState
+	g  *aggGroup
+	w  uint64
+	n  int32
+}
+
+// smallWindow is the number of groups up to which a window finds a group by
+// scanning its groups' hashes; past it, ws.index (filled then) finds it.
+const smallWindow = 16
+
+// lookup returns the group of ws whose key is key (its hash kh), nil when none.
+func (o *aggOp) lookup(ws *winState, kh uint64, key []byte) *aggGroup {
+	if len(ws.groups) <= smallWindow {
+		for _, h := range ws.groups {
+			if h.hash == kh && string(h.keyb) == string(key) {
+				return h
+			}
+		}
+		return nil
+	}
+	return ws.index[string(key)]
+}
+
+// insert adds the new group g (not in ws) to ws's groups, and to its index
+// once ws has more than smallWindow groups.
+func (o *aggOp) insert(ws *winState, g *aggGroup) {
+	ws.groups = append(ws.groups, g)
+	switch n := len(ws.groups); {
+	case n == smallWindow+1:
+		for _, h := range ws.groups {
+			ws.index[h.key] = h
+		}
+	case n > smallWindow+1:
+		ws.index[g.key] = g
+	}
+}
+
+// newGroup returns an empty group for the key in o.keyBuf (its hash kh), a
+// freed one when there is one (its buffers reused).
+func (o *aggOp) newGroup(kh uint64) *aggGroup {
+	var g *aggGroup
+	if n := len(o.freeGroups); n > 0 {
+		g, o.freeGroups = o.freeGroups[n-1], o.freeGroups[:n-1]
+		for c := range g.states {
+			g.states[c].Reset()
+		}
+	} else {
+		g = o.allocGroup()
+		o.made++
+	}
+	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
+	g.first, g.firstAt, g.hash = o.seq, o.rowAt, kh
+	g.live, g.mark = 0, 0
+	g.part, g.held, g.more = o.rowPart, heldAt{o.rowOff, o.rowCw, o.rowCwSet}, nil
+	if n := len(o.keyBuf); cap(g.keyb) < n {
+		g.keyb = o.keyBytes(n)
+	}
+	g.keyb = append(g.keyb[:0], o.keyBuf...)
+	g.key = ""
+	if len(g.keyb) > 0 {
+		// the index's key shares the group's bytes: they change only once the
+		// group is freed, after it left every index
+		g.key = unsafe.String(&g.keyb[0], len(g.keyb))
+	}
+	return g
+}
+
+// keyArenaSize is the size of the arena new groups' key bytes are cut from
+// (newGroup), and keyArenaMax the longest key cut from it (a longer key
+// has its own allocation).
+const (
+	keyArenaSize = 16 << 10
+	keyArenaMax  = 256
+)
+
+// keyBytes returns an empty buffer of capacity n for a new group's key
+// bytes or a VARCHAR key's value, cut from o's arena when n is at most
+// keyArenaMax.
+func (o *aggOp) keyBytes(n int) []byte {
+	if n > keyArenaMax {
+		return make([]byte, 0, n)
+	}
+	if len(o.keyArena) < n {
+		o.keyArena = make([]byte, keyArenaSize)
+	}
+	b := o.keyArena[:0:n]
+	o.keyArena = o.keyArena[n:]
+	return b
+}
+
+// allocGroup returns a new empty group with room for o's keys' values and
+// accumulators, from o's slabs (groupSlab): with one call a groupCell (the
+// accumulator right after the group), the key's value in the group's val0
+// when there is one key, and other shapes' values and accumulators cut from
+// slabs of them.
+func (o *aggOp) allocGroup() *aggGroup {
+	nk, nc := len(o.a.Keys), len(o.a.Calls)
+	var g *aggGroup
+	if nc == 1 {
+		if len(o.cells) == 0 {
+			o.cells = make([]groupCell, groupSlab)
+		}
+		c := &o.cells[0]
+		o.cells = o.cells[1:]
+		g = &c.g
+		g.states = c.st[:]
+	} else {
+		if len(o.groupSlab) == 0 {
+			o.groupSlab = make([]aggGroup, groupSlab)
+		}
+		g = &o.groupSlab[0]
+		o.groupSlab = o.groupSlab[1:]
+		if len(o.stateSlab) < nc {
+			o.stateSlab = make([]agg.State, groupSlab*nc)
+		}
+		g.states, o.stateSlab = o.stateSlab[:nc:nc], o.stateSlab[nc:]
+	}
+	if nk <= 1 {
+		g.vals = g.val0[:0:nk]
+	} else {
+		if len(o.valSlab) < nk {
+			o.valSlab = make([]plan.Value, groupSlab*nk)
+		}
+		g.vals, o.valSlab = o.valSlab[:0:nk], o.valSlab[nk:]
+	}
+	return g
+}
+
+// release frees the windows (and their groups) for reuse.
+func (o *aggOp) release(wins []*winState) {
+	o.lastWs = nil
+	clear(o.cache[:])
+	for _, ws := range wins {
+		if ws.index == nil {
+			continue // the one row of a global aggregate over no rows
+		}
+		o.freeGroups = append(o.freeGroups, ws.groups...)
+		clear(ws.groups)
+		ws.groups = ws.groups[:0]
+		clear(ws.index)
+		o.freeWins = append(o.freeWins, ws)
+	}
+}
+
+func (o *aggOp) grow(n int64) error {
+	o.bytes += n
+	return o.acct.Grow(n)
+}
+
+// finish frees the windows take took, once emitted.
+func (o *aggOp) finish(fired []*winState) {
+	var freed int64
+	for _, ws := range fired {
+		for _, g := range ws.groups {
+			freed += o.groupCost(g)
+		}
+	}
+	freed = min(freed, o.bytes)
+	o.bytes -= freed
+	o.acct.Grow(-freed)
+	o.release(fired)
+	clear(fired)
+}
