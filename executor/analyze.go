@@ -59,7 +59,7 @@ type Analysis struct {
 	both  *joinSource  // the job's join of two streams, nil when none
 	agg   *aggOperator // its aggregate operator, nil when none
 	joins []*joinState
-	hold  *holder
+	hold  *probeHold
 	// future is the held probe stream's 'watermark.max-future' (maxfuture.go), nil when none
 	future *futureSource
 	start  time.Time

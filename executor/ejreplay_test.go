@@ -23,7 +23,7 @@ import (
 // commits, for each partition, the offset of its first probe row the join
 // still holds (e = H), so that rows held at a crash or a partition move are
 // read again; a brokerless model of the Kafka source (ejSource) drives the
-// real job (runJob, runHeld) through processes that crash, are cut inside a
+// real job (runJob, runEventJoin) through processes that crash, are cut inside a
 // release, lose and gain partitions, and abort transactions.
 
 // ejRow is a probe row of partition p at offset off: (k, ts), or a
@@ -258,33 +258,38 @@ func (s *ejSource) Next(b *vector.Batch, bad *[]BadRow) error {
 }
 
 // checkHeld checks, between the job's pushes, that the join holds no row of
-// a partition the process does not hold (a revoked one's went, holder.drop)
-// and that the held rows' StateAccount holds exactly their chunks' bytes.
+// a partition the process does not hold (a revoked one's went,
+// probeHold.Drop) and that the held rows' StateAccount holds exactly their
+// bytes.
 func (s *ejSource) checkHeld() {
 	r, ok := s.rep.(*replay)
-	if !ok || r.hold == nil {
+	var h *probeHold
+	if ok && len(r.cps) == 1 {
+		h, _ = r.cps[0].(*probeHold)
+	}
+	if h == nil {
 		s.t.Fatalf("the replay %T has no held rows", s.rep)
 	}
-	h := r.hold
-	var bytes, rows int64
-	for _, c := range h.held {
-		bytes, rows = bytes+c.bytes, rows+int64(c.b.N)
-		for i := c.next; i < c.b.N; i++ {
-			if p, off := connector.KafkaPartitionOf(c.b.Pos[i]); !s.assigned[p] {
-				s.t.Errorf("the join holds row %d of partition %d, which the process does not hold", off, p)
-			}
-		}
-		for _, pos := range c.badPos {
-			if p, off := connector.KafkaPartitionOf(pos); !s.assigned[p] {
-				s.t.Errorf("the join holds malformed row %d of partition %d, which the process does not hold", off, p)
-			}
-		}
-		if len(c.bad) != len(c.badAt) || len(c.badPos) != len(c.badAt) {
-			s.t.Errorf("a held chunk has %d error rows, %d malformed rows and %d positions", len(c.bad), len(c.badAt), len(c.badPos))
+	for i := range h.j.Held() {
+		if p, off := connector.KafkaPartitionOf(h.j.HeldPos(i)); !s.assigned[p] {
+			s.t.Errorf("the join holds row %d of partition %d, which the process does not hold", off, p)
 		}
 	}
-	if got := h.acct.Bytes(); got != bytes || h.rows != rows {
-		s.t.Errorf("the held rows' account holds %d bytes and counts %d rows; the chunks hold %d bytes and %d rows", got, h.rows, bytes, rows)
+	for _, pos := range h.badPos {
+		if p, off := connector.KafkaPartitionOf(pos); !s.assigned[p] {
+			s.t.Errorf("the join holds malformed row %d of partition %d, which the process does not hold", off, p)
+		}
+	}
+	if len(h.errs) != len(h.badAt) || len(h.badPos) != len(h.badAt) {
+		s.t.Errorf("the join holds %d error rows, %d malformed rows and %d positions", len(h.errs), len(h.badAt), len(h.badPos))
+	}
+	for k := 1; k < len(h.badAt); k++ {
+		if h.badAt[k] < h.badAt[k-1] || h.badAt[0] < h.gone || k < len(h.errs) && h.errs[k].at != h.badAt[k] {
+			s.t.Errorf("the held malformed rows are out of order: %v (first held row %d)", h.badAt, h.gone)
+		}
+	}
+	if got, want := h.acct.Bytes(), h.j.HeldBytes(); got != want {
+		s.t.Errorf("the held rows' account holds %d bytes; the rows hold %d", got, want)
 	}
 }
 

@@ -48,6 +48,12 @@ type joinSource struct {
 	sel   []int32
 	late  [2]*LateRows      // each input's late rows, for the end-of-job notice (Stats.Late)
 	an    *BothJoinAnalysis // EXPLAIN ANALYZE's measures (analyzejoin.go), nil when not analyzing
+	// rep are the inputs' replays (joinreplay.go; nil: none), given the
+	// joined rows Next gave last, which the job has not come back for
+	// (Torn)
+	rep     [2]*joinReplay
+	given   bool
+	grouped bool // the inputs are read in their consumer group (joinReplayable)
 }
 
 // joinInput is one input of a joinSource.
@@ -73,7 +79,7 @@ type joinInput struct {
 // The caller closes the Source it returns (both inputs), also on error.
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, hub *derivedHub) (*joinSource, error) {
 	both := job.Both
-	js := &joinSource{ctx: ctx, both: both, stats: stats}
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes}
 	if len(both.Residual) > 0 {
 		var ks []*expr.Kernel
@@ -94,7 +100,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep
-		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: true, hub: hub})
+		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped, hub: hub}) // (grouped: each process its partitions, replayed)
 		if err != nil {
 			js.Close()
 			return nil, err
@@ -165,6 +171,7 @@ type joinOperator interface {
 // Next implements Source: the next joined rows, io.EOF once both inputs have
 // ended and every held row is out.
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	js.given = false // (the job handled the rows given before)
 	for {
 		if len(js.queue) > 0 {
 			q := js.queue[0]
@@ -180,6 +187,7 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 				js.queue, js.at = js.queue[1:], 0
 				js.free = append(js.free, q)
 			}
+			js.given = true
 			return nil
 		}
 		if js.fail != nil {
@@ -195,7 +203,15 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		if s < 0 {
 			return io.EOF
 		}
-		if err := js.read(s); err != nil {
+		err := js.read(s)
+		if o := 1 - s; errors.Is(err, ErrWaiting) && !js.in[o].done && !js.both.Lookup {
+			// the input behind has no row ready: the other one is read
+			// meanwhile (the join's order does not depend on it), so that
+			// a source that commits from inside Next (a Kafka group's)
+			// gets called and takes its last batch as used
+			err = js.read(o)
+		}
+		if err != nil {
 			if errors.Is(err, ErrWaiting) || len(js.queue) == 0 {
 				return err
 			}
@@ -311,6 +327,7 @@ func (js *joinSource) read(s int) error {
 	n := ji.b.N
 	var failure error
 	ji.errs = ji.errs[:0]
+	ji.bad = js.unread(s, ji.bad) // (a replay's malformed rows went to their output already)
 	if len(ji.bad) > 0 {
 		ji.es.Malformed += countBad(ji.es.Policy, len(ji.bad))
 		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es.Policy, &ji.errs)
@@ -334,6 +351,7 @@ func (js *joinSource) read(s int) error {
 			return err
 		}
 	}
+	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)
 	base := len(ji.in.Types) - len(ji.keys)
 	for k, kern := range ji.keys { // the computed keys, into their columns
 		col := ji.b.Cols[base+k]
@@ -409,15 +427,16 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	}
 	s := port - op.JoinLateLeft
 	in := &js.both.Inputs[s]
-	js.late[s].Rows += int64(b.N)
-	if js.an != nil {
-		js.an.measureLate(js, s, b)
-	}
-	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
 	js.sel = js.sel[:0]
 	for i := range b.N {
 		js.sel = append(js.sel, int32(i))
 	}
+	js.unreadLate(s, b) // (a replay's late rows went to their output already)
+	js.late[s].Rows += int64(len(js.sel))
+	if js.an != nil {
+		js.an.measureLate(js, s, b)
+	}
+	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
 	js.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: js.sel, Cols: cols}}}, In: b}
 	return js.sink.Rows(&js.lateR)
 }

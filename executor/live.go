@@ -133,15 +133,11 @@ func (l *Live) probe(job *plan.Job) *liveWatermark {
 	return l.watermark(job.Stream.Name, job.BatchTypes[job.WatermarkCol])
 }
 
-// holding stores the rows h holds and not yet routed (only the first chunk is
-// partly routed); nil-safe.
-func (l *Live) holding(h *holder) {
+// holding stores the number of probe rows an event-time join holds, not yet
+// routed; nil-safe.
+func (l *Live) holding(n int) {
 	if l == nil {
 		return
 	}
-	n := h.rows
-	if len(h.held) > 0 {
-		n -= int64(h.held[0].next)
-	}
-	l.heldRows.Store(n)
+	l.heldRows.Store(int64(n))
 }

@@ -31,9 +31,10 @@ import (
 // makes it NULL (so NOT IN does not pass the row either).
 //
 // The bounded strategy decides at once: its build side was read whole
-// before the first probe row (runJob). With the event-time strategy the held
-// driver (eventjoin.go) routes only rows every build watermark has passed,
-// except when a stopped job drains what it holds (drain): a row whose build
+// before the first probe row (runJob). With the event-time strategy the
+// held rows (semijoin.go, op.SemiJoin's Hold mode) are routed only once
+// every build watermark has passed them, except when a stopped job drains
+// what it holds (drain): a row whose build
 // watermark has not passed it yet then gets a NULL mark, and the router's
 // gate of an event-time join stops such a row (routeGate.stopNull).
 type markJoin struct {
@@ -45,7 +46,7 @@ type markJoin struct {
 	key  []byte
 	mark *vector.Vec // the marks of the last rows evaluated, at their batch indexes
 	// drain: rows the build watermark has not passed get a NULL mark
-	// (holdAndRoute's drain); event-time joins only
+	// (routeHeld's drain); event-time joins only
 	drain bool
 }
 

@@ -363,7 +363,7 @@ func dropRows(b *vector.Batch, bad *[]BadRow, before int, keep []int32, drops []
 }
 
 // futureProbe is the probe stream src of job, an event-time semi or anti
-// join's (runHeld), read through a futureSource when its stream has
+// join's (runEventJoin), read through a futureSource when its stream has
 // 'watermark.max-future'; the rows refused count in an's Refused (nil-safe).
 func futureProbe(an *Analysis, job *plan.Job, src Source) Source {
 	src = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true)

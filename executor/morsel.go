@@ -46,7 +46,7 @@ import (
 // stream or a dead-letter stream is written by its connector row by row, and
 // the CLI's progress bar wraps the source: those keep the sequential path),
 // when the process may use 2 CPUs or more. Event-time joins never get here
-// (runHeld). A job whose every branch is a TUMBLE, HOP or CUMULATE
+// (runEventJoin). A job whose every branch is a TUMBLE, HOP or CUMULATE
 // aggregate takes the parallel window aggregate instead (paragg.go).
 // Everything else keeps the path it had.
 //

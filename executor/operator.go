@@ -3,7 +3,7 @@ package executor
 // Operators (DESIGN: executor; issue 10 item 1).
 //
 // A job is a chain of push-based operators built from its plan.Job in one
-// place, build.go: the source driver (run, runPrefetched, holdAndRoute, and
+// place, build.go: the source driver (run, runPrefetched, routeHeld, and
 // readBuild for a join's build side) pulls batches from a Source, applies the
 // stream's errors policy and pushes each batch into its chain:
 //
@@ -13,8 +13,9 @@ package executor
 //	              main query's LIMIT) → project (the branches' select
 //	              lists) → sink
 //	build side:   source → join build (the hash semi/anti join's key state)
-//	event time:   source → held rows (the event-time join, eventjoin.go;
-//	              stamped on arrival by the chain's assigner) → router → ...
+//	event time:   source → held rows (the event-time join, semijoin.go, in
+//	              op.SemiJoin's Hold mode; stamped on arrival by the
+//	              chain's assigner) → router → ...
 //
 // In the event-time case the held rows are released in batches that are not
 // the source's, so they reach the router without Marks: a MarkReader behind an

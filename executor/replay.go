@@ -21,31 +21,23 @@ import (
 // says so, and the source commits none of these frontiers. Every method runs
 // on the job's goroutine.
 //
-// Of a job with an event-time join (and no aggregate, newHeldReplay), the
-// state is the probe rows the join holds (holder): the hold and emitted
-// frontiers of p are its first held row (holder.firstAll), and p's held rows
-// are dropped when p is revoked or assigned again (holder.drop).
+// The state is the job's Checkpoints (checkpoint.go): its aggregate, its
+// updating Top-N over the stream's rows, or the probe rows its event-time
+// join holds; each gives its frontier per partition, and drops a partition
+// when it is revoked or assigned again.
 type replay struct {
 	pw   *partWatermarks // the chain's per-partition watermarks; nil without WATERMARK FOR
-	agg  *aggOperator
-	e    []int64 // per partition: rows with an offset below it are replayed (0: none)
-	f    []int64 // per partition: windows of its groups with end <= f fired already
+	e    []int64         // per partition: rows with an offset below it are replayed (0: none)
+	f    []int64         // per partition: windows of its groups with end <= f fired already
 	fSet []bool
 	// some e is above 0: the direct outputs are filtered
 	active bool
-	// the first held row of each partition (aggOp.heldAll), computed by one
-	// pass over the state at the first Hold after a batch (dirty)
-	holds map[int32]heldAt
-	dirty bool
-	// the event-time join's held probe rows (nil: none; agg is nil then),
-	// and the first held row of each partition it holds rows of
-	// (holder.firstAll), computed with holds
-	hold   *holder
-	joined map[int32]heldFirst
-	// an updating Top-N over the stream's rows (nil: none; agg is nil
-	// then): its hold frontier is its first row of each partition
-	// (rankOp.first), as an updating aggregate's (groupagg.go)
-	rank *rankOp
+	// the operators that hold rows in state, and each one's frontiers,
+	// computed by one pass over the state at the first Hold after a batch
+	// (dirty)
+	cps    []Checkpoint
+	fronts []map[int32]Frontier
+	dirty  bool
 	// a push changed the state (changed) and has not reached the sinks
 	// (handed): the frontiers describe outputs that were never written
 	torn bool
@@ -69,7 +61,6 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 		return nil
 	}
 	r := newReplayOf(c)
-	r.agg = agg
 	if r.pw != nil {
 		r.pw.rep = r
 	}
@@ -77,9 +68,11 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 		for _, o := range agg.ops {
 			o.rep = r
 		}
+		r.add(aggCheckpoint{agg})
 	}
 	if rank != nil {
-		r.rank, rank.rep, rank.first = rank, r, map[int32]int64{}
+		rank.rep, rank.first = r, map[int32]int64{}
+		r.add(rankCheckpoint{rank})
 	}
 	return r.attach(c, rs)
 }
@@ -87,7 +80,14 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 // newReplayOf returns an empty replay of chain c's source (its per-partition
 // watermarks, c.assign.parts), not attached yet.
 func newReplayOf(c *chain) *replay {
-	return &replay{pw: c.assign.parts, holds: map[int32]heldAt{}, dirty: true}
+	return &replay{pw: c.assign.parts, dirty: true}
+}
+
+// add makes cp one of the job's Checkpoints.
+func (r *replay) add(cp Checkpoint) {
+	r.cps = append(r.cps, cp)
+	r.fronts = append(r.fronts, map[int32]Frontier{})
+	r.dirty = true
 }
 
 // attach makes r the replay of c's sink and of rs, and returns r.
@@ -103,14 +103,14 @@ func (r *replay) attach(c *chain, rs connector.Replayer) *replay {
 // stamped on arrival and carry their stamps while held (the hold
 // frontier's w is the first one's), so stamping alone does not tear the
 // state (partWatermarks.rep stays nil); a release push does until it went
-// through (holdAndRoute).
-func newHeldReplay(src Source, c *chain, hold *holder) *replay {
+// through (routeHeld).
+func newHeldReplay(src Source, c *chain, hold *probeHold) *replay {
 	rs := replayerOf(src)
 	if rs == nil {
 		return nil
 	}
 	r := newReplayOf(c)
-	r.hold, r.joined = hold, map[int32]heldFirst{}
+	r.add(hold)
 	hold.rep = r
 	return r.attach(c, rs)
 }
@@ -131,65 +131,68 @@ func (r *replay) grow(p int32) {
 	}
 }
 
-// Hold implements connector.Replay: the smallest first offset of p's groups
-// still open and of p's probe rows the join holds, with the watermark of p
-// before that row, else used and p's watermark now.
+// Hold implements connector.Replay: the smallest first offset of p's rows
+// still in an operator's state (its Checkpoint's Frontier), with p's
+// watermark before that row, else used and p's watermark now. When the
+// operator that holds the first row keeps no time (Frontier.Timed false),
+// the lowest watermark known stands: p's now, or the one before a later
+// row another operator holds (lower is safe: a watermark seeded too high
+// would make replayed rows late).
 func (r *replay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	off = used
 	if pw := r.pw; pw != nil && int(p) < len(pw.wm) {
 		wm, wmSet = pw.wm[p], pw.set[p]
 	}
 	r.refresh()
-	if h, ok := r.holds[p]; ok && h.off < off {
-		off, wm, wmSet = h.off, h.cw, h.cwSet
-	}
-	if r.rank != nil {
-		if f, ok := r.rank.first[p]; ok && f < off {
-			off = f // (w stays p's watermark now: the Top-N has no time, and e is used, so the rows read again end where p's watermark is now)
+	var first *Frontier // the operator's frontier that holds p's first row
+	for _, fs := range r.fronts {
+		if f, ok := fs[p]; ok && f.Off < off {
+			off, first = f.Off, &f
 		}
 	}
-	if j, ok := r.joined[p]; ok && j.off < off {
-		off = j.off
-		if j.stamped { // (else only malformed rows of p are held: p's watermark now)
-			wm, wmSet = j.cw, j.cwSet
+	switch {
+	case first == nil:
+	case first.Timed:
+		wm, wmSet = first.WM, first.WMSet
+	default: // the lowest watermark known before a held row
+		for _, fs := range r.fronts {
+			if f, ok := fs[p]; ok && f.Timed && f.Off < used && wmSet && (!f.WMSet || f.WM < wm) {
+				wm, wmSet = f.WM, f.WMSet
+			}
 		}
 	}
 	return off, wm, wmSet
 }
 
-// Emitted implements connector.Replay: the first probe row of p the join
-// holds, else used. The join releases its held rows in order (holdAndRoute
-// routes the longest prefix the build watermarks passed), so p's held rows
-// are the last ones read of p, and every row of p before the first has had
-// its outputs handed to the sinks.
+// Emitted implements connector.Replay: the first row of p an operator holds
+// back with no output yet (Frontier.Emitted: the event-time join's held
+// probe rows, released in order, so every row of p before the first has had
+// its outputs handed to the sinks), else used.
 func (r *replay) Emitted(p int32, used int64) int64 {
 	r.refresh()
-	if j, ok := r.joined[p]; ok && j.off < used {
-		return j.off
+	e := used
+	for _, fs := range r.fronts {
+		if f, ok := fs[p]; ok && f.Emitted && f.Off < e {
+			e = f.Off
+		}
 	}
-	return used
+	return e
 }
 
-// refresh recomputes the first held row of each partition (the aggregate's
-// groups, the join's held rows) after the state changed (dirty).
+// refresh recomputes each Checkpoint's frontiers after the state changed
+// (dirty).
 func (r *replay) refresh() {
 	if !r.dirty {
 		return
 	}
-	clear(r.holds)
-	if r.agg != nil {
-		for _, o := range r.agg.ops {
-			o.heldAll(r.holds)
-		}
-	}
-	clear(r.joined)
-	if r.hold != nil {
-		r.hold.firstAll(r.joined)
+	for k, cp := range r.cps {
+		clear(r.fronts[k])
+		cp.Frontiers(r.fronts[k])
 	}
 	r.dirty = false
 }
 
-// touch notes that the held rows changed (holder); r may be nil.
+// touch notes that the held rows changed (probeHold); r may be nil.
 func (r *replay) touch() {
 	if r != nil {
 		r.dirty = true
@@ -245,16 +248,8 @@ func (r *replay) Assign(p int32, from int64, m connector.ReplayMark, ok bool) {
 // Revoke implements connector.Replay.
 func (r *replay) Revoke(p int32) {
 	r.dirty = true
-	if r.agg != nil {
-		for _, o := range r.agg.ops {
-			o.drop(p)
-		}
-	}
-	if r.hold != nil {
-		r.hold.drop(p)
-	}
-	if r.rank != nil {
-		r.rank.drop(p)
+	for _, cp := range r.cps {
+		cp.Drop(p)
 	}
 	if r.pw != nil {
 		r.pw.forget(p)

@@ -220,6 +220,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	}
 	if js != nil {
 		js.sink = sink
+		newJoinReplays(js) // (joinreplay.go: a join over Kafka topics in a consumer group)
 		if timed {
 			an.setBoth(js)
 		}
@@ -271,7 +272,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 			lv.held.Store(held)
 		}
 		src = futureProbe(stats.Analysis, job, src) // 'watermark.max-future' (maxfuture.go)
-		return runHeld(ctx, oc, job, src, sink, stats, keysets, timed, held)
+		return runEventJoin(ctx, oc, job, src, sink, stats, keysets, timed, held)
 	}
 	return runBudget(ctx, oc, job, src, sink, stats, keysets, budget)
 }

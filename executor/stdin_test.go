@@ -69,7 +69,7 @@ func TestStdinHeldJob(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		stop := make(chan struct{})
 		build := &stalledSource{rows: []row{{"a", 10}, {"z", 100}}, stop: stop}
-		out, rest, err := runHeldThenRead(t, "", strings.NewReader("a,50\nbad\na,60\nb,70\nc,150\na,160\n"), build, 2, func() { close(stop) })
+		out, rest, err := runEventJoinThenRead(t, "", strings.NewReader("a,50\nbad\na,60\nb,70\nc,150\na,160\n"), build, 2, func() { close(stop) })
 		if !errors.Is(err, context.Canceled) || !slices.Equal(out, []string{"a@50", "a@60"}) || !slices.Equal(rest, []string{"c", "a"}) {
 			t.Fatalf("first job: %v, %q; second job: %q, want the held rows c and a", err, out, rest)
 		}
@@ -77,7 +77,7 @@ func TestStdinHeldJob(t *testing.T) {
 	t.Run("cancelled, no join", func(t *testing.T) {
 		pr, pw := io.Pipe()
 		go pw.Write([]byte("a,1\nb,2\n"))
-		out, rest, err := runHeldThenRead(t, "", pr, nil, 2, func() {
+		out, rest, err := runEventJoinThenRead(t, "", pr, nil, 2, func() {
 			go func() { pw.Write([]byte("c,3\nd,4\n")); pw.Close() }()
 		})
 		if !errors.Is(err, context.Canceled) || !slices.Equal(out, []string{"a@1", "b@2"}) || !slices.Equal(rest, []string{"c", "d"}) {
@@ -85,7 +85,7 @@ func TestStdinHeldJob(t *testing.T) {
 		}
 	})
 	t.Run("errors fail, no join", func(t *testing.T) {
-		out, rest, err := runHeldThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), nil, 1000, nil)
+		out, rest, err := runEventJoinThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), nil, 1000, nil)
 		var re *RowError
 		if !errors.As(err, &re) || !slices.Equal(out, []string{"a@50", "b@60"}) || !slices.Equal(rest, []string{"a", "bad:bad2"}) {
 			t.Fatalf("first job: %v, %q; second job: %q, want a and bad2, after the failing row", err, out, rest)
@@ -93,7 +93,7 @@ func TestStdinHeldJob(t *testing.T) {
 	})
 	t.Run("errors fail", func(t *testing.T) {
 		build := &stalledSource{rows: []row{{"a", 10}, {"z", 100}}}
-		out, rest, err := runHeldThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), build, 1000, nil)
+		out, rest, err := runEventJoinThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), build, 1000, nil)
 		var re *RowError
 		if !errors.As(err, &re) || !slices.Equal(out, []string{"a@50"}) || !slices.Equal(rest, []string{"a", "bad:bad2"}) {
 			t.Fatalf("first job: %v, %q; second job: %q, want a and bad2, after the failing row", err, out, rest)
@@ -101,11 +101,11 @@ func TestStdinHeldJob(t *testing.T) {
 	})
 }
 
-// runHeldThenRead runs SELECT l.k, l.ts FROM l SEMI JOIN r over the stdin
+// runEventJoinThenRead runs SELECT l.k, l.ts FROM l SEMI JOIN r over the stdin
 // input (stream l, with the options opts) and build (nil: no join), cancelling the job
 // once it routed n rows (then calling stopped), and then reads what a second
 // job on stdin gets: its keys, and "bad:" and the raw text of malformed rows.
-func runHeldThenRead(t *testing.T, opts string, input io.Reader, build Source, n int, stopped func()) (out, rest []string, err error) {
+func runEventJoinThenRead(t *testing.T, opts string, input io.Reader, build Source, n int, stopped func()) (out, rest []string, err error) {
 	t.Helper()
 	src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin'` + opts + `);
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');

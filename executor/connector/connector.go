@@ -182,6 +182,23 @@
 // the crash harness of tests/kafka_scale_test.go (the split job and a TUMBLE
 // job; kills, restarts, a process added and one removed).
 //
+// A join of two Kafka streams of one group (SPEC 2.7; both with event time,
+// not a lookup or temporal join, its rows going straight to outputs: the
+// executor's joinReplayable) reads both in the group, each input a source
+// with its own Replay (the executor's joinreplay.go). The join emits in
+// event-time order, so what it wrote is what lies below its watermark: f_p
+// is the join's watermark, and an output whose time (its later row's event
+// time, a padding's interval end) is below the f of the assignment is not
+// written again (op.JoinReplay). H_p is the oldest row of p of that input
+// still in the join's state, held or still able to join (and an outer
+// row's first partner, so that the row is partnered again), w_p its stamp;
+// e_p = U_p, for the late and malformed rows. The topics are co-partitioned
+// (same count, keyed by the join key; checked when the job starts), and
+// Kafka's assignors give each topic's partitions out independently, so such
+// a join runs in one process per group. Tests: op's TestJoinReplayAfterACrash
+// (a crash anywhere, every kind) and tests/kafka_joinreplay_test.go (the
+// crash harness with an interval join).
+//
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //
 // An updating aggregate (GROUP BY without a window, a global aggregate) and

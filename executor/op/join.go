@@ -149,6 +149,9 @@ type Join struct {
 	emitted    int64 // the last watermark emitted (math.MinInt64: none)
 	count      JoinCounts
 	pairB      *vector.Batch // one candidate pair, for JoinSpec.Residual
+	// replay says which outputs a Kafka replay's rows wrote before
+	// (joinreplay.go); nil: none
+	replay JoinReplay
 
 	// selL and selR are the pairs (a left batch row, a right stored row or
 	// -1) a lookup join's probe has found and not yet written (probeLookup).
@@ -240,6 +243,10 @@ type joinSide struct {
 	dead    []bool           // an interval join's row whose interval has passed
 	size    []int32          // each row's bytes ('state.max-bytes')
 	kinds   []vector.RowKind // each row's kind (JoinSpec.Changes; empty otherwise)
+	// partner is, with a replay (joinreplay.go), each row's first partner's
+	// source position (-1: none yet), so that a replay reads it again and
+	// the row is partnered again (empty otherwise)
+	partner []int64
 	ndead   int
 }
 
@@ -486,6 +493,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 		s.padded = append(s.padded, false)
 		s.dead = append(s.dead, false)
 		s.size = append(s.size, int32(bytes))
+		if j.replay != nil {
+			s.partner = append(s.partner, -1)
+		}
 		if err := j.acct.Grow(bytes); err != nil {
 			return err
 		}
@@ -573,6 +583,9 @@ func (j *Join) release(ctx context.Context) error {
 			return err
 		}
 		it := j.pending.pop()
+		if it.row < 0 || j.side[it.side].dead[it.row] {
+			continue // (a Kafka partition's rows, dropped while held: DropRows)
+		}
 		if err := j.handle(ctx, int(it.side), int(it.row)); err != nil {
 			return err
 		}
@@ -608,7 +621,7 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		if err := j.drop(sd, k); err != nil {
 			return err
 		}
-		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches[k] == 0 { // (a regular join padded it when handled)
+		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches[k] == 0 && !j.written(s, k, it.t) { // (a regular join padded it when handled)
 			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
 				return err
 			}
@@ -644,6 +657,8 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 	if j.spec.Changes[s] && sd.kinds[k].Retracts() {
 		return j.retract(ctx, s, k)
 	}
+	// old: a replayed row's outputs, written by the run before (JoinReplay)
+	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, sd.rows.Int(k, j.spec.Time[s]))
 	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
 	if ok {
 		si := od.index.find(h)
@@ -661,7 +676,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) || !j.holds(s, k, o) {
 				continue
 			}
-			if od.padded[o] && od.matches[o] == 0 { // (a regular outer join)
+			if od.padded[o] && od.matches[o] == 0 && !old { // (a regular outer join)
 				if err := j.emitPadded(ctx, 1-s, o, vector.Delete); err != nil {
 					return err
 				}
@@ -672,11 +687,17 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			if sd.matches[k] == 0 {
 				j.count.Partnered[s]++
 			}
+			if j.replay != nil {
+				j.notePartners(s, k, o)
+			}
 			od.matches[o]++
 			sd.matches[k]++
 			l, r := k, o
 			if s == 1 {
 				l, r = o, k
+			}
+			if old {
+				continue
 			}
 			if err := j.emit(ctx, l, r, j.addKind(s, k)); err != nil {
 				return err
@@ -716,7 +737,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 		return nil
 	}
 	if !ok { // a key that never matches (NULL, NaN): padded at once when outer, never state
-		if j.spec.Kind.outer(s) {
+		if j.spec.Kind.outer(s) && !old {
 			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
 				return err
 			}
@@ -725,6 +746,9 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 	}
 	if j.spec.Kind.outer(s) && sd.matches[k] == 0 {
 		sd.padded[k] = true
+		if old {
+			return nil
+		}
 		return j.emitPadded(ctx, s, k, vector.Insert)
 	}
 	return nil
@@ -1031,11 +1055,17 @@ func (j *Join) compact() error {
 			if len(sd.kinds) > 0 {
 				sd.kinds[to] = sd.kinds[k]
 			}
+			if len(sd.partner) > 0 {
+				sd.partner[to] = sd.partner[k]
+			}
 			n++
 		}
 		sd.matches, sd.padded, sd.dead, sd.size = sd.matches[:n], sd.padded[:n], sd.dead[:n], sd.size[:n]
 		if len(sd.kinds) > 0 {
 			sd.kinds = sd.kinds[:n]
+		}
+		if len(sd.partner) > 0 {
+			sd.partner = sd.partner[:n]
 		}
 		sd.ndead = 0
 		sd.index.rebuild(moved, nil)

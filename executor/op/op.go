@@ -25,8 +25,9 @@
 //   - SemiJoin: SPEC 2.2's semi and anti join (NOT EXISTS, NOT IN), keyed
 //     and two-input like Join and sharing its watermark state and output,
 //     whose output is left rows in left order, each held until the right
-//     watermark has passed it (the executor's held-join driver,
-//     eventjoin.go, does not run on it yet: issue 22 item 3).
+//     watermark has passed it; in its Hold mode (SemiSpec.Hold) it holds
+//     the probe rows of the executor's event-time strategy, whose branches'
+//     joins the router decides (the executor's semijoin.go).
 //
 // and SPEC 2.9's ranking, deduplication and OVER operators (issue 24):
 //   - TopN: the updating Top-N (ROW_NUMBER, RANK, DENSE_RANK, with or

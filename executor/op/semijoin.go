@@ -40,6 +40,18 @@ type SemiSpec struct {
 	// it): a right row whose time is below it is late and never enters the
 	// state (SPEC 2.2).
 	Stamp int
+	// Hold is the executor's event-time strategy of a job's semi and anti
+	// joins (SPEC 2.2, "held"): the operator holds the left rows, in arrival
+	// order, until the right watermark passes them (input 1 carries only the
+	// smallest watermark of the job's right streams, and its end), and the
+	// decision is not its own: each branch's join is decided by the
+	// executor's router, as a MARK join over the rows offered to the branch
+	// (SPEC 2.1's first match: a branch sees only the rows the branches
+	// before it left). The held rows leave by Take and Done, not by Emit,
+	// so that the executor routes them, with the malformed rows between
+	// them, and keeps the ones a LIMIT or a stop did not use. Keys, Cond,
+	// Stamp and Types[1] are unused; Time[0] must be set.
+	Hold bool
 }
 
 // SemiJoin is SPEC 2.2's semi and anti join as a keyed two-input operator,
@@ -70,7 +82,8 @@ type SemiJoin struct {
 	held  *Rows   // left rows not yet decided, in arrival order, from head on
 	bytes []int32 // per held row: its bytes ('state.max-bytes')
 	head  int
-	one   *Rows // a right row being absorbed, before it is known to be a new key
+	one   *Rows   // a right row being absorbed, before it is known to be a new key
+	take  []int32 // Take's rows (Hold mode)
 	count JoinCounts
 }
 
@@ -78,6 +91,13 @@ type SemiJoin struct {
 // charging its state to acct (nil: no budget). It returns an error for a
 // spec it cannot run: keys of different counts or types.
 func NewSemiJoin(spec SemiSpec, out Emitter, acct Account) (*SemiJoin, error) {
+	if spec.Hold {
+		if spec.Time[0] < 0 {
+			return nil, fmt.Errorf("semi join: holding left rows needs their event time (SPEC 2.2)")
+		}
+		spec.Keys, spec.Cond, spec.Stamp = [2][]int{}, -1, -1
+		return newSemiJoin(spec, out, acct), nil
+	}
 	if len(spec.Keys[0]) != len(spec.Keys[1]) || len(spec.Keys[0]) == 0 {
 		return nil, fmt.Errorf("semi join: %d left and %d right key columns (a join needs an equality between its sides)", len(spec.Keys[0]), len(spec.Keys[1]))
 	}
@@ -89,6 +109,11 @@ func NewSemiJoin(spec SemiSpec, out Emitter, acct Account) (*SemiJoin, error) {
 	if spec.Time[1] >= 0 && spec.Time[0] < 0 {
 		return nil, fmt.Errorf("semi join: a right side with event time needs event time on the left (SPEC 2.2)")
 	}
+	return newSemiJoin(spec, out, acct), nil
+}
+
+// newSemiJoin returns the semi join of a checked spec.
+func newSemiJoin(spec SemiSpec, out Emitter, acct Account) *SemiJoin {
 	if acct == nil {
 		acct = noAccount{}
 	}
@@ -96,7 +121,7 @@ func NewSemiJoin(spec SemiSpec, out Emitter, acct Account) (*SemiJoin, error) {
 		right: NewRows(spec.Types[1]), index: map[uint64][]int32{}, held: NewRows(spec.Types[0]), one: NewRows(spec.Types[1])}
 	j.outB = vector.NewBatch(spec.Types[0])
 	j.lateB[0], j.lateB[1] = vector.NewBatch(spec.Types[0]), vector.NewBatch(spec.Types[1])
-	return j, nil
+	return j
 }
 
 // Counts returns what the join did so far (In, Late of the right input,
@@ -107,6 +132,9 @@ func (j *SemiJoin) Counts() JoinCounts { return j.count }
 // emitted); right rows enter the state, the late ones excepted.
 func (j *SemiJoin) Push(ctx context.Context, port int, b *vector.Batch) error {
 	j.count.In[port] += int64(b.N)
+	if j.spec.Hold {
+		return j.hold(b, port)
+	}
 	if port == 0 {
 		for i := 0; i < b.N; i++ {
 			_, n := j.held.Add(b, i)
@@ -183,6 +211,9 @@ func (j *SemiJoin) find(h uint64, rows *Rows, k int, cols []int) (int, bool) {
 // left rows the right watermark has passed are decided.
 func (j *SemiJoin) Watermark(ctx context.Context, port int, wm int64) error {
 	j.advance(port, wm)
+	if j.spec.Hold {
+		return nil // (Decided says what Take may give)
+	}
 	if err := j.release(ctx); err != nil {
 		return err
 	}
@@ -193,6 +224,9 @@ func (j *SemiJoin) Watermark(ctx context.Context, port int, wm int64) error {
 // every held row is decided.
 func (j *SemiJoin) Finish(ctx context.Context, port int) error {
 	j.done[port] = true
+	if j.spec.Hold {
+		return nil
+	}
 	if err := j.release(ctx); err != nil {
 		return err
 	}

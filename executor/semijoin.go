@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -30,26 +30,6 @@ type timedBuild struct {
 	read StreamErrors
 }
 
-// heldChunk is a copy of a probe batch whose rows wait for the build watermarks.
-// Rows [next, b.N) are not yet routed; bad are the batch's malformed rows for the
-// errors side output, badAt the At of every malformed row not yet counted ('side'
-// and 'skip'): a malformed row counts when the rows before it are routed, so the
-// counts on stderr equal the rows written (issue 9: LIMIT and Ctrl-C).
-type heldChunk struct {
-	b     *vector.Batch
-	next  int
-	bad   []ErrorRow
-	badAt []int
-	// badPos is the source position of each row of badAt: its partition and
-	// offset, for a replay (the emitted frontier, holder.drop)
-	badPos []int64
-	bytes  int64 // charged to the held rows' StateAccount
-	nbad   int   // len(badAt) when the batch came (hand-back, see holdAndRoute)
-}
-
-// maxFree is how many routed held batches are kept for reuse.
-const maxFree = 4
-
 // leftMsg is one step of the probe stream's reader goroutine: a decoded batch
 // (valid until ack), ErrWaiting, io.EOF or an error.
 type leftMsg struct {
@@ -58,12 +38,16 @@ type leftMsg struct {
 	err error
 }
 
-// runHeld runs a job with event-time joins (SPEC 2.2): build sides are read by
-// their own goroutines into shared key state; probe rows are copied and held, in
-// order, and routed once every build watermark has passed their event time (or
-// the build stream ended). Output depends only on the inputs, never on how the
-// streams interleave: a build row enters the state before its stream's watermark
-// passes it, and a late build row never does.
+// runEventJoin runs a job with event-time joins (SPEC 2.2): build sides are
+// read by their own goroutines into shared key state; probe rows are held, in
+// order, by the semi join operator in its Hold mode (op.SemiJoin,
+// op.SemiSpec.Hold), whose right input is the smallest build watermark (the
+// one scheduler: buildWatermark), and routed once every build watermark has
+// passed their event time (or the build stream ended), each branch's join
+// deciding as the router's MARK gate (markjoin.go). Output depends only on
+// the inputs, never on how the streams interleave: a build row enters the
+// state before its stream's watermark passes it, and a late build row never
+// does.
 //
 // Held rows keep only the columns the job's branches read, and are charged to
 // acct: a job whose held rows pass 'state.max-bytes' stops with a
@@ -76,8 +60,9 @@ type leftMsg struct {
 // the held rows, so it must run between the job's pushes): then Next is
 // called on the job's goroutine, between releases (it returns within
 // kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
-// to the source's replay (newHeldReplay, replay.go).
-func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, acct *StateAccount) error {
+// to the source's replay (the probeHold's Checkpoint, newHeldReplay in
+// replay.go).
+func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, acct *StateAccount) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -134,9 +119,9 @@ func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink 
 			}
 		})
 	}
-	err := holdAndRoute(gctx, oc.live, job, src, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
+	err := routeHeld(gctx, oc.live, job, src, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
 	cancel()
-	// A build reader's error cancels gctx, so holdAndRoute may report only
+	// A build reader's error cancels gctx, so routeHeld may report only
 	// that cancellation: the reader's error is the job's (a reset socket is
 	// exit status 1, not an interrupt).
 	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
@@ -150,11 +135,12 @@ func runHeld(ctx context.Context, oc opContext, job *plan.Job, src Source, sink 
 	return err
 }
 
-// holdAndRoute is runHeld on the job's goroutine: it holds the probe batches
-// from leftCh (or, when next is not nil, from next: the source read here,
-// leftCh then only standing for a stream not ended) and routes the held rows
-// once every build watermark passed them, in order.
-func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+// routeHeld is runEventJoin on the job's goroutine: it holds the probe
+// batches from leftCh (or, when next is not nil, from next: the source read
+// here, leftCh then only standing for a stream not ended) in the semi join
+// operator's Hold mode and routes the held rows once every build watermark
+// passed them, in order.
+func routeHeld(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	st := job.Stream
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
@@ -169,17 +155,19 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 	r, wm := ch.limit, ch.assign
 	step := newStep(ch.router.out.Errors.Name)
 	wm.live = lv.probe(job)
-	et := st.EventTime
-	hold := &holder{acct: acct, stamp: ch.stats[0], wcol: -1}
-	defer hold.release()
+	wcol := -1
 	var rep *replay // a group source's replay of the held rows (nil: none)
+	if next != nil && agg == nil && replayerOf(src) != nil && job.WatermarkCol >= 0 {
+		wcol = job.WatermarkCol // the hold frontier's w is its first held row's stamp
+	}
+	hold, err := newProbeHold(job, wcol, acct, ch.stats[0])
+	if err != nil {
+		return err
+	}
+	defer hold.unaccount()
 	if next != nil && agg == nil {
 		rep = newHeldReplay(src, ch, hold)
 	}
-	if rep != nil && job.WatermarkCol >= 0 {
-		hold.wcol = job.WatermarkCol // the hold frontier's w is its first held row's stamp
-	}
-	hold.types = heldTypes(job, hold.wcol)
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch, agg)
 		an.hold = hold
@@ -191,42 +179,49 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 	// job reading stdin (SPEC 1). The source can only take back rows of its
 	// last batch, so its next batch is asked for (ack) only once every row of
 	// the last one is routed: at most one batch is held, and its rows are the
-	// source's rows one for one. Output is the same: a held row waits for the
-	// build watermarks, never for more probe rows.
+	// source's rows one for one (from ordinal hold.batchAt on). Output is the
+	// same: a held row waits for the build watermarks, never for more probe
+	// rows.
 	u, handBack := src.(Unreader)
 	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
 	ackDue := false // the last batch is held: ack once it is routed
 	idle := false   // next's source said ErrWaiting last: released rows are flushed at once
-	cut, failAt := -1, -1
+	cut, failAt := int64(-1), -1
 	if handBack {
 		defer func() {
 			switch {
 			case cut >= 0:
-				u.Unread(cut + 1) // LIMIT: the rows after its last row go back
-			case failAt >= 0 && len(hold.held) == 0:
+				u.Unread(int(cut-hold.batchAt) + 1) // LIMIT: the rows after its last row go back
+			case failAt >= 0 && !hold.holds():
 				u.UnreadAfter(failAt, 1) // 'errors'='fail': the rows after the failing row go back
-			case len(hold.held) > 0: // Ctrl-C, an error: what was not routed goes back
-				c := hold.held[0]
-				u.UnreadAfter(c.next, c.nbad-len(c.badAt))
+			case hold.holds(): // Ctrl-C, an error: what was not routed goes back
+				u.UnreadAfter(int(hold.gone-hold.batchAt), hold.batchBad-len(hold.badAt))
 			}
 		}()
 	}
-	// release routes the held rows [c.next, k) of c, with the malformed rows
-	// among them; stop says holdAndRoute returns err (nil: a LIMIT ended the
-	// job).
+	// release routes the first n held rows, with the malformed rows before
+	// the row after them; stop says routeHeld returns err (nil: a LIMIT
+	// ended the job).
 	released := false
-	release := func(ctx context.Context, c *heldChunk, k int) (stop bool, err error) {
-		step.selectRows(c.b, c.next, k)
+	release := func(ctx context.Context, n int) (stop bool, err error) {
+		o := hold.gone
+		hold.j.Take(hold.out, n)
+		step.selectRows(hold.out, 0, n)
 		step.Errors.Rows = step.Errors.Rows[:0]
-		bad0, badAt0, badPos0 := c.bad, c.badAt, c.badPos
-		for len(c.bad) > 0 && (c.bad[0].At <= k) {
-			step.Errors.Rows = append(step.Errors.Rows, c.bad[0])
-			c.bad = c.bad[1:]
+		end := o + int64(n) // the malformed rows up to here go with these rows
+		nerr := 0
+		for ; nerr < len(hold.errs) && hold.errs[nerr].at <= end; nerr++ {
+			e := hold.errs[nerr].row
+			e.At = int(hold.errs[nerr].at - o)
+			step.Errors.Rows = append(step.Errors.Rows, e)
+		}
+		nbad := 0
+		for nbad < len(hold.badAt) && hold.badAt[nbad] <= end {
+			nbad++
 		}
 		rep.changed() // (torn until the push went through: it may be cut before the sinks)
 		perr := ch.route.Push(ctx, Port{}, step)
 		if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
-			c.bad = bad0
 			return true, perr // cancelled before these rows were routed: they stay held
 		}
 		done := errors.Is(perr, errLimitReached)
@@ -236,39 +231,29 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 		released = true
 		// count the malformed rows released with these rows; after a LIMIT's
 		// last row none are read (the router's cut drops them likewise)
-		cutoff := k
-		last, ended := r.endedAt()
+		cutoff := end
+		last, lended := r.endedAt()
 		if done {
 			cutoff = -1 // (a Top-N's own LIMIT, rank.go: no row of the batch counts)
-			if ended {
-				cutoff = last
+			if lended {
+				cutoff = o + int64(last)
 			}
 		}
-		for len(c.badAt) > 0 && c.badAt[0] <= k {
-			if c.badAt[0] <= cutoff {
+		for _, at := range hold.badAt[:nbad] {
+			if at <= cutoff {
 				es.Malformed++
 			}
-			c.badAt, c.badPos = c.badAt[1:], c.badPos[1:]
 		}
-		if perr != nil && !done {
-			return true, perr
-		}
-		if done {
-			cut = -1
-			if ended {
-				cut = last
-			}
-			if cut >= 0 { // the rows after the LIMIT's last row were not used: held for the replay
-				c.next = cut + 1
-				c.bad = bad0[sort.Search(len(bad0), func(i int) bool { return bad0[i].At > cut }):]
-				j := sort.Search(len(badAt0), func(i int) bool { return badAt0[i] > cut })
-				c.badAt, c.badPos = badAt0[j:], badPos0[j:]
-				rep.touch()
-			}
+		if done && lended { // the rows after the LIMIT's last row were not used: held for the replay
+			cut = o + int64(last)
+			hold.done(last+1, cut)
 			return true, nil
 		}
-		c.next = k
-		rep.touch()
+		hold.consume(nerr, nbad)
+		if perr != nil || done {
+			return true, perr
+		}
+		hold.done(n, end)
 		return false, nil
 	}
 	// drain is what a job stopped while it holds rows (Ctrl-C, SIGTERM, its
@@ -284,54 +269,43 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 	drain := func(cause error) error {
 		// (not with an aggregate behind the join: a released row's stamp may
 		// fire a window that a row not yet decided would have joined)
-		if next != nil || handBack || agg != nil || len(hold.held) == 0 { // (next: a group source, replayed)
+		if next != nil || handBack || agg != nil || !hold.holds() { // (next: a group source, replayed)
 			return cause
 		}
 		for _, m := range ch.marks {
 			m.drain = m.j.EventTime() // (markJoin.drain: a NULL mark, which the router's gate stops)
 		}
 		dctx := context.WithoutCancel(ctx)
-		for len(hold.held) > 0 {
-			c := hold.held[0]
-			if c.next < c.b.N || len(c.badAt) > 0 {
-				if stop, err := release(dctx, c, c.b.N); stop {
-					if err != nil && !errors.Is(err, errLimitReached) {
-						return errors.Join(cause, err)
-					}
-					return cause
+		for hold.holds() {
+			if stop, err := release(dctx, min(hold.j.Held(), vector.Cap)); stop {
+				if err != nil && !errors.Is(err, errLimitReached) {
+					return errors.Join(cause, err)
 				}
+				return cause
 			}
-			hold.pop()
 		}
 		return cause
 	}
 	for {
 		// route what every build watermark has passed, in order
-		limit, inf, _ := buildWatermark(timed)
+		hold.advance(timed)
 		released = false
-		for len(hold.held) > 0 {
-			c := hold.held[0]
-			k := c.next
-			for k < c.b.N && (inf || c.b.Cols[et].I[k] < limit) {
-				k++
-			}
-			if k > c.next || (c.next == c.b.N && len(c.badAt) > 0) {
-				if stop, err := release(ctx, c, k); stop {
-					return err
-				}
-			}
-			if c.next < c.b.N {
+		for {
+			n := hold.j.Decided(vector.Cap)
+			if n == 0 && (hold.j.Held() > 0 || len(hold.badAt) == 0) {
 				break
 			}
-			hold.pop()
+			if stop, err := release(ctx, n); stop {
+				return err
+			}
 		}
-		lv.holding(hold)
+		lv.holding(hold.j.Held())
 		if released && idle {
 			if err := sink.Flush(); err != nil {
 				return err
 			}
 		}
-		if ackDue && len(hold.held) == 0 {
+		if ackDue && !hold.holds() {
 			ackDue = false
 			if !sendAck(ctx, ack) {
 				return drain(ctx.Err())
@@ -340,7 +314,7 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 		if err := drainBuildErrors(timed, sink); err != nil {
 			return err
 		}
-		if in == nil && len(hold.held) == 0 {
+		if in == nil && !hold.holds() {
 			if failing != nil {
 				es.Malformed++ // the row that failed the job was reached
 				return failing
@@ -404,7 +378,7 @@ func holdAndRoute(ctx context.Context, lv *Live, job *plan.Job, src Source, sink
 		if err := aggOverParts(job, agg, wm, m.b); err != nil {
 			return err // (before the batch is routed: no window fired)
 		}
-		failure, err := hold.batch(st, src, m, es, wm, stats)
+		failure, err := hold.batch(ctx, st, src, m, es, wm, stats)
 		if err != nil {
 			return drain(hold.limitError(err, timed))
 		}
@@ -454,7 +428,7 @@ func aggOverParts(job *plan.Job, agg *aggOperator, wm *watermarker, b *vector.Ba
 // sendAck hands the probe batch back to the reader goroutine; it reports false
 // when ctx ended first (the reader may have gone: Ctrl-C must not hang the job).
 func sendAck(ctx context.Context, ack chan<- struct{}) bool {
-	if ack == nil { // (no reader goroutine: holdAndRoute reads the source)
+	if ack == nil { // (no reader goroutine: routeHeld reads the source)
 		return true
 	}
 	select {
@@ -506,19 +480,32 @@ func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 	return nil
 }
 
-// holder keeps the held probe rows of an event-time join job, in order, in
-// chunks of up to vector.Cap rows: a batch is appended to the last chunk while it
-// has room, so a live stream of small batches does not hold a batch per row.
-// Each chunk keeps only the columns the job reads (types holds catalog.Unknown
-// for the others) and is charged to acct.
-type holder struct {
-	held  []*heldChunk
-	free  []*vector.Batch
-	types []catalog.Type
-	acct  *StateAccount
-	rows  int64 // held rows not yet routed, for the limit's message
-	// the most rows not yet routed and the most bytes held at once, after a
-	// batch came (Analysis)
+// probeHold is the held probe rows of an event-time join job: the rows are
+// the semi join operator's, in its Hold mode (op.SemiJoin, which charges
+// them to the job's 'state.max-bytes' and says which are decided); the
+// malformed rows between them wait here, each at the ordinal of the good
+// row it came before, and are routed (and counted) with the rows before
+// it, so the counts on stderr equal the rows written (issue 9: LIMIT and
+// Ctrl-C). It is the job's Checkpoint for a Kafka replay.
+type probeHold struct {
+	j   *op.SemiJoin
+	out *vector.Batch // the rows being routed (Take)
+	// gone is the ordinal of the first held row: the good rows routed or
+	// dropped so far
+	gone int64
+	// the malformed rows not yet counted ('side' and 'skip'): each one's
+	// ordinal (badAt) and source position (badPos, for a replay); errs are
+	// the 'side' policy's error rows, each at its ordinal
+	badAt  []int64
+	badPos []int64
+	errs   []heldError
+	// batchAt is the ordinal of the last batch's first row and batchBad
+	// its malformed rows held when it came (stdin's hand-back)
+	batchAt  int64
+	batchBad int
+	acct     *StateAccount
+	// the most rows held and bytes charged at once, after a batch came
+	// (Analysis)
 	maxRows, maxBytes int64
 	// stamp are the counters of the chain's watermark assigner, which stamps
 	// the rows here, on arrival, rather than in its Push (nil: none)
@@ -527,7 +514,40 @@ type holder struct {
 	rep   *replay // told of each change of the held rows (replay.touch); nil: none
 }
 
-// heldTypes returns the layout of held chunks: the job's batch types, with
+// heldError is an error row of the 'side' policy waiting with the held rows,
+// at ordinal at.
+type heldError struct {
+	at  int64
+	row ErrorRow
+}
+
+// newProbeHold returns the empty hold of job's probe rows, keeping only the
+// columns the job reads (heldTypes, with wcol when >= 0), charged to acct.
+func newProbeHold(job *plan.Job, wcol int, acct *StateAccount, stamp *OpStats) (*probeHold, error) {
+	types := heldTypes(job, wcol)
+	j, err := op.NewSemiJoin(op.SemiSpec{Hold: true, Types: [2][]catalog.Type{types, nil}, Time: [2]int{job.Stream.EventTime, -1}}, nil, acct)
+	if err != nil {
+		return nil, err
+	}
+	return &probeHold{j: j, out: vector.NewBatch(types), acct: acct, stamp: stamp, wcol: wcol}, nil
+}
+
+// holds reports whether rows are held, good or malformed.
+func (h *probeHold) holds() bool { return h.j.Held() > 0 || len(h.badAt) > 0 }
+
+// advance gives the operator the smallest build watermark (its right
+// input's), or the end of every build stream.
+func (h *probeHold) advance(timed []*timedBuild) {
+	limit, inf, _ := buildWatermark(timed)
+	switch {
+	case inf:
+		_ = h.j.Finish(context.Background(), 1)
+	case limit != math.MinInt64:
+		_ = h.j.Watermark(context.Background(), 1, limit)
+	}
+}
+
+// heldTypes returns the layout of held rows: the job's batch types, with
 // catalog.Unknown (a NULL-only vector) for each column no branch reads, the
 // event time excepted (SPEC 2.2: held rows keep only what the query needs),
 // and column keep too when it is >= 0 (a replay's stamps).
@@ -551,26 +571,17 @@ func heldTypes(job *plan.Job, keep int) []catalog.Type {
 	return types
 }
 
-// batchBytes is the memory a batch holds: its vectors' capacity and string arenas.
-func batchBytes(b *vector.Batch) int64 {
-	n := int64(cap(b.Pos)) * 8
-	for _, v := range b.Cols {
-		n += int64(cap(v.Null)) + 8*int64(cap(v.I)+cap(v.F)) + int64(cap(v.B)) + 24*int64(cap(v.S)) + int64(cap(v.Arena))
-	}
-	return n
-}
-
-// batch stamps the probe batch's watermark column, applies the errors policy and
-// appends the batch's good rows to the held chunks. failure is the 'errors'='fail'
-// error of a malformed row (the rows before it are held); err is a
-// *StateLimitError when the held rows pass 'state.max-bytes'.
-func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErrors, wm *watermarker, stats *Stats) (failure, err error) {
+// batch stamps the probe batch's watermark column, applies the errors policy
+// and holds the batch's good rows. failure is the 'errors'='fail' error of a
+// malformed row (the rows before it are held); err is a *StateLimitError
+// when the held rows pass 'state.max-bytes'.
+func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m leftMsg, es *StreamErrors, wm *watermarker, stats *Stats) (failure, err error) {
 	b := m.b
 	stats.Rows += int64(b.N + len(m.bad))
 	n := b.N
 	var bad []ErrorRow
 	if len(m.bad) > 0 {
-		// counted when routed (holdAndRoute), not here
+		// counted when routed (routeHeld), not here
 		n, failure = handleBad(st, src, m.bad, b.N, es.Policy, &bad)
 	}
 	sel := make([]int32, n)
@@ -588,86 +599,64 @@ func (h *holder) batch(st *catalog.Stream, src Source, m leftMsg, es *StreamErro
 	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
 		return failure, nil
 	}
-	var c *heldChunk
-	if k := len(h.held); k > 0 && h.held[k-1].b.N+n <= vector.Cap {
-		c = h.held[k-1]
-	} else {
-		c = &heldChunk{b: h.newBatch()}
-		h.held = append(h.held, c)
+	base := h.gone + int64(h.j.Held()) // the batch's first row's ordinal
+	h.batchAt = base
+	for _, e := range bad {
+		e.Raw = append([]byte(nil), e.Raw...)
+		at := base + int64(e.At)
+		h.errs = append(h.errs, heldError{at: at, row: e})
 	}
-	off := c.b.N
-	c.b.AppendRows(b, 0, n)
-	for i := range bad {
-		bad[i].Raw = append([]byte(nil), bad[i].Raw...)
-		bad[i].At += off
-	}
-	c.bad = append(c.bad, bad...)
 	for _, x := range m.bad {
 		if x.Index >= n && failure != nil {
 			break
 		}
-		c.badAt = append(c.badAt, x.Index+off)
-		c.badPos = append(c.badPos, x.Line)
+		h.badAt = append(h.badAt, base+int64(x.Index))
+		h.badPos = append(h.badPos, x.Line)
 	}
+	h.batchBad = len(h.badAt)
+	all := b.N
+	b.N = n
+	err = h.j.Push(ctx, 0, b)
+	b.N = all
 	h.rep.touch()
-	c.nbad = len(c.badAt)
-	h.rows += int64(n)
-	now := batchBytes(c.b)
-	grow := now - c.bytes
-	c.bytes = now
-	err = h.acct.Grow(grow)
-	h.maxRows = max(h.maxRows, h.rows-int64(h.held[0].next))
+	h.maxRows = max(h.maxRows, int64(h.j.Held()))
 	if h.acct != nil {
 		h.maxBytes = max(h.maxBytes, h.acct.Bytes())
 	}
 	return failure, err
 }
 
-// pop drops the first chunk, fully routed.
-func (h *holder) pop() {
-	c := h.held[0]
-	h.held[0] = nil
-	h.held = h.held[1:]
-	h.rows -= int64(c.b.N)
-	h.recycle(c)
+// consume drops the first nerr error rows and nbad malformed rows (routed).
+func (h *probeHold) consume(nerr, nbad int) {
+	h.errs = h.errs[:copy(h.errs, h.errs[nerr:])]
+	h.badAt = h.badAt[:copy(h.badAt, h.badAt[nbad:])]
+	h.badPos = h.badPos[:copy(h.badPos, h.badPos[nbad:])]
+}
+
+// done drops the first n held rows, routed, and the malformed rows up to
+// ordinal end (routed with them).
+func (h *probeHold) done(n int, end int64) {
+	h.j.Done(n)
+	h.gone += int64(n)
+	nerr, nbad := 0, 0
+	for nerr < len(h.errs) && h.errs[nerr].at <= end {
+		nerr++
+	}
+	for nbad < len(h.badAt) && h.badAt[nbad] <= end {
+		nbad++
+	}
+	h.consume(nerr, nbad)
 	h.rep.touch()
 }
 
-// newBatch returns an empty batch of the held layout, a routed chunk's when
-// one is free.
-func (h *holder) newBatch() *vector.Batch {
-	var b *vector.Batch
-	if k := len(h.free); k > 0 {
-		b, h.free = h.free[k-1], h.free[:k-1]
-	} else {
-		b = vector.NewBatch(h.types)
-	}
-	b.Reset()
-	return b
-}
-
-// recycle gives back the bytes of chunk c, which the holder no longer holds,
-// and keeps its batch for reuse (up to maxFree).
-func (h *holder) recycle(c *heldChunk) {
-	_ = h.acct.Grow(-c.bytes)
-	if len(h.free) < maxFree {
-		h.free = append(h.free, c.b)
-	}
-}
-
-// release returns the bytes of the chunks still held (the job ends). The
-// chunks stay, for a replay: the source's last checkpoint (Close) commits
-// the first row of each partition still held.
-func (h *holder) release() {
-	for _, c := range h.held {
-		_ = h.acct.Grow(-c.bytes)
-		c.bytes = 0
-	}
-}
+// unaccount returns the bytes of the rows still held (the job ends). The
+// rows stay, for a replay: the source's last checkpoint (Close) commits the
+// first row of each partition still held.
+func (h *probeHold) unaccount() { h.j.Unaccount() }
 
 // limitError completes a *StateLimitError of the held rows with the build
 // stream whose watermark holds them back.
-func (h *holder) limitError(err error, timed []*timedBuild) error {
+func (h *probeHold) limitError(err error, timed []*timedBuild) error {
 	var le *StateLimitError
 	if !errors.As(err, &le) {
 		return err
@@ -678,10 +667,7 @@ func (h *holder) limitError(err error, timed []*timedBuild) error {
 	}
 	le.Operator = joinName(by.j)
 	le.Stalled = by.j.Build.Name
-	le.Rows = h.rows
-	for _, c := range h.held {
-		le.Rows -= int64(c.next)
-	}
+	le.Rows = int64(h.j.Held())
 	le.WatermarkText = "unset: no row of it arrived yet"
 	if limit != math.MinInt64 {
 		le.WatermarkText = strconv.FormatInt(limit, 10)
@@ -694,114 +680,79 @@ func (h *holder) limitError(err error, timed []*timedBuild) error {
 	return le
 }
 
-// heldFirst is what a replay needs of the rows of one partition the holder
-// holds (replay.Hold, replay.Emitted): off, the smallest offset of a held
-// row, good or malformed (e_p); and, when a good row is held (stamped), the
-// CURRENT_WATERMARK stamped on the first one (cw, cwSet false: NULL), which is
-// p's watermark before the row at off too (a malformed row moves no
-// watermark, and p's rows after off are all held).
-type heldFirst struct {
-	off     int64
-	stamped bool
-	goodOff int64
-	cw      int64
-	cwSet   bool
-}
-
-// firstAll sets dst[p] for each partition p with rows held (good rows not
-// yet routed, malformed rows not yet counted), positions being Kafka's
-// (connector.KafkaPosition). It walks every held row: a checkpoint's cost,
-// not the hot path's.
-func (h *holder) firstAll(dst map[int32]heldFirst) {
-	for _, c := range h.held {
-		var cw *vector.Vec
-		if h.wcol >= 0 {
-			cw = c.b.Cols[h.wcol]
+// Frontiers implements Checkpoint: each partition's first held row (good
+// or malformed, Kafka's positions: connector.KafkaPosition), with the
+// CURRENT_WATERMARK stamped on its first good row (Timed: when one is held;
+// that stamp is p's watermark before the first malformed row too, since a
+// malformed row moves no watermark and p's rows after it are all held), all
+// of them not yet routed (Emitted). It walks every held row: a checkpoint's
+// cost, not the hot path's.
+func (h *probeHold) Frontiers(dst map[int32]Frontier) {
+	for i := range h.j.Held() {
+		p, off := connector.KafkaPartitionOf(h.j.HeldPos(i))
+		f, ok := dst[p]
+		if !ok || off < f.Off {
+			f.Off = off
 		}
-		for i := c.next; i < c.b.N; i++ {
-			p, off := connector.KafkaPartitionOf(c.b.Pos[i])
-			f, ok := dst[p]
-			if !ok || off < f.off {
-				f.off = off
-			}
-			if !f.stamped || off < f.goodOff {
-				f.stamped, f.goodOff = true, off
-				f.cw, f.cwSet = 0, false
-				if cw != nil && !cw.Null[i] {
-					f.cw, f.cwSet = cw.I[i], true
+		if !f.Timed { // (held rows of p are in offset order: the first is p's first)
+			f.Timed, f.WM, f.WMSet = true, 0, false
+			if h.wcol >= 0 {
+				if v, null := h.j.HeldInt(i, h.wcol); !null {
+					f.WM, f.WMSet = v, true
 				}
 			}
-			dst[p] = f
 		}
-		for _, pos := range c.badPos {
-			p, off := connector.KafkaPartitionOf(pos)
-			if f, ok := dst[p]; !ok || off < f.off {
-				f.off = off
-				dst[p] = f
-			}
+		f.Emitted = true
+		dst[p] = f
+	}
+	for _, pos := range h.badPos {
+		p, off := connector.KafkaPartitionOf(pos)
+		if f, ok := dst[p]; !ok || off < f.Off {
+			f.Off, f.Emitted = off, true
+			dst[p] = f
 		}
 	}
 }
 
-// drop removes the held rows of partition p (revoked, or assigned again:
-// replay.Revoke), good and malformed, none of them routed or counted: p's
-// next owner, or this process from p's committed offset, reads them again.
-// Their bytes go back to the StateAccount; a chunk left empty goes.
-func (h *holder) drop(p int32) {
+// Drop implements Checkpoint: it removes the held rows of partition p
+// (revoked, or assigned again: replay.Revoke), good and malformed, none of
+// them routed or counted: p's next owner, or this process from p's
+// committed offset, reads them again. Their bytes go back to the
+// StateAccount.
+func (h *probeHold) Drop(p int32) {
 	of := func(pos int64) bool { q, _ := connector.KafkaPartitionOf(pos); return q == p }
-	kept := h.held[:0]
-	for _, c := range h.held {
-		has := false
-		for i := c.next; i < c.b.N && !has; i++ {
-			has = of(c.b.Pos[i])
+	held := h.j.Held()
+	// kept[i]: the held rows kept before held row i, the new ordinal of a
+	// malformed row before it
+	kept := make([]int64, held+1)
+	for i := range held {
+		kept[i+1] = kept[i]
+		if !of(h.j.HeldPos(i)) {
+			kept[i+1]++
 		}
-		for k := 0; k < len(c.badPos) && !has; k++ {
-			has = of(c.badPos[k])
-		}
-		if !has {
-			kept = append(kept, c)
-			continue
-		}
-		// rank[i-c.next]: the good rows kept before row i, the At of a
-		// malformed row before row i in the new chunk
-		rank := make([]int, c.b.N-c.next+1)
-		dst := h.newBatch()
-		for i := c.next; i < c.b.N; i++ {
-			rank[i-c.next] = dst.N
-			if !of(c.b.Pos[i]) {
-				dst.AppendRows(c.b, i, i+1)
-			}
-		}
-		rank[c.b.N-c.next] = dst.N
-		nc := &heldChunk{b: dst}
-		// c.bad (the 'side' policy's error rows) is c.badAt's rows one for
-		// one when it has as many (holder.batch, holdAndRoute consume both
-		// by At); otherwise it is empty ('skip', 'fail')
-		pairs := len(c.bad) == len(c.badAt)
-		for k, at := range c.badAt {
-			if of(c.badPos[k]) {
-				continue
-			}
-			nat := rank[max(at-c.next, 0)]
-			nc.badAt, nc.badPos = append(nc.badAt, nat), append(nc.badPos, c.badPos[k])
-			if pairs {
-				e := c.bad[k]
-				e.At = nat
-				nc.bad = append(nc.bad, e)
-			}
-		}
-		nc.nbad = len(nc.badAt)
-		h.rows += int64(dst.N - c.b.N)
-		h.recycle(c)
-		if dst.N == 0 && len(nc.badAt) == 0 {
-			h.recycle(nc) // (no bytes charged yet)
-			continue
-		}
-		nc.bytes = batchBytes(dst)
-		_ = h.acct.Grow(nc.bytes)
-		kept = append(kept, nc)
 	}
-	clear(h.held[len(kept):])
-	h.held = kept
+	renumber := func(at int64) int64 { return h.gone + kept[min(max(at-h.gone, 0), int64(held))] }
+	// h.errs is h.badAt's rows one for one when it has as many (the 'side'
+	// policy); otherwise it is empty ('skip')
+	pairs := len(h.errs) == len(h.badAt)
+	var errs []heldError
+	var badAt, badPos []int64
+	for k, at := range h.badAt {
+		if of(h.badPos[k]) {
+			continue
+		}
+		badAt, badPos = append(badAt, renumber(at)), append(badPos, h.badPos[k])
+		if pairs {
+			e := h.errs[k]
+			e.at = renumber(at)
+			errs = append(errs, e)
+		}
+	}
+	h.errs, h.badAt, h.badPos = errs, badAt, badPos
+	drop := make([]bool, held)
+	for i := range drop {
+		drop[i] = of(h.j.HeldPos(i))
+	}
+	h.j.DropHeld(func(i int) bool { return drop[i] })
 	h.rep.touch()
 }

@@ -1,0 +1,230 @@
+package executor
+
+import (
+	"streamql/executor/connector"
+	"streamql/executor/op"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// joinReplay is the replay of one input of a join of two Kafka streams in a
+// consumer group (joinSource; the connector package doc, "Scale-out over
+// Kafka partitions, and replay"; SPEC 2.5): the connector.Replay that
+// input's source asks at a checkpoint and tells of its assignments.
+//
+//   - Hold: the oldest row of partition p of this input still in the join's
+//     state (held by the aligner, or handled and still able to join), with
+//     its CURRENT_WATERMARK stamp (the input's watermark before it, at most
+//     p's), else the rows used and p's watermark now.
+//   - Fired: the join's watermark (op.Join.Watermarked): the join emits in
+//     event-time order, so every output of a row below it is written, and
+//     none of a row at or above it.
+//   - Emitted: the rows used: a row's direct outputs (its late output, its
+//     malformed row's errors output) are written when it is read.
+//
+// On an assignment with a mark, p's rows from the committed offset on are
+// read again into the join's state; an output whose time is below the
+// mark's f is not written again (op.JoinReplay: a pair when its later row
+// is handled, a padding when its interval ends), nor the late or malformed
+// rows below the mark's e. A revoked partition's rows leave the state.
+//
+// It runs only for joins whose inputs both have event time and whose rows
+// go straight to the job's outputs (newJoinReplays); the other state after
+// the join (an aggregate over joined rows) is not replayed.
+type joinReplay struct {
+	js   *joinSource
+	s    int             // the input
+	pw   *partWatermarks // the input's per-partition watermarks (nil: none)
+	e, f map[int32]int64 // per assigned partition: the mark's e, and its f when set
+	// last holds, per partition, the first row of it in the input's last
+	// batch: the source counts that batch as used only at its next Next,
+	// so the row at a partition's used offset may be one of it, and its
+	// stamp is the watermark before it (p's watermark now already counts
+	// the batch's rows)
+	last map[int32]stampAt
+}
+
+// stampAt is a row's offset and its CURRENT_WATERMARK stamp (set false:
+// NULL).
+type stampAt struct {
+	off int64
+	wm  int64
+	set bool
+}
+
+// joinReplayable reports whether job's join of two streams (job.Both) is
+// replayed over Kafka (joinReplay): both inputs are Kafka streams of a
+// consumer group ('properties.group.id') with event time, the join is not a
+// lookup or temporal one and no input is updating, and the joined rows go
+// straight to the job's outputs (no aggregate or Top-N after the join,
+// whose state is not replayed). Such a join reads its inputs in the group
+// (each process its partitions); any other reads each input whole, as a
+// build side (SPEC 2.5), and commits nothing of its state.
+func joinReplayable(job *plan.Job) bool {
+	b := job.Both
+	if b == nil || b.Lookup || b.Temporal || b.Changes[0] || b.Changes[1] || job.HasAggregates() || job.Main != nil && job.Main.Rank != nil {
+		return false
+	}
+	for s := range b.Inputs {
+		in := &b.Inputs[s]
+		if k := in.Stream.Kafka(); k == nil || k.GroupID == "" || in.TimeCol() < 0 || in.Watermark == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// newJoinReplays gives each input of js, read in its consumer group
+// (joinReplayable), its joinReplay when both are connector.Replayers, and
+// makes the join ask them (op.Join.SetReplay).
+func newJoinReplays(js *joinSource) {
+	jo, ok := js.j.(*op.Join)
+	if !ok || !js.grouped {
+		return
+	}
+	var rs [2]connector.Replayer
+	for s, ji := range js.in {
+		if ji.wmk == nil {
+			return
+		}
+		if rs[s] = replayerOf(ji.src); rs[s] == nil {
+			return
+		}
+	}
+	for s, ji := range js.in {
+		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}}
+		js.rep[s] = r
+		rs[s].SetReplay(r)
+	}
+	jo.SetReplay(js)
+}
+
+// Written implements op.JoinReplay: the outputs at time t of a row of
+// input s at pos were written when t is below its partition's f.
+func (js *joinSource) Written(s int, pos int64, t int64) bool {
+	p, _ := connector.KafkaPartitionOf(pos)
+	f, ok := js.rep[s].f[p]
+	return ok && t < f
+}
+
+// readBefore reports whether the row of input s at pos was read by the run
+// before (below its partition's e): its late and errors outputs are written.
+func (js *joinSource) readBefore(s int, pos int64) bool {
+	if js.rep[s] == nil {
+		return false
+	}
+	p, off := connector.KafkaPartitionOf(pos)
+	e, ok := js.rep[s].e[p]
+	return ok && off < e
+}
+
+// Hold implements connector.Replay.
+func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
+	off = used
+	if pw := r.pw; pw != nil && int(p) < len(pw.wm) {
+		wm, wmSet = pw.wm[p], pw.set[p]
+	}
+	if l, ok := r.last[p]; ok && l.off == used {
+		wm, wmSet = l.wm, l.set
+	}
+	r.js.j.(*op.Join).EachRow(r.s, func(pos int64, stamp int64, null bool) {
+		q, o := connector.KafkaPartitionOf(pos)
+		if q == p && o < off {
+			off, wm, wmSet = o, stamp, !null
+		}
+	})
+	return off, wm, wmSet
+}
+
+// Emitted implements connector.Replay: every row read has its direct
+// outputs written.
+func (r *joinReplay) Emitted(_ int32, used int64) int64 { return used }
+
+// Fired implements connector.Replay: the join's watermark.
+func (r *joinReplay) Fired(int32) (int64, bool) { return r.js.j.(*op.Join).Watermarked() }
+
+// Torn implements connector.Replay: joined rows were given to the job
+// (joinSource.Next) and the job has not come back for more, so they may not
+// have reached the sinks.
+func (r *joinReplay) Torn() bool { return r.js.given }
+
+// Assign implements connector.Replay.
+func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
+	r.Revoke(p)
+	if !ok {
+		return
+	}
+	r.e[p] = m.Emitted
+	if m.FiredSet {
+		r.f[p] = m.Fired
+	}
+	if r.pw != nil {
+		r.pw.seed(p, m.WM, m.WMSet)
+	}
+}
+
+// Revoke implements connector.Replay: p's rows of this input leave the
+// join's state, unjoined and unpadded (p's next owner reads them again).
+func (r *joinReplay) Revoke(p int32) {
+	// (a budget error here is not this input's: the state only shrinks)
+	_ = r.js.j.(*op.Join).DropRows(r.s, func(pos int64) bool {
+		q, _ := connector.KafkaPartitionOf(pos)
+		return q == p
+	})
+	delete(r.e, p)
+	delete(r.f, p)
+	if r.pw != nil {
+		r.pw.forget(p)
+	}
+}
+
+// noteBatch notes, for input s's replay, the first row of each partition
+// in its batch b (stamped: column wc holds CURRENT_WATERMARK), the rows sel.
+func (js *joinSource) noteBatch(s int, b *vector.Batch, sel []int32, wc int) {
+	r := js.rep[s]
+	if r == nil {
+		return
+	}
+	clear(r.last)
+	for _, i := range sel {
+		p, off := connector.KafkaPartitionOf(b.Pos[i])
+		if _, ok := r.last[p]; ok {
+			continue
+		}
+		x := stampAt{off: off}
+		if wc >= 0 && !b.Cols[wc].Null[i] {
+			x.wm, x.set = b.Cols[wc].I[i], true
+		}
+		r.last[p] = x
+	}
+}
+
+// unread drops, from the malformed rows of input s in bad, those read by
+// the run before (their errors output is written).
+func (js *joinSource) unread(s int, bad []BadRow) []BadRow {
+	if js.rep[s] == nil || len(js.rep[s].e) == 0 {
+		return bad
+	}
+	kept := bad[:0]
+	for _, x := range bad {
+		if !js.readBefore(s, x.Line) {
+			kept = append(kept, x)
+		}
+	}
+	return kept
+}
+
+// unreadLate takes, from the late rows b of input s, those read by the run
+// before out of js.sel (their late output is written).
+func (js *joinSource) unreadLate(s int, b *vector.Batch) {
+	if js.rep[s] == nil || len(js.rep[s].e) == 0 {
+		return
+	}
+	kept := js.sel[:0]
+	for _, i := range js.sel {
+		if !js.readBefore(s, b.Pos[i]) {
+			kept = append(kept, i)
+		}
+	}
+	js.sel = kept
+}

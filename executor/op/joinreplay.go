@@ -1,0 +1,103 @@
+package op
+
+import "math"
+
+// This file is Join's side of a Kafka replay (SPEC 2.5; the executor's
+// joinreplay.go): the rows of a partition still in its state, the drop of a
+// partition's rows, and the outputs a replayed row does not write again.
+
+// JoinReplay tells a Join which of its outputs the run before this one wrote
+// already: a process that took over a partition reads its rows again from
+// the oldest row still in the join's state (either input) at the last
+// checkpoint, into state, and only the outputs that run had not written
+// come out.
+type JoinReplay interface {
+	// Written reports whether the outputs that a row of input s at source
+	// position pos makes when the join's watermark passes t (its pairs when
+	// it is handled at its event time t, or its padding when its interval
+	// ends at t) were written by the run before: the join's watermark had
+	// passed t at that run's last checkpoint (SPEC 2.7: a join emits in
+	// event-time order, so what it wrote is exactly what lies below its
+	// watermark).
+	Written(s int, pos int64, t int64) bool
+}
+
+// SetReplay makes the join ask r before it writes an output (nil: none). A
+// join with a replay needs event time on both inputs.
+func (j *Join) SetReplay(r JoinReplay) { j.replay = r }
+
+// written reports whether the outputs of row k of side s at time t were
+// written before (JoinReplay).
+func (j *Join) written(s, k int, t int64) bool {
+	return j.replay != nil && j.replay.Written(s, j.side[s].rows.Pos(k), t)
+}
+
+// Watermarked returns the join's watermark so far (epoch ms; ok false:
+// none yet): every output of a row below it has been emitted.
+func (j *Join) Watermarked() (wm int64, ok bool) {
+	if j.emitted == math.MinInt64 {
+		return 0, false
+	}
+	return j.emitted, true
+}
+
+// EachRow calls f with the source position of each row of input s a replay
+// must read again, and the row's stamp column (JoinSpec.Stamp; null when it
+// has none): each row of s in the state (held for the aligner, or handled
+// and still able to join), and, with a replay set (SetReplay), the first
+// partner in s of each row of the other input in the state that an outer
+// join may still pad (read again, the pair is found again and the row is
+// not padded; its stamp is then unknown, null). It walks the whole state: a
+// checkpoint's cost, not the hot path's.
+func (j *Join) EachRow(s int, f func(pos int64, stamp int64, null bool)) {
+	sd := &j.side[s]
+	sc := j.spec.Stamp[s]
+	for k := range sd.rows.Len() {
+		if sd.dead[k] {
+			continue
+		}
+		if sc < 0 {
+			f(sd.rows.Pos(k), 0, true)
+			continue
+		}
+		f(sd.rows.Pos(k), sd.rows.Int(k, sc), sd.rows.Null(k, sc))
+	}
+	od := &j.side[1-s]
+	if !j.spec.Kind.outer(1-s) || len(od.partner) == 0 {
+		return
+	}
+	for k := range od.rows.Len() {
+		if !od.dead[k] && od.partner[k] >= 0 {
+			f(od.partner[k], 0, true)
+		}
+	}
+}
+
+// notePartners notes, for the rows of an outer side, the first partner's
+// source position (EachRow): row k of side s and row o of the other side
+// have just joined.
+func (j *Join) notePartners(s, k, o int) {
+	sd, od := &j.side[s], &j.side[1-s]
+	if j.spec.Kind.outer(s) && sd.partner[k] < 0 {
+		sd.partner[k] = od.rows.Pos(o)
+	}
+	if j.spec.Kind.outer(1-s) && od.partner[o] < 0 {
+		od.partner[o] = sd.rows.Pos(k)
+	}
+}
+
+// DropRows drops the rows of input s for which drop (given the row's
+// source position) is true from the state, held or handled, without any
+// output: a Kafka partition revoked, or read again from its committed
+// offset. Their bytes go back to the Account.
+func (j *Join) DropRows(s int, drop func(pos int64) bool) error {
+	sd := &j.side[s]
+	for k := range sd.rows.Len() {
+		if !sd.dead[k] && drop(sd.rows.Pos(k)) {
+			if err := j.drop(sd, k); err != nil {
+				return err
+			}
+		}
+	}
+	return j.compact()
+}
