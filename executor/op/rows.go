@@ -304,6 +304,9 @@ func (r *Rows) compactArenas() {
 			w += size
 		}
 		used := int(w+arenaMask) >> arenaBits
+		if used == 0 && len(rc.chunks) > 0 && cap(rc.chunks[0]) <= arenaChunk {
+			used = 1 // (an emptied store keeps its first chunk, whatever its size: refilled, it does not grow it again by doubling)
+		}
 		for _, ch := range rc.chunks[used:] {
 			if len(ch) == arenaChunk && cap(ch) == arenaChunk && len(rc.spare) < maxSpare {
 				rc.spare = append(rc.spare, ch)
