@@ -393,15 +393,8 @@ func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
 // intervalText writes ms milliseconds as an INTERVAL literal in its largest
 // whole unit (INTERVAL '5' SECOND, INTERVAL '1500' MILLISECOND).
 func intervalText(ms int64) string {
-	for _, u := range []struct {
-		ms   int64
-		name string
-	}{{86_400_000, "DAY"}, {3_600_000, "HOUR"}, {60_000, "MINUTE"}, {1000, "SECOND"}} {
-		if ms != 0 && ms%u.ms == 0 {
-			return fmt.Sprintf("INTERVAL '%d' %s", ms/u.ms, u.name)
-		}
-	}
-	return fmt.Sprintf("INTERVAL '%d' MILLISECOND", ms)
+	n, u := plan.WholeUnit(ms)
+	return fmt.Sprintf("INTERVAL '%d' %s", n, u.SQL)
 }
 
 // procTimeCols returns the output columns that are processing time in

@@ -3,7 +3,6 @@ package op
 import (
 	"fmt"
 
-	"streamql/catalog"
 	"streamql/executor/vector"
 )
 
@@ -20,53 +19,6 @@ func (j *SemiJoin) hold(b *vector.Batch, port int) error {
 		return fmt.Errorf("semi join: a holding join takes rows on input 0 only, not %d", port)
 	}
 	return j.acct.Grow(j.held.appendBatch(b, &j.bytes))
-}
-
-// appendBatch copies rows 0..b.N-1 of b (whose columns have r's types) to
-// the store, column by column (Add's result, row by row, for a whole
-// batch), appends each row's bytes to sizes and returns their sum.
-func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
-	n := b.N
-	k0 := len(*sizes)
-	for range n {
-		*sizes = append(*sizes, int32(8+len(r.types))) // (its position and NULL flags)
-	}
-	sz := (*sizes)[k0:]
-	for c := range r.cols {
-		rc, v := &r.cols[c], b.Cols[c]
-		rc.null = append(rc.null, v.Null[:n]...)
-		switch t := r.types[c]; {
-		case t == catalog.BigInt || t == catalog.Timestamp:
-			rc.i = append(rc.i, v.I[:n]...) // (a NULL's value is never read: Null comes first)
-			for i := range sz {
-				sz[i] += 8
-			}
-		case t == catalog.Double:
-			rc.f = append(rc.f, v.F[:n]...)
-			for i := range sz {
-				sz[i] += 8
-			}
-		case t == catalog.Boolean:
-			rc.b = append(rc.b, v.B[:n]...)
-			for i := range sz {
-				sz[i]++
-			}
-		case textLike(t):
-			for i := range n {
-				x := rc.text(t, v, i)
-				o, e := rc.add(x)
-				rc.off, rc.end = append(rc.off, o), append(rc.end, e)
-				sz[i] += 4 + int32(len(x))
-			}
-		}
-	}
-	r.pos = append(r.pos, b.Pos[:n]...)
-	r.n += n
-	var total int64
-	for _, x := range sz {
-		total += int64(x)
-	}
-	return total
 }
 
 // Held returns the number of held left rows (Hold mode).

@@ -283,13 +283,27 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 // FormatTTL writes a 'table.exec.state.ttl' duration in Flink's syntax, in
 // its largest whole unit: "0 ms", "90 s", "30 min", "12 h", "1 d".
 func FormatTTL(d time.Duration) string {
-	for _, u := range []struct {
-		d    time.Duration
-		name string
-	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}} {
-		if d != 0 && d%u.d == 0 {
-			return fmt.Sprintf("%d %s", d/u.d, u.name)
+	n, u := WholeUnit(d.Milliseconds())
+	return fmt.Sprintf("%d %s", n, u.Short)
+}
+
+// TimeUnit is a unit of time as this project writes it: its length in ms,
+// its SQL INTERVAL name (SECOND) and its short form ('table.exec.state.ttl'
+// syntax: "s").
+type TimeUnit struct {
+	MS         int64
+	SQL, Short string
+}
+
+var timeUnits = []TimeUnit{{86_400_000, "DAY", "d"}, {3_600_000, "HOUR", "h"}, {60_000, "MINUTE", "min"}, {1000, "SECOND", "s"}, {1, "MILLISECOND", "ms"}}
+
+// WholeUnit returns ms milliseconds in the largest unit it is a whole number
+// of (DAY down to MILLISECOND; 0 is 0 MILLISECOND), as that number and unit.
+func WholeUnit(ms int64) (int64, TimeUnit) {
+	for _, u := range timeUnits {
+		if ms != 0 && ms%u.MS == 0 {
+			return ms / u.MS, u
 		}
 	}
-	return fmt.Sprintf("%d ms", d.Milliseconds())
+	return ms, timeUnits[len(timeUnits)-1]
 }
