@@ -1,16 +1,21 @@
 package catalog
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // FormatSpec declares a format once, in the one table of formats (issue 22
 // item 5): the record formats a stream's 'format' takes (SPEC 1, SPEC 2.8's
 // changelog formats), which the connectors decode and the sinks write, and
 // the output formats the command line prints (SPEC 4: --format, SET
 // 'format'), with their --side-dir file extension and whether they print
-// tables. The executor holds the decoders and encoders (executor.newDecoder,
-// executor/cdc, the file and Kafka sinks, executor/format) and the command
-// line the printers (cmd/streamql/render); this table is what the catalog,
-// the planner, the connectors, the session and the command line ask.
+// tables. The code of each format is registered once against this table:
+// a record format's decoder, schema inferrer and encoders in executor/codec
+// (the catalog imports no executor package), an output format's printer in
+// cmd/streamql/render; each registry's test fails for a format here without
+// its code. This table is what the catalog, the planner, the connectors, the
+// session and the command line ask.
 type FormatSpec struct {
 	Name string
 	// Reads says a stream's 'format' takes it: a record format, which the
@@ -72,6 +77,11 @@ func PrintFormat(name string) *FormatSpec {
 	}
 	return nil
 }
+
+// Formats returns every format of the table, in its order (a copy): what
+// the registries of the formats' code check themselves against
+// (executor/codec, cmd/streamql/render's printers).
+func Formats() []FormatSpec { return slices.Clone(formats) }
 
 // names returns the names of the formats that keep says, in the table's order.
 func names(keep func(*FormatSpec) bool) []string {

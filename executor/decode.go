@@ -3,21 +3,18 @@ package executor
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"streamql/catalog"
-	"streamql/executor/cdc"
+	"streamql/executor/codec"
 	"streamql/executor/connector"
-	"streamql/executor/csvdec"
 	"streamql/executor/inbuf"
-	"streamql/executor/jsondec"
 	"streamql/executor/records"
 	"streamql/executor/textenc"
 	"streamql/executor/vector"
 )
 
-// Decoder turns a byte stream into batches of a stream's rows (csvdec.Decoder and
-// jsondec.Decoder are two). Decode resets b, fills it with up to vector.Cap rows,
+// Decoder turns a byte stream into batches of a stream's rows (a format's
+// codec.Record.Decoder). Decode resets b, fills it with up to vector.Cap rows,
 // appends malformed rows to *bad, and returns io.EOF when it returns nothing and
 // the input ended.
 type Decoder interface {
@@ -25,7 +22,7 @@ type Decoder interface {
 	BytesRead() int64
 }
 
-// newDecoder returns the decoder of st's 'format' (csv or json) over r, with st's
+// newDecoder returns the decoder of st's 'format' (its codec.Record) over r, with st's
 // format options, 'max-record-size' and 'encoding' (SPEC 1). An input not in UTF-8 goes through a
 // textenc.Reader, which transcodes it line by line and tells the decoder which
 // lines held invalid bytes, so those rows are malformed with their input bytes as
@@ -54,55 +51,29 @@ func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
 		}
 		r, lines = tr, tr
 	}
-	var notNull []bool
-	if st.EventTime >= 0 {
-		notNull = make([]bool, len(st.Columns))
-		notNull[st.EventTime] = true
-	}
-	var dec Decoder
-	co, changelog, err := cdc.OptionsOf(st)
+	rec, err := codec.Of(st)
 	if err != nil {
 		return nil, err
 	}
-	if changelog { // SPEC 2.8: debezium-json, canal-json, maxwell-json
-		ch, err := cdc.NewChanges(co, st.Names(), st.Types(), notNull)
-		if err != nil {
-			return nil, err
-		}
-		dec = cdc.NewDecoder(r, ch, cdc.ReaderOptions{Lines: lines, MaxRecord: maxRec, Continues: continues})
-		if tr != nil {
-			dec = transcoded{dec, tr}
-		}
-		return dec, nil
-	}
-	switch format := c.Format; format {
-	case "csv", "":
-		opts := csvdec.Options{
-			Delimiter:   c.CSV.Delimiter,
-			Quote:       c.CSV.Quote,
-			Header:      c.CSV.Header,
-			AllowRagged: c.CSV.AllowRagged,
-			NotNull:     notNull,
-			Lines:       lines,
-			MaxRecord:   maxRec,
-			Continues:   continues,
-		}
-		if opts.Header && !continues {
-			_, opts.FieldMap = CSVHeader(st) // SPEC 1: by the header's names
-		}
-		if c.CSV.HasNullLiteral {
-			opts.NullLiteral, opts.HasNull = []byte(c.CSV.NullLiteral), true
-		}
-		dec = csvdec.NewDecoder(r, st.Names(), st.Types(), opts)
-	case "json":
-		dec = jsondec.NewDecoder(r, st.Names(), st.Types(), jsondec.Options{NotNull: notNull, Lines: lines, MaxRecord: maxRec, Continues: continues})
-	default:
-		return nil, fmt.Errorf("stream %s: unknown 'format' = '%s'; use csv or json", st.Name, format)
+	var dec Decoder
+	if dec, err = rec.Decoder(st, r, codec.DecodeOptions{NotNull: notNullTime(st), Lines: lines, MaxRecord: maxRec, Continues: continues}); err != nil {
+		return nil, err
 	}
 	if tr != nil {
 		dec = transcoded{dec, tr}
 	}
 	return dec, nil
+}
+
+// notNullTime marks st's event time column, whose NULL makes a row
+// malformed (SPEC 2.3), or returns nil for a stream without one.
+func notNullTime(st *catalog.Stream) []bool {
+	if st.EventTime < 0 {
+		return nil
+	}
+	notNull := make([]bool, len(st.Columns))
+	notNull[st.EventTime] = true
+	return notNull
 }
 
 // maxRecordSize returns st's 'max-record-size' in bytes (SPEC 1; default
@@ -116,72 +87,28 @@ func maxRecordSize(st *catalog.Stream) int {
 }
 
 // newValueDecoder returns the decoder of st's 'format' and format options for
-// sources whose every record is one row given on its own (Kafka record values,
-// SPEC 2.5): newDecoder's csv or json decoder, used through DecodeValue only,
-// with a value longer than 'max-record-size' malformed. An 'encoding' other
-// than UTF-8 is an error naming the stream (the kafka connector refuses it
-// when the stream is declared).
+// sources whose every record is given on its own (Kafka record values,
+// SPEC 2.5): the format's codec.Record.Values, with a value longer than
+// 'max-record-size' malformed; a changelog format's record is rows with
+// kinds (connector.ChangeDecoder, SPEC 2.8). An 'encoding' other than UTF-8
+// is an error naming the stream for a format whose record is one row (the
+// kafka connector refuses it when the stream is declared).
 func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
-	maxRec := maxRecordSize(st)
-	if co, changelog, err := cdc.OptionsOf(st); err != nil {
-		return nil, err
-	} else if changelog { // SPEC 2.8: a record is rows with kinds
-		var notNull []bool
-		if st.EventTime >= 0 {
-			notNull = make([]bool, len(st.Columns))
-			notNull[st.EventTime] = true
-		}
-		ch, err := cdc.NewChanges(co, st.Names(), st.Types(), notNull)
-		if err != nil {
-			return nil, err
-		}
-		return changeValues{ch, maxRec}, nil
-	}
-	dec, err := newDecoder(st, strings.NewReader(""))
+	rec, err := codec.Of(st)
 	if err != nil {
 		return nil, err
 	}
-	vd, ok := dec.(connector.ValueDecoder)
-	if !ok {
-		return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, st.Shared().Encoding)
+	c := st.Shared()
+	if f := catalog.LookupFormat(c.Format); f == nil || !f.Changelog {
+		enc, err := textenc.Lookup(c.Encoding)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
+		}
+		if !enc.IsUTF8() {
+			return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, c.Encoding)
+		}
 	}
-	return sizedValues{vd, maxRec}, nil
-}
-
-// changeValues is the value decoder of a changelog format (connector.ChangeDecoder):
-// a record may be several rows with kinds, or none; a record longer than max
-// bytes is malformed (SPEC 1, 'max-record-size').
-type changeValues struct {
-	ch  *cdc.Changes
-	max int
-}
-
-// DecodeValue implements connector.ValueDecoder for a record that is one row;
-// a changelog source calls Append instead.
-func (d changeValues) DecodeValue(b *vector.Batch, rec []byte) string {
-	return "a changelog record is read with Append"
-}
-
-// Append implements connector.ChangeDecoder.
-func (d changeValues) Append(b *vector.Batch, rec []byte, pos int64) (string, bool) {
-	if len(rec) > d.max {
-		return inbuf.TooLong(d.max), false
-	}
-	return d.ch.Append(b, rec, pos)
-}
-
-// sizedValues is a ValueDecoder whose values longer than max bytes are
-// malformed (SPEC 1, 'max-record-size').
-type sizedValues struct {
-	connector.ValueDecoder
-	max int
-}
-
-func (d sizedValues) DecodeValue(b *vector.Batch, rec []byte) string {
-	if len(rec) > d.max {
-		return inbuf.TooLong(d.max)
-	}
-	return d.ValueDecoder.DecodeValue(b, rec)
+	return rec.Values(st, codec.DecodeOptions{NotNull: notNullTime(st), MaxRecord: maxRecordSize(st)})
 }
 
 // transcoded is a decoder reading through a textenc.Reader: its progress counts

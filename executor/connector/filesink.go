@@ -12,8 +12,7 @@ import (
 	"syscall"
 
 	"streamql/catalog"
-	"streamql/executor/cdc"
-	"streamql/executor/format"
+	"streamql/executor/codec"
 	"streamql/executor/vector"
 	"streamql/internal/pipewrite"
 )
@@ -21,20 +20,16 @@ import (
 // fileSink is the 'file' connector's sink (SPEC 2.5): csv with a header line,
 // or json lines, in the SPEC 4 encodings.
 type fileSink struct {
-	st    *catalog.Stream
-	path  string // as written in 'path', for messages
-	f     *os.File
-	w     *bufio.Writer
-	json  bool
-	delim byte
-	buf   []byte
-	pipe  *pipewrite.Writer // under w for a FIFO ('sink.fifo'), else nil
-	// dbz writes Debezium's envelope ('format'='debezium-json', SPEC 2.8);
-	// nil for csv and json
-	dbz *cdc.Encoder
-	// op: a csv or json sink with an op column first (catalog's
-	// Stream.OpColumn) writes each row's kind there
-	op bool
+	st   *catalog.Stream
+	path string // as written in 'path', for messages
+	f    *os.File
+	w    *bufio.Writer
+	buf  []byte
+	pipe *pipewrite.Writer // under w for a FIFO ('sink.fifo'), else nil
+	// enc writes the rows in the stream's 'format' (its codec.Record's
+	// Lines): csv, json, or Debezium's envelope (SPEC 2.8); with an op column
+	// first (catalog's Stream.OpColumn) each row's kind goes there
+	enc codec.LineEncoder
 }
 
 // OpenFileSink opens the file at st's 'path' (relative to the declaring
@@ -54,6 +49,10 @@ func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 	path := st.Options["path"]
 	if f := catalog.LookupFormat(st.Options["format"]); f != nil && !f.Writes {
 		return nil, fmt.Errorf("sink stream %s: format '%s' is read only; a sink writes %s", st.Name, f.Name, strings.Join(catalog.WritableFormats(), ", "))
+	}
+	rec, err := codec.Of(st)
+	if err != nil {
+		return nil, err
 	}
 	if st.Options["debezium-json.schema-include"] == "true" {
 		return nil, fmt.Errorf("sink stream %s: option 'debezium-json.schema-include' = 'true' is for reading; a debezium-json sink writes the envelope without Kafka Connect's schema: remove the option", st.Name)
@@ -87,17 +86,15 @@ func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 		f.Close()
 		return nil, fmt.Errorf("sink stream %s: 'path' = '%s' is not a regular file; give the path of a file", st.Name, path)
 	}
-	s := &fileSink{st: st, path: path, f: f, w: bufio.NewWriterSize(f, 64<<10), json: st.Options["format"] == "json", delim: ','}
-	if st.Options["format"] == "debezium-json" {
-		s.json, s.dbz = true, cdc.NewEncoder(st.Columns)
+	s := &fileSink{st: st, path: path, f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	lo := codec.LineOptions{Op: st.OpColumn()}
+	if d := st.Options["csv.delimiter"]; len(d) == 1 {
+		lo.Delim = d[0]
 	}
-	s.op = st.OpColumn()
+	s.enc = rec.Lines(st.Columns, lo)
 	if pipewrite.IsPipe(f) {
 		s.pipe = pipewrite.NewWriter(ctx, f)
 		s.w.Reset(s.pipe)
-	}
-	if d := st.Options["csv.delimiter"]; len(d) == 1 {
-		s.delim = d[0]
 	}
 	if err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && flag&os.O_APPEND != 0 {
 		if err := startLine(full, nofollow, fi.Size(), s.w); err != nil {
@@ -105,8 +102,7 @@ func OpenFileSink(ctx context.Context, st *catalog.Stream) (SinkWriter, error) {
 			return nil, s.fail(err)
 		}
 	}
-	if !s.json && (err != nil || fi.Size() == 0) {
-		s.buf = append(format.AppendCSVHeader(s.buf[:0], st.Columns, s.delim), '\n')
+	if s.buf = s.enc.Header(s.buf[:0]); len(s.buf) > 0 && (err != nil || fi.Size() == 0) {
 		if _, err := s.w.Write(s.buf); err != nil {
 			f.Close()
 			return nil, s.fail(err)
@@ -164,44 +160,21 @@ func (s *fileSink) fail(err error) error {
 	return fmt.Errorf("sink stream %s: writing '%s': %w", s.st.Name, s.path, err)
 }
 
-// Write implements SinkWriter: one csv line or one json object per row.
+// Write implements SinkWriter: the row's line (an insert, +I, for a format
+// or an op column that keeps kinds).
 func (s *fileSink) Write(cols []*vector.Vec, i int) error {
-	if s.dbz != nil || s.op {
-		return s.WriteKind(cols, i, vector.Insert)
-	}
-	if s.json {
-		s.buf = append(s.buf[:0], '{')
-		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns, cols, i), '}', '\n')
-	} else {
-		s.buf = append(format.AppendCSVRow(s.buf[:0], s.st.Columns, cols, i, s.delim), '\n')
-	}
-	if _, err := s.w.Write(s.buf); err != nil {
-		return s.fail(err)
-	}
-	return nil
+	return s.WriteKind(cols, i, vector.Insert)
 }
 
 // WriteKind implements KindWriter: a debezium-json sink writes the row's
 // change in Debezium's envelope (cdc.Encoder); a csv or json sink with an op
 // column writes the kind there (+I, -U, +U, -D) and the row's other columns
 // after it; another csv or json sink, which takes inserts only, writes the
-// row.
+// row (codec.LineEncoder).
 func (s *fileSink) WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error {
-	switch {
-	case s.op && s.json:
-		s.buf = append(s.buf[:0], `{"`...)
-		s.buf = append(s.buf, s.st.Columns[0].Name...)
-		s.buf = append(s.buf, `":"`...)
-		s.buf = append(s.buf, kind.String()...)
-		s.buf = append(s.buf, `",`...)
-		s.buf = append(format.AppendJSONFields(s.buf, s.st.Columns[1:], cols[1:], i), '}', '\n')
-	case s.op:
-		s.buf = append(append(s.buf[:0], kind.String()...), s.delim)
-		s.buf = append(format.AppendCSVRow(s.buf, s.st.Columns[1:], cols[1:], i, s.delim), '\n')
-	case s.dbz == nil:
-		return s.Write(cols, i)
-	default:
-		s.buf = s.dbz.Append(s.buf[:0], cols, i, kind)
+	s.buf = s.enc.Append(s.buf[:0], cols, i, kind)
+	if len(s.buf) == 0 {
+		return nil
 	}
 	if _, err := s.w.Write(s.buf); err != nil {
 		return s.fail(err)
@@ -220,8 +193,7 @@ func (s *fileSink) Flush() error {
 
 // Close implements SinkWriter: flush, fsync, close.
 func (s *fileSink) Close() error {
-	if s.dbz != nil { // a -U that no +U followed
-		s.buf = s.dbz.End(s.buf[:0])
+	if s.buf = s.enc.End(s.buf[:0]); len(s.buf) > 0 { // a -U that no +U followed
 		s.w.Write(s.buf)
 	}
 	err := s.w.Flush()

@@ -5,12 +5,12 @@ import (
 	"strings"
 
 	"streamql/catalog"
-	"streamql/executor"
+	"streamql/executor/codec"
 	"streamql/parser"
 )
 
 // inferColumns fills st.Columns of a CREATE STREAM written without a column
-// list from its file (SPEC 1: executor.InferSchema): a connector that reads a
+// list from its file (SPEC 1: codec.InferSchema): a connector that reads a
 // file of known size ('file') with a 'path', format csv or json; a csv file's first line is its
 // header, so 'csv.header' is set to 'true' unless written. Errors are
 // *parser.Error at the stream's name or its WITH.
@@ -46,7 +46,7 @@ func inferColumns(dir string, st *parser.CreateStream) error {
 	return nil
 }
 
-// inferFile is executor.InferSchema of path (relative to dir), format
+// inferFile is codec.InferSchema of path (relative to dir), format
 // (csv, json; "" is csv) and the csv options as written.
 func inferFile(dir, path, format, delim, quote string, header bool) ([]catalog.Column, error) {
 	full := path
@@ -59,7 +59,7 @@ func inferFile(dir, path, format, delim, quote string, header bool) ([]catalog.C
 		}
 		return 0
 	}
-	return executor.InferSchema(full, format, b(delim), b(quote), header)
+	return codec.InferSchema(full, format, b(delim), b(quote), header)
 }
 
 // formatOf returns the format of a file read by its name (FROM 'x.json'):

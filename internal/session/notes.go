@@ -6,6 +6,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor"
+	"streamql/executor/codec"
 	"streamql/parser"
 	"streamql/planner"
 )
@@ -17,7 +18,7 @@ import (
 func explainNotes(job *planner.Job) []string {
 	var out []string
 	for _, st := range job.Streams() {
-		if m := executor.CSVMapping(st); m != "" {
+		if m := codec.CSVMapping(st); m != "" {
 			out = append(out, "stream "+st.Name+": "+m)
 		}
 		for _, l := range st.Conversions {
@@ -46,7 +47,7 @@ func allMalformed(job *planner.Job, stats executor.Stats) string {
 		decl[i] = c.Name + " " + c.Type.String()
 	}
 	l := fmt.Sprintf("stream %s: every row (%d) was malformed; columns declared: %s", st.Name, stats.Rows, strings.Join(decl, ", "))
-	if header, _ := executor.CSVHeader(st); header != nil {
+	if header, _ := codec.CSVHeader(st); header != nil {
 		l += "; the file's header: " + strings.Join(header, ", ")
 	} else if f := st.Shared().Format; f == "csv" || f == "" {
 		l += "; csv fields are read by position (with 'csv.header'='true' they map by the header's names)"

@@ -72,7 +72,7 @@ func (s *sink) NewChunk(size int) session.EncodedChunk {
 		c.s.outs = append(c.s.outs, &c.outs[k].t)
 	}
 	c.copies, c.fields = make([]bool, 0, 2*len(c.outs)+4), make([]uint64, 0, 2*len(c.outs)+4) // (a part per output and branch: made here, not while it runs)
-	if s.cfg.SideDir == "" && s.cfg.Format == "json" {                                        // the errors objects go to stdout, between the rows
+	if s.cfg.SideDir == "" && printerOf(s.cfg.Format).inlineSides {                           // the errors objects go to stdout, between the rows
 		c.errDest = dest(s.cfg.Stdout)
 	}
 	return c

@@ -229,19 +229,8 @@ const (
 	linePlain
 )
 
-func lineFormatOf(format string) lineFormat {
-	switch format {
-	case "csv":
-		return lineCSV
-	case "tsv":
-		return lineTSV
-	case "json":
-		return lineJSON
-	case "plain":
-		return linePlain
-	}
-	return lineNone
-}
+// lineFormatOf returns the line format of format (its printer's).
+func lineFormatOf(format string) lineFormat { return printerOf(format).line }
 
 // NewSink returns the sink that prints job's outputs as cfg says. With SideDir,
 // every side output's file is created at once, header included (SPEC 4); with
@@ -358,9 +347,8 @@ func (s *sink) writeHeader(t *target) {
 		return
 	}
 	t.header = false
-	switch s.cfg.Format {
-	case "csv", "tsv":
-		d := s.delim()
+	if l := lineFormatOf(s.cfg.Format); l.delimited() {
+		d := l.delim()
 		var b []byte // not s.buf: appendLine may be building a row in it
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte("output"), d), d)
@@ -373,12 +361,9 @@ func (s *sink) writeHeader(t *target) {
 	}
 }
 
-func (s *sink) delim() byte {
-	if s.cfg.Format == "tsv" {
-		return '\t'
-	}
-	return ','
-}
+// delim returns the field delimiter of the sink's line format (its
+// printer's, lineFormat.delim).
+func (s *sink) delim() byte { return lineFormatOf(s.cfg.Format).delim() }
 
 // Rows implements session.Sink: rows are written in input order across
 // outputs, with the rows operators made (r.Chunks) and the malformed rows at
@@ -711,10 +696,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*session.Vec, i int, line 
 	}
 	switch s.line {
 	case lineCSV, lineTSV:
-		d := byte(',')
-		if s.line == lineTSV {
-			d = '\t'
-		}
+		d := s.line.delim()
 		if t.prefix {
 			b = append(format.AppendCSVField(b, []byte(t.name), d), d)
 		}
@@ -803,7 +785,7 @@ func (s *sink) errorRow(name string, r *session.ErrorRow) error {
 			if err := s.openFile(t); err != nil {
 				return err
 			}
-		case s.cfg.Format == "json":
+		case printerOf(s.cfg.Format).inlineSides:
 			t.w, t.prefix = s.cfg.Stdout, true
 		case s.tabular:
 			t.w = s.cfg.Stdout
@@ -823,7 +805,7 @@ func (s *sink) errorRow(name string, r *session.ErrorRow) error {
 		return s.added(t)
 	}
 	b := s.buf[:0]
-	if s.cfg.SideDir == "" && s.cfg.Format != "json" {
+	if s.cfg.SideDir == "" && !printerOf(s.cfg.Format).inlineSides {
 		// csv, tsv and plain show the errors side output on stderr, a line per
 		// row prefixed with its name (SPEC 1)
 		b = append(append(b, name...), "> "...)
@@ -840,7 +822,7 @@ func (s *sink) openLate(t *target) error {
 	switch {
 	case s.cfg.SideDir != "":
 		return s.openFile(t)
-	case s.cfg.Format == "json":
+	case printerOf(s.cfg.Format).inlineSides:
 		t.w, t.prefix = s.cfg.Stdout, true
 	case s.tabular:
 		t.w = s.cfg.Stdout

@@ -126,7 +126,7 @@ func writeTable(w io.Writer, format, title string, cols []catalog.Column, tr *ta
 		at = int64(n) + 1
 	}
 	tr.lineEnds = tr.lineEnds[:0]
-	if format == "markdown" {
+	if printerOf(format).pipes {
 		writeMarkdown(bw, cols, tr, at)
 	} else {
 		writeBox(bw, cols, tr, at)
@@ -270,7 +270,7 @@ func writeBox(w *bufio.Writer, cols []catalog.Column, tr *tableRows, at int64) {
 // rows (cut.go): a box table's bottom border, its columns width wide (the
 // table's tr.box), or the blank line after a pipe table.
 func writeTableEnd(w *bufio.Writer, format string, width []int) {
-	if format == "markdown" {
+	if printerOf(format).pipes {
 		w.WriteByte('\n')
 		return
 	}
@@ -458,7 +458,7 @@ func WriteResult(w io.Writer, format string, r Result) error {
 	for i, c := range r.Columns {
 		cols[i] = catalog.Column{Name: c, Type: catalog.Varchar}
 	}
-	if format == "table" || format == "markdown" {
+	if isTabular(format) {
 		var tr tableRows
 		for _, row := range r.Rows {
 			for c := range cols {

@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"streamql/catalog"
-	"streamql/executor/format"
+	"streamql/executor/codec"
 	"streamql/executor/vector"
 )
 
@@ -42,14 +42,15 @@ type kafkaSink struct {
 	topic string
 	cl    *kgo.Client
 	job   *kafkaJob
-	json  bool
-	delim byte
-	eos   bool
+	// value and key encode a record's value in 'format' and its key in
+	// 'key.format' (their codec.Record's Row: a json object, or a csv line
+	// without header and line end)
+	value, key codec.RowEncoder
+	eos        bool
 
 	keyIdx  []int
 	keyCols []catalog.Column
 	keyVals []*vector.Vec
-	keyJSON bool
 
 	// upsert: an upsert-kafka sink (SPEC 2.8, upsertkafka.go) writes the
 	// columns valIdx (valCols) as the value, a delete as a tombstone
@@ -88,10 +89,19 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *connector.Env) 
 	if f := catalog.LookupFormat(st.Options["format"]); f != nil && f.Changelog {
 		return nil, fmt.Errorf("sink stream %s: a kafka sink writes 'format' = 'csv' or 'json' (one row per record), not '%s' yet; to write changes to Kafka use 'connector' = 'upsert-kafka' (SPEC 2.8), or a file sink with 'format' = 'debezium-json'", st.Name, f.Name)
 	}
-	s := &kafkaSink{st: st, topic: st.Options["topic"], job: kafkaJobOf(env), json: st.Options["format"] == "json", delim: ',',
-		eos: st.Options["sink.delivery-guarantee"] == "exactly-once"}
+	var delim byte
 	if d := st.Options["csv.delimiter"]; len(d) == 1 {
-		s.delim = d[0]
+		delim = d[0]
+	}
+	rowOf := func(opt, format string) (codec.RowEncoder, error) {
+		if r := codec.Lookup(format); r != nil && r.Row != nil {
+			return r.Row(delim), nil
+		}
+		return nil, fmt.Errorf("sink stream %s: option '%s' = '%s': a kafka sink writes one row per record in csv or json", st.Name, opt, format)
+	}
+	s := &kafkaSink{st: st, topic: st.Options["topic"], job: kafkaJobOf(env), eos: st.Options["sink.delivery-guarantee"] == "exactly-once"}
+	if s.value, err = rowOf("format", st.Options["format"]); err != nil {
+		return nil, err
 	}
 	if v, ok := st.Options["key.fields"]; ok {
 		if s.keyIdx, err = keyColumns(st, v); err != nil {
@@ -105,7 +115,9 @@ func OpenKafkaSink(ctx context.Context, st *catalog.Stream, env *connector.Env) 
 		if kf == "" {
 			kf = st.Options["format"]
 		}
-		s.keyJSON = kf == "json"
+		if s.key, err = rowOf("key.format", kf); err != nil {
+			return nil, err
+		}
 	}
 	opts := append(kafkaProducerOpts(st, o), kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.AllowAutoTopicCreation())
 	servers := st.Options["properties.bootstrap.servers"]
@@ -411,11 +423,7 @@ func (s *kafkaSink) appendKey(dst []byte, cols []*vector.Vec, i int) []byte {
 	for j, k := range s.keyIdx {
 		s.keyVals[j] = cols[k]
 	}
-	if s.keyJSON {
-		dst = append(dst, '{')
-		return append(format.AppendJSONFields(dst, s.keyCols, s.keyVals, i), '}')
-	}
-	return format.AppendCSVRow(dst, s.keyCols, s.keyVals, i, s.delim)
+	return s.key(dst, s.keyCols, s.keyVals, i)
 }
 
 // settleUB writes the pending -U (WriteKind) as the tombstone of its key:
@@ -447,13 +455,8 @@ func (s *kafkaSink) write(cols []*vector.Vec, i int, tombstone bool) error {
 		vcols, vvals = s.valCols, s.valVals
 	}
 	s.buf = s.buf[:0]
-	switch {
-	case tombstone:
-	case s.json:
-		s.buf = append(s.buf, '{')
-		s.buf = append(format.AppendJSONFields(s.buf, vcols, vvals, i), '}')
-	default:
-		s.buf = format.AppendCSVRow(s.buf, vcols, vvals, i, s.delim)
+	if !tombstone {
+		s.buf = s.value(s.buf, vcols, vvals, i)
 	}
 	nv := len(s.buf)
 	if s.keyIdx != nil {

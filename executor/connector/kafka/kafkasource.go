@@ -145,7 +145,13 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *connector.Env, rr r
 		marks:      map[int32]connector.ReplayMark{},
 		lastCommit: time.Now(),
 	}
-	if cd, ok := dec.(connector.ChangeDecoder); ok && rr == nil {
+	if f := catalog.LookupFormat(st.Shared().Format); f != nil && f.Changelog && rr == nil {
+		// a changelog format (catalog's FormatSpec.Changelog, SPEC 2.8): a
+		// record is rows with kinds, which its value decoder appends
+		cd, ok := dec.(connector.ChangeDecoder)
+		if !ok {
+			return nil, fmt.Errorf("stream %s: format '%s' reads changes, but its value decoder does not (executor/codec registers it wrong)", st.Name, f.Name)
+		}
 		rr = changeRecords{cd}
 	}
 	s.records = rr

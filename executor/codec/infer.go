@@ -1,4 +1,4 @@
-package executor
+package codec
 
 import (
 	"bufio"
@@ -31,16 +31,11 @@ func InferSchema(path, format string, delim, quote byte, header bool) ([]catalog
 		return nil, fmt.Errorf("cannot infer the columns of '%s': %v", path, err)
 	}
 	defer f.Close()
-	var names []string
-	var kinds []inferKind
-	switch format {
-	case "json":
-		names, kinds, err = inferJSON(f)
-	case "csv", "":
-		names, kinds, err = inferCSV(f, delim, quote, header)
-	default:
+	rec := Lookup(format)
+	if rec == nil || rec.Infer == nil {
 		return nil, fmt.Errorf("cannot infer the columns of '%s': format '%s' has no names; declare the columns", path, format)
 	}
+	names, kinds, err := rec.Infer(f, InferOptions{Delim: delim, Quote: quote, Header: header})
 	if err != nil {
 		return nil, fmt.Errorf("cannot infer the columns of '%s': %v", path, err)
 	}
@@ -49,20 +44,22 @@ func InferSchema(path, format string, delim, quote byte, header bool) ([]catalog
 	}
 	cols := make([]catalog.Column, len(names))
 	for i, n := range names {
-		cols[i] = catalog.Column{Name: n, Type: kinds[i].typ()}
+		cols[i] = catalog.Column{Name: n, Type: kinds[i].Type()}
 	}
 	return cols, nil
 }
 
-// inferKind is what the values of one column seen so far can all be read as.
-type inferKind struct {
+// Kind is what the values of one column seen so far can all be read as
+// (Record.Infer's result): its type is the first of BIGINT, DOUBLE, BOOLEAN,
+// TIMESTAMP that reads every value, else VARCHAR.
+type Kind struct {
 	seen                  bool // a value was seen
 	notInt, notDouble     bool
 	notBool, notTimestamp bool
 }
 
 // see narrows k by one text value (csv, or a json string); empty is no value.
-func (k *inferKind) see(v []byte) {
+func (k *Kind) see(v []byte) {
 	v = textconv.Trim(v)
 	if len(v) == 0 {
 		return
@@ -82,7 +79,8 @@ func (k *inferKind) see(v []byte) {
 	}
 }
 
-func (k *inferKind) typ() catalog.Type {
+// Type returns the SQL type the values seen so far read as.
+func (k *Kind) Type() catalog.Type {
 	switch {
 	case !k.seen:
 		return catalog.Varchar
@@ -98,7 +96,9 @@ func (k *inferKind) typ() catalog.Type {
 	return catalog.Varchar
 }
 
-func inferCSV(r io.Reader, delim, quote byte, header bool) ([]string, []inferKind, error) {
+// inferCSV is csv's Record.Infer.
+func inferCSV(r io.Reader, o InferOptions) ([]string, []Kind, error) {
+	delim, quote, header := o.Delim, o.Quote, o.Header
 	if delim == 0 {
 		delim = ','
 	}
@@ -106,7 +106,7 @@ func inferCSV(r io.Reader, delim, quote byte, header bool) ([]string, []inferKin
 	cr.Comma, cr.FieldsPerRecord, cr.LazyQuotes, cr.ReuseRecord = rune(delim), -1, true, true
 	_ = quote // (encoding/csv quotes with '"' only: good enough to sniff types)
 	var names []string
-	var kinds []inferKind
+	var kinds []Kind
 	for n := 0; n <= InferRows; n++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -117,12 +117,12 @@ func inferCSV(r io.Reader, delim, quote byte, header bool) ([]string, []inferKin
 		}
 		if n == 0 && header {
 			names = append(names, rec...)
-			kinds = make([]inferKind, len(names))
+			kinds = make([]Kind, len(names))
 			continue
 		}
 		for len(kinds) < len(rec) && !header {
 			names = append(names, "column"+strconv.Itoa(len(kinds)+1))
-			kinds = append(kinds, inferKind{})
+			kinds = append(kinds, Kind{})
 		}
 		for i, f := range rec {
 			if i < len(kinds) {
@@ -133,11 +133,12 @@ func inferCSV(r io.Reader, delim, quote byte, header bool) ([]string, []inferKin
 	return names, kinds, nil
 }
 
-func inferJSON(r io.Reader) ([]string, []inferKind, error) {
+// inferJSON is json's Record.Infer.
+func inferJSON(r io.Reader, _ InferOptions) ([]string, []Kind, error) {
 	sc := bufio.NewScanner(skipBOM(r))
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	var names []string
-	var kinds []inferKind
+	var kinds []Kind
 	at := map[string]int{}
 	for n := 0; n < InferRows && sc.Scan(); {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -164,7 +165,7 @@ func inferJSON(r io.Reader) ([]string, []inferKind, error) {
 			if !ok {
 				i = len(names)
 				at[key] = i
-				names, kinds = append(names, key), append(kinds, inferKind{})
+				names, kinds = append(names, key), append(kinds, Kind{})
 			}
 			k := &kinds[i]
 			switch v := v.(type) {
