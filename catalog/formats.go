@@ -101,6 +101,13 @@ func FormatNames() []string { return names(func(f *FormatSpec) bool { return f.R
 // WritableFormats returns the names of the formats a sink writes (SPEC 2.5, 2.8).
 func WritableFormats() []string { return names(func(f *FormatSpec) bool { return f.Writes }) }
 
+// RowFormats returns the names of the formats whose record is one row, that
+// a stream reads and a sink writes (not a changelog): what a Kafka record's
+// key and an upsert-kafka record's value are written in (SPEC 2.5, 2.8).
+func RowFormats() []string {
+	return names(func(f *FormatSpec) bool { return f.Reads && f.Writes && !f.Changelog })
+}
+
 // PrintFormats returns the output formats' names (SPEC 4), the default
 // (table) first.
 func PrintFormats() []string { return names(func(f *FormatSpec) bool { return f.Prints }) }

@@ -30,10 +30,27 @@ import (
 	"streamql/executor/vector"
 )
 
+// Envelope is the shape of a changelog format's records, which Changes
+// reads (SPEC 2.8); executor/codec registers each format's.
+type Envelope uint8
+
+const (
+	// Debezium is debezium-json's envelope: before, after, op = c/r/u/d.
+	Debezium Envelope = iota + 1
+	// Canal is canal-json's: data, old, type = INSERT/UPDATE/DELETE,
+	// database, table, isDdl.
+	Canal
+	// Maxwell is maxwell-json's: data, old, type = insert/update/delete.
+	Maxwell
+)
+
 // Options are a changelog format's options (SPEC 2.8, Flink's names).
 type Options struct {
-	// Format is "debezium-json", "canal-json" or "maxwell-json".
+	// Format is the format's name ("debezium-json"), which prefixes the
+	// decoder's messages.
 	Format string
+	// Envelope is the shape of its records.
+	Envelope Envelope
 	// SchemaInclude is 'debezium-json.schema-include': each record is
 	// {"schema": ..., "payload": envelope}.
 	SchemaInclude bool
@@ -43,17 +60,13 @@ type Options struct {
 	Database, Table *regexp.Regexp
 }
 
-// OptionsOf returns the changelog format options of st (its 'format' and the
-// format's options), or an error naming the stream and the option (an
-// include pattern that does not compile). ok is false when st's format is not
-// a changelog format.
-func OptionsOf(st *catalog.Stream) (o Options, ok bool, err error) {
+// OptionsOf returns the options of st, whose 'format' is a changelog format
+// of envelope e (its codec.Record's): its name and the format's options, or
+// an error naming the stream and the option (an include pattern that does
+// not compile).
+func OptionsOf(st *catalog.Stream, e Envelope) (o Options, err error) {
 	c := st.Shared()
-	f := catalog.LookupFormat(c.Format)
-	if f == nil || !f.Changelog {
-		return Options{}, false, nil
-	}
-	o = Options{Format: f.Name, SchemaInclude: c.DebeziumSchemaInclude}
+	o = Options{Format: c.Format, Envelope: e, SchemaInclude: c.DebeziumSchemaInclude}
 	for _, p := range []struct {
 		key, v string
 		re     **regexp.Regexp
@@ -61,19 +74,19 @@ func OptionsOf(st *catalog.Stream) (o Options, ok bool, err error) {
 		if v := p.v; v != "" {
 			re, err := regexp.Compile(`^(?:` + v + `)$`)
 			if err != nil {
-				return o, true, fmt.Errorf("stream %s: option '%s': %v (RE2 syntax)", st.Name, p.key, err)
+				return o, fmt.Errorf("stream %s: option '%s': %v (RE2 syntax)", st.Name, p.key, err)
 			}
 			*p.re = re
 		}
 	}
-	return o, true, nil
+	return o, nil
 }
 
 // The envelope members each format reads, in the order of Changes.env's columns.
-var envelopes = map[string][]string{
-	"debezium-json": {"before", "after", "op"},
-	"canal-json":    {"data", "old", "type", "database", "table", "isDdl"},
-	"maxwell-json":  {"data", "old", "type"},
+var envelopes = map[Envelope][]string{
+	Debezium: {"before", "after", "op"},
+	Canal:    {"data", "old", "type", "database", "table", "isDdl"},
+	Maxwell:  {"data", "old", "type"},
 }
 
 // Changes reads one changelog record at a time into rows with kinds (the
@@ -94,9 +107,9 @@ type Changes struct {
 // of types types (the stream's); notNull marks the columns whose NULL makes a
 // row malformed (the event-time column, SPEC 2.3; nil = none).
 func NewChanges(o Options, names []string, types []catalog.Type, notNull []bool) (*Changes, error) {
-	members, ok := envelopes[o.Format]
+	members, ok := envelopes[o.Envelope]
 	if !ok {
-		return nil, fmt.Errorf("cdc: '%s' is not a changelog format; use debezium-json, canal-json or maxwell-json", o.Format)
+		return nil, fmt.Errorf("cdc: format '%s' has no envelope (Options.Envelope): register it in executor/codec", o.Format)
 	}
 	vt := make([]catalog.Type, len(members))
 	for i := range vt {
@@ -155,10 +168,10 @@ func (c *Changes) Append(b *vector.Batch, rec []byte, pos int64) (reason string,
 		}
 		return r, false
 	}
-	switch c.o.Format {
-	case "debezium-json":
+	switch c.o.Envelope {
+	case Debezium:
 		return c.debezium(b, pos)
-	case "canal-json":
+	case Canal:
 		return c.canal(b, pos)
 	}
 	return c.maxwell(b, pos)

@@ -86,7 +86,7 @@ func TestDebezium(t *testing.T) {
 {"before":null,"after":{"id":"abc"},"op":"c"}
 {"before":null,"after":{"id":1},"op":"c"
 `
-	rows, bad := decodeAll(t, Options{Format: "debezium-json"}, in)
+	rows, bad := decodeAll(t, Options{Format: "debezium-json", Envelope: Debezium}, in)
 	check(t, "rows", rows, []string{
 		"1 -U[111, scooter, Big 2-wheel scooter, 5.18]",
 		"1 +U[111, scooter, Big 2-wheel scooter, 5.15]",
@@ -109,7 +109,7 @@ func TestDebeziumSchemaInclude(t *testing.T) {
 {"schema":{}}
 {"payload":{"before":null,"after":{"id":7},"op":"z"}}
 `
-	rows, bad := decodeAll(t, Options{Format: "debezium-json", SchemaInclude: true}, in)
+	rows, bad := decodeAll(t, Options{Format: "debezium-json", Envelope: Debezium, SchemaInclude: true}, in)
 	check(t, "rows", rows, []string{"1 +I[7, a, NULL, NULL]"})
 	check(t, "malformed", bad, []string{
 		`2: 'debezium-json.schema-include' is true but the record has no "payload"`,
@@ -130,7 +130,7 @@ func TestCanal(t *testing.T) {
 {"data":[{"id":3},{"id":4}],"old":[{}],"database":"inventory","table":"products","type":"UPDATE"}
 {"data":[{"id":5}],"database":"other","table":"products","type":"INSERT"}
 `
-	rows, bad := decodeAll(t, Options{Format: "canal-json"}, in)
+	rows, bad := decodeAll(t, Options{Format: "canal-json", Envelope: Canal}, in)
 	check(t, "rows", rows, []string{
 		"1 -U[111, scooter, Big 2-wheel scooter, 5.15]",
 		"1 +U[111, scooter, Big 2-wheel scooter, 5.18]",
@@ -149,7 +149,7 @@ func TestCanal(t *testing.T) {
 		`8: type UPDATE has 2 rows in "data" but 1 in "old"`,
 	})
 	db, _ := compile("inv.*")
-	rows, _ = decodeAll(t, Options{Format: "canal-json", Database: db}, in)
+	rows, _ = decodeAll(t, Options{Format: "canal-json", Envelope: Canal, Database: db}, in)
 	if len(rows) != 9 || strings.Contains(strings.Join(rows, " "), "[5,") {
 		t.Errorf("'canal-json.database.include' = 'inv.*' read %v", rows)
 	}
@@ -164,7 +164,7 @@ func TestMaxwell(t *testing.T) {
 {"database":"test","table":"product","type":"update","data":{"id":1}}
 {"database":"test","table":"product","type":"insert"}
 `
-	rows, bad := decodeAll(t, Options{Format: "maxwell-json"}, in)
+	rows, bad := decodeAll(t, Options{Format: "maxwell-json", Envelope: Maxwell}, in)
 	check(t, "rows", rows, []string{
 		"1 -U[111, scooter, Big 2-wheel scooter, 5.15]",
 		"1 +U[111, scooter, Big 2-wheel scooter, 5.18]",
@@ -196,7 +196,7 @@ func TestBatchBoundaries(t *testing.T) {
 			want = append(want, fmt.Sprintf("%d -U[%d, o, NULL, NULL]", i, i), fmt.Sprintf("%d +U[%d, n, NULL, NULL]", i, i))
 		}
 	}
-	rows, bad := decodeAll(t, Options{Format: "debezium-json"}, in.String())
+	rows, bad := decodeAll(t, Options{Format: "debezium-json", Envelope: Debezium}, in.String())
 	check(t, "rows", rows, want)
 	check(t, "malformed", bad, wantBad)
 }
@@ -204,7 +204,7 @@ func TestBatchBoundaries(t *testing.T) {
 // Append (the Kafka path): a tombstone is no row; a record that does not fit
 // is refused whole; a canal record larger than a batch is malformed.
 func TestAppend(t *testing.T) {
-	ch, _ := NewChanges(Options{Format: "debezium-json"}, products.names, products.types, nil)
+	ch, _ := NewChanges(Options{Format: "debezium-json", Envelope: Debezium}, products.names, products.types, nil)
 	b := vector.NewBatch(products.types)
 	if r, full := ch.Append(b, nil, 1); r != "" || full || b.N != 0 {
 		t.Errorf("tombstone: %q %v N=%d", r, full, b.N)
@@ -216,13 +216,13 @@ func TestAppend(t *testing.T) {
 	if r, full := ch.Append(b, []byte(`{"before":null,"after":{"id":2},"op":"c"}`), 3); r != "" || full || b.N != vector.Cap || b.Kinds[vector.Cap-1] != vector.Insert {
 		t.Errorf("last row: %q %v N=%d", r, full, b.N)
 	}
-	cc, _ := NewChanges(Options{Format: "canal-json"}, products.names, products.types, nil)
+	cc, _ := NewChanges(Options{Format: "canal-json", Envelope: Canal}, products.names, products.types, nil)
 	big := `{"type":"INSERT","data":[` + strings.Repeat(`{"id":1},`, vector.Cap) + `{"id":2}]}`
 	b.N = 0
 	if r, full := cc.Append(b, []byte(big), 1); full || !strings.Contains(r, "more than the 1024 a batch holds") {
 		t.Errorf("huge canal record: %q %v", r, full)
 	}
-	nn, _ := NewChanges(Options{Format: "debezium-json"}, products.names, products.types, []bool{true, false, false, false})
+	nn, _ := NewChanges(Options{Format: "debezium-json", Envelope: Debezium}, products.names, products.types, []bool{true, false, false, false})
 	if r, _ := nn.Append(b, []byte(`{"after":{"name":"x"},"op":"c"}`), 1); !strings.Contains(r, "event-time column is NULL") {
 		t.Errorf("NULL event time: %q", r)
 	}

@@ -25,7 +25,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		for _, o := range []Options{{Format: "debezium-json"}, {Format: "debezium-json", SchemaInclude: true}, {Format: "canal-json"}, {Format: "maxwell-json"}} {
+		for _, o := range []Options{{Format: "debezium-json", Envelope: Debezium}, {Format: "debezium-json", Envelope: Debezium, SchemaInclude: true}, {Format: "canal-json", Envelope: Canal}, {Format: "maxwell-json", Envelope: Maxwell}} {
 			ch, err := NewChanges(o, products.names, products.types, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -9,49 +9,52 @@ import (
 	"streamql/executor/vector"
 )
 
-// changelogRecord is the code of the changelog formats a stream reads and no
-// sink writes (SPEC 2.8: canal-json, maxwell-json): executor/cdc reads each
-// record into rows with kinds.
-var changelogRecord = Record{Decoder: newChanges, Values: changeValuesOf}
+// canalRecord and maxwellRecord are the code of the changelog formats a
+// stream reads and no sink writes (SPEC 2.8: canal-json, maxwell-json).
+var (
+	canalRecord   = changelogRecord(cdc.Canal)
+	maxwellRecord = changelogRecord(cdc.Maxwell)
+)
 
 // debeziumRecord is debezium-json's code (SPEC 2.8): read as the other
 // changelog formats, and written by a file sink as Debezium's envelope
 // (cdc.Encoder). Its record is a change, not a row: it has no Row encoder.
-var debeziumRecord = Record{
-	Decoder: newChanges,
-	Values:  changeValuesOf,
-	Lines: func(cols []catalog.Column, _ LineOptions) LineEncoder {
+var debeziumRecord = func() Record {
+	r := changelogRecord(cdc.Debezium)
+	r.Lines = func(cols []catalog.Column, _ LineOptions) LineEncoder {
 		return debeziumLines{cdc.NewEncoder(cols)}
-	},
-}
-
-// changesOf returns the reader of st's changelog records (cdc.Changes), with
-// its format options; errors name the stream and the option.
-func changesOf(st *catalog.Stream, o DecodeOptions) (*cdc.Changes, error) {
-	co, _, err := cdc.OptionsOf(st)
-	if err != nil {
-		return nil, err
 	}
-	return cdc.NewChanges(co, st.Names(), st.Types(), o.NotNull)
-}
+	return r
+}()
 
-// newChanges is a changelog format's Record.Decoder: JSON lines, each a
-// change record (cdc.Decoder).
-func newChanges(st *catalog.Stream, r io.Reader, o DecodeOptions) (Decoder, error) {
-	ch, err := changesOf(st, o)
-	if err != nil {
-		return nil, err
+// changelogRecord returns the reading side of a changelog format whose
+// records are envelopes e: executor/cdc reads each record into rows with
+// kinds, JSON lines from a stream (cdc.Decoder) or one record at a time
+// (changeValues).
+func changelogRecord(e cdc.Envelope) Record {
+	changes := func(st *catalog.Stream, o DecodeOptions) (*cdc.Changes, error) {
+		co, err := cdc.OptionsOf(st, e)
+		if err != nil {
+			return nil, err
+		}
+		return cdc.NewChanges(co, st.Names(), st.Types(), o.NotNull)
 	}
-	return cdc.NewDecoder(r, ch, cdc.ReaderOptions{Lines: o.Lines, MaxRecord: o.MaxRecord, Continues: o.Continues}), nil
-}
-
-// changeValuesOf is a changelog format's Record.Values.
-func changeValuesOf(st *catalog.Stream, o DecodeOptions) (ValueDecoder, error) {
-	ch, err := changesOf(st, o)
-	if err != nil {
-		return nil, err
+	return Record{
+		Decoder: func(st *catalog.Stream, r io.Reader, o DecodeOptions) (Decoder, error) {
+			ch, err := changes(st, o)
+			if err != nil {
+				return nil, err
+			}
+			return cdc.NewDecoder(r, ch, cdc.ReaderOptions{Lines: o.Lines, MaxRecord: o.MaxRecord, Continues: o.Continues}), nil
+		},
+		Values: func(st *catalog.Stream, o DecodeOptions) (ValueDecoder, error) {
+			ch, err := changes(st, o)
+			if err != nil {
+				return nil, err
+			}
+			return changeValues{ch, o.MaxRecord}, nil
+		},
 	}
-	return changeValues{ch, o.MaxRecord}, nil
 }
 
 // changeValues is the value decoder of a changelog format (connector.ChangeDecoder):

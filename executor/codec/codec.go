@@ -121,14 +121,14 @@ type Record struct {
 	Row func(delim byte) RowEncoder
 }
 
-// registry holds the record formats' code, by catalog.FormatSpec.Name: the one
-// registration a record format needs (see the package doc).
+// registry holds the record formats' code, by catalog.FormatSpec.Name: the
+// one registration a record format needs (see the package doc).
 var registry = map[string]*Record{
 	"csv":           &csvRecord,
 	"json":          &jsonRecord,
 	"debezium-json": &debeziumRecord,
-	"canal-json":    &changelogRecord,
-	"maxwell-json":  &changelogRecord,
+	"canal-json":    &canalRecord,
+	"maxwell-json":  &maxwellRecord,
 }
 
 // Lookup returns the code of the record format named name ("" is csv, the

@@ -102,7 +102,9 @@ func rowsOf(t *testing.T, b *vector.Batch, first int) []rtRow {
 	return out
 }
 
-func decodeAll(t *testing.T, rec *Record, st *catalog.Stream, text []byte) *vector.Batch {
+// decode reads the first batch of st's rows in text with rec's decoder, and
+// the malformed rows.
+func decode(t *testing.T, rec *Record, st *catalog.Stream, text []byte) (*vector.Batch, []records.BadRow) {
 	t.Helper()
 	dec, err := rec.Decoder(st, bytes.NewReader(text), DecodeOptions{MaxRecord: 1 << 20})
 	if err != nil {
@@ -113,6 +115,13 @@ func decodeAll(t *testing.T, rec *Record, st *catalog.Stream, text []byte) *vect
 	if err := dec.Decode(b, &bad); err != nil && err != io.EOF {
 		t.Fatal(err)
 	}
+	return b, bad
+}
+
+// decodeAll is decode of text without malformed rows.
+func decodeAll(t *testing.T, rec *Record, st *catalog.Stream, text []byte) *vector.Batch {
+	t.Helper()
+	b, bad := decode(t, rec, st, text)
 	if len(bad) > 0 {
 		t.Fatalf("malformed rows reading back %q: %+v", text, bad)
 	}
@@ -236,6 +245,59 @@ func TestInferSchema(t *testing.T) {
 		}
 		if !slices.Equal(cols, rtCols) {
 			t.Errorf("format %s: inferred %v from\n%s\nwant %v", f.Name, cols, text, rtCols)
+		}
+	}
+}
+
+// changelogSamples are one insert record of each changelog format, in its
+// own envelope (SPEC 2.8; Flink's debezium-json, canal-json, maxwell-json).
+var changelogSamples = map[string]string{
+	"debezium-json": `{"before":null,"after":{"id":1,"name":"a,b","x":1.5},"op":"c"}`,
+	"canal-json":    `{"data":[{"id":1,"name":"a,b","x":1.5}],"old":null,"type":"INSERT","database":"d","table":"t","isDdl":false}`,
+	"maxwell-json":  `{"database":"d","table":"t","type":"insert","data":{"id":1,"name":"a,b","x":1.5}}`,
+}
+
+// TestChangelogEnvelopes: each changelog format is registered with its own
+// envelope: its decoder and its value decoder read its sample as the row
+// inserted, and the other formats' decoders do not.
+func TestChangelogEnvelopes(t *testing.T) {
+	want := []rtRow{{vector.Insert, 1, "a,b", 1.5, false}}
+	for _, f := range catalog.Formats() {
+		if !f.Changelog {
+			continue
+		}
+		sample, ok := changelogSamples[f.Name]
+		if !ok {
+			t.Errorf("changelog format %s has no sample record in changelogSamples: add one", f.Name)
+			continue
+		}
+		for _, g := range catalog.Formats() {
+			if !g.Changelog {
+				continue
+			}
+			st := &catalog.Stream{Name: "s", Columns: rtCols, EventTime: -1, Options: map[string]string{"format": g.Name}}
+			b, bad := decode(t, Lookup(g.Name), st, []byte(sample+"\n"))
+			got := rowsOf(t, b, 0)
+			if read := slices.Equal(got, want) && len(bad) == 0; read != (g.Name == f.Name) {
+				t.Errorf("%s's decoder read %s's record %s as %+v (malformed %d)", g.Name, f.Name, sample, got, len(bad))
+			}
+			if g.Name != f.Name {
+				continue
+			}
+			vd, err := Lookup(g.Name).Values(st, DecodeOptions{MaxRecord: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cd, ok := vd.(interface {
+				Append(b *vector.Batch, rec []byte, pos int64) (string, bool)
+			})
+			if !ok {
+				t.Fatalf("%s's value decoder does not read changes (connector.ChangeDecoder)", g.Name)
+			}
+			vb := vector.NewBatch(st.Types())
+			if why, _ := cd.Append(vb, []byte(sample), 1); why != "" || !slices.Equal(rowsOf(t, vb, 0), want) {
+				t.Errorf("%s's value decoder read %s as %+v (%s)", g.Name, sample, rowsOf(t, vb, 0), why)
+			}
 		}
 	}
 }

@@ -17,7 +17,7 @@ func CSVHeader(st *catalog.Stream) (header []string, fieldMap []int) {
 	st = st.Physical() // (computed columns are not in the file)
 	fc := st.File()
 	if fc == nil || !fc.CSV.Header || st.Connector == nil || !st.Connector.KnownSize || fc.Path == "" ||
-		fc.Format != "csv" && fc.Format != "" {
+		!isCSV(fc.Format) {
 		return nil, nil
 	}
 	full := fc.Path
@@ -40,7 +40,7 @@ func CSVHeader(st *catalog.Stream) (header []string, fieldMap []int) {
 // "EXPLAIN says which mapping a stream uses"), for EXPLAIN: "" for a stream
 // without 'csv.header', else "by header names" or "by position" with why.
 func CSVMapping(st *catalog.Stream) string {
-	if c := st.Shared(); !c.CSV.Header || c.Format != "csv" && c.Format != "" {
+	if c := st.Shared(); !c.CSV.Header || !isCSV(c.Format) {
 		return ""
 	}
 	st = st.Physical()
@@ -67,3 +67,7 @@ func sameNames(names, header []string) bool {
 	}
 	return true
 }
+
+// isCSV says format is csv (the default 'format'): a stream whose fields may
+// map by its file's header line ('csv.header', SPEC 1).
+func isCSV(format string) bool { return format == "csv" || format == "" }

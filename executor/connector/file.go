@@ -89,7 +89,7 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 		f.Close()
 		return nil, err
 	}
-	header := st.Options["format"] != "json" && st.Options["csv.header"] == "true"
+	header := st.Shared().CSV.Header // (csv.* options are refused for another format)
 	return &fileSource{ctx: ctx, f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}, nil
 }
 

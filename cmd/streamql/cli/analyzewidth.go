@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-runewidth"
 	"golang.org/x/term"
 
+	"streamql/catalog"
 	"streamql/internal/session"
 )
 
@@ -34,7 +35,7 @@ var terminalWidth = func(w io.Writer) int {
 // width. It returns columns and rows unchanged when they fit, when width is
 // 0, or for a format other than table and markdown.
 func fitAnalyze(format string, width int, columns []string, rows [][]string) ([]string, [][]string) {
-	if width <= 0 || format != "table" && format != "markdown" || !slices.Equal(columns, session.AnalyzeColumns) {
+	if width <= 0 || !tabular(format) || !slices.Equal(columns, session.AnalyzeColumns) {
 		return columns, rows
 	}
 	w0, w1 := 0, 0
@@ -89,4 +90,11 @@ func wrapWidth(s string, width, cont int) []string {
 		empty = false
 	}
 	return append(out, line)
+}
+
+// tabular reports whether format prints tables (catalog's FormatSpec.Tabular:
+// table, markdown).
+func tabular(format string) bool {
+	f := catalog.PrintFormat(format)
+	return f != nil && f.Tabular
 }

@@ -50,7 +50,7 @@ func init() {
 			catalog.OptionSpec{Name: "scan.bounded.timestamp-millis", Kind: catalog.OptInt, Doc: "with scan.bounded.mode = timestamp: stop before the first record with a timestamp at or after it (epoch ms)"},
 			catalog.OptionSpec{Name: "scan.watermark.idle-timeout", Kind: catalog.OptString, Doc: "a partition without records for this long (e.g. '10 s', '500 ms', '1 min') is left out of the stream's watermark until it produces again"},
 			catalog.OptionSpec{Name: "key.fields", Kind: catalog.OptString, Doc: "as a sink: the columns of each record's key, separated by ';' (Kafka's murmur2 partitioner places the keyed records)"},
-			catalog.OptionSpec{Name: "key.format", Kind: catalog.OptEnum, Values: []string{"csv", "json"}, Doc: "as a sink: the format of the key (default: the value's 'format')"},
+			catalog.OptionSpec{Name: "key.format", Kind: catalog.OptEnum, Values: catalog.RowFormats(), Doc: "as a sink: the format of the key (default: the value's 'format')"},
 			catalog.OptionSpec{Name: "sink.delivery-guarantee", Kind: catalog.OptEnum, Values: []string{"at-least-once", "exactly-once"}, Default: "at-least-once", Doc: "as a sink: at-least-once flushes before the job succeeds; exactly-once writes in Kafka transactions"},
 			catalog.OptionSpec{Name: "sink.transactional-id-prefix", Kind: catalog.OptString, Doc: "as an exactly-once sink: prefix of the transactional id (the stream's name is appended, and with a consumer-group source its 'properties.group.instance.id' or a random suffix)"},
 			catalog.OptionSpec{Name: "properties.*", Kind: catalog.OptString, Doc: "a Kafka client property passed to the client (see the error of an unsupported one for the list)"},

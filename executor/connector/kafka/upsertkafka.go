@@ -30,7 +30,7 @@ import (
 // stream (asKafka).
 
 // upsertFormats are the formats of a key or value (one row per record).
-var upsertFormats = []string{"csv", "json"}
+var upsertFormats = catalog.RowFormats()
 
 func init() {
 	connector.Register(&catalog.ConnectorSpec{
