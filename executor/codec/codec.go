@@ -24,6 +24,7 @@ package codec
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"streamql/catalog"
 	"streamql/executor/records"
@@ -147,7 +148,7 @@ func Of(st *catalog.Stream) (*Record, error) {
 	if r := Lookup(format); r != nil {
 		return r, nil
 	}
-	return nil, fmt.Errorf("stream %s: unknown 'format' = '%s'; use csv or json", st.Name, format)
+	return nil, fmt.Errorf("stream %s: unknown 'format' = '%s'; use one of %s", st.Name, format, strings.Join(catalog.FormatNames(), ", "))
 }
 
 // delimOr returns d, or ',' when d is 0.

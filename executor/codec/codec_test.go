@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"streamql/catalog"
@@ -298,6 +299,21 @@ func TestChangelogEnvelopes(t *testing.T) {
 			if why, _ := cd.Append(vb, []byte(sample), 1); why != "" || !slices.Equal(rowsOf(t, vb, 0), want) {
 				t.Errorf("%s's value decoder read %s as %+v (%s)", g.Name, sample, rowsOf(t, vb, 0), why)
 			}
+		}
+	}
+}
+
+// TestOfUnknownFormat: a 'format' no record format has is an error naming
+// the stream and listing the formats.
+func TestOfUnknownFormat(t *testing.T) {
+	st := &catalog.Stream{Name: "s", Columns: rtCols, EventTime: -1, Options: map[string]string{"format": "avro"}}
+	_, err := Of(st)
+	if err == nil {
+		t.Fatal("format 'avro' has code")
+	}
+	for _, want := range append([]string{"stream s", "'avro'"}, catalog.FormatNames()...) {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
 }
