@@ -245,11 +245,40 @@ func operandEnd(r *region, i int) int {
 				continue
 			}
 		}
-		if r.depth[j] < d || boundary(t) && j > i {
+		if r.depth[j] < d || boundary(t) && j > i || j > i && startsAlias(r, j) {
 			break
 		}
 	}
 	return j
+}
+
+// startsAlias reports whether token j, a word directly after a whole
+// operand (a name, a literal, a closing parenthesis or bracket), starts an
+// implicit alias (`a IS DISTINCT FROM b e`): no operator joins the two.
+// DIV and MOD are infix operators, and the unit of `INTERVAL '1' DAY` is
+// part of its literal.
+func startsAlias(r *region, j int) bool {
+	t, p := r.toks[j], r.toks[j-1]
+	if t.Kind != TokIdent && t.Kind != TokQuotedIdent {
+		return false
+	}
+	if t.is("DIV") || t.is("MOD") {
+		return false
+	}
+	switch p.Kind {
+	case TokIdent, TokQuotedIdent, TokNumber:
+	case TokString:
+		if j >= 2 && r.toks[j-2].is("INTERVAL") {
+			return false
+		}
+	case TokOp:
+		if !p.isOp(")") && !p.isOp("]") {
+			return false
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // operandStart returns the index of the first token of the operand that
