@@ -142,3 +142,53 @@ func TestExtractDowDoy(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalCalendarUnits: ts ± INTERVAL 'n' MONTH | QUARTER | YEAR (and
+// the plurals) move a TIMESTAMP by calendar months, the day clamped to the
+// month's last (Flink's year-month intervals), against Go's calendar over
+// month ends, leap days and a NULL; on a BIGINT or with a fraction the
+// interval is a planning error naming it.
+func TestIntervalCalendarUnits(t *testing.T) {
+	times := []time.Time{
+		time.Date(2021, 1, 31, 10, 0, 0, 123e6, time.UTC), time.Date(2020, 2, 29, 0, 0, 0, 0, time.UTC),
+		time.Date(2021, 3, 31, 23, 59, 59, 999e6, time.UTC), time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC),
+	}
+	var values []string
+	for _, ts := range times {
+		values = append(values, "(TIMESTAMP '"+ts.Format("2006-01-02 15:04:05.000")+"')")
+	}
+	values = append(values, "(NULL)")
+	// addMonths is the reference: calendar months, the day clamped.
+	addMonths := func(ts time.Time, n int) string {
+		first := time.Date(ts.Year(), ts.Month(), 1, ts.Hour(), ts.Minute(), ts.Second(), ts.Nanosecond(), time.UTC).AddDate(0, n, 0)
+		last := first.AddDate(0, 1, -1).Day()
+		return first.AddDate(0, 0, min(ts.Day(), last)-1).String() // (as collect prints a time.Time)
+	}
+	for _, u := range []struct {
+		unit   string
+		months int
+	}{{"MONTH", 1}, {"MONTHS", 1}, {"QUARTER", 3}, {"QUARTERS", 3}, {"YEAR", 12}, {"YEARS", 12}} {
+		for _, n := range []int{1, 13, -2} {
+			got := runSQL(t, `CREATE STREAM s (ts TIMESTAMP(3)) WITH ('connector'='values');
+INSERT INTO s VALUES `+strings.Join(values, ", ")+`;
+SELECT ts + INTERVAL '`+fmt.Sprint(n)+`' `+u.unit+` AS a, ts - INTERVAL '`+fmt.Sprint(n)+`' `+u.unit+` AS b FROM s;`)
+			var want []string
+			for _, ts := range times {
+				want = append(want, "main main: "+addMonths(ts, n*u.months)+", "+addMonths(ts, -n*u.months))
+			}
+			want = append(want, "main main: <nil>, <nil>")
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("%d %s:\n got %q\nwant %q", n, u.unit, got, want)
+			}
+		}
+	}
+	for sql, msg := range map[string]string{
+		"SELECT 5 + INTERVAL '1' MONTH AS x;":                                "INTERVAL '1' MONTH has no fixed length in milliseconds",
+		"SELECT TIMESTAMP '2021-01-01 00:00:00' - INTERVAL '1.5' YEAR AS x;": "INTERVAL '1.5' YEAR: a YEAR interval takes a whole number",
+	} {
+		s := open(t, streamql.Options{OnRows: collect(new([]string))})
+		if err := s.Exec(context.Background(), sql); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want an error with %q", sql, err, msg)
+		}
+	}
+}

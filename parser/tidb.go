@@ -827,7 +827,8 @@ var extractAs = map[string]string{"DOW": "DAYOFWEEK", "DOY": "DAYOFYEAR"}
 
 // pluralUnits are the plural spellings of INTERVAL units that Flink SQL
 // accepts (INTERVAL '10' MINUTES), read as the singular ones.
-var pluralUnits = map[string]bool{"MILLISECONDS": true, "SECONDS": true, "MINUTES": true, "HOURS": true, "DAYS": true, "WEEKS": true}
+var pluralUnits = map[string]bool{"MILLISECONDS": true, "SECONDS": true, "MINUTES": true, "HOURS": true, "DAYS": true, "WEEKS": true,
+	"MONTHS": true, "QUARTERS": true, "YEARS": true}
 
 var hintKeywords = []string{"SELECT", "FROM", "WHERE", "JOIN", "LIMIT", "GROUP", "ORDER", "HAVING",
 	"BETWEEN", "LIKE", "CAST", "SEMI", "ANTI", "INTO", "SIDE", "VALUES", "INSERT", "CASE", "WHEN",

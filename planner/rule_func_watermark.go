@@ -11,6 +11,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
+	"streamql/catalog/functions"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -76,6 +77,8 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 		ms = "86400000"
 	case unit.Unit == ast.TimeUnitWeek:
 		ms = "604800000"
+	case unit.Unit == ast.TimeUnitMonth || unit.Unit == ast.TimeUnitQuarter || unit.Unit == ast.TimeUnitYear:
+		return sc.intervalMonths(n, x, text, amount, unit.Unit.String(), sub)
 	default:
 		return nil, parser.Errorf(sc.pos(n), "INTERVAL unit %s is not supported; use MILLISECOND, SECOND, MINUTE, HOUR, DAY or WEEK", unit.Unit)
 	}
@@ -94,6 +97,27 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 		return build(&Expr{Op: plan.OpAddInterval, Type: x.Type, Args: []*Expr{x}, Param: delta}), nil
 	}
 	return nil, parser.Errorf(sc.pos(n), "INTERVAL arithmetic needs a BIGINT (epoch ms) or TIMESTAMP, got %s", x.Type)
+}
+
+// intervalMonths compiles ts ± INTERVAL 'n' MONTH | QUARTER | YEAR (Flink's
+// year-month intervals) as TIMESTAMPADD(unit, ±n, ts): calendar months, the
+// day clamped to the month's last (Jan 31 + 1 month = Feb 28). The amount
+// must be a whole number; a month has no fixed length, so a BIGINT (epoch ms)
+// operand is a planning error that suggests a TIMESTAMP.
+func (sc *scope) intervalMonths(n *ast.FuncCallExpr, x *Expr, text string, amount float64, unit string, sub bool) (*Expr, error) {
+	iv := "INTERVAL '" + text + "' " + unit
+	if amount != math.Trunc(amount) || math.Abs(amount) > 1e9 {
+		return nil, parser.Errorf(sc.pos(n.Args[1]), "%s: a %s interval takes a whole number", iv, unit)
+	}
+	if x.Type != catalog.Timestamp && x.Type != catalog.Unknown {
+		return nil, parser.Errorf(sc.pos(n), "%s has no fixed length in milliseconds, so it applies to a TIMESTAMP only, got %s; use TO_TIMESTAMP_LTZ(x, 3) or a DAY interval", iv, x.Type)
+	}
+	k := int64(amount)
+	if sub {
+		k = -k
+	}
+	c := &funcCall{sc: sc, name: "timestampadd", n: n, args: []*Expr{strConst(unit, unit), intConst(k, strconv.FormatInt(k, 10)), x}}
+	return c.bindTable(functions.Lookup("TIMESTAMPADD"))
 }
 
 // intervalMs is the INTERVAL amount (as written, and as parsed) times ms
