@@ -640,3 +640,39 @@ func TestReadInputs(t *testing.T) {
 		t.Errorf("a script that reads itself: %v", err)
 	}
 }
+
+// TestTimeLiterals: DATE, TIME and TIMESTAMP literals (TiDB's
+// dateliteral/timeliteral/timestampliteral calls) export as the Flink
+// TIMESTAMP literal streamql computes with (SPEC 2.10: a date is its
+// midnight, a time is on 1970-01-01; an ISO-8601 text normalised to
+// 'yyyy-MM-dd HH:mm:ss.SSS'), wherever they stand: a column, an interval's
+// operand, a WHERE, a CASE; they were printed as 'TIDB`.(TIMESTAMPLITERAL(…),
+// which no SQL parser reads.
+func TestTimeLiterals(t *testing.T) {
+	cases := map[string]string{
+		"TIMESTAMP '2021-01-17 12:48:29'":                     "TIMESTAMP '2021-01-17 12:48:29.000'",
+		"TIMESTAMP '2021-01-17 12:48:29.123'":                 "TIMESTAMP '2021-01-17 12:48:29.123'",
+		"TIMESTAMP '2021-01-17T12:48:29+02:00'":               "TIMESTAMP '2021-01-17 10:48:29.000'",
+		"DATE '2021-01-17'":                                   "TIMESTAMP '2021-01-17 00:00:00.000'",
+		"TIME '12:48:29'":                                     "TIMESTAMP '1970-01-01 12:48:29.000'",
+		"TIMESTAMP '2021-01-17 12:48:29' + INTERVAL '1' HOUR": "(TIMESTAMP '2021-01-17 12:48:29.000') + INTERVAL '1' HOUR",
+	}
+	for lit, want := range cases {
+		for _, q := range []string{"SELECT %s AS x FROM b", "SELECT k FROM b WHERE ts > %s", "SELECT CASE WHEN k = 'a' THEN %s END AS x FROM b"} {
+			src := "CREATE STREAM b (k VARCHAR, ts TIMESTAMP(3)) WITH ('connector'='file', 'path'='b.csv', 'errors'='fail');\n" + strings.Replace(q, "%s", lit, 1) + ";\n"
+			out, _, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Errorf("%s: %v", src, err)
+				continue
+			}
+			if !strings.Contains(out, want) || strings.Contains(strings.ToUpper(out), "LITERAL(") {
+				t.Errorf("%s: the export lacks %q:\n%s", src, want, out)
+			}
+			for _, s := range insertSelects(out) {
+				if _, err := parser.Parse("flink", s); err != nil {
+					t.Errorf("%s: the exported query does not parse: %v\n%s", src, err, s)
+				}
+			}
+		}
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
+	"streamql/catalog/textconv"
 	"streamql/parser"
 )
 
@@ -539,6 +541,10 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		return out + ")", nil
 	case "ifnull":
 		name = "coalesce"
+	default:
+		if lit, ok := timeLiteral(n); ok {
+			return lit, nil
+		}
 	case "ceiling":
 		name = "ceil"
 	case "substr":
@@ -549,6 +555,43 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		return "", err
 	}
 	return strings.ToUpper(name) + "(" + strings.Join(parts, ", ") + ")", nil
+}
+
+// timeLiteral prints DATE 'd', TIME 't' and TIMESTAMP 'ts' (TiDB's
+// dateliteral, timeliteral, timestampliteral calls) as the TIMESTAMP literal
+// each is in SPEC 2.10 (streamql has no DATE or TIME type: a date is its
+// midnight, a time is on 1970-01-01), so Flink computes what streamql does;
+// false for any other call.
+func timeLiteral(n *ast.FuncCallExpr) (string, bool) {
+	kind := ""
+	switch {
+	case strings.Contains(n.FnName.L, "timestampliteral"):
+		kind = "TIMESTAMP"
+	case strings.Contains(n.FnName.L, "dateliteral"):
+		kind = "DATE"
+	case strings.Contains(n.FnName.L, "timeliteral"):
+		kind = "TIME"
+	default:
+		return "", false
+	}
+	if len(n.Args) != 1 {
+		return "", false
+	}
+	v, ok := n.Args[0].(*test_driver.ValueExpr)
+	if !ok || v.Kind() != test_driver.KindString {
+		return "", false
+	}
+	text := strings.TrimSpace(v.GetString())
+	switch kind {
+	case "DATE":
+		text += " 00:00:00"
+	case "TIME":
+		text = "1970-01-01 " + text
+	}
+	if ms, ok := textconv.ParseTimestamp([]byte(text)); ok { // ISO-8601 'T' and offsets: Flink's literal takes 'yyyy-MM-dd HH:mm:ss.SSS' only
+		text = time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000")
+	}
+	return "TIMESTAMP " + str(text), true
 }
 
 var aggNames = map[string]string{"variance": "VAR_POP", "stddev": "STDDEV_POP", "std": "STDDEV_POP"}
