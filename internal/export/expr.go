@@ -541,14 +541,14 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		return out + ")", nil
 	case "ifnull":
 		name = "coalesce"
-	default:
-		if lit, ok := timeLiteral(n); ok {
-			return lit, nil
-		}
 	case "ceiling":
 		name = "ceil"
 	case "substr":
 		name = "substring"
+	default:
+		if lit, ok := timeLiteral(n); ok {
+			return lit, nil
+		}
 	}
 	parts, err := p.exprs(n.Args...)
 	if err != nil {
