@@ -1,0 +1,98 @@
+package streamql_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSelectDistinct: SELECT DISTINCT is a GROUP BY of its select list
+// (Flink's reading; it was a planning error): over a bounded input each
+// distinct row once, at the end, in the order of first rows, NULLs one value;
+// the same for a column list, an expression, `*`, `s.*`, a join's columns, a
+// view, a subquery and a side branch. The reference is computed here from the
+// rows, apart from the engine.
+func TestSelectDistinct(t *testing.T) {
+	type row struct {
+		k string // "" is NULL
+		v int64  // -1 is NULL
+	}
+	rows := []row{{"a", 1}, {"b", -1}, {"a", 1}, {"", 2}, {"b", -1}, {"a", 3}, {"", 2}, {"c", 1}}
+	var values []string
+	for _, r := range rows {
+		k, v := "NULL", "NULL"
+		if r.k != "" {
+			k = "'" + r.k + "'"
+		}
+		if r.v >= 0 {
+			v = fmt.Sprint(r.v)
+		}
+		values = append(values, "("+k+", "+v+")")
+	}
+	script := "CREATE STREAM s (k VARCHAR, v BIGINT) WITH ('connector'='values');\n" +
+		"CREATE STREAM r (k VARCHAR, w BIGINT) WITH ('connector'='values');\n" +
+		"INSERT INTO s VALUES " + strings.Join(values, ", ") + ";\n" +
+		"INSERT INTO r VALUES ('a', 10), ('b', 20), ('a', 10);\n" +
+		"CREATE VIEW dv AS SELECT DISTINCT k FROM s;\n"
+	str := func(s string) string {
+		if s == "" {
+			return "<nil>"
+		}
+		return s
+	}
+	num := func(v int64) string {
+		if v < 0 {
+			return "<nil>"
+		}
+		return fmt.Sprint(v)
+	}
+	// distinct keeps the first of each key, in order
+	distinct := func(key func(row) string, keep func(row) bool) []string {
+		var out []string
+		for _, r := range rows {
+			if keep != nil && !keep(r) {
+				continue
+			}
+			if k := key(r); !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	prefix := func(p string, xs []string) []string {
+		for i := range xs {
+			xs[i] = p + xs[i]
+		}
+		return xs
+	}
+	pair := func(r row) string { return str(r.k) + ", " + num(r.v) }
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"SELECT DISTINCT k FROM s;", prefix("main main: ", distinct(func(r row) string { return str(r.k) }, nil))},
+		{"SELECT DISTINCT v FROM s;", prefix("main main: ", distinct(func(r row) string { return num(r.v) }, nil))},
+		{"SELECT DISTINCT k, v FROM s;", prefix("main main: ", distinct(pair, nil))},
+		{"SELECT DISTINCT * FROM s;", prefix("main main: ", distinct(pair, nil))},
+		{"SELECT DISTINCT x.* FROM s AS x WHERE v IS NOT NULL;", prefix("main main: ", distinct(pair, func(r row) bool { return r.v >= 0 }))},
+		{"SELECT DISTINCT v * 2 AS d FROM s;", prefix("main main: ", distinct(func(r row) string {
+			if r.v < 0 {
+				return "<nil>"
+			}
+			return fmt.Sprint(r.v * 2)
+		}, nil))},
+		{"SELECT * FROM dv;", prefix("main main: ", distinct(func(r row) string { return str(r.k) }, nil))},
+		{"SELECT DISTINCT k FROM (SELECT k, v FROM s WHERE v > 1) AS q;", prefix("main main: ", distinct(func(r row) string { return str(r.k) }, func(r row) bool { return r.v > 1 }))},
+		// s's a rows × r's a rows, and its b rows × r's b row
+		{"SELECT DISTINCT s.k, r.w FROM s JOIN r ON s.k = r.k;", []string{"main main: a, 10", "main main: b, 20"}},
+		{"SELECT DISTINCT k INTO SIDE 'd' FROM s WHERE v = 1; SELECT COUNT(*) AS n FROM s;",
+			append(prefix("side d: ", distinct(func(r row) string { return str(r.k) }, func(r row) bool { return r.v == 1 })), "main main: 5")},
+	}
+	for _, c := range cases {
+		got := runSQL(t, script+c.query)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s\n got %q\nwant %q", c.query, got, c.want)
+		}
+	}
+}
