@@ -86,6 +86,14 @@ func TestSelectDistinct(t *testing.T) {
 		{"SELECT DISTINCT k FROM (SELECT k, v FROM s WHERE v > 1) AS q;", prefix("main main: ", distinct(func(r row) string { return str(r.k) }, func(r row) bool { return r.v > 1 }))},
 		// s's a rows × r's a rows, and its b rows × r's b row
 		{"SELECT DISTINCT s.k, r.w FROM s JOIN r ON s.k = r.k;", []string{"main main: a, 10", "main main: b, 20"}},
+		// UNION (without ALL) is the distinct rows of the UNION ALL, at the
+		// top level, in a subquery, a WITH and a view
+		{"SELECT k FROM s UNION SELECT k FROM r;", prefix("main main: ", distinct(func(r row) string { return str(r.k) }, nil))},
+		{"SELECT k, v FROM s WHERE v = 1 UNION SELECT k, w FROM r UNION SELECT k, v FROM s WHERE v IS NULL;",
+			append(prefix("main main: ", distinct(pair, func(r row) bool { return r.v == 1 })), "main main: a, 10", "main main: b, 20", "main main: b, <nil>")},
+		{"SELECT COUNT(*) AS n FROM (SELECT k FROM s UNION SELECT k FROM r) AS u;", []string{"main main: 4"}},
+		{"WITH u AS (SELECT v FROM s UNION SELECT w FROM r) SELECT * FROM u WHERE v > 1;", []string{"main main: 2", "main main: 3", "main main: 10", "main main: 20"}},
+		{"CREATE VIEW uv AS SELECT k FROM r UNION SELECT k FROM r; SELECT * FROM uv;", []string{"main main: a", "main main: b"}},
 		{"SELECT DISTINCT k INTO SIDE 'd' FROM s WHERE v = 1; SELECT COUNT(*) AS n FROM s;",
 			append(prefix("side d: ", distinct(func(r row) string { return str(r.k) }, func(r row) bool { return r.v == 1 })), "main main: 5")},
 	}
