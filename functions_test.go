@@ -192,3 +192,73 @@ SELECT ts + INTERVAL '`+fmt.Sprint(n)+`' `+u.unit+` AS a, ts - INTERVAL '`+fmt.S
 		}
 	}
 }
+
+// TestBetweenSymmetric: x [NOT] BETWEEN SYMMETRIC a AND b is Flink's (x
+// BETWEEN a AND b) OR (x BETWEEN b AND a), and ASYMMETRIC the plain BETWEEN,
+// over every x, a, b of {NULL, 1, 2, 3} (three-valued logic computed here),
+// with an implicit alias after it.
+func TestBetweenSymmetric(t *testing.T) {
+	vals := []int64{-1, 1, 2, 3} // -1 is NULL
+	lit := func(v int64) string {
+		if v < 0 {
+			return "NULL"
+		}
+		return fmt.Sprint(v)
+	}
+	// tri is SQL's three-valued result: 0 false, 1 true, 2 NULL
+	ge := func(x, y int64) int {
+		if x < 0 || y < 0 {
+			return 2
+		}
+		if x >= y {
+			return 1
+		}
+		return 0
+	}
+	and := func(p, q int) int {
+		if p == 0 || q == 0 {
+			return 0
+		}
+		if p == 2 || q == 2 {
+			return 2
+		}
+		return 1
+	}
+	or := func(p, q int) int {
+		if p == 1 || q == 1 {
+			return 1
+		}
+		if p == 2 || q == 2 {
+			return 2
+		}
+		return 0
+	}
+	not := func(p int) int {
+		if p == 2 {
+			return 2
+		}
+		return 1 - p
+	}
+	show := []string{"false", "true", "<nil>"}
+	var rows, want []string
+	for _, x := range vals {
+		for _, a := range vals {
+			for _, b := range vals {
+				rows = append(rows, "("+lit(x)+", "+lit(a)+", "+lit(b)+")")
+				asym := and(ge(x, a), ge(b, x))
+				sym := or(asym, and(ge(x, b), ge(a, x)))
+				want = append(want, "main main: "+show[sym]+", "+show[not(sym)]+", "+show[asym])
+			}
+		}
+	}
+	got := runSQL(t, `CREATE STREAM s (x BIGINT, a BIGINT, b BIGINT) WITH ('connector'='values');
+INSERT INTO s VALUES `+strings.Join(rows, ", ")+`;
+SELECT x BETWEEN SYMMETRIC a AND b s1, x NOT BETWEEN SYMMETRIC a AND b AS s2, x BETWEEN ASYMMETRIC a AND b AS s3 FROM s;`)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		for i := range want {
+			if i >= len(got) || got[i] != want[i] {
+				t.Errorf("row %s: got %v, want %q", rows[i], got[min(i, len(got)-1)], want[i])
+			}
+		}
+	}
+}
