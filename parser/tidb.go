@@ -572,6 +572,13 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			end := toks[i+3].End()
 			edits = append(edits, edit{t.Offset, end, fn + strings.Repeat(" ", max(0, end-t.Offset-len(fn)))})
 			i += 3
+		case t.is("EXTRACT") && next.isOp("(") && i+3 < len(toks) && extractNamed[strings.ToUpper(toks[i+2].Text)] && toks[i+3].is("FROM"):
+			// EXTRACT(EPOCH FROM ts) and Flink's other units TiDB's grammar
+			// lacks: SQ_EXTRACT('EPOCH', ts), the planner's EXTRACT with the
+			// unit as text
+			unit := strings.ToUpper(toks[i+2].Text)
+			edits = append(edits, edit{t.Offset, toks[i+3].End(), "SQ_EXTRACT('" + unit + "',"})
+			i += 3
 		case t.is("LISTAGG") && next.isOp("(") && overFollows(r, i+1):
 			// LISTAGG(x [, sep]) OVER (…) (SPEC 2.9: the aggregates of 2.4):
 			// TiDB takes a window only on its own aggregates, GROUP_CONCAT
@@ -824,6 +831,12 @@ var reservedHint = map[string]bool{
 // to the function Flink's documentation says each equals (DAYOFWEEK(ts) is
 // EXTRACT(DOW FROM ts): 1 for Sunday to 7 for Saturday).
 var extractAs = map[string]string{"DOW": "DAYOFWEEK", "DOY": "DAYOFYEAR"}
+
+// extractNamed are the EXTRACT units of Flink that TiDB's grammar lacks and
+// no function of their own stands for: the parser writes EXTRACT(u FROM ts)
+// as SQ_EXTRACT('u', ts), which the planner binds as EXTRACT.
+var extractNamed = map[string]bool{"MILLISECOND": true, "NANOSECOND": true, "EPOCH": true, "ISODOW": true, "ISOYEAR": true,
+	"DECADE": true, "CENTURY": true, "MILLENNIUM": true}
 
 // pluralUnits are the plural spellings of INTERVAL units that Flink SQL
 // accepts (INTERVAL '10' MINUTES), read as the singular ones.

@@ -21,6 +21,7 @@ import (
 // DATE/TIME/TIMESTAMP literals, s REGEXP p).
 func init() {
 	registerFunc(funcRule{raw: true, compile: ruleExtract}, "extract")
+	registerFunc(funcRule{raw: true, compile: ruleExtractNamed}, "sq_extract")
 	registerFunc(funcRule{raw: true, compile: ruleTimestampUnit}, "timestampadd", "timestampdiff")
 	registerFunc(funcRule{raw: true, compile: ruleTimeLiteral}, "'tidb`.(dateliteral", "'tidb`.(timeliteral", "'tidb`.(timestampliteral")
 	registerFunc(funcRule{compile: ruleJSONValue}, "json_value")
@@ -229,6 +230,27 @@ func ruleExtract(c *funcCall) (*Expr, error) {
 	}
 	c.args = []*Expr{unit, ts}
 	return c.bindTable(functions.Lookup("EXTRACT"))
+}
+
+// ruleExtractNamed is EXTRACT(unit FROM ts) for the units TiDB's grammar
+// lacks (MILLISECOND, EPOCH, ISODOW, ...), which the parser writes as
+// SQ_EXTRACT('unit', ts) (parser/tidb.go).
+func ruleExtractNamed(c *funcCall) (*Expr, error) {
+	lit, ok := c.n.Args[0].(*test_driver.ValueExpr)
+	if len(c.n.Args) != 2 || !ok || lit.Kind() != test_driver.KindString {
+		return nil, parser.Errorf(c.sc.pos(c.n), "write EXTRACT(EPOCH FROM ts)")
+	}
+	ts, err := c.sc.compile(c.n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	unit := lit.GetString()
+	c.args = []*Expr{strConst(unit, unit), ts}
+	e, err := c.bindTable(functions.Lookup("EXTRACT"))
+	if err == nil && e.Op != plan.OpLit {
+		e.Text = "EXTRACT(" + unit + " FROM " + exprTextOf(ts) + ")" // (EXPLAIN: the SQL as written, not the stand-in)
+	}
+	return e, err
 }
 
 // ruleTimestampUnit is TIMESTAMPADD(unit, n, ts) and TIMESTAMPDIFF(unit, t1, t2).

@@ -269,7 +269,7 @@ var Functions = []Function{
 	{Name: "FROM_UNIXTIME", Group: "time", Sigs: []Sig{sig(tStr, tBig), sig(tStr, tBig, tStr)}, Nulls: nullsAny, Failure: failNone,
 		Doc: "FROM_UNIXTIME(sec[, fmt]): epoch seconds formatted ('yyyy-MM-dd HH:mm:ss' by default, UTC)", Example: "FROM_UNIXTIME(1610975309) = '2021-01-18 13:08:29'"},
 	{Name: "EXTRACT", Group: "time", Rule: true, Sigs: []Sig{sig(tBig, tStr, tTs)}, Nulls: nullsAny, Failure: failNone,
-		Doc: "EXTRACT(unit FROM ts): YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND or MICROSECOND of ts", Example: "EXTRACT(HOUR FROM TIMESTAMP '2021-01-18 13:08:29') = 13"},
+		Doc: "EXTRACT(unit FROM ts): MILLENNIUM, CENTURY, DECADE, YEAR, ISOYEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, ISODOW, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND or NANOSECOND (of the second) of ts, or EPOCH (seconds since 1970)", Example: "EXTRACT(HOUR FROM TIMESTAMP '2021-01-18 13:08:29') = 13"},
 	{Name: "YEAR", Group: "time", Sigs: []Sig{sig(tBig, tTs)}, Nulls: nullsAny, Failure: failNone, Doc: "the year", Example: "YEAR(TIMESTAMP '1994-09-27 13:14:15') = 1994"},
 	{Name: "QUARTER", Group: "time", Sigs: []Sig{sig(tBig, tTs)}, Nulls: nullsAny, Failure: failNone, Doc: "the quarter, 1 to 4", Example: "QUARTER(TIMESTAMP '1994-09-27 13:14:15') = 3"},
 	{Name: "MONTH", Group: "time", Sigs: []Sig{sig(tBig, tTs)}, Nulls: nullsAny, Failure: failNone, Doc: "the month, 1 to 12", Example: "MONTH(TIMESTAMP '1994-09-27 13:14:15') = 9"},

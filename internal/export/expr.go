@@ -521,6 +521,13 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			return "", err
 		}
 		return "(" + parts[0] + ")[" + parts[1] + "]", nil
+	case "sq_extract": // EXTRACT(EPOCH FROM ts) and the other units TiDB lacks (parser/tidb.go)
+		v, ok := n.Args[0].(*test_driver.ValueExpr)
+		if len(n.Args) != 2 || !ok {
+			return "", p.errorf(n, "write EXTRACT(EPOCH FROM ts)")
+		}
+		ts, err := p.expr(n.Args[1])
+		return "EXTRACT(" + v.GetString() + " FROM " + ts + ")", err
 	case "sq_cardinal":
 		name = "cardinality"
 	case "sq_sp": // SPLIT, a TiDB keyword (parser/funcsyntax.go)
