@@ -299,3 +299,32 @@ SELECT EXTRACT(`+unit+` FROM ts) AS x, EXTRACT(`+strings.ToLower(unit)+` FROM ts
 		}
 	}
 }
+
+// TestFloorCeilWeek: FLOOR(ts TO WEEK) is the Sunday at midnight on or
+// before ts and CEIL(ts TO WEEK) the one on or after it (Flink's
+// julianDateFloor; was a planning error), over two weeks of days on both
+// sides of 1970-01-01, at midnight and during the day, against Go's weekdays.
+func TestFloorCeilWeek(t *testing.T) {
+	var values, want []string
+	for _, start := range []time.Time{time.Date(2021, 1, 10, 0, 0, 0, 0, time.UTC), time.Date(1969, 12, 21, 0, 0, 0, 0, time.UTC)} {
+		for d := range 14 {
+			for _, tod := range []time.Duration{0, 13*time.Hour + 5*time.Millisecond} {
+				ts := start.AddDate(0, 0, d).Add(tod)
+				values = append(values, "(TIMESTAMP '"+ts.Format("2006-01-02 15:04:05.000")+"')")
+				day := time.Date(ts.Year(), ts.Month(), ts.Day(), 0, 0, 0, 0, time.UTC)
+				floor := day.AddDate(0, 0, -int(ts.Weekday()))
+				ceil := floor
+				if !floor.Equal(ts) {
+					ceil = floor.AddDate(0, 0, 7)
+				}
+				want = append(want, "main main: "+floor.String()+", "+ceil.String())
+			}
+		}
+	}
+	got := runSQL(t, `CREATE STREAM s (ts TIMESTAMP(3)) WITH ('connector'='values');
+INSERT INTO s VALUES `+strings.Join(values, ", ")+`;
+SELECT FLOOR(ts TO WEEK) AS f, CEIL(ts TO week) AS c FROM s;`)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

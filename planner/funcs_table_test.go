@@ -53,7 +53,7 @@ func TestFunctionErrors(t *testing.T) {
 		{"ARRAY[NULL]", "are all NULL", "ARRAY["},
 		{"s SIMILAR TO 'a%' ESCAPE '!'", "SIMILAR TO ... ESCAPE is not supported", "ESCAPE"},
 		{"s SIMILAR TO '(a'", "invalid SIMILAR TO pattern", "'(a'"},
-		{"FLOOR(ts TO WEEK)", "FLOOR and CEIL take ts TO SECOND", "WEEK)"},
+		{"FLOOR(ts TO DECADE)", "FLOOR and CEIL take ts TO MILLISECOND, SECOND", "DECADE)"},
 		{"JSON_VALUE(s, '$.a' RETURNING FOO)", "unknown type", "RETURNING FOO"},
 		{"JSON_VALUE(s, '$.a' NULL ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported", "NULL ON"},
 		{"JSON_ARRAY(1 ABSENT ON NULL)", "ON NULL clause is not supported", "ABSENT"},

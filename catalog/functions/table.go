@@ -197,7 +197,7 @@ var Functions = []Function{
 		Nulls: nullsAny, Failure: "NULL when a BIGINT overflows",
 		Doc: "ROUND(x[, d]): half-up on the shortest decimal form (d a literal)", Example: "ROUND(2.675, 2) = 2.68"},
 	{Name: "FLOOR", Group: "number", Rule: true, Sigs: []Sig{sig(tBig, tBig), sig(tDbl, tDbl), sig(tTs, tTs, tStr)}, Nulls: nullsAny, Failure: failNone,
-		Doc: "the largest integer not above x; FLOOR(ts TO unit): ts rounded down to a SECOND, MINUTE, HOUR, DAY, MONTH, QUARTER or YEAR", Example: "FLOOR(1.5) = 1.0"},
+		Doc: "the largest integer not above x; FLOOR(ts TO unit): ts rounded down to a MILLISECOND, SECOND, MINUTE, HOUR, DAY, WEEK (from Sunday), MONTH, QUARTER or YEAR", Example: "FLOOR(1.5) = 1.0"},
 	{Name: "CEIL", Aliases: []string{"CEILING"}, Group: "number", Rule: true, Sigs: []Sig{sig(tBig, tBig), sig(tDbl, tDbl), sig(tTs, tTs, tStr)}, Nulls: nullsAny, Failure: failNone,
 		Doc: "the smallest integer not below x; CEIL(ts TO unit): ts rounded up to a whole unit", Example: "CEIL(1.5) = 2.0"},
 	{Name: "MOD", Group: "number", Rule: true, Sigs: []Sig{sig(tBig, tBig, tBig), sig(tDbl, tDbl, tDbl)}, Nulls: nullsAny,

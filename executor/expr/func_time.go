@@ -416,7 +416,7 @@ func prepUnixTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 }
 
 // floorUnits are the units of FLOOR / CEIL(ts TO unit).
-var floorUnits = map[string]bool{"MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true, "DAY": true, "MONTH": true, "QUARTER": true, "YEAR": true}
+var floorUnits = map[string]bool{"MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true, "DAY": true, "WEEK": true, "MONTH": true, "QUARTER": true, "YEAR": true}
 
 // prepFloorTo and prepCeilTo are FLOOR(ts TO unit) and CEIL(ts TO unit) (the
 // parser writes them FLOOR(ts, 'unit')): ts rounded down or up to a whole
@@ -427,7 +427,7 @@ func prepCeilTo(args []Arg, _ catalog.Type) (RowFunc, error)  { return prepRound
 func prepRoundTo(args []Arg, up bool) (RowFunc, error) {
 	unit := strings.ToUpper(string(args[1].Value.S))
 	if !args[1].Const || !floorUnits[unit] {
-		return nil, &ArgError{Arg: 1, Offset: -1, Msg: "FLOOR and CEIL take ts TO SECOND, MINUTE, HOUR, DAY, MONTH, QUARTER or YEAR"}
+		return nil, &ArgError{Arg: 1, Offset: -1, Msg: "FLOOR and CEIL take ts TO MILLISECOND, SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR"}
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		ms := a[0].I[i]
@@ -445,8 +445,17 @@ func prepRoundTo(args []Arg, up bool) (RowFunc, error) {
 	}, nil
 }
 
-// floorTime is ms rounded down to a whole unit.
+// floorTime is ms rounded down to a whole unit; a WEEK starts on Sunday at
+// midnight (Flink's DateTimeUtils.julianDateFloor).
 func floorTime(ms int64, unit string) (int64, bool) {
+	if unit == "WEEK" {
+		days := floorDiv(ms, msPerDay)
+		sunday := days - (days+4)%7 // (1970-01-01 was a Thursday: day 0 is 4 days past a Sunday)
+		if (days+4)%7 < 0 {
+			sunday -= 7
+		}
+		return sunday * msPerDay, true
+	}
 	if step, ok := unitMillis[unit]; ok {
 		return floorDiv(ms, step) * step, true
 	}

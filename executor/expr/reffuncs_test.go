@@ -539,6 +539,8 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 			f = time.Date(t0.Year(), t0.Month(), 1, 0, 0, 0, 0, time.UTC)
 		case "DAY":
 			f = time.Date(t0.Year(), t0.Month(), t0.Day(), 0, 0, 0, 0, time.UTC)
+		case "WEEK": // from Sunday (Flink's julianDateFloor)
+			f = time.Date(t0.Year(), t0.Month(), t0.Day()-int(t0.Weekday()), 0, 0, 0, 0, time.UTC)
 		default:
 			d := map[string]time.Duration{"HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
 			f = t0.Truncate(d)
@@ -553,7 +555,7 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if n > 0 {
 			return val{i: f.AddDate(0, n, 0).UnixMilli()}
 		}
-		d := map[string]time.Duration{"DAY": 24 * time.Hour, "HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
+		d := map[string]time.Duration{"WEEK": 7 * 24 * time.Hour, "DAY": 24 * time.Hour, "HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
 		return val{i: f.Add(d).UnixMilli()}
 	case "JSON_STRING":
 		return sval(refJSON(ts[0], arg(0)))
