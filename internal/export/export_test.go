@@ -676,3 +676,26 @@ func TestTimeLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorCeilTo: FLOOR / CEIL / CEILING(ts TO unit), which the parser
+// writes FLOOR(ts, 'unit'), export in Flink's syntax for every unit (they
+// were exported as FLOOR(ts, 'HOUR'), which Flink does not take); FLOOR(x)
+// of a number stays as it is.
+func TestFloorCeilTo(t *testing.T) {
+	for _, fn := range []struct{ in, out string }{{"FLOOR", "FLOOR"}, {"CEIL", "CEIL"}, {"CEILING", "CEIL"}} {
+		for _, unit := range []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"} {
+			src := "CREATE STREAM b (ts TIMESTAMP(3), d DOUBLE) WITH ('connector'='file', 'path'='b.csv', 'errors'='fail');\n" +
+				"SELECT " + fn.in + "(ts TO " + strings.ToLower(unit) + ") AS x, " + fn.in + "(d) AS y FROM b;\n"
+			out, _, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Errorf("%s: %v", src, err)
+				continue
+			}
+			for _, want := range []string{fn.out + "(`b`.`ts` TO " + unit + ") AS `x`", fn.out + "(`b`.`d`) AS `y`"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: the export lacks %q:\n%s", src, want, out)
+				}
+			}
+		}
+	}
+}

@@ -528,6 +528,14 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		}
 		ts, err := p.expr(n.Args[1])
 		return "EXTRACT(" + v.GetString() + " FROM " + ts + ")", err
+	case "floor", "ceil", "ceiling": // FLOOR(ts TO unit), which the parser writes FLOOR(ts, 'unit') (parser/funcsyntax.go)
+		if v, ok := n.Args[len(n.Args)-1].(*test_driver.ValueExpr); ok && len(n.Args) == 2 && v.Kind() == test_driver.KindString {
+			ts, err := p.expr(n.Args[0])
+			return strings.ToUpper(strings.TrimSuffix(name, "ing")) + "(" + ts + " TO " + strings.ToUpper(v.GetString()) + ")", err
+		}
+		if name == "ceiling" {
+			name = "ceil"
+		}
 	case "sq_cardinal":
 		name = "cardinality"
 	case "sq_sp": // SPLIT, a TiDB keyword (parser/funcsyntax.go)
@@ -548,8 +556,6 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		return out + ")", nil
 	case "ifnull":
 		name = "coalesce"
-	case "ceiling":
-		name = "ceil"
 	case "substr":
 		name = "substring"
 	default:
