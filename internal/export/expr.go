@@ -241,6 +241,16 @@ func (p *printer) expr(e ast.ExprNode) (string, error) {
 	case *ast.ParenthesesExpr:
 		s, err := p.expr(n.Expr)
 		return "(" + s + ")", err
+	case *ast.PatternRegexpExpr: // s [NOT] REGEXP p: Flink's REGEXP(s, p) function
+		parts, err := p.exprs(n.Expr, n.Pattern)
+		if err != nil {
+			return "", err
+		}
+		return not(n.Not) + "REGEXP(" + parts[0] + ", " + parts[1] + ")", nil
+	case *ast.TimeUnitExpr: // TIMESTAMPADD(HOUR, n, ts)'s unit
+		return strings.ToUpper(n.Unit.String()), nil
+	case *parser.MillisecondUnit: // (the parser's MILLISECOND stand-in)
+		return "MILLISECOND", nil
 	case *ast.ColumnNameExpr:
 		return p.column(n)
 	case *test_driver.ValueExpr:
@@ -521,6 +531,19 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			return "", err
 		}
 		return "(" + parts[0] + ")[" + parts[1] + "]", nil
+	case "position", "similar_to", "is_json", "json_value", "json_object", "array_value_constructor", "map_value_constructor", "row_value_constructor":
+		if out, ok, err := p.flinkSyntax(name, n); ok || err != nil {
+			return out, err
+		}
+	case "extract": // EXTRACT(unit FROM ts): TiDB's extract(unit, ts)
+		if len(n.Args) != 2 {
+			break
+		}
+		parts, err := p.exprs(n.Args...)
+		if err != nil {
+			return "", err
+		}
+		return "EXTRACT(" + parts[0] + " FROM " + parts[1] + ")", nil
 	case "sq_extract": // EXTRACT(EPOCH FROM ts) and the other units TiDB lacks (parser/tidb.go)
 		v, ok := n.Args[0].(*test_driver.ValueExpr)
 		if len(n.Args) != 2 || !ok {
@@ -540,7 +563,7 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		name = "cardinality"
 	case "sq_sp": // SPLIT, a TiDB keyword (parser/funcsyntax.go)
 		name = "split"
-	case "current_date", "current_time", "localtime": // Flink's niladic spelling: no parentheses
+	case "current_date", "current_time", "localtime", "current_timestamp", "localtimestamp": // Flink's niladic spelling: no parentheses
 		if len(n.Args) == 0 {
 			return strings.ToUpper(name), nil
 		}
@@ -568,6 +591,64 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		return "", err
 	}
 	return strings.ToUpper(name) + "(" + strings.Join(parts, ", ") + ")", nil
+}
+
+// flinkSyntax prints the calls the parser made of Flink's own syntax
+// (parser/funcsyntax.go) in that syntax again, which is the only one Flink's
+// SQL parser takes: POSITION(a IN s), s SIMILAR TO p, s IS JSON [kind],
+// JSON_VALUE(s, p RETURNING t), JSON_OBJECT(KEY k VALUE v, ...), ARRAY[...],
+// MAP[...], ROW(...). false when n's arguments are not of that form.
+func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, error) {
+	parts, err := p.exprs(n.Args...)
+	if err != nil {
+		return "", false, err
+	}
+	lit := func(k int) (string, bool) {
+		v, ok := n.Args[k].(*test_driver.ValueExpr)
+		if !ok || v.Kind() != test_driver.KindString {
+			return "", false
+		}
+		return v.GetString(), true
+	}
+	switch name {
+	case "position":
+		if len(parts) == 2 {
+			return "POSITION(" + parts[0] + " IN " + parts[1] + ")", true, nil
+		}
+	case "similar_to":
+		if len(parts) == 2 {
+			return "(" + parts[0] + ") SIMILAR TO (" + parts[1] + ")", true, nil
+		}
+	case "is_json":
+		if len(parts) == 1 {
+			return "(" + parts[0] + ") IS JSON", true, nil
+		}
+		if kind, ok := lit(1); ok && len(parts) == 2 {
+			return "(" + parts[0] + ") IS JSON " + strings.ToUpper(kind), true, nil
+		}
+	case "json_value":
+		if ty, ok := lit(2); ok && len(parts) == 3 {
+			if strings.EqualFold(ty, "VARCHAR") {
+				ty = "STRING"
+			}
+			return "JSON_VALUE(" + parts[0] + ", " + parts[1] + " RETURNING " + strings.ToUpper(ty) + ")", true, nil
+		}
+	case "json_object":
+		if len(parts)%2 == 0 {
+			var kv []string
+			for k := 0; k < len(parts); k += 2 {
+				kv = append(kv, "KEY "+parts[k]+" VALUE "+parts[k+1])
+			}
+			return "JSON_OBJECT(" + strings.Join(kv, ", ") + ")", true, nil
+		}
+	case "array_value_constructor":
+		return "ARRAY[" + strings.Join(parts, ", ") + "]", true, nil
+	case "map_value_constructor":
+		return "MAP[" + strings.Join(parts, ", ") + "]", true, nil
+	case "row_value_constructor":
+		return "ROW(" + strings.Join(parts, ", ") + ")", true, nil
+	}
+	return "", false, nil
 }
 
 // timeLiteral prints DATE 'd', TIME 't' and TIMESTAMP 'ts' (TiDB's
