@@ -1,0 +1,39 @@
+package planner
+
+import "testing"
+
+// TestStandInsShowAsWritten: an expression's text (EXPLAIN, messages) shows
+// the syntax the user wrote, not the stand-in calls the front end hands TiDB
+// (ITEM, *_VALUE_CONSTRUCTOR, SQ_*, SIMILAR_TO, IS_JSON, DATE_ADD/SUB,
+// FLOOR(ts, 'U'), JSON_VALUE(s, p, 'T')), for each stand-in alone and
+// nested inside another expression; text without one is left as is.
+func TestStandInsShowAsWritten(t *testing.T) {
+	cases := map[string]string{
+		"ARRAY[i, 2][1] + 1":                        "ARRAY[i, 2][1] + 1",
+		"MAP['a', i]['a'] * 2":                      "MAP['a', i]['a'] * 2",
+		"ROW(i, s).EXPR$1 || 'x'":                   "CONCAT(ROW(i, s)['EXPR$1'], 'x')",
+		"CARDINALITY(ARRAY[1]) + 1":                 "CARDINALITY(ARRAY[1]) + 1",
+		"SPLIT(s, ',')[1] = 'a'":                    "SPLIT(s, ',')[1] = 'a'",
+		"EXTRACT(EPOCH FROM ts) + 1":                "EXTRACT(EPOCH FROM ts) + 1",
+		"NOT (s SIMILAR TO 'a%')":                   "NOT ((s SIMILAR TO 'a%'))",
+		"(s IS JSON OBJECT) = b":                    "((s IS JSON OBJECT)) = b", // (the rewrite's parentheses stay)
+		"(ts - INTERVAL '1' SECOND) > ts":           "(ts - INTERVAL '1' SECOND) > ts",
+		"(ts + INTERVAL '2' HOUR) > ts":             "(ts + INTERVAL '2' HOUR) > ts",
+		"FLOOR(ts TO HOUR) > ts":                    "FLOOR(ts TO HOUR) > ts",
+		"CEIL(ts TO DAY) = ts":                      "CEIL(ts TO DAY) = ts",
+		"FLOOR(d) + 1":                              "FLOOR(d) + 1",
+		"JSON_VALUE(s, '$.a' RETURNING BIGINT) + 1": "JSON_VALUE(s, '$.a' RETURNING BIGINT) + 1",
+		"UPPER(s) || LOWER(s)":                      "CONCAT(UPPER(s), LOWER(s))",
+		"i + 1":                                     "i + 1",
+	}
+	for in, want := range cases {
+		e, err := planText(in)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got := ExprText(e); got != want {
+			t.Errorf("%s: text %q, want %q", in, got, want)
+		}
+	}
+}
