@@ -328,3 +328,48 @@ SELECT FLOOR(ts TO WEEK) AS f, CEIL(ts TO week) AS c FROM s;`)
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestIntervalCompoundUnits: INTERVAL 'text' A TO B (Flink's interval
+// qualifiers; were syntax errors) is the sum of its fields, a leading '-'
+// negating all of them, SECOND with up to three decimals, YEAR TO MONTH in
+// calendar months: against the same span written in milliseconds (or
+// months); a text not of the qualifier's form is a planning error naming it.
+func TestIntervalCompoundUnits(t *testing.T) {
+	cases := []struct {
+		iv     string
+		ms     int64 // or months, for YEAR TO MONTH
+		months bool
+	}{
+		{"'1 02:03:04.5' DAY TO SECOND", 86_400_000 + 2*3_600_000 + 3*60_000 + 4500, false},
+		{"'-1 02:03:04.005' DAY TO SECOND", -(86_400_000 + 2*3_600_000 + 3*60_000 + 4005), false},
+		{"'3 04' DAY TO HOUR", 3*86_400_000 + 4*3_600_000, false},
+		{"'3 04:05' DAY TO MINUTE", 3*86_400_000 + 4*3_600_000 + 5*60_000, false},
+		{"'1:30' HOUR TO MINUTE", 90 * 60_000, false},
+		{"'10:00:00.25' HOUR TO SECOND", 36_000_250, false},
+		{"'01:02.003' MINUTE TO SECOND", 62_003, false},
+		{"'1-2' YEAR TO MONTH", 14, true},
+		{"'-0-11' YEAR TO MONTH", -11, true},
+	}
+	for _, c := range cases {
+		other := fmt.Sprintf("INTERVAL '%d' MILLISECOND", c.ms)
+		if c.months {
+			other = fmt.Sprintf("INTERVAL '%d' MONTH", c.ms)
+		}
+		script := func(iv string) string {
+			return `CREATE STREAM s (ts TIMESTAMP(3)) WITH ('connector'='values');
+INSERT INTO s VALUES (TIMESTAMP '2021-01-31 10:00:00.123'), (TIMESTAMP '1969-12-31 23:59:59.999'), (NULL);
+SELECT ts + ` + iv + ` AS a, ts - ` + iv + ` AS b FROM s;`
+		}
+		got, want := runSQL(t, script("INTERVAL "+c.iv)), runSQL(t, script(other))
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 3 {
+			t.Errorf("INTERVAL %s:\n got %q\nwant %q (as %s)", c.iv, got, want, other)
+		}
+	}
+	for _, bad := range []string{"'1:2' DAY TO SECOND", "'1 x' DAY TO HOUR", "'1:2.3456' MINUTE TO SECOND", "'1' HOUR TO MINUTE"} {
+		s := open(t, streamql.Options{OnRows: collect(new([]string))})
+		err := s.Exec(context.Background(), "SELECT TIMESTAMP '2021-01-01 00:00:00' + INTERVAL "+bad+" AS x;")
+		if err == nil || !strings.Contains(err.Error(), "INTERVAL "+strings.SplitN(bad, " TO", 2)[0]) {
+			t.Errorf("INTERVAL %s: %v, want an error naming it", bad, err)
+		}
+	}
+}

@@ -591,6 +591,14 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				rw.countDistinct[k] = true
 			}
 			edits = append(edits, edit{t.Offset, t.End(), "  SUM"})
+		case t.Kind == TokIdent && i > 1 && toks[i-2].is("INTERVAL") && toks[i-1].Kind == TokString && i+2 < len(toks) && toks[i+1].is("TO") &&
+			compoundUnits[strings.ToUpper(t.Text)+"_"+strings.ToUpper(toks[i+2].Text)]:
+			// INTERVAL '1 02:03:04.5' DAY TO SECOND (Flink's, SQL's) is TiDB's
+			// INTERVAL '…' DAY_SECOND
+			unit := strings.ToUpper(t.Text) + "_" + strings.ToUpper(toks[i+2].Text)
+			end := toks[i+2].End()
+			edits = append(edits, edit{t.Offset, end, unit + strings.Repeat(" ", max(0, end-t.Offset-len(unit)))})
+			i += 2
 		case t.Kind == TokIdent && pluralUnits[strings.ToUpper(t.Text)] && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
 			// INTERVAL '5' MINUTES: Flink's plural units (its documentation's
 			// spelling) are the singular ones
@@ -837,6 +845,11 @@ var extractAs = map[string]string{"DOW": "DAYOFWEEK", "DOY": "DAYOFYEAR"}
 // as SQ_EXTRACT('u', ts), which the planner binds as EXTRACT.
 var extractNamed = map[string]bool{"MILLISECOND": true, "NANOSECOND": true, "EPOCH": true, "ISODOW": true, "ISOYEAR": true,
 	"DECADE": true, "CENTURY": true, "MILLENNIUM": true}
+
+// compoundUnits are the INTERVAL qualifiers `A TO B` of Flink SQL, as TiDB's
+// A_B units (the planner reads their text, planner/rule_func_watermark.go).
+var compoundUnits = map[string]bool{"YEAR_MONTH": true, "DAY_HOUR": true, "DAY_MINUTE": true, "DAY_SECOND": true,
+	"HOUR_MINUTE": true, "HOUR_SECOND": true, "MINUTE_SECOND": true}
 
 // pluralUnits are the plural spellings of INTERVAL units that Flink SQL
 // accepts (INTERVAL '10' MINUTES), read as the singular ones.

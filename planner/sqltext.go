@@ -164,7 +164,13 @@ func standInText(name, written string, args []string) (string, bool) {
 			if name == "DATE_SUB" {
 				op = " - "
 			}
-			return args[0] + op + args[1], true
+			iv := args[1]
+			for _, u := range []string{"YEAR_MONTH", "DAY_HOUR", "DAY_MINUTE", "DAY_SECOND", "HOUR_MINUTE", "HOUR_SECOND", "MINUTE_SECOND"} {
+				if strings.HasSuffix(strings.ToUpper(iv), " "+u) { // INTERVAL '1 02' DAY TO HOUR, as TiDB's DAY_HOUR
+					iv = iv[:len(iv)-len(u)] + strings.Replace(u, "_", " TO ", 1)
+				}
+			}
+			return args[0] + op + iv, true
 		}
 	case "FLOOR", "CEIL":
 		if u, ok := unquote(args[len(args)-1]); ok && len(args) == 2 {

@@ -19,6 +19,7 @@ func TestStandInsShowAsWritten(t *testing.T) {
 		"(s IS JSON OBJECT) = b":                    "((s IS JSON OBJECT)) = b", // (the rewrite's parentheses stay)
 		"(ts - INTERVAL '1' SECOND) > ts":           "(ts - INTERVAL '1' SECOND) > ts",
 		"(ts + INTERVAL '2' HOUR) > ts":             "(ts + INTERVAL '2' HOUR) > ts",
+		"(ts + INTERVAL '1 02' DAY TO HOUR) > ts":   "(ts + INTERVAL '1 02' DAY TO HOUR) > ts",
 		"FLOOR(ts TO HOUR) > ts":                    "FLOOR(ts TO HOUR) > ts",
 		"CEIL(ts TO DAY) = ts":                      "CEIL(ts TO DAY) = ts",
 		"FLOOR(d) + 1":                              "FLOOR(d) + 1",

@@ -441,6 +441,9 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			vs = d.String()
 		}
 		unit := strings.ToUpper(u.Unit.String())
+		if a, b, ok := strings.Cut(unit, "_"); ok { // INTERVAL '1 02:03' DAY TO MINUTE, which TiDB calls DAY_MINUTE
+			unit = a + " TO " + b
+		}
 		if p.wm || p.typeOf(n.Args[0]) == catalog.BigInt { // SPEC 2.3: milliseconds on a BIGINT
 			r, ok := new(big.Rat).SetString(vs)
 			ms, ok2 := intervalMs[unit]
