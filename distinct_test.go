@@ -3,6 +3,7 @@ package streamql_test
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -101,6 +102,57 @@ func TestSelectDistinct(t *testing.T) {
 		got := runSQL(t, script+c.query)
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("%s\n got %q\nwant %q", c.query, got, c.want)
+		}
+	}
+}
+
+// TestOrderByNulls: ORDER BY x ASC|DESC NULLS FIRST|LAST (Flink's syntax;
+// was a syntax error) puts the NULLs where it says and orders the rest by x,
+// in a final ORDER BY and in a Top-N's OVER (ORDER BY …); without it NULLs
+// come first for ASC and last for DESC (SPEC 2.9). Reference sorted here.
+func TestOrderByNulls(t *testing.T) {
+	vals := []int64{3, -1, 1, 5, -1, 2} // -1 is NULL
+	var values []string
+	for i, v := range vals {
+		x := "NULL"
+		if v >= 0 {
+			x = fmt.Sprint(v)
+		}
+		values = append(values, fmt.Sprintf("(%d, %s)", i, x))
+	}
+	script := "CREATE STREAM s (id BIGINT, v BIGINT) WITH ('connector'='values');\nINSERT INTO s VALUES " + strings.Join(values, ", ") + ";\n"
+	for _, dir := range []string{"", " ASC", " DESC"} {
+		for _, nulls := range []string{"", " NULLS FIRST", " NULLS LAST"} {
+			desc := dir == " DESC"
+			first := nulls == " NULLS FIRST" || nulls == "" && !desc
+			ids := []int{0, 1, 2, 3, 4, 5}
+			sort.SliceStable(ids, func(a, b int) bool {
+				x, y := vals[ids[a]], vals[ids[b]]
+				if (x < 0) != (y < 0) {
+					return (x < 0) == first
+				}
+				if desc {
+					return x > y
+				}
+				return x < y
+			})
+			var want, top []string
+			for k, id := range ids {
+				want = append(want, fmt.Sprintf("main main: %d", id))
+				if k < 3 {
+					top = append(top, fmt.Sprintf("main main: %d", id))
+				}
+			}
+			got := runSQL(t, script+"SELECT id FROM s ORDER BY v"+dir+nulls+";")
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("ORDER BY v%s%s:\n got %q\nwant %q", dir, nulls, got, want)
+			}
+			got = runSQL(t, script+"SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY v"+dir+nulls+") AS rn FROM s) WHERE rn <= 3;")
+			sort.Strings(got) // (a bounded Top-N gives its final rows; their order is not what this tests)
+			sort.Strings(top)
+			if strings.Join(got, "|") != strings.Join(top, "|") {
+				t.Errorf("Top-3 OVER (ORDER BY v%s%s):\n got %q\nwant %q", dir, nulls, got, top)
+			}
 		}
 	}
 }

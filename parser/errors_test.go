@@ -37,6 +37,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT a FROM t UNION SELECT b FROM u UNION ALL SELECT c FROM v", "UNION and UNION ALL at one level", "UNION ALL", 0},
 		{"SELECT * FROM (SELECT a FROM t UNION ALL SELECT b FROM u UNION SELECT c FROM v) AS q", "UNION and UNION ALL at one level", "UNION SELECT c", 0},
 		{"SELECT a FROM t UNION", "UNION stands between two queries", "UNION", 0},
+		{"SELECT a FROM t ORDER BY 1 DESC NULLS LAST", "NULLS FIRST / NULLS LAST follows an ORDER BY expression", "NULLS", 0},
 		{"WITH x (a) AS (SELECT 1) SELECT * FROM x", "column lists after the name are not supported", "(", 0},
 		{"WITH x AS (SELECT 1), x AS (SELECT 2) SELECT * FROM x", "WITH defines x twice", "x AS (SELECT 2)", 0},
 		{"SELEC * FROM t", "did you mean SELECT", "SELEC", 0},

@@ -271,6 +271,10 @@ type rewritten struct {
 	// written as SUM(DISTINCT x) OVER (…), by the offsets of the stand-in
 	// (posWalker makes it COUNT again)
 	countDistinct map[int]bool
+	// nulls: ORDER BY x [ASC|DESC] NULLS FIRST|LAST (Flink's, which TiDB does
+	// not parse), blanked: by the offset of the item's first token, true for
+	// NULLS FIRST (orderNulls makes it a sort key of its own)
+	nulls map[int]bool
 	// window: FROM TABLE(TUMBLE(...)) and the like (SPEC 2.4), replaced by the
 	// stream's name; late, latePos: LATE INTO SIDE 'name' at the end, blanked
 	window  *WindowTVF
@@ -329,7 +333,7 @@ var castPassThrough = map[string]bool{
 // the mode allows, replaces CAST types, records what it took out, and reports
 // misplaced extensions.
 func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
-	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}}
+	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}, nulls: map[int]bool{}}
 	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
 	if mode == modeSelect {
@@ -591,6 +595,19 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				rw.countDistinct[k] = true
 			}
 			edits = append(edits, edit{t.Offset, t.End(), "  SUM"})
+		case t.is("NULLS") && (next.is("FIRST") || next.is("LAST")) && i > 0:
+			// ORDER BY x [DESC] NULLS LAST: the item starts after the ',' or
+			// BY before it at its depth
+			k := i - 1
+			for k > 0 && !(r.depth[k-1] == r.depth[i] && (toks[k-1].isOp(",") || toks[k-1].is("BY"))) {
+				k--
+			}
+			if k <= 0 || toks[k].Kind == TokNumber && (k+1 == i || toks[k+1].is("ASC") || toks[k+1].is("DESC")) {
+				return nil, Errorf(t.Offset, "NULLS FIRST / NULLS LAST follows an ORDER BY expression (not a position)")
+			}
+			rw.nulls[toks[k].Offset] = next.is("FIRST")
+			edits = append(edits, edit{t.Offset, next.End(), blank(ps.src[t.Offset:next.End()])})
+			i++
 		case t.Kind == TokIdent && i > 1 && toks[i-2].is("INTERVAL") && toks[i-1].Kind == TokString && i+2 < len(toks) && toks[i+1].is("TO") &&
 			compoundUnits[strings.ToUpper(t.Text)+"_"+strings.ToUpper(toks[i+2].Text)]:
 			// INTERVAL '1 02:03:04.5' DAY TO SECOND (Flink's, SQL's) is TiDB's
