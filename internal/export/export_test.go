@@ -522,6 +522,11 @@ func TestExportShapes(t *testing.T) {
 		{"temporal join", "CREATE STREAM r (cur VARCHAR, rate DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (cur) NOT ENFORCED) WITH ('connector'='file', 'path'='r.csv', 'errors'='fail');\nSELECT s.k, r.rate FROM s JOIN r FOR SYSTEM_TIME AS OF s.ts ON s.k = r.cur;\n",
 			[]string{"FROM `s` JOIN `r` FOR SYSTEM_TIME AS OF `s`.`ts_rowtime` ON (`s`.`k`) = (`r`.`cur`)", "PRIMARY KEY (`cur`) NOT ENFORCED"}},
 		{"unnest", "SELECT id, tag FROM e CROSS JOIN UNNEST(tags) AS t (tag);\n", []string{"FROM `e` CROSS JOIN UNNEST(`tags`) AS `t` (`tag`)"}},
+		// LEFT JOIN UNNEST keeps its rows (was exported as CROSS JOIN), and
+		// UNNEST of an expression exports it (it made export panic)
+		{"left unnest", "SELECT id, tag FROM e LEFT JOIN UNNEST(tags) AS t (tag) ON TRUE;\n", []string{"FROM `e` LEFT JOIN UNNEST(`tags`) AS `t` (`tag`) ON TRUE"}},
+		{"unnest of an expression", "SELECT id, k, n FROM e CROSS JOIN UNNEST(MAP['a', CARDINALITY(tags)]) AS t (k, n);\n", []string{"CROSS JOIN UNNEST(MAP['a', CARDINALITY(`tags`)]) AS `t` (`k`, `n`)"}},
+		{"unnest of an array literal", "SELECT id, x FROM e LEFT JOIN UNNEST(ARRAY[id, 'z']) AS t (x) ON TRUE;\n", []string{"LEFT JOIN UNNEST(ARRAY[`id`, 'z']) AS `t` (`x`) ON TRUE"}},
 		{"Flink 2.x functions", "SELECT OVERLAY(id PLACING 'x' FROM 2 FOR 1) AS o, SPLIT(id, '-') AS s, CURRENT_DATE AS d, LOCALTIME AS t, ARRAY_CONTAINS(tags, 'a') AS c FROM e;\n",
 			[]string{"OVERLAY(`e`.`id` PLACING 'x' FROM 2 FOR 1) AS `o`", "SPLIT(`e`.`id`, '-') AS `s`", "CURRENT_DATE AS `d`", "LOCALTIME AS `t`", "ARRAY_CONTAINS(`e`.`tags`, 'a') AS `c`"}},
 		{"nested and functions", "SELECT id, tags[1] AS t1, attrs['a'] AS a, dev.name AS dn, CARDINALITY(tags) AS c, SPLIT_INDEX(id, '-', 0) AS p, REGEXP_EXTRACT(id, '([0-9]+)', 1) AS num FROM e;\n",
