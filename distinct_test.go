@@ -1,11 +1,16 @@
 package streamql_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"streamql"
 )
 
 // TestSelectDistinct: SELECT DISTINCT is a GROUP BY of its select list
@@ -154,5 +159,83 @@ func TestOrderByNulls(t *testing.T) {
 				t.Errorf("Top-3 OVER (ORDER BY v%s%s):\n got %q\nwant %q", dir, nulls, got, top)
 			}
 		}
+	}
+}
+
+// TestUnnestWithOrdinality: CROSS / LEFT JOIN UNNEST(x) WITH ORDINALITY AS t
+// (…, pos) (Flink 2.1; was an error) adds the element's position, from 1,
+// after the element's columns (key and value for a MAP), NULL in a LEFT
+// join's padding; over a file and over a values stream, whose last batch
+// the unnest gave twice (each row of a bounded values stream doubled). The
+// reference is built here from the arrays.
+func TestUnnestWithOrdinality(t *testing.T) {
+	arrays := [][]string{{"a", "b", "c"}, nil, {}, {"d", ""}}
+	var lines []string
+	for i, a := range arrays {
+		x := "null"
+		if a != nil {
+			q := []string{}
+			for _, e := range a {
+				if e == "" {
+					q = append(q, "null")
+				} else {
+					q = append(q, `"`+e+`"`)
+				}
+			}
+			x = "[" + strings.Join(q, ",") + "]"
+		}
+		lines = append(lines, fmt.Sprintf(`{"id":%d,"tags":%s}`, i, x))
+	}
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "CREATE STREAM s (id BIGINT, tags ARRAY<VARCHAR>) WITH ('connector'='file', 'format'='json', 'path'='" + path + "');\n"
+	for _, left := range []bool{false, true} {
+		var want []string
+		for i, a := range arrays {
+			if len(a) == 0 && left {
+				want = append(want, fmt.Sprintf("main main: %d, <nil>, <nil>", i))
+			}
+			for k, e := range a {
+				v := e
+				if e == "" {
+					v = "<nil>"
+				}
+				want = append(want, fmt.Sprintf("main main: %d, %s, %d", i, v, k+1))
+			}
+		}
+		q := "SELECT id, tag, pos FROM s CROSS JOIN UNNEST(tags) WITH ORDINALITY AS t (tag, pos);"
+		if left {
+			q = "SELECT id, tag, pos FROM s LEFT JOIN UNNEST(tags) WITH ORDINALITY AS t (tag, pos) ON TRUE;"
+		}
+		if got := runSQL(t, script+q); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s\n got %q\nwant %q", q, got, want)
+		}
+	}
+	got := runSQL(t, "CREATE STREAM m (id BIGINT) WITH ('connector'='values');\nINSERT INTO m VALUES (7), (8);\nSELECT id, k, v, p FROM m CROSS JOIN UNNEST(MAP['a', 1]) WITH ORDINALITY AS t (k, v, p);")
+	if want := "main main: 7, a, 1, 1|main main: 8, a, 1, 1"; strings.Join(got, "|") != want {
+		t.Errorf("a MAP over a values stream: %q, want %q", got, want)
+	}
+}
+
+// TestInsertNestedRefused: INSERT INTO a values stream gave an ARRAY, MAP or
+// ROW value as NULL, silently; it is refused with the column named (NULL
+// itself is still taken).
+func TestInsertNestedRefused(t *testing.T) {
+	ddl := "CREATE STREAM m (id BIGINT, a ARRAY<VARCHAR>, mp MAP<VARCHAR, BIGINT>, r ROW<x BIGINT>, s VARCHAR) WITH ('connector'='values');\n"
+	for _, c := range []struct{ values, msg string }{
+		{"(1, ARRAY['x'], NULL, NULL, NULL)", "column 'a' is ARRAY<VARCHAR>"},
+		{"(1, NULL, MAP['x', 1], NULL, NULL)", "column 'mp' is MAP<VARCHAR, BIGINT>"},
+		{"(1, NULL, NULL, ROW(5), NULL)", "column 'r' is ROW<x BIGINT>"},
+		{"(1, NULL, NULL, NULL, ARRAY['x'])", "column 's' is VARCHAR, and this value is ARRAY<VARCHAR>"},
+	} {
+		s := open(t, streamql.Options{OnRows: collect(new([]string))})
+		if err := s.Exec(context.Background(), ddl+"INSERT INTO m VALUES "+c.values+";"); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want an error with %q", c.values, err, c.msg)
+		}
+	}
+	if got := runSQL(t, ddl+"INSERT INTO m VALUES (1, NULL, NULL, NULL, 'k');\nSELECT id, a IS NULL AS n, s FROM m;"); strings.Join(got, "|") != "main main: 1, true, k" {
+		t.Errorf("NULL into nested columns: %q", got)
 	}
 }

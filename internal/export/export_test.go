@@ -526,6 +526,7 @@ func TestExportShapes(t *testing.T) {
 		// UNNEST of an expression exports it (it made export panic)
 		{"left unnest", "SELECT id, tag FROM e LEFT JOIN UNNEST(tags) AS t (tag) ON TRUE;\n", []string{"FROM `e` LEFT JOIN UNNEST(`tags`) AS `t` (`tag`) ON TRUE"}},
 		{"unnest of an expression", "SELECT id, k, n FROM e CROSS JOIN UNNEST(MAP['a', CARDINALITY(tags)]) AS t (k, n);\n", []string{"CROSS JOIN UNNEST(MAP['a', CARDINALITY(`tags`)]) AS `t` (`k`, `n`)"}},
+		{"unnest with ordinality", "SELECT id, tag, pos FROM e LEFT JOIN UNNEST(tags) WITH ORDINALITY AS t (tag, pos) ON TRUE;\n", []string{"LEFT JOIN UNNEST(`tags`) WITH ORDINALITY AS `t` (`tag`, `pos`) ON TRUE"}},
 		{"unnest of an array literal", "SELECT id, x FROM e LEFT JOIN UNNEST(ARRAY[id, 'z']) AS t (x) ON TRUE;\n", []string{"LEFT JOIN UNNEST(ARRAY[`id`, 'z']) AS `t` (`x`) ON TRUE"}},
 		{"Flink 2.x functions", "SELECT OVERLAY(id PLACING 'x' FROM 2 FOR 1) AS o, SPLIT(id, '-') AS s, CURRENT_DATE AS d, LOCALTIME AS t, ARRAY_CONTAINS(tags, 'a') AS c FROM e;\n",
 			[]string{"OVERLAY(`e`.`id` PLACING 'x' FROM 2 FOR 1) AS `o`", "SPLIT(`e`.`id`, '-') AS `s`", "CURRENT_DATE AS `d`", "LOCALTIME AS `t`", "ARRAY_CONTAINS(`e`.`tags`, 'a') AS `c`"}},

@@ -380,10 +380,14 @@ func (bq *branchQuery) unnest() (string, error) {
 	for k, c := range u.Columns {
 		cols[k] = quote(c)
 	}
-	if u.Left { // LEFT JOIN UNNEST … ON TRUE keeps a row whose x is NULL or empty (Flink's own form)
-		return " LEFT JOIN UNNEST(" + strings.Join(parts, ".") + ") AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ") ON TRUE", nil
+	ord := ""
+	if u.Ordinality {
+		ord = " WITH ORDINALITY"
 	}
-	return " CROSS JOIN UNNEST(" + strings.Join(parts, ".") + ") AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ")", nil
+	if u.Left { // LEFT JOIN UNNEST … ON TRUE keeps a row whose x is NULL or empty (Flink's own form)
+		return " LEFT JOIN UNNEST(" + strings.Join(parts, ".") + ")" + ord + " AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ") ON TRUE", nil
+	}
+	return " CROSS JOIN UNNEST(" + strings.Join(parts, ".") + ")" + ord + " AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ")", nil
 }
 
 // take returns the predicate under which a branch takes a row (SPEC 2.1: its
