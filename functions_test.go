@@ -142,3 +142,234 @@ func TestExtractDowDoy(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalCalendarUnits: ts ± INTERVAL 'n' MONTH | QUARTER | YEAR (and
+// the plurals) move a TIMESTAMP by calendar months, the day clamped to the
+// month's last (Flink's year-month intervals), against Go's calendar over
+// month ends, leap days and a NULL; on a BIGINT or with a fraction the
+// interval is a planning error naming it.
+func TestIntervalCalendarUnits(t *testing.T) {
+	times := []time.Time{
+		time.Date(2021, 1, 31, 10, 0, 0, 123e6, time.UTC), time.Date(2020, 2, 29, 0, 0, 0, 0, time.UTC),
+		time.Date(2021, 3, 31, 23, 59, 59, 999e6, time.UTC), time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC),
+	}
+	var values []string
+	for _, ts := range times {
+		values = append(values, "(TIMESTAMP '"+ts.Format("2006-01-02 15:04:05.000")+"')")
+	}
+	values = append(values, "(NULL)")
+	// addMonths is the reference: calendar months, the day clamped.
+	addMonths := func(ts time.Time, n int) string {
+		first := time.Date(ts.Year(), ts.Month(), 1, ts.Hour(), ts.Minute(), ts.Second(), ts.Nanosecond(), time.UTC).AddDate(0, n, 0)
+		last := first.AddDate(0, 1, -1).Day()
+		return first.AddDate(0, 0, min(ts.Day(), last)-1).String() // (as collect prints a time.Time)
+	}
+	for _, u := range []struct {
+		unit   string
+		months int
+	}{{"MONTH", 1}, {"MONTHS", 1}, {"QUARTER", 3}, {"QUARTERS", 3}, {"YEAR", 12}, {"YEARS", 12}} {
+		for _, n := range []int{1, 13, -2} {
+			got := runSQL(t, `CREATE STREAM s (ts TIMESTAMP(3)) WITH ('connector'='values');
+INSERT INTO s VALUES `+strings.Join(values, ", ")+`;
+SELECT ts + INTERVAL '`+fmt.Sprint(n)+`' `+u.unit+` AS a, ts - INTERVAL '`+fmt.Sprint(n)+`' `+u.unit+` AS b FROM s;`)
+			var want []string
+			for _, ts := range times {
+				want = append(want, "main main: "+addMonths(ts, n*u.months)+", "+addMonths(ts, -n*u.months))
+			}
+			want = append(want, "main main: <nil>, <nil>")
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("%d %s:\n got %q\nwant %q", n, u.unit, got, want)
+			}
+		}
+	}
+	for sql, msg := range map[string]string{
+		"SELECT 5 + INTERVAL '1' MONTH AS x;":                                "INTERVAL '1' MONTH has no fixed length in milliseconds",
+		"SELECT TIMESTAMP '2021-01-01 00:00:00' - INTERVAL '1.5' YEAR AS x;": "INTERVAL '1.5' YEAR: a YEAR interval takes a whole number",
+	} {
+		s := open(t, streamql.Options{OnRows: collect(new([]string))})
+		if err := s.Exec(context.Background(), sql); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want an error with %q", sql, err, msg)
+		}
+	}
+}
+
+// TestBetweenSymmetric: x [NOT] BETWEEN SYMMETRIC a AND b is Flink's (x
+// BETWEEN a AND b) OR (x BETWEEN b AND a), and ASYMMETRIC the plain BETWEEN,
+// over every x, a, b of {NULL, 1, 2, 3} (three-valued logic computed here),
+// with an implicit alias after it.
+func TestBetweenSymmetric(t *testing.T) {
+	vals := []int64{-1, 1, 2, 3} // -1 is NULL
+	lit := func(v int64) string {
+		if v < 0 {
+			return "NULL"
+		}
+		return fmt.Sprint(v)
+	}
+	// tri is SQL's three-valued result: 0 false, 1 true, 2 NULL
+	ge := func(x, y int64) int {
+		if x < 0 || y < 0 {
+			return 2
+		}
+		if x >= y {
+			return 1
+		}
+		return 0
+	}
+	and := func(p, q int) int {
+		if p == 0 || q == 0 {
+			return 0
+		}
+		if p == 2 || q == 2 {
+			return 2
+		}
+		return 1
+	}
+	or := func(p, q int) int {
+		if p == 1 || q == 1 {
+			return 1
+		}
+		if p == 2 || q == 2 {
+			return 2
+		}
+		return 0
+	}
+	not := func(p int) int {
+		if p == 2 {
+			return 2
+		}
+		return 1 - p
+	}
+	show := []string{"false", "true", "<nil>"}
+	var rows, want []string
+	for _, x := range vals {
+		for _, a := range vals {
+			for _, b := range vals {
+				rows = append(rows, "("+lit(x)+", "+lit(a)+", "+lit(b)+")")
+				asym := and(ge(x, a), ge(b, x))
+				sym := or(asym, and(ge(x, b), ge(a, x)))
+				want = append(want, "main main: "+show[sym]+", "+show[not(sym)]+", "+show[asym])
+			}
+		}
+	}
+	got := runSQL(t, `CREATE STREAM s (x BIGINT, a BIGINT, b BIGINT) WITH ('connector'='values');
+INSERT INTO s VALUES `+strings.Join(rows, ", ")+`;
+SELECT x BETWEEN SYMMETRIC a AND b s1, x NOT BETWEEN SYMMETRIC a AND b AS s2, x BETWEEN ASYMMETRIC a AND b AS s3 FROM s;`)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		for i := range want {
+			if i >= len(got) || got[i] != want[i] {
+				t.Errorf("row %s: got %v, want %q", rows[i], got[min(i, len(got)-1)], want[i])
+			}
+		}
+	}
+}
+
+// TestExtractFlinkUnits: EXTRACT(unit FROM ts) for Flink's units that TiDB's
+// grammar lacks (MILLISECOND, NANOSECOND, EPOCH, ISODOW, ISOYEAR, DECADE,
+// CENTURY, MILLENNIUM; before, a syntax error) and MICROSECOND (now of the
+// second, as Flink's DateTimeUtils, not of the minute), over century, ISO
+// year and epoch boundaries and a NULL, against values worked out by hand.
+func TestExtractFlinkUnits(t *testing.T) {
+	times := []string{"2000-12-31 23:59:59.999", "2001-01-01 00:00:00.000", "2021-01-01 12:48:29.123", "2018-12-31 00:00:00.007", "1970-01-01 00:00:01.500"}
+	want := map[string][]string{
+		"MILLISECOND": {"999", "0", "123", "7", "500"},
+		"MICROSECOND": {"999000", "0", "123000", "7000", "500000"},
+		"NANOSECOND":  {"999000000", "0", "123000000", "7000000", "500000000"},
+		"EPOCH":       {"978307199", "978307200", "1609505309", "1546214400", "1"},
+		"ISODOW":      {"7", "1", "5", "1", "4"},
+		"ISOYEAR":     {"2000", "2001", "2020", "2019", "1970"},
+		"DECADE":      {"200", "200", "202", "201", "197"},
+		"CENTURY":     {"20", "21", "21", "21", "20"},
+		"MILLENNIUM":  {"2", "3", "3", "3", "2"},
+	}
+	var values []string
+	for _, ts := range times {
+		values = append(values, "(TIMESTAMP '"+ts+"')")
+	}
+	for unit, w := range want {
+		got := runSQL(t, `CREATE STREAM s (ts TIMESTAMP(3)) WITH ('connector'='values');
+INSERT INTO s VALUES `+strings.Join(values, ", ")+`, (NULL);
+SELECT EXTRACT(`+unit+` FROM ts) AS x, EXTRACT(`+strings.ToLower(unit)+` FROM ts) y FROM s;`)
+		var exp []string
+		for _, v := range w {
+			exp = append(exp, "main main: "+v+", "+v)
+		}
+		exp = append(exp, "main main: <nil>, <nil>")
+		if strings.Join(got, "|") != strings.Join(exp, "|") {
+			t.Errorf("%s:\n got %q\nwant %q", unit, got, exp)
+		}
+	}
+}
+
+// TestFloorCeilWeek: FLOOR(ts TO WEEK) is the Sunday at midnight on or
+// before ts and CEIL(ts TO WEEK) the one on or after it (Flink's
+// julianDateFloor; was a planning error), over two weeks of days on both
+// sides of 1970-01-01, at midnight and during the day, against Go's weekdays.
+func TestFloorCeilWeek(t *testing.T) {
+	var values, want []string
+	for _, start := range []time.Time{time.Date(2021, 1, 10, 0, 0, 0, 0, time.UTC), time.Date(1969, 12, 21, 0, 0, 0, 0, time.UTC)} {
+		for d := range 14 {
+			for _, tod := range []time.Duration{0, 13*time.Hour + 5*time.Millisecond} {
+				ts := start.AddDate(0, 0, d).Add(tod)
+				values = append(values, "(TIMESTAMP '"+ts.Format("2006-01-02 15:04:05.000")+"')")
+				day := time.Date(ts.Year(), ts.Month(), ts.Day(), 0, 0, 0, 0, time.UTC)
+				floor := day.AddDate(0, 0, -int(ts.Weekday()))
+				ceil := floor
+				if !floor.Equal(ts) {
+					ceil = floor.AddDate(0, 0, 7)
+				}
+				want = append(want, "main main: "+floor.String()+", "+ceil.String())
+			}
+		}
+	}
+	got := runSQL(t, `CREATE STREAM s (ts TIMESTAMP(3)) WITH ('connector'='values');
+INSERT INTO s VALUES `+strings.Join(values, ", ")+`;
+SELECT FLOOR(ts TO WEEK) AS f, CEIL(ts TO week) AS c FROM s;`)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestIntervalCompoundUnits: INTERVAL 'text' A TO B (Flink's interval
+// qualifiers; were syntax errors) is the sum of its fields, a leading '-'
+// negating all of them, SECOND with up to three decimals, YEAR TO MONTH in
+// calendar months: against the same span written in milliseconds (or
+// months); a text not of the qualifier's form is a planning error naming it.
+func TestIntervalCompoundUnits(t *testing.T) {
+	cases := []struct {
+		iv     string
+		ms     int64 // or months, for YEAR TO MONTH
+		months bool
+	}{
+		{"'1 02:03:04.5' DAY TO SECOND", 86_400_000 + 2*3_600_000 + 3*60_000 + 4500, false},
+		{"'-1 02:03:04.005' DAY TO SECOND", -(86_400_000 + 2*3_600_000 + 3*60_000 + 4005), false},
+		{"'3 04' DAY TO HOUR", 3*86_400_000 + 4*3_600_000, false},
+		{"'3 04:05' DAY TO MINUTE", 3*86_400_000 + 4*3_600_000 + 5*60_000, false},
+		{"'1:30' HOUR TO MINUTE", 90 * 60_000, false},
+		{"'10:00:00.25' HOUR TO SECOND", 36_000_250, false},
+		{"'01:02.003' MINUTE TO SECOND", 62_003, false},
+		{"'1-2' YEAR TO MONTH", 14, true},
+		{"'-0-11' YEAR TO MONTH", -11, true},
+	}
+	for _, c := range cases {
+		other := fmt.Sprintf("INTERVAL '%d' MILLISECOND", c.ms)
+		if c.months {
+			other = fmt.Sprintf("INTERVAL '%d' MONTH", c.ms)
+		}
+		script := func(iv string) string {
+			return `CREATE STREAM s (ts TIMESTAMP(3)) WITH ('connector'='values');
+INSERT INTO s VALUES (TIMESTAMP '2021-01-31 10:00:00.123'), (TIMESTAMP '1969-12-31 23:59:59.999'), (NULL);
+SELECT ts + ` + iv + ` AS a, ts - ` + iv + ` AS b FROM s;`
+		}
+		got, want := runSQL(t, script("INTERVAL "+c.iv)), runSQL(t, script(other))
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 3 {
+			t.Errorf("INTERVAL %s:\n got %q\nwant %q (as %s)", c.iv, got, want, other)
+		}
+	}
+	for _, bad := range []string{"'1:2' DAY TO SECOND", "'1 x' DAY TO HOUR", "'1:2.3456' MINUTE TO SECOND", "'1' HOUR TO MINUTE"} {
+		s := open(t, streamql.Options{OnRows: collect(new([]string))})
+		err := s.Exec(context.Background(), "SELECT TIMESTAMP '2021-01-01 00:00:00' + INTERVAL "+bad+" AS x;")
+		if err == nil || !strings.Contains(err.Error(), "INTERVAL "+strings.SplitN(bad, " TO", 2)[0]) {
+			t.Errorf("INTERVAL %s: %v, want an error naming it", bad, err)
+		}
+	}
+}

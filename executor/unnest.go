@@ -19,16 +19,17 @@ import (
 // rows one input row yields (issue 30's rule). Malformed input rows pass
 // through to the job as they are.
 type unnestSource struct {
-	inner    Source
-	k        *expr.Kernel
-	in       *vector.Batch
-	x        *vector.Vec // the expression's values for in's rows
-	ncols    int         // the inner stream's columns
-	row, el  int         // the next input row and element to give
-	pending  bool        // in holds rows not all given
-	innerErr error       // the inner source's error, returned once in is given
-	sel      []int32
-	left     bool // LEFT JOIN UNNEST: a NULL or empty value keeps its row
+	inner      Source
+	k          *expr.Kernel
+	in         *vector.Batch
+	x          *vector.Vec // the expression's values for in's rows
+	ncols      int         // the inner stream's columns
+	row, el    int         // the next input row and element to give
+	pending    bool        // in holds rows not all given
+	innerErr   error       // the inner source's error, returned once in is given
+	sel        []int32
+	left       bool // LEFT JOIN UNNEST: a NULL or empty value keeps its row
+	ordinality bool // WITH ORDINALITY: a last column with the position
 }
 
 // newUnnestSource opens job.Unnest's inner stream through env, as o says.
@@ -38,7 +39,7 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 	if err != nil {
 		return nil, err
 	}
-	return &unnestSource{inner: src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left}, nil
+	return &unnestSource{inner: src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality}, nil
 }
 
 // Next gives the next unnested rows (Source.Next): those of the input rows
@@ -56,6 +57,7 @@ func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
 			s.innerErr = nil
 			return err
 		}
+		s.in.Reset() // (a source may return at its end without touching the batch: its last rows are given already)
 		err := s.inner.Next(s.in, bad)
 		if s.in.N > 0 {
 			s.sel = s.sel[:0]
@@ -90,6 +92,9 @@ func (s *unnestSource) fill(b *vector.Batch) {
 				for k := range x.Kids {
 					b.Cols[s.ncols+k].Null[o] = true
 				}
+				if s.ordinality {
+					b.Cols[s.ncols+len(x.Kids)].Null[o] = true
+				}
 				b.Pos[o] = in.Pos[r]
 				b.N++
 			}
@@ -109,6 +114,10 @@ func (s *unnestSource) fill(b *vector.Batch) {
 				} else {
 					d.CopyValue(o, kid, e)
 				}
+			}
+			if s.ordinality { // WITH ORDINALITY: the position, from 1
+				d := b.Cols[s.ncols+len(x.Kids)]
+				d.Null[o], d.I[o] = false, int64(s.el+1)
 			}
 			b.Pos[o] = in.Pos[r]
 			b.N++

@@ -131,10 +131,23 @@ func (ps *parseState) relation(all, toks []Token, start, end int) (*Relation, *E
 	for len(toks) > 2 && toks[0].isOp("(") && matching(toks) == len(toks)-1 { // ((SELECT ...))
 		toks, start, end = toks[1:len(toks)-1], toks[1].Offset, toks[len(toks)-1].Offset
 	}
-	parts, err := unionParts(toks)
+	parts, distinct, err := unionParts(toks)
 	if err != nil {
 		return nil, err
 	}
+	if distinct { // (A UNION B): one SELECT DISTINCT * over their UNION ALL
+		sel, err := ps.unionSelect(all, parts, start, end, true)
+		if err != nil {
+			return nil, err
+		}
+		return &Relation{Range: Range{Start: start, End: end}, Selects: []*Select{sel}}, nil
+	}
+	return ps.unionAll(all, parts, start, end)
+}
+
+// unionAll parses the parts of a UNION ALL (or the one query of a relation
+// without UNION) as a Relation.
+func (ps *parseState) unionAll(all []Token, parts [][]Token, start, end int) (*Relation, *Error) {
 	rel := &Relation{Range: Range{Start: start, End: end}}
 	for _, p := range parts {
 		for len(p) > 2 && p[0].isOp("(") && matching(p) == len(p)-1 {
@@ -176,12 +189,14 @@ func matching(toks []Token) int {
 	return -1
 }
 
-// unionParts splits toks at UNION ALL outside parentheses. UNION without
-// ALL, EXCEPT and INTERSECT are errors (streams are multisets: SPEC 2.6 has
-// UNION ALL only).
-func unionParts(toks []Token) ([][]Token, *Error) {
-	var parts [][]Token
+// unionParts splits toks at UNION [ALL] outside parentheses; distinct is
+// true when every separator is UNION without ALL (Flink's UNION: the
+// distinct rows of the UNION ALL). UNION and UNION ALL mixed at one level,
+// EXCEPT and INTERSECT are errors (SPEC 2.6 composes streams with UNION ALL).
+func unionParts(toks []Token) (parts [][]Token, distinct bool, _ *Error) {
 	d, from := 0, 0
+	var first *Token // the first separator's UNION
+	firstAll := false
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
@@ -190,47 +205,66 @@ func unionParts(toks []Token) ([][]Token, *Error) {
 		case t.isOp(")"):
 			d--
 		case d == 0 && (t.is("EXCEPT") || t.is("INTERSECT")):
-			return nil, Errorf(t.Offset, "%s is not supported: streams compose with UNION ALL (SPEC 2.6)", strings.ToUpper(t.Text))
+			return nil, false, Errorf(t.Offset, "%s is not supported: streams compose with UNION ALL (SPEC 2.6)", strings.ToUpper(t.Text))
 		case d == 0 && t.is("UNION"):
-			if i+1 >= len(toks) || !toks[i+1].is("ALL") {
-				return nil, Errorf(t.Offset, "UNION without ALL removes duplicates, which a stream cannot do as rows arrive: write UNION ALL (SPEC 2.6)")
+			isAll := i+1 < len(toks) && toks[i+1].is("ALL")
+			if first == nil {
+				first, firstAll = &toks[i], isAll
+			} else if isAll != firstAll {
+				return nil, false, Errorf(t.Offset, "UNION and UNION ALL at one level of a query: put one of them in a subquery, e.g. SELECT * FROM (SELECT ... UNION SELECT ...) AS u UNION ALL SELECT ...")
 			}
-			if i == from || i+2 >= len(toks) {
-				return nil, Errorf(t.Offset, "UNION ALL stands between two queries: SELECT ... UNION ALL SELECT ...")
+			skip := 1
+			if isAll {
+				skip = 2
+			}
+			if i == from || i+skip >= len(toks) {
+				return nil, false, Errorf(t.Offset, "UNION stands between two queries: SELECT ... UNION [ALL] SELECT ...")
 			}
 			parts = append(parts, toks[from:i])
-			from = i + 2
-			i++
+			from = i + skip
+			i += skip - 1
 		}
 	}
-	return append(parts, toks[from:]), nil
+	return append(parts, toks[from:]), first != nil && !firstAll, nil
 }
 
-// unionQuery parses a query that is a UNION ALL at its top level as SELECT *
-// FROM the union (a placeholder relation); ok is false when toks hold no
-// UNION at their top level.
+// unionQuery parses a query that is a UNION [ALL] at its top level as SELECT
+// * FROM the union (a placeholder relation), SELECT DISTINCT * for UNION; ok
+// is false when toks hold no UNION at their top level.
 func (ps *parseState) unionQuery(all, toks []Token, start, end int) (*Select, bool, *Error) {
-	parts, err := unionParts(toks)
+	parts, distinct, err := unionParts(toks)
 	if err != nil {
 		return nil, true, err
 	}
 	if len(parts) < 2 {
 		return nil, false, nil
 	}
-	rel, err := ps.relation(all, toks, start, end)
+	s, err := ps.unionSelect(all, parts, start, end, distinct)
+	return s, true, err
+}
+
+// unionSelect is SELECT [DISTINCT] * FROM the UNION ALL of parts (a
+// placeholder relation); the planner reads DISTINCT as a GROUP BY of every
+// column (planner/rule_distinct.go).
+func (ps *parseState) unionSelect(all []Token, parts [][]Token, start, end int, distinct bool) (*Select, *Error) {
+	rel, err := ps.unionAll(all, parts, start, end)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	name := "$" + strconv.FormatInt(int64(start), 36)
-	node, perr := ps.tidbParse("SELECT * FROM `" + name + "`")
+	text := "SELECT * FROM `" + name + "`"
+	if distinct {
+		text = "SELECT DISTINCT * FROM `" + name + "`"
+	}
+	node, perr := ps.tidbParse(text)
 	if perr != nil {
-		return nil, true, Errorf(start, "internal error: %v", perr)
+		return nil, Errorf(start, "internal error: %v", perr)
 	}
 	q, _ := node.(*ast.SelectStmt)
 	s := &Select{Range: Range{Start: start, End: end}, Derived: map[string]*Relation{name: rel}, Casts: CastTypes{},
 		Query: q, Joins: map[*ast.Join]JoinKind{}, FieldText: map[*ast.SelectField]string{},
 		Locate: func(ast.Node) int { return start }}
-	return s, true, nil
+	return s, nil
 }
 
 // withQuery parses WITH name AS (query) [, name AS (query)] ... query.

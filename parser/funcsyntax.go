@@ -15,6 +15,8 @@ import (
 //	JSON_VALUE(s, p RETURNING BIGINT)      JSON_VALUE(s, p, 'BIGINT')
 //	JSON_OBJECT(KEY 'k' VALUE v, ...)      JSON_OBJECT('k', v, ...)
 //	s [NOT] SIMILAR TO p                   ([NOT] SIMILAR_TO(s , p))
+//	x BETWEEN SYMMETRIC a AND b            x BETWEEN LEAST(a, b) AND GREATEST(a, b)
+//	x BETWEEN ASYMMETRIC a AND b           x BETWEEN a AND b
 //	arr[i], map['k'] (SPEC 2.10)           ITEM(arr, i), ITEM(map, 'k')
 //	arr[i].field, f(x).field               ITEM(ITEM(arr, i), 'field'), ITEM(f(x), 'field')
 //	ARRAY[a, b], MAP[k, v, ...]            ARRAY_VALUE_CONSTRUCTOR(a, b), MAP_VALUE_CONSTRUCTOR(k, v, ...)
@@ -156,6 +158,31 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		}
 		s, p := toks[start].Offset, toks[end-1].End()
 		return []edit{{s, s, open}, {toks[i-1].End(), at(k + 1).End(), ","}, {p, p, "))"}}, nil
+	case (t.is("SYMMETRIC") || t.is("ASYMMETRIC")) && i > 0 && toks[i-1].is("BETWEEN"):
+		if t.is("ASYMMETRIC") { // the default
+			return []edit{{t.Offset, t.End(), blank(t.Text)}}, nil
+		}
+		// x BETWEEN SYMMETRIC a AND b: x BETWEEN LEAST(a, b) AND
+		// GREATEST(a, b), which is NULL where a bound is NULL, as Flink's
+		// (x BETWEEN a AND b) OR (x BETWEEN b AND a) is
+		aEnd := operandEnd(r, i+1)
+		if aEnd == i+1 || !at(aEnd).is("AND") {
+			return nil, Errorf(t.Offset, "write x BETWEEN SYMMETRIC a AND b")
+		}
+		bEnd := operandEnd(r, aEnd+1)
+		if bEnd == aEnd+1 {
+			return nil, Errorf(at(aEnd).Offset, "BETWEEN SYMMETRIC needs a value after AND")
+		}
+		text := func(from, to int) string {
+			var parts []string
+			for _, k := range toks[from:to] {
+				parts = append(parts, k.Text)
+			}
+			return strings.Join(parts, " ")
+		}
+		a, b := text(i+1, aEnd), text(aEnd+1, bEnd)
+		return []edit{{t.Offset, t.End(), "LEAST("}, {toks[aEnd-1].End(), toks[aEnd-1].End(), ", " + b + ")"},
+			{toks[aEnd+1].Offset, toks[aEnd+1].Offset, "GREATEST(" + a + ", "}, {toks[bEnd-1].End(), toks[bEnd-1].End(), ")"}}, nil
 	case t.is("RETURNING") && inCall(r, i, "JSON_VALUE"):
 		ty := at(i + 1)
 		if ty.Kind != TokIdent {
@@ -245,11 +272,40 @@ func operandEnd(r *region, i int) int {
 				continue
 			}
 		}
-		if r.depth[j] < d || boundary(t) && j > i {
+		if r.depth[j] < d || boundary(t) && j > i || j > i && startsAlias(r, j) {
 			break
 		}
 	}
 	return j
+}
+
+// startsAlias reports whether token j, a word directly after a whole
+// operand (a name, a literal, a closing parenthesis or bracket), starts an
+// implicit alias (`a IS DISTINCT FROM b e`): no operator joins the two.
+// DIV and MOD are infix operators, and the unit of `INTERVAL '1' DAY` is
+// part of its literal.
+func startsAlias(r *region, j int) bool {
+	t, p := r.toks[j], r.toks[j-1]
+	if t.Kind != TokIdent && t.Kind != TokQuotedIdent {
+		return false
+	}
+	if t.is("DIV") || t.is("MOD") {
+		return false
+	}
+	switch p.Kind {
+	case TokIdent, TokQuotedIdent, TokNumber:
+	case TokString:
+		if j >= 2 && r.toks[j-2].is("INTERVAL") {
+			return false
+		}
+	case TokOp:
+		if !p.isOp(")") && !p.isOp("]") {
+			return false
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // operandStart returns the index of the first token of the operand that

@@ -594,3 +594,29 @@ func TestCreateStreamNestedTypes(t *testing.T) {
 		t.Errorf("columns = %q\nwant %q", got, want)
 	}
 }
+
+// TestRewrittenOperatorsTakeImplicitAliases: a construct the parser rewrites
+// with its right operand inside the call (IS [NOT] DISTINCT FROM, [NOT]
+// SIMILAR TO) ends where its operand ends, so a bare alias after it names the
+// column, as after any other expression (SPEC 2: `expr alias`).
+func TestRewrittenOperatorsTakeImplicitAliases(t *testing.T) {
+	operands := []string{"2", "'a%'", "b", "t.b", "`b c`", "UPPER(b)", "ARRAY[1, 2]", "x[1]", "14 DIV 2", "b MOD 3", "1 + f(b)", "'a' || b", "(b)"}
+	ops := []string{"IS DISTINCT FROM", "IS NOT DISTINCT FROM", "SIMILAR TO", "NOT SIMILAR TO"}
+	for _, op := range ops {
+		for _, rhs := range operands {
+			for _, alias := range []string{"e", "`my col`", "AS e2"} {
+				src := "SELECT a " + op + " " + rhs + " " + alias + ", 1 AS z FROM t"
+				sc, err := Parse("t.sql", src)
+				if err != nil {
+					t.Errorf("%s: %s", src, FormatError("t.sql", src, err.(*Error)))
+					continue
+				}
+				fields := sc.Stmts[0].(*Select).Query.Fields.Fields
+				want := strings.Trim(strings.TrimPrefix(alias, "AS "), "`")
+				if len(fields) != 2 || fields[0].AsName.O != want || fields[1].AsName.O != "z" {
+					t.Errorf("%s: fields %d, first alias %q, want %q", src, len(fields), fields[0].AsName.O, want)
+				}
+			}
+		}
+	}
+}

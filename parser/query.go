@@ -66,6 +66,11 @@ func (ps *parseState) query(all, toks []Token, start, end int) (*Select, *Error)
 	if err != nil {
 		return nil, err
 	}
+	if len(rw.nulls) > 0 {
+		if err := orderNulls(sel, rw.nulls, info.locate); err != nil {
+			return nil, err
+		}
+	}
 	var rels map[string]*Relation
 	if derived != nil {
 		rels = derived.rels
@@ -639,3 +644,55 @@ func castTypeName(x *ast.FuncCastExpr) string {
 	}
 	return strings.ToUpper(x.Tp.CompactStr())
 }
+
+// orderNulls makes each ORDER BY item written with NULLS FIRST or NULLS LAST
+// (nulls, by the offset of the item's first token) two sort keys: `x IS
+// NULL` (DESC for NULLS FIRST: true sorts above false), then x. The sorts of
+// SPEC 2.9 put NULL first for ASC and last for DESC (Flink's default); this
+// gives Flink's explicit null ordering on both ORDER BY and OVER (…), with no
+// operator of its own. An item it cannot find is an error at its NULLS.
+func orderNulls(sel *ast.SelectStmt, nulls map[int]bool, locate Locator) *Error {
+	done := map[int]bool{}
+	var lists []*[]*ast.ByItem
+	if sel.OrderBy != nil {
+		lists = append(lists, &sel.OrderBy.Items)
+	}
+	v := &windowSpecs{}
+	sel.Accept(v)
+	for _, w := range v.specs {
+		if w.OrderBy != nil {
+			lists = append(lists, &w.OrderBy.Items)
+		}
+	}
+	for _, l := range lists {
+		var out []*ast.ByItem
+		for _, it := range *l {
+			first, ok := nulls[locate(it.Expr)]
+			if ok {
+				done[locate(it.Expr)] = true
+				out = append(out, &ast.ByItem{Expr: &ast.IsNullExpr{Expr: it.Expr}, Desc: first})
+			}
+			out = append(out, it)
+		}
+		*l = out
+	}
+	for off := range nulls {
+		if !done[off] {
+			return Errorf(off, "NULLS FIRST / NULLS LAST stands after an ORDER BY item (of the query or of an OVER window)")
+		}
+	}
+	return nil
+}
+
+// windowSpecs collects the window specifications of a query (OVER (…) and
+// WINDOW w AS (…)).
+type windowSpecs struct{ specs []*ast.WindowSpec }
+
+func (w *windowSpecs) Enter(n ast.Node) (ast.Node, bool) {
+	if s, ok := n.(*ast.WindowSpec); ok {
+		w.specs = append(w.specs, s)
+	}
+	return n, false
+}
+
+func (w *windowSpecs) Leave(n ast.Node) (ast.Node, bool) { return n, true }

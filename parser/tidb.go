@@ -271,6 +271,10 @@ type rewritten struct {
 	// written as SUM(DISTINCT x) OVER (…), by the offsets of the stand-in
 	// (posWalker makes it COUNT again)
 	countDistinct map[int]bool
+	// nulls: ORDER BY x [ASC|DESC] NULLS FIRST|LAST (Flink's, which TiDB does
+	// not parse), blanked: by the offset of the item's first token, true for
+	// NULLS FIRST (orderNulls makes it a sort key of its own)
+	nulls map[int]bool
 	// window: FROM TABLE(TUMBLE(...)) and the like (SPEC 2.4), replaced by the
 	// stream's name; late, latePos: LATE INTO SIDE 'name' at the end, blanked
 	window  *WindowTVF
@@ -329,7 +333,7 @@ var castPassThrough = map[string]bool{
 // the mode allows, replaces CAST types, records what it took out, and reports
 // misplaced extensions.
 func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten, *Error) {
-	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}}
+	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}, nulls: map[int]bool{}}
 	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
 	if mode == modeSelect {
@@ -572,6 +576,13 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			end := toks[i+3].End()
 			edits = append(edits, edit{t.Offset, end, fn + strings.Repeat(" ", max(0, end-t.Offset-len(fn)))})
 			i += 3
+		case t.is("EXTRACT") && next.isOp("(") && i+3 < len(toks) && extractNamed[strings.ToUpper(toks[i+2].Text)] && toks[i+3].is("FROM"):
+			// EXTRACT(EPOCH FROM ts) and Flink's other units TiDB's grammar
+			// lacks: SQ_EXTRACT('EPOCH', ts), the planner's EXTRACT with the
+			// unit as text
+			unit := strings.ToUpper(toks[i+2].Text)
+			edits = append(edits, edit{t.Offset, toks[i+3].End(), "SQ_EXTRACT('" + unit + "',"})
+			i += 3
 		case t.is("LISTAGG") && next.isOp("(") && overFollows(r, i+1):
 			// LISTAGG(x [, sep]) OVER (…) (SPEC 2.9: the aggregates of 2.4):
 			// TiDB takes a window only on its own aggregates, GROUP_CONCAT
@@ -584,6 +595,27 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 				rw.countDistinct[k] = true
 			}
 			edits = append(edits, edit{t.Offset, t.End(), "  SUM"})
+		case t.is("NULLS") && (next.is("FIRST") || next.is("LAST")) && i > 0:
+			// ORDER BY x [DESC] NULLS LAST: the item starts after the ',' or
+			// BY before it at its depth
+			k := i - 1
+			for k > 0 && !(r.depth[k-1] == r.depth[i] && (toks[k-1].isOp(",") || toks[k-1].is("BY"))) {
+				k--
+			}
+			if k <= 0 || toks[k].Kind == TokNumber && (k+1 == i || toks[k+1].is("ASC") || toks[k+1].is("DESC")) {
+				return nil, Errorf(t.Offset, "NULLS FIRST / NULLS LAST follows an ORDER BY expression (not a position)")
+			}
+			rw.nulls[toks[k].Offset] = next.is("FIRST")
+			edits = append(edits, edit{t.Offset, next.End(), blank(ps.src[t.Offset:next.End()])})
+			i++
+		case t.Kind == TokIdent && i > 1 && toks[i-2].is("INTERVAL") && toks[i-1].Kind == TokString && i+2 < len(toks) && toks[i+1].is("TO") &&
+			compoundUnits[strings.ToUpper(t.Text)+"_"+strings.ToUpper(toks[i+2].Text)]:
+			// INTERVAL '1 02:03:04.5' DAY TO SECOND (Flink's, SQL's) is TiDB's
+			// INTERVAL '…' DAY_SECOND
+			unit := strings.ToUpper(t.Text) + "_" + strings.ToUpper(toks[i+2].Text)
+			end := toks[i+2].End()
+			edits = append(edits, edit{t.Offset, end, unit + strings.Repeat(" ", max(0, end-t.Offset-len(unit)))})
+			i += 2
 		case t.Kind == TokIdent && pluralUnits[strings.ToUpper(t.Text)] && i > 1 && toks[i-2].is("INTERVAL") && (toks[i-1].Kind == TokString || toks[i-1].Kind == TokNumber):
 			// INTERVAL '5' MINUTES: Flink's plural units (its documentation's
 			// spelling) are the singular ones
@@ -825,9 +857,21 @@ var reservedHint = map[string]bool{
 // EXTRACT(DOW FROM ts): 1 for Sunday to 7 for Saturday).
 var extractAs = map[string]string{"DOW": "DAYOFWEEK", "DOY": "DAYOFYEAR"}
 
+// extractNamed are the EXTRACT units of Flink that TiDB's grammar lacks and
+// no function of their own stands for: the parser writes EXTRACT(u FROM ts)
+// as SQ_EXTRACT('u', ts), which the planner binds as EXTRACT.
+var extractNamed = map[string]bool{"MILLISECOND": true, "NANOSECOND": true, "EPOCH": true, "ISODOW": true, "ISOYEAR": true,
+	"DECADE": true, "CENTURY": true, "MILLENNIUM": true}
+
+// compoundUnits are the INTERVAL qualifiers `A TO B` of Flink SQL, as TiDB's
+// A_B units (the planner reads their text, planner/rule_func_watermark.go).
+var compoundUnits = map[string]bool{"YEAR_MONTH": true, "DAY_HOUR": true, "DAY_MINUTE": true, "DAY_SECOND": true,
+	"HOUR_MINUTE": true, "HOUR_SECOND": true, "MINUTE_SECOND": true}
+
 // pluralUnits are the plural spellings of INTERVAL units that Flink SQL
 // accepts (INTERVAL '10' MINUTES), read as the singular ones.
-var pluralUnits = map[string]bool{"MILLISECONDS": true, "SECONDS": true, "MINUTES": true, "HOURS": true, "DAYS": true, "WEEKS": true}
+var pluralUnits = map[string]bool{"MILLISECONDS": true, "SECONDS": true, "MINUTES": true, "HOURS": true, "DAYS": true, "WEEKS": true,
+	"MONTHS": true, "QUARTERS": true, "YEARS": true}
 
 var hintKeywords = []string{"SELECT", "FROM", "WHERE", "JOIN", "LIMIT", "GROUP", "ORDER", "HAVING",
 	"BETWEEN", "LIKE", "CAST", "SEMI", "ANTI", "INTO", "SIDE", "VALUES", "INSERT", "CASE", "WHEN",

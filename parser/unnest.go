@@ -26,6 +26,9 @@ type Unnest struct {
 	ColumnPos []int
 	// Pos is the offset of the UNNEST word.
 	Pos int
+	// Ordinality is WITH ORDINALITY (Flink 2.1): a last column holding the
+	// element's position, from 1.
+	Ordinality bool
 }
 
 // leftUnnest reports whether token i starts LEFT [OUTER] JOIN UNNEST.
@@ -105,6 +108,10 @@ func (ps *parseState) unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		u.Expr = &Fragment{Expr: e, Text: ps.src[start:end], Pos: start, Casts: info.casts, Locate: info.locate, File: ps.file}
 	}
 	k = closeAt + 1
+	if at(k).is("WITH") && at(k+1).is("ORDINALITY") {
+		u.Ordinality = true
+		k += 2
+	}
 	if at(k).is("AS") {
 		k++
 	}
@@ -132,8 +139,8 @@ func (ps *parseState) unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		}
 		break
 	}
-	if len(u.Columns) > 2 {
-		return nil, 0, Errorf(u.ColumnPos[2], "UNNEST gives one column for an ARRAY and two (key, value) for a MAP")
+	if max := 2 + b2i(u.Ordinality); len(u.Columns) > max {
+		return nil, 0, Errorf(u.ColumnPos[max], "UNNEST gives one column for an ARRAY and two (key, value) for a MAP, and WITH ORDINALITY one more (the position)")
 	}
 	if u.Left { // ON TRUE (Flink: a LEFT JOIN with UNNEST takes no other condition)
 		if !at(k+1).is("ON") || !at(k+2).is("TRUE") {
@@ -154,4 +161,12 @@ func identName(t Token) string {
 		return t.Value()
 	}
 	return t.Text
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -133,8 +133,18 @@ func (sc *scope) constant(n ast.ExprNode, c catalog.Column) (Value, error) {
 	if !e.Const {
 		return Value{}, parser.Errorf(sc.pos(n), "VALUES takes constants: %s is not one", e.Text)
 	}
+	if e.Type == catalog.Unknown { // NULL
+		return Value{Null: true}, nil
+	}
+	// a constant's Value holds no ARRAY, MAP or ROW: refused, not a silent NULL
+	if c.Type.IsNested() {
+		return Value{}, parser.Errorf(sc.pos(n), "INSERT INTO ... VALUES takes BIGINT, DOUBLE, VARCHAR, BOOLEAN and TIMESTAMP values; column '%s' is %s: give it NULL here, or declare it VARCHAR with the JSON text and CAST(%s AS %s) in the query", c.Name, c.Type, c.Name, c.Type)
+	}
+	if e.Type.IsNested() {
+		return Value{}, parser.Errorf(sc.pos(n), "column '%s' is %s, and this value is %s", c.Name, c.Type, e.Type)
+	}
 	raw := plan.Constants().Fold(e)
-	if raw.Null || e.Type == catalog.Unknown {
+	if raw.Null {
 		return Value{Null: true}, nil
 	}
 	v := plan.Constants().Fold(castTo(e, c.Type))

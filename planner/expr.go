@@ -70,20 +70,21 @@ func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
 // exprText renders n for EXPLAIN and messages: TiDB's text when it kept one,
 // else the expression restored from the AST (keywords upper case); either way
 // with each CAST's target type as the user wrote it (casts, the statement's
-// parser.CastTypes; nil: none), not the stand-in TiDB parsed.
+// parser.CastTypes; nil: none), not the stand-in TiDB parsed, and the front
+// end's stand-in calls in the syntax written (flinkSyntax).
 func exprText(n ast.ExprNode, casts parser.CastTypes) string {
 	if t := strings.TrimSpace(n.OriginalText()); t != "" {
-		return castNames(t, n, casts)
+		return flinkSyntax(castNames(t, n, casts))
 	}
 	if t := strings.TrimSpace(n.Text()); t != "" {
-		return castNames(t, n, casts)
+		return flinkSyntax(castNames(t, n, casts))
 	}
 	var sb strings.Builder
 	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreStringWithoutCharset|format.RestoreKeyWordUppercase|format.RestoreSpacesAroundBinaryOperation, &sb)
 	if err := n.Restore(ctx); err != nil {
 		return ""
 	}
-	return castNames(sb.String(), n, casts)
+	return flinkSyntax(castNames(sb.String(), n, casts))
 }
 
 // castCollector lists the CAST nodes of an expression in pre-order (the order

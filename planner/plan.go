@@ -177,6 +177,7 @@ func rules() []selectRule {
 		{"explicit_join", ruleExplicitJoin},
 		{"in_to_semijoin", ruleInToSemiJoin},
 		{"where", ruleWhere},
+		{"distinct", ruleDistinct},
 		{"aggregate", ruleAggregate},
 		{"projection", ruleProjection},
 		{"output_names", ruleOutputNames},

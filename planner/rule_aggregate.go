@@ -231,10 +231,18 @@ func unusedFilter(sel *parser.Select, used map[int]bool) error {
 			first = call
 		}
 	}
-	if first >= 0 {
-		return parser.Errorf(first, "FILTER (WHERE ...) applies to aggregate functions only (COUNT, SUM, AVG, MIN, MAX, ...), not to this call: move the condition into WHERE or into a CASE")
+	if first < 0 {
+		return nil
 	}
-	return nil
+	if f := sel.Filters[first]; f != nil && f.File != nil && f.Pos+len(f.Text) <= len(f.File.Source()) {
+		// SUM(x) FILTER (WHERE cond) OVER (…): the word after the clause
+		rest := strings.TrimLeft(f.File.Source()[f.Pos+len(f.Text):], " \t\r\n")
+		rest = strings.TrimLeft(strings.TrimPrefix(rest, ")"), " \t\r\n")
+		if len(rest) >= 4 && strings.EqualFold(rest[:4], "OVER") {
+			return parser.Errorf(first, "FILTER (WHERE ...) does not apply to an OVER aggregate (nor in Flink): put the condition in the argument, e.g. SUM(CASE WHEN cond THEN x END) OVER (...), or COUNT(CASE WHEN cond THEN 1 END) OVER (...)")
+		}
+	}
+	return parser.Errorf(first, "FILTER (WHERE ...) applies to aggregate functions only (COUNT, SUM, AVG, MIN, MAX, ...), not to this call: move the condition into WHERE or into a CASE")
 }
 
 // restoreText renders n from the AST alone (not the text as written), so that

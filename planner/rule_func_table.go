@@ -21,6 +21,7 @@ import (
 // DATE/TIME/TIMESTAMP literals, s REGEXP p).
 func init() {
 	registerFunc(funcRule{raw: true, compile: ruleExtract}, "extract")
+	registerFunc(funcRule{raw: true, compile: ruleExtractNamed}, "sq_extract")
 	registerFunc(funcRule{raw: true, compile: ruleTimestampUnit}, "timestampadd", "timestampdiff")
 	registerFunc(funcRule{raw: true, compile: ruleTimeLiteral}, "'tidb`.(dateliteral", "'tidb`.(timeliteral", "'tidb`.(timestampliteral")
 	registerFunc(funcRule{compile: ruleJSONValue}, "json_value")
@@ -57,10 +58,32 @@ func (sc *scope) unknownFunction(n *ast.FuncCallExpr) error {
 	if why, ok := notYet[name]; ok {
 		return parser.Errorf(sc.pos(n), "%s is a Flink function streamql does not have yet: %s", name, why)
 	}
+	if use, ok := otherDialects[strings.ToUpper(name)]; ok {
+		return parser.Errorf(sc.pos(n), "unknown function %s; streamql has %s (SHOW FUNCTIONS lists them all)", name, use)
+	}
 	if near := functions.Closest(name); len(near) > 0 {
 		return parser.Errorf(sc.pos(n), "unknown function %s; did you mean %s? (SHOW FUNCTIONS lists them all)", name, strings.Join(near, ", "))
 	}
-	return parser.Errorf(sc.pos(n), "unknown function %s; SHOW FUNCTIONS lists the functions streamql has", name)
+	return parser.Errorf(sc.pos(n), "unknown function %s; the nearest names streamql has are %s (SHOW FUNCTIONS lists them all)", name, strings.Join(functions.Nearest(name, 3), ", "))
+}
+
+// otherDialects are functions of other SQL dialects (MySQL, PostgreSQL,
+// Oracle, SQL Server, Spark) that streamql lacks, with the function of
+// streamql that does the same: the closest one by meaning, which spelling
+// distance would not find (SPEC 2.10).
+var otherDialects = map[string]string{
+	"LENGTH": "CHAR_LENGTH(s)", "LEN": "CHAR_LENGTH(s)", "DATALENGTH": "CHAR_LENGTH(s)",
+	"NVL": "COALESCE(x, y) and IFNULL(x, y)", "ISNULL": "COALESCE(x, y) and IFNULL(x, y)", "NVL2": "CASE WHEN x IS NOT NULL THEN a ELSE b END",
+	"IIF": "IF(cond, a, b)", "DECODE": "CASE x WHEN … THEN … END",
+	"DATEDIFF": "TIMESTAMPDIFF(DAY, t1, t2)", "DATE_DIFF": "TIMESTAMPDIFF(unit, t1, t2)", "DATEADD": "TIMESTAMPADD(unit, n, ts) and ts + INTERVAL 'n' unit",
+	"GETDATE": "CURRENT_TIMESTAMP and NOW()", "SYSDATETIME": "CURRENT_TIMESTAMP and NOW()", "STR_TO_DATE": "TO_TIMESTAMP(s, fmt)",
+	"TO_CHAR": "DATE_FORMAT(ts, fmt) and CAST(x AS VARCHAR)", "TO_NUMBER": "CAST(s AS BIGINT) and CAST(s AS DOUBLE)",
+	"CHARINDEX": "POSITION(a IN s) and LOCATE(a, s)", "STRPOS": "POSITION(a IN s) and LOCATE(a, s)",
+	"SUBSTRING_INDEX": "SPLIT_INDEX(s, sep, i)", "SPLIT_PART": "SPLIT_INDEX(s, sep, i) (0-based)",
+	"ARRAY_LENGTH": "CARDINALITY(arr)", "SIZE": "CARDINALITY(x)",
+	"REGEXP_LIKE": "REGEXP(s, p) and s SIMILAR TO p",
+	"WEEKDAY":     "DAYOFWEEK(ts) and EXTRACT(ISODOW FROM ts)", "DAYNAME": "DATE_FORMAT(ts, 'EEEE')", "MONTHNAME": "DATE_FORMAT(ts, 'MMMM')",
+	"SPACE": "REPEAT(' ', n)", "FIND_IN_SET": "ARRAY_POSITION(SPLIT(list, ','), s)",
 }
 
 // notYet are Flink functions that streamql does not have yet, with what to
@@ -229,6 +252,27 @@ func ruleExtract(c *funcCall) (*Expr, error) {
 	}
 	c.args = []*Expr{unit, ts}
 	return c.bindTable(functions.Lookup("EXTRACT"))
+}
+
+// ruleExtractNamed is EXTRACT(unit FROM ts) for the units TiDB's grammar
+// lacks (MILLISECOND, EPOCH, ISODOW, ...), which the parser writes as
+// SQ_EXTRACT('unit', ts) (parser/tidb.go).
+func ruleExtractNamed(c *funcCall) (*Expr, error) {
+	lit, ok := c.n.Args[0].(*test_driver.ValueExpr)
+	if len(c.n.Args) != 2 || !ok || lit.Kind() != test_driver.KindString {
+		return nil, parser.Errorf(c.sc.pos(c.n), "write EXTRACT(EPOCH FROM ts)")
+	}
+	ts, err := c.sc.compile(c.n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	unit := lit.GetString()
+	c.args = []*Expr{strConst(unit, unit), ts}
+	e, err := c.bindTable(functions.Lookup("EXTRACT"))
+	if err == nil && e.Op != plan.OpLit {
+		e.Text = "EXTRACT(" + unit + " FROM " + exprTextOf(ts) + ")" // (EXPLAIN: the SQL as written, not the stand-in)
+	}
+	return e, err
 }
 
 // ruleTimestampUnit is TIMESTAMPADD(unit, n, ts) and TIMESTAMPDIFF(unit, t1, t2).

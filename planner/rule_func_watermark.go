@@ -11,6 +11,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
+	"streamql/catalog/functions"
 	"streamql/parser"
 	"streamql/planner/plan"
 )
@@ -56,6 +57,9 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 		text = fmt.Sprint(lit.GetValue()) // INTERVAL 5 SECOND, INTERVAL 0.5 SECOND
 	}
 	amount, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil && compoundUnit(unit.Unit) != "" {
+		amount, err = 0, nil // (its text is read by intervalCompound)
+	}
 	if err != nil {
 		return nil, parser.Errorf(sc.pos(n.Args[1]), "INTERVAL amount '%s' is not a number", text)
 	}
@@ -76,6 +80,10 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 		ms = "86400000"
 	case unit.Unit == ast.TimeUnitWeek:
 		ms = "604800000"
+	case unit.Unit == ast.TimeUnitMonth || unit.Unit == ast.TimeUnitQuarter || unit.Unit == ast.TimeUnitYear:
+		return sc.intervalMonths(n, x, text, amount, unit.Unit.String(), sub)
+	case compoundUnit(unit.Unit) != "":
+		return sc.intervalCompound(n, x, text, unit.Unit, sub)
 	default:
 		return nil, parser.Errorf(sc.pos(n), "INTERVAL unit %s is not supported; use MILLISECOND, SECOND, MINUTE, HOUR, DAY or WEEK", unit.Unit)
 	}
@@ -87,6 +95,12 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 	if sub {
 		delta = -delta
 	}
+	return sc.addInterval(n, x, delta)
+}
+
+// addInterval is x + delta milliseconds (OpAddInterval) for a BIGINT (epoch
+// ms, SPEC 2.3) or TIMESTAMP x; a planning error at n for another type.
+func (sc *scope) addInterval(n *ast.FuncCallExpr, x *Expr, delta int64) (*Expr, error) {
 	switch x.Type {
 	case catalog.Unknown:
 		return x, nil
@@ -94,6 +108,113 @@ func (sc *scope) interval(n *ast.FuncCallExpr, sub bool) (*Expr, error) {
 		return build(&Expr{Op: plan.OpAddInterval, Type: x.Type, Args: []*Expr{x}, Param: delta}), nil
 	}
 	return nil, parser.Errorf(sc.pos(n), "INTERVAL arithmetic needs a BIGINT (epoch ms) or TIMESTAMP, got %s", x.Type)
+}
+
+// intervalMonths compiles ts ± INTERVAL 'n' MONTH | QUARTER | YEAR (Flink's
+// year-month intervals) as TIMESTAMPADD(unit, ±n, ts): calendar months, the
+// day clamped to the month's last (Jan 31 + 1 month = Feb 28). The amount
+// must be a whole number; a month has no fixed length, so a BIGINT (epoch ms)
+// operand is a planning error that suggests a TIMESTAMP.
+func (sc *scope) intervalMonths(n *ast.FuncCallExpr, x *Expr, text string, amount float64, unit string, sub bool) (*Expr, error) {
+	iv := "INTERVAL '" + text + "' " + unit
+	if amount != math.Trunc(amount) || math.Abs(amount) > 1e9 {
+		return nil, parser.Errorf(sc.pos(n.Args[1]), "%s: a %s interval takes a whole number", iv, unit)
+	}
+	if x.Type != catalog.Timestamp && x.Type != catalog.Unknown {
+		return nil, parser.Errorf(sc.pos(n), "%s has no fixed length in milliseconds, so it applies to a TIMESTAMP only, got %s; use TO_TIMESTAMP_LTZ(x, 3) or a DAY interval", iv, x.Type)
+	}
+	k := int64(amount)
+	if sub {
+		k = -k
+	}
+	c := &funcCall{sc: sc, name: "timestampadd", n: n, args: []*Expr{strConst(unit, unit), intConst(k, strconv.FormatInt(k, 10)), x}}
+	return c.bindTable(functions.Lookup("TIMESTAMPADD"))
+}
+
+// compoundUnit returns the Flink spelling of TiDB's compound unit u (the
+// parser's rewrite of INTERVAL '…' A TO B), "" for a simple unit.
+func compoundUnit(u ast.TimeUnitType) string {
+	return map[ast.TimeUnitType]string{ast.TimeUnitYearMonth: "YEAR TO MONTH", ast.TimeUnitDayHour: "DAY TO HOUR",
+		ast.TimeUnitDayMinute: "DAY TO MINUTE", ast.TimeUnitDaySecond: "DAY TO SECOND", ast.TimeUnitHourMinute: "HOUR TO MINUTE",
+		ast.TimeUnitHourSecond: "HOUR TO SECOND", ast.TimeUnitMinuteSecond: "MINUTE TO SECOND"}[u]
+}
+
+// compoundFields are the fields of a compound interval's text, in order,
+// with their milliseconds (0: months, for YEAR TO MONTH) and separators:
+// Flink's forms '[-]y-m', '[-]d h', '[-]d h:m', '[-]d h:m:s[.fff]', 'h:m',
+// 'h:m:s[.fff]', 'm:s[.fff]'.
+var compoundFields = map[ast.TimeUnitType]struct {
+	ms   []int64
+	seps string
+}{
+	ast.TimeUnitYearMonth: {[]int64{0, 0}, "-"}, ast.TimeUnitDayHour: {[]int64{86_400_000, 3_600_000}, " "},
+	ast.TimeUnitDayMinute: {[]int64{86_400_000, 3_600_000, 60_000}, " :"}, ast.TimeUnitDaySecond: {[]int64{86_400_000, 3_600_000, 60_000, 1000}, " ::"},
+	ast.TimeUnitHourMinute: {[]int64{3_600_000, 60_000}, ":"}, ast.TimeUnitHourSecond: {[]int64{3_600_000, 60_000, 1000}, "::"},
+	ast.TimeUnitMinuteSecond: {[]int64{60_000, 1000}, ":"},
+}
+
+// intervalCompound compiles x ± INTERVAL 'text' A TO B: the fields of text
+// (compoundFields), the last SECOND field with up to three decimals; YEAR TO
+// MONTH as calendar months (intervalMonths), the others in milliseconds.
+func (sc *scope) intervalCompound(n *ast.FuncCallExpr, x *Expr, text string, u ast.TimeUnitType, sub bool) (*Expr, error) {
+	name := compoundUnit(u)
+	f := compoundFields[u]
+	bad := func() error {
+		return parser.Errorf(sc.pos(n.Args[1]), "INTERVAL '%s' %s: write %s", text, name,
+			map[ast.TimeUnitType]string{ast.TimeUnitYearMonth: "'1-2' (years-months)", ast.TimeUnitDayHour: "'1 02' (days hours)",
+				ast.TimeUnitDayMinute: "'1 02:03'", ast.TimeUnitDaySecond: "'1 02:03:04.005'", ast.TimeUnitHourMinute: "'02:03'",
+				ast.TimeUnitHourSecond: "'02:03:04.005'", ast.TimeUnitMinuteSecond: "'03:04.005'"}[u])
+	}
+	s := strings.TrimSpace(text)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	var parts []string
+	for k := 0; k < len(f.seps); k++ {
+		i := strings.IndexByte(s, f.seps[k])
+		if i < 0 {
+			return nil, bad()
+		}
+		parts, s = append(parts, s[:i]), s[i+1:]
+	}
+	parts = append(parts, s)
+	var total int64
+	for k, p := range parts {
+		last := k == len(parts)-1
+		ms := f.ms[k]
+		if u == ast.TimeUnitYearMonth {
+			ms = map[int]int64{0: 12, 1: 1}[k] // (months)
+		}
+		var v int64
+		if last && ms == 1000 && strings.Contains(p, ".") {
+			whole, frac, _ := strings.Cut(p, ".")
+			if len(frac) == 0 || len(frac) > 3 || strings.Trim(frac, "0123456789") != "" {
+				return nil, bad()
+			}
+			fr, _ := strconv.ParseInt((frac + "00")[:3], 10, 64)
+			w, err := strconv.ParseInt(whole, 10, 64)
+			if err != nil || w < 0 || w > 1e12 {
+				return nil, bad()
+			}
+			v = w*1000 + fr
+		} else {
+			w, err := strconv.ParseInt(p, 10, 64)
+			if err != nil || w < 0 || w > 1e12 || strings.Trim(p, "0123456789") != "" {
+				return nil, bad()
+			}
+			v = w * ms
+		}
+		total += v
+	}
+	if neg {
+		total = -total
+	}
+	if u == ast.TimeUnitYearMonth {
+		return sc.intervalMonths(n, x, strconv.FormatInt(total, 10), float64(total), "MONTH", sub)
+	}
+	if sub {
+		total = -total
+	}
+	return sc.addInterval(n, x, total)
 }
 
 // intervalMs is the INTERVAL amount (as written, and as parsed) times ms

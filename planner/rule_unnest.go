@@ -71,6 +71,13 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 		x.Text = text // (as written, for EXPLAIN)
 	}
 	var types []catalog.Type
+	cols := u.Columns
+	if u.Ordinality { // (the position: the last column, BIGINT)
+		if len(cols) < 2 {
+			return parser.Errorf(u.ColumnPos[0], "UNNEST ... WITH ORDINALITY gives the element's columns and its position: AS t (e, pos), or AS t (k, v, pos) for a MAP")
+		}
+		u = &parser.Unnest{Columns: cols[:len(cols)-1], ColumnPos: u.ColumnPos, PathPos: u.PathPos, Path: u.Path, Expr: u.Expr, Left: u.Left, Alias: u.Alias, AliasPos: u.AliasPos, Pos: u.Pos, Ordinality: true}
+	}
 	switch x.Type.Kind() {
 	case catalog.KindArray:
 		if len(u.Columns) != 1 {
@@ -89,9 +96,12 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 	if alias == "" {
 		alias = "UNNEST"
 	}
-	for k, c := range u.Columns {
+	if u.Ordinality {
+		types = append(types, catalog.BigInt)
+	}
+	for k, c := range cols {
 		for j := range k {
-			if strings.EqualFold(u.Columns[j], c) {
+			if strings.EqualFold(cols[j], c) {
 				return parser.Errorf(u.ColumnPos[k], "UNNEST's column %s is named twice", c)
 			}
 		}
@@ -100,12 +110,16 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 	if u.Left {
 		clause = "LEFT JOIN UNNEST("
 	}
-	clause += text + ") AS " + alias + " (" + strings.Join(u.Columns, ", ") + ")"
+	clause += text + ")"
+	if u.Ordinality {
+		clause += " WITH ORDINALITY"
+	}
+	clause += " AS " + alias + " (" + strings.Join(cols, ", ") + ")"
 	if u.Left {
 		clause += " ON TRUE"
 	}
-	sp.unnest = &plan.Unnest{Inner: inner, InnerTypes: innerTypes, Expr: x, Left: u.Left, Text: clause}
-	sp.st = plan.UnnestedStream(inner, alias, u.Columns, types)
+	sp.unnest = &plan.Unnest{Inner: inner, InnerTypes: innerTypes, Expr: x, Left: u.Left, Ordinality: u.Ordinality, Text: clause}
+	sp.st = plan.UnnestedStream(inner, alias, cols, types)
 	newCols := &catalog.Stream{Name: alias, EventTime: -1, Columns: sp.st.Columns[len(inner.Columns):]}
 	batch, wm := batchLayout(sp.st)
 	sp.wm = wm

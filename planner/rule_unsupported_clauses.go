@@ -10,7 +10,7 @@ import (
 
 // ruleUnsupportedClauses refuses the clauses a stream query does not have
 // (SPEC 2: a query filters, projects, routes and joins rows one by one; windows
-// are SPEC 2.4's TVFs): GROUP BY, HAVING, ORDER BY, DISTINCT and WINDOW.
+// are SPEC 2.4's TVFs): GROUP BY ... WITH ROLLUP, ORDER BY and WINDOW (DISTINCT: rule_distinct.go).
 func ruleUnsupportedClauses(sp *selectPlan) error {
 	q := sp.q
 	unsupported := func(n ast.Node, what string) error {
@@ -21,8 +21,6 @@ func ruleUnsupportedClauses(sp *selectPlan) error {
 		return unsupported(q.GroupBy, "GROUP BY ... WITH ROLLUP")
 	case q.OrderBy != nil:
 		return unsupported(q.OrderBy, "ORDER BY")
-	case q.Distinct:
-		return parser.Errorf(sp.topWord("DISTINCT", "DISTINCTROW"), "DISTINCT is not supported in a stream query")
 	case q.WindowSpecs != nil:
 		return parser.Errorf(sp.topWord("WINDOW"), "windows are not supported")
 	}

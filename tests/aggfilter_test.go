@@ -33,6 +33,9 @@ func TestAggregateFilter(t *testing.T) {
 		{"SELECT v FILTER (WHERE v > 1) FROM ev;", ""},
 		{"SELECT UPPER(dev) FILTER (WHERE v > 1) FROM ev;", "FILTER (WHERE ...) applies to aggregate functions only"},
 		{"SELECT UPPER(dev) FILTER (WHERE v > 1), COUNT(*) FROM ev GROUP BY dev;", "FILTER (WHERE ...) applies to aggregate functions only"},
+		// an OVER aggregate: the message says to move the condition into its argument
+		{"SELECT SUM(v) FILTER (WHERE v > 1) OVER (PARTITION BY dev ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ev;", "does not apply to an OVER aggregate"},
+		{"SELECT COUNT(*) FILTER (WHERE (v > 1) )\n OVER w AS n FROM ev WINDOW w AS (ORDER BY ts);", "COUNT(CASE WHEN cond THEN 1 END) OVER"},
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+"\n", "--format", "csv")
 		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "^") {

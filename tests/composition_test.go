@@ -225,7 +225,8 @@ func TestCompositionErrors(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT k FROM a UNION ALL SELECT k, v FROM a", "UNION ALL of queries with 1 and 2 columns"},
 		{"SELECT k FROM a UNION ALL SELECT v FROM a", "CAST one of them"},
-		{"SELECT k FROM a UNION SELECT k FROM a", "write UNION ALL"},
+		{"SELECT k FROM a UNION SELECT k FROM a UNION ALL SELECT k FROM a", "UNION and UNION ALL at one level"},
+		{"SELECT k FROM a UNION SELECT k, v FROM a", "UNION ALL of queries with 1 and 2 columns"},
 		{"SELECT x FROM (SELECT k FROM a) AS q", "unknown column"},
 		{"SELECT * FROM (SELECT k FROM nosuch) AS q", "unknown stream 'nosuch'"},
 		{"WITH q AS (SELECT k FROM a) SELECT * FROM r", "unknown stream 'r'"},

@@ -134,8 +134,8 @@ func TestSideFileColumnsOfALaterJob(t *testing.T) {
 func TestUnlocatedClauseErrors(t *testing.T) {
 	decl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
 	checkPlanErrors(t, []planErrCase{
-		{"distinct", decl + "SELECT DISTINCT k FROM s;", "DISTINCT is not supported", "line 2, column 8"},
-		{"distinct after a comment", decl + "SELECT /* c */ distinct k\n  FROM s;", "DISTINCT is not supported", "line 2, column 16"},
+		{"distinct", decl + "SELECT DISTINCT k, COUNT(*) FROM s GROUP BY k;", "SELECT DISTINCT with GROUP BY, HAVING or an aggregate is not supported", "line 2, column 8"},
+		{"distinct after a comment", decl + "SELECT /* c */ distinct k, MAX(ts)\n  FROM s GROUP BY k;", "SELECT DISTINCT with GROUP BY, HAVING or an aggregate is not supported", "line 2, column 16"},
 		{"window clause", decl + "SELECT k FROM s WHERE k IN ('a', 'b')\nWINDOW w AS (ORDER BY ts);", "windows are not supported", "line 3, column 1"},
 	})
 }

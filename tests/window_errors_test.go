@@ -158,7 +158,7 @@ func TestIntervalUnitsAgree(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	plan := run("CREATE STREAM s (ts BIGINT) WITH ('connector'='values');\nEXPLAIN SELECT ts - INTERVAL '3' MILLISECOND AS q FROM s WHERE ts > 5 + INTERVAL '1' MILLISECOND;")
-	for _, w := range []string{"DATE_SUB(ts, INTERVAL '3' MILLISECOND)", "DATE_ADD(5, INTERVAL '1' MILLISECOND)"} {
+	for _, w := range []string{"ts - INTERVAL '3' MILLISECOND AS q", "ts > 5 + INTERVAL '1' MILLISECOND"} { // (as written: not TiDB's DATE_SUB / DATE_ADD)
 		if !strings.Contains(plan, w) {
 			t.Errorf("EXPLAIN does not show %s:\n%s", w, plan)
 		}

@@ -180,6 +180,18 @@ func Closest(name string) []string {
 	return out
 }
 
+// Nearest returns the n function names nearest to name by edit distance
+// (case-insensitive), however far: the closest ones streamql has when Closest
+// finds none near enough (SPEC 2.10: an unknown function's error names them).
+func Nearest(name string, n int) []string {
+	name = strings.ToUpper(name)
+	names := Names()
+	sort.SliceStable(names, func(i, j int) bool {
+		return editdist.Distance(name, names[i]) < editdist.Distance(name, names[j])
+	})
+	return names[:min(n, len(names))]
+}
+
 var byName = map[string]*Function{}
 
 func init() {

@@ -20,7 +20,10 @@ func utc(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // field returns the calendar field unit of t: YEAR, QUARTER, MONTH, WEEK (ISO
 // 8601), DAY, DOY, DOW (1 = Sunday, as Flink's DAYOFWEEK), HOUR, MINUTE,
-// SECOND, MILLISECOND, MICROSECOND (of the minute, as Calcite's EXTRACT).
+// SECOND, MILLISECOND, MICROSECOND, NANOSECOND (of the second, as Flink's
+// EXTRACT: ms of the second × 1, 1000 or 10^6), EPOCH (whole seconds since
+// 1970-01-01, truncated as Flink's utcTs / 1000), ISODOW (1 = Monday),
+// ISOYEAR (of the ISO 8601 week), DECADE (year / 10), CENTURY, MILLENNIUM.
 func field(unit string, t time.Time) int64 {
 	switch unit {
 	case "YEAR":
@@ -45,16 +48,42 @@ func field(unit string, t time.Time) int64 {
 	case "SECOND":
 		return int64(t.Second())
 	case "MILLISECOND":
-		return int64(t.Second())*1000 + int64(t.Nanosecond()/1e6)
+		return int64(t.Nanosecond() / 1e6)
 	case "MICROSECOND":
-		return int64(t.Second())*1_000_000 + int64(t.Nanosecond()/1e3)
+		return int64(t.Nanosecond() / 1e3)
+	case "NANOSECOND":
+		return int64(t.Nanosecond())
+	case "EPOCH":
+		return t.UnixMilli() / 1000
+	case "ISODOW":
+		return (int64(t.Weekday())+6)%7 + 1
+	case "ISOYEAR":
+		y, _ := t.ISOWeek()
+		return int64(y)
+	case "DECADE":
+		return int64(t.Year()) / 10
+	case "CENTURY":
+		return yearsOf(int64(t.Year()), 100)
+	case "MILLENNIUM":
+		return yearsOf(int64(t.Year()), 1000)
 	}
 	return 0
 }
 
+// yearsOf is the century (n = 100) or millennium (n = 1000) of year y, as
+// Flink's EXTRACT counts them: 2000 is in the 20th century, 2001 in the
+// 21st; a year before 1 counts down from 0 (integer division toward zero).
+func yearsOf(y, n int64) int64 {
+	if y > 0 {
+		return (y + n - 1) / n
+	}
+	return (y - n + 1) / n
+}
+
 // extractUnits are EXTRACT's units (TiDB's names, and Flink's DOY/DOW).
 var extractUnits = map[string]bool{"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "DOY": true,
-	"DOW": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true}
+	"DOW": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true,
+	"NANOSECOND": true, "EPOCH": true, "ISODOW": true, "ISOYEAR": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true}
 
 // prepField is a TIMESTAMP → BIGINT calendar field (HOUR, YEAR, ...).
 func prepField(unit string) func([]Arg, catalog.Type) (RowFunc, error) {
@@ -71,7 +100,7 @@ func prepField(unit string) func([]Arg, catalog.Type) (RowFunc, error) {
 func prepExtract(args []Arg, _ catalog.Type) (RowFunc, error) {
 	unit := strings.ToUpper(string(args[0].Value.S))
 	if !args[0].Const || !extractUnits[unit] {
-		return nil, &ArgError{Arg: 0, Offset: -1, Msg: "EXTRACT takes YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND"}
+		return nil, &ArgError{Arg: 0, Offset: -1, Msg: "EXTRACT takes MILLENNIUM, CENTURY, DECADE, YEAR, ISOYEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, ISODOW, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, NANOSECOND or EPOCH"}
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		out.I[i] = field(unit, utc(a[1].I[i]))
@@ -387,7 +416,7 @@ func prepUnixTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 }
 
 // floorUnits are the units of FLOOR / CEIL(ts TO unit).
-var floorUnits = map[string]bool{"MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true, "DAY": true, "MONTH": true, "QUARTER": true, "YEAR": true}
+var floorUnits = map[string]bool{"MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true, "DAY": true, "WEEK": true, "MONTH": true, "QUARTER": true, "YEAR": true}
 
 // prepFloorTo and prepCeilTo are FLOOR(ts TO unit) and CEIL(ts TO unit) (the
 // parser writes them FLOOR(ts, 'unit')): ts rounded down or up to a whole
@@ -398,7 +427,7 @@ func prepCeilTo(args []Arg, _ catalog.Type) (RowFunc, error)  { return prepRound
 func prepRoundTo(args []Arg, up bool) (RowFunc, error) {
 	unit := strings.ToUpper(string(args[1].Value.S))
 	if !args[1].Const || !floorUnits[unit] {
-		return nil, &ArgError{Arg: 1, Offset: -1, Msg: "FLOOR and CEIL take ts TO SECOND, MINUTE, HOUR, DAY, MONTH, QUARTER or YEAR"}
+		return nil, &ArgError{Arg: 1, Offset: -1, Msg: "FLOOR and CEIL take ts TO MILLISECOND, SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR"}
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		ms := a[0].I[i]
@@ -416,8 +445,17 @@ func prepRoundTo(args []Arg, up bool) (RowFunc, error) {
 	}, nil
 }
 
-// floorTime is ms rounded down to a whole unit.
+// floorTime is ms rounded down to a whole unit; a WEEK starts on Sunday at
+// midnight (Flink's DateTimeUtils.julianDateFloor).
 func floorTime(ms int64, unit string) (int64, bool) {
+	if unit == "WEEK" {
+		days := floorDiv(ms, msPerDay)
+		sunday := days - (days+4)%7 // (1970-01-01 was a Thursday: day 0 is 4 days past a Sunday)
+		if (days+4)%7 < 0 {
+			sunday -= 7
+		}
+		return sunday * msPerDay, true
+	}
 	if step, ok := unitMillis[unit]; ok {
 		return floorDiv(ms, step) * step, true
 	}

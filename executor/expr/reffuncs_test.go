@@ -539,6 +539,8 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 			f = time.Date(t0.Year(), t0.Month(), 1, 0, 0, 0, 0, time.UTC)
 		case "DAY":
 			f = time.Date(t0.Year(), t0.Month(), t0.Day(), 0, 0, 0, 0, time.UTC)
+		case "WEEK": // from Sunday (Flink's julianDateFloor)
+			f = time.Date(t0.Year(), t0.Month(), t0.Day()-int(t0.Weekday()), 0, 0, 0, 0, time.UTC)
 		default:
 			d := map[string]time.Duration{"HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
 			f = t0.Truncate(d)
@@ -553,7 +555,7 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if n > 0 {
 			return val{i: f.AddDate(0, n, 0).UnixMilli()}
 		}
-		d := map[string]time.Duration{"DAY": 24 * time.Hour, "HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
+		d := map[string]time.Duration{"WEEK": 7 * 24 * time.Hour, "DAY": 24 * time.Hour, "HOUR": time.Hour, "MINUTE": time.Minute, "SECOND": time.Second, "MILLISECOND": time.Millisecond}[str(arg(1))]
 		return val{i: f.Add(d).UnixMilli()}
 	case "JSON_STRING":
 		return sval(refJSON(ts[0], arg(0)))
@@ -734,10 +736,41 @@ func refField(name string, t time.Time) int64 {
 		return int64(t.Minute())
 	case "SECOND":
 		return int64(t.Second())
+	}
+	// Flink's DateTimeUtils.convertExtract, on the epoch milliseconds
+	ms := t.UnixMilli()
+	msOfSecond := ((ms % 1000) + 1000) % 1000
+	days := ms / 86_400_000
+	if ms%86_400_000 < 0 {
+		days--
+	}
+	y := int64(t.Year())
+	switch name {
 	case "MILLISECOND":
-		return int64(t.Second()*1000 + t.Nanosecond()/1e6)
+		return msOfSecond
 	case "MICROSECOND":
-		return int64(t.Second()*1e6 + t.Nanosecond()/1e3)
+		return msOfSecond * 1000
+	case "NANOSECOND":
+		return msOfSecond * 1_000_000
+	case "EPOCH":
+		return ms / 1000
+	case "ISODOW": // 1970-01-01 was a Thursday (4)
+		return ((days+3)%7+7)%7 + 1
+	case "ISOYEAR":
+		iy, _ := t.ISOWeek()
+		return int64(iy)
+	case "DECADE":
+		return y / 10
+	case "CENTURY":
+		if y > 0 {
+			return (y + 99) / 100
+		}
+		return (y - 99) / 100
+	case "MILLENNIUM":
+		if y > 0 {
+			return (y + 999) / 1000
+		}
+		return (y - 999) / 1000
 	}
 	panic("refField " + name)
 }

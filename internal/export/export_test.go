@@ -522,6 +522,12 @@ func TestExportShapes(t *testing.T) {
 		{"temporal join", "CREATE STREAM r (cur VARCHAR, rate DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (cur) NOT ENFORCED) WITH ('connector'='file', 'path'='r.csv', 'errors'='fail');\nSELECT s.k, r.rate FROM s JOIN r FOR SYSTEM_TIME AS OF s.ts ON s.k = r.cur;\n",
 			[]string{"FROM `s` JOIN `r` FOR SYSTEM_TIME AS OF `s`.`ts_rowtime` ON (`s`.`k`) = (`r`.`cur`)", "PRIMARY KEY (`cur`) NOT ENFORCED"}},
 		{"unnest", "SELECT id, tag FROM e CROSS JOIN UNNEST(tags) AS t (tag);\n", []string{"FROM `e` CROSS JOIN UNNEST(`tags`) AS `t` (`tag`)"}},
+		// LEFT JOIN UNNEST keeps its rows (was exported as CROSS JOIN), and
+		// UNNEST of an expression exports it (it made export panic)
+		{"left unnest", "SELECT id, tag FROM e LEFT JOIN UNNEST(tags) AS t (tag) ON TRUE;\n", []string{"FROM `e` LEFT JOIN UNNEST(`tags`) AS `t` (`tag`) ON TRUE"}},
+		{"unnest of an expression", "SELECT id, k, n FROM e CROSS JOIN UNNEST(MAP['a', CARDINALITY(tags)]) AS t (k, n);\n", []string{"CROSS JOIN UNNEST(MAP['a', CARDINALITY(`tags`)]) AS `t` (`k`, `n`)"}},
+		{"unnest with ordinality", "SELECT id, tag, pos FROM e LEFT JOIN UNNEST(tags) WITH ORDINALITY AS t (tag, pos) ON TRUE;\n", []string{"LEFT JOIN UNNEST(`tags`) WITH ORDINALITY AS `t` (`tag`, `pos`) ON TRUE"}},
+		{"unnest of an array literal", "SELECT id, x FROM e LEFT JOIN UNNEST(ARRAY[id, 'z']) AS t (x) ON TRUE;\n", []string{"LEFT JOIN UNNEST(ARRAY[`id`, 'z']) AS `t` (`x`) ON TRUE"}},
 		{"Flink 2.x functions", "SELECT OVERLAY(id PLACING 'x' FROM 2 FOR 1) AS o, SPLIT(id, '-') AS s, CURRENT_DATE AS d, LOCALTIME AS t, ARRAY_CONTAINS(tags, 'a') AS c FROM e;\n",
 			[]string{"OVERLAY(`e`.`id` PLACING 'x' FROM 2 FOR 1) AS `o`", "SPLIT(`e`.`id`, '-') AS `s`", "CURRENT_DATE AS `d`", "LOCALTIME AS `t`", "ARRAY_CONTAINS(`e`.`tags`, 'a') AS `c`"}},
 		{"nested and functions", "SELECT id, tags[1] AS t1, attrs['a'] AS a, dev.name AS dn, CARDINALITY(tags) AS c, SPLIT_INDEX(id, '-', 0) AS p, REGEXP_EXTRACT(id, '([0-9]+)', 1) AS num FROM e;\n",
@@ -638,5 +644,110 @@ func TestReadInputs(t *testing.T) {
 	self := write("self.sql", ".read self.sql\n")
 	if _, err := ReadInputs(self, readDotLines, nil); err == nil || !strings.Contains(err.Error(), "nests more than 16") {
 		t.Errorf("a script that reads itself: %v", err)
+	}
+}
+
+// TestTimeLiterals: DATE, TIME and TIMESTAMP literals (TiDB's
+// dateliteral/timeliteral/timestampliteral calls) export as the Flink
+// TIMESTAMP literal streamql computes with (SPEC 2.10: a date is its
+// midnight, a time is on 1970-01-01; an ISO-8601 text normalised to
+// 'yyyy-MM-dd HH:mm:ss.SSS'), wherever they stand: a column, an interval's
+// operand, a WHERE, a CASE; they were printed as 'TIDB`.(TIMESTAMPLITERAL(…),
+// which no SQL parser reads.
+func TestTimeLiterals(t *testing.T) {
+	cases := map[string]string{
+		"TIMESTAMP '2021-01-17 12:48:29'":                     "TIMESTAMP '2021-01-17 12:48:29.000'",
+		"TIMESTAMP '2021-01-17 12:48:29.123'":                 "TIMESTAMP '2021-01-17 12:48:29.123'",
+		"TIMESTAMP '2021-01-17T12:48:29+02:00'":               "TIMESTAMP '2021-01-17 10:48:29.000'",
+		"DATE '2021-01-17'":                                   "TIMESTAMP '2021-01-17 00:00:00.000'",
+		"TIME '12:48:29'":                                     "TIMESTAMP '1970-01-01 12:48:29.000'",
+		"TIMESTAMP '2021-01-17 12:48:29' + INTERVAL '1' HOUR": "(TIMESTAMP '2021-01-17 12:48:29.000') + INTERVAL '1' HOUR",
+	}
+	for lit, want := range cases {
+		for _, q := range []string{"SELECT %s AS x FROM b", "SELECT k FROM b WHERE ts > %s", "SELECT CASE WHEN k = 'a' THEN %s END AS x FROM b"} {
+			src := "CREATE STREAM b (k VARCHAR, ts TIMESTAMP(3)) WITH ('connector'='file', 'path'='b.csv', 'errors'='fail');\n" + strings.Replace(q, "%s", lit, 1) + ";\n"
+			out, _, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Errorf("%s: %v", src, err)
+				continue
+			}
+			if !strings.Contains(out, want) || strings.Contains(strings.ToUpper(out), "LITERAL(") {
+				t.Errorf("%s: the export lacks %q:\n%s", src, want, out)
+			}
+			for _, s := range insertSelects(out) {
+				if _, err := parser.Parse("flink", s); err != nil {
+					t.Errorf("%s: the exported query does not parse: %v\n%s", src, err, s)
+				}
+			}
+		}
+	}
+}
+
+// TestFloorCeilTo: FLOOR / CEIL / CEILING(ts TO unit), which the parser
+// writes FLOOR(ts, 'unit'), export in Flink's syntax for every unit (they
+// were exported as FLOOR(ts, 'HOUR'), which Flink does not take); FLOOR(x)
+// of a number stays as it is.
+func TestFloorCeilTo(t *testing.T) {
+	for _, fn := range []struct{ in, out string }{{"FLOOR", "FLOOR"}, {"CEIL", "CEIL"}, {"CEILING", "CEIL"}} {
+		for _, unit := range []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"} {
+			src := "CREATE STREAM b (ts TIMESTAMP(3), d DOUBLE) WITH ('connector'='file', 'path'='b.csv', 'errors'='fail');\n" +
+				"SELECT " + fn.in + "(ts TO " + strings.ToLower(unit) + ") AS x, " + fn.in + "(d) AS y FROM b;\n"
+			out, _, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Errorf("%s: %v", src, err)
+				continue
+			}
+			for _, want := range []string{fn.out + "(`b`.`ts` TO " + unit + ") AS `x`", fn.out + "(`b`.`d`) AS `y`"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: the export lacks %q:\n%s", src, want, out)
+				}
+			}
+		}
+	}
+}
+
+// TestFlinkSyntaxCalls: the constructs the parser rewrites into calls (and
+// TiDB's own spellings) export in the syntax Flink's SQL parser takes, not
+// as the stand-in calls (SIMILAR_TO(...), IS_JSON(...),
+// ARRAY_VALUE_CONSTRUCTOR(...), POSITION(a, s), CURRENT_TIMESTAMP(), ...),
+// and EXTRACT, TIMESTAMPADD/DIFF and REGEXP export at all (they were "no
+// Flink SQL translation yet").
+func TestFlinkSyntaxCalls(t *testing.T) {
+	cases := map[string]string{
+		"POSITION('a' IN s)":                            "POSITION('a' IN `b`.`s`)",
+		"s SIMILAR TO 'a%'":                             "((`b`.`s`) SIMILAR TO ('a%'))",
+		"s NOT SIMILAR TO 'a%'":                         "(NOT ((`b`.`s`) SIMILAR TO ('a%')))",
+		"s IS JSON":                                     "((`b`.`s`) IS JSON)",
+		"s IS JSON OBJECT":                              "((`b`.`s`) IS JSON OBJECT)",
+		"JSON_VALUE(s, '$.a' RETURNING BIGINT)":         "JSON_VALUE(`b`.`s`, '$.a' RETURNING BIGINT)",
+		"JSON_VALUE(s, '$.a' RETURNING VARCHAR)":        "JSON_VALUE(`b`.`s`, '$.a' RETURNING STRING)",
+		"JSON_OBJECT(KEY 'k' VALUE i, KEY 'n' VALUE s)": "JSON_OBJECT(KEY 'k' VALUE `b`.`i`, KEY 'n' VALUE `b`.`s`)",
+		"ARRAY[1, i]":                                   "ARRAY[1, `b`.`i`]",
+		"MAP['a', i]":                                   "MAP['a', `b`.`i`]",
+		"ROW(i, s)":                                     "ROW(`b`.`i`, `b`.`s`)",
+		"CURRENT_TIMESTAMP":                             "CURRENT_TIMESTAMP AS",
+		"EXTRACT(HOUR FROM ts)":                         "EXTRACT(HOUR FROM `b`.`ts`)",
+		"EXTRACT(EPOCH FROM ts)":                        "EXTRACT(EPOCH FROM `b`.`ts`)",
+		"TIMESTAMPADD(HOUR, 1, ts)":                     "TIMESTAMPADD(HOUR, 1, `b`.`ts`)",
+		"TIMESTAMPDIFF(DAY, ts, ts)":                    "TIMESTAMPDIFF(DAY, `b`.`ts`, `b`.`ts`)",
+		"s REGEXP 'a+'":                                 "REGEXP(`b`.`s`, 'a+')",
+		"s NOT REGEXP 'a+'":                             "NOT REGEXP(`b`.`s`, 'a+')",
+	}
+	for in, want := range cases {
+		src := "CREATE STREAM b (s VARCHAR, i BIGINT, ts TIMESTAMP(3)) WITH ('connector'='file', 'path'='b.csv', 'errors'='fail');\n" +
+			"SELECT " + in + " AS x FROM b;\n"
+		out, _, err := Export([]Input{{Name: "s.sql", Source: src}}, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: the export lacks %q:\n%s", in, want, out)
+		}
+		for _, stand := range []string{"SIMILAR_TO(", "IS_JSON(", "_VALUE_CONSTRUCTOR(", "CURRENT_TIMESTAMP()", "SQ_"} {
+			if strings.Contains(out, stand) {
+				t.Errorf("%s: the export holds the stand-in %q:\n%s", in, stand, out)
+			}
+		}
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"streamql/catalog"
+	"streamql/catalog/textconv"
 	"streamql/parser"
 )
 
@@ -239,6 +241,16 @@ func (p *printer) expr(e ast.ExprNode) (string, error) {
 	case *ast.ParenthesesExpr:
 		s, err := p.expr(n.Expr)
 		return "(" + s + ")", err
+	case *ast.PatternRegexpExpr: // s [NOT] REGEXP p: Flink's REGEXP(s, p) function
+		parts, err := p.exprs(n.Expr, n.Pattern)
+		if err != nil {
+			return "", err
+		}
+		return not(n.Not) + "REGEXP(" + parts[0] + ", " + parts[1] + ")", nil
+	case *ast.TimeUnitExpr: // TIMESTAMPADD(HOUR, n, ts)'s unit
+		return strings.ToUpper(n.Unit.String()), nil
+	case *parser.MillisecondUnit: // (the parser's MILLISECOND stand-in)
+		return "MILLISECOND", nil
 	case *ast.ColumnNameExpr:
 		return p.column(n)
 	case *test_driver.ValueExpr:
@@ -429,6 +441,9 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			vs = d.String()
 		}
 		unit := strings.ToUpper(u.Unit.String())
+		if a, b, ok := strings.Cut(unit, "_"); ok { // INTERVAL '1 02:03' DAY TO MINUTE, which TiDB calls DAY_MINUTE
+			unit = a + " TO " + b
+		}
 		if p.wm || p.typeOf(n.Args[0]) == catalog.BigInt { // SPEC 2.3: milliseconds on a BIGINT
 			r, ok := new(big.Rat).SetString(vs)
 			ms, ok2 := intervalMs[unit]
@@ -519,11 +534,39 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			return "", err
 		}
 		return "(" + parts[0] + ")[" + parts[1] + "]", nil
+	case "position", "similar_to", "is_json", "json_value", "json_object", "array_value_constructor", "map_value_constructor", "row_value_constructor":
+		if out, ok, err := p.flinkSyntax(name, n); ok || err != nil {
+			return out, err
+		}
+	case "extract": // EXTRACT(unit FROM ts): TiDB's extract(unit, ts)
+		if len(n.Args) != 2 {
+			break
+		}
+		parts, err := p.exprs(n.Args...)
+		if err != nil {
+			return "", err
+		}
+		return "EXTRACT(" + parts[0] + " FROM " + parts[1] + ")", nil
+	case "sq_extract": // EXTRACT(EPOCH FROM ts) and the other units TiDB lacks (parser/tidb.go)
+		v, ok := n.Args[0].(*test_driver.ValueExpr)
+		if len(n.Args) != 2 || !ok {
+			return "", p.errorf(n, "write EXTRACT(EPOCH FROM ts)")
+		}
+		ts, err := p.expr(n.Args[1])
+		return "EXTRACT(" + v.GetString() + " FROM " + ts + ")", err
+	case "floor", "ceil", "ceiling": // FLOOR(ts TO unit), which the parser writes FLOOR(ts, 'unit') (parser/funcsyntax.go)
+		if v, ok := n.Args[len(n.Args)-1].(*test_driver.ValueExpr); ok && len(n.Args) == 2 && v.Kind() == test_driver.KindString {
+			ts, err := p.expr(n.Args[0])
+			return strings.ToUpper(strings.TrimSuffix(name, "ing")) + "(" + ts + " TO " + strings.ToUpper(v.GetString()) + ")", err
+		}
+		if name == "ceiling" {
+			name = "ceil"
+		}
 	case "sq_cardinal":
 		name = "cardinality"
 	case "sq_sp": // SPLIT, a TiDB keyword (parser/funcsyntax.go)
 		name = "split"
-	case "current_date", "current_time", "localtime": // Flink's niladic spelling: no parentheses
+	case "current_date", "current_time", "localtime", "current_timestamp", "localtimestamp": // Flink's niladic spelling: no parentheses
 		if len(n.Args) == 0 {
 			return strings.ToUpper(name), nil
 		}
@@ -539,16 +582,113 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 		return out + ")", nil
 	case "ifnull":
 		name = "coalesce"
-	case "ceiling":
-		name = "ceil"
 	case "substr":
 		name = "substring"
+	default:
+		if lit, ok := timeLiteral(n); ok {
+			return lit, nil
+		}
 	}
 	parts, err := p.exprs(n.Args...)
 	if err != nil {
 		return "", err
 	}
 	return strings.ToUpper(name) + "(" + strings.Join(parts, ", ") + ")", nil
+}
+
+// flinkSyntax prints the calls the parser made of Flink's own syntax
+// (parser/funcsyntax.go) in that syntax again, which is the only one Flink's
+// SQL parser takes: POSITION(a IN s), s SIMILAR TO p, s IS JSON [kind],
+// JSON_VALUE(s, p RETURNING t), JSON_OBJECT(KEY k VALUE v, ...), ARRAY[...],
+// MAP[...], ROW(...). false when n's arguments are not of that form.
+func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, error) {
+	parts, err := p.exprs(n.Args...)
+	if err != nil {
+		return "", false, err
+	}
+	lit := func(k int) (string, bool) {
+		v, ok := n.Args[k].(*test_driver.ValueExpr)
+		if !ok || v.Kind() != test_driver.KindString {
+			return "", false
+		}
+		return v.GetString(), true
+	}
+	switch name {
+	case "position":
+		if len(parts) == 2 {
+			return "POSITION(" + parts[0] + " IN " + parts[1] + ")", true, nil
+		}
+	case "similar_to":
+		if len(parts) == 2 {
+			return "(" + parts[0] + ") SIMILAR TO (" + parts[1] + ")", true, nil
+		}
+	case "is_json":
+		if len(parts) == 1 {
+			return "(" + parts[0] + ") IS JSON", true, nil
+		}
+		if kind, ok := lit(1); ok && len(parts) == 2 {
+			return "(" + parts[0] + ") IS JSON " + strings.ToUpper(kind), true, nil
+		}
+	case "json_value":
+		if ty, ok := lit(2); ok && len(parts) == 3 {
+			if strings.EqualFold(ty, "VARCHAR") {
+				ty = "STRING"
+			}
+			return "JSON_VALUE(" + parts[0] + ", " + parts[1] + " RETURNING " + strings.ToUpper(ty) + ")", true, nil
+		}
+	case "json_object":
+		if len(parts)%2 == 0 {
+			var kv []string
+			for k := 0; k < len(parts); k += 2 {
+				kv = append(kv, "KEY "+parts[k]+" VALUE "+parts[k+1])
+			}
+			return "JSON_OBJECT(" + strings.Join(kv, ", ") + ")", true, nil
+		}
+	case "array_value_constructor":
+		return "ARRAY[" + strings.Join(parts, ", ") + "]", true, nil
+	case "map_value_constructor":
+		return "MAP[" + strings.Join(parts, ", ") + "]", true, nil
+	case "row_value_constructor":
+		return "ROW(" + strings.Join(parts, ", ") + ")", true, nil
+	}
+	return "", false, nil
+}
+
+// timeLiteral prints DATE 'd', TIME 't' and TIMESTAMP 'ts' (TiDB's
+// dateliteral, timeliteral, timestampliteral calls) as the TIMESTAMP literal
+// each is in SPEC 2.10 (streamql has no DATE or TIME type: a date is its
+// midnight, a time is on 1970-01-01), so Flink computes what streamql does;
+// false for any other call.
+func timeLiteral(n *ast.FuncCallExpr) (string, bool) {
+	kind := ""
+	switch {
+	case strings.Contains(n.FnName.L, "timestampliteral"):
+		kind = "TIMESTAMP"
+	case strings.Contains(n.FnName.L, "dateliteral"):
+		kind = "DATE"
+	case strings.Contains(n.FnName.L, "timeliteral"):
+		kind = "TIME"
+	default:
+		return "", false
+	}
+	if len(n.Args) != 1 {
+		return "", false
+	}
+	v, ok := n.Args[0].(*test_driver.ValueExpr)
+	if !ok || v.Kind() != test_driver.KindString {
+		return "", false
+	}
+	text := strings.TrimSpace(v.GetString())
+	switch kind {
+	case "DATE":
+		text += " 00:00:00"
+	case "TIME":
+		text = "1970-01-01 " + text
+	}
+	if ms, ok := textconv.ParseTimestamp([]byte(text)); ok { // ISO-8601 'T' and offsets: Flink's literal takes 'yyyy-MM-dd HH:mm:ss.SSS' only
+		text = time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000")
+	}
+	return "TIMESTAMP " + str(text), true
 }
 
 var aggNames = map[string]string{"variance": "VAR_POP", "stddev": "STDDEV_POP", "std": "STDDEV_POP"}

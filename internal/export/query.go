@@ -353,8 +353,24 @@ func (bq *branchQuery) unnest() (string, error) {
 	for k, part := range u.Path {
 		parts[k] = quote(part)
 	}
-	if p := bq.p; p.probe != nil && p.probe.st.Column(u.Path[0]) >= 0 {
+	if p := bq.p; len(u.Path) > 0 && p.probe != nil && p.probe.st.Column(u.Path[0]) >= 0 {
 		parts[0] = p.probeCol(u.Path[0])
+	}
+	if f := u.Expr; f != nil { // UNNEST(ARRAY[a, b]), UNNEST(STR_TO_MAP(s)): an expression of its own fragment
+		p := bq.p
+		casts, locate := p.casts, p.locate
+		if f.Casts != nil {
+			p.casts = f.Casts
+		}
+		if f.Locate != nil {
+			p.locate = f.Locate
+		}
+		x, err := p.expr(f.Expr)
+		p.casts, p.locate = casts, locate
+		if err != nil {
+			return "", err
+		}
+		parts = []string{x}
 	}
 	alias := u.Alias
 	if alias == "" {
@@ -364,7 +380,14 @@ func (bq *branchQuery) unnest() (string, error) {
 	for k, c := range u.Columns {
 		cols[k] = quote(c)
 	}
-	return " CROSS JOIN UNNEST(" + strings.Join(parts, ".") + ") AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ")", nil
+	ord := ""
+	if u.Ordinality {
+		ord = " WITH ORDINALITY"
+	}
+	if u.Left { // LEFT JOIN UNNEST … ON TRUE keeps a row whose x is NULL or empty (Flink's own form)
+		return " LEFT JOIN UNNEST(" + strings.Join(parts, ".") + ")" + ord + " AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ") ON TRUE", nil
+	}
+	return " CROSS JOIN UNNEST(" + strings.Join(parts, ".") + ")" + ord + " AS " + quote(alias) + " (" + strings.Join(cols, ", ") + ")", nil
 }
 
 // take returns the predicate under which a branch takes a row (SPEC 2.1: its

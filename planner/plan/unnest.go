@@ -20,6 +20,10 @@ type Unnest struct {
 	// Left is LEFT JOIN UNNEST ... ON TRUE (Flink's): a row whose value is
 	// NULL or empty is kept once, the new columns NULL.
 	Left bool
+	// Ordinality is WITH ORDINALITY (Flink 2.1): after the element's
+	// columns, a BIGINT column with its position, from 1 (NULL in a LEFT
+	// row's padding).
+	Ordinality bool
 }
 
 // UnnestedStream returns the relation of a query that unnests: inner's
