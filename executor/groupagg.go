@@ -51,8 +51,7 @@ type updState struct {
 	at    []int32          // per row of aggOp.row: the input rows before it (Chunk.At)
 	n     int              // rows written in aggOp.row
 	mini  bool
-	batch int64         // the batch number (mini-batch marks)
-	touch []*aggGroup   // mini-batch: the groups the batch touched, in first-touch order
+	touch []*aggGroup   // mini-batch: the groups the batch touched (aggGroup.mark), in first-touch order
 	pre   *vector.Batch // mini-batch: each touched group's row before the batch
 	npre  int
 	ttl   ttlState
@@ -82,8 +81,7 @@ func (o *aggOp) prefind(taken []int32) {
 		return
 	}
 	v := o.keys[0]
-	var warm int64
-	for _, i := range taken {
+	for _, i := range taken { // (the index's slots first, then the groups: each pass's loads are independent of each other)
 		var g *aggGroup
 		if !v.Null[i] {
 			if x.str {
@@ -91,14 +89,17 @@ func (o *aggOp) prefind(taken []int32) {
 			} else {
 				g = x.get(uint64(v.I[i]), nil)
 			}
-			if g != nil { // (the group's hot fields, its key's value and first accumulator: two or three cache lines)
-				warm += g.live + g.val0[0].I
-				if len(g.states) > 0 {
-					warm += g.states[0].Count()
-				}
-			}
 		}
 		u.found[i] = g
+	}
+	var warm int64
+	for _, i := range taken {
+		if g := u.found[i]; g != nil { // (the group's hot fields, its key's value and first accumulator: two or three cache lines)
+			warm += g.live + g.val0[0].I
+			if len(g.states) > 0 {
+				warm += g.states[0].Count()
+			}
+		}
 	}
 	u.warm += warm
 }
@@ -221,7 +222,7 @@ var ttlNow = func() int64 { return time.Now().UnixMilli() }
 const noTime = math.MinInt64
 
 func newUpdState(a *plan.Aggregate, event bool) *updState {
-	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1, // (a new group's mark is 0)
+	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch,
 		found: make([]*aggGroup, vector.Cap)}
 	if len(a.Keys) == 1 {
 		switch a.Keys[0].Type {
@@ -305,7 +306,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	if u.ttl.ttl > 0 {
 		now := u.ttl.at(cw, cwSet)
 		if g.live > 0 && u.ttl.expired(g.touched, now) {
-			if u.mini && g.mark == u.batch {
+			if u.mini && g.mark {
 				// the batch changed it before: its folded change comes
 				// out now, at the row, and the rest of the batch makes a
 				// new group of the key
@@ -325,11 +326,11 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	}
 	had := g.live > 0
 	if u.mini {
-		if g.mark != u.batch {
-			g.mark, g.had = u.batch, had
+		if !g.mark {
+			g.mark, g.had = true, had
 			if had {
-				o.writeRow(u.n, window.Win{}, g) // (scratch: copied to pre)
-				copyRow(u.pre, u.npre, o.row, u.n)
+				o.writeRowTo(u.pre, u.npre, window.Win{}, g)
+				ownStrings(u.pre, u.npre, o.a.CallBase)
 				g.pre = int32(u.npre)
 				u.npre++
 			}
@@ -414,13 +415,13 @@ func (ao *aggOperator) flushChanges(n int) {
 		if u.mini {
 			for _, g := range u.touch {
 				ao.emitFolded(o, g, int32(n))
+				g.mark = false
 			}
 			clear(u.touch)
 			u.touch, u.npre = u.touch[:0], 0
 			for _, c := range u.pre.Cols {
 				c.ResetArena()
 			}
-			u.batch++
 		}
 		ao.flushOp(o)
 		if u.ttl.ttl > 0 {
@@ -455,30 +456,38 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 	if u.n == 0 {
 		return
 	}
-	part, got := o.chunk(u.n)
+	var part Part
+	var got int64
+	if o.direct != nil {
+		part, got = o.passChanges(u.n)
+	} else {
+		part, got = o.chunk(u.n)
+		if got > 0 {
+			dst := o.bufs[o.used-1]
+			if dst.Kinds == nil {
+				dst.Kinds = make([]vector.RowKind, vector.Cap)
+			}
+			for k, r := range o.sel {
+				dst.Kinds[k] = u.kinds[r]
+			}
+			part.Kinds = dst.Kinds
+		}
+	}
 	o.rowsOut += got
 	if got > 0 {
-		dst := o.bufs[o.used-1]
-		if dst.Kinds == nil {
-			dst.Kinds = make([]vector.RowKind, vector.Cap)
-		}
-		for k, r := range o.sel {
-			dst.Kinds[k] = u.kinds[r]
-		}
-		part.Kinds = dst.Kinds
 		sel := part.Sel
 		if ao.oneChunk { // (nothing else in the batch: one chunk at the first change's place keeps the order)
-			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[o.sel[0]]), Part: part})
+			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[sel[0]]), Part: part})
 			sel = nil
 		}
 		for a := 0; a < len(sel); {
 			e := a + 1
-			for e < len(sel) && u.at[o.sel[e]] == u.at[o.sel[a]] {
+			for e < len(sel) && u.at[sel[e]] == u.at[sel[a]] {
 				e++
 			}
 			p := part
 			p.Sel = sel[a:e:e]
-			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[o.sel[a]]), Part: p})
+			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[sel[a]]), Part: p})
 			a = e
 		}
 	}
@@ -486,6 +495,51 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 	for _, c := range o.row.Cols {
 		c.ResetArena()
 	}
+}
+
+// passChanges hands the first n rows of o.row (HAVING applied) on as they
+// are, when the projection only picks columns of the aggregate row
+// (aggOp.direct): the Part's columns are o.row's, its Sel the rows kept and
+// its Kinds the changes' kinds (updState.kinds, indexed by row), and o.row
+// and the kinds change places with the next of o's chunk buffers, which the
+// Part points at until the next batch. It returns the Part and its number
+// of rows; nothing is copied (where chunk copies each value).
+func (o *aggOp) passChanges(n int) (Part, int64) {
+	sel := o.keep(n)
+	if len(sel) == 0 {
+		return Part{}, 0
+	}
+	k := o.used
+	if k == len(o.bufs) {
+		o.bufs = append(o.bufs, vector.NewBatch(o.a.RowTypes))
+		o.bufSel = append(o.bufSel, make([]int32, 0, vector.Cap))
+		o.bufKinds = append(o.bufKinds, make([]vector.RowKind, vector.Cap))
+		o.bufCols = append(o.bufCols, make([]*vector.Vec, len(o.direct)))
+	}
+	o.used++
+	full, u := o.row, o.upd
+	o.row, o.bufs[k] = o.bufs[k], full
+	u.kinds, o.bufKinds[k] = o.bufKinds[k], u.kinds
+	cols := o.bufCols[k]
+	for c, j := range o.direct {
+		cols[c] = full.Cols[j]
+	}
+	sel = append(o.bufSel[k][:0], sel...)
+	return Part{Output: o.br.Output, Sel: sel, Cols: cols, Kinds: o.bufKinds[k]}, int64(len(sel))
+}
+
+// directCols returns, for the projection project over an aggregate row of
+// types row, each output column's column of the row when every expression
+// is a column of it of the same type (aggOp.direct), else nil.
+func directCols(project []*plan.Expr, row []catalog.Type) []int {
+	cols := make([]int, len(project))
+	for c, e := range project {
+		if e.Op != plan.OpCol || e.Col < 0 || e.Col >= len(row) || e.Type != row[e.Col] {
+			return nil
+		}
+		cols[c] = e.Col
+	}
+	return cols
 }
 
 // sameRow reports whether rows i and j of b hold the same values (DOUBLEs
