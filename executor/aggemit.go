@@ -31,8 +31,8 @@ func (o *aggOp) writeRowTo(dst *vector.Batch, n int, win window.Win, g *aggGroup
 			cols[k].I[n], cols[k].Null[n] = v, false
 		}
 	}
-	for k, kv := range g.vals {
-		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, kv)
+	for k := range g.vals {
+		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, &g.vals[k]) // (by pointer: a change writes it twice)
 	}
 	for k := range a.Calls {
 		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)
