@@ -390,7 +390,7 @@ func (u *updState) emit(o *aggOp, g *aggGroup, old int, at int32) {
 		u.n = old + 1
 	case old >= 0:
 		o.writeRow(old+1, window.Win{}, g)
-		if sameRow(o.row, old, old+1) {
+		if sameRow(o.row, old, old+1, o.a.CallBase) { // (the keys are g's in both)
 			u.n = old // no change (Flink emits none)
 			return
 		}
@@ -542,10 +542,11 @@ func directCols(project []*plan.Expr, row []catalog.Type) []int {
 	return cols
 }
 
-// sameRow reports whether rows i and j of b hold the same values (DOUBLEs
-// bit for bit, so a change of sign of zero or of NaN's bits is a change).
-func sameRow(b *vector.Batch, i, j int) bool {
-	for _, v := range b.Cols {
+// sameRow reports whether rows i and j of b hold the same values in the
+// columns from on (DOUBLEs bit for bit, so a change of sign of zero or of
+// NaN's bits is a change).
+func sameRow(b *vector.Batch, i, j, from int) bool {
+	for _, v := range b.Cols[from:] {
 		if v.Null[i] != v.Null[j] {
 			return false
 		}
