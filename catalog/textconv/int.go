@@ -1,6 +1,9 @@
 package textconv
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // AppendInt appends x in decimal (SPEC 4's BIGINT: digits, a leading '-'
 // when negative) and returns the extended buffer: the bytes of
@@ -15,6 +18,17 @@ func AppendInt(dst []byte, x int64) []byte {
 		u = -u // (MinInt64: 1<<63, as it should)
 	}
 	n := decimalLen(u)
+	if u < 10000 && cap(dst)-len(dst) >= 4 {
+		// up to four digits as one 4-byte store, the leading zeros shifted
+		// out: no branch on the number of digits (a changelog's counts and
+		// keys, mostly short, vary in length from row to row)
+		q := u / 100
+		w := uint32(twoDigits[2*q]) | uint32(twoDigits[2*q+1])<<8 |
+			uint32(twoDigits[2*(u-q*100)])<<16 | uint32(twoDigits[2*(u-q*100)+1])<<24
+		l := len(dst)
+		binary.LittleEndian.PutUint32(dst[l:l+4], w>>(8*(4-n)))
+		return dst[:l+n]
+	}
 	l := len(dst) + n
 	if l > cap(dst) {
 		dst = append(dst, make([]byte, n)...)
@@ -39,10 +53,8 @@ func AppendInt(dst []byte, x int64) []byte {
 
 // decimalLen is the number of decimal digits of u (1 for 0).
 func decimalLen(u uint64) int {
-	t := (bits.Len64(u|1) * 1233) >> 12 // about log10(u), maybe one less
-	if t < len(pow10) && u >= pow10[t] {
-		t++
-	}
+	t := (bits.Len64(u|1) * 1233) >> 12 // about log10(u), maybe one less (at most 19)
+	t += int((pow10[t] - 1 - u) >> 63)  // one more when u >= 10^t (u < 10^19 + 2^63: no wrap past it)
 	return max(t, 1)
 }
 

@@ -16,6 +16,9 @@ func TestAppendIntAsStrconv(t *testing.T) {
 	for p := int64(1); p <= math.MaxInt64/10; p *= 10 {
 		xs = append(xs, p-1, p, p+1, -p+1, -p, -p-1, 10*p-1)
 	}
+	for x := int64(-100000); x <= 100000; x++ { // (every number of up to five digits: the 4-byte store's)
+		xs = append(xs, x)
+	}
 	r := rand.New(rand.NewPCG(24, 4))
 	for range 100000 {
 		x := int64(r.Uint64() >> r.IntN(64))
