@@ -57,7 +57,8 @@ type aggOp struct {
 	direct   []int
 	bufKinds [][]vector.RowKind
 	bufCols  [][]*vector.Vec
-	lateIdx  int // index of its late part among the late parts, -1 without
+	strCalls []int // an updating aggregate's VARCHAR aggregate columns of its row (ownStrings)
+	lateIdx  int   // index of its late part among the late parts, -1 without
 	// freed windows and groups, reused so that the steady state allocates nothing
 	freeWins   []*winState
 	freeGroups []*aggGroup
@@ -129,6 +130,11 @@ func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	o.sel = make([]int32, 0, vector.Cap)
 	if a.Updating {
 		o.direct = directCols(br.Project, a.RowTypes)
+		for c := a.CallBase; c < len(a.RowTypes); c++ {
+			if a.RowTypes[c] == catalog.Varchar {
+				o.strCalls = append(o.strCalls, c)
+			}
+		}
 	}
 	for _, e := range br.Project { // (a Rank's hidden columns too, SPEC 2.9)
 		o.outTypes = append(o.outTypes, e.Type)

@@ -330,7 +330,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 			g.mark, g.had = true, had
 			if had {
 				o.writeRowTo(u.pre, u.npre, window.Win{}, g)
-				ownStrings(u.pre, u.npre, o.a.CallBase)
+				o.ownStrings(u.pre, u.npre)
 				g.pre = int32(u.npre)
 				u.npre++
 			}
@@ -345,7 +345,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	if had {
 		old = u.n
 		o.writeRow(old, window.Win{}, g)
-		ownStrings(o.row, old, o.a.CallBase)
+		o.ownStrings(o.row, old)
 	}
 	if err := o.accumulate(g, i, retract); err != nil {
 		return err
@@ -382,7 +382,7 @@ func (u *updState) emit(o *aggOp, g *aggGroup, old int, at int32) {
 	switch {
 	case old < 0 && g.live > 0:
 		o.writeRow(u.n, window.Win{}, g)
-		ownStrings(o.row, u.n, o.a.CallBase)
+		o.ownStrings(o.row, u.n)
 		u.kinds[u.n], u.at[u.n] = vector.Insert, at
 		u.n++
 	case old >= 0 && g.live == 0:
@@ -394,7 +394,7 @@ func (u *updState) emit(o *aggOp, g *aggGroup, old int, at int32) {
 			u.n = old // no change (Flink emits none)
 			return
 		}
-		ownStrings(o.row, old+1, o.a.CallBase)
+		o.ownStrings(o.row, old+1)
 		u.kinds[old], u.at[old] = vector.UpdateBefore, at
 		u.kinds[old+1], u.at[old+1] = vector.UpdateAfter, at
 		u.n = old + 2
@@ -584,12 +584,13 @@ func copyRow(dst *vector.Batch, i int, src *vector.Batch, j int) {
 	dst.N = max(dst.N, i+1)
 }
 
-// ownStrings copies row i's VARCHAR values of b's columns from on into b's
-// own arenas, so they outlive the accumulators they point into (MIN, MAX,
-// FIRST_VALUE and LAST_VALUE of VARCHAR overwrite their value in place).
-func ownStrings(b *vector.Batch, i, from int) {
-	for _, v := range b.Cols[from:] {
-		if v.Type == catalog.Varchar && !v.Null[i] {
+// ownStrings copies row i's VARCHAR aggregate values (o.strCalls) of b, a
+// batch of the aggregate row's layout, into b's own arenas, so they
+// outlive the accumulators they point into (MIN, MAX, FIRST_VALUE and
+// LAST_VALUE of VARCHAR overwrite their value in place).
+func (o *aggOp) ownStrings(b *vector.Batch, i int) {
+	for _, c := range o.strCalls {
+		if v := b.Cols[c]; !v.Null[i] {
 			v.SetString(i, v.S[i])
 		}
 	}
