@@ -176,7 +176,9 @@ func applyChanges(t *testing.T, changes []string) []string {
 
 // TestUpdatingGroupByAgainstReference: an unbounded GROUP BY (SPEC 2.8) over
 // random rows in random batch sizes, with a single BIGINT key (NULL
-// included), a single VARCHAR key of 1 to 20 bytes, two keys, no
+// included; from 0 up, and those then joined by far keys: the typed
+// index's dense table and its move to the flat one), a single VARCHAR key
+// of 1 to 20 bytes, two keys, no
 // aggregate call, and HAVING under a computed and a picked projection, over 3 to 3,000 keys (the typed group index grows past
 // its first table), prints a changelog whose application gives the
 // separately written batch reference's table (refGroupBy). Without
@@ -202,8 +204,18 @@ func TestUpdatingGroupByAgainstReference(t *testing.T) {
 		keys := []int{3, 40, 3000}[seed%3]
 		var rows []refRow
 		var lines []string
-		for range 1 + r.IntN(3000) {
+		n := 1 + r.IntN(3000)
+		for j := range n {
 			x := refRow{ts: int64(r.IntN(keys)) - int64(keys/2), temp: float64(r.IntN(1000)) / 10}
+			switch seed % 4 {
+			case 1: // keys from 0 up: the typed index's dense table all along
+				x.ts = int64(r.IntN(keys))
+			case 3: // the same, then, past the middle, far keys that move the groups to its flat index
+				x.ts = int64(r.IntN(keys))
+				if j > n/2 && r.IntN(10) == 0 {
+					x.ts += 1 << 30
+				}
+			}
 			x.tsNull = r.IntN(20) == 0
 			dev := r.IntN(keys)
 			x.dev = fmt.Sprintf("%0*d", 1+dev%20, dev) // 1 to 20 bytes
