@@ -17,40 +17,33 @@ import (
 
 // writeRow writes group g of window win as row n of o.row.
 func (o *aggOp) writeRow(n int, win window.Win, g *aggGroup) {
+	o.writeRowTo(o.row, n, win, g)
+}
+
+// writeRowTo writes group g of window win as row n of dst, a batch of the
+// aggregate row's layout (o.row's); VARCHAR results point into the
+// accumulators (ownStrings copies them).
+func (o *aggOp) writeRowTo(dst *vector.Batch, n int, win window.Win, g *aggGroup) {
 	a := o.a
-	cols := o.row.Cols
+	cols := dst.Cols
 	if a.Window != nil {
 		for k, v := range [3]int64{win.Start, win.End, win.End - 1} {
 			cols[k].I[n], cols[k].Null[n] = v, false
 		}
 	}
-	for k, kv := range g.vals {
-		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, kv)
+	for k := range g.vals {
+		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, &g.vals[k]) // (by pointer: a change writes it twice)
 	}
 	for k := range a.Calls {
 		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)
 	}
-	o.row.N = n + 1
+	dst.N = n + 1
 }
 
 // chunk projects the first n rows of o.row (HAVING applied) into the next of o's chunk buffers, which the chunk's Part
 // points at until the next batch, and returns it with its number of rows.
 func (o *aggOp) chunk(n int) (Part, int64) {
-	sel := o.sel[:0]
-	for i := 0; i < n; i++ {
-		sel = append(sel, int32(i))
-	}
-	if h := o.havingK; h != nil {
-		v := h.Eval(o.row, sel)
-		kept := sel[:0]
-		for _, i := range sel {
-			if v.B[i] && !v.Null[i] {
-				kept = append(kept, i)
-			}
-		}
-		sel = kept
-	}
-	o.sel = sel
+	sel := o.keep(n)
 	if len(sel) == 0 {
 		return Part{}, 0
 	}
@@ -70,6 +63,27 @@ func (o *aggOp) chunk(n int) (Part, int64) {
 	}
 	dst.N = len(sel)
 	return Part{Output: o.br.Output, Sel: dsel, Cols: dst.Cols}, int64(len(sel))
+}
+
+// keep returns, in o.sel, the rows among the first n of o.row that HAVING
+// keeps (all of them without one).
+func (o *aggOp) keep(n int) []int32 {
+	sel := o.sel[:0]
+	for i := 0; i < n; i++ {
+		sel = append(sel, int32(i))
+	}
+	if h := o.havingK; h != nil {
+		v := h.Eval(o.row, sel)
+		kept := sel[:0]
+		for _, i := range sel {
+			if v.B[i] && !v.Null[i] {
+				kept = append(kept, i)
+			}
+		}
+		sel = kept
+	}
+	o.sel = sel
+	return sel
 }
 
 // copyRows copies the rows sel of src into rows 0, 1, ... of dst (strings into

@@ -46,15 +46,10 @@ type aggGroup struct {
 	part int32
 	held heldAt
 	more map[int32]heldAt
-	// an updating aggregate's (groupagg.go) with mini-batch: whether it held
-	// rows before the batch that last touched it, and its row then (in
-	// updState.pre)
-	had bool
-	pre int32
 	// touched is when it last changed, for 'table.exec.state.ttl'
 	// (groupagg.go's updState.stamp)
 	touched int64
-	_       [8]byte // (the hot fields from byte 128: two whole lines in a groupCell)
+	_       [16]byte // (the hot fields from byte 128: two whole lines in a groupCell)
 	// the hot fields, side by side at the end (a row's change reads them
 	// and, in a groupCell, the first accumulator right after them): 128
 	// bytes from vals to the accumulator's count, two cache lines in a
@@ -62,9 +57,14 @@ type aggGroup struct {
 	vals   []plan.Value // the grouping keys' values, owned by the group (val0's for one key)
 	states []agg.State  // the calls' accumulators (groupCell.st's for one call)
 	// an updating aggregate's (groupagg.go): the rows it holds net of
-	// retractions, and with mini-batch the batch that last touched it
+	// retractions; with mini-batch whether the batch being read touched it
+	// (mark, cleared as the batch's changes go out), whether it held rows
+	// before that batch and its row then (pre, in updState.pre): among the
+	// hot fields, as a change reads them
 	live int64
-	mark int64
+	pre  int32
+	mark bool
+	had  bool
 	// val0 holds the value of a single grouping key (vals is val0[:1]), so
 	// that a group with one key needs no allocation of its own for it
 	val0 [1]plan.Value
@@ -387,7 +387,7 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 	}
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
 	g.first, g.firstAt, g.hash = o.seq, o.rowAt, kh
-	g.live, g.mark = 0, 0
+	g.live, g.mark = 0, false
 	g.part, g.held, g.more = o.rowPart, heldAt{o.rowOff, o.rowCw, o.rowCwSet}, nil
 	if n := len(o.keyBuf); cap(g.keyb) < n {
 		g.keyb = o.keyBytes(n)

@@ -50,7 +50,15 @@ type aggOp struct {
 	bufs     []*vector.Batch
 	bufSel   [][]int32
 	used     int
-	lateIdx  int // index of its late part among the late parts, -1 without
+	// direct is, for an updating aggregate whose projection only picks
+	// columns of the aggregate row (of their own types), the row's column of
+	// each output column (passChanges); nil otherwise. bufKinds and bufCols
+	// are its chunk buffers' kinds and columns, beside bufs and bufSel
+	direct   []int
+	bufKinds [][]vector.RowKind
+	bufCols  [][]*vector.Vec
+	strCalls []int // an updating aggregate's VARCHAR aggregate columns of its row (ownStrings)
+	lateIdx  int   // index of its late part among the late parts, -1 without
 	// freed windows and groups, reused so that the steady state allocates nothing
 	freeWins   []*winState
 	freeGroups []*aggGroup
@@ -120,6 +128,14 @@ func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 	o.acct = budget.Account("the aggregate of "+br.Text, what)
 	o.row = vector.NewBatch(a.RowTypes)
 	o.sel = make([]int32, 0, vector.Cap)
+	if a.Updating {
+		o.direct = directCols(br.Project, a.RowTypes)
+		for c := a.CallBase; c < len(a.RowTypes); c++ {
+			if a.RowTypes[c] == catalog.Varchar {
+				o.strCalls = append(o.strCalls, c)
+			}
+		}
+	}
 	for _, e := range br.Project { // (a Rank's hidden columns too, SPEC 2.9)
 		o.outTypes = append(o.outTypes, e.Type)
 	}

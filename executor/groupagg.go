@@ -3,6 +3,7 @@ package executor
 import (
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -51,8 +52,7 @@ type updState struct {
 	at    []int32          // per row of aggOp.row: the input rows before it (Chunk.At)
 	n     int              // rows written in aggOp.row
 	mini  bool
-	batch int64         // the batch number (mini-batch marks)
-	touch []*aggGroup   // mini-batch: the groups the batch touched, in first-touch order
+	touch []*aggGroup   // mini-batch: the groups the batch touched (aggGroup.mark), in first-touch order
 	pre   *vector.Batch // mini-batch: each touched group's row before the batch
 	npre  int
 	ttl   ttlState
@@ -82,8 +82,7 @@ func (o *aggOp) prefind(taken []int32) {
 		return
 	}
 	v := o.keys[0]
-	var warm int64
-	for _, i := range taken {
+	for _, i := range taken { // (the index's slots first, then the groups: each pass's loads are independent of each other)
 		var g *aggGroup
 		if !v.Null[i] {
 			if x.str {
@@ -91,14 +90,17 @@ func (o *aggOp) prefind(taken []int32) {
 			} else {
 				g = x.get(uint64(v.I[i]), nil)
 			}
-			if g != nil { // (the group's hot fields, its key's value and first accumulator: two or three cache lines)
-				warm += g.live + g.val0[0].I
-				if len(g.states) > 0 {
-					warm += g.states[0].Count()
-				}
-			}
 		}
 		u.found[i] = g
+	}
+	var warm int64
+	for _, i := range taken {
+		if g := u.found[i]; g != nil { // (the group's hot fields, its key's value and first accumulator: two or three cache lines)
+			warm += g.live + g.val0[0].I
+			if len(g.states) > 0 {
+				warm += g.states[0].Count()
+			}
+		}
 	}
 	u.warm += warm
 }
@@ -129,7 +131,7 @@ func (o *aggOp) updGroup(i int) (*aggGroup, error) {
 		return g, nil
 	}
 	g, err := o.groupFor(o.pseudo(), i)
-	x.Put(k, g)
+	x.put(k, g)
 	return g, err
 }
 
@@ -141,14 +143,14 @@ func (o *aggOp) reindexUpd() {
 		return
 	}
 	x := u.idx
-	x.Reset()
+	x.reset()
 	for _, ws := range o.open {
 		for _, g := range ws.groups {
 			if v := g.vals[0]; !v.Null {
 				if x.str {
-					x.Put(maphash.Bytes(x.seed, v.S), g)
+					x.put(maphash.Bytes(x.seed, v.S), g)
 				} else {
-					x.Put(uint64(v.I), g)
+					x.put(uint64(v.I), g)
 				}
 			}
 		}
@@ -158,24 +160,44 @@ func (o *aggOp) reindexUpd() {
 // groupIndex is an updating aggregate's index of its groups by a single
 // BIGINT, TIMESTAMP or VARCHAR key that is not NULL (op.FlatIndex): the key
 // word is the BIGINT's value, or the VARCHAR's seeded maphash (its bytes
-// compared then). The groups freed (state TTL, a replay's drop) are taken
-// out by rebuilding it (reindexUpd). Like the Go map it replaced, it is not
-// charged to 'state.max-bytes' on its own: groupSlotBytes counts one index
-// entry per group.
+// compared then). While every BIGINT key is small and non-negative (below
+// denseFree, or in a table at least an eighth full: ids, buckets such as
+// issue 24's ts % 10000) the groups are found in a table by the key itself
+// (dense) instead: one load of 8 bytes a row, no hash, no probe, in a
+// table a fraction of the flat one's size; the first key outside it moves
+// them to the flat index for good. The groups freed (state TTL, a replay's
+// drop) are taken out by rebuilding it (reset, reindexUpd). Like the Go map
+// it replaced, it is not charged to 'state.max-bytes' on its own:
+// groupSlotBytes counts one index entry per group.
 type groupIndex struct {
 	*op.FlatIndex[aggGroup]
 	str  bool // VARCHAR
 	seed maphash.Seed
+	// dense holds the groups by key while isDense (BIGINT and TIMESTAMP
+	// keys only); n counts them
+	dense   []*aggGroup
+	isDense bool
+	n       int
 }
+
+// denseFree is the size of the dense table (pointers) that any number of
+// groups may use; past it the table stays at least an eighth full.
+const denseFree = 1 << 14
 
 func newGroupIndex(str bool) *groupIndex {
 	seed := maphash.MakeSeed()
-	return &groupIndex{FlatIndex: op.NewFlatIndex[aggGroup](str, maphash.Comparable(seed, 0)), str: str, seed: seed}
+	return &groupIndex{FlatIndex: op.NewFlatIndex[aggGroup](str, maphash.Comparable(seed, 0)), str: str, seed: seed, isDense: !str}
 }
 
 // get returns the group of key word k (and, for VARCHAR, bytes s), nil when
 // there is none.
 func (x *groupIndex) get(k uint64, s []byte) *aggGroup {
+	if x.isDense {
+		if k < uint64(len(x.dense)) {
+			return x.dense[k]
+		}
+		return nil
+	}
 	mask := x.Mask()
 	for p := x.Home(k) & mask; ; p = (p + 1) & mask {
 		w, g := x.Slot(p)
@@ -186,6 +208,40 @@ func (x *groupIndex) get(k uint64, s []byte) *aggGroup {
 			return g
 		}
 	}
+}
+
+// put adds group g of key word k (not in x): to the dense table while the
+// key fits it (growing it to a power of two), else to the flat index, the
+// dense table's groups moved there first.
+func (x *groupIndex) put(k uint64, g *aggGroup) {
+	if x.isDense {
+		if k < uint64(len(x.dense)) {
+			x.dense[k] = g
+			x.n++
+			return
+		}
+		if size := max(64, 1<<bits.Len64(k)); k < 1<<62 && (size <= denseFree || size <= 8*(x.n+1)) {
+			x.dense = append(x.dense, make([]*aggGroup, size-len(x.dense))...)
+			x.dense[k] = g
+			x.n++
+			return
+		}
+		x.isDense = false
+		for w, h := range x.dense {
+			if h != nil {
+				x.Put(uint64(w), h)
+			}
+		}
+		x.dense, x.n = nil, 0
+	}
+	x.Put(k, g)
+}
+
+// reset empties x, dense again for BIGINT and TIMESTAMP keys.
+func (x *groupIndex) reset() {
+	x.Reset()
+	clear(x.dense)
+	x.n, x.isDense = 0, !x.str
 }
 
 // ttlState is 'table.exec.state.ttl' of an updating aggregate (SPEC 2.8,
@@ -221,7 +277,7 @@ var ttlNow = func() int64 { return time.Now().UnixMilli() }
 const noTime = math.MinInt64
 
 func newUpdState(a *plan.Aggregate, event bool) *updState {
-	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch, batch: 1, // (a new group's mark is 0)
+	u := &updState{kinds: make([]vector.RowKind, vector.Cap), at: make([]int32, vector.Cap), mini: a.MiniBatch,
 		found: make([]*aggGroup, vector.Cap)}
 	if len(a.Keys) == 1 {
 		switch a.Keys[0].Type {
@@ -305,7 +361,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	if u.ttl.ttl > 0 {
 		now := u.ttl.at(cw, cwSet)
 		if g.live > 0 && u.ttl.expired(g.touched, now) {
-			if u.mini && g.mark == u.batch {
+			if u.mini && g.mark {
 				// the batch changed it before: its folded change comes
 				// out now, at the row, and the rest of the batch makes a
 				// new group of the key
@@ -325,11 +381,11 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	}
 	had := g.live > 0
 	if u.mini {
-		if g.mark != u.batch {
-			g.mark, g.had = u.batch, had
+		if !g.mark {
+			g.mark, g.had = true, had
 			if had {
-				o.writeRow(u.n, window.Win{}, g) // (scratch: copied to pre)
-				copyRow(u.pre, u.npre, o.row, u.n)
+				o.writeRowTo(u.pre, u.npre, window.Win{}, g)
+				o.ownStrings(u.pre, u.npre)
 				g.pre = int32(u.npre)
 				u.npre++
 			}
@@ -344,7 +400,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	if had {
 		old = u.n
 		o.writeRow(old, window.Win{}, g)
-		ownStrings(o.row, old, o.a.CallBase)
+		o.ownStrings(o.row, old)
 	}
 	if err := o.accumulate(g, i, retract); err != nil {
 		return err
@@ -381,7 +437,7 @@ func (u *updState) emit(o *aggOp, g *aggGroup, old int, at int32) {
 	switch {
 	case old < 0 && g.live > 0:
 		o.writeRow(u.n, window.Win{}, g)
-		ownStrings(o.row, u.n, o.a.CallBase)
+		o.ownStrings(o.row, u.n)
 		u.kinds[u.n], u.at[u.n] = vector.Insert, at
 		u.n++
 	case old >= 0 && g.live == 0:
@@ -389,11 +445,11 @@ func (u *updState) emit(o *aggOp, g *aggGroup, old int, at int32) {
 		u.n = old + 1
 	case old >= 0:
 		o.writeRow(old+1, window.Win{}, g)
-		if sameRow(o.row, old, old+1) {
+		if sameRow(o.row, old, old+1, o.a.CallBase) { // (the keys are g's in both)
 			u.n = old // no change (Flink emits none)
 			return
 		}
-		ownStrings(o.row, old+1, o.a.CallBase)
+		o.ownStrings(o.row, old+1)
 		u.kinds[old], u.at[old] = vector.UpdateBefore, at
 		u.kinds[old+1], u.at[old+1] = vector.UpdateAfter, at
 		u.n = old + 2
@@ -414,13 +470,13 @@ func (ao *aggOperator) flushChanges(n int) {
 		if u.mini {
 			for _, g := range u.touch {
 				ao.emitFolded(o, g, int32(n))
+				g.mark = false
 			}
 			clear(u.touch)
 			u.touch, u.npre = u.touch[:0], 0
 			for _, c := range u.pre.Cols {
 				c.ResetArena()
 			}
-			u.batch++
 		}
 		ao.flushOp(o)
 		if u.ttl.ttl > 0 {
@@ -455,30 +511,38 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 	if u.n == 0 {
 		return
 	}
-	part, got := o.chunk(u.n)
+	var part Part
+	var got int64
+	if o.direct != nil {
+		part, got = o.passChanges(u.n)
+	} else {
+		part, got = o.chunk(u.n)
+		if got > 0 {
+			dst := o.bufs[o.used-1]
+			if dst.Kinds == nil {
+				dst.Kinds = make([]vector.RowKind, vector.Cap)
+			}
+			for k, r := range o.sel {
+				dst.Kinds[k] = u.kinds[r]
+			}
+			part.Kinds = dst.Kinds
+		}
+	}
 	o.rowsOut += got
 	if got > 0 {
-		dst := o.bufs[o.used-1]
-		if dst.Kinds == nil {
-			dst.Kinds = make([]vector.RowKind, vector.Cap)
-		}
-		for k, r := range o.sel {
-			dst.Kinds[k] = u.kinds[r]
-		}
-		part.Kinds = dst.Kinds
 		sel := part.Sel
 		if ao.oneChunk { // (nothing else in the batch: one chunk at the first change's place keeps the order)
-			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[o.sel[0]]), Part: part})
+			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[sel[0]]), Part: part})
 			sel = nil
 		}
 		for a := 0; a < len(sel); {
 			e := a + 1
-			for e < len(sel) && u.at[o.sel[e]] == u.at[o.sel[a]] {
+			for e < len(sel) && u.at[sel[e]] == u.at[sel[a]] {
 				e++
 			}
 			p := part
 			p.Sel = sel[a:e:e]
-			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[o.sel[a]]), Part: p})
+			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[sel[a]]), Part: p})
 			a = e
 		}
 	}
@@ -488,10 +552,56 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 	}
 }
 
-// sameRow reports whether rows i and j of b hold the same values (DOUBLEs
-// bit for bit, so a change of sign of zero or of NaN's bits is a change).
-func sameRow(b *vector.Batch, i, j int) bool {
-	for _, v := range b.Cols {
+// passChanges hands the first n rows of o.row (HAVING applied) on as they
+// are, when the projection only picks columns of the aggregate row
+// (aggOp.direct): the Part's columns are o.row's, its Sel the rows kept and
+// its Kinds the changes' kinds (updState.kinds, indexed by row), and o.row
+// and the kinds change places with the next of o's chunk buffers, which the
+// Part points at until the next batch. It returns the Part and its number
+// of rows; nothing is copied (where chunk copies each value).
+func (o *aggOp) passChanges(n int) (Part, int64) {
+	sel := o.keep(n)
+	if len(sel) == 0 {
+		return Part{}, 0
+	}
+	k := o.used
+	if k == len(o.bufs) {
+		o.bufs = append(o.bufs, vector.NewBatch(o.a.RowTypes))
+		o.bufSel = append(o.bufSel, make([]int32, 0, vector.Cap))
+		o.bufKinds = append(o.bufKinds, make([]vector.RowKind, vector.Cap))
+		o.bufCols = append(o.bufCols, make([]*vector.Vec, len(o.direct)))
+	}
+	o.used++
+	full, u := o.row, o.upd
+	o.row, o.bufs[k] = o.bufs[k], full
+	u.kinds, o.bufKinds[k] = o.bufKinds[k], u.kinds
+	cols := o.bufCols[k]
+	for c, j := range o.direct {
+		cols[c] = full.Cols[j]
+	}
+	sel = append(o.bufSel[k][:0], sel...)
+	return Part{Output: o.br.Output, Sel: sel, Cols: cols, Kinds: o.bufKinds[k]}, int64(len(sel))
+}
+
+// directCols returns, for the projection project over an aggregate row of
+// types row, each output column's column of the row when every expression
+// is a column of it of the same type (aggOp.direct), else nil.
+func directCols(project []*plan.Expr, row []catalog.Type) []int {
+	cols := make([]int, len(project))
+	for c, e := range project {
+		if e.Op != plan.OpCol || e.Col < 0 || e.Col >= len(row) || e.Type != row[e.Col] {
+			return nil
+		}
+		cols[c] = e.Col
+	}
+	return cols
+}
+
+// sameRow reports whether rows i and j of b hold the same values in the
+// columns from on (DOUBLEs bit for bit, so a change of sign of zero or of
+// NaN's bits is a change).
+func sameRow(b *vector.Batch, i, j, from int) bool {
+	for _, v := range b.Cols[from:] {
 		if v.Null[i] != v.Null[j] {
 			return false
 		}
@@ -529,12 +639,13 @@ func copyRow(dst *vector.Batch, i int, src *vector.Batch, j int) {
 	dst.N = max(dst.N, i+1)
 }
 
-// ownStrings copies row i's VARCHAR values of b's columns from on into b's
-// own arenas, so they outlive the accumulators they point into (MIN, MAX,
-// FIRST_VALUE and LAST_VALUE of VARCHAR overwrite their value in place).
-func ownStrings(b *vector.Batch, i, from int) {
-	for _, v := range b.Cols[from:] {
-		if v.Type == catalog.Varchar && !v.Null[i] {
+// ownStrings copies row i's VARCHAR aggregate values (o.strCalls) of b, a
+// batch of the aggregate row's layout, into b's own arenas, so they
+// outlive the accumulators they point into (MIN, MAX, FIRST_VALUE and
+// LAST_VALUE of VARCHAR overwrite their value in place).
+func (o *aggOp) ownStrings(b *vector.Batch, i int) {
+	for _, c := range o.strCalls {
+		if v := b.Cols[c]; !v.Null[i] {
 			v.SetString(i, v.S[i])
 		}
 	}

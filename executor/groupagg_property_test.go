@@ -87,7 +87,7 @@ func refGroupBy(q int, rows []refRow) []string {
 		switch q {
 		case 0:
 			key = ts
-		case 1, 3:
+		case 1, 3, 4, 5:
 			key = r.dev
 		case 2:
 			mod := "NULL"
@@ -124,6 +124,20 @@ func refGroupBy(q int, rows []refRow) []string {
 			line = fmt.Sprintf("%s,%d", g.key, g.n)
 		case 3:
 			line = g.key
+		case 4:
+			if g.n <= 1 {
+				continue
+			}
+			m := "NULL"
+			if g.hasTs {
+				m = strconv.FormatInt(g.maxTs, 10)
+			}
+			line = fmt.Sprintf("%s,%d,%s", g.key, g.n+1, m)
+		case 5:
+			if g.n%2 != 0 {
+				continue
+			}
+			line = fmt.Sprintf("%d,%s", g.n, g.key)
 		}
 		out = append(out, line)
 	}
@@ -162,8 +176,10 @@ func applyChanges(t *testing.T, changes []string) []string {
 
 // TestUpdatingGroupByAgainstReference: an unbounded GROUP BY (SPEC 2.8) over
 // random rows in random batch sizes, with a single BIGINT key (NULL
-// included), a single VARCHAR key of 1 to 20 bytes, two keys, and no
-// aggregate call, over 3 to 3,000 keys (the typed group index grows past
+// included; from 0 up, and those then joined by far keys: the typed
+// index's dense table and its move to the flat one), a single VARCHAR key
+// of 1 to 20 bytes, two keys, no
+// aggregate call, and HAVING under a computed and a picked projection, over 3 to 3,000 keys (the typed group index grows past
 // its first table), prints a changelog whose application gives the
 // separately written batch reference's table (refGroupBy). Without
 // mini-batch the changelog is the one the same rows give one row per batch
@@ -176,14 +192,30 @@ func TestUpdatingGroupByAgainstReference(t *testing.T) {
 		"SELECT deviceNo AS k, COUNT(*) AS n, MAX(ts) AS m FROM sensors GROUP BY deviceNo",
 		"SELECT deviceNo, ts % 5 AS r, COUNT(*) AS n FROM sensors GROUP BY deviceNo, ts % 5",
 		"SELECT deviceNo FROM sensors GROUP BY deviceNo",
+		// a projection that computes (the changes' rows copied into the
+		// chunks) and one that only picks and reorders the aggregate row's
+		// columns (the rows handed on as they are: passChanges), each with a
+		// HAVING that some changes' old or new rows fail
+		"SELECT deviceNo AS k, COUNT(*) + 1 AS n1, MAX(ts) AS m FROM sensors GROUP BY deviceNo HAVING COUNT(*) > 1",
+		"SELECT COUNT(*) AS n, deviceNo FROM sensors GROUP BY deviceNo HAVING COUNT(*) % 2 = 0",
 	}
 	for seed := range 12 {
 		r := rand.New(rand.NewPCG(uint64(seed), 24))
 		keys := []int{3, 40, 3000}[seed%3]
 		var rows []refRow
 		var lines []string
-		for range 1 + r.IntN(3000) {
+		n := 1 + r.IntN(3000)
+		for j := range n {
 			x := refRow{ts: int64(r.IntN(keys)) - int64(keys/2), temp: float64(r.IntN(1000)) / 10}
+			switch seed % 4 {
+			case 1: // keys from 0 up: the typed index's dense table all along
+				x.ts = int64(r.IntN(keys))
+			case 3: // the same, then, past the middle, far keys that move the groups to its flat index
+				x.ts = int64(r.IntN(keys))
+				if j > n/2 && r.IntN(10) == 0 {
+					x.ts += 1 << 30
+				}
+			}
 			x.tsNull = r.IntN(20) == 0
 			dev := r.IntN(keys)
 			x.dev = fmt.Sprintf("%0*d", 1+dev%20, dev) // 1 to 20 bytes

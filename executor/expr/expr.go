@@ -171,7 +171,7 @@ func derived(t catalog.Type, fill func(b *vector.Batch, sel []int32, out *vector
 func constVec(t catalog.Type, v plan.Value) *vector.Vec {
 	out := vector.NewVec(t)
 	for i := 0; i < vector.Cap; i++ {
-		SetValue(out, i, t, v)
+		SetValue(out, i, t, &v)
 	}
 	return out
 }
@@ -272,7 +272,7 @@ func (s *inSet) eval(x *vector.Vec, sel []int32, out *vector.Vec) {
 // SetValue writes x, a value of type t, into row i of out (NULL when x.Null;
 // a VARCHAR's bytes are shared, not copied): the one place a plan.Value
 // becomes a vector entry, for constants and an aggregate's grouping keys.
-func SetValue(out *vector.Vec, i int, t catalog.Type, x plan.Value) {
+func SetValue(out *vector.Vec, i int, t catalog.Type, x *plan.Value) {
 	out.Null[i] = x.Null
 	if x.Null {
 		return

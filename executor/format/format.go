@@ -91,7 +91,7 @@ func AppendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
 	}
 	switch t {
 	case catalog.BigInt:
-		return strconv.AppendInt(dst, v.I[i], 10)
+		return textconv.AppendInt(dst, v.I[i])
 	case catalog.Double:
 		f := v.F[i]
 		if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -182,7 +182,7 @@ func AppendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []by
 			return append(b, v.Text[i]...) // the printed form (vector.Vec.Text)
 		}
 		if t == catalog.BigInt {
-			return strconv.AppendInt(b, v.I[i], 10)
+			return textconv.AppendInt(b, v.I[i])
 		}
 		return textconv.AppendDouble(b, v.F[i])
 	case catalog.Unknown:

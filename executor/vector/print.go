@@ -19,7 +19,7 @@ func AppendValue(dst []byte, t catalog.Type, v *Vec, i int) []byte {
 	}
 	switch t {
 	case catalog.BigInt:
-		return strconv.AppendInt(dst, v.I[i], 10)
+		return textconv.AppendInt(dst, v.I[i])
 	case catalog.Double:
 		return textconv.AppendDouble(dst, v.F[i])
 	case catalog.Boolean:

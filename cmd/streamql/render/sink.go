@@ -467,10 +467,61 @@ func (s *sink) put(t *target, b []byte, lf bool) error {
 	return err
 }
 
-// chunk writes the rows an operator made, in order.
+// chunk writes the rows an operator made, in order: the first as row
+// writes any row, the rest together (lines) when they are plain csv or tsv
+// lines (an updating query's changelog, issue 24).
 func (s *sink) chunk(c *session.Chunk) error {
-	for _, i := range c.Sel {
+	for k, i := range c.Sel {
+		if t := s.outs[c.Output]; k > 0 && s.plainLines(t) {
+			return s.lines(t, &c.Part, c.Sel[k:])
+		}
 		if err := s.row(&c.Part, int(i), nil, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plainLines reports whether row writes t's rows as csv or tsv lines into
+// its open writer and nothing else (no table, materialized result, name
+// prefix, header, stderr or side file's cut tag), so that a chunk's rows
+// can go out together (lines).
+func (s *sink) plainLines(t *target) bool {
+	return (s.line == lineCSV || s.line == lineTSV) && !s.tabular && t.w != nil && !t.sink && t.mat == nil &&
+		!t.toStderr && !t.prefix && !t.header && t.track != trackSide
+}
+
+// lines writes rows sel of p to t (plainLines) as row does, the lines
+// built in t.w's free buffer back to back and handed to it together. The
+// cut's note of a main row (cutLog.mainRow) is the first row's of the
+// chunk: no side row comes between.
+func (s *sink) lines(t *target, p *session.Part, sel []int32) error {
+	for len(sel) > 0 {
+		room := 2*s.maxLine + 64
+		if t.w.Available() < room && (t.w.Size() < room || t.w.Flush() != nil) {
+			s.kind = session.KindAt(p, int(sel[0]))
+			if err := s.put(t, s.appendLine(s.buf[:0], t, p.Cols, int(sel[0]), nil, 0), false); err != nil {
+				return err
+			}
+			t.total++
+			sel = sel[1:]
+			continue
+		}
+		b := t.w.AvailableBuffer()
+		n := 0
+		for _, i := range sel {
+			if cap(b)-len(b) < room {
+				break
+			}
+			s.kind = session.KindAt(p, int(i))
+			at := len(b)
+			b = s.appendLine(b, t, p.Cols, int(i), nil, 0)
+			s.maxLine = max(s.maxLine, len(b)-at)
+			n++
+		}
+		t.total += int64(n)
+		sel = sel[n:]
+		if _, err := t.w.Write(b); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,8 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -295,4 +297,77 @@ func engineSink(s session.Sink, err error) (executor.Sink, error) {
 		return nil, err
 	}
 	return session.EngineSink(s), nil
+}
+
+// TestChunkLinesAsRows: a chunk's rows after its first go out together
+// (sink.lines) as the lines row writes one by one: an updating output's
+// changelog (op column) and a plain one, csv and tsv, values that need
+// quoting, chunks of 1 to 300 rows, through stdout buffers of 16 bytes
+// (smaller than a line: row by row) to 64 KiB. The reference is the same
+// rows as chunks of one row each (row alone), and a first line checked by
+// hand.
+func TestChunkLinesAsRows(t *testing.T) {
+	cols := []catalog.Column{{Name: "k", Type: catalog.BigInt}, {Name: "v", Type: catalog.Varchar}}
+	kinds := []session.RowKind{session.Insert, session.UpdateBefore, session.UpdateAfter, session.Delete}
+	texts := []string{"a", "b,c", `say "x"`, "", "line\nbreak", "tab\there", "设备7"}
+	r := rand.New(rand.NewPCG(24, 7))
+	for _, format := range []string{"csv", "tsv"} {
+		for _, updating := range []bool{true, false} {
+			for _, size := range []int{16, 100, 4096, 64 << 10} {
+				k, v := vector.NewVec(catalog.BigInt), vector.NewVec(catalog.Varchar)
+				ks := make([]session.RowKind, vector.Cap)
+				for i := range vector.Cap {
+					k.I[i], v.S[i] = r.Int64N(1<<40)-1<<39, []byte(texts[r.IntN(len(texts))])
+					ks[i] = kinds[r.IntN(len(kinds))]
+				}
+				write := func(split func(from, to int) []int32) string {
+					var out bytes.Buffer
+					w := bufio.NewWriterSize(&out, size)
+					job := &session.Job{HasMain: true, Bounded: true, Outputs: []session.Output{{Name: "main", Columns: cols, Updating: updating}}}
+					s, err := NewSink(Config{Format: format, Stdout: w, Stderr: io.Discard, Files: NewFileSet()}, job)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for from := 0; from < vector.Cap; {
+						sel := split(from, vector.Cap)
+						p := session.Part{Output: 0, Sel: sel, Cols: []*session.Vec{k, v}}
+						if updating {
+							p.Kinds = ks
+						}
+						if err := s.Rows(&session.Batch{N: 1, Chunks: []session.Chunk{{At: 1, Part: p}}}); err != nil {
+							t.Fatal(err)
+						}
+						from += len(sel)
+					}
+					if err := s.Close(); err != nil {
+						t.Fatal(err)
+					}
+					w.Flush()
+					return out.String()
+				}
+				seq := func(from, to int) []int32 {
+					sel := make([]int32, to-from)
+					for j := range sel {
+						sel[j] = int32(from + j)
+					}
+					return sel
+				}
+				want := write(func(from, _ int) []int32 { return seq(from, from+1) })
+				got := write(func(from, to int) []int32 { return seq(from, min(to, from+1+r.IntN(300))) })
+				if got != want {
+					t.Fatalf("%s, updating %v, buffer %d: a chunk's lines differ from its rows one by one:\n%.300s\nwant\n%.300s", format, updating, size, got, want)
+				}
+				head := "k,v\n"
+				if updating {
+					head = "op,k,v\n"
+				}
+				if format == "tsv" {
+					head = strings.ReplaceAll(head, ",", "\t")
+				}
+				if !strings.HasPrefix(want, head) || strings.Count(want, "\n") < vector.Cap+1 {
+					t.Fatalf("%s: %.200q does not start with the header %q and hold %d rows", format, want, head, vector.Cap)
+				}
+			}
+		}
+	}
 }

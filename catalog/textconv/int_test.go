@@ -1,0 +1,61 @@
+package textconv
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestAppendIntAsStrconv: AppendInt's bytes are strconv.AppendInt's for
+// every number of digits and sign, the powers of ten and their neighbours,
+// the int64 bounds and random values, appended after text already in the
+// buffer, with and without room in it; and it allocates nothing with room.
+func TestAppendIntAsStrconv(t *testing.T) {
+	xs := []int64{0, 1, -1, 9, 10, 11, 99, 100, 101, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+	for p := int64(1); p <= math.MaxInt64/10; p *= 10 {
+		xs = append(xs, p-1, p, p+1, -p+1, -p, -p-1, 10*p-1)
+	}
+	for x := int64(-100000); x <= 100000; x++ { // (every number of up to five digits: the 4-byte store's)
+		xs = append(xs, x)
+	}
+	r := rand.New(rand.NewPCG(24, 4))
+	for range 100000 {
+		x := int64(r.Uint64() >> r.IntN(64))
+		if r.IntN(2) == 0 {
+			x = -x
+		}
+		xs = append(xs, x)
+	}
+	for _, x := range xs {
+		want := strconv.AppendInt([]byte("a,"), x, 10)
+		if got := AppendInt([]byte("a,"), x); string(got) != string(want) {
+			t.Fatalf("AppendInt(%d) = %q, want %q", x, got, want)
+		}
+		if got := AppendInt(make([]byte, 2, 64), x)[2:]; string(got) != string(want[2:]) {
+			t.Fatalf("AppendInt(%d) with room = %q, want %q", x, got, want[2:])
+		}
+	}
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendInt(buf[:0], math.MinInt64) }); n != 0 {
+		t.Fatalf("%v allocations with room", n)
+	}
+}
+
+// BenchmarkAppendInt and BenchmarkStrconvAppendInt compare AppendInt with
+// strconv.AppendInt over the numbers of 1 to 5 digits a changelog prints.
+//
+//	go test ./catalog/textconv -run XXX -bench AppendInt
+func BenchmarkAppendInt(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for i := 0; i < b.N; i++ {
+		buf = AppendInt(buf[:0], int64(i%20000))
+	}
+}
+
+func BenchmarkStrconvAppendInt(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for i := 0; i < b.N; i++ {
+		buf = strconv.AppendInt(buf[:0], int64(i%20000), 10)
+	}
+}
