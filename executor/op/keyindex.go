@@ -80,7 +80,12 @@ func spread(h uint64) uint64 { return (h ^ h>>29) * 0xbf58476d1ce4e5b9 >> 16 }
 // rebuilt to make room.
 func (x *keyIndex) add(h uint64, k int32, dead []bool) {
 	if (x.used+1)*2 > len(x.slots) { // (at most half full: short probes)
-		x.rebuild(nil, dead)
+		if dead != nil {
+			x.purge(dead)
+		}
+		if (x.used+1)*4 > len(x.slots) { // (still a quarter full: grown, to twice its hashes)
+			x.rebuild(nil, nil)
+		}
 	}
 	for int(k) >= len(x.next) {
 		x.next = append(x.next, -1)
@@ -186,10 +191,29 @@ func (x *keyIndex) rebuild(moved []int, dead []bool) {
 func (x *keyIndex) remap(moved []int, n int) {
 	oldNext := x.next
 	x.next, x.spareNext = slices.Grow(x.spareNext[:0], n)[:n], oldNext
-	// one pass over the slots, from a free one (the table is at most half
-	// full): del moves slots back only within their run of used slots, and
-	// no run spans the pass's start, so a slot it moves back is one the pass
-	// has not renumbered yet
+	x.retain(oldNext, func(o int32) int32 { return int32(moved[o]) })
+}
+
+// purge drops the dead rows (indexed by row) from their chains in place,
+// freeing the slots of the chains it empties (del): what add does before
+// it grows the table, so that the slots of rows gone (an interval join's
+// expired rows, never probed again) are used again.
+func (x *keyIndex) purge(dead []bool) {
+	x.retain(x.next, func(o int32) int32 {
+		if dead[o] {
+			return -1
+		}
+		return o
+	})
+}
+
+// retain relinks every chain, read through oldNext, into x.next with each
+// row o renumbered to(o) (-1: dropped), in order, and frees the slots of
+// the chains left empty. One pass over the slots, from a free one (the
+// table is at most half full): del moves slots back only within their run
+// of used slots, and no run spans the pass's start, so a slot it moves back
+// is one the pass has not relinked yet.
+func (x *keyIndex) retain(oldNext []int32, to func(o int32) int32) {
 	start := uint64(0)
 	for x.slots[start].head != slotFree {
 		start++
@@ -200,18 +224,18 @@ func (x *keyIndex) remap(moved []int, n int) {
 			s := &x.slots[i]
 			if s.head >= 0 {
 				head, tail := int32(-1), int32(-1)
-				for o := s.head; o >= 0; o = oldNext[o] {
-					to := int32(moved[o])
-					if to < 0 {
-						continue
+				for o := s.head; o >= 0; {
+					nx := oldNext[o] // (read first: x.next may be oldNext)
+					if t := to(o); t >= 0 {
+						x.next[t] = -1
+						if head < 0 {
+							head = t
+						} else {
+							x.next[tail] = t
+						}
+						tail = t
 					}
-					x.next[to] = -1
-					if head < 0 {
-						head = to
-					} else {
-						x.next[tail] = to
-					}
-					tail = to
+					o = nx
 				}
 				s.head, s.tail = head, tail
 			}
