@@ -112,3 +112,72 @@ func TestKeyIndexAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingQueueOrder: items pushed into a pendingQueue in batches of
+// one side (pushSorted: times a little out of order, or spread over the
+// whole int64 range, which its one-word sort cannot take) and one at a time
+// (push), with pops in between, each come out as the least, by (time, side,
+// arrival), of the items held then (a plain list, searched whole).
+func TestPendingQueueOrder(t *testing.T) {
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		var q pendingQueue
+		var held []pendingItem
+		var seq int64
+		base := [2]int64{0, 0}
+		wide := r.IntN(4) == 0
+		pop := func() bool {
+			at, _ := q.least()
+			if at < 0 {
+				if len(held) > 0 {
+					t.Fatalf("seed %d: the queue is empty, %d items held", seed, len(held))
+				}
+				return false
+			}
+			got := q.popAt(at)
+			m := 0
+			for i, x := range held {
+				if x.before(held[m]) {
+					m = i
+				}
+			}
+			if got != held[m] {
+				t.Fatalf("seed %d: popped %+v, want %+v", seed, got, held[m])
+			}
+			held = slices.Delete(held, m, m+1)
+			return true
+		}
+		for range 60 {
+			switch r.IntN(3) {
+			case 0: // a batch of one side
+				s := int8(r.IntN(2))
+				var xs []pendingItem
+				for range r.IntN(300) {
+					seq++
+					tm := base[s] + r.Int64N(50) - 20
+					if wide {
+						tm = r.Int64() - r.Int64()
+					}
+					base[s] += r.Int64N(3)
+					xs = append(xs, pendingItem{t: tm, seq: seq, row: int32(seq), side: s})
+				}
+				held = append(held, xs...)
+				q.pushSorted(xs)
+			case 1: // one item
+				seq++
+				s := int8(r.IntN(2))
+				x := pendingItem{t: base[s] + r.Int64N(30) - 10, seq: seq, row: int32(seq), side: s}
+				held = append(held, x)
+				q.push(x)
+			default:
+				for range r.IntN(100) {
+					if !pop() {
+						break
+					}
+				}
+			}
+		}
+		for pop() {
+		}
+	}
+}
