@@ -11,10 +11,13 @@ import (
 // CPUs and 'state.max-bytes'), so that EXPLAIN prints the strategy the job
 // will take. The first that fits, in this order:
 //   - Held: a branch has an event-time semi or anti join (SPEC 2.2);
-//   - for a join of two streams (SPEC 2.7): ParallelJoinInputs when
-//     env.Procs >= 2 and plan.Job.JoinInputsSplittable (an input is a bounded
-//     file), Sequential otherwise (the joined rows are the join's, made on
-//     the job's goroutine);
+//   - for a join of two streams (SPEC 2.7): ParallelJoinInputs for a lookup
+//     join when env.Procs >= 2 and plan.Job.JoinInputsSplittable (an input
+//     is a bounded file), Sequential otherwise (the joined rows are the
+//     join's, made on the job's goroutine). An interval, regular or temporal
+//     join stays Sequential: it reads its inputs by turns and its own
+//     goroutine bounds it, so decoding them in parallel cost about 10% more
+//     CPU and 10 MiB for no gain in wall time (docs/performance.md);
 //   - Sequential: the source is live (not a bounded file), env.Procs < 2,
 //     or the stream has computed columns (SPEC 1);
 //   - ParallelAggregate: plan.Job.ParallelAggregatable, with 'state.max-bytes'
@@ -36,7 +39,7 @@ func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
 	case job.HasEventTimeJoin():
 		return plan.Held
 	case job.Both != nil:
-		if env.Procs >= 2 && job.JoinInputsSplittable() {
+		if job.Both.Lookup && env.Procs >= 2 && job.JoinInputsSplittable() {
 			return plan.ParallelJoinInputs
 		}
 		return plan.Sequential

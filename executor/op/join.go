@@ -1,9 +1,13 @@
 package op
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
+	"sort"
 	"time"
 
 	"streamql/catalog"
@@ -159,6 +163,12 @@ type Join struct {
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
 	touched    byte    // probeTable's loads ahead (kept, so that they are made)
+	touchedH   uint64  // lookAhead's loads (kept, so that they are made)
+	// held is pushRows' held rows of the batch being pushed (kept: its
+	// array is reused)
+	held []pendingItem
+	// freed is the bytes of the rows dropped since settle gave them back
+	freed int64
 	// table is a lookup join's right side as one record a row, laid out
 	// when the right input ends (lookupTable; nil before, or when it cannot
 	// be): probeLookup reads it instead of the side's Rows, and selR holds
@@ -237,12 +247,18 @@ func (j *Join) Counts() JoinCounts { return j.count }
 // joinSide is the state of one input.
 type joinSide struct {
 	rows    *Rows
-	index   keyIndex         // handled rows by key hash (dead ones unlinked as probes meet them)
-	matches []int32          // each row's partners so far
-	padded  []bool           // a regular outer join emitted the row padded
-	dead    []bool           // an interval join's row whose interval has passed
-	size    []int32          // each row's bytes ('state.max-bytes')
-	kinds   []vector.RowKind // each row's kind (JoinSpec.Changes; empty otherwise)
+	index   keyIndex // handled rows by key hash (dead ones unlinked as probes meet them)
+	matches []int32  // each row's partners so far
+	padded  []bool   // a regular outer join emitted the row padded
+	// hash is each row's key hash (batchKeyHash, taken from its batch as it
+	// came), keyed whether it has one (false: a NULL or NaN key part, which
+	// joins nothing): handling the row, and the look-ahead of the rows
+	// about to be handled (Join.lookAhead), read them, not the stored row
+	hash  []uint64
+	keyed []bool
+	dead  []bool           // an interval join's row whose interval has passed
+	size  []int32          // each row's bytes ('state.max-bytes')
+	kinds []vector.RowKind // each row's kind (JoinSpec.Changes; empty otherwise)
 	// partner is, with a replay (joinreplay.go), each row's first partner's
 	// source position (-1: none yet), so that a replay reads it again and
 	// the row is partnered again (empty otherwise)
@@ -254,9 +270,9 @@ type joinSide struct {
 // join's row with the end of its interval.
 type pendingItem struct {
 	t    int64
-	side int8
 	seq  int64
 	row  int32
+	side int8 // (last: the item is 24 bytes)
 }
 
 // pendingHeap is a min-heap of pendingItems by (t, side, seq), typed (no
@@ -323,6 +339,8 @@ type pendingQueue struct {
 	fifo [2][]pendingItem
 	head [2]int
 	heap pendingHeap
+	tail []pendingItem // pushSorted's copy of the FIFO's items it merges (and sort's of its items)
+	keys []uint64      // sort's words
 }
 
 // push adds x (x.side 0 or 1).
@@ -333,6 +351,79 @@ func (q *pendingQueue) push(x pendingItem) {
 		return
 	}
 	q.fifo[x.side] = append(f, x)
+}
+
+// pushSorted adds the items xs, all of one side and in arrival order (seq
+// rising), sorting them (their order in xs is not kept). In time order they
+// join the side's FIFO, merged with its items after the first of them: rows
+// a little out of time order (the out-of-orderness a watermark allows) cost
+// a sort of their batch and a merge with the FIFO's last items, not a heap
+// push and pop each.
+func (q *pendingQueue) pushSorted(xs []pendingItem) {
+	if len(xs) == 0 {
+		return
+	}
+	if !slices.IsSortedFunc(xs, comparePending) {
+		q.sort(xs)
+	}
+	s := xs[0].side
+	f, h := q.fifo[s], q.head[s]
+	n := len(f)
+	if n == h || !xs[0].before(f[n-1]) {
+		q.fifo[s] = append(f, xs...)
+		return
+	}
+	// the FIFO's items after xs[0] are merged with xs
+	p := h + sort.Search(n-h, func(i int) bool { return xs[0].before(f[h+i]) })
+	tail := append(q.tail[:0], f[p:]...)
+	f = f[:p]
+	a, b := 0, 0
+	for a < len(tail) && b < len(xs) {
+		if xs[b].before(tail[a]) {
+			f = append(f, xs[b])
+			b++
+		} else {
+			f = append(f, tail[a])
+			a++
+		}
+	}
+	f = append(append(f, tail[a:]...), xs[b:]...)
+	q.fifo[s], q.tail = f, tail
+}
+
+// sort sorts xs, items of one side in arrival order, by time (then
+// arrival): as one word each, the time above the item's index, when the
+// times' range leaves room for it (a batch's: seconds), so that the sort
+// compares words, not items through a function.
+func (q *pendingQueue) sort(xs []pendingItem) {
+	lo, hi := xs[0].t, xs[0].t
+	for _, x := range xs {
+		lo, hi = min(lo, x.t), max(hi, x.t)
+	}
+	ib := uint(bits.Len(uint(len(xs))))
+	if hi-lo < 0 || uint64(hi-lo) >= 1<<(64-ib) { // (a range too wide, or past int64's)
+		slices.SortFunc(xs, comparePending)
+		return
+	}
+	keys := q.keys[:0]
+	for i, x := range xs {
+		keys = append(keys, uint64(x.t-lo)<<ib|uint64(i))
+	}
+	slices.Sort(keys)
+	orig := append(q.tail[:0], xs...)
+	for i, k := range keys {
+		xs[i] = orig[k&(1<<ib-1)]
+	}
+	q.keys, q.tail = keys, orig
+}
+
+// comparePending orders items of one side as before does
+// (slices.SortFunc).
+func comparePending(a, b pendingItem) int {
+	if a.t != b.t {
+		return cmp.Compare(a.t, b.t)
+	}
+	return cmp.Compare(a.seq, b.seq)
 }
 
 // least returns where the least item is (0, 1: a FIFO; 2: the heap; -1: q
@@ -350,12 +441,6 @@ func (q *pendingQueue) least() (int, pendingItem) {
 		at, x = 2, q.heap[0]
 	}
 	return at, x
-}
-
-// pop removes and returns the least item; q must not be empty.
-func (q *pendingQueue) pop() pendingItem {
-	at, _ := q.least()
-	return q.popAt(at)
 }
 
 // popAt removes and returns the least item, which least found at at.
@@ -454,8 +539,6 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	if err := j.expireProc(ctx); err != nil {
 		return err
 	}
-	s := &j.side[port]
-	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
 	kb := j.view[port].of(b) // (the row as the state keeps it; late rows go out from b, whole)
 	if port == 0 && j.probesBatches() && j.done[1] {
@@ -467,6 +550,29 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 		}
 		return err
 	}
+	if err := j.settle(); err != nil {
+		return err
+	}
+	if err := j.pushRows(ctx, port, b, kb); err != nil {
+		return err
+	}
+	if err := j.release(ctx); err != nil {
+		return err
+	}
+	return j.flush(ctx)
+}
+
+// pushRows adds the rows of b (kb: as the state keeps them) to input port's
+// side: late ones go to its late port, rows without event time are handled
+// at once, the others are held (j.pending, sorted by time a batch at a
+// time). Their bytes are charged once for the batch, before the first row
+// is handled (the state grows by the batch, then shrinks as rows leave it).
+func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) error {
+	s := &j.side[port]
+	tc := j.spec.Time[port]
+	held := j.held[:0]
+	grown := int64(0)
+	var err error
 	for i := 0; i < b.N; i++ {
 		var t int64
 		if tc >= 0 {
@@ -478,14 +584,17 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 			}
 			if v.Null[i] || late {
 				j.count.Late[port]++
-				if err := j.late(ctx, port, b, i); err != nil {
-					return err
+				if err = j.late(ctx, port, b, i); err != nil {
+					break
 				}
 				continue
 			}
 			t = v.I[i]
 		}
 		k, bytes := s.rows.Add(kb, i)
+		h, keyed := batchKeyHash(b, i, j.spec.Keys[port])
+		s.hash = append(s.hash, h)
+		s.keyed = append(s.keyed, keyed)
 		if j.spec.Changes[port] {
 			s.kinds = append(s.kinds, b.KindAt(i))
 		}
@@ -496,22 +605,34 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 		if j.replay != nil {
 			s.partner = append(s.partner, -1)
 		}
-		if err := j.acct.Grow(bytes); err != nil {
-			return err
-		}
+		grown += int64(bytes)
 		j.seq++
 		if tc < 0 {
-			if err := j.handle(ctx, port, k); err != nil {
-				return err
+			if err = j.acct.Grow(grown); err != nil {
+				break
+			}
+			grown = 0
+			if err = j.handle(ctx, port, k); err != nil {
+				break
 			}
 			continue
 		}
-		j.pending.push(pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k)})
+		held = append(held, pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k)})
 	}
-	if err := j.release(ctx); err != nil {
-		return err
+	j.held = held
+	j.pending.pushSorted(held)
+	if gerr := j.acct.Grow(grown); err == nil {
+		err = gerr
 	}
-	return j.flush(ctx)
+	return err
+}
+
+// settle gives back to the Account the bytes of the rows dropped since it
+// last did (drop), before the state grows again.
+func (j *Join) settle() error {
+	freed := j.freed
+	j.freed = 0
+	return j.acct.Grow(-freed)
 }
 
 // probesBatches reports whether the join is a lookup join whose left rows
@@ -568,10 +689,13 @@ func (j *Join) release(ctx context.Context) error {
 	all := bound == math.MaxInt64
 	j.deferred = false
 	start := j.batches
-	for {
+	for n := 0; ; n++ {
 		at, next := j.pending.least()
 		if at < 0 || !all && next.t >= bound {
 			break
+		}
+		if n%lookAheadRows == 0 {
+			j.lookAhead()
 		}
 		if j.pace > 0 && j.batches-start >= j.pace {
 			j.deferred = true
@@ -582,7 +706,7 @@ func (j *Join) release(ctx context.Context) error {
 		if err := j.expire(ctx, next.t, false); err != nil {
 			return err
 		}
-		it := j.pending.pop()
+		it := j.pending.popAt(at) // (expire does not move j.pending's items: it may renumber their rows only)
 		if it.row < 0 || j.side[it.side].dead[it.row] {
 			continue // (a Kafka partition's rows, dropped while held: DropRows)
 		}
@@ -590,7 +714,7 @@ func (j *Join) release(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := j.expire(ctx, bound, all); err != nil {
+	if err := j.expire(ctx, bound, all); err != nil { // (and settle, in compact)
 		return err
 	}
 	if bound > j.emitted && bound != math.MinInt64 {
@@ -601,6 +725,35 @@ func (j *Join) release(ctx context.Context) error {
 		return j.out.EmitWatermark(ctx, bound)
 	}
 	return nil
+}
+
+// lookAheadRows is how many held rows of each input Join.lookAhead loads
+// the index slots of, once every as many rows released.
+const lookAheadRows = 256
+
+// lookAhead loads the key index slots that handling the next held rows
+// (the first lookAheadRows of each input's in-order queue, j.pending's
+// FIFOs) reads: the slot of the row's key in the other side's index (its
+// probe) and in its own (where it is added). The loads are independent, so
+// the processor overlaps their cache misses, which one row at a time it
+// would wait for in turn (the key index is larger than the cache once an
+// interval holds tens of thousands of rows; as probeTable's loads ahead).
+func (j *Join) lookAhead() {
+	touched := uint64(0)
+	for s := range 2 {
+		sd := &j.side[s]
+		own, other := &sd.index, &j.side[1-s].index
+		f := j.pending.fifo[s][j.pending.head[s]:]
+		f = f[:min(len(f), lookAheadRows)]
+		for _, it := range f {
+			if it.row < 0 || !sd.keyed[it.row] {
+				continue
+			}
+			h := spread(sd.hash[it.row])
+			touched += own.slots[h&own.mask].h + other.slots[h&other.mask].h
+		}
+	}
+	j.touchedH = touched
 }
 
 // expire ends the intervals of an interval join's rows that end before t
@@ -659,7 +812,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 	}
 	// old: a replayed row's outputs, written by the run before (JoinReplay)
 	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, sd.rows.Int(k, j.spec.Time[s]))
-	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
+	h, ok := sd.hash[k], sd.keyed[k]
 	if ok {
 		si := od.index.find(h)
 		prev, next := int32(-1), int32(-1)
@@ -986,7 +1139,8 @@ func (j *Join) fits(s, k, o int) bool {
 func (j *Join) drop(sd *joinSide, k int) error {
 	sd.dead[k] = true
 	sd.ndead++
-	return j.acct.Grow(-int64(sd.size[k]))
+	j.freed += int64(sd.size[k]) // (given back by settle: in compact, and before the state grows)
+	return nil
 }
 
 // holds reports whether row k of side s and row o of the other side meet
@@ -1037,12 +1191,23 @@ func (j *Join) emitPadded(ctx context.Context, s, k int, kind vector.RowKind) er
 	return j.emit(ctx, -1, k, kind)
 }
 
-// compact drops the dead rows of a side once they outnumber the live ones
-// (and 1024), remapping the index and the held rows.
+// compactFloor is the fewest dead rows a side is compacted for: a side
+// whose live rows are mostly held ones (an interval join's side whose rows
+// leave as soon as they are handled, its held rows those the watermark
+// holds back) would otherwise copy about as many live rows as it drops,
+// every thousand rows (the benchmark suite's payments).
+const compactFloor = 4096
+
+// compact gives back the dropped rows' bytes (settle) and drops the dead
+// rows of a side once they outnumber the live ones and compactFloor,
+// remapping the index and the held rows.
 func (j *Join) compact() error {
+	if err := j.settle(); err != nil {
+		return err
+	}
 	for s := range 2 {
 		sd := &j.side[s]
-		if sd.ndead < 1024 || sd.ndead*2 < sd.rows.Len() {
+		if sd.ndead < compactFloor || sd.ndead*2 < sd.rows.Len() {
 			continue
 		}
 		moved := sd.rows.Compact(func(k int) bool { return !sd.dead[k] })
@@ -1052,6 +1217,7 @@ func (j *Join) compact() error {
 				continue
 			}
 			sd.matches[to], sd.padded[to], sd.dead[to], sd.size[to] = sd.matches[k], sd.padded[k], false, sd.size[k]
+			sd.hash[to], sd.keyed[to] = sd.hash[k], sd.keyed[k]
 			if len(sd.kinds) > 0 {
 				sd.kinds[to] = sd.kinds[k]
 			}
@@ -1061,6 +1227,7 @@ func (j *Join) compact() error {
 			n++
 		}
 		sd.matches, sd.padded, sd.dead, sd.size = sd.matches[:n], sd.padded[:n], sd.dead[:n], sd.size[:n]
+		sd.hash, sd.keyed = sd.hash[:n], sd.keyed[:n]
 		if len(sd.kinds) > 0 {
 			sd.kinds = sd.kinds[:n]
 		}
@@ -1068,7 +1235,7 @@ func (j *Join) compact() error {
 			sd.partner = sd.partner[:n]
 		}
 		sd.ndead = 0
-		sd.index.rebuild(moved, nil)
+		sd.index.remap(moved, n)
 		j.pending.remap(s, moved)
 		j.expiry.remap(s, moved)
 		j.procExpiry.remap(s, moved)

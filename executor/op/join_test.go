@@ -472,6 +472,59 @@ func BenchmarkIntervalJoin(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N*vector.Cap), "ns/row")
 }
 
+// BenchmarkIntervalJoinOrders is the benchmark suite's interval join
+// (internal/benchsuite, issue 23) in process: orders (id, ts, amount) about
+// 12 ms apart and one payment (orderId, ts, method) per order, 0-4 s after
+// it, in order id order (so out of time order), each input's watermark 5 s
+// behind its largest time and stamped on its rows, joined on the id within
+// 5 minutes: a few tens of thousands of rows in the state, each key once
+// (ns and allocations per input row; go test ./executor/op -bench
+// IntervalJoinOrders -benchmem).
+func BenchmarkIntervalJoinOrders(b *testing.B) {
+	types := [2][]catalog.Type{{catalog.BigInt, catalog.BigInt, catalog.Double, catalog.BigInt}, {catalog.BigInt, catalog.BigInt, catalog.Varchar, catalog.BigInt}}
+	spec := JoinSpec{Kind: Inner, Types: types, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3}, Interval: true, Lo: -300_000, Hi: 0}
+	j, err := NewJoin(spec, &countEmitter{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	batches := [2]*vector.Batch{vector.NewBatch(types[0]), vector.NewBatch(types[1])}
+	methods := [][]byte{[]byte("card"), []byte("cash"), []byte("transfer"), []byte("voucher")}
+	var wm, most [2]int64
+	wm[0], wm[1] = math.MinInt64, math.MinInt64
+	mix := func(x uint64) uint64 { x ^= x >> 31; x *= 0x9e3779b97f4a7c15; return x ^ x>>29 }
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for s := range 2 {
+			bt := batches[s]
+			bt.Reset()
+			for i := range vector.Cap {
+				id := int64(n*vector.Cap + i)
+				t := id*12 + int64(mix(uint64(id))%8)
+				if s == 1 {
+					t += int64(mix(uint64(id)+1<<40) % 4000)
+					bt.Cols[2].SetString(i, methods[id%4])
+				} else {
+					bt.Cols[2].F[i] = float64(id % 1000)
+				}
+				bt.Cols[0].I[i], bt.Cols[1].I[i] = id, t
+				bt.Cols[3].I[i], bt.Cols[3].Null[i] = wm[s], wm[s] == math.MinInt64
+				bt.Pos[i] = id
+				most[s] = max(most[s], t)
+				wm[s] = max(wm[s], most[s]-5000)
+			}
+			bt.N = vector.Cap
+			if err := j.Push(ctx, s, bt); err != nil {
+				b.Fatal(err)
+			}
+			if err := j.Watermark(ctx, s, wm[s]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N*vector.Cap), "ns/row")
+}
+
 // TestJoinTTLAgainstReference: a regular join with a state TTL over inputs
 // with event time ('table.exec.state.ttl', SPEC 2.7) joins exactly the pairs
 // whose times are within the TTL of each other: its final table, for every

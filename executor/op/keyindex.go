@@ -3,6 +3,7 @@ package op
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -79,7 +80,12 @@ func spread(h uint64) uint64 { return (h ^ h>>29) * 0xbf58476d1ce4e5b9 >> 16 }
 // rebuilt to make room.
 func (x *keyIndex) add(h uint64, k int32, dead []bool) {
 	if (x.used+1)*2 > len(x.slots) { // (at most half full: short probes)
-		x.rebuild(nil, dead)
+		if dead != nil {
+			x.purge(dead)
+		}
+		if (x.used+1)*4 > len(x.slots) { // (still a quarter full: grown, to twice its hashes)
+			x.rebuild(nil, nil)
+		}
 	}
 	for int(k) >= len(x.next) {
 		x.next = append(x.next, -1)
@@ -144,7 +150,7 @@ func (x *keyIndex) rebuild(moved []int, dead []bool) {
 	oldNext := x.next
 	x.next, x.spareNext = x.spareNext[:0], oldNext
 	x.slots, x.spare = x.spare, nil
-	x.init(max(live, len(old)/4))
+	x.init(max(2*live, len(old)/4)) // (room for as many new hashes as live ones before the next rebuild)
 	for _, s := range old {
 		if s.head < 0 {
 			continue
@@ -174,6 +180,97 @@ func (x *keyIndex) rebuild(moved []int, dead []bool) {
 		}
 	}
 	x.spare = old
+}
+
+// remap renumbers the table's rows in place by moved (Rows.Compact's: a
+// row's new index, -1 for a row dropped; n rows are kept): each chain keeps
+// its slot and its order, without its dropped rows, and a chain left empty
+// frees its slot (del). Unlike rebuild, no slot moves but to fill a freed
+// one, and the table keeps its size: a compaction costs a pass over the
+// slots and the kept rows' chains, not a table made anew.
+func (x *keyIndex) remap(moved []int, n int) {
+	oldNext := x.next
+	x.next, x.spareNext = slices.Grow(x.spareNext[:0], n)[:n], oldNext
+	x.retain(oldNext, func(o int32) int32 { return int32(moved[o]) })
+}
+
+// purge drops the dead rows (indexed by row) from their chains in place,
+// freeing the slots of the chains it empties (del): what add does before
+// it grows the table, so that the slots of rows gone (an interval join's
+// expired rows, never probed again) are used again.
+func (x *keyIndex) purge(dead []bool) {
+	x.retain(x.next, func(o int32) int32 {
+		if dead[o] {
+			return -1
+		}
+		return o
+	})
+}
+
+// retain relinks every chain, read through oldNext, into x.next with each
+// row o renumbered to(o) (-1: dropped), in order, and frees the slots of
+// the chains left empty. One pass over the slots, from a free one (the
+// table is at most half full): del moves slots back only within their run
+// of used slots, and no run spans the pass's start, so a slot it moves back
+// is one the pass has not relinked yet.
+func (x *keyIndex) retain(oldNext []int32, to func(o int32) int32) {
+	start := uint64(0)
+	for x.slots[start].head != slotFree {
+		start++
+	}
+	for c := range uint64(len(x.slots)) {
+		i := (start + c) & x.mask
+		for {
+			s := &x.slots[i]
+			if s.head >= 0 {
+				head, tail := int32(-1), int32(-1)
+				for o := s.head; o >= 0; {
+					nx := oldNext[o] // (read first: x.next may be oldNext)
+					if t := to(o); t >= 0 {
+						x.next[t] = -1
+						if head < 0 {
+							head = t
+						} else {
+							x.next[tail] = t
+						}
+						tail = t
+					}
+					o = nx
+				}
+				s.head, s.tail = head, tail
+			}
+			if s.head != -1 {
+				break
+			}
+			x.del(i) // (an emptied chain: slot i now holds the run's next slot, or is free)
+		}
+	}
+}
+
+// del frees slot i (an emptied chain's), moving back the slots after it
+// that linear probing would no longer find (backward-shift deletion: the
+// table has no tombstones, so probes stay short).
+func (x *keyIndex) del(i uint64) {
+	x.used--
+	for {
+		x.slots[i] = keySlot{head: slotFree, tail: slotFree}
+		j := i
+		for {
+			j = (j + 1) & x.mask
+			s := x.slots[j]
+			if s.head == slotFree {
+				return
+			}
+			// slot j's chain moves to i unless its home k lies cyclically
+			// in (i, j]
+			k := spread(s.h) & x.mask
+			if i <= j && (k <= i || k > j) || i > j && k <= i && k > j {
+				x.slots[i] = s
+				i = j
+				break
+			}
+		}
+	}
 }
 
 // place puts chain s into a free slot of its hash (rebuild: the hash is not

@@ -39,8 +39,8 @@ const (
 	// side's watermark passes them (SPEC 2.2), on the job's goroutine, build
 	// sources on goroutines of their own.
 	Held
-	// ParallelJoinInputs: a join of two streams (BothJoin, SPEC 2.7) whose
-	// inputs are bounded files has each such input cut into chunks that
+	// ParallelJoinInputs: a lookup join of two streams (BothJoin, SPEC 2.7)
+	// whose inputs are bounded files has each such input cut into chunks that
 	// JoinInputWorkers workers decode, merged in file order
 	// (executor/chunked), while the job's goroutine runs the join and what
 	// follows it; each input's rows, positions, malformed and late rows are
@@ -122,9 +122,9 @@ func (j *Job) Prefetchable(procs int) bool {
 // JoinInputWorkers returns how many goroutines decode each bounded file input
 // of a join on ParallelJoinInputs, for a process of procs CPUs: one per CPU
 // but the job's goroutine (which runs the join), and at least 2 (the least
-// executor/chunked cuts a file for). Both inputs' workers share the CPUs: an
-// interval join reads its inputs by turns, a lookup join its right side
-// first, so mostly one input's workers are busy at a time.
+// executor/chunked cuts a file for). Both inputs' workers share the CPUs: a
+// lookup join reads its right side first, then its left, so one input's
+// workers are busy at a time.
 func JoinInputWorkers(procs int) int { return max(2, procs-1) }
 
 // JoinInputsSplittable reports whether j's join (nil: none) has an input that

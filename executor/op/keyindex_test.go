@@ -1,0 +1,183 @@
+package op
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestKeyIndexAgainstReference: a keyIndex under random adds, deaths,
+// probes that unlink dead rows (as Join.handle's), rebuilds as it grows and
+// compactions that renumber its rows (remap, with its backward-shift
+// deletion of emptied chains) gives, for every hash, its live rows in the
+// order they were added, as a reference of plain lists does; and a slot in
+// use is found from its hash's home slot (no free slot between them).
+func TestKeyIndexAgainstReference(t *testing.T) {
+	seeds := uint64(100)
+	if testing.Short() {
+		seeds = 20
+	}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(seed, 7))
+		hashes := 1 + r.IntN(200) // (few: long chains; many: a sparse table)
+		var x keyIndex
+		x.init(r.IntN(40))
+		ref := map[uint64][]int{} // each hash's rows, in order added (dead ones too)
+		var dead []bool
+		var hashOf []uint64
+		for step := range 1000 {
+			switch op := r.IntN(20); {
+			case op < 10: // a new row
+				h := uint64(r.IntN(hashes)) * 0x9e3779b97f4a7c15
+				k := len(dead)
+				dead, hashOf = append(dead, false), append(hashOf, h)
+				x.add(h, int32(k), dead)
+				ref[h] = append(ref[h], k)
+			case op < 15: // a row dies
+				if len(dead) > 0 {
+					dead[r.IntN(len(dead))] = true
+				}
+			case op < 18: // a probe of a hash, unlinking the dead rows it meets
+				h := uint64(r.IntN(hashes)) * 0x9e3779b97f4a7c15
+				if si := x.find(h); si >= 0 {
+					prev, next := int32(-1), x.slots[si].head
+					for next >= 0 {
+						if dead[next] {
+							next = x.unlink(si, prev, next)
+							continue
+						}
+						prev, next = next, x.next[next]
+					}
+				}
+			default: // a compaction: live rows renumbered in order
+				moved := make([]int, len(dead))
+				n := 0
+				for k := range dead {
+					moved[k] = -1
+					if !dead[k] {
+						moved[k] = n
+						n++
+					}
+				}
+				x.remap(moved, n)
+				newHash := make([]uint64, n)
+				for h, rows := range ref {
+					var kept []int
+					for _, k := range rows {
+						if moved[k] >= 0 {
+							kept = append(kept, moved[k])
+							newHash[moved[k]] = h
+						}
+					}
+					ref[h] = kept
+				}
+				dead, hashOf = make([]bool, n), newHash
+			}
+			for h, rows := range ref {
+				var want, got []int
+				for _, k := range rows {
+					if !dead[k] {
+						want = append(want, k)
+					}
+				}
+				if si := x.find(h); si >= 0 {
+					for o := x.slots[si].head; o >= 0; o = x.next[o] {
+						if hashOf[o] != h {
+							t.Fatalf("seed %d step %d: row %d of hash %x in the chain of %x", seed, step, o, hashOf[o], h)
+						}
+						if !dead[o] {
+							got = append(got, int(o))
+						}
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("seed %d step %d: hash %x has live rows %v, want %v", seed, step, h, got, want)
+				}
+			}
+			used := 0
+			for i, s := range x.slots {
+				if s.head == slotFree {
+					continue
+				}
+				used++
+				for j := spread(s.h) & x.mask; j != uint64(i); j = (j + 1) & x.mask {
+					if x.slots[j].head == slotFree {
+						t.Fatalf("seed %d step %d: slot %d (hash %x) not reachable from its home: slot %d is free", seed, step, i, s.h, j)
+					}
+				}
+			}
+			if used != x.used {
+				t.Fatalf("seed %d step %d: %d slots in use, the index counts %d", seed, step, used, x.used)
+			}
+		}
+	}
+}
+
+// TestPendingQueueOrder: items pushed into a pendingQueue in batches of
+// one side (pushSorted: times a little out of order, or spread over the
+// whole int64 range, which its one-word sort cannot take) and one at a time
+// (push), with pops in between, each come out as the least, by (time, side,
+// arrival), of the items held then (a plain list, searched whole).
+func TestPendingQueueOrder(t *testing.T) {
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		var q pendingQueue
+		var held []pendingItem
+		var seq int64
+		base := [2]int64{0, 0}
+		wide := r.IntN(4) == 0
+		pop := func() bool {
+			at, _ := q.least()
+			if at < 0 {
+				if len(held) > 0 {
+					t.Fatalf("seed %d: the queue is empty, %d items held", seed, len(held))
+				}
+				return false
+			}
+			got := q.popAt(at)
+			m := 0
+			for i, x := range held {
+				if x.before(held[m]) {
+					m = i
+				}
+			}
+			if got != held[m] {
+				t.Fatalf("seed %d: popped %+v, want %+v", seed, got, held[m])
+			}
+			held = slices.Delete(held, m, m+1)
+			return true
+		}
+		for range 60 {
+			switch r.IntN(3) {
+			case 0: // a batch of one side
+				s := int8(r.IntN(2))
+				var xs []pendingItem
+				for range r.IntN(300) {
+					seq++
+					tm := base[s] + r.Int64N(50) - 20
+					if wide {
+						tm = r.Int64() - r.Int64()
+					}
+					base[s] += r.Int64N(3)
+					xs = append(xs, pendingItem{t: tm, seq: seq, row: int32(seq), side: s})
+				}
+				held = append(held, xs...)
+				q.pushSorted(xs)
+			case 1: // one item
+				seq++
+				s := int8(r.IntN(2))
+				x := pendingItem{t: base[s] + r.Int64N(30) - 10, seq: seq, row: int32(seq), side: s}
+				held = append(held, x)
+				q.push(x)
+			default:
+				for range r.IntN(100) {
+					if !pop() {
+						break
+					}
+				}
+			}
+		}
+		for pop() {
+		}
+	}
+}
