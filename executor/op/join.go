@@ -158,7 +158,6 @@ type Join struct {
 	selL, selR []int32
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
-	touched    byte    // probeTable's loads ahead (kept, so that they are made)
 	// table is a lookup join's right side as one record a row, laid out
 	// when the right input ends (lookupTable; nil before, or when it cannot
 	// be): probeLookup reads it instead of the side's Rows, and selR holds
@@ -825,47 +824,28 @@ func (j *Join) probed(ctx context.Context, b *vector.Batch, i int, matched bool)
 }
 
 // probeTable is probeLookup over the right side's lookupTable: every row's
-// slot first, then the first byte of each slot's first record (loops of
-// independent loads, so the processor overlaps their cache misses), then
-// each row's records in order, each compared by key and paired.
+// run of records first (lookupTable.probe: loops of independent loads, so
+// the processor overlaps their cache misses), then each row's records in
+// order, each compared by key (a dense index's are all equal) and paired.
 func (j *Join) probeTable(ctx context.Context, b *vector.Batch) error {
 	t := j.table
 	keys0, keys1 := j.spec.Keys[0], j.spec.Keys[1]
-	slots := j.slots[:0]
-	for i := 0; i < b.N; i++ {
-		si := int32(-1)
-		if h, ok := batchKeyHash(b, i, keys0); ok {
-			si = t.find(h)
-		}
-		slots = append(slots, si)
-	}
-	j.slots = slots
-	touched := byte(0)
-	for _, si := range slots {
-		if si >= 0 {
-			touched |= t.data[t.slots[si].off]
-		}
-	}
-	j.touched = touched
-	for i, si := range slots {
+	dense := t.dense != nil
+	for i, r := range t.probe(b, keys0) {
 		matched := false
-		if si >= 0 {
-			s := t.slots[si]
-			rec := int(s.off)
-			for range s.n {
-				next := t.recordFields(rec)
-				if t.keyEqual(b, i, keys0, keys1) {
-					if t.data[rec+8] == 0 {
-						t.data[rec+8] = 1
-						j.count.Partnered[1]++
-					}
-					matched = true
-					if err := j.pair(ctx, b, int32(i), int32(rec)); err != nil {
-						return err
-					}
+		rec := int(r.off)
+		for range r.n {
+			if dense || t.keyEqual(b, i, rec, keys0, keys1) {
+				if t.data[rec+recordMatched] == 0 {
+					t.data[rec+recordMatched] = 1
+					j.count.Partnered[1]++
 				}
-				rec = next
+				matched = true
+				if err := j.pair(ctx, b, int32(i), int32(rec)); err != nil {
+					return err
+				}
 			}
+			rec = t.next(rec)
 		}
 		if err := j.probed(ctx, b, i, matched); err != nil {
 			return err
@@ -920,18 +900,7 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 		}
 	}
 	if t := j.table; t != nil {
-		col := len(j.spec.Types[0])
-		for x, rec := range j.selR {
-			if rec >= 0 {
-				t.recordFields(int(rec))
-			}
-			t.writeRow(j.outB, at+x, col, rec)
-		}
-		for _, v := range j.outB.Cols[col:] {
-			if v.Text != nil {
-				clear(v.Text[at : at+n])
-			}
-		}
+		t.gather(j.outB, at, len(j.spec.Types[0]), j.selR)
 	} else {
 		j.side[1].rows.gatherTo(j.outB, at, len(j.spec.Types[0]), j.selR)
 	}

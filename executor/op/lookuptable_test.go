@@ -149,30 +149,53 @@ func (e *scalarEmitter) Emit(_ context.Context, port int, b *vector.Batch) error
 func (e *scalarEmitter) EmitWatermark(context.Context, int64) error { return nil }
 
 // TestLookupTableAgainstReference: a lookup join probing its right side's
-// lookupTable (DOUBLE and BOOLEAN keys, VARCHAR, TIMESTAMP and BIGINT
-// values, NULLs everywhere, NaN and -0.0 keys) gives, for INNER and LEFT and
-// each key set, the rows of a nested-loop reference over the whole inputs in
-// its order (left rows in order, each one's partners in the right input's
+// lookupTable (DOUBLE, BOOLEAN, TIMESTAMP and BIGINT keys, VARCHAR values,
+// NULLs everywhere, NaN and -0.0 keys; the BIGINT keys by turns dense near 0,
+// near the least and the greatest BIGINT, repeated, and sparse, so that both
+// of the table's indexes are probed) gives, for INNER and LEFT and each key
+// set, the rows of a nested-loop reference over the whole inputs in its
+// order (left rows in order, each one's partners in the right input's
 // order; SPEC 2's equality: NULL and NaN match nothing, 0.0 matches -0.0),
 // over random inputs and batch sizes (300 seeds), and the counts.
 func TestLookupTableAgainstReference(t *testing.T) {
 	ctx := context.Background()
 	eq := func(c int, l, r scalarRow) bool {
-		if c == 0 {
+		switch c {
+		case 0:
 			return l.f != nil && r.f != nil && *l.f == *r.f // (NaN != NaN; 0.0 == -0.0)
+		case 1:
+			return l.b != nil && r.b != nil && *l.b == *r.b
+		case 3:
+			return l.ts != nil && r.ts != nil && *l.ts == *r.ts
 		}
-		return l.b != nil && r.b != nil && *l.b == *r.b
+		return l.n != nil && r.n != nil && *l.n == *r.n
 	}
+	var indexes [2]int // the tables of key {4} with a dense index, with a hash index
 	for seed := range 300 {
 		r := rand.New(rand.NewPCG(uint64(seed), 5))
 		in := [2][]scalarRow{genScalarRows(r, r.IntN(300)), genScalarRows(r, r.IntN(80))}
+		// the BIGINT keys: dense from base (repeated when m is small), or
+		// sparse over the whole range
+		base, m := []int64{0, -40, math.MaxInt64 - 60, math.MinInt64}[seed%4], 1+r.Int64N(60)
+		for s := range in {
+			for i := range in[s] {
+				if in[s][i].n == nil {
+					continue
+				}
+				v := base + r.Int64N(m)
+				if seed%5 == 4 {
+					v = []int64{math.MinInt64, math.MaxInt64, 0, -1, r.Int64()}[r.IntN(5)]
+				}
+				in[s][i].n = &v
+			}
+		}
 		var texts [2][]string
 		for s := range in {
 			for _, x := range in[s] {
 				texts[s] = append(texts[s], x.text())
 			}
 		}
-		for _, keys := range [][]int{{0}, {1}, {0, 1}, {1, 0}} {
+		for _, keys := range [][]int{{0}, {1}, {0, 1}, {1, 0}, {4}, {3}, {4, 1}} {
 			for _, kind := range []JoinKind{Inner, Left} {
 				var want []string
 				var partnered [2]int64
@@ -220,6 +243,13 @@ func TestLookupTableAgainstReference(t *testing.T) {
 				if j.table == nil {
 					t.Fatal("the lookup join did not lay its right side out as a lookupTable")
 				}
+				if slices.Equal(keys, []int{4}) && len(j.table.data) > 0 {
+					if j.table.dense != nil {
+						indexes[0]++
+					} else {
+						indexes[1]++
+					}
+				}
 				name := fmt.Sprintf("seed %d, %s, keys %v", seed, kind, keys)
 				if !slices.Equal(e.out, want) {
 					t.Fatalf("%s: got\n%s\nwant\n%s", name, strings.Join(e.out, "\n"), strings.Join(want, "\n"))
@@ -229,5 +259,8 @@ func TestLookupTableAgainstReference(t *testing.T) {
 				}
 			}
 		}
+	}
+	if indexes[0] < 100 || indexes[1] < 30 {
+		t.Fatalf("%d tables of a BIGINT key with a dense index and %d with a hash index: both want probing", indexes[0], indexes[1])
 	}
 }
