@@ -826,11 +826,15 @@ func (j *Join) probed(ctx context.Context, b *vector.Batch, i int, matched bool)
 // probeTable is probeLookup over the right side's lookupTable: every row's
 // run of records first (lookupTable.probe: loops of independent loads, so
 // the processor overlaps their cache misses), then each row's records in
-// order, each compared by key (a dense index's are all equal) and paired.
+// order, each compared by key (a dense index's are all equal) and paired
+// (as pair and probed do, inline: the pairs kept in locals, written when
+// they fill the output batch and at the end).
 func (j *Join) probeTable(ctx context.Context, b *vector.Batch) error {
 	t := j.table
 	keys0, keys1 := j.spec.Keys[0], j.spec.Keys[1]
-	dense := t.dense != nil
+	dense, outer := t.dense != nil, j.spec.Kind.outer(0)
+	selL, selR := j.selL, j.selR
+	room := vector.Cap - j.outB.N - len(selL) // (pairs until the output batch is full)
 	for i, r := range t.probe(b, keys0) {
 		matched := false
 		rec := int(r.off)
@@ -841,16 +845,32 @@ func (j *Join) probeTable(ctx context.Context, b *vector.Batch) error {
 					j.count.Partnered[1]++
 				}
 				matched = true
-				if err := j.pair(ctx, b, int32(i), int32(rec)); err != nil {
-					return err
+				selL, selR = append(selL, int32(i)), append(selR, int32(rec))
+				if room--; room == 0 {
+					j.selL, j.selR = selL, selR
+					if err := j.gather(ctx, b); err != nil {
+						return err
+					}
+					selL, selR, room = j.selL, j.selR, vector.Cap-j.outB.N
 				}
 			}
 			rec = t.next(rec)
 		}
-		if err := j.probed(ctx, b, i, matched); err != nil {
-			return err
+		switch {
+		case matched:
+			j.count.Partnered[0]++
+		case outer:
+			selL, selR = append(selL, int32(i)), append(selR, -1)
+			if room--; room == 0 {
+				j.selL, j.selR = selL, selR
+				if err := j.gather(ctx, b); err != nil {
+					return err
+				}
+				selL, selR, room = j.selL, j.selR, vector.Cap-j.outB.N
+			}
 		}
 	}
+	j.selL, j.selR = selL, selR
 	return j.gather(ctx, b)
 }
 

@@ -300,9 +300,10 @@ func (t *lookupTable) probe(b *vector.Batch, keys []int) []lookupRun {
 		}
 	}
 	if len(t.data) > 0 {
-		touched := t.touched
+		// (a record's fixed part may span two cache lines: both are loaded)
+		touched, last := t.touched, t.fixedEnd()-1
 		for _, r := range runs {
-			touched |= t.data[r.off]
+			touched |= t.data[r.off] ^ t.data[int(r.off)+last]
 		}
 		t.touched = touched
 	}
