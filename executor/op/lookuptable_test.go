@@ -11,7 +11,6 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
-	"streamql/internal/sensorbench"
 )
 
 // scalarRow is a row of the layout scalarTypes: DOUBLE key, BOOLEAN key,
@@ -264,26 +263,4 @@ func TestLookupTableAgainstReference(t *testing.T) {
 	if indexes[0] < 100 || indexes[1] < 30 {
 		t.Fatalf("%d tables of a BIGINT key with a dense index and %d with a hash index: both want probing", indexes[0], indexes[1])
 	}
-}
-
-// BenchmarkLookupJoinCPU is BenchmarkLookupJoin (a LEFT lookup join of
-// 1,024-row batches against 100,000 right rows) timed in CPU time, steadier
-// than wall time on a shared machine: cpu-ns/row is the process's CPU time
-// per left row.
-//
-//	go test ./executor/op -run XXX -bench LookupJoinCPU -benchtime 2000x
-func BenchmarkLookupJoinCPU(b *testing.B) {
-	const users = 100_000
-	j := lookupJoin(b, users, &countEmitter{})
-	ctx := context.Background()
-	batch := vector.NewBatch(joinTypes)
-	b.ResetTimer()
-	cpu := sensorbench.CPUTime()
-	for n := 0; n < b.N; n++ {
-		clickBatch(batch, n, users)
-		if err := j.Push(ctx, 0, batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64((sensorbench.CPUTime()-cpu).Nanoseconds())/float64(b.N*vector.Cap), "cpu-ns/row")
 }
