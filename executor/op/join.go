@@ -163,6 +163,11 @@ type Join struct {
 	// be): probeLookup reads it instead of the side's Rows, and selR holds
 	// its records' offsets.
 	table *lookupTable
+	// lazy: the right side's index is not kept yet (a lookup join that
+	// probes left batches: the table is laid out from the rows, and a
+	// dense one needs no index); indexRight builds it when a left row is
+	// handled before the right input ends or the table cannot be laid out
+	lazy bool
 
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
@@ -440,6 +445,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if spec.Residual != nil {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
+	j.lazy = j.probesBatches() && !spec.Changes[0] && !spec.Changes[1]
 	return j, nil
 }
 
@@ -457,6 +463,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	tc := j.spec.Time[port]
 	j.count.In[port] += int64(b.N)
 	kb := j.view[port].of(b) // (the row as the state keeps it; late rows go out from b, whole)
+	if port == 0 && j.lazy && j.table == nil {
+		j.indexRight()
+	}
 	if port == 0 && j.probesBatches() && j.done[1] {
 		err := j.probeLookup(ctx, b)
 		if err == nil { // (the rows gathered last: with the output batch empty on entry, every row is probeLookup's)
@@ -513,6 +522,25 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	return j.flush(ctx)
 }
 
+// indexRight builds the right side's index that a lookup join put off
+// (Join.lazy): its live rows with a key (NULL and NaN keys match nothing),
+// in the order they came in, as handle would have added them.
+func (j *Join) indexRight() {
+	if !j.lazy {
+		return
+	}
+	j.lazy = false
+	sd, keys := &j.side[1], j.spec.Keys[1]
+	for k := range sd.rows.Len() {
+		if sd.dead[k] {
+			continue
+		}
+		if h, ok := sd.rows.keyHash(k, keys); ok {
+			sd.index.add(h, int32(k), sd.dead)
+		}
+	}
+}
+
 // probesBatches reports whether the join is a lookup join whose left rows
 // are probed straight from their batch once the right input has ended
 // (probeLookup): left rows without event time, no state TTL, no other ON
@@ -537,7 +565,7 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 func (j *Join) Finish(ctx context.Context, port int) error {
 	j.done[port] = true
 	if port == 1 && j.probesBatches() && !j.done[0] {
-		if j.table = newLookupTable(&j.side[1], j.spec.Types[1], j.spec.Keys[1]); j.table != nil {
+		if j.table = newLookupTable(&j.side[1], j.spec.Types[1], j.spec.Keys[1], j.indexRight); j.table != nil {
 			// (the table holds the rows now: the side's Rows and index are
 			// no longer read, and their memory goes)
 			od := &j.side[1]
@@ -713,7 +741,9 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			}
 			return j.compact()
 		}
-		sd.index.add(h, int32(k), sd.dead)
+		if s == 0 || !j.lazy {
+			sd.index.add(h, int32(k), sd.dead)
+		}
 	}
 	if ttl := j.spec.TTL; ttl > 0 && !j.spec.Interval && ok {
 		if tc := j.spec.Time[s]; tc >= 0 {

@@ -1,7 +1,6 @@
 package op
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -84,11 +83,13 @@ const denseSpan = 4
 
 // newLookupTable lays out the live rows of side sd (types: its layout, keys
 // its key columns), each key's rows in the order they came in, without the
-// rows whose key is NULL or NaN (they match nothing). It returns nil when
-// the layout cannot hold them: a nested column type (ARRAY, MAP, ROW), or
-// more than 2 GiB of records (Join.selR holds a record's offset as an
-// int32); the join then probes the Rows as before.
-func newLookupTable(sd *joinSide, types []catalog.Type, keys []int) *lookupTable {
+// rows whose key is NULL or NaN (they match nothing): a dense index straight
+// from the rows when it fits (denseTable), else a hash index over the key
+// hashes of the side's index, which index builds first (Join.indexRight).
+// It returns nil when the layout cannot hold the rows: a nested column type
+// (ARRAY, MAP, ROW), or more than 2 GiB of records (Join.selR holds a
+// record's offset as an int32); the join then probes the Rows as before.
+func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()) *lookupTable {
 	t := &lookupTable{types: types, fixed: make([]int, len(types))}
 	at := recordHead + len(types)
 	for c, ty := range types {
@@ -102,20 +103,20 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int) *lookupTable
 			return nil
 		}
 	}
+	if ok, fits := t.denseTable(sd, keys); ok {
+		if !fits {
+			return nil
+		}
+		return t
+	}
+	index()
 	r := sd.rows
 	// the live rows of each hash chain (the order they came in), without
 	// NULL or NaN keys: chain c is rows[ends[c-1]:ends[c]], of hash hashes[c]
 	rows := make([]int32, 0, r.Len())
 	var ends []int
 	var hashes []uint64
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	intKey := len(keys) == 1 && (types[keys[0]] == catalog.BigInt || types[keys[0]] == catalog.Timestamp)
-	var strs []int // the VARCHAR columns
-	for c, ty := range types {
-		if ty == catalog.Varchar {
-			strs = append(strs, c)
-		}
-	}
+	strs := t.strCols()
 	size := 0 // the VARCHAR values' bytes
 	for _, s := range sd.index.slots {
 		if s.head < 0 {
@@ -134,10 +135,6 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int) *lookupTable
 			for _, c := range strs {
 				size += len(r.Str(k, c))
 			}
-			if intKey {
-				x := r.Int(k, keys[0])
-				lo, hi = min(lo, x), max(hi, x)
-			}
 		}
 		if len(rows) > start {
 			ends = append(ends, len(rows))
@@ -145,34 +142,6 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int) *lookupTable
 		}
 	}
 	t.data = make([]byte, 0, size+len(rows)*t.fixedEnd())
-	if intKey && len(rows) > 0 && uint64(hi)-uint64(lo) < uint64(denseSpan*len(rows)) {
-		t.lo = lo
-		t.dense = make([]lookupRun, uint64(hi)-uint64(lo)+1)
-		start := 0
-		for _, end := range ends {
-			chain := rows[start:end]
-			start = end
-			// (a chain's rows share a hash; keys of equal hashes, if any,
-			// are put apart, each key's rows still in order)
-			slices.SortStableFunc(chain, func(a, b int32) int {
-				return cmp.Compare(r.Int(int(a), keys[0]), r.Int(int(b), keys[0]))
-			})
-			for len(chain) > 0 {
-				x := r.Int(int(chain[0]), keys[0])
-				n := 1
-				for n < len(chain) && r.Int(int(chain[n]), keys[0]) == x {
-					n++
-				}
-				off := len(t.data)
-				if !t.appendRecords(r, chain[:n]) {
-					return nil
-				}
-				t.dense[uint64(x)-uint64(lo)] = lookupRun{off: uint32(off), n: uint32(n)}
-				chain = chain[n:]
-			}
-		}
-		return t
-	}
 	slots := 16
 	if len(ends) > 8 {
 		slots = 1 << bits.Len(uint(len(ends)*2))
@@ -188,6 +157,81 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int) *lookupTable
 		start = end
 	}
 	return t
+}
+
+// strCols returns the table's VARCHAR columns.
+func (t *lookupTable) strCols() []int {
+	var strs []int
+	for c, ty := range t.types {
+		if ty == catalog.Varchar {
+			strs = append(strs, c)
+		}
+	}
+	return strs
+}
+
+// denseTable lays out the live rows of sd with a dense index when the key
+// is one BIGINT or TIMESTAMP column (keys) whose non-NULL values span at
+// most denseSpan times the rows (ok; else it does nothing): the records in
+// key order, each key's in the order its rows came in (a counting sort of
+// the rows, without the side's index). fits is false when the records pass
+// 2 GiB.
+func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
+	if len(keys) != 1 || t.types[keys[0]] != catalog.BigInt && t.types[keys[0]] != catalog.Timestamp {
+		return false, false
+	}
+	r, kc := sd.rows, keys[0]
+	live, lo, hi := 0, int64(math.MaxInt64), int64(math.MinInt64)
+	for k := range r.Len() {
+		if !sd.dead[k] && !r.Null(k, kc) {
+			x := r.Int(k, kc)
+			lo, hi = min(lo, x), max(hi, x)
+			live++
+		}
+	}
+	if live == 0 || uint64(hi)-uint64(lo) >= uint64(denseSpan*live) {
+		return false, false
+	}
+	t.lo, t.dense = lo, make([]lookupRun, uint64(hi)-uint64(lo)+1)
+	strs := t.strCols()
+	size := 0 // the VARCHAR values' bytes
+	for k := range r.Len() {
+		if !sd.dead[k] && !r.Null(k, kc) {
+			t.dense[uint64(r.Int(k, kc))-uint64(lo)].n++
+			for _, c := range strs {
+				size += len(r.Str(k, c))
+			}
+		}
+	}
+	// each key's first place in order, then the rows by key
+	at := make([]int32, len(t.dense))
+	n := int32(0)
+	for i, e := range t.dense {
+		at[i] = n
+		n += int32(e.n)
+	}
+	order := make([]int32, live)
+	for k := range r.Len() {
+		if !sd.dead[k] && !r.Null(k, kc) {
+			i := uint64(r.Int(k, kc)) - uint64(lo)
+			order[at[i]] = int32(k)
+			at[i]++
+		}
+	}
+	t.data = make([]byte, 0, size+live*t.fixedEnd())
+	p := 0
+	for i := range t.dense {
+		e := &t.dense[i]
+		if e.n == 0 {
+			continue
+		}
+		e.off = uint32(len(t.data))
+		if !t.appendRecords(r, order[p:p+int(e.n)]) {
+			return true, false
+		}
+		p += int(e.n)
+	}
+	return true, true
 }
 
 // fixedEnd returns the length of a record without its VARCHAR bytes.
