@@ -55,6 +55,9 @@ type lookupTable struct {
 	// that they are made).
 	runs    []lookupRun
 	touched byte
+	// hashes and hashed are hashBatch's result (kept, likewise)
+	hashes []uint64
+	hashed []bool
 }
 
 // lookupRun is one key's (or key hash's) records: n records from data[off]
@@ -333,9 +336,10 @@ func (t *lookupTable) probe(b *vector.Batch, keys []int) []lookupRun {
 			runs[i] = r
 		}
 	} else {
-		for i := range runs {
+		hs, ok := t.hashBatch(b, keys)
+		for i, h := range hs {
 			var r lookupRun
-			if h, ok := batchKeyHash(b, i, keys); ok {
+			if ok[i] {
 				if si := t.find(h); si >= 0 {
 					r = t.slots[si].lookupRun
 				}
@@ -353,6 +357,46 @@ func (t *lookupTable) probe(b *vector.Batch, keys []int) []lookupRun {
 	}
 	t.runs = runs
 	return runs
+}
+
+// hashBatch returns the key hash of each row of b (keys: its key columns),
+// batchKeyHash's, and whether the row has one (no NULL or NaN in its key),
+// a key column at a time: each column's type is looked at once a batch,
+// and the rows' hashes, independent of each other, overlap in the
+// processor. The slices are valid until the next call.
+func (t *lookupTable) hashBatch(b *vector.Batch, keys []int) ([]uint64, []bool) {
+	hs, ok := slices.Grow(t.hashes[:0], b.N)[:b.N], slices.Grow(t.hashed[:0], b.N)[:b.N]
+	t.hashes, t.hashed = hs, ok
+	for i := range hs {
+		hs[i], ok[i] = hashSeed, true
+	}
+	for _, c := range keys {
+		v := b.Cols[c]
+		switch v.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			for i, x := range v.I[:b.N] {
+				hs[i] = hashInt(hs[i], x)
+			}
+		case catalog.Double:
+			for i, f := range v.F[:b.N] {
+				var fine bool
+				hs[i], fine = hashFloat(hs[i], f)
+				ok[i] = ok[i] && fine
+			}
+		case catalog.Boolean:
+			for i, x := range v.B[:b.N] {
+				hs[i] = hashBool(hs[i], x)
+			}
+		case catalog.Varchar:
+			for i, x := range v.S[:b.N] {
+				hs[i] = hashBytes(hs[i], x)
+			}
+		}
+		for i, null := range v.Null[:b.N] {
+			ok[i] = ok[i] && !null
+		}
+	}
+	return hs, ok
 }
 
 // next returns the offset of the record after the one at rec.

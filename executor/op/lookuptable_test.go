@@ -11,6 +11,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
+	"streamql/internal/sensorbench"
 )
 
 // scalarRow is a row of the layout scalarTypes: DOUBLE key, BOOLEAN key,
@@ -365,5 +366,80 @@ func TestLookupLazyIndexInvisible(t *testing.T) {
 	}
 	if built < 100 {
 		t.Fatalf("only %d joins built their put-off index before the right input ended", built)
+	}
+}
+
+// BenchmarkLookupJoinText is BenchmarkLookupJoin with a VARCHAR key (the
+// users' names, "user<n>"): the table's hash index, not the dense one (CPU
+// ns per left row: go test ./executor/op -run XXX -bench LookupJoinText).
+func BenchmarkLookupJoinText(b *testing.B) {
+	const users = 100_000
+	spec := JoinSpec{Kind: Left, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{2}, {2}}, Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true}
+	j, err := NewJoin(spec, &countEmitter{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	names := make([][]byte, users+users/10)
+	for i := range names {
+		names[i] = fmt.Appendf(nil, "user%d", i)
+	}
+	batch := vector.NewBatch(joinTypes)
+	for at := 0; at < users; at += vector.Cap {
+		batch.Reset()
+		for i := range min(vector.Cap, users-at) {
+			batch.Cols[0].I[i] = int64(at + i)
+			batch.Cols[2].SetString(i, names[at+i])
+			batch.Cols[3].Null[i] = true
+			batch.N++
+		}
+		if err := j.Push(ctx, 1, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := j.Finish(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	if j.table == nil || j.table.dense != nil {
+		b.Fatal("the VARCHAR key's table has no hash index")
+	}
+	b.ResetTimer()
+	cpu := sensorbench.CPUTime()
+	for n := 0; n < b.N; n++ {
+		batch.Reset()
+		for i := range vector.Cap {
+			k := (n*vector.Cap + i*7919) % len(names)
+			batch.Cols[0].I[i], batch.Cols[1].I[i] = int64(k), int64(n*vector.Cap+i)
+			batch.Cols[2].SetString(i, names[k])
+			batch.Cols[3].Null[i] = true
+		}
+		batch.N = vector.Cap
+		if err := j.Push(ctx, 0, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((sensorbench.CPUTime()-cpu).Nanoseconds())/float64(b.N*vector.Cap), "cpu-ns/row")
+}
+
+// TestHashBatchEqualsBatchKeyHash: the lookup table's hashes of a batch's
+// keys, a column at a time, are batchKeyHash's row by row (the hash index
+// holds those), and a key with a NULL or NaN has none, for every key set of
+// scalarTypes' columns over random rows (NULLs, NaN, -0.0, empty strings).
+func TestHashBatchEqualsBatchKeyHash(t *testing.T) {
+	var tab lookupTable
+	for seed := range 200 {
+		r := rand.New(rand.NewPCG(uint64(seed), 3))
+		b := scalarBatch(genScalarRows(r, 1+r.IntN(vector.Cap)))
+		keys := r.Perm(len(scalarTypes))[:1+r.IntN(len(scalarTypes))]
+		hs, ok := tab.hashBatch(b, keys)
+		if len(hs) != b.N || len(ok) != b.N {
+			t.Fatalf("seed %d: %d hashes for %d rows", seed, len(hs), b.N)
+		}
+		for i := range b.N {
+			h, fine := batchKeyHash(b, i, keys)
+			if ok[i] != fine || fine && hs[i] != h {
+				t.Fatalf("seed %d, keys %v, row %d: hashBatch %x %v, batchKeyHash %x %v", seed, keys, i, hs[i], ok[i], h, fine)
+			}
+		}
 	}
 }
