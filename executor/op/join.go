@@ -162,7 +162,6 @@ type Join struct {
 	selL, selR []int32
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
-	touched    byte    // probeTable's loads ahead (kept, so that they are made)
 	touchedH   uint64  // lookAhead's loads (kept, so that they are made)
 	// held is pushRows' held rows of the batch being pushed (kept: its
 	// array is reused)
@@ -174,6 +173,11 @@ type Join struct {
 	// be): probeLookup reads it instead of the side's Rows, and selR holds
 	// its records' offsets.
 	table *lookupTable
+	// lazy: the right side's index is not kept yet (a lookup join that
+	// probes left batches: the table is laid out from the rows, and a
+	// dense one needs no index); indexRight builds it when a left row is
+	// handled before the right input ends or the table cannot be laid out
+	lazy bool
 
 	// now returns the processing time (epoch ms) for the TTL of an input
 	// without event time; SetClock replaces it (tests).
@@ -526,6 +530,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if spec.Residual != nil {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
+	j.lazy = j.probesBatches() && !spec.Changes[0] && !spec.Changes[1]
 	return j, nil
 }
 
@@ -541,6 +546,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	}
 	j.count.In[port] += int64(b.N)
 	kb := j.view[port].of(b) // (the row as the state keeps it; late rows go out from b, whole)
+	if port == 0 && j.lazy && j.table == nil {
+		j.indexRight()
+	}
 	if port == 0 && j.probesBatches() && j.done[1] {
 		err := j.probeLookup(ctx, b)
 		if err == nil { // (the rows gathered last: with the output batch empty on entry, every row is probeLookup's)
@@ -635,6 +643,25 @@ func (j *Join) settle() error {
 	return j.acct.Grow(-freed)
 }
 
+// indexRight builds the right side's index that a lookup join put off
+// (Join.lazy): its live rows with a key (NULL and NaN keys match nothing),
+// in the order they came in, as handle would have added them.
+func (j *Join) indexRight() {
+	if !j.lazy {
+		return
+	}
+	j.lazy = false
+	sd, keys := &j.side[1], j.spec.Keys[1]
+	for k := range sd.rows.Len() {
+		if sd.dead[k] {
+			continue
+		}
+		if h, ok := sd.rows.keyHash(k, keys); ok {
+			sd.index.add(h, int32(k), sd.dead)
+		}
+	}
+}
+
 // probesBatches reports whether the join is a lookup join whose left rows
 // are probed straight from their batch once the right input has ended
 // (probeLookup): left rows without event time, no state TTL, no other ON
@@ -659,7 +686,7 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 func (j *Join) Finish(ctx context.Context, port int) error {
 	j.done[port] = true
 	if port == 1 && j.probesBatches() && !j.done[0] {
-		if j.table = newLookupTable(&j.side[1], j.spec.Types[1], j.spec.Keys[1]); j.table != nil {
+		if j.table = newLookupTable(&j.side[1], j.spec.Types[1], j.spec.Keys[1], j.indexRight); j.table != nil {
 			// (the table holds the rows now: the side's Rows and index are
 			// no longer read, and their memory goes)
 			od := &j.side[1]
@@ -867,7 +894,9 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			}
 			return j.compact()
 		}
-		sd.index.add(h, int32(k), sd.dead)
+		if s == 0 || !j.lazy {
+			sd.index.add(h, int32(k), sd.dead)
+		}
 	}
 	if ttl := j.spec.TTL; ttl > 0 && !j.spec.Interval && ok {
 		if tc := j.spec.Time[s]; tc >= 0 {
@@ -978,52 +1007,53 @@ func (j *Join) probed(ctx context.Context, b *vector.Batch, i int, matched bool)
 }
 
 // probeTable is probeLookup over the right side's lookupTable: every row's
-// slot first, then the first byte of each slot's first record (loops of
-// independent loads, so the processor overlaps their cache misses), then
-// each row's records in order, each compared by key and paired.
+// run of records first (lookupTable.probe: loops of independent loads, so
+// the processor overlaps their cache misses), then each row's records in
+// order, each compared by key (a dense index's are all equal) and paired
+// (as pair and probed do, inline: the pairs kept in locals, written when
+// they fill the output batch and at the end).
 func (j *Join) probeTable(ctx context.Context, b *vector.Batch) error {
 	t := j.table
 	keys0, keys1 := j.spec.Keys[0], j.spec.Keys[1]
-	slots := j.slots[:0]
-	for i := 0; i < b.N; i++ {
-		si := int32(-1)
-		if h, ok := batchKeyHash(b, i, keys0); ok {
-			si = t.find(h)
-		}
-		slots = append(slots, si)
-	}
-	j.slots = slots
-	touched := byte(0)
-	for _, si := range slots {
-		if si >= 0 {
-			touched |= t.data[t.slots[si].off]
-		}
-	}
-	j.touched = touched
-	for i, si := range slots {
+	dense, outer := t.dense != nil, j.spec.Kind.outer(0)
+	selL, selR := j.selL, j.selR
+	room := vector.Cap - j.outB.N - len(selL) // (pairs until the output batch is full)
+	for i, r := range t.probe(b, keys0) {
 		matched := false
-		if si >= 0 {
-			s := t.slots[si]
-			rec := int(s.off)
-			for range s.n {
-				next := t.recordFields(rec)
-				if t.keyEqual(b, i, keys0, keys1) {
-					if t.data[rec+8] == 0 {
-						t.data[rec+8] = 1
-						j.count.Partnered[1]++
-					}
-					matched = true
-					if err := j.pair(ctx, b, int32(i), int32(rec)); err != nil {
+		rec := int(r.off)
+		for range r.n {
+			if dense || t.keyEqual(b, i, rec, keys0, keys1) {
+				if t.data[rec+recordMatched] == 0 {
+					t.data[rec+recordMatched] = 1
+					j.count.Partnered[1]++
+				}
+				matched = true
+				selL, selR = append(selL, int32(i)), append(selR, int32(rec))
+				if room--; room == 0 {
+					j.selL, j.selR = selL, selR
+					if err := j.gather(ctx, b); err != nil {
 						return err
 					}
+					selL, selR, room = j.selL, j.selR, vector.Cap-j.outB.N
 				}
-				rec = next
+			}
+			rec = t.next(rec)
+		}
+		switch {
+		case matched:
+			j.count.Partnered[0]++
+		case outer:
+			selL, selR = append(selL, int32(i)), append(selR, -1)
+			if room--; room == 0 {
+				j.selL, j.selR = selL, selR
+				if err := j.gather(ctx, b); err != nil {
+					return err
+				}
+				selL, selR, room = j.selL, j.selR, vector.Cap-j.outB.N
 			}
 		}
-		if err := j.probed(ctx, b, i, matched); err != nil {
-			return err
-		}
 	}
+	j.selL, j.selR = selL, selR
 	return j.gather(ctx, b)
 }
 
@@ -1073,18 +1103,7 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 		}
 	}
 	if t := j.table; t != nil {
-		col := len(j.spec.Types[0])
-		for x, rec := range j.selR {
-			if rec >= 0 {
-				t.recordFields(int(rec))
-			}
-			t.writeRow(j.outB, at+x, col, rec)
-		}
-		for _, v := range j.outB.Cols[col:] {
-			if v.Text != nil {
-				clear(v.Text[at : at+n])
-			}
-		}
+		t.gather(j.outB, at, len(j.spec.Types[0]), j.selR)
 	} else {
 		j.side[1].rows.gatherTo(j.outB, at, len(j.spec.Types[0]), j.selR)
 	}

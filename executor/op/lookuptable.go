@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -13,74 +14,118 @@ import (
 // right input has ended (SPEC 2.7: the right side is read whole first, and
 // none of its rows changes or leaves afterwards; Join.probeLookup): each row
 // one record of bytes, its key and values side by side, the records of one
-// key hash next to each other, and a flat open-addressing table of the
-// hashes, each slot the hash, its first record and its record count. A probe
-// reads one slot and then one record (a cache line or two for narrow rows)
-// where the columnar Rows took a line per column (the key, each value's
-// NULL flag, a string's offsets, its bytes), and the joined row's strings
-// point into the record, so the encoder reads bytes the probe just brought
-// in.
+// key next to each other, found by key through one of two indexes:
+//   - dense, when the key is one BIGINT or TIMESTAMP column whose values
+//     span at most denseSpan times the rows: an array indexed by the key
+//     minus the least key, each entry the key's run of records (a "perfect
+//     hash": no hash, no key comparison, 8 bytes an entry);
+//   - otherwise a flat open-addressing table of the key hashes, each slot
+//     the hash, its first record and its record count (records of keys
+//     whose hashes are equal share a run: the probe compares the keys).
 //
-// A record is: its length (uint32), its row's index in the side's Rows
-// (uint32, for the counts), a matched flag (byte: the row has joined a left
-// row, JoinCounts.Partnered), one NULL flag byte a column, then each
-// non-NULL value in column order: BIGINT, TIMESTAMP and DOUBLE 8 bytes
-// little endian, BOOLEAN one byte, VARCHAR its length (uint32) and bytes.
-// Only the scalar types are laid out (newLookupTable refuses a nested
-// one).
+// A probe reads an entry and then one record (a cache line or two for
+// narrow rows) where the columnar Rows took a line per column, and the
+// joined row's strings point into the record, so the encoder reads bytes
+// the probe just brought in.
+//
+// A record is: its length (uint32), a matched flag (byte: the row has
+// joined a left row, JoinCounts.Partnered), one NULL flag byte a column,
+// then each column's value at a fixed offset (lookupTable.fixed, the same
+// in every record; zero bytes when NULL): BIGINT, TIMESTAMP and DOUBLE 8
+// bytes little endian, BOOLEAN one byte, VARCHAR the offset of its bytes
+// from the record's start and their length (two uint32); the VARCHAR
+// bytes follow. So a column of the joined rows is gathered record by
+// record at one offset, without walking the record's earlier values. Only
+// the scalar types are laid out (newLookupTable refuses a nested one).
 type lookupTable struct {
 	types []catalog.Type
+	fixed []int // each column's value offset in a record
+	data  []byte
+
+	// the dense index (nil: the hash index): entry k is the run of key lo+k
+	dense []lookupRun
+	lo    int64
+
+	// the hash index
 	slots []lookupSlot // power-of-two length, at most half full, linear probing
 	mask  uint64
-	data  []byte
-	// fields is one record's value offsets (recordFields' scratch, a
-	// column's: -1 when NULL).
-	fields []int32
+
+	// runs is probe's result, each row's run of the batch it probed (kept:
+	// steady state allocates nothing); touched its loads ahead (kept, so
+	// that they are made).
+	runs    []lookupRun
+	touched byte
+	// hashes and hashed are hashBatch's result (kept, likewise)
+	hashes []uint64
+	hashed []bool
 }
 
-// lookupSlot is one key hash's records: n records from data[off] on (n 0: a
-// free slot).
+// lookupRun is one key's (or key hash's) records: n records from data[off]
+// on (n 0: none).
+type lookupRun struct {
+	off, n uint32
+}
+
+// lookupSlot is one key hash's run of records (n 0: a free slot).
 type lookupSlot struct {
-	h   uint64
-	off uint32
-	n   uint32
+	h uint64
+	lookupRun
 }
 
-// recordHead is the bytes before a record's NULL flags: length, row index,
-// matched flag.
-const recordHead = 9
+// The bytes of a record before its NULL flags (length, matched flag), and
+// the offset of its matched flag.
+const (
+	recordHead    = 5
+	recordMatched = 4
+)
+
+// denseSpan is how many times the rows a dense index's key span may be: at
+// most 8 bytes an entry, so at most 32 bytes a row, what a hash index of
+// distinct keys takes (16-byte slots, at most half full).
+const denseSpan = 4
 
 // newLookupTable lays out the live rows of side sd (types: its layout, keys
-// its key columns) by key hash, each hash's rows in the order of its chain
-// (the order they came in), without the rows whose key is NULL or NaN (they
-// match nothing). It returns nil when the layout cannot hold them: a nested
-// column type (ARRAY, MAP, ROW), or more than 2 GiB of records (Join.selR holds a record's offset as an int32); the join
-// then probes the Rows as before.
-func newLookupTable(sd *joinSide, types []catalog.Type, keys []int) *lookupTable {
-	for _, t := range types {
-		switch t {
-		case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean, catalog.Varchar:
+// its key columns), each key's rows in the order they came in, without the
+// rows whose key is NULL or NaN (they match nothing): a dense index straight
+// from the rows when it fits (denseTable), else a hash index over the key
+// hashes of the side's index, which index builds first (Join.indexRight).
+// It returns nil when the layout cannot hold the rows: a nested column type
+// (ARRAY, MAP, ROW), or more than 2 GiB of records (Join.selR holds a
+// record's offset as an int32); the join then probes the Rows as before.
+func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()) *lookupTable {
+	t := &lookupTable{types: types, fixed: make([]int, len(types))}
+	at := recordHead + len(types)
+	for c, ty := range types {
+		t.fixed[c] = at
+		switch ty {
+		case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Varchar:
+			at += 8
+		case catalog.Boolean:
+			at++
 		default:
 			return nil
 		}
 	}
-	chains := 0
-	for _, s := range sd.index.slots {
-		if s.head >= 0 {
-			chains++
+	if ok, fits := t.denseTable(sd, keys); ok {
+		if !fits {
+			return nil
 		}
+		return t
 	}
-	size := 16
-	if chains > 8 {
-		size = 1 << bits.Len(uint(chains*2))
-	}
-	t := &lookupTable{types: types, slots: make([]lookupSlot, size), mask: uint64(size - 1), fields: make([]int32, len(types))}
+	index()
 	r := sd.rows
+	// the live rows of each hash chain (the order they came in), without
+	// NULL or NaN keys: chain c is rows[ends[c-1]:ends[c]], of hash hashes[c]
+	rows := make([]int32, 0, r.Len())
+	var ends []int
+	var hashes []uint64
+	strs := t.strCols()
+	size := 0 // the VARCHAR values' bytes
 	for _, s := range sd.index.slots {
 		if s.head < 0 {
 			continue
 		}
-		start, n := len(t.data), 0
+		start := len(rows)
 		for o := s.head; o >= 0; o = sd.index.next[o] {
 			k := int(o)
 			if sd.dead[k] {
@@ -89,41 +134,158 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int) *lookupTable
 			if _, ok := r.keyHash(k, keys); !ok {
 				continue
 			}
-			rec := len(t.data)
-			t.data = binary.LittleEndian.AppendUint32(t.data, 0)
-			t.data = binary.LittleEndian.AppendUint32(t.data, uint32(k))
-			t.data = append(t.data, 0)
-			for c := range types {
-				t.data = append(t.data, boolByte(r.Null(k, c)))
+			rows = append(rows, o)
+			for _, c := range strs {
+				size += len(r.Str(k, c))
 			}
-			for c, ty := range types {
-				if r.Null(k, c) {
-					continue
-				}
-				switch ty {
-				case catalog.BigInt, catalog.Timestamp:
-					t.data = binary.LittleEndian.AppendUint64(t.data, uint64(r.Int(k, c)))
-				case catalog.Double:
-					t.data = binary.LittleEndian.AppendUint64(t.data, math.Float64bits(r.Float(k, c)))
-				case catalog.Boolean:
-					t.data = append(t.data, boolByte(r.Bool(k, c)))
-				case catalog.Varchar:
-					s := r.Str(k, c)
-					t.data = binary.LittleEndian.AppendUint32(t.data, uint32(len(s)))
-					t.data = append(t.data, s...)
-				}
-			}
-			if len(t.data) > math.MaxInt32 {
-				return nil
-			}
-			binary.LittleEndian.PutUint32(t.data[rec:], uint32(len(t.data)-rec))
-			n++
 		}
-		if n > 0 {
-			t.place(lookupSlot{h: s.h, off: uint32(start), n: uint32(n)})
+		if len(rows) > start {
+			ends = append(ends, len(rows))
+			hashes = append(hashes, s.h)
 		}
 	}
+	t.data = make([]byte, 0, size+len(rows)*t.fixedEnd())
+	slots := 16
+	if len(ends) > 8 {
+		slots = 1 << bits.Len(uint(len(ends)*2))
+	}
+	t.slots, t.mask = make([]lookupSlot, slots), uint64(slots-1)
+	start := 0
+	for c, end := range ends {
+		off := len(t.data)
+		if !t.appendRecords(r, rows[start:end]) {
+			return nil
+		}
+		t.place(lookupSlot{h: hashes[c], lookupRun: lookupRun{off: uint32(off), n: uint32(end - start)}})
+		start = end
+	}
 	return t
+}
+
+// strCols returns the table's VARCHAR columns.
+func (t *lookupTable) strCols() []int {
+	var strs []int
+	for c, ty := range t.types {
+		if ty == catalog.Varchar {
+			strs = append(strs, c)
+		}
+	}
+	return strs
+}
+
+// denseTable lays out the live rows of sd with a dense index when the key
+// is one BIGINT or TIMESTAMP column (keys) whose non-NULL values span at
+// most denseSpan times the rows (ok; else it does nothing): the records in
+// key order, each key's in the order its rows came in (a counting sort of
+// the rows, without the side's index). fits is false when the records pass
+// 2 GiB.
+func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
+	if len(keys) != 1 || t.types[keys[0]] != catalog.BigInt && t.types[keys[0]] != catalog.Timestamp {
+		return false, false
+	}
+	r, kc := sd.rows, keys[0]
+	live, lo, hi := 0, int64(math.MaxInt64), int64(math.MinInt64)
+	for k := range r.Len() {
+		if !sd.dead[k] && !r.Null(k, kc) {
+			x := r.Int(k, kc)
+			lo, hi = min(lo, x), max(hi, x)
+			live++
+		}
+	}
+	if live == 0 || uint64(hi)-uint64(lo) >= uint64(denseSpan*live) {
+		return false, false
+	}
+	t.lo, t.dense = lo, make([]lookupRun, uint64(hi)-uint64(lo)+1)
+	strs := t.strCols()
+	size := 0 // the VARCHAR values' bytes
+	for k := range r.Len() {
+		if !sd.dead[k] && !r.Null(k, kc) {
+			t.dense[uint64(r.Int(k, kc))-uint64(lo)].n++
+			for _, c := range strs {
+				size += len(r.Str(k, c))
+			}
+		}
+	}
+	// each key's first place in order, then the rows by key
+	at := make([]int32, len(t.dense))
+	n := int32(0)
+	for i, e := range t.dense {
+		at[i] = n
+		n += int32(e.n)
+	}
+	order := make([]int32, live)
+	for k := range r.Len() {
+		if !sd.dead[k] && !r.Null(k, kc) {
+			i := uint64(r.Int(k, kc)) - uint64(lo)
+			order[at[i]] = int32(k)
+			at[i]++
+		}
+	}
+	t.data = make([]byte, 0, size+live*t.fixedEnd())
+	p := 0
+	for i := range t.dense {
+		e := &t.dense[i]
+		if e.n == 0 {
+			continue
+		}
+		e.off = uint32(len(t.data))
+		if !t.appendRecords(r, order[p:p+int(e.n)]) {
+			return true, false
+		}
+		p += int(e.n)
+	}
+	return true, true
+}
+
+// fixedEnd returns the length of a record without its VARCHAR bytes.
+func (t *lookupTable) fixedEnd() int {
+	n := len(t.types)
+	switch {
+	case n == 0:
+		return recordHead
+	case t.types[n-1] == catalog.Boolean:
+		return t.fixed[n-1] + 1
+	}
+	return t.fixed[n-1] + 8
+}
+
+// appendRecords appends the records of rows ks of r; false when the records
+// pass 2 GiB.
+func (t *lookupTable) appendRecords(r *Rows, ks []int32) bool {
+	fixedEnd := t.fixedEnd()
+	for _, o := range ks {
+		k := int(o)
+		rec := len(t.data)
+		t.data = slices.Grow(t.data, fixedEnd)[:rec+fixedEnd]
+		d := t.data[rec:]
+		clear(d)
+		for c, ty := range t.types {
+			if r.Null(k, c) {
+				d[recordHead+c] = 1
+				continue
+			}
+			at := t.fixed[c]
+			switch ty {
+			case catalog.BigInt, catalog.Timestamp:
+				binary.LittleEndian.PutUint64(d[at:], uint64(r.Int(k, c)))
+			case catalog.Double:
+				binary.LittleEndian.PutUint64(d[at:], math.Float64bits(r.Float(k, c)))
+			case catalog.Boolean:
+				d[at] = boolByte(r.Bool(k, c))
+			case catalog.Varchar:
+				s := r.Str(k, c)
+				binary.LittleEndian.PutUint32(d[at:], uint32(len(t.data)-rec))
+				binary.LittleEndian.PutUint32(d[at+4:], uint32(len(s)))
+				t.data = append(t.data, s...)
+				d = t.data[rec:]
+			}
+		}
+		if len(t.data) > math.MaxInt32 {
+			return false
+		}
+		binary.LittleEndian.PutUint32(t.data[rec:], uint32(len(t.data)-rec))
+	}
+	return true
 }
 
 func boolByte(b bool) byte {
@@ -155,39 +317,104 @@ func (t *lookupTable) find(h uint64) int32 {
 	}
 }
 
-// recordFields sets t.fields to the offsets of the values of the record at
-// rec (-1: NULL) and returns the offset of the record after it.
-func (t *lookupTable) recordFields(rec int) int {
-	d := t.data
-	at := rec + recordHead + len(t.types)
-	for c, ty := range t.types {
-		if d[rec+recordHead+c] != 0 {
-			t.fields[c] = -1
-			continue
+// probe returns the run of records of each row of b (keys: b's key
+// columns; n 0: none, a NULL or NaN key's too), the candidates whose keys
+// keyEqual compares (all of them equal for a dense index). It finds every
+// row's run first and then loads each run's first byte, in loops of
+// independent loads, so the processor overlaps their cache misses. The
+// result is valid until the next probe.
+func (t *lookupTable) probe(b *vector.Batch, keys []int) []lookupRun {
+	runs := slices.Grow(t.runs[:0], b.N)[:b.N]
+	if t.dense != nil {
+		v := b.Cols[keys[0]]
+		xs, nulls := v.I[:b.N], v.Null[:b.N]
+		for i, x := range xs {
+			var r lookupRun
+			if k := uint64(x) - uint64(t.lo); k < uint64(len(t.dense)) && !nulls[i] {
+				r = t.dense[k]
+			}
+			runs[i] = r
 		}
-		t.fields[c] = int32(at)
-		switch ty {
-		case catalog.BigInt, catalog.Timestamp, catalog.Double:
-			at += 8
-		case catalog.Boolean:
-			at++
-		case catalog.Varchar:
-			at += 4 + int(binary.LittleEndian.Uint32(d[at:]))
+	} else {
+		hs, ok := t.hashBatch(b, keys)
+		for i, h := range hs {
+			var r lookupRun
+			if ok[i] {
+				if si := t.find(h); si >= 0 {
+					r = t.slots[si].lookupRun
+				}
+			}
+			runs[i] = r
 		}
 	}
-	return rec + int(binary.LittleEndian.Uint32(d[rec:]))
+	if len(t.data) > 0 {
+		// (a record's fixed part may span two cache lines: both are loaded)
+		touched, last := t.touched, t.fixedEnd()-1
+		for _, r := range runs {
+			touched |= t.data[r.off] ^ t.data[int(r.off)+last]
+		}
+		t.touched = touched
+	}
+	t.runs = runs
+	return runs
 }
 
-// keyEqual reports whether the record whose fields t.fields holds has the
-// key of row i of b: SPEC 2.7's equality of keyEqual (bcols the batch's key
-// columns, rcols the record's; neither has a NULL: the hashes matched).
-func (t *lookupTable) keyEqual(b *vector.Batch, i int, bcols, rcols []int) bool {
-	d := t.data
+// hashBatch returns the key hash of each row of b (keys: its key columns),
+// batchKeyHash's, and whether the row has one (no NULL or NaN in its key),
+// a key column at a time: each column's type is looked at once a batch,
+// and the rows' hashes, independent of each other, overlap in the
+// processor. The slices are valid until the next call.
+func (t *lookupTable) hashBatch(b *vector.Batch, keys []int) ([]uint64, []bool) {
+	hs, ok := slices.Grow(t.hashes[:0], b.N)[:b.N], slices.Grow(t.hashed[:0], b.N)[:b.N]
+	t.hashes, t.hashed = hs, ok
+	for i := range hs {
+		hs[i], ok[i] = hashSeed, true
+	}
+	for _, c := range keys {
+		v := b.Cols[c]
+		switch v.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			for i, x := range v.I[:b.N] {
+				hs[i] = hashInt(hs[i], x)
+			}
+		case catalog.Double:
+			for i, f := range v.F[:b.N] {
+				var fine bool
+				hs[i], fine = hashFloat(hs[i], f)
+				ok[i] = ok[i] && fine
+			}
+		case catalog.Boolean:
+			for i, x := range v.B[:b.N] {
+				hs[i] = hashBool(hs[i], x)
+			}
+		case catalog.Varchar:
+			for i, x := range v.S[:b.N] {
+				hs[i] = hashBytes(hs[i], x)
+			}
+		}
+		for i, null := range v.Null[:b.N] {
+			ok[i] = ok[i] && !null
+		}
+	}
+	return hs, ok
+}
+
+// next returns the offset of the record after the one at rec.
+func (t *lookupTable) next(rec int) int {
+	return rec + int(binary.LittleEndian.Uint32(t.data[rec:]))
+}
+
+// keyEqual reports whether the record at rec has the key of row i of b:
+// SPEC 2.7's equality of keyEqual (bcols the batch's key columns, rcols
+// the record's; the batch's key holds no NULL or NaN: it was hashed).
+func (t *lookupTable) keyEqual(b *vector.Batch, i, rec int, bcols, rcols []int) bool {
+	d := t.data[rec:]
 	for j, c := range bcols {
-		v, at := b.Cols[c], t.fields[rcols[j]]
-		if at < 0 {
+		v, rc := b.Cols[c], rcols[j]
+		if d[recordHead+rc] != 0 {
 			return false
 		}
+		at := t.fixed[rc]
 		switch v.Type {
 		case catalog.BigInt, catalog.Timestamp:
 			if v.I[i] != int64(binary.LittleEndian.Uint64(d[at:])) {
@@ -202,8 +429,9 @@ func (t *lookupTable) keyEqual(b *vector.Batch, i int, bcols, rcols []int) bool 
 				return false
 			}
 		case catalog.Varchar:
-			n := int32(binary.LittleEndian.Uint32(d[at:]))
-			if string(v.S[i]) != string(d[at+4:at+4+n]) {
+			o := binary.LittleEndian.Uint32(d[at:])
+			n := binary.LittleEndian.Uint32(d[at+4:])
+			if string(v.S[i]) != string(d[o:o+n]) {
 				return false
 			}
 		}
@@ -211,32 +439,55 @@ func (t *lookupTable) keyEqual(b *vector.Batch, i int, bcols, rcols []int) bool 
 	return true
 }
 
-// writeRow writes the values of the record whose fields t.fields holds
-// into row i of b's columns from col on (NULLs for rec < 0: an outer
-// join's padding); strings point into the table, which no longer changes.
-func (t *lookupTable) writeRow(b *vector.Batch, i, col int, rec int32) {
-	d := t.data
+// gather writes the values of the records at sel (offsets; -1: NULLs, an
+// outer join's padding) into rows at, at+1, ... of out's columns from col
+// on, column by column; strings point into the table, which no longer
+// changes.
+func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32) {
+	d, n := t.data, len(sel)
 	for c, ty := range t.types {
-		v := b.Cols[col+c]
-		at := int32(-1)
-		if rec >= 0 {
-			at = t.fields[c]
+		v := out.Cols[col+c]
+		nulls, flag, off := v.Null[at:at+n], recordHead+c, t.fixed[c]
+		for x, rec := range sel {
+			nulls[x] = rec < 0 || d[int(rec)+flag] != 0
 		}
-		if at < 0 {
-			v.Null[i] = true
-			continue
-		}
-		v.Null[i] = false
 		switch ty {
 		case catalog.BigInt, catalog.Timestamp:
-			v.I[i] = int64(binary.LittleEndian.Uint64(d[at:]))
+			o := v.I[at : at+n]
+			for x, rec := range sel {
+				if rec >= 0 {
+					o[x] = int64(binary.LittleEndian.Uint64(d[int(rec)+off:]))
+				}
+			}
 		case catalog.Double:
-			v.F[i] = math.Float64frombits(binary.LittleEndian.Uint64(d[at:]))
+			o := v.F[at : at+n]
+			for x, rec := range sel {
+				if rec >= 0 {
+					o[x] = math.Float64frombits(binary.LittleEndian.Uint64(d[int(rec)+off:]))
+				}
+			}
 		case catalog.Boolean:
-			v.B[i] = d[at] != 0
+			o := v.B[at : at+n]
+			for x, rec := range sel {
+				if rec >= 0 {
+					o[x] = d[int(rec)+off] != 0
+				}
+			}
 		case catalog.Varchar:
-			n := int32(binary.LittleEndian.Uint32(d[at:]))
-			v.S[i] = d[at+4 : at+4+n : at+4+n]
+			o := v.S[at : at+n]
+			for x, rec := range sel {
+				if rec < 0 {
+					o[x] = nil
+					continue
+				}
+				p := int(rec) + off
+				s := int(rec) + int(binary.LittleEndian.Uint32(d[p:]))
+				e := s + int(binary.LittleEndian.Uint32(d[p+4:]))
+				o[x] = d[s:e:e]
+			}
+		}
+		if v.Text != nil {
+			clear(v.Text[at : at+n])
 		}
 	}
 }

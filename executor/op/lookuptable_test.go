@@ -11,6 +11,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/vector"
+	"streamql/internal/sensorbench"
 )
 
 // scalarRow is a row of the layout scalarTypes: DOUBLE key, BOOLEAN key,
@@ -149,30 +150,53 @@ func (e *scalarEmitter) Emit(_ context.Context, port int, b *vector.Batch) error
 func (e *scalarEmitter) EmitWatermark(context.Context, int64) error { return nil }
 
 // TestLookupTableAgainstReference: a lookup join probing its right side's
-// lookupTable (DOUBLE and BOOLEAN keys, VARCHAR, TIMESTAMP and BIGINT
-// values, NULLs everywhere, NaN and -0.0 keys) gives, for INNER and LEFT and
-// each key set, the rows of a nested-loop reference over the whole inputs in
-// its order (left rows in order, each one's partners in the right input's
+// lookupTable (DOUBLE, BOOLEAN, TIMESTAMP and BIGINT keys, VARCHAR values,
+// NULLs everywhere, NaN and -0.0 keys; the BIGINT keys by turns dense near 0,
+// near the least and the greatest BIGINT, repeated, and sparse, so that both
+// of the table's indexes are probed) gives, for INNER and LEFT and each key
+// set, the rows of a nested-loop reference over the whole inputs in its
+// order (left rows in order, each one's partners in the right input's
 // order; SPEC 2's equality: NULL and NaN match nothing, 0.0 matches -0.0),
 // over random inputs and batch sizes (300 seeds), and the counts.
 func TestLookupTableAgainstReference(t *testing.T) {
 	ctx := context.Background()
 	eq := func(c int, l, r scalarRow) bool {
-		if c == 0 {
+		switch c {
+		case 0:
 			return l.f != nil && r.f != nil && *l.f == *r.f // (NaN != NaN; 0.0 == -0.0)
+		case 1:
+			return l.b != nil && r.b != nil && *l.b == *r.b
+		case 3:
+			return l.ts != nil && r.ts != nil && *l.ts == *r.ts
 		}
-		return l.b != nil && r.b != nil && *l.b == *r.b
+		return l.n != nil && r.n != nil && *l.n == *r.n
 	}
+	var indexes [2]int // the tables of key {4} with a dense index, with a hash index
 	for seed := range 300 {
 		r := rand.New(rand.NewPCG(uint64(seed), 5))
 		in := [2][]scalarRow{genScalarRows(r, r.IntN(300)), genScalarRows(r, r.IntN(80))}
+		// the BIGINT keys: dense from base (repeated when m is small), or
+		// sparse over the whole range
+		base, m := []int64{0, -40, math.MaxInt64 - 60, math.MinInt64}[seed%4], 1+r.Int64N(60)
+		for s := range in {
+			for i := range in[s] {
+				if in[s][i].n == nil {
+					continue
+				}
+				v := base + r.Int64N(m)
+				if seed%5 == 4 {
+					v = []int64{math.MinInt64, math.MaxInt64, 0, -1, r.Int64()}[r.IntN(5)]
+				}
+				in[s][i].n = &v
+			}
+		}
 		var texts [2][]string
 		for s := range in {
 			for _, x := range in[s] {
 				texts[s] = append(texts[s], x.text())
 			}
 		}
-		for _, keys := range [][]int{{0}, {1}, {0, 1}, {1, 0}} {
+		for _, keys := range [][]int{{0}, {1}, {0, 1}, {1, 0}, {4}, {3}, {4, 1}} {
 			for _, kind := range []JoinKind{Inner, Left} {
 				var want []string
 				var partnered [2]int64
@@ -220,6 +244,13 @@ func TestLookupTableAgainstReference(t *testing.T) {
 				if j.table == nil {
 					t.Fatal("the lookup join did not lay its right side out as a lookupTable")
 				}
+				if slices.Equal(keys, []int{4}) && len(j.table.data) > 0 {
+					if j.table.dense != nil {
+						indexes[0]++
+					} else {
+						indexes[1]++
+					}
+				}
 				name := fmt.Sprintf("seed %d, %s, keys %v", seed, kind, keys)
 				if !slices.Equal(e.out, want) {
 					t.Fatalf("%s: got\n%s\nwant\n%s", name, strings.Join(e.out, "\n"), strings.Join(want, "\n"))
@@ -227,6 +258,187 @@ func TestLookupTableAgainstReference(t *testing.T) {
 				if c := j.Counts(); c.Partnered != partnered || c.In != [2]int64{int64(len(in[0])), int64(len(in[1]))} {
 					t.Fatalf("%s: counts %+v, want partnered %v", name, c, partnered)
 				}
+			}
+		}
+	}
+	if indexes[0] < 100 || indexes[1] < 30 {
+		t.Fatalf("%d tables of a BIGINT key with a dense index and %d with a hash index: both want probing", indexes[0], indexes[1])
+	}
+}
+
+// TestLookupLazyIndexInvisible: a lookup join that probes left batches puts
+// its right side's index off (Join.lazy: the table is laid out from the
+// rows) and builds it when a left row comes before the right input ends;
+// its output, rows and order, and its counts equal those of the same join
+// keeping the index all along, for INNER and LEFT, BIGINT and VARCHAR keys,
+// batches of both inputs interleaved at random, the right input ending
+// before, amid or after the left one, and right sides of up to 3,000 rows
+// mostly of NULL keys (dead rows, compacted away) (300 seeds).
+func TestLookupLazyIndexInvisible(t *testing.T) {
+	ctx := context.Background()
+	// run returns what the join emitted, and whether it built its put-off
+	// index before the right input ended
+	run := func(spec JoinSpec, in [2][]testRow, seed uint64, lazy bool) (*logEmitter, bool) {
+		t.Helper()
+		r := rand.New(rand.NewPCG(seed, 77))
+		e := &logEmitter{}
+		j, err := NewJoin(spec, e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !j.lazy {
+			t.Fatal("a lookup join that probes left batches keeps its right index from the start")
+		}
+		j.lazy = lazy
+		var at [2]int
+		early := false
+		endRight := r.IntN(len(in[0]) + 1) // (the left rows pushed when the right input ends, if it has no rows left)
+		for at[0] < len(in[0]) || at[1] < len(in[1]) || !j.done[1] {
+			s := r.IntN(2)
+			if at[s] == len(in[s]) {
+				s = 1 - s
+			}
+			if s == 1 && at[1] == len(in[1]) {
+				if at[0] >= endRight || at[0] == len(in[0]) {
+					if err := j.Finish(ctx, 1); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				s = 0
+			}
+			n := min(1+r.IntN(200), len(in[s])-at[s])
+			if err := j.Push(ctx, s, batchOf(in[s][at[s]:at[s]+n])); err != nil {
+				t.Fatal(err)
+			}
+			at[s] += n
+			early = early || lazy && !j.lazy && !j.done[1]
+		}
+		if err := j.Finish(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+		e.counts = j.Counts()
+		return e, early
+	}
+	var built int // the joins that built their lazy index amid the right input
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 31))
+		in := [2][]testRow{genSide(r, "l", r.IntN(600), 0), genSide(r, "r", r.IntN(80), 0)}
+		if seed%3 == 0 {
+			in[1] = genSide(r, "r", 2000+r.IntN(1000), 0)
+			for i := range in[1] {
+				if r.IntN(10) < 7 {
+					in[1][i].key = -1
+				}
+			}
+		}
+		for s := range in {
+			for i := range in[s] {
+				in[s][i].stamp = math.MinInt64
+			}
+		}
+		for _, text := range []bool{false, true} {
+			keys := []int{0}
+			if text {
+				keys = []int{2}
+				for s := range in {
+					for i := range in[s] {
+						in[s][i].v = fmt.Sprintf("k%d", in[s][i].key)
+					}
+				}
+			}
+			for _, kind := range []JoinKind{Inner, Left} {
+				spec := JoinSpec{Kind: kind, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{keys, keys}, Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true}
+				got, early := run(spec, in, seed, true)
+				want, _ := run(spec, in, seed, false)
+				name := fmt.Sprintf("seed %d %s text %v", seed, kind, text)
+				if !slices.Equal(got.out, want.out) {
+					t.Fatalf("%s: with the index put off\n%s\nkept all along\n%s", name, strings.Join(got.out, "\n"), strings.Join(want.out, "\n"))
+				}
+				if got.counts != want.counts {
+					t.Fatalf("%s: counts %+v, with the index kept %+v", name, got.counts, want.counts)
+				}
+				if early {
+					built++
+				}
+			}
+		}
+	}
+	if built < 100 {
+		t.Fatalf("only %d joins built their put-off index before the right input ended", built)
+	}
+}
+
+// BenchmarkLookupJoinText is BenchmarkLookupJoin with a VARCHAR key (the
+// users' names, "user<n>"): the table's hash index, not the dense one (CPU
+// ns per left row: go test ./executor/op -run XXX -bench LookupJoinText).
+func BenchmarkLookupJoinText(b *testing.B) {
+	const users = 100_000
+	spec := JoinSpec{Kind: Left, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{2}, {2}}, Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true}
+	j, err := NewJoin(spec, &countEmitter{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	names := make([][]byte, users+users/10)
+	for i := range names {
+		names[i] = fmt.Appendf(nil, "user%d", i)
+	}
+	batch := vector.NewBatch(joinTypes)
+	for at := 0; at < users; at += vector.Cap {
+		batch.Reset()
+		for i := range min(vector.Cap, users-at) {
+			batch.Cols[0].I[i] = int64(at + i)
+			batch.Cols[2].SetString(i, names[at+i])
+			batch.Cols[3].Null[i] = true
+			batch.N++
+		}
+		if err := j.Push(ctx, 1, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := j.Finish(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	if j.table == nil || j.table.dense != nil {
+		b.Fatal("the VARCHAR key's table has no hash index")
+	}
+	b.ResetTimer()
+	cpu := sensorbench.CPUTime()
+	for n := 0; n < b.N; n++ {
+		batch.Reset()
+		for i := range vector.Cap {
+			k := (n*vector.Cap + i*7919) % len(names)
+			batch.Cols[0].I[i], batch.Cols[1].I[i] = int64(k), int64(n*vector.Cap+i)
+			batch.Cols[2].SetString(i, names[k])
+			batch.Cols[3].Null[i] = true
+		}
+		batch.N = vector.Cap
+		if err := j.Push(ctx, 0, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((sensorbench.CPUTime()-cpu).Nanoseconds())/float64(b.N*vector.Cap), "cpu-ns/row")
+}
+
+// TestHashBatchEqualsBatchKeyHash: the lookup table's hashes of a batch's
+// keys, a column at a time, are batchKeyHash's row by row (the hash index
+// holds those), and a key with a NULL or NaN has none, for every key set of
+// scalarTypes' columns over random rows (NULLs, NaN, -0.0, empty strings).
+func TestHashBatchEqualsBatchKeyHash(t *testing.T) {
+	var tab lookupTable
+	for seed := range 200 {
+		r := rand.New(rand.NewPCG(uint64(seed), 3))
+		b := scalarBatch(genScalarRows(r, 1+r.IntN(vector.Cap)))
+		keys := r.Perm(len(scalarTypes))[:1+r.IntN(len(scalarTypes))]
+		hs, ok := tab.hashBatch(b, keys)
+		if len(hs) != b.N || len(ok) != b.N {
+			t.Fatalf("seed %d: %d hashes for %d rows", seed, len(hs), b.N)
+		}
+		for i := range b.N {
+			h, fine := batchKeyHash(b, i, keys)
+			if ok[i] != fine || fine && hs[i] != h {
+				t.Fatalf("seed %d, keys %v, row %d: hashBatch %x %v, batchKeyHash %x %v", seed, keys, i, hs[i], ok[i], h, fine)
 			}
 		}
 	}
