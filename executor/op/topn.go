@@ -738,6 +738,9 @@ func (t *TopN) setBound(p *topPart, words []uint64) {
 // insert adds row i of b to partition id (p) at pos and emits the changes.
 func (t *TopN) insert(ctx context.Context, id int32, p *topPart, b *vector.Batch, i, pos int) error {
 	list := t.list(id, p)
+	if int64(len(list)) == t.rk.n && t.rk.fn == RowNumber && !t.spec.RankNumber {
+		return t.replace(ctx, id, p, list, b, i, pos)
+	}
 	if t.spec.RankNumber {
 		t.old = append(t.old[:0], list...)
 		t.oldR = t.rk.ranks(t.old, t.rows.Rows, t.oldR)
@@ -746,10 +749,10 @@ func (t *TopN) insert(ctx context.Context, id int32, p *topPart, b *vector.Batch
 	if err := t.acct.Grow(n + 12); err != nil {
 		return err
 	}
-	list = slices.Insert(list, pos, int32(k))
+	list = insertShort(list, pos, int32(k))
 	var words []uint64
 	if t.wordCol >= 0 {
-		words = slices.Insert(t.wordsOf(id, p), pos, t.words[i])
+		words = insertShort(t.wordsOf(id, p), pos, t.words[i])
 		if !t.wok[i] {
 			p.nulls++
 		}
@@ -818,6 +821,65 @@ func (t *TopN) insert(ctx context.Context, id int32, p *topPart, b *vector.Batch
 	return nil
 }
 
+// replace is insert for a full partition of ROW_NUMBER without the rank
+// column, where the row at pos pushes the last one out: the last row is
+// emitted (-D, or -U for deduplication), then the new one (+I, +U), and
+// the new row is written over the last one's slot in the store, which
+// moves to pos (list and its words shift by one): no slot is released
+// and taken again.
+func (t *TopN) replace(ctx context.Context, id int32, p *topPart, list []int32, b *vector.Batch, i, pos int) error {
+	n := len(list)
+	last := list[n-1]
+	gone, come := vector.Delete, vector.Insert
+	if t.dedupLast {
+		gone, come = vector.UpdateBefore, vector.UpdateAfter // (Flink's deduplication: an update)
+	}
+	if err := t.emit(ctx, last, 0, gone); err != nil {
+		return err
+	}
+	if err := t.emitIn(ctx, b, i, come); err != nil {
+		return err
+	}
+	if t.wordCol >= 0 {
+		if t.rows.Null(int(last), t.wordCol) {
+			p.nulls--
+		}
+		if !t.wok[i] {
+			p.nulls++
+		}
+	}
+	before := t.rows.rowBytes(int(last))
+	after := t.rows.Set(int(last), b, i)
+	for j := n - 1; j > pos; j-- {
+		list[j] = list[j-1]
+	}
+	list[pos] = last
+	var words []uint64
+	if t.wordCol >= 0 {
+		words = t.wordsOf(id, p)
+		for j := n - 1; j > pos; j-- {
+			words[j] = words[j-1]
+		}
+		words[pos] = t.words[i]
+	}
+	t.setBound(p, words)
+	return t.acct.Grow(after - before)
+}
+
+// insertShort is slices.Insert of one value, written out for a partition's
+// short list (no call to copy memory).
+func insertShort[T int32 | uint64](s []T, pos int, x T) []T {
+	if len(s) == cap(s) {
+		return slices.Insert(s, pos, x)
+	}
+	s = s[:len(s)+1]
+	for j := len(s) - 1; j > pos; j-- {
+		s[j] = s[j-1]
+	}
+	s[pos] = x
+	return s
+}
+
 // emit writes stored row k, with rank r when the output has the rank
 // column, as a change of kind.
 func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) error {
@@ -829,9 +891,7 @@ func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) 
 // the rank column: its columns are the output's, and in b they are still in
 // the cache) as a change of kind.
 func (t *TopN) emitIn(ctx context.Context, b *vector.Batch, i int, kind vector.RowKind) error {
-	j := t.ob.b.N
-	t.ob.b.AppendRows(b, i, i+1)
-	t.ob.b.Kinds[j] = kind
+	t.ob.addIn(b, i, kind)
 	return t.ob.full(ctx, t.out)
 }
 
