@@ -202,14 +202,19 @@ type TopN struct {
 	intKey   int
 	intsKey  bool
 	nullPart int32 // -1: none
-	seed     maphash.Seed
-	mixSeed  uint64
+	// nullBound is nullPart's bound, as a slot holds it
+	nullBound uint64
+	seed      maphash.Seed
+	mixSeed   uint64
 	// parts holds the partitions, partBlock to a block, a partition named
-	// by its index (id); lblocks and wblocks hold their lists and words at
-	// id*stride (stride N+1, with ROW_NUMBER and N+1 at most 64), bigL and
+	// by its index (id); touched, with a TTL, when each was last touched;
+	// lblocks and wblocks hold their lists and words at
+	// id*stride (with ROW_NUMBER and N below 64: stride N, N+1 with the rank
+	// column, whose insert holds N+1 rows before the cut), bigL and
 	// bigW, by id, those of a larger N or of RANK and DENSE_RANK (whose
 	// ties may hold more rows); free holds forgotten ids for reuse
 	parts   [][]topPart
+	touched [][]int64
 	lblocks [][]int32
 	wblocks [][]uint64
 	bigL    [][]int32
@@ -232,8 +237,11 @@ const (
 	partMask  = partBlock - 1
 )
 
-// topSlot is a slot of TopN's index: a partition's word, its bound
-// (topPart.bound when full, else notFull) and its id plus one (0: empty).
+// topSlot is a slot of TopN's index: a partition's word, its bound and its
+// id plus one (0: empty). The bound is notFull unless the partition is
+// full: it holds N rows, none NULL in TopN.wordCol, and the bound is its
+// last row's order word, so that a row whose word is after it is out
+// without reading the partition.
 type topSlot struct {
 	w     uint64
 	bound uint64
@@ -245,18 +253,10 @@ type topSlot struct {
 // place, which decides as well).
 const notFull = ^uint64(0)
 
-// slotBound returns p's bound as its slot holds it.
-func slotBound(p *topPart) uint64 {
-	if p.full {
-		return p.bound
-	}
-	return notFull
-}
-
 // topPartBytes is what a partition costs besides its key and rows: the
-// struct (48 bytes), its index slots (24 bytes each, 1.3 to 2.7 a
+// struct (32 bytes), its index slots (24 bytes each, 1.3 to 2.7 a
 // partition) and its place in TopN.order.
-const topPartBytes = 100
+const topPartBytes = 84
 
 // topPart is one partition's state: its key (unless the key is ints) and
 // the count of its ranked rows (the rows are TopN.list's).
@@ -266,21 +266,20 @@ type topPart struct {
 	cnt    int32 // rows in its list
 	keyLen int32
 	key    uint32 // its key bytes' address in TopN.keys
-	// full: the list holds N rows, none NULL in TopN.wordCol, bound being
-	// its last row's order word, so that a row whose word is after it is
-	// out without reading the list
-	full    bool
-	gone    bool // forgotten (TTL, DropWhere)
-	bound   uint64
-	touched int64
-	pos     int64 // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
+	gone   bool   // forgotten (TTL, DropWhere)
+	pos    int64  // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
 }
+
+// touch records that partition id was touched at now (TTL).
+func (t *TopN) touch(id int32, now int64) { t.touched[id>>partBits][id&partMask] = now }
 
 // part returns partition id.
 func (t *TopN) part(id int32) *topPart { return &t.parts[id>>partBits][id&partMask] }
 
-// list returns the rows partition id (p) holds, by rank: capacity N+1 in
-// its block (stride), so that an insert before the cut does not move it.
+// list returns the rows partition id (p) holds, by rank: capacity stride in
+// its block, so that an insert before the cut does not move it (a row
+// pushing another out of a full partition without the rank column goes in
+// by replace, in place).
 func (t *TopN) list(id int32, p *topPart) []int32 {
 	if t.stride == 0 {
 		return t.bigL[id][:p.cnt]
@@ -410,7 +409,10 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 		}
 	}
 	if spec.N < 64 && spec.Func == RowNumber { // (RANK's ties may hold more than N+1)
-		t.stride = int(spec.N) + 1
+		t.stride = int(spec.N) // (a full partition's row goes in by replace)
+		if spec.RankNumber {
+			t.stride++ // (insert holds N+1 rows before the cut)
+		}
 	}
 	t.dedupLast = spec.NewerFirst && spec.N == 1 && spec.Func == RowNumber && !spec.RankNumber
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
@@ -467,7 +469,7 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		}
 		p := t.part(id)
 		if t.spec.TTL > 0 {
-			p.touched = now
+			t.touch(id, now)
 		}
 		var pos int
 		var ok bool
@@ -498,6 +500,9 @@ func (t *TopN) newPart(w uint64, null bool, pos int64) int32 {
 		nb := len(t.parts)
 		if nb == 0 || len(t.parts[nb-1]) == partBlock { // a new block
 			t.parts = append(t.parts, make([]topPart, 0, partBlock))
+			if t.spec.TTL > 0 {
+				t.touched = append(t.touched, make([]int64, partBlock))
+			}
 			nb++
 			if s := t.stride; s > 0 {
 				t.lblocks = append(t.lblocks, make([]int32, partBlock*s))
@@ -529,9 +534,9 @@ func (t *TopN) newPart(w uint64, null bool, pos int64) int32 {
 		p.key, _ = t.keys.add(t.key)
 	}
 	if null {
-		t.nullPart = id
+		t.nullPart, t.nullBound = id, notFull
 	} else {
-		t.put(id, w)
+		t.put(id, w, notFull)
 	}
 	t.order = append(t.order, id)
 	t.nparts++
@@ -572,8 +577,8 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 		full, bound := false, uint64(0)
 		if null {
 			if id = t.nullPart; id >= 0 {
-				p := t.part(id)
-				full, bound = p.full, p.bound
+				bound = t.nullBound
+				full = bound != notFull
 			}
 		} else if q := t.slotOf(w, b, i); q >= 0 {
 			s := &t.slots[q]
@@ -585,7 +590,7 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 			continue
 		}
 		if ttl {
-			t.part(id).touched = now
+			t.touch(id, now)
 		}
 		if full && t.wok[i] {
 			x := t.words[i]
@@ -656,15 +661,15 @@ func (t *TopN) find(w uint64, null bool, b *vector.Batch, i int) int32 {
 	return -1
 }
 
-// put adds partition id, of word w, to the index, doubling it when it
-// would be more than three quarters full.
-func (t *TopN) put(id int32, w uint64) {
+// put adds partition id, of word w and bound bound, to the index, doubling
+// it when it would be more than three quarters full.
+func (t *TopN) put(id int32, w, bound uint64) {
 	if 4*(t.used+1) > 3*len(t.slots) {
 		old := t.slots
 		t.slots, t.used = make([]topSlot, 2*len(old)), 0
 		for _, s := range old {
 			if s.p != 0 {
-				t.put(s.p-1, s.w)
+				t.put(s.p-1, s.w, s.bound)
 			}
 		}
 	}
@@ -674,7 +679,7 @@ func (t *TopN) put(id int32, w uint64) {
 		q = (q + 1) & mask
 	}
 	p := t.part(id)
-	t.slots[q] = topSlot{w: w, p: id + 1, bound: slotBound(p)}
+	t.slots[q] = topSlot{w: w, p: id + 1, bound: bound}
 	p.slot = int32(q)
 	t.used++
 }
@@ -723,15 +728,17 @@ func (t *TopN) placeWord(id int32, p *topPart, b *vector.Batch, i int, w uint64)
 	return pos, int64(pos) < t.rk.n
 }
 
-// setBound sets p's bound (topPart.full) after its list changed (words:
-// its order words).
+// setBound sets p's bound (topSlot) after its list changed (words: its
+// order words).
 func (t *TopN) setBound(p *topPart, words []uint64) {
-	p.full = t.wordCol >= 0 && p.nulls == 0 && p.cnt > 0 && int64(p.cnt) >= t.rk.n
-	if p.full {
-		p.bound = words[len(words)-1]
+	bound := notFull
+	if t.wordCol >= 0 && p.nulls == 0 && p.cnt > 0 && int64(p.cnt) >= t.rk.n {
+		bound = words[len(words)-1]
 	}
 	if p.slot >= 0 {
-		t.slots[p.slot].bound = slotBound(p)
+		t.slots[p.slot].bound = bound
+	} else {
+		t.nullBound = bound
 	}
 }
 
@@ -930,7 +937,7 @@ func (t *TopN) expire(now int64) error {
 	}
 	t.swept = now
 	for _, id := range t.order {
-		if now-t.part(id).touched >= t.spec.TTL {
+		if now-t.touched[id>>partBits][id&partMask] >= t.spec.TTL {
 			t.forget(id)
 		}
 	}
@@ -974,7 +981,7 @@ func (t *TopN) keepOrder() {
 		}
 	}
 	for _, s := range live {
-		t.put(s.p-1, s.w)
+		t.put(s.p-1, s.w, s.bound)
 	}
 	t.relist = live[:0]
 }
