@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
@@ -59,6 +60,65 @@ type rankOp struct {
 	rep        *replay
 	first      map[int32]int64
 	inReplayed bool
+	// narrow (an updating Top-N's, nil: none) lists the input's columns
+	// the operator takes, by the operator's column: a hidden PARTITION BY
+	// or ORDER BY column that is another column's value again (the
+	// planner's $rankN of a column the query shows: sameColumns) is not
+	// stored twice; viewCols is the narrowed view's columns, reused, and
+	// output is plan.Rank.Output in the operator's columns
+	narrow   []int
+	viewCols []*vector.Vec
+	output   []int
+}
+
+// sameColumns returns, for each of the main query's projected columns
+// (the Rank's input), the first column computing the same value: an
+// identical expression without a clock or a random draw (plan.Expr's
+// tree), for a column the query does not output (a hidden one); else the
+// column itself. Nil when the projection does not match the Rank's input.
+func sameColumns(b *plan.Branch, r *plan.Rank) []int {
+	if len(b.Project) != len(r.Types) {
+		return nil
+	}
+	shown := make([]bool, len(r.Types))
+	for _, c := range r.Output {
+		if c >= 0 && c < len(shown) {
+			shown[c] = true
+		}
+	}
+	trees := make([]string, len(r.Types))
+	same := make([]int, len(r.Types))
+	for c, e := range b.Project {
+		same[c] = c
+		if e == nil || e.Type != r.Types[c] || !steady(e) {
+			continue
+		}
+		trees[c] = e.Tree()
+		if shown[c] {
+			continue
+		}
+		for j := range c {
+			if trees[j] != "" && trees[j] == trees[c] {
+				same[c] = j
+				break
+			}
+		}
+	}
+	return same
+}
+
+// steady reports whether e gives the same value each time it is computed
+// over a row: no function that reads the clock or draws random numbers.
+func steady(e *plan.Expr) bool {
+	if e.Op == plan.OpFunc && e.Flag {
+		return false
+	}
+	for _, a := range e.Args {
+		if !steady(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // rankCollector gathers an operator's output rows in batches of the
@@ -145,11 +205,44 @@ func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error
 	var err error
 	switch r.Kind {
 	case plan.RankTopN:
-		o.top, err = op.NewTopN(op.TopNSpec{Types: r.Types, Keys: r.Keys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds()}, &o.coll, acct)
+		types, tkeys := r.Types, r.Keys
+		if same := sameColumns(job.Main, r); same != nil {
+			m := make([]int, len(same)) // (an input column's operator column)
+			for c, j := range same {
+				if j == c {
+					m[c] = len(o.narrow)
+					o.narrow = append(o.narrow, c)
+				} else {
+					m[c] = m[j]
+				}
+			}
+			if len(o.narrow) == len(same) {
+				o.narrow = nil // (no column twice)
+			} else {
+				types, tkeys = nil, nil
+				for _, c := range o.narrow {
+					types = append(types, r.Types[c])
+				}
+				for _, k := range r.Keys {
+					tkeys = append(tkeys, m[k])
+				}
+				for j := range keys {
+					keys[j].Col = m[keys[j].Col]
+				}
+				m = append(m, len(types)) // (the rank column, after the input's)
+				for _, c := range r.Output {
+					o.output = append(o.output, m[c])
+				}
+				o.in = vector.NewBatch(types)
+				o.viewCols = make([]*vector.Vec, len(o.narrow))
+			}
+		}
+		o.top, err = op.NewTopN(op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds()}, &o.coll, acct)
 		o.op = o.top
 		o.coll.discard = r.Bounded // (the final result at the end)
+		outTypes = types
 		if r.RankNumber {
-			outTypes = append(append([]catalog.Type{}, r.Types...), catalog.BigInt)
+			outTypes = append(slices.Clip(types), catalog.BigInt)
 		}
 	case plan.RankDedup:
 		o.op, err = op.NewDedup(op.DedupSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1, TTL: r.StateTTL.Milliseconds()}, &o.coll, acct)
@@ -188,7 +281,7 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 		if o.took != nil {
 			*o.took += int64(len(p.Sel))
 		}
-		o.view = vector.Batch{Cols: p.Cols, N: r.N, Pos: r.In.Pos}
+		o.view = vector.Batch{Cols: o.narrowed(p.Cols), N: r.N, Pos: r.In.Pos}
 		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil { // every row, in place: no copy
 			p.Sel = p.Sel[:0]
 			if err := o.op.Push(ctx, 0, &o.view); err != nil {
@@ -214,7 +307,7 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 				kept = append(kept, *c)
 				continue
 			}
-			o.view = vector.Batch{Cols: c.Cols, N: vector.Cap, Pos: o.zeroPos}
+			o.view = vector.Batch{Cols: o.narrowed(c.Cols), N: vector.Cap, Pos: o.zeroPos}
 			for _, i := range c.Sel {
 				if err := o.add(ctx, &o.view, int(i)); err != nil {
 					return err
@@ -236,6 +329,18 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 		r.Parts = o.parts
 	}
 	return o.emit(ctx, port, r)
+}
+
+// narrowed returns the main query's projected columns as the operator
+// takes them (narrow; all of them without).
+func (o *rankOp) narrowed(cols []*vector.Vec) []*vector.Vec {
+	if o.narrow == nil {
+		return cols
+	}
+	for j, c := range o.narrow {
+		o.viewCols[j] = cols[c]
+	}
+	return o.viewCols
 }
 
 // isLate reports whether row i of part p is below the watermark (SPEC 2.3:
@@ -340,8 +445,12 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 			if x == len(o.colSets) {
 				o.colSets = append(o.colSets, make([]*vector.Vec, len(o.r.Output)))
 			}
+			output := o.r.Output
+			if o.output != nil {
+				output = o.output
+			}
 			cols := o.colSets[x] // (reused: the sink is done with a Step when Push returns)
-			for j, c := range o.r.Output {
+			for j, c := range output {
 				cols[j] = b.Cols[c]
 			}
 			var kinds []vector.RowKind // (a Top-N's changes, SPEC 2.8)

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"slices"
 	"testing"
 
 	"streamql/internal/sensorbench"
@@ -28,6 +29,33 @@ SELECT deviceNo, ts, temperature
 		})
 		if perBatch > 0.01 {
 			t.Errorf("ORDER BY ts %s: %.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", dir, perBatch, few, many)
+		}
+	}
+}
+
+// TestTopNStoresAColumnOnce: the planner's hidden PARTITION BY and ORDER BY
+// columns ($rankN) that compute a column the query shows again are not
+// stored twice by the Top-N (its input is narrowed to the distinct
+// columns), while one computing something else, or drawing a random
+// number, is.
+func TestTopNStoresAColumnOnce(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		want  []int // the input columns the Top-N takes (all: nil)
+	}{
+		{"SELECT k, ts, temperature FROM (SELECT ts % 100 AS k, ts, temperature, ROW_NUMBER() OVER (PARTITION BY ts % 100 ORDER BY temperature DESC) AS rn FROM sensors) WHERE rn <= 3", []int{0, 1, 2}},
+		{"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts DESC) AS rn FROM sensors) WHERE rn <= 1", []int{0, 1, 2}},
+		{"SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY ts % 7 ORDER BY temperature) AS rn FROM sensors) WHERE rn <= 2", nil},
+		{"SELECT r, ts FROM (SELECT RAND() AS r, ts, ROW_NUMBER() OVER (PARTITION BY ts ORDER BY RAND()) AS rn FROM sensors) WHERE rn <= 2", []int{0, 1, 3}}, // (ts once; RAND() drawn twice: two values)
+	} {
+		script := "CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)\n  WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv', 'follow' = 'true');\n" + c.query + ";\n"
+		job := sensorbench.Plan(t, script, "")
+		o, err := newRankOp(job, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(o.narrow, c.want) {
+			t.Errorf("%s: the Top-N takes the columns %v of %d, want %v", c.query, o.narrow, len(job.Main.Rank.Types), c.want)
 		}
 	}
 }

@@ -3,9 +3,12 @@ package executor
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -22,11 +25,54 @@ const DefaultStateMaxBytes int64 = 2 << 30
 func HeapLimit(max int64) int64 { return max + max/8 + 32<<20 }
 
 // setHeapLimit applies HeapLimit(max) for a program that owns its process,
-// unless the user set GOMEMLIMIT.
+// unless the user set GOMEMLIMIT, and bounds the heap's growth between
+// collections (boundHeadroom) unless the user set GOGC.
 func setHeapLimit(env *Env, max int64) {
 	if env.OwnsProcess && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(HeapLimit(max))
 	}
+	if env.OwnsProcess && os.Getenv("GOGC") == "" {
+		headroomOnce.Do(func() { runtime.SetFinalizer(&gcMark{}, retune) })
+	}
+}
+
+// Headroom returns the GOGC (the percent of the live heap the heap may grow
+// by before the next collection) for a live heap of live bytes: room for a
+// quarter of the live heap, and at least 32 MiB, so GOGC's default 100 up
+// to 32 MiB live (a job without much state collects as before) and 25 from
+// 128 MiB on. A job holding state (a Top-N's rows, a join's) thus peaks at
+// about 1.25 times its live heap instead of twice; the state is mostly
+// pointer-free columns (op.Rows), so a collection costs little more.
+func Headroom(live uint64) int {
+	if live == 0 {
+		return 100
+	}
+	return int(min(100, max(25, 100*max(32<<20, live/4)/live)))
+}
+
+var (
+	headroomOnce sync.Once
+	headroomSet  atomic.Int32 // the GOGC retune set last (0: none yet)
+	headroomStop atomic.Bool  // retune stops (tests)
+)
+
+// gcMark is an object no one holds whose finalizer (retune) runs after each
+// collection and sets it again.
+type gcMark struct{ _ [16]byte } // (16 bytes: not the tiny allocator's, whose blocks free late)
+
+// retune sets GOGC to Headroom of the live heap after a collection.
+func retune(m *gcMark) {
+	if headroomStop.Load() {
+		return
+	}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		if pct := Headroom(sample[0].Value.Uint64()); headroomSet.Swap(int32(pct)) != int32(pct) {
+			debug.SetGCPercent(pct)
+		}
+	}
+	runtime.SetFinalizer(m, retune)
 }
 
 // StateBudget bounds the memory of a job's stateful operators (SPEC 1: join build

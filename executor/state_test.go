@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -310,5 +313,50 @@ func TestFormatBytesUnits(t *testing.T) {
 	e := &StateLimitError{Operator: "aggregate", What: "groups (GROUP BY without a window)", Bytes: 65884, Max: 64 << 10}
 	if msg := e.Error(); !strings.Contains(msg, "holds 64.3KiB of groups") || !strings.Contains(msg, "'state.max-bytes' = '128KiB'") {
 		t.Errorf("StateLimitError: %s", msg)
+	}
+}
+
+// TestHeadroom: the heap may grow by a quarter of the live heap and at
+// least 32 MiB between collections (GOGC 100 up to 32 MiB live, 25 from 128
+// MiB on).
+func TestHeadroom(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{{0, 100}, {1 << 20, 100}, {32 << 20, 100}, {64 << 20, 50}, {100 << 20, 32}, {128 << 20, 25}, {4 << 30, 25}} {
+		if got := Headroom(c.live); got != c.want {
+			t.Errorf("Headroom(%d MiB) = %d, want %d", c.live>>20, got, c.want)
+		}
+	}
+}
+
+// TestHeadroomRetunesAfterCollection: a program that owns its process (the
+// command line) has its GOGC set from the live heap after each collection:
+// with about 96 MiB live it is below 100.
+func TestHeadroomRetunesAfterCollection(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: the headroom is the user's")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer headroomStop.Store(true)
+	setHeapLimit(&Env{OwnsProcess: true}, DefaultStateMaxBytes)
+	held := make([]byte, 96<<20)
+	for i := range held { // (touched: the pages are the heap's)
+		held[i] = byte(i)
+	}
+	var pct int
+	for range 100 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // (the finalizer runs on its own goroutine)
+		pct = debug.SetGCPercent(100)
+		debug.SetGCPercent(pct)
+		if pct < 100 {
+			break
+		}
+	}
+	runtime.KeepAlive(held)
+	if want := Headroom(96 << 20); pct >= 100 || pct < 25 {
+		t.Fatalf("GOGC %d with 96 MiB live, want about %d", pct, want)
 	}
 }

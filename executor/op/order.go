@@ -260,6 +260,48 @@ func (o *outBatch) flush(ctx context.Context, out Emitter) error {
 	return nil
 }
 
+// addIn adds row i of src (of the batch's layout) as a change of kind:
+// Batch.AppendRows of one row, value by value (no call to copy memory);
+// strings are copied into the batch's arenas.
+func (o *outBatch) addIn(src *vector.Batch, i int, kind vector.RowKind) {
+	b := o.b
+	j := b.N
+	b.LineCols = 0 // (the lines would not outlive src)
+	if src.Pos != nil {
+		b.Pos[j] = src.Pos[i]
+	}
+	for c, s := range src.Cols {
+		d := b.Cols[c]
+		if d.Type != s.Type {
+			continue // not kept
+		}
+		d.Null[j] = s.Null[i]
+		switch {
+		case d.I != nil:
+			d.I[j] = s.I[i]
+		case d.F != nil:
+			d.F[j] = s.F[i]
+		case d.B != nil:
+			d.B[j] = s.B[i]
+		case d.S != nil:
+			if !s.Null[i] {
+				d.SetString(j, s.S[i])
+			}
+		case d.Kids != nil:
+			if !s.Null[i] {
+				d.CopyValue(j, s, i)
+			}
+		}
+		if d.Text != nil {
+			d.Text[j] = nil
+		}
+	}
+	if b.Kinds != nil {
+		b.Kinds[j] = kind
+	}
+	b.N++
+}
+
 // addRanked is add, with the rank r written into column rankCol when it is
 // not negative (a Top-N's rank column).
 func (o *outBatch) addRanked(r *Rows, k int, kind vector.RowKind, rankCol int, rank int64) {

@@ -191,13 +191,20 @@ func refCmpX(a, b rankRow) int {
 	return cmp.Compare(sa, sb)
 }
 
-// refTopN is the batch reference of a Top-N: group the whole input by key,
-// sort each group (stable: ties in arrival order, or newest first), rank and
+// refTopN is the batch reference of a Top-N: group the whole input by key
+// (and s when byS), sort each group (stable: ties in arrival order, or newest first), rank and
 // keep the ranks up to n.
-func refTopN(rows []rankRow, desc bool, fn RankFunc, n int64, rankCol, newerFirst bool) []string {
-	groups := map[int64][]rankRow{}
+func refTopN(rows []rankRow, byS, desc bool, fn RankFunc, n int64, rankCol, newerFirst bool) []string {
+	type group struct {
+		k int64
+		s string
+	}
+	groups := map[group][]rankRow{}
 	for _, x := range rows {
-		k := max(x.key, -1)
+		k := group{k: max(x.key, -1)}
+		if byS {
+			k.s = x.s
+		}
 		groups[k] = append(groups[k], x)
 	}
 	var out []string
@@ -265,18 +272,21 @@ func TestTopNAgainstReference(t *testing.T) {
 		desc, rankCol, newer := r.IntN(2) == 0, r.IntN(2) == 0, fn == RowNumber && r.IntN(4) == 0
 		log := newChangelog(t)
 		acct := &countAccount{}
-		keys := []int{0}
-		if seed%2 == 1 {
-			keys = []int{0, 0} // (the same partitions, indexed by the key's bytes instead of its value)
+		keys, byS := []int{0}, false // (one BIGINT: the partitions indexed by its value)
+		switch seed % 3 {
+		case 1:
+			keys = []int{0, 0} // (the same partitions, indexed by a hash of the values and compared with a held row)
+		case 2:
+			keys, byS = []int{0, 2}, true // (key and s: indexed by the key's bytes, which the Top-N keeps)
 		}
 		top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: keys, Order: []SortKey{{Col: 1, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol, NewerFirst: newer}, log, acct)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pushInBatches(t, r, top, rows)
-		want := refTopN(rows, desc, fn, n, rankCol, newer)
+		want := refTopN(rows, byS, desc, fn, n, rankCol, newer)
 		if got := log.rows(); !slices.Equal(got, want) {
-			t.Fatalf("seed %d (%s, N=%d, desc %v, rank column %v, newer first %v): final table\n%s\nwant\n%s", seed, fn, n, desc, rankCol, newer, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			t.Fatalf("seed %d (keys %v, %s, N=%d, desc %v, rank column %v, newer first %v): final table\n%s\nwant\n%s", seed, keys, fn, n, desc, rankCol, newer, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		if !log.kinds {
 			t.Fatalf("seed %d: the Top-N's batches have no row kinds", seed)
@@ -394,6 +404,61 @@ func TestTopNDropWhere(t *testing.T) {
 	if top.Partitions() != 3 || len(log.appends) != changes+1 {
 		t.Fatalf("a dropped key's next row: %d partitions, %d changes; want 3 and one insert more", top.Partitions(), len(log.appends)-changes)
 	}
+}
+
+// TestTopNForgetsManyPartitions: over thousands of partitions (several of
+// the Top-N's blocks of partitions), with each kind of key (one BIGINT, two,
+// bytes), the partitions DropWhere forgets are reused for new keys and the
+// kept ones are still found: the result is the reference's over the rows
+// not forgotten.
+func TestTopNForgetsManyPartitions(t *testing.T) {
+	const keys = 2500
+	for _, cols := range [][]int{{0}, {0, 0}, {2}, {0, 2}} {
+		log := newChangelog(t)
+		top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: cols, Order: []SortKey{{Col: 1, Desc: true}}, N: 2}, log, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []rankRow
+		for id := range int64(3 * keys) {
+			rows = append(rows, rankRow{key: id % keys, x: float64(id % 7), s: fmt.Sprintf("k%d", id%keys), id: id})
+		}
+		r := rand.New(rand.NewPCG(uint64(len(cols)), uint64(cols[0])))
+		pushInBatches(t, r, top, rows[:keys])
+		top.DropWhere(func(pos int64) bool { return pos%2 == 1 }) // (the odd keys' first rows)
+		if top.Partitions() != keys/2 {
+			t.Fatalf("keys %v: %d partitions after DropWhere, want %d", cols, top.Partitions(), keys/2)
+		}
+		pushInBatches(t, r, top, rows[keys:])
+		final := newChangelog(t)
+		top.out = final
+		if err := top.Final(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var kept []rankRow
+		for _, x := range rows {
+			if x.id >= keys || x.id%2 == 0 {
+				kept = append(kept, x)
+			}
+		}
+		if got, want := final.rows(), refTopN(kept, false, true, RowNumber, 2, false, false); !slices.Equal(got, want) {
+			t.Fatalf("keys %v: %d rows, want %d; first differences:\n%s", cols, len(got), len(want), firstDiff(got, want))
+		}
+		if top.Partitions() != keys {
+			t.Fatalf("keys %v: %d partitions, want %d", cols, top.Partitions(), keys)
+		}
+	}
+}
+
+// firstDiff prints the first row where got and want differ.
+func firstDiff(got, want []string) string {
+	n := min(len(got), len(want))
+	for i := 0; i < n; i++ {
+		if got[i] != want[i] {
+			return fmt.Sprintf("row %d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("the first %d rows are equal", n)
 }
 
 type discard struct{}

@@ -156,16 +156,17 @@ const TopNOut = 0
 // +I for a key's first row, then -U the old row and +U the new. Its state
 // is the top rows of each partition (a row that leaves never comes back:
 // the input only inserts), charged to its Account: a row that leaves frees
-// its slot in the store for the next (liveRows), and the partitions and
-// their lists are carved out of shared blocks, so the state is the rows
-// held and a fixed size per partition. It has one input port (0).
+// its slot in the store for the next (liveRows), and the partitions, their
+// lists and their keys are fixed-width values in shared blocks (no pointer,
+// no allocation per partition), so the state is the rows held and about
+// topPartBytes per partition. It has one input port (0).
 type TopN struct {
 	spec   TopNSpec
 	rk     ranking
 	out    Emitter
 	acct   Account
 	rows   liveRows
-	order  []*topPart // the partitions held, in the order of their first rows
+	order  []int32 // the partitions held, in the order of their first rows
 	nparts int
 	key    []byte
 	ob     *outBatch
@@ -181,43 +182,70 @@ type TopN struct {
 	// and a row after a full partition's last is out at once (lookAhead)
 	wordCol int
 	// found, after, words and wok are Push's look-ahead over a batch: each
-	// row's partition, whether it is out of it at once, its order word
-	// and whether it has one (its value is not NULL)
-	found []*topPart
+	// row's partition (-1: none yet), whether it is out of it at once, its
+	// order word and whether it has one (its value is not NULL)
+	found []int32
 	after []bool
 	words []uint64
 	wok   []bool
 	// slots index the partitions by a word: the key's value when the key is
 	// one BIGINT or TIMESTAMP column (intKey: the column; a NULL key's
-	// partition is nullPart), else the seeded hash of its bytes; open
-	// addressing, linear probing, at most three quarters full, rebuilt when
-	// partitions leave (keepOrder). A slot holds its partition's bound, so
-	// that a row out of a full partition of an int key costs one slot read
+	// partition is nullPart), a seeded hash of the values when every key
+	// column is BIGINT or TIMESTAMP (intsKey: the key is not stored, it is
+	// compared with the partition's first row), else the seeded hash of the
+	// key's bytes (kept in keys); open addressing, linear probing, at most
+	// three quarters full, rebuilt when partitions leave (keepOrder). A
+	// slot holds its partition's bound, so that a row out of a full
+	// partition of an int key costs one slot read
 	slots    []topSlot
 	used     int
 	intKey   int
-	nullPart *topPart
-	seed     maphash.Seed
-	mixSeed  uint64
-	// slab hands out partitions 256 at a time, and lchunk and wchunk their
-	// lists and words (stride N+1 each, when N+1 is at most 64: no
-	// allocation per partition); free holds forgotten ones for reuse
-	slab   []topPart
-	lchunk []int32
-	wchunk []uint64
-	stride int
-	free   []*topPart
+	intsKey  bool
+	nullPart int32 // -1: none
+	// nullBound is nullPart's bound, as a slot holds it
+	nullBound uint64
+	seed      maphash.Seed
+	mixSeed   uint64
+	// parts holds the partitions, partBlock to a block, a partition named
+	// by its index (id); touched, with a TTL, when each was last touched;
+	// lblocks and wblocks hold their lists and words at
+	// id*stride (with ROW_NUMBER and N below 64: stride N, N+1 with the rank
+	// column, whose insert holds N+1 rows before the cut), bigL and
+	// bigW, by id, those of a larger N or of RANK and DENSE_RANK (whose
+	// ties may hold more rows); free holds forgotten ids for reuse
+	parts   [][]topPart
+	touched [][]int64
+	lblocks [][]int32
+	wblocks [][]uint64
+	bigL    [][]int32
+	bigW    [][]uint64
+	stride  int
+	free    []int32
+	// keys holds the partitions' key bytes (neither intKey nor intsKey):
+	// the values of one arena (rowCol's chunks), addressed by topPart.key
+	keys   rowCol
+	relist []topSlot // keepOrder's scratch, reused
 	// dedupLast: deduplication keeping the last row, whose changes are
 	// -U/+U (Flink's deduplication)
 	dedupLast bool
 }
 
-// topSlot is a slot of TopN's index: a partition's word, the partition
-// (nil: empty) and its bound (topPart.bound when full, else notFull).
+// partBits is log2 of the partitions in a block of TopN.parts.
+const (
+	partBits  = 10
+	partBlock = 1 << partBits
+	partMask  = partBlock - 1
+)
+
+// topSlot is a slot of TopN's index: a partition's word, its bound and its
+// id plus one (0: empty). The bound is notFull unless the partition is
+// full: it holds N rows, none NULL in TopN.wordCol, and the bound is its
+// last row's order word, so that a row whose word is after it is out
+// without reading the partition.
 type topSlot struct {
 	w     uint64
 	bound uint64
-	p     *topPart
+	p     int32
 }
 
 // notFull is the bound of a slot whose partition is not full: no word is
@@ -225,50 +253,91 @@ type topSlot struct {
 // place, which decides as well).
 const notFull = ^uint64(0)
 
-// slotBound returns p's bound as its slot holds it.
-func slotBound(p *topPart) uint64 {
-	if p.full {
-		return p.bound
-	}
-	return notFull
-}
-
 // topPartBytes is what a partition costs besides its key and rows: the
-// struct, its index slots and its place in TopN.order.
-const topPartBytes = 168
+// struct (32 bytes), its index slots (24 bytes each, 1.3 to 2.7 a
+// partition) and its place in TopN.order.
+const topPartBytes = 84
 
-// topPart is one partition's state: its key and its ranked rows.
+// topPart is one partition's state: its key (unless the key is ints) and
+// the count of its ranked rows (the rows are TopN.list's).
 type topPart struct {
-	// lookAhead reads keyLen, short, full and bound: they come first, in
-	// one cache line
-	keyLen int32
 	nulls  int32 // rows of list whose TopN.wordCol value is NULL (no word)
-	// full: the list holds N rows, none NULL in TopN.wordCol, bound being
-	// its last row's order word, so that a row whose word is after it is
-	// out without reading the list
-	full  bool
-	gone  bool // forgotten (TTL, DropWhere)
-	bound uint64
-	// short is the key's bytes when they are at most len(short), else long
-	short   [24]byte
-	list    []int32  // the rows held, by rank
-	words   []uint64 // their order words (TopN.wordCol >= 0)
-	touched int64
-	pos     int64  // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
-	w       uint64 // its index word (TopN.slots)
-	slot    int32  // its slot, -1 when it has none (TopN.nullPart)
-	long    string
+	slot   int32 // its slot, -1 when it has none (TopN.nullPart)
+	cnt    int32 // rows in its list
+	keyLen int32
+	key    uint32 // its key bytes' address in TopN.keys
+	gone   bool   // forgotten (TTL, DropWhere)
+	pos    int64  // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
 }
 
-// is reports whether p's key is key.
-func (p *topPart) is(key []byte) bool {
-	if int(p.keyLen) != len(key) {
+// touch records that partition id was touched at now (TTL).
+func (t *TopN) touch(id int32, now int64) { t.touched[id>>partBits][id&partMask] = now }
+
+// part returns partition id.
+func (t *TopN) part(id int32) *topPart { return &t.parts[id>>partBits][id&partMask] }
+
+// list returns the rows partition id (p) holds, by rank: capacity stride in
+// its block, so that an insert before the cut does not move it (a row
+// pushing another out of a full partition without the rank column goes in
+// by replace, in place).
+func (t *TopN) list(id int32, p *topPart) []int32 {
+	if t.stride == 0 {
+		return t.bigL[id][:p.cnt]
+	}
+	o := int(id&partMask) * t.stride
+	return t.lblocks[id>>partBits][o : o+int(p.cnt) : o+t.stride]
+}
+
+// wordsOf returns the order words of partition id's rows (wordCol >= 0).
+func (t *TopN) wordsOf(id int32, p *topPart) []uint64 {
+	if t.stride == 0 {
+		return t.bigW[id][:p.cnt]
+	}
+	o := int(id&partMask) * t.stride
+	return t.wblocks[id>>partBits][o : o+int(p.cnt) : o+t.stride]
+}
+
+// setList records partition id's list and words after they changed (of
+// one length; words nil without wordCol).
+func (t *TopN) setList(id int32, p *topPart, list []int32, words []uint64) {
+	p.cnt = int32(len(list))
+	if t.stride == 0 {
+		t.bigL[id] = list
+		if t.wordCol >= 0 {
+			t.bigW[id] = words
+		}
+	}
+}
+
+// keyIs reports whether partition p's key is row i of b's (t.key its
+// bytes unless the key is ints).
+func (t *TopN) keyIs(id int32, p *topPart, b *vector.Batch, i int) bool {
+	if t.intsKey {
+		if p.cnt == 0 {
+			return false
+		}
+		k := int(t.list(id, p)[0])
+		for _, c := range t.spec.Keys {
+			v := b.Cols[c]
+			if v.Null[i] != t.rows.Null(k, c) || !v.Null[i] && v.I[i] != t.rows.Int(k, c) {
+				return false
+			}
+		}
+		return true
+	}
+	if int(p.keyLen) != len(t.key) {
 		return false
 	}
-	if len(key) <= len(p.short) {
-		return string(p.short[:len(key)]) == string(key)
+	return string(t.keys.at(p.key, p.keyLen)) == string(t.key)
+}
+
+// at returns the bytes of the arena at address o, n of them.
+func (rc *rowCol) at(o uint32, n int32) []byte {
+	if n == 0 {
+		return noBytes
 	}
-	return p.long == string(key)
+	in := o & arenaMask
+	return rc.chunks[o>>arenaBits][in : in+uint32(n) : in+uint32(n)]
 }
 
 // orderWord returns value i of v (type t) as a word whose unsigned order
@@ -321,7 +390,13 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 		acct = noAccount{}
 	}
 	t := &TopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), clock: spec.Now, wordCol: -1,
-		slots: make([]topSlot, 64), intKey: -1, seed: maphash.MakeSeed(), mixSeed: uint64(rand.Int64()) | 1}
+		slots: make([]topSlot, 64), intKey: -1, nullPart: -1, seed: maphash.MakeSeed(), mixSeed: uint64(rand.Int64()) | 1}
+	t.intsKey = len(spec.Keys) > 1
+	for _, k := range spec.Keys {
+		if spec.Types[k] != catalog.BigInt && spec.Types[k] != catalog.Timestamp {
+			t.intsKey = false
+		}
+	}
 	if len(spec.Keys) == 1 {
 		if k := spec.Keys[0]; spec.Types[k] == catalog.BigInt || spec.Types[k] == catalog.Timestamp {
 			t.intKey = k
@@ -333,8 +408,11 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 			t.wordCol = spec.Order[0].Col
 		}
 	}
-	if spec.N < 64 {
-		t.stride = int(spec.N) + 1
+	if spec.N < 64 && spec.Func == RowNumber { // (RANK's ties may hold more than N+1)
+		t.stride = int(spec.N) // (a full partition's row goes in by replace)
+		if spec.RankNumber {
+			t.stride++ // (insert holds N+1 rows before the cut)
+		}
 	}
 	t.dedupLast = spec.NewerFirst && spec.N == 1 && spec.Func == RowNumber && !spec.RankNumber
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
@@ -375,34 +453,35 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		if t.after[i] {
 			continue
 		}
-		p := t.found[i]
-		if p == nil {
+		id := t.found[i]
+		if id < 0 {
 			w, null := t.word(b, i)
-			if p = t.find(w, null); p == nil {
+			if id = t.find(w, null, b, i); id < 0 {
 				var pos int64
 				if b.Pos != nil {
 					pos = b.Pos[i]
 				}
-				p = t.newPart(w, null, pos)
-				if err := t.acct.Grow(int64(p.keyLen) + topPartBytes + int64(t.stride)*12); err != nil {
+				id = t.newPart(w, null, pos)
+				if err := t.acct.Grow(int64(t.part(id).keyLen) + topPartBytes + int64(t.stride)*12); err != nil {
 					return err
 				}
 			}
 		}
+		p := t.part(id)
 		if t.spec.TTL > 0 {
-			p.touched = now
+			t.touch(id, now)
 		}
 		var pos int
 		var ok bool
 		if t.wordCol >= 0 && t.wok[i] && p.nulls == 0 {
-			pos, ok = t.placeWord(p, b, i, t.words[i])
+			pos, ok = t.placeWord(id, p, b, i, t.words[i])
 		} else {
-			pos, ok = t.rk.place(p.list, t.rows.Rows, b, i)
+			pos, ok = t.rk.place(t.list(id, p), t.rows.Rows, b, i)
 		}
 		if !ok {
 			continue
 		}
-		if err := t.insert(ctx, p, b, i, pos); err != nil {
+		if err := t.insert(ctx, id, p, b, i, pos); err != nil {
 			return err
 		}
 	}
@@ -410,54 +489,62 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 }
 
 // newPart makes the partition of index word w (t.key its key bytes
-// without intKey; null: intKey's NULL), whose first row came from input
-// position pos.
-func (t *TopN) newPart(w uint64, null bool, pos int64) *topPart {
-	var p *topPart
+// without intKey or intsKey; null: intKey's NULL), whose first row came
+// from input position pos, and returns its id.
+func (t *TopN) newPart(w uint64, null bool, pos int64) int32 {
+	var id int32
 	if n := len(t.free); n > 0 {
-		p = t.free[n-1]
+		id = t.free[n-1]
 		t.free = t.free[:n-1]
-		*p = topPart{list: p.list[:0], words: p.words[:0]}
 	} else {
-		if len(t.slab) == 0 {
-			t.slab = make([]topPart, 256)
-		}
-		p = &t.slab[0]
-		t.slab = t.slab[1:]
-		if s := t.stride; s > 0 {
-			if len(t.lchunk) < s {
-				t.lchunk = make([]int32, 256*s)
+		nb := len(t.parts)
+		if nb == 0 || len(t.parts[nb-1]) == partBlock { // a new block
+			t.parts = append(t.parts, make([]topPart, 0, partBlock))
+			if t.spec.TTL > 0 {
+				t.touched = append(t.touched, make([]int64, partBlock))
 			}
-			p.list, t.lchunk = t.lchunk[:0:s], t.lchunk[s:]
-			if t.wordCol >= 0 {
-				if len(t.wchunk) < s {
-					t.wchunk = make([]uint64, 256*s)
+			nb++
+			if s := t.stride; s > 0 {
+				t.lblocks = append(t.lblocks, make([]int32, partBlock*s))
+				if t.wordCol >= 0 {
+					t.wblocks = append(t.wblocks, make([]uint64, partBlock*s))
 				}
-				p.words, t.wchunk = t.wchunk[:0:s], t.wchunk[s:]
+			}
+		}
+		id = int32((nb-1)<<partBits + len(t.parts[nb-1]))
+		blk := &t.parts[id>>partBits]
+		*blk = append(*blk, topPart{})
+		if t.stride == 0 {
+			t.bigL = append(t.bigL, nil)
+			if t.wordCol >= 0 {
+				t.bigW = append(t.bigW, nil)
 			}
 		}
 	}
-	p.pos, p.w, p.slot = pos, w, -1
-	if t.intKey < 0 {
-		key := t.key
-		p.keyLen = int32(len(key))
-		copy(p.short[:], key)
-		if len(key) > len(p.short) {
-			p.long = string(key)
+	p := t.part(id)
+	*p = topPart{pos: pos, slot: -1}
+	if t.stride == 0 {
+		t.bigL[id] = t.bigL[id][:0]
+		if t.wordCol >= 0 {
+			t.bigW[id] = t.bigW[id][:0]
 		}
+	}
+	if t.intKey < 0 && !t.intsKey {
+		p.keyLen = int32(len(t.key))
+		p.key, _ = t.keys.add(t.key)
 	}
 	if null {
-		t.nullPart = p
+		t.nullPart, t.nullBound = id, notFull
 	} else {
-		t.put(p)
+		t.put(id, w, notFull)
 	}
-	t.order = append(t.order, p)
+	t.order = append(t.order, id)
 	t.nparts++
-	return p
+	return id
 }
 
 // lookAhead finds, before the batch b's rows are placed, the partition of
-// each row that has one already (found; nil: none yet, found or made at its
+// each row that has one already (found; -1: none yet, found or made at its
 // turn), marks it touched at now, computes each row's order word, and
 // marks the rows that are out of a full partition by that word alone
 // (after: it is after the partition's last row's, or equal to it with
@@ -468,7 +555,7 @@ func (t *TopN) newPart(w uint64, null bool, pos int64) *topPart {
 // its turn.
 func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 	if cap(t.found) < b.N {
-		t.found, t.after = make([]*topPart, b.N), make([]bool, b.N)
+		t.found, t.after = make([]int32, b.N), make([]bool, b.N)
 		t.words, t.wok = make([]uint64, b.N), make([]bool, b.N)
 	}
 	t.found, t.after, t.words, t.wok = t.found[:b.N], t.after[:b.N], t.words[:b.N], t.wok[:b.N]
@@ -486,23 +573,24 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 			t.words[i], t.wok[i] = orderWord(typ, v, i, desc)
 		}
 		w, null := t.word(b, i)
-		var p *topPart
+		id := int32(-1)
 		full, bound := false, uint64(0)
 		if null {
-			if p = t.nullPart; p != nil {
-				full, bound = p.full, p.bound
+			if id = t.nullPart; id >= 0 {
+				bound = t.nullBound
+				full = bound != notFull
 			}
-		} else if q := t.slotOf(w); q >= 0 {
+		} else if q := t.slotOf(w, b, i); q >= 0 {
 			s := &t.slots[q]
-			p, bound = s.p, s.bound
+			id, bound = s.p-1, s.bound
 			full = bound != notFull
 		}
-		t.found[i], t.after[i] = p, false
-		if p == nil {
+		t.found[i], t.after[i] = id, false
+		if id < 0 {
 			continue
 		}
 		if ttl {
-			p.touched = now
+			t.touch(id, now)
 		}
 		if full && t.wok[i] {
 			x := t.words[i]
@@ -512,12 +600,25 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 }
 
 // word returns row i of b's index word (TopN.slots), and whether its key
-// is intKey's NULL (whose partition is nullPart); without intKey it leaves
-// the key's bytes in t.key.
+// is intKey's NULL (whose partition is nullPart); with neither intKey nor
+// intsKey it leaves the key's bytes in t.key.
 func (t *TopN) word(b *vector.Batch, i int) (uint64, bool) {
 	if c := t.intKey; c >= 0 {
 		v := b.Cols[c]
 		return uint64(v.I[i]), v.Null[i]
+	}
+	if t.intsKey {
+		h := t.mixSeed
+		for _, c := range t.spec.Keys {
+			v := b.Cols[c]
+			x := uint64(v.I[i])
+			if v.Null[i] {
+				x = 0x5bd1e9955bd1e995 // (any value: a NULL's partition is found by keyIs's comparison)
+			}
+			hi, lo := bits.Mul64(h^x, 0x9e3779b97f4a7c15)
+			h = hi ^ lo
+		}
+		return h, false
 	}
 	t.key = partKey(t.key[:0], t.spec.Types, t.spec.Keys, b, i)
 	return maphash.Bytes(t.seed, t.key), false
@@ -532,51 +633,53 @@ func (t *TopN) home(w uint64) uint64 {
 	return hi ^ lo
 }
 
-// slotOf returns the slot of the partition of word w (t.key its key bytes
-// without intKey), -1 when there is none.
-func (t *TopN) slotOf(w uint64) int {
+// slotOf returns the slot of the partition of row i of b, whose word is w
+// (t.key its key bytes with neither intKey nor intsKey), -1 when there is
+// none.
+func (t *TopN) slotOf(w uint64, b *vector.Batch, i int) int {
 	mask := uint64(len(t.slots) - 1)
 	for q := t.home(w) & mask; ; q = (q + 1) & mask {
 		s := &t.slots[q]
-		if s.p == nil {
+		if s.p == 0 {
 			return -1
 		}
-		if s.w == w && (t.intKey >= 0 || s.p.is(t.key)) {
+		if s.w == w && (t.intKey >= 0 || t.keyIs(s.p-1, t.part(s.p-1), b, i)) {
 			return int(q)
 		}
 	}
 }
 
-// find returns the partition of word w (null: intKey's NULL), nil when
-// there is none.
-func (t *TopN) find(w uint64, null bool) *topPart {
+// find returns the partition of row i of b, whose word is w (null:
+// intKey's NULL), -1 when there is none.
+func (t *TopN) find(w uint64, null bool, b *vector.Batch, i int) int32 {
 	if null {
 		return t.nullPart
 	}
-	if q := t.slotOf(w); q >= 0 {
-		return t.slots[q].p
+	if q := t.slotOf(w, b, i); q >= 0 {
+		return t.slots[q].p - 1
 	}
-	return nil
+	return -1
 }
 
-// put adds p to the index, doubling it when it would be more than three
-// quarters full.
-func (t *TopN) put(p *topPart) {
+// put adds partition id, of word w and bound bound, to the index, doubling
+// it when it would be more than three quarters full.
+func (t *TopN) put(id int32, w, bound uint64) {
 	if 4*(t.used+1) > 3*len(t.slots) {
 		old := t.slots
 		t.slots, t.used = make([]topSlot, 2*len(old)), 0
 		for _, s := range old {
-			if s.p != nil {
-				t.put(s.p)
+			if s.p != 0 {
+				t.put(s.p-1, s.w, s.bound)
 			}
 		}
 	}
 	mask := uint64(len(t.slots) - 1)
-	q := t.home(p.w) & mask
-	for t.slots[q].p != nil {
+	q := t.home(w) & mask
+	for t.slots[q].p != 0 {
 		q = (q + 1) & mask
 	}
-	t.slots[q] = topSlot{w: p.w, p: p, bound: slotBound(p)}
+	p := t.part(id)
+	t.slots[q] = topSlot{w: w, p: id + 1, bound: bound}
 	p.slot = int32(q)
 	t.used++
 }
@@ -584,8 +687,8 @@ func (t *TopN) put(p *topPart) {
 // placeWord is ranking.place by order words, for a row with word w in a
 // partition without NULLs in wordCol (not DENSE_RANK): the stored rows are
 // read only for the rows that tie on w, when ORDER BY has more columns.
-func (t *TopN) placeWord(p *topPart, b *vector.Batch, i int, w uint64) (int, bool) {
-	ws := p.words
+func (t *TopN) placeWord(id int32, p *topPart, b *vector.Batch, i int, w uint64) (int, bool) {
+	ws := t.wordsOf(id, p)
 	lo, hi := 0, len(ws) // lo: the first word not below w
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -600,7 +703,7 @@ func (t *TopN) placeWord(p *topPart, b *vector.Batch, i int, w uint64) (int, boo
 		hi++
 	}
 	if hi > lo && len(t.spec.Order) > 1 { // ties on the first column: the others decide
-		tied := p.list[lo:hi]
+		tied := t.list(id, p)[lo:hi]
 		a, _ := slices.BinarySearchFunc(tied, 0, func(k int32, _ int) int {
 			if t.rk.ord.cmpIn(b, i, t.rows.Rows, int(k)) > 0 {
 				return -1
@@ -625,44 +728,53 @@ func (t *TopN) placeWord(p *topPart, b *vector.Batch, i int, w uint64) (int, boo
 	return pos, int64(pos) < t.rk.n
 }
 
-// setBound sets p's bound (topPart.full) after its list changed.
-func (t *TopN) setBound(p *topPart) {
-	p.full = t.wordCol >= 0 && p.nulls == 0 && len(p.list) > 0 && int64(len(p.list)) >= t.rk.n
-	if p.full {
-		p.bound = p.words[len(p.words)-1]
+// setBound sets p's bound (topSlot) after its list changed (words: its
+// order words).
+func (t *TopN) setBound(p *topPart, words []uint64) {
+	bound := notFull
+	if t.wordCol >= 0 && p.nulls == 0 && p.cnt > 0 && int64(p.cnt) >= t.rk.n {
+		bound = words[len(words)-1]
 	}
 	if p.slot >= 0 {
-		t.slots[p.slot].bound = slotBound(p)
+		t.slots[p.slot].bound = bound
+	} else {
+		t.nullBound = bound
 	}
 }
 
-// insert adds row i of b to p at pos and emits the changes.
-func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos int) error {
+// insert adds row i of b to partition id (p) at pos and emits the changes.
+func (t *TopN) insert(ctx context.Context, id int32, p *topPart, b *vector.Batch, i, pos int) error {
+	list := t.list(id, p)
+	if int64(len(list)) == t.rk.n && t.rk.fn == RowNumber && !t.spec.RankNumber {
+		return t.replace(ctx, id, p, list, b, i, pos)
+	}
 	if t.spec.RankNumber {
-		t.old = append(t.old[:0], p.list...)
+		t.old = append(t.old[:0], list...)
 		t.oldR = t.rk.ranks(t.old, t.rows.Rows, t.oldR)
 	}
 	k, n := t.rows.add(b, i)
 	if err := t.acct.Grow(n + 12); err != nil {
 		return err
 	}
-	p.list = slices.Insert(p.list, pos, int32(k))
+	list = insertShort(list, pos, int32(k))
+	var words []uint64
 	if t.wordCol >= 0 {
-		p.words = slices.Insert(p.words, pos, t.words[i])
+		words = insertShort(t.wordsOf(id, p), pos, t.words[i])
 		if !t.wok[i] {
 			p.nulls++
 		}
 	}
-	keep := len(p.list)
+	t.setList(id, p, list, words)
+	keep := len(list)
 	if t.rk.fn == RowNumber {
 		keep = min(keep, int(t.rk.n))
 	}
 	if t.spec.RankNumber || t.rk.fn != RowNumber {
-		t.newR = t.rk.ranks(p.list, t.rows.Rows, t.newR)
+		t.newR = t.rk.ranks(list, t.rows.Rows, t.newR)
 		keep = t.rk.cut(t.newR)
 		t.newR = t.newR[:keep]
 	}
-	dropped := p.list[keep:]
+	dropped := list[keep:]
 	switch {
 	case t.dedupLast && len(dropped) == 1: // (Flink's deduplication: an update)
 		if err := t.emit(ctx, dropped[0], 0, vector.UpdateBefore); err != nil {
@@ -688,14 +800,14 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 					return err
 				}
 			case j >= len(t.old):
-				if err := t.emit(ctx, p.list[j], t.newR[j], vector.Insert); err != nil {
+				if err := t.emit(ctx, list[j], t.newR[j], vector.Insert); err != nil {
 					return err
 				}
-			case t.old[j] != p.list[j] || t.oldR[j] != t.newR[j]:
+			case t.old[j] != list[j] || t.oldR[j] != t.newR[j]:
 				if err := t.emit(ctx, t.old[j], t.oldR[j], vector.UpdateBefore); err != nil {
 					return err
 				}
-				if err := t.emit(ctx, p.list[j], t.newR[j], vector.UpdateAfter); err != nil {
+				if err := t.emit(ctx, list[j], t.newR[j], vector.UpdateAfter); err != nil {
 					return err
 				}
 			}
@@ -707,12 +819,72 @@ func (t *TopN) insert(ctx context.Context, p *topPart, b *vector.Batch, i, pos i
 		}
 		t.release(d)
 	}
-	p.list = p.list[:keep]
+	list = list[:keep]
 	if t.wordCol >= 0 {
-		p.words = p.words[:keep]
+		words = words[:keep]
 	}
-	t.setBound(p)
+	t.setList(id, p, list, words)
+	t.setBound(p, words)
 	return nil
+}
+
+// replace is insert for a full partition of ROW_NUMBER without the rank
+// column, where the row at pos pushes the last one out: the last row is
+// emitted (-D, or -U for deduplication), then the new one (+I, +U), and
+// the new row is written over the last one's slot in the store, which
+// moves to pos (list and its words shift by one): no slot is released
+// and taken again.
+func (t *TopN) replace(ctx context.Context, id int32, p *topPart, list []int32, b *vector.Batch, i, pos int) error {
+	n := len(list)
+	last := list[n-1]
+	gone, come := vector.Delete, vector.Insert
+	if t.dedupLast {
+		gone, come = vector.UpdateBefore, vector.UpdateAfter // (Flink's deduplication: an update)
+	}
+	if err := t.emit(ctx, last, 0, gone); err != nil {
+		return err
+	}
+	if err := t.emitIn(ctx, b, i, come); err != nil {
+		return err
+	}
+	if t.wordCol >= 0 {
+		if t.rows.Null(int(last), t.wordCol) {
+			p.nulls--
+		}
+		if !t.wok[i] {
+			p.nulls++
+		}
+	}
+	before := t.rows.rowBytes(int(last))
+	after := t.rows.Set(int(last), b, i)
+	for j := n - 1; j > pos; j-- {
+		list[j] = list[j-1]
+	}
+	list[pos] = last
+	var words []uint64
+	if t.wordCol >= 0 {
+		words = t.wordsOf(id, p)
+		for j := n - 1; j > pos; j-- {
+			words[j] = words[j-1]
+		}
+		words[pos] = t.words[i]
+	}
+	t.setBound(p, words)
+	return t.acct.Grow(after - before)
+}
+
+// insertShort is slices.Insert of one value, written out for a partition's
+// short list (no call to copy memory).
+func insertShort[T int32 | uint64](s []T, pos int, x T) []T {
+	if len(s) == cap(s) {
+		return slices.Insert(s, pos, x)
+	}
+	s = s[:len(s)+1]
+	for j := len(s) - 1; j > pos; j-- {
+		s[j] = s[j-1]
+	}
+	s[pos] = x
+	return s
 }
 
 // emit writes stored row k, with rank r when the output has the rank
@@ -726,9 +898,7 @@ func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) 
 // the rank column: its columns are the output's, and in b they are still in
 // the cache) as a change of kind.
 func (t *TopN) emitIn(ctx context.Context, b *vector.Batch, i int, kind vector.RowKind) error {
-	j := t.ob.b.N
-	t.ob.b.AppendRows(b, i, i+1)
-	t.ob.b.Kinds[j] = kind
+	t.ob.addIn(b, i, kind)
 	return t.ob.full(ctx, t.out)
 }
 
@@ -745,11 +915,12 @@ func (t *TopN) release(k int32) {
 	_ = t.acct.Grow(-t.rows.release(k) - 12)
 }
 
-// forget drops partition p without a change (its rows leave the result
+// forget drops partition id without a change (its rows leave the result
 // unretracted, as Flink's state TTL forgets): its rows are released, and
 // keepOrder takes it out of the order and the index.
-func (t *TopN) forget(p *topPart) {
-	for _, k := range p.list {
+func (t *TopN) forget(id int32) {
+	p := t.part(id)
+	for _, k := range t.list(id, p) {
 		t.release(k)
 	}
 	p.gone = true
@@ -765,9 +936,9 @@ func (t *TopN) expire(now int64) error {
 		return nil
 	}
 	t.swept = now
-	for _, p := range t.order {
-		if now-p.touched >= t.spec.TTL {
-			t.forget(p)
+	for _, id := range t.order {
+		if now-t.touched[id>>partBits][id&partMask] >= t.spec.TTL {
+			t.forget(id)
 		}
 	}
 	t.keepOrder()
@@ -775,31 +946,44 @@ func (t *TopN) expire(now int64) error {
 }
 
 // keepOrder takes the partitions forgotten out of t.order and the index,
-// and keeps them for reuse (newPart).
+// and keeps their ids for reuse (newPart); the keys of the partitions
+// kept move to the start of their arena (the forgotten ones' are let go).
 func (t *TopN) keepOrder() {
 	kept := t.order[:0]
-	for _, p := range t.order {
-		if p.gone {
-			t.free = append(t.free, p)
+	for _, id := range t.order {
+		if t.part(id).gone {
+			t.free = append(t.free, id)
 			continue
 		}
-		kept = append(kept, p)
+		kept = append(kept, id)
 	}
 	if len(kept) == len(t.order) {
 		return
 	}
-	clear(t.order[len(kept):])
 	t.order = kept
-	if t.nullPart != nil && t.nullPart.gone {
-		t.nullPart = nil
+	if t.nullPart >= 0 && t.part(t.nullPart).gone {
+		t.nullPart = -1
+	}
+	live := t.relist[:0] // (the partitions kept in the index, with their words)
+	for _, s := range t.slots {
+		if s.p != 0 && !t.part(s.p-1).gone {
+			live = append(live, s)
+		}
 	}
 	clear(t.slots)
 	t.used = 0
-	for _, p := range kept {
-		if p != t.nullPart {
-			t.put(p)
+	if t.intKey < 0 && !t.intsKey {
+		keys := t.keys
+		t.keys = rowCol{}
+		for _, id := range kept {
+			p := t.part(id)
+			p.key, _ = t.keys.add(keys.at(p.key, p.keyLen))
 		}
 	}
+	for _, s := range live {
+		t.put(s.p-1, s.w, s.bound)
+	}
+	t.relist = live[:0]
 }
 
 // DropWhere forgets, without a change, every partition whose first row's
@@ -810,9 +994,9 @@ func (t *TopN) keepOrder() {
 // holds rows of one Kafka partition only when the topic is partitioned by
 // the PARTITION BY key (SPEC 2.5).
 func (t *TopN) DropWhere(drop func(pos int64) bool) {
-	for _, p := range t.order {
-		if drop(p.pos) {
-			t.forget(p)
+	for _, id := range t.order {
+		if drop(t.part(id).pos) {
+			t.forget(id)
 		}
 	}
 	t.keepOrder()
@@ -826,9 +1010,10 @@ func (t *TopN) Final(ctx context.Context) error {
 	if err := t.ob.flush(ctx, t.out); err != nil {
 		return err
 	}
-	for _, p := range t.order {
-		t.newR = t.rk.ranks(p.list, t.rows.Rows, t.newR)
-		for j, k := range p.list {
+	for _, id := range t.order {
+		list := t.list(id, t.part(id))
+		t.newR = t.rk.ranks(list, t.rows.Rows, t.newR)
+		for j, k := range list {
 			if err := t.emit(ctx, k, t.newR[j], vector.Insert); err != nil {
 				return err
 			}
