@@ -599,7 +599,9 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	if _, ok := rankFuncs[strings.ToLower(fw.Name)]; ok {
 		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
 	}
-	if err := refuseRankTarget(sel, loc.pos(fw), "an OVER aggregation"); err != nil {
+	osel := *sel
+	osel.Insert = "" // (INSERT INTO takes the OVER aggregation's rows: rankSink)
+	if err := refuseRankTarget(&osel, loc.pos(fw), "an OVER aggregation"); err != nil {
 		return nil, err
 	}
 	switch {
@@ -797,7 +799,13 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	}
 	r.Text = fmt.Sprintf("%s%s order by %s %s", strings.Join(aggs, ", "), per, restoreText(ob.Expr), frame)
 	r.State = "the rows held until the watermark passes them, and each partition's rows in its frame"
-	return in.finish(r, names, outTypes), nil
+	b := in.finish(r, names, outTypes)
+	if sel.Insert != "" {
+		if err := p.rankSink(sel, in, b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // overFuncs are the aggregates an OVER computes (SPEC 2.9: those of 2.4).

@@ -409,9 +409,18 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 			"main: its state survives a crash or a partition move: read again from each partition's first row it took", "not read again"},
 		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts DESC) AS rn FROM sensors) WHERE rn <= 2;",
 			"main: a Top-N is per process: topic 'sensors' must be partitioned by (deviceNo)", "not read again"},
-		// the rank operators not replayed yet say so (deduplication keeping the first row)
+		// the event-time rank operators (rankreplay.go)
 		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;",
-			"note: main's Deduplicate keeps its state in this process only: it is not read again after a crash or a partition move", "survives"},
+			"main: its state survives a crash or a partition move: read again from each partition's first row it took", "not read again"},
+		{"EXPLAIN SELECT deviceNo, COUNT(*) OVER (PARTITION BY deviceNo ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM sensors;",
+			"main: its state survives a crash or a partition move: read again from each partition's oldest row it holds", "not read again"},
+		{"EXPLAIN SELECT deviceNo, COUNT(*) OVER (PARTITION BY deviceNo ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM sensors;",
+			"main: its OverAggregate is per process: topic 'sensors' must be partitioned by (deviceNo)", "not read again"},
+		// those not replayed yet say so: a window Top-N, a Top-N over an aggregate
+		{"EXPLAIN SELECT window_start, deviceNo FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, deviceNo ORDER BY ts DESC) AS rn FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;",
+			"note: main's WindowRank keeps its state in this process only: it is not read again after a crash or a partition move", "survives"},
+		{"EXPLAIN SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 2;",
+			"note: the state of the Rank over subquery is in this process only: it is not read again after a crash or a partition move", "its state survives"},
 	} {
 		out, stderr, code := runSQL(t, nil, ddl+c.query, "--format", "plain")
 		if code != 0 {

@@ -19,6 +19,10 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		return // (the join's node says it: Tree.bothJoin)
 	}
 	st := j.Stream
+	if d := DerivedOf(st); d != nil {
+		j.describeDerivedState(sb, d)
+		return
+	}
 	kc := st.Kafka()
 	if kc == nil || kc.GroupID == "" {
 		return
@@ -47,21 +51,29 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
 		}
-		if r := b.Rank; r != nil && !(r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil) && !r.Bounded {
-			// (the executor's replay is of an updating Top-N over the stream's rows only)
+		if r := b.Rank; r != nil && !r.Bounded && !r.replayed(held, aggs) {
 			fmt.Fprintf(sb, "    note: %s's %s keeps its state in this process only: it is not read again after a crash or a partition move (it starts empty); run one process\n", label, r.Kind.NodeKind())
 		}
-		if r := b.Rank; r != nil && r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil { // (the executor replays a Top-N over the stream's rows)
+		if r := b.Rank; r != nil && !r.Bounded && r.replayed(held, aggs) {
 			var keys []string
 			for _, k := range r.Keys {
 				keys = append(keys, b.Project[k].Text)
 			}
-			if len(keys) == 0 {
-				fmt.Fprintf(sb, "    %s: a Top-N without PARTITION BY is per process: each process ranks its own partitions' rows; run one process for one result\n", label)
-			} else {
-				fmt.Fprintf(sb, "    %s: a Top-N is per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
+			what := "a Top-N"
+			if r.Kind != RankTopN {
+				what = "its " + string(r.Kind.NodeKind())
 			}
-			fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's first row it took (the committed offset stays there)\n", label)
+			if len(keys) == 0 {
+				fmt.Fprintf(sb, "    %s: %s without PARTITION BY is per process: each process handles its own partitions' rows; run one process for one result\n", label, what)
+			} else {
+				fmt.Fprintf(sb, "    %s: %s is per process: topic '%s' must be partitioned by (%s)\n", label, what, topic, strings.Join(keys, ", "))
+			}
+			switch r.Kind {
+			case RankTopN, RankDedup:
+				fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's first row it took (the committed offset stays there)\n", label)
+			default:
+				fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's oldest row it holds (the committed offset)\n", label)
+			}
 		}
 		a := b.Agg
 		if a == nil || (!a.Grouped && (a.Window == nil || len(a.Window.Partition) == 0)) {
@@ -107,6 +119,79 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		one(fmt.Sprintf("branch %d", i+1), b)
 	}
 	one("main", j.Main)
+}
+
+// describeDerivedState writes, for a job over a subquery, view or WITH
+// relation d whose rows come from a Kafka stream in a consumer group, that
+// the job's own state (an aggregate, a Top-N or another SPEC 2.9 operator,
+// a join over the relation's rows) is not replayed: after a crash or a
+// partition move it starts empty, while the operators before it rebuild
+// their state without emitting again what they had emitted (executor
+// replay.go), so its result is not that of one uninterrupted run.
+func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
+	group := groupOf(d)
+	if group == "" {
+		return
+	}
+	var ops []string
+	for _, b := range j.AllBranches() {
+		switch {
+		case b.Rank != nil && !b.Rank.Bounded:
+			ops = append(ops, string(b.Rank.Kind.NodeKind()))
+		case b.Agg != nil:
+			ops = append(ops, "Aggregate")
+		case b.Join != nil:
+			ops = append(ops, "Join")
+		}
+	}
+	if j.Both != nil {
+		ops = append(ops, "Join")
+	}
+	if len(ops) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "  Scale-out: the rows of %s come from consumer group '%s'\n", d.Name, group)
+	fmt.Fprintf(sb, "    note: the state of the %s over %s is in this process only: it is not read again after a crash or a partition move (it starts empty, and the operators before it do not emit again what they emitted), so the result after one differs from one uninterrupted run's; run one process and restart it from the start\n", strings.Join(ops, ", "), d.Name)
+}
+
+// groupOf returns the consumer group of a Kafka stream that gives rows to
+// d (its parts' streams, and the relations they read in turn); "" when none
+// is in a group.
+func groupOf(d *Derived) string {
+	for _, part := range d.Parts {
+		if part == nil || part.Stream == nil {
+			continue
+		}
+		if inner := DerivedOf(part.Stream); inner != nil {
+			if g := groupOf(inner); g != "" {
+				return g
+			}
+			continue
+		}
+		if kc := part.Stream.Kafka(); kc != nil && kc.GroupID != "" {
+			return kc.GroupID
+		}
+	}
+	return ""
+}
+
+// replayed reports whether the executor rebuilds rank operator r's state by
+// a replay (executor/rankreplay.go) in a job of a consumer group: an updating
+// Top-N, a deduplication keeping the first row, an OVER aggregation or an
+// ORDER BY the event time over the stream's rows (the two last kinds with
+// a WATERMARK), in a job with no aggregate (aggs) and no event-time join
+// (held), whose replays are of their own state only.
+func (r *Rank) replayed(held, aggs bool) bool {
+	if held || aggs || r.Bounded {
+		return false
+	}
+	switch r.Kind {
+	case RankTopN:
+		return r.Updating
+	case RankDedup, RankOver, RankTimeSort:
+		return r.Stamp >= 0
+	}
+	return false
 }
 
 // takesOption reports whether the connector spec has the option name.
