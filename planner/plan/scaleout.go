@@ -229,36 +229,85 @@ func sameNames(a, b []string) bool {
 	return true
 }
 
-// describeScaleOut writes, for a join (SPEC 2.7) of two Kafka streams in a
-// consumer group ('properties.group.id' on both), which topics must be
-// co-partitioned for the join to scale out as aggregates do (SPEC 2.5):
-// the same partition count, which the job checks at its start, each keyed
-// by the join key; and what runs today: each process reads both topics
-// whole, every partition, so the job runs in one process, and the join's
-// held rows and interval state are not read again after a crash.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder) {
-	if j.Lookup || j.Temporal {
-		return
+// JoinReplayed reports whether job j's join of two streams (j.Both) is
+// replayed over Kafka (the executor's joinreplay.go): both inputs are Kafka
+// streams of a consumer group ('properties.group.id') with event time, the
+// join is not a lookup or temporal one and no input is updating, and the
+// joined rows go straight to the job's outputs (no aggregate or Top-N after
+// the join, whose state is not replayed). Such a join reads its inputs in
+// the group (each process its partitions); any other reads each input whole,
+// as a build side (SPEC 2.5), and commits nothing of its state.
+func (j *Job) JoinReplayed() bool {
+	return j.Both != nil && j.Both.notReplayed(j.HasAggregates() || j.Main != nil && j.Main.Rank != nil) == ""
+}
+
+// notReplayed says why the join is not replayed (JoinReplayed; after: an
+// aggregate or Top-N follows it), "" when it is.
+func (j *BothJoin) notReplayed(after bool) string {
+	switch {
+	case j.Lookup:
+		return "a lookup join"
+	case j.Temporal:
+		return "a temporal join"
+	case j.Changes[0] || j.Changes[1]:
+		return "an input is updating"
+	case after:
+		return "an aggregate or Top-N follows the join"
 	}
+	for s := range j.Inputs {
+		in := &j.Inputs[s]
+		if k := in.Stream.Kafka(); k == nil || k.GroupID == "" {
+			return "input " + in.Name + " is not a Kafka stream in a consumer group"
+		}
+		if in.TimeCol() < 0 || in.Watermark == nil {
+			return "input " + in.Name + " has no event time (WATERMARK)"
+		}
+	}
+	return ""
+}
+
+// describeScaleOut writes, for a join (SPEC 2.7) with an input read from
+// Kafka in a consumer group ('properties.group.id'), which topics must be
+// co-partitioned for the join to scale out as aggregates do (SPEC 2.5,
+// both inputs in the group): the same partition count, which the job
+// checks at its start, each keyed by the join key; and whether its state
+// survives a crash (JoinReplayed; after: an aggregate or Top-N follows
+// the join): each process then reads its partitions of both topics, or else
+// both topics whole, every partition, committing nothing.
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 	group, names := "", [2]string{}
+	var grouped []string
 	for s := range j.Inputs {
 		st := j.Inputs[s].Stream
 		kc := st.Kafka()
 		if kc == nil || kc.GroupID == "" || kc.Topic == "" {
-			return
+			continue
 		}
-		g := kc.GroupID
 		if group == "" {
-			group = g
+			group = kc.GroupID
 		}
+		grouped = append(grouped, j.Inputs[s].Name)
 		var keys []string
 		for _, k := range j.Keys[s] {
 			keys = append(keys, j.Inputs[s].Name+"."+j.keyName(s, k))
 		}
 		names[s] = fmt.Sprintf("'%s' (%s, keyed by %s)", kc.Topic, j.Inputs[s].Name, strings.Join(keys, ", "))
 	}
-	fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
-	fmt.Fprintf(sb, "    not yet: each process reads both topics whole, every partition, and the join's held rows are not read again after a crash: run one process\n")
+	if group == "" {
+		return
+	}
+	why := j.notReplayed(after)
+	if why == "" {
+		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		fmt.Fprintf(sb, "    each process reads its partitions of both topics; the rows the join holds survive a crash or a partition move: read again from the committed offset (the oldest row in its state), the pairs written before not written again\n")
+		return
+	}
+	what := "input " + grouped[0] + " is"
+	if len(grouped) == 2 {
+		what = "inputs " + grouped[0] + " and " + grouped[1] + " are"
+	}
+	fmt.Fprintf(sb, "  Scale-out: the join's %s in consumer group '%s'\n", what, group)
+	fmt.Fprintf(sb, "    not replayed (%s): each process reads both inputs whole, every partition, and commits no offsets: after a crash or a restart it reads them again from 'scan.startup.mode', its state empty, and writes their joined rows again; run one process\n", why)
 }
 
 // keyName names key column k of input s: the stream's column, or the key
