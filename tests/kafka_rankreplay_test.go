@@ -19,6 +19,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/tests/kafkatest"
 )
 
 // TestKafkaDedupCrashesExactlyOnce: the first row by event time of each
@@ -61,6 +63,44 @@ func TestKafkaOverCrashesExactlyOnce(t *testing.T) {
 		}))
 }
 
+// TestKafkaDedupLastCrashesExactlyOnce: each key's last row by event time
+// (ROW_NUMBER() … ORDER BY ts DESC … rn = 1, an updating Top-N of one row)
+// into upsert-kafka keyed by the key: the final table is the reference's,
+// and each key's upserts are those of one uninterrupted run, each once.
+func TestKafkaDedupLastCrashesExactlyOnce(t *testing.T) {
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	j := rankJobOf(t, rows, true, "k VARCHAR, id BIGINT, ts BIGINT, PRIMARY KEY (k) NOT ENFORCED",
+		"INSERT INTO results SELECT k, id, ts FROM (\n"+
+			"  SELECT k, id, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM readings)\n"+
+			"WHERE rn = 1;\n")
+	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		// one run: a key's row changes at each row whose time is at least
+		// the last one's (equal times: the newer row is the last)
+		want, changes := map[string]string{}, map[string][]string{}
+		last := map[string]int64{}
+		for _, r := range rows {
+			if l, ok := last[r.k]; ok && r.ts < l {
+				continue
+			}
+			last[r.k] = r.ts
+			v := fmt.Sprintf("%s,%d,%d", r.k, r.id, r.ts)
+			want[r.k], changes[r.k] = v, append(changes[r.k], v)
+		}
+		table, seq := applyUpserts(t, kafkatest.ReadAll(t, outs["out"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, table, want)
+		bad := 0
+		for k, c := range changes {
+			if !slices.Equal(seq[k], c) {
+				if bad++; bad <= 5 {
+					t.Errorf("key %s: upserts %q, want one run's %q (a change lost or written twice)", k, seq[k][:min(len(seq[k]), 6)], c[:min(len(c), 6)])
+				}
+			}
+		}
+		t.Logf("%d keys, %d keys' upserts differ", len(want), bad)
+	}
+	scaleOutCrashes(t, "exactly-once", j)
+}
+
 // rankRow is input row id of the event-time rank jobs, on partition id%4.
 // Its key k is, for a third of the rows, one of 400 long-lived keys (L…),
 // else a short-lived one of 50 rows over 200 ids (S…); every key's rows are
@@ -94,13 +134,50 @@ func rankRows(n int) []rankRow {
 	return rows
 }
 
-// rankJob is the harness's job over rows: the query into stream out (cols),
-// done when every partition's replay mark says the outputs of its rows are
-// committed up to its end (e) and the watermark fired past every row but
-// the closing ones (f); the check compares the output's rows, each with
-// its count, to want's over each key's rows in (ts, id) order, the closing
-// rows left out.
+// rankJob is the harness's job over rows: the query into stream results
+// (cols), done when every partition's replay mark says the outputs of its
+// rows are committed up to its end (e) and the watermark fired past every
+// row but the closing ones (f); the check compares the output's rows, each
+// with its count, to want's over each key's rows in (ts, id) order, the
+// closing rows left out.
 func rankJob(t *testing.T, rows []rankRow, cols, query string, want func(byKey map[string][]rankRow) map[string]int) scaleJob {
+	j := rankJobOf(t, rows, false, cols, query)
+	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		byKey := rankByKey(rows)
+		w := want(byKey)
+		_, over := compareCounts(t, "rows", readRows(t, outs["out"], true), w, true)
+		if len(over) > 0 {
+			t.Logf("rows written more than once, where (partition@offset, producer id/epoch):%s", recordsOf(t, outs["out"], true, over))
+		}
+		t.Logf("%d keys, %d rows expected", len(byKey), len(w))
+	}
+	return j
+}
+
+// rankByKey is each key's rows in (ts, id) order, the closing rows left
+// out.
+func rankByKey(rows []rankRow) map[string][]rankRow {
+	byKey := map[string][]rankRow{}
+	for _, r := range rows {
+		if !r.closing {
+			byKey[r.k] = append(byKey[r.k], r)
+		}
+	}
+	for _, rs := range byKey {
+		slices.SortStableFunc(rs, func(a, b rankRow) int {
+			if a.ts != b.ts {
+				return int(a.ts - b.ts)
+			}
+			return a.id - b.id
+		})
+	}
+	return byKey
+}
+
+// rankJobOf is rankJob without its check; upsert makes results an
+// upsert-kafka stream (cols with its PRIMARY KEY), whose job is done once
+// the marks' e reach the ends (an updating Top-N has no fire frontier).
+func rankJobOf(t *testing.T, rows []rankRow, upsert bool, cols, query string) scaleJob {
 	last := int64(0)
 	for _, r := range rows {
 		if !r.closing {
@@ -112,7 +189,7 @@ func rankJob(t *testing.T, rows []rankRow, cols, query string, want func(byKey m
 		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
 			sql := kafkaStream(t, "readings", "id BIGINT, k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", in,
 				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
-				kafkaStream(t, "results", cols, outs["out"], ", 'format'='csv'"+sink) +
+				resultsStream(t, upsert, cols, outs["out"], sink) +
 				query
 			return writeScript(t, dir, slot, sql)
 		},
@@ -124,29 +201,18 @@ func rankJob(t *testing.T, rows []rankRow, cols, query string, want func(byKey m
 			return rs
 		},
 		done: func(adm *kadm.Client, group, in string) (bool, error) {
-			return marksReach(adm, group, in, true, last+1)
-		},
-		check: func(t *testing.T, outs map[string]string, guarantee string) {
-			byKey := map[string][]rankRow{}
-			for _, r := range rows {
-				if !r.closing {
-					byKey[r.k] = append(byKey[r.k], r)
-				}
-			}
-			for _, rs := range byKey {
-				slices.SortStableFunc(rs, func(a, b rankRow) int {
-					if a.ts != b.ts {
-						return int(a.ts - b.ts)
-					}
-					return a.id - b.id
-				})
-			}
-			w := want(byKey)
-			_, over := compareCounts(t, "rows", readRows(t, outs["out"], true), w, true)
-			if len(over) > 0 {
-				t.Logf("rows written more than once, where (partition@offset, producer id/epoch):%s", recordsOf(t, outs["out"], true, over))
-			}
-			t.Logf("%d keys, %d rows expected", len(byKey), len(w))
+			return marksReach(adm, group, in, !upsert, last+1)
 		},
 	}
+}
+
+// resultsStream is the DDL of the jobs' output stream results over topic:
+// Kafka csv, or upsert-kafka with csv key and value; sink holds its
+// delivery options.
+func resultsStream(t *testing.T, upsert bool, cols, topic, sink string) string {
+	if !upsert {
+		return kafkaStream(t, "results", cols, topic, ", 'format'='csv'"+sink)
+	}
+	return fmt.Sprintf("CREATE STREAM results (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+		cols, topic, kafkatest.Brokers(t), sink)
 }
