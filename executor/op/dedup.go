@@ -208,7 +208,9 @@ func (d *Dedup) expire() {
 	}
 	d.state = kept
 	for j := range d.held {
-		d.held[j].part = moved[d.held[j].part]
+		if p := d.held[j].part; p >= 0 { // (-1: a key forgotten by a sweep before, its replaced row's entry still held)
+			d.held[j].part = moved[p]
+		}
 	}
 }
 

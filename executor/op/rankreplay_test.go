@@ -168,3 +168,45 @@ func TestTimedReplayRebuildsState(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupTTLForgetsKeysWithStaleHeldRows: a key whose first held row was
+// replaced by one of a smaller time leaves the replaced row's entry in the
+// time heap until the watermark passes it; when the TTL forgets the key
+// before that, the entry points at no key (-1), and a later sweep must keep
+// it so (it indexed the sweep's table with -1 and panicked).
+func TestDedupTTLForgetsKeysWithStaleHeldRows(t *testing.T) {
+	ctx := context.Background()
+	d, err := NewDedup(DedupSpec{Types: rankTypes, Keys: []int{0}, Time: 4, Stamp: -1, TTL: 100}, &replayLog{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []rankRow
+	for k := range 1100 { // (a sweep needs 1024 keys)
+		rows = append(rows, rankRow{key: int64(k), s: "s", id: int64(2 * k), t: 10_000, stamp: math.MinInt64},
+			rankRow{key: int64(k), s: "s", id: int64(2*k + 1), t: 0, stamp: math.MinInt64})
+	}
+	push := func(rows []rankRow) {
+		for from := 0; from < len(rows); from += vector.Cap {
+			if err := d.Push(ctx, 0, rankBatch(rows[from:min(len(rows), from+vector.Cap)])); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	push(rows)
+	if err := d.Watermark(ctx, 0, 200); err != nil { // each key emitted at t 0, then forgotten; the t 10000 entries stay
+		t.Fatal(err)
+	}
+	rows = rows[:0]
+	for k := range 1100 { // keys held past the next sweeps
+		rows = append(rows, rankRow{key: int64(5000 + k), s: "s", id: int64(5000 + k), t: 5000, stamp: math.MinInt64})
+	}
+	push(rows)
+	for wm := int64(300); wm <= 2000; wm += 100 {
+		if err := d.Watermark(ctx, 0, wm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Finish(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+}
