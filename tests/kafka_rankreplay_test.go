@@ -45,7 +45,10 @@ func TestKafkaDedupCrashesExactlyOnce(t *testing.T) {
 // rows by event time (OVER … ROWS BETWEEN 2 PRECEDING AND CURRENT ROW):
 // every input row once, with the reference's sum.
 func TestKafkaOverCrashesExactlyOnce(t *testing.T) {
-	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	// (a quarter of the rows: each is an output row the check holds, and the
+	// test process's peak resident set is what TestStateLimitBoundsRSS's
+	// processes start from)
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000) / 4)
 	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "k VARCHAR, id BIGINT, s BIGINT",
 		"INSERT INTO results SELECT k, id, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM readings;\n",
 		func(byKey map[string][]rankRow) map[string]int {
