@@ -64,17 +64,15 @@ func (c aggCheckpoint) Drop(p int32) {
 	}
 }
 
-// rankCheckpoint is the updating Top-N's Checkpoint: the first row of each
-// partition it took (rankOp.first; the Top-N keeps no time, so p's
-// watermark now stands) and the drop of a partition's rows (rankOp.drop).
+// rankCheckpoint is the Checkpoint of the main query's updating Top-N, or
+// its deduplication, OVER aggregation or ORDER BY the event time over a
+// stream with a WATERMARK (rankreplay.go): the oldest row of each partition
+// it holds, or the first it took (rankOp.frontiers), and the drop of a
+// partition's rows (rankOp.drop).
 type rankCheckpoint struct{ rank *rankOp }
 
 // Frontiers implements Checkpoint.
-func (c rankCheckpoint) Frontiers(dst map[int32]Frontier) {
-	for p, off := range c.rank.first {
-		dst[p] = Frontier{Off: off}
-	}
-}
+func (c rankCheckpoint) Frontiers(dst map[int32]Frontier) { c.rank.frontiers(dst) }
 
 // Drop implements Checkpoint.
 func (c rankCheckpoint) Drop(p int32) { c.rank.drop(p) }

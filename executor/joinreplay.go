@@ -53,26 +53,11 @@ type stampAt struct {
 }
 
 // joinReplayable reports whether job's join of two streams (job.Both) is
-// replayed over Kafka (joinReplay): both inputs are Kafka streams of a
-// consumer group ('properties.group.id') with event time, the join is not a
-// lookup or temporal one and no input is updating, and the joined rows go
-// straight to the job's outputs (no aggregate or Top-N after the join,
-// whose state is not replayed). Such a join reads its inputs in the group
-// (each process its partitions); any other reads each input whole, as a
-// build side (SPEC 2.5), and commits nothing of its state.
-func joinReplayable(job *plan.Job) bool {
-	b := job.Both
-	if b == nil || b.Lookup || b.Temporal || b.Changes[0] || b.Changes[1] || job.HasAggregates() || job.Main != nil && job.Main.Rank != nil {
-		return false
-	}
-	for s := range b.Inputs {
-		in := &b.Inputs[s]
-		if k := in.Stream.Kafka(); k == nil || k.GroupID == "" || in.TimeCol() < 0 || in.Watermark == nil {
-			return false
-		}
-	}
-	return true
-}
+// replayed over Kafka (joinReplay): plan.Job.JoinReplayed. Such a join reads
+// its inputs in the group (each process its partitions); any other reads
+// each input whole, as a build side (SPEC 2.5), and commits nothing of its
+// state.
+func joinReplayable(job *plan.Job) bool { return job.JoinReplayed() }
 
 // newJoinReplays gives each input of js, read in its consumer group
 // (joinReplayable), its joinReplay when both are connector.Replayers, and

@@ -51,14 +51,15 @@ type rankOp struct {
 	// notice, SPEC 2.4), nil when not counted
 	lateRows *LateRows
 	down     *Emitter
-	// rep is a Kafka group source's replay of an updating Top-N's state
-	// (replay.go, newReplay; nil: none): first holds the offset of the
-	// first row of each Kafka partition the Top-N took since the partition
-	// came to this process (its hold frontier), and inReplayed says that
-	// the rows gathered in in are read again below their partition's
-	// emitted frontier (their changes are in committed outputs: I3)
+	// rep is a Kafka group source's replay of the operator's state
+	// (replay.go, newReplay, rankreplay.go; nil: none): first holds the
+	// offset and stamp of the first row of each Kafka partition the
+	// operator took since the partition came to this process (a hold
+	// frontier), and inReplayed says that the rows gathered in in are read
+	// again below their partition's emitted frontier (their changes are in
+	// committed outputs: I3)
 	rep        *replay
-	first      map[int32]int64
+	first      map[int32]stampAt
 	inReplayed bool
 	// narrow (an updating Top-N's, nil: none) lists the input's columns
 	// the operator takes, by the operator's column: a hidden PARTITION BY
@@ -133,6 +134,9 @@ type rankCollector struct {
 	// out as it is made, not gathered whole)
 	flush func(context.Context) error
 	late  gathered // the late port's rows (a window Top-N's: its input's layout)
+	// written, when set, says which output rows a replay's run before wrote
+	// (rankOp.writtenRow): they are not gathered again
+	written func(b *vector.Batch, i int) bool
 }
 
 // gathered is rows gathered in batches of one layout.
@@ -142,9 +146,11 @@ type gathered struct {
 	n       int // batches in use
 }
 
-func (g *gathered) add(b *vector.Batch) {
-	from := 0
-	for from < b.N {
+func (g *gathered) add(b *vector.Batch) { g.addRange(b, 0, b.N) }
+
+// addRange adds rows [from, to) of b.
+func (g *gathered) addRange(b *vector.Batch, from, end int) {
+	for from < end {
 		if g.n == 0 || g.batches[g.n-1].N == vector.Cap {
 			if g.n == len(g.batches) {
 				g.batches = append(g.batches, vector.NewBatch(g.types))
@@ -153,7 +159,7 @@ func (g *gathered) add(b *vector.Batch) {
 			g.n++
 		}
 		dst := g.batches[g.n-1]
-		to := min(b.N, from+vector.Cap-dst.N)
+		to := min(end, from+vector.Cap-dst.N)
 		dst.AppendRows(b, from, to)
 		from = to
 	}
@@ -166,7 +172,11 @@ func (c *rankCollector) Emit(ctx context.Context, port int, b *vector.Batch) err
 		c.late.add(b) // (Dedup's, Over's and TimeSort's late rows are routed before them: a window Top-N's only)
 	case !c.discard:
 		g := gathered{types: c.types, batches: c.batches, n: c.n}
-		g.add(b)
+		if c.written != nil {
+			g.addUnwritten(b, c.written)
+		} else {
+			g.add(b)
+		}
 		c.batches, c.n = g.batches, g.n
 		if c.flush != nil && c.n >= flushAt {
 			return c.flush(ctx)
@@ -293,7 +303,7 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 				o.late = append(o.late, i)
 				continue
 			}
-			if err := o.addAs(ctx, &o.view, int(i), o.noteRow(r.In.Pos[i])); err != nil {
+			if err := o.addAs(ctx, &o.view, int(i), o.noteRow(p, i, r.In.Pos[i])); err != nil {
 				return err
 			}
 		}
@@ -401,29 +411,24 @@ func (o *rankOp) flushIn(ctx context.Context) error {
 	return err
 }
 
-// noteRow notes the Kafka partition and offset of the source position pos
-// of a row the Top-N takes, with a replay (the first of each partition is
-// its hold frontier), and reports whether the row is read again below its
-// partition's emitted frontier; false without a replay.
-func (o *rankOp) noteRow(pos int64) bool {
+// noteRow notes the Kafka partition, offset and stamp (CURRENT_WATERMARK)
+// of row i of part pt at source position pos, a row the operator takes,
+// with a replay (the first of each partition is its hold frontier), and
+// reports whether the row is read again below its partition's emitted
+// frontier; false without a replay.
+func (o *rankOp) noteRow(pt *Part, i int32, pos int64) bool {
 	if o.rep == nil {
 		return false
 	}
 	p, off := connector.KafkaPartitionOf(pos)
 	if _, ok := o.first[p]; !ok {
-		o.first[p] = off
+		x := stampAt{off: off}
+		if c := o.r.Stamp; c >= 0 && !pt.Cols[c].Null[i] {
+			x.wm, x.set = pt.Cols[c].I[i], true
+		}
+		o.first[p] = x
 	}
 	return o.rep.active && o.rep.replayed(pos)
-}
-
-// drop forgets the Top-N's state of Kafka partition p (revoked, or read
-// again from its committed offset: replay.go).
-func (o *rankOp) drop(p int32) {
-	delete(o.first, p)
-	o.top.DropWhere(func(pos int64) bool {
-		q, _ := connector.KafkaPartitionOf(pos)
-		return q == p
-	})
 }
 
 // emit appends what the operator emitted to r as chunks after r's rows (r
@@ -509,6 +514,7 @@ var identity = func() []int32 {
 // of the input is Finish), then what it emitted goes on, then the event.
 func (o *rankOp) Watermark(ctx context.Context, wm Watermark) error {
 	if wm.Set && !wm.Final {
+		o.fired(wm.Value)
 		if err := o.op.Watermark(ctx, 0, wm.Value); err != nil {
 			return err
 		}

@@ -22,7 +22,8 @@ import (
 // on the job's goroutine.
 //
 // The state is the job's Checkpoints (checkpoint.go): its aggregate, its
-// updating Top-N over the stream's rows, or the probe rows its event-time
+// updating Top-N, deduplication, OVER aggregation or ORDER BY the event time
+// over the stream's rows (rankreplay.go), or the probe rows its event-time
 // join holds; each gives its frontier per partition, and drops a partition
 // when it is revoked or assigned again.
 type replay struct {
@@ -45,13 +46,13 @@ type replay struct {
 
 // newReplay gives the job's state to src when src (or the source it wraps,
 // connector.Unwrapper) is a connector.Replayer and the job holds rows in
-// state (an aggregate, agg not nil, or else an updating Top-N over the
-// stream, c.rank); it returns nil otherwise, and the source commits as for
-// a stateless job.
+// state (an aggregate, agg not nil, or else the main query's operator over
+// the stream, c.rank, when it is replayable: rankreplay.go); it returns nil
+// otherwise, and the source commits as for a stateless job.
 func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 	rank := c.rank
-	if rank != nil && (agg != nil || rank.top == nil || rank.r.Bounded) {
-		rank = nil // (a Top-N's own replay is of one over the stream's rows)
+	if rank != nil && (agg != nil || !rank.replayable() || timedRank(rank.r.Kind) && c.assign.parts == nil) {
+		rank = nil // (the rank operator's own replay is of one over the stream's rows)
 	}
 	if agg == nil && rank == nil {
 		return nil
@@ -71,7 +72,7 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 		r.add(aggCheckpoint{agg})
 	}
 	if rank != nil {
-		rank.rep, rank.first = r, map[int32]int64{}
+		rank.startReplay(r)
 		r.add(rankCheckpoint{rank})
 	}
 	return r.attach(c, rs)

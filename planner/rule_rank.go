@@ -425,21 +425,25 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	return b, nil
 }
 
-// rankSink binds the sink of INSERT INTO s SELECT … over a Top-N (SPEC 2.5,
-// 2.9): the Top-N's output columns go to s's by position, each of the same
-// type, and an updating Top-N needs a sink that takes changes (SPEC 2.8:
-// upsert-kafka, or a changelog format), as ruleSink checks a query's. A
-// column list after s is refused (select the columns in s's order). Errors
-// are *parser.Error at s's name.
+// rankSink binds the sink of INSERT INTO s SELECT … over a Top-N or an OVER
+// aggregation (SPEC 2.5, 2.9): the operator's output columns go to s's by
+// position, each of the same type, and an updating Top-N needs a sink that
+// takes changes (SPEC 2.8: upsert-kafka, or a changelog format), as
+// ruleSink checks a query's. A column list after s is refused (select the
+// columns in s's order). Errors are *parser.Error at s's name.
 func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
 	pos := sel.InsertPos
 	st, err := p.sinkStream(sel.Insert, pos)
 	if err != nil {
 		return err
 	}
-	what := "INSERT INTO " + st.Name
+	what, op := "INSERT INTO "+st.Name, "a Top-N"
+	over := b.Rank.Kind == plan.RankOver
+	if over {
+		op = "an OVER aggregation"
+	}
 	if sel.InsertColumns != nil {
-		return parser.Errorf(pos, "%s (%s) over a Top-N: name no columns; select the Top-N's columns in the order of %s's", what, strings.Join(sel.InsertColumns, ", "), st.Name)
+		return parser.Errorf(pos, "%s (%s) over %s: name no columns; select its columns in the order of %s's", what, strings.Join(sel.InsertColumns, ", "), op, st.Name)
 	}
 	if st == in.sp.st || in.sp.j != nil && st == in.sp.j.Build {
 		return parser.Errorf(pos, "stream %s cannot be both a sink and a source of one job; write into another stream", st.Name)
@@ -451,8 +455,11 @@ func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
 	}
 	for i, c := range st.Columns {
 		if got := b.Columns[i]; got.Type != c.Type {
-			return parser.Errorf(pos, "%s: column %d (%s) is %s but %s.%s is %s; write CAST(%s AS %s) in the Top-N's subquery",
-				what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, got.Name, c.Type)
+			hint := fmt.Sprintf("write CAST(%s AS %s) in the Top-N's subquery", got.Name, c.Type)
+			if over {
+				hint = fmt.Sprintf("declare %s.%s as %s", st.Name, c.Name, got.Type)
+			}
+			return parser.Errorf(pos, "%s: column %d (%s) is %s but %s.%s is %s; %s", what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, hint)
 		}
 	}
 	if r := b.Rank; r.Updating && !r.Bounded && !st.TakesChanges() {
@@ -599,7 +606,9 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	if _, ok := rankFuncs[strings.ToLower(fw.Name)]; ok {
 		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
 	}
-	if err := refuseRankTarget(sel, loc.pos(fw), "an OVER aggregation"); err != nil {
+	osel := *sel
+	osel.Insert = "" // (INSERT INTO takes the OVER aggregation's rows: rankSink)
+	if err := refuseRankTarget(&osel, loc.pos(fw), "an OVER aggregation"); err != nil {
 		return nil, err
 	}
 	switch {
@@ -797,7 +806,13 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	}
 	r.Text = fmt.Sprintf("%s%s order by %s %s", strings.Join(aggs, ", "), per, restoreText(ob.Expr), frame)
 	r.State = "the rows held until the watermark passes them, and each partition's rows in its frame"
-	return in.finish(r, names, outTypes), nil
+	b := in.finish(r, names, outTypes)
+	if sel.Insert != "" {
+		if err := p.rankSink(sel, in, b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // overFuncs are the aggregates an OVER computes (SPEC 2.9: those of 2.4).

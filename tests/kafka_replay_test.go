@@ -386,16 +386,21 @@ func windowsSurviveAKill(t *testing.T, guarantee string) {
 }
 
 // TestExplainSaysWhatIsReplayed (SPEC 2.5, EXPLAIN): in a consumer group, a
-// window aggregate's open state and the probe rows an event-time join holds
-// are read again after a crash or a move (EXPLAIN says so); with an event-time
-// join and an aggregate in one job they are not (EXPLAIN says to run such a
-// job in one process). EXPLAIN does not reach the brokers.
+// window aggregate's open state, the probe rows an event-time join holds,
+// an updating Top-N's, a deduplication's and an OVER aggregation's state and
+// an interval join's held rows are read again after a crash or a move
+// (EXPLAIN says so); the state that is not (an event-time join and an
+// aggregate in one job, a window Top-N, a Top-N over a subquery's
+// aggregate, a temporal or regular join, an aggregate after a join) says
+// to run such a job in one process. EXPLAIN does not reach the brokers.
 func TestExplainSaysWhatIsReplayed(t *testing.T) {
 	kafka := func(name, cols string) string {
 		return fmt.Sprintf("CREATE STREAM %s (%s) WITH ('connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv');\n", name, cols, name)
 	}
 	ddl := kafka("sensors", "deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND") +
-		"CREATE STREAM allowed (deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1', 'format'='csv');\n"
+		"CREATE STREAM allowed (deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1', 'format'='csv');\n" +
+		kafka("events", "deviceNo VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND") +
+		kafka("plain", "deviceNo VARCHAR, v BIGINT")
 	for _, c := range []struct{ query, want, not string }{
 		{"EXPLAIN SELECT window_start, deviceNo, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;",
 			"main: its open state survives a crash or a partition move: read again from the committed offset", "not read again"},
@@ -409,9 +414,27 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 			"main: its state survives a crash or a partition move: read again from each partition's first row it took", "not read again"},
 		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts DESC) AS rn FROM sensors) WHERE rn <= 2;",
 			"main: a Top-N is per process: topic 'sensors' must be partitioned by (deviceNo)", "not read again"},
-		// the rank operators not replayed yet say so (deduplication keeping the first row)
+		// the event-time rank operators (rankreplay.go)
 		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;",
-			"note: main's Deduplicate keeps its state in this process only: it is not read again after a crash or a partition move", "survives"},
+			"main: its state survives a crash or a partition move: read again from each partition's first row it took", "not read again"},
+		{"EXPLAIN SELECT deviceNo, COUNT(*) OVER (PARTITION BY deviceNo ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM sensors;",
+			"main: its state survives a crash or a partition move: read again from each partition's oldest row it holds", "not read again"},
+		{"EXPLAIN SELECT deviceNo, COUNT(*) OVER (PARTITION BY deviceNo ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM sensors;",
+			"main: its OverAggregate is per process: topic 'sensors' must be partitioned by (deviceNo)", "not read again"},
+		// those not replayed yet say so: a window Top-N, a Top-N over an aggregate
+		{"EXPLAIN SELECT window_start, deviceNo FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, deviceNo ORDER BY ts DESC) AS rn FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;",
+			"note: main's WindowRank keeps its state in this process only: it is not read again after a crash or a partition move", "survives"},
+		{"EXPLAIN SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 2;",
+			"note: the state of the Rank over subquery is in this process only: it is not read again after a crash or a partition move", "its state survives"},
+		// joins of two streams: an interval join is replayed; a temporal
+		// join, a join without event time on an input, or one with an
+		// aggregate after it is not, and says why
+		{"EXPLAIN SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND;",
+			"the rows the join holds survive a crash or a partition move: read again from the committed offset", "not replayed"},
+		{"EXPLAIN SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
+			"not replayed (input p has no event time (WATERMARK)): each process reads both inputs whole, every partition, and commits no offsets", "survive"},
+		{"EXPLAIN SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;",
+			"not replayed (an aggregate or Top-N follows the join)", "survive"},
 	} {
 		out, stderr, code := runSQL(t, nil, ddl+c.query, "--format", "plain")
 		if code != 0 {

@@ -137,20 +137,7 @@ func scaleWindowJob(t *testing.T) scaleJob {
 			return rs
 		},
 		done: func(adm *kadm.Client, group, in string) (bool, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			ends, err := adm.ListEndOffsets(ctx, in)
-			if err != nil {
-				return false, err
-			}
-			e, err := emittedTo(adm, group, in)
-			if err != nil {
-				return false, err
-			}
-			f, err := markField(adm, group, in, "f=")
-			done := err == nil
-			ends.Each(func(o kadm.ListedOffset) { done = done && e[o.Partition] >= o.Offset && f[o.Partition] >= lastEnd })
-			return done, err
+			return marksReach(adm, group, in, true, lastEnd)
 		},
 		check: func(t *testing.T, outs map[string]string, guarantee string) {
 			wins, hot := winExpected(rows)
@@ -169,6 +156,35 @@ func scaleWindowJob(t *testing.T) scaleJob {
 			t.Logf("%s: %d windows, %d duplicate records over the two outputs", guarantee, len(wins), dups)
 		},
 	}
+}
+
+// marksReach reports whether the group's committed replay mark of each
+// partition of topic in says that the outputs of its rows up to its end are
+// committed (e at the end offset) and, with fired, that its fire frontier
+// reached f (epoch ms): a job's end when the committed offsets stay at rows
+// held in state.
+func marksReach(adm *kadm.Client, group, in string, fired bool, f int64) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ends, err := adm.ListEndOffsets(ctx, in)
+	if err != nil {
+		return false, err
+	}
+	e, err := emittedTo(adm, group, in)
+	if err != nil {
+		return false, err
+	}
+	fs := map[int32]int64{}
+	if fired {
+		if fs, err = markField(adm, group, in, "f="); err != nil {
+			return false, err
+		}
+	}
+	done := true
+	ends.Each(func(o kadm.ListedOffset) {
+		done = done && e[o.Partition] >= o.Offset && (!fired || fs[o.Partition] >= f)
+	})
+	return done, nil
 }
 
 // scaleJoinJob is the event-time SEMI join (joinScaleScript) over

@@ -11,7 +11,6 @@ package tests
 // uninterrupted run exactly once: none lost, none written twice.
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -85,16 +83,7 @@ func updJob(t *testing.T, rows []updRow, sinkCols, query string, check func(t *t
 			return rs
 		},
 		done: func(adm *kadm.Client, group, in string) (bool, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			ends, err := adm.ListEndOffsets(ctx, in)
-			if err != nil {
-				return false, err
-			}
-			e, err := emittedTo(adm, group, in)
-			done := err == nil
-			ends.Each(func(o kadm.ListedOffset) { done = done && e[o.Partition] >= o.Offset })
-			return done, err
+			return marksReach(adm, group, in, false, 0)
 		},
 		check: func(t *testing.T, outs map[string]string, guarantee string) {
 			check(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))

@@ -224,6 +224,19 @@
 // 'exactly-once' (I5): a read_committed reader of an upsert-kafka sink
 // applying upserts and tombstones sees one uninterrupted run's changes
 // (tests/kafka_updating_test.go).
+//
+// # Event-time rank operators (SPEC 2.9)
+//
+// Deduplication keeping the first row, an OVER aggregation and ORDER BY the
+// event time emit a row when the stream's watermark passes its time. Their
+// f_p is the stream's watermark at the last event they got while p counted
+// in it (the executor's rankOp.fired); H_p is the oldest row of p they hold
+// (Over's and TimeSort's rows to emit or in a frame; deduplication's first
+// row of p taken, its keys outliving their rows), with w its stamp. The next
+// owner reads p from H_p into state, takes its watermark back (the rows read
+// again may lie below the one it had: the operator's DropWhere), and does
+// not emit again a row of p whose time is below f_p (rankOp.writtenRow)
+// (tests/kafka_rankreplay_test.go).
 package connector
 
 import (

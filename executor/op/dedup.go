@@ -62,6 +62,7 @@ type dedupKey struct {
 	t    int64
 	done bool
 	key  string
+	pos  int64 // the source position of the key's first row (a replay's DropWhere)
 }
 
 // NewDedup returns a Dedup that emits to out and charges acct (nil: none).
@@ -128,7 +129,7 @@ func (d *Dedup) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		ki, ok := d.keys[string(d.key)]
 		if !ok {
 			ki = int32(len(d.state))
-			d.state = append(d.state, dedupKey{row: -1, key: string(d.key)})
+			d.state = append(d.state, dedupKey{row: -1, key: string(d.key), pos: b.Pos[i]})
 			d.keys[d.state[ki].key] = ki
 			if err := d.acct.Grow(int64(len(d.key)) + 48); err != nil {
 				return err
@@ -207,7 +208,9 @@ func (d *Dedup) expire() {
 	}
 	d.state = kept
 	for j := range d.held {
-		d.held[j].part = moved[d.held[j].part]
+		if p := d.held[j].part; p >= 0 { // (-1: a key forgotten by a sweep before, its replaced row's entry still held)
+			d.held[j].part = moved[p]
+		}
 	}
 }
 

@@ -19,6 +19,10 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		return // (the join's node says it: Tree.bothJoin)
 	}
 	st := j.Stream
+	if d := DerivedOf(st); d != nil {
+		j.describeDerivedState(sb, d)
+		return
+	}
 	kc := st.Kafka()
 	if kc == nil || kc.GroupID == "" {
 		return
@@ -47,21 +51,29 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
 		}
-		if r := b.Rank; r != nil && !(r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil) && !r.Bounded {
-			// (the executor's replay is of an updating Top-N over the stream's rows only)
+		if r := b.Rank; r != nil && !r.Bounded && !r.replayed(held, aggs) {
 			fmt.Fprintf(sb, "    note: %s's %s keeps its state in this process only: it is not read again after a crash or a partition move (it starts empty); run one process\n", label, r.Kind.NodeKind())
 		}
-		if r := b.Rank; r != nil && r.Kind == RankTopN && r.Updating && !r.Bounded && b.Agg == nil { // (the executor replays a Top-N over the stream's rows)
+		if r := b.Rank; r != nil && !r.Bounded && r.replayed(held, aggs) {
 			var keys []string
 			for _, k := range r.Keys {
 				keys = append(keys, b.Project[k].Text)
 			}
-			if len(keys) == 0 {
-				fmt.Fprintf(sb, "    %s: a Top-N without PARTITION BY is per process: each process ranks its own partitions' rows; run one process for one result\n", label)
-			} else {
-				fmt.Fprintf(sb, "    %s: a Top-N is per process: topic '%s' must be partitioned by (%s)\n", label, topic, strings.Join(keys, ", "))
+			what := "a Top-N"
+			if r.Kind != RankTopN {
+				what = "its " + string(r.Kind.NodeKind())
 			}
-			fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's first row it took (the committed offset stays there)\n", label)
+			if len(keys) == 0 {
+				fmt.Fprintf(sb, "    %s: %s without PARTITION BY is per process: each process handles its own partitions' rows; run one process for one result\n", label, what)
+			} else {
+				fmt.Fprintf(sb, "    %s: %s is per process: topic '%s' must be partitioned by (%s)\n", label, what, topic, strings.Join(keys, ", "))
+			}
+			switch r.Kind {
+			case RankTopN, RankDedup:
+				fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's first row it took (the committed offset stays there)\n", label)
+			default:
+				fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's oldest row it holds (the committed offset)\n", label)
+			}
 		}
 		a := b.Agg
 		if a == nil || (!a.Grouped && (a.Window == nil || len(a.Window.Partition) == 0)) {
@@ -109,6 +121,79 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 	one("main", j.Main)
 }
 
+// describeDerivedState writes, for a job over a subquery, view or WITH
+// relation d whose rows come from a Kafka stream in a consumer group, that
+// the job's own state (an aggregate, a Top-N or another SPEC 2.9 operator,
+// a join over the relation's rows) is not replayed: after a crash or a
+// partition move it starts empty, while the operators before it rebuild
+// their state without emitting again what they had emitted (executor
+// replay.go), so its result is not that of one uninterrupted run.
+func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
+	group := groupOf(d)
+	if group == "" {
+		return
+	}
+	var ops []string
+	for _, b := range j.AllBranches() {
+		switch {
+		case b.Rank != nil && !b.Rank.Bounded:
+			ops = append(ops, string(b.Rank.Kind.NodeKind()))
+		case b.Agg != nil:
+			ops = append(ops, "Aggregate")
+		case b.Join != nil:
+			ops = append(ops, "Join")
+		}
+	}
+	if j.Both != nil {
+		ops = append(ops, "Join")
+	}
+	if len(ops) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "  Scale-out: the rows of %s come from consumer group '%s'\n", d.Name, group)
+	fmt.Fprintf(sb, "    note: the state of the %s over %s is in this process only: it is not read again after a crash or a partition move (it starts empty, and the operators before it do not emit again what they emitted), so the result after one differs from one uninterrupted run's; run one process and restart it from the start\n", strings.Join(ops, ", "), d.Name)
+}
+
+// groupOf returns the consumer group of a Kafka stream that gives rows to
+// d (its parts' streams, and the relations they read in turn); "" when none
+// is in a group.
+func groupOf(d *Derived) string {
+	for _, part := range d.Parts {
+		if part == nil || part.Stream == nil {
+			continue
+		}
+		if inner := DerivedOf(part.Stream); inner != nil {
+			if g := groupOf(inner); g != "" {
+				return g
+			}
+			continue
+		}
+		if kc := part.Stream.Kafka(); kc != nil && kc.GroupID != "" {
+			return kc.GroupID
+		}
+	}
+	return ""
+}
+
+// replayed reports whether the executor rebuilds rank operator r's state by
+// a replay (executor/rankreplay.go) in a job of a consumer group: an updating
+// Top-N, a deduplication keeping the first row, an OVER aggregation or an
+// ORDER BY the event time over the stream's rows (the two last kinds with
+// a WATERMARK), in a job with no aggregate (aggs) and no event-time join
+// (held), whose replays are of their own state only.
+func (r *Rank) replayed(held, aggs bool) bool {
+	if held || aggs || r.Bounded {
+		return false
+	}
+	switch r.Kind {
+	case RankTopN:
+		return r.Updating
+	case RankDedup, RankOver, RankTimeSort:
+		return r.Stamp >= 0
+	}
+	return false
+}
+
 // takesOption reports whether the connector spec has the option name.
 func takesOption(spec *catalog.ConnectorSpec, name string) bool {
 	if spec == nil {
@@ -144,36 +229,85 @@ func sameNames(a, b []string) bool {
 	return true
 }
 
-// describeScaleOut writes, for a join (SPEC 2.7) of two Kafka streams in a
-// consumer group ('properties.group.id' on both), which topics must be
-// co-partitioned for the join to scale out as aggregates do (SPEC 2.5):
-// the same partition count, which the job checks at its start, each keyed
-// by the join key; and what runs today: each process reads both topics
-// whole, every partition, so the job runs in one process, and the join's
-// held rows and interval state are not read again after a crash.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder) {
-	if j.Lookup || j.Temporal {
-		return
+// JoinReplayed reports whether job j's join of two streams (j.Both) is
+// replayed over Kafka (the executor's joinreplay.go): both inputs are Kafka
+// streams of a consumer group ('properties.group.id') with event time, the
+// join is not a lookup or temporal one and no input is updating, and the
+// joined rows go straight to the job's outputs (no aggregate or Top-N after
+// the join, whose state is not replayed). Such a join reads its inputs in
+// the group (each process its partitions); any other reads each input whole,
+// as a build side (SPEC 2.5), and commits nothing of its state.
+func (j *Job) JoinReplayed() bool {
+	return j.Both != nil && j.Both.notReplayed(j.HasAggregates() || j.Main != nil && j.Main.Rank != nil) == ""
+}
+
+// notReplayed says why the join is not replayed (JoinReplayed; after: an
+// aggregate or Top-N follows it), "" when it is.
+func (j *BothJoin) notReplayed(after bool) string {
+	switch {
+	case j.Lookup:
+		return "a lookup join"
+	case j.Temporal:
+		return "a temporal join"
+	case j.Changes[0] || j.Changes[1]:
+		return "an input is updating"
+	case after:
+		return "an aggregate or Top-N follows the join"
 	}
+	for s := range j.Inputs {
+		in := &j.Inputs[s]
+		if k := in.Stream.Kafka(); k == nil || k.GroupID == "" {
+			return "input " + in.Name + " is not a Kafka stream in a consumer group"
+		}
+		if in.TimeCol() < 0 || in.Watermark == nil {
+			return "input " + in.Name + " has no event time (WATERMARK)"
+		}
+	}
+	return ""
+}
+
+// describeScaleOut writes, for a join (SPEC 2.7) with an input read from
+// Kafka in a consumer group ('properties.group.id'), which topics must be
+// co-partitioned for the join to scale out as aggregates do (SPEC 2.5,
+// both inputs in the group): the same partition count, which the job
+// checks at its start, each keyed by the join key; and whether its state
+// survives a crash (JoinReplayed; after: an aggregate or Top-N follows
+// the join): each process then reads its partitions of both topics, or else
+// both topics whole, every partition, committing nothing.
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 	group, names := "", [2]string{}
+	var grouped []string
 	for s := range j.Inputs {
 		st := j.Inputs[s].Stream
 		kc := st.Kafka()
 		if kc == nil || kc.GroupID == "" || kc.Topic == "" {
-			return
+			continue
 		}
-		g := kc.GroupID
 		if group == "" {
-			group = g
+			group = kc.GroupID
 		}
+		grouped = append(grouped, j.Inputs[s].Name)
 		var keys []string
 		for _, k := range j.Keys[s] {
 			keys = append(keys, j.Inputs[s].Name+"."+j.keyName(s, k))
 		}
 		names[s] = fmt.Sprintf("'%s' (%s, keyed by %s)", kc.Topic, j.Inputs[s].Name, strings.Join(keys, ", "))
 	}
-	fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
-	fmt.Fprintf(sb, "    not yet: each process reads both topics whole, every partition, and the join's held rows are not read again after a crash: run one process\n")
+	if group == "" {
+		return
+	}
+	why := j.notReplayed(after)
+	if why == "" {
+		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		fmt.Fprintf(sb, "    each process reads its partitions of both topics; the rows the join holds survive a crash or a partition move: read again from the committed offset (the oldest row in its state), the pairs written before not written again\n")
+		return
+	}
+	what := "input " + grouped[0] + " is"
+	if len(grouped) == 2 {
+		what = "inputs " + grouped[0] + " and " + grouped[1] + " are"
+	}
+	fmt.Fprintf(sb, "  Scale-out: the join's %s in consumer group '%s'\n", what, group)
+	fmt.Fprintf(sb, "    not replayed (%s): each process reads both inputs whole, every partition, and commits no offsets: after a crash or a restart it reads them again from 'scan.startup.mode', its state empty, and writes their joined rows again; run one process\n", why)
 }
 
 // keyName names key column k of input s: the stream's column, or the key

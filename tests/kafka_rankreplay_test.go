@@ -1,0 +1,221 @@
+package tests
+
+// The event-time operators a main query ends with (SPEC 2.9) over Kafka,
+// surviving SIGKILL exactly-once (issue 24 item 5; executor/rankreplay.go):
+// deduplication keeping each key's first row and an OVER aggregation read a
+// 4-partition topic keyed by their PARTITION BY key in a consumer group and
+// write an exactly-once Kafka sink, while the crash harness
+// (kafka_scale_test.go) SIGKILLs and restarts processes, adds one and
+// removes one. A read_committed reader of the output gets exactly one
+// uninterrupted run's rows, each once: their state (the keys already seen,
+// the rows a later frame holds) is read again after a crash from the
+// oldest row still in it, and what a replayed row emitted before is not
+// written again.
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/tests/kafkatest"
+)
+
+// TestKafkaDedupCrashesExactlyOnce: the first row by event time of each
+// key (ROW_NUMBER() … ORDER BY ts ASC … rn = 1): each key's row once, the
+// reference's.
+func TestKafkaDedupCrashesExactlyOnce(t *testing.T) {
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "k VARCHAR, id BIGINT, ts BIGINT",
+		"INSERT INTO results SELECT k, id, ts FROM (\n"+
+			"  SELECT k, id, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM readings)\n"+
+			"WHERE rn = 1;\n",
+		func(byKey map[string][]rankRow) map[string]int {
+			want := map[string]int{}
+			for k, rs := range byKey {
+				want[fmt.Sprintf("%s,%d,%d", k, rs[0].id, rs[0].ts)]++
+			}
+			return want
+		}))
+}
+
+// TestKafkaOverCrashesExactlyOnce: a running sum over each key's last three
+// rows by event time (OVER … ROWS BETWEEN 2 PRECEDING AND CURRENT ROW):
+// every input row once, with the reference's sum.
+func TestKafkaOverCrashesExactlyOnce(t *testing.T) {
+	// (a quarter of the rows: each is an output row the check holds, and the
+	// test process's peak resident set is what TestStateLimitBoundsRSS's
+	// processes start from)
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000) / 4)
+	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "k VARCHAR, id BIGINT, s BIGINT",
+		"INSERT INTO results SELECT k, id, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM readings;\n",
+		func(byKey map[string][]rankRow) map[string]int {
+			want := map[string]int{}
+			for k, rs := range byKey {
+				for j, r := range rs {
+					s := int64(0)
+					for _, x := range rs[max(0, j-2) : j+1] {
+						s += x.v
+					}
+					want[fmt.Sprintf("%s,%d,%d", k, r.id, s)]++
+				}
+			}
+			return want
+		}))
+}
+
+// TestKafkaDedupLastCrashesExactlyOnce: each key's last row by event time
+// (ROW_NUMBER() … ORDER BY ts DESC … rn = 1, an updating Top-N of one row)
+// into upsert-kafka keyed by the key: the final table is the reference's,
+// and each key's upserts are those of one uninterrupted run, each once.
+func TestKafkaDedupLastCrashesExactlyOnce(t *testing.T) {
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	j := rankJobOf(t, rows, true, "k VARCHAR, id BIGINT, ts BIGINT, PRIMARY KEY (k) NOT ENFORCED",
+		"INSERT INTO results SELECT k, id, ts FROM (\n"+
+			"  SELECT k, id, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM readings)\n"+
+			"WHERE rn = 1;\n")
+	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		// one run: a key's row changes at each row whose time is at least
+		// the last one's (equal times: the newer row is the last)
+		want, changes := map[string]string{}, map[string][]string{}
+		last := map[string]int64{}
+		for _, r := range rows {
+			if l, ok := last[r.k]; ok && r.ts < l {
+				continue
+			}
+			last[r.k] = r.ts
+			v := fmt.Sprintf("%s,%d,%d", r.k, r.id, r.ts)
+			want[r.k], changes[r.k] = v, append(changes[r.k], v)
+		}
+		table, seq := applyUpserts(t, kafkatest.ReadAll(t, outs["out"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, table, want)
+		bad := 0
+		for k, c := range changes {
+			if !slices.Equal(seq[k], c) {
+				if bad++; bad <= 5 {
+					t.Errorf("key %s: upserts %q, want one run's %q (a change lost or written twice)", k, seq[k][:min(len(seq[k]), 6)], c[:min(len(c), 6)])
+				}
+			}
+		}
+		t.Logf("%d keys, %d keys' upserts differ", len(want), bad)
+	}
+	scaleOutCrashes(t, "exactly-once", j)
+}
+
+// rankRow is input row id of the event-time rank jobs, on partition id%4.
+// Its key k is, for a third of the rows, one of 400 long-lived keys (L…),
+// else a short-lived one of 50 rows over 200 ids (S…); every key's rows are
+// on one partition (the topic partitioned by the key, SPEC 2.5). Its time
+// ts is out of order by up to 490 ms, under the watermark's 1 s delay (no
+// row is late); the last row of each partition (closing) is far ahead: it
+// moves the watermark past every other row, and stays held.
+type rankRow struct {
+	id      int
+	k       string
+	ts, v   int64
+	part    int32
+	closing bool
+}
+
+func rankRows(n int) []rankRow {
+	rows := make([]rankRow, n+4)
+	for id := range rows {
+		r := rankRow{id: id, part: int32(id % 4), v: int64(id) * 7919 % 1_000_003}
+		r.ts = int64(10*(id-id*7919%50)) + int64(id%10)
+		if id%3 == 0 {
+			r.k = fmt.Sprintf("L%d", id%400)
+		} else {
+			r.k = fmt.Sprintf("S%d", id/200*4+id%4)
+		}
+		if id >= n {
+			r.k, r.ts, r.closing = fmt.Sprintf("C%d", id), 1<<40, true
+		}
+		rows[id] = r
+	}
+	return rows
+}
+
+// rankJob is the harness's job over rows: the query into stream results
+// (cols), done when every partition's replay mark says the outputs of its
+// rows are committed up to its end (e) and the watermark fired past every
+// row but the closing ones (f); the check compares the output's rows, each
+// with its count, to want's over each key's rows in (ts, id) order, the
+// closing rows left out.
+func rankJob(t *testing.T, rows []rankRow, cols, query string, want func(byKey map[string][]rankRow) map[string]int) scaleJob {
+	j := rankJobOf(t, rows, false, cols, query)
+	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		byKey := rankByKey(rows)
+		w := want(byKey)
+		_, over := compareCounts(t, "rows", readRows(t, outs["out"], true), w, true)
+		if len(over) > 0 {
+			t.Logf("rows written more than once, where (partition@offset, producer id/epoch):%s", recordsOf(t, outs["out"], true, over))
+		}
+		t.Logf("%d keys, %d rows expected", len(byKey), len(w))
+	}
+	return j
+}
+
+// rankByKey is each key's rows in (ts, id) order, the closing rows left
+// out.
+func rankByKey(rows []rankRow) map[string][]rankRow {
+	byKey := map[string][]rankRow{}
+	for _, r := range rows {
+		if !r.closing {
+			byKey[r.k] = append(byKey[r.k], r)
+		}
+	}
+	for _, rs := range byKey {
+		slices.SortStableFunc(rs, func(a, b rankRow) int {
+			if a.ts != b.ts {
+				return int(a.ts - b.ts)
+			}
+			return a.id - b.id
+		})
+	}
+	return byKey
+}
+
+// rankJobOf is rankJob without its check; upsert makes results an
+// upsert-kafka stream (cols with its PRIMARY KEY), whose job is done once
+// the marks' e reach the ends (an updating Top-N has no fire frontier).
+func rankJobOf(t *testing.T, rows []rankRow, upsert bool, cols, query string) scaleJob {
+	last := int64(0)
+	for _, r := range rows {
+		if !r.closing {
+			last = max(last, r.ts)
+		}
+	}
+	return scaleJob{
+		outs: []string{"out"},
+		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+			sql := kafkaStream(t, "readings", "id BIGINT, k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", in,
+				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+				resultsStream(t, upsert, cols, outs["out"], sink) +
+				query
+			return writeScript(t, dir, slot, sql)
+		},
+		chunk: func(in string, c, chunks int) []*kgo.Record {
+			var rs []*kgo.Record
+			for _, r := range rows[c*len(rows)/chunks : (c+1)*len(rows)/chunks] {
+				rs = append(rs, &kgo.Record{Topic: in, Partition: r.part, Value: []byte(fmt.Sprintf("%d,%s,%d,%d", r.id, r.k, r.ts, r.v))})
+			}
+			return rs
+		},
+		done: func(adm *kadm.Client, group, in string) (bool, error) {
+			return marksReach(adm, group, in, !upsert, last+1)
+		},
+	}
+}
+
+// resultsStream is the DDL of the jobs' output stream results over topic:
+// Kafka csv, or upsert-kafka with csv key and value; sink holds its
+// delivery options.
+func resultsStream(t *testing.T, upsert bool, cols, topic, sink string) string {
+	if !upsert {
+		return kafkaStream(t, "results", cols, topic, ", 'format'='csv'"+sink)
+	}
+	return fmt.Sprintf("CREATE STREAM results (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+		cols, topic, kafkatest.Brokers(t), sink)
+}
