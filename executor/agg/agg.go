@@ -70,7 +70,8 @@ type Spec = plan.AggSpec
 // pointer followed); everything else (the exact DOUBLE partial sums and their
 // special values, a VARCHAR value, LISTAGG's values, COUNT(DISTINCT)'s set and
 // a Retracting spec's kept values) is in a wide part allocated on the first
-// value of a spec that needs it (needsWide). COUNT, COUNT(*), SUM and AVG of
+// value of a spec that needs it (needsWide), the sums and LISTAGG's values in
+// parts of their own that only those functions allocate (newWide). COUNT, COUNT(*), SUM and AVG of
 // BIGINT and MIN, MAX, FIRST_VALUE and LAST_VALUE of a number never allocate
 // it, so a slab of their States holds no pointer per group but a nil one.
 type State struct {
