@@ -148,11 +148,29 @@ func TestOrderByNulls(t *testing.T) {
 					top = append(top, fmt.Sprintf("main main: %d", id))
 				}
 			}
-			got := runSQL(t, script+"SELECT id FROM s ORDER BY v"+dir+nulls+";")
-			if strings.Join(got, "|") != strings.Join(want, "|") {
-				t.Errorf("ORDER BY v%s%s:\n got %q\nwant %q", dir, nulls, got, want)
+			// the key written as the column, an alias of it, an
+			// expression and an alias of an expression (the alias was an
+			// unknown column with NULLS FIRST|LAST), with and without LIMIT
+			for _, form := range []struct{ sel, key string }{
+				{"id", "v"}, {"id, v AS w", "w"}, {"id", "v + 0"}, {"id, v * 1 AS w", "w"}, {"id, v AS v2", "v"},
+			} {
+				for _, lim := range []int{-1, 3} {
+					q := "SELECT " + form.sel + " FROM s ORDER BY " + form.key + dir + nulls
+					w := want
+					if lim >= 0 {
+						q += fmt.Sprintf(" LIMIT %d", lim)
+						w = want[:lim]
+					}
+					var got []string
+					for _, l := range runSQL(t, script+q+";") {
+						got = append(got, strings.SplitN(l, ",", 2)[0])
+					}
+					if strings.Join(got, "|") != strings.Join(w, "|") {
+						t.Errorf("%s:\n got %q\nwant %q", q, got, w)
+					}
+				}
 			}
-			got = runSQL(t, script+"SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY v"+dir+nulls+") AS rn FROM s) WHERE rn <= 3;")
+			got := runSQL(t, script+"SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY v"+dir+nulls+") AS rn FROM s) WHERE rn <= 3;")
 			sort.Strings(got) // (a bounded Top-N gives its final rows; their order is not what this tests)
 			sort.Strings(top)
 			if strings.Join(got, "|") != strings.Join(top, "|") {
