@@ -560,8 +560,8 @@ func (s *sink) copyLines(in *session.Columns, p *session.Part) bool {
 		return false
 	}
 	for c, v := range p.Cols {
-		if v != in.Cols[c] || cols[c].Type != v.Type {
-			return false
+		if v != in.Cols[c] || cols[c].Type != v.Type || v.Type.IsNested() {
+			return false // (a nested value's field is its JSON text: appendCSVRow)
 		}
 	}
 	return true
@@ -606,8 +606,41 @@ func appendFields(b []byte, cols []catalog.Column, vals []*session.Vec, i int, d
 			}
 		}
 		if !v.Null[i] {
-			b = format.AppendCSVValue(b, cols[c].Type, v, i, d)
+			b = appendCSVValue(b, cols[c].Type, v, i, d)
 		}
+	}
+	return b
+}
+
+// appendCSVRow is format.AppendCSVRow for the csv and tsv formats of stdout
+// and --side-dir: an ARRAY, MAP or ROW value prints as Flink prints it, `[1,
+// 2]`, `{a=1}`, `(1, x)` (SPEC 2.10; the table, markdown and plain formats and
+// CAST(x AS VARCHAR) give the same text, SPEC 2), quoted as text is. A row
+// without such columns is format.AppendCSVRow's. (The csv record format of a
+// file sink writes them as JSON, which its csv source reads back.)
+func appendCSVRow(b []byte, cols []catalog.Column, vals []*session.Vec, i int, d byte) []byte {
+	nested := false
+	for _, c := range cols[:min(len(cols), len(vals))] {
+		nested = nested || c.Type.IsNested()
+	}
+	if !nested {
+		return format.AppendCSVRow(b, cols, vals, i, d)
+	}
+	return appendFields(b, cols, vals, i, d, 0)
+}
+
+// appendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv
+// field with delimiter d: format.AppendCSVValue, but an ARRAY, MAP or ROW as
+// its printed text (appendCSVRow).
+func appendCSVValue(b []byte, t catalog.Type, v *session.Vec, i int, d byte) []byte {
+	if !t.IsNested() {
+		return format.AppendCSVValue(b, t, v, i, d)
+	}
+	start := len(b)
+	b = session.AppendValue(b, t, v, i)
+	if format.NeedsQuote(b[start:], d) {
+		f := append([]byte(nil), b[start:]...)
+		b = format.AppendCSVField(b[:start], f, d)
 	}
 	return b
 }
@@ -760,7 +793,7 @@ func (s *sink) appendLine(b []byte, t *target, vals []*session.Vec, i int, line 
 		case plain != 0:
 			b = appendFields(b, t.cols, vals, i, d, plain)
 		default:
-			b = format.AppendCSVRow(b, t.cols, vals, i, d)
+			b = appendCSVRow(b, t.cols, vals, i, d)
 		}
 	case lineJSON:
 		b = append(b, '{')
