@@ -136,7 +136,9 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()
 			}
 			rows = append(rows, o)
 			for _, c := range strs {
-				size += len(r.Str(k, c))
+				if !r.Null(k, c) { // (a column the join does not keep is NULL, keptTypes)
+					size += len(r.Str(k, c))
+				}
 			}
 		}
 		if len(rows) > start {
@@ -202,7 +204,9 @@ func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
 		if !sd.dead[k] && !r.Null(k, kc) {
 			t.dense[uint64(r.Int(k, kc))-uint64(lo)].n++
 			for _, c := range strs {
-				size += len(r.Str(k, c))
+				if !r.Null(k, c) { // (a column the join does not keep is NULL, keptTypes)
+					size += len(r.Str(k, c))
+				}
 			}
 		}
 	}
