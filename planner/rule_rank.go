@@ -563,11 +563,11 @@ func rankText(r *plan.Rank, in *inner, spec *ast.WindowSpec, rn, fn string) (str
 	var parts, ord []string
 	if spec.PartitionBy != nil {
 		for _, it := range spec.PartitionBy.Items {
-			parts = append(parts, restoreText(it.Expr))
+			parts = append(parts, exprText(it.Expr, in.sp.sc.casts))
 		}
 	}
 	for _, it := range spec.OrderBy.Items {
-		s := restoreText(it.Expr)
+		s := exprText(it.Expr, in.sp.sc.casts)
 		if it.Desc {
 			s += " DESC"
 		}
@@ -930,7 +930,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 			h++
 		}
 		r.Order = append(r.Order, plan.RankKey{Col: col, Desc: it.Desc})
-		s := restoreText(it.Expr)
+		s := exprText(it.Expr, sel.Casts)
 		if it.Desc {
 			s += " DESC"
 		}
