@@ -21,6 +21,9 @@ import (
 type Relation struct {
 	Selects []*Select
 	Range
+	// Distinct is set on the parts of a UNION without ALL (Flink's UNION:
+	// SELECT DISTINCT * over them, unionSelect), for the planner's messages.
+	Distinct bool
 }
 
 // CTE is one WITH name AS (query) definition (SPEC 2.6).
@@ -251,6 +254,7 @@ func (ps *parseState) unionSelect(all []Token, parts [][]Token, start, end int, 
 	if err != nil {
 		return nil, err
 	}
+	rel.Distinct = distinct
 	name := "$" + strconv.FormatInt(int64(start), 36)
 	text := "SELECT * FROM `" + name + "`"
 	if distinct {
