@@ -103,6 +103,44 @@ func TestSelectDistinct(t *testing.T) {
 		{"SELECT DISTINCT k INTO SIDE 'd' FROM s WHERE v = 1; SELECT COUNT(*) AS n FROM s;",
 			append(prefix("side d: ", distinct(func(r row) string { return str(r.k) }, func(r row) bool { return r.v == 1 })), "main main: 5")},
 	}
+	// DISTINCT over grouped rows (Flink's; it was a planning error): the
+	// groups of k in the order of their first rows, then their distinct
+	// values; and of the (k, v) groups seen more than once, the distinct v
+	var groups []string
+	count := map[string]int{}
+	for _, r := range rows {
+		if count[str(r.k)]++; count[str(r.k)] == 1 {
+			groups = append(groups, str(r.k))
+		}
+	}
+	var counts, desc, twice []string
+	for _, g := range groups {
+		if c := fmt.Sprint(count[g]); !slices.Contains(counts, c) {
+			counts = append(counts, c)
+		}
+	}
+	desc = slices.Clone(counts)
+	sort.Sort(sort.Reverse(sort.StringSlice(desc))) // (one-digit counts)
+	pairs := map[string]int{}
+	for _, r := range rows {
+		pairs[pair(r)]++
+	}
+	for _, r := range rows {
+		if pairs[pair(r)] > 1 && !slices.Contains(twice, num(r.v)) {
+			twice = append(twice, num(r.v))
+		}
+	}
+	cases = append(cases, []struct {
+		query string
+		want  []string
+	}{
+		{"SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k;", prefix("main main: ", slices.Clone(counts))},
+		{"SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k ORDER BY n DESC;", prefix("main main: ", slices.Clone(desc))},
+		{"SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k ORDER BY n DESC LIMIT 1;", prefix("main main: ", slices.Clone(desc[:1]))},
+		{"SELECT DISTINCT v FROM s GROUP BY k, v HAVING COUNT(*) > 1;", prefix("main main: ", slices.Clone(twice))},
+		{"CREATE VIEW gv AS SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k; SELECT * FROM gv;", prefix("main main: ", slices.Clone(counts))},
+		{"SELECT COUNT(*) AS m FROM (SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k) AS q;", []string{fmt.Sprintf("main main: %d", len(counts))}},
+	}...)
 	for _, c := range cases {
 		got := runSQL(t, script+c.query)
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
