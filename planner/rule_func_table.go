@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -121,7 +122,11 @@ func (c *funcCall) bindTable(f *functions.Function) (*Expr, error) {
 	if bestSig == nil {
 		accepted := strings.Join(f.Signatures(), "; ")
 		if !arityOK || failAt < 0 {
-			return nil, parser.Errorf(c.sc.pos(c.n), "%s does not take %d arguments; it takes %s", name, len(c.args), accepted)
+			args := strconv.Itoa(len(c.args)) + " arguments"
+			if len(c.args) == 1 {
+				args = "1 argument"
+			}
+			return nil, parser.Errorf(c.sc.pos(c.n), "%s does not take %s; it takes %s", name, args, accepted)
 		}
 		a := c.args[failAt]
 		return nil, parser.Errorf(c.sc.pos(c.n.Args[failAt]), "%s does not take %s (%s) as argument %d; it takes %s", name, exprTextOf(a), a.Type, failAt+1, accepted)
