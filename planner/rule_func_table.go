@@ -334,6 +334,12 @@ func ruleTimeLiteral(c *funcCall) (*Expr, error) {
 	return constExpr(catalog.Timestamp, Value{I: ms}, kind+" '"+text+"'"), nil
 }
 
+func init() {
+	// REGEXP(s, p): the parser writes the call SQ_REX (REGEXP is a TiDB
+	// keyword; parser/funcsyntax.go), the table's REGEXP as s REGEXP p is
+	registerFunc(funcRule{compile: func(c *funcCall) (*Expr, error) { return c.bindTable(functions.Lookup("REGEXP")) }}, "sq_rex")
+}
+
 // regexpMatch is s [NOT] REGEXP p (TiDB's PatternRegexpExpr): the table's REGEXP.
 func (sc *scope) regexpMatch(n *ast.PatternRegexpExpr) (*Expr, error) {
 	c := &funcCall{sc: sc, name: "regexp", n: &ast.FuncCallExpr{FnName: ast.NewCIStr("REGEXP"), Args: []ast.ExprNode{n.Expr, n.Pattern}}}

@@ -9,13 +9,13 @@ import (
 // standIns are the calls the front end writes for Flink syntax TiDB does not
 // parse (parser/funcsyntax.go, parser/tidb.go), upper case.
 var standIns = []string{"ITEM", "ARRAY_VALUE_CONSTRUCTOR", "MAP_VALUE_CONSTRUCTOR", "ROW_VALUE_CONSTRUCTOR",
-	"SQ_CARDINAL", "SQ_SP", "SQ_FIRSTVAL", "SQ_LASTVAL", "SQ_EXTRACT", "SIMILAR_TO", "IS_JSON", "DATE_ADD", "DATE_SUB",
+	"SQ_CARDINAL", "SQ_SP", "SQ_REX", "SQ_FIRSTVAL", "SQ_LASTVAL", "SQ_EXTRACT", "SIMILAR_TO", "IS_JSON", "DATE_ADD", "DATE_SUB",
 	"FLOOR", "CEIL", "JSON_VALUE"}
 
 // renamed are the stand-ins that only rename a call (or bracket it): the
 // text before and after its arguments.
 var renamed = map[string][2]string{"ARRAY_VALUE_CONSTRUCTOR": {"ARRAY[", "]"}, "MAP_VALUE_CONSTRUCTOR": {"MAP[", "]"},
-	"ROW_VALUE_CONSTRUCTOR": {"ROW(", ")"}, "SQ_CARDINAL": {"CARDINALITY(", ")"}, "SQ_SP": {"SPLIT(", ")"},
+	"ROW_VALUE_CONSTRUCTOR": {"ROW(", ")"}, "SQ_CARDINAL": {"CARDINALITY(", ")"}, "SQ_SP": {"SPLIT(", ")"}, "SQ_REX": {"REGEXP(", ")"},
 	"SQ_FIRSTVAL": {"FIRST_VALUE(", ")"}, "SQ_LASTVAL": {"LAST_VALUE(", ")"}}
 
 // flinkSyntax returns text (an expression restored from the AST TiDB parsed)

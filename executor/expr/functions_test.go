@@ -56,7 +56,7 @@ var flinkExamples = map[string][]flinkCase{
 	"REGEXP_EXTRACT": {{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", "bar"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 0)", "foothebar"}, {"REGEXP_EXTRACT('foothebar', 'the')", "the"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 3)", "NULL"}, {"REGEXP_EXTRACT('abc', 'x')", "NULL"}},
 	// Flink's regexpReplace uses Matcher.quoteReplacement: the replacement is literal
 	"REGEXP_REPLACE": {{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "fb"}, {"REGEXP_REPLACE('foobar', 'o(o)', '$1')", "f$1bar"}, {"REGEXP_REPLACE('abc', 'x*', '-')", "-a-b-c-"}},
-	"REGEXP":         {{"'foothebar' REGEXP 'the'", "true"}, {"'abc' REGEXP '^b'", "false"}, {"'abc' REGEXP ''", "false"}, {"'abc' NOT REGEXP 'b'", "false"}},
+	"REGEXP":         {{"'foothebar' REGEXP 'the'", "true"}, {"'abc' REGEXP '^b'", "false"}, {"'abc' REGEXP ''", "false"}, {"'abc' NOT REGEXP 'b'", "false"}, {"REGEXP('foothebar', 'the')", "true"}, {"NOT REGEXP('abc', '^b')", "true"}, {"REGEXP('abc', 'x') OR REGEXP(NULL, 'a') IS NULL", "true"}},
 	"SIMILAR TO": {{"'abc' SIMILAR TO 'a%'", "true"}, {"'abc' SIMILAR TO 'b%'", "false"}, {"'abc' NOT SIMILAR TO '_b_'", "false"}, {"'abc' SIMILAR TO 'a.c'", "false"},
 		{"'ab' SIMILAR TO '(a|b)+'", "true"}, {"'a\nb' SIMILAR TO 'a_b'", "true"}, {"NULL SIMILAR TO 'a'", "NULL"}},
 	"SPLIT_INDEX": {{"SPLIT_INDEX('Jack,John,Mary', ',', 2)", "Mary"}, {"SPLIT_INDEX('Jack,John,Mary', ',', 3)", "NULL"}, {"SPLIT_INDEX('Jack,John,Mary', ',', -1)", "NULL"}, {"SPLIT_INDEX('a,,b', ',', 1)", ""}, {"SPLIT_INDEX('a::b', '::', 1)", "b"}, {"SPLIT_INDEX('', ',', 0)", "NULL"}},
