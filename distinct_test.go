@@ -100,6 +100,12 @@ func TestSelectDistinct(t *testing.T) {
 		{"SELECT COUNT(*) AS n FROM (SELECT k FROM s UNION SELECT k FROM r) AS u;", []string{"main main: 4"}},
 		{"WITH u AS (SELECT v FROM s UNION SELECT w FROM r) SELECT * FROM u WHERE v > 1;", []string{"main main: 2", "main main: 3", "main main: 10", "main main: 20"}},
 		{"CREATE VIEW uv AS SELECT k FROM r UNION SELECT k FROM r; SELECT * FROM uv;", []string{"main main: a", "main main: b"}},
+		// UNION and UNION ALL mixed at one level group from the left, as
+		// Flink's (it was an error): (r UNION r) UNION ALL r, and
+		// ((r UNION ALL r) UNION r) UNION ALL r, in a subquery too
+		{"SELECT k FROM r UNION SELECT k FROM r UNION ALL SELECT k FROM r;", []string{"main main: a", "main main: b", "main main: a", "main main: b", "main main: a"}},
+		{"SELECT k FROM r UNION ALL SELECT k FROM r UNION SELECT k FROM r UNION ALL SELECT k FROM r WHERE w > 10;", []string{"main main: a", "main main: b", "main main: b"}},
+		{"SELECT COUNT(*) AS n FROM (SELECT k FROM r UNION ALL SELECT k FROM r UNION SELECT k FROM s) AS u;", []string{"main main: 4"}},
 		{"SELECT DISTINCT k INTO SIDE 'd' FROM s WHERE v = 1; SELECT COUNT(*) AS n FROM s;",
 			append(prefix("side d: ", distinct(func(r row) string { return str(r.k) }, func(r row) bool { return r.v == 1 })), "main main: 5")},
 	}
