@@ -95,9 +95,9 @@ func TestNestedAccess(t *testing.T) {
 	data := nestedJSON + `{"id":4,"tags":[1,{"a":2}],"attrs":{"x":"no"},"dev":null}` + "\n"
 	out, errs, code := runSQL(t, map[string]string{"ev.json": data}, q, "--format", "csv")
 	want := "id,tags[1],tags[4],attrs['y'],dev.name,ev.dev.pos[2],CARDINALITY(tags),\"ARRAY[id, dev.id]\",\"MAP['k', dev.name]\",\"ROW(id, tags[2]).EXPR$1\"\n" +
-		"1,a,,2,\"d\"\"7\",-2.0,3,\"[1,7]\",\"{\"\"k\"\":\"\"d\\\"\"7\"\"}\",\"b, c\"\n" +
-		"2,,,,,,0,\"[2,null]\",\"{\"\"k\"\":null}\",\n" +
-		"3,,,,n,,,\"[3,null]\",\"{\"\"k\"\":\"\"n\"\"}\",\n"
+		"1,a,,2,\"d\"\"7\",-2.0,3,\"[1, 7]\",\"{k=d\"\"7}\",\"b, c\"\n" +
+		"2,,,,,,0,\"[2, NULL]\",{k=NULL},\n" +
+		"3,,,,n,,,\"[3, NULL]\",{k=n},\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d, got\n%s\nwant\n%s\n%s", code, out, want, errs)
 	}
@@ -257,9 +257,9 @@ func TestNestedCastAndCompare(t *testing.T) {
 		"SELECT id FROM ev WHERE tags = CAST('[]' AS ARRAY<VARCHAR>) OR attrs = MAP['z', CAST(NULL AS BIGINT)];\n"
 	out, errs, code := runSQL(t, map[string]string{"ev.json": nestedJSON}, q, "--format", "csv")
 	want := `id,p,m,bad,eq,ne,"dev IS DISTINCT FROM CAST(NULL AS ROW<id BIGINT, name VARCHAR, pos ARRAY<DOUBLE>>)",rp` + "\n" +
-		`1,"[1,-2]","{""x"":""1"",""y"":""2""}",,true,false,true,"[""1.5"",""-2.0""]"` + "\n" +
+		`1,"[1, -2]","{x=1, y=2}",,true,false,true,"[1.5, -2.0]"` + "\n" +
 		`2,,{},[],false,true,false,` + "\n" +
-		`3,[],"{""z"":null}",,,true,true,[]` + "\n" +
+		`3,[],{z=NULL},,,true,true,[]` + "\n" +
 		"id\n2\n3\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d, got\n%s\nwant\n%s\n%s", code, out, want, errs)
