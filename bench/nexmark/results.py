@@ -8,7 +8,7 @@ a section left with no query row is dropped. Sections at other event counts stay
     python3 bench/nexmark/results.py OUT EVENTS SECTION_FILE q0 q1 ...
 
 merges the section held in SECTION_FILE into OUT (created with INTRO when missing).
-`python3 -m unittest bench/nexmark/results_test.py` checks merge().
+`python3 -m unittest bench/nexmark/results_test.py` checks merge() and golden_events().
 """
 
 import os
@@ -23,6 +23,35 @@ INTRO = (
 )
 
 _ROW = re.compile(r"\| (q[0-9]+) \|")
+_STREAM = re.compile(r"CREATE\s+STREAM\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)[^;]*?'events\.num'\s*=\s*'([0-9]+)'", re.I | re.S)
+_READ = re.compile(r"^\.read\s+(\S+)", re.M)
+
+
+def golden_events(case_dir):
+    """The event count (a string such as "20000") that the streamql test case in
+    case_dir (queries/tests/nexmark-qN) runs on: the 'events.num' of the Nexmark
+    streams its query.sql declares, directly or in the scripts it .reads, in reading
+    order (the first declaration of a stream holds: the later ones are CREATE STREAM
+    IF NOT EXISTS, as queries/nexmark/ddl.sql's). None when the case is missing,
+    declares no count, or its streams' counts differ: its golden is compared with
+    Flink's table only in a run at that count."""
+    counts = {}
+
+    def scan(path, depth):
+        if depth > 4 or not os.path.exists(path):
+            return
+        text = "\n".join(l for l in open(path, encoding="utf-8").read().split("\n") if not l.lstrip().startswith("--"))
+        items = [(m.start(), "read", m.group(1)) for m in _READ.finditer(text)]
+        items += [(m.start(), "stream", m) for m in _STREAM.finditer(text)]
+        for _, kind, v in sorted(items, key=lambda i: i[0]):
+            if kind == "read":
+                scan(os.path.normpath(os.path.join(os.path.dirname(path), v)), depth + 1)
+            else:
+                counts.setdefault(v.group(1).lower(), v.group(2))
+
+    scan(os.path.join(case_dir, "query.sql"), 0)
+    values = set(counts.values())
+    return values.pop() if len(values) == 1 else None
 
 
 def merge(old, section, events, queries):

@@ -2,6 +2,7 @@
 
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,6 +62,39 @@ class MergeTest(unittest.TestCase):
     def test_heading_required(self):
         with self.assertRaises(ValueError):
             results.merge("", "no heading", "50000", ["q0"])
+
+
+class GoldenEventsTest(unittest.TestCase):
+    def write(self, root, path, text):
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+
+    def test_counts(self):
+        with tempfile.TemporaryDirectory() as top:
+            root = os.path.join(top, "tests")
+            self.write(root, "nexmark-events.sql", "CREATE STREAM bid (a INT) WITH ('connector' = 'nexmark', 'events.num' = '20000');\n")
+            self.write(root, "../nexmark/q4.sql", "-- 'events.num' = '7' in a comment\n.read ddl.sql\nSELECT * FROM bid;\n")
+            self.write(root, "../nexmark/ddl.sql", "CREATE STREAM IF NOT EXISTS bid (a INT) WITH ('events.num' = '100000');\n")
+            self.write(root, "nexmark-q4/query.sql", "-- q4\n.read ../nexmark-events.sql\n.read ../../nexmark/q4.sql\n")
+            self.write(root, "nexmark-q23/query.sql", "CREATE STREAM p (a INT) WITH ('events.num' = '50000');\nCREATE STREAM b (a INT) WITH ('events.num'='50000');\n")
+            self.write(root, "nexmark-mixed/query.sql", ".read ../nexmark-events.sql\nCREATE STREAM x (a INT) WITH ('events.num' = '50000');\n")
+            self.write(root, "nexmark-none/query.sql", "SELECT 1;\n")
+            self.assertEqual(results.golden_events(os.path.join(root, "nexmark-q4")), "20000")
+            self.assertEqual(results.golden_events(os.path.join(root, "nexmark-q23")), "50000")
+            self.assertIsNone(results.golden_events(os.path.join(root, "nexmark-mixed")))
+            self.assertIsNone(results.golden_events(os.path.join(root, "nexmark-none")))
+            self.assertIsNone(results.golden_events(os.path.join(root, "nexmark-missing")))
+
+    def test_repository_cases(self):
+        # the committed Nexmark cases: all on 20,000 events but q23 (50,000)
+        tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "queries", "tests")
+        cases = sorted(d for d in os.listdir(tests) if d.startswith("nexmark-q"))
+        self.assertGreater(len(cases), 20)
+        for d in cases:
+            want = "50000" if d == "nexmark-q23" else "20000"
+            self.assertEqual(results.golden_events(os.path.join(tests, d)), want, d)
 
 
 if __name__ == "__main__":
