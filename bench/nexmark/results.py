@@ -23,6 +23,8 @@ INTRO = (
 )
 
 _ROW = re.compile(r"\| (q[0-9]+) \|")
+_NOTE_TEXT = "(the rows of %s: replaced by a later run at this event count, below)"
+_NOTE = re.compile(r"^\(the rows of (q[0-9]+(?:, q[0-9]+)*): replaced by a later run at this event count, below\)$")
 _STREAM = re.compile(r"CREATE\s+STREAM\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)[^;]*?'events\.num'\s*=\s*'([0-9]+)'", re.I | re.S)
 _READ = re.compile(r"^\.read\s+(\S+)", re.M)
 
@@ -76,9 +78,16 @@ def merge(old, section, events, queries):
         rest = [l for l in lines if l not in gone]
         if not any(_ROW.match(l) for l in rest):
             continue
-        names = ", ".join(_ROW.match(l).group(1) for l in gone)
+        # one note line a section: the queries of an earlier note, then these
+        names = [_ROW.match(l).group(1) for l in gone]
+        notes = [l for l in rest if _NOTE.match(l)]
+        if notes:
+            names = _NOTE.match(notes[0]).group(1).split(", ") + names
+            rest = [l for l in rest if not _NOTE.match(l)]
+            while rest and rest[-1] == "":
+                rest.pop()
         rest.append("")
-        rest.append("(the rows of %s: replaced by a later run at this event count, below)" % names)
+        rest.append(_NOTE_TEXT % ", ".join(names))
         kept.append("\n".join(rest))
     body = "".join("## " + p + "\n\n" for p in kept)
     return INTRO + body + section.rstrip("\n") + "\n"

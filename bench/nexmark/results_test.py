@@ -59,6 +59,14 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(rows(c), [("50000 events t1 UTC", "q0"), ("50000 events t3 UTC", "q1")])
         self.assertEqual(c.count("## "), 2)
 
+    def test_one_note_per_section(self):
+        a = results.merge("", section(50000, "t1", "q0", "q1", "q2"), "50000", ["q0", "q1", "q2"])
+        b = results.merge(a, section(50000, "t2", "q1"), "50000", ["q1"])
+        c = results.merge(b, section(50000, "t3", "q2"), "50000", ["q2"])
+        self.assertEqual(c.count("(the rows of"), 1)
+        self.assertIn("(the rows of q1, q2: replaced by a later run at this event count, below)\n\n## 50000 events, t2", c)
+        self.assertEqual(rows(c), [("50000 events t1 UTC", "q0"), ("50000 events t2 UTC", "q1"), ("50000 events t3 UTC", "q2")])
+
     def test_heading_required(self):
         with self.assertRaises(ValueError):
             results.merge("", "no heading", "50000", ["q0"])
