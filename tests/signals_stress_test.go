@@ -283,4 +283,3 @@ INSERT INTO f SELECT id, v FROM g;
 
 // lastBytes returns the end of s, at most n bytes.
 func lastBytes(s string, n int) string { return s[max(0, len(s)-n):] }
-
