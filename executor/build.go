@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"streamql/executor/expr"
+	"streamql/executor/flow"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -51,14 +52,10 @@ type chainOpts struct {
 // operators of opts, the main query's LIMIT, the projections, and sink.
 func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts chainOpts) *chain {
 	c := &chain{timed: opts.timed}
-	var ops []*instrumented
+	var ops []*flow.Instrumented
 	next := Operator(nil)
 	add := func(op Operator, name string, down *Emitter) {
-		w := instrument(op, name, down, nil)
-		w.timed = opts.timed
-		if down != nil {
-			down.timed = opts.timed
-		}
+		w := flow.Instrument(op, name, down, opts.timed)
 		ops = append(ops, w)
 		next = w
 	}
@@ -70,7 +67,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	add(c.sink, "sink", nil)
 	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (rank.go)
 		var rk Operator = failedOp{}
-		down := &Emitter{next: next}
+		down := flow.NewEmitter(next)
 		if r, err := newRankOp(job, opts.budget, opts.stats); err != nil {
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
@@ -80,14 +77,14 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
 	}
 	proj := newProject(job)
-	proj.down = &Emitter{next: next}
+	proj.down = flow.NewEmitter(next)
 	add(proj, "project", proj.down)
 	c.limit = newLimit(job)
-	c.limit.down = &Emitter{next: next}
+	c.limit.down = flow.NewEmitter(next)
 	add(c.limit, "limit", c.limit.down)
 	marks := false
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
-		down := &Emitter{next: next}
+		down := flow.NewEmitter(next)
 		op, name := opts.afterRouter[k](down)
 		if ao, ok := op.(*aggOperator); ok {
 			ao.src = opts.src // (malformed rows' positions)
@@ -114,7 +111,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	}
 	c.router = newRouter(job, gates)
 	c.router.flow = c.sink.parts[nb:] // (counted with the sink's parts)
-	c.router.down = &Emitter{next: next}
+	c.router.down = flow.NewEmitter(next)
 	add(c.router, "router", c.router.down)
 	c.route = next
 	c.assign = newWatermarker(job)
@@ -125,11 +122,11 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	if marks {
 		c.assign.marks, c.assign.buf = true, make([]Mark, 0, vector.Cap)
 	}
-	c.assign.down = &Emitter{next: next}
+	c.assign.down = flow.NewEmitter(next)
 	add(c.assign, "watermark", c.assign.down)
 	c.head = next
 	for k := len(ops) - 1; k >= 0; k-- { // source order
-		c.stats = append(c.stats, ops[k].stats)
+		c.stats = append(c.stats, ops[k].Stats())
 	}
 	return c
 }
@@ -176,9 +173,8 @@ func buildAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 // its own goroutine while the job probes, SPEC 2.2's event-time strategy).
 // Its counters are ks.stats (Analysis).
 func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
-	w := instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
-	w.timed = true // (read once, apart from the probe's hot path: always timed)
-	ks.stats = w.stats
+	w := flow.Instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, true) // (read once, apart from the probe's hot path: always timed)
+	ks.stats = w.Stats()
 	return w
 }
 
@@ -283,14 +279,4 @@ func (o *joinBuild) Finish(context.Context) error {
 // for the live rows and the malformed rows.
 func newStep(errorSide string) *Step {
 	return &Step{Sel: make([]int32, 0, vector.Cap), Errors: ErrorPort{Name: errorSide}}
-}
-
-// selectRows sets r.In to b and r.Sel to the rows [from, to) of b.
-func (r *Step) selectRows(b *vector.Batch, from, to int) {
-	r.In, r.N = b, b.N
-	sel := r.Sel[:0]
-	for i := from; i < to; i++ {
-		sel = append(sel, int32(i))
-	}
-	r.Sel = sel
 }

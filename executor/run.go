@@ -397,7 +397,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if len(bad) > 0 {
 		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es.Policy, &in.Errors.Rows)
 	}
-	in.selectRows(b, 0, limitRows)
+	in.SelectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
 	if uerr := p.udfErrors(b, &p.udf); uerr != nil && perr == nil {
 		perr = uerr
