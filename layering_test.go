@@ -54,7 +54,10 @@ func deps(t *testing.T, pkgs ...string) []string {
 //     (executor.LateRows, Stats), and the session and the CLI word it;
 //   - cmd/ imports no planner nor executor package but executor/format (the
 //     encoders): it plans, runs and renders through internal/session
-//     (session.Job, the output contract of frontend.go).
+//     (session.Job, the output contract of frontend.go);
+//   - the executor's base packages import nothing above them: executor/flow
+//     (Operator, Step, Merger) only executor/vector, executor/state (the
+//     state budget) no package of the module.
 //
 // TestLayers checks that no import runs back up the README's layers, and
 // TestCmdCallsNoEngineMethod that cmd/ calls the engine's methods through
@@ -106,6 +109,20 @@ func TestLayering(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if f := strings.Fields(l); slices.Contains(f[1:], "streamql/internal/termtext") {
 			t.Errorf("%s imports streamql/internal/termtext", f[0])
+		}
+	}
+	// the executor's base packages (issue 22 item 6) sit below its operators
+	// and its runner, which import them: executor/flow (the contracts between
+	// operators) imports executor/vector only, executor/state (the state
+	// budget) no package of the module
+	for pkg, allowed := range map[string][]string{
+		"streamql/executor/flow":  {"streamql/executor/vector"},
+		"streamql/executor/state": nil,
+	} {
+		for _, d := range importsOf(t, pkg)[pkg] {
+			if (d == "streamql" || strings.HasPrefix(d, "streamql/")) && !slices.Contains(allowed, d) {
+				t.Errorf("%s imports %s: it may import only %v of the module", pkg, d, allowed)
+			}
 		}
 	}
 	// executor/connector/kafka (issue 22 item 5) plugs into the connector
