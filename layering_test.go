@@ -57,7 +57,9 @@ func deps(t *testing.T, pkgs ...string) []string {
 //     (session.Job, the output contract of frontend.go);
 //   - the executor's base packages import nothing above them: executor/flow
 //     (Operator, Step, Merger) only executor/vector, executor/state (the
-//     state budget) no package of the module.
+//     state budget) no package of the module; an operator package
+//     (executor/stateless) imports them, the kernels and the plan, never the
+//     executor that builds it.
 //
 // TestLayers checks that no import runs back up the README's layers, and
 // TestCmdCallsNoEngineMethod that cmd/ calls the engine's methods through
@@ -114,10 +116,13 @@ func TestLayering(t *testing.T) {
 	// the executor's base packages (issue 22 item 6) sit below its operators
 	// and its runner, which import them: executor/flow (the contracts between
 	// operators) imports executor/vector only, executor/state (the state
-	// budget) no package of the module
+	// budget) no package of the module; the operator packages import the base
+	// and the kernels, never the executor that builds them (executor/stateless:
+	// LIMIT and the projections)
 	for pkg, allowed := range map[string][]string{
-		"streamql/executor/flow":  {"streamql/executor/vector"},
-		"streamql/executor/state": nil,
+		"streamql/executor/flow":      {"streamql/executor/vector"},
+		"streamql/executor/state":     nil,
+		"streamql/executor/stateless": {"streamql/executor/flow", "streamql/executor/expr", "streamql/planner/plan"},
 	} {
 		for _, d := range importsOf(t, pkg)[pkg] {
 			if (d == "streamql" || strings.HasPrefix(d, "streamql/")) && !slices.Contains(allowed, d) {

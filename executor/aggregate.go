@@ -201,7 +201,7 @@ type aggOperator struct {
 	taken [][]int32
 	main  *aggOp
 	// flushMain pushes the main query's rows on as soon as they are made
-	// (flush): the chain's LIMIT (limitOp) may end the job at any of them,
+	// (flush): the chain's LIMIT (stateless.Limit) may end the job at any of them,
 	// and nothing after that point is made then (SPEC 2.4); the builder sets
 	// it when the main query has a LIMIT
 	flushMain bool

@@ -6,6 +6,7 @@ import (
 
 	"streamql/executor/expr"
 	"streamql/executor/flow"
+	"streamql/executor/stateless"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -16,15 +17,15 @@ import (
 
 // chain is the running operators of a job's probe stream.
 type chain struct {
-	timed  bool         // chainOpts.timed
-	head   Operator     // where the source driver pushes: the assigner's wrapper
-	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
-	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
-	router *router      // the router
-	marks  []*markJoin  // the branches' joins, in branch order: the router's gates
-	limit  *limitOp     // the main query's LIMIT, for where it ended the job (endedAt)
-	rank   *rankOp      // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
-	sink   *sinkOp      // the last operator, which counts the rows of each branch and output (Analysis)
+	timed  bool             // chainOpts.timed
+	head   Operator         // where the source driver pushes: the assigner's wrapper
+	route  Operator         // the router's wrapper (the event-time join pushes its released rows here)
+	assign *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
+	router *router          // the router
+	marks  []*markJoin      // the branches' joins, in branch order: the router's gates
+	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
+	rank   *rankOp          // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
+	sink   *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
 	stats  []*OpStats
 }
 
@@ -76,12 +77,11 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		}
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
 	}
-	proj := newProject(job)
-	proj.down = flow.NewEmitter(next)
-	add(proj, "project", proj.down)
-	c.limit = newLimit(job)
-	c.limit.down = flow.NewEmitter(next)
-	add(c.limit, "limit", c.limit.down)
+	down := flow.NewEmitter(next)
+	add(stateless.NewProject(job, down), "project", down)
+	down = flow.NewEmitter(next)
+	c.limit = stateless.NewLimit(job, down)
+	add(c.limit, "limit", down)
 	marks := false
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
 		down := flow.NewEmitter(next)
@@ -89,7 +89,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		if ao, ok := op.(*aggOperator); ok {
 			ao.src = opts.src // (malformed rows' positions)
 			// the LIMIT may end the job at any row of an aggregating main query
-			ao.flushMain = c.limit.chunks && c.limit.limit >= 0
+			ao.flushMain = c.limit.CutsChunks()
 			c.sink.lateRows, c.sink.live = ao.lateRows(), ao.live
 		}
 		if _, ok := op.(MarkReader); ok {

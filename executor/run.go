@@ -370,7 +370,7 @@ func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, joins
 // The batch's rows are counted here, once, after the chain has taken them
 // (SPEC 3, EXPLAIN ANALYZE's "read"; SPEC 1's malformed rows): the rows used,
 // which are every row of the batch, or those up to the row where the main
-// query's LIMIT ended the job (limitOp.endedAt), or those up to the row that
+// query's LIMIT ended the job (stateless.Limit.EndedAt), or those up to the row that
 // failed the job ('errors'='fail').
 func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err error) (bool, error) {
 	if err == io.EOF {
@@ -415,7 +415,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if done {
 		perr = nil
 	}
-	last, ended := p.c.limit.endedAt()
+	last, ended := p.c.limit.EndedAt()
 	rows, malformed := int64(b.N+len(bad)), countBad(p.es.Policy, len(bad))
 	switch {
 	case done && ended && last >= 0:
@@ -598,8 +598,8 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 
 // router is the process operator (SPEC 2.1): first-match routing over ordered
 // branches, each branch's gate (its join's MARK, markJoin) and WHERE. It pushes its own Step, whose
-// parts select the input rows; the LIMIT (limitOp) and the projections
-// (projectOp) come after it.
+// parts select the input rows; the LIMIT (stateless.Limit) and the
+// projections (stateless.Project) come after it.
 type router struct {
 	job      *plan.Job
 	branches []*plan.Branch // sides, then main

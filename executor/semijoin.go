@@ -232,7 +232,7 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Si
 		// count the malformed rows released with these rows; after a LIMIT's
 		// last row none are read (the router's cut drops them likewise)
 		cutoff := end
-		last, lended := r.endedAt()
+		last, lended := r.EndedAt()
 		if done {
 			cutoff = -1 // (a Top-N's own LIMIT, rank.go: no row of the batch counts)
 			if lended {

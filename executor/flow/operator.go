@@ -244,8 +244,8 @@ func (e *Emitter) Finish(ctx context.Context) error {
 	return err
 }
 
-// ErrLimitReached is returned up the chain by the LIMIT operator (the
-// executor's limitOp) when the main query's LIMIT is reached (SPEC 2: the job
-// ends), and by a Top-N at its own LIMIT (the executor's rank.go); the source
-// driver ends the job without an error.
+// ErrLimitReached is returned up the chain by the LIMIT operator
+// (executor/stateless.Limit) when the main query's LIMIT is reached (SPEC 2:
+// the job ends), and by a Top-N at its own LIMIT (the executor's rank.go);
+// the source driver ends the job without an error.
 var ErrLimitReached = errors.New("the main query's LIMIT is reached")
