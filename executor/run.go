@@ -9,6 +9,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
+	"streamql/executor/sinkstream"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -211,7 +212,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		return stats, err
 	}
 	if sinks {
-		all, err := openSinks(ctx, job, env, sink)
+		all, err := sinkstream.Open(ctx, job, env.connEnv(), sink)
 		if err != nil {
 			sink.Close()
 			return stats, err
@@ -230,7 +231,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	err = runJob(ctx, oc, job, src, srcs, joins, sink, &stats, budget)
 	an.finish(job)
 	if err != nil {
-		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction
+		sinkstream.Abort(sink) // an exactly-once sink drops the failed job's open transaction
 	}
 	if cerr := sink.Close(); err == nil {
 		err = cerr

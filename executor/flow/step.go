@@ -74,7 +74,7 @@ type Step struct {
 // the stream's 'errors.side' renames it), each placed at the number of good
 // input rows before it (ErrorRow.At), so the merge keeps input order (SPEC 4).
 // A sink may send them elsewhere instead: a stream's dead-letter stream
-// (the executor's sinkstreams.go) takes them out of Rows before the frontend sees them.
+// (executor/sinkstream) takes them out of Rows before the frontend sees them.
 type ErrorPort struct {
 	Name string
 	Rows []ErrorRow
