@@ -58,7 +58,8 @@ func deps(t *testing.T, pkgs ...string) []string {
 //   - the executor's base packages import nothing above them: executor/flow
 //     (Operator, Step, Merger) only executor/vector, executor/state (the
 //     state budget) no package of the module; an operator package
-//     (executor/stateless) imports them, the kernels and the plan, and the
+//     (executor/stateless, executor/rank) imports them, the kernels or
+//     executor/op, and the plan, and the
 //     sink streams (executor/sinkstream) them and the connector registry,
 //     never the executor that builds them.
 //
@@ -119,13 +120,16 @@ func TestLayering(t *testing.T) {
 	// operators) imports executor/vector only, executor/state (the state
 	// budget) no package of the module; the operator packages import the base
 	// and the kernels, never the executor that builds them (executor/stateless:
-	// LIMIT and the projections); the sink streams (executor/sinkstream) import
-	// the base and the connector registry
+	// LIMIT and the projections; executor/rank: the main query's Top-N,
+	// deduplication, OVER and ORDER BY over executor/op, reaching the replay
+	// through its own interface); the sink streams (executor/sinkstream)
+	// import the base and the connector registry
 	for pkg, allowed := range map[string][]string{
 		"streamql/executor/flow":       {"streamql/executor/vector"},
 		"streamql/executor/state":      nil,
 		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/planner/plan"},
 		"streamql/executor/sinkstream": {"streamql/executor/flow", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
+		"streamql/executor/rank":       {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
 	} {
 		for _, d := range importsOf(t, pkg)[pkg] {
 			if (d == "streamql" || strings.HasPrefix(d, "streamql/")) && !slices.Contains(allowed, d) {

@@ -6,6 +6,7 @@ import (
 
 	"streamql/executor/expr"
 	"streamql/executor/flow"
+	"streamql/executor/rank"
 	"streamql/executor/stateless"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -24,7 +25,7 @@ type chain struct {
 	router *router          // the router
 	marks  []*markJoin      // the branches' joins, in branch order: the router's gates
 	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
-	rank   *rankOp          // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
+	rank   *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
 	sink   *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
 	stats  []*OpStats
 }
@@ -66,14 +67,18 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	// with the rest (copyStats, addStats)
 	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs))}
 	add(c.sink, "sink", nil)
-	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (rank.go)
+	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (executor/rank)
 		var rk Operator = failedOp{}
 		down := flow.NewEmitter(next)
-		if r, err := newRankOp(job, opts.budget, opts.stats); err != nil {
+		var late *[]*LateRows
+		if opts.stats != nil {
+			late = &opts.stats.Late
+		}
+		if r, err := rank.New(job, opts.budget, late); err != nil {
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
-			r.down, rk, c.rank = down, r, r
-			r.took = &c.sink.parts[r.main] // (the rows the main query took, counted before the operator takes them)
+			r.Wire(down, &c.sink.parts[r.Main()]) // (the rows the main query took, counted before the operator takes them)
+			rk, c.rank = r, r
 		}
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
 	}
@@ -280,3 +285,11 @@ func (o *joinBuild) Finish(context.Context) error {
 func newStep(errorSide string) *Step {
 	return &Step{Sel: make([]int32, 0, vector.Cap), Errors: ErrorPort{Name: errorSide}}
 }
+
+// failedOp is an operator that could not be built: its first call fails
+// with the reason (a plan the executor cannot run is a bug, never a crash).
+type failedOp struct{ err error }
+
+func (f failedOp) Push(context.Context, flow.Port, *flow.Step) error { return f.err }
+func (f failedOp) Watermark(context.Context, flow.Watermark) error   { return f.err }
+func (f failedOp) Finish(context.Context) error                      { return f.err }

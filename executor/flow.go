@@ -39,6 +39,12 @@ type (
 	Segment = flow.Segment
 	// Merger is flow.Merger: the one reader of a Step in SPEC 4's order.
 	Merger = flow.Merger
+	// LateRows is flow.LateRows: the late rows of one windowed query.
+	LateRows = flow.LateRows
+	// Frontier is flow.Frontier: what a replay needs of one partition's rows in an operator.
+	Frontier = flow.Frontier
+	// Checkpoint is flow.Checkpoint: a stateful operator's side of a replay.
+	Checkpoint = flow.Checkpoint
 )
 
 // errLimitReached is flow.ErrLimitReached: the main query's LIMIT ended the job.

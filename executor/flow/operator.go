@@ -246,6 +246,6 @@ func (e *Emitter) Finish(ctx context.Context) error {
 
 // ErrLimitReached is returned up the chain by the LIMIT operator
 // (executor/stateless.Limit) when the main query's LIMIT is reached (SPEC 2:
-// the job ends), and by a Top-N at its own LIMIT (the executor's rank.go);
+// the job ends), and by a Top-N at its own LIMIT (executor/rank);
 // the source driver ends the job without an error.
 var ErrLimitReached = errors.New("the main query's LIMIT is reached")
