@@ -10,7 +10,6 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -90,7 +89,7 @@ func TestStateAccountingMatchesHeap(t *testing.T) {
 // setting (executor.HeapLimit), so the collector does not let the heap grow
 // to twice the live state first.
 func TestStateLimitBoundsRSS(t *testing.T) {
-	t.Parallel() // (subprocesses, measured by their own rusage: it may run beside the other parallel tests, and the package finishes sooner)
+	t.Parallel() // (subprocesses, each measured by its own peak RSS through runPeakRSS: it may run beside the other parallel tests, and the package finishes sooner)
 	if testing.Short() {
 		t.Skip("grows a process to about 300 MiB per shape (-short)")
 	}
@@ -101,11 +100,11 @@ func TestStateLimitBoundsRSS(t *testing.T) {
 			cmd.Env = append(os.Environ(), "GOMEMLIMIT=")
 			var errb bytes.Buffer
 			cmd.Stderr = &errb
-			err := cmd.Run()
-			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(errb.String(), "passed 'state.max-bytes'") {
-				t.Fatalf("%v, want exit 1 with the state limit; stderr %q", err, errb.String())
+			peak, code, err := runPeakRSS(t, cmd) // (the child's own peak: runPeakRSS says why not its rusage here)
+			if err != nil || code != 1 || !strings.Contains(errb.String(), "passed 'state.max-bytes'") {
+				t.Fatalf("%v, exit %d, want exit 1 with the state limit; stderr %q", err, code, errb.String())
 			}
-			rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) * 1024 // Linux: KiB
+			rss := float64(peak)
 			t.Logf("peak RSS %.0f MiB for a limit of 256 MiB: %.2f×", rss/(1<<20), rss/limit)
 			if rss > 1.5*limit {
 				t.Errorf("peak RSS %.0f MiB is %.2f× the 256 MiB 'state.max-bytes' (want at most 1.5×)", rss/(1<<20), rss/limit)
