@@ -54,7 +54,14 @@ func deps(t *testing.T, pkgs ...string) []string {
 //     (executor.LateRows, Stats), and the session and the CLI word it;
 //   - cmd/ imports no planner nor executor package but executor/format (the
 //     encoders): it plans, runs and renders through internal/session
-//     (session.Job, the output contract of frontend.go).
+//     (session.Job, the output contract of frontend.go);
+//   - the executor's base packages import nothing above them: executor/flow
+//     (Operator, Step, Merger) only executor/vector, executor/state (the
+//     state budget) no package of the module; an operator package
+//     (executor/stateless, executor/rank) imports them, the kernels or
+//     executor/op, and the plan, and the
+//     sink streams (executor/sinkstream) them and the connector registry,
+//     never the executor that builds them.
 //
 // TestLayers checks that no import runs back up the README's layers, and
 // TestCmdCallsNoEngineMethod that cmd/ calls the engine's methods through
@@ -106,6 +113,28 @@ func TestLayering(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if f := strings.Fields(l); slices.Contains(f[1:], "streamql/internal/termtext") {
 			t.Errorf("%s imports streamql/internal/termtext", f[0])
+		}
+	}
+	// the executor's base packages (issue 22 item 6) sit below its operators
+	// and its runner, which import them: executor/flow (the contracts between
+	// operators) imports executor/vector only, executor/state (the state
+	// budget) no package of the module; the operator packages import the base
+	// and the kernels, never the executor that builds them (executor/stateless:
+	// LIMIT and the projections; executor/rank: the main query's Top-N,
+	// deduplication, OVER and ORDER BY over executor/op, reaching the replay
+	// through its own interface); the sink streams (executor/sinkstream)
+	// import the base and the connector registry
+	for pkg, allowed := range map[string][]string{
+		"streamql/executor/flow":       {"streamql/executor/vector"},
+		"streamql/executor/state":      nil,
+		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/planner/plan"},
+		"streamql/executor/sinkstream": {"streamql/executor/flow", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
+		"streamql/executor/rank":       {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
+	} {
+		for _, d := range importsOf(t, pkg)[pkg] {
+			if (d == "streamql" || strings.HasPrefix(d, "streamql/")) && !slices.Contains(allowed, d) {
+				t.Errorf("%s imports %s: it may import only %v of the module", pkg, d, allowed)
+			}
 		}
 	}
 	// executor/connector/kafka (issue 22 item 5) plugs into the connector

@@ -174,18 +174,6 @@ func (o *aggOp) prepare(b *vector.Batch, taken []int32) {
 	}
 }
 
-// LateRows counts the late rows of one windowed query of a job (SPEC 2.4: stderr
-// gets a line per query with late rows).
-type LateRows struct {
-	Query  string // the query's text
-	Output string // the late output's name
-	Rows   int64
-	// Script, Line and Column are the query's statement position
-	// (plan.Branch's; Line 0 when unknown)
-	Script       string
-	Line, Column int
-}
-
 // aggOperator is the operator (operator.go) that runs a job's aggregates after
 // the router: it reads the rows each aggregating branch took (its part's Sel)
 // and the watermark marks, lets each aggOp take its rows in input order and fire
@@ -201,7 +189,7 @@ type aggOperator struct {
 	taken [][]int32
 	main  *aggOp
 	// flushMain pushes the main query's rows on as soon as they are made
-	// (flush): the chain's LIMIT (limitOp) may end the job at any of them,
+	// (flush): the chain's LIMIT (stateless.Limit) may end the job at any of them,
 	// and nothing after that point is made then (SPEC 2.4); the builder sets
 	// it when the main query has a LIMIT
 	flushMain bool

@@ -17,6 +17,7 @@ import (
 
 	"streamql/executor/csvdec"
 	"streamql/executor/expr"
+	"streamql/executor/stateless"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
 	"streamql/planner"
@@ -133,13 +134,13 @@ func BenchmarkRoute(b *testing.B) {
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
 	r := newRouter(job, nil)
-	proj := newProject(job)
+	proj := stateless.NewProject(job, &Emitter{})
 	r.out.In = batch
 	b.ReportAllocs()
 	cpu0 := sensorbench.CPUTime()
 	for b.Loop() {
 		r.route(batch, sel)
-		proj.apply(&r.out)
+		proj.Apply(&r.out)
 	}
 	sensorbench.ReportRows(b, int64(b.N)*int64(batch.N), cpu0)
 	if len(r.out.Parts[0].Sel) == 0 || len(r.out.Parts[2].Sel) == 0 {

@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"streamql/executor/expr"
+	"streamql/executor/flow"
+	"streamql/executor/rank"
+	"streamql/executor/stateless"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -15,15 +18,15 @@ import (
 
 // chain is the running operators of a job's probe stream.
 type chain struct {
-	timed  bool         // chainOpts.timed
-	head   Operator     // where the source driver pushes: the assigner's wrapper
-	route  Operator     // the router's wrapper (the event-time join pushes its released rows here)
-	assign *watermarker // the watermark assigner (the event-time join stamps with it on arrival)
-	router *router      // the router
-	marks  []*markJoin  // the branches' joins, in branch order: the router's gates
-	limit  *limitOp     // the main query's LIMIT, for where it ended the job (endedAt)
-	rank   *rankOp      // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
-	sink   *sinkOp      // the last operator, which counts the rows of each branch and output (Analysis)
+	timed  bool             // chainOpts.timed
+	head   Operator         // where the source driver pushes: the assigner's wrapper
+	route  Operator         // the router's wrapper (the event-time join pushes its released rows here)
+	assign *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
+	router *router          // the router
+	marks  []*markJoin      // the branches' joins, in branch order: the router's gates
+	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
+	rank   *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
+	sink   *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
 	stats  []*OpStats
 }
 
@@ -51,14 +54,10 @@ type chainOpts struct {
 // operators of opts, the main query's LIMIT, the projections, and sink.
 func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts chainOpts) *chain {
 	c := &chain{timed: opts.timed}
-	var ops []*instrumented
+	var ops []*flow.Instrumented
 	next := Operator(nil)
 	add := func(op Operator, name string, down *Emitter) {
-		w := instrument(op, name, down, nil)
-		w.timed = opts.timed
-		if down != nil {
-			down.timed = opts.timed
-		}
+		w := flow.Instrument(op, name, down, opts.timed)
 		ops = append(ops, w)
 		next = w
 	}
@@ -68,31 +67,34 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	// with the rest (copyStats, addStats)
 	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs))}
 	add(c.sink, "sink", nil)
-	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (rank.go)
+	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (executor/rank)
 		var rk Operator = failedOp{}
-		down := &Emitter{next: next}
-		if r, err := newRankOp(job, opts.budget, opts.stats); err != nil {
+		down := flow.NewEmitter(next)
+		var late *[]*LateRows
+		if opts.stats != nil {
+			late = &opts.stats.Late
+		}
+		if r, err := rank.New(job, opts.budget, late); err != nil {
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
-			r.down, rk, c.rank = down, r, r
-			r.took = &c.sink.parts[r.main] // (the rows the main query took, counted before the operator takes them)
+			r.Wire(down, &c.sink.parts[r.Main()]) // (the rows the main query took, counted before the operator takes them)
+			rk, c.rank = r, r
 		}
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
 	}
-	proj := newProject(job)
-	proj.down = &Emitter{next: next}
-	add(proj, "project", proj.down)
-	c.limit = newLimit(job)
-	c.limit.down = &Emitter{next: next}
-	add(c.limit, "limit", c.limit.down)
+	down := flow.NewEmitter(next)
+	add(stateless.NewProject(job, down), "project", down)
+	down = flow.NewEmitter(next)
+	c.limit = stateless.NewLimit(job, down)
+	add(c.limit, "limit", down)
 	marks := false
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
-		down := &Emitter{next: next}
+		down := flow.NewEmitter(next)
 		op, name := opts.afterRouter[k](down)
 		if ao, ok := op.(*aggOperator); ok {
 			ao.src = opts.src // (malformed rows' positions)
 			// the LIMIT may end the job at any row of an aggregating main query
-			ao.flushMain = c.limit.chunks && c.limit.limit >= 0
+			ao.flushMain = c.limit.CutsChunks()
 			c.sink.lateRows, c.sink.live = ao.lateRows(), ao.live
 		}
 		if _, ok := op.(MarkReader); ok {
@@ -114,7 +116,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	}
 	c.router = newRouter(job, gates)
 	c.router.flow = c.sink.parts[nb:] // (counted with the sink's parts)
-	c.router.down = &Emitter{next: next}
+	c.router.down = flow.NewEmitter(next)
 	add(c.router, "router", c.router.down)
 	c.route = next
 	c.assign = newWatermarker(job)
@@ -125,11 +127,11 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	if marks {
 		c.assign.marks, c.assign.buf = true, make([]Mark, 0, vector.Cap)
 	}
-	c.assign.down = &Emitter{next: next}
+	c.assign.down = flow.NewEmitter(next)
 	add(c.assign, "watermark", c.assign.down)
 	c.head = next
 	for k := len(ops) - 1; k >= 0; k-- { // source order
-		c.stats = append(c.stats, ops[k].stats)
+		c.stats = append(c.stats, ops[k].Stats())
 	}
 	return c
 }
@@ -176,9 +178,8 @@ func buildAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
 // its own goroutine while the job probes, SPEC 2.2's event-time strategy).
 // Its counters are ks.stats (Analysis).
 func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
-	w := instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, nil)
-	w.timed = true // (read once, apart from the probe's hot path: always timed)
-	ks.stats = w.stats
+	w := flow.Instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, true) // (read once, apart from the probe's hot path: always timed)
+	ks.stats = w.Stats()
 	return w
 }
 
@@ -285,12 +286,10 @@ func newStep(errorSide string) *Step {
 	return &Step{Sel: make([]int32, 0, vector.Cap), Errors: ErrorPort{Name: errorSide}}
 }
 
-// selectRows sets r.In to b and r.Sel to the rows [from, to) of b.
-func (r *Step) selectRows(b *vector.Batch, from, to int) {
-	r.In, r.N = b, b.N
-	sel := r.Sel[:0]
-	for i := from; i < to; i++ {
-		sel = append(sel, int32(i))
-	}
-	r.Sel = sel
-}
+// failedOp is an operator that could not be built: its first call fails
+// with the reason (a plan the executor cannot run is a bug, never a crash).
+type failedOp struct{ err error }
+
+func (f failedOp) Push(context.Context, flow.Port, *flow.Step) error { return f.err }
+func (f failedOp) Watermark(context.Context, flow.Watermark) error   { return f.err }
+func (f failedOp) Finish(context.Context) error                      { return f.err }

@@ -1,11 +1,40 @@
-// Package executor runs a plan.Job (planner/plan): a source decodes typed batches, the
-// watermark assigner stamps each row with the watermark before it (SPEC 2.3), the
-// process operator routes each row to the first side branch that takes it or to
-// the main query (SPEC 2.1), and a Sink receives one batch per output port
-// (Step), which it reads in output order through the Merger. Malformed
-// rows follow the stream's errors policy (SPEC 1, bad input). Push-based: the
-// source owns the loop; cancellation is checked once per batch (DESIGN: executor).
-// Each step is an Operator (operator.go), built from the plan in build.go.
+// Package executor builds and runs a plan.Job (planner/plan): a source
+// decodes typed batches, the watermark assigner stamps each row with the
+// watermark before it (SPEC 2.3), the router sends each row to the first side
+// branch that takes it or to the main query (SPEC 2.1), and a Sink receives
+// one batch per output port (flow.Step), which it reads in output order
+// through the flow.Merger. Malformed rows follow the stream's errors policy
+// (SPEC 1, bad input). Push-based: the source owns the loop; cancellation is
+// checked once per batch (DESIGN: executor). Each step is a flow.Operator,
+// built from the plan in one place, build.go, and driven by run.go.
+//
+// # Packages (issue 22 item 6)
+//
+// The executor is the builder and the runner; what the operators share and
+// some operator families live in packages of their own below it, which never
+// import it (layering_test.go says what each may import):
+//
+//   - executor/flow: the contracts between operators and the runner
+//     (Operator, Emitter, Port, Watermark, Mark, the instrumented wrapper,
+//     Step, Sink, Merger, Checkpoint, Frontier, LateRows); flow.go keeps
+//     their names here as aliases for the executor's code and its clients;
+//   - executor/state: the state budget (Budget, Account, LimitError) and the
+//     heap limit; budget.go keeps the executor's names of it;
+//   - executor/stateless: the main query's LIMIT and the projections;
+//   - executor/rank: the operator a main query ends with (SPEC 2.9) and its
+//     side of a Kafka replay;
+//   - executor/sinkstream: the writers of sink streams and dead letters.
+//
+// What stays here is coupled to the runner: the watermark assigner and the
+// router (run.go, with the MARK joins of markjoin.go and the key state of
+// join.go), the window and updating aggregate (aggregate.go, agg*.go,
+// groupagg.go), whose fields the parallel aggregate (paragg.go), the replay
+// (replay.go, checkpoint.go) and EXPLAIN ANALYZE (analyze*.go) read; the
+// execution strategies (prefetch.go, parallel.go, morsel.go, paragg.go),
+// which build chains of their own (buildChain); the event-time join
+// (semijoin.go), the sources (source.go, decode.go, computed.go, derived.go,
+// joinsource.go, unnest.go, maxfuture.go, partwm.go) and the live status
+// (live.go).
 //
 // A job's operators and sources get their configuration when the job is
 // built, never through the context.Context, which carries cancellation only
@@ -17,8 +46,8 @@
 // # Row kinds: the one output contract of updating results
 //
 // An updating relation (SPEC 2.8: a regular outer join, GROUP BY without a
-// window over an unbounded stream, and every operator after one; later
-// Top-N, deduplication and the CDC formats) is a changelog whose rows have a
+// window over an unbounded stream, an updating Top-N, a stream read in a
+// CDC format, and every operator after one) is a changelog whose rows have a
 // kind, vector.RowKind: +I, -U, +U, -D. The contract, for every operator that
 // makes or passes such rows and every sink:
 //
@@ -28,9 +57,10 @@
 //     kind is Kinds[Sel[k]]); read one with Part.KindAt.
 //   - An operator that makes updating rows sets Kinds on what it emits (op.Join
 //     on its joined batches, the updating aggregate on its Chunks,
-//     groupagg.go). Operators that pass rows through (route, filter, project,
-//     limit) pass the input batch's Kinds on unchanged; vector.Batch.AppendRows
-//     copies them.
+//     groupagg.go, an updating Top-N, executor/rank). Operators that pass
+//     rows through (route, filter, and executor/stateless's project and
+//     limit) pass the input batch's Kinds on unchanged;
+//     vector.Batch.AppendRows copies them.
 //   - Whether an output is updating, and its upsert key, is the planner's
 //     decision (plan.Output.Updating, UpsertKey; EXPLAIN shows it per
 //     operator), never inferred from a batch: an updating output prints its

@@ -210,7 +210,7 @@ func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, ks *key
 				}
 			}
 		}
-		step.selectRows(b, 0, n)
+		step.SelectRows(b, 0, n)
 		if err := op.Push(ctx, port, step); err != nil {
 			return err
 		}

@@ -267,11 +267,11 @@ func TestMarkJoinRouting(t *testing.T) {
 		step := newStep("errors")
 		// the rows in two batches, the second of its live rows only
 		cut := rng.IntN(len(left) + 1)
-		step.selectRows(lb, 0, cut)
+		step.SelectRows(lb, 0, cut)
 		if err := c.head.Push(context.Background(), Port{}, step); err != nil {
 			t.Fatal(err)
 		}
-		step.selectRows(lb, cut, len(left))
+		step.SelectRows(lb, cut, len(left))
 		if err := c.head.Push(context.Background(), Port{}, step); err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +374,7 @@ func TestMarkJoinSeesOfferedRowsOnly(t *testing.T) {
 		lb.N++
 	}
 	step := newStep("errors")
-	step.selectRows(lb, 0, lb.N)
+	step.SelectRows(lb, 0, lb.N)
 	if err := c.head.Push(context.Background(), Port{}, step); err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestMaxFutureAllocatesNothingPerRow(t *testing.T) {
 			next += 10
 		}
 		step.Errors.Rows = step.Errors.Rows[:0]
-		step.selectRows(b, 0, b.N)
+		step.SelectRows(b, 0, b.N)
 		if err := c.head.Push(context.Background(), Port{}, step); err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestMaxFuturePartitionWatermark(t *testing.T) {
 			b.Pos[i] = connector.KafkaPosition(p, int64(i))
 		}
 		step.Errors.Rows = step.Errors.Rows[:0]
-		step.selectRows(b, 0, b.N)
+		step.SelectRows(b, 0, b.N)
 		if err := c.head.Push(context.Background(), Port{}, step); err != nil {
 			t.Fatal(err)
 		}

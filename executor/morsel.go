@@ -313,7 +313,7 @@ func (w *morselWorker) chunk(ctx context.Context, st *catalog.Stream, policy str
 			}
 			seen += len(bad)
 		}
-		in.selectRows(b, 0, n)
+		in.SelectRows(b, 0, n)
 		if err := w.c.head.Push(ctx, Port{}, in); err != nil {
 			o.err = err
 			return

@@ -196,7 +196,7 @@ func TestOperatorRowsAtWatermark(t *testing.T) {
 		rowBatch(job, row{"a", 1000}, row{"b", 2500}, row{"c", 2600}),
 		rowBatch(job, row{"d", 1500}, row{"e", 4100}, row{"f", 6000}, row{"g", 6100}),
 	} {
-		step.selectRows(b, 0, b.N)
+		step.SelectRows(b, 0, b.N)
 		if err := c.head.Push(ctx, Port{}, step); err != nil {
 			t.Fatal(err)
 		}
@@ -238,13 +238,13 @@ func testOperatorCounters(t *testing.T, timed bool) {
 	step := newStep("errors")
 	b := rowBatch(job, row{"a", 1000}, row{"b", 2500}, row{"c", 2600}, row{"d", 900})
 	// a, b and d go to early, c to main; b moves the watermark past 2000
-	step.selectRows(b, 0, b.N)
+	step.SelectRows(b, 0, b.N)
 	if err := c.head.Push(ctx, Port{}, step); err != nil {
 		t.Fatal(err)
 	}
 	// x goes to early and does not move the watermark
 	b2 := rowBatch(job, row{"x", 100})
-	step.selectRows(b2, 0, b2.N)
+	step.SelectRows(b2, 0, b2.N)
 	if err := c.head.Push(ctx, Port{}, step); err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func testOperatorCounters(t *testing.T, timed bool) {
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	step.selectRows(b2, 0, b2.N)
+	step.SelectRows(b2, 0, b2.N)
 	if err := c.head.Push(cctx, Port{}, step); !errors.Is(err, context.Canceled) {
 		t.Errorf("push after cancel: %v, want context.Canceled", err)
 	}
@@ -325,7 +325,7 @@ func BenchmarkAssignerMarks(b *testing.B) {
 				w.marks, w.buf = true, make([]Mark, 0, vector.Cap)
 			}
 			step := newStep("")
-			step.selectRows(batch, 0, batch.N)
+			step.SelectRows(batch, 0, batch.N)
 			b.ReportAllocs()
 			for b.Loop() {
 				w.set = false
@@ -368,7 +368,7 @@ func TestWatermarkOffsetLoop(t *testing.T) {
 				b := rowBatch(job, rows...)
 				copy(b.Cols[1].Null, nulls)
 				step := newStep("")
-				step.selectRows(b, 0, b.N)
+				step.SelectRows(b, 0, b.N)
 				w.stampMarks(step)
 				for _, i := range step.Sel {
 					c := b.Cols[job.WatermarkCol]

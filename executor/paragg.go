@@ -431,7 +431,7 @@ func runParagg(ctx context.Context, oc opContext, job *plan.Job, src Source, p *
 	if job.Strategy != plan.ParallelAggregate || p.agg == nil || p.rep != nil {
 		return false, nil
 	}
-	budget := p.agg.ops[0].acct.budget // the job's
+	budget := p.agg.ops[0].acct.Budget() // the job's
 	ps, ok := src.(parallelSource)
 	if !ok {
 		return false, nil
@@ -527,7 +527,7 @@ func (w *paggWorker) chunk(ctx context.Context, c *chunked.Chunk, o *paggOut) {
 			o.dirty = true // the errors policy and the positions: the sequential path
 			break
 		}
-		in.selectRows(b, 0, b.N)
+		in.SelectRows(b, 0, b.N)
 		if err := w.c.head.Push(ctx, Port{}, in); err != nil {
 			o.err = err
 			break
@@ -585,7 +585,7 @@ func (o *paggOut) nearLimit(b *StateBudget) bool {
 	for _, a := range o.ops {
 		bytes += a.bytes
 	}
-	return b.max > 0 && b.used.Load()+bytes > b.max/2
+	return b.Max() > 0 && b.Used()+bytes > b.Max()/2
 }
 
 // merge moves o's partial aggregates into ao's, cut by cut, firing at each

@@ -45,7 +45,7 @@ func BenchmarkPartialAggregate(b *testing.B) {
 			w.start(int64(k/per), o)
 		}
 		bt := batches[k%len(batches)]
-		w.in.selectRows(bt, 0, bt.N)
+		w.in.SelectRows(bt, 0, bt.N)
 		if err := w.c.head.Push(b.Context(), Port{}, w.in); err != nil {
 			b.Fatal(err)
 		}

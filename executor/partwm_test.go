@@ -53,7 +53,7 @@ func TestPartitionWatermarks(t *testing.T) {
 		for i, r := range rows {
 			b.Pos[i] = connector.KafkaPosition(r.p, int64(i))
 		}
-		step.selectRows(b, 0, b.N)
+		step.SelectRows(b, 0, b.N)
 		if err := c.head.Push(ctx, Port{}, step); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"streamql/executor/rank"
 	"streamql/internal/sensorbench"
 )
 
@@ -50,12 +51,12 @@ func TestTopNStoresAColumnOnce(t *testing.T) {
 	} {
 		script := "CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)\n  WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv', 'follow' = 'true');\n" + c.query + ";\n"
 		job := sensorbench.Plan(t, script, "")
-		o, err := newRankOp(job, nil, nil)
+		o, err := rank.New(job, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(o.narrow, c.want) {
-			t.Errorf("%s: the Top-N takes the columns %v of %d, want %v", c.query, o.narrow, len(job.Main.Rank.Types), c.want)
+		if !slices.Equal(o.Narrow(), c.want) {
+			t.Errorf("%s: the Top-N takes the columns %v of %d, want %v", c.query, o.Narrow(), len(job.Main.Rank.Types), c.want)
 		}
 	}
 }

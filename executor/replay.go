@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"time"
+
 	"streamql/executor/connector"
 	"streamql/executor/vector"
 )
@@ -23,7 +25,7 @@ import (
 //
 // The state is the job's Checkpoints (checkpoint.go): its aggregate, its
 // updating Top-N, deduplication, OVER aggregation or ORDER BY the event time
-// over the stream's rows (rankreplay.go), or the probe rows its event-time
+// over the stream's rows (executor/rank's replay.go), or the probe rows its event-time
 // join holds; each gives its frontier per partition, and drops a partition
 // when it is revoked or assigned again.
 type replay struct {
@@ -47,14 +49,14 @@ type replay struct {
 // newReplay gives the job's state to src when src (or the source it wraps,
 // connector.Unwrapper) is a connector.Replayer and the job holds rows in
 // state (an aggregate, agg not nil, or else the main query's operator over
-// the stream, c.rank, when it is replayable: rankreplay.go); it returns nil
+// the stream, c.rank, when it is replayable: executor/rank's replay.go); it returns nil
 // otherwise, and the source commits as for a stateless job.
 func newReplay(src Source, c *chain, agg *aggOperator) *replay {
-	rank := c.rank
-	if rank != nil && (agg != nil || !rank.replayable() || timedRank(rank.r.Kind) && c.assign.parts == nil) {
-		rank = nil // (the rank operator's own replay is of one over the stream's rows)
+	rk := c.rank
+	if rk != nil && (agg != nil || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
+		rk = nil // (the rank operator's own replay is of one over the stream's rows)
 	}
-	if agg == nil && rank == nil {
+	if agg == nil && rk == nil {
 		return nil
 	}
 	rs := replayerOf(src)
@@ -71,9 +73,9 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 		}
 		r.add(aggCheckpoint{agg})
 	}
-	if rank != nil {
-		rank.startReplay(r)
-		r.add(rankCheckpoint{rank})
+	if rk != nil {
+		rk.StartReplay(rankReplay{r})
+		r.add(rk)
 	}
 	return r.attach(c, rs)
 }
@@ -263,6 +265,31 @@ func (r *replay) Revoke(p int32) {
 // fired before p came to this process (I4).
 func (r *replay) firedBy(p int32, end int64) bool {
 	return int(p) < len(r.fSet) && r.fSet[p] && end <= r.f[p]
+}
+
+// rankReplay is the replay as the main query's rank operator sees it
+// (rank.Replay).
+type rankReplay struct{ r *replay }
+
+// Replayed implements rank.Replay: the row at pos is read again below its
+// partition's e (I3) while the replay filters the direct outputs.
+func (x rankReplay) Replayed(pos int64) bool { return x.r.active && x.r.replayed(pos) }
+
+// Firing implements rank.Replay: with the stream's per-partition watermarks,
+// the state is torn until the rows the operator emits reach the sinks, and
+// the fire frontier of each partition counted in wm rises.
+func (x rankReplay) Firing(wm int64) {
+	if x.r.pw == nil {
+		return
+	}
+	x.r.changed()
+	x.r.pw.fired(wm, time.Now())
+}
+
+// Written implements rank.Replay: p came with a fire frontier and t is below
+// it.
+func (x rankReplay) Written(p int32, t int64) bool {
+	return int(p) < len(x.r.fSet) && x.r.fSet[p] && t < x.r.f[p]
 }
 
 // replayed reports whether the row at source position pos is read again

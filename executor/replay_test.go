@@ -81,7 +81,7 @@ func (r *replayRun) pushCtx(ctx context.Context, rows []replayRow) error {
 		b.Pos[i] = connector.KafkaPosition(x.p, x.off)
 	}
 	step := newStep("errors")
-	step.selectRows(b, 0, b.N)
+	step.SelectRows(b, 0, b.N)
 	if err := r.c.head.Push(ctx, Port{}, step); err != nil {
 		return err
 	}

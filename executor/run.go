@@ -9,6 +9,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
+	"streamql/executor/sinkstream"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -211,7 +212,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		return stats, err
 	}
 	if sinks {
-		all, err := openSinks(ctx, job, env, sink)
+		all, err := sinkstream.Open(ctx, job, env.connEnv(), sink)
 		if err != nil {
 			sink.Close()
 			return stats, err
@@ -230,7 +231,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	err = runJob(ctx, oc, job, src, srcs, joins, sink, &stats, budget)
 	an.finish(job)
 	if err != nil {
-		abortSinks(sink) // an exactly-once sink drops the failed job's open transaction
+		sinkstream.Abort(sink) // an exactly-once sink drops the failed job's open transaction
 	}
 	if cerr := sink.Close(); err == nil {
 		err = cerr
@@ -370,7 +371,7 @@ func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, joins
 // The batch's rows are counted here, once, after the chain has taken them
 // (SPEC 3, EXPLAIN ANALYZE's "read"; SPEC 1's malformed rows): the rows used,
 // which are every row of the batch, or those up to the row where the main
-// query's LIMIT ended the job (limitOp.endedAt), or those up to the row that
+// query's LIMIT ended the job (stateless.Limit.EndedAt), or those up to the row that
 // failed the job ('errors'='fail').
 func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err error) (bool, error) {
 	if err == io.EOF {
@@ -397,7 +398,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if len(bad) > 0 {
 		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es.Policy, &in.Errors.Rows)
 	}
-	in.selectRows(b, 0, limitRows)
+	in.SelectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
 	if uerr := p.udfErrors(b, &p.udf); uerr != nil && perr == nil {
 		perr = uerr
@@ -415,7 +416,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if done {
 		perr = nil
 	}
-	last, ended := p.c.limit.endedAt()
+	last, ended := p.c.limit.EndedAt()
 	rows, malformed := int64(b.N+len(bad)), countBad(p.es.Policy, len(bad))
 	switch {
 	case done && ended && last >= 0:
@@ -598,8 +599,8 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 
 // router is the process operator (SPEC 2.1): first-match routing over ordered
 // branches, each branch's gate (its join's MARK, markJoin) and WHERE. It pushes its own Step, whose
-// parts select the input rows; the LIMIT (limitOp) and the projections
-// (projectOp) come after it.
+// parts select the input rows; the LIMIT (stateless.Limit) and the
+// projections (stateless.Project) come after it.
 type router struct {
 	job      *plan.Job
 	branches []*plan.Branch // sides, then main

@@ -148,7 +148,7 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Si
 	opts := chainOpts{}
 	var agg *aggOperator
 	if job.HasAggregates() { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
-		opts = aggChain(job, acct.budget, stats, &agg, true, lv)
+		opts = aggChain(job, acct.Budget(), stats, &agg, true, lv)
 	}
 	opts.src, opts.timed = src, stats.timed
 	ch := buildChain(job, joins, sink, opts)
@@ -206,7 +206,7 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Si
 	release := func(ctx context.Context, n int) (stop bool, err error) {
 		o := hold.gone
 		hold.j.Take(hold.out, n)
-		step.selectRows(hold.out, 0, n)
+		step.SelectRows(hold.out, 0, n)
 		step.Errors.Rows = step.Errors.Rows[:0]
 		end := o + int64(n) // the malformed rows up to here go with these rows
 		nerr := 0
@@ -232,7 +232,7 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Si
 		// count the malformed rows released with these rows; after a LIMIT's
 		// last row none are read (the router's cut drops them likewise)
 		cutoff := end
-		last, lended := r.endedAt()
+		last, lended := r.EndedAt()
 		if done {
 			cutoff = -1 // (a Top-N's own LIMIT, rank.go: no row of the batch counts)
 			if lended {

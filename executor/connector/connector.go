@@ -207,7 +207,7 @@
 // rebuilt by replay, not snapshotted, the simplest rule that is correct: the
 // hold frontier H_p of such a job is the first row of p that went into the
 // state since p came to the process (an aggregate group's first row,
-// aggGroup.held; the Top-N's first row of p, the executor's rankOp.first),
+// aggGroup.held; the Top-N's first row of p, executor/rank's Operator.first),
 // so the committed offset stays there while e_p = U_p moves on. The next
 // owner of p (or the process restarted after a crash) reads p again from
 // H_p: rows below e go into the state only (I3: the aggregate's change and
@@ -230,12 +230,12 @@
 // Deduplication keeping the first row, an OVER aggregation and ORDER BY the
 // event time emit a row when the stream's watermark passes its time. Their
 // f_p is the stream's watermark at the last event they got while p counted
-// in it (the executor's rankOp.fired); H_p is the oldest row of p they hold
+// in it (executor/rank's Operator.fired); H_p is the oldest row of p they hold
 // (Over's and TimeSort's rows to emit or in a frame; deduplication's first
 // row of p taken, its keys outliving their rows), with w its stamp. The next
 // owner reads p from H_p into state, takes its watermark back (the rows read
 // again may lie below the one it had: the operator's DropWhere), and does
-// not emit again a row of p whose time is below f_p (rankOp.writtenRow)
+// not emit again a row of p whose time is below f_p (rank.Operator.writtenRow)
 // (tests/kafka_rankreplay_test.go).
 package connector
 

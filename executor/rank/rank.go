@@ -1,4 +1,16 @@
-package executor
+// Package rank runs the operator a main query ends with (SPEC 2.9,
+// plan.Rank): Top-N, deduplication, window Top-N, OVER aggregation or ORDER
+// BY, as one flow.Operator between the projections and the sink that feeds
+// the executor/op operator and hands what it emits on as chunks; and the
+// operator's side of a Kafka group source's replay (replay.go: its
+// flow.Checkpoint, and the rows a replay does not write again).
+//
+// It imports executor/flow, executor/state, executor/op (the operators it
+// runs), the connector contract (Kafka positions), vector, catalog and
+// planner/plan, and must never import the executor that builds it and
+// drives the replay (it reaches the replay through its Replay interface),
+// the planner or the parser (layering_test.go).
+package rank
 
 import (
 	"context"
@@ -7,18 +19,20 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/flow"
 	"streamql/executor/op"
+	"streamql/executor/state"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
 
-// rankOp runs the operator a main query ends with (SPEC 2.9, plan.Rank):
+// Operator runs the operator a main query ends with (SPEC 2.9, plan.Rank):
 // Top-N, deduplication, window Top-N, OVER aggregation or ORDER BY. It sits
 // between the projections and the sink: it takes the main query's projected
 // rows (its part of each routed batch, and the rows an aggregate made for
 // it), feeds them to the executor/op operator, and hands what that emits to
-// the sink as rows it made (Step.Chunks), after the batch's own rows.
-// Watermark events reach the operator as they pass; the end of the input is
+// the sink as rows it made (flow.Step.Chunks), after the batch's own rows.
+// flow.Watermark events reach the operator as they pass; the end of the input is
 // the operator's Finish.
 //
 // Rows below the watermark (CURRENT_WATERMARK, SPEC 2.3) of a query whose
@@ -29,7 +43,7 @@ import (
 // its final result at the input's end (op.TopN.Final), the materialized
 // table of its changelog (SPEC 2.8); the planner refuses one over an
 // unbounded input until the outputs print changelogs.
-type rankOp struct {
+type Operator struct {
 	r       *plan.Rank
 	main    int // the main query's part
 	out     int // its output
@@ -41,25 +55,25 @@ type rankOp struct {
 	coll    rankCollector
 	late    []int32
 	ncols   int // the stream's columns (a late row's)
-	parts   []Part
-	chunks  []Chunk
-	made    Step
+	parts   []flow.Part
+	chunks  []flow.Chunk
+	made    flow.Step
 	colSets [][]*vector.Vec // emit's chunks' columns, one per gathered batch
 	emitted int64
 	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
 	// lateRows counts the rows sent to the late output (the end-of-job
 	// notice, SPEC 2.4), nil when not counted
-	lateRows *LateRows
-	down     *Emitter
+	lateRows *flow.LateRows
+	down     *flow.Emitter
 	// rep is a Kafka group source's replay of the operator's state
-	// (replay.go, newReplay, rankreplay.go; nil: none): first holds the
+	// (the executor's replay.go, newReplay; replay.go; nil: none): first holds the
 	// offset and stamp of the first row of each Kafka partition the
 	// operator took since the partition came to this process (a hold
 	// frontier), and inReplayed says that the rows gathered in in are read
 	// again below their partition's emitted frontier (their changes are in
 	// committed outputs: I3)
-	rep        *replay
-	first      map[int32]stampAt
+	rep        Replay
+	first      map[int32]stamp
 	inReplayed bool
 	// narrow (an updating Top-N's, nil: none) lists the input's columns
 	// the operator takes, by the operator's column: a hidden PARTITION BY
@@ -130,12 +144,12 @@ type rankCollector struct {
 	n       int // batches in use
 	discard bool
 	// flush, when set, hands the batches gathered on once there are
-	// flushAt of them (rankOp.Finish: a bounded Top-N's final result goes
+	// flushAt of them (Operator.Finish: a bounded Top-N's final result goes
 	// out as it is made, not gathered whole)
 	flush func(context.Context) error
 	late  gathered // the late port's rows (a window Top-N's: its input's layout)
 	// written, when set, says which output rows a replay's run before wrote
-	// (rankOp.writtenRow): they are not gathered again
+	// (Operator.writtenRow): they are not gathered again
 	written func(b *vector.Batch, i int) bool
 }
 
@@ -192,16 +206,18 @@ const flushAt = 4
 // EmitWatermark implements op.Emitter.
 func (c *rankCollector) EmitWatermark(context.Context, int64) error { return nil }
 
-// newRankOp builds the operator of job's main query (job.Main.Rank), its
-// state charged to budget (nil: no budget), its late rows counted in stats
-// (nil: not counted) for the end-of-job notice (SPEC 2.4).
-func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error) {
+// New builds the operator of job's main query (job.Main.Rank), its state
+// charged to budget (nil: no budget), its late rows counted in a LateRows
+// appended to *late (nil: not counted) for the end-of-job notice (SPEC 2.4).
+// It fails when the plan's operator cannot be made (a bug of the plan). The
+// builder then wires it (Wire).
+func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator, error) {
 	r := job.Main.Rank
-	o := &rankOp{r: r, main: len(job.Branches), out: job.Main.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
-	if r.LateOutput >= 0 && stats != nil {
+	o := &Operator{r: r, main: len(job.Branches), out: job.Main.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
+	if r.LateOutput >= 0 && late != nil {
 		b := job.Main
-		o.lateRows = &LateRows{Query: b.Text, Output: job.Outputs[r.LateOutput].Name, Script: b.Script, Line: b.Line, Column: b.Column}
-		stats.Late = append(stats.Late, o.lateRows)
+		o.lateRows = &flow.LateRows{Query: b.Text, Output: job.Outputs[r.LateOutput].Name, Script: b.Script, Line: b.Line, Column: b.Column}
+		*late = append(*late, o.lateRows)
 	}
 	var acct op.Account
 	if budget != nil {
@@ -282,8 +298,20 @@ func newRankOp(job *plan.Job, budget *StateBudget, stats *Stats) (*rankOp, error
 	return o, nil
 }
 
-// Push implements Operator: the main query's rows go to the operator.
-func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
+// Wire makes down the operator's downstream and took (nil: none) the sink's
+// count of the main query's rows (EXPLAIN ANALYZE), which the operator adds
+// to before it takes them.
+func (o *Operator) Wire(down *flow.Emitter, took *int64) { o.down, o.took = down, took }
+
+// Main returns the index of the main query's part in a step's Parts.
+func (o *Operator) Main() int { return o.main }
+
+// Narrow returns the input columns an updating Top-N stores (nil: all of
+// them): a hidden column that is another's value again is stored once.
+func (o *Operator) Narrow() []int { return o.narrow }
+
+// Push implements flow.Operator: the main query's rows go to the operator.
+func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error {
 	o.in.Reset()
 	o.late = o.late[:0]
 	if o.main < len(r.Parts) {
@@ -335,7 +363,7 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 			o.lateRows.Rows += int64(len(o.late))
 		}
 		o.parts = append(o.parts[:0], r.Parts...)
-		o.parts = append(o.parts, Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
+		o.parts = append(o.parts, flow.Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
 		r.Parts = o.parts
 	}
 	return o.emit(ctx, port, r)
@@ -343,7 +371,7 @@ func (o *rankOp) Push(ctx context.Context, port Port, r *Step) error {
 
 // narrowed returns the main query's projected columns as the operator
 // takes them (narrow; all of them without).
-func (o *rankOp) narrowed(cols []*vector.Vec) []*vector.Vec {
+func (o *Operator) narrowed(cols []*vector.Vec) []*vector.Vec {
 	if o.narrow == nil {
 		return cols
 	}
@@ -356,7 +384,7 @@ func (o *rankOp) narrowed(cols []*vector.Vec) []*vector.Vec {
 // isLate reports whether row i of part p is below the watermark (SPEC 2.3:
 // its time below its CURRENT_WATERMARK) for an operator that routes late
 // rows.
-func (o *rankOp) isLate(p *Part, i int32) bool {
+func (o *Operator) isLate(p *flow.Part, i int32) bool {
 	if o.r.LateOutput < 0 || o.r.Stamp < 0 {
 		return false
 	}
@@ -365,7 +393,7 @@ func (o *rankOp) isLate(p *Part, i int32) bool {
 }
 
 // anyLate reports whether a row of part p is late (isLate).
-func (o *rankOp) anyLate(p *Part) bool {
+func (o *Operator) anyLate(p *flow.Part) bool {
 	if o.r.LateOutput < 0 || o.r.Stamp < 0 {
 		return false
 	}
@@ -378,14 +406,14 @@ func (o *rankOp) anyLate(p *Part) bool {
 }
 
 // add copies row i of b into the operator's input, pushing it when full.
-func (o *rankOp) add(ctx context.Context, b *vector.Batch, i int) error {
+func (o *Operator) add(ctx context.Context, b *vector.Batch, i int) error {
 	return o.addAs(ctx, b, i, false)
 }
 
 // addAs is add of a row read again below its partition's emitted frontier
 // (replayed: its changes go into state only) or not; the rows gathered are
 // pushed first when they are the other kind.
-func (o *rankOp) addAs(ctx context.Context, b *vector.Batch, i int, replayed bool) error {
+func (o *Operator) addAs(ctx context.Context, b *vector.Batch, i int, replayed bool) error {
 	if replayed != o.inReplayed {
 		if err := o.flushIn(ctx); err != nil {
 			return err
@@ -399,7 +427,7 @@ func (o *rankOp) addAs(ctx context.Context, b *vector.Batch, i int, replayed boo
 	return o.flushIn(ctx)
 }
 
-func (o *rankOp) flushIn(ctx context.Context) error {
+func (o *Operator) flushIn(ctx context.Context) error {
 	if o.in.N == 0 {
 		return nil
 	}
@@ -416,28 +444,28 @@ func (o *rankOp) flushIn(ctx context.Context) error {
 // with a replay (the first of each partition is its hold frontier), and
 // reports whether the row is read again below its partition's emitted
 // frontier; false without a replay.
-func (o *rankOp) noteRow(pt *Part, i int32, pos int64) bool {
+func (o *Operator) noteRow(pt *flow.Part, i int32, pos int64) bool {
 	if o.rep == nil {
 		return false
 	}
 	p, off := connector.KafkaPartitionOf(pos)
 	if _, ok := o.first[p]; !ok {
-		x := stampAt{off: off}
+		x := stamp{off: off}
 		if c := o.r.Stamp; c >= 0 && !pt.Cols[c].Null[i] {
 			x.wm, x.set = pt.Cols[c].I[i], true
 		}
 		o.first[p] = x
 	}
-	return o.rep.active && o.rep.replayed(pos)
+	return o.rep.Replayed(pos)
 }
 
 // emit appends what the operator emitted to r as chunks after r's rows (r
 // nil: a batch of them alone) and pushes r on; a LIMIT reached ends the job.
-func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
+func (o *Operator) emit(ctx context.Context, port flow.Port, r *flow.Step) error {
 	done := false
 	if o.coll.n > 0 {
 		if r == nil {
-			o.made = Step{Errors: ErrorPort{Name: o.made.Errors.Name}}
+			o.made = flow.Step{Errors: flow.ErrorPort{Name: o.made.Errors.Name}}
 			r = &o.made
 		}
 		for x, b := range o.coll.batches[:o.coll.n] {
@@ -454,7 +482,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 			if o.output != nil {
 				output = o.output
 			}
-			cols := o.colSets[x] // (reused: the sink is done with a Step when Push returns)
+			cols := o.colSets[x] // (reused: the sink is done with a flow.Step when Push returns)
 			for j, c := range output {
 				cols[j] = b.Cols[c]
 			}
@@ -462,7 +490,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 			if b.Kinds != nil {
 				kinds = b.Kinds[:n]
 			}
-			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.out, Sel: identity[:n], Cols: cols, Kinds: kinds}})
+			r.Chunks = append(r.Chunks, flow.Chunk{At: r.N, Part: flow.Part{Output: o.out, Sel: identity[:n], Cols: cols, Kinds: kinds}})
 			if done {
 				break
 			}
@@ -471,7 +499,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 	}
 	if g := &o.coll.late; g.n > 0 {
 		if r == nil {
-			o.made = Step{Errors: ErrorPort{Name: o.made.Errors.Name}}
+			o.made = flow.Step{Errors: flow.ErrorPort{Name: o.made.Errors.Name}}
 			r = &o.made
 		}
 		for _, b := range g.batches[:g.n] {
@@ -482,7 +510,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 			for j, c := range o.r.LateCols {
 				cols[j] = b.Cols[c]
 			}
-			r.Chunks = append(r.Chunks, Chunk{At: r.N, Part: Part{Output: o.r.LateOutput, Sel: identity[:b.N], Cols: cols}})
+			r.Chunks = append(r.Chunks, flow.Chunk{At: r.N, Part: flow.Part{Output: o.r.LateOutput, Sel: identity[:b.N], Cols: cols}})
 			if o.lateRows != nil {
 				o.lateRows.Rows += int64(b.N)
 			}
@@ -496,7 +524,7 @@ func (o *rankOp) emit(ctx context.Context, port Port, r *Step) error {
 		return err
 	}
 	if done {
-		return errLimitReached
+		return flow.ErrLimitReached
 	}
 	return nil
 }
@@ -510,9 +538,9 @@ var identity = func() []int32 {
 	return s
 }()
 
-// Watermark implements Operator: the operator sees the watermark (the end
+// flow.Watermark implements Operator: the operator sees the watermark (the end
 // of the input is Finish), then what it emitted goes on, then the event.
-func (o *rankOp) Watermark(ctx context.Context, wm Watermark) error {
+func (o *Operator) Watermark(ctx context.Context, wm flow.Watermark) error {
 	if wm.Set && !wm.Final {
 		o.fired(wm.Value)
 		if err := o.op.Watermark(ctx, 0, wm.Value); err != nil {
@@ -525,31 +553,23 @@ func (o *rankOp) Watermark(ctx context.Context, wm Watermark) error {
 	return o.down.Watermark(ctx, wm)
 }
 
-// Finish implements Operator: the input ended; the operator emits what it
+// Finish implements flow.Operator: the input ended; the operator emits what it
 // holds (a bounded updating Top-N its final result).
-func (o *rankOp) Finish(ctx context.Context) error {
+func (o *Operator) Finish(ctx context.Context) error {
 	if err := o.op.Finish(ctx, 0); err != nil {
 		return err
 	}
 	if o.top != nil && o.r.Bounded {
 		o.coll.discard = false
-		o.coll.flush = func(ctx context.Context) error { return o.emit(ctx, Port{}, nil) }
+		o.coll.flush = func(ctx context.Context) error { return o.emit(ctx, flow.Port{}, nil) }
 		err := o.top.Final(ctx)
 		o.coll.flush = nil
 		if err != nil {
 			return err
 		}
 	}
-	if err := o.emit(ctx, Port{}, nil); err != nil && err != errLimitReached { // (the rows up to the LIMIT are out)
+	if err := o.emit(ctx, flow.Port{}, nil); err != nil && err != flow.ErrLimitReached { // (the rows up to the LIMIT are out)
 		return err
 	}
 	return o.down.Finish(ctx)
 }
-
-// failedOp is an operator that could not be built: its first call fails
-// with the reason (a plan the executor cannot run is a bug, never a crash).
-type failedOp struct{ err error }
-
-func (f failedOp) Push(context.Context, Port, *Step) error    { return f.err }
-func (f failedOp) Watermark(context.Context, Watermark) error { return f.err }
-func (f failedOp) Finish(context.Context) error               { return f.err }

@@ -1,68 +1,8 @@
-package executor
+package flow
 
-// Operators (DESIGN: executor; issue 10 item 1).
-//
-// A job is a chain of push-based operators built from its plan.Job in one
-// place, build.go: the source driver (run, runPrefetched, routeHeld, and
-// readBuild for a join's build side) pulls batches from a Source, applies the
-// stream's errors policy and pushes each batch into its chain:
-//
-//	probe stream: source → watermark assigner → router (ordered first-match
-//	              branches, each with its gate, a semi/anti join's MARK
-//	              (markjoin.go), and WHERE) → [an aggregate] → limit (the
-//	              main query's LIMIT) → project (the branches' select
-//	              lists) → sink
-//	build side:   source → join build (the hash semi/anti join's key state)
-//	event time:   source → held rows (the event-time join, semijoin.go, in
-//	              op.SemiJoin's Hold mode; stamped on arrival by the
-//	              chain's assigner) → router → ...
-//
-// In the event-time case the held rows are released in batches that are not
-// the source's, so they reach the router without Marks: a MarkReader behind an
-// event-time join reads the stamped watermark column instead (the Final event
-// still comes once everything held is routed).
-//
-// What flows is a *Step (sink.go): the input batch and its live rows before
-// the router, one batch per output port after it (Parts: each output's rows,
-// their arrival ordinals in Sel; the errors port; the late ports an operator
-// adds). An operator owns the step it pushes on: the router pushes its own
-// Step, whose ports point at the input rows (selection vectors, no copy), and
-// an operator may add Chunks of rows it built itself (an aggregate's fired
-// windows), each placed at an arrival ordinal (At). No operator merges the
-// ports: every sink reads a step through the one Merger (sink.go), which
-// walks them in SPEC 4's output order with nothing allocated per row.
-//
-// Every call into an operator goes through one wrapper, instrumented, that
-// checks ctx (on Push: once per batch), counts rows in and out and the time spent in
-// the operator itself (OpStats, for EXPLAIN ANALYZE), and wraps an error in
-// an *OpError, which keeps its message and unwraps to it (%w).
-//
-// Watermark events. The assigner stays exact per row (SPEC 2.3: each row's
-// CURRENT_WATERMARK is the watermark before it, stamped into the batch's
-// watermark column). Downstream operators learn the watermark two ways:
-//   - as events: after each batch whose rows moved it, the assigner sends a
-//     Watermark event with the stream's watermark after the batch, and at the
-//     stream's end (io.EOF) a Final event (+∞, SPEC 2.3) before Finish; a
-//     LIMIT, a failure or a cancellation ends the job with no Final event;
-//   - within a batch, as Marks: when the chain holds an operator that fires on
-//     the watermark (a MarkReader: a window aggregate), the assigner records
-//     in Step.Marks each row that moved the watermark, as the number of input
-//     rows up to and including it (At) and the new value. An aggregate walks
-//     its rows and the marks in merge order, fires a window when a mark reaches
-//     its end, and places the window's rows as a Chunk at that mark's At: right
-//     after the row that moved the watermark (SPEC 2.4), even when that row
-//     went to another output.
-//
-// The choice: a threshold the aggregate asks of the assigner (its next window
-// end) cannot be exact, since a later row of the same batch may open a window
-// that ends sooner; reading the stamped column needs it stamped for every job
-// and a scan of every row in each aggregate. The marks cost one append per
-// row that moves the watermark, and only in jobs with a MarkReader; a job
-// without one pays one event per batch. Measured (BenchmarkAssignerMarks, 2
-// cores): the assigner takes 2.6 ns a row without marks and 2.8 with them;
-// the split job's CPU per row (BenchmarkDecodeRouteEncode) is unchanged.
-// Events carry a Port, and marks ride in a batch pushed at one: per stream (Port.Input) and per source
-// partition (Port.Partition, 0 until Kafka's per-partition watermarks).
+// Operators (DESIGN: executor; issue 10 item 1). The chain these types make,
+// and the watermark events and marks that run along it, are described in the
+// package doc (doc.go).
 
 import (
 	"context"
@@ -150,31 +90,31 @@ func (e *OpError) Error() string { return e.Err.Error() }
 // Unwrap returns the cause.
 func (e *OpError) Unwrap() error { return e.Err }
 
-// instrumented is the one wrapper around every operator call.
-type instrumented struct {
+// Instrumented is the one wrapper around every operator call (Instrument).
+type Instrumented struct {
 	op    Operator
 	stats *OpStats
 	down  *Emitter // the operator's downstream emitter, whose time is not the operator's own
-	timed bool     // time the calls (chainOpts.timed)
+	timed bool     // time the calls (the executor's chainOpts.timed)
 }
 
-// instrument wraps op, named name (as EXPLAIN names it), with down the emitter
-// op pushes into (nil for a sink); the counters are appended to *all when all
-// is not nil.
-func instrument(op Operator, name string, down *Emitter, all *[]*OpStats) *instrumented {
-	w := &instrumented{op: op, stats: &OpStats{Name: name}, down: down}
+// Instrument wraps op, named name (as EXPLAIN names it), with down the
+// emitter op pushes into (nil for a sink). With timed the wrapper and down
+// time their calls (EXPLAIN ANALYZE: OpStats.Nanos); without it Nanos stays 0.
+func Instrument(op Operator, name string, down *Emitter, timed bool) *Instrumented {
+	w := &Instrumented{op: op, stats: &OpStats{Name: name}, down: down, timed: timed}
 	if down != nil {
-		down.stats = w.stats
-	}
-	if all != nil {
-		*all = append(*all, w.stats)
+		down.stats, down.timed = w.stats, timed
 	}
 	return w
 }
 
+// Stats returns w's counters, which w updates on the job's goroutine.
+func (w *Instrumented) Stats() *OpStats { return w.stats }
+
 // wrap returns err as an *OpError of w's operator, unless it is nil, already
 // one, the LIMIT's end or the context's.
-func (w *instrumented) wrap(err error) error {
+func (w *Instrumented) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -183,14 +123,14 @@ func (w *instrumented) wrap(err error) error {
 
 func wrapOp(name string, err error) error {
 	var oe *OpError
-	if errors.As(err, &oe) || errors.Is(err, errLimitReached) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.As(err, &oe) || errors.Is(err, ErrLimitReached) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return &OpError{Op: name, Err: err}
 }
 
 // call runs f (one call into the operator) and adds its own time to the counters.
-func (w *instrumented) call(f func() error) error {
+func (w *Instrumented) call(f func() error) error {
 	if !w.timed {
 		return w.wrap(f())
 	}
@@ -209,7 +149,7 @@ func (w *instrumented) call(f func() error) error {
 }
 
 // Push implements Operator: it checks ctx, counts the rows and times the call.
-func (w *instrumented) Push(ctx context.Context, port Port, r *Step) error {
+func (w *Instrumented) Push(ctx context.Context, port Port, r *Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -234,13 +174,13 @@ func (w *instrumented) Push(ctx context.Context, port Port, r *Step) error {
 
 // Watermark implements Operator. Cancellation is checked on Push only (once
 // per batch), so an event never cuts a batch that was already pushed.
-func (w *instrumented) Watermark(ctx context.Context, wm Watermark) error {
+func (w *Instrumented) Watermark(ctx context.Context, wm Watermark) error {
 	w.stats.Watermarks++
 	return w.call(func() error { return w.op.Watermark(ctx, wm) })
 }
 
 // Finish implements Operator.
-func (w *instrumented) Finish(ctx context.Context) error {
+func (w *Instrumented) Finish(ctx context.Context) error {
 	return w.call(func() error { return w.op.Finish(ctx) })
 }
 
@@ -251,8 +191,13 @@ type Emitter struct {
 	next  Operator
 	stats *OpStats // the emitting operator's counters
 	nanos int64    // time spent downstream, excluded from the emitter's own
-	timed bool     // time it (chainOpts.timed)
+	timed bool     // time it (Instrument's timed)
 }
+
+// NewEmitter returns an emitter that pushes into next (an operator's
+// wrapper, Instrument), which counts and times it once it is next's
+// operator's down.
+func NewEmitter(next Operator) *Emitter { return &Emitter{next: next} }
 
 // Push pushes r on to the next operator, counting its rows as rows out.
 func (e *Emitter) Push(ctx context.Context, port Port, r *Step) error {
@@ -299,8 +244,8 @@ func (e *Emitter) Finish(ctx context.Context) error {
 	return err
 }
 
-// errLimitReached is returned up the chain by the LIMIT operator (limitOp)
-// when the main query's LIMIT is reached (SPEC 2: the job ends), and by a
-// Top-N at its own LIMIT (rank.go); the source driver ends the job without an
-// error.
-var errLimitReached = errors.New("the main query's LIMIT is reached")
+// ErrLimitReached is returned up the chain by the LIMIT operator
+// (executor/stateless.Limit) when the main query's LIMIT is reached (SPEC 2:
+// the job ends), and by a Top-N at its own LIMIT (executor/rank);
+// the source driver ends the job without an error.
+var ErrLimitReached = errors.New("the main query's LIMIT is reached")

@@ -1,13 +1,23 @@
-package executor
+// Package stateless holds the operators of a job's chain that keep no state
+// of the rows they pass (DESIGN: executor; issue 22 item 6): the main
+// query's LIMIT (Limit, the one operator that decides where a LIMIT ends the
+// job) and the branches' projections (Project). Each is a flow.Operator the
+// executor's builder (build.go) makes and wires to its downstream emitter.
+//
+// It imports executor/flow, executor/expr (the compiled select lists) and
+// planner/plan, and must never import the executor itself, a stateful
+// operator's package, the planner or a connector (layering_test.go).
+package stateless
 
 import (
 	"context"
 
 	"streamql/executor/expr"
+	"streamql/executor/flow"
 	"streamql/planner/plan"
 )
 
-// limitOp is the main query's LIMIT (SPEC 2, SPEC 2.4), the one operator that
+// Limit is the main query's LIMIT (SPEC 2, SPEC 2.4), the one operator that
 // decides where a LIMIT ends the job. It counts the main output's rows as
 // they pass: the main part's rows of a plain main query, or the main
 // output's chunks of an aggregating one (its windows' or groups' rows, SPEC
@@ -17,13 +27,13 @@ import (
 // output order goes (the side parts' and late parts' rows, the malformed rows,
 // the marks, and the chunks after it); side outputs hold what was routed until
 // then, and the side rows of a firing step before the main query's stay
-// (SPEC 2.4). Push then returns errLimitReached after pushing the batch on.
+// (SPEC 2.4). Push then returns flow.ErrLimitReached after pushing the batch on.
 //
-// endedAt tells the source driver the last input row of the batch the job
+// EndedAt tells the source driver the last input row of the batch the job
 // used, from which it counts the rows read and the malformed rows once (SPEC
 // 3, SPEC 1) and hands the rest of stdin back (SPEC 1): no count is made
 // before the cut and corrected after it.
-type limitOp struct {
+type Limit struct {
 	main    int   // the main part's index in Step.Parts
 	out     int   // the main query's output (plan.Job.Outputs)
 	chunks  bool  // the main query aggregates: its rows come as chunks
@@ -31,26 +41,31 @@ type limitOp struct {
 	emitted int64 // rows given to main so far
 	last    int   // when done: the last input row of the batch the job used (-1: none)
 	done    bool
-	down    *Emitter
+	down    *flow.Emitter
 }
 
-// newLimit returns the LIMIT of job's main query (a limit of -1 when it has
-// none, or no main query).
-func newLimit(job *plan.Job) *limitOp {
-	l := &limitOp{main: len(job.Branches), limit: -1, last: -1, down: &Emitter{}}
+// NewLimit returns the LIMIT of job's main query (a limit of -1 when it has
+// none, or no main query), which pushes into down.
+func NewLimit(job *plan.Job, down *flow.Emitter) *Limit {
+	l := &Limit{main: len(job.Branches), limit: -1, last: -1, down: down}
 	if m := job.Main; m != nil {
 		l.limit, l.out, l.chunks = m.Limit, m.Output, m.Agg != nil
 	}
 	return l
 }
 
-// endedAt reports whether the LIMIT ended the job in the last batch pushed,
+// EndedAt reports whether the LIMIT ended the job in the last batch pushed,
 // and the last input row of that batch the job used (-1 when it ended before
 // the batch's first row: a firing at the stream's end).
-func (l *limitOp) endedAt() (int, bool) { return l.last, l.done }
+func (l *Limit) EndedAt() (int, bool) { return l.last, l.done }
 
-// Push implements Operator.
-func (l *limitOp) Push(ctx context.Context, port Port, r *Step) error {
+// CutsChunks reports whether the LIMIT may end the job at any row of an
+// aggregating main query (it has a LIMIT, counted in the aggregate's chunks):
+// the aggregate then hands its main rows on as it makes them.
+func (l *Limit) CutsChunks() bool { return l.chunks && l.limit >= 0 }
+
+// Push implements flow.Operator.
+func (l *Limit) Push(ctx context.Context, port flow.Port, r *flow.Step) error {
 	l.last, l.done = -1, false
 	switch {
 	case l.limit < 0:
@@ -77,7 +92,7 @@ func (l *limitOp) Push(ctx context.Context, port Port, r *Step) error {
 		return err
 	}
 	if l.done {
-		return errLimitReached
+		return flow.ErrLimitReached
 	}
 	return nil
 }
@@ -86,7 +101,7 @@ func (l *limitOp) Push(ctx context.Context, port Port, r *Step) error {
 // query) and, at the chunk that holds the n-th, ends the job there: the chunk
 // keeps its rows up to the n-th, the chunks after it go, and so does what comes
 // after the input row before it (its At).
-func (l *limitOp) limitChunks(r *Step) {
+func (l *Limit) limitChunks(r *flow.Step) {
 	for k := range r.Chunks {
 		c := &r.Chunks[k]
 		if c.Output != l.out {
@@ -108,8 +123,8 @@ func (l *limitOp) limitChunks(r *Step) {
 }
 
 // cutRows drops from r the input rows after input row l.last, and the
-// malformed rows and marks after it (see limitOp).
-func (l *limitOp) cutRows(r *Step) {
+// malformed rows and marks after it (see Limit).
+func (l *Limit) cutRows(r *flow.Step) {
 	last := l.last
 	nb := len(r.Errors.Rows)
 	for nb > 0 && r.Errors.Rows[nb-1].At > last {
@@ -134,24 +149,27 @@ func (l *limitOp) cutRows(r *Step) {
 	}
 }
 
-// Watermark implements Operator: events pass on.
-func (l *limitOp) Watermark(ctx context.Context, wm Watermark) error {
+// Watermark implements flow.Operator: events pass on.
+func (l *Limit) Watermark(ctx context.Context, wm flow.Watermark) error {
 	return l.down.Watermark(ctx, wm)
 }
 
-// Finish implements Operator.
-func (l *limitOp) Finish(ctx context.Context) error { return l.down.Finish(ctx) }
+// Finish implements flow.Operator.
+func (l *Limit) Finish(ctx context.Context) error { return l.down.Finish(ctx) }
 
-// projectOp computes each part's output columns (its branch's select list,
+// Project computes each part's output columns (its branch's select list,
 // compiled) for the rows the part holds, in place: row Sel[k]'s values at
 // index Sel[k] of the part's Cols.
-type projectOp struct {
+type Project struct {
 	project [][]*expr.Kernel // per part
-	down    *Emitter
+	down    *flow.Emitter
 }
 
-func newProject(job *plan.Job) *projectOp {
-	p := &projectOp{down: &Emitter{}}
+// NewProject returns the projections of job's branches (nil for an
+// aggregating branch, whose projection reads the aggregate's row), which
+// push into down.
+func NewProject(job *plan.Job, down *flow.Emitter) *Project {
+	p := &Project{down: down}
 	for _, b := range job.AllBranches() {
 		if b.Agg != nil { // its projection reads the aggregate row (aggregate.go)
 			p.project = append(p.project, nil)
@@ -162,14 +180,14 @@ func newProject(job *plan.Job) *projectOp {
 	return p
 }
 
-// Push implements Operator.
-func (o *projectOp) Push(ctx context.Context, port Port, r *Step) error {
-	o.apply(r)
+// Push implements flow.Operator.
+func (o *Project) Push(ctx context.Context, port flow.Port, r *flow.Step) error {
+	o.Apply(r)
 	return o.down.Push(ctx, port, r)
 }
 
-// apply projects r's parts (none in a batch of operators' rows only).
-func (o *projectOp) apply(r *Step) {
+// Apply projects r's parts (none in a batch of operators' rows only).
+func (o *Project) Apply(r *flow.Step) {
 	if r.Parts == nil {
 		return
 	}
@@ -181,10 +199,10 @@ func (o *projectOp) apply(r *Step) {
 	}
 }
 
-// Watermark implements Operator: events pass on.
-func (o *projectOp) Watermark(ctx context.Context, wm Watermark) error {
+// Watermark implements flow.Operator: events pass on.
+func (o *Project) Watermark(ctx context.Context, wm flow.Watermark) error {
 	return o.down.Watermark(ctx, wm)
 }
 
-// Finish implements Operator.
-func (o *projectOp) Finish(ctx context.Context) error { return o.down.Finish(ctx) }
+// Finish implements flow.Operator.
+func (o *Project) Finish(ctx context.Context) error { return o.down.Finish(ctx) }

@@ -1,4 +1,4 @@
-package executor
+package flow
 
 import (
 	"iter"
@@ -74,7 +74,7 @@ type Step struct {
 // the stream's 'errors.side' renames it), each placed at the number of good
 // input rows before it (ErrorRow.At), so the merge keeps input order (SPEC 4).
 // A sink may send them elsewhere instead: a stream's dead-letter stream
-// (sinkstreams.go) takes them out of Rows before the frontend sees them.
+// (executor/sinkstream) takes them out of Rows before the frontend sees them.
 type ErrorPort struct {
 	Name string
 	Rows []ErrorRow
@@ -106,6 +106,17 @@ func (r *Step) rowsOut() int64 {
 	return int64(n)
 }
 
+// SelectRows sets r.In to b and r.Sel to the rows [from, to) of b, in r.Sel's
+// own buffer (a source driver's step, before the router).
+func (r *Step) SelectRows(b *vector.Batch, from, to int) {
+	r.In, r.N = b, b.N
+	sel := r.Sel[:0]
+	for i := from; i < to; i++ {
+		sel = append(sel, int32(i))
+	}
+	r.Sel = sel
+}
+
 // ErrorRow is one malformed row for the errors side output (SPEC 1): the stream,
 // position (path:line), raw text without its line end, and the reason.
 type ErrorRow struct {
@@ -122,7 +133,7 @@ type Sink interface {
 	Rows(r *Step) error
 	// Errors receives malformed rows of a build side bound for its errors side
 	// output, named name ('errors' unless 'errors.side' renames it). The probe
-	// stream's malformed rows come with Rows, in Step.Bad.
+	// stream's malformed rows come with Rows, in Step.Errors.
 	Errors(name string, rows []ErrorRow) error
 	// Flush is called whenever the source waits for input, so live rows show at once.
 	Flush() error

@@ -1,34 +1,64 @@
-package executor
+package rank
 
 import (
-	"time"
-
 	"streamql/executor/connector"
+	"streamql/executor/flow"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
 
 // The main query's rank operator's side of a Kafka group source's replay
-// (replay.go; the connector package doc, "Scale-out over Kafka partitions,
+// (the executor's replay.go; the connector package doc, "Scale-out over Kafka partitions,
 // and replay"; SPEC 2.5): which operators are replayed, their frontiers
-// (rankCheckpoint), the drop of a partition's state and the outputs a
+// (Operator: a flow.Checkpoint), the drop of a partition's state and the outputs a
 // replayed row does not write again.
 //
 //   - An updating Top-N (also deduplication keeping the last row) over the
 //     stream's rows: its changes come as rows are pushed, so a row read
 //     again below its partition's emitted frontier e goes into state only
-//     (rankOp.inReplayed). Its hold frontier is each partition's first row
+//     (Operator.inReplayed). Its hold frontier is each partition's first row
 //     it took; it keeps no time.
 //   - Deduplication keeping the first row, OVER aggregation and ORDER BY the
 //     event time (Dedup, Over, TimeSort) over a stream with a WATERMARK:
 //     they emit a row when the stream's watermark passes its time, so their
 //     fire frontier f_p is the stream's watermark at its last event while p
-//     counted in it (partWatermarks.fired, raised by rankOp.fired), and a
+//     counted in it (partWatermarks.fired, raised by Operator.fired), and a
 //     row of p read again is not emitted again when its time is below f_p
 //     (writtenRow). The hold frontier is the oldest row of p still in state,
 //     with its stamp (CURRENT_WATERMARK: p's watermark before it): Over's
 //     and TimeSort's held rows; for Dedup, whose keys outlive their rows,
 //     the first row of p it took.
+
+// Replay is what the operator needs of the job's replay (the executor's
+// replay.go), which gives it (StartReplay). Its methods run on the job's
+// goroutine.
+type Replay interface {
+	// Replayed reports whether the row at source position pos is read
+	// again below its partition's emitted frontier (its changes are in
+	// committed outputs).
+	Replayed(pos int64) bool
+	// Firing tells the replay that the stream's watermark wm (epoch ms) is
+	// about to fire the operator's rows: the fire frontier of each
+	// partition counted in it rises (nothing without per-partition
+	// watermarks).
+	Firing(wm int64)
+	// Written reports whether a row of Kafka partition p with time t
+	// (epoch ms) was written by the run before this one: p came with a
+	// fire frontier and t is below it.
+	Written(p int32, t int64) bool
+}
+
+// stamp is a row's offset and its CURRENT_WATERMARK stamp (set false: none).
+type stamp struct {
+	off int64
+	wm  int64
+	set bool
+}
+
+// Timed reports whether the operator goes by event time (Dedup, Over,
+// TimeSort): a replay rebuilds it only with the stream's per-partition
+// watermarks.
+func (o *Operator) Timed() bool { return timedRank(o.r.Kind) }
 
 // timedRank reports whether kind is one of the event-time operators a replay
 // rebuilds (Dedup, Over, TimeSort).
@@ -36,11 +66,11 @@ func timedRank(kind plan.RankKind) bool {
 	return kind == plan.RankDedup || kind == plan.RankOver || kind == plan.RankTimeSort
 }
 
-// replayable reports whether the operator's state is rebuilt by a replay:
+// Replayable reports whether the operator's state is rebuilt by a replay:
 // an updating Top-N over an unbounded input, or an event-time operator
 // (timedRank) whose rows carry their CURRENT_WATERMARK (the stream has a
 // WATERMARK).
-func (o *rankOp) replayable() bool {
+func (o *Operator) Replayable() bool {
 	switch {
 	case o.top != nil:
 		return !o.r.Bounded
@@ -50,9 +80,9 @@ func (o *rankOp) replayable() bool {
 	return false
 }
 
-// startReplay makes r the operator's replay.
-func (o *rankOp) startReplay(r *replay) {
-	o.rep, o.first = r, map[int32]stampAt{}
+// StartReplay makes r the operator's replay.
+func (o *Operator) StartReplay(r Replay) {
+	o.rep, o.first = r, map[int32]stamp{}
 	if timedRank(o.r.Kind) {
 		o.coll.written = o.writtenRow
 	}
@@ -64,23 +94,23 @@ type heldRower interface {
 	HeldRows(c int, f func(pos, v int64, null bool))
 }
 
-// frontiers sets dst[p] to the hold frontier of each partition p of which
+// Frontiers implements flow.Checkpoint: it sets dst[p] to the hold frontier of each partition p of which
 // the operator holds rows: the oldest row it holds with its stamp (a
 // heldRower), or else the first row of p it took (with its stamp for an
 // event-time operator; a Top-N keeps no time).
-func (o *rankOp) frontiers(dst map[int32]Frontier) {
+func (o *Operator) Frontiers(dst map[int32]flow.Frontier) {
 	if h, ok := o.op.(heldRower); ok && timedRank(o.r.Kind) {
 		h.HeldRows(o.r.Stamp, func(pos, v int64, null bool) {
 			p, off := connector.KafkaPartitionOf(pos)
 			if f, ok := dst[p]; !ok || off < f.Off {
-				dst[p] = Frontier{Off: off, Timed: true, WM: v, WMSet: !null}
+				dst[p] = flow.Frontier{Off: off, Timed: true, WM: v, WMSet: !null}
 			}
 		})
 		return
 	}
 	timed := timedRank(o.r.Kind)
 	for p, x := range o.first {
-		dst[p] = Frontier{Off: x.off, Timed: timed, WM: x.wm, WMSet: timed && x.set}
+		dst[p] = flow.Frontier{Off: x.off, Timed: timed, WM: x.wm, WMSet: timed && x.set}
 	}
 }
 
@@ -90,9 +120,10 @@ type dropper interface {
 	DropWhere(drop func(pos int64) bool)
 }
 
-// drop forgets the operator's state of Kafka partition p (revoked, or read
-// again from its committed offset: replay.go).
-func (o *rankOp) drop(p int32) {
+// Drop implements flow.Checkpoint: it forgets the operator's state of Kafka
+// partition p (revoked, or read again from its committed offset: the
+// executor's replay.go).
+func (o *Operator) Drop(p int32) {
 	delete(o.first, p)
 	if d, ok := o.op.(dropper); ok {
 		d.DropWhere(func(pos int64) bool {
@@ -106,22 +137,21 @@ func (o *rankOp) drop(p int32) {
 // f_p of each partition counted in the stream's watermark wm (epoch ms), which
 // the operator is about to get: it emits every row of theirs whose time is
 // below wm.
-func (o *rankOp) fired(wm int64) {
-	if o.rep == nil || o.rep.pw == nil || !timedRank(o.r.Kind) {
+func (o *Operator) fired(wm int64) {
+	if o.rep == nil || !timedRank(o.r.Kind) {
 		return
 	}
-	o.rep.changed() // (torn until the rows it emits reach the sinks)
-	o.rep.pw.fired(wm, time.Now())
+	o.rep.Firing(wm)
 }
 
 // writtenRow reports whether output row i of b (the operator's layout: its
 // input's columns first) was written by the run before this one: its
 // partition came with a fire frontier f_p (replay.Assign) and its time is
 // below it.
-func (o *rankOp) writtenRow(b *vector.Batch, i int) bool {
+func (o *Operator) writtenRow(b *vector.Batch, i int) bool {
 	p, _ := connector.KafkaPartitionOf(b.Pos[i])
-	t, r := b.Cols[o.r.Time], o.rep
-	return int(p) < len(r.fSet) && r.fSet[p] && !t.Null[i] && t.I[i] < r.f[p]
+	t := b.Cols[o.r.Time]
+	return !t.Null[i] && o.rep.Written(p, t.I[i])
 }
 
 // addUnwritten adds the rows of b for which written is false.

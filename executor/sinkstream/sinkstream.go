@@ -1,4 +1,14 @@
-package executor
+// Package sinkstream writes the outputs of a job that go to sink streams
+// (SPEC 2.5: INSERT INTO, INTO STREAM) and its dead letters (a stream's
+// 'errors.stream', SPEC 1) through their connectors' SinkWriters, and passes
+// everything else on to the frontend's sink: Open wraps the frontend's
+// flow.Sink, Abort tells the writers of a failed job before it closes.
+//
+// It imports executor/flow (the Sink contract and the Merger that orders a
+// step), the connector registry, catalog and planner/plan, and must never
+// import the executor itself, an operator package or the planner
+// (layering_test.go).
+package sinkstream
 
 import (
 	"context"
@@ -6,6 +16,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/flow"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -15,23 +26,23 @@ import (
 // their connectors' SinkWriters, and passes everything else on to the
 // frontend's sink (which counts sink outputs but does not print them).
 type streamSinks struct {
-	inner  Sink
+	inner  flow.Sink
 	outW   []connector.SinkWriter          // per job output; nil for stdout and side outputs
 	dead   map[string]connector.SinkWriter // source stream name -> its dead-letter writer
 	all    []connector.SinkWriter          // each open writer once
-	r      Step                            // scratch: the batch passed on, without the dead letters
-	bad    []ErrorRow                      // scratch for r.Bad
+	r      flow.Step                       // scratch: the batch passed on, without the dead letters
+	bad    []flow.ErrorRow                 // scratch for r.Bad
 	text   []*vector.Vec                   // scratch: one dead-letter row as four VARCHARs
 	closed bool
-	m      Merger // the batch's output order
+	m      flow.Merger // the batch's output order
 }
 
-// openSinks opens the sink streams of job through their connectors, each
+// Open opens the sink streams of job through their connectors, each
 // stream once (a truncated file is replaced here, when the job starts), and
 // returns the sink that writes them and gives the rest to inner. A job with
 // no sink stream gets inner itself. On an error the writers opened so far are
-// closed.
-func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, error) {
+// closed. env is what the connectors' drivers get (the executor's Env).
+func Open(ctx context.Context, job *plan.Job, env *connector.Env, inner flow.Sink) (flow.Sink, error) {
 	if len(job.DeadLetters) == 0 {
 		any := false
 		for _, o := range job.Outputs {
@@ -51,7 +62,7 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 		if d == nil || d.OpenSink == nil {
 			return nil, fmt.Errorf("stream %s: its connector '%s' cannot write", st.Name, st.Connector.Name)
 		}
-		w, err := d.OpenSink(ctx, st, env.connEnv())
+		w, err := d.OpenSink(ctx, st, env)
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +70,7 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 		s.all = append(s.all, w)
 		return w, nil
 	}
-	fail := func(err error) (Sink, error) {
+	fail := func(err error) (flow.Sink, error) {
 		for _, w := range s.all {
 			w.Close()
 		}
@@ -95,9 +106,9 @@ func openSinks(ctx context.Context, job *plan.Job, env *Env, inner Sink) (Sink, 
 	return s, nil
 }
 
-// Rows implements Sink: rows for sink streams are written in input order and
+// Rows implements flow.Sink: rows for sink streams are written in input order and
 // flushed at the end of the batch, so a sink file always ends on a whole row.
-func (s *streamSinks) Rows(r *Step) error {
+func (s *streamSinks) Rows(r *flow.Step) error {
 	for seg := range s.m.Segments(r) {
 		if seg.Chunk != nil {
 			if err := s.chunk(seg.Chunk); err != nil {
@@ -147,7 +158,7 @@ func (s *streamSinks) write(w connector.SinkWriter, cols []*vector.Vec, i int, k
 }
 
 // chunk writes the rows an operator made that go to a sink stream.
-func (s *streamSinks) chunk(c *Chunk) error {
+func (s *streamSinks) chunk(c *flow.Chunk) error {
 	w := s.outW[c.Output]
 	if w == nil {
 		return nil
@@ -162,7 +173,7 @@ func (s *streamSinks) chunk(c *Chunk) error {
 
 // deadLetters writes the rows whose stream has a dead-letter stream and
 // returns the others (for the errors side output).
-func (s *streamSinks) deadLetters(rows []ErrorRow) ([]ErrorRow, error) {
+func (s *streamSinks) deadLetters(rows []flow.ErrorRow) ([]flow.ErrorRow, error) {
 	s.bad = s.bad[:0]
 	for k := range rows {
 		e := &rows[k]
@@ -188,9 +199,9 @@ func (s *streamSinks) deadLetters(rows []ErrorRow) ([]ErrorRow, error) {
 	return s.bad, nil
 }
 
-// Errors implements Sink: a build side's malformed rows go to its
+// Errors implements flow.Sink: a build side's malformed rows go to its
 // dead-letter stream when it has one.
-func (s *streamSinks) Errors(name string, rows []ErrorRow) error {
+func (s *streamSinks) Errors(name string, rows []flow.ErrorRow) error {
 	rest, err := s.deadLetters(rows)
 	if err != nil {
 		return err
@@ -213,7 +224,7 @@ func (s *streamSinks) flush() error {
 	return nil
 }
 
-// Flush implements Sink.
+// Flush implements flow.Sink.
 func (s *streamSinks) Flush() error {
 	err := s.flush()
 	if ierr := s.inner.Flush(); err == nil {
@@ -222,7 +233,7 @@ func (s *streamSinks) Flush() error {
 	return err
 }
 
-// Close implements Sink: the frontend's sink first, then every sink stream
+// Close implements flow.Sink: the frontend's sink first, then every sink stream
 // (flushed and synced: SPEC 2.5), each even when an earlier one failed.
 func (s *streamSinks) Close() error {
 	if s.closed {
@@ -238,11 +249,11 @@ func (s *streamSinks) Close() error {
 	return err
 }
 
-// abortSinks tells the sink streams of a job that failed (sink as openSinks
+// Abort tells the sink streams of a job that failed (sink as Open
 // returned it) that it failed, before Close: a writer that can take back what
 // it wrote since its last commit (connector.Aborter: an exactly-once Kafka
 // sink's open transaction) does so.
-func abortSinks(sink Sink) {
+func Abort(sink flow.Sink) {
 	s, ok := sink.(*streamSinks)
 	if !ok {
 		return

@@ -1,4 +1,14 @@
-package executor
+// Package state is the state budget of a job (SPEC 1, 'state.max-bytes'):
+// the Budget its stateful operators charge through their own Accounts, the
+// LimitError that stops a job whose state passed it, the Go heap's limit and
+// collector headroom set from it for a program that owns its process, and
+// the rules that word an amount of bytes (FormatBytes, FormatSize).
+//
+// It owns the accounting only: what an operator holds is the operator's to
+// measure. It imports the standard library only, and must never import an
+// executor package, the planner or a connector (layering_test.go): every
+// operator package may import it.
+package state
 
 import (
 	"fmt"
@@ -12,9 +22,9 @@ import (
 	"sync/atomic"
 )
 
-// DefaultStateMaxBytes is the default of the session setting 'state.max-bytes'
+// DefaultMaxBytes is the default of the session setting 'state.max-bytes'
 // (SPEC 1, Bad input): 2 GiB.
-const DefaultStateMaxBytes int64 = 2 << 30
+const DefaultMaxBytes int64 = 2 << 30
 
 // HeapLimit is the Go heap's soft limit (runtime/debug.SetMemoryLimit) for a
 // job whose 'state.max-bytes' is max bytes: the state, an eighth more, and
@@ -24,14 +34,15 @@ const DefaultStateMaxBytes int64 = 2 << 30
 // (the collector's default lets the heap double between collections).
 func HeapLimit(max int64) int64 { return max + max/8 + 32<<20 }
 
-// setHeapLimit applies HeapLimit(max) for a program that owns its process,
-// unless the user set GOMEMLIMIT, and bounds the heap's growth between
-// collections (boundHeadroom) unless the user set GOGC.
-func setHeapLimit(env *Env, max int64) {
-	if env.OwnsProcess && os.Getenv("GOMEMLIMIT") == "" {
+// SetHeapLimit applies HeapLimit(max) (bytes) to the Go runtime, unless the
+// user set GOMEMLIMIT, and bounds the heap's growth between collections
+// (Headroom, retuned after each collection) unless the user set GOGC. Only a
+// program that owns its process calls it (the executor's Env.OwnsProcess).
+func SetHeapLimit(max int64) {
+	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(HeapLimit(max))
 	}
-	if env.OwnsProcess && os.Getenv("GOGC") == "" {
+	if os.Getenv("GOGC") == "" {
 		headroomOnce.Do(func() { runtime.SetFinalizer(&gcMark{}, retune) })
 	}
 }
@@ -75,59 +86,65 @@ func retune(m *gcMark) {
 	runtime.SetFinalizer(m, retune)
 }
 
-// StateBudget bounds the memory of a job's stateful operators (SPEC 1: join build
+// Budget bounds the memory of a job's stateful operators (SPEC 1: join build
 // keys, held rows, window state count against 'state.max-bytes'). Operators
-// charge it through their own StateAccount; it is safe for concurrent use (a build
+// charge it through their own Account; it is safe for concurrent use (a build
 // side's reader goroutine charges it while the job routes).
-type StateBudget struct {
+type Budget struct {
 	max  int64 // bytes; <= 0: no limit
 	used atomic.Int64
 }
 
-// NewStateBudget returns a budget of max bytes (<= 0: unlimited).
-func NewStateBudget(max int64) *StateBudget { return &StateBudget{max: max} }
+// NewBudget returns a budget of max bytes (<= 0: unlimited).
+func NewBudget(max int64) *Budget { return &Budget{max: max} }
 
 // Used returns the bytes charged so far.
-func (b *StateBudget) Used() int64 { return b.used.Load() }
+func (b *Budget) Used() int64 { return b.used.Load() }
+
+// Max returns the budget's bound in bytes (<= 0: no limit).
+func (b *Budget) Max() int64 { return b.max }
 
 // Account opens an account of operator (as EXPLAIN names it, e.g. "Semi hash join
 // l SEMI JOIN r") for the state what (e.g. "distinct build keys of stream r").
-func (b *StateBudget) Account(operator, what string) *StateAccount {
-	return &StateAccount{budget: b, Operator: operator, What: what}
+func (b *Budget) Account(operator, what string) *Account {
+	return &Account{budget: b, Operator: operator, What: what}
 }
 
-// StateAccount is one operator's share of a StateBudget: the bytes one kind of its
+// Account is one operator's share of a Budget: the bytes one kind of its
 // state holds. A future window operator opens one for its open windows × groups.
-type StateAccount struct {
-	budget   *StateBudget
+type Account struct {
+	budget   *Budget
 	Operator string
 	What     string
 	bytes    atomic.Int64
 }
 
 // Grow charges n bytes (n may be negative: a release). It returns a
-// *StateLimitError once the job's state passes the budget; the charge stays, and
+// *LimitError once the job's state passes the budget; the charge stays, and
 // the caller stops the job.
-func (a *StateAccount) Grow(n int64) error {
+func (a *Account) Grow(n int64) error {
 	if a == nil || n == 0 {
 		return nil
 	}
 	a.bytes.Add(n)
 	used := a.budget.used.Add(n)
 	if n > 0 && a.budget.max > 0 && used > a.budget.max {
-		return &StateLimitError{Operator: a.Operator, What: a.What, Bytes: a.bytes.Load(), Used: used, Max: a.budget.max}
+		return &LimitError{Operator: a.Operator, What: a.What, Bytes: a.bytes.Load(), Used: used, Max: a.budget.max}
 	}
 	return nil
 }
 
-// Bytes returns the bytes the account holds.
-func (a *StateAccount) Bytes() int64 { return a.bytes.Load() }
+// Budget returns the budget a charges (the job's).
+func (a *Account) Budget() *Budget { return a.budget }
 
-// StateLimitError stops a job whose state passed 'state.max-bytes' (SPEC 1): the
+// Bytes returns the bytes the account holds.
+func (a *Account) Bytes() int64 { return a.bytes.Load() }
+
+// LimitError stops a job whose state passed 'state.max-bytes' (SPEC 1): the
 // operator, what grew and by how much, and, for rows held by an event-time join,
 // the stream whose watermark did not advance (Stalled, with its watermark
 // WatermarkText: "unset" before its first row).
-type StateLimitError struct {
+type LimitError struct {
 	Operator      string
 	What          string
 	Bytes, Used   int64 // this account's bytes, the job's state bytes
@@ -138,7 +155,7 @@ type StateLimitError struct {
 }
 
 // Error renders the failure with what to do.
-func (e *StateLimitError) Error() string {
+func (e *LimitError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "the job's state passed 'state.max-bytes' (%s): %s holds %s of %s", FormatSize(e.Max), e.Operator, FormatBytes(e.Bytes), e.What)
 	if e.Stalled != "" {

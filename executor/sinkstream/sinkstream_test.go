@@ -1,10 +1,11 @@
-package executor
+package sinkstream
 
 import (
 	"testing"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/flow"
 	"streamql/executor/vector"
 )
 
@@ -16,15 +17,15 @@ func (w *countWriter) Close() error                          { return nil }
 
 type countSink struct{ rows int }
 
-func (s *countSink) Rows(r *Step) error {
+func (s *countSink) Rows(r *flow.Step) error {
 	for k := range r.Parts {
 		s.rows += len(r.Parts[k].Sel)
 	}
 	return nil
 }
-func (s *countSink) Errors(string, []ErrorRow) error { return nil }
-func (s *countSink) Flush() error                    { return nil }
-func (s *countSink) Close() error                    { return nil }
+func (s *countSink) Errors(string, []flow.ErrorRow) error { return nil }
+func (s *countSink) Flush() error                         { return nil }
+func (s *countSink) Close() error                         { return nil }
 
 // TestStreamSinksAllocs: routing a batch's rows to a sink stream allocates
 // nothing per row; the sink stream gets its rows, the frontend sees all of
@@ -34,7 +35,7 @@ func TestStreamSinksAllocs(t *testing.T) {
 	w := &countWriter{}
 	inner := &countSink{}
 	s := &streamSinks{inner: inner, outW: []connector.SinkWriter{nil, w}, all: []connector.SinkWriter{w}}
-	r := &Step{N: vector.Cap, Parts: []Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
+	r := &flow.Step{N: vector.Cap, Parts: []flow.Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
 	for i := range vector.Cap {
 		r.Parts[i%2].Sel = append(r.Parts[i%2].Sel, int32(i))
 	}

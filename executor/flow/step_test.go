@@ -1,4 +1,4 @@
-package executor
+package flow
 
 import (
 	"cmp"
@@ -130,20 +130,4 @@ func badAts(bs []ErrorRow) (at []int) {
 		at = append(at, b.At)
 	}
 	return at
-}
-
-// destsOf returns, per input row of r, the index of the part whose rows
-// hold it (-1: none), read from the parts' ordinals (Part.Sel) apart from
-// the Merger: what the tests' sinks check the output order with.
-func destsOf(r *Step) []int16 {
-	dest := make([]int16, r.N)
-	for i := range dest {
-		dest[i] = -1
-	}
-	for k := range r.Parts {
-		for _, i := range r.Parts[k].Sel {
-			dest[i] = int16(k)
-		}
-	}
-	return dest
 }
