@@ -100,10 +100,10 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 // retraction repeats the row it retracts, SPEC 2.8).
 func rowEqual(r *Rows, a, b int) bool {
 	for c := range r.cols {
-		if r.cols[c].null[a] != r.cols[c].null[b] {
+		if r.Null(a, c) != r.Null(b, c) {
 			return false
 		}
-		if r.cols[c].null[a] {
+		if r.Null(a, c) {
 			continue
 		}
 		switch r.types[c] {

@@ -1,0 +1,142 @@
+package op
+
+import (
+	"runtime"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+)
+
+// memBytes returns the memory r's columns take: their blocks' capacity and
+// their arenas' chunks (for TestRowsLayoutBytes).
+func (r *Rows) memBytes() int {
+	n := r.pos.bytes(8)
+	for c := range r.cols {
+		rc := &r.cols[c]
+		n += rc.i.bytes(8) + rc.f.bytes(8) + rc.b.bytes(1) + rc.null.w.bytes(8) + rc.off.bytes(4) + rc.end.bytes(4)
+		for _, ch := range rc.chunks {
+			n += len(ch)
+		}
+	}
+	return n
+}
+
+// TestRowsLayoutBytes pins the bytes a held row of a Rows costs, for the
+// layout of a lookup join's bids (Nexmark q9's right side: four BIGINTs and
+// a VARCHAR kept, two columns not kept): the store's memory is the values
+// (8 bytes a BIGINT, the VARCHAR's bytes and its 8-byte address, the 8-byte
+// position) and a NULL bit a kept column, within 1% plus one block a column,
+// no spare capacity of append's growth and no byte for a column not kept;
+// the bytes allocated while it grows are the store's own (no copy of what it
+// holds); and the Account's charge (Add's bytes) bounds it.
+func TestRowsLayoutBytes(t *testing.T) {
+	types := []catalog.Type{catalog.BigInt, catalog.BigInt, catalog.BigInt, catalog.Unknown, catalog.Unknown, catalog.Timestamp, catalog.Varchar}
+	const rows, text = 200_000, 60
+	b := vector.NewBatch(types)
+	for c, ty := range types {
+		if ty == catalog.Unknown {
+			for i := range vector.Cap {
+				b.Cols[c].Null[i] = true
+			}
+		}
+	}
+	r := NewRows(types)
+	word := make([]byte, text)
+	charged := int64(0)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for n := 0; n < rows; {
+		b.Reset()
+		m := min(vector.Cap, rows-n)
+		for i := range m {
+			for c, ty := range types {
+				switch ty {
+				case catalog.BigInt, catalog.Timestamp:
+					b.Cols[c].I[i] = int64(n + i + c)
+				case catalog.Varchar:
+					word[0] = byte('a' + (n+i)%26)
+					b.Cols[c].SetString(i, word)
+				}
+			}
+			b.Pos[i] = int64(n + i)
+		}
+		b.N = m
+		for i := range m {
+			_, bytes := r.Add(b, i)
+			charged += bytes
+		}
+		n += m
+	}
+	runtime.ReadMemStats(&after)
+	exact := rows * (8 + 4*8 + 8 + text + 5.0/8)
+	mem := r.memBytes()
+	if limit := int(exact*1.01) + len(types)*colBlock*8; mem > limit {
+		t.Fatalf("%d rows take %d bytes (%.1f a row), want at most %d (%.1f a row: the values, %.1f)", rows, mem, float64(mem)/rows, limit, float64(limit)/rows, exact/rows)
+	}
+	if int64(mem) > charged {
+		t.Fatalf("%d rows take %d bytes, the Account was charged %d: the charge must bound the layout", rows, mem, charged)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(mem)*11/10+1<<20 {
+		t.Fatalf("adding %d rows allocated %d bytes for a store of %d: its growth copies what it holds", rows, alloc, mem)
+	}
+	for k := range rows { // (the values read back)
+		if r.Int(k, 0) != int64(k) || r.Int(k, 5) != int64(k+5) || !r.Null(k, 3) || r.Null(k, 6) || r.Str(k, 6)[0] != byte('a'+k%26) || r.Pos(k) != int64(k) {
+			t.Fatalf("row %d read back wrong", k)
+		}
+	}
+	t.Logf("%d rows: %d bytes (%.1f a row; values %.1f), charged %d, allocated %d", rows, mem, float64(mem)/rows, exact/rows, charged, after.TotalAlloc-before.TotalAlloc)
+}
+
+// TestColumnTruncate checks column and nullBits against slices through
+// pushes, truncations and sets (Compact's and reset's moves).
+func TestColumnTruncate(t *testing.T) {
+	var c column[int32]
+	var nb nullBits
+	var ref []int32
+	var refNull []bool
+	steps := []int{5, 3, 9000, 4096, 4097, 0, 100, 8191, 12000, 1}
+	for s, n := range steps {
+		if s%2 == 0 { // grow to n more
+			for i := range n {
+				x := int32(len(ref) * 7)
+				if i%3 == 0 {
+					xs := []int32{x, x + 1}
+					c.pushAll(xs)
+					ref = append(ref, xs...)
+					nb.pushAll([]bool{i%2 == 0, false})
+					refNull = append(refNull, i%2 == 0, false)
+					continue
+				}
+				c.push(x)
+				ref = append(ref, x)
+				nb.push(i%5 == 0)
+				refNull = append(refNull, i%5 == 0)
+			}
+		} else { // shrink to at most n
+			n = min(n, len(ref))
+			for k := range n { // (Compact's moves: row k from a later one)
+				from := (k * 3) % len(ref)
+				if from < k {
+					from = k
+				}
+				c.set(k, c.get(from))
+				ref[k] = ref[from]
+				nb.set(k, nb.get(from))
+				refNull[k] = refNull[from]
+			}
+			c.truncate(n)
+			nb.truncate(n)
+			ref, refNull = ref[:n], refNull[:n]
+		}
+		if c.n != len(ref) || nb.n != len(refNull) {
+			t.Fatalf("step %d: %d and %d values, want %d", s, c.n, nb.n, len(ref))
+		}
+		for k := range ref {
+			if c.get(k) != ref[k] || nb.get(k) != refNull[k] {
+				t.Fatalf("step %d: value %d is %d/%v, want %d/%v", s, k, c.get(k), nb.get(k), ref[k], refNull[k])
+			}
+		}
+	}
+}
