@@ -63,12 +63,12 @@ func (j *Join) EachRow(s int, f func(pos int64, stamp int64, null bool)) {
 		f(sd.rows.Pos(k), sd.rows.Int(k, sc), sd.rows.Null(k, sc))
 	}
 	od := &j.side[1-s]
-	if !j.spec.Kind.outer(1-s) || len(od.partner) == 0 {
+	if !j.spec.Kind.outer(1-s) || od.partner.n == 0 {
 		return
 	}
 	for k := range od.rows.Len() {
-		if !od.dead[k] && od.partner[k] >= 0 {
-			f(od.partner[k], 0, true)
+		if !od.dead[k] && od.partner.get(k) >= 0 {
+			f(od.partner.get(k), 0, true)
 		}
 	}
 }
@@ -78,11 +78,11 @@ func (j *Join) EachRow(s int, f func(pos int64, stamp int64, null bool)) {
 // have just joined.
 func (j *Join) notePartners(s, k, o int) {
 	sd, od := &j.side[s], &j.side[1-s]
-	if j.spec.Kind.outer(s) && sd.partner[k] < 0 {
-		sd.partner[k] = od.rows.Pos(o)
+	if j.spec.Kind.outer(s) && sd.partner.get(k) < 0 {
+		sd.partner.set(k, od.rows.Pos(o))
 	}
-	if j.spec.Kind.outer(1-s) && od.partner[o] < 0 {
-		od.partner[o] = sd.rows.Pos(k)
+	if j.spec.Kind.outer(1-s) && od.partner.get(o) < 0 {
+		od.partner.set(o, sd.rows.Pos(k))
 	}
 }
 
