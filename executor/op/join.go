@@ -263,7 +263,9 @@ type joinSide struct {
 	// hash is each row's key hash (batchKeyHash, taken from its batch as it
 	// came), keyed whether it has one (false: a NULL or NaN key part, which
 	// joins nothing): handling the row, and the look-ahead of the rows
-	// about to be handled (Join.lookAhead), read them, not the stored row
+	// about to be handled (Join.lookAhead), read them, not the stored row.
+	// Empty for an input without event time, whose rows are handled as
+	// they come (a lookup join's right side): handleKeyed is given them.
 	hash  column[uint64]
 	keyed column[bool]
 	dead  []bool                 // an interval join's row whose interval has passed
@@ -606,8 +608,10 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 		}
 		k, bytes := s.rows.Add(kb, i)
 		h, keyed := batchKeyHash(b, i, j.spec.Keys[port])
-		s.hash.push(h)
-		s.keyed.push(keyed)
+		if tc >= 0 { // (a held row's, read when it is handled; a row handled at once is given them)
+			s.hash.push(h)
+			s.keyed.push(keyed)
+		}
 		if j.spec.Changes[port] {
 			s.kinds.push(b.KindAt(i))
 		}
@@ -624,7 +628,7 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 				break
 			}
 			grown = 0
-			if err = j.handle(ctx, port, k); err != nil {
+			if err = j.handleKeyed(ctx, port, k, h, keyed); err != nil {
 				break
 			}
 			continue
@@ -834,16 +838,23 @@ func (j *Join) expireProc(ctx context.Context) error {
 	return j.compact()
 }
 
-// handle adds row k of side s to its state and joins it with the other
-// side's rows of its key.
+// handle adds held row k of side s to its state and joins it with the
+// other side's rows of its key (handleKeyed, with the key hash kept for it).
 func (j *Join) handle(ctx context.Context, s, k int) error {
+	sd := &j.side[s]
+	return j.handleKeyed(ctx, s, k, sd.hash.get(k), sd.keyed.get(k))
+}
+
+// handleKeyed adds row k of side s, whose key hash is h (ok: it has one; a
+// NULL or NaN key part joins nothing), to its state and joins it with the
+// other side's rows of its key.
+func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) error {
 	sd, od := &j.side[s], &j.side[1-s]
 	if j.spec.Changes[s] && sd.kinds.get(k).Retracts() {
 		return j.retract(ctx, s, k)
 	}
 	// old: a replayed row's outputs, written by the run before (JoinReplay)
 	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, sd.rows.Int(k, j.spec.Time[s]))
-	h, ok := sd.hash.get(k), sd.keyed.get(k)
 	if ok {
 		si := od.index.find(h)
 		prev, next := int32(-1), int32(-1)
@@ -1246,8 +1257,10 @@ func (j *Join) compact() error {
 			}
 			sd.matches.set(to, sd.matches.get(k))
 			sd.padded.set(to, sd.padded.get(k))
-			sd.hash.set(to, sd.hash.get(k))
-			sd.keyed.set(to, sd.keyed.get(k))
+			if sd.hash.n > 0 {
+				sd.hash.set(to, sd.hash.get(k))
+				sd.keyed.set(to, sd.keyed.get(k))
+			}
 			if sd.kinds.n > 0 {
 				sd.kinds.set(to, sd.kinds.get(k))
 			}
@@ -1258,8 +1271,10 @@ func (j *Join) compact() error {
 		sd.dead = sd.dead[:n]
 		sd.matches.truncate(n)
 		sd.padded.truncate(n)
-		sd.hash.truncate(n)
-		sd.keyed.truncate(n)
+		if sd.hash.n > 0 {
+			sd.hash.truncate(n)
+			sd.keyed.truncate(n)
+		}
 		if sd.kinds.n > 0 {
 			sd.kinds.truncate(n)
 		}
