@@ -37,6 +37,11 @@ type Rows struct {
 	n     int
 	moved []int   // Compact's result, reused
 	order []int32 // compactArena's scratch, reused
+	// rowFixed is the bytes Add counts for every row (its position, NULL
+	// flags and fixed-width values), texts the columns whose values'
+	// bytes it counts besides (rowBytes)
+	rowFixed int64
+	texts    []int
 	// inOrder: every arena holds its rows' values in row order (no Set or
 	// Free since the last compaction), which Compact uses to close the
 	// gaps in one pass
@@ -163,9 +168,17 @@ func (rc *rowCol) add(x []byte) (uint32, uint32) {
 
 // NewRows returns an empty store of rows of types.
 func NewRows(types []catalog.Type) *Rows {
-	r := &Rows{types: types, cols: make([]rowCol, len(types)), inOrder: true}
+	r := &Rows{types: types, cols: make([]rowCol, len(types)), inOrder: true, rowFixed: int64(8 + len(types))}
 	for c, t := range types {
 		r.cols[c].allNull = t == catalog.Unknown
+		switch {
+		case t == catalog.BigInt || t == catalog.Timestamp || t == catalog.Double:
+			r.rowFixed += 8
+		case t == catalog.Boolean:
+			r.rowFixed++
+		case textLike(t):
+			r.texts = append(r.texts, c)
+		}
 	}
 	return r
 }
@@ -589,20 +602,12 @@ func (r *Rows) reset() {
 	}
 }
 
-// rowBytes is what stored row k of r takes (as Rows.Add counted it).
+// rowBytes is what stored row k of r takes (as Rows.Add counted it): the
+// fixed part (rowFixed) and its VARCHAR and nested values' bytes.
 func (r *Rows) rowBytes(k int) int64 {
-	n := int64(8 + len(r.types))
-	for c, t := range r.types {
-		switch t {
-		case catalog.BigInt, catalog.Timestamp, catalog.Double:
-			n += 8
-		case catalog.Boolean:
-			n++
-		default:
-			if textLike(t) {
-				n += 4 + int64(r.cols[c].size(k))
-			}
-		}
+	n := r.rowFixed
+	for _, c := range r.texts {
+		n += 4 + int64(r.cols[c].size(k))
 	}
 	return n
 }
@@ -691,6 +696,10 @@ const (
 type column[T any] struct {
 	blocks [][]T
 	n      int
+	// cur is value n's block, lim the index after its last value (0 after
+	// a truncate: grow finds them)
+	cur []T
+	lim int
 }
 
 // get returns value k.
@@ -699,51 +708,50 @@ func (c *column[T]) get(k int) T { return c.blocks[k>>colBits][k&colMask] }
 // set makes value k x.
 func (c *column[T]) set(k int, x T) { c.blocks[k>>colBits][k&colMask] = x }
 
-// grow makes room for value n: a first block of 8 values, the first block
-// doubled (up to colBlock), or a new block.
+// grow makes cur value n's block: the block that holds it, or a
+// first block of 8 values, the first block doubled (up to colBlock), or a
+// new block. (Not inlined: push is, and calls it once a block.)
+//
+//go:noinline
 func (c *column[T]) grow() {
-	switch last := len(c.blocks) - 1; {
-	case last < 0:
+	b, in := c.n>>colBits, c.n&colMask
+	switch {
+	case b < len(c.blocks) && in < len(c.blocks[b]): // (room left after a truncate)
+	case len(c.blocks) == 0:
 		c.blocks = append(c.blocks, make([]T, 8))
-	case last == 0 && len(c.blocks[0]) < colBlock:
+	case b == 0:
 		grown := make([]T, min(colBlock, 2*len(c.blocks[0])))
 		copy(grown, c.blocks[0])
 		c.blocks[0] = grown
 	default:
 		c.blocks = append(c.blocks, make([]T, colBlock))
 	}
-}
-
-// room returns the free values of value n's block, from n on.
-func (c *column[T]) room() []T {
-	b := c.n >> colBits
-	if b == len(c.blocks) || c.n&colMask == len(c.blocks[b]) {
-		c.grow()
-	}
-	return c.blocks[b][c.n&colMask:]
+	c.cur, c.lim = c.blocks[b], b<<colBits+len(c.blocks[b])
 }
 
 // push appends x.
 func (c *column[T]) push(x T) {
-	b, in := c.n>>colBits, c.n&colMask
-	if b == len(c.blocks) || in == len(c.blocks[b]) {
+	if c.n >= c.lim {
 		c.grow()
 	}
-	c.blocks[b][in] = x
+	c.cur[c.n&colMask] = x
 	c.n++
 }
 
 // pushAll appends xs.
 func (c *column[T]) pushAll(xs []T) {
 	for len(xs) > 0 {
-		m := copy(c.room(), xs)
+		if c.n >= c.lim {
+			c.grow()
+		}
+		m := copy(c.cur[c.n&colMask:], xs)
 		c.n += m
 		xs = xs[m:]
 	}
 }
 
 // truncate keeps the first n values (n <= c.n); the blocks stay.
-func (c *column[T]) truncate(n int) { c.n = n }
+func (c *column[T]) truncate(n int) { c.n, c.lim = n, 0 }
 
 // bytes returns the memory the column's blocks take, width bytes a value.
 func (c *column[T]) bytes(width int) int {

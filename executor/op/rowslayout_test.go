@@ -81,6 +81,13 @@ func TestRowsLayoutBytes(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(mem)*11/10+1<<20 {
 		t.Fatalf("adding %d rows allocated %d bytes for a store of %d: its growth copies what it holds", rows, alloc, mem)
 	}
+	again := int64(0)
+	for k := range rows {
+		again += r.rowBytes(k)
+	}
+	if again != charged { // (what a join gives back when a row leaves)
+		t.Fatalf("rowBytes counts %d for the rows, Add counted %d", again, charged)
+	}
 	for k := range rows { // (the values read back)
 		if r.Int(k, 0) != int64(k) || r.Int(k, 5) != int64(k+5) || !r.Null(k, 3) || r.Null(k, 6) || r.Str(k, 6)[0] != byte('a'+k%26) || r.Pos(k) != int64(k) {
 			t.Fatalf("row %d read back wrong", k)
