@@ -530,6 +530,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.side[s].index.init(0)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
+	if spec.Lookup { // (its right rows are never padded, and no replay reads them: emit takes a joined row's position from its left row)
+		j.side[1].rows.dropPositions()
+	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	if spec.Updating() {
 		j.outB.Kinds = make([]vector.RowKind, vector.Cap)

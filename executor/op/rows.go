@@ -37,6 +37,8 @@ type Rows struct {
 	n     int
 	moved []int   // Compact's result, reused
 	order []int32 // compactArena's scratch, reused
+	// noPos: the rows' positions are not kept (dropPositions)
+	noPos bool
 	// rowFixed is the bytes Add counts for every row (its position, NULL
 	// flags and fixed-width values), texts the columns whose values'
 	// bytes it counts besides (rowBytes)
@@ -229,7 +231,9 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 			}
 		}
 	}
-	r.pos.push(b.Pos[i])
+	if !r.noPos {
+		r.pos.push(b.Pos[i])
+	}
 	r.n++
 	return r.n - 1, bytes
 }
@@ -276,7 +280,9 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 			}
 		}
 	}
-	r.pos.pushAll(b.Pos[:n])
+	if !r.noPos {
+		r.pos.pushAll(b.Pos[:n])
+	}
 	r.n += n
 	var total int64
 	for _, x := range sz {
@@ -336,7 +342,9 @@ func (r *Rows) Set(k int, b *vector.Batch, i int) int64 {
 			bytes += 4 + int64(len(x))
 		}
 	}
-	r.pos.set(k, b.Pos[i])
+	if !r.noPos {
+		r.pos.set(k, b.Pos[i])
+	}
 	r.compactArenas()
 	return bytes
 }
@@ -430,7 +438,19 @@ func (r *Rows) Bool(k, c int) bool { return r.cols[c].b.get(k) }
 func (r *Rows) Str(k, c int) []byte { return r.cols[c].value(k) }
 
 // Pos returns row k's source position (vector.Batch.Pos).
-func (r *Rows) Pos(k int) int64 { return r.pos.get(k) }
+// It is -1 in a store that keeps no positions (dropPositions).
+func (r *Rows) Pos(k int) int64 {
+	if r.noPos {
+		return -1
+	}
+	return r.pos.get(k)
+}
+
+// dropPositions makes r keep no source positions from now on (Pos -1): a
+// store whose rows' positions no reader asks for (a lookup join's right
+// side: its joined rows are the left row's, and no replay reads it) saves
+// their 8 bytes a row. An empty store only.
+func (r *Rows) dropPositions() { r.noPos = r.n == 0 || r.noPos }
 
 // CopyTo writes row k into row i of b, in b's columns from at on (they have
 // r's types), strings copied into b's arenas; NULL when k < 0 (an outer
@@ -527,7 +547,9 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 			n++
 			continue
 		}
-		r.pos.set(n, r.pos.get(k))
+		if !r.noPos {
+			r.pos.set(n, r.pos.get(k))
+		}
 		for c := range r.cols {
 			rc := &r.cols[c]
 			if rc.allNull {
@@ -561,7 +583,9 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		}
 	}
 	r.n = n
-	r.pos.truncate(n)
+	if !r.noPos {
+		r.pos.truncate(n)
+	}
 	for c := range r.cols {
 		rc := &r.cols[c]
 		if rc.allNull {

@@ -147,3 +147,37 @@ func TestColumnTruncate(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupRightKeepsNoPositions: a lookup join's right side keeps no
+// source positions (8 bytes a row; its joined rows take the left row's),
+// unless a replay is set while it is empty; every other side keeps them.
+func TestLookupRightKeepsNoPositions(t *testing.T) {
+	types := []catalog.Type{catalog.BigInt, catalog.BigInt}
+	for _, lookup := range []bool{false, true} {
+		spec := JoinSpec{Kind: Inner, Types: [2][]catalog.Type{types, types}, Keys: [2][]int{{0}, {0}}, Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: lookup}
+		j, err := NewJoin(spec, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.side[0].rows.noPos || j.side[1].rows.noPos != lookup {
+			t.Fatalf("lookup %v: the sides keep no positions: %v, %v", lookup, j.side[0].rows.noPos, j.side[1].rows.noPos)
+		}
+		j.SetReplay(replayNone{})
+		if j.side[1].rows.noPos {
+			t.Fatalf("lookup %v: a replay set, the right side still keeps no positions", lookup)
+		}
+	}
+	r := NewRows(types)
+	r.dropPositions()
+	b := vector.NewBatch(types)
+	b.N, b.Pos[0] = 1, 42
+	r.Add(b, 0)
+	if r.Pos(0) != -1 || r.pos.n != 0 {
+		t.Fatalf("a store without positions: Pos %d, %d kept", r.Pos(0), r.pos.n)
+	}
+}
+
+// replayNone is a JoinReplay under which nothing was written before.
+type replayNone struct{}
+
+func (replayNone) Written(int, int64, int64) bool { return false }
