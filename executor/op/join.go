@@ -618,8 +618,14 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 		if j.spec.Changes[port] {
 			s.kinds.push(b.KindAt(i))
 		}
-		s.matches.push(0)
-		s.padded.push(false)
+		if s.matches.full() { // (push written out: inlined)
+			s.matches.grow()
+		}
+		s.matches.put(0)
+		if s.padded.full() {
+			s.padded.grow()
+		}
+		s.padded.put(false)
 		s.dead = append(s.dead, false)
 		if j.replay != nil {
 			s.partner.push(-1)

@@ -195,44 +195,67 @@ func (r *Rows) Len() int { return r.n }
 // Add copies row i of b (whose columns have r's types) and returns its index
 // and the bytes it takes.
 func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
-	bytes := int64(8 + len(r.types)) // (its position and NULL flags)
+	bytes := r.rowFixed
+	// (each column's push written out, full then put, so that it is inlined:
+	// a push with its call of grow is not, and a row makes a push a column)
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[c]
 		if rc.allNull {
 			continue
 		}
 		null := v.Null[i]
-		rc.null.push(null)
+		if rc.null.n&63 == 0 {
+			rc.null.w.push(0)
+		}
+		if null {
+			rc.null.setLast()
+		}
+		rc.null.n++
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
 			x := int64(0)
 			if !null {
 				x = v.I[i]
 			}
-			rc.i.push(x)
-			bytes += 8
+			if rc.i.full() {
+				rc.i.grow()
+			}
+			rc.i.put(x)
 		case catalog.Double:
 			x := 0.0
 			if !null {
 				x = v.F[i]
 			}
-			rc.f.push(x)
-			bytes += 8
+			if rc.f.full() {
+				rc.f.grow()
+			}
+			rc.f.put(x)
 		case catalog.Boolean:
-			rc.b.push(!null && v.B[i])
-			bytes++
+			if rc.b.full() {
+				rc.b.grow()
+			}
+			rc.b.put(!null && v.B[i])
 		default:
 			if textLike(r.types[c]) {
 				x := rc.text(r.types[c], v, i)
 				o, e := rc.add(x)
-				rc.off.push(o)
-				rc.end.push(e)
+				if rc.off.full() {
+					rc.off.grow()
+				}
+				rc.off.put(o)
+				if rc.end.full() {
+					rc.end.grow()
+				}
+				rc.end.put(e)
 				bytes += 4 + int64(len(x))
 			}
 		}
 	}
 	if !r.noPos {
-		r.pos.push(b.Pos[i])
+		if r.pos.full() {
+			r.pos.grow()
+		}
+		r.pos.put(b.Pos[i])
 	}
 	r.n++
 	return r.n - 1, bytes
@@ -456,25 +479,36 @@ func (r *Rows) dropPositions() { r.noPos = r.n == 0 || r.noPos }
 // r's types), strings copied into b's arenas; NULL when k < 0 (an outer
 // join's padding).
 func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
+	if k < 0 {
+		for c := range r.cols {
+			b.Cols[at+c].Null[i] = true
+		}
+		return
+	}
+	// row k's place in every column's blocks, and its NULL flag's (the
+	// columns of one store share their blocks' sizes)
+	bi, in := k>>colBits, k&colMask
+	w := k >> 6
+	wb, wi, bit := w>>colBits, w&colMask, uint(k&63)
 	for c := range r.cols {
-		v := b.Cols[at+c]
-		if k < 0 || r.cols[c].isNull(k) {
+		v, rc := b.Cols[at+c], &r.cols[c]
+		if rc.allNull || rc.null.w.blocks[wb][wi]>>bit&1 != 0 {
 			v.Null[i] = true
 			continue
 		}
 		v.Null[i] = false
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
-			v.I[i] = r.cols[c].i.get(k)
+			v.I[i] = rc.i.blocks[bi][in]
 		case catalog.Double:
-			v.F[i] = r.cols[c].f.get(k)
+			v.F[i] = rc.f.blocks[bi][in]
 		case catalog.Boolean:
-			v.B[i] = r.cols[c].b.get(k)
+			v.B[i] = rc.b.blocks[bi][in]
 		case catalog.Varchar:
-			v.SetString(i, r.Str(k, c))
+			v.SetString(i, rc.value(k))
 		default:
 			if textLike(r.types[c]) {
-				vector.ReadBinary(v, i, r.Str(k, c))
+				vector.ReadBinary(v, i, rc.value(k))
 			}
 		}
 		if v.Text != nil {
@@ -762,6 +796,15 @@ func (c *column[T]) push(x T) {
 	c.n++
 }
 
+// full reports whether value n needs grow before put.
+func (c *column[T]) full() bool { return c.n >= c.lim }
+
+// put appends x where grow has made room (full is false).
+func (c *column[T]) put(x T) {
+	c.cur[c.n&colMask] = x
+	c.n++
+}
+
 // pushAll appends xs.
 func (c *column[T]) pushAll(xs []T) {
 	for len(xs) > 0 {
@@ -815,6 +858,13 @@ func (nb *nullBits) push(null bool) {
 		nb.set(nb.n, true)
 	}
 	nb.n++
+}
+
+// setLast marks row n's flag NULL, the row being pushed (its word pushed
+// already: push's steps written out, as Rows.Add does).
+func (nb *nullBits) setLast() {
+	w := nb.n >> 6
+	nb.w.blocks[w>>colBits][w&colMask] |= 1 << (nb.n & 63)
 }
 
 // pushAll appends the rows' flags nulls.
