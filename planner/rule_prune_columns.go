@@ -8,7 +8,8 @@ import (
 // PruneColumnsKey is the SET key that turns column pruning off
 // ('planner.prune-columns' = 'false'; 'true', the default, turns it on):
 // Planner.KeepColumns. The outputs are the same either way; only the
-// memory a join's state takes changes.
+// memory a join's state and a Top-N's rows take changes
+// (rule_prune_rank.go).
 const PruneColumnsKey = "planner.prune-columns"
 
 // rulePruneColumns marks, for a query that reads a join of two streams (SPEC

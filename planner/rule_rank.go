@@ -358,9 +358,7 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	r.Updating = r.Kind == plan.RankTopN
 	r.Bounded = in.sp.st.Bounded() && !p.Streaming // (SET 'execution.runtime-mode' = 'streaming': updating over a bounded input too, as GROUP BY)
 	// the outer select list: the subquery's columns and the rank
-	inTypes := in.types()
-	outTypes := append(append([]catalog.Type{}, inTypes...), catalog.BigInt)
-	rankCol := len(inTypes)
+	rankCol := len(in.b.Project)
 	var names []string
 	for _, f := range q.Fields.Fields {
 		if f.WildCard != nil {
@@ -412,6 +410,9 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 			return nil, parser.Errorf(loc.pos(f0(q)), "select the rows without %s: deduplication keeping the first row gives each key one row, whose rank is always 1", rn.O)
 		}
 	}
+	p.pruneRankInput(in, r)
+	inTypes := in.types()
+	outTypes := append(append([]catalog.Type{}, inTypes...), catalog.BigInt)
 	if !r.RankNumber {
 		outTypes = inTypes
 	}

@@ -24,6 +24,7 @@ var update = flag.Bool("update", false, "add newly passing shared cases to the r
 var binary string
 
 func TestMain(m *testing.M) {
+	launchMeasured() // (the test binary as runPeakRSS's launcher: runs a command and exits)
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "streamql-bin-")
 	if err != nil {

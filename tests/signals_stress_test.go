@@ -188,6 +188,7 @@ INSERT INTO f SELECT id, v FROM g;
 			t.Run(ph.name+"/"+sg.sig.String(), func(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, "q.sql"), []byte(ph.sql), 0o644)
 				var took []time.Duration
+				early := 0 // the tries whose signal came before the program's handler
 				for try := 0; try < 3; try++ {
 					fifo := filepath.Join(dir, "out.fifo")
 					var fifoR *os.File
@@ -241,6 +242,19 @@ INSERT INTO f SELECT id, v FROM g;
 					code := 0
 					if ee, ok := err.(*exec.ExitError); ok {
 						code = ee.ExitCode()
+						// a signal before main asks for it kills any Go program
+						// by its default action: on a loaded machine the phase's
+						// wait (50 ms) may end first; that try does not count
+						if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sg.sig && early < 5 {
+							early++
+							try--
+							for _, f := range []*os.File{outR, fifoR} {
+								if f != nil {
+									f.Close()
+								}
+							}
+							continue
+						}
 					}
 					if code != sg.code {
 						t.Fatalf("exit %d after %v, want %d\nstderr: %s", code, sg.sig, sg.code, lastBytes(stderr.String(), 400))
@@ -269,3 +283,4 @@ INSERT INTO f SELECT id, v FROM g;
 
 // lastBytes returns the end of s, at most n bytes.
 func lastBytes(s string, n int) string { return s[max(0, len(s)-n):] }
+

@@ -30,7 +30,6 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
-	"slices"
 	"unsafe"
 
 	"streamql/catalog"
@@ -71,7 +70,8 @@ type Spec = plan.AggSpec
 // pointer followed); everything else (the exact DOUBLE partial sums and their
 // special values, a VARCHAR value, LISTAGG's values, COUNT(DISTINCT)'s set and
 // a Retracting spec's kept values) is in a wide part allocated on the first
-// value of a spec that needs it (needsWide). COUNT, COUNT(*), SUM and AVG of
+// value of a spec that needs it (needsWide), the sums and LISTAGG's values in
+// parts of their own that only those functions allocate (newWide). COUNT, COUNT(*), SUM and AVG of
 // BIGINT and MIN, MAX, FIRST_VALUE and LAST_VALUE of a number never allocate
 // it, so a slab of their States holds no pointer per group but a nil one.
 type State struct {
@@ -103,8 +103,28 @@ func (st *State) setF(x float64, seq int64) {
 	st.hi, st.lo = int64(math.Float64bits(x)), uint64(seq)
 }
 
-// wide is the part of a State that only some functions use (State's doc).
+// wide is the part of a State that only some functions use (State's doc):
+// itself only what a VARCHAR value, COUNT(DISTINCT) and a Retracting spec
+// need, and pointers to the DOUBLE sums (sums) and LISTAGG's values
+// (lagg), which only those functions allocate (issue 26: q16's eight
+// COUNT(DISTINCT) per group took a 272-byte wide part each, now 112).
 type wide struct {
+	*sums // SUM, AVG and the variances (sp.Func.Numeric()), nil otherwise
+	*lagg // LISTAGG, nil otherwise
+	// MIN, MAX, FIRST_VALUE, LAST_VALUE of VARCHAR: an owned copy of the value
+	s []byte
+	// COUNT(DISTINCT x): the distinct values, keyed as grouping compares:
+	// a VARCHAR's in set (its keys' bytes counted in setBytes), a
+	// fixed-width type's as one word in words (wordset.go)
+	set      map[string]struct{}
+	setBytes int
+	words    wordSet
+	// the values a Retracting spec keeps (kept.go), nil otherwise
+	kept *kept
+}
+
+// sums is the part of a wide State that SUM, AVG and the variances use.
+type sums struct {
 	// DOUBLE sums: s1 = Σx and s2 = Σx² as non-overlapping partials of the
 	// finite values; big1/big2 take over once a partial sum would overflow.
 	s1, s2     []float64
@@ -120,21 +140,14 @@ type wide struct {
 	// the special values' counts behind the flags above, so that a retraction
 	// (Retract, SPEC 2.8) can clear a flag when its last value goes
 	nanN, pinfN, ninfN, nnzN int64
-	// MIN, MAX, FIRST_VALUE, LAST_VALUE of VARCHAR: an owned copy of the value
-	s []byte
-	// LISTAGG: the printed values back to back, their ends and arrival numbers.
+}
+
+// lagg is the part of a wide State that LISTAGG uses: the printed values
+// back to back, their ends and arrival numbers.
+type lagg struct {
 	text []byte
 	ends []int32
 	seqs []int64
-	// COUNT(DISTINCT x): the distinct values, keyed as grouping compares:
-	// a VARCHAR's in set, a fixed-width type's as one word (word), sorted in
-	// list8 while they are few (listMax), then in set8
-	set      map[string]struct{}
-	list8    []uint64
-	set8     map[uint64]struct{}
-	setBytes int
-	// the values a Retracting spec keeps (kept.go), nil otherwise
-	kept *kept
 }
 
 // needsWide reports whether sp's state uses its wide part (State's doc).
@@ -153,11 +166,24 @@ func needsWide(sp *Spec) bool {
 	return true
 }
 
-// widen allocates the wide part of a state of sp when it needs one.
+// widen allocates the wide part of a state of sp when it needs one, with
+// its sums or lagg when sp's function uses them.
 func (st *State) widen(sp *Spec) {
 	if st.wide == nil && needsWide(sp) {
-		st.wide = new(wide)
+		st.wide = newWide(sp)
 	}
+}
+
+// newWide returns an empty wide part for a state of sp.
+func newWide(sp *Spec) *wide {
+	w := new(wide)
+	switch {
+	case sp.Func.Numeric():
+		w.sums = new(sums)
+	case sp.Func == ListAgg:
+		w.lagg = new(lagg)
+	}
+	return w
 }
 
 // Reset empties the state for reuse, keeping its buffers (and its wide part).
@@ -165,7 +191,13 @@ func (st *State) Reset() {
 	w := st.wide
 	*st = State{}
 	if w != nil {
-		*w = wide{s1: w.s1[:0], s2: w.s2[:0], s: w.s[:0], text: w.text[:0], ends: w.ends[:0], seqs: w.seqs[:0], list8: w.list8[:0]}
+		*w = wide{sums: w.sums, lagg: w.lagg, s: w.s[:0], words: w.words.emptied()}
+		if w.sums != nil {
+			*w.sums = sums{s1: w.s1[:0], s2: w.s2[:0]}
+		}
+		if w.lagg != nil {
+			*w.lagg = lagg{text: w.text[:0], ends: w.ends[:0], seqs: w.seqs[:0]}
+		}
 		st.wide = w
 	}
 }
@@ -201,44 +233,9 @@ func (st *State) Add(sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	return st.caps() - before
 }
 
-// set8Bytes is what a distinct value of a fixed-width type costs in set8 (a
-// map slot of 8 bytes and its control byte, at the map's load and growth
-// slack), for 'state.max-bytes' (SPEC 1); in list8 it costs its 8 bytes
-// (the list's capacity is counted).
-const set8Bytes = 24
-
-// listMax is the most distinct words list8 holds: a set of more moves into
-// set8, where an insertion does not move the values after it.
-const listMax = 512
-
-// addWord adds the distinct value k to list8 or set8 and reports whether it
-// was new.
-func (st *State) addWord(k uint64) bool {
-	if st.set8 != nil {
-		if _, ok := st.set8[k]; ok {
-			return false
-		}
-		st.set8[k] = struct{}{}
-		st.setBytes += set8Bytes
-		return true
-	}
-	at, found := slices.BinarySearch(st.list8, k)
-	if found {
-		return false
-	}
-	if len(st.list8) < listMax {
-		st.list8 = slices.Insert(st.list8, at, k)
-		return true
-	}
-	st.set8 = make(map[uint64]struct{}, 2*listMax)
-	for _, w := range st.list8 {
-		st.set8[w] = struct{}{}
-	}
-	st.set8[k] = struct{}{}
-	st.setBytes += set8Bytes * (len(st.list8) + 1)
-	st.list8 = nil
-	return true
-}
+// addWord adds the distinct value k to the state's set of words and
+// reports whether it was new.
+func (st *State) addWord(k uint64) bool { return st.words.add(k) }
 
 // worded reports whether t's distinct values are kept as words (set8):
 // BIGINT, TIMESTAMP, DOUBLE and BOOLEAN.
@@ -284,7 +281,7 @@ func fixedSize(sp *Spec) bool {
 
 // partials is the capacity of the partial sums s1 and s2 (0 without a wide part).
 func (st *State) partials() int64 {
-	if st.wide == nil {
+	if st.wide == nil || st.sums == nil {
 		return 0
 	}
 	return int64(cap(st.s1) + cap(st.s2))
@@ -296,7 +293,13 @@ func (st *State) caps() int64 {
 	if st.wide == nil {
 		return 0
 	}
-	n := int64(8*(cap(st.s1)+cap(st.s2)+cap(st.list8)) + cap(st.s) + cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs) + st.setBytes)
+	n := int64(cap(st.s)+st.setBytes) + st.words.bytes()
+	if st.sums != nil {
+		n += int64(8 * (cap(st.s1) + cap(st.s2)))
+	}
+	if st.lagg != nil {
+		n += int64(cap(st.text) + 4*cap(st.ends) + 8*cap(st.seqs))
+	}
 	if st.kept != nil {
 		n += st.kept.bytes
 	}
@@ -651,16 +654,11 @@ func (st *State) Merge(sp *Spec, o *State) {
 	st.flushFix()
 	o.flushFix()
 	if sp.Distinct && worded(sp.Arg) {
-		for _, k := range o.list8 {
+		o.words.each(func(k uint64) {
 			if st.addWord(k) {
 				st.n++
 			}
-		}
-		for k := range o.set8 {
-			if st.addWord(k) {
-				st.n++
-			}
-		}
+		})
 		return
 	}
 	if sp.Distinct {
@@ -973,8 +971,22 @@ const wideBytes = int(unsafe.Sizeof(wide{})+15) &^ 15
 // wide part when sp needs one (State's doc), counted whether or not a value
 // came.
 func StateBytes(sp *Spec) int {
-	if needsWide(sp) {
-		return FixedBytes + wideBytes
+	if !needsWide(sp) {
+		return FixedBytes
 	}
-	return FixedBytes
+	switch {
+	case sp.Func.Numeric():
+		return FixedBytes + wideBytes + sumsBytes
+	case sp.Func == ListAgg:
+		return FixedBytes + wideBytes + laggBytes
+	}
+	return FixedBytes + wideBytes
 }
+
+// sumsBytes and laggBytes are the sizes of a wide part's sums and lagg
+// (with their allocations' rounding), which StateBytes adds for the
+// functions that allocate them.
+const (
+	sumsBytes = int(unsafe.Sizeof(sums{})+15) &^ 15
+	laggBytes = int(unsafe.Sizeof(lagg{})+15) &^ 15
+)

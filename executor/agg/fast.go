@@ -194,7 +194,7 @@ func (st *State) maxI(x int64, seq int64) {
 // returns the bytes the partials grew by.
 func (st *State) sumF(x float64) int64 {
 	if st.wide == nil {
-		st.wide = new(wide)
+		st.wide = &wide{sums: new(sums)}
 	}
 	st.n++
 	if x-x != 0 || x == 0 { // NaN, ±Inf and ±0.0 take the general rules

@@ -106,8 +106,17 @@ func sameState(a, b *State) bool {
 	if a.wide == nil {
 		return true
 	}
+	if len(a.set) != len(b.set) || a.words.len() != b.words.len() || !slices.Equal(a.words.w4, b.words.w4) || !slices.Equal(a.words.w8, b.words.w8) {
+		return false
+	}
+	if (a.sums == nil) != (b.sums == nil) {
+		return false
+	}
+	if a.sums == nil {
+		return true
+	}
 	if a.nan != b.nan || a.pinf != b.pinf || a.ninf != b.ninf || a.nonNegZero != b.nonNegZero ||
-		len(a.set) != len(b.set) || len(a.set8) != len(b.set8) || !slices.Equal(a.list8, b.list8) || exactSum(a.s1, a.big1).Cmp(exactSum(b.s1, b.big1)) != 0 {
+		exactSum(a.s1, a.big1).Cmp(exactSum(b.s1, b.big1)) != 0 {
 		return false
 	}
 	return expansion(a.s1) && expansion(b.s1)

@@ -67,7 +67,7 @@ func (st *State) addFix(x float64) bool {
 
 // flushFix moves the fixed part into the partials s1, exactly, and empties it.
 func (st *State) flushFix() {
-	if st.wide == nil || st.fixN == 0 {
+	if st.wide == nil || st.sums == nil || st.fixN == 0 {
 		return
 	}
 	lo, hi := st.fixLo, uint64(st.fixHi)

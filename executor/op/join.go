@@ -703,7 +703,7 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 func (j *Join) Finish(ctx context.Context, port int) error {
 	j.done[port] = true
 	if port == 1 && j.probesBatches() && !j.done[0] {
-		if j.table = newLookupTable(&j.side[1], j.spec.Types[1], j.spec.Keys[1], j.indexRight); j.table != nil {
+		if j.table = newLookupTable(&j.side[1], j.side[1].rows.types, j.spec.Keys[1], j.indexRight); j.table != nil {
 			// (the table holds the rows now: the side's Rows and index are
 			// no longer read, and their memory goes)
 			od := &j.side[1]

@@ -39,6 +39,8 @@ import (
 // the scalar types are laid out (newLookupTable refuses a nested one).
 type lookupTable struct {
 	types []catalog.Type
+	// end is a record's length without its VARCHAR bytes (fixedEnd)
+	end   int
 	fixed []int // each column's value offset in a record
 	data  []byte
 
@@ -84,8 +86,9 @@ const (
 // distinct keys takes (16-byte slots, at most half full).
 const denseSpan = 4
 
-// newLookupTable lays out the live rows of side sd (types: its layout, keys
-// its key columns), each key's rows in the order they came in, without the
+// newLookupTable lays out the live rows of side sd (types: the layout its
+// Rows keep, keptTypes, where a column the join does not keep is
+// catalog.Unknown and NULL in every record; keys its key columns), each key's rows in the order they came in, without the
 // rows whose key is NULL or NaN (they match nothing): a dense index straight
 // from the rows when it fits (denseTable), else a hash index over the key
 // hashes of the side's index, which index builds first (Join.indexRight).
@@ -102,10 +105,12 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()
 			at += 8
 		case catalog.Boolean:
 			at++
+		case catalog.Unknown: // (a column the join does not keep, keptTypes: NULL in every record, no bytes)
 		default:
 			return nil
 		}
 	}
+	t.end = at
 	if ok, fits := t.denseTable(sd, keys); ok {
 		if !fits {
 			return nil
@@ -238,16 +243,7 @@ func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
 }
 
 // fixedEnd returns the length of a record without its VARCHAR bytes.
-func (t *lookupTable) fixedEnd() int {
-	n := len(t.types)
-	switch {
-	case n == 0:
-		return recordHead
-	case t.types[n-1] == catalog.Boolean:
-		return t.fixed[n-1] + 1
-	}
-	return t.fixed[n-1] + 8
-}
+func (t *lookupTable) fixedEnd() int { return t.end }
 
 // appendRecords appends the records of rows ks of r; false when the records
 // pass 2 GiB.

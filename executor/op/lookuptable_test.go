@@ -89,6 +89,27 @@ func scalarBatch(rows []scalarRow) *vector.Batch {
 }
 
 // text renders x as the reference and logEmitter-like output do.
+// keeping returns x with the columns keep does not mark NULL (a join's
+// state without them, JoinSpec.Keep).
+func (x scalarRow) keeping(keep []bool) scalarRow {
+	if !keep[0] {
+		x.f = nil
+	}
+	if !keep[1] {
+		x.b = nil
+	}
+	if !keep[2] {
+		x.s = nil
+	}
+	if !keep[3] {
+		x.ts = nil
+	}
+	if !keep[4] {
+		x.n = nil
+	}
+	return x
+}
+
 func (x scalarRow) text() string {
 	var cols []string
 	add := func(null bool, s string) {
@@ -157,7 +178,8 @@ func (e *scalarEmitter) EmitWatermark(context.Context, int64) error { return nil
 // set, the rows of a nested-loop reference over the whole inputs in its
 // order (left rows in order, each one's partners in the right input's
 // order; SPEC 2's equality: NULL and NaN match nothing, 0.0 matches -0.0),
-// over random inputs and batch sizes (300 seeds), and the counts.
+// over random inputs and batch sizes (300 seeds), and the counts; a third of
+// the seeds keep only some right columns (JoinSpec.Keep: the others are NULL).
 func TestLookupTableAgainstReference(t *testing.T) {
 	ctx := context.Background()
 	eq := func(c int, l, r scalarRow) bool {
@@ -190,13 +212,26 @@ func TestLookupTableAgainstReference(t *testing.T) {
 				in[s][i].n = &v
 			}
 		}
-		var texts [2][]string
-		for s := range in {
-			for _, x := range in[s] {
-				texts[s] = append(texts[s], x.text())
+		// the right side's columns the join keeps (JoinSpec.Keep: nil keeps
+		// all; the key columns are kept whatever it says), the others NULL in
+		// the joined rows
+		var keep []bool
+		if seed%3 == 1 {
+			keep = make([]bool, len(scalarTypes))
+			for c := range keep {
+				keep[c] = r.IntN(2) == 0
 			}
 		}
 		for _, keys := range [][]int{{0}, {1}, {0, 1}, {1, 0}, {4}, {3}, {4, 1}} {
+			var texts [2][]string
+			for s := range in {
+				for _, x := range in[s] {
+					if s == 1 && keep != nil {
+						x = x.keeping(keepWith(keep, keys))
+					}
+					texts[s] = append(texts[s], x.text())
+				}
+			}
 			for _, kind := range []JoinKind{Inner, Left} {
 				var want []string
 				var partnered [2]int64
@@ -225,7 +260,7 @@ func TestLookupTableAgainstReference(t *testing.T) {
 				}
 				e := &scalarEmitter{}
 				j, err := NewJoin(JoinSpec{Kind: kind, Types: [2][]catalog.Type{scalarTypes, scalarTypes}, Keys: [2][]int{keys, keys},
-					Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true}, e, nil)
+					Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true, Keep: [2][]bool{nil, keep}}, e, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
