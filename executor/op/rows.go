@@ -139,6 +139,18 @@ func (rc *rowCol) place(n int) (uint32, []byte) {
 	return uint32(slot << arenaBits), buf[:n]
 }
 
+// valueAt returns the bytes of the value at place in of block bi (value
+// k's place: k>>colBits, k&colMask), as value does.
+func (rc *rowCol) valueAt(bi, in int) []byte {
+	o, e := rc.off.blocks[bi][in], rc.end.blocks[bi][in]
+	if e == o {
+		return noBytes
+	}
+	at := o & arenaMask
+	ch := rc.chunks[o>>arenaBits]
+	return ch[at : at+(e-o) : at+(e-o)]
+}
+
 // isNull reports whether row k is NULL.
 func (rc *rowCol) isNull(k int) bool { return rc.allNull || rc.null.get(k) }
 
@@ -505,10 +517,10 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 		case catalog.Boolean:
 			v.B[i] = rc.b.blocks[bi][in]
 		case catalog.Varchar:
-			v.SetString(i, rc.value(k))
+			v.SetString(i, rc.valueAt(bi, in))
 		default:
 			if textLike(r.types[c]) {
-				vector.ReadBinary(v, i, rc.value(k))
+				vector.ReadBinary(v, i, rc.valueAt(bi, in))
 			}
 		}
 		if v.Text != nil {
