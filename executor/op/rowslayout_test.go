@@ -35,40 +35,18 @@ func TestRowsLayoutBytes(t *testing.T) {
 	types := []catalog.Type{catalog.BigInt, catalog.BigInt, catalog.BigInt, catalog.Unknown, catalog.Unknown, catalog.Timestamp, catalog.Varchar}
 	const rows, text = 200_000, 60
 	b := vector.NewBatch(types)
-	for c, ty := range types {
-		if ty == catalog.Unknown {
-			for i := range vector.Cap {
-				b.Cols[c].Null[i] = true
-			}
-		}
-	}
 	r := NewRows(types)
 	word := make([]byte, text)
 	charged := int64(0)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	for n := 0; n < rows; {
-		b.Reset()
-		m := min(vector.Cap, rows-n)
-		for i := range m {
-			for c, ty := range types {
-				switch ty {
-				case catalog.BigInt, catalog.Timestamp:
-					b.Cols[c].I[i] = int64(n + i + c)
-				case catalog.Varchar:
-					word[0] = byte('a' + (n+i)%26)
-					b.Cols[c].SetString(i, word)
-				}
-			}
-			b.Pos[i] = int64(n + i)
-		}
-		b.N = m
-		for i := range m {
+	for n := 0; n < rows; n += b.N {
+		fillBids(b, types, n, min(vector.Cap, rows-n), word, 0)
+		for i := range b.N {
 			_, bytes := r.Add(b, i)
 			charged += bytes
 		}
-		n += m
 	}
 	runtime.ReadMemStats(&after)
 	exact := rows * (8 + 4*8 + 8 + text + 5.0/8)
@@ -206,28 +184,11 @@ func TestLookupRightHeapWithinCharge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for n := 0; n < rows; {
-		b.Reset()
-		m := min(vector.Cap, rows-n)
-		for i := range m {
-			for c, ty := range types {
-				switch ty {
-				case catalog.BigInt, catalog.Timestamp:
-					b.Cols[c].I[i] = int64((n + i) % 60_000 * (c + 1))
-				case catalog.Varchar:
-					word[0] = byte('a' + (n+i)%26)
-					b.Cols[c].SetString(i, word)
-				default:
-					b.Cols[c].Null[i] = true
-				}
-			}
-			b.Pos[i] = int64(n + i)
-		}
-		b.N = m
+	for n := 0; n < rows; n += b.N {
+		fillBids(b, types, n, min(vector.Cap, rows-n), word, 60_000)
 		if err := j.Push(context.Background(), 1, b); err != nil {
 			t.Fatal(err)
 		}
-		n += m
 	}
 	j.indexRight() // (what the first left row builds)
 	runtime.GC()
@@ -239,4 +200,31 @@ func TestLookupRightHeapWithinCharge(t *testing.T) {
 		t.Fatalf("the right side's heap is %.2f× its charge (want 0.8 to 1.35)", ratio)
 	}
 	runtime.KeepAlive(j)
+}
+
+// fillBids fills b (of types: BIGINT, TIMESTAMP, VARCHAR and not-kept
+// columns) with rows n to n+m-1: column c of row x is x+c, or with keys
+// (above 0) (x%keys)*(c+1); the VARCHAR word with its first byte a letter
+// of x; the other columns NULL; positions x.
+func fillBids(b *vector.Batch, types []catalog.Type, n, m int, word []byte, keys int) {
+	b.Reset()
+	for i := range m {
+		x := n + i
+		for c, ty := range types {
+			switch ty {
+			case catalog.BigInt, catalog.Timestamp:
+				b.Cols[c].I[i] = int64(x + c)
+				if keys > 0 {
+					b.Cols[c].I[i] = int64(x % keys * (c + 1))
+				}
+			case catalog.Varchar:
+				word[0] = byte('a' + x%26)
+				b.Cols[c].SetString(i, word)
+			default:
+				b.Cols[c].Null[i] = true
+			}
+		}
+		b.Pos[i] = int64(x)
+	}
+	b.N = m
 }
