@@ -100,9 +100,53 @@ func TestSelectDistinct(t *testing.T) {
 		{"SELECT COUNT(*) AS n FROM (SELECT k FROM s UNION SELECT k FROM r) AS u;", []string{"main main: 4"}},
 		{"WITH u AS (SELECT v FROM s UNION SELECT w FROM r) SELECT * FROM u WHERE v > 1;", []string{"main main: 2", "main main: 3", "main main: 10", "main main: 20"}},
 		{"CREATE VIEW uv AS SELECT k FROM r UNION SELECT k FROM r; SELECT * FROM uv;", []string{"main main: a", "main main: b"}},
+		// UNION and UNION ALL mixed at one level group from the left, as
+		// Flink's (it was an error): (r UNION r) UNION ALL r, and
+		// ((r UNION ALL r) UNION r) UNION ALL r, in a subquery too
+		{"SELECT k FROM r UNION SELECT k FROM r UNION ALL SELECT k FROM r;", []string{"main main: a", "main main: b", "main main: a", "main main: b", "main main: a"}},
+		{"SELECT k FROM r UNION ALL SELECT k FROM r UNION SELECT k FROM r UNION ALL SELECT k FROM r WHERE w > 10;", []string{"main main: a", "main main: b", "main main: b"}},
+		{"SELECT COUNT(*) AS n FROM (SELECT k FROM r UNION ALL SELECT k FROM r UNION SELECT k FROM s) AS u;", []string{"main main: 4"}},
 		{"SELECT DISTINCT k INTO SIDE 'd' FROM s WHERE v = 1; SELECT COUNT(*) AS n FROM s;",
 			append(prefix("side d: ", distinct(func(r row) string { return str(r.k) }, func(r row) bool { return r.v == 1 })), "main main: 5")},
 	}
+	// DISTINCT over grouped rows (Flink's; it was a planning error): the
+	// groups of k in the order of their first rows, then their distinct
+	// values; and of the (k, v) groups seen more than once, the distinct v
+	var groups []string
+	count := map[string]int{}
+	for _, r := range rows {
+		if count[str(r.k)]++; count[str(r.k)] == 1 {
+			groups = append(groups, str(r.k))
+		}
+	}
+	var counts, desc, twice []string
+	for _, g := range groups {
+		if c := fmt.Sprint(count[g]); !slices.Contains(counts, c) {
+			counts = append(counts, c)
+		}
+	}
+	desc = slices.Clone(counts)
+	sort.Sort(sort.Reverse(sort.StringSlice(desc))) // (one-digit counts)
+	pairs := map[string]int{}
+	for _, r := range rows {
+		pairs[pair(r)]++
+	}
+	for _, r := range rows {
+		if pairs[pair(r)] > 1 && !slices.Contains(twice, num(r.v)) {
+			twice = append(twice, num(r.v))
+		}
+	}
+	cases = append(cases, []struct {
+		query string
+		want  []string
+	}{
+		{"SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k;", prefix("main main: ", slices.Clone(counts))},
+		{"SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k ORDER BY n DESC;", prefix("main main: ", slices.Clone(desc))},
+		{"SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k ORDER BY n DESC LIMIT 1;", prefix("main main: ", slices.Clone(desc[:1]))},
+		{"SELECT DISTINCT v FROM s GROUP BY k, v HAVING COUNT(*) > 1;", prefix("main main: ", slices.Clone(twice))},
+		{"CREATE VIEW gv AS SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k; SELECT * FROM gv;", prefix("main main: ", slices.Clone(counts))},
+		{"SELECT COUNT(*) AS m FROM (SELECT DISTINCT COUNT(*) AS n FROM s GROUP BY k) AS q;", []string{fmt.Sprintf("main main: %d", len(counts))}},
+	}...)
 	for _, c := range cases {
 		got := runSQL(t, script+c.query)
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
@@ -148,11 +192,29 @@ func TestOrderByNulls(t *testing.T) {
 					top = append(top, fmt.Sprintf("main main: %d", id))
 				}
 			}
-			got := runSQL(t, script+"SELECT id FROM s ORDER BY v"+dir+nulls+";")
-			if strings.Join(got, "|") != strings.Join(want, "|") {
-				t.Errorf("ORDER BY v%s%s:\n got %q\nwant %q", dir, nulls, got, want)
+			// the key written as the column, an alias of it, an
+			// expression and an alias of an expression (the alias was an
+			// unknown column with NULLS FIRST|LAST), with and without LIMIT
+			for _, form := range []struct{ sel, key string }{
+				{"id", "v"}, {"id, v AS w", "w"}, {"id", "v + 0"}, {"id, v * 1 AS w", "w"}, {"id, v AS v2", "v"},
+			} {
+				for _, lim := range []int{-1, 3} {
+					q := "SELECT " + form.sel + " FROM s ORDER BY " + form.key + dir + nulls
+					w := want
+					if lim >= 0 {
+						q += fmt.Sprintf(" LIMIT %d", lim)
+						w = want[:lim]
+					}
+					var got []string
+					for _, l := range runSQL(t, script+q+";") {
+						got = append(got, strings.SplitN(l, ",", 2)[0])
+					}
+					if strings.Join(got, "|") != strings.Join(w, "|") {
+						t.Errorf("%s:\n got %q\nwant %q", q, got, w)
+					}
+				}
 			}
-			got = runSQL(t, script+"SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY v"+dir+nulls+") AS rn FROM s) WHERE rn <= 3;")
+			got := runSQL(t, script+"SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY v"+dir+nulls+") AS rn FROM s) WHERE rn <= 3;")
 			sort.Strings(got) // (a bounded Top-N gives its final rows; their order is not what this tests)
 			sort.Strings(top)
 			if strings.Join(got, "|") != strings.Join(top, "|") {

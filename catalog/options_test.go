@@ -49,6 +49,10 @@ func TestValidateOptions(t *testing.T) {
 		{opts("connector", "stdin", "format", "JSON", "csv.null-literal", "NULL"), "format is json", 4},
 		{opts("connector", "file", "path", "x", "errors", "ignore"), "side, skip, fail", 5},
 		{opts("connector", "datagen", "fields.nosuch.kind", "random"), "unknown option 'fields.nosuch.kind'", 2},
+		// a typo names the option it is nearest to (two edits at most), any case
+		{opts("connector", "file", "path", "x", "fromat", "csv"), "unknown option 'fromat' for connector 'file'; did you mean 'format'? valid options:", 4},
+		{opts("connector", "file", "path", "x", "CSV.HEADR", "true"), "did you mean 'csv.header'?", 4},
+		{opts("connector", "file", "path", "x", "zzzzzz", "csv"), "for connector 'file'; valid options:", 4},
 		{opts("connector", "file", "path", "x", "path", "y"), "twice", 4},
 		{opts("path", "x"), "needs WITH ('connector'", 0},
 		{opts("connector", "file", "path", "x", "errors.side", "../evil"), "not a side output name", 5},

@@ -89,7 +89,7 @@ func ParseType(name string) (Type, error) {
 		base, args = s[:i], s[i+1:len(s)-1]
 	}
 	bad := func() (Type, error) {
-		return Unknown, fmt.Errorf("unknown type %q: use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP", name)
+		return Unknown, fmt.Errorf("unknown type %q: use BIGINT, DOUBLE, VARCHAR, BOOLEAN, TIMESTAMP, ARRAY<T>, MAP<K, V> or ROW<name T, …>", name)
 	}
 	switch base {
 	case "BIGINT", "INT", "INTEGER", "SMALLINT", "TINYINT", "SIGNED":

@@ -21,6 +21,9 @@ import (
 type Relation struct {
 	Selects []*Select
 	Range
+	// Distinct is set on the parts of a UNION without ALL (Flink's UNION:
+	// SELECT DISTINCT * over them, unionSelect), for the planner's messages.
+	Distinct bool
 }
 
 // CTE is one WITH name AS (query) definition (SPEC 2.6).
@@ -131,9 +134,16 @@ func (ps *parseState) relation(all, toks []Token, start, end int) (*Relation, *E
 	for len(toks) > 2 && toks[0].isOp("(") && matching(toks) == len(toks)-1 { // ((SELECT ...))
 		toks, start, end = toks[1:len(toks)-1], toks[1].Offset, toks[len(toks)-1].Offset
 	}
-	parts, distinct, err := unionParts(toks)
+	parts, distinct, seps, err := unionParts(toks)
 	if err != nil {
 		return nil, err
+	}
+	if mixed(seps) { // (A UNION B UNION ALL C): a tree of them
+		sel, err := ps.unionTree(all, parts, seps, start, end)
+		if err != nil {
+			return nil, err
+		}
+		return &Relation{Range: Range{Start: start, End: end}, Selects: []*Select{sel}}, nil
 	}
 	if distinct { // (A UNION B): one SELECT DISTINCT * over their UNION ALL
 		sel, err := ps.unionSelect(all, parts, start, end, true)
@@ -191,12 +201,12 @@ func matching(toks []Token) int {
 
 // unionParts splits toks at UNION [ALL] outside parentheses; distinct is
 // true when every separator is UNION without ALL (Flink's UNION: the
-// distinct rows of the UNION ALL). UNION and UNION ALL mixed at one level,
-// EXCEPT and INTERSECT are errors (SPEC 2.6 composes streams with UNION ALL).
-func unionParts(toks []Token) (parts [][]Token, distinct bool, _ *Error) {
+// distinct rows of the UNION ALL); seps holds, per separator, whether it is
+// UNION without ALL (UNION and UNION ALL may mix at one level: unionTree
+// groups them from the left, as Flink does). EXCEPT and INTERSECT are errors
+// (SPEC 2.6 composes streams with UNION ALL).
+func unionParts(toks []Token) (parts [][]Token, distinct bool, seps []bool, _ *Error) {
 	d, from := 0, 0
-	var first *Token // the first separator's UNION
-	firstAll := false
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
@@ -205,39 +215,86 @@ func unionParts(toks []Token) (parts [][]Token, distinct bool, _ *Error) {
 		case t.isOp(")"):
 			d--
 		case d == 0 && (t.is("EXCEPT") || t.is("INTERSECT")):
-			return nil, false, Errorf(t.Offset, "%s is not supported: streams compose with UNION ALL (SPEC 2.6)", strings.ToUpper(t.Text))
+			return nil, false, nil, Errorf(t.Offset, "%s is not supported: streams compose with UNION ALL (SPEC 2.6)", strings.ToUpper(t.Text))
 		case d == 0 && t.is("UNION"):
 			isAll := i+1 < len(toks) && toks[i+1].is("ALL")
-			if first == nil {
-				first, firstAll = &toks[i], isAll
-			} else if isAll != firstAll {
-				return nil, false, Errorf(t.Offset, "UNION and UNION ALL at one level of a query: put one of them in a subquery, e.g. SELECT * FROM (SELECT ... UNION SELECT ...) AS u UNION ALL SELECT ...")
-			}
+			seps = append(seps, !isAll)
 			skip := 1
 			if isAll {
 				skip = 2
 			}
 			if i == from || i+skip >= len(toks) {
-				return nil, false, Errorf(t.Offset, "UNION stands between two queries: SELECT ... UNION [ALL] SELECT ...")
+				return nil, false, nil, Errorf(t.Offset, "UNION stands between two queries: SELECT ... UNION [ALL] SELECT ...")
 			}
 			parts = append(parts, toks[from:i])
 			from = i + skip
 			i += skip - 1
 		}
 	}
-	return append(parts, toks[from:]), first != nil && !firstAll, nil
+	distinct = len(seps) > 0
+	for _, s := range seps {
+		distinct = distinct && s
+	}
+	return append(parts, toks[from:]), distinct, seps, nil
+}
+
+// mixed reports whether seps (unionParts) hold both UNION and UNION ALL.
+func mixed(seps []bool) bool {
+	for _, s := range seps {
+		if s != seps[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// unionTree parses parts joined by the separators seps (unionParts), UNION
+// and UNION ALL mixed, from the left as Flink does: each run of one kind is
+// a UNION [ALL] whose first part is the query of the runs before it
+// (A UNION B UNION ALL C is (A UNION B) UNION ALL C).
+func (ps *parseState) unionTree(all []Token, parts [][]Token, seps []bool, start, end int) (*Select, *Error) {
+	var left *Select
+	for k := 0; k < len(seps); {
+		r := k
+		for r+1 < len(seps) && seps[r+1] == seps[k] {
+			r++
+		}
+		// the run joins parts k..r+1 (the first is left after the first run)
+		from := k
+		if left != nil {
+			from = k + 1
+		}
+		runEnd := parts[r+1][len(parts[r+1])-1].End()
+		rel, err := ps.unionAll(all, parts[from:r+2], start, runEnd)
+		if err != nil {
+			return nil, err
+		}
+		if left != nil {
+			rel.Selects = append([]*Select{left}, rel.Selects...)
+		}
+		if left, err = ps.relSelect(rel, start, runEnd, seps[k], k); err != nil {
+			return nil, err
+		}
+		k = r + 1
+	}
+	left.Range = Range{Start: start, End: end}
+	return left, nil
 }
 
 // unionQuery parses a query that is a UNION [ALL] at its top level as SELECT
 // * FROM the union (a placeholder relation), SELECT DISTINCT * for UNION; ok
 // is false when toks hold no UNION at their top level.
 func (ps *parseState) unionQuery(all, toks []Token, start, end int) (*Select, bool, *Error) {
-	parts, distinct, err := unionParts(toks)
+	parts, distinct, seps, err := unionParts(toks)
 	if err != nil {
 		return nil, true, err
 	}
 	if len(parts) < 2 {
 		return nil, false, nil
+	}
+	if mixed(seps) {
+		s, err := ps.unionTree(all, parts, seps, start, end)
+		return s, true, err
 	}
 	s, err := ps.unionSelect(all, parts, start, end, distinct)
 	return s, true, err
@@ -251,7 +308,17 @@ func (ps *parseState) unionSelect(all []Token, parts [][]Token, start, end int, 
 	if err != nil {
 		return nil, err
 	}
+	return ps.relSelect(rel, start, end, distinct, 0)
+}
+
+// relSelect is SELECT [DISTINCT] * FROM rel, the UNION ALL of its queries (a
+// placeholder relation named by start and n, unique within a unionTree).
+func (ps *parseState) relSelect(rel *Relation, start, end int, distinct bool, n int) (*Select, *Error) {
+	rel.Distinct = distinct
 	name := "$" + strconv.FormatInt(int64(start), 36)
+	if n > 0 {
+		name += "_" + strconv.Itoa(n)
+	}
 	text := "SELECT * FROM `" + name + "`"
 	if distinct {
 		text = "SELECT DISTINCT * FROM `" + name + "`"

@@ -24,6 +24,7 @@ import (
 //	CARDINALITY(x)                         SQ_CARDINAL(x) (a TiDB keyword)
 //	OVERLAY(s PLACING r FROM i [FOR n])    OVERLAY(s , r , i [, n])
 //	SPLIT(s, d)                            SQ_SP(s, d) (a TiDB keyword)
+//	REGEXP(s, p)                           SQ_REX(s, p) (a TiDB keyword)
 //
 // ITEM and the constructors' names are Calcite's (Flink's planner) names
 // for the same operators.
@@ -68,6 +69,10 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 	case t.is("CARDINALITY") && at(i+1).isOp("("):
 		// a keyword to TiDB: a same-length stand-in name
 		return []edit{{t.Offset, t.End(), "SQ_CARDINAL"}}, nil
+	case t.is("REGEXP") && at(i+1).isOp("(") && (i == 0 || startsOperand(toks[i-1])):
+		// REGEXP(s, p), Flink's function form of s REGEXP p (a TiDB
+		// keyword where an operand starts): a same-length stand-in name
+		return []edit{{t.Offset, t.End(), "SQ_REX"}}, nil
 	case t.is("SPLIT") && at(i+1).isOp("("):
 		// a keyword to TiDB (SPLIT TABLE): a same-length stand-in name
 		return []edit{{t.Offset, t.End(), "SQ_SP"}}, nil
@@ -222,6 +227,21 @@ func inCall(r *region, i int, fn string) bool {
 	for j := i - 1; j >= 1; j-- {
 		if r.toks[j].isOp("(") && r.depth[j] == d-1 {
 			return r.toks[j-1].is(fn)
+		}
+	}
+	return false
+}
+
+// startsOperand reports whether an operand starts after token t: t is an
+// operator (not a closing bracket) or a keyword after which an expression
+// comes, not the end of an operand (a name, a literal, a ')').
+func startsOperand(t Token) bool {
+	if t.Kind == TokOp {
+		return t.Text != ")" && t.Text != "]"
+	}
+	for _, w := range []string{"SELECT", "WHERE", "AND", "OR", "XOR", "NOT", "WHEN", "THEN", "ELSE", "ON", "HAVING", "BY", "CASE", "DISTINCT", "ALL"} {
+		if t.is(w) {
+			return true
 		}
 	}
 	return false

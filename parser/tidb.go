@@ -762,7 +762,7 @@ func castType(src string, rw *rewritten, r *region, i int) (*edit, *Error) {
 	}
 	stand, ok := castStandIns[w]
 	if !ok {
-		return nil, Errorf(first.Offset, "unknown type %s in CAST: use BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP", termtext.Shorten(first.Text, 30))
+		return nil, Errorf(first.Offset, "unknown type %s in CAST: use BIGINT, DOUBLE, VARCHAR, BOOLEAN, TIMESTAMP, ARRAY<T>, MAP<K, V> or ROW<name T, …>", termtext.Shorten(first.Text, 30))
 	}
 	start, end := first.Offset, typ[len(typ)-1].End()
 	if n := end - start; len(stand) < n {

@@ -8,6 +8,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // side bits of the relations an expression references.
@@ -77,7 +78,7 @@ func (sc *scope) one(r int, wm int) *scope {
 // clause for the error when a condition is not BOOLEAN.
 func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 	var acc *Expr
-	var texts []string
+	var terms []*Expr
 	for _, c := range conds {
 		e, err := s.compile(c)
 		if err != nil {
@@ -87,15 +88,15 @@ func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 		if e.Type != catalog.Boolean {
 			return nil, parser.Errorf(s.pos(c), "%s needs a BOOLEAN condition, got %s (%s)", what, e.Type, e.Text)
 		}
-		texts = append(texts, e.Text)
+		terms = append(terms, e)
 		if acc == nil {
 			acc = e
 		} else {
 			acc = logic(opcode.LogicAnd, acc, e)
 		}
 	}
-	if len(texts) > 1 {
-		acc.Text = strings.Join(texts, " AND ") // once: linear in the number of conditions
+	if len(terms) > 1 {
+		acc.Text = plan.AndText(terms) // once: linear in the number of conditions
 	}
 	return acc, nil
 }

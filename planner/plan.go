@@ -70,6 +70,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if p.Ctx != nil && p.Ctx.Err() != nil {
 		return nil, p.Ctx.Err()
 	}
+	if s, ok := distinctOverGroups(sel); ok { // DISTINCT over grouped rows (rule_distinct.go)
+		sel = s
+	}
 	defer p.enterScope(sel)()
 	if b, ok, err := p.ruleRank(sel); ok { // SPEC 2.9's shapes (rule_rank.go)
 		return b, err

@@ -95,7 +95,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	}
 	if len(mains) > 1 {
 		kind = "UNION ALL"
-		if err := unionTypes(mains, rel.Selects); err != nil {
+		if err := unionTypes(mains, rel.Selects, rel.Distinct); err != nil {
 			return nil, err
 		}
 	}
@@ -185,12 +185,17 @@ func upsertKeyOf(j *Job) (names []string, keeps bool) {
 
 // unionTypes checks that the parts of a UNION ALL have one column count and
 // types, widening a BIGINT column to DOUBLE where another part has DOUBLE
-// (SPEC 2.6); the names are the first part's.
-func unionTypes(parts []*Branch, sels []*parser.Select) error {
+// (SPEC 2.6); the names are the first part's. distinct: the parts of a UNION
+// (without ALL), which the messages name as written.
+func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 	first := parts[0]
+	union := "UNION ALL"
+	if distinct {
+		union = "UNION"
+	}
 	for k, b := range parts[1:] {
 		if len(b.Columns) != len(first.Columns) {
-			return parser.Errorf(sels[k+1].Start, "UNION ALL of queries with %d and %d columns (query %d): every query gives the same columns", len(first.Columns), len(b.Columns), k+2)
+			return parser.Errorf(sels[k+1].Start, "%s of queries with %d and %d columns (query %d): every query gives the same columns", union, len(first.Columns), len(b.Columns), k+2)
 		}
 	}
 	for c := range first.Columns {
@@ -204,7 +209,7 @@ func unionTypes(parts []*Branch, sels []*parser.Select) error {
 			case t == catalog.BigInt && u == catalog.Double || t == catalog.Double && u == catalog.BigInt:
 				t = catalog.Double
 			default:
-				return parser.Errorf(sels[k].Start, "UNION ALL: column %d (%s) is %s in the first query but %s in query %d: CAST one of them", c+1, first.Columns[c].Name, t, u, k+1)
+				return parser.Errorf(sels[k].Start, "%s: column %d (%s) is %s in the first query but %s in query %d: CAST one of them", union, c+1, first.Columns[c].Name, t, u, k+1)
 			}
 		}
 		for _, b := range parts {

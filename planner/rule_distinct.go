@@ -1,10 +1,59 @@
 package planner
 
 import (
+	"strconv"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/parser"
 )
+
+// distinctOverGroups rewrites SELECT DISTINCT … GROUP BY … (or with HAVING
+// or an aggregate) as Flink plans it, DISTINCT over the grouped rows: SELECT
+// DISTINCT * FROM (the query without DISTINCT), the grouped query a
+// subquery (SPEC 2.6) whose output columns keep their names; the outer query
+// keeps the statement's side, sink and place, and its ORDER BY and LIMIT
+// (whose items then name the output's columns, as Flink's ORDER BY after
+// DISTINCT does). ok is false (sel as it is) for any other query.
+func distinctOverGroups(sel *parser.Select) (*parser.Select, bool) {
+	q := sel.Query
+	if q == nil || !q.Distinct || q.Fields == nil {
+		return sel, false
+	}
+	agg := q.GroupBy != nil || q.Having != nil
+	for _, f := range q.Fields.Fields {
+		if f.Expr != nil && hasWindowFunc(f.Expr) {
+			return sel, false
+		}
+		agg = agg || f.Expr != nil && hasAgg(f.Expr)
+	}
+	if !agg {
+		return sel, false
+	}
+	inner, iq := *sel, *q
+	iq.Distinct, iq.OrderBy, iq.Limit = false, nil, nil
+	inner.Query = &iq
+	inner.Side, inner.Stream, inner.Insert, inner.InsertColumns, inner.InsertColumnPos = "", "", "", nil, nil
+	name := "$distinct" + strconv.Itoa(sel.Start)
+	start := sel.Start
+	outer := &parser.Select{Range: sel.Range, Side: sel.Side, SidePos: sel.SidePos, Stream: sel.Stream, StreamPos: sel.StreamPos,
+		Insert: sel.Insert, InsertPos: sel.InsertPos, InsertColumns: sel.InsertColumns, InsertColumnPos: sel.InsertColumnPos,
+		Derived: map[string]*parser.Relation{name: {Selects: []*parser.Select{&inner}, Range: sel.Range}},
+		Casts:   parser.CastTypes{}, Joins: map[*ast.Join]parser.JoinKind{}, FieldText: map[*ast.SelectField]string{},
+		Locate: func(ast.Node) int { return start },
+		Query: &ast.SelectStmt{
+			SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true},
+			Kind:           ast.SelectStmtKindSelect,
+			Distinct:       true,
+			OrderBy:        q.OrderBy,
+			Limit:          q.Limit,
+			Fields:         &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}},
+			From:           &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}}}},
+		},
+	}
+	inner.Late, inner.LatePos, inner.Late2, inner.Late2Pos = sel.Late, sel.LatePos, sel.Late2, sel.Late2Pos
+	return outer, true
+}
 
 // ruleDistinct plans SELECT DISTINCT as Flink does: a GROUP BY of every
 // select expression with no aggregate, so it is SPEC 2.4's grouping (NULLs one
@@ -12,23 +61,24 @@ import (
 // distinct row once, at the end, in the order of first rows; over an
 // unbounded one an updating query (SPEC 2.8) that inserts each new distinct
 // row once. `*` (of a single relation) expands to its columns. DISTINCT with
-// GROUP BY, HAVING or an aggregate is refused with what to write instead.
+// GROUP BY, HAVING or an aggregate is distinctOverGroups's.
 func ruleDistinct(sp *selectPlan) error {
 	q := sp.q
 	if !q.Distinct {
 		return nil
 	}
 	pos := sp.topWord("DISTINCT", "DISTINCTROW")
-	agg := q.GroupBy != nil || q.Having != nil
+	agg, win := q.GroupBy != nil || q.Having != nil, false
 	for _, f := range q.Fields.Fields {
-		if f.Expr != nil && (hasAgg(f.Expr) || hasWindowFunc(f.Expr)) {
-			agg = true
-		}
+		agg = agg || f.Expr != nil && hasAgg(f.Expr)
+		win = win || f.Expr != nil && hasWindowFunc(f.Expr)
 	}
-	if agg {
-		return parser.Errorf(pos, "SELECT DISTINCT with GROUP BY, HAVING or an aggregate is not supported: the groups are distinct already, or select DISTINCT from a subquery: SELECT DISTINCT … FROM (SELECT … GROUP BY …)")
+	if agg && !win {
+		// (the grouped query itself is distinctOverGroups's: an aggregate
+		// here is an ORDER BY key after it)
+		return parser.Errorf(pos, "ORDER BY after SELECT DISTINCT with GROUP BY orders the distinct rows: name a column of the select list (give the aggregate an alias and order by it)")
 	}
-	if sp.win != nil || sp.unnest != nil {
+	if win || sp.win != nil || sp.unnest != nil {
 		return parser.Errorf(pos, "SELECT DISTINCT over a window function or UNNEST is not supported: GROUP BY the columns instead")
 	}
 	var fields []*ast.SelectField

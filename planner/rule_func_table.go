@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -121,7 +122,11 @@ func (c *funcCall) bindTable(f *functions.Function) (*Expr, error) {
 	if bestSig == nil {
 		accepted := strings.Join(f.Signatures(), "; ")
 		if !arityOK || failAt < 0 {
-			return nil, parser.Errorf(c.sc.pos(c.n), "%s does not take %d arguments; it takes %s", name, len(c.args), accepted)
+			args := strconv.Itoa(len(c.args)) + " arguments"
+			if len(c.args) == 1 {
+				args = "1 argument"
+			}
+			return nil, parser.Errorf(c.sc.pos(c.n), "%s does not take %s; it takes %s", name, args, accepted)
 		}
 		a := c.args[failAt]
 		return nil, parser.Errorf(c.sc.pos(c.n.Args[failAt]), "%s does not take %s (%s) as argument %d; it takes %s", name, exprTextOf(a), a.Type, failAt+1, accepted)
@@ -327,6 +332,12 @@ func ruleTimeLiteral(c *funcCall) (*Expr, error) {
 		return nil, parser.Errorf(c.sc.pos(c.n), "'%s' is not a %s: write %s", text, kind, map[string]string{"DATE": "yyyy-MM-dd", "TIME": "HH:mm:ss[.SSS]", "TIMESTAMP": "yyyy-MM-dd HH:mm:ss[.SSS]"}[kind])
 	}
 	return constExpr(catalog.Timestamp, Value{I: ms}, kind+" '"+text+"'"), nil
+}
+
+func init() {
+	// REGEXP(s, p): the parser writes the call SQ_REX (REGEXP is a TiDB
+	// keyword; parser/funcsyntax.go), the table's REGEXP as s REGEXP p is
+	registerFunc(funcRule{compile: func(c *funcCall) (*Expr, error) { return c.bindTable(functions.Lookup("REGEXP")) }}, "sq_rex")
 }
 
 // regexpMatch is s [NOT] REGEXP p (TiDB's PatternRegexpExpr): the table's REGEXP.

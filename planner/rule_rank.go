@@ -564,11 +564,11 @@ func rankText(r *plan.Rank, in *inner, spec *ast.WindowSpec, rn, fn string) (str
 	var parts, ord []string
 	if spec.PartitionBy != nil {
 		for _, it := range spec.PartitionBy.Items {
-			parts = append(parts, restoreText(it.Expr))
+			parts = append(parts, exprText(it.Expr, in.sp.sc.casts))
 		}
 	}
 	for _, it := range spec.OrderBy.Items {
-		s := restoreText(it.Expr)
+		s := exprText(it.Expr, in.sp.sc.casts)
 		if it.Desc {
 			s += " DESC"
 		}
@@ -870,9 +870,10 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 		return nil, err
 	}
 	var hide []ast.ExprNode
+	items := orderItemsByAlias(q)
 	// an item naming a select alias, or a position, reads that column
 	alias := map[int]int{} // item -> visible column
-	for k, it := range q.OrderBy.Items {
+	for k, it := range items {
 		if pe, ok := it.Expr.(*ast.PositionExpr); ok {
 			if pe.N < 1 || pe.N > len(q.Fields.Fields) || q.Fields.Fields[pe.N-1].WildCard != nil {
 				return nil, parser.Errorf(loc.pos(it.Expr), "ORDER BY %d: the select list has no column %d", pe.N, pe.N)
@@ -916,7 +917,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	r := &plan.Rank{Kind: plan.RankSort, Time: -1, Stamp: -1, Start: -1, End: -1, Limit: limit, LateOutput: -1, Func: plan.RankRowNumber}
 	h := 0
 	var ord []string
-	for k, it := range q.OrderBy.Items {
+	for k, it := range items {
 		col := -1
 		if a, ok := alias[k]; ok {
 			f := q.Fields.Fields[-a-1]
@@ -930,7 +931,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 			h++
 		}
 		r.Order = append(r.Order, plan.RankKey{Col: col, Desc: it.Desc})
-		s := restoreText(it.Expr)
+		s := exprText(it.Expr, sel.Casts)
 		if it.Desc {
 			s += " DESC"
 		}
@@ -981,6 +982,36 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 		names[i] = in.b.Columns[i].Name
 	}
 	return in.finish(r, names, types), nil
+}
+
+// orderItemsByAlias gives the final ORDER BY's items with the null-ordering
+// keys the parser adds for NULLS FIRST / NULLS LAST (`y IS NULL`, see
+// parser.orderNulls) read through a select alias: `SELECT x AS y … ORDER BY y
+// NULLS LAST` sorts by `x IS NULL`, as ORDER BY y reads the alias (Flink
+// resolves an ORDER BY name to the select list's alias first). The query's
+// own items are not changed.
+func orderItemsByAlias(q *ast.SelectStmt) []*ast.ByItem {
+	items, copied := q.OrderBy.Items, false
+	for k, it := range q.OrderBy.Items {
+		in, ok := it.Expr.(*ast.IsNullExpr)
+		if !ok || in.Not {
+			continue
+		}
+		cn, ok := in.Expr.(*ast.ColumnNameExpr)
+		if !ok || cn.Name.Table.O != "" {
+			continue
+		}
+		for _, f := range q.Fields.Fields {
+			if f.AsName.L != "" && f.AsName.L == cn.Name.Name.L && f.Expr != nil {
+				if !copied {
+					items, copied = append([]*ast.ByItem(nil), items...), true
+				}
+				items[k] = &ast.ByItem{Expr: &ast.IsNullExpr{Expr: f.Expr}, Desc: it.Desc}
+				break
+			}
+		}
+	}
+	return items
 }
 
 // ruleRankJob gives the job's Rank operators that route late rows (Dedup,

@@ -22,7 +22,9 @@ func ruleUnsupportedClauses(sp *selectPlan) error {
 	case q.OrderBy != nil:
 		return unsupported(q.OrderBy, "ORDER BY")
 	case q.WindowSpecs != nil:
-		return parser.Errorf(sp.topWord("WINDOW"), "windows are not supported")
+		// (a named window an OVER reads is rule_rank.go's: this one none reads)
+		w := q.WindowSpecs[0].Name.O
+		return parser.Errorf(sp.topWord("WINDOW"), "WINDOW %s AS (…) names an OVER window, and no OVER %s reads it here: read it in the select list, e.g. SUM(x) OVER %s, or remove the clause", w, w, w)
 	}
 	for tn, a := range sp.sel.AsOf {
 		// FOR SYSTEM_TIME AS OF names a temporal join's right side (SPEC 2.7)

@@ -9,13 +9,13 @@ import (
 // standIns are the calls the front end writes for Flink syntax TiDB does not
 // parse (parser/funcsyntax.go, parser/tidb.go), upper case.
 var standIns = []string{"ITEM", "ARRAY_VALUE_CONSTRUCTOR", "MAP_VALUE_CONSTRUCTOR", "ROW_VALUE_CONSTRUCTOR",
-	"SQ_CARDINAL", "SQ_SP", "SQ_FIRSTVAL", "SQ_LASTVAL", "SQ_EXTRACT", "SIMILAR_TO", "IS_JSON", "DATE_ADD", "DATE_SUB",
+	"SQ_CARDINAL", "SQ_SP", "SQ_REX", "SQ_FIRSTVAL", "SQ_LASTVAL", "SQ_EXTRACT", "SIMILAR_TO", "IS_JSON", "DATE_ADD", "DATE_SUB",
 	"FLOOR", "CEIL", "JSON_VALUE"}
 
 // renamed are the stand-ins that only rename a call (or bracket it): the
 // text before and after its arguments.
 var renamed = map[string][2]string{"ARRAY_VALUE_CONSTRUCTOR": {"ARRAY[", "]"}, "MAP_VALUE_CONSTRUCTOR": {"MAP[", "]"},
-	"ROW_VALUE_CONSTRUCTOR": {"ROW(", ")"}, "SQ_CARDINAL": {"CARDINALITY(", ")"}, "SQ_SP": {"SPLIT(", ")"},
+	"ROW_VALUE_CONSTRUCTOR": {"ROW(", ")"}, "SQ_CARDINAL": {"CARDINALITY(", ")"}, "SQ_SP": {"SPLIT(", ")"}, "SQ_REX": {"REGEXP(", ")"},
 	"SQ_FIRSTVAL": {"FIRST_VALUE(", ")"}, "SQ_LASTVAL": {"LAST_VALUE(", ")"}}
 
 // flinkSyntax returns text (an expression restored from the AST TiDB parsed)
@@ -27,8 +27,11 @@ var renamed = map[string][2]string{"ARRAY_VALUE_CONSTRUCTOR": {"ARRAY[", "]"}, "
 // FROM ts), SIMILAR_TO(a, b) as a SIMILAR TO b, IS_JSON(s[, 'K']) as s IS
 // JSON [K], DATE_ADD / DATE_SUB(x, INTERVAL …) as x ± INTERVAL …, FLOOR /
 // CEIL(ts, 'U') as FLOOR / CEIL(ts TO U), JSON_VALUE(s, p, 'T') as
-// JSON_VALUE(s, p RETURNING T). Text without a stand-in is returned as is.
+// JSON_VALUE(s, p RETURNING T); a <=> b as a IS NOT DISTINCT FROM b and a <=>
+// b IS FALSE as a IS DISTINCT FROM b (distinctFromText). Text without a
+// stand-in is returned as is.
 func flinkSyntax(text string) string {
+	text = distinctFromText(text)
 	up := strings.ToUpper(text)
 	found := false
 	for _, s := range standIns {
@@ -182,4 +185,69 @@ func standInText(name, written string, args []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// distinctFromText returns text with the `a <=> b` the front end writes for
+// `a IS NOT DISTINCT FROM b`, and the `a <=> b IS FALSE` it writes for `a IS
+// DISTINCT FROM b` (parser/funcsyntax.go), written back as Flink's operators
+// (Flink has no <=>, so one the user wrote shows as IS NOT DISTINCT FROM
+// too). b ends where an operator of <=>'s precedence or lower (MySQL's: the
+// comparisons, IS, AND, OR, …), a comma or a closing parenthesis at its depth
+// comes.
+func distinctFromText(text string) string {
+	if !strings.Contains(text, "<=>") {
+		return text
+	}
+	toks := parser.Tokens(text)
+	var sb strings.Builder
+	pos := 0
+	for i, t := range toks {
+		if t.Kind != parser.TokOp || t.Text != "<=>" {
+			continue
+		}
+		end, d := len(toks), 0
+	scan:
+		for j := i + 1; j < len(toks); j++ {
+			u := toks[j]
+			if u.Kind == parser.TokOp {
+				switch u.Text {
+				case "(", "[":
+					d++
+				case ")", "]":
+					if d == 0 {
+						end = j
+						break scan
+					}
+					d--
+				case ",", "=", "<>", "!=", "<", "<=", ">", ">=", "<=>", "&&", "||":
+					if d == 0 {
+						end = j
+						break scan
+					}
+				}
+				continue
+			}
+			if d == 0 && u.Kind == parser.TokIdent {
+				switch strings.ToUpper(u.Text) {
+				case "IS", "AND", "OR", "XOR", "LIKE", "IN", "BETWEEN", "NOT", "THEN", "WHEN", "ELSE", "END", "AS", "ASC", "DESC", "REGEXP", "SIMILAR":
+					end = j
+					break scan
+				}
+			}
+		}
+		op := "IS NOT DISTINCT FROM"
+		if end+1 < len(toks) && strings.EqualFold(toks[end].Text, "IS") && strings.EqualFold(toks[end+1].Text, "FALSE") && toks[end].Kind == parser.TokIdent {
+			op = "IS DISTINCT FROM"
+			sb.WriteString(text[pos:t.Offset])
+			sb.WriteString(op)
+			sb.WriteString(strings.TrimRight(text[t.End():toks[end].Offset], " "))
+			pos = toks[end+1].End()
+			continue
+		}
+		sb.WriteString(text[pos:t.Offset])
+		sb.WriteString(op)
+		pos = t.End()
+	}
+	sb.WriteString(text[pos:])
+	return sb.String()
 }

@@ -225,8 +225,11 @@ func TestCompositionErrors(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT k FROM a UNION ALL SELECT k, v FROM a", "UNION ALL of queries with 1 and 2 columns"},
 		{"SELECT k FROM a UNION ALL SELECT v FROM a", "CAST one of them"},
-		{"SELECT k FROM a UNION SELECT k FROM a UNION ALL SELECT k FROM a", "UNION and UNION ALL at one level"},
-		{"SELECT k FROM a UNION SELECT k, v FROM a", "UNION ALL of queries with 1 and 2 columns"},
+		// a UNION (distinct) is named as written, not as the UNION ALL under it
+		{"SELECT k FROM a UNION SELECT k, v FROM a", "UNION of queries with 1 and 2 columns"},
+		{"SELECT k FROM a UNION SELECT v FROM a", "UNION: column 1 (k) is VARCHAR in the first query but BIGINT in query 2"},
+		{"SELECT * FROM (SELECT k FROM a UNION SELECT k, v FROM a) q", "UNION of queries with 1 and 2 columns"},
+		{"SELECT k FROM a UNION ALL SELECT v FROM a", "UNION ALL: column 1 (k)"},
 		{"SELECT x FROM (SELECT k FROM a) AS q", "unknown column"},
 		{"SELECT * FROM (SELECT k FROM nosuch) AS q", "unknown stream 'nosuch'"},
 		{"WITH q AS (SELECT k FROM a) SELECT * FROM r", "unknown stream 'r'"},

@@ -28,16 +28,22 @@ const nestedOpsJSON = `{"id": 1, "ts": 1000, "tags": ["a", null, "c"], "attrs": 
 
 // nestedOpsWant is the output of ev's columns id, tags, attrs, dev in each
 // format (SPEC 2.10 and 4: Flink's printed forms in table, markdown and
-// plain, nested JSON in json, the JSON text in csv and tsv).
+// plain, and quoted as text in csv and tsv; nested JSON in json and the JSON
+// text in a csv file sink's file).
 var nestedOpsWant = map[string]string{
 	"csv": "id,tags,attrs,dev\n" +
+		`1,"[a, NULL, c]","{x=1, y=NULL}","(7, d,7, [1.5, NULL, -0.0])"` + "\n" +
+		`2,[],{},"(NULL, NULL, NULL)"` + "\n" +
+		"3,,,\n",
+	"tsv": "id\ttags\tattrs\tdev\n" +
+		"1\t[a, NULL, c]\t{x=1, y=NULL}\t(7, d,7, [1.5, NULL, -0.0])\n" +
+		"2\t[]\t{}\t(NULL, NULL, NULL)\n" +
+		"3\t\t\t\n",
+	// a csv file sink writes the JSON text, which its csv source reads back
+	"csv sink": "id,tags,attrs,dev\n" +
 		`1,"[""a"",null,""c""]","{""x"":1,""y"":null}","{""id"":7,""name"":""d,7"",""r"":[1.5,null,-0.0]}"` + "\n" +
 		`2,[],{},"{""id"":null,""name"":null,""r"":null}"` + "\n" +
 		"3,,,\n",
-	"tsv": "id\ttags\tattrs\tdev\n" +
-		`1	"[""a"",null,""c""]"	"{""x"":1,""y"":null}"	"{""id"":7,""name"":""d,7"",""r"":[1.5,null,-0.0]}"` + "\n" +
-		`2	[]	{}	"{""id"":null,""name"":null,""r"":null}"` + "\n" +
-		"3\t\t\t\n",
 	"json": `{"id":1,"tags":["a",null,"c"],"attrs":{"x":1,"y":null},"dev":{"id":7,"name":"d,7","r":[1.5,null,-0.0]}}` + "\n" +
 		`{"id":2,"tags":[],"attrs":{},"dev":{"id":null,"name":null,"r":null}}` + "\n" +
 		`{"id":3,"tags":null,"attrs":null,"dev":null}` + "\n",
@@ -118,6 +124,9 @@ func TestNestedEveryOperator(t *testing.T) {
 				sinkFormat := "json"
 				if f == "csv" {
 					sinkFormat = "csv"
+					if c.sink {
+						want = nestedOpsWant["csv sink"]
+					}
 				}
 				dir := t.TempDir()
 				flags := []string{"--format", f}

@@ -134,9 +134,10 @@ func TestSideFileColumnsOfALaterJob(t *testing.T) {
 func TestUnlocatedClauseErrors(t *testing.T) {
 	decl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
 	checkPlanErrors(t, []planErrCase{
-		{"distinct", decl + "SELECT DISTINCT k, COUNT(*) FROM s GROUP BY k;", "SELECT DISTINCT with GROUP BY, HAVING or an aggregate is not supported", "line 2, column 8"},
-		{"distinct after a comment", decl + "SELECT /* c */ distinct k, MAX(ts)\n  FROM s GROUP BY k;", "SELECT DISTINCT with GROUP BY, HAVING or an aggregate is not supported", "line 2, column 16"},
-		{"window clause", decl + "SELECT k FROM s WHERE k IN ('a', 'b')\nWINDOW w AS (ORDER BY ts);", "windows are not supported", "line 3, column 1"},
+		// (DISTINCT with GROUP BY is allowed: an aggregate in its ORDER BY is not)
+		{"distinct", decl + "SELECT DISTINCT k, COUNT(*) FROM s GROUP BY k ORDER BY COUNT(*);", "ORDER BY after SELECT DISTINCT with GROUP BY orders the distinct rows", "line 2, column 8"},
+		{"distinct after a comment", decl + "SELECT /* c */ distinct k, x\n  FROM s CROSS JOIN UNNEST(ARRAY[1]) AS u (x);", "SELECT DISTINCT over a window function or UNNEST is not supported", "line 2, column 16"},
+		{"window clause", decl + "SELECT k FROM s WHERE k IN ('a', 'b')\nWINDOW w AS (ORDER BY ts);", "WINDOW w AS (…) names an OVER window, and no OVER w reads it", "line 3, column 1"},
 	})
 }
 

@@ -5,7 +5,9 @@ import "time"
 // dateFormat is a compiled Java SimpleDateFormat pattern (DATE_FORMAT,
 // TO_TIMESTAMP, FROM_UNIXTIME; SPEC 2.10): a list of fields and literals,
 // formatted and parsed without allocating. Time zones are UTC (SPEC 1: no
-// time zone): z prints UTC, Z +0000, X Z.
+// time zone): z prints UTC (zzzz Coordinated Universal Time), Z +0000, X Z.
+// Weeks are the US locale's (Flink's JVM default: weeks from Sunday, week 1
+// the one holding January 1 or the month's first day): w, W, Y.
 type dateFormat struct {
 	parts []datePart
 }
@@ -18,11 +20,11 @@ type datePart struct {
 }
 
 // dateLetters are the SimpleDateFormat letters streamql formats.
-const dateLetters = "GyYMLdDEuaHkKhmsSzZX"
+const dateLetters = "GyYMLwWdDFEuaHkKhmsSzZX"
 
 // compileDateFormat compiles a SimpleDateFormat pattern. A letter Java does
-// not know, or one streamql does not support (w, W, F), is an *ArgError at
-// its offset (Java throws IllegalArgumentException for the former).
+// not know is an *ArgError at its offset (Java throws
+// IllegalArgumentException).
 func compileDateFormat(p string) (*dateFormat, error) {
 	f := &dateFormat{}
 	lit := []byte{}
@@ -61,9 +63,6 @@ func compileDateFormat(p string) (*dateFormat, error) {
 		case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
 			if !containsByte(dateLetters, c) {
 				msg := "unknown date format letter '" + string(c) + "'; use Java SimpleDateFormat letters (yyyy MM dd HH mm ss SSS E a ...), and quote text as 'T'"
-				if c == 'w' || c == 'W' || c == 'F' {
-					msg = "date format letter '" + string(c) + "' (week of year/month) is not supported"
-				}
 				return nil, &ArgError{Offset: i, Msg: msg}
 			}
 			n := 1
@@ -133,6 +132,9 @@ func (f *dateFormat) append(dst []byte, ms int64) []byte {
 			}
 		case 'y', 'Y':
 			y := int64(year)
+			if p.letter == 'Y' {
+				y, _ = weekOfYear(ms)
+			}
 			if p.n == 2 {
 				dst = appendPadded(dst, (y%100+100)%100, 2)
 			} else {
@@ -149,6 +151,15 @@ func (f *dateFormat) append(dst []byte, ms int64) []byte {
 			}
 		case 'd':
 			dst = appendPadded(dst, int64(day), p.n)
+		case 'w':
+			_, w := weekOfYear(ms)
+			dst = appendPadded(dst, w, p.n)
+		case 'W':
+			// week 1 holds the 1st: the 1st's weekday (from Sunday) shifts the days
+			first := (int(t.Weekday()) - (day-1)%7 + 7) % 7
+			dst = appendPadded(dst, int64((day-1+first)/7+1), p.n)
+		case 'F':
+			dst = appendPadded(dst, int64((day-1)/7+1), p.n)
 		case 'D':
 			dst = appendPadded(dst, int64(t.YearDay()), p.n)
 		case 'E':
@@ -192,7 +203,11 @@ func (f *dateFormat) append(dst []byte, ms int64) []byte {
 		case 'S':
 			dst = appendPadded(dst, int64(t.Nanosecond()/1e6), p.n)
 		case 'z':
-			dst = append(dst, "UTC"...)
+			if p.n >= 4 {
+				dst = append(dst, "Coordinated Universal Time"...)
+			} else {
+				dst = append(dst, "UTC"...)
+			}
 		case 'Z':
 			dst = append(dst, "+0000"...)
 		case 'X':
@@ -200,6 +215,21 @@ func (f *dateFormat) append(dst []byte, ms int64) []byte {
 		}
 	}
 	return dst
+}
+
+// weekOfYear returns the week-based year and week of year of epoch
+// milliseconds ms (UTC) as SimpleDateFormat's Y and w give them in the US
+// locale: weeks run Sunday to Saturday and week 1 is the one holding January
+// 1, so a week belongs to the year of its Saturday (Dec 29, 2024, a Sunday,
+// is week 1 of 2025).
+func weekOfYear(ms int64) (year, week int64) {
+	day := ms / 86400000
+	if ms%86400000 < 0 {
+		day--
+	}
+	wd := ((day+4)%7 + 7) % 7 // 1970-01-01 was a Thursday (Sunday = 0)
+	sat := utc((day + 6 - wd) * 86400000)
+	return int64(sat.Year()), int64((sat.YearDay()-1)/7 + 1)
 }
 
 // parse reads s by the format (numeric fields, month and day names,
@@ -278,7 +308,7 @@ func (f *dateFormat) parse(s []byte) (int64, bool) {
 			sec = v
 		case 'S':
 			milli = v
-		case 'D', 'u':
+		case 'D', 'u', 'w', 'W', 'F':
 		}
 	}
 	if pos != len(s) {

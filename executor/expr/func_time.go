@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"time"
@@ -374,12 +375,18 @@ func prepFromUnixtime(args []Arg, _ catalog.Type) (RowFunc, error) {
 }
 
 // prepToTimestamp is TO_TIMESTAMP(s[, fmt]): without a format, text is read as
-// CAST reads a TIMESTAMP; with one, by its letters. NULL when it does not match.
+// CAST reads a TIMESTAMP, or as Flink's default format reads it
+// (lenientTimestamp: a date alone is its midnight, one-digit fields); with
+// one, by its letters, and when they do not match as Flink falls back
+// (DateTimeUtils.parseTimestampData: the trimmed text by lenientTimestamp).
+// NULL when nothing matches.
 func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if len(args) == 1 {
 		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 			var ok bool
-			out.I[i], ok = textconv.ParseTimestamp(a[0].S[i])
+			if out.I[i], ok = textconv.ParseTimestamp(a[0].S[i]); !ok {
+				out.I[i], ok = lenientTimestamp(a[0].S[i])
+			}
 			return ok
 		}, nil
 	}
@@ -389,9 +396,71 @@ func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		var ok bool
-		out.I[i], ok = parse(a, i)
+		if out.I[i], ok = parse(a, i); !ok && !a[0].Null[i] {
+			out.I[i], ok = lenientTimestamp(bytes.TrimSpace(a[0].S[i]))
+		}
 		return ok
 	}, nil
+}
+
+// lenientTimestamp reads s as Flink's TO_TIMESTAMP reads text without a
+// format (DateTimeUtils' default formatter, `yyyy-[MM][M]-[dd][d]` then
+// optionally ` [HH][H]:[mm][m]:[ss][s]` and a fraction of up to 9 digits,
+// truncated to milliseconds; absent fields are 0, so a date alone is its
+// midnight): epoch milliseconds, UTC, and whether s is such a text of a
+// valid date and time.
+func lenientTimestamp(s []byte) (int64, bool) {
+	pos := 0
+	field := func(min, max int) (int, bool) {
+		v, n := readDigits(s[pos:], max)
+		pos += n
+		return int(v), n >= min
+	}
+	sep := func(c byte) bool {
+		if pos < len(s) && s[pos] == c {
+			pos++
+			return true
+		}
+		return false
+	}
+	y, ok1 := field(4, 4)
+	okSep1 := sep('-')
+	mo, ok2 := field(1, 2)
+	okSep2 := sep('-')
+	d, ok3 := field(1, 2)
+	if !ok1 || !okSep1 || !ok2 || !okSep2 || !ok3 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, time.Month(mo)) {
+		return 0, false
+	}
+	var h, mi, sec, ms int
+	if pos < len(s) {
+		var okH, okM, okS bool
+		if !sep(' ') {
+			return 0, false
+		}
+		h, okH = field(1, 2)
+		okC1 := sep(':')
+		mi, okM = field(1, 2)
+		okC2 := sep(':')
+		sec, okS = field(1, 2)
+		if !okH || !okC1 || !okM || !okC2 || !okS || h > 23 || mi > 59 || sec > 59 {
+			return 0, false
+		}
+		if sep('.') {
+			v, n := readDigits(s[pos:], 9)
+			pos += n
+			for k := n; k < 3; k++ {
+				v *= 10
+			}
+			for k := n; k > 3; k-- {
+				v /= 10
+			}
+			ms = int(v)
+		}
+	}
+	if pos != len(s) {
+		return 0, false
+	}
+	return time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC).UnixMilli(), true
 }
 
 // prepUnixTimestamp is UNIX_TIMESTAMP() (the clock, in seconds) and

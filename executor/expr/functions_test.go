@@ -56,7 +56,7 @@ var flinkExamples = map[string][]flinkCase{
 	"REGEXP_EXTRACT": {{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", "bar"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 0)", "foothebar"}, {"REGEXP_EXTRACT('foothebar', 'the')", "the"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 3)", "NULL"}, {"REGEXP_EXTRACT('abc', 'x')", "NULL"}},
 	// Flink's regexpReplace uses Matcher.quoteReplacement: the replacement is literal
 	"REGEXP_REPLACE": {{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "fb"}, {"REGEXP_REPLACE('foobar', 'o(o)', '$1')", "f$1bar"}, {"REGEXP_REPLACE('abc', 'x*', '-')", "-a-b-c-"}},
-	"REGEXP":         {{"'foothebar' REGEXP 'the'", "true"}, {"'abc' REGEXP '^b'", "false"}, {"'abc' REGEXP ''", "false"}, {"'abc' NOT REGEXP 'b'", "false"}},
+	"REGEXP":         {{"'foothebar' REGEXP 'the'", "true"}, {"'abc' REGEXP '^b'", "false"}, {"'abc' REGEXP ''", "false"}, {"'abc' NOT REGEXP 'b'", "false"}, {"REGEXP('foothebar', 'the')", "true"}, {"NOT REGEXP('abc', '^b')", "true"}, {"REGEXP('abc', 'x') OR REGEXP(NULL, 'a') IS NULL", "true"}},
 	"SIMILAR TO": {{"'abc' SIMILAR TO 'a%'", "true"}, {"'abc' SIMILAR TO 'b%'", "false"}, {"'abc' NOT SIMILAR TO '_b_'", "false"}, {"'abc' SIMILAR TO 'a.c'", "false"},
 		{"'ab' SIMILAR TO '(a|b)+'", "true"}, {"'a\nb' SIMILAR TO 'a_b'", "true"}, {"NULL SIMILAR TO 'a'", "NULL"}},
 	"SPLIT_INDEX": {{"SPLIT_INDEX('Jack,John,Mary', ',', 2)", "Mary"}, {"SPLIT_INDEX('Jack,John,Mary', ',', 3)", "NULL"}, {"SPLIT_INDEX('Jack,John,Mary', ',', -1)", "NULL"}, {"SPLIT_INDEX('a,,b', ',', 1)", ""}, {"SPLIT_INDEX('a::b', '::', 1)", "b"}, {"SPLIT_INDEX('', ',', 0)", "NULL"}},
@@ -157,9 +157,20 @@ var flinkExamples = map[string][]flinkCase{
 		{"DATE_FORMAT(TIMESTAMP '2021-01-18 13:08:29', 'yyyyMMdd')", "20210118"},
 		{"DATE_FORMAT(TIMESTAMP '2021-01-18 13:08:29', 'EEE, d MMM yy h:mm a')", "Mon, 18 Jan 21 1:08 PM"},
 		{"DATE_FORMAT(TIMESTAMP '2021-01-18 13:08:29', 'yyyy-MM-dd''T''HH:mm')", "2021-01-18T13:08"},
+		// US weeks (Flink's JVM locale): from Sunday, week 1 holds January 1
+		// (so Dec 29, 2024, a Sunday, is week 1 of 2025) or the month's 1st
+		{"DATE_FORMAT(TIMESTAMP '2024-12-29 00:00:00', 'YYYY-ww W F')", "2025-01 5 5"},
+		{"DATE_FORMAT(TIMESTAMP '2024-12-28 23:59:59', 'YYYY-ww W F')", "2024-52 4 4"},
+		{"DATE_FORMAT(TIMESTAMP '2021-01-03 00:00:00', 'YYYY-w W F zzzz')", "2021-2 2 1 Coordinated Universal Time"},
 		{"DATE_FORMAT('2021-01-18 13:08:29', 'HH')", "13"}, {"DATE_FORMAT('not a time', 'HH')", "NULL"}},
 	"TO_TIMESTAMP": {{"TO_TIMESTAMP('2021-01-18 13:08:29')", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP('18/01/2021', 'dd/MM/yyyy')", "2021-01-18 00:00:00.000"},
-		{"TO_TIMESTAMP('20210118130829', 'yyyyMMddHHmmss')", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP('2021-13-18', 'yyyy-MM-dd')", "NULL"}, {"TO_TIMESTAMP('oops')", "NULL"}},
+		{"TO_TIMESTAMP('20210118130829', 'yyyyMMddHHmmss')", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP('2021-13-18', 'yyyy-MM-dd')", "NULL"}, {"TO_TIMESTAMP('oops')", "NULL"},
+		// Flink's default format: a date alone is its midnight, one-digit
+		// fields, a fraction of up to 9 digits; the minutes alone are not enough
+		{"TO_TIMESTAMP('2024-01-02')", "2024-01-02 00:00:00.000"}, {"TO_TIMESTAMP('2024-1-2 3:4:5.123456')", "2024-01-02 03:04:05.123"},
+		{"TO_TIMESTAMP('2024-01-02 03:04')", "NULL"}, {"TO_TIMESTAMP('2023-02-29')", "NULL"},
+		// with a format that does not match, Flink reads the trimmed text so
+		{"TO_TIMESTAMP(' 2024-01-02 ', 'yyyy-MM-dd HH:mm:ss')", "2024-01-02 00:00:00.000"}},
 	"TO_TIMESTAMP_LTZ": {{"TO_TIMESTAMP_LTZ(1610975309, 0)", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP_LTZ(1610975309123, 3)", "2021-01-18 13:08:29.123"}},
 	// Flink gives Long.MIN_VALUE for text that does not parse; NULL here (issue 25: TRY semantics)
 	"UNIX_TIMESTAMP": {{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS')", "28801"}, {"UNIX_TIMESTAMP('2021-01-18 13:08:29')", "1610975309"}, {"UNIX_TIMESTAMP('bad')", "NULL"},

@@ -407,9 +407,15 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 	case "TO_TIMESTAMP":
 		if len(vs) == 1 {
 			ms, ok := textconv.ParseTimestamp(arg(0).s)
+			if !ok {
+				ms, ok = refLenientTimestamp(str(arg(0)))
+			}
 			return okVal(ok, val{i: ms})
 		}
 		ms, ok := refParseDate(str(arg(1)), str(arg(0)))
+		if !ok {
+			ms, ok = refLenientTimestamp(strings.TrimSpace(str(arg(0))))
+		}
 		return okVal(ok, val{i: ms})
 	case "UNIX_TIMESTAMP":
 		f := "yyyy-MM-dd HH:mm:ss"
@@ -818,12 +824,43 @@ func refDateFormat(p string, t time.Time) (string, bool) {
 		i += n
 		num := func(v int) { sb.WriteString(fmt.Sprintf("%0*d", n, v)) }
 		switch c {
-		case 'y', 'Y':
+		case 'y':
 			if n == 2 {
 				sb.WriteString(t.Format("06"))
 			} else {
 				num(t.Year())
 			}
+		case 'Y', 'w':
+			// US weeks: Sunday to Saturday, week 1 holds January 1; counted
+			// here day by day: the Saturday ending t's week names the year,
+			// and each Sunday after January 1 up to t starts a week
+			sat := t.AddDate(0, 0, 6-int(t.Weekday()))
+			y, w := sat.Year(), 1
+			if sat.Year() == t.Year() {
+				for d := time.Date(t.Year(), 1, 2, 0, 0, 0, 0, time.UTC); !d.After(t); d = d.AddDate(0, 0, 1) {
+					if d.Weekday() == time.Sunday {
+						w++
+					}
+				}
+			}
+			switch {
+			case c == 'w':
+				num(w)
+			case n == 2:
+				num(y % 100)
+			default:
+				num(y)
+			}
+		case 'W':
+			w := 1
+			for d := 2; d <= t.Day(); d++ {
+				if time.Date(t.Year(), t.Month(), d, 0, 0, 0, 0, time.UTC).Weekday() == time.Sunday {
+					w++
+				}
+			}
+			num(w)
+		case 'F':
+			num((t.Day() + 6) / 7)
 		case 'M', 'L':
 			switch {
 			case n >= 4:
@@ -864,7 +901,11 @@ func refDateFormat(p string, t time.Time) (string, bool) {
 		case 'G':
 			sb.WriteString("AD")
 		case 'z':
-			sb.WriteString("UTC")
+			if n >= 4 {
+				sb.WriteString("Coordinated Universal Time")
+			} else {
+				sb.WriteString("UTC")
+			}
 		case 'Z':
 			sb.WriteString("+0000")
 		case 'X':
@@ -874,6 +915,30 @@ func refDateFormat(p string, t time.Time) (string, bool) {
 		}
 	}
 	return sb.String(), true
+}
+
+// refLenientRE is Flink's default timestamp format (DateTimeUtils:
+// yyyy-[MM][M]-[dd][d] then optionally [HH][H]:[mm][m]:[ss][s] and a fraction).
+var refLenientRE = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{0,9}))?)?$`)
+
+// refLenientTimestamp reads s by refLenientRE: a date that time.Date keeps
+// as written (no overflow into the next month), its fraction cut to ms.
+func refLenientTimestamp(s string) (int64, bool) {
+	m := refLenientRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	n := make([]int, 6)
+	for k := range n {
+		n[k], _ = strconv.Atoi(m[k+1])
+	}
+	frac := (m[7] + "000")[:3]
+	ms, _ := strconv.Atoi(frac)
+	t := time.Date(n[0], time.Month(n[1]), n[2], n[3], n[4], n[5], ms*1e6, time.UTC)
+	if t.Month() != time.Month(n[1]) || t.Day() != n[2] || t.Hour() != n[3] || t.Minute() != n[4] || t.Second() != n[5] {
+		return 0, false
+	}
+	return t.UnixMilli(), true
 }
 
 // refParseDate reads s by a pattern of numeric fields and literals, through a

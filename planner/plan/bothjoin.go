@@ -262,11 +262,7 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "not an interval join: "+j.Why)
 	}
 	if len(j.Residual) > 0 {
-		var terms []string
-		for _, e := range j.Residual {
-			terms = append(terms, e.Text)
-		}
-		d = append(d, "pairs join only when also: "+strings.Join(terms, " AND "))
+		d = append(d, "pairs join only when also: "+AndText(j.Residual))
 	}
 	switch {
 	case j.Temporal:

@@ -175,3 +175,22 @@ func (v Value) Any(t catalog.Type) any {
 	}
 	return string(v.S)
 }
+
+// AndText is the text of terms ANDed, for EXPLAIN: each term's Text joined by
+// " AND ", an OR or XOR term in parentheses when there are several (a WHERE
+// or ON split into its conjuncts lost the parentheses written around them,
+// and "a OR b AND c" would read as another condition).
+func AndText(terms []*Expr) string {
+	var sb strings.Builder
+	for k, e := range terms {
+		if k > 0 {
+			sb.WriteString(" AND ")
+		}
+		if len(terms) > 1 && (e.Op == OpOr || e.Op == OpXor) {
+			sb.WriteString("(" + e.Text + ")")
+		} else {
+			sb.WriteString(e.Text)
+		}
+	}
+	return sb.String()
+}

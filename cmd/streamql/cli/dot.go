@@ -256,8 +256,11 @@ func (s *Session) execDot(ctx context.Context, sc *scriptCtx, d dotLine, out io.
 	case ".streams", ".tables":
 		return s.execStmt(ctx, sc, &parser.ShowStreams{})
 	case ".schema":
-		if len(c.args) == 0 {
-			return s.execStmt(ctx, sc, &parser.ShowStreams{})
+		if len(c.args) == 0 { // every relation a query may read: streams, then views (SPEC 2.6)
+			if err := s.execStmt(ctx, sc, &parser.ShowStreams{}); err != nil || len(s.Cat.Views()) == 0 {
+				return err
+			}
+			return s.execStmt(ctx, sc, &parser.ShowViews{})
 		}
 		name := c.args[0]
 		if len(name) >= 2 && name[0] == '`' && name[len(name)-1] == '`' {

@@ -99,6 +99,12 @@ b
 	if want := "column,type,watermark\nx,BIGINT,\"\"\nname,connector,bounded,columns\nmy s,values,"; code != 0 || !strings.HasPrefix(out, want) {
 		t.Errorf(".schema `my s`: exit %d, stdout %q, want it to start with %q; stderr %q", code, out, want, errs)
 	}
+
+	// .schema without a name lists the streams, then the views (SPEC 2.6)
+	out, errs, code = runArgs(t, "--format", "csv", "-e", "CREATE STREAM s (x BIGINT) WITH ('connector' = 'values');\nCREATE VIEW w AS SELECT x FROM s;\n.schema\n")
+	if want := "name,connector,bounded,columns\ns,values,true,x BIGINT\nname,columns,query\nw,x BIGINT,SELECT x FROM s\n"; code != 0 || out != want {
+		t.Errorf(".schema: exit %d, stdout %q, want %q; stderr %q", code, out, want, errs)
+	}
 }
 
 // TestScriptDotErrors: a bad dot line is an error positioned like a SQL error

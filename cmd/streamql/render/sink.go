@@ -135,6 +135,7 @@ func openNoFollow(path string, flag int) (*os.File, int64, error) {
 type target struct {
 	name     string // output name
 	cols     []catalog.Column
+	nested   int8 // hasNested: 0 not yet known, 1 no ARRAY/MAP/ROW column, 2 some
 	w        *bufio.Writer
 	file     *os.File
 	prefix   bool // print the output name on each line (line formats with sides, no side-dir)
@@ -560,8 +561,8 @@ func (s *sink) copyLines(in *session.Columns, p *session.Part) bool {
 		return false
 	}
 	for c, v := range p.Cols {
-		if v != in.Cols[c] || cols[c].Type != v.Type {
-			return false
+		if v != in.Cols[c] || cols[c].Type != v.Type || v.Type.IsNested() {
+			return false // (a nested value's field is its JSON text: hasNested)
 		}
 	}
 	return true
@@ -606,8 +607,43 @@ func appendFields(b []byte, cols []catalog.Column, vals []*session.Vec, i int, d
 			}
 		}
 		if !v.Null[i] {
-			b = format.AppendCSVValue(b, cols[c].Type, v, i, d)
+			b = appendCSVValue(b, cols[c].Type, v, i, d)
 		}
+	}
+	return b
+}
+
+// hasNested reports whether the target has an ARRAY, MAP or ROW column,
+// which csv and tsv on stdout and in --side-dir print as Flink prints them,
+// `[1, 2]`, `{a=1}`, `(1, x)` (SPEC 2.10; the table, markdown and plain
+// formats and CAST(x AS VARCHAR) give the same text, SPEC 2), quoted as text
+// is, through appendFields; other rows are format.AppendCSVRow's. (The csv
+// record format of a file sink writes them as JSON, which its csv source
+// reads back.) Computed once per target.
+func (t *target) hasNested() bool {
+	if t.nested == 0 {
+		t.nested = 1
+		for _, c := range t.cols {
+			if c.Type.IsNested() {
+				t.nested = 2
+			}
+		}
+	}
+	return t.nested == 2
+}
+
+// appendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv
+// field with delimiter d: format.AppendCSVValue, but an ARRAY, MAP or ROW as
+// its printed text (hasNested).
+func appendCSVValue(b []byte, t catalog.Type, v *session.Vec, i int, d byte) []byte {
+	if !t.IsNested() {
+		return format.AppendCSVValue(b, t, v, i, d)
+	}
+	start := len(b)
+	b = session.AppendValue(b, t, v, i)
+	if format.NeedsQuote(b[start:], d) {
+		f := append([]byte(nil), b[start:]...)
+		b = format.AppendCSVField(b[:start], f, d)
 	}
 	return b
 }
@@ -759,6 +795,8 @@ func (s *sink) appendLine(b []byte, t *target, vals []*session.Vec, i int, line 
 			b = append(b, line...)
 		case plain != 0:
 			b = appendFields(b, t.cols, vals, i, d, plain)
+		case t.hasNested():
+			b = appendFields(b, t.cols, vals, i, d, 0) // (ARRAY, MAP, ROW as Flink prints them)
 		default:
 			b = format.AppendCSVRow(b, t.cols, vals, i, d)
 		}
