@@ -249,24 +249,31 @@ type JoinCounts struct {
 func (j *Join) Counts() JoinCounts { return j.count }
 
 // joinSide is the state of one input.
+//
+// Its per-row values are columns of blocks as the Rows' are (column: no
+// spare capacity, no copy as they grow), but for dead, which the key index
+// reads as a slice; a row's bytes ('state.max-bytes') are not kept but
+// counted again from the row when it leaves (Rows.rowBytes, what Add
+// counted).
 type joinSide struct {
 	rows    *Rows
-	index   keyIndex // handled rows by key hash (dead ones unlinked as probes meet them)
-	matches []int32  // each row's partners so far
-	padded  []bool   // a regular outer join emitted the row padded
+	index   keyIndex      // handled rows by key hash (dead ones unlinked as probes meet them)
+	matches column[int32] // each row's partners so far
+	padded  column[bool]  // a regular outer join emitted the row padded
 	// hash is each row's key hash (batchKeyHash, taken from its batch as it
 	// came), keyed whether it has one (false: a NULL or NaN key part, which
 	// joins nothing): handling the row, and the look-ahead of the rows
-	// about to be handled (Join.lookAhead), read them, not the stored row
-	hash  []uint64
-	keyed []bool
-	dead  []bool           // an interval join's row whose interval has passed
-	size  []int32          // each row's bytes ('state.max-bytes')
-	kinds []vector.RowKind // each row's kind (JoinSpec.Changes; empty otherwise)
+	// about to be handled (Join.lookAhead), read them, not the stored row.
+	// Empty for an input without event time, whose rows are handled as
+	// they come (a lookup join's right side): handleKeyed is given them.
+	hash  column[uint64]
+	keyed column[bool]
+	dead  []bool                 // an interval join's row whose interval has passed
+	kinds column[vector.RowKind] // each row's kind (JoinSpec.Changes; empty otherwise)
 	// partner is, with a replay (joinreplay.go), each row's first partner's
 	// source position (-1: none yet), so that a replay reads it again and
 	// the row is partnered again (empty otherwise)
-	partner []int64
+	partner column[int64]
 	ndead   int
 }
 
@@ -523,6 +530,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.side[s].index.init(0)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
+	if spec.Lookup { // (its right rows are never padded, and no replay reads them: emit takes a joined row's position from its left row)
+		j.side[1].rows.dropPositions()
+	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	if spec.Updating() {
 		j.outB.Kinds = make([]vector.RowKind, vector.Cap)
@@ -601,17 +611,24 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 		}
 		k, bytes := s.rows.Add(kb, i)
 		h, keyed := batchKeyHash(b, i, j.spec.Keys[port])
-		s.hash = append(s.hash, h)
-		s.keyed = append(s.keyed, keyed)
-		if j.spec.Changes[port] {
-			s.kinds = append(s.kinds, b.KindAt(i))
+		if tc >= 0 { // (a held row's, read when it is handled; a row handled at once is given them)
+			s.hash.push(h)
+			s.keyed.push(keyed)
 		}
-		s.matches = append(s.matches, 0)
-		s.padded = append(s.padded, false)
+		if j.spec.Changes[port] {
+			s.kinds.push(b.KindAt(i))
+		}
+		if s.matches.full() { // (push written out: inlined)
+			s.matches.grow()
+		}
+		s.matches.put(0)
+		if s.padded.full() {
+			s.padded.grow()
+		}
+		s.padded.put(false)
 		s.dead = append(s.dead, false)
-		s.size = append(s.size, int32(bytes))
 		if j.replay != nil {
-			s.partner = append(s.partner, -1)
+			s.partner.push(-1)
 		}
 		grown += int64(bytes)
 		j.seq++
@@ -620,7 +637,7 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 				break
 			}
 			grown = 0
-			if err = j.handle(ctx, port, k); err != nil {
+			if err = j.handleKeyed(ctx, port, k, h, keyed); err != nil {
 				break
 			}
 			continue
@@ -773,10 +790,10 @@ func (j *Join) lookAhead() {
 		f := j.pending.fifo[s][j.pending.head[s]:]
 		f = f[:min(len(f), lookAheadRows)]
 		for _, it := range f {
-			if it.row < 0 || !sd.keyed[it.row] {
+			if it.row < 0 || !sd.keyed.get(int(it.row)) {
 				continue
 			}
-			h := spread(sd.hash[it.row])
+			h := spread(sd.hash.get(int(it.row)))
 			touched += own.slots[h&own.mask].h + other.slots[h&other.mask].h
 		}
 	}
@@ -801,7 +818,7 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		if err := j.drop(sd, k); err != nil {
 			return err
 		}
-		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches[k] == 0 && !j.written(s, k, it.t) { // (a regular join padded it when handled)
+		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches.get(k) == 0 && !j.written(s, k, it.t) { // (a regular join padded it when handled)
 			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
 				return err
 			}
@@ -830,16 +847,23 @@ func (j *Join) expireProc(ctx context.Context) error {
 	return j.compact()
 }
 
-// handle adds row k of side s to its state and joins it with the other
-// side's rows of its key.
+// handle adds held row k of side s to its state and joins it with the
+// other side's rows of its key (handleKeyed, with the key hash kept for it).
 func (j *Join) handle(ctx context.Context, s, k int) error {
+	sd := &j.side[s]
+	return j.handleKeyed(ctx, s, k, sd.hash.get(k), sd.keyed.get(k))
+}
+
+// handleKeyed adds row k of side s, whose key hash is h (ok: it has one; a
+// NULL or NaN key part joins nothing), to its state and joins it with the
+// other side's rows of its key.
+func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) error {
 	sd, od := &j.side[s], &j.side[1-s]
-	if j.spec.Changes[s] && sd.kinds[k].Retracts() {
+	if j.spec.Changes[s] && sd.kinds.get(k).Retracts() {
 		return j.retract(ctx, s, k)
 	}
 	// old: a replayed row's outputs, written by the run before (JoinReplay)
 	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, sd.rows.Int(k, j.spec.Time[s]))
-	h, ok := sd.hash[k], sd.keyed[k]
 	if ok {
 		si := od.index.find(h)
 		prev, next := int32(-1), int32(-1)
@@ -856,22 +880,22 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) || !j.holds(s, k, o) {
 				continue
 			}
-			if od.padded[o] && od.matches[o] == 0 && !old { // (a regular outer join)
+			if od.padded.get(o) && od.matches.get(o) == 0 && !old { // (a regular outer join)
 				if err := j.emitPadded(ctx, 1-s, o, vector.Delete); err != nil {
 					return err
 				}
 			}
-			if od.matches[o] == 0 {
+			if od.matches.get(o) == 0 {
 				j.count.Partnered[1-s]++
 			}
-			if sd.matches[k] == 0 {
+			if sd.matches.get(k) == 0 {
 				j.count.Partnered[s]++
 			}
 			if j.replay != nil {
 				j.notePartners(s, k, o)
 			}
-			od.matches[o]++
-			sd.matches[k]++
+			od.matches.set(o, od.matches.get(o)+1)
+			sd.matches.set(k, sd.matches.get(k)+1)
 			l, r := k, o
 			if s == 1 {
 				l, r = o, k
@@ -884,7 +908,7 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 			}
 		}
 		if j.spec.Lookup && s == 0 { // (no right row comes after it)
-			if j.spec.Kind.outer(0) && sd.matches[k] == 0 {
+			if j.spec.Kind.outer(0) && sd.matches.get(k) == 0 {
 				if err := j.emitPadded(ctx, 0, k, vector.Insert); err != nil {
 					return err
 				}
@@ -926,8 +950,8 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 		}
 		return j.drop(sd, k)
 	}
-	if j.spec.Kind.outer(s) && sd.matches[k] == 0 {
-		sd.padded[k] = true
+	if j.spec.Kind.outer(s) && sd.matches.get(k) == 0 {
+		sd.padded.set(k, true)
 		if old {
 			return nil
 		}
@@ -976,10 +1000,10 @@ func (j *Join) probeLookup(ctx context.Context, b *vector.Batch) error {
 				if !batchKeyEqual(b, i, keys0, od.rows, int(o), keys1) {
 					continue
 				}
-				if od.matches[o] == 0 {
+				if od.matches.get(int(o)) == 0 {
 					j.count.Partnered[1]++
 				}
-				od.matches[o]++
+				od.matches.set(int(o), od.matches.get(int(o))+1)
 				matched = true
 				if err := j.pair(ctx, b, int32(i), o); err != nil {
 					return err
@@ -1158,7 +1182,7 @@ func (j *Join) fits(s, k, o int) bool {
 func (j *Join) drop(sd *joinSide, k int) error {
 	sd.dead[k] = true
 	sd.ndead++
-	j.freed += int64(sd.size[k]) // (given back by settle: in compact, and before the state grows)
+	j.freed += sd.rows.rowBytes(k) // (given back by settle: in compact, and before the state grows)
 	return nil
 }
 
@@ -1235,23 +1259,36 @@ func (j *Join) compact() error {
 			if to < 0 {
 				continue
 			}
-			sd.matches[to], sd.padded[to], sd.dead[to], sd.size[to] = sd.matches[k], sd.padded[k], false, sd.size[k]
-			sd.hash[to], sd.keyed[to] = sd.hash[k], sd.keyed[k]
-			if len(sd.kinds) > 0 {
-				sd.kinds[to] = sd.kinds[k]
-			}
-			if len(sd.partner) > 0 {
-				sd.partner[to] = sd.partner[k]
-			}
+			sd.dead[to] = false
 			n++
+			if to == k {
+				continue
+			}
+			sd.matches.set(to, sd.matches.get(k))
+			sd.padded.set(to, sd.padded.get(k))
+			if sd.hash.n > 0 {
+				sd.hash.set(to, sd.hash.get(k))
+				sd.keyed.set(to, sd.keyed.get(k))
+			}
+			if sd.kinds.n > 0 {
+				sd.kinds.set(to, sd.kinds.get(k))
+			}
+			if sd.partner.n > 0 {
+				sd.partner.set(to, sd.partner.get(k))
+			}
 		}
-		sd.matches, sd.padded, sd.dead, sd.size = sd.matches[:n], sd.padded[:n], sd.dead[:n], sd.size[:n]
-		sd.hash, sd.keyed = sd.hash[:n], sd.keyed[:n]
-		if len(sd.kinds) > 0 {
-			sd.kinds = sd.kinds[:n]
+		sd.dead = sd.dead[:n]
+		sd.matches.truncate(n)
+		sd.padded.truncate(n)
+		if sd.hash.n > 0 {
+			sd.hash.truncate(n)
+			sd.keyed.truncate(n)
 		}
-		if len(sd.partner) > 0 {
-			sd.partner = sd.partner[:n]
+		if sd.kinds.n > 0 {
+			sd.kinds.truncate(n)
+		}
+		if sd.partner.n > 0 {
+			sd.partner.truncate(n)
 		}
 		sd.ndead = 0
 		sd.index.remap(moved, n)

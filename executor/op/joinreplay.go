@@ -24,7 +24,14 @@ type JoinReplay interface {
 
 // SetReplay makes the join ask r before it writes an output (nil: none). A
 // join with a replay needs event time on both inputs.
-func (j *Join) SetReplay(r JoinReplay) { j.replay = r }
+// (A lookup join's right side, which keeps no positions, keeps them from
+// then on when it is still empty.)
+func (j *Join) SetReplay(r JoinReplay) {
+	j.replay = r
+	if rows := j.side[1].rows; r != nil && rows.noPos && rows.Len() == 0 {
+		rows.noPos = false
+	}
+}
 
 // written reports whether the outputs of row k of side s at time t were
 // written before (JoinReplay).
@@ -63,12 +70,12 @@ func (j *Join) EachRow(s int, f func(pos int64, stamp int64, null bool)) {
 		f(sd.rows.Pos(k), sd.rows.Int(k, sc), sd.rows.Null(k, sc))
 	}
 	od := &j.side[1-s]
-	if !j.spec.Kind.outer(1-s) || len(od.partner) == 0 {
+	if !j.spec.Kind.outer(1-s) || od.partner.n == 0 {
 		return
 	}
 	for k := range od.rows.Len() {
-		if !od.dead[k] && od.partner[k] >= 0 {
-			f(od.partner[k], 0, true)
+		if !od.dead[k] && od.partner.get(k) >= 0 {
+			f(od.partner.get(k), 0, true)
 		}
 	}
 }
@@ -78,11 +85,11 @@ func (j *Join) EachRow(s int, f func(pos int64, stamp int64, null bool)) {
 // have just joined.
 func (j *Join) notePartners(s, k, o int) {
 	sd, od := &j.side[s], &j.side[1-s]
-	if j.spec.Kind.outer(s) && sd.partner[k] < 0 {
-		sd.partner[k] = od.rows.Pos(o)
+	if j.spec.Kind.outer(s) && sd.partner.get(k) < 0 {
+		sd.partner.set(k, od.rows.Pos(o))
 	}
-	if j.spec.Kind.outer(1-s) && od.partner[o] < 0 {
-		od.partner[o] = sd.rows.Pos(k)
+	if j.spec.Kind.outer(1-s) && od.partner.get(o) < 0 {
+		od.partner.set(o, sd.rows.Pos(k))
 	}
 }
 

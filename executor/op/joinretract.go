@@ -13,7 +13,7 @@ import (
 // join passes an updating input's +U on, every other pair is +I.
 func (j *Join) addKind(s, k int) vector.RowKind {
 	if j.spec.Kind == Inner && j.spec.Changes[s] {
-		return j.side[s].kinds[k]
+		return j.side[s].kinds.get(k)
 	}
 	return vector.Insert
 }
@@ -28,7 +28,7 @@ func (j *Join) addKind(s, k int) vector.RowKind {
 // (its TTL passed) still retracts the pairs of its key, as Flink's does.
 func (j *Join) retract(ctx context.Context, s, k int) error {
 	sd, od := &j.side[s], &j.side[1-s]
-	kind := sd.kinds[k]
+	kind := sd.kinds.get(k)
 	if j.spec.Kind != Inner {
 		kind = vector.Delete
 	}
@@ -72,18 +72,18 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 		if err := j.emit(ctx, l, r, kind); err != nil {
 			return err
 		}
-		if od.matches[o] > 0 {
-			od.matches[o]--
+		if m := od.matches.get(o); m > 0 {
+			od.matches.set(o, m-1)
 		}
-		if j.spec.Kind.outer(1-s) && od.matches[o] == 0 {
-			od.padded[o] = true
+		if j.spec.Kind.outer(1-s) && od.matches.get(o) == 0 {
+			od.padded.set(o, true)
 			if err := j.emitPadded(ctx, 1-s, o, vector.Insert); err != nil {
 				return err
 			}
 		}
 	}
 	if found >= 0 {
-		if j.spec.Kind.outer(s) && sd.matches[found] == 0 && sd.padded[found] {
+		if j.spec.Kind.outer(s) && sd.matches.get(found) == 0 && sd.padded.get(found) {
 			if err := j.emitPadded(ctx, s, k, vector.Delete); err != nil {
 				return err
 			}
@@ -100,10 +100,10 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 // retraction repeats the row it retracts, SPEC 2.8).
 func rowEqual(r *Rows, a, b int) bool {
 	for c := range r.cols {
-		if r.cols[c].null[a] != r.cols[c].null[b] {
+		if r.Null(a, c) != r.Null(b, c) {
 			return false
 		}
-		if r.cols[c].null[a] {
+		if r.Null(a, c) {
 			continue
 		}
 		switch r.types[c] {

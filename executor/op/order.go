@@ -140,24 +140,6 @@ func partKey(dst []byte, types []catalog.Type, cols []int, b *vector.Batch, i in
 	return dst
 }
 
-// rowBytes is what stored row k of r takes (as Rows.Add counted it).
-func (r *Rows) rowBytes(k int) int64 {
-	n := int64(8 + len(r.types))
-	for c, t := range r.types {
-		switch t {
-		case catalog.BigInt, catalog.Timestamp, catalog.Double:
-			n += 8
-		case catalog.Boolean:
-			n++
-		default:
-			if textLike(t) {
-				n += 4 + int64(r.cols[c].end[k]-r.cols[c].off[k])
-			}
-		}
-	}
-	return n
-}
-
 // timed is a held row in event-time order: its time, its arrival sequence
 // (ties: arrival order), its index in the operator's Rows and an index of
 // the operator's own (its partition, or -1).

@@ -23,13 +23,27 @@ import (
 // overwritten or freed are garbage in its column's arena, which is
 // compacted in place once it is a quarter of the arena (the rows keep their
 // indexes).
+//
+// The fixed-width values (and each VARCHAR value's address, and the rows'
+// positions) live in blocks of colBlock values (column), the NULL flags one
+// bit a row (nullBits; none for a column a join does not keep, of type
+// catalog.Unknown, which is NULL in every row): a row of BIGINTs costs 8
+// bytes a value and a bit, with no spare capacity and no copy as the store
+// grows.
 type Rows struct {
 	types []catalog.Type
 	cols  []rowCol
-	pos   []int64
+	pos   column[int64]
 	n     int
 	moved []int   // Compact's result, reused
 	order []int32 // compactArena's scratch, reused
+	// noPos: the rows' positions are not kept (dropPositions)
+	noPos bool
+	// rowFixed is the bytes Add counts for every row (its position, NULL
+	// flags and fixed-width values), texts the columns whose values'
+	// bytes it counts besides (rowBytes)
+	rowFixed int64
+	texts    []int
 	// inOrder: every arena holds its rows' values in row order (no Set or
 	// Free since the last compaction), which Compact uses to close the
 	// gaps in one pass
@@ -37,17 +51,20 @@ type Rows struct {
 }
 
 type rowCol struct {
-	i    []int64
-	f    []float64
-	b    []bool
-	null []bool
+	i    column[int64]
+	f    column[float64]
+	b    column[bool]
+	null nullBits
+	// allNull: the column is of type catalog.Unknown, NULL in every row
+	// (null is empty)
+	allNull bool
 	// VARCHAR and the nested types: value k is the bytes at addresses
 	// off[k] to end[k] of the column's arena, which is made of chunks of
 	// arenaChunk bytes (a value longer than that spans several, of one
 	// allocation), so that it grows without copying what it holds; top is
 	// the next free address, garbage the bytes below it no row's value
 	// holds
-	off, end []uint32
+	off, end column[uint32]
 	chunks   [][]byte
 	top      uint32
 	garbage  int
@@ -73,7 +90,7 @@ var noBytes = []byte{}
 
 // value returns the bytes of value k (capacity clipped to them).
 func (rc *rowCol) value(k int) []byte {
-	o, e := rc.off[k], rc.end[k]
+	o, e := rc.off.get(k), rc.end.get(k)
 	if e == o {
 		return noBytes
 	}
@@ -122,6 +139,24 @@ func (rc *rowCol) place(n int) (uint32, []byte) {
 	return uint32(slot << arenaBits), buf[:n]
 }
 
+// valueAt returns the bytes of the value at place in of block bi (value
+// k's place: k>>colBits, k&colMask), as value does.
+func (rc *rowCol) valueAt(bi, in int) []byte {
+	o, e := rc.off.blocks[bi][in], rc.end.blocks[bi][in]
+	if e == o {
+		return noBytes
+	}
+	at := o & arenaMask
+	ch := rc.chunks[o>>arenaBits]
+	return ch[at : at+(e-o) : at+(e-o)]
+}
+
+// isNull reports whether row k is NULL.
+func (rc *rowCol) isNull(k int) bool { return rc.allNull || rc.null.get(k) }
+
+// size returns the bytes of row k's VARCHAR or nested value.
+func (rc *rowCol) size(k int) int { return int(rc.end.get(k) - rc.off.get(k)) }
+
 // text returns value i of v as it is stored (a VARCHAR's bytes, a nested
 // value's binary form; nil when NULL), a nested one built in rc.scratch.
 func (rc *rowCol) text(t catalog.Type, v *vector.Vec, i int) []byte {
@@ -147,7 +182,19 @@ func (rc *rowCol) add(x []byte) (uint32, uint32) {
 
 // NewRows returns an empty store of rows of types.
 func NewRows(types []catalog.Type) *Rows {
-	return &Rows{types: types, cols: make([]rowCol, len(types)), inOrder: true}
+	r := &Rows{types: types, cols: make([]rowCol, len(types)), inOrder: true, rowFixed: int64(8 + len(types))}
+	for c, t := range types {
+		r.cols[c].allNull = t == catalog.Unknown
+		switch {
+		case t == catalog.BigInt || t == catalog.Timestamp || t == catalog.Double:
+			r.rowFixed += 8
+		case t == catalog.Boolean:
+			r.rowFixed++
+		case textLike(t):
+			r.texts = append(r.texts, c)
+		}
+	}
+	return r
 }
 
 // textLike reports whether values of t live in a column's arena: VARCHAR,
@@ -160,39 +207,68 @@ func (r *Rows) Len() int { return r.n }
 // Add copies row i of b (whose columns have r's types) and returns its index
 // and the bytes it takes.
 func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
-	bytes := int64(8 + len(r.types)) // (its position and NULL flags)
+	bytes := r.rowFixed
+	// (each column's push written out, full then put, so that it is inlined:
+	// a push with its call of grow is not, and a row makes a push a column)
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[c]
+		if rc.allNull {
+			continue
+		}
 		null := v.Null[i]
-		rc.null = append(rc.null, null)
+		if rc.null.n&63 == 0 {
+			rc.null.w.push(0)
+		}
+		if null {
+			rc.null.setLast()
+		}
+		rc.null.n++
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
 			x := int64(0)
 			if !null {
 				x = v.I[i]
 			}
-			rc.i = append(rc.i, x)
-			bytes += 8
+			if rc.i.full() {
+				rc.i.grow()
+			}
+			rc.i.put(x)
 		case catalog.Double:
 			x := 0.0
 			if !null {
 				x = v.F[i]
 			}
-			rc.f = append(rc.f, x)
-			bytes += 8
+			if rc.f.full() {
+				rc.f.grow()
+			}
+			rc.f.put(x)
 		case catalog.Boolean:
-			rc.b = append(rc.b, !null && v.B[i])
-			bytes++
+			if rc.b.full() {
+				rc.b.grow()
+			}
+			rc.b.put(!null && v.B[i])
 		default:
 			if textLike(r.types[c]) {
 				x := rc.text(r.types[c], v, i)
 				o, e := rc.add(x)
-				rc.off, rc.end = append(rc.off, o), append(rc.end, e)
+				if rc.off.full() {
+					rc.off.grow()
+				}
+				rc.off.put(o)
+				if rc.end.full() {
+					rc.end.grow()
+				}
+				rc.end.put(e)
 				bytes += 4 + int64(len(x))
 			}
 		}
 	}
-	r.pos = append(r.pos, b.Pos[i])
+	if !r.noPos {
+		if r.pos.full() {
+			r.pos.grow()
+		}
+		r.pos.put(b.Pos[i])
+	}
 	r.n++
 	return r.n - 1, bytes
 }
@@ -209,20 +285,23 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 	sz := (*sizes)[k0:]
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[c]
-		rc.null = append(rc.null, v.Null[:n]...)
+		if rc.allNull {
+			continue
+		}
+		rc.null.pushAll(v.Null[:n])
 		switch t := r.types[c]; {
 		case t == catalog.BigInt || t == catalog.Timestamp:
-			rc.i = append(rc.i, v.I[:n]...) // (a NULL's value is never read: Null comes first)
+			rc.i.pushAll(v.I[:n]) // (a NULL's value is never read: Null comes first)
 			for i := range sz {
 				sz[i] += 8
 			}
 		case t == catalog.Double:
-			rc.f = append(rc.f, v.F[:n]...)
+			rc.f.pushAll(v.F[:n])
 			for i := range sz {
 				sz[i] += 8
 			}
 		case t == catalog.Boolean:
-			rc.b = append(rc.b, v.B[:n]...)
+			rc.b.pushAll(v.B[:n])
 			for i := range sz {
 				sz[i]++
 			}
@@ -230,12 +309,15 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 			for i := range n {
 				x := rc.text(t, v, i)
 				o, e := rc.add(x)
-				rc.off, rc.end = append(rc.off, o), append(rc.end, e)
+				rc.off.push(o)
+				rc.end.push(e)
 				sz[i] += 4 + int32(len(x))
 			}
 		}
 	}
-	r.pos = append(r.pos, b.Pos[:n]...)
+	if !r.noPos {
+		r.pos.pushAll(b.Pos[:n])
+	}
 	r.n += n
 	var total int64
 	for _, x := range sz {
@@ -253,44 +335,51 @@ func (r *Rows) Set(k int, b *vector.Batch, i int) int64 {
 	r.inOrder = false
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[c]
+		if rc.allNull {
+			continue
+		}
 		null := v.Null[i]
-		rc.null[k] = null
+		rc.null.set(k, null)
 		switch t := r.types[c]; t {
 		case catalog.BigInt, catalog.Timestamp:
 			x := int64(0)
 			if !null {
 				x = v.I[i]
 			}
-			rc.i[k] = x
+			rc.i.set(k, x)
 			bytes += 8
 		case catalog.Double:
 			x := 0.0
 			if !null {
 				x = v.F[i]
 			}
-			rc.f[k] = x
+			rc.f.set(k, x)
 			bytes += 8
 		case catalog.Boolean:
-			rc.b[k] = !null && v.B[i]
+			rc.b.set(k, !null && v.B[i])
 			bytes++
 		default:
 			if !textLike(t) {
 				continue
 			}
-			old := int(rc.end[k] - rc.off[k])
+			old := rc.size(k)
 			x := rc.text(t, v, i)
 			if len(x) <= old && len(x) > 0 { // (in the old value's place)
 				copy(rc.value(k), x)
-				rc.end[k] = rc.off[k] + uint32(len(x))
+				rc.end.set(k, rc.off.get(k)+uint32(len(x)))
 				rc.garbage += old - len(x)
 			} else {
-				rc.off[k], rc.end[k] = rc.add(x)
+				o, e := rc.add(x)
+				rc.off.set(k, o)
+				rc.end.set(k, e)
 				rc.garbage += old
 			}
 			bytes += 4 + int64(len(x))
 		}
 	}
-	r.pos[k] = b.Pos[i]
+	if !r.noPos {
+		r.pos.set(k, b.Pos[i])
+	}
 	r.compactArenas()
 	return bytes
 }
@@ -303,9 +392,9 @@ func (r *Rows) Free(k int) int64 {
 	r.inOrder = false
 	for c := range r.cols {
 		rc := &r.cols[c]
-		if rc.end != nil {
-			rc.garbage += int(rc.end[k] - rc.off[k])
-			rc.end[k] = rc.off[k]
+		if rc.end.n > k {
+			rc.garbage += rc.size(k)
+			rc.end.set(k, rc.off.get(k))
 		}
 	}
 	r.compactArenas()
@@ -325,29 +414,31 @@ func (r *Rows) compactArenas() {
 		}
 		r.order = r.order[:0]
 		for k := 0; k < r.n; k++ {
-			if rc.end[k] > rc.off[k] {
+			if rc.end.get(k) > rc.off.get(k) {
 				r.order = append(r.order, int32(k))
 			} else {
-				rc.off[k], rc.end[k] = 0, 0
+				rc.off.set(k, 0)
+				rc.end.set(k, 0)
 			}
 		}
 		if !r.inOrder {
-			slices.SortFunc(r.order, func(a, b int32) int { return cmp.Compare(rc.off[a], rc.off[b]) })
+			slices.SortFunc(r.order, func(a, b int32) int { return cmp.Compare(rc.off.get(int(a)), rc.off.get(int(b))) })
 		}
 		w := uint32(0) // the next address written: never above the value moved
 		for _, k := range r.order {
-			size := rc.end[k] - rc.off[k]
+			size := uint32(rc.size(int(k)))
 			switch {
 			case size > arenaChunk: // a long value stays where it is, its own allocation's start
-				w = rc.off[k]
+				w = rc.off.get(int(k))
 			case int(w&arenaMask+size) > len(rc.chunks[w>>arenaBits]):
 				w = (w>>arenaBits + 1) << arenaBits // (it does not fit in w's chunk: the next; it is there or later)
 			}
-			if w != rc.off[k] {
+			if w != rc.off.get(int(k)) {
 				in := w & arenaMask
 				copy(rc.chunks[w>>arenaBits][in:in+size], rc.value(int(k)))
 			}
-			rc.off[k], rc.end[k] = w, w+size
+			rc.off.set(int(k), w)
+			rc.end.set(int(k), w+size)
 			w += size
 		}
 		used := int(w+arenaMask) >> arenaBits
@@ -366,47 +457,70 @@ func (r *Rows) compactArenas() {
 }
 
 // Null reports whether column c of row k is NULL.
-func (r *Rows) Null(k, c int) bool { return r.cols[c].null[k] }
+func (r *Rows) Null(k, c int) bool { return r.cols[c].isNull(k) }
 
 // Int returns column c of row k (BIGINT or TIMESTAMP; 0 when NULL).
-func (r *Rows) Int(k, c int) int64 { return r.cols[c].i[k] }
+func (r *Rows) Int(k, c int) int64 { return r.cols[c].i.get(k) }
 
 // Float returns column c of row k (DOUBLE; 0 when NULL).
-func (r *Rows) Float(k, c int) float64 { return r.cols[c].f[k] }
+func (r *Rows) Float(k, c int) float64 { return r.cols[c].f.get(k) }
 
 // Bool returns column c of row k (BOOLEAN; false when NULL).
-func (r *Rows) Bool(k, c int) bool { return r.cols[c].b[k] }
+func (r *Rows) Bool(k, c int) bool { return r.cols[c].b.get(k) }
 
 // Str returns column c of row k (VARCHAR; empty when NULL), pointing into
 // the store: valid until the next Add or Compact.
 func (r *Rows) Str(k, c int) []byte { return r.cols[c].value(k) }
 
 // Pos returns row k's source position (vector.Batch.Pos).
-func (r *Rows) Pos(k int) int64 { return r.pos[k] }
+// It is -1 in a store that keeps no positions (dropPositions).
+func (r *Rows) Pos(k int) int64 {
+	if r.noPos {
+		return -1
+	}
+	return r.pos.get(k)
+}
+
+// dropPositions makes r keep no source positions from now on (Pos -1): a
+// store whose rows' positions no reader asks for (a lookup join's right
+// side: its joined rows are the left row's, and no replay reads it) saves
+// their 8 bytes a row. An empty store only.
+func (r *Rows) dropPositions() { r.noPos = r.n == 0 || r.noPos }
 
 // CopyTo writes row k into row i of b, in b's columns from at on (they have
 // r's types), strings copied into b's arenas; NULL when k < 0 (an outer
 // join's padding).
 func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
+	if k < 0 {
+		for c := range r.cols {
+			b.Cols[at+c].Null[i] = true
+		}
+		return
+	}
+	// row k's place in every column's blocks, and its NULL flag's (the
+	// columns of one store share their blocks' sizes)
+	bi, in := k>>colBits, k&colMask
+	w := k >> 6
+	wb, wi, bit := w>>colBits, w&colMask, uint(k&63)
 	for c := range r.cols {
-		v := b.Cols[at+c]
-		if k < 0 || r.cols[c].null[k] {
+		v, rc := b.Cols[at+c], &r.cols[c]
+		if rc.allNull || rc.null.w.blocks[wb][wi]>>bit&1 != 0 {
 			v.Null[i] = true
 			continue
 		}
 		v.Null[i] = false
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
-			v.I[i] = r.cols[c].i[k]
+			v.I[i] = rc.i.blocks[bi][in]
 		case catalog.Double:
-			v.F[i] = r.cols[c].f[k]
+			v.F[i] = rc.f.blocks[bi][in]
 		case catalog.Boolean:
-			v.B[i] = r.cols[c].b[k]
+			v.B[i] = rc.b.blocks[bi][in]
 		case catalog.Varchar:
-			v.SetString(i, r.Str(k, c))
+			v.SetString(i, rc.valueAt(bi, in))
 		default:
 			if textLike(r.types[c]) {
-				vector.ReadBinary(v, i, r.Str(k, c))
+				vector.ReadBinary(v, i, rc.valueAt(bi, in))
 			}
 		}
 		if v.Text != nil {
@@ -422,20 +536,29 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[col+c]
+		if rc.allNull {
+			for x := range ks {
+				v.Null[at+x] = true
+			}
+			if v.Text != nil {
+				clear(v.Text[at : at+len(ks)])
+			}
+			continue
+		}
 		for x, k := range ks {
 			i := at + x
-			if k < 0 || rc.null[k] {
+			if k < 0 || rc.null.get(int(k)) {
 				v.Null[i] = true
 				continue
 			}
 			v.Null[i] = false
 			switch r.types[c] {
 			case catalog.BigInt, catalog.Timestamp:
-				v.I[i] = rc.i[k]
+				v.I[i] = rc.i.get(int(k))
 			case catalog.Double:
-				v.F[i] = rc.f[k]
+				v.F[i] = rc.f.get(int(k))
 			case catalog.Boolean:
-				v.B[i] = rc.b[k]
+				v.B[i] = rc.b.get(int(k))
 			case catalog.Varchar:
 				v.S[i] = rc.value(int(k))
 			default:
@@ -466,22 +589,32 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 			continue
 		}
 		moved[k] = n
-		r.pos[n] = r.pos[k]
+		if n == k {
+			n++
+			continue
+		}
+		if !r.noPos {
+			r.pos.set(n, r.pos.get(k))
+		}
 		for c := range r.cols {
 			rc := &r.cols[c]
-			rc.null[n] = rc.null[k]
+			if rc.allNull {
+				continue
+			}
+			rc.null.set(n, rc.null.get(k))
 			switch r.types[c] {
 			case catalog.BigInt, catalog.Timestamp:
-				rc.i[n] = rc.i[k]
+				rc.i.set(n, rc.i.get(k))
 			case catalog.Double:
-				rc.f[n] = rc.f[k]
+				rc.f.set(n, rc.f.get(k))
 			case catalog.Boolean:
-				rc.b[n] = rc.b[k]
+				rc.b.set(n, rc.b.get(k))
 			default: // VARCHAR and the nested types' binary form
 				if !textLike(r.types[c]) {
 					continue
 				}
-				rc.off[n], rc.end[n] = rc.off[k], rc.end[k] // (compactArenas moves the bytes)
+				rc.off.set(n, rc.off.get(k)) // (compactArenas moves the bytes)
+				rc.end.set(n, rc.end.get(k))
 			}
 		}
 		n++
@@ -490,31 +623,63 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		if rc := &r.cols[c]; textLike(r.types[c]) {
 			live := 0
 			for k := 0; k < n; k++ {
-				live += int(rc.end[k] - rc.off[k])
+				live += rc.size(k)
 			}
 			rc.garbage = int(rc.top) - live
 		}
 	}
 	r.n = n
-	r.pos = r.pos[:n]
+	if !r.noPos {
+		r.pos.truncate(n)
+	}
 	for c := range r.cols {
 		rc := &r.cols[c]
-		rc.null = rc.null[:n]
+		if rc.allNull {
+			continue
+		}
+		rc.null.truncate(n)
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
-			rc.i = rc.i[:n]
+			rc.i.truncate(n)
 		case catalog.Double:
-			rc.f = rc.f[:n]
+			rc.f.truncate(n)
 		case catalog.Boolean:
-			rc.b = rc.b[:n]
+			rc.b.truncate(n)
 		default:
 			if textLike(r.types[c]) {
-				rc.off, rc.end = rc.off[:n], rc.end[:n]
+				rc.off.truncate(n)
+				rc.end.truncate(n)
 			}
 		}
 	}
 	r.compactArenas()
 	return moved
+}
+
+// reset empties r, keeping its memory.
+func (r *Rows) reset() {
+	r.n, r.inOrder = 0, true
+	r.pos.truncate(0)
+	for c := range r.cols {
+		rc := &r.cols[c]
+		rc.i.truncate(0)
+		rc.f.truncate(0)
+		rc.b.truncate(0)
+		rc.null.truncate(0)
+		rc.off.truncate(0)
+		rc.end.truncate(0)
+		rc.top, rc.garbage = 0, 0
+	}
+}
+
+// rowBytes is what stored row k of r takes (as Rows.Add counted it): the
+// fixed part (rowFixed) and its VARCHAR and nested values' bytes.
+func (r *Rows) rowBytes(k int) int64 {
+	n := r.rowFixed
+	for _, c := range r.texts {
+		n += 4 + int64(r.cols[c].size(k))
+	}
+	return n
 }
 
 // keyHash hashes the key columns cols of stored row k (FNV-1a over the
@@ -524,19 +689,19 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 func (r *Rows) keyHash(k int, cols []int) (uint64, bool) {
 	h := hashSeed
 	for _, c := range cols {
-		if r.cols[c].null[k] {
+		if r.cols[c].isNull(k) {
 			return 0, false
 		}
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
-			h = hashInt(h, r.cols[c].i[k])
+			h = hashInt(h, r.cols[c].i.get(k))
 		case catalog.Double:
 			var ok bool
-			if h, ok = hashFloat(h, r.cols[c].f[k]); !ok {
+			if h, ok = hashFloat(h, r.cols[c].f.get(k)); !ok {
 				return 0, false
 			}
 		case catalog.Boolean:
-			h = hashBool(h, r.cols[c].b[k])
+			h = hashBool(h, r.cols[c].b.get(k))
 		case catalog.Varchar:
 			h = hashBytes(h, r.Str(k, c))
 		}
@@ -579,4 +744,154 @@ func keyEqual(a *Rows, i int, acols []int, b *Rows, k int, bcols []int) bool {
 		}
 	}
 	return true
+}
+
+// colBits is log2 of colBlock, the values of one block of a Rows column's
+// fixed-width values (column): 4,096 values, 32 KiB of BIGINT.
+const (
+	colBits  = 12
+	colBlock = 1 << colBits
+	colMask  = colBlock - 1
+)
+
+// column is a fixed-width column of a Rows (its BIGINT, DOUBLE or BOOLEAN
+// values, its VARCHAR addresses, the rows' positions): blocks of colBlock
+// values, the first one growing by doubling up to that, so a column grows
+// without copying what it holds and without the spare quarter (and the
+// garbage of each growth: four times the column, over its life) of a slice
+// that append grows. Value k is blocks[k>>colBits][k&colMask]; every block
+// is whole (len == cap), the values from n on free. Like a slice cut
+// shorter, a column keeps its blocks when truncated, so that a store whose
+// size goes up and down allocates nothing once it has grown.
+type column[T any] struct {
+	blocks [][]T
+	n      int
+	// cur is value n's block, lim the index after its last value (0 after
+	// a truncate: grow finds them)
+	cur []T
+	lim int
+}
+
+// get returns value k.
+func (c *column[T]) get(k int) T { return c.blocks[k>>colBits][k&colMask] }
+
+// set makes value k x.
+func (c *column[T]) set(k int, x T) { c.blocks[k>>colBits][k&colMask] = x }
+
+// grow makes cur value n's block: the block that holds it, or a
+// first block of 8 values, the first block doubled (up to colBlock), or a
+// new block. (Not inlined: push is, and calls it once a block.)
+//
+//go:noinline
+func (c *column[T]) grow() {
+	b, in := c.n>>colBits, c.n&colMask
+	switch {
+	case b < len(c.blocks) && in < len(c.blocks[b]): // (room left after a truncate)
+	case len(c.blocks) == 0:
+		c.blocks = append(c.blocks, make([]T, 8))
+	case b == 0:
+		grown := make([]T, min(colBlock, 2*len(c.blocks[0])))
+		copy(grown, c.blocks[0])
+		c.blocks[0] = grown
+	default:
+		c.blocks = append(c.blocks, make([]T, colBlock))
+	}
+	c.cur, c.lim = c.blocks[b], b<<colBits+len(c.blocks[b])
+}
+
+// push appends x.
+func (c *column[T]) push(x T) {
+	if c.n >= c.lim {
+		c.grow()
+	}
+	c.cur[c.n&colMask] = x
+	c.n++
+}
+
+// full reports whether value n needs grow before put.
+func (c *column[T]) full() bool { return c.n >= c.lim }
+
+// put appends x where grow has made room (full is false).
+func (c *column[T]) put(x T) {
+	c.cur[c.n&colMask] = x
+	c.n++
+}
+
+// pushAll appends xs.
+func (c *column[T]) pushAll(xs []T) {
+	for len(xs) > 0 {
+		if c.n >= c.lim {
+			c.grow()
+		}
+		m := copy(c.cur[c.n&colMask:], xs)
+		c.n += m
+		xs = xs[m:]
+	}
+}
+
+// truncate keeps the first n values (n <= c.n); the blocks stay.
+func (c *column[T]) truncate(n int) { c.n, c.lim = n, 0 }
+
+// bytes returns the memory the column's blocks take, width bytes a value.
+func (c *column[T]) bytes(width int) int {
+	n := 0
+	for _, b := range c.blocks {
+		n += len(b) * width
+	}
+	return n
+}
+
+// nullBits is a column's NULL flags, one bit a row in words of 64.
+type nullBits struct {
+	w column[uint64]
+	n int
+}
+
+// get reports whether row k is NULL.
+func (nb *nullBits) get(k int) bool { return nb.w.get(k>>6)>>(k&63)&1 != 0 }
+
+// set makes row k's flag null.
+func (nb *nullBits) set(k int, null bool) {
+	w := nb.w.get(k >> 6)
+	if null {
+		w |= 1 << (k & 63)
+	} else {
+		w &^= 1 << (k & 63)
+	}
+	nb.w.set(k>>6, w)
+}
+
+// push appends a row's flag.
+func (nb *nullBits) push(null bool) {
+	if nb.n&63 == 0 {
+		nb.w.push(0)
+	}
+	if null {
+		nb.set(nb.n, true)
+	}
+	nb.n++
+}
+
+// setLast marks row n's flag NULL, the row being pushed (its word pushed
+// already: push's steps written out, as Rows.Add does).
+func (nb *nullBits) setLast() {
+	w := nb.n >> 6
+	nb.w.blocks[w>>colBits][w&colMask] |= 1 << (nb.n & 63)
+}
+
+// pushAll appends the rows' flags nulls.
+func (nb *nullBits) pushAll(nulls []bool) {
+	for _, null := range nulls {
+		nb.push(null)
+	}
+}
+
+// truncate keeps the first n rows' flags (n <= nb.n).
+func (nb *nullBits) truncate(n int) {
+	nb.w.truncate((n + 63) >> 6)
+	if n&63 != 0 {
+		k := n >> 6
+		nb.w.set(k, nb.w.get(k)&(1<<(n&63)-1)) // (the flags from n on cleared: push sets only NULLs)
+	}
+	nb.n = n
 }

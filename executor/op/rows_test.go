@@ -106,14 +106,14 @@ func TestRowsSetFreeCompactAgainstModel(t *testing.T) {
 		}
 		for c := range rows.cols {
 			rc := &rows.cols[c]
-			if rc.end == nil || longShare > 0 { // (a long value stays where it is: the holes between them are not bounded by this)
+			if rc.end.n == 0 || longShare > 0 { // (a long value stays where it is: the holes between them are not bounded by this)
 				continue
 			}
 			live, long := 0, 0
 			for k := range rows.Len() {
 				if m.live[k] {
-					live += int(rc.end[k] - rc.off[k])
-					if rc.end[k]-rc.off[k] > arenaChunk {
+					live += rc.size(k)
+					if rc.size(k) > arenaChunk {
 						long++
 					}
 				}

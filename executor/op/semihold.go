@@ -60,7 +60,9 @@ func (j *SemiJoin) Take(b *vector.Batch, n int) {
 		j.take = append(j.take, int32(k))
 	}
 	j.held.gatherTo(b, 0, 0, j.take)
-	copy(b.Pos[:n], j.held.pos[j.head:j.head+n])
+	for i := range n {
+		b.Pos[i] = j.held.Pos(j.head + i)
+	}
 	b.N = n
 }
 

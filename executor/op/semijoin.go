@@ -267,16 +267,6 @@ func (j *SemiJoin) release(ctx context.Context) error {
 	return nil
 }
 
-// reset empties r, keeping its memory.
-func (r *Rows) reset() {
-	r.n, r.pos, r.inOrder = 0, r.pos[:0], true
-	for c := range r.cols {
-		rc := &r.cols[c]
-		rc.i, rc.f, rc.b, rc.null = rc.i[:0], rc.f[:0], rc.b[:0], rc.null[:0]
-		rc.off, rc.end, rc.top, rc.garbage = rc.off[:0], rc.end[:0], 0, 0
-	}
-}
-
 // anyNull reports whether a key column cols of row k of rows is NULL.
 func anyNull(rows *Rows, k int, cols []int) bool {
 	for _, c := range cols {
