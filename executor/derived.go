@@ -61,7 +61,22 @@ type derivedPart struct {
 	head   *vector.Batch // main rows being given
 	at     int
 	ended  bool
+	// free takes back the part's batches of main rows once given (release),
+	// for its captureSink to fill again: at most derivedBatches of them
+	// exist, so the part's job waits while the reading job is behind.
+	free chan *vector.Batch
 }
+
+// derivedBatches is how many batches of main rows (each up to vector.Cap
+// rows) a derived relation's part may have between its job and the reading
+// job: the one its sink fills, the ones sent, the one being given. Its job
+// waits for one to come back when all are out (back-pressure), so the rows
+// queued between the two jobs take at most this many batches, each reused
+// with its arenas. (It was a channel of 4 messages, each a new batch: up to
+// 7 batches and all of them garbage once given; Nexmark q23 held about 25
+// MiB in them at its peak, issue 26.) At least 1; tests set it to 1 to make
+// each job wait for the other at every batch.
+var derivedBatches = 3
 
 // derivedMsg is one message of a part's job: rows of its output Out (0 its
 // main output), malformed rows bound for the errors output ErrSide, or its
@@ -92,9 +107,10 @@ func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *de
 // start runs each part's job on a goroutine of its own.
 func (ds *derivedSource) start() {
 	for _, job := range ds.d.Parts {
-		p := &derivedPart{job: job, outMap: ds.hub.job.DerivedOutputs[job], ch: make(chan derivedMsg, 4), done: make(chan struct{})}
+		n := max(derivedBatches, 1)
+		p := &derivedPart{job: job, outMap: ds.hub.job.DerivedOutputs[job], ch: make(chan derivedMsg, n), done: make(chan struct{}), free: make(chan *vector.Batch, n)}
 		ds.parts = append(ds.parts, p)
-		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job}
+		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job, free: p.free, limit: n}
 		go func() {
 			defer close(p.done)
 			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget})
@@ -166,7 +182,7 @@ func (ds *derivedSource) turnRows(b *vector.Batch) error {
 		b.AppendRows(p.head, p.at, p.at+n)
 		p.at += n
 		if p.at == p.head.N {
-			p.head, p.at = nil, 0
+			p.release()
 		}
 	}
 	if p.head == nil {
@@ -208,10 +224,17 @@ func (ds *derivedSource) mergeRows(b *vector.Batch) error {
 		b.AppendRows(p.head, p.at, p.at+1)
 		p.at++
 		if p.at == p.head.N {
-			p.head, p.at = nil, 0
+			p.release()
 		}
 	}
 	return nil
+}
+
+// release gives p's head batch, whose rows have all been copied out
+// (vector.Batch.AppendRows copies them), back to its sink to fill again.
+func (p *derivedPart) release() {
+	p.free <- p.head // (never blocks: at most cap(p.free) batches exist)
+	p.head, p.at = nil, 0
 }
 
 // fill makes p.head hold main rows, unless p has ended: it takes p's
@@ -316,6 +339,11 @@ type captureSink struct {
 	cur    *vector.Batch
 	curOut int
 	m      Merger // the batch's output order
+	// free gives back the batches of main rows the reading job has given
+	// (derivedPart.release); made counts those made, at most limit
+	// (derivedBatches)
+	free        <-chan *vector.Batch
+	made, limit int
 }
 
 // Rows implements Sink.
@@ -366,11 +394,9 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKin
 		}
 	}
 	if c.cur == nil {
-		var types []catalog.Type
-		for _, col := range c.job.Outputs[out].Columns {
-			types = append(types, col.Type)
+		if err := c.next(out); err != nil {
+			return err
 		}
-		c.cur, c.curOut = vector.NewBatch(types), out
 	}
 	at := c.cur.N
 	for k, d := range c.cur.Cols {
@@ -383,6 +409,33 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKin
 		c.cur.Kinds[at] = kind
 	}
 	c.cur.N++
+	return nil
+}
+
+// next makes c.cur an empty batch of output out's rows: for the main rows
+// one of the part's batches (derivedBatches), waiting for the reading job to
+// give one back when all are out (the job's context's error if it stops
+// meanwhile); for other rows (late rows) a new one.
+func (c *captureSink) next(out int) error {
+	pooled := out == 0 && c.job.Main != nil && c.free != nil
+	if pooled && c.made >= c.limit {
+		select {
+		case b := <-c.free:
+			b.Reset()
+			c.cur, c.curOut = b, out
+			return nil
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		}
+	}
+	var types []catalog.Type
+	for _, col := range c.job.Outputs[out].Columns {
+		types = append(types, col.Type)
+	}
+	if pooled {
+		c.made++
+	}
+	c.cur, c.curOut = vector.NewBatch(types), out
 	return nil
 }
 
