@@ -8,3 +8,12 @@ func MorselRuns() int64 { return morselRuns.Load() }
 // read in this process (joinsource.go, joinInputReader), for the tests of
 // package executor_test.
 func JoinParallelInputs() int64 { return joinParallelInputs.Load() }
+
+// SetDerivedBatches sets how many batches of main rows a derived relation's
+// part may have out (derived.go, derivedBatches) and returns the function
+// that restores the setting, for the tests of package executor_test.
+func SetDerivedBatches(n int) (restore func()) {
+	old := derivedBatches
+	derivedBatches = n
+	return func() { derivedBatches = old }
+}
