@@ -157,8 +157,12 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 // joinPace is the most batches of joined rows the join releases before the
 // job reads them (op.Join.SetPace): an input's end releases every row held
 // for the watermark (the last seconds of a stream, tens of thousands of
-// rows), which would otherwise all be queued, joined, at once.
-const joinPace = 4
+// rows), which would otherwise all be queued, joined, at once. One batch
+// (it was 4): the queue then holds at most two batches of joined rows (the
+// one released and the rows gathered when the call began), each reused
+// (joinSource.free) with its arenas; Nexmark q23's peak RSS went down by
+// 4-7 MiB (issue 26), its output and CPU the same.
+const joinPace = 1
 
 // joinOperator is the two-input operator a joinSource feeds: the keyed join
 // (op.Join) or the temporal join (op.Temporal), with what it did with each
