@@ -160,6 +160,12 @@ func TestDerivedBackPressureNoDeadlock(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
+	// an interval join of views va (over a) and vb (over b) as x and y, from
+	// the join from
+	farJoin := func(from string) string {
+		return "CREATE VIEW va AS SELECT k, ts, v FROM a;\nCREATE VIEW vb AS SELECT k, ts, v FROM b;\n" +
+			"SELECT COUNT(*) AS n FROM " + from + " ON x.k = y.k AND y.ts BETWEEN x.ts - INTERVAL '1' SECOND AND x.ts + INTERVAL '1' SECOND;"
+	}
 	cases := []struct {
 		name   string
 		files  map[string]string
@@ -170,14 +176,8 @@ func TestDerivedBackPressureNoDeadlock(t *testing.T) {
 			"CREATE VIEW v AS SELECT k, ts, v FROM a;\n" +
 				"SELECT COUNT(*) AS n, SUM(y.v) AS s FROM v x JOIN v y ON x.k = y.k AND y.ts BETWEEN x.ts - INTERVAL '0.05' SECOND AND x.ts + INTERVAL '0.05' SECOND;",
 			selfJoin(a)},
-		{"a join's inputs far apart in event time, both views", farFiles,
-			"CREATE VIEW va AS SELECT k, ts, v FROM a;\nCREATE VIEW vb AS SELECT k, ts, v FROM b;\n" +
-				"SELECT COUNT(*) AS n FROM va x JOIN vb y ON x.k = y.k AND y.ts BETWEEN x.ts - INTERVAL '1' SECOND AND x.ts + INTERVAL '1' SECOND;",
-			interval(far, a)},
-		{"the same, the input ahead on the right", farFiles,
-			"CREATE VIEW va AS SELECT k, ts, v FROM a;\nCREATE VIEW vb AS SELECT k, ts, v FROM b;\n" +
-				"SELECT COUNT(*) AS n FROM vb y JOIN va x ON x.k = y.k AND y.ts BETWEEN x.ts - INTERVAL '1' SECOND AND x.ts + INTERVAL '1' SECOND;",
-			interval(far, a)},
+		{"a join's inputs far apart in event time, both views", farFiles, farJoin("va x JOIN vb y"), interval(far, a)},
+		{"the same, the input ahead on the right", farFiles, farJoin("vb y JOIN va x"), interval(far, a)},
 		{"a UNION ALL merged in event time, parts 20,000 and 30 rows", files,
 			"CREATE VIEW u AS SELECT k, ts, v FROM a UNION ALL SELECT k, ts, v FROM b;\n" +
 				"SELECT k, COUNT(*) AS n FROM u GROUP BY k;",
