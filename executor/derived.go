@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -77,6 +78,11 @@ type derivedPart struct {
 // MiB in them at its peak, issue 26.) At least 1; tests set it to 1 to make
 // each job wait for the other at every batch.
 var derivedBatches = 3
+
+// derivedBatchesMade counts the batches of main rows the parts' sinks have
+// made in this process (captureSink.next), for the tests: a part makes at
+// most derivedBatches of them, however many rows it gives.
+var derivedBatchesMade atomic.Int64
 
 // derivedMsg is one message of a part's job: rows of its output Out (0 its
 // main output), malformed rows bound for the errors output ErrSide, or its
@@ -434,6 +440,7 @@ func (c *captureSink) next(out int) error {
 	}
 	if pooled {
 		c.made++
+		derivedBatchesMade.Add(1)
 	}
 	c.cur, c.curOut = vector.NewBatch(types), out
 	return nil

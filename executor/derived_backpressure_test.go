@@ -201,3 +201,28 @@ func TestDerivedBackPressureNoDeadlock(t *testing.T) {
 		restore()
 	}
 }
+
+// TestDerivedBatchesBounded: the rows a derived relation's part gives go
+// through at most derivedBatches batches (3), reused, however many rows it
+// gives: a view of 20,000 rows (20 batches of 1,024) read by a GROUP BY, and a
+// UNION ALL of two parts, make at most 3 batches a part. (Each batch was a
+// new one: 20 and more.)
+func TestDerivedBatchesBounded(t *testing.T) {
+	a := bpRows(20_000, 50, 0, 10)
+	files := map[string]string{"a.csv": bpFile(a), "b.csv": bpFile(a)}
+	for _, c := range []struct {
+		script string
+		parts  int64
+	}{
+		{"CREATE VIEW v AS SELECT k, ts, v FROM a WHERE v >= 0;\nSELECT k, COUNT(*) AS n FROM v GROUP BY k;", 1},
+		{"CREATE VIEW u AS SELECT k, ts, v FROM a UNION ALL SELECT k, ts, v FROM b;\nSELECT k, COUNT(*) AS n FROM u GROUP BY k;", 2},
+	} {
+		before := executor.DerivedBatchesMade()
+		if got := bpRun(t, files, bpDDL+c.script+"\n", 60*time.Second); len(got) != 50 {
+			t.Fatalf("%s: %d groups, want 50", c.script, len(got))
+		}
+		if made := executor.DerivedBatchesMade() - before; made < 1 || made > 3*c.parts {
+			t.Errorf("%s: %d batches made for 20,000 rows a part over %d part(s); want 1 to %d", c.script, made, c.parts, 3*c.parts)
+		}
+	}
+}

@@ -17,3 +17,8 @@ func SetDerivedBatches(n int) (restore func()) {
 	derivedBatches = n
 	return func() { derivedBatches = old }
 }
+
+// DerivedBatchesMade returns how many batches of main rows derived
+// relations' parts have made in this process (derived.go), for the tests of
+// package executor_test.
+func DerivedBatchesMade() int64 { return derivedBatchesMade.Load() }
