@@ -55,8 +55,15 @@ func pruneInputs(t *testing.T, rng *rand.Rand, dir string) (o, p [][]string, ddl
 // event time joins rows as they arrive: the multiset is what is fixed).
 func runPrune(t *testing.T, dir, script string, prune bool) ([]string, error) {
 	t.Helper()
+	return runSettings(t, dir, script, map[string]string{"planner.prune-columns": fmt.Sprint(prune)})
+}
+
+// runSettings is runPrune with the session's settings given (SET keys and
+// their values).
+func runSettings(t *testing.T, dir, script string, settings map[string]string) ([]string, error) {
+	t.Helper()
 	var lines []string
-	s, err := streamql.Open(streamql.Options{BaseDir: dir, Settings: map[string]string{"planner.prune-columns": fmt.Sprint(prune)},
+	s, err := streamql.Open(streamql.Options{BaseDir: dir, Settings: settings,
 		OnRows: func(out streamql.Output, rows *streamql.Rows) error {
 			for r := 0; r < rows.Len(); r++ {
 				vals := make([]string, len(out.Columns))
