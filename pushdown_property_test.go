@@ -39,11 +39,12 @@ func lateInputs(t *testing.T, rng *rand.Rand, dir string, o, p [][]string) {
 // whose WHERE or ON holds conditions on one input, on both, that a NULL
 // passes (IS NULL, OR ... IS NULL, COALESCE), or that call RAND: a join
 // kind (INNER, LEFT, RIGHT, FULL), an interval bound or not, a right side
-// without event time (a lookup join) or not, a select list, a GROUP BY,
-// or a third relation.
+// without event time (a lookup join) or not, a select list, a GROUP BY, a
+// third relation, a temporal join, a window join of two window
+// aggregates, or a join of a GROUP BY (updating in streaming mode).
 func randomPushdownQuery(rng *rand.Rand) string {
 	conds := []string{"o.c > 3", "p.x < 30", "o.a + p.x > 40", "p.x IS NULL", "o.a IS NOT NULL", "(p.x > 10 OR p.y IS NULL)",
-		"COALESCE(p.x, 0) < 25", "o.k <> 'k1'", "p.k IN ('k0', 'k2', 'k3')", "RAND() < 2", "o.pad LIKE '%a%'", "CHAR_LENGTH(p.y) > 20", "o.a = 7 OR o.c < 2"}
+		"COALESCE(p.x, 0) < 25", "o.k <> 'k1'", "p.k IN ('k0', 'k2', 'k3')", "RAND() < 2", "o.pad LIKE '%a%'", "CHAR_LENGTH(p.y) > 20", "(o.a = 7 OR o.c < 2)"}
 	some := func(n int) string {
 		var out []string
 		for _, i := range rng.Perm(len(conds))[:n] {
@@ -68,7 +69,18 @@ func randomPushdownQuery(rng *rand.Rand) string {
 		where = " WHERE " + some(1+rng.Intn(3))
 	}
 	from := fmt.Sprintf("o %s %s ON %s", kind, right, on)
-	switch rng.Intn(6) {
+	switch rng.Intn(9) {
+	case 6: // a temporal join (v: p's rows versioned by k)
+		return fmt.Sprintf("SELECT o.id, p.x, p.y FROM o %s v FOR SYSTEM_TIME AS OF o.ts AS p ON o.k = p.k%s;", []string{"JOIN", "LEFT JOIN"}[rng.Intn(2)], where)
+	case 7: // a window join of two window aggregates
+		agg := func(s string) string {
+			return fmt.Sprintf("(SELECT window_start, window_end, k, COUNT(*) AS n, MAX(%s) AS m FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k)",
+				map[string]string{"o": "a", "p": "x"}[s], s)
+		}
+		return fmt.Sprintf("SELECT a.k, a.window_end, a.n, b.m FROM %s AS a %s %s AS b ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end WHERE %s;",
+			agg("o"), kind, agg("p"), []string{"a.n > 1 AND b.m < 40", "a.m IS NOT NULL", "b.n = 1 OR b.m > 10", "a.n + b.n > 3"}[rng.Intn(4)])
+	case 8: // a regular join of an updating input (in streaming mode: a GROUP BY that updates)
+		return fmt.Sprintf("SELECT g.k, g.n, p.x FROM (SELECT k, COUNT(*) AS n, MAX(a) AS m FROM o GROUP BY k) AS g %s q AS p ON g.k = p.k WHERE g.n > 2 AND p.x < 40 AND g.m > 10;", kind)
 	case 0:
 		return fmt.Sprintf("SELECT o.k, COUNT(*) AS n, SUM(p.x) AS s FROM %s%s GROUP BY o.k;", from, where)
 	case 1:
@@ -86,7 +98,8 @@ func randomPushdownQuery(rng *rand.Rand) string {
 // (randomPushdownQuery) give the same rows on every output, each input's
 // late rows included, with filter pushdown (planner/rule_pushdown.go) and
 // without it (SET 'planner.push-filters' = 'false'), over random inputs
-// with late rows (lateInputs), which most rounds must have.
+// with late rows (lateInputs), which most rounds must have, in batch or
+// streaming mode.
 func TestPushdownProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(20))
 	rounds := 200
@@ -99,8 +112,10 @@ func TestPushdownProperty(t *testing.T) {
 		o, p, ddl := pruneInputs(t, rng, dir)
 		lateInputs(t, rng, dir, o, p)
 		query := randomPushdownQuery(rng)
-		off, errOff := runSettings(t, dir, ddl+query, map[string]string{"planner.push-filters": "false"})
-		on, errOn := runSettings(t, dir, ddl+query, map[string]string{"planner.push-filters": "true"})
+		ddl += "CREATE STREAM v (k VARCHAR, x BIGINT, pad VARCHAR, y VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');\n"
+		mode := []string{"batch", "streaming"}[rng.Intn(2)]
+		off, errOff := runSettings(t, dir, ddl+query, map[string]string{"planner.push-filters": "false", "execution.runtime-mode": mode})
+		on, errOn := runSettings(t, dir, ddl+query, map[string]string{"planner.push-filters": "true", "execution.runtime-mode": mode})
 		if fmt.Sprint(errOff) != fmt.Sprint(errOn) {
 			t.Fatalf("round %d: %s\nwithout pushdown: %v\nwith pushdown: %v", round, query, errOff, errOn)
 		}
