@@ -433,3 +433,55 @@ func TestPushdownProperty(t *testing.T) {
 		t.Fatalf("%d of %d queries were refused by the planner", refused, rounds)
 	}
 }
+
+// TestPushdownParallelMaxFuture: a lookup join whose left input is a file
+// big enough for parallel join inputs (plan.ParallelJoinInputs), with
+// 'watermark.max-future' taking some rows out before the pushed-down
+// filter does (each into a batch of its own: executor/joinsource.go),
+// gives the same rows, late rows and errors with the filter pushed down
+// and without it.
+func TestPushdownParallelMaxFuture(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(5))
+	var o, p strings.Builder
+	ts := int64(1000)
+	for i := range 30000 {
+		ts += int64(rng.Intn(40)) - 10
+		t := ts
+		switch rng.Intn(50) {
+		case 0:
+			t += 10_000_000 // (too far in the future: to errors)
+		case 1:
+			t -= 3000 // (late)
+		}
+		fmt.Fprintf(&o, "%d,k%d,%d,%s,%d\n", i, rng.Intn(20), rng.Intn(50), strings.Repeat("x", rng.Intn(30)), t)
+	}
+	for k := range 20 {
+		fmt.Fprintf(&p, "k%d,%d\n", k, rng.Intn(50))
+	}
+	for name, s := range map[string]string{"o.csv": o.String(), "p.csv": p.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := "CREATE STREAM o (id BIGINT, k VARCHAR, a BIGINT, pad VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='o.csv', 'format'='csv', 'watermark.max-future'='1 h', 'errors'='side');\n" +
+		"CREATE STREAM p (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');\n" +
+		"SELECT o.id, p.x FROM o JOIN p ON o.k = p.k WHERE o.a > 20 AND p.x < 40;"
+	off, errOff := runSettings(t, dir, script, map[string]string{"planner.push-filters": "false"})
+	on, errOn := runSettings(t, dir, script, map[string]string{"planner.push-filters": "true"})
+	if errOff != nil || errOn != nil {
+		t.Fatal(errOff, errOn)
+	}
+	count := func(prefix string) int {
+		return len(slices.DeleteFunc(slices.Clone(on), func(l string) bool { return !strings.HasPrefix(l, prefix) }))
+	}
+	if count("+I late-o") == 0 || count("+I errors") == 0 || count("+I main") == 0 {
+		t.Fatalf("want rows on main, late-o and errors: %d, %d, %d", count("+I main"), count("+I late-o"), count("+I errors"))
+	}
+	if !slices.Equal(off, on) {
+		t.Fatalf("without pushdown %d rows, with %d", len(off), len(on))
+	}
+	if ex, _ := runSettings(t, dir, strings.Replace(script, "SELECT", "EXPLAIN SELECT", 1), nil); !strings.Contains(strings.Join(ex, "\n"), "parallel join inputs") {
+		t.Fatalf("not the parallel join inputs:\n%s", strings.Join(ex, "\n"))
+	}
+}

@@ -67,10 +67,12 @@ type joinInput struct {
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	// filter is the input's pushed-down condition (plan.JoinInput.Filter),
-	// nil without one: filterPushed applies it
-	filter *expr.Kernel
-	kept   *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
-	done   bool
+	// nil without one: filterPushed applies it, keeping the rows in
+	// filtered (swapped with b, as kept is)
+	filter   *expr.Kernel
+	filtered *vector.Batch
+	kept     *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
+	done     bool
 	// par is the input's parallel reader (plan.ParallelJoinInputs,
 	// joinInputReader), nil when src gives the rows itself: b is then the
 	// reader's batch, valid until its next Next, as a Source's is.
@@ -409,22 +411,23 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) {
 		js.sel = keep
 		return
 	}
-	if ji.kept == nil {
-		ji.kept = vector.NewBatch(ji.in.Types)
+	if ji.filtered == nil {
+		ji.filtered = vector.NewBatch(ji.in.Types)
 	}
-	ji.kept.Reset()
+	f := ji.filtered // (not kept, which b may be after refuseFuture)
+	f.Reset()
 	for k := 0; k < len(keep); { // (runs of kept rows at once)
 		e := k + 1
 		for e < len(keep) && keep[e] == keep[e-1]+1 {
 			e++
 		}
-		ji.kept.AppendRows(ji.b, int(keep[k]), int(keep[e-1])+1)
+		f.AppendRows(ji.b, int(keep[k]), int(keep[e-1])+1)
 		k = e
 	}
-	if ji.par == nil {
-		ji.b, ji.kept = ji.kept, ji.b
+	if ji.par == nil && ji.b != ji.kept {
+		ji.b, ji.filtered = f, ji.b
 	} else {
-		ji.b = ji.kept // (the reader's batch stays the reader's: refuseFuture)
+		ji.b = f // (the reader's batch stays the reader's, kept refuseFuture's: refuseFuture)
 	}
 	js.sel = js.sel[:0]
 	for i := range ji.b.N {
