@@ -71,7 +71,7 @@ type joinInput struct {
 	// filtered (swapped with b, as kept is)
 	filter   *expr.Kernel
 	filtered *vector.Batch
-	dropped  int64 // the rows filter took out (EXPLAIN ANALYZE)
+	dropped  int64         // the rows filter took out (EXPLAIN ANALYZE)
 	kept     *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
 	done     bool
 	// par is the input's parallel reader (plan.ParallelJoinInputs,
