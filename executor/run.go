@@ -9,6 +9,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
+	"streamql/executor/flow"
 	"streamql/executor/sinkstream"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -84,18 +85,9 @@ func countBad(policy string, n int) int64 {
 	return int64(n)
 }
 
-// RowError is the failure of a job whose stream has 'errors'='fail' (SPEC 1): the
-// position, and the reason.
-type RowError struct {
-	Stream   string
-	Position string
-	Reason   string
-}
-
-// Error renders the failure: position, stream, reason, and what to do instead.
-func (e *RowError) Error() string {
-	return fmt.Sprintf("%s: malformed row in stream %s: %s (the stream has 'errors'='fail'; use 'errors'='side' to send such rows to the errors side output)", e.Position, e.Stream, e.Reason)
-}
+// RowError is flow.RowError: the failure of a job whose stream has
+// 'errors'='fail' (SPEC 1).
+type RowError = flow.RowError
 
 // Run runs job: it opens every source first (so a source that cannot be opened
 // fails the job before any output is printed), then creates the sink with
