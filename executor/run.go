@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/flow"
@@ -42,6 +43,14 @@ type StreamErrors struct {
 	// DeadLetter is the sink stream that gets the malformed rows instead of
 	// the errors side output ('errors.stream', SPEC 2.5), "" when none.
 	DeadLetter string
+}
+
+// malformed counts one malformed row of stream st and returns the stream's
+// 'errors' policy (SPEC 1), for the aggregate (aggregate.Options.Malformed).
+func (s *Stats) malformed(st *catalog.Stream) string {
+	es := s.stream(st)
+	es.Malformed++
+	return es.Policy
 }
 
 func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
@@ -336,8 +345,8 @@ type process struct {
 	es   *StreamErrors
 	in   *Step // the batch pushed into the chain
 	rows *int64
-	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
-	rep  *replay      // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
+	agg  *aggregate.Operator // the aggregate operator (SPEC 2.4), nil when none
+	rep  *replay             // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
 	udf  []expr.UDFFailure
 }
 
