@@ -229,7 +229,7 @@ type Operator struct {
 	fireItems []fireItem
 }
 
-// ReadsMarks implements MarkReader: windows fire after the row that moved the
+// ReadsMarks implements flow.MarkReader: windows fire after the row that moved the
 // watermark.
 func (*Operator) ReadsMarks() {}
 
@@ -353,7 +353,7 @@ func (ao *Operator) Counters() []Counters {
 	return cs
 }
 
-// Push implements Operator: r is the router's batch.
+// Push implements flow.Operator: r is the router's batch.
 func (ao *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error {
 	ao.pushed, ao.inBatch, ao.stop = 0, true, nil
 	out := &ao.out
@@ -634,7 +634,7 @@ func (ao *Operator) markLate(o *aggOp, i int) {
 	ao.lateSel[o.lateIdx] = append(ao.lateSel[o.lateIdx], int32(i))
 }
 
-// Watermark implements Operator: windows fire at the rows that moved the
+// Watermark implements flow.Operator: windows fire at the rows that moved the
 // watermark (marks, or the stamped column behind an event-time join, whose
 // events come when rows arrive, before they are released), so an event only
 // passes on; the Final one (the stream's end) is left to Finish.
@@ -642,7 +642,7 @@ func (ao *Operator) Watermark(ctx context.Context, wm flow.Watermark) error {
 	return ao.down.Watermark(ctx, wm)
 }
 
-// Finish implements Operator: the stream's end (watermark +∞) fires every open
+// Finish implements flow.Operator: the stream's end (watermark +∞) fires every open
 // window, and GROUP BY without a window and global aggregates emit (SPEC 2.4).
 func (ao *Operator) Finish(ctx context.Context) error {
 	if err := ao.fireAll(ctx, flow.Port{}, math.MaxInt64, true); err != nil {

@@ -97,37 +97,6 @@ func (o *ChunkAgg) Dirty() bool { return o.dirty }
 // sequential path's).
 func (o *ChunkAgg) SetDirty() { o.dirty = true }
 
-// NewPartial returns the partial aggregate of a worker's chain, in place of
-// ao, over batches whose watermark column is wmCol (-1: none), pushing the
-// router's batches on to down with the aggregates' rows taken out.
-func NewPartial(ao *Operator, wmCol int, down *flow.Emitter) *Partial {
-	p := &Partial{at: ao.at, wmCol: wmCol, down: down, pos: make([]int, len(ao.ops)), seq0: make([]int64, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
-	for _, g := range ao.ops {
-		p.grid = append(p.grid, gridOf(g.a.Window))
-		p.next = append(p.next, 0)
-	}
-	return p
-}
-
-// Start makes po aggregate chunk k (its index: arrival numbers from k<<32)
-// into o, from no rows and an unset watermark.
-func (po *Partial) Start(k int64, o *ChunkAgg) {
-	o.dirty = false
-	o.cutWm, o.cutSeq, o.cutRow = o.cutWm[:0], o.cutSeq[:0], o.cutRow[:0]
-	o.late.Reset()
-	o.lateRow, o.lateOp = o.lateRow[:0], o.lateOp[:0]
-	po.base, po.lates = 0, po.lates[:0]
-	po.rowBase = k << 32
-	for _, a := range o.ops {
-		// (o may hold the partials of a chunk the reader dropped unmerged:
-		// its guessed start was inside a quoted field)
-		a.resetPartial()
-		a.seq = k << 32
-	}
-	po.cur = o
-	po.wmSet = false
-}
-
 // Redo makes room for the rows of chunk k, given back to the sequential
 // path: they follow the chunks before it in arrival numbers.
 func (ao *Operator) Redo(k int64) {
@@ -169,10 +138,41 @@ type Partial struct {
 	down    *flow.Emitter
 }
 
-// ReadsMarks implements MarkReader: cuts are where the watermark moved.
+// ReadsMarks implements flow.MarkReader: cuts are where the watermark moved.
 func (*Partial) ReadsMarks() {}
 
-// Push implements Operator: r is the router's batch. A partial fires
+// NewPartial returns the partial aggregate of a worker's chain, in place of
+// ao, over batches whose watermark column is wmCol (-1: none), pushing the
+// router's batches on to down with the aggregates' rows taken out.
+func NewPartial(ao *Operator, wmCol int, down *flow.Emitter) *Partial {
+	p := &Partial{at: ao.at, wmCol: wmCol, down: down, pos: make([]int, len(ao.ops)), seq0: make([]int64, len(ao.ops)), taken: make([][]int32, len(ao.ops))}
+	for _, g := range ao.ops {
+		p.grid = append(p.grid, gridOf(g.a.Window))
+		p.next = append(p.next, 0)
+	}
+	return p
+}
+
+// Start makes po aggregate chunk k (its index: arrival numbers from k<<32)
+// into o, from no rows and an unset watermark.
+func (po *Partial) Start(k int64, o *ChunkAgg) {
+	o.dirty = false
+	o.cutWm, o.cutSeq, o.cutRow = o.cutWm[:0], o.cutSeq[:0], o.cutRow[:0]
+	o.late.Reset()
+	o.lateRow, o.lateOp = o.lateRow[:0], o.lateOp[:0]
+	po.base, po.lates = 0, po.lates[:0]
+	po.rowBase = k << 32
+	for _, a := range o.ops {
+		// (o may hold the partials of a chunk the reader dropped unmerged:
+		// its guessed start was inside a quoted field)
+		a.resetPartial()
+		a.seq = k << 32
+	}
+	po.cur = o
+	po.wmSet = false
+}
+
+// Push implements flow.Operator: r is the router's batch. A partial fires
 // nothing, so each aggregate takes its rows apart from the others', and the
 // cuts are found after them: an aggregate's arrival number after row i is
 // the one before the batch plus its rows up to i.
@@ -286,12 +286,12 @@ func nextPoint(v, step, offset int64) int64 {
 	return offset + (window.FloorDiv(v-offset, step)+1)*step
 }
 
-// Watermark implements Operator: the chunk's events pass on.
+// Watermark implements flow.Operator: the chunk's events pass on.
 func (po *Partial) Watermark(ctx context.Context, wm flow.Watermark) error {
 	return po.down.Watermark(ctx, wm)
 }
 
-// Finish implements Operator: a chunk's end is no stream's end (unused).
+// Finish implements flow.Operator: a chunk's end is no stream's end (unused).
 func (po *Partial) Finish(ctx context.Context) error { return nil }
 
 // gridOf returns the step and offset of the grid that every window end of
