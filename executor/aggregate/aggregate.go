@@ -229,8 +229,8 @@ type Operator struct {
 	fireItems []fireItem
 }
 
-// ReadsMarks implements flow.MarkReader: windows fire after the row that moved the
-// watermark.
+// ReadsMarks implements flow.MarkReader: windows fire after the row that moved
+// the watermark.
 func (*Operator) ReadsMarks() {}
 
 // Options is what New needs of the job besides its plan.
@@ -642,8 +642,9 @@ func (ao *Operator) Watermark(ctx context.Context, wm flow.Watermark) error {
 	return ao.down.Watermark(ctx, wm)
 }
 
-// Finish implements flow.Operator: the stream's end (watermark +∞) fires every open
-// window, and GROUP BY without a window and global aggregates emit (SPEC 2.4).
+// Finish implements flow.Operator: the stream's end (watermark +∞) fires every
+// open window, and GROUP BY without a window and global aggregates emit (SPEC
+// 2.4).
 func (ao *Operator) Finish(ctx context.Context) error {
 	if err := ao.fireAll(ctx, flow.Port{}, math.MaxInt64, true); err != nil {
 		return err

@@ -20,8 +20,8 @@
 //
 // It imports the executor's base packages (flow, state), the kernels
 // (executor/agg, expr, vector, window, format, op), the SQL types (catalog),
-// the connector registry (connector.KafkaPartitionOf) and the plan, never
-// the executor that builds and runs it (layering_test.go): the builder gives it what it needs of the
-// job through Options and Wire, the replay through Replay, and reads its
-// counters through Counters and LateRows.
+// the connector registry (connector.KafkaPartitionOf) and the plan, never the
+// executor that builds and runs it (layering_test.go): the builder gives it
+// what it needs of the job through Options and Wire, the replay through Replay,
+// and reads its counters through Counters and LateRows.
 package aggregate
