@@ -55,8 +55,15 @@ func pruneInputs(t *testing.T, rng *rand.Rand, dir string) (o, p [][]string, ddl
 // event time joins rows as they arrive: the multiset is what is fixed).
 func runPrune(t *testing.T, dir, script string, prune bool) ([]string, error) {
 	t.Helper()
+	return runSettings(t, dir, script, map[string]string{"planner.prune-columns": fmt.Sprint(prune)})
+}
+
+// runSettings is runPrune with the session's settings given (SET keys and
+// their values).
+func runSettings(t *testing.T, dir, script string, settings map[string]string) ([]string, error) {
+	t.Helper()
 	var lines []string
-	s, err := streamql.Open(streamql.Options{BaseDir: dir, Settings: map[string]string{"planner.prune-columns": fmt.Sprint(prune)},
+	s, err := streamql.Open(streamql.Options{BaseDir: dir, Settings: settings,
 		OnRows: func(out streamql.Output, rows *streamql.Rows) error {
 			for r := 0; r < rows.Len(); r++ {
 				vals := make([]string, len(out.Columns))
@@ -295,5 +302,186 @@ func TestPruneRankStateBudget(t *testing.T) {
 	}
 	if _, err := runPrune(t, dir, script, false); err == nil || !strings.Contains(err.Error(), "state.max-bytes") {
 		t.Fatalf("unpruned: want the budget passed, got %v", err)
+	}
+}
+
+// lateInputs rewrites the csv files of pruneInputs' rows o and p in dir
+// with one row in five set 1.5 to 3 s back in event time, late under the
+// streams' 1 s WATERMARK delay, so that the late outputs have rows.
+func lateInputs(t *testing.T, rng *rand.Rand, dir string, o, p [][]string) {
+	t.Helper()
+	for _, f := range []struct {
+		name string
+		rows [][]string
+		ts   int
+	}{{"o.csv", o, 5}, {"p.csv", p, 4}} {
+		var b strings.Builder
+		for _, r := range f.rows {
+			if rng.Intn(5) == 0 {
+				var ts int64
+				fmt.Sscan(r[f.ts], &ts)
+				r[f.ts] = fmt.Sprint(ts - 1500 - rng.Int63n(1500))
+			}
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// randomPushdownQuery returns a random query over o and p (pruneInputs)
+// whose WHERE or ON holds conditions on one input, on both, that a NULL
+// passes (IS NULL, OR ... IS NULL, COALESCE), or that call RAND: a join
+// kind (INNER, LEFT, RIGHT, FULL), an interval bound or not, a right side
+// without event time (a lookup join) or not, a select list, a GROUP BY, a
+// third relation, a temporal join, a window join of two window
+// aggregates, or a join of a GROUP BY (updating in streaming mode).
+func randomPushdownQuery(rng *rand.Rand) string {
+	conds := []string{"o.c > 3", "p.x < 30", "o.a + p.x > 40", "p.x IS NULL", "o.a IS NOT NULL", "(p.x > 10 OR p.y IS NULL)",
+		"COALESCE(p.x, 0) < 25", "o.k <> 'k1'", "p.k IN ('k0', 'k2', 'k3')", "RAND() < 2", "o.pad LIKE '%a%'", "CHAR_LENGTH(p.y) > 20", "(o.a = 7 OR o.c < 2)"}
+	some := func(n int) string {
+		var out []string
+		for _, i := range rng.Perm(len(conds))[:n] {
+			out = append(out, conds[i])
+		}
+		return strings.Join(out, " AND ")
+	}
+	kind := []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"}[rng.Intn(4)]
+	on := "o.k = p.k"
+	right := "p"
+	switch rng.Intn(3) {
+	case 0:
+		on += " AND p.ts BETWEEN o.ts - 500 AND o.ts + 300"
+	case 1:
+		right = "q AS p" // (no event time: a lookup join for INNER and LEFT, else a regular one)
+	}
+	if rng.Intn(2) == 0 {
+		on += " AND " + some(1+rng.Intn(2))
+	}
+	where := ""
+	if rng.Intn(4) > 0 {
+		where = " WHERE " + some(1+rng.Intn(3))
+	}
+	from := fmt.Sprintf("o %s %s ON %s", kind, right, on)
+	switch rng.Intn(9) {
+	case 6: // a temporal join (v: p's rows versioned by k)
+		return fmt.Sprintf("SELECT o.id, p.x, p.y FROM o %s v FOR SYSTEM_TIME AS OF o.ts AS p ON o.k = p.k%s;", []string{"JOIN", "LEFT JOIN"}[rng.Intn(2)], where)
+	case 7: // a window join of two window aggregates
+		agg := func(s string) string {
+			return fmt.Sprintf("(SELECT window_start, window_end, k, COUNT(*) AS n, MAX(%s) AS m FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k)",
+				map[string]string{"o": "a", "p": "x"}[s], s)
+		}
+		return fmt.Sprintf("SELECT a.k, a.window_end, a.n, b.m FROM %s AS a %s %s AS b ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end WHERE %s;",
+			agg("o"), kind, agg("p"), []string{"a.n > 1 AND b.m < 40", "a.m IS NOT NULL", "b.n = 1 OR b.m > 10", "a.n + b.n > 3"}[rng.Intn(4)])
+	case 8: // a regular join of an updating input (in streaming mode: a GROUP BY that updates)
+		return fmt.Sprintf("SELECT g.k, g.n, p.x FROM (SELECT k, COUNT(*) AS n, MAX(a) AS m FROM o GROUP BY k) AS g %s q AS p ON g.k = p.k WHERE g.n > 2 AND p.x < 40 AND g.m > 10;", kind)
+	case 0:
+		return fmt.Sprintf("SELECT o.k, COUNT(*) AS n, SUM(p.x) AS s FROM %s%s GROUP BY o.k;", from, where)
+	case 1:
+		return fmt.Sprintf("SELECT o.id, p.y, r.x AS r_x FROM o JOIN p ON o.k = p.k JOIN q AS r ON r.k = o.k%s;", where)
+	}
+	cols := []string{"o.id", "o.k", "p.x", "p.y", "o.ts", "p.ts"}
+	var sel []string
+	for k, i := range rng.Perm(len(cols))[:1+rng.Intn(3)] {
+		sel = append(sel, fmt.Sprintf("%s AS c%d", cols[i], k))
+	}
+	return fmt.Sprintf("SELECT %s FROM %s%s;", strings.Join(sel, ", "), from, where)
+}
+
+// TestPushdownProperty: random join queries with conditions on one input
+// (randomPushdownQuery) give the same rows on every output, each input's
+// late rows included, with filter pushdown (planner/rule_pushdown.go) and
+// without it (SET 'planner.push-filters' = 'false'), over random inputs
+// with late rows (lateInputs), which most rounds must have, in batch or
+// streaming mode.
+func TestPushdownProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(20))
+	rounds := 200
+	if testing.Short() {
+		rounds = 40
+	}
+	refused, late := 0, 0
+	for round := range rounds {
+		dir := t.TempDir()
+		o, p, ddl := pruneInputs(t, rng, dir)
+		lateInputs(t, rng, dir, o, p)
+		query := randomPushdownQuery(rng)
+		ddl += "CREATE STREAM v (k VARCHAR, x BIGINT, pad VARCHAR, y VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');\n"
+		mode := []string{"batch", "streaming"}[rng.Intn(2)]
+		off, errOff := runSettings(t, dir, ddl+query, map[string]string{"planner.push-filters": "false", "execution.runtime-mode": mode})
+		on, errOn := runSettings(t, dir, ddl+query, map[string]string{"planner.push-filters": "true", "execution.runtime-mode": mode})
+		if fmt.Sprint(errOff) != fmt.Sprint(errOn) {
+			t.Fatalf("round %d: %s\nwithout pushdown: %v\nwith pushdown: %v", round, query, errOff, errOn)
+		}
+		if errOff != nil {
+			refused++
+			t.Logf("round %d: %s: %v", round, query, errOff)
+			continue
+		}
+		if !slices.Equal(off, on) {
+			t.Fatalf("round %d: %s\nwithout pushdown (%d rows):\n%s\nwith pushdown (%d rows):\n%s", round, query, len(off), strings.Join(off, "\n"), len(on), strings.Join(on, "\n"))
+		}
+		if slices.ContainsFunc(on, func(l string) bool { return strings.HasPrefix(l, "+I late-") }) {
+			late++
+		}
+	}
+	if late < rounds/2 {
+		t.Fatalf("only %d of %d queries had late rows", late, rounds)
+	}
+	if refused > rounds/5 {
+		t.Fatalf("%d of %d queries were refused by the planner", refused, rounds)
+	}
+}
+
+// TestPushdownParallelMaxFuture: a lookup join whose left input is a file
+// big enough for parallel join inputs (plan.ParallelJoinInputs), with
+// 'watermark.max-future' taking some rows out before the pushed-down
+// filter does (each into a batch of its own: executor/joinsource.go),
+// gives the same rows, late rows and errors with the filter pushed down
+// and without it.
+func TestPushdownParallelMaxFuture(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(5))
+	var o, p strings.Builder
+	ts := int64(1000)
+	for i := range 30000 {
+		ts += int64(rng.Intn(40)) - 10
+		t := ts
+		switch rng.Intn(50) {
+		case 0:
+			t += 10_000_000 // (too far in the future: to errors)
+		case 1:
+			t -= 3000 // (late)
+		}
+		fmt.Fprintf(&o, "%d,k%d,%d,%s,%d\n", i, rng.Intn(20), rng.Intn(50), strings.Repeat("x", rng.Intn(30)), t)
+	}
+	for k := range 20 {
+		fmt.Fprintf(&p, "k%d,%d\n", k, rng.Intn(50))
+	}
+	for name, s := range map[string]string{"o.csv": o.String(), "p.csv": p.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := "CREATE STREAM o (id BIGINT, k VARCHAR, a BIGINT, pad VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='o.csv', 'format'='csv', 'watermark.max-future'='1 h', 'errors'='side');\n" +
+		"CREATE STREAM p (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');\n" +
+		"SELECT o.id, p.x FROM o JOIN p ON o.k = p.k WHERE o.a > 20 AND p.x < 40;"
+	off, errOff := runSettings(t, dir, script, map[string]string{"planner.push-filters": "false"})
+	on, errOn := runSettings(t, dir, script, map[string]string{"planner.push-filters": "true"})
+	if errOff != nil || errOn != nil {
+		t.Fatal(errOff, errOn)
+	}
+	count := func(prefix string) int {
+		return len(slices.DeleteFunc(slices.Clone(on), func(l string) bool { return !strings.HasPrefix(l, prefix) }))
+	}
+	if count("+I late-o") == 0 || count("+I errors") == 0 || count("+I main") == 0 {
+		t.Fatalf("want rows on main, late-o and errors: %d, %d, %d", count("+I main"), count("+I late-o"), count("+I errors"))
+	}
+	if !slices.Equal(off, on) {
+		t.Fatalf("without pushdown %d rows, with %d", len(off), len(on))
+	}
+	if ex, _ := runSettings(t, dir, strings.Replace(script, "SELECT", "EXPLAIN SELECT", 1), nil); !strings.Contains(strings.Join(ex, "\n"), "parallel join inputs") {
+		t.Fatalf("not the parallel join inputs:\n%s", strings.Join(ex, "\n"))
 	}
 }

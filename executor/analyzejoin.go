@@ -13,11 +13,14 @@ import (
 // partnered: an outer side's are the padded rows, an inner side's are
 // dropped), the rows 'watermark.max-future' refused, the input's late rows
 // with how late they were (Late: by this input's own watermark, which is
-// the one that makes a row late for the join), and its final watermark.
+// the one that makes a row late for the join), its final watermark, and
+// the rows its pushed-down filter took out before the join (Filtered:
+// plan.JoinInput.Filter; not in In).
 type JoinInputAnalysis struct {
 	Stream                     string
 	In, Partnered, Unpartnered int64
 	Refused                    int64
+	Filtered                   int64
 	Late                       LateAnalysis
 	Watermark                  LiveWatermark
 	HasWatermark               bool
@@ -80,6 +83,9 @@ func (a *Analysis) bothResults() {
 	for s := range 2 {
 		ia := &x.Inputs[s]
 		ia.In, ia.Partnered = c.In[s], c.Partnered[s]
+		if ji := js.in[s]; ji != nil {
+			ia.Filtered = ji.dropped
+		}
 		ia.Unpartnered = c.In[s] - c.Late[s] - c.Partnered[s]
 		if n := len(ia.lateness); n > 0 {
 			slices.Sort(ia.lateness)

@@ -66,8 +66,14 @@ type joinInput struct {
 	es   *StreamErrors
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
-	kept *vector.Batch  // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
-	done bool
+	// filter is the input's pushed-down condition (plan.JoinInput.Filter),
+	// nil without one: filterPushed applies it, keeping the rows in
+	// filtered (swapped with b, as kept is)
+	filter   *expr.Kernel
+	filtered *vector.Batch
+	dropped  int64         // the rows filter took out (EXPLAIN ANALYZE)
+	kept     *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
+	done     bool
 	// par is the input's parallel reader (plan.ParallelJoinInputs,
 	// joinInputReader), nil when src gives the rows itself: b is then the
 	// reader's batch, valid until its next Next, as a Source's is.
@@ -108,6 +114,9 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		ji := &joinInput{in: in, src: src, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
 		if job.Strategy == plan.ParallelJoinInputs {
 			ji.par = joinInputReader(src, in.Types, env.ChunkSize)
+		}
+		if in.Filter != nil {
+			ji.filter = expr.Compile(in.Filter)
 		}
 		for _, e := range in.KeyExprs {
 			ji.keys = append(ji.keys, expr.Compile(e))
@@ -352,6 +361,9 @@ func (js *joinSource) read(s int) error {
 		}
 	}
 	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)
+	if ji.filter != nil && ji.b.N > 0 {
+		js.filterPushed(s, ji)
+	}
 	base := len(ji.in.Types) - len(ji.keys)
 	for k, kern := range ji.keys { // the computed keys, into their columns
 		col := ji.b.Cols[base+k]
@@ -367,6 +379,62 @@ func (js *joinSource) read(s int) error {
 		}
 	}
 	return failure
+}
+
+// filterPushed takes out of input s's batch (ji.b, with js.sel its rows
+// 0..N-1) the rows for which its pushed-down condition (ji.filter,
+// planner/rule_pushdown.go) is not TRUE, keeping those the join sends to
+// its late output: a row with event time whose time is NULL or below its
+// CURRENT_WATERMARK stamp, as op.Join and op.Temporal decide it (SPEC 2.7:
+// a late row goes out as it reaches the join, whatever the query's WHERE
+// would keep), except a lookup join's right rows, which are never late (a
+// table read whole: op.NewJoin).
+// js.sel is then the kept rows 0..N-1 again.
+func (js *joinSource) filterPushed(s int, ji *joinInput) {
+	v := ji.filter.Eval(ji.b, js.sel)
+	tc, sc := ji.in.TimeCol(), ji.in.WatermarkCol
+	if js.both.Lookup && s == 1 {
+		tc = -1
+	}
+	n := ji.b.N
+	keep := js.sel[:0] // (in place: row i is read before keep[len] <= i is written)
+	for _, i := range js.sel[:n] {
+		ok := !v.Null[i] && v.B[i]
+		if !ok && tc >= 0 {
+			t := ji.b.Cols[tc]
+			ok = t.Null[i] || sc < 0 || !ji.b.Cols[sc].Null[i] && t.I[i] < ji.b.Cols[sc].I[i]
+		}
+		if ok {
+			keep = append(keep, i)
+		}
+	}
+	ji.dropped += int64(n - len(keep))
+	if len(keep) == n {
+		js.sel = keep
+		return
+	}
+	if ji.filtered == nil {
+		ji.filtered = vector.NewBatch(ji.in.Types)
+	}
+	f := ji.filtered // (not kept, which b may be after refuseFuture)
+	f.Reset()
+	for k := 0; k < len(keep); { // (runs of kept rows at once)
+		e := k + 1
+		for e < len(keep) && keep[e] == keep[e-1]+1 {
+			e++
+		}
+		f.AppendRows(ji.b, int(keep[k]), int(keep[e-1])+1)
+		k = e
+	}
+	if ji.par == nil && ji.b != ji.kept {
+		ji.b, ji.filtered = f, ji.b
+	} else {
+		ji.b = f // (the reader's batch stays the reader's, kept refuseFuture's: refuseFuture)
+	}
+	js.sel = js.sel[:0]
+	for i := range ji.b.N {
+		js.sel = append(js.sel, int32(i))
+	}
 }
 
 // refuseFuture stamps input ji's batch under its 'watermark.max-future'

@@ -47,6 +47,10 @@ type Planner struct {
 	// 'false'; rule_prune_columns.go): a join then holds every column of its
 	// inputs. The outputs are the same either way; tests compare the two.
 	KeepColumns bool
+	// KeepFilters turns filter pushdown off (SET 'planner.push-filters' =
+	// 'false'; rule_pushdown.go): a join's conditions on one input are then
+	// tested after the join. The outputs are the same either way.
+	KeepFilters bool
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
@@ -179,6 +183,7 @@ func rules() []selectRule {
 		{"window", ruleWindow},
 		{"explicit_join", ruleExplicitJoin},
 		{"in_to_semijoin", ruleInToSemiJoin},
+		{"pushdown", rulePushdown},
 		{"where", ruleWhere},
 		{"distinct", ruleDistinct},
 		{"aggregate", ruleAggregate},

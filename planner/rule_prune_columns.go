@@ -70,7 +70,12 @@ func (p *Planner) pruneJoin(both *plan.BothJoin, reads []bool) {
 		if pruned {
 			in.Keep = keep
 		}
-		p.pruneDerived(in.Stream, keep)
+		need := keep
+		if in.Filter != nil { // (the filter reads its columns before the join keeps any: rule_pushdown.go)
+			need = append([]bool(nil), keep...)
+			exprReads(in.Filter, need)
+		}
+		p.pruneDerived(in.Stream, need)
 	}
 }
 

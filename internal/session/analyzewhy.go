@@ -81,7 +81,8 @@ func joinLateOf(an *executor.Analysis, out int) *executor.LateAnalysis {
 // (SPEC 2.7; SPEC 4 "Finding out why"): an input's Scan (rows read), Decode
 // (malformed rows) and AssignWatermark (final watermark, rows refused by
 // 'watermark.max-future'), and the Join (per input: rows in, with a partner,
-// without one, late).
+// without one, late, and those its filter took out before the join:
+// planner/rule_pushdown.go).
 func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
 	an := stats.Analysis
 	if an.Both == nil {
@@ -90,7 +91,11 @@ func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
 	if l.Kind == plan.LineBothJoin {
 		var each []string
 		for _, in := range an.Both.Inputs {
-			each = append(each, fmt.Sprintf("%s: %s in, %s with a partner, %s without a partner, %s late", in.Stream, rowCount(in.In), rowCount(in.Partnered), rowCount(in.Unpartnered), rowCount(in.Late.Rows)))
+			note := fmt.Sprintf("%s: %s in, %s with a partner, %s without a partner, %s late", in.Stream, rowCount(in.In), rowCount(in.Partnered), rowCount(in.Unpartnered), rowCount(in.Late.Rows))
+			if in.Filtered > 0 {
+				note += fmt.Sprintf(" (%s filtered out before the join)", rowCount(in.Filtered))
+			}
+			each = append(each, note)
 		}
 		return []string{strings.Join(each, "; ")}
 	}
@@ -100,7 +105,7 @@ func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
 	in := &an.Both.Inputs[l.Branch]
 	switch l.Kind {
 	case plan.LineJoinInput:
-		read := in.In
+		read := in.In + in.Filtered
 		for _, e := range stats.Streams {
 			if e.Stream == in.Stream {
 				read += e.Malformed // (refused rows included)

@@ -118,7 +118,7 @@ func (s *Session) showSettings() error {
 	if max <= 0 {
 		max = executor.DefaultStateMaxBytes
 	}
-	vals := map[string]string{"state.max-bytes": executor.FormatSize(max), MiniBatchKey: fmt.Sprint(s.MiniBatch), RuntimeModeKey: map[bool]string{false: "batch", true: "streaming"}[s.Streaming], planner.StateTTLKey: plan.FormatTTL(s.StateTTL), planner.PruneColumnsKey: fmt.Sprint(!s.KeepColumns)}
+	vals := map[string]string{"state.max-bytes": executor.FormatSize(max), MiniBatchKey: fmt.Sprint(s.MiniBatch), RuntimeModeKey: map[bool]string{false: "batch", true: "streaming"}[s.Streaming], planner.StateTTLKey: plan.FormatTTL(s.StateTTL), planner.PruneColumnsKey: fmt.Sprint(!s.KeepColumns), planner.PushFiltersKey: fmt.Sprint(!s.KeepFilters)}
 	if l, ok := s.Front.(SettingsLister); ok {
 		for k, v := range l.SettingValues() {
 			vals[k] = v

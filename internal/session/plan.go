@@ -29,7 +29,7 @@ type TuneQuery struct {
 // row-late streams (rowLateStreams). Errors are as Exec's planning errors;
 // a cancelled ctx gives its error.
 func (s *Session) PlanTune(ctx context.Context, script *parser.Script, st *parser.Select) (TuneQuery, error) {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, KeepColumns: s.KeepColumns}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
 	b, err := p.PlanSelect(st)
 	if err != nil {
 		return TuneQuery{}, err

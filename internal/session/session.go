@@ -75,6 +75,10 @@ type Session struct {
 	// KeepColumns is SET 'planner.prune-columns' = 'false'
 	// (planner.Planner.KeepColumns): joins hold every column of their inputs.
 	KeepColumns bool
+	// KeepFilters is SET 'planner.push-filters' = 'false'
+	// (planner.Planner.KeepFilters): a join's conditions on one input are
+	// tested after the join.
+	KeepFilters bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
 	// sides indexes pending by stream and side name (the first branch of each);
@@ -135,7 +139,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -366,20 +370,21 @@ func (s *Session) set(st *parser.Set) error {
 		}
 		return nil
 	}
-	if st.Key == planner.PruneColumnsKey {
-		v, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(st.Value)]
-		if !ok {
-			return parser.Errorf(st.ValuePos, "'%s' takes 'true' (a join keeps only the columns the query reads, the default) or 'false' (every column)", planner.PruneColumnsKey)
-		}
-		s.KeepColumns = !v
-		return nil
+	flags := map[string]struct {
+		to   *bool
+		not  bool
+		what string
+	}{
+		planner.PruneColumnsKey: {&s.KeepColumns, true, " (a join keeps only the columns the query reads, the default) or 'false' (every column)"},
+		planner.PushFiltersKey:  {&s.KeepFilters, true, " (a join's conditions on one input filter that input before the join, the default) or 'false' (after the join)"},
+		MiniBatchKey:            {&s.MiniBatch, false, " or 'false'"},
 	}
-	if st.Key == MiniBatchKey {
+	if f, ok := flags[st.Key]; ok {
 		v, ok := map[string]bool{"true": true, "false": false}[strings.ToLower(st.Value)]
 		if !ok {
-			return parser.Errorf(st.ValuePos, "'%s' takes 'true' or 'false'", MiniBatchKey)
+			return parser.Errorf(st.ValuePos, "'%s' takes 'true'%s", st.Key, f.what)
 		}
-		s.MiniBatch = v
+		*f.to = v != f.not
 		return nil
 	}
 	if known, err := s.Front.Set(st); known || err != nil {

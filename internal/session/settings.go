@@ -32,7 +32,7 @@ type Settings struct {
 var Formats = catalog.PrintFormats()
 
 // SettingKeys lists the keys of SET, for the unknown-setting error (SPEC 3).
-const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.state.ttl, table.exec.mini-batch.enabled, execution.runtime-mode, planner.prune-columns"
+const SettingKeys = "format, side-dir, timer, sql-client.execution.result-mode, state.max-bytes, table.exec.state.ttl, table.exec.mini-batch.enabled, execution.runtime-mode, planner.prune-columns, planner.push-filters"
 
 // TimerValues are the words 'timer' (and the REPL's .timer) take, lower case,
 // with their values.

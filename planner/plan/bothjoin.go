@@ -53,6 +53,14 @@ type JoinInput struct {
 	// joined rows. Late rows go to the late output whole (SPEC 2.7: as they
 	// came), before any column is dropped.
 	Keep []bool
+	// Filter (nil: none), BOOLEAN over the input's layout, is the part of
+	// the query's WHERE (or of an outer join's ON) that reads this input
+	// only and that the planner pushed below the join (planner/
+	// rule_pushdown.go; Flink's FilterJoinRule): a row for which it is not
+	// TRUE joins nothing and is not kept, unless it is late (SPEC 2.7: a
+	// late row goes to the late output as it came, whatever the query
+	// would have kept of it).
+	Filter *Expr
 }
 
 // Pruned returns the names of the input's columns the join does not keep
@@ -291,6 +299,11 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "state: every row of both inputs (counted against 'state.max-bytes')")
 		if !j.Inputs[0].Stream.Bounded() || !j.Inputs[1].Stream.Bounded() {
 			d = append(d, "warning: a regular join over an unbounded input keeps every row: the state grows until the job stops at 'state.max-bytes'")
+		}
+	}
+	for _, in := range j.Inputs {
+		if in.Filter != nil {
+			d = append(d, fmt.Sprintf("rows of %s filtered before the join: %s", in.Name, in.Filter.Text))
 		}
 	}
 	for _, in := range j.Inputs {

@@ -34,7 +34,7 @@ SHOW TABLES;
 		"name,connector,bounded,columns\nhot,file,true,\"name VARCHAR, n BIGINT, note VARCHAR\"\nt,values,true,\"x BIGINT, s VARCHAR\"\n",
 		"column,type,watermark,key\nx,BIGINT,\"\",\"\"\ns,VARCHAR,\"\",PRI\n",
 		"statement\n\"CREATE STREAM `t` (\n  `x` BIGINT,\n  `s` VARCHAR,\n  PRIMARY KEY (`s`) NOT ENFORCED\n) WITH (\n  'connector' = 'values'\n)\"\n",
-		"key,value\nexecution.runtime-mode,batch\nformat,csv\nplanner.prune-columns,true\nside-dir,\"\"\nsql-client.execution.result-mode,auto\nstate.max-bytes,2GiB\ntable.exec.mini-batch.enabled,false\ntable.exec.state.ttl,0 ms\ntimer,off\n",
+		"key,value\nexecution.runtime-mode,batch\nformat,csv\nplanner.prune-columns,true\nplanner.push-filters,true\nside-dir,\"\"\nsql-client.execution.result-mode,auto\nstate.max-bytes,2GiB\ntable.exec.mini-batch.enabled,false\ntable.exec.state.ttl,0 ms\ntimer,off\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks\n%s\ngot\n%s", want, stdout)
