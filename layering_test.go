@@ -58,7 +58,7 @@ func deps(t *testing.T, pkgs ...string) []string {
 //   - the executor's base packages import nothing above them: executor/flow
 //     (Operator, Step, Merger) only executor/vector, executor/state (the
 //     state budget) no package of the module; an operator package
-//     (executor/stateless, executor/rank) imports them, the kernels or
+//     (executor/stateless, executor/rank, executor/aggregate) imports them, the kernels or
 //     executor/op, and the plan, and the
 //     sink streams (executor/sinkstream) them and the connector registry,
 //     never the executor that builds them.
@@ -122,14 +122,17 @@ func TestLayering(t *testing.T) {
 	// and the kernels, never the executor that builds them (executor/stateless:
 	// LIMIT and the projections; executor/rank: the main query's Top-N,
 	// deduplication, OVER and ORDER BY over executor/op, reaching the replay
-	// through its own interface); the sink streams (executor/sinkstream)
-	// import the base and the connector registry
+	// through its own interface; executor/aggregate: the window and updating
+	// aggregate over the accumulators of executor/agg, reaching the replay
+	// through its Replay); the sink streams (executor/sinkstream) import the
+	// base and the connector registry
 	for pkg, allowed := range map[string][]string{
 		"streamql/executor/flow":       {"streamql/executor/vector"},
 		"streamql/executor/state":      nil,
 		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/planner/plan"},
 		"streamql/executor/sinkstream": {"streamql/executor/flow", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
 		"streamql/executor/rank":       {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
+		"streamql/executor/aggregate":  {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/agg", "streamql/executor/expr", "streamql/executor/format", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/executor/window", "streamql/catalog", "streamql/planner/plan"},
 	} {
 		for _, d := range importsOf(t, pkg)[pkg] {
 			if (d == "streamql" || strings.HasPrefix(d, "streamql/")) && !slices.Contains(allowed, d) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"streamql/catalog"
+	"streamql/executor/aggregate"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -55,9 +56,9 @@ type Analysis struct {
 	// job reads one stream.
 	Both *BothJoinAnalysis
 
-	chain *chain       // the probe chain, read at the end
-	both  *joinSource  // the job's join of two streams, nil when none
-	agg   *aggOperator // its aggregate operator, nil when none
+	chain *chain              // the probe chain, read at the end
+	both  *joinSource         // the job's join of two streams, nil when none
+	agg   *aggregate.Operator // its aggregate operator, nil when none
 	joins []*joinState
 	hold  *probeHold
 	// future is the held probe stream's 'watermark.max-future' (maxfuture.go), nil when none
@@ -113,7 +114,7 @@ func newAnalysis(job *plan.Job) *Analysis {
 
 // setChain records c as the job's probe chain, with agg its aggregate
 // operator (nil: none); nil-safe.
-func (a *Analysis) setChain(c *chain, agg *aggOperator) {
+func (a *Analysis) setChain(c *chain, agg *aggregate.Operator) {
 	if a == nil {
 		return
 	}
@@ -179,10 +180,10 @@ func (a *Analysis) finish(job *plan.Job) {
 		}
 	}
 	if ao := a.agg; ao != nil {
-		for k, o := range ao.ops {
-			w := WindowAnalysis{Branch: ao.at[k], Rows: o.rowsIn, RowsOut: o.rowsOut, OpenWindowsMax: o.maxOpen, GroupsMax: o.maxGroups}
-			if c := ao.counts[k]; c != nil {
-				w.Late = c.Rows
+		for _, c := range ao.Counters() {
+			w := WindowAnalysis{Branch: c.Branch, Rows: c.Rows, RowsOut: c.RowsOut, OpenWindowsMax: c.OpenWindowsMax, GroupsMax: c.GroupsMax}
+			if c.Late != nil {
+				w.Late = c.Late.Rows
 			}
 			a.Windows = append(a.Windows, w)
 		}

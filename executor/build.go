@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"streamql/executor/expr"
+	"streamql/executor/aggregate"
 	"streamql/executor/flow"
 	"streamql/executor/rank"
 	"streamql/executor/stateless"
@@ -46,6 +46,9 @@ type chainOpts struct {
 	// notice), for the main query's Rank (SPEC 2.9); nil: none.
 	budget *StateBudget
 	stats  *Stats
+	// live is the session's live status the aggregate's late rows are
+	// counted into where they reach the sink (aggChain; nil: none).
+	live *Live
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -91,11 +94,11 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
 		down := flow.NewEmitter(next)
 		op, name := opts.afterRouter[k](down)
-		if ao, ok := op.(*aggOperator); ok {
-			ao.src = opts.src // (malformed rows' positions)
-			// the LIMIT may end the job at any row of an aggregating main query
-			ao.flushMain = c.limit.CutsChunks()
-			c.sink.lateRows, c.sink.live = ao.lateRows(), ao.live
+		if ao, ok := op.(*aggregate.Operator); ok {
+			// the source for malformed rows' positions; the LIMIT may end the
+			// job at any row of an aggregating main query
+			ao.Wire(opts.src, c.limit.CutsChunks())
+			c.sink.lateRows, c.sink.live = ao.LateRows(), opts.live
 		}
 		if _, ok := op.(MarkReader); ok {
 			marks = true
@@ -136,41 +139,24 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	return c
 }
 
+// ttlNow is the processing-time clock of 'table.exec.state.ttl' the
+// aggregate reads (aggregate.Options.Now), epoch ms; nil: the system's
+// clock (tests replace it).
+var ttlNow func() int64
+
 // aggChain returns the chain options that put job's aggregate operator after
 // the router (build.go); *made is set to the operator.
 // derive says that the batches come without marks (the rows an event-time join
 // releases, SPEC 2.2): the operator then reads the watermark after each row from
 // the stamped watermark column of the next row. live is the session's live
 // status the operator counts late rows into (nil: none).
-func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggOperator, derive bool, live *Live) chainOpts {
-	return chainOpts{afterRouter: []func(down *Emitter) (Operator, string){
+func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggregate.Operator, derive bool, live *Live) chainOpts {
+	return chainOpts{live: live, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
-			*made = newAggOperator(job, budget, stats, down)
-			(*made).derive, (*made).live = derive, live
+			*made = aggregate.New(job, aggregate.Options{Budget: budget, Late: &stats.Late, Malformed: stats.malformed, Derive: derive, Now: ttlNow}, down)
 			return *made, "aggregate"
 		},
 	}}
-}
-
-// buildAggOp builds the aggregate of branch br (SPEC 2.4) from its plan
-// (br.Agg, plan.Aggregate), charged to budget, with its expressions compiled
-// into kernels: the keys, the calls' arguments and SESSION's partition keys
-// over the source batch, HAVING and the projection over the aggregate row.
-func buildAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
-	o, a := newAggOp(br, budget), br.Agg
-	o.keyK = expr.CompileAll(a.Keys)
-	for _, c := range a.Calls {
-		o.argK = append(o.argK, expr.Compile(c.Arg))
-	}
-	if a.Window != nil {
-		o.pkeyK = expr.CompileAll(a.Window.Partition)
-	}
-	o.havingK = expr.Compile(a.Having)
-	o.projK = expr.CompileAll(br.Project)
-	if a.Updating {
-		o.upd = newUpdState(a, false) // (the clock: newAggOperator)
-	}
-	return o
 }
 
 // buildJoinBuild returns the operator that absorbs the rows of j's build side
@@ -194,7 +180,7 @@ type sinkOp struct {
 	late    *lateTracker // EXPLAIN ANALYZE's late rows (analyzeflow.go), nil otherwise
 	rep     *replay      // a group source's replay: its replayed rows' outputs are dropped (nil: none)
 	// lateRows counts the rows of each window's late part (parts[nb+k]: the
-	// aggregate's late part k, aggOperator.lateRows) for the notices (SPEC
+	// aggregate's late part k, aggregate.Operator.LateRows) for the notices (SPEC
 	// 2.4); they are counted here, where they reach the sink, after a LIMIT
 	// cut what came after its end
 	lateRows []*LateRows

@@ -446,8 +446,8 @@ func (c *captureSink) next(out int) error {
 	return nil
 }
 
-// copyWidened sets row at of d to row i of s as copyValue does (aggregate.go;
-// strings copied into d's arena, an ARRAY, MAP or ROW value whole into d's
+// copyWidened sets row at of d to row i of s as vector.Vec.SetFrom does
+// (strings copied into d's arena, an ARRAY, MAP or ROW value whole into d's
 // child vectors, SPEC 2.10), and converts BIGINT to DOUBLE where a union
 // part's column is widened (SPEC 2.6).
 func copyWidened(d *vector.Vec, at int, s *vector.Vec, i int) {
@@ -460,7 +460,7 @@ func copyWidened(d *vector.Vec, at int, s *vector.Vec, i int) {
 	case d.Type == catalog.Double && s.Type != catalog.Double:
 		d.Null[at], d.F[at] = false, float64(s.I[i])
 	default:
-		copyValue(d, at, s, i)
+		d.SetFrom(at, s, i)
 	}
 }
 

@@ -23,15 +23,23 @@
 //   - executor/stateless: the main query's LIMIT and the projections;
 //   - executor/rank: the operator a main query ends with (SPEC 2.9) and its
 //     side of a Kafka replay;
+//   - executor/aggregate: the window and updating aggregate (SPEC 2.4, 2.8),
+//     its side of a Kafka replay (it is a flow.Checkpoint and reaches the
+//     replay through aggregate.Replay, which replay.go's opReplay gives it
+//     as it does rank.Replay) and the aggregate's side of the parallel window
+//     aggregate (aggregate.Partial, ChunkAgg); the builder gives it the job
+//     through aggregate.Options and Wire (the malformed rows' policy and
+//     positions, the late rows' counts, the main query's LIMIT) and EXPLAIN
+//     ANALYZE reads its Counters; RowError moved to executor/flow with it,
+//     for the operators to return;
 //   - executor/sinkstream: the writers of sink streams and dead letters.
 //
 // What stays here is coupled to the runner: the watermark assigner and the
 // router (run.go, with the MARK joins of markjoin.go and the key state of
-// join.go), the window and updating aggregate (aggregate.go, agg*.go,
-// groupagg.go), whose fields the parallel aggregate (paragg.go), the replay
-// (replay.go, checkpoint.go) and EXPLAIN ANALYZE (analyze*.go) read; the
-// execution strategies (prefetch.go, parallel.go, morsel.go, paragg.go),
-// which build chains of their own (buildChain); the event-time join
+// join.go); the replay (replay.go) and EXPLAIN ANALYZE (analyze*.go); the
+// execution strategies (prefetch.go, parallel.go, morsel.go, and paragg.go,
+// the parallel window aggregate's workers, chunks and merge order), which
+// build chains of their own (buildChain); the event-time join
 // (semijoin.go), the sources (source.go, decode.go, computed.go, derived.go,
 // joinsource.go, unnest.go, maxfuture.go, partwm.go) and the live status
 // (live.go).
@@ -57,7 +65,7 @@
 //     kind is Kinds[Sel[k]]); read one with Part.KindAt.
 //   - An operator that makes updating rows sets Kinds on what it emits (op.Join
 //     on its joined batches, the updating aggregate on its Chunks,
-//     groupagg.go, an updating Top-N, executor/rank). Operators that pass
+//     executor/aggregate, an updating Top-N, executor/rank). Operators that pass
 //     rows through (route, filter, and executor/stateless's project and
 //     limit) pass the input batch's Kinds on unchanged;
 //     vector.Batch.AppendRows copies them.

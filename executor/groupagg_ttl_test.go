@@ -55,7 +55,7 @@ func (s *kindSink) Rows(r *Step) error {
 func TestGroupByStateTTLProcessingTime(t *testing.T) {
 	clock := []int64{0, 5, 20, 26}
 	calls := 0
-	defer func(f func() int64) { ttlNow = f }(ttlNow)
+	defer func() { ttlNow = nil }()
 	ttlNow = func() int64 { calls++; return clock[min(calls-1, len(clock)-1)] }
 	job := sensorbench.Plan(t, `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)
   WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv', 'follow' = 'true');

@@ -372,7 +372,7 @@ func (js *joinSource) read(s int) error {
 	for k, kern := range ji.keys { // the computed keys, into their columns
 		col := ji.b.Cols[base+k]
 		col.ResetArena()
-		copyRows(col, kern.Eval(ji.b, js.sel), js.sel) // (aggregate.go; sel is 0..n-1)
+		col.CopyRows(kern.Eval(ji.b, js.sel), js.sel) // (sel is 0..n-1)
 	}
 	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
 		return err

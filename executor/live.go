@@ -23,7 +23,7 @@ type Live struct {
 	heldRows atomic.Int64
 
 	// Late counts the rows windowed queries sent to their late outputs (SPEC
-	// 2.4, executor/aggregate.go), once per batch; a status shows it only when
+	// 2.4, executor/aggregate), once per batch; a status shows it only when
 	// it is not zero.
 	Late atomic.Int64
 }

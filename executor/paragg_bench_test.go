@@ -3,6 +3,7 @@ package executor
 import (
 	"testing"
 
+	"streamql/executor/aggregate"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
 )
@@ -17,7 +18,7 @@ import (
 //	go test ./executor -run XXX -bench PartialAggregate -benchmem
 func BenchmarkPartialAggregate(b *testing.B) {
 	job := sensorbench.Plan(b, sensorbench.TumbleScript, "")
-	var ao *aggOperator
+	var ao *aggregate.Operator
 	aggChain(job, NewStateBudget(0), &Stats{}, &ao, false, nil).afterRouter[0](&Emitter{})
 	w := newPaggWorker(job, ao, nil, false)
 	o := newPaggOut(ao, 1, len(job.Outputs), NewStateBudget(0))
@@ -39,17 +40,14 @@ func BenchmarkPartialAggregate(b *testing.B) {
 	rows := int64(0)
 	for k := range b.N {
 		if k%per == 0 {
-			for _, x := range o.ops {
-				x.resetPartial()
-			}
-			w.start(int64(k/per), o)
+			w.start(int64(k/per), o) // (the chunk's partials reset: aggregate.Partial.Start)
 		}
 		bt := batches[k%len(batches)]
 		w.in.SelectRows(bt, 0, bt.N)
 		if err := w.c.head.Push(b.Context(), Port{}, w.in); err != nil {
 			b.Fatal(err)
 		}
-		if o.dirty {
+		if o.agg.Dirty() {
 			b.Fatal("a late row")
 		}
 		rows += int64(bt.N)

@@ -3,6 +3,7 @@ package executor
 import (
 	"time"
 
+	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
 )
@@ -16,18 +17,18 @@ import (
 // watermark starts at w, the rows of p with offsets below e go into state
 // only (their direct outputs are written already, I3: filterBad, filter,
 // replayed), and the windows of p's groups with end <= f are not emitted again
-// (I4: aggOp.firedFor). A revoked partition's groups and watermark are
-// dropped. A batch that changed the state (stamped watermarks, fired
-// windows) but was cut before it reached the sinks (the job cancelled
-// between two operators) leaves the state ahead of the outputs: Torn then
-// says so, and the source commits none of these frontiers. Every method runs
-// on the job's goroutine.
+// (I4: executor/aggregate's aggOp, through opReplay.FiredBy). A revoked
+// partition's groups and watermark are dropped. A batch that changed the state
+// (stamped watermarks, fired windows) but was cut before it reached the sinks
+// (the job cancelled between two operators) leaves the state ahead of the
+// outputs: Torn then says so, and the source commits none of these frontiers.
+// Every method runs on the job's goroutine.
 //
-// The state is the job's Checkpoints (checkpoint.go): its aggregate, its
+// The state is the job's Checkpoints (flow.Checkpoint): its aggregate, its
 // updating Top-N, deduplication, OVER aggregation or ORDER BY the event time
-// over the stream's rows (executor/rank's replay.go), or the probe rows its event-time
-// join holds; each gives its frontier per partition, and drops a partition
-// when it is revoked or assigned again.
+// over the stream's rows (executor/rank's replay.go), or the probe rows its
+// event-time join holds; each gives its frontier per partition, and drops a
+// partition when it is revoked or assigned again.
 type replay struct {
 	pw   *partWatermarks // the chain's per-partition watermarks; nil without WATERMARK FOR
 	e    []int64         // per partition: rows with an offset below it are replayed (0: none)
@@ -49,9 +50,9 @@ type replay struct {
 // newReplay gives the job's state to src when src (or the source it wraps,
 // connector.Unwrapper) is a connector.Replayer and the job holds rows in
 // state (an aggregate, agg not nil, or else the main query's operator over
-// the stream, c.rank, when it is replayable: executor/rank's replay.go); it returns nil
-// otherwise, and the source commits as for a stateless job.
-func newReplay(src Source, c *chain, agg *aggOperator) *replay {
+// the stream, c.rank, when it is replayable: executor/rank's replay.go); it
+// returns nil otherwise, and the source commits as for a stateless job.
+func newReplay(src Source, c *chain, agg *aggregate.Operator) *replay {
 	rk := c.rank
 	if rk != nil && (agg != nil || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
 		rk = nil // (the rank operator's own replay is of one over the stream's rows)
@@ -68,13 +69,11 @@ func newReplay(src Source, c *chain, agg *aggOperator) *replay {
 		r.pw.rep = r
 	}
 	if agg != nil {
-		for _, o := range agg.ops {
-			o.rep = r
-		}
-		r.add(aggCheckpoint{agg})
+		agg.StartReplay(opReplay{r})
+		r.add(agg)
 	}
 	if rk != nil {
-		rk.StartReplay(rankReplay{r})
+		rk.StartReplay(opReplay{r})
 		r.add(rk)
 	}
 	return r.attach(c, rs)
@@ -217,7 +216,8 @@ func (r *replay) Fired(p int32) (int64, bool) {
 func (r *replay) Torn() bool { return r.torn }
 
 // changed notes that a push is changing the state ahead of the sinks
-// (partWatermarks.stampPartsSel, aggOperator.fireAll); r may be nil.
+// (partWatermarks.stampPartsSel, aggregate.Operator.fireAll, through
+// opReplay.Changed); r may be nil.
 func (r *replay) changed() {
 	if r != nil {
 		r.torn = true
@@ -267,18 +267,19 @@ func (r *replay) firedBy(p int32, end int64) bool {
 	return int(p) < len(r.fSet) && r.fSet[p] && end <= r.f[p]
 }
 
-// rankReplay is the replay as the main query's rank operator sees it
-// (rank.Replay).
-type rankReplay struct{ r *replay }
+// opReplay is the replay as the operators that hold rows see it: the main
+// query's rank operator (rank.Replay) and the aggregate (aggregate.Replay).
+type opReplay struct{ r *replay }
 
-// Replayed implements rank.Replay: the row at pos is read again below its
-// partition's e (I3) while the replay filters the direct outputs.
-func (x rankReplay) Replayed(pos int64) bool { return x.r.active && x.r.replayed(pos) }
+// Replayed implements rank.Replay and aggregate.Replay: the row at pos is read
+// again below its partition's e (I3) while the replay filters the direct
+// outputs.
+func (x opReplay) Replayed(pos int64) bool { return x.r.active && x.r.replayed(pos) }
 
 // Firing implements rank.Replay: with the stream's per-partition watermarks,
 // the state is torn until the rows the operator emits reach the sinks, and
 // the fire frontier of each partition counted in wm rises.
-func (x rankReplay) Firing(wm int64) {
+func (x opReplay) Firing(wm int64) {
 	if x.r.pw == nil {
 		return
 	}
@@ -288,9 +289,17 @@ func (x rankReplay) Firing(wm int64) {
 
 // Written implements rank.Replay: p came with a fire frontier and t is below
 // it.
-func (x rankReplay) Written(p int32, t int64) bool {
+func (x opReplay) Written(p int32, t int64) bool {
 	return int(p) < len(x.r.fSet) && x.r.fSet[p] && t < x.r.f[p]
 }
+
+// FiredBy implements aggregate.Replay: a window of partition p's groups
+// ending at end fired before p came to this process (I4).
+func (x opReplay) FiredBy(p int32, end int64) bool { return x.r.firedBy(p, end) }
+
+// Changed implements aggregate.Replay: fired windows left the state, which
+// is torn until their rows reach the sinks.
+func (x opReplay) Changed() { x.r.changed() }
 
 // replayed reports whether the row at source position pos is read again
 // below its partition's e (I3).

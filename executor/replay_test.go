@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/planner"
 )
@@ -37,7 +38,7 @@ type replayRun struct {
 	job  *planner.Job
 	sink *orderSink
 	c    *chain
-	agg  *aggOperator
+	agg  *aggregate.Operator
 	src  *fakeReplayer
 	used map[int32]int64
 }
@@ -107,16 +108,7 @@ func (r *replayRun) firedOpen(p int32) (end int64, ok bool) {
 	if !set || r.agg == nil {
 		return 0, false
 	}
-	for _, o := range r.agg.ops {
-		for _, ws := range o.open {
-			for _, g := range ws.groups {
-				if g.part == p && ws.win.End <= f {
-					return ws.win.End, true
-				}
-			}
-		}
-	}
-	return 0, false
+	return r.agg.OpenAtOrBelow(p, f)
 }
 
 // cutCtx is a context cancelled after left calls of Err: every operator of

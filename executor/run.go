@@ -7,8 +7,10 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
+	"streamql/executor/flow"
 	"streamql/executor/sinkstream"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -41,6 +43,14 @@ type StreamErrors struct {
 	// DeadLetter is the sink stream that gets the malformed rows instead of
 	// the errors side output ('errors.stream', SPEC 2.5), "" when none.
 	DeadLetter string
+}
+
+// malformed counts one malformed row of stream st and returns the stream's
+// 'errors' policy (SPEC 1), for the aggregate (aggregate.Options.Malformed).
+func (s *Stats) malformed(st *catalog.Stream) string {
+	es := s.stream(st)
+	es.Malformed++
+	return es.Policy
 }
 
 func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
@@ -84,18 +94,9 @@ func countBad(policy string, n int) int64 {
 	return int64(n)
 }
 
-// RowError is the failure of a job whose stream has 'errors'='fail' (SPEC 1): the
-// position, and the reason.
-type RowError struct {
-	Stream   string
-	Position string
-	Reason   string
-}
-
-// Error renders the failure: position, stream, reason, and what to do instead.
-func (e *RowError) Error() string {
-	return fmt.Sprintf("%s: malformed row in stream %s: %s (the stream has 'errors'='fail'; use 'errors'='side' to send such rows to the errors side output)", e.Position, e.Stream, e.Reason)
-}
+// RowError is flow.RowError: the failure of a job whose stream has
+// 'errors'='fail' (SPEC 1).
+type RowError = flow.RowError
 
 // Run runs job: it opens every source first (so a source that cannot be opened
 // fails the job before any output is printed), then creates the sink with
@@ -344,8 +345,8 @@ type process struct {
 	es   *StreamErrors
 	in   *Step // the batch pushed into the chain
 	rows *int64
-	agg  *aggOperator // the aggregate operator (SPEC 2.4), nil when none
-	rep  *replay      // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
+	agg  *aggregate.Operator // the aggregate operator (SPEC 2.4), nil when none
+	rep  *replay             // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
 	udf  []expr.UDFFailure
 }
 

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"streamql/catalog"
+	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/op"
 	"streamql/executor/vector"
@@ -146,7 +147,7 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, src Source, sink Si
 	// The held rows are stamped on arrival by the chain's watermark assigner
 	// and routed, once released, through its router into the sink (build.go).
 	opts := chainOpts{}
-	var agg *aggOperator
+	var agg *aggregate.Operator
 	if job.HasAggregates() { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
 		opts = aggChain(job, acct.Budget(), stats, &agg, true, lv)
 	}
@@ -418,7 +419,7 @@ var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time
 // rows of job, which aggregates (agg not nil), come from more than one
 // partition: those read so far, and those of b (nil: none), checked before
 // b is routed, so no window has fired by then.
-func aggOverParts(job *plan.Job, agg *aggOperator, wm *watermarker, b *vector.Batch) error {
+func aggOverParts(job *plan.Job, agg *aggregate.Operator, wm *watermarker, b *vector.Batch) error {
 	if agg == nil || wm.parts == nil || !wm.parts.manyParts(b) {
 		return nil
 	}

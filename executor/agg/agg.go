@@ -955,7 +955,7 @@ func (st *State) Bytes() int64 { return st.caps() }
 // Count returns the values the state holds net of retractions (all rows
 // for COUNT(*)): the result of COUNT, and a read of the state's first word
 // (the updating aggregate loads a batch's groups with it ahead of their
-// changes, executor/groupagg.go's prefind).
+// changes, executor/aggregate/groupagg.go's prefind).
 func (st *State) Count() int64 { return st.n }
 
 // FixedBytes is the size of a State without its wide part and what Bytes

@@ -4,7 +4,9 @@
 // Mark) they receive, the one instrumented wrapper around every operator
 // call (Instrument, OpStats, OpError), what flows (Step: one batch per output
 // port, with its chunks and errors port), the Sink a job's output reaches,
-// and the one Merger that reads a Step in SPEC 4's output order.
+// and the one Merger that reads a Step in SPEC 4's output order; RowError,
+// a malformed row's failure of a job ('errors'='fail'), which operators
+// return.
 //
 // It owns those contracts and nothing that runs a job: the executor builds
 // the operators (build.go) and drives them (run.go); the operators

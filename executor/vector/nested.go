@@ -88,6 +88,22 @@ func (v *Vec) AddElem() int {
 	return j
 }
 
+// SetFrom makes row i of v a copy of row j of src (same type), NULL or not:
+// CopyValue when it is not NULL.
+func (v *Vec) SetFrom(i int, src *Vec, j int) {
+	if v.Null[i] = src.Null[j]; !src.Null[j] {
+		v.CopyValue(i, src, j)
+	}
+}
+
+// CopyRows makes rows 0, 1, ... of v copies of the rows sel of src (same
+// type; SetFrom of each).
+func (v *Vec) CopyRows(src *Vec, sel []int32) {
+	for k, j := range sel {
+		v.SetFrom(k, src, int(j))
+	}
+}
+
 // CopyValue makes row i of v a copy of row j of src (same type, not NULL):
 // text copied into v's arenas, a nested value's elements appended to v's
 // child vectors.

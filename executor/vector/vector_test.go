@@ -97,3 +97,53 @@ func TestRecordLines(t *testing.T) {
 		t.Errorf("Reset kept the lines of %d columns", b.LineCols)
 	}
 }
+
+// TestCopyRowsNullsAndText: CopyRows makes rows 0, 1, ... of the destination
+// the rows sel of the source, in sel's order: a NULL row becomes NULL over a
+// value the destination held, a value over a NULL becomes a value, and a
+// VARCHAR is copied into the destination's arena (the source's buffer
+// overwritten afterwards leaves it unchanged); SetFrom copies one row so.
+// The reference is the source's row as AppendValue prints it, taken before.
+func TestCopyRowsNullsAndText(t *testing.T) {
+	for _, typ := range []catalog.Type{catalog.BigInt, catalog.Double, catalog.Varchar} {
+		src, dst := NewVec(typ), NewVec(typ)
+		buf := []byte("zero one two three")
+		words := [][]byte{buf[0:4], buf[5:8], buf[9:12], buf[13:]}
+		for i := range 4 {
+			switch typ {
+			case catalog.BigInt:
+				src.I[i], dst.I[i] = int64(10+i), -1
+			case catalog.Double:
+				src.F[i], dst.F[i] = float64(i)+0.5, -1
+			case catalog.Varchar:
+				src.S[i] = words[i]
+				dst.SetString(i, []byte("old"))
+			}
+		}
+		src.Null[1] = true // a NULL over the destination's value
+		dst.Null[2] = true // a value over the destination's NULL
+		sel := []int32{3, 1, 2, 0}
+		var want []string
+		for _, i := range sel {
+			if src.Null[i] {
+				want = append(want, "NULL")
+			} else {
+				want = append(want, string(AppendValue(nil, typ, src, int(i))))
+			}
+		}
+		dst.CopyRows(src, sel[:3])
+		dst.SetFrom(3, src, int(sel[3]))
+		for i := range buf {
+			buf[i] = '#'
+		}
+		for k := range sel {
+			got := "NULL"
+			if !dst.Null[k] {
+				got = string(AppendValue(nil, typ, dst, k))
+			}
+			if got != want[k] {
+				t.Errorf("%s: row %d is %q, want %q (source row %d)", typ, k, got, want[k], sel[k])
+			}
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package executor
+package aggregate
 
 import (
 	"math/rand/v2"

@@ -1,10 +1,10 @@
 // The aggregate's replay-facing methods (a Kafka group source's replay,
-// replay.go): what each group holds of each partition (heldAt, heldAll), the
-// state a group frees (groupCost), and dropping a revoked partition's windows
-// and groups (drop, unindex). Kept together so that the replay's Checkpoint
-// interface can be implemented here.
+// the executor's replay.go, through Replay): what each group holds of each
+// partition (heldAt, heldAll), the state a group frees (groupCost), and
+// dropping a revoked partition's windows and groups (drop, unindex). Kept
+// together for the Operator's flow.Checkpoint (checkpoint.go).
 
-package executor
+package aggregate
 
 import (
 	"math"
@@ -13,7 +13,8 @@ import (
 )
 
 // heldAt is the first row of a partition in a group: its offset and the
-// watermark of its partition before it (the hold frontier, replay.go).
+// watermark of its partition before it (the hold frontier, the executor's
+// replay.go).
 type heldAt struct {
 	off   int64
 	cw    int64
@@ -66,8 +67,8 @@ func mergeHeld(h, g *aggGroup) {
 	}
 }
 
-// heldAll lowers, in dst, each partition's first row held (the smallest
-// offset) to that of o's open state (replay.go: the hold frontier).
+// heldAll lowers, in dst, each partition's first row held (the smallest offset)
+// to that of o's open state (the executor's replay.go: the hold frontier).
 func (o *aggOp) heldAll(dst map[int32]heldAt) {
 	note := func(p int32, x heldAt) {
 		if h, ok := dst[p]; !ok || x.off < h.off {
@@ -84,10 +85,11 @@ func (o *aggOp) heldAll(dst map[int32]heldAt) {
 	}
 }
 
-// drop frees the groups of partition p (revoked, or rebuilt by a replay:
-// replay.go), and the windows and sessions left without groups. A group that
-// also holds rows of other partitions stays (the topic is not partitioned by
-// the grouping key, which SPEC 2.5 requires of a scaled-out aggregate).
+// drop frees the groups of partition p (revoked, or rebuilt by a replay: the
+// executor's replay.go), and the windows and sessions left without groups. A
+// group that also holds rows of other partitions stays (the topic is not
+// partitioned by the grouping key, which SPEC 2.5 requires of a scaled-out
+// aggregate).
 func (o *aggOp) drop(p int32) {
 	o.lastWs = nil
 	clear(o.cache[:])

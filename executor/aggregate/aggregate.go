@@ -1,4 +1,4 @@
-package executor
+package aggregate
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 	"streamql/catalog"
 	"streamql/executor/agg"
 	"streamql/executor/expr"
+	"streamql/executor/flow"
 	"streamql/executor/format"
+	"streamql/executor/state"
 	"streamql/executor/vector"
 	"streamql/executor/window"
 	"streamql/planner/plan"
@@ -30,7 +32,7 @@ type aggOp struct {
 	a       *plan.Aggregate
 	kind    window.Kind
 	latePt  int // index of the late part in the router's Step, -1 without a window
-	acct    *StateAccount
+	acct    *state.Account
 	seq     int64
 	open    []*winState // unsorted; minEnd is at most the smallest end
 	minEnd  int64
@@ -45,7 +47,7 @@ type aggOp struct {
 	sel     []int32
 	fireBuf []*winState
 	bytes   int64 // state charged to acct
-	// the chunks of fired rows made in the current batch (aggOperator)
+	// the chunks of fired rows made in the current batch (Operator)
 	outTypes []catalog.Type
 	bufs     []*vector.Batch
 	bufSel   [][]int32
@@ -96,13 +98,14 @@ type aggOp struct {
 	// mergeSession), so an entry's group is in its window
 	cache [groupCacheSize]groupCacheEntry
 	// pend is set in a partial of the parallel aggregate (aggPartial,
-	// paragg.go): its rows' accumulators are added per batch, addTo keeps
+	// partial.go): its rows' accumulators are added per batch, addTo keeps
 	// each row's group states, row and arrival number there; nil otherwise
 	pend *pending
-	// a Kafka group source's replay (replay.go; nil: none), and the row being
-	// added: its partition, offset and CURRENT_WATERMARK, which a new group
-	// (and a new session) keeps for the hold frontier
-	rep      *replay
+	// a Kafka group source's replay (the executor's replay.go, through
+	// Replay; nil: none), and the row being added: its partition, offset and
+	// CURRENT_WATERMARK, which a new group (and a new session) keeps for the
+	// hold frontier
+	rep      Replay
 	rowPart  int32
 	rowOff   int64
 	rowCw    int64
@@ -111,7 +114,7 @@ type aggOp struct {
 	upd      *updState   // an updating aggregate's changes (groupagg.go), nil for others
 }
 
-func newAggOp(br *plan.Branch, budget *StateBudget) *aggOp {
+func newAggOp(br *plan.Branch, budget *state.Budget) *aggOp {
 	a := br.Agg
 	o := &aggOp{br: br, a: a, latePt: -1, byWin: map[window.Win]*winState{}, bySess: map[string][]*winState{}, minEnd: math.MaxInt64}
 	if w := a.Window; w != nil {
@@ -174,15 +177,14 @@ func (o *aggOp) prepare(b *vector.Batch, taken []int32) {
 	}
 }
 
-// aggOperator is the operator (operator.go) that runs a job's aggregates after
+// Operator is the operator (flow.Operator) that runs a job's aggregates after
 // the router: it reads the rows each aggregating branch took (its part's Sel)
 // and the watermark marks, lets each aggOp take its rows in input order and fire
 // right after the row that moved the watermark, and pushes the router's batch on
 // with the late rows routed to their late outputs and the fired rows as Chunks
 // at their places (SPEC 2.4, SPEC 4).
-type aggOperator struct {
+type Operator struct {
 	job   *plan.Job
-	live  *Live // the session's live status, given to the sink that counts late rows (nil: none; set at build)
 	ops   []*aggOp
 	at    []int // the router branch (part) of each operator
 	pos   []int // per operator: next index into its taken rows
@@ -196,12 +198,12 @@ type aggOperator struct {
 	inBatch   bool  // in Push (flush pushes the rows before at1), not in fireAll
 	oneChunk  bool  // the batch's changes go out as one chunk per flush (alone)
 	stop      error // a flush's push failed, or the LIMIT ended the job there: the operator stops
-	counts    []*LateRows
-	out       Step
-	parts     []Part
+	counts    []*flow.LateRows
+	out       flow.Step
+	parts     []flow.Part
 	lateSel   [][]int32
-	chunks    []Chunk
-	down      *Emitter
+	chunks    []flow.Chunk
+	down      *flow.Emitter
 	ncols     int // the stream's columns (a late row's columns)
 	nb        int // the router's parts (its branches)
 	at1       int // At of the chunks being made
@@ -210,13 +212,15 @@ type aggOperator struct {
 	// last row of a batch it is known at the next batch (pending)
 	derive  bool
 	pending bool
-	fired   Step   // the batch of fireAll
-	src     Source // for the positions of malformed rows (malformed), nil in tests
-	stats   *Stats
+	fired   flow.Step // the batch of fireAll
+	src     Positions // for the positions of malformed rows (malformed), nil in tests
+	// count counts a malformed row of a stream and returns the stream's
+	// 'errors' policy (Options.Malformed)
+	count func(*catalog.Stream) string
 	// pre and preParts are pushBefore's batch; pushed is the number of the
 	// batch's input rows it pushed on (taken out of its ports after the push)
-	pre      Step
-	preParts []Part
+	pre      flow.Step
+	preParts []flow.Part
 	pushed   int
 	// row counts the rows the operator saw, job-wide (aggOp.rowAt); fire
 	// and fireItems are fireAll's scratch
@@ -225,32 +229,66 @@ type aggOperator struct {
 	fireItems []fireItem
 }
 
-// ReadsMarks implements MarkReader: windows fire after the row that moved the
-// watermark.
-func (*aggOperator) ReadsMarks() {}
+// ReadsMarks implements flow.MarkReader: windows fire after the row that moved
+// the watermark.
+func (*Operator) ReadsMarks() {}
 
-func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emitter) *aggOperator {
-	ao := &aggOperator{job: job, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), stats: stats}
+// Options is what New needs of the job besides its plan.
+type Options struct {
+	// Budget is the job's state budget ('state.max-bytes', SPEC 1), which
+	// each aggregate is charged to.
+	Budget *state.Budget
+	// Late receives the count of each windowed query's late rows (SPEC 2.4:
+	// the notices), appended in branch order as the operator is built.
+	Late *[]*flow.LateRows
+	// Malformed counts one malformed row of a stream (a time whose window is
+	// not an int64, SPEC 2.4) and returns the stream's 'errors' policy
+	// (SPEC 1): "fail", "skip" or "side".
+	Malformed func(st *catalog.Stream) string
+	// Derive says that the batches come without marks (the rows an
+	// event-time join releases, SPEC 2.2): the watermark after each row is
+	// then the stamped watermark column of the next row.
+	Derive bool
+	// Now is the processing-time clock of 'table.exec.state.ttl' (SPEC 2.8)
+	// without event time, epoch ms, read once per input batch; nil: the
+	// system's clock.
+	Now func() int64
+}
+
+// Positions gives the text of a row's source position (executor.Source's
+// Position), for the malformed rows' messages.
+type Positions interface {
+	Position(pos int64) string
+}
+
+// New returns the operator that runs job's aggregates (SPEC 2.4, 2.8) after
+// the router, pushing to down. It reads no source: Wire gives it the
+// positions of malformed rows and the main query's LIMIT.
+func New(job *plan.Job, opts Options, down *flow.Emitter) *Operator {
+	ao := &Operator{job: job, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), count: opts.Malformed, derive: opts.Derive}
 	branches := job.AllBranches()
 	ao.nb = len(branches)
 	for k, br := range branches {
 		if br.Agg == nil {
 			continue
 		}
-		o := buildAggOp(br, budget)
+		o := buildAggOp(br, opts.Budget)
 		if o.upd != nil {
 			o.upd.ttl.event = job.WatermarkCol >= 0 // ('table.exec.state.ttl': the watermark is its clock)
+			if opts.Now != nil {
+				o.upd.ttl.now = opts.Now
+			}
 		}
 		if !br.Agg.Grouped {
 			o.windowedTypes(job.BatchTypes)
 		}
-		var lr *LateRows
+		var lr *flow.LateRows
 		if br.Agg.Window != nil {
 			o.lateIdx = len(ao.lateSel)
 			o.latePt = ao.nb + o.lateIdx
 			ao.lateSel = append(ao.lateSel, make([]int32, 0, vector.Cap))
-			lr = &LateRows{Query: br.Text, Output: br.Agg.Late, Script: br.Script, Line: br.Line, Column: br.Column}
-			stats.Late = append(stats.Late, lr)
+			lr = &flow.LateRows{Query: br.Text, Output: br.Agg.Late, Script: br.Script, Line: br.Line, Column: br.Column}
+			*opts.Late = append(*opts.Late, lr)
 		}
 		ao.counts = append(ao.counts, lr)
 		ao.ops = append(ao.ops, o)
@@ -264,8 +302,59 @@ func newAggOperator(job *plan.Job, budget *StateBudget, stats *Stats, down *Emit
 	return ao
 }
 
-// Push implements Operator: r is the router's batch.
-func (ao *aggOperator) Push(ctx context.Context, port Port, r *Step) error {
+// buildAggOp builds the aggregate of branch br (SPEC 2.4) from its plan
+// (br.Agg, plan.Aggregate), charged to budget, with its expressions compiled
+// into kernels: the keys, the calls' arguments and SESSION's partition keys
+// over the source batch, HAVING and the projection over the aggregate row.
+func buildAggOp(br *plan.Branch, budget *state.Budget) *aggOp {
+	o, a := newAggOp(br, budget), br.Agg
+	o.keyK = expr.CompileAll(a.Keys)
+	for _, c := range a.Calls {
+		o.argK = append(o.argK, expr.Compile(c.Arg))
+	}
+	if a.Window != nil {
+		o.pkeyK = expr.CompileAll(a.Window.Partition)
+	}
+	o.havingK = expr.Compile(a.Having)
+	o.projK = expr.CompileAll(br.Project)
+	if a.Updating {
+		o.upd = newUpdState(a, false) // (the clock: New)
+	}
+	return o
+}
+
+// Wire gives ao what the chain it ends up in knows: src, the positions of
+// malformed rows (nil: their numbers), and limit, whether the chain's LIMIT
+// may end the job at any row of an aggregating main query
+// (stateless.Limit.CutsChunks): the main query's rows are then pushed on as
+// soon as they are made.
+func (ao *Operator) Wire(src Positions, limit bool) {
+	ao.src, ao.flushMain = src, limit
+}
+
+// Counters is what EXPLAIN ANALYZE shows of one aggregate (SPEC 3), counted
+// per batch, per window opened and per group made, never per row.
+type Counters struct {
+	Branch         int   // the router branch (part) the aggregate takes its rows from
+	Rows           int64 // the rows the branch took
+	RowsOut        int64 // the rows it emitted
+	OpenWindowsMax int64 // the most windows open at once
+	GroupsMax      int64 // the most groups in use at once
+	// Late counts the late rows of a windowed aggregate; nil without a window
+	Late *flow.LateRows
+}
+
+// Counters returns the counters of each of ao's aggregates, in branch order.
+func (ao *Operator) Counters() []Counters {
+	var cs []Counters
+	for k, o := range ao.ops {
+		cs = append(cs, Counters{Branch: ao.at[k], Rows: o.rowsIn, RowsOut: o.rowsOut, OpenWindowsMax: o.maxOpen, GroupsMax: o.maxGroups, Late: ao.counts[k]})
+	}
+	return cs
+}
+
+// Push implements flow.Operator: r is the router's batch.
+func (ao *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error {
 	ao.pushed, ao.inBatch, ao.stop = 0, true, nil
 	out := &ao.out
 	*out = *r
@@ -323,7 +412,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Step) error {
 			ao.pos[k]++
 			o.rowAt = ao.row
 			if !o.a.Grouped {
-				if o.rep != nil && o.rep.active && o.rep.replayed(b.Pos[i]) {
+				if o.rep != nil && o.rep.Replayed(b.Pos[i]) {
 					continue // its windowed rows were written already (I3)
 				}
 				if t := b.Cols[o.a.Window.TimeCol]; !t.Null[i] && (t.I[i] < o.tlo || t.I[i] > o.thi) {
@@ -401,7 +490,7 @@ func (ao *aggOperator) Push(ctx context.Context, port Port, r *Step) error {
 // operator is one updating aggregate, not flushed row by row (a LIMIT),
 // and r holds nothing else for the outputs (no other part's rows, no
 // chunks, no malformed rows), so nothing comes between two changes.
-func (ao *aggOperator) alone(r *Step) bool {
+func (ao *Operator) alone(r *flow.Step) bool {
 	if len(ao.ops) != 1 || ao.ops[0].upd == nil || ao.flushMain || len(r.Chunks) > 0 || len(r.Errors.Rows) > 0 {
 		return false
 	}
@@ -414,7 +503,7 @@ func (ao *aggOperator) alone(r *Step) bool {
 }
 
 // errWindowRange is aggOp.add's error for a row whose time has a window that
-// cannot be represented (outside aggOp.tlo .. thi): aggOperator.malformed
+// cannot be represented (outside aggOp.tlo .. thi): Operator.malformed
 // makes the row malformed.
 var errWindowRange = errors.New("a window outside int64")
 
@@ -424,7 +513,7 @@ var errWindowRange = errors.New("a window outside int64")
 // policy applies: the job fails with a *RowError, the row is skipped, or it
 // goes to the errors output in its place, with a message that names the
 // column and the value and gives the times allowed.
-func (ao *aggOperator) malformed(o *aggOp, b *vector.Batch, i int) error {
+func (ao *Operator) malformed(o *aggOp, b *vector.Batch, i int) error {
 	st := ao.job.Stream
 	w := o.a.Window
 	tv := b.Cols[w.TimeCol]
@@ -442,11 +531,9 @@ func (ao *aggOperator) malformed(o *aggOp, b *vector.Batch, i int) error {
 	if ao.src != nil {
 		pos = ao.src.Position(b.Pos[i])
 	}
-	es := ao.stats.stream(st)
-	es.Malformed++
-	switch es.Policy {
+	switch ao.count(st) {
 	case "fail":
-		return &RowError{Stream: st.Name, Position: pos, Reason: reason}
+		return &flow.RowError{Stream: st.Name, Position: pos, Reason: reason}
 	case "skip":
 		return nil
 	}
@@ -456,8 +543,8 @@ func (ao *aggOperator) malformed(o *aggOp, b *vector.Batch, i int) error {
 	} else {
 		raw = format.AppendCSVRow(nil, st.Columns, b.Cols[:len(st.Columns)], i, ',')
 	}
-	e := ErrorRow{Stream: st.Name, Position: pos, Raw: raw, Error: reason, At: i}
-	bad := append([]ErrorRow(nil), ao.out.Errors.Rows...) // (the router's: not appended to in place)
+	e := flow.ErrorRow{Stream: st.Name, Position: pos, Raw: raw, Error: reason, At: i}
+	bad := append([]flow.ErrorRow(nil), ao.out.Errors.Rows...) // (the router's: not appended to in place)
 	at := sort.Search(len(bad), func(k int) bool { return bad[k].At > i })
 	ao.out.Errors.Rows = slices.Insert(bad, at, e)
 	return nil
@@ -478,7 +565,7 @@ const windowedChunks = 8
 // rows before i). Those are then taken out of the batch, which goes on with
 // row i: the outputs see the same rows in the same order, and row i counts
 // as passed only with the rest of the batch.
-func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i, bad int) error {
+func (ao *Operator) pushBefore(ctx context.Context, port flow.Port, i, bad int) error {
 	ao.finishParts()
 	pre := &ao.pre
 	*pre = ao.out
@@ -516,22 +603,23 @@ func (ao *aggOperator) pushBefore(ctx context.Context, port Port, i, bad int) er
 
 // finishParts sets the pushed batch's parts (the router's, then the late
 // parts) and chunks.
-func (ao *aggOperator) finishParts() {
+func (ao *Operator) finishParts() {
 	ao.parts = ao.parts[:ao.nb]
 	for _, o := range ao.ops {
 		if o.lateIdx >= 0 {
-			ao.parts = append(ao.parts, Part{Output: o.a.LateOutput, Sel: ao.lateSel[o.lateIdx], Cols: ao.out.In.Cols[:ao.ncols]})
+			ao.parts = append(ao.parts, flow.Part{Output: o.a.LateOutput, Sel: ao.lateSel[o.lateIdx], Cols: ao.out.In.Cols[:ao.ncols]})
 		}
 	}
 	ao.out.Parts = ao.parts
 	ao.out.Chunks = ao.chunks
 }
 
-// lateRows returns the count of each late part (LateRows, by lateIdx: the
-// parts after the router's), for the sink to count the late rows that reach
-// it (sinkOp.countLate).
-func (ao *aggOperator) lateRows() []*LateRows {
-	var rows []*LateRows
+// LateRows returns the count of each late part (flow.LateRows, by its index
+// among the late parts, which come after the router's in a pushed Step), for
+// the sink to count the late rows that reach it (the executor's
+// sinkOp.countLate).
+func (ao *Operator) LateRows() []*flow.LateRows {
+	var rows []*flow.LateRows
 	for k, o := range ao.ops {
 		if o.lateIdx >= 0 {
 			rows = append(rows, ao.counts[k])
@@ -541,26 +629,25 @@ func (ao *aggOperator) lateRows() []*LateRows {
 }
 
 // markLate routes row i, late for o, to o's late part (counted where it
-// reaches the sink: sinkOp).
-func (ao *aggOperator) markLate(o *aggOp, i int) {
+// reaches the sink: the executor's sinkOp).
+func (ao *Operator) markLate(o *aggOp, i int) {
 	ao.lateSel[o.lateIdx] = append(ao.lateSel[o.lateIdx], int32(i))
 }
 
-// Watermark implements Operator: windows fire at the rows that moved the
+// Watermark implements flow.Operator: windows fire at the rows that moved the
 // watermark (marks, or the stamped column behind an event-time join, whose
 // events come when rows arrive, before they are released), so an event only
 // passes on; the Final one (the stream's end) is left to Finish.
-func (ao *aggOperator) Watermark(ctx context.Context, wm Watermark) error {
+func (ao *Operator) Watermark(ctx context.Context, wm flow.Watermark) error {
 	return ao.down.Watermark(ctx, wm)
 }
 
-// Finish implements Operator: the stream's end (watermark +∞) fires every open
-// window, and GROUP BY without a window and global aggregates emit (SPEC 2.4).
-func (ao *aggOperator) Finish(ctx context.Context) error {
-	if err := ao.fireAll(ctx, Port{}, math.MaxInt64, true); err != nil {
+// Finish implements flow.Operator: the stream's end (watermark +∞) fires every
+// open window, and GROUP BY without a window and global aggregates emit (SPEC
+// 2.4).
+func (ao *Operator) Finish(ctx context.Context) error {
+	if err := ao.fireAll(ctx, flow.Port{}, math.MaxInt64, true); err != nil {
 		return err
 	}
 	return ao.down.Finish(ctx)
 }
-
-// hasAggregates reports whether a branch of job aggregates or reads a window TVF.

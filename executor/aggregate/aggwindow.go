@@ -3,7 +3,7 @@
 // them, the windowed rows of a TVF without aggregation, and which windows a
 // watermark fires (take).
 
-package executor
+package aggregate
 
 import (
 	"cmp"
@@ -51,7 +51,7 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 			if cwSet && win.End <= cw {
 				return true, nil // its window fired
 			}
-			if o.rep != nil && o.rep.firedBy(o.rowPart, win.End) {
+			if o.rep != nil && o.rep.FiredBy(o.rowPart, win.End) {
 				return false, nil // emitted before the partition came here (I4)
 			}
 			if ws = o.byWin[win]; ws == nil {
@@ -61,7 +61,7 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 			o.lastWs = ws
 		} else if cwSet && ws.win.End <= cw {
 			return true, nil
-		} else if o.rep != nil && o.rep.firedBy(o.rowPart, ws.win.End) {
+		} else if o.rep != nil && o.rep.FiredBy(o.rowPart, ws.win.End) {
 			return false, nil
 		}
 		return false, o.addTo(ws, b, i)
@@ -75,7 +75,7 @@ func (o *aggOp) add(b *vector.Batch, i int, cw int64, cwSet bool) (bool, error) 
 			continue // fired: the row joins the open ones only
 		}
 		took = true
-		if o.rep != nil && o.rep.firedBy(o.rowPart, win.End) {
+		if o.rep != nil && o.rep.FiredBy(o.rowPart, win.End) {
 			continue // emitted before the partition came here (I4)
 		}
 		ws := o.lastWs
@@ -296,7 +296,7 @@ func (o *aggOp) take(wm int64, all bool) (fired, emitted []*winState, ok bool) {
 		// emitted by its previous owner (I4)
 		emitted = o.sessBuf[:0]
 		for _, ws := range fired {
-			if !o.rep.firedBy(ws.part, ws.win.End) {
+			if !o.rep.FiredBy(ws.part, ws.win.End) {
 				emitted = append(emitted, ws)
 			}
 		}

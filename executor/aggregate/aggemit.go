@@ -3,7 +3,7 @@
 // SPEC 2.4's order across the aggregates of a step (fireStep, fireAll,
 // emitMerged).
 
-package executor
+package aggregate
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"streamql/executor/expr"
+	"streamql/executor/flow"
 	"streamql/executor/vector"
 	"streamql/executor/window"
 )
@@ -42,10 +43,10 @@ func (o *aggOp) writeRowTo(dst *vector.Batch, n int, win window.Win, g *aggGroup
 
 // chunk projects the first n rows of o.row (HAVING applied) into the next of o's chunk buffers, which the chunk's Part
 // points at until the next batch, and returns it with its number of rows.
-func (o *aggOp) chunk(n int) (Part, int64) {
+func (o *aggOp) chunk(n int) (flow.Part, int64) {
 	sel := o.keep(n)
 	if len(sel) == 0 {
-		return Part{}, 0
+		return flow.Part{}, 0
 	}
 	if o.used == len(o.bufs) {
 		o.bufs = append(o.bufs, vector.NewBatch(o.outTypes))
@@ -56,13 +57,13 @@ func (o *aggOp) chunk(n int) (Part, int64) {
 	o.used++
 	dst.Reset()
 	for c, e := range o.projK {
-		copyRows(dst.Cols[c], e.Eval(o.row, sel), sel)
+		dst.Cols[c].CopyRows(e.Eval(o.row, sel), sel)
 	}
 	for k := range sel {
 		dsel = append(dsel, int32(k))
 	}
 	dst.N = len(sel)
-	return Part{Output: o.br.Output, Sel: dsel, Cols: dst.Cols}, int64(len(sel))
+	return flow.Part{Output: o.br.Output, Sel: dsel, Cols: dst.Cols}, int64(len(sel))
 }
 
 // keep returns, in o.sel, the rows among the first n of o.row that HAVING
@@ -86,23 +87,6 @@ func (o *aggOp) keep(n int) []int32 {
 	return sel
 }
 
-// copyRows copies the rows sel of src into rows 0, 1, ... of dst (strings into
-// dst's arena).
-func copyRows(dst, src *vector.Vec, sel []int32) {
-	for k, i := range sel {
-		copyValue(dst, k, src, int(i))
-	}
-}
-
-// copyValue copies value i of src into value k of dst (a string into dst's
-// arena; an ARRAY, MAP or ROW value's elements into dst's child vectors,
-// SPEC 2.10).
-func copyValue(dst *vector.Vec, k int, src *vector.Vec, i int) {
-	if dst.Null[k] = src.Null[i]; !src.Null[i] {
-		dst.CopyValue(k, src, i)
-	}
-}
-
 // firing is one aggregate's share of a firing step (fireAll): the windows it
 // fired and those of them it emits.
 type firing struct {
@@ -111,7 +95,7 @@ type firing struct {
 }
 
 // fireItem is one group to emit in a firing of several aggregates: its
-// aggregate (an index into aggOperator.fire), window and group.
+// aggregate (an index into Operator.fire), window and group.
 type fireItem struct {
 	op  int
 	win window.Win
@@ -123,7 +107,7 @@ type fireItem struct {
 // aggregates' rows, at the stream's end), their rows as chunks at ao.at1, in
 // SPEC 2.4's order across the aggregates (emitMerged). It returns ao.stop: a
 // flush (flushMain) ended the job in the step, or failed.
-func (ao *aggOperator) fireStep(ctx context.Context, port Port, wm int64, all bool) error {
+func (ao *Operator) fireStep(ctx context.Context, port flow.Port, wm int64, all bool) error {
 	due := ao.fire[:0]
 	for _, o := range ao.ops {
 		if !all && !o.due(wm) || all && !o.a.Grouped || o.upd != nil { // (an updating aggregate emitted its changes already)
@@ -146,11 +130,11 @@ func (ao *aggOperator) fireStep(ctx context.Context, port Port, wm int64, all bo
 // ao.at1, HAVING applied; the main query's rows are pushed on at once with
 // flushMain. It reports whether the operator stops (ao.stop: the LIMIT ended
 // the job there, or the push failed).
-func (ao *aggOperator) emitRows(ctx context.Context, port Port, o *aggOp, n int) bool {
+func (ao *Operator) emitRows(ctx context.Context, port flow.Port, o *aggOp, n int) bool {
 	part, got := o.chunk(n)
 	o.rowsOut += got
 	if got > 0 {
-		ao.chunks = append(ao.chunks, Chunk{At: ao.at1, Part: part})
+		ao.chunks = append(ao.chunks, flow.Chunk{At: ao.at1, Part: part})
 		if o == ao.main && ao.flushMain {
 			ao.flush(ctx, port)
 		}
@@ -162,7 +146,7 @@ func (ao *aggOperator) emitRows(ctx context.Context, port Port, o *aggOp, n int)
 // far (flushMain): in Push, the batch's rows before ao.at1 with their
 // malformed rows, late rows and chunks (pushBefore); in fireAll, the chunks.
 // An error (the LIMIT's end, errLimitReached, or a failure) is kept in ao.stop.
-func (ao *aggOperator) flush(ctx context.Context, port Port) {
+func (ao *Operator) flush(ctx context.Context, port flow.Port) {
 	if ao.inBatch {
 		ao.stop = ao.pushBefore(ctx, port, ao.at1, ao.at1-1)
 		return
@@ -172,11 +156,13 @@ func (ao *aggOperator) flush(ctx context.Context, port Port) {
 
 // pushFired pushes the chunks made so far as a batch of chunks alone, and
 // starts the next ones in the chunk buffers again.
-func (ao *aggOperator) pushFired(ctx context.Context, port Port) error {
+func (ao *Operator) pushFired(ctx context.Context, port flow.Port) error {
 	for _, o := range ao.ops {
-		o.rep.changed() // the fired windows left the state: torn until their rows reach the sinks (replay.go)
+		if o.rep != nil {
+			o.rep.Changed() // the fired windows left the state: torn until their rows reach the sinks (the executor's replay.go)
+		}
 	}
-	ao.fired = Step{Chunks: ao.chunks, Errors: ErrorPort{Name: ao.out.Errors.Name}} // (reused: the parallel aggregate fires here all along, paragg.go)
+	ao.fired = flow.Step{Chunks: ao.chunks, Errors: flow.ErrorPort{Name: ao.out.Errors.Name}} // (reused: the parallel aggregate fires here all along, partial.go)
 	err := ao.down.Push(ctx, port, &ao.fired)
 	ao.chunks = ao.chunks[:0]
 	for _, o := range ao.ops {
@@ -187,7 +173,7 @@ func (ao *aggOperator) pushFired(ctx context.Context, port Port) error {
 
 // fireAll fires the due windows of every operator (all of them when all) and
 // pushes their rows as a batch of chunks alone.
-func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all bool) error {
+func (ao *Operator) fireAll(ctx context.Context, port flow.Port, wm int64, all bool) error {
 	ao.chunks = ao.chunks[:0]
 	ao.at1, ao.inBatch, ao.stop = 0, false, nil
 	for _, o := range ao.ops {
@@ -209,7 +195,7 @@ func (ao *aggOperator) fireAll(ctx context.Context, port Port, wm int64, all boo
 // aggregate's groups as one chunk of its rows; it stops where a flush stopped
 // the operator (the main query's LIMIT, which so leaves the side rows of the
 // step emitted).
-func (ao *aggOperator) emitMerged(ctx context.Context, port Port, due []firing) {
+func (ao *Operator) emitMerged(ctx context.Context, port flow.Port, due []firing) {
 	items := ao.fireItems[:0]
 	for k, f := range due {
 		for _, ws := range f.emitted {
@@ -261,7 +247,7 @@ func (ao *aggOperator) emitMerged(ctx context.Context, port Port, due []firing) 
 // sortItems orders a firing's groups query by query (the aggregates in
 // declaration order), then by window_end, window_start and first row (SPEC
 // 2.4), stably.
-func (ao *aggOperator) sortItems(items []fireItem) {
+func (ao *Operator) sortItems(items []fireItem) {
 	slices.SortStableFunc(items, func(x, y fireItem) int {
 		if c := cmp.Compare(x.op, y.op); c != 0 {
 			return c

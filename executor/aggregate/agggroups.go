@@ -5,7 +5,7 @@
 // accumulators themselves are executor/agg's (agg.State: each function's own
 // size).
 
-package executor
+package aggregate
 
 import (
 	"encoding/binary"
@@ -33,7 +33,7 @@ type winState struct {
 // aggGroup is one group of a window: its key values and accumulators.
 type aggGroup struct {
 	first int64 // arrival number of its first row
-	// firstAt is the job-wide arrival number of its first row (aggOperator.row):
+	// firstAt is the job-wide arrival number of its first row (Operator.row):
 	// the groups of several aggregates fired by one step are ordered by it
 	// (SPEC 2.4), first being each aggregate's own count
 	firstAt int64

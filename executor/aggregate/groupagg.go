@@ -1,4 +1,4 @@
-package executor
+package aggregate
 
 import (
 	"hash/maphash"
@@ -9,6 +9,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/flow"
 	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/executor/window"
@@ -269,9 +270,9 @@ type ttlState struct {
 	hasSwept bool
 }
 
-// ttlNow is the processing-time clock of ttlState, epoch ms (a variable:
-// tests replace it).
-var ttlNow = func() int64 { return time.Now().UnixMilli() }
+// ttlNow is the processing-time clock of ttlState, epoch ms, unless
+// Options.Now gives another.
+func ttlNow() int64 { return time.Now().UnixMilli() }
 
 // noTime is a group's time before the first watermark.
 const noTime = math.MinInt64
@@ -332,14 +333,14 @@ func (t *ttlState) expired(touched, now int64) bool {
 // CURRENT_WATERMARK) to its group, adding or retracting by the row's kind,
 // and writes the change it makes (change's doc above).
 //
-// With a Kafka group source's replay (o.rep, replay.go) a group notes the
+// With a Kafka group source's replay (o.rep, the executor's replay.go) a group notes the
 // partition, offset and watermark of its first row, so the partition's hold
 // frontier stays at the first row of it that made a group: the updating
 // state is never complete, so it is rebuilt by reading the partition again
 // from there (the connector package doc, "Updating operators"). A row read
 // again below the partition's emitted frontier (I3) goes into its group
 // only: its change is in committed outputs already.
-func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet bool) error {
+func (ao *Operator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet bool) error {
 	u := o.upd
 	o.seq++
 	o.rowAt = ao.row
@@ -347,7 +348,7 @@ func (ao *aggOperator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet 
 	if o.rep != nil {
 		o.rowPart, o.rowOff = connector.KafkaPartitionOf(b.Pos[i])
 		o.rowCw, o.rowCwSet = cw, cwSet
-		replayed = o.rep.active && o.rep.replayed(b.Pos[i])
+		replayed = o.rep.Replayed(b.Pos[i])
 	}
 	g := u.found[i]
 	if g == nil || u.idx == nil {
@@ -459,7 +460,7 @@ func (u *updState) emit(o *aggOp, g *aggGroup, old int, at int32) {
 // flushChanges writes the changes of every updating aggregate of the batch
 // (with mini-batch, folds them first), n being the batch's input rows, and
 // keeps the batch's chunks in output order.
-func (ao *aggOperator) flushChanges(n int) {
+func (ao *Operator) flushChanges(n int) {
 	any := false
 	for _, o := range ao.ops {
 		u := o.upd
@@ -483,15 +484,15 @@ func (ao *aggOperator) flushChanges(n int) {
 			o.sweep()
 		}
 	}
-	if any && !slices.IsSortedFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At }) {
-		slices.SortStableFunc(ao.chunks, func(x, y Chunk) int { return x.At - y.At })
+	if any && !slices.IsSortedFunc(ao.chunks, func(x, y flow.Chunk) int { return x.At - y.At }) {
+		slices.SortStableFunc(ao.chunks, func(x, y flow.Chunk) int { return x.At - y.At })
 	}
 }
 
 // emitFolded writes the mini-batch change of g folded so far (its row
 // before the batch, kept in updState.pre, against its row now) at input
 // position at.
-func (ao *aggOperator) emitFolded(o *aggOp, g *aggGroup, at int32) {
+func (ao *Operator) emitFolded(o *aggOp, g *aggGroup, at int32) {
 	u := o.upd
 	if u.n+2 > vector.Cap {
 		ao.flushOp(o)
@@ -506,12 +507,12 @@ func (ao *aggOperator) emitFolded(o *aggOp, g *aggGroup, at int32) {
 
 // flushOp projects o's changes written so far (HAVING applied) and adds
 // them to the batch's chunks, one per input position, with their kinds.
-func (ao *aggOperator) flushOp(o *aggOp) {
+func (ao *Operator) flushOp(o *aggOp) {
 	u := o.upd
 	if u.n == 0 {
 		return
 	}
-	var part Part
+	var part flow.Part
 	var got int64
 	if o.direct != nil {
 		part, got = o.passChanges(u.n)
@@ -532,7 +533,7 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 	if got > 0 {
 		sel := part.Sel
 		if ao.oneChunk { // (nothing else in the batch: one chunk at the first change's place keeps the order)
-			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[sel[0]]), Part: part})
+			ao.chunks = append(ao.chunks, flow.Chunk{At: int(u.at[sel[0]]), Part: part})
 			sel = nil
 		}
 		for a := 0; a < len(sel); {
@@ -542,7 +543,7 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 			}
 			p := part
 			p.Sel = sel[a:e:e]
-			ao.chunks = append(ao.chunks, Chunk{At: int(u.at[sel[a]]), Part: p})
+			ao.chunks = append(ao.chunks, flow.Chunk{At: int(u.at[sel[a]]), Part: p})
 			a = e
 		}
 	}
@@ -559,10 +560,10 @@ func (ao *aggOperator) flushOp(o *aggOp) {
 // and the kinds change places with the next of o's chunk buffers, which the
 // Part points at until the next batch. It returns the Part and its number
 // of rows; nothing is copied (where chunk copies each value).
-func (o *aggOp) passChanges(n int) (Part, int64) {
+func (o *aggOp) passChanges(n int) (flow.Part, int64) {
 	sel := o.keep(n)
 	if len(sel) == 0 {
-		return Part{}, 0
+		return flow.Part{}, 0
 	}
 	k := o.used
 	if k == len(o.bufs) {
@@ -580,7 +581,7 @@ func (o *aggOp) passChanges(n int) (Part, int64) {
 		cols[c] = full.Cols[j]
 	}
 	sel = append(o.bufSel[k][:0], sel...)
-	return Part{Output: o.br.Output, Sel: sel, Cols: cols, Kinds: o.bufKinds[k]}, int64(len(sel))
+	return flow.Part{Output: o.br.Output, Sel: sel, Cols: cols, Kinds: o.bufKinds[k]}, int64(len(sel))
 }
 
 // directCols returns, for the projection project over an aggregate row of
@@ -634,7 +635,7 @@ func sameRow(b *vector.Batch, i, j, from int) bool {
 // dst's arenas.
 func copyRow(dst *vector.Batch, i int, src *vector.Batch, j int) {
 	for c, s := range src.Cols {
-		copyValue(dst.Cols[c], i, s, j)
+		dst.Cols[c].SetFrom(i, s, j)
 	}
 	dst.N = max(dst.N, i+1)
 }
