@@ -284,7 +284,7 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 			}
 		}
 		if os == nil {
-			return nil, nil, errorf(o.KeyPos, "unknown option '%s' for connector '%s'; %svalid options: %s", o.Key, spec.Name, didYouMean(o.Key, spec.optionNames()), strings.Join(spec.optionNames(), ", "))
+			return nil, nil, errorf(o.KeyPos, "unknown option '%s' for connector '%s'; %svalid options: %s", o.Key, spec.Name, editdist.DidYouMean(o.Key, spec.optionNames()), strings.Join(spec.optionNames(), ", "))
 		}
 		if written[key] {
 			return nil, nil, errorf(o.KeyPos, "option '%s' is given twice", o.Key)
@@ -426,18 +426,3 @@ func ParseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
-// didYouMean returns "did you mean 'x'? " for the name of names nearest to
-// key (case-insensitive) when it is at most two edits away (a typo such as
-// 'fromat'), else "".
-func didYouMean(key string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editdist.Distance(strings.ToLower(key), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return "did you mean '" + best + "'? "
-}
