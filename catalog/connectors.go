@@ -425,4 +425,3 @@ func ParseSize(v string) (int64, error) {
 	}
 	return n * mult, nil
 }
-

@@ -91,7 +91,7 @@ func TestParseStateMaxBytes(t *testing.T) {
 // command line does (Settings.Apply) and runs no job.
 type settingsFront struct{ s Settings }
 
-func (f *settingsFront) Set(st *parser.Set) (bool, error)   { return f.s.Apply(st, testFormats) }
+func (f *settingsFront) Set(st *parser.Set) (bool, error)  { return f.s.Apply(st, testFormats) }
 func (f *settingsFront) Result([]string, [][]string) error { return nil }
 func (f *settingsFront) RunJob(context.Context, *Job, RunFunc) error {
 	return nil
