@@ -14,6 +14,20 @@ func TestParseErrors(t *testing.T) {
 		n   int    // ... or at its n-th occurrence
 	}{
 		{"SELECT * FORM sensors", "syntax error near 'FORM sensors': did you mean FROM", "FORM", 0},
+		// a LIMIT or OFFSET count that is not digits: what to write, at the count
+		{"SELECT a FROM t LIMIT -1", "near '-1': LIMIT takes a whole number of rows written as digits, 0 or more (LIMIT 10); leave LIMIT out", "-1", 0},
+		{"SELECT a FROM t LIMIT - 1", "LIMIT takes a whole number of rows", "- 1", 0},
+		{"SELECT a FROM t LIMIT 1.5", "LIMIT takes a whole number of rows", "1.5", 0},
+		{"SELECT a FROM t LIMIT 'a'", "LIMIT takes a whole number of rows", "'a'", 0},
+		{"SELECT a FROM t LIMIT n", "LIMIT takes a whole number of rows", "n", 0},
+		{"SELECT a FROM t LIMIT 1+1", "LIMIT takes a whole number of rows", "+1", 0},
+		{"SELECT a FROM t LIMIT 2 OFFSET -1", "OFFSET takes a whole number of rows written as digits, 0 or more", "-1", 0},
+		// a time unit that is not one: the units that fit, at the unit
+		{"SELECT TIMESTAMPADD(FOO, 1, ts) FROM t", "TIMESTAMPADD's first argument is a time unit, one of SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR, not FOO", "FOO", 0},
+		{"SELECT TIMESTAMPADD(MILLISECOND, 1, ts) FROM t", "not MILLISECOND", "MILLISECOND", 0},
+		{"SELECT TIMESTAMPDIFF(FOO, ts, ts) FROM t", "TIMESTAMPDIFF's first argument is a time unit", "FOO", 0},
+		{"SELECT EXTRACT(FOO FROM ts) FROM t", "EXTRACT takes a time unit before FROM", "FOO", 0},
+		{"SELECT ts + INTERVAL '1' FOO FROM t", "an INTERVAL ends with a time unit", "FOO", 0},
 		{"SELECT a FROM t WHERE", "ends too early", "$", 0},
 		{"SELECT a FROM t WHERE f(a", "a ')' is missing", "$", 0},
 		{"SELECT a FROM t WHERE key = 1", "KEY is a reserved word: write `key`", "key", 0},
