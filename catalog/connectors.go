@@ -158,11 +158,18 @@ func RegisterConnector(spec *ConnectorSpec) {
 	connectors[spec.Name] = spec
 }
 
+// connectorAliases are Flink's names of connectors that SPEC 1 names
+// otherwise ("`file` (also Flink's name `filesystem`)").
+var connectorAliases = map[string]string{"filesystem": "file"}
+
 // LookupConnector returns the registered connector named name (exactly, as
-// SPEC 1 spells it), or nil.
+// SPEC 1 spells it, or by its Flink name, connectorAliases), or nil.
 func LookupConnector(name string) *ConnectorSpec {
 	connMu.RLock()
 	defer connMu.RUnlock()
+	if a, ok := connectorAliases[name]; ok {
+		name = a
+	}
 	return connectors[name]
 }
 
@@ -262,7 +269,7 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 		if o.Key == "connector" {
 			spec = LookupConnector(o.Value)
 			if spec == nil {
-				return nil, nil, errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
+				return nil, nil, errorf(o.ValuePos, "unknown connector '%s'; %suse one of: %s", o.Value, editdist.DidYouMean(o.Value, append(ConnectorNames(), "filesystem")), strings.Join(ConnectorNames(), ", "))
 			}
 		}
 	}
