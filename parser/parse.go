@@ -118,6 +118,11 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 		return nil, Errorf(first.Offset, "%s is not supported: streams are append-only (INSERT INTO s VALUES (...) adds rows to a values stream)", kw)
 	case "ALTER":
 		return nil, Errorf(first.Offset, "ALTER is not supported: DROP STREAM and CREATE STREAM it again")
+	case "EXECUTE", "BEGIN", "END":
+		// Flink's statement sets (EXECUTE STATEMENT SET BEGIN ... END; the SQL
+		// client's BEGIN STATEMENT SET; ... END;) run INSERTs as one job that
+		// gives each INSERT every row; streamql's one-scan form is first-match
+		return nil, Errorf(first.Offset, "statement sets (EXECUTE STATEMENT SET BEGIN ... END, BEGIN STATEMENT SET) are not supported: write each INSERT INTO ... SELECT as a statement of its own (each runs as a job), or route one scan to several sinks with SELECT ... INTO STREAM s (first match, SPEC 2.5)")
 	}
 	msg := fmt.Sprintf("unknown statement %s: %s", termtext.Shorten(first.Text, 30), supported)
 	if k := didYouMean(first.Text, statementWords); k != "" {
