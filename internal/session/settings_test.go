@@ -54,7 +54,11 @@ func TestSettingsApply(t *testing.T) {
 	}
 
 	_, err := s.Apply(set("format", "CSV"), testFormats)
-	errAtValue(t, "format CSV", err, "unknown format 'CSV'; use one of table, csv, json")
+	errAtValue(t, "format CSV", err, "unknown format 'CSV'; did you mean 'csv'? use one of table, csv, json")
+	_, err = s.Apply(set("format", "jsno"), testFormats)
+	errAtValue(t, "format jsno", err, "unknown format 'jsno'; did you mean 'json'? use one of table, csv, json")
+	_, err = s.Apply(set("format", "yaml"), testFormats)
+	errAtValue(t, "format yaml", err, "unknown format 'yaml'; use one of table, csv, json")
 	_, err = s.Apply(set("timer", "maybe"), testFormats)
 	errAtValue(t, "timer maybe", err, "'timer' takes on or off")
 	file := filepath.Join(t.TempDir(), "f")
