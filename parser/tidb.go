@@ -336,6 +336,9 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}, nulls: map[int]bool{}}
 	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
+	if err := optionsHint(r); err != nil {
+		return nil, err
+	}
 	if mode == modeSelect {
 		li, err := lateClause(r)
 		if err != nil {
@@ -985,6 +988,23 @@ func unitHint(toks []Token, k, off int) string {
 		return fmt.Sprintf("an INTERVAL ends with a time unit such as SECOND, MINUTE, HOUR, DAY, MONTH or YEAR (or MINUTES and the like), not %s (as in INTERVAL '10' MINUTE)", t.Text)
 	}
 	return ""
+}
+
+// optionsHint returns an error for a Flink dynamic table options hint in r
+// (/*+ OPTIONS('k'='v') */ after a table name): Flink reads the table with
+// those options, and taking it as a comment (as other hints are, SPEC 3)
+// would read it with its declared ones, silently.
+func optionsHint(r *region) *Error {
+	for _, c := range r.comments {
+		if !strings.HasPrefix(c.Text, "/*+") {
+			continue
+		}
+		body := strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(c.Text[3:], "*/")))
+		if strings.HasPrefix(body, "OPTIONS") && strings.HasPrefix(strings.TrimSpace(body[len("OPTIONS"):]), "(") {
+			return Errorf(c.Offset, "dynamic table options (/*+ OPTIONS(...) */) are not supported: declare a stream with those options (CREATE STREAM s2 (...) WITH (...)) and read it")
+		}
+	}
+	return nil
 }
 
 // namePlace reports whether a name is expected after p.
