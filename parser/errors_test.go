@@ -48,6 +48,7 @@ func TestParseErrors(t *testing.T) {
 		{"UPDATE t SET a = 1", "append-only", "UPDATE", 0},
 		{"DELETE FROM t", "append-only", "DELETE", 0},
 		{"ALTER STREAM s ADD x INT", "ALTER is not supported", "ALTER", 0},
+		{"INSERT OVERWRITE t SELECT * FROM s", "INSERT OVERWRITE is not supported: write INSERT INTO", "OVERWRITE", 0},
 		{"SELECT * FROM s /*+ OPTIONS('path'='x.csv') */ WHERE a > 1", "dynamic table options (/*+ OPTIONS(...) */) are not supported: declare a stream", "/*+", 0},
 		{"SELECT * FROM s a JOIN t /*+ options ('k'='v') */ ON a.k = t.k", "dynamic table options", "/*+", 0},
 		{"EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM b", "statement sets (EXECUTE STATEMENT SET BEGIN ... END, BEGIN STATEMENT SET) are not supported: write each INSERT", "EXECUTE", 0},

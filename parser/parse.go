@@ -92,6 +92,9 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 	case "EXPLAIN":
 		return ps.explain(rs, c, span)
 	case "INSERT":
+		if len(rs.toks) > 1 && rs.toks[1].is("OVERWRITE") {
+			return nil, Errorf(rs.toks[1].Offset, "INSERT OVERWRITE is not supported: write INSERT INTO (a file sink's 'sink.mode' = 'truncate', the default, replaces the file when the job starts)")
+		}
 		if sel, ok, err := ps.insertSelect(rs, 0); ok {
 			if err != nil {
 				return nil, err
