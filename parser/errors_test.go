@@ -21,6 +21,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT a FROM t LIMIT 'a'", "LIMIT takes a whole number of rows", "'a'", 0},
 		{"SELECT a FROM t LIMIT n", "LIMIT takes a whole number of rows", "n", 0},
 		{"SELECT a FROM t LIMIT 1+1", "LIMIT takes a whole number of rows", "+1", 0},
+		{"SELECT a FROM t LIMIT 99999999999999999999", "LIMIT's count is at most 9223372036854775807", "999", 0},
 		{"SELECT a FROM t LIMIT 2 OFFSET -1", "OFFSET takes a whole number of rows written as digits, 0 or more", "-1", 0},
 		// a time unit that is not one: the units that fit, at the unit
 		{"SELECT TIMESTAMPADD(FOO, 1, ts) FROM t", "TIMESTAMPADD's first argument is a time unit, one of SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR, not FOO", "FOO", 0},

@@ -957,6 +957,9 @@ func limitHint(toks []Token, k, off int) string {
 		return ""
 	}
 	w := strings.ToUpper(toks[kw].Text)
+	if t := toks[k]; kw == k-1 && t.Kind == TokNumber && strings.Trim(t.Text, "0123456789") == "" {
+		return fmt.Sprintf("%s's count is at most 9223372036854775807", w)
+	}
 	if w == "OFFSET" {
 		return "OFFSET takes a whole number of rows written as digits, 0 or more (OFFSET 5)"
 	}
