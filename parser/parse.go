@@ -298,6 +298,7 @@ func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	if len(cs.Columns) == 0 {
 		return nil, Errorf(cs.NamePos, "a stream needs at least one column besides its WATERMARK")
 	}
+	skipComment(c) // (a table's COMMENT 'text', as Flink's DDL has it)
 	if c.atEnd() {
 		return cs, nil
 	}
@@ -377,8 +378,11 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 	prevEnd := -1
 	for !c.atEnd() {
 		t := c.peek()
-		if depth == 0 && (t.isOp(",") || t.isOp(")") || t.is("METADATA")) {
+		if depth == 0 && (t.isOp(",") || t.isOp(")") || t.is("METADATA") || t.is("COMMENT") && c.peekAt(1).Kind == TokString) {
 			break
+		}
+		if depth == 0 && t.is("NOT") && c.peekAt(1).is("NULL") {
+			return col, Errorf(t.Offset, "NOT NULL is not supported: streamql's columns are nullable (an empty or missing value is NULL, SPEC 1); drop NOT NULL from column %s", col.Name)
 		}
 		if t.isOp("(") {
 			depth++
@@ -396,6 +400,14 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 	}
 	col.Type = b.String()
 	return col, nil
+}
+
+// skipComment consumes Flink DDL's COMMENT 'text' (of a column or a table)
+// when it is next: streamql keeps no comments.
+func skipComment(c *cursor) {
+	if c.peek().is("COMMENT") && c.peekAt(1).Kind == TokString {
+		c.i += 2
+	}
 }
 
 // angleDepth returns the change of angle-bracket depth an operator token
