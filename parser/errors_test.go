@@ -49,6 +49,7 @@ func TestParseErrors(t *testing.T) {
 		{"UPDATE t SET a = 1", "append-only", "UPDATE", 0},
 		{"DELETE FROM t", "append-only", "DELETE", 0},
 		{"ALTER STREAM s ADD x INT", "ALTER is not supported", "ALTER", 0},
+		{"SELECT CAST(s AS TIMESTAMP_LTZ(3)) FROM t", "unknown type TIMESTAMP_LTZ in CAST: streamql's TIMESTAMP(3) has no time zone", "TIMESTAMP_LTZ", 0},
 		{"CREATE TABLE t (a STRING NOT NULL, b INT) WITH ('connector' = 'values')", "NOT NULL is not supported: streamql's columns are nullable (an empty or missing value is NULL, SPEC 1); drop NOT NULL from column a", "NOT", 0},
 		{"INSERT OVERWRITE t SELECT * FROM s", "INSERT OVERWRITE is not supported: write INSERT INTO", "OVERWRITE", 0},
 		{"SELECT * FROM s /*+ OPTIONS('path'='x.csv') */ WHERE a > 1", "dynamic table options (/*+ OPTIONS(...) */) are not supported: declare a stream", "/*+", 0},

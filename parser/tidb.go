@@ -764,6 +764,9 @@ func castType(src string, rw *rewritten, r *region, i int) (*edit, *Error) {
 		return nil, nil
 	}
 	stand, ok := castStandIns[w]
+	if !ok && w == "TIMESTAMP_LTZ" {
+		return nil, Errorf(first.Offset, "unknown type %s in CAST: streamql's TIMESTAMP(3) has no time zone (an input offset is converted to UTC); cast to TIMESTAMP(3), and TO_TIMESTAMP_LTZ(ms, 3) reads epoch milliseconds", first.Text)
+	}
 	if !ok {
 		return nil, Errorf(first.Offset, "unknown type %s in CAST: use BIGINT, DOUBLE, VARCHAR, BOOLEAN, TIMESTAMP, ARRAY<T>, MAP<K, V> or ROW<name T, …>", termtext.Shorten(first.Text, 30))
 	}
