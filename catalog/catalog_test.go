@@ -1,6 +1,9 @@
 package catalog
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseType(t *testing.T) {
 	ok := map[string]Type{
@@ -17,6 +20,12 @@ func TestParseType(t *testing.T) {
 	for _, bad := range []string{"BLOB", "TIMESTAMP(6)", "INT(3", "", "BOOLEAN(1)"} {
 		if _, err := ParseType(bad); err == nil {
 			t.Errorf("ParseType(%q) gave no error", bad)
+		}
+	}
+	// Flink's instant type is named, with what to declare instead
+	for _, ltz := range []string{"TIMESTAMP_LTZ(3)", "timestamp_ltz", "TIMESTAMP(3) WITH LOCAL TIME ZONE"} {
+		if _, err := ParseType(ltz); err == nil || !strings.Contains(err.Error(), "has no time zone (an input offset is converted to UTC); declare TIMESTAMP(3)") {
+			t.Errorf("ParseType(%q): %v", ltz, err)
 		}
 	}
 }

@@ -158,11 +158,18 @@ func RegisterConnector(spec *ConnectorSpec) {
 	connectors[spec.Name] = spec
 }
 
+// connectorAliases are Flink's names of connectors that SPEC 1 names
+// otherwise ("`file` (also Flink's name `filesystem`)").
+var connectorAliases = map[string]string{"filesystem": "file"}
+
 // LookupConnector returns the registered connector named name (exactly, as
-// SPEC 1 spells it), or nil.
+// SPEC 1 spells it, or by its Flink name, connectorAliases), or nil.
 func LookupConnector(name string) *ConnectorSpec {
 	connMu.RLock()
 	defer connMu.RUnlock()
+	if a, ok := connectorAliases[name]; ok {
+		name = a
+	}
 	return connectors[name]
 }
 
@@ -262,7 +269,7 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 		if o.Key == "connector" {
 			spec = LookupConnector(o.Value)
 			if spec == nil {
-				return nil, nil, errorf(o.ValuePos, "unknown connector '%s'; use one of: %s", o.Value, strings.Join(ConnectorNames(), ", "))
+				return nil, nil, errorf(o.ValuePos, "unknown connector '%s'; %suse one of: %s", o.Value, editdist.DidYouMean(o.Value, append(ConnectorNames(), "filesystem")), strings.Join(ConnectorNames(), ", "))
 			}
 		}
 	}
@@ -284,7 +291,7 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 			}
 		}
 		if os == nil {
-			return nil, nil, errorf(o.KeyPos, "unknown option '%s' for connector '%s'; %svalid options: %s", o.Key, spec.Name, didYouMean(o.Key, spec.optionNames()), strings.Join(spec.optionNames(), ", "))
+			return nil, nil, errorf(o.KeyPos, "unknown option '%s' for connector '%s'; %svalid options: %s", o.Key, spec.Name, editdist.DidYouMean(o.Key, spec.optionNames()), strings.Join(spec.optionNames(), ", "))
 		}
 		if written[key] {
 			return nil, nil, errorf(o.KeyPos, "option '%s' is given twice", o.Key)
@@ -424,20 +431,4 @@ func ParseSize(v string) (int64, error) {
 		return 0, fmt.Errorf("'%s' is not a size; write a positive number of bytes, or one with KiB, MiB, GiB or TiB (e.g. '64MiB' or '2GiB')", v)
 	}
 	return n * mult, nil
-}
-
-// didYouMean returns "did you mean 'x'? " for the name of names nearest to
-// key (case-insensitive) when it is at most two edits away (a typo such as
-// 'fromat'), else "".
-func didYouMean(key string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editdist.Distance(strings.ToLower(key), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return "did you mean '" + best + "'? "
 }

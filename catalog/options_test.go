@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,6 +25,11 @@ func TestValidateOptions(t *testing.T) {
 	if err != nil || spec.Name != "file" || vals["csv.delimiter"] != "\t" || vals["format"] != "csv" || vals["errors"] != "side" || vals["errors.side"] != "errors" {
 		t.Fatalf("file: %v %v %v", spec, vals, err)
 	}
+	// Flink's name of the file connector (SPEC 1: "`file` (also Flink's
+	// name `filesystem`)") is the same connector with the same options
+	if spec, fvals, err := catalog.ValidateOptions(opts("connector", "filesystem", "path", "x.csv", "csv.delimiter", `\t`), cols, 0); err != nil || spec.Name != "file" || fmt.Sprint(fvals) != fmt.Sprint(vals) {
+		t.Fatalf("filesystem: %v %v %v, want file's %v", spec, fvals, err, vals)
+	}
 	_, vals, err = catalog.ValidateOptions(opts("connector", "datagen", "fields.PRODUCT.values", "a,b", "fields.qty.kind", "sequence"), cols, 0)
 	if err != nil || vals["fields.product.values"] != "a,b" || vals["fields.qty.kind"] != "sequence" {
 		t.Fatalf("datagen pattern options: %v %v", vals, err)
@@ -35,6 +41,8 @@ func TestValidateOptions(t *testing.T) {
 	}{
 		{opts("connector", "file"), "needs option 'path'", 0},
 		{opts("connector", "nope"), "unknown connector 'nope'", 1},
+		{opts("connector", "filesytem"), "unknown connector 'filesytem'; did you mean 'filesystem'? use one of:", 1},
+		{opts("connector", "kafak"), "unknown connector 'kafak'; did you mean 'kafka'? use one of:", 1},
 		{opts("connector", "file", "path", "x", "pth", "y"), "valid options: connector, path, follow", 4},
 		{opts("connector", "file", "path", "x", "csv.header", "yes"), "not true or false", 5},
 		{opts("connector", "file", "path", "x", "csv.delimiter", ";;"), "exactly one character", 5},

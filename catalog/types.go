@@ -81,6 +81,10 @@ func ParseType(name string) (Type, error) {
 		return parseNested(name)
 	}
 	s := strings.ToUpper(strings.Join(strings.Fields(name), ""))
+	if strings.HasPrefix(s, "TIMESTAMP_LTZ") || strings.Contains(s, "WITHLOCALTIMEZONE") {
+		// Flink's instant type: SPEC 1's TIMESTAMP has no time zone
+		return Unknown, fmt.Errorf("unknown type %q: streamql's TIMESTAMP(3) has no time zone (an input offset is converted to UTC); declare TIMESTAMP(3), and TO_TIMESTAMP_LTZ(ms, 3) reads epoch milliseconds", name)
+	}
 	base, args := s, ""
 	if i := strings.IndexByte(s, '('); i >= 0 {
 		if !strings.HasSuffix(s, ")") {

@@ -69,6 +69,7 @@ func (ps *parseState) columnElement(c *cursor, cs *CreateStream) (ColumnDef, boo
 	}
 	if (t.Kind == TokIdent || t.Kind == TokQuotedIdent) && c.peekAt(1).is("AS") {
 		col, err := ps.computedColumn(c)
+		skipComment(c)
 		return col, true, err
 	}
 	col, err := columnDef(ps.src, c)
@@ -78,6 +79,7 @@ func (ps *parseState) columnElement(c *cursor, cs *CreateStream) (ColumnDef, boo
 	if c.peek().is("METADATA") {
 		err = metadata(c, &col)
 	}
+	skipComment(c)
 	return col, true, err
 }
 
@@ -131,13 +133,14 @@ func (ps *parseState) computedColumn(c *cursor) (ColumnDef, *Error) {
 }
 
 // fragment parses the expression that runs from c to the next ',' or ')'
-// outside parentheses (a WATERMARK's or a computed column's); what is the
+// outside parentheses, or a COMMENT 'text' (a WATERMARK's or a computed
+// column's); what is the
 // message for a missing one ("expected " + what).
 func (ps *parseState) fragment(c *cursor, what string) (*Fragment, *Error) {
 	from, depth := c.i, 0
 	for !c.atEnd() {
 		t := c.peek()
-		if depth == 0 && (t.isOp(",") || t.isOp(")")) {
+		if depth == 0 && (t.isOp(",") || t.isOp(")") || t.is("COMMENT") && c.peekAt(1).Kind == TokString) {
 			break
 		}
 		if t.isOp("(") {

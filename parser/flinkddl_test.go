@@ -93,3 +93,35 @@ func TestFlinkWordsDoNotChangeMeaning(t *testing.T) {
 		t.Errorf("%d fields, want 2", n)
 	}
 }
+
+// TestFlinkComments: Flink DDL's COMMENT 'text' after a column (typed,
+// METADATA or computed) and after the column list is read and dropped: the
+// stream is the one declared without them.
+func TestFlinkComments(t *testing.T) {
+	with := `CREATE TABLE s (
+  a STRING COMMENT 'the key',
+  b ARRAY<INT> COMMENT 'x, y',
+  k TIMESTAMP(3) METADATA FROM 'timestamp' COMMENT 'kafka time',
+  c AS b[1] COMMENT 'first',
+  WATERMARK FOR k AS k - INTERVAL '1' SECOND
+) COMMENT 'a table' WITH ('connector' = 'kafka')`
+	without := `CREATE TABLE s (
+  a STRING,
+  b ARRAY<INT>,
+  k TIMESTAMP(3) METADATA FROM 'timestamp',
+  c AS b[1],
+  WATERMARK FOR k AS k - INTERVAL '1' SECOND
+) WITH ('connector' = 'kafka')`
+	w, ok1 := parseOne(t, with).(*CreateStream)
+	o, ok2 := parseOne(t, without).(*CreateStream)
+	if !ok1 || !ok2 || len(w.Columns) != len(o.Columns) {
+		t.Fatalf("parsed %v, %v", w, o)
+	}
+	for i := range w.Columns {
+		wc, oc := w.Columns[i], o.Columns[i]
+		if wc.Name != oc.Name || wc.Type != oc.Type || wc.Metadata != oc.Metadata || (wc.Computed == nil) != (oc.Computed == nil) ||
+			wc.Computed != nil && wc.Computed.Text != oc.Computed.Text {
+			t.Errorf("column %d: %+v, want %+v", i, wc, oc)
+		}
+	}
+}

@@ -92,6 +92,9 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 	case "EXPLAIN":
 		return ps.explain(rs, c, span)
 	case "INSERT":
+		if len(rs.toks) > 1 && rs.toks[1].is("OVERWRITE") {
+			return nil, Errorf(rs.toks[1].Offset, "INSERT OVERWRITE is not supported: write INSERT INTO (a file sink's 'sink.mode' = 'truncate', the default, replaces the file when the job starts)")
+		}
 		if sel, ok, err := ps.insertSelect(rs, 0); ok {
 			if err != nil {
 				return nil, err
@@ -118,6 +121,11 @@ func (ps *parseState) stmt(rs *rawStmt) (Stmt, *Error) {
 		return nil, Errorf(first.Offset, "%s is not supported: streams are append-only (INSERT INTO s VALUES (...) adds rows to a values stream)", kw)
 	case "ALTER":
 		return nil, Errorf(first.Offset, "ALTER is not supported: DROP STREAM and CREATE STREAM it again")
+	case "EXECUTE", "BEGIN", "END":
+		// Flink's statement sets (EXECUTE STATEMENT SET BEGIN ... END; the SQL
+		// client's BEGIN STATEMENT SET; ... END;) run INSERTs as one job that
+		// gives each INSERT every row; streamql's one-scan form is first-match
+		return nil, Errorf(first.Offset, "statement sets (EXECUTE STATEMENT SET BEGIN ... END, BEGIN STATEMENT SET) are not supported: write each INSERT INTO ... SELECT as a statement of its own (each runs as a job), or route one scan to several sinks with SELECT ... INTO STREAM s (first match, SPEC 2.5)")
 	}
 	msg := fmt.Sprintf("unknown statement %s: %s", termtext.Shorten(first.Text, 30), supported)
 	if k := didYouMean(first.Text, statementWords); k != "" {
@@ -290,6 +298,7 @@ func (ps *parseState) createStream(c *cursor, span Range) (Stmt, *Error) {
 	if len(cs.Columns) == 0 {
 		return nil, Errorf(cs.NamePos, "a stream needs at least one column besides its WATERMARK")
 	}
+	skipComment(c) // (a table's COMMENT 'text', as Flink's DDL has it)
 	if c.atEnd() {
 		return cs, nil
 	}
@@ -369,8 +378,11 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 	prevEnd := -1
 	for !c.atEnd() {
 		t := c.peek()
-		if depth == 0 && (t.isOp(",") || t.isOp(")") || t.is("METADATA")) {
+		if depth == 0 && (t.isOp(",") || t.isOp(")") || t.is("METADATA") || t.is("COMMENT") && c.peekAt(1).Kind == TokString) {
 			break
+		}
+		if depth == 0 && t.is("NOT") && c.peekAt(1).is("NULL") {
+			return col, Errorf(t.Offset, "NOT NULL is not supported: streamql's columns are nullable (an empty or missing value is NULL, SPEC 1); drop NOT NULL from column %s", col.Name)
 		}
 		if t.isOp("(") {
 			depth++
@@ -388,6 +400,14 @@ func columnDef(src string, c *cursor) (ColumnDef, *Error) {
 	}
 	col.Type = b.String()
 	return col, nil
+}
+
+// skipComment consumes Flink DDL's COMMENT 'text' (of a column or a table)
+// when it is next: streamql keeps no comments.
+func skipComment(c *cursor) {
+	if c.peek().is("COMMENT") && c.peekAt(1).Kind == TokString {
+		c.i += 2
+	}
 }
 
 // angleDepth returns the change of angle-bracket depth an operator token

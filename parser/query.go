@@ -359,10 +359,11 @@ func (ps *parseState) annotate(root ast.Node, rw *rewritten, r *region, mode rwM
 		case FullJoin:
 			word = "FULL"
 		}
+		naturalFull := kind == FullJoin && j.NaturalJoin && j.Tp == 0 // (a NATURAL FULL JOIN, TiDB's NATURAL JOIN: the planner's ruleJoinUsing)
 		switch {
-		case j.Tp != ast.CrossJoin || j.NaturalJoin || j.StraightJoin:
+		case !naturalFull && (j.Tp != ast.CrossJoin || j.NaturalJoin) || j.StraightJoin:
 			return nil, Errorf(joinPos[j], "write %s JOIN alone: it cannot be combined with NATURAL, LEFT, RIGHT or STRAIGHT_JOIN", word)
-		case j.On == nil && len(j.Using) == 0:
+		case j.On == nil && len(j.Using) == 0 && !naturalFull:
 			return nil, Errorf(joinPos[j], "%s JOIN needs a condition: a %s JOIN b ON a.key = b.key", word, word)
 		}
 	}

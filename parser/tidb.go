@@ -336,6 +336,9 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 	rw := &rewritten{joins: map[int]joinMark{}, casts: map[int]string{}, asOf: map[int]AsOf{}, millis: map[int]bool{}, countDistinct: map[int]bool{}, nulls: map[int]bool{}}
 	edits := append([]edit(nil), r.pre...)
 	toks := r.toks
+	if err := optionsHint(r); err != nil {
+		return nil, err
+	}
 	if mode == modeSelect {
 		li, err := lateClause(r)
 		if err != nil {
@@ -761,6 +764,9 @@ func castType(src string, rw *rewritten, r *region, i int) (*edit, *Error) {
 		return nil, nil
 	}
 	stand, ok := castStandIns[w]
+	if !ok && w == "TIMESTAMP_LTZ" {
+		return nil, Errorf(first.Offset, "unknown type %s in CAST: streamql's TIMESTAMP(3) has no time zone (an input offset is converted to UTC); cast to TIMESTAMP(3), and TO_TIMESTAMP_LTZ(ms, 3) reads epoch milliseconds", first.Text)
+	}
 	if !ok {
 		return nil, Errorf(first.Offset, "unknown type %s in CAST: use BIGINT, DOUBLE, VARCHAR, BOOLEAN, TIMESTAMP, ARRAY<T>, MAP<K, V> or ROW<name T, …>", termtext.Shorten(first.Text, 30))
 	}
@@ -908,6 +914,12 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 			return "a bare INTERVAL is not a value: write it in arithmetic, as in ts - INTERVAL '5' SECOND"
 		}
 	}
+	if h := limitHint(r.toks, k, off); h != "" {
+		return h
+	}
+	if h := unitHint(r.toks, k, off); h != "" {
+		return h
+	}
 	t := r.toks[k]
 	if t.Offset == off && t.Kind == TokIdent {
 		u := strings.ToUpper(t.Text)
@@ -928,6 +940,77 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		}
 	}
 	return ""
+}
+
+// limitHint explains a syntax error at toks[k] (offset off) in a LIMIT or
+// OFFSET count: Flink takes a whole number of rows there, written as an
+// unsigned integer literal (LIMIT -1, LIMIT 1.5, LIMIT 'a', LIMIT 1+1 are
+// refused). It returns "" when the error is elsewhere.
+func limitHint(toks []Token, k, off int) string {
+	if toks[k].Offset != off {
+		return ""
+	}
+	kw := -1
+	switch {
+	case k >= 1 && (toks[k-1].is("LIMIT") || toks[k-1].is("OFFSET")):
+		kw = k - 1
+	case k >= 2 && (toks[k-2].is("LIMIT") || toks[k-2].is("OFFSET")) && toks[k-1].Kind == TokNumber && toks[k].Kind == TokOp && !toks[k].isOp(","):
+		kw = k - 2
+	default:
+		return ""
+	}
+	w := strings.ToUpper(toks[kw].Text)
+	if t := toks[k]; kw == k-1 && t.Kind == TokNumber && strings.Trim(t.Text, "0123456789") == "" {
+		return fmt.Sprintf("%s's count is at most 9223372036854775807", w)
+	}
+	if w == "OFFSET" {
+		return "OFFSET takes a whole number of rows written as digits, 0 or more (OFFSET 5)"
+	}
+	return "LIMIT takes a whole number of rows written as digits, 0 or more (LIMIT 10); leave LIMIT out for every row"
+}
+
+// timeUnits are the units TIMESTAMPADD and TIMESTAMPDIFF take (Flink's list,
+// as executor/expr checks them).
+const timeUnits = "SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR"
+
+// unitHint explains a syntax error at a time unit (toks[k] at offset off):
+// TIMESTAMPADD(FOO, ...), TIMESTAMPDIFF(FOO, ...), EXTRACT(FOO FROM ts) and
+// INTERVAL '1' FOO name the units that fit there. It returns "" when the error
+// is elsewhere.
+func unitHint(toks []Token, k, off int) string {
+	t := toks[k]
+	if t.Offset != off || t.Kind != TokIdent && t.Kind != TokQuotedIdent && t.Kind != TokString {
+		return ""
+	}
+	if k >= 2 && toks[k-1].isOp("(") {
+		switch fn := strings.ToUpper(toks[k-2].Text); fn {
+		case "TIMESTAMPADD", "TIMESTAMPDIFF":
+			return fmt.Sprintf("%s's first argument is a time unit, one of %s, not %s (as in %s(HOUR, ...))", fn, timeUnits, t.Text, fn)
+		case "EXTRACT":
+			return fmt.Sprintf("EXTRACT takes a time unit before FROM, such as YEAR, MONTH, DAY, HOUR, MINUTE, SECOND, MILLISECOND, DOW or DOY, not %s (as in EXTRACT(HOUR FROM ts))", t.Text)
+		}
+	}
+	if k >= 2 && toks[k-1].Kind == TokString && toks[k-2].is("INTERVAL") {
+		return fmt.Sprintf("an INTERVAL ends with a time unit such as SECOND, MINUTE, HOUR, DAY, MONTH or YEAR (or MINUTES and the like), not %s (as in INTERVAL '10' MINUTE)", t.Text)
+	}
+	return ""
+}
+
+// optionsHint returns an error for a Flink dynamic table options hint in r
+// (/*+ OPTIONS('k'='v') */ after a table name): Flink reads the table with
+// those options, and taking it as a comment (as other hints are, SPEC 3)
+// would read it with its declared ones, silently.
+func optionsHint(r *region) *Error {
+	for _, c := range r.comments {
+		if !strings.HasPrefix(c.Text, "/*+") {
+			continue
+		}
+		body := strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(c.Text[3:], "*/")))
+		if strings.HasPrefix(body, "OPTIONS") && strings.HasPrefix(strings.TrimSpace(body[len("OPTIONS"):]), "(") {
+			return Errorf(c.Offset, "dynamic table options (/*+ OPTIONS(...) */) are not supported: declare a stream with those options (CREATE STREAM s2 (...) WITH (...)) and read it")
+		}
+	}
+	return nil
 }
 
 // namePlace reports whether a name is expected after p.

@@ -8,6 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"streamql/catalog"
+	"streamql/catalog/functions"
 	"streamql/catalog/textconv"
 	"streamql/parser"
 	"streamql/planner/plan"
@@ -136,9 +137,8 @@ func (sc *scope) constant(n ast.ExprNode, c catalog.Column) (Value, error) {
 	if e.Type == catalog.Unknown { // NULL
 		return Value{Null: true}, nil
 	}
-	// a constant's Value holds no ARRAY, MAP or ROW: refused, not a silent NULL
 	if c.Type.IsNested() {
-		return Value{}, parser.Errorf(sc.pos(n), "INSERT INTO ... VALUES takes BIGINT, DOUBLE, VARCHAR, BOOLEAN and TIMESTAMP values; column '%s' is %s: give it NULL here, or declare it VARCHAR with the JSON text and CAST(%s AS %s) in the query", c.Name, c.Type, c.Name, c.Type)
+		return nestedConstant(sc, n, e, c)
 	}
 	if e.Type.IsNested() {
 		return Value{}, parser.Errorf(sc.pos(n), "column '%s' is %s, and this value is %s", c.Name, c.Type, e.Type)
@@ -162,6 +162,39 @@ func (sc *scope) constant(n ast.ExprNode, c catalog.Column) (Value, error) {
 		return Value{}, fmt.Errorf("column %s: unexpected type %s", c.Name, c.Type)
 	}
 	return v, nil
+}
+
+// nestedConstant returns the value of e, the constant n, for column c of an
+// ARRAY, MAP or ROW type (SPEC 2.10's types are columns of any stream, a
+// values stream's too): e is cast to c's type as CAST does (Flink's
+// ArrayToArray, MapToMap and RowToRow rules: a ROW by position) and held as
+// its JSON text (JSON_STRING's), which the values stream reads as the json
+// format reads a nested value (executor/connector's Table). A value of another
+// type is an error that names both types.
+func nestedConstant(sc *scope, n ast.ExprNode, e *Expr, c catalog.Column) (Value, error) {
+	if !e.Type.IsNested() || !catalog.NestedCastable(e.Type, c.Type) {
+		what := map[catalog.Kind]string{catalog.KindArray: "ARRAY[...]", catalog.KindMap: "MAP[key, value, ...]", catalog.KindRow: "ROW(...)"}[c.Type.Kind()]
+		return Value{}, parser.Errorf(sc.pos(n), "column '%s' is %s, and this value is %s: write an %s of that type (or NULL)", c.Name, c.Type, e.Type, what)
+	}
+	jsonOf := func(x *Expr) (Value, error) {
+		f := functions.Lookup("JSON_STRING")
+		js, err := sc.tableCall(&ast.FuncCallExpr{FnName: ast.NewCIStr(f.Name), Args: []ast.ExprNode{n}}, f, catalog.Varchar, []*Expr{x})
+		if err != nil {
+			return Value{}, err
+		}
+		return plan.Constants().Fold(js), nil
+	}
+	v, err := jsonOf(castTo(e, c.Type))
+	if err != nil || !v.Null {
+		return Value{S: v.S}, err
+	}
+	// NULL: the value's, or a cast that failed (an error, as for a scalar)
+	if raw, err := jsonOf(e); err != nil {
+		return Value{}, err
+	} else if !raw.Null {
+		return Value{}, parser.Errorf(sc.pos(n), "%s %s cannot be read as %s for column '%s'", e.Type, raw.S, c.Type, c.Name)
+	}
+	return Value{Null: true}, nil
 }
 
 func quoteIf(t catalog.Type, s string) string {

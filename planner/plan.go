@@ -179,6 +179,7 @@ func init() { selectRules = rules() }
 func rules() []selectRule {
 	return []selectRule{
 		{"unsupported_clauses", ruleUnsupportedClauses},
+		{"join_using", ruleJoinUsing},
 		{"from", ruleFrom},
 		{"window", ruleWindow},
 		{"explicit_join", ruleExplicitJoin},

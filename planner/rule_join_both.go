@@ -43,8 +43,8 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	case join.Tp == ast.RightJoin:
 		both.Type = plan.RightJoin
 	}
-	if join.NaturalJoin || len(join.Using) > 0 {
-		return parser.Errorf(sp.pos(join.Right), "write the join's condition with ON (NATURAL JOIN and USING are not supported)")
+	if join.NaturalJoin || len(join.Using) > 0 { // (ruleJoinUsing rewrites the query's own; this is an inner one)
+		return parser.Errorf(sp.pos(join.Right), "USING and NATURAL JOIN join two relations here; join more with ON (a JOIN b ON a.k = b.k JOIN c ON b.k = c.k)")
 	}
 	// each side is a relation, or a join of relations (more than two in one
 	// FROM, rule_join_multi.go): its relations, in FROM order

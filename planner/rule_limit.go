@@ -1,6 +1,10 @@
 package planner
 
 import (
+	"math"
+
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
 	"streamql/catalog"
 	"streamql/parser"
 	"streamql/planner/plan"
@@ -24,6 +28,11 @@ func ruleLimit(sp *selectPlan) error {
 	}
 	if q.Limit.Offset != nil {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT with an offset is not supported on a stream")
+	}
+	if v, ok := q.Limit.Count.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindUint64 {
+		if u := v.GetUint64(); u > math.MaxInt64 {
+			return parser.Errorf(sp.pos(q.Limit.Count), "LIMIT's count is at most 9223372036854775807")
+		}
 	}
 	n, err := sp.sc.compile(q.Limit.Count)
 	if err != nil {

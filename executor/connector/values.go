@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/jsondec"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -48,7 +49,7 @@ type Table struct {
 func NewTable(types []catalog.Type) *Table { return &Table{types: types} }
 
 // Append adds rows, each with one value per column of that column's type (as
-// plan.PlanInsert makes them).
+// plan.PlanInsert makes them; an ARRAY, MAP or ROW column's as its JSON text).
 func (t *Table) Append(rows [][]plan.Value) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -73,6 +74,12 @@ func (t *Table) Append(rows [][]plan.Value) {
 				col.B[i] = v.B
 			case catalog.Varchar:
 				col.SetString(i, v.S)
+			default:
+				// an ARRAY, MAP or ROW as its JSON text (plan.Value's),
+				// read as the json format reads it
+				if t.types[c].IsNested() && jsondec.SetNested(col, i, v.S) != "" {
+					col.Null[i] = true
+				}
 			}
 		}
 		b.N++

@@ -2,6 +2,8 @@
 // use (unknown flags, unknown functions).
 package editdist
 
+import "strings"
+
 // Distance is the Levenshtein distance of a and b, in bytes: the fewest
 // single-byte insertions, deletions and substitutions that turn a into b.
 func Distance(a, b string) int {
@@ -22,4 +24,21 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// DidYouMean returns "did you mean 'x'? " for the name x of names nearest to
+// key (case-insensitive) when it is at most two edits away (a typo such as
+// 'fromat'), else "". The first nearest name wins a tie. Unknown stream options
+// (catalog) and unknown SET keys (internal/session) use it.
+func DidYouMean(key string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := Distance(strings.ToLower(key), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "did you mean '" + best + "'? "
 }

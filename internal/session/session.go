@@ -22,6 +22,7 @@ import (
 	"streamql/catalog"
 	"streamql/catalog/functions"
 	"streamql/executor"
+	"streamql/internal/editdist"
 	"streamql/internal/termtext"
 	"streamql/parser"
 	"streamql/planner"
@@ -390,7 +391,7 @@ func (s *Session) set(st *parser.Set) error {
 	if known, err := s.Front.Set(st); known || err != nil {
 		return err
 	}
-	return parser.Errorf(st.KeyPos, "unknown setting '%s'; settings: %s", st.Key, SettingKeys)
+	return parser.Errorf(st.KeyPos, "unknown setting '%s'; %ssettings: %s", st.Key, editdist.DidYouMean(st.Key, strings.Split(SettingKeys, ", ")), SettingKeys)
 }
 
 // branchesOf returns the pending branches of st, in declaration order.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"streamql/catalog"
+	"streamql/internal/editdist"
 	"streamql/parser"
 )
 
@@ -95,7 +96,7 @@ func ParseFormat(st *parser.Set, formats []string) (string, error) {
 			return f, nil
 		}
 	}
-	return "", parser.Errorf(st.ValuePos, "unknown format '%s'; use one of %s", st.Value, strings.Join(formats, ", "))
+	return "", parser.Errorf(st.ValuePos, "unknown format '%s'; %suse one of %s", st.Value, editdist.DidYouMean(st.Value, formats), strings.Join(formats, ", "))
 }
 
 // ParseSideDir returns the value of SET 'side-dir' (SPEC 3, SPEC 4), after

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"streamql/parser"
@@ -52,7 +54,11 @@ func TestSettingsApply(t *testing.T) {
 	}
 
 	_, err := s.Apply(set("format", "CSV"), testFormats)
-	errAtValue(t, "format CSV", err, "unknown format 'CSV'; use one of table, csv, json")
+	errAtValue(t, "format CSV", err, "unknown format 'CSV'; did you mean 'csv'? use one of table, csv, json")
+	_, err = s.Apply(set("format", "jsno"), testFormats)
+	errAtValue(t, "format jsno", err, "unknown format 'jsno'; did you mean 'json'? use one of table, csv, json")
+	_, err = s.Apply(set("format", "yaml"), testFormats)
+	errAtValue(t, "format yaml", err, "unknown format 'yaml'; use one of table, csv, json")
 	_, err = s.Apply(set("timer", "maybe"), testFormats)
 	errAtValue(t, "timer maybe", err, "'timer' takes on or off")
 	file := filepath.Join(t.TempDir(), "f")
@@ -82,5 +88,37 @@ func TestParseStateMaxBytes(t *testing.T) {
 	var pe *parser.Error
 	if !errors.As(err, &pe) || pe.Offset != 20 || pe.Msg[:19] != "'state.max-bytes': " {
 		t.Errorf("lots: got %v, want an error at the value naming the key", err)
+	}
+}
+
+// settingsFront is a Frontend that owns the client keys of SET as the
+// command line does (Settings.Apply) and runs no job.
+type settingsFront struct{ s Settings }
+
+func (f *settingsFront) Set(st *parser.Set) (bool, error)  { return f.s.Apply(st, testFormats) }
+func (f *settingsFront) Result([]string, [][]string) error { return nil }
+func (f *settingsFront) RunJob(context.Context, *Job, RunFunc) error {
+	return nil
+}
+
+// TestUnknownSettingSuggests: SET with a key one or two edits from a known
+// one (every key of SettingKeys, misspelt three ways) is an error at the key
+// that names the known key ("did you mean"), as an unknown stream option is;
+// a key far from all of them lists the keys without a guess.
+func TestUnknownSettingSuggests(t *testing.T) {
+	s := New(nil, &settingsFront{s: Settings{Format: "table"}})
+	for _, key := range strings.Split(SettingKeys, ", ") {
+		for _, typo := range []string{key[:len(key)-1], key[1:] + "x", strings.ToUpper(key[:1]) + key[2:]} {
+			err := s.set(&parser.Set{Option: parser.Option{Key: typo, Value: "1", KeyPos: 4, ValuePos: 20}})
+			var pe *parser.Error
+			want := "unknown setting '" + typo + "'; did you mean '" + key + "'? settings: " + SettingKeys
+			if !errors.As(err, &pe) || pe.Msg != want || pe.Offset != 4 {
+				t.Errorf("SET '%s': got %v, want %q at the key", typo, err, want)
+			}
+		}
+	}
+	err := s.set(&parser.Set{Option: parser.Option{Key: "colour", Value: "red", KeyPos: 4}})
+	if want := "unknown setting 'colour'; settings: " + SettingKeys; err == nil || err.Error() == "" || !strings.Contains(err.Error(), want) {
+		t.Errorf("SET 'colour': got %v, want %q", err, want)
 	}
 }

@@ -374,7 +374,8 @@ func (j *Join) Describe(probe string) []string {
 }
 
 // Value is one typed constant: I for BIGINT and TIMESTAMP (epoch ms), F for
-// DOUBLE, B for BOOLEAN, S for VARCHAR (owned by the Value).
+// DOUBLE, B for BOOLEAN, S for VARCHAR (owned by the Value); in an Insert's row,
+// S holds an ARRAY, MAP or ROW column's value as JSON text (JSON_STRING's).
 type Value struct {
 	Null bool
 	I    int64

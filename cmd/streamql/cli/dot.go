@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"streamql/cmd/streamql/render"
+	"streamql/internal/editdist"
 	"streamql/internal/session"
 	"streamql/parser"
 )
@@ -207,7 +208,7 @@ func parseDot(d dotLine) (*dotCmd, *parser.Error) {
 		}
 	case ".format":
 		if len(c.args) > 1 || len(c.args) == 1 && !render.ValidFormat(strings.ToLower(c.args[0])) {
-			return nil, errAt(0, "unknown format '%s'; use one of %s", strings.Join(c.args, " "), strings.Join(render.Formats, ", "))
+			return nil, errAt(0, "unknown format '%s'; %suse one of %s", strings.Join(c.args, " "), editdist.DidYouMean(strings.Join(c.args, " "), render.Formats), strings.Join(render.Formats, ", "))
 		}
 	case ".timer":
 		if len(c.args) > 1 {

@@ -30,6 +30,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--timer=maybe"}, []string{"flag --timer", "not 'maybe'"}},
 		{[]string{"---x"}, []string{"bad flag syntax ---x"}},
 		{[]string{"--format", "xml"}, []string{"unknown --format 'xml'"}},
+		{[]string{"--format", "jsno"}, []string{"unknown --format 'jsno'; did you mean 'json'? use one of table, csv, tsv, json, plain, markdown"}},
 	} {
 		var out, errOut bytes.Buffer
 		code := Run(context.Background(), tc.args, strings.NewReader(""), &out, &errOut)

@@ -411,6 +411,9 @@ func TestREPLMetaCommands(t *testing.T) {
 	if out := h.line(".format xml"); !strings.Contains(out, "error: unknown format 'xml'") {
 		t.Fatalf(".format xml printed:\n%s", out)
 	}
+	if out := h.line(".format markdwn"); !strings.Contains(out, "error: unknown format 'markdwn'; did you mean 'markdown'? use one of") {
+		t.Fatalf(".format markdwn printed:\n%s", out)
+	}
 	h.line(".timer on")
 	if out := h.line("SELECT deviceNo FROM sensors LIMIT 1;"); !strings.Contains(out, "1 rows in") && !strings.Contains(out, " rows in ") {
 		t.Fatalf("after .timer on:\n%s", out)

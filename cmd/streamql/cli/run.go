@@ -14,12 +14,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"streamql/cmd/streamql/render"
+	"streamql/internal/editdist"
 	"streamql/internal/pipewrite"
 	"streamql/internal/session"
 	"streamql/parser"
@@ -139,7 +141,7 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 		defer stop()
 	}
 	if !render.ValidFormat(*format) {
-		printError(stderr, "unknown --format '%s'; use one of table, csv, tsv, json, plain, markdown", *format)
+		printError(stderr, "unknown --format '%s'; %suse one of %s", *format, editdist.DidYouMean(*format, render.Formats), strings.Join(render.Formats, ", "))
 		return exitPlanning
 	}
 	if *sideDir != "" {
