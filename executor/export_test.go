@@ -22,3 +22,7 @@ func SetDerivedBatches(n int) (restore func()) {
 // relations' parts have made in this process (derived.go), for the tests of
 // package executor_test.
 func DerivedBatchesMade() int64 { return derivedBatchesMade.Load() }
+
+// RaceDetector says whether the tests run under -race (race_on_test.go), for
+// the tests of package executor_test.
+const RaceDetector = raceDetector
