@@ -14,7 +14,8 @@ import (
 // computedSource is the source of a stream with computed columns (SPEC 1,
 // Flink's name AS expr) or Kafka METADATA columns: its connector reads the
 // other columns (the stream's Physical form) into their places in the batch,
-// it fills each METADATA column from its row's record (connector.MetaSource),
+// it fills each METADATA column from its row's record (the connector's
+// connector.MetaSource, which the stream declares: catalog.CapRecordMetadata),
 // and computes each computed column over the physical ones. A row whose computed event time is
 // NULL is malformed (SPEC 2.3), with its input columns as raw text. The
 // planner runs such a job sequentially (ChooseStrategy), so every row passes
@@ -36,7 +37,7 @@ type computedSource struct {
 	hdr     []byte               // a row's headers as JSON
 }
 
-func newComputedSource(st *catalog.Stream, src Source) *computedSource {
+func newComputedSource(st *catalog.Stream, src Source) (*computedSource, error) {
 	c := &computedSource{Source: src, st: st, prefix: true, sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap)}
 	for i, col := range st.Columns {
 		if col.Metadata != "" {
@@ -58,22 +59,18 @@ func newComputedSource(st *catalog.Stream, src Source) *computedSource {
 		c.sel[i] = int32(i)
 	}
 	if len(c.meta) > 0 {
-		for s := src; s != nil; {
-			if w, ok := s.(interface{ WantMeta() }); ok {
-				w.WantMeta()
-			}
-			if m, ok := s.(connector.MetaSource); ok {
-				c.metaSrc = m
-				break
-			}
-			u, ok := s.(connector.Unwrapper)
-			if !ok {
-				break
-			}
-			s = u.Unwrap()
+		// the stream's connector declares record metadata (the session
+		// refuses METADATA columns otherwise); a source without it leaves
+		// them NULL
+		h, err := connector.BindSource(st, src)
+		if err != nil {
+			return nil, err
+		}
+		if c.metaSrc = h.Meta; c.metaSrc != nil {
+			c.metaSrc.WantMeta()
 		}
 	}
-	return c
+	return c, nil
 }
 
 // fillMeta fills the METADATA columns of rows 0..n-1 (SPEC 1): timestamp

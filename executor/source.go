@@ -115,18 +115,23 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source,
 		if err != nil {
 			return nil, err
 		}
-		return newComputedSource(st, src), nil
+		c, err := newComputedSource(st, src)
+		if err != nil {
+			_ = src.Close()
+			return nil, err
+		}
+		return c, nil
 	}
 	return d.Open(ctx, st, env)
 }
 
 // connEnv is what the connectors' drivers get from e.
 func (e *Env) connEnv() *connector.Env {
-	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: newConnDecoder, NewValueDecoder: newValueDecoder, State: &e.state}
+	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: newConnDecoder, NewValueDecoder: newValueDecoder, NewChangeDecoder: newChangeDecoder, State: &e.state}
 }
 
-func newConnDecoder(st *catalog.Stream, r io.Reader) (connector.Decoder, error) {
-	return newDecoder(st, r)
+func newConnDecoder(st *catalog.Stream, r io.Reader, continues bool) (connector.Decoder, error) {
+	return newDecoder(st, r, continues)
 }
 
 // Insert appends rows to the stream st of a connector that takes INSERT INTO
@@ -144,6 +149,22 @@ func (e *Env) Insert(ins *plan.Insert) {
 // the streamql package's Session.Push writes to it.
 func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
 	return connector.FeedOf(st.Physical(), e.connEnv())
+}
+
+// SourceHandles returns the handles of the source capabilities st declares
+// (catalog.Stream.Caps: partitions, record metadata; connector.BindSource)
+// of src, a source Env.Open opened for st: the connector's, found inside
+// the wrappers of a source hook (connector.Unwrapper). Errors name the
+// stream and the capability its connector declares but lacks.
+func SourceHandles(st *catalog.Stream, src Source) (connector.SourceHandles, error) {
+	for {
+		u, ok := src.(connector.Unwrapper)
+		if !ok {
+			break
+		}
+		src = u.Unwrap()
+	}
+	return connector.BindSource(st, src)
 }
 
 // unwrapAs returns src, or the first source it wraps (connector.Unwrapper,

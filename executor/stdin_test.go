@@ -134,7 +134,7 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
 		}
 	}
 	l := cat.Lookup("l")
-	newDec := func(r io.Reader) (connector.Decoder, error) { return newDecoder(l, r) }
+	newDec := func(r io.Reader, continues bool) (connector.Decoder, error) { return newDecoder(l, r, continues) }
 	stdin := &connector.Stdin{R: input}
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"streamql/catalog"
+	"streamql/executor"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
 	"streamql/internal/tune"
@@ -37,7 +38,12 @@ func (s *Session) ReadEventTimes(ctx context.Context, st *catalog.Stream, limit 
 		return nil, nil, err
 	}
 	bounded := st.Connector.Bounded(st.Options)
-	ps, _ := src.(connector.PartitionedSource)
+	h, err := executor.SourceHandles(st, src) // its partitions, when st declares them
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	ps := h.Partitions
 	in = &tune.Input{Stream: st.Name, Column: st.Columns[col].Name}
 	b := vector.NewBatch(types)
 	var bad []connector.BadRow
