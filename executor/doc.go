@@ -41,7 +41,11 @@
 //     and the chunk pipeline (Pipeline, NextChunk) that the morsel path and
 //     the parallel window aggregate run their workers' chains on; it drives
 //     the job through a Feed (the process's batch step) and never sees an
-//     operator.
+//     operator;
+//   - executor/source: the decoding of a stream's bytes by its format
+//     (NewDecoder; NewValueDecoder and NewChangeDecoder for a record on its
+//     own), given to the connectors through connector.Env, and the source of
+//     a stream with computed or METADATA columns (NewComputed).
 //
 // What stays here is coupled to the runner: the watermark assigner and the
 // router (run.go, with the MARK joins of markjoin.go and the key state of
@@ -51,13 +55,13 @@
 // writer; paragg.go: the parallel window aggregate's workers, its merge order
 // and the chunks it gives back), which build chains of their own
 // (buildChain); the event-time join
-// (semijoin.go), the sources (source.go, decode.go, computed.go, derived.go,
+// (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
 // joinsource.go, unnest.go, maxfuture.go, partwm.go) and the live status
 // (live.go).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), read through the typed handles executor/connector binds once
-// (SourceHandles, connector.BindSource, OpenSink): partitions and record
+// (executor/source's Handles, connector.BindSource, OpenSink): partitions and record
 // metadata, hand back, a sink's kinds, dead letters and abort. (A source
 // hook's wrapper may still present partitions of its own, as `streamql test
 // --shuffle` does, which the watermark assigner finds through

@@ -8,6 +8,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/records"
+	"streamql/executor/source"
 	"streamql/planner/plan"
 )
 
@@ -110,12 +111,12 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source,
 	}
 	env := e.connEnv()
 	env.BuildSide, env.Account = o.buildSide, o.account
-	if st.HasComputed() { // the connector reads the other columns (computed.go)
+	if st.HasComputed() { // the connector reads the other columns (executor/source's computed.go)
 		src, err := d.Open(ctx, st.Physical(), env)
 		if err != nil {
 			return nil, err
 		}
-		c, err := newComputedSource(st, src)
+		c, err := source.NewComputed(st, src)
 		if err != nil {
 			_ = src.Close()
 			return nil, err
@@ -127,11 +128,7 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source,
 
 // connEnv is what the connectors' drivers get from e.
 func (e *Env) connEnv() *connector.Env {
-	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: newConnDecoder, NewValueDecoder: newValueDecoder, NewChangeDecoder: newChangeDecoder, State: &e.state}
-}
-
-func newConnDecoder(st *catalog.Stream, r io.Reader, continues bool) (connector.Decoder, error) {
-	return newDecoder(st, r, continues)
+	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: source.NewDecoder, NewValueDecoder: source.NewValueDecoder, NewChangeDecoder: source.NewChangeDecoder, State: &e.state}
 }
 
 // Insert appends rows to the stream st of a connector that takes INSERT INTO
@@ -149,22 +146,6 @@ func (e *Env) Insert(ins *plan.Insert) {
 // the streamql package's Session.Push writes to it.
 func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
 	return connector.FeedOf(st.Physical(), e.connEnv())
-}
-
-// SourceHandles returns the handles of the source capabilities st declares
-// (catalog.Stream.Caps: partitions, record metadata; connector.BindSource)
-// of src, a source Env.Open opened for st: the connector's, found inside
-// the wrappers of a source hook (connector.Unwrapper). Errors name the
-// stream and the capability its connector declares but lacks.
-func SourceHandles(st *catalog.Stream, src Source) (connector.SourceHandles, error) {
-	for {
-		u, ok := src.(connector.Unwrapper)
-		if !ok {
-			break
-		}
-		src = u.Unwrap()
-	}
-	return connector.BindSource(st, src)
 }
 
 // unwrapAs returns src, or the first source it wraps (connector.Unwrapper,

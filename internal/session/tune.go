@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"streamql/catalog"
-	"streamql/executor"
 	"streamql/executor/connector"
+	"streamql/executor/source"
 	"streamql/executor/vector"
 	"streamql/internal/tune"
 )
@@ -38,7 +38,7 @@ func (s *Session) ReadEventTimes(ctx context.Context, st *catalog.Stream, limit 
 		return nil, nil, err
 	}
 	bounded := st.Connector.Bounded(st.Options)
-	h, err := executor.SourceHandles(st, src) // its partitions, when st declares them
+	h, err := source.Handles(st, src) // its partitions, when st declares them
 	if err != nil {
 		src.Close()
 		return nil, nil, err

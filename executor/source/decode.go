@@ -1,4 +1,4 @@
-package executor
+package source
 
 import (
 	"fmt"
@@ -14,15 +14,12 @@ import (
 )
 
 // Decoder turns a byte stream into batches of a stream's rows (a format's
-// codec.Record.Decoder). Decode resets b, fills it with up to vector.Cap rows,
-// appends malformed rows to *bad, and returns io.EOF when it returns nothing and
-// the input ended.
-type Decoder interface {
-	Decode(b *vector.Batch, bad *[]BadRow) error
-	BytesRead() int64
-}
+// codec.Record.Decoder; connector.Decoder). Decode resets b, fills it with up
+// to vector.Cap rows, appends malformed rows to *bad, and returns io.EOF
+// when it returns nothing and the input ended.
+type Decoder = connector.Decoder
 
-// newDecoder returns the decoder of st's 'format' (its codec.Record) over r, with st's
+// NewDecoder returns the decoder of st's 'format' (its codec.Record) over r, with st's
 // format options, 'max-record-size' and 'encoding' (SPEC 1). A stream whose
 // connector hands back what a job does not use (catalog.CapHandBack, as its
 // spec declares: stdin) keeps the input's bytes to give back; continues says
@@ -30,7 +27,7 @@ type Decoder interface {
 // textenc.Reader, which transcodes it line by line and tells the decoder which
 // lines held invalid bytes, so those rows are malformed with their input bytes as
 // raw text.
-func newDecoder(st *catalog.Stream, r io.Reader, continues bool) (Decoder, error) {
+func NewDecoder(st *catalog.Stream, r io.Reader, continues bool) (Decoder, error) {
 	c := st.Shared()
 	enc, err := textenc.Lookup(c.Encoding)
 	if err != nil {
@@ -89,13 +86,13 @@ func maxRecordSize(st *catalog.Stream) int {
 	return inbuf.DefaultMaxRecord
 }
 
-// newValueDecoder returns the decoder of st's 'format' and format options for
+// NewValueDecoder returns the decoder of st's 'format' and format options for
 // sources whose every record is given on its own (Kafka record values,
 // SPEC 2.5): the format's codec.Record.Values, with a value longer than
 // 'max-record-size' malformed. An 'encoding' other than UTF-8 is an error
 // naming the stream (the kafka connector refuses it when the stream is
-// declared); so is a changelog format (read with newChangeDecoder).
-func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
+// declared); so is a changelog format (read with NewChangeDecoder).
+func NewValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
 	rec, err := codec.Of(st)
 	if err != nil {
 		return nil, err
@@ -114,13 +111,13 @@ func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
 	return rec.Values(st, codec.DecodeOptions{NotNull: notNullTime(st), MaxRecord: maxRecordSize(st)})
 }
 
-// newChangeDecoder returns the decoder of st's changelog 'format'
+// NewChangeDecoder returns the decoder of st's changelog 'format'
 // (catalog.FormatSpec.Changelog, SPEC 2.8) for sources whose every record
 // is given on its own (Kafka record values): the format's
 // codec.Record.Changes, a record being rows with kinds, with a value longer
 // than 'max-record-size' malformed. A format that is not a changelog is an
 // error naming the stream.
-func newChangeDecoder(st *catalog.Stream) (connector.ChangeDecoder, error) {
+func NewChangeDecoder(st *catalog.Stream) (connector.ChangeDecoder, error) {
 	rec, err := codec.Of(st)
 	if err != nil {
 		return nil, err
@@ -150,7 +147,7 @@ type textRester interface {
 // Decode implements Decoder. Starting a batch, it lets the textenc.Reader
 // forget the source bytes of the text the decoder has used for good (only
 // kept for a stream that hands back, see Rest).
-func (t transcoded) Decode(b *vector.Batch, bad *[]BadRow) error {
+func (t transcoded) Decode(b *vector.Batch, bad *[]records.BadRow) error {
 	if r, ok := t.Decoder.(textRester); ok {
 		t.tr.Forget(t.Decoder.BytesRead() - int64(len(r.Rest(-1))))
 	}
