@@ -5,9 +5,12 @@
 // package kafka below it, which implements the contract this package declares
 // for them (partition.go: positions, PartitionedSource, the replay marks). file
 // and kafka are also sinks. Each connector registers once, from its init (Register): the
-// catalog.ConnectorSpec (options, bounded rule, checks, capabilities) and its
-// Driver (the source opener; for values, the inserter), held in the spec's
-// Source. executor.Env.Open looks the Driver up from the stream's spec; nothing
+// catalog.ConnectorSpec (options, bounded rule, checks, the capabilities it
+// declares, catalog.Caps) and its Driver (the source opener; for values, the
+// inserter), held in the spec's Source. The engine reads a stream's declared
+// capabilities through the typed handles caps.go binds once per open
+// (OpenSink, BindSink, BindSource), never by asking what an opened source or
+// sink implements; TestDeclaredCapsMatch keeps each declaration true. executor.Env.Open looks the Driver up from the stream's spec; nothing
 // outside this package switches on a connector's name or reads a stream's
 // option strings (registry_test.go checks both): a spec's Configure parses the
 // options into the stream's typed catalog.Config when it is declared
