@@ -61,7 +61,12 @@ func deps(t *testing.T, pkgs ...string) []string {
 //     (executor/stateless, executor/rank, executor/aggregate) imports them, the kernels or
 //     executor/op, and the plan, and the
 //     sink streams (executor/sinkstream) them and the connector registry,
-//     never the executor that builds them.
+//     never the executor that builds them; the execution strategies
+//     (executor/strategy) only the chunk reader, the connector contract,
+//     records, vectors and catalog: they drive the job through the
+//     executor's Feed and never see an operator; the sources' decoding and
+//     computed columns (executor/source) the connector contract, the
+//     formats and the kernels.
 //
 // TestLayers checks that no import runs back up the README's layers, and
 // TestCmdCallsNoEngineMethod that cmd/ calls the engine's methods through
@@ -125,8 +130,15 @@ func TestLayering(t *testing.T) {
 	// through its own interface; executor/aggregate: the window and updating
 	// aggregate over the accumulators of executor/agg, reaching the replay
 	// through its Replay); the sink streams (executor/sinkstream) import the
-	// base and the connector registry
+	// base and the connector registry; the execution strategies
+	// (executor/strategy: decode ahead, parallel decode, the chunk pipelines)
+	// the chunk reader and the connector contract, never an operator or the
+	// executor, which drives them; the sources' decoding and computed
+	// columns (executor/source) the connector contract, the format registry
+	// and the kernels, never the executor that opens them
 	for pkg, allowed := range map[string][]string{
+		"streamql/executor/source":     {"streamql/catalog", "streamql/executor/codec", "streamql/executor/connector", "streamql/executor/expr", "streamql/executor/format", "streamql/executor/inbuf", "streamql/executor/records", "streamql/executor/textenc", "streamql/executor/vector", "streamql/planner/plan"},
+		"streamql/executor/strategy":   {"streamql/executor/chunked", "streamql/executor/connector", "streamql/executor/records", "streamql/executor/vector", "streamql/catalog"},
 		"streamql/executor/flow":       {"streamql/executor/vector"},
 		"streamql/executor/state":      nil,
 		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/planner/plan"},

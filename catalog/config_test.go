@@ -101,11 +101,11 @@ func TestConfigConnectors(t *testing.T) {
 }
 
 // TestConfigCapabilities: the engine asks a connector's spec what it can do;
-// Partitioned (a consumer group shares its partitions) is Kafka's alone.
+// CapGroups (a consumer group shares its partitions) is Kafka's alone.
 func TestConfigCapabilities(t *testing.T) {
 	for _, n := range catalog.ConnectorNames() {
-		if got, want := catalog.LookupConnector(n).Partitioned, n == "kafka"; got != want {
-			t.Errorf("connector %s: Partitioned = %v, want %v", n, got, want)
+		if got, want := catalog.LookupConnector(n).Caps.Has(catalog.CapGroups), n == "kafka"; got != want {
+			t.Errorf("connector %s: CapGroups = %v, want %v", n, got, want)
 		}
 	}
 }

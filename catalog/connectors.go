@@ -64,14 +64,13 @@ type ConnectorSpec struct {
 	// options already parsed; nil makes the stream's Config the *SharedConfig
 	// alone. Errors are an *OptionError naming the option.
 	Configure func(st *Stream, shared SharedConfig) (Config, error)
-	// RecordMetadata says the connector's rows carry Kafka record metadata,
-	// which METADATA columns read (SPEC 1).
-	RecordMetadata bool
-	// Partitioned says a stream over this connector may be read in a
-	// consumer group (KafkaConfig.GroupID): the processes running one script
-	// share its partitions, and a restarted one resumes from the group's
-	// committed offsets (SPEC 2.5; EXPLAIN's scale-out lines).
-	Partitioned bool
+	// Caps declares what streams over this connector can do beyond reading
+	// rows (caps.go): CapPartitioned, CapGroups, CapRecordMetadata, CapHandBack,
+	// CapSinkKinds, CapDeadLetters, CapAbort. (A stream's CapBounded, CapSink
+	// and CapUpdates come from Bounded, Writes and Upserts: Stream.Caps.)
+	// executor/connector binds each to its typed handle when a stream is
+	// opened and its tests check the declaration against the implementation.
+	Caps Caps
 	// KnownSize says a bounded stream over this connector reads input of a
 	// size known up front and never waits for more (a file): the CLI shows a
 	// progress bar and the executor decodes ahead (SPEC 4).

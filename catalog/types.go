@@ -8,7 +8,9 @@
 // ValidateOptions), its Bounded rule, its own checks (Validate, returning an
 // *OptionError the CLI positions at the option's value), the capabilities the
 // engine asks instead of its name (KnownSize, TakesInsert, ReadsStdin,
-// Partitioned, Upserts, Writes...), the parser of its options into the
+// Upserts, Writes..., and the declared capability set Caps, caps.go:
+// partitioned, record metadata, hand back, sink kinds, dead letters, abort;
+// a stream's own with Stream.Caps), the parser of its options into the
 // stream's typed Config (Configure, config.go: SharedConfig, FileConfig,
 // KafkaConfig, which the engine reads instead of option strings), and in
 // Source the executor's side (connector.Driver: the source opener, later the

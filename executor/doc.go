@@ -32,17 +32,40 @@
 //     positions, the late rows' counts, the main query's LIMIT) and EXPLAIN
 //     ANALYZE reads its Counters; RowError moved to executor/flow with it,
 //     for the operators to return;
-//   - executor/sinkstream: the writers of sink streams and dead letters.
+//   - executor/sinkstream: the writers of sink streams and dead letters,
+//     through the handles of the capabilities each sink stream declares
+//     (connector.OpenSink; catalog.Caps);
+//   - executor/strategy: the execution strategies of a bounded file that
+//     the planner chooses (plan.Job.Strategy) and EXPLAIN prints: decoding
+//     ahead (Prefetch), parallel decoding (Chunked over a ParallelReader),
+//     and the chunk pipeline (Pipeline, NextChunk) that the morsel path and
+//     the parallel window aggregate run their workers' chains on; it drives
+//     the job through a Feed (the process's batch step) and never sees an
+//     operator;
+//   - executor/source: the decoding of a stream's bytes by its format
+//     (NewDecoder; NewValueDecoder and NewChangeDecoder for a record on its
+//     own), given to the connectors through connector.Env, and the source of
+//     a stream with computed or METADATA columns (NewComputed).
 //
 // What stays here is coupled to the runner: the watermark assigner and the
 // router (run.go, with the MARK joins of markjoin.go and the key state of
-// join.go); the replay (replay.go) and EXPLAIN ANALYZE (analyze*.go); the
-// execution strategies (prefetch.go, parallel.go, morsel.go, and paragg.go,
-// the parallel window aggregate's workers, chunks and merge order), which
-// build chains of their own (buildChain); the event-time join
-// (semijoin.go), the sources (source.go, decode.go, computed.go, derived.go,
+// join.go, and the choice of the strategy's runner); the replay (replay.go)
+// and EXPLAIN ANALYZE (analyze*.go); the chain side of the two chunk
+// pipelines (morsel.go: the workers' chains that route and encode, and the
+// writer; paragg.go: the parallel window aggregate's workers, its merge order
+// and the chunks it gives back), which build chains of their own
+// (buildChain); the event-time join
+// (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
 // joinsource.go, unnest.go, maxfuture.go, partwm.go) and the live status
 // (live.go).
+//
+// A source's capabilities are its stream's declaration (catalog.Caps, issue
+// 22 item 5), read through the typed handles executor/connector binds once
+// (executor/source's Handles, connector.BindSource, OpenSink): partitions and record
+// metadata, hand back, a sink's kinds, dead letters and abort. (A source
+// hook's wrapper may still present partitions of its own, as `streamql test
+// --shuffle` does, which the watermark assigner finds through
+// connector.Unwrapper.)
 //
 // A job's operators and sources get their configuration when the job is
 // built, never through the context.Context, which carries cancellation only

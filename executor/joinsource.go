@@ -13,6 +13,7 @@ import (
 	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/op"
+	"streamql/executor/strategy"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -296,7 +297,7 @@ var joinParallelInputs atomic.Int64
 // bounded file, a file under two chunks, another 'encoding', or wrapped by
 // a source hook): the join then reads it by Next.
 func joinInputReader(src Source, types []catalog.Type, chunk int64) *chunked.Reader {
-	ps, ok := src.(parallelSource)
+	ps, ok := src.(strategy.ParallelSource)
 	if !ok {
 		return nil
 	}

@@ -2,12 +2,12 @@ package executor
 
 import (
 	"math"
-	"sort"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/format"
+	"streamql/executor/source"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -270,7 +270,7 @@ func (f *futureSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	}
 	f.refused += int64(len(drops))
 	// which malformed row of the batch is which (Unread): merged by Index
-	f.refusedAt = dropRows(b, bad, before, keep, drops, f.idx, f.refusedAt)
+	f.refusedAt = source.DropRows(b, bad, before, keep, drops, f.idx, f.refusedAt)
 	for k, d := range f.refusedAt {
 		if d >= 0 {
 			f.refusedAt[k] = f.idx[d]
@@ -321,45 +321,6 @@ func (f *futureSource) goodEnd(rows int) int {
 		return 0
 	}
 	return int(f.keep[min(rows, len(f.keep))-1]) + 1
-}
-
-// dropRows takes the rows of b not in keep (ascending indexes) out of it,
-// moving the kept ones down in place, and merges drops (malformed rows in
-// place of the dropped rows dropAt, their Index counted in kept rows) with
-// the connector's own malformed rows of the batch, (*bad)[before:], in the
-// order they stood in.
-// It appends to at, per merged row from before on, -1 for a connector's row
-// and the drop's number otherwise, and returns it.
-func dropRows(b *vector.Batch, bad *[]BadRow, before int, keep []int32, drops []BadRow, dropAt []int, at []int) []int {
-	own := append([]BadRow(nil), (*bad)[before:]...)
-	orig := make([]int, len(own)) // the good rows before each, in b as it came
-	for k := range own {
-		orig[k] = own[k].Index
-		// an own bad row after good row j now stands after the kept rows below j
-		j := own[k].Index
-		own[k].Index = sort.Search(len(keep), func(n int) bool { return int(keep[n]) >= j })
-	}
-	merged := (*bad)[:before]
-	a, d := 0, 0
-	for a < len(own) || d < len(drops) {
-		if d == len(drops) || a < len(own) && orig[a] <= dropAt[d] {
-			merged = append(merged, own[a])
-			at = append(at, -1)
-			a++
-		} else {
-			merged = append(merged, drops[d])
-			at = append(at, d)
-			d++
-		}
-	}
-	*bad = merged
-	for n, i := range keep {
-		if int(i) != n {
-			moveRow(b, n, int(i))
-		}
-	}
-	b.N = len(keep)
-	return at
 }
 
 // futureProbe is the probe stream src of job, an event-time semi or anti

@@ -2,12 +2,12 @@ package executor
 
 import (
 	"context"
-	"runtime"
 	"sync/atomic"
 
 	"streamql/catalog"
 	"streamql/executor/chunked"
 	"streamql/executor/records"
+	"streamql/executor/strategy"
 	"streamql/planner/plan"
 )
 
@@ -167,42 +167,30 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 	if !ok || job.Strategy != plan.Morsel {
 		return false, nil
 	}
-	ps, ok := src.(parallelSource)
-	if !ok {
-		return false, nil
-	}
-	n := runtime.GOMAXPROCS(0)
 	// Every chunk in flight gets its output here, on the job's goroutine (the
-	// sink's state is read only here and by the writer), all of it made now:
-	// how many chunks a job uses does not change what it allocates.
-	size := oc.chunkSize
-	if size <= 0 {
-		size = chunked.DefaultChunkSize
-	}
+	// sink's state is read only here and by the writer), all of it made now
+	// (strategy.Pipeline).
 	nb, no := len(job.AllBranches()), len(job.Outputs)
-	pool := make(chan *morselOut, chunked.InFlight(n, true))
-	for range cap(pool) {
-		enc := cs.NewChunk(int(size))
+	newOut := func(size int) (*morselOut, bool) {
+		enc := cs.NewChunk(size)
 		if enc == nil {
-			return false, nil
+			return nil, false
 		}
-		pool <- &morselOut{enc: enc, ops: make([]OpStats, 0, 8), parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), refs: make([]int32, 0, 64)}
+		return &morselOut{enc: enc, ops: make([]OpStats, 0, 8), parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), refs: make([]int32, 0, 64)}, true
 	}
-	ws := make([]*morselWorker, n)
-	for i := range ws {
-		w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
-		// (each chain has its own mark operators over the shared build
-		// states: the build sides are read whole, so marking only reads them)
-		w.c = buildChain(job, joins, w.sink, chainOpts{src: src, timed: p.c.timed})
-		ws[i] = w
+	var ws []*morselWorker
+	newWorkers := func(n int) {
+		ws = make([]*morselWorker, n)
+		for i := range ws {
+			w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
+			// (each chain has its own mark operators over the shared build
+			// states: the build sides are read whole, so marking only reads them)
+			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, timed: p.c.timed})
+			ws[i] = w
+		}
 	}
 	policy := p.es.Policy
-	work := func(i int, c *chunked.Chunk) {
-		o, _ := c.Out.(*morselOut)
-		if o == nil {
-			o = <-pool
-			c.Out = o
-		}
+	work := func(i int, c *chunked.Chunk, o *morselOut) {
 		o.enc.Reset()
 		o.rows, o.malformed, o.refs, o.fail, o.err = 0, 0, o.refs[:0], nil, nil
 		w := ws[i]
@@ -210,7 +198,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 		w.chunk(ctx, job.Stream, policy, c, o)
 		o.ops, o.parts, o.outputs = w.c.copyStats(o.ops, o.parts, o.outputs)
 	}
-	cr := ps.Parallel(job.BatchTypes, n, chunked.Options{ChunkSize: size, Work: work})
+	cr := strategy.Pipeline(src, job.BatchTypes, strategy.PipelineOptions{ChunkSize: oc.chunkSize}, newOut, newWorkers, work)
 	if cr == nil {
 		return false, nil
 	}
@@ -228,8 +216,9 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 		}
 		return p.errorRow(&cur.Bad()[curOut.refs[j]], curBase, &errRows[j])
 	}
+	feed := p.batch
 	for {
-		c, base, end, err := p.nextChunk(ctx, cr)
+		c, base, end, err := strategy.NextChunk(ctx, cr, feed)
 		if end {
 			return true, err
 		}
@@ -247,30 +236,6 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 		if o.fail != nil {
 			p.es.Malformed++
 			return true, &RowError{Stream: p.st.Name, Position: src.Position(base + o.fail.Line), Reason: o.fail.Reason}
-		}
-	}
-}
-
-// nextChunk returns the next chunk of cr a worker made (with its line
-// base), in file order, after pushing the rows the merge decoded itself
-// (chunks decoded again, the sequential rest) into p's chain; end says the
-// job ended (cr's end, a read error, the job's own end, ctx), with its error
-// as p.batch gives it.
-func (p *process) nextChunk(ctx context.Context, cr *chunked.Reader) (c *chunked.Chunk, base int64, end bool, err error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, true, err
-		}
-		c, base, b, bad, err := cr.NextChunk()
-		if err != nil {
-			_, err := p.batch(ctx, nil, nil, err)
-			return nil, 0, true, err
-		}
-		if c != nil {
-			return c, base, false, nil
-		}
-		if end, err := p.batch(ctx, b, bad, nil); end { // rows the merge decoded itself: the job's own chain
-			return nil, 0, true, err
 		}
 	}
 }

@@ -2,11 +2,11 @@ package executor
 
 import (
 	"context"
-	"runtime"
 	"sync/atomic"
 
 	"streamql/executor/aggregate"
 	"streamql/executor/chunked"
+	"streamql/executor/strategy"
 	"streamql/planner/plan"
 )
 
@@ -207,48 +207,35 @@ func runParagg(ctx context.Context, oc opContext, job *plan.Job, src Source, p *
 		return false, nil
 	}
 	budget := p.agg.Budget() // the job's
-	ps, ok := src.(parallelSource)
-	if !ok {
-		return false, nil
-	}
 	ao := p.agg
-	n := runtime.GOMAXPROCS(0)
-	size := oc.chunkSize
-	if size <= 0 {
-		size = chunked.DefaultChunkSize
-	}
 	// Every chunk in flight gets its partial aggregates here, all of them made
-	// now (their memory is reused from chunk to chunk).
+	// now (their memory is reused from chunk to chunk: strategy.Pipeline).
 	nb, no := len(job.AllBranches()), len(job.Outputs)
 	free := NewStateBudget(0) // the partials are charged when merged
-	pool := make(chan *paggOut, chunked.InFlight(n, true))
-	for range cap(pool) {
-		pool <- newPaggOut(ao, nb, no, free)
-	}
-	ws := make([]*paggWorker, n)
-	for i := range ws {
-		ws[i] = newPaggWorker(job, ao, src, p.c.timed)
-	}
-	work := func(i int, c *chunked.Chunk) {
-		o, _ := c.Out.(*paggOut)
-		if o == nil {
-			o = <-pool
-			c.Out = o
+	newOut := func(int) (*paggOut, bool) { return newPaggOut(ao, nb, no, free), true }
+	var ws []*paggWorker
+	newWorkers := func(n int) {
+		ws = make([]*paggWorker, n)
+		for i := range ws {
+			ws[i] = newPaggWorker(job, ao, src, p.c.timed)
 		}
+	}
+	work := func(i int, c *chunked.Chunk, o *paggOut) {
 		w := ws[i]
 		w.c.zeroStats()
 		w.chunk(ctx, c, o)
 		o.stats, o.parts, o.outputs = w.c.copyStats(o.stats, o.parts, o.outputs)
 	}
-	cr := ps.Parallel(job.BatchTypes, n, chunked.Options{ChunkSize: size, Work: work, NoText: true})
+	cr := strategy.Pipeline(src, job.BatchTypes, strategy.PipelineOptions{ChunkSize: oc.chunkSize, NoText: true}, newOut, newWorkers, work)
 	if cr == nil {
 		return false, nil
 	}
 	paraggRuns.Add(1)
 	defer cr.Close()
 	var used, redone int64 // chunks merged as the workers made them, and given back
+	feed := p.batch
 	for {
-		c, _, end, err := p.nextChunk(ctx, cr) // (morsel.go)
+		c, _, end, err := strategy.NextChunk(ctx, cr, feed)
 		if end {
 			return true, err
 		}

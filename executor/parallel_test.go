@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"streamql/executor/chunked"
+	"streamql/executor/strategy"
 	"streamql/internal/sensorbench"
 )
 
@@ -67,7 +68,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 				if probe, err := env.Open(context.Background(), job.Stream); err != nil {
 					t.Fatal(err)
 				} else {
-					if par := job.Prefetchable(procs) && parallelReader(job, probe) != nil; par != (procs > 2) {
+					if par := job.Prefetchable(procs) && strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), probe) != nil; par != (procs > 2) {
 						t.Fatalf("GOMAXPROCS=%d: decoded in parallel = %v", procs, par)
 					}
 					probe.Close()

@@ -12,6 +12,7 @@ import (
 	"streamql/executor/expr"
 	"streamql/executor/flow"
 	"streamql/executor/sinkstream"
+	"streamql/executor/strategy"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -313,11 +314,11 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			}
 		}
 		if job.Strategy != plan.Prefetch {
-			if cr := parallelReader(job, src); cr != nil {
-				return runChunked(ctx, cr, p)
+			if cr := strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), src); cr != nil {
+				return strategy.Chunked(ctx, cr, p.batch)
 			}
 		}
-		return runPrefetched(ctx, job, src, p)
+		return strategy.Prefetch(ctx, job.BatchTypes, job.OnlyAggregates(), src, p.batch)
 	}
 	b := vector.NewBatch(job.BatchTypes)
 	b.NoText = job.OnlyAggregates()

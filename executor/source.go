@@ -8,6 +8,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/records"
+	"streamql/executor/source"
 	"streamql/planner/plan"
 )
 
@@ -110,23 +111,24 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source,
 	}
 	env := e.connEnv()
 	env.BuildSide, env.Account = o.buildSide, o.account
-	if st.HasComputed() { // the connector reads the other columns (computed.go)
+	if st.HasComputed() { // the connector reads the other columns (executor/source's computed.go)
 		src, err := d.Open(ctx, st.Physical(), env)
 		if err != nil {
 			return nil, err
 		}
-		return newComputedSource(st, src), nil
+		c, err := source.NewComputed(st, src)
+		if err != nil {
+			_ = src.Close()
+			return nil, err
+		}
+		return c, nil
 	}
 	return d.Open(ctx, st, env)
 }
 
 // connEnv is what the connectors' drivers get from e.
 func (e *Env) connEnv() *connector.Env {
-	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: newConnDecoder, NewValueDecoder: newValueDecoder, State: &e.state}
-}
-
-func newConnDecoder(st *catalog.Stream, r io.Reader) (connector.Decoder, error) {
-	return newDecoder(st, r)
+	return &connector.Env{Stdin: e.Stdin, Clock: e.Clock, NewDecoder: source.NewDecoder, NewValueDecoder: source.NewValueDecoder, NewChangeDecoder: source.NewChangeDecoder, State: &e.state}
 }
 
 // Insert appends rows to the stream st of a connector that takes INSERT INTO

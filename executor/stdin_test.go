@@ -10,6 +10,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/source"
 	"streamql/executor/vector"
 	"streamql/parser"
 	"streamql/planner"
@@ -134,7 +135,9 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
 		}
 	}
 	l := cat.Lookup("l")
-	newDec := func(r io.Reader) (connector.Decoder, error) { return newDecoder(l, r) }
+	newDec := func(r io.Reader, continues bool) (connector.Decoder, error) {
+		return source.NewDecoder(l, r, continues)
+	}
 	stdin := &connector.Stdin{R: input}
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -47,7 +47,7 @@ func changelogRecord(e cdc.Envelope) Record {
 			}
 			return cdc.NewDecoder(r, ch, cdc.ReaderOptions{Lines: o.Lines, MaxRecord: o.MaxRecord, Continues: o.Continues}), nil
 		},
-		Values: func(st *catalog.Stream, o DecodeOptions) (ValueDecoder, error) {
+		Changes: func(st *catalog.Stream, o DecodeOptions) (ChangeDecoder, error) {
 			ch, err := changes(st, o)
 			if err != nil {
 				return nil, err
@@ -57,7 +57,7 @@ func changelogRecord(e cdc.Envelope) Record {
 	}
 }
 
-// changeValues is the value decoder of a changelog format (connector.ChangeDecoder):
+// changeValues is the value decoder of a changelog format (ChangeDecoder):
 // a record may be several rows with kinds, or none; a record longer than max
 // bytes is malformed (SPEC 1, 'max-record-size').
 type changeValues struct {
@@ -65,13 +65,7 @@ type changeValues struct {
 	max int
 }
 
-// DecodeValue implements ValueDecoder for a record that is one row;
-// a changelog source calls Append instead.
-func (d changeValues) DecodeValue(b *vector.Batch, rec []byte) string {
-	return "a changelog record is read with Append"
-}
-
-// Append implements connector.ChangeDecoder.
+// Append implements ChangeDecoder.
 func (d changeValues) Append(b *vector.Batch, rec []byte, pos int64) (string, bool) {
 	if len(rec) > d.max {
 		return inbuf.TooLong(d.max), false

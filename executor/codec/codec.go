@@ -42,10 +42,18 @@ type Decoder interface {
 
 // ValueDecoder decodes records given one at a time (Kafka record values,
 // SPEC 2.5; connector.ValueDecoder): DecodeValue decodes rec as row b.N of
-// b (it leaves b.N to the caller) and returns "" or why rec is malformed. A changelog format's value decoder
-// also has connector.ChangeDecoder's Append (a record is rows with kinds).
+// b (it leaves b.N to the caller) and returns "" or why rec is malformed.
 type ValueDecoder interface {
 	DecodeValue(b *vector.Batch, rec []byte) string
+}
+
+// ChangeDecoder decodes the records of a changelog format given one at a
+// time (catalog.FormatSpec.Changelog, SPEC 2.8; connector.ChangeDecoder):
+// Append decodes rec as rows b.N, b.N+1, ... with their kinds and position
+// pos and advances b.N; it returns why rec is malformed (b unchanged), or
+// full = true (nothing added) when the rows do not fit in b.
+type ChangeDecoder interface {
+	Append(b *vector.Batch, rec []byte, pos int64) (reason string, full bool)
 }
 
 // DecodeOptions are what a decoder takes beside the stream's format options
@@ -108,8 +116,13 @@ type Record struct {
 	// options; errors name the stream and the option.
 	Decoder func(st *catalog.Stream, r io.Reader, o DecodeOptions) (Decoder, error)
 	// Values returns the decoder of st's record values, one record at a
-	// time; a record longer than o.MaxRecord is malformed.
+	// time, for a format whose record is one row; a record longer than
+	// o.MaxRecord is malformed.
 	Values func(st *catalog.Stream, o DecodeOptions) (ValueDecoder, error)
+	// Changes returns the decoder of st's record values, one record at a
+	// time, for a changelog format (catalog.FormatSpec.Changelog: a record
+	// is rows with kinds); a record longer than o.MaxRecord is malformed.
+	Changes func(st *catalog.Stream, o DecodeOptions) (ChangeDecoder, error)
 	// Infer reads the column names and what their values can be read as
 	// from the first InferRows records of r (SPEC 1: a file read without a
 	// column list).

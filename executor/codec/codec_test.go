@@ -33,8 +33,11 @@ func TestEveryFormatRegistered(t *testing.T) {
 			t.Errorf("format %s (Reads %v, Writes %v) has no codec.Record: register it in codec.registry", f.Name, f.Reads, f.Writes)
 			continue
 		}
-		if f.Reads && (r.Decoder == nil || r.Values == nil) {
-			t.Errorf("format %s Reads: its Record needs Decoder and Values", f.Name)
+		if f.Reads && (r.Decoder == nil || (r.Values == nil) != f.Changelog || (r.Changes == nil) != !f.Changelog) {
+			t.Errorf("format %s Reads (changelog %v): its Record needs Decoder, and Changes for a changelog format, Values for another", f.Name, f.Changelog)
+		}
+		if !f.Reads && (r.Values != nil || r.Changes != nil) {
+			t.Errorf("format %s does not read, but its Record has value decoders: say Reads in catalog's table", f.Name)
 		}
 		if len(f.FileExts) > 0 && r.Infer == nil {
 			t.Errorf("format %s reads files by extension %v (read without a column list): its Record needs Infer", f.Name, f.FileExts)
@@ -285,15 +288,9 @@ func TestChangelogEnvelopes(t *testing.T) {
 			if g.Name != f.Name {
 				continue
 			}
-			vd, err := Lookup(g.Name).Values(st, DecodeOptions{MaxRecord: 1 << 20})
+			cd, err := Lookup(g.Name).Changes(st, DecodeOptions{MaxRecord: 1 << 20})
 			if err != nil {
 				t.Fatal(err)
-			}
-			cd, ok := vd.(interface {
-				Append(b *vector.Batch, rec []byte, pos int64) (string, bool)
-			})
-			if !ok {
-				t.Fatalf("%s's value decoder does not read changes (connector.ChangeDecoder)", g.Name)
 			}
 			vb := vector.NewBatch(st.Types())
 			if why, _ := cd.Append(vb, []byte(sample), 1); why != "" || !slices.Equal(rowsOf(t, vb, 0), want) {

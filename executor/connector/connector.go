@@ -5,9 +5,12 @@
 // package kafka below it, which implements the contract this package declares
 // for them (partition.go: positions, PartitionedSource, the replay marks). file
 // and kafka are also sinks. Each connector registers once, from its init (Register): the
-// catalog.ConnectorSpec (options, bounded rule, checks, capabilities) and its
-// Driver (the source opener; for values, the inserter), held in the spec's
-// Source. executor.Env.Open looks the Driver up from the stream's spec; nothing
+// catalog.ConnectorSpec (options, bounded rule, checks, the capabilities it
+// declares, catalog.Caps) and its Driver (the source opener; for values, the
+// inserter), held in the spec's Source. The engine reads a stream's declared
+// capabilities through the typed handles caps.go binds once per open
+// (OpenSink, BindSink, BindSource), never by asking what an opened source or
+// sink implements; TestDeclaredCapsMatch keeps each declaration true. executor.Env.Open looks the Driver up from the stream's spec; nothing
 // outside this package switches on a connector's name or reads a stream's
 // option strings (registry_test.go checks both): a spec's Configure parses the
 // options into the stream's typed catalog.Config when it is declared
@@ -302,18 +305,6 @@ type Unreader interface {
 	UnreadAfter(rows, bad int)
 }
 
-// HandBack is implemented by the reader a stdin source gives its decoder
-// (NewDecoder): what the job does not use goes back to the next job of the
-// session reading stdin (SPEC 1), so a decoder that reads through a
-// transcoder keeps the source bytes to give back (see rester).
-type HandBack interface {
-	io.Reader
-	// Continues reports whether the input goes on from where an earlier job
-	// stopped, not from the start of stdin (a byte order mark is only at the
-	// very start).
-	Continues() bool
-}
-
 // rester is a Decoder that can give back what it read and did not decode (see
 // csvdec.Decoder.Rest: the input after the first rows good rows of its last
 // batch; rows < 0 for all of them).
@@ -357,6 +348,13 @@ func linesUsed(dec Decoder, rows, bad int) int64 {
 
 // NewDecoder returns the stream's decoder (its 'format' and format options) over r.
 type NewDecoder func(r io.Reader) (Decoder, error)
+
+// NewHandBackDecoder returns the decoder of a stream whose connector hands
+// back what a job does not use (catalog.CapHandBack: stdin, SPEC 1) over r;
+// continues says r goes on from where an earlier job stopped, not from the
+// start of the input (a byte order mark or a header is only at the very
+// start).
+type NewHandBackDecoder func(r io.Reader, continues bool) (Decoder, error)
 
 // Clock is the time a paced datagen stream follows. Tests inject a fake one so
 // pacing is checked without sleeping.

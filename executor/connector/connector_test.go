@@ -37,6 +37,12 @@ func csvDec(st *catalog.Stream) NewDecoder {
 	}
 }
 
+// fromStart is d for a stdin source, whose decoder is also told whether the
+// input continues an earlier job's (which a csv decoder built here ignores).
+func fromStart(d NewDecoder) NewHandBackDecoder {
+	return func(r io.Reader, _ bool) (Decoder, error) { return d(r) }
+}
+
 // reader drives a Source the way the job's run loop does.
 type reader struct {
 	t   *testing.T

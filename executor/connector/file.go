@@ -23,6 +23,7 @@ var FollowPoll = 100 * time.Millisecond
 func init() {
 	Register(&catalog.ConnectorSpec{
 		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
+		Caps: catalog.CapSinkKinds, // a changelog file sink writes kinds (SPEC 2.8)
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "path", Kind: catalog.OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
 			catalog.OptionSpec{Name: "follow", Kind: catalog.OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},

@@ -45,7 +45,7 @@ func TestDevZeroStopsOnCancel(t *testing.T) {
 			}
 			t.Cleanup(func() { f.Close() })
 			st := newStream(t, kv, "stdin")
-			return (&Stdin{R: f}).Open(ctx, st, limited(st))
+			return (&Stdin{R: f}).Open(ctx, st, fromStart(limited(st)))
 		},
 	}
 	for name, open := range open {
@@ -208,7 +208,7 @@ func TestStdinUnreadAfter(t *testing.T) {
 	} {
 		in := &Stdin{R: stdin()}
 		st := newStream(t, kv, "stdin")
-		src, err := in.Open(context.Background(), st, csvDec(st))
+		src, err := in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestStdinUnreadAfter(t *testing.T) {
 		}
 		src.(Unreader).UnreadAfter(1, 1)
 		src.Close()
-		src, err = in.Open(context.Background(), st, csvDec(st))
+		src, err = in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestStdinSharedByJobs(t *testing.T) {
 		pr, pw := io.Pipe()
 		in := &Stdin{R: pr}
 		st := newStream(t, kv, "stdin")
-		src, err := in.Open(context.Background(), st, csvDec(st))
+		src, err := in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestStdinSharedByJobs(t *testing.T) {
 		src.Close()
 
 		// the next job reads c,3 on, and e, that the decoder had read ahead
-		src, err = in.Open(context.Background(), st, csvDec(st))
+		src, err = in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestStdinSharedByJobs(t *testing.T) {
 		}
 		src.Close() // used all: only the incomplete e, goes back
 
-		src, err = in.Open(context.Background(), st, csvDec(st))
+		src, err = in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +282,7 @@ func TestStdinSharedByJobs(t *testing.T) {
 		defer f.Close()
 		in := &Stdin{R: f}
 		st := newStream(t, kv, "stdin")
-		src, err := in.Open(context.Background(), st, csvDec(st))
+		src, err := in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +292,7 @@ func TestStdinSharedByJobs(t *testing.T) {
 		}
 		src.(Unreader).Unread(1)
 		src.Close()
-		src, err = in.Open(context.Background(), st, csvDec(st))
+		src, err = in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -187,9 +187,13 @@ type RecordMeta struct {
 	Headers   []kgo.RecordHeader
 }
 
-// MetaSource is a source whose rows carry Kafka metadata: Meta returns that of
-// good row i of the batch its last Next gave.
+// MetaSource is a source whose rows carry Kafka metadata
+// (catalog.CapRecordMetadata).
 type MetaSource interface {
+	// WantMeta makes the source keep each row's metadata (a stream with
+	// METADATA columns calls it before its first Next).
+	WantMeta()
+	// Meta returns the metadata of good row i of the batch the last Next gave.
 	Meta(i int) RecordMeta
 }
 

@@ -60,9 +60,11 @@ type KindWriter interface {
 	WriteKind(cols []*vector.Vec, i int, kind vector.RowKind) error
 }
 
-// ChangeDecoder is the ValueDecoder of a changelog format (SPEC 2.8,
-// executor/cdc): one record is any number of rows with kinds. A source whose
-// decoder is one calls Append instead of DecodeValue.
+// ChangeDecoder is the record decoder of a changelog format (SPEC 2.8,
+// executor/cdc; Env.NewChangeDecoder): one record is any number of rows with
+// kinds. A source whose stream's format is a changelog
+// (catalog.FormatSpec.Changelog) calls Append instead of a ValueDecoder's
+// DecodeValue.
 type ChangeDecoder interface {
 	// Append decodes rec as rows b.N, b.N+1, ... with their kinds (b.Kinds)
 	// and position pos, and advances b.N; it returns the reason rec is
@@ -92,11 +94,17 @@ type Env struct {
 	Stdin io.Reader
 	// Clock paces generated rows; nil is the wall clock.
 	Clock Clock
-	// NewDecoder returns the decoder of st's 'format' and format options over r.
-	NewDecoder func(st *catalog.Stream, r io.Reader) (Decoder, error)
+	// NewDecoder returns the decoder of st's 'format' and format options over
+	// r; continues says r goes on from where an earlier job stopped (a
+	// stream whose connector hands back, catalog.CapHandBack: stdin).
+	NewDecoder func(st *catalog.Stream, r io.Reader, continues bool) (Decoder, error)
 	// NewValueDecoder returns the decoder of st's 'format' and format options
 	// for a source whose every record is one row on its own (kafka, SPEC 2.5).
 	NewValueDecoder func(st *catalog.Stream) (ValueDecoder, error)
+	// NewChangeDecoder returns the decoder of st's changelog 'format'
+	// (catalog.FormatSpec.Changelog, SPEC 2.8) for a source whose every
+	// record is rows with kinds on its own (kafka).
+	NewChangeDecoder func(st *catalog.Stream) (ChangeDecoder, error)
 	// State keeps what a connector holds across the session's jobs (the shared
 	// stdin, the rows inserted into a values stream). It must not be nil.
 	State *State
@@ -110,9 +118,16 @@ type Env struct {
 	Account func(operator, what string) StateAccount
 }
 
-// decoder returns env.NewDecoder bound to st.
+// decoder returns env.NewDecoder bound to st, over an input read from its
+// start.
 func (env *Env) decoder(st *catalog.Stream) NewDecoder {
-	return func(r io.Reader) (Decoder, error) { return env.NewDecoder(st, r) }
+	return func(r io.Reader) (Decoder, error) { return env.NewDecoder(st, r, false) }
+}
+
+// handBackDecoder returns env.NewDecoder bound to st, for a connector that
+// hands back (catalog.CapHandBack).
+func (env *Env) handBackDecoder(st *catalog.Stream) NewHandBackDecoder {
+	return func(r io.Reader, continues bool) (Decoder, error) { return env.NewDecoder(st, r, continues) }
 }
 
 // State is a session's connector state: values keyed by what each connector

@@ -18,9 +18,10 @@ func init() {
 		Options:    catalog.WithFormat(),
 		Bounded:    always,
 		ReadsStdin: true,
+		Caps:       catalog.CapHandBack,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		in := env.State.Get(stdinKey{}, func() any { return &Stdin{R: env.Stdin} }).(*Stdin)
-		return in.Open(ctx, st, env.decoder(st))
+		return in.Open(ctx, st, env.handBackDecoder(st))
 	}})
 }
 
@@ -49,16 +50,9 @@ type Stdin struct {
 	lines atomic.Int64
 }
 
-// handBack is the reader a stdin source's decoder reads (HandBack).
-type handBack struct {
-	io.Reader
-	continues bool
-}
-
-func (h handBack) Continues() bool { return h.continues }
-
-// Open opens a source over stdin for stream st, decoded by newDec.
-func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Source, error) {
+// Open opens a source over stdin for stream st, decoded by newDec, told
+// whether the input goes on from where an earlier job stopped.
+func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewHandBackDecoder) (Source, error) {
 	base := s.lines.Load()
 	pos := func(line int64) string { return "stdin:" + strconv.FormatInt(base+line, 10) }
 	used := func(lines int64) { s.lines.Add(lines) }
@@ -66,7 +60,7 @@ func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder)
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			off, _ := f.Seek(0, io.SeekCurrent)
 			s.startOnce.Do(func() { s.start = off })
-			dec, err := newDec(handBack{f, off > s.start})
+			dec, err := newDec(f, off > s.start)
 			if err != nil {
 				return nil, err
 			}
@@ -85,7 +79,7 @@ func (s *Stdin) Open(ctx context.Context, st *catalog.Stream, newDec NewDecoder)
 	s.p.mu.Lock()
 	continues := s.p.used
 	s.p.mu.Unlock()
-	hb := func(r io.Reader) (Decoder, error) { return newDec(handBack{r, continues}) }
+	hb := func(r io.Reader) (Decoder, error) { return newDec(r, continues) }
 	l, err := startLive(ctx, "stream "+st.Name+": reading stdin", s.p, hb, pos, nil, nil, nil)
 	if err != nil {
 		return nil, err

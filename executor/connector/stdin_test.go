@@ -18,7 +18,7 @@ func TestStdinPipe(t *testing.T) {
 	pr, pw := io.Pipe()
 	in := &Stdin{R: pr}
 	st := newStream(t, kv, "stdin")
-	src, err := in.Open(context.Background(), st, csvDec(st))
+	src, err := in.Open(context.Background(), st, fromStart(csvDec(st)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestStdinPipe(t *testing.T) {
 	}
 	src.Close() // a job ends (LIMIT, Ctrl-C) while stdin stays open
 
-	src, err = in.Open(context.Background(), st, csvDec(st))
+	src, err = in.Open(context.Background(), st, fromStart(csvDec(st)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestStdinRegularFile(t *testing.T) {
 	}
 	defer f.Close()
 	st := newStream(t, kv, "stdin")
-	src, err := (&Stdin{R: f}).Open(context.Background(), st, csvDec(st))
+	src, err := (&Stdin{R: f}).Open(context.Background(), st, fromStart(csvDec(st)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestStdinRegularFile(t *testing.T) {
 
 func TestStdinNil(t *testing.T) {
 	st := newStream(t, kv, "stdin")
-	src, err := (&Stdin{}).Open(context.Background(), st, csvDec(st))
+	src, err := (&Stdin{}).Open(context.Background(), st, fromStart(csvDec(st)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestStdinLinesCarryOn(t *testing.T) {
 		in := &Stdin{R: open()}
 		st := newStream(t, kv, "stdin")
 		// job 1 uses a,1 and b,2 (lines 1-3) of a batch that holds more
-		src, err := in.Open(context.Background(), st, csvDec(st))
+		src, err := in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestStdinLinesCarryOn(t *testing.T) {
 		src.Close()
 		// job 2 starts at line 4 ("c\nd" over lines 4-5); it stops after its
 		// first malformed row, e,x at line 6
-		src, err = in.Open(context.Background(), st, csvDec(st))
+		src, err = in.Open(context.Background(), st, fromStart(csvDec(st)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestStdinLinesCarryOn(t *testing.T) {
 		src.Close()
 		// job 3 reads the rest: f,4 at line 7, g,5 at line 8; job 4 gets nothing
 		for job, want := range []string{"stdin:7", "stdin:9"} {
-			src, err = in.Open(context.Background(), st, csvDec(st))
+			src, err = in.Open(context.Background(), st, fromStart(csvDec(st)))
 			if err != nil {
 				t.Fatal(err)
 			}

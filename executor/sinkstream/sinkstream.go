@@ -12,7 +12,6 @@ package sinkstream
 
 import (
 	"context"
-	"fmt"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
@@ -27,12 +26,12 @@ import (
 // frontend's sink (which counts sink outputs but does not print them).
 type streamSinks struct {
 	inner  flow.Sink
-	outW   []connector.SinkWriter          // per job output; nil for stdout and side outputs
-	dead   map[string]connector.SinkWriter // source stream name -> its dead-letter writer
-	all    []connector.SinkWriter          // each open writer once
-	r      flow.Step                       // scratch: the batch passed on, without the dead letters
-	bad    []flow.ErrorRow                 // scratch for r.Bad
-	text   []*vector.Vec                   // scratch: one dead-letter row as four VARCHARs
+	outW   []*connector.Sink          // per job output; nil for stdout and side outputs
+	dead   map[string]*connector.Sink // source stream name -> its dead-letter writer
+	all    []*connector.Sink          // each open writer once
+	r      flow.Step                  // scratch: the batch passed on, without the dead letters
+	bad    []flow.ErrorRow            // scratch for r.Bad
+	text   []*vector.Vec              // scratch: one dead-letter row as four VARCHARs
 	closed bool
 	m      flow.Merger // the batch's output order
 }
@@ -52,17 +51,13 @@ func Open(ctx context.Context, job *plan.Job, env *connector.Env, inner flow.Sin
 			return inner, nil
 		}
 	}
-	s := &streamSinks{inner: inner, outW: make([]connector.SinkWriter, len(job.Outputs))}
-	byStream := map[*catalog.Stream]connector.SinkWriter{}
-	open := func(st *catalog.Stream) (connector.SinkWriter, error) {
+	s := &streamSinks{inner: inner, outW: make([]*connector.Sink, len(job.Outputs))}
+	byStream := map[*catalog.Stream]*connector.Sink{}
+	open := func(st *catalog.Stream) (*connector.Sink, error) {
 		if w := byStream[st]; w != nil {
 			return w, nil
 		}
-		d := connector.DriverOf(st.Connector)
-		if d == nil || d.OpenSink == nil {
-			return nil, fmt.Errorf("stream %s: its connector '%s' cannot write", st.Name, st.Connector.Name)
-		}
-		w, err := d.OpenSink(ctx, st, env)
+		w, err := connector.OpenSink(ctx, st, env) // with the capabilities st declares
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +91,7 @@ func Open(ctx context.Context, job *plan.Job, env *connector.Env, inner flow.Sin
 			return fail(err)
 		}
 		if s.dead == nil {
-			s.dead = map[string]connector.SinkWriter{}
+			s.dead = map[string]*connector.Sink{}
 			for range 4 {
 				s.text = append(s.text, vector.NewVec(catalog.Varchar))
 			}
@@ -146,13 +141,11 @@ func (s *streamSinks) Rows(r *flow.Step) error {
 }
 
 // write writes row i of cols to w, with its kind kinds[i] when the rows
-// carry kinds (an updating relation) and w takes changes (SPEC 2.8,
-// connector.KindWriter).
-func (s *streamSinks) write(w connector.SinkWriter, cols []*vector.Vec, i int, kinds []vector.RowKind) error {
-	if kinds != nil {
-		if kw, ok := w.(connector.KindWriter); ok {
-			return kw.WriteKind(cols, i, kinds[i])
-		}
+// carry kinds (an updating relation) and w's stream declares that it takes
+// changes (SPEC 2.8, catalog.CapSinkKinds: connector.Sink.Kinds).
+func (s *streamSinks) write(w *connector.Sink, cols []*vector.Vec, i int, kinds []vector.RowKind) error {
+	if kinds != nil && w.Kinds != nil {
+		return w.Kinds.WriteKind(cols, i, kinds[i])
 	}
 	return w.Write(cols, i)
 }
@@ -182,8 +175,8 @@ func (s *streamSinks) deadLetters(rows []flow.ErrorRow) ([]flow.ErrorRow, error)
 			s.bad = append(s.bad, *e)
 			continue
 		}
-		if dw, ok := w.(connector.DeadLetterWriter); ok {
-			if err := dw.WriteDeadLetter(e.Stream, e.Position, e.Raw, e.Error); err != nil {
+		if w.DeadLetters != nil { // catalog.CapDeadLetters
+			if err := w.DeadLetters.WriteDeadLetter(e.Stream, e.Position, e.Raw, e.Error); err != nil {
 				return nil, err
 			}
 			continue
@@ -251,16 +244,16 @@ func (s *streamSinks) Close() error {
 
 // Abort tells the sink streams of a job that failed (sink as Open
 // returned it) that it failed, before Close: a writer that can take back what
-// it wrote since its last commit (connector.Aborter: an exactly-once Kafka
-// sink's open transaction) does so.
+// it wrote since its last commit (its stream declares catalog.CapAbort:
+// an exactly-once Kafka sink's open transaction) does so.
 func Abort(sink flow.Sink) {
 	s, ok := sink.(*streamSinks)
 	if !ok {
 		return
 	}
 	for _, w := range s.all {
-		if a, ok := w.(connector.Aborter); ok {
-			a.Abort()
+		if w.Aborter != nil {
+			w.Aborter.Abort()
 		}
 	}
 }

@@ -34,7 +34,8 @@ func TestStreamSinksAllocs(t *testing.T) {
 	b := vector.NewBatch([]catalog.Type{catalog.BigInt})
 	w := &countWriter{}
 	inner := &countSink{}
-	s := &streamSinks{inner: inner, outW: []connector.SinkWriter{nil, w}, all: []connector.SinkWriter{w}}
+	cw := &connector.Sink{SinkWriter: w}
+	s := &streamSinks{inner: inner, outW: []*connector.Sink{nil, cw}, all: []*connector.Sink{cw}}
 	r := &flow.Step{N: vector.Cap, Parts: []flow.Part{{Output: 0, Cols: b.Cols}, {Output: 1, Cols: b.Cols}}}
 	for i := range vector.Cap {
 		r.Parts[i%2].Sel = append(r.Parts[i%2].Sel, int32(i))

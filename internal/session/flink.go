@@ -39,7 +39,7 @@ func checkMetadata(st *parser.CreateStream, x *catalog.Stream) error {
 		if c.Metadata == "" {
 			continue
 		}
-		if x.Connector == nil || !x.Connector.RecordMetadata {
+		if !x.Caps().Has(catalog.CapRecordMetadata) {
 			name := "?"
 			if x.Connector != nil {
 				name = x.Connector.Name

@@ -7,6 +7,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/source"
 	"streamql/executor/vector"
 	"streamql/internal/tune"
 )
@@ -37,7 +38,12 @@ func (s *Session) ReadEventTimes(ctx context.Context, st *catalog.Stream, limit 
 		return nil, nil, err
 	}
 	bounded := st.Connector.Bounded(st.Options)
-	ps, _ := src.(connector.PartitionedSource)
+	h, err := source.Handles(st, src) // its partitions, when st declares them
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	ps := h.Partitions
 	in = &tune.Input{Stream: st.Name, Column: st.Columns[col].Name}
 	b := vector.NewBatch(types)
 	var bad []connector.BadRow

@@ -23,8 +23,8 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		j.describeDerivedState(sb, d)
 		return
 	}
-	kc := st.Kafka()
-	if kc == nil || kc.GroupID == "" {
+	kc := groupConfig(st)
+	if kc == nil {
 		return
 	}
 	group, topic := kc.GroupID, kc.Topic
@@ -168,7 +168,7 @@ func groupOf(d *Derived) string {
 			}
 			continue
 		}
-		if kc := part.Stream.Kafka(); kc != nil && kc.GroupID != "" {
+		if kc := groupConfig(part.Stream); kc != nil {
 			return kc.GroupID
 		}
 	}
@@ -256,7 +256,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 	}
 	for s := range j.Inputs {
 		in := &j.Inputs[s]
-		if k := in.Stream.Kafka(); k == nil || k.GroupID == "" {
+		if groupConfig(in.Stream) == nil {
 			return "input " + in.Name + " is not a Kafka stream in a consumer group"
 		}
 		if in.TimeCol() < 0 || in.Watermark == nil {
@@ -279,8 +279,8 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 	var grouped []string
 	for s := range j.Inputs {
 		st := j.Inputs[s].Stream
-		kc := st.Kafka()
-		if kc == nil || kc.GroupID == "" || kc.Topic == "" {
+		kc := groupConfig(st)
+		if kc == nil || kc.Topic == "" {
 			continue
 		}
 		if group == "" {
@@ -321,4 +321,17 @@ func (j *BothJoin) keyName(s, k int) string {
 		return in.KeyExprs[x].Text
 	}
 	return fmt.Sprintf("column %d", k+1)
+}
+
+// groupConfig returns st's Kafka configuration when st is read in a consumer
+// group: its connector declares one (catalog.CapGroups) and the stream names
+// it ('properties.group.id'); nil otherwise.
+func groupConfig(st *catalog.Stream) *catalog.KafkaConfig {
+	if st == nil || !st.Caps().Has(catalog.CapGroups) {
+		return nil
+	}
+	if kc := st.Kafka(); kc != nil && kc.GroupID != "" {
+		return kc
+	}
+	return nil
 }

@@ -65,16 +65,13 @@ func renameGroups(cat *catalog.Catalog, sfx string) {
 }
 
 // readsKafka reports whether job reads a Kafka stream (its stream, an input
-// of its join of two streams, or a join's build side): one whose connector is
-// Partitioned (catalog.ConnectorSpec: it takes a consumer group), whose
+// of its join of two streams, or a join's build side): one that declares
+// catalog.CapGroups (its connector takes a consumer group), whose
 // committed offsets a restarted process resumes from (SPEC 2.5). (A
 // capability, not the connector's name: executor/connector's registry test.)
 func readsKafka(job *session.Job) bool {
 	kafka := func(st *catalog.Stream) bool {
-		if st == nil || st.Connector == nil {
-			return false
-		}
-		return st.Connector.Partitioned
+		return st != nil && st.Caps().Has(catalog.CapGroups)
 	}
 	return slices.ContainsFunc(job.Reads, kafka)
 }

@@ -38,7 +38,7 @@ const kafkaPoll = 250 * time.Millisecond
 
 func init() {
 	connector.Register(&catalog.ConnectorSpec{
-		Name: "kafka", RecordMetadata: true, Doc: "reads or writes a Kafka topic (SPEC 2.5); bounded unless 'scan.bounded.mode' = 'unbounded'",
+		Name: "kafka", Doc: "reads or writes a Kafka topic (SPEC 2.5); bounded unless 'scan.bounded.mode' = 'unbounded'",
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
 			catalog.OptionSpec{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},
@@ -58,9 +58,9 @@ func init() {
 		Bounded: func(o map[string]string) bool {
 			return o["scan.bounded.mode"] != "" && o["scan.bounded.mode"] != "unbounded"
 		},
-		Validate:    checkKafka,
-		Configure:   configureKafka,
-		Partitioned: true,
+		Validate:  checkKafka,
+		Configure: configureKafka,
+		Caps:      catalog.CapPartitioned | catalog.CapGroups | catalog.CapRecordMetadata | catalog.CapSinkKinds | catalog.CapDeadLetters | catalog.CapAbort,
 	}, &connector.Driver{Open: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.Source, error) {
 		return OpenKafka(ctx, st, env)
 	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.SinkWriter, error) {

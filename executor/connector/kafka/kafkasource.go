@@ -133,8 +133,17 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *connector.Env, rr r
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %v", st.Name, err)
 	}
-	dec, err := env.NewValueDecoder(st)
-	if err != nil {
+	var dec connector.ValueDecoder
+	if f := catalog.LookupFormat(st.Shared().Format); f != nil && f.Changelog && rr == nil {
+		// a changelog format (catalog's FormatSpec.Changelog, as the format
+		// declares, SPEC 2.8): a record is rows with kinds, which its
+		// change decoder appends
+		cd, err := env.NewChangeDecoder(st)
+		if err != nil {
+			return nil, err
+		}
+		rr = changeRecords{cd}
+	} else if dec, err = env.NewValueDecoder(st); err != nil {
 		return nil, err
 	}
 	s := &kafkaSource{
@@ -144,15 +153,6 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *connector.Env, rr r
 		given: map[int32]int64{}, used: map[int32]int64{}, committed: map[int32]int64{}, doneParts: map[int32]bool{},
 		marks:      map[int32]connector.ReplayMark{},
 		lastCommit: time.Now(),
-	}
-	if f := catalog.LookupFormat(st.Shared().Format); f != nil && f.Changelog && rr == nil {
-		// a changelog format (catalog's FormatSpec.Changelog, SPEC 2.8): a
-		// record is rows with kinds, which its value decoder appends
-		cd, ok := dec.(connector.ChangeDecoder)
-		if !ok {
-			return nil, fmt.Errorf("stream %s: format '%s' reads changes, but its value decoder does not (executor/codec registers it wrong)", st.Name, f.Name)
-		}
-		rr = changeRecords{cd}
 	}
 	s.records = rr
 	if v, ok := st.Options["scan.watermark.idle-timeout"]; ok {

@@ -37,6 +37,9 @@ func init() {
 		Name: "upsert-kafka", Doc: "reads or writes a Kafka topic as upserts keyed by the PRIMARY KEY (SPEC 2.8); unbounded unless 'scan.bounded.mode' = 'latest-offset'",
 		Upserts:   true,
 		Configure: configureKafka,
+		// (its source is the kafka connector's, which has record metadata
+		// too; METADATA columns are refused on it, so it does not declare it)
+		Caps: catalog.CapPartitioned | catalog.CapSinkKinds | catalog.CapDeadLetters | catalog.CapAbort,
 		Options: []catalog.OptionSpec{
 			{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
 			{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},

@@ -1,18 +1,18 @@
-package executor
+package strategy
 
 import (
 	"context"
 	"errors"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/records"
 	"streamql/executor/vector"
-	"streamql/planner/plan"
 )
 
 // Decoding ahead on a second goroutine (DESIGN: executor; issue 6). A bounded
 // file job is CPU-bound in two halves of similar cost: decoding, and routing
-// plus encoding plus writing. run then lets a producer goroutine decode the
+// plus encoding plus writing. Prefetch then lets a producer goroutine decode the
 // next rows while the job's goroutine routes and encodes the previous ones.
 //
 // The rows travel in groups of up to groupBatches batches (fewer hand-offs),
@@ -25,7 +25,7 @@ import (
 // producer copies them into memory of the group before it decodes more (a few
 // bytes per row). Everything else stays on the job's goroutine: routing,
 // expressions, the sink, and the errors policy. The source's Next (and a
-// wrapper's, see Env.SetSourceHook) runs on the producer goroutine, one call
+// wrapper's, see the executor's Env.SetSourceHook) runs on the producer goroutine, one call
 // at a time; Position is called on the job's goroutine meanwhile.
 
 const (
@@ -39,7 +39,7 @@ const (
 // goes on).
 type group struct {
 	b   [groupBatches]*vector.Batch
-	bad [groupBatches][]BadRow
+	bad [groupBatches][]records.BadRow
 	n   int
 	err error
 	raw []byte // backing of the bad rows' Raw copies
@@ -53,18 +53,21 @@ func (g *group) detach(k int) {
 	g.raw = records.OwnRaw(g.raw, g.bad[k])
 }
 
-// runPrefetched is run with a producer goroutine decoding ahead. It returns
-// only after the producer has stopped, so the caller may close the source.
-func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) error {
+// Prefetch runs a job over src with a producer goroutine decoding ahead
+// (plan.Prefetch): batches of types (without their text values when noText:
+// a job that only aggregates, vector.Batch.NoText) go to feed on the
+// caller's goroutine, in order. It returns feed's error at the job's end, or
+// ctx's; only after the producer has stopped, so the caller may close the
+// source.
+func Prefetch(ctx context.Context, types []catalog.Type, noText bool, src connector.Source, feed Feed) error {
 	free := make(chan *group, groups)
 	full := make(chan *group, groups)
 	stop := make(chan struct{})
 	stopped := make(chan struct{})
-	noText := job.OnlyAggregates()
 	for range groups {
 		g := &group{}
 		for k := range g.b {
-			g.b[k] = vector.NewBatch(job.BatchTypes)
+			g.b[k] = vector.NewBatch(types)
 			g.b[k].NoText = noText
 			for _, v := range g.b[k].Cols {
 				if v.Type == catalog.Varchar {
@@ -88,7 +91,7 @@ func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) e
 				k := g.n
 				g.bad[k] = g.bad[k][:0]
 				err := src.Next(g.b[k], &g.bad[k])
-				if err != nil && !errors.Is(err, ErrWaiting) {
+				if err != nil && !errors.Is(err, connector.ErrWaiting) {
 					g.err = err
 					break
 				}
@@ -119,12 +122,12 @@ func runPrefetched(ctx context.Context, job *plan.Job, src Source, p *process) e
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if end, err := p.batch(ctx, g.b[k], g.bad[k], nil); end {
+			if end, err := feed(ctx, g.b[k], g.bad[k], nil); end {
 				return err
 			}
 		}
 		if g.err != nil {
-			_, err := p.batch(ctx, nil, nil, g.err)
+			_, err := feed(ctx, nil, nil, g.err)
 			return err
 		}
 		free <- g

@@ -1,4 +1,4 @@
-package executor
+package source
 
 import (
 	"fmt"
@@ -14,28 +14,28 @@ import (
 )
 
 // Decoder turns a byte stream into batches of a stream's rows (a format's
-// codec.Record.Decoder). Decode resets b, fills it with up to vector.Cap rows,
-// appends malformed rows to *bad, and returns io.EOF when it returns nothing and
-// the input ended.
-type Decoder interface {
-	Decode(b *vector.Batch, bad *[]BadRow) error
-	BytesRead() int64
-}
+// codec.Record.Decoder; connector.Decoder). Decode resets b, fills it with up
+// to vector.Cap rows, appends malformed rows to *bad, and returns io.EOF
+// when it returns nothing and the input ended.
+type Decoder = connector.Decoder
 
-// newDecoder returns the decoder of st's 'format' (its codec.Record) over r, with st's
-// format options, 'max-record-size' and 'encoding' (SPEC 1). An input not in UTF-8 goes through a
+// NewDecoder returns the decoder of st's 'format' (its codec.Record) over r, with st's
+// format options, 'max-record-size' and 'encoding' (SPEC 1). A stream whose
+// connector hands back what a job does not use (catalog.CapHandBack, as its
+// spec declares: stdin) keeps the input's bytes to give back; continues says
+// r goes on from where an earlier job stopped. An input not in UTF-8 goes through a
 // textenc.Reader, which transcodes it line by line and tells the decoder which
 // lines held invalid bytes, so those rows are malformed with their input bytes as
 // raw text.
-func newDecoder(st *catalog.Stream, r io.Reader) (Decoder, error) {
+func NewDecoder(st *catalog.Stream, r io.Reader, continues bool) (Decoder, error) {
 	c := st.Shared()
 	enc, err := textenc.Lookup(c.Encoding)
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
 	}
 	maxRec := maxRecordSize(st)
-	hb, handBack := r.(connector.HandBack)
-	continues := handBack && hb.Continues() // no BOM, no header: SPEC 1, stdin
+	handBack := st.Caps().Has(catalog.CapHandBack)
+	continues = handBack && continues // no BOM, no header: SPEC 1, stdin
 	var tr *textenc.Reader
 	var lines records.LineChecker
 	if !enc.IsUTF8() {
@@ -86,29 +86,46 @@ func maxRecordSize(st *catalog.Stream) int {
 	return inbuf.DefaultMaxRecord
 }
 
-// newValueDecoder returns the decoder of st's 'format' and format options for
+// NewValueDecoder returns the decoder of st's 'format' and format options for
 // sources whose every record is given on its own (Kafka record values,
 // SPEC 2.5): the format's codec.Record.Values, with a value longer than
-// 'max-record-size' malformed; a changelog format's record is rows with
-// kinds (connector.ChangeDecoder, SPEC 2.8). An 'encoding' other than UTF-8
-// is an error naming the stream for a format whose record is one row (the
-// kafka connector refuses it when the stream is declared).
-func newValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
+// 'max-record-size' malformed. An 'encoding' other than UTF-8 is an error
+// naming the stream (the kafka connector refuses it when the stream is
+// declared); so is a changelog format (read with NewChangeDecoder).
+func NewValueDecoder(st *catalog.Stream) (connector.ValueDecoder, error) {
 	rec, err := codec.Of(st)
 	if err != nil {
 		return nil, err
 	}
 	c := st.Shared()
-	if f := catalog.LookupFormat(c.Format); f == nil || !f.Changelog {
-		enc, err := textenc.Lookup(c.Encoding)
-		if err != nil {
-			return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
-		}
-		if !enc.IsUTF8() {
-			return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, c.Encoding)
-		}
+	if rec.Values == nil {
+		return nil, fmt.Errorf("stream %s: format '%s' is a changelog, whose record is rows with kinds (SPEC 2.8): read it with the connector's change decoder", st.Name, c.Format)
+	}
+	enc, err := textenc.Lookup(c.Encoding)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: option 'encoding': %v", st.Name, err)
+	}
+	if !enc.IsUTF8() {
+		return nil, fmt.Errorf("stream %s: option 'encoding' = '%s': record values are read as UTF-8 only; remove the option", st.Name, c.Encoding)
 	}
 	return rec.Values(st, codec.DecodeOptions{NotNull: notNullTime(st), MaxRecord: maxRecordSize(st)})
+}
+
+// NewChangeDecoder returns the decoder of st's changelog 'format'
+// (catalog.FormatSpec.Changelog, SPEC 2.8) for sources whose every record
+// is given on its own (Kafka record values): the format's
+// codec.Record.Changes, a record being rows with kinds, with a value longer
+// than 'max-record-size' malformed. A format that is not a changelog is an
+// error naming the stream.
+func NewChangeDecoder(st *catalog.Stream) (connector.ChangeDecoder, error) {
+	rec, err := codec.Of(st)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Changes == nil {
+		return nil, fmt.Errorf("stream %s: format '%s' is not a changelog: read it with the connector's value decoder", st.Name, st.Shared().Format)
+	}
+	return rec.Changes(st, codec.DecodeOptions{NotNull: notNullTime(st), MaxRecord: maxRecordSize(st)})
 }
 
 // transcoded is a decoder reading through a textenc.Reader: its progress counts
@@ -130,7 +147,7 @@ type textRester interface {
 // Decode implements Decoder. Starting a batch, it lets the textenc.Reader
 // forget the source bytes of the text the decoder has used for good (only
 // kept for a stream that hands back, see Rest).
-func (t transcoded) Decode(b *vector.Batch, bad *[]BadRow) error {
+func (t transcoded) Decode(b *vector.Batch, bad *[]records.BadRow) error {
 	if r, ok := t.Decoder.(textRester); ok {
 		t.tr.Forget(t.Decoder.BytesRead() - int64(len(r.Rest(-1))))
 	}
@@ -140,7 +157,7 @@ func (t transcoded) Decode(b *vector.Batch, bad *[]BadRow) error {
 // Rest gives back the source bytes, exactly as read, of the rows after the
 // first rows good rows of the last batch (rows < 0: after all of them, see
 // csvdec.Decoder.Rest), for the next job reading the session's stdin (SPEC 1).
-// It returns nil for a source that does not hand back (connector.HandBack).
+// It returns nil for a source that does not hand back (catalog.CapHandBack).
 func (t transcoded) Rest(rows int) []byte {
 	r, ok := t.Decoder.(textRester)
 	if !ok || !t.tr.Keeps() {

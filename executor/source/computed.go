@@ -1,4 +1,4 @@
-package executor
+package source
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/format"
+	"streamql/executor/records"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -14,13 +15,14 @@ import (
 // computedSource is the source of a stream with computed columns (SPEC 1,
 // Flink's name AS expr) or Kafka METADATA columns: its connector reads the
 // other columns (the stream's Physical form) into their places in the batch,
-// it fills each METADATA column from its row's record (connector.MetaSource),
+// it fills each METADATA column from its row's record (the connector's
+// connector.MetaSource, which the stream declares: catalog.CapRecordMetadata),
 // and computes each computed column over the physical ones. A row whose computed event time is
 // NULL is malformed (SPEC 2.3), with its input columns as raw text. The
 // planner runs such a job sequentially (ChooseStrategy), so every row passes
 // here.
 type computedSource struct {
-	Source
+	connector.Source
 	st      *catalog.Stream
 	phys    []int            // the batch column of each physical column
 	comp    []int            // the batch column of each computed column
@@ -36,7 +38,15 @@ type computedSource struct {
 	hdr     []byte               // a row's headers as JSON
 }
 
-func newComputedSource(st *catalog.Stream, src Source) *computedSource {
+// NewComputed returns the source of stream st, which has computed columns
+// (SPEC 1) or METADATA columns, over src, its connector's source opened on
+// st.Physical() (see computedSource). It fails when st's connector
+// declares record metadata its source lacks (connector.BindSource).
+func NewComputed(st *catalog.Stream, src connector.Source) (connector.Source, error) {
+	return newComputedSource(st, src)
+}
+
+func newComputedSource(st *catalog.Stream, src connector.Source) (*computedSource, error) {
 	c := &computedSource{Source: src, st: st, prefix: true, sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap)}
 	for i, col := range st.Columns {
 		if col.Metadata != "" {
@@ -58,22 +68,18 @@ func newComputedSource(st *catalog.Stream, src Source) *computedSource {
 		c.sel[i] = int32(i)
 	}
 	if len(c.meta) > 0 {
-		for s := src; s != nil; {
-			if w, ok := s.(interface{ WantMeta() }); ok {
-				w.WantMeta()
-			}
-			if m, ok := s.(connector.MetaSource); ok {
-				c.metaSrc = m
-				break
-			}
-			u, ok := s.(connector.Unwrapper)
-			if !ok {
-				break
-			}
-			s = u.Unwrap()
+		// the stream's connector declares record metadata (the session
+		// refuses METADATA columns otherwise); a source without it leaves
+		// them NULL
+		h, err := connector.BindSource(st, src)
+		if err != nil {
+			return nil, err
+		}
+		if c.metaSrc = h.Meta; c.metaSrc != nil {
+			c.metaSrc.WantMeta()
 		}
 	}
-	return c
+	return c, nil
 }
 
 // fillMeta fills the METADATA columns of rows 0..n-1 (SPEC 1): timestamp
@@ -132,25 +138,25 @@ func (c *computedSource) fillMeta(b *vector.Batch) {
 
 // Unwrap returns the connector's source (connector.Unwrapper: partitions and
 // replays are asked of it).
-func (c *computedSource) Unwrap() Source { return c.Source }
+func (c *computedSource) Unwrap() connector.Source { return c.Source }
 
 // Unread passes on to the connector's source when it takes rows back
-// (Unreader: stdin).
+// (connector.Unreader: stdin).
 func (c *computedSource) Unread(rows int) {
-	if u, ok := c.Source.(Unreader); ok {
+	if u, ok := c.Source.(connector.Unreader); ok {
 		u.Unread(rows)
 	}
 }
 
 // UnreadAfter passes on like Unread.
 func (c *computedSource) UnreadAfter(rows, bad int) {
-	if u, ok := c.Source.(Unreader); ok {
+	if u, ok := c.Source.(connector.Unreader); ok {
 		u.UnreadAfter(rows, bad)
 	}
 }
 
 // Next reads the physical columns into b, then computes the others.
-func (c *computedSource) Next(b *vector.Batch, bad *[]BadRow) error {
+func (c *computedSource) Next(b *vector.Batch, bad *[]records.BadRow) error {
 	cols := b.Cols
 	c.inner = *b
 	c.inner.Cols = c.inner.Cols[:0:0]
@@ -188,7 +194,7 @@ func (c *computedSource) Next(b *vector.Batch, bad *[]BadRow) error {
 
 // dropNullTime makes each row whose computed event time is NULL malformed
 // (SPEC 2.3), keeping the order of good and bad rows (BadRow.Index).
-func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]BadRow, before int) {
+func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]records.BadRow, before int) {
 	tv := b.Cols[c.st.EventTime]
 	nulls := 0
 	for i := 0; i < b.N; i++ {
@@ -200,7 +206,7 @@ func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]BadRow, before int
 		return
 	}
 	keep := c.keep[:0]
-	var drops []BadRow
+	var drops []records.BadRow
 	var dropAt []int
 	for i := 0; i < b.N; i++ {
 		if !tv.Null[i] {
@@ -214,40 +220,11 @@ func (c *computedSource) dropNullTime(b *vector.Batch, bad *[]BadRow, before int
 			what = col.Computed.Text
 		}
 		dropAt = append(dropAt, i)
-		drops = append(drops, BadRow{Index: len(keep), Line: b.Pos[i], Raw: append([]byte(nil), c.raw...),
+		drops = append(drops, records.BadRow{Index: len(keep), Line: b.Pos[i], Raw: append([]byte(nil), c.raw...),
 			Reason: fmt.Sprintf("column %s: the event time (%s) is NULL", col.Name, what)})
 	}
-	dropRows(b, bad, before, keep, drops, dropAt, nil)
+	DropRows(b, bad, before, keep, drops, dropAt, nil)
 	c.keep = keep
-}
-
-// moveRow copies row from of b onto row to (to < from).
-func moveRow(b *vector.Batch, to, from int) {
-	for _, v := range b.Cols {
-		v.Null[to] = v.Null[from]
-		switch {
-		case v.I != nil:
-			v.I[to] = v.I[from]
-		case v.F != nil:
-			v.F[to] = v.F[from]
-		case v.B != nil:
-			v.B[to] = v.B[from]
-		case v.S != nil:
-			v.S[to] = v.S[from]
-		}
-		if v.Text != nil {
-			v.Text[to] = v.Text[from]
-		}
-	}
-	if b.Pos != nil {
-		b.Pos[to] = b.Pos[from]
-	}
-	if b.Line != nil {
-		b.Line[to] = b.Line[from]
-	}
-	if b.Kinds != nil {
-		b.Kinds[to] = b.Kinds[from]
-	}
 }
 
 // copyVec copies rows 0..n-1 of src into dst (same type); text values keep
@@ -267,4 +244,20 @@ func copyVec(dst, src *vector.Vec, n int) {
 	if dst.Text != nil {
 		clear(dst.Text[:n])
 	}
+}
+
+// Handles returns the handles of the source capabilities st declares
+// (catalog.Stream.Caps: partitions, record metadata; connector.BindSource)
+// of src, a source the executor's Env.Open opened for st: the connector's, found inside
+// the wrappers of a source hook (connector.Unwrapper). Errors name the
+// stream and the capability its connector declares but lacks.
+func Handles(st *catalog.Stream, src connector.Source) (connector.SourceHandles, error) {
+	for {
+		u, ok := src.(connector.Unwrapper)
+		if !ok {
+			break
+		}
+		src = u.Unwrap()
+	}
+	return connector.BindSource(st, src)
 }

@@ -1,0 +1,111 @@
+package catalog
+
+import "strings"
+
+// Caps is a set of capabilities a connector declares in its ConnectorSpec
+// (issue 22 item 5): what its streams can do, which the engine, the
+// planner and the session read instead of discovering them by a type
+// assertion on what the connector opened (or by the connector's name).
+// executor/connector binds each declared capability of an opened source or
+// sink to its typed handle once (connector.BindSource, BindSink), failing
+// when the implementation lacks one; its tests check that every registered
+// connector's declaration matches what its implementation provides.
+type Caps uint32
+
+// The capabilities. CapBounded, CapSink and CapUpdates are a stream's
+// (Stream.Caps: its Bounded rule, its sink opener, Upserts); the others a
+// connector declares in ConnectorSpec.Caps.
+const (
+	// CapBounded: the stream ends by itself (ConnectorSpec.Bounded of its
+	// options; SPEC 1, the connector table).
+	CapBounded Caps = 1 << iota
+	// CapSink: the stream can be a sink (SPEC 2.5; ConnectorSpec.Writes).
+	CapSink
+	// CapUpdates: the stream reads and writes upserts keyed by its PRIMARY
+	// KEY (SPEC 2.8; ConnectorSpec.Upserts, Stream.Updating).
+	CapUpdates
+	// CapPartitioned: the source's rows come from partitions, each in its
+	// own order: per-partition watermarks (SPEC 2.5;
+	// connector.PartitionedSource).
+	CapPartitioned
+	// CapGroups: the stream may be read in a consumer group
+	// (KafkaConfig.GroupID): the processes running one script share its
+	// partitions, and a restarted one resumes from the group's committed
+	// offsets (SPEC 2.5; EXPLAIN's scale-out lines).
+	CapGroups
+	// CapRecordMetadata: the source's rows carry Kafka record metadata,
+	// which METADATA columns read (SPEC 1; connector.MetaSource).
+	CapRecordMetadata
+	// CapHandBack: what a job does not use of the source's input goes back
+	// to the session's next job reading it (stdin, SPEC 1): its decoder keeps
+	// the input's bytes to give back.
+	CapHandBack
+	// CapSinkKinds: the sink writes each row's kind (SPEC 2.8: a changelog
+	// file or an upsert-kafka sink; connector.KindWriter).
+	CapSinkKinds
+	// CapDeadLetters: the sink writes a dead letter ('errors.stream', SPEC
+	// 2.5) its own way, not as a row of four VARCHARs (Kafka: the raw bytes as
+	// the value; connector.DeadLetterWriter).
+	CapDeadLetters
+	// CapAbort: the sink can take back what it wrote since its last commit
+	// when the job fails (an exactly-once Kafka sink's open transaction;
+	// connector.Aborter).
+	CapAbort
+	capEnd
+)
+
+// capNames are the capabilities' names, in bit order (Caps.String).
+var capNames = [...]string{"bounded", "sink", "updates", "partitioned", "groups", "record metadata", "hand back", "sink kinds", "dead letters", "abort"}
+
+// Has reports whether c holds every capability of x.
+func (c Caps) Has(x Caps) bool { return c&x == x }
+
+// String returns c's capabilities' names, comma-separated in a fixed order
+// ("bounded, sink"); "" for none.
+func (c Caps) String() string {
+	var names []string
+	for i, n := range capNames {
+		if c&(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// AllCaps returns every capability, one per bit, in String's order.
+func AllCaps() []Caps {
+	var all []Caps
+	for c := Caps(1); c < capEnd; c <<= 1 {
+		all = append(all, c)
+	}
+	return all
+}
+
+// streamCaps returns the capabilities of a stream over s with options opts: the
+// connector's declared ConnectorSpec.Caps, with CapBounded by its Bounded
+// rule, CapSink when it Writes and CapUpdates when it Upserts.
+func (s *ConnectorSpec) streamCaps(opts map[string]string) Caps {
+	c := s.Caps &^ (CapBounded | CapSink | CapUpdates)
+	if s.Bounded != nil && s.Bounded(opts) {
+		c |= CapBounded
+	}
+	if s.Writes {
+		c |= CapSink
+	}
+	if s.Upserts {
+		c |= CapUpdates
+	}
+	return c
+}
+
+// Caps returns the capabilities of stream s, fixed when it is declared (its
+// options do not change after, but through SetOption): its connector's
+// declared ConnectorSpec.Caps with CapBounded by the connector's Bounded rule
+// of s's options, CapSink when the connector Writes and CapUpdates when it
+// Upserts. A stream without a connector has none.
+func (s *Stream) Caps() Caps {
+	if s.Connector == nil {
+		return 0
+	}
+	return s.Connector.streamCaps(s.Options)
+}
