@@ -674,20 +674,18 @@ func (sc *scope) caseExpr(n *ast.CaseExpr) (*Expr, error) {
 	return caseKernel(t, conds, results), nil
 }
 
-// commonType is the type that all of es convert to: their shared type, DOUBLE for
-// a BIGINT/DOUBLE mix, or an error.
+// commonType is the type that all of es convert to (coerce): their shared
+// type, DOUBLE for a BIGINT/DOUBLE mix, ARRAY, MAP and ROW types of their
+// parts' common types (catalog.LeastRestrictive, a ROW named as the first),
+// or an error.
 func (sc *scope) commonType(n ast.Node, es []*Expr) (catalog.Type, error) {
 	t := catalog.Unknown
 	for _, e := range es {
-		switch {
-		case e.Type == catalog.Unknown || e.Type == t:
-		case t == catalog.Unknown:
-			t = e.Type
-		case t.IsNumeric() && e.Type.IsNumeric():
-			t = catalog.Double
-		default:
+		u, ok := catalog.LeastRestrictive(t, e.Type)
+		if !ok {
 			return 0, parser.Errorf(sc.pos(n), "values of types %s and %s cannot be mixed here; use CAST", t, e.Type)
 		}
+		t = u
 	}
 	return t, nil
 }

@@ -185,7 +185,9 @@ func upsertKeyOf(j *Job) (names []string, keeps bool) {
 
 // unionTypes checks that the parts of a UNION ALL have one column count and
 // types, widening a BIGINT column to DOUBLE where another part has DOUBLE
-// (SPEC 2.6); the names are the first part's. distinct: the parts of a UNION
+// (SPEC 2.6), and ARRAY, MAP and ROW columns to their common type
+// (catalog.LeastRestrictive: a ROW's field names are the first part's, as
+// Flink's); the names are the first part's. distinct: the parts of a UNION
 // (without ALL), which the messages name as written.
 func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 	first := parts[0]
@@ -202,13 +204,9 @@ func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 		t := first.Columns[c].Type
 		for k, b := range parts {
 			u := b.Columns[c].Type
-			switch {
-			case u == t || u == catalog.Unknown:
-			case t == catalog.Unknown:
-				t = u
-			case t == catalog.BigInt && u == catalog.Double || t == catalog.Double && u == catalog.BigInt:
-				t = catalog.Double
-			default:
+			if w, ok := catalog.LeastRestrictive(t, u); ok {
+				t = w
+			} else {
 				return parser.Errorf(sels[k].Start, "%s: column %d (%s) is %s in the first query but %s in query %d: CAST one of them", union, c+1, first.Columns[c].Name, t, u, k+1)
 			}
 		}
