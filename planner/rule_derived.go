@@ -117,9 +117,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	// the relation's event time: the parts' when they agree
 	t := times[0]
 	for _, o := range times[1:] {
-		if o.col != t.col || o.wm == nil || t.wm == nil || o.wm.Text != t.wm.Text {
-			t = partTime{col: -1, start: -1, end: -1}
-		}
+		t = unionTime(t, o)
 	}
 	if len(times) > 1 {
 		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
@@ -318,6 +316,41 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
+	return t
+}
+
+// unionTime is the event time of a UNION ALL of parts with the event times
+// t and o (SPEC 2.6: a union keeps its inputs' event time, with the minimum
+// of their watermarks): t when they agree; when both are one column's time
+// held back by a constant delay (WATERMARK FOR ts AS ts - INTERVAL ..., or
+// ts), the one with the larger delay, whose watermark over the union's rows
+// (given in event-time order, executor/derived.go) is the lesser; no event
+// time otherwise.
+func unionTime(t, o partTime) partTime {
+	none := partTime{col: -1, start: -1, end: -1}
+	switch {
+	case o.col != t.col || o.wm == nil || t.wm == nil:
+		return none
+	case o.wm.Text == t.wm.Text:
+		return t
+	}
+	delay := func(wm *Expr) (int64, bool) {
+		switch {
+		case wm.Op == plan.OpCol && wm.Col == t.col:
+			return 0, true
+		case wm.Op == plan.OpAddInterval && len(wm.Args) == 1 && wm.Args[0].Op == plan.OpCol && wm.Args[0].Col == t.col:
+			return -wm.Param, true
+		}
+		return 0, false
+	}
+	dt, ok1 := delay(t.wm)
+	do, ok2 := delay(o.wm)
+	switch {
+	case !ok1 || !ok2:
+		return none
+	case do > dt:
+		return o
+	}
 	return t
 }
 
