@@ -176,3 +176,30 @@ func TestUnnestArrayOfRow(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertNestedNames: INSERT INTO … SELECT writes an ARRAY, MAP or ROW
+// value into a column whose type differs only in ROW field names (a
+// constructor's EXPR$0, …) or in BIGINT parts of DOUBLE ones, as Flink
+// does (ARRAY[ROW(n, q)] into ARRAY<ROW<name VARCHAR, qty BIGINT>>): the
+// value is cast to the column's type, so the sink writes the column's
+// names; it was refused. A DOUBLE part into a BIGINT one is still refused.
+func TestInsertNestedNames(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	ddl := "CREATE STREAM s (id BIGINT, n VARCHAR) WITH ('connector'='values');\nINSERT INTO s VALUES (1, 'a'), (2, 'b');\n" +
+		"CREATE STREAM k (id BIGINT, items ARRAY<ROW<name VARCHAR, qty DOUBLE>>, r ROW<x BIGINT>, m MAP<VARCHAR, ROW<y BIGINT>>) WITH ('connector'='file', 'path'='" + path + "', 'format'='json');\n"
+	runSQL(t, ddl+"INSERT INTO k SELECT id, ARRAY[ROW(n, id * 2)], ROW(id), MAP[n, ROW(id)] FROM s;")
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":1,"items":[{"name":"a","qty":2.0}],"r":{"x":1},"m":{"a":{"y":1}}}` + "\n" + `{"id":2,"items":[{"name":"b","qty":4.0}],"r":{"x":2},"m":{"b":{"y":2}}}` + "\n"
+	if string(got) != want {
+		t.Errorf("the sink holds\n%s\nwant\n%s", got, want)
+	}
+	s := open(t, streamql.Options{OnRows: collect(new([]string))})
+	err = s.Exec(t.Context(), strings.Replace(ddl, "out.json", "out2.json", 1)+"INSERT INTO k SELECT id, ARRAY[ROW(n, id * 2)], ROW(id * 1.5), MAP[n, ROW(id)] FROM s;")
+	if err == nil || !strings.Contains(err.Error(), "k.r is ROW<x BIGINT>; write CAST(") {
+		t.Errorf("a DOUBLE field into a BIGINT one: %v, want a refusal", err)
+	}
+}
