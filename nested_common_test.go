@@ -14,7 +14,8 @@ import (
 
 // TestNestedCommonType: every place where one expression gives values of
 // several types (CASE, IF, COALESCE, ARRAY[…] elements, MAP[…] values,
-// UNION ALL columns) takes ARRAY, MAP and ROW values whose types differ only
+// UNION ALL columns, the arguments of ARRAY_CONCAT, MAP_UNION and the
+// like) takes ARRAY, MAP and ROW values whose types differ only
 // in a BIGINT/DOUBLE part or a ROW's field names, as Flink (Calcite's
 // leastRestrictive) does: the common type has the parts' common types and
 // the first value's field names. They were refused ("cannot be mixed here").
@@ -30,6 +31,8 @@ func TestNestedCommonType(t *testing.T) {
 		{"CASE WHEN id = 1 THEN " + named + " ELSE ROW(id, 'x') END", "ROW<i BIGINT, s VARCHAR>", "(2, b)|(2, x)"},
 		{"IF(id = 1, ARRAY[id], ARRAY[0.5])", "ARRAY<DOUBLE>", "[1.0]|[0.5]"},
 		{"COALESCE(CAST(NULL AS ROW<k BIGINT>), ROW(id))", "ROW<k BIGINT>", "(1)|(2)"},
+		{"ARRAY_CONCAT(ARRAY[ROW(1)], ARRAY[CAST(ROW(2) AS ROW<x BIGINT>)])", "ARRAY<ROW<`EXPR$0` BIGINT>>", "[(1), (2)]"},
+		{"MAP_UNION(MAP['a', ARRAY[id]], MAP['b', ARRAY[2.5]])", "MAP<VARCHAR, ARRAY<DOUBLE>>", "{a=[1.0], b=[2.5]}|{a=[2.0], b=[2.5]}"},
 		{"COALESCE(MAP[id, ROW(id)], MAP[0.5, " + "CAST(ROW(1) AS ROW<z BIGINT>)])", "MAP<DOUBLE, ROW<`EXPR$0` BIGINT>>", "{1.0=(1)}|{2.0=(2)}"},
 	} {
 		script := "CREATE STREAM m (id BIGINT) WITH ('connector'='values');\nINSERT INTO m VALUES (1), (2);\n" +
