@@ -135,9 +135,31 @@ func tooFarAhead(t, wm, ms int64) bool {
 // m.rej, and returns the kept rows (sel, compacted in place) and marks.
 func (m *maxFuture) advance(w *watermarker, b *vector.Batch, sel []int32, marks []Mark, keep bool) ([]int32, []Mark) {
 	col := b.Cols[w.job.WatermarkCol]
-	vals := w.expr.Eval(b, sel)
 	m.rej = m.rej[:0]
 	kept := sel[:0]
+	if !m.hasMs && len(m.wins) == 1 && w.offCol >= 0 {
+		// the common case, one window's range and WATERMARK FOR ts AS ts -
+		// INTERVAL: in one loop, as watermarker.advance's
+		r, tv := m.wins[0], b.Cols[w.offCol]
+		rc := b.Cols[r.col]
+		for _, i := range sel {
+			col.Null[i] = !w.set
+			col.I[i] = w.wm
+			if !rc.Null[i] && (rc.I[i] < r.lo || rc.I[i] > r.hi) {
+				m.rej = append(m.rej, i)
+				continue
+			}
+			kept = append(kept, i)
+			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
+				w.wm, w.set = v, true
+				if keep {
+					marks = append(marks, Mark{At: int(i) + 1, Value: v})
+				}
+			}
+		}
+		return kept, marks
+	}
+	vals := w.expr.Eval(b, sel)
 	for _, i := range sel {
 		col.Null[i] = !w.set
 		col.I[i] = w.wm
