@@ -37,3 +37,52 @@ func NestedCastable(from, to Type) bool {
 	}
 	return false
 }
+
+// LeastRestrictive returns the type that values of types a and b both
+// convert to where one expression may give either (CASE, COALESCE, IF,
+// ARRAY[…] and MAP[…] elements, UNION ALL columns), and whether there is
+// one. It follows SPEC 2 for scalars (a type with itself or with Unknown, a
+// bare NULL, is that type; BIGINT with DOUBLE is DOUBLE) and Calcite's
+// leastRestrictive, which Flink uses, for nested types: ARRAYs of the
+// elements' common type, MAPs of the keys' and the values' common types, and
+// ROWs of as many fields, each of the fields' common type, named as a's
+// fields (the first type's names, as Calcite's). Converting a value of a or b
+// to the result is a CAST (NestedCastable holds).
+func LeastRestrictive(a, b Type) (Type, bool) {
+	switch {
+	case a == b || b == Unknown:
+		return a, true
+	case a == Unknown:
+		return b, true
+	case a.IsNumeric() && b.IsNumeric():
+		return Double, true
+	case !a.IsNested() || a.Kind() != b.Kind():
+		return Unknown, false
+	}
+	switch a.Kind() {
+	case KindArray:
+		if e, ok := LeastRestrictive(a.Elem(), b.Elem()); ok {
+			return ArrayOf(e), true
+		}
+	case KindMap:
+		k, ok := LeastRestrictive(a.Key(), b.Key())
+		if v, ok2 := LeastRestrictive(a.Elem(), b.Elem()); ok && ok2 {
+			return MapOf(k, v), true
+		}
+	case KindRow:
+		af, bf := a.Fields(), b.Fields()
+		if len(af) != len(bf) {
+			return Unknown, false
+		}
+		fields := make([]Field, len(af))
+		for i := range af {
+			t, ok := LeastRestrictive(af[i].Type, bf[i].Type)
+			if !ok {
+				return Unknown, false
+			}
+			fields[i] = Field{Name: af[i].Name, Type: t}
+		}
+		return RowOf(fields), true
+	}
+	return Unknown, false
+}

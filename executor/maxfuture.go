@@ -2,13 +2,16 @@ package executor
 
 import (
 	"math"
+	"slices"
 
 	"streamql/catalog"
+	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/format"
 	"streamql/executor/source"
 	"streamql/executor/vector"
+	"streamql/executor/window"
 	"streamql/planner/plan"
 )
 
@@ -21,12 +24,19 @@ import (
 // or the job fails). For a partitioned source (Kafka, SPEC 2.5) the watermark
 // is the row's partition's, so the decision does not depend on how the
 // partitions interleave.
+//
+// It also refuses, the same way, a row whose time has a window of one of
+// the job's window aggregates or window TVFs that does not fit in an int64
+// (SPEC 2.4, issue 30: aggregate.WindowRangeReason), so that such a row,
+// malformed, does not move the watermark either (SPEC 1, "Bad input").
 type maxFuture struct {
-	ms  int64
-	col int     // the batch column of the event time
-	rej []int32 // scratch: the rows refused in the batch being stamped
-	src Source  // for the refused rows' positions
-	es  *StreamErrors
+	ms    int64
+	hasMs bool       // the stream has 'watermark.max-future' (ms)
+	wins  []winRange // the job's windows' time ranges
+	col   int        // the batch column of the event time
+	rej   []int32    // scratch: the rows refused in the batch being stamped
+	src   Source     // for the refused rows' positions
+	es    *StreamErrors
 	// refused counts the rows refused (EXPLAIN ANALYZE, Analysis.Refused)
 	refused int64
 	rep     *replay // a Kafka group source's replay (replay.go): its rows went to their outputs already; nil: none
@@ -35,18 +45,79 @@ type maxFuture struct {
 // newMaxFuture returns the option's state for job, nil when the stream has no
 // WATERMARK or not the option.
 func newMaxFuture(job *plan.Job) *maxFuture {
-	ms, ok := job.Stream.MaxFuture()
-	if !ok || job.Watermark == nil || job.Stream.EventTime < 0 {
+	if job.Watermark == nil {
 		return nil
 	}
-	return &maxFuture{ms: ms, col: job.Stream.EventTime, rej: make([]int32, 0, vector.Cap)}
+	ms, ok := job.Stream.MaxFuture()
+	ok = ok && job.Stream.EventTime >= 0
+	wins := windowRanges(job)
+	if !ok && len(wins) == 0 {
+		return nil
+	}
+	return &maxFuture{ms: ms, hasMs: ok, wins: wins, col: job.Stream.EventTime, rej: make([]int32, 0, vector.Cap)}
+}
+
+// winRange is the times whose windows fit in an int64 (window.Range) of one
+// window of a job over its batch column col: a row at another time is
+// malformed.
+type winRange struct {
+	col    int
+	lo, hi int64
+	fn     string // TUMBLE, HOP, CUMULATE or SESSION
+	name   string // the column's name, for the reason
+}
+
+// windowRanges returns the ranges of the job's window aggregates and window
+// TVFs (plan.Aggregate.Window), one per distinct window.
+func windowRanges(job *plan.Job) []winRange {
+	var out []winRange
+	for _, br := range job.AllBranches() {
+		if br.Agg == nil || br.Agg.Window == nil || br.Agg.Window.TimeCol < 0 || br.Agg.Window.TimeCol >= len(job.BatchTypes) {
+			continue
+		}
+		w := br.Agg.Window
+		r := winRange{col: w.TimeCol, fn: w.Func, name: "event time"}
+		r.lo, r.hi = window.Range(window.KindOf(w.Func), w.Size, w.Slide, w.Offset, w.Gap)
+		if w.TimeCol < len(job.Stream.Columns) {
+			r.name = job.Stream.Columns[w.TimeCol].Name
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// outside returns the first of m's windows that row i of b has a time
+// outside the range of, -1 for none (a NULL time is in range: the
+// aggregate drops it).
+func (m *maxFuture) outside(b *vector.Batch, i int32) int {
+	for k, r := range m.wins {
+		if c := b.Cols[r.col]; !c.Null[i] && (c.I[i] < r.lo || c.I[i] > r.hi) {
+			return k
+		}
+	}
+	return -1
 }
 
 // tooFar reports whether row i of b is refused under the watermark wm (set:
-// there is one); a NULL event time is not (the decoder made it malformed).
+// there is one): its time has a window outside int64, or it is too far
+// ahead; a NULL event time is not (the decoder made it malformed).
 func (m *maxFuture) tooFar(b *vector.Batch, i int32, wm int64, set bool) bool {
+	if len(m.wins) > 0 && m.outside(b, i) >= 0 {
+		return true
+	}
 	c := b.Cols[m.col]
-	return set && !c.Null[i] && tooFarAhead(c.I[i], wm, m.ms)
+	return m.hasMs && set && !c.Null[i] && tooFarAhead(c.I[i], wm, m.ms)
+}
+
+// reason is why row i of b, refused, is malformed.
+func (m *maxFuture) reason(b *vector.Batch, i int32) string {
+	if k := m.outside(b, i); k >= 0 {
+		r := m.wins[k]
+		return aggregate.WindowRangeReason(r.name, b.Cols[r.col].Type, b.Cols[r.col].I[i], r.fn, r.lo, r.hi)
+	}
+	return catalog.MaxFutureReason
 }
 
 // tooFarAhead reports whether event time t is more than ms above the
@@ -64,9 +135,31 @@ func tooFarAhead(t, wm, ms int64) bool {
 // m.rej, and returns the kept rows (sel, compacted in place) and marks.
 func (m *maxFuture) advance(w *watermarker, b *vector.Batch, sel []int32, marks []Mark, keep bool) ([]int32, []Mark) {
 	col := b.Cols[w.job.WatermarkCol]
-	vals := w.expr.Eval(b, sel)
 	m.rej = m.rej[:0]
 	kept := sel[:0]
+	if !m.hasMs && len(m.wins) == 1 && w.offCol >= 0 {
+		// the common case, one window's range and WATERMARK FOR ts AS ts -
+		// INTERVAL: in one loop, as watermarker.advance's
+		r, tv := m.wins[0], b.Cols[w.offCol]
+		rc := b.Cols[r.col]
+		for _, i := range sel {
+			col.Null[i] = !w.set
+			col.I[i] = w.wm
+			if !rc.Null[i] && (rc.I[i] < r.lo || rc.I[i] > r.hi) {
+				m.rej = append(m.rej, i)
+				continue
+			}
+			kept = append(kept, i)
+			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
+				w.wm, w.set = v, true
+				if keep {
+					marks = append(marks, Mark{At: int(i) + 1, Value: v})
+				}
+			}
+		}
+		return kept, marks
+	}
+	vals := w.expr.Eval(b, sel)
 	for _, i := range sel {
 		col.Null[i] = !w.set
 		col.I[i] = w.wm
@@ -117,13 +210,17 @@ func (m *maxFuture) refuse(st *catalog.Stream, r *Step) error {
 	if len(m.rej) == 0 {
 		return nil
 	}
-	m.refused += int64(len(m.rej))
+	b := r.In
+	for _, i := range m.rej {
+		if len(m.wins) == 0 || m.outside(b, i) < 0 {
+			m.refused++ // (by 'watermark.max-future'; the others are malformed)
+		}
+	}
 	policy := "side"
 	if m.es != nil {
 		policy = m.es.Policy
 		m.es.Malformed += countBad(policy, len(m.rej))
 	}
-	b := r.In
 	switch policy {
 	case "skip":
 		return nil
@@ -134,10 +231,10 @@ func (m *maxFuture) refuse(st *catalog.Stream, r *Step) error {
 			k++
 		}
 		r.Sel = r.Sel[:k]
-		return &RowError{Stream: st.Name, Position: m.position(b, first), Reason: catalog.MaxFutureReason}
+		return &RowError{Stream: st.Name, Position: m.position(b, first), Reason: m.reason(b, first)}
 	}
 	for _, i := range m.rej {
-		e := ErrorRow{Stream: st.Name, Position: m.position(b, i), Raw: rawRow(st, b, i), Error: catalog.MaxFutureReason, At: int(i)}
+		e := ErrorRow{Stream: st.Name, Position: m.position(b, i), Raw: rawRow(st, b, i), Error: m.reason(b, i), At: int(i)}
 		// after the malformed rows that came before row i
 		k := len(r.Errors.Rows)
 		for k > 0 && r.Errors.Rows[k-1].At > int(i) {

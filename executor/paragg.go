@@ -291,6 +291,9 @@ func (w *paggWorker) chunk(ctx context.Context, c *chunked.Chunk, o *paggOut) {
 			o.err = err
 			break
 		}
+		if m := w.c.assign.max; m != nil && len(m.rej) > 0 {
+			o.agg.SetDirty() // (a row the watermark assigner refused is malformed: as above)
+		}
 		if o.agg.Dirty() {
 			break
 		}

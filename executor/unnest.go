@@ -30,6 +30,8 @@ type unnestSource struct {
 	sel        []int32
 	left       bool // LEFT JOIN UNNEST: a NULL or empty value keeps its row
 	ordinality bool // WITH ORDINALITY: a last column with the position
+	rowFields  bool // an ARRAY of ROW into a column per field (plan.Unnest.RowFields)
+	kids       []*vector.Vec
 }
 
 // newUnnestSource opens job.Unnest's inner stream through env, as o says.
@@ -39,7 +41,7 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 	if err != nil {
 		return nil, err
 	}
-	return &unnestSource{inner: src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality}, nil
+	return &unnestSource{inner: src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields}, nil
 }
 
 // Next gives the next unnested rows (Source.Next): those of the input rows
@@ -65,6 +67,10 @@ func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
 				s.sel = append(s.sel, int32(i))
 			}
 			s.x = s.k.Eval(s.in, s.sel)
+			s.kids = s.x.Kids
+			if s.rowFields { // (the element ROW's fields; a NULL element, below, gives NULLs)
+				s.kids = s.x.Kids[0].Kids
+			}
 			s.row, s.el, s.pending = 0, 0, true
 		}
 		switch {
@@ -89,11 +95,11 @@ func (s *unnestSource) fill(b *vector.Batch) {
 				for c := range s.ncols {
 					b.Cols[c].ShareValue(o, in.Cols[c], r)
 				}
-				for k := range x.Kids {
+				for k := range s.kids {
 					b.Cols[s.ncols+k].Null[o] = true
 				}
 				if s.ordinality {
-					b.Cols[s.ncols+len(x.Kids)].Null[o] = true
+					b.Cols[s.ncols+len(s.kids)].Null[o] = true
 				}
 				b.Pos[o] = in.Pos[r]
 				b.N++
@@ -107,16 +113,16 @@ func (s *unnestSource) fill(b *vector.Batch) {
 			for c := range s.ncols {
 				b.Cols[c].ShareValue(o, in.Cols[c], r)
 			}
-			for k, kid := range x.Kids {
+			for k, kid := range s.kids {
 				d := b.Cols[s.ncols+k]
-				if e := off + s.el; kid.Null[e] {
+				if e := off + s.el; kid.Null[e] || s.rowFields && x.Kids[0].Null[e] {
 					d.Null[o] = true
 				} else {
 					d.CopyValue(o, kid, e)
 				}
 			}
 			if s.ordinality { // WITH ORDINALITY: the position, from 1
-				d := b.Cols[s.ncols+len(x.Kids)]
+				d := b.Cols[s.ncols+len(s.kids)]
 				d.Null[o], d.I[o] = false, int64(s.el+1)
 			}
 			b.Pos[o] = in.Pos[r]

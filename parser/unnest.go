@@ -139,9 +139,6 @@ func (ps *parseState) unnestClause(r *region, i int) (*Unnest, int, *Error) {
 		}
 		break
 	}
-	if max := 2 + b2i(u.Ordinality); len(u.Columns) > max {
-		return nil, 0, Errorf(u.ColumnPos[max], "UNNEST gives one column for an ARRAY and two (key, value) for a MAP, and WITH ORDINALITY one more (the position)")
-	}
 	if u.Left { // ON TRUE (Flink: a LEFT JOIN with UNNEST takes no other condition)
 		if !at(k+1).is("ON") || !at(k+2).is("TRUE") {
 			return nil, 0, Errorf(at(k+1).Offset, "LEFT JOIN UNNEST(...) AS t (...) takes ON TRUE (put other conditions in WHERE): %s", form)
@@ -161,12 +158,4 @@ func identName(t Token) string {
 		return t.Value()
 	}
 	return t.Text
-}
-
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -431,13 +431,17 @@ func (sc *scope) binary(n *ast.BinaryOperationExpr) (*Expr, error) {
 
 // unify brings two operands to one comparable type (SPEC 2: BIGINT with DOUBLE as
 // DOUBLE; a string literal with a TIMESTAMP read as TIMESTAMP; NULL takes the other
-// side's type). ok is false for other mixes.
+// side's type; two ARRAY, MAP or ROW values their common type,
+// catalog.LeastRestrictive). ok is false for other mixes.
 func unify(l, r *Expr) (*Expr, *Expr, bool) {
 	switch {
 	case l.Type.IsNested() && l.Type == r.Type:
 		return l, r, true // = and <> (compare checks the operator)
-	case l.Type.IsNested() && sameShape(l.Type, r.Type):
-		return l, castTo(r, l.Type), true // ROWs whose fields differ by name only
+	case l.Type.IsNested() && r.Type.IsNested():
+		if t, ok := catalog.LeastRestrictive(l.Type, r.Type); ok { // (ROW field names, BIGINT/DOUBLE parts: their common type)
+			return castTo(l, t), castTo(r, t), true
+		}
+		return l, r, false // two nested types of other shapes: CAST one side
 	case l.Type.IsNested() && r.Type == catalog.Unknown:
 		return l, coerce(r, l.Type), true
 	case r.Type.IsNested() && l.Type == catalog.Unknown:
@@ -458,35 +462,6 @@ func unify(l, r *Expr) (*Expr, *Expr, bool) {
 		return castTo(l, catalog.Timestamp), r, true
 	}
 	return l, r, false
-}
-
-// sameShape reports whether two types differ at most in their ROW fields'
-// names (ROW(1) and ROW<a BIGINT>): such values compare field by field.
-func sameShape(a, b catalog.Type) bool {
-	if a == b {
-		return true
-	}
-	if a.Kind() != b.Kind() {
-		return false
-	}
-	switch a.Kind() {
-	case catalog.KindArray:
-		return sameShape(a.Elem(), b.Elem())
-	case catalog.KindMap:
-		return sameShape(a.Key(), b.Key()) && sameShape(a.Elem(), b.Elem())
-	case catalog.KindRow:
-		af, bf := a.Fields(), b.Fields()
-		if len(af) != len(bf) {
-			return false
-		}
-		for k := range af {
-			if !sameShape(af[k].Type, bf[k].Type) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 func mismatch(sc *scope, n ast.Node, what string, l, r *Expr) error {
@@ -674,20 +649,18 @@ func (sc *scope) caseExpr(n *ast.CaseExpr) (*Expr, error) {
 	return caseKernel(t, conds, results), nil
 }
 
-// commonType is the type that all of es convert to: their shared type, DOUBLE for
-// a BIGINT/DOUBLE mix, or an error.
+// commonType is the type that all of es convert to (coerce): their shared
+// type, DOUBLE for a BIGINT/DOUBLE mix, ARRAY, MAP and ROW types of their
+// parts' common types (catalog.LeastRestrictive, a ROW named as the first),
+// or an error.
 func (sc *scope) commonType(n ast.Node, es []*Expr) (catalog.Type, error) {
 	t := catalog.Unknown
 	for _, e := range es {
-		switch {
-		case e.Type == catalog.Unknown || e.Type == t:
-		case t == catalog.Unknown:
-			t = e.Type
-		case t.IsNumeric() && e.Type.IsNumeric():
-			t = catalog.Double
-		default:
+		u, ok := catalog.LeastRestrictive(t, e.Type)
+		if !ok {
 			return 0, parser.Errorf(sc.pos(n), "values of types %s and %s cannot be mixed here; use CAST", t, e.Type)
 		}
+		t = u
 	}
 	return t, nil
 }

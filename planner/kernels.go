@@ -35,7 +35,8 @@ func foldConst(e *Expr) *Expr {
 }
 
 // coerce converts e to t when the conversion is implicit (NULL to anything, BIGINT
-// to DOUBLE); otherwise it returns e unchanged and the caller reports the mismatch.
+// to DOUBLE, a nested value to the nested type commonType gives for it and
+// others: catalog.LeastRestrictive); otherwise it returns e unchanged and the caller reports the mismatch.
 func coerce(e *Expr, t catalog.Type) *Expr {
 	switch {
 	case e.Type == t:
@@ -46,6 +47,10 @@ func coerce(e *Expr, t catalog.Type) *Expr {
 		return n
 	case e.Type == catalog.BigInt && t == catalog.Double:
 		return castTo(e, t)
+	case e.Type.IsNested() && t.IsNested():
+		if u, ok := catalog.LeastRestrictive(t, e.Type); ok && u == t { // (a widening: commonType's)
+			return castTo(e, t)
+		}
 	}
 	return e
 }

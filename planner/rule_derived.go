@@ -117,9 +117,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	// the relation's event time: the parts' when they agree
 	t := times[0]
 	for _, o := range times[1:] {
-		if o.col != t.col || o.wm == nil || t.wm == nil || o.wm.Text != t.wm.Text {
-			t = partTime{col: -1, start: -1, end: -1}
-		}
+		t = unionTime(t, o)
 	}
 	if len(times) > 1 {
 		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
@@ -185,7 +183,9 @@ func upsertKeyOf(j *Job) (names []string, keeps bool) {
 
 // unionTypes checks that the parts of a UNION ALL have one column count and
 // types, widening a BIGINT column to DOUBLE where another part has DOUBLE
-// (SPEC 2.6); the names are the first part's. distinct: the parts of a UNION
+// (SPEC 2.6), and ARRAY, MAP and ROW columns to their common type
+// (catalog.LeastRestrictive: a ROW's field names are the first part's, as
+// Flink's); the names are the first part's. distinct: the parts of a UNION
 // (without ALL), which the messages name as written.
 func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 	first := parts[0]
@@ -202,13 +202,9 @@ func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 		t := first.Columns[c].Type
 		for k, b := range parts {
 			u := b.Columns[c].Type
-			switch {
-			case u == t || u == catalog.Unknown:
-			case t == catalog.Unknown:
-				t = u
-			case t == catalog.BigInt && u == catalog.Double || t == catalog.Double && u == catalog.BigInt:
-				t = catalog.Double
-			default:
+			if w, ok := catalog.LeastRestrictive(t, u); ok {
+				t = w
+			} else {
 				return parser.Errorf(sels[k].Start, "%s: column %d (%s) is %s in the first query but %s in query %d: CAST one of them", union, c+1, first.Columns[c].Name, t, u, k+1)
 			}
 		}
@@ -320,6 +316,41 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
+	return t
+}
+
+// unionTime is the event time of a UNION ALL of parts with the event times
+// t and o (SPEC 2.6: a union keeps its inputs' event time, with the minimum
+// of their watermarks): t when they agree; when both are one column's time
+// held back by a constant delay (WATERMARK FOR ts AS ts - INTERVAL ..., or
+// ts), the one with the larger delay, whose watermark over the union's rows
+// (given in event-time order, executor/derived.go) is the lesser; no event
+// time otherwise.
+func unionTime(t, o partTime) partTime {
+	none := partTime{col: -1, start: -1, end: -1}
+	switch {
+	case o.col != t.col || o.wm == nil || t.wm == nil:
+		return none
+	case o.wm.Text == t.wm.Text:
+		return t
+	}
+	delay := func(wm *Expr) (int64, bool) {
+		switch {
+		case wm.Op == plan.OpCol && wm.Col == t.col:
+			return 0, true
+		case wm.Op == plan.OpAddInterval && len(wm.Args) == 1 && wm.Args[0].Op == plan.OpCol && wm.Args[0].Col == t.col:
+			return -wm.Param, true
+		}
+		return 0, false
+	}
+	dt, ok1 := delay(t.wm)
+	do, ok2 := delay(o.wm)
+	switch {
+	case !ok1 || !ok2:
+		return none
+	case do > dt:
+		return o
+	}
 	return t
 }
 

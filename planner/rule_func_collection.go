@@ -128,20 +128,18 @@ func (c *funcCall) convert(k int, t catalog.Type, what string) error {
 }
 
 // sameNested gives the arguments (ARRAYs or MAPs, of kind) one type: their
-// common type when an ARRAY<BIGINT> meets an ARRAY<DOUBLE> (cast element by
-// element), else the type they all have.
+// common type (catalog.LeastRestrictive: an ARRAY<BIGINT> with an
+// ARRAY<DOUBLE> is an ARRAY<DOUBLE>, ROWs of one shape are named as the
+// first; cast element by element), else an error at the first that has
+// none.
 func (c *funcCall) sameNested(kind catalog.Kind) (catalog.Type, error) {
 	t := c.args[0].Type
 	for k, a := range c.args {
-		switch {
-		case a.Type.Kind() != kind:
-			return 0, c.wrongArg(k, strings.ToUpper(c.name)+" needs values of one type, "+t.String())
-		case a.Type == t:
-		case kind == catalog.KindArray && t.Elem().IsNumeric() && a.Type.Elem().IsNumeric():
-			t = catalog.ArrayOf(catalog.Double)
-		default:
+		u, ok := catalog.LeastRestrictive(t, a.Type)
+		if a.Type.Kind() != kind || !ok {
 			return 0, c.wrongArg(k, strings.ToUpper(c.name)+" needs values of one type, "+t.String())
 		}
+		t = u
 	}
 	for k, a := range c.args {
 		c.args[k] = castTo(a, t)

@@ -24,109 +24,57 @@ import (
 //     column for INNER and LEFT, the right side's for RIGHT, and
 //     COALESCE(l.c, r.c) for FULL (Calcite's COALESCE(l.c, r.c), which equals
 //     these since the keys are equal wherever both sides are present);
+//   - a side may itself be a join (a JOIN b USING (k) JOIN c USING (k), as
+//     Flink takes it): its columns are those of its output, as above, so the
+//     outer join's l.c is the inner join's key and `*` lists k once;
 //   - a SEMI or ANTI JOIN's output is the left side's rows, so its * stays
 //     the left side's columns;
 //   - l.c and r.c still name each side's own column (Flink's conformance
 //     allows qualifying a common column), and l.* and r.* all of a side's.
 //
-// It returns a planning error for a USING column missing from a side, a
-// NATURAL JOIN whose sides share no column name, and USING or NATURAL on a
-// side that is itself a join (write ON there).
+// It returns a planning error for a USING column missing from a side or
+// found twice in a side that is a join, and a NATURAL JOIN whose sides share
+// no column name.
 func ruleJoinUsing(sp *selectPlan) error {
 	q := sp.q
 	if q.From == nil || q.From.TableRefs == nil {
 		return nil
 	}
-	top := q.From.TableRefs
-	if err := sp.usingInside(top.Left); err != nil {
+	cols, any, err := sp.usingColumns(q.From.TableRefs)
+	if err != nil || !any {
 		return err
 	}
-	if err := sp.usingInside(top.Right); err != nil {
-		return err
-	}
-	if !top.NaturalJoin && len(top.Using) == 0 {
-		return nil
-	}
-	var sides [2]fromLeaf
-	for s, n := range []ast.ResultSetNode{top.Left, top.Right} {
-		ls, err := sp.leaves(n)
-		if err != nil {
-			return err
-		}
-		if len(ls) != 1 {
-			return parser.Errorf(sp.pos(top.Right), "USING and NATURAL JOIN join two relations here; join more with ON (a JOIN b ON a.k = b.k JOIN c ON b.k = c.k)")
-		}
-		sides[s] = ls[0]
-	}
-	l, r := sides[0], sides[1]
-	var common []string // each common column as the left side declares it
-	if top.NaturalJoin {
-		for _, c := range l.st.Columns {
-			if r.st.Column(c.Name) >= 0 {
-				common = append(common, c.Name)
-			}
-		}
-		if len(common) == 0 {
-			return parser.Errorf(sp.pos(top.Right), "NATURAL JOIN joins on the columns both sides have, and %s and %s have none of the same name: write the condition with ON (%s JOIN %s ON %s.k = %s.k)", l.name, r.name, l.name, r.name, l.name, r.name)
-		}
-	} else {
-		seen := map[string]bool{}
-		for _, u := range top.Using {
-			for _, side := range sides {
-				if side.st.Column(u.Name.O) < 0 {
-					return parser.Errorf(sp.usingPos(top, u.Name.O), "USING column '%s' is not a column of %s (its columns: %s); USING names columns both sides have, else write ON", u.Name.O, side.name, strings.Join(side.st.Names(), ", "))
-				}
-			}
-			name := l.st.Columns[l.st.Column(u.Name.O)].Name
-			if !seen[catalog.FoldName(name)] {
-				seen[catalog.FoldName(name)] = true
-				common = append(common, name)
-			}
-		}
-	}
-	kind := sp.sel.Joins[top]
-	var on ast.ExprNode
-	for _, c := range common {
-		eq := &ast.BinaryOperationExpr{Op: opcode.EQ, L: qualified(l.name, c), R: qualified(r.name, c)}
-		if on == nil {
-			on = eq
-		} else {
-			on = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: on, R: eq}
-		}
-	}
-	top.On = &ast.OnCondition{Expr: on}
-	top.Using, top.NaturalJoin = nil, false
-	if top.Tp == 0 {
-		top.Tp = ast.CrossJoin // (TiDB's NATURAL JOIN has no type: an inner join)
-	}
-	// the joined key each common column stands for
-	key := func(c string) ast.ExprNode {
-		switch {
-		case kind == parser.FullJoin:
-			return &ast.FuncCallExpr{FnName: ast.NewCIStr("COALESCE"), Args: []ast.ExprNode{qualified(l.name, c), qualified(r.name, c)}}
-		case top.Tp == ast.RightJoin:
-			return qualified(r.name, c)
-		}
-		return qualified(l.name, c)
+	// the joined keys an unqualified name stands for: each common column of
+	// the output, once (a name the output has twice stays as written, and
+	// the scope reports it as ambiguous)
+	count := map[string]int{}
+	for _, c := range cols {
+		count[catalog.FoldName(c.name)]++
 	}
 	isCommon := map[string]string{}
-	for _, c := range common {
-		isCommon[catalog.FoldName(c)] = c
+	exprs := map[string]ast.ExprNode{}
+	for _, c := range cols {
+		if f := catalog.FoldName(c.name); c.merged && count[f] == 1 {
+			isCommon[f], exprs[c.name] = c.name, c.expr
+		}
 	}
-	rw := &commonRewriter{key: key, common: isCommon}
-	semi := kind == parser.SemiJoin || kind == parser.AntiJoin // (* is the left side's columns)
+	rw := &commonRewriter{key: func(c string) ast.ExprNode { return exprs[c] }, common: isCommon}
+	// a SEMI or ANTI JOIN's * is its left side's columns: as written when
+	// that side is a relation
+	expand := len(isCommon) > 0
+	if j, ok := joinTree(q.From.TableRefs).(*ast.Join); ok {
+		kind := sp.sel.Joins[j]
+		expand = expand || kind != parser.SemiJoin && kind != parser.AntiJoin
+	}
 	var fields []*ast.SelectField
 	for _, f := range q.Fields.Fields {
 		switch {
-		case f.WildCard != nil && f.WildCard.Table.O == "" && !semi:
-			for _, c := range common {
-				fields = append(fields, &ast.SelectField{Expr: key(c), AsName: ast.NewCIStr(c)})
-			}
-			for _, side := range sides {
-				for _, c := range side.st.Columns {
-					if _, ok := isCommon[catalog.FoldName(c.Name)]; !ok {
-						fields = append(fields, &ast.SelectField{Expr: qualified(side.name, c.Name)})
-					}
+		case f.WildCard != nil && f.WildCard.Table.O == "" && expand:
+			for _, c := range cols {
+				if c.merged {
+					fields = append(fields, &ast.SelectField{Expr: c.expr, AsName: ast.NewCIStr(c.name)})
+				} else {
+					fields = append(fields, &ast.SelectField{Expr: c.expr})
 				}
 			}
 			continue
@@ -161,20 +109,178 @@ func ruleJoinUsing(sp *selectPlan) error {
 	return nil
 }
 
-// usingInside returns an error when n, a side of the query's join, is itself a
-// join with USING or NATURAL (only a join of two relations takes them).
-func (sp *selectPlan) usingInside(n ast.ResultSetNode) error {
+// usingCol is one output column of a FROM tree as ruleJoinUsing sees it:
+// its name, the expression that gives it (a side's qualified column, or a
+// USING or NATURAL join's key), and whether it is such a key.
+type usingCol struct {
+	name   string
+	expr   ast.ExprNode
+	merged bool
+}
+
+// usingColumns returns the output columns of the FROM tree n in `*`'s
+// order, rewriting each USING or NATURAL join in it (innermost first) into
+// its ON condition, and whether there was one.
+func (sp *selectPlan) usingColumns(n ast.ResultSetNode) ([]usingCol, bool, error) {
 	j, ok := joinTree(n).(*ast.Join)
-	if !ok || j == nil {
-		return nil
+	if !ok {
+		ls, err := sp.leaves(n)
+		if err != nil || len(ls) != 1 {
+			return nil, false, err
+		}
+		cols := make([]usingCol, len(ls[0].st.Columns))
+		for k, c := range ls[0].st.Columns {
+			cols[k] = usingCol{name: c.Name, expr: qualified(ls[0].name, c.Name)}
+		}
+		return cols, false, nil
 	}
-	if j.NaturalJoin || len(j.Using) > 0 {
-		return parser.Errorf(sp.pos(j.Right), "USING and NATURAL JOIN join two relations here; join more with ON (a JOIN b ON a.k = b.k JOIN c ON b.k = c.k)")
+	var sides [2][]usingCol
+	var any [2]bool
+	for s, side := range []ast.ResultSetNode{j.Left, j.Right} {
+		var err error
+		if sides[s], any[s], err = sp.usingColumns(side); err != nil {
+			return nil, false, err
+		}
 	}
-	if err := sp.usingInside(j.Left); err != nil {
-		return err
+	l, r := sides[0], sides[1]
+	kind := sp.sel.Joins[j]
+	semi := kind == parser.SemiJoin || kind == parser.AntiJoin // (* is the left side's columns)
+	if !j.NaturalJoin && len(j.Using) == 0 {
+		if semi {
+			return l, any[0], nil
+		}
+		return append(l, r...), any[0] || any[1], nil
 	}
-	return sp.usingInside(j.Right)
+	// find returns the column of side s named c, or an error when the side
+	// has none or (a join) two
+	find := func(s int, c string, pos int) (usingCol, error) {
+		at := -1
+		for k, col := range sides[s] {
+			if catalog.FoldName(col.name) != catalog.FoldName(c) {
+				continue
+			}
+			if at >= 0 {
+				return usingCol{}, parser.Errorf(pos, "USING column '%s' is ambiguous: %s has two (%s and %s); join with ON, naming which", c, sp.sideName(s, j), colText(sides[s][at].expr), colText(col.expr))
+			}
+			at = k
+		}
+		if at < 0 {
+			names := make([]string, len(sides[s]))
+			for k, col := range sides[s] {
+				names[k] = col.name
+			}
+			return usingCol{}, parser.Errorf(pos, "USING column '%s' is not a column of %s (its columns: %s); USING names columns both sides have, else write ON", c, sp.sideName(s, j), strings.Join(names, ", "))
+		}
+		return sides[s][at], nil
+	}
+	var common [][2]usingCol // each common column: the left side's, the right side's
+	seen := map[string]bool{}
+	if j.NaturalJoin {
+		for _, c := range l {
+			f := catalog.FoldName(c.name)
+			if seen[f] {
+				continue
+			}
+			for _, d := range r {
+				if catalog.FoldName(d.name) == f {
+					seen[f] = true
+					lc, err := find(0, c.name, sp.pos(j.Right))
+					if err != nil {
+						return nil, false, err
+					}
+					rc, err := find(1, c.name, sp.pos(j.Right))
+					if err != nil {
+						return nil, false, err
+					}
+					common = append(common, [2]usingCol{lc, rc})
+					break
+				}
+			}
+		}
+		if len(common) == 0 {
+			ln, rn := sp.sideName(0, j), sp.sideName(1, j)
+			return nil, false, parser.Errorf(sp.pos(j.Right), "NATURAL JOIN joins on the columns both sides have, and %s and %s have none of the same name: write the condition with ON (%s JOIN %s ON %s.k = %s.k)", ln, rn, ln, rn, ln, rn)
+		}
+	} else {
+		for _, u := range j.Using {
+			pos := sp.usingPos(j, u.Name.O)
+			lc, err := find(0, u.Name.O, pos)
+			if err != nil {
+				return nil, false, err
+			}
+			rc, err := find(1, u.Name.O, pos)
+			if err != nil {
+				return nil, false, err
+			}
+			if f := catalog.FoldName(lc.name); !seen[f] {
+				seen[f] = true
+				common = append(common, [2]usingCol{lc, rc})
+			}
+		}
+	}
+	var on ast.ExprNode
+	for _, c := range common {
+		eq := &ast.BinaryOperationExpr{Op: opcode.EQ, L: c[0].expr, R: c[1].expr}
+		if on == nil {
+			on = eq
+		} else {
+			on = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: on, R: eq}
+		}
+	}
+	j.On = &ast.OnCondition{Expr: on}
+	j.Using, j.NaturalJoin = nil, false
+	if j.Tp == 0 {
+		j.Tp = ast.CrossJoin // (TiDB's NATURAL JOIN has no type: an inner join)
+	}
+	if semi {
+		return l, true, nil
+	}
+	// the joined key of each common column
+	var out []usingCol
+	for _, c := range common {
+		key := c[0].expr
+		switch {
+		case kind == parser.FullJoin:
+			key = &ast.FuncCallExpr{FnName: ast.NewCIStr("COALESCE"), Args: []ast.ExprNode{c[0].expr, c[1].expr}}
+		case j.Tp == ast.RightJoin:
+			key = c[1].expr
+		}
+		out = append(out, usingCol{name: c[0].name, expr: key, merged: true})
+	}
+	for _, side := range sides {
+		for _, c := range side {
+			if !seen[catalog.FoldName(c.name)] {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, true, nil
+}
+
+// colText is a usingCol's expression as a message shows it: rel.col, or
+// "a joined key".
+func colText(e ast.ExprNode) string {
+	if cn, ok := e.(*ast.ColumnNameExpr); ok {
+		return cn.Name.Table.O + "." + cn.Name.Name.O
+	}
+	return "a joined key"
+}
+
+// sideName names side s of the join j in messages: its relation's name, or
+// its relations' names joined.
+func (sp *selectPlan) sideName(s int, j *ast.Join) string {
+	ls, err := sp.leaves([]ast.ResultSetNode{j.Left, j.Right}[s])
+	if err != nil {
+		return "that side"
+	}
+	names := make([]string, len(ls))
+	for k, l := range ls {
+		names[k] = l.name
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "the join of " + strings.Join(names, ", ")
 }
 
 // usingPos returns the script offset of the column name of j's USING list

@@ -39,7 +39,7 @@ const PushFiltersKey = "planner.push-filters"
 // filter says (SPEC 2.7: a late row goes to the late output as it reaches
 // the join), so the late outputs do not change either.
 //
-// A column read only by a pushed WHERE conjunct is not marked as read by
+// A column read only by a pushed WHERE conjunct or ON term is not marked as read by
 // the joined rows' readers (scope.uses), so column pruning
 // (rule_prune_columns.go) does not keep it in the join's state. SET
 // 'planner.push-filters' = 'false' (Planner.KeepFilters) turns it off.
@@ -83,7 +83,6 @@ func rulePushdown(sp *selectPlan) error {
 		kept = append(kept, c)
 	}
 	copy(sp.sc.uses, uses)
-	sp.unmarkPushed(pushed)
 	if both.Type != plan.InnerJoin && !both.Temporal {
 		ns := 1 // the side that is not preserved
 		if both.Type == plan.RightJoin {
@@ -100,6 +99,7 @@ func rulePushdown(sp *selectPlan) error {
 		}
 		both.Residual = res
 	}
+	sp.unmarkPushed(pushed)
 	sp.rest = kept
 	for s := range pushed {
 		if len(pushed[s]) == 0 {
@@ -127,13 +127,13 @@ func rulePushdown(sp *selectPlan) error {
 	return nil
 }
 
-// unmarkPushed takes the columns the pushed WHERE conjuncts read (over
-// the joined layout) out of the joined rows' reads (scope.uses), which the
-// join's rule marked as it looked for keys and time bounds among them, and
-// marks again those another reader compiled so far reads: an outer join's
-// other ON terms and a semi join's probe keys and condition (the keys,
-// event times and CURRENT_WATERMARK columns a join keeps anyway:
-// pruneJoin). The conjuncts that stay WHERE's mark theirs in ruleWhere.
+// unmarkPushed takes the columns the pushed WHERE conjuncts and outer ON
+// terms read (over the joined layout) out of the joined rows' reads
+// (scope.uses), which the join's rule marked as it looked for keys and time
+// bounds among them, and marks again those another reader compiled so far
+// reads: an outer join's other ON terms that stay in the join and a semi
+// join's probe keys and condition (the keys, event times and
+// CURRENT_WATERMARK columns a join keeps anyway: pruneJoin). The conjuncts that stay WHERE's mark theirs in ruleWhere.
 func (sp *selectPlan) unmarkPushed(pushed [2][]*Expr) {
 	uses := sp.sc.uses
 	reads := make([]bool, len(uses))

@@ -73,6 +73,12 @@ func ruleSink(sp *selectPlan) error {
 			b.Project[i] = castTo(b.Project[i], catalog.Double)
 			continue
 		}
+		if t, ok := catalog.LeastRestrictive(c.Type, got.Type); ok && t == c.Type && c.Type.IsNested() {
+			// (an ARRAY, MAP or ROW value whose ROW field names or BIGINT
+			// parts differ from the column's: ROW(a, b) into ROW<x, y>, as Flink)
+			b.Project[i] = castTo(b.Project[i], c.Type)
+			continue
+		}
 		at := pos
 		if i < len(sp.fieldOf) && sp.fieldOf[i] != nil {
 			at = sp.pos(sp.fieldOf[i])

@@ -13,7 +13,8 @@ import (
 // ruleUnnest plans FROM s CROSS JOIN UNNEST(x) AS t (c, ...) and FROM s
 // LEFT JOIN UNNEST(x) AS t (c, ...) ON TRUE (SPEC 2.10): x, an ARRAY or MAP
 // column of s (or a ROW's field, or any expression of s's columns), is
-// compiled over s's batch; the query then reads s's columns and the new ones (t.c, or c
+// compiled over s's batch (an ARRAY of ROW unnests into a column per field
+// when t names as many, as Flink's, or into one ROW column); the query then reads s's columns and the new ones (t.c, or c
 // alone), each row of s repeated per element (plan.Unnest, run by
 // executor/unnest.go). The new columns stand after s's, so s's event-time
 // column, watermark and errors stay as they are.
@@ -71,6 +72,7 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 		x.Text = text // (as written, for EXPLAIN)
 	}
 	var types []catalog.Type
+	rowFields := false
 	cols := u.Columns
 	if u.Ordinality { // (the position: the last column, BIGINT)
 		if len(cols) < 2 {
@@ -80,10 +82,20 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 	}
 	switch x.Type.Kind() {
 	case catalog.KindArray:
-		if len(u.Columns) != 1 {
+		fs := x.Type.Elem().Fields()
+		switch {
+		case len(u.Columns) > 1 && len(u.Columns) == len(fs): // (an ARRAY of ROW: a column per field, Flink's)
+			for _, f := range fs {
+				types = append(types, f.Type)
+			}
+			rowFields = true
+		case len(u.Columns) != 1 && len(fs) > 1:
+			return parser.Errorf(u.ColumnPos[0], "UNNEST of an ARRAY of ROW (%s is %s) gives a column per field, AS t (%s), or the whole ROW, AS t (%s)", text, x.Type, fieldNames(fs), u.Columns[0])
+		case len(u.Columns) != 1:
 			return parser.Errorf(u.ColumnPos[0], "UNNEST of an ARRAY (%s is %s) gives one column: AS t (%s)", text, x.Type, u.Columns[0])
+		default:
+			types = []catalog.Type{x.Type.Elem()}
 		}
-		types = []catalog.Type{x.Type.Elem()}
 	case catalog.KindMap:
 		if len(u.Columns) != 2 {
 			return parser.Errorf(u.ColumnPos[0], "UNNEST of a MAP (%s is %s) gives two columns, key and value: AS t (k, v)", text, x.Type)
@@ -118,7 +130,7 @@ func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 	if u.Left {
 		clause += " ON TRUE"
 	}
-	sp.unnest = &plan.Unnest{Inner: inner, InnerTypes: innerTypes, Expr: x, Left: u.Left, Ordinality: u.Ordinality, Text: clause}
+	sp.unnest = &plan.Unnest{Inner: inner, InnerTypes: innerTypes, Expr: x, Left: u.Left, Ordinality: u.Ordinality, RowFields: rowFields, Text: clause}
 	sp.st = plan.UnnestedStream(inner, alias, cols, types)
 	newCols := &catalog.Stream{Name: alias, EventTime: -1, Columns: sp.st.Columns[len(inner.Columns):]}
 	batch, wm := batchLayout(sp.st)
@@ -143,4 +155,14 @@ func ruleUnnestJob(j *Job) {
 			return
 		}
 	}
+}
+
+// fieldNames lists a ROW's field names, as an UNNEST's columns would be
+// written.
+func fieldNames(fs []catalog.Field) string {
+	names := make([]string, len(fs))
+	for k, f := range fs {
+		names[k] = f.Name
+	}
+	return strings.Join(names, ", ")
 }

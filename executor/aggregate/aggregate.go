@@ -521,12 +521,7 @@ func (ao *Operator) malformed(o *aggOp, b *vector.Batch, i int) error {
 	if w.TimeCol < len(st.Columns) {
 		col = st.Columns[w.TimeCol]
 	}
-	val := func(t int64) string {
-		v := vector.NewVec(tv.Type)
-		v.I[0] = t
-		return string(format.AppendCSVValue(nil, tv.Type, v, 0, ','))
-	}
-	reason := fmt.Sprintf("column %s: %s has a %s window that does not fit in a %s (would wrap); its times must be from %s to %s", col.Name, string(format.AppendCSVValue(nil, tv.Type, tv, i, ',')), w.Func, tv.Type, val(o.tlo), val(o.thi))
+	reason := WindowRangeReason(col.Name, tv.Type, tv.I[i], w.Func, o.tlo, o.thi)
 	pos := strconv.FormatInt(b.Pos[i], 10)
 	if ao.src != nil {
 		pos = ao.src.Position(b.Pos[i])
@@ -548,6 +543,20 @@ func (ao *Operator) malformed(o *aggOp, b *vector.Batch, i int) error {
 	at := sort.Search(len(bad), func(k int) bool { return bad[k].At > i })
 	ao.out.Errors.Rows = slices.Insert(bad, at, e)
 	return nil
+}
+
+// WindowRangeReason is the reason a row is malformed whose time t (of the
+// column named col, of type typ: a BIGINT of milliseconds or a TIMESTAMP)
+// has a window of the function fn (TUMBLE, HOP, CUMULATE, SESSION) that
+// does not fit in an int64 (SPEC 2.4, issue 30): it names the column and
+// the value and gives the times allowed, lo to hi (window.Range).
+func WindowRangeReason(col string, typ catalog.Type, t int64, fn string, lo, hi int64) string {
+	val := func(t int64) string {
+		v := vector.NewVec(typ)
+		v.I[0] = t
+		return string(format.AppendCSVValue(nil, typ, v, 0, ','))
+	}
+	return fmt.Sprintf("column %s: %s has a %s window that does not fit in a %s (would wrap); its times must be from %s to %s", col, val(t), fn, typ, val(lo), val(hi))
 }
 
 // windowedChunks is the most chunks (of vector.Cap rows) of one window TVF

@@ -24,6 +24,10 @@ type Unnest struct {
 	// columns, a BIGINT column with its position, from 1 (NULL in a LEFT
 	// row's padding).
 	Ordinality bool
+	// RowFields is the unnest of an ARRAY of ROW into a column per field
+	// (Flink's), in the ROW's order; a NULL element gives NULL fields.
+	// Without it an ARRAY's element is one column.
+	RowFields bool
 }
 
 // UnnestedStream returns the relation of a query that unnests: inner's
