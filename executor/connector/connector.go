@@ -199,6 +199,33 @@
 // (a crash anywhere, every kind) and tests/kafka_joinreplay_test.go (the
 // crash harness with an interval join).
 //
+// A lookup join (SPEC 2.7: a bounded right side, read whole by every
+// process) whose probe side is a Kafka stream of a group reads the probe in
+// the group, each process its partitions (no co-partitioning: the right
+// side is every process's). Without event time on the probe it holds no
+// probe row (op.Join's probesBatches), and each partition commits U_p, as a
+// stateless job does. With event time it holds the probe rows until their
+// watermark passes them: the probe input alone gets its joinReplay (H_p the
+// oldest held row, f_p the join's watermark), and a replayed row's pairs and
+// its LEFT padding are not written again (tests/kafka_lookupreplay_test.go,
+// the crash harness with both).
+//
+// # What is not replayed, and refused
+//
+// The state no replay rebuilds (planner/plan's Job.Unreplayed): a window
+// Top-N; a Top-N, aggregate or join over a subquery, view or WITH relation
+// (its operators do not write again what they wrote, so the state after them
+// cannot be read again); a Top-N after an aggregate (the aggregate's replay
+// writes no change again); a temporal join, a join with an updating input or
+// an input without event time, and a join of two streams followed by an
+// aggregate or Top-N (these read their inputs whole and commit nothing); an
+// event-time semi or anti join in a job that aggregates too. Such a job with
+// an 'exactly-once' Kafka sink is refused at planning (the operator named,
+// with what to do: an at-least-once sink, or one process without the
+// group), since after a crash its result would silently not be one
+// uninterrupted run's; with an 'at-least-once' sink it runs, and EXPLAIN's
+// strategy says "not replayed" (tests/kafka_unreplayed_test.go).
+//
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //
 // An updating aggregate (GROUP BY without a window, a global aggregate) and

@@ -232,11 +232,13 @@ func sameNames(a, b []string) bool {
 // JoinReplayed reports whether job j's join of two streams (j.Both) is
 // replayed over Kafka (the executor's joinreplay.go): both inputs are Kafka
 // streams of a consumer group ('properties.group.id') with event time, the
-// join is not a lookup or temporal one and no input is updating, and the
-// joined rows go straight to the job's outputs (no aggregate or Top-N after
-// the join, whose state is not replayed). Such a join reads its inputs in
-// the group (each process its partitions); any other reads each input whole,
-// as a build side (SPEC 2.5), and commits nothing of its state.
+// join is not a temporal one and no input is updating, and the joined rows
+// go straight to the job's outputs (no aggregate or Top-N after the join,
+// whose state is not replayed); or it is a lookup join whose probe side is
+// such a stream (it holds no probe row: its bounded side is read whole).
+// Such a join reads its (probe) inputs in the group (each process its
+// partitions); any other reads each input whole, as a build side (SPEC
+// 2.5), and commits nothing of its state.
 func (j *Job) JoinReplayed() bool {
 	return j.Both != nil && j.Both.notReplayed(j.HasAggregates() || j.Main != nil && j.Main.Rank != nil) == ""
 }
@@ -245,14 +247,20 @@ func (j *Job) JoinReplayed() bool {
 // aggregate or Top-N follows it), "" when it is.
 func (j *BothJoin) notReplayed(after bool) string {
 	switch {
-	case j.Lookup:
-		return "a lookup join"
 	case j.Temporal:
 		return "a temporal join"
 	case j.Changes[0] || j.Changes[1]:
 		return "an input is updating"
 	case after:
 		return "an aggregate or Top-N follows the join"
+	case j.Lookup:
+		// it holds no probe row (op.Join's lookup mode): the probe side is
+		// read in its group and commits as a stateless job does; the
+		// bounded side is read whole by every process
+		if k := j.Inputs[0].Stream.Kafka(); k == nil || k.GroupID == "" {
+			return "input " + j.Inputs[0].Name + " is not a Kafka stream in a consumer group"
+		}
+		return ""
 	}
 	for s := range j.Inputs {
 		in := &j.Inputs[s]
@@ -297,6 +305,15 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 		return
 	}
 	why := j.notReplayed(after)
+	if why == "" && j.Lookup {
+		fmt.Fprintf(sb, "  Scale-out: the lookup join's input %s is in consumer group '%s': the processes running this script share the partitions of topic '%s' (no partitioning needed), and each reads %s whole\n", j.Inputs[0].Name, group, j.Inputs[0].Stream.Kafka().Topic, j.Inputs[1].Name)
+		if j.Inputs[0].TimeCol() >= 0 {
+			fmt.Fprintf(sb, "    the rows of %s the join holds until its watermark passes them survive a crash or a partition move: read again from the committed offset (the oldest row held), the rows written before not written again\n", j.Inputs[0].Name)
+			return
+		}
+		fmt.Fprintf(sb, "    the join holds no row of %s: each partition commits the rows whose joined rows are written, so a crash or a partition move loses none and writes none twice\n", j.Inputs[0].Name)
+		return
+	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
 		fmt.Fprintf(sb, "    each process reads its partitions of both topics; the rows the join holds survive a crash or a partition move: read again from the committed offset (the oldest row in its state), the pairs written before not written again\n")
