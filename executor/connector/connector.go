@@ -213,7 +213,9 @@
 // # What is not replayed, and refused
 //
 // The state no replay rebuilds (planner/plan's Job.Unreplayed): a window
-// Top-N; a Top-N, aggregate or join over a subquery, view or WITH relation
+// Top-N other than over a window TVF's rows in a job with no other aggregate
+// (that one is replayed: see "Event-time rank operators"); a Top-N,
+// aggregate or join over a subquery, view or WITH relation
 // (its operators do not write again what they wrote, so the state after them
 // cannot be read again); a Top-N after an aggregate (the aggregate's replay
 // writes no change again); a temporal join, a join with an updating input or
@@ -263,7 +265,13 @@
 // owner reads p from H_p into state, takes its watermark back (the rows read
 // again may lie below the one it had: the operator's DropWhere), and does
 // not emit again a row of p whose time is below f_p (rank.Operator.writtenRow)
-// (tests/kafka_rankreplay_test.go).
+// (tests/kafka_rankreplay_test.go). A window Top-N over a window TVF's rows
+// is one of them: a window fires when the watermark reaches its end, so its
+// rows are written when end <= f_p; H_p is the oldest row of p its open
+// windows rank (the rows it cut have no output), and the TVF's window
+// assignment before it (an Aggregate that keeps nothing) passes the rows
+// read again on into its state, but gives no row to a window with
+// end <= f_p (I4).
 package connector
 
 import (

@@ -68,11 +68,7 @@ func (j *Job) Unreplayed() (op, why string) {
 	if streamGroup(j.Stream) == "" {
 		return "", ""
 	}
-	held, aggs := false, false
-	for _, b := range j.AllBranches() {
-		held = held || b.Join != nil && b.Join.EventTime()
-		aggs = aggs || b.Agg != nil
-	}
+	held, aggs := j.heldAggs()
 	for _, b := range j.AllBranches() {
 		label := "main"
 		if b != j.Main {
@@ -92,8 +88,8 @@ func (j *Job) Unreplayed() (op, why string) {
 // false; held, aggs as there).
 func (r *Rank) unreplayedWhy(held, aggs bool) string {
 	switch {
-	case r.Kind == RankWindowTopN:
-		return "a window Top-N is not replayed yet"
+	case r.Kind == RankWindowTopN && (aggs || held):
+		return "a window Top-N is replayed only over a TUMBLE, HOP or CUMULATE TVF's rows, in a job with no other aggregate or event-time join"
 	case aggs:
 		return "it follows an aggregate, whose replay writes no change again, so it would not see the changes it had"
 	case held:
@@ -101,7 +97,7 @@ func (r *Rank) unreplayedWhy(held, aggs bool) string {
 	case r.Kind == RankTopN:
 		return "an append-only Top-N is not replayed yet"
 	case r.Stamp < 0:
-		return "the stream has no WATERMARK, which its replay needs"
+		return "it has no WATERMARK on the stream's rows, which its replay needs"
 	}
 	return "it is not replayed yet"
 }

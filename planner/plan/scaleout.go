@@ -32,11 +32,7 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 	// An event-time join holds probe rows: they are replayed (the first row
 	// held commits), but not with an aggregate after them (windows over
 	// joined rows): then neither they nor the aggregate's state are.
-	held, aggs := false, false
-	for _, b := range j.AllBranches() {
-		held = held || b.Join != nil && b.Join.EventTime()
-		aggs = aggs || b.Agg != nil
-	}
+	held, aggs := j.heldAggs()
 	one := func(label string, b *Branch) {
 		if b == nil {
 			return
@@ -176,11 +172,13 @@ func groupOf(d *Derived) string {
 }
 
 // replayed reports whether the executor rebuilds rank operator r's state by
-// a replay (executor/rankreplay.go) in a job of a consumer group: an updating
-// Top-N, a deduplication keeping the first row, an OVER aggregation or an
-// ORDER BY the event time over the stream's rows (the two last kinds with
-// a WATERMARK), in a job with no aggregate (aggs) and no event-time join
-// (held), whose replays are of their own state only.
+// a replay (executor/rank's replay.go) in a job of a consumer group: an
+// updating Top-N, a deduplication keeping the first row, an OVER
+// aggregation or an ORDER BY the event time over the stream's rows, or a
+// window Top-N over a window TVF's rows (the four last kinds with a
+// WATERMARK), in a job with no aggregate (aggs, Job.heldAggs: a window TVF's
+// rows feeding a window Top-N do not count) and no event-time join (held),
+// whose replays are of their own state only.
 func (r *Rank) replayed(held, aggs bool) bool {
 	if held || aggs || r.Bounded {
 		return false
@@ -188,10 +186,41 @@ func (r *Rank) replayed(held, aggs bool) bool {
 	switch r.Kind {
 	case RankTopN:
 		return r.Updating
-	case RankDedup, RankOver, RankTimeSort:
+	case RankDedup, RankOver, RankTimeSort, RankWindowTopN:
 		return r.Stamp >= 0
 	}
 	return false
+}
+
+// heldAggs reports whether job j has an event-time semi or anti join (held)
+// and an aggregate (aggs) other than a window TVF's rows read by a window
+// Top-N (tvfRank: it keeps no state, each row once per window).
+func (j *Job) heldAggs() (held, aggs bool) {
+	for _, b := range j.AllBranches() {
+		held = held || b.Join != nil && b.Join.EventTime()
+		aggs = aggs || b.Agg != nil && !tvfRank(b)
+	}
+	return held, aggs
+}
+
+// tvfRank reports whether branch b is a window Top-N over a TUMBLE, HOP or
+// CUMULATE TVF's rows: its Aggregate passes each row once per window,
+// keeping no state (a SESSION's rows wait for their session: not replayed
+// so yet).
+func tvfRank(b *Branch) bool {
+	return b.Rank != nil && b.Rank.Kind == RankWindowTopN && b.Agg != nil && !b.Agg.Grouped && b.Agg.Window != nil && b.Agg.Window.Func != "SESSION"
+}
+
+// WindowRankReplayed reports whether job j's window Top-N over a window
+// TVF's rows (its main query) is replayed with its TVF's Aggregate (the
+// executor's replay.go): the job's only aggregate is that TVF's, so the
+// rows read again pass through it into the window Top-N's state.
+func (j *Job) WindowRankReplayed() bool {
+	if j.Main == nil || !tvfRank(j.Main) {
+		return false
+	}
+	held, aggs := j.heldAggs()
+	return j.Main.Rank.replayed(held, aggs)
 }
 
 // takesOption reports whether the connector spec has the option name.
