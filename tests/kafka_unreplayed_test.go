@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"streamql/tests/kafkatest"
 )
 
 // TestUnreplayedStateRefusedExactlyOnce: each kind of state a crash loses,
@@ -60,6 +62,8 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"the lookup join", "an aggregate or Top-N follows the join"},
 		{"aggregate over CROSS JOIN UNNEST", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM tagged CROSS JOIN UNNEST(tags) AS t (tag) GROUP BY deviceNo;",
 			"the state over CROSS JOIN UNNEST of tagged", "not replayed yet"},
+		{"UNION ALL", "", "INSERT INTO rows_out SELECT deviceNo, v FROM sensors WHERE v > 0 UNION ALL SELECT deviceNo, v FROM events;",
+			"the subquery, view or WITH relation", "its streams are read whole, committing no offsets"},
 		{"event-time semi join and an aggregate", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;",
 			"the event-time join of main", "the job aggregates too"},
 	}
@@ -91,5 +95,39 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		if code != 0 || !strings.Contains(out, ", replayed") || strings.Contains(out, "not replayed") {
 			t.Errorf("%s with an exactly-once sink: exit %d, stderr %s; EXPLAIN gives\n%s\nwant a plan whose strategy says \"replayed\"", c.name, code, stderr, out)
 		}
+	}
+}
+
+// TestKafkaDerivedGroupReadsEveryPartition: a UNION ALL whose parts read
+// one Kafka stream of a consumer group (a derived relation, SPEC 2.6) reads
+// every partition in each part: its parts' jobs are not members of the
+// group (each would take some of the partitions, and the relation would
+// hold about half the rows), and commit no offsets (EXPLAIN says so).
+func TestKafkaDerivedGroupReadsEveryPartition(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 4, nil)
+	var vals []string
+	var parts []int32
+	want := map[string]int{}
+	for id := range 1000 {
+		vals = append(vals, fmt.Sprintf("%d,%d", id, id*37%100))
+		parts = append(parts, int32(id%4))
+		want[fmt.Sprint(id)]++
+	}
+	produceValues(t, topic, vals, parts)
+	sql := kafkaStream(t, "k", "id BIGINT, temperature BIGINT", topic,
+		", 'format'='csv', 'properties.group.id'='"+kafkatest.Name(t, "group")+"', 'scan.startup.mode'='earliest-offset', 'scan.bounded.mode'='latest-offset'") +
+		"SELECT id FROM k WHERE temperature < 50 UNION ALL SELECT id FROM k WHERE temperature >= 50;\n"
+	out, stderr, code := runSQL(t, nil, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		got[l]++
+	}
+	compareCounts(t, "ids", got, want, true)
+	explain, _, _ := runSQL(t, nil, strings.Replace(sql, "SELECT id FROM k WHERE temperature < 50", "EXPLAIN SELECT id FROM k WHERE temperature < 50", 1), "--format", "plain")
+	if !strings.Contains(strings.Join(strings.Fields(explain), " "), "are read whole, every partition, committing no offsets") {
+		t.Errorf("EXPLAIN does not say the relation's streams are read whole:\n%s", explain)
 	}
 }

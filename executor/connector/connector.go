@@ -214,10 +214,12 @@
 //
 // The state no replay rebuilds (planner/plan's Job.Unreplayed): a window
 // Top-N other than over a window TVF's rows in a job with no other aggregate
-// (that one is replayed: see "Event-time rank operators"); a Top-N,
-// aggregate or join over a subquery, view or WITH relation
-// (its operators do not write again what they wrote, so the state after them
-// cannot be read again); a Top-N after an aggregate (the aggregate's replay
+// (that one is replayed: see "Event-time rank operators"); a subquery,
+// view or WITH relation over streams of a group, whose parts' jobs read the
+// streams whole, every partition, and commit no offsets (as members of the
+// group they would split the partitions between them, and commit apart
+// from the reading job's sinks: the executor's derived.go), and so any
+// state over it (a Top-N, aggregate or join); a Top-N after an aggregate (the aggregate's replay
 // writes no change again); a temporal join, a join with an updating input or
 // an input without event time, and a join of two streams followed by an
 // aggregate or Top-N (these read their inputs whole and commit nothing); an

@@ -53,7 +53,7 @@ func (j *Job) Unreplayed() (op, why string) {
 			}
 		}
 		if len(ops) == 0 {
-			return "", ""
+			return "the subquery, view or WITH relation " + d.Name, "its streams are read whole, committing no offsets: a restart writes its rows again"
 		}
 		return "the " + strings.Join(ops, ", ") + " over " + d.Name, d.Name + " is a subquery, view or WITH relation, whose operators do not write again what they wrote: the state over its rows is not replayed"
 	}
@@ -200,7 +200,7 @@ func (j *Job) CheckReplayed() (string, *Branch) {
 	}
 	// (the sink's promise would break silently: a restarted process starts
 	// that state empty, or reads a join's inputs again from the start)
-	return fmt.Sprintf("%s keeps state that a crash or a partition move loses (%s), and sink %s is 'exactly-once' with the job reading consumer group '%s': after a restart the result would not be one uninterrupted run's; "+
+	return fmt.Sprintf("%s is not rebuilt after a crash or a partition move (%s), and sink %s is 'exactly-once' with the job reading consumer group '%s': after a restart the result would not be one uninterrupted run's; "+
 		"set 'sink.delivery-guarantee' = 'at-least-once' on %s (EXPLAIN then notes what a crash loses), or remove 'properties.group.id' and run one process",
 		op, why, sink.Name, j.readsGroup(), sink.Name), b
 }

@@ -129,6 +129,8 @@ func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
 	if group == "" {
 		return
 	}
+	fmt.Fprintf(sb, "  Scale-out: the rows of %s come from consumer group '%s'\n", d.Name, group)
+	fmt.Fprintf(sb, "    note: the streams of %s are read whole, every partition, committing no offsets (its parts in one group would split the partitions between them): after a restart they are read again from 'scan.startup.mode' and their rows written again; run one process\n", d.Name)
 	var ops []string
 	for _, b := range j.AllBranches() {
 		switch {
@@ -146,13 +148,16 @@ func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
 	if len(ops) == 0 {
 		return
 	}
-	fmt.Fprintf(sb, "  Scale-out: the rows of %s come from consumer group '%s'\n", d.Name, group)
 	fmt.Fprintf(sb, "    note: the state of the %s over %s is in this process only: it is not read again after a crash or a partition move (it starts empty, and the operators before it do not emit again what they emitted), so the result after one differs from one uninterrupted run's; run one process and restart it from the start\n", strings.Join(ops, ", "), d.Name)
 }
 
-// groupOf returns the consumer group of a Kafka stream that gives rows to
-// d (its parts' streams, and the relations they read in turn); "" when none
-// is in a group.
+// Group returns the consumer group of a Kafka stream that gives rows to
+// relation d (its parts' streams, and the relations they read in turn); ""
+// when none is in a group. The executor reads such a relation's streams
+// whole, every partition, committing no offsets (its derived.go).
+func (d *Derived) Group() string { return groupOf(d) }
+
+// groupOf is Derived.Group.
 func groupOf(d *Derived) string {
 	for _, part := range d.Parts {
 		if part == nil || part.Stream == nil {
