@@ -6,7 +6,8 @@ package tests
 // 'exactly-once' sink the job is refused before it starts (exit 2), naming
 // the operator and saying what to do, since its result after a restart
 // would not be one uninterrupted run's; with an 'at-least-once' sink it
-// runs, and EXPLAIN's strategy says "not replayed" (SPEC 4). The shapes
+// runs, saying so on stderr when it starts, and EXPLAIN's strategy says
+// "not replayed" (SPEC 4). The shapes
 // that are replayed plan with an exactly-once sink and say "replayed".
 // Planning only: no broker is reached.
 
@@ -81,6 +82,12 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		out, stderr, code := runSQL(t, nil, ddl("at-least-once")+c.pre+"EXPLAIN "+c.query+post, "--format", "plain")
 		if code != 0 || !strings.Contains(out, "not replayed") {
 			t.Errorf("%s with an at-least-once sink: exit %d, stderr %s; EXPLAIN gives\n%s\nwant a plan whose strategy says \"not replayed\"", c.name, code, stderr, out)
+		}
+		// run (no broker listens: the job fails once it opens the topic),
+		// it says first what a restart loses
+		_, stderr, _ = runSQL(t, nil, ddl("at-least-once")+c.pre+c.query+post)
+		if flat := strings.Join(strings.Fields(stderr), " "); !strings.Contains(flat, "notice: "+c.op) || !strings.Contains(flat, "is not rebuilt after a crash") {
+			t.Errorf("%s with an at-least-once sink: stderr\n%s\nwant a notice naming %q before the job runs", c.name, stderr, c.op)
 		}
 	}
 	replayed := []struct{ name, query string }{

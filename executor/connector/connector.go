@@ -227,8 +227,9 @@
 // an 'exactly-once' Kafka sink is refused at planning (the operator named,
 // with what to do: an at-least-once sink, or one process without the
 // group), since after a crash its result would silently not be one
-// uninterrupted run's; with an 'at-least-once' sink it runs, and EXPLAIN's
-// strategy says "not replayed" (tests/kafka_unreplayed_test.go).
+// uninterrupted run's; with an 'at-least-once' sink it runs, saying so on
+// stderr when it starts (plan.Job.ReplayNotice), and EXPLAIN's strategy says
+// "not replayed" (tests/kafka_unreplayed_test.go).
 //
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //

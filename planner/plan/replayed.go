@@ -215,3 +215,15 @@ func (j *Job) strategyText() string {
 	}
 	return j.Strategy.Describe(j.Procs)
 }
+
+// ReplayNotice is the line a job that runs with state a crash loses
+// (Unreplayed, in a consumer group; an exactly-once sink refuses it,
+// CheckReplayed) prints when it starts, so that what a restart does is not
+// silent; "" for any other job.
+func (j *Job) ReplayNotice() string {
+	op, why := j.Unreplayed()
+	if op == "" {
+		return ""
+	}
+	return fmt.Sprintf("notice: %s is not rebuilt after a crash or a partition move (%s): a process restarted in consumer group '%s' does not give one uninterrupted run's result; run one process and restart it from the start (EXPLAIN: strategy not replayed)", op, why, j.readsGroup())
+}
