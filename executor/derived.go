@@ -105,6 +105,12 @@ func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *de
 	if d == nil || hub == nil {
 		return nil, fmt.Errorf("relation %s: not planned as a query (SPEC 2.6)", st.Name)
 	}
+	// A relation over Kafka streams of a consumer group is read whole, every
+	// partition, as a build side is: its parts' jobs would each join the
+	// group and split the partitions between them (a UNION ALL of one
+	// stream read half its rows), and their offsets would commit apart from
+	// the reading job's sinks (SPEC 2.5; plan.Derived.Group, EXPLAIN says so).
+	buildSide = buildSide || d.Group() != ""
 	ds := &derivedSource{st: st, d: d, env: env, hub: hub, buildSide: buildSide}
 	ds.ctx, ds.stop = context.WithCancel(ctx)
 	return ds, nil

@@ -62,13 +62,24 @@ func joinReplayable(job *plan.Job) bool { return job.JoinReplayed() }
 // newJoinReplays gives each input of js, read in its consumer group
 // (joinReplayable), its joinReplay when both are connector.Replayers, and
 // makes the join ask them (op.Join.SetReplay).
+//
+// A lookup join's probe input (the left) gets its joinReplay alone, when it
+// has event time: the join then holds its rows until its watermark passes
+// them (the aligner), and a crash must not lose them; the bounded right side
+// is read whole again by every process. Without event time the lookup join
+// holds no probe row (op.Join's probesBatches), and its input commits the
+// rows used, as a stateless job's does.
 func newJoinReplays(js *joinSource) {
 	jo, ok := js.j.(*op.Join)
 	if !ok || !js.grouped {
 		return
 	}
+	inputs := 2
+	if js.both.Lookup {
+		inputs = 1
+	}
 	var rs [2]connector.Replayer
-	for s, ji := range js.in {
+	for s, ji := range js.in[:inputs] {
 		if ji.wmk == nil {
 			return
 		}
@@ -76,7 +87,7 @@ func newJoinReplays(js *joinSource) {
 			return
 		}
 	}
-	for s, ji := range js.in {
+	for s, ji := range js.in[:inputs] {
 		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}}
 		js.rep[s] = r
 		rs[s].SetReplay(r)
@@ -87,6 +98,9 @@ func newJoinReplays(js *joinSource) {
 // Written implements op.JoinReplay: the outputs at time t of a row of
 // input s at pos were written when t is below its partition's f.
 func (js *joinSource) Written(s int, pos int64, t int64) bool {
+	if js.rep[s] == nil { // (a lookup join's right side: read whole, never replayed)
+		return false
+	}
 	p, _ := connector.KafkaPartitionOf(pos)
 	f, ok := js.rep[s].f[p]
 	return ok && t < f

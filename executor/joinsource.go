@@ -107,7 +107,9 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep
-		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped, hub: hub}) // (grouped: each process its partitions, replayed)
+		// grouped: each process its partitions, replayed; a lookup join's
+		// bounded side is read whole by every process
+		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: hub})
 		if err != nil {
 			js.Close()
 			return nil, err

@@ -51,11 +51,14 @@ type replay struct {
 // connector.Unwrapper) is a connector.Replayer and the job holds rows in
 // state (an aggregate, agg not nil, or else the main query's operator over
 // the stream, c.rank, when it is replayable: executor/rank's replay.go); it
-// returns nil otherwise, and the source commits as for a stateless job.
-func newReplay(src Source, c *chain, agg *aggregate.Operator) *replay {
+// returns nil otherwise, and the source commits as for a stateless job. A
+// window Top-N over a window TVF's rows (tvfRank: job's
+// plan.Job.WindowRankReplayed) is replayed with the TVF's Aggregate, which
+// then passes the rows read again on into its state (passReplay).
+func newReplay(src Source, c *chain, agg *aggregate.Operator, tvfRank bool) *replay {
 	rk := c.rank
-	if rk != nil && (agg != nil || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
-		rk = nil // (the rank operator's own replay is of one over the stream's rows)
+	if rk != nil && (agg != nil && !tvfRank || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
+		rk = nil // (the rank operator's own replay is of one over the stream's rows, or a TVF's)
 	}
 	if agg == nil && rk == nil {
 		return nil
@@ -69,7 +72,11 @@ func newReplay(src Source, c *chain, agg *aggregate.Operator) *replay {
 		r.pw.rep = r
 	}
 	if agg != nil {
-		agg.StartReplay(opReplay{r})
+		var ar aggregate.Replay = opReplay{r}
+		if rk != nil { // (tvfRank)
+			ar = passReplay{opReplay{r}}
+		}
+		agg.StartReplay(ar)
 		r.add(agg)
 	}
 	if rk != nil {
@@ -300,6 +307,16 @@ func (x opReplay) FiredBy(p int32, end int64) bool { return x.r.firedBy(p, end) 
 // Changed implements aggregate.Replay: fired windows left the state, which
 // is torn until their rows reach the sinks.
 func (x opReplay) Changed() { x.r.changed() }
+
+// passReplay is the replay as a window TVF's Aggregate sees it when a
+// window Top-N reads its rows (newReplay's tvfRank): a row read again below
+// its partition's e is passed on like any other, into the window Top-N's
+// state, which writes no window again that fired before (rank's
+// writtenRow); the windows with end <= f get no row of it (FiredBy, I4).
+type passReplay struct{ opReplay }
+
+// Replayed implements aggregate.Replay: no row is held back.
+func (passReplay) Replayed(int64) bool { return false }
 
 // replayed reports whether the row at source position pos is read again
 // below its partition's e (I3).

@@ -55,7 +55,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	}
 	opts.src = r.src
 	r.c = buildChain(job, nil, r.sink, opts)
-	if newReplay(r.src, r.c, r.agg) == nil || r.src.rep == nil {
+	if newReplay(r.src, r.c, r.agg, false) == nil || r.src.rep == nil {
 		t.Fatal("the job gave its source no replay state")
 	}
 	return r

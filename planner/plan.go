@@ -282,6 +282,9 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	ruleUnnestJob(j)
 	ruleRankJob(j)
 	ruleChangelogJob(j)
+	if err := ruleReplayJob(j); err != nil {
+		return nil, err
+	}
 	if st.Watermark != nil {
 		e, err := CompileWatermark(st)
 		if err != nil {

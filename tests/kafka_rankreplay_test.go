@@ -104,6 +104,39 @@ func TestKafkaDedupLastCrashesExactlyOnce(t *testing.T) {
 	scaleOutCrashes(t, "exactly-once", j)
 }
 
+// TestKafkaWindowTopNCrashesExactlyOnce: the two rows of largest v per key
+// and 1-second TUMBLE window (ROW_NUMBER() OVER (PARTITION BY window_start,
+// window_end, k ORDER BY v DESC) over the TVF's rows, rn <= 2): each
+// window's top rows once, the reference's (a batch sort of each window's
+// rows). The rows of the open windows are read again after a crash from
+// the oldest row they rank, and a window that fired before is not written
+// again.
+func TestKafkaWindowTopNCrashesExactlyOnce(t *testing.T) {
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "ws BIGINT, k VARCHAR, id BIGINT, v BIGINT",
+		"INSERT INTO results SELECT window_start, k, id, v FROM (\n"+
+			"  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn\n"+
+			"  FROM TABLE(TUMBLE(TABLE readings, DESCRIPTOR(ts), INTERVAL '1' SECOND)))\n"+
+			"WHERE rn <= 2;\n",
+		func(byKey map[string][]rankRow) map[string]int {
+			want := map[string]int{}
+			for k, rs := range byKey {
+				wins := map[int64][]rankRow{}
+				for _, r := range rs {
+					ws := r.ts - (r.ts%1000+1000)%1000
+					wins[ws] = append(wins[ws], r)
+				}
+				for ws, w := range wins {
+					slices.SortFunc(w, func(a, b rankRow) int { return int(b.v - a.v) }) // (v is distinct: id*7919 mod a prime)
+					for _, r := range w[:min(2, len(w))] {
+						want[fmt.Sprintf("%d,%s,%d,%d", ws, k, r.id, r.v)]++
+					}
+				}
+			}
+			return want
+		}))
+}
+
 // rankRow is input row id of the event-time rank jobs, on partition id%4.
 // Its key k is, for a third of the rows, one of 400 long-lived keys (L…),
 // else a short-lived one of 50 rows over 200 ids (S…); every key's rows are

@@ -388,9 +388,9 @@ func windowsSurviveAKill(t *testing.T, guarantee string) {
 // TestExplainSaysWhatIsReplayed (SPEC 2.5, EXPLAIN): in a consumer group, a
 // window aggregate's open state, the probe rows an event-time join holds,
 // an updating Top-N's, a deduplication's and an OVER aggregation's state and
-// an interval join's held rows are read again after a crash or a move
-// (EXPLAIN says so); the state that is not (an event-time join and an
-// aggregate in one job, a window Top-N, a Top-N over a subquery's
+// an interval join's held rows, a window Top-N's are read again after a
+// crash or a move (EXPLAIN says so); the state that is not (an event-time
+// join and an aggregate in one job, a Top-N over a subquery's
 // aggregate, a temporal or regular join, an aggregate after a join) says
 // to run such a job in one process. EXPLAIN does not reach the brokers.
 func TestExplainSaysWhatIsReplayed(t *testing.T) {
@@ -421,9 +421,10 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 			"main: its state survives a crash or a partition move: read again from each partition's oldest row it holds", "not read again"},
 		{"EXPLAIN SELECT deviceNo, COUNT(*) OVER (PARTITION BY deviceNo ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM sensors;",
 			"main: its OverAggregate is per process: topic 'sensors' must be partitioned by (deviceNo)", "not read again"},
-		// those not replayed yet say so: a window Top-N, a Top-N over an aggregate
+		// a window Top-N over a window TVF's rows (kafka_rankreplay_test.go)
 		{"EXPLAIN SELECT window_start, deviceNo FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, deviceNo ORDER BY ts DESC) AS rn FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;",
-			"note: main's WindowRank keeps its state in this process only: it is not read again after a crash or a partition move", "survives"},
+			"main: its state survives a crash or a partition move: read again from each partition's oldest row it holds", "not read again"},
+		// those not replayed yet say so: a Top-N over an aggregate
 		{"EXPLAIN SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 2;",
 			"note: the state of the Rank over subquery is in this process only: it is not read again after a crash or a partition move", "its state survives"},
 		// joins of two streams: an interval join is replayed; a temporal

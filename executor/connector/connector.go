@@ -202,6 +202,38 @@
 // (a crash anywhere, every kind) and tests/kafka_joinreplay_test.go (the
 // crash harness with an interval join).
 //
+// A lookup join (SPEC 2.7: a bounded right side, read whole by every
+// process) whose probe side is a Kafka stream of a group reads the probe in
+// the group, each process its partitions (no co-partitioning: the right
+// side is every process's). Without event time on the probe it holds no
+// probe row (op.Join's probesBatches), and each partition commits U_p, as a
+// stateless job does. With event time it holds the probe rows until their
+// watermark passes them: the probe input alone gets its joinReplay (H_p the
+// oldest held row, f_p the join's watermark), and a replayed row's pairs and
+// its LEFT padding are not written again (tests/kafka_lookupreplay_test.go,
+// the crash harness with both).
+//
+// # What is not replayed, and refused
+//
+// The state no replay rebuilds (planner/plan's Job.Unreplayed): a window
+// Top-N other than over a window TVF's rows in a job with no other aggregate
+// (that one is replayed: see "Event-time rank operators"); a subquery,
+// view or WITH relation over streams of a group, whose parts' jobs read the
+// streams whole, every partition, and commit no offsets (as members of the
+// group they would split the partitions between them, and commit apart
+// from the reading job's sinks: the executor's derived.go), and so any
+// state over it (a Top-N, aggregate or join); a Top-N after an aggregate (the aggregate's replay
+// writes no change again); a temporal join, a join with an updating input or
+// an input without event time, and a join of two streams followed by an
+// aggregate or Top-N (these read their inputs whole and commit nothing); an
+// event-time semi or anti join in a job that aggregates too. Such a job with
+// an 'exactly-once' Kafka sink is refused at planning (the operator named,
+// with what to do: an at-least-once sink, or one process without the
+// group), since after a crash its result would silently not be one
+// uninterrupted run's; with an 'at-least-once' sink it runs, saying so on
+// stderr when it starts (plan.Job.ReplayNotice), and EXPLAIN's strategy says
+// "not replayed" (tests/kafka_unreplayed_test.go).
+//
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //
 // An updating aggregate (GROUP BY without a window, a global aggregate) and
@@ -239,7 +271,13 @@
 // owner reads p from H_p into state, takes its watermark back (the rows read
 // again may lie below the one it had: the operator's DropWhere), and does
 // not emit again a row of p whose time is below f_p (rank.Operator.writtenRow)
-// (tests/kafka_rankreplay_test.go).
+// (tests/kafka_rankreplay_test.go). A window Top-N over a window TVF's rows
+// is one of them: a window fires when the watermark reaches its end, so its
+// rows are written when end <= f_p; H_p is the oldest row of p its open
+// windows rank (the rows it cut have no output), and the TVF's window
+// assignment before it (an Aggregate that keeps nothing) passes the rows
+// read again on into its state, but gives no row to a window with
+// end <= f_p (I4).
 package connector
 
 import (

@@ -908,7 +908,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 			}
 		}
 		if j.spec.Lookup && s == 0 { // (no right row comes after it)
-			if j.spec.Kind.outer(0) && sd.matches.get(k) == 0 {
+			if j.spec.Kind.outer(0) && sd.matches.get(k) == 0 && !old { // (a replayed row's padding was written: JoinReplay)
 				if err := j.emitPadded(ctx, 0, k, vector.Insert); err != nil {
 					return err
 				}

@@ -116,3 +116,50 @@ func (s *TimeSort) HeldRows(c int, f func(pos, v int64, null bool)) {
 		f(s.rows.Pos(k), s.rows.Int(k, c), s.rows.Null(k, c))
 	}
 }
+
+// DropWhere forgets, for a replay, the rows of the windows for which drop
+// (given the row's source position) is true: each window's partitions
+// (PARTITION BY keys) lose them from their ranked lists, and a partition
+// left with none is forgotten (the topic is partitioned by the key, SPEC
+// 2.5, so a key's rows are of one Kafka partition). The rows stay in the
+// window's store until it fires (no output reads them: only the lists do).
+// The watermark goes back to none, as Dedup's: the rows read again may lie
+// below it.
+func (w *WindowTopN) DropWhere(drop func(pos int64) bool) {
+	for _, win := range w.wins {
+		order := win.order[:0]
+		for _, p := range win.order {
+			kept := p.list[:0]
+			for _, k := range p.list {
+				if !drop(win.rows.Pos(int(k))) {
+					kept = append(kept, k)
+				}
+			}
+			p.list = kept
+			if len(kept) > 0 {
+				order = append(order, p)
+			}
+		}
+		clear(win.order[len(order):])
+		win.order = order
+		for key, p := range win.parts {
+			if len(p.list) == 0 {
+				delete(win.parts, key)
+			}
+		}
+	}
+	w.wm = math.MinInt64
+}
+
+// HeldRows calls f with the source position of each row a window ranks (in
+// a partition's list: the rows a replay must read again, those cut having no
+// output) and its value in column c (the CURRENT_WATERMARK stamp).
+func (w *WindowTopN) HeldRows(c int, f func(pos, v int64, null bool)) {
+	for _, win := range w.wins {
+		for _, p := range win.order {
+			for _, k := range p.list {
+				f(win.rows.Pos(int(k)), win.rows.Int(int(k), c), win.rows.Null(int(k), c))
+			}
+		}
+	}
+}

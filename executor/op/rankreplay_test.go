@@ -2,6 +2,7 @@ package op
 
 import (
 	"context"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -208,5 +209,67 @@ func TestDedupTTLForgetsKeysWithStaleHeldRows(t *testing.T) {
 	}
 	if err := d.Finish(ctx, 0); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWindowTopNDropWhere: a window Top-N's rows held for a replay
+// (HeldRows) are the rows its windows rank, not those cut; DropWhere
+// forgets one "partition" (odd source positions, key 1), so its windows
+// fire with the other's top rows only, the reference's (a sort of each
+// window's rows of key 0).
+func TestWindowTopNDropWhere(t *testing.T) {
+	ctx := context.Background()
+	var rows []rankRow
+	for id := range 60 { // key id%2; 10 rows a window (t 5*id, windows of 50), 5 of each key
+		rows = append(rows, rankRow{key: int64(id % 2), x: float64(id * 7 % 13), s: "s", id: int64(id), t: int64(5 * id), stamp: math.MinInt64})
+	}
+	top2 := func(key int64) map[int64]bool { // the reference: each window's two largest x of key (ties: the first)
+		byWin := map[int64][]rankRow{}
+		for _, x := range rows {
+			if x.key == key {
+				byWin[winStart(x)] = append(byWin[winStart(x)], x)
+			}
+		}
+		want := map[int64]bool{}
+		for _, g := range byWin {
+			slices.SortStableFunc(g, func(a, b rankRow) int { return int(b.x - a.x) })
+			for _, x := range g[:2] {
+				want[x.id] = true
+			}
+		}
+		return want
+	}
+	got := &replayLog{}
+	w, err := NewWindowTopN(WindowTopNSpec{Types: winTypes, Start: 6, End: 7, Keys: []int{0}, Order: []SortKey{{Col: 1, Desc: true}}, N: 2, Stamp: 5}, got, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Push(ctx, 0, winBatch(rows)); err != nil {
+		t.Fatal(err)
+	}
+	held := map[int64]bool{}
+	w.HeldRows(5, func(pos, _ int64, null bool) {
+		if !null {
+			t.Errorf("row %d: a stamp, want NULL", pos)
+		}
+		held[pos] = true
+	})
+	want := top2(0)
+	for id := range top2(1) {
+		want[id] = true
+	}
+	if !maps.Equal(held, want) {
+		t.Fatalf("held rows %v, want the ranked ones %v", slices.Sorted(maps.Keys(held)), slices.Sorted(maps.Keys(want)))
+	}
+	w.DropWhere(func(pos int64) bool { return pos%2 == 1 })
+	if err := w.Finish(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	fired := map[int64]bool{}
+	for _, p := range got.pos {
+		fired[p] = true
+	}
+	if want := top2(0); len(got.pos) != len(want) || !maps.Equal(fired, want) {
+		t.Fatalf("fired rows %v, want key 0's top rows %v", got.pos, slices.Sorted(maps.Keys(want)))
 	}
 }

@@ -52,6 +52,7 @@ type Operator struct {
 	in      *vector.Batch
 	view    vector.Batch
 	zeroPos []int64
+	madePos []int64 // the positions of rows a window TVF made, for a replay (addMade)
 	coll    rankCollector
 	late    []int32
 	ncols   int // the stream's columns (a late row's)
@@ -346,6 +347,12 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 				continue
 			}
 			o.view = vector.Batch{Cols: o.narrowed(c.Cols), N: vector.Cap, Pos: o.zeroPos}
+			if o.rep != nil && c.At > 0 && r.In != nil { // (a replayed window Top-N: each row is the TVF's of input row At-1)
+				if err := o.addMade(ctx, c, r.In.Pos[c.At-1]); err != nil {
+					return err
+				}
+				continue
+			}
 			for _, i := range c.Sel {
 				if err := o.add(ctx, &o.view, int(i)); err != nil {
 					return err

@@ -1,6 +1,8 @@
 package rank
 
 import (
+	"context"
+
 	"streamql/executor/connector"
 	"streamql/executor/flow"
 	"streamql/executor/vector"
@@ -18,16 +20,22 @@ import (
 //     again below its partition's emitted frontier e goes into state only
 //     (Operator.inReplayed). Its hold frontier is each partition's first row
 //     it took; it keeps no time.
-//   - Deduplication keeping the first row, OVER aggregation and ORDER BY the
-//     event time (Dedup, Over, TimeSort) over a stream with a WATERMARK:
+//   - Deduplication keeping the first row, OVER aggregation, ORDER BY the
+//     event time and a window Top-N over a window TVF's rows (Dedup, Over,
+//     TimeSort, WindowTopN) over a stream with a WATERMARK:
 //     they emit a row when the stream's watermark passes its time, so their
 //     fire frontier f_p is the stream's watermark at its last event while p
 //     counted in it (partWatermarks.fired, raised by Operator.fired), and a
 //     row of p read again is not emitted again when its time is below f_p
 //     (writtenRow). The hold frontier is the oldest row of p still in state,
 //     with its stamp (CURRENT_WATERMARK: p's watermark before it): Over's
-//     and TimeSort's held rows; for Dedup, whose keys outlive their rows,
-//     the first row of p it took.
+//     and TimeSort's held rows, the rows WindowTopN ranks in its open
+//     windows (their time: the window's end - 1); for Dedup, whose keys
+//     outlive their rows, the first row of p it took. The window Top-N's
+//     rows come from the TVF's Aggregate as rows it made (chunks), each
+//     with the position of the input row that made it (Operator.Push), and
+//     that Aggregate passes the rows read again on (the executor's
+//     replay.go), into the window Top-N's state.
 
 // Replay is what the operator needs of the job's replay (the executor's
 // replay.go), which gives it (StartReplay). Its methods run on the job's
@@ -61,9 +69,10 @@ type stamp struct {
 func (o *Operator) Timed() bool { return timedRank(o.r.Kind) }
 
 // timedRank reports whether kind is one of the event-time operators a replay
-// rebuilds (Dedup, Over, TimeSort).
+// rebuilds (Dedup, Over, TimeSort, and WindowTopN over a window TVF's rows:
+// plan.Job.WindowRankReplayed).
 func timedRank(kind plan.RankKind) bool {
-	return kind == plan.RankDedup || kind == plan.RankOver || kind == plan.RankTimeSort
+	return kind == plan.RankDedup || kind == plan.RankOver || kind == plan.RankTimeSort || kind == plan.RankWindowTopN
 }
 
 // Replayable reports whether the operator's state is rebuilt by a replay:
@@ -148,8 +157,16 @@ func (o *Operator) fired(wm int64) {
 // input's columns first) was written by the run before this one: its
 // partition came with a fire frontier f_p (replay.Assign) and its time is
 // below it.
+//
+// A window Top-N's row was written when its window fired, at a watermark at
+// or past its end: its time is then the window's last instant (end - 1,
+// Flink's window_time), below f_p exactly when end <= f_p.
 func (o *Operator) writtenRow(b *vector.Batch, i int) bool {
 	p, _ := connector.KafkaPartitionOf(b.Pos[i])
+	if o.r.Kind == plan.RankWindowTopN {
+		e := b.Cols[o.r.End]
+		return !e.Null[i] && o.rep.Written(p, e.I[i]-1)
+	}
 	t := b.Cols[o.r.Time]
 	return !t.Null[i] && o.rep.Written(p, t.I[i])
 }
@@ -166,4 +183,22 @@ func (g *gathered) addUnwritten(b *vector.Batch, written func(b *vector.Batch, i
 		}
 		from = i + 1
 	}
+}
+
+// addMade adds the rows of chunk c (in o.view) that the window TVF's
+// Aggregate made from the input row at source position pos: each with that
+// position (the hold frontier's and writtenRow's), noted and pushed as a
+// row read again below its partition's e, or not (noteRow).
+func (o *Operator) addMade(ctx context.Context, c *flow.Chunk, pos int64) error {
+	if o.madePos == nil {
+		o.madePos = make([]int64, vector.Cap)
+	}
+	o.view.Pos = o.madePos
+	for _, i := range c.Sel {
+		o.madePos[i] = pos
+		if err := o.addAs(ctx, &o.view, int(i), o.noteRow(&c.Part, i, pos)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

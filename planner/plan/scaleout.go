@@ -32,11 +32,7 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 	// An event-time join holds probe rows: they are replayed (the first row
 	// held commits), but not with an aggregate after them (windows over
 	// joined rows): then neither they nor the aggregate's state are.
-	held, aggs := false, false
-	for _, b := range j.AllBranches() {
-		held = held || b.Join != nil && b.Join.EventTime()
-		aggs = aggs || b.Agg != nil
-	}
+	held, aggs := j.heldAggs()
 	one := func(label string, b *Branch) {
 		if b == nil {
 			return
@@ -133,6 +129,8 @@ func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
 	if group == "" {
 		return
 	}
+	fmt.Fprintf(sb, "  Scale-out: the rows of %s come from consumer group '%s'\n", d.Name, group)
+	fmt.Fprintf(sb, "    note: the streams of %s are read whole, every partition, committing no offsets (its parts in one group would split the partitions between them): after a restart they are read again from 'scan.startup.mode' and their rows written again; run one process\n", d.Name)
 	var ops []string
 	for _, b := range j.AllBranches() {
 		switch {
@@ -150,13 +148,16 @@ func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
 	if len(ops) == 0 {
 		return
 	}
-	fmt.Fprintf(sb, "  Scale-out: the rows of %s come from consumer group '%s'\n", d.Name, group)
 	fmt.Fprintf(sb, "    note: the state of the %s over %s is in this process only: it is not read again after a crash or a partition move (it starts empty, and the operators before it do not emit again what they emitted), so the result after one differs from one uninterrupted run's; run one process and restart it from the start\n", strings.Join(ops, ", "), d.Name)
 }
 
-// groupOf returns the consumer group of a Kafka stream that gives rows to
-// d (its parts' streams, and the relations they read in turn); "" when none
-// is in a group.
+// Group returns the consumer group of a Kafka stream that gives rows to
+// relation d (its parts' streams, and the relations they read in turn); ""
+// when none is in a group. The executor reads such a relation's streams
+// whole, every partition, committing no offsets (its derived.go).
+func (d *Derived) Group() string { return groupOf(d) }
+
+// groupOf is Derived.Group.
 func groupOf(d *Derived) string {
 	for _, part := range d.Parts {
 		if part == nil || part.Stream == nil {
@@ -176,11 +177,13 @@ func groupOf(d *Derived) string {
 }
 
 // replayed reports whether the executor rebuilds rank operator r's state by
-// a replay (executor/rankreplay.go) in a job of a consumer group: an updating
-// Top-N, a deduplication keeping the first row, an OVER aggregation or an
-// ORDER BY the event time over the stream's rows (the two last kinds with
-// a WATERMARK), in a job with no aggregate (aggs) and no event-time join
-// (held), whose replays are of their own state only.
+// a replay (executor/rank's replay.go) in a job of a consumer group: an
+// updating Top-N, a deduplication keeping the first row, an OVER
+// aggregation or an ORDER BY the event time over the stream's rows, or a
+// window Top-N over a window TVF's rows (the four last kinds with a
+// WATERMARK), in a job with no aggregate (aggs, Job.heldAggs: a window TVF's
+// rows feeding a window Top-N do not count) and no event-time join (held),
+// whose replays are of their own state only.
 func (r *Rank) replayed(held, aggs bool) bool {
 	if held || aggs || r.Bounded {
 		return false
@@ -188,10 +191,41 @@ func (r *Rank) replayed(held, aggs bool) bool {
 	switch r.Kind {
 	case RankTopN:
 		return r.Updating
-	case RankDedup, RankOver, RankTimeSort:
+	case RankDedup, RankOver, RankTimeSort, RankWindowTopN:
 		return r.Stamp >= 0
 	}
 	return false
+}
+
+// heldAggs reports whether job j has an event-time semi or anti join (held)
+// and an aggregate (aggs) other than a window TVF's rows read by a window
+// Top-N (tvfRank: it keeps no state, each row once per window).
+func (j *Job) heldAggs() (held, aggs bool) {
+	for _, b := range j.AllBranches() {
+		held = held || b.Join != nil && b.Join.EventTime()
+		aggs = aggs || b.Agg != nil && !tvfRank(b)
+	}
+	return held, aggs
+}
+
+// tvfRank reports whether branch b is a window Top-N over a TUMBLE, HOP or
+// CUMULATE TVF's rows: its Aggregate passes each row once per window,
+// keeping no state (a SESSION's rows wait for their session: not replayed
+// so yet).
+func tvfRank(b *Branch) bool {
+	return b.Rank != nil && b.Rank.Kind == RankWindowTopN && b.Agg != nil && !b.Agg.Grouped && b.Agg.Window != nil && b.Agg.Window.Func != "SESSION"
+}
+
+// WindowRankReplayed reports whether job j's window Top-N over a window
+// TVF's rows (its main query) is replayed with its TVF's Aggregate (the
+// executor's replay.go): the job's only aggregate is that TVF's, so the
+// rows read again pass through it into the window Top-N's state.
+func (j *Job) WindowRankReplayed() bool {
+	if j.Main == nil || !tvfRank(j.Main) {
+		return false
+	}
+	held, aggs := j.heldAggs()
+	return j.Main.Rank.replayed(held, aggs)
 }
 
 // takesOption reports whether the connector spec has the option name.
@@ -232,11 +266,13 @@ func sameNames(a, b []string) bool {
 // JoinReplayed reports whether job j's join of two streams (j.Both) is
 // replayed over Kafka (the executor's joinreplay.go): both inputs are Kafka
 // streams of a consumer group ('properties.group.id') with event time, the
-// join is not a lookup or temporal one and no input is updating, and the
-// joined rows go straight to the job's outputs (no aggregate or Top-N after
-// the join, whose state is not replayed). Such a join reads its inputs in
-// the group (each process its partitions); any other reads each input whole,
-// as a build side (SPEC 2.5), and commits nothing of its state.
+// join is not a temporal one and no input is updating, and the joined rows
+// go straight to the job's outputs (no aggregate or Top-N after the join,
+// whose state is not replayed); or it is a lookup join whose probe side is
+// such a stream (it holds no probe row: its bounded side is read whole).
+// Such a join reads its (probe) inputs in the group (each process its
+// partitions); any other reads each input whole, as a build side (SPEC
+// 2.5), and commits nothing of its state.
 func (j *Job) JoinReplayed() bool {
 	return j.Both != nil && j.Both.notReplayed(j.HasAggregates() || j.Main != nil && j.Main.Rank != nil) == ""
 }
@@ -245,14 +281,20 @@ func (j *Job) JoinReplayed() bool {
 // aggregate or Top-N follows it), "" when it is.
 func (j *BothJoin) notReplayed(after bool) string {
 	switch {
-	case j.Lookup:
-		return "a lookup join"
 	case j.Temporal:
 		return "a temporal join"
 	case j.Changes[0] || j.Changes[1]:
 		return "an input is updating"
 	case after:
 		return "an aggregate or Top-N follows the join"
+	case j.Lookup:
+		// it holds no probe row (op.Join's lookup mode): the probe side is
+		// read in its group and commits as a stateless job does; the
+		// bounded side is read whole by every process
+		if k := j.Inputs[0].Stream.Kafka(); k == nil || k.GroupID == "" {
+			return "input " + j.Inputs[0].Name + " is not a Kafka stream in a consumer group"
+		}
+		return ""
 	}
 	for s := range j.Inputs {
 		in := &j.Inputs[s]
@@ -297,6 +339,15 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 		return
 	}
 	why := j.notReplayed(after)
+	if why == "" && j.Lookup {
+		fmt.Fprintf(sb, "  Scale-out: the lookup join's input %s is in consumer group '%s': the processes running this script share the partitions of topic '%s' (no partitioning needed), and each reads %s whole\n", j.Inputs[0].Name, group, j.Inputs[0].Stream.Kafka().Topic, j.Inputs[1].Name)
+		if j.Inputs[0].TimeCol() >= 0 {
+			fmt.Fprintf(sb, "    the rows of %s the join holds until its watermark passes them survive a crash or a partition move: read again from the committed offset (the oldest row held), the rows written before not written again\n", j.Inputs[0].Name)
+			return
+		}
+		fmt.Fprintf(sb, "    the join holds no row of %s: each partition commits the rows whose joined rows are written, so a crash or a partition move loses none and writes none twice\n", j.Inputs[0].Name)
+		return
+	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
 		fmt.Fprintf(sb, "    each process reads its partitions of both topics; the rows the join holds survive a crash or a partition move: read again from the committed offset (the oldest row in its state), the pairs written before not written again\n")

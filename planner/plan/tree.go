@@ -151,7 +151,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		scan = t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
 	}
 	if st == j.Stream {
-		scan.Strategy = j.Strategy.Describe(j.Procs)
+		scan.Strategy = j.strategyText()
 		var sb strings.Builder
 		j.describeScaleOut(&sb)
 		for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
@@ -209,7 +209,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 		}
 	}
 	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineBothJoin, Branch: -1, Output: -1})
-	n.Strategy = j.Strategy.Describe(j.Procs)
+	n.Strategy = j.strategyText()
 	if lt, _, ok := b.OutputTime(); ok {
 		n.Time = b.Inputs[0].Name + "." + b.Inputs[0].Stream.Columns[lt].Name // (SPEC 2.6, 2.7)
 	}

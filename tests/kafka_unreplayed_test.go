@@ -1,0 +1,140 @@
+package tests
+
+// The stateful query shapes over Kafka in a consumer group whose state no
+// replay rebuilds after a crash or a partition move (plan.Job.Unreplayed;
+// the connector package doc's replay protocol, SPEC 2.5): with an
+// 'exactly-once' sink the job is refused before it starts (exit 2), naming
+// the operator and saying what to do, since its result after a restart
+// would not be one uninterrupted run's; with an 'at-least-once' sink it
+// runs, saying so on stderr when it starts, and EXPLAIN's strategy says
+// "not replayed" (SPEC 4). The shapes
+// that are replayed plan with an exactly-once sink and say "replayed".
+// Planning only: no broker is reached.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"streamql/tests/kafkatest"
+)
+
+// TestUnreplayedStateRefusedExactlyOnce: each kind of state a crash loses,
+// refused with an exactly-once sink, explained with an at-least-once one.
+func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
+	kafka := func(name, cols, extra string) string {
+		return fmt.Sprintf("CREATE STREAM %s (%s) WITH ('connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'%s);\n", name, cols, name, extra)
+	}
+	group := ", 'properties.group.id'='g'"
+	ddl := func(guarantee string) string {
+		sink := ", 'sink.delivery-guarantee'='" + guarantee + "'"
+		if guarantee == "exactly-once" {
+			sink += ", 'sink.transactional-id-prefix'='t'"
+		}
+		upsert := func(name, cols string) string {
+			return fmt.Sprintf("CREATE STREAM %s (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'key.format'='json', 'value.format'='json'%s);\n", name, cols, name, sink)
+		}
+		return kafka("sensors", "deviceNo VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", group) +
+			kafka("events", "deviceNo VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", group) +
+			kafka("plain", "deviceNo VARCHAR, v BIGINT", group) +
+			strings.Replace(kafka("tagged", "deviceNo VARCHAR, tags ARRAY<VARCHAR>", group), "'csv'", "'json'", 1) +
+			kafka("rates", "deviceNo VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (deviceNo) NOT ENFORCED", group) +
+			"CREATE STREAM allowed (deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1', 'format'='csv');\n" +
+			"CREATE STREAM devices (deviceNo VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='devices.csv', 'format'='csv');\n" +
+			"CREATE VIEW recent AS SELECT deviceNo, v FROM sensors WHERE v > 0;\n" +
+			kafka("rows_out", "deviceNo VARCHAR, v BIGINT", sink) +
+			upsert("counts_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED")
+	}
+	windowTopN := "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, deviceNo ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;"
+	refused := []struct{ name, pre, query, op, why string }{
+		{"window Top-N in a job that aggregates too", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors GROUP BY deviceNo;\n", windowTopN,
+			"the WindowRank of main", "a window Top-N is replayed only over a TUMBLE, HOP or CUMULATE TVF's rows, in a job with no other aggregate"},
+		{"Top-N over an aggregate", "", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 2;",
+			"the Rank over", "subquery, view or WITH relation"},
+		{"aggregate over a view", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo;",
+			"the Aggregate over recent", "subquery, view or WITH relation"},
+		{"temporal join", "", "INSERT INTO rows_out SELECT s.deviceNo, r.v FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo;",
+			"the temporal join", "a temporal join"},
+		{"regular join without event time", "", "INSERT INTO rows_out SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
+			"the regular join", "input p has no event time (WATERMARK)"},
+		{"aggregate after an interval join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;",
+			"the interval join", "an aggregate or Top-N follows the join"},
+		{"aggregate after a lookup join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN devices d ON s.deviceNo = d.deviceNo GROUP BY s.deviceNo;",
+			"the lookup join", "an aggregate or Top-N follows the join"},
+		{"aggregate over CROSS JOIN UNNEST", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM tagged CROSS JOIN UNNEST(tags) AS t (tag) GROUP BY deviceNo;",
+			"the state over CROSS JOIN UNNEST of tagged", "not replayed yet"},
+		{"UNION ALL", "", "INSERT INTO rows_out SELECT deviceNo, v FROM sensors WHERE v > 0 UNION ALL SELECT deviceNo, v FROM events;",
+			"the subquery, view or WITH relation", "its streams are read whole, committing no offsets"},
+		{"event-time semi join and an aggregate", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;",
+			"the event-time join of main", "the job aggregates too"},
+	}
+	for _, c := range refused {
+		_, stderr, code := runSQL(t, nil, ddl("exactly-once")+c.pre+c.query)
+		flat := strings.Join(strings.Fields(stderr), " ")
+		if code != 2 || !strings.Contains(flat, c.op) || !strings.Contains(flat, c.why) ||
+			!strings.Contains(flat, "'at-least-once'") || !strings.Contains(flat, "remove 'properties.group.id'") || !strings.Contains(flat, "^") {
+			t.Errorf("%s with an exactly-once sink: exit %d, stderr\n%s\nwant exit 2 naming %q and why (%q), saying what to do, with a caret", c.name, code, stderr, c.op, c.why)
+		}
+		post := ""
+		if c.pre != "" {
+			post = "\nDROP SIDE 'counts_out';" // (the side branch would run at the script's end)
+		}
+		out, stderr, code := runSQL(t, nil, ddl("at-least-once")+c.pre+"EXPLAIN "+c.query+post, "--format", "plain")
+		if code != 0 || !strings.Contains(out, "not replayed") {
+			t.Errorf("%s with an at-least-once sink: exit %d, stderr %s; EXPLAIN gives\n%s\nwant a plan whose strategy says \"not replayed\"", c.name, code, stderr, out)
+		}
+		// run (no broker listens: the job fails once it opens the topic),
+		// it says first what a restart loses
+		_, stderr, _ = runSQL(t, nil, ddl("at-least-once")+c.pre+c.query+post)
+		if flat := strings.Join(strings.Fields(stderr), " "); !strings.Contains(flat, "notice: "+c.op) || !strings.Contains(flat, "is not rebuilt after a crash") {
+			t.Errorf("%s with an at-least-once sink: stderr\n%s\nwant a notice naming %q before the job runs", c.name, stderr, c.op)
+		}
+	}
+	replayed := []struct{ name, query string }{
+		{"updating aggregate", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;"},
+		{"deduplication", "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;"},
+		{"interval join", "INSERT INTO rows_out SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND;"},
+		{"window Top-N over a window TVF", windowTopN},
+		{"lookup join with event time", "INSERT INTO rows_out SELECT s.deviceNo, s.v FROM sensors s LEFT JOIN devices d ON s.deviceNo = d.deviceNo;"},
+	}
+	for _, c := range replayed {
+		out, stderr, code := runSQL(t, nil, ddl("exactly-once")+"EXPLAIN "+c.query, "--format", "plain")
+		if code != 0 || !strings.Contains(out, ", replayed") || strings.Contains(out, "not replayed") {
+			t.Errorf("%s with an exactly-once sink: exit %d, stderr %s; EXPLAIN gives\n%s\nwant a plan whose strategy says \"replayed\"", c.name, code, stderr, out)
+		}
+	}
+}
+
+// TestKafkaDerivedGroupReadsEveryPartition: a UNION ALL whose parts read
+// one Kafka stream of a consumer group (a derived relation, SPEC 2.6) reads
+// every partition in each part: its parts' jobs are not members of the
+// group (each would take some of the partitions, and the relation would
+// hold about half the rows), and commit no offsets (EXPLAIN says so).
+func TestKafkaDerivedGroupReadsEveryPartition(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 4, nil)
+	var vals []string
+	var parts []int32
+	want := map[string]int{}
+	for id := range 1000 {
+		vals = append(vals, fmt.Sprintf("%d,%d", id, id*37%100))
+		parts = append(parts, int32(id%4))
+		want[fmt.Sprint(id)]++
+	}
+	produceValues(t, topic, vals, parts)
+	sql := kafkaStream(t, "k", "id BIGINT, temperature BIGINT", topic,
+		", 'format'='csv', 'properties.group.id'='"+kafkatest.Name(t, "group")+"', 'scan.startup.mode'='earliest-offset', 'scan.bounded.mode'='latest-offset'") +
+		"SELECT id FROM k WHERE temperature < 50 UNION ALL SELECT id FROM k WHERE temperature >= 50;\n"
+	out, stderr, code := runSQL(t, nil, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		got[l]++
+	}
+	compareCounts(t, "ids", got, want, true)
+	explain, _, _ := runSQL(t, nil, strings.Replace(sql, "SELECT id FROM k WHERE temperature < 50", "EXPLAIN SELECT id FROM k WHERE temperature < 50", 1), "--format", "plain")
+	if !strings.Contains(strings.Join(strings.Fields(explain), " "), "are read whole, every partition, committing no offsets") {
+		t.Errorf("EXPLAIN does not say the relation's streams are read whole:\n%s", explain)
+	}
+}
