@@ -306,6 +306,11 @@ func (j *Job) SideNamePos(name string) int {
 	return 0
 }
 
+// ReplayNotice returns the line a frontend prints on stderr before the job
+// runs when a crash in a consumer group would lose its state (SPEC 2.5,
+// plan.Job.ReplayNotice), "" when none would.
+func (j *Job) ReplayNotice() string { return j.plan.ReplayNotice() }
+
 // Files returns the files the job reads and writes through its streams
 // (planner.JobFiles), for CheckFiles with the frontend's own files.
 func (j *Job) Files() []JobFile { return planner.JobFiles(j.plan) }

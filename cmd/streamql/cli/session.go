@@ -177,7 +177,7 @@ func (s *Session) RunJob(ctx context.Context, job *session.Job, run session.RunF
 	if err := s.checkSideFiles(job); err != nil {
 		return err // a planning error: nothing is read (SPEC 4)
 	}
-	if l := job.Plan().ReplayNotice(); l != "" { // (SPEC 2.5: state a crash in a consumer group loses)
+	if l := job.ReplayNotice(); l != "" { // (SPEC 2.5: state a crash in a consumer group loses)
 		printNotice(s.Stderr, l)
 	}
 	// (Stdout holds nothing while the job runs, also under the progress
