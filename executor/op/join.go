@@ -753,6 +753,9 @@ func (j *Join) Finish(ctx context.Context, port int) error {
 			od.index.init(0)
 		}
 	}
+	if port == 1 && j.spec.Lookup && j.table == nil && !j.lazy {
+		j.side[1].index.trim() // (the right side's rows are all in: its index no longer grows)
+	}
 	if err := j.release(ctx); err != nil {
 		return err
 	}
