@@ -31,7 +31,11 @@ import (
 //     window_time as it is, so the interval's bounds say which windows a row
 //     can join;
 //   - the other input has a WATERMARK: a row the join takes is not late by
-//     its CURRENT_WATERMARK, so its window had not fired for the aggregate.
+//     its CURRENT_WATERMARK, so its window had not fired for the aggregate;
+//   - the stream is repeatable (catalog.ConnectorSpec.Repeatable: a bounded
+//     file, values, nexmark): the aggregate's read of it and the join's give
+//     the same rows with the same stamps (not a Kafka group's partitions,
+//     interleaved as they come, or a clock's datagen times).
 //
 // HAVING and a LIMIT of the subquery only take windows away, which no row
 // can join then either. It runs after pushdown, once the join is planned.
@@ -51,7 +55,7 @@ func joinExtreme(both *plan.BothJoin) plan.JoinExtreme {
 	for a := range 2 { // a: the aggregating input; s: the stream's
 		s := 1 - a
 		d, in := plan.DerivedOf(both.Inputs[a].Stream), &both.Inputs[s]
-		if d == nil || len(d.Parts) != 1 || plan.DerivedOf(in.Stream) != nil || in.WatermarkCol < 0 || in.TimeCol() < 0 {
+		if d == nil || len(d.Parts) != 1 || plan.DerivedOf(in.Stream) != nil || in.WatermarkCol < 0 || in.TimeCol() < 0 || !repeatable(in.Stream) {
 			continue
 		}
 		job := d.Parts[0]
@@ -105,4 +109,11 @@ func joinExtreme(both *plan.BothJoin) plan.JoinExtreme {
 		}
 	}
 	return plan.JoinExtreme{}
+}
+
+// repeatable reports whether two reads of st give the same rows with the
+// same CURRENT_WATERMARK stamps (catalog.ConnectorSpec.Repeatable).
+func repeatable(st *catalog.Stream) bool {
+	c := st.Connector
+	return c != nil && c.Repeatable != nil && c.Repeatable(st.Options)
 }
