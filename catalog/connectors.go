@@ -71,6 +71,14 @@ type ConnectorSpec struct {
 	// executor/connector binds each to its typed handle when a stream is
 	// opened and its tests check the declaration against the implementation.
 	Caps Caps
+	// Repeatable says that two reads of a stream over this connector with
+	// these options give the same rows in the same order, so the same
+	// CURRENT_WATERMARK stamps (SPEC 2.3): a bounded file, values, the
+	// nexmark generator; not a consumer group's partitions, a socket, the
+	// clock's datagen times or a followed file that may rotate between
+	// them. nil: never. The planner proves a join of a stream with an
+	// aggregate of its own rows by it (planner/rule_join_extreme.go).
+	Repeatable func(opts map[string]string) bool
 	// KnownSize says a bounded stream over this connector reads input of a
 	// size known up front and never waits for more (a file): the CLI shows a
 	// progress bar and the executor decodes ahead (SPEC 4).

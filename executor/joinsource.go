@@ -87,7 +87,8 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, hub *derivedHub) (*joinSource, error) {
 	both := job.Both
 	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
-	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes}
+	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
+		Extreme: op.JoinExtreme(both.Extreme)}
 	if len(both.Residual) > 0 {
 		var ks []*expr.Kernel
 		for _, e := range both.Residual {

@@ -185,6 +185,7 @@ func rules() []selectRule {
 		{"explicit_join", ruleExplicitJoin},
 		{"in_to_semijoin", ruleInToSemiJoin},
 		{"pushdown", rulePushdown},
+		{"join_extreme", ruleJoinExtreme},
 		{"where", ruleWhere},
 		{"distinct", ruleDistinct},
 		{"aggregate", ruleAggregate},

@@ -18,7 +18,8 @@ const PruneColumnsKey = "planner.prune-columns"
 // select list, WHERE, the join's residual ON terms and time bounds, GROUP
 // BY and the aggregates' arguments, a window's late rows, a semi join's
 // keys: the query's scope marks each column it compiles, Branch.Uses), and
-// the join's keys, event times and CURRENT_WATERMARK columns. A join's
+// the join's keys, event times and CURRENT_WATERMARK columns (but a lookup
+// join's right side's, which the join does not read). A join's
 // state then holds only those (op.Rows leaves the others out), so an input
 // padded with columns no one reads (Nexmark's auction.extra) costs only
 // what the query needs. Late rows of an input leave before the join keeps
@@ -57,8 +58,12 @@ func (p *Planner) pruneJoin(both *plan.BothJoin, reads []bool) {
 		in := &both.Inputs[s]
 		keep := make([]bool, len(in.Types))
 		pruned := false
+		// a lookup join's right side is a table read whole first: the join
+		// reads neither its times nor its watermarks (op.JoinSpec.Lookup),
+		// so they are kept only when a reader reads them
+		times := !both.Lookup || s == 0
 		for c := range keep {
-			keep[c] = off+c >= len(reads) || reads[off+c] || c == in.WatermarkCol || c == in.TimeCol() ||
+			keep[c] = off+c >= len(reads) || reads[off+c] || times && (c == in.WatermarkCol || c == in.TimeCol()) ||
 				c >= len(in.Types)-len(in.KeyExprs) // (the computed keys)
 			pruned = pruned || !keep[c]
 		}

@@ -20,6 +20,11 @@ import (
 // appended bytes once its end is reached.
 var FollowPoll = 100 * time.Millisecond
 
+// unfollowed reports whether a file stream's options read the file once
+// ('follow' not 'true'): it is then bounded, and two reads of it give the
+// same rows.
+func unfollowed(o map[string]string) bool { return o["follow"] != "true" }
+
 func init() {
 	Register(&catalog.ConnectorSpec{
 		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
@@ -31,10 +36,11 @@ func init() {
 			catalog.OptionSpec{Name: "sink.mode", Kind: catalog.OptEnum, Values: []string{"truncate", "append"}, Default: "truncate", Doc: "as a sink (SPEC 2.5): truncate replaces the file when a job starts, append adds rows at its end (no second csv header)"},
 			catalog.OptionSpec{Name: "sink.follow-symlinks", Kind: catalog.OptBool, Default: "false", Doc: "as a sink: true writes through a 'path' that is a symbolic link (by default a sink refuses one, as --side-dir does, SPEC 4)"},
 		),
-		Bounded:   func(o map[string]string) bool { return o["follow"] != "true" },
-		KnownSize: true,
-		OpColumn:  true,
-		Configure: configureFile,
+		Bounded:    unfollowed,
+		Repeatable: unfollowed, // (a followed file may rotate between two reads)
+		KnownSize:  true,
+		OpColumn:   true,
+		Configure:  configureFile,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenFile(ctx, st, env.decoder(st))
 	}, OpenSink: func(ctx context.Context, st *catalog.Stream, _ *Env) (SinkWriter, error) {

@@ -90,8 +90,9 @@ func init() {
 			{Name: "seed", Kind: catalog.OptInt, Default: "0", Doc: "random seed; the same options give the same events"},
 			{Name: "out-of-order.group-size", Kind: catalog.OptInt, Default: "1", Doc: "event times are shuffled within groups of this many events (1: in order)"},
 		},
-		Bounded:  func(o map[string]string) bool { n := o["events.num"]; return n != "" && strings.Trim(n, "0") != "" },
-		Validate: CheckNexmark,
+		Bounded:    func(o map[string]string) bool { n := o["events.num"]; return n != "" && strings.Trim(n, "0") != "" },
+		Validate:   CheckNexmark,
+		Repeatable: always, // (event times follow the event numbers, not the pacing clock)
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenNexmark(ctx, st, env.Clock)
 	}})

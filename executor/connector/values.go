@@ -15,6 +15,7 @@ func init() {
 	Register(&catalog.ConnectorSpec{
 		Name: "values", Doc: "rows come from INSERT INTO ... VALUES statements",
 		Bounded:     always,
+		Repeatable:  always,
 		TakesInsert: true,
 	}, &Driver{
 		Open: func(_ context.Context, st *catalog.Stream, env *Env) (Source, error) {

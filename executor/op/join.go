@@ -95,6 +95,36 @@ type JoinSpec struct {
 	// kind (and +U rows' pairs as +U), an outer join as -D (and +I); an
 	// outer side's row that loses its last partner is emitted padded again.
 	Changes [2]bool
+	// Extreme, when its Size is above 0, says that the other input is a
+	// window's MAX or MIN of input Extreme.Side's own rows (JoinExtreme):
+	// the rows of Side that cannot equal it are dropped as they come, not
+	// held (an INNER interval join only; the output is the same).
+	Extreme JoinExtreme
+}
+
+// JoinExtreme describes an INNER interval join one of whose inputs (Side)
+// is the stream that the other input aggregates, by TUMBLE windows of Size
+// ms from Offset, into the MAX (Max) or MIN of Side's column Col, which the
+// join's keys equal to that aggregate (Nexmark q7: the bids of each
+// window's highest price). A row of Side at time t can join only windows
+// whose window_end e has t - e in [Lo, Hi] (the interval's bounds, moved to
+// window_end), and of those only one whose MAX (MIN) equals its value.
+//
+// Every row of Side the join takes is one the aggregate counted in its own
+// window: the row is not late (its time is at least its CURRENT_WATERMARK,
+// which Side's Stamp column holds, the same stream's as the aggregate's),
+// so its window ends after that watermark and has not fired. So the largest
+// (least) value of Side's rows of a window taken so far is a bound of the
+// window's MAX (MIN): a row whose value is below (above) the bound of every
+// window it could join never joins, and Join drops it as it comes, or as
+// it is released when a later row raised the bound. The planner sets it
+// only when it can prove the above (planner/rule_join_extreme.go).
+type JoinExtreme struct {
+	Side         int
+	Col          int
+	Max          bool
+	Size, Offset int64
+	Lo, Hi       int64
 }
 
 // Updating reports whether the join's output is updating (SPEC 2.7's table,
@@ -191,6 +221,9 @@ type Join struct {
 	// view is each input's batch as its state stores it, the columns
 	// JoinSpec.Keep leaves out NULL (nil: it keeps every column)
 	view [2]*keepView
+	// extreme is JoinSpec.Extreme's bounds of the windows' MAX or MIN (nil
+	// without one)
+	extreme *extremeBounds
 }
 
 // SetPace makes each call of the join release at most n batches of joined
@@ -541,6 +574,12 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
 	j.lazy = j.probesBatches() && !spec.Changes[0] && !spec.Changes[1]
+	if x := spec.Extreme; x.Size > 0 {
+		if x.Side < 0 || x.Side > 1 || !spec.Interval || spec.Kind != Inner || spec.Stamp[x.Side] < 0 || x.Col < 0 || x.Col >= len(spec.Types[x.Side]) || x.Lo > x.Hi {
+			return nil, fmt.Errorf("join: a window extreme's rows are filtered in an INNER interval join whose input has a CURRENT_WATERMARK column, on one of its columns")
+		}
+		j.extreme = newExtremeBounds(x, spec.Types[x.Side][x.Col])
+	}
 	return j, nil
 }
 
@@ -608,6 +647,9 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 				continue
 			}
 			t = v.I[i]
+			if x := j.extreme; x != nil && port == x.side && x.takeBatch(b, i, t) {
+				continue // (it cannot join: JoinExtreme)
+			}
 		}
 		k, bytes := s.rows.Add(kb, i)
 		h, keyed := batchKeyHash(b, i, j.spec.Keys[port])
@@ -711,6 +753,9 @@ func (j *Join) Finish(ctx context.Context, port int) error {
 			od.index.init(0)
 		}
 	}
+	if port == 1 && j.spec.Lookup && j.table == nil && !j.lazy {
+		j.side[1].index.trim() // (the right side's rows are all in: its index no longer grows)
+	}
 	if err := j.release(ctx); err != nil {
 		return err
 	}
@@ -754,12 +799,21 @@ func (j *Join) release(ctx context.Context) error {
 		if it.row < 0 || j.side[it.side].dead[it.row] {
 			continue // (a Kafka partition's rows, dropped while held: DropRows)
 		}
+		if x := j.extreme; x != nil && int(it.side) == x.side && x.outdone(j.side[it.side].rows, int(it.row), it.t) {
+			if err := j.drop(&j.side[it.side], int(it.row)); err != nil { // (a later row of its window raised the bound)
+				return err
+			}
+			continue
+		}
 		if err := j.handle(ctx, int(it.side), int(it.row)); err != nil {
 			return err
 		}
 	}
 	if err := j.expire(ctx, bound, all); err != nil { // (and settle, in compact)
 		return err
+	}
+	if j.extreme != nil {
+		j.extreme.prune(bound)
 	}
 	if bound > j.emitted && bound != math.MinInt64 {
 		j.emitted = bound

@@ -116,6 +116,17 @@ func (x *keyIndex) add(h uint64, k int32, dead []bool) {
 	x.slots[reuse] = keySlot{h: h, head: k, tail: k}
 }
 
+// trim lets go of what the index keeps for growing (the arrays of the table
+// before its last rebuild, the spare capacity of its chains' links), for
+// an index that no longer grows (a lookup join's right side once it has
+// ended): the table stays as it is, for probes and unlink.
+func (x *keyIndex) trim() {
+	x.spare, x.spareNext = nil, nil
+	if cap(x.next) > len(x.next)+len(x.next)/8 {
+		x.next = slices.Clone(x.next)
+	}
+}
+
 // unlink removes row o, whose predecessor in slot si's chain is prev (-1:
 // o is the head), and returns o's successor.
 func (x *keyIndex) unlink(si int, prev, o int32) int32 {

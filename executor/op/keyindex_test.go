@@ -9,7 +9,8 @@ import (
 // TestKeyIndexAgainstReference: a keyIndex under random adds, deaths,
 // probes that unlink dead rows (as Join.handle's), rebuilds as it grows and
 // compactions that renumber its rows (remap, with its backward-shift
-// deletion of emptied chains) gives, for every hash, its live rows in the
+// deletion of emptied chains) and trims (what a lookup join's ended right
+// side lets go of) gives, for every hash, its live rows in the
 // order they were added, as a reference of plain lists does; and a slot in
 // use is found from its hash's home slot (no free slot between them).
 func TestKeyIndexAgainstReference(t *testing.T) {
@@ -48,6 +49,11 @@ func TestKeyIndexAgainstReference(t *testing.T) {
 						}
 						prev, next = next, x.next[next]
 					}
+				}
+			case op == 18 && r.IntN(3) == 0: // a trim (as a lookup join's right side has ended): it goes on as before
+				x.trim()
+				if x.spare != nil || x.spareNext != nil || cap(x.next) > len(x.next)+len(x.next)/8+8 {
+					t.Fatalf("seed %d step %d: trim kept %d spare slots, %d spare links, %d links' room for %d", seed, step, cap(x.spare), cap(x.spareNext), cap(x.next), len(x.next))
 				}
 			default: // a compaction: live rows renumbered in order
 				moved := make([]int, len(dead))

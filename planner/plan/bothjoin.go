@@ -152,6 +152,12 @@ type BothJoin struct {
 	// input's -U and -D rows retract the joined rows their +I/+U made (Flink's
 	// StreamingJoinOperator), and its output is updating.
 	Changes [2]bool
+	// Extreme, when its Size is above 0, says that one input of an INNER
+	// interval join is a TUMBLE window aggregate's MAX or MIN of the other
+	// input's own rows, which the join's keys equal (Nexmark q7), so that
+	// the join drops the other input's rows that cannot equal it as they
+	// come (planner/rule_join_extreme.go proves it; op.JoinExtreme).
+	Extreme JoinExtreme
 	// StateTTL bounds a regular join's state ('table.exec.state.ttl',
 	// SPEC 2.7's table; planner.ParseStateTTL): a row leaves the state once
 	// the join's watermark is that far above its event time (processing
@@ -167,6 +173,18 @@ type BothJoin struct {
 	Late       [2]string
 	LateNamed  [2]bool
 	LateOutput [2]int
+}
+
+// JoinExtreme is BothJoin.Extreme: input Side's column Col (a key of the
+// join) is what the other input aggregates into its MAX (Max) or MIN by
+// TUMBLE windows of Size ms from Offset; a row of Side at time t can join
+// the windows whose window_end e has t - e in [Lo, Hi] (ms).
+type JoinExtreme struct {
+	Side         int
+	Col          int
+	Max          bool
+	Size, Offset int64
+	Lo, Hi       int64
 }
 
 // Updating reports whether the join's output is updating (SPEC 2.7's table,
@@ -291,6 +309,14 @@ func (j *BothJoin) describe() (string, []string) {
 		d = append(d, "state: one window's rows per side, dropped as the watermarks pass its end (counted against 'state.max-bytes')")
 	case j.Interval:
 		d = append(d, "state: rows inside the interval, dropped as the watermarks pass (counted against 'state.max-bytes')")
+		if x := j.Extreme; x.Size > 0 {
+			fn, cmp := "MAX", "below"
+			if !x.Max {
+				fn, cmp = "MIN", "above"
+			}
+			in := &j.Inputs[x.Side]
+			d = append(d, fmt.Sprintf("state: a row of %s whose %s is %s the %s of its window's rows so far is not kept: %s is that %s, and the row cannot equal it", in.Name, in.colName(x.Col), cmp, fn, j.Inputs[1-x.Side].Name, fn))
+		}
 	case j.Lookup:
 		d = append(d, "state: the right side's rows (counted against 'state.max-bytes'); left rows are not kept")
 	case j.StateTTL > 0:
