@@ -68,7 +68,12 @@ type rowCol struct {
 	chunks   [][]byte
 	top      uint32
 	garbage  int
-	scratch  []byte   // a nested value's binary form before it is placed
+	scratch  []byte // a nested value's binary form before it is placed
+	// pack, when set, packs the column's VARCHAR values (Rows.packText):
+	// the arena holds their packed forms, which enc is built in and Str
+	// reads back into str
+	pack     *textPack
+	enc, str []byte
 	spare    [][]byte // whole chunks a compaction let go, for place to reuse (at most maxSpare)
 }
 
@@ -164,6 +169,10 @@ func (rc *rowCol) text(t catalog.Type, v *vector.Vec, i int) []byte {
 	case v.Null[i]:
 		return nil
 	case t == catalog.Varchar:
+		if rc.pack != nil && len(v.S[i]) > 0 {
+			rc.enc = rc.pack.encode(rc.enc[:0], v.S[i])
+			return rc.enc
+		}
 		return v.S[i]
 	}
 	rc.scratch = vector.AppendBinary(rc.scratch[:0], v, i)
@@ -469,8 +478,46 @@ func (r *Rows) Float(k, c int) float64 { return r.cols[c].f.get(k) }
 func (r *Rows) Bool(k, c int) bool { return r.cols[c].b.get(k) }
 
 // Str returns column c of row k (VARCHAR; empty when NULL), pointing into
-// the store: valid until the next Add or Compact.
-func (r *Rows) Str(k, c int) []byte { return r.cols[c].value(k) }
+// the store: valid until the next Add or Compact; of a packed column
+// (packText), into the column's buffer: valid until the next Str of it.
+func (r *Rows) Str(k, c int) []byte {
+	rc := &r.cols[c]
+	if rc.pack != nil {
+		rc.str = rc.pack.decode(rc.str[:0], rc.value(k))
+		return rc.str
+	}
+	return rc.value(k)
+}
+
+// packText makes r pack the VARCHAR values of columns cols (textPack): the
+// columns its operator copies out (CopyTo, gatherTo) but does not compare
+// or hash, whose Str then reads a copy. An empty store only.
+func (r *Rows) packText(cols []int) {
+	if r.n > 0 {
+		return
+	}
+	for _, c := range cols {
+		if r.types[c] == catalog.Varchar && r.cols[c].pack == nil {
+			r.cols[c].pack = newTextPack()
+		}
+	}
+}
+
+// setText writes enc, value i of a VARCHAR column rc, into v's row i:
+// unpacked into v's arena when rc packs (at once, since a packed value is
+// not the text), else pointing at enc when share, else copied.
+func (rc *rowCol) setText(v *vector.Vec, i int, enc []byte, share bool) {
+	switch {
+	case rc.pack != nil:
+		start := len(v.Arena)
+		v.Arena = rc.pack.decode(v.Arena, enc)
+		v.S[i] = v.Arena[start:len(v.Arena):len(v.Arena)]
+	case share:
+		v.S[i] = enc
+	default:
+		v.SetString(i, enc)
+	}
+}
 
 // Pos returns row k's source position (vector.Batch.Pos).
 // It is -1 in a store that keeps no positions (dropPositions).
@@ -517,7 +564,7 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 		case catalog.Boolean:
 			v.B[i] = rc.b.blocks[bi][in]
 		case catalog.Varchar:
-			v.SetString(i, rc.valueAt(bi, in))
+			rc.setText(v, i, rc.valueAt(bi, in), false)
 		default:
 			if textLike(r.types[c]) {
 				vector.ReadBinary(v, i, rc.valueAt(bi, in))
@@ -560,7 +607,7 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 			case catalog.Boolean:
 				v.B[i] = rc.b.get(int(k))
 			case catalog.Varchar:
-				v.S[i] = rc.value(int(k))
+				rc.setText(v, i, rc.value(int(k)), true)
 			default:
 				if textLike(r.types[c]) {
 					vector.ReadBinary(v, i, r.Str(int(k), c))

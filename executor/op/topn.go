@@ -416,12 +416,27 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	}
 	t.dedupLast = spec.NewerFirst && spec.N == 1 && spec.Func == RowNumber && !spec.RankNumber
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
+	t.rows.packText(payloadCols(len(spec.Types), spec.Keys, spec.Order))
+	t.rows.dropPositions() // (its output's positions are read by no one: the partitions keep their first rows', DropWhere)
 	types := spec.Types
 	if spec.RankNumber {
 		types = append(slices.Clip(types), catalog.BigInt)
 	}
 	t.ob = newOutBatch(types, TopNOut, true)
 	return t, nil
+}
+
+// payloadCols returns the columns of n that are neither keys nor ORDER BY
+// columns: those a Top-N or a deduplication only copies out, whose text its
+// store packs (Rows.packText).
+func payloadCols(n int, keys []int, ord []SortKey) []int {
+	var cols []int
+	for c := range n {
+		if !slices.Contains(keys, c) && !slices.ContainsFunc(ord, func(s SortKey) bool { return s.Col == c }) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
 }
 
 // checkCols checks that every column named is one of types.

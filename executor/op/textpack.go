@@ -1,0 +1,246 @@
+package op
+
+import "bytes"
+
+// textPack is how a Rows column packs its VARCHAR values (Rows.packText):
+// the rows an operator keeps and prints but never compares (a Top-N's
+// other columns), whose text is most of its state (issue 24: memory
+// proportional to the keys). It learns from the column's first values (the
+// training sample: packSampleValues values or packSampleBytes bytes) a
+// prefix and a suffix most of them share, which a packed value leaves out,
+// and the bytes their middles use, each of which then takes width bits
+// (at most 127 bytes: 4 to 7 bits); a byte it has not seen gets a code
+// while codes are left (the codes given never change, so every packed
+// value reads back the same), and a value holding one beyond them keeps
+// its middle as it is.
+//
+// A packed value is a header byte (packPrefix, packSuffix, packBits: what
+// was left out, whether the middle is in codes) and the middle, raw or in
+// codes of width bits, first code in the high bits, the last byte padded
+// with one bits (the code of all ones ends the value: no code has it). The
+// empty value stays empty (no header), so a NULL or ” costs no byte. Values
+// stored before the training ended have header 0. On nexmark's bids (random
+// lowercase letters, urls of one site) a value takes 60-65% of its bytes,
+// and a url's shared 'https://www.nexmark.com/' and '/item.htm?query=1' a
+// byte.
+type textPack struct {
+	trained bool
+	sample  []byte // the training values, end to end
+	ends    []int  // each training value's end in sample
+	prefix  []byte // left out of the values that start with it
+	suffix  []byte // left out of the values that end with it (after the prefix)
+	width   uint   // bits a code: 4 to 7; 0: middles stay raw
+	code    [256]int16
+	sym     []byte // code c's byte
+}
+
+// The header bits of a packed value.
+const (
+	packPrefix = 1 << iota // the prefix was left out
+	packSuffix             // the suffix was left out
+	packBits               // the middle is in codes
+)
+
+// The training sample's bound: the values or their bytes, whichever comes
+// first.
+const (
+	packSampleValues = 256
+	packSampleBytes  = 32 << 10
+)
+
+func newTextPack() *textPack {
+	p := &textPack{}
+	for i := range p.code {
+		p.code[i] = -1
+	}
+	return p
+}
+
+// encode appends x's packed form to dst (x not empty) and returns it.
+func (p *textPack) encode(dst, x []byte) []byte {
+	if !p.trained {
+		p.sample = append(p.sample, x...)
+		p.ends = append(p.ends, len(p.sample))
+		if len(p.ends) >= packSampleValues || len(p.sample) >= packSampleBytes {
+			p.train()
+		}
+		return append(append(dst, 0), x...)
+	}
+	h := len(dst)
+	dst = append(dst, 0)
+	var head byte
+	if len(p.prefix) > 0 && bytes.HasPrefix(x, p.prefix) {
+		x, head = x[len(p.prefix):], head|packPrefix
+	}
+	if len(p.suffix) > 0 && bytes.HasSuffix(x, p.suffix) {
+		x, head = x[:len(x)-len(p.suffix)], head|packSuffix
+	}
+	if w := p.width; w > 0 && len(x) > 0 {
+		mid := len(dst)
+		var acc uint64
+		var nb uint
+		ok := true
+		for _, c := range x {
+			k := p.code[c]
+			if k < 0 {
+				if k = p.give(c); k < 0 {
+					ok = false
+					break
+				}
+			}
+			acc = acc<<w | uint64(k)
+			if nb += w; nb >= 8 {
+				nb -= 8
+				dst = append(dst, byte(acc>>nb))
+			}
+		}
+		if ok {
+			if nb > 0 { // (the last bits, padded with ones)
+				dst = append(dst, byte(acc<<(8-nb))|byte(1<<(8-nb)-1))
+			}
+			dst[h] = head | packBits
+			return dst
+		}
+		dst = dst[:mid]
+	}
+	dst[h] = head
+	return append(dst, x...)
+}
+
+// give gives byte c the next free code and returns it, or -1 when none is
+// left (the code of all ones ends a value).
+func (p *textPack) give(c byte) int16 {
+	if len(p.sym) >= 1<<p.width-1 {
+		return -1
+	}
+	p.code[c] = int16(len(p.sym))
+	p.sym = append(p.sym, c)
+	return p.code[c]
+}
+
+// decode appends the value enc packs (encode's result, or empty) to dst.
+func (p *textPack) decode(dst, enc []byte) []byte {
+	if len(enc) == 0 {
+		return dst
+	}
+	head, x := enc[0], enc[1:]
+	if head&packPrefix != 0 {
+		dst = append(dst, p.prefix...)
+	}
+	if head&packBits == 0 {
+		dst = append(dst, x...)
+	} else {
+		w := p.width
+		end := uint64(1)<<w - 1
+		var acc uint64
+		var nb uint
+	done:
+		for _, b := range x {
+			acc = acc<<8 | uint64(b)
+			for nb += 8; nb >= w; {
+				nb -= w
+				k := acc >> nb & end
+				if k == end {
+					break done
+				}
+				dst = append(dst, p.sym[k])
+			}
+		}
+	}
+	if head&packSuffix != 0 {
+		dst = append(dst, p.suffix...)
+	}
+	return dst
+}
+
+// train chooses the prefix, the suffix and the codes from the sample.
+func (p *textPack) train() {
+	p.trained = true
+	vals := make([][]byte, len(p.ends))
+	for i, from := range p.ends {
+		start := 0
+		if i > 0 {
+			start = p.ends[i-1]
+		}
+		vals[i] = p.sample[start:from]
+	}
+	p.prefix = bytes.Clone(sharedEnd(vals, false))
+	var counts [256]int
+	for i, v := range vals {
+		vals[i] = bytes.TrimPrefix(v, p.prefix)
+	}
+	p.suffix = bytes.Clone(sharedEnd(vals, true))
+	for _, v := range vals {
+		for _, c := range bytes.TrimSuffix(v, p.suffix) {
+			counts[c]++
+		}
+	}
+	used := 0
+	for _, n := range counts {
+		if n > 0 {
+			used++
+		}
+	}
+	for w := uint(4); w <= 7; w++ {
+		if used <= 1<<w-1 {
+			p.width = w
+			break
+		}
+	}
+	if p.width > 0 {
+		for c, n := range counts { // (the codes in byte order: the middles' bytes first)
+			if n > 0 {
+				p.give(byte(c))
+			}
+		}
+	}
+	p.sample, p.ends = nil, nil
+}
+
+// sharedEnd returns the prefix (suffix: the suffix) of one of the first
+// values that saves the most bytes over vals (its length times the values
+// that have it), at least 4 bytes and shared by a quarter of them, or nil.
+func sharedEnd(vals [][]byte, suffix bool) []byte {
+	var best []byte
+	bestSave := 0
+	lens := make([]int, len(vals))
+	for _, ref := range vals[:min(8, len(vals))] {
+		for i, v := range vals {
+			lens[i] = sharedLen(ref, v, suffix)
+		}
+		// the best length: each length l saves l times the values sharing at least l
+		sorted := append([]int(nil), lens...)
+		for i := 1; i < len(sorted); i++ { // (insertion sort, descending: at most packSampleValues)
+			for j := i; j > 0 && sorted[j] > sorted[j-1]; j-- {
+				sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+			}
+		}
+		for i, l := range sorted {
+			if l >= 4 && 4*(i+1) >= len(vals) && l*(i+1) > bestSave {
+				bestSave = l * (i + 1)
+				if suffix {
+					best = ref[len(ref)-l:]
+				} else {
+					best = ref[:l]
+				}
+			}
+		}
+	}
+	return best
+}
+
+// sharedLen returns the length of the prefix (suffix: suffix) a and b share.
+func sharedLen(a, b []byte, suffix bool) int {
+	n := min(len(a), len(b))
+	i := 0
+	if suffix {
+		for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+			i++
+		}
+		return i
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
