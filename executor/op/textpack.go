@@ -1,6 +1,10 @@
 package op
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+)
 
 // textPack is how a Rows column packs its VARCHAR values (Rows.packText):
 // the rows an operator keeps and prints but never compares (a Top-N's
@@ -25,13 +29,13 @@ import "bytes"
 // byte.
 type textPack struct {
 	trained bool
-	sample  []byte // the training values, end to end
-	ends    []int  // each training value's end in sample
-	prefix  []byte // left out of the values that start with it
-	suffix  []byte // left out of the values that end with it (after the prefix)
-	width   uint   // bits a code: 4 to 7; 0: middles stay raw
-	code    [256]int16
-	sym     []byte // code c's byte
+	sample  []byte    // the training values, end to end
+	ends    []int     // each training value's end in sample
+	prefix  []byte    // left out of the values that start with it
+	suffix  []byte    // left out of the values that end with it (after the prefix)
+	width   uint      // bits a code: 4 to 7; 0: middles stay raw
+	code    [256]byte // each byte's code, noCode: none
+	sym     []byte    // code c's byte
 }
 
 // The header bits of a packed value.
@@ -51,7 +55,7 @@ const (
 func newTextPack() *textPack {
 	p := &textPack{}
 	for i := range p.code {
-		p.code[i] = -1
+		p.code[i] = noCode
 	}
 	return p
 }
@@ -66,8 +70,6 @@ func (p *textPack) encode(dst, x []byte) []byte {
 		}
 		return append(append(dst, 0), x...)
 	}
-	h := len(dst)
-	dst = append(dst, 0)
 	var head byte
 	if len(p.prefix) > 0 && bytes.HasPrefix(x, p.prefix) {
 		x, head = x[len(p.prefix):], head|packPrefix
@@ -75,45 +77,54 @@ func (p *textPack) encode(dst, x []byte) []byte {
 	if len(p.suffix) > 0 && bytes.HasSuffix(x, p.suffix) {
 		x, head = x[:len(x)-len(p.suffix)], head|packSuffix
 	}
+	h := len(dst)
 	if w := p.width; w > 0 && len(x) > 0 {
-		mid := len(dst)
+		// the codes, 32 bits at a time into room made once: fewer than
+		// len(x) bytes (w < 8), and 4 to spare for the last write
+		dst = slices.Grow(dst, 1+len(x)+4)
+		buf := dst[h+1 : h+1+len(x)+4]
 		var acc uint64
 		var nb uint
-		ok := true
+		o := 0
 		for _, c := range x {
 			k := p.code[c]
-			if k < 0 {
-				if k = p.give(c); k < 0 {
-					ok = false
-					break
+			if k == noCode {
+				if k = p.give(c); k == noCode {
+					return append(append(dst[:h], head), x...)
 				}
 			}
 			acc = acc<<w | uint64(k)
-			if nb += w; nb >= 8 {
-				nb -= 8
-				dst = append(dst, byte(acc>>nb))
+			if nb += w; nb >= 32 {
+				nb -= 32
+				binary.BigEndian.PutUint32(buf[o:], uint32(acc>>nb))
+				o += 4
 			}
 		}
-		if ok {
-			if nb > 0 { // (the last bits, padded with ones)
-				dst = append(dst, byte(acc<<(8-nb))|byte(1<<(8-nb)-1))
+		if nb > 0 { // (the last bits, padded with ones: the end code)
+			pad := (8 - nb%8) % 8
+			last := acc<<pad | (1<<pad - 1)
+			for nb += pad; nb > 0; nb -= 8 {
+				buf[o] = byte(last >> (nb - 8))
+				o++
 			}
-			dst[h] = head | packBits
-			return dst
 		}
-		dst = dst[:mid]
+		dst = dst[:h+1+o]
+		dst[h] = head | packBits
+		return dst
 	}
-	dst[h] = head
-	return append(dst, x...)
+	return append(append(dst, head), x...)
 }
 
-// give gives byte c the next free code and returns it, or -1 when none is
-// left (the code of all ones ends a value).
-func (p *textPack) give(c byte) int16 {
+// noCode is textPack.code's entry of a byte without a code.
+const noCode = 0xff
+
+// give gives byte c the next free code and returns it, or noCode when none
+// is left (the code of all ones ends a value).
+func (p *textPack) give(c byte) byte {
 	if len(p.sym) >= 1<<p.width-1 {
-		return -1
+		return noCode
 	}
-	p.code[c] = int16(len(p.sym))
+	p.code[c] = byte(len(p.sym))
 	p.sym = append(p.sym, c)
 	return p.code[c]
 }
@@ -132,20 +143,33 @@ func (p *textPack) decode(dst, enc []byte) []byte {
 	} else {
 		w := p.width
 		end := uint64(1)<<w - 1
+		n := len(dst)
+		dst = slices.Grow(dst, len(x)*8/int(w))
+		out := dst[n : n+len(x)*8/int(w)]
+		o := 0
 		var acc uint64
 		var nb uint
+		sym := p.sym
 	done:
-		for _, b := range x {
-			acc = acc<<8 | uint64(b)
-			for nb += 8; nb >= w; {
+		for len(x) > 0 {
+			if len(x) >= 4 {
+				acc = acc<<32 | uint64(binary.BigEndian.Uint32(x))
+				x, nb = x[4:], nb+32
+			} else {
+				acc = acc<<8 | uint64(x[0])
+				x, nb = x[1:], nb+8
+			}
+			for nb >= w {
 				nb -= w
 				k := acc >> nb & end
 				if k == end {
 					break done
 				}
-				dst = append(dst, p.sym[k])
+				out[o] = sym[k]
+				o++
 			}
 		}
+		dst = dst[:n+o]
 	}
 	if head&packSuffix != 0 {
 		dst = append(dst, p.suffix...)

@@ -153,3 +153,46 @@ func TestRowsPackedText(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTextPack measures packing and unpacking nexmark-like values (a
+// bid's url and extra), against copying them (SetBytes: the values' bytes).
+func BenchmarkTextPack(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := append(packValues(r, 0, 512), packValues(r, 1, 512)...)
+	size := 0
+	for _, v := range vals {
+		size += len(v)
+	}
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		var dst []byte
+		for range b.N {
+			for _, v := range vals {
+				dst = append(dst[:0], v...)
+			}
+		}
+	})
+	p := newTextPack()
+	enc := make([][]byte, len(vals))
+	for i, v := range vals {
+		enc[i] = p.encode(nil, v)
+	}
+	b.Run("encode", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		var dst []byte
+		for range b.N {
+			for _, v := range vals {
+				dst = p.encode(dst[:0], v)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		var dst []byte
+		for range b.N {
+			for _, e := range enc {
+				dst = p.decode(dst[:0], e)
+			}
+		}
+	})
+}

@@ -228,7 +228,15 @@ type TopN struct {
 	// dedupLast: deduplication keeping the last row, whose changes are
 	// -U/+U (Flink's deduplication)
 	dedupLast bool
+	// quiet: the changes are not emitted (Quiet)
+	quiet bool
 }
+
+// Quiet makes the Top-N emit no changes when q is true (until Final): for a
+// receiver that would discard them, a bounded input's, which takes the final
+// table Final emits (SPEC 2.8), so that no change's row is copied (and its
+// packed text unpacked) out of the state for nothing. The state is the same.
+func (t *TopN) Quiet(q bool) { t.quiet = q }
 
 // partBits is log2 of the partitions in a block of TopN.parts.
 const (
@@ -905,6 +913,9 @@ func insertShort[T int32 | uint64](s []T, pos int, x T) []T {
 // emit writes stored row k, with rank r when the output has the rank
 // column, as a change of kind.
 func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) error {
+	if t.quiet {
+		return nil
+	}
 	t.ob.addRanked(t.rows.Rows, int(k), kind, t.rankCol(), r)
 	return t.ob.full(ctx, t.out)
 }
@@ -913,6 +924,9 @@ func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) 
 // the rank column: its columns are the output's, and in b they are still in
 // the cache) as a change of kind.
 func (t *TopN) emitIn(ctx context.Context, b *vector.Batch, i int, kind vector.RowKind) error {
+	if t.quiet {
+		return nil
+	}
 	t.ob.addIn(b, i, kind)
 	return t.ob.full(ctx, t.out)
 }
@@ -1020,8 +1034,9 @@ func (t *TopN) DropWhere(drop func(pos int64) bool) {
 // Final emits the result as it stands, as inserts: each partition's rows by
 // rank (with the rank column when the output has it), partitions in the
 // order of their first rows. It is the materialized result of the changelog
-// emitted so far (SPEC 2.8: a bounded input's final table).
+// emitted so far (SPEC 2.8: a bounded input's final table), and ends Quiet.
 func (t *TopN) Final(ctx context.Context) error {
+	t.quiet = false
 	if err := t.ob.flush(ctx, t.out); err != nil {
 		return err
 	}
