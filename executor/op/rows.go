@@ -25,11 +25,17 @@ import (
 // indexes).
 //
 // The fixed-width values (and each VARCHAR value's address, and the rows'
-// positions) live in blocks of colBlock values (column), the NULL flags one
-// bit a row (nullBits; none for a column a join does not keep, of type
-// catalog.Unknown, which is NULL in every row): a row of BIGINTs costs 8
-// bytes a value and a bit, with no spare capacity and no copy as the store
-// grows.
+// positions) live in blocks of colBlock values (column; BIGINT and
+// TIMESTAMP in intColumn's, 4 bytes a value while a block's values are
+// within 2^31 of each other), the NULL flags one bit a row (nullBits; none
+// for a column a join does not keep, of type catalog.Unknown, which is NULL
+// in every row): a row of BIGINTs costs 4 to 8 bytes a value and a bit,
+// with no spare capacity and no copy as the store grows. Add counts 8 bytes
+// a BIGINT (the most it takes).
+//
+// An operator may have the store pack the VARCHAR values of the columns it
+// only copies out (packText: textPack), so that a value costs about 60% of
+// its bytes.
 type Rows struct {
 	types []catalog.Type
 	cols  []rowCol
@@ -51,7 +57,7 @@ type Rows struct {
 }
 
 type rowCol struct {
-	i    column[int64]
+	i    intColumn
 	f    column[float64]
 	b    column[bool]
 	null nullBits
@@ -238,10 +244,7 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 			if !null {
 				x = v.I[i]
 			}
-			if rc.i.full() {
-				rc.i.grow()
-			}
-			rc.i.put(x)
+			rc.i.push(x)
 		case catalog.Double:
 			x := 0.0
 			if !null {
@@ -558,7 +561,7 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 		v.Null[i] = false
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
-			v.I[i] = rc.i.blocks[bi][in]
+			v.I[i] = rc.i.at(bi, in)
 		case catalog.Double:
 			v.F[i] = rc.f.blocks[bi][in]
 		case catalog.Boolean:
@@ -941,4 +944,122 @@ func (nb *nullBits) truncate(n int) {
 		nb.w.set(k, nb.w.get(k)&(1<<(n&63)-1)) // (the flags from n on cleared: push sets only NULLs)
 	}
 	nb.n = n
+}
+
+// intColumn is a Rows column of BIGINT or TIMESTAMP values, in blocks of
+// colBlock values as column's (the first growing by doubling), each block
+// narrow while it can be: its values as 32-bit differences from its base
+// (the first value it took), so that ids, prices and event times of one
+// block (within 2^31 of each other: 24 days of milliseconds) take 4 bytes
+// each, and wide (8 bytes a value) from the first value that is not. The
+// differences wrap as int64 arithmetic does, so every value reads back
+// exactly.
+type intColumn struct {
+	narrow [][]int32 // block b's values less base[b]; nil once it is wide
+	wide   [][]int64 // block b's values once it is wide, else nil
+	base   []int64
+	n      int
+}
+
+// get returns value k.
+func (c *intColumn) get(k int) int64 { return c.at(k>>colBits, k&colMask) }
+
+// at returns the value at place in of block b.
+func (c *intColumn) at(b, in int) int64 {
+	if nb := c.narrow[b]; nb != nil {
+		return c.base[b] + int64(nb[in])
+	}
+	return c.wide[b][in]
+}
+
+// set makes value k x.
+func (c *intColumn) set(k int, x int64) {
+	b, in := k>>colBits, k&colMask
+	if nb := c.narrow[b]; nb != nil {
+		if d := x - c.base[b]; d == int64(int32(d)) {
+			nb[in] = int32(d)
+			return
+		}
+		c.widen(b)
+	}
+	c.wide[b][in] = x
+}
+
+// widen makes block b wide.
+func (c *intColumn) widen(b int) {
+	nb := c.narrow[b]
+	w := make([]int64, len(nb))
+	for i, d := range nb {
+		w[i] = c.base[b] + int64(d)
+	}
+	c.wide[b], c.narrow[b] = w, nil
+}
+
+// blockLen returns the values block b holds room for.
+func (c *intColumn) blockLen(b int) int {
+	if nb := c.narrow[b]; nb != nil {
+		return len(nb)
+	}
+	return len(c.wide[b])
+}
+
+// push appends x.
+func (c *intColumn) push(x int64) {
+	b, in := c.n>>colBits, c.n&colMask
+	if b >= len(c.base) || in >= c.blockLen(b) {
+		c.room(x)
+	}
+	c.n++
+	if nb := c.narrow[b]; nb != nil {
+		if d := x - c.base[b]; d == int64(int32(d)) {
+			nb[in] = int32(d)
+			return
+		}
+		c.widen(b)
+	}
+	c.wide[b][in] = x
+}
+
+// room makes room for value n, x (the base of a new block). (Not inlined:
+// push is, and calls it once a block.)
+//
+//go:noinline
+func (c *intColumn) room(x int64) {
+	b := c.n >> colBits
+	switch {
+	case b < len(c.base): // the first block, full: it doubles
+		size := min(colBlock, 2*c.blockLen(0))
+		if nb := c.narrow[0]; nb != nil {
+			c.narrow[0] = append(make([]int32, 0, size), nb...)[:size]
+		} else {
+			c.wide[0] = append(make([]int64, 0, size), c.wide[0]...)[:size]
+		}
+	default:
+		size := colBlock
+		if b == 0 {
+			size = 8
+		}
+		c.narrow = append(c.narrow, make([]int32, size))
+		c.wide = append(c.wide, nil)
+		c.base = append(c.base, x)
+	}
+}
+
+// pushAll appends xs.
+func (c *intColumn) pushAll(xs []int64) {
+	for _, x := range xs {
+		c.push(x)
+	}
+}
+
+// truncate keeps the first n values (n <= c.n); the blocks stay.
+func (c *intColumn) truncate(n int) { c.n = n }
+
+// bytes returns the memory the column's blocks take.
+func (c *intColumn) bytes() int {
+	n := 0
+	for b := range c.base {
+		n += 4*len(c.narrow[b]) + 8*len(c.wide[b])
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package op
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -195,4 +196,48 @@ func BenchmarkTextPack(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestIntColumnNarrow: an intColumn reads back every value pushed or set,
+// whatever their spread (ids near each other, event times, int64's ends,
+// values that make a narrow block wide), after truncates as well, and holds
+// values within 2^31 of each other in 4 bytes each.
+func TestIntColumnNarrow(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	gens := []func() int64{
+		func() int64 { return 1_000_000 + r.Int64N(60_000) },
+		func() int64 { return 1436918400000 + r.Int64N(100_000_000) },
+		func() int64 {
+			return []int64{math.MinInt64, math.MaxInt64, 0, -1, math.MinInt32, math.MaxInt32}[r.IntN(6)]
+		},
+		func() int64 { return int64(r.Uint64()) },
+	}
+	for g, gen := range gens {
+		var c intColumn
+		var want []int64
+		for range 20_000 {
+			switch op := r.IntN(10); {
+			case op < 6 || len(want) == 0:
+				x := gen()
+				c.push(x)
+				want = append(want, x)
+			case op < 9:
+				k, x := r.IntN(len(want)), gen()
+				c.set(k, x)
+				want[k] = x
+			default:
+				n := r.IntN(len(want) + 1)
+				c.truncate(n)
+				want = want[:n]
+			}
+		}
+		for k, x := range want {
+			if got := c.get(k); got != x {
+				t.Fatalf("generator %d: value %d is %d, want %d", g, k, got, x)
+			}
+		}
+		if g < 2 && c.bytes() > 4*len(c.base)*colBlock {
+			t.Errorf("generator %d: %d values take %d bytes, want 4 a value", g, len(want), c.bytes())
+		}
+	}
 }
