@@ -2,6 +2,7 @@ package op
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"streamql/catalog"
@@ -64,17 +65,19 @@ type rowCol struct {
 	// allNull: the column is of type catalog.Unknown, NULL in every row
 	// (null is empty)
 	allNull bool
-	// VARCHAR and the nested types: value k is the bytes at addresses
-	// off[k] to end[k] of the column's arena, which is made of chunks of
-	// arenaChunk bytes (a value longer than that spans several, of one
-	// allocation), so that it grows without copying what it holds; top is
-	// the next free address, garbage the bytes below it no row's value
-	// holds
-	off, end column[uint32]
-	chunks   [][]byte
-	top      uint32
-	garbage  int
-	scratch  []byte // a nested value's binary form before it is placed
+	// VARCHAR and the nested types: value k is the record at address
+	// off[k] of the column's arena (noAddr: the empty value, no record),
+	// its length as a uvarint then its bytes (a byte of length for a value
+	// under 128 bytes, where a second address took 4), the arena made of
+	// chunks of arenaChunk bytes (a record longer than that spans several,
+	// of one allocation), so that it grows without copying what it holds;
+	// top is the next free address, garbage the bytes below it no row's
+	// record holds
+	off     column[uint32]
+	chunks  [][]byte
+	top     uint32
+	garbage int
+	scratch []byte // a nested value's binary form before it is placed
 	// pack, when set, packs the column's VARCHAR values (Rows.packText):
 	// the arena holds their packed forms, which enc is built in and Str
 	// reads back into str
@@ -99,15 +102,45 @@ const (
 // batch).
 var noBytes = []byte{}
 
+// noAddr is the address of an empty value (rowCol.off): no record.
+const noAddr = ^uint32(0)
+
 // value returns the bytes of value k (capacity clipped to them).
-func (rc *rowCol) value(k int) []byte {
-	o, e := rc.off.get(k), rc.end.get(k)
-	if e == o {
+func (rc *rowCol) value(k int) []byte { return rc.record(rc.off.get(k)) }
+
+// record returns the bytes of the record at address o (noAddr: none).
+func (rc *rowCol) record(o uint32) []byte {
+	if o == noAddr {
 		return noBytes
 	}
-	in := o & arenaMask
+	in := int(o & arenaMask)
 	ch := rc.chunks[o>>arenaBits]
-	return ch[in : in+(e-o) : in+(e-o)]
+	n := int(ch[in])
+	if n < 0x80 {
+		return ch[in+1 : in+1+n : in+1+n]
+	}
+	x, w := binary.Uvarint(ch[in:])
+	return ch[in+w : in+w+int(x) : in+w+int(x)]
+}
+
+// recordSize returns the bytes value k's record takes in the arena (0
+// when empty).
+func (rc *rowCol) recordSize(k int) int {
+	o := rc.off.get(k)
+	if o == noAddr {
+		return 0
+	}
+	n := len(rc.record(o))
+	return n + uvarintLen(n)
+}
+
+// uvarintLen returns the bytes of n as a uvarint.
+func uvarintLen(n int) int {
+	w := 1
+	for ; n >= 0x80; n >>= 7 {
+		w++
+	}
+	return w
 }
 
 // place reserves n bytes of the arena and returns their address and the
@@ -152,21 +185,13 @@ func (rc *rowCol) place(n int) (uint32, []byte) {
 
 // valueAt returns the bytes of the value at place in of block bi (value
 // k's place: k>>colBits, k&colMask), as value does.
-func (rc *rowCol) valueAt(bi, in int) []byte {
-	o, e := rc.off.blocks[bi][in], rc.end.blocks[bi][in]
-	if e == o {
-		return noBytes
-	}
-	at := o & arenaMask
-	ch := rc.chunks[o>>arenaBits]
-	return ch[at : at+(e-o) : at+(e-o)]
-}
+func (rc *rowCol) valueAt(bi, in int) []byte { return rc.record(rc.off.blocks[bi][in]) }
 
 // isNull reports whether row k is NULL.
 func (rc *rowCol) isNull(k int) bool { return rc.allNull || rc.null.get(k) }
 
 // size returns the bytes of row k's VARCHAR or nested value.
-func (rc *rowCol) size(k int) int { return int(rc.end.get(k) - rc.off.get(k)) }
+func (rc *rowCol) size(k int) int { return len(rc.value(k)) }
 
 // text returns value i of v as it is stored (a VARCHAR's bytes, a nested
 // value's binary form; nil when NULL), a nested one built in rc.scratch.
@@ -185,7 +210,8 @@ func (rc *rowCol) text(t catalog.Type, v *vector.Vec, i int) []byte {
 	return rc.scratch
 }
 
-// add stores x as a new value and returns its address range.
+// add stores x as bytes of the arena (no record: TopN's keys, read back
+// by at) and returns their address range.
 func (rc *rowCol) add(x []byte) (uint32, uint32) {
 	if len(x) == 0 {
 		return 0, 0
@@ -193,6 +219,17 @@ func (rc *rowCol) add(x []byte) (uint32, uint32) {
 	o, dst := rc.place(len(x))
 	copy(dst, x)
 	return o, o + uint32(len(x))
+}
+
+// addRecord stores x as a new value's record and returns its address
+// (noAddr when x is empty).
+func (rc *rowCol) addRecord(x []byte) uint32 {
+	if len(x) == 0 {
+		return noAddr
+	}
+	o, dst := rc.place(uvarintLen(len(x)) + len(x))
+	copy(dst[binary.PutUvarint(dst, uint64(len(x))):], x)
+	return o
 }
 
 // NewRows returns an empty store of rows of types.
@@ -262,15 +299,11 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 		default:
 			if textLike(r.types[c]) {
 				x := rc.text(r.types[c], v, i)
-				o, e := rc.add(x)
+				o := rc.addRecord(x)
 				if rc.off.full() {
 					rc.off.grow()
 				}
 				rc.off.put(o)
-				if rc.end.full() {
-					rc.end.grow()
-				}
-				rc.end.put(e)
 				bytes += 4 + int64(len(x))
 			}
 		}
@@ -320,9 +353,7 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 		case textLike(t):
 			for i := range n {
 				x := rc.text(t, v, i)
-				o, e := rc.add(x)
-				rc.off.push(o)
-				rc.end.push(e)
+				rc.off.push(rc.addRecord(x))
 				sz[i] += 4 + int32(len(x))
 			}
 		}
@@ -374,16 +405,16 @@ func (r *Rows) Set(k int, b *vector.Batch, i int) int64 {
 			if !textLike(t) {
 				continue
 			}
-			old := rc.size(k)
+			old := rc.recordSize(k)
 			x := rc.text(t, v, i)
-			if len(x) <= old && len(x) > 0 { // (in the old value's place)
-				copy(rc.value(k), x)
-				rc.end.set(k, rc.off.get(k)+uint32(len(x)))
-				rc.garbage += old - len(x)
+			if need := uvarintLen(len(x)) + len(x); need <= old && len(x) > 0 { // (in the old record's place)
+				o := rc.off.get(k)
+				in := int(o & arenaMask)
+				dst := rc.chunks[o>>arenaBits][in : in+need : in+old]
+				copy(dst[binary.PutUvarint(dst, uint64(len(x))):], x)
+				rc.garbage += old - need
 			} else {
-				o, e := rc.add(x)
-				rc.off.set(k, o)
-				rc.end.set(k, e)
+				rc.off.set(k, rc.addRecord(x))
 				rc.garbage += old
 			}
 			bytes += 4 + int64(len(x))
@@ -404,9 +435,9 @@ func (r *Rows) Free(k int) int64 {
 	r.inOrder = false
 	for c := range r.cols {
 		rc := &r.cols[c]
-		if rc.end.n > k {
-			rc.garbage += rc.size(k)
-			rc.end.set(k, rc.off.get(k))
+		if rc.off.n > k {
+			rc.garbage += rc.recordSize(k)
+			rc.off.set(k, noAddr)
 		}
 	}
 	r.compactArenas()
@@ -426,11 +457,8 @@ func (r *Rows) compactArenas() {
 		}
 		r.order = r.order[:0]
 		for k := 0; k < r.n; k++ {
-			if rc.end.get(k) > rc.off.get(k) {
+			if rc.off.get(k) != noAddr {
 				r.order = append(r.order, int32(k))
-			} else {
-				rc.off.set(k, 0)
-				rc.end.set(k, 0)
 			}
 		}
 		if !r.inOrder {
@@ -438,19 +466,18 @@ func (r *Rows) compactArenas() {
 		}
 		w := uint32(0) // the next address written: never above the value moved
 		for _, k := range r.order {
-			size := uint32(rc.size(int(k)))
+			size := uint32(rc.recordSize(int(k)))
 			switch {
 			case size > arenaChunk: // a long value stays where it is, its own allocation's start
 				w = rc.off.get(int(k))
 			case int(w&arenaMask+size) > len(rc.chunks[w>>arenaBits]):
 				w = (w>>arenaBits + 1) << arenaBits // (it does not fit in w's chunk: the next; it is there or later)
 			}
-			if w != rc.off.get(int(k)) {
-				in := w & arenaMask
-				copy(rc.chunks[w>>arenaBits][in:in+size], rc.value(int(k)))
+			if o := rc.off.get(int(k)); w != o {
+				in, from := w&arenaMask, o&arenaMask
+				copy(rc.chunks[w>>arenaBits][in:in+size], rc.chunks[o>>arenaBits][from:from+size:cap(rc.chunks[o>>arenaBits])])
 			}
 			rc.off.set(int(k), w)
-			rc.end.set(int(k), w+size)
 			w += size
 		}
 		used := int(w+arenaMask) >> arenaBits
@@ -664,7 +691,6 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 					continue
 				}
 				rc.off.set(n, rc.off.get(k)) // (compactArenas moves the bytes)
-				rc.end.set(n, rc.end.get(k))
 			}
 		}
 		n++
@@ -673,7 +699,7 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		if rc := &r.cols[c]; textLike(r.types[c]) {
 			live := 0
 			for k := 0; k < n; k++ {
-				live += rc.size(k)
+				live += rc.recordSize(k)
 			}
 			rc.garbage = int(rc.top) - live
 		}
@@ -698,7 +724,6 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		default:
 			if textLike(r.types[c]) {
 				rc.off.truncate(n)
-				rc.end.truncate(n)
 			}
 		}
 	}
@@ -717,7 +742,6 @@ func (r *Rows) reset() {
 		rc.b.truncate(0)
 		rc.null.truncate(0)
 		rc.off.truncate(0)
-		rc.end.truncate(0)
 		rc.top, rc.garbage = 0, 0
 	}
 }

@@ -79,18 +79,33 @@ func (p *textPack) encode(dst, x []byte) []byte {
 	}
 	h := len(dst)
 	if w := p.width; w > 0 && len(x) > 0 {
-		// the codes, 32 bits at a time into room made once: fewer than
-		// len(x) bytes (w < 8), and 4 to spare for the last write
-		dst = slices.Grow(dst, 1+len(x)+4)
-		buf := dst[h+1 : h+1+len(x)+4]
+		// the codes into room made once: fewer than len(x) bytes (w < 8),
+		// and 8 to spare for the last write; eight codes at a time (w
+		// bytes), then 32 bits at a time
+		dst = slices.Grow(dst, 1+len(x)+8)
+		buf := dst[h+1 : h+1+len(x)+8]
 		var acc uint64
 		var nb uint
 		o := 0
+		code := &p.code
+		mid := x // (x as it was, for a middle that stays raw)
+		for len(x) >= 8 {
+			k0, k1, k2, k3 := code[x[0]], code[x[1]], code[x[2]], code[x[3]]
+			k4, k5, k6, k7 := code[x[4]], code[x[5]], code[x[6]], code[x[7]]
+			if (k0|k1|k2|k3|k4|k5|k6|k7)&0x80 != 0 { // (a byte without a code: the loop below gives it one)
+				break
+			}
+			v := uint64(k0)<<(7*w) | uint64(k1)<<(6*w) | uint64(k2)<<(5*w) | uint64(k3)<<(4*w) |
+				uint64(k4)<<(3*w) | uint64(k5)<<(2*w) | uint64(k6)<<w | uint64(k7)
+			binary.BigEndian.PutUint64(buf[o:], v<<(64-8*w))
+			o += int(w)
+			x = x[8:]
+		}
 		for _, c := range x {
 			k := p.code[c]
 			if k == noCode {
 				if k = p.give(c); k == noCode {
-					return append(append(dst[:h], head), x...)
+					return append(append(dst[:h], head), mid...)
 				}
 			}
 			acc = acc<<w | uint64(k)
@@ -150,6 +165,21 @@ func (p *textPack) decode(dst, enc []byte) []byte {
 		var acc uint64
 		var nb uint
 		sym := p.sym
+		// eight codes (w bytes) at a time while a byte follows them: the
+		// end code is in the last byte only
+		for len(x) >= 8 && len(out)-o >= 8 {
+			v := binary.BigEndian.Uint64(x) >> (64 - 8*w)
+			out[o] = sym[v>>(7*w)&end]
+			out[o+1] = sym[v>>(6*w)&end]
+			out[o+2] = sym[v>>(5*w)&end]
+			out[o+3] = sym[v>>(4*w)&end]
+			out[o+4] = sym[v>>(3*w)&end]
+			out[o+5] = sym[v>>(2*w)&end]
+			out[o+6] = sym[v>>w&end]
+			out[o+7] = sym[v&end]
+			o += 8
+			x = x[w:]
+		}
 	done:
 		for len(x) > 0 {
 			if len(x) >= 4 {
