@@ -997,8 +997,11 @@ func (c *intColumn) at(b, in int) int64 {
 }
 
 // set makes value k x.
-func (c *intColumn) set(k int, x int64) {
-	b, in := k>>colBits, k&colMask
+func (c *intColumn) set(k int, x int64) { c.put(k>>colBits, k&colMask, x) }
+
+// put makes the value at place in of block b x, widening the block when x
+// is not within 2^31 of its base.
+func (c *intColumn) put(b, in int, x int64) {
 	if nb := c.narrow[b]; nb != nil {
 		if d := x - c.base[b]; d == int64(int32(d)) {
 			nb[in] = int32(d)
@@ -1034,14 +1037,7 @@ func (c *intColumn) push(x int64) {
 		c.room(x)
 	}
 	c.n++
-	if nb := c.narrow[b]; nb != nil {
-		if d := x - c.base[b]; d == int64(int32(d)) {
-			nb[in] = int32(d)
-			return
-		}
-		c.widen(b)
-	}
-	c.wide[b][in] = x
+	c.put(b, in, x)
 }
 
 // room makes room for value n, x (the base of a new block). (Not inlined:

@@ -164,38 +164,26 @@ func BenchmarkTextPack(b *testing.B) {
 	for _, v := range vals {
 		size += len(v)
 	}
-	b.Run("copy", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		var dst []byte
-		for range b.N {
-			for _, v := range vals {
-				dst = append(dst[:0], v...)
+	// each: f over every input, SetBytes the values' bytes
+	each := func(name string, in [][]byte, f func(dst, x []byte) []byte) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			var dst []byte
+			for range b.N {
+				for _, x := range in {
+					dst = f(dst[:0], x)
+				}
 			}
-		}
-	})
+		})
+	}
+	each("copy", vals, func(dst, x []byte) []byte { return append(dst, x...) })
 	p := newTextPack()
 	enc := make([][]byte, len(vals))
 	for i, v := range vals {
 		enc[i] = p.encode(nil, v)
 	}
-	b.Run("encode", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		var dst []byte
-		for range b.N {
-			for _, v := range vals {
-				dst = p.encode(dst[:0], v)
-			}
-		}
-	})
-	b.Run("decode", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		var dst []byte
-		for range b.N {
-			for _, e := range enc {
-				dst = p.decode(dst[:0], e)
-			}
-		}
-	})
+	each("encode", vals, p.encode)
+	each("decode", enc, p.decode)
 }
 
 // TestIntColumnNarrow: an intColumn reads back every value pushed or set,
