@@ -543,3 +543,38 @@ func TestTopNRowKindsAsFlink(t *testing.T) {
 		}
 	}
 }
+
+// TestTopNQuietFinal: a Quiet Top-N (a bounded input's, whose changes the
+// receiver would discard) emits nothing until Final, and Final emits the same
+// table, row for row, as a Top-N that emitted every change.
+func TestTopNQuietFinal(t *testing.T) {
+	for seed := range uint64(100) {
+		r := rand.New(rand.NewPCG(seed, 17))
+		rows := genRankRows(r, 1+r.IntN(600), 20)
+		spec := TopNSpec{Types: rankTypes, Keys: []int{0}, Order: []SortKey{{Col: 1, Desc: r.IntN(2) == 0}}, N: 1 + r.Int64N(4),
+			Func: []RankFunc{RowNumber, Rank, DenseRank}[r.IntN(3)], RankNumber: r.IntN(2) == 0}
+		if r.IntN(3) == 0 {
+			spec.N, spec.NewerFirst, spec.Func, spec.RankNumber = 1, true, RowNumber, false
+		}
+		var logs [2]*kindLog
+		for q := range 2 {
+			logs[q] = &kindLog{}
+			top, err := NewTopN(spec, logs[q], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			top.Quiet(q == 1)
+			pushInBatches(t, rand.New(rand.NewPCG(seed, 18)), top, rows)
+			if q == 1 && len(logs[q].rows) > 0 {
+				t.Fatalf("seed %d: a quiet Top-N emitted %d changes before Final", seed, len(logs[q].rows))
+			}
+			logs[q].kinds, logs[q].rows = nil, nil
+			if err := top.Final(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(logs[0].rows, logs[1].rows) {
+			t.Fatalf("seed %d (%+v): the quiet Top-N's final table %q, the other's %q", seed, spec, logs[1].rows, logs[0].rows)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package op
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"streamql/catalog"
@@ -25,11 +26,17 @@ import (
 // indexes).
 //
 // The fixed-width values (and each VARCHAR value's address, and the rows'
-// positions) live in blocks of colBlock values (column), the NULL flags one
-// bit a row (nullBits; none for a column a join does not keep, of type
-// catalog.Unknown, which is NULL in every row): a row of BIGINTs costs 8
-// bytes a value and a bit, with no spare capacity and no copy as the store
-// grows.
+// positions) live in blocks of colBlock values (column; BIGINT and
+// TIMESTAMP in intColumn's, 4 bytes a value while a block's values are
+// within 2^31 of each other), the NULL flags one bit a row (nullBits; none
+// for a column a join does not keep, of type catalog.Unknown, which is NULL
+// in every row): a row of BIGINTs costs 4 to 8 bytes a value and a bit,
+// with no spare capacity and no copy as the store grows. Add counts 8 bytes
+// a BIGINT (the most it takes).
+//
+// An operator may have the store pack the VARCHAR values of the columns it
+// only copies out (packText: textPack), so that a value costs about 60% of
+// its bytes.
 type Rows struct {
 	types []catalog.Type
 	cols  []rowCol
@@ -51,24 +58,31 @@ type Rows struct {
 }
 
 type rowCol struct {
-	i    column[int64]
+	i    intColumn
 	f    column[float64]
 	b    column[bool]
 	null nullBits
 	// allNull: the column is of type catalog.Unknown, NULL in every row
 	// (null is empty)
 	allNull bool
-	// VARCHAR and the nested types: value k is the bytes at addresses
-	// off[k] to end[k] of the column's arena, which is made of chunks of
-	// arenaChunk bytes (a value longer than that spans several, of one
-	// allocation), so that it grows without copying what it holds; top is
-	// the next free address, garbage the bytes below it no row's value
-	// holds
-	off, end column[uint32]
-	chunks   [][]byte
-	top      uint32
-	garbage  int
-	scratch  []byte   // a nested value's binary form before it is placed
+	// VARCHAR and the nested types: value k is the record at address
+	// off[k] of the column's arena (noAddr: the empty value, no record),
+	// its length as a uvarint then its bytes (a byte of length for a value
+	// under 128 bytes, where a second address took 4), the arena made of
+	// chunks of arenaChunk bytes (a record longer than that spans several,
+	// of one allocation), so that it grows without copying what it holds;
+	// top is the next free address, garbage the bytes below it no row's
+	// record holds
+	off     column[uint32]
+	chunks  [][]byte
+	top     uint32
+	garbage int
+	scratch []byte // a nested value's binary form before it is placed
+	// pack, when set, packs the column's VARCHAR values (Rows.packText):
+	// the arena holds their packed forms, which enc is built in and Str
+	// reads back into str
+	pack     *textPack
+	enc, str []byte
 	spare    [][]byte // whole chunks a compaction let go, for place to reuse (at most maxSpare)
 }
 
@@ -88,15 +102,45 @@ const (
 // batch).
 var noBytes = []byte{}
 
+// noAddr is the address of an empty value (rowCol.off): no record.
+const noAddr = ^uint32(0)
+
 // value returns the bytes of value k (capacity clipped to them).
-func (rc *rowCol) value(k int) []byte {
-	o, e := rc.off.get(k), rc.end.get(k)
-	if e == o {
+func (rc *rowCol) value(k int) []byte { return rc.record(rc.off.get(k)) }
+
+// record returns the bytes of the record at address o (noAddr: none).
+func (rc *rowCol) record(o uint32) []byte {
+	if o == noAddr {
 		return noBytes
 	}
-	in := o & arenaMask
+	in := int(o & arenaMask)
 	ch := rc.chunks[o>>arenaBits]
-	return ch[in : in+(e-o) : in+(e-o)]
+	n := int(ch[in])
+	if n < 0x80 {
+		return ch[in+1 : in+1+n : in+1+n]
+	}
+	x, w := binary.Uvarint(ch[in:])
+	return ch[in+w : in+w+int(x) : in+w+int(x)]
+}
+
+// recordSize returns the bytes value k's record takes in the arena (0
+// when empty).
+func (rc *rowCol) recordSize(k int) int {
+	o := rc.off.get(k)
+	if o == noAddr {
+		return 0
+	}
+	n := len(rc.record(o))
+	return n + uvarintLen(n)
+}
+
+// uvarintLen returns the bytes of n as a uvarint.
+func uvarintLen(n int) int {
+	w := 1
+	for ; n >= 0x80; n >>= 7 {
+		w++
+	}
+	return w
 }
 
 // place reserves n bytes of the arena and returns their address and the
@@ -141,21 +185,13 @@ func (rc *rowCol) place(n int) (uint32, []byte) {
 
 // valueAt returns the bytes of the value at place in of block bi (value
 // k's place: k>>colBits, k&colMask), as value does.
-func (rc *rowCol) valueAt(bi, in int) []byte {
-	o, e := rc.off.blocks[bi][in], rc.end.blocks[bi][in]
-	if e == o {
-		return noBytes
-	}
-	at := o & arenaMask
-	ch := rc.chunks[o>>arenaBits]
-	return ch[at : at+(e-o) : at+(e-o)]
-}
+func (rc *rowCol) valueAt(bi, in int) []byte { return rc.record(rc.off.blocks[bi][in]) }
 
 // isNull reports whether row k is NULL.
 func (rc *rowCol) isNull(k int) bool { return rc.allNull || rc.null.get(k) }
 
 // size returns the bytes of row k's VARCHAR or nested value.
-func (rc *rowCol) size(k int) int { return int(rc.end.get(k) - rc.off.get(k)) }
+func (rc *rowCol) size(k int) int { return len(rc.value(k)) }
 
 // text returns value i of v as it is stored (a VARCHAR's bytes, a nested
 // value's binary form; nil when NULL), a nested one built in rc.scratch.
@@ -164,13 +200,18 @@ func (rc *rowCol) text(t catalog.Type, v *vector.Vec, i int) []byte {
 	case v.Null[i]:
 		return nil
 	case t == catalog.Varchar:
+		if rc.pack != nil && len(v.S[i]) > 0 {
+			rc.enc = rc.pack.encode(rc.enc[:0], v.S[i])
+			return rc.enc
+		}
 		return v.S[i]
 	}
 	rc.scratch = vector.AppendBinary(rc.scratch[:0], v, i)
 	return rc.scratch
 }
 
-// add stores x as a new value and returns its address range.
+// add stores x as bytes of the arena (no record: TopN's keys, read back
+// by at) and returns their address range.
 func (rc *rowCol) add(x []byte) (uint32, uint32) {
 	if len(x) == 0 {
 		return 0, 0
@@ -178,6 +219,17 @@ func (rc *rowCol) add(x []byte) (uint32, uint32) {
 	o, dst := rc.place(len(x))
 	copy(dst, x)
 	return o, o + uint32(len(x))
+}
+
+// addRecord stores x as a new value's record and returns its address
+// (noAddr when x is empty).
+func (rc *rowCol) addRecord(x []byte) uint32 {
+	if len(x) == 0 {
+		return noAddr
+	}
+	o, dst := rc.place(uvarintLen(len(x)) + len(x))
+	copy(dst[binary.PutUvarint(dst, uint64(len(x))):], x)
+	return o
 }
 
 // NewRows returns an empty store of rows of types.
@@ -229,10 +281,7 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 			if !null {
 				x = v.I[i]
 			}
-			if rc.i.full() {
-				rc.i.grow()
-			}
-			rc.i.put(x)
+			rc.i.push(x)
 		case catalog.Double:
 			x := 0.0
 			if !null {
@@ -250,15 +299,11 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 		default:
 			if textLike(r.types[c]) {
 				x := rc.text(r.types[c], v, i)
-				o, e := rc.add(x)
+				o := rc.addRecord(x)
 				if rc.off.full() {
 					rc.off.grow()
 				}
 				rc.off.put(o)
-				if rc.end.full() {
-					rc.end.grow()
-				}
-				rc.end.put(e)
 				bytes += 4 + int64(len(x))
 			}
 		}
@@ -308,9 +353,7 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 		case textLike(t):
 			for i := range n {
 				x := rc.text(t, v, i)
-				o, e := rc.add(x)
-				rc.off.push(o)
-				rc.end.push(e)
+				rc.off.push(rc.addRecord(x))
 				sz[i] += 4 + int32(len(x))
 			}
 		}
@@ -362,16 +405,16 @@ func (r *Rows) Set(k int, b *vector.Batch, i int) int64 {
 			if !textLike(t) {
 				continue
 			}
-			old := rc.size(k)
+			old := rc.recordSize(k)
 			x := rc.text(t, v, i)
-			if len(x) <= old && len(x) > 0 { // (in the old value's place)
-				copy(rc.value(k), x)
-				rc.end.set(k, rc.off.get(k)+uint32(len(x)))
-				rc.garbage += old - len(x)
+			if need := uvarintLen(len(x)) + len(x); need <= old && len(x) > 0 { // (in the old record's place)
+				o := rc.off.get(k)
+				in := int(o & arenaMask)
+				dst := rc.chunks[o>>arenaBits][in : in+need : in+old]
+				copy(dst[binary.PutUvarint(dst, uint64(len(x))):], x)
+				rc.garbage += old - need
 			} else {
-				o, e := rc.add(x)
-				rc.off.set(k, o)
-				rc.end.set(k, e)
+				rc.off.set(k, rc.addRecord(x))
 				rc.garbage += old
 			}
 			bytes += 4 + int64(len(x))
@@ -392,9 +435,9 @@ func (r *Rows) Free(k int) int64 {
 	r.inOrder = false
 	for c := range r.cols {
 		rc := &r.cols[c]
-		if rc.end.n > k {
-			rc.garbage += rc.size(k)
-			rc.end.set(k, rc.off.get(k))
+		if rc.off.n > k {
+			rc.garbage += rc.recordSize(k)
+			rc.off.set(k, noAddr)
 		}
 	}
 	r.compactArenas()
@@ -414,11 +457,8 @@ func (r *Rows) compactArenas() {
 		}
 		r.order = r.order[:0]
 		for k := 0; k < r.n; k++ {
-			if rc.end.get(k) > rc.off.get(k) {
+			if rc.off.get(k) != noAddr {
 				r.order = append(r.order, int32(k))
-			} else {
-				rc.off.set(k, 0)
-				rc.end.set(k, 0)
 			}
 		}
 		if !r.inOrder {
@@ -426,19 +466,18 @@ func (r *Rows) compactArenas() {
 		}
 		w := uint32(0) // the next address written: never above the value moved
 		for _, k := range r.order {
-			size := uint32(rc.size(int(k)))
+			size := uint32(rc.recordSize(int(k)))
 			switch {
 			case size > arenaChunk: // a long value stays where it is, its own allocation's start
 				w = rc.off.get(int(k))
 			case int(w&arenaMask+size) > len(rc.chunks[w>>arenaBits]):
 				w = (w>>arenaBits + 1) << arenaBits // (it does not fit in w's chunk: the next; it is there or later)
 			}
-			if w != rc.off.get(int(k)) {
-				in := w & arenaMask
-				copy(rc.chunks[w>>arenaBits][in:in+size], rc.value(int(k)))
+			if o := rc.off.get(int(k)); w != o {
+				in, from := w&arenaMask, o&arenaMask
+				copy(rc.chunks[w>>arenaBits][in:in+size], rc.chunks[o>>arenaBits][from:from+size:cap(rc.chunks[o>>arenaBits])])
 			}
 			rc.off.set(int(k), w)
-			rc.end.set(int(k), w+size)
 			w += size
 		}
 		used := int(w+arenaMask) >> arenaBits
@@ -469,8 +508,46 @@ func (r *Rows) Float(k, c int) float64 { return r.cols[c].f.get(k) }
 func (r *Rows) Bool(k, c int) bool { return r.cols[c].b.get(k) }
 
 // Str returns column c of row k (VARCHAR; empty when NULL), pointing into
-// the store: valid until the next Add or Compact.
-func (r *Rows) Str(k, c int) []byte { return r.cols[c].value(k) }
+// the store: valid until the next Add or Compact; of a packed column
+// (packText), into the column's buffer: valid until the next Str of it.
+func (r *Rows) Str(k, c int) []byte {
+	rc := &r.cols[c]
+	if rc.pack != nil {
+		rc.str = rc.pack.decode(rc.str[:0], rc.value(k))
+		return rc.str
+	}
+	return rc.value(k)
+}
+
+// packText makes r pack the VARCHAR values of columns cols (textPack): the
+// columns its operator copies out (CopyTo, gatherTo) but does not compare
+// or hash, whose Str then reads a copy. An empty store only.
+func (r *Rows) packText(cols []int) {
+	if r.n > 0 {
+		return
+	}
+	for _, c := range cols {
+		if r.types[c] == catalog.Varchar && r.cols[c].pack == nil {
+			r.cols[c].pack = newTextPack()
+		}
+	}
+}
+
+// setText writes enc, value i of a VARCHAR column rc, into v's row i:
+// unpacked into v's arena when rc packs (at once, since a packed value is
+// not the text), else pointing at enc when share, else copied.
+func (rc *rowCol) setText(v *vector.Vec, i int, enc []byte, share bool) {
+	switch {
+	case rc.pack != nil:
+		start := len(v.Arena)
+		v.Arena = rc.pack.decode(v.Arena, enc)
+		v.S[i] = v.Arena[start:len(v.Arena):len(v.Arena)]
+	case share:
+		v.S[i] = enc
+	default:
+		v.SetString(i, enc)
+	}
+}
 
 // Pos returns row k's source position (vector.Batch.Pos).
 // It is -1 in a store that keeps no positions (dropPositions).
@@ -511,13 +588,13 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 		v.Null[i] = false
 		switch r.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
-			v.I[i] = rc.i.blocks[bi][in]
+			v.I[i] = rc.i.at(bi, in)
 		case catalog.Double:
 			v.F[i] = rc.f.blocks[bi][in]
 		case catalog.Boolean:
 			v.B[i] = rc.b.blocks[bi][in]
 		case catalog.Varchar:
-			v.SetString(i, rc.valueAt(bi, in))
+			rc.setText(v, i, rc.valueAt(bi, in), false)
 		default:
 			if textLike(r.types[c]) {
 				vector.ReadBinary(v, i, rc.valueAt(bi, in))
@@ -560,7 +637,7 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 			case catalog.Boolean:
 				v.B[i] = rc.b.get(int(k))
 			case catalog.Varchar:
-				v.S[i] = rc.value(int(k))
+				rc.setText(v, i, rc.value(int(k)), true)
 			default:
 				if textLike(r.types[c]) {
 					vector.ReadBinary(v, i, r.Str(int(k), c))
@@ -614,7 +691,6 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 					continue
 				}
 				rc.off.set(n, rc.off.get(k)) // (compactArenas moves the bytes)
-				rc.end.set(n, rc.end.get(k))
 			}
 		}
 		n++
@@ -623,7 +699,7 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		if rc := &r.cols[c]; textLike(r.types[c]) {
 			live := 0
 			for k := 0; k < n; k++ {
-				live += rc.size(k)
+				live += rc.recordSize(k)
 			}
 			rc.garbage = int(rc.top) - live
 		}
@@ -648,7 +724,6 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		default:
 			if textLike(r.types[c]) {
 				rc.off.truncate(n)
-				rc.end.truncate(n)
 			}
 		}
 	}
@@ -667,7 +742,6 @@ func (r *Rows) reset() {
 		rc.b.truncate(0)
 		rc.null.truncate(0)
 		rc.off.truncate(0)
-		rc.end.truncate(0)
 		rc.top, rc.garbage = 0, 0
 	}
 }
@@ -894,4 +968,118 @@ func (nb *nullBits) truncate(n int) {
 		nb.w.set(k, nb.w.get(k)&(1<<(n&63)-1)) // (the flags from n on cleared: push sets only NULLs)
 	}
 	nb.n = n
+}
+
+// intColumn is a Rows column of BIGINT or TIMESTAMP values, in blocks of
+// colBlock values as column's (the first growing by doubling), each block
+// narrow while it can be: its values as 32-bit differences from its base
+// (the first value it took), so that ids, prices and event times of one
+// block (within 2^31 of each other: 24 days of milliseconds) take 4 bytes
+// each, and wide (8 bytes a value) from the first value that is not. The
+// differences wrap as int64 arithmetic does, so every value reads back
+// exactly.
+type intColumn struct {
+	narrow [][]int32 // block b's values less base[b]; nil once it is wide
+	wide   [][]int64 // block b's values once it is wide, else nil
+	base   []int64
+	n      int
+}
+
+// get returns value k.
+func (c *intColumn) get(k int) int64 { return c.at(k>>colBits, k&colMask) }
+
+// at returns the value at place in of block b.
+func (c *intColumn) at(b, in int) int64 {
+	if nb := c.narrow[b]; nb != nil {
+		return c.base[b] + int64(nb[in])
+	}
+	return c.wide[b][in]
+}
+
+// set makes value k x.
+func (c *intColumn) set(k int, x int64) { c.put(k>>colBits, k&colMask, x) }
+
+// put makes the value at place in of block b x, widening the block when x
+// is not within 2^31 of its base.
+func (c *intColumn) put(b, in int, x int64) {
+	if nb := c.narrow[b]; nb != nil {
+		if d := x - c.base[b]; d == int64(int32(d)) {
+			nb[in] = int32(d)
+			return
+		}
+		c.widen(b)
+	}
+	c.wide[b][in] = x
+}
+
+// widen makes block b wide.
+func (c *intColumn) widen(b int) {
+	nb := c.narrow[b]
+	w := make([]int64, len(nb))
+	for i, d := range nb {
+		w[i] = c.base[b] + int64(d)
+	}
+	c.wide[b], c.narrow[b] = w, nil
+}
+
+// blockLen returns the values block b holds room for.
+func (c *intColumn) blockLen(b int) int {
+	if nb := c.narrow[b]; nb != nil {
+		return len(nb)
+	}
+	return len(c.wide[b])
+}
+
+// push appends x.
+func (c *intColumn) push(x int64) {
+	b, in := c.n>>colBits, c.n&colMask
+	if b >= len(c.base) || in >= c.blockLen(b) {
+		c.room(x)
+	}
+	c.n++
+	c.put(b, in, x)
+}
+
+// room makes room for value n, x (the base of a new block). (Not inlined:
+// push is, and calls it once a block.)
+//
+//go:noinline
+func (c *intColumn) room(x int64) {
+	b := c.n >> colBits
+	switch {
+	case b < len(c.base): // the first block, full: it doubles
+		size := min(colBlock, 2*c.blockLen(0))
+		if nb := c.narrow[0]; nb != nil {
+			c.narrow[0] = append(make([]int32, 0, size), nb...)[:size]
+		} else {
+			c.wide[0] = append(make([]int64, 0, size), c.wide[0]...)[:size]
+		}
+	default:
+		size := colBlock
+		if b == 0 {
+			size = 8
+		}
+		c.narrow = append(c.narrow, make([]int32, size))
+		c.wide = append(c.wide, nil)
+		c.base = append(c.base, x)
+	}
+}
+
+// pushAll appends xs.
+func (c *intColumn) pushAll(xs []int64) {
+	for _, x := range xs {
+		c.push(x)
+	}
+}
+
+// truncate keeps the first n values (n <= c.n); the blocks stay.
+func (c *intColumn) truncate(n int) { c.n = n }
+
+// bytes returns the memory the column's blocks take.
+func (c *intColumn) bytes() int {
+	n := 0
+	for b := range c.base {
+		n += 4*len(c.narrow[b]) + 8*len(c.wide[b])
+	}
+	return n
 }

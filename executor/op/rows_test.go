@@ -106,13 +106,13 @@ func TestRowsSetFreeCompactAgainstModel(t *testing.T) {
 		}
 		for c := range rows.cols {
 			rc := &rows.cols[c]
-			if rc.end.n == 0 || longShare > 0 { // (a long value stays where it is: the holes between them are not bounded by this)
+			if rc.off.n == 0 || longShare > 0 { // (a long value stays where it is: the holes between them are not bounded by this)
 				continue
 			}
 			live, long := 0, 0
 			for k := range rows.Len() {
 				if m.live[k] {
-					live += rc.size(k)
+					live += rc.recordSize(k)
 					if rc.size(k) > arenaChunk {
 						long++
 					}

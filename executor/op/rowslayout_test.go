@@ -15,7 +15,7 @@ func (r *Rows) memBytes() int {
 	n := r.pos.bytes(8)
 	for c := range r.cols {
 		rc := &r.cols[c]
-		n += rc.i.bytes(8) + rc.f.bytes(8) + rc.b.bytes(1) + rc.null.w.bytes(8) + rc.off.bytes(4) + rc.end.bytes(4)
+		n += rc.i.bytes() + rc.f.bytes(8) + rc.b.bytes(1) + rc.null.w.bytes(8) + rc.off.bytes(4)
 		for _, ch := range rc.chunks {
 			n += len(ch)
 		}

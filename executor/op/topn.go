@@ -228,6 +228,30 @@ type TopN struct {
 	// dedupLast: deduplication keeping the last row, whose changes are
 	// -U/+U (Flink's deduplication)
 	dedupLast bool
+	// quiet: the changes are not emitted (Quiet)
+	quiet bool
+	// pkeys and ppos, block for block with parts: each partition's key
+	// address (byte keys only, else nil) and first row's input position
+	// (nil after Quiet)
+	pkeys [][]topKey
+	ppos  [][]int64
+	noPos bool // the partitions keep no positions (Quiet)
+}
+
+// Quiet makes the Top-N emit no changes when q is true (until Final): for a
+// receiver that would discard them, a bounded input's, which takes the final
+// table Final emits (SPEC 2.8), so that no change's row is copied (and its
+// packed text unpacked) out of the state for nothing. The state is the same.
+//
+// A Top-N quiet from its start keeps no input positions either: a bounded
+// input is not read again, so no replay asks which partitions came from
+// which positions (DropWhere).
+func (t *TopN) Quiet(q bool) {
+	t.quiet = q
+	if q && t.nparts == 0 && len(t.free) == 0 {
+		t.ppos = nil
+		t.noPos = true
+	}
 }
 
 // partBits is log2 of the partitions in a block of TopN.parts.
@@ -254,20 +278,48 @@ type topSlot struct {
 const notFull = ^uint64(0)
 
 // topPartBytes is what a partition costs besides its key and rows: the
-// struct (32 bytes), its index slots (24 bytes each, 1.3 to 2.7 a
-// partition) and its place in TopN.order.
+// struct (16 bytes), its key's address (8, TopN.pkeys) and first row's
+// position (8, TopN.ppos) when it keeps them, its index slots (24 bytes
+// each, 1.3 to 2.7 a partition) and its place in TopN.order.
 const topPartBytes = 84
 
-// topPart is one partition's state: its key (unless the key is ints) and
-// the count of its ranked rows (the rows are TopN.list's).
+// topPart is one partition's state: the count of its ranked rows (the rows
+// are TopN.list's); its key's address, unless the key is ints, and its
+// first row's input position are in blocks of their own (TopN.pkeys,
+// TopN.ppos), so that a Top-N that keeps neither (int keys, a bounded
+// input: Nexmark q18's 290,000 partitions) spends 16 bytes a partition.
 type topPart struct {
-	nulls  int32 // rows of list whose TopN.wordCol value is NULL (no word)
-	slot   int32 // its slot, -1 when it has none (TopN.nullPart)
-	cnt    int32 // rows in its list
-	keyLen int32
-	key    uint32 // its key bytes' address in TopN.keys
-	gone   bool   // forgotten (TTL, DropWhere)
-	pos    int64  // the input position (vector.Batch.Pos) of its first row, 0 without one (DropWhere)
+	nulls int32 // rows of list whose TopN.wordCol value is NULL (no word)
+	slot  int32 // its slot, -1 when it has none (TopN.nullPart)
+	cnt   int32 // rows in its list
+	gone  bool  // forgotten (TTL, DropWhere)
+}
+
+// topKey is the address of a partition's key bytes in TopN.keys.
+type topKey struct {
+	key uint32
+	len int32
+}
+
+// keyOf returns partition id's key address (a Top-N whose keys are bytes).
+func (t *TopN) keyOf(id int32) *topKey { return &t.pkeys[id>>partBits][id&partMask] }
+
+// keyLen returns the bytes of partition id's key (0 for int keys, which are
+// not stored).
+func (t *TopN) keyLen(id int32) int64 {
+	if t.pkeys == nil {
+		return 0
+	}
+	return int64(t.keyOf(id).len)
+}
+
+// posOf returns the input position (vector.Batch.Pos) of partition id's
+// first row, 0 without one or when the Top-N keeps none (Quiet; DropWhere).
+func (t *TopN) posOf(id int32) int64 {
+	if t.ppos == nil {
+		return 0
+	}
+	return t.ppos[id>>partBits][id&partMask]
 }
 
 // touch records that partition id was touched at now (TTL).
@@ -325,10 +377,11 @@ func (t *TopN) keyIs(id int32, p *topPart, b *vector.Batch, i int) bool {
 		}
 		return true
 	}
-	if int(p.keyLen) != len(t.key) {
+	k := t.keyOf(id)
+	if int(k.len) != len(t.key) {
 		return false
 	}
-	return string(t.keys.at(p.key, p.keyLen)) == string(t.key)
+	return string(t.keys.at(k.key, k.len)) == string(t.key)
 }
 
 // at returns the bytes of the arena at address o, n of them.
@@ -416,12 +469,27 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	}
 	t.dedupLast = spec.NewerFirst && spec.N == 1 && spec.Func == RowNumber && !spec.RankNumber
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
+	t.rows.packText(payloadCols(len(spec.Types), spec.Keys, spec.Order))
+	t.rows.dropPositions() // (its output's positions are read by no one: the partitions keep their first rows', DropWhere)
 	types := spec.Types
 	if spec.RankNumber {
 		types = append(slices.Clip(types), catalog.BigInt)
 	}
 	t.ob = newOutBatch(types, TopNOut, true)
 	return t, nil
+}
+
+// payloadCols returns the columns of n that are neither keys nor ORDER BY
+// columns: those a Top-N or a deduplication only copies out, whose text its
+// store packs (Rows.packText).
+func payloadCols(n int, keys []int, ord []SortKey) []int {
+	var cols []int
+	for c := range n {
+		if !slices.Contains(keys, c) && !slices.ContainsFunc(ord, func(s SortKey) bool { return s.Col == c }) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
 }
 
 // checkCols checks that every column named is one of types.
@@ -462,7 +530,7 @@ func (t *TopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 					pos = b.Pos[i]
 				}
 				id = t.newPart(w, null, pos)
-				if err := t.acct.Grow(int64(t.part(id).keyLen) + topPartBytes + int64(t.stride)*12); err != nil {
+				if err := t.acct.Grow(t.keyLen(id) + topPartBytes + int64(t.stride)*12); err != nil {
 					return err
 				}
 			}
@@ -500,6 +568,12 @@ func (t *TopN) newPart(w uint64, null bool, pos int64) int32 {
 		nb := len(t.parts)
 		if nb == 0 || len(t.parts[nb-1]) == partBlock { // a new block
 			t.parts = append(t.parts, make([]topPart, 0, partBlock))
+			if t.intKey < 0 && !t.intsKey {
+				t.pkeys = append(t.pkeys, make([]topKey, partBlock))
+			}
+			if !t.noPos {
+				t.ppos = append(t.ppos, make([]int64, partBlock))
+			}
 			if t.spec.TTL > 0 {
 				t.touched = append(t.touched, make([]int64, partBlock))
 			}
@@ -522,7 +596,10 @@ func (t *TopN) newPart(w uint64, null bool, pos int64) int32 {
 		}
 	}
 	p := t.part(id)
-	*p = topPart{pos: pos, slot: -1}
+	*p = topPart{slot: -1}
+	if t.ppos != nil {
+		t.ppos[id>>partBits][id&partMask] = pos
+	}
 	if t.stride == 0 {
 		t.bigL[id] = t.bigL[id][:0]
 		if t.wordCol >= 0 {
@@ -530,8 +607,9 @@ func (t *TopN) newPart(w uint64, null bool, pos int64) int32 {
 		}
 	}
 	if t.intKey < 0 && !t.intsKey {
-		p.keyLen = int32(len(t.key))
-		p.key, _ = t.keys.add(t.key)
+		k := t.keyOf(id)
+		k.len = int32(len(t.key))
+		k.key, _ = t.keys.add(t.key)
 	}
 	if null {
 		t.nullPart, t.nullBound = id, notFull
@@ -890,6 +968,9 @@ func insertShort[T int32 | uint64](s []T, pos int, x T) []T {
 // emit writes stored row k, with rank r when the output has the rank
 // column, as a change of kind.
 func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) error {
+	if t.quiet {
+		return nil
+	}
 	t.ob.addRanked(t.rows.Rows, int(k), kind, t.rankCol(), r)
 	return t.ob.full(ctx, t.out)
 }
@@ -898,6 +979,9 @@ func (t *TopN) emit(ctx context.Context, k int32, r int64, kind vector.RowKind) 
 // the rank column: its columns are the output's, and in b they are still in
 // the cache) as a change of kind.
 func (t *TopN) emitIn(ctx context.Context, b *vector.Batch, i int, kind vector.RowKind) error {
+	if t.quiet {
+		return nil
+	}
 	t.ob.addIn(b, i, kind)
 	return t.ob.full(ctx, t.out)
 }
@@ -925,7 +1009,7 @@ func (t *TopN) forget(id int32) {
 	}
 	p.gone = true
 	t.nparts--
-	_ = t.acct.Grow(-int64(p.keyLen) - topPartBytes - int64(t.stride)*12)
+	_ = t.acct.Grow(-t.keyLen(id) - topPartBytes - int64(t.stride)*12)
 }
 
 // expire drops the partitions untouched for the TTL (at most once per half
@@ -976,8 +1060,8 @@ func (t *TopN) keepOrder() {
 		keys := t.keys
 		t.keys = rowCol{}
 		for _, id := range kept {
-			p := t.part(id)
-			p.key, _ = t.keys.add(keys.at(p.key, p.keyLen))
+			k := t.keyOf(id)
+			k.key, _ = t.keys.add(keys.at(k.key, k.len))
 		}
 	}
 	for _, s := range live {
@@ -995,7 +1079,7 @@ func (t *TopN) keepOrder() {
 // the PARTITION BY key (SPEC 2.5).
 func (t *TopN) DropWhere(drop func(pos int64) bool) {
 	for _, id := range t.order {
-		if drop(t.part(id).pos) {
+		if drop(t.posOf(id)) {
 			t.forget(id)
 		}
 	}
@@ -1005,8 +1089,9 @@ func (t *TopN) DropWhere(drop func(pos int64) bool) {
 // Final emits the result as it stands, as inserts: each partition's rows by
 // rank (with the rank column when the output has it), partitions in the
 // order of their first rows. It is the materialized result of the changelog
-// emitted so far (SPEC 2.8: a bounded input's final table).
+// emitted so far (SPEC 2.8: a bounded input's final table), and ends Quiet.
 func (t *TopN) Final(ctx context.Context) error {
+	t.quiet = false
 	if err := t.ob.flush(ctx, t.out); err != nil {
 		return err
 	}

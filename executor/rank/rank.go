@@ -267,6 +267,7 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 		o.top, err = op.NewTopN(op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds()}, &o.coll, acct)
 		o.op = o.top
 		o.coll.discard = r.Bounded // (the final result at the end)
+		o.top.Quiet(r.Bounded)     // (so the changes are not even made)
 		outTypes = types
 		if r.RankNumber {
 			outTypes = append(slices.Clip(types), catalog.BigInt)

@@ -49,16 +49,19 @@ func SetHeapLimit(max int64) {
 
 // Headroom returns the GOGC (the percent of the live heap the heap may grow
 // by before the next collection) for a live heap of live bytes: room for a
-// quarter of the live heap, and at least 32 MiB, so GOGC's default 100 up
-// to 32 MiB live (a job without much state collects as before) and 25 from
-// 128 MiB on. A job holding state (a Top-N's rows, a join's) thus peaks at
-// about 1.25 times its live heap instead of twice; the state is mostly
+// quarter of the live heap, and at least 32 MiB up to 32 MiB live, a floor
+// that falls to 16 MiB at 48 MiB live: so GOGC's default 100 up to 32 MiB
+// live (a job without much state collects as before), 25 from 64 MiB on. A
+// job holding state (a Top-N's rows, a join's) thus peaks at about 1.25
+// times its live heap instead of twice, and one of 50-90 MiB (Nexmark's
+// q18, q19 at a million events) not 32 MiB above it; the state is mostly
 // pointer-free columns (op.Rows), so a collection costs little more.
 func Headroom(live uint64) int {
 	if live == 0 {
 		return 100
 	}
-	return int(min(100, max(25, 100*max(32<<20, live/4)/live)))
+	floor := min(32<<20, max(16<<20, int64(64<<20)-int64(live)))
+	return int(min(100, max(25, 100*max(uint64(floor), live/4)/live)))
 }
 
 var (

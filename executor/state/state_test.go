@@ -49,14 +49,14 @@ func TestFormatBytesUnits(t *testing.T) {
 	}
 }
 
-// TestHeadroom: the heap may grow by a quarter of the live heap and at
-// least 32 MiB between collections (GOGC 100 up to 32 MiB live, 25 from 128
-// MiB on).
+// TestHeadroom: the heap may grow by a quarter of the live heap between
+// collections, and at least 32 MiB up to 32 MiB live, falling to 16 MiB at
+// 48 MiB live (GOGC 100 up to 32 MiB live, 25 from 64 MiB on).
 func TestHeadroom(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int
-	}{{0, 100}, {1 << 20, 100}, {32 << 20, 100}, {64 << 20, 50}, {100 << 20, 32}, {128 << 20, 25}, {4 << 30, 25}} {
+	}{{0, 100}, {1 << 20, 100}, {32 << 20, 100}, {40 << 20, 60}, {48 << 20, 33}, {56 << 20, 28}, {64 << 20, 25}, {100 << 20, 25}, {4 << 30, 25}} {
 		if got := Headroom(c.live); got != c.want {
 			t.Errorf("Headroom(%d MiB) = %d, want %d", c.live>>20, got, c.want)
 		}
