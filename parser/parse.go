@@ -11,7 +11,8 @@ import (
 
 // supported lists the statements of the dialect, for error messages.
 const supported = "streamql supports CREATE STREAM (or TABLE), DROP STREAM, SHOW STREAMS, SHOW CREATE STREAM, DESCRIBE, " +
-	"SELECT, EXPLAIN SELECT, INSERT INTO ... VALUES, INSERT INTO ... SELECT, SHOW SIDES, DROP SIDE, RUN and SET"
+	"CREATE [TEMPORARY] VIEW, DROP VIEW, SHOW VIEWS, CREATE [TEMPORARY] FUNCTION, DROP FUNCTION, SHOW FUNCTIONS, " +
+	"SELECT (and WITH ... SELECT), EXPLAIN [ANALYZE] SELECT, INSERT INTO ... VALUES, INSERT INTO ... SELECT, SHOW SIDES, DROP SIDE, RUN and SET"
 
 // Parse splits src (a script, a REPL entry or an -e argument) into statements at
 // ';' (outside strings, quoted identifiers and comments) and parses every one of
@@ -486,9 +487,9 @@ func (ps *parseState) drop(c *cursor, span Range) (Stmt, *Error) {
 		c.i += 2
 		return ps.dropView(c, span)
 	case c.atEnd():
-		return nil, c.expected("STREAM or SIDE after DROP")
+		return nil, c.expected("STREAM, VIEW, FUNCTION or SIDE after DROP")
 	}
-	return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name or DROP SIDE 'name'", termtext.Shorten(t.Text, 30))
+	return nil, Errorf(t.Offset, "DROP %s is not supported: use DROP STREAM name, DROP VIEW name, DROP FUNCTION name or DROP SIDE 'name'", termtext.Shorten(t.Text, 30))
 }
 
 func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
@@ -507,9 +508,9 @@ func (ps *parseState) show(c *cursor, span Range) (Stmt, *Error) {
 	case t.is("CREATE"):
 		return ps.showCreate(c, span)
 	case c.atEnd():
-		return nil, c.expected("STREAMS, SIDES or FUNCTIONS after SHOW")
+		return nil, c.expected("STREAMS, VIEWS, SIDES or FUNCTIONS after SHOW")
 	}
-	return nil, Errorf(t.Offset, "SHOW %s is not supported: use SHOW STREAMS, SHOW SIDES or SHOW FUNCTIONS", termtext.Shorten(t.Text, 30))
+	return nil, Errorf(t.Offset, "SHOW %s is not supported: use SHOW STREAMS, SHOW VIEWS, SHOW SIDES or SHOW FUNCTIONS", termtext.Shorten(t.Text, 30))
 }
 
 func (ps *parseState) describe(c *cursor, span Range) (Stmt, *Error) {
