@@ -239,3 +239,20 @@ func TestParallelJoinInputsSteadyStateAllocs(t *testing.T) {
 			small, big, seqSmall, seqBig, float64((big-small)-(seqBig-seqSmall))/120_000)
 	}
 }
+
+// TestParallelJoinInputsLiveProbe: a lookup join whose probe side is live
+// (stdin here; a Kafka topic alike: neither is a strategy.ParallelSource)
+// and whose build side is a bounded file takes ParallelJoinInputs
+// (EXPLAIN: "parallel join inputs, 2 workers per input file"), and the
+// executor does read that file in chunks: one input in parallel, the file,
+// while the live side is read as it arrives.
+func TestParallelJoinInputsLiveProbe(t *testing.T) {
+	before := executor.JoinParallelInputs()
+	scriptMallocsChunk(t, `CREATE STREAM a (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='stdin', 'format'='csv');
+CREATE STREAM b (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
+SELECT a.deviceNo, a.ts, b.temperature FROM a JOIN b ON a.ts = b.ts;
+`, 40_000, 16<<10)
+	if got := executor.JoinParallelInputs() - before; got != 1 {
+		t.Fatalf("%d of the join's inputs were read in parallel, want 1 (the bounded file b)", got)
+	}
+}
