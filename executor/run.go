@@ -405,6 +405,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if uerr := p.udfErrors(b, &p.udf); uerr != nil && perr == nil {
 		perr = uerr
 	}
+	if ferr := p.funcError(b); ferr != nil && perr == nil {
+		perr = ferr
+	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
 		// cancelled before the batch was routed: none of it was used (its
 		// rows count as read, its malformed rows do not)
