@@ -377,10 +377,25 @@ func TestElementMoreThanOne(t *testing.T) {
 	for _, q := range []string{
 		"SELECT ELEMENT(ARRAY[1, 2]) AS c;",
 		"CREATE STREAM m (id BIGINT) WITH ('connector'='values');\nINSERT INTO m VALUES (1), (2), (3);\nSELECT id FROM m WHERE ELEMENT(IF(id = 3, ARRAY[id, id], ARRAY[id])) > 0;",
+		// in a window fired at the stream's end
+		"CREATE STREAM w (id BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts) WITH ('connector'='values');\nINSERT INTO w VALUES (1, TIMESTAMP '2021-01-01 00:00:01');\n" +
+			"SELECT ELEMENT(ARRAY[COUNT(*), 1]) AS e FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;",
+		// in a join's output
+		"CREATE STREAM m (id BIGINT) WITH ('connector'='values');\nINSERT INTO m VALUES (1);\nCREATE STREAM n (id BIGINT) WITH ('connector'='values');\nINSERT INTO n VALUES (1);\n" +
+			"SELECT ELEMENT(ARRAY[m.id, n.id]) AS e FROM m JOIN n ON m.id = n.id;",
 	} {
 		s := open(t, streamql.Options{OnRows: collect(new([]string))})
 		if err := s.Exec(t.Context(), q); err == nil || !strings.Contains(err.Error(), "function ELEMENT: Array has more than one element") {
 			t.Errorf("%s: %v, want the job to stop with ELEMENT's error", q, err)
 		}
+		// the failure does not linger into the next job
+		if err := s.Exec(t.Context(), "SELECT 1 AS x;"); err != nil {
+			t.Errorf("after %s: the next job: %v", q, err)
+		}
+	}
+	// a constant call is not folded at planning: no row reaches it, no error
+	got = runSQL(t, "CREATE STREAM m (id BIGINT) WITH ('connector'='values');\nINSERT INTO m VALUES (1);\nSELECT id, ELEMENT(ARRAY[1, 2]) AS e FROM m WHERE id > 5;\nSELECT id FROM m;")
+	if w := "main main: 1"; strings.Join(got, "|") != w {
+		t.Errorf("got %q, want %q", got, w)
 	}
 }

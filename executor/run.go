@@ -381,6 +381,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		if errors.Is(err, errLimitReached) { // (the windows fired at the stream's end gave the main query its LIMIT)
 			err = nil
 		}
+		if ferr := p.funcError(nil); ferr != nil && err == nil { // (a call in the windows fired at the end)
+			err = ferr
+		}
 		return true, err
 	}
 	if errors.Is(err, ErrWaiting) {

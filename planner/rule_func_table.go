@@ -193,6 +193,10 @@ func (sc *scope) tableCall(n *ast.FuncCallExpr, f *functions.Function, t catalog
 		e.Col, e.Flag = -1, true
 		return e, nil
 	}
+	if f.FailsJob { // (not constant: folded at planning, its failure would stop the next job run)
+		e.Col = -1
+		return e, nil
+	}
 	return build(e), nil
 }
 

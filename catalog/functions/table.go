@@ -335,7 +335,7 @@ var Functions = []Function{
 		Example: "ARRAY[10, 20][2] = 20"},
 	{Name: "CARDINALITY", Group: "collection", Rule: true, Sigs: []Sig{sig(tBig, tAny)}, Nulls: nullsAny, Failure: failNone,
 		Doc: "the number of elements of an ARRAY or entries of a MAP", Example: "CARDINALITY(ARRAY[1, 2, 3]) = 3"},
-	{Name: "ELEMENT", Group: "collection", Rule: true, Sigs: []Sig{sig(tAny, tAny)}, Nulls: nullsAny,
+	{Name: "ELEMENT", Group: "collection", Rule: true, FailsJob: true, Sigs: []Sig{sig(tAny, tAny)}, Nulls: nullsAny,
 		Failure: "an ARRAY of more than one element stops the job with an error naming ELEMENT (Flink's \"Array has more than one element\")",
 		Doc:     "the one element of an ARRAY (NULL when it is empty)", Example: "ELEMENT(ARRAY['x']) = 'x'"},
 	{Name: "ARRAY_VALUE_CONSTRUCTOR", Group: "collection", Rule: true, Syntax: true, TakesNulls: true, Sigs: []Sig{vsig(tAny, tAny)},
