@@ -381,6 +381,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		if errors.Is(err, errLimitReached) { // (the windows fired at the stream's end gave the main query its LIMIT)
 			err = nil
 		}
+		if ferr := p.funcError(nil); ferr != nil && err == nil { // (a call in the windows fired at the end)
+			err = ferr
+		}
 		return true, err
 	}
 	if errors.Is(err, ErrWaiting) {
@@ -404,6 +407,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	perr := p.c.head.Push(ctx, Port{}, in)
 	if uerr := p.udfErrors(b, &p.udf); uerr != nil && perr == nil {
 		perr = uerr
+	}
+	if ferr := p.funcError(b); ferr != nil && perr == nil {
+		perr = ferr
 	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
 		// cancelled before the batch was routed: none of it was used (its

@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"fmt"
+
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 )
@@ -40,4 +42,20 @@ func (p *process) udfErrors(b *vector.Batch, scratch *[]expr.UDFFailure) error {
 		side = "errors"
 	}
 	return p.sink.Errors(side, rows)
+}
+
+// funcError is the error that stops the job when a built-in function's call
+// in batch b failed as Flink's fails the job (expr.FuncError: ELEMENT of an
+// ARRAY of more than one element), naming the function, the stream and, for
+// a row of the source batch, its position; nil when none did. b is nil at
+// the end of the stream.
+func (p *process) funcError(b *vector.Batch) error {
+	fe, ok := expr.TakeFuncError()
+	if !ok {
+		return nil
+	}
+	if b != nil && fe.Row >= 0 && fe.Row < b.N && fe.Row < len(b.Pos) {
+		return fmt.Errorf("stream %s, %s: %w", p.st.Name, p.src.Position(b.Pos[fe.Row]), fe)
+	}
+	return fmt.Errorf("stream %s: %w", p.st.Name, fe)
 }

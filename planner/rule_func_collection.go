@@ -57,6 +57,10 @@ func ruleCollection(c *funcCall) (*Expr, error) {
 	switch name {
 	case "ARRAY_CONTAINS", "ARRAY_POSITION", "ARRAY_REMOVE", "ARRAY_APPEND", "ARRAY_PREPEND":
 		if err := c.convert(1, t.Elem(), "an element of "+t.String()); err != nil {
+			if u, ok := catalog.LeastRestrictive(t.Elem(), c.args[1].Type); ok && u != t.Elem() {
+				// (a DOUBLE part where the ARRAY has BIGINT: Flink converts the element to the ARRAY's type, never the ARRAY)
+				return nil, parser.Errorf(c.sc.pos(c.n.Args[1]), "%v; it does not convert to %s without loss (as in Flink): CAST the ARRAY, CAST(... AS %s)", err, t.Elem(), catalog.ArrayOf(u))
+			}
 			return nil, err
 		}
 		switch name {

@@ -95,13 +95,24 @@ var notYet = map[string]string{
 
 // takesNested are the table functions (lower case) whose ANY arguments may
 // be ARRAY, MAP or ROW values (SPEC 2.10): they write them as nested JSON.
-var takesNested = map[string]bool{"json_string": true, "json_array": true, "json_object": true}
+// NULLIF compares its arguments with = (Flink: any two types with a common
+// type), which nested values have (catalog.LeastRestrictive, then
+// element by element as =); GREATEST and LEAST order theirs, which nested
+// values lack (as <: ruleExtreme's error).
+var takesNested = map[string]bool{"json_string": true, "json_array": true, "json_object": true, "nullif": true}
 
 // bindTable binds a call of table function f by its signatures: the first
 // whose arguments the call's convert to (NULL to any type, BIGINT to DOUBLE, a
 // text constant to TIMESTAMP) wins. Otherwise the error points at the
 // argument that fits no signature and lists them.
 func (c *funcCall) bindTable(f *functions.Function) (*Expr, error) {
+	if c.name == "greatest" || c.name == "least" {
+		for k, a := range c.args {
+			if a.Type.IsNested() { // (as <: Flink's type check passes comparable ARRAYs, its code generation then fails)
+				return nil, parser.Errorf(c.sc.pos(c.n.Args[k]), "%s values (%s) have no order: %s needs BIGINT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP values; compare their parts (x[1], x['k'], x.field)", a.Type, exprTextOf(a), strings.ToUpper(c.name))
+			}
+		}
+	}
 	var best []*Expr
 	var bestSig *functions.Sig
 	failAt, arityOK := -1, false
@@ -182,6 +193,10 @@ func (sc *scope) tableCall(n *ast.FuncCallExpr, f *functions.Function, t catalog
 		e.Col, e.Flag = -1, true
 		return e, nil
 	}
+	if f.FailsJob { // (not constant: folded at planning, its failure would stop the next job run)
+		e.Col = -1
+		return e, nil
+	}
 	return build(e), nil
 }
 
@@ -209,7 +224,7 @@ func (c *funcCall) convertArgs(s *functions.Sig) (args []*Expr, bad int) {
 		want := sigArg(s, k)
 		switch {
 		case a.Type.IsNested() && want == catalog.Unknown && !takesNested[c.name]:
-			return nil, k // (GREATEST, NULLIF, ... compare values: nested ones are not compared)
+			return nil, k // (GREATEST, LEAST, ... order values: nested ones have no order; NULLIF is in takesNested)
 		case want == catalog.Unknown || a.Type == want:
 			args[k] = a
 		case a.Type == catalog.Unknown || (a.Type == catalog.BigInt && want == catalog.Double):

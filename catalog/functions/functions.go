@@ -47,6 +47,11 @@ type Function struct {
 	// read the clock (CURRENT_TIMESTAMP, NOW, PROCTIME, UNIX_TIMESTAMP()) or
 	// draw random numbers without a seed. They are never folded at planning.
 	Volatile bool
+	// FailsJob is set for the functions whose call may stop the job, as
+	// Flink's fails it (ELEMENT of an ARRAY of more than one element): they
+	// are never folded at planning, so the error comes when a row reaches
+	// the call.
+	FailsJob bool
 	// Doc says what it returns, in one line; Example is a call and its result.
 	Doc, Example string
 	// Syntax is set for the planner's spelling of syntax (arr[i] is ITEM,

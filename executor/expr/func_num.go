@@ -370,7 +370,9 @@ func javaCompareDouble(a, b float64) int {
 	return cmpOrdered(int64(math.Float64bits(a)), int64(math.Float64bits(b))) // (-0.0 before 0.0: its sign bit makes it negative)
 }
 
-// prepNullIf is NULLIF(a, b): NULL when a is NULL or equals b (SPEC 2's =).
+// prepNullIf is NULLIF(a, b): NULL when a is NULL or equals b (SPEC 2's =;
+// ARRAY, MAP and ROW values, of their common type, by NestedEqual, as =
+// compares them).
 func prepNullIf(args []Arg, t catalog.Type) (RowFunc, error) {
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		if a[0].Null[i] {
@@ -388,6 +390,9 @@ func prepNullIf(args []Arg, t catalog.Type) (RowFunc, error) {
 func equalAt(t catalog.Type, x, y *vector.Vec, i int) bool {
 	if t == catalog.Double {
 		return x.F[i] == y.F[i]
+	}
+	if t.IsNested() {
+		return NestedEqual(x, i, y, i)
 	}
 	return compareAt(t, x, y, i) == 0
 }
