@@ -149,6 +149,10 @@ type rankCollector struct {
 	// out as it is made, not gathered whole)
 	flush func(context.Context) error
 	late  gathered // the late port's rows (a window Top-N's: its input's layout)
+	// replayed says that the rows pushed are read again below their
+	// partition's emitted frontier (Operator.inReplayed): their late rows
+	// went to the late output already (I3), and are not gathered again
+	replayed bool
 	// written, when set, says which output rows a replay's run before wrote
 	// (Operator.writtenRow): they are not gathered again
 	written func(b *vector.Batch, i int) bool
@@ -184,6 +188,9 @@ func (g *gathered) addRange(b *vector.Batch, from, end int) {
 func (c *rankCollector) Emit(ctx context.Context, port int, b *vector.Batch) error {
 	switch {
 	case port == op.TimedLate:
+		if c.replayed {
+			return nil // (a replayed row's late output was written by the run that committed e)
+		}
 		c.late.add(b) // (Dedup's, Over's and TimeSort's late rows are routed before them: a window Top-N's only)
 	case !c.discard:
 		g := gathered{types: c.types, batches: c.batches, n: c.n}
@@ -372,7 +379,9 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 		}
 		o.parts = append(o.parts[:0], r.Parts...)
 		o.parts = append(o.parts, flow.Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
+		in := r.Parts
 		r.Parts = o.parts
+		defer func() { r.Parts = in }() // (the router reuses its Step: a late part left in it would come again with the next batch)
 	}
 	return o.emit(ctx, port, r)
 }
@@ -441,8 +450,9 @@ func (o *Operator) flushIn(ctx context.Context) error {
 	}
 	kept := o.coll.discard
 	o.coll.discard = kept || o.inReplayed // (a replayed row's changes were written by the run that committed e)
+	o.coll.replayed = o.inReplayed
 	err := o.op.Push(ctx, 0, o.in)
-	o.coll.discard = kept
+	o.coll.discard, o.coll.replayed = kept, false
 	o.in.Reset()
 	return err
 }
