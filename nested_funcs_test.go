@@ -218,19 +218,7 @@ func widens(from, to ntype) bool {
 func TestNestedNullIfProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 10))
 	var exprs, want []string
-	flush := func() {
-		if len(exprs) == 0 {
-			return
-		}
-		got := runSQL(t, "SELECT "+strings.Join(exprs, ", ")+";")
-		if w := "main main: " + strings.Join(want, ", "); len(got) != 1 || got[0] != w {
-			for k := range exprs {
-				t.Logf("%s → want %s", exprs[k], want[k])
-			}
-			t.Fatalf("got %q\nwant %q", got, w)
-		}
-		exprs, want = exprs[:0], want[:0]
-	}
+	flush := func() { exprs, want = selectsGive(t, exprs, want) }
 	equalDiffering := 0 // (equal values written differently: 1 and 1.0, MAP entries in another order)
 	for n := range 300 {
 		s := randShape(rng, 3)
@@ -300,19 +288,7 @@ func TestArrayElementWideningProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	s := open(t, streamql.Options{OnRows: collect(new([]string))})
 	var exprs, want []string
-	flush := func() {
-		if len(exprs) == 0 {
-			return
-		}
-		got := runSQL(t, "SELECT "+strings.Join(exprs, ", ")+";")
-		if w := "main main: " + strings.Join(want, ", "); len(got) != 1 || got[0] != w {
-			for k := range exprs {
-				t.Logf("%s → want %s", exprs[k], want[k])
-			}
-			t.Fatalf("got %q\nwant %q", got, w)
-		}
-		exprs, want = exprs[:0], want[:0]
-	}
+	flush := func() { exprs, want = selectsGive(t, exprs, want) }
 	refused, found := 0, 0
 	for n := range 300 {
 		sh := randShape(rng, 2)
@@ -398,4 +374,22 @@ func TestElementMoreThanOne(t *testing.T) {
 	if w := "main main: 1"; strings.Join(got, "|") != w {
 		t.Errorf("got %q, want %q", got, w)
 	}
+}
+
+// selectsGive runs SELECT exprs... as one row and fails t unless its values
+// are want, each in the order of exprs; it returns both slices emptied for
+// the next batch (nothing runs when exprs is empty).
+func selectsGive(t *testing.T, exprs, want []string) ([]string, []string) {
+	t.Helper()
+	if len(exprs) == 0 {
+		return exprs, want
+	}
+	got := runSQL(t, "SELECT "+strings.Join(exprs, ", ")+";")
+	if w := "main main: " + strings.Join(want, ", "); len(got) != 1 || got[0] != w {
+		for k := range exprs {
+			t.Logf("%s → want %s", exprs[k], want[k])
+		}
+		t.Fatalf("got %q\nwant %q", got, w)
+	}
+	return exprs[:0], want[:0]
 }

@@ -13,13 +13,11 @@ package tests
 // and a restarted process reads the held rows again (executor/joinreplay.go).
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -128,21 +126,5 @@ func scaleLookupJoinJob(t *testing.T, timed bool) scaleJob {
 // require_stable) reached the last record of each partition: a row every
 // process holds for good (a time far in the future).
 func heldAtEnd(adm *kadm.Client, group, in string) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ends, err := adm.ListEndOffsets(ctx, in)
-	if err != nil {
-		return false, err
-	}
-	or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), group, in)
-	if err != nil {
-		return false, err
-	}
-	done := true
-	ends.Each(func(e kadm.ListedOffset) {
-		if c, ok := or.Lookup(in, e.Partition); !ok || c.At < e.Offset-1 {
-			done = false
-		}
-	})
-	return done, nil
+	return committedWithin(adm, group, in, 1)
 }

@@ -303,6 +303,13 @@ func scaleScript(t *testing.T, dir, in string, outs map[string]string, group, sl
 // end offsets (read require_stable: an open transaction's offsets count once
 // it commits).
 func caughtUp(adm *kadm.Client, group, in string) (bool, error) {
+	return committedWithin(adm, group, in, 0)
+}
+
+// committedWithin reports whether group's committed offset of every
+// partition of topic in (read require_stable) is at most lag records short
+// of the partition's end offset.
+func committedWithin(adm *kadm.Client, group, in string, lag int64) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ends, err := adm.ListEndOffsets(ctx, in)
@@ -315,7 +322,7 @@ func caughtUp(adm *kadm.Client, group, in string) (bool, error) {
 	}
 	done := true
 	ends.Each(func(e kadm.ListedOffset) {
-		if c, ok := or.Lookup(in, e.Partition); !ok || c.At < e.Offset {
+		if c, ok := or.Lookup(in, e.Partition); !ok || c.At < e.Offset-lag {
 			done = false
 		}
 	})

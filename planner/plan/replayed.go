@@ -41,17 +41,7 @@ func (j *Job) Unreplayed() (op, why string) {
 		if groupOf(d) == "" {
 			return "", ""
 		}
-		var ops []string
-		for _, b := range j.AllBranches() {
-			switch {
-			case b.Rank != nil && !b.Rank.Bounded:
-				ops = append(ops, string(b.Rank.Kind.NodeKind()))
-			case b.Agg != nil:
-				ops = append(ops, "Aggregate")
-			case b.Join != nil:
-				ops = append(ops, "Join")
-			}
-		}
+		ops := j.branchStateOps()
 		if len(ops) == 0 {
 			return "the subquery, view or WITH relation " + d.Name, "its streams are read whole, committing no offsets: a restart writes its rows again"
 		}
@@ -226,4 +216,23 @@ func (j *Job) ReplayNotice() string {
 		return ""
 	}
 	return fmt.Sprintf("notice: %s is not rebuilt after a crash or a partition move (%s): a process restarted in consumer group '%s' does not give one uninterrupted run's result; run one process and restart it from the start (EXPLAIN: strategy not replayed)", op, why, j.readsGroup())
+}
+
+// branchStateOps returns the node kinds of the job's branches that keep state
+// across rows (an unbounded Rank, an Aggregate, a semi/anti Join), in branch
+// order: what a crash in a consumer group loses when they read a derived
+// relation (Unreplayed, and EXPLAIN's scale-out note in scaleout.go).
+func (j *Job) branchStateOps() []string {
+	var ops []string
+	for _, b := range j.AllBranches() {
+		switch {
+		case b.Rank != nil && !b.Rank.Bounded:
+			ops = append(ops, string(b.Rank.Kind.NodeKind()))
+		case b.Agg != nil:
+			ops = append(ops, "Aggregate")
+		case b.Join != nil:
+			ops = append(ops, "Join")
+		}
+	}
+	return ops
 }

@@ -131,17 +131,7 @@ func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
 	}
 	fmt.Fprintf(sb, "  Scale-out: the rows of %s come from consumer group '%s'\n", d.Name, group)
 	fmt.Fprintf(sb, "    note: the streams of %s are read whole, every partition, committing no offsets (its parts in one group would split the partitions between them): after a restart they are read again from 'scan.startup.mode' and their rows written again; run one process\n", d.Name)
-	var ops []string
-	for _, b := range j.AllBranches() {
-		switch {
-		case b.Rank != nil && !b.Rank.Bounded:
-			ops = append(ops, string(b.Rank.Kind.NodeKind()))
-		case b.Agg != nil:
-			ops = append(ops, "Aggregate")
-		case b.Join != nil:
-			ops = append(ops, "Join")
-		}
-	}
+	ops := j.branchStateOps()
 	if j.Both != nil {
 		ops = append(ops, "Join")
 	}
