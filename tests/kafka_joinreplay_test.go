@@ -9,8 +9,6 @@ package tests
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -51,17 +49,13 @@ func scaleIntervalJoinJob(t *testing.T) scaleJob {
 		oneProcess: true,
 		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
 			opts := func(s string) string {
-				return ", 'properties.group.id'='" + group + "', 'properties.group.instance.id'='" + slot + "-" + s + "', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'"
+				return groupMember(group, slot+"-"+s)
 			}
 			sql := kafkaStream(t, "orders", "id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", in, opts("o")) +
 				kafkaStream(t, "payments", "pid BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '3' SECOND", payments, opts("p")) +
 				kafkaStream(t, "joined", "id BIGINT, pid BIGINT", outs["joined"], sink) +
 				"INSERT INTO joined SELECT o.id, p.pid FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND;\n"
-			q := filepath.Join(dir, slot+".sql")
-			if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return q
+			return writeScript(t, dir, slot, sql)
 		},
 		chunk: func(in string, c, chunks int) []*kgo.Record {
 			var rs []*kgo.Record

@@ -69,15 +69,11 @@ func scaleLookupJoinJob(t *testing.T, timed bool) scaleJob {
 				cols += ", ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
 			}
 			sql := kafkaStream(t, "orders", cols, in,
-				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+				groupMember(group, slot)) +
 				"CREATE STREAM customers (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='" + customers + "', 'format'='csv', 'csv.header'='true');\n" +
 				kafkaStream(t, "joined", "id BIGINT, name VARCHAR", outs["joined"], sink) +
 				"INSERT INTO joined SELECT o.id, c.name FROM orders o LEFT JOIN customers c ON o.k = c.k;\n"
-			q := filepath.Join(dir, slot+".sql")
-			if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return q
+			return writeScript(t, dir, slot, sql)
 		},
 		chunk: func(in string, c, chunks int) []*kgo.Record {
 			var rs []*kgo.Record

@@ -224,7 +224,7 @@ func rankJobOf(t *testing.T, rows []rankRow, upsert bool, cols, query string) sc
 		outs: []string{"out"},
 		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
 			sql := kafkaStream(t, "readings", "id BIGINT, k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", in,
-				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+				groupMember(group, slot)) +
 				resultsStream(t, upsert, cols, outs["out"], sink) +
 				query
 			return writeScript(t, dir, slot, sql)

@@ -10,9 +10,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -124,18 +122,14 @@ func winExpected(rows []winRow) (wins, hot map[string]int) {
 // the sinks' extra options.
 func winScript(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
 	sql := kafkaStream(t, "sensors", fmt.Sprintf("deviceNo VARCHAR, ts BIGINT, temperature BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%d' SECOND", winDelay/1000), in,
-		", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+		groupMember(group, slot)) +
 		kafkaStream(t, "hot", "deviceNo VARCHAR, ts BIGINT, temperature BIGINT", outs["hot"], sink) +
 		kafkaStream(t, "wins", "window_start BIGINT, deviceNo VARCHAR, n BIGINT, s BIGINT", outs["wins"], ", 'key.fields'='deviceNo'"+sink) +
 		fmt.Sprintf("SELECT deviceNo, ts, temperature INTO STREAM hot FROM sensors WHERE temperature > %d;\n", winHot) +
 		"INSERT INTO wins SELECT window_start, deviceNo, COUNT(*) AS n, SUM(temperature) AS s\n" +
 		"  FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))\n" +
 		"  GROUP BY window_start, window_end, deviceNo;\n"
-	q := filepath.Join(dir, slot+".sql")
-	if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return q
+	return writeScript(t, dir, slot, sql)
 }
 
 // produceWinRows writes rows to topic in, each to its partition.

@@ -204,15 +204,11 @@ func scaleJoinJob(t *testing.T) scaleJob {
 		outs: []string{"passed"},
 		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
 			sql := kafkaStream(t, "sensors", "id BIGINT, ts BIGINT, deviceNo VARCHAR, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", in,
-				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+				groupMember(group, slot)) +
 				kafkaStream(t, "allowed", "deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", allowed, "") +
 				kafkaStream(t, "passed", "id BIGINT, ts BIGINT", outs["passed"], sink) +
 				"INSERT INTO passed SELECT s.id, s.ts FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo;\n"
-			q := filepath.Join(dir, slot+".sql")
-			if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return q
+			return writeScript(t, dir, slot, sql)
 		},
 		chunk: func(in string, c, chunks int) []*kgo.Record {
 			from, to := c*rows/chunks, (c+1)*rows/chunks
@@ -285,13 +281,28 @@ func scaleOutput(tmp int) string {
 // extra options.
 func scaleScript(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
 	sql := kafkaStream(t, "sensors", "id BIGINT, temperature DOUBLE", in,
-		", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+		groupMember(group, slot)) +
 		kafkaStream(t, "low_tmp", "id BIGINT, temperature DOUBLE", outs["low"], sink) +
 		kafkaStream(t, "high_tmp", "id BIGINT, temperature DOUBLE", outs["high"], ", 'key.fields'='id'"+sink) +
 		kafkaStream(t, "rest", "id BIGINT, temperature DOUBLE", outs["main"], sink) +
 		"SELECT id, temperature INTO STREAM low_tmp FROM sensors WHERE temperature < 10;\n" +
 		"SELECT id, temperature INTO STREAM high_tmp FROM sensors WHERE temperature > 70;\n" +
 		"INSERT INTO rest SELECT id, temperature FROM sensors;\n"
+	return writeScript(t, dir, slot, sql)
+}
+
+// groupMember returns the WITH options, from their leading comma, that make a
+// Kafka stream a member of consumer group group under the static instance id
+// instance, with the crash harness's short session timeout (6 s, heartbeats
+// every second) and read_committed input.
+func groupMember(group, instance string) string {
+	return ", 'properties.group.id'='" + group + "', 'properties.group.instance.id'='" + instance + "', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'"
+}
+
+// writeScript writes sql to dir/slot.sql, the script of one process of the
+// crash harness, and returns its path; it fails t when it cannot.
+func writeScript(t *testing.T, dir, slot, sql string) string {
+	t.Helper()
 	q := filepath.Join(dir, slot+".sql")
 	if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
 		t.Fatal(err)

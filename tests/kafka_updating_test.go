@@ -12,8 +12,6 @@ package tests
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,7 +67,7 @@ func updJob(t *testing.T, rows []updRow, sinkCols, query string, check func(t *t
 		outs: []string{"upserts"},
 		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
 			sql := kafkaStream(t, "readings", "id BIGINT, dev VARCHAR, v BIGINT", in,
-				", 'properties.group.id'='"+group+"', 'properties.group.instance.id'='"+slot+"', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000', 'properties.isolation.level'='read_committed'") +
+				groupMember(group, slot)) +
 				fmt.Sprintf("CREATE STREAM upserts (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
 					sinkCols, outs["upserts"], kafkatest.Brokers(t), sink) +
 				query
@@ -221,14 +219,4 @@ func compareTables(t *testing.T, got, want map[string]string) {
 	if len(diff) > 0 {
 		t.Errorf("the upsert topic's final table differs from the batch reference in %d keys:\n%s", len(diff), strings.Join(diff[:min(10, len(diff))], "\n"))
 	}
-}
-
-// writeScript writes sql as the script of one process (slot) into dir and
-// returns its path.
-func writeScript(t *testing.T, dir, slot, sql string) string {
-	q := filepath.Join(dir, slot+".sql")
-	if err := os.WriteFile(q, []byte(sql), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return q
 }
