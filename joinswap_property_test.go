@@ -23,12 +23,19 @@ import (
 // of its key in arrival order; the WHERE; then per partition (in the order
 // of its first joined row) the rows by ORDER BY, ties in that order, the
 // first N. Cases have left keys that repeat (the join then holds the right
-// rows: joinSwap.hold) or not, NULL keys, late left rows, and ties on the
+// rows: joinSwap.hold) or not, keys close together (its dense index) or far
+// apart, NULL keys, late left rows, and ties on the
 // ORDER BY (which row wins depends on the order the Top-N sees).
 func TestJoinSwapProperty(t *testing.T) {
 	for seed := int64(1); seed <= 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		unique := seed%2 == 0
+		// spread: keys of a dense span (op.joinSwap.dense) or far apart (its
+		// hash index)
+		spread := int64(1)
+		if seed%3 == 0 {
+			spread = 1 << 40
+		}
 		n := 1 + r.Intn(2)
 		type left struct {
 			id      *int64
@@ -52,6 +59,7 @@ func TestJoinSwapProperty(t *testing.T) {
 			if !unique {
 				v = int64(r.Intn(nl/2 + 1))
 			}
+			v *= spread
 			if r.Intn(12) > 0 {
 				id = &v
 			}
@@ -64,7 +72,10 @@ func TestJoinSwapProperty(t *testing.T) {
 		var rs []right
 		for i := range 20 + r.Intn(200) {
 			var aid *int64
-			v := int64(r.Intn(nl + 2))
+			v := int64(r.Intn(nl+2)) * spread
+			if r.Intn(40) == 0 {
+				v = -1 << 63 // (below every key: no entry)
+			}
 			if r.Intn(15) > 0 {
 				aid = &v
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"streamql/catalog"
 	"streamql/executor/vector"
 )
 
@@ -34,6 +35,13 @@ type joinSwap struct {
 	// hold: two left rows share a key: the right rows are kept and joined
 	// at the end of the right input (joinHeld)
 	hold bool
+	// dense, when the key is one BIGINT or TIMESTAMP column whose values
+	// span at most denseSpan times the keyed left rows, indexes them by key
+	// (entry key-lo: the row + 1, 0: none; swapIndex), without hashes;
+	// otherwise the left side's keyIndex does, built once the left input
+	// has ended (sized for its rows: no growth arrays kept)
+	dense []int32
+	lo    int64
 }
 
 // checkSwap checks what JoinSpec.Swap needs: an INNER lookup join without
@@ -58,7 +66,6 @@ func (j *Join) swapHandle(ctx context.Context, s, k int, h uint64, ok bool) erro
 		sw.ord[k] = sw.n
 		sw.n++
 		if ok { // (a NULL or NaN key joins nothing: the row stays, unindexed, so that rows do not move)
-			sd.index.add(h, int32(k), nil)
 			sw.left = append(sw.left, int32(k))
 			sw.hash = append(sw.hash, h)
 		}
@@ -75,7 +82,13 @@ func (j *Join) swapHandle(ctx context.Context, s, k int, h uint64, ok bool) erro
 		return nil
 	}
 	od := &j.side[0]
-	if si := od.index.find(h); si >= 0 {
+	if sw.dense != nil {
+		if v := sd.rows.Int(k, j.spec.Keys[1][0]); v >= sw.lo && uint64(v)-uint64(sw.lo) < uint64(len(sw.dense)) && sw.dense[v-sw.lo] > 0 {
+			if err := j.swapPair(ctx, int(sw.dense[v-sw.lo]-1), k); err != nil {
+				return err
+			}
+		}
+	} else if si := od.index.find(h); si >= 0 {
 		for o := od.index.slots[si].head; o >= 0; o = od.index.next[o] {
 			if keyEqual(sd.rows, k, j.spec.Keys[1], od.rows, int(o), j.spec.Keys[0]) {
 				if err := j.swapPair(ctx, int(o), k); err != nil {
@@ -92,9 +105,17 @@ func (j *Join) swapHandle(ctx context.Context, s, k int, h uint64, ok bool) erro
 }
 
 // swapLeftDone is called once the left input has ended and every left row
-// has been handled: it sets hold when two left rows share a key.
+// has been handled: it indexes the keyed left rows (swapIndex) and sets
+// hold when two of them share a key.
 func (j *Join) swapLeftDone() {
 	sw, od := j.swap, &j.side[0]
+	if j.swapDense() {
+		return
+	}
+	od.index.init(len(sw.left))
+	for x, k := range sw.left {
+		od.index.add(sw.hash[x], k, nil)
+	}
 	for _, sl := range od.index.slots {
 		if sl.head < 0 {
 			continue
@@ -187,4 +208,36 @@ func (j *Join) swapForget() error {
 	}
 	*j.swap = joinSwap{}
 	return j.acct.Grow(-n)
+}
+
+// swapDense indexes the keyed left rows by their key when it is one BIGINT
+// or TIMESTAMP column whose values span at most denseSpan times the rows
+// (joinSwap.dense; as lookupTable's dense index), setting hold when two
+// rows have one key, and reports whether it did.
+func (j *Join) swapDense() bool {
+	sw, od := j.swap, &j.side[0]
+	if len(j.spec.Keys[0]) != 1 || len(sw.left) == 0 {
+		return false
+	}
+	c := j.spec.Keys[0][0]
+	if t := j.spec.Types[0][c]; t != catalog.BigInt && t != catalog.Timestamp {
+		return false
+	}
+	lo, hi := od.rows.Int(int(sw.left[0]), c), od.rows.Int(int(sw.left[0]), c)
+	for _, k := range sw.left {
+		v := od.rows.Int(int(k), c)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if span := uint64(hi) - uint64(lo); span >= uint64(denseSpan*len(sw.left)) {
+		return false
+	}
+	sw.lo, sw.dense = lo, make([]int32, hi-lo+1)
+	for _, k := range sw.left {
+		d := &sw.dense[od.rows.Int(int(k), c)-lo]
+		if *d > 0 {
+			sw.hold = true
+		}
+		*d = k + 1
+	}
+	return true
 }
