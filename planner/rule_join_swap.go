@@ -32,11 +32,12 @@ import "streamql/planner/plan"
 //   - the WHERE and projection before the Top-N read no clock or random draw
 //     (the same values in any order);
 //   - both inputs are bounded, repeatable streams read directly (a file,
-//     values, nexmark: not a Kafka group's partitions, not a derived
-//     relation with outputs of its own).
+//     values, nexmark: not a Kafka group's partitions, which a replay reads
+//     again, Job.JoinReplayed; not a derived relation with outputs of its
+//     own).
 func ruleJoinSwapJob(j *Job) {
 	both, m := j.Both, j.Main
-	if both == nil || m == nil || len(j.Branches) > 0 || len(j.DeadLetters) > 0 || m.Rank == nil || m.Unnest != nil || m.Agg != nil || m.Join != nil {
+	if both == nil || m == nil || len(j.Branches) > 0 || len(j.DeadLetters) > 0 || m.Rank == nil || m.Unnest != nil || m.Agg != nil || m.Join != nil || j.JoinReplayed() {
 		return
 	}
 	if !both.Lookup || both.Type != plan.InnerJoin || both.Changes[0] || both.Changes[1] || len(both.Residual) > 0 ||

@@ -29,7 +29,8 @@ type joinSwap struct {
 	ord []int64 // each left row's ordinal (by row; -1: a row not yet handled)
 	n   int64   // the ordinals given
 	// left and hash are the keyed left rows in the order handled, with
-	// their key hashes (for hold)
+	// their key hashes (indexed once the left input has ended,
+	// swapLeftDone; hold joins them in this order)
 	left []int32
 	hash []uint64
 	// hold: two left rows share a key: the right rows are kept and joined
@@ -37,7 +38,7 @@ type joinSwap struct {
 	hold bool
 	// dense, when the key is one BIGINT or TIMESTAMP column whose values
 	// span at most denseSpan times the keyed left rows, indexes them by key
-	// (entry key-lo: the row + 1, 0: none; swapIndex), without hashes;
+	// (entry key-lo: the row + 1, 0: none; swapDense), without hashes;
 	// otherwise the left side's keyIndex does, built once the left input
 	// has ended (sized for its rows: no growth arrays kept)
 	dense []int32
@@ -54,9 +55,9 @@ func checkSwap(spec *JoinSpec) error {
 }
 
 // swapHandle is handleKeyed for a join with JoinSpec.Swap: a left row is
-// kept with its ordinal and indexed (when its key can match); a right row
-// is joined with the left rows of its key and dropped, or, under hold,
-// indexed to be joined at the end.
+// kept with its ordinal, and noted to be indexed when its key can match
+// (swapLeftDone); a right row is joined with the left row of its key and
+// dropped, or, under hold, indexed to be joined at the end (joinHeld).
 func (j *Join) swapHandle(ctx context.Context, s, k int, h uint64, ok bool) error {
 	sw, sd := j.swap, &j.side[s]
 	if s == 0 {
