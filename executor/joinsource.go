@@ -88,7 +88,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	both := job.Both
 	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
-		Extreme: op.JoinExtreme(both.Extreme)}
+		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
 		var ks []*expr.Kernel
 		for _, e := range both.Residual {
@@ -266,6 +266,8 @@ func (js *joinSource) pick() int {
 	switch {
 	case l.done && r.done:
 		return -1
+	case js.both.Swap && !js.grouped && !l.done: // the left side whole first (op.JoinSpec.Swap)
+		return 0
 	case js.both.Lookup && !r.done: // the right side whole first (SPEC 2.7)
 		return 1
 	case l.done:
