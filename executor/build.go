@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"streamql/executor/aggregate"
+	"streamql/executor/connector"
 	"streamql/executor/flow"
 	"streamql/executor/rank"
 	"streamql/executor/stateless"
@@ -35,10 +36,13 @@ type chain struct {
 // the emitter it pushes into.
 type chainOpts struct {
 	afterRouter []func(down *Emitter) (Operator, string)
-	// src is the probe stream's source; a partitioned one (Kafka) gives the
-	// chain's watermark assigner one watermark per partition (SPEC 2.5). Every
-	// chain that reads a source is built with it here, so none can miss it.
-	src Source
+	// src is the probe stream's source (the positions of its rows), and
+	// parts the partitions its stream declares (SourceHandles.Partitions;
+	// nil: none), which give the chain's watermark assigner one watermark
+	// per partition (SPEC 2.5). Every chain that reads a source is built with
+	// them here, so none can miss them.
+	src   Source
+	parts connector.PartitionedSource
 	// timed makes the operators time their calls (Stats.timed: EXPLAIN
 	// ANALYZE); without it OpStats.Nanos stays 0.
 	timed bool
@@ -123,7 +127,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	add(c.router, "router", c.router.down)
 	c.route = next
 	c.assign = newWatermarker(job)
-	c.assign.partitionBy(opts.src)
+	c.assign.partitionBy(opts.parts)
 	if c.assign.max != nil {
 		c.assign.max.src = opts.src
 	}

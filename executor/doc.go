@@ -60,13 +60,17 @@
 // (live.go).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
-// 22 item 5), read through the typed handles executor/connector binds once
-// (executor/source's Handles, connector.BindSource, OpenSink): partitions and record
-// metadata, hand back, a sink's kinds, dead letters and abort. (A source
-// hook's wrapper may still present partitions of its own, as `streamql test
-// --shuffle` does, which the watermark assigner finds through
-// connector.Unwrapper.)
-//
+// 22 item 5), bound to typed handles once, when the job opens the stream
+// (Env.Open, source.go's opened: connector.BindSource's SourceHandles):
+// partitions, record metadata, replay and topic (a consumer group), and
+// parallel decoding (strategy's readers and pipelines); and a sink's kinds,
+// dead letters and abort (connector.OpenSink). The engine reads the handles
+// and never unwraps a source to find them (issue 22 item 1): a source hook
+// returns the handles of its wrapper (SourceHook: the CLI's progress counts
+// keep the source's but the parallel reader, SourceHandles.Wrapped; `streamql
+// test --shuffle` gives a file partitions of its own), as the max-future
+// filter (maxfuture.go) does.
+
 // A job's operators and sources get their configuration when the job is
 // built, never through the context.Context, which carries cancellation only
 // (issue 22 item 4; TestNoContextValues): opContext (the live status, the

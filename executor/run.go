@@ -170,33 +170,34 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 			joins = append(joins, b)
 		}
 	}
-	var srcs []Source
+	var srcs []opened
 	defer func() {
 		for _, s := range srcs {
-			s.Close()
+			s.src.Close()
 		}
 	}()
 	for _, b := range joins {
 		bo := opens
 		bo.buildSide = true
-		src, err := env.openWith(ctx, b.Join.Build, bo) // read whole (SPEC 2.5: every partition)
+		o, err := env.openWith(ctx, b.Join.Build, bo) // read whole (SPEC 2.5: every partition)
 		if err != nil {
 			return stats, err
 		}
-		srcs = append(srcs, src)
+		srcs = append(srcs, o)
 	}
-	var src Source
+	var src opened     // the probe stream's (a composite source, a join's or an UNNEST's, declares no capability)
 	var js *joinSource // the job reads a join of two streams (SPEC 2.7)
 	if job.Main == nil || job.Main.Limit != 0 {
 		var err error
 		switch {
 		case job.Both != nil:
-			js, err = newJoinSource(ctx, job, env, &stats, budget, hub)
-			src = js
+			if js, err = newJoinSource(ctx, job, env, &stats, budget, hub); err == nil {
+				src.src = js
+			}
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource
 			if us, err = newUnnestSource(ctx, job, env, opens); err == nil {
-				src = us
+				src.src = us
 			}
 		default:
 			// a source that keeps state (upsert-kafka's rows per key, SPEC 2.8) charges the job's budget
@@ -244,8 +245,8 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 // runJob runs job over its opened sources (src the probe stream, srcs the build
 // sides of joins, in order) into sink; budget bounds the state of its operators
 // (SPEC 1: 'state.max-bytes'); oc is what its operators get at build time.
-func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs []Source, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
-	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
+func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs []opened, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
+	if src.src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
 	keysets := map[*plan.Branch]*keySet{}
@@ -261,11 +262,11 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
-			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k], ks: ks, es: es})
+			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k].src, ks: ks, es: es})
 			continue
 		}
 		emit := func(rows []ErrorRow) error { return sink.Errors(es.Side, rows) }
-		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k], ks, es, emit, false, func() {}); err != nil {
+		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k].src, ks, es, emit, false, func() {}); err != nil {
 			return err
 		}
 	}
@@ -280,12 +281,8 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 	return runBudget(ctx, oc, job, src, sink, stats, keysets, budget)
 }
 
-func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet) error {
-	return runBudget(ctx, opContext{}, job, src, sink, stats, joins, NewStateBudget(0))
-}
-
 // runBudget is run with the state budget of the job's aggregate operators.
-func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, budget *StateBudget) error {
+func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, budget *StateBudget) error {
 	p := &process{}
 	opts := chainOpts{}
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
@@ -293,7 +290,7 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 	}
 	opts.budget, opts.stats = budget, stats
 	p.init(job, src, sink, stats, joins, opts)
-	p.rep = newReplay(src, p.c, p.agg, job.WindowRankReplayed()) // a group source rebuilds the aggregate's state by reading again
+	p.rep = newReplay(src.h.Replayer, p.c, p.agg, job.WindowRankReplayed()) // a group source rebuilds the aggregate's state by reading again
 	if m := p.c.assign.max; m != nil {
 		m.rep = p.rep // (a replayed row refused again is not sent again)
 	}
@@ -314,11 +311,11 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			}
 		}
 		if job.Strategy != plan.Prefetch {
-			if cr := strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), src); cr != nil {
+			if cr := strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), src.h.Parallel); cr != nil {
 				return strategy.Chunked(ctx, cr, p.batch)
 			}
 		}
-		return strategy.Prefetch(ctx, job.BatchTypes, job.OnlyAggregates(), src, p.batch)
+		return strategy.Prefetch(ctx, job.BatchTypes, job.OnlyAggregates(), src.src, p.batch)
 	}
 	b := vector.NewBatch(job.BatchTypes)
 	b.NoText = job.OnlyAggregates()
@@ -328,7 +325,7 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			return err
 		}
 		bad = bad[:0]
-		err := src.Next(b, &bad)
+		err := src.src.Next(b, &bad)
 		if end, err := p.batch(ctx, b, bad, err); end {
 			return err
 		}
@@ -354,9 +351,9 @@ type process struct {
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
 // src is partitioned (Kafka, SPEC 2.5).
-func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
-	p.st, p.src, p.sink = job.Stream, src, sink
-	opts.src, opts.timed = src, stats.timed
+func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
+	p.st, p.src, p.sink = job.Stream, src.src, sink
+	opts.src, opts.parts, opts.timed = src.src, src.h.Partitions, stats.timed
 	p.c = buildChain(job, joins, sink, opts)
 	p.es = stats.stream(job.Stream)
 	if p.c.assign.max != nil {
