@@ -21,6 +21,10 @@
 //   - executor/state: the state budget (Budget, Account, LimitError) and the
 //     heap limit; budget.go keeps the executor's names of it;
 //   - executor/stateless: the main query's LIMIT and the projections;
+//   - executor/route: the router (SPEC 2.1; issue 22 item 2), first-match
+//     branches each with its gate and WHERE, one output part per branch; a
+//     branch's gate is a predicate the builder gives it (route.Gate: a semi
+//     or anti join's MARK, markjoin.go), so it knows nothing of joins;
 //   - executor/rank: the operator a main query ends with (SPEC 2.9) and its
 //     side of a Kafka replay;
 //   - executor/aggregate: the window and updating aggregate (SPEC 2.4, 2.8),
@@ -47,16 +51,19 @@
 //     own), given to the connectors through connector.Env, and the source of
 //     a stream with computed or METADATA columns (NewComputed).
 //
-// What stays here is coupled to the runner: the watermark assigner and the
-// router (run.go, with the MARK joins of markjoin.go and the key state of
-// join.go, and the choice of the strategy's runner); the replay (replay.go)
+// What stays here is coupled to the runner: the watermark assigner
+// (watermark.go, its per-partition watermarks in partwm.go and
+// 'watermark.max-future' in maxfuture.go: the replay seeds and reads its
+// partitions' watermarks); the router's gates (the MARK joins of markjoin.go
+// over the key state of join.go); the source drivers and the choice of the
+// strategy's runner (run.go); the replay (replay.go)
 // and EXPLAIN ANALYZE (analyze*.go); the chain side of the two chunk
 // pipelines (morsel.go: the workers' chains that route and encode, and the
 // writer; paragg.go: the parallel window aggregate's workers, its merge order
 // and the chunks it gives back), which build chains of their own
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
-// joinsource.go, unnest.go, maxfuture.go, partwm.go) and the live status
+// joinsource.go, unnest.go, maxfuture.go) and the live status
 // (live.go).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue

@@ -156,7 +156,7 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, probe opened, sink 
 	opts.src, opts.parts, opts.timed = src, probe.h.Partitions, stats.timed
 	ch := buildChain(job, joins, sink, opts)
 	r, wm := ch.limit, ch.assign
-	step := newStep(ch.router.out.Errors.Name)
+	step := newStep(job.Stream.Shared().ErrorsSide)
 	wm.live = lv.probe(job)
 	wcol := -1
 	var rep *replay // a group source's replay of the held rows (nil: none)
