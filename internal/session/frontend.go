@@ -32,9 +32,11 @@ import (
 //   - The run's counters: Stats (the notices are worded by JobNotices and
 //     PendingNotice), the live counters the progress bar reads (Live,
 //     LiveSnapshot, FormatBytes).
-//   - The source hook (SetSourceHook) with which the progress bar counts
-//     rows read and `streamql test --shuffle` reorders a bounded input:
-//     Source, its Columns batches and BadRows.
+//   - The source hook (SetSourceHook, SourceHook) with which the progress
+//     bar counts rows read and `streamql test --shuffle` reorders a bounded
+//     input: Source, its Columns batches and BadRows, and the handles of the
+//     capabilities its stream declares, which the hook returns for its
+//     wrapper (SourceHandles, WrappedHandles).
 //
 // The per-port batches and rows inside a Batch are the executor's own,
 // named here (aliases, as the executor names its connectors' Source): one
