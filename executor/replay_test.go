@@ -57,7 +57,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	if job.HasAggregates() { // (as runBudget: a Top-N over the stream's rows has none)
 		opts = aggChain(job, NewStateBudget(0), &Stats{}, &r.agg, false, nil)
 	}
-	opts.src = r.src
+	opts.src, opts.parts = r.src, r.src
 	r.c = buildChain(job, nil, r.sink, opts)
 	if newReplay(r.src, r.c, r.agg, job.WindowRankReplayed()) == nil || r.src.rep == nil {
 		t.Fatal("the job gave its source no replay state")
