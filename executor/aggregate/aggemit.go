@@ -10,7 +10,7 @@ import (
 	"context"
 	"slices"
 
-	"streamql/executor/expr"
+	"streamql/executor/agg"
 	"streamql/executor/flow"
 	"streamql/executor/vector"
 	"streamql/executor/window"
@@ -32,8 +32,15 @@ func (o *aggOp) writeRowTo(dst *vector.Batch, n int, win window.Win, g *aggGroup
 			cols[k].I[n], cols[k].Null[n] = v, false
 		}
 	}
-	for k := range g.vals {
-		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, &g.vals[k]) // (by pointer: a change writes it twice)
+	if len(a.Keys) == 1 {
+		agg.KeyTo(cols[a.KeyBase], n, a.Keys[0].Type, g.keyb)
+	} else {
+		rest := g.keyb
+		for k := range a.Keys {
+			var key []byte
+			key, rest = agg.NextFramed(rest)
+			agg.KeyTo(cols[a.KeyBase+k], n, a.Keys[k].Type, key)
+		}
 	}
 	for k := range a.Calls {
 		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)

@@ -70,7 +70,7 @@ type aggOp struct {
 	cells     []groupCell
 	groupSlab []aggGroup
 	stateSlab []agg.State
-	valSlab   []plan.Value
+	extSlab   []groupExt
 	keyArena  []byte
 	lastWs    *winState // the window of the last row (TUMBLE, HOP), nil after a firing
 	// for EXPLAIN ANALYZE (Analysis), counted per batch, per window opened and

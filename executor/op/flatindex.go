@@ -42,6 +42,14 @@ func (x *FlatIndex[T]) Home(k uint64) uint64 {
 	return hi ^ lo
 }
 
+// Slots is the number of slots (FlatSlotBytes each), for the state the
+// index's owner charges.
+func (x *FlatIndex[T]) Slots() int { return len(x.slots) }
+
+// FlatSlotBytes is the size of one slot of a FlatIndex: the key word and
+// the entry's pointer.
+const FlatSlotBytes = 16
+
 // Mask is the number of slots less one.
 func (x *FlatIndex[T]) Mask() uint64 { return uint64(len(x.slots) - 1) }
 
