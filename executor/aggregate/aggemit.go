@@ -135,19 +135,27 @@ func (ao *Operator) fireStep(ctx context.Context, port flow.Port, wm int64, all 
 
 // emitRows turns the n aggregate (or windowed) rows in o.row into a Chunk at
 // ao.at1, HAVING applied; the main query's rows are pushed on at once with
-// flushMain. It reports whether the operator stops (ao.stop: the LIMIT ended
+// flushMain, and a firing outside a batch (fireAll: the stream's end, the
+// parallel aggregate's steps) pushes its chunks on every fireChunks of them,
+// so that its rows out are never all made at once (issue 26 item 4: a GROUP
+// BY's 77,000 rows at the end of q17 took 12 MB of chunk buffers beside its
+// groups). It reports whether the operator stops (ao.stop: the LIMIT ended
 // the job there, or the push failed).
 func (ao *Operator) emitRows(ctx context.Context, port flow.Port, o *aggOp, n int) bool {
 	part, got := o.chunk(n)
 	o.rowsOut += got
 	if got > 0 {
 		ao.chunks = append(ao.chunks, flow.Chunk{At: ao.at1, Part: part})
-		if o == ao.main && ao.flushMain {
+		if o == ao.main && ao.flushMain || !ao.inBatch && len(ao.chunks) >= fireChunks {
 			ao.flush(ctx, port)
 		}
 	}
 	return ao.stop != nil
 }
+
+// fireChunks is the most chunks (of up to vector.Cap rows) a firing outside
+// a batch holds before it pushes them on (emitRows).
+const fireChunks = 4
 
 // flush pushes on, at once, what the operator holds up to the chunks made so
 // far (flushMain): in Push, the batch's rows before ao.at1 with their

@@ -144,10 +144,23 @@ func (o *aggOp) updGroup(i int) (*aggGroup, error) {
 		return g, nil
 	}
 	g, err := o.groupFor(o.pseudo(), i)
+	if err != nil {
+		x.put(k, g)
+		return g, err
+	}
+	// the index's tables are charged as they grow (groupBytes counts no
+	// slot of them); a flat table's doubling is checked against the limit
+	// before it is made, with the old table live beside it while it fills
+	pre := int64(x.Doubles()) * op.FlatSlotBytes
+	if pre > 0 {
+		if err := o.grow(pre); err != nil {
+			return g, err // (g is left out of the index: the job stops)
+		}
+	}
 	before := x.bytes()
 	x.put(k, g)
-	if d := x.bytes() - before; d != 0 && err == nil {
-		err = o.grow(d) // (the index's table grew: charged as it is, groupBytes counts no slot of it)
+	if d := x.bytes() - before - pre; d != 0 {
+		err = o.grow(d)
 	}
 	return g, err
 }
