@@ -211,22 +211,11 @@ func (ao *Operator) fireAll(ctx context.Context, port flow.Port, wm int64, all b
 // the operator (the main query's LIMIT, which so leaves the side rows of the
 // step emitted).
 func (ao *Operator) emitMerged(ctx context.Context, port flow.Port, due []firing) {
-	items := ao.fireItems[:0]
-	for k, f := range due {
-		for _, ws := range f.emitted {
-			for _, g := range ws.groups {
-				items = append(items, fireItem{k, ws.win, g})
-			}
-		}
-	}
 	sorted := true // (each aggregate's windows by end and start, each's groups in first-row order)
 	for _, f := range due {
 		for k := 1; sorted && k < len(f.emitted); k++ {
 			sorted = f.emitted[k].win != f.emitted[k-1].win // (sessions of several keys may share bounds)
 		}
-	}
-	if !sorted {
-		ao.sortItems(items)
 	}
 	n, cur := 0, -1
 	flush := func() bool {
@@ -241,16 +230,44 @@ func (ao *Operator) emitMerged(ctx context.Context, port flow.Port, due []firing
 		n = 0
 		return stop
 	}
-	for _, it := range items {
-		if it.op != cur {
+	// emit writes group g of window win of due[k] as the next row; false:
+	// the operator stops
+	emit := func(k int, win window.Win, g *aggGroup) bool {
+		if k != cur {
 			if flush() {
-				break
+				return false
 			}
-			cur = it.op
+			cur = k
 		}
-		due[cur].o.writeRow(n, it.win, it.g)
+		due[cur].o.writeRow(n, win, g)
 		n++
-		if n == vector.Cap && flush() {
+		return n < vector.Cap || !flush()
+	}
+	if sorted { // (in order already: no list of every group fired, issue 26 item 4)
+	out:
+		for k, f := range due {
+			for _, ws := range f.emitted {
+				for _, g := range ws.groups {
+					if !emit(k, ws.win, g) {
+						break out
+					}
+				}
+			}
+		}
+		flush()
+		return
+	}
+	items := ao.fireItems[:0]
+	for k, f := range due {
+		for _, ws := range f.emitted {
+			for _, g := range ws.groups {
+				items = append(items, fireItem{k, ws.win, g})
+			}
+		}
+	}
+	ao.sortItems(items)
+	for _, it := range items {
+		if !emit(it.op, it.win, it.g) {
 			break
 		}
 	}
