@@ -101,8 +101,9 @@ type firing struct {
 	fired, emitted []*winState
 }
 
-// fireItem is one group to emit in a firing of several aggregates: its
-// aggregate (an index into Operator.fire), window and group.
+// fireItem is one group to emit in a firing whose windows are out of order
+// (emitMerged sorts them): its aggregate (an index into Operator.fire),
+// window and group.
 type fireItem struct {
 	op  int
 	win window.Win
