@@ -27,6 +27,7 @@ package agg
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"math/big"
 	"math/bits"
@@ -485,6 +486,39 @@ func AppendKeyFramed(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
 	n := uint32(len(dst) - at - 4)
 	dst[at], dst[at+1], dst[at+2], dst[at+3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
 	return dst
+}
+
+// KeyTo writes the grouping key key (Key's bytes of one value of type t: a
+// NULL tag, then the value) as row i of out, the inverse of Key: a VARCHAR's
+// bytes are key's own (out points into them, as it would into a value the
+// caller owns), a DOUBLE's NaN is the one NaN Key keeps. The aggregate keeps
+// a group's key values only as these bytes (executor/aggregate: no copy of
+// them as values).
+func KeyTo(out *vector.Vec, i int, t catalog.Type, key []byte) {
+	if len(key) == 0 || key[0] == 0 {
+		out.Null[i] = true
+		return
+	}
+	out.Null[i] = false
+	b := key[1:]
+	switch t {
+	case catalog.BigInt, catalog.Timestamp:
+		out.I[i] = int64(binary.BigEndian.Uint64(b))
+	case catalog.Double:
+		out.F[i] = math.Float64frombits(binary.BigEndian.Uint64(b))
+	case catalog.Boolean:
+		out.B[i] = b[0] != 0
+	case catalog.Varchar:
+		out.S[i] = b
+	}
+}
+
+// NextFramed returns the first key of keys (AppendKeyFramed's bytes of
+// several keys one after the other) and the bytes after it; keys must hold
+// a whole framed key.
+func NextFramed(keys []byte) (key, rest []byte) {
+	n := binary.BigEndian.Uint32(keys)
+	return keys[4 : 4+n], keys[4+n:]
 }
 
 func appendU64(dst []byte, u uint64) []byte {

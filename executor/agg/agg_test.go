@@ -297,3 +297,79 @@ func TestAddAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyToInvertsKey: a grouping key's bytes give back its value (the
+// aggregate keeps a group's key values only as Key's bytes, issue 26 item
+// 4): for random values of every key type, NULLs among them, Key then
+// KeyTo writes the same value (a NaN as a NaN, -0.0 as -0.0), alone and
+// as the keys of several columns framed by AppendKeyFramed, read back in
+// order by NextFramed.
+func TestKeyToInvertsKey(t *testing.T) {
+	r := rand.New(rand.NewSource(26))
+	types := []catalog.Type{catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean, catalog.Varchar}
+	in := make([]*vector.Vec, len(types))
+	out := make([]*vector.Vec, len(types))
+	for k, ty := range types {
+		in[k], out[k] = vector.NewVec(ty), vector.NewVec(ty)
+	}
+	doubles := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, math.SmallestNonzeroFloat64}
+	for i := 0; i < vector.Cap; i++ {
+		for k, ty := range types {
+			v := in[k]
+			v.Null[i] = r.Intn(6) == 0
+			switch ty {
+			case catalog.BigInt, catalog.Timestamp:
+				v.I[i] = []int64{r.Int63() - r.Int63(), math.MinInt64, math.MaxInt64, 0, -1}[r.Intn(5)]
+			case catalog.Double:
+				v.F[i] = r.NormFloat64() * 1e6
+				if r.Intn(3) == 0 {
+					v.F[i] = doubles[r.Intn(len(doubles))]
+				}
+			case catalog.Boolean:
+				v.B[i] = r.Intn(2) == 0
+			case catalog.Varchar:
+				b := make([]byte, r.Intn(20))
+				for j := range b {
+					b[j] = byte(r.Intn(256))
+				}
+				v.S[i] = b
+			}
+		}
+	}
+	same := func(ty catalog.Type, a, b *vector.Vec, i int) bool {
+		if a.Null[i] || b.Null[i] {
+			return a.Null[i] == b.Null[i]
+		}
+		switch ty {
+		case catalog.BigInt, catalog.Timestamp:
+			return a.I[i] == b.I[i]
+		case catalog.Double:
+			return math.IsNaN(a.F[i]) && math.IsNaN(b.F[i]) || math.Float64bits(a.F[i]) == math.Float64bits(b.F[i])
+		case catalog.Boolean:
+			return a.B[i] == b.B[i]
+		}
+		return string(a.S[i]) == string(b.S[i])
+	}
+	for i := 0; i < vector.Cap; i++ {
+		var framed []byte
+		for k, ty := range types {
+			KeyTo(out[k], i, ty, Key(nil, ty, in[k], i))
+			if !same(ty, in[k], out[k], i) {
+				t.Fatalf("row %d, %v: Key then KeyTo gave another value", i, ty)
+			}
+			framed = AppendKeyFramed(framed, ty, in[k], i)
+		}
+		for k, ty := range types {
+			var key []byte
+			key, framed = NextFramed(framed)
+			out[k].Null[i] = !in[k].Null[i] // (KeyTo must set it)
+			KeyTo(out[k], i, ty, key)
+			if !same(ty, in[k], out[k], i) {
+				t.Fatalf("row %d, key %d (%v): the framed keys gave another value", i, k, ty)
+			}
+		}
+		if len(framed) != 0 {
+			t.Fatalf("row %d: %d bytes left after the framed keys", i, len(framed))
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"context"
 	"slices"
 
-	"streamql/executor/expr"
+	"streamql/executor/agg"
 	"streamql/executor/flow"
 	"streamql/executor/vector"
 	"streamql/executor/window"
@@ -32,8 +32,15 @@ func (o *aggOp) writeRowTo(dst *vector.Batch, n int, win window.Win, g *aggGroup
 			cols[k].I[n], cols[k].Null[n] = v, false
 		}
 	}
-	for k := range g.vals {
-		expr.SetValue(cols[a.KeyBase+k], n, a.Keys[k].Type, &g.vals[k]) // (by pointer: a change writes it twice)
+	if len(a.Keys) == 1 {
+		agg.KeyTo(cols[a.KeyBase], n, a.Keys[0].Type, g.keyb)
+	} else {
+		rest := g.keyb
+		for k := range a.Keys {
+			var key []byte
+			key, rest = agg.NextFramed(rest)
+			agg.KeyTo(cols[a.KeyBase+k], n, a.Keys[k].Type, key)
+		}
 	}
 	for k := range a.Calls {
 		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)
@@ -94,8 +101,9 @@ type firing struct {
 	fired, emitted []*winState
 }
 
-// fireItem is one group to emit in a firing of several aggregates: its
-// aggregate (an index into Operator.fire), window and group.
+// fireItem is one group to emit in a firing whose windows are out of order
+// (emitMerged sorts them): its aggregate (an index into Operator.fire),
+// window and group.
 type fireItem struct {
 	op  int
 	win window.Win
@@ -128,19 +136,27 @@ func (ao *Operator) fireStep(ctx context.Context, port flow.Port, wm int64, all 
 
 // emitRows turns the n aggregate (or windowed) rows in o.row into a Chunk at
 // ao.at1, HAVING applied; the main query's rows are pushed on at once with
-// flushMain. It reports whether the operator stops (ao.stop: the LIMIT ended
+// flushMain, and a firing outside a batch (fireAll: the stream's end, the
+// parallel aggregate's steps) pushes its chunks on every fireChunks of them,
+// so that its rows out are never all made at once (issue 26 item 4: a GROUP
+// BY's 77,000 rows at the end of q17 took 12 MB of chunk buffers beside its
+// groups). It reports whether the operator stops (ao.stop: the LIMIT ended
 // the job there, or the push failed).
 func (ao *Operator) emitRows(ctx context.Context, port flow.Port, o *aggOp, n int) bool {
 	part, got := o.chunk(n)
 	o.rowsOut += got
 	if got > 0 {
 		ao.chunks = append(ao.chunks, flow.Chunk{At: ao.at1, Part: part})
-		if o == ao.main && ao.flushMain {
+		if o == ao.main && ao.flushMain || !ao.inBatch && len(ao.chunks) >= fireChunks {
 			ao.flush(ctx, port)
 		}
 	}
 	return ao.stop != nil
 }
+
+// fireChunks is the most chunks (of up to vector.Cap rows) a firing outside
+// a batch holds before it pushes them on (emitRows).
+const fireChunks = 4
 
 // flush pushes on, at once, what the operator holds up to the chunks made so
 // far (flushMain): in Push, the batch's rows before ao.at1 with their
@@ -196,22 +212,11 @@ func (ao *Operator) fireAll(ctx context.Context, port flow.Port, wm int64, all b
 // the operator (the main query's LIMIT, which so leaves the side rows of the
 // step emitted).
 func (ao *Operator) emitMerged(ctx context.Context, port flow.Port, due []firing) {
-	items := ao.fireItems[:0]
-	for k, f := range due {
-		for _, ws := range f.emitted {
-			for _, g := range ws.groups {
-				items = append(items, fireItem{k, ws.win, g})
-			}
-		}
-	}
 	sorted := true // (each aggregate's windows by end and start, each's groups in first-row order)
 	for _, f := range due {
 		for k := 1; sorted && k < len(f.emitted); k++ {
 			sorted = f.emitted[k].win != f.emitted[k-1].win // (sessions of several keys may share bounds)
 		}
-	}
-	if !sorted {
-		ao.sortItems(items)
 	}
 	n, cur := 0, -1
 	flush := func() bool {
@@ -226,16 +231,44 @@ func (ao *Operator) emitMerged(ctx context.Context, port flow.Port, due []firing
 		n = 0
 		return stop
 	}
-	for _, it := range items {
-		if it.op != cur {
+	// emit writes group g of window win of due[k] as the next row; false:
+	// the operator stops
+	emit := func(k int, win window.Win, g *aggGroup) bool {
+		if k != cur {
 			if flush() {
-				break
+				return false
 			}
-			cur = it.op
+			cur = k
 		}
-		due[cur].o.writeRow(n, it.win, it.g)
+		due[cur].o.writeRow(n, win, g)
 		n++
-		if n == vector.Cap && flush() {
+		return n < vector.Cap || !flush()
+	}
+	if sorted { // (in order already: no list of every group fired, issue 26 item 4)
+	out:
+		for k, f := range due {
+			for _, ws := range f.emitted {
+				for _, g := range ws.groups {
+					if !emit(k, ws.win, g) {
+						break out
+					}
+				}
+			}
+		}
+		flush()
+		return
+	}
+	items := ao.fireItems[:0]
+	for k, f := range due {
+		for _, ws := range f.emitted {
+			for _, g := range ws.groups {
+				items = append(items, fireItem{k, ws.win, g})
+			}
+		}
+	}
+	ao.sortItems(items)
+	for _, it := range items {
+		if !emit(it.op, it.win, it.g) {
 			break
 		}
 	}

@@ -1,6 +1,6 @@
 // The aggregate's group table: the groups of a window by key (a small window's
 // list, then a map; a cache of the last group per key hash), new groups from
-// slabs (the group, its key values and its accumulators side by side), the
+// slabs (the group and its accumulators side by side, its key bytes from an arena), the
 // state each costs, and freeing fired windows' groups for reuse. The
 // accumulators themselves are executor/agg's (agg.State: each function's own
 // size).
@@ -17,7 +17,6 @@ import (
 	"streamql/executor/agg"
 	"streamql/executor/vector"
 	"streamql/executor/window"
-	"streamql/planner/plan"
 )
 
 // winState is one open window (or session, or the pseudo-window of GROUP BY
@@ -30,7 +29,11 @@ type winState struct {
 	part   int32 // the partition of the row that opened it (a session's, for a replay)
 }
 
-// aggGroup is one group of a window: its key values and accumulators.
+// aggGroup is one group of a window: its key and accumulators, 96 bytes
+// (issue 26 item 4: a group's state is what its functions need, no more).
+// Its key values are kept once, as the key bytes it is found by (keyb,
+// agg.Key's; writeRowTo decodes them), and what only a Kafka replay or the
+// state TTL needs is in ext, allocated only for those.
 type aggGroup struct {
 	first int64 // arrival number of its first row
 	// firstAt is the job-wide arrival number of its first row (Operator.row):
@@ -38,8 +41,27 @@ type aggGroup struct {
 	// (SPEC 2.4), first being each aggregate's own count
 	firstAt int64
 	hash    uint64 // keyHash(keyb): compared before the bytes
-	key     string // keyb as a string (the index's key), valid while the group is in use
-	keyb    []byte
+	// keyb is the grouping keys as agg.Key's bytes (framed by
+	// agg.AppendKeyFramed for several keys), owned by the group: the
+	// index's key (keyString) and the only copy of its key values
+	keyb   []byte
+	states []agg.State // the calls' accumulators (groupCell.st's for one call)
+	// an updating aggregate's (groupagg.go): the rows it holds net of
+	// retractions; with mini-batch whether the batch being read touched it
+	// (mark, cleared as the batch's changes go out), whether it held rows
+	// before that batch and its row then (pre, in updState.pre)
+	live int64
+	pre  int32
+	mark bool
+	had  bool
+	// ext is the part of a group that only a Kafka replay (aggOp.rep) or
+	// 'table.exec.state.ttl' reads, nil without them (aggOp.keepsExt)
+	ext *groupExt
+}
+
+// groupExt is what a group keeps for a Kafka replay and the state TTL
+// (aggGroup.ext).
+type groupExt struct {
 	// with a replay (aggOp.rep): the partition of its first row and that
 	// row's offset and watermark; more holds the first rows of other
 	// partitions (nil unless the topic is not partitioned by the key)
@@ -49,40 +71,38 @@ type aggGroup struct {
 	// touched is when it last changed, for 'table.exec.state.ttl'
 	// (groupagg.go's updState.stamp)
 	touched int64
-	_       [16]byte // (the hot fields from byte 128: two whole lines in a groupCell)
-	// the hot fields, side by side at the end (a row's change reads them
-	// and, in a groupCell, the first accumulator right after them): 128
-	// bytes from vals to the accumulator's count, two cache lines in a
-	// groupCell (TestGroupCellLines)
-	vals   []plan.Value // the grouping keys' values, owned by the group (val0's for one key)
-	states []agg.State  // the calls' accumulators (groupCell.st's for one call)
-	// an updating aggregate's (groupagg.go): the rows it holds net of
-	// retractions; with mini-batch whether the batch being read touched it
-	// (mark, cleared as the batch's changes go out), whether it held rows
-	// before that batch and its row then (pre, in updState.pre): among the
-	// hot fields, as a change reads them
-	live int64
-	pre  int32
-	mark bool
-	had  bool
-	// val0 holds the value of a single grouping key (vals is val0[:1]), so
-	// that a group with one key needs no allocation of its own for it
-	val0 [1]plan.Value
+}
+
+// noExt is the groupExt of a group that has none (aggGroup.x): no
+// partition but 0, nothing held, never touched. It is never written.
+var noExt groupExt
+
+// x returns g's ext for reading (noExt when it has none).
+func (g *aggGroup) x() *groupExt {
+	if g.ext != nil {
+		return g.ext
+	}
+	return &noExt
+}
+
+// keyString is g's key bytes as a string (the window index's key), sharing
+// them: they change only once the group is freed, after it left every index.
+func (g *aggGroup) keyString() string {
+	if len(g.keyb) == 0 {
+		return ""
+	}
+	return unsafe.String(&g.keyb[0], len(g.keyb))
 }
 
 // groupCell is a group with its one accumulator right after it: the groups
 // of an aggregate with one call are allocated in slabs of them (newGroup),
-// key value, count and accumulator side by side, no allocation per group.
+// key, count and accumulator side by side, no allocation per group: 128
+// bytes, two whole 64-byte cache lines in a slab (a large allocation:
+// page-aligned), TestGroupCellLines.
 type groupCell struct {
 	g  aggGroup
 	st [1]agg.State
-	_  [cellPad]byte
 }
-
-// cellPad makes a groupCell a whole number of 64-byte cache lines, so that in
-// a slab (a large allocation: page-aligned) every cell's hot fields take the
-// same two lines.
-const cellPad = (64 - (unsafe.Sizeof(aggGroup{})+unsafe.Sizeof(agg.State{}))%64) % 64
 
 // groupSlab is the number of groups (and their keys' values and
 // accumulators) allocated at once (newGroup): a slab is 256 groups, never
@@ -90,21 +110,55 @@ const cellPad = (64 - (unsafe.Sizeof(aggGroup{})+unsafe.Sizeof(agg.State{}))%64)
 const groupSlab = 256
 
 // groupBytes is the state a new group costs before its accumulators grow: the
-// group itself, its key bytes (the group's copy, and the key values' own text,
-// with their allocations' rounding), its key values, its slots in the window's
-// index and group list (a map entry and a pointer, with the slack their growth
-// leaves), and each call's accumulator before it grows (agg.StateBytes). TestStateAccountingMatchesHeap
-// checks it against the live heap (issue 30: the older sum counted about 0.7 of it).
+// group itself, its key bytes (keyLen, cut from an arena), its ext when it
+// has one, its slots in the window's group list and index (a pointer and a
+// map entry, with the slack their growth leaves; no map entry with a typed
+// index, byIdx, whose tables updGroup charges as they grow), and each call's
+// accumulator before it grows (agg.StateBytes). TestStateAccountingMatchesHeap
+// checks it against the live heap (issue 30: the older sum counted about 0.7
+// of it).
 func (o *aggOp) groupBytes(keyLen int) int64 {
-	return int64(groupSlotBytes + 2*keyLen + 16 + len(o.a.Keys)*valueBytes + o.statesBytes)
+	n := groupSlotBytes + keyLen + o.statesBytes
+	if !o.byIdx() {
+		n += mapEntryBytes
+	}
+	if o.keepsExt() {
+		n += extBytes
+	}
+	return int64(n)
 }
 
-// groupSlotBytes is an aggGroup with its index entry and list slot;
-// valueBytes one grouping key's plan.Value.
+// groupSlotBytes is an aggGroup with its group list slot, mapEntryBytes
+// its entry in a window's map index, extBytes a groupExt.
 const (
-	groupSlotBytes = int(unsafe.Sizeof(aggGroup{})) - int(unsafe.Sizeof([1]plan.Value{})) + 48 // (val0: counted as the key's valueBytes)
-	valueBytes     = int(unsafe.Sizeof(plan.Value{}))
+	groupSlotBytes = int(unsafe.Sizeof(aggGroup{})) + 16
+	mapEntryBytes  = 48 // (a Go map of string keys: 35 to 56 bytes an entry as it grows, 1.26)
+	extBytes       = int(unsafe.Sizeof(groupExt{}))
 )
+
+// byIdx reports whether o is an updating aggregate whose groups its typed
+// index finds (updState.idx, and updState.null for the NULL key), so that
+// its window's map holds none (lookup then finds a group only among a
+// window's first smallWindow: findGroup is asked only for the groups the
+// typed index has not).
+func (o *aggOp) byIdx() bool { return o.upd != nil && o.upd.idx != nil }
+
+// keepsExt reports whether o's groups keep a groupExt: with a Kafka
+// replay, or an updating aggregate's state TTL.
+func (o *aggOp) keepsExt() bool {
+	return o.rep != nil || o.upd != nil && o.upd.ttl.ttl > 0
+}
+
+// extOf returns g's ext for writing, allocated (from a slab) when g has none.
+func (o *aggOp) extOf(g *aggGroup) *groupExt {
+	if g.ext == nil {
+		if len(o.extSlab) == 0 {
+			o.extSlab = make([]groupExt, groupSlab)
+		}
+		g.ext, o.extSlab = &o.extSlab[0], o.extSlab[1:]
+	}
+	return g.ext
+}
 
 // buildKey sets o.keyBuf to row i's group key (agg.Key; framed when there
 // are several keys).
@@ -247,37 +301,11 @@ func (o *aggOp) groupFor(ws *winState, i int) (*aggGroup, error) {
 	if g == nil {
 		o.buildKey(i)
 		g = o.newGroup(kh)
-		for k, v := range o.keys {
-			kv := plan.Value{Null: v.Null[i]}
-			if k < len(g.vals) {
-				kv.S = g.vals[k].S[:0] // reuse a freed group's buffer
-			}
-			if !kv.Null {
-				switch o.a.Keys[k].Type {
-				case catalog.BigInt, catalog.Timestamp:
-					kv.I = v.I[i]
-				case catalog.Double:
-					kv.F = v.F[i]
-				case catalog.Boolean:
-					kv.B = v.B[i]
-				case catalog.Varchar:
-					if cap(kv.S) < len(v.S[i]) {
-						kv.S = o.keyBytes(len(v.S[i]))
-					}
-					kv.S = append(kv.S, v.S[i]...)
-				}
-			}
-			if k < len(g.vals) {
-				g.vals[k] = kv
-			} else {
-				g.vals = append(g.vals, kv)
-			}
-		}
 		o.insert(ws, g)
-		if err := o.grow(o.groupBytes(len(g.key))); err != nil {
+		if err := o.grow(o.groupBytes(len(g.keyb))); err != nil {
 			return g, err
 		}
-	} else if o.rep != nil && g.part != o.rowPart {
+	} else if o.rep != nil && g.x().part != o.rowPart {
 		o.heldOther(g)
 	}
 	return g, nil
@@ -359,16 +387,20 @@ func (o *aggOp) lookup(ws *winState, kh uint64, key []byte) *aggGroup {
 }
 
 // insert adds the new group g (not in ws) to ws's groups, and to its index
-// once ws has more than smallWindow groups.
+// once ws has more than smallWindow groups, unless the typed index of an
+// updating aggregate finds them (byIdx).
 func (o *aggOp) insert(ws *winState, g *aggGroup) {
 	ws.groups = append(ws.groups, g)
+	if o.byIdx() {
+		return
+	}
 	switch n := len(ws.groups); {
 	case n == smallWindow+1:
 		for _, h := range ws.groups {
-			ws.index[h.key] = h
+			ws.index[h.keyString()] = h
 		}
 	case n > smallWindow+1:
-		ws.index[g.key] = g
+		ws.index[g.keyString()] = g
 	}
 }
 
@@ -388,17 +420,13 @@ func (o *aggOp) newGroup(kh uint64) *aggGroup {
 	o.maxGroups = max(o.maxGroups, o.made-int64(len(o.freeGroups)))
 	g.first, g.firstAt, g.hash = o.seq, o.rowAt, kh
 	g.live, g.mark = 0, false
-	g.part, g.held, g.more = o.rowPart, heldAt{o.rowOff, o.rowCw, o.rowCwSet}, nil
+	if o.keepsExt() {
+		*o.extOf(g) = groupExt{part: o.rowPart, held: heldAt{o.rowOff, o.rowCw, o.rowCwSet}}
+	}
 	if n := len(o.keyBuf); cap(g.keyb) < n {
 		g.keyb = o.keyBytes(n)
 	}
 	g.keyb = append(g.keyb[:0], o.keyBuf...)
-	g.key = ""
-	if len(g.keyb) > 0 {
-		// the index's key shares the group's bytes: they change only once the
-		// group is freed, after it left every index
-		g.key = unsafe.String(&g.keyb[0], len(g.keyb))
-	}
 	return g
 }
 
@@ -411,8 +439,7 @@ const (
 )
 
 // keyBytes returns an empty buffer of capacity n for a new group's key
-// bytes or a VARCHAR key's value, cut from o's arena when n is at most
-// keyArenaMax.
+// bytes, cut from o's arena when n is at most keyArenaMax.
 func (o *aggOp) keyBytes(n int) []byte {
 	if n > keyArenaMax {
 		return make([]byte, 0, n)
@@ -425,41 +452,29 @@ func (o *aggOp) keyBytes(n int) []byte {
 	return b
 }
 
-// allocGroup returns a new empty group with room for o's keys' values and
-// accumulators, from o's slabs (groupSlab): with one call a groupCell (the
-// accumulator right after the group), the key's value in the group's val0
-// when there is one key, and other shapes' values and accumulators cut from
-// slabs of them.
+// allocGroup returns a new empty group with room for o's accumulators, from
+// o's slabs (groupSlab): with one call a groupCell (the accumulator right
+// after the group), else the accumulators cut from slabs of them.
 func (o *aggOp) allocGroup() *aggGroup {
-	nk, nc := len(o.a.Keys), len(o.a.Calls)
-	var g *aggGroup
+	nc := len(o.a.Calls)
 	if nc == 1 {
 		if len(o.cells) == 0 {
 			o.cells = make([]groupCell, groupSlab)
 		}
 		c := &o.cells[0]
 		o.cells = o.cells[1:]
-		g = &c.g
-		g.states = c.st[:]
-	} else {
-		if len(o.groupSlab) == 0 {
-			o.groupSlab = make([]aggGroup, groupSlab)
-		}
-		g = &o.groupSlab[0]
-		o.groupSlab = o.groupSlab[1:]
-		if len(o.stateSlab) < nc {
-			o.stateSlab = make([]agg.State, groupSlab*nc)
-		}
-		g.states, o.stateSlab = o.stateSlab[:nc:nc], o.stateSlab[nc:]
+		c.g.states = c.st[:]
+		return &c.g
 	}
-	if nk <= 1 {
-		g.vals = g.val0[:0:nk]
-	} else {
-		if len(o.valSlab) < nk {
-			o.valSlab = make([]plan.Value, groupSlab*nk)
-		}
-		g.vals, o.valSlab = o.valSlab[:0:nk], o.valSlab[nk:]
+	if len(o.groupSlab) == 0 {
+		o.groupSlab = make([]aggGroup, groupSlab)
 	}
+	g := &o.groupSlab[0]
+	o.groupSlab = o.groupSlab[1:]
+	if len(o.stateSlab) < nc {
+		o.stateSlab = make([]agg.State, groupSlab*nc)
+	}
+	g.states, o.stateSlab = o.stateSlab[:nc:nc], o.stateSlab[nc:]
 	return g
 }
 

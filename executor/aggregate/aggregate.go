@@ -65,12 +65,12 @@ type aggOp struct {
 	freeWins   []*winState
 	freeGroups []*aggGroup
 	// the slabs new groups come from (allocGroup): the groups (with their
-	// accumulator, for one call), and the rest of the accumulators, key
-	// values and key bytes of other shapes
+	// accumulator, for one call), the accumulators of other shapes, the
+	// groups' ext parts (extOf) and their key bytes (keyBytes)
 	cells     []groupCell
 	groupSlab []aggGroup
 	stateSlab []agg.State
-	valSlab   []plan.Value
+	extSlab   []groupExt
 	keyArena  []byte
 	lastWs    *winState // the window of the last row (TUMBLE, HOP), nil after a firing
 	// for EXPLAIN ANALYZE (Analysis), counted per batch, per window opened and

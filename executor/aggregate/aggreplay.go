@@ -23,7 +23,7 @@ type heldAt struct {
 
 // groupCost is the state group g is charged for.
 func (o *aggOp) groupCost(g *aggGroup) int64 {
-	n := o.groupBytes(len(g.key))
+	n := o.groupBytes(len(g.keyb))
 	for c := range g.states {
 		n += g.states[c].Bytes()
 	}
@@ -34,35 +34,40 @@ func (o *aggOp) groupCost(g *aggGroup) int64 {
 // when g has none of it yet (a topic not partitioned by the key: the
 // group's rows come from several partitions).
 func (o *aggOp) heldOther(g *aggGroup) {
-	if _, ok := g.more[o.rowPart]; ok {
+	e := o.extOf(g)
+	if _, ok := e.more[o.rowPart]; ok {
 		return
 	}
-	if g.more == nil {
-		g.more = map[int32]heldAt{}
+	if e.more == nil {
+		e.more = map[int32]heldAt{}
 	}
-	g.more[o.rowPart] = heldAt{o.rowOff, o.rowCw, o.rowCwSet}
+	e.more[o.rowPart] = heldAt{o.rowOff, o.rowCw, o.rowCwSet}
 }
 
 // mergeHeld keeps in h, into which g is merged (sessions), the first row of
-// each partition of both.
-func mergeHeld(h, g *aggGroup) {
+// each partition of both (nothing to keep when neither has an ext).
+func (o *aggOp) mergeHeld(h, g *aggGroup) {
+	if h.ext == nil && g.ext == nil {
+		return
+	}
+	he, ge := o.extOf(h), g.x()
 	add := func(p int32, x heldAt) {
-		if p == h.part {
-			if x.off < h.held.off {
-				h.held = x
+		if p == he.part {
+			if x.off < he.held.off {
+				he.held = x
 			}
 			return
 		}
-		if y, ok := h.more[p]; ok && y.off <= x.off {
+		if y, ok := he.more[p]; ok && y.off <= x.off {
 			return
 		}
-		if h.more == nil {
-			h.more = map[int32]heldAt{}
+		if he.more == nil {
+			he.more = map[int32]heldAt{}
 		}
-		h.more[p] = x
+		he.more[p] = x
 	}
-	add(g.part, g.held)
-	for p, x := range g.more {
+	add(ge.part, ge.held)
+	for p, x := range ge.more {
 		add(p, x)
 	}
 }
@@ -77,8 +82,9 @@ func (o *aggOp) heldAll(dst map[int32]heldAt) {
 	}
 	for _, ws := range o.open {
 		for _, g := range ws.groups {
-			note(g.part, g.held)
-			for p, x := range g.more {
+			e := g.x()
+			note(e.part, e.held)
+			for p, x := range e.more {
 				note(p, x)
 			}
 		}
@@ -100,14 +106,14 @@ func (o *aggOp) drop(p int32) {
 	for _, ws := range o.open {
 		gs := ws.groups[:0]
 		for _, g := range ws.groups {
-			if g.part == p && len(g.more) == 0 {
+			if e := g.x(); e.part == p && len(e.more) == 0 {
 				freed += o.groupCost(g)
 				o.freeGroups = append(o.freeGroups, g)
 				continue
 			}
 			gs = append(gs, g)
 		}
-		ws.keepGroups(gs)
+		ws.keepGroups(gs, !o.byIdx())
 		if len(gs) == 0 && o.a.Window != nil {
 			o.unindex(ws)
 			o.freeWins = append(o.freeWins, ws)

@@ -233,7 +233,7 @@ func (o *aggOp) mergeSession(into, s *winState) {
 			}
 			h.first = min(h.first, g.first)
 			h.firstAt = min(h.firstAt, g.firstAt)
-			mergeHeld(h, g)
+			o.mergeHeld(h, g)
 			o.freeGroups = append(o.freeGroups, g)
 			continue
 		}

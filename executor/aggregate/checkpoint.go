@@ -48,7 +48,7 @@ func (ao *Operator) OpenAtOrBelow(p int32, f int64) (end int64, ok bool) {
 	for _, o := range ao.ops {
 		for _, ws := range o.open {
 			for _, g := range ws.groups {
-				if g.part == p && ws.win.End <= f {
+				if g.x().part == p && ws.win.End <= f {
 					return ws.win.End, true
 				}
 			}

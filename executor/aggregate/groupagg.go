@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"math/bits"
@@ -61,8 +62,11 @@ type updState struct {
 	// that is not NULL (groupIndex: a flat typed table, where the window's
 	// index is a Go map keyed by the key's bytes); nil for other keys.
 	// Every such group of the pseudo-window is in it (updGroup, sweep,
-	// reindexUpd).
-	idx *groupIndex
+	// reindexUpd), and the group of the NULL key is null: the window's map
+	// (winState.index) holds none of them (aggOp.insert; issue 26 item 4:
+	// one index per group, not two).
+	idx  *groupIndex
+	null *aggGroup
 	// found holds, per row of the input batch the aggregate takes, the
 	// group idx had for it before the batch's first change (prefind; nil:
 	// none yet, found by updGroup then)
@@ -96,8 +100,8 @@ func (o *aggOp) prefind(taken []int32) {
 	}
 	var warm int64
 	for _, i := range taken {
-		if g := u.found[i]; g != nil { // (the group's hot fields, its key's value and first accumulator: two or three cache lines)
-			warm += g.live + g.val0[0].I
+		if g := u.found[i]; g != nil { // (the group's hot fields and first accumulator: its two cache lines)
+			warm += g.live + int64(g.hash)
 			if len(g.states) > 0 {
 				warm += g.states[0].Count()
 			}
@@ -115,7 +119,15 @@ func (o *aggOp) updGroup(i int) (*aggGroup, error) {
 	}
 	v := o.keys[0]
 	if v.Null[i] {
-		return o.groupFor(o.pseudo(), i)
+		if g := o.upd.null; g != nil {
+			if o.rep != nil && g.x().part != o.rowPart {
+				o.heldOther(g)
+			}
+			return g, nil
+		}
+		g, err := o.groupFor(o.pseudo(), i)
+		o.upd.null = g
+		return g, err
 	}
 	var k uint64
 	var s []byte
@@ -126,18 +138,36 @@ func (o *aggOp) updGroup(i int) (*aggGroup, error) {
 		k = uint64(v.I[i])
 	}
 	if g := x.get(k, s); g != nil {
-		if o.rep != nil && g.part != o.rowPart {
+		if o.rep != nil && g.x().part != o.rowPart {
 			o.heldOther(g)
 		}
 		return g, nil
 	}
 	g, err := o.groupFor(o.pseudo(), i)
+	if err != nil {
+		x.put(k, g)
+		return g, err
+	}
+	// the index's tables are charged as they grow (groupBytes counts no
+	// slot of them); a flat table's doubling is checked against the limit
+	// before it is made, with the old table live beside it while it fills
+	pre := int64(x.Doubles()) * op.FlatSlotBytes
+	if pre > 0 {
+		if err := o.grow(pre); err != nil {
+			return g, err // (g is left out of the index: the job stops)
+		}
+	}
+	before := x.bytes()
 	x.put(k, g)
+	if d := x.bytes() - before - pre; d != 0 {
+		err = o.grow(d)
+	}
 	return g, err
 }
 
-// reindexUpd rebuilds the typed index of an updating aggregate from its
-// groups (after groups were freed: a TTL sweep, a Kafka replay's drop).
+// reindexUpd rebuilds the typed index of an updating aggregate (and its
+// group of the NULL key) from its groups (after groups were freed: a TTL
+// sweep, a Kafka replay's drop).
 func (o *aggOp) reindexUpd() {
 	u := o.upd
 	if u == nil || u.idx == nil {
@@ -145,13 +175,16 @@ func (o *aggOp) reindexUpd() {
 	}
 	x := u.idx
 	x.reset()
+	u.null = nil
 	for _, ws := range o.open {
 		for _, g := range ws.groups {
-			if v := g.vals[0]; !v.Null {
+			if k := g.keyb; len(k) == 0 || k[0] == 0 {
+				u.null = g
+			} else { // (agg.Key's bytes: the NULL tag, then the value)
 				if x.str {
-					x.put(maphash.Bytes(x.seed, v.S), g)
+					x.put(maphash.Bytes(x.seed, k[1:]), g)
 				} else {
-					x.put(uint64(v.I), g)
+					x.put(binary.BigEndian.Uint64(k[1:]), g)
 				}
 			}
 		}
@@ -168,8 +201,8 @@ func (o *aggOp) reindexUpd() {
 // table a fraction of the flat one's size; the first key outside it moves
 // them to the flat index for good. The groups freed (state TTL, a replay's
 // drop) are taken out by rebuilding it (reset, reindexUpd). Like the Go map
-// it replaced, it is not charged to 'state.max-bytes' on its own:
-// groupSlotBytes counts one index entry per group.
+// it replaced, it is charged to 'state.max-bytes' as its tables grow
+// (bytes; updGroup), and groupBytes counts no entry of it.
 type groupIndex struct {
 	*op.FlatIndex[aggGroup]
 	str  bool // VARCHAR
@@ -205,7 +238,7 @@ func (x *groupIndex) get(k uint64, s []byte) *aggGroup {
 		if g == nil {
 			return nil
 		}
-		if w == k && (!x.str || string(g.vals[0].S) == string(s)) {
+		if w == k && (!x.str || string(g.keyb[1:]) == string(s)) {
 			return g
 		}
 	}
@@ -238,7 +271,13 @@ func (x *groupIndex) put(k uint64, g *aggGroup) {
 	x.Put(k, g)
 }
 
-// reset empties x, dense again for BIGINT and TIMESTAMP keys.
+// bytes is the size of x's tables (the state updGroup charges for them).
+func (x *groupIndex) bytes() int64 {
+	return int64(x.Slots())*op.FlatSlotBytes + int64(len(x.dense))*8
+}
+
+// reset empties x, dense again for BIGINT and TIMESTAMP keys (its tables
+// kept: bytes stays).
 func (x *groupIndex) reset() {
 	x.Reset()
 	clear(x.dense)
@@ -356,12 +395,12 @@ func (ao *Operator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet boo
 		if g, err = o.updGroup(i); err != nil {
 			return err
 		}
-	} else if o.rep != nil && g.part != o.rowPart {
+	} else if o.rep != nil && g.x().part != o.rowPart {
 		o.heldOther(g)
 	}
 	if u.ttl.ttl > 0 {
 		now := u.ttl.at(cw, cwSet)
-		if g.live > 0 && u.ttl.expired(g.touched, now) {
+		if g.live > 0 && u.ttl.expired(g.x().touched, now) {
 			if u.mini && g.mark {
 				// the batch changed it before: its folded change comes
 				// out now, at the row, and the rest of the batch makes a
@@ -371,7 +410,7 @@ func (ao *Operator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet boo
 			}
 			o.expireGroup(g) // (Flink: its state expired; the row starts it anew)
 		}
-		g.touched = now
+		o.extOf(g).touched = now
 	}
 	retract := b.KindAt(i).Retracts()
 	if retract && g.live == 0 {
@@ -680,7 +719,7 @@ func (o *aggOp) sweep() {
 	var freed int64
 	gs := ws.groups[:0]
 	for _, g := range ws.groups {
-		if t.expired(g.touched, now) {
+		if t.expired(g.x().touched, now) {
 			freed += o.groupCost(g)
 			o.freeGroups = append(o.freeGroups, g)
 			continue
@@ -690,7 +729,7 @@ func (o *aggOp) sweep() {
 	if len(gs) == len(ws.groups) {
 		return
 	}
-	ws.keepGroups(gs)
+	ws.keepGroups(gs, !o.byIdx())
 	o.reindexUpd()
 	clear(o.cache[:])
 	o.lastWs = nil
@@ -700,14 +739,15 @@ func (o *aggOp) sweep() {
 }
 
 // keepGroups makes gs (a prefix of ws.groups' backing array, the groups
-// kept in order) ws's groups, and rebuilds the index over them.
-func (ws *winState) keepGroups(gs []*aggGroup) {
+// kept in order) ws's groups, and rebuilds the index over them when
+// index (false: the aggregate's typed index finds them, aggOp.byIdx).
+func (ws *winState) keepGroups(gs []*aggGroup, index bool) {
 	clear(ws.groups[len(gs):])
 	ws.groups = gs
 	clear(ws.index)
-	if len(gs) > smallWindow {
+	if index && len(gs) > smallWindow {
 		for _, g := range gs {
-			ws.index[g.key] = g
+			ws.index[g.keyString()] = g
 		}
 	}
 }

@@ -458,10 +458,9 @@ func (o *aggOp) mergeFrom(x *aggPartial, lim int64, moved []int) error {
 			o.keyBuf = append(o.keyBuf[:0], pg.keyb...)
 			h := o.newGroup(pg.hash)
 			h.first, h.firstAt = pg.first, pg.firstAt
-			h.vals, pg.vals = pg.vals, h.vals
 			h.states, pg.states = pg.states, h.states
 			o.insert(ws, h)
-			n := o.groupBytes(len(h.key))
+			n := o.groupBytes(len(h.keyb))
 			for s := range h.states {
 				n += h.states[s].Bytes()
 			}

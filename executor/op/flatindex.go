@@ -42,6 +42,24 @@ func (x *FlatIndex[T]) Home(k uint64) uint64 {
 	return hi ^ lo
 }
 
+// Slots is the number of slots (FlatSlotBytes each), for the state the
+// index's owner charges.
+func (x *FlatIndex[T]) Slots() int { return len(x.slots) }
+
+// Doubles returns the number of slots of the table the next Put makes (0
+// when it makes none), so that its owner can charge the table before it
+// exists.
+func (x *FlatIndex[T]) Doubles() int {
+	if 2*(x.used+1) > len(x.slots) {
+		return 2 * len(x.slots)
+	}
+	return 0
+}
+
+// FlatSlotBytes is the size of one slot of a FlatIndex: the key word and
+// the entry's pointer.
+const FlatSlotBytes = 16
+
 // Mask is the number of slots less one.
 func (x *FlatIndex[T]) Mask() uint64 { return uint64(len(x.slots) - 1) }
 
