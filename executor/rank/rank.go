@@ -115,7 +115,7 @@ type SwapLeft interface {
 // from j's left rows (op.TopN.Fill), after which j lets its state go. It
 // does nothing for another operator or plan; call it before the first Push.
 func (o *Operator) Thin(j SwapLeft) {
-	if o.top == nil || len(o.thin) == 0 || j == nil {
+	if o.top == nil || !o.r.Bounded || len(o.thin) == 0 || j == nil {
 		return
 	}
 	o.left = j
@@ -123,9 +123,8 @@ func (o *Operator) Thin(j SwapLeft) {
 }
 
 // thinning decides, when rows first come (rows: there are some), whether
-// the Top-N stores the Thin columns (Thin), and returns whether it does
-// not.
-func (o *Operator) thinning(rows bool) bool {
+// the Top-N stores the Thin columns NULL (Thin).
+func (o *Operator) thinning(rows bool) {
 	if o.thinOn == 0 && o.left != nil && rows {
 		o.thinOn = -1
 		if o.left.LeftUnique() {
@@ -136,7 +135,6 @@ func (o *Operator) thinning(rows bool) bool {
 			}
 		}
 	}
-	return o.thinOn == 1
 }
 
 // sameColumns returns, for each of the main query's projected columns
