@@ -19,6 +19,19 @@ func (e *funcEmitter) Emit(_ context.Context, _ int, b *vector.Batch) error { re
 
 func (e *funcEmitter) EmitWatermark(context.Context, int64) error { return nil }
 
+// joinRows fills b (of joinTypes) with n rows: row i's key, time and text
+// from row, its last column NULL.
+func joinRows(b *vector.Batch, n int, row func(i int) (k, t int64, text []byte)) {
+	b.Reset()
+	for i := range n {
+		k, t, text := row(i)
+		b.Cols[0].I[i], b.Cols[1].I[i] = k, t
+		b.Cols[2].SetString(i, text)
+		b.Cols[3].Null[i] = true
+	}
+	b.N = n
+}
+
 // TestSwapJoinFillsTopN: a swapped lookup join (JoinSpec.Swap) kept past its
 // end (KeepLeft) feeding a bounded Top-N by its left key that stores the
 // left name NULL (what executor/rank does for plan.Rank.Thin) gives, with
@@ -74,16 +87,13 @@ func TestSwapJoinFillsTopN(t *testing.T) {
 					top.Fill(func(b *vector.Batch, i int, pos int64) { j.LeftColumns(b, i, pos, []int{2}, []int{2}) })
 				}
 				b := vector.NewBatch(joinTypes)
-				for i := range 50 {
+				joinRows(b, 50, func(i int) (int64, int64, []byte) {
 					k := int64(49 - i) // (the ordinals are not the keys' order)
 					if !unique && i%10 == 0 {
 						k = 7
 					}
-					b.Cols[0].I[i], b.Cols[1].I[i] = k, int64(i)
-					b.Cols[2].SetString(i, fmt.Appendf(nil, "left%d-%s", i, "xxxxxxxxxx"[:i%10]))
-					b.Cols[3].Null[i] = true
-					b.N++
-				}
+					return k, int64(i), fmt.Appendf(nil, "left%d-%s", i, "xxxxxxxxxx"[:i%10])
+				})
 				if err := j.Push(ctx, 0, b); err != nil {
 					t.Fatal(err)
 				}
@@ -98,13 +108,9 @@ func TestSwapJoinFillsTopN(t *testing.T) {
 					thin = false
 				}
 				for n := range 3 {
-					b.Reset()
-					for i := range 300 {
-						b.Cols[0].I[i], b.Cols[1].I[i] = int64((i*31+n)%60), int64(i*7%100)
-						b.Cols[2].SetString(i, fmt.Appendf(nil, "right%d", n*300+i))
-						b.Cols[3].Null[i] = true
-						b.N++
-					}
+					joinRows(b, 300, func(i int) (int64, int64, []byte) {
+						return int64((i*31 + n) % 60), int64(i * 7 % 100), fmt.Appendf(nil, "right%d", n*300+i)
+					})
 					if err := j.Push(ctx, 1, b); err != nil {
 						t.Fatal(err)
 					}
