@@ -26,7 +26,10 @@ import (
 // rows: joinSwap.hold) or not, keys close together (its dense index) or far
 // apart, a left input with event time (late rows) or without (its rows in
 // arrival order), NULL keys, and ties on the ORDER BY (which row wins
-// depends on the order the Top-N sees).
+// depends on the order the Top-N sees). The Top-N's left columns (A.name,
+// A.t, A.note, some NULL) are stored NULL when the left keys are unique
+// and filled from the join's kept left rows at the end (plan.Rank.Thin),
+// and stored whole when keys repeat: both must give the reference's rows.
 func TestJoinSwapProperty(t *testing.T) {
 	for seed := int64(1); seed <= 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
@@ -46,6 +49,7 @@ func TestJoinSwapProperty(t *testing.T) {
 			id      *int64
 			t, e    int64
 			name    string
+			note    *string // (a NULL one: the Top-N's left columns filled NULL)
 			arrival int
 			late    bool
 		}
@@ -70,6 +74,10 @@ func TestJoinSwapProperty(t *testing.T) {
 			}
 			ts := int64(i)*300 + int64(r.Intn(3000)) - 1500
 			l := left{id: id, t: ts, e: ts + int64(r.Intn(4000)), name: fmt.Sprintf("a%d", i), arrival: i}
+			if r.Intn(3) > 0 {
+				note := strings.Repeat("n", r.Intn(30)) + fmt.Sprint(i)
+				l.note = &note
+			}
 			l.late = timed && ts < wm // (its CURRENT_WATERMARK: the watermark before it)
 			wm = max(wm, ts-1000)
 			ls = append(ls, l)
@@ -110,7 +118,12 @@ func TestJoinSwapProperty(t *testing.T) {
 				if _, ok := byPart[*l.id]; !ok {
 					parts = append(parts, *l.id)
 				}
-				byPart[*l.id] = append(byPart[*l.id], joined{part: *l.id, row: fmt.Sprintf("%d,%s,%d,%d,%s", *l.id, l.name, b.price, b.bt, b.extra), price: b.price, bt: b.bt})
+				note := "<nil>"
+				if l.note != nil {
+					note = *l.note
+				}
+				row := fmt.Sprintf("%d,%s,%d,%d,%s,%d,%s,%s!", *l.id, l.name, b.price, b.bt, b.extra, l.t, note, l.name)
+				byPart[*l.id] = append(byPart[*l.id], joined{part: *l.id, row: row, price: b.price, bt: b.bt})
 			}
 		}
 		var want []string
@@ -129,9 +142,9 @@ func TestJoinSwapProperty(t *testing.T) {
 		// the engine
 		var sb strings.Builder
 		if timed {
-			sb.WriteString("CREATE STREAM a (id BIGINT, t BIGINT, e BIGINT, name VARCHAR, WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector' = 'values');\n")
+			sb.WriteString("CREATE STREAM a (id BIGINT, t BIGINT, e BIGINT, name VARCHAR, note VARCHAR, WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector' = 'values');\n")
 		} else {
-			sb.WriteString("CREATE STREAM a (id BIGINT, t BIGINT, e BIGINT, name VARCHAR) WITH ('connector' = 'values');\n")
+			sb.WriteString("CREATE STREAM a (id BIGINT, t BIGINT, e BIGINT, name VARCHAR, note VARCHAR) WITH ('connector' = 'values');\n")
 		}
 		sb.WriteString("CREATE STREAM b (aid BIGINT, price BIGINT, bt BIGINT, extra VARCHAR) WITH ('connector' = 'values');\n")
 		num := func(p *int64) string {
@@ -141,12 +154,16 @@ func TestJoinSwapProperty(t *testing.T) {
 			return fmt.Sprint(*p)
 		}
 		for _, l := range ls {
-			fmt.Fprintf(&sb, "INSERT INTO a VALUES (%s, %d, %d, '%s');\n", num(l.id), l.t, l.e, l.name)
+			note := "NULL"
+			if l.note != nil {
+				note = "'" + *l.note + "'"
+			}
+			fmt.Fprintf(&sb, "INSERT INTO a VALUES (%s, %d, %d, '%s', %s);\n", num(l.id), l.t, l.e, l.name, note)
 		}
 		for _, b := range rs {
 			fmt.Fprintf(&sb, "INSERT INTO b VALUES (%s, %d, %d, '%s');\n", num(b.aid), b.price, b.bt, b.extra)
 		}
-		query := fmt.Sprintf("SELECT id, name, price, bt, extra FROM (SELECT A.id, A.name, B.price, B.bt, B.extra, ROW_NUMBER() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.bt) AS rn FROM a A, b B WHERE A.id = B.aid AND B.bt BETWEEN A.t AND A.e) WHERE rn <= %d", n)
+		query := fmt.Sprintf("SELECT id, name, price, bt, extra, t, note, shout FROM (SELECT A.id, A.name, B.price, B.bt, B.extra, A.t, A.note, A.name || '!' AS shout, ROW_NUMBER() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.bt) AS rn FROM a A, b B WHERE A.id = B.aid AND B.bt BETWEEN A.t AND A.e) WHERE rn <= %d", n)
 		var got, plan []string
 		s, err := streamql.Open(streamql.Options{OnRows: func(out streamql.Output, rows *streamql.Rows) error {
 			for i := range rows.Len() {
@@ -176,6 +193,16 @@ func TestJoinSwapProperty(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(plan, "\n"), "the left side is read whole first") {
 			t.Fatalf("seed %d: the join is not swapped:\n%s", seed, strings.Join(plan, "\n"))
+		}
+		plan = nil
+		if err := s.Exec(ctx, "EXPLAIN (FORMAT JSON) "+query); err != nil {
+			t.Fatal(err)
+		}
+		// (the Top-N stores A.t, A.note and A.name NULL when the left keys
+		// are unique, filling them from the join's left rows at the end:
+		// plan.Rank.Thin; A.id is its key, shout is computed)
+		if p := strings.Join(plan, "\n"); !strings.Contains(p, "when the join's left keys are unique, without the left columns A.name, A.t, A.note:") {
+			t.Fatalf("seed %d: the Top-N does not store its left columns thin:\n%s", seed, p)
 		}
 		if err := s.Exec(ctx, query); err != nil {
 			t.Fatal(err)

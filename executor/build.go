@@ -86,6 +86,11 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
 			r.Wire(down, &c.sink.parts[r.Main()]) // (the rows the main query took, counted before the operator takes them)
+			if js, ok := opts.src.(*joinSource); ok {
+				if j, ok := js.j.(rank.SwapLeft); ok {
+					r.Thin(j) // (a Top-N after a swapped join: plan.Rank.Thin)
+				}
+			}
 			rk, c.rank = r, r
 		}
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)

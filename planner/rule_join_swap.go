@@ -1,6 +1,12 @@
 package planner
 
-import "streamql/planner/plan"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"streamql/planner/plan"
+)
 
 // ruleJoinSwapJob marks an INNER lookup join whose rows go only to a
 // bounded Top-N partitioned by the left input's join key (Nexmark q9: each
@@ -35,6 +41,11 @@ import "streamql/planner/plan"
 //     values, nexmark: not a Kafka group's partitions, which a replay reads
 //     again, Job.JoinReplayed; not a derived relation with outputs of its
 //     own).
+//
+// The Top-N then need not store the left input's columns it holds as they
+// are (plan.Rank.Thin, thinRank): when the join finds its left keys unique,
+// each partition's rows come from one left row, which the join keeps until
+// the Top-N has given its final result from it.
 func ruleJoinSwapJob(j *Job) {
 	both, m := j.Both, j.Main
 	if both == nil || m == nil || len(j.Branches) > 0 || len(j.DeadLetters) > 0 || m.Rank == nil || m.Unnest != nil || m.Agg != nil || m.Join != nil || j.JoinReplayed() {
@@ -76,4 +87,42 @@ func ruleJoinSwapJob(j *Job) {
 		}
 	}
 	both.Swap, r.PosOrder = true, true
+	thinRank(r, m.Project, &both.Inputs[0])
+}
+
+// thinRank sets r.Thin and r.ThinFrom (the Top-N after a swapped join, whose
+// partition key holds the left join key): the Top-N's input columns that
+// are a left input column as it is (project: the Top-N's input columns over
+// the joined row, whose first columns are the left input's), but no
+// partition key or ORDER BY column, nor a copy of the left column one of
+// them is (a hidden key column the same as a shown one is stored once).
+// When the join finds its left keys unique, a partition's rows all come
+// from one left row: those columns are that row's in each of them, so the
+// Top-N stores them NULL and its final result takes them from the join's
+// kept left row of the partition's position (op.TopN.Fill): the auctions'
+// text is then kept once, not also in each auction's winning bids. The
+// Top-N's state line says so.
+func thinRank(r *plan.Rank, project []*plan.Expr, left *plan.JoinInput) {
+	used, usedLeft := map[int]bool{}, map[int]bool{} // (the keys' and ORDER BY's columns, and the left columns they copy)
+	cols := slices.Clone(r.Keys)
+	for _, o := range r.Order {
+		cols = append(cols, o.Col)
+	}
+	for _, c := range cols {
+		used[c] = true
+		if e := project[c]; e.Op == plan.OpCol {
+			usedLeft[e.Col] = true
+		}
+	}
+	var names []string
+	for c, e := range project {
+		if c >= len(r.Types) || used[c] || e.Op != plan.OpCol || e.Col >= len(left.Types) || usedLeft[e.Col] {
+			continue
+		}
+		r.Thin, r.ThinFrom = append(r.Thin, c), append(r.ThinFrom, e.Col)
+		names = append(names, left.ColName(e.Col))
+	}
+	if len(r.Thin) > 0 {
+		r.State += fmt.Sprintf("; when the join's left keys are unique, without the left columns %s: the final result takes them from the join's kept left row of each partition", strings.Join(names, ", "))
+	}
 }

@@ -43,6 +43,13 @@ type joinSwap struct {
 	// has ended (sized for its rows: no growth arrays kept)
 	dense []int32
 	lo    int64
+	// byOrd is the left row of each ordinal (built once the left input has
+	// ended, for LeftColumns); keep: the state stays after the right
+	// input's end, until Forget (KeepLeft), unless hold; scratch is
+	// LeftColumns' copy of a left row
+	byOrd   []int32
+	keep    bool
+	scratch *vector.Batch
 }
 
 // checkSwap checks what JoinSpec.Swap needs: an INNER lookup join without
@@ -110,6 +117,12 @@ func (j *Join) swapHandle(ctx context.Context, s, k int, h uint64, ok bool) erro
 // hold when two of them share a key.
 func (j *Join) swapLeftDone() {
 	sw, od := j.swap, &j.side[0]
+	sw.byOrd = make([]int32, sw.n)
+	for k, o := range sw.ord {
+		if o >= 0 {
+			sw.byOrd[o] = int32(k)
+		}
+	}
 	if j.swapDense() {
 		return
 	}
@@ -187,6 +200,8 @@ func (j *Join) swapDone(ctx context.Context, port int) error {
 		if err := j.joinHeld(ctx); err != nil {
 			return err
 		}
+	case j.swap.keep:
+		return nil // (Forget, after the reader of LeftColumns)
 	}
 	return j.swapForget()
 }
@@ -241,4 +256,57 @@ func (j *Join) swapDense() bool {
 		*d = k + 1
 	}
 	return true
+}
+
+// KeepLeft makes a join with JoinSpec.Swap keep its left rows after its
+// right input has ended, until Forget, for LeftColumns (a Top-N that stores
+// only its right-side columns and fills the left ones in its final result,
+// TopN.Fill); a join whose left keys repeat (hold) lets its state go at the
+// right input's end as before. It does nothing without JoinSpec.Swap.
+func (j *Join) KeepLeft() {
+	if j.swap != nil {
+		j.swap.keep = true
+	}
+}
+
+// LeftUnique reports whether LeftColumns can give each joined row's left
+// columns from its position alone: the join runs with JoinSpec.Swap and
+// KeepLeft, its left input has ended and no two of its left rows share a
+// key, so that the rows a partition of the left key gets all come from one
+// left row. Before the left input has ended it is false; once it is true it
+// stays true until Forget.
+func (j *Join) LeftUnique() bool {
+	sw := j.swap
+	return sw != nil && sw.keep && j.done[0] && sw.byOrd != nil && !sw.hold
+}
+
+// LeftColumns writes, into row i of b, the values of the left row whose
+// ordinal is pos (a joined row's position, vector.Batch.Pos) in its
+// columns from: column from[x] into b's column cols[x] (of its type), text
+// copied into b's arenas. It is for a join LeftUnique reports true of, and
+// pos a position it gave.
+func (j *Join) LeftColumns(b *vector.Batch, i int, pos int64, cols, from []int) {
+	sw := j.swap
+	if sw.scratch == nil {
+		sw.scratch = vector.NewBatch(j.spec.Types[0])
+	}
+	sw.scratch.Reset()
+	j.side[0].rows.CopyTo(sw.scratch, 0, 0, int(sw.byOrd[pos]))
+	for x, c := range cols {
+		if v := sw.scratch.Cols[from[x]]; v.Null[0] {
+			b.Cols[c].Null[i] = true
+		} else {
+			b.Cols[c].CopyValue(i, v, 0)
+		}
+	}
+}
+
+// Forget lets go of a join's state kept by KeepLeft once the reader of
+// LeftColumns is done with it (swapForget); it does nothing when the state
+// has gone already.
+func (j *Join) Forget() error {
+	if j.swap == nil || !j.swap.keep || !j.done[1] {
+		return nil
+	}
+	return j.swapForget()
 }

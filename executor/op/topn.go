@@ -243,6 +243,24 @@ type TopN struct {
 	pkeys [][]topKey
 	ppos  [][]int64
 	noPos bool // the partitions keep no positions (Quiet)
+	// fill writes, in Final, the columns the rows were stored without
+	// (Fill), nil when they have all of them
+	fill func(b *vector.Batch, i int, pos int64)
+}
+
+// Fill makes Final write each row's columns it was stored without through
+// fill: into row i of the output batch, from the row's partition's position
+// (its first row's vector.Batch.Pos, kept with PosOrder), before the row
+// goes out. It is for a Top-N with PosOrder after a join that read its
+// sides the other way round (JoinSpec.Swap) whose left keys are unique, the
+// partition key holding the left key: the rows were pushed with the
+// left-side columns NULL (but no key or ORDER BY column), and each
+// partition's rows come from the one left row of its position, whose
+// columns Join.LeftColumns gives (executor/rank). fill nil: no fill.
+func (t *TopN) Fill(fill func(b *vector.Batch, i int, pos int64)) {
+	if t.spec.PosOrder {
+		t.fill = fill
+	}
 }
 
 // Quiet makes the Top-N emit no changes when q is true (until Final): for a
@@ -1109,6 +1127,14 @@ func (t *TopN) Final(ctx context.Context) error {
 		list := t.list(id, t.part(id))
 		t.newR = t.rk.ranks(list, t.rows.Rows, t.newR)
 		for j, k := range list {
+			if t.fill != nil {
+				t.ob.addRanked(t.rows.Rows, int(k), vector.Insert, t.rankCol(), t.newR[j])
+				t.fill(t.ob.b, t.ob.b.N-1, t.posOf(id))
+				if err := t.ob.full(ctx, t.out); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := t.emit(ctx, k, t.newR[j], vector.Insert); err != nil {
 				return err
 			}

@@ -85,6 +85,56 @@ type Operator struct {
 	narrow   []int
 	viewCols []*vector.Vec
 	output   []int
+	// thin: the Top-N's columns (by the operator's column) it stores NULL
+	// when the swapped join before it finds its left keys unique
+	// (plan.Rank.Thin; SwapLeft, Thin), each the join's left column
+	// thinFrom[x]; nulls are NULL columns of their types, put in their
+	// place in the view; thinOn: 0 undecided, 1 thin, -1 every column
+	// stored (decided at the first rows, which come after the join's left
+	// input has ended)
+	thin, thinFrom []int
+	nulls          []*vector.Vec
+	left           SwapLeft
+	thinOn         int
+}
+
+// SwapLeft is the join before a Top-N with plan.Rank.Thin: an op.Join with
+// op.JoinSpec.Swap, which keeps its left rows for the Top-N's final result
+// (op.Join's KeepLeft, LeftUnique, LeftColumns and Forget say how).
+type SwapLeft interface {
+	KeepLeft()
+	LeftUnique() bool
+	LeftColumns(b *vector.Batch, i int, pos int64, cols, from []int)
+	Forget() error
+}
+
+// Thin links the operator, an updating Top-N with plan.Rank.Thin, to the
+// swapped join j before it: j keeps its left rows past its end, and when
+// its left keys are unique (j.LeftUnique, asked when the first rows come)
+// the Top-N stores the Thin columns NULL and its final result takes them
+// from j's left rows (op.TopN.Fill), after which j lets its state go. It
+// does nothing for another operator or plan; call it before the first Push.
+func (o *Operator) Thin(j SwapLeft) {
+	if o.top == nil || !o.r.Bounded || len(o.thin) == 0 || j == nil {
+		return
+	}
+	o.left = j
+	j.KeepLeft()
+}
+
+// thinning decides, when rows first come (rows: there are some), whether
+// the Top-N stores the Thin columns NULL (Thin).
+func (o *Operator) thinning(rows bool) {
+	if o.thinOn == 0 && o.left != nil && rows {
+		o.thinOn = -1
+		if o.left.LeftUnique() {
+			o.thinOn = 1
+			o.top.Fill(func(b *vector.Batch, i int, pos int64) { o.left.LeftColumns(b, i, pos, o.thin, o.thinFrom) })
+			if o.viewCols == nil {
+				o.viewCols = make([]*vector.Vec, len(o.in.Cols))
+			}
+		}
+	}
 }
 
 // sameColumns returns, for each of the main query's projected columns
@@ -226,8 +276,9 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 	switch r.Kind {
 	case plan.RankTopN:
 		types, tkeys := r.Types, r.Keys
+		var m []int // (each input column's operator column; nil: the same)
 		if same := sameColumns(job.Main, r); same != nil {
-			m := make([]int, len(same)) // (an input column's operator column)
+			m = make([]int, len(same)) // (an input column's operator column)
 			for c, j := range same {
 				if j == c {
 					m[c] = len(o.narrow)
@@ -257,6 +308,7 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 				o.viewCols = make([]*vector.Vec, len(o.narrow))
 			}
 		}
+		o.thinCols(r, m)
 		o.top, err = op.NewTopN(op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds(), PosOrder: r.PosOrder}, &o.coll, acct)
 		o.op = o.top
 		o.coll.discard = r.Bounded // (the final result at the end)
@@ -293,6 +345,35 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 	return o, nil
 }
 
+// thinCols sets the operator's thin columns (plan.Rank.Thin) in its own
+// columns (m: each input column's, nil: the same), each once, none that is
+// also a partition key or ORDER BY column there, and their NULL columns.
+func (o *Operator) thinCols(r *plan.Rank, m []int) {
+	at := func(c int) int {
+		if m == nil {
+			return c
+		}
+		return m[c]
+	}
+	used := map[int]bool{}
+	for _, c := range r.Keys {
+		used[at(c)] = true
+	}
+	for _, k := range r.Order {
+		used[at(k.Col)] = true
+	}
+	for x, c := range r.Thin {
+		if c = at(c); !used[c] {
+			used[c] = true
+			v := vector.NewVec(r.Types[r.Thin[x]])
+			for i := range v.Null {
+				v.Null[i] = true
+			}
+			o.thin, o.thinFrom, o.nulls = append(o.thin, c), append(o.thinFrom, r.ThinFrom[x]), append(o.nulls, v)
+		}
+	}
+}
+
 // Wire makes down the operator's downstream and took (nil: none) the sink's
 // count of the main query's rows (EXPLAIN ANALYZE), which the operator adds
 // to before it takes them.
@@ -314,6 +395,7 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 		if o.took != nil {
 			*o.took += int64(len(p.Sel))
 		}
+		o.thinning(len(p.Sel) > 0)
 		o.view = vector.Batch{Cols: o.narrowed(p.Cols), N: r.N, Pos: r.In.Pos}
 		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil { // every row, in place: no copy
 			p.Sel = p.Sel[:0]
@@ -373,13 +455,23 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 }
 
 // narrowed returns the main query's projected columns as the operator
-// takes them (narrow; all of them without).
+// takes them (narrow; all of them without), the thin ones NULL when the
+// Top-N stores them so (thinning).
 func (o *Operator) narrowed(cols []*vector.Vec) []*vector.Vec {
-	if o.narrow == nil {
+	switch {
+	case o.narrow != nil:
+		for j, c := range o.narrow {
+			o.viewCols[j] = cols[c]
+		}
+	case o.thinOn == 1:
+		copy(o.viewCols, cols)
+	default:
 		return cols
 	}
-	for j, c := range o.narrow {
-		o.viewCols[j] = cols[c]
+	if o.thinOn == 1 {
+		for x, c := range o.thin {
+			o.viewCols[c] = o.nulls[x]
+		}
 	}
 	return o.viewCols
 }
@@ -570,6 +662,11 @@ func (o *Operator) Finish(ctx context.Context) error {
 		o.coll.flush = nil
 		if err != nil {
 			return err
+		}
+		if o.left != nil {
+			if err := o.left.Forget(); err != nil { // (the join's left rows: Final has taken the thin columns from them)
+				return err
+			}
 		}
 	}
 	if err := o.emit(ctx, flow.Port{}, nil); err != nil && err != flow.ErrLimitReached { // (the rows up to the LIMIT are out)

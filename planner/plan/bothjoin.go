@@ -75,6 +75,10 @@ func (in *JoinInput) Pruned() []string {
 	return out
 }
 
+// ColName returns column c of the input's layout as EXPLAIN names it
+// (colName): the planner's rules name columns so in their EXPLAIN lines.
+func (in *JoinInput) ColName(c int) string { return in.colName(c) }
+
 // colName names column c of the input's layout for EXPLAIN: the query's
 // name of it (Names), the stream's, or $watermark / a computed key's.
 func (in *JoinInput) colName(c int) string {

@@ -109,4 +109,11 @@ type Rank struct {
 	// result's partitions in the order of their first rows' positions
 	// (op.TopNSpec.PosOrder), the lookup join's order of its left rows.
 	PosOrder bool
+	// Thin, with PosOrder, are the input columns the Top-N does not store
+	// when the join before it (BothJoin.Swap) finds its left keys unique:
+	// each a copy of the join's left input column ThinFrom[x] (its index
+	// in JoinInput.Types), neither a partition key nor an ORDER BY column;
+	// the final result takes them from the join's kept left rows
+	// (op.TopN.Fill, op.Join.LeftColumns). nil: every column is stored.
+	Thin, ThinFrom []int
 }
