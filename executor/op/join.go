@@ -193,6 +193,10 @@ type Join struct {
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
 	touchedH   uint64  // lookAhead's loads (kept, so that they are made)
+	// hashes and keyed are holdBatch's key hashes of its batch's rows
+	// (batchKeyHashes; kept: their arrays are reused)
+	hashes []uint64
+	keyed  []bool
 	// held is pushRows' held rows of the batch being pushed (kept: its
 	// array is reused)
 	held []pendingItem
@@ -627,6 +631,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
+	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.anyLate(port, b) {
+		return j.holdBatch(port, b, kb)
+	}
 	held := j.held[:0]
 	grown := int64(0)
 	var err error
@@ -693,6 +700,77 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 	}
 	return err
 }
+
+// anyLate reports whether a row of b, input port's, is late as pushRows
+// sees it (NULL time, below the input's watermark or its stamp).
+func (j *Join) anyLate(port int, b *vector.Batch) bool {
+	v := b.Cols[j.spec.Time[port]]
+	for _, null := range v.Null[:b.N] {
+		if null {
+			return true
+		}
+	}
+	if sc := j.spec.Stamp[port]; sc >= 0 {
+		w := b.Cols[sc]
+		for i := range b.N {
+			if !w.Null[i] && v.I[i] < w.I[i] {
+				return true
+			}
+		}
+		return false
+	}
+	if j.wmSet[port] {
+		wm := j.wm[port]
+		for _, t := range v.I[:b.N] {
+			if t < wm {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdBatch is pushRows for a batch of an input with event time none of
+// whose rows is late (and no JoinSpec.Extreme): the rows are stored and
+// their keys hashed column by column, their per-row state pushed a batch at
+// a time, and every row held; the state the same as pushRows' row by row.
+func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
+	s := &j.side[port]
+	n := b.N
+	k0 := s.rows.Len()
+	bytes := s.rows.appendBatch(kb, nil)
+	j.hashes, j.keyed = batchKeyHashes(b, j.spec.Keys[port], j.hashes[:0], j.keyed[:0])
+	s.hash.pushAll(j.hashes)
+	s.keyed.pushAll(j.keyed)
+	if j.spec.Changes[port] {
+		for i := range n {
+			s.kinds.push(b.KindAt(i))
+		}
+	}
+	s.matches.pushAll(noMatches[:n])
+	s.padded.pushAll(noFlags[:n])
+	s.dead = append(s.dead, noFlags[:n]...)
+	if j.replay != nil {
+		for range n {
+			s.partner.push(-1)
+		}
+	}
+	held := j.held[:0]
+	for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
+		j.seq++
+		held = append(held, pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k0 + i)})
+	}
+	j.held = held
+	j.pending.pushSorted(held)
+	return j.acct.Grow(bytes)
+}
+
+// noMatches and noFlags are a batch's worth of zeros and falses, the
+// per-row state of rows just stored (holdBatch).
+var (
+	noMatches [vector.Cap]int32
+	noFlags   [vector.Cap]bool
+)
 
 // settle gives back to the Account the bytes of the rows dropped since it
 // last did (drop), before the state grows again.
@@ -850,6 +928,17 @@ func (j *Join) lookAhead() {
 			h := spread(sd.hash.get(int(it.row)))
 			touched += own.slots[h&own.mask].h + other.slots[h&other.mask].h
 		}
+		// and the slots of the rows whose intervals end next (expire's
+		// dropHead)
+		f = j.expiry.fifo[s][j.expiry.head[s]:]
+		f = f[:min(len(f), lookAheadRows)]
+		for _, it := range f {
+			if it.row < 0 || sd.hash.n == 0 || !sd.keyed.get(int(it.row)) {
+				continue
+			}
+			h := spread(sd.hash.get(int(it.row)))
+			touched += own.slots[h&own.mask].h
+		}
 	}
 	j.touchedH = touched
 }
@@ -871,6 +960,9 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		}
 		if err := j.drop(sd, k); err != nil {
 			return err
+		}
+		if sd.hash.n > 0 && sd.keyed.get(k) {
+			sd.index.dropHead(sd.hash.get(k), int32(k)) // (else unlinked when a probe meets it, or purged)
 		}
 		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches.get(k) == 0 && !j.written(s, k, it.t) { // (a regular join padded it when handled)
 			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
@@ -1304,7 +1396,7 @@ func (j *Join) compact() error {
 	}
 	for s := range 2 {
 		sd := &j.side[s]
-		if sd.ndead < compactFloor || sd.ndead*2 < sd.rows.Len() {
+		if sd.ndead < compactFloor || sd.ndead*4 < sd.rows.Len()*3 {
 			continue
 		}
 		moved := sd.rows.Compact(func(k int) bool { return !sd.dead[k] })

@@ -320,14 +320,20 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 
 // appendBatch copies rows 0..b.N-1 of b (whose columns have r's types) to
 // the store, column by column (Add's result, row by row, for a whole
-// batch), appends each row's bytes to sizes and returns their sum.
+// batch), appends each row's bytes to sizes (nil: not kept) and returns
+// their sum. A NULL's value is stored as it is in b (never read: Null
+// comes first), where Add stores 0.
 func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 	n := b.N
-	k0 := len(*sizes)
-	for range n {
-		*sizes = append(*sizes, int32(8+len(r.types))) // (its position and NULL flags)
+	total := int64(n) * r.rowFixed
+	var sz []int32
+	if sizes != nil {
+		k0 := len(*sizes)
+		for range n {
+			*sizes = append(*sizes, int32(r.rowFixed))
+		}
+		sz = (*sizes)[k0:]
 	}
-	sz := (*sizes)[k0:]
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[c]
 		if rc.allNull {
@@ -336,25 +342,19 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 		rc.null.pushAll(v.Null[:n])
 		switch t := r.types[c]; {
 		case t == catalog.BigInt || t == catalog.Timestamp:
-			rc.i.pushAll(v.I[:n]) // (a NULL's value is never read: Null comes first)
-			for i := range sz {
-				sz[i] += 8
-			}
+			rc.i.pushAll(v.I[:n])
 		case t == catalog.Double:
 			rc.f.pushAll(v.F[:n])
-			for i := range sz {
-				sz[i] += 8
-			}
 		case t == catalog.Boolean:
 			rc.b.pushAll(v.B[:n])
-			for i := range sz {
-				sz[i]++
-			}
 		case textLike(t):
 			for i := range n {
 				x := rc.text(t, v, i)
 				rc.off.push(rc.addRecord(x))
-				sz[i] += 4 + int32(len(x))
+				total += 4 + int64(len(x))
+				if sz != nil {
+					sz[i] += 4 + int32(len(x))
+				}
 			}
 		}
 	}
@@ -362,10 +362,6 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 		r.pos.pushAll(b.Pos[:n])
 	}
 	r.n += n
-	var total int64
-	for _, x := range sz {
-		total += int64(x)
-	}
 	return total
 }
 
