@@ -949,10 +949,25 @@ func (nb *nullBits) setLast() {
 	nb.w.blocks[w>>colBits][w&colMask] |= 1 << (nb.n & 63)
 }
 
-// pushAll appends the rows' flags nulls.
+// pushAll appends the rows' flags nulls, a word at a time.
 func (nb *nullBits) pushAll(nulls []bool) {
-	for _, null := range nulls {
-		nb.push(null)
+	for len(nulls) > 0 {
+		if nb.n&63 == 0 {
+			nb.w.push(0)
+		}
+		m := min(64-nb.n&63, len(nulls))
+		w := uint64(0)
+		for i, null := range nulls[:m] {
+			if null {
+				w |= 1 << i
+			}
+		}
+		if w != 0 {
+			k := nb.n >> 6
+			nb.w.set(k, nb.w.get(k)|w<<(nb.n&63))
+		}
+		nb.n += m
+		nulls = nulls[m:]
 	}
 }
 
@@ -1061,10 +1076,32 @@ func (c *intColumn) room(x int64) {
 	}
 }
 
-// pushAll appends xs.
+// pushAll appends xs, a block's run at a time (push's result).
 func (c *intColumn) pushAll(xs []int64) {
-	for _, x := range xs {
-		c.push(x)
+	for len(xs) > 0 {
+		b, in := c.n>>colBits, c.n&colMask
+		if b >= len(c.base) || in >= c.blockLen(b) {
+			c.room(xs[0])
+		}
+		m := min(len(xs), c.blockLen(b)-in)
+		if nb := c.narrow[b]; nb != nil {
+			base, i := c.base[b], 0
+			for ; i < m; i++ {
+				d := xs[i] - base
+				if d != int64(int32(d)) {
+					break
+				}
+				nb[in+i] = int32(d)
+			}
+			if i < m { // (a value not within 2^31 of the base: the block is wide from now on)
+				c.widen(b)
+				copy(c.wide[b][in+i:], xs[i:m])
+			}
+		} else {
+			copy(c.wide[b][in:], xs[:m])
+		}
+		c.n += m
+		xs = xs[m:]
 	}
 }
 
