@@ -618,25 +618,44 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 			}
 			continue
 		}
+		// the NULL flags first, then the values of the rows that have one,
+		// a loop for each type (no type switch a row)
+		nulls := v.Null[at : at+len(ks)]
 		for x, k := range ks {
-			i := at + x
-			if k < 0 || rc.null.get(int(k)) {
-				v.Null[i] = true
-				continue
+			nulls[x] = k < 0 || rc.null.get(int(k))
+		}
+		switch t := r.types[c]; {
+		case t == catalog.BigInt || t == catalog.Timestamp:
+			out := v.I[at : at+len(ks)]
+			for x, k := range ks {
+				if !nulls[x] {
+					out[x] = rc.i.get(int(k))
+				}
 			}
-			v.Null[i] = false
-			switch r.types[c] {
-			case catalog.BigInt, catalog.Timestamp:
-				v.I[i] = rc.i.get(int(k))
-			case catalog.Double:
-				v.F[i] = rc.f.get(int(k))
-			case catalog.Boolean:
-				v.B[i] = rc.b.get(int(k))
-			case catalog.Varchar:
-				rc.setText(v, i, rc.value(int(k)), true)
-			default:
-				if textLike(r.types[c]) {
-					vector.ReadBinary(v, i, r.Str(int(k), c))
+		case t == catalog.Double:
+			out := v.F[at : at+len(ks)]
+			for x, k := range ks {
+				if !nulls[x] {
+					out[x] = rc.f.get(int(k))
+				}
+			}
+		case t == catalog.Boolean:
+			out := v.B[at : at+len(ks)]
+			for x, k := range ks {
+				if !nulls[x] {
+					out[x] = rc.b.get(int(k))
+				}
+			}
+		case t == catalog.Varchar:
+			for x, k := range ks {
+				if !nulls[x] {
+					rc.setText(v, at+x, rc.value(int(k)), true)
+				}
+			}
+		case textLike(t):
+			for x, k := range ks {
+				if !nulls[x] {
+					vector.ReadBinary(v, at+x, r.Str(int(k), c))
 				}
 			}
 		}
