@@ -482,11 +482,39 @@ func BenchmarkIntervalJoin(b *testing.B) {
 // (ns and allocations per input row; go test ./executor/op -bench
 // IntervalJoinOrders -benchmem).
 func BenchmarkIntervalJoinOrders(b *testing.B) {
+	step := ordersJoin(b)
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		step(n)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N*vector.Cap), "ns/row")
+}
+
+// TestIntervalJoinOrdersAllocatesNothing: the benchmark suite's interval
+// join (BenchmarkIntervalJoinOrders: payments out of time order within
+// their batches, sorted as they are held; each payment leaving as soon as
+// it is handled, its interval ending at its own time) allocates nothing
+// per step of 2 × 1,024 rows once its state has grown to the 5 minutes of
+// orders and compacts.
+func TestIntervalJoinOrdersAllocatesNothing(t *testing.T) {
+	step := ordersJoin(t)
+	n := 0
+	for ; n < 200; n++ { // (warm: 25,000 orders in the state, both sides compacted)
+		step(n)
+	}
+	if a := testing.AllocsPerRun(50, func() { step(n); n++ }); a != 0 {
+		t.Fatalf("%v allocations per step of 2 × 1,024 rows, want 0", a)
+	}
+}
+
+// ordersJoin makes BenchmarkIntervalJoinOrders' join and returns its step
+// n: the n-th batch of each input pushed, each followed by its watermark.
+func ordersJoin(tb testing.TB) func(n int) {
 	types := [2][]catalog.Type{{catalog.BigInt, catalog.BigInt, catalog.Double, catalog.BigInt}, {catalog.BigInt, catalog.BigInt, catalog.Varchar, catalog.BigInt}}
 	spec := JoinSpec{Kind: Inner, Types: types, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3}, Interval: true, Lo: -300_000, Hi: 0}
 	j, err := NewJoin(spec, &countEmitter{}, nil)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	ctx := context.Background()
 	batches := [2]*vector.Batch{vector.NewBatch(types[0]), vector.NewBatch(types[1])}
@@ -494,8 +522,7 @@ func BenchmarkIntervalJoinOrders(b *testing.B) {
 	var wm, most [2]int64
 	wm[0], wm[1] = math.MinInt64, math.MinInt64
 	mix := func(x uint64) uint64 { x ^= x >> 31; x *= 0x9e3779b97f4a7c15; return x ^ x>>29 }
-	b.ResetTimer()
-	for n := 0; n < b.N; n++ {
+	return func(n int) {
 		for s := range 2 {
 			bt := batches[s]
 			bt.Reset()
@@ -516,14 +543,13 @@ func BenchmarkIntervalJoinOrders(b *testing.B) {
 			}
 			bt.N = vector.Cap
 			if err := j.Push(ctx, s, bt); err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 			if err := j.Watermark(ctx, s, wm[s]); err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N*vector.Cap), "ns/row")
 }
 
 // TestJoinTTLAgainstReference: a regular join with a state TTL over inputs
