@@ -201,6 +201,15 @@ type Join struct {
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
 	touchedH   uint64  // lookAhead's loads (kept, so that they are made)
+	// hashes and keyed are holdBatch's key hashes of its batch's rows
+	// (batchKeyHashes; kept: their arrays are reused)
+	hashes []uint64
+	keyed  []bool
+	// pairL, pairR and pairK are the joined pairs emit queued (rows of the
+	// left and right side's Rows, -1: NULLs) and their kinds (when the
+	// output has kinds), not yet written (materialize)
+	pairL, pairR []int32
+	pairK        []vector.RowKind
 	// held is pushRows' held rows of the batch being pushed (kept: its
 	// array is reused)
 	held []pendingItem
@@ -388,11 +397,12 @@ func (h *pendingHeap) pop() pendingItem {
 // heads. The order is exactly the heap's (the key is total), so the
 // determinism of SPEC 2.7 does not depend on which way an item went.
 type pendingQueue struct {
-	fifo [2][]pendingItem
-	head [2]int
-	heap pendingHeap
-	tail []pendingItem // pushSorted's copy of the FIFO's items it merges (and sort's of its items)
-	keys []uint64      // sort's words
+	fifo  [2][]pendingItem
+	head  [2]int
+	heap  pendingHeap
+	tail  []pendingItem // pushSorted's copy of the FIFO's items it merges (and sort's of its items)
+	keys  []uint64      // sort's words
+	spare []uint64      // radixSort's other buffer
 }
 
 // push adds x (x.side 0 or 1).
@@ -461,12 +471,47 @@ func (q *pendingQueue) sort(xs []pendingItem) {
 	for i, x := range xs {
 		keys = append(keys, uint64(x.t-lo)<<ib|uint64(i))
 	}
-	slices.Sort(keys)
+	if len(keys) < 64 {
+		slices.Sort(keys)
+	} else {
+		keys, q.spare = radixSort(keys, q.spare, uint(bits.Len64(uint64(hi-lo)))+ib)
+	}
 	orig := append(q.tail[:0], xs...)
 	for i, k := range keys {
 		xs[i] = orig[k&(1<<ib-1)]
 	}
 	q.keys, q.tail = keys, orig
+}
+
+// radixSort sorts keys, whose values are below 1<<width, by their bytes
+// from the lowest (a least-significant-digit radix sort: a pass of
+// counting and one of moving per byte, skipped for a byte every key has
+// the same; no comparisons to mispredict, as a comparison sort of a
+// batch's times has), using tmp as the other buffer. It returns the sorted
+// keys and the other buffer (either may be tmp's array).
+func radixSort(keys, tmp []uint64, width uint) ([]uint64, []uint64) {
+	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
+	for shift := uint(0); shift < width; shift += 8 {
+		var count [256]int
+		for _, k := range keys {
+			count[k>>shift&255]++
+		}
+		if count[keys[0]>>shift&255] == len(keys) {
+			continue
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for _, k := range keys {
+			d := k >> shift & 255
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys, tmp
 }
 
 // comparePending orders items of one side as before does
@@ -641,6 +686,9 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
+	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.anyLate(port, b) {
+		return j.holdBatch(port, b, kb)
+	}
 	held := j.held[:0]
 	grown := int64(0)
 	var err error
@@ -707,6 +755,77 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 	}
 	return err
 }
+
+// anyLate reports whether a row of b, input port's, is late as pushRows
+// sees it (NULL time, below the input's watermark or its stamp).
+func (j *Join) anyLate(port int, b *vector.Batch) bool {
+	v := b.Cols[j.spec.Time[port]]
+	for _, null := range v.Null[:b.N] {
+		if null {
+			return true
+		}
+	}
+	if sc := j.spec.Stamp[port]; sc >= 0 {
+		w := b.Cols[sc]
+		for i := range b.N {
+			if !w.Null[i] && v.I[i] < w.I[i] {
+				return true
+			}
+		}
+		return false
+	}
+	if j.wmSet[port] {
+		wm := j.wm[port]
+		for _, t := range v.I[:b.N] {
+			if t < wm {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdBatch is pushRows for a batch of an input with event time none of
+// whose rows is late (and no JoinSpec.Extreme): the rows are stored and
+// their keys hashed column by column, their per-row state pushed a batch at
+// a time, and every row held; the state the same as pushRows' row by row.
+func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
+	s := &j.side[port]
+	n := b.N
+	k0 := s.rows.Len()
+	bytes := s.rows.appendBatch(kb, nil)
+	j.hashes, j.keyed = batchKeyHashes(b, j.spec.Keys[port], j.hashes[:0], j.keyed[:0])
+	s.hash.pushAll(j.hashes)
+	s.keyed.pushAll(j.keyed)
+	if j.spec.Changes[port] {
+		for i := range n {
+			s.kinds.push(b.KindAt(i))
+		}
+	}
+	s.matches.pushAll(noMatches[:n])
+	s.padded.pushAll(noFlags[:n])
+	s.dead = append(s.dead, noFlags[:n]...)
+	if j.replay != nil {
+		for range n {
+			s.partner.push(-1)
+		}
+	}
+	held := j.held[:0]
+	for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
+		j.seq++
+		held = append(held, pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k0 + i)})
+	}
+	j.held = held
+	j.pending.pushSorted(held)
+	return j.acct.Grow(bytes)
+}
+
+// noMatches and noFlags are a batch's worth of zeros and falses, the
+// per-row state of rows just stored (holdBatch).
+var (
+	noMatches [vector.Cap]int32
+	noFlags   [vector.Cap]bool
+)
 
 // settle gives back to the Account the bytes of the rows dropped since it
 // last did (drop), before the state grows again.
@@ -805,7 +924,7 @@ func (j *Join) release(ctx context.Context) error {
 		}
 		if j.pace > 0 && j.batches-start >= j.pace {
 			j.deferred = true
-			return nil
+			return j.settle()
 		}
 		// the intervals that ended before it (first: expire may compact, which
 		// renumbers the held rows)
@@ -826,7 +945,10 @@ func (j *Join) release(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := j.expire(ctx, bound, all); err != nil { // (and settle, in compact)
+	if err := j.expire(ctx, bound, all); err != nil {
+		return err
+	}
+	if err := j.settle(); err != nil { // (once, not for every row expire drops: no row is added meanwhile, so nothing is charged)
 		return err
 	}
 	if j.extreme != nil {
@@ -867,6 +989,17 @@ func (j *Join) lookAhead() {
 			h := spread(sd.hash.get(int(it.row)))
 			touched += own.slots[h&own.mask].h + other.slots[h&other.mask].h
 		}
+		// and the slots of the rows whose intervals end next (expire's
+		// dropHead)
+		f = j.expiry.fifo[s][j.expiry.head[s]:]
+		f = f[:min(len(f), lookAheadRows)]
+		for _, it := range f {
+			if it.row < 0 || sd.hash.n == 0 || !sd.keyed.get(int(it.row)) {
+				continue
+			}
+			h := spread(sd.hash.get(int(it.row)))
+			touched += own.slots[h&own.mask].h
+		}
 	}
 	j.touchedH = touched
 }
@@ -889,13 +1022,17 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		if err := j.drop(sd, k); err != nil {
 			return err
 		}
+		if sd.hash.n > 0 && sd.keyed.get(k) {
+			sd.index.dropHead(sd.hash.get(k), int32(k)) // (else unlinked when a probe meets it, or purged)
+		}
 		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches.get(k) == 0 && !j.written(s, k, it.t) { // (a regular join padded it when handled)
 			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
 				return err
 			}
 		}
 	}
-	return j.compact()
+	j.compactSides() // (release settles, once)
+	return nil
 }
 
 // expireProc drops the rows whose processing-time TTL has passed (inputs
@@ -938,6 +1075,22 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 	}
 	// old: a replayed row's outputs, written by the run before (JoinReplay)
 	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, sd.rows.Int(k, j.spec.Time[s]))
+	// end: an interval join's last time of the other side that can join the
+	// row; gone: no row handled after it can (its end is below its time, or
+	// at it for a right row: the left rows of its time came first), so a row
+	// of a side that is not padded leaves at once, never indexed or queued
+	// to expire (the benchmark's payments, at most 0 ms after their order)
+	var end int64
+	gone := false
+	if j.spec.Interval {
+		t := sd.rows.Int(k, j.spec.Time[s])
+		if s == 0 {
+			end = satSub(t, j.spec.Lo)
+		} else {
+			end = satAdd(t, j.spec.Hi)
+		}
+		gone = (end < t || end == t && s == 1) && !j.spec.Kind.outer(s) && j.replay == nil && !j.spec.Changes[s]
+	}
 	if ok {
 		si := od.index.find(h)
 		prev, next := int32(-1), int32(-1)
@@ -992,7 +1145,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 			}
 			return j.compact()
 		}
-		if s == 0 || !j.lazy {
+		if (s == 0 || !j.lazy) && !gone {
 			sd.index.add(h, int32(k), sd.dead)
 		}
 	}
@@ -1006,11 +1159,8 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 		}
 	}
 	if j.spec.Interval {
-		end := j.side[s].rows.Int(k, j.spec.Time[s]) // the last time of the other side that can join it
-		if s == 0 {
-			end = satSub(end, j.spec.Lo)
-		} else {
-			end = satAdd(end, j.spec.Hi)
+		if gone {
+			return j.drop(sd, k)
 		}
 		j.seq++
 		j.expiry.push(pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
@@ -1043,6 +1193,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 // lookup join is never kept) and the pairs written column by column
 // (gather), so steady state allocates nothing.
 func (j *Join) probeLookup(ctx context.Context, b *vector.Batch) error {
+	j.materialize() // (probeTable and gather write after the output batch's rows)
 	if j.table != nil {
 		return j.probeTable(ctx, b)
 	}
@@ -1280,27 +1431,65 @@ func (j *Join) holds(s, k, o int) bool {
 
 // emit writes the pair (left row l, right row r) with kind to the output;
 // l or r is -1 for the NULLs that pad a row without a partner. A joined
-// row's position is its left row's.
+// row's position is its left row's. The pair is queued (pairL, pairR,
+// pairK) and written with the others, column by column, when the output
+// batch fills or is flushed (materialize).
 func (j *Join) emit(ctx context.Context, l, r int, kind vector.RowKind) error {
-	i := j.outB.N
-	j.side[0].rows.CopyTo(j.outB, i, 0, l)
-	j.side[1].rows.CopyTo(j.outB, i, len(j.spec.Types[0]), r)
-	switch {
-	case j.swap != nil: // (its left row's ordinal: JoinSpec.Swap)
-		j.outB.Pos[i] = j.swap.ord[l]
-	case l >= 0:
-		j.outB.Pos[i] = j.side[0].rows.Pos(l)
-	default:
-		j.outB.Pos[i] = j.side[1].rows.Pos(r)
-	}
+	j.pairL = append(j.pairL, int32(l))
+	j.pairR = append(j.pairR, int32(r))
 	if j.outB.Kinds != nil {
-		j.outB.Kinds[i] = kind
+		j.pairK = append(j.pairK, kind)
 	}
-	j.outB.N++
-	if j.outB.N == vector.Cap {
+	if j.outB.N+len(j.pairL) == vector.Cap {
 		return j.flush(ctx)
 	}
 	return nil
+}
+
+// materialize writes the pairs emit queued into the output batch, column
+// by column (Rows.gatherTo), after its rows. Their VARCHAR values point
+// into the sides' stores: the batch is emitted (flush) before either store
+// changes but by Add, which moves no value (compactSides writes the pairs
+// and copies the batch's strings into it before it compacts), and an
+// Emitter's batch is valid until Emit returns.
+func (j *Join) materialize() {
+	n := len(j.pairL)
+	if n == 0 {
+		return
+	}
+	at, b := j.outB.N, j.outB
+	l, r := &j.side[0], &j.side[1]
+	l.rows.gatherTo(b, at, 0, j.pairL)
+	r.rows.gatherTo(b, at, len(j.spec.Types[0]), j.pairR)
+	for x, k := range j.pairL {
+		switch {
+		case j.swap != nil && k >= 0: // (its left row's ordinal: JoinSpec.Swap)
+			b.Pos[at+x] = j.swap.ord[k]
+		case k >= 0:
+			b.Pos[at+x] = l.rows.Pos(int(k))
+		default:
+			b.Pos[at+x] = r.rows.Pos(int(j.pairR[x]))
+		}
+	}
+	if b.Kinds != nil {
+		copy(b.Kinds[at:at+n], j.pairK)
+	}
+	b.N += n
+	j.pairL, j.pairR, j.pairK = j.pairL[:0], j.pairR[:0], j.pairK[:0]
+}
+
+// flush writes the queued pairs (materialize) and emits the output
+// (joinOutput.flush).
+func (j *Join) flush(ctx context.Context) error {
+	j.materialize()
+	return j.joinOutput.flush(ctx)
+}
+
+// late is joinOutput.late after the queued pairs are written, so that the
+// batches of joined rows are cut where they were before the queue.
+func (j *Join) late(ctx context.Context, port int, b *vector.Batch, i int) error {
+	j.materialize()
+	return j.joinOutput.late(ctx, port, b, i)
 }
 
 // emitPadded writes row k of side s with the other side's columns NULL.
@@ -1318,18 +1507,32 @@ func (j *Join) emitPadded(ctx context.Context, s, k int, kind vector.RowKind) er
 // every thousand rows (the benchmark suite's payments).
 const compactFloor = 4096
 
-// compact gives back the dropped rows' bytes (settle) and drops the dead
-// rows of a side once they outnumber the live ones and compactFloor,
-// remapping the index and the held rows.
+// compact gives back the dropped rows' bytes (settle) and compacts the
+// sides (compactSides).
 func (j *Join) compact() error {
 	if err := j.settle(); err != nil {
 		return err
 	}
+	j.compactSides()
+	return nil
+}
+
+// compactSides drops the dead rows of a side once they are three times the
+// live ones and at least compactFloor, remapping the index and the held
+// rows: a live row is copied once for every three rows dropped (once for
+// each one when it was as soon as they outnumbered the live ones), for a
+// store at most about four times the live rows.
+func (j *Join) compactSides() {
 	for s := range 2 {
 		sd := &j.side[s]
-		if sd.ndead < compactFloor || sd.ndead*2 < sd.rows.Len() {
+		if sd.ndead < compactFloor || sd.ndead*4 < sd.rows.Len()*3 {
 			continue
 		}
+		// the queued pairs name rows by index, and the output batch's
+		// strings point into the arenas Compact moves: written, and their
+		// strings copied into the batch
+		j.materialize()
+		j.outB.OwnStrings()
 		moved := sd.rows.Compact(func(k int) bool { return !sd.dead[k] })
 		n := 0
 		for k, to := range moved {
@@ -1373,7 +1576,6 @@ func (j *Join) compact() error {
 		j.expiry.remap(s, moved)
 		j.procExpiry.remap(s, moved)
 	}
-	return nil
 }
 
 // twoInputs is the watermark state of a two-input operator's inputs (Join,

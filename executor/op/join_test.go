@@ -482,11 +482,39 @@ func BenchmarkIntervalJoin(b *testing.B) {
 // (ns and allocations per input row; go test ./executor/op -bench
 // IntervalJoinOrders -benchmem).
 func BenchmarkIntervalJoinOrders(b *testing.B) {
+	step := ordersJoin(b)
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		step(n)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N*vector.Cap), "ns/row")
+}
+
+// TestIntervalJoinOrdersAllocatesNothing: the benchmark suite's interval
+// join (BenchmarkIntervalJoinOrders: payments out of time order within
+// their batches, sorted as they are held; each payment leaving as soon as
+// it is handled, its interval ending at its own time) allocates nothing
+// per step of 2 × 1,024 rows once its state has grown to the 5 minutes of
+// orders and compacts.
+func TestIntervalJoinOrdersAllocatesNothing(t *testing.T) {
+	step := ordersJoin(t)
+	n := 0
+	for ; n < 200; n++ { // (warm: 25,000 orders in the state, both sides compacted)
+		step(n)
+	}
+	if a := testing.AllocsPerRun(50, func() { step(n); n++ }); a != 0 {
+		t.Fatalf("%v allocations per step of 2 × 1,024 rows, want 0", a)
+	}
+}
+
+// ordersJoin makes BenchmarkIntervalJoinOrders' join and returns its step
+// n: the n-th batch of each input pushed, each followed by its watermark.
+func ordersJoin(tb testing.TB) func(n int) {
 	types := [2][]catalog.Type{{catalog.BigInt, catalog.BigInt, catalog.Double, catalog.BigInt}, {catalog.BigInt, catalog.BigInt, catalog.Varchar, catalog.BigInt}}
 	spec := JoinSpec{Kind: Inner, Types: types, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3}, Interval: true, Lo: -300_000, Hi: 0}
 	j, err := NewJoin(spec, &countEmitter{}, nil)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	ctx := context.Background()
 	batches := [2]*vector.Batch{vector.NewBatch(types[0]), vector.NewBatch(types[1])}
@@ -494,8 +522,7 @@ func BenchmarkIntervalJoinOrders(b *testing.B) {
 	var wm, most [2]int64
 	wm[0], wm[1] = math.MinInt64, math.MinInt64
 	mix := func(x uint64) uint64 { x ^= x >> 31; x *= 0x9e3779b97f4a7c15; return x ^ x>>29 }
-	b.ResetTimer()
-	for n := 0; n < b.N; n++ {
+	return func(n int) {
 		for s := range 2 {
 			bt := batches[s]
 			bt.Reset()
@@ -516,14 +543,13 @@ func BenchmarkIntervalJoinOrders(b *testing.B) {
 			}
 			bt.N = vector.Cap
 			if err := j.Push(ctx, s, bt); err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 			if err := j.Watermark(ctx, s, wm[s]); err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N*vector.Cap), "ns/row")
 }
 
 // TestJoinTTLAgainstReference: a regular join with a state TTL over inputs
@@ -882,4 +908,200 @@ func BenchmarkLookupJoin(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*vector.Cap), "ns/row")
 	b.ReportMetric(float64((sensorbench.CPUTime()-cpu).Nanoseconds())/float64(b.N*vector.Cap), "cpu-ns/row")
+}
+
+// TestJoinOutputSurvivesCompaction: the joined rows a join writes point
+// into its sides' stores until they are emitted (Join.materialize), so a
+// compaction of a store (which moves its strings over those of dropped
+// rows) in between must not change them. Interval and regular (state TTL)
+// joins over 40,000 rows a side, thousands of them live at a time (the
+// interval, the TTL: 1.5 s), and a lookup join whose left rows (dropped
+// once probed, while later ones are held) come out of time order, each
+// row's string made of its own time, in random batch sizes, compact many
+// times; every emitted row's strings must still be its rows'.
+func TestJoinOutputSurvivesCompaction(t *testing.T) {
+	base := JoinSpec{Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{-1, -1}}
+	interval, ttl, lookup := base, base, base
+	interval.Kind, interval.Interval, interval.Lo, interval.Hi = Full, true, -1500, 1500
+	ttl.Kind, ttl.TTL = Left, 1500
+	lookup.Kind, lookup.Lookup, lookup.Time = Left, true, [2]int{1, -1}
+	for _, spec := range []JoinSpec{interval, ttl, lookup} {
+		e := &checkEmitter{t: t}
+		j, err := NewJoin(spec, e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		r := rand.New(rand.NewPCG(9, 31))
+		const n = 40_000
+		var next [2]int64
+		push := func(s int) {
+			m := min(int64(1+r.IntN(vector.Cap)), n-next[s])
+			rows := make([]testRow, m)
+			for i := range rows {
+				tm := next[s] + int64(i)
+				rows[i] = testRow{key: tm % 300, t: tm, v: fmt.Sprintf("%c%d", "lr"[s], tm), stamp: math.MinInt64}
+			}
+			spread := 4
+			if spec.Lookup {
+				spread = 200 // (held rows among dropped ones)
+			}
+			for i := range rows { // (out of time order, within the batch)
+				k := min(len(rows)-1, i+r.IntN(spread))
+				rows[i], rows[k] = rows[k], rows[i]
+			}
+			if err := j.Push(ctx, s, batchOf(rows)); err != nil {
+				t.Fatal(err)
+			}
+			next[s] += m
+			if err := j.Watermark(ctx, s, next[s]-int64(spread)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if spec.Lookup { // (the right side read whole first)
+			for next[1] < 300 {
+				push(1)
+			}
+			if err := j.Finish(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			next[1] = n
+		}
+		for next[0] < n || next[1] < n {
+			s := r.IntN(2)
+			if next[s] >= n {
+				s = 1 - s
+			}
+			push(s)
+		}
+		for s := range 2 {
+			if err := j.Finish(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if e.rows < n {
+			t.Fatalf("interval=%v lookup=%v: %d rows joined, want at least %d", spec.Interval, spec.Lookup, e.rows, n)
+		}
+	}
+}
+
+// TestQueuedPairsSurviveCompaction: pairs queued for the output (emit) when
+// a compaction moves the strings of the rows they name (a run of live rows
+// after a few dropped ones: each moved over its own old place, or a
+// neighbour's) come out with their own strings, as written before the
+// compaction (Nexmark q20's lookup join, whose held rows outlive
+// compactions, once came out with other rows' bytes).
+func TestQueuedPairsSurviveCompaction(t *testing.T) {
+	spec := JoinSpec{Kind: Full, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{-1, -1}, Interval: true, Lo: -5, Hi: 5}
+	e := &checkEmitter{t: t}
+	j, err := NewJoin(spec, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const n = 8 * vector.Cap
+	for at := int64(0); at < n; at += vector.Cap { // (no watermark: every row held)
+		rows := make([]testRow, vector.Cap)
+		for i := range rows {
+			tm := at + int64(i)
+			rows[i] = testRow{key: tm, t: tm, v: fmt.Sprintf("l%d-%s", tm, strings.Repeat("x", int(tm%13))), stamp: math.MinInt64}
+		}
+		if err := j.Push(ctx, 0, batchOf(rows)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.prefix = true
+	for k := 10; k < 210; k++ {
+		if err := j.emit(ctx, k, -1, vector.Insert); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range n {
+		if k < 10 || k >= 210 {
+			j.drop(&j.side[0], k)
+		}
+	}
+	j.compactSides()
+	if j.side[0].rows.Len() != 200 {
+		t.Fatalf("%d rows after the compaction, want 200", j.side[0].rows.Len())
+	}
+	if err := j.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.rows != 200 {
+		t.Fatalf("%d rows emitted, want 200", e.rows)
+	}
+}
+
+// checkEmitter checks that each joined row's strings are those of its rows
+// (TestJoinOutputSurvivesCompaction: "l" or "r" and the row's time).
+type checkEmitter struct {
+	t    *testing.T
+	rows int
+	// prefix: a string is its row's prefix, then anything
+	prefix bool
+}
+
+func (e *checkEmitter) Emit(_ context.Context, port int, b *vector.Batch) error {
+	if port != JoinOut {
+		e.t.Fatalf("a row went to port %d", port)
+	}
+	for i := range b.N {
+		for s, at := range []int{0, 4} {
+			if b.Cols[at+1].Null[i] {
+				continue
+			}
+			got, want := string(b.Cols[at+2].S[i]), fmt.Sprintf("%c%d", "lr"[s], b.Cols[at+1].I[i])
+			if e.prefix {
+				want += "-" + strings.Repeat("x", int(b.Cols[at+1].I[i]%13))
+			}
+			if got != want {
+				e.t.Fatalf("joined row %d of a batch: string %q, want %q", e.rows+i, got, want)
+			}
+		}
+	}
+	e.rows += b.N
+	return nil
+}
+
+func (e *checkEmitter) EmitWatermark(context.Context, int64) error { return nil }
+
+// TestIntervalJoinBoundsAgainstReference: interval joins whose bounds let a
+// handled row of a side that is not padded leave the state at once (its
+// interval's end at or below its own time: Hi <= 0 for right rows, Lo >= 0
+// for left ones, Join.handleKeyed's gone) give the nested-loop reference's
+// final table, late rows and counts, for every kind, and the same output
+// for other interleavings and batch sizes (300 seeds).
+func TestIntervalJoinBoundsAgainstReference(t *testing.T) {
+	seeds := 300
+	if testing.Short() {
+		seeds = 50
+	}
+	bounds := [][2]int64{{-20, 0}, {-20, -5}, {0, 0}, {5, 20}, {0, 15}, {-3, 3}}
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(uint64(seed), 17))
+		d := r.Int64N(40)
+		in := [2][]testRow{genSide(r, "l", r.IntN(80), d), genSide(r, "r", r.IntN(80), d)}
+		for _, lh := range bounds {
+			for _, kind := range []JoinKind{Inner, Left, Right, Full} {
+				spec := JoinSpec{Kind: kind, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3}, Interval: true, Lo: lh[0], Hi: lh[1]}
+				name := fmt.Sprintf("seed %d %s [%d, %d]", seed, kind, lh[0], lh[1])
+				first := runJoin(t, spec, in, d, rand.New(rand.NewPCG(uint64(seed), 1)))
+				again := runJoin(t, spec, in, d, rand.New(rand.NewPCG(uint64(seed), 2)))
+				if !slices.Equal(first.out, again.out) {
+					t.Fatalf("%s: another interleaving gave another output:\n%s\n---\n%s", name, strings.Join(first.out, "\n"), strings.Join(again.out, "\n"))
+				}
+				want, late, partnered := referenceJoin(spec, in)
+				if got := finalTable(t, first.out); !slices.Equal(got, want) {
+					t.Fatalf("%s: final table\n%s\nwant (nested loops)\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+				for s := range 2 {
+					c := first.counts
+					if !slices.Equal(first.late[s], late[s]) || c.Partnered[s] != partnered[s] {
+						t.Fatalf("%s: input %d: late %q, partnered %d; want %q, %d", name, s, first.late[s], c.Partnered[s], late[s], partnered[s])
+					}
+				}
+			}
+		}
+	}
 }

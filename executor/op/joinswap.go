@@ -211,6 +211,10 @@ func (j *Join) swapDone(ctx context.Context, port int) error {
 // bytes back, so that the operators after the join (a Top-N giving its
 // final result) do not have it beside their own.
 func (j *Join) swapForget() error {
+	// the queued pairs (emit) name rows of the state and take their
+	// positions from swap.ord: written, and their strings copied, first
+	j.materialize()
+	j.outB.OwnStrings()
 	var n int64
 	for s := range 2 {
 		sd := &j.side[s]

@@ -146,6 +146,25 @@ func (x *keyIndex) unlink(si int, prev, o int32) int32 {
 	return nx
 }
 
+// dropHead removes row k from hash h's chain when it is the chain's head
+// (an interval join's row whose interval ended: a side's rows end in the
+// order they were added, so the row ending is its chain's oldest), freeing
+// the slot of a chain it empties (del), and reports whether it did. Rows
+// dropped so never fill the table with emptied chains, which add would
+// otherwise purge in passes over the whole table (unique keys leave one
+// each).
+func (x *keyIndex) dropHead(h uint64, k int32) bool {
+	si := x.find(h)
+	if si < 0 || x.slots[si].head != k {
+		return false
+	}
+	s := &x.slots[si]
+	if s.head = x.next[k]; s.head < 0 {
+		x.del(uint64(si))
+	}
+	return true
+}
+
 // rebuild makes the table anew for its chains, in their order, without
 // their dead rows (dead, indexed by row, nil: none), each kept row
 // renumbered by moved (nil: kept as it is; -1: dropped); a chain left empty
@@ -351,6 +370,53 @@ func batchKeyHash(b *vector.Batch, i int, cols []int) (uint64, bool) {
 		}
 	}
 	return h, true
+}
+
+// batchKeyHashes appends batchKeyHash of every row of b (key columns cols)
+// to hs and ok, column by column.
+func batchKeyHashes(b *vector.Batch, cols []int, hs []uint64, ok []bool) ([]uint64, []bool) {
+	n := b.N
+	at := len(hs)
+	for range n {
+		hs = append(hs, hashSeed)
+		ok = append(ok, true)
+	}
+	h, k := hs[at:], ok[at:]
+	for _, c := range cols {
+		v := b.Cols[c]
+		for i, null := range v.Null[:n] {
+			if null {
+				k[i] = false
+			}
+		}
+		switch v.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			for i, x := range v.I[:n] {
+				h[i] = hashInt(h[i], x)
+			}
+		case catalog.Double:
+			for i, f := range v.F[:n] {
+				var fine bool
+				if h[i], fine = hashFloat(h[i], f); !fine {
+					k[i] = false
+				}
+			}
+		case catalog.Boolean:
+			for i, x := range v.B[:n] {
+				h[i] = hashBool(h[i], x)
+			}
+		case catalog.Varchar:
+			for i, x := range v.S[:n] {
+				h[i] = hashBytes(h[i], x)
+			}
+		}
+	}
+	for i := range h {
+		if !k[i] {
+			h[i] = 0
+		}
+	}
+	return hs, ok
 }
 
 // batchKeyEqual is keyEqual for row i of batch b (key columns bcols)

@@ -320,14 +320,20 @@ func (r *Rows) Add(b *vector.Batch, i int) (int, int64) {
 
 // appendBatch copies rows 0..b.N-1 of b (whose columns have r's types) to
 // the store, column by column (Add's result, row by row, for a whole
-// batch), appends each row's bytes to sizes and returns their sum.
+// batch), appends each row's bytes to sizes (nil: not kept) and returns
+// their sum. A NULL's value is stored as it is in b (never read: Null
+// comes first), where Add stores 0.
 func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 	n := b.N
-	k0 := len(*sizes)
-	for range n {
-		*sizes = append(*sizes, int32(8+len(r.types))) // (its position and NULL flags)
+	total := int64(n) * r.rowFixed
+	var sz []int32
+	if sizes != nil {
+		k0 := len(*sizes)
+		for range n {
+			*sizes = append(*sizes, int32(r.rowFixed))
+		}
+		sz = (*sizes)[k0:]
 	}
-	sz := (*sizes)[k0:]
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[c]
 		if rc.allNull {
@@ -336,25 +342,19 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 		rc.null.pushAll(v.Null[:n])
 		switch t := r.types[c]; {
 		case t == catalog.BigInt || t == catalog.Timestamp:
-			rc.i.pushAll(v.I[:n]) // (a NULL's value is never read: Null comes first)
-			for i := range sz {
-				sz[i] += 8
-			}
+			rc.i.pushAll(v.I[:n])
 		case t == catalog.Double:
 			rc.f.pushAll(v.F[:n])
-			for i := range sz {
-				sz[i] += 8
-			}
 		case t == catalog.Boolean:
 			rc.b.pushAll(v.B[:n])
-			for i := range sz {
-				sz[i]++
-			}
 		case textLike(t):
 			for i := range n {
 				x := rc.text(t, v, i)
 				rc.off.push(rc.addRecord(x))
-				sz[i] += 4 + int32(len(x))
+				total += 4 + int64(len(x))
+				if sz != nil {
+					sz[i] += 4 + int32(len(x))
+				}
 			}
 		}
 	}
@@ -362,10 +362,6 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 		r.pos.pushAll(b.Pos[:n])
 	}
 	r.n += n
-	var total int64
-	for _, x := range sz {
-		total += int64(x)
-	}
 	return total
 }
 
@@ -622,25 +618,44 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 			}
 			continue
 		}
+		// the NULL flags first, then the values of the rows that have one,
+		// a loop for each type (no type switch a row)
+		nulls := v.Null[at : at+len(ks)]
 		for x, k := range ks {
-			i := at + x
-			if k < 0 || rc.null.get(int(k)) {
-				v.Null[i] = true
-				continue
+			nulls[x] = k < 0 || rc.null.get(int(k))
+		}
+		switch t := r.types[c]; {
+		case t == catalog.BigInt || t == catalog.Timestamp:
+			out := v.I[at : at+len(ks)]
+			for x, k := range ks {
+				if !nulls[x] {
+					out[x] = rc.i.get(int(k))
+				}
 			}
-			v.Null[i] = false
-			switch r.types[c] {
-			case catalog.BigInt, catalog.Timestamp:
-				v.I[i] = rc.i.get(int(k))
-			case catalog.Double:
-				v.F[i] = rc.f.get(int(k))
-			case catalog.Boolean:
-				v.B[i] = rc.b.get(int(k))
-			case catalog.Varchar:
-				rc.setText(v, i, rc.value(int(k)), true)
-			default:
-				if textLike(r.types[c]) {
-					vector.ReadBinary(v, i, r.Str(int(k), c))
+		case t == catalog.Double:
+			out := v.F[at : at+len(ks)]
+			for x, k := range ks {
+				if !nulls[x] {
+					out[x] = rc.f.get(int(k))
+				}
+			}
+		case t == catalog.Boolean:
+			out := v.B[at : at+len(ks)]
+			for x, k := range ks {
+				if !nulls[x] {
+					out[x] = rc.b.get(int(k))
+				}
+			}
+		case t == catalog.Varchar:
+			for x, k := range ks {
+				if !nulls[x] {
+					rc.setText(v, at+x, rc.value(int(k)), true)
+				}
+			}
+		case textLike(t):
+			for x, k := range ks {
+				if !nulls[x] {
+					vector.ReadBinary(v, at+x, r.Str(int(k), c))
 				}
 			}
 		}
@@ -953,10 +968,25 @@ func (nb *nullBits) setLast() {
 	nb.w.blocks[w>>colBits][w&colMask] |= 1 << (nb.n & 63)
 }
 
-// pushAll appends the rows' flags nulls.
+// pushAll appends the rows' flags nulls, a word at a time.
 func (nb *nullBits) pushAll(nulls []bool) {
-	for _, null := range nulls {
-		nb.push(null)
+	for len(nulls) > 0 {
+		if nb.n&63 == 0 {
+			nb.w.push(0)
+		}
+		m := min(64-nb.n&63, len(nulls))
+		w := uint64(0)
+		for i, null := range nulls[:m] {
+			if null {
+				w |= 1 << i
+			}
+		}
+		if w != 0 {
+			k := nb.n >> 6
+			nb.w.set(k, nb.w.get(k)|w<<(nb.n&63))
+		}
+		nb.n += m
+		nulls = nulls[m:]
 	}
 }
 
@@ -1065,10 +1095,32 @@ func (c *intColumn) room(x int64) {
 	}
 }
 
-// pushAll appends xs.
+// pushAll appends xs, a block's run at a time (push's result).
 func (c *intColumn) pushAll(xs []int64) {
-	for _, x := range xs {
-		c.push(x)
+	for len(xs) > 0 {
+		b, in := c.n>>colBits, c.n&colMask
+		if b >= len(c.base) || in >= c.blockLen(b) {
+			c.room(xs[0])
+		}
+		m := min(len(xs), c.blockLen(b)-in)
+		if nb := c.narrow[b]; nb != nil {
+			base, i := c.base[b], 0
+			for ; i < m; i++ {
+				d := xs[i] - base
+				if d != int64(int32(d)) {
+					break
+				}
+				nb[in+i] = int32(d)
+			}
+			if i < m { // (a value not within 2^31 of the base: the block is wide from now on)
+				c.widen(b)
+				copy(c.wide[b][in+i:], xs[i:m])
+			}
+		} else {
+			copy(c.wide[b][in:], xs[:m])
+		}
+		c.n += m
+		xs = xs[m:]
 	}
 }
 

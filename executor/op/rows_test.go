@@ -127,3 +127,45 @@ func TestRowsSetFreeCompactAgainstModel(t *testing.T) {
 		}
 	}
 }
+
+// TestPushAllAgainstPush: appending runs of values at once (intColumn's and
+// nullBits' pushAll, which Rows.appendBatch uses) stores what appending them
+// one by one stores: values near a block's base and far from it (a block
+// turned wide in the middle of a run), runs across blocks and words, NULL
+// flags set and not.
+func TestPushAllAgainstPush(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 29))
+	for seed := range 50 {
+		var one, all intColumn
+		var nOne, nAll nullBits
+		var want []int64
+		var wantNull []bool
+		for range 40 {
+			run := make([]int64, r.IntN(3000))
+			nulls := make([]bool, len(run))
+			for i := range run {
+				run[i] = 1_600_000_000_000 + r.Int64N(1000)
+				if r.IntN(500) == 0 {
+					run[i] = r.Int64() // (not within 2^31: the block widens)
+				}
+				nulls[i] = seed%2 == 0 && r.IntN(7) == 0
+				one.push(run[i])
+				nOne.push(nulls[i])
+			}
+			all.pushAll(run)
+			nAll.pushAll(nulls)
+			want, wantNull = append(want, run...), append(wantNull, nulls...)
+		}
+		if all.n != len(want) || nAll.n != len(want) {
+			t.Fatalf("seed %d: %d values, %d flags, want %d", seed, all.n, nAll.n, len(want))
+		}
+		for k, x := range want {
+			if all.get(k) != x || one.get(k) != x {
+				t.Fatalf("seed %d: value %d is %d (pushAll), %d (push), want %d", seed, k, all.get(k), one.get(k), x)
+			}
+			if nAll.get(k) != wantNull[k] || nOne.get(k) != wantNull[k] {
+				t.Fatalf("seed %d: NULL flag %d is %v (pushAll), %v (push), want %v", seed, k, nAll.get(k), nOne.get(k), wantNull[k])
+			}
+		}
+	}
+}
