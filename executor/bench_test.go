@@ -133,8 +133,8 @@ func BenchmarkRoute(b *testing.B) {
 	job := planSplitJob(b)
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
-	r := newRouter(job, nil)
-	proj := stateless.NewProject(job, &Emitter{})
+	r := newRouter(job, nil, nil)
+	proj := stateless.NewProject(job, &Emitter{}, nil)
 	r.out.In = batch
 	b.ReportAllocs()
 	cpu0 := sensorbench.CPUTime()

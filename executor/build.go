@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"streamql/executor/aggregate"
+	"streamql/executor/expr"
 	"streamql/executor/flow"
 	"streamql/executor/rank"
 	"streamql/executor/stateless"
@@ -49,6 +50,9 @@ type chainOpts struct {
 	// live is the session's live status the aggregate's late rows are
 	// counted into where they reach the sink (aggChain; nil: none).
 	live *Live
+	// exprs is the job's expression context, which records the failed calls
+	// of the chain's expressions (expr.Context; nil: dropped, tests)
+	exprs *expr.Context
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -86,7 +90,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
 	}
 	down := flow.NewEmitter(next)
-	add(stateless.NewProject(job, down), "project", down)
+	add(stateless.NewProject(job, down, opts.exprs), "project", down)
 	down = flow.NewEmitter(next)
 	c.limit = stateless.NewLimit(job, down)
 	add(c.limit, "limit", down)
@@ -110,19 +114,19 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		for _, b := range job.AllBranches() {
 			var g routeGate
 			if ks := joins[b]; ks != nil {
-				m := newMarkJoin(b.Join, ks)
+				m := newMarkJoin(b.Join, ks, opts.exprs)
 				g = routeGate{pred: m, anti: b.Join.Mode == plan.Anti, stopNull: b.Join.EventTime()}
 				c.marks = append(c.marks, m)
 			}
 			gates = append(gates, g)
 		}
 	}
-	c.router = newRouter(job, gates)
+	c.router = newRouter(job, gates, opts.exprs)
 	c.router.flow = c.sink.parts[nb:] // (counted with the sink's parts)
 	c.router.down = flow.NewEmitter(next)
 	add(c.router, "router", c.router.down)
 	c.route = next
-	c.assign = newWatermarker(job)
+	c.assign = newWatermarker(job, opts.exprs)
 	c.assign.partitionBy(opts.src)
 	if c.assign.max != nil {
 		c.assign.max.src = opts.src
@@ -149,11 +153,12 @@ var ttlNow func() int64
 // derive says that the batches come without marks (the rows an event-time join
 // releases, SPEC 2.2): the operator then reads the watermark after each row from
 // the stamped watermark column of the next row. live is the session's live
-// status the operator counts late rows into (nil: none).
-func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggregate.Operator, derive bool, live *Live) chainOpts {
-	return chainOpts{live: live, afterRouter: []func(down *Emitter) (Operator, string){
+// status the operator counts late rows into (nil: none). exprs is the job's
+// expression context (chainOpts.exprs).
+func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggregate.Operator, derive bool, live *Live, exprs *expr.Context) chainOpts {
+	return chainOpts{live: live, exprs: exprs, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
-			*made = aggregate.New(job, aggregate.Options{Budget: budget, Late: &stats.Late, Malformed: stats.malformed, Derive: derive, Now: ttlNow}, down)
+			*made = aggregate.New(job, aggregate.Options{Budget: budget, Late: &stats.Late, Malformed: stats.malformed, Derive: derive, Now: ttlNow, Exprs: exprs}, down)
 			return *made, "aggregate"
 		},
 	}}

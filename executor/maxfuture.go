@@ -308,12 +308,12 @@ type futureSource struct {
 // partition's watermark, as the chain's assigner stamps them: partwm.go),
 // otherwise one for the stream (a build side's, keySet.absorb). The result
 // takes rows back (Unreader) when src does.
-func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, src Source, perPartition bool) Source {
+func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, src Source, perPartition bool, exprs *expr.Context) Source {
 	ms, ok := st.MaxFuture()
 	if !ok || wmExpr == nil || col < 0 || src == nil {
 		return src
 	}
-	f := &futureSource{Source: src, st: st, ms: ms, col: col, wm: expr.Compile(wmExpr),
+	f := &futureSource{Source: src, st: st, ms: ms, col: col, wm: exprs.Compile(wmExpr),
 		sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap), wms: make([]int64, 1), sets: make([]bool, 1)}
 	for i := range f.sel {
 		f.sel[i] = int32(i)
@@ -423,8 +423,8 @@ func (f *futureSource) goodEnd(rows int) int {
 // futureProbe is the probe stream src of job, an event-time semi or anti
 // join's (runEventJoin), read through a futureSource when its stream has
 // 'watermark.max-future'; the rows refused count in an's Refused (nil-safe).
-func futureProbe(an *Analysis, job *plan.Job, src Source) Source {
-	src = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true)
+func futureProbe(an *Analysis, job *plan.Job, src Source, exprs *expr.Context) Source {
+	src = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true, exprs)
 	if an != nil {
 		an.future = futureOf(src)
 	}
@@ -434,9 +434,9 @@ func futureProbe(an *Analysis, job *plan.Job, src Source) Source {
 // futureBuild is the build side src of b's join read through a futureSource
 // when its stream has 'watermark.max-future' and the join reads it by event
 // time; the rows refused count in the join's JoinAnalysis.Refused.
-func futureBuild(an *Analysis, b *plan.Branch, src Source) Source {
+func futureBuild(an *Analysis, b *plan.Branch, src Source, exprs *expr.Context) Source {
 	j := b.Join
-	src = withMaxFuture(j.Build, j.BuildWatermark, j.BuildTime, src, false)
+	src = withMaxFuture(j.Build, j.BuildWatermark, j.BuildTime, src, false, exprs)
 	if an != nil {
 		for _, js := range an.joins {
 			if js.j == j {

@@ -185,7 +185,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
 			// (each chain has its own mark operators over the shared build
 			// states: the build sides are read whole, so marking only reads them)
-			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, timed: p.c.timed})
+			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, timed: p.c.timed, exprs: p.exprs})
 			ws[i] = w
 		}
 	}

@@ -55,7 +55,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	r := &replayRun{t: t, job: job, sink: &orderSink{names: names}, src: &fakeReplayer{fakeParts: fakeParts{live: []int32{0, 1}}}, used: map[int32]int64{}}
 	opts := chainOpts{}
 	if job.HasAggregates() { // (as runBudget: a Top-N over the stream's rows has none)
-		opts = aggChain(job, NewStateBudget(0), &Stats{}, &r.agg, false, nil)
+		opts = aggChain(job, NewStateBudget(0), &Stats{}, &r.agg, false, nil, nil)
 	}
 	opts.src = r.src
 	r.c = buildChain(job, nil, r.sink, opts)

@@ -140,6 +140,9 @@ type opContext struct {
 	// chunkSize is the bytes of a chunk of the parallel paths over a
 	// bounded file (Env.ChunkSize; 0: chunked.DefaultChunkSize)
 	chunkSize int64
+	// exprs is the job's expression context: its record of failed calls
+	// (expr.Context), taken after each batch and at the stream's end
+	exprs *expr.Context
 }
 
 // runWith is Run, run as mode says.
@@ -157,8 +160,8 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		budget = NewStateBudget(max)
 	}
 	hub := &derivedHub{job: job, stats: &stats, budget: budget} // for the sources of derived relations (SPEC 2.6)
-	oc := opContext{live: env.live, chunkSize: env.ChunkSize}
-	opens := openOpts{hub: hub, buildSide: mode.buildSide} // how the job opens its sources
+	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext()}
+	opens := openOpts{hub: hub, buildSide: mode.buildSide, exprs: oc.exprs} // how the job opens its sources
 	if mode.inner {
 		oc.live = nil // (a derived relation's job: the reading job has the live status)
 	}
@@ -191,7 +194,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		var err error
 		switch {
 		case job.Both != nil:
-			js, err = newJoinSource(ctx, job, env, &stats, budget, hub)
+			js, err = newJoinSource(ctx, job, env, &stats, budget, opens)
 			src = js
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource
@@ -254,10 +257,10 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
-		ks := newKeySet(b.Join, acct)
+		ks := newKeySet(b.Join, acct, oc.exprs)
 		keysets[b] = ks
 		stats.Analysis.addJoin(job, b, ks)
-		srcs[k] = futureBuild(stats.Analysis, b, srcs[k]) // 'watermark.max-future' (maxfuture.go)
+		srcs[k] = futureBuild(stats.Analysis, b, srcs[k], oc.exprs) // 'watermark.max-future' (maxfuture.go)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
@@ -274,14 +277,14 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 		if lv != nil {
 			lv.held.Store(held)
 		}
-		src = futureProbe(stats.Analysis, job, src) // 'watermark.max-future' (maxfuture.go)
+		src = futureProbe(stats.Analysis, job, src, oc.exprs) // 'watermark.max-future' (maxfuture.go)
 		return runEventJoin(ctx, oc, job, src, sink, stats, keysets, timed, held)
 	}
 	return runBudget(ctx, oc, job, src, sink, stats, keysets, budget)
 }
 
 func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet) error {
-	return runBudget(ctx, opContext{}, job, src, sink, stats, joins, NewStateBudget(0))
+	return runBudget(ctx, opContext{exprs: expr.NewContext()}, job, src, sink, stats, joins, NewStateBudget(0))
 }
 
 // runBudget is run with the state budget of the job's aggregate operators.
@@ -289,9 +292,9 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 	p := &process{}
 	opts := chainOpts{}
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
-		opts = aggChain(job, budget, stats, &p.agg, false, oc.live)
+		opts = aggChain(job, budget, stats, &p.agg, false, oc.live, oc.exprs)
 	}
-	opts.budget, opts.stats = budget, stats
+	opts.budget, opts.stats, opts.exprs = budget, stats, oc.exprs
 	p.init(job, src, sink, stats, joins, opts)
 	p.rep = newReplay(src, p.c, p.agg, job.WindowRankReplayed()) // a group source rebuilds the aggregate's state by reading again
 	if m := p.c.assign.max; m != nil {
@@ -348,14 +351,17 @@ type process struct {
 	rows *int64
 	agg  *aggregate.Operator // the aggregate operator (SPEC 2.4), nil when none
 	rep  *replay             // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
-	udf  []expr.UDFFailure
+	// exprs is the job's expression context (opContext.exprs), and fails
+	// the failed calls taken from it after a batch (reused)
+	exprs *expr.Context
+	fails []expr.Failure
 }
 
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
 // src is partitioned (Kafka, SPEC 2.5).
 func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
-	p.st, p.src, p.sink = job.Stream, src, sink
+	p.st, p.src, p.sink, p.exprs = job.Stream, src, sink, opts.exprs
 	opts.src, opts.timed = src, stats.timed
 	p.c = buildChain(job, joins, sink, opts)
 	p.es = stats.stream(job.Stream)
@@ -381,7 +387,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		if errors.Is(err, errLimitReached) { // (the windows fired at the stream's end gave the main query its LIMIT)
 			err = nil
 		}
-		if ferr := p.funcError(nil); ferr != nil && err == nil { // (a call in the windows fired at the end)
+		if ferr := p.failures(nil); ferr != nil && err == nil { // (calls in the windows fired at the end)
 			err = ferr
 		}
 		return true, err
@@ -405,10 +411,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	}
 	in.SelectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
-	if uerr := p.udfErrors(b, &p.udf); uerr != nil && perr == nil {
-		perr = uerr
-	}
-	if ferr := p.funcError(b); ferr != nil && perr == nil {
+	if ferr := p.failures(b); ferr != nil && perr == nil {
 		perr = ferr
 	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
@@ -482,8 +485,10 @@ type watermarker struct {
 	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
 }
 
-func newWatermarker(job *plan.Job) *watermarker {
-	w := &watermarker{job: job, expr: expr.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
+// newWatermarker returns the watermark assigner of job, its WATERMARK
+// expression compiled in the job's expression context exprs.
+func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
+	w := &watermarker{job: job, expr: exprs.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param
 	}
@@ -623,8 +628,9 @@ type router struct {
 }
 
 // newRouter returns the router of job's branches; gates are each branch's
-// gate (routeGate), nil when no branch has a join.
-func newRouter(job *plan.Job, gates []routeGate) *router {
+// gate (routeGate), nil when no branch has a join; its WHERE kernels are
+// compiled in the job's expression context exprs.
+func newRouter(job *plan.Job, gates []routeGate, exprs *expr.Context) *router {
 	r := &router{job: job, branches: job.AllBranches(), down: &Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
 	r.flow = make([]int64, 3*len(r.branches))
@@ -634,7 +640,7 @@ func newRouter(job *plan.Job, gates []routeGate) *router {
 	}
 	r.cand = make([]int32, 0, vector.Cap)
 	for _, b := range r.branches {
-		r.where = append(r.where, expr.Compile(b.Where))
+		r.where = append(r.where, exprs.Compile(b.Where))
 	}
 	r.out.Parts = make([]Part, len(r.branches))
 	for k, b := range r.branches {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"streamql/executor/expr"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
@@ -85,6 +86,9 @@ type openOpts struct {
 	// hub is the reading job's, for the sources of derived relations (SPEC
 	// 2.6); nil when the job opens none.
 	hub *derivedHub
+	// exprs is the job's expression context, in which a computed column's
+	// expression is compiled (expr.Context; nil: failed calls dropped)
+	exprs *expr.Context
 }
 
 // openWith is Open with the job's options o.
@@ -116,7 +120,7 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source,
 		if err != nil {
 			return nil, err
 		}
-		c, err := source.NewComputed(st, src)
+		c, err := source.NewComputed(st, src, o.exprs)
 		if err != nil {
 			_ = src.Close()
 			return nil, err

@@ -44,23 +44,12 @@ type Kernel struct {
 	Eval func(b *vector.Batch, sel []int32) *vector.Vec
 }
 
-// Compile returns the kernel of e: fresh output vectors of its own, so two
-// kernels of one tree (a plan built twice) do not share state. nil gives nil.
+// Compile returns the kernel of e outside any job: fresh output vectors of
+// its own, so two kernels of one tree (a plan built twice) do not share
+// state; its failed calls are dropped (they give NULL). A job's kernels are
+// compiled in the job's Context instead, which records them. nil gives nil.
 func Compile(e *plan.Expr) *Kernel {
-	if e == nil {
-		return nil
-	}
-	var c compiler
-	return &Kernel{Type: e.Type, Eval: c.compile(e)}
-}
-
-// CompileAll compiles each of es (Compile).
-func CompileAll(es []*plan.Expr) []*Kernel {
-	ks := make([]*Kernel, len(es))
-	for i, e := range es {
-		ks[i] = Compile(e)
-	}
-	return ks
+	return (*Context)(nil).Compile(e)
 }
 
 // Fold evaluates a constant expression (e.Const) once and returns its value.
@@ -96,6 +85,8 @@ type compiler struct {
 	// capture: operands of a counted expression (plan.Expr.NullCount) whose
 	// results are kept, by the slot that keeps them
 	capture map[*plan.Expr]**vector.Vec
+	// fails is the job's record of failed calls (nil: dropped, Compile)
+	fails *Context
 }
 
 // compile compiles e; an expression with a NullCount also counts the rows
