@@ -72,7 +72,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	// parts: the rows of each branch, then each branch's BranchFlow (the
 	// router's counts, analyzeflow.go), so that a morsel worker's are added
 	// with the rest (copyStats, addStats)
-	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs))}
+	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs)), exprs: opts.exprs}
 	add(c.sink, "sink", nil)
 	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (executor/rank)
 		var rk Operator = failedOp{}
@@ -190,10 +190,16 @@ type sinkOp struct {
 	// cut what came after its end
 	lateRows []*LateRows
 	live     *Live // the session's live status, which counts the late rows too (nil: none)
+	// exprs is the job's expression context: a batch in which a call failed
+	// the job is not written (errCallFailed)
+	exprs *expr.Context
 }
 
 // Push implements Operator.
 func (s *sinkOp) Push(ctx context.Context, _ Port, r *Step) error {
+	if s.exprs.Failed() {
+		return errCallFailed
+	}
 	if s.lateRows != nil {
 		s.countLate(ctx, r)
 	}

@@ -224,7 +224,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 		}
 		o := c.Out.(*morselOut)
 		if o.err != nil {
-			return true, o.err
+			return true, p.callFailed(o.err)
 		}
 		*p.rows += o.rows
 		p.es.Malformed += o.malformed

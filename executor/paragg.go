@@ -243,7 +243,7 @@ func runParagg(ctx context.Context, oc opContext, job *plan.Job, src Source, p *
 		}
 		o := c.Out.(*paggOut)
 		if o.err != nil {
-			return true, o.err
+			return true, p.callFailed(o.err)
 		}
 		if near := o.agg.NearLimit(budget); near || !o.agg.Usable(p.c.assign.wm, p.c.assign.set) {
 			// (its partials are dropped when a worker starts the next chunk in

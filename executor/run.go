@@ -387,7 +387,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		if errors.Is(err, errLimitReached) { // (the windows fired at the stream's end gave the main query its LIMIT)
 			err = nil
 		}
-		if ferr := p.failures(nil); ferr != nil && err == nil { // (calls in the windows fired at the end)
+		if ferr := p.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) { // (calls in the windows fired at the end)
 			err = ferr
 		}
 		return true, err
@@ -411,7 +411,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	}
 	in.SelectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
-	if ferr := p.failures(b); ferr != nil && perr == nil {
+	if ferr := p.failures(b); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
 		perr = ferr
 	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {

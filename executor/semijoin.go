@@ -224,7 +224,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		}
 		rep.changed() // (torn until the push went through: it may be cut before the sinks)
 		perr := ch.route.Push(ctx, Port{}, step)
-		if ferr := fp.failures(hold.out); ferr != nil && perr == nil {
+		if ferr := fp.failures(hold.out); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
 			perr = ferr
 		}
 		if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
@@ -330,7 +330,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 				if errors.Is(err, errLimitReached) {
 					err = nil // (the windows fired at the stream's end gave the main query its LIMIT)
 				}
-				if ferr := fp.failures(nil); ferr != nil && err == nil {
+				if ferr := fp.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) {
 					err = ferr // (calls in the windows fired at the end)
 				}
 				return err

@@ -1,11 +1,18 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 )
+
+// errCallFailed is what the sink gives instead of writing a batch in which
+// a call failed the job (expr.Failure.FailsJob): the job stops before its
+// sink sees the batch, as Flink's fails before its sink gets the row.
+// process.failures turns it into the error that names the call.
+var errCallFailed = errors.New("a call failed the job")
 
 // failures takes the calls of the job's expressions that failed while it
 // computed batch b (nil at the stream's end, or for rows not of a source
@@ -14,7 +21,8 @@ import (
 //   - the first call that fails the job (expr.Failure.FailsJob: ELEMENT of
 //     an ARRAY of more than one element, as Flink's) is the error, naming
 //     the function, the stream and, for a row of the source batch, its
-//     position;
+//     position; nothing else of the batch is written (the sink refused it,
+//     errCallFailed);
 //   - otherwise each user function's failed call (a WASM trap or a call past
 //     its time cap, a Go function's error or panic; SPEC 2.10) sends its row
 //     to the stream's errors output: its position and values, and "function
@@ -55,6 +63,18 @@ func (p *process) failures(b *vector.Batch) error {
 		side = "errors"
 	}
 	return p.sink.Errors(side, rows)
+}
+
+// callFailed is err, a worker's chain's error (morsel.go, paragg.go), with
+// errCallFailed (the worker's sink refused a batch in which a call failed
+// the job) made the error that names the call.
+func (p *process) callFailed(err error) error {
+	if errors.Is(err, errCallFailed) {
+		if ferr := p.failures(nil); ferr != nil {
+			return ferr
+		}
+	}
+	return err
 }
 
 // jobFailure returns the first of fs that fails the job, if any.
