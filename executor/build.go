@@ -200,10 +200,10 @@ func (s *sinkOp) Push(ctx context.Context, _ Port, r *Step) error {
 	if s.exprs.Failed() {
 		return errCallFailed
 	}
+	s.rep.filter(r)
 	if s.lateRows != nil {
 		s.countLate(ctx, r)
 	}
-	s.rep.filter(r)
 	for k := range r.Parts {
 		p := &r.Parts[k]
 		if k < s.nb { // the branches' parts; an aggregate's late parts come after them
@@ -224,8 +224,10 @@ func (s *sinkOp) Push(ctx context.Context, _ Port, r *Step) error {
 }
 
 // countLate adds the rows of r's late parts to their windows' counts and to
-// the live status (SPEC 4: late rows). A replayed late row counts too (its
-// output was written by the run before: rep.filter drops it after).
+// the live status (SPEC 2.4's notices, SPEC 4: late rows): the rows this run
+// writes, so each late row counts once, as the malformed rows' summary and
+// the join's and window Top-N's late counts do. A replayed late row (its
+// output was written by the run before) was dropped by rep.filter already.
 func (s *sinkOp) countLate(ctx context.Context, r *Step) {
 	n := 0
 	for k := s.nb; k < len(r.Parts) && k-s.nb < len(s.lateRows); k++ {
