@@ -3,7 +3,8 @@
 // idea): Compile picks each node's loop once, from its operator and types,
 // and the kernel evaluates a whole selection of a batch at a time with
 // nothing allocated per row. The executor compiles a job's expressions when
-// it builds the job (executor/build.go). Linked, the package installs its
+// it builds the job (executor/build.go), in the job's Context, which keeps
+// the record of the job's failed calls (failures.go). Linked, the package installs its
 // kernels as the planner's evaluator of constant expressions
 // (planner/plan.SetEvaluator, Constants): the planner imports no executor
 // package.
