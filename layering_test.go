@@ -58,7 +58,7 @@ func deps(t *testing.T, pkgs ...string) []string {
 //   - the executor's base packages import nothing above them: executor/flow
 //     (Operator, Step, Merger) only executor/vector, executor/state (the
 //     state budget) no package of the module; an operator package
-//     (executor/stateless, executor/rank, executor/aggregate) imports them, the kernels or
+//     (executor/stateless, executor/route, executor/rank, executor/aggregate) imports them, the kernels or
 //     executor/op, and the plan, and the
 //     sink streams (executor/sinkstream) them and the connector registry,
 //     never the executor that builds them; the execution strategies
@@ -125,7 +125,8 @@ func TestLayering(t *testing.T) {
 	// operators) imports executor/vector only, executor/state (the state
 	// budget) no package of the module; the operator packages import the base
 	// and the kernels, never the executor that builds them (executor/stateless:
-	// LIMIT and the projections; executor/rank: the main query's Top-N,
+	// LIMIT and the projections; executor/route: the router, its gates
+	// predicates it is given, never the join state; executor/rank: the main query's Top-N,
 	// deduplication, OVER and ORDER BY over executor/op, reaching the replay
 	// through its own interface; executor/aggregate: the window and updating
 	// aggregate over the accumulators of executor/agg, reaching the replay
@@ -142,6 +143,7 @@ func TestLayering(t *testing.T) {
 		"streamql/executor/flow":       {"streamql/executor/vector"},
 		"streamql/executor/state":      nil,
 		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/planner/plan"},
+		"streamql/executor/route":      {"streamql/executor/flow", "streamql/executor/expr", "streamql/executor/vector", "streamql/planner/plan"},
 		"streamql/executor/sinkstream": {"streamql/executor/flow", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
 		"streamql/executor/rank":       {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
 		"streamql/executor/aggregate":  {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/agg", "streamql/executor/expr", "streamql/executor/format", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/executor/window", "streamql/catalog", "streamql/planner/plan"},

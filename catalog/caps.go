@@ -51,11 +51,19 @@ const (
 	// when the job fails (an exactly-once Kafka sink's open transaction;
 	// connector.Aborter).
 	CapAbort
+	// CapParallelDecode: the source can decode its input in chunks on
+	// several goroutines, merged in input order (a bounded file, issue 15
+	// item 3; connector.ParallelSource), which the planner's strategies
+	// (plan.ParallelDecode, Morsel, ParallelAggregate, ParallelJoinInputs)
+	// run on; its Parallel says at run time whether this input can be cut
+	// (nil: the job reads it by Next). A stream has it only when it is also
+	// bounded (Stream.Caps: a followed file is read as it grows, by Next).
+	CapParallelDecode
 	capEnd
 )
 
 // capNames are the capabilities' names, in bit order (Caps.String).
-var capNames = [...]string{"bounded", "sink", "updates", "partitioned", "groups", "record metadata", "hand back", "sink kinds", "dead letters", "abort"}
+var capNames = [...]string{"bounded", "sink", "updates", "partitioned", "groups", "record metadata", "hand back", "sink kinds", "dead letters", "abort", "parallel decode"}
 
 // Has reports whether c holds every capability of x.
 func (c Caps) Has(x Caps) bool { return c&x == x }
@@ -83,11 +91,14 @@ func AllCaps() []Caps {
 
 // streamCaps returns the capabilities of a stream over s with options opts: the
 // connector's declared ConnectorSpec.Caps, with CapBounded by its Bounded
-// rule, CapSink when it Writes and CapUpdates when it Upserts.
+// rule, CapSink when it Writes and CapUpdates when it Upserts; a declared
+// CapParallelDecode only when bounded.
 func (s *ConnectorSpec) streamCaps(opts map[string]string) Caps {
 	c := s.Caps &^ (CapBounded | CapSink | CapUpdates)
 	if s.Bounded != nil && s.Bounded(opts) {
 		c |= CapBounded
+	} else {
+		c &^= CapParallelDecode
 	}
 	if s.Writes {
 		c |= CapSink
@@ -101,8 +112,8 @@ func (s *ConnectorSpec) streamCaps(opts map[string]string) Caps {
 // Caps returns the capabilities of stream s, fixed when it is declared (its
 // options do not change after, but through SetOption): its connector's
 // declared ConnectorSpec.Caps with CapBounded by the connector's Bounded rule
-// of s's options, CapSink when the connector Writes and CapUpdates when it
-// Upserts. A stream without a connector has none.
+// of s's options (and CapParallelDecode only with it), CapSink when the
+// connector Writes and CapUpdates when it Upserts. A stream without a connector has none.
 func (s *Stream) Caps() Caps {
 	if s.Connector == nil {
 		return 0

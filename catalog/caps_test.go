@@ -4,10 +4,10 @@ import "testing"
 
 // TestStreamCaps: a stream's capabilities are its connector's declared ones
 // with CapBounded by the connector's Bounded rule of its options, CapSink
-// when the connector writes and CapUpdates when it upserts; each
-// capability has a name.
+// when the connector writes and CapUpdates when it upserts, a declared
+// CapParallelDecode only when bounded; each capability has a name.
 func TestStreamCaps(t *testing.T) {
-	spec := &ConnectorSpec{Name: "x", Caps: CapPartitioned | CapBounded, Writes: true,
+	spec := &ConnectorSpec{Name: "x", Caps: CapPartitioned | CapBounded | CapParallelDecode, Writes: true,
 		Bounded: func(o map[string]string) bool { return o["end"] == "yes" }}
 	st := &Stream{Connector: spec, Options: map[string]string{"end": "no"}}
 	if got := st.Caps(); got != CapPartitioned|CapSink || got.String() != "sink, partitioned" {
@@ -15,7 +15,7 @@ func TestStreamCaps(t *testing.T) {
 	}
 	st.Options["end"] = "yes"
 	spec.Upserts = true
-	if got := st.Caps(); !got.Has(CapBounded|CapSink|CapUpdates|CapPartitioned) || got.Has(CapAbort) {
+	if got := st.Caps(); !got.Has(CapBounded|CapSink|CapUpdates|CapPartitioned|CapParallelDecode) || got.Has(CapAbort) {
 		t.Errorf("caps %q", got)
 	}
 	if (&Stream{}).Caps() != 0 {

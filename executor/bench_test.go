@@ -17,6 +17,7 @@ import (
 
 	"streamql/executor/csvdec"
 	"streamql/executor/expr"
+	"streamql/executor/route"
 	"streamql/executor/stateless"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
@@ -133,17 +134,17 @@ func BenchmarkRoute(b *testing.B) {
 	job := planSplitJob(b)
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
-	r := newRouter(job, nil, nil)
+	r := route.New(job, nil, nil)
 	proj := stateless.NewProject(job, &Emitter{}, nil)
-	r.out.In = batch
 	b.ReportAllocs()
 	cpu0 := sensorbench.CPUTime()
+	var out *Step
 	for b.Loop() {
-		r.route(batch, sel)
-		proj.Apply(&r.out)
+		out = r.Route(batch, sel)
+		proj.Apply(out)
 	}
 	sensorbench.ReportRows(b, int64(b.N)*int64(batch.N), cpu0)
-	if len(r.out.Parts[0].Sel) == 0 || len(r.out.Parts[2].Sel) == 0 {
+	if len(out.Parts[0].Sel) == 0 || len(out.Parts[2].Sel) == 0 {
 		b.Fatal("routing took no rows")
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 
 	"streamql/executor/aggregate"
+	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/flow"
 	"streamql/executor/rank"
+	"streamql/executor/route"
 	"streamql/executor/stateless"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -23,7 +25,7 @@ type chain struct {
 	head   Operator         // where the source driver pushes: the assigner's wrapper
 	route  Operator         // the router's wrapper (the event-time join pushes its released rows here)
 	assign *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
-	router *router          // the router
+	router *route.Router    // the router (executor/route)
 	marks  []*markJoin      // the branches' joins, in branch order: the router's gates
 	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
 	rank   *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
@@ -36,10 +38,13 @@ type chain struct {
 // the emitter it pushes into.
 type chainOpts struct {
 	afterRouter []func(down *Emitter) (Operator, string)
-	// src is the probe stream's source; a partitioned one (Kafka) gives the
-	// chain's watermark assigner one watermark per partition (SPEC 2.5). Every
-	// chain that reads a source is built with it here, so none can miss it.
-	src Source
+	// src is the probe stream's source (the positions of its rows), and
+	// parts the partitions its stream declares (SourceHandles.Partitions;
+	// nil: none), which give the chain's watermark assigner one watermark
+	// per partition (SPEC 2.5). Every chain that reads a source is built with
+	// them here, so none can miss them.
+	src   Source
+	parts connector.PartitionedSource
 	// timed makes the operators time their calls (Stats.timed: EXPLAIN
 	// ANALYZE); without it OpStats.Nanos stays 0.
 	timed bool
@@ -109,25 +114,25 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		}
 		add(op, name, down)
 	}
-	var gates []routeGate
+	var gates []route.Gate
 	if len(joins) > 0 {
 		for _, b := range job.AllBranches() {
-			var g routeGate
+			var g route.Gate
 			if ks := joins[b]; ks != nil {
 				m := newMarkJoin(b.Join, ks, opts.exprs)
-				g = routeGate{pred: m, anti: b.Join.Mode == plan.Anti, stopNull: b.Join.EventTime()}
+				g = route.Gate{Pred: m, Anti: b.Join.Mode == plan.Anti, StopNull: b.Join.EventTime()}
 				c.marks = append(c.marks, m)
 			}
 			gates = append(gates, g)
 		}
 	}
-	c.router = newRouter(job, gates, opts.exprs)
-	c.router.flow = c.sink.parts[nb:] // (counted with the sink's parts)
-	c.router.down = flow.NewEmitter(next)
-	add(c.router, "router", c.router.down)
+	c.router = route.New(job, gates, opts.exprs)
+	down = flow.NewEmitter(next)
+	c.router.Wire(down, c.sink.parts[nb:]) // (counted with the sink's parts)
+	add(c.router, "router", down)
 	c.route = next
 	c.assign = newWatermarker(job, opts.exprs)
-	c.assign.partitionBy(opts.src)
+	c.assign.partitionBy(opts.parts)
 	if c.assign.max != nil {
 		c.assign.max.src = opts.src
 	}

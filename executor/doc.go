@@ -21,6 +21,10 @@
 //   - executor/state: the state budget (Budget, Account, LimitError) and the
 //     heap limit; budget.go keeps the executor's names of it;
 //   - executor/stateless: the main query's LIMIT and the projections;
+//   - executor/route: the router (SPEC 2.1; issue 22 item 2), first-match
+//     branches each with its gate and WHERE, one output part per branch; a
+//     branch's gate is a predicate the builder gives it (route.Gate: a semi
+//     or anti join's MARK, markjoin.go), so it knows nothing of joins;
 //   - executor/rank: the operator a main query ends with (SPEC 2.9) and its
 //     side of a Kafka replay;
 //   - executor/aggregate: the window and updating aggregate (SPEC 2.4, 2.8),
@@ -47,26 +51,33 @@
 //     own), given to the connectors through connector.Env, and the source of
 //     a stream with computed or METADATA columns (NewComputed).
 //
-// What stays here is coupled to the runner: the watermark assigner and the
-// router (run.go, with the MARK joins of markjoin.go and the key state of
-// join.go, and the choice of the strategy's runner); the replay (replay.go)
+// What stays here is coupled to the runner: the watermark assigner
+// (watermark.go, its per-partition watermarks in partwm.go and
+// 'watermark.max-future' in maxfuture.go: the replay seeds and reads its
+// partitions' watermarks); the router's gates (the MARK joins of markjoin.go
+// over the key state of join.go); the source drivers and the choice of the
+// strategy's runner (run.go); the replay (replay.go)
 // and EXPLAIN ANALYZE (analyze*.go); the chain side of the two chunk
 // pipelines (morsel.go: the workers' chains that route and encode, and the
 // writer; paragg.go: the parallel window aggregate's workers, its merge order
 // and the chunks it gives back), which build chains of their own
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
-// joinsource.go, unnest.go, maxfuture.go, partwm.go) and the live status
+// joinsource.go, unnest.go, maxfuture.go) and the live status
 // (live.go).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
-// 22 item 5), read through the typed handles executor/connector binds once
-// (executor/source's Handles, connector.BindSource, OpenSink): partitions and record
-// metadata, hand back, a sink's kinds, dead letters and abort. (A source
-// hook's wrapper may still present partitions of its own, as `streamql test
-// --shuffle` does, which the watermark assigner finds through
-// connector.Unwrapper.)
-//
+// 22 item 5), bound to typed handles once, when the job opens the stream
+// (Env.Open, source.go's opened: connector.BindSource's SourceHandles):
+// partitions, record metadata, replay and topic (a consumer group), and
+// parallel decoding (strategy's readers and pipelines); and a sink's kinds,
+// dead letters and abort (connector.OpenSink). The engine reads the handles
+// and never unwraps a source to find them (issue 22 item 1): a source hook
+// returns the handles of its wrapper (SourceHook: the CLI's progress counts
+// keep the source's but the parallel reader, SourceHandles.Wrapped; `streamql
+// test --shuffle` gives a file partitions of its own), as the max-future
+// filter (maxfuture.go) does.
+
 // A job's operators and sources get their configuration when the job is
 // built, never through the context.Context, which carries cancellation only
 // (issue 22 item 4; TestNoContextValues): opContext (the live status, the

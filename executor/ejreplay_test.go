@@ -480,7 +480,7 @@ func ejLife(t *testing.T, job *planner.Job, rng *rand.Rand, parts [][]ejRow, bui
 		assigned: map[int32]bool{}, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{},
 		committed: map[int32]int64{}, marks: map[int32]connector.ReplayMark{}, hadMark: map[int32]bool{}}
 	var stats Stats
-	err := runJob(ctx, opContext{}, job, src, []Source{bs}, []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
+	err := runJob(ctx, opContext{}, job, testOpened(src), testOpeneds(bs), []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
 	if src.rep == nil {
 		t.Fatal("the event-time join gave its group source no replay")
 	}

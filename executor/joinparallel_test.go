@@ -241,7 +241,7 @@ func TestParallelJoinInputsSteadyStateAllocs(t *testing.T) {
 }
 
 // TestParallelJoinInputsLiveProbe: a lookup join whose probe side is live
-// (stdin here; a Kafka topic alike: neither is a strategy.ParallelSource)
+// (stdin here; a Kafka topic alike: neither declares parallel decoding, catalog.CapParallelDecode)
 // and whose build side is a bounded file takes ParallelJoinInputs
 // (EXPLAIN: "parallel join inputs, 2 workers per input file"), and the
 // executor does read that file in chunks: one input in parallel, the file,

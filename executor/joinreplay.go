@@ -60,7 +60,7 @@ type stampAt struct {
 func joinReplayable(job *plan.Job) bool { return job.JoinReplayed() }
 
 // newJoinReplays gives each input of js, read in its consumer group
-// (joinReplayable), its joinReplay when both are connector.Replayers, and
+// (joinReplayable), its joinReplay when both declare one (SourceHandles.Replayer), and
 // makes the join ask them (op.Join.SetReplay).
 //
 // A lookup join's probe input (the left) gets its joinReplay alone, when it
@@ -83,7 +83,7 @@ func newJoinReplays(js *joinSource) {
 		if ji.wmk == nil {
 			return
 		}
-		if rs[s] = replayerOf(ji.src); rs[s] == nil {
+		if rs[s] = ji.h.Replayer; rs[s] == nil {
 			return
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/op"
-	"streamql/executor/strategy"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -61,6 +60,7 @@ type joinSource struct {
 type joinInput struct {
 	in   *plan.JoinInput
 	src  Source
+	h    SourceHandles // src's declared capabilities (partitions, replay, topic, parallel reader)
 	b    *vector.Batch
 	bad  []BadRow
 	errs []ErrorRow
@@ -84,12 +84,12 @@ type joinInput struct {
 // newJoinSource opens the two inputs of job.Both (each read whole, as a
 // build side is: SPEC 2.5) and makes the join, its state charged to budget.
 // The caller closes the Source it returns (both inputs), also on error.
-func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, o openOpts) (*joinSource, error) {
-	exprs := o.exprs
+func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, opens openOpts) (*joinSource, error) {
+	exprs := opens.exprs
 	both := job.Both
 	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
-		Extreme: op.JoinExtreme(both.Extreme)}
+		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
 		var ks []*expr.Kernel
 		for _, e := range both.Residual {
@@ -111,14 +111,14 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep
 		// grouped: each process its partitions, replayed; a lookup join's
 		// bounded side is read whole by every process
-		src, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: o.hub, exprs: exprs})
+		o, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: opens.hub, exprs: exprs})
 		if err != nil {
 			js.Close()
 			return nil, err
 		}
-		ji := &joinInput{in: in, src: src, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
+		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
 		if job.Strategy == plan.ParallelJoinInputs {
-			ji.par = joinInputReader(src, in.Types, env.ChunkSize)
+			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize)
 		}
 		if in.Filter != nil {
 			ji.filter = exprs.Compile(in.Filter)
@@ -128,11 +128,11 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		}
 		if in.Watermark != nil {
 			ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types}, exprs)
-			ji.wmk.partitionBy(src) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
+			ji.wmk.partitionBy(o.h.Partitions) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
 		}
 		js.in[s] = ji
 	}
-	if err := checkCoPartitioned(both, [2]Source{js.in[0].src, js.in[1].src}); err != nil {
+	if err := checkCoPartitioned(both, [2]connector.TopicSource{js.in[0].h.Topic, js.in[1].h.Topic}); err != nil {
 		js.Close()
 		return nil, err
 	}
@@ -267,6 +267,8 @@ func (js *joinSource) pick() int {
 	switch {
 	case l.done && r.done:
 		return -1
+	case js.both.Swap && !js.grouped && !l.done: // the left side whole first (op.JoinSpec.Swap)
+		return 0
 	case js.both.Lookup && !r.done: // the right side whole first (SPEC 2.7)
 		return 1
 	case l.done:
@@ -293,16 +295,16 @@ const joinChunkSize = 64 << 10
 // (joinInputReader), for tests: which path a job took.
 var joinParallelInputs atomic.Int64
 
-// joinInputReader returns the parallel reader of a join's input src (a join
-// on plan.ParallelJoinInputs), decoding batches of types (the input's layout:
+// joinInputReader returns the parallel reader of ps, the parallel decoding
+// a join's input declares (SourceHandles.Parallel; a join on
+// plan.ParallelJoinInputs), decoding batches of types (the input's layout:
 // its columns, then the join's computed ones, which the reader leaves to the
 // join) in chunks of chunk bytes (0: joinChunkSize) on
 // plan.JoinInputWorkers goroutines; nil when src cannot be cut (not a
 // bounded file, a file under two chunks, another 'encoding', or wrapped by
 // a source hook): the join then reads it by Next.
-func joinInputReader(src Source, types []catalog.Type, chunk int64) *chunked.Reader {
-	ps, ok := src.(strategy.ParallelSource)
-	if !ok {
+func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk int64) *chunked.Reader {
+	if ps == nil {
 		return nil
 	}
 	if chunk <= 0 {
@@ -564,20 +566,19 @@ func (js *joinSource) Close() error {
 // Kafka streams in a consumer group ('properties.group.id' on both) whose
 // topics have different partition counts: co-partitioned topics (SPEC 2.5,
 // EXPLAIN's scale-out line) have the same count, each keyed by the join key,
-// so that partition p of both holds the same keys. srcs are the opened
-// inputs (a connector.TopicSource, or a source wrapping one).
-func checkCoPartitioned(both *plan.BothJoin, srcs [2]Source) error {
+// so that partition p of both holds the same keys. topics are the opened
+// inputs' topics (SourceHandles.Topic; nil: none).
+func checkCoPartitioned(both *plan.BothJoin, topics [2]connector.TopicSource) error {
 	if both.Lookup || both.Temporal {
 		return nil
 	}
 	var topic [2]string
 	var n [2]int
-	for s := range srcs {
+	for s, ts := range topics {
 		st := both.Inputs[s].Stream
 		if k := st.Kafka(); k == nil || k.GroupID == "" {
 			return nil
 		}
-		ts := topicSourceOf(srcs[s])
 		if ts == nil {
 			return nil
 		}
@@ -590,11 +591,4 @@ func checkCoPartitioned(both *plan.BothJoin, srcs [2]Source) error {
 	return fmt.Errorf("the %s of %s and %s in consumer group '%s': topic '%s' (stream %s) has %d partition(s) and topic '%s' (stream %s) has %d; "+
 		"the inputs of a join in a consumer group must be co-partitioned (SPEC 2.5): give both topics the same partition count, each keyed by the join key, or remove 'properties.group.id' from both streams",
 		both.Kind(), l.Name, r.Name, l.Stream.Kafka().GroupID, topic[0], l.Stream.Name, n[0], topic[1], r.Stream.Name, n[1])
-}
-
-// topicSourceOf returns src, or the source it wraps (connector.Unwrapper),
-// when it is a connector.TopicSource; nil when none is.
-func topicSourceOf(src Source) connector.TopicSource {
-	ts, _ := unwrapAs[connector.TopicSource](src)
-	return ts
 }

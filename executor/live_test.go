@@ -26,7 +26,7 @@ func TestLiveCounters(t *testing.T) {
 	go func() {
 		var stats Stats
 		stats.stream(job.Stream)
-		errc <- runJob(ctx, opContext{live: lv}, job, ls, []Source{rs}, []*planner.Branch{job.Main}, &collect{}, &stats, NewStateBudget(0))
+		errc <- runJob(ctx, opContext{live: lv}, job, testOpened(ls), testOpeneds(rs), []*planner.Branch{job.Main}, &collect{}, &stats, NewStateBudget(0))
 	}()
 	for done := false; !done; {
 		select {

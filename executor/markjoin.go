@@ -10,7 +10,7 @@ import (
 // markJoin is one branch's semi or anti join (SPEC 2.2) as DuckDB's MARK
 // join: for the rows offered to it it computes each row's mark, "has a
 // partner", a three-valued BOOLEAN; it keeps no rows. The router holds it as
-// its branch's gate (routeGate), a predicate like its WHERE: SEMI passes a
+// its branch's gate (route.Gate, executor/route), a predicate like its WHERE: SEMI passes a
 // row whose mark is TRUE, ANTI one whose mark is FALSE, so first-match
 // routing stays plain predicate evaluation (SPEC 2.1: NULL is not matched)
 // and the router knows nothing of joins.
@@ -36,7 +36,7 @@ import (
 // every build watermark has passed them, except when a stopped job drains
 // what it holds (drain): a row whose build
 // watermark has not passed it yet then gets a NULL mark, and the router's
-// gate of an event-time join stops such a row (routeGate.stopNull).
+// gate of an event-time join stops such a row (route.Gate.StopNull).
 type markJoin struct {
 	j    *plan.Join
 	ks   *keySet
@@ -101,19 +101,4 @@ func (m *markJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
 		}
 	}
 	return m.mark
-}
-
-// routeGate is a branch's gate, the first of its predicates, before its
-// WHERE: a BOOLEAN predicate over the rows offered to the branch (a join's
-// markJoin), nil for a branch without one. A row passes the gate when the
-// predicate is TRUE, or FALSE with anti (ANTI JOIN, NOT EXISTS, NOT IN: the
-// mark negated); a NULL does not pass, and with stopNull (an event-time
-// join) the row goes to no branch at all, this one or a later one: its join
-// is not decided yet. The WHERE sees the rows that passed the gate only.
-type routeGate struct {
-	pred interface {
-		Eval(*vector.Batch, []int32) *vector.Vec
-	}
-	anti     bool
-	stopNull bool
 }

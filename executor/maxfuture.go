@@ -301,35 +301,37 @@ type futureSource struct {
 	refused   int64 // rows refused (EXPLAIN ANALYZE)
 }
 
-// withMaxFuture returns src reading stream st through a futureSource when st
-// has 'watermark.max-future' and the watermark wmExpr (over the batch whose
-// event time is column col), else src; perPartition keeps one watermark per
-// partition of a partitioned source (a probe stream's rows are late by their
-// partition's watermark, as the chain's assigner stamps them: partwm.go),
-// otherwise one for the stream (a build side's, keySet.absorb). The result
-// takes rows back (Unreader) when src does.
-func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, src Source, perPartition bool, exprs *expr.Context) Source {
+// withMaxFuture returns in's source reading stream st through a futureSource
+// when st has 'watermark.max-future' and the watermark wmExpr (over the
+// batch whose event time is column col), compiled in the job's expression
+// context exprs, else in; perPartition keeps one
+// watermark per partition of a partitioned source (in's declared
+// partitions, SourceHandles.Partitions: a probe stream's rows are late by
+// their partition's watermark, as the chain's assigner stamps them:
+// partwm.go), otherwise one for the stream (a build side's, keySet.absorb).
+// The result takes rows back (Unreader) when in's source does, and keeps
+// in's handles but the parallel reader (SourceHandles.Wrapped: its rows
+// come through Next).
+func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, in opened, perPartition bool, exprs *expr.Context) opened {
 	ms, ok := st.MaxFuture()
-	if !ok || wmExpr == nil || col < 0 || src == nil {
-		return src
+	if !ok || wmExpr == nil || col < 0 || in.src == nil {
+		return in
 	}
+	src := in.src
 	f := &futureSource{Source: src, st: st, ms: ms, col: col, wm: exprs.Compile(wmExpr),
 		sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap), wms: make([]int64, 1), sets: make([]bool, 1)}
 	for i := range f.sel {
 		f.sel[i] = int32(i)
 	}
 	if perPartition {
-		f.parts, _ = unwrapAs[connector.PartitionedSource](src)
+		f.parts = in.h.Partitions
 	}
+	out := opened{src: f, h: in.h.Wrapped()}
 	if _, ok := src.(Unreader); ok {
-		return &futureUnreader{f}
+		out.src = &futureUnreader{f}
 	}
-	return f
+	return out
 }
-
-// Unwrap returns the connector's source (connector.Unwrapper: partitions and
-// replays are asked of it).
-func (f *futureSource) Unwrap() Source { return f.Source }
 
 // Next reads a batch and refuses its rows too far ahead (see futureSource).
 func (f *futureSource) Next(b *vector.Batch, bad *[]BadRow) error {
@@ -420,31 +422,31 @@ func (f *futureSource) goodEnd(rows int) int {
 	return int(f.keep[min(rows, len(f.keep))-1]) + 1
 }
 
-// futureProbe is the probe stream src of job, an event-time semi or anti
+// futureProbe is the probe stream in of job, an event-time semi or anti
 // join's (runEventJoin), read through a futureSource when its stream has
 // 'watermark.max-future'; the rows refused count in an's Refused (nil-safe).
-func futureProbe(an *Analysis, job *plan.Job, src Source, exprs *expr.Context) Source {
-	src = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, src, true, exprs)
+func futureProbe(an *Analysis, job *plan.Job, in opened, exprs *expr.Context) opened {
+	in = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, in, true, exprs)
 	if an != nil {
-		an.future = futureOf(src)
+		an.future = futureOf(in.src)
 	}
-	return src
+	return in
 }
 
-// futureBuild is the build side src of b's join read through a futureSource
+// futureBuild is the build side in of b's join read through a futureSource
 // when its stream has 'watermark.max-future' and the join reads it by event
 // time; the rows refused count in the join's JoinAnalysis.Refused.
-func futureBuild(an *Analysis, b *plan.Branch, src Source, exprs *expr.Context) Source {
+func futureBuild(an *Analysis, b *plan.Branch, in opened, exprs *expr.Context) opened {
 	j := b.Join
-	src = withMaxFuture(j.Build, j.BuildWatermark, j.BuildTime, src, false, exprs)
+	in = withMaxFuture(j.Build, j.BuildWatermark, j.BuildTime, in, false, exprs)
 	if an != nil {
 		for _, js := range an.joins {
 			if js.j == j {
-				js.future = futureOf(src)
+				js.future = futureOf(in.src)
 			}
 		}
 	}
-	return src
+	return in
 }
 
 // futureOf returns the futureSource src is, nil when it is none.

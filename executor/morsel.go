@@ -157,12 +157,14 @@ func (s *chunkSinkOp) Flush() error                    { return nil }
 func (s *chunkSinkOp) Close() error                    { return nil }
 
 // runMorsel runs job on the morsel pipeline when it can (morselable, and
-// src can be cut: parallelSource), with p the job's own process (its chain
+// in's stream declares parallel decoding, SourceHandles.Parallel, which can
+// cut this input), with p the job's own process (its chain
 // routes the rows the merge decodes itself, and its counters get what the
 // workers' chains counted for each chunk used), probing the joins' build
 // sides of joins (their build states). It reports whether it ran the job, and the job's error
 // (as run: a *RowError for 'errors'='fail', a read error, ctx's).
-func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, p *process, joins map[*plan.Branch]*keySet) (bool, error) {
+func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink Sink, p *process, joins map[*plan.Branch]*keySet) (bool, error) {
+	src := in.src
 	cs, ok := sink.(ChunkSink)
 	if !ok || job.Strategy != plan.Morsel {
 		return false, nil
@@ -185,7 +187,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
 			// (each chain has its own mark operators over the shared build
 			// states: the build sides are read whole, so marking only reads them)
-			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, timed: p.c.timed, exprs: p.exprs})
+			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, parts: in.h.Partitions, timed: p.c.timed, exprs: p.exprs})
 			ws[i] = w
 		}
 	}
@@ -198,7 +200,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 		w.chunk(ctx, job.Stream, policy, c, o)
 		o.ops, o.parts, o.outputs = w.c.copyStats(o.ops, o.parts, o.outputs)
 	}
-	cr := strategy.Pipeline(src, job.BatchTypes, strategy.PipelineOptions{ChunkSize: oc.chunkSize}, newOut, newWorkers, work)
+	cr := strategy.Pipeline(in.h.Parallel, job.BatchTypes, strategy.PipelineOptions{ChunkSize: oc.chunkSize}, newOut, newWorkers, work)
 	if cr == nil {
 		return false, nil
 	}

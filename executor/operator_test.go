@@ -25,7 +25,23 @@ func planSides(t testing.TB, sides []string, main string) *planner.Job {
 // planSidesWM is planSides with the watermark expression wm.
 func planSidesWM(t testing.TB, wm string, sides []string, main string) *planner.Job {
 	t.Helper()
-	ddl := `CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ` + wm + `) WITH ('connector'='socket', 'port'='1');`
+	st, cat := streamS(t, wm, "'connector'='socket', 'port'='1'")
+	var branches []*planner.Branch
+	for _, s := range sides {
+		branches = append(branches, planBranch(t, cat, s))
+	}
+	job, err := planner.NewJob(st, branches, planBranch(t, cat, main), main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// streamS declares the stream s (k VARCHAR, ts BIGINT) whose watermark is
+// wm, WITH the options with, in a catalog of its own.
+func streamS(t testing.TB, wm, with string) (*catalog.Stream, *catalog.Catalog) {
+	t.Helper()
+	ddl := `CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ` + wm + `) WITH (` + with + `);`
 	script, err := parser.Parse("test", ddl)
 	if err != nil {
 		t.Fatal(err)
@@ -38,15 +54,7 @@ func planSidesWM(t testing.TB, wm string, sides []string, main string) *planner.
 	}
 	cat := catalog.New()
 	cat.Add(st)
-	var branches []*planner.Branch
-	for _, s := range sides {
-		branches = append(branches, planBranch(t, cat, s))
-	}
-	job, err := planner.NewJob(st, branches, planBranch(t, cat, main), main)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return job
+	return st, cat
 }
 
 // fireEvery is a toy aggregate: it fires each time its stream's watermark

@@ -182,13 +182,13 @@ func newPaggOut(ao *aggregate.Operator, nb, no int, free *StateBudget) *paggOut 
 	return &paggOut{agg: aggregate.NewChunkAgg(ao, free), parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), stats: make([]OpStats, 0, 8)}
 }
 
-// newPaggWorker returns a worker's chain for job (reading src), with the
+// newPaggWorker returns a worker's chain for job (reading in), with the
 // partial aggregate in place of ao, its operators timed when timed
 // (chainOpts.timed), its expressions compiled in the job's expression
 // context exprs.
-func newPaggWorker(job *plan.Job, ao *aggregate.Operator, src Source, timed bool, exprs *expr.Context) *paggWorker {
+func newPaggWorker(job *plan.Job, ao *aggregate.Operator, in opened, timed bool, exprs *expr.Context) *paggWorker {
 	w := &paggWorker{in: newStep(job.Stream.Shared().ErrorsSide)}
-	opts := chainOpts{src: src, timed: timed, exprs: exprs, afterRouter: []func(down *Emitter) (Operator, string){
+	opts := chainOpts{src: in.src, parts: in.h.Partitions, timed: timed, exprs: exprs, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
 			w.op = aggregate.NewPartial(ao, job.WatermarkCol, down)
 			return w.op, "aggregate"
@@ -199,12 +199,12 @@ func newPaggWorker(job *plan.Job, ao *aggregate.Operator, src Source, timed bool
 }
 
 // runParagg runs job on the parallel window aggregate when it can
-// (the plan's strategy is plan.ParallelAggregate, and src can be cut:
-// parallelSource), with p the job's own process: its aggregate (p.agg) gets the
+// (the plan's strategy is plan.ParallelAggregate, and in's stream declares
+// parallel decoding, SourceHandles.Parallel, which can cut this input), with p the job's own process: its aggregate (p.agg) gets the
 // merged partials and fires, its chain decodes and routes the chunks given back
 // (Redo). It reports whether it ran the job, and the job's error (as run: a
 // *RowError for 'errors'='fail', a *StateLimitError, a read error, ctx's).
-func runParagg(ctx context.Context, oc opContext, job *plan.Job, src Source, p *process) (bool, error) {
+func runParagg(ctx context.Context, oc opContext, job *plan.Job, in opened, p *process) (bool, error) {
 	if job.Strategy != plan.ParallelAggregate || p.agg == nil || p.rep != nil {
 		return false, nil
 	}
@@ -219,7 +219,7 @@ func runParagg(ctx context.Context, oc opContext, job *plan.Job, src Source, p *
 	newWorkers := func(n int) {
 		ws = make([]*paggWorker, n)
 		for i := range ws {
-			ws[i] = newPaggWorker(job, ao, src, p.c.timed, p.exprs)
+			ws[i] = newPaggWorker(job, ao, in, p.c.timed, p.exprs)
 		}
 	}
 	work := func(i int, c *chunked.Chunk, o *paggOut) {
@@ -228,7 +228,7 @@ func runParagg(ctx context.Context, oc opContext, job *plan.Job, src Source, p *
 		w.chunk(ctx, c, o)
 		o.stats, o.parts, o.outputs = w.c.copyStats(o.stats, o.parts, o.outputs)
 	}
-	cr := strategy.Pipeline(src, job.BatchTypes, strategy.PipelineOptions{ChunkSize: oc.chunkSize, NoText: true}, newOut, newWorkers, work)
+	cr := strategy.Pipeline(in.h.Parallel, job.BatchTypes, strategy.PipelineOptions{ChunkSize: oc.chunkSize, NoText: true}, newOut, newWorkers, work)
 	if cr == nil {
 		return false, nil
 	}

@@ -61,14 +61,14 @@ func TestParallelMatchesSequential(t *testing.T) {
 					setOption(t, job.Stream, "errors", tc.errors)
 				}
 				env := &Env{}
-				src, err := env.Open(context.Background(), job.Stream)
+				src, _, err := env.Open(context.Background(), job.Stream)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if probe, err := env.Open(context.Background(), job.Stream); err != nil {
+				if probe, h, err := env.Open(context.Background(), job.Stream); err != nil {
 					t.Fatal(err)
 				} else {
-					if par := job.Prefetchable(procs) && strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), probe) != nil; par != (procs > 2) {
+					if par := job.Prefetchable(procs) && strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), h.Parallel) != nil; par != (procs > 2) {
 						t.Fatalf("GOMAXPROCS=%d: decoded in parallel = %v", procs, par)
 					}
 					probe.Close()

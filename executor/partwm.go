@@ -38,16 +38,15 @@ type partWatermarks struct {
 	rep   *replay // the replay told of each stamped batch (changed); nil: none
 }
 
-// partitionBy makes w keep one watermark per partition when src (or the
-// source it wraps, connector.Unwrapper) is a connector.PartitionedSource and
-// the stream has a WATERMARK; otherwise w stays as it is.
-func (w *watermarker) partitionBy(src Source) {
-	if w.job.Watermark == nil {
+// partitionBy makes w keep one watermark per partition of ps, the
+// partitions its source's stream declares (SourceHandles.Partitions, bound
+// when the stream opened; nil: none), when the stream has a WATERMARK;
+// otherwise w stays as it is.
+func (w *watermarker) partitionBy(ps connector.PartitionedSource) {
+	if w.job.Watermark == nil || ps == nil {
 		return
 	}
-	if ps, ok := unwrapAs[connector.PartitionedSource](src); ok {
-		w.parts = &partWatermarks{src: ps, idle: ps.IdleTimeout(), start: time.Now()}
-	}
+	w.parts = &partWatermarks{src: ps, idle: ps.IdleTimeout(), start: time.Now()}
 }
 
 // grow makes room for partition p.

@@ -2,6 +2,8 @@ package executor
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,3 +98,48 @@ func TestPartitionWatermarks(t *testing.T) {
 		t.Errorf("output:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
+
+// twoPartsRows are the rows of a twoParts source, in the order it gives
+// them: partition 0's event times are far above partition 1's.
+var twoPartsRows = []struct {
+	p  int32
+	k  string
+	ts int64
+}{{0, "a", 10}, {1, "x", 1}, {0, "b", 20}, {1, "y", 2}, {0, "c", 30}, {1, "z", 3}}
+
+// twoParts gives twoPartsRows in one batch, each row's position its
+// partition and offset (connector.KafkaPosition), as a Kafka source does.
+type twoParts struct{ done bool }
+
+func (s *twoParts) Next(b *vector.Batch, _ *[]BadRow) error {
+	if s.done {
+		return io.EOF
+	}
+	s.done = true
+	b.Reset()
+	for i, r := range twoPartsRows {
+		b.Cols[0].SetString(i, []byte(r.k))
+		b.Cols[0].Null[i] = false
+		b.Cols[1].I[i], b.Cols[1].Null[i] = r.ts, false
+		b.Pos[i] = connector.KafkaPosition(r.p, int64(i))
+	}
+	b.N = len(twoPartsRows)
+	return nil
+}
+func (s *twoParts) Position(pos int64) string {
+	p, off := connector.KafkaPartitionOf(pos)
+	return fmt.Sprintf("t:%d:%d", p, off)
+}
+func (s *twoParts) Progress() (int64, int64) { return 0, 0 }
+func (s *twoParts) Close() error             { return nil }
+func (s *twoParts) Partition(pos int64) int32 {
+	p, _ := connector.KafkaPartitionOf(pos)
+	return p
+}
+func (s *twoParts) Partitions(dst []int32) []int32 {
+	if s.done {
+		return dst
+	}
+	return append(dst, 0, 1)
+}
+func (s *twoParts) IdleTimeout() time.Duration { return 0 }

@@ -47,24 +47,20 @@ type replay struct {
 	torn bool
 }
 
-// newReplay gives the job's state to src when src (or the source it wraps,
-// connector.Unwrapper) is a connector.Replayer and the job holds rows in
+// newReplay gives the job's state to rs, the replay its source's stream
+// declares (SourceHandles.Replayer; nil: none), when the job holds rows in
 // state (an aggregate, agg not nil, or else the main query's operator over
 // the stream, c.rank, when it is replayable: executor/rank's replay.go); it
 // returns nil otherwise, and the source commits as for a stateless job. A
 // window Top-N over a window TVF's rows (tvfRank: job's
 // plan.Job.WindowRankReplayed) is replayed with the TVF's Aggregate, which
 // then passes the rows read again on into its state (passReplay).
-func newReplay(src Source, c *chain, agg *aggregate.Operator, tvfRank bool) *replay {
+func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, tvfRank bool) *replay {
 	rk := c.rank
 	if rk != nil && (agg != nil && !tvfRank || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
 		rk = nil // (the rank operator's own replay is of one over the stream's rows, or a TVF's)
 	}
-	if agg == nil && rk == nil {
-		return nil
-	}
-	rs := replayerOf(src)
-	if rs == nil {
+	if agg == nil && rk == nil || rs == nil {
 		return nil
 	}
 	r := newReplayOf(c)
@@ -107,14 +103,13 @@ func (r *replay) attach(c *chain, rs connector.Replayer) *replay {
 }
 
 // newHeldReplay gives the probe rows an event-time join holds (hold, routed
-// through c; a job without an aggregate) to src when src (or the source it
-// wraps) is a connector.Replayer; it returns nil otherwise. The rows are
+// through c; a job without an aggregate) to rs, the replay its source's
+// stream declares (SourceHandles.Replayer); it returns nil when rs is nil. The rows are
 // stamped on arrival and carry their stamps while held (the hold
 // frontier's w is the first one's), so stamping alone does not tear the
 // state (partWatermarks.rep stays nil); a release push does until it went
 // through (routeHeld).
-func newHeldReplay(src Source, c *chain, hold *probeHold) *replay {
-	rs := replayerOf(src)
+func newHeldReplay(rs connector.Replayer, c *chain, hold *probeHold) *replay {
 	if rs == nil {
 		return nil
 	}
@@ -122,13 +117,6 @@ func newHeldReplay(src Source, c *chain, hold *probeHold) *replay {
 	r.add(hold)
 	hold.rep = r
 	return r.attach(c, rs)
-}
-
-// replayerOf returns src, or the source it wraps (connector.Unwrapper), when
-// it is a connector.Replayer; nil when none is.
-func replayerOf(src Source) connector.Replayer {
-	rs, _ := unwrapAs[connector.Replayer](src)
-	return rs
 }
 
 // grow makes room for partition p.

@@ -60,7 +60,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	if job.HasAggregates() { // (as runBudget: a Top-N over the stream's rows has none)
 		opts = aggChain(job, NewStateBudget(0), r.stats, &r.agg, false, nil, nil)
 	}
-	opts.src, opts.budget, opts.stats = r.src, NewStateBudget(0), r.stats
+	opts.src, opts.parts, opts.budget, opts.stats = r.src, r.src, NewStateBudget(0), r.stats
 	r.c = buildChain(job, nil, r.sink, opts)
 	if newReplay(r.src, r.c, r.agg, job.WindowRankReplayed()) == nil || r.src.rep == nil {
 		t.Fatal("the job gave its source no replay state")

@@ -173,33 +173,34 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 			joins = append(joins, b)
 		}
 	}
-	var srcs []Source
+	var srcs []opened
 	defer func() {
 		for _, s := range srcs {
-			s.Close()
+			s.src.Close()
 		}
 	}()
 	for _, b := range joins {
 		bo := opens
 		bo.buildSide = true
-		src, err := env.openWith(ctx, b.Join.Build, bo) // read whole (SPEC 2.5: every partition)
+		o, err := env.openWith(ctx, b.Join.Build, bo) // read whole (SPEC 2.5: every partition)
 		if err != nil {
 			return stats, err
 		}
-		srcs = append(srcs, src)
+		srcs = append(srcs, o)
 	}
-	var src Source
+	var src opened     // the probe stream's (a composite source, a join's or an UNNEST's, declares no capability)
 	var js *joinSource // the job reads a join of two streams (SPEC 2.7)
 	if job.Main == nil || job.Main.Limit != 0 {
 		var err error
 		switch {
 		case job.Both != nil:
-			js, err = newJoinSource(ctx, job, env, &stats, budget, opens)
-			src = js
+			if js, err = newJoinSource(ctx, job, env, &stats, budget, opens); err == nil {
+				src.src = js
+			}
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource
 			if us, err = newUnnestSource(ctx, job, env, opens); err == nil {
-				src = us
+				src.src = us
 			}
 		default:
 			// a source that keeps state (upsert-kafka's rows per key, SPEC 2.8) charges the job's budget
@@ -247,8 +248,8 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 // runJob runs job over its opened sources (src the probe stream, srcs the build
 // sides of joins, in order) into sink; budget bounds the state of its operators
 // (SPEC 1: 'state.max-bytes'); oc is what its operators get at build time.
-func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs []Source, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
-	if src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
+func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs []opened, joins []*plan.Branch, sink Sink, stats *Stats, budget *StateBudget) error {
+	if src.src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
 	keysets := map[*plan.Branch]*keySet{}
@@ -264,11 +265,11 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
-			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k], ks: ks, es: es})
+			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k].src, ks: ks, es: es})
 			continue
 		}
 		emit := func(rows []ErrorRow) error { return sink.Errors(es.Side, rows) }
-		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k], ks, es, emit, false, func() {}); err != nil {
+		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k].src, ks, es, emit, false, func() {}); err != nil {
 			return err
 		}
 	}
@@ -283,12 +284,8 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src Source, srcs [
 	return runBudget(ctx, oc, job, src, sink, stats, keysets, budget)
 }
 
-func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet) error {
-	return runBudget(ctx, opContext{exprs: expr.NewContext()}, job, src, sink, stats, joins, NewStateBudget(0))
-}
-
 // runBudget is run with the state budget of the job's aggregate operators.
-func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, budget *StateBudget) error {
+func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, budget *StateBudget) error {
 	p := &process{}
 	opts := chainOpts{}
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
@@ -296,7 +293,7 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 	}
 	opts.budget, opts.stats, opts.exprs = budget, stats, oc.exprs
 	p.init(job, src, sink, stats, joins, opts)
-	p.rep = newReplay(src, p.c, p.agg, job.WindowRankReplayed()) // a group source rebuilds the aggregate's state by reading again
+	p.rep = newReplay(src.h.Replayer, p.c, p.agg, job.WindowRankReplayed()) // a group source rebuilds the aggregate's state by reading again
 	if m := p.c.assign.max; m != nil {
 		m.rep = p.rep // (a replayed row refused again is not sent again)
 	}
@@ -317,11 +314,11 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			}
 		}
 		if job.Strategy != plan.Prefetch {
-			if cr := strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), src); cr != nil {
+			if cr := strategy.ParallelReader(job.BatchTypes, job.OnlyAggregates(), src.h.Parallel); cr != nil {
 				return strategy.Chunked(ctx, cr, p.batch)
 			}
 		}
-		return strategy.Prefetch(ctx, job.BatchTypes, job.OnlyAggregates(), src, p.batch)
+		return strategy.Prefetch(ctx, job.BatchTypes, job.OnlyAggregates(), src.src, p.batch)
 	}
 	b := vector.NewBatch(job.BatchTypes)
 	b.NoText = job.OnlyAggregates()
@@ -331,7 +328,7 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src Source, sin
 			return err
 		}
 		bad = bad[:0]
-		err := src.Next(b, &bad)
+		err := src.src.Next(b, &bad)
 		if end, err := p.batch(ctx, b, bad, err); end {
 			return err
 		}
@@ -360,9 +357,9 @@ type process struct {
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
 // src is partitioned (Kafka, SPEC 2.5).
-func (p *process) init(job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
-	p.st, p.src, p.sink, p.exprs = job.Stream, src, sink, opts.exprs
-	opts.src, opts.timed = src, stats.timed
+func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
+	p.st, p.src, p.sink, p.exprs = job.Stream, src.src, sink, opts.exprs
+	opts.src, opts.parts, opts.timed = src.src, src.h.Partitions, stats.timed
 	p.c = buildChain(job, joins, sink, opts)
 	p.es = stats.stream(job.Stream)
 	if p.c.assign.max != nil {
@@ -459,308 +456,6 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		return true, failure
 	}
 	return done, nil
-}
-
-// watermarker is the watermark assigner operator of a stream (SPEC 2.3): before
-// each row it writes the current watermark (NULL before the first) into the
-// batch's watermark column, then advances it to max(watermark, expr(row)). It
-// records the rows that moved it as Step.Marks when marks is set, and sends
-// a Watermark event after each batch that moved it and a Final one at the
-// stream's end (operator.go).
-type watermarker struct {
-	job   *plan.Job
-	set   bool           // false until the first row's expression gave a value
-	wm    int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
-	live  *liveWatermark // nil without a live status
-	marks bool           // fill Step.Marks (the chain has a MarkReader)
-	expr  *expr.Kernel   // the WATERMARK expression, nil when none
-	buf   []Mark
-	down  *Emitter
-	parts *partWatermarks // per-partition watermarks of a partitioned source (partwm.go); nil: one
-	// offCol is the column c of a WATERMARK of the form c - INTERVAL (or
-	// + INTERVAL) of offset off ms, the common one, which stampMarks
-	// computes in its own loop; -1 for any other expression.
-	offCol int
-	off    int64
-	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
-}
-
-// newWatermarker returns the watermark assigner of job, its WATERMARK
-// expression compiled in the job's expression context exprs.
-func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
-	w := &watermarker{job: job, expr: exprs.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
-	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
-		w.offCol, w.off = e.Args[0].Col, e.Param
-	}
-	return w
-}
-
-// Push implements Operator: stamp r's live rows, pass r on, then the event.
-func (w *watermarker) Push(ctx context.Context, port Port, r *Step) error {
-	r.Marks = r.Marks[:0]
-	moved := w.stampMarks(r)
-	var refused error
-	if w.max != nil {
-		refused = w.max.refuse(w.job.Stream, r)
-	}
-	if err := w.down.Push(ctx, port, r); err != nil {
-		return err
-	}
-	if moved {
-		if err := w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true}); err != nil {
-			return err
-		}
-	}
-	return refused
-}
-
-// Watermark implements Operator: the assigner makes its stream's events
-// itself; an event from upstream is passed on.
-func (w *watermarker) Watermark(ctx context.Context, wm Watermark) error {
-	return w.down.Watermark(ctx, wm)
-}
-
-// Finish implements Operator: the stream ended, its watermark is +∞ (SPEC 2.3).
-func (w *watermarker) Finish(ctx context.Context) error {
-	if err := w.down.Watermark(ctx, Watermark{Final: true}); err != nil {
-		return err
-	}
-	return w.down.Finish(ctx)
-}
-
-// stampMarks stamps r's live rows and, with marks, fills r.Marks; it reports
-// whether the watermark moved.
-func (w *watermarker) stampMarks(r *Step) bool {
-	if w.job.Watermark == nil {
-		return false
-	}
-	if w.parts != nil {
-		return w.stampParts(r)
-	}
-	if w.max != nil {
-		wm, set := w.wm, w.set
-		var marks []Mark
-		r.Sel, marks = w.max.advance(w, r.In, r.Sel, w.buf[:0], w.marks)
-		if w.marks {
-			w.buf, r.Marks = marks, marks
-		}
-		w.live.store(w.wm, w.set)
-		return w.wm != wm || w.set != set
-	}
-	if !w.marks {
-		wm, set := w.wm, w.set
-		w.stamp(r.In, r.Sel)
-		return w.wm != wm || w.set != set
-	}
-	marks := w.advance(r.In, r.Sel, w.buf[:0], true)
-	w.buf = marks
-	r.Marks = marks
-	w.live.store(w.wm, w.set)
-	return len(marks) > 0
-}
-
-// stamp fills the watermark column for the rows in sel and returns sel.
-func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
-	if w.job.Watermark == nil {
-		return sel
-	}
-	if w.parts != nil {
-		w.stampPartsSel(b, sel)
-		return sel
-	}
-	w.advance(b, sel, nil, false)
-	w.live.store(w.wm, w.set) // once per batch
-	return sel
-}
-
-// advance stamps the rows sel of b with the watermark before each
-// (CURRENT_WATERMARK, SPEC 2.3) and moves it to their expression's values
-// that pass it; with keep it appends a Mark to marks at each move, and
-// returns marks.
-func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep bool) []Mark {
-	col := b.Cols[w.job.WatermarkCol]
-	if w.offCol >= 0 {
-		// (the other loop's, the expression computed in it)
-		tv := b.Cols[w.offCol]
-		for _, i := range sel {
-			col.Null[i] = !w.set
-			col.I[i] = w.wm
-			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
-				w.wm, w.set = v, true
-				if keep {
-					marks = append(marks, Mark{At: int(i) + 1, Value: v})
-				}
-			}
-		}
-		return marks
-	}
-	// The watermark expression is evaluated for the whole selection first; it only
-	// reads the row's own columns, so the values do not depend on order.
-	vals := w.expr.Eval(b, sel)
-	for _, i := range sel {
-		col.Null[i] = !w.set
-		col.I[i] = w.wm
-		if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
-			w.wm, w.set = vals.I[i], true
-			if keep {
-				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
-			}
-		}
-	}
-	return marks
-}
-
-// router is the process operator (SPEC 2.1): first-match routing over ordered
-// branches, each branch's gate (its join's MARK, markJoin) and WHERE. It pushes its own Step, whose
-// parts select the input rows; the LIMIT (stateless.Limit) and the
-// projections (stateless.Project) come after it.
-type router struct {
-	job      *plan.Job
-	branches []*plan.Branch // sides, then main
-	taken    [][]int32
-	rest     [2][]int32
-	out      Step
-	gates    []routeGate // per branch: its gate (a join's markJoin), the zero gate for none
-	cand     []int32
-	down     *Emitter
-	where    []*expr.Kernel // per branch, nil for none
-	flow     []int64        // per branch k: flow[3k:3k+3] its BranchFlow's Offered, Partnered, Taken (analyzeflow.go)
-}
-
-// newRouter returns the router of job's branches; gates are each branch's
-// gate (routeGate), nil when no branch has a join; its WHERE kernels are
-// compiled in the job's expression context exprs.
-func newRouter(job *plan.Job, gates []routeGate, exprs *expr.Context) *router {
-	r := &router{job: job, branches: job.AllBranches(), down: &Emitter{}}
-	r.taken = make([][]int32, len(r.branches))
-	r.flow = make([]int64, 3*len(r.branches))
-	r.gates = gates
-	if r.gates == nil {
-		r.gates = make([]routeGate, len(r.branches))
-	}
-	r.cand = make([]int32, 0, vector.Cap)
-	for _, b := range r.branches {
-		r.where = append(r.where, exprs.Compile(b.Where))
-	}
-	r.out.Parts = make([]Part, len(r.branches))
-	for k, b := range r.branches {
-		r.taken[k] = make([]int32, 0, vector.Cap)
-		r.out.Parts[k] = Part{Output: b.Output, Cols: make([]*vector.Vec, len(b.Project))}
-	}
-	r.rest[0] = make([]int32, 0, vector.Cap)
-	r.rest[1] = make([]int32, 0, vector.Cap)
-	r.out.Errors.Name = job.Stream.Shared().ErrorsSide
-	return r
-}
-
-// onlyAggregates reports whether every branch of job is an aggregate, so
-// its input rows reach an output only as late or malformed rows, and its
-// batches need not keep their source texts (vector.Batch.NoText).
-
-// Push implements Operator: route in's live rows, with its malformed rows and
-// marks, and push the routed batch on.
-func (r *router) Push(ctx context.Context, port Port, in *Step) error {
-	r.out.Errors.Rows = in.Errors.Rows
-	r.out.Marks = in.Marks
-	r.out.Sel = in.Sel // the live rows, for an aggregate behind an event-time join
-	r.out.Chunks = r.out.Chunks[:0]
-	r.out.In = in.In
-	r.route(in.In, in.Sel)
-	return r.down.Push(ctx, port, &r.out)
-}
-
-// Watermark implements Operator: events pass on.
-func (r *router) Watermark(ctx context.Context, wm Watermark) error {
-	return r.down.Watermark(ctx, wm)
-}
-
-// Finish implements Operator.
-func (r *router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
-
-// route routes the rows in sel of b into r.out: each row to the first branch
-// whose gate and WHERE take it.
-func (r *router) route(b *vector.Batch, sel []int32) {
-	r.out.N = b.N
-	rest := append(r.rest[0][:0], sel...)
-	spare := r.rest[1]
-	for k, br := range r.branches {
-		taken := r.taken[k][:0]
-		var gate *vector.Vec // the branch's gate's values (a join's marks), nil without a gate
-		g := r.gates[k]
-		cand := rest
-		if g.pred != nil {
-			gate = g.pred.Eval(b, rest)
-			if g.stopNull { // a row whose join is not decided yet goes nowhere
-				kept := rest[:0]
-				for _, i := range rest {
-					if !gate.Null[i] {
-						kept = append(kept, i)
-					}
-				}
-				rest = kept
-			}
-			cand = r.cand[:0]
-			for _, i := range rest {
-				if gate.B[i] != g.anti && !gate.Null[i] {
-					cand = append(cand, i)
-				}
-			}
-			r.flow[3*k+1] += int64(len(cand))
-		} else {
-			r.flow[3*k+1] += int64(len(rest))
-		}
-		r.flow[3*k] += int64(len(rest))
-		if br.Where == nil && gate == nil {
-			taken = append(taken, rest...)
-			rest = rest[:0]
-		} else {
-			var w *vector.Vec
-			if wk := r.where[k]; wk != nil {
-				w = wk.Eval(b, cand)
-			}
-			left := spare[:0]
-			if gate == nil {
-				taken, left = partition(taken, left, rest, w)
-			} else {
-				for _, i := range rest {
-					if gate.B[i] != g.anti && !gate.Null[i] && (w == nil || (w.B[i] && !w.Null[i])) {
-						taken = append(taken, i)
-					} else {
-						left = append(left, i)
-					}
-				}
-			}
-			spare, rest = rest, left
-		}
-		r.taken[k] = taken
-		r.flow[3*k+2] += int64(len(taken))
-		r.out.Parts[k].Sel = taken
-		r.out.Parts[k].Kinds = b.Kinds // (SPEC 2.8: kinds pass through routing, filters and projections)
-	}
-	r.rest[0], r.rest[1] = rest[:0], spare[:0]
-}
-
-// partition appends the rows of rest where w is TRUE to taken and the others
-// to left, in order, and returns both; taken and left have room for
-// len(rest) more rows. It has no branch per row: each row is written to both
-// and counted in one (a WHERE's outcome is as unpredictable as the data).
-func partition(taken, left, rest []int32, w *vector.Vec) ([]int32, []int32) {
-	nt, nl := len(taken), len(left)
-	taken, left = taken[:nt+len(rest)], left[:nl+len(rest)]
-	for _, i := range rest {
-		var t, null int // 0 or 1 each, without a branch
-		if w.B[i] {
-			t = 1
-		}
-		if w.Null[i] {
-			null = 1
-		}
-		in := t &^ null
-		taken[nt], left[nl] = i, i
-		nt += in
-		nl += 1 - in
-	}
-	return taken[:nt], left[:nl]
 }
 
 // oneRow is the source of a SELECT without FROM (SPEC 2: it gives one row): one

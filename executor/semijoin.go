@@ -56,15 +56,16 @@ type leftMsg struct {
 // *StateLimitError naming the build stream whose watermark stalled.
 //
 // The probe stream is read by a goroutine of its own, so that a held row is
-// released as soon as a build watermark passes it, except when src is a
-// connector.Replayer (a Kafka source, which commits its group's offsets from
+// released as soon as a build watermark passes it, except when the probe
+// stream declares a replay (SourceHandles.Replayer: a Kafka source, which commits its group's offsets from
 // inside Next, kafkaJob.checkpoint: the checkpoint flushes the sinks and reads
 // the held rows, so it must run between the job's pushes): then Next is
 // called on the job's goroutine, between releases (it returns within
 // kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
 // to the source's replay (the probeHold's Checkpoint, newHeldReplay in
 // replay.go).
-func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, acct *StateAccount) error {
+func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, acct *StateAccount) error {
+	src := probe.src
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -99,7 +100,7 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, src Source, 
 		return leftMsg{b: b, bad: bad, err: err}
 	}
 	var next func() leftMsg // the probe source read on the job's goroutine (nil: by the reader below)
-	if replayerOf(src) != nil {
+	if probe.h.Replayer != nil {
 		next, ack = read, nil // (leftCh is never sent on: it only stands for the stream not ended)
 	} else {
 		g.Go(func() error {
@@ -121,7 +122,7 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, src Source, 
 			}
 		})
 	}
-	err := routeHeld(gctx, oc.live, oc.exprs, job, src, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
+	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
 	cancel()
 	// A build reader's error cancels gctx, so routeHeld may report only
 	// that cancellation: the reader's error is the job's (a reset socket is
@@ -142,7 +143,8 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, src Source, 
 // here, leftCh then only standing for a stream not ended) in the semi join
 // operator's Hold mode and routes the held rows once every build watermark
 // passed them, in order.
-func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+	src := probe.src
 	st := job.Stream
 	es := stats.stream(st)
 	// The held rows are stamped on arrival by the chain's watermark assigner
@@ -152,15 +154,15 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	if job.HasAggregates() { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
 		opts = aggChain(job, acct.Budget(), stats, &agg, true, lv, exprs)
 	}
-	opts.src, opts.timed, opts.exprs = src, stats.timed, exprs
+	opts.src, opts.parts, opts.timed, opts.exprs = src, probe.h.Partitions, stats.timed, exprs
 	ch := buildChain(job, joins, sink, opts)
 	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
 	r, wm := ch.limit, ch.assign
-	step := newStep(ch.router.out.Errors.Name)
+	step := newStep(job.Stream.Shared().ErrorsSide)
 	wm.live = lv.probe(job)
 	wcol := -1
 	var rep *replay // a group source's replay of the held rows (nil: none)
-	if next != nil && agg == nil && replayerOf(src) != nil && job.WatermarkCol >= 0 {
+	if next != nil && agg == nil && probe.h.Replayer != nil && job.WatermarkCol >= 0 {
 		wcol = job.WatermarkCol // the hold frontier's w is its first held row's stamp
 	}
 	hold, err := newProbeHold(job, wcol, acct, ch.stats[0])
@@ -169,7 +171,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	}
 	defer hold.unaccount()
 	if next != nil && agg == nil {
-		rep = newHeldReplay(src, ch, hold)
+		rep = newHeldReplay(probe.h.Replayer, ch, hold)
 	}
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch, agg)

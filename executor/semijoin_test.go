@@ -204,7 +204,7 @@ func TestEventTimeJoinDeterministic(t *testing.T) {
 			sink := &collect{}
 			var stats Stats
 			stats.stream(job.Stream)
-			err := runJob(ctx, opContext{}, job, ls, []Source{rs}, []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
+			err := runJob(ctx, opContext{}, job, testOpened(ls), testOpeneds(rs), []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
 			cancel()
 			if err != nil {
 				t.Fatalf("seed %d run %d: %v", seed, run, err)

@@ -56,21 +56,48 @@ type Env struct {
 	ChunkSize int64
 
 	state connector.State
-	wrap  func(st *catalog.Stream, src Source) Source
+	wrap  SourceHook
 	live  *Live // the running job's counters for a live status (live.go)
 }
+
+// SourceHandles are the handles of the source capabilities a stream
+// declares (connector.SourceHandles: partitions, record metadata, replay,
+// topic, parallel decoding), bound once when a job opens the stream: the
+// engine reads them, never what a source (or a wrapper of it) implements.
+type SourceHandles = connector.SourceHandles
+
+// SourceHook wraps the source src a job opened for stream st, whose
+// declared capabilities' handles are h, and returns the source the job
+// reads and the handles it reads with it: a wrapper that passes src's rows
+// and positions on unchanged returns h.Wrapped() (the CLI's progress
+// counts); one that reorders them returns handles of its own (`streamql
+// test --shuffle`: partitions of its own for a file, none of src's).
+type SourceHook func(st *catalog.Stream, src Source, h SourceHandles) (Source, SourceHandles)
 
 // SetSourceHook makes every source a job opens pass through f (nil: none). The
 // wrapper's methods are called one at a time, but not always on the job's
 // goroutine: a bounded file is decoded ahead on a goroutine of its own
-// (prefetch.go). The CLI's progress bar uses it.
-func (e *Env) SetSourceHook(f func(st *catalog.Stream, src Source) Source) { e.wrap = f }
+// (prefetch.go). The CLI's progress bar and `streamql test --shuffle` use it.
+func (e *Env) SetSourceHook(f SourceHook) { e.wrap = f }
 
 // Open opens the source of st (see open), through the source hook when one is
 // set, as a job's probe stream: not a build side, its state unaccounted, and
-// no derived relation (a subquery) among what it opens.
-func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, error) {
-	return e.openWith(ctx, st, openOpts{})
+// no derived relation (a subquery) among what it opens. It returns the
+// source and the handles of the capabilities st declares (SourceHandles,
+// the hook's when one is set); errors name the stream.
+func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, SourceHandles, error) {
+	o, err := e.openWith(ctx, st, openOpts{})
+	return o.src, o.h, err
+}
+
+// opened is a source a job opened and the handles of the capabilities its
+// stream declares, bound when it opened (connector.BindSource, or the
+// source hook's): what the engine reads a source's partitions, replay,
+// topic and parallel reader from (issue 22 item 1: no source is unwrapped
+// to find them).
+type opened struct {
+	src Source
+	h   SourceHandles
 }
 
 // openOpts is what a job gives the sources it opens, at build time (issue 22
@@ -92,42 +119,57 @@ type openOpts struct {
 }
 
 // openWith is Open with the job's options o.
-func (e *Env) openWith(ctx context.Context, st *catalog.Stream, o openOpts) (Source, error) {
-	src, err := e.open(ctx, st, o)
+func (e *Env) openWith(ctx context.Context, st *catalog.Stream, o openOpts) (opened, error) {
+	op, err := e.open(ctx, st, o)
 	if err != nil || e.wrap == nil {
-		return src, err
+		return op, err
 	}
-	return e.wrap(st, src), nil
+	op.src, op.h = e.wrap(st, op.src, op.h)
+	return op, nil
 }
 
-// open opens the source of st by its connector's Driver (connector.Register).
-// Errors name the stream, the option and what to do.
-func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (Source, error) {
+// open opens the source of st by its connector's Driver (connector.Register)
+// and binds the handles of the capabilities st declares
+// (connector.BindSource). Errors name the stream, the option and what to do.
+func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (opened, error) {
 	if st.Connector == plan.NoFrom {
-		return &oneRow{}, nil
+		return opened{src: &oneRow{}}, nil
 	}
 	if st.Connector == plan.DerivedConnector { // a subquery, WITH name, view or UNION ALL (SPEC 2.6)
-		return newDerivedSource(ctx, st, e, o.hub, o.buildSide)
+		src, err := newDerivedSource(ctx, st, e, o.hub, o.buildSide)
+		if err != nil {
+			return opened{}, err
+		}
+		return opened{src: src}, nil
 	}
 	d := connector.DriverOf(st.Connector)
 	if d == nil || d.Open == nil {
-		return nil, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
+		return opened{}, fmt.Errorf("stream %s: unknown connector '%s'", st.Name, st.Connector.Name)
 	}
 	env := e.connEnv()
 	env.BuildSide, env.Account = o.buildSide, o.account
+	phys := st
 	if st.HasComputed() { // the connector reads the other columns (executor/source's computed.go)
-		src, err := d.Open(ctx, st.Physical(), env)
-		if err != nil {
-			return nil, err
-		}
-		c, err := source.NewComputed(st, src, o.exprs)
-		if err != nil {
-			_ = src.Close()
-			return nil, err
-		}
-		return c, nil
+		phys = st.Physical()
 	}
-	return d.Open(ctx, st, env)
+	src, err := d.Open(ctx, phys, env)
+	if err != nil {
+		return opened{}, err
+	}
+	h, err := connector.BindSource(st, src)
+	if err == nil && phys != st {
+		var c Source
+		if c, err = source.NewComputed(st, src, o.exprs); err == nil {
+			// the computed columns are computed in Next (the planner runs
+			// such a job sequentially), and their metadata read there
+			src, h.Parallel, h.Meta = c, nil, nil
+		}
+	}
+	if err != nil {
+		_ = src.Close()
+		return opened{}, err
+	}
+	return opened{src: src, h: h}, nil
 }
 
 // connEnv is what the connectors' drivers get from e.
@@ -150,20 +192,4 @@ func (e *Env) Insert(ins *plan.Insert) {
 // the streamql package's Session.Push writes to it.
 func (e *Env) Feed(st *catalog.Stream) *connector.Feed {
 	return connector.FeedOf(st.Physical(), e.connEnv())
-}
-
-// unwrapAs returns src, or the first source it wraps (connector.Unwrapper,
-// followed down), that is a T; ok false when none is.
-func unwrapAs[T any](src Source) (x T, ok bool) {
-	for src != nil {
-		if x, ok = src.(T); ok {
-			return x, true
-		}
-		u, isU := src.(connector.Unwrapper)
-		if !isU {
-			break
-		}
-		src = u.Unwrap()
-	}
-	return x, false
 }

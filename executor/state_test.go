@@ -148,7 +148,7 @@ func TestHeldCountsEqualRowsWritten(t *testing.T) {
 				sink := &counting{}
 				var stats Stats
 				stats.stream(job.Stream)
-				err := runJob(ctx, opContext{}, job, ls, []Source{rs}, []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
+				err := runJob(ctx, opContext{}, job, testOpened(ls), testOpeneds(rs), []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
 				if c.cancel != errors.Is(err, context.Canceled) || (!c.cancel && err != nil) {
 					t.Fatalf("error %v", err)
 				}
@@ -195,7 +195,7 @@ func TestStateLimitHeldRows(t *testing.T) {
 	var stats Stats
 	stats.stream(job.Stream)
 	budget := NewStateBudget(1 << 20)
-	err := runJob(context.Background(), opContext{}, job, ls, []Source{rs}, []*planner.Branch{job.Main}, &collect{}, &stats, budget)
+	err := runJob(context.Background(), opContext{}, job, testOpened(ls), testOpeneds(rs), []*planner.Branch{job.Main}, &collect{}, &stats, budget)
 	var le *StateLimitError
 	if !errors.As(err, &le) {
 		t.Fatalf("error %v, want a *StateLimitError", err)
@@ -214,7 +214,7 @@ func TestStateLimitHeldRows(t *testing.T) {
 	ls = &scripted{steps: left}
 	rs = &scripted{}
 	budget = NewStateBudget(1 << 20)
-	err = runJob(context.Background(), opContext{}, job, ls, []Source{rs}, []*planner.Branch{job.Main}, &collect{}, &stats, budget)
+	err = runJob(context.Background(), opContext{}, job, testOpened(ls), testOpeneds(rs), []*planner.Branch{job.Main}, &collect{}, &stats, budget)
 	if !errors.As(err, &le) || !strings.Contains(le.WatermarkText, "no row") {
 		t.Errorf("error %v, want one saying no row of r arrived", err)
 	}

@@ -153,9 +153,9 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
 		go func() { <-ctx.Done(); stopped() }()
 	}
 	if build == nil {
-		err = runJob(ctx, opContext{}, job, ls, nil, nil, sink, &stats, NewStateBudget(0))
+		err = runJob(ctx, opContext{}, job, testOpened(ls), nil, nil, sink, &stats, NewStateBudget(0))
 	} else {
-		err = runJob(ctx, opContext{}, job, ls, []Source{build}, []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
+		err = runJob(ctx, opContext{}, job, testOpened(ls), testOpeneds(build), []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
 	}
 	ls.Close()
 

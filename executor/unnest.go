@@ -37,11 +37,11 @@ type unnestSource struct {
 // newUnnestSource opens job.Unnest's inner stream through env, as o says.
 func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (*unnestSource, error) {
 	u := job.Unnest
-	src, err := env.openWith(ctx, u.Inner, o)
+	in, err := env.openWith(ctx, u.Inner, o)
 	if err != nil {
 		return nil, err
 	}
-	return &unnestSource{inner: src, k: o.exprs.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields}, nil
+	return &unnestSource{inner: in.src, k: o.exprs.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields}, nil
 }
 
 // Next gives the next unnested rows (Source.Next): those of the input rows

@@ -282,6 +282,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	ruleDerivedJob(j)
 	ruleUnnestJob(j)
 	ruleRankJob(j)
+	ruleJoinSwapJob(j)
 	ruleChangelogJob(j)
 	if err := ruleReplayJob(j); err != nil {
 		return nil, err

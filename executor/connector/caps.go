@@ -80,19 +80,44 @@ func BindSink(st *catalog.Stream, w SinkWriter) (*Sink, error) {
 }
 
 // SourceHandles are the handles of the source capabilities a stream
-// declares (catalog.Stream.Caps), taken from the source its driver opened;
-// a handle is nil when the stream does not declare it.
+// declares (catalog.Stream.Caps), bound once when the job opens the stream
+// (BindSource; a source hook gives the handles of its wrapper, Env's
+// SetSourceHook in the executor): the engine reads a source's partitions,
+// replay, topic and parallel reader here, never by asking the source (or
+// what it wraps) what it implements. A handle is nil when the stream does
+// not declare it.
 type SourceHandles struct {
-	// Partitions is the source's partitions (catalog.CapPartitioned: Kafka).
+	// Partitions is the source's partitions (catalog.CapPartitioned: Kafka),
+	// each with its own watermark (SPEC 2.5).
 	Partitions PartitionedSource
 	// Meta is the source's record metadata (catalog.CapRecordMetadata).
 	Meta MetaSource
+	// Replayer takes the job's state to commit its hold frontier and replay
+	// (catalog.CapGroups: a Kafka source, which does so in a consumer group
+	// only).
+	Replayer Replayer
+	// Topic is the source's topic and partition count (catalog.CapGroups:
+	// Kafka; a join in a consumer group checks its inputs are
+	// co-partitioned, SPEC 2.5).
+	Topic TopicSource
+	// Parallel decodes the input in chunks on several goroutines
+	// (catalog.CapParallelDecode: a bounded file).
+	Parallel ParallelSource
+}
+
+// Wrapped returns the handles a source hook's wrapper of a source with
+// handles h keeps when it passes the source's rows, positions and
+// malformed rows on unchanged through its own Next (the CLI's progress
+// counts): all but Parallel, whose reader would bypass the wrapper's Next.
+func (h SourceHandles) Wrapped() SourceHandles {
+	h.Parallel = nil
+	return h
 }
 
 // BindSource returns the handles of the source capabilities st declares
-// (catalog.CapPartitioned, CapRecordMetadata) of src, as its driver opened
-// it. It fails, naming the stream, its connector and the capability, when
-// src lacks one.
+// (catalog.CapPartitioned, CapRecordMetadata, CapGroups, CapParallelDecode)
+// of src, as its driver opened it. It fails, naming the stream, its
+// connector and the capability, when src lacks one.
 func BindSource(st *catalog.Stream, src Source) (SourceHandles, error) {
 	caps := st.Caps()
 	var h SourceHandles
@@ -107,6 +132,19 @@ func BindSource(st *catalog.Stream, src Source) (SourceHandles, error) {
 			return SourceHandles{}, lacks(st, catalog.CapRecordMetadata, "its source has no record metadata")
 		}
 	}
+	if caps.Has(catalog.CapGroups) {
+		if h.Replayer, ok = src.(Replayer); !ok {
+			return SourceHandles{}, lacks(st, catalog.CapGroups, "its source has no SetReplay")
+		}
+		if h.Topic, ok = src.(TopicSource); !ok {
+			return SourceHandles{}, lacks(st, catalog.CapGroups, "its source has no TopicPartitions")
+		}
+	}
+	if caps.Has(catalog.CapParallelDecode) {
+		if h.Parallel, ok = src.(ParallelSource); !ok {
+			return SourceHandles{}, lacks(st, catalog.CapParallelDecode, "its source has no Parallel")
+		}
+	}
 	return h, nil
 }
 
@@ -116,8 +154,8 @@ func lacks(st *catalog.Stream, c catalog.Caps, what string) error {
 }
 
 // Implemented returns the capabilities whose interfaces src and w implement
-// (either may be nil): CapPartitioned, CapRecordMetadata, CapSinkKinds,
-// CapDeadLetters, CapAbort. The tests compare it with each connector's
+// (either may be nil): CapPartitioned, CapRecordMetadata,
+// CapParallelDecode, CapSinkKinds, CapDeadLetters, CapAbort. The tests compare it with each connector's
 // declaration.
 func Implemented(src Source, w SinkWriter) catalog.Caps {
 	var c catalog.Caps
@@ -126,6 +164,9 @@ func Implemented(src Source, w SinkWriter) catalog.Caps {
 	}
 	if _, ok := src.(MetaSource); ok {
 		c |= catalog.CapRecordMetadata
+	}
+	if _, ok := src.(ParallelSource); ok {
+		c |= catalog.CapParallelDecode
 	}
 	if _, ok := w.(KindWriter); ok {
 		c |= catalog.CapSinkKinds
@@ -142,4 +183,4 @@ func Implemented(src Source, w SinkWriter) catalog.Caps {
 // ImplementationCaps are the capabilities Implemented can see; the others
 // (bounded, sink, updates, hand back, groups) are not interfaces of what a
 // driver opens.
-const ImplementationCaps = catalog.CapPartitioned | catalog.CapRecordMetadata | catalog.CapSinkKinds | catalog.CapDeadLetters | catalog.CapAbort
+const ImplementationCaps = catalog.CapPartitioned | catalog.CapRecordMetadata | catalog.CapParallelDecode | catalog.CapSinkKinds | catalog.CapDeadLetters | catalog.CapAbort

@@ -119,3 +119,35 @@ func (plainWriter) Close() error                   { return nil }
 type kindWriter struct{ plainWriter }
 
 func (kindWriter) WriteKind([]*vector.Vec, int, vector.RowKind) error { return nil }
+
+// TestWrappedHandles: a source hook's wrapper that passes the rows on keeps
+// every handle but the parallel reader, whose rows would bypass it.
+func TestWrappedHandles(t *testing.T) {
+	st := newStream(t, kv, "file", "path", filepath.Join(t.TempDir(), "in.csv"))
+	if err := os.WriteFile(st.Options["path"], []byte("a,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := DriverOf(st.Connector).Open(context.Background(), st, capsEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	h, err := BindSource(st, src)
+	if err != nil || h.Parallel == nil {
+		t.Fatalf("a file's handles %+v (%v): want its parallel reader", h, err)
+	}
+	if w := h.Wrapped(); w.Parallel != nil {
+		t.Errorf("wrapped handles keep the parallel reader: %+v", w)
+	}
+	// a followed file is read as it grows, by Next: its stream does not
+	// declare parallel decoding (catalog.Stream.Caps), so it binds
+	fst := newStream(t, kv, "file", "path", st.Options["path"], "follow", "true")
+	fsrc, err := DriverOf(fst.Connector).Open(context.Background(), fst, capsEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsrc.Close()
+	if fh, err := BindSource(fst, fsrc); err != nil || fh.Parallel != nil {
+		t.Errorf("a followed file's handles %+v (%v): want none", fh, err)
+	}
+}

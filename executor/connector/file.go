@@ -28,7 +28,9 @@ func unfollowed(o map[string]string) bool { return o["follow"] != "true" }
 func init() {
 	Register(&catalog.ConnectorSpec{
 		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
-		Caps: catalog.CapSinkKinds, // a changelog file sink writes kinds (SPEC 2.8)
+		// a changelog file sink writes kinds (SPEC 2.8); a bounded file is
+		// decoded in chunks in parallel (fileSource.Parallel)
+		Caps: catalog.CapSinkKinds | catalog.CapParallelDecode,
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "path", Kind: catalog.OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
 			catalog.OptionSpec{Name: "follow", Kind: catalog.OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},
@@ -97,8 +99,14 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 		return nil, err
 	}
 	header := st.Shared().CSV.Header // (csv.* options are refused for another format)
-	return &fileSource{ctx: ctx, f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}, nil
+	return &parallelFile{&fileSource{ctx: ctx, f: f, dec: dec, pos: pos, total: total, used: -1, newDec: newDec, header: header}}, nil
 }
+
+// parallelFile is the file connector's source: a fileSource that offers
+// parallel decoding (ParallelSource, which the connector declares:
+// catalog.CapParallelDecode). The stdin connector's fileSource does not
+// (it keeps its input to hand back).
+type parallelFile struct{ *fileSource }
 
 // Parallel makes the file be decoded on workers goroutines, in chunks of
 // chunked.DefaultChunkSize bytes merged in file order (executor/chunked, issue
@@ -109,9 +117,9 @@ func OpenFile(ctx context.Context, st *catalog.Stream, newDec NewDecoder) (Sourc
 // (opts.ChunkSize 0: chunked.DefaultChunkSize). It returns
 // nil, and Next goes on as before, when splitting is not safe or not worth it:
 // a decoder that cannot be restarted on a chunk (an 'encoding' other than
-// UTF-8, whose line ends are not found byte-wise), stdin, fewer than 2
-// workers, or a file smaller than two chunks.
-func (s *fileSource) Parallel(types []catalog.Type, workers int, opts chunked.Options) *chunked.Reader {
+// UTF-8, whose line ends are not found byte-wise), fewer than 2 workers,
+// or a file smaller than two chunks.
+func (s *parallelFile) Parallel(types []catalog.Type, workers int, opts chunked.Options) *chunked.Reader {
 	redo, ok := s.dec.(chunked.Decoder)
 	size := opts.ChunkSize
 	if size <= 0 {

@@ -156,7 +156,7 @@ func TestFileParallel(t *testing.T) {
 			}
 		}
 		if par {
-			pr := src.(*fileSource).Parallel(append(st.Types(), catalog.Boolean), 2, chunked.Options{})
+			pr := src.(*parallelFile).Parallel(append(st.Types(), catalog.Boolean), 2, chunked.Options{})
 			if pr == nil {
 				t.Fatal("Parallel refused a 3 MiB csv file")
 			}
@@ -206,7 +206,7 @@ func TestFileParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	if src.(*fileSource).Parallel(small.Types(), 2, chunked.Options{}) != nil {
+	if src.(*parallelFile).Parallel(small.Types(), 2, chunked.Options{}) != nil {
 		t.Error("Parallel split a 4-byte file")
 	}
 	src2, err := OpenFile(context.Background(), st, csvDec(st))
@@ -214,7 +214,7 @@ func TestFileParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src2.Close()
-	if src2.(*fileSource).Parallel(st.Types(), 1, chunked.Options{}) != nil {
+	if src2.(*parallelFile).Parallel(st.Types(), 1, chunked.Options{}) != nil {
 		t.Error("Parallel with one worker")
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/catalog"
+	"streamql/executor/chunked"
 )
 
 // ReplayMark is what a group source commits for a partition p with its
@@ -162,17 +165,21 @@ type PartitionedSource interface {
 	IdleTimeout() time.Duration
 }
 
-// Unwrapper is a Source that wraps another (the CLI's counting wrapper):
-// Unwrap returns the wrapped one, so a job finds a PartitionedSource inside.
-type Unwrapper interface {
-	Unwrap() Source
-}
-
 // TopicSource is a Kafka source: its topic and the partition count the
 // topic had when the source opened (the executor checks that a join's
 // co-partitioned inputs have the same count, SPEC 2.5).
 type TopicSource interface {
 	TopicPartitions() (topic string, partitions int)
+}
+
+// ParallelSource is a source that can decode its input on several
+// goroutines (catalog.CapParallelDecode: the file connector's bounded
+// file). Parallel returns a reader of batches of types decoded by workers
+// goroutines, merged in input order (executor/chunked), which gives the
+// rows instead of Next and which the source's Close stops; nil when this
+// input cannot be cut (see the file connector's).
+type ParallelSource interface {
+	Parallel(types []catalog.Type, workers int, opts chunked.Options) *chunked.Reader
 }
 
 // RecordMeta is the Kafka metadata of one row (SPEC 1: METADATA FROM

@@ -100,6 +100,13 @@ type JoinSpec struct {
 	// the rows of Side that cannot equal it are dropped as they come, not
 	// held (an INNER interval join only; the output is the same).
 	Extreme JoinExtreme
+	// Swap makes an INNER lookup join read its left input whole first and
+	// keep it, and join each right row as it comes (joinSwap): the same
+	// joined rows, right row by right row, each at its left row's ordinal
+	// (vector.Batch.Pos), for an operator whose result does not depend on
+	// that order but through the positions (TopNSpec.PosOrder; the
+	// planner proves it, planner/rule_join_swap.go).
+	Swap bool
 }
 
 // JoinExtreme describes an INNER interval join one of whose inputs (Side)
@@ -172,6 +179,7 @@ type Join struct {
 	joinOutput
 	spec JoinSpec
 	acct Account
+	swap *joinSwap // JoinSpec.Swap's state (joinswap.go), nil without it
 
 	side    [2]joinSide
 	pending pendingQueue // held rows, by (time, side, arrival)
@@ -549,6 +557,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 	if spec.TTL < 0 {
 		return nil, fmt.Errorf("join: a state TTL of %d ms (want 0 for none, or more)", spec.TTL)
 	}
+	if err := checkSwap(&spec); err != nil {
+		return nil, err
+	}
 	if spec.Lookup {
 		// the right side is a table read whole before the left's first row
 		// (SPEC 2.7): every left row sees all of it, whatever its times, and
@@ -556,6 +567,9 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		spec.Time[1], spec.Stamp[1] = -1, -1
 	}
 	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
+	if spec.Swap {
+		j.swap = &joinSwap{}
+	}
 	for s := range 2 {
 		keep := keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s])
 		j.side[s] = joinSide{rows: NewRows(keptTypes(spec.Types[s], keep))}
@@ -726,7 +740,7 @@ func (j *Join) indexRight() {
 // (probeLookup): left rows without event time, no state TTL, no other ON
 // terms.
 func (j *Join) probesBatches() bool {
-	return j.spec.Lookup && j.spec.Time[0] < 0 && j.spec.TTL == 0 && j.spec.Residual == nil
+	return j.spec.Lookup && j.spec.Time[0] < 0 && j.spec.TTL == 0 && j.spec.Residual == nil && !j.spec.Swap
 }
 
 // Watermark implements Operator: input port's watermark is wm; the held rows
@@ -755,6 +769,9 @@ func (j *Join) Finish(ctx context.Context, port int) error {
 	}
 	if port == 1 && j.spec.Lookup && j.table == nil && !j.lazy {
 		j.side[1].index.trim() // (the right side's rows are all in: its index no longer grows)
+	}
+	if err := j.swapDone(ctx, port); err != nil {
+		return err
 	}
 	if err := j.release(ctx); err != nil {
 		return err
@@ -815,7 +832,7 @@ func (j *Join) release(ctx context.Context) error {
 	if j.extreme != nil {
 		j.extreme.prune(bound)
 	}
-	if bound > j.emitted && bound != math.MinInt64 {
+	if bound > j.emitted && bound != math.MinInt64 && (j.swap == nil || j.done[1]) { // (Swap: no watermark before its joined rows)
 		j.emitted = bound
 		if err := j.flush(ctx); err != nil {
 			return err
@@ -912,6 +929,9 @@ func (j *Join) handle(ctx context.Context, s, k int) error {
 // NULL or NaN key part joins nothing), to its state and joins it with the
 // other side's rows of its key.
 func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) error {
+	if j.swap != nil {
+		return j.swapHandle(ctx, s, k, h, ok)
+	}
 	sd, od := &j.side[s], &j.side[1-s]
 	if j.spec.Changes[s] && sd.kinds.get(k).Retracts() {
 		return j.retract(ctx, s, k)
@@ -1265,9 +1285,12 @@ func (j *Join) emit(ctx context.Context, l, r int, kind vector.RowKind) error {
 	i := j.outB.N
 	j.side[0].rows.CopyTo(j.outB, i, 0, l)
 	j.side[1].rows.CopyTo(j.outB, i, len(j.spec.Types[0]), r)
-	if l >= 0 {
+	switch {
+	case j.swap != nil: // (its left row's ordinal: JoinSpec.Swap)
+		j.outB.Pos[i] = j.swap.ord[l]
+	case l >= 0:
 		j.outB.Pos[i] = j.side[0].rows.Pos(l)
-	} else {
+	default:
 		j.outB.Pos[i] = j.side[1].rows.Pos(r)
 	}
 	if j.outB.Kinds != nil {

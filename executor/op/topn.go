@@ -1,6 +1,7 @@
 package op
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -140,6 +141,12 @@ type TopNSpec struct {
 	// the clock in epoch ms (nil: the system's).
 	TTL int64
 	Now func() int64
+	// PosOrder makes Final give the partitions in the order of their first
+	// rows' positions (vector.Batch.Pos; equal ones in the order of their
+	// first rows), not of their first rows: the rows of a lookup join that
+	// read its sides the other way round (JoinSpec.Swap), whose positions
+	// are their left rows' ordinals. A Quiet Top-N then keeps the positions.
+	PosOrder bool
 }
 
 // TopNOut is a Top-N's output port.
@@ -248,7 +255,7 @@ type TopN struct {
 // which positions (DropWhere).
 func (t *TopN) Quiet(q bool) {
 	t.quiet = q
-	if q && t.nparts == 0 && len(t.free) == 0 {
+	if q && t.nparts == 0 && len(t.free) == 0 && !t.spec.PosOrder {
 		t.ppos = nil
 		t.noPos = true
 	}
@@ -1094,6 +1101,9 @@ func (t *TopN) Final(ctx context.Context) error {
 	t.quiet = false
 	if err := t.ob.flush(ctx, t.out); err != nil {
 		return err
+	}
+	if t.spec.PosOrder && t.ppos != nil {
+		slices.SortStableFunc(t.order, func(a, b int32) int { return cmp.Compare(t.posOf(a), t.posOf(b)) })
 	}
 	for _, id := range t.order {
 		list := t.list(id, t.part(id))

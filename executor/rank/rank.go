@@ -106,7 +106,7 @@ func sameColumns(b *plan.Branch, r *plan.Rank) []int {
 	same := make([]int, len(r.Types))
 	for c, e := range b.Project {
 		same[c] = c
-		if e == nil || e.Type != r.Types[c] || !steady(e) {
+		if e == nil || e.Type != r.Types[c] || !e.Steady() {
 			continue
 		}
 		trees[c] = e.Tree()
@@ -121,20 +121,6 @@ func sameColumns(b *plan.Branch, r *plan.Rank) []int {
 		}
 	}
 	return same
-}
-
-// steady reports whether e gives the same value each time it is computed
-// over a row: no function that reads the clock or draws random numbers.
-func steady(e *plan.Expr) bool {
-	if e.Op == plan.OpFunc && e.Flag {
-		return false
-	}
-	for _, a := range e.Args {
-		if !steady(a) {
-			return false
-		}
-	}
-	return true
 }
 
 // rankCollector gathers an operator's output rows in batches of the
@@ -271,7 +257,7 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 				o.viewCols = make([]*vector.Vec, len(o.narrow))
 			}
 		}
-		o.top, err = op.NewTopN(op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds()}, &o.coll, acct)
+		o.top, err = op.NewTopN(op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds(), PosOrder: r.PosOrder}, &o.coll, acct)
 		o.op = o.top
 		o.coll.discard = r.Bounded // (the final result at the end)
 		o.top.Quiet(r.Bounded)     // (so the changes are not even made)

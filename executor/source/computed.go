@@ -138,10 +138,6 @@ func (c *computedSource) fillMeta(b *vector.Batch) {
 	}
 }
 
-// Unwrap returns the connector's source (connector.Unwrapper: partitions and
-// replays are asked of it).
-func (c *computedSource) Unwrap() connector.Source { return c.Source }
-
 // Unread passes on to the connector's source when it takes rows back
 // (connector.Unreader: stdin).
 func (c *computedSource) Unread(rows int) {
@@ -246,20 +242,4 @@ func copyVec(dst, src *vector.Vec, n int) {
 	if dst.Text != nil {
 		clear(dst.Text[:n])
 	}
-}
-
-// Handles returns the handles of the source capabilities st declares
-// (catalog.Stream.Caps: partitions, record metadata; connector.BindSource)
-// of src, a source the executor's Env.Open opened for st: the connector's, found inside
-// the wrappers of a source hook (connector.Unwrapper). Errors name the
-// stream and the capability its connector declares but lacks.
-func Handles(st *catalog.Stream, src connector.Source) (connector.SourceHandles, error) {
-	for {
-		u, ok := src.(connector.Unwrapper)
-		if !ok {
-			break
-		}
-		src = u.Unwrap()
-	}
-	return connector.BindSource(st, src)
 }

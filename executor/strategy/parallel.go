@@ -23,25 +23,17 @@ import (
 // routing, expressions and the sink, batch by batch in file order, as with any
 // source. Memory stays bounded (executor/chunked: workers+2 chunks in flight).
 
-// ParallelSource is a source that can decode its input on several
-// goroutines: the file connector's bounded file (connector's fileSource).
-// Parallel returns nil when it cannot (see there); the reader it returns
-// gives the rows instead of Next, and the source's Close stops it.
-type ParallelSource interface {
-	Parallel(types []catalog.Type, workers int, opts chunked.Options) *chunked.Reader
-}
-
-// ParallelReader returns the parallel reader of src for a job reading
-// batches of types (without text values when noText), or nil: for a
-// job that decodes ahead (plan.Job.Prefetchable), when src offers one (a source hook's
-// wrapper does not), with one worker per CPU the process may use but the one
+// ParallelReader returns the parallel reader of ps, the parallel decoding
+// its source's stream declares (connector.SourceHandles.Parallel; nil:
+// none, as for a source hook's wrapper), for a job reading batches of types
+// (without text values when noText), or nil: for a job that decodes ahead
+// (plan.Job.Prefetchable), when ps can cut this input, with one worker per CPU the process may use but the one
 // the job's goroutine needs (workers), and only with at least 2 workers: on 2
 // CPUs the job's goroutine (routing, encoding) is the bottleneck, and 2
 // workers beside it only take CPU time from it (measured: 0.237 s against
 // 0.202 s for the decode-ahead goroutine, 2,000,000 rows, GOMAXPROCS=2).
-func ParallelReader(types []catalog.Type, noText bool, src connector.Source) *chunked.Reader {
-	ps, ok := src.(ParallelSource)
-	if !ok {
+func ParallelReader(types []catalog.Type, noText bool, ps connector.ParallelSource) *chunked.Reader {
+	if ps == nil {
 		return nil
 	}
 	return ps.Parallel(types, Workers(), chunked.Options{NoText: noText})

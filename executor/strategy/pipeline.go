@@ -29,8 +29,9 @@ type PipelineOptions struct {
 	NoText bool
 }
 
-// Pipeline starts a chunk pipeline over src, whose batches have types, when
-// src can be cut into chunks (ParallelSource): it makes the outputs of
+// Pipeline starts a chunk pipeline over ps, the parallel decoding a
+// source's stream declares (connector.SourceHandles.Parallel; nil: none),
+// whose batches have types, when ps can cut this input: it makes the outputs of
 // every chunk that can be in flight up front (chunked.InFlight; newOut(size)
 // with the chunk size in bytes, as a hint for their buffers; ok false: the
 // pipeline cannot run), then the workers (newWorkers(n), n = GOMAXPROCS),
@@ -39,10 +40,9 @@ type PipelineOptions struct {
 // the reader the caller takes the chunks from (NextChunk) and must Close,
 // or nil when the pipeline cannot run (the caller then takes another
 // strategy).
-func Pipeline[O any](src connector.Source, types []catalog.Type, o PipelineOptions,
+func Pipeline[O any](ps connector.ParallelSource, types []catalog.Type, o PipelineOptions,
 	newOut func(size int) (O, bool), newWorkers func(n int), work func(i int, c *chunked.Chunk, o O)) *chunked.Reader {
-	ps, ok := src.(ParallelSource)
-	if !ok {
+	if ps == nil {
 		return nil
 	}
 	n := runtime.GOMAXPROCS(0)

@@ -8,7 +8,7 @@
 //   - plan.Prefetch: Prefetch, a producer goroutine decoding ahead of the
 //     job's goroutine (prefetch.go);
 //   - plan.ParallelDecode: Chunked, the file decoded in chunks by Workers
-//     goroutines (ParallelReader over a ParallelSource: executor/chunked),
+//     goroutines (ParallelReader over a connector.ParallelSource: executor/chunked),
 //     merged in file order (parallel.go);
 //   - plan.Morsel and plan.ParallelAggregate: a chunk Pipeline (pipeline.go),
 //     whose workers run a chain of their own on each chunk (the morsel

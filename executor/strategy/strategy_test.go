@@ -104,16 +104,16 @@ func TestPrefetchKeepsOrder(t *testing.T) {
 	}
 }
 
-// TestNotParallel: a source that cannot be cut into chunks (not a
-// ParallelSource: a socket, a source hook's wrapper) gets no parallel
-// reader and no pipeline; the caller takes another strategy.
+// TestNotParallel: a source whose stream declares no parallel decoding
+// (connector.SourceHandles.Parallel nil: a socket, a source hook's
+// wrapper) gets no parallel reader and no pipeline; the caller takes
+// another strategy.
 func TestNotParallel(t *testing.T) {
-	src := &counting{end: io.EOF}
-	if ParallelReader(types, false, src) != nil {
+	if ParallelReader(types, false, nil) != nil {
 		t.Error("a parallel reader of a source that cannot be cut")
 	}
 	made := false
-	cr := Pipeline(src, types, PipelineOptions{}, func(int) (*int, bool) { made = true; return new(int), true }, func(int) { made = true }, nil)
+	cr := Pipeline(nil, types, PipelineOptions{}, func(int) (*int, bool) { made = true; return new(int), true }, func(int) { made = true }, nil)
 	if cr != nil || made {
 		t.Errorf("a pipeline over a source that cannot be cut: %v, outputs or workers made %v", cr, made)
 	}

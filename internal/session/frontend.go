@@ -32,9 +32,11 @@ import (
 //   - The run's counters: Stats (the notices are worded by JobNotices and
 //     PendingNotice), the live counters the progress bar reads (Live,
 //     LiveSnapshot, FormatBytes).
-//   - The source hook (SetSourceHook) with which the progress bar counts
-//     rows read and `streamql test --shuffle` reorders a bounded input:
-//     Source, its Columns batches and BadRows.
+//   - The source hook (SetSourceHook, SourceHook) with which the progress
+//     bar counts rows read and `streamql test --shuffle` reorders a bounded
+//     input: Source, its Columns batches and BadRows, and the handles of the
+//     capabilities its stream declares, which the hook returns for its
+//     wrapper (SourceHandles, WrappedHandles).
 //
 // The per-port batches and rows inside a Batch are the executor's own,
 // named here (aliases, as the executor names its connectors' Source): one
@@ -122,8 +124,15 @@ func AppendRows(dst, src *Columns, from, to int) { dst.AppendRows(src, from, to)
 func ResetColumns(b *Columns) { b.Reset() }
 
 // SetSourceHook makes env wrap every source a job opens with f (nil: none;
-// executor.Env.SetSourceHook): the progress bar's counts, `test --shuffle`.
-func SetSourceHook(env *Env, f func(st *catalog.Stream, src Source) Source) { env.SetSourceHook(f) }
+// executor.Env.SetSourceHook, SourceHook): the progress bar's counts, `test
+// --shuffle`.
+func SetSourceHook(env *Env, f SourceHook) { env.SetSourceHook(f) }
+
+// WrappedHandles returns the handles a source hook's wrapper keeps of its
+// source's h when it passes the source's rows and positions on unchanged
+// through its own Next (SourceHandles.Wrapped: all but the parallel
+// reader, which would bypass the wrapper).
+func WrappedHandles(h SourceHandles) SourceHandles { return h.Wrapped() }
 
 // SetLive gives env the counters its jobs update for a status line (nil:
 // none; executor.Env.SetLive).
@@ -153,11 +162,17 @@ type Env = executor.Env
 
 // Source is a stream's reader as the source hook sees it (executor.Source);
 // BadRow is one malformed row it read; Unreader is a source that can give
-// back rows it read (executor.Unreader), which a wrapper passes on.
+// back rows it read (executor.Unreader), which a wrapper passes on;
+// SourceHandles are the handles of the capabilities its stream declares,
+// which a hook returns for its wrapper (executor.SourceHandles: Wrapped
+// for a wrapper that passes rows on unchanged, partitions of its own for
+// one that reorders them); SourceHook is the hook (executor.SourceHook).
 type (
-	Source   = executor.Source
-	BadRow   = executor.BadRow
-	Unreader = executor.Unreader
+	Source        = executor.Source
+	BadRow        = executor.BadRow
+	Unreader      = executor.Unreader
+	SourceHandles = executor.SourceHandles
+	SourceHook    = executor.SourceHook
 )
 
 // RunFunc runs a job into the sinks newSink makes (one per run) and returns

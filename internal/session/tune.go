@@ -7,7 +7,6 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
-	"streamql/executor/source"
 	"streamql/executor/vector"
 	"streamql/internal/tune"
 )
@@ -33,16 +32,11 @@ func (s *Session) ReadEventTimes(ctx context.Context, st *catalog.Stream, limit 
 	if st.Watermark != nil {
 		types = append(types, st.Columns[col].Type) // (the watermark column of a job's batch)
 	}
-	src, err := s.Env.Open(ctx, st)
+	src, h, err := s.Env.Open(ctx, st) // h: its partitions, when st declares them
 	if err != nil {
 		return nil, nil, err
 	}
 	bounded := st.Connector.Bounded(st.Options)
-	h, err := source.Handles(st, src) // its partitions, when st declares them
-	if err != nil {
-		src.Close()
-		return nil, nil, err
-	}
 	ps := h.Partitions
 	in = &tune.Input{Stream: st.Name, Column: st.Columns[col].Name}
 	b := vector.NewBatch(types)

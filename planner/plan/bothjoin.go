@@ -158,6 +158,13 @@ type BothJoin struct {
 	// the join drops the other input's rows that cannot equal it as they
 	// come (planner/rule_join_extreme.go proves it; op.JoinExtreme).
 	Extreme JoinExtreme
+	// Swap, on an INNER lookup join, reads the left input whole first and
+	// keeps it, and joins each right row as it comes, instead of keeping
+	// the right input (op.JoinSpec.Swap): the job's rows then reach its
+	// Top-N in another order, which its result does not depend on but
+	// through their positions, Rank.PosOrder (planner/rule_join_swap.go
+	// proves it; Nexmark q9).
+	Swap bool
 	// StateTTL bounds a regular join's state ('table.exec.state.ttl',
 	// SPEC 2.7's table; planner.ParseStateTTL): a row leaves the state once
 	// the join's watermark is that far above its event time (processing
@@ -293,6 +300,8 @@ func (j *BothJoin) describe() (string, []string) {
 	switch {
 	case j.Temporal:
 		d = append(d, "order: rows held until both watermarks pass them, then handled in event-time order (a version before a left row of its time): each left row joins the version of its key valid at its time (SPEC 2.7: deterministic)")
+	case j.Swap:
+		d = append(d, "order: the left side is read whole first and kept (its rows taken as a lookup join joins them), then each right row is joined as it arrives; the Top-N after it gives its partitions in the left rows' order: the lookup join's result")
 	case j.Lookup && j.Inputs[0].TimeCol() >= 0:
 		d = append(d, "order: the right side is read whole first, then the left side's rows are joined in event-time order as its watermark passes them")
 	case j.Lookup:
@@ -317,6 +326,8 @@ func (j *BothJoin) describe() (string, []string) {
 			in := &j.Inputs[x.Side]
 			d = append(d, fmt.Sprintf("state: a row of %s whose %s is %s the %s of its window's rows so far is not kept: %s is that %s, and the row cannot equal it", in.Name, in.colName(x.Col), cmp, fn, j.Inputs[1-x.Side].Name, fn))
 		}
+	case j.Swap:
+		d = append(d, "state: the left side's rows (counted against 'state.max-bytes'); right rows are not kept (but when two left rows have one key: then all of them, joined at the right side's end)")
 	case j.Lookup:
 		d = append(d, "state: the right side's rows (counted against 'state.max-bytes'); left rows are not kept")
 	case j.StateTTL > 0:

@@ -122,6 +122,21 @@ func (o Op) String() string {
 	return fmt.Sprintf("op%d", uint8(o))
 }
 
+// Steady reports whether e gives the same value each time it is computed
+// over a row: no function that reads the clock or draws random numbers
+// (OpFunc's Flag) in its tree.
+func (e *Expr) Steady() bool {
+	if e.Op == OpFunc && e.Flag {
+		return false
+	}
+	for _, a := range e.Args {
+		if !a.Steady() {
+			return false
+		}
+	}
+	return true
+}
+
 // Tree renders e as an S-expression of its operators, types and parameters
 // (one line; for tests and debugging; EXPLAIN prints Text).
 func (e *Expr) Tree() string {

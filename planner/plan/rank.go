@@ -105,4 +105,8 @@ type Rank struct {
 	// is forgotten once the watermark is that far past its row); 0 keeps
 	// state for ever.
 	StateTTL time.Duration
+	// PosOrder, on a bounded Top-N after a BothJoin.Swap, gives the final
+	// result's partitions in the order of their first rows' positions
+	// (op.TopNSpec.PosOrder), the lookup join's order of its left rows.
+	PosOrder bool
 }

@@ -423,17 +423,19 @@ func (s *progressSink) Rows(r *session.Batch) error {
 
 // wrapSource is the source hook (session.Env.SetSourceHook): each source of
 // the job's streams counts its rows and malformed rows after each batch, and
-// the FROM stream's reports its bytes.
-func (p *progress) wrapSource(st *catalog.Stream, src session.Source) session.Source {
+// the FROM stream's reports its bytes; it passes the rows on unchanged, so
+// it keeps the source's handles h but the parallel reader
+// (session.WrappedHandles), which would bypass its counts.
+func (p *progress) wrapSource(st *catalog.Stream, src session.Source, h session.SourceHandles) (session.Source, session.SourceHandles) {
 	for _, c := range p.streams {
 		if c.st == st {
 			if o, ok := src.(outager); ok {
 				c.outage.Store(o)
 			}
-			return &progressSource{Source: src, p: p, c: c, from: st == p.stream}
+			return &progressSource{Source: src, p: p, c: c, from: st == p.stream}, session.WrappedHandles(h)
 		}
 	}
-	return src
+	return src, h
 }
 
 type progressSource struct {
@@ -464,10 +466,6 @@ func (s *progressSource) Next(b *session.Columns, bad *[]session.BadRow) error {
 	}
 	return err
 }
-
-// Unwrap returns the wrapped source (connector.Unwrapper: a job finds a
-// partitioned Kafka source inside).
-func (s *progressSource) Unwrap() session.Source { return s.Source }
 
 // Unread passes session.Unreader on to the wrapped source.
 func (s *progressSource) Unread(rows int) {

@@ -316,10 +316,15 @@ func TestProgressCounts(t *testing.T) {
 	}
 	other := streamOf(t, "CREATE STREAM small (a BIGINT) WITH ('connector'='file', 'path'='y.csv', 'format'='csv');")
 	src := &fakeSource{read: 10, total: 100}
-	if p.wrapSource(other, src) != executor.Source(src) {
+	parts := &partitioned{&reshuffled{}} // (a stream's declared partitions, kept by the wrapper)
+	h := session.SourceHandles{Partitions: parts}
+	if got, gh := p.wrapSource(other, src, h); got != executor.Source(src) || gh != h {
 		t.Error("a stream the job does not read was wrapped")
 	}
-	w := p.wrapSource(st, src)
+	w, wh := p.wrapSource(st, src, h)
+	if wh.Partitions != parts {
+		t.Error("the wrapper dropped the partitions its stream declares")
+	}
 	b := vector.NewBatch([]catalog.Type{catalog.BigInt})
 	b.N = 7
 	bad := []session.BadRow{{}, {}}

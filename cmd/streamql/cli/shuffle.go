@@ -180,10 +180,12 @@ func (v *variant) describe(seed uint64) string {
 
 // hook is the runs' source hook (session.Env.SetSourceHook): bounded inputs
 // of a known size (files: catalog.ConnectorSpec.KnownSize) are read again as
-// the variant says; others as they are.
-func (v *variant) hook(st *catalog.Stream, src session.Source) session.Source {
+// the variant says, with no handle of the file's (its parallel reader would
+// bypass the reordering) but partitions of their own when split; others as
+// they are, with their handles h.
+func (v *variant) hook(st *catalog.Stream, src session.Source, h session.SourceHandles) (session.Source, session.SourceHandles) {
 	if st.Connector == nil || !st.Connector.KnownSize || !st.Connector.Bounded(st.Options) {
-		return src
+		return src, h
 	}
 	v.mu.Lock()
 	seed := v.rng.Uint64()
@@ -194,9 +196,10 @@ func (v *variant) hook(st *catalog.Stream, src session.Source) session.Source {
 		v.mu.Lock()
 		v.split = true
 		v.mu.Unlock()
-		return &partitioned{s}
+		ps := &partitioned{s}
+		return ps, session.SourceHandles{Partitions: ps}
 	}
-	return s
+	return s, session.SourceHandles{}
 }
 
 // reshuffled reads its whole source first, then hands its rows out in batches
@@ -334,9 +337,9 @@ func (s *reshuffled) pick() int {
 	return left[s.rng.IntN(len(left))]
 }
 
-// partitioned is a reshuffled source read as a partitioned one
-// (connector.PartitionedSource, as Kafka's): each partition gets its own
-// watermark.
+// partitioned is a reshuffled source read as a partitioned one (the hook
+// gives it as the source's session.SourceHandles.Partitions, as Kafka's
+// stream declares its own): each partition gets its own watermark.
 type partitioned struct{ *reshuffled }
 
 // Partition implements connector.PartitionedSource: the partition of the row
@@ -384,7 +387,7 @@ type runHooks struct {
 
 // sourceHook wraps the source a job opens for a stream
 // (session.Env.SetSourceHook).
-type sourceHook = func(*catalog.Stream, session.Source) session.Source
+type sourceHook = session.SourceHook
 
 // shuffleFlags are the flags of `test --shuffle`.
 type shuffleFlags struct {

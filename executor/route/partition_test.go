@@ -1,4 +1,4 @@
-package executor
+package route
 
 import (
 	"math/rand/v2"

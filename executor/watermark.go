@@ -1,0 +1,172 @@
+package executor
+
+import (
+	"context"
+
+	"streamql/executor/expr"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// watermark.go is the watermark assigner (SPEC 2.3; issue 22 item 2), the
+// first operator of a probe stream's chain (build.go) and of a join input
+// (joinsource.go): a flow.Operator with one input port and one output port
+// that stamps each row with the watermark before it, moves the watermark by
+// the stream's WATERMARK expression and sends the watermark events. It owns
+// the stream's watermark: one for the stream, or one per partition of a
+// partitioned source (partwm.go, over the partitions its stream declares,
+// SourceHandles.Partitions); 'watermark.max-future' (maxfuture.go) and
+// 'scan.watermark.idle-timeout' (partwm.go). It reads the plan and the
+// kernels, and tells the replay (replay.go) and the live status (live.go)
+// how its watermarks moved; it never routes, aggregates or reads a source.
+// (It stays in the executor's package for now: its per-partition state is
+// what a Kafka replay seeds and reads, replay.go.)
+
+// watermarker is the watermark assigner operator of a stream (SPEC 2.3): before
+// each row it writes the current watermark (NULL before the first) into the
+// batch's watermark column, then advances it to max(watermark, expr(row)). It
+// records the rows that moved it as Step.Marks when marks is set, and sends
+// a Watermark event after each batch that moved it and a Final one at the
+// stream's end (operator.go).
+type watermarker struct {
+	job   *plan.Job
+	set   bool           // false until the first row's expression gave a value
+	wm    int64          // epoch ms (BIGINT event time) or TIMESTAMP ms
+	live  *liveWatermark // nil without a live status
+	marks bool           // fill Step.Marks (the chain has a MarkReader)
+	expr  *expr.Kernel   // the WATERMARK expression, nil when none
+	buf   []Mark
+	down  *Emitter
+	parts *partWatermarks // per-partition watermarks of a partitioned source (partwm.go); nil: one
+	// offCol is the column c of a WATERMARK of the form c - INTERVAL (or
+	// + INTERVAL) of offset off ms, the common one, which stampMarks
+	// computes in its own loop; -1 for any other expression.
+	offCol int
+	off    int64
+	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
+}
+
+// newWatermarker returns the watermark assigner of job, its WATERMARK
+// expression compiled in the job's expression context exprs.
+func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
+	w := &watermarker{job: job, expr: exprs.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
+	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
+		w.offCol, w.off = e.Args[0].Col, e.Param
+	}
+	return w
+}
+
+// Push implements Operator: stamp r's live rows, pass r on, then the event.
+func (w *watermarker) Push(ctx context.Context, port Port, r *Step) error {
+	r.Marks = r.Marks[:0]
+	moved := w.stampMarks(r)
+	var refused error
+	if w.max != nil {
+		refused = w.max.refuse(w.job.Stream, r)
+	}
+	if err := w.down.Push(ctx, port, r); err != nil {
+		return err
+	}
+	if moved {
+		if err := w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true}); err != nil {
+			return err
+		}
+	}
+	return refused
+}
+
+// Watermark implements Operator: the assigner makes its stream's events
+// itself; an event from upstream is passed on.
+func (w *watermarker) Watermark(ctx context.Context, wm Watermark) error {
+	return w.down.Watermark(ctx, wm)
+}
+
+// Finish implements Operator: the stream ended, its watermark is +∞ (SPEC 2.3).
+func (w *watermarker) Finish(ctx context.Context) error {
+	if err := w.down.Watermark(ctx, Watermark{Final: true}); err != nil {
+		return err
+	}
+	return w.down.Finish(ctx)
+}
+
+// stampMarks stamps r's live rows and, with marks, fills r.Marks; it reports
+// whether the watermark moved.
+func (w *watermarker) stampMarks(r *Step) bool {
+	if w.job.Watermark == nil {
+		return false
+	}
+	if w.parts != nil {
+		return w.stampParts(r)
+	}
+	if w.max != nil {
+		wm, set := w.wm, w.set
+		var marks []Mark
+		r.Sel, marks = w.max.advance(w, r.In, r.Sel, w.buf[:0], w.marks)
+		if w.marks {
+			w.buf, r.Marks = marks, marks
+		}
+		w.live.store(w.wm, w.set)
+		return w.wm != wm || w.set != set
+	}
+	if !w.marks {
+		wm, set := w.wm, w.set
+		w.stamp(r.In, r.Sel)
+		return w.wm != wm || w.set != set
+	}
+	marks := w.advance(r.In, r.Sel, w.buf[:0], true)
+	w.buf = marks
+	r.Marks = marks
+	w.live.store(w.wm, w.set)
+	return len(marks) > 0
+}
+
+// stamp fills the watermark column for the rows in sel and returns sel.
+func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
+	if w.job.Watermark == nil {
+		return sel
+	}
+	if w.parts != nil {
+		w.stampPartsSel(b, sel)
+		return sel
+	}
+	w.advance(b, sel, nil, false)
+	w.live.store(w.wm, w.set) // once per batch
+	return sel
+}
+
+// advance stamps the rows sel of b with the watermark before each
+// (CURRENT_WATERMARK, SPEC 2.3) and moves it to their expression's values
+// that pass it; with keep it appends a Mark to marks at each move, and
+// returns marks.
+func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep bool) []Mark {
+	col := b.Cols[w.job.WatermarkCol]
+	if w.offCol >= 0 {
+		// (the other loop's, the expression computed in it)
+		tv := b.Cols[w.offCol]
+		for _, i := range sel {
+			col.Null[i] = !w.set
+			col.I[i] = w.wm
+			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
+				w.wm, w.set = v, true
+				if keep {
+					marks = append(marks, Mark{At: int(i) + 1, Value: v})
+				}
+			}
+		}
+		return marks
+	}
+	// The watermark expression is evaluated for the whole selection first; it only
+	// reads the row's own columns, so the values do not depend on order.
+	vals := w.expr.Eval(b, sel)
+	for _, i := range sel {
+		col.Null[i] = !w.set
+		col.I[i] = w.wm
+		if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
+			w.wm, w.set = vals.I[i], true
+			if keep {
+				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
+			}
+		}
+	}
+	return marks
+}
