@@ -134,8 +134,8 @@ func BenchmarkRoute(b *testing.B) {
 	job := planSplitJob(b)
 	batch := decodedBatch(b, job)
 	sel := allRows(batch.N)
-	r := route.New(job, nil)
-	proj := stateless.NewProject(job, &Emitter{})
+	r := route.New(job, nil, nil)
+	proj := stateless.NewProject(job, &Emitter{}, nil)
 	b.ReportAllocs()
 	cpu0 := sensorbench.CPUTime()
 	var out *Step

@@ -6,6 +6,7 @@ import (
 
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
+	"streamql/executor/expr"
 	"streamql/executor/flow"
 	"streamql/executor/rank"
 	"streamql/executor/route"
@@ -54,6 +55,9 @@ type chainOpts struct {
 	// live is the session's live status the aggregate's late rows are
 	// counted into where they reach the sink (aggChain; nil: none).
 	live *Live
+	// exprs is the job's expression context, which records the failed calls
+	// of the chain's expressions (expr.Context; nil: dropped, tests)
+	exprs *expr.Context
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -73,7 +77,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	// parts: the rows of each branch, then each branch's BranchFlow (the
 	// router's counts, analyzeflow.go), so that a morsel worker's are added
 	// with the rest (copyStats, addStats)
-	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs))}
+	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs)), exprs: opts.exprs}
 	add(c.sink, "sink", nil)
 	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (executor/rank)
 		var rk Operator = failedOp{}
@@ -96,7 +100,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
 	}
 	down := flow.NewEmitter(next)
-	add(stateless.NewProject(job, down), "project", down)
+	add(stateless.NewProject(job, down, opts.exprs), "project", down)
 	down = flow.NewEmitter(next)
 	c.limit = stateless.NewLimit(job, down)
 	add(c.limit, "limit", down)
@@ -120,19 +124,19 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 		for _, b := range job.AllBranches() {
 			var g route.Gate
 			if ks := joins[b]; ks != nil {
-				m := newMarkJoin(b.Join, ks)
+				m := newMarkJoin(b.Join, ks, opts.exprs)
 				g = route.Gate{Pred: m, Anti: b.Join.Mode == plan.Anti, StopNull: b.Join.EventTime()}
 				c.marks = append(c.marks, m)
 			}
 			gates = append(gates, g)
 		}
 	}
-	c.router = route.New(job, gates)
+	c.router = route.New(job, gates, opts.exprs)
 	down = flow.NewEmitter(next)
 	c.router.Wire(down, c.sink.parts[nb:]) // (counted with the sink's parts)
 	add(c.router, "router", down)
 	c.route = next
-	c.assign = newWatermarker(job)
+	c.assign = newWatermarker(job, opts.exprs)
 	c.assign.partitionBy(opts.parts)
 	if c.assign.max != nil {
 		c.assign.max.src = opts.src
@@ -159,11 +163,12 @@ var ttlNow func() int64
 // derive says that the batches come without marks (the rows an event-time join
 // releases, SPEC 2.2): the operator then reads the watermark after each row from
 // the stamped watermark column of the next row. live is the session's live
-// status the operator counts late rows into (nil: none).
-func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggregate.Operator, derive bool, live *Live) chainOpts {
-	return chainOpts{live: live, afterRouter: []func(down *Emitter) (Operator, string){
+// status the operator counts late rows into (nil: none). exprs is the job's
+// expression context (chainOpts.exprs).
+func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggregate.Operator, derive bool, live *Live, exprs *expr.Context) chainOpts {
+	return chainOpts{live: live, exprs: exprs, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
-			*made = aggregate.New(job, aggregate.Options{Budget: budget, Late: &stats.Late, Malformed: stats.malformed, Derive: derive, Now: ttlNow}, down)
+			*made = aggregate.New(job, aggregate.Options{Budget: budget, Late: &stats.Late, Malformed: stats.malformed, Derive: derive, Now: ttlNow, Exprs: exprs}, down)
 			return *made, "aggregate"
 		},
 	}}
@@ -195,14 +200,20 @@ type sinkOp struct {
 	// cut what came after its end
 	lateRows []*LateRows
 	live     *Live // the session's live status, which counts the late rows too (nil: none)
+	// exprs is the job's expression context: a batch in which a call failed
+	// the job is not written (errCallFailed)
+	exprs *expr.Context
 }
 
 // Push implements Operator.
 func (s *sinkOp) Push(ctx context.Context, _ Port, r *Step) error {
+	if s.exprs.Failed() {
+		return errCallFailed
+	}
+	s.rep.filter(r)
 	if s.lateRows != nil {
 		s.countLate(ctx, r)
 	}
-	s.rep.filter(r)
 	for k := range r.Parts {
 		p := &r.Parts[k]
 		if k < s.nb { // the branches' parts; an aggregate's late parts come after them
@@ -223,8 +234,10 @@ func (s *sinkOp) Push(ctx context.Context, _ Port, r *Step) error {
 }
 
 // countLate adds the rows of r's late parts to their windows' counts and to
-// the live status (SPEC 4: late rows). A replayed late row counts too (its
-// output was written by the run before: rep.filter drops it after).
+// the live status (SPEC 2.4's notices, SPEC 4: late rows): the rows this run
+// writes, so each late row counts once, as the malformed rows' summary and
+// the join's and window Top-N's late counts do. A replayed late row (its
+// output was written by the run before) was dropped by rep.filter already.
 func (s *sinkOp) countLate(ctx context.Context, r *Step) {
 	n := 0
 	for k := s.nb; k < len(r.Parts) && k-s.nb < len(s.lateRows); k++ {

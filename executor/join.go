@@ -52,10 +52,11 @@ type keySet struct {
 const keyOverhead = 48
 
 // newKeySet returns the empty state of j's build side, charging acct (nil: no
-// limit) for its keys.
-func newKeySet(j *plan.Join, acct *StateAccount) *keySet {
+// limit) for its keys, its expressions compiled in the job's expression
+// context exprs.
+func newKeySet(j *plan.Join, acct *StateAccount, exprs *expr.Context) *keySet {
 	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys)), acct: acct,
-		buildFilter: expr.Compile(j.BuildFilter), buildWM: expr.Compile(j.BuildWatermark), buildKeys: expr.CompileAll(j.BuildKeys)}
+		buildFilter: exprs.Compile(j.BuildFilter), buildWM: exprs.Compile(j.BuildWatermark), buildKeys: exprs.CompileAll(j.BuildKeys)}
 }
 
 // joinName names j's operator in messages, as EXPLAIN does.

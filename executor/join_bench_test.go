@@ -21,7 +21,7 @@ func BenchmarkSemiJoinProbe(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	ks := newKeySet(j, nil)
+	ks := newKeySet(j, nil, nil)
 	sel := make([]int32, 0, vector.Cap)
 	for k := 0; k < keys; {
 		build.Reset()
@@ -38,7 +38,7 @@ func BenchmarkSemiJoinProbe(b *testing.B) {
 	runtime.ReadMemStats(&ms1)
 	bytesPerKey := float64(ms1.HeapAlloc-ms0.HeapAlloc) / keys
 
-	m := newMarkJoin(j, ks)
+	m := newMarkJoin(j, ks, nil)
 	probe := vector.NewBatch(job.BatchTypes)
 	names := make([][]byte, 4096)
 	for i := range names {

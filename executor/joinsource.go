@@ -84,7 +84,8 @@ type joinInput struct {
 // newJoinSource opens the two inputs of job.Both (each read whole, as a
 // build side is: SPEC 2.5) and makes the join, its state charged to budget.
 // The caller closes the Source it returns (both inputs), also on error.
-func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, hub *derivedHub) (*joinSource, error) {
+func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, opens openOpts) (*joinSource, error) {
+	exprs := opens.exprs
 	both := job.Both
 	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
@@ -92,7 +93,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	if len(both.Residual) > 0 {
 		var ks []*expr.Kernel
 		for _, e := range both.Residual {
-			ks = append(ks, expr.Compile(e))
+			ks = append(ks, exprs.Compile(e))
 		}
 		sel := make([]int32, 1)
 		spec.Residual = func(b *vector.Batch, i int) bool { // (SPEC 2.7: each term TRUE)
@@ -110,7 +111,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep
 		// grouped: each process its partitions, replayed; a lookup join's
 		// bounded side is read whole by every process
-		o, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: hub})
+		o, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: opens.hub, exprs: exprs})
 		if err != nil {
 			js.Close()
 			return nil, err
@@ -120,13 +121,13 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize)
 		}
 		if in.Filter != nil {
-			ji.filter = expr.Compile(in.Filter)
+			ji.filter = exprs.Compile(in.Filter)
 		}
 		for _, e := range in.KeyExprs {
-			ji.keys = append(ji.keys, expr.Compile(e))
+			ji.keys = append(ji.keys, exprs.Compile(e))
 		}
 		if in.Watermark != nil {
-			ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types})
+			ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types}, exprs)
 			ji.wmk.partitionBy(o.h.Partitions) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
 		}
 		js.in[s] = ji

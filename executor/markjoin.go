@@ -50,10 +50,11 @@ type markJoin struct {
 	drain bool
 }
 
-// newMarkJoin returns the mark join of j over the build state ks.
-func newMarkJoin(j *plan.Join, ks *keySet) *markJoin {
+// newMarkJoin returns the mark join of j over the build state ks, its
+// expressions compiled in the job's expression context exprs.
+func newMarkJoin(j *plan.Join, ks *keySet, exprs *expr.Context) *markJoin {
 	return &markJoin{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), mark: vector.NewVec(catalog.Boolean),
-		keys: expr.CompileAll(j.ProbeKeys), pf: expr.Compile(j.ProbeFilter)}
+		keys: exprs.CompileAll(j.ProbeKeys), pf: exprs.Compile(j.ProbeFilter)}
 }
 
 // Eval returns the marks of the rows sel of b, by the rules of markJoin: row

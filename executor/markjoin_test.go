@@ -224,7 +224,7 @@ func TestMarkJoinRouting(t *testing.T) {
 		joins := map[*planner.Branch]*keySet{}
 		for _, b := range job.AllBranches() {
 			if j := b.Join; j != nil {
-				ks := newKeySet(j, nil)
+				ks := newKeySet(j, nil, nil)
 				rb := vector.NewBatch(j.BuildTypes)
 				for i, r := range right {
 					rb.Cols[0].Null[i] = r.k == nil
@@ -357,7 +357,7 @@ func TestMarkJoinSeesOfferedRowsOnly(t *testing.T) {
 	if j == nil {
 		t.Fatal("the main query has no join")
 	}
-	ks := newKeySet(j, nil)
+	ks := newKeySet(j, nil, nil)
 	rb := vector.NewBatch(j.BuildTypes)
 	rb.Cols[0].I[0], rb.Cols[0].I[1], rb.N = 3, 4, 2
 	if err := ks.absorb(j, rb, []int32{0, 1}); err != nil {

@@ -303,7 +303,8 @@ type futureSource struct {
 
 // withMaxFuture returns in's source reading stream st through a futureSource
 // when st has 'watermark.max-future' and the watermark wmExpr (over the
-// batch whose event time is column col), else in; perPartition keeps one
+// batch whose event time is column col), compiled in the job's expression
+// context exprs, else in; perPartition keeps one
 // watermark per partition of a partitioned source (in's declared
 // partitions, SourceHandles.Partitions: a probe stream's rows are late by
 // their partition's watermark, as the chain's assigner stamps them:
@@ -311,13 +312,13 @@ type futureSource struct {
 // The result takes rows back (Unreader) when in's source does, and keeps
 // in's handles but the parallel reader (SourceHandles.Wrapped: its rows
 // come through Next).
-func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, in opened, perPartition bool) opened {
+func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, in opened, perPartition bool, exprs *expr.Context) opened {
 	ms, ok := st.MaxFuture()
 	if !ok || wmExpr == nil || col < 0 || in.src == nil {
 		return in
 	}
 	src := in.src
-	f := &futureSource{Source: src, st: st, ms: ms, col: col, wm: expr.Compile(wmExpr),
+	f := &futureSource{Source: src, st: st, ms: ms, col: col, wm: exprs.Compile(wmExpr),
 		sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap), wms: make([]int64, 1), sets: make([]bool, 1)}
 	for i := range f.sel {
 		f.sel[i] = int32(i)
@@ -424,8 +425,8 @@ func (f *futureSource) goodEnd(rows int) int {
 // futureProbe is the probe stream in of job, an event-time semi or anti
 // join's (runEventJoin), read through a futureSource when its stream has
 // 'watermark.max-future'; the rows refused count in an's Refused (nil-safe).
-func futureProbe(an *Analysis, job *plan.Job, in opened) opened {
-	in = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, in, true)
+func futureProbe(an *Analysis, job *plan.Job, in opened, exprs *expr.Context) opened {
+	in = withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, in, true, exprs)
 	if an != nil {
 		an.future = futureOf(in.src)
 	}
@@ -435,9 +436,9 @@ func futureProbe(an *Analysis, job *plan.Job, in opened) opened {
 // futureBuild is the build side in of b's join read through a futureSource
 // when its stream has 'watermark.max-future' and the join reads it by event
 // time; the rows refused count in the join's JoinAnalysis.Refused.
-func futureBuild(an *Analysis, b *plan.Branch, in opened) opened {
+func futureBuild(an *Analysis, b *plan.Branch, in opened, exprs *expr.Context) opened {
 	j := b.Join
-	in = withMaxFuture(j.Build, j.BuildWatermark, j.BuildTime, in, false)
+	in = withMaxFuture(j.Build, j.BuildWatermark, j.BuildTime, in, false, exprs)
 	if an != nil {
 		for _, js := range an.joins {
 			if js.j == j {

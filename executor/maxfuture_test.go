@@ -131,7 +131,7 @@ func TestFutureSourceMerges(t *testing.T) {
 	// rows stand after a (Index 1) and after e (Index 5)
 	src := &onceSource{job: job, rows: []row{{"a", 1000}, {"B", 9000}, {"c", 1500}, {"D", 5000}, {"e", 2000}},
 		bad: []BadRow{{Index: 1, Line: 10, Reason: "own 1"}, {Index: 5, Line: 11, Reason: "own 2"}}}
-	f := withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, testOpened(src), true).src
+	f := withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, testOpened(src), true, nil).src
 	u, ok := f.(Unreader)
 	if !ok {
 		t.Fatal("over a source that takes rows back, the wrapper does not")
@@ -190,7 +190,7 @@ func TestFutureSourceMerges(t *testing.T) {
 	if err := job.Stream.Configure(); err != nil {
 		t.Fatal(err)
 	}
-	if withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, testOpened(src), true).src != Source(src) {
+	if withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, testOpened(src), true, nil).src != Source(src) {
 		t.Error("a stream without the option was wrapped")
 	}
 }

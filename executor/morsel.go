@@ -187,7 +187,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink
 			w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
 			// (each chain has its own mark operators over the shared build
 			// states: the build sides are read whole, so marking only reads them)
-			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, parts: in.h.Partitions, timed: p.c.timed})
+			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, parts: in.h.Partitions, timed: p.c.timed, exprs: p.exprs})
 			ws[i] = w
 		}
 	}
@@ -226,7 +226,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink
 		}
 		o := c.Out.(*morselOut)
 		if o.err != nil {
-			return true, o.err
+			return true, p.callFailed(o.err)
 		}
 		*p.rows += o.rows
 		p.es.Malformed += o.malformed

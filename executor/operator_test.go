@@ -328,7 +328,7 @@ func BenchmarkAssignerMarks(b *testing.B) {
 	batch := rowBatch(job, rows...)
 	for _, marks := range []bool{false, true} {
 		b.Run(fmt.Sprint("marks=", marks), func(b *testing.B) {
-			w := newWatermarker(job)
+			w := newWatermarker(job, nil)
 			if marks {
 				w.marks, w.buf = true, make([]Mark, 0, vector.Cap)
 			}
@@ -353,7 +353,7 @@ func TestWatermarkOffsetLoop(t *testing.T) {
 	edges := []int64{math.MinInt64, math.MinInt64 + 1, math.MinInt64 + 4999, math.MinInt64 + 5000, -1, 0, 1, math.MaxInt64 - 5000, math.MaxInt64}
 	for _, wm := range []string{"ts - INTERVAL '5' SECOND", "ts + INTERVAL '5' SECOND", "ts"} {
 		job := planSidesWM(t, wm, nil, "SELECT k, ts FROM s")
-		fast, slow := newWatermarker(job), newWatermarker(job)
+		fast, slow := newWatermarker(job, nil), newWatermarker(job, nil)
 		if wm != "ts" && fast.offCol < 0 {
 			t.Fatalf("%s: not taken as a column and an offset", wm)
 		}

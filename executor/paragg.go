@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"streamql/executor/expr"
 	"sync/atomic"
 
 	"streamql/executor/aggregate"
@@ -183,10 +184,11 @@ func newPaggOut(ao *aggregate.Operator, nb, no int, free *StateBudget) *paggOut 
 
 // newPaggWorker returns a worker's chain for job (reading in), with the
 // partial aggregate in place of ao, its operators timed when timed
-// (chainOpts.timed).
-func newPaggWorker(job *plan.Job, ao *aggregate.Operator, in opened, timed bool) *paggWorker {
+// (chainOpts.timed), its expressions compiled in the job's expression
+// context exprs.
+func newPaggWorker(job *plan.Job, ao *aggregate.Operator, in opened, timed bool, exprs *expr.Context) *paggWorker {
 	w := &paggWorker{in: newStep(job.Stream.Shared().ErrorsSide)}
-	opts := chainOpts{src: in.src, parts: in.h.Partitions, timed: timed, afterRouter: []func(down *Emitter) (Operator, string){
+	opts := chainOpts{src: in.src, parts: in.h.Partitions, timed: timed, exprs: exprs, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
 			w.op = aggregate.NewPartial(ao, job.WatermarkCol, down)
 			return w.op, "aggregate"
@@ -217,7 +219,7 @@ func runParagg(ctx context.Context, oc opContext, job *plan.Job, in opened, p *p
 	newWorkers := func(n int) {
 		ws = make([]*paggWorker, n)
 		for i := range ws {
-			ws[i] = newPaggWorker(job, ao, in, p.c.timed)
+			ws[i] = newPaggWorker(job, ao, in, p.c.timed, p.exprs)
 		}
 	}
 	work := func(i int, c *chunked.Chunk, o *paggOut) {
@@ -241,7 +243,7 @@ func runParagg(ctx context.Context, oc opContext, job *plan.Job, in opened, p *p
 		}
 		o := c.Out.(*paggOut)
 		if o.err != nil {
-			return true, o.err
+			return true, p.callFailed(o.err)
 		}
 		if near := o.agg.NearLimit(budget); near || !o.agg.Usable(p.c.assign.wm, p.c.assign.set) {
 			// (its partials are dropped when a worker starts the next chunk in

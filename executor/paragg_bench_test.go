@@ -19,8 +19,8 @@ import (
 func BenchmarkPartialAggregate(b *testing.B) {
 	job := sensorbench.Plan(b, sensorbench.TumbleScript, "")
 	var ao *aggregate.Operator
-	aggChain(job, NewStateBudget(0), &Stats{}, &ao, false, nil).afterRouter[0](&Emitter{})
-	w := newPaggWorker(job, ao, opened{}, false)
+	aggChain(job, NewStateBudget(0), &Stats{}, &ao, false, nil, nil).afterRouter[0](&Emitter{})
+	w := newPaggWorker(job, ao, opened{}, false, nil)
 	o := newPaggOut(ao, 1, len(job.Outputs), NewStateBudget(0))
 	src := newRisingSource(job)
 	const per = 10

@@ -45,6 +45,9 @@ type replayRun struct {
 	agg  *aggregate.Operator
 	src  *fakeReplayer
 	used map[int32]int64
+	// stats holds the late rows each windowed query counted (Stats.Late,
+	// the end-of-job notices)
+	stats *Stats
 }
 
 func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
@@ -52,12 +55,12 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	for _, o := range job.Outputs {
 		names = append(names, o.Name)
 	}
-	r := &replayRun{t: t, job: job, sink: &orderSink{names: names}, src: &fakeReplayer{fakeParts: fakeParts{live: []int32{0, 1}}}, used: map[int32]int64{}}
+	r := &replayRun{t: t, job: job, sink: &orderSink{names: names}, src: &fakeReplayer{fakeParts: fakeParts{live: []int32{0, 1}}}, used: map[int32]int64{}, stats: &Stats{}}
 	opts := chainOpts{}
 	if job.HasAggregates() { // (as runBudget: a Top-N over the stream's rows has none)
-		opts = aggChain(job, NewStateBudget(0), &Stats{}, &r.agg, false, nil)
+		opts = aggChain(job, NewStateBudget(0), r.stats, &r.agg, false, nil, nil)
 	}
-	opts.src, opts.parts = r.src, r.src
+	opts.src, opts.parts, opts.budget, opts.stats = r.src, r.src, NewStateBudget(0), r.stats
 	r.c = buildChain(job, nil, r.sink, opts)
 	if newReplay(r.src, r.c, r.agg, job.WindowRankReplayed()) == nil || r.src.rep == nil {
 		t.Fatal("the job gave its source no replay state")
@@ -374,7 +377,37 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64, tornOK bool) (l
 			lates++
 		}
 	}
+	// The end-of-job notices count each late row once, by the run that
+	// writes it (as the malformed rows' summary): a row replayed below e,
+	// whose late output the first process wrote, does not count again.
+	for _, r := range []*replayRun{whole, second} {
+		if counted, written := r.lateCounted(), r.lateWritten(); counted != written {
+			t.Fatalf("%s, seed %d, cut before operator %d: the %s process's notices count %d late rows, it wrote %d", q, seed, cut, map[bool]string{true: "whole", false: "second"}[r == whole], counted, written)
+		}
+	}
 	return lates
+}
+
+// lateCounted is the late rows r's windowed queries counted (Stats.Late).
+func (r *replayRun) lateCounted() (n int64) {
+	for _, l := range r.stats.Late {
+		n += l.Rows
+	}
+	return n
+}
+
+// lateWritten is the rows r wrote to its windowed queries' late outputs.
+func (r *replayRun) lateWritten() (n int64) {
+	outs := map[string]bool{}
+	for _, l := range r.stats.Late {
+		outs[l.Output] = true
+	}
+	for _, l := range r.sink.out {
+		if name, _, ok := strings.Cut(l, ":"); ok && outs[name] {
+			n++
+		}
+	}
+	return n
 }
 
 // TestReplaySeedsTheWatermark: a partition assigned with a mark starts at its

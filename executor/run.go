@@ -140,6 +140,9 @@ type opContext struct {
 	// chunkSize is the bytes of a chunk of the parallel paths over a
 	// bounded file (Env.ChunkSize; 0: chunked.DefaultChunkSize)
 	chunkSize int64
+	// exprs is the job's expression context: its record of failed calls
+	// (expr.Context), taken after each batch and at the stream's end
+	exprs *expr.Context
 }
 
 // runWith is Run, run as mode says.
@@ -157,8 +160,8 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		budget = NewStateBudget(max)
 	}
 	hub := &derivedHub{job: job, stats: &stats, budget: budget} // for the sources of derived relations (SPEC 2.6)
-	oc := opContext{live: env.live, chunkSize: env.ChunkSize}
-	opens := openOpts{hub: hub, buildSide: mode.buildSide} // how the job opens its sources
+	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext()}
+	opens := openOpts{hub: hub, buildSide: mode.buildSide, exprs: oc.exprs} // how the job opens its sources
 	if mode.inner {
 		oc.live = nil // (a derived relation's job: the reading job has the live status)
 	}
@@ -191,7 +194,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		var err error
 		switch {
 		case job.Both != nil:
-			if js, err = newJoinSource(ctx, job, env, &stats, budget, hub); err == nil {
+			if js, err = newJoinSource(ctx, job, env, &stats, budget, opens); err == nil {
 				src.src = js
 			}
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
@@ -255,10 +258,10 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs [
 	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
-		ks := newKeySet(b.Join, acct)
+		ks := newKeySet(b.Join, acct, oc.exprs)
 		keysets[b] = ks
 		stats.Analysis.addJoin(job, b, ks)
-		srcs[k] = futureBuild(stats.Analysis, b, srcs[k]) // 'watermark.max-future' (maxfuture.go)
+		srcs[k] = futureBuild(stats.Analysis, b, srcs[k], oc.exprs) // 'watermark.max-future' (maxfuture.go)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
@@ -275,7 +278,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs [
 		if lv != nil {
 			lv.held.Store(held)
 		}
-		src = futureProbe(stats.Analysis, job, src) // 'watermark.max-future' (maxfuture.go)
+		src = futureProbe(stats.Analysis, job, src, oc.exprs) // 'watermark.max-future' (maxfuture.go)
 		return runEventJoin(ctx, oc, job, src, sink, stats, keysets, timed, held)
 	}
 	return runBudget(ctx, oc, job, src, sink, stats, keysets, budget)
@@ -286,9 +289,9 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 	p := &process{}
 	opts := chainOpts{}
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
-		opts = aggChain(job, budget, stats, &p.agg, false, oc.live)
+		opts = aggChain(job, budget, stats, &p.agg, false, oc.live, oc.exprs)
 	}
-	opts.budget, opts.stats = budget, stats
+	opts.budget, opts.stats, opts.exprs = budget, stats, oc.exprs
 	p.init(job, src, sink, stats, joins, opts)
 	p.rep = newReplay(src.h.Replayer, p.c, p.agg, job.WindowRankReplayed()) // a group source rebuilds the aggregate's state by reading again
 	if m := p.c.assign.max; m != nil {
@@ -345,14 +348,17 @@ type process struct {
 	rows *int64
 	agg  *aggregate.Operator // the aggregate operator (SPEC 2.4), nil when none
 	rep  *replay             // a Kafka group source's replay of the aggregate's state (replay.go), nil when none
-	udf  []expr.UDFFailure
+	// exprs is the job's expression context (opContext.exprs), and fails
+	// the failed calls taken from it after a batch (reused)
+	exprs *expr.Context
+	fails []expr.Failure
 }
 
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
 // src is partitioned (Kafka, SPEC 2.5).
 func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
-	p.st, p.src, p.sink = job.Stream, src.src, sink
+	p.st, p.src, p.sink, p.exprs = job.Stream, src.src, sink, opts.exprs
 	opts.src, opts.parts, opts.timed = src.src, src.h.Partitions, stats.timed
 	p.c = buildChain(job, joins, sink, opts)
 	p.es = stats.stream(job.Stream)
@@ -378,7 +384,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 		if errors.Is(err, errLimitReached) { // (the windows fired at the stream's end gave the main query its LIMIT)
 			err = nil
 		}
-		if ferr := p.funcError(nil); ferr != nil && err == nil { // (a call in the windows fired at the end)
+		if ferr := p.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) { // (calls in the windows fired at the end)
 			err = ferr
 		}
 		return true, err
@@ -402,10 +408,7 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	}
 	in.SelectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
-	if uerr := p.udfErrors(b, &p.udf); uerr != nil && perr == nil {
-		perr = uerr
-	}
-	if ferr := p.funcError(b); ferr != nil && perr == nil {
+	if ferr := p.failures(b); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
 		perr = ferr
 	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"streamql/executor/expr"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -121,7 +122,7 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 			}
 		})
 	}
-	err := routeHeld(gctx, oc.live, job, probe, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
+	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
 	cancel()
 	// A build reader's error cancels gctx, so routeHeld may report only
 	// that cancellation: the reader's error is the job's (a reset socket is
@@ -142,7 +143,7 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 // here, leftCh then only standing for a stream not ended) in the semi join
 // operator's Hold mode and routes the held rows once every build watermark
 // passed them, in order.
-func routeHeld(ctx context.Context, lv *Live, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	src := probe.src
 	st := job.Stream
 	es := stats.stream(st)
@@ -151,10 +152,11 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, probe opened, sink 
 	opts := chainOpts{}
 	var agg *aggregate.Operator
 	if job.HasAggregates() { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
-		opts = aggChain(job, acct.Budget(), stats, &agg, true, lv)
+		opts = aggChain(job, acct.Budget(), stats, &agg, true, lv, exprs)
 	}
-	opts.src, opts.parts, opts.timed = src, probe.h.Partitions, stats.timed
+	opts.src, opts.parts, opts.timed, opts.exprs = src, probe.h.Partitions, stats.timed, exprs
 	ch := buildChain(job, joins, sink, opts)
+	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
 	r, wm := ch.limit, ch.assign
 	step := newStep(job.Stream.Shared().ErrorsSide)
 	wm.live = lv.probe(job)
@@ -224,6 +226,9 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, probe opened, sink 
 		}
 		rep.changed() // (torn until the push went through: it may be cut before the sinks)
 		perr := ch.route.Push(ctx, Port{}, step)
+		if ferr := fp.failures(hold.out); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
+			perr = ferr
+		}
 		if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
 			return true, perr // cancelled before these rows were routed: they stay held
 		}
@@ -326,6 +331,9 @@ func routeHeld(ctx context.Context, lv *Live, job *plan.Job, probe opened, sink 
 				err := ch.assign.Finish(ctx) // +∞ (SPEC 2.3), then Finish
 				if errors.Is(err, errLimitReached) {
 					err = nil // (the windows fired at the stream's end gave the main query its LIMIT)
+				}
+				if ferr := fp.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) {
+					err = ferr // (calls in the windows fired at the end)
 				}
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"streamql/executor/expr"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
@@ -112,6 +113,9 @@ type openOpts struct {
 	// hub is the reading job's, for the sources of derived relations (SPEC
 	// 2.6); nil when the job opens none.
 	hub *derivedHub
+	// exprs is the job's expression context, in which a computed column's
+	// expression is compiled (expr.Context; nil: failed calls dropped)
+	exprs *expr.Context
 }
 
 // openWith is Open with the job's options o.
@@ -155,7 +159,7 @@ func (e *Env) open(ctx context.Context, st *catalog.Stream, o openOpts) (opened,
 	h, err := connector.BindSource(st, src)
 	if err == nil && phys != st {
 		var c Source
-		if c, err = source.NewComputed(st, src); err == nil {
+		if c, err = source.NewComputed(st, src, o.exprs); err == nil {
 			// the computed columns are computed in Next (the planner runs
 			// such a job sequentially), and their metadata read there
 			src, h.Parallel, h.Meta = c, nil, nil

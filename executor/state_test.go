@@ -229,7 +229,7 @@ func TestStateLimitBuildKeys(t *testing.T) {
 	job := planEventJoin(t, "SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;", 0, 0)
 	j := job.Main.Join
 	budget := NewStateBudget(40 << 10)
-	ks := newKeySet(j, budget.Account(joinName(j), "distinct build keys of stream r"))
+	ks := newKeySet(j, budget.Account(joinName(j), "distinct build keys of stream r"), nil)
 	b := vector.NewBatch(j.BuildTypes)
 	sel := make([]int32, 0, vector.Cap)
 	var err error
@@ -250,7 +250,7 @@ func TestStateLimitBuildKeys(t *testing.T) {
 	}
 	// the same keys again cost nothing
 	small := NewStateBudget(1 << 30)
-	ks = newKeySet(j, small.Account("j", "keys"))
+	ks = newKeySet(j, small.Account("j", "keys"), nil)
 	for n := 0; n < 3; n++ {
 		if err := ks.absorb(j, b, sel); err != nil {
 			t.Fatal(err)

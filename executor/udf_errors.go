@@ -1,27 +1,48 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 )
 
-// udfErrors sends the rows of batch b whose user-defined function call failed
-// (a WASM trap or a call past its time cap, a Go function's error or panic;
-// SPEC 2.10) to the stream's errors output: the row's position and values,
-// and "function NAME: reason", after the batch's routed rows. The calls gave
-// NULL; the job goes on. scratch
-// is reused between batches.
-func (p *process) udfErrors(b *vector.Batch, scratch *[]expr.UDFFailure) error {
-	*scratch = expr.TakeUDFFailures((*scratch)[:0])
-	if len(*scratch) == 0 {
+// errCallFailed is what the sink gives instead of writing a batch in which
+// a call failed the job (expr.Failure.FailsJob): the job stops before its
+// sink sees the batch, as Flink's fails before its sink gets the row.
+// process.failures turns it into the error that names the call.
+var errCallFailed = errors.New("a call failed the job")
+
+// failures takes the calls of the job's expressions that failed while it
+// computed batch b (nil at the stream's end, or for rows not of a source
+// batch) from the job's record (expr.Context), and returns the error that
+// stops the job, or nil:
+//   - the first call that fails the job (expr.Failure.FailsJob: ELEMENT of
+//     an ARRAY of more than one element, as Flink's) is the error, naming
+//     the function, the stream and, for a row of the source batch, its
+//     position; nothing else of the batch is written (the sink refused it,
+//     errCallFailed);
+//   - otherwise each user function's failed call (a WASM trap or a call past
+//     its time cap, a Go function's error or panic; SPEC 2.10) sends its row
+//     to the stream's errors output: its position and values, and "function
+//     NAME: reason", after the batch's routed rows. Those calls gave NULL;
+//     the job goes on.
+func (p *process) failures(b *vector.Batch) error {
+	p.fails = p.exprs.Take(p.fails[:0])
+	if len(p.fails) == 0 {
 		return nil
 	}
-	rows := make([]ErrorRow, 0, len(*scratch))
-	for _, f := range *scratch {
-		e := ErrorRow{Stream: p.st.Name, Error: "function " + f.Func + ": " + f.Reason, At: f.Row}
-		if f.Row >= 0 && f.Row < b.N { // a row of the source batch (not of a join's or aggregate's)
+	if f, ok := jobFailure(p.fails); ok {
+		if b != nil && f.Row >= 0 && f.Row < b.N && f.Row < len(b.Pos) {
+			return fmt.Errorf("stream %s, %s: %w", p.st.Name, p.src.Position(b.Pos[f.Row]), f)
+		}
+		return fmt.Errorf("stream %s: %w", p.st.Name, f)
+	}
+	rows := make([]ErrorRow, 0, len(p.fails))
+	for _, f := range p.fails {
+		e := ErrorRow{Stream: p.st.Name, Error: f.Error(), At: f.Row}
+		if b != nil && f.Row >= 0 && f.Row < b.N { // a row of the source batch (not of a join's or aggregate's)
 			if f.Row < len(b.Pos) {
 				e.Position = p.src.Position(b.Pos[f.Row])
 			}
@@ -44,18 +65,24 @@ func (p *process) udfErrors(b *vector.Batch, scratch *[]expr.UDFFailure) error {
 	return p.sink.Errors(side, rows)
 }
 
-// funcError is the error that stops the job when a built-in function's call
-// in batch b failed as Flink's fails the job (expr.FuncError: ELEMENT of an
-// ARRAY of more than one element), naming the function, the stream and, for
-// a row of the source batch, its position; nil when none did. b is nil at
-// the end of the stream.
-func (p *process) funcError(b *vector.Batch) error {
-	fe, ok := expr.TakeFuncError()
-	if !ok {
-		return nil
+// callFailed is err, a worker's chain's error (morsel.go, paragg.go), with
+// errCallFailed (the worker's sink refused a batch in which a call failed
+// the job) made the error that names the call.
+func (p *process) callFailed(err error) error {
+	if errors.Is(err, errCallFailed) {
+		if ferr := p.failures(nil); ferr != nil {
+			return ferr
+		}
 	}
-	if b != nil && fe.Row >= 0 && fe.Row < b.N && fe.Row < len(b.Pos) {
-		return fmt.Errorf("stream %s, %s: %w", p.st.Name, p.src.Position(b.Pos[fe.Row]), fe)
+	return err
+}
+
+// jobFailure returns the first of fs that fails the job, if any.
+func jobFailure(fs []expr.Failure) (expr.Failure, bool) {
+	for _, f := range fs {
+		if f.FailsJob {
+			return f, true
+		}
 	}
-	return fmt.Errorf("stream %s: %w", p.st.Name, fe)
+	return expr.Failure{}, false
 }

@@ -41,7 +41,7 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 	if err != nil {
 		return nil, err
 	}
-	return &unnestSource{inner: in.src, k: expr.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields}, nil
+	return &unnestSource{inner: in.src, k: o.exprs.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields}, nil
 }
 
 // Next gives the next unnested rows (Source.Next): those of the input rows

@@ -46,8 +46,10 @@ type watermarker struct {
 	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
 }
 
-func newWatermarker(job *plan.Job) *watermarker {
-	w := &watermarker{job: job, expr: expr.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
+// newWatermarker returns the watermark assigner of job, its WATERMARK
+// expression compiled in the job's expression context exprs.
+func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
+	w := &watermarker{job: job, expr: exprs.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param
 	}

@@ -40,6 +40,23 @@ func updatingOperator(sp *selectPlan) string {
 	return ""
 }
 
+// updatingResult names what makes the result of the query being planned
+// updating (SPEC 2.8), "" when it is append-only: an updating operator of
+// its own (updatingOperator), or the changes of the updating relation it
+// reads (a CDC or upsert stream, an updating subquery, view or UNION ALL),
+// which its filters and projections pass on (ruleChangelogJob's rule). It
+// is what a sink that accepts only inserts names when it refuses the query
+// (ruleSink), at planning, so EXPLAIN refuses it as running does.
+func updatingResult(sp *selectPlan) string {
+	if what := updatingOperator(sp); what != "" {
+		return what
+	}
+	if sp.agg == nil && sp.b.Rank == nil && sp.both == nil && readsChanges(sp.st) {
+		return "stream " + sp.st.Name + ", which the query reads (updating: " + updatingWhy(sp.st) + "),"
+	}
+	return ""
+}
+
 // ruleChangelogJob derives, for every output of j, whether it is updating
 // and its upsert key (SPEC 2.8; plan.Output.Updating, UpsertKey): an output
 // is updating when a branch that writes it reads an updating join or an

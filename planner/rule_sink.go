@@ -86,7 +86,7 @@ func ruleSink(sp *selectPlan) error {
 		return parser.Errorf(at, "%s: column %d (%s) is %s but %s.%s is %s; write CAST(%s AS %s)",
 			what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, got.Name, c.Type)
 	}
-	if upd := updatingOperator(sp); upd != "" && !st.TakesChanges() {
+	if upd := updatingResult(sp); upd != "" && !st.TakesChanges() {
 		return parser.Errorf(pos, "%s: the query's result is updating (%s emits -U/+U/-D changes, SPEC 2.8), and stream %s (connector '%s', format '%s') accepts only inserts: write it to a stream with 'format'='debezium-json', to a csv or json file stream whose first column is op VARCHAR (each row's kind), or with 'connector'='upsert-kafka' and a PRIMARY KEY (...) NOT ENFORCED, or show it on stdout or in --side-dir, whose outputs carry the change in an op column",
 			what, upd, st.Name, st.Connector.Name, st.Shared().Format)
 	}

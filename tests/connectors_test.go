@@ -268,20 +268,11 @@ func TestStdinSource(t *testing.T) {
 SELECT k, v + 1 AS v1 FROM kv;
 `), 0o644)
 	cmd := exec.Command(binary, "--format", "csv", script)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	in, errb := startWithStdin(t, cmd)
 	lines := make(chan string, 10)
 	go func() {
 		sc := bufio.NewScanner(out)

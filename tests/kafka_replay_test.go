@@ -174,10 +174,11 @@ func markField(adm *kadm.Client, group, in, name string) (map[int32]int64, error
 
 // waitEmitted waits (at most limit) until the group's marks say every row of
 // in up to its end offsets has had its outputs committed.
-// startScript starts the binary on the script file q, its stderr gathered.
-func startScript(t *testing.T, q string) (*exec.Cmd, *strings.Builder) {
+// startScript starts the binary on the script file q, after the flags
+// flags, its stderr gathered.
+func startScript(t *testing.T, q string, flags ...string) (*exec.Cmd, *strings.Builder) {
 	var stderr strings.Builder
-	c := exec.Command(binary, "-f", q)
+	c := exec.Command(binary, append(flags, "-f", q)...)
 	c.Stderr = &stderr
 	if err := c.Start(); err != nil {
 		t.Fatal(err)

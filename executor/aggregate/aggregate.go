@@ -185,6 +185,7 @@ func (o *aggOp) prepare(b *vector.Batch, taken []int32) {
 // at their places (SPEC 2.4, SPEC 4).
 type Operator struct {
 	job   *plan.Job
+	exprs *expr.Context // the job's expression context (Options.Exprs), for the parallel path's partials too
 	ops   []*aggOp
 	at    []int // the router branch (part) of each operator
 	pos   []int // per operator: next index into its taken rows
@@ -253,6 +254,9 @@ type Options struct {
 	// without event time, epoch ms, read once per input batch; nil: the
 	// system's clock.
 	Now func() int64
+	// Exprs is the job's expression context, which records the failed
+	// calls of the operator's expressions (expr.Context); nil drops them.
+	Exprs *expr.Context
 }
 
 // Positions gives the text of a row's source position (executor.Source's
@@ -265,14 +269,14 @@ type Positions interface {
 // the router, pushing to down. It reads no source: Wire gives it the
 // positions of malformed rows and the main query's LIMIT.
 func New(job *plan.Job, opts Options, down *flow.Emitter) *Operator {
-	ao := &Operator{job: job, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), count: opts.Malformed, derive: opts.Derive}
+	ao := &Operator{job: job, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), count: opts.Malformed, derive: opts.Derive, exprs: opts.Exprs}
 	branches := job.AllBranches()
 	ao.nb = len(branches)
 	for k, br := range branches {
 		if br.Agg == nil {
 			continue
 		}
-		o := buildAggOp(br, opts.Budget)
+		o := buildAggOp(br, opts.Budget, opts.Exprs)
 		if o.upd != nil {
 			o.upd.ttl.event = job.WatermarkCol >= 0 // ('table.exec.state.ttl': the watermark is its clock)
 			if opts.Now != nil {
@@ -304,19 +308,20 @@ func New(job *plan.Job, opts Options, down *flow.Emitter) *Operator {
 
 // buildAggOp builds the aggregate of branch br (SPEC 2.4) from its plan
 // (br.Agg, plan.Aggregate), charged to budget, with its expressions compiled
-// into kernels: the keys, the calls' arguments and SESSION's partition keys
-// over the source batch, HAVING and the projection over the aggregate row.
-func buildAggOp(br *plan.Branch, budget *state.Budget) *aggOp {
+// into kernels in the job's expression context exprs: the keys, the calls'
+// arguments and SESSION's partition keys over the source batch, HAVING and
+// the projection over the aggregate row.
+func buildAggOp(br *plan.Branch, budget *state.Budget, exprs *expr.Context) *aggOp {
 	o, a := newAggOp(br, budget), br.Agg
-	o.keyK = expr.CompileAll(a.Keys)
+	o.keyK = exprs.CompileAll(a.Keys)
 	for _, c := range a.Calls {
-		o.argK = append(o.argK, expr.Compile(c.Arg))
+		o.argK = append(o.argK, exprs.Compile(c.Arg))
 	}
 	if a.Window != nil {
-		o.pkeyK = expr.CompileAll(a.Window.Partition)
+		o.pkeyK = exprs.CompileAll(a.Window.Partition)
 	}
-	o.havingK = expr.Compile(a.Having)
-	o.projK = expr.CompileAll(br.Project)
+	o.havingK = exprs.Compile(a.Having)
+	o.projK = exprs.CompileAll(br.Project)
 	if a.Updating {
 		o.upd = newUpdState(a, false) // (the clock: New)
 	}

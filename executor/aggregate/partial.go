@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"streamql/executor/expr"
 
 	"streamql/catalog"
 	"streamql/executor/agg"
@@ -82,7 +83,7 @@ func NewChunkAgg(ao *Operator, free *state.Budget) *ChunkAgg {
 		o.branchOut = append(o.branchOut, br.Output)
 	}
 	for _, g := range ao.ops {
-		o.ops = append(o.ops, newAggPartial(g.br, free))
+		o.ops = append(o.ops, newAggPartial(g.br, free, ao.exprs))
 	}
 	return o
 }
@@ -491,9 +492,9 @@ type pending struct {
 }
 
 // newAggPartial returns an empty partial of branch br's aggregate, charged
-// to budget.
-func newAggPartial(br *plan.Branch, budget *state.Budget) *aggPartial {
-	x := &aggPartial{aggOp: buildAggOp(br, budget)}
+// to budget, its expressions compiled in the job's context exprs.
+func newAggPartial(br *plan.Branch, budget *state.Budget, exprs *expr.Context) *aggPartial {
+	x := &aggPartial{aggOp: buildAggOp(br, budget, exprs)}
 	x.pend = pending{states: make([][]agg.State, 0, vector.Cap), rows: make([]int32, 0, vector.Cap), seqs: make([]int64, 0, vector.Cap)}
 	x.aggOp.pend = &x.pend
 	return x

@@ -9,3 +9,7 @@ func HasKernel(f *Function) bool {
 	_, err := prepareOf(f)
 	return err == nil
 }
+
+// testFails is the record of failed calls of the row and batch functions
+// the tests prepare themselves (a job's Context).
+var testFails = NewContext()

@@ -3,7 +3,8 @@
 // idea): Compile picks each node's loop once, from its operator and types,
 // and the kernel evaluates a whole selection of a batch at a time with
 // nothing allocated per row. The executor compiles a job's expressions when
-// it builds the job (executor/build.go). Linked, the package installs its
+// it builds the job (executor/build.go), in the job's Context, which keeps
+// the record of the job's failed calls (failures.go). Linked, the package installs its
 // kernels as the planner's evaluator of constant expressions
 // (planner/plan.SetEvaluator, Constants): the planner imports no executor
 // package.
@@ -44,23 +45,12 @@ type Kernel struct {
 	Eval func(b *vector.Batch, sel []int32) *vector.Vec
 }
 
-// Compile returns the kernel of e: fresh output vectors of its own, so two
-// kernels of one tree (a plan built twice) do not share state. nil gives nil.
+// Compile returns the kernel of e outside any job: fresh output vectors of
+// its own, so two kernels of one tree (a plan built twice) do not share
+// state; its failed calls are dropped (they give NULL). A job's kernels are
+// compiled in the job's Context instead, which records them. nil gives nil.
 func Compile(e *plan.Expr) *Kernel {
-	if e == nil {
-		return nil
-	}
-	var c compiler
-	return &Kernel{Type: e.Type, Eval: c.compile(e)}
-}
-
-// CompileAll compiles each of es (Compile).
-func CompileAll(es []*plan.Expr) []*Kernel {
-	ks := make([]*Kernel, len(es))
-	for i, e := range es {
-		ks[i] = Compile(e)
-	}
-	return ks
+	return (*Context)(nil).Compile(e)
 }
 
 // Fold evaluates a constant expression (e.Const) once and returns its value.
@@ -96,6 +86,8 @@ type compiler struct {
 	// capture: operands of a counted expression (plan.Expr.NullCount) whose
 	// results are kept, by the slot that keeps them
 	capture map[*plan.Expr]**vector.Vec
+	// fails is the job's record of failed calls (nil: dropped, Compile)
+	fails *Context
 }
 
 // compile compiles e; an expression with a NullCount also counts the rows

@@ -25,7 +25,7 @@ func PrepareCall(f *Function, args []Arg, result catalog.Type) (RowFunc, error) 
 	if err != nil {
 		return nil, err
 	}
-	return u.Prepare(args, result)
+	return u.Prepare(args, result, nil)
 }
 
 // funcKernel is the kernel of an OpFunc node: its arguments' kernels, then
@@ -52,7 +52,7 @@ func (c *compiler) funcKernel(e *plan.Expr) evalFunc {
 			return k
 		}
 	}
-	row, err := u.Prepare(args, e.Type)
+	row, err := u.Prepare(args, e.Type, c.fails)
 	if err != nil {
 		panic("expr: " + f.Name + ": " + err.Error()) // the planner checked the constants
 	}

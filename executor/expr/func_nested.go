@@ -77,17 +77,17 @@ func prepCardinality(args []Arg, t catalog.Type) (RowFunc, error) {
 
 // prepElement is ELEMENT(arr): the one element of an ARRAY; NULL when it is
 // empty. An ARRAY of more than one element fails the job, as Flink's
-// "Array has more than one element" (recordFuncError; SPEC 2 gives NULL only
+// "Array has more than one element" (Failure.FailsJob; SPEC 2 gives NULL only
 // for a CAST that fails and BIGINT overflow, and is silent on ELEMENT, so
 // Flink's behaviour holds): the call gives NULL until the executor stops.
-func prepElement(args []Arg, t catalog.Type) (RowFunc, error) {
+func prepElement(args []Arg, t catalog.Type, fails *Context) (RowFunc, error) {
 	if args[0].Type.Kind() != catalog.KindArray {
 		return nil, &ArgError{Arg: 0, Offset: -1, Msg: "ELEMENT needs an ARRAY, got " + args[0].Type.String()}
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		off, n := a[0].Elems(i)
 		if n > 1 {
-			recordFuncError("ELEMENT", i, "Array has more than one element")
+			fails.fail("ELEMENT", i, "Array has more than one element", true)
 		}
 		if n != 1 {
 			return false

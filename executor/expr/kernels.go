@@ -3,6 +3,8 @@ package expr
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 
 	"streamql/catalog"
 	"streamql/catalog/functions"
@@ -36,13 +38,20 @@ type PrepareFunc func(args []Arg, result catalog.Type) (RowFunc, error)
 // UserFunc is a user function's implementation (SPEC 2.10), held by its
 // declaration's Impl (GoFunction, WasmFunction).
 type UserFunc struct {
-	// Prepare returns the row function of a call (PrepareFunc).
-	Prepare PrepareFunc
+	// Prepare returns the row function of a call (PrepareFunc), whose
+	// failed calls go to fails (the job's record; nil drops them).
+	Prepare func(args []Arg, result catalog.Type, fails *Context) (RowFunc, error)
 	// PrepareBatch, when set, is used instead of Prepare: it returns a
 	// function computing the selected rows of a batch at once (a WASM
 	// function's batch export, wasmbatch.go).
-	PrepareBatch func(args []Arg, result catalog.Type) (BatchFunc, error)
+	PrepareBatch func(args []Arg, result catalog.Type, fails *Context) (BatchFunc, error)
 }
+
+// failingKernels binds the built-in functions that can fail the job (Flink's
+// behaviour, Failure.FailsJob) to their kernels, which note it in the job's
+// record.
+var failingKernels = map[string]func(args []Arg, result catalog.Type, fails *Context) (RowFunc, error){
+	"ELEMENT": prepElement}
 
 // nullsAny is the NULL rule of most functions, in words.
 const nullsAny = "NULL if any argument is NULL"
@@ -183,7 +192,6 @@ var kernels = map[string]PrepareFunc{
 	"JSON_OBJECT":             prepJSONObject,
 	"ITEM":                    prepItem,
 	"CARDINALITY":             prepCardinality,
-	"ELEMENT":                 prepElement,
 	"ARRAY_VALUE_CONSTRUCTOR": prepArrayCtor,
 	"MAP_VALUE_CONSTRUCTOR":   prepMapCtor,
 	"ROW_VALUE_CONSTRUCTOR":   prepRowCtor,
@@ -197,13 +205,23 @@ func prepareOf(f *Function) (*UserFunc, error) {
 		return u, nil
 	}
 	if p := kernels[f.Name]; p != nil {
+		return &UserFunc{Prepare: func(args []Arg, result catalog.Type, _ *Context) (RowFunc, error) { return p(args, result) }}, nil
+	}
+	if p := failingKernels[f.Name]; p != nil {
 		return &UserFunc{Prepare: p}, nil
 	}
 	return nil, fmt.Errorf("%s is bound by a planner rule, not by the table", f.Name)
 }
 
 func init() {
-	for name := range kernels {
+	names := slices.Collect(maps.Keys(kernels))
+	for name := range failingKernels {
+		if _, dup := kernels[name]; dup {
+			panic("expr: two kernels of " + name)
+		}
+		names = append(names, name)
+	}
+	for _, name := range names {
 		if f := functions.Lookup(name); f == nil || f.Name != name {
 			panic("expr: kernel of " + name + ", which the function table does not declare")
 		}

@@ -20,7 +20,7 @@ func udfBenchArgs() []*vector.Vec {
 }
 
 func benchRowFunc(b *testing.B, f *Function) {
-	row, err := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
+	row, err := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt, testFails)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func benchRowFunc(b *testing.B, f *Function) {
 		row(a, 0, out)
 	}
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/row")
-	if n := len(TakeUDFFailures(nil)); n > 0 {
+	if n := len(testFails.Take(nil)); n > 0 {
 		b.Fatalf("%d calls failed", n)
 	}
 }
@@ -84,7 +84,7 @@ func BenchmarkUDFInc(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
+			row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt, testFails)
 			a, out := []*vector.Vec{vector.NewVec(catalog.BigInt)}, vector.NewVec(catalog.BigInt)
 			a[0].I[0] = 41
 			row(a, 0, out) // (instantiates the module)
@@ -134,8 +134,8 @@ func batchArgs() ([]*vector.Vec, []int32) {
 // what its row export gives, NULLs included.
 func TestWasmBatchMatchesRows(t *testing.T) {
 	f := countCharWasm(t, DefaultWasmLimits)
-	row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
-	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt)
+	row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt, testFails)
+	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt, testFails)
 	a, sel := batchArgs()
 	out := vector.NewVec(catalog.BigInt)
 	batch(a, sel, out)
@@ -152,7 +152,7 @@ func TestWasmBatchMatchesRows(t *testing.T) {
 			t.Errorf("row %d: batch %d (null %v), row %d, want %d", i, out.I[i], out.Null[i], one.I[i], want)
 		}
 	}
-	if n := TakeUDFFailures(nil); len(n) > 0 {
+	if n := testFails.Take(nil); len(n) > 0 {
 		t.Errorf("failures: %v", n)
 	}
 }
@@ -169,7 +169,7 @@ func BenchmarkUDFCountCharBatch(b *testing.B) {
 	}{{"wasm", DefaultWasmLimits}, {"wasm-no-time-cap", WasmLimits{MemoryPages: DefaultWasmLimits.MemoryPages}}} {
 		b.Run(c.name, func(b *testing.B) {
 			f := countCharWasm(b, c.limits)
-			batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt)
+			batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt, testFails)
 			a, sel := batchArgs()
 			out := vector.NewVec(catalog.BigInt)
 			batch(a, sel, out) // (instantiates the module)
@@ -212,8 +212,8 @@ func cpuTime() int64 {
 // alignment) and one-byte or longer patterns.
 func TestCountCharAgainstGo(t *testing.T) {
 	f := countCharWasm(t, DefaultWasmLimits)
-	row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
-	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt)
+	row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt, testFails)
+	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt, testFails)
 	rng := rand.New(rand.NewSource(14))
 	s, c := vector.NewVec(catalog.Varchar), vector.NewVec(catalog.Varchar)
 	sel := make([]int32, vector.Cap)

@@ -56,7 +56,7 @@ func GoFunction(name string, fn any) (*Function, error) {
 		Failure: "an error or panic sends the row to the errors output; the call gives NULL",
 		Doc:     "Go function " + t.String(),
 	}
-	f.Impl = &UserFunc{Prepare: func(args []Arg, result catalog.Type) (RowFunc, error) {
+	f.Impl = &UserFunc{Prepare: func(args []Arg, result catalog.Type, fails *Context) (RowFunc, error) {
 		in := make([]reflect.Value, len(sig.Args))
 		for k := range in {
 			if ptrArg[k] {
@@ -93,13 +93,13 @@ func GoFunction(name string, fn any) (*Function, error) {
 			}
 			defer func() {
 				if p := recover(); p != nil {
-					recordFailure(upper, i, fmt.Sprint("panic: ", p))
+					fails.fail(upper, i, fmt.Sprint("panic: ", p), false)
 					ok = false
 				}
 			}()
 			r := v.Call(call)
 			if withErr && !r[1].IsNil() {
-				recordFailure(upper, i, r[1].Interface().(error).Error())
+				fails.fail(upper, i, r[1].Interface().(error).Error(), false)
 				return false
 			}
 			x := r[0]

@@ -36,9 +36,9 @@ func (m *wasmModule) hasBatch() bool {
 }
 
 // batchFunc returns the batch function of one call site.
-func (m *wasmModule) batchFunc() BatchFunc {
+func (m *wasmModule) batchFunc(fails *Context) BatchFunc {
 	h := m.newSlot()
-	row := m.rowFunc() // for the rows of a failed batch call
+	row := m.rowFunc(fails) // for the rows of a failed batch call
 	rows := make([]int32, 0, vector.Cap)
 	stack := make([]uint64, 3)
 	nargs := len(m.sig.Args)
@@ -122,7 +122,7 @@ func (m *wasmModule) batchFunc() BatchFunc {
 		for r, i := range rows {
 			out.Null[i] = !in.setResult(m.sig.Result, le.LittleEndian.Uint64(res[r*8:]), out, int(i))
 			if out.Null[i] {
-				recordFailure(m.name, int(i), "the result's text is out of the memory's bounds")
+				fails.fail(m.name, int(i), "the result's text is out of the memory's bounds", false)
 			}
 		}
 	}

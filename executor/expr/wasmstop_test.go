@@ -50,7 +50,7 @@ func TestStopFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
+	row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt, testFails)
 	a, out := udfBenchArgs(), vector.NewVec(catalog.BigInt)
 	if !row(a, 0, out) || out.I[0] != 3 {
 		t.Errorf("count_char gave %d", out.I[0])
@@ -61,7 +61,7 @@ func TestStopFlag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
+		row, _ := f.Impl.(*UserFunc).Prepare(nil, catalog.BigInt, testFails)
 		a, out := []*vector.Vec{vector.NewVec(catalog.BigInt)}, vector.NewVec(catalog.BigInt)
 		// garbage collections while the call spins: they must not wait for
 		// it (the checks yield to Go), nor keep the watchdog from stopping it
@@ -85,7 +85,7 @@ func TestStopFlag(t *testing.T) {
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("the call was stopped after %v", d)
 		}
-		fails := TakeUDFFailures(nil)
+		fails := testFails.Take(nil)
 		if len(fails) != 1 || !strings.Contains(fails[0].Reason, "ran longer than 30ms") {
 			t.Errorf("failures %+v", fails)
 		}
@@ -93,7 +93,7 @@ func TestStopFlag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r1, _ := one.Impl.(*UserFunc).Prepare(nil, catalog.BigInt)
+		r1, _ := one.Impl.(*UserFunc).Prepare(nil, catalog.BigInt, testFails)
 		if !r1(a, 0, out) || out.I[0] != 1 {
 			t.Errorf("one gave %d", out.I[0])
 		}
@@ -163,7 +163,7 @@ func TestWasmBatchTrap(t *testing.T) {
 	if f.Impl.(*UserFunc).PrepareBatch == nil {
 		t.Fatal("the module's f_batch is not used")
 	}
-	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt)
+	batch, _ := f.Impl.(*UserFunc).PrepareBatch(nil, catalog.BigInt, testFails)
 	x := vector.NewVec(catalog.BigInt)
 	copy(x.I, []int64{1, 13, 5, 0, 7})
 	x.Null[3] = true
@@ -175,7 +175,7 @@ func TestWasmBatchTrap(t *testing.T) {
 				t.Errorf("round %d row %d: %d (null %v), want %d", round, i, out.I[i], out.Null[i], want)
 			}
 		}
-		fails := TakeUDFFailures(nil)
+		fails := testFails.Take(nil)
 		if len(fails) != 1 || fails[0].Row != 1 || fails[0].Func != "F" || !strings.Contains(fails[0].Reason, "unreachable") {
 			t.Errorf("round %d: failures %+v", round, fails)
 		}

@@ -161,9 +161,9 @@ func WasmFunction(name, path string, code []byte, limits WasmLimits) (*Function,
 		Failure: "a trap or a call past the time cap sends the row to the errors output; the call gives NULL",
 		Doc:     "WASM function of " + path,
 	}
-	impl := &UserFunc{Prepare: func([]Arg, catalog.Type) (RowFunc, error) { return m.rowFunc(), nil }}
+	impl := &UserFunc{Prepare: func(_ []Arg, _ catalog.Type, fails *Context) (RowFunc, error) { return m.rowFunc(fails), nil }}
 	if _, ok := exports["alloc"]; ok && m.hasBatch() {
-		impl.PrepareBatch = func([]Arg, catalog.Type) (BatchFunc, error) { return m.batchFunc(), nil }
+		impl.PrepareBatch = func(_ []Arg, _ catalog.Type, fails *Context) (BatchFunc, error) { return m.batchFunc(fails), nil }
 	}
 	f.Impl = impl
 	return f, nil
@@ -416,14 +416,14 @@ func (h *slot) drop() {
 
 // rowFunc returns the row function of one call site: it instantiates the
 // module on its first row and again after a failed call.
-func (m *wasmModule) rowFunc() RowFunc {
+func (m *wasmModule) rowFunc(fails *Context) RowFunc {
 	h := m.newSlot()
 	drop := h.drop
 	stack := make([]uint64, max(2*len(m.sig.Args), 1))
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		in, err := h.get()
 		if err != nil {
-			recordFailure(m.name, i, err.Error())
+			fails.fail(m.name, i, err.Error(), false)
 			return false
 		}
 		need := uint32(0)
@@ -434,7 +434,7 @@ func (m *wasmModule) rowFunc() RowFunc {
 		}
 		if need > 0 {
 			if err := in.reserve(need); err != nil {
-				recordFailure(m.name, i, "alloc: "+firstLine(err))
+				fails.fail(m.name, i, "alloc: "+firstLine(err), false)
 				drop()
 				return false
 			}
@@ -455,7 +455,7 @@ func (m *wasmModule) rowFunc() RowFunc {
 			default:
 				s := v.S[i]
 				if len(s) > 0 && !in.mem.Write(at, s) {
-					recordFailure(m.name, i, "the argument buffer is out of the memory's bounds")
+					fails.fail(m.name, i, "the argument buffer is out of the memory's bounds", false)
 					drop()
 					return false
 				}
@@ -476,12 +476,12 @@ func (m *wasmModule) rowFunc() RowFunc {
 			} else if errors.As(err, &ee) {
 				reason = fmt.Sprintf("the module exited with code %d", ee.ExitCode())
 			}
-			recordFailure(m.name, i, reason)
+			fails.fail(m.name, i, reason, false)
 			drop()
 			return false
 		}
 		if !in.setResult(m.sig.Result, stack[0], out, i) {
-			recordFailure(m.name, i, "the result's text is out of the memory's bounds")
+			fails.fail(m.name, i, "the result's text is out of the memory's bounds", false)
 			drop()
 			return false
 		}

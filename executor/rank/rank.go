@@ -442,8 +442,8 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 		return err
 	}
 	if len(o.late) > 0 {
-		if o.lateRows != nil {
-			o.lateRows.Rows += int64(len(o.late))
+		if o.lateRows != nil { // (the rows this run writes: a replayed one's late output was written by the run before, SPEC 2.4's notices)
+			o.lateRows.Rows += int64(o.written(o.late, r.In))
 		}
 		o.parts = append(o.parts[:0], r.Parts...)
 		o.parts = append(o.parts, flow.Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
@@ -452,6 +452,21 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 		defer func() { r.Parts = in }() // (the router reuses its Step: a late part left in it would come again with the next batch)
 	}
 	return o.emit(ctx, port, r)
+}
+
+// written returns how many of the rows sel of in this run writes: all but
+// those a replay reads again below their partition's emitted frontier.
+func (o *Operator) written(sel []int32, in *vector.Batch) int {
+	if o.rep == nil || in == nil {
+		return len(sel)
+	}
+	n := 0
+	for _, i := range sel {
+		if !o.rep.Replayed(in.Pos[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // narrowed returns the main query's projected columns as the operator

@@ -49,8 +49,9 @@ type Router struct {
 
 // New returns the router of job's branches; gates are each branch's gate,
 // in plan.Job.AllBranches order (nil when no branch has one). It pushes
-// nowhere and counts nothing until Wire.
-func New(job *plan.Job, gates []Gate) *Router {
+// nowhere and counts nothing until Wire. Its WHERE kernels are compiled in
+// the job's expression context exprs (nil: failed calls dropped).
+func New(job *plan.Job, gates []Gate, exprs *expr.Context) *Router {
 	r := &Router{branches: job.AllBranches(), down: &flow.Emitter{}}
 	r.taken = make([][]int32, len(r.branches))
 	r.flow = make([]int64, 3*len(r.branches))
@@ -60,7 +61,7 @@ func New(job *plan.Job, gates []Gate) *Router {
 	}
 	r.cand = make([]int32, 0, vector.Cap)
 	for _, b := range r.branches {
-		r.where = append(r.where, expr.Compile(b.Where))
+		r.where = append(r.where, exprs.Compile(b.Where))
 	}
 	r.out.Parts = make([]flow.Part, len(r.branches))
 	for k, b := range r.branches {

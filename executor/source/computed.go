@@ -41,12 +41,14 @@ type computedSource struct {
 // NewComputed returns the source of stream st, which has computed columns
 // (SPEC 1) or METADATA columns, over src, its connector's source opened on
 // st.Physical() (see computedSource). It fails when st's connector
-// declares record metadata its source lacks (connector.BindSource).
-func NewComputed(st *catalog.Stream, src connector.Source) (connector.Source, error) {
-	return newComputedSource(st, src)
+// declares record metadata its source lacks (connector.BindSource). The
+// computed columns' expressions are compiled in the job's expression
+// context exprs, which records their failed calls (nil: dropped).
+func NewComputed(st *catalog.Stream, src connector.Source, exprs *expr.Context) (connector.Source, error) {
+	return newComputedSource(st, src, exprs)
 }
 
-func newComputedSource(st *catalog.Stream, src connector.Source) (*computedSource, error) {
+func newComputedSource(st *catalog.Stream, src connector.Source, exprs *expr.Context) (*computedSource, error) {
 	c := &computedSource{Source: src, st: st, prefix: true, sel: make([]int32, vector.Cap), keep: make([]int32, 0, vector.Cap)}
 	for i, col := range st.Columns {
 		if col.Metadata != "" {
@@ -62,7 +64,7 @@ func newComputedSource(st *catalog.Stream, src connector.Source) (*computedSourc
 			continue
 		}
 		c.comp = append(c.comp, i)
-		c.kernels = append(c.kernels, expr.Compile(col.Computed.Def.(*plan.Expr)))
+		c.kernels = append(c.kernels, exprs.Compile(col.Computed.Def.(*plan.Expr)))
 	}
 	for i := range c.sel {
 		c.sel[i] = int32(i)

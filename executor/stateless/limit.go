@@ -166,16 +166,17 @@ type Project struct {
 }
 
 // NewProject returns the projections of job's branches (nil for an
-// aggregating branch, whose projection reads the aggregate's row), which
+// aggregating branch, whose projection reads the aggregate's row), compiled
+// in the job's expression context exprs (nil: failed calls dropped), which
 // push into down.
-func NewProject(job *plan.Job, down *flow.Emitter) *Project {
+func NewProject(job *plan.Job, down *flow.Emitter, exprs *expr.Context) *Project {
 	p := &Project{down: down}
 	for _, b := range job.AllBranches() {
 		if b.Agg != nil { // its projection reads the aggregate row (aggregate.go)
 			p.project = append(p.project, nil)
 			continue
 		}
-		p.project = append(p.project, expr.CompileAll(b.Project))
+		p.project = append(p.project, exprs.CompileAll(b.Project))
 	}
 	return p
 }

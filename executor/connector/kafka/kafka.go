@@ -52,7 +52,7 @@ func init() {
 			catalog.OptionSpec{Name: "key.fields", Kind: catalog.OptString, Doc: "as a sink: the columns of each record's key, separated by ';' (Kafka's murmur2 partitioner places the keyed records)"},
 			catalog.OptionSpec{Name: "key.format", Kind: catalog.OptEnum, Values: catalog.RowFormats(), Doc: "as a sink: the format of the key (default: the value's 'format')"},
 			catalog.OptionSpec{Name: "sink.delivery-guarantee", Kind: catalog.OptEnum, Values: []string{"at-least-once", "exactly-once"}, Default: "at-least-once", Doc: "as a sink: at-least-once flushes before the job succeeds; exactly-once writes in Kafka transactions"},
-			catalog.OptionSpec{Name: "sink.transactional-id-prefix", Kind: catalog.OptString, Doc: "as an exactly-once sink: prefix of the transactional id (the stream's name is appended, and with a consumer-group source its 'properties.group.instance.id' or a random suffix)"},
+			catalog.OptionSpec{Name: "sink.transactional-id-prefix", Kind: catalog.OptString, Doc: "as an exactly-once sink: prefix of the transactional id (the stream's name is appended, then a consumer-group source's 'properties.group.instance.id', or else a random suffix unique to the job)"},
 			catalog.OptionSpec{Name: "properties.*", Kind: catalog.OptString, Doc: "a Kafka client property passed to the client (see the error of an unsupported one for the list)"},
 		),
 		Bounded: func(o map[string]string) bool {

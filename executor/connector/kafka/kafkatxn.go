@@ -33,23 +33,25 @@ type kafkaTxn struct {
 }
 
 // kafkaTxnID returns the transactional id of a job's exactly-once producer:
-// 'sink.transactional-id-prefix'-<stream>, and with a Kafka source in a
-// consumer group also -<the source's 'properties.group.instance.id'>, or a
-// random suffix without one. Processes of one script sharing a group thus
-// never fence each other (Kafka fences zombies by the group generation in
-// TxnOffsetCommit, KIP-447); with a static instance id a restarted process
-// aborts its crashed predecessor's open transaction at once, with a random
-// one that transaction holds read_committed readers back until the broker
-// aborts it after 'properties.transaction.timeout.ms'.
+// 'sink.transactional-id-prefix'-<stream>-<suffix>, the suffix being, with a
+// Kafka source in a consumer group and its 'properties.group.instance.id',
+// that static instance id, and otherwise a random one, unique to the job.
+// Processes of one script (or library jobs of one process) thus never fence
+// each other, with a consumer group or without one (Kafka fences zombies by
+// the group generation in TxnOffsetCommit, KIP-447; without a group no
+// restart resumes a predecessor's work, so there is none to fence); with a
+// static instance id a restarted process aborts its crashed predecessor's
+// open transaction at once, with a random one that transaction holds
+// read_committed readers back until the broker aborts it after
+// 'properties.transaction.timeout.ms'.
 func (j *kafkaJob) kafkaTxnID(prefix, stream string) string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	id := prefix + "-" + stream
-	if len(j.sources) == 0 {
-		return id
-	}
-	if inst := j.sources[0].st.Options["properties.group.instance.id"]; inst != "" {
-		return id + "-" + inst
+	if len(j.sources) > 0 {
+		if inst := j.sources[0].st.Options["properties.group.instance.id"]; inst != "" {
+			return id + "-" + inst
+		}
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
