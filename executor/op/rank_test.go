@@ -192,9 +192,20 @@ func refCmpX(a, b rankRow) int {
 }
 
 // refTopN is the batch reference of a Top-N: group the whole input by key
-// (and s when byS), sort each group (stable: ties in arrival order, or newest first), rank and
-// keep the ranks up to n.
-func refTopN(rows []rankRow, byS, desc bool, fn RankFunc, n int64, rankCol, newerFirst bool) []string {
+// (and s when byS), sort each group by x (then by s ascending when thenS is
+// 1, descending when -1; 0: x only) (stable: ties in arrival order, or
+// newest first), rank and keep the ranks up to n.
+func refTopN(rows []rankRow, byS, desc bool, fn RankFunc, n int64, rankCol, newerFirst bool, thenS int) []string {
+	order := func(a, b rankRow) int {
+		c := refCmpX(a, b)
+		if desc {
+			c = -c
+		}
+		if c == 0 {
+			c = thenS * strings.Compare(a.s, b.s)
+		}
+		return c
+	}
 	type group struct {
 		k int64
 		s string
@@ -212,15 +223,10 @@ func refTopN(rows []rankRow, byS, desc bool, fn RankFunc, n int64, rankCol, newe
 		if newerFirst {
 			slices.Reverse(g)
 		}
-		slices.SortStableFunc(g, func(a, b rankRow) int {
-			if desc {
-				return refCmpX(b, a)
-			}
-			return refCmpX(a, b)
-		})
+		slices.SortStableFunc(g, order)
 		rank, dense := int64(0), int64(0)
 		for j, x := range g {
-			if j == 0 || refCmpX(g[j-1], x) != 0 {
+			if j == 0 || order(g[j-1], x) != 0 {
 				rank = int64(j) + 1
 				dense++
 			}
@@ -261,8 +267,10 @@ func pushInBatches(t testing.TB, r *rand.Rand, o Operator, rows []rankRow) {
 }
 
 // TestTopNAgainstReference: for random inputs, batch sizes, ranking
-// functions, N, directions and with and without the rank column, applying the
-// Top-N's changelog gives the reference's final table (SPEC 2.9).
+// functions, N, directions, ORDER BY one column or two (the second deciding
+// rows tied on the first, also against a full partition's last row), and
+// with and without the rank column, applying the Top-N's changelog gives the
+// reference's final table (SPEC 2.9).
 func TestTopNAgainstReference(t *testing.T) {
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -279,14 +287,18 @@ func TestTopNAgainstReference(t *testing.T) {
 		case 2:
 			keys, byS = []int{0, 2}, true // (key and s: indexed by the key's bytes, which the Top-N keeps)
 		}
-		top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: keys, Order: []SortKey{{Col: 1, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol, NewerFirst: newer}, log, acct)
+		order, thenS := []SortKey{{Col: 1, Desc: desc}}, r.IntN(3)-1 // (then s: 1 ascending, -1 descending, 0 not)
+		if thenS != 0 {
+			order = append(order, SortKey{Col: 2, Desc: thenS < 0})
+		}
+		top, err := NewTopN(TopNSpec{Types: rankTypes, Keys: keys, Order: order, N: n, Func: fn, RankNumber: rankCol, NewerFirst: newer}, log, acct)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pushInBatches(t, r, top, rows)
-		want := refTopN(rows, byS, desc, fn, n, rankCol, newer)
+		want := refTopN(rows, byS, desc, fn, n, rankCol, newer, thenS)
 		if got := log.rows(); !slices.Equal(got, want) {
-			t.Fatalf("seed %d (keys %v, %s, N=%d, desc %v, rank column %v, newer first %v): final table\n%s\nwant\n%s", seed, keys, fn, n, desc, rankCol, newer, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			t.Fatalf("seed %d (keys %v, %s, N=%d, desc %v, then s %d, rank column %v, newer first %v): final table\n%s\nwant\n%s", seed, keys, fn, n, desc, thenS, rankCol, newer, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		if !log.kinds {
 			t.Fatalf("seed %d: the Top-N's batches have no row kinds", seed)
@@ -441,7 +453,7 @@ func TestTopNForgetsManyPartitions(t *testing.T) {
 				kept = append(kept, x)
 			}
 		}
-		if got, want := final.rows(), refTopN(kept, false, true, RowNumber, 2, false, false); !slices.Equal(got, want) {
+		if got, want := final.rows(), refTopN(kept, false, true, RowNumber, 2, false, false, 0); !slices.Equal(got, want) {
 			t.Fatalf("keys %v: %d rows, want %d; first differences:\n%s", cols, len(got), len(want), firstDiff(got, want))
 		}
 		if top.Partitions() != keys {

@@ -669,7 +669,10 @@ func (t *TopN) lookAhead(b *vector.Batch, now int64) {
 	if c >= 0 {
 		v, typ, desc = b.Cols[c], t.spec.Types[c], t.spec.Order[0].Desc
 	}
-	tieOut := t.rk.fn == RowNumber && !t.rk.newerFirst
+	// a row tied with a full partition's last row on the first ORDER BY
+	// column is out only when that column is the whole ORDER BY: otherwise
+	// the next columns may put it before the last row (placeWord decides)
+	tieOut := t.rk.fn == RowNumber && !t.rk.newerFirst && len(t.spec.Order) == 1
 	ttl := t.spec.TTL > 0
 	for i := 0; i < b.N; i++ {
 		if c >= 0 {

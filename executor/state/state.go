@@ -163,11 +163,22 @@ func (e *LimitError) Error() string {
 	fmt.Fprintf(&sb, "the job's state passed 'state.max-bytes' (%s): %s holds %s of %s", FormatSize(e.Max), e.Operator, FormatBytes(e.Bytes), e.What)
 	if e.Stalled != "" {
 		fmt.Fprintf(&sb, " (%d rows) waiting for the watermark of stream %s, which did not advance (it is %s)", e.Rows, e.Stalled, e.WatermarkText)
-		fmt.Fprintf(&sb, "; make %s's event time advance (or end it), read a bounded build side, or raise the limit with SET 'state.max-bytes' = '%s'", e.Stalled, FormatSize(2*e.Max))
+		fmt.Fprintf(&sb, "; make %s's event time advance (or end it), read a bounded build side, or raise the limit with SET 'state.max-bytes' = '%s'", e.Stalled, FormatSize(e.suggest()))
 	} else {
-		fmt.Fprintf(&sb, "; filter the stream it reads, or raise the limit with SET 'state.max-bytes' = '%s'", FormatSize(2*e.Max))
+		fmt.Fprintf(&sb, "; filter the stream it reads, or raise the limit with SET 'state.max-bytes' = '%s'", FormatSize(e.suggest()))
 	}
 	return sb.String()
+}
+
+// suggest returns the limit the message suggests: twice the limit, doubled
+// again until the job's state at the failure (Used) fits in it, as one
+// charge (a join's whole batch of kept rows) can pass the limit by far.
+func (e *LimitError) suggest() int64 {
+	s := 2 * max(e.Max, 1)
+	for s <= e.Used && s < 1<<62 {
+		s *= 2
+	}
+	return s
 }
 
 // FormatBytes renders an amount of n bytes for messages, always with its unit:

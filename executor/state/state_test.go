@@ -93,3 +93,29 @@ func TestHeadroomRetunesAfterCollection(t *testing.T) {
 		t.Fatalf("GOGC %d with 96 MiB live, want about %d", pct, want)
 	}
 }
+
+// TestLimitErrorSuggestsEnough: the limit a LimitError suggests is one the
+// job's state at the failure fits in (ParseSize reads it back above Used),
+// also when one charge took the state far past the limit (the lookup join
+// charging a whole batch of kept rows: 547.1KiB held at a 64KiB limit
+// suggested '128KiB'), with and without a stalled stream.
+func TestLimitErrorSuggestsEnough(t *testing.T) {
+	for _, max := range []int64{1000, 64 << 10, 600 << 10, 1 << 30} {
+		for _, used := range []int64{max + 1, 2 * max, 2*max + 1, 8*max + 7, 100 * max} {
+			for _, stalled := range []string{"", "B"} {
+				e := &LimitError{Operator: "op", What: "rows", Bytes: used, Used: used, Max: max, Stalled: stalled, WatermarkText: "unset"}
+				msg := e.Error()
+				i := strings.LastIndex(msg, "SET 'state.max-bytes' = '")
+				if i < 0 {
+					t.Fatalf("max %d used %d: no suggested limit in %q", max, used, msg)
+				}
+				s := msg[i+len("SET 'state.max-bytes' = '"):]
+				s = s[:strings.IndexByte(s, '\'')]
+				got, err := catalog.ParseSize(s)
+				if err != nil || got <= used || got <= max {
+					t.Errorf("max %d, used %d, stalled %q: suggests %q (%d, %v), not above the state's %d bytes", max, used, stalled, s, got, err, used)
+				}
+			}
+		}
+	}
+}
