@@ -21,16 +21,16 @@ import (
 
 // chain is the running operators of a job's probe stream.
 type chain struct {
-	timed  bool             // chainOpts.timed
-	head   Operator         // where the source driver pushes: the assigner's wrapper
-	route  Operator         // the router's wrapper (the event-time join pushes its released rows here)
-	assign *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
-	router *route.Router    // the router (executor/route)
-	marks  []*markJoin      // the branches' joins, in branch order: the router's gates
-	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
-	rank   *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
-	sink   *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
-	stats  []*OpStats
+	timed   bool             // chainOpts.timed
+	head    Operator         // where the source driver pushes: the assigner's wrapper
+	route   Operator         // the router's wrapper (the event-time join pushes its released rows here)
+	assign  *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
+	router  *route.Router    // the router (executor/route)
+	pending []*pendingJoin   // the event-time joins' decisions: their gates' Pending (a drain turns them on)
+	limit   *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
+	rank    *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
+	sink    *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
+	stats   []*OpStats
 }
 
 // chainOpts adds operators to a chain: after the router, before the LIMIT and
@@ -125,8 +125,12 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 			var g route.Gate
 			if ks := joins[b]; ks != nil {
 				m := newMarkJoin(b.Join, ks, opts.exprs)
-				g = route.Gate{Pred: m, Anti: b.Join.Mode == plan.Anti, StopNull: b.Join.EventTime()}
-				c.marks = append(c.marks, m)
+				g = route.Gate{Pred: m, Anti: b.Join.Mode == plan.Anti}
+				if b.Join.EventTime() {
+					p := newPendingJoin(b.Join, ks)
+					g.Pending = p
+					c.pending = append(c.pending, p)
+				}
 			}
 			gates = append(gates, g)
 		}

@@ -24,7 +24,9 @@
 //   - executor/route: the router (SPEC 2.1; issue 22 item 2), first-match
 //     branches each with its gate and WHERE, one output part per branch; a
 //     branch's gate is a predicate the builder gives it (route.Gate: a semi
-//     or anti join's MARK, markjoin.go), so it knows nothing of joins;
+//     or anti join's MARK, markjoin.go; with an event-time join, Pending,
+//     the hold's decision, semijoin.go's pendingJoin), so it knows nothing
+//     of joins;
 //   - executor/rank: the operator a main query ends with (SPEC 2.9) and its
 //     side of a Kafka replay;
 //   - executor/aggregate: the window and updating aggregate (SPEC 2.4, 2.8),
@@ -65,6 +67,46 @@
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
 // joinsource.go, unnest.go, maxfuture.go) and the live status
 // (live.go).
+//
+// # The event-time join and the router: what is left (issue 22 item 3)
+//
+// The event-time semi and anti join is the semi join operator in its Hold
+// mode (op.SemiJoin) inside a driver, routeHeld (semijoin.go), and the MARK
+// gates of the router (markjoin.go). What depends on what:
+//
+//   - Which rows are released is the operator's: held in order, released
+//     once every build watermark passed them (probeHold.advance gives it
+//     the smallest as its right input's watermark). A released row's marks
+//     are decided, so the router only routes it.
+//   - The MARK (has a partner) is evaluated by the router, over the rows
+//     offered to its branch (those no branch before took), not by the join
+//     before the router: its key and condition expressions must see the
+//     offered rows only, as a WHERE does (their NULLs are counted by
+//     EXPLAIN ANALYZE; a failing call's row goes to the errors output, SPEC
+//     2.10). Moving it into op.SemiJoin needs the router split into one
+//     stage per branch (a row's take port and rest port), the join between
+//     stage k's rest and stage k+1 as a two-input operator; the gate is
+//     that chain fused.
+//   - A stopped job's drain (Ctrl-C, SIGTERM, its held rows past
+//     'state.max-bytes') routes the held rows whose first branch that takes
+//     them is decided: a row is routed when every event-time join at a
+//     branch up to the one that takes it has had its own build watermark
+//     pass the row; which branch takes it depends on the WHEREs and marks
+//     before it, so the hold cannot tell without routing. The decision is
+//     the hold's (pendingJoin, per join, turned on by the drain); the
+//     router reads it as its gate's Pending and sends a pending row
+//     nowhere. With per-branch stages it becomes the join's own: it emits
+//     a pending row on neither port.
+//   - routeHeld also keeps what a driver between the source and the chain
+//     owns today: the probe reader (its own goroutine, or the job's for a
+//     replayed Kafka source), stamping on arrival, the malformed rows held
+//     at their ordinals with the good ones (probeHold.badAt, errs: counted
+//     when routed, issue 9), stdin's hand-back and the LIMIT's cut
+//     (stateless.Limit.EndedAt), the held rows' replay (replay.go), and the
+//     aggregate behind the join (aggOverParts). Each needs the scheduler to
+//     own the build readers (Watermark on port 1), the errors port to carry
+//     ordinals and the cut to reach the source (Checkpoint) before the
+//     driver can go.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

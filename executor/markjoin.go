@@ -33,10 +33,11 @@ import (
 // The bounded strategy decides at once: its build side was read whole
 // before the first probe row (runJob). With the event-time strategy the
 // held rows (semijoin.go, op.SemiJoin's Hold mode) are routed only once
-// every build watermark has passed them, except when a stopped job drains
-// what it holds (drain): a row whose build
-// watermark has not passed it yet then gets a NULL mark, and the router's
-// gate of an event-time join stops such a row (route.Gate.StopNull).
+// every build watermark has passed them, so their marks are decided; only a
+// stopped job that drains what it holds routes rows some build watermark
+// has not passed, and which of them a join cannot decide yet is not the
+// mark's to say but the hold's (semijoin.go's pendingJoin, the gate's
+// route.Gate.Pending): the mark is the join alone.
 type markJoin struct {
 	j    *plan.Join
 	ks   *keySet
@@ -45,9 +46,6 @@ type markJoin struct {
 	vecs []*vector.Vec
 	key  []byte
 	mark *vector.Vec // the marks of the last rows evaluated, at their batch indexes
-	// drain: rows the build watermark has not passed get a NULL mark
-	// (routeHeld's drain); event-time joins only
-	drain bool
 }
 
 // newMarkJoin returns the mark join of j over the build state ks, its
@@ -93,12 +91,5 @@ func (m *markJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
 		}
 	}
 	m.key = key
-	if m.drain && !m.ks.ended {
-		for _, i := range sel {
-			if !m.ks.wmSet || b.Cols[j.ProbeTime].I[i] >= m.ks.wm {
-				mn[i] = true // its partner may still come
-			}
-		}
-	}
 	return m.mark
 }

@@ -89,7 +89,7 @@ type Operator struct {
 	// when the swapped join before it finds its left keys unique
 	// (plan.Rank.Thin; SwapLeft, Thin), each the join's left column
 	// thinFrom[x]; nulls are NULL columns of their types, put in their
-	// place in the view; thinOn: 0 undecided, 1 thin, -1 every column
+	// place in the view; thinOn: 0 not chosen yet, 1 thin, -1 every column
 	// stored (decided at the first rows, which come after the join's left
 	// input has ended)
 	thin, thinFrom []int

@@ -20,13 +20,20 @@ type Predicate interface {
 // Pred over the rows offered to the branch (a join's MARK), nil for a branch
 // without one. A row passes the gate when the predicate is TRUE, or FALSE
 // with Anti (ANTI JOIN, NOT EXISTS, NOT IN: the mark negated); a NULL does
-// not pass, and with StopNull (an event-time join) the row goes to no branch
-// at all, this one or a later one: its join is not decided yet. The WHERE
-// sees the rows that passed the gate only.
+// not pass (SPEC 2.1). The WHERE sees the rows that passed the gate only.
+//
+// Pending, nil for a gate whose rows are always decided, is the decision of
+// the operator that fed the router (an event-time join's, the executor's
+// pendingJoin): TRUE at an offered row the branch cannot decide yet (a
+// stopped job drains rows its build watermark has not passed). Such a row
+// goes to no branch at all, this one or a later one, and no WHERE sees it;
+// Pred is still evaluated over it (what its expressions do is observable).
+// Pending's Eval is called before Pred's, and may return nil: every row is
+// decided. The router reads its values only, never why.
 type Gate struct {
-	Pred     Predicate
-	Anti     bool
-	StopNull bool
+	Pred    Predicate
+	Anti    bool
+	Pending Predicate
 }
 
 // Router is the process operator (SPEC 2.1): first-match routing over
@@ -115,11 +122,15 @@ func (r *Router) Route(b *vector.Batch, sel []int32) *flow.Step {
 		g := r.gates[k]
 		cand := rest
 		if g.Pred != nil {
+			var pending *vector.Vec // (read first: a decision, once made, stays)
+			if g.Pending != nil {
+				pending = g.Pending.Eval(b, rest)
+			}
 			gate = g.Pred.Eval(b, rest)
-			if g.StopNull { // a row whose join is not decided yet goes nowhere
+			if pending != nil { // a row not decided yet goes nowhere
 				kept := rest[:0]
 				for _, i := range rest {
-					if !gate.Null[i] {
+					if !pending.B[i] {
 						kept = append(kept, i)
 					}
 				}
