@@ -325,6 +325,9 @@ type joinSide struct {
 	// the row is partnered again (empty otherwise)
 	partner column[int64]
 	ndead   int
+	// low: the rows before it are dead (a lookup join's left side, whose
+	// arena chunks below it are let go, Join.freeLow; 0 after a compaction)
+	low int
 }
 
 // pendingItem is a held row (side, row) with its time, or an interval
@@ -1517,12 +1520,43 @@ func (j *Join) compact() error {
 	return nil
 }
 
+// freeFloor is the fewest arena chunks (Rows.Freeable: 64 KiB each) a
+// lookup join's left side lets go at once (Join.freeLow), so that the
+// output batch's strings are copied (OwnStrings) about once a megabyte of
+// the side's text.
+const freeFloor = 16
+
+// freeLow lets go the arena chunks of a lookup join's left side that hold
+// only dead rows' values, once freeFloor of them do (Rows.FreeBelow): its
+// rows are held until the watermark passes them and then dropped, about in
+// the order they came, so its text takes about the held rows' bytes rather
+// than up to four times them until compactSides compacts it (Nexmark q20's
+// and q23's held bids, issue 26 item 4). It copies no row.
+func (j *Join) freeLow() {
+	if !j.spec.Lookup || j.spec.Swap {
+		return
+	}
+	sd := &j.side[0]
+	for sd.low < len(sd.dead) && sd.dead[sd.low] {
+		sd.low++
+	}
+	if sd.rows.Freeable(sd.low) < freeFloor {
+		return
+	}
+	// (as before Compact: the queued pairs and the output batch's strings
+	// may read the dead rows' values)
+	j.materialize()
+	j.outB.OwnStrings()
+	sd.rows.FreeBelow(sd.low)
+}
+
 // compactSides drops the dead rows of a side once they are three times the
 // live ones and at least compactFloor, remapping the index and the held
 // rows: a live row is copied once for every three rows dropped (once for
 // each one when it was as soon as they outnumbered the live ones), for a
 // store at most about four times the live rows.
 func (j *Join) compactSides() {
+	j.freeLow()
 	for s := range 2 {
 		sd := &j.side[s]
 		if sd.ndead < compactFloor || sd.ndead*4 < sd.rows.Len()*3 {
@@ -1570,7 +1604,7 @@ func (j *Join) compactSides() {
 		if sd.partner.n > 0 {
 			sd.partner.truncate(n)
 		}
-		sd.ndead = 0
+		sd.ndead, sd.low = 0, 0
 		sd.index.remap(moved, n)
 		j.pending.remap(s, moved)
 		j.expiry.remap(s, moved)
