@@ -1485,7 +1485,11 @@ func (j *Join) materialize() {
 // (joinOutput.flush).
 func (j *Join) flush(ctx context.Context) error {
 	j.materialize()
-	return j.joinOutput.flush(ctx)
+	if err := j.joinOutput.flush(ctx); err != nil {
+		return err
+	}
+	j.freeLow() // (no pair queued, the output batch sent: nothing reads a dead row's value)
+	return nil
 }
 
 // late is joinOutput.late after the queued pairs are written, so that the
@@ -1521,17 +1525,17 @@ func (j *Join) compact() error {
 }
 
 // freeFloor is the fewest arena chunks (Rows.Freeable: 64 KiB each) a
-// lookup join's left side lets go at once (Join.freeLow), so that the
-// output batch's strings are copied (OwnStrings) about once a megabyte of
-// the side's text.
-const freeFloor = 16
+// lookup join's left side lets go at once (Join.freeLow).
+const freeFloor = 8
 
 // freeLow lets go the arena chunks of a lookup join's left side that hold
 // only dead rows' values, once freeFloor of them do (Rows.FreeBelow): its
 // rows are held until the watermark passes them and then dropped, about in
 // the order they came, so its text takes about the held rows' bytes rather
 // than up to four times them until compactSides compacts it (Nexmark q20's
-// and q23's held bids, issue 26 item 4). It copies no row.
+// and q23's held bids, issue 26 item 4). It copies no row. Join.flush calls
+// it once the queued pairs are written and the output batch sent, so that
+// nothing reads the dead rows' values any more.
 func (j *Join) freeLow() {
 	if !j.spec.Lookup || j.spec.Swap {
 		return
@@ -1543,10 +1547,6 @@ func (j *Join) freeLow() {
 	if sd.rows.Freeable(sd.low) < freeFloor {
 		return
 	}
-	// (as before Compact: the queued pairs and the output batch's strings
-	// may read the dead rows' values)
-	j.materialize()
-	j.outB.OwnStrings()
 	sd.rows.FreeBelow(sd.low)
 }
 
@@ -1556,7 +1556,6 @@ func (j *Join) freeLow() {
 // each one when it was as soon as they outnumbered the live ones), for a
 // store at most about four times the live rows.
 func (j *Join) compactSides() {
-	j.freeLow()
 	for s := range 2 {
 		sd := &j.side[s]
 		if sd.ndead < compactFloor || sd.ndead*4 < sd.rows.Len()*3 {
