@@ -325,6 +325,9 @@ type joinSide struct {
 	// the row is partnered again (empty otherwise)
 	partner column[int64]
 	ndead   int
+	// low: the rows before it are dead (a lookup join's left side, whose
+	// arena chunks below it are let go, Join.freeLow; 0 after a compaction)
+	low int
 }
 
 // pendingItem is a held row (side, row) with its time, or an interval
@@ -1482,7 +1485,11 @@ func (j *Join) materialize() {
 // (joinOutput.flush).
 func (j *Join) flush(ctx context.Context) error {
 	j.materialize()
-	return j.joinOutput.flush(ctx)
+	if err := j.joinOutput.flush(ctx); err != nil {
+		return err
+	}
+	j.freeLow() // (no pair queued, the output batch sent: nothing reads a dead row's value)
+	return nil
 }
 
 // late is joinOutput.late after the queued pairs are written, so that the
@@ -1515,6 +1522,32 @@ func (j *Join) compact() error {
 	}
 	j.compactSides()
 	return nil
+}
+
+// freeFloor is the fewest arena chunks (Rows.Freeable: 64 KiB each) a
+// lookup join's left side lets go at once (Join.freeLow).
+const freeFloor = 8
+
+// freeLow lets go the arena chunks of a lookup join's left side that hold
+// only dead rows' values, once freeFloor of them do (Rows.FreeBelow): its
+// rows are held until the watermark passes them and then dropped, about in
+// the order they came, so its text takes about the held rows' bytes rather
+// than up to four times them until compactSides compacts it (Nexmark q20's
+// and q23's held bids, issue 26 item 4). It copies no row. Join.flush calls
+// it once the queued pairs are written and the output batch sent, so that
+// nothing reads the dead rows' values any more.
+func (j *Join) freeLow() {
+	if !j.spec.Lookup || j.spec.Swap {
+		return
+	}
+	sd := &j.side[0]
+	for sd.low < len(sd.dead) && sd.dead[sd.low] {
+		sd.low++
+	}
+	if sd.rows.Freeable(sd.low) < freeFloor {
+		return
+	}
+	sd.rows.FreeBelow(sd.low)
 }
 
 // compactSides drops the dead rows of a side once they are three times the
@@ -1570,7 +1603,7 @@ func (j *Join) compactSides() {
 		if sd.partner.n > 0 {
 			sd.partner.truncate(n)
 		}
-		sd.ndead = 0
+		sd.ndead, sd.low = 0, 0
 		sd.index.remap(moved, n)
 		j.pending.remap(s, moved)
 		j.expiry.remap(s, moved)

@@ -1105,3 +1105,71 @@ func TestIntervalJoinBoundsAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupJoinLetsHeldChunksGo: a lookup join whose left rows (2 KB of
+// text each, out of order by up to 300 ms) are held until the watermark
+// passes them gives the reference's final table, and its left side's arena
+// holds no more than about the held rows' chunks (Join.freeLow,
+// Rows.FreeBelow) where compaction alone let it reach four times the live
+// rows and 4,096 dead ones (about 128 chunks here).
+func TestLookupJoinLetsHeldChunksGo(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 26))
+	const d = 400
+	var in [2][]testRow
+	for k := range int64(50) {
+		in[1] = append(in[1], testRow{key: k, t: k, v: fmt.Sprintf("r%d", k), stamp: math.MinInt64})
+	}
+	for i := range int64(6000) {
+		tm := i*10 + r.Int64N(300)
+		in[0] = append(in[0], testRow{key: i % 60, t: tm, v: fmt.Sprintf("l%d-%s", i, strings.Repeat(string(rune('a'+i%26)), 1500+r.IntN(500))), stamp: math.MinInt64})
+	}
+	spec := JoinSpec{Kind: Left, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3}, Lookup: true}
+	e := &logEmitter{}
+	j, err := NewJoin(spec, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Push(ctx, 1, batchOf(in[1])); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Finish(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	maxT := int64(math.MinInt64)
+	for at := 0; at < len(in[0]); {
+		n := min(1+r.IntN(30), len(in[0])-at)
+		part := in[0][at : at+n]
+		if err := j.Push(ctx, 0, batchOf(part)); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range part {
+			maxT = max(maxT, x.t)
+		}
+		if err := j.Watermark(ctx, 0, maxT-d); err != nil {
+			t.Fatal(err)
+		}
+		at += n
+		held := 0
+		for _, ch := range j.side[0].rows.cols[2].chunks {
+			if ch != nil {
+				held++
+			}
+		}
+		most = max(most, held)
+	}
+	if err := j.Finish(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	table := append([]testRow(nil), in[1]...)
+	want, _, _ := referenceJoin(JoinSpec{Kind: Left}, [2][]testRow{in[0], table})
+	if got := finalTable(t, e.out); !slices.Equal(got, want) {
+		t.Fatalf("final table: %d rows, want %d (or rows differ)", len(got), len(want))
+	}
+	// (held: about (d+300)/10 rows of 2 KB, 3 chunks; freeFloor more before
+	// they go, the top chunk, and slack)
+	if most > freeFloor+8 {
+		t.Fatalf("the left side's arena held %d chunks at most, want at most %d", most, freeFloor+8)
+	}
+}

@@ -84,6 +84,9 @@ type rowCol struct {
 	pack     *textPack
 	enc, str []byte
 	spare    [][]byte // whole chunks a compaction let go, for place to reuse (at most maxSpare)
+	// freed: the chunks below it are let go or were looked at by FreeBelow
+	// (0 after a compaction)
+	freed int
 }
 
 // maxSpare is the number of chunks a Rows column keeps for reuse after a
@@ -440,6 +443,54 @@ func (r *Rows) Free(k int) int64 {
 	return n
 }
 
+// Freeable returns how many arena chunks, over all VARCHAR and nested
+// columns, FreeBelow(k) would let go: those below the chunk of row k's
+// value (a column whose row k is empty counts none). 0 unless every arena
+// holds its rows' values in row order (no Set or Free since the last
+// compaction).
+func (r *Rows) Freeable(k int) int {
+	if !r.inOrder || k >= r.n {
+		return 0
+	}
+	n := 0
+	for _, c := range r.texts {
+		rc := &r.cols[c]
+		if o := rc.off.get(k); o != noAddr {
+			n += max(0, int(o>>arenaBits)-rc.freed)
+		}
+	}
+	return n
+}
+
+// FreeBelow lets go the arena chunks below the chunk of row k's value, in
+// each VARCHAR and nested column (Freeable), keeping up to maxSpare whole
+// chunks for the arena to reuse, for a caller to which the rows before k
+// are dead (never read again: what Str returned for one is invalid after
+// it): a store whose rows leave about in the order they came (a lookup
+// join's left rows, held until the watermark passes them) then holds about
+// its live rows' bytes between compactions, not the dead ones' too. It
+// copies nothing and keeps the rows' indexes; Compact still drops the dead
+// rows.
+func (r *Rows) FreeBelow(k int) {
+	if !r.inOrder || k >= r.n {
+		return
+	}
+	for _, c := range r.texts {
+		rc := &r.cols[c]
+		o := rc.off.get(k)
+		if o == noAddr {
+			continue
+		}
+		for s := rc.freed; s < int(o>>arenaBits); s++ {
+			if ch := rc.chunks[s]; len(ch) == arenaChunk && cap(ch) == arenaChunk && len(rc.spare) < maxSpare {
+				rc.spare = append(rc.spare, ch)
+			}
+			rc.chunks[s] = nil
+		}
+		rc.freed = max(rc.freed, int(o>>arenaBits))
+	}
+}
+
 // compactArenas closes the gaps in each arena whose garbage is a quarter
 // of it or more (and at least 4 KiB), moving the values toward its start in
 // the order they lie in it (row order when inOrder): the rows keep their
@@ -466,8 +517,10 @@ func (r *Rows) compactArenas() {
 			switch {
 			case size > arenaChunk: // a long value stays where it is, its own allocation's start
 				w = rc.off.get(int(k))
-			case int(w&arenaMask+size) > len(rc.chunks[w>>arenaBits]):
-				w = (w>>arenaBits + 1) << arenaBits // (it does not fit in w's chunk: the next; it is there or later)
+			default:
+				for int(w&arenaMask+size) > len(rc.chunks[w>>arenaBits]) {
+					w = (w>>arenaBits + 1) << arenaBits // (it does not fit in w's chunk, or that was let go (FreeBelow): the next; it is there or later)
+				}
 			}
 			if o := rc.off.get(int(k)); w != o {
 				in, from := w&arenaMask, o&arenaMask
@@ -488,6 +541,7 @@ func (r *Rows) compactArenas() {
 		clear(rc.chunks[used:])
 		rc.chunks = rc.chunks[:used]
 		rc.top, rc.garbage = w, 0
+		rc.freed = 0
 	}
 }
 
@@ -743,6 +797,9 @@ func (r *Rows) Compact(keep func(k int) bool) []int {
 		}
 	}
 	r.compactArenas()
+	for c := range r.cols {
+		r.cols[c].freed = 0 // (the values moved: FreeBelow looks again from the first chunk)
+	}
 	return moved
 }
 
@@ -757,7 +814,7 @@ func (r *Rows) reset() {
 		rc.b.truncate(0)
 		rc.null.truncate(0)
 		rc.off.truncate(0)
-		rc.top, rc.garbage = 0, 0
+		rc.top, rc.garbage, rc.freed = 0, 0, 0
 	}
 }
 

@@ -169,3 +169,84 @@ func TestPushAllAgainstPush(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsFreeBelowAgainstModel: rows added in order and dropped about in
+// that order (each within a window of the oldest live one, as a lookup
+// join's held left rows leave), with FreeBelow called at the first live row
+// whenever a chunk is freeable and Compact once the dead rows are three
+// times the live ones, keep every live row's values as a model says, and
+// hold no chunk below the first live row's value (with values from empty to
+// longer than an arena chunk).
+func TestRowsFreeBelowAgainstModel(t *testing.T) {
+	types := []catalog.Type{catalog.Varchar, catalog.BigInt, catalog.Varchar}
+	for seed := range uint64(8) {
+		longShare := int(seed%2) * 2
+		r := rand.New(rand.NewPCG(seed, 23))
+		rows := NewRows(types)
+		var m rowsModel
+		b := vector.NewBatch(types)
+		low, ndead, freed := 0, 0, 0
+		for step := range 6000 {
+			if r.IntN(2) == 0 || rows.Len()-ndead < 50 {
+				s := ""
+				switch x := r.IntN(100); {
+				case x < 10:
+				case x < 10+longShare:
+					s = strings.Repeat(string(rune('a'+r.IntN(26))), arenaChunk+r.IntN(2*arenaChunk))
+				default:
+					s = strings.Repeat(string(rune('a'+r.IntN(26))), 1+r.IntN(300))
+				}
+				b.Reset()
+				b.Cols[0].SetString(0, []byte(s))
+				b.Cols[1].I[0] = int64(step)
+				b.Cols[2].SetString(0, []byte(s+"!"))
+				b.N = 1
+				rows.appendBatch(b, nil)
+				m.s, m.i, m.live = append(m.s, s), append(m.i, int64(step)), append(m.live, true)
+			} else {
+				k := min(rows.Len()-1, low+r.IntN(40)) // (a row near the oldest live one dies)
+				if m.live[k] {
+					m.live[k] = false
+					ndead++
+				}
+			}
+			for low < rows.Len() && !m.live[low] {
+				low++
+			}
+			if rows.Freeable(low) > 0 {
+				rows.FreeBelow(low)
+				freed++
+			}
+			if ndead >= 1000 && ndead*4 >= rows.Len()*3 {
+				moved := rows.Compact(func(k int) bool { return m.live[k] })
+				var n rowsModel
+				for k, to := range moved {
+					if to >= 0 {
+						n.s, n.i, n.live = append(n.s, m.s[k]), append(n.i, m.i[k]), append(n.live, true)
+					}
+				}
+				m, low, ndead = n, 0, 0
+			}
+			for k := low; k < rows.Len() && step%20 == 0; k++ {
+				if m.live[k] && (string(rows.Str(k, 0)) != m.s[k] || rows.Int(k, 1) != m.i[k] || string(rows.Str(k, 2)) != m.s[k]+"!") {
+					t.Fatalf("seed %d step %d: row %d is (%.20q, %d), want (%.20q, %d)", seed, step, k, rows.Str(k, 0), rows.Int(k, 1), m.s[k], m.i[k])
+				}
+			}
+			if low < rows.Len() {
+				for _, c := range []int{0, 2} {
+					rc := &rows.cols[c]
+					if o := rc.off.get(low); o != noAddr {
+						for s := range int(o >> arenaBits) {
+							if rc.chunks[s] != nil {
+								t.Fatalf("seed %d step %d: column %d holds chunk %d below row %d's (%d)", seed, step, c, s, low, o>>arenaBits)
+							}
+						}
+					}
+				}
+			}
+		}
+		if freed == 0 {
+			t.Fatalf("seed %d: FreeBelow never let a chunk go", seed)
+		}
+	}
+}
