@@ -656,21 +656,7 @@ func TestLookupJoinAgainstReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			right := acct.bytes
-			maxT := int64(math.MinInt64)
-			for at := 0; at < len(in[0]); {
-				n := min(1+r.IntN(7), len(in[0])-at)
-				part := in[0][at : at+n]
-				if err := j.Push(ctx, 0, batchOf(part)); err != nil {
-					t.Fatal(err)
-				}
-				for _, x := range part {
-					maxT = max(maxT, x.t)
-				}
-				if err := j.Watermark(ctx, 0, maxT-d); err != nil {
-					t.Fatal(err)
-				}
-				at += n
-			}
+			pushPaced(t, ctx, j, in[0], r, 7, d, nil)
 			if err := j.Finish(ctx, 0); err != nil {
 				t.Fatal(err)
 			}
@@ -1137,20 +1123,7 @@ func TestLookupJoinLetsHeldChunksGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	most := 0
-	maxT := int64(math.MinInt64)
-	for at := 0; at < len(in[0]); {
-		n := min(1+r.IntN(30), len(in[0])-at)
-		part := in[0][at : at+n]
-		if err := j.Push(ctx, 0, batchOf(part)); err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range part {
-			maxT = max(maxT, x.t)
-		}
-		if err := j.Watermark(ctx, 0, maxT-d); err != nil {
-			t.Fatal(err)
-		}
-		at += n
+	pushPaced(t, ctx, j, in[0], r, 30, d, func() {
 		held := 0
 		for _, ch := range j.side[0].rows.cols[2].chunks {
 			if ch != nil {
@@ -1158,7 +1131,7 @@ func TestLookupJoinLetsHeldChunksGo(t *testing.T) {
 			}
 		}
 		most = max(most, held)
-	}
+	})
 	if err := j.Finish(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -1171,5 +1144,30 @@ func TestLookupJoinLetsHeldChunksGo(t *testing.T) {
 	// they go, the top chunk, and slack)
 	if most > freeFloor+8 {
 		t.Fatalf("the left side's arena held %d chunks at most, want at most %d", most, freeFloor+8)
+	}
+}
+
+// pushPaced pushes rows into port 0 of j in batches of 1 to most rows (r
+// chooses), each followed by the left watermark d below the largest time
+// pushed so far, and calls after (when not nil) after each watermark.
+func pushPaced(t *testing.T, ctx context.Context, j *Join, rows []testRow, r *rand.Rand, most int, d int64, after func()) {
+	t.Helper()
+	maxT := int64(math.MinInt64)
+	for at := 0; at < len(rows); {
+		n := min(1+r.IntN(most), len(rows)-at)
+		part := rows[at : at+n]
+		if err := j.Push(ctx, 0, batchOf(part)); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range part {
+			maxT = max(maxT, x.t)
+		}
+		if err := j.Watermark(ctx, 0, maxT-d); err != nil {
+			t.Fatal(err)
+		}
+		at += n
+		if after != nil {
+			after()
+		}
 	}
 }
