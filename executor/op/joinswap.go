@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"streamql/catalog"
 	"streamql/executor/vector"
 )
 
@@ -236,11 +235,8 @@ func (j *Join) swapForget() error {
 // rows have one key, and reports whether it did.
 func (j *Join) swapDense() bool {
 	sw, od := j.swap, &j.side[0]
-	if len(j.spec.Keys[0]) != 1 || len(sw.left) == 0 {
-		return false
-	}
-	c := j.spec.Keys[0][0]
-	if t := j.spec.Types[0][c]; t != catalog.BigInt && t != catalog.Timestamp {
+	c, keyed := denseKey(j.spec.Types[0], j.spec.Keys[0])
+	if !keyed || len(sw.left) == 0 {
 		return false
 	}
 	lo, hi := od.rows.Int(int(sw.left[0]), c), od.rows.Int(int(sw.left[0]), c)
@@ -248,7 +244,7 @@ func (j *Join) swapDense() bool {
 		v := od.rows.Int(int(k), c)
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	if span := uint64(hi) - uint64(lo); span >= uint64(denseSpan*len(sw.left)) {
+	if !denseFits(lo, hi, len(sw.left)) {
 		return false
 	}
 	sw.lo, sw.dense = lo, make([]int32, hi-lo+1)

@@ -86,6 +86,21 @@ const (
 // distinct keys takes (16-byte slots, at most half full).
 const denseSpan = 4
 
+// denseKey reports whether keys (column indexes into types) are one BIGINT
+// or TIMESTAMP column, the only key a dense index takes, and which column.
+func denseKey(types []catalog.Type, keys []int) (int, bool) {
+	if len(keys) != 1 || types[keys[0]] != catalog.BigInt && types[keys[0]] != catalog.Timestamp {
+		return 0, false
+	}
+	return keys[0], true
+}
+
+// denseFits reports whether keys from lo to hi (inclusive) over n rows fit a
+// dense index: a span below denseSpan times the rows.
+func denseFits(lo, hi int64, n int) bool {
+	return uint64(hi)-uint64(lo) < uint64(denseSpan*n)
+}
+
 // newLookupTable lays out the live rows of side sd (types: the layout its
 // Rows keep, keptTypes, where a column the join does not keep is
 // catalog.Unknown and NULL in every record; keys its key columns), each key's rows in the order they came in, without the
@@ -185,10 +200,11 @@ func (t *lookupTable) strCols() []int {
 // the rows, without the side's index). fits is false when the records pass
 // 2 GiB.
 func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
-	if len(keys) != 1 || t.types[keys[0]] != catalog.BigInt && t.types[keys[0]] != catalog.Timestamp {
+	kc, keyed := denseKey(t.types, keys)
+	if !keyed {
 		return false, false
 	}
-	r, kc := sd.rows, keys[0]
+	r := sd.rows
 	live, lo, hi := 0, int64(math.MaxInt64), int64(math.MinInt64)
 	for k := range r.Len() {
 		if !sd.dead[k] && !r.Null(k, kc) {
@@ -197,7 +213,7 @@ func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
 			live++
 		}
 	}
-	if live == 0 || uint64(hi)-uint64(lo) >= uint64(denseSpan*live) {
+	if live == 0 || !denseFits(lo, hi, live) {
 		return false, false
 	}
 	t.lo, t.dense = lo, make([]lookupRun, uint64(hi)-uint64(lo)+1)
