@@ -207,6 +207,28 @@ func TestJoinSwapProperty(t *testing.T) {
 		if err := s.Exec(ctx, query); err != nil {
 			t.Fatal(err)
 		}
+		// EXPLAIN ANALYZE says whether the Top-N filled its left columns
+		// from the join's kept rows (unique left keys) or stored them (two
+		// held left rows of one key): the Top-N is linked to the swapped
+		// join (rank.Operator.Thin) and thins exactly when it may
+		plan = nil
+		if err := s.Exec(ctx, "EXPLAIN ANALYZE "+query); err != nil {
+			t.Fatal(err)
+		}
+		seen, dup := map[int64]bool{}, false
+		for _, l := range kept {
+			if l.id != nil {
+				dup = dup || seen[*l.id]
+				seen[*l.id] = true
+			}
+		}
+		analyzed := strings.Join(plan, "\n")
+		if filled := strings.Contains(analyzed, "left columns filled from the join's kept left rows"); len(got) > 0 && filled == dup {
+			t.Fatalf("seed %d: left keys repeat %v, but EXPLAIN ANALYZE says:\n%s", seed, dup, analyzed)
+		}
+		if stored := strings.Contains(analyzed, "left columns stored with each row"); len(got) > 0 && stored != dup {
+			t.Fatalf("seed %d: left keys repeat %v, but EXPLAIN ANALYZE says:\n%s", seed, dup, analyzed)
+		}
 		cancel()
 
 		if !slices.Equal(got, want) {

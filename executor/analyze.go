@@ -55,6 +55,10 @@ type Analysis struct {
 	// Both is the job's join of two streams (analyzejoin.go), nil when the
 	// job reads one stream.
 	Both *BothJoinAnalysis
+	// RankThin is what the main query's Top-N after a swapped join did with
+	// the join's left columns (rank.Operator.ThinLeft: 1 filled from the
+	// join's kept left rows, -1 stored, 0 not linked or no rows).
+	RankThin int
 
 	chain *chain              // the probe chain, read at the end
 	both  *joinSource         // the job's join of two streams, nil when none
@@ -158,6 +162,9 @@ func (a *Analysis) finish(job *plan.Job) {
 		}
 		if job.Watermark != nil && job.WatermarkCol >= 0 {
 			a.Watermarks = append(a.Watermarks, finalWatermark(job.Stream.Name, job.BatchTypes[job.WatermarkCol], c.assign.wm, c.assign.set))
+		}
+		if c.rank != nil {
+			a.RankThin = c.rank.ThinLeft()
 		}
 	}
 	for _, js := range a.joins {

@@ -45,6 +45,9 @@ type chainOpts struct {
 	// them here, so none can miss them.
 	src   Source
 	parts connector.PartitionedSource
+	// left is the source's swapped join's left rows (opened.left; nil:
+	// none), for a thin Top-N (plan.Rank.Thin)
+	left rank.SwapLeft
 	// timed makes the operators time their calls (Stats.timed: EXPLAIN
 	// ANALYZE); without it OpStats.Nanos stays 0.
 	timed bool
@@ -90,10 +93,8 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
 			r.Wire(down, &c.sink.parts[r.Main()]) // (the rows the main query took, counted before the operator takes them)
-			if js, ok := opts.src.(*joinSource); ok {
-				if j, ok := js.j.(rank.SwapLeft); ok {
-					r.Thin(j) // (a Top-N after a swapped join: plan.Rank.Thin)
-				}
+			if opts.left != nil {
+				r.Thin(opts.left) // (a Top-N after a swapped join: plan.Rank.Thin)
 			}
 			rk, c.rank = r, r
 		}

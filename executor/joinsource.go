@@ -13,6 +13,7 @@ import (
 	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/op"
+	"streamql/executor/rank"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -54,6 +55,19 @@ type joinSource struct {
 	rep     [2]*joinReplay
 	given   bool
 	grouped bool // the inputs are read in their consumer group (joinReplayable)
+	// swapped is the join when it runs swapped (op.JoinSpec.Swap), which
+	// keeps its left rows for a thin Top-N (swapLeft); nil otherwise
+	swapped *op.Join
+}
+
+// swapLeft returns the handle by which a thin Top-N after the join reads
+// its left rows (plan.Rank.Thin, rank.Operator.Thin): the join when it runs
+// swapped (plan.BothJoin.Swap), else nil.
+func (js *joinSource) swapLeft() rank.SwapLeft {
+	if js.swapped == nil {
+		return nil
+	}
+	return js.swapped
 }
 
 // joinInput is one input of a joinSource.
@@ -159,6 +173,9 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		if jo, err = op.NewJoin(spec, js, js.acct); err == nil {
 			jo.SetPace(joinPace)
 			js.j = jo
+			if spec.Swap {
+				js.swapped = jo
+			}
 		}
 	}
 	if err != nil {

@@ -195,7 +195,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		switch {
 		case job.Both != nil:
 			if js, err = newJoinSource(ctx, job, env, &stats, budget, opens); err == nil {
-				src.src = js
+				src.src, src.left = js, js.swapLeft()
 			}
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource
@@ -359,7 +359,7 @@ type process struct {
 // src is partitioned (Kafka, SPEC 2.5).
 func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
 	p.st, p.src, p.sink, p.exprs = job.Stream, src.src, sink, opts.exprs
-	opts.src, opts.parts, opts.timed = src.src, src.h.Partitions, stats.timed
+	opts.src, opts.parts, opts.left, opts.timed = src.src, src.h.Partitions, src.left, stats.timed
 	p.c = buildChain(job, joins, sink, opts)
 	p.es = stats.stream(job.Stream)
 	if p.c.assign.max != nil {

@@ -8,6 +8,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/rank"
 	"streamql/executor/records"
 	"streamql/executor/source"
 	"streamql/planner/plan"
@@ -98,6 +99,10 @@ func (e *Env) Open(ctx context.Context, st *catalog.Stream) (Source, SourceHandl
 type opened struct {
 	src Source
 	h   SourceHandles
+	// left is a swapped join's kept left rows (plan.BothJoin.Swap: the
+	// source is the join's), which a thin Top-N after it reads (plan.Rank.Thin,
+	// rank.Operator.Thin); nil for any other source
+	left rank.SwapLeft
 }
 
 // openOpts is what a job gives the sources it opens, at build time (issue 22

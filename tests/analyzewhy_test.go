@@ -82,3 +82,29 @@ EXPLAIN ANALYZE SELECT a.id, b.ts FROM l a LEFT JOIN r b ON a.id = b.id AND b.ts
 		}
 	}
 }
+
+// TestAnalyzeTopNCounts: EXPLAIN ANALYZE gives the main query's Top-N,
+// deduplication and OVER aggregation (SPEC 2.9) the rows it took in and
+// gave out, as any operator's line (SPEC 4 "Finding out why").
+func TestAnalyzeTopNCounts(t *testing.T) {
+	files := map[string]string{"ev.csv": "a,1\nb,5\na,7\nb,2\na,3\nc,4\n"}
+	for _, c := range []struct{ query, line, want string }{
+		{"SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM ev) WHERE rn <= 1", "Rank ROW_NUMBER() <= 1", "in 6, out 3 rows"},
+		{"SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (ORDER BY v) AS rn FROM ev) WHERE rn <= 2", "Rank ROW_NUMBER() <= 2", "in 6, out 2 rows"},
+	} {
+		sql := "CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='ev.csv');\nEXPLAIN ANALYZE " + c.query + ";\n"
+		out, errs, code := runSQLIn(t, t.TempDir(), files, sql, "--format", "tsv")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, c.line) && strings.Contains(l, c.want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no line with %q and %q in\n%s", c.query, c.line, c.want, out)
+		}
+	}
+}

@@ -122,6 +122,14 @@ func (o *Operator) Thin(j SwapLeft) {
 	j.KeepLeft()
 }
 
+// ThinLeft says what a thin Top-N (Thin) did with the swapped join's left
+// columns, for EXPLAIN ANALYZE (SPEC 4, "Finding out why"): 1 when the
+// join's left keys were unique and the Top-N stored the columns NULL,
+// filling its final result from the join's kept left rows; -1 when two
+// left rows shared a key and it stored every column; 0 when it is not
+// linked to such a join (Thin) or no row came.
+func (o *Operator) ThinLeft() int { return o.thinOn }
+
 // thinning decides, when rows first come (rows: there are some), whether
 // the Top-N stores the Thin columns NULL (Thin).
 func (o *Operator) thinning(rows bool) {

@@ -142,6 +142,11 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 			if la := joinLateOf(an, l.Output); la != nil && la.Rows > 0 {
 				notes = append(notes, latenessText(la))
 			}
+		case plan.LineRank:
+			if r := job.Main; r != nil && l.Branch >= 0 && branches[l.Branch] == r && r.Rank != nil {
+				notes = append(notes, opText(ops[string(r.Rank.Kind.NodeKind())]))
+				notes = append(notes, rankThinText(an.RankThin)...)
+			}
 		case plan.LineJoinInput, plan.LineJoinDecode, plan.LineJoinWatermark, plan.LineBothJoin:
 			notes = append(notes, bothJoinNotes(l, stats)...)
 		}
@@ -172,6 +177,20 @@ func nullRows(job *planner.Job) [][]string {
 		rows = append(rows, []string{"NULL from values: " + planner.ExprText(e), fmt.Sprintf("%s gave NULL (%s, SPEC 2)", rowCount(n), why)})
 	}
 	return rows
+}
+
+// rankThinText is the note of a Top-N after a swapped join (plan.Rank.Thin;
+// executor.Analysis.RankThin): whether the join's left keys were unique, so
+// that the Top-N kept no copy of the left columns and filled its result from
+// the join's kept left rows, or not.
+func rankThinText(thin int) []string {
+	switch thin {
+	case 1:
+		return []string{"the join's left keys were unique: left columns filled from the join's kept left rows"}
+	case -1:
+		return []string{"two left rows of the join shared a key: left columns stored with each row"}
+	}
+	return nil
 }
 
 // opText renders an operator's counters: rows in and out, its own time (ms)

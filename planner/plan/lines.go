@@ -25,6 +25,7 @@ const (
 	LineJoinDecode    // the Decode of an input
 	LineJoinWatermark // the AssignWatermark of an input
 	LineBothJoin      // the Join node
+	LineRank          // the main query's Rank, Deduplicate or OverAggregate (SPEC 2.9)
 )
 
 // Line is one line of Job.Explain with what it describes: Branch is the index

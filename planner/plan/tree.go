@@ -330,7 +330,7 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 		if r.StateTTL > 0 {
 			state += fmt.Sprintf(", dropped %s after its key's last change ('table.exec.state.ttl')", FormatTTL(r.StateTTL))
 		}
-		n := &Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: state, Line: LineDetail}
+		n := &Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: state, Line: LineRank}
 		if len(r.Thin) > 0 { // (a Top-N storing only its right-side columns says so: rule_join_swap.go)
 			n.Details = []string{"state: " + state}
 		}
