@@ -18,6 +18,7 @@ import (
 // are the reference's), and stops at its start, naming both topics, their
 // counts and what to do, when they differ.
 func TestKafkaJoinChecksCoPartitioning(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	kafkatest.Brokers(t)
 	group := kafkatest.Name(t, "group")
 	script := func(orders, payments string) string {

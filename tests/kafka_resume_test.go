@@ -21,6 +21,7 @@ import (
 // the rows produced since and none of the old ones twice. Also: a
 // 'specific-offsets' partition the topic does not have is an error.
 func TestKafkaGroupResumesWhateverStartupMode(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	kafkatest.Brokers(t)
 	in := kafkatest.CreateTopic(t, 2, nil)
 	_, errs, code := runSQLIn(t, t.TempDir(), nil, kafkaStream(t, "src", "id BIGINT", in, ", 'scan.startup.mode'='specific-offsets', 'scan.startup.specific-offsets'='partition:0,offset:0;partition:5,offset:3', 'scan.bounded.mode'='latest-offset'")+"SELECT * FROM src;\n")
