@@ -47,6 +47,7 @@ type allowRow struct {
 // held rows again and writes exactly what one uninterrupted run writes
 // (read_committed with exactly-once; with at-least-once nothing is lost).
 func TestKafkaHeldJoinRowsSurviveAKill(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	for _, g := range []string{"exactly-once", "at-least-once"} {
 		t.Run(g, func(t *testing.T) { heldJoinSurvivesAKill(t, g) })
 	}
@@ -211,6 +212,7 @@ func sameOffsets(got, want map[int32]int64) bool {
 // any window fires (behind the join the windows would fire by one
 // partition's watermark: early, and again with partial rows).
 func TestKafkaJoinAggregateOverPartitions(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	brokers := kafkatest.Brokers(t)
 	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	for _, parts := range []int{1, 2} {

@@ -24,6 +24,7 @@ import (
 // over the whole input (each order's own payment, when it came in time):
 // no row lost or doubled (STREAMQL_SCALE_SEED replays a schedule).
 func TestKafkaIntervalJoinCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	kafkatest.Brokers(t)
 	if testing.Short() {
 		t.Skip("runs streamql processes against the broker for ~40 s: not with -short")

@@ -28,6 +28,7 @@ import (
 // computed over the whole input (each order once, with its customer's name,
 // or NULL for the keys the file lacks).
 func TestKafkaLookupJoinCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "exactly-once", scaleLookupJoinJob(t, false))
 }
 
@@ -36,6 +37,7 @@ func TestKafkaLookupJoinCrashesExactlyOnce(t *testing.T) {
 // releases them in event-time order as their watermark passes, so every
 // process holds rows when it is killed; each order is in the output once.
 func TestKafkaLookupJoinHeldCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "exactly-once", scaleLookupJoinJob(t, true))
 }
 

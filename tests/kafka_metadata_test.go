@@ -19,6 +19,7 @@ import (
 // the records as the broker stored them (the producer's answers), and the
 // window counts against counts computed here from the record timestamps.
 func TestKafkaMetadataColumns(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	topic := kafkatest.CreateTopic(t, 2, nil)
 	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -27,6 +27,7 @@ import (
 // key (ROW_NUMBER() … ORDER BY ts ASC … rn = 1): each key's row once, the
 // reference's.
 func TestKafkaDedupCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
 	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "k VARCHAR, id BIGINT, ts BIGINT",
 		"INSERT INTO results SELECT k, id, ts FROM (\n"+
@@ -45,6 +46,7 @@ func TestKafkaDedupCrashesExactlyOnce(t *testing.T) {
 // rows by event time (OVER … ROWS BETWEEN 2 PRECEDING AND CURRENT ROW):
 // every input row once, with the reference's sum.
 func TestKafkaOverCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	// (a quarter of the rows: each is an output row the check holds, and the
 	// test process's peak resident set is what TestStateLimitBoundsRSS's
 	// processes start from)
@@ -71,6 +73,7 @@ func TestKafkaOverCrashesExactlyOnce(t *testing.T) {
 // into upsert-kafka keyed by the key: the final table is the reference's,
 // and each key's upserts are those of one uninterrupted run, each once.
 func TestKafkaDedupLastCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
 	j := rankJobOf(t, rows, true, "k VARCHAR, id BIGINT, ts BIGINT, PRIMARY KEY (k) NOT ENFORCED",
 		"INSERT INTO results SELECT k, id, ts FROM (\n"+
@@ -112,6 +115,7 @@ func TestKafkaDedupLastCrashesExactlyOnce(t *testing.T) {
 // the oldest row they rank, and a window that fired before is not written
 // again.
 func TestKafkaWindowTopNCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
 	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "ws BIGINT, k VARCHAR, id BIGINT, v BIGINT",
 		"INSERT INTO results SELECT window_start, k, id, v FROM (\n"+

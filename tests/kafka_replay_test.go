@@ -319,6 +319,7 @@ func recordsOf(t *testing.T, topic string, rc bool, vals []string) string {
 // run: none lost (the rows before the kill are in state again), none twice
 // (rows below e go to state only, windows below f are not emitted again).
 func TestKafkaWindowsSurviveAKill(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	for _, g := range []string{"exactly-once", "at-least-once"} {
 		t.Run(g, func(t *testing.T) { windowsSurviveAKill(t, g) })
 	}

@@ -21,6 +21,7 @@ import (
 // the rows produced since and none of the old ones twice. Also: a
 // 'specific-offsets' partition the topic does not have is an error.
 func TestKafkaGroupResumesWhateverStartupMode(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	kafkatest.Brokers(t)
 	in := kafkatest.CreateTopic(t, 2, nil)
 	_, errs, code := runSQLIn(t, t.TempDir(), nil, kafkaStream(t, "src", "id BIGINT", in, ", 'scan.startup.mode'='specific-offsets', 'scan.startup.specific-offsets'='partition:0,offset:0;partition:5,offset:3', 'scan.bounded.mode'='latest-offset'")+"SELECT * FROM src;\n")
@@ -34,7 +35,10 @@ func TestKafkaGroupResumesWhateverStartupMode(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			in, out := kafkatest.CreateTopic(t, 2, nil), kafkatest.CreateTopic(t, 1, nil)
 			group, prefix := kafkatest.Name(t, "group"), kafkatest.Name(t, "txn")
-			extra := ", 'properties.group.id'='" + group + "', 'scan.startup.mode'='" + mode + "'"
+			// (a session timeout of 6 s instead of Kafka's 45 s: the group
+			// evicts the killed process's member sooner, and the restarted one
+			// gets its partitions without waiting most of a minute)
+			extra := ", 'properties.group.id'='" + group + "', 'scan.startup.mode'='" + mode + "', 'properties.session.timeout.ms'='6000', 'properties.heartbeat.interval.ms'='1000'"
 			if mode == "specific-offsets" {
 				extra += ", 'scan.startup.specific-offsets'='partition:0,offset:0;partition:1,offset:0'"
 			}
@@ -73,18 +77,20 @@ func TestKafkaGroupResumesWhateverStartupMode(t *testing.T) {
 				}
 			}
 			first := start(t, t.TempDir(), nil, "-f", q)
+			// joined the group (at the end of the empty topic, with latest-offset)
+			firstIDs := kafkatest.WaitAssigned(t, group, in, 1, 2)
 			if mode == "latest-offset" {
-				time.Sleep(3 * time.Second) // joined the group at the end of the (empty) topic
+				time.Sleep(500 * time.Millisecond) // (and resolved that end: a ListOffsets request after the assignment)
 			}
 			produceValues(t, in, ids(0, 100), nil)
 			waitFor(first, 100)
 			first.cmd.Process.Signal(syscall.SIGKILL)
 			<-first.done
 			second := start(t, t.TempDir(), nil, "-f", q)
-			time.Sleep(3 * time.Second) // it joins, and would read the topic again from its start
+			kafkatest.WaitAssigned(t, group, in, 1, 2, firstIDs...) // it joins, and would read the topic again from its start
 			produceValues(t, in, ids(100, 150), nil)
 			waitFor(second, 150)
-			time.Sleep(2 * time.Second) // anything read twice is written by now
+			kafkatest.WaitCommittedAt(t, group, in) // every row read has its output committed: anything read twice is written by now
 			got := rowsOf(kafkatest.ReadAll(t, out, kafkatest.ReadOptions{ReadCommitted: true}))
 			second.stop(t, syscall.SIGINT)
 			twice := 0

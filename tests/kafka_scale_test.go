@@ -44,10 +44,12 @@ import (
 // TestKafkaScaleOutCrashesExactlyOnce: every row exactly once in the
 // read_committed outputs (STREAMQL_SCALE_SEED replays a schedule).
 func TestKafkaScaleOutCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "exactly-once", scaleSplitJob(t))
 }
 
 func TestKafkaScaleOutCrashesAtLeastOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "at-least-once", scaleSplitJob(t))
 }
 
@@ -56,10 +58,12 @@ func TestKafkaScaleOutCrashesAtLeastOnce(t *testing.T) {
 // same aggregates, across kills, a process added and one removed (the
 // windows' state rebuilt from the committed hold frontiers).
 func TestKafkaScaleOutWindowCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "exactly-once", scaleWindowJob(t))
 }
 
 func TestKafkaScaleOutWindowCrashesAtLeastOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "at-least-once", scaleWindowJob(t))
 }
 
@@ -69,6 +73,7 @@ func TestKafkaScaleOutWindowCrashesAtLeastOnce(t *testing.T) {
 // through is in the read_committed output exactly once (its held rows read
 // again from each partition's first held row).
 func TestKafkaScaleOutJoinCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	kafkatest.Brokers(t)
 	if testing.Short() {
 		t.Skip("runs streamql processes against the broker for ~30 s: not with -short")

@@ -57,8 +57,15 @@ func TestKafkaSilentBrokerInterrupted(t *testing.T) {
 	}
 	for name, sql := range cases {
 		for sig, code := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
+			mu.Lock()
+			before := len(conns)
+			mu.Unlock()
 			p := start(t, t.TempDir(), nil, "-e", sql)
-			time.Sleep(1500 * time.Millisecond) // waiting for the silent broker
+			p.waitFor(t, "a connection to the silent broker", func() bool { // waiting for the silent broker
+				mu.Lock()
+				defer mu.Unlock()
+				return len(conns) > before
+			})
 			select {
 			case <-p.done:
 				t.Fatalf("%s: ended before the signal: exit %d %s", name, p.code, p.stderr.String())

@@ -256,6 +256,7 @@ func TestKafkaBoundedSameOutputTwice(t *testing.T) {
 // order and partitions the records were produced in (20 random
 // interleavings); the errors output holds the same raw rows and reasons.
 func TestKafkaPartitionInterleavings(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	data, err := os.ReadFile(filepath.Join("..", "queries", "sensors.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -567,6 +568,7 @@ func TestKafkaBuildSideReadWhole(t *testing.T) {
 // produced once both joined are each written (at least once), and both
 // processes write some of them.
 func TestKafkaGroupSharesPartitions(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	in, out := kafkatest.CreateTopic(t, 4, nil), kafkatest.CreateTopic(t, 1, nil)
 	group := kafkatest.Name(t, "group")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -585,7 +587,7 @@ func TestKafkaGroupSharesPartitions(t *testing.T) {
 			done <- cli.Run(ctx, []string{"-f", q}, strings.NewReader(""), &o, &e)
 		}()
 	}
-	time.Sleep(5 * time.Second) // both join and the group settles
+	kafkatest.WaitAssigned(t, group, in, 2, 4) // both join and the group settles
 	var vals []string
 	var parts []int32
 	for i := range 200 {

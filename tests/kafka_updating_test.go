@@ -28,6 +28,7 @@ import (
 // equals the batch reference, and each device's counts in the topic are
 // 1, 2, …, n, each once (every row's change exactly once).
 func TestKafkaUpdatingGroupByCrashesExactlyOnce(t *testing.T) {
+	t.Parallel()                                         // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "exactly-once", updGroupByJob(t)) // (it skips without a broker and with -short)
 }
 
@@ -37,6 +38,7 @@ func TestKafkaUpdatingGroupByCrashesExactlyOnce(t *testing.T) {
 // each row that entered the top 3 in one uninterrupted run is written once,
 // and deleted (a tombstone) once when it left.
 func TestKafkaUpdatingTopNCrashesExactlyOnce(t *testing.T) {
+	t.Parallel()                                      // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "exactly-once", updTopNJob(t)) // (it skips without a broker and with -short)
 }
 

@@ -281,12 +281,10 @@ var joinSpecs = func() []JoinSpec {
 // inputs fed in random batch sizes and random interleavings of the two
 // inputs give byte-identical output, rows and order (SPEC 2.7,
 // "Determinism"), and its final table equals the nested-loop reference's,
-// with the same late rows (1,000 seeds).
+// with the same late rows (1,000 seeds, issue 23's count, in every go test;
+// 100 with -short; STREAMQL_SEEDS=N runs N, seedCount).
 func TestJoinDeterministic(t *testing.T) {
-	seeds := 1000
-	if testing.Short() {
-		seeds = 100
-	}
+	seeds := seedCount(t, 1000, 100)
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
 		d := r.Int64N(40)
@@ -559,10 +557,7 @@ func ordersJoin(tb testing.TB) func(n int) {
 // random inputs, batch sizes and interleavings (500 seeds), and its output
 // does not depend on the interleaving.
 func TestJoinTTLAgainstReference(t *testing.T) {
-	seeds := 500
-	if testing.Short() {
-		seeds = 50
-	}
+	seeds := seedCount(t, 500, 50)
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 5))
 		d := r.Int64N(40)
@@ -627,10 +622,7 @@ func TestJoinTTLProcessingTime(t *testing.T) {
 // INNER and LEFT over random inputs and batch sizes, and keeps no left row:
 // its state at the end is at most what it was when the right input ended.
 func TestLookupJoinAgainstReference(t *testing.T) {
-	seeds := 500
-	if testing.Short() {
-		seeds = 50
-	}
+	seeds := seedCount(t, 500, 50)
 	ctx := context.Background()
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 9))
@@ -719,10 +711,7 @@ func TestLookupProbeEqualsHandle(t *testing.T) {
 		e.counts = j.Counts()
 		return e
 	}
-	seeds := 200
-	if testing.Short() {
-		seeds = 30
-	}
+	seeds := seedCount(t, 200, 30)
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 23))
 		in := [2][]testRow{genSide(r, "l", r.IntN(800), 0), genSide(r, "r", r.IntN(60), 0)}
@@ -1059,10 +1048,7 @@ func (e *checkEmitter) EmitWatermark(context.Context, int64) error { return nil 
 // final table, late rows and counts, for every kind, and the same output
 // for other interleavings and batch sizes (300 seeds).
 func TestIntervalJoinBoundsAgainstReference(t *testing.T) {
-	seeds := 300
-	if testing.Short() {
-		seeds = 50
-	}
+	seeds := seedCount(t, 300, 50)
 	bounds := [][2]int64{{-20, 0}, {-20, -5}, {0, 0}, {5, 20}, {0, 15}, {-3, 3}}
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 17))

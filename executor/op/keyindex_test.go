@@ -14,10 +14,7 @@ import (
 // order they were added, as a reference of plain lists does; and a slot in
 // use is found from its hash's home slot (no free slot between them).
 func TestKeyIndexAgainstReference(t *testing.T) {
-	seeds := uint64(100)
-	if testing.Short() {
-		seeds = 20
-	}
+	seeds := uint64(seedCount(t, 100, 20))
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 7))
 		hashes := 1 + r.IntN(200) // (few: long chains; many: a sparse table)

@@ -194,7 +194,7 @@ func TestLookupTableAgainstReference(t *testing.T) {
 		return l.n != nil && r.n != nil && *l.n == *r.n
 	}
 	var indexes [2]int // the tables of key {4} with a dense index, with a hash index
-	for seed := range 300 {
+	for seed := range seedCount(t, 300, 300) {
 		r := rand.New(rand.NewPCG(uint64(seed), 5))
 		in := [2][]scalarRow{genScalarRows(r, r.IntN(300)), genScalarRows(r, r.IntN(80))}
 		// the BIGINT keys: dense from base (repeated when m is small), or

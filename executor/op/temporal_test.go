@@ -92,12 +92,9 @@ func genKinds(r *rand.Rand, n int) []vector.RowKind {
 // rows with random kinds) fed in random batch sizes and interleavings give
 // exactly the reference's output, rows and order, and late rows (SPEC 2.7:
 // the version valid at the left row's time; deterministic), and every state
-// byte is released at the end (1,000 seeds).
+// byte is released at the end (1,000 seeds; STREAMQL_SEEDS=N runs N, seedCount).
 func TestTemporalJoinAgainstReference(t *testing.T) {
-	seeds := 1000
-	if testing.Short() {
-		seeds = 100
-	}
+	seeds := seedCount(t, 1000, 100)
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 11))
 		d := r.Int64N(40)

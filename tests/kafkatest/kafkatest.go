@@ -341,3 +341,101 @@ func Murmur2(data []byte) int32 {
 func JavaPartition(key []byte, partitions int) int32 {
 	return int32(uint32(Murmur2(key))&0x7fffffff) % int32(partitions)
 }
+
+// WaitAssigned polls the broker (every 100 ms, at most Timeout) until
+// consumer group is Stable with exactly members members, none of them one of
+// the member ids in gone (the members of a killed process the group has not
+// evicted yet), and every one of topic's partitions partitions assigned to
+// one of them; it returns the members' ids, and fails the test with the
+// group's last state otherwise. A test waits with it for processes to join
+// a group instead of sleeping a fixed time: rows produced from then on are
+// read by the group's members (a consumer at 'latest-offset' may still be
+// resolving that offset for a few milliseconds).
+func WaitAssigned(t testing.TB, group, topic string, members, partitions int, gone ...string) []string {
+	t.Helper()
+	adm := Admin(t)
+	deadline := time.Now().Add(Timeout)
+	last := "no answer"
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		dg, err := adm.DescribeGroups(ctx, group)
+		cancel()
+		if err != nil {
+			last = err.Error()
+		} else if g, ok := dg[group]; ok {
+			parts := map[int32]bool{}
+			var ids []string
+			old := 0
+			for _, m := range g.Members {
+				ids = append(ids, m.MemberID)
+				for _, id := range gone {
+					if m.MemberID == id {
+						old++
+					}
+				}
+				if c, ok := m.Assigned.AsConsumer(); ok {
+					for _, at := range c.Topics {
+						if at.Topic == topic {
+							for _, p := range at.Partitions {
+								parts[p] = true
+							}
+						}
+					}
+				}
+			}
+			if g.State == "Stable" && len(g.Members) == members && old == 0 && len(parts) == partitions {
+				return ids
+			}
+			last = fmt.Sprintf("state %s, %d member(s) (%d of them gone), %d of %d partition(s) assigned", g.State, len(g.Members), old, len(parts), partitions)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kafkatest: group %s did not get %d member(s) sharing the %d partition(s) of %s within %v: %s", group, members, partitions, topic, Timeout, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// WaitCommittedAt polls the broker (every 100 ms, at most Timeout) until
+// consumer group has committed, for each partition of topic, an offset at or
+// past the partition's end offset as it is when WaitCommittedAt is called
+// (read require_stable: offsets of a transaction still open do not count),
+// and fails the test otherwise. For a job that commits its input offsets with
+// its output (an exactly-once sink) this says every row read so far has its
+// output committed: a test waits with it instead of sleeping "until anything
+// read twice is written".
+func WaitCommittedAt(t testing.TB, group, topic string) {
+	t.Helper()
+	adm := Admin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		t.Fatalf("kafkatest: list end offsets of %s: %v", topic, err)
+	}
+	last := "no answer"
+	for {
+		or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(ctx), group, topic)
+		if err == nil {
+			behind := 0
+			ends.Each(func(e kadm.ListedOffset) {
+				if o, ok := or.Lookup(topic, e.Partition); !ok || o.Err != nil || o.At < e.Offset {
+					behind++
+				}
+			})
+			if behind == 0 {
+				return
+			}
+			last = fmt.Sprintf("%d partition(s) behind their end", behind)
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("kafkatest: group %s did not commit the end of %s within %v: %s", group, topic, Timeout, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
