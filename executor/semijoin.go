@@ -270,7 +270,8 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	// event-time join, or a join whose build watermark passed them), in
 	// order, so that every row routed to an output reaches it (SPEC 4: a stop
 	// flushes what was routed); a row a join cannot decide yet goes nowhere
-	// (pendingJoin, route.Gate.Pending). It returns cause. A group source's rows are read
+	// (markJoin.drain: the join puts it on neither of its stage's ports). It
+	// returns cause. A group source's rows are read
 	// again by the partitions' next owner instead (their outputs would be
 	// written twice), and stdin's go back to the next job; a job that
 	// aggregates the joined rows routes nothing more.
@@ -280,8 +281,8 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		if next != nil || handBack || agg != nil || !hold.holds() { // (next: a group source, replayed)
 			return cause
 		}
-		for _, p := range ch.pending {
-			p.on = true // (the router's gate stops what a join cannot decide yet)
+		for _, m := range ch.held {
+			m.drain = true // (a join keeps what it cannot decide yet off its stage's ports)
 		}
 		dctx := context.WithoutCancel(ctx)
 		for hold.holds() {
@@ -414,45 +415,6 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 			return drain(ctx.Err())
 		}
 	}
-}
-
-// pendingJoin is an event-time join's decision, its branch's
-// route.Gate.Pending: while on (a stopped job drains its held rows,
-// routeHeld's drain), an offered row is pending, TRUE, when the join's build
-// watermark has not passed its event time (unset, or <= it) and the build
-// stream has not ended: a partner may still come. Off (the job runs: the
-// hold releases only rows every build watermark passed) it says every row
-// is decided. It keeps no rows and allocates nothing per call.
-type pendingJoin struct {
-	j   *plan.Join
-	ks  *keySet
-	on  bool
-	out *vector.Vec
-}
-
-// newPendingJoin returns the decision of the event-time join j over its
-// build state ks, off.
-func newPendingJoin(j *plan.Join, ks *keySet) *pendingJoin {
-	return &pendingJoin{j: j, ks: ks, out: vector.NewVec(catalog.Boolean)}
-}
-
-// Eval implements route.Predicate: nil when every row of sel is decided,
-// otherwise a vector, valid until the next call, TRUE at row i of sel when
-// the join cannot decide it yet.
-func (p *pendingJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
-	if !p.on {
-		return nil
-	}
-	p.ks.mu.Lock()
-	defer p.ks.mu.Unlock()
-	if p.ks.ended {
-		return nil
-	}
-	t := b.Cols[p.j.ProbeTime].I
-	for _, i := range sel {
-		p.out.B[i] = !p.ks.wmSet || t[i] >= p.ks.wm
-	}
-	return p.out
 }
 
 // ErrJoinAggregateParts is the error of a job whose aggregate (windows over
