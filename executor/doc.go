@@ -107,16 +107,29 @@
 //     of op.SemiJoin given the evaluated key columns by the stage, the build
 //     side pushed into its port 1 (the readers' batches, joinBuild) and the
 //     key state's charge kept byte for byte.
-//   - routeHeld also keeps what a driver between the source and the chain
+//   - The release side is a type of its own, heldRelease (semijoin.go):
+//     it routes the rows the hold says are decided (releaseDecided), with
+//     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
+//     for stdin's hand-back and the replay) and drains a stopped job's held
+//     rows (drain); routeHeld's loop is its scheduler, giving the hold the
+//     smallest build watermark (probeHold.advance) before each release.
+//   - routeHeld still keeps what a driver between the source and the chain
 //     owns today: the probe reader (its own goroutine, or the job's for a
-//     replayed Kafka source), stamping on arrival, the malformed rows held
-//     at their ordinals with the good ones (probeHold.badAt, errs: counted
-//     when routed, issue 9), stdin's hand-back and the LIMIT's cut
-//     (stateless.Limit.EndedAt), the held rows' replay (replay.go), and the
-//     aggregate behind the join (aggOverParts). Each needs the scheduler to
-//     own the build readers (Watermark on port 1), the errors port to carry
-//     ordinals and the cut to reach the source (Checkpoint) before the
-//     driver can go.
+//     replayed Kafka source) and its ack, stamping on arrival, the malformed
+//     rows held at their ordinals with the good ones (probeHold.badAt,
+//     errs: counted when routed, issue 9), stdin's hand-back, the held
+//     rows' replay (replay.go: newHeldReplay over the probeHold), the
+//     build readers' malformed rows (drainBuildErrors) and the aggregate
+//     behind the join (aggOverParts). For the driver to go, in this order:
+//     the job's scheduler owns the build readers and gives their smallest
+//     watermark to the hold as Watermark on its port 1 (today the readers
+//     write keySet under its lock and poke the loop); the errors port
+//     carries each malformed row's ordinal, so the hold keeps them as rows
+//     of its own port rather than beside its rows; the LIMIT's cut and the
+//     held rows reach the source through the Checkpoint (the hand-back and
+//     the replay read it there, not routeHeld's deferred Unread); and the
+//     probe source is read by the scheduler like any other (the Kafka
+//     source's checkpoint runs between pushes already).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream
