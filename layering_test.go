@@ -125,8 +125,8 @@ func TestLayering(t *testing.T) {
 	// operators) imports executor/vector only, executor/state (the state
 	// budget) no package of the module; the operator packages import the base
 	// and the kernels, never the executor that builds them (executor/stateless:
-	// LIMIT and the projections; executor/route: the router, its gates
-	// predicates it is given, never the join state; executor/rank: the main query's Top-N,
+	// LIMIT and the projections; executor/route: the router's stages, their
+	// gates operators it is given, never the join state; executor/rank: the main query's Top-N,
 	// deduplication, OVER and ORDER BY over executor/op, reaching the replay
 	// through its own interface; executor/aggregate: the window and updating
 	// aggregate over the accumulators of executor/agg, reaching the replay

@@ -21,16 +21,16 @@ import (
 
 // chain is the running operators of a job's probe stream.
 type chain struct {
-	timed   bool             // chainOpts.timed
-	head    Operator         // where the source driver pushes: the assigner's wrapper
-	route   Operator         // the router's wrapper (the event-time join pushes its released rows here)
-	assign  *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
-	router  *route.Router    // the router (executor/route)
-	pending []*pendingJoin   // the event-time joins' decisions: their gates' Pending (a drain turns them on)
-	limit   *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
-	rank    *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
-	sink    *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
-	stats   []*OpStats
+	timed  bool             // chainOpts.timed
+	head   Operator         // where the source driver pushes: the assigner's wrapper
+	route  Operator         // the router's wrapper (the event-time join pushes its released rows here)
+	assign *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
+	router *route.Router    // the router (executor/route)
+	held   []*markJoin      // the event-time joins, the gates of their branches' stages (a drain sets their drain)
+	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
+	rank   *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
+	sink   *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
+	stats  []*OpStats
 }
 
 // chainOpts adds operators to a chain: after the router, before the LIMIT and
@@ -65,7 +65,8 @@ type chainOpts struct {
 
 // buildChain builds the probe stream's operators of job: the watermark
 // assigner, the router over the job's branches (each branch's join a MARK
-// join, markJoin, over its build state in joins, as the branch's gate), the
+// join, markJoin, over its build state in joins, as the gate operator of the
+// branch's stage), the
 // operators of opts, the main query's LIMIT, the projections, and sink.
 func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts chainOpts) *chain {
 	c := &chain{timed: opts.timed}
@@ -126,11 +127,9 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 			var g route.Gate
 			if ks := joins[b]; ks != nil {
 				m := newMarkJoin(b.Join, ks, opts.exprs)
-				g = route.Gate{Pred: m, Anti: b.Join.Mode == plan.Anti}
+				g = m
 				if b.Join.EventTime() {
-					p := newPendingJoin(b.Join, ks)
-					g.Pending = p
-					c.pending = append(c.pending, p)
+					c.held = append(c.held, m)
 				}
 			}
 			gates = append(gates, g)

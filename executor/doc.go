@@ -21,12 +21,13 @@
 //   - executor/state: the state budget (Budget, Account, LimitError) and the
 //     heap limit; budget.go keeps the executor's names of it;
 //   - executor/stateless: the main query's LIMIT and the projections;
-//   - executor/route: the router (SPEC 2.1; issue 22 item 2), first-match
-//     branches each with its gate and WHERE, one output part per branch; a
-//     branch's gate is a predicate the builder gives it (route.Gate: a semi
-//     or anti join's MARK, markjoin.go; with an event-time join, Pending,
-//     the hold's decision, semijoin.go's pendingJoin), so it knows nothing
-//     of joins;
+//   - executor/route: the router (SPEC 2.1; issue 22 items 2 and 3), one
+//     stage per branch (route.Stage: a taken port, its branch's output, and
+//     a rest port feeding the next stage; fused into one loop), each with
+//     its gate and WHERE, one output part per branch; a branch's gate is the
+//     operator the builder puts in front of its WHERE (route.Gate: a semi or
+//     anti join's MARK, markjoin.go, with a pass and a rest port, which puts
+//     a row it cannot decide yet on neither), so it knows nothing of joins;
 //   - executor/rank: the operator a main query ends with (SPEC 2.9) and its
 //     side of a Kafka replay;
 //   - executor/aggregate: the window and updating aggregate (SPEC 2.4, 2.8),
@@ -72,41 +73,63 @@
 //
 // The event-time semi and anti join is the semi join operator in its Hold
 // mode (op.SemiJoin) inside a driver, routeHeld (semijoin.go), and the MARK
-// gates of the router (markjoin.go). What depends on what:
+// gates of the router's stages (markjoin.go). What depends on what:
 //
 //   - Which rows are released is the operator's: held in order, released
 //     once every build watermark passed them (probeHold.advance gives it
 //     the smallest as its right input's watermark). A released row's marks
 //     are decided, so the router only routes it.
-//   - The MARK (has a partner) is evaluated by the router, over the rows
-//     offered to its branch (those no branch before took), not by the join
-//     before the router: its key and condition expressions must see the
-//     offered rows only, as a WHERE does (their NULLs are counted by
-//     EXPLAIN ANALYZE; a failing call's row goes to the errors output, SPEC
-//     2.10). Moving it into op.SemiJoin needs the router split into one
-//     stage per branch (a row's take port and rest port), the join between
-//     stage k's rest and stage k+1 as a two-input operator; the gate is
-//     that chain fused.
+//   - The router is one stage per branch (route.Stage: a taken port and a
+//     rest port feeding the next stage, fused into one loop), and a semi or
+//     anti join is the gate operator of its branch's stage (markJoin, a
+//     route.Gate: its pass port goes to the branch's WHERE, its rest port to
+//     the next stage). It is evaluated over the rows offered to its branch
+//     (those no branch before took), not by the join before the router: its
+//     key and condition expressions must see the offered rows only, as a
+//     WHERE does (their NULLs are counted by EXPLAIN ANALYZE; a failing
+//     call's row goes to the errors output, SPEC 2.10).
 //   - A stopped job's drain (Ctrl-C, SIGTERM, its held rows past
 //     'state.max-bytes') routes the held rows whose first branch that takes
 //     them is decided: a row is routed when every event-time join at a
 //     branch up to the one that takes it has had its own build watermark
 //     pass the row; which branch takes it depends on the WHEREs and marks
 //     before it, so the hold cannot tell without routing. The decision is
-//     the hold's (pendingJoin, per join, turned on by the drain); the
-//     router reads it as its gate's Pending and sends a pending row
-//     nowhere. With per-branch stages it becomes the join's own: it emits
-//     a pending row on neither port.
-//   - routeHeld also keeps what a driver between the source and the chain
+//     the join's own (markJoin.drain, set by the drain): it emits a row it
+//     cannot decide yet on neither of its ports, and the router, which sees
+//     only the ports, sends it nowhere.
+//   - The MARK is not op.SemiJoin's yet: op.SemiJoin keeps its right side's
+//     keys in its own rows (op.Rows, hashed, charged by row bytes), the MARK
+//     reads the build state of join.go (keySet: encoded keys, charged by
+//     key bytes plus keyOverhead, which EXPLAIN ANALYZE and the
+//     'state.max-bytes' errors show), which the build readers fill under its
+//     lock, and it evaluates its key and condition expressions itself, which
+//     executor/op, below executor/expr, cannot. Moving it needs a Mark mode
+//     of op.SemiJoin given the evaluated key columns by the stage, the build
+//     side pushed into its port 1 (the readers' batches, joinBuild) and the
+//     key state's charge kept byte for byte.
+//   - The release side is a type of its own, heldRelease (semijoin.go):
+//     it routes the rows the hold says are decided (releaseDecided), with
+//     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
+//     for stdin's hand-back and the replay) and drains a stopped job's held
+//     rows (drain); routeHeld's loop is its scheduler, giving the hold the
+//     smallest build watermark (probeHold.advance) before each release.
+//   - routeHeld still keeps what a driver between the source and the chain
 //     owns today: the probe reader (its own goroutine, or the job's for a
-//     replayed Kafka source), stamping on arrival, the malformed rows held
-//     at their ordinals with the good ones (probeHold.badAt, errs: counted
-//     when routed, issue 9), stdin's hand-back and the LIMIT's cut
-//     (stateless.Limit.EndedAt), the held rows' replay (replay.go), and the
-//     aggregate behind the join (aggOverParts). Each needs the scheduler to
-//     own the build readers (Watermark on port 1), the errors port to carry
-//     ordinals and the cut to reach the source (Checkpoint) before the
-//     driver can go.
+//     replayed Kafka source) and its ack, stamping on arrival, the malformed
+//     rows held at their ordinals with the good ones (probeHold.badAt,
+//     errs: counted when routed, issue 9), stdin's hand-back, the held
+//     rows' replay (replay.go: newHeldReplay over the probeHold), the
+//     build readers' malformed rows (drainBuildErrors) and the aggregate
+//     behind the join (aggOverParts). For the driver to go, in this order:
+//     the job's scheduler owns the build readers and gives their smallest
+//     watermark to the hold as Watermark on its port 1 (today the readers
+//     write keySet under its lock and poke the loop); the errors port
+//     carries each malformed row's ordinal, so the hold keeps them as rows
+//     of its own port rather than beside its rows; the LIMIT's cut and the
+//     held rows reach the source through the Checkpoint (the hand-back and
+//     the replay read it there, not routeHeld's deferred Unread); and the
+//     probe source is read by the scheduler like any other (the Kafka
+//     source's checkpoint runs between pushes already).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

@@ -9,18 +9,18 @@ import (
 
 // markJoin is one branch's semi or anti join (SPEC 2.2) as DuckDB's MARK
 // join: for the rows offered to it it computes each row's mark, "has a
-// partner", a three-valued BOOLEAN; it keeps no rows. The router holds it as
-// its branch's gate (route.Gate, executor/route), a predicate like its WHERE: SEMI passes a
-// row whose mark is TRUE, ANTI one whose mark is FALSE, so first-match
-// routing stays plain predicate evaluation (SPEC 2.1: NULL is not matched)
-// and the router knows nothing of joins.
+// partner", a three-valued BOOLEAN; it keeps no rows. It is the gate operator
+// of its branch's stage of the router (route.Gate, executor/route): its pass
+// port gets the rows SEMI passes (mark TRUE) or ANTI passes (mark FALSE), its
+// rest port the others (SPEC 2.1: NULL is not matched), and the router knows
+// nothing of joins.
 //
-// It is evaluated by the router, over the rows offered to its branch (those
-// no branch before took), not by an operator of its own before the router
-// over every row: the join's key and condition expressions must see the
-// offered rows only, as a WHERE does, since what they do is observable (the
-// NULLs a zero divisor gives, counted by EXPLAIN ANALYZE; a failing
-// user-defined function's row on the errors output, SPEC 2.10).
+// It is evaluated by the router's stage, over the rows offered to its
+// branch (those no branch before took), not by an operator of its own before
+// the router over every row: the join's key and condition expressions must
+// see the offered rows only, as a WHERE does, since what they do is
+// observable (the NULLs a zero divisor gives, counted by EXPLAIN ANALYZE; a
+// failing user-defined function's row on the errors output, SPEC 2.10).
 //
 // The mark is TRUE when the row's probe condition holds and a build key
 // equals its key (with the event-time strategy: a build key that came with
@@ -34,10 +34,11 @@ import (
 // before the first probe row (runJob). With the event-time strategy the
 // held rows (semijoin.go, op.SemiJoin's Hold mode) are routed only once
 // every build watermark has passed them, so their marks are decided; only a
-// stopped job that drains what it holds routes rows some build watermark
-// has not passed, and which of them a join cannot decide yet is not the
-// mark's to say but the hold's (semijoin.go's pendingJoin, the gate's
-// route.Gate.Pending): the mark is the join alone.
+// stopped job that drains what it holds (drain, set by routeHeld's drain)
+// routes rows some build watermark has not passed: then a row whose build
+// watermark has not passed it (unset, or <= its event time) while the build
+// stream has not ended is pending, a partner may still come, and the join
+// puts it on neither port, so it goes to no branch.
 type markJoin struct {
 	j    *plan.Join
 	ks   *keySet
@@ -46,6 +47,9 @@ type markJoin struct {
 	vecs []*vector.Vec
 	key  []byte
 	mark *vector.Vec // the marks of the last rows evaluated, at their batch indexes
+	// drain makes an event-time join keep the rows it cannot decide yet off
+	// both ports (a stopped job's drain)
+	drain bool
 }
 
 // newMarkJoin returns the mark join of j over the build state ks, its
@@ -58,12 +62,52 @@ func newMarkJoin(j *plan.Join, ks *keySet, exprs *expr.Context) *markJoin {
 // Eval returns the marks of the rows sel of b, by the rules of markJoin: row
 // i's at index i of a vector valid until the next call (as a kernel's).
 func (m *markJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
-	j := m.j
-	et := j.EventTime()
-	if et {
+	if m.j.EventTime() {
 		m.ks.mu.Lock()
 		defer m.ks.mu.Unlock()
 	}
+	return m.eval(b, sel)
+}
+
+// Split implements route.Gate: the rows offered of b whose mark passes the
+// join (TRUE for SEMI, FALSE for ANTI, never NULL) go to pass, the others to
+// rest, and, while m drains, those the join cannot decide yet to neither.
+// The marks of every offered row are evaluated, pending ones included.
+func (m *markJoin) Split(b *vector.Batch, offered, pass, rest []int32) ([]int32, []int32) {
+	anti := m.j.Mode == plan.Anti
+	if !m.j.EventTime() {
+		mark := m.eval(b, offered)
+		for _, i := range offered {
+			if mark.B[i] != anti && !mark.Null[i] {
+				pass = append(pass, i)
+			} else {
+				rest = append(rest, i)
+			}
+		}
+		return pass, rest
+	}
+	m.ks.mu.Lock()
+	defer m.ks.mu.Unlock()
+	draining := m.drain && !m.ks.ended // (read with the marks, under one lock: a decision, once made, stays)
+	wmSet, wm := m.ks.wmSet, m.ks.wm
+	mark := m.eval(b, offered)
+	t := b.Cols[m.j.ProbeTime].I
+	for _, i := range offered {
+		switch {
+		case draining && (!wmSet || t[i] >= wm): // a partner may still come: no port
+		case mark.B[i] != anti && !mark.Null[i]:
+			pass = append(pass, i)
+		default:
+			rest = append(rest, i)
+		}
+	}
+	return pass, rest
+}
+
+// eval is Eval with m.ks.mu held by the caller when the join has event time.
+func (m *markJoin) eval(b *vector.Batch, sel []int32) *vector.Vec {
+	j := m.j
+	et := j.EventTime()
 	for k, e := range m.keys {
 		m.vecs[k] = e.Eval(b, sel)
 	}

@@ -393,3 +393,70 @@ func TestMarkJoinSeesOfferedRowsOnly(t *testing.T) {
 		t.Errorf("NULLs counted %v, want a / b: 0 and 10 / (a - 6): 1 (each over the rows offered to it)", nulls)
 	}
 }
+
+// TestMarkJoinSplitDrain checks an event-time semi or anti join as its
+// stage's gate operator (route.Gate) against SPEC 2.2's rule computed here
+// from the build rows: a left row (k, t) has a partner when a build row of
+// key k came with a time <= t; SEMI puts the rows with one on its pass
+// port, ANTI those without, the others go to its rest port; while a stopped
+// job drains (drain), a row the build watermark has not passed (unset, or
+// <= t) while the build stream has not ended goes to neither port, and
+// without drain none does. Its marks are evaluated over every offered row.
+func TestMarkJoinSplitDrain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, mode := range []string{"SEMI", "ANTI"} {
+		job := planEventJoin(t, "SELECT l.k, l.ts FROM l "+mode+" JOIN r ON l.k = r.k;", 0, 0)
+		j := job.Main.Join
+		for range 200 {
+			ks := newKeySet(j, nil, nil)
+			earliest := map[string]int64{}
+			rb := vector.NewBatch(j.BuildTypes)
+			var sel []int32
+			ts := int64(0)
+			for i := range 1 + rng.IntN(20) {
+				ts += int64(rng.IntN(5))
+				k := fmt.Sprint("k", rng.IntN(8))
+				rb.Cols[0].SetString(i, []byte(k))
+				rb.Cols[1].I[i] = ts
+				rb.N++
+				sel = append(sel, int32(i))
+				if _, ok := earliest[k]; !ok {
+					earliest[k] = ts // (in time order: the first is the earliest, none late)
+				}
+			}
+			if err := ks.absorb(j, rb, sel); err != nil {
+				t.Fatal(err)
+			}
+			ks.wmSet, ks.wm, ks.ended = rng.IntN(4) > 0, int64(rng.IntN(60)), rng.IntN(5) == 0
+			m := newMarkJoin(j, ks, nil)
+			m.drain = rng.IntN(3) > 0
+			lb := vector.NewBatch(job.BatchTypes)
+			var offered []int32
+			for i := range vector.Cap {
+				lb.Cols[0].SetString(i, []byte(fmt.Sprint("k", rng.IntN(10))))
+				lb.Cols[1].I[i] = int64(rng.IntN(70))
+				lb.N++
+				if rng.IntN(3) > 0 {
+					offered = append(offered, int32(i))
+				}
+			}
+			var wantPass, wantRest []int32
+			for _, i := range offered {
+				k, lt := string(lb.Cols[0].S[i]), lb.Cols[1].I[i]
+				if m.drain && !ks.ended && (!ks.wmSet || lt >= ks.wm) {
+					continue // pending
+				}
+				e, ok := earliest[k]
+				if partner := ok && e <= lt; partner == (mode == "SEMI") {
+					wantPass = append(wantPass, i)
+				} else {
+					wantRest = append(wantRest, i)
+				}
+			}
+			pass, rest := m.Split(lb, offered, make([]int32, 0, vector.Cap), make([]int32, 0, vector.Cap))
+			if fmt.Sprint(pass) != fmt.Sprint(wantPass) && len(pass)+len(wantPass) > 0 || fmt.Sprint(rest) != fmt.Sprint(wantRest) && len(rest)+len(wantRest) > 0 {
+				t.Fatalf("%s (drain %v, wm %v %d, ended %v): pass %v rest %v, want %v and %v", mode, m.drain, ks.wmSet, ks.wm, ks.ended, pass, rest, wantPass, wantRest)
+			}
+		}
+	}
+}

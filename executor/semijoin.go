@@ -157,7 +157,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	opts.src, opts.parts, opts.timed, opts.exprs = src, probe.h.Partitions, stats.timed, exprs
 	ch := buildChain(job, joins, sink, opts)
 	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
-	r, wm := ch.limit, ch.assign
+	wm := ch.assign
 	step := newStep(job.Stream.Shared().ErrorsSide)
 	wm.live = lv.probe(job)
 	wcol := -1
@@ -177,6 +177,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		an.setChain(ch, agg)
 		an.hold = hold
 	}
+	hr := &heldRelease{hold: hold, ch: ch, step: step, fp: fp, rep: rep, es: es, cut: -1}
 	var failing error // 'errors'='fail' met: route what is held, then fail
 	in := leftCh      // nil once the probe stream ended (or failed)
 	ended := false    // the probe stream ended (io.EOF)
@@ -191,12 +192,12 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
 	ackDue := false // the last batch is held: ack once it is routed
 	idle := false   // next's source said ErrWaiting last: released rows are flushed at once
-	cut, failAt := int64(-1), -1
+	failAt := -1
 	if handBack {
 		defer func() {
 			switch {
-			case cut >= 0:
-				u.Unread(int(cut-hold.batchAt) + 1) // LIMIT: the rows after its last row go back
+			case hr.cut >= 0:
+				u.Unread(int(hr.cut-hold.batchAt) + 1) // LIMIT: the rows after its last row go back
 			case failAt >= 0 && !hold.holds():
 				u.UnreadAfter(failAt, 1) // 'errors'='fail': the rows after the failing row go back
 			case hold.holds(): // Ctrl-C, an error: what was not routed goes back
@@ -204,108 +205,23 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 			}
 		}()
 	}
-	// release routes the first n held rows, with the malformed rows before
-	// the row after them; stop says routeHeld returns err (nil: a LIMIT
-	// ended the job).
-	released := false
-	release := func(ctx context.Context, n int) (stop bool, err error) {
-		o := hold.gone
-		hold.j.Take(hold.out, n)
-		step.SelectRows(hold.out, 0, n)
-		step.Errors.Rows = step.Errors.Rows[:0]
-		end := o + int64(n) // the malformed rows up to here go with these rows
-		nerr := 0
-		for ; nerr < len(hold.errs) && hold.errs[nerr].at <= end; nerr++ {
-			e := hold.errs[nerr].row
-			e.At = int(hold.errs[nerr].at - o)
-			step.Errors.Rows = append(step.Errors.Rows, e)
-		}
-		nbad := 0
-		for nbad < len(hold.badAt) && hold.badAt[nbad] <= end {
-			nbad++
-		}
-		rep.changed() // (torn until the push went through: it may be cut before the sinks)
-		perr := ch.route.Push(ctx, Port{}, step)
-		if ferr := fp.failures(hold.out); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
-			perr = ferr
-		}
-		if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
-			return true, perr // cancelled before these rows were routed: they stay held
-		}
-		done := errors.Is(perr, errLimitReached)
-		if perr == nil || done {
-			rep.handed()
-		}
-		released = true
-		// count the malformed rows released with these rows; after a LIMIT's
-		// last row none are read (the router's cut drops them likewise)
-		cutoff := end
-		last, lended := r.EndedAt()
-		if done {
-			cutoff = -1 // (a Top-N's own LIMIT, rank.go: no row of the batch counts)
-			if lended {
-				cutoff = o + int64(last)
-			}
-		}
-		for _, at := range hold.badAt[:nbad] {
-			if at <= cutoff {
-				es.Malformed++
-			}
-		}
-		if done && lended { // the rows after the LIMIT's last row were not used: held for the replay
-			cut = o + int64(last)
-			hold.done(last+1, cut)
-			return true, nil
-		}
-		hold.consume(nerr, nbad)
-		if perr != nil || done {
-			return true, perr
-		}
-		hold.done(n, end)
-		return false, nil
-	}
-	// drain is what a job stopped while it holds rows (Ctrl-C, SIGTERM, its
-	// held rows past 'state.max-bytes') still routes: the held rows whose
-	// first branch that takes them is decided (a side branch before any
-	// event-time join, or a join whose build watermark passed them), in
-	// order, so that every row routed to an output reaches it (SPEC 4: a stop
-	// flushes what was routed); a row a join cannot decide yet goes nowhere
-	// (pendingJoin, route.Gate.Pending). It returns cause. A group source's rows are read
-	// again by the partitions' next owner instead (their outputs would be
-	// written twice), and stdin's go back to the next job; a job that
-	// aggregates the joined rows routes nothing more.
 	drain := func(cause error) error {
-		// (not with an aggregate behind the join: a released row's stamp may
-		// fire a window that a row not yet decided would have joined)
-		if next != nil || handBack || agg != nil || !hold.holds() { // (next: a group source, replayed)
+		// (a group source's rows are read again by the partitions' next
+		// owner instead, their outputs would be written twice; stdin's go
+		// back to the next job; not with an aggregate behind the join: a
+		// released row's stamp may fire a window that a row not yet decided
+		// would have joined)
+		if next != nil || handBack || agg != nil {
 			return cause
 		}
-		for _, p := range ch.pending {
-			p.on = true // (the router's gate stops what a join cannot decide yet)
-		}
-		dctx := context.WithoutCancel(ctx)
-		for hold.holds() {
-			if stop, err := release(dctx, min(hold.j.Held(), vector.Cap)); stop {
-				if err != nil && !errors.Is(err, errLimitReached) {
-					return errors.Join(cause, err)
-				}
-				return cause
-			}
-		}
-		return cause
+		return hr.drain(ctx, cause)
 	}
 	for {
 		// route what every build watermark has passed, in order
 		hold.advance(timed)
-		released = false
-		for {
-			n := hold.j.Decided(vector.Cap)
-			if n == 0 && (hold.j.Held() > 0 || len(hold.badAt) == 0) {
-				break
-			}
-			if stop, err := release(ctx, n); stop {
-				return err
-			}
+		released, stop, err := hr.releaseDecided(ctx)
+		if stop {
+			return err
 		}
 		lv.holding(hold.j.Held())
 		if released && idle {
@@ -414,45 +330,6 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 			return drain(ctx.Err())
 		}
 	}
-}
-
-// pendingJoin is an event-time join's decision, its branch's
-// route.Gate.Pending: while on (a stopped job drains its held rows,
-// routeHeld's drain), an offered row is pending, TRUE, when the join's build
-// watermark has not passed its event time (unset, or <= it) and the build
-// stream has not ended: a partner may still come. Off (the job runs: the
-// hold releases only rows every build watermark passed) it says every row
-// is decided. It keeps no rows and allocates nothing per call.
-type pendingJoin struct {
-	j   *plan.Join
-	ks  *keySet
-	on  bool
-	out *vector.Vec
-}
-
-// newPendingJoin returns the decision of the event-time join j over its
-// build state ks, off.
-func newPendingJoin(j *plan.Join, ks *keySet) *pendingJoin {
-	return &pendingJoin{j: j, ks: ks, out: vector.NewVec(catalog.Boolean)}
-}
-
-// Eval implements route.Predicate: nil when every row of sel is decided,
-// otherwise a vector, valid until the next call, TRUE at row i of sel when
-// the join cannot decide it yet.
-func (p *pendingJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
-	if !p.on {
-		return nil
-	}
-	p.ks.mu.Lock()
-	defer p.ks.mu.Unlock()
-	if p.ks.ended {
-		return nil
-	}
-	t := b.Cols[p.j.ProbeTime].I
-	for _, i := range sel {
-		p.out.B[i] = !p.ks.wmSet || t[i] >= p.ks.wm
-	}
-	return p.out
 }
 
 // ErrJoinAggregateParts is the error of a job whose aggregate (windows over
@@ -569,6 +446,128 @@ type probeHold struct {
 type heldError struct {
 	at  int64
 	row ErrorRow
+}
+
+// heldRelease is the release side of the event-time join's held rows
+// (routeHeld): it routes the rows the hold says are decided, in order, with
+// the malformed rows between them, through the chain's router into the
+// sink, and keeps what a LIMIT's cut, a failed call or a stop leaves held.
+// routeHeld's loop is its scheduler: it gives the hold the build watermarks
+// (probeHold.advance) and then asks it to release (releaseDecided).
+type heldRelease struct {
+	hold *probeHold
+	ch   *chain
+	step *Step    // the released rows, pushed into the router
+	fp   *process // the failed calls of the released rows (udf_errors.go)
+	rep  *replay  // a group source's replay of the held rows (nil: none)
+	es   *StreamErrors
+	// cut is the ordinal of the LIMIT's last row once it ended the job, -1
+	// before (stdin's hand-back gives the rows after it back)
+	cut int64
+}
+
+// releaseDecided routes the held rows every build watermark has passed, in
+// order, and the malformed rows up to them; released says rows were routed,
+// and stop that routeHeld returns err (nil: a LIMIT ended the job).
+func (h *heldRelease) releaseDecided(ctx context.Context) (released, stop bool, err error) {
+	for {
+		n := h.hold.j.Decided(vector.Cap)
+		if n == 0 && (h.hold.j.Held() > 0 || len(h.hold.badAt) == 0) {
+			return released, false, nil
+		}
+		released = true
+		if stop, err := h.release(ctx, n); stop {
+			return released, true, err
+		}
+	}
+}
+
+// release routes the first n held rows, with the malformed rows before
+// the row after them; stop says routeHeld returns err (nil: a LIMIT
+// ended the job).
+func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error) {
+	hold, step, rep, es := h.hold, h.step, h.rep, h.es
+	r := h.ch.limit
+	o := hold.gone
+	hold.j.Take(hold.out, n)
+	step.SelectRows(hold.out, 0, n)
+	step.Errors.Rows = step.Errors.Rows[:0]
+	end := o + int64(n) // the malformed rows up to here go with these rows
+	nerr := 0
+	for ; nerr < len(hold.errs) && hold.errs[nerr].at <= end; nerr++ {
+		e := hold.errs[nerr].row
+		e.At = int(hold.errs[nerr].at - o)
+		step.Errors.Rows = append(step.Errors.Rows, e)
+	}
+	nbad := 0
+	for nbad < len(hold.badAt) && hold.badAt[nbad] <= end {
+		nbad++
+	}
+	rep.changed() // (torn until the push went through: it may be cut before the sinks)
+	perr := h.ch.route.Push(ctx, Port{}, step)
+	if ferr := h.fp.failures(hold.out); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
+		perr = ferr
+	}
+	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
+		return true, perr // cancelled before these rows were routed: they stay held
+	}
+	done := errors.Is(perr, errLimitReached)
+	if perr == nil || done {
+		rep.handed()
+	}
+	// count the malformed rows released with these rows; after a LIMIT's
+	// last row none are read (the router's cut drops them likewise)
+	cutoff := end
+	last, lended := r.EndedAt()
+	if done {
+		cutoff = -1 // (a Top-N's own LIMIT, rank.go: no row of the batch counts)
+		if lended {
+			cutoff = o + int64(last)
+		}
+	}
+	for _, at := range hold.badAt[:nbad] {
+		if at <= cutoff {
+			es.Malformed++
+		}
+	}
+	if done && lended { // the rows after the LIMIT's last row were not used: held for the replay
+		h.cut = o + int64(last)
+		hold.done(last+1, h.cut)
+		return true, nil
+	}
+	hold.consume(nerr, nbad)
+	if perr != nil || done {
+		return true, perr
+	}
+	hold.done(n, end)
+	return false, nil
+}
+
+// drain is what a job stopped while it holds rows (Ctrl-C, SIGTERM, its
+// held rows past 'state.max-bytes') still routes: the held rows whose first
+// branch that takes them is decided (a side branch before any event-time
+// join, or a join whose build watermark passed them), in order, so that
+// every row routed to an output reaches it (SPEC 4: a stop flushes what was
+// routed); a row a join cannot decide yet goes nowhere (markJoin.drain: the
+// join puts it on neither of its stage's ports). It returns cause, with the
+// error of the routing if one came.
+func (h *heldRelease) drain(ctx context.Context, cause error) error {
+	if !h.hold.holds() {
+		return cause
+	}
+	for _, m := range h.ch.held {
+		m.drain = true // (a join keeps what it cannot decide yet off its stage's ports)
+	}
+	dctx := context.WithoutCancel(ctx)
+	for h.hold.holds() {
+		if stop, err := h.release(dctx, min(h.hold.j.Held(), vector.Cap)); stop {
+			if err != nil && !errors.Is(err, errLimitReached) {
+				return errors.Join(cause, err)
+			}
+			return cause
+		}
+	}
+	return cause
 }
 
 // newProbeHold returns the empty hold of job's probe rows, keeping only the
