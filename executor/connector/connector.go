@@ -186,21 +186,31 @@
 // job; kills, restarts, a process added and one removed).
 //
 // A join of two Kafka streams of one group (SPEC 2.7; both with event time,
-// not a lookup or temporal join, its rows going straight to outputs: the
-// executor's joinReplayable) reads both in the group, each input a source
-// with its own Replay (the executor's joinreplay.go). The join emits in
-// event-time order, so what it wrote is what lies below its watermark: f_p
-// is the join's watermark, and an output whose time (its later row's event
-// time, a padding's interval end) is below the f of the assignment is not
-// written again (op.JoinReplay). H_p is the oldest row of p of that input
-// still in the join's state, held or still able to join (and an outer
-// row's first partner, so that the row is partnered again), w_p its stamp;
-// e_p = U_p, for the late and malformed rows. The topics are co-partitioned
-// (same count, keyed by the join key; checked when the job starts), and
+// neither updating, not a lookup join, its rows going straight to outputs:
+// the executor's joinReplayable; interval, regular and temporal joins) reads
+// both in the group, each input a source with its own Replay (the
+// executor's joinreplay.go). The join emits in event-time order, so what it
+// wrote is what lies below its watermark: f_p is the join's watermark, and
+// an output whose time (its later row's event time, a padding's interval
+// end, a temporal join's left row's time) is below the f of the assignment
+// is not written again (op.JoinReplay). H_p is the oldest row of p of that
+// input still in the join's state, held or still able to join (and an
+// outer row's first partner, so that the row is partnered again; for a
+// temporal join's right input each key's current version, which any later
+// left row may join: read again from there in event-time order, the
+// versions are rebuilt as they were, a version below H_p having been
+// replaced by one at or after it), w_p its stamp; e_p = U_p, for the late
+// and malformed rows. The cost of a crash is that re-reading: a regular
+// join without 'table.exec.state.ttl' keeps every row, so its H_p is the
+// first row of p the job read; with a TTL, rows leave the state as the
+// join's watermark passes their time by the TTL, and H_p follows. The
+// topics are co-partitioned (same count, keyed by the join key, a temporal
+// join's right topic by its PRIMARY KEY; checked when the job starts), and
 // Kafka's assignors give each topic's partitions out independently, so such
 // a join runs in one process per group. Tests: op's TestJoinReplayAfterACrash
-// (a crash anywhere, every kind) and tests/kafka_joinreplay_test.go (the
-// crash harness with an interval join).
+// (a crash anywhere, every kind, regular with and without a TTL, interval)
+// and TestTemporalReplayAfterACrash, and tests/kafka_joinreplay_test.go (the
+// crash harness with an interval, a temporal and a regular join).
 //
 // A lookup join (SPEC 2.7: a bounded right side, read whole by every
 // process) whose probe side is a Kafka stream of a group reads the probe in
@@ -223,7 +233,7 @@
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any
 // state over it (a Top-N, aggregate or join); a Top-N after an aggregate (the aggregate's replay
-// writes no change again); a temporal join, a join with an updating input or
+// writes no change again); a join with an updating input or
 // an input without event time, and a join of two streams followed by an
 // aggregate or Top-N (these read their inputs whole and commit nothing); an
 // event-time semi or anti join in a job that aggregates too. Such a job with
