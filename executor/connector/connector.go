@@ -244,6 +244,40 @@
 // stderr when it starts (plan.Job.ReplayNotice), and EXPLAIN's strategy says
 // "not replayed" (tests/kafka_unreplayed_test.go).
 //
+// What a join of two streams followed by an aggregate (Nexmark q7, q8: windows
+// over joined rows) needs to be replayed (issue 23 item 6, not done): its
+// commit is the minimum of both frontiers, per partition of each input, and
+// three things change.
+//
+//   - The aggregate's frontier must name rows of both inputs. A group keeps
+//     the position of its first row, and a joined row's position is its left
+//     row's (the executor's joinSource), so the right rows of the pairs in
+//     open groups are not known: each group (or window) would keep, besides,
+//     the oldest right position per partition of the joined rows it took (a
+//     min per row on the hot path, no allocation). H_p of input s is then
+//     the minimum of the join's EachRow(s) and those of the open groups. For
+//     an interval join the right rows of an open window lie within the
+//     interval of its rows; for a regular join without a TTL they may be any
+//     row since the job began.
+//   - The join must write again, into the aggregate only, the pairs below
+//     its f: they rebuild the open groups. So op.JoinReplay's test moves
+//     after the aggregate: a joined row is identified by the join's
+//     event-time order (its handling time below the join's watermark at the
+//     commit), and the aggregate adds such a row to its state without
+//     emitting (I3), as it does for a row below e now; windows with end <= f
+//     are not added to (I4).
+//   - The aggregate must fire by the join's watermark (the minimum of both
+//     inputs', which op.Join emits) instead of the joined rows' stamps (the
+//     CURRENT_WATERMARK column of the input whose time the window takes,
+//     its partition's watermark at arrival, as behind an event-time semi
+//     join), so that its f is the same function of the inputs after a
+//     replay; today the joined relation has no watermark of its own
+//     (plan.JoinedStream).
+//
+// Its tests would be op's crash test over a Join feeding an aggregate
+// (random crash points, against one uninterrupted run) and the crash harness
+// with Nexmark q7's shape over two topics.
+//
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //
 // An updating aggregate (GROUP BY without a window, a global aggregate) and
