@@ -13,9 +13,12 @@ import (
 // input's source asks at a checkpoint and tells of its assignments.
 //
 //   - Hold: the oldest row of partition p of this input still in the join's
-//     state (held by the aligner, or handled and still able to join), with
-//     its CURRENT_WATERMARK stamp (the input's watermark before it, at most
-//     p's), else the rows used and p's watermark now.
+//     state (held by the aligner, or handled and still able to join; for a
+//     temporal join's right input, a key's current version, which any
+//     later left row may still join), with its CURRENT_WATERMARK stamp (the
+//     input's watermark before it, at most p's), else the rows used and p's
+//     watermark now. For a regular join without 'table.exec.state.ttl' that
+//     is the first row of p the job read: every row stays able to join.
 //   - Fired: the join's watermark (op.Join.Watermarked): the join emits in
 //     event-time order, so every output of a row below it is written, and
 //     none of a row at or above it.
@@ -28,9 +31,11 @@ import (
 // is handled, a padding when its interval ends), nor the late or malformed
 // rows below the mark's e. A revoked partition's rows leave the state.
 //
-// It runs only for joins whose inputs both have event time and whose rows
-// go straight to the job's outputs (newJoinReplays); the other state after
-// the join (an aggregate over joined rows) is not replayed.
+// It runs only for joins whose inputs both have event time, neither
+// updating, and whose rows go straight to the job's outputs
+// (newJoinReplays): interval, regular and temporal joins (op.Join,
+// op.Temporal: replayedJoin); the other state after the join (an aggregate
+// over joined rows) is not replayed.
 type joinReplay struct {
 	js   *joinSource
 	s    int             // the input
@@ -70,7 +75,7 @@ func joinReplayable(job *plan.Job) bool { return job.JoinReplayed() }
 // holds no probe row (op.Join's probesBatches), and its input commits the
 // rows used, as a stateless job's does.
 func newJoinReplays(js *joinSource) {
-	jo, ok := js.j.(*op.Join)
+	jo, ok := js.j.(replayedJoin)
 	if !ok || !js.grouped {
 		return
 	}
@@ -93,6 +98,16 @@ func newJoinReplays(js *joinSource) {
 		rs[s].SetReplay(r)
 	}
 	jo.SetReplay(js)
+}
+
+// replayedJoin is a join operator with a Kafka replay: the keyed join
+// (op.Join) and the temporal join (op.Temporal), each with its joinreplay.go.
+type replayedJoin interface {
+	joinOperator
+	SetReplay(op.JoinReplay)
+	EachRow(s int, f func(pos int64, stamp int64, null bool))
+	DropRows(s int, drop func(pos int64) bool) error
+	Watermarked() (int64, bool)
 }
 
 // Written implements op.JoinReplay: the outputs at time t of a row of
@@ -126,7 +141,7 @@ func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	if l, ok := r.last[p]; ok && l.off == used {
 		wm, wmSet = l.wm, l.set
 	}
-	r.js.j.(*op.Join).EachRow(r.s, func(pos int64, stamp int64, null bool) {
+	r.js.j.(replayedJoin).EachRow(r.s, func(pos int64, stamp int64, null bool) {
 		q, o := connector.KafkaPartitionOf(pos)
 		if q == p && o < off {
 			off, wm, wmSet = o, stamp, !null
@@ -140,7 +155,7 @@ func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 func (r *joinReplay) Emitted(_ int32, used int64) int64 { return used }
 
 // Fired implements connector.Replay: the join's watermark.
-func (r *joinReplay) Fired(int32) (int64, bool) { return r.js.j.(*op.Join).Watermarked() }
+func (r *joinReplay) Fired(int32) (int64, bool) { return r.js.j.(replayedJoin).Watermarked() }
 
 // Torn implements connector.Replay: joined rows were given to the job
 // (joinSource.Next) and the job has not come back for more, so they may not
@@ -166,7 +181,7 @@ func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
 // join's state, unjoined and unpadded (p's next owner reads them again).
 func (r *joinReplay) Revoke(p int32) {
 	// (a budget error here is not this input's: the state only shrinks)
-	_ = r.js.j.(*op.Join).DropRows(r.s, func(pos int64) bool {
+	_ = r.js.j.(replayedJoin).DropRows(r.s, func(pos int64) bool {
 		q, _ := connector.KafkaPartitionOf(pos)
 		return q == p
 	})

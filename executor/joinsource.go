@@ -146,7 +146,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		}
 		js.in[s] = ji
 	}
-	if err := checkCoPartitioned(both, [2]connector.TopicSource{js.in[0].h.Topic, js.in[1].h.Topic}); err != nil {
+	if err := checkCoPartitioned(both, js.grouped, [2]connector.TopicSource{js.in[0].h.Topic, js.in[1].h.Topic}); err != nil {
 		js.Close()
 		return nil, err
 	}
@@ -579,14 +579,16 @@ func (js *joinSource) Close() error {
 	return first
 }
 
-// checkCoPartitioned refuses a join (not a lookup or temporal one) of two
-// Kafka streams in a consumer group ('properties.group.id' on both) whose
-// topics have different partition counts: co-partitioned topics (SPEC 2.5,
-// EXPLAIN's scale-out line) have the same count, each keyed by the join key,
-// so that partition p of both holds the same keys. topics are the opened
-// inputs' topics (SourceHandles.Topic; nil: none).
-func checkCoPartitioned(both *plan.BothJoin, topics [2]connector.TopicSource) error {
-	if both.Lookup || both.Temporal {
+// checkCoPartitioned refuses a join (not a lookup one, nor a temporal one
+// whose inputs are read whole: grouped false, joinReplayable) of two Kafka
+// streams in a consumer group ('properties.group.id' on both) whose topics
+// have different partition counts: co-partitioned topics (SPEC 2.5,
+// EXPLAIN's scale-out line) have the same count, each keyed by the join key
+// (a temporal join's right topic by its PRIMARY KEY), so that partition p of
+// both holds the same keys. topics are the opened inputs' topics
+// (SourceHandles.Topic; nil: none).
+func checkCoPartitioned(both *plan.BothJoin, grouped bool, topics [2]connector.TopicSource) error {
+	if both.Lookup || both.Temporal && !grouped {
 		return nil
 	}
 	var topic [2]string

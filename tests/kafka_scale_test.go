@@ -21,6 +21,7 @@ package tests
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand"
@@ -96,6 +97,9 @@ type scaleJob struct {
 	// together (a join of two topics: Kafka's assignors give each topic's
 	// partitions to its consumers independently)
 	oneProcess bool
+	// kills is the number of kills when STREAMQL_SCALE_KILLS does not say
+	// (0: 10)
+	kills int
 }
 
 // scaleSplitJob is the sensor split (scaleScript): done when the group's
@@ -405,7 +409,7 @@ func scaleOutCrashes(t *testing.T, guarantee string, job scaleJob) {
 	if testing.Short() {
 		t.Skip("runs streamql processes against the broker for ~30 s: not with -short")
 	}
-	kills := envInt(t, "STREAMQL_SCALE_KILLS", 10)
+	kills := envInt(t, "STREAMQL_SCALE_KILLS", cmp.Or(job.kills, 10))
 	seed := int64(envInt(t, "STREAMQL_SCALE_SEED", int(time.Now().UnixNano())))
 	t.Logf("%d kills, %s, seed %d", kills, guarantee, seed)
 	rng := rand.New(rand.NewSource(seed))

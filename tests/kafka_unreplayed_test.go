@@ -42,6 +42,7 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"CREATE STREAM allowed (deviceNo VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1', 'format'='csv');\n" +
 			"CREATE STREAM devices (deviceNo VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='devices.csv', 'format'='csv');\n" +
 			"CREATE VIEW recent AS SELECT deviceNo, v FROM sensors WHERE v > 0;\n" +
+			strings.Replace(upsert("rates_cdc", "deviceNo VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (deviceNo) NOT ENFORCED"), sink, group, 1) +
 			kafka("rows_out", "deviceNo VARCHAR, v BIGINT", sink) +
 			upsert("counts_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED")
 	}
@@ -53,8 +54,8 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"the Rank over", "subquery, view or WITH relation"},
 		{"aggregate over a view", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo;",
 			"the Aggregate over recent", "subquery, view or WITH relation"},
-		{"temporal join", "", "INSERT INTO rows_out SELECT s.deviceNo, r.v FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo;",
-			"the temporal join", "a temporal join"},
+		{"temporal join over an upsert-kafka stream", "", "INSERT INTO rows_out SELECT s.deviceNo, r.v FROM sensors s JOIN rates_cdc FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo;",
+			"the temporal join", "input r is not a Kafka stream in a consumer group"},
 		{"regular join without event time", "", "INSERT INTO rows_out SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
 			"the regular join", "input p has no event time (WATERMARK)"},
 		{"aggregate after an interval join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;",
@@ -94,6 +95,8 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		{"updating aggregate", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;"},
 		{"deduplication", "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;"},
 		{"interval join", "INSERT INTO rows_out SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND;"},
+		{"regular join", "INSERT INTO rows_out SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo;"},
+		{"temporal join", "INSERT INTO rows_out SELECT s.deviceNo, r.v FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo;"},
 		{"window Top-N over a window TVF", windowTopN},
 		{"lookup join with event time", "INSERT INTO rows_out SELECT s.deviceNo, s.v FROM sensors s LEFT JOIN devices d ON s.deviceNo = d.deviceNo;"},
 	}

@@ -186,21 +186,31 @@
 // job; kills, restarts, a process added and one removed).
 //
 // A join of two Kafka streams of one group (SPEC 2.7; both with event time,
-// not a lookup or temporal join, its rows going straight to outputs: the
-// executor's joinReplayable) reads both in the group, each input a source
-// with its own Replay (the executor's joinreplay.go). The join emits in
-// event-time order, so what it wrote is what lies below its watermark: f_p
-// is the join's watermark, and an output whose time (its later row's event
-// time, a padding's interval end) is below the f of the assignment is not
-// written again (op.JoinReplay). H_p is the oldest row of p of that input
-// still in the join's state, held or still able to join (and an outer
-// row's first partner, so that the row is partnered again), w_p its stamp;
-// e_p = U_p, for the late and malformed rows. The topics are co-partitioned
-// (same count, keyed by the join key; checked when the job starts), and
+// neither updating, not a lookup join, its rows going straight to outputs:
+// the executor's joinReplayable; interval, regular and temporal joins) reads
+// both in the group, each input a source with its own Replay (the
+// executor's joinreplay.go). The join emits in event-time order, so what it
+// wrote is what lies below its watermark: f_p is the join's watermark, and
+// an output whose time (its later row's event time, a padding's interval
+// end, a temporal join's left row's time) is below the f of the assignment
+// is not written again (op.JoinReplay). H_p is the oldest row of p of that
+// input still in the join's state, held or still able to join (and an
+// outer row's first partner, so that the row is partnered again; for a
+// temporal join's right input each key's current version, which any later
+// left row may join: read again from there in event-time order, the
+// versions are rebuilt as they were, a version below H_p having been
+// replaced by one at or after it), w_p its stamp; e_p = U_p, for the late
+// and malformed rows. The cost of a crash is that re-reading: a regular
+// join without 'table.exec.state.ttl' keeps every row, so its H_p is the
+// first row of p the job read; with a TTL, rows leave the state as the
+// join's watermark passes their time by the TTL, and H_p follows. The
+// topics are co-partitioned (same count, keyed by the join key, a temporal
+// join's right topic by its PRIMARY KEY; checked when the job starts), and
 // Kafka's assignors give each topic's partitions out independently, so such
 // a join runs in one process per group. Tests: op's TestJoinReplayAfterACrash
-// (a crash anywhere, every kind) and tests/kafka_joinreplay_test.go (the
-// crash harness with an interval join).
+// (a crash anywhere, every kind, regular with and without a TTL, interval)
+// and TestTemporalReplayAfterACrash, and tests/kafka_joinreplay_test.go (the
+// crash harness with an interval, a temporal and a regular join).
 //
 // A lookup join (SPEC 2.7: a bounded right side, read whole by every
 // process) whose probe side is a Kafka stream of a group reads the probe in
@@ -223,7 +233,7 @@
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any
 // state over it (a Top-N, aggregate or join); a Top-N after an aggregate (the aggregate's replay
-// writes no change again); a temporal join, a join with an updating input or
+// writes no change again); a join with an updating input or
 // an input without event time, and a join of two streams followed by an
 // aggregate or Top-N (these read their inputs whole and commit nothing); an
 // event-time semi or anti join in a job that aggregates too. Such a job with
@@ -233,6 +243,40 @@
 // uninterrupted run's; with an 'at-least-once' sink it runs, saying so on
 // stderr when it starts (plan.Job.ReplayNotice), and EXPLAIN's strategy says
 // "not replayed" (tests/kafka_unreplayed_test.go).
+//
+// What a join of two streams followed by an aggregate (Nexmark q7, q8: windows
+// over joined rows) needs to be replayed (issue 23 item 6, not done): its
+// commit is the minimum of both frontiers, per partition of each input, and
+// three things change.
+//
+//   - The aggregate's frontier must name rows of both inputs. A group keeps
+//     the position of its first row, and a joined row's position is its left
+//     row's (the executor's joinSource), so the right rows of the pairs in
+//     open groups are not known: each group (or window) would keep, besides,
+//     the oldest right position per partition of the joined rows it took (a
+//     min per row on the hot path, no allocation). H_p of input s is then
+//     the minimum of the join's EachRow(s) and those of the open groups. For
+//     an interval join the right rows of an open window lie within the
+//     interval of its rows; for a regular join without a TTL they may be any
+//     row since the job began.
+//   - The join must write again, into the aggregate only, the pairs below
+//     its f: they rebuild the open groups. So op.JoinReplay's test moves
+//     after the aggregate: a joined row is identified by the join's
+//     event-time order (its handling time below the join's watermark at the
+//     commit), and the aggregate adds such a row to its state without
+//     emitting (I3), as it does for a row below e now; windows with end <= f
+//     are not added to (I4).
+//   - The aggregate must fire by the join's watermark (the minimum of both
+//     inputs', which op.Join emits) instead of the joined rows' stamps (the
+//     CURRENT_WATERMARK column of the input whose time the window takes,
+//     its partition's watermark at arrival, as behind an event-time semi
+//     join), so that its f is the same function of the inputs after a
+//     replay; today the joined relation has no watermark of its own
+//     (plan.JoinedStream).
+//
+// Its tests would be op's crash test over a Join feeding an aggregate
+// (random crash points, against one uninterrupted run) and the crash harness
+// with Nexmark q7's shape over two topics.
 //
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //

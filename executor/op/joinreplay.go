@@ -108,3 +108,97 @@ func (j *Join) DropRows(s int, drop func(pos int64) bool) error {
 	}
 	return j.compact()
 }
+
+// The temporal join's side of a Kafka replay (SPEC 2.5, 2.7; the
+// executor's joinreplay.go): the same contract as Join's. Its state is the
+// rows held until both watermarks pass them (either input) and, on the right
+// input, each key's current version: a version stays able to be the version
+// of a future left row until a later version of its key (or a delete)
+// replaces it, so the right input's oldest row a replay must read again is
+// its oldest current version. Read again from there, in event-time order,
+// the right rows rebuild exactly the versions of the crash (a version below
+// that row was replaced by one at or after it: the topics are keyed by the
+// join key, so a key's versions are in one partition), and a left row read
+// again joins the version it joined before; its joined or padded row is not
+// written again when its time is below the crashed join's watermark (the
+// temporal join emits a left row's output when the watermarks pass its time,
+// in event-time order).
+
+// SetReplay makes the temporal join ask r before it writes a left row's
+// output (nil: none).
+func (j *Temporal) SetReplay(r JoinReplay) { j.replay = r }
+
+// Watermarked returns the join's watermark so far (epoch ms; ok false: none
+// yet): every output of a left row below it has been emitted.
+func (j *Temporal) Watermarked() (wm int64, ok bool) {
+	if j.emitted == math.MinInt64 {
+		return 0, false
+	}
+	return j.emitted, true
+}
+
+// EachRow calls f with the source position of each row of input s a replay
+// must read again, and the row's stamp (TemporalSpec.Stamp; null when it has
+// none): the rows of s held until the watermarks pass them and, for the
+// right input, each key's current version. It walks the whole state: a
+// checkpoint's cost, not the hot path's.
+func (j *Temporal) EachRow(s int, f func(pos int64, stamp int64, null bool)) {
+	rows, sc := j.rows[s], j.spec.Stamp[s]
+	for k := range rows.Len() {
+		switch {
+		case j.dead[s][k]:
+		case sc < 0:
+			f(rows.Pos(k), 0, true)
+		default:
+			f(rows.Pos(k), rows.Int(k, sc), rows.Null(k, sc))
+		}
+	}
+}
+
+// DropRows drops the rows of input s for which drop (given the row's source
+// position) is true from the state, held rows and versions alike, without
+// any output: a Kafka partition revoked, or read again from its committed
+// offset. Their bytes go back to the Account.
+func (j *Temporal) DropRows(s int, drop func(pos int64) bool) error {
+	gone := false
+	for k := range j.rows[s].Len() {
+		if !j.dead[s][k] && drop(j.rows[s].Pos(k)) {
+			if err := j.kill(s, k); err != nil {
+				return err
+			}
+			gone = true
+		}
+	}
+	if !gone {
+		return nil
+	}
+	held := j.pending
+	j.pending = nil
+	for _, it := range held {
+		if !j.dead[1-int(it.side)][it.row] {
+			j.pending.push(it)
+		}
+	}
+	if s == 1 {
+		for h, ks := range j.version {
+			kept := ks[:0]
+			for _, k := range ks {
+				if !j.dead[1][k] {
+					kept = append(kept, k)
+				}
+			}
+			if len(kept) == 0 {
+				delete(j.version, h)
+			} else {
+				j.version[h] = kept
+			}
+		}
+	}
+	return j.compact()
+}
+
+// written reports whether left row l's output at its time t was written
+// before (JoinReplay).
+func (j *Temporal) written(l int, t int64) bool {
+	return j.replay != nil && j.replay.Written(0, j.rows[0].Pos(l), t)
+}

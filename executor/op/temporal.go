@@ -88,6 +88,9 @@ type Temporal struct {
 	count   JoinCounts
 	used    []bool        // each right row joined a left row
 	pairB   *vector.Batch // one candidate pair, for TemporalSpec.Residual
+	// replay says which outputs a Kafka replay's rows wrote before
+	// (joinreplay.go); nil: none
+	replay JoinReplay
 }
 
 // NewTemporal returns the temporal join of spec emitting into out, charging
@@ -242,6 +245,7 @@ func (j *Temporal) handle(ctx context.Context, s, k int) error {
 			cur = -1 // (the valid version fails the other ON terms: no partner)
 		}
 		var err error
+		old := j.replay != nil && j.written(k, j.rows[0].Int(k, j.spec.Time[0])) // (a replayed row's output was written: JoinReplay)
 		switch {
 		case cur >= 0:
 			j.count.Partnered[0]++
@@ -249,8 +253,10 @@ func (j *Temporal) handle(ctx context.Context, s, k int) error {
 				j.used[cur] = true
 				j.count.Partnered[1]++
 			}
-			err = j.emit(ctx, k, cur)
-		case j.spec.Kind == Left:
+			if !old {
+				err = j.emit(ctx, k, cur)
+			}
+		case j.spec.Kind == Left && !old:
 			err = j.emit(ctx, k, -1)
 		}
 		if err != nil {

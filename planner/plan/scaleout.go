@@ -255,11 +255,12 @@ func sameNames(a, b []string) bool {
 
 // JoinReplayed reports whether job j's join of two streams (j.Both) is
 // replayed over Kafka (the executor's joinreplay.go): both inputs are Kafka
-// streams of a consumer group ('properties.group.id') with event time, the
-// join is not a temporal one and no input is updating, and the joined rows
-// go straight to the job's outputs (no aggregate or Top-N after the join,
-// whose state is not replayed); or it is a lookup join whose probe side is
-// such a stream (it holds no probe row: its bounded side is read whole).
+// streams of a consumer group ('properties.group.id') with event time, no
+// input is updating, and the joined rows go straight to the job's outputs
+// (no aggregate or Top-N after the join, whose state is not replayed): an
+// interval, regular or temporal join; or it is a lookup join whose probe
+// side is such a stream (it holds no probe row: its bounded side is read
+// whole).
 // Such a join reads its (probe) inputs in the group (each process its
 // partitions); any other reads each input whole, as a build side (SPEC
 // 2.5), and commits nothing of its state.
@@ -271,8 +272,6 @@ func (j *Job) JoinReplayed() bool {
 // aggregate or Top-N follows it), "" when it is.
 func (j *BothJoin) notReplayed(after bool) string {
 	switch {
-	case j.Temporal:
-		return "a temporal join"
 	case j.Changes[0] || j.Changes[1]:
 		return "an input is updating"
 	case after:
@@ -340,7 +339,12 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		if j.Temporal {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's state survives a crash or a partition move: read again from the committed offsets (each partition's oldest row the join still needs: the rows held for the watermarks, and each key's current version of %s, kept until a later version of its key replaces it), the joined rows written before not written again\n", j.Inputs[1].Name)
+			return
+		}
 		fmt.Fprintf(sb, "    each process reads its partitions of both topics; the rows the join holds survive a crash or a partition move: read again from the committed offset (the oldest row in its state), the pairs written before not written again\n")
+		j.describeReplayCost(sb)
 		return
 	}
 	what := "input " + grouped[0] + " is"
@@ -349,6 +353,25 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 	}
 	fmt.Fprintf(sb, "  Scale-out: the join's %s in consumer group '%s'\n", what, group)
 	fmt.Fprintf(sb, "    not replayed (%s): each process reads both inputs whole, every partition, and commits no offsets: after a crash or a restart it reads them again from 'scan.startup.mode', its state empty, and writes their joined rows again; run one process\n", why)
+}
+
+// describeReplayCost writes, for a replayed regular join (no time bounds:
+// SPEC 2.7's table), what a crash or a partition move costs: reading each
+// partition again from the oldest row in the join's state (the committed
+// offset), which without 'table.exec.state.ttl' is the first row the job read
+// of it (every row stays able to join), and with one is at most the TTL of
+// event time below the join's watermark (rows leave the state as the
+// watermark passes their time by the TTL; the rows held for the watermarks
+// besides).
+func (j *BothJoin) describeReplayCost(sb *strings.Builder) {
+	if j.Kind() != "regular join" {
+		return
+	}
+	if j.StateTTL > 0 {
+		fmt.Fprintf(sb, "    a crash or a partition move reads each partition again from its oldest row in state: with 'table.exec.state.ttl' = '%s', rows up to %s of event time below the join's watermark (and the rows held for the watermarks)\n", FormatTTL(j.StateTTL), FormatTTL(j.StateTTL))
+		return
+	}
+	fmt.Fprintf(sb, "    a crash or a partition move reads each partition again from the first row the job read of it: a regular join without 'table.exec.state.ttl' keeps every row, so its committed offsets stay there (the topics' retention must keep those rows); set 'table.exec.state.ttl' to bound the re-reading\n")
 }
 
 // keyName names key column k of input s: the stream's column, or the key

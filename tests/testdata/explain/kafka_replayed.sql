@@ -2,8 +2,9 @@
 -- whether a crash or a partition move keeps it ("replayed": read again from the committed
 -- offsets) or loses it ("not replayed", with a note naming the operator and why). A lookup
 -- join holds no probe row, or holds them only until the probe watermark passes them
--- (replayed); a window Top-N over a window TVF's rows is replayed; a temporal join is not
--- yet. (EXPLAIN plans only: no broker is needed.)
+-- (replayed); a window Top-N over a window TVF's rows is replayed; a temporal join of two streams
+-- of the group is replayed (from each partition's oldest held row or current version). (EXPLAIN
+-- plans only: no broker is needed.)
 CREATE STREAM orders (id BIGINT, k VARCHAR)
   WITH ('connector'='kafka', 'topic'='orders', 'properties.bootstrap.servers'='127.0.0.1:9092', 'format'='csv',
         'properties.group.id'='g1');
