@@ -184,6 +184,9 @@ type Join struct {
 	side    [2]joinSide
 	pending pendingQueue // held rows, by (time, side, arrival)
 	expiry  pendingQueue // an interval join's rows, by the end of their interval; a regular join's with a TTL, by time + TTL
+	// expireAt is at most the least time of j.expiry's items (MaxInt64:
+	// none), so that release calls expire only when an item is due
+	expireAt int64
 	// procExpiry holds the rows of inputs without event time of a join with
 	// a TTL, by the processing time they leave the state.
 	procExpiry pendingHeap
@@ -614,7 +617,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		// none of its rows is late
 		spec.Time[1], spec.Stamp[1] = -1, -1
 	}
-	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
+	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, expireAt: math.MaxInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	if spec.Swap {
 		j.swap = &joinSwap{}
 	}
@@ -744,7 +747,7 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 				break
 			}
 			grown = 0
-			if err = j.handleKeyed(ctx, port, k, h, keyed); err != nil {
+			if err = j.handleKeyed(ctx, port, k, 0, h, keyed); err != nil {
 				break
 			}
 			continue
@@ -931,8 +934,10 @@ func (j *Join) release(ctx context.Context) error {
 		}
 		// the intervals that ended before it (first: expire may compact, which
 		// renumbers the held rows)
-		if err := j.expire(ctx, next.t, false); err != nil {
-			return err
+		if j.expireAt < next.t {
+			if err := j.expire(ctx, next.t, false); err != nil {
+				return err
+			}
 		}
 		it := j.pending.popAt(at) // (expire does not move j.pending's items: it may renumber their rows only)
 		if it.row < 0 || j.side[it.side].dead[it.row] {
@@ -944,7 +949,7 @@ func (j *Join) release(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := j.handle(ctx, int(it.side), int(it.row)); err != nil {
+		if err := j.handle(ctx, int(it.side), int(it.row), it.t); err != nil {
 			return err
 		}
 	}
@@ -1034,8 +1039,19 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 			}
 		}
 	}
+	j.expireAt = math.MaxInt64
+	if at, next := j.expiry.least(); at >= 0 {
+		j.expireAt = next.t
+	}
 	j.compactSides() // (release settles, once)
 	return nil
+}
+
+// pushExpiry queues x to leave the state at x.t (j.expiry), lowering
+// expireAt to it.
+func (j *Join) pushExpiry(x pendingItem) {
+	j.expiry.push(x)
+	j.expireAt = min(j.expireAt, x.t)
 }
 
 // expireProc drops the rows whose processing-time TTL has passed (inputs
@@ -1058,17 +1074,19 @@ func (j *Join) expireProc(ctx context.Context) error {
 	return j.compact()
 }
 
-// handle adds held row k of side s to its state and joins it with the
-// other side's rows of its key (handleKeyed, with the key hash kept for it).
-func (j *Join) handle(ctx context.Context, s, k int) error {
+// handle adds held row k of side s, whose event time is t, to its state and
+// joins it with the other side's rows of its key (handleKeyed, with the key
+// hash kept for it).
+func (j *Join) handle(ctx context.Context, s, k int, t int64) error {
 	sd := &j.side[s]
-	return j.handleKeyed(ctx, s, k, sd.hash.get(k), sd.keyed.get(k))
+	return j.handleKeyed(ctx, s, k, t, sd.hash.get(k), sd.keyed.get(k))
 }
 
-// handleKeyed adds row k of side s, whose key hash is h (ok: it has one; a
-// NULL or NaN key part joins nothing), to its state and joins it with the
-// other side's rows of its key.
-func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) error {
+// handleKeyed adds row k of side s, whose event time is t (read only for an
+// input with event time) and key hash h (ok: it has one; a NULL or NaN key
+// part joins nothing), to its state and joins it with the other side's rows
+// of its key.
+func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok bool) error {
 	if j.swap != nil {
 		return j.swapHandle(ctx, s, k, h, ok)
 	}
@@ -1077,7 +1095,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 		return j.retract(ctx, s, k)
 	}
 	// old: a replayed row's outputs, written by the run before (JoinReplay)
-	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, sd.rows.Int(k, j.spec.Time[s]))
+	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, t)
 	// end: an interval join's last time of the other side that can join the
 	// row; gone: no row handled after it can (its end is below its time, or
 	// at it for a right row: the left rows of its time came first), so a row
@@ -1086,7 +1104,6 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 	var end int64
 	gone := false
 	if j.spec.Interval {
-		t := sd.rows.Int(k, j.spec.Time[s])
 		if s == 0 {
 			end = satSub(t, j.spec.Lo)
 		} else {
@@ -1107,7 +1124,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 				continue
 			}
 			prev, next = next, od.index.next[o]
-			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) || !j.holds(s, k, o) {
+			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
 				continue
 			}
 			if od.padded.get(o) && od.matches.get(o) == 0 && !old { // (a regular outer join)
@@ -1155,7 +1172,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 	if ttl := j.spec.TTL; ttl > 0 && !j.spec.Interval && ok {
 		if tc := j.spec.Time[s]; tc >= 0 {
 			j.seq++
-			j.expiry.push(pendingItem{t: satAdd(sd.rows.Int(k, tc), ttl), side: int8(s), seq: j.seq, row: int32(k)})
+			j.pushExpiry(pendingItem{t: satAdd(t, ttl), side: int8(s), seq: j.seq, row: int32(k)})
 		} else {
 			j.seq++
 			j.procExpiry.push(pendingItem{t: satAdd(j.now(), ttl), side: int8(s), seq: j.seq, row: int32(k)})
@@ -1166,7 +1183,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 			return j.drop(sd, k)
 		}
 		j.seq++
-		j.expiry.push(pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
+		j.pushExpiry(pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
 		return nil
 	}
 	if !ok { // a key that never matches (NULL, NaN): padded at once when outer, never state
@@ -1390,18 +1407,19 @@ func gatherSel[T any](out, src []T, sel []int32) {
 // valid. False for every other batch.
 func (j *Join) Borrowed() bool { return j.borrowed }
 
-// fits reports whether row k of side s and row o of the other side meet an
-// interval join's time condition (always true for a regular join).
-func (j *Join) fits(s, k, o int) bool {
+// fits reports whether a row of side s whose time is t and row o of the
+// other side meet an interval join's time condition (always true for a
+// regular join).
+func (j *Join) fits(s int, t int64, o int) bool {
 	if !j.spec.Interval {
 		return true
 	}
-	l, r := k, o
-	if s == 1 {
-		l, r = o, k
+	var lt, rt int64
+	if s == 0 {
+		lt, rt = t, j.side[1].rows.Int(o, j.spec.Time[1])
+	} else {
+		lt, rt = j.side[0].rows.Int(o, j.spec.Time[0]), t
 	}
-	lt := j.side[0].rows.Int(l, j.spec.Time[0])
-	rt := j.side[1].rows.Int(r, j.spec.Time[1])
 	return lt >= satAdd(rt, j.spec.Lo) && lt <= satAdd(rt, j.spec.Hi)
 }
 
