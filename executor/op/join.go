@@ -205,9 +205,11 @@ type Join struct {
 	slots      []int32 // probeLookup's key slot of each row of its batch
 	touchedH   uint64  // lookAhead's loads (kept, so that they are made)
 	// hashes and keyed are holdBatch's key hashes of its batch's rows
-	// (batchKeyHashes; kept: their arrays are reused)
+	// (batchKeyHashes), sizes its rows' bytes (joinSide.size; kept: their
+	// arrays are reused)
 	hashes []uint64
 	keyed  []bool
+	sizes  []int32
 	// pairL, pairR and pairK are the joined pairs emit queued (rows of the
 	// left and right side's Rows, -1: NULLs) and their kinds (when the
 	// output has kinds), not yet written (materialize)
@@ -327,7 +329,11 @@ type joinSide struct {
 	// source position (-1: none yet), so that a replay reads it again and
 	// the row is partnered again (empty otherwise)
 	partner column[int64]
-	ndead   int
+	// size is, for a side with VARCHAR or nested columns (Rows.texts), each
+	// row's bytes as the store counted them when it came (drop gives them
+	// back without reading the row's values again; empty otherwise)
+	size  column[int32]
+	ndead int
 	// low: the rows before it are dead (a lookup join's left side, whose
 	// arena chunks below it are let go, Join.freeLow; 0 after a compaction)
 	low int
@@ -720,6 +726,9 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 			}
 		}
 		k, bytes := s.rows.Add(kb, i)
+		if len(s.rows.texts) > 0 {
+			s.size.push(int32(bytes))
+		}
 		h, keyed := batchKeyHash(b, i, j.spec.Keys[port])
 		if tc >= 0 { // (a held row's, read when it is handled; a row handled at once is given them)
 			s.hash.push(h)
@@ -799,7 +808,14 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 	s := &j.side[port]
 	n := b.N
 	k0 := s.rows.Len()
-	bytes := s.rows.appendBatch(kb, nil)
+	var bytes int64
+	if len(s.rows.texts) > 0 {
+		j.sizes = j.sizes[:0]
+		bytes = s.rows.appendBatch(kb, &j.sizes)
+		s.size.pushAll(j.sizes)
+	} else {
+		bytes = s.rows.appendBatch(kb, nil)
+	}
 	j.hashes, j.keyed = batchKeyHashes(b, j.spec.Keys[port], j.hashes[:0], j.keyed[:0])
 	s.hash.pushAll(j.hashes)
 	s.keyed.pushAll(j.keyed)
@@ -1428,7 +1444,11 @@ func (j *Join) fits(s int, t int64, o int) bool {
 func (j *Join) drop(sd *joinSide, k int) error {
 	sd.dead[k] = true
 	sd.ndead++
-	j.freed += sd.rows.rowBytes(k) // (given back by settle: in compact, and before the state grows)
+	if sd.size.n > 0 {
+		j.freed += int64(sd.size.get(k)) // (given back by settle: in compact, and before the state grows)
+	} else {
+		j.freed += sd.rows.rowFixed
+	}
 	return nil
 }
 
@@ -1607,6 +1627,9 @@ func (j *Join) compactSides() {
 			if sd.partner.n > 0 {
 				sd.partner.set(to, sd.partner.get(k))
 			}
+			if sd.size.n > 0 {
+				sd.size.set(to, sd.size.get(k))
+			}
 		}
 		sd.dead = sd.dead[:n]
 		sd.matches.truncate(n)
@@ -1620,6 +1643,9 @@ func (j *Join) compactSides() {
 		}
 		if sd.partner.n > 0 {
 			sd.partner.truncate(n)
+		}
+		if sd.size.n > 0 {
+			sd.size.truncate(n)
 		}
 		sd.ndead, sd.low = 0, 0
 		sd.index.remap(moved, n)
