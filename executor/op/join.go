@@ -204,6 +204,11 @@ type Join struct {
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
 	touchedH   uint64  // lookAhead's loads (kept, so that they are made)
+	// ahead is, for j.pending's and j.expiry's FIFO of each side, the last
+	// item lookAhead loaded the slots of in this release (aheadSet: one
+	// was), so that it loads each item's once, not at every call
+	ahead    [2][2]pendingItem
+	aheadSet [2][2]bool
 	// hashes and keyed are holdBatch's key hashes of its batch's rows
 	// (batchKeyHashes), sizes its rows' bytes (joinSide.size; kept: their
 	// arrays are reused)
@@ -936,6 +941,7 @@ func (j *Join) release(ctx context.Context) error {
 	all := bound == math.MaxInt64
 	j.deferred = false
 	start := j.batches
+	j.aheadSet = [2][2]bool{}
 	for n := 0; ; n++ {
 		at, next := j.pending.least()
 		if at < 0 || !all && next.t >= bound {
@@ -1004,8 +1010,7 @@ func (j *Join) lookAhead() {
 	for s := range 2 {
 		sd := &j.side[s]
 		own, other := &sd.index, &j.side[1-s].index
-		f := j.pending.fifo[s][j.pending.head[s]:]
-		f = f[:min(len(f), lookAheadRows)]
+		f := j.unloaded(0, s, j.pending.fifo[s][j.pending.head[s]:])
 		for _, it := range f {
 			if it.row < 0 || !sd.keyed.get(int(it.row)) {
 				continue
@@ -1015,8 +1020,7 @@ func (j *Join) lookAhead() {
 		}
 		// and the slots of the rows whose intervals end next (expire's
 		// dropHead)
-		f = j.expiry.fifo[s][j.expiry.head[s]:]
-		f = f[:min(len(f), lookAheadRows)]
+		f = j.unloaded(1, s, j.expiry.fifo[s][j.expiry.head[s]:])
 		for _, it := range f {
 			if it.row < 0 || sd.hash.n == 0 || !sd.keyed.get(int(it.row)) {
 				continue
@@ -1026,6 +1030,36 @@ func (j *Join) lookAhead() {
 		}
 	}
 	j.touchedH = touched
+}
+
+// unloaded returns the items of f, a FIFO of side s of j.pending (q 0) or
+// j.expiry (q 1) from its head, that lookAhead is to load the slots of: of
+// its first lookAheadRows, those after the last one it loaded in this
+// release (the FIFO is in order; an item that joined it before that one
+// since is left out, which costs its load only).
+func (j *Join) unloaded(q, s int, f []pendingItem) []pendingItem {
+	f = f[:min(len(f), lookAheadRows)]
+	if len(f) == 0 {
+		return f
+	}
+	if j.aheadSet[q][s] {
+		last := j.ahead[q][s]
+		lo, hi := 0, len(f) // (the first item after last: binary search)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if last.before(f[m]) {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if lo == len(f) {
+			return f[:0]
+		}
+		f = f[lo:]
+	}
+	j.ahead[q][s], j.aheadSet[q][s] = f[len(f)-1], true
+	return f
 }
 
 // expire ends the intervals of an interval join's rows that end before t
