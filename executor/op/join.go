@@ -184,6 +184,9 @@ type Join struct {
 	side    [2]joinSide
 	pending pendingQueue // held rows, by (time, side, arrival)
 	expiry  pendingQueue // an interval join's rows, by the end of their interval; a regular join's with a TTL, by time + TTL
+	// expireAt is at most the least time of j.expiry's items (MaxInt64:
+	// none), so that release calls expire only when an item is due
+	expireAt int64
 	// procExpiry holds the rows of inputs without event time of a join with
 	// a TTL, by the processing time they leave the state.
 	procExpiry pendingHeap
@@ -201,10 +204,17 @@ type Join struct {
 	borrowed   bool    // the batch being emitted is probeLookup's (Borrowed)
 	slots      []int32 // probeLookup's key slot of each row of its batch
 	touchedH   uint64  // lookAhead's loads (kept, so that they are made)
+	// ahead is, for j.pending's and j.expiry's FIFO of each side, the last
+	// item lookAhead loaded the slots of in this release (aheadSet: one
+	// was), so that it loads each item's once, not at every call
+	ahead    [2][2]pendingItem
+	aheadSet [2][2]bool
 	// hashes and keyed are holdBatch's key hashes of its batch's rows
-	// (batchKeyHashes; kept: their arrays are reused)
+	// (batchKeyHashes), sizes its rows' bytes (joinSide.size; kept: their
+	// arrays are reused)
 	hashes []uint64
 	keyed  []bool
+	sizes  []int32
 	// pairL, pairR and pairK are the joined pairs emit queued (rows of the
 	// left and right side's Rows, -1: NULLs) and their kinds (when the
 	// output has kinds), not yet written (materialize)
@@ -324,7 +334,11 @@ type joinSide struct {
 	// source position (-1: none yet), so that a replay reads it again and
 	// the row is partnered again (empty otherwise)
 	partner column[int64]
-	ndead   int
+	// size is, for a side with VARCHAR or nested columns (Rows.texts), each
+	// row's bytes as the store counted them when it came (drop gives them
+	// back without reading the row's values again; empty otherwise)
+	size  column[int32]
+	ndead int
 	// low: the rows before it are dead (a lookup join's left side, whose
 	// arena chunks below it are let go, Join.freeLow; 0 after a compaction)
 	low int
@@ -614,7 +628,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		// none of its rows is late
 		spec.Time[1], spec.Stamp[1] = -1, -1
 	}
-	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, now: func() int64 { return time.Now().UnixMilli() }}
+	j := &Join{joinOutput: joinOutput{out: out}, spec: spec, acct: acct, emitted: math.MinInt64, expireAt: math.MaxInt64, now: func() int64 { return time.Now().UnixMilli() }}
 	if spec.Swap {
 		j.swap = &joinSwap{}
 	}
@@ -717,6 +731,9 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 			}
 		}
 		k, bytes := s.rows.Add(kb, i)
+		if len(s.rows.texts) > 0 {
+			s.size.push(int32(bytes))
+		}
 		h, keyed := batchKeyHash(b, i, j.spec.Keys[port])
 		if tc >= 0 { // (a held row's, read when it is handled; a row handled at once is given them)
 			s.hash.push(h)
@@ -744,7 +761,7 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 				break
 			}
 			grown = 0
-			if err = j.handleKeyed(ctx, port, k, h, keyed); err != nil {
+			if err = j.handleKeyed(ctx, port, k, 0, h, keyed); err != nil {
 				break
 			}
 			continue
@@ -796,7 +813,14 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 	s := &j.side[port]
 	n := b.N
 	k0 := s.rows.Len()
-	bytes := s.rows.appendBatch(kb, nil)
+	var bytes int64
+	if len(s.rows.texts) > 0 {
+		j.sizes = j.sizes[:0]
+		bytes = s.rows.appendBatch(kb, &j.sizes)
+		s.size.pushAll(j.sizes)
+	} else {
+		bytes = s.rows.appendBatch(kb, nil)
+	}
 	j.hashes, j.keyed = batchKeyHashes(b, j.spec.Keys[port], j.hashes[:0], j.keyed[:0])
 	s.hash.pushAll(j.hashes)
 	s.keyed.pushAll(j.keyed)
@@ -917,6 +941,7 @@ func (j *Join) release(ctx context.Context) error {
 	all := bound == math.MaxInt64
 	j.deferred = false
 	start := j.batches
+	j.aheadSet = [2][2]bool{}
 	for n := 0; ; n++ {
 		at, next := j.pending.least()
 		if at < 0 || !all && next.t >= bound {
@@ -931,8 +956,10 @@ func (j *Join) release(ctx context.Context) error {
 		}
 		// the intervals that ended before it (first: expire may compact, which
 		// renumbers the held rows)
-		if err := j.expire(ctx, next.t, false); err != nil {
-			return err
+		if j.expireAt < next.t {
+			if err := j.expire(ctx, next.t, false); err != nil {
+				return err
+			}
 		}
 		it := j.pending.popAt(at) // (expire does not move j.pending's items: it may renumber their rows only)
 		if it.row < 0 || j.side[it.side].dead[it.row] {
@@ -944,7 +971,7 @@ func (j *Join) release(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := j.handle(ctx, int(it.side), int(it.row)); err != nil {
+		if err := j.handle(ctx, int(it.side), int(it.row), it.t); err != nil {
 			return err
 		}
 	}
@@ -983,8 +1010,7 @@ func (j *Join) lookAhead() {
 	for s := range 2 {
 		sd := &j.side[s]
 		own, other := &sd.index, &j.side[1-s].index
-		f := j.pending.fifo[s][j.pending.head[s]:]
-		f = f[:min(len(f), lookAheadRows)]
+		f := j.unloaded(0, s, j.pending.fifo[s][j.pending.head[s]:])
 		for _, it := range f {
 			if it.row < 0 || !sd.keyed.get(int(it.row)) {
 				continue
@@ -994,8 +1020,7 @@ func (j *Join) lookAhead() {
 		}
 		// and the slots of the rows whose intervals end next (expire's
 		// dropHead)
-		f = j.expiry.fifo[s][j.expiry.head[s]:]
-		f = f[:min(len(f), lookAheadRows)]
+		f = j.unloaded(1, s, j.expiry.fifo[s][j.expiry.head[s]:])
 		for _, it := range f {
 			if it.row < 0 || sd.hash.n == 0 || !sd.keyed.get(int(it.row)) {
 				continue
@@ -1005,6 +1030,36 @@ func (j *Join) lookAhead() {
 		}
 	}
 	j.touchedH = touched
+}
+
+// unloaded returns the items of f, a FIFO of side s of j.pending (q 0) or
+// j.expiry (q 1) from its head, that lookAhead is to load the slots of: of
+// its first lookAheadRows, those after the last one it loaded in this
+// release (the FIFO is in order; an item that joined it before that one
+// since is left out, which costs its load only).
+func (j *Join) unloaded(q, s int, f []pendingItem) []pendingItem {
+	f = f[:min(len(f), lookAheadRows)]
+	if len(f) == 0 {
+		return f
+	}
+	if j.aheadSet[q][s] {
+		last := j.ahead[q][s]
+		lo, hi := 0, len(f) // (the first item after last: binary search)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if last.before(f[m]) {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if lo == len(f) {
+			return f[:0]
+		}
+		f = f[lo:]
+	}
+	j.ahead[q][s], j.aheadSet[q][s] = f[len(f)-1], true
+	return f
 }
 
 // expire ends the intervals of an interval join's rows that end before t
@@ -1034,8 +1089,19 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 			}
 		}
 	}
+	j.expireAt = math.MaxInt64
+	if at, next := j.expiry.least(); at >= 0 {
+		j.expireAt = next.t
+	}
 	j.compactSides() // (release settles, once)
 	return nil
+}
+
+// pushExpiry queues x to leave the state at x.t (j.expiry), lowering
+// expireAt to it.
+func (j *Join) pushExpiry(x pendingItem) {
+	j.expiry.push(x)
+	j.expireAt = min(j.expireAt, x.t)
 }
 
 // expireProc drops the rows whose processing-time TTL has passed (inputs
@@ -1058,17 +1124,19 @@ func (j *Join) expireProc(ctx context.Context) error {
 	return j.compact()
 }
 
-// handle adds held row k of side s to its state and joins it with the
-// other side's rows of its key (handleKeyed, with the key hash kept for it).
-func (j *Join) handle(ctx context.Context, s, k int) error {
+// handle adds held row k of side s, whose event time is t, to its state and
+// joins it with the other side's rows of its key (handleKeyed, with the key
+// hash kept for it).
+func (j *Join) handle(ctx context.Context, s, k int, t int64) error {
 	sd := &j.side[s]
-	return j.handleKeyed(ctx, s, k, sd.hash.get(k), sd.keyed.get(k))
+	return j.handleKeyed(ctx, s, k, t, sd.hash.get(k), sd.keyed.get(k))
 }
 
-// handleKeyed adds row k of side s, whose key hash is h (ok: it has one; a
-// NULL or NaN key part joins nothing), to its state and joins it with the
-// other side's rows of its key.
-func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) error {
+// handleKeyed adds row k of side s, whose event time is t (read only for an
+// input with event time) and key hash h (ok: it has one; a NULL or NaN key
+// part joins nothing), to its state and joins it with the other side's rows
+// of its key.
+func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok bool) error {
 	if j.swap != nil {
 		return j.swapHandle(ctx, s, k, h, ok)
 	}
@@ -1077,7 +1145,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 		return j.retract(ctx, s, k)
 	}
 	// old: a replayed row's outputs, written by the run before (JoinReplay)
-	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, sd.rows.Int(k, j.spec.Time[s]))
+	old := j.replay != nil && j.spec.Time[s] >= 0 && j.written(s, k, t)
 	// end: an interval join's last time of the other side that can join the
 	// row; gone: no row handled after it can (its end is below its time, or
 	// at it for a right row: the left rows of its time came first), so a row
@@ -1086,7 +1154,6 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 	var end int64
 	gone := false
 	if j.spec.Interval {
-		t := sd.rows.Int(k, j.spec.Time[s])
 		if s == 0 {
 			end = satSub(t, j.spec.Lo)
 		} else {
@@ -1107,7 +1174,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 				continue
 			}
 			prev, next = next, od.index.next[o]
-			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, k, o) || !j.holds(s, k, o) {
+			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
 				continue
 			}
 			if od.padded.get(o) && od.matches.get(o) == 0 && !old { // (a regular outer join)
@@ -1155,7 +1222,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 	if ttl := j.spec.TTL; ttl > 0 && !j.spec.Interval && ok {
 		if tc := j.spec.Time[s]; tc >= 0 {
 			j.seq++
-			j.expiry.push(pendingItem{t: satAdd(sd.rows.Int(k, tc), ttl), side: int8(s), seq: j.seq, row: int32(k)})
+			j.pushExpiry(pendingItem{t: satAdd(t, ttl), side: int8(s), seq: j.seq, row: int32(k)})
 		} else {
 			j.seq++
 			j.procExpiry.push(pendingItem{t: satAdd(j.now(), ttl), side: int8(s), seq: j.seq, row: int32(k)})
@@ -1166,7 +1233,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, h uint64, ok bool) err
 			return j.drop(sd, k)
 		}
 		j.seq++
-		j.expiry.push(pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
+		j.pushExpiry(pendingItem{t: end, side: int8(s), seq: j.seq, row: int32(k)})
 		return nil
 	}
 	if !ok { // a key that never matches (NULL, NaN): padded at once when outer, never state
@@ -1390,18 +1457,19 @@ func gatherSel[T any](out, src []T, sel []int32) {
 // valid. False for every other batch.
 func (j *Join) Borrowed() bool { return j.borrowed }
 
-// fits reports whether row k of side s and row o of the other side meet an
-// interval join's time condition (always true for a regular join).
-func (j *Join) fits(s, k, o int) bool {
+// fits reports whether a row of side s whose time is t and row o of the
+// other side meet an interval join's time condition (always true for a
+// regular join).
+func (j *Join) fits(s int, t int64, o int) bool {
 	if !j.spec.Interval {
 		return true
 	}
-	l, r := k, o
-	if s == 1 {
-		l, r = o, k
+	var lt, rt int64
+	if s == 0 {
+		lt, rt = t, j.side[1].rows.Int(o, j.spec.Time[1])
+	} else {
+		lt, rt = j.side[0].rows.Int(o, j.spec.Time[0]), t
 	}
-	lt := j.side[0].rows.Int(l, j.spec.Time[0])
-	rt := j.side[1].rows.Int(r, j.spec.Time[1])
 	return lt >= satAdd(rt, j.spec.Lo) && lt <= satAdd(rt, j.spec.Hi)
 }
 
@@ -1410,7 +1478,11 @@ func (j *Join) fits(s, k, o int) bool {
 func (j *Join) drop(sd *joinSide, k int) error {
 	sd.dead[k] = true
 	sd.ndead++
-	j.freed += sd.rows.rowBytes(k) // (given back by settle: in compact, and before the state grows)
+	if sd.size.n > 0 {
+		j.freed += int64(sd.size.get(k)) // (given back by settle: in compact, and before the state grows)
+	} else {
+		j.freed += sd.rows.rowFixed
+	}
 	return nil
 }
 
@@ -1589,6 +1661,9 @@ func (j *Join) compactSides() {
 			if sd.partner.n > 0 {
 				sd.partner.set(to, sd.partner.get(k))
 			}
+			if sd.size.n > 0 {
+				sd.size.set(to, sd.size.get(k))
+			}
 		}
 		sd.dead = sd.dead[:n]
 		sd.matches.truncate(n)
@@ -1602,6 +1677,9 @@ func (j *Join) compactSides() {
 		}
 		if sd.partner.n > 0 {
 			sd.partner.truncate(n)
+		}
+		if sd.size.n > 0 {
+			sd.size.truncate(n)
 		}
 		sd.ndead, sd.low = 0, 0
 		sd.index.remap(moved, n)
