@@ -227,6 +227,18 @@ func (r *replay) handed() {
 	}
 }
 
+// through notes that a batch and the watermark event it made went through
+// every operator of the chain (watermarker.Push): the state and the outputs
+// agree, also when the event fired nothing, so that no push reached the
+// sinks to say so (handed). An event-time rank operator raised the fire
+// frontiers at it (opReplay.Firing) and may have let rows go: the frontiers
+// are computed again. r may be nil.
+func (r *replay) through() {
+	if r != nil {
+		r.torn, r.dirty = false, true
+	}
+}
+
 // Assign implements connector.Replay.
 func (r *replay) Assign(p int32, from int64, m connector.ReplayMark, ok bool) {
 	r.Revoke(p)
@@ -272,7 +284,8 @@ type opReplay struct{ r *replay }
 func (x opReplay) Replayed(pos int64) bool { return x.r.active && x.r.replayed(pos) }
 
 // Firing implements rank.Replay: with the stream's per-partition watermarks,
-// the state is torn until the rows the operator emits reach the sinks, and
+// the state is torn until the rows the operator emits reach the sinks, or
+// the event went through every operator having emitted none (through), and
 // the fire frontier of each partition counted in wm rises.
 func (x opReplay) Firing(wm int64) {
 	if x.r.pw == nil {

@@ -271,7 +271,11 @@
 // owner reads p from H_p into state, takes its watermark back (the rows read
 // again may lie below the one it had: the operator's DropWhere), and does
 // not emit again a row of p whose time is below f_p (rank.Operator.writtenRow)
-// (tests/kafka_rankreplay_test.go). A window Top-N over a window TVF's rows
+// (tests/kafka_rankreplay_test.go). A watermark raises f_p whether or not it
+// fires a row; the state is torn from the raise until the event has gone
+// through every operator (the executor's replay.through), so that a mark
+// raised by a watermark that fired nothing commits at the next checkpoint
+// too (tests/kafka_rankreplay_test.go), not only after one that wrote rows. A window Top-N over a window TVF's rows
 // is one of them: a window fires when the watermark reaches its end, so its
 // rows are written when end <= f_p; H_p is the oldest row of p its open
 // windows rank (the rows it cut have no output), and the TVF's window
