@@ -309,10 +309,14 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 			}
 		}
 		o.thinCols(r, m)
-		o.top, err = op.NewTopN(op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds(), PosOrder: r.PosOrder}, &o.coll, acct)
-		o.op = o.top
-		o.coll.discard = r.Bounded // (the final result at the end)
-		o.top.Quiet(r.Bounded)     // (so the changes are not even made)
+		spec := op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds(), PosOrder: r.PosOrder}
+		if r.Retract && !r.Bounded { // (over an updating input: its -U and -D rows take rows back)
+			o.op, err = op.NewRetractTopN(spec, &o.coll, acct)
+		} else if o.top, err = op.NewTopN(spec, &o.coll, acct); err == nil {
+			o.op = o.top
+			o.coll.discard = r.Bounded // (the final result at the end)
+			o.top.Quiet(r.Bounded)     // (so the changes are not even made)
+		}
 		outTypes = types
 		if r.RankNumber {
 			outTypes = append(slices.Clip(types), catalog.BigInt)
@@ -396,8 +400,8 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 			*o.took += int64(len(p.Sel))
 		}
 		o.thinning(len(p.Sel) > 0)
-		o.view = vector.Batch{Cols: o.narrowed(p.Cols), N: r.N, Pos: r.In.Pos}
-		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil { // every row, in place: no copy
+		o.view = vector.Batch{Cols: o.narrowed(p.Cols), N: r.N, Pos: r.In.Pos, Kinds: p.Kinds} // (an updating input's kinds: a RetractTopN reads them)
+		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil {              // every row, in place: no copy
 			p.Sel = p.Sel[:0]
 			if err := o.op.Push(ctx, 0, &o.view); err != nil {
 				return err
@@ -422,7 +426,7 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 				kept = append(kept, *c)
 				continue
 			}
-			o.view = vector.Batch{Cols: o.narrowed(c.Cols), N: vector.Cap, Pos: o.zeroPos}
+			o.view = vector.Batch{Cols: o.narrowed(c.Cols), N: vector.Cap, Pos: o.zeroPos, Kinds: c.Kinds}
 			if o.rep != nil && c.At > 0 && r.In != nil { // (a replayed window Top-N: each row is the TVF's of input row At-1)
 				if err := o.addMade(ctx, c, r.In.Pos[c.At-1]); err != nil {
 					return err

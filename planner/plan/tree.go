@@ -331,7 +331,7 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 			state += fmt.Sprintf(", dropped %s after its key's last change ('table.exec.state.ttl')", FormatTTL(r.StateTTL))
 		}
 		n := &Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: state, Line: LineDetail}
-		if len(r.Thin) > 0 { // (a Top-N storing only its right-side columns says so: rule_join_swap.go)
+		if len(r.Thin) > 0 || r.Retract { // (a Top-N storing only its right-side columns says so: rule_join_swap.go; one over an updating input, every live row of it)
 			n.Details = []string{"state: " + state}
 		}
 		p = add(n)
