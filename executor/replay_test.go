@@ -62,7 +62,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	}
 	opts.src, opts.parts, opts.budget, opts.stats = r.src, r.src, NewStateBudget(0), r.stats
 	r.c = buildChain(job, nil, r.sink, opts)
-	if newReplay(r.src, r.c, r.agg, job.WindowRankReplayed()) == nil || r.src.rep == nil {
+	if newReplay(r.src, r.c, r.agg, job.WindowRankReplayed() || job.AggRankReplayed()) == nil || r.src.rep == nil {
 		t.Fatal("the job gave its source no replay state")
 	}
 	return r

@@ -222,8 +222,8 @@
 // streams whole, every partition, and commit no offsets (as members of the
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any
-// state over it (a Top-N, aggregate or join); a Top-N after an aggregate (the aggregate's replay
-// writes no change again); a temporal join, a join with an updating input or
+// state over it (a Top-N, aggregate or join; but see "Updating operators"
+// for a Top-N over a subquery's GROUP BY); a temporal join, a join with an updating input or
 // an input without event time, and a join of two streams followed by an
 // aggregate or Top-N (these read their inputs whole and commit nothing); an
 // event-time semi or anti join in a job that aggregates too. Such a job with
@@ -259,6 +259,18 @@
 // 'exactly-once' (I5): a read_committed reader of an upsert-kafka sink
 // applying upserts and tombstones sees one uninterrupted run's changes
 // (tests/kafka_updating_test.go).
+//
+// A Top-N over a subquery's unbounded GROUP BY of the stream is planned as
+// one job (planner's ruleFuseRankAgg; plan.Job.AggRankReplayed): the
+// aggregate, then the Top-N over its changes (op.RetractTopN). Both are
+// Checkpoints of one replay; H_p is the smaller of their holds (the
+// aggregate's first row of p that made a group; the Top-N's first change
+// of p, never earlier). On a replay the aggregate writes the change of
+// every row (the executor's passReplay), each at its input row's position,
+// and the Top-N takes the changes of rows below e into its state only
+// (their outputs are committed), so from e on its changes are one
+// uninterrupted run's (tests/kafka_updating_test.go,
+// TestKafkaTopNOverGroupByCrashesExactlyOnce).
 //
 // # Event-time rank operators (SPEC 2.9)
 //

@@ -221,6 +221,26 @@ func (t *RetractTopN) emit(ctx context.Context, k int32, r int64, kind vector.Ro
 	return t.ob.full(ctx, t.out)
 }
 
+// DropWhere forgets, without a change, every held row whose input position
+// (vector.Batch.Pos when it came) drop is true for: the executor's replay
+// of a Kafka group source (executor/replay.go) drops the rows of a Kafka
+// partition that left the process or is read again (a Top-N partition
+// holds rows of one Kafka partition when the topic is partitioned by its
+// PARTITION BY key, SPEC 2.5). A partition left empty keeps its key.
+func (t *RetractTopN) DropWhere(drop func(pos int64) bool) {
+	for id, list := range t.lists {
+		kept := list[:0]
+		for _, k := range list {
+			if drop(t.rows.Pos(int(k))) {
+				_ = t.acct.Grow(-t.rows.release(k) - retractRowBytes)
+				continue
+			}
+			kept = append(kept, k)
+		}
+		t.lists[id] = kept
+	}
+}
+
 // Watermark implements Operator: the Top-N has no time of its own; the
 // watermark passes on.
 func (t *RetractTopN) Watermark(ctx context.Context, _ int, wm int64) error {
