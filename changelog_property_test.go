@@ -263,16 +263,22 @@ func pushedChangelog(t *testing.T, setup, query string, rows [][]any) []string {
 
 func runJoinChangelog(t *testing.T, dir, query string) []string {
 	t.Helper()
+	return dirChangelog(t, dir, `
+CREATE STREAM l (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'l.csv', 'format' = 'csv');
+CREATE STREAM r (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'r.csv', 'format' = 'csv');
+`+query)
+}
+
+// dirChangelog runs script in a session over the files of dir and returns
+// the table its main output's changelog leaves (changelog.final).
+func dirChangelog(t *testing.T, dir, script string) []string {
+	t.Helper()
 	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
 	s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Exec(context.Background(), `
-CREATE STREAM l (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'l.csv', 'format' = 'csv');
-CREATE STREAM r (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'r.csv', 'format' = 'csv');
-`+query)
-	if err != nil {
+	if err := s.Exec(context.Background(), script); err != nil {
 		t.Fatal(err)
 	}
 	return c.final()
@@ -357,19 +363,11 @@ func TestChangelogKeptValuesProperty(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, mini := range []string{"false", "true"} {
-			c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-			s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = s.Exec(context.Background(), `SET 'table.exec.mini-batch.enabled' = '`+mini+`';
+			got := dirChangelog(t, dir, `SET 'table.exec.mini-batch.enabled' = '`+mini+`';
 CREATE STREAM p (id BIGINT, k VARCHAR, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'file', 'path' = 'p.json', 'format' = 'debezium-json');
 SELECT k, MIN(v) AS mn, MAX(v) AS mx, FIRST_VALUE(v) AS f, LAST_VALUE(v) AS l, LISTAGG(CAST(v AS VARCHAR), ';') AS la,
        COUNT(DISTINCT v) AS d, COUNT(*) AS n FROM p GROUP BY k;`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := c.final(); !slices.Equal(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("round %d (mini-batch %s): the changelog applied gives\n%v\nthe reference\n%v\ninput:\n%s", round, mini, got, want, sb.String())
 			}
 		}
@@ -680,6 +678,60 @@ func TestChangelogTopNOverGroupByProperty(t *testing.T) {
 		got := pushedChangelog(t, `CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'go');`, q, in)
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d (%d rows, %d keys): %s\nthe changelog applied gives\n%v\nthe batch reference\n%v", round, n, keys, q, got, want)
+		}
+	}
+}
+
+// TestChangelogTopNOverCDCFileProperty (SPEC 2.8, 2.9): a Top-N over a
+// Debezium file (rows created, updated and deleted) gives, read whole
+// (the final result at its end) and in 'execution.runtime-mode' =
+// 'streaming' (its changelog applied), the top rows of the table the file
+// leaves, by a batch computation over it. (Read whole, the deletes and the
+// old rows of updates were ranked as inserts.)
+func TestChangelogTopNOverCDCFileProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for round := 0; round < 10; round++ {
+		live := map[string]int64{}
+		vals := rng.Perm(100000) // (distinct values: no ties)
+		var sb strings.Builder
+		for i := range 1 + rng.Intn(300) {
+			k := fmt.Sprintf("k%d", rng.Intn(20))
+			v := int64(vals[i])
+			old, ok := live[k]
+			switch {
+			case !ok:
+				fmt.Fprintf(&sb, `{"before":null,"after":{"k":%q,"v":%d},"op":"c"}`+"\n", k, v)
+				live[k] = v
+			case rng.Intn(4) == 0:
+				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":null,"op":"d"}`+"\n", k, old)
+				delete(live, k)
+			default:
+				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":{"k":%q,"v":%d},"op":"u"}`+"\n", k, old, k, v)
+				live[k] = v
+			}
+		}
+		n := 1 + rng.Intn(4)
+		var ks []string
+		for k := range live {
+			ks = append(ks, k)
+		}
+		slices.SortFunc(ks, func(a, b string) int { return cmp.Compare(live[b], live[a]) })
+		var want []string
+		for _, k := range ks[:min(n, len(ks))] {
+			want = append(want, fmt.Sprintf("%s|%d", k, live[k]))
+		}
+		slices.Sort(want)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{"batch", "streaming"} {
+			got := dirChangelog(t, dir, fmt.Sprintf(`SET 'execution.runtime-mode' = '%s';
+CREATE STREAM c (k VARCHAR, v BIGINT) WITH ('connector' = 'file', 'path' = 'c.json', 'format' = 'debezium-json');
+SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (ORDER BY v DESC) AS rn FROM c) WHERE rn <= %d;`, mode, n))
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, %s: the result\n%v\nthe table the file leaves, ranked\n%v", round, mode, got, want)
+			}
 		}
 	}
 }

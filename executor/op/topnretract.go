@@ -37,6 +37,29 @@ type RetractTopN struct {
 	// the change of one input row
 	before, after []int32
 	rb, ra        []int64
+	// quiet: no change is made (a bounded input's Top-N gives its Final
+	// result only)
+	quiet bool
+}
+
+// Quiet makes the Top-N make no change as rows come (q true): the result
+// of a bounded input is given once, by Final.
+func (t *RetractTopN) Quiet(q bool) { t.quiet = q }
+
+// Final emits the result as it stands, as inserts: each partition's top
+// rows by rank (with the rank column when the output has it), partitions in
+// the order of their first rows, as TopN.Final does (SPEC 2.8: a bounded
+// input's final table).
+func (t *RetractTopN) Final(ctx context.Context) error {
+	for _, list := range t.lists {
+		t.after, t.ra = t.top(list, t.after, t.ra)
+		for j, k := range t.after {
+			if err := t.emit(ctx, k, t.ra[j], vector.Insert); err != nil {
+				return err
+			}
+		}
+	}
+	return t.ob.flush(ctx, t.out)
 }
 
 // NewRetractTopN returns the Top-N of spec over an updating input, emitting
@@ -82,7 +105,9 @@ func (t *RetractTopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			}
 		}
 		list := t.lists[id]
-		t.before, t.rb = t.top(list, t.before, t.rb)
+		if !t.quiet {
+			t.before, t.rb = t.top(list, t.before, t.rb)
+		}
 		gone := int32(-1)
 		if retract {
 			at := t.find(list, b, i)
@@ -100,9 +125,11 @@ func (t *RetractTopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			list = slices.Insert(list, at, int32(k))
 		}
 		t.lists[id] = list
-		t.after, t.ra = t.top(list, t.after, t.ra)
-		if err := t.emitChanges(ctx); err != nil {
-			return err
+		if !t.quiet {
+			t.after, t.ra = t.top(list, t.after, t.ra)
+			if err := t.emitChanges(ctx); err != nil {
+				return err
+			}
 		}
 		if gone >= 0 {
 			_ = t.acct.Grow(-t.rows.release(gone) - retractRowBytes)

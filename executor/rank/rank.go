@@ -48,7 +48,8 @@ type Operator struct {
 	main    int // the main query's part
 	out     int // its output
 	op      op.Operator
-	top     *op.TopN // an updating Top-N
+	top     *op.TopN        // an updating Top-N
+	final   *op.RetractTopN // a Top-N over an updating input (plan.Rank.Retract)
 	in      *vector.Batch
 	view    vector.Batch
 	zeroPos []int64
@@ -310,8 +311,13 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 		}
 		o.thinCols(r, m)
 		spec := op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds(), PosOrder: r.PosOrder}
-		if r.Retract && !r.Bounded { // (over an updating input: its -U and -D rows take rows back)
-			o.op, err = op.NewRetractTopN(spec, &o.coll, acct)
+		if r.Retract { // (over an updating input: its -U and -D rows take rows back)
+			var rt *op.RetractTopN
+			if rt, err = op.NewRetractTopN(spec, &o.coll, acct); err == nil {
+				o.op, o.final = rt, rt
+				o.coll.discard = r.Bounded // (the final result at the end)
+				rt.Quiet(r.Bounded)
+			}
 		} else if o.top, err = op.NewTopN(spec, &o.coll, acct); err == nil {
 			o.op = o.top
 			o.coll.discard = r.Bounded // (the final result at the end)
@@ -674,10 +680,15 @@ func (o *Operator) Finish(ctx context.Context) error {
 	if err := o.op.Finish(ctx, 0); err != nil {
 		return err
 	}
-	if o.top != nil && o.r.Bounded {
+	if o.top != nil && o.r.Bounded || o.final != nil && o.r.Bounded {
 		o.coll.discard = false
 		o.coll.flush = func(ctx context.Context) error { return o.emit(ctx, flow.Port{}, nil) }
-		err := o.top.Final(ctx)
+		var err error
+		if o.top != nil {
+			err = o.top.Final(ctx)
+		} else {
+			err = o.final.Final(ctx)
+		}
 		o.coll.flush = nil
 		if err != nil {
 			return err
