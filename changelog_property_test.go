@@ -1,6 +1,7 @@
 package streamql_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -262,16 +263,22 @@ func pushedChangelog(t *testing.T, setup, query string, rows [][]any) []string {
 
 func runJoinChangelog(t *testing.T, dir, query string) []string {
 	t.Helper()
+	return dirChangelog(t, dir, `
+CREATE STREAM l (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'l.csv', 'format' = 'csv');
+CREATE STREAM r (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'r.csv', 'format' = 'csv');
+`+query)
+}
+
+// dirChangelog runs script in a session over the files of dir and returns
+// the table its main output's changelog leaves (changelog.final).
+func dirChangelog(t *testing.T, dir, script string) []string {
+	t.Helper()
 	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
 	s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Exec(context.Background(), `
-CREATE STREAM l (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'l.csv', 'format' = 'csv');
-CREATE STREAM r (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'r.csv', 'format' = 'csv');
-`+query)
-	if err != nil {
+	if err := s.Exec(context.Background(), script); err != nil {
 		t.Fatal(err)
 	}
 	return c.final()
@@ -356,19 +363,11 @@ func TestChangelogKeptValuesProperty(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, mini := range []string{"false", "true"} {
-			c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-			s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = s.Exec(context.Background(), `SET 'table.exec.mini-batch.enabled' = '`+mini+`';
+			got := dirChangelog(t, dir, `SET 'table.exec.mini-batch.enabled' = '`+mini+`';
 CREATE STREAM p (id BIGINT, k VARCHAR, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'file', 'path' = 'p.json', 'format' = 'debezium-json');
 SELECT k, MIN(v) AS mn, MAX(v) AS mx, FIRST_VALUE(v) AS f, LAST_VALUE(v) AS l, LISTAGG(CAST(v AS VARCHAR), ';') AS la,
        COUNT(DISTINCT v) AS d, COUNT(*) AS n FROM p GROUP BY k;`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := c.final(); !slices.Equal(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("round %d (mini-batch %s): the changelog applied gives\n%v\nthe reference\n%v\ninput:\n%s", round, mini, got, want, sb.String())
 			}
 		}
@@ -609,6 +608,130 @@ SELECT * FROM back;`); err != nil {
 		wantA := "op,k,v\n" + regexp.MustCompile(`(?m)^`).ReplaceAllString(strings.TrimSuffix(sb.String(), "\n"), "+I,") + "\n"
 		if string(raw) != wantA {
 			t.Fatalf("round %d: an append-only query into an op sink wrote\n%s\nwant\n%s", round, raw, wantA)
+		}
+	}
+}
+
+// TestChangelogTopNOverGroupByProperty (SPEC 2.8, 2.9): a Top-N over an
+// unbounded GROUP BY, whose input's -U and -D rows take rows back
+// (op.RetractTopN), with and without PARTITION BY and the rank column, in
+// both directions (an ascending count's group leaves the top as it grows),
+// over random inputs pushed from Go: its changelog applied in order gives
+// the table a separately written batch computation gives (count each group
+// over the whole input, rank the groups, keep the top ones).
+func TestChangelogTopNOverGroupByProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for round := 0; round < 16; round++ {
+		n, keys, top := 1+rng.Intn(2000), 1+rng.Intn(30), 1+rng.Intn(4)
+		desc, parted, rankCol := rng.Intn(2) == 0, rng.Intn(2) == 0, rng.Intn(2) == 0
+		in := make([][]any, n)
+		cnt, seen := map[string]int64{}, map[string]int{}
+		for i := range in {
+			k := fmt.Sprintf("k%d", rng.Intn(keys))
+			in[i] = []any{k, int64(i)}
+			cnt[k]++
+			seen[k] = i // (the group's last change: ties go in the order of those)
+		}
+		// the reference: group, then rank each partition's groups (by the
+		// count, ties in the order of the groups' last changes; the
+		// partition is the key's length)
+		byPart := map[int][]string{}
+		for k := range cnt {
+			p := 0
+			if parted {
+				p = len(k)
+			}
+			byPart[p] = append(byPart[p], k)
+		}
+		var want []string
+		for _, ks := range byPart {
+			slices.SortFunc(ks, func(a, b string) int {
+				c := cmp.Compare(cnt[a], cnt[b])
+				if desc {
+					c = -c
+				}
+				if c != 0 {
+					return c
+				}
+				return cmp.Compare(seen[a], seen[b])
+			})
+			for j, k := range ks[:min(top, len(ks))] {
+				row := fmt.Sprintf("%s|%d", k, cnt[k])
+				if rankCol {
+					row += fmt.Sprintf("|%d", j+1)
+				}
+				want = append(want, row)
+			}
+		}
+		slices.Sort(want)
+		dir, part, rn := "ASC", "", ""
+		if desc {
+			dir = "DESC"
+		}
+		if parted {
+			part = "PARTITION BY CHAR_LENGTH(k) "
+		}
+		if rankCol {
+			rn = ", rn"
+		}
+		q := fmt.Sprintf("SELECT k, c%s FROM (SELECT k, c, ROW_NUMBER() OVER (%sORDER BY c %s) AS rn FROM (SELECT k, COUNT(*) AS c FROM ev GROUP BY k)) WHERE rn <= %d;", rn, part, dir, top)
+		got := pushedChangelog(t, `CREATE STREAM ev (k VARCHAR, v BIGINT) WITH ('connector' = 'go');`, q, in)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d (%d rows, %d keys): %s\nthe changelog applied gives\n%v\nthe batch reference\n%v", round, n, keys, q, got, want)
+		}
+	}
+}
+
+// TestChangelogTopNOverCDCFileProperty (SPEC 2.8, 2.9): a Top-N over a
+// Debezium file (rows created, updated and deleted) gives, read whole
+// (the final result at its end) and in 'execution.runtime-mode' =
+// 'streaming' (its changelog applied), the top rows of the table the file
+// leaves, by a batch computation over it. (Read whole, the deletes and the
+// old rows of updates were ranked as inserts.)
+func TestChangelogTopNOverCDCFileProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for round := 0; round < 10; round++ {
+		live := map[string]int64{}
+		vals := rng.Perm(100000) // (distinct values: no ties)
+		var sb strings.Builder
+		for i := range 1 + rng.Intn(300) {
+			k := fmt.Sprintf("k%d", rng.Intn(20))
+			v := int64(vals[i])
+			old, ok := live[k]
+			switch {
+			case !ok:
+				fmt.Fprintf(&sb, `{"before":null,"after":{"k":%q,"v":%d},"op":"c"}`+"\n", k, v)
+				live[k] = v
+			case rng.Intn(4) == 0:
+				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":null,"op":"d"}`+"\n", k, old)
+				delete(live, k)
+			default:
+				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":{"k":%q,"v":%d},"op":"u"}`+"\n", k, old, k, v)
+				live[k] = v
+			}
+		}
+		n := 1 + rng.Intn(4)
+		var ks []string
+		for k := range live {
+			ks = append(ks, k)
+		}
+		slices.SortFunc(ks, func(a, b string) int { return cmp.Compare(live[b], live[a]) })
+		var want []string
+		for _, k := range ks[:min(n, len(ks))] {
+			want = append(want, fmt.Sprintf("%s|%d", k, live[k]))
+		}
+		slices.Sort(want)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{"batch", "streaming"} {
+			got := dirChangelog(t, dir, fmt.Sprintf(`SET 'execution.runtime-mode' = '%s';
+CREATE STREAM c (k VARCHAR, v BIGINT) WITH ('connector' = 'file', 'path' = 'c.json', 'format' = 'debezium-json');
+SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (ORDER BY v DESC) AS rn FROM c) WHERE rn <= %d;`, mode, n))
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, %s: the result\n%v\nthe table the file leaves, ranked\n%v", round, mode, got, want)
+			}
 		}
 	}
 }

@@ -25,12 +25,22 @@ func planSides(t testing.TB, sides []string, main string) *planner.Job {
 // planSidesWM is planSides with the watermark expression wm.
 func planSidesWM(t testing.TB, wm string, sides []string, main string) *planner.Job {
 	t.Helper()
-	st, cat := streamS(t, wm, "'connector'='socket', 'port'='1'")
+	return planSidesWith(t, wm, "'connector'='socket', 'port'='1'", sides, main)
+}
+
+// planSidesWith is planSidesWM over stream s declared WITH the options with.
+func planSidesWith(t testing.TB, wm, with string, sides []string, main string) *planner.Job {
+	t.Helper()
+	st, cat := streamS(t, wm, with)
 	var branches []*planner.Branch
 	for _, s := range sides {
 		branches = append(branches, planBranch(t, cat, s))
 	}
-	job, err := planner.NewJob(st, branches, planBranch(t, cat, main), main)
+	mb := planBranch(t, cat, main)
+	if len(sides) == 0 && mb.Stream != nil {
+		st = mb.Stream // (a query over a subquery of s reads the subquery)
+	}
+	job, err := planner.NewJob(st, branches, mb, main)
 	if err != nil {
 		t.Fatal(err)
 	}

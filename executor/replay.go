@@ -52,12 +52,14 @@ type replay struct {
 // state (an aggregate, agg not nil, or else the main query's operator over
 // the stream, c.rank, when it is replayable: executor/rank's replay.go); it
 // returns nil otherwise, and the source commits as for a stateless job. A
-// window Top-N over a window TVF's rows (tvfRank: job's
-// plan.Job.WindowRankReplayed) is replayed with the TVF's Aggregate, which
-// then passes the rows read again on into its state (passReplay).
-func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, tvfRank bool) *replay {
+// window Top-N over a window TVF's rows (job's plan.Job.WindowRankReplayed),
+// or a Top-N over the job's unbounded GROUP BY (plan.Job.AggRankReplayed),
+// is replayed with its Aggregate (pass), which then passes the rows read
+// again (or their changes) on into its state (passReplay); the hold
+// frontier is the smaller of the two operators' (Hold).
+func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, pass bool) *replay {
 	rk := c.rank
-	if rk != nil && (agg != nil && !tvfRank || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
+	if rk != nil && (agg != nil && !pass || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
 		rk = nil // (the rank operator's own replay is of one over the stream's rows, or a TVF's)
 	}
 	if agg == nil && rk == nil || rs == nil {
@@ -69,7 +71,7 @@ func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, tvfRank
 	}
 	if agg != nil {
 		var ar aggregate.Replay = opReplay{r}
-		if rk != nil { // (tvfRank)
+		if rk != nil { // (pass)
 			ar = passReplay{opReplay{r}}
 		}
 		agg.StartReplay(ar)
@@ -227,6 +229,18 @@ func (r *replay) handed() {
 	}
 }
 
+// through notes that a batch and the watermark event it made went through
+// every operator of the chain (watermarker.Push): the state and the outputs
+// agree, also when the event fired nothing, so that no push reached the
+// sinks to say so (handed). An event-time rank operator raised the fire
+// frontiers at it (opReplay.Firing) and may have let rows go: the frontiers
+// are computed again. r may be nil.
+func (r *replay) through() {
+	if r != nil {
+		r.torn, r.dirty = false, true
+	}
+}
+
 // Assign implements connector.Replay.
 func (r *replay) Assign(p int32, from int64, m connector.ReplayMark, ok bool) {
 	r.Revoke(p)
@@ -272,7 +286,8 @@ type opReplay struct{ r *replay }
 func (x opReplay) Replayed(pos int64) bool { return x.r.active && x.r.replayed(pos) }
 
 // Firing implements rank.Replay: with the stream's per-partition watermarks,
-// the state is torn until the rows the operator emits reach the sinks, and
+// the state is torn until the rows the operator emits reach the sinks, or
+// the event went through every operator having emitted none (through), and
 // the fire frontier of each partition counted in wm rises.
 func (x opReplay) Firing(wm int64) {
 	if x.r.pw == nil {

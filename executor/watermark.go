@@ -71,6 +71,12 @@ func (w *watermarker) Push(ctx context.Context, port Port, r *Step) error {
 		if err := w.down.Watermark(ctx, Watermark{Port: port, Value: w.wm, Set: true}); err != nil {
 			return err
 		}
+		if w.parts != nil {
+			// the event went through every operator: what it fired is with
+			// the sinks, also when it fired nothing (no push reached them),
+			// so the marks it raised commit at the next checkpoint
+			w.parts.rep.through()
+		}
 	}
 	return refused
 }

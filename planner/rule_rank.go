@@ -206,6 +206,10 @@ func (in *inner) finish(r *plan.Rank, names []string, outTypes []catalog.Type) *
 	r.Types = in.types()
 	r.InColumns = b.Columns
 	b.Columns = cols
+	if r.Kind == plan.RankTopN && in.sp.st != nil && readsChanges(in.sp.st) {
+		r.Retract = true // (SPEC 2.8: its input's -U and -D take rows back)
+		r.State = "every live row of its input (an updating input: a row taken back lets the next one in)"
+	}
 	b.Rank = r
 	b.Limit = -1
 	return b

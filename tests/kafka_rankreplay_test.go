@@ -10,12 +10,17 @@ package tests
 // uninterrupted run's rows, each once: their state (the keys already seen,
 // the rows a later frame holds) is read again after a crash from the
 // oldest row still in it, and what a replayed row emitted before is not
-// written again.
+// written again. A watermark that fires nothing still moves a partition's
+// mark, which commits at the next checkpoint (executor/replay.go's
+// through), so that a crash reads again from the newest commit.
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -255,4 +260,143 @@ func resultsStream(t *testing.T, upsert bool, cols, topic, sink string) string {
 	}
 	return fmt.Sprintf("CREATE STREAM results (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
 		cols, topic, kafkatest.Brokers(t), sink)
+}
+
+// TestKafkaWindowTopNMarkCommitsWithoutFiring: a window Top-N over hour-long
+// TUMBLE windows reads rows of the first seconds of the hour: its watermark
+// moves with each batch and fires nothing. Before a kill, each partition's
+// committed mark reaches its end (e) with the stream's watermark after its
+// rows as f (the mark committed although no output was written since), and
+// its offset stays at the oldest row the open window ranks. The process is
+// SIGKILLed; closing rows far ahead fire the hour; a restarted process reads
+// from the committed offsets, and a read_committed reader gets each key's
+// two largest values once, the reference's.
+func TestKafkaWindowTopNMarkCommitsWithoutFiring(t *testing.T) {
+	kafkatest.Brokers(t)
+	if testing.Short() {
+		t.Skip("runs streamql processes against the broker: not with -short")
+	}
+	var rows []mrow
+	for id := range 800 {
+		p := int32(id % 4)
+		rows = append(rows, mrow{id, fmt.Sprintf("k%d_%d", p, id/4%10), int64(id) * 10, int64(id) * 7919 % 1_000_003, p})
+	}
+	closing := []mrow{}
+	for p := range int32(4) {
+		closing = append(closing, mrow{1000 + int(p), fmt.Sprintf("C%d", p), 1 << 40, 0, p})
+	}
+	in := kafkatest.CreateTopic(t, 4, nil)
+	out := kafkatest.CreateTopic(t, 2, nil)
+	group := kafkatest.Name(t, "group")
+	dir := t.TempDir()
+	q := writeScript(t, dir, "a", kafkaStream(t, "readings", "id BIGINT, k VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", in, groupMember(group, "a"))+
+		kafkaStream(t, "results", "ws BIGINT, k VARCHAR, id BIGINT, v BIGINT", out, ", 'format'='csv'"+sinkGuarantee(t, "exactly-once"))+
+		"INSERT INTO results SELECT window_start, k, id, v FROM (\n"+
+		"  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn\n"+
+		"  FROM TABLE(TUMBLE(TABLE readings, DESCRIPTOR(ts), INTERVAL '1' HOUR)))\n"+
+		"WHERE rn <= 2;\n")
+	cl := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	adm := kafkatest.Admin(t)
+	produce := func(rs []mrow) {
+		var recs []*kgo.Record
+		for _, r := range rs {
+			recs = append(recs, &kgo.Record{Topic: in, Partition: r.p, Value: []byte(fmt.Sprintf("%d,%s,%d,%d", r.id, r.k, r.ts, r.v))})
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+		defer cancel()
+		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the stream's watermark after every row: the smallest of the
+	// partitions' last times, less the delay
+	wm := int64(1 << 62)
+	for p := range int32(4) {
+		last := int64(0)
+		for _, r := range rows {
+			if r.p == p {
+				last = max(last, r.ts)
+			}
+		}
+		wm = min(wm, last-1000)
+	}
+	produce(rows)
+	c, stderr := startScript(t, q)
+	waitMarks(t, adm, group, in, wm, 20*time.Second, stderr.String)
+	or, err := adm.FetchOffsetsForTopics(kadm.RequireStable(context.Background()), group, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := topTwo(rows)
+	or.Each(func(o kadm.OffsetResponse) {
+		hold := int64(1 << 62) // (the hour is open: the oldest row of the partition its keys' top two hold, at offset id/4)
+		for _, r := range top {
+			if r.p == o.Partition {
+				hold = min(hold, int64(r.id/4))
+			}
+		}
+		if o.At != hold {
+			t.Errorf("partition %d: committed offset %d, want %d, the oldest row the open window ranks", o.Partition, o.At, hold)
+		}
+	})
+	if got := readRows(t, out, true); len(got) != 0 {
+		t.Fatalf("the hour fired before its end: %v", got)
+	}
+	_ = c.Process.Signal(syscall.SIGKILL)
+	_ = c.Wait()
+
+	produce(closing)
+	c, stderr = startScript(t, q)
+	waitMarks(t, adm, group, in, 3_600_000, 20*time.Second, stderr.String)
+	stopByTerm(t, c, stderr)
+	want := map[string]int{}
+	for _, r := range top {
+		want[fmt.Sprintf("0,%s,%d,%d", r.k, r.id, r.v)]++
+	}
+	compareCounts(t, "rows", readRows(t, out, true), want, true)
+}
+
+// mrow is a row of TestKafkaWindowTopNMarkCommitsWithoutFiring: id, key,
+// time, value and partition (its offset there is id/4).
+type mrow struct {
+	id    int
+	k     string
+	ts, v int64
+	p     int32
+}
+
+// topTwo is the reference: each key's two rows of largest v, by a batch
+// sort of its rows.
+func topTwo(rows []mrow) []mrow {
+	byKey := map[string][]mrow{}
+	for _, r := range rows {
+		byKey[r.k] = append(byKey[r.k], r)
+	}
+	var top []mrow
+	for _, rs := range byKey {
+		slices.SortFunc(rs, func(a, b mrow) int { return int(b.v - a.v) })
+		top = append(top, rs[:min(2, len(rs))]...)
+	}
+	return top
+}
+
+// waitMarks waits (at most limit, polling) until the group's committed
+// marks of every partition of in say its rows up to its end offset had
+// their outputs committed (e) and the stream's watermark reached f at a
+// firing while it counted (f >= f).
+func waitMarks(t *testing.T, adm *kadm.Client, group, in string, f int64, limit time.Duration, why func() string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		ok, err := marksReach(adm, group, in, true, f)
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			fs, _ := markField(adm, group, in, "f=")
+			es, _ := emittedTo(adm, group, in)
+			t.Fatalf("the group's marks (e %v, f %v) did not reach the input's ends and f=%d within %v (last error %v): %s", es, fs, f, limit, err, why())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -420,8 +420,13 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 		// a window Top-N over a window TVF's rows (kafka_rankreplay_test.go)
 		{"EXPLAIN SELECT window_start, deviceNo FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, deviceNo ORDER BY ts DESC) AS rn FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;",
 			"main: its state survives a crash or a partition move: read again from each partition's oldest row it holds", "not read again"},
-		// those not replayed yet say so: a Top-N over an aggregate
+		// a Top-N over a subquery's aggregate of the stream: one job, both
+		// replayed (kafka_updating_test.go)
 		{"EXPLAIN SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 2;",
+			"main: the Top-N over its aggregate's changes survives a crash or a partition move: read again with the groups from each partition's first row that made a group", "not read again"},
+		// those not replayed yet say so: a Top-N over an aggregate of a
+		// UNION ALL
+		{"EXPLAIN SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM (SELECT deviceNo FROM sensors UNION ALL SELECT deviceNo FROM events) GROUP BY deviceNo)) WHERE rn <= 2;",
 			"note: the state of the Rank over subquery is in this process only: it is not read again after a crash or a partition move", "its state survives"},
 		// joins of two streams: an interval join is replayed; a temporal
 		// join, a join without event time on an input, or one with an

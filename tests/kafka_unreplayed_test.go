@@ -50,7 +50,7 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 	refused := []struct{ name, pre, query, op, why string }{
 		{"window Top-N in a job that aggregates too", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors GROUP BY deviceNo;\n", windowTopN,
 			"the WindowRank of main", "a window Top-N is replayed only over a TUMBLE, HOP or CUMULATE TVF's rows, in a job with no other aggregate"},
-		{"Top-N over an aggregate", "", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 2;",
+		{"Top-N over an aggregate of a view", "", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo)) WHERE rn <= 2;",
 			"the Rank over", "subquery, view or WITH relation"},
 		{"aggregate over a view", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo;",
 			"the Aggregate over recent", "subquery, view or WITH relation"},

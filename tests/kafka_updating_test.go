@@ -11,6 +11,7 @@ package tests
 // uninterrupted run exactly once: none lost, none written twice.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -40,6 +41,106 @@ func TestKafkaUpdatingGroupByCrashesExactlyOnce(t *testing.T) {
 func TestKafkaUpdatingTopNCrashesExactlyOnce(t *testing.T) {
 	t.Parallel()                                      // (its own topics, group, transactional ids and folders: it waits on the broker beside the others)
 	scaleOutCrashes(t, "exactly-once", updTopNJob(t)) // (it skips without a broker and with -short)
+}
+
+// TestKafkaTopNOverGroupByCrashesExactlyOnce: the two devices of largest
+// SUM(v) per region (the device's number mod 4, so each region's devices
+// are on one partition: the topic partitioned by the Top-N's PARTITION BY
+// key, SPEC 2.5), a Top-N over a subquery's unbounded GROUP BY (one job,
+// the planner's ruleFuseRankAgg; both operators replayed from each
+// partition's first row that made a group) into upsert-kafka keyed by
+// device: the final table equals the batch reference's (sum each device's
+// values over the whole input, rank each region's devices).
+func TestKafkaTopNOverGroupByCrashesExactlyOnce(t *testing.T) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	const query = "INSERT INTO upserts SELECT dev, s FROM (SELECT dev, s, ROW_NUMBER() OVER (PARTITION BY CAST(SUBSTRING(dev, 2) AS BIGINT) % 4 ORDER BY s DESC) AS rn FROM (SELECT dev, SUM(v) AS s FROM readings GROUP BY dev)) WHERE rn <= 2;\n"
+	scaleOutCrashes(t, "exactly-once", updJob(t, rows, "dev VARCHAR, s BIGINT, PRIMARY KEY (dev) NOT ENFORCED", query,
+		func(t *testing.T, recs []*kgo.Record) {
+			sum := map[string]int64{}
+			for _, r := range rows {
+				sum[r.dev] += r.v
+			}
+			byRegion := map[int][]string{}
+			for d := range sum {
+				n, _ := strconv.Atoi(d[1:])
+				byRegion[n%4] = append(byRegion[n%4], d)
+			}
+			want := map[string]string{}
+			for _, ds := range byRegion {
+				slices.SortFunc(ds, func(a, b string) int { return cmp.Compare(sum[b], sum[a]) })
+				for _, d := range ds[:min(2, len(ds))] {
+					want[d] = fmt.Sprintf("%s,%d", d, sum[d])
+				}
+			}
+			table, _ := applyUpserts(t, recs)
+			compareTables(t, table, want)
+			// one uninterrupted run's changes, key by key: each region (one
+			// partition) in offset order, each row's -U and +U of its device
+			// through the top 2 (a device leaving: its tombstone; entering:
+			// its row), as a separately written simulation
+			changes := map[string][]string{}
+			live := map[int]map[string]int64{}
+			top := func(reg int) []string {
+				var ds []string
+				for d := range live[reg] {
+					ds = append(ds, d)
+				}
+				slices.SortFunc(ds, func(a, b string) int { return cmp.Compare(live[reg][b], live[reg][a]) })
+				return ds[:min(2, len(ds))]
+			}
+			diff := func(before, after []string) {
+				for _, d := range before {
+					if !slices.Contains(after, d) {
+						changes[d] = append(changes[d], "tombstone")
+					}
+				}
+				for _, d := range after {
+					if !slices.Contains(before, d) {
+						changes[d] = append(changes[d], fmt.Sprintf("%s,%d", d, live[d2reg(d)][d]))
+					}
+				}
+			}
+			run := map[string]int64{}
+			for _, r := range rows {
+				reg := d2reg(r.dev)
+				if live[reg] == nil {
+					live[reg] = map[string]int64{}
+				}
+				if _, ok := run[r.dev]; ok { // -U: the old row leaves
+					before := top(reg)
+					delete(live[reg], r.dev)
+					diff(before, top(reg))
+				}
+				run[r.dev] += r.v
+				before := top(reg)
+				live[reg][r.dev] = run[r.dev]
+				diff(before, top(reg))
+			}
+			got := map[string][]string{}
+			for _, r := range recs {
+				v := "tombstone"
+				if r.Value != nil {
+					v = string(r.Value)
+				}
+				got[string(r.Key)] = append(got[string(r.Key)], v)
+			}
+			for d, c := range changes {
+				if !slices.Equal(got[d], c) {
+					k := 0
+					for k < min(len(c), len(got[d])) && c[k] == got[d][k] {
+						k++
+					}
+					t.Errorf("device %s: %d records, one run writes %d; first difference at %d: %q, want %q", d, len(got[d]), len(c), k, got[d][k:min(k+3, len(got[d]))], c[k:min(k+3, len(c))])
+				}
+			}
+			t.Logf("%d devices in the top 2 of their regions, %d upsert records", len(want), len(recs))
+		}))
+}
+
+// d2reg is device d's region: its number mod 4 (TestKafkaTopNOverGroupByCrashesExactlyOnce).
+func d2reg(d string) int {
+	n, _ := strconv.Atoi(d[1:])
+	return n % 4
 }
 
 // updRow is input row id of the updating jobs: device d<id%16> on partition

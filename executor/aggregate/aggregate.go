@@ -496,8 +496,8 @@ func (ao *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) erro
 // and r holds nothing else for the outputs (no other part's rows, no
 // chunks, no malformed rows), so nothing comes between two changes.
 func (ao *Operator) alone(r *flow.Step) bool {
-	if len(ao.ops) != 1 || ao.ops[0].upd == nil || ao.flushMain || len(r.Chunks) > 0 || len(r.Errors.Rows) > 0 {
-		return false
+	if len(ao.ops) != 1 || ao.ops[0].upd == nil || ao.flushMain || len(r.Chunks) > 0 || len(r.Errors.Rows) > 0 || ao.ops[0].rep != nil {
+		return false // (with a replay each change goes at its row: a Top-N after it notes which row made it, the executor's passReplay)
 	}
 	for k := range r.Parts {
 		if k != ao.at[0] && len(r.Parts[k].Sel) > 0 {

@@ -571,18 +571,25 @@ func (ao *Operator) flushOp(o *aggOp) {
 	o.rowsOut += got
 	if got > 0 {
 		sel := part.Sel
+		// the input position of the change at chunk row i: o.row's rows are
+		// the chunk's (direct), or o.chunk copied the rows HAVING kept, o.sel,
+		// to rows 0, 1, …
+		at := func(i int32) int32 { return u.at[i] }
+		if o.direct == nil {
+			at = func(i int32) int32 { return u.at[o.sel[i]] }
+		}
 		if ao.oneChunk { // (nothing else in the batch: one chunk at the first change's place keeps the order)
-			ao.chunks = append(ao.chunks, flow.Chunk{At: int(u.at[sel[0]]), Part: part})
+			ao.chunks = append(ao.chunks, flow.Chunk{At: int(at(sel[0])), Part: part})
 			sel = nil
 		}
 		for a := 0; a < len(sel); {
 			e := a + 1
-			for e < len(sel) && u.at[sel[e]] == u.at[sel[a]] {
+			for e < len(sel) && at(sel[e]) == at(sel[a]) {
 				e++
 			}
 			p := part
 			p.Sel = sel[a:e:e]
-			ao.chunks = append(ao.chunks, flow.Chunk{At: int(u.at[sel[a]]), Part: p})
+			ao.chunks = append(ao.chunks, flow.Chunk{At: int(at(sel[a])), Part: p})
 			a = e
 		}
 	}

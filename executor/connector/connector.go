@@ -232,8 +232,8 @@
 // streams whole, every partition, and commit no offsets (as members of the
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any
-// state over it (a Top-N, aggregate or join); a Top-N after an aggregate (the aggregate's replay
-// writes no change again); a join with an updating input or
+// state over it (a Top-N, aggregate or join; but see "Updating operators"
+// for a Top-N over a subquery's GROUP BY); a join with an updating input or
 // an input without event time, and a join of two streams followed by an
 // aggregate or Top-N (these read their inputs whole and commit nothing); an
 // event-time semi or anti join in a job that aggregates too. Such a job with
@@ -304,6 +304,18 @@
 // applying upserts and tombstones sees one uninterrupted run's changes
 // (tests/kafka_updating_test.go).
 //
+// A Top-N over a subquery's unbounded GROUP BY of the stream is planned as
+// one job (planner's ruleFuseRankAgg; plan.Job.AggRankReplayed): the
+// aggregate, then the Top-N over its changes (op.RetractTopN). Both are
+// Checkpoints of one replay; H_p is the smaller of their holds (the
+// aggregate's first row of p that made a group; the Top-N's first change
+// of p, never earlier). On a replay the aggregate writes the change of
+// every row (the executor's passReplay), each at its input row's position,
+// and the Top-N takes the changes of rows below e into its state only
+// (their outputs are committed), so from e on its changes are one
+// uninterrupted run's (tests/kafka_updating_test.go,
+// TestKafkaTopNOverGroupByCrashesExactlyOnce).
+//
 // # Event-time rank operators (SPEC 2.9)
 //
 // Deduplication keeping the first row, an OVER aggregation and ORDER BY the
@@ -315,7 +327,11 @@
 // owner reads p from H_p into state, takes its watermark back (the rows read
 // again may lie below the one it had: the operator's DropWhere), and does
 // not emit again a row of p whose time is below f_p (rank.Operator.writtenRow)
-// (tests/kafka_rankreplay_test.go). A window Top-N over a window TVF's rows
+// (tests/kafka_rankreplay_test.go). A watermark raises f_p whether or not it
+// fires a row; the state is torn from the raise until the event has gone
+// through every operator (the executor's replay.through), so that a mark
+// raised by a watermark that fired nothing commits at the next checkpoint
+// too (tests/kafka_rankreplay_test.go), not only after one that wrote rows. A window Top-N over a window TVF's rows
 // is one of them: a window fires when the watermark reaches its end, so its
 // rows are written when end <= f_p; H_p is the oldest row of p its open
 // windows rank (the rows it cut have no output), and the TVF's window

@@ -230,6 +230,15 @@ func (o *outBatch) full(ctx context.Context, out Emitter) error {
 	return o.flush(ctx, out)
 }
 
+// passWatermark emits the rows gathered, then the watermark wm (an
+// operator without a time of its own: the Top-Ns).
+func (o *outBatch) passWatermark(ctx context.Context, out Emitter, wm int64) error {
+	if err := o.flush(ctx, out); err != nil {
+		return err
+	}
+	return out.EmitWatermark(ctx, wm)
+}
+
 // flush emits the rows gathered, if any.
 func (o *outBatch) flush(ctx context.Context, out Emitter) error {
 	if o.b.N == 0 {

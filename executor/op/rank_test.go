@@ -253,13 +253,19 @@ func refTopN(rows []rankRow, byS, desc bool, fn RankFunc, n int64, rankCol, newe
 
 // pushInBatches pushes rows to o on port 0 in random batch sizes.
 func pushInBatches(t testing.TB, r *rand.Rand, o Operator, rows []rankRow) {
+	pushBatches(t, r, o, len(rows), func(from, to int) *vector.Batch { return rankBatch(rows[from:to]) })
+}
+
+// pushBatches pushes n rows into o in batches of random sizes (batch makes
+// rows [from, to)), then finishes it.
+func pushBatches(t testing.TB, r *rand.Rand, o Operator, n int, batch func(from, to int) *vector.Batch) {
 	ctx := context.Background()
-	for len(rows) > 0 {
-		n := min(len(rows), 1+r.IntN(40))
-		if err := o.Push(ctx, 0, rankBatch(rows[:n])); err != nil {
+	for at := 0; at < n; {
+		k := min(n-at, 1+r.IntN(40))
+		if err := o.Push(ctx, 0, batch(at, at+k)); err != nil {
 			t.Fatal(err)
 		}
-		rows = rows[n:]
+		at += k
 	}
 	if err := o.Finish(ctx, 0); err != nil {
 		t.Fatal(err)
@@ -587,6 +593,176 @@ func TestTopNQuietFinal(t *testing.T) {
 		}
 		if !slices.Equal(logs[0].rows, logs[1].rows) {
 			t.Fatalf("seed %d (%+v): the quiet Top-N's final table %q, the other's %q", seed, spec, logs[1].rows, logs[0].rows)
+		}
+	}
+}
+
+// retractIn is a change of the updating input of TestRetractTopNAgainstReference:
+// group g (partition p) with count c, its kind.
+type retractIn struct {
+	p    int64
+	g    string
+	c    int64
+	kind vector.RowKind
+}
+
+// genRetractIn is the changelog of a running count per group, some groups
+// emptied (-D) and started again, over random groups of a few partitions,
+// as an unbounded GROUP BY emits it (SPEC 2.8): +I a new group, -U the old
+// row and +U the new one, -D an emptied one.
+func genRetractIn(r *rand.Rand, n int) []retractIn {
+	live := map[string]int64{}
+	var out []retractIn
+	for len(out) < n {
+		p := r.Int64N(3)
+		g := fmt.Sprintf("g%d_%d", p, r.IntN(12))
+		c, ok := live[g]
+		switch {
+		case !ok:
+			live[g] = 1
+			out = append(out, retractIn{p, g, 1, vector.Insert})
+		case r.IntN(6) == 0:
+			delete(live, g)
+			out = append(out, retractIn{p, g, c, vector.Delete})
+		default:
+			d := int64(1)
+			if r.IntN(4) == 0 && c > 1 {
+				d = -1 // (a retraction of the GROUP BY's own input)
+			}
+			live[g] = c + d
+			out = append(out, retractIn{p, g, c, vector.UpdateBefore}, retractIn{p, g, c + d, vector.UpdateAfter})
+		}
+	}
+	return out
+}
+
+var retractTypes = []catalog.Type{catalog.BigInt, catalog.Varchar, catalog.BigInt}
+
+func retractBatch(rows []retractIn) *vector.Batch {
+	b := vector.NewBatch(retractTypes)
+	b.Kinds = make([]vector.RowKind, vector.Cap)
+	for i, x := range rows {
+		b.Cols[0].I[i] = x.p
+		b.Cols[1].SetString(i, []byte(x.g))
+		b.Cols[2].I[i] = x.c
+		b.Kinds[i] = x.kind
+		b.Pos[i] = int64(i)
+	}
+	b.N = len(rows)
+	return b
+}
+
+// refRetractTopN is the batch reference: the live rows at the end (each
+// group's last row, unless deleted), each partition's sorted by count
+// (desc or not) with ties in the order the rows came, ranked by fn, the
+// rows of rank at most n, with the rank when rankCol.
+func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol bool) []string {
+	type live struct {
+		x   retractIn
+		seq int
+	}
+	last := map[string]live{}
+	for seq, x := range in {
+		if x.kind.Retracts() {
+			delete(last, x.g)
+			continue
+		}
+		last[x.g] = live{x, seq}
+	}
+	byPart := map[int64][]live{}
+	for _, l := range last {
+		byPart[l.x.p] = append(byPart[l.x.p], l)
+	}
+	var out []string
+	for _, rs := range byPart {
+		slices.SortFunc(rs, func(a, b live) int {
+			c := cmp.Compare(a.x.c, b.x.c)
+			if desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		var r int64
+		for j, l := range rs {
+			switch {
+			case j == 0:
+				r = 1
+			case fn == RowNumber:
+				r = int64(j) + 1
+			case rs[j-1].x.c != l.x.c:
+				if fn == Rank {
+					r = int64(j) + 1
+				} else {
+					r++
+				}
+			}
+			if r > n {
+				break
+			}
+			s := fmt.Sprintf("%d|%s|%d", l.x.p, l.x.g, l.x.c)
+			if rankCol {
+				s += fmt.Sprintf("|%d", r)
+			}
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRetractTopNAgainstReference (SPEC 2.8, 2.9: a Top-N over an unbounded
+// GROUP BY): for random changelogs of running counts (groups growing,
+// shrinking, emptied and started again), batch sizes, ranking functions,
+// N, directions, with and without the rank column, applying the Top-N's
+// changelog (no row retracted that it does not hold) gives the batch
+// reference's final table, and the state goes back to nothing when every
+// group is emptied.
+func TestRetractTopNAgainstReference(t *testing.T) {
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 41))
+		in := genRetractIn(r, 1+r.IntN(400))
+		desc, fn, n, rankCol := r.IntN(2) == 0, RankFunc(r.IntN(3)), int64(1+r.IntN(4)), r.IntN(2) == 0
+		log := newChangelog(t)
+		acct := &countAccount{}
+		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: []SortKey{{Col: 2, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol}, log, acct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		pushBatches(t, r, o, len(in), func(from, to int) *vector.Batch { return retractBatch(in[from:to]) })
+		got, want := log.rows(), refRetractTopN(in, desc, fn, n, rankCol)
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d (%s <= %d, desc %v, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
+		}
+		// every group emptied: only the partitions' keys stay charged
+		var drain []retractIn
+		last := map[string]retractIn{}
+		for _, x := range in {
+			if x.kind.Retracts() {
+				delete(last, x.g)
+			} else {
+				last[x.g] = x
+			}
+		}
+		for _, x := range last {
+			x.kind = vector.Delete
+			drain = append(drain, x)
+		}
+		for len(drain) > 0 {
+			k := min(len(drain), vector.Cap)
+			if err := o.Push(ctx, 0, retractBatch(drain[:k])); err != nil {
+				t.Fatal(err)
+			}
+			drain = drain[k:]
+		}
+		if rows := log.rows(); len(rows) != 0 {
+			t.Fatalf("seed %d: every group emptied, the result still holds %q", seed, rows)
+		}
+		if acct.n > int64(o.Partitions())*(48+16) {
+			t.Fatalf("seed %d: every group emptied, %d bytes still charged for %d partitions", seed, acct.n, o.Partitions())
 		}
 	}
 }

@@ -455,13 +455,7 @@ func orderWord(t catalog.Type, v *vector.Vec, i int, desc bool) (uint64, bool) {
 // Kinds) and charges its state to acct (nil: none). Errors: no ORDER BY, N
 // below 1, a column out of range.
 func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
-	if len(spec.Order) == 0 {
-		return nil, fmt.Errorf("top-n: no ORDER BY")
-	}
-	if spec.N < 1 {
-		return nil, fmt.Errorf("top-n: N is %d, below 1", spec.N)
-	}
-	if err := checkCols(spec.Types, spec.Keys, spec.Order); err != nil {
+	if err := spec.check(); err != nil {
 		return nil, err
 	}
 	if acct == nil {
@@ -502,6 +496,18 @@ func NewTopN(spec TopNSpec, out Emitter, acct Account) (*TopN, error) {
 	}
 	t.ob = newOutBatch(types, TopNOut, true)
 	return t, nil
+}
+
+// check fails on a spec without ORDER BY, with N below 1, or naming a
+// column not in Types.
+func (spec *TopNSpec) check() error {
+	if len(spec.Order) == 0 {
+		return fmt.Errorf("top-n: no ORDER BY")
+	}
+	if spec.N < 1 {
+		return fmt.Errorf("top-n: N is %d, below 1", spec.N)
+	}
+	return checkCols(spec.Types, spec.Keys, spec.Order)
 }
 
 // payloadCols returns the columns of n that are neither keys nor ORDER BY
@@ -1149,10 +1155,7 @@ func (t *TopN) Final(ctx context.Context) error {
 // Watermark implements Operator: the Top-N has no time of its own; the
 // watermark passes on.
 func (t *TopN) Watermark(ctx context.Context, _ int, wm int64) error {
-	if err := t.ob.flush(ctx, t.out); err != nil {
-		return err
-	}
-	return t.out.EmitWatermark(ctx, wm)
+	return t.ob.passWatermark(ctx, t.out, wm)
 }
 
 // Finish implements Operator: what is gathered is emitted.

@@ -71,3 +71,52 @@ func TestTopNAllocatesNothingPerBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestRetractTopNAllocatesNothingPerBatch: a Top-N over an updating input
+// (a running count per group, 1,000 groups in 10 partitions, every row the
+// -U and +U of a group's count: the row taken back, the new one placed,
+// the top's changes emitted) allocates nothing per 1,024-row batch once
+// its groups exist.
+func TestRetractTopNAllocatesNothingPerBatch(t *testing.T) {
+	ctx, b := context.Background(), vector.NewBatch(retractTypes)
+	b.Kinds = make([]vector.RowKind, vector.Cap)
+	names := make([][]byte, 1000)
+	for g := range names {
+		names[g] = fmt.Appendf(nil, "g%d", g)
+	}
+	for _, spec := range []TopNSpec{{N: 3, Func: RowNumber}, {N: 3, Func: Rank, RankNumber: true}} {
+		spec.Types, spec.Keys, spec.Order = retractTypes, []int{0}, []SortKey{{Col: 2, Desc: true}}
+		top, err := NewRetractTopN(spec, &countEmitter{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := make([]int64, 1000)
+		g := 0
+		push := func() {
+			b.Reset()
+			for i := 0; i < vector.Cap; i += 2 {
+				g = (g*7 + 3) % 1000
+				for j, c := range []int64{count[g], count[g] + 1} {
+					b.Cols[0].I[i+j], b.Cols[0].Null[i+j] = int64(g%10), false
+					b.Cols[1].SetString(i+j, names[g])
+					b.Cols[2].I[i+j], b.Cols[2].Null[i+j] = c, false
+					b.Kinds[i+j] = []vector.RowKind{vector.UpdateBefore, vector.UpdateAfter}[j]
+				}
+				if count[g] == 0 {
+					b.Kinds[i] = vector.Delete // (nothing held: taken back from no row)
+				}
+				count[g]++
+			}
+			b.N = vector.Cap
+			if err := top.Push(ctx, 0, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 20 {
+			push()
+		}
+		if a := testing.AllocsPerRun(50, push); a != 0 {
+			t.Fatalf("%s: %v allocations per 1,024-row batch, want 0", spec.Func, a)
+		}
+	}
+}

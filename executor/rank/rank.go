@@ -48,7 +48,8 @@ type Operator struct {
 	main    int // the main query's part
 	out     int // its output
 	op      op.Operator
-	top     *op.TopN // an updating Top-N
+	top     *op.TopN        // an updating Top-N
+	final   *op.RetractTopN // a Top-N over an updating input (plan.Rank.Retract)
 	in      *vector.Batch
 	view    vector.Batch
 	zeroPos []int64
@@ -317,10 +318,19 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 			}
 		}
 		o.thinCols(r, m)
-		o.top, err = op.NewTopN(op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds(), PosOrder: r.PosOrder}, &o.coll, acct)
-		o.op = o.top
-		o.coll.discard = r.Bounded // (the final result at the end)
-		o.top.Quiet(r.Bounded)     // (so the changes are not even made)
+		spec := op.TopNSpec{Types: types, Keys: tkeys, Order: keys, N: r.N, Func: op.RankFunc(r.Func), RankNumber: r.RankNumber, NewerFirst: r.NewerFirst, TTL: r.StateTTL.Milliseconds(), PosOrder: r.PosOrder}
+		if r.Retract { // (over an updating input: its -U and -D rows take rows back)
+			var rt *op.RetractTopN
+			if rt, err = op.NewRetractTopN(spec, &o.coll, acct); err == nil {
+				o.op, o.final = rt, rt
+				o.coll.discard = r.Bounded // (the final result at the end)
+				rt.Quiet(r.Bounded)
+			}
+		} else if o.top, err = op.NewTopN(spec, &o.coll, acct); err == nil {
+			o.op = o.top
+			o.coll.discard = r.Bounded // (the final result at the end)
+			o.top.Quiet(r.Bounded)     // (so the changes are not even made)
+		}
 		outTypes = types
 		if r.RankNumber {
 			outTypes = append(slices.Clip(types), catalog.BigInt)
@@ -404,8 +414,8 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 			*o.took += int64(len(p.Sel))
 		}
 		o.thinning(len(p.Sel) > 0)
-		o.view = vector.Batch{Cols: o.narrowed(p.Cols), N: r.N, Pos: r.In.Pos}
-		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil { // every row, in place: no copy
+		o.view = vector.Batch{Cols: o.narrowed(p.Cols), N: r.N, Pos: r.In.Pos, Kinds: p.Kinds} // (an updating input's kinds: a RetractTopN reads them)
+		if len(p.Sel) == r.N && len(p.Sel) > 0 && !o.anyLate(p) && o.rep == nil {              // every row, in place: no copy
 			p.Sel = p.Sel[:0]
 			if err := o.op.Push(ctx, 0, &o.view); err != nil {
 				return err
@@ -430,7 +440,7 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 				kept = append(kept, *c)
 				continue
 			}
-			o.view = vector.Batch{Cols: o.narrowed(c.Cols), N: vector.Cap, Pos: o.zeroPos}
+			o.view = vector.Batch{Cols: o.narrowed(c.Cols), N: vector.Cap, Pos: o.zeroPos, Kinds: c.Kinds}
 			if o.rep != nil && c.At > 0 && r.In != nil { // (a replayed window Top-N: each row is the TVF's of input row At-1)
 				if err := o.addMade(ctx, c, r.In.Pos[c.At-1]); err != nil {
 					return err
@@ -678,10 +688,15 @@ func (o *Operator) Finish(ctx context.Context) error {
 	if err := o.op.Finish(ctx, 0); err != nil {
 		return err
 	}
-	if o.top != nil && o.r.Bounded {
+	if o.top != nil && o.r.Bounded || o.final != nil && o.r.Bounded {
 		o.coll.discard = false
 		o.coll.flush = func(ctx context.Context) error { return o.emit(ctx, flow.Port{}, nil) }
-		err := o.top.Final(ctx)
+		var err error
+		if o.top != nil {
+			err = o.top.Final(ctx)
+		} else {
+			err = o.final.Final(ctx)
+		}
 		o.coll.flush = nil
 		if err != nil {
 			return err

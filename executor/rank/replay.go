@@ -83,6 +83,8 @@ func (o *Operator) Replayable() bool {
 	switch {
 	case o.top != nil:
 		return !o.r.Bounded
+	case o.final != nil:
+		return !o.r.Bounded // (op.RetractTopN: over the job's own GROUP BY, plan.Job.AggRankReplayed)
 	case timedRank(o.r.Kind):
 		return o.r.Stamp >= 0
 	}

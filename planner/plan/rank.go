@@ -89,6 +89,13 @@ type Rank struct {
 	// Updating: the operator's result changes (SPEC 2.8); Bounded: its input
 	// ends, so the executor gives the final result at the end.
 	Updating, Bounded bool
+	// Retract: a Top-N whose input is updating (an unbounded GROUP BY, a
+	// CDC or upsert stream, SPEC 2.8): its -U and -D rows take back rows
+	// it holds, so it keeps every live input row, not only the top N
+	// (op.RetractTopN, as Flink's RetractableTopNFunction); over a
+	// bounded input too (a CDC file), whose final result it gives at the
+	// end.
+	Retract bool
 	// LateOutput indexes Job.Outputs: where rows below the watermark go
 	// (Dedup, Over, TimeSort; SPEC 2.9), set by the planner; -1 when none.
 	LateOutput int

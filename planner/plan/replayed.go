@@ -67,7 +67,7 @@ func (j *Job) Unreplayed() (op, why string) {
 		if held && aggs && b.Join != nil && b.Join.EventTime() {
 			return "the event-time join of " + label + " (" + b.Join.Text + ")", "the job aggregates too: the windows over the rows it releases fire by their stamps, so neither its held rows nor the aggregate's state are replayed"
 		}
-		if r := b.Rank; r != nil && !r.Bounded && !r.replayed(held, aggs) {
+		if r := b.Rank; r != nil && !r.Bounded && !j.rankReplayed(b, held, aggs) {
 			return "the " + string(r.Kind.NodeKind()) + " of " + label, r.unreplayedWhy(held, aggs)
 		}
 	}

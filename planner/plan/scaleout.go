@@ -47,10 +47,10 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset (the first row held)\n", label)
 			}
 		}
-		if r := b.Rank; r != nil && !r.Bounded && !r.replayed(held, aggs) {
+		if r := b.Rank; r != nil && !r.Bounded && !j.rankReplayed(b, held, aggs) {
 			fmt.Fprintf(sb, "    note: %s's %s keeps its state in this process only: it is not read again after a crash or a partition move (it starts empty); run one process\n", label, r.Kind.NodeKind())
 		}
-		if r := b.Rank; r != nil && !r.Bounded && r.replayed(held, aggs) {
+		if r := b.Rank; r != nil && !r.Bounded && j.rankReplayed(b, held, aggs) {
 			var keys []string
 			for _, k := range r.Keys {
 				keys = append(keys, b.Project[k].Text)
@@ -64,8 +64,10 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 			} else {
 				fmt.Fprintf(sb, "    %s: %s is per process: topic '%s' must be partitioned by (%s)\n", label, what, topic, strings.Join(keys, ", "))
 			}
-			switch r.Kind {
-			case RankTopN, RankDedup:
+			switch {
+			case b == j.Main && j.AggRankReplayed():
+				fmt.Fprintf(sb, "    %s: the Top-N over its aggregate's changes survives a crash or a partition move: read again with the groups from each partition's first row that made a group, the changes of the rows read again going into its state only\n", label)
+			case r.Kind == RankTopN || r.Kind == RankDedup:
 				fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's first row it took (the committed offset stays there)\n", label)
 			default:
 				fmt.Fprintf(sb, "    %s: its state survives a crash or a partition move: read again from each partition's oldest row it holds (the committed offset)\n", label)
@@ -204,6 +206,27 @@ func (j *Job) heldAggs() (held, aggs bool) {
 // so yet).
 func tvfRank(b *Branch) bool {
 	return b.Rank != nil && b.Rank.Kind == RankWindowTopN && b.Agg != nil && !b.Agg.Grouped && b.Agg.Window != nil && b.Agg.Window.Func != "SESSION"
+}
+
+// AggRankReplayed reports whether job j's main query is a Top-N over its
+// own unbounded GROUP BY's changes (a Top-N over a subquery's aggregate of
+// a Kafka stream in a consumer group, planned as one job by the planner's
+// ruleFuseRankAgg; Rank.Retract) in a job with no side branch: both are
+// replayed (the executor's replay.go): each partition is read again from
+// its first row that made a group, the aggregate passing the changes of
+// the rows read again on into the Top-N's state (their outputs were
+// written), so the Top-N's hold is never below the aggregate's.
+func (j *Job) AggRankReplayed() bool {
+	m := j.Main
+	return m != nil && len(j.Branches) == 0 && m.Agg != nil && m.Agg.Updating && m.Agg.Window == nil &&
+		m.Rank != nil && m.Rank.Kind == RankTopN && m.Rank.Retract && !m.Rank.Bounded
+}
+
+// rankReplayed reports whether branch b's rank operator is rebuilt by a
+// replay in job j (held, aggs: Job.heldAggs): over the stream's rows
+// (Rank.replayed) or over the main query's own aggregate (AggRankReplayed).
+func (j *Job) rankReplayed(b *Branch, held, aggs bool) bool {
+	return b.Rank.replayed(held, aggs) || b == j.Main && !held && j.AggRankReplayed()
 }
 
 // WindowRankReplayed reports whether job j's window Top-N over a window

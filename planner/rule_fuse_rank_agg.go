@@ -1,0 +1,90 @@
+package planner
+
+import (
+	"streamql/catalog"
+	"streamql/planner/plan"
+)
+
+// ruleFuseRankAgg plans a Top-N over a subquery, view or WITH relation
+// whose one query is an unbounded GROUP BY of a Kafka stream read in a
+// consumer group (SELECT … FROM (SELECT k, COUNT(*) c FROM s GROUP BY k)
+// … ROW_NUMBER() … <= 3; SPEC 2.5, 2.8, 2.9) as one job over that stream:
+// its main query aggregates, projects the Top-N's input from the groups'
+// rows and ranks their changes (op.RetractTopN). It returns the stream,
+// side branches and main query the job is made of: main (the outer query)
+// merged into the relation's query, over the relation's stream, when the
+// shape fits; st, branches and main as they are otherwise.
+//
+// A derived relation's jobs read their streams whole and commit no
+// offsets (the executor's derived.go), so the Top-N over it was lost by a
+// crash; one job reads the stream in the group and both operators are
+// replayed from each partition's first row that made a group, the
+// aggregate's changes of the rows read again going into the Top-N's state
+// only (plan.Job.AggRankReplayed, the executor's replay.go). The shape: the
+// relation has one query with no side branch, dead letters, join, UNNEST,
+// window, LIMIT or Top-N of its own, over a Kafka stream with
+// 'properties.group.id'; the outer query has no side branch, WHERE, join,
+// UNNEST or LIMIT, and its Top-N retracts (plan.Rank.Retract) and reads no
+// CURRENT_WATERMARK of the relation. Its columns are the relation's
+// columns' expressions over the groups' rows.
+func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
+	d := plan.DerivedOf(st)
+	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil {
+		return st, main
+	}
+	r := main.Rank
+	if r == nil || r.Kind != plan.RankTopN || !r.Retract || r.Bounded || main.Where != nil || main.Agg != nil ||
+		main.Join != nil || main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
+		return st, main
+	}
+	part := d.Parts[0]
+	pm := part.Main
+	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
+		pm.Agg == nil || !pm.Agg.Updating || pm.Agg.Window != nil || pm.Rank != nil || pm.Join != nil || pm.Limit >= 0 {
+		return st, main
+	}
+	if plan.DerivedOf(part.Stream) != nil {
+		return st, main
+	}
+	if kc := part.Stream.Kafka(); kc == nil || kc.GroupID == "" {
+		return st, main
+	}
+	proj := make([]*Expr, len(main.Project))
+	for k, e := range main.Project {
+		if proj[k] = substCols(e, pm.Project); proj[k] == nil {
+			return st, main
+		}
+	}
+	b := *pm
+	b.Project, b.Columns, b.Rank = proj, main.Columns, r
+	b.Sink, b.SinkPos, b.Text = main.Sink, main.SinkPos, main.Text
+	b.Line, b.Column, b.Script = main.Line, main.Column, main.Script
+	b.Limit = -1
+	return part.Stream, &b
+}
+
+// substCols returns a copy of e with each column it reads (OpCol k) made
+// by[k]; nil when e reads something else of its batch (CURRENT_WATERMARK's
+// column) or a column by does not have.
+func substCols(e *Expr, by []*Expr) *Expr {
+	switch e.Op {
+	case plan.OpCol:
+		if e.Col < 0 || e.Col >= len(by) {
+			return nil
+		}
+		return by[e.Col]
+	case plan.OpCurrentWatermark:
+		return nil
+	}
+	c := *e
+	c.NullCount = nil
+	if len(e.Args) > 0 {
+		c.Args = make([]*Expr, len(e.Args))
+		for k, a := range e.Args {
+			if c.Args[k] = substCols(a, by); c.Args[k] == nil {
+				return nil
+			}
+		}
+	}
+	return &c
+}
