@@ -117,6 +117,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			return nil, err
 		}
 		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
+		ji.b.NoText = true // (joinInputReader)
 		if job.Strategy == plan.ParallelJoinInputs {
 			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize)
 		}
@@ -303,6 +304,15 @@ var joinParallelInputs atomic.Int64
 // plan.JoinInputWorkers goroutines; nil when src cannot be cut (not a
 // bounded file, a file under two chunks, another 'encoding', or wrapped by
 // a source hook): the join then reads it by Next.
+//
+// Its batches, as the input's own (joinInput.b), are vector.Batch.NoText:
+// no joined row carries its input's record or number texts (op.Join and
+// op.Temporal write the joined values, Vec.Text cleared), and a late row is
+// printed from its values (the same bytes, SPEC 4), so the decoders keep
+// neither and the reader copies only the VARCHAR values out of each
+// decoder's buffer (chunked's detach: the record texts and number texts
+// were two thirds of the bytes it copied for the benchmark suite's lookup
+// join).
 func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk int64) *chunked.Reader {
 	if ps == nil {
 		return nil
@@ -310,7 +320,7 @@ func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk in
 	if chunk <= 0 {
 		chunk = joinChunkSize
 	}
-	cr := ps.Parallel(types, plan.JoinInputWorkers(runtime.GOMAXPROCS(0)), chunked.Options{ChunkSize: chunk})
+	cr := ps.Parallel(types, plan.JoinInputWorkers(runtime.GOMAXPROCS(0)), chunked.Options{ChunkSize: chunk, NoText: true})
 	if cr != nil {
 		joinParallelInputs.Add(1)
 	}
