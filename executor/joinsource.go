@@ -40,9 +40,12 @@ type joinSource struct {
 	stats *Stats
 	acct  *StateAccount
 
-	queue []*vector.Batch // joined rows not yet given, in order
-	free  []*vector.Batch
+	queue []joined // joined rows not yet given, in order
+	free  []joined
 	at    int // rows of queue[0] already given
+	// from are the input rows' positions of the rows Next gave last
+	// (op.Join.Sources, valid as they are): what RowSource reads
+	from  [2][]int64
 	fail  error
 	lateR Step
 	sel   []int32
@@ -185,6 +188,14 @@ const joinPace = 1
 type joinOperator interface {
 	op.Operator
 	Counts() op.JoinCounts
+	Sources() (l, r []int64)
+}
+
+// joined is a batch of joined rows queued by joinSource.Emit, with each
+// row's input rows' positions (op.Join.Sources).
+type joined struct {
+	b    *vector.Batch
+	from [2][]int64
 }
 
 // Next implements Source: the next joined rows, io.EOF once both inputs have
@@ -193,7 +204,8 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	js.given = false // (the job handled the rows given before)
 	for {
 		if len(js.queue) > 0 {
-			q := js.queue[0]
+			e := js.queue[0]
+			q := e.b
 			n := min(q.N-js.at, vector.Cap)
 			if js.at == 0 && n == q.N {
 				shareQueued(b, q)
@@ -201,10 +213,11 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 				b.Reset()
 				b.AppendRows(q, js.at, js.at+n)
 			}
+			js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
 			js.at += n
 			if js.at == q.N {
 				js.queue, js.at = js.queue[1:], 0
-				js.free = append(js.free, q)
+				js.free = append(js.free, e)
 			}
 			js.given = true
 			return nil
@@ -499,19 +512,23 @@ func (js *joinSource) refuseFuture(ji *joinInput) error {
 // their input's late output.
 func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	if port == op.JoinOut {
-		var q *vector.Batch
+		var e joined
 		if k := len(js.free); k > 0 {
-			q, js.free = js.free[k-1], js.free[:k-1]
+			e, js.free = js.free[k-1], js.free[:k-1]
 		} else {
-			q = vector.NewBatch(js.typesOut())
+			e = joined{b: vector.NewBatch(js.typesOut()), from: [2][]int64{make([]int64, vector.Cap), make([]int64, vector.Cap)}}
 		}
+		q := e.b
+		l, r := js.j.Sources()
+		copy(e.from[0], l)
+		copy(e.from[1], r)
 		if jo, ok := js.j.(*op.Join); ok && jo.Borrowed() {
 			shareQueued(q, b) // (its strings stay valid until the next read of the left input: after Next has given q)
 		} else {
 			q.Reset()
 			q.AppendRows(b, 0, b.N)
 		}
-		js.queue = append(js.queue, q)
+		js.queue = append(js.queue, e)
 		return nil
 	}
 	s := port - op.JoinLateLeft
@@ -539,12 +556,47 @@ func (js *joinSource) typesOut() []catalog.Type {
 	return append(append([]catalog.Type{}, js.both.Inputs[0].Types...), js.both.Inputs[1].Types...)
 }
 
-// Position implements Source: a joined row's position is its left row's.
+// Position implements Source for a position of the joined relation's own
+// (vector.Batch.Pos: its left row's, or an ordinal under op.JoinSpec.Swap):
+// it names no input's line, so it is the number alone. An input row is
+// named by RowSource.
 func (js *joinSource) Position(line int64) string {
-	if js.in[0] == nil {
-		return fmt.Sprint(line)
+	return fmt.Sprint(line)
+}
+
+// RowSource implements rowSourcer: the input row of row i of the batch Next
+// gave last whose values the columns cols (expr.Failure.Cols, of the joined
+// layout: the left input's columns, then the right's) read, as its stream's
+// name and its position in that input (its file's path:line, SPEC 1): the
+// right input's row when every column is the right's, the left's when
+// every one is the left's; when they are both sides' (or none), both rows,
+// named "left JOIN right" at "left position, right position". A side padded
+// with NULLs has no row: the other side's is named. ok is false when
+// neither side has one (no row i).
+func (js *joinSource) RowSource(i int, cols []int) (stream, position string, ok bool) {
+	if i < 0 || i >= len(js.from[0]) {
+		return "", "", false
 	}
-	return js.in[0].src.Position(line)
+	nl := len(js.both.Inputs[0].Types)
+	var reads [2]bool
+	for _, c := range cols {
+		reads[min(c/nl, 1)] = true
+	}
+	has := [2]bool{js.from[0][i] >= 0, js.from[1][i] >= 0}
+	side := func(s int) (string, string, bool) {
+		return js.both.Inputs[s].Stream.Name, js.in[s].src.Position(js.from[s][i]), true
+	}
+	switch {
+	case !has[0] && !has[1]:
+		return "", "", false
+	case !has[0] || reads[1] && !reads[0] && has[1]:
+		return side(1)
+	case !has[1] || reads[0] && !reads[1]:
+		return side(0)
+	}
+	_, l, _ := side(0)
+	_, r, _ := side(1)
+	return js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name, l + ", " + r, true
 }
 
 // Progress implements Source: the inputs' bytes read and total, added.

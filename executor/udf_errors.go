@@ -34,8 +34,8 @@ func (p *process) failures(b *vector.Batch) error {
 		return nil
 	}
 	if f, ok := jobFailure(p.fails); ok {
-		if b != nil && f.Row >= 0 && f.Row < b.N && f.Row < len(b.Pos) {
-			return fmt.Errorf("stream %s, %s: %w", p.st.Name, p.src.Position(b.Pos[f.Row]), f)
+		if stream, pos, ok := p.rowOf(b, f); ok {
+			return fmt.Errorf("stream %s, %s: %w", stream, pos, f)
 		}
 		return fmt.Errorf("stream %s: %w", p.st.Name, f)
 	}
@@ -43,8 +43,8 @@ func (p *process) failures(b *vector.Batch) error {
 	for _, f := range p.fails {
 		e := ErrorRow{Stream: p.st.Name, Error: f.Error(), At: f.Row}
 		if b != nil && f.Row >= 0 && f.Row < b.N { // a row of the source batch (not of a join's or aggregate's)
-			if f.Row < len(b.Pos) {
-				e.Position = p.src.Position(b.Pos[f.Row])
+			if stream, pos, ok := p.rowOf(b, f); ok {
+				e.Stream, e.Position = stream, pos
 			}
 			for k := range p.st.Columns {
 				if k > 0 {
@@ -63,6 +63,29 @@ func (p *process) failures(b *vector.Batch) error {
 		side = "errors"
 	}
 	return p.sink.Errors(side, rows)
+}
+
+// rowSourcer is a Source whose rows are made of other inputs' rows (a join
+// of two streams: joinSource): RowSource names the input row of row i of
+// the batch its Next gave last that the columns cols read (expr.Failure.Cols),
+// as its stream and its position in that input; ok false when it has none.
+type rowSourcer interface {
+	RowSource(i int, cols []int) (stream, position string, ok bool)
+}
+
+// rowOf returns the stream and position that failure f's row of the source
+// batch b is named by (SPEC 1's errors output, 2.10): the job's stream and
+// the row's position, or, for a join of two streams, the input row whose
+// value the call read (rowSourcer: its stream, its file and line); ok false
+// when f's row is not one of b's (a row of an aggregate's, or none).
+func (p *process) rowOf(b *vector.Batch, f expr.Failure) (stream, position string, ok bool) {
+	if b == nil || f.Row < 0 || f.Row >= b.N || f.Row >= len(b.Pos) {
+		return "", "", false
+	}
+	if rs, is := p.src.(rowSourcer); is {
+		return rs.RowSource(f.Row, f.Cols)
+	}
+	return p.st.Name, p.src.Position(b.Pos[f.Row]), true
 }
 
 // callFailed is err, a worker's chain's error (morsel.go, paragg.go), with
