@@ -157,3 +157,49 @@ func failAbove(floor int64, bad ...int64) func(int64) (int64, error) {
 		return x, nil
 	}
 }
+
+// TestFailedCallInJoinNamesItsInput: a call the join computes itself, on an
+// input's rows before they join (a WHERE or ON term of one side pushed down
+// to it, a computed join key), names that input's row (stream, file, line,
+// its values), not the joined row of the same index in the batch after the
+// join; so does a call that stops the job. A call in the ON condition's
+// terms over both sides, computed on a pair of held rows, names the join.
+func TestFailedCallInJoinNamesItsInput(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"a.csv": "1,1000,10\n2,2000,20\n3,3000,99\n4,4000,40\n8,5000,96\n", "b.csv": "3,500,300\n1,600,100\n2,700,98\n4,800,400\n9,900,97\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const ddl = "CREATE STREAM a (k BIGINT, ts BIGINT, x BIGINT) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');\n" +
+		"CREATE STREAM b (k BIGINT, ts BIGINT, y BIGINT) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');\n"
+	for _, c := range []struct{ name, query, want, fail string }{
+		{"pushed WHERE, right", "SELECT a.k FROM a JOIN b ON a.k = b.k WHERE fail(b.y) > 0;", "errors errors: b, b.csv:3, 2,700,98, function FAIL: no 98", ""},
+		{"pushed WHERE, left", "SELECT a.k FROM a JOIN b ON a.k = b.k WHERE fail(a.x) > 0;", "errors errors: a, a.csv:3, 3,3000,99, function FAIL: no 99", ""},
+		{"computed key", "SELECT a.k FROM a JOIN b ON a.k = fail(b.y) - b.y + b.k;", "errors errors: b, b.csv:3, 2,700,98, function FAIL: no 98", ""},
+		{"pushed ON of a LEFT join", "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND fail(b.y) > 0;", "errors errors: b, b.csv:3, 2,700,98, function FAIL: no 98", ""},
+		{"ON over both sides", "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND fail(b.y + a.x - 20) > 0;", "errors errors: a JOIN b, , , function FAIL: no 98", ""},
+		{"pushed WHERE stops the job", "SELECT a.k FROM a JOIN b ON a.k = b.k WHERE ELEMENT(IF(b.y = 98, ARRAY[1, 2], ARRAY[1])) = 1;", "", "stream b, b.csv:3: function ELEMENT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var lines []string
+			s := open(t, streamql.Options{BaseDir: dir, OnRows: collect(&lines)})
+			if err := s.RegisterFunc("fail", failAbove(90, 98, 99)); err != nil {
+				t.Fatal(err)
+			}
+			err := s.Exec(context.Background(), ddl+c.query)
+			if c.fail == "" && err != nil || c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)) {
+				t.Fatalf("%v, want %q", err, c.fail)
+			}
+			var errs []string
+			for _, l := range lines {
+				if strings.HasPrefix(l, "errors ") {
+					errs = append(errs, l)
+				}
+			}
+			if c.want != "" && (len(errs) != 1 || errs[0] != c.want) {
+				t.Errorf("errors output %q, want %q", errs, c.want)
+			}
+		})
+	}
+}

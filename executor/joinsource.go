@@ -57,6 +57,10 @@ type joinSource struct {
 	rep     [2]*joinReplay
 	given   bool
 	grouped bool // the inputs are read in their consumer group (joinReplayable)
+	// exprs is the job's expression context, whose failed calls of the
+	// join's own expressions ownFailures takes
+	exprs *expr.Context
+	fails []expr.Failure
 }
 
 // joinInput is one input of a joinSource.
@@ -90,7 +94,7 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, opens openOpts) (*joinSource, error) {
 	exprs := opens.exprs
 	both := job.Both
-	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job), exprs: exprs}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
@@ -396,7 +400,9 @@ func (js *joinSource) read(s int) error {
 	}
 	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)
 	if ji.filter != nil && ji.b.N > 0 {
-		js.filterPushed(s, ji)
+		if err := js.filterPushed(s, ji); err != nil {
+			return err
+		}
 	}
 	base := len(ji.in.Types) - len(ji.keys)
 	for k, kern := range ji.keys { // the computed keys, into their columns
@@ -404,7 +410,13 @@ func (js *joinSource) read(s int) error {
 		col.ResetArena()
 		col.CopyRows(kern.Eval(ji.b, js.sel), js.sel) // (sel is 0..n-1)
 	}
+	if err := js.ownFailures(s, ji.b); err != nil {
+		return err
+	}
 	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
+		return err
+	}
+	if err := js.ownFailures(-1, nil); err != nil { // (the ON condition's other terms: JoinSpec.Residual)
 		return err
 	}
 	if ji.wmk != nil && ji.wmk.set {
@@ -424,8 +436,11 @@ func (js *joinSource) read(s int) error {
 // would keep), except a lookup join's right rows, which are never late (a
 // table read whole: op.NewJoin).
 // js.sel is then the kept rows 0..N-1 again.
-func (js *joinSource) filterPushed(s int, ji *joinInput) {
+func (js *joinSource) filterPushed(s int, ji *joinInput) error {
 	v := ji.filter.Eval(ji.b, js.sel)
+	if err := js.ownFailures(s, ji.b); err != nil {
+		return err
+	}
 	tc, sc := ji.in.TimeCol(), ji.in.WatermarkCol
 	if js.both.Lookup && s == 1 {
 		tc = -1
@@ -445,7 +460,7 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) {
 	ji.dropped += int64(n - len(keep))
 	if len(keep) == n {
 		js.sel = keep
-		return
+		return nil
 	}
 	if ji.filtered == nil {
 		ji.filtered = vector.NewBatch(ji.in.Types)
@@ -469,6 +484,62 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) {
 	for i := range ji.b.N {
 		js.sel = append(js.sel, int32(i))
 	}
+	return nil
+}
+
+// ownFailures takes the failed calls of the join's own expressions (SPEC
+// 2.10) from the job's record, as they are computed, so that none is read
+// later as a call on a joined row of the same index (udf_errors.go): input
+// s's pushed-down condition and computed keys on its batch b (s >= 0: each
+// failed call is named by b's row, as its input's: the stream, its
+// path:line, its values), or, with s < 0, the ON condition's other terms
+// on a pair of held rows (op.JoinSpec.Residual; named by the join alone:
+// the pair's rows are not known here). A call that fails the job is the
+// error it returns; the others go to the errors output of input s (of the
+// left input for the ON condition), their calls NULL.
+func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
+	js.fails = js.exprs.Take(js.fails[:0])
+	if len(js.fails) == 0 {
+		return nil
+	}
+	in := js.in[max(s, 0)]
+	name := js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name
+	if s >= 0 {
+		name = in.in.Stream.Name
+	}
+	row := func(f expr.Failure) (ErrorRow, bool) {
+		e := ErrorRow{Stream: name, Error: f.Error()}
+		if s < 0 || f.Row < 0 || f.Row >= b.N {
+			return e, false
+		}
+		e.Position = in.src.Position(b.Pos[f.Row])
+		for k, c := range in.in.Stream.Columns {
+			if k > 0 {
+				e.Raw = append(e.Raw, ',')
+			}
+			if k < len(b.Cols) && !b.Cols[k].Null[f.Row] {
+				e.Raw = vector.AppendValue(e.Raw, c.Type, b.Cols[k], f.Row)
+			}
+		}
+		return e, true
+	}
+	if f, ok := jobFailure(js.fails); ok {
+		if e, ok := row(f); ok {
+			return fmt.Errorf("stream %s, %s: %w", e.Stream, e.Position, f)
+		}
+		return fmt.Errorf("stream %s: %w", name, f)
+	}
+	rows := make([]ErrorRow, 0, len(js.fails))
+	for _, f := range js.fails {
+		e, _ := row(f)
+		rows = append(rows, e)
+		in.es.Malformed++
+	}
+	side := in.es.Side
+	if side == "" {
+		side = "errors"
+	}
+	return js.sink.Errors(side, rows)
 }
 
 // refuseFuture stamps input ji's batch under its 'watermark.max-future'
