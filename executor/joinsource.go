@@ -628,11 +628,17 @@ func (js *joinSource) typesOut() []catalog.Type {
 }
 
 // Position implements Source for a position of the joined relation's own
-// (vector.Batch.Pos: its left row's, or an ordinal under op.JoinSpec.Swap):
-// it names no input's line, so it is the number alone. An input row is
-// named by RowSource.
+// (vector.Batch.Pos): its left row's line, named in the left input (also,
+// wrongly, the right row's line of a row whose left side is padded), or,
+// under op.JoinSpec.Swap, an ordinal, which names no line: the number
+// alone. The errors output and a job's failure name a joined row's input
+// rows by RowSource instead; Position is left for a source that wraps the
+// join's (unnestSource).
 func (js *joinSource) Position(line int64) string {
-	return fmt.Sprint(line)
+	if js.in[0] == nil || js.both.Swap && !js.grouped {
+		return fmt.Sprint(line)
+	}
+	return js.in[0].src.Position(line)
 }
 
 // RowSource implements rowSourcer: the input row of row i of the batch Next
