@@ -20,7 +20,8 @@ import (
 // right. The rows that fail sit at other lines than their partners, so a
 // position read from the wrong input, or a joined row's ordinal read as a
 // line, shows. A row padded with NULLs (an outer join's) has only its own
-// input's row to name. A call over both sides' values names both rows.
+// input's row to name (its raw text shows the padding's NULLs as empty
+// fields). A call over both sides' values names both rows.
 func TestFailedCallAfterJoinNamesItsInput(t *testing.T) {
 	dir := t.TempDir()
 	// a's row of k = 3 (line 3) has x = 99, and joins b's line 1; b's row
@@ -116,7 +117,7 @@ func TestFailedCallAfterJoinNamesItsInput(t *testing.T) {
 	// rows) name their own input's row, whichever columns the call reads;
 	// a call over both sides names both rows
 	for _, c := range []struct{ name, ddl, query, want string }{
-		{"regular, right row padded", aTime + bTime, "SELECT fail(COALESCE(a.x, b.y)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE b.y = 97;", "errors errors: b, b.csv:5, "},
+		{"regular, right row padded", aTime + bTime, "SELECT fail(COALESCE(a.x, b.y)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE b.y = 97;", "errors errors: b, b.csv:5, ,,,,9,900,97,"},
 		{"regular, left row padded", aTime + bTime, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, "},
 		{"lookup, left row padded", a + b, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a LEFT JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, "},
 		{"lookup, both sides", a + b, "SELECT fail(a.x + b.y - 300) AS f FROM a JOIN b ON a.k = b.k;", "errors errors: a JOIN b, a.csv:3, b.csv:1, "},

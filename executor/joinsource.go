@@ -507,39 +507,15 @@ func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
 	if s >= 0 {
 		name = in.in.Stream.Name
 	}
-	row := func(f expr.Failure) (ErrorRow, bool) {
+	return reportFailures(js.fails, name, func(f expr.Failure) (ErrorRow, bool) {
 		e := ErrorRow{Stream: name, Error: f.Error()}
 		if s < 0 || f.Row < 0 || f.Row >= b.N {
 			return e, false
 		}
 		e.Position = in.src.Position(b.Pos[f.Row])
-		for k, c := range in.in.Stream.Columns {
-			if k > 0 {
-				e.Raw = append(e.Raw, ',')
-			}
-			if k < len(b.Cols) && !b.Cols[k].Null[f.Row] {
-				e.Raw = vector.AppendValue(e.Raw, c.Type, b.Cols[k], f.Row)
-			}
-		}
+		e.Raw = appendRowText(e.Raw, in.in.Stream.Columns, b, f.Row)
 		return e, true
-	}
-	if f, ok := jobFailure(js.fails); ok {
-		if e, ok := row(f); ok {
-			return fmt.Errorf("stream %s, %s: %w", e.Stream, e.Position, f)
-		}
-		return fmt.Errorf("stream %s: %w", name, f)
-	}
-	rows := make([]ErrorRow, 0, len(js.fails))
-	for _, f := range js.fails {
-		e, _ := row(f)
-		rows = append(rows, e)
-		in.es.Malformed++
-	}
-	side := in.es.Side
-	if side == "" {
-		side = "errors"
-	}
-	return js.sink.Errors(side, rows)
+	}, in.es, js.sink)
 }
 
 // refuseFuture stamps input ji's batch under its 'watermark.max-future'

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"streamql/catalog"
+
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 )
@@ -33,36 +35,58 @@ func (p *process) failures(b *vector.Batch) error {
 	if len(p.fails) == 0 {
 		return nil
 	}
-	if f, ok := jobFailure(p.fails); ok {
-		if stream, pos, ok := p.rowOf(b, f); ok {
-			return fmt.Errorf("stream %s, %s: %w", stream, pos, f)
-		}
-		return fmt.Errorf("stream %s: %w", p.st.Name, f)
-	}
-	rows := make([]ErrorRow, 0, len(p.fails))
-	for _, f := range p.fails {
+	return reportFailures(p.fails, p.st.Name, func(f expr.Failure) (ErrorRow, bool) {
 		e := ErrorRow{Stream: p.st.Name, Error: f.Error(), At: f.Row}
-		if b != nil && f.Row >= 0 && f.Row < b.N { // a row of the source batch (not of a join's or aggregate's)
-			if stream, pos, ok := p.rowOf(b, f); ok {
-				e.Stream, e.Position = stream, pos
-			}
-			for k := range p.st.Columns {
-				if k > 0 {
-					e.Raw = append(e.Raw, ',')
-				}
-				if k < len(b.Cols) {
-					e.Raw = vector.AppendValue(e.Raw, p.st.Columns[k].Type, b.Cols[k], f.Row)
-				}
-			}
+		if b == nil || f.Row < 0 || f.Row >= b.N { // not a row of the source batch (a join's or aggregate's)
+			return e, false
 		}
-		rows = append(rows, e)
-		p.es.Malformed++
+		stream, pos, ok := p.rowOf(b, f)
+		if ok {
+			e.Stream, e.Position = stream, pos
+		}
+		e.Raw = appendRowText(e.Raw, p.st.Columns, b, f.Row)
+		return e, ok
+	}, p.es, p.sink)
+}
+
+// reportFailures is what the job does with the failed calls fs of one
+// batch (SPEC 2.10): the first that fails the job is the error, naming the
+// stream and position named gives it (stream alone when named's ok is
+// false); otherwise each one's row, as named makes it, goes to the errors
+// output of es (counted there), and the job goes on.
+func reportFailures(fs []expr.Failure, stream string, named func(expr.Failure) (ErrorRow, bool), es *StreamErrors, sink Sink) error {
+	if f, ok := jobFailure(fs); ok {
+		if e, ok := named(f); ok {
+			return fmt.Errorf("stream %s, %s: %w", e.Stream, e.Position, f)
+		}
+		return fmt.Errorf("stream %s: %w", stream, f)
 	}
-	side := p.es.Side
+	rows := make([]ErrorRow, 0, len(fs))
+	for _, f := range fs {
+		e, _ := named(f)
+		rows = append(rows, e)
+		es.Malformed++
+	}
+	side := es.Side
 	if side == "" {
 		side = "errors"
 	}
-	return p.sink.Errors(side, rows)
+	return sink.Errors(side, rows)
+}
+
+// appendRowText appends row i of b's columns cols (the first len(cols)
+// of b's) as an errors row's raw text: the values as csv fields unquoted,
+// separated by ',', a NULL an empty field.
+func appendRowText(dst []byte, cols []catalog.Column, b *vector.Batch, i int) []byte {
+	for k, c := range cols {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		if k < len(b.Cols) && !b.Cols[k].Null[i] {
+			dst = vector.AppendValue(dst, c.Type, b.Cols[k], i)
+		}
+	}
+	return dst
 }
 
 // rowSourcer is a Source whose rows are made of other inputs' rows (a join
