@@ -41,9 +41,12 @@ type joinSource struct {
 	stats *Stats
 	acct  *StateAccount
 
-	queue []*vector.Batch // joined rows not yet given, in order
-	free  []*vector.Batch
+	queue []joined // joined rows not yet given, in order
+	free  []joined
 	at    int // rows of queue[0] already given
+	// from are the input rows' positions of the rows Next gave last
+	// (op.Join.Sources, valid as they are): what RowSource reads
+	from  [2][]int64
 	fail  error
 	lateR Step
 	sel   []int32
@@ -55,6 +58,10 @@ type joinSource struct {
 	rep     [2]*joinReplay
 	given   bool
 	grouped bool // the inputs are read in their consumer group (joinReplayable)
+	// exprs is the job's expression context, whose failed calls of the
+	// join's own expressions ownFailures takes
+	exprs *expr.Context
+	fails []expr.Failure
 	// swapped is the join when it runs swapped (op.JoinSpec.Swap), which
 	// keeps its left rows for a thin Top-N (swapLeft); nil otherwise
 	swapped *op.Join
@@ -101,7 +108,7 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, opens openOpts) (*joinSource, error) {
 	exprs := opens.exprs
 	both := job.Both
-	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job)}
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job), exprs: exprs}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
@@ -131,6 +138,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			return nil, err
 		}
 		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
+		ji.b.NoText = true // (joinInputReader)
 		if job.Strategy == plan.ParallelJoinInputs {
 			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize)
 		}
@@ -201,6 +209,14 @@ const joinPace = 1
 type joinOperator interface {
 	op.Operator
 	Counts() op.JoinCounts
+	Sources() (l, r []int64)
+}
+
+// joined is a batch of joined rows queued by joinSource.Emit, with each
+// row's input rows' positions (op.Join.Sources).
+type joined struct {
+	b    *vector.Batch
+	from [2][]int64
 }
 
 // Next implements Source: the next joined rows, io.EOF once both inputs have
@@ -209,7 +225,8 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	js.given = false // (the job handled the rows given before)
 	for {
 		if len(js.queue) > 0 {
-			q := js.queue[0]
+			e := js.queue[0]
+			q := e.b
 			n := min(q.N-js.at, vector.Cap)
 			if js.at == 0 && n == q.N {
 				shareQueued(b, q)
@@ -217,10 +234,11 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 				b.Reset()
 				b.AppendRows(q, js.at, js.at+n)
 			}
+			js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
 			js.at += n
 			if js.at == q.N {
 				js.queue, js.at = js.queue[1:], 0
-				js.free = append(js.free, q)
+				js.free = append(js.free, e)
 			}
 			js.given = true
 			return nil
@@ -320,6 +338,15 @@ var joinParallelInputs atomic.Int64
 // plan.JoinInputWorkers goroutines; nil when src cannot be cut (not a
 // bounded file, a file under two chunks, another 'encoding', or wrapped by
 // a source hook): the join then reads it by Next.
+//
+// Its batches, as the input's own (joinInput.b), are vector.Batch.NoText:
+// no joined row carries its input's record or number texts (op.Join and
+// op.Temporal write the joined values, Vec.Text cleared), and a late row is
+// printed from its values (the same bytes, SPEC 4), so the decoders keep
+// neither and the reader copies only the VARCHAR values out of each
+// decoder's buffer (chunked's detach: the record texts and number texts
+// were two thirds of the bytes it copied for the benchmark suite's lookup
+// join).
 func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk int64) *chunked.Reader {
 	if ps == nil {
 		return nil
@@ -327,7 +354,7 @@ func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk in
 	if chunk <= 0 {
 		chunk = joinChunkSize
 	}
-	cr := ps.Parallel(types, plan.JoinInputWorkers(runtime.GOMAXPROCS(0)), chunked.Options{ChunkSize: chunk})
+	cr := ps.Parallel(types, plan.JoinInputWorkers(runtime.GOMAXPROCS(0)), chunked.Options{ChunkSize: chunk, NoText: true})
 	if cr != nil {
 		joinParallelInputs.Add(1)
 	}
@@ -390,7 +417,9 @@ func (js *joinSource) read(s int) error {
 	}
 	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)
 	if ji.filter != nil && ji.b.N > 0 {
-		js.filterPushed(s, ji)
+		if err := js.filterPushed(s, ji); err != nil {
+			return err
+		}
 	}
 	base := len(ji.in.Types) - len(ji.keys)
 	for k, kern := range ji.keys { // the computed keys, into their columns
@@ -398,7 +427,13 @@ func (js *joinSource) read(s int) error {
 		col.ResetArena()
 		col.CopyRows(kern.Eval(ji.b, js.sel), js.sel) // (sel is 0..n-1)
 	}
+	if err := js.ownFailures(s, ji.b); err != nil {
+		return err
+	}
 	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
+		return err
+	}
+	if err := js.ownFailures(-1, nil); err != nil { // (the ON condition's other terms: JoinSpec.Residual)
 		return err
 	}
 	if ji.wmk != nil && ji.wmk.set {
@@ -418,8 +453,11 @@ func (js *joinSource) read(s int) error {
 // would keep), except a lookup join's right rows, which are never late (a
 // table read whole: op.NewJoin).
 // js.sel is then the kept rows 0..N-1 again.
-func (js *joinSource) filterPushed(s int, ji *joinInput) {
+func (js *joinSource) filterPushed(s int, ji *joinInput) error {
 	v := ji.filter.Eval(ji.b, js.sel)
+	if err := js.ownFailures(s, ji.b); err != nil {
+		return err
+	}
 	tc, sc := ji.in.TimeCol(), ji.in.WatermarkCol
 	if js.both.Lookup && s == 1 {
 		tc = -1
@@ -439,7 +477,7 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) {
 	ji.dropped += int64(n - len(keep))
 	if len(keep) == n {
 		js.sel = keep
-		return
+		return nil
 	}
 	if ji.filtered == nil {
 		ji.filtered = vector.NewBatch(ji.in.Types)
@@ -463,6 +501,38 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) {
 	for i := range ji.b.N {
 		js.sel = append(js.sel, int32(i))
 	}
+	return nil
+}
+
+// ownFailures takes the failed calls of the join's own expressions (SPEC
+// 2.10) from the job's record, as they are computed, so that none is read
+// later as a call on a joined row of the same index (udf_errors.go): input
+// s's pushed-down condition and computed keys on its batch b (s >= 0: each
+// failed call is named by b's row, as its input's: the stream, its
+// path:line, its values), or, with s < 0, the ON condition's other terms
+// on a pair of held rows (op.JoinSpec.Residual; named by the join alone:
+// the pair's rows are not known here). A call that fails the job is the
+// error it returns; the others go to the errors output of input s (of the
+// left input for the ON condition), their calls NULL.
+func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
+	js.fails = js.exprs.Take(js.fails[:0])
+	if len(js.fails) == 0 {
+		return nil
+	}
+	in := js.in[max(s, 0)]
+	name := js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name
+	if s >= 0 {
+		name = in.in.Stream.Name
+	}
+	return reportFailures(js.fails, name, func(f expr.Failure) (ErrorRow, bool) {
+		e := ErrorRow{Stream: name, Error: f.Error()}
+		if s < 0 || f.Row < 0 || f.Row >= b.N {
+			return e, false
+		}
+		e.Position = in.src.Position(b.Pos[f.Row])
+		e.Raw = appendRowText(e.Raw, in.in.Stream.Columns, b, f.Row)
+		return e, true
+	}, in.es, js.sink)
 }
 
 // refuseFuture stamps input ji's batch under its 'watermark.max-future'
@@ -506,19 +576,23 @@ func (js *joinSource) refuseFuture(ji *joinInput) error {
 // their input's late output.
 func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	if port == op.JoinOut {
-		var q *vector.Batch
+		var e joined
 		if k := len(js.free); k > 0 {
-			q, js.free = js.free[k-1], js.free[:k-1]
+			e, js.free = js.free[k-1], js.free[:k-1]
 		} else {
-			q = vector.NewBatch(js.typesOut())
+			e = joined{b: vector.NewBatch(js.typesOut()), from: [2][]int64{make([]int64, vector.Cap), make([]int64, vector.Cap)}}
 		}
+		q := e.b
+		l, r := js.j.Sources()
+		copy(e.from[0], l)
+		copy(e.from[1], r)
 		if jo, ok := js.j.(*op.Join); ok && jo.Borrowed() {
 			shareQueued(q, b) // (its strings stay valid until the next read of the left input: after Next has given q)
 		} else {
 			q.Reset()
 			q.AppendRows(b, 0, b.N)
 		}
-		js.queue = append(js.queue, q)
+		js.queue = append(js.queue, e)
 		return nil
 	}
 	s := port - op.JoinLateLeft
@@ -546,12 +620,53 @@ func (js *joinSource) typesOut() []catalog.Type {
 	return append(append([]catalog.Type{}, js.both.Inputs[0].Types...), js.both.Inputs[1].Types...)
 }
 
-// Position implements Source: a joined row's position is its left row's.
+// Position implements Source for a position of the joined relation's own
+// (vector.Batch.Pos): its left row's line, named in the left input (also,
+// wrongly, the right row's line of a row whose left side is padded), or,
+// under op.JoinSpec.Swap, an ordinal, which names no line: the number
+// alone. The errors output and a job's failure name a joined row's input
+// rows by RowSource instead; Position is left for a source that wraps the
+// join's (unnestSource).
 func (js *joinSource) Position(line int64) string {
-	if js.in[0] == nil {
+	if js.in[0] == nil || js.both.Swap && !js.grouped {
 		return fmt.Sprint(line)
 	}
 	return js.in[0].src.Position(line)
+}
+
+// RowSource implements rowSourcer: the input row of row i of the batch Next
+// gave last whose values the columns cols (expr.Failure.Cols, of the joined
+// layout: the left input's columns, then the right's) read, as its stream's
+// name and its position in that input (its file's path:line, SPEC 1): the
+// right input's row when every column is the right's, the left's when
+// every one is the left's; when they are both sides' (or none), both rows,
+// named "left JOIN right" at "left position, right position". A side padded
+// with NULLs has no row: the other side's is named. ok is false when
+// neither side has one (no row i).
+func (js *joinSource) RowSource(i int, cols []int) (stream, position string, ok bool) {
+	if i < 0 || i >= len(js.from[0]) {
+		return "", "", false
+	}
+	nl := len(js.both.Inputs[0].Types)
+	var reads [2]bool
+	for _, c := range cols {
+		reads[min(c/nl, 1)] = true
+	}
+	has := [2]bool{js.from[0][i] >= 0, js.from[1][i] >= 0}
+	side := func(s int) (string, string, bool) {
+		return js.both.Inputs[s].Stream.Name, js.in[s].src.Position(js.from[s][i]), true
+	}
+	switch {
+	case !has[0] && !has[1]:
+		return "", "", false
+	case !has[0] || reads[1] && !reads[0] && has[1]:
+		return side(1)
+	case !has[1] || reads[0] && !reads[1]:
+		return side(0)
+	}
+	_, l, _ := side(0)
+	_, r, _ := side(1)
+	return js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name, l + ", " + r, true
 }
 
 // Progress implements Source: the inputs' bytes read and total, added.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"streamql/catalog"
+
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 )
@@ -33,36 +35,81 @@ func (p *process) failures(b *vector.Batch) error {
 	if len(p.fails) == 0 {
 		return nil
 	}
-	if f, ok := jobFailure(p.fails); ok {
-		if b != nil && f.Row >= 0 && f.Row < b.N && f.Row < len(b.Pos) {
-			return fmt.Errorf("stream %s, %s: %w", p.st.Name, p.src.Position(b.Pos[f.Row]), f)
-		}
-		return fmt.Errorf("stream %s: %w", p.st.Name, f)
-	}
-	rows := make([]ErrorRow, 0, len(p.fails))
-	for _, f := range p.fails {
+	return reportFailures(p.fails, p.st.Name, func(f expr.Failure) (ErrorRow, bool) {
 		e := ErrorRow{Stream: p.st.Name, Error: f.Error(), At: f.Row}
-		if b != nil && f.Row >= 0 && f.Row < b.N { // a row of the source batch (not of a join's or aggregate's)
-			if f.Row < len(b.Pos) {
-				e.Position = p.src.Position(b.Pos[f.Row])
-			}
-			for k := range p.st.Columns {
-				if k > 0 {
-					e.Raw = append(e.Raw, ',')
-				}
-				if k < len(b.Cols) {
-					e.Raw = vector.AppendValue(e.Raw, p.st.Columns[k].Type, b.Cols[k], f.Row)
-				}
-			}
+		if b == nil || f.Row < 0 || f.Row >= b.N { // not a row of the source batch (a join's or aggregate's)
+			return e, false
 		}
-		rows = append(rows, e)
-		p.es.Malformed++
+		stream, pos, ok := p.rowOf(b, f)
+		if ok {
+			e.Stream, e.Position = stream, pos
+		}
+		e.Raw = appendRowText(e.Raw, p.st.Columns, b, f.Row)
+		return e, ok
+	}, p.es, p.sink)
+}
+
+// reportFailures is what the job does with the failed calls fs of one
+// batch (SPEC 2.10): the first that fails the job is the error, naming the
+// stream and position named gives it (stream alone when named's ok is
+// false); otherwise each one's row, as named makes it, goes to the errors
+// output of es (counted there), and the job goes on.
+func reportFailures(fs []expr.Failure, stream string, named func(expr.Failure) (ErrorRow, bool), es *StreamErrors, sink Sink) error {
+	if f, ok := jobFailure(fs); ok {
+		if e, ok := named(f); ok {
+			return fmt.Errorf("stream %s, %s: %w", e.Stream, e.Position, f)
+		}
+		return fmt.Errorf("stream %s: %w", stream, f)
 	}
-	side := p.es.Side
+	rows := make([]ErrorRow, 0, len(fs))
+	for _, f := range fs {
+		e, _ := named(f)
+		rows = append(rows, e)
+		es.Malformed++
+	}
+	side := es.Side
 	if side == "" {
 		side = "errors"
 	}
-	return p.sink.Errors(side, rows)
+	return sink.Errors(side, rows)
+}
+
+// appendRowText appends row i of b's columns cols (the first len(cols)
+// of b's) as an errors row's raw text: the values as csv fields unquoted,
+// separated by ',', a NULL an empty field.
+func appendRowText(dst []byte, cols []catalog.Column, b *vector.Batch, i int) []byte {
+	for k, c := range cols {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		if k < len(b.Cols) && !b.Cols[k].Null[i] {
+			dst = vector.AppendValue(dst, c.Type, b.Cols[k], i)
+		}
+	}
+	return dst
+}
+
+// rowSourcer is a Source whose rows are made of other inputs' rows (a join
+// of two streams: joinSource): RowSource names the input row of row i of
+// the batch its Next gave last that the columns cols read (expr.Failure.Cols),
+// as its stream and its position in that input; ok false when it has none.
+type rowSourcer interface {
+	RowSource(i int, cols []int) (stream, position string, ok bool)
+}
+
+// rowOf returns the stream and position that failure f's row of the source
+// batch b is named by (SPEC 1's errors output, 2.10): the job's stream and
+// the row's position, or, for a join of two streams, the input row whose
+// value the call read (rowSourcer: its stream, its file and line); ok false
+// when f's row is not one of b's (a row of an aggregate's, or none).
+func (p *process) rowOf(b *vector.Batch, f expr.Failure) (stream, position string, ok bool) {
+	if b == nil || f.Row < 0 || f.Row >= b.N || f.Row >= len(b.Pos) {
+		return "", "", false
+	}
+	if rs, is := p.src.(rowSourcer); is {
+		return rs.RowSource(f.Row, f.Cols)
+	}
+	return p.st.Name, p.src.Position(b.Pos[f.Row]), true
 }
 
 // callFailed is err, a worker's chain's error (morsel.go, paragg.go), with

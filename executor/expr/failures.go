@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -19,6 +20,11 @@ import (
 type Failure struct {
 	Func, Reason string
 	Row          int
+	// Cols are the batch columns the call's arguments read (every column
+	// reference in them, ascending, once each; nil: none), so that the
+	// executor can name the input row whose value failed when the batch's
+	// rows join two inputs' (executor/udf_errors.go)
+	Cols []int
 	// FailsJob: the call stops the job (Flink's behaviour), rather than
 	// sending its row to the errors output
 	FailsJob bool
@@ -38,6 +44,32 @@ type Context struct {
 	failed atomic.Bool  // list holds a FailsJob failure
 	mu     sync.Mutex
 	list   []Failure
+	// root and cols make a call's view of its job's context (at): its
+	// failures go to root's record with cols (Failure.Cols)
+	root *Context
+	cols []int
+}
+
+// at returns the view of x that the call e's kernel notes its failures
+// through: each one with the columns e's arguments read (Failure.Cols).
+// nil gives nil.
+func (x *Context) at(e *plan.Expr) *Context {
+	if x == nil {
+		return nil
+	}
+	var cols []int
+	var walk func(e *plan.Expr)
+	walk = func(e *plan.Expr) {
+		if e.Op == plan.OpCol && e.Col >= 0 && !slices.Contains(cols, e.Col) {
+			cols = append(cols, e.Col)
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	slices.Sort(cols)
+	return &Context{root: x, cols: cols}
 }
 
 // NewContext returns the expression context of a new job.
@@ -67,12 +99,19 @@ func (x *Context) CompileAll(es []*plan.Expr) []*Kernel {
 // (the job stops with it). A nil x (a kernel compiled outside a job, by the
 // package's Compile: a constant folded once) drops it.
 func (x *Context) fail(fn string, row int, reason string, failsJob bool) {
-	if x == nil || failsJob && x.failed.Load() {
+	if x == nil {
+		return
+	}
+	cols := x.cols
+	if x.root != nil {
+		x = x.root
+	}
+	if failsJob && x.failed.Load() {
 		return
 	}
 	x.mu.Lock()
 	if !failsJob || !x.failed.Load() {
-		x.list = append(x.list, Failure{Func: fn, Reason: reason, Row: row, FailsJob: failsJob})
+		x.list = append(x.list, Failure{Func: fn, Reason: reason, Row: row, Cols: cols, FailsJob: failsJob})
 		x.n.Store(int64(len(x.list)))
 		if failsJob {
 			x.failed.Store(true)

@@ -52,7 +52,7 @@ func (c *compiler) funcKernel(e *plan.Expr) evalFunc {
 			return k
 		}
 	}
-	row, err := u.Prepare(args, e.Type, c.fails)
+	row, err := u.Prepare(args, e.Type, c.fails.at(e))
 	if err != nil {
 		panic("expr: " + f.Name + ": " + err.Error()) // the planner checked the constants
 	}

@@ -12,7 +12,7 @@ type BatchFunc func(a []*vector.Vec, sel []int32, out *vector.Vec)
 // batchKernel is the kernel of a call of a function with PrepareBatch, or
 // nil when it has none for these arguments.
 func (c *compiler) batchKernel(e *plan.Expr, u *UserFunc, args []Arg) evalFunc {
-	bf, err := u.PrepareBatch(args, e.Type, c.fails)
+	bf, err := u.PrepareBatch(args, e.Type, c.fails.at(e))
 	if err != nil || bf == nil {
 		return nil
 	}

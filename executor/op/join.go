@@ -639,10 +639,8 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.side[s].index.init(0)
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
-	if spec.Lookup { // (its right rows are never padded, and no replay reads them: emit takes a joined row's position from its left row)
-		j.side[1].rows.dropPositions()
-	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
+	j.from = newSources()
 	if spec.Updating() {
 		j.outB.Kinds = make([]vector.RowKind, vector.Cap)
 	}
@@ -1428,6 +1426,12 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 	}
 	for x, i := range j.selL {
 		j.outB.Pos[at+x] = b.Pos[i]
+		j.from[0][at+x] = b.Pos[i]
+	}
+	if t := j.table; t != nil {
+		t.positions(j.from[1][at:at+n], j.selR)
+	} else {
+		j.side[1].rows.positions(j.from[1][at:at+n], j.selR)
 	}
 	j.outB.N += n
 	j.selL, j.selR = j.selL[:0], j.selR[:0]
@@ -1546,6 +1550,8 @@ func (j *Join) materialize() {
 			b.Pos[at+x] = r.rows.Pos(int(j.pairR[x]))
 		}
 	}
+	l.rows.positions(j.from[0][at:at+n], j.pairL)
+	r.rows.positions(j.from[1][at:at+n], j.pairR)
 	if b.Kinds != nil {
 		copy(b.Kinds[at:at+n], j.pairK)
 	}
@@ -1731,8 +1737,29 @@ type joinOutput struct {
 	out   Emitter
 	outB  *vector.Batch
 	lateB [2]*vector.Batch
+	// from holds, for each row of outB, the source positions of its left
+	// and right input rows (Sources; newSources)
+	from [2][]int64
 	// batches counts the batches of joined rows emitted (Join.SetPace).
 	batches int
+}
+
+// Sources returns, while the join emits a batch of joined rows
+// (Emitter.Emit, port JoinOut), the source positions (vector.Batch.Pos of
+// the batch each came in: a file's line) of each row's left and right input
+// rows, -1 for a side padded with NULLs: the input rows a failed call
+// after the join names (SPEC 1's errors output, 2.10; the executor's
+// joinSource). A joined row's own position (vector.Batch.Pos) is its left
+// row's, its right row's when the left is padded, and under JoinSpec.Swap
+// its left row's ordinal, not a line: it orders, these name.
+func (o *joinOutput) Sources() (l, r []int64) {
+	n := o.outB.N
+	return o.from[0][:n], o.from[1][:n]
+}
+
+// newSources makes joinOutput.from, a batch's worth.
+func newSources() [2][]int64 {
+	return [2][]int64{make([]int64, vector.Cap), make([]int64, vector.Cap)}
 }
 
 // late sends row i of b, from input port, to its late port.

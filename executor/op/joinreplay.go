@@ -23,14 +23,10 @@ type JoinReplay interface {
 }
 
 // SetReplay makes the join ask r before it writes an output (nil: none). A
-// join with a replay needs event time on both inputs.
-// (A lookup join's right side, which keeps no positions, keeps them from
-// then on when it is still empty.)
+// join with a replay needs event time on both inputs. (Both sides keep
+// their rows' positions, which it reads.)
 func (j *Join) SetReplay(r JoinReplay) {
 	j.replay = r
-	if rows := j.side[1].rows; r != nil && rows.noPos && rows.Len() == 0 {
-		rows.noPos = false
-	}
 }
 
 // written reports whether the outputs of row k of side s at time t were

@@ -30,6 +30,7 @@ import (
 //
 // A record is: its length (uint32), a matched flag (byte: the row has
 // joined a left row, JoinCounts.Partnered), one NULL flag byte a column,
+// the row's source position (vector.Batch.Pos, 8 bytes: Join.Sources),
 // then each column's value at a fixed offset (lookupTable.fixed, the same
 // in every record; zero bytes when NULL): BIGINT, TIMESTAMP and DOUBLE 8
 // bytes little endian, BOOLEAN one byte, VARCHAR the offset of its bytes
@@ -112,7 +113,7 @@ func denseFits(lo, hi int64, n int) bool {
 // record's offset as an int32); the join then probes the Rows as before.
 func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()) *lookupTable {
 	t := &lookupTable{types: types, fixed: make([]int, len(types))}
-	at := recordHead + len(types)
+	at := recordHead + len(types) + 8 // (the position: recordPos)
 	for c, ty := range types {
 		t.fixed[c] = at
 		switch ty {
@@ -258,6 +259,21 @@ func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
 	return true, true
 }
 
+// posAt returns the offset of a record's source position.
+func (t *lookupTable) posAt() int { return recordHead + len(t.types) }
+
+// positions sets out[x] to the source position of the record at sel[x]
+// (an offset; -1: an outer join's padding, whose position is -1).
+func (t *lookupTable) positions(out []int64, sel []int32) {
+	d, at := t.data, t.posAt()
+	for x, rec := range sel {
+		out[x] = -1
+		if rec >= 0 {
+			out[x] = int64(binary.LittleEndian.Uint64(d[int(rec)+at:]))
+		}
+	}
+}
+
 // fixedEnd returns the length of a record without its VARCHAR bytes.
 func (t *lookupTable) fixedEnd() int { return t.end }
 
@@ -271,6 +287,7 @@ func (t *lookupTable) appendRecords(r *Rows, ks []int32) bool {
 		t.data = slices.Grow(t.data, fixedEnd)[:rec+fixedEnd]
 		d := t.data[rec:]
 		clear(d)
+		binary.LittleEndian.PutUint64(d[t.posAt():], uint64(r.Pos(k)))
 		for c, ty := range t.types {
 			if r.Null(k, c) {
 				d[recordHead+c] = 1

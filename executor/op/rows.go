@@ -608,6 +608,17 @@ func (r *Rows) Pos(k int) int64 {
 	return r.pos.get(k)
 }
 
+// positions sets out[x] to the source position of row ks[x] (Pos), -1
+// where ks[x] is -1 (a side padded with NULLs).
+func (r *Rows) positions(out []int64, ks []int32) {
+	for x, k := range ks {
+		out[x] = -1
+		if k >= 0 {
+			out[x] = r.Pos(int(k))
+		}
+	}
+}
+
 // dropPositions makes r keep no source positions from now on (Pos -1): a
 // store whose rows' positions no reader asks for (a lookup join's right
 // side: its joined rows are the left row's, and no replay reads it) saves

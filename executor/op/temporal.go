@@ -123,6 +123,7 @@ func NewTemporal(spec TemporalSpec, out Emitter, acct Account) (*Temporal, error
 		j.lateB[s] = vector.NewBatch(spec.Types[s])
 	}
 	j.outB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
+	j.from = newSources()
 	if spec.Residual != nil {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
@@ -316,6 +317,10 @@ func (j *Temporal) emit(ctx context.Context, l, r int) error {
 	j.rows[0].CopyTo(j.outB, i, 0, l)
 	j.rows[1].CopyTo(j.outB, i, len(j.spec.Types[0]), r)
 	j.outB.Pos[i] = j.rows[0].Pos(l)
+	j.from[0][i], j.from[1][i] = j.rows[0].Pos(l), -1
+	if r >= 0 {
+		j.from[1][i] = j.rows[1].Pos(r)
+	}
 	j.outB.N++
 	if j.outB.N == vector.Cap {
 		return j.flush(ctx)
