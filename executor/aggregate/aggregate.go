@@ -52,6 +52,9 @@ type aggOp struct {
 	bufs     []*vector.Batch
 	bufSel   [][]int32
 	used     int
+	// packedIn and packedN: the buffer (its index + 1, as used) that
+	// chunkPacked fills, and how many of its rows hold chunks so far
+	packedIn, packedN int
 	// direct is, for an updating aggregate whose projection only picks
 	// columns of the aggregate row (of their own types), the row's column of
 	// each output column (passChanges); nil otherwise. bufKinds and bufCols
