@@ -3,6 +3,8 @@ package tests
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,6 +35,53 @@ func TestIntervalJoinStateFollowsTheInterval(t *testing.T) {
 		out, errs, code := runSQL(t, map[string]string{"o.csv": orders.String(), "p.csv": payments.String()}, ddl+q+"\n", "--format", "csv")
 		if code != 0 || out != fmt.Sprintf("n\n%d\n", n) {
 			t.Errorf("%s\nexit %d, stdout %q, stderr %s", q, code, out, errs)
+		}
+	}
+}
+
+// TestJoinStateLimitNamesSidesAndKeys: a join stopped by 'state.max-bytes'
+// names the operator, each side's rows in its state and the distinct keys
+// they hold (issue 23 item 5), for every kind of join that keeps both sides
+// (lookup, regular FULL OUTER, interval) and the temporal join (its
+// versioned side's keys, once the watermark has made versions). The keys are counted from the state, so they are at most the keys of
+// the rows read, and at least one when a side holds a keyed row.
+func TestJoinStateLimitNamesSidesAndKeys(t *testing.T) {
+	const n, keys = 4000, 300
+	r := rand.New(rand.NewPCG(5, 23))
+	var lf, rf strings.Builder
+	for i := range n {
+		fmt.Fprintf(&lf, "k%d,%d\n", r.IntN(keys), i*10)
+		fmt.Fprintf(&rf, "k%d,%d\n", r.IntN(keys), i*10)
+	}
+	ddl := "SET 'state.max-bytes' = '64KiB';\n" +
+		"CREATE STREAM l (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='l.csv');\n" +
+		"CREATE STREAM r (id VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector'='file', 'path'='r.csv');\n"
+	side := regexp.MustCompile(`\(a: (\d+) rows?(?: under (\d+) keys?)?; b: (\d+) rows?(?: under (\d+) keys?)?\)`)
+	for _, c := range []struct {
+		op, query string
+		keyed     [2]bool // the sides whose keys the state counts
+	}{
+		{"the INNER lookup join", "SELECT a.id, b.ts FROM l a JOIN r b ON a.id = b.id", [2]bool{false, true}}, // (a bounded right side: read whole first)
+		{"the FULL regular join", "SELECT a.id, b.ts FROM l a FULL JOIN r b ON a.id = b.id", [2]bool{true, true}},
+		{"the LEFT interval join", "SELECT a.id, b.ts FROM l a LEFT JOIN r b ON a.id = b.id AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1' HOUR", [2]bool{true, true}},
+		{"the INNER temporal join", "SELECT a.id, b.ts FROM l a JOIN r FOR SYSTEM_TIME AS OF a.ts AS b ON a.id = b.id", [2]bool{false, false}}, // (its keys are the versions made when the watermark passes right rows: none yet here)
+	} {
+		_, errs, code := runSQL(t, map[string]string{"l.csv": lf.String(), "r.csv": rf.String()}, ddl+c.query+";\n", "--format", "csv")
+		if code != 1 || !strings.Contains(errs, "passed 'state.max-bytes'") || !strings.Contains(errs, c.op) {
+			t.Errorf("%s: exit %d, want 1 naming %q; stderr %s", c.query, code, c.op, errs)
+			continue
+		}
+		m := side.FindStringSubmatch(errs)
+		if m == nil {
+			t.Errorf("%s: no sides' rows and keys in\n%s", c.query, errs)
+			continue
+		}
+		for s := range 2 {
+			rows, _ := strconv.Atoi(m[1+2*s])
+			k, _ := strconv.Atoi(m[2+2*s])
+			if c.keyed[s] && rows > 0 && (k < 1 || k > keys || k > rows) {
+				t.Errorf("%s: side %d holds %d rows under %d keys (input keys: %d)\n%s", c.query, s, rows, k, keys, errs)
+			}
 		}
 	}
 }

@@ -230,6 +230,9 @@ type Join struct {
 	// be): probeLookup reads it instead of the side's Rows, and selR holds
 	// its records' offsets.
 	table *lookupTable
+	// tableRows and tableKeys are the right side's rows and keys when they
+	// moved into table (SideState)
+	tableRows, tableKeys int
 	// lazy: the right side's index is not kept yet (a lookup join that
 	// probes left batches: the table is laid out from the rows, and a
 	// dense one needs no index); indexRight builds it when a left row is
@@ -897,6 +900,32 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 	return j.flush(ctx)
 }
 
+// SideState returns the rows input side (0 left, 1 right) holds in the
+// join's state and the distinct key hashes they are indexed under (NULL
+// keys not counted; with event time, those of the rows still held for the
+// watermark too), for the message of a job stopped by 'state.max-bytes'
+// (issue 23 item 5: the operator, the side and the key count). It walks
+// the side's rows: call it when the job stops, not per row.
+func (j *Join) SideState(side int) (rows, keys int) {
+	sd := &j.side[side]
+	rows, keys = sd.rows.Len()-sd.ndead, sd.index.keys()
+	if sd.hash.n == sd.rows.Len() && sd.keyed.n == sd.rows.Len() {
+		// (rows held for the watermark are not indexed yet: count the key
+		// hashes of every live row)
+		seen := map[uint64]struct{}{}
+		for r := range sd.rows.Len() {
+			if (r >= len(sd.dead) || !sd.dead[r]) && sd.keyed.get(r) {
+				seen[sd.hash.get(r)] = struct{}{}
+			}
+		}
+		keys = len(seen)
+	}
+	if side == 1 && j.table != nil {
+		rows, keys = j.tableRows, j.tableKeys
+	}
+	return rows, keys
+}
+
 // Finish implements Operator: input port has ended; once both have, every
 // held row is handled and every outer row still without a partner of an
 // interval join is padded.
@@ -907,6 +936,7 @@ func (j *Join) Finish(ctx context.Context, port int) error {
 			// (the table holds the rows now: the side's Rows and index are
 			// no longer read, and their memory goes)
 			od := &j.side[1]
+			j.tableRows, j.tableKeys = od.rows.Len()-od.ndead, od.index.keys()
 			od.rows, od.index = NewRows(j.spec.Types[1]), keyIndex{}
 			od.index.init(0)
 		}

@@ -55,6 +55,18 @@ func (x *keyIndex) init(n int) {
 	x.used = 0
 }
 
+// keys returns the number of non-empty chains: the distinct key hashes of
+// the rows indexed (a walk of the table).
+func (x *keyIndex) keys() int {
+	n := 0
+	for i := range x.slots {
+		if x.slots[i].head >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // find returns the slot of hash h, -1 when it has none.
 func (x *keyIndex) find(h uint64) int {
 	if len(x.slots) == 0 {

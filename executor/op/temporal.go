@@ -93,6 +93,19 @@ type Temporal struct {
 	replay JoinReplay
 }
 
+// SideState returns the rows input side (0 left, 1 right: the versions
+// and the right rows held) holds in the join's state, and its keys: the
+// right side's keyed versions; the left side's rows held for the watermark
+// are not indexed by key (0). As Join.SideState, for the message of a job
+// stopped by 'state.max-bytes'.
+func (t *Temporal) SideState(side int) (rows, keys int) {
+	rows = t.rows[side].Len() - t.ndead[side]
+	if side == 1 {
+		keys = len(t.version)
+	}
+	return rows, keys
+}
+
 // NewTemporal returns the temporal join of spec emitting into out, charging
 // its state to acct (nil: no budget). It returns an error for a spec it
 // cannot run: a kind other than INNER or LEFT, keys of different counts or

@@ -119,7 +119,11 @@ type Account struct {
 	budget   *Budget
 	Operator string
 	What     string
-	bytes    atomic.Int64
+	// Detail, when set by the operator, says what the state holds when a
+	// charge passes the limit (a join's rows and keys per side: issue 23
+	// item 5); it is called on the charging goroutine, only then.
+	Detail func() string
+	bytes  atomic.Int64
 }
 
 // Grow charges n bytes (n may be negative: a release). It returns a
@@ -132,7 +136,11 @@ func (a *Account) Grow(n int64) error {
 	a.bytes.Add(n)
 	used := a.budget.used.Add(n)
 	if n > 0 && a.budget.max > 0 && used > a.budget.max {
-		return &LimitError{Operator: a.Operator, What: a.What, Bytes: a.bytes.Load(), Used: used, Max: a.budget.max}
+		e := &LimitError{Operator: a.Operator, What: a.What, Bytes: a.bytes.Load(), Used: used, Max: a.budget.max}
+		if a.Detail != nil {
+			e.Detail = a.Detail()
+		}
+		return e
 	}
 	return nil
 }
@@ -155,12 +163,18 @@ type LimitError struct {
 	Stalled       string // stream name, "" when not a held-rows limit
 	WatermarkText string
 	Rows          int64 // held rows, with Stalled
+	// Detail is the operator's account of its state (Account.Detail; ""
+	// when none), shown in parentheses after the bytes
+	Detail string
 }
 
 // Error renders the failure with what to do.
 func (e *LimitError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "the job's state passed 'state.max-bytes' (%s): %s holds %s of %s", FormatSize(e.Max), e.Operator, FormatBytes(e.Bytes), e.What)
+	if e.Detail != "" {
+		fmt.Fprintf(&sb, " (%s)", e.Detail)
+	}
 	if e.Stalled != "" {
 		fmt.Fprintf(&sb, " (%d rows) waiting for the watermark of stream %s, which did not advance (it is %s)", e.Rows, e.Stalled, e.WatermarkText)
 		fmt.Fprintf(&sb, "; make %s's event time advance (or end it), read a bounded build side, or raise the limit with SET 'state.max-bytes' = '%s'", e.Stalled, FormatSize(e.suggest()))
