@@ -67,22 +67,10 @@ func TestKafkaAbandonedRecordsAreNoFailure(t *testing.T) {
 // torn checkpoint aborts the transaction goes on writing, and its next
 // checkpoint commits; read_committed readers see only the rows written after the abort.
 func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
-	brokers := kafkatest.Brokers(t)
 	topic := kafkatest.CreateTopic(t, 1, nil)
-	o := []catalog.Option{{Key: "connector", Value: "kafka"}, {Key: "topic", Value: topic},
-		{Key: "properties.bootstrap.servers", Value: brokers}, {Key: "format", Value: "csv"},
-		{Key: "sink.delivery-guarantee", Value: "exactly-once"},
-		{Key: "sink.transactional-id-prefix", Value: kafkatest.Name(t, "txn")},
-		{Key: "properties.linger.ms", Value: "60000"}} // (the records stay buffered until the abort)
-	cols := []catalog.Column{{Name: "v", Type: catalog.Varchar}}
-	spec, vals, err := catalog.ValidateOptions(o, cols, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := &catalog.Stream{Name: "out", Columns: cols, Options: vals, Connector: spec}
-	if err := spec.Validate(st); err != nil {
-		t.Fatal(err)
-	}
+	st := brokerStream(t, "out", topic, "sink.delivery-guarantee", "exactly-once",
+		"sink.transactional-id-prefix", kafkatest.Name(t, "txn"),
+		"properties.linger.ms", "60000") // (the records stay buffered until the abort)
 	env := &connector.Env{State: &connector.State{}}
 	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
 	defer cancel()
@@ -142,4 +130,26 @@ func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
 			t.Fatalf("read_committed record %d is %q, want %q", i, r.Value, want)
 		}
 	}
+}
+
+// brokerStream declares the kafka stream name (one VARCHAR column v, csv) of
+// topic on the test broker (kafkatest.Brokers: skipped without one), with the
+// options kv (key, value pairs), as CREATE STREAM does.
+func brokerStream(t *testing.T, name, topic string, kv ...string) *catalog.Stream {
+	t.Helper()
+	o := []catalog.Option{{Key: "connector", Value: "kafka"}, {Key: "topic", Value: topic},
+		{Key: "properties.bootstrap.servers", Value: kafkatest.Brokers(t)}, {Key: "format", Value: "csv"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o = append(o, catalog.Option{Key: kv[i], Value: kv[i+1]})
+	}
+	cols := []catalog.Column{{Name: "v", Type: catalog.Varchar}}
+	spec, vals, err := catalog.ValidateOptions(o, cols, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &catalog.Stream{Name: name, Columns: cols, Options: vals, Connector: spec}
+	if err := spec.Validate(st); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
