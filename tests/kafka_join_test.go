@@ -22,11 +22,11 @@ func TestKafkaJoinChecksCoPartitioning(t *testing.T) {
 	kafkatest.Brokers(t)
 	group := kafkatest.Name(t, "group")
 	script := func(orders, payments string) string {
-		// (max.poll.interval.ms, franz-go's rebalance timeout, 5 s instead of
-		// 60: the two streams are two members of the group, and the one that
-		// reaches its end first stops polling while the other's rebalance
-		// waits for it; with the default the first run took 60 s of 61)
-		opts := ", 'properties.group.id'='" + group + "', 'scan.bounded.mode'='latest-offset', 'properties.max.poll.interval.ms'='5000'"
+		// (the default max.poll.interval.ms, 60 s: the two streams are two
+		// members of the group, and the one that reaches its end first is
+		// polled no more; it lets the other's rebalance go on instead of
+		// holding it until that timeout, kafkaSource.allowRebalanceAtEnd)
+		opts := ", 'properties.group.id'='" + group + "', 'scan.bounded.mode'='latest-offset'"
 		return kafkaStream(t, "o", "id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", orders, opts) +
 			kafkaStream(t, "p", "pid BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", payments, opts) +
 			"SELECT o.id, p.pid FROM o JOIN p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '10' SECOND;\n"

@@ -181,10 +181,11 @@ func kafkaProducerOpts(st *catalog.Stream, o *kafkaOpts) []kgo.Opt {
 }
 
 // delivered is the promise of every record of the sink (on franz-go's
-// goroutine): it keeps the first delivery error and counts the record out of
-// its block.
+// goroutine): it keeps the first delivery error (none for a record the
+// engine's own abort dropped: abandoned) and counts the record out of its
+// block.
 func (s *kafkaSink) delivered(r *kgo.Record, err error) {
-	if err != nil {
+	if err != nil && !s.abandoned(err) {
 		s.mu.Lock()
 		if s.err == nil {
 			s.err = err
@@ -195,6 +196,16 @@ func (s *kafkaSink) delivered(r *kgo.Record, err error) {
 	if c, ok := r.Context.(*kafkaChunk); ok {
 		c.done()
 	}
+}
+
+// abandoned reports whether err, a record's delivery error, says that the
+// engine dropped the record itself: kgo.ErrAborting (franz-go fails the
+// records buffered while AbortBufferedRecords runs with it) while the sink's
+// transactional producer aborts a transaction the engine gave up
+// (kafkaTxn.abort). Any other error, or kgo.ErrAborting outside such an
+// abort, is a delivery failure that fails the job.
+func (s *kafkaSink) abandoned(err error) bool {
+	return s.tx != nil && s.tx.abandoning.Load() > 0 && errors.Is(err, kgo.ErrAborting)
 }
 
 // fence initializes the transactional producer at once (Kafka's

@@ -547,6 +547,7 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 		}
 		if s.bounded && s.allDone() {
 			s.ended = true
+			s.allowRebalanceAtEnd()
 			return io.EOF
 		}
 		if err := s.poll(); err != nil {
@@ -555,6 +556,24 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 		if s.ri == len(s.recs) {
 			return connector.ErrWaiting // the job flushes its sinks, a table renders
 		}
+	}
+}
+
+// allowRebalanceAtEnd lets the group rebalance once a bounded source in a
+// consumer group has reached its end (Next returned io.EOF): every row it
+// gave was used, and it holds no record of a partition the group may take
+// away, so blocking the rebalance (kgo.BlockRebalanceOnPoll, lifted by
+// commit between polls) protects nothing any more. Its job polls it no more
+// while its other sources go on: a rebalance that another member of the
+// group starts (the other stream of a join in the same group joining, or
+// leaving) would otherwise wait for this member until the group's rebalance
+// timeout ('properties.max.poll.interval.ms', 60 s) removed it, holding the
+// other member's partitions, and the job, back that long. A partition the
+// rebalance revokes reaches the job's state at the next checkpoint
+// (toCommit applies the events) and is not committed by this member.
+func (s *kafkaSource) allowRebalanceAtEnd() {
+	if s.group != "" {
+		s.cl.AllowRebalance()
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -30,6 +31,10 @@ type kafkaTxn struct {
 	txnStart time.Time
 	aborted  bool
 	sinks    []*kafkaSink
+	// abandoning counts the engine's own aborts (abort) whose buffered
+	// records franz-go is failing with kgo.ErrAborting: read by the sinks'
+	// promises on franz-go's goroutine (kafkaSink.abandoned).
+	abandoning atomic.Int32
 }
 
 // kafkaTxnID returns the transactional id of a job's exactly-once producer:
@@ -166,13 +171,22 @@ func (tx *kafkaTxn) commit(ctx context.Context, with []groupOffsets) error {
 }
 
 // abort aborts tx's open transaction: read_committed readers never see its
-// records.
+// records. Records still buffered are dropped (franz-go's
+// AbortBufferedRecords, which fails them with kgo.ErrAborting and returns once
+// every one was promised); those promises are not a delivery failure of the
+// sinks (kafkaSink.abandoned), as the engine gave the records up itself (a torn
+// checkpoint replays them, a failed or stopped job ends). When ctx ends before
+// every buffered record was promised, abandoning stays counted, so the late
+// promises of this abort are not taken for failures either.
 func (tx *kafkaTxn) abort(ctx context.Context) {
 	if !tx.inTxn {
 		return
 	}
 	tx.inTxn, tx.aborted = false, true
-	tx.cl.AbortBufferedRecords(ctx)
+	tx.abandoning.Add(1)
+	if tx.cl.AbortBufferedRecords(ctx) == nil {
+		tx.abandoning.Add(-1)
+	}
 	tx.cl.EndTransaction(ctx, kgo.TryAbort)
 }
 

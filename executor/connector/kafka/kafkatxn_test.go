@@ -1,0 +1,155 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/catalog"
+	"streamql/executor/connector"
+	"streamql/executor/vector"
+	"streamql/tests/kafkatest"
+)
+
+// TestKafkaAbandonedRecordsAreNoFailure: the promise of a record that the
+// engine's own abort of a transaction dropped (kgo.ErrAborting while
+// kafkaTxn.abort runs AbortBufferedRecords: a torn checkpoint that replays, a
+// failed job) is not a delivery failure of the sink; every other delivery
+// error is, during such an abort as well, and so is kgo.ErrAborting outside
+// one or on an at-least-once sink (which the engine never aborts). Before,
+// the abandoned records' ErrAborting failed the job ("client is aborting
+// buffered records") after a torn checkpoint (TestKafkaDedupCrashesExactlyOnce).
+func TestKafkaAbandonedRecordsAreNoFailure(t *testing.T) {
+	real := errors.New("MESSAGE_TOO_LARGE")
+	for _, c := range []struct {
+		name     string
+		eos      bool
+		aborting bool
+		err      error
+		fails    bool
+	}{
+		{"exactly-once, engine abort, ErrAborting", true, true, kgo.ErrAborting, false},
+		{"exactly-once, engine abort, wrapped ErrAborting", true, true, fmt.Errorf("batch: %w", kgo.ErrAborting), false},
+		{"exactly-once, engine abort, a real error", true, true, real, true},
+		{"exactly-once, no abort, ErrAborting", true, false, kgo.ErrAborting, true},
+		{"exactly-once, no abort, a real error", true, false, real, true},
+		{"at-least-once, ErrAborting", false, false, kgo.ErrAborting, true},
+		{"at-least-once, a real error", false, false, real, true},
+	} {
+		s := &kafkaSink{st: &catalog.Stream{Name: "out"}, topic: "t"}
+		if c.eos {
+			s.tx = &kafkaTxn{}
+			if c.aborting {
+				s.tx.abandoning.Add(1)
+			}
+		}
+		s.promise = s.delivered
+		r := s.record(1)
+		s.chunk.seal()
+		s.promise(r, c.err)
+		err := s.failed()
+		if c.fails != (err != nil) {
+			t.Errorf("%s: the sink's error after the promise is %v, want a failure: %v", c.name, err, c.fails)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "sink stream out") || !strings.Contains(err.Error(), c.err.Error())) {
+			t.Errorf("%s: the failure %q does not name the stream and the error", c.name, err)
+		}
+	}
+}
+
+// TestKafkaTornCheckpointWithBufferedRecords (a real broker): an exactly-once
+// sink whose records are still buffered in the producer (linger.ms) when a
+// torn checkpoint aborts the transaction goes on writing, and its next
+// checkpoint commits; read_committed readers see only the rows written after the abort.
+func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 1, nil)
+	st := brokerStream(t, "out", topic, "sink.delivery-guarantee", "exactly-once",
+		"sink.transactional-id-prefix", kafkatest.Name(t, "txn"),
+		"properties.linger.ms", "60000") // (the records stay buffered until the abort)
+	env := &connector.Env{State: &connector.State{}}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	w, err := OpenKafkaSink(ctx, st, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := w.(*kafkaSink)
+	v := vector.NewVec(catalog.Varchar)
+	write := func(prefix string) {
+		t.Helper()
+		for i := range 100 {
+			v.ResetArena()
+			v.SetString(0, fmt.Appendf(nil, "%s%d", prefix, i))
+			if err := s.Write([]*vector.Vec{v}, 0); err != nil {
+				t.Fatalf("writing %s%d: %v", prefix, i, err)
+			}
+		}
+		if err := s.Flush(); err != nil {
+			t.Fatalf("flushing the %s rows: %v", prefix, err)
+		}
+	}
+	write("dropped")
+	// A group source whose job's state is torn: the checkpoint aborts the
+	// open transaction with the records buffered, and the job goes on.
+	j := s.job
+	j.mu.Lock()
+	j.sources = append(j.sources, &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
+		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}})
+	j.mu.Unlock()
+	if err := j.checkpoint(ctx); err != nil {
+		t.Fatalf("a torn checkpoint: %v", err)
+	}
+	j.mu.Lock()
+	j.sources = nil
+	j.mu.Unlock()
+	write("kept")
+	// The job's next checkpoint (untorn) commits what was written since.
+	if err := j.checkpoint(ctx); err != nil {
+		t.Fatalf("the checkpoint after a torn one aborted buffered records: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close after a torn checkpoint aborted buffered records: %v", err)
+	}
+	// (the commit markers reach the partition after EndTransaction returns)
+	var recs []*kgo.Record
+	for end := time.Now().Add(kafkatest.Timeout); ; time.Sleep(100 * time.Millisecond) {
+		if recs = kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: true}); len(recs) >= 100 || time.Now().After(end) {
+			break
+		}
+	}
+	if len(recs) != 100 {
+		t.Fatalf("read_committed: %d records, want the 100 written after the abort", len(recs))
+	}
+	for i, r := range recs {
+		if want := fmt.Sprintf("kept%d", i); string(r.Value) != want {
+			t.Fatalf("read_committed record %d is %q, want %q", i, r.Value, want)
+		}
+	}
+}
+
+// brokerStream declares the kafka stream name (one VARCHAR column v, csv) of
+// topic on the test broker (kafkatest.Brokers: skipped without one), with the
+// options kv (key, value pairs), as CREATE STREAM does.
+func brokerStream(t *testing.T, name, topic string, kv ...string) *catalog.Stream {
+	t.Helper()
+	o := []catalog.Option{{Key: "connector", Value: "kafka"}, {Key: "topic", Value: topic},
+		{Key: "properties.bootstrap.servers", Value: kafkatest.Brokers(t)}, {Key: "format", Value: "csv"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o = append(o, catalog.Option{Key: kv[i], Value: kv[i+1]})
+	}
+	cols := []catalog.Column{{Name: "v", Type: catalog.Varchar}}
+	spec, vals, err := catalog.ValidateOptions(o, cols, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &catalog.Stream{Name: name, Columns: cols, Options: vals, Connector: spec}
+	if err := spec.Validate(st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
