@@ -85,3 +85,32 @@ func TestJoinStateLimitNamesSidesAndKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestTopNStateLimitNamesPartitions: a Top-N stopped by 'state.max-bytes'
+// names the partitions it holds (issue 23 item 5's key count, for SPEC
+// 2.9's Top-N; RetractTopN, over an updating input, says the same): at
+// least one, at most the input's keys.
+func TestTopNStateLimitNamesPartitions(t *testing.T) {
+	const n, keys = 4000, 300
+	r := rand.New(rand.NewPCG(7, 24))
+	var lf strings.Builder
+	for i := range n {
+		fmt.Fprintf(&lf, "k%d,%d\n", r.IntN(keys), i*10)
+	}
+	ddl := "SET 'state.max-bytes' = '16KiB';\nCREATE STREAM l (id VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='l.csv');\n"
+	parts := regexp.MustCompile(`\((\d+) partitions?\)`)
+	for _, q := range []string{
+		"SELECT id, ts FROM (SELECT id, ts, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts DESC) AS rn FROM l) WHERE rn <= 3",
+		"SELECT id, ts FROM (SELECT id, ts, DENSE_RANK() OVER (PARTITION BY id ORDER BY ts) AS rk FROM l) WHERE rk <= 2",
+	} {
+		_, errs, code := runSQL(t, map[string]string{"l.csv": lf.String()}, ddl+q+";\n", "--format", "csv")
+		m := parts.FindStringSubmatch(errs)
+		if code != 1 || !strings.Contains(errs, "passed 'state.max-bytes'") || m == nil {
+			t.Errorf("%s: exit %d, want 1 naming the partitions; stderr %s", q, code, errs)
+			continue
+		}
+		if k, _ := strconv.Atoi(m[1]); k < 1 || k > keys {
+			t.Errorf("%s: %d partitions (input keys: %d)\n%s", q, k, keys, errs)
+		}
+	}
+}

@@ -273,8 +273,10 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 		*late = append(*late, o.lateRows)
 	}
 	var acct op.Account
+	var sa *state.Account
 	if budget != nil {
-		acct = budget.Account(fmt.Sprintf("%s %s", r.Kind.NodeKind(), r.Text), "the state of "+job.Main.Text)
+		sa = budget.Account(fmt.Sprintf("%s %s", r.Kind.NodeKind(), r.Text), "the state of "+job.Main.Text)
+		acct = sa
 	}
 	var keys []op.SortKey
 	for _, k := range r.Order {
@@ -360,7 +362,20 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 	}
 	o.coll.types = outTypes
 	o.coll.late.types = r.Types
+	if p, ok := o.op.(interface{ Partitions() int }); ok && sa != nil {
+		// (the 'state.max-bytes' message names the partitions held: issue
+		// 23 item 5's key count)
+		sa.Detail = func() string { return partitionsText(p.Partitions()) }
+	}
 	return o, nil
+}
+
+// partitionsText is a Top-N's partitions for the 'state.max-bytes' message.
+func partitionsText(n int) string {
+	if n == 1 {
+		return "1 partition"
+	}
+	return fmt.Sprintf("%d partitions", n)
 }
 
 // thinCols sets the operator's thin columns (plan.Rank.Thin) in its own
