@@ -94,14 +94,16 @@ func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
 		}
 	}
 	write("dropped")
-	// A group source whose job's state is torn: the checkpoint aborts the
-	// open transaction with the records buffered, and the job goes on.
+	// A group source whose job's state is torn: the job's last checkpoint
+	// (jobEnd: only it can see a torn state) aborts the open transaction
+	// with the records buffered; the sink then goes on writing, to check
+	// that the producer stays usable after such an abort.
 	j := s.job
 	j.mu.Lock()
 	j.sources = append(j.sources, &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
 		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}})
 	j.mu.Unlock()
-	if err := j.checkpoint(ctx); err != nil {
+	if err := j.checkpoint(ctx, jobEnd); err != nil {
 		t.Fatalf("a torn checkpoint: %v", err)
 	}
 	j.mu.Lock()
@@ -109,7 +111,7 @@ func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
 	j.mu.Unlock()
 	write("kept")
 	// The job's next checkpoint (untorn) commits what was written since.
-	if err := j.checkpoint(ctx); err != nil {
+	if err := j.checkpoint(ctx, jobEnd); err != nil {
 		t.Fatalf("the checkpoint after a torn one aborted buffered records: %v", err)
 	}
 	if err := s.Close(); err != nil {
