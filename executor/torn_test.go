@@ -45,6 +45,7 @@ type tornChecks struct {
 // inside the Next that gives row cancelAt (the job is cut inside that
 // batch, as SIGTERM does).
 type groupFake struct {
+	twoParts // (its positions, partitions of positions, Progress and Close)
 	rows     []replayRow
 	at       int
 	rng      *rand.Rand
@@ -80,16 +81,6 @@ func (s *groupFake) Next(b *vector.Batch, _ *[]BadRow) error {
 		s.at++
 	}
 	return nil
-}
-func (s *groupFake) Position(pos int64) string {
-	p, off := connector.KafkaPartitionOf(pos)
-	return fmt.Sprintf("t:%d:%d", p, off)
-}
-func (s *groupFake) Progress() (int64, int64) { return 0, 0 }
-func (s *groupFake) Close() error             { return nil }
-func (s *groupFake) Partition(pos int64) int32 {
-	p, _ := connector.KafkaPartitionOf(pos)
-	return p
 }
 func (s *groupFake) Partitions(dst []int32) []int32 {
 	var left [2]bool
@@ -208,6 +199,13 @@ func tornCatalog(t *testing.T) *catalog.Catalog {
 	with := "'connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'"
 	ddl := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (` + fmt.Sprintf(with, "lt") + `);
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH (` + fmt.Sprintf(with, "rt") + `);`
+	return kTsCatalog(t, ddl)
+}
+
+// kTsCatalog declares the streams of ddl, each (k VARCHAR, ts BIGINT) with
+// the watermark and options ddl gives it, in a catalog of their own.
+func kTsCatalog(t *testing.T, ddl string) *catalog.Catalog {
+	t.Helper()
 	script, err := parser.Parse("test", ddl)
 	if err != nil {
 		t.Fatal(err)
