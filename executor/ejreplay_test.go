@@ -11,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
-	"streamql/parser"
 	"streamql/planner"
 )
 
@@ -401,20 +399,7 @@ func planEJ(t *testing.T, sides []string, main string) *planner.Job {
 	t.Helper()
 	ddl := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='socket', 'port'='1', 'errors'='side');
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ('connector'='socket', 'port'='1');`
-	script, err := parser.Parse("test", ddl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := catalog.New()
-	for _, st := range script.Stmts {
-		cs := st.(*parser.CreateStream)
-		s := &catalog.Stream{Name: cs.Name, EventTime: 1, Watermark: planner.Watermark(cs.Watermark),
-			Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-		if s.Connector, s.Options, err = planner.ValidateOptions(cs.Options, s.Columns, 0); err != nil {
-			t.Fatal(err)
-		}
-		cat.Add(s)
-	}
+	cat := kTsCatalog(t, ddl)
 	var branches []*planner.Branch
 	for _, s := range sides {
 		branches = append(branches, planBranch(t, cat, s))

@@ -159,7 +159,10 @@ func (r *joinReplay) Fired(int32) (int64, bool) { return r.js.j.(replayedJoin).W
 
 // Torn implements connector.Replay: joined rows were given to the job
 // (joinSource.Next) and the job has not come back for more, so they may not
-// have reached the sinks.
+// have reached the sinks. joinSource.Next clears it before it reads an
+// input, whose Next is where a group source commits (connector.Replay.Torn's
+// invariant: the job calls Next again only after the rows given went
+// through), so only the job's last checkpoint can see it true.
 func (r *joinReplay) Torn() bool { return r.js.given }
 
 // Assign implements connector.Replay.

@@ -210,6 +210,11 @@ func (r *replay) Fired(p int32) (int64, bool) {
 // Torn implements connector.Replay: a push changed the state (stamped the
 // partitions' watermarks and fire frontiers, fired windows) and did not reach
 // the sinks, so Hold and Fired may describe outputs that were never written.
+// Every push that succeeds ends untorn (connector.Replay.Torn's invariant:
+// each changed is followed, in the same push, by handed or through), so only
+// a push that ends the job (cancelled, failed) leaves it true for the job's
+// last checkpoint; TestReplayRebuildsWindows and TestReplayHeldJoinRows
+// check it after every push and at every Next.
 func (r *replay) Torn() bool { return r.torn }
 
 // changed notes that a push is changing the state ahead of the sinks

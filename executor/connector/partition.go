@@ -120,6 +120,28 @@ type Replay interface {
 	// source commits nothing more (kafkaJob.checkpoint aborts the open
 	// transaction), and the partitions' next owner reads again from the
 	// offsets committed before (I1, I4).
+	//
+	// Invariant: Torn is false whenever the job may go on, so only the
+	// job's last checkpoint can see it true. Every other checkpoint runs on
+	// the job's goroutine inside a group source's Next (the periodic
+	// commit), or in a sink's Flush when the job has no group source (no
+	// Replay is asked); Next is called only after the previous batch's push
+	// returned nil, and any push that fails ends the job (the executor's
+	// process.batch, heldRelease.release). Within a push that succeeds,
+	// each change that tears the state is followed by the sinks taking the
+	// push or by the event going through: the executor's replay (replay.go)
+	// is torn by the watermark assigner's stamping (then every operator
+	// pushes its step on to the sink, which calls handed), by an aggregate's
+	// firing inside its Push (before its own push on) and by an event-time
+	// rank operator's Firing inside the watermark event (watermarker.Push
+	// calls through after it), and an event-time join's release is handed
+	// when it went through; a join of two streams (joinreplay.go) is torn
+	// from the Next that gave joined rows to the job's next call of Next,
+	// which clears it before it reads an input (whose Next commits). A
+	// torn state the job goes on after would lose rows (the aborted
+	// transaction's rows would not be written again while a later commit
+	// moves past them): kafkaJob.checkpoint fails the job instead
+	// (errTornMidJob), so a change that breaks the invariant fails its tests.
 	Torn() bool
 }
 

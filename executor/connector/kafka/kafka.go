@@ -546,7 +546,20 @@ type groupOffsets struct {
 // offsets commit together; offsets no transaction took are committed by their
 // source. It returns the first error,
 // or the error of a sink that failed earlier in the job.
-func (j *kafkaJob) checkpoint(ctx context.Context) error {
+//
+// at says whether the job goes on after it (midJob: a group source's
+// periodic commit in Next, an exactly-once sink's Flush) or ends (jobEnd: a
+// source's or a sink's Close). Only the job's last checkpoint may find its
+// state torn (connector.Replay.Torn, whose doc proves it): it then aborts
+// the open transaction and commits no offset. A torn state at a checkpoint
+// the job goes on after would break SPEC 2.5's replay: aborted, the rows of
+// the transaction would never be written by this process while a later
+// commit moved the offsets past them. It commits nothing, aborts nothing
+// and returns errTornMidJob (the job fails: the runner aborts the open
+// transaction, and the job's sources commit nothing more), so that a change
+// of the engine that breaks the invariant fails loudly, in every test,
+// instead of losing rows.
+func (j *kafkaJob) checkpoint(ctx context.Context, at checkpointAt) error {
 	j.mu.Lock()
 	sinks := append([]*kafkaSink(nil), j.sinks...)
 	sources := append([]*kafkaSource(nil), j.sources...)
@@ -567,6 +580,9 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 	fail := func(err error) error {
 		j.removeSink(nil, err)
 		return err
+	}
+	if torn && at == midJob {
+		return fail(tornMidJob(sources))
 	}
 	for _, s := range sinks {
 		if !s.eos {
@@ -631,6 +647,39 @@ func (j *kafkaJob) checkpoint(ctx context.Context) error {
 		}
 	}
 	return refused
+}
+
+// checkpointAt is where kafkaJob.checkpoint runs: midJob or jobEnd.
+type checkpointAt int
+
+const (
+	// midJob is a checkpoint the job goes on after: a group source's
+	// periodic commit between polls (kafkaSource.commit, from Next), an
+	// exactly-once sink's commit on Flush (without a group source).
+	midJob checkpointAt = iota
+	// jobEnd is the job's last checkpoint: a group source's or a sink's
+	// Close, once the job stopped (ended, failed or cancelled).
+	jobEnd
+)
+
+// errTornMidJob is the error of a checkpoint that found the job's state torn
+// (connector.Replay.Torn) while the job goes on: the executor broke the
+// invariant that a torn state is only ever seen by the job's last
+// checkpoint (kafkaJob.checkpoint).
+var errTornMidJob = errors.New("internal error: the job's state was found ahead of its outputs (torn) at a checkpoint between two batches")
+
+// tornMidJob returns errTornMidJob naming the group sources (their streams
+// and consumer groups), and what happened and what to do.
+func tornMidJob(sources []*kafkaSource) error {
+	var names []string
+	for _, s := range sources {
+		name := "a Kafka source"
+		if s.st != nil {
+			name = "stream " + s.st.Name
+		}
+		names = append(names, fmt.Sprintf("%s (group '%s')", name, s.group))
+	}
+	return fmt.Errorf("%s: %w; the job stops without committing an offset (an exactly-once sink's open transaction is aborted), so a restart reads those rows again from the last commit and loses none; please report this with the query", strings.Join(names, ", "), errTornMidJob)
 }
 
 // failure returns the error of a sink of the job that failed, or nil.

@@ -2,13 +2,16 @@ package kafka
 
 import (
 	"context"
-	"streamql/executor/connector"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 )
 
 // TestReplayMarkRoundTrip: the commit metadata a group source writes (the
@@ -58,8 +61,8 @@ func (r *tornReplay) Torn() bool                                      { return r
 // after it moved the watermarks or fired windows, before its outputs were
 // written), a group source commits no offset and no mark, so the fire
 // frontier f=90000 of windows never written does not reach the next owner
-// (I4); the checkpoint goes on without committing. Untorn, the same state
-// commits H=3 with its mark.
+// (I4); the job's last checkpoint ends without committing. Untorn, the same
+// state commits H=3 with its mark.
 func TestKafkaTornCommitsNothing(t *testing.T) {
 	j := &kafkaJob{}
 	s := &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
@@ -69,8 +72,8 @@ func TestKafkaTornCommitsNothing(t *testing.T) {
 		t.Fatalf("a torn state gave toCommit %v (torn %v), want nothing, torn", offs, torn)
 	}
 	// (s has no client: a commit attempted would panic)
-	if err := j.checkpoint(context.Background()); err != nil {
-		t.Fatalf("checkpoint of a torn job: %v", err)
+	if err := j.checkpoint(context.Background(), jobEnd); err != nil {
+		t.Fatalf("the last checkpoint of a torn job: %v", err)
 	}
 	if s.committed[0] != 2 || len(s.marks) != 0 {
 		t.Errorf("a torn checkpoint noted a commit: offset %d, marks %v", s.committed[0], s.marks)
@@ -151,5 +154,75 @@ func TestKafkaCommitsTheFirstHeldProbeRow(t *testing.T) {
 	offs, _ = s.toCommit()
 	if got := offs[0]; got.off != 8 || got.mark.Emitted != 8 {
 		t.Errorf("after a commit at 8 (e=8), toCommit gave offset %d e=%d, want 8 and 8", got.off, got.mark.Emitted)
+	}
+}
+
+// tornJob returns a job with one group source of stream readings whose
+// state is torn (tornReplay) and one exactly-once producer with an open
+// transaction, over a client that reaches no broker (an abort with nothing
+// buffered needs none; a commit would fail).
+func tornJob(t *testing.T) (*kafkaJob, *kafkaSource, *kafkaTxn) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1"), kgo.TransactionalID("torn-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	j := &kafkaJob{}
+	s := &kafkaSource{st: &catalog.Stream{Name: "readings", Options: map[string]string{}}, group: "g", job: j, replay: &tornReplay{torn: true},
+		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}}
+	tx := &kafkaTxn{cl: cl, inTxn: true, txnStart: time.Now()}
+	j.sources, j.txns = []*kafkaSource{s}, []*kafkaTxn{tx}
+	return j, s, tx
+}
+
+// TestKafkaTornMidJobFailsLoudly (issue 24 item 5, issue 23 item 6): a
+// torn state (connector.Replay.Torn) is seen by a job's last checkpoint
+// only. A checkpoint the job goes on after that finds one (midJob: the
+// group source's periodic commit in Next, kafkaSource.commit, or the
+// checkpoint itself) would, by aborting, drop rows that no later
+// transaction writes while a later commit moves the offsets past them. It
+// fails the job instead: errTornMidJob, naming the stream and group and
+// saying what to do, with no offset or mark committed and the transaction
+// left to the runner's abort (not aborted here, nor committed); the job's
+// failure is noted so that its sources' Close commits nothing more. The
+// job's last checkpoint (jobEnd) over the same torn state still aborts the
+// open transaction and commits nothing, without an error.
+func TestKafkaTornMidJobFailsLoudly(t *testing.T) {
+	for _, via := range []string{"checkpoint", "source commit"} {
+		j, s, tx := tornJob(t)
+		var err error
+		if via == "checkpoint" {
+			err = j.checkpoint(context.Background(), midJob)
+		} else {
+			err = s.commit(context.Background())
+		}
+		if !errors.Is(err, errTornMidJob) {
+			t.Fatalf("%s: a torn state mid-job gave %v, want errTornMidJob", via, err)
+		}
+		for _, want := range []string{"stream readings (group 'g')", "torn", "restart", "report"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: the error %q does not say %q", via, err, want)
+			}
+		}
+		if s.committed[0] != 2 || len(s.marks) != 0 {
+			t.Errorf("%s: a torn mid-job checkpoint noted a commit: offset %d, marks %v", via, s.committed[0], s.marks)
+		}
+		if !tx.inTxn || tx.aborted {
+			t.Errorf("%s: the checkpoint ended the transaction itself (open %v, aborted %v): the runner's abort does", via, tx.inTxn, tx.aborted)
+		}
+		if !errors.Is(j.failure(), errTornMidJob) {
+			t.Errorf("%s: the job's failure is %v: its sources' Close would commit", via, j.failure())
+		}
+	}
+	j, s, tx := tornJob(t)
+	if err := j.checkpoint(context.Background(), jobEnd); err != nil {
+		t.Fatalf("the last checkpoint of a torn job: %v", err)
+	}
+	if tx.inTxn || !tx.aborted {
+		t.Errorf("the last checkpoint of a torn job left the transaction open %v, aborted %v: want aborted", tx.inTxn, tx.aborted)
+	}
+	if s.committed[0] != 2 || len(s.marks) != 0 || j.failure() != nil {
+		t.Errorf("the last checkpoint of a torn job committed offset %d, marks %v, or failed the job (%v)", s.committed[0], s.marks, j.failure())
 	}
 }

@@ -557,7 +557,7 @@ func (s *kafkaSink) Flush() error {
 	// With a Kafka source in a consumer group, the source's commits end the
 	// transactions, so that each holds the outputs of the offsets it commits.
 	if s.tx != nil && s.tx.inTxn && time.Since(s.tx.txnStart) >= KafkaCommitEvery && !s.job.hasGroupSource() {
-		return s.job.checkpoint(context.Background())
+		return s.job.checkpoint(context.Background(), midJob)
 	}
 	return nil
 }
@@ -651,7 +651,7 @@ func (s *kafkaSink) Close() error {
 	case !s.tx.aborted:
 		// The job's checkpoint: the other sinks flushed, the transaction
 		// committed with the group sources' offsets of the rows used.
-		err = s.job.checkpoint(ctx)
+		err = s.job.checkpoint(ctx, jobEnd)
 	}
 	if err != nil && s.tx != nil {
 		s.tx.abort(ctx)

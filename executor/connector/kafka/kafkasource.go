@@ -865,7 +865,7 @@ func (s *kafkaSource) UnreadAfter(rows, _ int) {
 // of the rows used (kafkaJob.checkpoint), then lets a waiting rebalance go on.
 func (s *kafkaSource) commit(ctx context.Context) error {
 	s.lastCommit = time.Now()
-	if err := s.job.checkpoint(ctx); err != nil {
+	if err := s.job.checkpoint(ctx, midJob); err != nil {
 		if kafkaTransient(err) && !s.job.transactional() {
 			// the brokers are away: the offsets are committed at a later
 			// commit (each commits the latest), within the outage's limit
@@ -1038,7 +1038,7 @@ func (s *kafkaSource) Close() error {
 		s.closeUsed()
 		if s.job.failure() == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			err = s.job.checkpoint(ctx)
+			err = s.job.checkpoint(ctx, jobEnd)
 			cancel()
 		}
 	}

@@ -94,14 +94,16 @@ func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
 		}
 	}
 	write("dropped")
-	// A group source whose job's state is torn: the checkpoint aborts the
-	// open transaction with the records buffered, and the job goes on.
+	// A group source whose job's state is torn: the job's last checkpoint
+	// (jobEnd: only it can see a torn state) aborts the open transaction
+	// with the records buffered; the sink then goes on writing, to check
+	// that the producer stays usable after such an abort.
 	j := s.job
 	j.mu.Lock()
 	j.sources = append(j.sources, &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
 		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}})
 	j.mu.Unlock()
-	if err := j.checkpoint(ctx); err != nil {
+	if err := j.checkpoint(ctx, jobEnd); err != nil {
 		t.Fatalf("a torn checkpoint: %v", err)
 	}
 	j.mu.Lock()
@@ -109,7 +111,7 @@ func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
 	j.mu.Unlock()
 	write("kept")
 	// The job's next checkpoint (untorn) commits what was written since.
-	if err := j.checkpoint(ctx); err != nil {
+	if err := j.checkpoint(ctx, jobEnd); err != nil {
 		t.Fatalf("the checkpoint after a torn one aborted buffered records: %v", err)
 	}
 	if err := s.Close(); err != nil {
@@ -152,4 +154,68 @@ func brokerStream(t *testing.T, name, topic string, kv ...string) *catalog.Strea
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestKafkaTornMidJobCommitsNoRow (a real broker; TestKafkaTornMidJobFailsLoudly
+// without one): the rows of an exactly-once sink's open transaction when a
+// checkpoint the job goes on after finds the state torn (a broken
+// invariant: errTornMidJob) are never seen by a read_committed reader: the
+// checkpoint commits nothing, the job fails, the runner's abort
+// (sinkstream.Abort: kafkaSink.Abort) aborts the transaction and Close
+// commits nothing more; the abort's marker leaves no open transaction
+// holding readers back (the last stable offset reaches the end).
+func TestKafkaTornMidJobCommitsNoRow(t *testing.T) {
+	topic := kafkatest.CreateTopic(t, 1, nil)
+	st := brokerStream(t, "out", topic, "sink.delivery-guarantee", "exactly-once",
+		"sink.transactional-id-prefix", kafkatest.Name(t, "txn"))
+	env := &connector.Env{State: &connector.State{}}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	w, err := OpenKafkaSink(ctx, st, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := w.(*kafkaSink)
+	j := s.job
+	j.mu.Lock() // (before the rows: a sink's Flush commits by itself without a group source)
+	j.sources = append(j.sources, &kafkaSource{st: &catalog.Stream{Name: "readings"}, group: "g", job: j, replay: &tornReplay{torn: true},
+		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}})
+	j.mu.Unlock()
+	v := vector.NewVec(catalog.Varchar)
+	for i := range 100 {
+		v.ResetArena()
+		v.SetString(0, fmt.Appendf(nil, "torn%d", i))
+		if err := s.Write([]*vector.Vec{v}, 0); err != nil {
+			t.Fatalf("writing torn%d: %v", i, err)
+		}
+	}
+	if err := s.checkpoint(ctx); err != nil { // (the records reach the broker, in the open transaction)
+		t.Fatal(err)
+	}
+	if err := j.checkpoint(ctx, midJob); !errors.Is(err, errTornMidJob) {
+		t.Fatalf("a torn checkpoint mid-job gave %v, want errTornMidJob", err)
+	}
+	s.Abort() // (the runner, as the job failed)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close after the abort: %v", err)
+	}
+	adm := kafkatest.Admin(t)
+	for end := time.Now().Add(kafkatest.Timeout); ; time.Sleep(100 * time.Millisecond) {
+		lso, err1 := adm.ListCommittedOffsets(ctx, topic)
+		hwm, err2 := adm.ListEndOffsets(ctx, topic)
+		l, _ := lso.Lookup(topic, 0)
+		h, _ := hwm.Lookup(topic, 0)
+		if err1 == nil && err2 == nil && l.Err == nil && h.Err == nil && h.Offset > 0 && l.Offset == h.Offset {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the transaction is still open after the abort: last stable offset %+v, end %+v (%v, %v)", l, h, err1, err2)
+		}
+	}
+	if recs := kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: true}); len(recs) != 0 {
+		t.Fatalf("read_committed: %d records of the torn transaction, want none", len(recs))
+	}
+	if recs := kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{}); len(recs) != 100 {
+		t.Fatalf("read_uncommitted: %d records, want the 100 the aborted transaction wrote", len(recs))
+	}
 }
