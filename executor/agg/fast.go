@@ -93,22 +93,24 @@ func (st *State) AddOp(op Op, sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 }
 
 // AddBatch is AddOp for many rows, one path chosen once for all of them:
-// row rows[k] of v, arrival number seqs[k], is added to states[k][c] (the
-// call's accumulator in the row's group), in order. It returns the bytes
-// the states grew by. The states are the same and grow the same as with one
-// AddOp per row (the rows of one state come in the same order).
-func AddBatch(op Op, sp *Spec, v *vector.Vec, c int, states [][]State, rows []int32, seqs []int64) int64 {
+// row rows[k] of v, arrival number seqs[k], is added to the call's
+// accumulator at (its Layout's At) in the row's group's States states[k],
+// in order. It returns the bytes the states grew by. The states are the
+// same and grow the same as with one Layout.Add per row (the rows of one
+// state come in the same order).
+func AddBatch(op Op, sp *Spec, v *vector.Vec, at Slot, states [][]State, rows []int32, seqs []int64) int64 {
 	rows, seqs = rows[:len(states)], seqs[:len(states)]
+	c := at.S
 	var grew int64
 	switch op {
 	case OpCountStar:
 		for k := range states {
-			states[k][c].n++
+			*states[k][c].word(at.Lane)++
 		}
 	case OpCount:
 		for k, i := range rows {
 			if !v.Null[i] {
-				states[k][c].n++
+				*states[k][c].word(at.Lane)++
 			}
 		}
 	case OpMinF:

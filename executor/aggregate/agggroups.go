@@ -286,7 +286,7 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 	}
 	var grew int64
 	for c, op := range o.callOps {
-		grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
+		grew += o.lay.Add(g.states, c, op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
 	}
 	if grew != 0 {
 		return o.grow(grew)
@@ -456,7 +456,7 @@ func (o *aggOp) keyBytes(n int) []byte {
 // o's slabs (groupSlab): with one call a groupCell (the accumulator right
 // after the group), else the accumulators cut from slabs of them.
 func (o *aggOp) allocGroup() *aggGroup {
-	nc := len(o.a.Calls)
+	nc := o.lay.Slots
 	if nc == 1 {
 		if len(o.cells) == 0 {
 			o.cells = make([]groupCell, groupSlab)
