@@ -3,19 +3,23 @@ package agg
 import (
 	"unsafe"
 
+	"streamql/catalog"
+
 	"streamql/executor/vector"
 )
 
 // Layout places an aggregate's calls in a group's States, computed once per
 // aggregate from its calls (NewLayout; issue 24: memory proportional to the
 // keys, each function its own width). A COUNT or COUNT(*) that is not
-// DISTINCT needs one word, its count, so up to three of them share one
-// State (its count word and its 128-bit sum's two words: lanes 0, 1 and 2;
-// the pointer word stays nil); every other call has a State of its own
-// (lane -1). Nexmark q17's four counts and four other calls take 6 States a
-// group, not 8. A group holds Slots States; the calls' accumulators are
-// read and written through the Layout's methods, which give the same
-// results as one State per call.
+// DISTINCT needs one word, its count: it goes in the free third word (lane
+// 2, lo) of a MIN or MAX of a fixed-width type (which uses its count n as
+// the flag and hi as the value, no arrival number: setI), else up to three
+// share one State (its count word and its 128-bit sum's two words: lanes
+// 0, 1 and 2; the pointer word stays nil). Every other call has a State of
+// its own (lane -1). Nexmark q17's four counts, MIN, MAX, AVG and SUM take
+// 5 States a group, not 8. A group holds Slots States; the calls'
+// accumulators are read and written through the Layout's methods, which
+// give the same results as one State per call.
 type Layout struct {
 	// Slots is the number of States a group holds.
 	Slots int
@@ -39,15 +43,35 @@ func packed(sp *Spec) bool {
 	return sp.Func == CountStar || sp.Func == Count && !sp.Distinct
 }
 
-// NewLayout returns the layout of the calls specs (in call order): counts
-// packed countLanes to a State in call order, the others one State each.
+// hosts reports whether sp's State leaves its third word (lo) free for a
+// packed count: MIN or MAX of a fixed-width type, not DISTINCT and not
+// Retracting (whose kept values are elsewhere, but kept whole).
+func hosts(sp *Spec) bool {
+	return (sp.Func == Min || sp.Func == Max) && !sp.Distinct && !sp.Retracting && sp.Arg != catalog.Varchar
+}
+
+// NewLayout returns the layout of the calls specs: the calls but counts one
+// State each in call order, then the counts in call order in the free
+// words of the MINs and MAXs (hosts), then countLanes to a State.
 func NewLayout(specs []*Spec) Layout {
 	l := Layout{at: make([]Slot, len(specs))}
-	open, used := int32(-1), int8(countLanes)
+	var free []int32
 	for c, sp := range specs {
 		if !packed(sp) {
 			l.at[c] = Slot{S: int32(l.Slots), Lane: -1}
+			if hosts(sp) {
+				free = append(free, int32(l.Slots))
+			}
 			l.Slots++
+		}
+	}
+	open, used := int32(-1), int8(countLanes)
+	for c, sp := range specs {
+		if !packed(sp) {
+			continue
+		}
+		if len(free) > 0 {
+			l.at[c], free = Slot{S: free[0], Lane: 2}, free[1:]
 			continue
 		}
 		if used == countLanes {
@@ -72,7 +96,7 @@ func (l *Layout) Bytes(specs []*Spec) int {
 		switch {
 		case l.at[c].Lane < 0:
 			n += StateBytes(sp)
-		case l.at[c].Lane == 0:
+		case l.at[c].Lane == 0: // (a State of counts; a count in a MIN or MAX costs nothing)
 			n += FixedBytes
 		}
 	}
