@@ -19,7 +19,8 @@
 // their States (the executor's groups) holds no pointer per group that
 // points anywhere; the other functions allocate a wide part on their first
 // value (needsWide), kept across Reset. StateBytes is what a State costs
-// before it grows.
+// before it grows. An aggregate's Layout (slots.go, issue 24) packs its
+// COUNT and COUNT(*) calls into one word each of a group's States.
 //
 // It imports catalog, executor/vector and planner/plan only: never the
 // executor or its operators, which hold States in their groups.

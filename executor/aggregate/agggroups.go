@@ -45,7 +45,7 @@ type aggGroup struct {
 	// agg.AppendKeyFramed for several keys), owned by the group: the
 	// index's key (keyString) and the only copy of its key values
 	keyb   []byte
-	states []agg.State // the calls' accumulators (groupCell.st's for one call)
+	states []agg.State // the calls' accumulators, placed by aggOp.lay (groupCell.st's for one State)
 	// an updating aggregate's (groupagg.go): the rows it holds net of
 	// retractions; with mini-batch whether the batch being read touched it
 	// (mark, cleared as the batch's changes go out), whether it held rows
