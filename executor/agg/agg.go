@@ -19,7 +19,8 @@
 // their States (the executor's groups) holds no pointer per group that
 // points anywhere; the other functions allocate a wide part on their first
 // value (needsWide), kept across Reset. StateBytes is what a State costs
-// before it grows.
+// before it grows. An aggregate's Layout (slots.go, issue 24) packs its
+// COUNT and COUNT(*) calls into one word each of a group's States.
 //
 // It imports catalog, executor/vector and planner/plan only: never the
 // executor or its operators, which hold States in their groups.
@@ -81,9 +82,10 @@ type State struct {
 	// complement integer hi:lo (exact for any number of int64 values below
 	// 2^64). MIN, MAX, FIRST_VALUE and LAST_VALUE: hi is the value so far
 	// (a BIGINT or TIMESTAMP, a DOUBLE's bits, a BOOLEAN as 0 or 1; a
-	// VARCHAR's is wide.s) and lo its arrival number (FIRST/LAST after a
-	// merge): a spec uses one of the two, so they share the words (value,
-	// fval, seq and the setters).
+	// VARCHAR's is wide.s) and, for FIRST/LAST, lo its arrival number (for
+	// a merge; MIN and MAX leave lo alone: a Layout keeps a count there): a
+	// spec uses one of the two, so they share the words (value, fval, seq
+	// and the setters).
 	hi int64
 	lo uint64
 	// the rest, nil unless needsWide(spec) and a value came
@@ -98,11 +100,11 @@ func (st *State) fval() float64 { return math.Float64frombits(uint64(st.hi)) }
 func (st *State) bval() bool    { return st.hi != 0 }
 func (st *State) seq() int64    { return int64(st.lo) }
 
-// setI and setF make x (arrival number seq) the value so far.
-func (st *State) setI(x, seq int64) { st.hi, st.lo = x, uint64(seq) }
-func (st *State) setF(x float64, seq int64) {
-	st.hi, st.lo = int64(math.Float64bits(x)), uint64(seq)
-}
+// setI and setF make x MIN's or MAX's value so far. They leave lo alone:
+// MIN and MAX of a fixed-width type use n and hi only, so a Layout packs
+// a count in their lo (slots.go, issue 24).
+func (st *State) setI(x int64)   { st.hi = x }
+func (st *State) setF(x float64) { st.hi = int64(math.Float64bits(x)) }
 
 // wide is the part of a State that only some functions use (State's doc):
 // itself only what a VARCHAR value, COUNT(DISTINCT) and a Retracting spec
@@ -343,14 +345,16 @@ func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
 		st.addDouble(v.F[i], sp.Func >= VarPop)
 	case Min, Max:
 		if first || better(sp, v, i, st) {
-			st.set1(sp.Arg, v, i, seq)
+			st.set1(sp.Arg, v, i)
 		}
 	case First:
 		if first {
-			st.set1(sp.Arg, v, i, seq)
+			st.set1(sp.Arg, v, i)
+			st.lo = uint64(seq)
 		}
 	case Last:
-		st.set1(sp.Arg, v, i, seq)
+		st.set1(sp.Arg, v, i)
+		st.lo = uint64(seq)
 	case ListAgg:
 		st.text = vector.AppendValue(st.text, sp.Arg, v, i)
 		st.ends = append(st.ends, int32(len(st.text)))
@@ -358,8 +362,10 @@ func (st *State) add(sp *Spec, v *vector.Vec, i int, seq int64) {
 	}
 }
 
-func (st *State) set1(t catalog.Type, v *vector.Vec, i int, seq int64) {
-	st.lo = uint64(seq)
+// set1 makes row i of v (type t) the value so far (hi, or s for a
+// VARCHAR); FIRST_VALUE and LAST_VALUE set its arrival number (lo)
+// themselves, MIN and MAX keep none (setI).
+func (st *State) set1(t catalog.Type, v *vector.Vec, i int) {
 	switch t {
 	case catalog.BigInt, catalog.Timestamp:
 		st.hi = v.I[i]
@@ -750,7 +756,10 @@ func (st *State) Merge(sp *Spec, o *State) {
 			}
 		}
 		if take {
-			st.hi, st.lo = o.hi, o.lo
+			st.hi = o.hi
+			if sp.Func == First || sp.Func == Last { // (MIN and MAX keep no arrival number: setI)
+				st.lo = o.lo
+			}
 			if o.wide != nil {
 				st.s = append(st.s[:0], o.s...)
 			}

@@ -75,13 +75,13 @@ func (st *State) AddOp(op Op, sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 	case OpCount:
 		st.n++
 	case OpMinF:
-		st.minF(v.F[i], seq)
+		st.minF(v.F[i])
 	case OpMaxF:
-		st.maxF(v.F[i], seq)
+		st.maxF(v.F[i])
 	case OpMinI:
-		st.minI(v.I[i], seq)
+		st.minI(v.I[i])
 	case OpMaxI:
-		st.maxI(v.I[i], seq)
+		st.maxI(v.I[i])
 	case OpSumI:
 		st.sumI(v.I[i])
 	case OpSumF:
@@ -93,46 +93,48 @@ func (st *State) AddOp(op Op, sp *Spec, v *vector.Vec, i int, seq int64) int64 {
 }
 
 // AddBatch is AddOp for many rows, one path chosen once for all of them:
-// row rows[k] of v, arrival number seqs[k], is added to states[k][c] (the
-// call's accumulator in the row's group), in order. It returns the bytes
-// the states grew by. The states are the same and grow the same as with one
-// AddOp per row (the rows of one state come in the same order).
-func AddBatch(op Op, sp *Spec, v *vector.Vec, c int, states [][]State, rows []int32, seqs []int64) int64 {
+// row rows[k] of v, arrival number seqs[k], is added to the call's
+// accumulator at (its Layout's At) in the row's group's States states[k],
+// in order. It returns the bytes the states grew by. The states are the
+// same and grow the same as with one Layout.Add per row (the rows of one
+// state come in the same order).
+func AddBatch(op Op, sp *Spec, v *vector.Vec, at Slot, states [][]State, rows []int32, seqs []int64) int64 {
 	rows, seqs = rows[:len(states)], seqs[:len(states)]
+	c := at.S
 	var grew int64
 	switch op {
 	case OpCountStar:
 		for k := range states {
-			states[k][c].n++
+			*states[k][c].word(at.Lane)++
 		}
 	case OpCount:
 		for k, i := range rows {
 			if !v.Null[i] {
-				states[k][c].n++
+				*states[k][c].word(at.Lane)++
 			}
 		}
 	case OpMinF:
 		for k, i := range rows {
 			if !v.Null[i] {
-				states[k][c].minF(v.F[i], seqs[k])
+				states[k][c].minF(v.F[i])
 			}
 		}
 	case OpMaxF:
 		for k, i := range rows {
 			if !v.Null[i] {
-				states[k][c].maxF(v.F[i], seqs[k])
+				states[k][c].maxF(v.F[i])
 			}
 		}
 	case OpMinI:
 		for k, i := range rows {
 			if !v.Null[i] {
-				states[k][c].minI(v.I[i], seqs[k])
+				states[k][c].minI(v.I[i])
 			}
 		}
 	case OpMaxI:
 		for k, i := range rows {
 			if !v.Null[i] {
-				states[k][c].maxI(v.I[i], seqs[k])
+				states[k][c].maxI(v.I[i])
 			}
 		}
 	case OpSumI:
@@ -155,17 +157,17 @@ func AddBatch(op Op, sp *Spec, v *vector.Vec, c int, states [][]State, rows []in
 	return grew
 }
 
-// minF, maxF, minI and maxI add x (arrival number seq) to MIN or MAX.
-func (st *State) minF(x float64, seq int64) {
+// minF, maxF, minI and maxI add x to MIN or MAX.
+func (st *State) minF(x float64) {
 	if st.n == 0 || lessDouble(x, st.fval()) {
-		st.setF(x, seq)
+		st.setF(x)
 	}
 	st.n++
 }
 
-func (st *State) maxF(x float64, seq int64) {
+func (st *State) maxF(x float64) {
 	if st.n == 0 || lessDouble(st.fval(), x) {
-		st.setF(x, seq)
+		st.setF(x)
 	}
 	st.n++
 }
@@ -176,16 +178,16 @@ func (st *State) sumI(x int64) {
 	st.addInt(x)
 }
 
-func (st *State) minI(x int64, seq int64) {
+func (st *State) minI(x int64) {
 	if st.n == 0 || x < st.value() {
-		st.setI(x, seq)
+		st.setI(x)
 	}
 	st.n++
 }
 
-func (st *State) maxI(x int64, seq int64) {
+func (st *State) maxI(x int64) {
 	if st.n == 0 || x > st.value() {
-		st.setI(x, seq)
+		st.setI(x)
 	}
 	st.n++
 }

@@ -43,7 +43,7 @@ func (o *aggOp) writeRowTo(dst *vector.Batch, n int, win window.Win, g *aggGroup
 		}
 	}
 	for k := range a.Calls {
-		g.states[k].Result(&a.Calls[k].Spec, cols[a.CallBase+k], n)
+		o.lay.Result(g.states, k, &a.Calls[k].Spec, cols[a.CallBase+k], n)
 	}
 	dst.N = n + 1
 }

@@ -45,7 +45,7 @@ type aggGroup struct {
 	// agg.AppendKeyFramed for several keys), owned by the group: the
 	// index's key (keyString) and the only copy of its key values
 	keyb   []byte
-	states []agg.State // the calls' accumulators (groupCell.st's for one call)
+	states []agg.State // the calls' accumulators, placed by aggOp.lay (groupCell.st's for one State)
 	// an updating aggregate's (groupagg.go): the rows it holds net of
 	// retractions; with mini-batch whether the batch being read touched it
 	// (mark, cleared as the batch's changes go out), whether it held rows
@@ -286,7 +286,7 @@ func (o *aggOp) addTo(ws *winState, b *vector.Batch, i int) error {
 	}
 	var grew int64
 	for c, op := range o.callOps {
-		grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
+		grew += o.lay.Add(g.states, c, op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
 	}
 	if grew != 0 {
 		return o.grow(grew)
@@ -456,7 +456,7 @@ func (o *aggOp) keyBytes(n int) []byte {
 // o's slabs (groupSlab): with one call a groupCell (the accumulator right
 // after the group), else the accumulators cut from slabs of them.
 func (o *aggOp) allocGroup() *aggGroup {
-	nc := len(o.a.Calls)
+	nc := o.lay.Slots
 	if nc == 1 {
 		if len(o.cells) == 0 {
 			o.cells = make([]groupCell, groupSlab)

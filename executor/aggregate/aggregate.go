@@ -95,7 +95,11 @@ type aggOp struct {
 	havingK           *expr.Kernel
 	projK             []*expr.Kernel
 	callOps           []agg.Op // each call's accumulator path (agg.OpOf)
-	statesBytes       int      // a group's accumulators before they grow (agg.StateBytes of each call)
+	// specs is the calls' specs (a.Calls[k].Spec), lay where their
+	// accumulators are in a group's States (agg.Layout: counts packed)
+	specs       []*agg.Spec
+	lay         agg.Layout
+	statesBytes int // a group's accumulators before they grow (agg.Layout.Bytes)
 	// cache holds, by key hash, the last group found of a window (findGroup's
 	// single-key paths); cleared whenever a group leaves a window (release,
 	// mergeSession), so an entry's group is in its window
@@ -148,8 +152,10 @@ func newAggOp(br *plan.Branch, budget *state.Budget) *aggOp {
 	o.lateIdx = -1
 	for k := range a.Calls {
 		o.callOps = append(o.callOps, agg.OpOf(&a.Calls[k].Spec))
-		o.statesBytes += agg.StateBytes(&a.Calls[k].Spec)
+		o.specs = append(o.specs, &a.Calls[k].Spec)
 	}
+	o.lay = agg.NewLayout(o.specs)
+	o.statesBytes = o.lay.Bytes(o.specs)
 	return o
 }
 

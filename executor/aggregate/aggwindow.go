@@ -228,9 +228,7 @@ func (o *aggOp) mergeSession(into, s *winState) {
 	into.win.End = max(into.win.End, s.win.End)
 	for _, g := range s.groups {
 		if h := o.lookup(into, g.hash, g.keyb); h != nil {
-			for c := range h.states {
-				h.states[c].Merge(&o.a.Calls[c].Spec, &g.states[c])
-			}
+			o.lay.Merge(o.specs, h.states, g.states)
 			h.first = min(h.first, g.first)
 			h.firstAt = min(h.firstAt, g.firstAt)
 			o.mergeHeld(h, g)
@@ -288,7 +286,7 @@ func (o *aggOp) take(wm int64, all bool) (fired, emitted []*winState, ok bool) {
 	}
 	if all && o.a.Window == nil && len(o.a.Keys) == 0 && len(fired) == 0 {
 		// a global aggregate over no rows gives one row (COUNT 0)
-		fired = append(fired, &winState{win: window.Win{Start: math.MaxInt64, End: math.MaxInt64}, groups: []*aggGroup{{states: make([]agg.State, len(o.a.Calls))}}})
+		fired = append(fired, &winState{win: window.Win{Start: math.MaxInt64, End: math.MaxInt64}, groups: []*aggGroup{{states: make([]agg.State, o.lay.Slots)}}})
 	}
 	emitted = fired
 	if o.rep != nil && o.kind == window.Session {

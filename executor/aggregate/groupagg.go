@@ -456,12 +456,12 @@ func (o *aggOp) accumulate(g *aggGroup, i int, retract bool) error {
 	if retract {
 		g.live--
 		for c := range o.a.Calls {
-			grew += g.states[c].Retract(&o.a.Calls[c].Spec, o.args[c], i)
+			grew += o.lay.Retract(g.states, c, &o.a.Calls[c].Spec, o.args[c], i)
 		}
 	} else {
 		g.live++
 		for c, op := range o.callOps {
-			grew += g.states[c].AddOp(op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
+			grew += o.lay.Add(g.states, c, op, &o.a.Calls[c].Spec, o.args[c], i, o.seq)
 		}
 	}
 	if grew != 0 { // (negative: kept values taken back)

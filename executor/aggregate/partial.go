@@ -447,9 +447,11 @@ func (o *aggOp) mergeFrom(x *aggPartial, lim int64, moved []int) error {
 			if h := o.lookup(ws, pg.hash, pg.keyb); h != nil {
 				var grew int64
 				for s := range h.states {
-					before := h.states[s].Bytes()
-					h.states[s].Merge(&o.a.Calls[s].Spec, &pg.states[s])
-					grew += h.states[s].Bytes() - before
+					grew -= h.states[s].Bytes()
+				}
+				o.lay.Merge(o.specs, h.states, pg.states)
+				for s := range h.states {
+					grew += h.states[s].Bytes()
 				}
 				if err := o.grow(grew); err != nil {
 					return err
@@ -509,7 +511,7 @@ func (x *aggPartial) addBatch() {
 	}
 	var grew int64
 	for c, op := range x.callOps {
-		grew += agg.AddBatch(op, &x.a.Calls[c].Spec, x.args[c], c, p.states, p.rows, p.seqs)
+		grew += agg.AddBatch(op, &x.a.Calls[c].Spec, x.args[c], x.lay.At(c), p.states, p.rows, p.seqs)
 	}
 	clear(p.states) // (the groups' states stay theirs)
 	p.states, p.rows, p.seqs = p.states[:0], p.rows[:0], p.seqs[:0]
