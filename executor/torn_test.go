@@ -172,7 +172,8 @@ func tornRun(t *testing.T, q string, seed int64) int {
 	defer cancel()
 	cut := rng.Intn(3) == 0
 	tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
-		s := &groupFake{rows: tornRows(rng), rng: rng, checks: checks}
+		// (each source its own generator: a build side is read on a goroutine of its own)
+		s := &groupFake{rows: tornRows(rng), rng: rand.New(rand.NewSource(rng.Int63())), checks: checks}
 		if cut && st.Name == "l" && !env.BuildSide {
 			s.cancel, s.cancelAt = cancel, rng.Intn(len(s.rows))
 		}
