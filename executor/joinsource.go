@@ -15,6 +15,7 @@ import (
 	"streamql/executor/expr"
 	"streamql/executor/op"
 	"streamql/executor/rank"
+	"streamql/executor/state"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -200,27 +201,19 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 // sideStateText says what each input of a join holds in its state, for
 // the 'state.max-bytes' error (issue 23 item 5: the operator, the side and
 // the key count): "l: 1,204 rows under 310 keys; r: 98 rows under 40 keys"
-// (state, a join's SideState; a side without indexed keys gives its rows
+// (held, a join's SideState; a side without indexed keys gives its rows
 // only).
-func sideStateText(both *plan.BothJoin, state func(int) (int, int)) string {
+func sideStateText(both *plan.BothJoin, held func(int) (int, int)) string {
 	var parts []string
 	for s := range both.Inputs {
-		rows, keys := state(s)
-		p := fmt.Sprintf("%s: %s", both.Inputs[s].Name, countText(rows, "row"))
+		rows, keys := held(s)
+		p := fmt.Sprintf("%s: %s", both.Inputs[s].Name, state.CountText(rows, "row"))
 		if keys > 0 {
-			p += " under " + countText(keys, "key")
+			p += " under " + state.CountText(keys, "key")
 		}
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// countText is n with its noun, in the plural unless n is 1.
-func countText(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // joinPace is the most batches of joined rows the join releases before the

@@ -365,17 +365,9 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 	if p, ok := o.op.(interface{ Partitions() int }); ok && sa != nil {
 		// (the 'state.max-bytes' message names the partitions held: issue
 		// 23 item 5's key count)
-		sa.Detail = func() string { return partitionsText(p.Partitions()) }
+		sa.Detail = func() string { return state.CountText(p.Partitions(), "partition") }
 	}
 	return o, nil
-}
-
-// partitionsText is a Top-N's partitions for the 'state.max-bytes' message.
-func partitionsText(n int) string {
-	if n == 1 {
-		return "1 partition"
-	}
-	return fmt.Sprintf("%d partitions", n)
 }
 
 // thinCols sets the operator's thin columns (plan.Rank.Thin) in its own

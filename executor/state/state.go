@@ -195,6 +195,15 @@ func (e *LimitError) suggest() int64 {
 	return s
 }
 
+// CountText is n with its noun for a LimitError's Detail ("1 key", "310
+// keys"): the noun in the plural unless n is 1.
+func CountText(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // FormatBytes renders an amount of n bytes for messages, always with its unit:
 // in the largest of KiB, MiB, GiB, TiB that divides it ("2GiB", "1536KiB"),
 // else from 1 MiB up in MiB and from 1 KiB up in KiB with one decimal ("1.2MiB",

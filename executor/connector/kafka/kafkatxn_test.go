@@ -68,17 +68,7 @@ func TestKafkaAbandonedRecordsAreNoFailure(t *testing.T) {
 // checkpoint commits; read_committed readers see only the rows written after the abort.
 func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
 	topic := kafkatest.CreateTopic(t, 1, nil)
-	st := brokerStream(t, "out", topic, "sink.delivery-guarantee", "exactly-once",
-		"sink.transactional-id-prefix", kafkatest.Name(t, "txn"),
-		"properties.linger.ms", "60000") // (the records stay buffered until the abort)
-	env := &connector.Env{State: &connector.State{}}
-	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
-	defer cancel()
-	w, err := OpenKafkaSink(ctx, st, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := w.(*kafkaSink)
+	ctx, s := openTxnSink(t, topic, "properties.linger.ms", "60000") // (the records stay buffered until the abort)
 	v := vector.NewVec(catalog.Varchar)
 	write := func(prefix string) {
 		t.Helper()
@@ -166,16 +156,7 @@ func brokerStream(t *testing.T, name, topic string, kv ...string) *catalog.Strea
 // holding readers back (the last stable offset reaches the end).
 func TestKafkaTornMidJobCommitsNoRow(t *testing.T) {
 	topic := kafkatest.CreateTopic(t, 1, nil)
-	st := brokerStream(t, "out", topic, "sink.delivery-guarantee", "exactly-once",
-		"sink.transactional-id-prefix", kafkatest.Name(t, "txn"))
-	env := &connector.Env{State: &connector.State{}}
-	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
-	defer cancel()
-	w, err := OpenKafkaSink(ctx, st, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := w.(*kafkaSink)
+	ctx, s := openTxnSink(t, topic)
 	j := s.job
 	j.mu.Lock() // (before the rows: a sink's Flush commits by itself without a group source)
 	j.sources = append(j.sources, &kafkaSource{st: &catalog.Stream{Name: "readings"}, group: "g", job: j, replay: &tornReplay{torn: true},
@@ -218,4 +199,22 @@ func TestKafkaTornMidJobCommitsNoRow(t *testing.T) {
 	if recs := kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{}); len(recs) != 100 {
 		t.Fatalf("read_uncommitted: %d records, want the 100 the aborted transaction wrote", len(recs))
 	}
+}
+
+// openTxnSink opens an exactly-once Kafka sink stream "out" writing to
+// topic on the test's broker, with its own transactional id prefix and the
+// extra options (name, value pairs), in a connector.Env of its own; it
+// returns the sink and a context that ends with the test (at most
+// kafkatest.Timeout).
+func openTxnSink(t *testing.T, topic string, extra ...string) (context.Context, *kafkaSink) {
+	t.Helper()
+	opts := append([]string{"sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", kafkatest.Name(t, "txn")}, extra...)
+	st := brokerStream(t, "out", topic, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	t.Cleanup(cancel)
+	w, err := OpenKafkaSink(ctx, st, &connector.Env{State: &connector.State{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, w.(*kafkaSink)
 }
