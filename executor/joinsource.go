@@ -188,8 +188,8 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			}
 		}
 	}
-	if ss, ok := js.j.(interface{ SideState(int) (int, int) }); ok && err == nil {
-		js.acct.Detail = func() string { return sideStateText(both, ss.SideState) }
+	if err == nil {
+		js.acct.Detail = func() string { return sideStateText(both, js.j.SideState) }
 	}
 	if err != nil {
 		js.Close()
@@ -232,6 +232,9 @@ const joinPace = 1
 type joinOperator interface {
 	op.Operator
 	Counts() op.JoinCounts
+	// SideState is an input's rows and keys in the join's state, for the
+	// 'state.max-bytes' message (sideStateText)
+	SideState(side int) (rows, keys int)
 	Sources() (l, r []int64)
 }
 
