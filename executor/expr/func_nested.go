@@ -187,6 +187,7 @@ func prepStrToMap(args []Arg, t catalog.Type) (RowFunc, error) {
 		}
 	}
 	var pairs [][]int
+	var find javaFinder
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		list, kv := listOf(a, i), kvOf(a, i)
 		if list == nil || kv == nil {
@@ -199,7 +200,7 @@ func prepStrToMap(args []Arg, t catalog.Type) (RowFunc, error) {
 		if len(s) == 0 {
 			return true
 		}
-		pairs = javaSplit(pairs[:0], list, s)
+		pairs = javaSplit(pairs[:0], &find, list, s)
 		for _, p := range pairs {
 			pair := s[p[0]:p[1]]
 			k, v, hasV := pair, []byte(nil), false
@@ -232,11 +233,12 @@ func prepStrToMap(args []Arg, t catalog.Type) (RowFunc, error) {
 var defaultList, defaultKV = regexp.MustCompile(","), regexp.MustCompile("=")
 
 // javaSplit appends to dst the [start, end) of each part of s split at re as
-// Java's String.split(regex) splits: a zero-width match at the start makes no
-// empty first part, and trailing empty parts are dropped.
-func javaSplit(dst [][]int, re *regexp.Regexp, s []byte) [][]int {
+// Java's String.split(regex) splits: at the matches of Java's find loop
+// (javaFinder: "a,b" split at ",*" is a, "" and b), a zero-width match at the
+// start makes no empty first part, and trailing empty parts are dropped.
+func javaSplit(dst [][]int, find *javaFinder, re *regexp.Regexp, s []byte) [][]int {
 	prev := 0
-	for _, m := range re.FindAllIndex(s, -1) {
+	for _, m := range find.all(re, s) {
 		if m[1] == 0 { // a zero-width match at the start
 			continue
 		}

@@ -205,14 +205,15 @@ func prepRegexpExtract(args []Arg, _ catalog.Type) (RowFunc, error) {
 }
 
 // prepRegexpReplace is REGEXP_REPLACE(s, regex, replacement): every match
-// replaced by the replacement taken literally, as Flink's
-// SqlFunctionUtils.regexpReplace (Matcher.quoteReplacement: $1 is the text
-// "$1", not a group).
+// (Java's find loop, javaFinder) replaced by the replacement taken literally,
+// as Flink's SqlFunctionUtils.regexpReplace (Matcher.quoteReplacement: $1 is
+// the text "$1", not a group).
 func prepRegexpReplace(args []Arg, _ catalog.Type) (RowFunc, error) {
 	reOf, err := regexArg(args, 1)
 	if err != nil {
 		return nil, err
 	}
+	var find javaFinder
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		re := reOf(a, i)
 		if re == nil {
@@ -220,7 +221,7 @@ func prepRegexpReplace(args []Arg, _ catalog.Type) (RowFunc, error) {
 		}
 		s, repl := a[0].S[i], a[2].S[i]
 		prev := 0
-		for _, m := range re.FindAllIndex(s, -1) {
+		for _, m := range find.all(re, s) {
 			dst = append(append(dst, s[prev:m[0]]...), repl...)
 			prev = m[1]
 		}
@@ -311,11 +312,12 @@ func prepRegexCall(args []Arg, f func(re *regexp.Regexp, a []*vector.Vec, i int,
 }
 
 // prepRegexpCount is REGEXP_COUNT(s, regex) (Flink's RegexpCountFunction):
-// the number of matches Matcher.find finds one after the other (RE2's
-// FindAll: an empty match right after a match is not counted).
+// the number of matches Matcher.find finds one after the other (javaFinder:
+// an empty match right after a match counts, as in Java).
 func prepRegexpCount(args []Arg, _ catalog.Type) (RowFunc, error) {
+	var find javaFinder
 	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
-		out.I[i] = int64(len(re.FindAllIndex(a[0].S[i], -1)))
+		out.I[i] = int64(len(find.all(re, a[0].S[i])))
 		return true
 	})
 }
@@ -325,6 +327,7 @@ func prepRegexpCount(args []Arg, _ catalog.Type) (RowFunc, error) {
 // every match, an ARRAY<VARCHAR> (a group that took no part in a match is a
 // NULL element); NULL for a group the pattern does not have.
 func prepRegexpExtractAll(args []Arg, _ catalog.Type) (RowFunc, error) {
+	var find javaFinder
 	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
 		g := int64(1)
 		if len(a) == 3 {
@@ -336,7 +339,7 @@ func prepRegexpExtractAll(args []Arg, _ catalog.Type) (RowFunc, error) {
 		kid := out.Kids[0]
 		out.Off[i] = int32(kid.Used)
 		s := a[0].S[i]
-		for _, m := range re.FindAllSubmatchIndex(s, -1) {
+		for _, m := range find.all(re, s) {
 			e := kid.AddElem()
 			if m[2*g] < 0 {
 				kid.Null[e] = true

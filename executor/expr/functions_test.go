@@ -55,7 +55,8 @@ var flinkExamples = map[string][]flinkCase{
 	"CHAR_LENGTH":    {{"CHAR_LENGTH('héllo')", "5"}},
 	"REGEXP_EXTRACT": {{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", "bar"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 0)", "foothebar"}, {"REGEXP_EXTRACT('foothebar', 'the')", "the"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 3)", "NULL"}, {"REGEXP_EXTRACT('abc', 'x')", "NULL"}},
 	// Flink's regexpReplace uses Matcher.quoteReplacement: the replacement is literal
-	"REGEXP_REPLACE": {{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "fb"}, {"REGEXP_REPLACE('foobar', 'o(o)', '$1')", "f$1bar"}, {"REGEXP_REPLACE('abc', 'x*', '-')", "-a-b-c-"}},
+	// (Java's find loop keeps the empty match right after a match: "aaa".replaceAll("a*", "X") is "XX")
+	"REGEXP_REPLACE": {{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "fb"}, {"REGEXP_REPLACE('foobar', 'o(o)', '$1')", "f$1bar"}, {"REGEXP_REPLACE('abc', 'x*', '-')", "-a-b-c-"}, {"REGEXP_REPLACE('aaa', 'a*', 'X')", "XX"}, {"REGEXP_REPLACE('baaa', 'a*', 'X')", "XbXX"}, {"REGEXP_REPLACE('abc', 'b*', 'X')", "XaXXcX"}},
 	"REGEXP":         {{"'foothebar' REGEXP 'the'", "true"}, {"'abc' REGEXP '^b'", "false"}, {"'abc' REGEXP ''", "false"}, {"'abc' NOT REGEXP 'b'", "false"}, {"REGEXP('foothebar', 'the')", "true"}, {"NOT REGEXP('abc', '^b')", "true"}, {"REGEXP('abc', 'x') OR REGEXP(NULL, 'a') IS NULL", "true"}},
 	"SIMILAR TO": {{"'abc' SIMILAR TO 'a%'", "true"}, {"'abc' SIMILAR TO 'b%'", "false"}, {"'abc' NOT SIMILAR TO '_b_'", "false"}, {"'abc' SIMILAR TO 'a.c'", "false"},
 		{"'ab' SIMILAR TO '(a|b)+'", "true"}, {"'a\nb' SIMILAR TO 'a_b'", "true"}, {"NULL SIMILAR TO 'a'", "NULL"}},
@@ -89,8 +90,8 @@ var flinkExamples = map[string][]flinkCase{
 		{"TRANSLATE('aaa', 'aa', 'xy')", "xxx"}, {"TRANSLATE('设备', '设', 'x')", "x备"}, {"TRANSLATE('abc', '', 'x')", "abc"}},
 	"ELT": {{"ELT(2, 'scala-1', 'java-2', 'go-3')", "java-2"}, {"ELT(0, 'a')", "NULL"}, {"ELT(3, 'a', 'b')", "NULL"}, {"ELT(NULL, 'a')", "NULL"},
 		{"ELT(1, 'a', NULL)", "a"}, {"ELT(2, 'a', NULL)", "NULL"}},
-	"REGEXP_COUNT":       {{"REGEXP_COUNT('abcabc', 'b')", "2"}, {"REGEXP_COUNT('abc', 'x')", "0"}, {"REGEXP_COUNT('abc', 'x*')", "4"}, {"REGEXP_COUNT('a1b22c333', '[0-9]+')", "3"}},
-	"REGEXP_EXTRACT_ALL": {{"REGEXP_EXTRACT_ALL('a1b22', '([a-z])([0-9]+)', 2)", "[1, 22]"}, {"REGEXP_EXTRACT_ALL('a1b22', '([a-z])([0-9]+)')", "[a, b]"}, {"REGEXP_EXTRACT_ALL('a1b22', '[a-z][0-9]+', 0)", "[a1, b22]"}, {"REGEXP_EXTRACT_ALL('a1b22', '[a-z]')", "NULL"}, {"REGEXP_EXTRACT_ALL('xyz', '(a)')", "[]"}, {"REGEXP_EXTRACT_ALL('ab', '(a)|(b)', 2)", "[NULL, b]"}},
+	"REGEXP_COUNT":       {{"REGEXP_COUNT('abcabc', 'b')", "2"}, {"REGEXP_COUNT('abc', 'x')", "0"}, {"REGEXP_COUNT('abc', 'x*')", "4"}, {"REGEXP_COUNT('baaab', 'a*')", "4"}, {"REGEXP_COUNT('a1b22c333', '[0-9]+')", "3"}},
+	"REGEXP_EXTRACT_ALL": {{"REGEXP_EXTRACT_ALL('a1b22', '([a-z])([0-9]+)', 2)", "[1, 22]"}, {"REGEXP_EXTRACT_ALL('a1b22', '([a-z])([0-9]+)')", "[a, b]"}, {"REGEXP_EXTRACT_ALL('a1b22', '[a-z][0-9]+', 0)", "[a1, b22]"}, {"REGEXP_EXTRACT_ALL('a1b22', '[a-z]')", "NULL"}, {"REGEXP_EXTRACT_ALL('xyz', '(a)')", "[]"}, {"REGEXP_EXTRACT_ALL('ab', '(a)|(b)', 2)", "[NULL, b]"}, {"REGEXP_EXTRACT_ALL('baaab', '(a*)', 1)", "[, aaa, , ]"}},
 	"REGEXP_INSTR":       {{"REGEXP_INSTR('hello world', 'o')", "5"}, {"REGEXP_INSTR('héllo', 'l+')", "3"}, {"REGEXP_INSTR('abc', 'x')", "0"}},
 	"REGEXP_SUBSTR":      {{"REGEXP_SUBSTR('ab12cd34', '[0-9]+')", "12"}, {"REGEXP_SUBSTR('abc', 'x')", "NULL"}, {"REGEXP_SUBSTR('abc', '')", ""}},
 	// Java's URLEncoder / URLDecoder, as Flink's UrlEncodeFunction / UrlDecodeFunction

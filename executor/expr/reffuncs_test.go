@@ -100,7 +100,12 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if err != nil {
 			return null
 		}
-		return sval(re.ReplaceAllLiteralString(str(arg(0)), str(arg(2))))
+		in, out, prev := str(arg(0)), "", 0
+		for _, m := range refJavaFind(re, in) {
+			out += in[prev:m[0]] + str(arg(2))
+			prev = m[1]
+		}
+		return sval(out + in[prev:])
 	case "REGEXP":
 		re, err := refRegex(str(arg(1)))
 		if err != nil {
@@ -672,6 +677,61 @@ func refRegex(p string) (*regexp.Regexp, error) {
 		}
 	}
 	return regexp.Compile(p)
+}
+
+// refJavaFind lists the matches of re in s as Java's Matcher.find loop
+// defines them (Flink's regex functions run on it), by a naive scan: from
+// pos, the first start q >= pos (rune by rune) where re matches, taking the
+// match re prefers there; the next search starts at that match's end, or one
+// rune past an empty match. Whether re matches at q is asked with the text
+// before q in view (re after one rune of context), so \b and ^ see it.
+func refJavaFind(re *regexp.Regexp, s string) [][]int {
+	at0 := regexp.MustCompile(`^(?:` + re.String() + `)`)
+	at := regexp.MustCompile(`^(?s:.)(?:` + re.String() + `)`)
+	matchAt := func(q int) []int {
+		from, pat := 0, at0 // where the text given to pat starts
+		if q > 0 {
+			_, w := utf8.DecodeLastRuneInString(s[:q])
+			from, pat = q-w, at
+		}
+		loc := pat.FindStringSubmatchIndex(s[from:])
+		if loc == nil {
+			return nil
+		}
+		m := []int{q, from + loc[1]}
+		for g := 2; g < len(loc); g += 2 {
+			if loc[g] < 0 {
+				m = append(m, -1, -1)
+			} else {
+				m = append(m, from+loc[g], from+loc[g+1])
+			}
+		}
+		return m
+	}
+	var out [][]int
+	for pos := 0; pos <= len(s); {
+		var m []int
+		for q := pos; q <= len(s); {
+			if m = matchAt(q); m != nil || q == len(s) {
+				break
+			}
+			_, w := utf8.DecodeRuneInString(s[q:])
+			q += w
+		}
+		if m == nil {
+			break
+		}
+		out = append(out, m)
+		pos = m[1]
+		if m[1] == m[0] {
+			if pos == len(s) {
+				break
+			}
+			_, w := utf8.DecodeRuneInString(s[pos:])
+			pos += w
+		}
+	}
+	return out
 }
 
 func refLocate(sub, s string, from int64) int64 {

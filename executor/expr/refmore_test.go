@@ -119,7 +119,7 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 		s := str(vs[0])
 		switch fn {
 		case "REGEXP_COUNT":
-			return val{i: int64(len(re.FindAllStringIndex(s, -1)))}, true
+			return val{i: int64(len(refJavaFind(re, s)))}, true
 		case "REGEXP_INSTR":
 			m := re.FindStringIndex(s)
 			if m == nil {
@@ -144,7 +144,7 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 			return null, true
 		}
 		out := val{elems: []val{}}
-		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range refJavaFind(re, s) {
 			if m[2*g] < 0 { // a group that took no part
 				out.elems = append(out.elems, null)
 				continue

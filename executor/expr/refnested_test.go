@@ -144,7 +144,7 @@ func refNestedFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val,
 		s := string(vs[0].s)
 		var pairs []string
 		prev := 0
-		for _, loc := range lre.FindAllStringIndex(s, -1) {
+		for _, loc := range refJavaFind(lre, s) {
 			if loc[1] == 0 {
 				continue
 			}
