@@ -171,7 +171,27 @@ func Stdout(ctx context.Context, stdout *os.File) (w *Writer, restore func()) {
 	}
 }
 
-// kept holds the Files Stdout made, which are never closed.
+// Stderr returns the File through which to write the process's stderr
+// once Stdout has made stdout's pipe non-blocking. When stderr is that same
+// pipe (`2>&1`: one open file description, so it is non-blocking too), a
+// write that finds the pipe full would fail with EAGAIN ("write
+// /dev/stderr: resource temporarily unavailable", exit 1, while a slow
+// reader such as `less` lets the pipe fill); the File returned is in the
+// runtime's poller, so its writes wait for room. Any other stderr is
+// returned as it is. Stdout's restore puts the shared descriptor back in
+// blocking mode, where the File still writes.
+func Stderr(stdout, stderr *os.File) *os.File {
+	a, err1 := stdout.Stat()
+	b, err2 := stderr.Stat()
+	if err1 != nil || err2 != nil || a.Mode()&os.ModeNamedPipe == 0 || !os.SameFile(a, b) {
+		return stderr
+	}
+	f := os.NewFile(stderr.Fd(), stderr.Name()) // non-blocking (shared with stdout): in the poller
+	kept = append(kept, f)                      // (its finalizer would close fd 2)
+	return f
+}
+
+// kept holds the Files Stdout and Stderr made, which are never closed.
 var kept []*os.File
 
 // FIFOPoll is how often OpenFIFO tries again while a FIFO has no reader.

@@ -66,6 +66,9 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 		if w, restore := pipewrite.Stdout(ctx, f); w != nil {
 			defer restore()
 			stdout = w
+			if e, ok := stderr.(*os.File); ok { // `2>&1`: stderr shares the non-blocking pipe
+				stderr = pipewrite.Stderr(f, e)
+			}
 		}
 	}
 	if n := killAfterLines(); n > 0 { // a process `streamql test --shuffle` kills (shufflekafka.go)
