@@ -2,6 +2,7 @@ package expr
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"unicode/utf8"
 )
 
@@ -19,16 +20,32 @@ import (
 // between goroutines.
 type javaFinder struct {
 	re, at *regexp.Regexp
+	empty  bool // whether re can match empty text (else RE2's matches are Java's)
 	m      [][]int
 }
 
 // all returns the matches of re in s, each as FindAllSubmatchIndex gives
 // them (pairs of byte offsets, group 0 first, -1 for a group that took no
-// part), in text order. The slice is reused by the next call.
-func (f *javaFinder) all(re *regexp.Regexp, s []byte) [][]int {
+// part) when groups is set, else as FindAllIndex does (group 0 only), in
+// text order. The slice may be reused by the next call.
+func (f *javaFinder) all(re *regexp.Regexp, s []byte, groups bool) [][]int {
+	if f.re != re {
+		f.re, f.at = re, nil
+		f.empty = true
+		if p, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
+			f.empty = canMatchEmpty(p)
+		}
+	}
+	find := re.FindAllIndex
+	if groups {
+		find = re.FindAllSubmatchIndex
+	}
+	if !f.empty {
+		return find(s, -1)
+	}
 	f.m = f.m[:0]
 	prevEnd := -1 // the end of the previous match when it was not empty
-	for _, m := range re.FindAllSubmatchIndex(s, -1) {
+	for _, m := range find(s, -1) {
 		if prevEnd >= 0 && m[0] > prevEnd {
 			if e := f.emptyAt(re, s, prevEnd); e != nil {
 				f.m = append(f.m, e)
@@ -51,14 +68,14 @@ func (f *javaFinder) all(re *regexp.Regexp, s []byte) [][]int {
 // emptyAt is the match of re at p (p > 0, the end of a non-empty match) when
 // the match re prefers there is empty, else nil.
 func (f *javaFinder) emptyAt(re *regexp.Regexp, s []byte, p int) []int {
-	if f.re != re {
-		f.re = re
+	if f.at == nil {
 		// (?:…) keeps the groups' numbers; a pattern that cannot be wrapped
 		// (a \Q quote left open) keeps RE2's matches.
-		f.at, _ = regexp.Compile(`^(?s:.)(?:` + re.String() + `)`)
-	}
-	if f.at == nil {
-		return nil
+		var err error
+		if f.at, err = regexp.Compile(`^(?s:.)(?:` + re.String() + `)`); err != nil {
+			f.empty = false
+			return nil
+		}
 	}
 	_, w := utf8.DecodeLastRune(s[:p])
 	m := f.at.FindSubmatchIndex(s[p-w:])
@@ -72,4 +89,34 @@ func (f *javaFinder) emptyAt(re *regexp.Regexp, s []byte, p int) []int {
 	}
 	m[0] = p
 	return m
+}
+
+// canMatchEmpty reports whether the pattern p can match empty text
+// somewhere (an empty-width assertion counts: \b, ^ and $ match empty).
+func canMatchEmpty(p *syntax.Regexp) bool {
+	switch p.Op {
+	case syntax.OpLiteral:
+		return len(p.Rune) == 0
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoMatch:
+		return false
+	case syntax.OpCapture, syntax.OpPlus:
+		return canMatchEmpty(p.Sub[0])
+	case syntax.OpRepeat:
+		return p.Min == 0 || canMatchEmpty(p.Sub[0])
+	case syntax.OpConcat:
+		for _, q := range p.Sub {
+			if !canMatchEmpty(q) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, q := range p.Sub {
+			if canMatchEmpty(q) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // OpEmptyMatch, OpStar, OpQuest and the assertions
 }

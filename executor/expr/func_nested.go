@@ -238,7 +238,7 @@ var defaultList, defaultKV = regexp.MustCompile(","), regexp.MustCompile("=")
 // start makes no empty first part, and trailing empty parts are dropped.
 func javaSplit(dst [][]int, find *javaFinder, re *regexp.Regexp, s []byte) [][]int {
 	prev := 0
-	for _, m := range find.all(re, s) {
+	for _, m := range find.all(re, s, false) {
 		if m[1] == 0 { // a zero-width match at the start
 			continue
 		}

@@ -221,7 +221,7 @@ func prepRegexpReplace(args []Arg, _ catalog.Type) (RowFunc, error) {
 		}
 		s, repl := a[0].S[i], a[2].S[i]
 		prev := 0
-		for _, m := range find.all(re, s) {
+		for _, m := range find.all(re, s, false) {
 			dst = append(append(dst, s[prev:m[0]]...), repl...)
 			prev = m[1]
 		}
@@ -317,7 +317,7 @@ func prepRegexCall(args []Arg, f func(re *regexp.Regexp, a []*vector.Vec, i int,
 func prepRegexpCount(args []Arg, _ catalog.Type) (RowFunc, error) {
 	var find javaFinder
 	return prepRegexCall(args, func(re *regexp.Regexp, a []*vector.Vec, i int, out *vector.Vec) bool {
-		out.I[i] = int64(len(find.all(re, a[0].S[i])))
+		out.I[i] = int64(len(find.all(re, a[0].S[i], false)))
 		return true
 	})
 }
@@ -339,7 +339,7 @@ func prepRegexpExtractAll(args []Arg, _ catalog.Type) (RowFunc, error) {
 		kid := out.Kids[0]
 		out.Off[i] = int32(kid.Used)
 		s := a[0].S[i]
-		for _, m := range find.all(re, s) {
+		for _, m := range find.all(re, s, true) {
 			e := kid.AddElem()
 			if m[2*g] < 0 {
 				kid.Null[e] = true
