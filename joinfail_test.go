@@ -21,7 +21,10 @@ import (
 // position read from the wrong input, or a joined row's ordinal read as a
 // line, shows. A row padded with NULLs (an outer join's) has only its own
 // input's row to name (its raw text shows the padding's NULLs as empty
-// fields). A call over both sides' values names both rows.
+// fields). A call over both sides' values names both rows. The raw text of
+// a joined row is the user's columns (the left input's, then the right's:
+// six fields here), never the join's internal watermark stamps or computed
+// keys.
 func TestFailedCallAfterJoinNamesItsInput(t *testing.T) {
 	dir := t.TempDir()
 	// a's row of k = 3 (line 3) has x = 99, and joins b's line 1; b's row
@@ -100,8 +103,11 @@ func TestFailedCallAfterJoinNamesItsInput(t *testing.T) {
 					t.Errorf("no errors output, want rows starting %q", want)
 				}
 				for _, e := range errs {
-					if !strings.HasPrefix(e, want) || !strings.HasSuffix(e, ", function FAIL: no "+map[string]string{"a": "99", "b": "98"}[sd.stream]) {
+					end := ", function FAIL: no " + map[string]string{"a": "99", "b": "98"}[sd.stream]
+					if !strings.HasPrefix(e, want) || !strings.HasSuffix(e, end) {
 						t.Errorf("errors output %q, want rows starting %q", errs, want)
+					} else if raw := strings.TrimSuffix(strings.TrimPrefix(e, want), end); strings.Count(raw, ",") != 5 {
+						t.Errorf("errors output %q: the raw text %q is not the joined row's six user columns", e, raw)
 					}
 				}
 				// the job's failure: the same row named
@@ -115,13 +121,16 @@ func TestFailedCallAfterJoinNamesItsInput(t *testing.T) {
 	}
 	// padded rows (the FULL join's unpartnered rows, a lookup join's LEFT
 	// rows) name their own input's row, whichever columns the call reads;
-	// a call over both sides names both rows
+	// a call over both sides names both rows; the raw text is the user's
+	// columns (a lookup join's right side keeps only the columns the query
+	// reads: b.ts is empty)
 	for _, c := range []struct{ name, ddl, query, want string }{
-		{"regular, right row padded", aTime + bTime, "SELECT fail(COALESCE(a.x, b.y)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE b.y = 97;", "errors errors: b, b.csv:5, ,,,,9,900,97,"},
-		{"regular, left row padded", aTime + bTime, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, "},
-		{"lookup, left row padded", a + b, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a LEFT JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, "},
-		{"lookup, both sides", a + b, "SELECT fail(a.x + b.y - 300) AS f FROM a JOIN b ON a.k = b.k;", "errors errors: a JOIN b, a.csv:3, b.csv:1, "},
-		{"interval, both sides", aTime + bTime, "SELECT fail(b.y + a.x - 20) AS f FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - 5000 AND a.ts + 5000 WHERE a.k = 2;", "errors errors: a JOIN b, a.csv:2, b.csv:3, "},
+		{"regular, right row padded", aTime + bTime, "SELECT fail(COALESCE(a.x, b.y)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE b.y = 97;", "errors errors: b, b.csv:5, ,,,9,900,97, function FAIL: no 97"},
+		{"regular, left row padded", aTime + bTime, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, 8,5000,96,,,, function FAIL: no 96"},
+		{"lookup, left row padded", a + b, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a LEFT JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, 8,5000,96,,,, function FAIL: no 96"},
+		{"lookup, both sides", a + b, "SELECT fail(a.x + b.y - 300) AS f FROM a JOIN b ON a.k = b.k;", "errors errors: a JOIN b, a.csv:3, b.csv:1, 3,3000,99,3,,300, function FAIL: no 99"},
+		{"interval, both sides", aTime + bTime, "SELECT fail(b.y + a.x - 20) AS f FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - 5000 AND a.ts + 5000 WHERE a.k = 2;", "errors errors: a JOIN b, a.csv:2, b.csv:3, 2,2000,20,2,700,98, function FAIL: no 98"},
+		{"regular, both sides", aTime + bTime, "SELECT fail(b.y + a.x - 20) AS f, a.*, b.* FROM a JOIN b ON a.k = b.k WHERE a.k = 2;", "errors errors: a JOIN b, a.csv:2, b.csv:3, 2,2000,20,2,700,98, function FAIL: no 98"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var lines []string
@@ -138,8 +147,8 @@ func TestFailedCallAfterJoinNamesItsInput(t *testing.T) {
 					errs = append(errs, l)
 				}
 			}
-			if len(errs) != 1 || !strings.HasPrefix(errs[0], c.want) {
-				t.Errorf("errors output %q, want one row starting %q", errs, c.want)
+			if len(errs) != 1 || errs[0] != c.want {
+				t.Errorf("errors output %q, want %q", errs, c.want)
 			}
 		})
 	}
@@ -164,7 +173,14 @@ func failAbove(floor int64, bad ...int64) func(int64) (int64, error) {
 // to it, a computed join key), names that input's row (stream, file, line,
 // its values), not the joined row of the same index in the batch after the
 // join; so does a call that stops the job. A call in the ON condition's
-// terms over both sides, computed on a pair of held rows, names the join.
+// terms over both sides, computed on a pair of rows (held, or read whole),
+// names the join and both rows' files and lines, with the pair's values as
+// the raw text, for every join kind that has such terms (lookup, regular
+// LEFT and FULL, interval, temporal), whether the pair is tested as a row
+// arrives or when a watermark or the inputs' end releases it; so does such
+// a call that stops the job. (Before, it was named "a JOIN b" with no
+// position, or, when a watermark released the pair, taken for a call on
+// the next joined row of the same index.)
 func TestFailedCallInJoinNamesItsInput(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{"a.csv": "1,1000,10\n2,2000,20\n3,3000,99\n4,4000,40\n8,5000,96\n", "b.csv": "3,500,300\n1,600,100\n2,700,98\n4,800,400\n9,900,97\n"} {
@@ -174,12 +190,24 @@ func TestFailedCallInJoinNamesItsInput(t *testing.T) {
 	}
 	const ddl = "CREATE STREAM a (k BIGINT, ts BIGINT, x BIGINT) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');\n" +
 		"CREATE STREAM b (k BIGINT, ts BIGINT, y BIGINT) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');\n"
+	const aTime = "CREATE STREAM a (k BIGINT, ts BIGINT, x BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');\n"
+	const timed = aTime + "CREATE STREAM b (k BIGINT, ts BIGINT, y BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');\n"
+	const table = aTime + "CREATE STREAM b (k BIGINT, ts BIGINT, y BIGINT, PRIMARY KEY (k) NOT ENFORCED, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');\n"
+	const both = "fail(b.y + a.x - 20) > 0"
+	const bothStops = "ELEMENT(IF(b.y + a.x = 118, ARRAY[1, 2], ARRAY[1])) > 0"
+	const pair = "errors errors: a JOIN b, a.csv:2, b.csv:3, 2,2000,20,2,700,98, function FAIL: no 98"
 	for _, c := range []struct{ name, query, want, fail string }{
 		{"pushed WHERE, right", "SELECT a.k FROM a JOIN b ON a.k = b.k WHERE fail(b.y) > 0;", "errors errors: b, b.csv:3, 2,700,98, function FAIL: no 98", ""},
 		{"pushed WHERE, left", "SELECT a.k FROM a JOIN b ON a.k = b.k WHERE fail(a.x) > 0;", "errors errors: a, a.csv:3, 3,3000,99, function FAIL: no 99", ""},
 		{"computed key", "SELECT a.k FROM a JOIN b ON a.k = fail(b.y) - b.y + b.k;", "errors errors: b, b.csv:3, 2,700,98, function FAIL: no 98", ""},
 		{"pushed ON of a LEFT join", "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND fail(b.y) > 0;", "errors errors: b, b.csv:3, 2,700,98, function FAIL: no 98", ""},
-		{"ON over both sides", "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND fail(b.y + a.x - 20) > 0;", "errors errors: a JOIN b, , , function FAIL: no 98", ""},
+		{"ON over both sides, lookup", "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND " + both + ";", "errors errors: a JOIN b, a.csv:2, b.csv:3, 2,,20,2,,98, function FAIL: no 98", ""},
+		{"ON over both sides, regular LEFT", timed + "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND " + both + ";", "errors errors: a JOIN b, a.csv:2, b.csv:3, 2,2000,20,2,,98, function FAIL: no 98", ""},
+		{"ON over both sides, regular FULL", timed + "SELECT a.k FROM a FULL JOIN b ON a.k = b.k AND " + both + ";", pair, ""},
+		{"ON over both sides, interval", timed + "SELECT a.k FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - 5000 AND a.ts + 5000 AND " + both + ";", pair, ""},
+		{"ON over both sides, temporal", table + "SELECT a.k FROM a JOIN b FOR SYSTEM_TIME AS OF a.ts ON a.k = b.k AND " + both + ";", pair, ""},
+		{"ON over both sides stops the job, lookup", "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND " + bothStops + ";", "", "stream a JOIN b, a.csv:2, b.csv:3: function ELEMENT"},
+		{"ON over both sides stops the job, regular", timed + "SELECT a.k FROM a LEFT JOIN b ON a.k = b.k AND " + bothStops + ";", "", "stream a JOIN b, a.csv:2, b.csv:3: function ELEMENT"},
 		{"pushed WHERE stops the job", "SELECT a.k FROM a JOIN b ON a.k = b.k WHERE ELEMENT(IF(b.y = 98, ARRAY[1, 2], ARRAY[1])) = 1;", "", "stream b, b.csv:3: function ELEMENT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,7 +216,11 @@ func TestFailedCallInJoinNamesItsInput(t *testing.T) {
 			if err := s.RegisterFunc("fail", failAbove(90, 98, 99)); err != nil {
 				t.Fatal(err)
 			}
-			err := s.Exec(context.Background(), ddl+c.query)
+			script := ddl + c.query
+			if strings.HasPrefix(c.query, "CREATE") { // (streams of their own: with event time)
+				script = c.query
+			}
+			err := s.Exec(context.Background(), script)
 			if c.fail == "" && err != nil || c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)) {
 				t.Fatalf("%v, want %q", err, c.fail)
 			}

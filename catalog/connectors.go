@@ -22,7 +22,7 @@ const (
 	OptChar                       // exactly one byte; '\t' is accepted for a tab
 	OptEnum                       // one of OptionSpec.Values
 	OptNumber                     // a number (datagen bounds)
-	OptSize                       // a byte size: bytes, or a number with KiB, MiB or GiB (ParseSize)
+	OptSize                       // a byte size: bytes, or a number with a unit, as Flink's MemorySize (ParseSize)
 	OptDuration                   // a duration: a number and a unit, '1 h', '500 ms' (ParseDuration)
 )
 
@@ -129,7 +129,7 @@ var formatOptions = []OptionSpec{
 	{Name: "csv.null-literal", Kind: OptString, Doc: "an unquoted field equal to this is NULL"},
 	{Name: "csv.allow-ragged", Kind: OptBool, Default: "false", Doc: "true reads missing trailing fields as NULL and drops extra ones"},
 	{Name: "encoding", Kind: OptString, Default: "utf-8", Doc: "input text encoding (utf-8, gbk, gb18030, latin1, windows-1252, utf-16le, utf-16be; common aliases)"},
-	{Name: "max-record-size", Kind: OptSize, Default: "64MiB", Doc: "longest record read; a longer one is malformed (bytes, KiB, MiB, GiB)"},
+	{Name: "max-record-size", Kind: OptSize, Default: "64MiB", Doc: "longest record read; a longer one is malformed (bytes, or with a unit: 64kb, 64MiB, 1g; ParseSize)"},
 	{Name: "errors", Kind: OptEnum, Values: []string{"side", "skip", "fail"}, Default: "side", Doc: "malformed rows: side (to the errors side output), skip, or fail"},
 	{Name: "errors.side", Kind: OptString, Default: "errors", Doc: "name of the errors side output"},
 	{Name: "errors.stream", Kind: OptString, Doc: "sink stream that gets the malformed rows instead of the errors side output (SPEC 2.5, dead letters)"},
@@ -417,25 +417,46 @@ func (o *OptionSpec) check(v string) (string, error) {
 	return v, nil
 }
 
-// ParseSize reads a byte size (SPEC 1: the stream option 'max-record-size' and
-// the session setting 'state.max-bytes'): a positive decimal integer of bytes,
-// optionally followed by the unit KiB, MiB, GiB or TiB (1024-based, any case, spaces allowed before the unit). It returns the
-// size in bytes, or an error saying which forms are accepted.
+// sizeUnits are the units ParseSize takes, in lower case: Flink's
+// MemorySize.MemoryUnit (b, bytes; k, kb, kibibytes; m, mb, mebibytes; g, gb,
+// gibibytes; t, tb, tebibytes, all powers of 1024) and the IEC symbols KiB,
+// MiB, GiB and TiB this engine took first.
+var sizeUnits = map[string]int64{
+	"": 1, "b": 1, "bytes": 1,
+	"k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "kibibytes": 1 << 10,
+	"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "mebibytes": 1 << 20,
+	"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "gibibytes": 1 << 30,
+	"t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40, "tebibytes": 1 << 40,
+}
+
+// sizeForms says which forms ParseSize takes, for its errors.
+const sizeForms = "write a positive whole number of bytes, optionally followed by a unit: b or bytes; k, kb, KiB or kibibytes; m, mb, MiB or mebibytes; g, gb, GiB or gibibytes; t, tb, TiB or tebibytes (any case, each a power of 1024 as in Flink), e.g. '64MiB', '64mb' or '2g'"
+
+// ParseSize reads a byte size, the one parser of every memory-size option
+// (SPEC 1: the stream option 'max-record-size' and the session setting
+// 'state.max-bytes'), as Flink's MemorySize.parse: a decimal integer of
+// bytes, optionally followed (spaces allowed) by a unit of sizeUnits, in any
+// case; k/kb/KiB are all 1024 bytes, m/mb/MiB 1024², and so on. Unlike Flink
+// it refuses 0 (no size of a record or of the state is 0). It returns the size
+// in bytes, or an error (for the caller to prefix with the option's name)
+// saying which forms are accepted.
 func ParseSize(v string) (int64, error) {
 	s := strings.TrimSpace(v)
-	mult := int64(1)
-	for _, u := range []struct {
-		suf  string
-		mult int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}} {
-		if len(s) > len(u.suf) && strings.EqualFold(s[len(s)-len(u.suf):], u.suf) {
-			s, mult = strings.TrimSpace(s[:len(s)-len(u.suf)]), u.mult
-			break
-		}
+	d := 0
+	for d < len(s) && s[d] >= '0' && s[d] <= '9' {
+		d++
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("'%s' is not a size; write a positive number of bytes, or one with KiB, MiB, GiB or TiB (e.g. '64MiB' or '2GiB')", v)
+	unit := strings.ToLower(strings.TrimSpace(s[d:]))
+	mult, ok := sizeUnits[unit]
+	if !ok && d > 0 {
+		return 0, fmt.Errorf("'%s' is not a size: '%s' is not a unit; %s", v, strings.TrimSpace(s[d:]), sizeForms)
+	}
+	if !ok || d == 0 || strings.TrimLeft(s[:d], "0") == "" {
+		return 0, fmt.Errorf("'%s' is not a size; %s", v, sizeForms)
+	}
+	n, err := strconv.ParseInt(s[:d], 10, 64) // (digits only: its one error is a number past int64)
+	if err != nil || n > (1<<62)/mult {
+		return 0, fmt.Errorf("'%s' is too large a size: at most 4611686018427387904 bytes (2^62, 4194304TiB)", v)
 	}
 	return n * mult, nil
 }

@@ -88,9 +88,50 @@ func TestMaxRecordSizeOption(t *testing.T) {
 			t.Errorf("%s: default max-record-size %q, %v", conn, vals["max-record-size"], err)
 		}
 	}
-	_, _, err := catalog.ValidateOptions(opts("connector", "stdin", "max-record-size", "10MB"), cols, 0)
+	_, _, err := catalog.ValidateOptions(opts("connector", "stdin", "max-record-size", "10XB"), cols, 0)
 	if err == nil || !strings.Contains(err.Error(), "option 'max-record-size'") || !strings.Contains(err.Error(), "MiB") {
 		t.Errorf("bad max-record-size: %v", err)
+	}
+}
+
+// TestSizeOptionsTakeFlinkUnits: every memory-size option of every registered
+// connector (catalog.OptSize) takes Flink's units with Flink's meaning
+// (catalog.ParseSize, TestParseSizeUnits), '64kb' being 64 KiB as '64MiB'
+// and '64m' agree, and a bad one is an error naming the option and the units.
+func TestSizeOptionsTakeFlinkUnits(t *testing.T) {
+	cols := []catalog.Column{{Name: "v", Type: catalog.Varchar}}
+	n := 0
+	for _, name := range catalog.ConnectorNames() {
+		spec := catalog.LookupConnector(name)
+		for _, o := range spec.Options {
+			if o.Kind != catalog.OptSize || strings.ContainsAny(o.Name, "#*") {
+				continue
+			}
+			n++
+			base := []string{"connector", name}
+			for _, req := range spec.Options {
+				if req.Required && req.Name != o.Name {
+					base = append(base, req.Name, "1")
+				}
+			}
+			for v, want := range map[string]int64{"64kb": 64 << 10, "64 KB": 64 << 10, "64k": 64 << 10, "64MiB": 64 << 20, "64m": 64 << 20, "2 gibibytes": 2 << 30, "100 bytes": 100, "100b": 100, "100": 100} {
+				_, vals, err := catalog.ValidateOptions(opts(append(base, o.Name, v)...), cols, 0)
+				if err != nil {
+					t.Errorf("%s: '%s' = '%s': %v", name, o.Name, v, err)
+					continue
+				}
+				if got, err := catalog.ParseSize(vals[o.Name]); err != nil || got != want {
+					t.Errorf("%s: '%s' = '%s' is %d bytes (%v), want %d", name, o.Name, v, got, err, want)
+				}
+			}
+			_, _, err := catalog.ValidateOptions(opts(append(base, o.Name, "64 kbytes")...), cols, 0)
+			if err == nil || !strings.Contains(err.Error(), "option '"+o.Name+"'") || !strings.Contains(err.Error(), "kb, KiB or kibibytes") {
+				t.Errorf("%s: '%s' = '64 kbytes': %v, want an error naming the option and the units", name, o.Name, err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no connector has a memory-size option")
 	}
 }
 

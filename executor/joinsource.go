@@ -64,6 +64,15 @@ type joinSource struct {
 	// join's own expressions ownFailures takes
 	exprs *expr.Context
 	fails []expr.Failure
+	// pairs are the failed calls of the ON condition's other terms
+	// (op.JoinSpec.Residual) on pairs of held rows, each with the pair's
+	// rows' positions and values, until ownFailures reports them
+	pairs []pairFailure
+	// cols is the joined layout's columns (plan.JoinedStream); userCols
+	// those of them that are the inputs' declared columns (not the
+	// watermark stamps or computed keys): an errors row's raw text
+	cols     []catalog.Column
+	userCols []int
 	// swapped is the join when it runs swapped (op.JoinSpec.Swap), which
 	// keeps its left rows for a thin Top-N (swapLeft); nil otherwise
 	swapped *op.Join
@@ -119,15 +128,26 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			ks = append(ks, exprs.Compile(e))
 		}
 		sel := make([]int32, 1)
-		spec.Residual = func(b *vector.Batch, i int) bool { // (SPEC 2.7: each term TRUE)
+		spec.Residual = func(b *vector.Batch, i int, from [2]int64) bool { // (SPEC 2.7: each term TRUE)
 			sel[0] = int32(i)
+			ok := true
 			for _, k := range ks {
 				if v := k.Eval(b, sel); v.Null[i] || !v.B[i] {
-					return false
+					ok = false
+					break
 				}
 			}
-			return true
+			js.takePairFailures(b, i, from)
+			return ok
 		}
+	}
+	js.cols = plan.JoinedStream(both).Columns
+	off := 0
+	for s := range both.Inputs {
+		for c := range both.Inputs[s].Stream.Columns {
+			js.userCols = append(js.userCols, off+c)
+		}
+		off += len(both.Inputs[s].Types)
 	}
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
@@ -275,6 +295,8 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
 			if err := jo.Drain(js.ctx); err != nil {
 				js.fail = err
+			} else if err := js.ownFailures(-1, nil); err != nil { // (the pairs released: JoinSpec.Residual)
+				js.fail = err
 			}
 			continue
 		}
@@ -410,7 +432,10 @@ func (js *joinSource) read(s int) error {
 	switch {
 	case err == io.EOF:
 		ji.done = true
-		return js.j.Finish(js.ctx, s)
+		if err := js.j.Finish(js.ctx, s); err != nil {
+			return err
+		}
+		return js.ownFailures(-1, nil) // (the pairs the end released: JoinSpec.Residual)
 	case err != nil:
 		return err
 	}
@@ -464,6 +489,9 @@ func (js *joinSource) read(s int) error {
 	}
 	if ji.wmk != nil && ji.wmk.set {
 		if err := js.j.Watermark(js.ctx, s, ji.wmk.wm); err != nil {
+			return err
+		}
+		if err := js.ownFailures(-1, nil); err != nil { // (the pairs the watermark released)
 			return err
 		}
 	}
@@ -530,35 +558,87 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) error {
 	return nil
 }
 
+// pairFailure is a failed call of the ON condition's other terms on a pair
+// of held rows (op.JoinSpec.Residual): the call, the pair's rows' positions
+// in their inputs, and the pair's values as an errors row's raw text.
+type pairFailure struct {
+	f    expr.Failure
+	from [2]int64
+	raw  []byte
+}
+
+// takePairFailures takes the calls that failed while the ON condition's
+// other terms were computed on the pair in row i of b (from: its rows'
+// positions) from the job's record into js.pairs, so that none is read
+// later as a call on a joined row of the same index, and each is named by
+// the pair (ownFailures). It costs one atomic load when none failed.
+func (js *joinSource) takePairFailures(b *vector.Batch, i int, from [2]int64) {
+	n := len(js.fails)
+	js.fails = js.exprs.Take(js.fails)
+	for _, f := range js.fails[n:] {
+		js.pairs = append(js.pairs, pairFailure{f: f, from: from, raw: appendRowCols(nil, js.cols, js.userCols, b, i)})
+	}
+	js.fails = js.fails[:n]
+}
+
 // ownFailures takes the failed calls of the join's own expressions (SPEC
 // 2.10) from the job's record, as they are computed, so that none is read
 // later as a call on a joined row of the same index (udf_errors.go): input
 // s's pushed-down condition and computed keys on its batch b (s >= 0: each
 // failed call is named by b's row, as its input's: the stream, its
 // path:line, its values), or, with s < 0, the ON condition's other terms
-// on a pair of held rows (op.JoinSpec.Residual; named by the join alone:
-// the pair's rows are not known here). A call that fails the job is the
-// error it returns; the others go to the errors output of input s (of the
-// left input for the ON condition), their calls NULL.
+// on pairs of held rows (op.JoinSpec.Residual, taken as they are computed:
+// takePairFailures), each named "left JOIN right" at both rows' positions
+// ("a.csv:2, b.csv:3"; a position not known is left out), with the pair's
+// values. A call that fails the job is the error it returns; the others go
+// to the errors output of input s (of the left input for the ON
+// condition), their calls NULL.
 func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
 	js.fails = js.exprs.Take(js.fails[:0])
+	if s < 0 {
+		if len(js.pairs) == 0 {
+			return nil
+		}
+		return js.pairFailures()
+	}
 	if len(js.fails) == 0 {
 		return nil
 	}
-	in := js.in[max(s, 0)]
-	name := js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name
-	if s >= 0 {
-		name = in.in.Stream.Name
-	}
-	return reportFailures(js.fails, name, func(f expr.Failure) (ErrorRow, bool) {
+	in := js.in[s]
+	name := in.in.Stream.Name
+	return reportFailures(js.fails, name, func(k int) (ErrorRow, bool) {
+		f := js.fails[k]
 		e := ErrorRow{Stream: name, Error: f.Error()}
-		if s < 0 || f.Row < 0 || f.Row >= b.N {
+		if f.Row < 0 || f.Row >= b.N {
 			return e, false
 		}
 		e.Position = in.src.Position(b.Pos[f.Row])
 		e.Raw = appendRowText(e.Raw, in.in.Stream.Columns, b, f.Row)
 		return e, true
 	}, in.es, js.sink)
+}
+
+// pairFailures reports js.pairs (ownFailures, s < 0) and forgets them.
+func (js *joinSource) pairFailures() error {
+	name := js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name
+	js.fails = js.fails[:0]
+	for _, p := range js.pairs {
+		js.fails = append(js.fails, p.f)
+	}
+	err := reportFailures(js.fails, name, func(k int) (ErrorRow, bool) {
+		p := js.pairs[k]
+		e := ErrorRow{Stream: name, Error: p.f.Error(), Raw: p.raw}
+		var pos []string
+		for s, at := range p.from {
+			if at >= 0 {
+				pos = append(pos, js.in[s].src.Position(at))
+			}
+		}
+		e.Position = strings.Join(pos, ", ")
+		return e, len(pos) > 0
+	}, js.in[0].es, js.sink)
+	js.pairs = js.pairs[:0]
+	return err
 }
 
 // refuseFuture stamps input ji's batch under its 'watermark.max-future'
@@ -651,8 +731,11 @@ func (js *joinSource) typesOut() []catalog.Type {
 // wrongly, the right row's line of a row whose left side is padded), or,
 // under op.JoinSpec.Swap, an ordinal, which names no line: the number
 // alone. The errors output and a job's failure name a joined row's input
-// rows by RowSource instead; Position is left for a source that wraps the
-// join's (unnestSource).
+// rows by RowSource instead. No source wraps a joinSource today: an UNNEST
+// after a join reads it as a derived relation (derivedSource, whose rows
+// are named "v row N"), and the planner refuses a join followed by CROSS
+// JOIN UNNEST in one FROM; a source that wraps it must name its rows by
+// RowSource too.
 func (js *joinSource) Position(line int64) string {
 	if js.in[0] == nil || js.both.Swap && !js.grouped {
 		return fmt.Sprint(line)
@@ -694,6 +777,11 @@ func (js *joinSource) RowSource(i int, cols []int) (stream, position string, ok 
 	_, r, _ := side(1)
 	return js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name, l + ", " + r, true
 }
+
+// UserCols implements rowSourcer: the joined layout's columns that are the
+// inputs' declared ones (the left input's, then the right's), without the
+// watermark stamps and computed keys.
+func (js *joinSource) UserCols() []int { return js.userCols }
 
 // Progress implements Source: the inputs' bytes read and total, added.
 func (js *joinSource) Progress() (int64, int64) {

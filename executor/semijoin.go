@@ -512,9 +512,6 @@ func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error)
 		return true, perr // cancelled before these rows were routed: they stay held
 	}
 	done := errors.Is(perr, errLimitReached)
-	if perr == nil || done {
-		rep.handed()
-	}
 	// count the malformed rows released with these rows; after a LIMIT's
 	// last row none are read (the router's cut drops them likewise)
 	cutoff := end

@@ -35,7 +35,8 @@ func (p *process) failures(b *vector.Batch) error {
 	if len(p.fails) == 0 {
 		return nil
 	}
-	return reportFailures(p.fails, p.st.Name, func(f expr.Failure) (ErrorRow, bool) {
+	return reportFailures(p.fails, p.st.Name, func(k int) (ErrorRow, bool) {
+		f := p.fails[k]
 		e := ErrorRow{Stream: p.st.Name, Error: f.Error(), At: f.Row}
 		if b == nil || f.Row < 0 || f.Row >= b.N { // not a row of the source batch (a join's or aggregate's)
 			return e, false
@@ -44,26 +45,30 @@ func (p *process) failures(b *vector.Batch) error {
 		if ok {
 			e.Stream, e.Position = stream, pos
 		}
-		e.Raw = appendRowText(e.Raw, p.st.Columns, b, f.Row)
+		if rs, is := p.src.(rowSourcer); is { // (the user's columns of a joined row, not the join's stamps and keys)
+			e.Raw = appendRowCols(e.Raw, p.st.Columns, rs.UserCols(), b, f.Row)
+		} else {
+			e.Raw = appendRowText(e.Raw, p.st.Columns, b, f.Row)
+		}
 		return e, ok
 	}, p.es, p.sink)
 }
 
 // reportFailures is what the job does with the failed calls fs of one
 // batch (SPEC 2.10): the first that fails the job is the error, naming the
-// stream and position named gives it (stream alone when named's ok is
-// false); otherwise each one's row, as named makes it, goes to the errors
-// output of es (counted there), and the job goes on.
-func reportFailures(fs []expr.Failure, stream string, named func(expr.Failure) (ErrorRow, bool), es *StreamErrors, sink Sink) error {
-	if f, ok := jobFailure(fs); ok {
-		if e, ok := named(f); ok {
-			return fmt.Errorf("stream %s, %s: %w", e.Stream, e.Position, f)
+// stream and position named gives it (named(k) for fs[k]; the stream alone
+// when named's ok is false); otherwise each one's row, as named makes it,
+// goes to the errors output of es (counted there), and the job goes on.
+func reportFailures(fs []expr.Failure, stream string, named func(k int) (ErrorRow, bool), es *StreamErrors, sink Sink) error {
+	if k := jobFailure(fs); k >= 0 {
+		if e, ok := named(k); ok {
+			return fmt.Errorf("stream %s, %s: %w", e.Stream, e.Position, fs[k])
 		}
-		return fmt.Errorf("stream %s: %w", stream, f)
+		return fmt.Errorf("stream %s: %w", stream, fs[k])
 	}
 	rows := make([]ErrorRow, 0, len(fs))
-	for _, f := range fs {
-		e, _ := named(f)
+	for k := range fs {
+		e, _ := named(k)
 		rows = append(rows, e)
 		es.Malformed++
 	}
@@ -78,13 +83,30 @@ func reportFailures(fs []expr.Failure, stream string, named func(expr.Failure) (
 // of b's) as an errors row's raw text: the values as csv fields unquoted,
 // separated by ',', a NULL an empty field.
 func appendRowText(dst []byte, cols []catalog.Column, b *vector.Batch, i int) []byte {
-	for k, c := range cols {
-		if k > 0 {
-			dst = append(dst, ',')
-		}
-		if k < len(b.Cols) && !b.Cols[k].Null[i] {
-			dst = vector.AppendValue(dst, c.Type, b.Cols[k], i)
-		}
+	for k := range cols {
+		dst = appendRowField(dst, k > 0, cols, k, b, i)
+	}
+	return dst
+}
+
+// appendRowCols is appendRowText of b's columns which only (indices into
+// cols and b's columns, in order): a joined row's user columns
+// (rowSourcer.UserCols).
+func appendRowCols(dst []byte, cols []catalog.Column, which []int, b *vector.Batch, i int) []byte {
+	for n, k := range which {
+		dst = appendRowField(dst, n > 0, cols, k, b, i)
+	}
+	return dst
+}
+
+// appendRowField appends column k of row i of b (of type cols[k]) as a
+// field of an errors row's raw text, after a ',' when sep.
+func appendRowField(dst []byte, sep bool, cols []catalog.Column, k int, b *vector.Batch, i int) []byte {
+	if sep {
+		dst = append(dst, ',')
+	}
+	if k < len(cols) && k < len(b.Cols) && !b.Cols[k].Null[i] {
+		dst = vector.AppendValue(dst, cols[k].Type, b.Cols[k], i)
 	}
 	return dst
 }
@@ -93,8 +115,12 @@ func appendRowText(dst []byte, cols []catalog.Column, b *vector.Batch, i int) []
 // of two streams: joinSource): RowSource names the input row of row i of
 // the batch its Next gave last that the columns cols read (expr.Failure.Cols),
 // as its stream and its position in that input; ok false when it has none.
+// UserCols are the columns of its batches that are its inputs' declared
+// columns, in order (not a join's watermark stamps or computed keys): an
+// errors row's raw text.
 type rowSourcer interface {
 	RowSource(i int, cols []int) (stream, position string, ok bool)
+	UserCols() []int
 }
 
 // rowOf returns the stream and position that failure f's row of the source
@@ -124,12 +150,13 @@ func (p *process) callFailed(err error) error {
 	return err
 }
 
-// jobFailure returns the first of fs that fails the job, if any.
-func jobFailure(fs []expr.Failure) (expr.Failure, bool) {
-	for _, f := range fs {
+// jobFailure returns the index of the first of fs that fails the job, -1
+// if none does.
+func jobFailure(fs []expr.Failure) int {
+	for k, f := range fs {
 		if f.FailsJob {
-			return f, true
+			return k
 		}
 	}
-	return expr.Failure{}, false
+	return -1
 }

@@ -267,9 +267,9 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	rn := rf.AsName
 	switch {
 	case q.GroupBy != nil || q.Having != nil:
-		return nil, parser.Errorf(loc.start, "the query over a Top-N's subquery selects and bounds the rank only: aggregate inside the subquery")
+		return nil, parser.Errorf(loc.topWord("GROUP", "HAVING"), "the query over a Top-N's subquery selects and bounds the rank only: aggregate inside the subquery")
 	case q.OrderBy != nil || q.Limit != nil:
-		return nil, parser.Errorf(loc.start, "ORDER BY and LIMIT over a Top-N are not supported: the Top-N's ORDER BY ranks the rows")
+		return nil, parser.Errorf(loc.topWord("ORDER", "LIMIT"), "ORDER BY and LIMIT over a Top-N are not supported: the Top-N's ORDER BY ranks the rows")
 	case q.WindowSpecs != nil:
 		return nil, parser.Errorf(loc.topWord("WINDOW"), "a WINDOW clause belongs to the subquery that uses it")
 	}
@@ -364,6 +364,7 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	// the outer select list: the subquery's columns and the rank
 	rankCol := len(in.b.Project)
 	var names []string
+	var rankField ast.Node // (the field that selects the rank: the first)
 	for _, f := range q.Fields.Fields {
 		if f.WildCard != nil {
 			for c := 0; c < in.visible; c++ {
@@ -373,11 +374,14 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 			r.Output = append(r.Output, rankCol)
 			names = append(names, rn.O)
 			r.RankNumber = true
+			if rankField == nil {
+				rankField = f
+			}
 			continue
 		}
 		cn, ok := f.Expr.(*ast.ColumnNameExpr)
 		if !ok {
-			return nil, parser.Errorf(iloc.pos(f), "the query over a Top-N's subquery selects its columns by name (compute expressions inside the subquery)")
+			return nil, parser.Errorf(loc.pos(f.Expr), "the query over a Top-N's subquery selects its columns by name (compute expressions inside the subquery)")
 		}
 		name := f.AsName.O
 		if name == "" {
@@ -387,6 +391,9 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 			r.Output = append(r.Output, rankCol)
 			names = append(names, name)
 			r.RankNumber = true
+			if rankField == nil {
+				rankField = f.Expr
+			}
 			continue
 		}
 		c := -1
@@ -400,7 +407,7 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 			for i := 0; i < in.visible; i++ {
 				have = append(have, in.b.Columns[i].Name)
 			}
-			return nil, parser.Errorf(iloc.pos(f), "unknown column '%s': the subquery gives %s and %s", cn.Name.Name.O, strings.Join(have, ", "), rn.O)
+			return nil, parser.Errorf(loc.pos(f.Expr), "unknown column '%s': the subquery gives %s and %s", cn.Name.Name.O, strings.Join(have, ", "), rn.O)
 		}
 		if f.AsName.O == "" {
 			name = in.b.Columns[c].Name
@@ -411,7 +418,7 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	if r.Kind == plan.RankDedup && r.RankNumber {
 		r.Kind, r.Updating = plan.RankTopN, true // (a rank column needs the Top-N: always 1)
 		if !r.Bounded {
-			return nil, parser.Errorf(loc.pos(f0(q)), "select the rows without %s: deduplication keeping the first row gives each key one row, whose rank is always 1", rn.O)
+			return nil, parser.Errorf(loc.pos(rankField), "select the rows without %s: deduplication keeping the first row gives each key one row, whose rank is always 1", rn.O)
 		}
 	}
 	p.pruneRankInput(in, r)
@@ -475,8 +482,6 @@ func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
 	b.Sink, b.SinkPos = st, pos
 	return nil
 }
-
-func f0(q *ast.SelectStmt) ast.Node { return q.Fields.Fields[0] }
 
 func keysOf(cols ...int) []int {
 	var out []int

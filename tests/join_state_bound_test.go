@@ -93,17 +93,21 @@ func TestJoinStateLimitNamesSidesAndKeys(t *testing.T) {
 func TestTopNStateLimitNamesPartitions(t *testing.T) {
 	const n, keys = 4000, 300
 	r := rand.New(rand.NewPCG(7, 24))
-	var lf strings.Builder
+	var lf, df strings.Builder // (df: the same rows as Debezium inserts, an updating input: RetractTopN)
 	for i := range n {
-		fmt.Fprintf(&lf, "k%d,%d\n", r.IntN(keys), i*10)
+		k := r.IntN(keys)
+		fmt.Fprintf(&lf, "k%d,%d\n", k, i*10)
+		fmt.Fprintf(&df, `{"op":"c","before":null,"after":{"id":"k%d","ts":%d}}`+"\n", k, i*10)
 	}
-	ddl := "SET 'state.max-bytes' = '16KiB';\nCREATE STREAM l (id VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='l.csv');\n"
+	ddl := "SET 'state.max-bytes' = '16KiB';\nCREATE STREAM l (id VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='l.csv');\n" +
+		"CREATE STREAM d (id VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='d.json', 'format'='debezium-json');\n"
 	parts := regexp.MustCompile(`\((\d+) partitions?\)`)
 	for _, q := range []string{
 		"SELECT id, ts FROM (SELECT id, ts, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts DESC) AS rn FROM l) WHERE rn <= 3",
 		"SELECT id, ts FROM (SELECT id, ts, DENSE_RANK() OVER (PARTITION BY id ORDER BY ts) AS rk FROM l) WHERE rk <= 2",
+		"SELECT id, ts FROM (SELECT id, ts, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts DESC) AS rn FROM d) WHERE rn <= 3",
 	} {
-		_, errs, code := runSQL(t, map[string]string{"l.csv": lf.String()}, ddl+q+";\n", "--format", "csv")
+		_, errs, code := runSQL(t, map[string]string{"l.csv": lf.String(), "d.json": df.String()}, ddl+q+";\n", "--format", "csv")
 		m := parts.FindStringSubmatch(errs)
 		if code != 1 || !strings.Contains(errs, "passed 'state.max-bytes'") || m == nil {
 			t.Errorf("%s: exit %d, want 1 naming the partitions; stderr %s", q, code, errs)

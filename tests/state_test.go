@@ -119,15 +119,16 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;
 	}
 }
 
-// TestStateMaxBytesSetting: SET 'state.max-bytes' takes bytes or KiB/MiB/GiB
-// sizes; anything else is an error at the value (exit 2).
+// TestStateMaxBytesSetting: SET 'state.max-bytes' takes bytes, KiB/MiB/GiB
+// sizes and Flink's memory sizes (64mb, 64kb, 1g: powers of 1024); anything
+// else is an error at the value (exit 2).
 func TestStateMaxBytesSetting(t *testing.T) {
-	for _, v := range []string{"64MiB", "1GiB", "1048576"} {
+	for _, v := range []string{"64MiB", "1GiB", "1048576", "64MB", "64kb", "1g", "2 gibibytes"} {
 		if _, errs, code := runSQL(t, nil, "SET 'state.max-bytes' = '"+v+"';\nSELECT 1 AS x;"); code != 0 {
 			t.Errorf("%s: exit %d, %s", v, code, errs)
 		}
 	}
-	for _, v := range []string{"lots", "0", "64MB", "-5"} {
+	for _, v := range []string{"lots", "0", "64XB", "-5", "1.5g"} {
 		_, errs, code := runSQL(t, nil, "SET 'state.max-bytes' = '"+v+"';")
 		if code != 2 || !strings.Contains(errs, "'state.max-bytes'") || !strings.Contains(errs, "64MiB") || !strings.Contains(errs, "column 25") {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming the setting and the forms, at the value", v, code, errs)

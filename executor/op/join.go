@@ -86,8 +86,10 @@ type JoinSpec struct {
 	// Residual, when set, reports whether row i of b (the output layout:
 	// the left columns, then the right ones) meets the rest of the join's
 	// condition (an outer join's other ON terms, SPEC 2.7): only such pairs
-	// join, and a row without one is padded.
-	Residual func(b *vector.Batch, i int) bool
+	// join, and a row without one is padded. from are the pair's rows'
+	// positions in their inputs (vector.Batch.Pos: left, right), for the
+	// caller to name them when a call in the terms fails.
+	Residual func(b *vector.Batch, i int, from [2]int64) bool
 	// Changes is set for each input whose batches carry row kinds (SPEC 2.8,
 	// vector.Batch.Kinds; a regular join only): its -U and -D rows retract
 	// one equal row from the state and the joined rows it made, as Flink's
@@ -1535,7 +1537,7 @@ func (j *Join) holds(s, k, o int) bool {
 	j.side[0].rows.CopyTo(b, 0, 0, l)
 	j.side[1].rows.CopyTo(b, 0, len(j.spec.Types[0]), r)
 	b.N = 1
-	return j.spec.Residual(b, 0)
+	return j.spec.Residual(b, 0, [2]int64{j.side[0].rows.Pos(l), j.side[1].rows.Pos(r)})
 }
 
 // emit writes the pair (left row l, right row r) with kind to the output;

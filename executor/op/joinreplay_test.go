@@ -166,13 +166,13 @@ func crashAndReplay(t *testing.T, name string, r *rand.Rand, in [2][]testRow, d 
 // INNER and LEFT, with and without other ON terms (300 seeds; the Kafka
 // replay of SPEC 2.5).
 func TestTemporalReplayAfterACrash(t *testing.T) {
-	accept := func(b *vector.Batch, i int) bool { // (the values' last digits differ)
+	accept := func(b *vector.Batch, i int, _ [2]int64) bool { // (the values' last digits differ)
 		l, r := b.Cols[2].S[i], b.Cols[len(joinTypes)+2].S[i]
 		return l[len(l)-1] != r[len(r)-1]
 	}
 	randomInputs(300, 29, func(seed int, r *rand.Rand, d int64, in [2][]testRow) {
 		for _, kind := range []JoinKind{Inner, Left} {
-			for _, residual := range []func(*vector.Batch, int) bool{nil, accept} {
+			for _, residual := range []func(*vector.Batch, int, [2]int64) bool{nil, accept} {
 				spec := TemporalSpec{Kind: kind, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3}, Residual: residual}
 				open := func(e *logEmitter) replayedOperator {
 					j, err := NewTemporal(spec, e, nil)

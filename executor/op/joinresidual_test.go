@@ -22,7 +22,7 @@ func TestJoinResidualAgainstReference(t *testing.T) {
 	accept := func(lv, rv string) bool { return lv[len(lv)-1] != rv[len(rv)-1] }
 	for _, base := range joinSpecs {
 		spec := base
-		spec.Residual = func(b *vector.Batch, i int) bool {
+		spec.Residual = func(b *vector.Batch, i int, _ [2]int64) bool {
 			return accept(string(b.Cols[2].S[i]), string(b.Cols[len(joinTypes)+2].S[i]))
 		}
 		t.Run(fmt.Sprintf("%s/interval=%v", spec.Kind, spec.Interval), func(t *testing.T) {

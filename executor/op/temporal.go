@@ -40,8 +40,9 @@ type TemporalSpec struct {
 	// the left columns, then the right ones) meets the ON condition's other
 	// terms (as JoinSpec.Residual). It is tested on the version valid at
 	// the left row's time (Flink's TemporalRowTimeJoinOperator): a left row
-	// whose version fails it joins nothing, and LEFT pads it.
-	Residual func(b *vector.Batch, i int) bool
+	// whose version fails it joins nothing, and LEFT pads it. from are the
+	// pair's rows' positions, as JoinSpec.Residual's.
+	Residual func(b *vector.Batch, i int, from [2]int64) bool
 }
 
 // Temporal is the event-time temporal join operator of SPEC 2.7. Each left
@@ -314,7 +315,7 @@ func (j *Temporal) holds(l, r int) bool {
 	j.rows[0].CopyTo(b, 0, 0, l)
 	j.rows[1].CopyTo(b, 0, len(j.spec.Types[0]), r)
 	b.N = 1
-	return j.spec.Residual(b, 0)
+	return j.spec.Residual(b, 0, [2]int64{j.rows[0].Pos(l), j.rows[1].Pos(r)})
 }
 
 // kill marks row k of input s as no longer state and releases its bytes.

@@ -146,7 +146,7 @@ func TestTemporalJoinResidualAgainstReference(t *testing.T) {
 			for try := range 2 {
 				e := &logEmitter{}
 				spec := TemporalSpec{Kind: kind, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{3, 3},
-					Residual: func(b *vector.Batch, i int) bool {
+					Residual: func(b *vector.Batch, i int, _ [2]int64) bool {
 						return accept(string(b.Cols[2].S[i]), string(b.Cols[len(joinTypes)+2].S[i]))
 					}}
 				j, err := NewTemporal(spec, e, nil)

@@ -97,6 +97,9 @@ type Operator struct {
 	nulls          []*vector.Vec
 	left           SwapLeft
 	thinOn         int
+	// keyed is op when it keeps its state per PARTITION BY key (a Top-N,
+	// top or final), set when it is built; nil otherwise
+	keyed partitioned
 }
 
 // SwapLeft is the join before a Top-N with plan.Rank.Thin: an op.Join with
@@ -324,12 +327,12 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 		if r.Retract { // (over an updating input: its -U and -D rows take rows back)
 			var rt *op.RetractTopN
 			if rt, err = op.NewRetractTopN(spec, &o.coll, acct); err == nil {
-				o.op, o.final = rt, rt
+				o.op, o.final, o.keyed = rt, rt, rt
 				o.coll.discard = r.Bounded // (the final result at the end)
 				rt.Quiet(r.Bounded)
 			}
 		} else if o.top, err = op.NewTopN(spec, &o.coll, acct); err == nil {
-			o.op = o.top
+			o.op, o.keyed = o.top, o.top
 			o.coll.discard = r.Bounded // (the final result at the end)
 			o.top.Quiet(r.Bounded)     // (so the changes are not even made)
 		}
@@ -362,12 +365,20 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator
 	}
 	o.coll.types = outTypes
 	o.coll.late.types = r.Types
-	if p, ok := o.op.(interface{ Partitions() int }); ok && sa != nil {
+	if p := o.keyed; p != nil && sa != nil {
 		// (the 'state.max-bytes' message names the partitions held: issue
 		// 23 item 5's key count)
 		sa.Detail = func() string { return state.CountText(p.Partitions(), "partition") }
 	}
 	return o, nil
+}
+
+// partitioned is an operator that keeps its state per PARTITION BY key
+// (op.TopN, op.RetractTopN): Partitions is how many keys it holds, for the
+// 'state.max-bytes' message (Operator.keyed).
+type partitioned interface {
+	op.Operator
+	Partitions() int
 }
 
 // thinCols sets the operator's thin columns (plan.Rank.Thin) in its own

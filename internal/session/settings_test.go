@@ -80,11 +80,13 @@ func TestSettingsApply(t *testing.T) {
 
 // TestParseStateMaxBytes checks SET 'state.max-bytes' (SPEC 1: a byte size).
 func TestParseStateMaxBytes(t *testing.T) {
-	n, err := ParseStateMaxBytes(set("state.max-bytes", "2KiB"))
-	if err != nil || n != 2048 {
-		t.Errorf("2KiB: got %d, %v; want 2048", n, err)
+	for v, want := range map[string]int64{"2KiB": 2048, "64kb": 64 << 10, "64k": 64 << 10, "64 KB": 64 << 10, "1mb": 1 << 20, "1 mebibytes": 1 << 20, "2g": 2 << 30, "1tb": 1 << 40, "512bytes": 512} {
+		n, err := ParseStateMaxBytes(set("state.max-bytes", v))
+		if err != nil || n != want {
+			t.Errorf("%s: got %d, %v; want %d (Flink's MemorySize units, all powers of 1024)", v, n, err, want)
+		}
 	}
-	_, err = ParseStateMaxBytes(set("state.max-bytes", "lots"))
+	_, err := ParseStateMaxBytes(set("state.max-bytes", "lots"))
 	var pe *parser.Error
 	if !errors.As(err, &pe) || pe.Offset != 20 || pe.Msg[:19] != "'state.max-bytes': " {
 		t.Errorf("lots: got %v, want an error at the value naming the key", err)

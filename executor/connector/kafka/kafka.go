@@ -600,10 +600,16 @@ func (j *kafkaJob) checkpoint(ctx context.Context, at checkpointAt) error {
 		// open transaction aborts and no offset commits; the partitions'
 		// next owner reads again from the offsets committed before
 		// (with at-least-once the rows flushed since are repeated).
+		// An abort that failed (kafkaTxn.abortFailed) is this
+		// checkpoint's error.
+		var aerr error
 		for _, tx := range txns {
 			tx.abort(ctx)
+			if err := tx.abortFailed(); err != nil && aerr == nil {
+				aerr = fail(tx.sinks[0].fail(err))
+			}
 		}
-		return nil
+		return aerr
 	}
 	for _, tx := range txns {
 		var with []groupOffsets

@@ -638,6 +638,9 @@ func (s *kafkaSink) Abort() {
 
 // Close implements SinkWriter: flush and wait for every record to be
 // acknowledged (at most kafkaSinkClose), commit the last transaction, close.
+// An exactly-once sink commits nothing when its last transaction was aborted
+// (kafkaTxn.aborted: the runner's Abort), and returns the error of an abort
+// that failed (kafkaTxn.abortFailed).
 func (s *kafkaSink) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), kafkaSinkClose)
 	defer cancel()
@@ -655,6 +658,13 @@ func (s *kafkaSink) Close() error {
 	}
 	if err != nil && s.tx != nil {
 		s.tx.abort(ctx)
+	}
+	if s.tx != nil { // an abort that failed: the runner's Abort, an abandoned checkpoint's, or the one above
+		if aerr := s.tx.abortFailed(); aerr != nil && err == nil {
+			err = s.fail(aerr)
+		} else if aerr != nil {
+			err = fmt.Errorf("%w; then %v", err, aerr)
+		}
 	}
 	s.closeClient()
 	if s.chunk != nil {

@@ -29,7 +29,15 @@ type kafkaTxn struct {
 	users    int    // open sinks sharing it
 	inTxn    bool
 	txnStart time.Time
-	aborted  bool
+	// aborted: the engine aborted the last transaction (abort) and none
+	// began since, so a sink's Close commits nothing (after the runner's
+	// Abort of a failed job); begin clears it, so that a job going on
+	// after an abandoned checkpoint commits its next transaction at Close.
+	aborted bool
+	// abortErr is the error of the last abort whose EndTransaction failed,
+	// until the next begin, commit or a sink's Close reports it
+	// (abortFailed).
+	abortErr error
 	sinks    []*kafkaSink
 	// abandoning counts the engine's own aborts (abort) whose buffered
 	// records franz-go is failing with kgo.ErrAborting: read by the sinks'
@@ -121,15 +129,20 @@ func (j *kafkaJob) releaseTxn(tx *kafkaTxn, s *kafkaSink) {
 	}
 }
 
-// begin starts a transaction when none is open.
+// begin starts a transaction when none is open. An earlier abort that failed
+// is returned instead (abortFailed): no row goes into a producer whose last
+// transaction's end is unknown.
 func (tx *kafkaTxn) begin() error {
 	if tx.inTxn {
 		return nil
 	}
+	if err := tx.abortFailed(); err != nil {
+		return err
+	}
 	if err := tx.cl.BeginTransaction(); err != nil {
 		return err
 	}
-	tx.inTxn, tx.txnStart = true, time.Now()
+	tx.inTxn, tx.txnStart, tx.aborted = true, time.Now(), false
 	return nil
 }
 
@@ -139,6 +152,9 @@ func (tx *kafkaTxn) begin() error {
 // returned.
 func (tx *kafkaTxn) commit(ctx context.Context, with []groupOffsets) error {
 	first := tx.sinks[0]
+	if err := tx.abortFailed(); err != nil {
+		return first.fail(err)
+	}
 	if err := tx.cl.Flush(ctx); err != nil {
 		return first.fail(err)
 	}
@@ -146,7 +162,7 @@ func (tx *kafkaTxn) commit(ctx context.Context, with []groupOffsets) error {
 		if err := s.failed(); err != nil {
 			if tx.inTxn {
 				tx.inTxn = false
-				tx.cl.EndTransaction(ctx, kgo.TryAbort)
+				tx.endAbort(ctx)
 			}
 			return err
 		}
@@ -157,7 +173,7 @@ func (tx *kafkaTxn) commit(ctx context.Context, with []groupOffsets) error {
 	tx.inTxn = false
 	for _, g := range with {
 		if err := first.txnOffsets(ctx, g); err != nil {
-			tx.cl.EndTransaction(ctx, kgo.TryAbort)
+			tx.endAbort(ctx)
 			if rebalanced(err) {
 				return fmt.Errorf("%w: %v", errRebalanced, first.fail(err))
 			}
@@ -177,7 +193,9 @@ func (tx *kafkaTxn) commit(ctx context.Context, with []groupOffsets) error {
 // sinks (kafkaSink.abandoned), as the engine gave the records up itself (a torn
 // checkpoint replays them, a failed or stopped job ends). When ctx ends before
 // every buffered record was promised, abandoning stays counted, so the late
-// promises of this abort are not taken for failures either.
+// promises of this abort are not taken for failures either. The abort holds
+// until the next transaction begins (aborted). A failed EndTransaction is
+// kept for the next begin, commit or Close to report (abortFailed).
 func (tx *kafkaTxn) abort(ctx context.Context) {
 	if !tx.inTxn {
 		return
@@ -187,7 +205,30 @@ func (tx *kafkaTxn) abort(ctx context.Context) {
 	if tx.cl.AbortBufferedRecords(ctx) == nil {
 		tx.abandoning.Add(-1)
 	}
-	tx.cl.EndTransaction(ctx, kgo.TryAbort)
+	tx.endAbort(ctx)
+}
+
+// endAbort ends tx's transaction with an abort (Kafka's EndTxn), keeping its
+// error for abortFailed.
+func (tx *kafkaTxn) endAbort(ctx context.Context) {
+	if err := tx.cl.EndTransaction(ctx, kgo.TryAbort); err != nil && tx.abortErr == nil {
+		tx.abortErr = err
+	}
+}
+
+// abortFailed returns, once, the error of an abort of tx that failed (nil if
+// none did), saying what it means and what to do. Such a transaction is never
+// seen by read_committed readers, but it may stay open on the broker, holding
+// them back, until 'properties.transaction.timeout.ms' aborts it; its rows'
+// offsets were not committed. The job stops rather than write on into a
+// producer whose last transaction's end is unknown.
+func (tx *kafkaTxn) abortFailed() error {
+	err := tx.abortErr
+	if err == nil {
+		return nil
+	}
+	tx.abortErr = nil
+	return fmt.Errorf("aborting transaction '%s' failed: %v; its records are never seen by read_committed readers, which may wait until the broker aborts it after 'properties.transaction.timeout.ms'; the job stops without committing its offsets: restart it, and it reads those rows again from the last commit", tx.id, err)
 }
 
 // errRebalanced marks a transaction aborted because the group moved on while

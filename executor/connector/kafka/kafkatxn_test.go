@@ -64,63 +64,130 @@ func TestKafkaAbandonedRecordsAreNoFailure(t *testing.T) {
 
 // TestKafkaTornCheckpointWithBufferedRecords (a real broker): an exactly-once
 // sink whose records are still buffered in the producer (linger.ms) when a
-// torn checkpoint aborts the transaction goes on writing, and its next
-// checkpoint commits; read_committed readers see only the rows written after the abort.
+// torn checkpoint aborts the transaction goes on writing, and what it writes
+// after commits: at its next checkpoint, or at Close without one (the abort
+// holds for the aborted transaction only: before, kafkaTxn.aborted stayed set
+// for good and Close committed nothing, so the rows written after were lost);
+// read_committed readers see only the rows written after the abort.
 func TestKafkaTornCheckpointWithBufferedRecords(t *testing.T) {
-	topic := kafkatest.CreateTopic(t, 1, nil)
-	ctx, s := openTxnSink(t, topic, "properties.linger.ms", "60000") // (the records stay buffered until the abort)
-	v := vector.NewVec(catalog.Varchar)
-	write := func(prefix string) {
-		t.Helper()
-		for i := range 100 {
-			v.ResetArena()
-			v.SetString(0, fmt.Appendf(nil, "%s%d", prefix, i))
-			if err := s.Write([]*vector.Vec{v}, 0); err != nil {
-				t.Fatalf("writing %s%d: %v", prefix, i, err)
+	for _, then := range []string{"checkpoint, then Close", "Close"} {
+		t.Run(then, func(t *testing.T) {
+			topic := kafkatest.CreateTopic(t, 1, nil)
+			ctx, s := openTxnSink(t, topic, "properties.linger.ms", "60000") // (the records stay buffered until the abort)
+			writeRows(t, s, "dropped", 100)
+			// A group source whose job's state is torn: the job's last
+			// checkpoint (jobEnd: only it can see a torn state) aborts the
+			// open transaction with the records buffered; the sink then
+			// goes on writing, to check that the producer stays usable
+			// after such an abort.
+			j := s.job
+			j.mu.Lock()
+			j.sources = append(j.sources, &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
+				assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}})
+			j.mu.Unlock()
+			if err := j.checkpoint(ctx, jobEnd); err != nil {
+				t.Fatalf("a torn checkpoint: %v", err)
 			}
+			j.mu.Lock()
+			j.sources = nil
+			j.mu.Unlock()
+			writeRows(t, s, "kept", 100)
+			if then != "Close" { // the job's next checkpoint (untorn) commits what was written since
+				if err := j.checkpoint(ctx, jobEnd); err != nil {
+					t.Fatalf("the checkpoint after a torn one aborted buffered records: %v", err)
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Fatalf("Close after a torn checkpoint aborted buffered records: %v", err)
+			}
+			// (the commit markers reach the partition after EndTransaction returns)
+			var recs []*kgo.Record
+			for end := time.Now().Add(kafkatest.Timeout); ; time.Sleep(100 * time.Millisecond) {
+				if recs = kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: true}); len(recs) >= 100 || time.Now().After(end) {
+					break
+				}
+			}
+			if len(recs) != 100 {
+				t.Fatalf("read_committed: %d records, want the 100 written after the abort", len(recs))
+			}
+			for i, r := range recs {
+				if want := fmt.Sprintf("kept%d", i); string(r.Value) != want {
+					t.Fatalf("read_committed record %d is %q, want %q", i, r.Value, want)
+				}
+			}
+		})
+	}
+}
+
+// writeRows writes n rows prefix0, prefix1, … to s and flushes it.
+func writeRows(t *testing.T, s *kafkaSink, prefix string, n int) {
+	t.Helper()
+	v := vector.NewVec(catalog.Varchar)
+	for i := range n {
+		v.ResetArena()
+		v.SetString(0, fmt.Appendf(nil, "%s%d", prefix, i))
+		if err := s.Write([]*vector.Vec{v}, 0); err != nil {
+			t.Fatalf("writing %s%d: %v", prefix, i, err)
 		}
-		if err := s.Flush(); err != nil {
-			t.Fatalf("flushing the %s rows: %v", prefix, err)
-		}
 	}
-	write("dropped")
-	// A group source whose job's state is torn: the job's last checkpoint
-	// (jobEnd: only it can see a torn state) aborts the open transaction
-	// with the records buffered; the sink then goes on writing, to check
-	// that the producer stays usable after such an abort.
-	j := s.job
-	j.mu.Lock()
-	j.sources = append(j.sources, &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
-		assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}})
-	j.mu.Unlock()
-	if err := j.checkpoint(ctx, jobEnd); err != nil {
-		t.Fatalf("a torn checkpoint: %v", err)
+	if err := s.Flush(); err != nil {
+		t.Fatalf("flushing the %s rows: %v", prefix, err)
 	}
-	j.mu.Lock()
-	j.sources = nil
-	j.mu.Unlock()
-	write("kept")
-	// The job's next checkpoint (untorn) commits what was written since.
-	if err := j.checkpoint(ctx, jobEnd); err != nil {
-		t.Fatalf("the checkpoint after a torn one aborted buffered records: %v", err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close after a torn checkpoint aborted buffered records: %v", err)
-	}
-	// (the commit markers reach the partition after EndTransaction returns)
-	var recs []*kgo.Record
-	for end := time.Now().Add(kafkatest.Timeout); ; time.Sleep(100 * time.Millisecond) {
-		if recs = kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: true}); len(recs) >= 100 || time.Now().After(end) {
-			break
-		}
-	}
-	if len(recs) != 100 {
-		t.Fatalf("read_committed: %d records, want the 100 written after the abort", len(recs))
-	}
-	for i, r := range recs {
-		if want := fmt.Sprintf("kept%d", i); string(r.Value) != want {
-			t.Fatalf("read_committed record %d is %q, want %q", i, r.Value, want)
-		}
+}
+
+// TestKafkaFailedAbortIsReported (a real broker): an abort of an exactly-once
+// sink's transaction whose EndTransaction fails (here its context has ended:
+// the request is never sent, and the transaction stays open on the broker)
+// is never dropped silently: the torn checkpoint that aborted returns it, and
+// an abort with no return (the runner's Abort, a failed commit's) is returned
+// by whatever comes next: the next row written (which would begin a
+// transaction), the job's next checkpoint, or the sink's Close. Each names
+// the stream, the topic and the transaction and says what to do. Before,
+// EndTransaction's error was ignored and the job went on.
+func TestKafkaFailedAbortIsReported(t *testing.T) {
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, next := range []string{"the torn checkpoint", "a write", "a checkpoint", "Close"} {
+		t.Run(next, func(t *testing.T) {
+			topic := kafkatest.CreateTopic(t, 1, nil)
+			ctx, s := openTxnSink(t, topic)
+			writeRows(t, s, "open", 10)
+			if err := s.checkpoint(ctx); err != nil { // (the records reach the broker, in the open transaction)
+				t.Fatal(err)
+			}
+			j := s.job
+			var err error
+			switch next {
+			case "the torn checkpoint":
+				j.mu.Lock()
+				j.sources = append(j.sources, &kafkaSource{group: "g", job: j, replay: &tornReplay{torn: true},
+					assigned: map[int32]bool{0: true}, used: map[int32]int64{0: 10}, committed: map[int32]int64{0: 2}, marks: map[int32]connector.ReplayMark{}})
+				j.mu.Unlock()
+				err = j.checkpoint(dead, jobEnd)
+			case "a write":
+				s.tx.abort(dead)
+				v := vector.NewVec(catalog.Varchar)
+				v.SetString(0, []byte("next"))
+				err = s.Write([]*vector.Vec{v}, 0)
+			case "a checkpoint":
+				s.tx.abort(dead)
+				err = j.checkpoint(ctx, jobEnd)
+			case "Close":
+				s.tx.abort(dead)
+				err = s.Close()
+			}
+			if err == nil {
+				t.Fatalf("%s after an abort that failed gave no error", next)
+			}
+			for _, want := range []string{"sink stream out", "topic '" + topic + "'", "aborting transaction '" + s.tx.id + "' failed", "context canceled", "restart"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: the error %q does not say %q", next, err, want)
+				}
+			}
+			if next != "Close" {
+				_ = s.Close() // (the job failed: its Close)
+			}
+		})
 	}
 }
 

@@ -50,7 +50,7 @@ func init() {
 			{Name: "scan.bounded.mode", Kind: catalog.OptEnum, Values: []string{"unbounded", "latest-offset"}, Default: "unbounded", Doc: "where reading stops: never, or at the end offsets seen when the job starts"},
 			{Name: "sink.delivery-guarantee", Kind: catalog.OptEnum, Values: []string{"at-least-once", "exactly-once"}, Default: "at-least-once", Doc: "as a sink: at-least-once flushes before the job succeeds; exactly-once writes in Kafka transactions"},
 			{Name: "sink.transactional-id-prefix", Kind: catalog.OptString, Doc: "as an exactly-once sink: prefix of the transactional id"},
-			{Name: "max-record-size", Kind: catalog.OptSize, Default: "64MiB", Doc: "longest key or value read; a longer one is malformed (bytes, KiB, MiB, GiB)"},
+			{Name: "max-record-size", Kind: catalog.OptSize, Default: "64MiB", Doc: "longest key or value read; a longer one is malformed (bytes, or with a unit: 64kb, 64MiB, 1g; catalog.ParseSize)"},
 			{Name: "errors", Kind: catalog.OptEnum, Values: []string{"side", "skip", "fail"}, Default: "side", Doc: "malformed records: side (to the errors side output), skip, or fail"},
 			{Name: "errors.side", Kind: catalog.OptString, Default: "errors", Doc: "name of the errors side output"},
 			{Name: "errors.stream", Kind: catalog.OptString, Doc: "sink stream that gets the malformed records instead of the errors side output (SPEC 2.5, dead letters)"},

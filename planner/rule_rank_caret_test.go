@@ -1,0 +1,108 @@
+package planner_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"streamql/internal/session"
+	"streamql/parser"
+)
+
+// TestTopNOuterSelectCaret: every shape of a Top-N's outer SELECT that the
+// planner refuses (SPEC 2.9: the outer query selects the subquery's columns
+// by name and bounds the rank) is a planning error whose caret is on what is
+// refused, not on the subquery's "(": an expression in the select list (of
+// each kind), an unknown column, a GROUP BY, HAVING, ORDER BY or LIMIT, a
+// WINDOW clause, a WHERE term that does not bound the rank, and a rank column
+// over a first-row deduplication. Each query is tried as it is, as a subquery
+// in FROM of another query, and under INSERT INTO. Each case
+// marks the refused text with ⟦…⟧: the caret must be at its first byte.
+func TestTopNOuterSelectCaret(t *testing.T) {
+	const topN = "(SELECT k, p, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY p DESC) AS rn FROM b)"
+	const dedup = "(SELECT k, p, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM b)"
+	for _, c := range []struct{ query, want string }{
+		{"SELECT k, ⟦p + 1⟧ FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT k, ⟦UPPER(k)⟧ AS u FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT ⟦CAST(p AS VARCHAR)⟧ FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT k, ⟦'x'⟧ FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT k, ⟦CASE WHEN p > 1 THEN 1 ELSE 0 END⟧ FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT k,   ⟦rn * 2⟧ AS r2 FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT k, ⟦-p⟧ FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT k, ⟦COUNT(*)⟧ FROM $T WHERE rn <= 2", "selects its columns by name"},
+		{"SELECT k, ⟦zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
+		{"SELECT k, ⟦b.zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
+		{"SELECT k FROM $T WHERE rn <= 2 ⟦GROUP⟧ BY k", "aggregate inside the subquery"},
+		{"SELECT k FROM $T WHERE rn <= 2 ⟦HAVING⟧ k = 'a'", "aggregate inside the subquery"},
+		{"SELECT k FROM $T WHERE rn <= 2 ⟦ORDER⟧ BY k", "ORDER BY and LIMIT over a Top-N"},
+		{"SELECT k FROM $T WHERE rn <= 2 ⟦LIMIT⟧ 3", "ORDER BY and LIMIT over a Top-N"},
+		{"SELECT k FROM $T WHERE rn <= 2 ⟦WINDOW⟧ w AS (PARTITION BY k)", "WINDOW clause belongs to the subquery"},
+		{"SELECT k FROM $T WHERE ⟦k = 'a'⟧", "keeps the rows whose rank is at most N"},
+		{"SELECT k FROM $T WHERE ⟦rn > 2⟧", "keeps the rows whose rank is at most N"},
+		{"SELECT k, ⟦rn⟧ FROM $D WHERE rn = 1", "deduplication keeping the first row"},
+		{"SELECT k, ⟦rn⟧ AS r, rn FROM $D WHERE rn = 1", "deduplication keeping the first row"},
+		{"SELECT k, p, ts, ⟦*⟧ FROM $D WHERE rn = 1", "deduplication keeping the first row"},
+	} {
+		sub := topN
+		if strings.Contains(c.query, "$D") {
+			sub = dedup
+		}
+		for _, form := range []string{"subquery", "nested", "INSERT INTO"} {
+			q := c.query
+			pre := ""
+			switch form {
+			case "subquery":
+				q = strings.NewReplacer("$T", sub, "$D", sub).Replace(q)
+			case "nested":
+				pre = "SELECT * FROM ("
+				q = strings.NewReplacer("$T", sub, "$D", sub).Replace(q) + ")"
+			case "INSERT INTO":
+				pre = "INSERT INTO o "
+				q = strings.NewReplacer("$T", sub, "$D", sub).Replace(q)
+			}
+			script := pre + q
+			at := strings.Index(script, "⟦")
+			script = strings.NewReplacer("⟦", "", "⟧", "").Replace(script)
+			err := planTopNScript(t, script+";\n")
+			var pe *parser.Error
+			if !errors.As(err, &pe) || !strings.Contains(pe.Msg, c.want) {
+				t.Errorf("%s, %s:\n%s\ngave %v, want a planning error saying %q", c.query, form, script, err, c.want)
+				continue
+			}
+			if pe.Offset != at {
+				t.Errorf("%s, %s: the caret is at byte %d, want %d (on what is refused):\n%s", c.query, form, pe.Offset, at,
+					parser.FormatError("q.sql", script, pe))
+			}
+		}
+	}
+}
+
+// planTopNScript runs the declarations of TestTopNOuterSelectCaret's
+// streams (b unbounded with event time, o a sink) and then script's
+// statements and returns the first error (a query that plans is refused by
+// goldenFront: the test's queries must not plan). The offsets of a *parser.Error it returns are into script.
+func planTopNScript(t *testing.T, script string) error {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "b.csv"), []byte("a,1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := session.New(nil, &goldenFront{})
+	ddl := "CREATE STREAM b (k VARCHAR, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='b.csv', 'follow'='true');\n" +
+		"CREATE STREAM o (k VARCHAR, v VARCHAR) WITH ('connector'='file', 'path'='o.csv', 'format'='debezium-json');\n"
+	for _, src := range []string{ddl, script} {
+		sc, err := parser.Parse("q.sql", src)
+		if err != nil {
+			return err
+		}
+		for _, st := range sc.Stmts {
+			if err := s.Exec(context.Background(), sc, dir, st); err != nil {
+				return err
+			}
+		}
+	}
+	return errors.New("no error")
+}
