@@ -215,6 +215,14 @@ func TestReplayTopNOverGroupBy(t *testing.T) {
 		// (HAVING drops changes: each kept one still at its own input row,
 		// groupagg.go's flushOp)
 		"SELECT k, s FROM (SELECT k, s, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s) AS rn FROM (SELECT k, SUM(ts) AS s FROM s GROUP BY k HAVING COUNT(*) > 2)) WHERE rn <= 2",
+		// the query over the Top-N fused into the job (ruleFuseRankCalc,
+		// issue 24 item 5.1): a condition beside the rank's bound, an
+		// expression in the select list, with a HAVING in the subquery
+		"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k)) WHERE rn <= 2 AND n % 3 <> 1",
+		"SELECT UPPER(k) AS u, n * 10 + rn AS m FROM (SELECT k, n, RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k)) WHERE rn <= 2",
+		// (a condition before the Top-N ranks: the aggregate's HAVING)
+		"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k) WHERE n % 4 <> 2) WHERE rn <= 1",
+		"SELECT k, s / 1000 AS sec FROM (SELECT k, s, DENSE_RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s DESC) AS rn FROM (SELECT k, SUM(ts) AS s FROM s GROUP BY k HAVING COUNT(*) > 2)) WHERE rn <= 2 AND s > 50000 AND k <> 'k01'",
 	} {
 		job := planSidesWith(t, "ts", "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'", nil, q)
 		if !job.AggRankReplayed() {

@@ -23,17 +23,20 @@ import (
 // only (plan.Job.AggRankReplayed, the executor's replay.go). The shape: the
 // relation has one query with no side branch, dead letters, join, UNNEST,
 // window, LIMIT or Top-N of its own, over a Kafka stream with
-// 'properties.group.id'; the outer query has no side branch, WHERE, join,
+// 'properties.group.id'; the outer query has no side branch, join,
 // UNNEST or LIMIT, and its Top-N retracts (plan.Rank.Retract) and reads no
 // CURRENT_WATERMARK of the relation. Its columns are the relation's
-// columns' expressions over the groups' rows.
+// columns' expressions over the groups' rows, and its WHERE (a condition
+// over the relation's columns before the Top-N ranks them) joins the
+// aggregate's HAVING: both keep or drop each row of a change alone
+// (executor/aggregate's groupagg.go), so the Top-N gets the same changes.
 func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
 	d := plan.DerivedOf(st)
 	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil {
 		return st, main
 	}
 	r := main.Rank
-	if r == nil || r.Kind != plan.RankTopN || !r.Retract || r.Bounded || main.Where != nil || main.Agg != nil ||
+	if r == nil || r.Kind != plan.RankTopN || !r.Retract || r.Bounded || main.Agg != nil ||
 		main.Join != nil || main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
 		return st, main
 	}
@@ -56,6 +59,17 @@ func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*cat
 		}
 	}
 	b := *pm
+	if main.Where != nil { // (a condition over the groups' rows: HAVING, which filters each row of a change as a WHERE over them does)
+		w := substCols(main.Where, pm.Project)
+		if w == nil {
+			return st, main
+		}
+		a := *pm.Agg
+		if a.Having != nil {
+			w = &Expr{Op: plan.OpAnd, Type: w.Type, Args: []*Expr{a.Having, w}, Text: a.Having.Text + " AND " + w.Text}
+		}
+		a.Having, b.Agg = w, &a
+	}
 	b.Project, b.Columns, b.Rank = proj, main.Columns, r
 	b.Sink, b.SinkPos, b.Text = main.Sink, main.SinkPos, main.Text
 	b.Line, b.Column, b.Script = main.Line, main.Column, main.Script

@@ -99,6 +99,11 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		{"temporal join", "INSERT INTO rows_out SELECT s.deviceNo, r.v FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo;"},
 		{"window Top-N over a window TVF", windowTopN},
 		{"lookup join with event time", "INSERT INTO rows_out SELECT s.deviceNo, s.v FROM sensors s LEFT JOIN devices d ON s.deviceNo = d.deviceNo;"},
+		// a query over a Top-N of a subquery's GROUP BY, fused into its job
+		// (issue 24 item 5.1: ruleFuseRankCalc, ruleFuseRankAgg)
+		{"Top-N over a GROUP BY with a condition beside the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo HAVING SUM(v) > 0)) WHERE rn <= 3 AND n > 5;"},
+		{"Top-N over a GROUP BY with an expression in the select list", "INSERT INTO counts_out SELECT UPPER(deviceNo), n * 2 FROM (SELECT deviceNo, n, RANK() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 3;"},
+		{"Top-N over a GROUP BY with a condition before the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo) WHERE n > 5) WHERE rn <= 3;"},
 	}
 	for _, c := range replayed {
 		out, stderr, code := runSQL(t, nil, ddl("exactly-once")+"EXPLAIN "+c.query, "--format", "plain")
