@@ -19,7 +19,6 @@ import (
 // reference is separate from the engine's expressions. Random rows and
 // batch sizes.
 func TestFusedRankCalcIsTheQueryOverTheTopN(t *testing.T) {
-	kafka := "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'"
 	topN := "SELECT * FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k HAVING COUNT(*) > 1)) WHERE rn <= 2"
 	for _, c := range []struct {
 		query string
@@ -38,11 +37,11 @@ func TestFusedRankCalcIsTheQueryOverTheTopN(t *testing.T) {
 				return fmt.Sprintf("%d,%s", n, k), (k == "k01" || n > 5) && n > 2
 			}},
 	} {
-		job := planSidesWith(t, "ts", kafka, nil, c.query)
+		job := planSidesWith(t, "ts", kafkaGroup, nil, c.query)
 		if !job.AggRankReplayed() || !job.Main.Rank.Fused() {
 			t.Fatalf("%s: not planned as one job with the query fused over its Top-N", c.query)
 		}
-		inner := planSidesWith(t, "ts", kafka, nil, topN)
+		inner := planSidesWith(t, "ts", kafkaGroup, nil, topN)
 		for seed := int64(1); seed <= 20; seed++ {
 			rng := rand.New(rand.NewSource(seed))
 			var rows []replayRow

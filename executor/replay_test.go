@@ -27,6 +27,10 @@ type fakeReplayer struct {
 
 func (f *fakeReplayer) SetReplay(r connector.Replay) { f.rep = r }
 
+// kafkaGroup is the WITH options of a Kafka stream s read in consumer
+// group g (no broker is reached: the tests push its rows).
+const kafkaGroup = "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'"
+
 // replayRow is a row of partition p at offset off.
 type replayRow struct {
 	p   int32
@@ -224,9 +228,33 @@ func TestReplayTopNOverGroupBy(t *testing.T) {
 		"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k) WHERE n % 4 <> 2) WHERE rn <= 1",
 		"SELECT k, s / 1000 AS sec FROM (SELECT k, s, DENSE_RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s DESC) AS rn FROM (SELECT k, SUM(ts) AS s FROM s GROUP BY k HAVING COUNT(*) > 2)) WHERE rn <= 2 AND s > 50000 AND k <> 'k01'",
 	} {
-		job := planSidesWith(t, "ts", "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'", nil, q)
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
 		if !job.AggRankReplayed() {
 			t.Fatalf("%s: not planned as one replayed job", q)
+		}
+		for seed := int64(1); seed <= 30; seed++ {
+			replayExactlyOnce(t, "", q, seed)
+		}
+	}
+}
+
+// TestReplayRankOverView (issue 24 item 5.2): a Top-N or a deduplication
+// directly over a subquery, view or WITH relation that only filters and
+// projects a Kafka stream in a group is one job over the stream (the
+// planner's ruleInlineView), and a Top-N over such a relation that is a
+// GROUP BY one job too (ruleFuseRankAgg): replayed as over the stream's
+// rows, crashed at random points (cut inside a batch too) and read again
+// by a second process, they emit with the first what one process emits.
+func TestReplayRankOverView(t *testing.T) {
+	for _, q := range []string{
+		"SELECT k, t2 FROM (SELECT k, t2, ROW_NUMBER() OVER (PARTITION BY k ORDER BY t2 DESC) AS rn FROM (SELECT k, ts * 2 AS t2 FROM s WHERE ts % 5 <> 0)) WHERE rn <= 2",
+		"WITH v AS (SELECT UPPER(k) AS u, ts FROM s WHERE ts % 3 <> 0) SELECT u, ts, rn FROM (SELECT u, ts, RANK() OVER (PARTITION BY u ORDER BY ts) AS rn FROM v WHERE ts % 7 <> 1) WHERE rn <= 3",
+		"SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 4 <> 0)) WHERE rn = 1",
+		"WITH g AS (SELECT k, COUNT(*) AS n FROM s GROUP BY k) SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 2",
+	} {
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
+		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" {
+			t.Fatalf("%s: not planned as one replayed job over the stream (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())
 		}
 		for seed := int64(1); seed <= 30; seed++ {
 			replayExactlyOnce(t, "", q, seed)
@@ -322,7 +350,7 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	if side != "" {
 		sides = []string{side}
 	} else { // (a Top-N over a subquery's GROUP BY is one job over a Kafka stream in a group: ruleFuseRankAgg)
-		with = "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'"
+		with = kafkaGroup
 	}
 	job := planSidesWith(t, wm, with, sides, q)
 	whole := newReplayRun(t, job)

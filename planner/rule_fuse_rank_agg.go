@@ -54,13 +54,13 @@ func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*cat
 	}
 	proj := make([]*Expr, len(main.Project))
 	for k, e := range main.Project {
-		if proj[k] = substCols(e, pm.Project); proj[k] == nil {
+		if proj[k] = inlineCols(e, pm.Project, -1, -1); proj[k] == nil {
 			return st, main
 		}
 	}
 	b := *pm
 	if main.Where != nil { // (a condition over the groups' rows: HAVING, which filters each row of a change as a WHERE over them does)
-		w := substCols(main.Where, pm.Project)
+		w := inlineCols(main.Where, pm.Project, -1, -1)
 		if w == nil {
 			return st, main
 		}
@@ -75,30 +75,4 @@ func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*cat
 	b.Line, b.Column, b.Script = main.Line, main.Column, main.Script
 	b.Limit = -1
 	return part.Stream, &b
-}
-
-// substCols returns a copy of e with each column it reads (OpCol k) made
-// by[k]; nil when e reads something else of its batch (CURRENT_WATERMARK's
-// column) or a column by does not have.
-func substCols(e *Expr, by []*Expr) *Expr {
-	switch e.Op {
-	case plan.OpCol:
-		if e.Col < 0 || e.Col >= len(by) {
-			return nil
-		}
-		return by[e.Col]
-	case plan.OpCurrentWatermark:
-		return nil
-	}
-	c := *e
-	c.NullCount = nil
-	if len(e.Args) > 0 {
-		c.Args = make([]*Expr, len(e.Args))
-		for k, a := range e.Args {
-			if c.Args[k] = substCols(a, by); c.Args[k] == nil {
-				return nil
-			}
-		}
-	}
-	return &c
 }

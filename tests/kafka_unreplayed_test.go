@@ -103,6 +103,11 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		// (issue 24 item 5.1: ruleFuseRankCalc, ruleFuseRankAgg)
 		{"Top-N over a GROUP BY with a condition beside the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo HAVING SUM(v) > 0)) WHERE rn <= 3 AND n > 5;"},
 		{"Top-N over a GROUP BY with an expression in the select list", "INSERT INTO counts_out SELECT UPPER(deviceNo), n * 2 FROM (SELECT deviceNo, n, RANK() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo)) WHERE rn <= 3;"},
+		// a Top-N or deduplication directly over a view that filters and
+		// projects the stream, one job over the stream (issue 24 item 5.2:
+		// ruleInlineView)
+		{"Top-N over a filtering view", "INSERT INTO counts_out SELECT deviceNo, v FROM (SELECT deviceNo, v, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY v DESC) AS rn FROM recent) WHERE rn <= 1;"},
+		{"deduplication over a filtering subquery", "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT deviceNo, v, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM (SELECT deviceNo, v, ts FROM sensors WHERE v > 0)) WHERE rn = 1;"},
 		{"Top-N over a GROUP BY with a condition before the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo) WHERE n > 5) WHERE rn <= 3;"},
 	}
 	for _, c := range replayed {

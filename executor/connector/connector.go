@@ -233,7 +233,7 @@
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any
 // state over it (a Top-N, aggregate or join; but see "Updating operators"
-// for a Top-N over a subquery's GROUP BY); a join with an updating input or
+// for the relations planned as one job with the state over them); a join with an updating input or
 // an input without event time, and a join of two streams followed by an
 // aggregate or Top-N (these read their inputs whole and commit nothing); an
 // event-time semi or anti join in a job that aggregates too. Such a job with
@@ -314,7 +314,27 @@
 // and the Top-N takes the changes of rows below e into its state only
 // (their outputs are committed), so from e on its changes are one
 // uninterrupted run's (tests/kafka_updating_test.go,
-// TestKafkaTopNOverGroupByCrashesExactlyOnce).
+// TestKafkaTopNOverGroupByCrashesExactlyOnce). So is a Top-N over a view
+// or WITH relation that is such a GROUP BY; a condition on the groups'
+// rows before the Top-N ranks them joins the aggregate's HAVING (both keep
+// or drop each row of a change alone); and a query that filters and
+// projects such a Top-N (a condition beside the rank's bound, WHERE rn <= 3
+// AND c > 5, or an expression in its select list: Flink's Calc over a
+// Rank) is fused after it (planner's ruleFuseRankCalc; plan.Rank.Where and
+// Calc, executor/stateless's RankCalc): it keeps no state and filters the
+// changes the Top-N writes, so a replay writes none of them again
+// (TestKafkaTopNOverGroupByCalcCrashesExactlyOnce). A Top-N or
+// deduplication directly over a relation that only filters and projects
+// the stream is planned over the stream (planner's ruleInlineView): the
+// relation's WHERE and select list are computed before the operator, which
+// is replayed as over the stream's rows
+// (TestKafkaTopNOverViewCrashesExactlyOnce). A Top-N or window Top-N in a
+// job with a side branch or another aggregate is not replayed yet: the
+// commit would be the smaller of the operators' hold frontiers (replay.Hold
+// takes it), but a side branch's own aggregate writes no change of a row
+// read again, while a rank operator after an aggregate needs those rows'
+// changes in its state (passReplay serves the one aggregate that feeds the
+// rank, not a second one).
 //
 // # Event-time rank operators (SPEC 2.9)
 //
