@@ -66,7 +66,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	}
 	opts.src, opts.parts, opts.budget, opts.stats = r.src, r.src, NewStateBudget(0), r.stats
 	r.c = buildChain(job, nil, r.sink, opts)
-	if newReplay(r.src, r.c, r.agg, job.WindowRankReplayed() || job.AggRankReplayed()) == nil || r.src.rep == nil {
+	if newReplay(r.src, r.c, r.agg, job) == nil || r.src.rep == nil {
 		t.Fatal("the job gave its source no replay state")
 	}
 	return r
@@ -258,6 +258,36 @@ func TestReplayRankOverView(t *testing.T) {
 		}
 		for seed := int64(1); seed <= 30; seed++ {
 			replayExactlyOnce(t, "", q, seed)
+		}
+	}
+}
+
+// TestReplayRankBesideSideAggregates (issue 24 item 5.3): a Top-N,
+// deduplication or OVER aggregation over the stream's rows in the main
+// query of a job whose side branch aggregates (a TUMBLE window, an
+// unbounded GROUP BY) is replayed with the aggregate (plan.Job.
+// RankBesideAggs): the commit is the smaller hold frontier, and each
+// operator takes the rows read again into its own state; crashed at random
+// points (cut inside a batch too) and read again by a second process, the
+// two emit together what one process emits.
+func TestReplayRankBesideSideAggregates(t *testing.T) {
+	for _, side := range []string{
+		// (a side branch takes the rows its WHERE keeps, the main query the
+		// others: SPEC 2.1)
+		"SELECT window_start, k, COUNT(*) AS n INTO SIDE 'w' FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE ts % 3 = 0 GROUP BY window_start, window_end, k",
+		"SELECT k, COUNT(*) AS n, MAX(ts) AS m INTO SIDE 'g' FROM s WHERE ts % 3 = 0 GROUP BY k",
+	} {
+		for _, q := range []string{
+			"SELECT k, ts, rn FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM s) WHERE rn <= 2",
+			"SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM s) WHERE rn = 1",
+			"SELECT k, ts, COUNT(*) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM s",
+		} {
+			if job := planSidesWith(t, "ts", kafkaGroup, []string{side}, q); !job.RankBesideAggs() || job.ReplayStrategy() != "replayed" {
+				t.Fatalf("%s beside %s: not replayed (%q)", q, side, job.ReplayStrategy())
+			}
+			for seed := int64(1); seed <= 30; seed++ {
+				replayExactlyOnce(t, side, q, seed)
+			}
 		}
 	}
 }

@@ -13,6 +13,7 @@ package tests
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -211,6 +212,74 @@ func TestKafkaTopNOverViewCrashesExactlyOnce(t *testing.T) {
 			compareTables(t, table, want)
 			t.Logf("%d rows in the final table, %d upsert records", len(want), len(recs))
 		}))
+}
+
+// TestKafkaTopNBesideSideGroupByCrashesExactlyOnce (issue 24 item 5.3): a
+// job whose side branch counts each device's rows with v % 3 = 0 (an
+// unbounded GROUP BY) into one upsert-kafka topic and whose main query
+// keeps the top 3 values per device of the other rows (a Top-N) into
+// another, both replayed (plan.Job.RankBesideAggs: the commit is the
+// smaller hold frontier, each operator takes the rows read again into its
+// own state) while processes are SIGKILLed: each topic's final table
+// equals its batch reference's.
+func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	job := updJob(t, rows, "dev VARCHAR, v BIGINT, id BIGINT, PRIMARY KEY (dev, v) NOT ENFORCED",
+		"SELECT dev, COUNT(*) AS n INTO STREAM counts FROM readings WHERE v % 3 = 0 GROUP BY dev;\n"+
+			"INSERT INTO upserts SELECT dev, v, id FROM (SELECT id, dev, v, ROW_NUMBER() OVER (PARTITION BY dev ORDER BY v DESC) AS rn FROM readings) WHERE rn <= 3;\n",
+		nil)
+	script := job.script
+	job.outs = []string{"upserts", "counts"}
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		counts := fmt.Sprintf("CREATE STREAM counts (dev VARCHAR, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+			outs["counts"], kafkatest.Brokers(t), sink)
+		path := script(t, dir, in, outs, group, slot, sink)
+		return rewriteScript(t, path, func(sql string) string {
+			at := strings.Index(sql, "SELECT dev, COUNT(*)")
+			return sql[:at] + counts + sql[at:]
+		})
+	}
+	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		n := map[string]int64{}
+		byDev := map[string][]updRow{}
+		for _, r := range rows {
+			if r.v%3 == 0 { // the side branch's rows (SPEC 2.1: the first branch whose WHERE holds takes the row)
+				n[r.dev]++
+			} else {
+				byDev[r.dev] = append(byDev[r.dev], r)
+			}
+		}
+		wantCounts := map[string]string{}
+		for d, c := range n {
+			wantCounts[d] = fmt.Sprintf("%s,%d", d, c)
+		}
+		wantTop := map[string]string{}
+		for d, rs := range byDev {
+			slices.SortFunc(rs, func(a, b updRow) int { return cmp.Compare(b.v, a.v) })
+			for _, r := range rs[:min(3, len(rs))] {
+				wantTop[fmt.Sprintf("%s,%d", d, r.v)] = fmt.Sprintf("%s,%d,%d", d, r.v, r.id)
+			}
+		}
+		counts, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["counts"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, counts, wantCounts)
+		top, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, top, wantTop)
+		t.Logf("%d devices counted, %d rows in the top 3s", len(wantCounts), len(wantTop))
+	}
+	scaleOutCrashes(t, "exactly-once", job)
+}
+
+// rewriteScript rewrites the script at path with edit and returns path.
+func rewriteScript(t *testing.T, path string, edit func(string) string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(edit(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // d2reg is device d's region: its number mod 4 (TestKafkaTopNOverGroupByCrashesExactlyOnce).

@@ -328,13 +328,21 @@
 // the stream is planned over the stream (planner's ruleInlineView): the
 // relation's WHERE and select list are computed before the operator, which
 // is replayed as over the stream's rows
-// (TestKafkaTopNOverViewCrashesExactlyOnce). A Top-N or window Top-N in a
-// job with a side branch or another aggregate is not replayed yet: the
-// commit would be the smaller of the operators' hold frontiers (replay.Hold
-// takes it), but a side branch's own aggregate writes no change of a row
-// read again, while a rank operator after an aggregate needs those rows'
-// changes in its state (passReplay serves the one aggregate that feeds the
-// rank, not a second one).
+// (TestKafkaTopNOverViewCrashesExactlyOnce). A rank operator over the
+// stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
+// event time) in the main query of a job whose side branches aggregate
+// (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of
+// one replay, the commit is the smaller hold frontier (replay.Hold), and
+// each takes the rows read again below e into its own state, writing
+// nothing of them again (the aggregate's opReplay, the rank's noteRow); the
+// fire frontier f_p is the stream's watermark at an event both fired at
+// (TestReplayRankBesideSideAggregates,
+// TestKafkaTopNBesideSideGroupByCrashesExactlyOnce). A window Top-N (or a
+// Top-N over the job's GROUP BY) in a job with another aggregate is not
+// replayed yet: its Aggregate must pass the rows read again on into the
+// rank's state (passReplay), while the other aggregates, in the same
+// aggregate operator, must hold them back; the replay is given to the
+// operator whole, not per aggregate.
 //
 // # Event-time rank operators (SPEC 2.9)
 //
