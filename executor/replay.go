@@ -75,11 +75,11 @@ func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, job *pl
 		r.pw.rep = r
 	}
 	if agg != nil {
-		var ar aggregate.Replay = opReplay{r}
-		if rk != nil && pass { // (beside a side branch's aggregate, each holds back its own)
-			ar = passReplay{opReplay{r}}
+		if rk != nil && pass { // (the main query's aggregate feeds the rank; a side branch's holds back its own)
+			agg.StartReplayPassing(opReplay{r}, passReplay{opReplay{r}}, job.Main)
+		} else {
+			agg.StartReplay(opReplay{r})
 		}
-		agg.StartReplay(ar)
 		r.add(agg)
 	}
 	if rk != nil {

@@ -226,8 +226,9 @@
 // # What is not replayed, and refused
 //
 // The state no replay rebuilds (planner/plan's Job.Unreplayed): a window
-// Top-N other than over a window TVF's rows in a job with no other aggregate
-// (that one is replayed: see "Event-time rank operators"); a subquery,
+// Top-N other than over a window TVF's rows (that one is replayed, beside
+// side branches' aggregates too: see "Event-time rank operators" and
+// "Updating operators"); a subquery,
 // view or WITH relation over streams of a group, whose parts' jobs read the
 // streams whole, every partition, and commit no offsets (as members of the
 // group they would split the partitions between them, and commit apart
@@ -337,12 +338,13 @@
 // nothing of them again (the aggregate's opReplay, the rank's noteRow); the
 // fire frontier f_p is the stream's watermark at an event both fired at
 // (TestReplayRankBesideSideAggregates,
-// TestKafkaTopNBesideSideGroupByCrashesExactlyOnce). A window Top-N (or a
-// Top-N over the job's GROUP BY) in a job with another aggregate is not
-// replayed yet: its Aggregate must pass the rows read again on into the
-// rank's state (passReplay), while the other aggregates, in the same
-// aggregate operator, must hold them back; the replay is given to the
-// operator whole, not per aggregate.
+// TestKafkaTopNBesideSideGroupByCrashesExactlyOnce). So is a window Top-N
+// over a window TVF's rows beside side branches' aggregates: the TVF's
+// Aggregate passes the rows read again on into the window Top-N's state
+// (passReplay) while the side branches' hold theirs back
+// (aggregate.Operator.StartReplayPassing). A Top-N over the job's own
+// GROUP BY with a side branch is not replayed yet (ruleFuseRankAgg plans
+// only a job without side branches).
 //
 // # Event-time rank operators (SPEC 2.9)
 //

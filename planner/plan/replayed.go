@@ -83,7 +83,7 @@ func (j *Job) Unreplayed() (op, why string) {
 func (r *Rank) unreplayedWhy(held, aggs bool) string {
 	switch {
 	case r.Kind == RankWindowTopN && (aggs || held):
-		return "a window Top-N is replayed only over a TUMBLE, HOP or CUMULATE TVF's rows, in a job with no other aggregate or event-time join"
+		return "a window Top-N is replayed only over a TUMBLE, HOP or CUMULATE TVF's rows, in a job with no event-time join"
 	case aggs:
 		return "it follows an aggregate, whose replay writes no change again, so it would not see the changes it had"
 	case held:

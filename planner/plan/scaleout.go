@@ -227,7 +227,7 @@ func (j *Job) AggRankReplayed() bool {
 // replay in job j (held, aggs: Job.heldAggs): over the stream's rows
 // (Rank.replayed) or over the main query's own aggregate (AggRankReplayed).
 func (j *Job) rankReplayed(b *Branch, held, aggs bool) bool {
-	return b.Rank.replayed(held, aggs) || b == j.Main && !held && (j.AggRankReplayed() || j.RankBesideAggs())
+	return b.Rank.replayed(held, aggs) || b == j.Main && !held && (j.AggRankReplayed() || j.RankBesideAggs() || j.WindowRankReplayed())
 }
 
 // RankBesideAggs reports whether job j's main query ends with a rank
@@ -248,14 +248,17 @@ func (j *Job) RankBesideAggs() bool {
 
 // WindowRankReplayed reports whether job j's window Top-N over a window
 // TVF's rows (its main query) is replayed with its TVF's Aggregate (the
-// executor's replay.go): the job's only aggregate is that TVF's, so the
-// rows read again pass through it into the window Top-N's state.
+// executor's replay.go), in a job with no event-time join: the rows read
+// again pass through that Aggregate into the window Top-N's state, while
+// side branches' aggregates, if any, take them into their own state only
+// (aggregate.Operator.StartReplayPassing); the smaller hold frontier
+// commits.
 func (j *Job) WindowRankReplayed() bool {
 	if j.Main == nil || !tvfRank(j.Main) {
 		return false
 	}
-	held, aggs := j.heldAggs()
-	return j.Main.Rank.replayed(held, aggs)
+	held, _ := j.heldAggs()
+	return !held && j.Main.Rank.replayed(false, false)
 }
 
 // takesOption reports whether the connector spec has the option name.
