@@ -251,6 +251,10 @@ func TestReplayRankOverView(t *testing.T) {
 		"WITH v AS (SELECT UPPER(k) AS u, ts FROM s WHERE ts % 3 <> 0) SELECT u, ts, rn FROM (SELECT u, ts, RANK() OVER (PARTITION BY u ORDER BY ts) AS rn FROM v WHERE ts % 7 <> 1) WHERE rn <= 3",
 		"SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 4 <> 0)) WHERE rn = 1",
 		"WITH g AS (SELECT k, COUNT(*) AS n FROM s GROUP BY k) SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 2",
+		// a query over a Top-N of the stream's rows (ruleFuseRankCalc), and
+		// over one of a filtering subquery (ruleInlineView first)
+		"SELECT k, ts * 2 AS t2 FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM s) WHERE rn <= 3 AND ts % 2 = 0",
+		"SELECT UPPER(k) AS u, rn FROM (SELECT k, ts, RANK() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 5 <> 0)) WHERE rn <= 2 AND ts % 3 <> 0",
 	} {
 		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
 		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" {
