@@ -125,7 +125,7 @@ func TestLayering(t *testing.T) {
 	// operators) imports executor/vector only, executor/state (the state
 	// budget) no package of the module; the operator packages import the base
 	// and the kernels, never the executor that builds them (executor/stateless:
-	// LIMIT and the projections; executor/route: the router's stages, their
+	// LIMIT, the projections and the query fused over a Top-N; executor/route: the router's stages, their
 	// gates operators it is given, never the join state; executor/rank: the main query's Top-N,
 	// deduplication, OVER and ORDER BY over executor/op, reaching the replay
 	// through its own interface; executor/aggregate: the window and updating
@@ -142,7 +142,7 @@ func TestLayering(t *testing.T) {
 		"streamql/executor/strategy":   {"streamql/executor/chunked", "streamql/executor/connector", "streamql/executor/records", "streamql/executor/vector", "streamql/catalog"},
 		"streamql/executor/flow":       {"streamql/executor/vector"},
 		"streamql/executor/state":      nil,
-		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/planner/plan"},
+		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/executor/vector", "streamql/planner/plan"},
 		"streamql/executor/route":      {"streamql/executor/flow", "streamql/executor/expr", "streamql/executor/vector", "streamql/planner/plan"},
 		"streamql/executor/sinkstream": {"streamql/executor/flow", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
 		"streamql/executor/rank":       {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},

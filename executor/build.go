@@ -83,6 +83,10 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts c
 	// with the rest (copyStats, addStats)
 	c.sink = &sinkOp{sink: sink, parts: make([]int64, nb+3*nb), nb: nb, outputs: make([]int64, len(job.Outputs)), exprs: opts.exprs}
 	add(c.sink, "sink", nil)
+	if job.Main != nil && job.Main.Rank != nil && job.Main.Rank.Fused() { // the query over it (the planner's ruleFuseRankCalc)
+		down := flow.NewEmitter(next)
+		add(stateless.NewRankCalc(job, down, opts.exprs), "calc", down)
+	}
 	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (executor/rank)
 		var rk Operator = failedOp{}
 		down := flow.NewEmitter(next)

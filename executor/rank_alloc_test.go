@@ -34,6 +34,32 @@ SELECT deviceNo, ts, temperature
 	}
 }
 
+// TestFusedRankCalcAllocatesNothingPerBatch: a Top-10 per device with a
+// condition beside its bound and an expression in its select list, over a
+// Kafka stream in a consumer group (the query over it fused into the job:
+// executor/stateless's RankCalc after the rank) allocates nothing per batch
+// in steady state (issue 24: the hot path rule).
+func TestFusedRankCalcAllocatesNothingPerBatch(t *testing.T) {
+	script := `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)
+  WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:9', 'properties.group.id' = 'g', 'format' = 'csv');
+SELECT deviceNo, ts * 2 AS t2
+  FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts DESC) AS rn FROM sensors)
+ WHERE rn <= 10 AND ts % 3 <> 0;
+`
+	job := sensorbench.Plan(t, script, "")
+	if !job.Main.Rank.Fused() {
+		t.Fatal("the query over the Top-N is not fused into its job")
+	}
+	perBatch, few, many := allocsPerBatch(t, job, func(sink *discardCounting, batches int) {
+		if sink.chunkRows == 0 {
+			t.Fatal("no change reached the sink")
+		}
+	})
+	if perBatch > 0.01 {
+		t.Errorf("%.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", perBatch, few, many)
+	}
+}
+
 // TestTopNStoresAColumnOnce: the planner's hidden PARTITION BY and ORDER BY
 // columns ($rankN) that compute a column the query shows again are not
 // stored twice by the Top-N (its input is narrowed to the distinct

@@ -6,6 +6,7 @@ import (
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
+	"streamql/planner/plan"
 )
 
 // replay is the executor's side of the replay of a Kafka source in a
@@ -55,11 +56,15 @@ type replay struct {
 // window Top-N over a window TVF's rows (job's plan.Job.WindowRankReplayed),
 // or a Top-N over the job's unbounded GROUP BY (plan.Job.AggRankReplayed),
 // is replayed with its Aggregate (pass), which then passes the rows read
-// again (or their changes) on into its state (passReplay); the hold
-// frontier is the smaller of the two operators' (Hold).
-func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, pass bool) *replay {
+// again (or their changes) on into its state (passReplay); a rank operator
+// over the stream's rows beside side branches' aggregates
+// (plan.Job.RankBesideAggs) is replayed with them, each taking the rows
+// read again into its own state. The hold frontier is the smallest of the
+// operators' (Hold).
+func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, job *plan.Job) *replay {
+	pass := job.WindowRankReplayed() || job.AggRankReplayed()
 	rk := c.rank
-	if rk != nil && (agg != nil && !pass || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
+	if rk != nil && (agg != nil && !pass && !job.RankBesideAggs() || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
 		rk = nil // (the rank operator's own replay is of one over the stream's rows, or a TVF's)
 	}
 	if agg == nil && rk == nil || rs == nil {
@@ -70,11 +75,11 @@ func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, pass bo
 		r.pw.rep = r
 	}
 	if agg != nil {
-		var ar aggregate.Replay = opReplay{r}
-		if rk != nil { // (pass)
-			ar = passReplay{opReplay{r}}
+		if rk != nil && pass { // (the main query's aggregate feeds the rank; a side branch's holds back its own)
+			agg.StartReplayPassing(opReplay{r}, passReplay{opReplay{r}}, job.Main)
+		} else {
+			agg.StartReplay(opReplay{r})
 		}
-		agg.StartReplay(ar)
 		r.add(agg)
 	}
 	if rk != nil {

@@ -27,6 +27,10 @@ type fakeReplayer struct {
 
 func (f *fakeReplayer) SetReplay(r connector.Replay) { f.rep = r }
 
+// kafkaGroup is the WITH options of a Kafka stream s read in consumer
+// group g (no broker is reached: the tests push its rows).
+const kafkaGroup = "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'"
+
 // replayRow is a row of partition p at offset off.
 type replayRow struct {
 	p   int32
@@ -62,7 +66,7 @@ func newReplayRun(t *testing.T, job *planner.Job) *replayRun {
 	}
 	opts.src, opts.parts, opts.budget, opts.stats = r.src, r.src, NewStateBudget(0), r.stats
 	r.c = buildChain(job, nil, r.sink, opts)
-	if newReplay(r.src, r.c, r.agg, job.WindowRankReplayed() || job.AggRankReplayed()) == nil || r.src.rep == nil {
+	if newReplay(r.src, r.c, r.agg, job) == nil || r.src.rep == nil {
 		t.Fatal("the job gave its source no replay state")
 	}
 	return r
@@ -215,13 +219,83 @@ func TestReplayTopNOverGroupBy(t *testing.T) {
 		// (HAVING drops changes: each kept one still at its own input row,
 		// groupagg.go's flushOp)
 		"SELECT k, s FROM (SELECT k, s, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s) AS rn FROM (SELECT k, SUM(ts) AS s FROM s GROUP BY k HAVING COUNT(*) > 2)) WHERE rn <= 2",
+		// the query over the Top-N fused into the job (ruleFuseRankCalc,
+		// issue 24 item 5.1): a condition beside the rank's bound, an
+		// expression in the select list, with a HAVING in the subquery
+		"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k)) WHERE rn <= 2 AND n % 3 <> 1",
+		"SELECT UPPER(k) AS u, n * 10 + rn AS m FROM (SELECT k, n, RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k)) WHERE rn <= 2",
+		// (a condition before the Top-N ranks: the aggregate's HAVING)
+		"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k) WHERE n % 4 <> 2) WHERE rn <= 1",
+		"SELECT k, s / 1000 AS sec FROM (SELECT k, s, DENSE_RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s DESC) AS rn FROM (SELECT k, SUM(ts) AS s FROM s GROUP BY k HAVING COUNT(*) > 2)) WHERE rn <= 2 AND s > 50000 AND k <> 'k01'",
 	} {
-		job := planSidesWith(t, "ts", "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'", nil, q)
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
 		if !job.AggRankReplayed() {
 			t.Fatalf("%s: not planned as one replayed job", q)
 		}
 		for seed := int64(1); seed <= 30; seed++ {
 			replayExactlyOnce(t, "", q, seed)
+		}
+	}
+}
+
+// TestReplayRankOverView (issue 24 item 5.2): a Top-N or a deduplication
+// directly over a subquery, view or WITH relation that only filters and
+// projects a Kafka stream in a group is one job over the stream (the
+// planner's ruleInlineView), and a Top-N over such a relation that is a
+// GROUP BY one job too (ruleFuseRankAgg): replayed as over the stream's
+// rows, crashed at random points (cut inside a batch too) and read again
+// by a second process, they emit with the first what one process emits.
+func TestReplayRankOverView(t *testing.T) {
+	for _, q := range []string{
+		"SELECT k, t2 FROM (SELECT k, t2, ROW_NUMBER() OVER (PARTITION BY k ORDER BY t2 DESC) AS rn FROM (SELECT k, ts * 2 AS t2 FROM s WHERE ts % 5 <> 0)) WHERE rn <= 2",
+		"WITH v AS (SELECT UPPER(k) AS u, ts FROM s WHERE ts % 3 <> 0) SELECT u, ts, rn FROM (SELECT u, ts, RANK() OVER (PARTITION BY u ORDER BY ts) AS rn FROM v WHERE ts % 7 <> 1) WHERE rn <= 3",
+		"SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 4 <> 0)) WHERE rn = 1",
+		"WITH g AS (SELECT k, COUNT(*) AS n FROM s GROUP BY k) SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 2",
+		// a query over a Top-N of the stream's rows (ruleFuseRankCalc), and
+		// over one of a filtering subquery (ruleInlineView first)
+		"SELECT k, ts * 2 AS t2 FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM s) WHERE rn <= 3 AND ts % 2 = 0",
+		"SELECT UPPER(k) AS u, rn FROM (SELECT k, ts, RANK() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 5 <> 0)) WHERE rn <= 2 AND ts % 3 <> 0",
+	} {
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
+		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" {
+			t.Fatalf("%s: not planned as one replayed job over the stream (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 30; seed++ {
+			replayExactlyOnce(t, "", q, seed)
+		}
+	}
+}
+
+// TestReplayRankBesideSideAggregates (issue 24 item 5.3): a Top-N,
+// deduplication or OVER aggregation over the stream's rows in the main
+// query of a job whose side branch aggregates (a TUMBLE window, an
+// unbounded GROUP BY) is replayed with the aggregate (plan.Job.
+// RankBesideAggs): the commit is the smaller hold frontier, and each
+// operator takes the rows read again into its own state; crashed at random
+// points (cut inside a batch too) and read again by a second process, the
+// two emit together what one process emits.
+func TestReplayRankBesideSideAggregates(t *testing.T) {
+	for _, side := range []string{
+		// (a side branch takes the rows its WHERE keeps, the main query the
+		// others: SPEC 2.1)
+		"SELECT window_start, k, COUNT(*) AS n INTO SIDE 'w' FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE ts % 3 = 0 GROUP BY window_start, window_end, k",
+		"SELECT k, COUNT(*) AS n, MAX(ts) AS m INTO SIDE 'g' FROM s WHERE ts % 3 = 0 GROUP BY k",
+	} {
+		for _, q := range []string{
+			// a window Top-N over a window TVF's rows: its Aggregate passes
+			// the rows read again into its state, the side's holds them back
+			"SELECT window_start, k, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY ts DESC) AS rn FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2",
+			"SELECT window_start, window_end, k, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY ts) AS rn FROM TABLE(HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND))) WHERE rn <= 1",
+			"SELECT k, ts, rn FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM s) WHERE rn <= 2",
+			"SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM s) WHERE rn = 1",
+			"SELECT k, ts, COUNT(*) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM s",
+		} {
+			if job := planSidesWith(t, "ts", kafkaGroup, []string{side}, q); !job.RankBesideAggs() && !job.WindowRankReplayed() || job.ReplayStrategy() != "replayed" {
+				t.Fatalf("%s beside %s: not replayed (%q)", q, side, job.ReplayStrategy())
+			}
+			for seed := int64(1); seed <= 30; seed++ {
+				replayExactlyOnce(t, side, q, seed)
+			}
 		}
 	}
 }
@@ -314,7 +388,7 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	if side != "" {
 		sides = []string{side}
 	} else { // (a Top-N over a subquery's GROUP BY is one job over a Kafka stream in a group: ruleFuseRankAgg)
-		with = "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'properties.group.id'='g', 'format'='csv'"
+		with = kafkaGroup
 	}
 	job := planSidesWith(t, wm, with, sides, q)
 	whole := newReplayRun(t, job)

@@ -263,7 +263,9 @@ func (p *Planner) streamList() string {
 // branches (and their columns). src is not used any more: the WATERMARK
 // expression is compiled against its own script (CompileWatermark).
 func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*Job, error) {
+	st, main = ruleInlineView(st, branches, main)
 	st, main = ruleFuseRankAgg(st, branches, main)
+	st, main = ruleFuseRankCalc(st, branches, main)
 	types, wm := batchLayout(st)
 	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm}
 	if main != nil {

@@ -82,7 +82,7 @@ func ruleChangelogJob(j *Job) {
 		o := &j.Outputs[b.Output]
 		o.Updating = true
 		if writers[b.Output] == 1 && b.Agg != nil && b.Agg.Updating {
-			o.UpsertKey = upsertKey(b)
+			o.UpsertKey = rankedKey(b.Rank, upsertKey(b))
 		}
 	}
 }
@@ -107,6 +107,53 @@ func upsertKey(b *Branch) []int {
 		key = append(key, found)
 	}
 	return key
+}
+
+// rankedKey returns key, columns of a branch's projection (its rank
+// operator's input), as the branch's output columns when rank r (nil:
+// none) follows it: through the operator's Output, then a fused query's
+// Calc (ruleFuseRankCalc), each key column selected as it is; nil when
+// one is not.
+func rankedKey(r *plan.Rank, key []int) []int {
+	if r == nil || key == nil {
+		return key
+	}
+	find := func(c int, in func(x int) (int, bool)) int {
+		for x := 0; ; x++ {
+			v, ok := in(x)
+			if !ok {
+				return -1
+			}
+			if v == c {
+				return x
+			}
+		}
+	}
+	out := make([]int, len(key))
+	for k, c := range key {
+		x := find(c, func(x int) (int, bool) {
+			if x >= len(r.Output) {
+				return 0, false
+			}
+			return r.Output[x], true
+		})
+		if x >= 0 && r.Calc != nil {
+			x = find(x, func(y int) (int, bool) {
+				if y >= len(r.Calc) {
+					return 0, false
+				}
+				if e := r.Calc[y]; e.Op == plan.OpCol {
+					return e.Col, true
+				}
+				return -1, true
+			})
+		}
+		if x < 0 {
+			return nil
+		}
+		out[k] = x
+	}
+	return out
 }
 
 // readsChanges reports whether st's rows are changes (SPEC 2.8): a stream

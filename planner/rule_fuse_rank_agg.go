@@ -23,17 +23,20 @@ import (
 // only (plan.Job.AggRankReplayed, the executor's replay.go). The shape: the
 // relation has one query with no side branch, dead letters, join, UNNEST,
 // window, LIMIT or Top-N of its own, over a Kafka stream with
-// 'properties.group.id'; the outer query has no side branch, WHERE, join,
+// 'properties.group.id'; the outer query has no side branch, join,
 // UNNEST or LIMIT, and its Top-N retracts (plan.Rank.Retract) and reads no
 // CURRENT_WATERMARK of the relation. Its columns are the relation's
-// columns' expressions over the groups' rows.
+// columns' expressions over the groups' rows, and its WHERE (a condition
+// over the relation's columns before the Top-N ranks them) joins the
+// aggregate's HAVING: both keep or drop each row of a change alone
+// (executor/aggregate's groupagg.go), so the Top-N gets the same changes.
 func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
 	d := plan.DerivedOf(st)
 	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil {
 		return st, main
 	}
 	r := main.Rank
-	if r == nil || r.Kind != plan.RankTopN || !r.Retract || r.Bounded || main.Where != nil || main.Agg != nil ||
+	if r == nil || r.Kind != plan.RankTopN || !r.Retract || r.Bounded || main.Agg != nil ||
 		main.Join != nil || main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
 		return st, main
 	}
@@ -51,40 +54,25 @@ func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*cat
 	}
 	proj := make([]*Expr, len(main.Project))
 	for k, e := range main.Project {
-		if proj[k] = substCols(e, pm.Project); proj[k] == nil {
+		if proj[k] = inlineCols(e, pm.Project, -1, -1); proj[k] == nil {
 			return st, main
 		}
 	}
 	b := *pm
+	if main.Where != nil { // (a condition over the groups' rows: HAVING, which filters each row of a change as a WHERE over them does)
+		w := inlineCols(main.Where, pm.Project, -1, -1)
+		if w == nil {
+			return st, main
+		}
+		a := *pm.Agg
+		if a.Having != nil {
+			w = &Expr{Op: plan.OpAnd, Type: w.Type, Args: []*Expr{a.Having, w}, Text: a.Having.Text + " AND " + w.Text}
+		}
+		a.Having, b.Agg = w, &a
+	}
 	b.Project, b.Columns, b.Rank = proj, main.Columns, r
 	b.Sink, b.SinkPos, b.Text = main.Sink, main.SinkPos, main.Text
 	b.Line, b.Column, b.Script = main.Line, main.Column, main.Script
 	b.Limit = -1
 	return part.Stream, &b
-}
-
-// substCols returns a copy of e with each column it reads (OpCol k) made
-// by[k]; nil when e reads something else of its batch (CURRENT_WATERMARK's
-// column) or a column by does not have.
-func substCols(e *Expr, by []*Expr) *Expr {
-	switch e.Op {
-	case plan.OpCol:
-		if e.Col < 0 || e.Col >= len(by) {
-			return nil
-		}
-		return by[e.Col]
-	case plan.OpCurrentWatermark:
-		return nil
-	}
-	c := *e
-	c.NullCount = nil
-	if len(e.Args) > 0 {
-		c.Args = make([]*Expr, len(e.Args))
-		for k, a := range e.Args {
-			if c.Args[k] = substCols(a, by); c.Args[k] == nil {
-				return nil
-			}
-		}
-	}
-	return &c
 }

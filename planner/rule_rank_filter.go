@@ -14,13 +14,15 @@ import (
 // topNThenFilter plans a Top-N whose outer WHERE holds conditions besides
 // the rank's bound (WHERE rn <= 3 AND price > 10, which Flink accepts: its
 // rank rule takes the bound on the rank and leaves the other conjuncts in
-// a Calc over the Rank). The Top-N ranks every row of its subquery, and
+// a Calc over the Rank), or whose outer select list computes an expression
+// (SELECT k, n * 2 AS m: the Calc's projection; computes). The Top-N ranks every row of its subquery, and
 // the other conditions filter its output: sel becomes a query over a
 // derived relation (SPEC 2.6) that is the Top-N with the bound alone, as
 // written, selecting every column and the rank; its kinds pass through the
 // filter (SPEC 2.8: an update's old and new rows each as the condition
 // says). It reports false when the WHERE holds only conditions on the rank
-// (rankBound checks them) or none.
+// (rankBound checks them) or none, and the select list only columns. The
+// INSERT INTO of sel is the outer query's.
 func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, bool, error) {
 	q := sel.Query
 	if q.Where == nil {
@@ -46,11 +48,13 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 			rest = append(rest, lower) // (a rank range: the ranks below its start filtered out after the Top-N)
 		}
 	}
-	if len(rest) == 0 || len(bound) != 1 {
+	if len(rest) == 0 && !computes(q) || len(bound) != 1 {
 		return nil, false, nil // (rankBound says what the rank's bound may be)
 	}
-	// the Top-N alone: SELECT * FROM (subquery) WHERE <bound>
+	// the Top-N alone: SELECT * FROM (subquery) WHERE <bound> (the query
+	// over it writes the sink)
 	topn := *sel
+	topn.Insert, topn.InsertColumns = "", nil
 	tq := *q
 	tq.Where = bound[0]
 	tq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
@@ -58,12 +62,28 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 	// the query over it: the select list and the other conditions
 	ts := q.From.TableRefs.Left.(*ast.TableSource)
 	oq := *q
-	oq.Where = rest[0]
-	for _, c := range rest[1:] {
+	oq.Where = nil
+	for _, c := range rest {
+		if oq.Where == nil {
+			oq.Where = c
+			continue
+		}
 		oq.Where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: oq.Where, R: c}
 	}
 	b, err := p.planOverDerived(sel, &topn, &oq, "$topn", ts.AsName)
 	return b, true, err
+}
+
+// computes reports whether q's select list holds an expression, not only
+// columns and * (SELECT k, n * 2 AS m over a Top-N: Flink's Calc over the
+// Rank, which topNThenFilter plans as a query over the Top-N).
+func computes(q *ast.SelectStmt) bool {
+	for _, f := range q.Fields.Fields {
+		if _, ok := f.Expr.(*ast.ColumnNameExpr); !ok && f.WildCard == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // planOverDerived plans oq, a rewrite of sel's query, over inner as a

@@ -13,6 +13,7 @@ package tests
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,150 @@ func TestKafkaTopNOverGroupByCrashesExactlyOnce(t *testing.T) {
 			}
 			t.Logf("%d devices in the top 2 of their regions, %d upsert records", len(want), len(recs))
 		}))
+}
+
+// TestKafkaTopNOverGroupByCalcCrashesExactlyOnce (issue 24 item 5.1): the
+// query over a Top-N of a subquery's GROUP BY with a HAVING, a condition
+// beside the rank's bound and an expression in its select list, fused into
+// one job (the planner's ruleFuseRankCalc: a Filter and a Project after
+// the Rank, over the groups' Top-N), into upsert-kafka keyed by device
+// while processes are SIGKILLed: the final table equals the batch
+// reference's (each device's final sum and max, the devices HAVING keeps
+// ranked per region, the top 2 kept when the condition holds, the sum
+// doubled). A change whose new row fails the condition is a -U alone,
+// which the upsert sink writes as its key's tombstone.
+func TestKafkaTopNOverGroupByCalcCrashesExactlyOnce(t *testing.T) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	const query = "INSERT INTO upserts SELECT dev, s * 2 AS s2 FROM (SELECT dev, s, ROW_NUMBER() OVER (PARTITION BY CAST(SUBSTRING(dev, 2) AS BIGINT) % 4 ORDER BY s DESC) AS rn FROM (SELECT dev, SUM(v) AS s FROM readings GROUP BY dev HAVING MAX(v) % 2 = 0)) WHERE rn <= 2 AND s % 3 <> 0;\n"
+	scaleOutCrashes(t, "exactly-once", updJob(t, rows, "dev VARCHAR, s2 BIGINT, PRIMARY KEY (dev) NOT ENFORCED", query,
+		func(t *testing.T, recs []*kgo.Record) {
+			sum, top := map[string]int64{}, map[string]int64{}
+			for _, r := range rows {
+				sum[r.dev] += r.v
+				top[r.dev] = max(top[r.dev], r.v)
+			}
+			byRegion := map[int][]string{}
+			for d := range sum {
+				if top[d]%2 == 0 { // HAVING
+					byRegion[d2reg(d)] = append(byRegion[d2reg(d)], d)
+				}
+			}
+			want := map[string]string{}
+			for _, ds := range byRegion {
+				slices.SortFunc(ds, func(a, b string) int { return cmp.Compare(sum[b], sum[a]) })
+				for _, d := range ds[:min(2, len(ds))] {
+					if sum[d]%3 != 0 { // the condition beside the rank
+						want[d] = fmt.Sprintf("%s,%d", d, sum[d]*2)
+					}
+				}
+			}
+			if len(want) == 0 {
+				t.Fatal("the reference's table is empty: the test checks nothing")
+			}
+			table, _ := applyUpserts(t, recs)
+			compareTables(t, table, want)
+			t.Logf("%d devices in the final table, %d upsert records", len(want), len(recs))
+		}))
+}
+
+// TestKafkaTopNOverViewCrashesExactlyOnce (issue 24 item 5.2): the top 3
+// doubled values per device of a view that filters and projects the
+// topic's stream, planned as one job over the stream (the planner's
+// ruleInlineView; a view's own jobs read the topic whole and commit no
+// offsets), into upsert-kafka keyed by (device, value) while processes are
+// SIGKILLed: the final table equals the batch reference's (each device's
+// rows the view keeps, sorted, the top 3).
+func TestKafkaTopNOverViewCrashesExactlyOnce(t *testing.T) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	const query = "CREATE VIEW kept AS SELECT id, dev, v * 2 AS v2 FROM readings WHERE v % 5 <> 0;\n" +
+		"INSERT INTO upserts SELECT dev, v2, id FROM (SELECT id, dev, v2, ROW_NUMBER() OVER (PARTITION BY dev ORDER BY v2 DESC) AS rn FROM kept) WHERE rn <= 3;\n"
+	scaleOutCrashes(t, "exactly-once", updJob(t, rows, "dev VARCHAR, v2 BIGINT, id BIGINT, PRIMARY KEY (dev, v2) NOT ENFORCED", query,
+		func(t *testing.T, recs []*kgo.Record) {
+			byDev := map[string][]updRow{}
+			for _, r := range rows {
+				if r.v%5 != 0 { // the view's WHERE
+					byDev[r.dev] = append(byDev[r.dev], r)
+				}
+			}
+			want := map[string]string{}
+			for d, rs := range byDev {
+				slices.SortFunc(rs, func(a, b updRow) int { return cmp.Compare(b.v, a.v) })
+				for _, r := range rs[:min(3, len(rs))] {
+					want[fmt.Sprintf("%s,%d", d, 2*r.v)] = fmt.Sprintf("%s,%d,%d", d, 2*r.v, r.id)
+				}
+			}
+			table, _ := applyUpserts(t, recs)
+			compareTables(t, table, want)
+			t.Logf("%d rows in the final table, %d upsert records", len(want), len(recs))
+		}))
+}
+
+// TestKafkaTopNBesideSideGroupByCrashesExactlyOnce (issue 24 item 5.3): a
+// job whose side branch counts each device's rows with v % 3 = 0 (an
+// unbounded GROUP BY) into one upsert-kafka topic and whose main query
+// keeps the top 3 values per device of the other rows (a Top-N) into
+// another, both replayed (plan.Job.RankBesideAggs: the commit is the
+// smaller hold frontier, each operator takes the rows read again into its
+// own state) while processes are SIGKILLed: each topic's final table
+// equals its batch reference's.
+func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	job := updJob(t, rows, "dev VARCHAR, v BIGINT, id BIGINT, PRIMARY KEY (dev, v) NOT ENFORCED",
+		"SELECT dev, COUNT(*) AS n INTO STREAM counts FROM readings WHERE v % 3 = 0 GROUP BY dev;\n"+
+			"INSERT INTO upserts SELECT dev, v, id FROM (SELECT id, dev, v, ROW_NUMBER() OVER (PARTITION BY dev ORDER BY v DESC) AS rn FROM readings) WHERE rn <= 3;\n",
+		nil)
+	script := job.script
+	job.outs = []string{"upserts", "counts"}
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		counts := fmt.Sprintf("CREATE STREAM counts (dev VARCHAR, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+			outs["counts"], kafkatest.Brokers(t), sink)
+		path := script(t, dir, in, outs, group, slot, sink)
+		return rewriteScript(t, path, func(sql string) string {
+			at := strings.Index(sql, "SELECT dev, COUNT(*)")
+			return sql[:at] + counts + sql[at:]
+		})
+	}
+	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		n := map[string]int64{}
+		byDev := map[string][]updRow{}
+		for _, r := range rows {
+			if r.v%3 == 0 { // the side branch's rows (SPEC 2.1: the first branch whose WHERE holds takes the row)
+				n[r.dev]++
+			} else {
+				byDev[r.dev] = append(byDev[r.dev], r)
+			}
+		}
+		wantCounts := map[string]string{}
+		for d, c := range n {
+			wantCounts[d] = fmt.Sprintf("%s,%d", d, c)
+		}
+		wantTop := map[string]string{}
+		for d, rs := range byDev {
+			slices.SortFunc(rs, func(a, b updRow) int { return cmp.Compare(b.v, a.v) })
+			for _, r := range rs[:min(3, len(rs))] {
+				wantTop[fmt.Sprintf("%s,%d", d, r.v)] = fmt.Sprintf("%s,%d,%d", d, r.v, r.id)
+			}
+		}
+		counts, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["counts"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, counts, wantCounts)
+		top, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, top, wantTop)
+		t.Logf("%d devices counted, %d rows in the top 3s", len(wantCounts), len(wantTop))
+	}
+	scaleOutCrashes(t, "exactly-once", job)
+}
+
+// rewriteScript rewrites the script at path with edit and returns path.
+func rewriteScript(t *testing.T, path string, edit func(string) string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(edit(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // d2reg is device d's region: its number mod 4 (TestKafkaTopNOverGroupByCrashesExactlyOnce).

@@ -1,6 +1,9 @@
 package aggregate
 
-import "streamql/executor/flow"
+import (
+	"streamql/executor/flow"
+	"streamql/planner/plan"
+)
 
 // Replay is a Kafka group source's replay as the aggregate sees it (the
 // executor's replay.go; the connector package doc, "Scale-out over Kafka
@@ -24,6 +27,20 @@ type Replay interface {
 func (ao *Operator) StartReplay(r Replay) {
 	for _, o := range ao.ops {
 		o.rep = r
+	}
+}
+
+// StartReplayPassing is StartReplay with pass, not r, for the aggregate of
+// branch b: the window TVF's rows or the GROUP BY a rank operator of b
+// reads, which passes the rows read again on into that operator's state
+// (the executor's passReplay), while the other branches' aggregates hold
+// theirs back (r).
+func (ao *Operator) StartReplayPassing(r, pass Replay, b *plan.Branch) {
+	ao.StartReplay(r)
+	for _, o := range ao.ops {
+		if o.br == b {
+			o.rep = pass
+		}
 	}
 }
 

@@ -226,14 +226,15 @@
 // # What is not replayed, and refused
 //
 // The state no replay rebuilds (planner/plan's Job.Unreplayed): a window
-// Top-N other than over a window TVF's rows in a job with no other aggregate
-// (that one is replayed: see "Event-time rank operators"); a subquery,
+// Top-N other than over a window TVF's rows (that one is replayed, beside
+// side branches' aggregates too: see "Event-time rank operators" and
+// "Updating operators"); a subquery,
 // view or WITH relation over streams of a group, whose parts' jobs read the
 // streams whole, every partition, and commit no offsets (as members of the
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any
 // state over it (a Top-N, aggregate or join; but see "Updating operators"
-// for a Top-N over a subquery's GROUP BY); a join with an updating input or
+// for the relations planned as one job with the state over them); a join with an updating input or
 // an input without event time, and a join of two streams followed by an
 // aggregate or Top-N (these read their inputs whole and commit nothing); an
 // event-time semi or anti join in a job that aggregates too. Such a job with
@@ -314,7 +315,36 @@
 // and the Top-N takes the changes of rows below e into its state only
 // (their outputs are committed), so from e on its changes are one
 // uninterrupted run's (tests/kafka_updating_test.go,
-// TestKafkaTopNOverGroupByCrashesExactlyOnce).
+// TestKafkaTopNOverGroupByCrashesExactlyOnce). So is a Top-N over a view
+// or WITH relation that is such a GROUP BY; a condition on the groups'
+// rows before the Top-N ranks them joins the aggregate's HAVING (both keep
+// or drop each row of a change alone); and a query that filters and
+// projects such a Top-N (a condition beside the rank's bound, WHERE rn <= 3
+// AND c > 5, or an expression in its select list: Flink's Calc over a
+// Rank) is fused after it (planner's ruleFuseRankCalc; plan.Rank.Where and
+// Calc, executor/stateless's RankCalc): it keeps no state and filters the
+// changes the Top-N writes, so a replay writes none of them again
+// (TestKafkaTopNOverGroupByCalcCrashesExactlyOnce). A Top-N or
+// deduplication directly over a relation that only filters and projects
+// the stream is planned over the stream (planner's ruleInlineView): the
+// relation's WHERE and select list are computed before the operator, which
+// is replayed as over the stream's rows
+// (TestKafkaTopNOverViewCrashesExactlyOnce). A rank operator over the
+// stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
+// event time) in the main query of a job whose side branches aggregate
+// (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of
+// one replay, the commit is the smaller hold frontier (replay.Hold), and
+// each takes the rows read again below e into its own state, writing
+// nothing of them again (the aggregate's opReplay, the rank's noteRow); the
+// fire frontier f_p is the stream's watermark at an event both fired at
+// (TestReplayRankBesideSideAggregates,
+// TestKafkaTopNBesideSideGroupByCrashesExactlyOnce). So is a window Top-N
+// over a window TVF's rows beside side branches' aggregates: the TVF's
+// Aggregate passes the rows read again on into the window Top-N's state
+// (passReplay) while the side branches' hold theirs back
+// (aggregate.Operator.StartReplayPassing). A Top-N over the job's own
+// GROUP BY with a side branch is not replayed yet (ruleFuseRankAgg plans
+// only a job without side branches).
 //
 // # Event-time rank operators (SPEC 2.9)
 //

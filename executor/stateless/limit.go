@@ -1,11 +1,14 @@
 // Package stateless holds the operators of a job's chain that keep no state
 // of the rows they pass (DESIGN: executor; issue 22 item 6): the main
 // query's LIMIT (Limit, the one operator that decides where a LIMIT ends the
-// job) and the branches' projections (Project). Each is a flow.Operator the
-// executor's builder (build.go) makes and wires to its downstream emitter.
+// job), the branches' projections (Project) and the query fused over the
+// main query's rank operator (RankCalc: plan.Rank.Where and Calc). Each is a
+// flow.Operator the executor's builder (build.go) makes and wires to its
+// downstream emitter.
 //
-// It imports executor/flow, executor/expr (the compiled select lists) and
-// planner/plan, and must never import the executor itself, a stateful
+// It imports executor/flow, executor/expr (the compiled select lists),
+// executor/vector (the batches the kernels read) and planner/plan, and must
+// never import the executor itself, a stateful
 // operator's package, the planner or a connector (layering_test.go).
 package stateless
 

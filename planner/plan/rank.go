@@ -123,4 +123,18 @@ type Rank struct {
 	// the final result takes them from the join's kept left rows
 	// (op.TopN.Fill, op.Join.LeftColumns). nil: every column is stored.
 	Thin, ThinFrom []int
+	// Where and Calc are the query over the operator fused into its job
+	// (the planner's ruleFuseRankCalc: a condition beside the rank's bound,
+	// WHERE rn <= 3 AND n > 5, or an expression in the select list over a
+	// Top-N, Flink's Calc over a Rank), each over Output's columns (the
+	// relation the query read: OpCol k is its column k): Where keeps a
+	// change when true (a filter passes each row's kind, SPEC 2.8), Calc
+	// computes the branch's columns (Branch.Columns) from the kept ones.
+	// Both nil when no query is fused: Output's columns are the branch's.
+	Where *Expr
+	Calc  []*Expr
 }
+
+// Fused reports whether a query over the operator is fused into its job
+// (Where, Calc).
+func (r *Rank) Fused() bool { return r.Where != nil || r.Calc != nil }

@@ -14,7 +14,11 @@ import (
 // Top-N is not replayed yet"). Both are "" when j reads no consumer group, or
 // keeps no state, or every operator with state is replayed: an aggregate, an
 // updating Top-N, a deduplication, an OVER aggregation or ORDER BY the event
-// time over the stream's rows (executor/rank's replay.go), the probe rows an
+// time over the stream's rows (executor/rank's replay.go; also over a
+// relation that only filters and projects the stream, and a Top-N over a
+// relation's GROUP BY with a query over it: the planner plans them as one
+// job over the stream, ruleInlineView, ruleFuseRankAgg, ruleFuseRankCalc),
+// the probe rows an
 // event-time semi or anti join holds, a join of two streams that
 // JoinReplayed, and a lookup join (it holds no probe row). The executor does
 // not snapshot state, so such a job after a crash would start that state
@@ -79,7 +83,7 @@ func (j *Job) Unreplayed() (op, why string) {
 func (r *Rank) unreplayedWhy(held, aggs bool) string {
 	switch {
 	case r.Kind == RankWindowTopN && (aggs || held):
-		return "a window Top-N is replayed only over a TUMBLE, HOP or CUMULATE TVF's rows, in a job with no other aggregate or event-time join"
+		return "a window Top-N is replayed only over a TUMBLE, HOP or CUMULATE TVF's rows, in a job with no event-time join"
 	case aggs:
 		return "it follows an aggregate, whose replay writes no change again, so it would not see the changes it had"
 	case held:

@@ -175,7 +175,8 @@ func groupOf(d *Derived) string {
 // window Top-N over a window TVF's rows (the four last kinds with a
 // WATERMARK), in a job with no aggregate (aggs, Job.heldAggs: a window TVF's
 // rows feeding a window Top-N do not count) and no event-time join (held),
-// whose replays are of their own state only.
+// whose replays are of their own state only (with side branches' aggregates
+// beside one over the stream's rows: Job.RankBesideAggs).
 func (r *Rank) replayed(held, aggs bool) bool {
 	if held || aggs || r.Bounded {
 		return false
@@ -226,19 +227,38 @@ func (j *Job) AggRankReplayed() bool {
 // replay in job j (held, aggs: Job.heldAggs): over the stream's rows
 // (Rank.replayed) or over the main query's own aggregate (AggRankReplayed).
 func (j *Job) rankReplayed(b *Branch, held, aggs bool) bool {
-	return b.Rank.replayed(held, aggs) || b == j.Main && !held && j.AggRankReplayed()
+	return b.Rank.replayed(held, aggs) || b == j.Main && !held && (j.AggRankReplayed() || j.RankBesideAggs() || j.WindowRankReplayed())
+}
+
+// RankBesideAggs reports whether job j's main query ends with a rank
+// operator over the stream's rows (no aggregate of its own) that is
+// replayed (Rank.replayed) while side branches aggregate, with no
+// event-time join: each operator takes the rows read again into its own
+// state (the aggregate writes none of their windows or changes again, the
+// rank operator none of its changes or fired rows) and the commit is the
+// smallest of their hold frontiers (the executor's replay.go).
+func (j *Job) RankBesideAggs() bool {
+	m := j.Main
+	if m == nil || m.Rank == nil || m.Agg != nil || m.Join != nil || !m.Rank.replayed(false, false) {
+		return false
+	}
+	held, aggs := j.heldAggs()
+	return aggs && !held
 }
 
 // WindowRankReplayed reports whether job j's window Top-N over a window
 // TVF's rows (its main query) is replayed with its TVF's Aggregate (the
-// executor's replay.go): the job's only aggregate is that TVF's, so the
-// rows read again pass through it into the window Top-N's state.
+// executor's replay.go), in a job with no event-time join: the rows read
+// again pass through that Aggregate into the window Top-N's state, while
+// side branches' aggregates, if any, take them into their own state only
+// (aggregate.Operator.StartReplayPassing); the smaller hold frontier
+// commits.
 func (j *Job) WindowRankReplayed() bool {
 	if j.Main == nil || !tvfRank(j.Main) {
 		return false
 	}
-	held, aggs := j.heldAggs()
-	return j.Main.Rank.replayed(held, aggs)
+	held, _ := j.heldAggs()
+	return !held && j.Main.Rank.replayed(false, false)
 }
 
 // takesOption reports whether the connector spec has the option name.

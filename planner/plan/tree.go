@@ -340,6 +340,13 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 		if r.LateOutput >= 0 {
 			t.sink(j, r.LateOutput, Input{Node: p.ID, Port: "late"}, "", sinks)
 		}
+		// the query over the operator fused into the job (Rank.Where, Calc)
+		if r.Where != nil {
+			p = add(&Node{Kind: NodeFilter, Text: r.Where.Text, Updating: n.Updating, Line: LineDetail})
+		}
+		if r.Calc != nil {
+			p = add(&Node{Kind: NodeProject, Text: calcText(r.Calc, b.Columns), Updating: n.Updating, Line: LineDetail})
+		}
 	}
 	t.sink(j, b.Output, in, p.Time, sinks)
 }
@@ -431,6 +438,21 @@ func (t *Tree) add(n *Node) *Node {
 	}
 	t.Nodes = append(t.Nodes, n)
 	return n
+}
+
+// calcText is the projection of a query fused over a rank operator
+// (Rank.Calc) as EXPLAIN shows it, each expression named by its column of
+// cols.
+func calcText(calc []*Expr, cols []catalog.Column) string {
+	var out []string
+	for i, e := range calc {
+		c := cols[i].Name
+		if e.Text != "" && e.Text != c {
+			c = e.Text + " AS " + c
+		}
+		out = append(out, c)
+	}
+	return strings.Join(out, ", ")
 }
 
 // projectText is a branch's projection as EXPLAIN shows it: "name, t * 2 AS

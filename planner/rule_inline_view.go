@@ -1,0 +1,125 @@
+package planner
+
+import (
+	"streamql/catalog"
+	"streamql/planner/plan"
+)
+
+// ruleInlineView plans a Top-N or a deduplication (SPEC 2.9) directly over
+// a subquery, view or WITH relation that only filters and projects a
+// Kafka stream read in a consumer group (CREATE VIEW v AS SELECT k, x * 2
+// AS y, ts FROM s WHERE x > 0; SPEC 2.5, 2.6) as one job over that stream:
+// the relation's operators keep no state, so its WHERE joins the query's
+// and the query's expressions read the relation's columns' expressions
+// over the stream's rows. The job reads the stream in the group and
+// commits its offsets, so the rank operator's state is replayed
+// (plan.Job.Unreplayed): a derived relation's jobs read their streams whole
+// and commit nothing (the executor's derived.go). It returns the stream
+// and main query of the job: the stream's, with main's expressions
+// rewritten, when the shape fits; st and main as they are otherwise.
+//
+// The shape: main has no side branch beside it, and ends with an updating
+// Top-N over append-only rows or a deduplication keeping the first row,
+// with no aggregate, join, UNNEST, LIMIT or dead letters; the relation has
+// one part, a job with no side branch, dead letters, late output, join,
+// UNNEST, aggregate, rank or LIMIT, over a Kafka stream of a group (not
+// another relation), whose select list reads no clock or random draw (each
+// expression is computed again where main reads it); the relation's event
+// time, when main reads its CURRENT_WATERMARK, is the stream's WATERMARK
+// FOR column projected as it is (the relation's watermark is then the
+// stream's). A deduplication's late rows are then the stream's rows, as
+// over the stream. A job reading any other stream is left alone, so every
+// other output stays as it was.
+func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
+	d := plan.DerivedOf(st)
+	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil || main.Agg != nil || main.Join != nil ||
+		main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
+		return st, main
+	}
+	r := main.Rank
+	if r == nil || r.Bounded || r.Fused() || !(r.Kind == plan.RankTopN && r.Updating && !r.Retract || r.Kind == plan.RankDedup) {
+		return st, main
+	}
+	part := d.Parts[0]
+	pm := part.Main
+	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
+		pm.Agg != nil || pm.Rank != nil || pm.Join != nil || pm.Unnest != nil || pm.Both != nil || pm.Limit >= 0 || pm.Sink != nil ||
+		plan.DerivedOf(part.Stream) != nil || part.Stream.Kafka() == nil || part.Stream.Kafka().GroupID == "" {
+		return st, main
+	}
+	for _, e := range pm.Project {
+		if !e.Steady() {
+			return st, main
+		}
+	}
+	// the relation's CURRENT_WATERMARK column (its batch's last), and the
+	// stream's: one value when the relation's time is the stream's event
+	// time projected as it is
+	_, dwm := batchLayout(st)
+	_, swm := batchLayout(part.Stream)
+	if dwm >= 0 {
+		if t := d.TimeCol; swm < 0 || t < 0 || t >= len(pm.Project) || pm.Project[t].Op != plan.OpCol || pm.Project[t].Col != part.Stream.EventTime {
+			dwm = -2 // (no column maps to it)
+		}
+	}
+	subst := func(e *Expr) *Expr {
+		return inlineCols(e, pm.Project, dwm, swm)
+	}
+	b := *main
+	if main.Where != nil {
+		w := subst(main.Where)
+		if w == nil {
+			return st, main
+		}
+		if pm.Where != nil {
+			w = &Expr{Op: plan.OpAnd, Type: w.Type, Args: []*Expr{pm.Where, w}, Text: pm.Where.Text + " AND " + w.Text}
+		}
+		b.Where = w
+	} else {
+		b.Where = pm.Where
+	}
+	b.Project = make([]*Expr, len(main.Project))
+	for k, e := range main.Project {
+		if b.Project[k] = subst(e); b.Project[k] == nil {
+			return st, main
+		}
+	}
+	b.Stream, b.Uses = part.Stream, pm.Uses
+	rr := *r
+	b.Rank = &rr
+	return part.Stream, &b
+}
+
+// inlineCols returns a copy of e over a relation's batch rewritten over the
+// batch its projection by reads (a stream's, or an aggregate's row): each
+// column k (OpCol) made by[k], the relation's CURRENT_WATERMARK column from
+// (a batch column, -1 none; OpCol or OpCurrentWatermark) the stream's to;
+// nil when e reads a column neither has.
+func inlineCols(e *Expr, by []*Expr, from, to int) *Expr {
+	switch {
+	case e.Op == plan.OpCol && e.Col >= 0 && e.Col < len(by):
+		return by[e.Col]
+	case (e.Op == plan.OpCol && e.Col == from || e.Op == plan.OpCurrentWatermark && int(e.Param) == from) && from >= 0:
+		c := *e
+		c.NullCount = nil
+		if e.Op == plan.OpCol {
+			c.Col = to
+		} else {
+			c.Param = int64(to)
+		}
+		return &c
+	case e.Op == plan.OpCol || e.Op == plan.OpCurrentWatermark:
+		return nil
+	}
+	c := *e
+	c.NullCount = nil
+	if len(e.Args) > 0 {
+		c.Args = make([]*Expr, len(e.Args))
+		for k, a := range e.Args {
+			if c.Args[k] = inlineCols(a, by, from, to); c.Args[k] == nil {
+				return nil
+			}
+		}
+	}
+	return &c
+}
