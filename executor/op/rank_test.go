@@ -656,9 +656,11 @@ func retractBatch(rows []retractIn) *vector.Batch {
 // refRetractTopN is the batch reference: the live rows at the end (each
 // group's last row, unless deleted), each partition's (each incarnation
 // of it apart, retractIn.inc) sorted by count
-// (desc or not) with ties in the order the rows came, ranked by fn, the
-// rows of rank at most n, with the rank when rankCol.
-func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol bool) []string {
+// (desc or not; then by group, thenG 1 ascending, -1 descending, 0 not; 2:
+// by group alone) with
+// ties in the order the rows came, ranked by fn, the rows of rank at most
+// n, with the rank when rankCol.
+func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol bool, thenG int) []string {
 	type live struct {
 		x   retractIn
 		seq int
@@ -690,6 +692,11 @@ func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol boo
 			if desc {
 				c = -c
 			}
+			if thenG == 2 {
+				c = strings.Compare(a.x.g, b.x.g)
+			} else if c == 0 {
+				c = thenG * strings.Compare(a.x.g, b.x.g)
+			}
 			if c != 0 {
 				return c
 			}
@@ -702,7 +709,7 @@ func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol boo
 				r = 1
 			case fn == RowNumber:
 				r = int64(j) + 1
-			case rs[j-1].x.c != l.x.c:
+			case rs[j-1].x.c != l.x.c || thenG != 0 && rs[j-1].x.g != l.x.g:
 				if fn == Rank {
 					r = int64(j) + 1
 				} else {
@@ -735,17 +742,18 @@ func TestRetractTopNAgainstReference(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 41))
 		in := genRetractIn(r, 1+r.IntN(400))
 		desc, fn, n, rankCol := r.IntN(2) == 0, RankFunc(r.IntN(3)), int64(1+r.IntN(4)), r.IntN(2) == 0
+		order, thenG := retractOrder(r, desc)
 		log := newChangelog(t)
 		acct := &countAccount{}
-		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: []SortKey{{Col: 2, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol}, log, acct)
+		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: order, N: n, Func: fn, RankNumber: rankCol}, log, acct)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
 		pushBatches(t, r, o, len(in), func(from, to int) *vector.Batch { return retractBatch(in[from:to]) })
-		got, want := log.rows(), refRetractTopN(in, desc, fn, n, rankCol)
+		got, want := log.rows(), refRetractTopN(in, desc, fn, n, rankCol, thenG)
 		if !slices.Equal(got, want) {
-			t.Fatalf("seed %d (%s <= %d, desc %v, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
+			t.Fatalf("seed %d (%s <= %d, desc %v, then group %d, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, thenG, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
 		}
 		// every group emptied: only the partitions' keys stay charged
 		var drain []retractIn
@@ -830,10 +838,11 @@ func TestRetractTopNTTLAgainstReference(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 43))
 		in := genRetractIn(r, 1+r.IntN(400))
 		desc, fn, n, rankCol := r.IntN(2) == 0, RankFunc(r.IntN(3)), int64(1+r.IntN(4)), r.IntN(2) == 0
+		order, thenG := retractOrder(r, desc)
 		log := newChangelog(t)
 		acct := &countAccount{}
 		clock := int64(1_000_000)
-		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: []SortKey{{Col: 2, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol,
+		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: order, N: n, Func: fn, RankNumber: rankCol,
 			TTL: ttl, Now: func() int64 { return clock }}, log, acct)
 		if err != nil {
 			t.Fatal(err)
@@ -863,9 +872,9 @@ func TestRetractTopNTTLAgainstReference(t *testing.T) {
 		for _, x := range kept {
 			expired = max(expired, x.inc)
 		}
-		got, want := log.rows(), refRetractTopN(kept, desc, fn, n, rankCol)
+		got, want := log.rows(), refRetractTopN(kept, desc, fn, n, rankCol, thenG)
 		if !slices.Equal(got, want) {
-			t.Fatalf("seed %d (%s <= %d, desc %v, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
+			t.Fatalf("seed %d (%s <= %d, desc %v, then group %d, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, thenG, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
 		}
 		if o.Partitions() > 3 || acct.n <= 0 {
 			t.Fatalf("seed %d: %d partitions held (of 3 keys), %d bytes charged", seed, o.Partitions(), acct.n)
@@ -914,4 +923,20 @@ func TestRetractTopNTTL(t *testing.T) {
 	if got, want := log.rows(), []string{"1|a|5", "1|a|6"}; !slices.Equal(got, want) {
 		t.Fatalf("result %q, want %q", got, want)
 	}
+}
+
+// retractOrder returns a random ORDER BY of the retractTypes rows: the
+// count (desc or not), then sometimes the group's name (thenG 1 ascending,
+// -1 descending, 0 not: the Top-N then compares stored rows past the
+// count's order words), or the name alone (thenG 2: no order words).
+func retractOrder(r *rand.Rand, desc bool) ([]SortKey, int) {
+	switch r.IntN(4) {
+	case 0:
+		return []SortKey{{Col: 2, Desc: desc}, {Col: 1}}, 1
+	case 1:
+		return []SortKey{{Col: 2, Desc: desc}, {Col: 1, Desc: true}}, -1
+	case 2:
+		return []SortKey{{Col: 1}}, 2
+	}
+	return []SortKey{{Col: 2, Desc: desc}}, 0
 }

@@ -74,6 +74,16 @@ type RetractTopN struct {
 	next    []int32
 	byHash  map[uint64]int32
 	nextSeq uint64
+	// wordCol is the first ORDER BY column when it is BIGINT, TIMESTAMP,
+	// DOUBLE or BOOLEAN (orderWord), else -1: each held row keeps its value
+	// of it as an order word (words; wok false for NULL, which has none),
+	// so that most comparisons read no stored row; inW and inOK are the
+	// input row's
+	wordCol int
+	words   []uint64
+	wok     []bool
+	inW     uint64
+	inOK    bool
 	// spare holds emptied runs for reuse (rankList)
 	spare [][]int32
 	// hashCols are the columns rowHash reads (all but ARRAY, MAP and ROW,
@@ -106,8 +116,8 @@ const retractPartBytes = 100
 
 // retractRowBytes is what a held row costs besides its values: its place
 // in its partition's list (4), its arrival number, hash and chain link
-// (20) and its entry in the hash map (24).
-const retractRowBytes = 48
+// (20), its order word (9) and its entry in the hash map (24).
+const retractRowBytes = 57
 
 // Quiet makes the Top-N make no change as rows come (q true): the result
 // of a bounded input is given once, by Final.
@@ -143,6 +153,11 @@ func NewRetractTopN(spec TopNSpec, out Emitter, acct Account) (*RetractTopN, err
 	t := &RetractTopN{spec: spec, out: out, acct: acct, rows: newLiveRows(spec.Types), clock: spec.Now,
 		index: NewFlatIndex[retractPart](true, 1), seed: seed, byHash: map[uint64]int32{}}
 	t.rk = ranking{ord: order{types: spec.Types, keys: spec.Order}, n: spec.N, fn: spec.Func, newerFirst: spec.NewerFirst}
+	t.wordCol = -1
+	switch spec.Types[spec.Order[0].Col] {
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
+		t.wordCol = spec.Order[0].Col
+	}
 	for c, typ := range spec.Types {
 		if !typ.IsNested() {
 			t.hashCols = append(t.hashCols, c)
@@ -188,22 +203,32 @@ func (t *RetractTopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			p.touched = now
 		}
 		list := &p.list
-		if !t.quiet {
-			t.before, t.rb = t.top(list, t.before, t.rb)
-		}
+		var r, o int
 		gone := int32(-1)
 		if retract {
-			r, o, k := t.find(list, b, i)
-			if k < 0 {
+			if r, o, gone = t.find(list, b, i); gone < 0 {
 				continue
 			}
-			gone = k
-			t.spare = list.remove(r, o, t.spare)
 		} else {
-			r, o := list.search(func(k int32) bool { // (the rows it goes after: ties in arrival order, or the newer first)
-				c := t.rk.ord.cmpIn(b, i, t.rows.Rows, int(k))
+			if c := t.wordCol; c >= 0 {
+				t.inW, t.inOK = orderWord(t.spec.Types[c], b.Cols[c], i, t.spec.Order[0].Desc)
+			}
+			r, o = list.search(func(k int32) bool { // (the rows it goes after: ties in arrival order, or the newer first)
+				c := t.cmpIn(b, i, k)
 				return c > 0 || c == 0 && !t.rk.newerFirst
 			})
+		}
+		// with ROW_NUMBER, a row taken out of or placed at index N or after
+		// (past the top) changes nothing in it; otherwise (and with RANK and
+		// DENSE_RANK, whose ties at the boundary may let a row in) the top
+		// before and after the change are compared
+		changes := !t.quiet && (t.rk.fn != RowNumber || !list.from(r, o, t.spec.N))
+		if changes {
+			t.before, t.rb = t.top(list, t.before, t.rb)
+		}
+		if retract {
+			t.spare = list.remove(r, o, t.spare)
+		} else {
 			k, grew := t.rows.add(b, i)
 			if err := t.acct.Grow(grew + retractRowBytes); err != nil {
 				return err
@@ -211,7 +236,7 @@ func (t *RetractTopN) Push(ctx context.Context, _ int, b *vector.Batch) error {
 			t.hold(int32(k), b, i)
 			t.spare = list.insert(r, o, int32(k), t.spare)
 		}
-		if !t.quiet {
+		if changes {
 			t.after, t.ra = t.top(list, t.after, t.ra)
 			if err := t.emitChanges(ctx); err != nil {
 				return err
@@ -279,8 +304,15 @@ func (t *RetractTopN) hold(k int32, b *vector.Batch, i int) {
 		t.seq = append(t.seq, make([]uint64, n-len(t.seq))...)
 		t.rhash = append(t.rhash, make([]uint64, n-len(t.rhash))...)
 		t.next = append(t.next, make([]int32, n-len(t.next))...)
+		if t.wordCol >= 0 {
+			t.words = append(t.words, make([]uint64, n-len(t.words))...)
+			t.wok = append(t.wok, make([]bool, n-len(t.wok))...)
+		}
 	}
 	t.nextSeq++
+	if c := t.wordCol; c >= 0 {
+		t.words[k], t.wok[k] = orderWord(t.spec.Types[c], b.Cols[c], i, t.spec.Order[0].Desc)
+	}
 	h := t.rowHash(b, i)
 	t.seq[k], t.rhash[k] = t.nextSeq, h
 	t.next[k] = -1
@@ -342,7 +374,7 @@ func (t *RetractTopN) find(list *rankList, b *vector.Batch, i int) (r, o int, k 
 // hold it: a binary search by ORDER BY, then arrival (rankList's order).
 func (t *RetractTopN) locate(list *rankList, k int32) (int, int, bool) {
 	r, o := list.search(func(j int32) bool {
-		c := t.rk.ord.cmp(t.rows.Rows, int(j), int(k))
+		c := t.cmp(j, k)
 		if c != 0 {
 			return c < 0
 		}
@@ -367,7 +399,7 @@ func (t *RetractTopN) top(list *rankList, ids []int32, ranks []int64) ([]int32, 
 				r = 1
 			case t.rk.fn == RowNumber:
 				r = int64(j) + 1
-			case t.rk.ord.cmp(t.rows.Rows, int(prev), int(k)) != 0:
+			case t.cmp(prev, k) != 0:
 				if t.rk.fn == Rank {
 					r = int64(j) + 1
 				} else {
@@ -382,6 +414,40 @@ func (t *RetractTopN) top(list *rankList, ids []int32, ranks []int64) ([]int32, 
 		}
 	}
 	return ids, ranks
+}
+
+// cmpIn compares row i of b (its order word in t.inW, t.inOK) with held
+// row k in the order (ranking.ord), by their order words when both have
+// one and they differ or are the whole ORDER BY.
+func (t *RetractTopN) cmpIn(b *vector.Batch, i int, k int32) int {
+	if t.wordCol >= 0 && t.inOK && t.wok[k] {
+		if w := t.words[k]; t.inW != w {
+			if t.inW < w {
+				return -1
+			}
+			return 1
+		}
+		if len(t.spec.Order) == 1 {
+			return 0
+		}
+	}
+	return t.rk.ord.cmpIn(b, i, t.rows.Rows, int(k))
+}
+
+// cmp compares held rows j and k in the order, as cmpIn.
+func (t *RetractTopN) cmp(j, k int32) int {
+	if t.wordCol >= 0 && t.wok[j] && t.wok[k] {
+		if a, b := t.words[j], t.words[k]; a != b {
+			if a < b {
+				return -1
+			}
+			return 1
+		}
+		if len(t.spec.Order) == 1 {
+			return 0
+		}
+	}
+	return t.rk.ord.cmp(t.rows.Rows, int(j), int(k))
 }
 
 // same reports whether row i of b and held row k are equal in every
@@ -564,6 +630,15 @@ func (l *rankList) search(before func(k int32) bool) (r, o int) {
 		}
 	}
 	return lo, a
+}
+
+// from reports whether place (r, o) of l is at index n or after.
+func (l *rankList) from(r, o int, n int64) bool {
+	at := int64(o)
+	for j := 0; j < r && at < n; j++ {
+		at += int64(len(l.runs[j]))
+	}
+	return at >= n
 }
 
 // insert puts row k at (r, o), splitting a run that passes rankRun (its
