@@ -682,6 +682,23 @@ func TestChangelogTopNOverGroupByProperty(t *testing.T) {
 	}
 }
 
+// TestTopNOverUpdatingInputExplainsTTL: EXPLAIN of a Top-N over an
+// unbounded GROUP BY (op.RetractTopN) with 'table.exec.state.ttl' says its
+// partitions are dropped after the TTL, as the Top-N over an append-only
+// input's does (it said the TTL did not apply to it, before the operator
+// honoured it), and says nothing of a TTL without one.
+func TestTopNOverUpdatingInputExplainsTTL(t *testing.T) {
+	const query = `CREATE STREAM g (k BIGINT, v BIGINT) WITH ('connector'='datagen');
+EXPLAIN SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM g GROUP BY k)) WHERE rn <= 3;`
+	text := strings.Join(runSQL(t, "SET 'table.exec.state.ttl' = '1 h';\n"+query), "\n")
+	if !strings.Contains(text, "every live row of its input") || !strings.Contains(text, "dropped 1 h after its key's last change ('table.exec.state.ttl')") || strings.Contains(text, "does not apply") {
+		t.Errorf("EXPLAIN with a TTL:\n%s", text)
+	}
+	if text := strings.Join(runSQL(t, query), "\n"); strings.Contains(text, "table.exec.state.ttl") {
+		t.Errorf("EXPLAIN without a TTL mentions it:\n%s", text)
+	}
+}
+
 // TestChangelogTopNOverCDCFileProperty (SPEC 2.8, 2.9): a Top-N over a
 // Debezium file (rows created, updated and deleted) gives, read whole
 // (the final result at its end) and in 'execution.runtime-mode' =

@@ -8,7 +8,8 @@ import "math/bits"
 // of slots, at most half full, each slot the word and the entry. A lookup
 // reads about one slot of 16 bytes where a Go map reads its control word,
 // slot and key (issue 24: the unbounded GROUP BY's groups,
-// executor/aggregate/groupagg.go; the Top-N has its own, whose slots also
+// executor/aggregate/groupagg.go, and the partitions of the Top-N over an
+// updating input, topnretract.go; the Top-N has its own, whose slots also
 // hold each partition's bound: topn.go). It never deletes one
 // entry: an operator that frees some rebuilds it (Reset, then Put of the
 // rest). Lookups probe it themselves (Home, Mask, Slot), so that comparing

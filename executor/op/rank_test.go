@@ -604,6 +604,7 @@ type retractIn struct {
 	g    string
 	c    int64
 	kind vector.RowKind
+	inc  int // (the reference's: the partition's incarnation under a state TTL, refRetractTTL)
 }
 
 // genRetractIn is the changelog of a running count per group, some groups
@@ -620,17 +621,17 @@ func genRetractIn(r *rand.Rand, n int) []retractIn {
 		switch {
 		case !ok:
 			live[g] = 1
-			out = append(out, retractIn{p, g, 1, vector.Insert})
+			out = append(out, retractIn{p: p, g: g, c: 1, kind: vector.Insert})
 		case r.IntN(6) == 0:
 			delete(live, g)
-			out = append(out, retractIn{p, g, c, vector.Delete})
+			out = append(out, retractIn{p: p, g: g, c: c, kind: vector.Delete})
 		default:
 			d := int64(1)
 			if r.IntN(4) == 0 && c > 1 {
 				d = -1 // (a retraction of the GROUP BY's own input)
 			}
 			live[g] = c + d
-			out = append(out, retractIn{p, g, c, vector.UpdateBefore}, retractIn{p, g, c + d, vector.UpdateAfter})
+			out = append(out, retractIn{p: p, g: g, c: c, kind: vector.UpdateBefore}, retractIn{p: p, g: g, c: c + d, kind: vector.UpdateAfter})
 		}
 	}
 	return out
@@ -653,25 +654,36 @@ func retractBatch(rows []retractIn) *vector.Batch {
 }
 
 // refRetractTopN is the batch reference: the live rows at the end (each
-// group's last row, unless deleted), each partition's sorted by count
-// (desc or not) with ties in the order the rows came, ranked by fn, the
-// rows of rank at most n, with the rank when rankCol.
-func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol bool) []string {
+// group's last row, unless deleted), each partition's (each incarnation
+// of it apart, retractIn.inc) sorted by count
+// (desc or not; then by group, thenG 1 ascending, -1 descending, 0 not; 2:
+// by group alone) with
+// ties in the order the rows came, ranked by fn, the rows of rank at most
+// n, with the rank when rankCol.
+func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol bool, thenG int) []string {
 	type live struct {
 		x   retractIn
 		seq int
 	}
-	last := map[string]live{}
+	type group struct {
+		g   string
+		inc int
+	}
+	type part struct {
+		p   int64
+		inc int
+	}
+	last := map[group]live{}
 	for seq, x := range in {
 		if x.kind.Retracts() {
-			delete(last, x.g)
+			delete(last, group{x.g, x.inc})
 			continue
 		}
-		last[x.g] = live{x, seq}
+		last[group{x.g, x.inc}] = live{x, seq}
 	}
-	byPart := map[int64][]live{}
+	byPart := map[part][]live{}
 	for _, l := range last {
-		byPart[l.x.p] = append(byPart[l.x.p], l)
+		byPart[part{l.x.p, l.x.inc}] = append(byPart[part{l.x.p, l.x.inc}], l)
 	}
 	var out []string
 	for _, rs := range byPart {
@@ -679,6 +691,11 @@ func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol boo
 			c := cmp.Compare(a.x.c, b.x.c)
 			if desc {
 				c = -c
+			}
+			if thenG == 2 {
+				c = strings.Compare(a.x.g, b.x.g)
+			} else if c == 0 {
+				c = thenG * strings.Compare(a.x.g, b.x.g)
 			}
 			if c != 0 {
 				return c
@@ -692,7 +709,7 @@ func refRetractTopN(in []retractIn, desc bool, fn RankFunc, n int64, rankCol boo
 				r = 1
 			case fn == RowNumber:
 				r = int64(j) + 1
-			case rs[j-1].x.c != l.x.c:
+			case rs[j-1].x.c != l.x.c || thenG != 0 && rs[j-1].x.g != l.x.g:
 				if fn == Rank {
 					r = int64(j) + 1
 				} else {
@@ -725,17 +742,18 @@ func TestRetractTopNAgainstReference(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 41))
 		in := genRetractIn(r, 1+r.IntN(400))
 		desc, fn, n, rankCol := r.IntN(2) == 0, RankFunc(r.IntN(3)), int64(1+r.IntN(4)), r.IntN(2) == 0
+		order, thenG := retractOrder(r, desc)
 		log := newChangelog(t)
 		acct := &countAccount{}
-		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: []SortKey{{Col: 2, Desc: desc}}, N: n, Func: fn, RankNumber: rankCol}, log, acct)
+		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: order, N: n, Func: fn, RankNumber: rankCol}, log, acct)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
 		pushBatches(t, r, o, len(in), func(from, to int) *vector.Batch { return retractBatch(in[from:to]) })
-		got, want := log.rows(), refRetractTopN(in, desc, fn, n, rankCol)
+		got, want := log.rows(), refRetractTopN(in, desc, fn, n, rankCol, thenG)
 		if !slices.Equal(got, want) {
-			t.Fatalf("seed %d (%s <= %d, desc %v, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
+			t.Fatalf("seed %d (%s <= %d, desc %v, then group %d, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, thenG, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
 		}
 		// every group emptied: only the partitions' keys stay charged
 		var drain []retractIn
@@ -761,8 +779,164 @@ func TestRetractTopNAgainstReference(t *testing.T) {
 		if rows := log.rows(); len(rows) != 0 {
 			t.Fatalf("seed %d: every group emptied, the result still holds %q", seed, rows)
 		}
-		if acct.n > int64(o.Partitions())*(48+16) {
-			t.Fatalf("seed %d: every group emptied, %d bytes still charged for %d partitions", seed, acct.n, o.Partitions())
+		if held := int64(o.Partitions())*(retractPartBytes+16) + int64(o.index.Slots())*FlatSlotBytes; acct.n > held {
+			t.Fatalf("seed %d: every group emptied, %d bytes still charged for %d partitions (want at most %d)", seed, acct.n, o.Partitions(), held)
 		}
 	}
+}
+
+// refRetractTTL applies the state TTL rule of RetractTopN to the whole
+// input, given each row's processing time (now): a partition untouched by
+// any row for ttl ms is gone when its next row comes; a retraction of a
+// partition gone (or never made) is dropped, an insert starts a new
+// incarnation of it (retractIn.inc). Rows of an incarnation that ended stay
+// in the result as they were (the TTL forgets them, it takes nothing back),
+// so refRetractTopN over the rows kept, each incarnation its own partition,
+// gives the final table.
+func refRetractTTL(in []retractIn, now []int64, ttl int64) []retractIn {
+	type state struct {
+		inc     int
+		touched int64
+		live    bool
+	}
+	parts := map[int64]*state{}
+	var out []retractIn
+	for j, x := range in {
+		s := parts[x.p]
+		if s != nil && s.live && now[j]-s.touched >= ttl {
+			s.live = false
+		}
+		if s == nil || !s.live {
+			if x.kind.Retracts() {
+				continue
+			}
+			if s == nil {
+				s = &state{}
+				parts[x.p] = s
+			} else {
+				s.inc++
+			}
+			s.live = true
+		}
+		s.touched = now[j]
+		x.inc = s.inc
+		out = append(out, x)
+	}
+	return out
+}
+
+// TestRetractTopNTTLAgainstReference ('table.exec.state.ttl', SPEC 2.8;
+// Flink's RetractableTopNFunction with state TTL): for random changelogs,
+// batch sizes and processing times (a clock the test moves between
+// batches, sometimes past the TTL), applying the Top-N's changelog gives
+// refRetractTTL's table: partitions untouched for the TTL forgotten without
+// a change, retractions of their rows ignored, their keys started anew.
+func TestRetractTopNTTLAgainstReference(t *testing.T) {
+	const ttl = 100
+	expired := 0
+	for seed := range uint64(seedCount(t, 300, 30)) {
+		r := rand.New(rand.NewPCG(seed, 43))
+		in := genRetractIn(r, 1+r.IntN(400))
+		desc, fn, n, rankCol := r.IntN(2) == 0, RankFunc(r.IntN(3)), int64(1+r.IntN(4)), r.IntN(2) == 0
+		order, thenG := retractOrder(r, desc)
+		log := newChangelog(t)
+		acct := &countAccount{}
+		clock := int64(1_000_000)
+		o, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: order, N: n, Func: fn, RankNumber: rankCol,
+			TTL: ttl, Now: func() int64 { return clock }}, log, acct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		now := make([]int64, len(in))
+		for at := 0; at < len(in); {
+			switch r.IntN(8) { // (the clock between batches: still, a little, about half the TTL, past it)
+			case 0:
+			case 1, 2, 3:
+				clock += r.Int64N(ttl / 4)
+			case 4, 5, 6:
+				clock += ttl/2 + r.Int64N(ttl/4)
+			default:
+				clock += ttl + r.Int64N(ttl)
+			}
+			k := min(len(in)-at, 1+r.IntN(8))
+			for j := at; j < at+k; j++ {
+				now[j] = clock
+			}
+			if err := o.Push(ctx, 0, retractBatch(in[at:at+k])); err != nil {
+				t.Fatal(err)
+			}
+			at += k
+		}
+		kept := refRetractTTL(in, now, ttl)
+		for _, x := range kept {
+			expired = max(expired, x.inc)
+		}
+		got, want := log.rows(), refRetractTopN(kept, desc, fn, n, rankCol, thenG)
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d (%s <= %d, desc %v, then group %d, rank column %v): the changelog's final table\n%s\nthe reference's\n%s\n(%s)", seed, fn, n, desc, thenG, rankCol, strings.Join(got, "\n"), strings.Join(want, "\n"), firstDiff(got, want))
+		}
+		if o.Partitions() > 3 || acct.n <= 0 {
+			t.Fatalf("seed %d: %d partitions held (of 3 keys), %d bytes charged", seed, o.Partitions(), acct.n)
+		}
+		clock += ttl // (every partition forgotten at the next batch: the state goes back to the index)
+		if err := o.Push(ctx, 0, retractBatch(nil)); err != nil {
+			t.Fatal(err)
+		}
+		if o.Partitions() != 0 || acct.n != int64(o.index.Slots())*FlatSlotBytes || len(o.byHash) > 0 {
+			t.Fatalf("seed %d: after the TTL, %d partitions, %d bytes charged (the index: %d), %d rows hashed", seed, o.Partitions(), acct.n, o.index.Slots()*FlatSlotBytes, len(o.byHash))
+		}
+	}
+	if expired == 0 {
+		t.Fatal("no partition expired in any seed: the test does not test the TTL")
+	}
+}
+
+// TestRetractTopNTTL: a partition untouched for the TTL is forgotten
+// without a change; a retraction of its row is then ignored (Flink's
+// lenient "state is cleared because of state ttl"), and its key's next row
+// is an insert of a new top list, while a partition touched in time
+// (a retraction of a row it does not hold touches it too) stays.
+func TestRetractTopNTTL(t *testing.T) {
+	now := int64(0)
+	log := newChangelog(t)
+	top, err := NewRetractTopN(TopNSpec{Types: retractTypes, Keys: []int{0}, Order: []SortKey{{Col: 2, Desc: true}}, N: 1, TTL: 1000, Now: func() int64 { return now }}, log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	push := func(rows ...retractIn) {
+		t.Helper()
+		if err := top.Push(ctx, 0, retractBatch(rows)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push(retractIn{p: 1, g: "a", c: 5, kind: vector.Insert}, retractIn{p: 2, g: "b", c: 5, kind: vector.Insert})
+	now = 600
+	push(retractIn{p: 2, g: "x", c: 1, kind: vector.Delete}) // (nothing held: taken back from no row, the partition touched)
+	now = 1200
+	push(retractIn{p: 1, g: "a", c: 5, kind: vector.UpdateBefore}, retractIn{p: 1, g: "a", c: 6, kind: vector.UpdateAfter})
+	if got, want := log.rows(), []string{"1|a|5", "1|a|6", "2|b|5"}; !slices.Equal(got, want) || top.Partitions() != 2 {
+		t.Fatalf("after the TTL: result %q (want %q: the forgotten row stays, the new one enters), %d partitions (want 2)", got, want, top.Partitions())
+	}
+	push(retractIn{p: 2, g: "b", c: 5, kind: vector.Delete}) // (touched at 600: still held)
+	if got, want := log.rows(), []string{"1|a|5", "1|a|6"}; !slices.Equal(got, want) {
+		t.Fatalf("result %q, want %q", got, want)
+	}
+}
+
+// retractOrder returns a random ORDER BY of the retractTypes rows: the
+// count (desc or not), then sometimes the group's name (thenG 1 ascending,
+// -1 descending, 0 not: the Top-N then compares stored rows past the
+// count's order words), or the name alone (thenG 2: no order words).
+func retractOrder(r *rand.Rand, desc bool) ([]SortKey, int) {
+	switch r.IntN(4) {
+	case 0:
+		return []SortKey{{Col: 2, Desc: desc}, {Col: 1}}, 1
+	case 1:
+		return []SortKey{{Col: 2, Desc: desc}, {Col: 1, Desc: true}}, -1
+	case 2:
+		return []SortKey{{Col: 1}}, 2
+	}
+	return []SortKey{{Col: 2, Desc: desc}}, 0
 }

@@ -120,3 +120,64 @@ func TestRetractTopNAllocatesNothingPerBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestRetractTopNManyPartitionsAllocateNothing: a Top-N over an updating
+// input with a partition per group (PARTITION BY the VARCHAR group, 4,096
+// groups) allocates nothing per 1,024-row batch in steady state, both when
+// its partitions stay and when the state TTL forgets them all along and
+// their keys come back as new partitions (each batch's 512 groups are
+// untouched for the next seven batches, the TTL three batches of
+// processing time): a new partition reuses a forgotten one's id, key
+// buffer and list, and the index is rebuilt in its table.
+func TestRetractTopNManyPartitionsAllocateNothing(t *testing.T) {
+	ctx, b := context.Background(), vector.NewBatch(retractTypes)
+	b.Kinds = make([]vector.RowKind, vector.Cap)
+	const groups = 4096
+	names := make([][]byte, groups)
+	for g := range names {
+		names[g] = fmt.Appendf(nil, "group-%d", g)
+	}
+	for _, ttl := range []int64{0, 3} {
+		now := int64(0)
+		spec := TopNSpec{Types: retractTypes, Keys: []int{1}, Order: []SortKey{{Col: 2, Desc: true}}, N: 3, Func: Rank, RankNumber: true, TTL: ttl, Now: func() int64 { return now }}
+		e := &countEmitter{}
+		top, err := NewRetractTopN(spec, e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := make([]int64, groups)
+		base := 0
+		push := func() {
+			b.Reset()
+			now++
+			for i := 0; i < vector.Cap; i += 2 {
+				g := base + i/2
+				for j, c := range []int64{count[g], count[g] + 1} {
+					b.Cols[0].I[i+j], b.Cols[0].Null[i+j] = int64(g), false
+					b.Cols[1].SetString(i+j, names[g])
+					b.Cols[2].I[i+j], b.Cols[2].Null[i+j] = c, false
+					b.Kinds[i+j] = []vector.RowKind{vector.UpdateBefore, vector.UpdateAfter}[j]
+				}
+				count[g]++
+			}
+			base = (base + vector.Cap/2) % groups
+			b.N = vector.Cap
+			if err := top.Push(ctx, 0, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 40 { // (every group made, forgotten and made again)
+			push()
+		}
+		before := e.rows
+		if a := testing.AllocsPerRun(50, push); a != 0 {
+			t.Fatalf("TTL %d: %v allocations per 1,024-row batch, want 0", ttl, a)
+		}
+		if e.rows == before {
+			t.Fatalf("TTL %d: no change emitted in steady state", ttl)
+		}
+		if want := map[int64]int{0: groups, 3: 3 * vector.Cap / 2}[ttl]; top.Partitions() > want {
+			t.Fatalf("TTL %d: %d partitions held, want at most %d", ttl, top.Partitions(), want)
+		}
+	}
+}

@@ -106,9 +106,9 @@ type Rank struct {
 	// Text is EXPLAIN's line for the operator; State what its state holds.
 	Text, State string
 	// StateTTL is 'table.exec.state.ttl' (SPEC 2.8) for a Top-N over an
-	// unbounded input (a partition unchanged while the clock advanced by
-	// it is dropped: the watermark when the input has event time, else
-	// processing time) and for deduplication keeping the first row (a key
+	// unbounded input, append-only or updating (a partition no row touched
+	// while processing time advanced by it is dropped: op.TopN,
+	// op.RetractTopN) and for deduplication keeping the first row (a key
 	// is forgotten once the watermark is that far past its row); 0 keeps
 	// state for ever.
 	StateTTL time.Duration

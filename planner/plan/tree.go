@@ -327,9 +327,7 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 	}
 	if r := b.Rank; r != nil { // SPEC 2.9 (rank.go)
 		state := r.State
-		if r.StateTTL > 0 && r.Retract {
-			state += ", kept for ever: 'table.exec.state.ttl' does not apply to a Top-N over an updating input yet"
-		} else if r.StateTTL > 0 {
+		if r.StateTTL > 0 { // (op.TopN, and op.RetractTopN over an updating input: a partition untouched that long is forgotten)
 			state += fmt.Sprintf(", dropped %s after its key's last change ('table.exec.state.ttl')", FormatTTL(r.StateTTL))
 		}
 		n := &Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: state, Line: LineRank}
