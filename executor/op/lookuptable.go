@@ -498,6 +498,15 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32) {
 	for c, ty := range t.types {
 		v := out.Cols[col+c]
 		nulls, flag, off := v.Null[at:at+n], recordHead+c, t.fixed[c]
+		if ty == catalog.Unknown { // (a column the join does not keep)
+			for x := range nulls {
+				nulls[x] = true
+			}
+			if v.Text != nil {
+				clear(v.Text[at : at+n])
+			}
+			continue
+		}
 		for x, rec := range sel {
 			nulls[x] = rec < 0 || d[int(rec)+flag]&lookupNull != 0
 		}
@@ -563,9 +572,10 @@ func (t *lookupTable) gatherPlain(v *vector.Vec, at, c int, sel []int32) {
 		p := int(rec) + off
 		s := int(rec) + int(binary.LittleEndian.Uint32(d[p:]))
 		e := s + int(binary.LittleEndian.Uint32(d[p+4:]))
-		o[x], txt[x] = d[s:e:e], nil
+		val, mark := d[s:e:e], []byte(nil)
 		if d[int(rec)+flag]&lookupPlain != 0 {
-			txt[x] = o[x]
+			mark = val
 		}
+		o[x], txt[x] = val, mark
 	}
 }
