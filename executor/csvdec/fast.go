@@ -166,13 +166,22 @@ type shortTexts struct{ seen [64]uint64 }
 // valid reports whether b is valid UTF-8, as utf8.Valid (t nil: utf8.Valid
 // itself). A text of 1 to 8 bytes with 8 bytes readable from its start (cap)
 // is read as one word: ASCII at once, else looked up, else checked and
-// remembered.
+// remembered; a longer one is validLong's.
 func (t *shortTexts) valid(b []byte) bool {
 	n := len(b)
 	if t == nil || n == 0 || n > 8 || cap(b) < 8 {
-		return utf8.Valid(b)
+		return validLong(b)
 	}
 	return t.validWord(binary.LittleEndian.Uint64(b[:8]), b)
+}
+
+// validLong is utf8.Valid, but a text of 9 to 16 bytes whose first and last
+// 8 bytes are ASCII (a url, a name) is valid at once, two words read.
+func validLong(b []byte) bool {
+	if n := len(b); n > 8 && n <= 16 && (binary.LittleEndian.Uint64(b)|binary.LittleEndian.Uint64(b[n-8:]))&swarHi == 0 {
+		return true
+	}
+	return utf8.Valid(b)
 }
 
 // validWord is valid for b of 1 to 8 bytes, w the 8 bytes at its start.
@@ -438,7 +447,7 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 					line = false // a CR is data in a field: not the csv encoding
 				}
 			} else {
-				if !utf8.Valid(f) {
+				if !validLong(f) {
 					return 0, false, false
 				}
 				if keepLine && (len(f) == 0 || bytes.IndexByte(f, '\r') >= 0) {

@@ -289,20 +289,21 @@ func TestLineOnlyWhenPrinted(t *testing.T) {
 // TestShortTextsValid: shortTexts.valid agrees with utf8.Valid on random short
 // texts of ASCII, UTF-8 sequences, their pieces and invalid bytes, drawn from
 // a small set so that most are looked up again, each followed in memory by
-// random bytes or at the end of its buffer.
+// random bytes or at the end of its buffer; texts of up to 20 bytes, so that
+// those of 9 to 16 take the two-word ASCII check.
 func TestShortTextsValid(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 15))
-	pieces := []string{"a", "1", "\x00", "设", "备", "é", "\xe8\xae", "\xbe", "\xff", "\xc3", "𝄞", "\xf0\x9d\x84", "\xed\xa0\x80", "\xc0\xaf", " "}
+	pieces := []string{"a", "1", "\x00", "设", "备", "é", "\xe8\xae", "\xbe", "\xff", "\xc3", "𝄞", "\xf0\x9d\x84", "\xed\xa0\x80", "\xc0\xaf", " ", "/item/", "x", "\x7f"}
 	var pool []string
 	for range 500 {
 		var s string
-		for len(s) < 1+r.IntN(9) {
+		for n := 1 + r.IntN(17); len(s) < n; {
 			s += pieces[r.IntN(len(pieces))]
 		}
 		pool = append(pool, s)
 	}
 	var texts shortTexts
-	hits := 0
+	hits, words := 0, 0
 	for range 200_000 {
 		s := pool[r.IntN(len(pool))]
 		buf := append([]byte(s), make([]byte, r.IntN(9))...)
@@ -317,8 +318,22 @@ func TestShortTextsValid(t *testing.T) {
 		if want && len(b) <= 8 && cap(b) >= 8 {
 			hits++
 		}
+		if len(b) > 8 && len(b) <= 16 {
+			words++
+		}
 	}
-	if hits < 10_000 {
-		t.Fatalf("only %d short valid texts", hits)
+	for n := 1; n <= 20; n++ { // one non-ASCII byte at each place, the rest ASCII
+		for at := range n {
+			for _, c := range []byte{0x80, 0xff, 0xc3} {
+				b := bytes.Repeat([]byte{'a'}, n)
+				b[at] = c
+				if texts.valid(b) {
+					t.Fatalf("%q: valid", b)
+				}
+			}
+		}
+	}
+	if hits < 10_000 || words < 10_000 {
+		t.Fatalf("only %d short valid texts, %d of 9 to 16 bytes", hits, words)
 	}
 }

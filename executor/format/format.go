@@ -6,6 +6,7 @@
 package format
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"strconv"
@@ -78,7 +79,7 @@ func AppendJSONValue(dst []byte, t catalog.Type, v *vector.Vec, i int) []byte {
 	if v.Null[i] || t == catalog.Unknown {
 		return append(dst, "null"...)
 	}
-	if v.Text != nil && v.Text[i] != nil {
+	if v.Text != nil && v.Text[i] != nil && (t == catalog.BigInt || t == catalog.Double) {
 		return append(dst, v.Text[i]...) // a finite number's printed form (vector.Vec.Text)
 	}
 	switch t {
@@ -159,12 +160,17 @@ func appendJSONNested(dst []byte, v *vector.Vec, i int) []byte {
 
 // AppendCSVValue appends row i of v (not NULL), of type t, as a csv or tsv field
 // with delimiter d: text quoted when needed, other types never need it; a
-// number whose source text v keeps (vector.Vec.Text) is that text; an ARRAY,
+// number whose source text v keeps (vector.Vec.Text) is that text; text its
+// producer marked Plain (vector.Vec.Text) as it stands, unchecked, when d is a
+// comma or a tab; an ARRAY,
 // MAP or ROW as its JSON text (quoted when needed), so csv output reads back.
 func AppendCSVValue(b []byte, t catalog.Type, v *vector.Vec, i int, d byte) []byte {
 	switch t {
 	case catalog.Varchar:
 		f := v.S[i]
+		if v.Text != nil && v.Text[i] != nil && (d == ',' || d == '\t') {
+			return append(b, f...) // checked by the value's producer (Plain, vector.Vec.Text)
+		}
 		if NeedsQuote(f, d) {
 			return AppendCSVField(b, f, d)
 		}
@@ -222,6 +228,16 @@ func NeedsQuote(f []byte, d byte) bool {
 	return swarAny(binary.LittleEndian.Uint64(f[n-8:]), dp) // (the last word, overlapping the one before)
 }
 
+// Plain reports whether f, a VARCHAR value, is a csv field and a tsv field
+// as it stands: not empty, and without a comma, tab, quote, CR or LF, so that
+// NeedsQuote is false for both delimiters. A producer that checks its values
+// once, as a lookup join's table does when it is built (executor/op), marks
+// each such value in vector.Vec.Text, and AppendCSVValue copies it without
+// looking at its bytes.
+func Plain(f []byte) bool {
+	return !NeedsQuote(f, ',') && bytes.IndexByte(f, '\t') < 0
+}
+
 // The bytes 0x01 and 0x80 in every byte of a word (NeedsQuote).
 const (
 	swarLo = 0x0101010101010101
@@ -252,13 +268,24 @@ func AppendCSVHeader(dst []byte, cols []catalog.Column, delim byte) []byte {
 // AppendCSVRow appends row i of vals (one vector per column of cols, of its
 // type) as csv fields separated by delim, without the line end: NULL is an
 // empty field, text quoted as PostgreSQL's CSV output (SPEC 4).
+//
+// The two commonest values of a joined row are written here without
+// AppendCSVValue's call (the same bytes): text its producer marked Plain,
+// and a BIGINT without its source text.
 func AppendCSVRow(dst []byte, cols []catalog.Column, vals []*vector.Vec, i int, delim byte) []byte {
+	marks := delim == ',' || delim == '\t' // (the delimiters Plain holds for)
 	for c, v := range vals {
 		if c > 0 {
 			dst = append(dst, delim)
 		}
-		if !v.Null[i] {
-			dst = AppendCSVValue(dst, cols[c].Type, v, i, delim)
+		switch t := cols[c].Type; {
+		case v.Null[i]:
+		case t == catalog.Varchar && marks && v.Text != nil && v.Text[i] != nil:
+			dst = append(dst, v.S[i]...)
+		case t == catalog.BigInt && v.Text == nil:
+			dst = textconv.AppendInt(dst, v.I[i])
+		default:
+			dst = AppendCSVValue(dst, t, v, i, delim)
 		}
 	}
 	return dst

@@ -99,3 +99,24 @@ func BenchmarkNeedsQuoteBytes(b *testing.B) {
 		b.Fatal(n)
 	}
 }
+
+// TestPlainIsNoQuoteForCommaAndTab: Plain, the fact a producer marks text
+// with once (vector.Vec.Text), holds exactly when neither the csv nor the
+// tsv delimiter makes NeedsQuote quote the field, over random fields drawn
+// mostly from the bytes that matter.
+func TestPlainIsNoQuoteForCommaAndTab(t *testing.T) {
+	alphabet := []byte{'a', ',', '\t', ';', '|', '"', '\n', '\r', ' ', 0x00, 0xc3, 0xa9}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		f := make([]byte, r.IntN(20))
+		for i := range f {
+			f[i] = alphabet[r.IntN(len(alphabet))]
+			if r.IntN(3) > 0 {
+				f[i] = byte('a' + r.IntN(26))
+			}
+		}
+		if got, want := Plain(f), !NeedsQuote(f, ',') && !NeedsQuote(f, '\t'); got != want {
+			t.Fatalf("Plain(%q) = %v, want %v", f, got, want)
+		}
+	}
+}

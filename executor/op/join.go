@@ -1418,7 +1418,10 @@ func (j *Join) pair(ctx context.Context, b *vector.Batch, i, o int32) error {
 }
 
 // gather writes the queued pairs into the output batch, column by column:
-// the left values from b, the right ones from the state. VARCHAR values
+// the left values from b, the right ones from the state; a left column the
+// state does not keep (JoinSpec.Keep: no reader of the joined rows reads
+// it) is NULL, as in the rows the state gives (keptTypes), not copied.
+// VARCHAR values
 // point into b and the state, not copied: the batch is emitted before Push
 // returns (Emitter: valid until Emit returns), and a lookup join's right
 // rows neither move nor change while the left ones come.
@@ -1428,8 +1431,22 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 		return nil
 	}
 	at := j.outB.N
+	var keep []bool // (nil: every column)
+	if kv := j.view[0]; kv != nil {
+		keep = kv.keep
+	}
 	for c, src := range b.Cols[:len(j.spec.Types[0])] {
 		v := j.outB.Cols[c]
+		if keep != nil && !keep[c] {
+			nulls := v.Null[at : at+n]
+			for x := range nulls {
+				nulls[x] = true
+			}
+			if v.Text != nil {
+				clear(v.Text[at : at+n])
+			}
+			continue
+		}
 		gatherSel(v.Null[at:at+n], src.Null, j.selL)
 		switch {
 		case v.I != nil:

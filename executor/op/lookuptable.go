@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"streamql/catalog"
+	"streamql/executor/format"
 	"streamql/executor/vector"
 )
 
@@ -29,7 +30,10 @@ import (
 // the probe just brought in.
 //
 // A record is: its length (uint32), a matched flag (byte: the row has
-// joined a left row, JoinCounts.Partnered), one NULL flag byte a column,
+// joined a left row, JoinCounts.Partnered), one flag byte a column (NULL:
+// lookupNull; a VARCHAR value format.Plain holds for: lookupPlain, checked
+// once here, so that the joined rows carry it to the csv encoder in
+// vector.Vec.Text instead of the encoder scanning the value a row),
 // the row's source position (vector.Batch.Pos, 8 bytes: Join.Sources),
 // then each column's value at a fixed offset (lookupTable.fixed, the same
 // in every record; zero bytes when NULL): BIGINT, TIMESTAMP and DOUBLE 8
@@ -40,6 +44,9 @@ import (
 // the scalar types are laid out (newLookupTable refuses a nested one).
 type lookupTable struct {
 	types []catalog.Type
+	// plain says which columns have a value marked lookupPlain (gather
+	// marks its rows' values in vector.Vec.Text)
+	plain []bool
 	// end is a record's length without its VARCHAR bytes (fixedEnd)
 	end   int
 	fixed []int // each column's value offset in a record
@@ -82,6 +89,13 @@ const (
 	recordMatched = 4
 )
 
+// A column's flag byte in a record: NULL, and, for VARCHAR, a value that
+// needs no quoting as a csv or tsv field (format.Plain).
+const (
+	lookupNull  = 1
+	lookupPlain = 2
+)
+
 // denseSpan is how many times the rows a dense index's key span may be: at
 // most 8 bytes an entry, so at most 32 bytes a row, what a hash index of
 // distinct keys takes (16-byte slots, at most half full).
@@ -112,7 +126,7 @@ func denseFits(lo, hi int64, n int) bool {
 // (ARRAY, MAP, ROW), or more than 2 GiB of records (Join.selR holds a
 // record's offset as an int32); the join then probes the Rows as before.
 func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()) *lookupTable {
-	t := &lookupTable{types: types, fixed: make([]int, len(types))}
+	t := &lookupTable{types: types, fixed: make([]int, len(types)), plain: make([]bool, len(types))}
 	at := recordHead + len(types) + 8 // (the position: recordPos)
 	for c, ty := range types {
 		t.fixed[c] = at
@@ -290,7 +304,7 @@ func (t *lookupTable) appendRecords(r *Rows, ks []int32) bool {
 		binary.LittleEndian.PutUint64(d[t.posAt():], uint64(r.Pos(k)))
 		for c, ty := range t.types {
 			if r.Null(k, c) {
-				d[recordHead+c] = 1
+				d[recordHead+c] = lookupNull
 				continue
 			}
 			at := t.fixed[c]
@@ -303,6 +317,10 @@ func (t *lookupTable) appendRecords(r *Rows, ks []int32) bool {
 				d[at] = boolByte(r.Bool(k, c))
 			case catalog.Varchar:
 				s := r.Str(k, c)
+				if format.Plain(s) {
+					d[recordHead+c] = lookupPlain
+					t.plain[c] = true
+				}
 				binary.LittleEndian.PutUint32(d[at:], uint32(len(t.data)-rec))
 				binary.LittleEndian.PutUint32(d[at+4:], uint32(len(s)))
 				t.data = append(t.data, s...)
@@ -440,7 +458,7 @@ func (t *lookupTable) keyEqual(b *vector.Batch, i, rec int, bcols, rcols []int) 
 	d := t.data[rec:]
 	for j, c := range bcols {
 		v, rc := b.Cols[c], rcols[j]
-		if d[recordHead+rc] != 0 {
+		if d[recordHead+rc]&lookupNull != 0 {
 			return false
 		}
 		at := t.fixed[rc]
@@ -471,14 +489,26 @@ func (t *lookupTable) keyEqual(b *vector.Batch, i, rec int, bcols, rcols []int) 
 // gather writes the values of the records at sel (offsets; -1: NULLs, an
 // outer join's padding) into rows at, at+1, ... of out's columns from col
 // on, column by column; strings point into the table, which no longer
-// changes.
+// changes, and a VARCHAR column with values marked lookupPlain gets
+// vector.Vec.Text (made on its first such batch): each such value's row
+// is the value itself, the others nil. Text is cleared in the other
+// columns.
 func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32) {
 	d, n := t.data, len(sel)
 	for c, ty := range t.types {
 		v := out.Cols[col+c]
 		nulls, flag, off := v.Null[at:at+n], recordHead+c, t.fixed[c]
+		if ty == catalog.Unknown { // (a column the join does not keep)
+			for x := range nulls {
+				nulls[x] = true
+			}
+			if v.Text != nil {
+				clear(v.Text[at : at+n])
+			}
+			continue
+		}
 		for x, rec := range sel {
-			nulls[x] = rec < 0 || d[int(rec)+flag] != 0
+			nulls[x] = rec < 0 || d[int(rec)+flag]&lookupNull != 0
 		}
 		switch ty {
 		case catalog.BigInt, catalog.Timestamp:
@@ -503,6 +533,10 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32) {
 				}
 			}
 		case catalog.Varchar:
+			if t.plain[c] {
+				t.gatherPlain(v, at, c, sel)
+				continue
+			}
 			o := v.S[at : at+n]
 			for x, rec := range sel {
 				if rec < 0 {
@@ -518,5 +552,30 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32) {
 		if v.Text != nil {
 			clear(v.Text[at : at+n])
 		}
+	}
+}
+
+// gatherPlain is gather's VARCHAR column c, which has values marked
+// lookupPlain, into v: each row's value, and in v.Text the value again
+// where it is marked, else nil (vector.Vec.Text).
+func (t *lookupTable) gatherPlain(v *vector.Vec, at, c int, sel []int32) {
+	if v.Text == nil {
+		v.Text = make([][]byte, vector.Cap)
+	}
+	d, n, flag, off := t.data, len(sel), recordHead+c, t.fixed[c]
+	o, txt := v.S[at:at+n], v.Text[at:at+n]
+	for x, rec := range sel {
+		if rec < 0 {
+			o[x], txt[x] = nil, nil
+			continue
+		}
+		p := int(rec) + off
+		s := int(rec) + int(binary.LittleEndian.Uint32(d[p:]))
+		e := s + int(binary.LittleEndian.Uint32(d[p+4:]))
+		val, mark := d[s:e:e], []byte(nil)
+		if d[int(rec)+flag]&lookupPlain != 0 {
+			mark = val
+		}
+		o[x], txt[x] = val, mark
 	}
 }

@@ -1,6 +1,7 @@
 package op
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"streamql/catalog"
+	"streamql/executor/format"
 	"streamql/executor/vector"
 	"streamql/internal/sensorbench"
 )
@@ -476,5 +478,186 @@ func TestHashBatchEqualsBatchKeyHash(t *testing.T) {
 				t.Fatalf("seed %d, keys %v, row %d: hashBatch %x %v, batchKeyHash %x %v", seed, keys, i, hs[i], ok[i], h, fine)
 			}
 		}
+	}
+}
+
+// plainEmitter encodes each joined row as the csv and tsv encoders and the
+// other delimiters' would (format.AppendCSVRow, AppendJSONFields,
+// vector.AppendValue) twice: as the join gave it, with the values the lookup
+// table marked plain (vector.Vec.Text), and with every VARCHAR column's
+// Text cleared (the general writer, which checks each value); it records
+// the first difference and counts the values marked and not.
+type plainEmitter struct {
+	cols          []catalog.Column
+	bare          []*vector.Vec
+	diff          string
+	marked, other int
+	rows          []string // each joined row's csv line, the general writer's
+}
+
+func (e *plainEmitter) Emit(_ context.Context, port int, b *vector.Batch) error {
+	if port != JoinOut {
+		return fmt.Errorf("a lookup join emitted %d rows to port %d", b.N, port)
+	}
+	if e.cols == nil {
+		for c, v := range b.Cols {
+			e.cols = append(e.cols, catalog.Column{Name: fmt.Sprint("c", c), Type: v.Type})
+		}
+	}
+	e.bare = e.bare[:0]
+	for _, v := range b.Cols {
+		w := *v
+		if v.Type == catalog.Varchar {
+			w.Text = nil
+		}
+		e.bare = append(e.bare, &w)
+	}
+	for i := range b.N {
+		for c, v := range b.Cols {
+			if v.Type != catalog.Varchar || v.Text == nil || v.Null[i] {
+				continue
+			}
+			switch m := v.Text[i]; {
+			case m == nil:
+				e.other++
+			case !bytes.Equal(m, v.S[i]) || !format.Plain(m):
+				e.diff = fmt.Sprintf("row %d column %d: %q marked plain as %q", i, c, v.S[i], m)
+				return nil
+			default:
+				e.marked++
+			}
+		}
+		for _, d := range []byte{',', '\t', ';', '|'} {
+			got, want := format.AppendCSVRow(nil, e.cols, b.Cols, i, d), format.AppendCSVRow(nil, e.cols, e.bare, i, d)
+			if !bytes.Equal(got, want) && e.diff == "" {
+				e.diff = fmt.Sprintf("row %d, delimiter %q: %q, the general writer %q", i, d, got, want)
+			}
+		}
+		e.rows = append(e.rows, string(format.AppendCSVRow(nil, e.cols, e.bare, i, ',')))
+		got, want := format.AppendJSONFields(nil, e.cols, b.Cols, i), format.AppendJSONFields(nil, e.cols, e.bare, i)
+		if !bytes.Equal(got, want) && e.diff == "" {
+			e.diff = fmt.Sprintf("row %d, json: %s, the general writer %s", i, got, want)
+		}
+		for c, v := range b.Cols {
+			if !v.Null[i] && !bytes.Equal(vector.AppendValue(nil, v.Type, v, i), vector.AppendValue(nil, v.Type, e.bare[c], i)) && e.diff == "" {
+				e.diff = fmt.Sprintf("row %d column %d: its printed form differs", i, c)
+			}
+		}
+	}
+	return nil
+}
+
+func (e *plainEmitter) EmitWatermark(context.Context, int64) error { return nil }
+
+// TestLookupPlainTextEncodesAsWritten: the VARCHAR values of a lookup join's
+// right side are checked once as its table is laid out (format.Plain), and
+// the joined rows carry the fact in vector.Vec.Text, which the csv and tsv
+// encoders copy unchecked. Over random right sides whose text columns hold
+// commas, tabs, quotes, CR, LF, other delimiters, multi-byte and plain text,
+// empty strings and NULLs, with a BIGINT key (dense and hash indexes) or a
+// VARCHAR key (whose flag byte carries the mark too: it must still match),
+// INNER and LEFT (padded rows), random batch sizes (200 seeds): every joined
+// row's csv fields for the delimiters ',', tab, ';' and '|', its JSON
+// fields and its printed values equal the general writer's (each value
+// checked as it is written), the joined rows are a nested-loop reference's
+// over the whole inputs, in its order, a value is marked exactly when it is
+// plain, and both marked and unmarked values occur.
+func TestLookupPlainTextEncodesAsWritten(t *testing.T) {
+	ctx := context.Background()
+	types := []catalog.Type{catalog.BigInt, catalog.Varchar, catalog.Varchar, catalog.Varchar}
+	pieces := []string{"a", "user7", "é", ",", "\t", "\"", "\n", "\r", ";", "|", " ", "x\"y", "DE"}
+	text := func(r *rand.Rand) string {
+		s := ""
+		for range r.IntN(4) {
+			s += pieces[r.IntN(len(pieces))]
+			if r.IntN(2) == 0 {
+				s += "plain"
+			}
+		}
+		return s
+	}
+	batch := func(r *rand.Rand, n int, span int64) *vector.Batch {
+		b := vector.NewBatch(types)
+		for i := range n {
+			b.Cols[0].I[i], b.Cols[0].Null[i] = r.Int64N(span), r.IntN(15) == 0
+			for c := 1; c < len(types); c++ {
+				b.Cols[c].Null[i] = r.IntN(8) == 0
+				if !b.Cols[c].Null[i] {
+					b.Cols[c].SetString(i, []byte(text(r)))
+				}
+			}
+			if b.Cols[3].Null[i] && r.IntN(2) == 0 { // (a VARCHAR key from a few)
+				b.Cols[3].SetString(i, []byte(pieces[r.IntN(len(pieces))]))
+			}
+			b.Pos[i] = int64(i)
+		}
+		b.N = n
+		return b
+	}
+	var marked, other, hashed int
+	for seed := range seedCount(t, 200, 200) {
+		r := rand.New(rand.NewPCG(uint64(seed), 23))
+		span := []int64{40, 1 << 40}[seed%2] // (dense, or sparse: a hash index)
+		keys := [][]int{{0}, {3}}[seed/2%2]
+		for _, kind := range []JoinKind{Inner, Left} {
+			e := &plainEmitter{}
+			j, err := NewJoin(JoinSpec{Kind: kind, Types: [2][]catalog.Type{types, types}, Keys: [2][]int{keys, keys},
+				Time: [2]int{-1, -1}, Stamp: [2]int{-1, -1}, Lookup: true}, e, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type row struct {
+				line, key string // its csv line (the general writer's), its key's text
+				null      bool   // a NULL key: it matches nothing
+			}
+			var in [2][]row
+			cols := make([]catalog.Column, len(types))
+			for c, ty := range types {
+				cols[c] = catalog.Column{Name: fmt.Sprint("c", c), Type: ty}
+			}
+			for _, s := range []int{1, 0} {
+				for range 1 + r.IntN(3) {
+					b := batch(r, 1+r.IntN(120), span)
+					for i := range b.N {
+						k := b.Cols[keys[0]]
+						in[s] = append(in[s], row{string(format.AppendCSVRow(nil, cols, b.Cols, i, ',')), string(vector.AppendValue(nil, k.Type, k, i)), k.Null[i]})
+					}
+					if err := j.Push(ctx, s, b); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := j.Finish(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if j.table == nil {
+				t.Fatal("the lookup join did not lay its right side out as a lookupTable")
+			}
+			if j.table.dense == nil {
+				hashed++
+			}
+			if e.diff != "" {
+				t.Fatalf("seed %d, %s, keys %v: %s", seed, kind, keys, e.diff)
+			}
+			var want []string
+			for _, l := range in[0] {
+				n := len(want)
+				for _, rr := range in[1] {
+					if !l.null && !rr.null && l.key == rr.key {
+						want = append(want, l.line+","+rr.line)
+					}
+				}
+				if n == len(want) && kind == Left {
+					want = append(want, l.line+strings.Repeat(",", len(types)))
+				}
+			}
+			if !slices.Equal(e.rows, want) {
+				t.Fatalf("seed %d, %s, keys %v: %d joined rows, want %d:\n%q\nwant\n%q", seed, kind, keys, len(e.rows), len(want), e.rows, want)
+			}
+			marked, other = marked+e.marked, other+e.other
+		}
+	}
+	if marked < 1000 || other < 1000 || hashed < 100 {
+		t.Fatalf("%d joined values marked plain, %d not, %d tables with a hash index: too few to tell", marked, other, hashed)
 	}
 }

@@ -29,6 +29,12 @@ type Vec struct {
 	// values), so encoders copy it instead of formatting the number; nil when
 	// the text is not that form. Valid as long as the S entries of the batch.
 	// Whoever else writes I or F of such a vector sets Text[i] to nil.
+	// For a VARCHAR vector, Text[i], when not nil, is S[i] itself, marked by
+	// its producer as a value format.Plain holds for (not empty, no comma,
+	// tab, quote, CR or LF), checked once where it was made (a lookup
+	// join's table, executor/op) so that the csv and tsv encoders copy it
+	// without looking at its bytes; whoever else writes S[i] of such a
+	// vector sets Text[i] to nil, as for numbers.
 	Text [][]byte
 	// The nested types of SPEC 2.10 use Arrow's layout, never a boxed Go value
 	// per row (nested.go): an ARRAY's or MAP's row i is the elements

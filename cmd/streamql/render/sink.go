@@ -200,6 +200,11 @@ type sink struct {
 	// line alone (no prefix, header or terminal escapes: row's work); nil
 	// when not.
 	direct []*target
+	// encoded[k]: part k's output when its rows that are neither copied
+	// nor written by fields are written as csv or tsv lines of their values
+	// and nothing else (plainLines, no op column, no nested value: encode's
+	// work); nil when row does it.
+	encoded []*target
 	// maxLine is the longest line written so far (bytes): a line is built in
 	// its writer's buffer when that has room for twice as much (row).
 	maxLine int
@@ -382,7 +387,18 @@ func (s *sink) Rows(r *session.Batch) error {
 		}
 		s.direct = append(s.direct, t)
 	}
-	copies, direct, fields := s.copies, s.direct, s.fields // (locals: kept across the calls)
+	s.encoded = s.encoded[:0]
+	for k := range r.Parts {
+		var t *target
+		if !s.copies[k] && s.fields[k] == 0 {
+			t = s.outs[r.Parts[k].Output]
+			if !encodeRows || !s.plainLines(t) || t.op || t.late || t.hasNested() {
+				t = nil // (row's work)
+			}
+		}
+		s.encoded = append(s.encoded, t)
+	}
+	copies, direct, fields, encoded := s.copies, s.direct, s.fields, s.encoded // (locals: kept across the calls)
 	lines := start(&s.merge, r)
 	m := &s.merge
 	for {
@@ -419,6 +435,13 @@ func (s *sink) Rows(r *session.Batch) error {
 				}
 			} else if fields[k] != 0 && lines[i] != nil {
 				plain = fields[k]
+			} else if t := encoded[k]; t != nil && t.w.Available() >= 2*s.maxLine+64 {
+				n, err := s.encode(t, r.Parts[k].Cols, seg.Port[:seg.To], i)
+				if err != nil {
+					return err
+				}
+				i += n - 1
+				continue
 			}
 			if err := s.row(&r.Parts[k], i, line, plain); err != nil {
 				return err
@@ -433,6 +456,32 @@ func (s *sink) Rows(r *session.Batch) error {
 		return s.live(false)
 	}
 	return nil
+}
+
+// encode writes row i of vals and the rows after it of the same part (ports:
+// each row's part, up to the segment's end) to t, whose rows plainLines
+// says are csv or tsv lines and nothing else (Rows' encoded), as row would:
+// the lines (format.AppendCSVRow) built in t.w's free buffer while it has
+// room for twice the longest line so far (the caller checked it for the
+// first), then written at once; the cut's log noted as put does (after the
+// first row alone when a side row came before it). It returns the rows
+// written and t.w's error.
+func (s *sink) encode(t *target, vals []*session.Vec, ports []int16, i int) (int, error) {
+	b, d, k := t.w.AvailableBuffer(), s.line.delim(), ports[i]
+	one := t.track == trackMain && s.cut.dirty // (its end noted after it: mainRow)
+	n := 0
+	for j := i; j < len(ports) && ports[j] == k && (n == 0 || !one && cap(b)-len(b) >= 2*s.maxLine+64); j++ {
+		at := len(b)
+		b = append(format.AppendCSVRow(b, t.cols, vals, j, d), '\n')
+		s.maxLine = max(s.maxLine, len(b)-at)
+		n++
+	}
+	t.total += int64(n)
+	_, err := t.w.Write(b)
+	if t.track == trackMain {
+		s.cut.mainRow()
+	}
+	return n, err
 }
 
 // start resets m to r and returns r's kept record texts by arrival
@@ -543,6 +592,10 @@ func (s *sink) lineModes(r *session.Batch, copies []bool, fields []uint64) ([]bo
 	}
 	return copies, fields
 }
+
+// encodeRows turns Rows' encoded path on (encode); the tests turn it off to
+// compare with row's.
+var encodeRows = true
 
 // recordLines turns copyLines on; the tests turn it off to compare with the
 // encoders.
