@@ -254,6 +254,12 @@ type Join struct {
 	// extreme is JoinSpec.Extreme's bounds of the windows' MAX or MIN (nil
 	// without one)
 	extreme *extremeBounds
+	// runSlots is probeRun's key slot of each row of its run (kept: its
+	// array is reused)
+	runSlots []int32
+	// rowByRow makes release handle every join's held rows one at a time
+	// (releaseRows), never by runs (releaseRuns): tests compare the two
+	rowByRow bool
 }
 
 // SetPace makes each call of the join release at most n batches of joined
@@ -478,6 +484,9 @@ func (q *pendingQueue) pushSorted(xs []pendingItem) {
 // times' range leaves room for it (a batch's: seconds), so that the sort
 // compares words, not items through a function.
 func (q *pendingQueue) sort(xs []pendingItem) {
+	if nearlySorted(xs) {
+		return
+	}
 	lo, hi := xs[0].t, xs[0].t
 	for _, x := range xs {
 		lo, hi = min(lo, x.t), max(hi, x.t)
@@ -501,6 +510,33 @@ func (q *pendingQueue) sort(xs []pendingItem) {
 		xs[i] = orig[k&(1<<ib-1)]
 	}
 	q.keys, q.tail = keys, orig
+}
+
+// nearlySorted sorts xs, items of one side in arrival order, by
+// insertion as long as that moves few items (at most len(xs) moves in
+// all: a batch whose rows are out of order by a place or two, the jitter
+// of rows stamped about in order, as the benchmark suite's orders), and
+// reports whether it did. Otherwise xs is left a permutation in which
+// items of equal time are still in arrival order (insertion moves an item
+// only before later-time ones), as sort's words need.
+func nearlySorted(xs []pendingItem) bool {
+	budget := len(xs)
+	for i := 1; i < len(xs); i++ {
+		x := xs[i]
+		if !x.before(xs[i-1]) {
+			continue
+		}
+		k := i - 1
+		for k > 0 && x.before(xs[k-1]) {
+			k--
+		}
+		if budget -= i - k; budget < 0 {
+			return false
+		}
+		copy(xs[k+1:i+1], xs[k:i])
+		xs[k] = x
+	}
+	return true
 }
 
 // radixSort sorts keys, whose values are below 1<<width, by their bytes
@@ -968,6 +1004,39 @@ func (j *Join) release(ctx context.Context) error {
 	bound := j.bound()
 	all := bound == math.MaxInt64
 	j.deferred = false
+	var err error
+	if st := j.oneSided(); st >= 0 {
+		err = j.releaseRuns(ctx, st, bound, all)
+	} else {
+		err = j.releaseRows(ctx, bound, all)
+	}
+	if err != nil || j.deferred {
+		return err
+	}
+	if err := j.expire(ctx, bound, all); err != nil {
+		return err
+	}
+	if err := j.settle(); err != nil { // (once, not for every row expire drops: no row is added meanwhile, so nothing is charged)
+		return err
+	}
+	if j.extreme != nil {
+		j.extreme.prune(bound)
+	}
+	if bound > j.emitted && bound != math.MinInt64 && (j.swap == nil || j.done[1]) { // (Swap: no watermark before its joined rows)
+		j.emitted = bound
+		if err := j.flush(ctx); err != nil {
+			return err
+		}
+		return j.out.EmitWatermark(ctx, bound)
+	}
+	return nil
+}
+
+// releaseRows is release's loop for every join but oneSided's: the held
+// rows below bound (all: every one), one at a time in (time, side,
+// arrival) order, each after the intervals that ended before it. With a
+// pace it stops, deferred (and the bytes settled), before the next held row.
+func (j *Join) releaseRows(ctx context.Context, bound int64, all bool) error {
 	start := j.batches
 	j.aheadSet = [2][2]bool{}
 	for n := 0; ; n++ {
@@ -1002,22 +1071,6 @@ func (j *Join) release(ctx context.Context) error {
 		if err := j.handle(ctx, int(it.side), int(it.row), it.t); err != nil {
 			return err
 		}
-	}
-	if err := j.expire(ctx, bound, all); err != nil {
-		return err
-	}
-	if err := j.settle(); err != nil { // (once, not for every row expire drops: no row is added meanwhile, so nothing is charged)
-		return err
-	}
-	if j.extreme != nil {
-		j.extreme.prune(bound)
-	}
-	if bound > j.emitted && bound != math.MinInt64 && (j.swap == nil || j.done[1]) { // (Swap: no watermark before its joined rows)
-		j.emitted = bound
-		if err := j.flush(ctx); err != nil {
-			return err
-		}
-		return j.out.EmitWatermark(ctx, bound)
 	}
 	return nil
 }
@@ -1094,6 +1147,11 @@ func (j *Join) unloaded(q, s int, f []pendingItem) []pendingItem {
 // (all of them with all): such a row can no longer join, leaves the state,
 // and is padded when its side is outer and it never joined.
 func (j *Join) expire(ctx context.Context, t int64, all bool) error {
+	if st := j.oneSided(); st >= 0 {
+		if err := j.expireRun(st, t, all); err != nil {
+			return err
+		}
+	}
 	for {
 		at, next := j.expiry.least()
 		if at < 0 || !all && next.t >= t {
