@@ -1680,6 +1680,13 @@ func (j *Join) emitPadded(ctx context.Context, s, k int, kind vector.RowKind) er
 // every thousand rows (the benchmark suite's payments).
 const compactFloor = 4096
 
+// probeFloor is compactFloor for the probe side of a join that oneSided
+// releases by runs: its live rows are only the held ones (a few seconds of
+// an input), each of its rows dies as it is handled, and a compaction
+// copies every held row and renumbers its queue, so it compacts a quarter
+// as often (its store at most about probeFloor rows above the held ones).
+const probeFloor = 4 * compactFloor
+
 // compact gives back the dropped rows' bytes (settle) and compacts the
 // sides (compactSides).
 func (j *Join) compact() error {
@@ -1722,9 +1729,14 @@ func (j *Join) freeLow() {
 // each one when it was as soon as they outnumbered the live ones), for a
 // store at most about four times the live rows.
 func (j *Join) compactSides() {
+	st := j.oneSided()
 	for s := range 2 {
 		sd := &j.side[s]
-		if sd.ndead < compactFloor || sd.ndead*4 < sd.rows.Len()*3 {
+		floor := compactFloor
+		if st >= 0 && s != st {
+			floor = probeFloor
+		}
+		if sd.ndead < floor || sd.ndead*4 < sd.rows.Len()*3 {
 			continue
 		}
 		// the queued pairs name rows by index, and the output batch's
