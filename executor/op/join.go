@@ -1253,13 +1253,12 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok 
 		if si >= 0 {
 			next = od.index.slots[si].head
 		}
-		for next >= 0 {
-			o := int(next)
-			if od.dead[o] { // (unlinked: the chain stays the size of the live rows)
-				next = od.index.unlink(si, prev, next)
-				continue
+		for {
+			var o32 int32
+			if o32, prev, next = od.index.live(si, prev, next, od.dead); o32 < 0 {
+				break
 			}
-			prev, next = next, od.index.next[o]
+			o := int(o32)
 			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
 				continue
 			}

@@ -2,6 +2,7 @@ package op
 
 import (
 	"context"
+	"math"
 )
 
 // This file is the interval join's release by runs (issue 23, performance):
@@ -55,15 +56,9 @@ func (j *Join) oneSided() int {
 func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) error {
 	q := &j.pending
 	sd := &j.side[st]
-	f, h := q.fifo[st], q.head[st]
-	e := h
-	for e < len(f) && (all || f[e].t < bound) {
-		e++
-	}
-	for x, it := range f[h:e] {
-		if x%lookAheadRows == 0 {
-			j.touchSlots(st, &sd.index, f[h+x:min(e, h+x+lookAheadRows)])
-		}
+	run := q.due(st, bound, all, math.MaxInt)
+	for x, it := range run {
+		j.touchAhead(st, run, x)
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] {
 			continue // (a Kafka partition's rows, dropped while held: DropRows)
@@ -78,19 +73,15 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 		}
 		j.pushExpiry(pendingItem{t: end, side: int8(st), seq: j.seq, row: it.row})
 	}
-	q.advance(st, e-h)
+	q.advance(st, len(run))
 	pt := 1 - st
 	start := j.batches
 	for {
-		f, h := q.fifo[pt], q.head[pt]
-		e := h
-		for e < len(f) && e-h < lookAheadRows && (all || f[e].t < bound) {
-			e++
-		}
-		if e == h {
+		run := q.due(pt, bound, all, lookAheadRows)
+		if len(run) == 0 {
 			return nil
 		}
-		n, err := j.probeRun(ctx, pt, f[h:e], start)
+		n, err := j.probeRun(ctx, pt, run, start)
 		q.advance(pt, n)
 		if err != nil || j.deferred {
 			return err
@@ -130,13 +121,12 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 			// (the slots stay where find saw them: no row is added or
 			// expired while the run probes, and unlink frees no slot)
 			prev, next := int32(-1), sd.index.slots[si].head
-			for next >= 0 {
-				o := int(next)
-				if sd.dead[o] { // (unlinked: the chain stays the size of the live rows)
-					next = sd.index.unlink(si, prev, next)
-					continue
+			for {
+				var o32 int32
+				if o32, prev, next = sd.index.live(si, prev, next, sd.dead); o32 < 0 {
+					break
 				}
-				prev, next = next, sd.index.next[o]
+				o := int(o32)
 				if !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS) || !j.fits(pt, it.t, o) {
 					continue
 				}
@@ -164,6 +154,18 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 	return len(run), nil
 }
 
+// due returns the first items of side s's FIFO, from its head, whose time
+// is below t (all: every one), at most most of them (in place: valid until
+// the FIFO changes).
+func (q *pendingQueue) due(s int, t int64, all bool, most int) []pendingItem {
+	f, h := q.fifo[s], q.head[s]
+	e := h
+	for e < len(f) && e-h < most && (all || f[e].t < t) {
+		e++
+	}
+	return f[h:e]
+}
+
 // advance removes the first n items of side s's FIFO, as n calls of popAt
 // would.
 func (q *pendingQueue) advance(s, n int) {
@@ -175,6 +177,15 @@ func (q *pendingQueue) advance(s, n int) {
 		q.fifo[s], q.head[s] = f[:0], 0
 	} else if h >= 1024 && h*2 >= len(f) {
 		q.fifo[s], q.head[s] = f[:copy(f, f[h:])], 0
+	}
+}
+
+// touchAhead is touchSlots, in side s's own index, of the lookAheadRows
+// items of run from x on when x starts such a stretch (a loop over run
+// calls it at each item).
+func (j *Join) touchAhead(s int, run []pendingItem, x int) {
+	if x%lookAheadRows == 0 {
+		j.touchSlots(s, &j.side[s].index, run[x:min(len(run), x+lookAheadRows)])
 	}
 }
 
@@ -207,15 +218,9 @@ func (j *Join) expireRun(st int, t int64, all bool) error {
 		return nil
 	}
 	sd := &j.side[st]
-	f, h := q.fifo[st], q.head[st]
-	e := h
-	for e < len(f) && (all || f[e].t < t) {
-		e++
-	}
-	for x, it := range f[h:e] {
-		if x%lookAheadRows == 0 {
-			j.touchSlots(st, &sd.index, f[h+x:min(e, h+x+lookAheadRows)])
-		}
+	run := q.due(st, t, all, math.MaxInt)
+	for x, it := range run {
+		j.touchAhead(st, run, x)
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] { // (DropRows)
 			continue
@@ -227,6 +232,6 @@ func (j *Join) expireRun(st int, t int64, all bool) error {
 			sd.index.dropHead(sd.hash.get(k), it.row)
 		}
 	}
-	q.advance(st, e-h)
+	q.advance(st, len(run))
 	return nil
 }

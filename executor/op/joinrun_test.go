@@ -3,7 +3,6 @@ package op
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -33,9 +32,7 @@ func (c *cutEmitter) Emit(ctx context.Context, port int, b *vector.Batch) error 
 // by up to spread ms, keys among keys values (-1: NULL, about 1 in 40),
 // stamped as SPEC 2.3's assigner does with watermark delay d.
 func genRunSide(r *rand.Rand, name string, n int, spread, keys, d int64) []testRow {
-	rows := make([]testRow, n)
-	maxT := int64(math.MinInt64)
-	for i := range rows {
+	return genRows(name, n, d, func(i int) (int64, int64) {
 		t := int64(i * 3)
 		if spread > 0 {
 			t += r.Int64N(spread)
@@ -44,62 +41,20 @@ func genRunSide(r *rand.Rand, name string, n int, spread, keys, d int64) []testR
 		if r.IntN(40) == 0 {
 			key = -1
 		}
-		stamp := int64(math.MinInt64)
-		if maxT != math.MinInt64 {
-			stamp = maxT - d
-		}
-		rows[i] = testRow{key: key, t: t, v: fmt.Sprintf("%s%d", name, i), stamp: stamp}
-		maxT = max(maxT, t)
-	}
-	return rows
+		return t, key
+	})
 }
 
-// feedBatches is feed with batches of 1 to most rows, and a caller that
-// drains what a pace deferred after each call (as executor's joinSource).
+// feedBatches is feedSized with a caller that drains what a pace
+// deferred after each call (as executor's joinSource does).
 func feedBatches(t *testing.T, j *Join, in [2][]testRow, d int64, most int, r *rand.Rand) {
 	t.Helper()
-	ctx := context.Background()
-	drain := func(err error) {
-		t.Helper()
+	feedSized(t, j, in, nil, d, most, r, func(err error) error {
 		for err == nil && j.Deferred() {
-			err = j.Drain(ctx)
+			err = j.Drain(context.Background())
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	big := vector.NewBatch(joinTypes)
-	var at [2]int
-	maxT := [2]int64{math.MinInt64, math.MinInt64}
-	for at[0] < len(in[0]) || at[1] < len(in[1]) {
-		s := r.IntN(2)
-		if at[s] == len(in[s]) {
-			s = 1 - s
-		}
-		n := min(1+r.IntN(most), len(in[s])-at[s], vector.Cap)
-		part := in[s][at[s] : at[s]+n]
-		big.Reset()
-		for i, x := range part {
-			big.Cols[0].I[i], big.Cols[0].Null[i] = x.key, x.key < 0
-			big.Cols[1].I[i] = x.t
-			big.Cols[2].SetString(i, []byte(x.v))
-			big.Cols[3].I[i], big.Cols[3].Null[i] = x.stamp, x.stamp == math.MinInt64
-			big.Pos[i] = int64(at[s] + i)
-		}
-		big.N = n
-		drain(j.Push(ctx, s, big))
-		for _, x := range part {
-			maxT[s] = max(maxT[s], x.t)
-		}
-		at[s] += n
-		if r.IntN(3) > 0 {
-			drain(j.Watermark(ctx, s, maxT[s]-d))
-		}
-	}
-	first := r.IntN(2)
-	for _, s := range []int{first, 1 - first} {
-		drain(j.Finish(ctx, s))
-	}
+		return err
+	})
 }
 
 // TestIntervalJoinRunsEqualRows: an INNER interval join one of whose sides'
