@@ -256,6 +256,12 @@ type Join struct {
 	// extreme is JoinSpec.Extreme's bounds of the windows' MAX or MIN (nil
 	// without one)
 	extreme *extremeBounds
+	// runSlots is probeRun's key slot of each row of its run (kept: its
+	// array is reused)
+	runSlots []int32
+	// rowByRow makes release handle every join's held rows one at a time
+	// (releaseRows), never by runs (releaseRuns): tests compare the two
+	rowByRow bool
 }
 
 // SetPace makes each call of the join release at most n batches of joined
@@ -480,6 +486,9 @@ func (q *pendingQueue) pushSorted(xs []pendingItem) {
 // times' range leaves room for it (a batch's: seconds), so that the sort
 // compares words, not items through a function.
 func (q *pendingQueue) sort(xs []pendingItem) {
+	if nearlySorted(xs) {
+		return
+	}
 	lo, hi := xs[0].t, xs[0].t
 	for _, x := range xs {
 		lo, hi = min(lo, x.t), max(hi, x.t)
@@ -503,6 +512,33 @@ func (q *pendingQueue) sort(xs []pendingItem) {
 		xs[i] = orig[k&(1<<ib-1)]
 	}
 	q.keys, q.tail = keys, orig
+}
+
+// nearlySorted sorts xs, items of one side in arrival order, by
+// insertion as long as that moves few items (at most len(xs) moves in
+// all: a batch whose rows are out of order by a place or two, the jitter
+// of rows stamped about in order, as the benchmark suite's orders), and
+// reports whether it did. Otherwise xs is left a permutation in which
+// items of equal time are still in arrival order (insertion moves an item
+// only before later-time ones), as sort's words need.
+func nearlySorted(xs []pendingItem) bool {
+	budget := len(xs)
+	for i := 1; i < len(xs); i++ {
+		x := xs[i]
+		if !x.before(xs[i-1]) {
+			continue
+		}
+		k := i - 1
+		for k > 0 && x.before(xs[k-1]) {
+			k--
+		}
+		if budget -= i - k; budget < 0 {
+			return false
+		}
+		copy(xs[k+1:i+1], xs[k:i])
+		xs[k] = x
+	}
+	return true
 }
 
 // radixSort sorts keys, whose values are below 1<<width, by their bytes
@@ -970,6 +1006,39 @@ func (j *Join) release(ctx context.Context) error {
 	bound := j.bound()
 	all := bound == math.MaxInt64
 	j.deferred = false
+	var err error
+	if st := j.oneSided(); st >= 0 {
+		err = j.releaseRuns(ctx, st, bound, all)
+	} else {
+		err = j.releaseRows(ctx, bound, all)
+	}
+	if err != nil || j.deferred {
+		return err
+	}
+	if err := j.expire(ctx, bound, all); err != nil {
+		return err
+	}
+	if err := j.settle(); err != nil { // (once, not for every row expire drops: no row is added meanwhile, so nothing is charged)
+		return err
+	}
+	if j.extreme != nil {
+		j.extreme.prune(bound)
+	}
+	if bound > j.emitted && bound != math.MinInt64 && (j.swap == nil || j.done[1]) { // (Swap: no watermark before its joined rows)
+		j.emitted = bound
+		if err := j.flush(ctx); err != nil {
+			return err
+		}
+		return j.out.EmitWatermark(ctx, bound)
+	}
+	return nil
+}
+
+// releaseRows is release's loop for every join but oneSided's: the held
+// rows below bound (all: every one), one at a time in (time, side,
+// arrival) order, each after the intervals that ended before it. With a
+// pace it stops, deferred (and the bytes settled), before the next held row.
+func (j *Join) releaseRows(ctx context.Context, bound int64, all bool) error {
 	start := j.batches
 	j.aheadSet = [2][2]bool{}
 	for n := 0; ; n++ {
@@ -1004,22 +1073,6 @@ func (j *Join) release(ctx context.Context) error {
 		if err := j.handle(ctx, int(it.side), int(it.row), it.t); err != nil {
 			return err
 		}
-	}
-	if err := j.expire(ctx, bound, all); err != nil {
-		return err
-	}
-	if err := j.settle(); err != nil { // (once, not for every row expire drops: no row is added meanwhile, so nothing is charged)
-		return err
-	}
-	if j.extreme != nil {
-		j.extreme.prune(bound)
-	}
-	if bound > j.emitted && bound != math.MinInt64 && (j.swap == nil || j.done[1]) { // (Swap: no watermark before its joined rows)
-		j.emitted = bound
-		if err := j.flush(ctx); err != nil {
-			return err
-		}
-		return j.out.EmitWatermark(ctx, bound)
 	}
 	return nil
 }
@@ -1096,6 +1149,11 @@ func (j *Join) unloaded(q, s int, f []pendingItem) []pendingItem {
 // (all of them with all): such a row can no longer join, leaves the state,
 // and is padded when its side is outer and it never joined.
 func (j *Join) expire(ctx context.Context, t int64, all bool) error {
+	if st := j.oneSided(); st >= 0 {
+		if err := j.expireRun(st, t, all); err != nil {
+			return err
+		}
+	}
 	for {
 		at, next := j.expiry.least()
 		if at < 0 || !all && next.t >= t {
@@ -1197,13 +1255,12 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok 
 		if si >= 0 {
 			next = od.index.slots[si].head
 		}
-		for next >= 0 {
-			o := int(next)
-			if od.dead[o] { // (unlinked: the chain stays the size of the live rows)
-				next = od.index.unlink(si, prev, next)
-				continue
+		for {
+			var o32 int32
+			if o32, prev, next = od.index.live(si, prev, next, od.dead); o32 < 0 {
+				break
 			}
-			prev, next = next, od.index.next[o]
+			o := int(o32)
 			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
 				continue
 			}
@@ -1641,6 +1698,13 @@ func (j *Join) emitPadded(ctx context.Context, s, k int, kind vector.RowKind) er
 // every thousand rows (the benchmark suite's payments).
 const compactFloor = 4096
 
+// probeFloor is compactFloor for the probe side of a join that oneSided
+// releases by runs: its live rows are only the held ones (a few seconds of
+// an input), each of its rows dies as it is handled, and a compaction
+// copies every held row and renumbers its queue, so it compacts a quarter
+// as often (its store at most about probeFloor rows above the held ones).
+const probeFloor = 4 * compactFloor
+
 // compact gives back the dropped rows' bytes (settle) and compacts the
 // sides (compactSides).
 func (j *Join) compact() error {
@@ -1683,9 +1747,14 @@ func (j *Join) freeLow() {
 // each one when it was as soon as they outnumbered the live ones), for a
 // store at most about four times the live rows.
 func (j *Join) compactSides() {
+	st := j.oneSided()
 	for s := range 2 {
 		sd := &j.side[s]
-		if sd.ndead < compactFloor || sd.ndead*4 < sd.rows.Len()*3 {
+		floor := compactFloor
+		if st >= 0 && s != st {
+			floor = probeFloor
+		}
+		if sd.ndead < floor || sd.ndead*4 < sd.rows.Len()*3 {
 			continue
 		}
 		// the queued pairs name rows by index, and the output batch's

@@ -29,11 +29,16 @@ type testRow struct {
 // watermark delay d, stamped as SPEC 2.3's assigner does (the watermark
 // before the row: the largest time so far minus d).
 func genSide(r *rand.Rand, name string, n int, d int64) []testRow {
+	return genRows(name, n, d, func(i int) (int64, int64) { return int64(i*10) + r.Int64N(61) - 30, r.Int64N(6) - 1 })
+}
+
+// genRows makes n rows of one input, row i's time and key (< 0: NULL)
+// given by at, stamped with watermark delay d as genSide's are.
+func genRows(name string, n int, d int64, at func(i int) (t, key int64)) []testRow {
 	rows := make([]testRow, n)
 	maxT := int64(math.MinInt64)
 	for i := range rows {
-		t := int64(i*10) + r.Int64N(61) - 30
-		key := r.Int64N(6) - 1
+		t, key := at(i)
 		stamp := int64(math.MinInt64)
 		if maxT != math.MinInt64 {
 			stamp = maxT - d
@@ -137,6 +142,14 @@ func runJoin(t *testing.T, spec JoinSpec, in [2][]testRow, d int64, r *rand.Rand
 // not nil, are the right input's row kinds.
 func feed(t *testing.T, o Operator, in [2][]testRow, kinds []vector.RowKind, d int64, r *rand.Rand) {
 	t.Helper()
+	feedSized(t, o, in, kinds, d, 7, r, func(err error) error { return err })
+}
+
+// feedSized is feed with batches of 1 to most rows (at most vector.Cap),
+// each call's error given to after (which may call o again: a caller that
+// drains what a pace deferred).
+func feedSized(t *testing.T, o Operator, in [2][]testRow, kinds []vector.RowKind, d int64, most int, r *rand.Rand, after func(error) error) {
+	t.Helper()
 	ctx := context.Background()
 	var at [2]int
 	maxT := [2]int64{math.MinInt64, math.MinInt64}
@@ -145,13 +158,13 @@ func feed(t *testing.T, o Operator, in [2][]testRow, kinds []vector.RowKind, d i
 		if at[s] == len(in[s]) {
 			s = 1 - s
 		}
-		n := min(1+r.IntN(7), len(in[s])-at[s])
+		n := min(1+r.IntN(most), len(in[s])-at[s], vector.Cap)
 		part := in[s][at[s] : at[s]+n]
 		b := batchOf(part)
 		if s == 1 && kinds != nil {
 			b.Kinds = kinds[at[s] : at[s]+n]
 		}
-		err := o.Push(ctx, s, b)
+		err := after(o.Push(ctx, s, b))
 		b.Kinds = nil
 		if err != nil {
 			t.Fatal(err)
@@ -161,14 +174,14 @@ func feed(t *testing.T, o Operator, in [2][]testRow, kinds []vector.RowKind, d i
 		}
 		at[s] += n
 		if r.IntN(3) > 0 { // (a watermark after most batches, not all)
-			if err := o.Watermark(ctx, s, maxT[s]-d); err != nil {
+			if err := after(o.Watermark(ctx, s, maxT[s]-d)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	first := r.IntN(2)
 	for _, s := range []int{first, 1 - first} {
-		if err := o.Finish(ctx, s); err != nil {
+		if err := after(o.Finish(ctx, s)); err != nil {
 			t.Fatal(err)
 		}
 	}

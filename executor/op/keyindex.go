@@ -158,6 +158,22 @@ func (x *keyIndex) unlink(si int, prev, o int32) int32 {
 	return nx
 }
 
+// live walks slot si's chain from next (prev: the row before it, -1 at
+// the head): it returns the first row from next on that is not dead
+// (indexed by row; -1 at the chain's end), unlinking the dead ones it
+// passes (the chain stays the size of the live rows), and the walk's
+// prev and next after that row.
+func (x *keyIndex) live(si int, prev, next int32, dead []bool) (o, nprev, nnext int32) {
+	for next >= 0 {
+		if dead[next] {
+			next = x.unlink(si, prev, next)
+			continue
+		}
+		return next, next, x.next[next]
+	}
+	return -1, prev, -1
+}
+
 // dropHead removes row k from hash h's chain when it is the chain's head
 // (an interval join's row whose interval ended: a side's rows end in the
 // order they were added, so the row ending is its chain's oldest), freeing

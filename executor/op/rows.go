@@ -686,8 +686,14 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 		// the NULL flags first, then the values of the rows that have one,
 		// a loop for each type (no type switch a row)
 		nulls := v.Null[at : at+len(ks)]
-		for x, k := range ks {
-			nulls[x] = k < 0 || rc.null.get(int(k))
+		if rc.null.some {
+			for x, k := range ks {
+				nulls[x] = k < 0 || rc.null.get(int(k))
+			}
+		} else { // (no row's flag to read: a load a row saved, a cache miss for rows gathered out of order)
+			for x, k := range ks {
+				nulls[x] = k < 0
+			}
 		}
 		switch t := r.types[c]; {
 		case t == catalog.BigInt || t == catalog.Timestamp:
@@ -1002,6 +1008,9 @@ func (c *column[T]) bytes(width int) int {
 type nullBits struct {
 	w column[uint64]
 	n int
+	// some: a flag was ever set NULL since the column was last empty (a
+	// column without it has no NULL: Rows.gatherTo reads no flag)
+	some bool
 }
 
 // get reports whether row k is NULL.
@@ -1012,6 +1021,7 @@ func (nb *nullBits) set(k int, null bool) {
 	w := nb.w.get(k >> 6)
 	if null {
 		w |= 1 << (k & 63)
+		nb.some = true
 	} else {
 		w &^= 1 << (k & 63)
 	}
@@ -1034,6 +1044,7 @@ func (nb *nullBits) push(null bool) {
 func (nb *nullBits) setLast() {
 	w := nb.n >> 6
 	nb.w.blocks[w>>colBits][w&colMask] |= 1 << (nb.n & 63)
+	nb.some = true
 }
 
 // pushAll appends the rows' flags nulls, a word at a time.
@@ -1052,6 +1063,7 @@ func (nb *nullBits) pushAll(nulls []bool) {
 		if w != 0 {
 			k := nb.n >> 6
 			nb.w.set(k, nb.w.get(k)|w<<(nb.n&63))
+			nb.some = true
 		}
 		nb.n += m
 		nulls = nulls[m:]
@@ -1066,6 +1078,7 @@ func (nb *nullBits) truncate(n int) {
 		nb.w.set(k, nb.w.get(k)&(1<<(n&63)-1)) // (the flags from n on cleared: push sets only NULLs)
 	}
 	nb.n = n
+	nb.some = nb.some && n > 0
 }
 
 // intColumn is a Rows column of BIGINT or TIMESTAMP values, in blocks of
