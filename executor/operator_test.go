@@ -133,6 +133,7 @@ func (f *fireEvery) Finish(ctx context.Context) error { return f.down.Finish(ctx
 type orderSink struct {
 	names []string
 	out   []string
+	kinds bool // each row's change kind before its values ("main: +I a,1")
 }
 
 func (o *orderSink) row(p *Part, i int) {
@@ -140,7 +141,11 @@ func (o *orderSink) row(p *Part, i int) {
 	for _, v := range p.Cols {
 		vals = append(vals, string(vector.AppendValue(nil, v.Type, v, i)))
 	}
-	o.out = append(o.out, o.names[p.Output]+": "+strings.Join(vals, ","))
+	kind := ""
+	if o.kinds {
+		kind = p.KindAt(i).String() + " "
+	}
+	o.out = append(o.out, o.names[p.Output]+": "+kind+strings.Join(vals, ","))
 }
 
 func (o *orderSink) Rows(r *Step) error {

@@ -45,6 +45,10 @@ type replay struct {
 	// a push changed the state (changed) and has not reached the sinks
 	// (handed): the frontiers describe outputs that were never written
 	torn bool
+	// old, for an aggregate replayed with the join before it
+	// (newJoinAggReplay), reports that the batch being pushed holds pairs
+	// the run before wrote: no part of it is written again (nil: none)
+	old func() bool
 }
 
 // newReplay gives the job's state to rs, the replay its source's stream
@@ -369,6 +373,14 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 // outputs were written by the run that committed e (I3).
 func (r *replay) filter(rt *Step) {
 	if r == nil {
+		return
+	}
+	if r.old != nil {
+		if r.old() {
+			for k := range rt.Parts {
+				rt.Parts[k].Sel = rt.Parts[k].Sel[:0]
+			}
+		}
 		return
 	}
 	r.dirty = true // (the batch may have changed the state)

@@ -197,6 +197,9 @@ type Join struct {
 	// replay says which outputs a Kafka replay's rows wrote before
 	// (joinreplay.go); nil: none
 	replay JoinReplay
+	// rewrite emits those outputs again, in batches of their own (old),
+	// instead of leaving them out (SetRewrite, joinreplay.go)
+	rewrite, old bool
 
 	// selL and selR are the pairs (a left batch row, a right stored row or
 	// -1) a lookup join's probe has found and not yet written (probeLookup).
@@ -1225,10 +1228,10 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok 
 			if s == 1 {
 				l, r = o, k
 			}
-			if old {
+			if old && !j.rewrite {
 				continue
 			}
-			if err := j.emit(ctx, l, r, j.addKind(s, k)); err != nil {
+			if err := j.emitOld(ctx, l, r, j.addKind(s, k), old); err != nil {
 				return err
 			}
 		}

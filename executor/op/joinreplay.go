@@ -1,6 +1,11 @@
 package op
 
-import "math"
+import (
+	"context"
+	"math"
+
+	"streamql/executor/vector"
+)
 
 // This file is Join's side of a Kafka replay (SPEC 2.5; the executor's
 // joinreplay.go): the rows of a partition still in its state, the drop of a
@@ -27,6 +32,33 @@ type JoinReplay interface {
 // their rows' positions, which it reads.)
 func (j *Join) SetReplay(r JoinReplay) {
 	j.replay = r
+}
+
+// SetRewrite makes a join with a replay (SetReplay) emit again the pairs
+// the run before wrote (JoinReplay.Written), instead of leaving them out,
+// in batches of joined rows of their own, for which Old is true: the state
+// after the join (an aggregate over the joined rows) is rebuilt from them,
+// and it alone takes them (the executor's joinSource; the connector package
+// doc, "A join followed by an aggregate"). Only pairs are emitted again: the
+// job plans it for INNER joins, which pad no row.
+func (j *Join) SetRewrite(on bool) { j.rewrite = on }
+
+// Old reports, while the join emits a batch of joined rows (Emitter.Emit,
+// port JoinOut), whether its rows are pairs the run before wrote
+// (SetRewrite): every row of a batch is old, or none is.
+func (j *Join) Old() bool { return j.rewrite && j.old }
+
+// emitOld is emit for a pair whose outputs the run before wrote or not
+// (old): with SetRewrite, the joined rows queued so far are emitted first
+// when they are of the other kind, so that each batch is of one (Old).
+func (j *Join) emitOld(ctx context.Context, l, r int, kind vector.RowKind, old bool) error {
+	if j.rewrite && old != j.old {
+		if err := j.flush(ctx); err != nil {
+			return err
+		}
+		j.old = old
+	}
+	return j.emit(ctx, l, r, kind)
 }
 
 // written reports whether the outputs of row k of side s at time t were

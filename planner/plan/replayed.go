@@ -32,7 +32,7 @@ func (j *Job) Unreplayed() (op, why string) {
 		if group == "" {
 			return "", ""
 		}
-		if why := j.Both.notReplayed(j.HasAggregates() || j.Main != nil && j.Main.Rank != nil); why != "" {
+		if why := j.Both.notReplayed(j.stateAfterJoin()); why != "" {
 			return "the " + j.Both.Kind() + " " + j.Both.Text, why
 		}
 		return "", ""
