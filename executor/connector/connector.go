@@ -210,7 +210,8 @@
 // a join runs in one process per group. Tests: op's TestJoinReplayAfterACrash
 // (a crash anywhere, every kind, regular with and without a TTL, interval)
 // and TestTemporalReplayAfterACrash, and tests/kafka_joinreplay_test.go (the
-// crash harness with an interval, a temporal and a regular join).
+// crash harness with an interval, a temporal and a regular join, and an
+// aggregate after an interval join: "A join followed by an aggregate").
 //
 // A lookup join (SPEC 2.7: a bounded right side, read whole by every
 // process) whose probe side is a Kafka stream of a group reads the probe in
@@ -294,7 +295,7 @@
 // a join, and the join alone: the committed changelog is one uninterrupted
 // run's; it fails without the rewrite, the first-row frontier or Emitted's
 // last batch) and tests/kafka_joinreplay_test.go's
-// TestKafkaJoinAggregateCrashHarness (against the broker).
+// TestKafkaJoinAggregateCrashesExactlyOnce (the crash harness).
 //
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //
