@@ -35,10 +35,10 @@ import (
 // It runs only for joins whose inputs both have event time, neither
 // updating, and whose rows go straight to the job's outputs
 // (newJoinReplays): interval, regular and temporal joins (op.Join,
-// op.Temporal: replayedJoin), or into an updating aggregate after an INNER
-// interval or regular join (plan.Job.JoinAggReplayed: newJoinAggReplay;
+// op.Temporal: replayedJoin), or into an updating aggregate after one
+// whose output is append-only (plan.Job.JoinAggReplayed: newJoinAggReplay;
 // the connector package doc, "A join followed by an aggregate"): the join
-// then emits again the pairs below f, into the aggregate only, and Hold is
+// then emits again its outputs below f, into the aggregate only, and Hold is
 // at most each partition's first row read since it came (first).
 type joinReplay struct {
 	js   *joinSource
@@ -113,9 +113,9 @@ func newJoinReplays(js *joinSource) {
 		rs[s].SetReplay(r)
 	}
 	jo.SetReplay(js)
-	if j, ok := jo.(*op.Join); ok && js.aggAfter {
+	if js.aggAfter {
 		js.rewrite = true
-		j.SetRewrite(true)
+		jo.SetRewrite(true)
 	}
 }
 
@@ -127,6 +127,11 @@ type replayedJoin interface {
 	EachRow(s int, f func(pos int64, stamp int64, null bool))
 	DropRows(s int, drop func(pos int64) bool) error
 	Watermarked() (int64, bool)
+	// SetRewrite and Old: the outputs a replay's rows wrote before,
+	// emitted again in batches of their own for an aggregate after the
+	// join (newJoinAggReplay)
+	SetRewrite(on bool)
+	Old() bool
 }
 
 // Written implements op.JoinReplay: the outputs at time t of a row of

@@ -624,9 +624,10 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		l, r := js.j.Sources()
 		copy(e.from[0], l)
 		copy(e.from[1], r)
-		jo, ok := js.j.(*op.Join)
-		e.old = ok && jo.Old()
-		if ok && jo.Borrowed() {
+		if r, ok := js.j.(replayedJoin); ok {
+			e.old = r.Old()
+		}
+		if jo, ok := js.j.(*op.Join); ok && jo.Borrowed() {
 			shareQueued(q, b) // (its strings stay valid until the next read of the left input: after Next has given q)
 		} else {
 			q.Reset()

@@ -60,8 +60,8 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"the regular join", "input p has no event time (WATERMARK)"},
 		{"Top-N after an interval join", "", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, e.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY e.v DESC) AS rn FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND) WHERE rn <= 1;",
 			"the interval join", "an aggregate or Top-N follows the join"},
-		{"aggregate after a LEFT interval join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;",
-			"the interval join", "only an updating GROUP BY or global aggregate"},
+		{"aggregate after a LEFT regular join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;",
+			"the regular join", "only an updating GROUP BY or global aggregate"},
 		{"aggregate after a lookup join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN devices d ON s.deviceNo = d.deviceNo GROUP BY s.deviceNo;",
 			"the lookup join", "an aggregate or Top-N follows the join"},
 		{"aggregate over CROSS JOIN UNNEST", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM tagged CROSS JOIN UNNEST(tags) AS t (tag) GROUP BY deviceNo;",
@@ -104,6 +104,8 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		// issue 23 item 6: an updating aggregate after an INNER interval or regular join
 		{"aggregate after an interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},
 		{"aggregate after a regular join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;"},
+		{"aggregate after a LEFT interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},
+		{"aggregate after a temporal join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo GROUP BY s.deviceNo;"},
 	}
 	for _, c := range replayed {
 		out, stderr, code := runSQL(t, nil, ddl("exactly-once")+"EXPLAIN "+c.query, "--format", "plain")

@@ -237,7 +237,7 @@
 // for a Top-N over a subquery's GROUP BY); a join with an updating input or
 // an input without event time, and a join of two streams followed by a
 // Top-N, or by an aggregate other than those "A join followed by an
-// aggregate" replays (an outer join's, or one with a TTL or mini-batch:
+// aggregate" replays (a regular outer join's, or one with a TTL or mini-batch:
 // these read their inputs whole and commit nothing); an event-time semi or
 // anti join in a job that aggregates too. Such a job with
 // an 'exactly-once' Kafka sink is refused at planning (the operator named,
@@ -250,8 +250,9 @@
 // # A join followed by an aggregate (issue 23 item 6)
 //
 // An updating aggregate (GROUP BY without a window, or a global aggregate,
-// SPEC 2.8) after an INNER interval or regular join of two Kafka streams of
-// one group (plan.Job.JoinAggReplayed; not with 'table.exec.state.ttl',
+// SPEC 2.8) after a join of two Kafka streams of one group whose output is
+// append-only (an interval join of any kind, an INNER regular join, a
+// temporal join: plan.Job.JoinAggReplayed; not with 'table.exec.state.ttl',
 // whose clock behind a join is processing time, nor mini-batch, whose
 // changes depend on the batches; no Top-N) is replayed with the join. Its
 // commit is, per partition of each input, the smaller of two frontiers,
@@ -265,11 +266,12 @@
 //     row's stamp. The join's own EachRow(s) is never below it. The cost is
 //     the re-reading, as for an updating aggregate over one stream (see
 //     "Updating operators"): the topics' retention must keep those rows.
-//   - The join writes again, into the aggregate only, the pairs below its f
-//     (op.Join.SetRewrite): a pair whose handling time is below the join's
-//     watermark at the commit is in committed outputs already (the join
-//     emits in event-time order), so instead of leaving it out the join
-//     emits it in a batch of joined rows of its own (op.Join.Old); the
+//   - The join writes again, into the aggregate only, its outputs below
+//     its f (op.Join.SetRewrite, op.Temporal's): a pair (or an outer
+//     interval join's padding, a temporal join's left row) whose time is
+//     below the join's watermark at the commit is in committed outputs
+//     already (the join emits in event-time order), so instead of leaving
+//     it out the join emits it in a batch of joined rows of its own (Old); the
 //     aggregate adds those rows to its groups without writing their changes
 //     (I3, as for a row below e), and no other output of the job takes them
 //     (the executor's replay.filter with newJoinAggReplay). From the first
@@ -291,10 +293,10 @@
 // position is its left row's; the topics are co-partitioned by the join
 // key). Tests: the executor's TestJoinAggregateReplayAfterKills (processes
 // of a real job over two brokerless group topics killed at random points,
-// 120 seeds for each of an interval, a regular and a global aggregate over
-// a join, and the join alone: the committed changelog is one uninterrupted
-// run's; it fails without the rewrite, the first-row frontier or Emitted's
-// last batch) and tests/kafka_joinreplay_test.go's
+// 120 seeds for each of aggregates over INNER, LEFT and FULL interval, an
+// INNER regular and a LEFT temporal join, and the join alone: the committed
+// changelog is one uninterrupted run's; it fails without the rewrite, the
+// first-row frontier or Emitted's last batch) and tests/kafka_joinreplay_test.go's
 // TestKafkaJoinAggregateCrashesExactlyOnce (the crash harness).
 //
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)

@@ -301,8 +301,10 @@ func (j *Job) stateAfterJoin() bool {
 // JoinAggReplayed reports whether the aggregates after job j's join of two
 // streams are replayed with it over Kafka (the executor's joinreplay.go;
 // the connector package doc, "A join followed by an aggregate", issue 23
-// item 6): an INNER interval or regular join (it pads no row; its output is
-// append-only) followed by updating aggregates only (GROUP BY without a
+// item 6): an interval join of any kind (its paddings come when the
+// interval closes), an INNER regular join or a temporal join, whose
+// outputs are append-only (a regular outer join's are updating), followed
+// by updating aggregates only (GROUP BY without a
 // window, or a global aggregate, over the unbounded joined rows: SPEC 2.8),
 // none with 'table.exec.state.ttl' (its clock behind a join is processing
 // time) or mini-batch (its changes depend on the batches), and no Top-N.
@@ -312,7 +314,7 @@ func (j *Job) stateAfterJoin() bool {
 // rows reads a view or subquery (SPEC 2.6), which is not replayed.
 func (j *Job) JoinAggReplayed() bool {
 	b := j.Both
-	if b == nil || !j.HasAggregates() || b.Type != InnerJoin || b.Lookup || b.Temporal || b.Window || b.Updating() {
+	if b == nil || !j.HasAggregates() || b.Lookup || b.Window || b.Updating() {
 		return false
 	}
 	for _, br := range j.AllBranches() {
@@ -333,7 +335,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 	case j.Changes[0] || j.Changes[1]:
 		return "an input is updating"
 	case after:
-		return "an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate, without 'table.exec.state.ttl' or mini-batch, after an INNER interval or regular join is replayed)"
+		return "an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate, without 'table.exec.state.ttl' or mini-batch, after a join whose output is append-only is replayed)"
 	case j.Lookup:
 		// it holds no probe row (op.Join's lookup mode): the probe side is
 		// read in its group and commits as a stateless job does; the
@@ -397,12 +399,12 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg bool) {
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
-		if j.Temporal {
-			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's state survives a crash or a partition move: read again from the committed offsets (each partition's oldest row the join still needs: the rows held for the watermarks, and each key's current version of %s, kept until a later version of its key replaces it), the joined rows written before not written again\n", j.Inputs[1].Name)
+		if agg {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the groups never close), the joined rows written before going into the aggregate's state only, their changes not written again\n")
 			return
 		}
-		if agg {
-			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the groups never close), the pairs written before going into the aggregate's state only, their changes not written again\n")
+		if j.Temporal {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's state survives a crash or a partition move: read again from the committed offsets (each partition's oldest row the join still needs: the rows held for the watermarks, and each key's current version of %s, kept until a later version of its key replaces it), the joined rows written before not written again\n", j.Inputs[1].Name)
 			return
 		}
 		fmt.Fprintf(sb, "    each process reads its partitions of both topics; the rows the join holds survive a crash or a partition move: read again from the committed offset (the oldest row in its state), the pairs written before not written again\n")
