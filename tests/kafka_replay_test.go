@@ -404,6 +404,8 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 			"main: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset", "not read again"},
 		{"EXPLAIN SELECT window_start, s.deviceNo, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND)) s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY window_start, window_end, s.deviceNo;",
 			"note: the rows main's event-time join holds are not read again after a crash or a partition move when the job aggregates too", "survives"},
+		{"EXPLAIN SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;",
+			"main: the probe rows its event-time join holds and the aggregate's groups after it survive a crash or a partition move", "not read again"},
 		{"EXPLAIN SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;",
 			"main: its groups survive a crash or a partition move: read again from each partition's first row that made a group", "not read again"},
 		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts DESC) AS rn FROM sensors) WHERE rn <= 2;",

@@ -68,7 +68,7 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"the state over CROSS JOIN UNNEST of tagged", "not replayed yet"},
 		{"UNION ALL", "", "INSERT INTO rows_out SELECT deviceNo, v FROM sensors WHERE v > 0 UNION ALL SELECT deviceNo, v FROM events;",
 			"the subquery, view or WITH relation", "its streams are read whole, committing no offsets"},
-		{"event-time semi join and an aggregate", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;",
+		{"event-time semi join and a window aggregate", "", "INSERT INTO rows_out SELECT s.deviceNo, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND)) s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY window_start, window_end, s.deviceNo;",
 			"the event-time join of main", "the job aggregates too"},
 	}
 	for _, c := range refused {
@@ -105,6 +105,7 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		{"aggregate after an interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},
 		{"aggregate after a regular join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;"},
 		{"aggregate after a LEFT interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},
+		{"updating aggregate after an event-time semi join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;"},
 		{"aggregate after a temporal join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo GROUP BY s.deviceNo;"},
 	}
 	for _, c := range replayed {

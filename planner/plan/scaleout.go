@@ -40,6 +40,8 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		if b.Join != nil {
 			fmt.Fprintf(sb, "    %s: join build side %s is read whole by every process; the probe rows need no partitioning\n", label, b.Join.Build.Name)
 			switch {
+			case b.Join.EventTime() && aggs && j.HeldAggReplayed():
+				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row held or that made a group), the rows routed before going into the groups only\n", label)
 			case b.Join.EventTime() && aggs:
 				// (the connector package doc: not with an aggregate)
 				fmt.Fprintf(sb, "    note: the rows %s's event-time join holds are not read again after a crash or a partition move when the job aggregates too: the group's offsets pass them; run it in one process, over a topic of one partition (behind the join, windows over more than one partition would fire by one partition's watermark: the job stops when a second partition's rows come)\n", label)
@@ -317,6 +319,27 @@ func (j *Job) JoinAggReplayed() bool {
 	if b == nil || !j.HasAggregates() || b.Lookup || b.Window || b.Updating() {
 		return false
 	}
+	return j.updatingAggsOnly()
+}
+
+// HeldAggReplayed reports whether the aggregates of job j, whose branch
+// has an event-time semi or anti join, are replayed with the probe rows
+// the join holds (the executor's semijoin.go; the connector package doc,
+// "A join followed by an aggregate", issue 23 item 6): updating aggregates
+// only, as JoinAggReplayed's (they fire nothing by time, so the released
+// rows' stamps, each its own partition's watermark, decide nothing). Each
+// partition then commits the smaller of its first held row and its first
+// row that made a group.
+func (j *Job) HeldAggReplayed() bool {
+	held, aggs := j.heldAggs()
+	return held && aggs && j.updatingAggsOnly()
+}
+
+// updatingAggsOnly reports whether every aggregate of job j is updating
+// (GROUP BY without a window, or a global aggregate, over an unbounded
+// input: SPEC 2.8) without 'table.exec.state.ttl' or mini-batch, and no
+// branch has a Top-N.
+func (j *Job) updatingAggsOnly() bool {
 	for _, br := range j.AllBranches() {
 		if br.Rank != nil {
 			return false
