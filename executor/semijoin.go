@@ -340,7 +340,9 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 // the released rows' CURRENT_WATERMARK stamps, which are each row's own
 // partition's watermark rather than the stream's (their minimum), so windows
 // would fire early and again with partial rows. The job stops before any
-// window fires instead of giving wrong rows.
+// window fires instead of giving wrong rows. An updating aggregate without
+// a TTL or mini-batch (plan.Job.HeldAggReplayed) fires nothing by time and
+// is not stopped.
 var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time join is not supported yet over a topic of more than one partition (its windows would fire by one partition's watermark); read a topic of one partition, or write the joined rows to a topic with INTO STREAM and aggregate them in a second job")
 
 // aggOverParts returns ErrJoinAggregateParts, naming the stream, once the

@@ -165,8 +165,10 @@
 // newHeldReplay): it commits H_p = e_p = the first held row of p, w_p its
 // CURRENT_WATERMARK stamp (or p's watermark now when only malformed rows of
 // p are held), so the rows held at a crash or a move are read again. A job
-// with an event-time join and an aggregate commits U_p (EXPLAIN says to run
-// it in one process): the aggregate after the join fires by the released
+// with an event-time join and a window aggregate (or an updating one with a
+// TTL or mini-batch) commits U_p (EXPLAIN says to run it in one process; an
+// updating aggregate otherwise is replayed with the held rows: "A join
+// followed by an aggregate"): the window aggregate after the join fires by the released
 // rows' stamps, which are their partitions' watermarks at arrival, so f_p
 // would not say which windows reached the outputs (I4). Each group keeps the
 // partition, offset and watermark of its first row (not per row: the hot
@@ -239,7 +241,8 @@
 // Top-N, or by an aggregate other than those "A join followed by an
 // aggregate" replays (a regular outer join's, or one with a TTL or mini-batch:
 // these read their inputs whole and commit nothing); an event-time semi or
-// anti join in a job that aggregates too. Such a job with
+// anti join in a job with a window aggregate (or an updating one with a TTL
+// or mini-batch). Such a job with
 // an 'exactly-once' Kafka sink is refused at planning (the operator named,
 // with what to do: an at-least-once sink, or one process without the
 // group), since after a crash its result would silently not be one
@@ -298,6 +301,21 @@
 // changelog is one uninterrupted run's; it fails without the rewrite, the
 // first-row frontier or Emitted's last batch) and tests/kafka_joinreplay_test.go's
 // TestKafkaJoinAggregateCrashesExactlyOnce (the crash harness).
+//
+// An updating aggregate after an event-time semi or anti join (SPEC 2.2;
+// plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe
+// rows the join holds: the aggregate is a second Checkpoint of the held
+// rows' replay (the executor's newHeldReplay), so H_p is the smaller of
+// p's first held row and its first row that made a group, e_p the first
+// held row; the rows read again below e are held and released as before
+// (the build side is read whole again) and go into the groups only (I3),
+// their direct outputs not written again. It fires nothing by time, so
+// the released rows' stamps (each its partition's watermark) decide
+// nothing, and such a job runs over a topic of several partitions
+// (ErrJoinAggregateParts stops a window's). Test: the executor's
+// TestReplayHeldJoinRowsAggregated (SEMI and ANTI with GROUP BY, processes
+// killed, cut, moved and aborted, 40 seeds each; fails when the aggregate
+// is left out of the replay).
 //
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //
