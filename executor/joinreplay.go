@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/op"
 	"streamql/executor/vector"
@@ -34,8 +35,11 @@ import (
 // It runs only for joins whose inputs both have event time, neither
 // updating, and whose rows go straight to the job's outputs
 // (newJoinReplays): interval, regular and temporal joins (op.Join,
-// op.Temporal: replayedJoin); the other state after the join (an aggregate
-// over joined rows) is not replayed.
+// op.Temporal: replayedJoin), or into an updating aggregate after one
+// whose output is append-only (plan.Job.JoinAggReplayed: newJoinAggReplay;
+// the connector package doc, "A join followed by an aggregate"): the join
+// then emits again its outputs below f, into the aggregate only, and Hold is
+// at most each partition's first row read since it came (first).
 type joinReplay struct {
 	js   *joinSource
 	s    int             // the input
@@ -47,6 +51,17 @@ type joinReplay struct {
 	// stamp is the watermark before it (p's watermark now already counts
 	// the batch's rows)
 	last map[int32]stampAt
+	// first holds, per partition, its first row read since it came to the
+	// process (joinSource.rewrite only): the hold frontier of an updating
+	// aggregate after the join, whose groups never close (the connector
+	// package doc, "A join followed by an aggregate")
+	first map[int32]stampAt
+	// read holds, per partition, the offset after the last row of it
+	// given to the join (good or malformed): its direct outputs (late
+	// rows, errors) are written once the batch was pushed, also when the
+	// job's checkpoint runs in the other input's Next, before this input's
+	// source counts the batch as used (Emitted)
+	read map[int32]int64
 }
 
 // stampAt is a row's offset and its CURRENT_WATERMARK stamp (set false:
@@ -93,11 +108,15 @@ func newJoinReplays(js *joinSource) {
 		}
 	}
 	for s, ji := range js.in[:inputs] {
-		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}}
+		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}}
 		js.rep[s] = r
 		rs[s].SetReplay(r)
 	}
 	jo.SetReplay(js)
+	if js.aggAfter {
+		js.rewrite = true
+		jo.SetRewrite(true)
+	}
 }
 
 // replayedJoin is a join operator with a Kafka replay: the keyed join
@@ -108,6 +127,11 @@ type replayedJoin interface {
 	EachRow(s int, f func(pos int64, stamp int64, null bool))
 	DropRows(s int, drop func(pos int64) bool) error
 	Watermarked() (int64, bool)
+	// SetRewrite and Old: the outputs a replay's rows wrote before,
+	// emitted again in batches of their own for an aggregate after the
+	// join (newJoinAggReplay)
+	SetRewrite(on bool)
+	Old() bool
 }
 
 // Written implements op.JoinReplay: the outputs at time t of a row of
@@ -141,6 +165,9 @@ func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	if l, ok := r.last[p]; ok && l.off == used {
 		wm, wmSet = l.wm, l.set
 	}
+	if f, ok := r.first[p]; ok && r.js.rewrite && f.off < off {
+		off, wm, wmSet = f.off, f.wm, f.set
+	}
 	r.js.j.(replayedJoin).EachRow(r.s, func(pos int64, stamp int64, null bool) {
 		q, o := connector.KafkaPartitionOf(pos)
 		if q == p && o < off {
@@ -151,8 +178,10 @@ func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 }
 
 // Emitted implements connector.Replay: every row read has its direct
-// outputs written.
-func (r *joinReplay) Emitted(_ int32, used int64) int64 { return used }
+// outputs written: the rows used, and those of the input's last batch,
+// pushed into the join whole (read), which the source counts as used only
+// at its next Next.
+func (r *joinReplay) Emitted(p int32, used int64) int64 { return max(used, r.read[p]) }
 
 // Fired implements connector.Replay: the join's watermark.
 func (r *joinReplay) Fired(int32) (int64, bool) { return r.js.j.(replayedJoin).Watermarked() }
@@ -190,6 +219,11 @@ func (r *joinReplay) Revoke(p int32) {
 	})
 	delete(r.e, p)
 	delete(r.f, p)
+	delete(r.first, p)
+	delete(r.read, p)
+	if r.s == 0 && r.js.dropAgg != nil {
+		r.js.dropAgg(p) // (a joined row's position is its left row's: aggregate.Operator.Drop)
+	}
 	if r.pw != nil {
 		r.pw.forget(p)
 	}
@@ -205,6 +239,7 @@ func (js *joinSource) noteBatch(s int, b *vector.Batch, sel []int32, wc int) {
 	clear(r.last)
 	for _, i := range sel {
 		p, off := connector.KafkaPartitionOf(b.Pos[i])
+		r.read[p] = max(r.read[p], off+1)
 		if _, ok := r.last[p]; ok {
 			continue
 		}
@@ -213,13 +248,23 @@ func (js *joinSource) noteBatch(s int, b *vector.Batch, sel []int32, wc int) {
 			x.wm, x.set = b.Cols[wc].I[i], true
 		}
 		r.last[p] = x
+		if _, ok := r.first[p]; !ok && js.rewrite {
+			r.first[p] = x
+		}
 	}
 }
 
 // unread drops, from the malformed rows of input s in bad, those read by
 // the run before (their errors output is written).
 func (js *joinSource) unread(s int, bad []BadRow) []BadRow {
-	if js.rep[s] == nil || len(js.rep[s].e) == 0 {
+	if js.rep[s] == nil {
+		return bad
+	}
+	for _, x := range bad { // (read: their errors output is written with the batch)
+		p, off := connector.KafkaPartitionOf(x.Line)
+		js.rep[s].read[p] = max(js.rep[s].read[p], off+1)
+	}
+	if len(js.rep[s].e) == 0 {
 		return bad
 	}
 	kept := bad[:0]
@@ -245,3 +290,41 @@ func (js *joinSource) unreadLate(s int, b *vector.Batch) {
 	}
 	js.sel = kept
 }
+
+// newJoinAggReplay replays the aggregate agg of chain c after js's join
+// (joinSource.rewrite; plan.Job.JoinAggReplayed; the connector package
+// doc, "A join followed by an aggregate"): the join emits again, in
+// batches of their own, the pairs the run before wrote (op.Join.Old),
+// which go into the aggregate's groups only (I3: their changes are in
+// committed outputs) and to no other output of the job (replay.filter);
+// a revoked partition of the left input takes its groups with it (a
+// joined row's position is its left row's). The inputs' replays
+// (joinReplay) commit, per partition, the first row the job read of it
+// since it came (the groups never close, so each is rebuilt from all its
+// pairs); the returned replay is the chain's sink's only, asked by no
+// source.
+func newJoinAggReplay(js *joinSource, c *chain, agg *aggregate.Operator) *replay {
+	r := newReplayOf(c)
+	r.old = func() bool { return js.givenOld }
+	agg.StartReplay(joinOldReplay{js})
+	js.dropAgg = agg.Drop
+	c.sink.rep = r
+	return r
+}
+
+// joinOldReplay is the replay as an aggregate after a replayed join sees
+// it (newJoinAggReplay): a joined row is replayed when it came in a batch
+// of pairs the run before wrote.
+type joinOldReplay struct{ js *joinSource }
+
+// Replayed implements aggregate.Replay: the rows Next gave last are old
+// pairs (joinSource.givenOld), whatever their positions.
+func (x joinOldReplay) Replayed(int64) bool { return x.js.givenOld }
+
+// FiredBy implements aggregate.Replay: no window (an updating aggregate's
+// groups never close).
+func (joinOldReplay) FiredBy(int32, int64) bool { return false }
+
+// Changed implements aggregate.Replay: the inputs' replays say torn while
+// joined rows given have not come back (joinReplay.Torn).
+func (joinOldReplay) Changed() {}

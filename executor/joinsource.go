@@ -60,6 +60,16 @@ type joinSource struct {
 	rep     [2]*joinReplay
 	given   bool
 	grouped bool // the inputs are read in their consumer group (joinReplayable)
+	// rewrite: the job's aggregate after the join is replayed with it
+	// (plan.Job.JoinAggReplayed, newJoinReplays): the join emits again, in
+	// batches of their own, the pairs the run before wrote (op.Join.Old),
+	// and givenOld says the rows Next gave last are such (joinOldReplay);
+	// dropAgg drops the aggregate's groups of a revoked partition of the
+	// left input (newJoinAggReplay)
+	aggAfter bool // the job's aggregate may be replayed with the join (plan.Job.JoinAggReplayed)
+	rewrite  bool
+	givenOld bool
+	dropAgg  func(p int32)
 	// exprs is the job's expression context, whose failed calls of the
 	// join's own expressions ownFailures takes
 	exprs *expr.Context
@@ -119,7 +129,7 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, opens openOpts) (*joinSource, error) {
 	exprs := opens.exprs
 	both := job.Both
-	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job), exprs: exprs}
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job), exprs: exprs, aggAfter: job.JoinAggReplayed()}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
@@ -263,6 +273,7 @@ type joinOperator interface {
 type joined struct {
 	b    *vector.Batch
 	from [2][]int64
+	old  bool // pairs the run before wrote (op.Join.Old; joinSource.rewrite)
 }
 
 // Next implements Source: the next joined rows, io.EOF once both inputs have
@@ -282,6 +293,7 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 			}
 			js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
 			js.at += n
+			js.givenOld = e.old
 			if js.at == q.N {
 				js.queue, js.at = js.queue[1:], 0
 				js.free = append(js.free, e)
@@ -692,6 +704,9 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		l, r := js.j.Sources()
 		copy(e.from[0], l)
 		copy(e.from[1], r)
+		if r, ok := js.j.(replayedJoin); ok {
+			e.old = r.Old()
+		}
 		if jo, ok := js.j.(*op.Join); ok && jo.Borrowed() {
 			shareQueued(q, b) // (its strings stay valid until the next read of the left input: after Next has given q)
 		} else {

@@ -133,14 +133,23 @@ func (f *fireEvery) Finish(ctx context.Context) error { return f.down.Finish(ctx
 type orderSink struct {
 	names []string
 	out   []string
+	kinds bool // each row's change kind before its values ("main: +I a,1"), NULL for a NULL
 }
 
 func (o *orderSink) row(p *Part, i int) {
 	var vals []string
 	for _, v := range p.Cols {
+		if o.kinds && v.Null[i] {
+			vals = append(vals, "NULL")
+			continue
+		}
 		vals = append(vals, string(vector.AppendValue(nil, v.Type, v, i)))
 	}
-	o.out = append(o.out, o.names[p.Output]+": "+strings.Join(vals, ","))
+	kind := ""
+	if o.kinds {
+		kind = p.KindAt(i).String() + " "
+	}
+	o.out = append(o.out, o.names[p.Output]+": "+kind+strings.Join(vals, ","))
 }
 
 func (o *orderSink) Rows(r *Step) error {

@@ -46,6 +46,10 @@ type replay struct {
 	// a push changed the state (changed) and has not reached the sinks
 	// (handed): the frontiers describe outputs that were never written
 	torn bool
+	// old, for an aggregate replayed with the join before it
+	// (newJoinAggReplay), reports that the batch being pushed holds pairs
+	// the run before wrote: no part of it is written again (nil: none)
+	old func() bool
 }
 
 // newReplay gives the job's state to rs, the replay its source's stream
@@ -110,18 +114,23 @@ func (r *replay) attach(c *chain, rs connector.Replayer) *replay {
 }
 
 // newHeldReplay gives the probe rows an event-time join holds (hold, routed
-// through c; a job without an aggregate) to rs, the replay its source's
+// through c), and the groups of the updating aggregate after it (agg, nil
+// when none: plan.Job.HeldAggReplayed), to rs, the replay its source's
 // stream declares (SourceHandles.Replayer); it returns nil when rs is nil. The rows are
 // stamped on arrival and carry their stamps while held (the hold
 // frontier's w is the first one's), so stamping alone does not tear the
 // state (partWatermarks.rep stays nil); a release push does until it went
 // through (routeHeld).
-func newHeldReplay(rs connector.Replayer, c *chain, hold *probeHold) *replay {
+func newHeldReplay(rs connector.Replayer, c *chain, hold *probeHold, agg *aggregate.Operator) *replay {
 	if rs == nil {
 		return nil
 	}
 	r := newReplayOf(c)
 	r.add(hold)
+	if agg != nil { // (plan.Job.HeldAggReplayed: its groups' first rows hold too)
+		agg.StartReplay(opReplay{r})
+		r.add(agg)
+	}
 	hold.rep = r
 	return r.attach(c, rs)
 }
@@ -374,6 +383,14 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 // outputs were written by the run that committed e (I3).
 func (r *replay) filter(rt *Step) {
 	if r == nil {
+		return
+	}
+	if r.old != nil {
+		if r.old() {
+			for k := range rt.Parts {
+				rt.Parts[k].Sel = rt.Parts[k].Sel[:0]
+			}
+		}
 		return
 	}
 	r.dirty = true // (the batch may have changed the state)

@@ -160,9 +160,11 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	wm := ch.assign
 	step := newStep(job.Stream.Shared().ErrorsSide)
 	wm.live = lv.probe(job)
+	// (an updating aggregate after the join is replayed with the held rows)
+	replayed := next != nil && (agg == nil || job.HeldAggReplayed())
 	wcol := -1
 	var rep *replay // a group source's replay of the held rows (nil: none)
-	if next != nil && agg == nil && probe.h.Replayer != nil && job.WatermarkCol >= 0 {
+	if replayed && probe.h.Replayer != nil && job.WatermarkCol >= 0 {
 		wcol = job.WatermarkCol // the hold frontier's w is its first held row's stamp
 	}
 	hold, err := newProbeHold(job, wcol, acct, ch.stats[0])
@@ -170,8 +172,8 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		return err
 	}
 	defer hold.unaccount()
-	if next != nil && agg == nil {
-		rep = newHeldReplay(probe.h.Replayer, ch, hold)
+	if replayed {
+		rep = newHeldReplay(probe.h.Replayer, ch, hold, agg)
 	}
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch, agg)
@@ -338,7 +340,9 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 // the released rows' CURRENT_WATERMARK stamps, which are each row's own
 // partition's watermark rather than the stream's (their minimum), so windows
 // would fire early and again with partial rows. The job stops before any
-// window fires instead of giving wrong rows.
+// window fires instead of giving wrong rows. An updating aggregate without
+// a TTL or mini-batch (plan.Job.HeldAggReplayed) fires nothing by time and
+// is not stopped.
 var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time join is not supported yet over a topic of more than one partition (its windows would fire by one partition's watermark); read a topic of one partition, or write the joined rows to a topic with INTO STREAM and aggregate them in a second job")
 
 // aggOverParts returns ErrJoinAggregateParts, naming the stream, once the
@@ -346,7 +350,7 @@ var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time
 // partition: those read so far, and those of b (nil: none), checked before
 // b is routed, so no window has fired by then.
 func aggOverParts(job *plan.Job, agg *aggregate.Operator, wm *watermarker, b *vector.Batch) error {
-	if agg == nil || wm.parts == nil || !wm.parts.manyParts(b) {
+	if agg == nil || wm.parts == nil || job.HeldAggReplayed() || !wm.parts.manyParts(b) { // (an updating aggregate fires nothing by time)
 		return nil
 	}
 	return fmt.Errorf("stream %s: %w", job.Stream.Name, ErrJoinAggregateParts)

@@ -404,6 +404,8 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 			"main: the probe rows its event-time join holds survive a crash or a partition move: read again from the committed offset", "not read again"},
 		{"EXPLAIN SELECT window_start, s.deviceNo, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND)) s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY window_start, window_end, s.deviceNo;",
 			"note: the rows main's event-time join holds are not read again after a crash or a partition move when the job aggregates too", "survives"},
+		{"EXPLAIN SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;",
+			"main: the probe rows its event-time join holds and the aggregate's groups after it survive a crash or a partition move", "not read again"},
 		{"EXPLAIN SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;",
 			"main: its groups survive a crash or a partition move: read again from each partition's first row that made a group", "not read again"},
 		{"EXPLAIN SELECT deviceNo, ts FROM (SELECT deviceNo, ts, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts DESC) AS rn FROM sensors) WHERE rn <= 2;",
@@ -436,7 +438,9 @@ func TestExplainSaysWhatIsReplayed(t *testing.T) {
 		{"EXPLAIN SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
 			"not replayed (input p has no event time (WATERMARK)): each process reads both inputs whole, every partition, and commits no offsets", "survive"},
 		{"EXPLAIN SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;",
-			"not replayed (an aggregate or Top-N follows the join)", "survive"},
+			"the join's rows and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the groups never close), the joined rows written before going into the aggregate's state only", "not replayed"},
+		{"EXPLAIN SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;",
+			"not replayed (an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate", "survive"},
 	} {
 		out, stderr, code := runSQL(t, nil, ddl+c.query, "--format", "plain")
 		if code != 0 {

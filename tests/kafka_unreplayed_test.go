@@ -56,15 +56,17 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"the temporal join", "input r is not a Kafka stream in a consumer group"},
 		{"regular join without event time", "", "INSERT INTO rows_out SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
 			"the regular join", "input p has no event time (WATERMARK)"},
-		{"aggregate after an interval join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;",
+		{"Top-N after an interval join", "", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, e.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY e.v DESC) AS rn FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND) WHERE rn <= 1;",
 			"the interval join", "an aggregate or Top-N follows the join"},
+		{"aggregate after a LEFT regular join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;",
+			"the regular join", "only an updating GROUP BY or global aggregate"},
 		{"aggregate after a lookup join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN devices d ON s.deviceNo = d.deviceNo GROUP BY s.deviceNo;",
 			"the lookup join", "an aggregate or Top-N follows the join"},
 		{"aggregate over CROSS JOIN UNNEST", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM tagged CROSS JOIN UNNEST(tags) AS t (tag) GROUP BY deviceNo;",
 			"the state over CROSS JOIN UNNEST of tagged", "not replayed yet"},
 		{"UNION ALL", "", "INSERT INTO rows_out SELECT deviceNo, v FROM sensors WHERE v > 0 UNION ALL SELECT deviceNo, v FROM events;",
 			"the subquery, view or WITH relation", "its streams are read whole, committing no offsets"},
-		{"event-time semi join and an aggregate", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;",
+		{"event-time semi join and a window aggregate", "", "INSERT INTO rows_out SELECT s.deviceNo, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND)) s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY window_start, window_end, s.deviceNo;",
 			"the event-time join of main", "the job aggregates too"},
 	}
 	for _, c := range refused {
@@ -111,6 +113,12 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		{"window Top-N beside a side branch's GROUP BY", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors GROUP BY deviceNo;\nEXPLAIN " + windowTopN},
 		{"deduplication beside a side branch's GROUP BY", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors WHERE v > 10 GROUP BY deviceNo;\nEXPLAIN INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT deviceNo, v, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;"},
 		{"Top-N over a GROUP BY with a condition before the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo) WHERE n > 5) WHERE rn <= 3;"},
+		// issue 23 item 6: an updating aggregate after an INNER interval or regular join
+		{"aggregate after an interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},
+		{"aggregate after a regular join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;"},
+		{"aggregate after a LEFT interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},
+		{"updating aggregate after an event-time semi join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;"},
+		{"aggregate after a temporal join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo GROUP BY s.deviceNo;"},
 	}
 	for _, c := range replayed {
 		q := "EXPLAIN " + c.query

@@ -165,8 +165,10 @@
 // newHeldReplay): it commits H_p = e_p = the first held row of p, w_p its
 // CURRENT_WATERMARK stamp (or p's watermark now when only malformed rows of
 // p are held), so the rows held at a crash or a move are read again. A job
-// with an event-time join and an aggregate commits U_p (EXPLAIN says to run
-// it in one process): the aggregate after the join fires by the released
+// with an event-time join and a window aggregate (or an updating one with a
+// TTL or mini-batch) commits U_p (EXPLAIN says to run it in one process; an
+// updating aggregate otherwise is replayed with the held rows: "A join
+// followed by an aggregate"): the window aggregate after the join fires by the released
 // rows' stamps, which are their partitions' watermarks at arrival, so f_p
 // would not say which windows reached the outputs (I4). Each group keeps the
 // partition, offset and watermark of its first row (not per row: the hot
@@ -210,7 +212,8 @@
 // a join runs in one process per group. Tests: op's TestJoinReplayAfterACrash
 // (a crash anywhere, every kind, regular with and without a TTL, interval)
 // and TestTemporalReplayAfterACrash, and tests/kafka_joinreplay_test.go (the
-// crash harness with an interval, a temporal and a regular join).
+// crash harness with an interval, a temporal and a regular join, and an
+// aggregate after an interval join: "A join followed by an aggregate").
 //
 // A lookup join (SPEC 2.7: a bounded right side, read whole by every
 // process) whose probe side is a Kafka stream of a group reads the probe in
@@ -235,9 +238,12 @@
 // from the reading job's sinks: the executor's derived.go), and so any
 // state over it (a Top-N, aggregate or join; but see "Updating operators"
 // for the relations planned as one job with the state over them); a join with an updating input or
-// an input without event time, and a join of two streams followed by an
-// aggregate or Top-N (these read their inputs whole and commit nothing); an
-// event-time semi or anti join in a job that aggregates too. Such a job with
+// an input without event time, and a join of two streams followed by a
+// Top-N, or by an aggregate other than those "A join followed by an
+// aggregate" replays (a regular outer join's, or one with a TTL or mini-batch:
+// these read their inputs whole and commit nothing); an event-time semi or
+// anti join in a job with a window aggregate (or an updating one with a TTL
+// or mini-batch). Such a job with
 // an 'exactly-once' Kafka sink is refused at planning (the operator named,
 // with what to do: an at-least-once sink, or one process without the
 // group), since after a crash its result would silently not be one
@@ -245,39 +251,72 @@
 // stderr when it starts (plan.Job.ReplayNotice), and EXPLAIN's strategy says
 // "not replayed" (tests/kafka_unreplayed_test.go).
 //
-// What a join of two streams followed by an aggregate (Nexmark q7, q8: windows
-// over joined rows) needs to be replayed (issue 23 item 6, not done): its
-// commit is the minimum of both frontiers, per partition of each input, and
-// three things change.
+// # A join followed by an aggregate (issue 23 item 6)
 //
-//   - The aggregate's frontier must name rows of both inputs. A group keeps
-//     the position of its first row, and a joined row's position is its left
-//     row's (the executor's joinSource), so the right rows of the pairs in
-//     open groups are not known: each group (or window) would keep, besides,
-//     the oldest right position per partition of the joined rows it took (a
-//     min per row on the hot path, no allocation). H_p of input s is then
-//     the minimum of the join's EachRow(s) and those of the open groups. For
-//     an interval join the right rows of an open window lie within the
-//     interval of its rows; for a regular join without a TTL they may be any
-//     row since the job began.
-//   - The join must write again, into the aggregate only, the pairs below
-//     its f: they rebuild the open groups. So op.JoinReplay's test moves
-//     after the aggregate: a joined row is identified by the join's
-//     event-time order (its handling time below the join's watermark at the
-//     commit), and the aggregate adds such a row to its state without
-//     emitting (I3), as it does for a row below e now; windows with end <= f
-//     are not added to (I4).
-//   - The aggregate must fire by the join's watermark (the minimum of both
-//     inputs', which op.Join emits) instead of the joined rows' stamps (the
-//     CURRENT_WATERMARK column of the input whose time the window takes,
-//     its partition's watermark at arrival, as behind an event-time semi
-//     join), so that its f is the same function of the inputs after a
-//     replay; today the joined relation has no watermark of its own
-//     (plan.JoinedStream).
+// An updating aggregate (GROUP BY without a window, or a global aggregate,
+// SPEC 2.8) after a join of two Kafka streams of one group whose output is
+// append-only (an interval join of any kind, an INNER regular join, a
+// temporal join: plan.Job.JoinAggReplayed; not with 'table.exec.state.ttl',
+// whose clock behind a join is processing time, nor mini-batch, whose
+// changes depend on the batches; no Top-N) is replayed with the join. Its
+// commit is, per partition of each input, the smaller of two frontiers,
+// and two things change from the join's own replay:
 //
-// Its tests would be op's crash test over a Join feeding an aggregate
-// (random crash points, against one uninterrupted run) and the crash harness
-// with Nexmark q7's shape over two topics.
+//   - The aggregate's frontier names rows of both inputs. Its groups never
+//     close, so each is rebuilt from all its pairs: each input's H_p is the
+//     first row of p the job read since p came to the process (the
+//     executor's joinReplay.first; at a restart that is the committed
+//     offset, which therefore stays where the job first read p), w_p that
+//     row's stamp. The join's own EachRow(s) is never below it. The cost is
+//     the re-reading, as for an updating aggregate over one stream (see
+//     "Updating operators"): the topics' retention must keep those rows.
+//   - The join writes again, into the aggregate only, its outputs below
+//     its f (op.Join.SetRewrite, op.Temporal's): a pair (or an outer
+//     interval join's padding, a temporal join's left row) whose time is
+//     below the join's watermark at the commit is in committed outputs
+//     already (the join emits in event-time order), so instead of leaving
+//     it out the join emits it in a batch of joined rows of its own (Old); the
+//     aggregate adds those rows to its groups without writing their changes
+//     (I3, as for a row below e), and no other output of the job takes them
+//     (the executor's replay.filter with newJoinAggReplay). From the first
+//     pair at or above f on, the groups hold exactly the pairs an
+//     uninterrupted run's held there, so each change is that run's (the
+//     join's output depends only on its inputs, SPEC 2.7, and an updating
+//     aggregate's changelog has one change per row, whatever the batches).
+//
+// The aggregate fires nothing by time, so the rule "the aggregate fires by
+// the join's watermark" that a windowed aggregate after the join would need
+// does not arise: a window over joined rows reads a view, subquery or WITH
+// relation (SPEC 2.6; a window TVF over one side of a join is refused),
+// which is not replayed (see "What is not replayed"), and no file-based
+// job's firing changes. e_p of each input is the rows read: the rows used,
+// and those of the input's last batch, which the join took whole (its late
+// and malformed rows written) before the checkpoint, run from the other
+// input's Next, counts it as used (joinReplay.Emitted). A revoked partition
+// of the left input takes the aggregate's groups of it along (a joined row's
+// position is its left row's; the topics are co-partitioned by the join
+// key). Tests: the executor's TestJoinAggregateReplayAfterKills (processes
+// of a real job over two brokerless group topics killed at random points,
+// 120 seeds for each of aggregates over INNER, LEFT and FULL interval, an
+// INNER regular and a LEFT temporal join, and the join alone: the committed
+// changelog is one uninterrupted run's; it fails without the rewrite, the
+// first-row frontier or Emitted's last batch) and tests/kafka_joinreplay_test.go's
+// TestKafkaJoinAggregateCrashesExactlyOnce (the crash harness).
+//
+// An updating aggregate after an event-time semi or anti join (SPEC 2.2;
+// plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe
+// rows the join holds: the aggregate is a second Checkpoint of the held
+// rows' replay (the executor's newHeldReplay), so H_p is the smaller of
+// p's first held row and its first row that made a group, e_p the first
+// held row; the rows read again below e are held and released as before
+// (the build side is read whole again) and go into the groups only (I3),
+// their direct outputs not written again. It fires nothing by time, so
+// the released rows' stamps (each its partition's watermark) decide
+// nothing, and such a job runs over a topic of several partitions
+// (ErrJoinAggregateParts stops a window's). Test: the executor's
+// TestReplayHeldJoinRowsAggregated (SEMI and ANTI with GROUP BY, processes
+// killed, cut, moved and aborted, 40 seeds each; fails when the aggregate
+// is left out of the replay).
 //
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)
 //

@@ -1171,8 +1171,8 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 		if sd.hash.n > 0 && sd.keyed.get(k) {
 			sd.index.dropHead(sd.hash.get(k), int32(k)) // (else unlinked when a probe meets it, or purged)
 		}
-		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches.get(k) == 0 && !j.written(s, k, it.t) { // (a regular join padded it when handled)
-			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
+		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches.get(k) == 0 { // (a regular join padded it when handled)
+			if err := j.padOld(ctx, s, k, j.written(s, k, it.t)); err != nil {
 				return err
 			}
 		}
@@ -1284,10 +1284,10 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok 
 			if s == 1 {
 				l, r = o, k
 			}
-			if old {
+			if old && !j.rewrite {
 				continue
 			}
-			if err := j.emit(ctx, l, r, j.addKind(s, k)); err != nil {
+			if err := j.emitOld(ctx, l, r, j.addKind(s, k), old); err != nil {
 				return err
 			}
 		}
@@ -1324,8 +1324,8 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok 
 		return nil
 	}
 	if !ok { // a key that never matches (NULL, NaN): padded at once when outer, never state
-		if j.spec.Kind.outer(s) && !old {
-			if err := j.emitPadded(ctx, s, k, vector.Insert); err != nil {
+		if j.spec.Kind.outer(s) {
+			if err := j.padOld(ctx, s, k, old); err != nil {
 				return err
 			}
 		}
@@ -1860,6 +1860,10 @@ type joinOutput struct {
 	from [2][]int64
 	// batches counts the batches of joined rows emitted (Join.SetPace).
 	batches int
+	// rewrite emits the outputs a Kafka replay's rows wrote before again,
+	// in batches of their own (old), instead of leaving them out
+	// (SetRewrite, joinreplay.go)
+	rewrite, old bool
 }
 
 // Sources returns, while the join emits a batch of joined rows

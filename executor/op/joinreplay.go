@@ -1,6 +1,11 @@
 package op
 
-import "math"
+import (
+	"context"
+	"math"
+
+	"streamql/executor/vector"
+)
 
 // This file is Join's side of a Kafka replay (SPEC 2.5; the executor's
 // joinreplay.go): the rows of a partition still in its state, the drop of a
@@ -27,6 +32,47 @@ type JoinReplay interface {
 // their rows' positions, which it reads.)
 func (j *Join) SetReplay(r JoinReplay) {
 	j.replay = r
+}
+
+// SetRewrite makes a join with a replay (SetReplay) emit again the
+// outputs the run before wrote (JoinReplay.Written), instead of leaving
+// them out, in batches of joined rows of their own, for which Old is true:
+// the state after the join (an aggregate over the joined rows) is rebuilt
+// from them, and it alone takes them (the executor's joinSource; the
+// connector package doc, "A join followed by an aggregate"). The job plans
+// it for joins whose output is append-only: an INNER join's pairs, an
+// outer interval join's paddings when the interval closes.
+func (j *Join) SetRewrite(on bool) { j.rewrite = on }
+
+// Old reports, while the join emits a batch of joined rows (Emitter.Emit,
+// port JoinOut), whether its rows are outputs the run before wrote
+// (SetRewrite): every row of a batch is old, or none is.
+func (o *joinOutput) Old() bool { return o.rewrite && o.old }
+
+// emitOld is emit for a pair whose outputs the run before wrote or not
+// (old): with SetRewrite, the joined rows queued so far are emitted first
+// when they are of the other kind, so that each batch is of one (Old).
+func (j *Join) emitOld(ctx context.Context, l, r int, kind vector.RowKind, old bool) error {
+	if j.rewrite && old != j.old {
+		if err := j.flush(ctx); err != nil {
+			return err
+		}
+		j.old = old
+	}
+	return j.emit(ctx, l, r, kind)
+}
+
+// padOld pads row k of side s (an outer side's row without a partner) as
+// emitOld writes a pair: when the run before did not write it (old
+// false), or, with SetRewrite, in a batch of old rows.
+func (j *Join) padOld(ctx context.Context, s, k int, old bool) error {
+	switch {
+	case old && !j.rewrite:
+		return nil
+	case s == 0:
+		return j.emitOld(ctx, k, -1, vector.Insert, old)
+	}
+	return j.emitOld(ctx, -1, k, vector.Insert, old)
 }
 
 // written reports whether the outputs of row k of side s at time t were
@@ -191,6 +237,25 @@ func (j *Temporal) DropRows(s int, drop func(pos int64) bool) error {
 		}
 	}
 	return j.compact()
+}
+
+// SetRewrite is Join.SetRewrite for the temporal join: a left row's
+// output the run before wrote is emitted again, in a batch of its own.
+func (j *Temporal) SetRewrite(on bool) { j.rewrite = on }
+
+// emitOld is emit for a left row's output that the run before wrote or
+// not (old), as Join.emitOld.
+func (j *Temporal) emitOld(ctx context.Context, l, r int, old bool) error {
+	switch {
+	case old && !j.rewrite:
+		return nil
+	case j.rewrite && old != j.old:
+		if err := j.flush(ctx); err != nil {
+			return err
+		}
+		j.old = old
+	}
+	return j.emit(ctx, l, r)
 }
 
 // written reports whether left row l's output at its time t was written

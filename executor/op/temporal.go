@@ -268,11 +268,9 @@ func (j *Temporal) handle(ctx context.Context, s, k int) error {
 				j.used[cur] = true
 				j.count.Partnered[1]++
 			}
-			if !old {
-				err = j.emit(ctx, k, cur)
-			}
-		case j.spec.Kind == Left && !old:
-			err = j.emit(ctx, k, -1)
+			err = j.emitOld(ctx, k, cur, old)
+		case j.spec.Kind == Left:
+			err = j.emitOld(ctx, k, -1, old)
 		}
 		if err != nil {
 			return err

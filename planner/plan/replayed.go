@@ -36,7 +36,7 @@ func (j *Job) Unreplayed() (op, why string) {
 		if group == "" {
 			return "", ""
 		}
-		if why := j.Both.notReplayed(j.HasAggregates() || j.Main != nil && j.Main.Rank != nil); why != "" {
+		if why := j.Both.notReplayed(j.stateAfterJoin()); why != "" {
 			return "the " + j.Both.Kind() + " " + j.Both.Text, why
 		}
 		return "", ""
@@ -68,7 +68,7 @@ func (j *Job) Unreplayed() (op, why string) {
 		if b != j.Main {
 			label = "side branch " + b.Side
 		}
-		if held && aggs && b.Join != nil && b.Join.EventTime() {
+		if held && aggs && b.Join != nil && b.Join.EventTime() && !j.HeldAggReplayed() {
 			return "the event-time join of " + label + " (" + b.Join.Text + ")", "the job aggregates too: the windows over the rows it releases fire by their stamps, so neither its held rows nor the aggregate's state are replayed"
 		}
 		if r := b.Rank; r != nil && !r.Bounded && !j.rankReplayed(b, held, aggs) {

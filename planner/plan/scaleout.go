@@ -40,6 +40,8 @@ func (j *Job) describeScaleOut(sb *strings.Builder) {
 		if b.Join != nil {
 			fmt.Fprintf(sb, "    %s: join build side %s is read whole by every process; the probe rows need no partitioning\n", label, b.Join.Build.Name)
 			switch {
+			case b.Join.EventTime() && aggs && j.HeldAggReplayed():
+				fmt.Fprintf(sb, "    %s: the probe rows its event-time join holds and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row held or that made a group), the rows routed before going into the groups only\n", label)
 			case b.Join.EventTime() && aggs:
 				// (the connector package doc: not with an aggregate)
 				fmt.Fprintf(sb, "    note: the rows %s's event-time join holds are not read again after a crash or a partition move when the job aggregates too: the group's offsets pass them; run it in one process, over a topic of one partition (behind the join, windows over more than one partition would fire by one partition's watermark: the job stops when a second partition's rows come)\n", label)
@@ -308,7 +310,65 @@ func sameNames(a, b []string) bool {
 // partitions); any other reads each input whole, as a build side (SPEC
 // 2.5), and commits nothing of its state.
 func (j *Job) JoinReplayed() bool {
-	return j.Both != nil && j.Both.notReplayed(j.HasAggregates() || j.Main != nil && j.Main.Rank != nil) == ""
+	return j.Both != nil && j.Both.notReplayed(j.stateAfterJoin()) == ""
+}
+
+// stateAfterJoin reports whether job j keeps state after its join of two
+// streams that no replay rebuilds: a Top-N, or an aggregate other than
+// those JoinAggReplayed replays with the join.
+func (j *Job) stateAfterJoin() bool {
+	return j.Main != nil && j.Main.Rank != nil || j.HasAggregates() && !j.JoinAggReplayed()
+}
+
+// JoinAggReplayed reports whether the aggregates after job j's join of two
+// streams are replayed with it over Kafka (the executor's joinreplay.go;
+// the connector package doc, "A join followed by an aggregate", issue 23
+// item 6): an interval join of any kind (its paddings come when the
+// interval closes), an INNER regular join or a temporal join, whose
+// outputs are append-only (a regular outer join's are updating), followed
+// by updating aggregates only (GROUP BY without a
+// window, or a global aggregate, over the unbounded joined rows: SPEC 2.8),
+// none with 'table.exec.state.ttl' (its clock behind a join is processing
+// time) or mini-batch (its changes depend on the batches), and no Top-N.
+// The join then emits again, into the aggregate only, the pairs the run
+// before wrote, and each input's partitions commit the first row the job
+// read of them (the groups never close). A windowed aggregate over joined
+// rows reads a view or subquery (SPEC 2.6), which is not replayed.
+func (j *Job) JoinAggReplayed() bool {
+	b := j.Both
+	if b == nil || !j.HasAggregates() || b.Lookup || b.Window || b.Updating() {
+		return false
+	}
+	return j.updatingAggsOnly()
+}
+
+// HeldAggReplayed reports whether the aggregates of job j, whose branch
+// has an event-time semi or anti join, are replayed with the probe rows
+// the join holds (the executor's semijoin.go; the connector package doc,
+// "A join followed by an aggregate", issue 23 item 6): updating aggregates
+// only, as JoinAggReplayed's (they fire nothing by time, so the released
+// rows' stamps, each its own partition's watermark, decide nothing). Each
+// partition then commits the smaller of its first held row and its first
+// row that made a group.
+func (j *Job) HeldAggReplayed() bool {
+	held, aggs := j.heldAggs()
+	return held && aggs && j.updatingAggsOnly()
+}
+
+// updatingAggsOnly reports whether every aggregate of job j is updating
+// (GROUP BY without a window, or a global aggregate, over an unbounded
+// input: SPEC 2.8) without 'table.exec.state.ttl' or mini-batch, and no
+// branch has a Top-N.
+func (j *Job) updatingAggsOnly() bool {
+	for _, br := range j.AllBranches() {
+		if br.Rank != nil {
+			return false
+		}
+		if a := br.Agg; a != nil && (a.Window != nil || !a.Updating || a.MiniBatch || a.StateTTL > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // notReplayed says why the join is not replayed (JoinReplayed; after: an
@@ -318,7 +378,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 	case j.Changes[0] || j.Changes[1]:
 		return "an input is updating"
 	case after:
-		return "an aggregate or Top-N follows the join"
+		return "an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate, without 'table.exec.state.ttl' or mini-batch, after a join whose output is append-only is replayed)"
 	case j.Lookup:
 		// it holds no probe row (op.Join's lookup mode): the probe side is
 		// read in its group and commits as a stateless job does; the
@@ -348,7 +408,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 // survives a crash (JoinReplayed; after: an aggregate or Top-N follows
 // the join): each process then reads its partitions of both topics, or else
 // both topics whole, every partition, committing nothing.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg bool) {
 	group, names := "", [2]string{}
 	var grouped []string
 	for s := range j.Inputs {
@@ -382,6 +442,10 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after bool) {
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		if agg {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the groups never close), the joined rows written before going into the aggregate's state only, their changes not written again\n")
+			return
+		}
 		if j.Temporal {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's state survives a crash or a partition move: read again from the committed offsets (each partition's oldest row the join still needs: the rows held for the watermarks, and each key's current version of %s, kept until a later version of its key replaces it), the joined rows written before not written again\n", j.Inputs[1].Name)
 			return

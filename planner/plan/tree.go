@@ -202,7 +202,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	}
 	text, details := b.describe()
 	var sb strings.Builder
-	b.describeScaleOut(&sb, j.HasAggregates() || j.Main != nil && j.Main.Rank != nil) // (SPEC 2.5: co-partitioned Kafka inputs)
+	b.describeScaleOut(&sb, j.stateAfterJoin(), j.JoinAggReplayed()) // (SPEC 2.5: co-partitioned Kafka inputs)
 	for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
 		if l != "" {
 			details = append(details, strings.TrimPrefix(l, "  "))
