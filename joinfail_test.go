@@ -122,13 +122,13 @@ func TestFailedCallAfterJoinNamesItsInput(t *testing.T) {
 	// padded rows (the FULL join's unpartnered rows, a lookup join's LEFT
 	// rows) name their own input's row, whichever columns the call reads;
 	// a call over both sides names both rows; the raw text is the user's
-	// columns (a lookup join's right side keeps only the columns the query
-	// reads: b.ts is empty)
+	// columns (a lookup join keeps only the columns the query reads, on
+	// both sides: a.ts and b.ts are empty there)
 	for _, c := range []struct{ name, ddl, query, want string }{
 		{"regular, right row padded", aTime + bTime, "SELECT fail(COALESCE(a.x, b.y)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE b.y = 97;", "errors errors: b, b.csv:5, ,,,9,900,97, function FAIL: no 97"},
 		{"regular, left row padded", aTime + bTime, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a FULL JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, 8,5000,96,,,, function FAIL: no 96"},
-		{"lookup, left row padded", a + b, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a LEFT JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, 8,5000,96,,,, function FAIL: no 96"},
-		{"lookup, both sides", a + b, "SELECT fail(a.x + b.y - 300) AS f FROM a JOIN b ON a.k = b.k;", "errors errors: a JOIN b, a.csv:3, b.csv:1, 3,3000,99,3,,300, function FAIL: no 99"},
+		{"lookup, left row padded", a + b, "SELECT fail(COALESCE(b.y, a.x)) AS f FROM a LEFT JOIN b ON a.k = b.k WHERE a.x = 96;", "errors errors: a, a.csv:5, 8,,96,,,, function FAIL: no 96"},
+		{"lookup, both sides", a + b, "SELECT fail(a.x + b.y - 300) AS f FROM a JOIN b ON a.k = b.k;", "errors errors: a JOIN b, a.csv:3, b.csv:1, 3,,99,3,,300, function FAIL: no 99"},
 		{"interval, both sides", aTime + bTime, "SELECT fail(b.y + a.x - 20) AS f FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - 5000 AND a.ts + 5000 WHERE a.k = 2;", "errors errors: a JOIN b, a.csv:2, b.csv:3, 2,2000,20,2,700,98, function FAIL: no 98"},
 		{"regular, both sides", aTime + bTime, "SELECT fail(b.y + a.x - 20) AS f, a.*, b.* FROM a JOIN b ON a.k = b.k WHERE a.k = 2;", "errors errors: a JOIN b, a.csv:2, b.csv:3, 2,2000,20,2,700,98, function FAIL: no 98"},
 	} {
