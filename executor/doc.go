@@ -58,7 +58,8 @@
 // (watermark.go, its per-partition watermarks in partwm.go and
 // 'watermark.max-future' in maxfuture.go: the replay seeds and reads its
 // partitions' watermarks); the router's gates (the MARK joins of markjoin.go
-// over the key state of join.go); the source drivers and the choice of the
+// over op.SemiJoin's Mark mode, fed by join.go's semiBuild); the source
+// drivers and the choice of the
 // strategy's runner (run.go); the replay (replay.go)
 // and EXPLAIN ANALYZE (analyze*.go); the chain side of the two chunk
 // pipelines (morsel.go: the workers' chains that route and encode, and the
@@ -97,16 +98,16 @@
 //     the join's own (markJoin.drain, set by the drain): it emits a row it
 //     cannot decide yet on neither of its ports, and the router, which sees
 //     only the ports, sends it nowhere.
-//   - The MARK is not op.SemiJoin's yet: op.SemiJoin keeps its right side's
-//     keys in its own rows (op.Rows, hashed, charged by row bytes), the MARK
-//     reads the build state of join.go (keySet: encoded keys, charged by
-//     key bytes plus keyOverhead, which EXPLAIN ANALYZE and the
-//     'state.max-bytes' errors show), which the build readers fill under its
-//     lock, and it evaluates its key and condition expressions itself, which
-//     executor/op, below executor/expr, cannot. Moving it needs a Mark mode
-//     of op.SemiJoin given the evaluated key columns by the stage, the build
-//     side pushed into its port 1 (the readers' batches, joinBuild) and the
-//     key state's charge kept byte for byte.
+//   - The MARK is op.SemiJoin's, in its Mark mode (op/semimark.go): the
+//     build side's state is the operator's (each distinct build key encoded,
+//     with its earliest event time, charged by key bytes plus
+//     op.MarkKeyOverhead, which EXPLAIN ANALYZE and the 'state.max-bytes'
+//     errors show), the build readers' batches are evaluated into its right
+//     columns (keys, build condition, event time, each row's watermark) by
+//     joinBuild and pushed into its port 1 (semiBuild.absorb, join.go), and
+//     the stage's gate (markJoin) evaluates the probe keys and condition,
+//     which executor/op, below executor/expr, cannot, and asks the operator
+//     for the offered rows' marks (op.SemiJoin.Marks).
 //   - The release side is a type of its own, heldRelease (semijoin.go):
 //     it routes the rows the hold says are decided (releaseDecided), with
 //     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
@@ -123,7 +124,8 @@
 //     behind the join (aggOverParts). For the driver to go, in this order:
 //     the job's scheduler owns the build readers and gives their smallest
 //     watermark to the hold as Watermark on its port 1 (today the readers
-//     write keySet under its lock and poke the loop); the errors port
+//     push into the MARK operators under their semiBuild's lock and poke
+//     the loop); the errors port
 //     carries each malformed row's ordinal, so the hold keeps them as rows
 //     of its own port rather than beside its rows; the LIMIT's cut and the
 //     held rows reach the source through the Checkpoint (the hand-back and

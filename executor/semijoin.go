@@ -26,7 +26,7 @@ type timedBuild struct {
 	j    *plan.Join
 	port Port // the build side's input of the job's operators
 	src  Source
-	ks   *keySet
+	mb   *semiBuild
 	es   *StreamErrors // the job's count: side rows when emitted, the rest after the reader ends
 	// read counts what the reader goroutine met (its own, so no race with es)
 	read StreamErrors
@@ -64,7 +64,7 @@ type leftMsg struct {
 // kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
 // to the source's replay (the probeHold's Checkpoint, newHeldReplay in
 // replay.go).
-func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, acct *StateAccount) error {
+func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, acct *StateAccount) error {
 	src := probe.src
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -79,16 +79,16 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 	for _, tb := range timed {
 		tb := tb
 		queue := func(rows []ErrorRow) error {
-			tb.ks.mu.Lock()
+			tb.mb.mu.Lock()
 			for _, r := range rows {
 				r.Raw = append([]byte(nil), r.Raw...)
-				tb.ks.pending = append(tb.ks.pending, r)
+				tb.mb.pending = append(tb.mb.pending, r)
 			}
-			tb.ks.mu.Unlock()
+			tb.mb.mu.Unlock()
 			return nil
 		}
 		tb.read = StreamErrors{Stream: tb.es.Stream, Policy: tb.es.Policy, Side: tb.es.Side}
-		g.Go(func() error { return readBuild(gctx, tb.j, tb.port, tb.src, tb.ks, &tb.read, queue, true, poke) })
+		g.Go(func() error { return readBuild(gctx, tb.j, tb.port, tb.src, tb.mb, &tb.read, queue, true, poke) })
 	}
 	leftCh := make(chan leftMsg)
 	ack := make(chan struct{})
@@ -143,7 +143,7 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 // here, leftCh then only standing for a stream not ended) in the semi join
 // operator's Hold mode and routes the held rows once every build watermark
 // passed them, in order.
-func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
 	src := probe.src
 	st := job.Stream
 	es := stats.stream(st)
@@ -373,9 +373,9 @@ func sendAck(ctx context.Context, ack chan<- struct{}) bool {
 func buildWatermark(timed []*timedBuild) (limit int64, inf bool, by *timedBuild) {
 	inf = true
 	for _, tb := range timed {
-		tb.ks.mu.Lock()
-		ended, set, wm := tb.ks.ended, tb.ks.wmSet, tb.ks.wm
-		tb.ks.mu.Unlock()
+		tb.mb.mu.Lock()
+		wm, set, ended := tb.mb.watermark()
+		tb.mb.mu.Unlock()
 		if ended {
 			continue
 		}
@@ -393,10 +393,10 @@ func buildWatermark(timed []*timedBuild) (limit int64, inf bool, by *timedBuild)
 // and counts them (a queued row that is never emitted is not counted).
 func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 	for _, tb := range timed {
-		tb.ks.mu.Lock()
-		rows := tb.ks.pending
-		tb.ks.pending = nil
-		tb.ks.mu.Unlock()
+		tb.mb.mu.Lock()
+		rows := tb.mb.pending
+		tb.mb.pending = nil
+		tb.mb.mu.Unlock()
 		if len(rows) > 0 {
 			if err := sink.Errors(tb.es.Side, rows); err != nil {
 				return err
