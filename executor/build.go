@@ -179,11 +179,10 @@ func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggregate
 }
 
 // buildJoinBuild returns the operator that absorbs the rows of j's build side
-// (arriving at port) into mb; locked makes it hold mb.mu (a build side read by
-// its own goroutine while the job probes, SPEC 2.2's event-time strategy).
-// Its counters are ks.stats (Analysis).
-func buildJoinBuild(j *plan.Join, mb *semiBuild, locked bool) Operator {
-	w := flow.Instrument(&joinBuild{mb: mb, locked: locked}, joinName(j)+" (build)", nil, true) // (read once, apart from the probe's hot path: always timed)
+// (arriving at port) into mb, on the job's goroutine (buildFeed). Its
+// counters are mb.stats (Analysis).
+func buildJoinBuild(j *plan.Join, mb *semiBuild) Operator {
+	w := flow.Instrument(&joinBuild{mb: mb}, joinName(j)+" (build)", nil, true) // (read once, apart from the probe's hot path: always timed)
 	mb.stats = w.Stats()
 	return w
 }
@@ -266,16 +265,11 @@ func (s *sinkOp) Finish(context.Context) error { return nil }
 // pushed into it are evaluated into the columns of the join's MARK operator
 // and pushed into its port 1 (semiBuild.absorb), whose state they enter.
 type joinBuild struct {
-	mb     *semiBuild
-	locked bool
+	mb *semiBuild
 }
 
 // Push implements Operator: absorb r's live rows.
 func (o *joinBuild) Push(_ context.Context, _ Port, r *Step) error {
-	if o.locked {
-		o.mb.mu.Lock()
-		defer o.mb.mu.Unlock()
-	}
 	return o.mb.absorb(r.In, r.Sel)
 }
 
@@ -285,10 +279,6 @@ func (o *joinBuild) Watermark(context.Context, Watermark) error { return nil }
 
 // Finish implements Operator: the build stream ended, its watermark is +∞.
 func (o *joinBuild) Finish(ctx context.Context) error {
-	if o.locked {
-		o.mb.mu.Lock()
-		defer o.mb.mu.Unlock()
-	}
 	return o.mb.op.Finish(ctx, 1)
 }
 

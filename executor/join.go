@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"streamql/catalog"
 	"streamql/executor/expr"
@@ -21,15 +20,17 @@ import (
 // to the job's 'state.max-bytes' by its bytes plus op.MarkKeyOverhead, which
 // EXPLAIN ANALYZE shows), the build side's compiled expressions, which absorb
 // evaluates into the columns it pushes into the operator's port 1, and what
-// the job reads of it. With the event-time strategy a reader goroutine
-// pushes under mu while the job's router marks (markJoin).
+// the job reads of it. Only the job's goroutine reads and writes it: the
+// build rows are pushed by the bounded strategy's readBuild before the first
+// probe row, and by the event-time strategy's scheduler (routeHeld) between
+// the releases of held probe rows, whose marks the router asks for
+// (markJoin).
 type semiBuild struct {
-	mu sync.Mutex
 	op *op.SemiJoin
 	j  *plan.Join
 	// event-time strategy only
 	live    *liveWatermark // nil without a live status
-	pending []ErrorRow     // malformed build rows waiting for the job's goroutine
+	pending []ErrorRow     // malformed build rows of the 'side' policy, emitted with the next release (drainBuildErrors)
 	// the build side's compiled expressions, and the batch of their values
 	// (and the event time) absorb pushes into op: markCols' layout
 	buildFilter, buildWM *expr.Kernel
@@ -104,9 +105,8 @@ func joinName(j *plan.Join) string {
 // port 1: a row whose build condition holds enters the state; with the
 // event-time strategy each row is checked against the build watermark
 // before it (a late row never enters the state) and then advances the
-// watermark (SPEC 2.2, 2.3). The caller holds mu when a mark operator
-// (markJoin) may run concurrently. It returns a *StateLimitError when the
-// new keys take the job's state past 'state.max-bytes'.
+// watermark (SPEC 2.2, 2.3). It returns a *StateLimitError when the new keys
+// take the job's state past 'state.max-bytes'.
 func (mb *semiBuild) absorb(b *vector.Batch, sel []int32) error {
 	if n := len(sel); n > 0 && int(sel[n-1]) != n-1 {
 		return fmt.Errorf("%s: the build rows pushed must be a batch's first rows", joinName(mb.j))
@@ -132,58 +132,80 @@ func (mb *semiBuild) absorb(b *vector.Batch, sel []int32) error {
 }
 
 // watermark returns the build watermark (set false: none yet) and whether
-// the build stream ended. The caller holds mu when the build side is read
-// concurrently.
+// the build stream ended.
 func (mb *semiBuild) watermark() (wm int64, set, ended bool) { return mb.op.RightWatermark() }
 
-// readBuild reads the build side of j until it ends, pushing its rows into the
-// join's build operator (build.go), which absorbs them into mb, at port.
-// Malformed build rows follow the build stream's errors policy; with 'side' they
-// are handed to emit (which may only queue them when called off the job's
-// goroutine). locked makes each batch's update hold mb.mu (a concurrent reader).
-func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, mb *semiBuild, es *StreamErrors, emit func([]ErrorRow) error, locked bool, progress func()) error {
-	st := j.Build
-	bop := buildJoinBuild(j, mb, locked)
+// readBuild reads the build side of j until it ends, on the job's goroutine
+// (the bounded strategy: before the first probe row), pushing its rows into
+// the join's build operator (build.go), which absorbs them into mb, at port.
+// Malformed build rows follow the build stream's errors policy; with 'side'
+// they are handed to emit.
+func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, mb *semiBuild, es *StreamErrors, emit func([]ErrorRow) error) error {
+	f := newBuildFeed(j, port, src, mb, es, emit)
 	b := vector.NewBatch(j.BuildTypes)
 	var bad []BadRow
-	var errRows []ErrorRow
-	step := newStep("")
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		bad = bad[:0]
 		err := src.Next(b, &bad)
-		if err == io.EOF {
-			if err := bop.Finish(ctx); err != nil {
-				return err
-			}
-			progress()
-			return nil
-		}
-		if errors.Is(err, ErrWaiting) {
-			continue
-		}
-		if err != nil {
+		if end, err := f.push(ctx, b, bad, err); end || err != nil {
 			return err
 		}
-		n := b.N
-		if len(bad) > 0 {
-			errRows = errRows[:0]
-			es.Malformed += countBad(es.Policy, len(bad))
-			if n, err = handleBad(st, src, bad, b.N, es.Policy, &errRows); err != nil {
-				return err
-			}
-			if len(errRows) > 0 {
-				if err := emit(errRows); err != nil {
-					return err
-				}
-			}
-		}
-		step.SelectRows(b, 0, n)
-		if err := bop.Push(ctx, port, step); err != nil {
-			return err
-		}
-		progress()
 	}
+}
+
+// buildFeed pushes the batches a join's build source gives into the join's
+// build operator (buildJoinBuild), on the goroutine that owns the operator:
+// the job's, for the bounded strategy (readBuild) and for the event-time one
+// (the scheduler, routeHeld, whose build readers only read).
+type buildFeed struct {
+	j       *plan.Join
+	port    Port
+	src     Source
+	op      Operator
+	es      *StreamErrors
+	emit    func([]ErrorRow) error
+	step    *Step
+	errRows []ErrorRow
+}
+
+// newBuildFeed returns the feed of j's build side read from src into mb at
+// port, counting its malformed rows into es and handing those of the
+// 'side' policy to emit.
+func newBuildFeed(j *plan.Join, port Port, src Source, mb *semiBuild, es *StreamErrors, emit func([]ErrorRow) error) *buildFeed {
+	return &buildFeed{j: j, port: port, src: src, op: buildJoinBuild(j, mb), es: es, emit: emit, step: newStep("")}
+}
+
+// push pushes what the source's Next gave: the batch b with its malformed
+// rows bad, or err (io.EOF: the build stream ended, and the operator is
+// finished; ErrWaiting: nothing came). end says the stream ended; an error
+// (the source's, a malformed row's under 'errors'='fail', a
+// *StateLimitError of the build keys) stops the job.
+func (f *buildFeed) push(ctx context.Context, b *vector.Batch, bad []BadRow, err error) (end bool, _ error) {
+	switch {
+	case err == io.EOF:
+		return true, f.op.Finish(ctx)
+	case errors.Is(err, ErrWaiting):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	n := b.N
+	if len(bad) > 0 {
+		es := f.es
+		f.errRows = f.errRows[:0]
+		es.Malformed += countBad(es.Policy, len(bad))
+		if n, err = handleBad(f.j.Build, f.src, bad, b.N, es.Policy, &f.errRows); err != nil {
+			return false, err
+		}
+		if len(f.errRows) > 0 {
+			if err := f.emit(f.errRows); err != nil {
+				return false, err
+			}
+		}
+	}
+	f.step.SelectRows(b, 0, n)
+	return false, f.op.Push(ctx, f.port, f.step)
 }

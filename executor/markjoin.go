@@ -61,10 +61,6 @@ func newMarkJoin(j *plan.Join, mb *semiBuild, exprs *expr.Context) *markJoin {
 // Eval returns the marks of the rows sel of b, by the rules of markJoin: row
 // i's at index i of a vector valid until the next call (as a kernel's).
 func (m *markJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
-	if m.j.EventTime() {
-		m.mb.mu.Lock()
-		defer m.mb.mu.Unlock()
-	}
 	return m.eval(b, sel)
 }
 
@@ -85,10 +81,8 @@ func (m *markJoin) Split(b *vector.Batch, offered, pass, rest []int32) ([]int32,
 		}
 		return pass, rest
 	}
-	m.mb.mu.Lock()
-	defer m.mb.mu.Unlock()
 	wm, wmSet, ended := m.mb.watermark()
-	draining := m.drain && !ended // (read with the marks, under one lock: a decision, once made, stays)
+	draining := m.drain && !ended
 	mark := m.eval(b, offered)
 	t := b.Cols[m.j.ProbeTime].I
 	for _, i := range offered {
@@ -103,8 +97,7 @@ func (m *markJoin) Split(b *vector.Batch, offered, pass, rest []int32) ([]int32,
 	return pass, rest
 }
 
-// eval is Eval with m.mb.mu held by the caller when the join has event time:
-// it evaluates the probe keys and filter over the rows sel of b and has the
+// eval is Eval: it evaluates the probe keys and filter over the rows sel of b and has the
 // MARK join operator mark them (op.SemiJoin.Marks).
 func (m *markJoin) eval(b *vector.Batch, sel []int32) *vector.Vec {
 	for k, e := range m.keys {

@@ -269,7 +269,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs [
 			continue
 		}
 		emit := func(rows []ErrorRow) error { return sink.Errors(es.Side, rows) }
-		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k].src, ks, es, emit, false, func() {}); err != nil {
+		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k].src, ks, es, emit); err != nil {
 			return err
 		}
 	}
