@@ -45,6 +45,7 @@ type markJoin struct {
 	keys []*expr.Kernel // the probe keys, compiled
 	pf   *expr.Kernel   // the probe filter, nil when none
 	vecs []*vector.Vec
+	key  []byte      // the keys' encoding (op.SemiJoin.Marks: each chain's own, a parallel path's workers mark at once)
 	mark *vector.Vec // the marks of the last rows evaluated, at their batch indexes
 	// drain makes an event-time join keep the rows it cannot decide yet off
 	// both ports (a stopped job's drain)
@@ -111,6 +112,6 @@ func (m *markJoin) eval(b *vector.Batch, sel []int32) *vector.Vec {
 	if m.j.EventTime() {
 		t = b.Cols[m.j.ProbeTime].I
 	}
-	m.mb.op.Marks(m.vecs, pf, t, sel, m.mark)
+	m.key = m.mb.op.Marks(m.vecs, pf, t, sel, m.mark, m.key)
 	return m.mark
 }

@@ -265,7 +265,7 @@ func TestSemiJoinMarkMode(t *testing.T) {
 			tcol = lt
 		}
 		mark := vector.NewVec(catalog.Boolean)
-		j.Marks([]*vector.Vec{kv, dv}, cv, tcol, sel, mark)
+		_ = j.Marks([]*vector.Vec{kv, dv}, cv, tcol, sel, mark, nil)
 		for _, i := range sel {
 			cond := cv.B[i] && !cv.Null[i]
 			null := kv.Null[i] || dv.Null[i]

@@ -33,7 +33,6 @@ type markState struct {
 	types []catalog.Type   // the key columns' types, in key order
 	vecs  []*vector.Vec    // the right batch's key columns (absorb)
 	key   []byte           // absorb's key buffer
-	probe []byte           // Marks' key buffer
 }
 
 // newMark checks and completes a Mark mode spec: the right input's key
@@ -135,11 +134,14 @@ func (j *SemiJoin) insertMark(tv *vector.Vec, i int) int64 {
 // of FALSE when the right side is not empty, the row's cond holds and its
 // key or any right key is NULL (SPEC 2.2's three-valued IN). The marks
 // are of the state as it is: whether a partner may still come (the right
-// watermark, RightWatermark) is the caller's.
-func (j *SemiJoin) Marks(keys []*vector.Vec, cond *vector.Vec, t []int64, sel []int32, mark *vector.Vec) {
+// watermark, RightWatermark) is the caller's. buf is the caller's scratch
+// for the keys' encoding, returned (grown) for its next call: Marks only
+// reads the operator, so that the chains of a parallel path mark at once,
+// each with a buf of its own, once the right side was pushed whole.
+func (j *SemiJoin) Marks(keys []*vector.Vec, cond *vector.Vec, t []int64, sel []int32, mark *vector.Vec, buf []byte) []byte {
 	m := &j.mark
 	mb, mn := mark.B, mark.Null
-	key := m.probe
+	key := buf
 	nullAware := j.spec.NullAware && j.nright > 0 // (against an empty right side the mark is FALSE)
 	for _, i := range sel {
 		var ok, null, match bool
@@ -157,7 +159,7 @@ func (j *SemiJoin) Marks(keys []*vector.Vec, cond *vector.Vec, t []int64, sel []
 			mn[i] = true // x NOT IN (…, NULL, …) is NULL (SPEC 2.2)
 		}
 	}
-	m.probe = key
+	return key
 }
 
 // RightWatermark returns the right input's watermark (epoch ms; set false:
