@@ -285,3 +285,28 @@ func TestSemiJoinMarkMode(t *testing.T) {
 		}
 	}
 }
+
+// TestSemiJoinMarkNoKeys: a MARK join without key columns (an uncorrelated
+// EXISTS, SPEC 2.2) marks every left row TRUE once a right row entered, and
+// FALSE before.
+func TestSemiJoinMarkNoKeys(t *testing.T) {
+	j, err := NewSemiJoin(SemiSpec{Mark: true, Types: [2][]catalog.Type{nil, {catalog.BigInt}}, Time: [2]int{-1, -1}, RightCond: -1, RightWM: -1}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := vector.NewVec(catalog.Boolean)
+	sel := []int32{0, 1, 2}
+	_ = j.Marks(nil, nil, nil, sel, mark, nil)
+	if mark.B[0] || mark.B[2] {
+		t.Fatal("marked TRUE against an empty right side")
+	}
+	b := vector.NewBatch([]catalog.Type{catalog.BigInt})
+	b.N = 1
+	if err := j.Push(context.Background(), 1, b); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Marks(nil, nil, nil, sel, mark, nil)
+	if !mark.B[0] || !mark.B[1] || !mark.B[2] {
+		t.Fatalf("marks %v after a right row entered, want every row TRUE", mark.B[:3])
+	}
+}

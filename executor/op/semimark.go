@@ -35,13 +35,12 @@ type markState struct {
 	key   []byte           // absorb's key buffer
 }
 
-// newMark checks and completes a Mark mode spec: the right input's key
-// columns, of one type each with its left counterpart's (the left side is
-// given evaluated to Marks, so Types[0], Keys[0], Cond and Stamp are unused).
+// newMark checks and completes a Mark mode spec: its right columns must be
+// the right input's (the left side is given evaluated to Marks, so Types[0],
+// Keys[0], Cond and Stamp are unused). No key column is a join without an
+// equality (an uncorrelated EXISTS, SPEC 2.2): every left row whose cond
+// holds has a partner once a right row entered.
 func newMark(spec SemiSpec) (SemiSpec, error) {
-	if len(spec.Keys[1]) == 0 {
-		return spec, fmt.Errorf("semi join: a MARK join needs an equality between its sides (no right key column)")
-	}
 	for _, c := range append([]int{spec.Time[1], spec.RightCond, spec.RightWM}, spec.Keys[1]...) {
 		if c >= len(spec.Types[1]) {
 			return spec, fmt.Errorf("semi join: right column %d of a MARK join is past its %d columns", c, len(spec.Types[1]))
