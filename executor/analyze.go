@@ -103,7 +103,7 @@ type WindowAnalysis struct {
 type joinState struct {
 	branch int
 	j      *plan.Join
-	ks     *keySet
+	mb     *semiBuild
 	future *futureSource // the build side's 'watermark.max-future', nil when none
 }
 
@@ -128,13 +128,13 @@ func (a *Analysis) setChain(c *chain, agg *aggregate.Operator) {
 }
 
 // addJoin records the join state ks of branch b of job; nil-safe.
-func (a *Analysis) addJoin(job *plan.Job, b *plan.Branch, ks *keySet) {
+func (a *Analysis) addJoin(job *plan.Job, b *plan.Branch, ks *semiBuild) {
 	if a == nil {
 		return
 	}
 	for k, x := range job.AllBranches() {
 		if x == b {
-			a.joins = append(a.joins, &joinState{branch: k, j: b.Join, ks: ks})
+			a.joins = append(a.joins, &joinState{branch: k, j: b.Join, mb: ks})
 		}
 	}
 }
@@ -168,13 +168,14 @@ func (a *Analysis) finish(job *plan.Job) {
 		}
 	}
 	for _, js := range a.joins {
-		ks := js.ks
-		ja := JoinAnalysis{Branch: js.branch, Rows: ks.rows, Keys: int64(len(ks.keys))}
-		if ks.acct != nil {
-			ja.Bytes = ks.acct.Bytes()
+		mb := js.mb
+		rows, keys := mb.op.MarkCounts()
+		ja := JoinAnalysis{Branch: js.branch, Rows: rows, Keys: keys}
+		if mb.acct != nil {
+			ja.Bytes = mb.acct.Bytes()
 		}
-		if ks.stats != nil {
-			ja.Build = *ks.stats
+		if mb.stats != nil {
+			ja.Build = *mb.stats
 		}
 		if f := js.future; f != nil {
 			ja.Refused = f.refused
@@ -183,7 +184,8 @@ func (a *Analysis) finish(job *plan.Job) {
 	}
 	for _, js := range a.joins {
 		if j := js.j; j.EventTime() {
-			a.Watermarks = append(a.Watermarks, finalWatermark(j.Build.Name, j.Build.Columns[j.BuildTime].Type, js.ks.wm, js.ks.wmSet))
+			wm, set, _ := js.mb.watermark()
+			a.Watermarks = append(a.Watermarks, finalWatermark(j.Build.Name, j.Build.Columns[j.BuildTime].Type, wm, set))
 		}
 	}
 	if ao := a.agg; ao != nil {

@@ -68,7 +68,7 @@ type chainOpts struct {
 // join, markJoin, over its build state in joins, as the gate operator of the
 // branch's stage), the
 // operators of opts, the main query's LIMIT, the projections, and sink.
-func buildChain(job *plan.Job, joins map[*plan.Branch]*keySet, sink Sink, opts chainOpts) *chain {
+func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opts chainOpts) *chain {
 	c := &chain{timed: opts.timed}
 	var ops []*flow.Instrumented
 	next := Operator(nil)
@@ -183,12 +183,11 @@ func aggChain(job *plan.Job, budget *StateBudget, stats *Stats, made **aggregate
 }
 
 // buildJoinBuild returns the operator that absorbs the rows of j's build side
-// (arriving at port) into ks; locked makes it hold ks.mu (a build side read by
-// its own goroutine while the job probes, SPEC 2.2's event-time strategy).
-// Its counters are ks.stats (Analysis).
-func buildJoinBuild(j *plan.Join, ks *keySet, locked bool) Operator {
-	w := flow.Instrument(&joinBuild{j: j, ks: ks, locked: locked}, joinName(j)+" (build)", nil, true) // (read once, apart from the probe's hot path: always timed)
-	ks.stats = w.Stats()
+// (arriving at port) into mb, on the job's goroutine (buildFeed). Its
+// counters are mb.stats (Analysis).
+func buildJoinBuild(j *plan.Join, mb *semiBuild) Operator {
+	w := flow.Instrument(&joinBuild{mb: mb}, joinName(j)+" (build)", nil, true) // (read once, apart from the probe's hot path: always timed)
+	mb.stats = w.Stats()
 	return w
 }
 
@@ -267,20 +266,15 @@ func (s *sinkOp) Watermark(context.Context, Watermark) error { return nil }
 func (s *sinkOp) Finish(context.Context) error { return nil }
 
 // joinBuild is the build side of a hash semi/anti join (SPEC 2.2): the rows
-// pushed into it enter the join's key state.
+// pushed into it are evaluated into the columns of the join's MARK operator
+// and pushed into its port 1 (semiBuild.absorb), whose state they enter.
 type joinBuild struct {
-	j      *plan.Join
-	ks     *keySet
-	locked bool
+	mb *semiBuild
 }
 
 // Push implements Operator: absorb r's live rows.
 func (o *joinBuild) Push(_ context.Context, _ Port, r *Step) error {
-	if o.locked {
-		o.ks.mu.Lock()
-		defer o.ks.mu.Unlock()
-	}
-	return o.ks.absorb(o.j, r.In, r.Sel)
+	return o.mb.absorb(r.In, r.Sel)
 }
 
 // Watermark implements Operator: the build watermark is kept per row by
@@ -288,13 +282,8 @@ func (o *joinBuild) Push(_ context.Context, _ Port, r *Step) error {
 func (o *joinBuild) Watermark(context.Context, Watermark) error { return nil }
 
 // Finish implements Operator: the build stream ended, its watermark is +∞.
-func (o *joinBuild) Finish(context.Context) error {
-	if o.locked {
-		o.ks.mu.Lock()
-		defer o.ks.mu.Unlock()
-	}
-	o.ks.ended = true
-	return nil
+func (o *joinBuild) Finish(ctx context.Context) error {
+	return o.mb.op.Finish(ctx, 1)
 }
 
 // newStep returns the batch a source driver pushes into a chain: its buffers

@@ -58,7 +58,8 @@
 // (watermark.go, its per-partition watermarks in partwm.go and
 // 'watermark.max-future' in maxfuture.go: the replay seeds and reads its
 // partitions' watermarks); the router's gates (the MARK joins of markjoin.go
-// over the key state of join.go); the source drivers and the choice of the
+// over op.SemiJoin's Mark mode, fed by join.go's semiBuild); the source
+// drivers and the choice of the
 // strategy's runner (run.go); the replay (replay.go)
 // and EXPLAIN ANALYZE (analyze*.go); the chain side of the two chunk
 // pipelines (morsel.go: the workers' chains that route and encode, and the
@@ -72,8 +73,9 @@
 // # The event-time join and the router: what is left (issue 22 item 3)
 //
 // The event-time semi and anti join is the semi join operator in its Hold
-// mode (op.SemiJoin) inside a driver, routeHeld (semijoin.go), and the MARK
-// gates of the router's stages (markjoin.go). What depends on what:
+// mode (op.SemiJoin) inside a driver, routeHeld (semijoin.go), which is the
+// job's scheduler, and the MARK gates of the router's stages (markjoin.go),
+// each over the semi join operator in its Mark mode. What depends on what:
 //
 //   - Which rows are released is the operator's: held in order, released
 //     once every build watermark passed them (probeHold.advance gives it
@@ -89,41 +91,47 @@
 //     WHERE does (their NULLs are counted by EXPLAIN ANALYZE; a failing
 //     call's row goes to the errors output, SPEC 2.10).
 //   - A stopped job's drain (Ctrl-C, SIGTERM, its held rows past
-//     'state.max-bytes') routes the held rows whose first branch that takes
-//     them is decided: a row is routed when every event-time join at a
-//     branch up to the one that takes it has had its own build watermark
-//     pass the row; which branch takes it depends on the WHEREs and marks
-//     before it, so the hold cannot tell without routing. The decision is
-//     the join's own (markJoin.drain, set by the drain): it emits a row it
-//     cannot decide yet on neither of its ports, and the router, which sees
-//     only the ports, sends it nowhere.
-//   - The MARK is not op.SemiJoin's yet: op.SemiJoin keeps its right side's
-//     keys in its own rows (op.Rows, hashed, charged by row bytes), the MARK
-//     reads the build state of join.go (keySet: encoded keys, charged by
-//     key bytes plus keyOverhead, which EXPLAIN ANALYZE and the
-//     'state.max-bytes' errors show), which the build readers fill under its
-//     lock, and it evaluates its key and condition expressions itself, which
-//     executor/op, below executor/expr, cannot. Moving it needs a Mark mode
-//     of op.SemiJoin given the evaluated key columns by the stage, the build
-//     side pushed into its port 1 (the readers' batches, joinBuild) and the
-//     key state's charge kept byte for byte.
+//     'state.max-bytes', a build side's error) routes the held rows whose
+//     first branch that takes them is decided: a row is routed when every
+//     event-time join at a branch up to the one that takes it has had its
+//     own build watermark pass the row; which branch takes it depends on the
+//     WHEREs and marks before it, so the hold cannot tell without routing.
+//     The decision is the join's own (markJoin.drain, set by the drain): it
+//     emits a row it cannot decide yet on neither of its ports, and the
+//     router, which sees only the ports, sends it nowhere.
+//   - The MARK is op.SemiJoin's, in its Mark mode (op/semimark.go): the
+//     build side's state is the operator's (each distinct build key encoded,
+//     with its earliest event time, charged by key bytes plus
+//     op.MarkKeyOverhead, which EXPLAIN ANALYZE and the 'state.max-bytes'
+//     errors show), the build readers' batches are evaluated into its right
+//     columns (keys, build condition, event time, each row's watermark) by
+//     joinBuild and pushed into its port 1 (semiBuild.absorb, join.go), and
+//     the stage's gate (markJoin) evaluates the probe keys and condition,
+//     which executor/op, below executor/expr, cannot, and asks the operator
+//     for the offered rows' marks (op.SemiJoin.Marks).
+//   - The scheduler owns the build sides' operators: a build reader only
+//     reads (timedBuild.readBatches, a goroutine each, for a source's
+//     blocking Next) and hands each batch to routeHeld, which pushes it into
+//     its MARK operator on the job's goroutine (buildFeed, the bounded
+//     strategy's feed too, readBuild) between releases, then gives the
+//     smallest build watermark to the hold as Watermark on its port 1
+//     (probeHold.advance). The marks, the build state and the release are
+//     the job's goroutine's, so there is no lock, and a build side's error
+//     is the job's as it comes.
 //   - The release side is a type of its own, heldRelease (semijoin.go):
 //     it routes the rows the hold says are decided (releaseDecided), with
 //     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
 //     for stdin's hand-back and the replay) and drains a stopped job's held
-//     rows (drain); routeHeld's loop is its scheduler, giving the hold the
-//     smallest build watermark (probeHold.advance) before each release.
+//     rows (drain).
 //   - routeHeld still keeps what a driver between the source and the chain
 //     owns today: the probe reader (its own goroutine, or the job's for a
 //     replayed Kafka source) and its ack, stamping on arrival, the malformed
 //     rows held at their ordinals with the good ones (probeHold.badAt,
 //     errs: counted when routed, issue 9), stdin's hand-back, the held
 //     rows' replay (replay.go: newHeldReplay over the probeHold), the
-//     build readers' malformed rows (drainBuildErrors) and the aggregate
-//     behind the join (aggOverParts). For the driver to go, in this order:
-//     the job's scheduler owns the build readers and gives their smallest
-//     watermark to the hold as Watermark on its port 1 (today the readers
-//     write keySet under its lock and poke the loop); the errors port
+//     build sides' malformed rows of the 'side' policy (drainBuildErrors,
+//     emitted with the next release) and the aggregate behind the join
+//     (aggOverParts). For the driver to go, in this order: the errors port
 //     carries each malformed row's ordinal, so the hold keeps them as rows
 //     of its own port rather than beside its rows; the LIMIT's cut and the
 //     held rows reach the source through the Checkpoint (the hand-back and

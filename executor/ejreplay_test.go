@@ -164,6 +164,9 @@ func (s *ejSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
+	if !s.build.settled() {
+		return ErrWaiting // (the job's scheduler pushes the build batch fed last before this source goes on)
+	}
 	s.checkHeld()
 	if s.rep.Torn() {
 		// Next runs between the job's pushes: held rows stamped on arrival
@@ -301,8 +304,9 @@ func (s *ejSource) closeCommit() {
 }
 
 // ejBuild is the build side: it gives its rows, in chunks, when the probe
-// source feeds it (the build reader absorbs a chunk, and the build
-// watermark moves, before feed returns), and ends with the final process.
+// source feeds it (the job's scheduler pushes a chunk into the join, and the
+// build watermark moves, before the probe source gives its next rows:
+// settled), and ends with the final process.
 type ejBuild struct {
 	ctx      context.Context
 	rows     []row
@@ -310,21 +314,37 @@ type ejBuild struct {
 	ch       chan []row
 	absorbed chan struct{}
 	pending  bool
+	waiting  bool // a batch was fed: not yet absorbed
 }
 
 func (b *ejBuild) more() bool { return b.at < len(b.rows) }
 
 func (b *ejBuild) feed(rng *rand.Rand) {
-	if !b.more() {
+	if !b.more() || b.waiting { // (one chunk at a time: the last one is not pushed yet)
 		return
 	}
 	n := min(1+rng.Intn(4), len(b.rows)-b.at)
 	b.ch <- b.rows[b.at : b.at+n]
 	b.at += n
+	b.waiting = true
+}
+
+// settled reports whether the build rows fed last were absorbed: the job's
+// scheduler pushed them into the join (the reader then reads again, Next),
+// which it does between calls of the probe source's Next, so the probe
+// source waits (ErrWaiting) until then.
+func (b *ejBuild) settled() bool {
+	if !b.waiting {
+		return true
+	}
 	select {
 	case <-b.absorbed:
 	case <-b.ctx.Done():
+	default:
+		return false
 	}
+	b.waiting = false
+	return true
 }
 
 func (b *ejBuild) end() { close(b.ch) }
@@ -465,7 +485,7 @@ func ejLife(t *testing.T, job *planner.Job, rng *rand.Rand, parts [][]ejRow, bui
 		names = append(names, o.Name)
 	}
 	sink := &ejSink{orderSink: orderSink{names: names, kinds: true}, cancel: cancel, ctx: ctx}
-	bs := &ejBuild{ctx: ctx, rows: build, ch: make(chan []row), absorbed: make(chan struct{})}
+	bs := &ejBuild{ctx: ctx, rows: build, ch: make(chan []row), absorbed: make(chan struct{}, 1)} // (absorbed: room for one, so that a reader never waits on it)
 	src := &ejSource{t: t, rng: rng, parts: parts, store: store, rule: rule, ctx: ctx, cancel: cancel, build: bs, sink: sink,
 		final: final, steps: 5 + rng.Intn(60), crash: rng.Intn(3), owned: owned,
 		assigned: map[int32]bool{}, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{},

@@ -2,61 +2,93 @@ package executor
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"sync"
 
 	"streamql/catalog"
 	"streamql/executor/expr"
+	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
 
-// keySet is the state of a hash join's build side (SPEC 2.2: the build side
-// keeps distinct keys only, not rows): each key with the earliest event time of a
-// build row that had it (0 for a bounded build side, whose time does not count),
-// whether any build key was NULL, and how many build rows counted (for NOT IN's
-// empty-subquery rule). For an unbounded build side it also keeps the build
-// stream's watermark; a reader goroutine updates it under mu while the job probes.
-type keySet struct {
-	mu      sync.Mutex
-	keys    map[string]int64
-	hasNull bool
-	rows    int64
+// semiBuild is a semi/anti join's build side as the job holds it (SPEC 2.2:
+// the build side keeps distinct keys only, not rows): the MARK join operator
+// that keeps them (op.SemiJoin in its Mark mode, semimark.go: each key
+// encoded, with the earliest event time of a build row that had it, charged
+// to the job's 'state.max-bytes' by its bytes plus op.MarkKeyOverhead, which
+// EXPLAIN ANALYZE shows), the build side's compiled expressions, which absorb
+// evaluates into the columns it pushes into the operator's port 1, and what
+// the job reads of it. Only the job's goroutine reads and writes it: the
+// build rows are pushed by the bounded strategy's readBuild before the first
+// probe row, and by the event-time strategy's scheduler (routeHeld) between
+// the releases of held probe rows, whose marks the router asks for
+// (markJoin).
+type semiBuild struct {
+	op *op.SemiJoin
+	j  *plan.Join
 	// event-time strategy only
-	wm      int64 // the build watermark, valid when wmSet
-	wmSet   bool
-	ended   bool           // the build stream ended: its watermark is +inf
 	live    *liveWatermark // nil without a live status
-	filter  []bool
-	vecs    []*vector.Vec
-	key     []byte
-	pending []ErrorRow // malformed build rows waiting for the job's goroutine
-	// the build side's compiled expressions
+	pending []ErrorRow     // malformed build rows of the 'side' policy, emitted with the next release (drainBuildErrors)
+	// the build side's compiled expressions, and the batch of their values
+	// (and the event time) absorb pushes into op: markCols' layout
 	buildFilter, buildWM *expr.Kernel
 	buildKeys            []*expr.Kernel
-	// acct charges the distinct keys to the job's 'state.max-bytes' (SPEC 1);
-	// grown is what absorb added since its last charge
-	acct  *StateAccount
-	grown int64
+	cols                 *vector.Batch
+	cond, time, wm       int // cols' columns (markCols)
+	// acct is the account op charges (nil: no limit)
+	acct *StateAccount
 	// stats are the counters of the build side's operator (buildJoinBuild)
 	stats *OpStats
 }
 
-// keyOverhead is the bytes a distinct key costs besides its own bytes: the map
-// entry's string header, event time and the map's per-entry overhead (an
-// estimate, for 'state.max-bytes').
-const keyOverhead = 48
+// markCols returns the layout of the columns absorb pushes into the MARK
+// join's port 1 for j's build side: the build keys, in key order, then the
+// build condition (BOOLEAN), the event time and each row's watermark (the
+// build stream's WATERMARK expression), each of the last three's column -1
+// when j has none.
+func markCols(j *plan.Join) (types []catalog.Type, cond, time, wm int) {
+	n := len(j.BuildKeys)
+	types = append(append(types, j.KeyTypes...), catalog.Boolean, catalog.BigInt, catalog.BigInt)
+	cond, time, wm = -1, -1, -1
+	if j.BuildFilter != nil {
+		cond = n
+	}
+	if j.EventTime() {
+		time, wm = n+1, n+2
+		types[n+1] = j.BuildTypes[j.BuildTime]
+	}
+	return types, cond, time, wm
+}
 
-// newKeySet returns the empty state of j's build side, charging acct (nil: no
+// newSemiBuild returns the empty build side of j, charging acct (nil: no
 // limit) for its keys, its expressions compiled in the job's expression
 // context exprs.
-func newKeySet(j *plan.Join, acct *StateAccount, exprs *expr.Context) *keySet {
-	return &keySet{keys: map[string]int64{}, filter: make([]bool, vector.Cap), vecs: make([]*vector.Vec, len(j.BuildKeys)), acct: acct,
+func newSemiBuild(j *plan.Join, acct *StateAccount, exprs *expr.Context) *semiBuild {
+	types, cond, time, wm := markCols(j)
+	sj, err := newMarkOp(j, types, cond, time, wm, acct)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", joinName(j), err)) // (the layout is markCols', always valid)
+	}
+	return &semiBuild{op: sj, j: j, acct: acct, cols: &vector.Batch{Cols: make([]*vector.Vec, len(types))}, cond: cond, time: time, wm: wm,
 		buildFilter: exprs.Compile(j.BuildFilter), buildWM: exprs.Compile(j.BuildWatermark), buildKeys: exprs.CompileAll(j.BuildKeys)}
+}
+
+// newMarkOp returns the MARK join operator of j (op.SemiJoin in Mark mode)
+// over right columns of types whose build keys come first, then the columns
+// cond, time and wm (markCols; -1: none), charging acct (nil: no limit).
+func newMarkOp(j *plan.Join, types []catalog.Type, cond, time, wm int, acct *StateAccount) (*op.SemiJoin, error) {
+	keys := make([]int, len(j.BuildKeys))
+	for k := range keys {
+		keys[k] = k
+	}
+	var a op.Account
+	if acct != nil {
+		a = acct
+	}
+	return op.NewSemiJoin(op.SemiSpec{Mark: true, Anti: j.Mode == plan.Anti, NullAware: j.NullAware,
+		Types: [2][]catalog.Type{nil, types}, Keys: [2][]int{nil, keys}, Time: [2]int{-1, time}, RightCond: cond, RightWM: wm}, nil, a)
 }
 
 // joinName names j's operator in messages, as EXPLAIN does.
@@ -68,153 +100,112 @@ func joinName(j *plan.Join) string {
 	return fmt.Sprintf("the %s join %s", mode, j.Text)
 }
 
-// absorb adds the build rows sel of b to the state. With the event-time strategy
-// each row is checked against the build watermark before it (a late row never
-// enters the state) and then advances the watermark (SPEC 2.2, 2.3). The caller
-// holds mu when a mark operator (markJoin) may run concurrently. It returns a *StateLimitError
-// when the new keys take the job's state past 'state.max-bytes'.
-func (ks *keySet) absorb(j *plan.Join, b *vector.Batch, sel []int32) error {
-	for _, i := range sel {
-		ks.filter[i] = true
+// absorb evaluates the build rows sel of b (rows 0..len(sel)-1: a reader's
+// batch) into the columns of markCols and pushes them into the MARK join's
+// port 1: a row whose build condition holds enters the state; with the
+// event-time strategy each row is checked against the build watermark
+// before it (a late row never enters the state) and then advances the
+// watermark (SPEC 2.2, 2.3). It returns a *StateLimitError when the new keys
+// take the job's state past 'state.max-bytes'.
+func (mb *semiBuild) absorb(b *vector.Batch, sel []int32) error {
+	if n := len(sel); n > 0 && int(sel[n-1]) != n-1 {
+		return fmt.Errorf("%s: the build rows pushed must be a batch's first rows", joinName(mb.j))
 	}
-	if ks.buildFilter != nil {
-		w := ks.buildFilter.Eval(b, sel)
-		for _, i := range sel {
-			ks.filter[i] = w.B[i] && !w.Null[i]
-		}
+	c := mb.cols
+	if mb.cond >= 0 {
+		c.Cols[mb.cond] = mb.buildFilter.Eval(b, sel)
 	}
-	for k, e := range ks.buildKeys {
-		ks.vecs[k] = e.Eval(b, sel)
+	for k, e := range mb.buildKeys {
+		c.Cols[k] = e.Eval(b, sel)
 	}
-	var wmv *vector.Vec
-	if j.EventTime() {
-		wmv = ks.buildWM.Eval(b, sel)
+	if mb.time >= 0 {
+		c.Cols[mb.time] = b.Cols[mb.j.BuildTime]
 	}
-	for _, i := range sel {
-		if ks.filter[i] {
-			ks.insert(j, b, int(i))
-		}
-		if wmv != nil && !wmv.Null[i] && (!ks.wmSet || wmv.I[i] > ks.wm) {
-			ks.wm, ks.wmSet = wmv.I[i], true
-		}
+	if mb.wm >= 0 {
+		c.Cols[mb.wm] = mb.buildWM.Eval(b, sel)
 	}
-	ks.live.store(ks.wm, ks.wmSet) // once per batch
-	grown := ks.grown
-	ks.grown = 0
-	return ks.acct.Grow(grown)
+	c.N = len(sel)
+	err := mb.op.Push(context.Background(), 1, c)
+	wmv, set, _ := mb.op.RightWatermark()
+	mb.live.store(wmv, set) // once per batch
+	return err
 }
 
-func (ks *keySet) insert(j *plan.Join, b *vector.Batch, i int) {
-	var t int64
-	if j.EventTime() {
-		t = b.Cols[j.BuildTime].I[i]
-		if ks.wmSet && t < ks.wm {
-			return // a late build row (SPEC 2.2)
-		}
-	}
-	ks.rows++
-	var ok, null bool
-	ks.key, ok, null = appendKey(ks.key[:0], j.KeyTypes, ks.vecs, i)
-	if null {
-		ks.hasNull = true
-	}
-	if !ok {
-		return // (a NaN key matches nothing, but is no NULL: NOT IN still decides)
-	}
-	old, dup := ks.keys[string(ks.key)]
-	if !dup {
-		ks.grown += int64(len(ks.key)) + keyOverhead
-	}
-	if !dup || t < old {
-		ks.keys[string(ks.key)] = t
-	}
-}
+// watermark returns the build watermark (set false: none yet) and whether
+// the build stream ended.
+func (mb *semiBuild) watermark() (wm int64, set, ended bool) { return mb.op.RightWatermark() }
 
-// appendKey encodes the key of row i into dst; ok is false when a key part is
-// NULL or NaN, which never matches (SPEC 2.2, SPEC 2: NaN equals nothing), and
-// null says a part is NULL. The two differ for NOT IN's three-valued rule
-// (SPEC 2.2): x = NaN is false, not NULL, so a NaN takes no part in it.
-func appendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) (key []byte, ok, null bool) {
-	ok = true
-	for k, v := range vecs {
-		if v.Null[i] {
-			return dst, false, true
-		}
-		switch types[k] {
-		case catalog.BigInt, catalog.Timestamp:
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(v.I[i]))
-		case catalog.Double:
-			f := v.F[i]
-			if math.IsNaN(f) {
-				ok = false // (the parts after it may still be NULL)
-				continue
-			}
-			if f == 0 {
-				f = 0 // -0 = 0
-			}
-			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(f))
-		case catalog.Boolean:
-			if v.B[i] {
-				dst = append(dst, 1)
-			} else {
-				dst = append(dst, 0)
-			}
-		case catalog.Varchar:
-			dst = binary.AppendUvarint(dst, uint64(len(v.S[i])))
-			dst = append(dst, v.S[i]...)
-		}
-	}
-	return dst, ok, false
-}
-
-// readBuild reads the build side of j until it ends, pushing its rows into the
-// join's build operator (build.go), which absorbs them into ks, at port.
-// Malformed build rows follow the build stream's errors policy; with 'side' they
-// are handed to emit (which may only queue them when called off the job's
-// goroutine). locked makes each batch's update hold ks.mu (a concurrent reader).
-func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, ks *keySet, es *StreamErrors, emit func([]ErrorRow) error, locked bool, progress func()) error {
-	st := j.Build
-	op := buildJoinBuild(j, ks, locked)
+// readBuild reads the build side of j until it ends, on the job's goroutine
+// (the bounded strategy: before the first probe row), pushing its rows into
+// the join's build operator (build.go), which absorbs them into mb, at port.
+// Malformed build rows follow the build stream's errors policy; with 'side'
+// they are handed to emit.
+func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, mb *semiBuild, es *StreamErrors, emit func([]ErrorRow) error) error {
+	f := newBuildFeed(j, port, src, mb, es, emit)
 	b := vector.NewBatch(j.BuildTypes)
 	var bad []BadRow
-	var errRows []ErrorRow
-	step := newStep("")
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		bad = bad[:0]
 		err := src.Next(b, &bad)
-		if err == io.EOF {
-			if err := op.Finish(ctx); err != nil {
-				return err
-			}
-			progress()
-			return nil
-		}
-		if errors.Is(err, ErrWaiting) {
-			continue
-		}
-		if err != nil {
+		if end, err := f.push(ctx, b, bad, err); end || err != nil {
 			return err
 		}
-		n := b.N
-		if len(bad) > 0 {
-			errRows = errRows[:0]
-			es.Malformed += countBad(es.Policy, len(bad))
-			if n, err = handleBad(st, src, bad, b.N, es.Policy, &errRows); err != nil {
-				return err
-			}
-			if len(errRows) > 0 {
-				if err := emit(errRows); err != nil {
-					return err
-				}
-			}
-		}
-		step.SelectRows(b, 0, n)
-		if err := op.Push(ctx, port, step); err != nil {
-			return err
-		}
-		progress()
 	}
+}
+
+// buildFeed pushes the batches a join's build source gives into the join's
+// build operator (buildJoinBuild), on the goroutine that owns the operator:
+// the job's, for the bounded strategy (readBuild) and for the event-time one
+// (the scheduler, routeHeld, whose build readers only read).
+type buildFeed struct {
+	j       *plan.Join
+	port    Port
+	src     Source
+	op      Operator
+	es      *StreamErrors
+	emit    func([]ErrorRow) error
+	step    *Step
+	errRows []ErrorRow
+}
+
+// newBuildFeed returns the feed of j's build side read from src into mb at
+// port, counting its malformed rows into es and handing those of the
+// 'side' policy to emit.
+func newBuildFeed(j *plan.Join, port Port, src Source, mb *semiBuild, es *StreamErrors, emit func([]ErrorRow) error) *buildFeed {
+	return &buildFeed{j: j, port: port, src: src, op: buildJoinBuild(j, mb), es: es, emit: emit, step: newStep("")}
+}
+
+// push pushes what the source's Next gave: the batch b with its malformed
+// rows bad, or err (io.EOF: the build stream ended, and the operator is
+// finished; ErrWaiting: nothing came). end says the stream ended; an error
+// (the source's, a malformed row's under 'errors'='fail', a
+// *StateLimitError of the build keys) stops the job.
+func (f *buildFeed) push(ctx context.Context, b *vector.Batch, bad []BadRow, err error) (end bool, _ error) {
+	switch {
+	case err == io.EOF:
+		return true, f.op.Finish(ctx)
+	case errors.Is(err, ErrWaiting):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	n := b.N
+	if len(bad) > 0 {
+		es := f.es
+		f.errRows = f.errRows[:0]
+		es.Malformed += countBad(es.Policy, len(bad))
+		if n, err = handleBad(f.j.Build, f.src, bad, b.N, es.Policy, &f.errRows); err != nil {
+			return false, err
+		}
+		if len(f.errRows) > 0 {
+			if err := f.emit(f.errRows); err != nil {
+				return false, err
+			}
+		}
+	}
+	f.step.SelectRows(b, 0, n)
+	return false, f.op.Push(ctx, f.port, f.step)
 }

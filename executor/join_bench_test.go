@@ -21,7 +21,7 @@ func BenchmarkSemiJoinProbe(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	ks := newKeySet(j, nil, nil)
+	ks := newSemiBuild(j, nil, nil)
 	sel := make([]int32, 0, vector.Cap)
 	for k := 0; k < keys; {
 		build.Reset()
@@ -32,7 +32,7 @@ func BenchmarkSemiJoinProbe(b *testing.B) {
 			build.N++
 			k++
 		}
-		_ = ks.absorb(j, build, sel)
+		_ = ks.absorb(build, sel)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&ms1)

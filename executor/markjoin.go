@@ -41,31 +41,27 @@ import (
 // puts it on neither port, so it goes to no branch.
 type markJoin struct {
 	j    *plan.Join
-	ks   *keySet
+	mb   *semiBuild     // the build side: its keys are the MARK join operator's (op.SemiJoin's Mark mode)
 	keys []*expr.Kernel // the probe keys, compiled
 	pf   *expr.Kernel   // the probe filter, nil when none
 	vecs []*vector.Vec
-	key  []byte
+	key  []byte      // the keys' encoding (op.SemiJoin.Marks: each chain's own, a parallel path's workers mark at once)
 	mark *vector.Vec // the marks of the last rows evaluated, at their batch indexes
 	// drain makes an event-time join keep the rows it cannot decide yet off
 	// both ports (a stopped job's drain)
 	drain bool
 }
 
-// newMarkJoin returns the mark join of j over the build state ks, its
+// newMarkJoin returns the mark join of j over the build side mb, its
 // expressions compiled in the job's expression context exprs.
-func newMarkJoin(j *plan.Join, ks *keySet, exprs *expr.Context) *markJoin {
-	return &markJoin{j: j, ks: ks, vecs: make([]*vector.Vec, len(j.ProbeKeys)), mark: vector.NewVec(catalog.Boolean),
+func newMarkJoin(j *plan.Join, mb *semiBuild, exprs *expr.Context) *markJoin {
+	return &markJoin{j: j, mb: mb, vecs: make([]*vector.Vec, len(j.ProbeKeys)), mark: vector.NewVec(catalog.Boolean),
 		keys: exprs.CompileAll(j.ProbeKeys), pf: exprs.Compile(j.ProbeFilter)}
 }
 
 // Eval returns the marks of the rows sel of b, by the rules of markJoin: row
 // i's at index i of a vector valid until the next call (as a kernel's).
 func (m *markJoin) Eval(b *vector.Batch, sel []int32) *vector.Vec {
-	if m.j.EventTime() {
-		m.ks.mu.Lock()
-		defer m.ks.mu.Unlock()
-	}
 	return m.eval(b, sel)
 }
 
@@ -86,10 +82,8 @@ func (m *markJoin) Split(b *vector.Batch, offered, pass, rest []int32) ([]int32,
 		}
 		return pass, rest
 	}
-	m.ks.mu.Lock()
-	defer m.ks.mu.Unlock()
-	draining := m.drain && !m.ks.ended // (read with the marks, under one lock: a decision, once made, stays)
-	wmSet, wm := m.ks.wmSet, m.ks.wm
+	wm, wmSet, ended := m.mb.watermark()
+	draining := m.drain && !ended
 	mark := m.eval(b, offered)
 	t := b.Cols[m.j.ProbeTime].I
 	for _, i := range offered {
@@ -104,10 +98,9 @@ func (m *markJoin) Split(b *vector.Batch, offered, pass, rest []int32) ([]int32,
 	return pass, rest
 }
 
-// eval is Eval with m.ks.mu held by the caller when the join has event time.
+// eval is Eval: it evaluates the probe keys and filter over the rows sel of b and has the
+// MARK join operator mark them (op.SemiJoin.Marks).
 func (m *markJoin) eval(b *vector.Batch, sel []int32) *vector.Vec {
-	j := m.j
-	et := j.EventTime()
 	for k, e := range m.keys {
 		m.vecs[k] = e.Eval(b, sel)
 	}
@@ -115,25 +108,10 @@ func (m *markJoin) eval(b *vector.Batch, sel []int32) *vector.Vec {
 	if m.pf != nil {
 		pf = m.pf.Eval(b, sel)
 	}
-	mb, mn := m.mark.B, m.mark.Null
-	keys, types, key := m.ks.keys, j.KeyTypes, m.key
-	nullAware := j.NullAware && m.ks.rows > 0 // (against an empty build side the mark is FALSE)
-	for _, i := range sel {
-		var ok, null, match bool
-		key, ok, null = appendKey(key[:0], types, m.vecs, int(i))
-		if ok {
-			var t int64
-			t, match = keys[string(key)]
-			if match && et {
-				match = t <= b.Cols[j.ProbeTime].I[i]
-			}
-		}
-		cond := pf == nil || (pf.B[i] && !pf.Null[i])
-		mb[i], mn[i] = cond && match, false
-		if nullAware && cond && !match && (null || m.ks.hasNull) {
-			mn[i] = true // x NOT IN (…, NULL, …) is NULL (SPEC 2.2)
-		}
+	var t []int64
+	if m.j.EventTime() {
+		t = b.Cols[m.j.ProbeTime].I
 	}
-	m.key = key
+	m.key = m.mb.op.Marks(m.vecs, pf, t, sel, m.mark, m.key)
 	return m.mark
 }

@@ -308,7 +308,7 @@ type futureSource struct {
 // watermark per partition of a partitioned source (in's declared
 // partitions, SourceHandles.Partitions: a probe stream's rows are late by
 // their partition's watermark, as the chain's assigner stamps them:
-// partwm.go), otherwise one for the stream (a build side's, keySet.absorb).
+// partwm.go), otherwise one for the stream (a build side's, semiBuild.absorb).
 // The result takes rows back (Unreader) when in's source does, and keeps
 // in's handles but the parallel reader (SourceHandles.Wrapped: its rows
 // come through Next).

@@ -163,7 +163,7 @@ func (s *chunkSinkOp) Close() error                    { return nil }
 // workers' chains counted for each chunk used), probing the joins' build
 // sides of joins (their build states). It reports whether it ran the job, and the job's error
 // (as run: a *RowError for 'errors'='fail', a read error, ctx's).
-func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink Sink, p *process, joins map[*plan.Branch]*keySet) (bool, error) {
+func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink Sink, p *process, joins map[*plan.Branch]*semiBuild) (bool, error) {
 	src := in.src
 	cs, ok := sink.(ChunkSink)
 	if !ok || job.Strategy != plan.Morsel {

@@ -35,6 +35,6 @@ func testOpeneds(srcs ...Source) []opened {
 
 // run runs job over src into sink with no state limit (runBudget), src's
 // handles what it implements (testOpened).
-func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet) error {
+func run(ctx context.Context, job *plan.Job, src Source, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild) error {
 	return runBudget(ctx, opContext{}, job, testOpened(src), sink, stats, joins, NewStateBudget(0))
 }

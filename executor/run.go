@@ -252,24 +252,24 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs [
 	if src.src == nil { // LIMIT 0 reads nothing (SPEC 2.2)
 		return nil
 	}
-	keysets := map[*plan.Branch]*keySet{}
+	keysets := map[*plan.Branch]*semiBuild{}
 	var timed []*timedBuild
 	lv := oc.live
 	lv.start(job, budget) // the FROM stream's watermark first
 	for k, b := range joins {
 		acct := budget.Account(joinName(b.Join), "distinct build keys of stream "+b.Join.Build.Name)
-		ks := newKeySet(b.Join, acct, oc.exprs)
+		ks := newSemiBuild(b.Join, acct, oc.exprs)
 		keysets[b] = ks
 		stats.Analysis.addJoin(job, b, ks)
 		srcs[k] = futureBuild(stats.Analysis, b, srcs[k], oc.exprs) // 'watermark.max-future' (maxfuture.go)
 		es := stats.stream(b.Join.Build)
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
-			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k].src, ks: ks, es: es})
+			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k].src, mb: ks, es: es})
 			continue
 		}
 		emit := func(rows []ErrorRow) error { return sink.Errors(es.Side, rows) }
-		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k].src, ks, es, emit, false, func() {}); err != nil {
+		if err := readBuild(ctx, b.Join, Port{Input: k + 1}, srcs[k].src, ks, es, emit); err != nil {
 			return err
 		}
 	}
@@ -285,7 +285,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs [
 }
 
 // runBudget is run with the state budget of the job's aggregate operators.
-func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, budget *StateBudget) error {
+func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, budget *StateBudget) error {
 	p := &process{}
 	opts := chainOpts{}
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
@@ -360,7 +360,7 @@ type process struct {
 // init sets p up to push src's batches into the chain of job built with opts
 // (build.go), whose watermark assigner keeps one watermark per partition when
 // src is partitioned (Kafka, SPEC 2.5).
-func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, opts chainOpts) {
+func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, opts chainOpts) {
 	p.st, p.src, p.sink, p.exprs = job.Stream, src.src, sink, opts.exprs
 	opts.src, opts.parts, opts.left, opts.timed = src.src, src.h.Partitions, src.left, stats.timed
 	p.c = buildChain(job, joins, sink, opts)

@@ -21,15 +21,68 @@ import (
 )
 
 // timedBuild is an unbounded build side read concurrently with the probe stream
-// (SPEC 2.2, event-time strategy).
+// (SPEC 2.2, event-time strategy): a reader goroutine of its own reads its
+// source (readBatches) and the job's scheduler (routeHeld) pushes each batch
+// into the join's build operator (feed), on the job's goroutine.
 type timedBuild struct {
 	j    *plan.Join
 	port Port // the build side's input of the job's operators
 	src  Source
-	ks   *keySet
-	es   *StreamErrors // the job's count: side rows when emitted, the rest after the reader ends
-	// read counts what the reader goroutine met (its own, so no race with es)
+	mb   *semiBuild
+	es   *StreamErrors // the job's count: side rows when emitted, the rest when the job ends
+	// read counts what the feed met (the 'side' rows are counted into es
+	// when emitted, drainBuildErrors)
 	read StreamErrors
+	feed *buildFeed
+	ack  chan struct{} // the scheduler is done with the last batch (room for one: never blocks)
+}
+
+// buildMsg is one step of a build reader (timedBuild.readBatches): a decoded
+// batch with its malformed rows (valid until the scheduler acks it), io.EOF
+// or an error.
+type buildMsg struct {
+	tb  *timedBuild
+	b   *vector.Batch
+	bad []BadRow
+	err error
+}
+
+// readBatches reads tb's source until it ends, fails or ctx ends, handing
+// each batch to the scheduler on ch and waiting for its ack before it reads
+// the next; the end or the error is the last message.
+func (tb *timedBuild) readBatches(ctx context.Context, ch chan<- buildMsg) {
+	b := vector.NewBatch(tb.j.BuildTypes)
+	var bad []BadRow
+	for ctx.Err() == nil {
+		bad = bad[:0]
+		err := tb.src.Next(b, &bad)
+		if errors.Is(err, ErrWaiting) {
+			continue
+		}
+		select {
+		case ch <- buildMsg{tb: tb, b: b, bad: bad, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+		select {
+		case <-tb.ack:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// pushBuild pushes a build reader's message into its join's build operator
+// (buildFeed.push) and lets the reader go on.
+func pushBuild(ctx context.Context, m buildMsg) error {
+	end, err := m.tb.feed.push(ctx, m.b, m.bad, m.err)
+	if err == nil && !end {
+		m.tb.ack <- struct{}{}
+	}
+	return err
 }
 
 // leftMsg is one step of the probe stream's reader goroutine: a decoded batch
@@ -41,7 +94,8 @@ type leftMsg struct {
 }
 
 // runEventJoin runs a job with event-time joins (SPEC 2.2): build sides are
-// read by their own goroutines into shared key state; probe rows are held, in
+// read by their own goroutines and pushed, by the job's scheduler (routeHeld)
+// on its goroutine, into their MARK join operators; probe rows are held, in
 // order, by the semi join operator in its Hold mode (op.SemiJoin,
 // op.SemiSpec.Hold), whose right input is the smallest build watermark (the
 // one scheduler: buildWatermark), and routed once every build watermark has
@@ -64,31 +118,25 @@ type leftMsg struct {
 // kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
 // to the source's replay (the probeHold's Checkpoint, newHeldReplay in
 // replay.go).
-func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, acct *StateAccount) error {
+func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, acct *StateAccount) error {
 	src := probe.src
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
-	notify := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case notify <- struct{}{}:
-		default:
-		}
-	}
+	builds := make(chan buildMsg)
 	for _, tb := range timed {
 		tb := tb
-		queue := func(rows []ErrorRow) error {
-			tb.ks.mu.Lock()
+		queue := func(rows []ErrorRow) error { // (emitted with the next release, drainBuildErrors)
 			for _, r := range rows {
-				r.Raw = append([]byte(nil), r.Raw...)
-				tb.ks.pending = append(tb.ks.pending, r)
+				r.Raw = append([]byte(nil), r.Raw...) // (the reader reuses its batch once acked)
+				tb.mb.pending = append(tb.mb.pending, r)
 			}
-			tb.ks.mu.Unlock()
 			return nil
 		}
 		tb.read = StreamErrors{Stream: tb.es.Stream, Policy: tb.es.Policy, Side: tb.es.Side}
-		g.Go(func() error { return readBuild(gctx, tb.j, tb.port, tb.src, tb.ks, &tb.read, queue, true, poke) })
+		tb.feed = newBuildFeed(tb.j, tb.port, tb.src, tb.mb, &tb.read, queue)
+		tb.ack = make(chan struct{}, 1)
+		g.Go(func() error { tb.readBatches(gctx, builds); return nil })
 	}
 	leftCh := make(chan leftMsg)
 	ack := make(chan struct{})
@@ -122,14 +170,9 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 			}
 		})
 	}
-	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, leftCh, next, ack, notify, acct)
+	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, leftCh, next, ack, builds, acct)
 	cancel()
-	// A build reader's error cancels gctx, so routeHeld may report only
-	// that cancellation: the reader's error is the job's (a reset socket is
-	// exit status 1, not an interrupt).
-	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
-		err = gerr
-	}
+	_ = g.Wait() // (the readers hand their errors to routeHeld)
 	for _, tb := range timed {
 		if tb.es.Policy != "side" {
 			tb.es.Malformed += tb.read.Malformed // read, so skipped or failed
@@ -138,12 +181,15 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 	return err
 }
 
-// routeHeld is runEventJoin on the job's goroutine: it holds the probe
-// batches from leftCh (or, when next is not nil, from next: the source read
-// here, leftCh then only standing for a stream not ended) in the semi join
-// operator's Hold mode and routes the held rows once every build watermark
-// passed them, in order.
-func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*keySet, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, notify <-chan struct{}, acct *StateAccount) error {
+// routeHeld is runEventJoin on the job's goroutine, its scheduler: it
+// pushes the build readers' batches from builds into their joins' build
+// operators, holds the probe batches from leftCh (or, when next is not nil,
+// from next: the source read here, leftCh then only standing for a stream
+// not ended) in the semi join operator's Hold mode and routes the held rows
+// once every build watermark passed them, in order. A build reader's error
+// (its source's, a malformed row's under 'errors'='fail', its keys past
+// 'state.max-bytes') stops the job as a stop does (drain) and is the job's.
+func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, builds <-chan buildMsg, acct *StateAccount) error {
 	src := probe.src
 	st := job.Stream
 	es := stats.stream(st)
@@ -218,7 +264,22 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		}
 		return hr.drain(ctx, cause)
 	}
+	buildFailed := func(err error) error {
+		_ = drain(context.Canceled) // (what a stop still routes)
+		return err
+	}
 	for {
+		// the build batches that came, pushed into their joins (each
+		// reader waits for its ack: one batch each at most)
+		for range timed {
+			select {
+			case m := <-builds:
+				if err := pushBuild(ctx, m); err != nil {
+					return buildFailed(err)
+				}
+			default:
+			}
+		}
 		// route what every build watermark has passed, in order
 		hold.advance(timed)
 		released, stop, err := hr.releaseDecided(ctx)
@@ -260,17 +321,19 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		var m leftMsg
 		var got bool
 		if next != nil && in != nil {
-			// (the build watermarks are read again at the loop's top,
-			// within kafkaPoll of a notification)
+			// (the build batches are pushed at the loop's top, within
+			// kafkaPoll of their coming)
 			if err := ctx.Err(); err != nil {
-				return err // (a build reader failed: the source's own context goes on)
+				return err // (the job stopped: the source's own context goes on)
 			}
 			m, got = next(), true
 			idle = errors.Is(m.err, ErrWaiting)
 		} else {
+			var bm buildMsg
+			var built bool
 			select {
 			case m, got = <-in:
-			case <-notify:
+			case bm, built = <-builds:
 			case <-ctx.Done():
 				return drain(ctx.Err())
 			default:
@@ -279,9 +342,14 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 				}
 				select {
 				case m, got = <-in:
-				case <-notify:
+				case bm, built = <-builds:
 				case <-ctx.Done():
 					return drain(ctx.Err())
+				}
+			}
+			if built {
+				if err := pushBuild(ctx, bm); err != nil {
+					return buildFailed(err)
 				}
 			}
 		}
@@ -377,9 +445,7 @@ func sendAck(ctx context.Context, ack chan<- struct{}) bool {
 func buildWatermark(timed []*timedBuild) (limit int64, inf bool, by *timedBuild) {
 	inf = true
 	for _, tb := range timed {
-		tb.ks.mu.Lock()
-		ended, set, wm := tb.ks.ended, tb.ks.wmSet, tb.ks.wm
-		tb.ks.mu.Unlock()
+		wm, set, ended := tb.mb.watermark()
 		if ended {
 			continue
 		}
@@ -393,14 +459,13 @@ func buildWatermark(timed []*timedBuild) (limit int64, inf bool, by *timedBuild)
 	return limit, inf, by
 }
 
-// drainBuildErrors emits the malformed build rows the reader goroutines queued
-// and counts them (a queued row that is never emitted is not counted).
+// drainBuildErrors emits the malformed build rows the build feeds queued
+// (the 'side' policy) and counts them (a queued row that is never emitted is
+// not counted).
 func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 	for _, tb := range timed {
-		tb.ks.mu.Lock()
-		rows := tb.ks.pending
-		tb.ks.pending = nil
-		tb.ks.mu.Unlock()
+		rows := tb.mb.pending
+		tb.mb.pending = nil
 		if len(rows) > 0 {
 			if err := sink.Errors(tb.es.Side, rows); err != nil {
 				return err

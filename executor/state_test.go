@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"streamql/catalog"
+	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/planner"
 )
@@ -229,7 +230,7 @@ func TestStateLimitBuildKeys(t *testing.T) {
 	job := planEventJoin(t, "SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;", 0, 0)
 	j := job.Main.Join
 	budget := NewStateBudget(40 << 10)
-	ks := newKeySet(j, budget.Account(joinName(j), "distinct build keys of stream r"), nil)
+	ks := newSemiBuild(j, budget.Account(joinName(j), "distinct build keys of stream r"), nil)
 	b := vector.NewBatch(j.BuildTypes)
 	sel := make([]int32, 0, vector.Cap)
 	var err error
@@ -242,7 +243,7 @@ func TestStateLimitBuildKeys(t *testing.T) {
 			sel = append(sel, int32(i))
 		}
 		b.N = 100
-		err = ks.absorb(j, b, sel)
+		err = ks.absorb(b, sel)
 	}
 	var le *StateLimitError
 	if !errors.As(err, &le) || le.What != "distinct build keys of stream r" || le.Stalled != "" {
@@ -250,13 +251,13 @@ func TestStateLimitBuildKeys(t *testing.T) {
 	}
 	// the same keys again cost nothing
 	small := NewStateBudget(1 << 30)
-	ks = newKeySet(j, small.Account("j", "keys"), nil)
+	ks = newSemiBuild(j, small.Account("j", "keys"), nil)
 	for n := 0; n < 3; n++ {
-		if err := ks.absorb(j, b, sel); err != nil {
+		if err := ks.absorb(b, sel); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got, want := small.Used(), int64(100*(len("key-9-00")+keyOverhead))-10*1; got < want-100 || got > want+100 {
+	if got, want := small.Used(), int64(100*(len("key-9-00")+op.MarkKeyOverhead))-10*1; got < want-100 || got > want+100 {
 		t.Errorf("100 distinct keys charged %d bytes, want about %d", got, want)
 	}
 }

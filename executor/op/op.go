@@ -27,7 +27,12 @@
 //     whose output is left rows in left order, each held until the right
 //     watermark has passed it; in its Hold mode (SemiSpec.Hold) it holds
 //     the probe rows of the executor's event-time strategy, whose branches'
-//     joins the router decides (the executor's semijoin.go).
+//     joins the router decides (the executor's semijoin.go), and in its
+//     Mark mode (SemiSpec.Mark, semimark.go) it is such a branch's join,
+//     DuckDB's MARK join: its build side pushed on port 1 as the columns
+//     the executor evaluated, its state the distinct build keys, and the
+//     marks ("has a partner") of the rows the router offers the branch
+//     (Marks).
 //
 // and SPEC 2.9's ranking, deduplication and OVER operators (issue 24):
 //   - TopN: the updating Top-N (ROW_NUMBER, RANK, DENSE_RANK, with or

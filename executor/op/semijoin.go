@@ -52,6 +52,24 @@ type SemiSpec struct {
 	// them, and keeps the ones a LIMIT or a stop did not use. Keys, Cond,
 	// Stamp and Types[1] are unused; Time[0] must be set.
 	Hold bool
+	// Mark is the executor's MARK join of a branch (SPEC 2.2; semimark.go):
+	// the gate of the branch's stage of the router, which gives it the
+	// evaluated left keys of the rows offered to the branch and asks for
+	// each one's mark (Marks), so no left row is pushed; input 1 is the
+	// build side as the columns the executor evaluated: Keys[1], the event
+	// time Time[1] (-1: a bounded build side, whose time does not count),
+	// RightCond and RightWM. Keys[0], Cond, Stamp and Types[0] are unused.
+	Mark bool
+	// RightCond is Mark mode's right column (BOOLEAN) holding the build
+	// side's own condition (its WHERE), -1 for none: a right row whose
+	// RightCond is not TRUE does not enter the state.
+	RightCond int
+	// RightWM is Mark mode's right column (BIGINT or TIMESTAMP) holding the
+	// watermark each right row gives (its stream's WATERMARK expression
+	// over it; NULL: none), -1 for none: after the row the right watermark
+	// is the greatest so far, and a right row whose time is below the
+	// watermark before it is late (SPEC 2.2, 2.3).
+	RightWM int
 }
 
 // SemiJoin is SPEC 2.2's semi and anti join as a keyed two-input operator,
@@ -66,7 +84,10 @@ type SemiSpec struct {
 // Late right rows go to port JoinLateRight, as they came.
 //
 // Its state (the distinct right keys, the held left rows) is charged to its
-// Account ('state.max-bytes', SPEC 1).
+// Account ('state.max-bytes', SPEC 1). In Hold mode (semihold.go) it holds
+// the executor's event-time probe rows for the router to route; in Mark mode
+// (semimark.go) it keeps only the right keys and marks the left rows it is
+// given (Marks).
 type SemiJoin struct {
 	twoInputs
 	joinOutput
@@ -85,12 +106,25 @@ type SemiJoin struct {
 	one   *Rows   // a right row being absorbed, before it is known to be a new key
 	take  []int32 // Take's rows (Hold mode)
 	count JoinCounts
+	mark  markState // the right keys (Mark mode, semimark.go)
 }
 
 // NewSemiJoin returns the semi or anti join of spec emitting into out,
 // charging its state to acct (nil: no budget). It returns an error for a
 // spec it cannot run: keys of different counts or types.
 func NewSemiJoin(spec SemiSpec, out Emitter, acct Account) (*SemiJoin, error) {
+	if spec.Mark {
+		spec, err := newMark(spec)
+		if err != nil {
+			return nil, err
+		}
+		if acct == nil {
+			acct = noAccount{}
+		}
+		// (no rows are held nor emitted: none of newSemiJoin's stores and batches)
+		return &SemiJoin{joinOutput: joinOutput{out: out}, spec: spec, acct: acct,
+			mark: markState{keys: map[string]int64{}, types: markTypes(spec), vecs: make([]*vector.Vec, len(spec.Keys[1]))}}, nil
+	}
 	if spec.Hold {
 		if spec.Time[0] < 0 {
 			return nil, fmt.Errorf("semi join: holding left rows needs their event time (SPEC 2.2)")
@@ -132,8 +166,13 @@ func (j *SemiJoin) Counts() JoinCounts { return j.count }
 // emitted); right rows enter the state, the late ones excepted.
 func (j *SemiJoin) Push(ctx context.Context, port int, b *vector.Batch) error {
 	j.count.In[port] += int64(b.N)
-	if j.spec.Hold {
+	switch {
+	case j.spec.Hold:
 		return j.hold(b, port)
+	case j.spec.Mark && port == 1:
+		return j.absorbMark(b)
+	case j.spec.Mark:
+		return fmt.Errorf("semi join: a MARK join's left rows are marked (Marks), not pushed")
 	}
 	if port == 0 {
 		for i := 0; i < b.N; i++ {
@@ -211,8 +250,8 @@ func (j *SemiJoin) find(h uint64, rows *Rows, k int, cols []int) (int, bool) {
 // left rows the right watermark has passed are decided.
 func (j *SemiJoin) Watermark(ctx context.Context, port int, wm int64) error {
 	j.advance(port, wm)
-	if j.spec.Hold {
-		return nil // (Decided says what Take may give)
+	if j.spec.Hold || j.spec.Mark {
+		return nil // (Decided says what Take may give; Marks reads the state)
 	}
 	if err := j.release(ctx); err != nil {
 		return err
@@ -224,7 +263,7 @@ func (j *SemiJoin) Watermark(ctx context.Context, port int, wm int64) error {
 // every held row is decided.
 func (j *SemiJoin) Finish(ctx context.Context, port int) error {
 	j.done[port] = true
-	if j.spec.Hold {
+	if j.spec.Hold || j.spec.Mark {
 		return nil
 	}
 	if err := j.release(ctx); err != nil {
