@@ -73,3 +73,50 @@ func TestKafkaEndedGroupSourceLetsTheGroupRebalance(t *testing.T) {
 		t.Fatalf("stream p: %d rows, want 10", n)
 	}
 }
+
+// TestKafkaRevokedOffsetsCallbackIsNoJobError (a real broker): the group's
+// offsets callback (adjustOffsets) reads the topic's and the group's offsets
+// with a context franz-go cancels when the group session begins revoking (a
+// rebalance, or this client leaving the group on a stop). A read cut short
+// so is not the job's error: the callback gives franz-go its context's error
+// (so that it revokes and joins again rather than reporting a lost session)
+// and the source's next Next does not fail. Before, the cut read became
+// the source's error, and a process rebalanced or stopped while starting
+// exited 1 with "committed offsets of group ...: context canceled" or
+// "ListOffsets ...: context canceled" (the scale-out crash tests, once in
+// a while).
+func TestKafkaRevokedOffsetsCallbackIsNoJobError(t *testing.T) {
+	group := kafkatest.Name(t, "group")
+	env := &connector.Env{State: &connector.State{}, NewValueDecoder: func(*catalog.Stream) (connector.ValueDecoder, error) { return valueRows{}, nil }}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	topic := kafkatest.CreateTopic(t, 2, nil)
+	src, err := OpenKafka(ctx, brokerStream(t, "o", topic, "properties.group.id", group), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	s, ok := src.(*kafkaSource)
+	if !ok {
+		t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
+	}
+	revoked, stop := context.WithCancel(ctx)
+	stop()
+	for _, parts := range []map[int32]kgo.Offset{{0: kgo.NewOffset()}, {0: kgo.NewOffset(), 1: kgo.NewOffset()}} {
+		_, err := s.adjustOffsets(revoked, map[string]map[int32]kgo.Offset{topic: parts})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("adjustOffsets under a revoked session gave %v, want context.Canceled (franz-go then revokes and joins again)", err)
+		}
+		s.mu.Lock()
+		cbErr := s.cbErr
+		s.mu.Unlock()
+		if cbErr != nil {
+			t.Fatalf("adjustOffsets under a revoked session left the source's error %v; want none (not the job's error)", cbErr)
+		}
+	}
+	// a live session's callback still gives the partitions' starts
+	out, err := s.adjustOffsets(ctx, map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset()}})
+	if err != nil || len(out[topic]) != 1 {
+		t.Fatalf("adjustOffsets under a live session: %v, %v; want partition 0's start", out, err)
+	}
+}

@@ -472,6 +472,16 @@ func (s *kafkaSource) adjustOffsets(ctx context.Context, m map[string]map[int32]
 			continue
 		}
 		offs, marks, err := s.startOffsets(ctx, parts, k == 1)
+		if err != nil && ctx.Err() != nil {
+			// The group session began revoking while the offsets were
+			// read (a rebalance, or this client leaving the group on a
+			// stop): franz-go drops this assignment and, given its own
+			// context's error, revokes and joins again, assigning the
+			// partitions anew; not the job's error (a process stopped
+			// or rebalanced during its start exited 1 with "context
+			// canceled").
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			s.mu.Lock()
 			s.cbErr = err
