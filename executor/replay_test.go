@@ -266,6 +266,31 @@ func TestReplayRankOverView(t *testing.T) {
 	}
 }
 
+// TestReplayAggregateOverView (issue 24 item 5): an updating GROUP BY or
+// global aggregate directly over a subquery, view or WITH relation that
+// only filters and projects a Kafka stream in a group, keeping its event
+// time, is one job over the stream (the planner's ruleInlineView):
+// replayed as over the stream's rows, crashed at random points (cut inside
+// a batch too) and read again by a second process, it emits with the
+// first what one process emits.
+func TestReplayAggregateOverView(t *testing.T) {
+	for _, q := range []string{
+		"SELECT u, COUNT(*) AS n, SUM(t2) AS s2 FROM (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s WHERE ts % 5 <> 0) WHERE t2 % 3 <> 1 GROUP BY u",
+		"WITH v AS (SELECT k, ts % 7 AS m, ts FROM s WHERE ts % 3 <> 0) SELECT k, MAX(m) AS mx, COUNT(*) AS n FROM v GROUP BY k HAVING COUNT(*) > 1",
+		// (a global aggregate is per process, each emitting its own rows:
+		// no two-process run equals one process's, view or not)
+		"SELECT k, MIN(t2) AS lo, LAST_VALUE(ts) AS l FROM (SELECT k, ts * 2 AS t2, ts FROM s WHERE ts % 4 <> 0) GROUP BY k",
+	} {
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
+		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" {
+			t.Fatalf("%s: not planned as one replayed job over the stream (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 30; seed++ {
+			replayExactlyOnce(t, "", q, seed)
+		}
+	}
+}
+
 // TestReplayRankBesideSideAggregates (issue 24 item 5.3): a Top-N,
 // deduplication or OVER aggregation over the stream's rows in the main
 // query of a job whose side branch aggregates (a TUMBLE window, an
