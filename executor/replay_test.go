@@ -246,7 +246,7 @@ func TestReplayTopNOverGroupBy(t *testing.T) {
 // rows, crashed at random points (cut inside a batch too) and read again
 // by a second process, they emit with the first what one process emits.
 func TestReplayRankOverView(t *testing.T) {
-	for _, q := range []string{
+	replayOverStream(t, []string{
 		"SELECT k, t2 FROM (SELECT k, t2, ROW_NUMBER() OVER (PARTITION BY k ORDER BY t2 DESC) AS rn FROM (SELECT k, ts * 2 AS t2 FROM s WHERE ts % 5 <> 0)) WHERE rn <= 2",
 		"WITH v AS (SELECT UPPER(k) AS u, ts FROM s WHERE ts % 3 <> 0) SELECT u, ts, rn FROM (SELECT u, ts, RANK() OVER (PARTITION BY u ORDER BY ts) AS rn FROM v WHERE ts % 7 <> 1) WHERE rn <= 3",
 		"SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 4 <> 0)) WHERE rn = 1",
@@ -255,7 +255,32 @@ func TestReplayRankOverView(t *testing.T) {
 		// over one of a filtering subquery (ruleInlineView first)
 		"SELECT k, ts * 2 AS t2 FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM s) WHERE rn <= 3 AND ts % 2 = 0",
 		"SELECT UPPER(k) AS u, rn FROM (SELECT k, ts, RANK() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 5 <> 0)) WHERE rn <= 2 AND ts % 3 <> 0",
-	} {
+	})
+}
+
+// TestReplayAggregateOverView (issue 24 item 5): an updating GROUP BY or
+// global aggregate directly over a subquery, view or WITH relation that
+// only filters and projects a Kafka stream in a group, keeping its event
+// time, is one job over the stream (the planner's ruleInlineView):
+// replayed as over the stream's rows, crashed at random points (cut inside
+// a batch too) and read again by a second process, it emits with the
+// first what one process emits.
+func TestReplayAggregateOverView(t *testing.T) {
+	replayOverStream(t, []string{
+		"SELECT u, COUNT(*) AS n, SUM(t2) AS s2 FROM (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s WHERE ts % 5 <> 0) WHERE t2 % 3 <> 1 GROUP BY u",
+		"WITH v AS (SELECT k, ts % 7 AS m, ts FROM s WHERE ts % 3 <> 0) SELECT k, MAX(m) AS mx, COUNT(*) AS n FROM v GROUP BY k HAVING COUNT(*) > 1",
+		// (a global aggregate is per process, each emitting its own rows:
+		// no two-process run equals one process's, view or not)
+		"SELECT k, MIN(t2) AS lo, LAST_VALUE(ts) AS l FROM (SELECT k, ts * 2 AS t2, ts FROM s WHERE ts % 4 <> 0) GROUP BY k",
+	})
+}
+
+// replayOverStream checks that each query over a derived relation of the
+// stream s is planned as one replayed job over s (the planner's
+// ruleInlineView) and crashes it at 30 seeded points (replayExactlyOnce).
+func replayOverStream(t *testing.T, queries []string) {
+	t.Helper()
+	for _, q := range queries {
 		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
 		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" {
 			t.Fatalf("%s: not planned as one replayed job over the stream (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())

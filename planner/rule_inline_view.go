@@ -5,14 +5,15 @@ import (
 	"streamql/planner/plan"
 )
 
-// ruleInlineView plans a Top-N or a deduplication (SPEC 2.9) directly over
+// ruleInlineView plans a Top-N or a deduplication (SPEC 2.9), or an
+// updating GROUP BY or global aggregate (SPEC 2.8), directly over
 // a subquery, view or WITH relation that only filters and projects a
 // Kafka stream read in a consumer group (CREATE VIEW v AS SELECT k, x * 2
 // AS y, ts FROM s WHERE x > 0; SPEC 2.5, 2.6) as one job over that stream:
 // the relation's operators keep no state, so its WHERE joins the query's
 // and the query's expressions read the relation's columns' expressions
 // over the stream's rows. The job reads the stream in the group and
-// commits its offsets, so the rank operator's state is replayed
+// commits its offsets, so the rank operator's or aggregate's state is replayed
 // (plan.Job.Unreplayed): a derived relation's jobs read their streams whole
 // and commit nothing (the executor's derived.go). It returns the stream
 // and main query of the job: the stream's, with main's expressions
@@ -20,7 +21,13 @@ import (
 //
 // The shape: main has no side branch beside it, and ends with an updating
 // Top-N over append-only rows or a deduplication keeping the first row,
-// with no aggregate, join, UNNEST, LIMIT or dead letters; the relation has
+// or with an updating aggregate without a window and nothing after it (its
+// keys and calls' arguments read the relation's expressions, its HAVING and
+// select list the aggregate row as they did; when the stream has a
+// WATERMARK the relation's time must be the stream's event time, as below,
+// so that the groups' 'table.exec.state.ttl' follows the same clock: a
+// relation that drops it keeps its aggregate, not replayed), with no
+// join, UNNEST, LIMIT or dead letters; the relation has
 // one part, a job with no side branch, dead letters, late output, join,
 // UNNEST, aggregate, rank or LIMIT, over a Kafka stream of a group (not
 // another relation), whose select list reads no clock or random draw (each
@@ -28,16 +35,25 @@ import (
 // time, when main reads its CURRENT_WATERMARK, is the stream's WATERMARK
 // FOR column projected as it is (the relation's watermark is then the
 // stream's). A deduplication's late rows are then the stream's rows, as
-// over the stream. A job reading any other stream is left alone, so every
-// other output stays as it was.
+// over the stream (an updating aggregate has none). A window aggregate
+// over a TUMBLE or HOP TVF of such a relation is left alone: its late
+// output would carry the stream's columns, not the relation's. A job
+// reading any other stream (a file, a stream read whole) is left alone,
+// so every other output stays as it was.
 func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
 	d := plan.DerivedOf(st)
-	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil || main.Agg != nil || main.Join != nil ||
+	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil || main.Join != nil ||
 		main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
 		return st, main
 	}
-	r := main.Rank
-	if r == nil || r.Bounded || r.Fused() || !(r.Kind == plan.RankTopN && r.Updating && !r.Retract || r.Kind == plan.RankDedup) {
+	r, a := main.Rank, main.Agg
+	switch {
+	case a != nil:
+		// an updating GROUP BY (or global aggregate) with nothing after it
+		if r != nil || a.Window != nil || !a.Grouped || !a.Updating {
+			return st, main
+		}
+	case r == nil || r.Bounded || r.Fused() || !(r.Kind == plan.RankTopN && r.Updating && !r.Retract || r.Kind == plan.RankDedup):
 		return st, main
 	}
 	part := d.Parts[0]
@@ -62,10 +78,45 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 			dwm = -2 // (no column maps to it)
 		}
 	}
+	if a != nil && swm >= 0 && dwm < 0 {
+		// (the job's watermark would be the stream's: the groups'
+		// 'table.exec.state.ttl' would follow it, not the processing time
+		// it follows over a relation without event time; the TTL is known
+		// only once the session runs the job)
+		return st, main
+	}
 	subst := func(e *Expr) *Expr {
 		return inlineCols(e, pm.Project, dwm, swm)
 	}
 	b := *main
+	if a != nil {
+		// the keys and the calls' arguments read the source batch; HAVING
+		// and the projection read the aggregate row, which stays as it was
+		aa := *a
+		aa.Keys = make([]*Expr, len(a.Keys))
+		for k, e := range a.Keys {
+			if aa.Keys[k] = subst(e); aa.Keys[k] == nil {
+				return st, main
+			}
+		}
+		aa.Calls = make([]plan.AggCall, len(a.Calls))
+		for k, c := range a.Calls {
+			aa.Calls[k] = c
+			if c.Arg != nil {
+				if aa.Calls[k].Arg = subst(c.Arg); aa.Calls[k].Arg == nil {
+					return st, main
+				}
+			}
+		}
+		switch {
+		case a.WmCol < 0:
+		case a.WmCol == dwm:
+			aa.WmCol = swm
+		default:
+			return st, main
+		}
+		b.Agg = &aa
+	}
 	if main.Where != nil {
 		w := subst(main.Where)
 		if w == nil {
@@ -78,15 +129,17 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	} else {
 		b.Where = pm.Where
 	}
-	b.Project = make([]*Expr, len(main.Project))
-	for k, e := range main.Project {
-		if b.Project[k] = subst(e); b.Project[k] == nil {
-			return st, main
+	if a == nil {
+		b.Project = make([]*Expr, len(main.Project))
+		for k, e := range main.Project {
+			if b.Project[k] = subst(e); b.Project[k] == nil {
+				return st, main
+			}
 		}
+		rr := *r
+		b.Rank = &rr
 	}
 	b.Stream, b.Uses = part.Stream, pm.Uses
-	rr := *r
-	b.Rank = &rr
 	return part.Stream, &b
 }
 

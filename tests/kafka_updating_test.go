@@ -214,6 +214,39 @@ func TestKafkaTopNOverViewCrashesExactlyOnce(t *testing.T) {
 		}))
 }
 
+// TestKafkaGroupByOverViewCrashesExactlyOnce (issue 24 item 5): the running
+// count and sum of doubled values per device of a view that filters and
+// projects the topic's stream, planned as one job over the stream (the
+// planner's ruleInlineView), into upsert-kafka keyed by device while
+// processes are SIGKILLed: the final table equals the batch reference's
+// (each device's rows the view keeps, counted and summed).
+func TestKafkaGroupByOverViewCrashesExactlyOnce(t *testing.T) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	const query = "CREATE VIEW kept AS SELECT UPPER(dev) AS d, v * 2 AS v2 FROM readings WHERE v % 5 <> 0;\n" +
+		"INSERT INTO upserts SELECT d, COUNT(*) AS n, SUM(v2) AS s FROM kept WHERE v2 % 3 <> 1 GROUP BY d;\n"
+	scaleOutCrashes(t, "exactly-once", updJob(t, rows, "d VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (d) NOT ENFORCED", query,
+		func(t *testing.T, recs []*kgo.Record) {
+			n, sum := map[string]int64{}, map[string]int64{}
+			for _, r := range rows {
+				if v2 := 2 * r.v; r.v%5 != 0 && v2%3 != 1 { // the view's WHERE, the query's
+					d := strings.ToUpper(r.dev)
+					n[d]++
+					sum[d] += v2
+				}
+			}
+			want := map[string]string{}
+			for d := range n {
+				want[d] = fmt.Sprintf("%s,%d,%d", d, n[d], sum[d])
+			}
+			if len(want) == 0 {
+				t.Fatal("the reference's table is empty: the test checks nothing")
+			}
+			table, _ := applyUpserts(t, recs)
+			compareTables(t, table, want)
+			t.Logf("%d devices in the final table, %d upsert records", len(want), len(recs))
+		}))
+}
+
 // TestKafkaTopNBesideSideGroupByCrashesExactlyOnce (issue 24 item 5.3): a
 // job whose side branch counts each device's rows with v % 3 = 0 (an
 // unbounded GROUP BY) into one upsert-kafka topic and whose main query

@@ -363,12 +363,13 @@
 // Rank) is fused after it (planner's ruleFuseRankCalc; plan.Rank.Where and
 // Calc, executor/stateless's RankCalc): it keeps no state and filters the
 // changes the Top-N writes, so a replay writes none of them again
-// (TestKafkaTopNOverGroupByCalcCrashesExactlyOnce). A Top-N or
-// deduplication directly over a relation that only filters and projects
-// the stream is planned over the stream (planner's ruleInlineView): the
-// relation's WHERE and select list are computed before the operator, which
-// is replayed as over the stream's rows
-// (TestKafkaTopNOverViewCrashesExactlyOnce). A rank operator over the
+// (TestKafkaTopNOverGroupByCalcCrashesExactlyOnce). A Top-N,
+// deduplication or updating aggregate directly over a relation that only
+// filters and projects the stream is planned over the stream (planner's
+// ruleInlineView): the relation's WHERE and select list are computed
+// before the operator, which is replayed as over the stream's rows
+// (TestKafkaTopNOverViewCrashesExactlyOnce,
+// TestKafkaGroupByOverViewCrashesExactlyOnce). A rank operator over the
 // stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
 // event time) in the main query of a job whose side branches aggregate
 // (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of

@@ -15,7 +15,8 @@ import (
 // keeps no state, or every operator with state is replayed: an aggregate, an
 // updating Top-N, a deduplication, an OVER aggregation or ORDER BY the event
 // time over the stream's rows (executor/rank's replay.go; also over a
-// relation that only filters and projects the stream, and a Top-N over a
+// relation that only filters and projects the stream, as is an updating
+// aggregate over such a relation, and a Top-N over a
 // relation's GROUP BY with a query over it: the planner plans them as one
 // job over the stream, ruleInlineView, ruleFuseRankAgg, ruleFuseRankCalc),
 // the probe rows an
