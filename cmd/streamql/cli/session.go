@@ -48,6 +48,13 @@ type Session struct {
 	Interactive bool
 	// hooks are a test case's run's (runHooks); zero otherwise.
 	hooks runHooks
+	// TableEvery is the longest time the rows of a table or markdown output
+	// wait before they are rendered as a table (render.Config.Every); 0 is
+	// SPEC 4's one second. The boxes a run prints then depend on how fast it
+	// ran: a test that compares the table outputs of two runs byte for byte
+	// sets it longer than the runs, so that only the 1000-row rule and the
+	// job's end cut tables.
+	TableEvery time.Duration
 }
 
 // NewSession returns a session printing to stdout and stderr.
@@ -183,7 +190,7 @@ func (s *Session) RunJob(ctx context.Context, job *session.Job, run session.RunF
 	// (Stdout holds nothing while the job runs, also under the progress
 	// bar's buffer: a failed flush shows again in the job's first write)
 	s.Stdout.Flush()
-	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written, ResultMode: s.Settings.ResultMode, Terminal: isTerminal(s.written.W)}
+	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written, ResultMode: s.Settings.ResultMode, Terminal: isTerminal(s.written.W), Every: s.TableEvery}
 	// a job longer than a second shows a live status on a terminal's
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
 	// held state and watermarks; the job's own output erases it first (progress.go)
