@@ -123,21 +123,32 @@
 //     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
 //     for stdin's hand-back and the replay) and drains a stopped job's held
 //     rows (drain).
+//   - The malformed probe rows are the hold's own (step 1 of the three
+//     below, done): the operator's errors port (op.HoldErrors) takes each
+//     batch's malformed rows ('side' and 'skip') after its good rows, each
+//     a row of op.HeldErrorTypes carrying its ordinal (the good rows
+//     before it) and its source position, and they leave with the rows
+//     before them (op.SemiJoin.ErrorsUpTo, HeldError, DoneErrors:
+//     heldRelease.release routes the 'side' ones on the Step's errors port
+//     and counts them all, issue 9), a Kafka partition's drop renumbers
+//     them (op.SemiJoin.DropHeld) and the replay's frontiers read their
+//     positions there (probeHold.Frontiers).
 //   - routeHeld still keeps what a driver between the source and the chain
 //     owns today: the probe reader (its own goroutine, or the job's for a
-//     replayed Kafka source) and its ack, stamping on arrival, the malformed
-//     rows held at their ordinals with the good ones (probeHold.badAt,
-//     errs: counted when routed, issue 9), stdin's hand-back, the held
-//     rows' replay (replay.go: newHeldReplay over the probeHold), the
-//     build sides' malformed rows of the 'side' policy (drainBuildErrors,
+//     replayed Kafka source) and its ack, stamping on arrival and the
+//     errors policy (probeHold.batch, which pushes the good rows and then
+//     the malformed rows into the hold), stdin's hand-back, the held rows'
+//     replay (replay.go: newHeldReplay over the probeHold), the build
+//     sides' malformed rows of the 'side' policy (drainBuildErrors,
 //     emitted with the next release) and the aggregate behind the join
-//     (aggOverParts). For the driver to go, in this order: the errors port
-//     carries each malformed row's ordinal, so the hold keeps them as rows
-//     of its own port rather than beside its rows; the LIMIT's cut and the
-//     held rows reach the source through the Checkpoint (the hand-back and
-//     the replay read it there, not routeHeld's deferred Unread); and the
-//     probe source is read by the scheduler like any other (the Kafka
-//     source's checkpoint runs between pushes already).
+//     (aggOverParts). For the driver to go, in this order (the first is
+//     done): the errors port carries each malformed row's ordinal, so the
+//     hold keeps them as rows of its own port rather than beside its rows;
+//     the LIMIT's cut and the held rows reach the source through the
+//     Checkpoint (the hand-back and the replay read it there, not
+//     routeHeld's deferred Unread); and the probe source is read by the
+//     scheduler like any other (the Kafka source's checkpoint runs between
+//     pushes already).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream
