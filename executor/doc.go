@@ -133,22 +133,33 @@
 //     and counts them all, issue 9), a Kafka partition's drop renumbers
 //     them (op.SemiJoin.DropHeld) and the replay's frontiers read their
 //     positions there (probeHold.Frontiers).
+//   - What a stdin probe stream hands back is the hold's to say (step 2,
+//     in part): probeHold implements flow.HandBack (Used), read from the
+//     rows it still holds: after a LIMIT's cut it keeps the rows after the
+//     LIMIT's last row (probeHold.cut), after 'errors'='fail' it knows the
+//     failing row (probeHold.failed), after a stop it holds what was not
+//     routed. A Kafka replay already reads the held rows, the LIMIT's cut
+//     included, through the Checkpoint (probeHold.Frontiers).
 //   - routeHeld still keeps what a driver between the source and the chain
 //     owns today: the probe reader (its own goroutine, or the job's for a
 //     replayed Kafka source) and its ack, stamping on arrival and the
 //     errors policy (probeHold.batch, which pushes the good rows and then
-//     the malformed rows into the hold), stdin's hand-back, the held rows'
-//     replay (replay.go: newHeldReplay over the probeHold), the build
-//     sides' malformed rows of the 'side' policy (drainBuildErrors,
+//     the malformed rows into the hold), the call that gives the hold's
+//     HandBack to stdin (handBackUnused, deferred in routeHeld), the held
+//     rows' replay (replay.go: newHeldReplay over the probeHold), the
+//     build sides' malformed rows of the 'side' policy (drainBuildErrors,
 //     emitted with the next release) and the aggregate behind the join
 //     (aggOverParts). For the driver to go, in this order (the first is
-//     done): the errors port carries each malformed row's ordinal, so the
-//     hold keeps them as rows of its own port rather than beside its rows;
-//     the LIMIT's cut and the held rows reach the source through the
-//     Checkpoint (the hand-back and the replay read it there, not
-//     routeHeld's deferred Unread); and the probe source is read by the
-//     scheduler like any other (the Kafka source's checkpoint runs between
-//     pushes already).
+//     done, the second in part): the errors port carries each malformed
+//     row's ordinal, so the hold keeps them as rows of its own port rather
+//     than beside its rows; the LIMIT's cut and the held rows reach the
+//     source through the Checkpoint (what is left: the stdin source reads
+//     the HandBack itself when it closes, a source handle bound at open as
+//     the Replayer is, which the wrappers that renumber rows, the
+//     max-future filter's futureUnreader and the computed columns, pass on
+//     translated, instead of routeHeld's deferred call); and the probe
+//     source is read by the scheduler like any other (the Kafka source's
+//     checkpoint runs between pushes already).
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

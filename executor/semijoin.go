@@ -15,6 +15,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
+	"streamql/executor/flow"
 	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -225,7 +226,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		an.setChain(ch, agg)
 		an.hold = hold
 	}
-	hr := &heldRelease{hold: hold, ch: ch, step: step, fp: fp, rep: rep, es: es, cut: -1}
+	hr := &heldRelease{hold: hold, ch: ch, step: step, fp: fp, rep: rep, es: es}
 	var failing error // 'errors'='fail' met: route what is held, then fail
 	in := leftCh      // nil once the probe stream ended (or failed)
 	ended := false    // the probe stream ended (io.EOF)
@@ -235,23 +236,14 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	// the last one is routed: at most one batch is held, and its rows are the
 	// source's rows one for one (from ordinal hold.batchAt on). Output is the
 	// same: a held row waits for the build watermarks, never for more probe
-	// rows.
+	// rows. What was used is the hold's to say (probeHold.Used: the rows
+	// after a LIMIT's cut, and those a stop left, stay held).
 	u, handBack := src.(Unreader)
 	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
 	ackDue := false // the last batch is held: ack once it is routed
 	idle := false   // next's source said ErrWaiting last: released rows are flushed at once
-	failAt := -1
 	if handBack {
-		defer func() {
-			switch {
-			case hr.cut >= 0:
-				u.Unread(int(hr.cut-hold.batchAt) + 1) // LIMIT: the rows after its last row go back
-			case failAt >= 0 && !hold.holds():
-				u.UnreadAfter(failAt, 1) // 'errors'='fail': the rows after the failing row go back
-			case hold.holds(): // Ctrl-C, an error: what was not routed goes back
-				u.UnreadAfter(int(hold.j.Gone()-hold.batchAt), hold.batchBad-hold.j.HeldErrors())
-			}
-		}()
+		defer handBackUnused(u, hold)
 	}
 	drain := func(cause error) error {
 		// (a group source's rows are read again by the partitions' next
@@ -384,11 +376,11 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		}
 		if failure != nil {
 			failing, in = failure, nil
-			failAt = m.bad[0].Index
+			hold.failed = true
 			if u, ok := src.(Unreader); ok && next != nil {
 				// the failing row and what follows it are not used: a
 				// group source does not commit them (it stops there again)
-				u.UnreadAfter(failAt, 1)
+				u.UnreadAfter(m.bad[0].Index, 1)
 			}
 			continue
 		}
@@ -490,9 +482,14 @@ type probeHold struct {
 	errs   *vector.Batch // a batch's malformed rows, pushed on the errors port (op.HeldErrorTypes)
 	stream string        // the probe stream's name (flow.ErrorRow.Stream)
 	// batchAt is the ordinal of the last batch's first row and batchBad
-	// its malformed rows held when it came (stdin's hand-back)
+	// its malformed rows held when it came; cut is the ordinal of the
+	// LIMIT's last row once it ended the job (-1: none), and failed says
+	// that the last batch's malformed row failed the job ('errors'='fail'):
+	// stdin's hand-back (Used)
 	batchAt  int64
 	batchBad int
+	cut      int64
+	failed   bool
 	acct     *StateAccount
 	// the most rows held and bytes charged at once, after a batch came
 	// (Analysis)
@@ -517,9 +514,6 @@ type heldRelease struct {
 	fp   *process // the failed calls of the released rows (udf_errors.go)
 	rep  *replay  // a group source's replay of the held rows (nil: none)
 	es   *StreamErrors
-	// cut is the ordinal of the LIMIT's last row once it ended the job, -1
-	// before (stdin's hand-back gives the rows after it back)
-	cut int64
 }
 
 // releaseDecided routes the held rows every build watermark has passed, in
@@ -575,8 +569,8 @@ func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error)
 		}
 	}
 	if done && lended { // the rows after the LIMIT's last row were not used: held for the replay
-		h.cut = o + int64(last)
-		hold.done(last+1, h.cut)
+		hold.cut = o + int64(last)
+		hold.done(last+1, hold.cut)
 		return true, nil
 	}
 	hold.j.DoneErrors(nbad) // (routed with these rows; a failure keeps the rows held)
@@ -622,7 +616,37 @@ func newProbeHold(job *plan.Job, wcol int, acct *StateAccount, stamp *OpStats) (
 	if err != nil {
 		return nil, err
 	}
-	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, acct: acct, stamp: stamp, wcol: wcol}, nil
+	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, cut: -1, acct: acct, stamp: stamp, wcol: wcol}, nil
+}
+
+// Used implements flow.HandBack: what the job used of the probe source's
+// last batch, read from the hold (a stdin source hands the rest to the
+// session's next job, SPEC 1; it holds one batch at most, whose rows are
+// the source's one for one from ordinal batchAt on). After a LIMIT's cut,
+// its rows up to the LIMIT's last row (the rows after it stay held);
+// after 'errors'='fail', every good row before the failing row and the
+// failing row itself; stopped while rows are held (Ctrl-C, an error), its
+// good rows before the first held one and its malformed rows routed or
+// counted. ok is false when the job used all of it.
+func (h *probeHold) Used() (rows, bad int, ok bool) {
+	switch {
+	case h.cut >= 0:
+		return int(h.cut-h.batchAt) + 1, 0, true
+	case h.failed && !h.holds():
+		return int(h.j.Gone() - h.batchAt), h.batchBad + 1, true // (no malformed row is held under 'fail')
+	case h.holds():
+		return int(h.j.Gone() - h.batchAt), h.batchBad - h.j.HeldErrors(), true
+	}
+	return 0, 0, false
+}
+
+// handBackUnused tells u, the probe source that hands back (stdin), what
+// the job used of its last batch, as hb (the job's hold) says, when it did
+// not use all of it.
+func handBackUnused(u Unreader, hb flow.HandBack) {
+	if rows, bad, ok := hb.Used(); ok {
+		u.UnreadAfter(rows, bad)
+	}
 }
 
 // holds reports whether rows are held, good or malformed.
