@@ -6,9 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"streamql/catalog"
 	"streamql/executor/vector"
-	"streamql/parser"
 	"streamql/planner"
 )
 
@@ -56,25 +54,7 @@ func BenchmarkSemiJoinHeld(b *testing.B) {
 	src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
 SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
-	script, err := parser.Parse("bench", src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cat := catalog.New()
-	var job *planner.Job
-	for _, st := range script.Stmts {
-		switch st := st.(type) {
-		case *parser.CreateStream:
-			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: planner.Watermark(st.Watermark),
-				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-			if s.Connector, s.Options, err = planner.ValidateOptions(st.Options, s.Columns, 0); err != nil {
-				b.Fatal(err)
-			}
-			cat.Add(s)
-		case *parser.Select:
-			job = planWith(b, cat, src[st.Start:st.End])
-		}
-	}
+	_, job := planEventJoinScript(b, src)
 	keys := make([][]byte, 4096)
 	for i := range keys {
 		keys[i] = []byte(fmt.Sprintf("device-%d", i*37%8192))

@@ -10,11 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/source"
 	"streamql/executor/vector"
-	"streamql/parser"
 	"streamql/planner"
 )
 
@@ -120,26 +118,7 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
 	if build == nil {
 		src = strings.Replace(src, " SEMI JOIN r ON l.k = r.k", "", 1)
 	}
-	script, perr := parser.Parse("test", src)
-	if perr != nil {
-		t.Fatal(perr)
-	}
-	cat := catalog.New()
-	var job *planner.Job
-	for _, st := range script.Stmts {
-		switch st := st.(type) {
-		case *parser.CreateStream:
-			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: planner.Watermark(st.Watermark),
-				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-			var verr error
-			if s.Connector, s.Options, verr = planner.ValidateOptions(st.Options, s.Columns, 0); verr != nil {
-				t.Fatal(verr)
-			}
-			cat.Add(s)
-		case *parser.Select:
-			job = planWith(t, cat, src[st.Start:st.End])
-		}
-	}
+	cat, job := planEventJoinScript(t, src)
 	l := cat.Lookup("l")
 	newDec := func(r io.Reader, continues bool) (connector.Decoder, error) {
 		return source.NewDecoder(l, r, continues)
@@ -254,14 +233,9 @@ func TestStdinHeldHandBack(t *testing.T) {
 		if failed != errors.As(err, &re) || !failed && err != nil {
 			t.Fatalf("seed %d (%s, LIMIT %d): %v, want a failure %v", seed, policy, limit, err, failed)
 		}
-		var good, bad []string
-		for _, x := range rest {
-			if strings.HasPrefix(x, "bad:") {
-				bad = append(bad, x)
-			} else {
-				good = append(good, x)
-			}
-		}
+		isBad := func(x string) bool { return strings.HasPrefix(x, "bad:") }
+		good := slices.DeleteFunc(slices.Clone(rest), isBad)
+		bad := slices.DeleteFunc(rest, func(x string) bool { return !isBad(x) })
 		if !slices.Equal(out, wantOut) || !slices.Equal(good, wantGood) || !slices.Equal(bad, wantBad) {
 			t.Fatalf("seed %d (%s, LIMIT %d, %d lines): first job %d rows (want %d); the next job read %d good and %d malformed rows, want %d and %d",
 				seed, policy, limit, n, len(out), len(wantOut), len(good), len(bad), len(wantGood), len(wantBad))
