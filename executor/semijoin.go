@@ -238,12 +238,12 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	// same: a held row waits for the build watermarks, never for more probe
 	// rows. What was used is the hold's to say (probeHold.Used: the rows
 	// after a LIMIT's cut, and those a stop left, stay held).
-	u, handBack := src.(Unreader)
+	_, handBack := src.(Unreader)
 	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
 	ackDue := false // the last batch is held: ack once it is routed
 	idle := false   // next's source said ErrWaiting last: released rows are flushed at once
-	if handBack {
-		defer handBackUnused(u, hold)
+	if handBack && probe.h.HandsBack != nil {
+		probe.h.HandsBack.SetHandBack(hold) // (read when the source closes)
 	}
 	drain := func(cause error) error {
 		// (a group source's rows are read again by the partitions' next
@@ -640,14 +640,9 @@ func (h *probeHold) Used() (rows, bad int, ok bool) {
 	return 0, 0, false
 }
 
-// handBackUnused tells u, the probe source that hands back (stdin), what
-// the job used of its last batch, as hb (the job's hold) says, when it did
-// not use all of it.
-func handBackUnused(u Unreader, hb flow.HandBack) {
-	if rows, bad, ok := hb.Used(); ok {
-		u.UnreadAfter(rows, bad)
-	}
-}
+// (probeHold is the HandBack of a source that hands back, which reads it
+// when it closes, connector.HandsBack.)
+var _ flow.HandBack = (*probeHold)(nil)
 
 // holds reports whether rows are held, good or malformed.
 func (h *probeHold) holds() bool { return h.j.Held() > 0 || h.j.HeldErrors() > 0 }
