@@ -111,7 +111,8 @@ func TestSemiHoldReleasesInOrder(t *testing.T) {
 }
 
 // TestSemiHoldAllocatesNothingPerRow: holding, deciding, taking and
-// dropping rows in steady state allocates nothing per row.
+// dropping rows, and malformed rows on the errors port, in steady state
+// allocates nothing per row.
 func TestSemiHoldAllocatesNothingPerRow(t *testing.T) {
 	ctx := context.Background()
 	j := holdJoin(t, nil)
@@ -120,12 +121,29 @@ func TestSemiHoldAllocatesNothingPerRow(t *testing.T) {
 		rows[i] = testRow{key: int64(i % 7), t: int64(i), v: "value", stamp: math.MinInt64}
 	}
 	out := vector.NewBatch(joinTypes)
+	eb := vector.NewBatch(HeldErrorTypes) // 4 malformed rows a batch, on the errors port
+	txt := []byte("a,malformed")
 	round := func() {
 		b := batchOf(rows)
+		o := j.Gone()
 		_ = j.Push(ctx, 0, b)
+		eb.Reset()
+		for i := range 4 {
+			for _, c := range []int{HeldErrPosition, HeldErrRaw, HeldErrReason} {
+				eb.Cols[c].SetString(i, txt)
+			}
+			eb.Cols[HeldErrEmit].B[i], eb.Cols[HeldErrAt].I[i], eb.Pos[i] = true, o+int64(i*200), int64(i)
+		}
+		eb.N = 4
+		_ = j.Push(ctx, HoldErrors, eb)
 		_ = j.Watermark(ctx, 1, int64(vector.Cap))
 		n := j.Decided(vector.Cap)
 		j.Take(out, n)
+		nb := j.ErrorsUpTo(o + int64(n))
+		for i := range nb {
+			_ = j.HeldError(i)
+		}
+		j.DoneErrors(nb)
 		j.Done(n)
 	}
 	for range 3 {
