@@ -123,27 +123,50 @@
 //     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
 //     for stdin's hand-back and the replay) and drains a stopped job's held
 //     rows (drain).
+//   - The malformed probe rows are the hold's own (step 1 of the three
+//     below, done): the operator's errors port (op.HoldErrors) takes each
+//     batch's malformed rows ('side' and 'skip') after its good rows, each
+//     a row of op.HeldErrorTypes carrying its ordinal (the good rows
+//     before it) and its source position, and they leave with the rows
+//     before them (op.SemiJoin.ErrorsUpTo, HeldError, DoneErrors:
+//     heldRelease.release routes the 'side' ones on the Step's errors port
+//     and counts them all, issue 9), a Kafka partition's drop renumbers
+//     them (op.SemiJoin.DropHeld) and the replay's frontiers read their
+//     positions there (probeHold.Frontiers).
+//   - What a stdin probe stream hands back reaches the source through the
+//     hold (step 2, done): probeHold is the job's flow.HandBack (Used),
+//     read from the rows it still holds (after a LIMIT's cut, the rows
+//     after the LIMIT's last row, probeHold.cut; after 'errors'='fail' the
+//     failing row, probeHold.failed; after a stop, what was not routed),
+//     and routeHeld gives it to the source's hand-back handle
+//     (SourceHandles.HandsBack, bound for catalog.CapHandBack), which the
+//     stdin source reads when it closes; the max-future filter's handle
+//     gives it in the connector's rows (futureHandsBack). A Kafka replay
+//     reads the held rows, the LIMIT's cut included, through the
+//     Checkpoint (probeHold.Frontiers).
 //   - routeHeld still keeps what a driver between the source and the chain
 //     owns today: the probe reader (its own goroutine, or the job's for a
-//     replayed Kafka source) and its ack, stamping on arrival, the malformed
-//     rows held at their ordinals with the good ones (probeHold.badAt,
-//     errs: counted when routed, issue 9), stdin's hand-back, the held
-//     rows' replay (replay.go: newHeldReplay over the probeHold), the
-//     build sides' malformed rows of the 'side' policy (drainBuildErrors,
-//     emitted with the next release) and the aggregate behind the join
-//     (aggOverParts). For the driver to go, in this order: the errors port
+//     replayed Kafka source) and its ack (for stdin: the next batch only
+//     once the last one is routed), stamping on arrival and the errors
+//     policy (probeHold.batch, which pushes the good rows and then the
+//     malformed rows into the hold), the held rows' replay (replay.go:
+//     newHeldReplay over the probeHold), the build sides' malformed rows
+//     of the 'side' policy (drainBuildErrors, emitted with the next
+//     release) and the aggregate behind the join (aggOverParts). Of the
+//     three steps for the driver to go, two are done (the errors port
 //     carries each malformed row's ordinal, so the hold keeps them as rows
-//     of its own port rather than beside its rows; the LIMIT's cut and the
-//     held rows reach the source through the Checkpoint (the hand-back and
-//     the replay read it there, not routeHeld's deferred Unread); and the
-//     probe source is read by the scheduler like any other (the Kafka
-//     source's checkpoint runs between pushes already).
+//     of its own port; the LIMIT's cut and the held rows reach the source
+//     through the hold, not routeHeld's deferred Unread); left: the probe
+//     source is read by the scheduler like any other (the Kafka source's
+//     checkpoint runs between pushes already), the hold then an operator
+//     of the chain between the watermark assigner and the router.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream
 // (Env.Open, source.go's opened: connector.BindSource's SourceHandles):
-// partitions, record metadata, replay and topic (a consumer group), and
-// parallel decoding (strategy's readers and pipelines); and a sink's kinds,
+// partitions, record metadata, replay and topic (a consumer group),
+// parallel decoding (strategy's readers and pipelines) and stdin's
+// hand-back (HandsBack); and a sink's kinds,
 // dead letters and abort (connector.OpenSink). The engine reads the handles
 // and never unwraps a source to find them (issue 22 item 1): a source hook
 // returns the handles of its wrapper (SourceHook: the CLI's progress counts

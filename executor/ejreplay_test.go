@@ -276,17 +276,13 @@ func (s *ejSource) checkHeld() {
 			s.t.Errorf("the join holds row %d of partition %d, which the process does not hold", off, p)
 		}
 	}
-	for _, pos := range h.badPos {
-		if p, off := connector.KafkaPartitionOf(pos); !s.assigned[p] {
+	for i := range h.j.HeldErrors() {
+		e := h.j.HeldError(i)
+		if p, off := connector.KafkaPartitionOf(e.Pos); !s.assigned[p] {
 			s.t.Errorf("the join holds malformed row %d of partition %d, which the process does not hold", off, p)
 		}
-	}
-	if len(h.errs) != len(h.badAt) || len(h.badPos) != len(h.badAt) {
-		s.t.Errorf("the join holds %d error rows, %d malformed rows and %d positions", len(h.errs), len(h.badAt), len(h.badPos))
-	}
-	for k := 1; k < len(h.badAt); k++ {
-		if h.badAt[k] < h.badAt[k-1] || h.badAt[0] < h.gone || k < len(h.errs) && h.errs[k].at != h.badAt[k] {
-			s.t.Errorf("the held malformed rows are out of order: %v (first held row %d)", h.badAt, h.gone)
+		if e.At < h.j.Gone() || e.At > h.j.Gone()+int64(h.j.Held()) || i > 0 && e.At < h.j.HeldError(i-1).At {
+			s.t.Errorf("held malformed row %d is at ordinal %d: out of order (first held row %d, %d held)", i, e.At, h.j.Gone(), h.j.Held())
 		}
 	}
 	if got, want := h.acct.Bytes(), h.j.HeldBytes(); got != want {

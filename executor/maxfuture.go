@@ -330,6 +330,9 @@ func withMaxFuture(st *catalog.Stream, wmExpr *plan.Expr, col int, in opened, pe
 	if _, ok := src.(Unreader); ok {
 		out.src = &futureUnreader{f}
 	}
+	if in.h.HandsBack != nil { // (the job's account of its rows, in the connector's rows)
+		out.h.HandsBack = futureHandsBack{f: f, in: in.h.HandsBack}
+	}
 	return out
 }
 
@@ -397,12 +400,18 @@ func (f *futureUnreader) Unread(rows int) {
 // UnreadAfter implements Unreader: the first rows kept rows and the first
 // bad malformed rows (refused ones included) were used.
 func (f *futureUnreader) UnreadAfter(rows, bad int) {
-	u := f.Source.(Unreader)
+	f.Source.(Unreader).UnreadAfter(f.connectorRows(rows, bad))
+}
+
+// connectorRows maps the first rows kept rows and the first bad malformed
+// rows (refused ones included) of the last batch to the connector's good
+// and malformed rows up to the later of the two, for which a refused row
+// is good.
+func (f *futureSource) connectorRows(rows, bad int) (good, own int) {
 	if len(f.refusedAt) == 0 {
-		u.UnreadAfter(rows, bad)
-		return
+		return rows, bad
 	}
-	good, own := f.goodEnd(rows), 0
+	good = f.goodEnd(rows)
 	for _, at := range f.refusedAt[:min(bad, len(f.refusedAt))] {
 		if at < 0 {
 			own++
@@ -410,7 +419,36 @@ func (f *futureUnreader) UnreadAfter(rows, bad int) {
 			good = max(good, at+1)
 		}
 	}
-	u.UnreadAfter(good, own)
+	return good, own
+}
+
+// futureHandsBack is the hand-back handle (connector.HandsBack) of a
+// futureSource over a source that hands back (stdin): it gives the
+// connector's source the job's HandBack in the connector's rows.
+type futureHandsBack struct {
+	f  *futureSource
+	in connector.HandsBack
+}
+
+// SetHandBack implements connector.HandsBack.
+func (h futureHandsBack) SetHandBack(hb connector.HandBack) {
+	h.in.SetHandBack(futureHandBack{f: h.f, hb: hb})
+}
+
+// futureHandBack is a job's HandBack in the connector's rows
+// (futureSource.connectorRows).
+type futureHandBack struct {
+	f  *futureSource
+	hb connector.HandBack
+}
+
+// Used implements connector.HandBack.
+func (t futureHandBack) Used() (rows, bad int, ok bool) {
+	if rows, bad, ok = t.hb.Used(); !ok {
+		return 0, 0, false
+	}
+	rows, bad = t.f.connectorRows(rows, bad)
+	return rows, bad, true
 }
 
 // goodEnd is the number of the connector's good rows up to the rows-th kept

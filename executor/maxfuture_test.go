@@ -99,7 +99,13 @@ type onceSource struct {
 	done       bool
 	unread     [2]int // the last Unread/UnreadAfter: good rows, malformed rows
 	unreadCall string
+	hb         connector.HandBack // the job's account (connector.HandsBack)
 }
+
+// usedRows is a job's account of what it used (connector.HandBack).
+type usedRows [2]int
+
+func (u usedRows) Used() (rows, bad int, ok bool) { return u[0], u[1], true }
 
 func (s *onceSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	if s.done {
@@ -116,13 +122,16 @@ func (s *onceSource) Unread(rows int)           { s.unread, s.unreadCall = [2]in
 func (s *onceSource) UnreadAfter(rows, bad int) {
 	s.unread, s.unreadCall = [2]int{rows, bad}, "UnreadAfter"
 }
+func (s *onceSource) SetHandBack(hb connector.HandBack) { s.hb = hb }
 
 // TestFutureSourceMerges: the source-side 'watermark.max-future' (the
 // inputs of event-time semi and anti joins) takes a row too far ahead out of
 // the batch, in place of it gives a malformed row with the reason, in order
 // among the connector's own malformed rows (BadRow.Index counted in kept
 // rows), keeps the watermark below it, and maps what a job takes back
-// (stdin, Unreader) to the connector's rows, for which a refused row is good.
+// (stdin, Unreader, and the job's HandBack that the hand-back handle takes,
+// connector.HandsBack) to the connector's rows, for which a refused row is
+// good.
 func TestFutureSourceMerges(t *testing.T) {
 	job := planSides(t, nil, "SELECT k, ts FROM s")
 	setOption(t, job.Stream, catalog.MaxFutureOption, "1 s")
@@ -131,7 +140,11 @@ func TestFutureSourceMerges(t *testing.T) {
 	// rows stand after a (Index 1) and after e (Index 5)
 	src := &onceSource{job: job, rows: []row{{"a", 1000}, {"B", 9000}, {"c", 1500}, {"D", 5000}, {"e", 2000}},
 		bad: []BadRow{{Index: 1, Line: 10, Reason: "own 1"}, {Index: 5, Line: 11, Reason: "own 2"}}}
-	f := withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, testOpened(src), true, nil).src
+	o := withMaxFuture(job.Stream, job.Watermark, job.Stream.EventTime, testOpened(src), true, nil)
+	f := o.src
+	if o.h.HandsBack == nil {
+		t.Fatal("over a source that hands back, the wrapper has no hand-back handle")
+	}
 	u, ok := f.(Unreader)
 	if !ok {
 		t.Fatal("over a source that takes rows back, the wrapper does not")
@@ -180,6 +193,10 @@ func TestFutureSourceMerges(t *testing.T) {
 		}
 		if src.unreadCall != tc.call || src.unread != tc.want {
 			t.Errorf("%s(%d, %d) gave the connector %s%v, want %v", tc.call, tc.rows, tc.nbad, src.unreadCall, src.unread, tc.want)
+		}
+		o.h.HandsBack.SetHandBack(usedRows{tc.rows, tc.nbad})
+		if rows, bad, ok := src.hb.Used(); !ok || [2]int{rows, bad} != tc.want {
+			t.Errorf("a job that used %d rows and %d malformed rows gave the connector %d, %d (%v), want %v", tc.rows, tc.nbad, rows, bad, ok, tc.want)
 		}
 	}
 	if fs := futureOf(f); fs == nil || fs.refused != 2 {

@@ -21,6 +21,7 @@ func testOpened(src Source) opened {
 	h.Replayer, _ = src.(connector.Replayer)
 	h.Topic, _ = src.(connector.TopicSource)
 	h.Parallel, _ = src.(connector.ParallelSource)
+	h.HandsBack, _ = src.(connector.HandsBack)
 	return opened{src: src, h: h}
 }
 

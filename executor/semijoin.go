@@ -15,6 +15,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
+	"streamql/executor/flow"
 	"streamql/executor/op"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -225,7 +226,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		an.setChain(ch, agg)
 		an.hold = hold
 	}
-	hr := &heldRelease{hold: hold, ch: ch, step: step, fp: fp, rep: rep, es: es, cut: -1}
+	hr := &heldRelease{hold: hold, ch: ch, step: step, fp: fp, rep: rep, es: es}
 	var failing error // 'errors'='fail' met: route what is held, then fail
 	in := leftCh      // nil once the probe stream ended (or failed)
 	ended := false    // the probe stream ended (io.EOF)
@@ -235,23 +236,14 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	// the last one is routed: at most one batch is held, and its rows are the
 	// source's rows one for one (from ordinal hold.batchAt on). Output is the
 	// same: a held row waits for the build watermarks, never for more probe
-	// rows.
-	u, handBack := src.(Unreader)
+	// rows. What was used is the hold's to say (probeHold.Used: the rows
+	// after a LIMIT's cut, and those a stop left, stay held).
+	_, handBack := src.(Unreader)
 	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
 	ackDue := false // the last batch is held: ack once it is routed
 	idle := false   // next's source said ErrWaiting last: released rows are flushed at once
-	failAt := -1
-	if handBack {
-		defer func() {
-			switch {
-			case hr.cut >= 0:
-				u.Unread(int(hr.cut-hold.batchAt) + 1) // LIMIT: the rows after its last row go back
-			case failAt >= 0 && !hold.holds():
-				u.UnreadAfter(failAt, 1) // 'errors'='fail': the rows after the failing row go back
-			case hold.holds(): // Ctrl-C, an error: what was not routed goes back
-				u.UnreadAfter(int(hold.gone-hold.batchAt), hold.batchBad-len(hold.badAt))
-			}
-		}()
+	if handBack && probe.h.HandsBack != nil {
+		probe.h.HandsBack.SetHandBack(hold) // (read when the source closes)
 	}
 	drain := func(cause error) error {
 		// (a group source's rows are read again by the partitions' next
@@ -384,11 +376,11 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		}
 		if failure != nil {
 			failing, in = failure, nil
-			failAt = m.bad[0].Index
+			hold.failed = true
 			if u, ok := src.(Unreader); ok && next != nil {
 				// the failing row and what follows it are not used: a
 				// group source does not commit them (it stops there again)
-				u.UnreadAfter(failAt, 1)
+				u.UnreadAfter(m.bad[0].Index, 1)
 			}
 			continue
 		}
@@ -478,27 +470,26 @@ func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 
 // probeHold is the held probe rows of an event-time join job: the rows are
 // the semi join operator's, in its Hold mode (op.SemiJoin, which charges
-// them to the job's 'state.max-bytes' and says which are decided); the
-// malformed rows between them wait here, each at the ordinal of the good
-// row it came before, and are routed (and counted) with the rows before
-// it, so the counts on stderr equal the rows written (issue 9: LIMIT and
-// Ctrl-C). It is the job's Checkpoint for a Kafka replay.
+// them to the job's 'state.max-bytes' and says which are decided), and so
+// are the malformed rows between them, as rows of the operator's errors
+// port (op.HoldErrors), each at its ordinal (the good rows before it):
+// they are routed (and counted) with the rows before them, so the counts
+// on stderr equal the rows written (issue 9: LIMIT and Ctrl-C). It is the
+// job's Checkpoint for a Kafka replay.
 type probeHold struct {
-	j   *op.SemiJoin
-	out *vector.Batch // the rows being routed (Take)
-	// gone is the ordinal of the first held row: the good rows routed or
-	// dropped so far
-	gone int64
-	// the malformed rows not yet counted ('side' and 'skip'): each one's
-	// ordinal (badAt) and source position (badPos, for a replay); errs are
-	// the 'side' policy's error rows, each at its ordinal
-	badAt  []int64
-	badPos []int64
-	errs   []heldError
+	j      *op.SemiJoin
+	out    *vector.Batch // the rows being routed (Take)
+	errs   *vector.Batch // a batch's malformed rows, pushed on the errors port (op.HeldErrorTypes)
+	stream string        // the probe stream's name (flow.ErrorRow.Stream)
 	// batchAt is the ordinal of the last batch's first row and batchBad
-	// its malformed rows held when it came (stdin's hand-back)
+	// its malformed rows held when it came; cut is the ordinal of the
+	// LIMIT's last row once it ended the job (-1: none), and failed says
+	// that the last batch's malformed row failed the job ('errors'='fail'):
+	// stdin's hand-back (Used)
 	batchAt  int64
 	batchBad int
+	cut      int64
+	failed   bool
 	acct     *StateAccount
 	// the most rows held and bytes charged at once, after a batch came
 	// (Analysis)
@@ -508,13 +499,6 @@ type probeHold struct {
 	stamp *OpStats
 	wcol  int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
 	rep   *replay // told of each change of the held rows (replay.touch); nil: none
-}
-
-// heldError is an error row of the 'side' policy waiting with the held rows,
-// at ordinal at.
-type heldError struct {
-	at  int64
-	row ErrorRow
 }
 
 // heldRelease is the release side of the event-time join's held rows
@@ -530,9 +514,6 @@ type heldRelease struct {
 	fp   *process // the failed calls of the released rows (udf_errors.go)
 	rep  *replay  // a group source's replay of the held rows (nil: none)
 	es   *StreamErrors
-	// cut is the ordinal of the LIMIT's last row once it ended the job, -1
-	// before (stdin's hand-back gives the rows after it back)
-	cut int64
 }
 
 // releaseDecided routes the held rows every build watermark has passed, in
@@ -541,7 +522,7 @@ type heldRelease struct {
 func (h *heldRelease) releaseDecided(ctx context.Context) (released, stop bool, err error) {
 	for {
 		n := h.hold.j.Decided(vector.Cap)
-		if n == 0 && (h.hold.j.Held() > 0 || len(h.hold.badAt) == 0) {
+		if n == 0 && (h.hold.j.Held() > 0 || h.hold.j.HeldErrors() == 0) {
 			return released, false, nil
 		}
 		released = true
@@ -557,21 +538,12 @@ func (h *heldRelease) releaseDecided(ctx context.Context) (released, stop bool, 
 func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error) {
 	hold, step, rep, es := h.hold, h.step, h.rep, h.es
 	r := h.ch.limit
-	o := hold.gone
+	o := hold.j.Gone()
 	hold.j.Take(hold.out, n)
 	step.SelectRows(hold.out, 0, n)
-	step.Errors.Rows = step.Errors.Rows[:0]
 	end := o + int64(n) // the malformed rows up to here go with these rows
-	nerr := 0
-	for ; nerr < len(hold.errs) && hold.errs[nerr].at <= end; nerr++ {
-		e := hold.errs[nerr].row
-		e.At = int(hold.errs[nerr].at - o)
-		step.Errors.Rows = append(step.Errors.Rows, e)
-	}
-	nbad := 0
-	for nbad < len(hold.badAt) && hold.badAt[nbad] <= end {
-		nbad++
-	}
+	nbad := hold.j.ErrorsUpTo(end)
+	step.Errors.Rows = hold.errorRows(step.Errors.Rows[:0], nbad, o)
 	rep.changed() // (torn until the push went through: it may be cut before the sinks)
 	perr := h.ch.route.Push(ctx, Port{}, step)
 	if ferr := h.fp.failures(hold.out); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
@@ -591,17 +563,17 @@ func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error)
 			cutoff = o + int64(last)
 		}
 	}
-	for _, at := range hold.badAt[:nbad] {
-		if at <= cutoff {
+	for i := range nbad {
+		if hold.j.HeldError(i).At <= cutoff {
 			es.Malformed++
 		}
 	}
 	if done && lended { // the rows after the LIMIT's last row were not used: held for the replay
-		h.cut = o + int64(last)
-		hold.done(last+1, h.cut)
+		hold.cut = o + int64(last)
+		hold.done(last+1, hold.cut)
 		return true, nil
 	}
-	hold.consume(nerr, nbad)
+	hold.j.DoneErrors(nbad) // (routed with these rows; a failure keeps the rows held)
 	if perr != nil || done {
 		return true, perr
 	}
@@ -644,11 +616,50 @@ func newProbeHold(job *plan.Job, wcol int, acct *StateAccount, stamp *OpStats) (
 	if err != nil {
 		return nil, err
 	}
-	return &probeHold{j: j, out: vector.NewBatch(types), acct: acct, stamp: stamp, wcol: wcol}, nil
+	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, cut: -1, acct: acct, stamp: stamp, wcol: wcol}, nil
 }
 
+// Used implements flow.HandBack: what the job used of the probe source's
+// last batch, read from the hold (a stdin source hands the rest to the
+// session's next job, SPEC 1; it holds one batch at most, whose rows are
+// the source's one for one from ordinal batchAt on). After a LIMIT's cut,
+// its rows up to the LIMIT's last row (the rows after it stay held);
+// after 'errors'='fail', every good row before the failing row and the
+// failing row itself; stopped while rows are held (Ctrl-C, an error), its
+// good rows before the first held one and its malformed rows routed or
+// counted. ok is false when the job used all of it.
+func (h *probeHold) Used() (rows, bad int, ok bool) {
+	switch {
+	case h.cut >= 0:
+		return int(h.cut-h.batchAt) + 1, 0, true
+	case h.failed && !h.holds():
+		return int(h.j.Gone() - h.batchAt), h.batchBad + 1, true // (no malformed row is held under 'fail')
+	case h.holds():
+		return int(h.j.Gone() - h.batchAt), h.batchBad - h.j.HeldErrors(), true
+	}
+	return 0, 0, false
+}
+
+// (probeHold is the HandBack of a source that hands back, which reads it
+// when it closes, connector.HandsBack.)
+var _ flow.HandBack = (*probeHold)(nil)
+
 // holds reports whether rows are held, good or malformed.
-func (h *probeHold) holds() bool { return h.j.Held() > 0 || len(h.badAt) > 0 }
+func (h *probeHold) holds() bool { return h.j.Held() > 0 || h.j.HeldErrors() > 0 }
+
+// errorRows appends to dst the first n held malformed rows bound for the
+// errors output ('errors'='side'), each placed among the rows taken from
+// ordinal o on (flow.ErrorRow.At: the taken rows before it), and returns
+// it. Their Raw points into the held rows: valid until they are done.
+func (h *probeHold) errorRows(dst []ErrorRow, n int, o int64) []ErrorRow {
+	for i := range n {
+		e := h.j.HeldError(i)
+		if e.Emit {
+			dst = append(dst, ErrorRow{Stream: h.stream, Position: string(e.Position), Raw: e.Raw, Error: string(e.Reason), At: int(e.At - o)})
+		}
+	}
+	return dst
+}
 
 // advance gives the operator the smallest build watermark (its right
 // input's), or the end of every build stream.
@@ -714,25 +725,18 @@ func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m
 	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
 		return failure, nil
 	}
-	base := h.gone + int64(h.j.Held()) // the batch's first row's ordinal
+	base := h.j.Gone() + int64(h.j.Held()) // the batch's first row's ordinal
 	h.batchAt = base
-	for _, e := range bad {
-		e.Raw = append([]byte(nil), e.Raw...)
-		at := base + int64(e.At)
-		h.errs = append(h.errs, heldError{at: at, row: e})
-	}
-	for _, x := range m.bad {
-		if x.Index >= n && failure != nil {
-			break
-		}
-		h.badAt = append(h.badAt, base+int64(x.Index))
-		h.badPos = append(h.badPos, x.Line)
-	}
-	h.batchBad = len(h.badAt)
 	all := b.N
 	b.N = n
-	err = h.j.Push(ctx, 0, b)
+	err = h.j.Push(ctx, 0, b) // (held even past the budget: then err)
 	b.N = all
+	// the malformed rows, after the good ones: each at its ordinal, at
+	// most the next good row's (the rows after a failing row are not read)
+	if perr := h.holdBad(ctx, m.bad, bad, base, failure != nil, n); perr != nil && err == nil {
+		err = perr
+	}
+	h.batchBad = h.j.HeldErrors()
 	h.rep.touch()
 	h.maxRows = max(h.maxRows, int64(h.j.Held()))
 	if h.acct != nil {
@@ -741,26 +745,50 @@ func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m
 	return failure, err
 }
 
-// consume drops the first nerr error rows and nbad malformed rows (routed).
-func (h *probeHold) consume(nerr, nbad int) {
-	h.errs = h.errs[:copy(h.errs, h.errs[nerr:])]
-	h.badAt = h.badAt[:copy(h.badAt, h.badAt[nbad:])]
-	h.badPos = h.badPos[:copy(h.badPos, h.badPos[nbad:])]
+// holdBad pushes a batch's malformed rows bad (their error rows side, one
+// for one under 'errors'='side', none otherwise) on the hold's errors port,
+// the batch's first row being at ordinal base; with failed, those from the
+// failing row on (at or after good row n) are not held.
+func (h *probeHold) holdBad(ctx context.Context, bad []BadRow, side []ErrorRow, base int64, failed bool, n int) error {
+	if len(bad) == 0 {
+		return nil
+	}
+	eb := h.errs
+	eb.Reset()
+	for k, x := range bad {
+		if x.Index >= n && failed {
+			break
+		}
+		if eb.N == vector.Cap {
+			if err := h.j.Push(ctx, op.HoldErrors, eb); err != nil {
+				return err
+			}
+			eb.Reset()
+		}
+		i := eb.N
+		var e ErrorRow // ('skip': counted only, no text)
+		if k < len(side) {
+			e = side[k]
+		}
+		eb.Cols[op.HeldErrPosition].SetString(i, []byte(e.Position))
+		eb.Cols[op.HeldErrRaw].SetString(i, e.Raw)
+		eb.Cols[op.HeldErrReason].SetString(i, []byte(e.Error))
+		eb.Cols[op.HeldErrEmit].B[i], eb.Cols[op.HeldErrEmit].Null[i] = k < len(side), false
+		eb.Cols[op.HeldErrAt].I[i], eb.Cols[op.HeldErrAt].Null[i] = base+int64(x.Index), false
+		eb.Pos[i] = x.Line
+		eb.N++
+	}
+	if eb.N == 0 {
+		return nil
+	}
+	return h.j.Push(ctx, op.HoldErrors, eb)
 }
 
 // done drops the first n held rows, routed, and the malformed rows up to
 // ordinal end (routed with them).
 func (h *probeHold) done(n int, end int64) {
 	h.j.Done(n)
-	h.gone += int64(n)
-	nerr, nbad := 0, 0
-	for nerr < len(h.errs) && h.errs[nerr].at <= end {
-		nerr++
-	}
-	for nbad < len(h.badAt) && h.badAt[nbad] <= end {
-		nbad++
-	}
-	h.consume(nerr, nbad)
+	h.j.DoneErrors(h.j.ErrorsUpTo(end))
 	h.rep.touch()
 }
 
@@ -820,8 +848,8 @@ func (h *probeHold) Frontiers(dst map[int32]Frontier) {
 		f.Emitted = true
 		dst[p] = f
 	}
-	for _, pos := range h.badPos {
-		p, off := connector.KafkaPartitionOf(pos)
+	for i := range h.j.HeldErrors() {
+		p, off := connector.KafkaPartitionOf(h.j.HeldError(i).Pos)
 		if f, ok := dst[p]; !ok || off < f.Off {
 			f.Off, f.Emitted = off, true
 			dst[p] = f
@@ -835,39 +863,6 @@ func (h *probeHold) Frontiers(dst map[int32]Frontier) {
 // committed offset, reads them again. Their bytes go back to the
 // StateAccount.
 func (h *probeHold) Drop(p int32) {
-	of := func(pos int64) bool { q, _ := connector.KafkaPartitionOf(pos); return q == p }
-	held := h.j.Held()
-	// kept[i]: the held rows kept before held row i, the new ordinal of a
-	// malformed row before it
-	kept := make([]int64, held+1)
-	for i := range held {
-		kept[i+1] = kept[i]
-		if !of(h.j.HeldPos(i)) {
-			kept[i+1]++
-		}
-	}
-	renumber := func(at int64) int64 { return h.gone + kept[min(max(at-h.gone, 0), int64(held))] }
-	// h.errs is h.badAt's rows one for one when it has as many (the 'side'
-	// policy); otherwise it is empty ('skip')
-	pairs := len(h.errs) == len(h.badAt)
-	var errs []heldError
-	var badAt, badPos []int64
-	for k, at := range h.badAt {
-		if of(h.badPos[k]) {
-			continue
-		}
-		badAt, badPos = append(badAt, renumber(at)), append(badPos, h.badPos[k])
-		if pairs {
-			e := h.errs[k]
-			e.at = renumber(at)
-			errs = append(errs, e)
-		}
-	}
-	h.errs, h.badAt, h.badPos = errs, badAt, badPos
-	drop := make([]bool, held)
-	for i := range drop {
-		drop[i] = of(h.j.HeldPos(i))
-	}
-	h.j.DropHeld(func(i int) bool { return drop[i] })
+	h.j.DropHeld(func(pos int64) bool { q, _ := connector.KafkaPartitionOf(pos); return q == p })
 	h.rep.touch()
 }

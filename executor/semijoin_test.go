@@ -88,10 +88,19 @@ func planEventJoin(t *testing.T, sql string, ldelay, rdelay int) *planner.Job {
 	ddl := fmt.Sprintf(`CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SECOND) WITH ('connector'='socket', 'port'='1');
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SECOND) WITH ('connector'='socket', 'port'='1');
 `, float64(ldelay)/1000, float64(rdelay)/1000)
-	src := ddl + sql
+	_, job := planEventJoinScript(t, ddl+sql)
+	return job
+}
+
+// planEventJoinScript declares the streams of src's CREATE STREAM
+// statements, each (k VARCHAR, ts BIGINT) with event time ts, its watermark
+// and its options, and plans src's SELECT over them; it returns the
+// catalog and the job.
+func planEventJoinScript(tb testing.TB, src string) (*catalog.Catalog, *planner.Job) {
+	tb.Helper()
 	script, err := parser.Parse("test", src)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	cat := catalog.New()
 	for _, st := range script.Stmts {
@@ -100,15 +109,15 @@ CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '%g' SE
 			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: planner.Watermark(st.Watermark),
 				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
 			if s.Connector, s.Options, err = planner.ValidateOptions(st.Options, s.Columns, 0); err != nil {
-				t.Fatal(err)
+				tb.Fatal(err)
 			}
 			cat.Add(s)
 		case *parser.Select:
-			return planWith(t, cat, src[st.Start:st.End])
+			return cat, planWith(tb, cat, src[st.Start:st.End])
 		}
 	}
-	t.Fatal("no SELECT")
-	return nil
+	tb.Fatal("no SELECT")
+	return nil, nil
 }
 
 // planBranch plans one SELECT over cat.

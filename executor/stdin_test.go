@@ -3,16 +3,16 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
-	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/source"
 	"streamql/executor/vector"
-	"streamql/parser"
 	"streamql/planner"
 )
 
@@ -70,7 +70,7 @@ func TestStdinHeldJob(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		stop := make(chan struct{})
 		build := &stalledSource{rows: []row{{"a", 10}, {"z", 100}}, stop: stop}
-		out, rest, err := runEventJoinThenRead(t, "", strings.NewReader("a,50\nbad\na,60\nb,70\nc,150\na,160\n"), build, 2, func() { close(stop) })
+		out, rest, err := runEventJoinThenRead(t, "", 0, strings.NewReader("a,50\nbad\na,60\nb,70\nc,150\na,160\n"), build, 2, func() { close(stop) })
 		if !errors.Is(err, context.Canceled) || !slices.Equal(out, []string{"a@50", "a@60"}) || !slices.Equal(rest, []string{"c", "a"}) {
 			t.Fatalf("first job: %v, %q; second job: %q, want the held rows c and a", err, out, rest)
 		}
@@ -78,7 +78,7 @@ func TestStdinHeldJob(t *testing.T) {
 	t.Run("cancelled, no join", func(t *testing.T) {
 		pr, pw := io.Pipe()
 		go pw.Write([]byte("a,1\nb,2\n"))
-		out, rest, err := runEventJoinThenRead(t, "", pr, nil, 2, func() {
+		out, rest, err := runEventJoinThenRead(t, "", 0, pr, nil, 2, func() {
 			go func() { pw.Write([]byte("c,3\nd,4\n")); pw.Close() }()
 		})
 		if !errors.Is(err, context.Canceled) || !slices.Equal(out, []string{"a@1", "b@2"}) || !slices.Equal(rest, []string{"c", "d"}) {
@@ -86,7 +86,7 @@ func TestStdinHeldJob(t *testing.T) {
 		}
 	})
 	t.Run("errors fail, no join", func(t *testing.T) {
-		out, rest, err := runEventJoinThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), nil, 1000, nil)
+		out, rest, err := runEventJoinThenRead(t, ", 'errors'='fail'", 0, strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), nil, 1000, nil)
 		var re *RowError
 		if !errors.As(err, &re) || !slices.Equal(out, []string{"a@50", "b@60"}) || !slices.Equal(rest, []string{"a", "bad:bad2"}) {
 			t.Fatalf("first job: %v, %q; second job: %q, want a and bad2, after the failing row", err, out, rest)
@@ -94,7 +94,7 @@ func TestStdinHeldJob(t *testing.T) {
 	})
 	t.Run("errors fail", func(t *testing.T) {
 		build := &stalledSource{rows: []row{{"a", 10}, {"z", 100}}}
-		out, rest, err := runEventJoinThenRead(t, ", 'errors'='fail'", strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), build, 1000, nil)
+		out, rest, err := runEventJoinThenRead(t, ", 'errors'='fail'", 0, strings.NewReader("a,50\nb,60\nbad\nbad2\na,70\n"), build, 1000, nil)
 		var re *RowError
 		if !errors.As(err, &re) || !slices.Equal(out, []string{"a@50"}) || !slices.Equal(rest, []string{"a", "bad:bad2"}) {
 			t.Fatalf("first job: %v, %q; second job: %q, want a and bad2, after the failing row", err, out, rest)
@@ -103,37 +103,22 @@ func TestStdinHeldJob(t *testing.T) {
 }
 
 // runEventJoinThenRead runs SELECT l.k, l.ts FROM l SEMI JOIN r over the stdin
-// input (stream l, with the options opts) and build (nil: no join), cancelling the job
-// once it routed n rows (then calling stopped), and then reads what a second
-// job on stdin gets: its keys, and "bad:" and the raw text of malformed rows.
-func runEventJoinThenRead(t *testing.T, opts string, input io.Reader, build Source, n int, stopped func()) (out, rest []string, err error) {
+// input (stream l, with the options opts) and build (nil: no join), with
+// LIMIT limit when it is above 0, cancelling the job once it routed n rows
+// (then calling stopped), and then reads what a second job on stdin gets:
+// its keys, and "bad:" and the raw text of malformed rows.
+func runEventJoinThenRead(t *testing.T, opts string, limit int, input io.Reader, build Source, n int, stopped func()) (out, rest []string, err error) {
 	t.Helper()
 	src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin'` + opts + `);
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
 SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
+	if limit > 0 {
+		src = strings.Replace(src, "r.k;", fmt.Sprintf("r.k LIMIT %d;", limit), 1)
+	}
 	if build == nil {
 		src = strings.Replace(src, " SEMI JOIN r ON l.k = r.k", "", 1)
 	}
-	script, perr := parser.Parse("test", src)
-	if perr != nil {
-		t.Fatal(perr)
-	}
-	cat := catalog.New()
-	var job *planner.Job
-	for _, st := range script.Stmts {
-		switch st := st.(type) {
-		case *parser.CreateStream:
-			s := &catalog.Stream{Name: st.Name, EventTime: 1, Watermark: planner.Watermark(st.Watermark),
-				Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
-			var verr error
-			if s.Connector, s.Options, verr = planner.ValidateOptions(st.Options, s.Columns, 0); verr != nil {
-				t.Fatal(verr)
-			}
-			cat.Add(s)
-		case *parser.Select:
-			job = planWith(t, cat, src[st.Start:st.End])
-		}
-	}
+	cat, job := planEventJoinScript(t, src)
 	l := cat.Lookup("l")
 	newDec := func(r io.Reader, continues bool) (connector.Decoder, error) {
 		return source.NewDecoder(l, r, continues)
@@ -185,4 +170,75 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
 		}
 	}
 	return sink.out, rest, err
+}
+
+// TestStdinHeldHandBack: a job on the event-time join path over stdin hands
+// the session's next job exactly the input after the last row it used
+// (SPEC 1), as its hold says (probeHold.Used): after a LIMIT's last row,
+// after the failing row of 'errors'='fail', or nothing when it used all,
+// over random inputs of good and malformed lines spanning several batches
+// and every errors policy. The reference reads the input lines: the used
+// prefix ends at the LIMIT's last passing row (keys a and b pass, c does
+// not) or at the first malformed line under 'fail', whichever comes first.
+func TestStdinHeldHandBack(t *testing.T) {
+	for seed := range 24 {
+		r := rand.New(rand.NewPCG(uint64(seed), 3))
+		policy := []string{"side", "skip", "fail"}[seed%3]
+		n := 1 + r.IntN(3*vector.Cap)
+		var lines []string
+		for i := range n {
+			if r.IntN(40) == 0 {
+				lines = append(lines, fmt.Sprintf("bad%d", i))
+			} else {
+				lines = append(lines, fmt.Sprintf("%c,%d", "abc"[r.IntN(3)], i+1))
+			}
+		}
+		passing := 0
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "bad") && l[0] != 'c' {
+				passing++
+			}
+		}
+		limit := 1 + r.IntN(passing+10)
+		// the reference: the used prefix, and what the next job reads
+		var wantOut, wantGood, wantBad []string
+		used, failed := len(lines), false
+		for i, l := range lines {
+			if strings.HasPrefix(l, "bad") {
+				if policy == "fail" {
+					used, failed = i+1, true
+					break
+				}
+				continue
+			}
+			if l[0] != 'c' {
+				wantOut = append(wantOut, fmt.Sprintf("%c@%d", l[0], i+1))
+				if len(wantOut) == limit {
+					used = i + 1
+					break
+				}
+			}
+		}
+		for _, l := range lines[used:] {
+			if strings.HasPrefix(l, "bad") {
+				wantBad = append(wantBad, "bad:"+l)
+			} else {
+				wantGood = append(wantGood, l[:1])
+			}
+		}
+		build := &stalledSource{rows: []row{{"a", 0}, {"b", 0}}}
+		opts := ", 'errors'='" + policy + "'"
+		out, rest, err := runEventJoinThenRead(t, opts, limit, strings.NewReader(strings.Join(lines, "\n")+"\n"), build, n+1, nil)
+		var re *RowError
+		if failed != errors.As(err, &re) || !failed && err != nil {
+			t.Fatalf("seed %d (%s, LIMIT %d): %v, want a failure %v", seed, policy, limit, err, failed)
+		}
+		isBad := func(x string) bool { return strings.HasPrefix(x, "bad:") }
+		good := slices.DeleteFunc(slices.Clone(rest), isBad)
+		bad := slices.DeleteFunc(rest, func(x string) bool { return !isBad(x) })
+		if !slices.Equal(out, wantOut) || !slices.Equal(good, wantGood) || !slices.Equal(bad, wantBad) {
+			t.Fatalf("seed %d (%s, LIMIT %d, %d lines): first job %d rows (want %d); the next job read %d good and %d malformed rows, want %d and %d",
+				seed, policy, limit, n, len(out), len(wantOut), len(good), len(bad), len(wantGood), len(wantBad))
+		}
+	}
 }

@@ -103,6 +103,9 @@ type SourceHandles struct {
 	// Parallel decodes the input in chunks on several goroutines
 	// (catalog.CapParallelDecode: a bounded file).
 	Parallel ParallelSource
+	// HandsBack takes the job's account of what it used of the last batch
+	// (catalog.CapHandBack: stdin, SPEC 1), which it reads when it closes.
+	HandsBack HandsBack
 }
 
 // Wrapped returns the handles a source hook's wrapper of a source with
@@ -143,6 +146,11 @@ func BindSource(st *catalog.Stream, src Source) (SourceHandles, error) {
 	if caps.Has(catalog.CapParallelDecode) {
 		if h.Parallel, ok = src.(ParallelSource); !ok {
 			return SourceHandles{}, lacks(st, catalog.CapParallelDecode, "its source has no Parallel")
+		}
+	}
+	if caps.Has(catalog.CapHandBack) {
+		if h.HandsBack, ok = src.(HandsBack); !ok {
+			return SourceHandles{}, lacks(st, catalog.CapHandBack, "its source has no SetHandBack")
 		}
 	}
 	return h, nil

@@ -473,6 +473,27 @@ type Unreader interface {
 	UnreadAfter(rows, bad int)
 }
 
+// HandBack is a job's account of what it used of the last batch a source
+// that hands back gave it (stdin, SPEC 1: the session's next job reads on
+// after the last row used), kept by the operator that holds the source's
+// rows back (the executor's event-time join: its held rows, which after a
+// LIMIT's cut or a stop are the rows not used). It is flow.HandBack.
+type HandBack interface {
+	// Used returns the first rows good rows and the first bad malformed
+	// rows of the last batch the job used (as UnreadAfter takes them), and
+	// ok false when it used all of it.
+	Used() (rows, bad int, ok bool)
+}
+
+// HandsBack is a source that hands back what a job did not use and reads
+// it from the job's HandBack when it closes (SourceHandles.HandsBack,
+// bound for catalog.CapHandBack): SetHandBack, called on the job's
+// goroutine before the source closes, gives it one; when the HandBack says
+// ok, what it says replaces the Unreader calls.
+type HandsBack interface {
+	SetHandBack(hb HandBack)
+}
+
 // rester is a Decoder that can give back what it read and did not decode (see
 // csvdec.Decoder.Rest: the input after the first rows good rows of its last
 // batch; rows < 0 for all of them).

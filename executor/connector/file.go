@@ -179,9 +179,10 @@ type fileSource struct {
 	dec   Decoder
 	pos   func(int64) string
 	total int64
-	keep  bool // do not close f (stdin)
-	used  int  // rows of the last batch the job used (-1: all; Unread)
-	bad   int  // its malformed rows the job used (UnreadAfter)
+	keep  bool     // do not close f (stdin)
+	used  int      // rows of the last batch the job used (-1: all; Unread)
+	bad   int      // its malformed rows the job used (UnreadAfter)
+	hb    HandBack // the job's account of what it used, read at Close (nil: none)
 	// usedLines is told at Close how many input lines the job consumed
 	// (stdin's line base, SPEC 1); may be nil.
 	usedLines func(lines int64)
@@ -198,6 +199,9 @@ func (s *fileSource) Unread(rows int) { s.used, s.bad = rows, 0 }
 
 // UnreadAfter implements Unreader, like Unread.
 func (s *fileSource) UnreadAfter(rows, bad int) { s.used, s.bad = rows, bad }
+
+// SetHandBack implements HandsBack: Close reads hb.
+func (s *fileSource) SetHandBack(hb HandBack) { s.hb = hb }
 
 func (s *fileSource) Next(b *vector.Batch, bad *[]BadRow) error { return s.dec.Decode(b, bad) }
 
@@ -217,6 +221,11 @@ func (s *fileSource) Close() error {
 	if s.keep {
 		// stdin stays open for the session's next job, which reads on from
 		// the end of the last row used: what the decoder read ahead goes back.
+		if s.hb != nil {
+			if rows, bad, ok := s.hb.Used(); ok {
+				s.used, s.bad = rows, bad
+			}
+		}
 		if s.usedLines != nil {
 			s.usedLines(linesUsed(s.dec, s.used, s.bad))
 		}

@@ -179,10 +179,11 @@ type live struct {
 	tick   *time.Ticker
 	pos    func(line int64) string
 
-	inflight bool // the decoder goroutine holds a batch
-	used     int  // rows of the last batch returned that the job used (-1: all; Unread)
-	usedBad  int  // its malformed rows the job used (UnreadAfter)
-	dirty    bool // rows were returned since the last ErrWaiting
+	inflight bool     // the decoder goroutine holds a batch
+	used     int      // rows of the last batch returned that the job used (-1: all; Unread)
+	usedBad  int      // its malformed rows the job used (UnreadAfter)
+	hb       HandBack // the job's account of what it used, read at Close (nil: none)
+	dirty    bool     // rows were returned since the last ErrWaiting
 	closed   bool
 	unblock  func() // ends a blocked read (closes a connection); may be nil
 	release  func() error
@@ -297,6 +298,9 @@ func (l *live) Unread(rows int) { l.used, l.usedBad = rows, 0 }
 // UnreadAfter implements Unreader (see Close).
 func (l *live) UnreadAfter(rows, bad int) { l.used, l.usedBad = rows, bad }
 
+// SetHandBack implements HandsBack: Close reads hb.
+func (l *live) SetHandBack(hb HandBack) { l.hb = hb }
+
 // Close stops the goroutines and waits for them. What the decoder read and
 // the job did not use (a batch decoded but not returned, or the rows after
 // the last one used, see Unread) goes back in front of the pump's unread
@@ -313,6 +317,11 @@ func (l *live) Close() error {
 	l.g.Wait()
 	l.tick.Stop()
 	used, usedBad := l.used, l.usedBad
+	if l.hb != nil {
+		if rows, bad, ok := l.hb.Used(); ok {
+			used, usedBad = rows, bad
+		}
+	}
 	if l.inflight {
 		used, usedBad = 0, 0 // the decoder's last batch never reached the job
 	}

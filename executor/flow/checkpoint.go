@@ -51,3 +51,18 @@ type Checkpoint interface {
 	// to the state budget; none of it is emitted.
 	Drop(p int32)
 }
+
+// HandBack is the side of an operator that holds a source's rows back (the
+// event-time join's held rows) that a source which hands back what a job
+// did not use reads when it closes (stdin, SPEC 1: the session's next job
+// reading it starts after the last row used; the connector's HandsBack
+// handle, given it by the executor). It is read from the rows the
+// operator still holds: after a LIMIT's cut they are the rows after the
+// LIMIT's last row, after a stop the rows not yet routed.
+type HandBack interface {
+	// Used returns how much of the source's last batch the job used: its
+	// first rows good rows and its first bad malformed rows (the
+	// connector's Unreader.UnreadAfter), and ok false when it used all of
+	// it.
+	Used() (rows, bad int, ok bool)
+}

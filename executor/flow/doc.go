@@ -6,7 +6,10 @@
 // port, with its chunks and errors port), the Sink a job's output reaches,
 // and the one Merger that reads a Step in SPEC 4's output order; RowError,
 // a malformed row's failure of a job ('errors'='fail'), which operators
-// return.
+// return; and what an operator that holds a source's rows back tells that
+// source (checkpoint.go): Checkpoint, its frontiers for a Kafka replay, and
+// HandBack, what a job used of the last batch of a source that hands back
+// the rest (stdin).
 //
 // It owns those contracts and nothing that runs a job: the executor builds
 // the operators (build.go) and drives them (run.go); the operators

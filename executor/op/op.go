@@ -26,8 +26,10 @@
 //     and two-input like Join and sharing its watermark state and output,
 //     whose output is left rows in left order, each held until the right
 //     watermark has passed it; in its Hold mode (SemiSpec.Hold) it holds
-//     the probe rows of the executor's event-time strategy, whose branches'
-//     joins the router decides (the executor's semijoin.go), and in its
+//     the probe rows of the executor's event-time strategy, and the
+//     malformed rows between them on an errors port of their own
+//     (HoldErrors, each at its ordinal), whose branches' joins the router
+//     decides (the executor's semijoin.go), and in its
 //     Mark mode (SemiSpec.Mark, semimark.go) it is such a branch's join,
 //     DuckDB's MARK join: its build side pushed on port 1 as the columns
 //     the executor evaluated, its state the distinct build keys, and the

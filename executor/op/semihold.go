@@ -3,12 +3,118 @@ package op
 import (
 	"fmt"
 
+	"streamql/catalog"
 	"streamql/executor/vector"
 )
 
 // This file is SemiJoin's Hold mode (SemiSpec.Hold): the held left rows of
 // the executor's event-time strategy, which the executor takes out in order
-// once Decided, routes, and gives back as Done.
+// once Decided, routes, and gives back as Done, and the malformed rows
+// between them, which Hold mode keeps as rows of an input port of their own
+// (HoldErrors), each at its ordinal, so that they leave with the left rows
+// before which they came (SPEC 1: the counts on stderr equal the rows
+// written; a Kafka replay's frontier is a held row's, good or malformed).
+
+// HoldErrors is Hold mode's errors port: an input whose rows are the left
+// stream's malformed rows (SPEC 1, "Bad input"), as columns of
+// HeldErrorTypes, each with its source position (vector.Batch.Pos). A
+// malformed row is held at its ordinal (column HeldErrAt): the number of
+// left rows that came before it since the operator started, so it leaves
+// with the left rows up to that ordinal (ErrorsUpTo) and after none of the
+// ones following it. Its rows are not charged to the Account: the budget
+// ('state.max-bytes') counts the left rows only.
+const HoldErrors = 2
+
+// The columns of a row of the errors port (HoldErrors), HeldErrorTypes.
+const (
+	HeldErrPosition = iota // VARCHAR: its position as a user reads it (path:line)
+	HeldErrRaw             // VARCHAR: its raw text
+	HeldErrReason          // VARCHAR: what is wrong with it
+	HeldErrEmit            // BOOLEAN: it goes to the errors output ('errors'='side'); false: it is only counted ('skip')
+	HeldErrAt              // BIGINT: its ordinal, the left rows before it (not NULL)
+)
+
+// HeldErrorTypes are the column types of the errors port's rows
+// (HoldErrors), indexed by HeldErrPosition .. HeldErrAt.
+var HeldErrorTypes = []catalog.Type{catalog.Varchar, catalog.Varchar, catalog.Varchar, catalog.Boolean, catalog.BigInt}
+
+// heldErrorStore is the layout the held malformed rows are stored in: the
+// ordinal is kept beside them (SemiJoin.badAt), so that a partition's drop
+// renumbers it.
+var heldErrorStore = []catalog.Type{catalog.Varchar, catalog.Varchar, catalog.Varchar, catalog.Boolean, catalog.Unknown}
+
+// HeldError is one held malformed row (SemiJoin.HeldError): the columns of its
+// errors port's row and its source position. Its byte slices point into
+// the held rows: valid until the next Push, DoneErrors or DropHeld.
+type HeldError struct {
+	At                    int64 // its ordinal (HeldErrAt)
+	Pos                   int64 // its source position (vector.Batch.Pos)
+	Position, Raw, Reason []byte
+	Emit                  bool
+}
+
+// holdErrors holds the malformed rows of b, given on HoldErrors, after the
+// held ones: their ordinals ascend and none is before the first held left
+// row nor after the last one's next.
+func (j *SemiJoin) holdErrors(b *vector.Batch) error {
+	at := b.Cols[HeldErrAt]
+	next := j.gone + int64(j.Held()) // the next left row's ordinal
+	for i := range b.N {
+		o := at.I[i]
+		last := j.gone
+		if n := len(j.badAt); n > j.badHead {
+			last = max(last, j.badAt[n-1])
+		}
+		if at.Null[i] || o < last || o > next {
+			return fmt.Errorf("semi join: a malformed row held at ordinal %d, not between %d (the held rows') and %d (the next row's)", o, last, next)
+		}
+		j.bad.Add(b, i)
+		j.badAt = append(j.badAt, o)
+	}
+	return nil
+}
+
+// HeldErrors returns the number of held malformed rows (Hold mode).
+func (j *SemiJoin) HeldErrors() int { return len(j.badAt) - j.badHead }
+
+// HeldError returns held malformed row i, counted from the first (Hold
+// mode).
+func (j *SemiJoin) HeldError(i int) HeldError {
+	k := j.badHead + i
+	return HeldError{At: j.badAt[k], Pos: j.bad.Pos(k), Position: j.bad.Str(k, HeldErrPosition), Raw: j.bad.Str(k, HeldErrRaw),
+		Reason: j.bad.Str(k, HeldErrReason), Emit: !j.bad.Null(k, HeldErrEmit) && j.bad.Bool(k, HeldErrEmit)}
+}
+
+// ErrorsUpTo returns how many held malformed rows, from the first, are at
+// ordinals up to end: those that leave with the left rows before ordinal
+// end (Hold mode).
+func (j *SemiJoin) ErrorsUpTo(end int64) int {
+	n := 0
+	for k := j.badHead; k < len(j.badAt) && j.badAt[k] <= end; k++ {
+		n++
+	}
+	return n
+}
+
+// Gone returns the ordinal of the first held left row: the left rows Done
+// so far (Hold mode).
+func (j *SemiJoin) Gone() int64 { return j.gone }
+
+// DoneErrors drops the first n held malformed rows (routed or counted:
+// Hold mode).
+func (j *SemiJoin) DoneErrors(n int) {
+	j.badHead += n
+	switch {
+	case j.badHead == len(j.badAt):
+		j.bad.reset()
+		j.badAt, j.badHead = j.badAt[:0], 0
+	case j.badHead >= vector.Cap && 2*j.badHead >= len(j.badAt): // (amortized, as Done)
+		head := j.badHead
+		j.bad.Compact(func(k int) bool { return k >= head })
+		j.badAt = append(j.badAt[:0], j.badAt[head:]...)
+		j.badHead = 0
+	}
+}
 
 // hold adds the rows of b, given on input port, to the held rows (port 0)
 // and charges them as one growth, so that every row of the batch is held
@@ -67,8 +173,10 @@ func (j *SemiJoin) Take(b *vector.Batch, n int) {
 }
 
 // Done drops the first n held rows (routed) and gives their bytes back to
-// the Account (Hold mode).
+// the Account (Hold mode); the first held row's ordinal (Gone) moves on by
+// n.
 func (j *SemiJoin) Done(n int) {
+	j.gone += int64(n)
 	var freed int64
 	for k := j.head; k < j.head+n; k++ {
 		freed += int64(j.bytes[k])
@@ -83,18 +191,20 @@ func (j *SemiJoin) Done(n int) {
 	}
 }
 
-// DropHeld drops the held rows i (counted from the first held row) for
-// which drop is true, keeping the others in their order, and gives their
+// DropHeld drops the held rows, left and malformed, whose source position
+// drop is true for, keeping the others in their order, and gives their
 // bytes back to the Account (Hold mode: a Kafka partition's rows, when the
-// partition is revoked or read again).
-func (j *SemiJoin) DropHeld(drop func(i int) bool) {
+// partition is revoked or read again). A kept malformed row stays before
+// the same kept left row: its ordinal counts the kept left rows only.
+func (j *SemiJoin) DropHeld(drop func(pos int64) bool) {
+	j.dropErrors(drop)
 	var freed int64
 	head := j.head
 	moved := j.held.Compact(func(k int) bool {
 		if k < head {
 			return false
 		}
-		if drop(k - head) {
+		if drop(j.held.Pos(k)) {
 			freed += int64(j.bytes[k])
 			return false
 		}
@@ -110,6 +220,32 @@ func (j *SemiJoin) DropHeld(drop func(i int) bool) {
 	j.bytes = j.bytes[:n]
 	j.head = 0
 	_ = j.acct.Grow(-freed)
+}
+
+// dropErrors drops the held malformed rows whose position drop is true
+// for and renumbers the others to the left rows DropHeld keeps.
+func (j *SemiJoin) dropErrors(drop func(pos int64) bool) {
+	if j.HeldErrors() == 0 {
+		return
+	}
+	held := j.Held()
+	// kept[i]: the left rows kept before held row i
+	kept := make([]int64, held+1)
+	for i := range held {
+		kept[i+1] = kept[i]
+		if !drop(j.held.Pos(j.head + i)) {
+			kept[i+1]++
+		}
+	}
+	head := j.badHead
+	moved := j.bad.Compact(func(k int) bool { return k >= head && !drop(j.bad.Pos(k)) })
+	at := j.badAt[:0]
+	for k, to := range moved {
+		if to >= 0 {
+			at = append(at, j.gone+kept[min(max(j.badAt[k]-j.gone, 0), int64(held))])
+		}
+	}
+	j.badAt, j.badHead = at, 0
 }
 
 // Unaccount gives the bytes of the held rows back to the Account and keeps

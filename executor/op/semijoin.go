@@ -48,9 +48,11 @@ type SemiSpec struct {
 	// executor's router, as a MARK join over the rows offered to the branch
 	// (SPEC 2.1's first match: a branch sees only the rows the branches
 	// before it left). The held rows leave by Take and Done, not by Emit,
-	// so that the executor routes them, with the malformed rows between
-	// them, and keeps the ones a LIMIT or a stop did not use. Keys, Cond,
-	// Stamp and Types[1] are unused; Time[0] must be set.
+	// so that the executor routes them and keeps the ones a LIMIT or a stop
+	// did not use; the malformed rows between them are rows of an input of
+	// their own, HoldErrors (semihold.go), each at its ordinal, which leave
+	// with the rows before them (ErrorsUpTo, HeldError, DoneErrors). Keys,
+	// Cond, Stamp and Types[1] are unused; Time[0] must be set.
 	Hold bool
 	// Mark is the executor's MARK join of a branch (SPEC 2.2; semimark.go):
 	// the gate of the branch's stage of the router, which gives it the
@@ -105,8 +107,16 @@ type SemiJoin struct {
 	head  int
 	one   *Rows   // a right row being absorbed, before it is known to be a new key
 	take  []int32 // Take's rows (Hold mode)
-	count JoinCounts
-	mark  markState // the right keys (Mark mode, semimark.go)
+	// Hold mode's errors port (semihold.go): the malformed rows held among
+	// the left rows, from badHead on, each at its ordinal (badAt: the
+	// left rows before it since the first); gone is the ordinal of the
+	// first held left row (the rows Done so far)
+	bad     *Rows
+	badAt   []int64
+	badHead int
+	gone    int64
+	count   JoinCounts
+	mark    markState // the right keys (Mark mode, semimark.go)
 }
 
 // NewSemiJoin returns the semi or anti join of spec emitting into out,
@@ -130,7 +140,9 @@ func NewSemiJoin(spec SemiSpec, out Emitter, acct Account) (*SemiJoin, error) {
 			return nil, fmt.Errorf("semi join: holding left rows needs their event time (SPEC 2.2)")
 		}
 		spec.Keys, spec.Cond, spec.Stamp = [2][]int{}, -1, -1
-		return newSemiJoin(spec, out, acct), nil
+		j := newSemiJoin(spec, out, acct)
+		j.bad = NewRows(heldErrorStore)
+		return j, nil
 	}
 	if len(spec.Keys[0]) != len(spec.Keys[1]) || len(spec.Keys[0]) == 0 {
 		return nil, fmt.Errorf("semi join: %d left and %d right key columns (a join needs an equality between its sides)", len(spec.Keys[0]), len(spec.Keys[1]))
@@ -163,8 +175,12 @@ func newSemiJoin(spec SemiSpec, out Emitter, acct Account) *SemiJoin {
 func (j *SemiJoin) Counts() JoinCounts { return j.count }
 
 // Push implements Operator: left rows are held (and the decided ones
-// emitted); right rows enter the state, the late ones excepted.
+// emitted); right rows enter the state, the late ones excepted. In Hold
+// mode port HoldErrors takes malformed rows (semihold.go).
 func (j *SemiJoin) Push(ctx context.Context, port int, b *vector.Batch) error {
+	if j.spec.Hold && port == HoldErrors {
+		return j.holdErrors(b)
+	}
 	j.count.In[port] += int64(b.N)
 	switch {
 	case j.spec.Hold:
