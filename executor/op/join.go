@@ -1850,7 +1850,11 @@ func (c *twoInputs) bound(timed [2]bool) int64 {
 
 // joinOutput is a join operator's output: its joined rows (port JoinOut)
 // and each input's late rows (JoinLateLeft, JoinLateRight), gathered into
-// batches and given to out.
+// batches and given to out. The batch of joined rows is the emitter's
+// while Emit runs: it may take its rows by exchanging them with an empty
+// batch of its own of the same layout (vector.Batch.SwapRows), since the
+// join reads outB's vectors afresh each time it writes rows and resets it
+// after Emit (executor's joinSource does, instead of copying every column).
 type joinOutput struct {
 	out   Emitter
 	outB  *vector.Batch
