@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -54,7 +53,7 @@ SELECT a.deviceNo, a.ts, d.n FROM a JOIN d ON a.deviceNo = d.deviceNo;
 // (sensorbench.CSV) and devices.csv (its 8 devices, numbered) with csv
 // output, sequentially (GOMAXPROCS=1: the parallel readers' own chunks are
 // TestParallelJoinInputsSteadyStateAllocs'), and returns the heap
-// allocations of the run.
+// allocations of the run (dirMallocs).
 func handOffMallocs(t *testing.T, script string, rows int) uint64 {
 	t.Helper()
 	dir := t.TempDir()
@@ -68,20 +67,7 @@ func handOffMallocs(t *testing.T, script string, rows int) uint64 {
 	if err := os.WriteFile(filepath.Join(dir, "devices.csv"), []byte(devices.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	sc, err := parser.Parse("job.sql", script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := cli.NewSession(io.Discard, io.Discard, strings.NewReader(""))
-	s.Format, s.SideDir = "csv", t.TempDir()
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	if code := s.ExecScript(context.Background(), sc, dir); code != 0 {
-		t.Fatalf("exit status %d", code)
-	}
-	runtime.ReadMemStats(&m1)
-	return m1.Mallocs - m0.Mallocs
+	return dirMallocs(t, script, dir, 1, 0)
 }
 
 // TestJoinHandOffKeepsStrings: an interval join whose joined rows carry
