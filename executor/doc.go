@@ -198,7 +198,8 @@
 //     executor/aggregate, an updating Top-N, executor/rank). Operators that pass
 //     rows through (route, filter, and executor/stateless's project and
 //     limit) pass the input batch's Kinds on unchanged;
-//     vector.Batch.AppendRows copies them.
+//     vector.Batch.AppendRows copies them, and SwapRows moves them with the
+//     rows (a join source hands its joined batches on so, executor/joinsource.go).
 //   - Whether an output is updating, and its upsert key, is the planner's
 //     decision (plan.Output.Updating, UpsertKey; EXPLAIN shows it per
 //     operator), never inferred from a batch: an updating output prints its

@@ -284,18 +284,25 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		if len(js.queue) > 0 {
 			e := js.queue[0]
 			q := e.b
-			n := min(q.N-js.at, vector.Cap)
-			if js.at == 0 && n == q.N {
+			qn := q.N
+			n := min(qn-js.at, vector.Cap)
+			switch {
+			case js.at == 0 && n == qn && sameLayout(b, q):
+				b.SwapRows(q) // (q's vectors are the job's until the next Next; b's old ones wait in q for an Emit)
+			case js.at == 0 && n == qn:
 				shareQueued(b, q)
-			} else {
+			default:
 				b.Reset()
 				b.AppendRows(q, js.at, js.at+n)
 			}
 			js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
 			js.at += n
 			js.givenOld = e.old
-			if js.at == q.N {
-				js.queue, js.at = js.queue[1:], 0
+			if js.at == qn {
+				// (moved down, not resliced from the front: a queue of a
+				// few batches whose array a later append would outgrow,
+				// an allocation every few batches)
+				js.queue, js.at = js.queue[:copy(js.queue, js.queue[1:])], 0
 				js.free = append(js.free, e)
 			}
 			js.given = true
@@ -335,12 +342,10 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 
 // shareQueued fills b with the rows of q, values copied and strings
 // pointing into q's memory (vector.Batch.ShareRows), with their change kinds
-// as AppendRows takes them. Next gives a queued batch q whole so: q's
-// arenas stay as they are until an Emit reuses q, not before the next call
-// of Next (a Source's batch is valid until then). Emit queues a lookup
-// join's probed rows (op.Join.Borrowed) so: their strings are the left
-// input's batch's, unchanged until the next read, which comes after Next has
-// given every queued row, and the right side's, which no longer change.
+// as AppendRows takes them. Next gives a queued batch q whole so when b's
+// layout is not q's (else it swaps their rows, vector.Batch.SwapRows: no
+// copy): q's arenas stay as they are until an Emit reuses q, not before
+// the next call of Next (a Source's batch is valid until then).
 func shareQueued(b, q *vector.Batch) {
 	b.ShareRows(q, q.N)
 	switch {
@@ -690,8 +695,11 @@ func (js *joinSource) refuseFuture(ji *joinInput) error {
 	return err
 }
 
-// Emit implements op.Emitter: joined rows join the queue; late rows go to
-// their input's late output.
+// Emit implements op.Emitter: joined rows join the queue, taken from the
+// operator's batch by vector.Batch.SwapRows (no value copied: the operator
+// goes on in the queue slot's old vectors), their strings copied unless the
+// batch is a lookup join's probe's (op.Join.Borrowed); late rows go to their
+// input's late output.
 func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	if port == op.JoinOut {
 		var e joined
@@ -707,11 +715,21 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		if r, ok := js.j.(replayedJoin); ok {
 			e.old = r.Old()
 		}
-		if jo, ok := js.j.(*op.Join); ok && jo.Borrowed() {
-			shareQueued(q, b) // (its strings stay valid until the next read of the left input: after Next has given q)
-		} else {
-			q.Reset()
-			q.AppendRows(b, 0, b.N)
+		// the rows change hands, not a value copied (vector.Batch.SwapRows:
+		// the join goes on in q's old vectors, which its flush resets);
+		// the kinds travel with them, so q gets a slice when b has one
+		if b.Kinds != nil && q.Kinds == nil {
+			q.Kinds = make([]vector.RowKind, vector.Cap)
+		}
+		q.SwapRows(b)
+		b.Reset() // (q's old rows: the operator's batch is empty for its next rows, as after its flush)
+		if jo, ok := js.j.(*op.Join); !ok || !jo.Borrowed() {
+			// the strings point into the join's state, which may compact
+			// before Next gives q; a lookup join's probed rows point into
+			// the left input's batch, unchanged until the next read, which
+			// comes after Next has given every queued row, and into the
+			// right side, which no longer changes
+			q.OwnStrings()
 		}
 		js.queue = append(js.queue, e)
 		return nil
@@ -730,6 +748,20 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
 	js.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: js.sel, Cols: cols}}}, In: b}
 	return js.sink.Rows(&js.lateR)
+}
+
+// sameLayout reports whether batches a and b have the same columns' types,
+// which vector.Batch.SwapRows needs.
+func sameLayout(a, b *vector.Batch) bool {
+	if len(a.Cols) != len(b.Cols) {
+		return false
+	}
+	for c, v := range a.Cols {
+		if v.Type != b.Cols[c].Type {
+			return false
+		}
+	}
+	return true
 }
 
 // EmitWatermark implements op.Emitter: the joined relation has no watermark

@@ -285,7 +285,15 @@ func scriptMallocsChunk(t *testing.T, script string, rows int, chunk int64) uint
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	return dirMallocs(t, script, dir, 2, chunk)
+}
+
+// dirMallocs runs script over the files of dir with procs CPUs
+// (GOMAXPROCS) and chunks of chunk bytes, csv output and side outputs to
+// files, and returns the heap allocations of the run.
+func dirMallocs(t *testing.T, script, dir string, procs int, chunk int64) uint64 {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	sc, err := parser.Parse("job.sql", script)
 	if err != nil {
 		t.Fatal(err)

@@ -1492,6 +1492,7 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 	if kv := j.view[0]; kv != nil {
 		keep = kv.keep
 	}
+	from := runOf(j.selL) // (a lookup of unique keys, every row matched: the whole batch, in order)
 	for c, src := range b.Cols[:len(j.spec.Types[0])] {
 		v := j.outB.Cols[c]
 		if keep != nil && !keep[c] {
@@ -1504,16 +1505,16 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 			}
 			continue
 		}
-		gatherSel(v.Null[at:at+n], src.Null, j.selL)
+		gatherSel(v.Null[at:at+n], src.Null, j.selL, from)
 		switch {
 		case v.I != nil:
-			gatherSel(v.I[at:at+n], src.I, j.selL)
+			gatherSel(v.I[at:at+n], src.I, j.selL, from)
 		case v.F != nil:
-			gatherSel(v.F[at:at+n], src.F, j.selL)
+			gatherSel(v.F[at:at+n], src.F, j.selL, from)
 		case v.B != nil:
-			gatherSel(v.B[at:at+n], src.B, j.selL)
+			gatherSel(v.B[at:at+n], src.B, j.selL, from)
 		case v.S != nil:
-			gatherSel(v.S[at:at+n], src.S, j.selL)
+			gatherSel(v.S[at:at+n], src.S, j.selL, from)
 		case v.Kids != nil:
 			for x, i := range j.selL {
 				if !src.Null[i] {
@@ -1530,10 +1531,8 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 	} else {
 		j.side[1].rows.gatherTo(j.outB, at, len(j.spec.Types[0]), j.selR)
 	}
-	for x, i := range j.selL {
-		j.outB.Pos[at+x] = b.Pos[i]
-		j.from[0][at+x] = b.Pos[i]
-	}
+	gatherSel(j.outB.Pos[at:at+n], b.Pos, j.selL, from)
+	copy(j.from[0][at:at+n], j.outB.Pos[at:at+n])
 	if t := j.table; t != nil {
 		t.positions(j.from[1][at:at+n], j.selR)
 	} else {
@@ -1550,11 +1549,33 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 	return nil
 }
 
-// gatherSel sets out[x] to src[sel[x]] for every x (len(out) == len(sel)).
-func gatherSel[T any](out, src []T, sel []int32) {
+// gatherSel sets out[x] to src[sel[x]] for every x (len(out) == len(sel)):
+// one copy when from >= 0 says sel is from, from+1, ... (runOf).
+func gatherSel[T any](out, src []T, sel []int32, from int) {
+	if from >= 0 {
+		copy(out, src[from:from+len(out)])
+		return
+	}
 	for x, i := range sel {
 		out[x] = src[i]
 	}
+}
+
+// runOf returns sel[0] when sel is a run of consecutive rows (sel[x] ==
+// sel[0]+x for every x), else -1 (also for an empty sel): the pairs of a
+// lookup join whose every left row has one partner, which gather then
+// copies column by column instead of row by row.
+func runOf(sel []int32) int {
+	if len(sel) == 0 {
+		return -1
+	}
+	first := sel[0]
+	for x, i := range sel {
+		if i != first+int32(x) {
+			return -1
+		}
+	}
+	return int(first)
 }
 
 // Borrowed reports, while the join is emitting a batch of joined rows
@@ -1850,7 +1871,11 @@ func (c *twoInputs) bound(timed [2]bool) int64 {
 
 // joinOutput is a join operator's output: its joined rows (port JoinOut)
 // and each input's late rows (JoinLateLeft, JoinLateRight), gathered into
-// batches and given to out.
+// batches and given to out. The batch of joined rows is the emitter's
+// while Emit runs: it may take its rows by exchanging them with an empty
+// batch of its own of the same layout (vector.Batch.SwapRows), since the
+// join reads outB's vectors afresh each time it writes rows and resets it
+// after Emit (executor's joinSource does, instead of copying every column).
 type joinOutput struct {
 	out   Emitter
 	outB  *vector.Batch

@@ -661,3 +661,26 @@ func TestLookupPlainTextEncodesAsWritten(t *testing.T) {
 		t.Fatalf("%d joined values marked plain, %d not, %d tables with a hash index: too few to tell", marked, other, hashed)
 	}
 }
+
+// TestRunOf: Join.gather copies a column at once only for pairs whose left
+// rows are consecutive (runOf), and gathers row by row otherwise: a row
+// repeated (two partners), skipped (none, INNER), or out of order.
+func TestRunOf(t *testing.T) {
+	for _, c := range []struct {
+		sel  []int32
+		want int
+	}{
+		{nil, -1},
+		{[]int32{0}, 0},
+		{[]int32{0, 1, 2, 3}, 0},
+		{[]int32{5, 6, 7}, 5},
+		{[]int32{0, 0, 2}, -1},
+		{[]int32{0, 2, 3}, -1},
+		{[]int32{1, 2, 2}, -1},
+		{[]int32{3, 2, 1}, -1},
+	} {
+		if got := runOf(c.sel); got != c.want {
+			t.Errorf("runOf(%v) = %d, want %d", c.sel, got, c.want)
+		}
+	}
+}

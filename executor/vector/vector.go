@@ -207,6 +207,27 @@ func (b *Batch) ShareRows(src *Batch, n int) {
 	}
 }
 
+// SwapRows exchanges the rows of b and o, two batches of the same column
+// types, without copying a value: their column vectors, positions, record
+// texts (Line), change kinds (Kinds, which travel with the rows: a batch
+// whose new rows carry none has Kinds nil) and N. Each batch keeps its
+// NoText. It is the hand-off of a full batch between an operator's output
+// and a queue (executor's joinSource) that would otherwise copy every
+// column twice; the VARCHAR values still point where they pointed, so the
+// receiver copies them (OwnStrings) when that memory may change first.
+// Whoever held a vector of either batch must not use it after the swap:
+// read b.Cols again.
+func (b *Batch) SwapRows(o *Batch) {
+	b.Cols, o.Cols = o.Cols, b.Cols
+	b.Pos, o.Pos = o.Pos, b.Pos
+	b.N, o.N = o.N, b.N
+	b.Line, o.Line = o.Line, b.Line
+	b.LineCols, o.LineCols = o.LineCols, b.LineCols
+	b.LineDelim, o.LineDelim = o.LineDelim, b.LineDelim
+	b.lineArena, o.lineArena = o.lineArena, b.lineArena
+	b.Kinds, o.Kinds = o.Kinds, b.Kinds
+}
+
 // OwnStrings copies the VARCHAR values (and the numbers' source texts, Vec.Text)
 // of rows 0..N-1 into b's own arenas, so
 // they outlive the memory they pointed into (a decoder's read buffer that the

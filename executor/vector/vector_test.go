@@ -147,3 +147,31 @@ func TestCopyRowsNullsAndText(t *testing.T) {
 		}
 	}
 }
+
+// TestSwapRows: SwapRows exchanges two batches' rows (values, positions,
+// kinds and N; no value copied: the vectors themselves change hands), and
+// each batch keeps its NoText.
+func TestSwapRows(t *testing.T) {
+	types := []catalog.Type{catalog.BigInt, catalog.Varchar}
+	a, b := NewBatch(types), NewBatch(types)
+	a.NoText = true
+	a.Cols[0].I[0], a.Cols[0].I[1] = 7, 8
+	a.Cols[1].SetString(0, []byte("x"))
+	a.Cols[1].Null[1] = true
+	a.Pos[0], a.Pos[1] = 10, 11
+	a.Kinds = []RowKind{Insert, Delete}
+	a.N = 2
+	b.Cols[0].I[0] = 99
+	b.N = 1
+	av, bv := a.Cols[0], b.Cols[0]
+	a.SwapRows(b)
+	if b.N != 2 || b.Cols[0] != av || b.Cols[0].I[1] != 8 || string(b.Cols[1].S[0]) != "x" || !b.Cols[1].Null[1] || b.Pos[1] != 11 || b.KindAt(1) != Delete {
+		t.Fatalf("b after the swap: N %d, values %v, pos %v, kinds %v", b.N, b.Cols[0].I[:2], b.Pos[:2], b.Kinds)
+	}
+	if a.N != 1 || a.Cols[0] != bv || a.Cols[0].I[0] != 99 || a.Kinds != nil {
+		t.Fatalf("a after the swap: N %d, values %v, kinds %v", a.N, a.Cols[0].I[:1], a.Kinds)
+	}
+	if !a.NoText || b.NoText {
+		t.Fatalf("NoText moved with the rows: a %v, b %v", a.NoText, b.NoText)
+	}
+}
