@@ -13,6 +13,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
+	"streamql/planner"
 )
 
 // The replay of an aggregate after a join of two Kafka streams (issue 23
@@ -208,16 +209,24 @@ func jaRows(rng *rand.Rand, n int, used map[int64]bool) [][]replayRow {
 	return parts
 }
 
+// jaPlan plans q over l and r, Kafka streams of group g (tornCatalog; r
+// with PRIMARY KEY (k) when q joins it FOR SYSTEM_TIME), and returns the
+// catalog and the job.
+func jaPlan(t *testing.T, q string) (*catalog.Catalog, *planner.Job) {
+	t.Helper()
+	cat := tornCatalog(t)
+	if strings.Contains(q, "SYSTEM_TIME") {
+		cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7)
+	}
+	return cat, planWith(t, cat, q)
+}
+
 // jaRun runs q as one process over g's topics from g's commits: killed
 // after steps Next calls (final: never; it reads every row and ends), its
 // committed outputs added to g.kept.
 func (g *jaGroup) jaRun(q string, steps int, final bool) {
 	g.t.Helper()
-	cat := tornCatalog(g.t)
-	if strings.Contains(q, "SYSTEM_TIME") {
-		cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7)
-	}
-	job := planWith(g.t, cat, q)
+	cat, job := jaPlan(g.t, q)
 	if !job.JoinReplayed() {
 		g.t.Fatalf("%s: the join is not planned as replayed", q)
 	}
@@ -281,7 +290,8 @@ func TestJoinAggregateReplayAfterKills(t *testing.T) {
 	for _, q := range queries {
 		kills := 0
 		for seed := int64(1); seed <= seeds; seed++ {
-			kills += joinAggReplayOnce(t, q, seed)
+			k, _ := joinAggReplayOnce(t, q, seed)
+			kills += k
 			if t.Failed() {
 				return
 			}
@@ -311,8 +321,9 @@ func jaOutputs(rows []string) string {
 }
 
 // joinAggReplayOnce runs q for one seed: processes killed until one reads
-// to the end, against one uninterrupted run; it returns the kills.
-func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills int) {
+// to the end, against one uninterrupted run; it returns the kills and the
+// rows the uninterrupted run wrote.
+func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills, rows int) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	var parts [2][][]replayRow
@@ -338,5 +349,5 @@ func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills int) {
 	if len(one.kept) == 0 {
 		t.Logf("%s, seed %d: no output", q, seed)
 	}
-	return kills
+	return kills, len(one.kept)
 }

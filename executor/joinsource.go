@@ -70,6 +70,13 @@ type joinSource struct {
 	rewrite  bool
 	givenOld bool
 	dropAgg  func(p int32)
+	// aggFired, for a window aggregate after the join
+	// (plan.Job.JoinWindowReplayed, newJoinAggReplay), is the watermark
+	// over the joined rows that its windows fired by (the chain's
+	// assigner's): the inputs' replays commit it as f, and a window of a
+	// replayed partition ending at or below the mark's f fired (I4); nil
+	// otherwise (f is then the join's watermark)
+	aggFired func() (int64, bool)
 	// exprs is the job's expression context, whose failed calls of the
 	// join's own expressions ownFailures takes
 	exprs *expr.Context

@@ -333,13 +333,36 @@ func (j *Job) stateAfterJoin() bool {
 // The join then emits again, into the aggregate only, the pairs the run
 // before wrote, and each input's partitions commit the first row the job
 // read of them (the groups never close). A windowed aggregate over joined
-// rows reads a view or subquery (SPEC 2.6), which is not replayed.
+// rows over a view, subquery or WITH relation is replayed so when the
+// planner plans it as one job with the join (JoinWindowReplayed).
 func (j *Job) JoinAggReplayed() bool {
 	b := j.Both
 	if b == nil || !j.HasAggregates() || b.Lookup || b.Window || b.Updating() {
 		return false
 	}
-	return j.updatingAggsOnly()
+	return j.JoinWindowReplayed() || j.updatingAggsOnly()
+}
+
+// JoinWindowReplayed reports whether job j is a window aggregate (TUMBLE,
+// HOP or CUMULATE, SPEC 2.4) over its join of two streams, planned as one
+// job from a window over a view, subquery or WITH relation that is the join
+// (planner's ruleFuseJoinWindow: the job's stream is the joined relation
+// with the relation's event time and WATERMARK): an interval or temporal
+// join whose output is append-only, the aggregate the main query, no side
+// branch, no Top-N. It is replayed with the join (the connector package
+// doc, "A window aggregate over a join", issue 23 item 6): each input's
+// partitions commit the first row the job read of them, the join emits
+// again, into the aggregate only, the pairs the run before wrote, and a
+// window whose end is at or below the aggregate's watermark at the commit
+// (the mark's f) gets none of them: it fired (I4).
+func (j *Job) JoinWindowReplayed() bool {
+	b, m := j.Both, j.Main
+	if b == nil || m == nil || len(j.Branches) > 0 || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
+		b.Lookup || b.Window || b.Updating() || !(b.Interval || b.Temporal) || b.StateTTL > 0 {
+		return false
+	}
+	a := m.Agg
+	return a != nil && a.Window != nil && a.Window.Func != "SESSION" && a.Window.Of == nil && a.Grouped && !a.Updating
 }
 
 // HeldAggReplayed reports whether the aggregates of job j, whose branch
@@ -406,9 +429,10 @@ func (j *BothJoin) notReplayed(after bool) string {
 // both inputs in the group): the same partition count, which the job
 // checks at its start, each keyed by the join key; and whether its state
 // survives a crash (JoinReplayed; after: an aggregate or Top-N follows
-// the join): each process then reads its partitions of both topics, or else
+// the join; agg: an updating aggregate replayed with it, window: a window
+// aggregate, Job.JoinWindowReplayed): each process then reads its partitions of both topics, or else
 // both topics whole, every partition, committing nothing.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg bool) {
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window bool) {
 	group, names := "", [2]string{}
 	var grouped []string
 	for s := range j.Inputs {
@@ -442,6 +466,10 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg bool) {
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		if window {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again\n")
+			return
+		}
 		if agg {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the groups never close), the joined rows written before going into the aggregate's state only, their changes not written again\n")
 			return
