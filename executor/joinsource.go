@@ -136,7 +136,11 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, opens openOpts) (*joinSource, error) {
 	exprs := opens.exprs
 	both := job.Both
-	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job), exprs: exprs, aggAfter: job.JoinAggReplayed()}
+	// (a join read as a build side, as a part of a derived relation over
+	// streams of a group is, reads its inputs whole and commits nothing:
+	// the relation's reader does not commit with it, derived.go)
+	grouped := joinReplayable(job) && !opens.buildSide
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && job.JoinAggReplayed()}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {

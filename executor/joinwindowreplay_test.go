@@ -1,7 +1,12 @@
 package executor
 
 import (
+	"context"
+	"math/rand"
 	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/connector"
 )
 
 // TestJoinWindowReplayAfterKills (issue 23 item 6, issue 24 item 5): a
@@ -51,3 +56,65 @@ func TestJoinWindowReplayAfterKills(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinRelationOverGroupReadWhole (plan.Derived.Group): a relation that
+// is a join of two Kafka streams of a consumer group, read by a query the
+// planner does not fuse with it (a SESSION window, an updating GROUP BY),
+// runs as a job of its own whose inputs are read whole, as build sides,
+// committing nothing (the reader's outputs are not its own: the planner
+// says "not replayed" and refuses an exactly-once sink); the window over
+// it that ruleFuseJoinWindow plans as one job reads them in the group.
+// Before, the relation's join read them in the group, and committed
+// offsets for rows whose outputs over the relation were never written.
+func TestJoinRelationOverGroupReadWhole(t *testing.T) {
+	const join = "WITH j AS (SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND) "
+	for _, c := range []struct {
+		q     string
+		whole bool
+	}{
+		{join + "SELECT window_start, k, COUNT(*) AS n FROM TABLE(SESSION(TABLE j PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", true},
+		{join + "SELECT k, COUNT(*) AS n FROM j GROUP BY k", true},
+		{join + "SELECT window_start, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", false},
+	} {
+		cat, job := jaPlan(t, c.q)
+		if op, _ := job.Unreplayed(); (op != "") != c.whole {
+			t.Errorf("%s: Unreplayed names %q", c.q, op)
+		}
+		for _, name := range []string{"l", "r"} {
+			st := cat.Lookup(name)
+			st.Config = st.Kafka()
+			st.Connector = tornGroupSpec
+		}
+		g := &jaGroup{t: t, rng: rand.New(rand.NewSource(1)), parts: [2][][]replayRow{{nil, nil}, {nil, nil}}, store: [2]map[int32]ejCommitted{{}, {}}}
+		pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{}}, ctx: context.Background(), final: true}
+		var opened []bool
+		tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
+			opened = append(opened, env.BuildSide)
+			s := 0
+			if st.Name == "r" {
+				s = 1
+			}
+			x := &jaSource{proc: pr, s: s, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{}, marks: map[int32]connector.ReplayMark{}}
+			x.rep = noReplay{}
+			pr.src[s] = x
+			return x
+		}
+		if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return pr.sink, nil }); err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		if len(opened) != 2 || opened[0] != c.whole || opened[1] != c.whole {
+			t.Errorf("%s: its inputs opened as build sides (read whole): %v, want %v for both", c.q, opened, c.whole)
+		}
+	}
+}
+
+// noReplay is a connector.Replay that holds nothing: a source read whole
+// is given none (jaSource asks its own at every Next).
+type noReplay struct{}
+
+func (noReplay) Hold(_ int32, used int64) (int64, int64, bool)   { return used, 0, false }
+func (noReplay) Emitted(_ int32, used int64) int64               { return used }
+func (noReplay) Fired(int32) (int64, bool)                       { return 0, false }
+func (noReplay) Torn() bool                                      { return false }
+func (noReplay) Assign(int32, int64, connector.ReplayMark, bool) {}
+func (noReplay) Revoke(int32)                                    {}

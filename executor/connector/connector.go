@@ -232,7 +232,8 @@
 // Top-N other than over a window TVF's rows (that one is replayed, beside
 // side branches' aggregates too: see "Event-time rank operators" and
 // "Updating operators"); a subquery,
-// view or WITH relation over streams of a group, whose parts' jobs read the
+// view or WITH relation over streams of a group (read by its parts, or by
+// a join or UNNEST in them: plan.Derived.Group), whose parts' jobs read the
 // streams whole, every partition, and commit no offsets (as members of the
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any

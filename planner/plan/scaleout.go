@@ -151,20 +151,35 @@ func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
 // whole, every partition, committing no offsets (its derived.go).
 func (d *Derived) Group() string { return groupOf(d) }
 
-// groupOf is Derived.Group.
+// groupOf is Derived.Group: the group of a stream a part reads as its
+// probe, its stream or another relation's (recursively), or, for a part
+// that is a join of two streams (Job.Both) or a CROSS JOIN UNNEST, an
+// input's or the inner stream's. (It missed the last two: a relation over
+// a join of two streams of a group then let its part read them in the
+// group, committing offsets for rows whose outputs over the relation were
+// not written, and no exactly-once sink refused it.)
 func groupOf(d *Derived) string {
 	for _, part := range d.Parts {
 		if part == nil || part.Stream == nil {
 			continue
 		}
-		if inner := DerivedOf(part.Stream); inner != nil {
-			if g := groupOf(inner); g != "" {
-				return g
-			}
-			continue
+		probes := []*catalog.Stream{part.Stream}
+		if part.Both != nil {
+			probes = append(probes, part.Both.Inputs[0].Stream, part.Both.Inputs[1].Stream)
 		}
-		if kc := groupConfig(part.Stream); kc != nil {
-			return kc.GroupID
+		if part.Unnest != nil {
+			probes = append(probes, part.Unnest.Inner)
+		}
+		for _, st := range probes {
+			if inner := DerivedOf(st); inner != nil {
+				if g := groupOf(inner); g != "" {
+					return g
+				}
+				continue
+			}
+			if kc := groupConfig(st); kc != nil {
+				return kc.GroupID
+			}
 		}
 	}
 	return ""
