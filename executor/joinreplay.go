@@ -4,6 +4,7 @@ import (
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/op"
+	"streamql/executor/rank"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -335,6 +336,24 @@ func newJoinAggReplay(js *joinSource, c *chain, agg *aggregate.Operator) *replay
 	return r
 }
 
+// newJoinRankReplay replays the updating Top-N rk of chain c after js's
+// join (joinSource.rewrite; plan.Job.JoinRankReplayed; the connector
+// package doc, "A Top-N after a join") as newJoinAggReplay does an
+// updating aggregate: the pairs the run before wrote come again in batches
+// of their own (op.Join.Old), which go into the Top-N's state only (its
+// changes of them are in committed outputs: joinOldReplay.Replayed) and
+// to no other output (replay.filter); a revoked partition of the left
+// input takes its rows out of the Top-N's state (rank.Operator.Drop), and
+// each input commits the first row the job read of it.
+func newJoinRankReplay(js *joinSource, c *chain, rk *rank.Operator) *replay {
+	r := newReplayOf(c)
+	r.old = func() bool { return js.givenOld }
+	rk.StartReplay(joinOldReplay{js})
+	js.dropAgg = rk.Drop
+	c.sink.rep = r
+	return r
+}
+
 // joinOldReplay is the replay as an aggregate after a replayed join sees
 // it (newJoinAggReplay): a joined row is replayed when it came in a batch
 // of pairs the run before wrote.
@@ -361,3 +380,10 @@ func (x joinOldReplay) FiredBy(p int32, end int64) bool {
 // Changed implements aggregate.Replay: the inputs' replays say torn while
 // joined rows given have not come back (joinReplay.Torn).
 func (joinOldReplay) Changed() {}
+
+// Firing implements rank.Replay: an updating Top-N fires nothing by time.
+func (joinOldReplay) Firing(int64) {}
+
+// Written implements rank.Replay: no row is written by its time (the rows
+// of the batches of old pairs are: Replayed).
+func (joinOldReplay) Written(int32, int64) bool { return false }

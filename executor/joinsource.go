@@ -64,9 +64,9 @@ type joinSource struct {
 	// (plan.Job.JoinAggReplayed, newJoinReplays): the join emits again, in
 	// batches of their own, the pairs the run before wrote (op.Join.Old),
 	// and givenOld says the rows Next gave last are such (joinOldReplay);
-	// dropAgg drops the aggregate's groups of a revoked partition of the
+	// dropAgg drops the aggregate's groups (or the Top-N's rows) of a revoked partition of the
 	// left input (newJoinAggReplay)
-	aggAfter bool // the job's aggregate may be replayed with the join (plan.Job.JoinAggReplayed)
+	aggAfter bool // the job's aggregate or Top-N may be replayed with the join (plan.Job.JoinAggReplayed, JoinRankReplayed)
 	rewrite  bool
 	givenOld bool
 	dropAgg  func(p int32)
@@ -140,7 +140,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	// streams of a group is, reads its inputs whole and commits nothing:
 	// the relation's reader does not commit with it, derived.go)
 	grouped := joinReplayable(job) && !opens.buildSide
-	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && job.JoinAggReplayed()}
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && (job.JoinAggReplayed() || job.JoinRankReplayed())}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {

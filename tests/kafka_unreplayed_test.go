@@ -61,8 +61,8 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"the temporal join", "input r is not a Kafka stream in a consumer group"},
 		{"regular join without event time", "", "INSERT INTO rows_out SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
 			"the regular join", "input p has no event time (WATERMARK)"},
-		{"Top-N after an interval join", "", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, e.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY e.v DESC) AS rn FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND) WHERE rn <= 1;",
-			"the interval join", "an aggregate or Top-N follows the join"},
+		{"Top-N after an interval join with a condition beside the rank", "", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, e.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY e.v DESC) AS rn FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND) WHERE rn <= 1 AND v > 2;",
+			"the subquery, view or WITH relation subquery", "its streams are read whole"},
 		{"aggregate after a LEFT regular join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;",
 			"the regular join", "only an updating GROUP BY or global aggregate"},
 		{"aggregate after a lookup join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN devices d ON s.deviceNo = d.deviceNo GROUP BY s.deviceNo;",
@@ -142,6 +142,10 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		{"aggregate after a LEFT interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},
 		{"updating aggregate after an event-time semi join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s SEMI JOIN allowed a ON s.deviceNo = a.deviceNo GROUP BY s.deviceNo;"},
 		{"aggregate after a temporal join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo GROUP BY s.deviceNo;"},
+		// an updating Top-N after a join whose output is append-only
+		// (JoinRankReplayed)
+		{"Top-N after an interval join", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, e.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY e.v DESC) AS rn FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND) WHERE rn <= 1;"},
+		{"Top-N after a temporal join", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, r.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY s.ts DESC) AS rn FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo) WHERE rn <= 1;"},
 		// a window aggregate over a relation that is an interval or
 		// temporal join, planned as one job with the join (ruleFuseJoinWindow)
 		{"TUMBLE over a join view", "INSERT INTO rows_out SELECT deviceNo, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;"},

@@ -240,8 +240,9 @@
 // state over it (a Top-N, aggregate or join; but see "Updating operators"
 // for the relations planned as one job with the state over them); a join with an updating input or
 // an input without event time, and a join of two streams followed by a
-// Top-N, or by an aggregate other than those "A join followed by an
-// aggregate" and "A window aggregate over a join" replay (a regular outer join's, or one with a TTL or mini-batch:
+// Top-N other than "A Top-N after a join" replays, or by an aggregate
+// other than those "A join followed by an aggregate" and "A window
+// aggregate over a join" replay (a regular outer join's, or one with a TTL or mini-batch:
 // these read their inputs whole and commit nothing); an event-time semi or
 // anti join in a job with a window aggregate (or an updating one with a TTL
 // or mini-batch). Such a job with
@@ -349,8 +350,31 @@
 // (the crash harness, against windows computed from the rows alone). Not
 // replayed: a SESSION window over the join (a session's replay needs its
 // partition's own watermark), a window aggregate with side branches, a
-// cascaded one, one over a regular join (its output has no event time), and
-// a Top-N after the join.
+// cascaded one, and one over a regular join (its output has no event
+// time).
+//
+// # A Top-N after a join (issue 23 item 6, issue 24 item 5)
+//
+// An updating Top-N (ROW_NUMBER, RANK or DENSE_RANK over the unbounded
+// joined rows, SPEC 2.9; no query fused after it, no aggregate, no side
+// branch) after a join of two Kafka streams of one group whose output is
+// append-only (the joins of "A join followed by an aggregate";
+// plan.Job.JoinRankReplayed) is replayed with the join as the updating
+// aggregate is: its partitions never close, so H_p of each input is the
+// first row of p the job read since p came (I1, I2); the join writes again
+// every output of a row read again, those below its f in batches of their
+// own (Old), which go into the Top-N's state only, their changes not
+// written again (I3: rank.Operator's noteRow, through the executor's
+// newJoinRankReplay), and to no other output; from the first pair at or
+// above f on the Top-N holds exactly the rows an uninterrupted run's held
+// (the join gives its pairs in the same order, and a Top-N's changes
+// follow its rows one by one, SPEC 2.8), so each change is that run's. It
+// fires nothing by time (no I4). A revoked partition of the left input
+// takes its rows out of the Top-N's state. Test: the executor's
+// TestJoinTopNReplayAfterKills (ROW_NUMBER, RANK, DENSE_RANK after INNER
+// and LEFT interval, INNER regular and LEFT temporal joins, 40 seeds each;
+// fails without the rewrite or without the Top-N's replay) and
+// tests/kafka_joinreplay_test.go's TestKafkaJoinTopNCrashesExactlyOnce.
 //
 // An updating aggregate after an event-time semi or anti join (SPEC 2.2;
 // plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe

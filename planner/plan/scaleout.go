@@ -332,7 +332,27 @@ func (j *Job) JoinReplayed() bool {
 // streams that no replay rebuilds: a Top-N, or an aggregate other than
 // those JoinAggReplayed replays with the join.
 func (j *Job) stateAfterJoin() bool {
-	return j.Main != nil && j.Main.Rank != nil || j.HasAggregates() && !j.JoinAggReplayed()
+	return j.Main != nil && j.Main.Rank != nil && !j.JoinRankReplayed() || j.HasAggregates() && !j.JoinAggReplayed()
+}
+
+// JoinRankReplayed reports whether the main query's Top-N after job j's
+// join of two streams is replayed with it over Kafka (the executor's
+// joinreplay.go, newJoinRankReplay; the connector package doc, "A Top-N
+// after a join", issue 23 item 6, issue 24 item 5): an updating Top-N
+// (ROW_NUMBER, RANK or DENSE_RANK over the unbounded joined rows, SPEC
+// 2.9), no query fused after it, no aggregate and no side branch, after a
+// join whose output is append-only (JoinAggReplayed's joins). As for an
+// updating aggregate, each input's partitions commit the first row the job
+// read of them, and the join emits again, into the Top-N's state only, the
+// pairs the run before wrote: from the first new pair on, its changes are
+// one uninterrupted run's.
+func (j *Job) JoinRankReplayed() bool {
+	b, m := j.Both, j.Main
+	if b == nil || m == nil || m.Rank == nil || len(j.Branches) > 0 || j.HasAggregates() || b.Lookup || b.Window || b.Updating() || b.Swap {
+		return false
+	}
+	r := m.Rank
+	return r.Kind == RankTopN && r.Updating && !r.Retract && !r.Bounded && !r.Fused() && !r.PosOrder && len(r.Thin) == 0
 }
 
 // JoinAggReplayed reports whether the aggregates after job j's join of two
@@ -416,7 +436,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 	case j.Changes[0] || j.Changes[1]:
 		return "an input is updating"
 	case after:
-		return "an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate, without 'table.exec.state.ttl' or mini-batch, after a join whose output is append-only is replayed)"
+		return "an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate, without 'table.exec.state.ttl' or mini-batch, or an updating Top-N, after a join whose output is append-only is replayed)"
 	case j.Lookup:
 		// it holds no probe row (op.Join's lookup mode): the probe side is
 		// read in its group and commits as a stateless job does; the
@@ -445,9 +465,10 @@ func (j *BothJoin) notReplayed(after bool) string {
 // checks at its start, each keyed by the join key; and whether its state
 // survives a crash (JoinReplayed; after: an aggregate or Top-N follows
 // the join; agg: an updating aggregate replayed with it, window: a window
-// aggregate, Job.JoinWindowReplayed): each process then reads its partitions of both topics, or else
+// aggregate, Job.JoinWindowReplayed; rank: a Top-N, Job.JoinRankReplayed):
+// each process then reads its partitions of both topics, or else
 // both topics whole, every partition, committing nothing.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window bool) {
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank bool) {
 	group, names := "", [2]string{}
 	var grouped []string
 	for s := range j.Inputs {
@@ -483,6 +504,10 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window bool
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
 		if window {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again\n")
+			return
+		}
+		if rank {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the Top-N's state after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the Top-N's partitions never close), the joined rows written before going into the Top-N's state only, their changes not written again\n")
 			return
 		}
 		if agg {
