@@ -243,13 +243,7 @@ func (g *jaGroup) jaRun(q string, steps int, final bool) {
 	defer cancel()
 	pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names, kinds: true}}, ctx: ctx, cancel: cancel, steps: steps, final: final}
 	tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
-		s := 0
-		if st.Name == "r" {
-			s = 1
-		}
-		x := &jaSource{proc: pr, s: s, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{}, marks: map[int32]connector.ReplayMark{}}
-		pr.src[s] = x
-		return x
+		return newJaSource(pr, st)
 	}
 	_, err := Run(ctx, job, &Env{}, func() (Sink, error) { return pr.sink, nil })
 	if err != nil && ctx.Err() == nil {
@@ -288,18 +282,40 @@ func TestJoinAggregateReplayAfterKills(t *testing.T) {
 		seeds = 30
 	}
 	for _, q := range queries {
-		kills := 0
-		for seed := int64(1); seed <= seeds; seed++ {
-			k, _ := joinAggReplayOnce(t, q, seed)
-			kills += k
-			if t.Failed() {
-				return
-			}
-		}
-		if kills == 0 {
-			t.Errorf("%s: no process was killed with rows left: the test checks nothing", q)
+		if !joinReplayKills(t, q, seeds) {
+			return
 		}
 	}
+}
+
+// joinReplayKills runs q for seeds 1 to seeds (joinAggReplayOnce); it
+// reports false once one failed, and fails when no process was killed or
+// the uninterrupted runs wrote nothing: the test would check nothing.
+func joinReplayKills(t *testing.T, q string, seeds int64) bool {
+	t.Helper()
+	kills, rows := 0, 0
+	for seed := int64(1); seed <= seeds; seed++ {
+		k, n := joinAggReplayOnce(t, q, seed)
+		kills, rows = kills+k, rows+n
+		if t.Failed() {
+			return false
+		}
+	}
+	if kills == 0 || rows == 0 {
+		t.Errorf("%s: %d kills, %d rows written: the test checks nothing", q, kills, rows)
+	}
+	return true
+}
+
+// newJaSource returns the source of stream st (l or r) in process pr.
+func newJaSource(pr *jaProc, st *catalog.Stream) *jaSource {
+	s := 0
+	if st.Name == "r" {
+		s = 1
+	}
+	x := &jaSource{proc: pr, s: s, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{}, marks: map[int32]connector.ReplayMark{}}
+	pr.src[s] = x
+	return x
 }
 
 // jaOutputs renders committed outputs for comparison: the main query's

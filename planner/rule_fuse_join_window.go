@@ -86,44 +86,17 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 	_, dwm := batchLayout(st)
 	_, swm := batchLayout(&js)
 	subst := func(e *Expr) *Expr { return inlineCols(e, pm.Project, dwm, swm) }
-	aa := *a
+	aa := inlineAgg(a, subst, dwm, swm)
+	if aa == nil {
+		return st, main
+	}
 	w := *a.Window
 	w.TimeCol = lt
 	aa.Window = &w
-	aa.Keys = make([]*Expr, len(a.Keys))
-	for k, e := range a.Keys {
-		if aa.Keys[k] = subst(e); aa.Keys[k] == nil {
-			return st, main
-		}
-	}
-	aa.Calls = make([]plan.AggCall, len(a.Calls))
-	for k, c := range a.Calls {
-		aa.Calls[k] = c
-		if c.Arg != nil {
-			if aa.Calls[k].Arg = subst(c.Arg); aa.Calls[k].Arg == nil {
-				return st, main
-			}
-		}
-	}
-	switch {
-	case a.WmCol < 0:
-	case a.WmCol == dwm:
-		aa.WmCol = swm
-	default:
-		return st, main
-	}
 	b := *main
-	b.Agg = &aa
-	b.Where = pm.Where
-	if main.Where != nil {
-		x := subst(main.Where)
-		if x == nil {
-			return st, main
-		}
-		if pm.Where != nil {
-			x = &Expr{Op: plan.OpAnd, Type: x.Type, Args: []*Expr{pm.Where, x}, Text: pm.Where.Text + " AND " + x.Text}
-		}
-		b.Where = x
+	b.Agg = aa
+	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {
+		return st, main
 	}
 	bj := *both // (LateOutput is the fused job's: ruleBothJoinJob)
 	b.Both, b.Stream, b.Uses = &bj, &js, pm.Uses
