@@ -317,8 +317,9 @@ func sameNames(a, b []string) bool {
 // replayed over Kafka (the executor's joinreplay.go): both inputs are Kafka
 // streams of a consumer group ('properties.group.id') with event time, no
 // input is updating, and the joined rows go straight to the job's outputs
-// (no aggregate or Top-N after the join, whose state is not replayed): an
-// interval, regular or temporal join; or it is a lookup join whose probe
+// or into state replayed with the join (JoinAggReplayed's aggregates,
+// JoinWindowReplayed's window, JoinRankReplayed's Top-N): an interval,
+// regular or temporal join; or it is a lookup join whose probe
 // side is such a stream (it holds no probe row: its bounded side is read
 // whole).
 // Such a join reads its (probe) inputs in the group (each process its
