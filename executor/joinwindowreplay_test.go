@@ -2,7 +2,9 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"streamql/catalog"
@@ -133,6 +135,73 @@ func TestJoinTopNReplayAfterKills(t *testing.T) {
 		}
 		if !joinReplayKills(t, q, seeds) {
 			return
+		}
+	}
+}
+
+// TestJoinWindowFusedIsTheRelations (planner's ruleFuseJoinWindow): the
+// window aggregate planned as one job with the join gives, row for row and
+// in order, what the same query gives over the relation read as a job of
+// its own (the plan without a consumer group): it fires by the relation's
+// watermark over the joined rows, and no joined row is late for it. Over
+// the random rows of TestJoinWindowReplayAfterKills' queries, 20 seeds
+// each.
+func TestJoinWindowFusedIsTheRelations(t *testing.T) {
+	const interval = "FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND"
+	for _, q := range []string{
+		"WITH j AS (SELECT l.k, l.ts, r.ts AS rts " + interval + ") SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
+		"WITH j AS (SELECT l.k AS lk, l.ts AS t, r.ts AS rts FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND) SELECT window_end, lk, COUNT(*) AS n, COUNT(rts) AS m FROM TABLE(HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, lk",
+	} {
+		windows := 0
+		for seed := int64(1); seed <= 20; seed++ {
+			rng := rand.New(rand.NewSource(seed))
+			var parts [2][][]replayRow
+			used := map[int64]bool{}
+			for s := range parts {
+				parts[s] = jaRows(rng, 30+rng.Intn(50), used)
+			}
+			var got [2]string
+			for k, group := range []bool{true, false} {
+				cat, job := jaPlan(t, q)
+				if !group { // (planned without the group: the relation is a job of its own)
+					with := "'connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
+					cat = kTsCatalog(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (`+fmt.Sprintf(with, "lt")+`);
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH (`+fmt.Sprintf(with, "rt")+`);`)
+					job = planWith(t, cat, q)
+				}
+				if job.JoinWindowReplayed() != group || (job.Both != nil) != group {
+					t.Fatalf("%s: planned as one job: %v, want %v", q, job.Both != nil, group)
+				}
+				for _, name := range []string{"l", "r"} {
+					st := cat.Lookup(name)
+					st.Config = st.Kafka()
+					st.Connector = tornGroupSpec
+				}
+				g := &jaGroup{t: t, rng: rand.New(rand.NewSource(seed + int64(k))), parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
+				var names []string
+				for _, o := range job.Outputs {
+					names = append(names, o.Name)
+				}
+				pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names}}, ctx: context.Background(), final: true}
+				tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
+					x := newJaSource(pr, st)
+					if env.BuildSide {
+						x.rep = noReplay{}
+					}
+					return x
+				}
+				if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return pr.sink, nil }); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				got[k] = jaOutputs(pr.sink.out)
+			}
+			if got[0] != got[1] {
+				t.Fatalf("%s, seed %d: one job gives\n%s\nthe relation read apart gives\n%s", q, seed, got[0], got[1])
+			}
+			windows += strings.Count(got[0], "main: ")
+		}
+		if windows == 0 {
+			t.Errorf("%s: no window written: the test checks nothing", q)
 		}
 	}
 }

@@ -345,7 +345,9 @@
 // Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP and
 // CUMULATE over INNER and LEFT interval joins and a LEFT temporal join, 40
 // seeds each, processes killed at random points; it fails with the join's
-// watermark as f, without FiredBy, or without the rewrite) and
+// watermark as f, without FiredBy, or without the rewrite),
+// TestJoinWindowFusedIsTheRelations (the one job's output is, row for row,
+// the relation's read as a job of its own) and
 // tests/kafka_joinreplay_test.go's TestKafkaJoinWindowCrashesExactlyOnce
 // (the crash harness, against windows computed from the rows alone). Not
 // replayed: a SESSION window over the join (a session's replay needs its
