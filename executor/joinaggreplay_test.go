@@ -13,6 +13,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
+	"streamql/planner"
 )
 
 // The replay of an aggregate after a join of two Kafka streams (issue 23
@@ -208,16 +209,24 @@ func jaRows(rng *rand.Rand, n int, used map[int64]bool) [][]replayRow {
 	return parts
 }
 
+// jaPlan plans q over l and r, Kafka streams of group g (tornCatalog; r
+// with PRIMARY KEY (k) when q joins it FOR SYSTEM_TIME), and returns the
+// catalog and the job.
+func jaPlan(t *testing.T, q string) (*catalog.Catalog, *planner.Job) {
+	t.Helper()
+	cat := tornCatalog(t)
+	if strings.Contains(q, "SYSTEM_TIME") {
+		cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7)
+	}
+	return cat, planWith(t, cat, q)
+}
+
 // jaRun runs q as one process over g's topics from g's commits: killed
 // after steps Next calls (final: never; it reads every row and ends), its
 // committed outputs added to g.kept.
 func (g *jaGroup) jaRun(q string, steps int, final bool) {
 	g.t.Helper()
-	cat := tornCatalog(g.t)
-	if strings.Contains(q, "SYSTEM_TIME") {
-		cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7)
-	}
-	job := planWith(g.t, cat, q)
+	cat, job := jaPlan(g.t, q)
 	if !job.JoinReplayed() {
 		g.t.Fatalf("%s: the join is not planned as replayed", q)
 	}
@@ -234,13 +243,7 @@ func (g *jaGroup) jaRun(q string, steps int, final bool) {
 	defer cancel()
 	pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names, kinds: true}}, ctx: ctx, cancel: cancel, steps: steps, final: final}
 	tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
-		s := 0
-		if st.Name == "r" {
-			s = 1
-		}
-		x := &jaSource{proc: pr, s: s, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{}, marks: map[int32]connector.ReplayMark{}}
-		pr.src[s] = x
-		return x
+		return newJaSource(pr, st)
 	}
 	_, err := Run(ctx, job, &Env{}, func() (Sink, error) { return pr.sink, nil })
 	if err != nil && ctx.Err() == nil {
@@ -279,17 +282,40 @@ func TestJoinAggregateReplayAfterKills(t *testing.T) {
 		seeds = 30
 	}
 	for _, q := range queries {
-		kills := 0
-		for seed := int64(1); seed <= seeds; seed++ {
-			kills += joinAggReplayOnce(t, q, seed)
-			if t.Failed() {
-				return
-			}
-		}
-		if kills == 0 {
-			t.Errorf("%s: no process was killed with rows left: the test checks nothing", q)
+		if !joinReplayKills(t, q, seeds) {
+			return
 		}
 	}
+}
+
+// joinReplayKills runs q for seeds 1 to seeds (joinAggReplayOnce); it
+// reports false once one failed, and fails when no process was killed or
+// the uninterrupted runs wrote nothing: the test would check nothing.
+func joinReplayKills(t *testing.T, q string, seeds int64) bool {
+	t.Helper()
+	kills, rows := 0, 0
+	for seed := int64(1); seed <= seeds; seed++ {
+		k, n := joinAggReplayOnce(t, q, seed)
+		kills, rows = kills+k, rows+n
+		if t.Failed() {
+			return false
+		}
+	}
+	if kills == 0 || rows == 0 {
+		t.Errorf("%s: %d kills, %d rows written: the test checks nothing", q, kills, rows)
+	}
+	return true
+}
+
+// newJaSource returns the source of stream st (l or r) in process pr.
+func newJaSource(pr *jaProc, st *catalog.Stream) *jaSource {
+	s := 0
+	if st.Name == "r" {
+		s = 1
+	}
+	x := &jaSource{proc: pr, s: s, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{}, marks: map[int32]connector.ReplayMark{}}
+	pr.src[s] = x
+	return x
 }
 
 // jaOutputs renders committed outputs for comparison: the main query's
@@ -311,8 +337,9 @@ func jaOutputs(rows []string) string {
 }
 
 // joinAggReplayOnce runs q for one seed: processes killed until one reads
-// to the end, against one uninterrupted run; it returns the kills.
-func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills int) {
+// to the end, against one uninterrupted run; it returns the kills and the
+// rows the uninterrupted run wrote.
+func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills, rows int) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	var parts [2][][]replayRow
@@ -338,5 +365,5 @@ func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills int) {
 	if len(one.kept) == 0 {
 		t.Logf("%s, seed %d: no output", q, seed)
 	}
-	return kills
+	return kills, len(one.kept)
 }

@@ -4,6 +4,7 @@ import (
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/op"
+	"streamql/executor/rank"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -183,8 +184,18 @@ func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 // at its next Next.
 func (r *joinReplay) Emitted(p int32, used int64) int64 { return max(used, r.read[p]) }
 
-// Fired implements connector.Replay: the join's watermark.
-func (r *joinReplay) Fired(int32) (int64, bool) { return r.js.j.(replayedJoin).Watermarked() }
+// Fired implements connector.Replay: the join's watermark, or, with a
+// window aggregate after the join (joinSource.aggFired), the watermark
+// over the joined rows its windows fired by. The join then emits again
+// every output of a replayed row (rewrite), below f in batches of their
+// own, which the window aggregate takes as it takes the others (they have
+// no output of their own), so f only says which windows fired.
+func (r *joinReplay) Fired(int32) (int64, bool) {
+	if r.js.aggFired != nil {
+		return r.js.aggFired()
+	}
+	return r.js.j.(replayedJoin).Watermarked()
+}
 
 // Torn implements connector.Replay: joined rows were given to the job
 // (joinSource.Next) and the job has not come back for more, so they may not
@@ -303,11 +314,42 @@ func (js *joinSource) unreadLate(s int, b *vector.Batch) {
 // since it came (the groups never close, so each is rebuilt from all its
 // pairs); the returned replay is the chain's sink's only, asked by no
 // source.
+//
+// A window aggregate after the join (plan.Job.JoinWindowReplayed; the
+// connector package doc, "A window aggregate over a join") fires by the
+// chain's watermark over the joined rows (c.assign, the relation's
+// WATERMARK): that is the f the inputs commit (joinSource.aggFired), and a
+// window of a replayed left partition ending at or below its mark's f gets
+// no row (joinOldReplay.FiredBy, I4). Every window fired is written by the
+// time the checkpoint runs (in an input's Next, once the job came back
+// for more rows: joinReplay.Torn), so f describes the outputs.
 func newJoinAggReplay(js *joinSource, c *chain, agg *aggregate.Operator) *replay {
 	r := newReplayOf(c)
 	r.old = func() bool { return js.givenOld }
+	if c.assign.job.Watermark != nil { // (a window over the joined rows)
+		a := c.assign
+		js.aggFired = func() (int64, bool) { return a.wm, a.set }
+	}
 	agg.StartReplay(joinOldReplay{js})
 	js.dropAgg = agg.Drop
+	c.sink.rep = r
+	return r
+}
+
+// newJoinRankReplay replays the updating Top-N rk of chain c after js's
+// join (joinSource.rewrite; plan.Job.JoinRankReplayed; the connector
+// package doc, "A Top-N after a join") as newJoinAggReplay does an
+// updating aggregate: the pairs the run before wrote come again in batches
+// of their own (op.Join.Old), which go into the Top-N's state only (its
+// changes of them are in committed outputs: joinOldReplay.Replayed) and
+// to no other output (replay.filter); a revoked partition of the left
+// input takes its rows out of the Top-N's state (rank.Operator.Drop), and
+// each input commits the first row the job read of it.
+func newJoinRankReplay(js *joinSource, c *chain, rk *rank.Operator) *replay {
+	r := newReplayOf(c)
+	r.old = func() bool { return js.givenOld }
+	rk.StartReplay(joinOldReplay{js})
+	js.dropAgg = rk.Drop
 	c.sink.rep = r
 	return r
 }
@@ -321,10 +363,27 @@ type joinOldReplay struct{ js *joinSource }
 // pairs (joinSource.givenOld), whatever their positions.
 func (x joinOldReplay) Replayed(int64) bool { return x.js.givenOld }
 
-// FiredBy implements aggregate.Replay: no window (an updating aggregate's
-// groups never close).
-func (joinOldReplay) FiredBy(int32, int64) bool { return false }
+// FiredBy implements aggregate.Replay: a window aggregate's window of
+// the left input's partition p (a joined row's position is its left
+// row's) ending at end fired before p came to this process: end is at or
+// below the f of p's mark (joinSource.aggFired; I4). An updating
+// aggregate has no window.
+func (x joinOldReplay) FiredBy(p int32, end int64) bool {
+	r := x.js.rep[0]
+	if x.js.aggFired == nil || r == nil {
+		return false
+	}
+	f, ok := r.f[p]
+	return ok && end <= f
+}
 
 // Changed implements aggregate.Replay: the inputs' replays say torn while
 // joined rows given have not come back (joinReplay.Torn).
 func (joinOldReplay) Changed() {}
+
+// Firing implements rank.Replay: an updating Top-N fires nothing by time.
+func (joinOldReplay) Firing(int64) {}
+
+// Written implements rank.Replay: no row is written by its time (the rows
+// of the batches of old pairs are: Replayed).
+func (joinOldReplay) Written(int32, int64) bool { return false }

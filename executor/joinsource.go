@@ -64,12 +64,19 @@ type joinSource struct {
 	// (plan.Job.JoinAggReplayed, newJoinReplays): the join emits again, in
 	// batches of their own, the pairs the run before wrote (op.Join.Old),
 	// and givenOld says the rows Next gave last are such (joinOldReplay);
-	// dropAgg drops the aggregate's groups of a revoked partition of the
+	// dropAgg drops the aggregate's groups (or the Top-N's rows) of a revoked partition of the
 	// left input (newJoinAggReplay)
-	aggAfter bool // the job's aggregate may be replayed with the join (plan.Job.JoinAggReplayed)
+	aggAfter bool // the job's aggregate or Top-N may be replayed with the join (plan.Job.JoinAggReplayed, JoinRankReplayed)
 	rewrite  bool
 	givenOld bool
 	dropAgg  func(p int32)
+	// aggFired, for a window aggregate after the join
+	// (plan.Job.JoinWindowReplayed, newJoinAggReplay), is the watermark
+	// over the joined rows that its windows fired by (the chain's
+	// assigner's): the inputs' replays commit it as f, and a window of a
+	// replayed partition ending at or below the mark's f fired (I4); nil
+	// otherwise (f is then the join's watermark)
+	aggFired func() (int64, bool)
 	// exprs is the job's expression context, whose failed calls of the
 	// join's own expressions ownFailures takes
 	exprs *expr.Context
@@ -129,7 +136,11 @@ type joinInput struct {
 func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, budget *StateBudget, opens openOpts) (*joinSource, error) {
 	exprs := opens.exprs
 	both := job.Both
-	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: joinReplayable(job), exprs: exprs, aggAfter: job.JoinAggReplayed()}
+	// (a join read as a build side, as a part of a derived relation over
+	// streams of a group is, reads its inputs whole and commits nothing:
+	// the relation's reader does not commit with it, derived.go)
+	grouped := joinReplayable(job) && !opens.buildSide
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && (job.JoinAggReplayed() || job.JoinRankReplayed())}
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {

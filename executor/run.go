@@ -294,8 +294,13 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 	opts.budget, opts.stats, opts.exprs = budget, stats, oc.exprs
 	p.init(job, src, sink, stats, joins, opts)
 	p.rep = newReplay(src.h.Replayer, p.c, p.agg, job) // a group source rebuilds the aggregate's state by reading again
-	if js, ok := src.src.(*joinSource); ok && js.rewrite && p.agg != nil {
-		p.rep = newJoinAggReplay(js, p.c, p.agg) // (joinreplay.go: the aggregate after a replayed join)
+	if js, ok := src.src.(*joinSource); ok && js.rewrite {
+		switch {
+		case p.agg != nil:
+			p.rep = newJoinAggReplay(js, p.c, p.agg) // (joinreplay.go: the aggregate after a replayed join)
+		case p.c.rank != nil:
+			p.rep = newJoinRankReplay(js, p.c, p.c.rank) // (joinreplay.go: the Top-N after a replayed join)
+		}
 	}
 	if m := p.c.assign.max; m != nil {
 		m.rep = p.rep // (a replayed row refused again is not sent again)

@@ -263,6 +263,7 @@ func (p *Planner) streamList() string {
 // branches (and their columns). src is not used any more: the WATERMARK
 // expression is compiled against its own script (CompileWatermark).
 func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*Job, error) {
+	st, main = ruleFuseJoinWindow(st, branches, main)
 	st, main = ruleInlineView(st, branches, main)
 	st, main = ruleFuseRankAgg(st, branches, main)
 	st, main = ruleFuseRankCalc(st, branches, main)

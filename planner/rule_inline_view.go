@@ -92,42 +92,13 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	if a != nil {
 		// the keys and the calls' arguments read the source batch; HAVING
 		// and the projection read the aggregate row, which stays as it was
-		aa := *a
-		aa.Keys = make([]*Expr, len(a.Keys))
-		for k, e := range a.Keys {
-			if aa.Keys[k] = subst(e); aa.Keys[k] == nil {
-				return st, main
-			}
-		}
-		aa.Calls = make([]plan.AggCall, len(a.Calls))
-		for k, c := range a.Calls {
-			aa.Calls[k] = c
-			if c.Arg != nil {
-				if aa.Calls[k].Arg = subst(c.Arg); aa.Calls[k].Arg == nil {
-					return st, main
-				}
-			}
-		}
-		switch {
-		case a.WmCol < 0:
-		case a.WmCol == dwm:
-			aa.WmCol = swm
-		default:
+		if b.Agg = inlineAgg(a, subst, dwm, swm); b.Agg == nil {
 			return st, main
 		}
-		b.Agg = &aa
 	}
-	if main.Where != nil {
-		w := subst(main.Where)
-		if w == nil {
-			return st, main
-		}
-		if pm.Where != nil {
-			w = &Expr{Op: plan.OpAnd, Type: w.Type, Args: []*Expr{pm.Where, w}, Text: pm.Where.Text + " AND " + w.Text}
-		}
-		b.Where = w
-	} else {
-		b.Where = pm.Where
+	var ok bool
+	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {
+		return st, main
 	}
 	if a == nil {
 		b.Project = make([]*Expr, len(main.Project))
@@ -141,6 +112,58 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	}
 	b.Stream, b.Uses = part.Stream, pm.Uses
 	return part.Stream, &b
+}
+
+// inlineAgg returns a copy of aggregate a of a query over a relation,
+// planned in the relation's job (ruleInlineView, ruleFuseJoinWindow): its
+// keys and calls' arguments rewritten by subst (inlineCols over the
+// relation's projection), its CURRENT_WATERMARK column dwm (the relation
+// batch's) made swm (the job's); nil when subst cannot rewrite one, or a
+// reads another watermark column. HAVING and the select list read the
+// aggregate row, which stays as it was.
+func inlineAgg(a *plan.Aggregate, subst func(*Expr) *Expr, dwm, swm int) *plan.Aggregate {
+	aa := *a
+	aa.Keys = make([]*Expr, len(a.Keys))
+	for k, e := range a.Keys {
+		if aa.Keys[k] = subst(e); aa.Keys[k] == nil {
+			return nil
+		}
+	}
+	aa.Calls = make([]plan.AggCall, len(a.Calls))
+	for k, c := range a.Calls {
+		aa.Calls[k] = c
+		if c.Arg != nil {
+			if aa.Calls[k].Arg = subst(c.Arg); aa.Calls[k].Arg == nil {
+				return nil
+			}
+		}
+	}
+	switch {
+	case a.WmCol < 0:
+	case a.WmCol == dwm:
+		aa.WmCol = swm
+	default:
+		return nil
+	}
+	return &aa
+}
+
+// inlineWhere returns the WHERE of a query over a relation planned in the
+// relation's job (ruleInlineView, ruleFuseJoinWindow): the relation's own
+// (inner, nil: none) AND the query's (outer, nil: none) rewritten by
+// subst; ok is false when subst cannot rewrite it.
+func inlineWhere(inner, outer *Expr, subst func(*Expr) *Expr) (*Expr, bool) {
+	if outer == nil {
+		return inner, true
+	}
+	w := subst(outer)
+	if w == nil {
+		return nil, false
+	}
+	if inner != nil {
+		w = &Expr{Op: plan.OpAnd, Type: w.Type, Args: []*Expr{inner, w}, Text: inner.Text + " AND " + w.Text}
+	}
+	return w, true
 }
 
 // inlineCols returns a copy of e over a relation's batch rewritten over the

@@ -176,6 +176,128 @@ func scaleJoinAggJob(t *testing.T) scaleJob {
 	return job
 }
 
+// TestKafkaJoinTopNCrashesExactlyOnce (issue 23 item 6, issue 24 item 5;
+// the connector package doc, "A Top-N after a join"): each key's latest
+// paid order (ROW_NUMBER() <= 1 per key by the order's time, descending)
+// of the interval join of orders and payments, written to an upsert-kafka
+// topic, the process SIGKILLed and restarted at random moments while the
+// input is written. Each restart reads both topics again from the first
+// rows the job read, the pairs written before going into the Top-N's state
+// only. A key's orders come in time order, so each of its paid orders
+// replaces the one before (a -D of it, a tombstone, then the new row):
+// the read_committed records of each key are those orders' ids, in order,
+// each once, a tombstone between two (STREAMQL_SCALE_SEED replays a
+// schedule).
+func TestKafkaJoinTopNCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaleJoinTopNJob)
+}
+
+// scaleJoinTopNJob is the Top-N after the interval join of
+// STREAMQL_SCALE_ROWS/50 orders and as many payments (ordersPaymentsOf),
+// done as scaleJoinAggJob is.
+func scaleJoinTopNJob(t *testing.T) scaleJob {
+	rows := envInt(t, "STREAMQL_SCALE_ROWS", 1_000_000) / 50
+	want := map[string][]string{} // (the reference: each key's paid orders, in time order)
+	for id := range rows {
+		if payDelay(id) <= 2000 {
+			k := fmt.Sprintf("k%d", id%1000)
+			if len(want[k]) > 0 {
+				want[k] = append(want[k], "") // (the row it replaces: -D, a tombstone)
+			}
+			want[k] = append(want[k], fmt.Sprintf("%s,%d", k, id))
+		}
+	}
+	job := ordersPaymentsOf(t, rows, 6, "latest", "k VARCHAR, id BIGINT, PRIMARY KEY (k) NOT ENFORCED",
+		"'connector'='upsert-kafka', 'key.format'='csv', 'value.format'='csv'",
+		"INSERT INTO latest SELECT k, id FROM (SELECT o.k, o.id, ROW_NUMBER() OVER (PARTITION BY o.k ORDER BY o.ts DESC) AS rn FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND) WHERE rn <= 1;\n",
+		func(adm *kadm.Client, group, topic string) (bool, error) {
+			return marksReach(adm, group, topic, true, 1<<39)
+		})
+	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		got := map[string][]string{}
+		recs := kafkatest.ReadAll(t, outs["latest"], kafkatest.ReadOptions{ReadCommitted: guarantee == "exactly-once"})
+		for _, r := range recs {
+			got[string(r.Key)] = append(got[string(r.Key)], string(r.Value))
+		}
+		for k, w := range want {
+			if g := got[k]; strings.Join(g, " ") != strings.Join(w, " ") {
+				t.Errorf("key %s: records %q, want each paid order once, in order, a tombstone between two: %q", k, g[:min(len(g), 8)], w[:min(len(w), 8)])
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%d keys written, want %d", len(got), len(want))
+		}
+		t.Logf("%s: %d keys, %d upsert records", guarantee, len(want), len(recs))
+	}
+	return job
+}
+
+// TestKafkaJoinWindowCrashesExactlyOnce (issue 23 item 6, issue 24 item
+// 5; the connector package doc, "A window aggregate over a join"): a
+// TUMBLE count and sum per key over a view that is the interval join of
+// orders and payments (Nexmark q7's and q8's shape of a window over joined
+// rows), planned as one job with the join (planner's ruleFuseJoinWindow),
+// written to a 'kafka' topic, the process SIGKILLed and restarted at
+// random moments while the input is written. Each restart reads both
+// topics again from the first rows the job read, the pairs going into the
+// open windows only, and writes no window that fired before. The
+// read_committed records are the reference's windows, computed from the
+// rows alone, each once: no window lost, doubled or short of a pair
+// (STREAMQL_SCALE_SEED replays a schedule).
+func TestKafkaJoinWindowCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaleJoinWindowJob)
+}
+
+// scaleJoinWindowJob is the window aggregate over the interval join of
+// STREAMQL_SCALE_ROWS/50 orders and as many payments (ordersPaymentsOf;
+// 20 s windows: each key's two orders of a window), with a row in each
+// partition of both topics before its end row (joinEnds) that joins the
+// other topic's, far in the future: the joined rows' watermark then passes
+// every other window, which fire. Done when
+// each input partition's replay mark says its rows' outputs are committed
+// (e at its end) and the aggregate's watermark at the commit passed every
+// window but the end rows' (f).
+func scaleJoinWindowJob(t *testing.T) scaleJob {
+	rows := envInt(t, "STREAMQL_SCALE_ROWS", 1_000_000) / 50
+	type win struct {
+		ws int
+		k  string
+	}
+	n, sum := map[win]int{}, map[win]int{}
+	for id := range rows {
+		if payDelay(id) <= 2000 { // (the reference: the pairs within 2 s, by the order's 20 s window)
+			w := win{10 * id / 20000 * 20000, fmt.Sprintf("k%d", id%1000)}
+			n[w]++
+			sum[w] += id
+		}
+	}
+	want := map[string]int{}
+	for w, c := range n {
+		want[fmt.Sprintf("%d,%s,%d,%d", w.ws, w.k, c, sum[w])] = 1
+	}
+	job := ordersPaymentsOf(t, rows, 6, "wins", "ws BIGINT, k VARCHAR, n BIGINT, s BIGINT", "",
+		"CREATE VIEW paid AS SELECT o.id, o.k, o.ts, p.pid FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND;\n"+
+			"INSERT INTO wins SELECT window_start, k, COUNT(*) AS n, SUM(pid) AS s FROM TABLE(TUMBLE(TABLE paid, DESCRIPTOR(ts), INTERVAL '20' SECOND)) GROUP BY window_start, window_end, k;\n",
+		func(adm *kadm.Client, group, topic string) (bool, error) {
+			return marksReach(adm, group, topic, true, 1<<39)
+		})
+	chunk := job.chunk
+	job.chunk = func(in string, c, chunks int) []*kgo.Record {
+		var rs []*kgo.Record
+		for _, r := range chunk(in, c, chunks) {
+			if strings.HasPrefix(string(r.Value), "-1,end-") { // (before each end row, one that joins the other topic's)
+				rs = append(rs, &kgo.Record{Topic: r.Topic, Partition: r.Partition, Value: []byte(fmt.Sprintf("-2,end,%d", int64(1)<<39+10_000))})
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		checkJoined(t, outs["wins"], guarantee, want)
+	}
+	return job
+}
+
 // TestKafkaTemporalJoinCrashesExactlyOnce: orders LEFT JOIN rates FOR
 // SYSTEM_TIME AS OF the order's time (SPEC 2.7's temporal join), two topics
 // of 4 partitions keyed by the key, the process SIGKILLed and restarted at

@@ -232,15 +232,17 @@
 // Top-N other than over a window TVF's rows (that one is replayed, beside
 // side branches' aggregates too: see "Event-time rank operators" and
 // "Updating operators"); a subquery,
-// view or WITH relation over streams of a group, whose parts' jobs read the
+// view or WITH relation over streams of a group (read by its parts, or by
+// a join or UNNEST in them: plan.Derived.Group), whose parts' jobs read the
 // streams whole, every partition, and commit no offsets (as members of the
 // group they would split the partitions between them, and commit apart
 // from the reading job's sinks: the executor's derived.go), and so any
 // state over it (a Top-N, aggregate or join; but see "Updating operators"
 // for the relations planned as one job with the state over them); a join with an updating input or
 // an input without event time, and a join of two streams followed by a
-// Top-N, or by an aggregate other than those "A join followed by an
-// aggregate" replays (a regular outer join's, or one with a TTL or mini-batch:
+// Top-N other than "A Top-N after a join" replays, or by an aggregate
+// other than those "A join followed by an aggregate" and "A window
+// aggregate over a join" replay (a regular outer join's, or one with a TTL or mini-batch:
 // these read their inputs whole and commit nothing); an event-time semi or
 // anti join in a job with a window aggregate (or an updating one with a TTL
 // or mini-batch). Such a job with
@@ -284,12 +286,8 @@
 //     join's output depends only on its inputs, SPEC 2.7, and an updating
 //     aggregate's changelog has one change per row, whatever the batches).
 //
-// The aggregate fires nothing by time, so the rule "the aggregate fires by
-// the join's watermark" that a windowed aggregate after the join would need
-// does not arise: a window over joined rows reads a view, subquery or WITH
-// relation (SPEC 2.6; a window TVF over one side of a join is refused),
-// which is not replayed (see "What is not replayed"), and no file-based
-// job's firing changes. e_p of each input is the rows read: the rows used,
+// The aggregate fires nothing by time; a window aggregate over joined rows
+// is the next section's. e_p of each input is the rows read: the rows used,
 // and those of the input's last batch, which the join took whole (its late
 // and malformed rows written) before the checkpoint, run from the other
 // input's Next, counts it as used (joinReplay.Emitted). A revoked partition
@@ -302,6 +300,83 @@
 // changelog is one uninterrupted run's; it fails without the rewrite, the
 // first-row frontier or Emitted's last batch) and tests/kafka_joinreplay_test.go's
 // TestKafkaJoinAggregateCrashesExactlyOnce (the crash harness).
+//
+// # A window aggregate over a join (issue 23 item 6, issue 24 item 5)
+//
+// A window over joined rows reads a view, subquery or WITH relation (SPEC
+// 2.6; a window TVF over one side of a join is refused). When that
+// relation is an append-only join of two Kafka streams of one group (an
+// INNER or LEFT interval join, a temporal join) and a TUMBLE, HOP or
+// CUMULATE aggregate reads it with nothing beside it (Nexmark q7's and
+// q8's shape), the planner plans both as one job (planner's
+// ruleFuseJoinWindow; plan.Job.JoinWindowReplayed), which reads both
+// streams in the group: the join, then the aggregate over its rows. The
+// aggregate fires by the relation's watermark over the joined rows (the
+// chain's assigner: the join's output time, less the join's delay,
+// plan.BothJoin.OutputTime), as it does over the relation, so the output
+// is the relation reader's; no joined row is late for it (the join gives
+// none below that watermark). Its replay is the updating aggregate's
+// above, with I1-I5 read so:
+//
+//   - I1, I2: H_p of each input is the first row of p the job read since
+//     p came to the process (joinReplay.first), w_p its stamp: reading both
+//     topics again from there rebuilds the join's state, and every pair of
+//     every open window, in the same order (the join's output depends only
+//     on its inputs, SPEC 2.7). (Bounding H_p by the open windows' pairs is
+//     not done: a pair's rows are not the first rows of p the window took,
+//     since the join gives its pairs in event-time order, not in offset
+//     order.)
+//   - f_p, of both inputs, is the aggregate's watermark at the commit (not
+//     the join's): every window with end <= f fired, and its rows were
+//     handed to the sinks (the checkpoint runs in an input's Next, once the
+//     job came back for more joined rows: joinReplay.Torn).
+//   - I3: the join writes again every output of a row read again (op.Join's
+//     rewrite), those below f in batches of their own (Old), which the
+//     aggregate takes as the others; they go to no other output. A pair has
+//     no output of its own here, so what is old decides nothing; the
+//     windows do.
+//   - I4: a pair (its position is its left row's, so p is the left
+//     input's partition) is not added to a window with end <= the f of p's
+//     mark (joinOldReplay.FiredBy): that window fired, and no window is
+//     written twice; a window above f gets every pair again, so none is
+//     written short of one.
+//   - I5: as for any job.
+//
+// Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP and
+// CUMULATE over INNER and LEFT interval joins and a LEFT temporal join, 40
+// seeds each, processes killed at random points; it fails with the join's
+// watermark as f, without FiredBy, or without the rewrite),
+// TestJoinWindowFusedIsTheRelations (the one job's output is, row for row,
+// the relation's read as a job of its own) and
+// tests/kafka_joinreplay_test.go's TestKafkaJoinWindowCrashesExactlyOnce
+// (the crash harness, against windows computed from the rows alone). Not
+// replayed: a SESSION window over the join (a session's replay needs its
+// partition's own watermark), a window aggregate with side branches, a
+// cascaded one, and one over a regular join (its output has no event
+// time).
+//
+// # A Top-N after a join (issue 23 item 6, issue 24 item 5)
+//
+// An updating Top-N (ROW_NUMBER, RANK or DENSE_RANK over the unbounded
+// joined rows, SPEC 2.9; no query fused after it, no aggregate, no side
+// branch) after a join of two Kafka streams of one group whose output is
+// append-only (the joins of "A join followed by an aggregate";
+// plan.Job.JoinRankReplayed) is replayed with the join as the updating
+// aggregate is: its partitions never close, so H_p of each input is the
+// first row of p the job read since p came (I1, I2); the join writes again
+// every output of a row read again, those below its f in batches of their
+// own (Old), which go into the Top-N's state only, their changes not
+// written again (I3: rank.Operator's noteRow, through the executor's
+// newJoinRankReplay), and to no other output; from the first pair at or
+// above f on the Top-N holds exactly the rows an uninterrupted run's held
+// (the join gives its pairs in the same order, and a Top-N's changes
+// follow its rows one by one, SPEC 2.8), so each change is that run's. It
+// fires nothing by time (no I4). A revoked partition of the left input
+// takes its rows out of the Top-N's state. Test: the executor's
+// TestJoinTopNReplayAfterKills (ROW_NUMBER, RANK, DENSE_RANK after INNER
+// and LEFT interval, INNER regular and LEFT temporal joins, 40 seeds each;
+// fails without the rewrite or without the Top-N's replay) and
+// tests/kafka_joinreplay_test.go's TestKafkaJoinTopNCrashesExactlyOnce.
 //
 // An updating aggregate after an event-time semi or anti join (SPEC 2.2;
 // plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe

@@ -141,8 +141,13 @@ func SameWindows(a, b *Window) bool {
 // derivedTree adds the trees of d's parts to t (each part's nodes, its main
 // output's sink left out, none counted by EXPLAIN ANALYZE) and returns the
 // inputs that give the relation's rows, one per part.
+//
+// The parts of a relation over streams of a consumer group (Group) read
+// them whole and commit nothing (the executor's derived.go): their nodes
+// say so instead of what a job of its own would do (readWhole).
 func (t *Tree) derivedTree(d *Derived) []Input {
 	var outs []Input
+	group := d.Group()
 	for _, part := range d.Parts {
 		sub := part.Tree()
 		id := map[int]int{}
@@ -160,6 +165,9 @@ func (t *Tree) derivedTree(d *Derived) []Input {
 				c.Inputs = append(c.Inputs, Input{Node: id[in.Node], Port: in.Port})
 			}
 			c.Line, c.Branch, c.Output, c.detailLines = LineOther, -1, -1, nil
+			if group != "" {
+				readWhole(&c, group)
+			}
 			t.add(&c)
 			id[n.ID] = c.ID
 		}
@@ -175,4 +183,30 @@ func derivedText(st *catalog.Stream, d *Derived) string {
 		b = "bounded"
 	}
 	return fmt.Sprintf("%s (%s %s, %s)", st.Name, d.Kind, SchemaText(st.Columns), b)
+}
+
+// readWhole makes node n of a part of a relation over streams of consumer
+// group say that the part reads them whole (derivedTree): a strategy
+// "replayed" is not, and the scale-out lines of a job of its own (the
+// processes sharing the partitions, what survives a crash) give way to
+// one that says it.
+func readWhole(n *Node, group string) {
+	n.Strategy = strings.TrimSuffix(n.Strategy, ", replayed")
+	var ds []string
+	scale := false
+	for _, l := range n.Details {
+		switch {
+		case strings.HasPrefix(l, "Scale-out:"):
+			scale = true
+			continue
+		case scale && strings.HasPrefix(l, "  "):
+			continue
+		}
+		scale = false
+		ds = append(ds, l)
+	}
+	if len(ds) < len(n.Details) {
+		ds = append(ds, "Scale-out: a part of a relation over consumer group '"+group+"': its streams are read whole, every partition, committing no offsets")
+	}
+	n.Details = ds
 }

@@ -21,7 +21,8 @@ import (
 // job over the stream, ruleInlineView, ruleFuseRankAgg, ruleFuseRankCalc),
 // the probe rows an
 // event-time semi or anti join holds, a join of two streams that
-// JoinReplayed, and a lookup join (it holds no probe row). The executor does
+// JoinReplayed (with a window aggregate over its rows planned as one job,
+// JoinWindowReplayed), and a lookup join (it holds no probe row). The executor does
 // not snapshot state, so such a job after a crash would start that state
 // empty (or, for a join of two streams read whole, write its rows again):
 // the planner refuses it with an exactly-once sink (CheckReplayed), and EXPLAIN says it

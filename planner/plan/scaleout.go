@@ -151,20 +151,35 @@ func (j *Job) describeDerivedState(sb *strings.Builder, d *Derived) {
 // whole, every partition, committing no offsets (its derived.go).
 func (d *Derived) Group() string { return groupOf(d) }
 
-// groupOf is Derived.Group.
+// groupOf is Derived.Group: the group of a stream a part reads as its
+// probe, its stream or another relation's (recursively), or, for a part
+// that is a join of two streams (Job.Both) or a CROSS JOIN UNNEST, an
+// input's or the inner stream's. (It missed the last two: a relation over
+// a join of two streams of a group then let its part read them in the
+// group, committing offsets for rows whose outputs over the relation were
+// not written, and no exactly-once sink refused it.)
 func groupOf(d *Derived) string {
 	for _, part := range d.Parts {
 		if part == nil || part.Stream == nil {
 			continue
 		}
-		if inner := DerivedOf(part.Stream); inner != nil {
-			if g := groupOf(inner); g != "" {
-				return g
-			}
-			continue
+		probes := []*catalog.Stream{part.Stream}
+		if part.Both != nil {
+			probes = append(probes, part.Both.Inputs[0].Stream, part.Both.Inputs[1].Stream)
 		}
-		if kc := groupConfig(part.Stream); kc != nil {
-			return kc.GroupID
+		if part.Unnest != nil {
+			probes = append(probes, part.Unnest.Inner)
+		}
+		for _, st := range probes {
+			if inner := DerivedOf(st); inner != nil {
+				if g := groupOf(inner); g != "" {
+					return g
+				}
+				continue
+			}
+			if kc := groupConfig(st); kc != nil {
+				return kc.GroupID
+			}
 		}
 	}
 	return ""
@@ -302,8 +317,9 @@ func sameNames(a, b []string) bool {
 // replayed over Kafka (the executor's joinreplay.go): both inputs are Kafka
 // streams of a consumer group ('properties.group.id') with event time, no
 // input is updating, and the joined rows go straight to the job's outputs
-// (no aggregate or Top-N after the join, whose state is not replayed): an
-// interval, regular or temporal join; or it is a lookup join whose probe
+// or into state replayed with the join (JoinAggReplayed's aggregates,
+// JoinWindowReplayed's window, JoinRankReplayed's Top-N): an interval,
+// regular or temporal join; or it is a lookup join whose probe
 // side is such a stream (it holds no probe row: its bounded side is read
 // whole).
 // Such a join reads its (probe) inputs in the group (each process its
@@ -317,7 +333,27 @@ func (j *Job) JoinReplayed() bool {
 // streams that no replay rebuilds: a Top-N, or an aggregate other than
 // those JoinAggReplayed replays with the join.
 func (j *Job) stateAfterJoin() bool {
-	return j.Main != nil && j.Main.Rank != nil || j.HasAggregates() && !j.JoinAggReplayed()
+	return j.Main != nil && j.Main.Rank != nil && !j.JoinRankReplayed() || j.HasAggregates() && !j.JoinAggReplayed()
+}
+
+// JoinRankReplayed reports whether the main query's Top-N after job j's
+// join of two streams is replayed with it over Kafka (the executor's
+// joinreplay.go, newJoinRankReplay; the connector package doc, "A Top-N
+// after a join", issue 23 item 6, issue 24 item 5): an updating Top-N
+// (ROW_NUMBER, RANK or DENSE_RANK over the unbounded joined rows, SPEC
+// 2.9), no query fused after it, no aggregate and no side branch, after a
+// join whose output is append-only (JoinAggReplayed's joins). As for an
+// updating aggregate, each input's partitions commit the first row the job
+// read of them, and the join emits again, into the Top-N's state only, the
+// pairs the run before wrote: from the first new pair on, its changes are
+// one uninterrupted run's.
+func (j *Job) JoinRankReplayed() bool {
+	b, m := j.Both, j.Main
+	if b == nil || m == nil || m.Rank == nil || len(j.Branches) > 0 || j.HasAggregates() || b.Lookup || b.Window || b.Updating() || b.Swap {
+		return false
+	}
+	r := m.Rank
+	return r.Kind == RankTopN && r.Updating && !r.Retract && !r.Bounded && !r.Fused() && !r.PosOrder && len(r.Thin) == 0
 }
 
 // JoinAggReplayed reports whether the aggregates after job j's join of two
@@ -333,13 +369,36 @@ func (j *Job) stateAfterJoin() bool {
 // The join then emits again, into the aggregate only, the pairs the run
 // before wrote, and each input's partitions commit the first row the job
 // read of them (the groups never close). A windowed aggregate over joined
-// rows reads a view or subquery (SPEC 2.6), which is not replayed.
+// rows over a view, subquery or WITH relation is replayed so when the
+// planner plans it as one job with the join (JoinWindowReplayed).
 func (j *Job) JoinAggReplayed() bool {
 	b := j.Both
 	if b == nil || !j.HasAggregates() || b.Lookup || b.Window || b.Updating() {
 		return false
 	}
-	return j.updatingAggsOnly()
+	return j.JoinWindowReplayed() || j.updatingAggsOnly()
+}
+
+// JoinWindowReplayed reports whether job j is a window aggregate (TUMBLE,
+// HOP or CUMULATE, SPEC 2.4) over its join of two streams, planned as one
+// job from a window over a view, subquery or WITH relation that is the join
+// (planner's ruleFuseJoinWindow: the job's stream is the joined relation
+// with the relation's event time and WATERMARK): an interval or temporal
+// join whose output is append-only, the aggregate the main query, no side
+// branch, no Top-N. It is replayed with the join (the connector package
+// doc, "A window aggregate over a join", issue 23 item 6): each input's
+// partitions commit the first row the job read of them, the join emits
+// again, into the aggregate only, the pairs the run before wrote, and a
+// window whose end is at or below the aggregate's watermark at the commit
+// (the mark's f) gets none of them: it fired (I4).
+func (j *Job) JoinWindowReplayed() bool {
+	b, m := j.Both, j.Main
+	if b == nil || m == nil || len(j.Branches) > 0 || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
+		b.Lookup || b.Window || b.Updating() || !(b.Interval || b.Temporal) || b.StateTTL > 0 {
+		return false
+	}
+	a := m.Agg
+	return a != nil && a.Window != nil && a.Window.Func != "SESSION" && a.Window.Of == nil && a.Grouped && !a.Updating
 }
 
 // HeldAggReplayed reports whether the aggregates of job j, whose branch
@@ -378,7 +437,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 	case j.Changes[0] || j.Changes[1]:
 		return "an input is updating"
 	case after:
-		return "an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate, without 'table.exec.state.ttl' or mini-batch, after a join whose output is append-only is replayed)"
+		return "an aggregate or Top-N follows the join (of those, only an updating GROUP BY or global aggregate, without 'table.exec.state.ttl' or mini-batch, or an updating Top-N, after a join whose output is append-only is replayed)"
 	case j.Lookup:
 		// it holds no probe row (op.Join's lookup mode): the probe side is
 		// read in its group and commits as a stateless job does; the
@@ -406,9 +465,11 @@ func (j *BothJoin) notReplayed(after bool) string {
 // both inputs in the group): the same partition count, which the job
 // checks at its start, each keyed by the join key; and whether its state
 // survives a crash (JoinReplayed; after: an aggregate or Top-N follows
-// the join): each process then reads its partitions of both topics, or else
+// the join; agg: an updating aggregate replayed with it, window: a window
+// aggregate, Job.JoinWindowReplayed; rank: a Top-N, Job.JoinRankReplayed):
+// each process then reads its partitions of both topics, or else
 // both topics whole, every partition, committing nothing.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg bool) {
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank bool) {
 	group, names := "", [2]string{}
 	var grouped []string
 	for s := range j.Inputs {
@@ -442,6 +503,14 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg bool) {
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		if window {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again\n")
+			return
+		}
+		if rank {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the Top-N's state after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the Top-N's partitions never close), the joined rows written before going into the Top-N's state only, their changes not written again\n")
+			return
+		}
 		if agg {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the aggregate's groups after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition: the groups never close), the joined rows written before going into the aggregate's state only, their changes not written again\n")
 			return

@@ -93,6 +93,10 @@ func (j *Job) Tree() *Tree {
 	var timeCol string
 	if j.Both != nil {
 		last = t.bothJoin(j)
+		if st.Watermark != nil { // (a window over the join, planned as one job: JoinWindowReplayed)
+			timeCol = st.Columns[st.EventTime].Name
+			last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
+		}
 	} else {
 		last, timeCol = t.input(j, st, LineSource, -1) // (its Scan has the strategy)
 	}
@@ -202,7 +206,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	}
 	text, details := b.describe()
 	var sb strings.Builder
-	b.describeScaleOut(&sb, j.stateAfterJoin(), j.JoinAggReplayed()) // (SPEC 2.5: co-partitioned Kafka inputs)
+	b.describeScaleOut(&sb, j.stateAfterJoin(), j.JoinAggReplayed(), j.JoinWindowReplayed(), j.JoinRankReplayed()) // (SPEC 2.5: co-partitioned Kafka inputs)
 	for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
 		if l != "" {
 			details = append(details, strings.TrimPrefix(l, "  "))

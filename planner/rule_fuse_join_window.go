@@ -1,0 +1,128 @@
+package planner
+
+import (
+	"streamql/catalog"
+	"streamql/planner/plan"
+)
+
+// ruleFuseJoinWindow plans a window aggregate (TUMBLE, HOP or CUMULATE,
+// SPEC 2.4) over a subquery, view or WITH relation that is an append-only
+// join of two Kafka streams read in one consumer group (an INNER or LEFT
+// interval join, or a temporal join, SPEC 2.7; Nexmark q7's and q8's
+// shapes of a window over joined rows, SPEC 2.6) as one job: the join,
+// then the window aggregate over its rows, as ruleInlineView does for a
+// relation over one stream. The job reads both streams in the group and
+// commits their offsets, so the join's state and the aggregate's windows
+// are replayed (plan.Job.JoinWindowReplayed; the connector package doc,
+// "A window aggregate over a join"): a derived relation's jobs read their
+// streams whole and commit nothing (the executor's derived.go).
+//
+// The job's stream is the joined relation (plan.JoinedStream) with the
+// relation's event time: its WATERMARK is the relation's (the join's
+// output time held back by the join's delay, plan.BothJoin.OutputTime:
+// the left row's time, less the interval's lower bound when it is
+// negative), over the joined rows, so the aggregate fires exactly as it
+// does over the relation (no joined row is late for it: the join gives
+// none below that watermark), and the job's output is the one the
+// relation's reader gives. The aggregate's keys, arguments and WHERE read
+// the relation's expressions over the joined rows (inlineCols); its
+// HAVING and select list read the aggregate row as they did.
+//
+// The shape: main has no side branch beside it, and is a window aggregate
+// (not SESSION, not a cascaded one) with no join, UNNEST, LIMIT, rank or
+// dead letters, whose DESCRIPTOR names the relation's event time; the
+// relation has one part, a job over the join with no side branch, dead
+// letters, aggregate, rank, UNNEST or LIMIT, whose select list reads no
+// clock or random draw and projects the join's output time as it is; both
+// inputs are Kafka streams of one group with event time, neither
+// updating. A job reading any other relation (files, streams read whole,
+// no group) is left alone, so every other output stays as it was. It
+// returns the stream and main query of the job: the joined relation's,
+// with main's expressions rewritten, when the shape fits; st and main as
+// they are otherwise.
+func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
+	d := plan.DerivedOf(st)
+	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil || main.Join != nil || main.Unnest != nil ||
+		main.Both != nil || main.Rank != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
+		return st, main
+	}
+	a := main.Agg
+	if a == nil || a.Window == nil || !a.Grouped || a.Updating || a.Window.Of != nil || a.Window.ProcTime ||
+		a.Window.Func == "SESSION" || d.TimeCol < 0 || a.Window.TimeCol != d.TimeCol {
+		return st, main
+	}
+	part := d.Parts[0]
+	pm, both := part.Main, part.Both
+	if pm == nil || both == nil || pm.Both != both || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Unnest != nil ||
+		pm.Agg != nil || pm.Rank != nil || pm.Join != nil || pm.Unnest != nil || pm.Limit >= 0 || pm.Sink != nil ||
+		!fusableJoin(both) {
+		return st, main
+	}
+	for _, e := range pm.Project {
+		if !e.Steady() {
+			return st, main
+		}
+	}
+	lt, delay, ok := both.OutputTime()
+	if !ok || d.TimeCol >= len(pm.Project) || pm.Project[d.TimeCol].Op != plan.OpCol || pm.Project[d.TimeCol].Col != lt || d.Watermark == nil {
+		return st, main
+	}
+	// the joined relation, with the relation's event time and watermark
+	// over the joined rows
+	js := *part.Stream
+	js.EventTime = lt
+	wm := inlineCols(d.Watermark, pm.Project, -1, -1)
+	if wm == nil {
+		return st, main
+	}
+	c := *wm // (inlineCols may return the projection's own expression)
+	wm = &c
+	wm.Text = js.Columns[lt].Name
+	if delay > 0 {
+		wm.Text += " - " + intervalText(delay)
+	}
+	wm.Text += " (the " + both.Kind() + "'s output time, over the joined rows)"
+	js.Watermark = &catalog.Watermark{Text: wm.Text, Def: wm}
+	_, dwm := batchLayout(st)
+	_, swm := batchLayout(&js)
+	subst := func(e *Expr) *Expr { return inlineCols(e, pm.Project, dwm, swm) }
+	aa := inlineAgg(a, subst, dwm, swm)
+	if aa == nil {
+		return st, main
+	}
+	w := *a.Window
+	w.TimeCol = lt
+	aa.Window = &w
+	b := *main
+	b.Agg = aa
+	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {
+		return st, main
+	}
+	bj := *both // (LateOutput is the fused job's: ruleBothJoinJob)
+	b.Both, b.Stream, b.Uses = &bj, &js, pm.Uses
+	return &js, &b
+}
+
+// fusableJoin reports whether join j can be planned as one job with a
+// window aggregate over its rows (ruleFuseJoinWindow): an append-only
+// interval (INNER or LEFT) or temporal join with an output time, whose
+// inputs are both Kafka streams of one consumer group with event time,
+// neither updating, each its own stream (not a join or relation).
+func fusableJoin(j *plan.BothJoin) bool {
+	if j.Lookup || j.Window || j.Updating() || !(j.Interval || j.Temporal) || j.StateTTL > 0 || j.Swap {
+		return false
+	}
+	group := ""
+	for s := range j.Inputs {
+		in := &j.Inputs[s]
+		k := in.Stream.Kafka()
+		if plan.DerivedOf(in.Stream) != nil || k == nil || k.GroupID == "" || in.TimeCol() < 0 || in.Watermark == nil {
+			return false
+		}
+		if s == 1 && k.GroupID != group {
+			return false
+		}
+		group = k.GroupID
+	}
+	return true
+}
