@@ -79,3 +79,41 @@ SELECT ts AS k, COUNT(*) AS n FROM sensors GROUP BY ts;
 		t.Fatalf("changes\n%q\nwant\n%q", sink.got, want)
 	}
 }
+
+// TestGroupByOverViewStateTTLProcessingTime (issue 24 item 5): an unbounded
+// GROUP BY over a subquery that drops the event time of a Kafka stream in a
+// consumer group is planned over the stream (the planner's ruleInlineView),
+// whose WATERMARK then runs in the job; its 'table.exec.state.ttl' still
+// counts processing time, as over the subquery (plan.Aggregate.ProcTimeTTL):
+// the changes are TestGroupByStateTTLProcessingTime's, which the
+// watermark's clock (1, 2: never 10 ms past a group's) would not give.
+func TestGroupByOverViewStateTTLProcessingTime(t *testing.T) {
+	clock := []int64{0, 5, 20, 26}
+	calls := 0
+	defer func() { ttlNow = nil }()
+	ttlNow = func() int64 { calls++; return clock[min(calls-1, len(clock)-1)] }
+	job := sensorbench.Plan(t, `CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts)
+  WITH (`+kafkaGroup+`);
+SELECT k, COUNT(*) AS n FROM (SELECT ts + 0 AS k FROM sensors WHERE temperature > 0) GROUP BY k;
+`, "")
+	if job.Stream.Kafka() == nil || !job.Main.Agg.ProcTimeTTL || job.WatermarkCol < 0 {
+		t.Fatalf("not planned over the stream with a processing-time TTL: stream %s, ProcTimeTTL %v, watermark column %d", job.Stream.Name, job.Main.Agg.ProcTimeTTL, job.WatermarkCol)
+	}
+	job.Main.Agg.StateTTL = 10 * time.Millisecond
+	batches := []string{"d,1,1\nd,1,1\nd,2,1\n", "d,1,1\n", "d,1,1\nd,2,1\n", "d,1,1\n"}
+	src := &batchesSource{texts: batches, names: job.Stream.Names(), types: job.Stream.Types()}
+	sink := &kindSink{}
+	var stats Stats
+	if err := run(t.Context(), job, src, sink, &stats, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"+I 1 1", "-U 1 1", "+U 1 2", "+I 2 1", // clock 0
+		"-U 1 2", "+U 1 3", // clock 5: within the TTL
+		"+I 1 1", "+I 2 1", // clock 20: both expired (1 last changed at 5, 2 at 0)
+		"-U 1 1", "+U 1 2", // clock 26: 1 changed at 20
+	}
+	if !slices.Equal(sink.got, want) {
+		t.Fatalf("changes\n%q\nwant\n%q", sink.got, want)
+	}
+}

@@ -221,10 +221,35 @@ func TestKafkaTopNOverViewCrashesExactlyOnce(t *testing.T) {
 // processes are SIGKILLed: the final table equals the batch reference's
 // (each device's rows the view keeps, counted and summed).
 func TestKafkaGroupByOverViewCrashesExactlyOnce(t *testing.T) {
+	scaleOutCrashes(t, "exactly-once", keptGroupByJob(t))
+}
+
+// TestKafkaGroupByOverTimelessViewCrashesExactlyOnce (issue 24 item 5.3):
+// TestKafkaGroupByOverViewCrashesExactlyOnce with a WATERMARK on the
+// topic's stream, which the view drops: the aggregate is still one job over
+// the stream (ruleInlineView; its groups' TTL would keep processing time,
+// plan.Aggregate.ProcTimeTTL), its groups stamped with the stream's
+// watermark for the replay's frontiers, and the final table equals the
+// batch reference's while processes are SIGKILLed.
+func TestKafkaGroupByOverTimelessViewCrashesExactlyOnce(t *testing.T) {
+	job := keptGroupByJob(t)
+	script := job.script
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
+			return strings.Replace(sql, "id BIGINT, dev VARCHAR, v BIGINT)", "id BIGINT, dev VARCHAR, v BIGINT, WATERMARK FOR id AS id - 1000)", 1)
+		})
+	}
+	scaleOutCrashes(t, "exactly-once", job)
+}
+
+// keptGroupByJob is the running count and sum of doubled values per device
+// of the view kept (it filters and projects readings, dropping id) and its
+// batch reference.
+func keptGroupByJob(t *testing.T) scaleJob {
 	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
 	const query = "CREATE VIEW kept AS SELECT UPPER(dev) AS d, v * 2 AS v2 FROM readings WHERE v % 5 <> 0;\n" +
 		"INSERT INTO upserts SELECT d, COUNT(*) AS n, SUM(v2) AS s FROM kept WHERE v2 % 3 <> 1 GROUP BY d;\n"
-	scaleOutCrashes(t, "exactly-once", updJob(t, rows, "d VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (d) NOT ENFORCED", query,
+	return updJob(t, rows, "d VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (d) NOT ENFORCED", query,
 		func(t *testing.T, recs []*kgo.Record) {
 			n, sum := map[string]int64{}, map[string]int64{}
 			for _, r := range rows {
@@ -244,7 +269,7 @@ func TestKafkaGroupByOverViewCrashesExactlyOnce(t *testing.T) {
 			table, _ := applyUpserts(t, recs)
 			compareTables(t, table, want)
 			t.Logf("%d devices in the final table, %d upsert records", len(want), len(recs))
-		}))
+		})
 }
 
 // TestKafkaTopNBesideSideGroupByCrashesExactlyOnce (issue 24 item 5.3): a

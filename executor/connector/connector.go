@@ -369,7 +369,13 @@
 // ruleInlineView): the relation's WHERE and select list are computed
 // before the operator, which is replayed as over the stream's rows
 // (TestKafkaTopNOverViewCrashesExactlyOnce,
-// TestKafkaGroupByOverViewCrashesExactlyOnce). A rank operator over the
+// TestKafkaGroupByOverViewCrashesExactlyOnce). An updating aggregate over
+// such a relation that drops the stream's event time is planned so too:
+// the job runs the stream's WATERMARK, whose stamps the groups keep for
+// w_p as over the stream, while 'table.exec.state.ttl' keeps the
+// processing-time clock it had over the relation (plan.Aggregate.
+// ProcTimeTTL; the executor's TestReplayAggregateOverTimelessView,
+// TestKafkaGroupByOverTimelessViewCrashesExactlyOnce). A rank operator over the
 // stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
 // event time) in the main query of a job whose side branches aggregate
 // (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of
