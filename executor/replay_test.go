@@ -14,6 +14,7 @@ import (
 	"streamql/executor/connector"
 	"streamql/executor/op"
 	"streamql/executor/vector"
+	"streamql/parser"
 	"streamql/planner"
 	"streamql/planner/plan"
 )
@@ -238,6 +239,71 @@ func TestReplayTopNOverGroupBy(t *testing.T) {
 	}
 }
 
+// TestReplayTopNOverGroupByWithSides (issue 24 item 5.1): a Top-N over a
+// view's unbounded GROUP BY of a Kafka stream in a group, with side
+// branches over the view, is one job over the stream in which every
+// branch computes the GROUP BY and routes its changes by its HAVING
+// (plan.Job.Fanout, the planner's ruleFuseRankAggSides). Crashed at random
+// points (cut inside a batch too) and read again by a second process from
+// the commit, the two emit together what one process emits (40 seeds):
+// the main query's aggregate passes the changes of the rows read again
+// into the Top-N's state, the side branches' aggregates take those rows
+// into their groups only. Without the rule the job reads the view, which
+// commits nothing, and gives its source no replay.
+func TestReplayTopNOverGroupByWithSides(t *testing.T) {
+	const view = "CREATE VIEW g AS SELECT k, COUNT(*) AS n, SUM(ts) AS s FROM s WHERE ts % 5 <> 0 GROUP BY k"
+	for _, c := range []struct {
+		sides []string
+		q     string
+	}{
+		{[]string{"SELECT k, n INTO SIDE 'big' FROM g WHERE n > 3"},
+			"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 2"},
+		// two sides, the second taking what the first leaves (SPEC 2.1),
+		// the Top-N's own condition before it ranks, the rank column
+		{[]string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n, s INTO SIDE 'few' FROM g WHERE n < 3"},
+			"SELECT k, s, rn FROM (SELECT k, s, RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s) AS rn FROM g WHERE n % 4 <> 1) WHERE rn <= 2"},
+		{[]string{"SELECT UPPER(k) AS u, n * 10 AS m INTO SIDE 'x' FROM g WHERE n % 3 = 0 AND s > 40000"},
+			"SELECT k, n FROM (SELECT k, n, DENSE_RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 1"},
+	} {
+		mk := func(wm string) *planner.Job { return planViewSides(t, wm, view, c.sides, c.q) }
+		if job := mk("ts"); !job.Fanout || !job.AggRankReplayed() || job.ReplayStrategy() != "replayed" || job.Stream.Kafka() == nil {
+			t.Fatalf("%s with %v: not planned as one replayed job over the stream (fanout %v, %q)", c.q, c.sides, job.Fanout, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 40; seed++ {
+			replayPlannedExactlyOnce(t, c.q, seed, mk)
+		}
+	}
+}
+
+// planViewSides plans the side branches sides and the main query q, which
+// read the view that CREATE VIEW view declares over the Kafka stream s of
+// group g (WATERMARK FOR ts AS wm), as one job, as a session would.
+func planViewSides(t *testing.T, wm, view string, sides []string, q string) *planner.Job {
+	t.Helper()
+	_, cat := streamS(t, wm, kafkaGroup)
+	script, err := parser.Parse("test", view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := script.Stmts[0].(*parser.CreateView)
+	v, err := (&planner.Planner{Cat: cat, Source: view}).PlanView(cv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Name = cv.Name
+	cat.AddView(&catalog.View{Name: cv.Name, Text: view, Stream: v})
+	var branches []*planner.Branch
+	for _, s := range sides {
+		branches = append(branches, planBranch(t, cat, s))
+	}
+	mb := planBranch(t, cat, q)
+	job, err := planner.NewJob(mb.Stream, branches, mb, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
 // TestReplayRankOverView (issue 24 item 5.2): a Top-N or a deduplication
 // directly over a subquery, view or WITH relation that only filters and
 // projects a Kafka stream in a group is one job over the stream (the
@@ -392,6 +458,22 @@ func TestReplayWritesLateRowsOnce(t *testing.T) {
 // one process writes (the lines of the outputs named late…).
 func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	t.Helper()
+	return replayPlannedExactlyOnce(t, q, seed, func(wm string) *planner.Job {
+		var sides []string
+		with := "'connector'='socket', 'port'='1'"
+		if side != "" {
+			sides = []string{side}
+		} else { // (a Top-N over a subquery's GROUP BY is one job over a Kafka stream in a group: ruleFuseRankAgg)
+			with = kafkaGroup
+		}
+		return planSidesWith(t, wm, with, sides, q)
+	})
+}
+
+// replayPlannedExactlyOnce is replayExactlyOnce of the job plan makes with
+// the stream s's WATERMARK expression wm (q names it in messages).
+func replayPlannedExactlyOnce(t *testing.T, q string, seed int64, plan func(wm string) *planner.Job) (lates int) {
+	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	// two partitions, keys k0* on 0 and k1* on 1, times rising by
 	// up to 2.5 s, one in six going back (late when below the
@@ -432,15 +514,9 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	if seed%2 == 0 {
 		wm = "ts - INTERVAL '2' SECOND" // (then a row can be late by the seeded w alone)
 	}
-	var sides []string
-	with := "'connector'='socket', 'port'='1'"
-	if side != "" {
-		sides = []string{side}
-	} else { // (a Top-N over a subquery's GROUP BY is one job over a Kafka stream in a group: ruleFuseRankAgg)
-		with = kafkaGroup
-	}
-	job := planSidesWith(t, wm, with, sides, q)
+	job := plan(wm)
 	whole := newReplayRun(t, job)
+	whole.sink.kinds = true // (each change's kind too: an updating output's -U and +U)
 	for _, b := range batches([2]int64{}) {
 		whole.push(b)
 	}
@@ -454,6 +530,7 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	// of the chain's operators; a process that is not torn then
 	// commits what it did (Close), a torn one commits nothing.
 	first := newReplayRun(t, job)
+	first.sink.kinds = true
 	first.src.rep.Assign(0, 0, connector.ReplayMark{}, false)
 	first.src.rep.Assign(1, 0, connector.ReplayMark{}, false)
 	all := batches([2]int64{})
@@ -488,6 +565,7 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 		t.Fatalf("seed %d: a push cut before the first operator left the replay torn", seed)
 	}
 	second := newReplayRun(t, job)
+	second.sink.kinds = true
 	from, marks := last.from, last.marks
 	// The second process gets partition 1 first, reads some of it
 	// alone (its watermark runs ahead), then partition 0 too: the

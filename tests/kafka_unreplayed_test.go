@@ -45,7 +45,9 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"CREATE VIEW recent_ts AS SELECT UPPER(deviceNo) AS d, v * 2 AS v2, ts FROM sensors WHERE v > 0;\n" +
 			strings.Replace(upsert("rates_cdc", "deviceNo VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (deviceNo) NOT ENFORCED"), sink, group, 1) +
 			kafka("rows_out", "deviceNo VARCHAR, v BIGINT", sink) +
-			upsert("counts_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED")
+			upsert("counts_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED") +
+			upsert("top_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED") +
+			"CREATE VIEW dev_counts AS SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;\n"
 	}
 	windowTopN := "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, deviceNo ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;"
 	refused := []struct{ name, pre, query, op, why string }{
@@ -119,6 +121,9 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		// Job.RankBesideAggs)
 		{"window Top-N beside a side branch's GROUP BY", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors GROUP BY deviceNo;\nEXPLAIN " + windowTopN},
 		{"deduplication beside a side branch's GROUP BY", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors WHERE v > 10 GROUP BY deviceNo;\nEXPLAIN INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT deviceNo, v, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;"},
+		// a Top-N over a view's GROUP BY with a side branch over the view
+		// (issue 24 item 5.1: ruleFuseRankAggSides, Job.Fanout)
+		{"Top-N over a view's GROUP BY beside a side branch over the view", "SELECT deviceNo, n INTO STREAM counts_out FROM dev_counts WHERE n > 10;\nEXPLAIN INSERT INTO top_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM dev_counts) WHERE rn <= 3;"},
 		{"Top-N over a GROUP BY with a condition before the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo) WHERE n > 5) WHERE rn <= 3;"},
 		// issue 23 item 6: an updating aggregate after an INNER interval or regular join
 		{"aggregate after an interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},

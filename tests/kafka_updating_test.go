@@ -327,6 +327,69 @@ func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
 	scaleOutCrashes(t, "exactly-once", job)
 }
 
+// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce (issue 24 item 5.1): a
+// view sums each device's values; a side branch over it writes the groups
+// whose sum is a multiple of 3 to one upsert-kafka topic, and the main
+// query keeps the two devices of largest sum per region among the others
+// (a Top-N over the view's unbounded GROUP BY) in another. One job over
+// the stream in which each branch computes the GROUP BY and routes its
+// changes by first match (plan.Job.Fanout, the planner's
+// ruleFuseRankAggSides), replayed while processes are SIGKILLed: a
+// change that moves a device from one branch to the other is a -U (a
+// tombstone) in one topic and a +U in the other, and each topic's final
+// table equals its batch reference's (sum each device's values over the
+// whole input; the side's devices, and each region's top 2 of the rest).
+func TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce(t *testing.T) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	job := updJob(t, rows, "dev VARCHAR, s BIGINT, PRIMARY KEY (dev) NOT ENFORCED",
+		"CREATE VIEW sums AS SELECT dev, SUM(v) AS s, COUNT(*) AS n FROM readings GROUP BY dev;\n"+
+			"SELECT dev, s, n INTO STREAM thirds FROM sums WHERE s % 3 = 0;\n"+
+			"INSERT INTO upserts SELECT dev, s FROM (SELECT dev, s, ROW_NUMBER() OVER (PARTITION BY CAST(SUBSTRING(dev, 2) AS BIGINT) % 4 ORDER BY s DESC) AS rn FROM sums) WHERE rn <= 2;\n",
+		nil)
+	script := job.script
+	job.outs = []string{"upserts", "thirds"}
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		thirds := fmt.Sprintf("CREATE STREAM thirds (dev VARCHAR, s BIGINT, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+			outs["thirds"], kafkatest.Brokers(t), sink)
+		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
+			at := strings.Index(sql, "CREATE VIEW sums")
+			return sql[:at] + thirds + sql[at:]
+		})
+	}
+	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		sum, n := map[string]int64{}, map[string]int64{}
+		for _, r := range rows {
+			sum[r.dev] += r.v
+			n[r.dev]++
+		}
+		wantThirds := map[string]string{}
+		byRegion := map[int][]string{}
+		for d, s := range sum {
+			if s%3 == 0 { // the side branch's rows (SPEC 2.1: the first branch whose WHERE holds takes the row)
+				wantThirds[d] = fmt.Sprintf("%s,%d,%d", d, s, n[d])
+				continue
+			}
+			byRegion[d2reg(d)] = append(byRegion[d2reg(d)], d)
+		}
+		wantTop := map[string]string{}
+		for _, ds := range byRegion {
+			slices.SortFunc(ds, func(a, b string) int { return cmp.Compare(sum[b], sum[a]) })
+			for _, d := range ds[:min(2, len(ds))] {
+				wantTop[d] = fmt.Sprintf("%s,%d", d, sum[d])
+			}
+		}
+		if len(wantTop) == 0 {
+			t.Fatal("the reference's Top-N is empty: the test checks nothing")
+		}
+		thirds, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["thirds"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, thirds, wantThirds)
+		top, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, top, wantTop)
+		t.Logf("%d devices with a sum that is a multiple of 3, %d in the top 2s", len(wantThirds), len(wantTop))
+	}
+	scaleOutCrashes(t, "exactly-once", job)
+}
+
 // rewriteScript rewrites the script at path with edit and returns path.
 func rewriteScript(t *testing.T, path string, edit func(string) string) string {
 	t.Helper()

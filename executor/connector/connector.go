@@ -388,9 +388,18 @@
 // over a window TVF's rows beside side branches' aggregates: the TVF's
 // Aggregate passes the rows read again on into the window Top-N's state
 // (passReplay) while the side branches' hold theirs back
-// (aggregate.Operator.StartReplayPassing). A Top-N over the job's own
-// GROUP BY with a side branch is not replayed yet (ruleFuseRankAgg plans
-// only a job without side branches).
+// (aggregate.Operator.StartReplayPassing). A Top-N over a view's GROUP BY
+// of the stream with side branches over the view (planner's
+// ruleFuseRankAggSides; plan.Job.Fanout, AggRankReplayed) is one job over
+// the stream in which every branch computes the GROUP BY, every row
+// offered to every branch, each branch's aggregate taking the groups'
+// changes its first-match routing over the view gives it (its HAVING):
+// the main query's aggregate passes the changes of the rows read again on
+// into the Top-N's state, the side branches' aggregates take those rows
+// into their groups only, and the commit is the smallest hold frontier
+// (TestReplayTopNOverGroupByWithSides,
+// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce). The groups are kept
+// once per branch.
 //
 // # Event-time rank operators (SPEC 2.9)
 //
