@@ -92,6 +92,11 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 	}
 	replayed := []struct{ name, query string }{
 		{"updating aggregate", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;"},
+		// (issue 24 item 5.2: no unbounded Top-N is append-only, SPEC 2.9;
+		// the first N rows by event time and a Top-N with the rank column
+		// are updating Top-Ns, replayed)
+		{"first 3 rows by event time", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT deviceNo, v, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn <= 3;"},
+		{"Top-N with the rank column", "INSERT INTO top_out SELECT deviceNo, rn AS n FROM (SELECT deviceNo, v, RANK() OVER (PARTITION BY deviceNo ORDER BY v) AS rn FROM sensors) WHERE rn <= 2;"},
 		{"deduplication", "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;"},
 		{"interval join", "INSERT INTO rows_out SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND;"},
 		{"regular join", "INSERT INTO rows_out SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo;"},
