@@ -286,17 +286,7 @@ func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
 		"SELECT dev, COUNT(*) AS n INTO STREAM counts FROM readings WHERE v % 3 = 0 GROUP BY dev;\n"+
 			"INSERT INTO upserts SELECT dev, v, id FROM (SELECT id, dev, v, ROW_NUMBER() OVER (PARTITION BY dev ORDER BY v DESC) AS rn FROM readings) WHERE rn <= 3;\n",
 		nil)
-	script := job.script
-	job.outs = []string{"upserts", "counts"}
-	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
-		counts := fmt.Sprintf("CREATE STREAM counts (dev VARCHAR, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
-			outs["counts"], kafkatest.Brokers(t), sink)
-		path := script(t, dir, in, outs, group, slot, sink)
-		return rewriteScript(t, path, func(sql string) string {
-			at := strings.Index(sql, "SELECT dev, COUNT(*)")
-			return sql[:at] + counts + sql[at:]
-		})
-	}
+	withUpsertOutput(&job, "counts", "dev VARCHAR, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED", "SELECT dev, COUNT(*)")
 	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		n := map[string]int64{}
 		byDev := map[string][]updRow{}
@@ -318,10 +308,7 @@ func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
 				wantTop[fmt.Sprintf("%s,%d", d, r.v)] = fmt.Sprintf("%s,%d,%d", d, r.v, r.id)
 			}
 		}
-		counts, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["counts"], kafkatest.ReadOptions{ReadCommitted: true}))
-		compareTables(t, counts, wantCounts)
-		top, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))
-		compareTables(t, top, wantTop)
+		compareUpsertTables(t, outs, map[string]map[string]string{"counts": wantCounts, "upserts": wantTop})
 		t.Logf("%d devices counted, %d rows in the top 3s", len(wantCounts), len(wantTop))
 	}
 	scaleOutCrashes(t, "exactly-once", job)
@@ -346,16 +333,7 @@ func TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce(t *testing.T) {
 			"SELECT dev, s, n INTO STREAM thirds FROM sums WHERE s % 3 = 0;\n"+
 			"INSERT INTO upserts SELECT dev, s FROM (SELECT dev, s, ROW_NUMBER() OVER (PARTITION BY CAST(SUBSTRING(dev, 2) AS BIGINT) % 4 ORDER BY s DESC) AS rn FROM sums) WHERE rn <= 2;\n",
 		nil)
-	script := job.script
-	job.outs = []string{"upserts", "thirds"}
-	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
-		thirds := fmt.Sprintf("CREATE STREAM thirds (dev VARCHAR, s BIGINT, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
-			outs["thirds"], kafkatest.Brokers(t), sink)
-		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
-			at := strings.Index(sql, "CREATE VIEW sums")
-			return sql[:at] + thirds + sql[at:]
-		})
-	}
+	withUpsertOutput(&job, "thirds", "dev VARCHAR, s BIGINT, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED", "CREATE VIEW sums")
 	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		sum, n := map[string]int64{}, map[string]int64{}
 		for _, r := range rows {
@@ -381,13 +359,37 @@ func TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce(t *testing.T) {
 		if len(wantTop) == 0 {
 			t.Fatal("the reference's Top-N is empty: the test checks nothing")
 		}
-		thirds, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["thirds"], kafkatest.ReadOptions{ReadCommitted: true}))
-		compareTables(t, thirds, wantThirds)
-		top, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))
-		compareTables(t, top, wantTop)
+		compareUpsertTables(t, outs, map[string]map[string]string{"thirds": wantThirds, "upserts": wantTop})
 		t.Logf("%d devices with a sum that is a multiple of 3, %d in the top 2s", len(wantThirds), len(wantTop))
 	}
 	scaleOutCrashes(t, "exactly-once", job)
+}
+
+// withUpsertOutput gives job a second output, the upsert-kafka stream name
+// (columns cols, its topic outs[name], the job's sink options), declared in
+// its script before the statement that starts with before.
+func withUpsertOutput(job *scaleJob, name, cols, before string) {
+	script := job.script
+	job.outs = append(job.outs, name)
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		ddl := fmt.Sprintf("CREATE STREAM %s (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+			name, cols, outs[name], kafkatest.Brokers(t), sink)
+		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
+			at := strings.Index(sql, before)
+			return sql[:at] + ddl + sql[at:]
+		})
+	}
+}
+
+// compareUpsertTables reads each output named in want read_committed
+// (its topic outs[name]), applies its upserts and tombstones in offset
+// order and compares the final table with want[name].
+func compareUpsertTables(t *testing.T, outs map[string]string, want map[string]map[string]string) {
+	t.Helper()
+	for name, w := range want {
+		table, _ := applyUpserts(t, kafkatest.ReadAll(t, outs[name], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, table, w)
+	}
 }
 
 // rewriteScript rewrites the script at path with edit and returns path.
