@@ -243,7 +243,9 @@ func TestReplayTopNOverGroupBy(t *testing.T) {
 // view's unbounded GROUP BY of a Kafka stream in a group, with side
 // branches over the view, is one job over the stream in which every
 // branch computes the GROUP BY and routes its changes by its HAVING
-// (plan.Job.Fanout, the planner's ruleFuseRankAggSides). Crashed at random
+// (plan.Job.Fanout, the planner's ruleFuseRankAggSides); so are side
+// branches over the view with a main query that filters and projects its
+// rows, or with none. Crashed at random
 // points (cut inside a batch too) and read again by a second process from
 // the commit, the two emit together what one process emits (40 seeds):
 // the main query's aggregate passes the changes of the rows read again
@@ -264,9 +266,13 @@ func TestReplayTopNOverGroupByWithSides(t *testing.T) {
 			"SELECT k, s, rn FROM (SELECT k, s, RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s) AS rn FROM g WHERE n % 4 <> 1) WHERE rn <= 2"},
 		{[]string{"SELECT UPPER(k) AS u, n * 10 AS m INTO SIDE 'x' FROM g WHERE n % 3 = 0 AND s > 40000"},
 			"SELECT k, n FROM (SELECT k, n, DENSE_RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 1"},
+		// a main query that filters and projects the view's rows, and side
+		// branches alone (the last without WHERE)
+		{[]string{"SELECT k, n INTO SIDE 'big' FROM g WHERE n > 3"}, "SELECT UPPER(k) AS u, s * 2 AS s2 FROM g WHERE s % 3 <> 0"},
+		{[]string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n INTO SIDE 'rest' FROM g"}, ""},
 	} {
 		mk := func(wm string) *planner.Job { return planViewSides(t, wm, view, c.sides, c.q) }
-		if job := mk("ts"); !job.Fanout || !job.AggRankReplayed() || job.ReplayStrategy() != "replayed" || job.Stream.Kafka() == nil {
+		if job := mk("ts"); !job.Fanout || job.Main != nil && job.Main.Rank != nil && !job.AggRankReplayed() || job.ReplayStrategy() != "replayed" || job.Stream.Kafka() == nil {
 			t.Fatalf("%s with %v: not planned as one replayed job over the stream (fanout %v, %q)", c.q, c.sides, job.Fanout, job.ReplayStrategy())
 		}
 		for seed := int64(1); seed <= 40; seed++ {
@@ -275,9 +281,76 @@ func TestReplayTopNOverGroupByWithSides(t *testing.T) {
 	}
 }
 
-// planViewSides plans the side branches sides and the main query q, which
-// read the view that CREATE VIEW view declares over the Kafka stream s of
-// group g (WATERMARK FOR ts AS wm), as one job, as a session would.
+// TestFanoutRoutesTheViewsChanges (issue 24 item 5.1): the job that
+// ruleFuseRankAggSides plans for side branches over a view's GROUP BY
+// (every branch with its own aggregate, plan.Job.Fanout) writes what
+// routing the view's changelog by first match writes (SPEC 2.1, 2.8): a
+// reference written here computes the view's changes row by row (+I a new
+// group, -U old and +U new) and gives each change row to the first branch
+// whose WHERE holds for it, over random rows and batches.
+func TestFanoutRoutesTheViewsChanges(t *testing.T) {
+	const view = "CREATE VIEW g AS SELECT k, COUNT(*) AS n, SUM(ts) AS s FROM s WHERE ts % 5 <> 0 GROUP BY k"
+	sides := []string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n INTO SIDE 'few' FROM g WHERE n < 4"}
+	main := "SELECT UPPER(k) AS u, s * 2 AS s2 FROM g WHERE n % 3 <> 0"
+	for seed := int64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		job := planViewSides(t, "ts", view, sides, main)
+		if !job.Fanout {
+			t.Fatal("not planned with every row to every branch")
+		}
+		run := newReplayRun(t, job)
+		run.sink.kinds = true
+		var want []string
+		type group struct{ n, s int64 }
+		groups := map[string]*group{}
+		route := func(kind, k string, g group) {
+			switch {
+			case g.s%2 == 1:
+				want = append(want, fmt.Sprintf("odd: %s %s,%d", kind, k, g.s))
+			case g.n < 4:
+				want = append(want, fmt.Sprintf("few: %s %s,%d", kind, k, g.n))
+			case g.n%3 != 0:
+				want = append(want, fmt.Sprintf("main: %s %s,%d", kind, strings.ToUpper(k), 2*g.s))
+			}
+		}
+		offs := [2]int64{}
+		for range 5 + rng.Intn(20) {
+			var b []replayRow
+			for range 1 + rng.Intn(8) {
+				p := int32(rng.Intn(2))
+				x := replayRow{p, offs[p], fmt.Sprintf("k%d%d", p, rng.Intn(3)), int64(rng.Intn(50_000))}
+				offs[p]++
+				b = append(b, x)
+				if x.ts%5 == 0 { // (the view's WHERE)
+					continue
+				}
+				g := groups[x.k]
+				if g == nil {
+					g = &group{}
+					groups[x.k] = g
+					g.n, g.s = 1, x.ts
+					route("+I", x.k, *g)
+					continue
+				}
+				route("-U", x.k, *g)
+				g.n, g.s = g.n+1, g.s+x.ts
+				route("+U", x.k, *g)
+			}
+			run.push(b)
+		}
+		got := append([]string{}, run.sink.out...)
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("seed %d: the job wrote\n%s\nrouting the view's changes writes\n%s", seed, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// planViewSides plans the side branches sides and the main query q ("":
+// none), which read the view that CREATE VIEW view declares over the Kafka
+// stream s of group g (WATERMARK FOR ts AS wm), as one job, as a session
+// would.
 func planViewSides(t *testing.T, wm, view string, sides []string, q string) *planner.Job {
 	t.Helper()
 	_, cat := streamS(t, wm, kafkaGroup)
@@ -296,8 +369,12 @@ func planViewSides(t *testing.T, wm, view string, sides []string, q string) *pla
 	for _, s := range sides {
 		branches = append(branches, planBranch(t, cat, s))
 	}
-	mb := planBranch(t, cat, q)
-	job, err := planner.NewJob(mb.Stream, branches, mb, q)
+	var mb *planner.Branch
+	st := branches[0].Stream
+	if q != "" {
+		mb = planBranch(t, cat, q)
+	}
+	job, err := planner.NewJob(st, branches, mb, q)
 	if err != nil {
 		t.Fatal(err)
 	}

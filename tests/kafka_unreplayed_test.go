@@ -129,6 +129,7 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		// a Top-N over a view's GROUP BY with a side branch over the view
 		// (issue 24 item 5.1: ruleFuseRankAggSides, Job.Fanout)
 		{"Top-N over a view's GROUP BY beside a side branch over the view", "SELECT deviceNo, n INTO STREAM counts_out FROM dev_counts WHERE n > 10;\nEXPLAIN INSERT INTO top_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM dev_counts) WHERE rn <= 3;"},
+		{"side branch over a view's GROUP BY beside a main query over the view", "SELECT deviceNo, n INTO STREAM counts_out FROM dev_counts WHERE n > 10;\nEXPLAIN INSERT INTO top_out SELECT deviceNo, n * 2 FROM dev_counts WHERE n > 1;"},
 		{"Top-N over a GROUP BY with a condition before the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo) WHERE n > 5) WHERE rn <= 3;"},
 		// issue 23 item 6: an updating aggregate after an INNER interval or regular join
 		{"aggregate after an interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},

@@ -398,8 +398,11 @@
 // into the Top-N's state, the side branches' aggregates take those rows
 // into their groups only, and the commit is the smallest hold frontier
 // (TestReplayTopNOverGroupByWithSides,
-// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce). The groups are kept
-// once per branch.
+// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce; TestFanoutRoutesTheViewsChanges
+// checks the routing against the view's changelog). So are side branches
+// over such a view with a main query that filters and projects its rows,
+// or with none: every branch's aggregate takes the rows read again into
+// its groups only. The groups are kept once per branch.
 //
 // # Event-time rank operators (SPEC 2.9)
 //
