@@ -327,12 +327,49 @@ func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
 // table equals its batch reference's (sum each device's values over the
 // whole input; the side's devices, and each region's top 2 of the rest).
 func TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce(t *testing.T) {
+	sumsWithThirdsCrashes(t, "INSERT INTO upserts SELECT dev, s FROM (SELECT dev, s, ROW_NUMBER() OVER (PARTITION BY CAST(SUBSTRING(dev, 2) AS BIGINT) % 4 ORDER BY s DESC) AS rn FROM sums) WHERE rn <= 2;\n",
+		func(sum map[string]int64, rest []string) map[string]string {
+			byRegion := map[int][]string{}
+			for _, d := range rest {
+				byRegion[d2reg(d)] = append(byRegion[d2reg(d)], d)
+			}
+			want := map[string]string{}
+			for _, ds := range byRegion {
+				slices.SortFunc(ds, func(a, b string) int { return cmp.Compare(sum[b], sum[a]) })
+				for _, d := range ds[:min(2, len(ds))] {
+					want[d] = fmt.Sprintf("%s,%d", d, sum[d])
+				}
+			}
+			return want
+		})
+}
+
+// TestKafkaViewGroupByWithSideCrashesExactlyOnce (issue 24 item 5.1):
+// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce with a main query that
+// writes the view's other rows as they are (no Top-N): its final table
+// holds each device whose sum is not a multiple of 3, with that sum.
+func TestKafkaViewGroupByWithSideCrashesExactlyOnce(t *testing.T) {
+	sumsWithThirdsCrashes(t, "INSERT INTO upserts SELECT dev, s FROM sums;\n",
+		func(sum map[string]int64, rest []string) map[string]string {
+			want := map[string]string{}
+			for _, d := range rest {
+				want[d] = fmt.Sprintf("%s,%d", d, sum[d])
+			}
+			return want
+		})
+}
+
+// sumsWithThirdsCrashes runs the crash harness over a job whose view sums
+// each device's values, whose side branch writes the devices with a sum
+// that is a multiple of 3 to the upsert topic thirds, and whose main query
+// (main, over the view sums) writes upserts, and compares each topic's
+// final table with its batch reference's: for upserts, wantMain's of the
+// whole input's sums and the devices the side does not take (rest).
+func sumsWithThirdsCrashes(t *testing.T, main string, wantMain func(sum map[string]int64, rest []string) map[string]string) {
 	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
 	job := updJob(t, rows, "dev VARCHAR, s BIGINT, PRIMARY KEY (dev) NOT ENFORCED",
 		"CREATE VIEW sums AS SELECT dev, SUM(v) AS s, COUNT(*) AS n FROM readings GROUP BY dev;\n"+
-			"SELECT dev, s, n INTO STREAM thirds FROM sums WHERE s % 3 = 0;\n"+
-			"INSERT INTO upserts SELECT dev, s FROM (SELECT dev, s, ROW_NUMBER() OVER (PARTITION BY CAST(SUBSTRING(dev, 2) AS BIGINT) % 4 ORDER BY s DESC) AS rn FROM sums) WHERE rn <= 2;\n",
-		nil)
+			"SELECT dev, s, n INTO STREAM thirds FROM sums WHERE s % 3 = 0;\n"+main, nil)
 	withUpsertOutput(&job, "thirds", "dev VARCHAR, s BIGINT, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED", "CREATE VIEW sums")
 	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		sum, n := map[string]int64{}, map[string]int64{}
@@ -341,26 +378,20 @@ func TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce(t *testing.T) {
 			n[r.dev]++
 		}
 		wantThirds := map[string]string{}
-		byRegion := map[int][]string{}
+		var rest []string
 		for d, s := range sum {
 			if s%3 == 0 { // the side branch's rows (SPEC 2.1: the first branch whose WHERE holds takes the row)
 				wantThirds[d] = fmt.Sprintf("%s,%d,%d", d, s, n[d])
 				continue
 			}
-			byRegion[d2reg(d)] = append(byRegion[d2reg(d)], d)
+			rest = append(rest, d)
 		}
-		wantTop := map[string]string{}
-		for _, ds := range byRegion {
-			slices.SortFunc(ds, func(a, b string) int { return cmp.Compare(sum[b], sum[a]) })
-			for _, d := range ds[:min(2, len(ds))] {
-				wantTop[d] = fmt.Sprintf("%s,%d", d, sum[d])
-			}
+		want := wantMain(sum, rest)
+		if len(want) == 0 {
+			t.Fatal("the reference's main table is empty: the test checks nothing")
 		}
-		if len(wantTop) == 0 {
-			t.Fatal("the reference's Top-N is empty: the test checks nothing")
-		}
-		compareUpsertTables(t, outs, map[string]map[string]string{"thirds": wantThirds, "upserts": wantTop})
-		t.Logf("%d devices with a sum that is a multiple of 3, %d in the top 2s", len(wantThirds), len(wantTop))
+		compareUpsertTables(t, outs, map[string]map[string]string{"thirds": wantThirds, "upserts": want})
+		t.Logf("%d devices with a sum that is a multiple of 3, %d in the main table", len(wantThirds), len(want))
 	}
 	scaleOutCrashes(t, "exactly-once", job)
 }

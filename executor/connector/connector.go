@@ -402,7 +402,8 @@
 // checks the routing against the view's changelog). So are side branches
 // over such a view with a main query that filters and projects its rows,
 // or with none: every branch's aggregate takes the rows read again into
-// its groups only. The groups are kept once per branch.
+// its groups only (TestKafkaViewGroupByWithSideCrashesExactlyOnce). The
+// groups are kept once per branch.
 //
 // # Event-time rank operators (SPEC 2.9)
 //
