@@ -58,7 +58,9 @@ type replay struct {
 // the stream, c.rank, when it is replayable: executor/rank's replay.go); it
 // returns nil otherwise, and the source commits as for a stateless job. A
 // window Top-N over a window TVF's rows (job's plan.Job.WindowRankReplayed),
-// or a Top-N over the job's unbounded GROUP BY (plan.Job.AggRankReplayed),
+// or a Top-N over the job's unbounded GROUP BY (plan.Job.AggRankReplayed,
+// also with side branches that compute that GROUP BY too, plan.Job.Fanout,
+// whose aggregates hold their changes of the rows read again back),
 // is replayed with its Aggregate (pass), which then passes the rows read
 // again (or their changes) on into its state (passReplay); a rank operator
 // over the stream's rows beside side branches' aggregates

@@ -14,6 +14,7 @@ import (
 	"streamql/executor/connector"
 	"streamql/executor/op"
 	"streamql/executor/vector"
+	"streamql/parser"
 	"streamql/planner"
 	"streamql/planner/plan"
 )
@@ -238,6 +239,170 @@ func TestReplayTopNOverGroupBy(t *testing.T) {
 	}
 }
 
+// TestReplayTopNOverGroupByWithSides (issue 24 item 5.1): a Top-N over a
+// view's unbounded GROUP BY of a Kafka stream in a group, with side
+// branches over the view, is one job over the stream in which every
+// branch computes the GROUP BY and routes its changes by its HAVING
+// (plan.Job.Fanout, the planner's ruleFuseRankAggSides); so are side
+// branches over the view with a main query that filters and projects its
+// rows, or with none. Crashed at random
+// points (cut inside a batch too) and read again by a second process from
+// the commit, the two emit together what one process emits (40 seeds):
+// the main query's aggregate passes the changes of the rows read again
+// into the Top-N's state, the side branches' aggregates take those rows
+// into their groups only. Without the rule the job reads the view, which
+// commits nothing, and gives its source no replay.
+func TestReplayTopNOverGroupByWithSides(t *testing.T) {
+	const view = "CREATE VIEW g AS SELECT k, COUNT(*) AS n, SUM(ts) AS s FROM s WHERE ts % 5 <> 0 GROUP BY k"
+	for _, c := range []struct {
+		sides []string
+		q     string
+	}{
+		{[]string{"SELECT k, n INTO SIDE 'big' FROM g WHERE n > 3"},
+			"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 2"},
+		// two sides, the second taking what the first leaves (SPEC 2.1),
+		// the Top-N's own condition before it ranks, the rank column
+		{[]string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n, s INTO SIDE 'few' FROM g WHERE n < 3"},
+			"SELECT k, s, rn FROM (SELECT k, s, RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY s) AS rn FROM g WHERE n % 4 <> 1) WHERE rn <= 2"},
+		{[]string{"SELECT UPPER(k) AS u, n * 10 AS m INTO SIDE 'x' FROM g WHERE n % 3 = 0 AND s > 40000"},
+			"SELECT k, n FROM (SELECT k, n, DENSE_RANK() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM g) WHERE rn <= 1"},
+		// a main query that filters and projects the view's rows, and side
+		// branches alone (the last without WHERE)
+		{[]string{"SELECT k, n INTO SIDE 'big' FROM g WHERE n > 3"}, "SELECT UPPER(k) AS u, s * 2 AS s2 FROM g WHERE s % 3 <> 0"},
+		{[]string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n INTO SIDE 'rest' FROM g"}, ""},
+	} {
+		mk := func(wm string) *planner.Job { return planViewSides(t, wm, view, c.sides, c.q) }
+		if job := mk("ts"); !job.Fanout || job.Main != nil && job.Main.Rank != nil && !job.AggRankReplayed() || job.ReplayStrategy() != "replayed" || job.Stream.Kafka() == nil {
+			t.Fatalf("%s with %v: not planned as one replayed job over the stream (fanout %v, %q)", c.q, c.sides, job.Fanout, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 40; seed++ {
+			replayPlannedExactlyOnce(t, c.q, seed, mk)
+		}
+	}
+}
+
+// TestFanoutRoutesTheViewsChanges (issue 24 item 5.1): the job that
+// ruleFuseRankAggSides plans for side branches over a view's GROUP BY
+// (every branch with its own aggregate, plan.Job.Fanout) writes what
+// routing the view's changelog by first match writes (SPEC 2.1, 2.8): a
+// reference written here computes the view's changes row by row (+I a new
+// group, -U old and +U new) and gives each change row to the first branch
+// whose WHERE holds for it, over random rows and batches.
+func TestFanoutRoutesTheViewsChanges(t *testing.T) {
+	const view = "CREATE VIEW g AS SELECT k, COUNT(*) AS n, SUM(ts) AS s FROM s WHERE ts % 5 <> 0 GROUP BY k"
+	sides := []string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n INTO SIDE 'few' FROM g WHERE n < 4"}
+	main := "SELECT UPPER(k) AS u, s * 2 AS s2 FROM g WHERE n % 3 <> 0"
+	for seed := int64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		job := planViewSides(t, "ts", view, sides, main)
+		if !job.Fanout {
+			t.Fatal("not planned with every row to every branch")
+		}
+		run := newReplayRun(t, job)
+		run.sink.kinds = true
+		var want []string
+		type group struct{ n, s int64 }
+		groups := map[string]*group{}
+		route := func(kind, k string, g group) {
+			switch {
+			case g.s%2 == 1:
+				want = append(want, fmt.Sprintf("odd: %s %s,%d", kind, k, g.s))
+			case g.n < 4:
+				want = append(want, fmt.Sprintf("few: %s %s,%d", kind, k, g.n))
+			case g.n%3 != 0:
+				want = append(want, fmt.Sprintf("main: %s %s,%d", kind, strings.ToUpper(k), 2*g.s))
+			}
+		}
+		offs := [2]int64{}
+		for range 5 + rng.Intn(20) {
+			var b []replayRow
+			for range 1 + rng.Intn(8) {
+				p := int32(rng.Intn(2))
+				x := replayRow{p, offs[p], fmt.Sprintf("k%d%d", p, rng.Intn(3)), int64(rng.Intn(50_000))}
+				offs[p]++
+				b = append(b, x)
+				if x.ts%5 == 0 { // (the view's WHERE)
+					continue
+				}
+				g := groups[x.k]
+				if g == nil {
+					g = &group{}
+					groups[x.k] = g
+					g.n, g.s = 1, x.ts
+					route("+I", x.k, *g)
+					continue
+				}
+				route("-U", x.k, *g)
+				g.n, g.s = g.n+1, g.s+x.ts
+				route("+U", x.k, *g)
+			}
+			run.push(b)
+		}
+		got := append([]string{}, run.sink.out...)
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("seed %d: the job wrote\n%s\nrouting the view's changes writes\n%s", seed, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// planViewSides plans the side branches sides and the main query q ("":
+// none), which read the view that CREATE VIEW view declares over the Kafka
+// stream s of group g (WATERMARK FOR ts AS wm), as one job, as a session
+// would.
+func planViewSides(t *testing.T, wm, view string, sides []string, q string) *planner.Job {
+	t.Helper()
+	_, cat := streamS(t, wm, kafkaGroup)
+	script, err := parser.Parse("test", view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := script.Stmts[0].(*parser.CreateView)
+	v, err := (&planner.Planner{Cat: cat, Source: view}).PlanView(cv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Name = cv.Name
+	cat.AddView(&catalog.View{Name: cv.Name, Text: view, Stream: v})
+	var branches []*planner.Branch
+	for _, s := range sides {
+		branches = append(branches, planBranch(t, cat, s))
+	}
+	var mb *planner.Branch
+	st := branches[0].Stream
+	if q != "" {
+		mb = planBranch(t, cat, q)
+	}
+	job, err := planner.NewJob(st, branches, mb, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// TestReplayFirstRowsTopN (issue 24 item 5.2): the Top-N shapes one might
+// expect to be append-only, the first N rows of each key by event time
+// (Flink's append-only first-N), with and without the rank column, are
+// updating Top-Ns here (SPEC 2.9: a later row with a smaller time enters
+// the top and pushes one out), so no unbounded Top-N is append-only and
+// unreplayed (plan.Rank.replayed): crashed at random points (cut inside a
+// batch too) and read again by a second process, they emit with the first
+// what one process emits, over 40 seeds.
+func TestReplayFirstRowsTopN(t *testing.T) {
+	for _, q := range []string{
+		"SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM s) WHERE rn <= 3",
+		"SELECT k, ts, rn FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM s) WHERE rn <= 2",
+	} {
+		if job := planSidesWith(t, "ts", kafkaGroup, nil, q); !job.Main.Rank.Updating || job.ReplayStrategy() != "replayed" {
+			t.Fatalf("%s: not an updating Top-N that is replayed (%q)", q, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 40; seed++ {
+			replayExactlyOnce(t, "", q, seed)
+		}
+	}
+}
+
 // TestReplayRankOverView (issue 24 item 5.2): a Top-N or a deduplication
 // directly over a subquery, view or WITH relation that only filters and
 // projects a Kafka stream in a group is one job over the stream (the
@@ -275,17 +440,41 @@ func TestReplayAggregateOverView(t *testing.T) {
 	})
 }
 
+// TestReplayAggregateOverTimelessView (issue 24 item 5.3): an updating GROUP
+// BY over a subquery or WITH relation that filters and
+// projects a Kafka stream in a group and drops its event time is one job
+// over the stream too (ruleInlineView; its state TTL keeps processing time,
+// plan.Aggregate.ProcTimeTTL): the groups take the stream's watermark
+// stamps for the hold frontier's w, and crashed at random points (cut inside
+// a batch too) and read again by a second process, it emits with the first
+// what one process emits, over 40 seeds.
+func TestReplayAggregateOverTimelessView(t *testing.T) {
+	replayOverStreamSeeds(t, 40, []string{
+		"SELECT u, COUNT(*) AS n, SUM(t2) AS s2 FROM (SELECT UPPER(k) AS u, ts * 2 AS t2 FROM s WHERE ts % 5 <> 0) WHERE t2 % 3 <> 1 GROUP BY u",
+		"WITH v AS (SELECT k, ts % 7 AS m FROM s WHERE ts % 3 <> 0) SELECT k, MAX(m) AS mx, COUNT(*) AS n FROM v GROUP BY k HAVING COUNT(*) > 1",
+		"SELECT k, MIN(t2) AS lo, LAST_VALUE(t2) AS l FROM (SELECT k, ts + 1 AS t2 FROM s WHERE ts % 4 <> 0) GROUP BY k",
+		// a Top-N over such an aggregate (then ruleFuseRankAgg)
+		"SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY SUBSTRING(k, 1, 2) ORDER BY n DESC) AS rn FROM (SELECT k, COUNT(*) AS n FROM (SELECT k, ts * 2 AS t2 FROM s WHERE ts % 5 <> 0) GROUP BY k)) WHERE rn <= 2",
+	})
+}
+
 // replayOverStream checks that each query over a derived relation of the
 // stream s is planned as one replayed job over s (the planner's
 // ruleInlineView) and crashes it at 30 seeded points (replayExactlyOnce).
 func replayOverStream(t *testing.T, queries []string) {
+	t.Helper()
+	replayOverStreamSeeds(t, 30, queries)
+}
+
+// replayOverStreamSeeds is replayOverStream with seeds 1 to seeds.
+func replayOverStreamSeeds(t *testing.T, seeds int64, queries []string) {
 	t.Helper()
 	for _, q := range queries {
 		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
 		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" {
 			t.Fatalf("%s: not planned as one replayed job over the stream (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())
 		}
-		for seed := int64(1); seed <= 30; seed++ {
+		for seed := int64(1); seed <= seeds; seed++ {
 			replayExactlyOnce(t, "", q, seed)
 		}
 	}
@@ -368,6 +557,22 @@ func TestReplayWritesLateRowsOnce(t *testing.T) {
 // one process writes (the lines of the outputs named late…).
 func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	t.Helper()
+	return replayPlannedExactlyOnce(t, q, seed, func(wm string) *planner.Job {
+		var sides []string
+		with := "'connector'='socket', 'port'='1'"
+		if side != "" {
+			sides = []string{side}
+		} else { // (a Top-N over a subquery's GROUP BY is one job over a Kafka stream in a group: ruleFuseRankAgg)
+			with = kafkaGroup
+		}
+		return planSidesWith(t, wm, with, sides, q)
+	})
+}
+
+// replayPlannedExactlyOnce is replayExactlyOnce of the job plan makes with
+// the stream s's WATERMARK expression wm (q names it in messages).
+func replayPlannedExactlyOnce(t *testing.T, q string, seed int64, plan func(wm string) *planner.Job) (lates int) {
+	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	// two partitions, keys k0* on 0 and k1* on 1, times rising by
 	// up to 2.5 s, one in six going back (late when below the
@@ -408,15 +613,9 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	if seed%2 == 0 {
 		wm = "ts - INTERVAL '2' SECOND" // (then a row can be late by the seeded w alone)
 	}
-	var sides []string
-	with := "'connector'='socket', 'port'='1'"
-	if side != "" {
-		sides = []string{side}
-	} else { // (a Top-N over a subquery's GROUP BY is one job over a Kafka stream in a group: ruleFuseRankAgg)
-		with = kafkaGroup
-	}
-	job := planSidesWith(t, wm, with, sides, q)
+	job := plan(wm)
 	whole := newReplayRun(t, job)
+	whole.sink.kinds = true // (each change's kind too: an updating output's -U and +U)
 	for _, b := range batches([2]int64{}) {
 		whole.push(b)
 	}
@@ -430,6 +629,7 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 	// of the chain's operators; a process that is not torn then
 	// commits what it did (Close), a torn one commits nothing.
 	first := newReplayRun(t, job)
+	first.sink.kinds = true
 	first.src.rep.Assign(0, 0, connector.ReplayMark{}, false)
 	first.src.rep.Assign(1, 0, connector.ReplayMark{}, false)
 	all := batches([2]int64{})
@@ -464,6 +664,7 @@ func replayExactlyOnce(t *testing.T, side, q string, seed int64) (lates int) {
 		t.Fatalf("seed %d: a push cut before the first operator left the replay torn", seed)
 	}
 	second := newReplayRun(t, job)
+	second.sink.kinds = true
 	from, marks := last.from, last.marks
 	// The second process gets partition 1 first, reads some of it
 	// alone (its watermark runs ahead), then partition 0 too: the

@@ -263,12 +263,30 @@ func (p *Planner) streamList() string {
 // branches (and their columns). src is not used any more: the WATERMARK
 // expression is compiled against its own script (CompileWatermark).
 func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*Job, error) {
+	return newJob(st, branches, main, true)
+}
+
+// CheckPending returns NewJob's error for a job of the side branches
+// branches over st with no main query (the check a session makes when a
+// side branch is declared, so that its error points at it), except the
+// replay refusal (ruleReplayJob) when st is a view: a main query over the
+// view that comes later may plan them in one replayed job with it
+// (ruleFuseRankAggSides), and the job that runs them is checked then.
+func CheckPending(st *catalog.Stream, branches []*Branch) error {
+	_, err := newJob(st, branches, nil, plan.DerivedOf(st) == nil)
+	return err
+}
+
+// newJob is NewJob, with the replay refusal (ruleReplayJob) when replay is
+// true.
+func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (*Job, error) {
 	st, main = ruleFuseJoinWindow(st, branches, main)
 	st, main = ruleInlineView(st, branches, main)
 	st, main = ruleFuseRankAgg(st, branches, main)
+	st, branches, main, fanout := ruleFuseRankAggSides(st, branches, main)
 	st, main = ruleFuseRankCalc(st, branches, main)
 	types, wm := batchLayout(st)
-	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm}
+	j := &Job{Stream: st, Branches: branches, Main: main, BatchTypes: types, WatermarkCol: wm, Fanout: fanout}
 	if main != nil {
 		main.Output = 0
 		j.Outputs = append(j.Outputs, Output{Name: "main", Columns: main.Columns, Sink: main.Sink})
@@ -288,7 +306,7 @@ func NewJob(st *catalog.Stream, branches []*Branch, main *Branch, src string) (*
 	ruleRankJob(j)
 	ruleJoinSwapJob(j)
 	ruleChangelogJob(j)
-	if err := ruleReplayJob(j); err != nil {
+	if err := ruleReplayJob(j); err != nil && replay {
 		return nil, err
 	}
 	if st.Watermark != nil {

@@ -40,16 +40,8 @@ func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*cat
 		main.Join != nil || main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
 		return st, main
 	}
-	part := d.Parts[0]
-	pm := part.Main
-	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
-		pm.Agg == nil || !pm.Agg.Updating || pm.Agg.Window != nil || pm.Rank != nil || pm.Join != nil || pm.Limit >= 0 {
-		return st, main
-	}
-	if plan.DerivedOf(part.Stream) != nil {
-		return st, main
-	}
-	if kc := part.Stream.Kafka(); kc == nil || kc.GroupID == "" {
+	pst, pm := groupByPart(d)
+	if pm == nil {
 		return st, main
 	}
 	proj := make([]*Expr, len(main.Project))
@@ -74,5 +66,29 @@ func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*cat
 	b.Sink, b.SinkPos, b.Text = main.Sink, main.SinkPos, main.Text
 	b.Line, b.Column, b.Script = main.Line, main.Column, main.Script
 	b.Limit = -1
-	return part.Stream, &b
+	return pst, &b
+}
+
+// groupByPart returns the stream and the query of derived relation d when
+// d is one unbounded GROUP BY (or global aggregate) of a Kafka stream read
+// in a consumer group, with no side branch, dead letters, join, UNNEST,
+// window, LIMIT or rank of its own (ruleFuseRankAgg's and
+// ruleFuseRankAggSides' shape); nil, nil otherwise.
+func groupByPart(d *plan.Derived) (*catalog.Stream, *Branch) {
+	if len(d.Parts) != 1 {
+		return nil, nil
+	}
+	part := d.Parts[0]
+	pm := part.Main
+	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
+		pm.Agg == nil || !pm.Agg.Updating || pm.Agg.Window != nil || pm.Rank != nil || pm.Join != nil || pm.Limit >= 0 {
+		return nil, nil
+	}
+	if plan.DerivedOf(part.Stream) != nil {
+		return nil, nil
+	}
+	if kc := part.Stream.Kafka(); kc == nil || kc.GroupID == "" {
+		return nil, nil
+	}
+	return part.Stream, pm
 }

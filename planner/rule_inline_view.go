@@ -24,9 +24,10 @@ import (
 // or with an updating aggregate without a window and nothing after it (its
 // keys and calls' arguments read the relation's expressions, its HAVING and
 // select list the aggregate row as they did; when the stream has a
-// WATERMARK the relation's time must be the stream's event time, as below,
-// so that the groups' 'table.exec.state.ttl' follows the same clock: a
-// relation that drops it keeps its aggregate, not replayed), with no
+// WATERMARK and the relation drops the event time, the groups'
+// 'table.exec.state.ttl' keeps the processing-time clock it has over the
+// relation, plan.Aggregate.ProcTimeTTL, while the stream's watermark
+// stamps the rows for the replay's frontiers), with no
 // join, UNNEST, LIMIT or dead letters; the relation has
 // one part, a job with no side branch, dead letters, late output, join,
 // UNNEST, aggregate, rank or LIMIT, over a Kafka stream of a group (not
@@ -78,13 +79,11 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 			dwm = -2 // (no column maps to it)
 		}
 	}
-	if a != nil && swm >= 0 && dwm < 0 {
-		// (the job's watermark would be the stream's: the groups'
-		// 'table.exec.state.ttl' would follow it, not the processing time
-		// it follows over a relation without event time; the TTL is known
-		// only once the session runs the job)
-		return st, main
-	}
+	// (a relation that drops the stream's event time: the job's watermark
+	// is the stream's, and the groups' 'table.exec.state.ttl', known only
+	// once the session runs the job, keeps the processing-time clock it
+	// has over the relation: plan.Aggregate.ProcTimeTTL)
+	procTTL := a != nil && swm >= 0 && dwm < 0
 	subst := func(e *Expr) *Expr {
 		return inlineCols(e, pm.Project, dwm, swm)
 	}
@@ -95,6 +94,7 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 		if b.Agg = inlineAgg(a, subst, dwm, swm); b.Agg == nil {
 			return st, main
 		}
+		b.Agg.ProcTimeTTL = procTTL
 	}
 	var ok bool
 	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {

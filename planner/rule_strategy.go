@@ -19,7 +19,9 @@ import (
 //     goroutine bounds it, so decoding them in parallel cost about 10% more
 //     CPU and 10 MiB for no gain in wall time (docs/performance.md);
 //   - Sequential: the source is live (not a bounded file), env.Procs < 2,
-//     or the stream has computed columns (SPEC 1);
+//     the stream has computed columns (SPEC 1), or its rows fan out to
+//     every branch (plan.Job.Fanout: a Kafka stream in a consumer group,
+//     which is live anyway);
 //   - ParallelAggregate: plan.Job.ParallelAggregatable, with 'state.max-bytes'
 //     at least plan.ParallelAggregateStateFloor;
 //   - Morsel: plan.Job.Morselable;
@@ -45,7 +47,7 @@ func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
 		return plan.Sequential
 	case job.Unnest != nil: // the unnesting source reads the stream row by row (executor/unnest.go)
 		return plan.Sequential
-	case !job.Prefetchable(env.Procs) || job.Stream.HasComputed():
+	case !job.Prefetchable(env.Procs) || job.Stream.HasComputed() || job.Fanout:
 		// (computed columns are computed by the source's wrapper, which the
 		// parallel paths, decoding chunks of a file themselves, do not take)
 		return plan.Sequential

@@ -47,16 +47,12 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"CREATE VIEW joined AS SELECT s.deviceNo, s.ts, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND;\n" +
 			strings.Replace(upsert("rates_cdc", "deviceNo VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts, PRIMARY KEY (deviceNo) NOT ENFORCED"), sink, group, 1) +
 			kafka("rows_out", "deviceNo VARCHAR, v BIGINT", sink) +
-			upsert("counts_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED")
+			upsert("counts_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED") +
+			upsert("top_out", "deviceNo VARCHAR, n BIGINT, PRIMARY KEY (deviceNo) NOT ENFORCED") +
+			"CREATE VIEW dev_counts AS SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;\n"
 	}
 	windowTopN := "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, deviceNo ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE sensors, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;"
 	refused := []struct{ name, pre, query, op, why string }{
-		{"Top-N over an aggregate of a view", "", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo)) WHERE rn <= 2;",
-			"the Rank over", "subquery, view or WITH relation"},
-		// (a view that drops the stream's event time keeps its aggregate:
-		// the groups' TTL clock would change in a job over the stream)
-		{"aggregate over a view that drops the event time", "", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo;",
-			"the Aggregate over recent", "subquery, view or WITH relation"},
 		{"temporal join over an upsert-kafka stream", "", "INSERT INTO rows_out SELECT s.deviceNo, r.v FROM sensors s JOIN rates_cdc FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo;",
 			"the temporal join", "input r is not a Kafka stream in a consumer group"},
 		{"regular join without event time", "", "INSERT INTO rows_out SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
@@ -110,6 +106,11 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 	}
 	replayed := []struct{ name, query string }{
 		{"updating aggregate", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo;"},
+		// (issue 24 item 5.2: no unbounded Top-N is append-only, SPEC 2.9;
+		// the first N rows by event time and a Top-N with the rank column
+		// are updating Top-Ns, replayed)
+		{"first 3 rows by event time", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT deviceNo, v, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn <= 3;"},
+		{"Top-N with the rank column", "INSERT INTO top_out SELECT deviceNo, rn AS n FROM (SELECT deviceNo, v, RANK() OVER (PARTITION BY deviceNo ORDER BY v) AS rn FROM sensors) WHERE rn <= 2;"},
 		{"deduplication", "INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;"},
 		{"interval join", "INSERT INTO rows_out SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND;"},
 		{"regular join", "INSERT INTO rows_out SELECT s.deviceNo, e.v FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo;"},
@@ -130,11 +131,19 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		// stream without one), one job over the stream (issue 24 item 5:
 		// ruleInlineView)
 		{"aggregate over a filtering view", "INSERT INTO counts_out SELECT d, COUNT(*) AS n FROM recent_ts WHERE v2 < 100 GROUP BY d HAVING SUM(v2) > 2;"},
+		// (also over a view that drops the stream's event time: the
+		// groups' TTL keeps its processing-time clock, issue 24 item 5.3)
+		{"aggregate over a view that drops the event time", "INSERT INTO counts_out SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo;"},
+		{"Top-N over an aggregate of a view that drops the event time", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM recent GROUP BY deviceNo)) WHERE rn <= 2;"},
 		{"aggregate over a filtering subquery of a stream without event time", "INSERT INTO counts_out SELECT deviceNo, SUM(v) AS n FROM (SELECT UPPER(deviceNo) AS deviceNo, v FROM plain WHERE v > 0) GROUP BY deviceNo;"},
 		// a rank operator beside a side branch's aggregate (issue 24 item 5.3:
 		// Job.RankBesideAggs)
 		{"window Top-N beside a side branch's GROUP BY", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors GROUP BY deviceNo;\nEXPLAIN " + windowTopN},
 		{"deduplication beside a side branch's GROUP BY", "SELECT deviceNo, COUNT(*) AS n INTO STREAM counts_out FROM sensors WHERE v > 10 GROUP BY deviceNo;\nEXPLAIN INSERT INTO rows_out SELECT deviceNo, v FROM (SELECT deviceNo, v, ROW_NUMBER() OVER (PARTITION BY deviceNo ORDER BY ts) AS rn FROM sensors) WHERE rn = 1;"},
+		// a Top-N over a view's GROUP BY with a side branch over the view
+		// (issue 24 item 5.1: ruleFuseRankAggSides, Job.Fanout)
+		{"Top-N over a view's GROUP BY beside a side branch over the view", "SELECT deviceNo, n INTO STREAM counts_out FROM dev_counts WHERE n > 10;\nEXPLAIN INSERT INTO top_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM dev_counts) WHERE rn <= 3;"},
+		{"side branch over a view's GROUP BY beside a main query over the view", "SELECT deviceNo, n INTO STREAM counts_out FROM dev_counts WHERE n > 10;\nEXPLAIN INSERT INTO top_out SELECT deviceNo, n * 2 FROM dev_counts WHERE n > 1;"},
 		{"Top-N over a GROUP BY with a condition before the rank", "INSERT INTO counts_out SELECT deviceNo, n FROM (SELECT deviceNo, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM (SELECT deviceNo, COUNT(*) AS n FROM sensors GROUP BY deviceNo) WHERE n > 5) WHERE rn <= 3;"},
 		// issue 23 item 6: an updating aggregate after an INNER interval or regular join
 		{"aggregate after an interval join", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND GROUP BY s.deviceNo;"},

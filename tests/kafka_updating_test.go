@@ -221,10 +221,35 @@ func TestKafkaTopNOverViewCrashesExactlyOnce(t *testing.T) {
 // processes are SIGKILLed: the final table equals the batch reference's
 // (each device's rows the view keeps, counted and summed).
 func TestKafkaGroupByOverViewCrashesExactlyOnce(t *testing.T) {
+	scaleOutCrashes(t, "exactly-once", keptGroupByJob(t))
+}
+
+// TestKafkaGroupByOverTimelessViewCrashesExactlyOnce (issue 24 item 5.3):
+// TestKafkaGroupByOverViewCrashesExactlyOnce with a WATERMARK on the
+// topic's stream, which the view drops: the aggregate is still one job over
+// the stream (ruleInlineView; its groups' TTL would keep processing time,
+// plan.Aggregate.ProcTimeTTL), its groups stamped with the stream's
+// watermark for the replay's frontiers, and the final table equals the
+// batch reference's while processes are SIGKILLed.
+func TestKafkaGroupByOverTimelessViewCrashesExactlyOnce(t *testing.T) {
+	job := keptGroupByJob(t)
+	script := job.script
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
+			return strings.Replace(sql, "id BIGINT, dev VARCHAR, v BIGINT)", "id BIGINT, dev VARCHAR, v BIGINT, WATERMARK FOR id AS id - 1000)", 1)
+		})
+	}
+	scaleOutCrashes(t, "exactly-once", job)
+}
+
+// keptGroupByJob is the running count and sum of doubled values per device
+// of the view kept (it filters and projects readings, dropping id) and its
+// batch reference.
+func keptGroupByJob(t *testing.T) scaleJob {
 	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
 	const query = "CREATE VIEW kept AS SELECT UPPER(dev) AS d, v * 2 AS v2 FROM readings WHERE v % 5 <> 0;\n" +
 		"INSERT INTO upserts SELECT d, COUNT(*) AS n, SUM(v2) AS s FROM kept WHERE v2 % 3 <> 1 GROUP BY d;\n"
-	scaleOutCrashes(t, "exactly-once", updJob(t, rows, "d VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (d) NOT ENFORCED", query,
+	return updJob(t, rows, "d VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (d) NOT ENFORCED", query,
 		func(t *testing.T, recs []*kgo.Record) {
 			n, sum := map[string]int64{}, map[string]int64{}
 			for _, r := range rows {
@@ -244,7 +269,7 @@ func TestKafkaGroupByOverViewCrashesExactlyOnce(t *testing.T) {
 			table, _ := applyUpserts(t, recs)
 			compareTables(t, table, want)
 			t.Logf("%d devices in the final table, %d upsert records", len(want), len(recs))
-		}))
+		})
 }
 
 // TestKafkaTopNBesideSideGroupByCrashesExactlyOnce (issue 24 item 5.3): a
@@ -261,17 +286,7 @@ func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
 		"SELECT dev, COUNT(*) AS n INTO STREAM counts FROM readings WHERE v % 3 = 0 GROUP BY dev;\n"+
 			"INSERT INTO upserts SELECT dev, v, id FROM (SELECT id, dev, v, ROW_NUMBER() OVER (PARTITION BY dev ORDER BY v DESC) AS rn FROM readings) WHERE rn <= 3;\n",
 		nil)
-	script := job.script
-	job.outs = []string{"upserts", "counts"}
-	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
-		counts := fmt.Sprintf("CREATE STREAM counts (dev VARCHAR, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
-			outs["counts"], kafkatest.Brokers(t), sink)
-		path := script(t, dir, in, outs, group, slot, sink)
-		return rewriteScript(t, path, func(sql string) string {
-			at := strings.Index(sql, "SELECT dev, COUNT(*)")
-			return sql[:at] + counts + sql[at:]
-		})
-	}
+	withUpsertOutput(&job, "counts", "dev VARCHAR, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED", "SELECT dev, COUNT(*)")
 	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		n := map[string]int64{}
 		byDev := map[string][]updRow{}
@@ -293,13 +308,119 @@ func TestKafkaTopNBesideSideGroupByCrashesExactlyOnce(t *testing.T) {
 				wantTop[fmt.Sprintf("%s,%d", d, r.v)] = fmt.Sprintf("%s,%d,%d", d, r.v, r.id)
 			}
 		}
-		counts, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["counts"], kafkatest.ReadOptions{ReadCommitted: true}))
-		compareTables(t, counts, wantCounts)
-		top, _ := applyUpserts(t, kafkatest.ReadAll(t, outs["upserts"], kafkatest.ReadOptions{ReadCommitted: true}))
-		compareTables(t, top, wantTop)
+		compareUpsertTables(t, outs, map[string]map[string]string{"counts": wantCounts, "upserts": wantTop})
 		t.Logf("%d devices counted, %d rows in the top 3s", len(wantCounts), len(wantTop))
 	}
 	scaleOutCrashes(t, "exactly-once", job)
+}
+
+// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce (issue 24 item 5.1): a
+// view sums each device's values; a side branch over it writes the groups
+// whose sum is a multiple of 3 to one upsert-kafka topic, and the main
+// query keeps the two devices of largest sum per region among the others
+// (a Top-N over the view's unbounded GROUP BY) in another. One job over
+// the stream in which each branch computes the GROUP BY and routes its
+// changes by first match (plan.Job.Fanout, the planner's
+// ruleFuseRankAggSides), replayed while processes are SIGKILLed: a
+// change that moves a device from one branch to the other is a -U (a
+// tombstone) in one topic and a +U in the other, and each topic's final
+// table equals its batch reference's (sum each device's values over the
+// whole input; the side's devices, and each region's top 2 of the rest).
+func TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce(t *testing.T) {
+	sumsWithThirdsCrashes(t, "INSERT INTO upserts SELECT dev, s FROM (SELECT dev, s, ROW_NUMBER() OVER (PARTITION BY CAST(SUBSTRING(dev, 2) AS BIGINT) % 4 ORDER BY s DESC) AS rn FROM sums) WHERE rn <= 2;\n",
+		func(sum map[string]int64, rest []string) map[string]string {
+			byRegion := map[int][]string{}
+			for _, d := range rest {
+				byRegion[d2reg(d)] = append(byRegion[d2reg(d)], d)
+			}
+			want := map[string]string{}
+			for _, ds := range byRegion {
+				slices.SortFunc(ds, func(a, b string) int { return cmp.Compare(sum[b], sum[a]) })
+				for _, d := range ds[:min(2, len(ds))] {
+					want[d] = fmt.Sprintf("%s,%d", d, sum[d])
+				}
+			}
+			return want
+		})
+}
+
+// TestKafkaViewGroupByWithSideCrashesExactlyOnce (issue 24 item 5.1):
+// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce with a main query that
+// writes the view's other rows as they are (no Top-N): its final table
+// holds each device whose sum is not a multiple of 3, with that sum.
+func TestKafkaViewGroupByWithSideCrashesExactlyOnce(t *testing.T) {
+	sumsWithThirdsCrashes(t, "INSERT INTO upserts SELECT dev, s FROM sums;\n",
+		func(sum map[string]int64, rest []string) map[string]string {
+			want := map[string]string{}
+			for _, d := range rest {
+				want[d] = fmt.Sprintf("%s,%d", d, sum[d])
+			}
+			return want
+		})
+}
+
+// sumsWithThirdsCrashes runs the crash harness over a job whose view sums
+// each device's values, whose side branch writes the devices with a sum
+// that is a multiple of 3 to the upsert topic thirds, and whose main query
+// (main, over the view sums) writes upserts, and compares each topic's
+// final table with its batch reference's: for upserts, wantMain's of the
+// whole input's sums and the devices the side does not take (rest).
+func sumsWithThirdsCrashes(t *testing.T, main string, wantMain func(sum map[string]int64, rest []string) map[string]string) {
+	rows := updRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	job := updJob(t, rows, "dev VARCHAR, s BIGINT, PRIMARY KEY (dev) NOT ENFORCED",
+		"CREATE VIEW sums AS SELECT dev, SUM(v) AS s, COUNT(*) AS n FROM readings GROUP BY dev;\n"+
+			"SELECT dev, s, n INTO STREAM thirds FROM sums WHERE s % 3 = 0;\n"+main, nil)
+	withUpsertOutput(&job, "thirds", "dev VARCHAR, s BIGINT, n BIGINT, PRIMARY KEY (dev) NOT ENFORCED", "CREATE VIEW sums")
+	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		sum, n := map[string]int64{}, map[string]int64{}
+		for _, r := range rows {
+			sum[r.dev] += r.v
+			n[r.dev]++
+		}
+		wantThirds := map[string]string{}
+		var rest []string
+		for d, s := range sum {
+			if s%3 == 0 { // the side branch's rows (SPEC 2.1: the first branch whose WHERE holds takes the row)
+				wantThirds[d] = fmt.Sprintf("%s,%d,%d", d, s, n[d])
+				continue
+			}
+			rest = append(rest, d)
+		}
+		want := wantMain(sum, rest)
+		if len(want) == 0 {
+			t.Fatal("the reference's main table is empty: the test checks nothing")
+		}
+		compareUpsertTables(t, outs, map[string]map[string]string{"thirds": wantThirds, "upserts": want})
+		t.Logf("%d devices with a sum that is a multiple of 3, %d in the main table", len(wantThirds), len(want))
+	}
+	scaleOutCrashes(t, "exactly-once", job)
+}
+
+// withUpsertOutput gives job a second output, the upsert-kafka stream name
+// (columns cols, its topic outs[name], the job's sink options), declared in
+// its script before the statement that starts with before.
+func withUpsertOutput(job *scaleJob, name, cols, before string) {
+	script := job.script
+	job.outs = append(job.outs, name)
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		ddl := fmt.Sprintf("CREATE STREAM %s (%s) WITH ('connector'='upsert-kafka', 'topic'='%s', 'properties.bootstrap.servers'='%s', 'key.format'='csv', 'value.format'='csv'%s);\n",
+			name, cols, outs[name], kafkatest.Brokers(t), sink)
+		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
+			at := strings.Index(sql, before)
+			return sql[:at] + ddl + sql[at:]
+		})
+	}
+}
+
+// compareUpsertTables reads each output named in want read_committed
+// (its topic outs[name]), applies its upserts and tombstones in offset
+// order and compares the final table with want[name].
+func compareUpsertTables(t *testing.T, outs map[string]string, want map[string]map[string]string) {
+	t.Helper()
+	for name, w := range want {
+		table, _ := applyUpserts(t, kafkatest.ReadAll(t, outs[name], kafkatest.ReadOptions{ReadCommitted: true}))
+		compareTables(t, table, w)
+	}
 }
 
 // rewriteScript rewrites the script at path with edit and returns path.

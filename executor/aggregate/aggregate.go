@@ -287,7 +287,7 @@ func New(job *plan.Job, opts Options, down *flow.Emitter) *Operator {
 		}
 		o := buildAggOp(br, opts.Budget, opts.Exprs)
 		if o.upd != nil {
-			o.upd.ttl.event = job.WatermarkCol >= 0 // ('table.exec.state.ttl': the watermark is its clock)
+			o.upd.ttl.event = job.WatermarkCol >= 0 && !br.Agg.ProcTimeTTL // ('table.exec.state.ttl': the watermark is its clock, unless the relation it reads had no event time)
 			if opts.Now != nil {
 				o.upd.ttl.now = opts.Now
 			}

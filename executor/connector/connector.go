@@ -444,7 +444,13 @@
 // ruleInlineView): the relation's WHERE and select list are computed
 // before the operator, which is replayed as over the stream's rows
 // (TestKafkaTopNOverViewCrashesExactlyOnce,
-// TestKafkaGroupByOverViewCrashesExactlyOnce). A rank operator over the
+// TestKafkaGroupByOverViewCrashesExactlyOnce). An updating aggregate over
+// such a relation that drops the stream's event time is planned so too:
+// the job runs the stream's WATERMARK, whose stamps the groups keep for
+// w_p as over the stream, while 'table.exec.state.ttl' keeps the
+// processing-time clock it had over the relation (plan.Aggregate.
+// ProcTimeTTL; the executor's TestReplayAggregateOverTimelessView,
+// TestKafkaGroupByOverTimelessViewCrashesExactlyOnce). A rank operator over the
 // stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
 // event time) in the main query of a job whose side branches aggregate
 // (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of
@@ -457,9 +463,22 @@
 // over a window TVF's rows beside side branches' aggregates: the TVF's
 // Aggregate passes the rows read again on into the window Top-N's state
 // (passReplay) while the side branches' hold theirs back
-// (aggregate.Operator.StartReplayPassing). A Top-N over the job's own
-// GROUP BY with a side branch is not replayed yet (ruleFuseRankAgg plans
-// only a job without side branches).
+// (aggregate.Operator.StartReplayPassing). A Top-N over a view's GROUP BY
+// of the stream with side branches over the view (planner's
+// ruleFuseRankAggSides; plan.Job.Fanout, AggRankReplayed) is one job over
+// the stream in which every branch computes the GROUP BY, every row
+// offered to every branch, each branch's aggregate taking the groups'
+// changes its first-match routing over the view gives it (its HAVING):
+// the main query's aggregate passes the changes of the rows read again on
+// into the Top-N's state, the side branches' aggregates take those rows
+// into their groups only, and the commit is the smallest hold frontier
+// (TestReplayTopNOverGroupByWithSides,
+// TestKafkaTopNOverGroupByWithSideCrashesExactlyOnce; TestFanoutRoutesTheViewsChanges
+// checks the routing against the view's changelog). So are side branches
+// over such a view with a main query that filters and projects its rows,
+// or with none: every branch's aggregate takes the rows read again into
+// its groups only (TestKafkaViewGroupByWithSideCrashesExactlyOnce). The
+// groups are kept once per branch.
 //
 // # Event-time rank operators (SPEC 2.9)
 //

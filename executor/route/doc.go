@@ -13,7 +13,11 @@
 // of joins. Its output is one Step whose Parts select the input rows of each
 // branch (the LIMIT and the projections come after it), and it counts per
 // branch the rows offered, partnered and taken (EXPLAIN ANALYZE's
-// BranchFlow, the counts it is wired to).
+// BranchFlow, the counts it is wired to). A job whose rows fan out
+// (plan.Job.Fanout: the branches of a view's GROUP BY planned over its
+// stream, each routing the groups' changes by its aggregate's HAVING)
+// offers every row to every stage instead, each taking the rows its gate
+// and WHERE take.
 //
 // It imports executor/flow (the operator contract), executor/expr (the
 // WHERE's kernels), executor/vector and planner/plan only; never the

@@ -155,3 +155,61 @@ func TestGatePending(t *testing.T) {
 func whereCol(c int) *plan.Expr {
 	return &plan.Expr{Op: plan.OpCol, Type: catalog.Boolean, Col: c}
 }
+
+// TestFanout checks the router of a job whose rows fan out to every branch
+// (plan.Job.Fanout, the planner's ruleFuseRankAggSides) against a
+// reference computed here row by row: each branch takes every live row its
+// WHERE is TRUE for (every one without a WHERE), whatever the branches
+// before it took, in order, and counts every live row as offered.
+func TestFanout(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 1000 {
+		nb := 1 + r.IntN(4)
+		job := &plan.Job{Stream: &catalog.Stream{Config: &catalog.FileConfig{}}, Fanout: true}
+		n := 1 + r.IntN(vector.Cap)
+		wb := &vector.Batch{N: n}
+		wheres := make([][]byte, nb) // per branch: nil (no WHERE) or each row's 0 FALSE, 1 TRUE, 2 NULL
+		for k := range nb {
+			b := &plan.Branch{}
+			v := vector.NewVec(catalog.Boolean)
+			if r.IntN(3) > 0 {
+				wheres[k] = make([]byte, n)
+				for i := range n {
+					wheres[k][i] = byte(r.IntN(3))
+					v.B[i], v.Null[i] = wheres[k][i] == 1, wheres[k][i] == 2
+				}
+				b.Where = whereCol(k)
+			}
+			wb.Cols = append(wb.Cols, v)
+			if k == nb-1 {
+				job.Main = b
+			} else {
+				job.Branches = append(job.Branches, b)
+			}
+		}
+		var sel []int32
+		for i := range n {
+			if r.IntN(4) > 0 {
+				sel = append(sel, int32(i))
+			}
+		}
+		rt := New(job, nil, nil)
+		counts := make([]int64, 3*nb)
+		rt.Wire(nil, counts)
+		out := rt.Route(wb, sel)
+		for k := range nb {
+			var want []int32
+			for _, i := range sel {
+				if wheres[k] == nil || wheres[k][i] == 1 {
+					want = append(want, i)
+				}
+			}
+			if !slices.Equal(out.Parts[k].Sel, want) && (len(want) > 0 || len(out.Parts[k].Sel) > 0) {
+				t.Fatalf("branch %d took %v, want %v", k, out.Parts[k].Sel, want)
+			}
+			if counts[3*k] != int64(len(sel)) || counts[3*k+2] != int64(len(want)) {
+				t.Fatalf("branch %d counted %v offered, passed, taken; want %d offered, %d taken", k, counts[3*k:3*k+3], len(sel), len(want))
+			}
+		}
+	}
+}

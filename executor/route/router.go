@@ -98,7 +98,7 @@ func (s *Stage) Split(b *vector.Batch, offered, taken, rest []int32) ([]int32, [
 
 // Router is the process operator (SPEC 2.1): first-match routing over
 // ordered branches, one Stage per branch, stage k's rest port feeding stage
-// k+1. The stages are fused into one loop over a batch (no batch or call
+// k+1 (with plan.Job.Fanout every stage is offered every row). The stages are fused into one loop over a batch (no batch or call
 // between them but Split), which is the router's whole per-batch work where
 // no branch has a gate. It pushes its own Step, whose Parts (one per branch,
 // sides then main: plan.Job.AllBranches) are the stages' taken ports,
@@ -107,6 +107,9 @@ func (s *Stage) Split(b *vector.Batch, offered, taken, rest []int32) ([]int32, [
 // per batch.
 type Router struct {
 	stages []Stage // sides, then main
+	// fanout offers every row to every stage (plan.Job.Fanout): each takes
+	// the rows its gate and WHERE take, whatever the stages before took
+	fanout bool
 	taken  [][]int32
 	rest   [2][]int32
 	out    flow.Step
@@ -120,7 +123,7 @@ type Router struct {
 // (nil: failed calls dropped).
 func New(job *plan.Job, gates []Gate, exprs *expr.Context) *Router {
 	branches := job.AllBranches()
-	r := &Router{down: &flow.Emitter{}, stages: make([]Stage, len(branches))}
+	r := &Router{down: &flow.Emitter{}, stages: make([]Stage, len(branches)), fanout: job.Fanout}
 	r.taken = make([][]int32, len(branches))
 	r.Wire(r.down, make([]int64, 3*len(branches)))
 	for k, b := range branches {
@@ -172,9 +175,10 @@ func (r *Router) Watermark(ctx context.Context, wm flow.Watermark) error {
 func (r *Router) Finish(ctx context.Context) error { return r.down.Finish(ctx) }
 
 // Route routes the rows sel of b through the stages, each row to the first
-// branch whose gate and WHERE take it, into r's output step (its In b, each
-// Part's Sel the rows its branch took, its Kinds b's), and returns that
-// step, valid until the next call.
+// branch whose gate and WHERE take it (with fanout, to every branch whose
+// gate and WHERE take it), into r's output step (its In b, each Part's Sel
+// the rows its branch took, its Kinds b's), and returns that step, valid
+// until the next call.
 func (r *Router) Route(b *vector.Batch, sel []int32) *flow.Step {
 	r.out.In = b
 	r.out.N = b.N
@@ -182,7 +186,9 @@ func (r *Router) Route(b *vector.Batch, sel []int32) *flow.Step {
 	spare := r.rest[1]
 	for k := range r.stages {
 		taken, left := r.stages[k].Split(b, rest, r.taken[k][:0], spare[:0])
-		spare, rest = rest, left
+		if !r.fanout { // (fanout: the next stage is offered every row again)
+			spare, rest = rest, left
+		}
 		r.taken[k] = taken
 		r.out.Parts[k].Sel = taken
 		r.out.Parts[k].Kinds = b.Kinds // (SPEC 2.8: kinds pass through routing, filters and projections)

@@ -228,7 +228,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			if prev := s.pendingSide(b.Stream, b.Side); prev != nil {
 				check = []*planner.Branch{prev, b}
 			}
-			if _, err := planner.NewJob(b.Stream, check, nil, script.Source); err != nil {
+			if err := planner.CheckPending(b.Stream, check); err != nil {
 				return err
 			}
 			s.addPending(b)

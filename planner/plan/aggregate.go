@@ -116,6 +116,12 @@ type Aggregate struct {
 	// (the watermark is the clock when the input has event time, else
 	// processing time); 0 keeps groups for ever.
 	StateTTL time.Duration
+	// ProcTimeTTL makes processing time StateTTL's clock although the job's
+	// stream has a WATERMARK: the aggregate reads a view, subquery or WITH
+	// relation that drops the event time, planned over the stream
+	// (planner's ruleInlineView), and over that relation, which has no
+	// event time, its groups' TTL followed processing time (SPEC 2.8).
+	ProcTimeTTL bool
 }
 
 // AggCall is one aggregate function call of a query: its accumulator spec, its
@@ -273,7 +279,9 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 			}
 		}
 		detail(LineDetail, "state grows with: %s", grows)
-		if a.Updating && a.StateTTL > 0 {
+		if a.Updating && a.StateTTL > 0 && a.ProcTimeTTL {
+			detail(LineDetail, "state TTL: a group unchanged for %s is dropped ('table.exec.state.ttl'; processing time is the clock: the relation it reads has no event time)", FormatTTL(a.StateTTL))
+		} else if a.Updating && a.StateTTL > 0 {
 			detail(LineDetail, "state TTL: a group unchanged for %s is dropped ('table.exec.state.ttl'; the watermark is the clock, else processing time)", FormatTTL(a.StateTTL))
 		}
 	}

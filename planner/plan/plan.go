@@ -117,6 +117,12 @@ type Job struct {
 	// is then UnnestedStream's relation (the inner stream's columns, then the
 	// new ones).
 	Unnest *Unnest
+	// Fanout offers every row of the stream to every branch, each taking the
+	// rows its WHERE holds for, instead of SPEC 2.1's first match: the
+	// branches of a relation's GROUP BY planned over its stream, each with
+	// its own copy of the aggregate, whose HAVING routes the groups' changes
+	// by first match (the planner's ruleFuseRankAggSides).
+	Fanout bool
 	// Strategy is how the executor runs the job, and Procs the CPUs it was
 	// chosen for (GOMAXPROCS): set by the planner's strategy rule
 	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).

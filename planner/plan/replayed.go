@@ -17,8 +17,9 @@ import (
 // time over the stream's rows (executor/rank's replay.go; also over a
 // relation that only filters and projects the stream, as is an updating
 // aggregate over such a relation, and a Top-N over a
-// relation's GROUP BY with a query over it: the planner plans them as one
-// job over the stream, ruleInlineView, ruleFuseRankAgg, ruleFuseRankCalc),
+// relation's GROUP BY with a query over it, or with side branches over it:
+// the planner plans them as one job over the stream, ruleInlineView,
+// ruleFuseRankAgg, ruleFuseRankAggSides, ruleFuseRankCalc),
 // the probe rows an
 // event-time semi or anti join holds, a join of two streams that
 // JoinReplayed (with a window aggregate over its rows planned as one job,

@@ -229,14 +229,17 @@ func tvfRank(b *Branch) bool {
 // AggRankReplayed reports whether job j's main query is a Top-N over its
 // own unbounded GROUP BY's changes (a Top-N over a subquery's aggregate of
 // a Kafka stream in a consumer group, planned as one job by the planner's
-// ruleFuseRankAgg; Rank.Retract) in a job with no side branch: both are
-// replayed (the executor's replay.go): each partition is read again from
-// its first row that made a group, the aggregate passing the changes of
-// the rows read again on into the Top-N's state (their outputs were
-// written), so the Top-N's hold is never below the aggregate's.
+// ruleFuseRankAgg; Rank.Retract) in a job with no side branch, or whose
+// side branches each compute that GROUP BY too (Fanout, the planner's
+// ruleFuseRankAggSides): all are replayed (the executor's replay.go): each
+// partition is read again from its first row that made a group, the main
+// query's aggregate passing the changes of the rows read again on into the
+// Top-N's state (their outputs were written), so the Top-N's hold is never
+// below the aggregate's, and the side branches' aggregates taking those
+// rows into their groups only.
 func (j *Job) AggRankReplayed() bool {
 	m := j.Main
-	return m != nil && len(j.Branches) == 0 && m.Agg != nil && m.Agg.Updating && m.Agg.Window == nil &&
+	return m != nil && (len(j.Branches) == 0 || j.Fanout) && m.Agg != nil && m.Agg.Updating && m.Agg.Window == nil &&
 		m.Rank != nil && m.Rank.Kind == RankTopN && m.Rank.Retract && !m.Rank.Bounded
 }
 

@@ -111,7 +111,11 @@ func (j *Job) Tree() *Tree {
 	if j.Main == nil {
 		then = ""
 	}
-	route := t.add(&Node{Kind: NodeRoute, Text: fmt.Sprintf("first match of %d side branch(es)%s", len(j.Branches), then), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineProcess, Branch: -1, Output: -1, Updating: j.Both != nil && j.Both.Updating()})
+	how := "first match of"
+	if j.Fanout {
+		how = "every row to each of" // (each branch's aggregate routes its changes: Job.Fanout)
+	}
+	route := t.add(&Node{Kind: NodeRoute, Text: fmt.Sprintf("%s %d side branch(es)%s", how, len(j.Branches), then), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineProcess, Branch: -1, Output: -1, Updating: j.Both != nil && j.Both.Updating()})
 	if j.Main == nil {
 		route.Details = append(route.Details, "(no main query: rows no branch takes are discarded)")
 	}
