@@ -46,6 +46,12 @@ type Session struct {
 	// Interactive is set in the REPL: a job that picks up pending side
 	// branches says so on stderr (as on a terminal's stderr; pendingNotice).
 	Interactive bool
+	// TableEvery is the longest time rows of a table or markdown output
+	// wait before they are rendered (render.Config.Every; 0: SPEC 4's one
+	// second). A test that compares two runs' outputs byte for byte sets it
+	// long: where such a time cuts the tables depends on the machine's
+	// speed, not on the job (the cut every 1000 rows stays).
+	TableEvery time.Duration
 	// hooks are a test case's run's (runHooks); zero otherwise.
 	hooks runHooks
 }
@@ -183,7 +189,7 @@ func (s *Session) RunJob(ctx context.Context, job *session.Job, run session.RunF
 	// (Stdout holds nothing while the job runs, also under the progress
 	// bar's buffer: a failed flush shows again in the job's first write)
 	s.Stdout.Flush()
-	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written, ResultMode: s.Settings.ResultMode, Terminal: isTerminal(s.written.W)}
+	cfg := render.Config{Format: s.Format, SideDir: s.SideDir, Stdout: s.Stdout, Stderr: s.Stderr, Files: s.Files, Written: s.written, ResultMode: s.Settings.ResultMode, Terminal: isTerminal(s.written.W), Every: s.TableEvery}
 	// a job longer than a second shows a live status on a terminal's
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
 	// held state and watermarks; the job's own output erases it first (progress.go)
