@@ -295,21 +295,18 @@ INSERT INTO f SELECT id, v FROM g;
 					if ee, ok := err.(*exec.ExitError); ok {
 						code = ee.ExitCode()
 						// a signal before main asks for it kills any Go program
-						// by its default action: on a loaded machine the phase's
-						// wait (50 ms) may end first; that try does not count
+						// by its default action: it may come before the
+						// program's handlers; that try does not count
 						if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sg.sig && early < 5 {
 							early++
-							try--
-							for _, f := range []*os.File{outR, fifoR} {
-								if f != nil {
-									f.Close()
-								}
-							}
-							continue
+							code = -2 // (not counted, below)
 						}
 					}
 					if code == 0 && ph.ended != nil && ph.ended(side) && late < 5 {
 						late++
+						code = -2 // the job ended before the signal: not counted
+					}
+					if code == -2 {
 						try--
 						for _, f := range []*os.File{outR, fifoR} {
 							if f != nil {

@@ -91,15 +91,7 @@ func TestKafkaRevokedOffsetsCallbackIsNoJobError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
 	defer cancel()
 	topic := kafkatest.CreateTopic(t, 2, nil)
-	src, err := OpenKafka(ctx, brokerStream(t, "o", topic, "properties.group.id", group), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
-	s, ok := src.(*kafkaSource)
-	if !ok {
-		t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
-	}
+	s := openGroupSource(ctx, t, env, "o", topic, group)
 	revoked, stop := context.WithCancel(ctx)
 	stop()
 	for _, parts := range []map[int32]kgo.Offset{{0: kgo.NewOffset()}, {0: kgo.NewOffset(), 1: kgo.NewOffset()}} {
@@ -156,15 +148,7 @@ func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
 	topic := kafkatest.CreateTopic(t, 2, nil)
 	open := func(name string) (*kafkaSource, *ownReplay) {
 		t.Helper()
-		src, err := OpenKafka(ctx, brokerStream(t, name, topic, "properties.group.id", group), env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = src.Close() })
-		s, ok := src.(*kafkaSource)
-		if !ok {
-			t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
-		}
+		s := openGroupSource(ctx, t, env, name, topic, group)
 		r := &ownReplay{owned: map[int32]bool{}}
 		s.SetReplay(r)
 		return s, r
@@ -222,4 +206,20 @@ func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
 			t.Fatalf("Next returned with partitions %v revoked from the source and still in the job's state: the job would go on with their rows (an event-time join releasing them into the next transaction) while their next owner reads them again", stale)
 		}
 	}
+}
+
+// openGroupSource opens stream name over topic as a member of group (closed
+// when t ends) and returns its *kafkaSource.
+func openGroupSource(ctx context.Context, t *testing.T, env *connector.Env, name, topic, group string) *kafkaSource {
+	t.Helper()
+	src, err := OpenKafka(ctx, brokerStream(t, name, topic, "properties.group.id", group), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	s, ok := src.(*kafkaSource)
+	if !ok {
+		t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
+	}
+	return s
 }
