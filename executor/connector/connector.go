@@ -186,8 +186,9 @@
 // the executor's replay_test.go (random rows, crash points and assignment
 // orders for TUMBLE, HOP, CUMULATE and SESSION: two processes emit what one
 // does), ejreplay_test.go (an event-time SEMI and ANTI join: processes
-// killed, stopped, cut inside a release, losing and gaining partitions and
-// aborting at random commit what one does), tests/kafka_replay_test.go (a
+// killed, stopped, cut inside a release, losing and gaining partitions (a
+// revoke also during a poll that brought nothing while the build side moves
+// on) and aborting at random commit what one does), tests/kafka_replay_test.go (a
 // kill inside open windows against the broker; the restarted process emits
 // what an uninterrupted run does), tests/kafka_ejreplay_test.go (a kill
 // while the join holds rows) and
