@@ -129,11 +129,19 @@ func TestSignalsStress(t *testing.T) {
 }
 
 // TestSignalsStopHangs: SIGINT, SIGTERM and SIGHUP end the process within 100
-// ms (in one of three tries; each within 2 s) whatever it is blocked on, with
-// the signal's exit status and every output on a whole row (issue 30): a
-// stdout pipe nobody reads, a FIFO sink with no reader or with one that does
-// not read, a line far longer than a chunk on the parallel path, and the
-// planning of a long IN list.
+// ms (in one of up to stopTries tries, the first that does ending them; each
+// a hang when it takes over 20 s) whatever it
+// is blocked on, with the signal's exit status and every output on a whole
+// row (issue 30): a stdout pipe nobody reads, a FIFO sink with no reader or
+// with one that does not read, a line far longer than a chunk on the
+// parallel path, and the planning of a long IN list. Each try signals once
+// the process is in its phase (a pipe full, its script or its input read:
+// phase.ready), not after a fixed sleep, which a loaded machine outlasted (a
+// signal before the job's handlers, or after the job ended). The 100 ms is
+// wall time, which a loaded machine's scheduler adds to (the stdout pipe's
+// stop, with pipewrite.Grace's 50 ms in it, took 145 to 280 ms in three tries
+// at load 27 on 2 cores): the fastest of several tries is the process's own
+// delay, a hang or a wait on the blocked thing fails every one.
 func TestSignalsStopHangs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stress test (-short)")
@@ -163,6 +171,17 @@ INSERT INTO f SELECT id, v FROM g;
 	for i := range items {
 		items[i] = strconv.Itoa(i * 2)
 	}
+	// the phase's process: its pid, its stdout's pipe (pipe) and the FIFO's
+	// read end (reader), else nil, and the file its stdout is otherwise
+	type proc struct {
+		pid         int
+		outR, fifoR *os.File
+		stdout      string
+	}
+	// read says the process read its script and n bytes more (of its input)
+	read := func(sql string, n int64) func(p proc) bool {
+		return func(p proc) bool { r := procReadBytes(p.pid); return r < 0 || r >= int64(len(sql))+n }
+	}
 	type phase struct {
 		name string
 		sql  string
@@ -171,25 +190,46 @@ INSERT INTO f SELECT id, v FROM g;
 		// writes to dir/out.fifo, opened for reading (and not read) when
 		// reader is set
 		pipe, fifo, reader bool
-		wait               time.Duration // until the job is in the phase
+		// ready says the process is in the phase (polled until it is)
+		ready func(p proc) bool
+		// ended says, of a run that exited 0, that its job ended before the
+		// signal came (its outputs in side whole): that try does not count
+		ended func(side string) bool
 	}
+	const bigRows = 200000
+	longSQL := "CREATE STREAM s (a VARCHAR, n BIGINT) WITH ('connector'='file', 'path'='long.csv');\nSELECT a, n INTO SIDE 'big' FROM s WHERE n > 2;\nSELECT a, n FROM s;\n"
+	inSQL := busy + "SELECT id FROM g WHERE id IN (" + strings.Join(items, ",") + ");\n"
 	for _, ph := range []phase{
-		{name: "stdout a pipe nobody reads", sql: busy + "SELECT id, v INTO SIDE 'low' FROM g WHERE v < 0.3;\nSELECT id, v FROM g;\n", pipe: true, wait: 300 * time.Millisecond},
-		{name: "FIFO sink with no reader", sql: fifoSink, fifo: true, wait: 300 * time.Millisecond},
-		{name: "FIFO sink whose reader does not read", sql: fifoSink, fifo: true, reader: true, wait: 300 * time.Millisecond},
-		{name: "a 256 MiB line on the parallel path", sql: "CREATE STREAM s (a VARCHAR, n BIGINT) WITH ('connector'='file', 'path'='long.csv');\nSELECT a, n INTO SIDE 'big' FROM s WHERE n > 2;\nSELECT a, n FROM s;\n",
-			// (the line is skipped in about 0.25 s on a quiet machine: the signal
-			// must come while it is read; earlier is fine, the job then stops
-			// before it)
-			env: []string{"GOMAXPROCS=4"}, wait: 50 * time.Millisecond},
-		{name: "planning a 200000-item IN list", sql: busy + "SELECT id FROM g WHERE id IN (" + strings.Join(items, ",") + ");\n", wait: 1500 * time.Millisecond},
+		{name: "stdout a pipe nobody reads", sql: busy + "SELECT id, v INTO SIDE 'low' FROM g WHERE v < 0.3;\nSELECT id, v FROM g;\n", pipe: true,
+			ready: func(p proc) bool { return pipeFull(p.outR) }},
+		// (no reader: nothing shows the wait in open; a statement before
+		// the job's shows that the script runs, the job's planning and
+		// its open come next)
+		{name: "FIFO sink with no reader", sql: "SELECT 1 AS started;\n" + fifoSink, fifo: true, ready: func(p proc) bool {
+			fi, err := os.Stat(p.stdout)
+			return err == nil && fi.Size() > 0
+		}},
+		{name: "FIFO sink whose reader does not read", sql: fifoSink, fifo: true, reader: true,
+			ready: func(p proc) bool { return pipeFull(p.fifoR) }},
+		{name: "a 256 MiB line on the parallel path", sql: longSQL,
+			// (the line is skipped in about 0.25 s on a quiet machine: the
+			// signal must come while it is read, 1 MiB into the file: the
+			// 80 KB before it read; a job that ended first exited 0 with
+			// its output whole, and that try does not count)
+			env: []string{"GOMAXPROCS=4"}, ready: read(longSQL, 1<<20),
+			ended: func(side string) bool {
+				b, _ := os.ReadFile(filepath.Join(side, "big.csv"))
+				return bytes.Count(b, []byte("\n")) >= bigRows
+			}},
+		{name: "planning a 200000-item IN list", sql: inSQL, ready: read(inSQL, 0)},
 	} {
 		for _, sg := range stopSignals {
 			t.Run(ph.name+"/"+sg.sig.String(), func(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, "q.sql"), []byte(ph.sql), 0o644)
 				var took []time.Duration
 				early := 0 // the tries whose signal came before the program's handler
-				for try := 0; try < 3; try++ {
+				late := 0  // the tries whose signal came after the job ended
+				for try := 0; try < stopTries; try++ {
 					fifo := filepath.Join(dir, "out.fifo")
 					var fifoR *os.File
 					if ph.fifo {
@@ -211,6 +251,7 @@ INSERT INTO f SELECT id, v FROM g;
 					var stderr bytes.Buffer
 					cmd.Stderr = &stderr
 					var outR *os.File
+					stdout := filepath.Join(t.TempDir(), "stdout")
 					if ph.pipe {
 						r, w, err := os.Pipe()
 						if err != nil {
@@ -218,6 +259,12 @@ INSERT INTO f SELECT id, v FROM g;
 						}
 						outR, cmd.Stdout = r, w
 						defer w.Close()
+					} else {
+						f, err := os.Create(stdout)
+						if err != nil {
+							t.Fatal(err)
+						}
+						cmd.Stdout = f
 					}
 					if err := cmd.Start(); err != nil {
 						t.Fatal(err)
@@ -227,34 +274,46 @@ INSERT INTO f SELECT id, v FROM g;
 					}
 					exited := make(chan error, 1)
 					go func() { exited <- cmd.Wait() }()
-					time.Sleep(ph.wait)
+					// until the process is in the phase (bounded: a process
+					// that never gets there, or ended, is signalled anyway)
+					p := proc{pid: cmd.Process.Pid, outR: outR, fifoR: fifoR, stdout: stdout}
+					for wait := time.Now().Add(60 * time.Second); !ph.ready(p) && time.Now().Before(wait); {
+						time.Sleep(2 * time.Millisecond)
+					}
 					t0 := time.Now()
 					cmd.Process.Signal(sg.sig)
 					var err error
 					select {
 					case err = <-exited:
-					case <-time.After(2 * time.Second):
+					case <-time.After(20 * time.Second):
 						cmd.Process.Kill()
 						<-exited
-						t.Fatalf("%v: still running 2 s after the signal\nstderr: %s", sg.sig, lastBytes(stderr.String(), 400))
+						t.Fatalf("%v: still running 20 s after the signal\nstderr: %s", sg.sig, lastBytes(stderr.String(), 400))
 					}
 					d := time.Since(t0)
 					code := 0
 					if ee, ok := err.(*exec.ExitError); ok {
 						code = ee.ExitCode()
 						// a signal before main asks for it kills any Go program
-						// by its default action: on a loaded machine the phase's
-						// wait (50 ms) may end first; that try does not count
+						// by its default action: it may come before the
+						// program's handlers; that try does not count
 						if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sg.sig && early < 5 {
 							early++
-							try--
-							for _, f := range []*os.File{outR, fifoR} {
-								if f != nil {
-									f.Close()
-								}
-							}
-							continue
+							code = -2 // (not counted, below)
 						}
+					}
+					if code == 0 && ph.ended != nil && ph.ended(side) && late < 5 {
+						late++
+						code = -2 // the job ended before the signal: not counted
+					}
+					if code == -2 {
+						try--
+						for _, f := range []*os.File{outR, fifoR} {
+							if f != nil {
+								f.Close()
+							}
+						}
+						continue
 					}
 					if code != sg.code {
 						t.Fatalf("exit %d after %v, want %d\nstderr: %s", code, sg.sig, sg.code, lastBytes(stderr.String(), 400))
@@ -280,6 +339,10 @@ INSERT INTO f SELECT id, v FROM g;
 		}
 	}
 }
+
+// stopTries is how many times TestSignalsStopHangs signals a phase at most
+// for a stop within 100 ms (each try a new process).
+const stopTries = 10
 
 // lastBytes returns the end of s, at most n bytes.
 func lastBytes(s string, n int) string { return s[max(0, len(s)-n):] }

@@ -121,7 +121,14 @@
 // calls Next there too, between releases, not from a reader goroutine).
 // A rebalance runs only between polls after a checkpoint (BlockRebalanceOnPoll,
 // AllowRebalance in kafkaSource.commit), so a process that loses p has
-// committed everything it wrote for p; it then drops p's groups from its state
+// committed everything it wrote for p. The group's callbacks run between that
+// AllowRebalance and the return of the next poll, and the source hands the
+// changes they noted to the state before its Next returns, also when the poll
+// brought nothing (ErrWaiting): the job goes on after it, and an event-time
+// join would release held rows of p into the next transaction while p's next
+// owner reads them again from the commit (TestKafkaRevokeReachesTheStateBeforeNextReturns;
+// the executor's TestReplayHeldJoinRows, its late-revoke rule). It
+// then drops p's groups from its state
 // (I2: they hold no other partition's rows), the probe rows of p the join
 // holds (and its held malformed rows of p) and p's watermark. A process that
 // gains p (or starts, or rewinds after an aborted transaction) first drops
@@ -179,8 +186,9 @@
 // the executor's replay_test.go (random rows, crash points and assignment
 // orders for TUMBLE, HOP, CUMULATE and SESSION: two processes emit what one
 // does), ejreplay_test.go (an event-time SEMI and ANTI join: processes
-// killed, stopped, cut inside a release, losing and gaining partitions and
-// aborting at random commit what one does), tests/kafka_replay_test.go (a
+// killed, stopped, cut inside a release, losing and gaining partitions (a
+// revoke also during a poll that brought nothing while the build side moves
+// on) and aborting at random commit what one does), tests/kafka_replay_test.go (a
 // kill inside open windows against the broker; the restarted process emits
 // what an uninterrupted run does), tests/kafka_ejreplay_test.go (a kill
 // while the join holds rows) and
@@ -390,7 +398,7 @@
 // nothing, and such a job runs over a topic of several partitions
 // (ErrJoinAggregateParts stops a window's). Test: the executor's
 // TestReplayHeldJoinRowsAggregated (SEMI and ANTI with GROUP BY, processes
-// killed, cut, moved and aborted, 40 seeds each; fails when the aggregate
+// killed, cut, moved and aborted, 100 seeds each; fails when the aggregate
 // is left out of the replay).
 //
 // # Updating operators (SPEC 2.8, 2.9; issue 24 item 5)

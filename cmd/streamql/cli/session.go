@@ -46,15 +46,14 @@ type Session struct {
 	// Interactive is set in the REPL: a job that picks up pending side
 	// branches says so on stderr (as on a terminal's stderr; pendingNotice).
 	Interactive bool
+	// TableEvery is the longest time rows of a table or markdown output
+	// wait before they are rendered (render.Config.Every; 0: SPEC 4's one
+	// second). A test that compares two runs' outputs byte for byte sets it
+	// long: where such a time cuts the tables depends on the machine's
+	// speed, not on the job (the cut every 1000 rows stays).
+	TableEvery time.Duration
 	// hooks are a test case's run's (runHooks); zero otherwise.
 	hooks runHooks
-	// TableEvery is the longest time the rows of a table or markdown output
-	// wait before they are rendered as a table (render.Config.Every); 0 is
-	// SPEC 4's one second. The boxes a run prints then depend on how fast it
-	// ran: a test that compares the table outputs of two runs byte for byte
-	// sets it longer than the runs, so that only the 1000-row rule and the
-	// job's end cut tables.
-	TableEvery time.Duration
 }
 
 // NewSession returns a session printing to stdout and stderr.

@@ -91,15 +91,7 @@ func TestKafkaRevokedOffsetsCallbackIsNoJobError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
 	defer cancel()
 	topic := kafkatest.CreateTopic(t, 2, nil)
-	src, err := OpenKafka(ctx, brokerStream(t, "o", topic, "properties.group.id", group), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
-	s, ok := src.(*kafkaSource)
-	if !ok {
-		t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
-	}
+	s := openGroupSource(ctx, t, env, "o", topic, group)
 	revoked, stop := context.WithCancel(ctx)
 	stop()
 	for _, parts := range []map[int32]kgo.Offset{{0: kgo.NewOffset()}, {0: kgo.NewOffset(), 1: kgo.NewOffset()}} {
@@ -119,4 +111,115 @@ func TestKafkaRevokedOffsetsCallbackIsNoJobError(t *testing.T) {
 	if err != nil || len(out[topic]) != 1 {
 		t.Fatalf("adjustOffsets under a live session: %v, %v; want partition 0's start", out, err)
 	}
+}
+
+// ownReplay is a job's state that holds nothing and notes which partitions
+// its group source handed it (Assign) and took back (Revoke).
+type ownReplay struct{ owned map[int32]bool }
+
+func (r *ownReplay) Hold(_ int32, used int64) (int64, int64, bool)           { return used, 0, false }
+func (r *ownReplay) Emitted(_ int32, used int64) int64                       { return used }
+func (r *ownReplay) Fired(int32) (int64, bool)                               { return 0, false }
+func (r *ownReplay) Assign(p int32, _ int64, _ connector.ReplayMark, _ bool) { r.owned[p] = true }
+func (r *ownReplay) Revoke(p int32)                                          { delete(r.owned, p) }
+func (r *ownReplay) Torn() bool                                              { return false }
+
+// TestKafkaRevokeReachesTheStateBeforeNextReturns (a real broker; the
+// connector package doc, "Scale-out over Kafka partitions, and replay"):
+// the group's callbacks run between a checkpoint's AllowRebalance and the
+// return of the next poll, and a group source hands the assignment changes
+// they note to the job's state (Replay.Revoke, Assign) before its Next
+// returns, also when the poll brought nothing (ErrWaiting). The job goes on
+// after an ErrWaiting: an event-time join releases its held rows as the
+// build side's watermark moves. Before, a revoke noted in a poll that
+// brought nothing reached the state only at the next Next, so the join
+// released rows of the revoked partition into a transaction that then
+// committed, while the partition's next owner read them again from the
+// commit: a row twice in the read_committed output
+// (TestKafkaScaleOutJoinCrashesExactlyOnce, under load). Here a second
+// member joins the group of a source that holds both partitions of an
+// empty topic (every poll brings nothing): after each Next, the state owns
+// no partition the source no longer holds, until the revoke came.
+func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
+	group := kafkatest.Name(t, "group")
+	env := &connector.Env{State: &connector.State{}, NewValueDecoder: func(*catalog.Stream) (connector.ValueDecoder, error) { return valueRows{}, nil }}
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	topic := kafkatest.CreateTopic(t, 2, nil)
+	open := func(name string) (*kafkaSource, *ownReplay) {
+		t.Helper()
+		s := openGroupSource(ctx, t, env, name, topic, group)
+		r := &ownReplay{owned: map[int32]bool{}}
+		s.SetReplay(r)
+		return s, r
+	}
+	b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+	var bad []connector.BadRow
+	// next calls s.Next and returns the partitions the state owns that the
+	// source no longer holds
+	next := func(s *kafkaSource, r *ownReplay) []int32 {
+		t.Helper()
+		if err := s.Next(b, &bad); err != nil && !errors.Is(err, connector.ErrWaiting) {
+			t.Fatalf("Next: %v", err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var stale []int32
+		for p := range r.owned {
+			if !s.assigned[p] {
+				stale = append(stale, p)
+			}
+		}
+		return stale
+	}
+	s1, r1 := open("first")
+	for len(r1.owned) < 2 {
+		if ctx.Err() != nil {
+			t.Fatalf("the first member's state owns %v, want both partitions", r1.owned)
+		}
+		next(s1, r1)
+	}
+	// The second member polls on its own goroutine (its join needs its
+	// polls), until the first member's state gave up a partition.
+	s2, r2 := open("second")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var b2 = vector.NewBatch([]catalog.Type{catalog.Varchar})
+		var bad2 []connector.BadRow
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = s2.Next(b2, &bad2)
+		}
+	}()
+	defer func() { close(stop); <-done; _ = r2 }()
+	for len(r1.owned) == 2 {
+		if ctx.Err() != nil {
+			t.Fatalf("no rebalance took a partition from the first member within %v", kafkatest.Timeout)
+		}
+		if stale := next(s1, r1); len(stale) > 0 {
+			t.Fatalf("Next returned with partitions %v revoked from the source and still in the job's state: the job would go on with their rows (an event-time join releasing them into the next transaction) while their next owner reads them again", stale)
+		}
+	}
+}
+
+// openGroupSource opens stream name over topic as a member of group (closed
+// when t ends) and returns its *kafkaSource.
+func openGroupSource(ctx context.Context, t *testing.T, env *connector.Env, name, topic, group string) *kafkaSource {
+	t.Helper()
+	src, err := OpenKafka(ctx, brokerStream(t, name, topic, "properties.group.id", group), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	s, ok := src.(*kafkaSource)
+	if !ok {
+		t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
+	}
+	return s
 }

@@ -528,7 +528,10 @@ func (s *kafkaSource) lose(_ context.Context, _ *kgo.Client, m map[string][]int3
 }
 
 // Next implements Source: the records of the last poll, then a new poll of at
-// most kafkaPoll; ErrWaiting when a poll brought nothing.
+// most kafkaPoll; ErrWaiting when a poll brought nothing. Every assignment
+// change the group's callbacks noted (adjustOffsets, lose) reaches the
+// job's state (Replay.Assign, Revoke) before it returns: the job goes on
+// after any return, and must not hold rows of a partition it lost.
 func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 	b.Reset()
 	s.useGiven()
@@ -563,6 +566,16 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 		if err := s.poll(); err != nil {
 			return err
 		}
+		// The group's callbacks run between the commit's AllowRebalance
+		// and the poll's return (kgo.BlockRebalanceOnPoll), so this is the
+		// last point where a change can be queued: the job's state hears
+		// of it before Next returns, also when the poll brought nothing.
+		// The job goes on after ErrWaiting (an event-time join releases
+		// held rows as its build side's watermark moves): a revoked
+		// partition's rows still in state would go to the sinks and commit
+		// in the next transaction, while its next owner reads them again
+		// from the commit (a row twice, TestKafkaScaleOutJoinCrashesExactlyOnce).
+		s.applyEvents()
 		if s.ri == len(s.recs) {
 			return connector.ErrWaiting // the job flushes its sinks, a table renders
 		}
