@@ -91,8 +91,6 @@ func (r *Rank) unreplayedWhy(held, aggs bool) string {
 		return "it follows an aggregate, whose replay writes no change again, so it would not see the changes it had"
 	case held:
 		return "it follows an event-time join"
-	case r.Kind == RankTopN:
-		return "an append-only Top-N is not replayed yet"
 	case r.Stamp < 0:
 		return "it has no WATERMARK on the stream's rows, which its replay needs"
 	}
