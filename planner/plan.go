@@ -29,6 +29,11 @@ import (
 type Planner struct {
 	Cat    *catalog.Catalog
 	Source string // text of the script the statements come from
+	// Script is that script's name ("" when unknown, as the REPL's): every
+	// branch PlanSelect plans, the queries inside a subquery, WITH name, view
+	// or FROM of three relations too, carries it with its line and column,
+	// for the late-rows notice (SPEC 2.4, SPEC 4's positions).
+	Script string
 	// Ctx, when not nil, cancels a long planning: PlanSelect checks it every few
 	// hundred AST nodes and returns its error (context.Canceled after Ctrl-C).
 	Ctx context.Context

@@ -140,7 +140,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Script: script.Name, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -219,7 +219,6 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
-		b.Script = script.Name // with Line and Column, for the late-rows notice
 		if b.Side != "" {
 			// check the job it will join now, so the error points at this statement:
 			// against the first pending branch of that side name only, so that
