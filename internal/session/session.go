@@ -13,6 +13,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -82,9 +83,19 @@ type Session struct {
 	KeepFilters bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
+	// views are the CREATE VIEW statements in force, in declaration order,
+	// with their scripts: a SET that changes how queries are planned plans
+	// them again (replanViews).
+	views []viewDef
 	// sides indexes pending by stream and side name (the first branch of each);
 	// nil when it must be rebuilt (pendingSide).
 	sides map[sideKey]*planner.Branch
+}
+
+// viewDef is one CREATE VIEW and the script it stands in.
+type viewDef struct {
+	stmt   *parser.CreateView
+	script *parser.Script
 }
 
 type sideKey struct {
@@ -185,6 +196,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		v.Name = st.Name
 		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v})
+		s.views = append(s.views, viewDef{st, script})
 		return nil
 	case *parser.DropView:
 		if pend := s.branchesOf(viewStream(s.Cat, st.Name)); len(pend) > 0 {
@@ -192,6 +204,12 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		if !s.Cat.DropView(st.Name) && !st.IfExists {
 			return parser.Errorf(st.NamePos, "unknown view '%s' (SHOW VIEWS lists them)", st.Name)
+		}
+		for i, v := range s.views {
+			if strings.EqualFold(v.stmt.Name, st.Name) {
+				s.views = append(s.views[:i], s.views[i+1:]...)
+				break
+			}
 		}
 		return nil
 	case *parser.ShowViews:
@@ -313,7 +331,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return s.describe(x)
 	case *parser.Set:
-		return s.set(st)
+		return s.setAndReplan(ctx, st)
 	case *parser.ShowSettings:
 		return s.showSettings()
 	case *parser.ShowCreate:
@@ -337,6 +355,66 @@ func (s *Session) insert(p *planner.Planner, st *parser.Insert) error {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// setAndReplan is set, then, when the setting changed how queries are planned
+// (runtime mode, state TTL, column pruning, filter pushdown), replanViews: a
+// view is a named query expanded where it is read (SPEC 2.6), so a reader
+// planned after the SET sees the view as the same query written inline would
+// be, as in Flink, not as it was planned at CREATE VIEW. When a view cannot be
+// planned under the new setting, the setting is restored and the error names
+// the view.
+func (s *Session) setAndReplan(ctx context.Context, st *parser.Set) error {
+	type planSettings struct {
+		streaming, keepColumns, keepFilters bool
+		ttl                                 time.Duration
+	}
+	before := planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL}
+	if err := s.set(st); err != nil {
+		return err
+	}
+	if (planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL}) == before {
+		return nil
+	}
+	if err := s.replanViews(ctx); err != nil {
+		s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL = before.streaming, before.keepColumns, before.keepFilters, before.ttl
+		if err2 := s.replanViews(ctx); err2 != nil { // (planned under these settings before: cannot fail)
+			return err2
+		}
+		return err
+	}
+	return nil
+}
+
+// replanViews plans every view again, in declaration order (a view reading an
+// earlier one gets its new plan), under the session's current settings, and
+// points the pending side branches of a view (same columns) at its new
+// relation. Errors name the view.
+func (s *Session) replanViews(ctx context.Context) error {
+	for _, d := range s.views {
+		v := s.Cat.LookupView(d.stmt.Name)
+		if v == nil {
+			continue
+		}
+		p := &planner.Planner{Cat: s.Cat, Source: d.script.Source, Script: d.script.Name, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+		st, err := p.PlanView(d.stmt)
+		if err != nil {
+			var pe *parser.Error
+			if errors.As(err, &pe) { // shown at the view's CREATE VIEW, in its own script
+				return &parser.Error{Offset: pe.Offset, File: d.script.File, Msg: fmt.Sprintf("the SET is not applied: view %s cannot be planned under it: %s; DROP VIEW %s first, or change it", d.stmt.Name, pe.Msg, d.stmt.Name)}
+			}
+			return fmt.Errorf("the SET is not applied: view %s cannot be planned under it: %w", d.stmt.Name, err)
+		}
+		st.Name = d.stmt.Name
+		for _, b := range s.pending {
+			if b.Stream == v.Stream {
+				b.Stream = st
+			}
+		}
+		s.sides = nil
+		v.Stream = st
+	}
+	return nil
+}
 
 // set applies SET 'key' = 'value' (SPEC 3; 'state.max-bytes' from SPEC 1,
 // ParseStateMaxBytes); the other keys go to the frontend (Settings.Apply).
