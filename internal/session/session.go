@@ -13,6 +13,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,40 @@ import (
 	"streamql/planner"
 	"streamql/planner/plan"
 )
+
+// DocumentFrontend is a Frontend that takes a statement's result that is one
+// document, EXPLAIN (FORMAT JSON)'s (SPEC 4: "the same as one JSON
+// document"), whole: column names its one column and text the document,
+// ending in a line break. A Frontend without it gets the document's lines as
+// rows of Result.
+type DocumentFrontend interface {
+	Document(column, text string) error
+}
+
+// lineRows returns text's lines (without a final empty one) as one-cell rows.
+func lineRows(text string) [][]string {
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		rows = append(rows, []string{l})
+	}
+	return rows
+}
+
+// explainJSON returns doc, the plan tree's JSON object, with notes (the
+// streams' csv header mappings and type conversions that EXPLAIN prints after
+// its tree) as its "notes" array of strings when there are any, so that the
+// whole stays one JSON document.
+func explainJSON(doc string, notes []string) string {
+	if len(notes) == 0 {
+		return doc
+	}
+	i := strings.LastIndex(doc, "}")
+	b, err := json.MarshalIndent(notes, "  ", "  ")
+	if i < 0 || err != nil { // (a JSON object of plain strings: cannot happen)
+		return doc
+	}
+	return strings.TrimRight(doc[:i], "\n") + ",\n  \"notes\": " + string(b) + "\n}\n"
+}
 
 // Frontend receives what a session's statements produce.
 type Frontend interface {
@@ -271,14 +306,14 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
-		text := job.Explain()
 		if st.JSON { // EXPLAIN (FORMAT JSON): one JSON document (SPEC 4, "Finding out why")
-			text = job.Tree().JSON()
+			doc := explainJSON(job.Tree().JSON(), explainNotes(job))
+			if d, ok := s.Front.(DocumentFrontend); ok {
+				return d.Document("plan", doc)
+			}
+			return s.Front.Result([]string{"plan"}, lineRows(doc))
 		}
-		var rows [][]string
-		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			rows = append(rows, []string{l})
-		}
+		rows := lineRows(job.Explain())
 		for _, l := range explainNotes(job) {
 			rows = append(rows, []string{l})
 		}

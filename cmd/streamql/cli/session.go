@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"streamql/cmd/streamql/render"
@@ -165,6 +166,22 @@ func (s *Session) execStmt(ctx context.Context, sc *scriptCtx, st parser.Stmt) e
 func (s *Session) Result(columns []string, rows [][]string) error {
 	columns, rows = fitAnalyze(s.Format, terminalWidth(s.written.W), columns, rows)
 	return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: columns, Rows: rows})
+}
+
+// Document implements session.DocumentFrontend (EXPLAIN (FORMAT JSON), SPEC
+// 4): in csv, tsv and json the document is one row's one field, so that a
+// reader of the format gets it back whole (`jq -r .plan`); table, markdown and
+// plain show its lines as rows, for reading.
+func (s *Session) Document(column, text string) error {
+	switch s.Format {
+	case "csv", "tsv", "json":
+		return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: []string{column}, Rows: [][]string{{text}}})
+	}
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		rows = append(rows, []string{l})
+	}
+	return s.Result([]string{column}, rows)
 }
 
 // Set implements session.Frontend: SET 'format', 'side-dir' and 'timer'
