@@ -40,8 +40,9 @@ type DocumentFrontend interface {
 	Document(column, text string) error
 }
 
-// lineRows returns text's lines (without a final empty one) as one-cell rows.
-func lineRows(text string) [][]string {
+// LineRows returns text's lines (without a final empty one) as one-cell rows,
+// as EXPLAIN gives its tree to Frontend.Result.
+func LineRows(text string) [][]string {
 	var rows [][]string
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		rows = append(rows, []string{l})
@@ -311,9 +312,9 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			if d, ok := s.Front.(DocumentFrontend); ok {
 				return d.Document("plan", doc)
 			}
-			return s.Front.Result([]string{"plan"}, lineRows(doc))
+			return s.Front.Result([]string{"plan"}, LineRows(doc))
 		}
-		rows := lineRows(job.Explain())
+		rows := LineRows(job.Explain())
 		for _, l := range explainNotes(job) {
 			rows = append(rows, []string{l})
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"streamql/cmd/streamql/render"
@@ -177,11 +176,7 @@ func (s *Session) Document(column, text string) error {
 	case "csv", "tsv", "json":
 		return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: []string{column}, Rows: [][]string{{text}}})
 	}
-	var rows [][]string
-	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		rows = append(rows, []string{l})
-	}
-	return s.Result([]string{column}, rows)
+	return s.Result([]string{column}, session.LineRows(text))
 }
 
 // Set implements session.Frontend: SET 'format', 'side-dir' and 'timer'
