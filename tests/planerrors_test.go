@@ -160,3 +160,18 @@ func TestTimestampLiteralErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestScalarSubqueryErrors: a SELECT standing for a value in an expression (a
+// scalar subquery, in the select list, WHERE, HAVING or ON) is refused at the
+// subquery with what to write instead (a join of it in FROM, IN or EXISTS),
+// not only "not supported here" (house rule: errors say what to do).
+func TestScalarSubqueryErrors(t *testing.T) {
+	decl := "CREATE STREAM s (k BIGINT) WITH ('connector'='values');\nCREATE STREAM t (x BIGINT) WITH ('connector'='values');\n"
+	msg := "a scalar subquery (a SELECT in an expression) is not supported: join it in FROM instead"
+	checkPlanErrors(t, []planErrCase{
+		{"select list", decl + "SELECT (SELECT 1);", msg, "line 3, column 8"},
+		{"where", decl + "SELECT k FROM s WHERE k = (SELECT MAX(x) FROM t);", msg, "line 3, column 27"},
+		{"having", decl + "SELECT k, COUNT(*) FROM s GROUP BY k HAVING COUNT(*) > (SELECT 1);", msg, "line 3, column 56"},
+		{"case", decl + "SELECT CASE WHEN k > 0 THEN (SELECT 2) END FROM s;", msg, "line 3, column 29"},
+	})
+}
