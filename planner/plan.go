@@ -114,6 +114,9 @@ type selectPlan struct {
 	q     *ast.SelectStmt
 	start int // offset of the statement, for errors with no node
 	ticks *ticker
+	// distinct is set by ruleDistinct when it wrote SELECT DISTINCT as a
+	// GROUP BY, so that errors about those keys name what the query wrote.
+	distinct bool
 	// set by ruleFrom
 	st       *catalog.Stream
 	name     string // the alias or name the query reads st by

@@ -175,3 +175,17 @@ func TestScalarSubqueryErrors(t *testing.T) {
 		{"case", decl + "SELECT CASE WHEN k > 0 THEN (SELECT 2) END FROM s;", msg, "line 3, column 29"},
 	})
 }
+
+// TestDistinctNestedErrors: SELECT DISTINCT over an ARRAY, MAP or ROW column
+// is refused in the words the query wrote (SELECT DISTINCT, not the GROUP BY
+// it is planned as, which the query never wrote), at the column, with what to
+// select instead; GROUP BY of one keeps its own message.
+func TestDistinctNestedErrors(t *testing.T) {
+	decl := "CREATE STREAM e (id BIGINT, tags ARRAY<VARCHAR>, m MAP<VARCHAR, BIGINT>, r ROW<n VARCHAR, v BIGINT>) WITH ('connector'='values');\n"
+	checkPlanErrors(t, []planErrCase{
+		{"map", decl + "SELECT DISTINCT m FROM e;", "SELECT DISTINCT over m (MAP<VARCHAR, BIGINT>) is not supported: select its parts", "line 2, column 17"},
+		{"row after a column", decl + "SELECT DISTINCT id, r FROM e;", "SELECT DISTINCT over r (ROW<n VARCHAR, v BIGINT>)", "line 2, column 21"},
+		{"array in a subquery", decl + "SELECT * FROM (SELECT DISTINCT tags FROM e) q;", "SELECT DISTINCT over tags (ARRAY<VARCHAR>)", "line 2, column 32"},
+		{"group by", decl + "SELECT m FROM e GROUP BY m;", "GROUP BY m (MAP<VARCHAR, BIGINT>) is not supported: group by its parts", "line 2, column 26"},
+	})
+}
