@@ -243,6 +243,12 @@ func (f *frontend) Set(st *parser.Set) (bool, error) {
 	return true, nil
 }
 
+// Document gives a statement's one document (EXPLAIN (FORMAT JSON), SPEC 4)
+// to OnRows as an OutputResult of one row whose one column holds it whole.
+func (f *frontend) Document(column, text string) error {
+	return f.Result([]string{column}, [][]string{{text}})
+}
+
 // Result gives a statement's table to OnRows as an OutputResult.
 func (f *frontend) Result(columns []string, rows [][]string) error {
 	on := f.s.opts.OnRows

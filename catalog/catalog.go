@@ -210,7 +210,8 @@ type Catalog struct {
 
 // View is a named query (SPEC 2.6: CREATE VIEW v AS SELECT ...): its name,
 // its query as written, and Stream, the relation it gives as the planner made
-// it when the view was created (Stream.Derived holds its jobs); every reader
+// it when the view was created, or when a later SET that changes planning
+// planned it again (Stream.Derived holds its jobs); every reader
 // runs the view's jobs anew, so no state is shared between readers.
 type View struct {
 	Name   string

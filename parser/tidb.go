@@ -904,6 +904,9 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		if depth > 0 {
 			return "a ')' is missing"
 		}
+		if n := len(r.toks); n > 0 && r.toks[n-1].isOp(",") {
+			return "a ',' ends the statement with nothing after it: remove it, or add the missing item"
+		}
 		return ""
 	}
 	if k < 0 {
@@ -921,6 +924,9 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		return h
 	}
 	t := r.toks[k]
+	if h := trailingCommaHint(r.toks, k, off); h != "" {
+		return h
+	}
 	if t.Offset == off && t.Kind == TokIdent {
 		u := strings.ToUpper(t.Text)
 		if u == "INTERVAL" {
@@ -940,6 +946,46 @@ func (ps *parseState) hint(r *region, off int, atEnd bool) string {
 		}
 	}
 	return ""
+}
+
+// listEnders are the words and the ')' that may follow a list (a select
+// list, GROUP BY's, ORDER BY's, a column list, call arguments) but never a ','.
+var listEnders = map[string]bool{"FROM": true, "WHERE": true, "GROUP": true, "ORDER": true, "HAVING": true,
+	"LIMIT": true, "UNION": true, "INTO": true, "WINDOW": true, "LATE": true, "ON": true}
+
+// trailingCommaHint explains a syntax error at toks[k] (offset off) that
+// follows a ',' ending a list with nothing (SELECT a, FROM s; GROUP BY k,
+// ORDER BY ...; f(a, )): the word after it is not the cause. It returns ""
+// when the error is elsewhere.
+func trailingCommaHint(toks []Token, k, off int) string {
+	if k < 1 || toks[k].Offset != off || !toks[k-1].isOp(",") {
+		return ""
+	}
+	t := toks[k]
+	msg := fmt.Sprintf("a ',' stands before %s with nothing after it: remove it, or add the missing item", t.Text)
+	if t.isOp(")") {
+		return msg
+	}
+	u := strings.ToUpper(t.Text)
+	if t.Kind != TokIdent || !listEnders[u] || toks[0].is("CREATE") {
+		return "" // (CREATE STREAM s (a INT, from INT): a reserved word as a column's name)
+	}
+	// the word starts its clause only when what follows fits it; else it is a
+	// reserved word written as a name (SELECT a, order FROM t)
+	if k+1 >= len(toks) {
+		return ""
+	}
+	next := toks[k+1]
+	if u == "GROUP" || u == "ORDER" {
+		if next.is("BY") {
+			return msg
+		}
+		return ""
+	}
+	if next.isOp(",") || next.isOp(")") || next.isOp(".") || next.is("FROM") || next.is("AS") {
+		return ""
+	}
+	return msg
 }
 
 // limitHint explains a syntax error at toks[k] (offset off) in a LIMIT or

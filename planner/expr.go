@@ -282,7 +282,7 @@ func (sc *scope) compile1(n ast.ExprNode) (*Expr, error) {
 	case *ast.ExistsSubqueryExpr:
 		return nil, parser.Errorf(sc.pos(n), "EXISTS (subquery) must be a term of WHERE joined by AND (not inside OR, CASE or a select list): it becomes a semi join; split an OR into side branches")
 	case *ast.SubqueryExpr:
-		return nil, parser.Errorf(sc.pos(n), "subqueries are not supported here")
+		return nil, parser.Errorf(sc.pos(n), "a scalar subquery (a SELECT in an expression) is not supported: join it in FROM instead (FROM s JOIN (SELECT MAX(x) AS m FROM t) q ON s.x = q.m), or filter with IN (SELECT ...) or EXISTS")
 	case *ast.PatternLikeOrIlikeExpr:
 		return sc.like(n)
 	case *ast.PatternRegexpExpr:

@@ -29,6 +29,11 @@ import (
 type Planner struct {
 	Cat    *catalog.Catalog
 	Source string // text of the script the statements come from
+	// Script is that script's name ("" when unknown, as the REPL's): every
+	// branch PlanSelect plans, the queries inside a subquery, WITH name, view
+	// or FROM of three relations too, carries it with its line and column,
+	// for the late-rows notice (SPEC 2.4, SPEC 4's positions).
+	Script string
 	// Ctx, when not nil, cancels a long planning: PlanSelect checks it every few
 	// hundred AST nodes and returns its error (context.Canceled after Ctrl-C).
 	Ctx context.Context
@@ -109,6 +114,9 @@ type selectPlan struct {
 	q     *ast.SelectStmt
 	start int // offset of the statement, for errors with no node
 	ticks *ticker
+	// distinct is set by ruleDistinct when it wrote SELECT DISTINCT as a
+	// GROUP BY, so that errors about those keys name what the query wrote.
+	distinct bool
 	// set by ruleFrom
 	st       *catalog.Stream
 	name     string // the alias or name the query reads st by

@@ -307,6 +307,9 @@ func (ap *aggPlan) plan() error {
 				e = coerce(e, catalog.Varchar)
 			}
 			if e.Type.IsNested() {
+				if sp.distinct { // (SELECT DISTINCT is a GROUP BY of its columns: say what the query wrote)
+					return parser.Errorf(sp.pos(it.Expr), "SELECT DISTINCT over %s (%s) is not supported: select its parts (x[1], x['k'], x.field) or CAST(x AS VARCHAR)", exprTextOf(e), e.Type)
+				}
 				return parser.Errorf(sp.pos(it.Expr), "GROUP BY %s (%s) is not supported: group by its parts (x[1], x['k'], x.field) or by CAST(x AS VARCHAR)", exprTextOf(e), e.Type)
 			}
 			if cn, ok := it.Expr.(*ast.ColumnNameExpr); ok {

@@ -104,6 +104,7 @@ func ruleDistinct(sp *selectPlan) error {
 	q.Fields.Fields = fields
 	q.GroupBy = &ast.GroupByClause{Items: items}
 	q.Distinct = false
+	sp.distinct = true
 	return nil
 }
 

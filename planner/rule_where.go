@@ -13,6 +13,7 @@ func ruleWhere(sp *selectPlan) error {
 	sel := sp.sel
 	sp.b = &Branch{Side: sel.Side, SidePos: sel.SidePos, Stream: sp.st, Limit: -1, Text: strings.TrimSpace(sp.p.text(sel)), Join: sp.j, Uses: sp.sc.uses, Both: sp.both, Unnest: sp.unnest}
 	sp.b.Line, sp.b.Column = parser.Position(sp.p.Source, sp.start)
+	sp.b.Script = sp.p.Script
 	var err error
 	sp.b.Where, err = andAll(sp.sc, sp.rest, "WHERE")
 	return err

@@ -372,3 +372,69 @@ SELECT rid, COUNT(*) AS n FROM (SELECT l.id AS lid, r.v AS rid FROM l JOIN r ON 
 		t.Fatalf("aggregate over a join: got %q, want %q", got, w)
 	}
 }
+
+// TestViewsFollowLaterSettings: a view is a named query expanded where it is
+// read (SPEC 2.6), so a SET that changes how queries are planned after CREATE
+// VIEW ('execution.runtime-mode', 'table.exec.state.ttl',
+// 'planner.prune-columns', 'planner.push-filters') applies to a reader of the
+// view as it does to the same query written inline, as in Flink. Before, the
+// view kept the plan of its CREATE VIEW: a streaming-mode reader of a GROUP BY
+// view got the batch result, and a temporal join on a deduplicating view saw
+// only its final rows. A view the new setting cannot plan refuses the SET at
+// the view's CREATE VIEW, in its own script, and the setting stays.
+func TestViewsFollowLaterSettings(t *testing.T) {
+	ddl := "CREATE STREAM g (k BIGINT, y VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\n" +
+		"INSERT INTO g VALUES (1, 'p', 1), (1, 'q', 2), (2, 'p', 3);\n" +
+		"CREATE STREAM h (k BIGINT, x VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\n" +
+		"INSERT INTO h VALUES (1, 'a', 1), (2, 'b', 2);\n"
+	agg := "SELECT k, COUNT(*) AS n FROM g GROUP BY k"
+	full := "SELECT g.k, h.x FROM g FULL JOIN h ON g.k = h.k"
+	left := "SELECT g.k, h.x FROM g LEFT JOIN h ON g.k = h.k WHERE g.k > 1"
+	views := "CREATE VIEW c AS " + agg + ";\nCREATE VIEW c2 AS SELECT * FROM c WHERE n > 0;\nCREATE VIEW jf AS " + full + ";\nCREATE VIEW jl AS " + left + ";\n"
+	for _, tc := range []struct {
+		set, view, inline string
+	}{
+		{"SET 'execution.runtime-mode' = 'streaming';", "SELECT * FROM c;", agg + ";"},
+		{"SET 'execution.runtime-mode' = 'streaming';", "SELECT * FROM c2;", "SELECT * FROM (" + agg + ") c WHERE n > 0;"},
+		{"SET 'table.exec.state.ttl' = '1 h';", "EXPLAIN SELECT * FROM jf;", "EXPLAIN " + full + ";"},
+		{"SET 'planner.prune-columns' = 'false';", "EXPLAIN SELECT * FROM jf;", "EXPLAIN " + full + ";"},
+		{"SET 'planner.push-filters' = 'false';", "EXPLAIN SELECT * FROM jl;", "EXPLAIN " + left + ";"},
+	} {
+		view, _, code := runScripts(t, []string{"d.sql", "v.sql", "q.sql"}, map[string]string{"d.sql": ddl, "v.sql": views, "q.sql": tc.set + "\n" + tc.view + "\n"})
+		inline, _, code2 := runScripts(t, []string{"d.sql", "q.sql"}, map[string]string{"d.sql": ddl, "q.sql": tc.set + "\n" + tc.inline + "\n"})
+		if tc.view[:7] == "EXPLAIN" { // the operators below the view's Scan are the inline query's
+			view, inline = joinLines(view), joinLines(inline)
+			if dflt, _, _ := runScripts(t, []string{"d.sql", "q.sql"}, map[string]string{"d.sql": ddl, "q.sql": tc.inline + "\n"}); inline == "" || inline == joinLines(dflt) {
+				t.Fatalf("%s: the inline query's join lines\n%s\nshow nothing of the setting", tc.set, inline)
+			}
+		}
+		if code != 0 || code2 != 0 || view != inline {
+			t.Errorf("%s %s: exit %d, %d; the view gives\n%s\nthe query inline\n%s", tc.set, tc.view, code, code2, view, inline)
+		}
+	}
+	// a view the new setting cannot plan: the SET is refused there, and not applied
+	bad := "\nCREATE VIEW l AS " + agg + " LIMIT 1;\n"
+	out, errs, code := runScripts(t, []string{"d.sql", "v.sql", "q.sql"}, map[string]string{"d.sql": ddl, "v.sql": bad,
+		"q.sql": "SET 'execution.runtime-mode' = 'streaming';\n"})
+	if code != 2 || !strings.Contains(errs, "view l cannot be planned under it") || !strings.Contains(errs, "v.sql, line 2, column ") {
+		t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 2 and the view's error at v.sql, line 2", code, out, errs)
+	}
+}
+
+// joinLines returns the lines of an EXPLAIN's csv output that describe a join
+// (its node and its detail lines), for comparing a view's plan with its query's.
+func joinLines(explain string) string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(explain, "\n") {
+		if strings.Contains(l, "Join ") {
+			in = true
+		} else if in && !strings.Contains(l, "|  ") {
+			in = false
+		}
+		if in {
+			out = append(out, strings.TrimLeft(l, " \"+-|:"))
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -81,3 +81,39 @@ func TestLateNoticesAcrossScripts(t *testing.T) {
 		t.Errorf("exit %d, stderr\n%s\nwant the late-rows line of a.sql's query", code, errs)
 	}
 }
+
+// TestLateNoticesNameScriptOfInnerQueries: a late-rows line of a query planned
+// inside another (a subquery, a WITH name, a view declared in another script,
+// the first join of a FROM of three relations) names the script that query
+// stands in, with its line and column, as the outermost query's line does
+// (SPEC 4: positions as an error's). Before, these lines said "at line 2,
+// column 1" without the script.
+func TestLateNoticesNameScriptOfInnerQueries(t *testing.T) {
+	ddl := "CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\n" +
+		"INSERT INTO s VALUES ('a', 5000), ('a', 100), ('b', 6000);\n" +
+		"CREATE STREAM t (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\n" +
+		"INSERT INTO t VALUES ('a', 5000), ('b', 6000);\n" +
+		"CREATE STREAM u (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\n" +
+		"INSERT INTO u VALUES ('a', 5000), ('b', 6000);\n"
+	win := "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
+	for _, tc := range []struct {
+		name    string
+		scripts map[string]string
+		order   []string
+		want    string
+	}{
+		{"subquery", map[string]string{"d.sql": ddl, "q.sql": "-- a window in a subquery\nSELECT * FROM (" + win + ") w;\n"},
+			[]string{"d.sql", "q.sql"}, "at q.sql, line 2, column 16 ("},
+		{"WITH", map[string]string{"d.sql": ddl, "q.sql": "WITH w AS (" + win + ")\nSELECT * FROM w;\n"},
+			[]string{"d.sql", "q.sql"}, "at q.sql, line 1, column 12 ("},
+		{"view", map[string]string{"d.sql": ddl, "v.sql": "\nCREATE VIEW w AS " + win + ";\n", "q.sql": "SELECT * FROM w;\n"},
+			[]string{"d.sql", "v.sql", "q.sql"}, "at v.sql, line 2, column 18 ("},
+		{"three joins", map[string]string{"d.sql": ddl, "q.sql": "\nSELECT s.k, t.k, u.k FROM s JOIN t ON s.k = t.k JOIN u ON s.k = u.k;\n"},
+			[]string{"d.sql", "q.sql"}, "at q.sql, line 2, column 1 ("},
+	} {
+		_, errs, code := runScripts(t, tc.order, tc.scripts)
+		if code != 0 || !strings.Contains(errs, "1 late row(s) of the query "+tc.want) {
+			t.Errorf("%s: exit %d, stderr\n%s\nwant a late-rows line %q", tc.name, code, errs, tc.want)
+		}
+	}
+}

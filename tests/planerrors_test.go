@@ -160,3 +160,32 @@ func TestTimestampLiteralErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestScalarSubqueryErrors: a SELECT standing for a value in an expression (a
+// scalar subquery, in the select list, WHERE, HAVING or ON) is refused at the
+// subquery with what to write instead (a join of it in FROM, IN or EXISTS),
+// not only "not supported here" (house rule: errors say what to do).
+func TestScalarSubqueryErrors(t *testing.T) {
+	decl := "CREATE STREAM s (k BIGINT) WITH ('connector'='values');\nCREATE STREAM t (x BIGINT) WITH ('connector'='values');\n"
+	msg := "a scalar subquery (a SELECT in an expression) is not supported: join it in FROM instead"
+	checkPlanErrors(t, []planErrCase{
+		{"select list", decl + "SELECT (SELECT 1);", msg, "line 3, column 8"},
+		{"where", decl + "SELECT k FROM s WHERE k = (SELECT MAX(x) FROM t);", msg, "line 3, column 27"},
+		{"having", decl + "SELECT k, COUNT(*) FROM s GROUP BY k HAVING COUNT(*) > (SELECT 1);", msg, "line 3, column 56"},
+		{"case", decl + "SELECT CASE WHEN k > 0 THEN (SELECT 2) END FROM s;", msg, "line 3, column 29"},
+	})
+}
+
+// TestDistinctNestedErrors: SELECT DISTINCT over an ARRAY, MAP or ROW column
+// is refused in the words the query wrote (SELECT DISTINCT, not the GROUP BY
+// it is planned as, which the query never wrote), at the column, with what to
+// select instead; GROUP BY of one keeps its own message.
+func TestDistinctNestedErrors(t *testing.T) {
+	decl := "CREATE STREAM e (id BIGINT, tags ARRAY<VARCHAR>, m MAP<VARCHAR, BIGINT>, r ROW<n VARCHAR, v BIGINT>) WITH ('connector'='values');\n"
+	checkPlanErrors(t, []planErrCase{
+		{"map", decl + "SELECT DISTINCT m FROM e;", "SELECT DISTINCT over m (MAP<VARCHAR, BIGINT>) is not supported: select its parts", "line 2, column 17"},
+		{"row after a column", decl + "SELECT DISTINCT id, r FROM e;", "SELECT DISTINCT over r (ROW<n VARCHAR, v BIGINT>)", "line 2, column 21"},
+		{"array in a subquery", decl + "SELECT * FROM (SELECT DISTINCT tags FROM e) q;", "SELECT DISTINCT over tags (ARRAY<VARCHAR>)", "line 2, column 32"},
+		{"group by", decl + "SELECT m FROM e GROUP BY m;", "GROUP BY m (MAP<VARCHAR, BIGINT>) is not supported: group by its parts", "line 2, column 26"},
+	})
+}

@@ -13,6 +13,8 @@ package session
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -28,6 +30,41 @@ import (
 	"streamql/planner"
 	"streamql/planner/plan"
 )
+
+// DocumentFrontend is a Frontend that takes a statement's result that is one
+// document, EXPLAIN (FORMAT JSON)'s (SPEC 4: "the same as one JSON
+// document"), whole: column names its one column and text the document,
+// ending in a line break. A Frontend without it gets the document's lines as
+// rows of Result.
+type DocumentFrontend interface {
+	Document(column, text string) error
+}
+
+// LineRows returns text's lines (without a final empty one) as one-cell rows,
+// as EXPLAIN gives its tree to Frontend.Result.
+func LineRows(text string) [][]string {
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		rows = append(rows, []string{l})
+	}
+	return rows
+}
+
+// explainJSON returns doc, the plan tree's JSON object, with notes (the
+// streams' csv header mappings and type conversions that EXPLAIN prints after
+// its tree) as its "notes" array of strings when there are any, so that the
+// whole stays one JSON document.
+func explainJSON(doc string, notes []string) string {
+	if len(notes) == 0 {
+		return doc
+	}
+	i := strings.LastIndex(doc, "}")
+	b, err := json.MarshalIndent(notes, "  ", "  ")
+	if i < 0 || err != nil { // (a JSON object of plain strings: cannot happen)
+		return doc
+	}
+	return strings.TrimRight(doc[:i], "\n") + ",\n  \"notes\": " + string(b) + "\n}\n"
+}
 
 // Frontend receives what a session's statements produce.
 type Frontend interface {
@@ -82,9 +119,19 @@ type Session struct {
 	KeepFilters bool
 
 	pending []*planner.Branch // side branches waiting for a job, in declaration order
+	// views are the CREATE VIEW statements in force, in declaration order,
+	// with their scripts: a SET that changes how queries are planned plans
+	// them again (replanViews).
+	views []viewDef
 	// sides indexes pending by stream and side name (the first branch of each);
 	// nil when it must be rebuilt (pendingSide).
 	sides map[sideKey]*planner.Branch
+}
+
+// viewDef is one CREATE VIEW and the script it stands in.
+type viewDef struct {
+	stmt   *parser.CreateView
+	script *parser.Script
 }
 
 type sideKey struct {
@@ -140,7 +187,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Script: script.Name, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -185,6 +232,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		v.Name = st.Name
 		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v})
+		s.views = append(s.views, viewDef{st, script})
 		return nil
 	case *parser.DropView:
 		if pend := s.branchesOf(viewStream(s.Cat, st.Name)); len(pend) > 0 {
@@ -192,6 +240,12 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		if !s.Cat.DropView(st.Name) && !st.IfExists {
 			return parser.Errorf(st.NamePos, "unknown view '%s' (SHOW VIEWS lists them)", st.Name)
+		}
+		for i, v := range s.views {
+			if strings.EqualFold(v.stmt.Name, st.Name) {
+				s.views = append(s.views[:i], s.views[i+1:]...)
+				break
+			}
 		}
 		return nil
 	case *parser.ShowViews:
@@ -219,7 +273,6 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
-		b.Script = script.Name // with Line and Column, for the late-rows notice
 		if b.Side != "" {
 			// check the job it will join now, so the error points at this statement:
 			// against the first pending branch of that side name only, so that
@@ -254,14 +307,14 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
-		text := job.Explain()
 		if st.JSON { // EXPLAIN (FORMAT JSON): one JSON document (SPEC 4, "Finding out why")
-			text = job.Tree().JSON()
+			doc := explainJSON(job.Tree().JSON(), explainNotes(job))
+			if d, ok := s.Front.(DocumentFrontend); ok {
+				return d.Document("plan", doc)
+			}
+			return s.Front.Result([]string{"plan"}, LineRows(doc))
 		}
-		var rows [][]string
-		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			rows = append(rows, []string{l})
-		}
+		rows := LineRows(job.Explain())
 		for _, l := range explainNotes(job) {
 			rows = append(rows, []string{l})
 		}
@@ -314,7 +367,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		}
 		return s.describe(x)
 	case *parser.Set:
-		return s.set(st)
+		return s.setAndReplan(ctx, st)
 	case *parser.ShowSettings:
 		return s.showSettings()
 	case *parser.ShowCreate:
@@ -338,6 +391,66 @@ func (s *Session) insert(p *planner.Planner, st *parser.Insert) error {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// setAndReplan is set, then, when the setting changed how queries are planned
+// (runtime mode, state TTL, column pruning, filter pushdown), replanViews: a
+// view is a named query expanded where it is read (SPEC 2.6), so a reader
+// planned after the SET sees the view as the same query written inline would
+// be, as in Flink, not as it was planned at CREATE VIEW. When a view cannot be
+// planned under the new setting, the setting is restored and the error names
+// the view.
+func (s *Session) setAndReplan(ctx context.Context, st *parser.Set) error {
+	type planSettings struct {
+		streaming, keepColumns, keepFilters bool
+		ttl                                 time.Duration
+	}
+	before := planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL}
+	if err := s.set(st); err != nil {
+		return err
+	}
+	if (planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL}) == before {
+		return nil
+	}
+	if err := s.replanViews(ctx); err != nil {
+		s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL = before.streaming, before.keepColumns, before.keepFilters, before.ttl
+		if err2 := s.replanViews(ctx); err2 != nil { // (planned under these settings before: cannot fail)
+			return err2
+		}
+		return err
+	}
+	return nil
+}
+
+// replanViews plans every view again, in declaration order (a view reading an
+// earlier one gets its new plan), under the session's current settings, and
+// points the pending side branches of a view (same columns) at its new
+// relation. Errors name the view.
+func (s *Session) replanViews(ctx context.Context) error {
+	for _, d := range s.views {
+		v := s.Cat.LookupView(d.stmt.Name)
+		if v == nil {
+			continue
+		}
+		p := &planner.Planner{Cat: s.Cat, Source: d.script.Source, Script: d.script.Name, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+		st, err := p.PlanView(d.stmt)
+		if err != nil {
+			var pe *parser.Error
+			if errors.As(err, &pe) { // shown at the view's CREATE VIEW, in its own script
+				return &parser.Error{Offset: pe.Offset, File: d.script.File, Msg: fmt.Sprintf("the SET is not applied: view %s cannot be planned under it: %s; DROP VIEW %s first, or change it", d.stmt.Name, pe.Msg, d.stmt.Name)}
+			}
+			return fmt.Errorf("the SET is not applied: view %s cannot be planned under it: %w", d.stmt.Name, err)
+		}
+		st.Name = d.stmt.Name
+		for _, b := range s.pending {
+			if b.Stream == v.Stream {
+				b.Stream = st
+			}
+		}
+		s.sides = nil
+		v.Stream = st
+	}
+	return nil
+}
 
 // set applies SET 'key' = 'value' (SPEC 3; 'state.max-bytes' from SPEC 1,
 // ParseStateMaxBytes); the other keys go to the frontend (Settings.Apply).

@@ -166,6 +166,18 @@ func (s *Session) Result(columns []string, rows [][]string) error {
 	return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: columns, Rows: rows})
 }
 
+// Document implements session.DocumentFrontend (EXPLAIN (FORMAT JSON), SPEC
+// 4): in csv, tsv and json the document is one row's one field, so that a
+// reader of the format gets it back whole (`jq -r .plan`); table, markdown and
+// plain show its lines as rows, for reading.
+func (s *Session) Document(column, text string) error {
+	switch s.Format {
+	case "csv", "tsv", "json":
+		return render.WriteResult(s.Stdout, s.Format, render.Result{Columns: []string{column}, Rows: [][]string{{text}}})
+	}
+	return s.Result([]string{column}, session.LineRows(text))
+}
+
 // Set implements session.Frontend: SET 'format', 'side-dir' and 'timer'
 // (SPEC 3), parsed into s.Settings.
 func (s *Session) Set(st *parser.Set) (bool, error) {
