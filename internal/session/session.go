@@ -140,7 +140,7 @@ func (s *Session) PendingSides() []string {
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, MiniBatch: s.MiniBatch, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -445,15 +445,8 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range job.AllBranches() {
-		if b.Agg != nil && b.Agg.Updating {
-			b.Agg.MiniBatch = s.MiniBatch
-			b.Agg.StateTTL = s.StateTTL
-		}
-		if r := b.Rank; r != nil && (r.Kind == plan.RankTopN && !r.Bounded || r.Kind == plan.RankDedup) {
-			r.StateTTL = s.StateTTL // (SPEC 2.8: 'table.exec.state.ttl')
-		}
-	}
+	// (the TTL and mini-batch of its branches are their statements', stamped
+	// when each was planned: planner's ruleSettings)
 	env := planner.DefaultStrategyEnv()
 	env.StateMaxBytes = s.Env.StateMaxBytes
 	planner.ChooseStrategy(job, env)
