@@ -150,25 +150,7 @@ func appliedJSON(t *testing.T, out string) []string {
 			}
 			vals = append(vals, cell(v))
 		}
-		key := strings.Join(vals, "|")
-		switch op {
-		case "+I", "+U":
-			table[key]++
-		case "-U", "-D":
-			if table[key] == 0 {
-				t.Fatalf("%s retracts a row not in the result", line)
-			}
-			table[key]--
-		default:
-			t.Fatalf("kind %q in %s", op, line)
-		}
+		applyKind(t, table, op, strings.Join(vals, "|"), line)
 	}
-	var got []string
-	for k, n := range table {
-		for range n {
-			got = append(got, k)
-		}
-	}
-	slices.Sort(got)
-	return got
+	return tableRows(table)
 }
