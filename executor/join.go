@@ -32,63 +32,48 @@ type semiBuild struct {
 	live    *liveWatermark // nil without a live status
 	pending []ErrorRow     // malformed build rows of the 'side' policy, emitted with the next release (drainBuildErrors)
 	// the build side's compiled expressions, and the batch of their values
-	// (and the event time) absorb pushes into op: markCols' layout
+	// (and the event time) absorb pushes into op: markLayout's
 	buildFilter, buildWM *expr.Kernel
 	buildKeys            []*expr.Kernel
 	cols                 *vector.Batch
-	cond, time, wm       int // cols' columns (markCols)
+	cond, time, wm       int // cols' columns (markLayout's Columns)
 	// acct is the account op charges (nil: no limit)
 	acct *StateAccount
 	// stats are the counters of the build side's operator (buildJoinBuild)
 	stats *OpStats
 }
 
-// markCols returns the layout of the columns absorb pushes into the MARK
-// join's port 1 for j's build side: the build keys, in key order, then the
-// build condition (BOOLEAN), the event time and each row's watermark (the
-// build stream's WATERMARK expression), each of the last three's column -1
-// when j has none.
-func markCols(j *plan.Join) (types []catalog.Type, cond, time, wm int) {
-	n := len(j.BuildKeys)
-	types = append(append(types, j.KeyTypes...), catalog.Boolean, catalog.BigInt, catalog.BigInt)
-	cond, time, wm = -1, -1, -1
-	if j.BuildFilter != nil {
-		cond = n
-	}
+// markLayout returns the layout of the columns absorb pushes into the MARK
+// join's port 1 for j's build side (op.MarkLayout): the build keys, in key
+// order, then the build condition (BOOLEAN), the event time and each row's
+// watermark (the build stream's WATERMARK expression) when j has them.
+func markLayout(j *plan.Join) op.MarkLayout {
+	l := op.MarkLayout{KeyTypes: j.KeyTypes, Cond: j.BuildFilter != nil, Time: catalog.Unknown}
 	if j.EventTime() {
-		time, wm = n+1, n+2
-		types[n+1] = j.BuildTypes[j.BuildTime]
+		l.Time, l.WM = j.BuildTypes[j.BuildTime], true
 	}
-	return types, cond, time, wm
+	return l
 }
 
 // newSemiBuild returns the empty build side of j, charging acct (nil: no
 // limit) for its keys, its expressions compiled in the job's expression
-// context exprs.
+// context exprs. The MARK operator is built from the layout absorb fills
+// (markLayout), so it cannot refuse it.
 func newSemiBuild(j *plan.Join, acct *StateAccount, exprs *expr.Context) *semiBuild {
-	types, cond, time, wm := markCols(j)
-	sj, err := newMarkOp(j, types, cond, time, wm, acct)
-	if err != nil {
-		panic(fmt.Sprintf("%s: %v", joinName(j), err)) // (the layout is markCols', always valid)
-	}
-	return &semiBuild{op: sj, j: j, acct: acct, cols: &vector.Batch{Cols: make([]*vector.Vec, len(types))}, cond: cond, time: time, wm: wm,
+	l := markLayout(j)
+	types, cond, time, wm := l.Columns()
+	return &semiBuild{op: newMarkOp(j, l, acct), j: j, acct: acct, cols: &vector.Batch{Cols: make([]*vector.Vec, len(types))}, cond: cond, time: time, wm: wm,
 		buildFilter: exprs.Compile(j.BuildFilter), buildWM: exprs.Compile(j.BuildWatermark), buildKeys: exprs.CompileAll(j.BuildKeys)}
 }
 
 // newMarkOp returns the MARK join operator of j (op.SemiJoin in Mark mode)
-// over right columns of types whose build keys come first, then the columns
-// cond, time and wm (markCols; -1: none), charging acct (nil: no limit).
-func newMarkOp(j *plan.Join, types []catalog.Type, cond, time, wm int, acct *StateAccount) (*op.SemiJoin, error) {
-	keys := make([]int, len(j.BuildKeys))
-	for k := range keys {
-		keys[k] = k
-	}
+// over right columns laid out as l, charging acct (nil: no limit).
+func newMarkOp(j *plan.Join, l op.MarkLayout, acct *StateAccount) *op.SemiJoin {
 	var a op.Account
 	if acct != nil {
 		a = acct
 	}
-	return op.NewSemiJoin(op.SemiSpec{Mark: true, Anti: j.Mode == plan.Anti, NullAware: j.NullAware,
-		Types: [2][]catalog.Type{nil, types}, Keys: [2][]int{nil, keys}, Time: [2]int{-1, time}, RightCond: cond, RightWM: wm}, nil, a)
+	return op.NewMarkJoin(l, j.Mode == plan.Anti, j.NullAware, a)
 }
 
 // joinName names j's operator in messages, as EXPLAIN does.
@@ -101,7 +86,7 @@ func joinName(j *plan.Join) string {
 }
 
 // absorb evaluates the build rows sel of b (rows 0..len(sel)-1: a reader's
-// batch) into the columns of markCols and pushes them into the MARK join's
+// batch) into the columns of markLayout and pushes them into the MARK join's
 // port 1: a row whose build condition holds enters the state; with the
 // event-time strategy each row is checked against the build watermark
 // before it (a late row never enters the state) and then advances the

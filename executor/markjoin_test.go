@@ -410,11 +410,9 @@ func TestMarkJoinSplitDrain(t *testing.T) {
 		for range 200 {
 			ks := newSemiBuild(j, nil, nil)
 			// (the build watermark is set by hand below, not by the rows)
-			types, cond, time, _ := markCols(j)
-			var err error
-			if ks.op, err = newMarkOp(j, types, cond, time, -1, nil); err != nil {
-				t.Fatal(err)
-			}
+			l := markLayout(j)
+			l.WM = false
+			ks.op = newMarkOp(j, l, nil)
 			ks.wm = -1
 			earliest := map[string]int64{}
 			rb := vector.NewBatch(j.BuildTypes)

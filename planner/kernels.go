@@ -26,12 +26,13 @@ func node(op plan.Op, t catalog.Type, args ...*Expr) *Expr {
 }
 
 // foldConst evaluates a constant expression once and makes it a literal
-// (keeping its text).
+// (keeping its text, and its JSON mark: a folded JSON_OBJECT call is still
+// inserted as JSON by the JSON construction call around it).
 func foldConst(e *Expr) *Expr {
 	if !e.Const || e.Op == plan.OpLit || e.Type.IsNested() { // a nested value has no plan.Value: kept as its kernel
 		return e
 	}
-	return &Expr{Op: plan.OpLit, Type: e.Type, Col: -1, Const: true, Lit: plan.Constants().Fold(e), Text: e.Text, Node: e.Node}
+	return &Expr{Op: plan.OpLit, Type: e.Type, Col: -1, Const: true, Lit: plan.Constants().Fold(e), Text: e.Text, Node: e.Node, JSON: e.JSON}
 }
 
 // coerce converts e to t when the conversion is implicit (NULL to anything, BIGINT

@@ -46,8 +46,13 @@ type Planner struct {
 	// emitting each group once at the stream's end (SPEC 2.4, the default).
 	Streaming bool
 	// StateTTL is SET 'table.exec.state.ttl' (ParseStateTTL; 0 none): the
-	// plan nodes that honour it get it (plan.BothJoin.StateTTL).
+	// plan nodes that honour it get it (plan.BothJoin.StateTTL; an updating
+	// aggregate's and a Top-N's or deduplication's, ruleSettings).
 	StateTTL time.Duration
+	// MiniBatch is SET 'table.exec.mini-batch.enabled' (Flink's key, SPEC
+	// 2.8): an updating aggregate folds each batch's changes per key
+	// (plan.Aggregate.MiniBatch, ruleSettings).
+	MiniBatch bool
 	// KeepColumns turns column pruning off (SET 'planner.prune-columns' =
 	// 'false'; rule_prune_columns.go): a join then holds every column of its
 	// inputs. The outputs are the same either way; tests compare the two.
@@ -84,6 +89,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	}
 	defer p.enterScope(sel)()
 	if b, ok, err := p.ruleRank(sel); ok { // SPEC 2.9's shapes (rule_rank.go)
+		if err == nil {
+			p.ruleSettings(b)
+		}
 		return b, err
 	}
 	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}}
@@ -93,6 +101,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 			return nil, err
 		}
 	}
+	p.ruleSettings(sp.b) // (the settings of this statement: rule_settings.go)
 	return sp.b, nil
 }
 

@@ -169,7 +169,7 @@ func (c *funcCall) bindTable(f *functions.Function) (*Expr, error) {
 func (sc *scope) tableCall(n *ast.FuncCallExpr, f *functions.Function, t catalog.Type, args []*Expr) (*Expr, error) {
 	info := make([]plan.Arg, len(args))
 	for k, a := range args {
-		info[k] = plan.Arg{Type: a.Type}
+		info[k] = plan.Arg{Type: a.Type, JSON: a.JSON}
 		if a.Const {
 			info[k].Const, info[k].Value = true, plan.Constants().Fold(a)
 		}
@@ -188,7 +188,7 @@ func (sc *scope) tableCall(n *ast.FuncCallExpr, f *functions.Function, t catalog
 		}
 		return nil, parser.Errorf(at, "%s: %s", f.Name, ae.Msg)
 	}
-	e := &Expr{Op: plan.OpFunc, Fn: f.Key(), Type: t, Args: args}
+	e := &Expr{Op: plan.OpFunc, Fn: f.Key(), Type: t, Args: args, JSON: f.MakesJSON}
 	if f.Volatile && (f.Name != "UNIX_TIMESTAMP" || len(args) == 0) {
 		e.Col, e.Flag = -1, true
 		return e, nil

@@ -22,23 +22,37 @@ func applyChangelog(t *testing.T, out string) []string {
 	}
 	table := map[string]int{}
 	for _, rec := range recs[1:] {
-		line := strings.Join(rec[1:], ",")
-		switch rec[0] {
-		case "+I", "+U":
-			table[line]++
-		case "-U", "-D":
-			if table[line] == 0 {
-				t.Fatalf("%v retracts a row not in the result:\n%s", rec, out)
-			}
-			table[line]--
-		default:
-			t.Fatalf("kind %q in:\n%s", rec[0], out)
-		}
+		applyKind(t, table, rec[0], strings.Join(rec[1:], ","), fmt.Sprintf("%v in:\n%s", rec, out))
 	}
+	return tableRows(table)
+}
+
+// applyKind applies one change of kind (+I, +U add a row, -U, -D take one
+// back: SPEC 2.8) of row to table, a multiset of rows; it fails on another
+// kind or on a retraction of a row not in the table, naming the change by
+// where.
+func applyKind(t *testing.T, table map[string]int, kind, row, where string) {
+	t.Helper()
+	switch kind {
+	case "+I", "+U":
+		table[row]++
+	case "-U", "-D":
+		if table[row] == 0 {
+			t.Fatalf("a retraction of a row not in the result: %s", where)
+		}
+		table[row]--
+	default:
+		t.Fatalf("kind %q: %s", kind, where)
+	}
+}
+
+// tableRows returns the rows of table, each as many times as it holds it,
+// sorted.
+func tableRows(table map[string]int) []string {
 	var got []string
-	for line, n := range table {
+	for row, n := range table {
 		for range n {
-			got = append(got, line)
+			got = append(got, row)
 		}
 	}
 	slices.Sort(got)

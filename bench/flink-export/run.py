@@ -319,8 +319,8 @@ def main():
         run_sql = r.stdout
         for t, opts, _ in outputs(r.stdout):
             if opts.get("connector") == "filesystem":
-                p = opts["path"]
-                run_sql = run_sql.replace("'path' = '%s'" % p, "'path' = '%s'" % os.path.join("flink-sinks", p))
+                p = opts["path"]  # (absolute: the export resolves it from the script's folder)
+                run_sql = run_sql.replace("'path' = '%s'" % p, "'path' = '%s'" % os.path.join(work, "flink-sinks", os.path.relpath(p, work)))
         # a WASM function: Flink runs the Java one of the same name, declared
         # before the statement set (the export's listed difference says so)
         for fn, cls in JAVA_UDFS.items():
@@ -377,7 +377,7 @@ def main():
                     sq = rows_of(open(p, encoding="utf-8").read() if os.path.exists(p) else "", True)
             elif opts.get("connector") == "filesystem":
                 p = os.path.join(work, opts["path"])
-                flink = rows_of(read_dir(os.path.join(work, "flink-sinks", opts["path"])), False)
+                flink = rows_of(read_dir(os.path.join(work, "flink-sinks", os.path.relpath(p, work))), False)
                 sq = rows_of(open(p, encoding="utf-8").read() if os.path.isfile(p) else "", True)
             else:
                 details.append("%s: not compared (%s)" % (t, opts.get("connector")))

@@ -65,6 +65,15 @@ type Function struct {
 	// TakesNulls is set when NULL arguments reach the row function (Nulls says
 	// how it treats them); otherwise any NULL argument gives NULL.
 	TakesNulls bool
+	// MakesJSON is set for the JSON construction functions (JSON_OBJECT,
+	// JSON_ARRAY): a call of one that is a value of another's (an element of
+	// JSON_ARRAY, a VALUE of JSON_OBJECT) is inserted as JSON, not as a JSON
+	// string (Flink: "values which are created from another JSON construction
+	// function call are inserted directly rather than as a string"). Only a
+	// call written directly as the value counts, as in Flink: JSON_QUERY's
+	// result, or a construction call under another function (CONCAT,
+	// COALESCE), is text.
+	MakesJSON bool
 	// Impl is a user function's implementation, opaque here: the executor
 	// (executor/expr.GoFunction, WasmFunction) sets it and reads it back when
 	// it compiles a call. Nil for the built-in functions, whose kernels the

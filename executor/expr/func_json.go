@@ -374,13 +374,32 @@ func prepJSONString(args []Arg, _ catalog.Type) (RowFunc, error) {
 	}), nil
 }
 
-// prepJSONArray is JSON_ARRAY(x, ...): the values that are not NULL (Flink's
-// ABSENT ON NULL).
-func prepJSONArray(args []Arg, _ catalog.Type) (RowFunc, error) {
-	types := make([]catalog.Type, len(args))
+// jsonValueTypes returns the types of a JSON construction call's arguments,
+// with catalog.Unknown for NULL literals, and which of them are JSON made by
+// a JSON construction call (Arg.JSON): those are inserted as they are.
+func jsonValueTypes(args []Arg) (types []catalog.Type, raw []bool) {
+	types, raw = make([]catalog.Type, len(args)), make([]bool, len(args))
 	for k, a := range args {
-		types[k] = a.Type
+		types[k], raw[k] = a.Type, a.JSON && a.Type == catalog.Varchar
 	}
+	return types, raw
+}
+
+// appendJSONArg appends row i of a JSON construction call's argument k as a
+// JSON value: as it is when it is JSON made by a nested JSON_OBJECT or
+// JSON_ARRAY call (Flink inserts those directly), else appendJSONValue's.
+func appendJSONArg(dst []byte, types []catalog.Type, raw []bool, k int, v *vector.Vec, i int) []byte {
+	if raw[k] {
+		return append(dst, v.S[i]...)
+	}
+	return appendJSONValue(dst, types[k], v, i)
+}
+
+// prepJSONArray is JSON_ARRAY(x, ...): the values that are not NULL (Flink's
+// ABSENT ON NULL); an element that is a JSON_OBJECT or JSON_ARRAY call is
+// inserted as JSON (Flink's rule).
+func prepJSONArray(args []Arg, _ catalog.Type) (RowFunc, error) {
+	types, raw := jsonValueTypes(args)
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		dst = append(dst, '[')
 		first := true
@@ -392,7 +411,7 @@ func prepJSONArray(args []Arg, _ catalog.Type) (RowFunc, error) {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = appendJSONValue(dst, types[k], v, i)
+			dst = appendJSONArg(dst, types, raw, k, v, i)
 		}
 		return append(dst, ']'), true
 	}), nil
@@ -400,15 +419,13 @@ func prepJSONArray(args []Arg, _ catalog.Type) (RowFunc, error) {
 
 // prepJSONObject is JSON_OBJECT(k1, v1, ...), TiDB's spelling of Flink's
 // JSON_OBJECT(KEY k1 VALUE v1, ...): NULL values are written as null
-// (Flink's NULL ON NULL); a NULL key gives NULL (Flink throws).
+// (Flink's NULL ON NULL); a NULL key gives NULL (Flink throws); a value that
+// is a JSON_OBJECT or JSON_ARRAY call is inserted as JSON (Flink's rule).
 func prepJSONObject(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if len(args)%2 != 0 {
 		return nil, &ArgError{Arg: len(args) - 1, Offset: -1, Msg: "JSON_OBJECT takes key, value pairs"}
 	}
-	types := make([]catalog.Type, len(args))
-	for k, a := range args {
-		types[k] = a.Type
-	}
+	types, raw := jsonValueTypes(args)
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		dst = append(dst, '{')
 		for k := 0; k < len(a); k += 2 {
@@ -422,7 +439,7 @@ func prepJSONObject(args []Arg, _ catalog.Type) (RowFunc, error) {
 			if a[k+1].Null[i] || types[k+1] == catalog.Unknown {
 				dst = append(dst, "null"...)
 			} else {
-				dst = appendJSONValue(dst, types[k+1], a[k+1], i)
+				dst = appendJSONArg(dst, types, raw, k+1, a[k+1], i)
 			}
 		}
 		return append(dst, '}'), true

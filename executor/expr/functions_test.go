@@ -260,8 +260,9 @@ var flinkExamples = map[string][]flinkCase{
 	"MAP_FROM_ARRAYS": {{"MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[1, 2])", "{a=1, b=2}"}, {"MAP_FROM_ARRAYS(ARRAY['a', 'a'], ARRAY[1, 2])", "{a=2}"}, {"MAP_FROM_ARRAYS(ARRAY['a'], ARRAY[1, 2])", "NULL"}},
 	"MAP_UNION":       {{"MAP_UNION(MAP['a', 1], MAP['a', 2, 'b', 3])", "{a=2, b=3}"}, {"MAP_UNION(MAP['a', 1], CAST(NULL AS MAP<VARCHAR, BIGINT>))", "NULL"}},
 	"JSON_STRING":     {{"JSON_STRING(1)", "1"}, {"JSON_STRING(TRUE)", "true"}, {"JSON_STRING('Hello, World!')", `"Hello, World!"`}, {"JSON_STRING(CAST(NULL AS BIGINT))", "NULL"}},
-	"JSON_ARRAY":      {{"JSON_ARRAY()", "[]"}, {"JSON_ARRAY(1, '2')", `[1,"2"]`}, {"JSON_ARRAY(1, NULL, 2)", "[1,2]"}},
-	"JSON_OBJECT":     {{"JSON_OBJECT()", "{}"}, {"JSON_OBJECT(KEY 'K1' VALUE 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1' VALUE 1)", `{"K1":1}`}, {"JSON_OBJECT('K1', 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1', NULL)", `{"K1":null}`}, {"JSON_OBJECT('K1', 1, 'K2', JSON_ARRAY(1))", `{"K1":1,"K2":"[1]"}`}},
+	"JSON_ARRAY":      {{"JSON_ARRAY()", "[]"}, {"JSON_ARRAY(1, '2')", `[1,"2"]`}, {"JSON_ARRAY(1, NULL, 2)", "[1,2]"}, {"JSON_ARRAY(JSON_ARRAY(1))", "[[1]]"}},
+	"JSON_OBJECT": {{"JSON_OBJECT()", "{}"}, {"JSON_OBJECT(KEY 'K1' VALUE 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1' VALUE 1)", `{"K1":1}`}, {"JSON_OBJECT('K1', 'V1')", `{"K1":"V1"}`}, {"JSON_OBJECT('K1', NULL)", `{"K1":null}`}, {"JSON_OBJECT('K1', 1, 'K2', JSON_ARRAY(1))", `{"K1":1,"K2":[1]}`},
+		{"JSON_OBJECT(KEY 'K1' VALUE JSON_OBJECT(KEY 'A' VALUE 'B'))", `{"K1":{"A":"B"}}`}},
 }
 
 // TestFlinkExamples runs every function's examples, one subtest per function,

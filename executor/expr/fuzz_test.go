@@ -252,6 +252,8 @@ var funcSeeds = []string{
 	"JSON_QUERY(s, '$.a')", "JSON_QUERY(s, '$.a.b')", "JSON_QUERY(s, '$.k')", "JSON_EXISTS(s, '$.a.b')", "JSON_EXISTS(s, '$[''k'']')",
 	"IS_JSON(s)", "JSON_STRING(s)", "JSON_STRING(d)", "JSON_STRING(ts)", "JSON_STRING(b)", "JSON_ARRAY(i, s, NULL, b)", "JSON_ARRAY()",
 	"JSON_OBJECT('a', i, 'b', s, 'c', NULL)", "JSON_OBJECT(s, d)",
+	"JSON_OBJECT('a', JSON_OBJECT('b', i), 'c', JSON_ARRAY(s, JSON_ARRAY(d, NULL)))", "JSON_ARRAY(JSON_OBJECT(s, d), JSON_QUERY(s, '$.a'), JSON_OBJECT('k', 1))",
+	"JSON_OBJECT('a', JSON_ARRAY(1, JSON_OBJECT('x', 'y')), 'b', CONCAT(JSON_ARRAY(i)))",
 	"CURRENT_TIMESTAMP", "NOW()", "PROCTIME()", "UNIX_TIMESTAMP()", "RAND()", "UUID()", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIME",
 	"FLOOR(ts TO HOUR)", "CEIL(ts TO DAY)", "FLOOR(ts TO QUARTER)", "CEIL(ts TO YEAR)", "CEIL(ts TO MONTH)", "FLOOR(ts TO SECOND)", "CEIL(ts TO MILLISECOND)", "FLOOR(ts TO WEEK)", "CEIL(ts TO WEEK)",
 	"s IS JSON", "s IS NOT JSON", "s IS JSON OBJECT", "s IS JSON SCALAR", "s IS JSON ARRAY", "i IS DISTINCT FROM j", "s IS NOT DISTINCT FROM NULL",

@@ -218,6 +218,14 @@ func refEval(e *plan.Expr, b *vector.Batch, r int, inArg val) val {
 		for k, a := range e.Args {
 			vs[k], ts[k] = arg(k), a.Type
 		}
+		if e.Fn == "JSON_ARRAY" || e.Fn == "JSON_OBJECT" {
+			nested := make([]bool, len(e.Args))
+			for k, a := range e.Args {
+				call := a.Op == plan.OpFunc && (a.Fn == "JSON_ARRAY" || a.Fn == "JSON_OBJECT")
+				nested[k] = call || (a.Op == plan.OpLit && a.JSON && !a.Lit.Null)
+			}
+			return refJSONBuild(e.Fn, vs, ts, nested)
+		}
 		return refFunc(e.Fn, vs, ts, e.Type)
 	}
 	panic("refEval: operator " + e.Op.String())

@@ -570,29 +570,43 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		return val{i: f.Add(d).UnixMilli()}
 	case "JSON_STRING":
 		return sval(refJSON(ts[0], arg(0)))
-	case "JSON_ARRAY":
-		var parts []string
+	case "JSON_ARRAY", "JSON_OBJECT":
+		return refJSONBuild(fn, vs, ts, nil)
+	}
+	panic("refFunc: no reference for " + fn)
+}
+
+// refJSONBuild is JSON_ARRAY or JSON_OBJECT over vs of types ts; nested[k]
+// says that argument k is written directly as a JSON construction call (or is
+// the literal one was folded into): Flink inserts its JSON as it is, where
+// other text becomes a JSON string.
+func refJSONBuild(fn string, vs []val, ts []catalog.Type, nested []bool) val {
+	value := func(k int) string {
+		if k < len(nested) && nested[k] {
+			return string(vs[k].s)
+		}
+		return refJSON(ts[k], vs[k])
+	}
+	var parts []string
+	if fn == "JSON_ARRAY" {
 		for k, v := range vs {
 			if !v.null && ts[k] != catalog.Unknown {
-				parts = append(parts, refJSON(ts[k], v))
+				parts = append(parts, value(k))
 			}
 		}
 		return sval("[" + strings.Join(parts, ",") + "]")
-	case "JSON_OBJECT":
-		var parts []string
-		for k := 0; k < len(vs); k += 2 {
-			if vs[k].null || ts[k] != catalog.Varchar {
-				return null
-			}
-			v := "null"
-			if !vs[k+1].null && ts[k+1] != catalog.Unknown {
-				v = refJSON(ts[k+1], vs[k+1])
-			}
-			parts = append(parts, refJSON(catalog.Varchar, vs[k])+":"+v)
-		}
-		return sval("{" + strings.Join(parts, ",") + "}")
 	}
-	panic("refFunc: no reference for " + fn)
+	for k := 0; k < len(vs); k += 2 {
+		if vs[k].null || ts[k] != catalog.Varchar {
+			return null
+		}
+		v := "null"
+		if !vs[k+1].null && ts[k+1] != catalog.Unknown {
+			v = value(k + 1)
+		}
+		parts = append(parts, refJSON(catalog.Varchar, vs[k])+":"+v)
+	}
+	return sval("{" + strings.Join(parts, ",") + "}")
 }
 
 // refChars cuts s into its code points, each as its bytes in s (a byte that

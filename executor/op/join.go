@@ -848,6 +848,9 @@ func (j *Join) anyLate(port int, b *vector.Batch) bool {
 // whose rows is late (and no JoinSpec.Extreme): the rows are stored and
 // their keys hashed column by column, their per-row state pushed a batch at
 // a time, and every row held; the state the same as pushRows' row by row.
+// The batch is charged as one growth (as pushRows charges its held rows),
+// so a job passes 'state.max-bytes' by one batch's bytes at most, and stops
+// at that batch (TestHeldRowsPassTheBudgetByOneBatchAtMost).
 func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 	s := &j.side[port]
 	n := b.N

@@ -128,12 +128,7 @@ func NewSemiJoin(spec SemiSpec, out Emitter, acct Account) (*SemiJoin, error) {
 		if err != nil {
 			return nil, err
 		}
-		if acct == nil {
-			acct = noAccount{}
-		}
-		// (no rows are held nor emitted: none of newSemiJoin's stores and batches)
-		return &SemiJoin{joinOutput: joinOutput{out: out}, spec: spec, acct: acct,
-			mark: markState{keys: map[string]int64{}, types: markTypes(spec), vecs: make([]*vector.Vec, len(spec.Keys[1]))}}, nil
+		return newMarkJoin(spec, out, acct), nil
 	}
 	if spec.Hold {
 		if spec.Time[0] < 0 {

@@ -35,6 +35,73 @@ type markState struct {
 	key   []byte           // absorb's key buffer
 }
 
+// MarkLayout is the build side of a MARK join as its right input (port 1)
+// carries it, a layout NewMarkJoin builds the operator from: the key
+// columns first, in key order, then, when present, a BOOLEAN column holding
+// the build side's own condition, its event time, and each row's watermark
+// (the build stream's WATERMARK expression, epoch ms). Columns gives the
+// types and indexes; since the operator is built from the same layout, its
+// columns are always the input's (no layout error is possible).
+type MarkLayout struct {
+	// KeyTypes are the key columns' types, in key order (none: an
+	// uncorrelated EXISTS, SPEC 2.2).
+	KeyTypes []catalog.Type
+	// Cond says a build condition column follows the keys.
+	Cond bool
+	// Time is the event time's type (BIGINT or TIMESTAMP), catalog.Unknown
+	// for a build side without event time.
+	Time catalog.Type
+	// WM says each row's watermark follows (with Time; without it the right
+	// watermark comes only from the operator's Watermark calls).
+	WM bool
+}
+
+// Columns returns the types of the columns of l and the indexes of its
+// condition, time and watermark columns (-1 each when absent): the keys are
+// columns 0 … len(KeyTypes)-1, and the three others always have their place
+// (len(KeyTypes), +1, +2), so one layout fits every branch.
+func (l MarkLayout) Columns() (types []catalog.Type, cond, time, wm int) {
+	n := len(l.KeyTypes)
+	types = append(append(make([]catalog.Type, 0, n+3), l.KeyTypes...), catalog.Boolean, catalog.BigInt, catalog.BigInt)
+	cond, time, wm = -1, -1, -1
+	if l.Cond {
+		cond = n
+	}
+	if l.Time != catalog.Unknown {
+		time, types[n+1] = n+1, l.Time
+		if l.WM {
+			wm = n + 2
+		}
+	}
+	return types, cond, time, wm
+}
+
+// NewMarkJoin returns the MARK join (a SemiJoin in Mark mode, SPEC 2.2) of a
+// branch whose build side is pushed on port 1 laid out as l: an anti join
+// when anti, with NOT IN's three-valued rule when nullAware, charging its
+// distinct keys to acct (nil: no budget). It has no error: the spec's
+// columns are those of l's own layout (Columns).
+func NewMarkJoin(l MarkLayout, anti, nullAware bool, acct Account) *SemiJoin {
+	types, cond, time, wm := l.Columns()
+	keys := make([]int, len(l.KeyTypes))
+	for k := range keys {
+		keys[k] = k
+	}
+	spec := SemiSpec{Mark: true, Anti: anti, NullAware: nullAware, Types: [2][]catalog.Type{nil, types},
+		Keys: [2][]int{nil, keys}, Time: [2]int{-1, time}, Cond: -1, Stamp: -1, RightCond: cond, RightWM: wm}
+	return newMarkJoin(spec, nil, acct)
+}
+
+// newMarkJoin returns the Mark mode SemiJoin of a checked spec (newMark's).
+func newMarkJoin(spec SemiSpec, out Emitter, acct Account) *SemiJoin {
+	if acct == nil {
+		acct = noAccount{}
+	}
+	// (no rows are held nor emitted: none of newSemiJoin's stores and batches)
+	return &SemiJoin{joinOutput: joinOutput{out: out}, spec: spec, acct: acct,
+		mark: markState{keys: map[string]int64{}, types: markTypes(spec), vecs: make([]*vector.Vec, len(spec.Keys[1]))}}
+}
+
 // newMark checks and completes a Mark mode spec: its right columns must be
 // the right input's (the left side is given evaluated to Marks, so Types[0],
 // Keys[0], Cond and Stamp are unused). No key column is a join without an

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -148,7 +149,11 @@ func (x *exporter) connectorOptions(d *streamDecl, sink, source bool) []kv {
 	switch st.Connector.Name {
 	case "file":
 		add("connector", "filesystem")
-		add("path", o["path"])
+		p, ok := flinkPath(st, o["path"])
+		if !ok {
+			x.diff(d.script, optAt("path"), "stream %s: 'path' = '%s' is relative and the working directory cannot be read to make it absolute; Flink resolves it from its own working directory: give an absolute path", st.Name, o["path"])
+		}
+		add("path", p)
 		out = append(out, x.formatOptions(d, "format", optAt, source)...)
 		if o["follow"] == "true" {
 			x.diff(d.script, optAt("follow"), "stream %s: 'follow'='true' tails one file; Flink's filesystem source reads the files under 'path' once (its 'source.monitor-interval' watches a directory for new files, not a growing file)", st.Name)
@@ -237,6 +242,28 @@ func (x *exporter) connectorOptions(d *streamDecl, sink, source bool) []kv {
 		x.diff(d.script, at, "stream %s: connector '%s' has no Flink connector; the table reads the file '%s' instead: replace it by your source", st.Name, st.Connector.Name, p)
 	}
 	return out
+}
+
+// flinkPath is a file stream's 'path' p as the Flink script gives it:
+// absolute, resolved as streamql resolves it (SPEC 1: a relative path against
+// the folder of the script that declares the stream, Stream.BaseDir, or the
+// working directory when it has none; executor/connector.OpenFile), since
+// Flink resolves a relative path from its own working directory, and would
+// read or write another file. ok is false when the working directory cannot
+// be read (p is then returned as streamql would open it, still relative).
+func flinkPath(st *catalog.Stream, p string) (string, bool) {
+	if p == "" || filepath.IsAbs(p) {
+		return p, true
+	}
+	full := p
+	if st.BaseDir != "" {
+		full = filepath.Join(st.BaseDir, p)
+	}
+	abs, err := filepath.Abs(full)
+	if err != nil {
+		return full, false
+	}
+	return abs, true
 }
 
 // formatOptions maps the format options of SPEC 1 (format, csv.*, errors,

@@ -2,7 +2,9 @@
 // "Taking a script to a cluster"; issue 27): `streamql export --flink`.
 //
 // It owns the translation: a CREATE TABLE per stream with Flink's connector and
-// format options (file -> filesystem, kafka, upsert-kafka, datagen), WATERMARK
+// format options (file -> filesystem, kafka, upsert-kafka, datagen; a file's
+// 'path' absolute, resolved from its script's folder as the engine reads it,
+// since Flink resolves a relative one from its own working directory), WATERMARK
 // clauses, a print (or --side-dir filesystem) table per output that has no sink,
 // and one EXECUTE STATEMENT SET with an INSERT INTO per output, first-match
 // routing (SPEC 2.1) turned into predicates: branch k gets

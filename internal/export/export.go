@@ -23,7 +23,8 @@ type Input struct {
 type Options struct {
 	// SideDir, when set, makes each side output without a sink a Flink
 	// filesystem table at SideDir/<name>.csv instead of a print table (the
-	// --side-dir of SPEC 4).
+	// --side-dir of SPEC 4); a relative SideDir is made absolute from the
+	// working directory, as streamql reads it.
 	SideDir string
 	// Strict makes Export fail with a *StrictError when there is any
 	// Difference (SPEC 4: --strict, exit status 2).
@@ -133,6 +134,9 @@ type exporter struct {
 	// views are the script's views (SPEC 2.6), by lower-case name: a query
 	// reading one gets its query inline
 	views map[string]*viewDecl
+	// sideDir is opt.SideDir made absolute (from the working directory, as
+	// --side-dir is read), for the side outputs' filesystem tables
+	sideDir string
 }
 
 // viewDecl is a CREATE VIEW and the script it is in.
@@ -174,6 +178,13 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 	x := &exporter{opt: opt, byCat: map[*catalog.Stream]*streamDecl{}, values: map[*catalog.Stream][]valuesInsert{},
 		selects: map[selKey]*parser.Select{}, scripts: map[*parser.Script]bool{}, names: map[string]bool{},
 		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}, views: map[string]*viewDecl{}}
+	if x.sideDir = opt.SideDir; x.sideDir != "" {
+		abs, err := filepath.Abs(x.sideDir)
+		if err != nil {
+			return "", nil, fmt.Errorf("--side-dir %s: %w (Flink resolves a relative folder from its own working directory: give an absolute one)", opt.SideDir, err)
+		}
+		x.sideDir = abs
+	}
 	rec := &recorder{}
 	sess := session.New(nil, rec)
 	rec.sess = sess

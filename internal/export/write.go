@@ -2,7 +2,7 @@ package export
 
 import (
 	"fmt"
-	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -305,7 +305,7 @@ func (x *exporter) outputTable(j job, b *planner.Branch, sides map[string]*outTa
 	sides[key] = t
 	opts := []kv{{"connector", "print"}, {"print-identifier", out.Name}}
 	if x.opt.SideDir != "" && b != j.job.Main {
-		opts = []kv{{"connector", "filesystem"}, {"path", path.Join(x.opt.SideDir, out.Name+".csv")}, {"format", "csv"}}
+		opts = []kv{{"connector", "filesystem"}, {"path", filepath.Join(x.sideDir, out.Name+".csv")}, {"format", "csv"}}
 	}
 	var o []string
 	for _, p := range opts {

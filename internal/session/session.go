@@ -182,12 +182,20 @@ func (s *Session) PendingSides() []string {
 	return out
 }
 
+// newPlanner returns a planner of statements of script under the session's
+// catalog, user functions and current settings (runtime mode, state TTL,
+// mini-batch, column pruning, filter pushdown: each statement is planned
+// under the SETs before it, as Flink's SQL client does).
+func (s *Session) newPlanner(ctx context.Context, script *parser.Script) *planner.Planner {
+	return &planner.Planner{Cat: s.Cat, Source: script.Source, Script: script.Name, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, MiniBatch: s.MiniBatch, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+}
+
 // Exec runs one statement st of script (relative paths of a CREATE STREAM
 // are read from dir). Errors are *parser.Error at offsets into
 // script.Source for planning errors (SPEC 4: exit status 2), context.Canceled
 // after a cancel, and other errors for a job that failed (status 1).
 func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, st parser.Stmt) error {
-	p := &planner.Planner{Cat: s.Cat, Source: script.Source, Script: script.Name, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+	p := s.newPlanner(ctx, script)
 	switch st := st.(type) {
 	case *parser.CreateStream:
 		return s.createStream(dir, st)
@@ -393,7 +401,7 @@ func (s *Session) insert(p *planner.Planner, st *parser.Insert) error {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // setAndReplan is set, then, when the setting changed how queries are planned
-// (runtime mode, state TTL, column pruning, filter pushdown), replanViews: a
+// (runtime mode, state TTL, mini-batch, column pruning, filter pushdown), replanViews: a
 // view is a named query expanded where it is read (SPEC 2.6), so a reader
 // planned after the SET sees the view as the same query written inline would
 // be, as in Flink, not as it was planned at CREATE VIEW. When a view cannot be
@@ -401,18 +409,18 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // the view.
 func (s *Session) setAndReplan(ctx context.Context, st *parser.Set) error {
 	type planSettings struct {
-		streaming, keepColumns, keepFilters bool
-		ttl                                 time.Duration
+		streaming, keepColumns, keepFilters, miniBatch bool
+		ttl                                            time.Duration
 	}
-	before := planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL}
+	before := planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.MiniBatch, s.StateTTL}
 	if err := s.set(st); err != nil {
 		return err
 	}
-	if (planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL}) == before {
+	if (planSettings{s.Streaming, s.KeepColumns, s.KeepFilters, s.MiniBatch, s.StateTTL}) == before {
 		return nil
 	}
 	if err := s.replanViews(ctx); err != nil {
-		s.Streaming, s.KeepColumns, s.KeepFilters, s.StateTTL = before.streaming, before.keepColumns, before.keepFilters, before.ttl
+		s.Streaming, s.KeepColumns, s.KeepFilters, s.MiniBatch, s.StateTTL = before.streaming, before.keepColumns, before.keepFilters, before.miniBatch, before.ttl
 		if err2 := s.replanViews(ctx); err2 != nil { // (planned under these settings before: cannot fail)
 			return err2
 		}
@@ -431,7 +439,7 @@ func (s *Session) replanViews(ctx context.Context) error {
 		if v == nil {
 			continue
 		}
-		p := &planner.Planner{Cat: s.Cat, Source: d.script.Source, Script: d.script.Name, Ctx: ctx, Funcs: s.Funcs, Streaming: s.Streaming, StateTTL: s.StateTTL, KeepColumns: s.KeepColumns, KeepFilters: s.KeepFilters}
+		p := s.newPlanner(ctx, d.script)
 		st, err := p.PlanView(d.stmt)
 		if err != nil {
 			var pe *parser.Error
@@ -558,15 +566,8 @@ func (s *Session) newJob(st *catalog.Stream, branches []*planner.Branch, main *p
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range job.AllBranches() {
-		if b.Agg != nil && b.Agg.Updating {
-			b.Agg.MiniBatch = s.MiniBatch
-			b.Agg.StateTTL = s.StateTTL
-		}
-		if r := b.Rank; r != nil && (r.Kind == plan.RankTopN && !r.Bounded || r.Kind == plan.RankDedup) {
-			r.StateTTL = s.StateTTL // (SPEC 2.8: 'table.exec.state.ttl')
-		}
-	}
+	// (the TTL and mini-batch of its branches are their statements', stamped
+	// when each was planned: planner's ruleSettings)
 	env := planner.DefaultStrategyEnv()
 	env.StateMaxBytes = s.Env.StateMaxBytes
 	planner.ChooseStrategy(job, env)

@@ -284,6 +284,9 @@ func (b *Branch) aggLines(outputs []Output) (head string, details []string, kind
 		} else if a.Updating && a.StateTTL > 0 {
 			detail(LineDetail, "state TTL: a group unchanged for %s is dropped ('table.exec.state.ttl'; the watermark is the clock, else processing time)", FormatTTL(a.StateTTL))
 		}
+		if a.Updating && a.MiniBatch {
+			detail(LineDetail, "mini-batch: each input batch's changes folded into one per group ('table.exec.mini-batch.enabled')")
+		}
 	}
 	return head, details, kinds
 }

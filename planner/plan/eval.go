@@ -7,11 +7,14 @@ import (
 )
 
 // Arg is an argument of a function call as a kernel is prepared for it: its
-// type, and its value when it is constant.
+// type, its value when it is constant, and whether it is JSON made by a JSON
+// construction call (Expr.JSON), which JSON_OBJECT and JSON_ARRAY insert as
+// JSON.
 type Arg struct {
 	Type  catalog.Type
 	Const bool
 	Value Value
+	JSON  bool
 }
 
 // Evaluator computes the constant expressions of a plan while it is planned:

@@ -36,6 +36,13 @@ type Expr struct {
 	// Flag is the operator's boolean parameter: NOT for OpIsNull and
 	// OpIsTruth, ILIKE for OpLike, not deterministic for OpFunc; Want is the truth OpIsTruth tests.
 	Flag, Want bool
+	// JSON marks a VARCHAR value that is JSON made by a JSON construction
+	// call (an OpFunc of a catalog/functions.Function with MakesJSON, or the
+	// literal such a call was folded into): a JSON construction call that
+	// takes it directly as a value inserts it as JSON, not as a string
+	// (Flink's rule, SPEC 2.10: JSON_OBJECT('a' VALUE JSON_OBJECT('b' VALUE 1))
+	// is {"a":{"b":1}}).
+	JSON bool
 	// Node is the planner's syntax node of the expression while Text is still
 	// empty: an inner node's text is rendered only when a message needs it, so
 	// that planning stays linear in the size of the expression. The plan holds

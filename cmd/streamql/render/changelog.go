@@ -12,37 +12,58 @@ import (
 // 2.8: table mode, as Flink SQL client's table result): +I and +U add a row,
 // -U and -D take back one equal row. A -U followed by its +U keeps the row's
 // place (an update in place), so a GROUP BY's groups stay in the order of
-// their first rows; a new row goes at the end. Rows are kept as their table
-// cells (as tableRows holds them).
+// their first rows; a new row goes at the end. Rows are kept, and matched,
+// by their values (valueKey), not by their table cells: NULL and the text
+// 'NULL', or a control character and its \xNN spelling, show alike but are
+// different rows, and a retraction takes back only its own.
 type materialized struct {
-	rows  [][]byte         // each row's cells, encoded (cellsKey), nil once taken back
+	rows  [][]byte         // each row's values, encoded (valueKey), nil once taken back
 	index map[string][]int // row -> its live places, oldest first
 	hole  int              // the place the last -U freed, -1 when none
 	live  int
-	scr   tableRows
+	scr   []byte // valueKey's scratch
 }
 
 func newMaterialized() *materialized {
 	return &materialized{index: map[string][]int{}, hole: -1}
 }
 
+// The tags of a value in a valueKey.
+const (
+	keyNull  = iota // NULL: no length, no bytes
+	keyText         // a VARCHAR's bytes as they are (shown through addCell)
+	keyShown        // another type's printed text (SPEC 4), shown as it is
+)
+
+// valueKey appends to dst row i of vals (an output of columns cols): per
+// column a tag (keyNull, keyText, keyShown), then, unless NULL, the length
+// (4 bytes) and the bytes. Two rows have equal keys exactly when their
+// values are equal as they print (SPEC 2.8: a -U or -D takes back a row
+// equal to it).
+func valueKey(dst []byte, cols []catalog.Column, vals []*session.Vec, i int) []byte {
+	for c, v := range vals {
+		if v.Null[i] {
+			dst = append(dst, keyNull)
+			continue
+		}
+		tag, at := byte(keyShown), len(dst)
+		dst = append(dst, 0, 0, 0, 0, 0)
+		if cols[c].Type == catalog.Varchar {
+			tag = keyText
+			dst = append(dst, v.S[i]...)
+		} else {
+			dst = session.AppendValue(dst, cols[c].Type, v, i)
+		}
+		n := len(dst) - at - 5
+		dst[at], dst[at+1], dst[at+2], dst[at+3], dst[at+4] = tag, byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	}
+	return dst
+}
+
 // apply applies row i of vals (an output of columns cols) with kind k.
 func (m *materialized) apply(k session.RowKind, cols []catalog.Column, vals []*session.Vec, i int) {
-	tr := &m.scr
-	tr.reset()
-	for c, v := range vals {
-		switch {
-		case v.Null[i]:
-			tr.text = append(tr.text, "NULL"...)
-			tr.addText()
-		case cols[c].Type == catalog.Varchar:
-			tr.addCell(v.S[i])
-		default:
-			tr.text = session.AppendValue(tr.text, cols[c].Type, v, i)
-			tr.addText()
-		}
-	}
-	key := cellsKey(tr)
+	m.scr = valueKey(m.scr[:0], cols, vals, i)
+	key := m.scr
 	if session.Retracts(k) {
 		places := m.index[string(key)]
 		if len(places) == 0 {
@@ -62,6 +83,7 @@ func (m *materialized) apply(k session.RowKind, cols []catalog.Column, vals []*s
 		}
 		return
 	}
+	key = append([]byte(nil), key...)
 	p := len(m.rows)
 	if k == session.UpdateAfter && m.hole >= 0 {
 		p = m.hole
@@ -74,31 +96,29 @@ func (m *materialized) apply(k session.RowKind, cols []catalog.Column, vals []*s
 	m.live++
 }
 
-// cellsKey encodes tr's one row: each cell's length (4 bytes) and text.
-func cellsKey(tr *tableRows) []byte {
-	var b []byte
-	prev := 0
-	for _, e := range tr.ends {
-		n := e - prev
-		b = append(b, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-		b = append(b, tr.text[prev:e]...)
-		prev = e
-	}
-	return b
-}
-
-// fill appends the materialized rows, in their places, to tr; unless keep,
-// it then empties m (the end of the job: the result is printed once).
+// fill appends the materialized rows, in their places, to tr as table cells
+// (NULL as NULL, text through addCell: SPEC 4); unless keep, it then empties
+// m (the end of the job: the result is printed once).
 func (m *materialized) fill(tr *tableRows, keep bool) {
 	for _, key := range m.rows {
 		if key == nil {
 			continue
 		}
 		for len(key) > 0 {
-			n := int(key[0])<<24 | int(key[1])<<16 | int(key[2])<<8 | int(key[3])
-			tr.text = append(tr.text, key[4:4+n]...)
-			tr.addText()
-			key = key[4+n:]
+			if key[0] == keyNull {
+				tr.text = append(tr.text, "NULL"...)
+				tr.addText()
+				key = key[1:]
+				continue
+			}
+			n := int(key[1])<<24 | int(key[2])<<16 | int(key[3])<<8 | int(key[4])
+			if key[0] == keyText {
+				tr.addCell(key[5 : 5+n])
+			} else {
+				tr.text = append(tr.text, key[5:5+n]...)
+				tr.addText()
+			}
+			key = key[5+n:]
 		}
 		tr.endRow()
 	}

@@ -13,7 +13,7 @@ CREATE TABLE `sensors` (
   `temperature` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'sensors_bad.csv',
+  'path' = '$SCRIPT_DIR/sensors_bad.csv',
   'format' = 'csv'
 );
 

@@ -12,7 +12,7 @@ CREATE TABLE `kv` (
   `v` BIGINT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'kv.csv',
+  'path' = '$SCRIPT_DIR/kv.csv',
   'format' = 'csv'
 );
 

@@ -13,7 +13,7 @@ CREATE TABLE `orders` (
   `price` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'orders.csv',
+  'path' = '$SCRIPT_DIR/orders.csv',
   'format' = 'csv',
   'csv.null-literal' = 'NULL'
 );

@@ -13,7 +13,7 @@ CREATE TABLE `s1` (
   `v` BIGINT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 's1.csv',
+  'path' = '$SCRIPT_DIR/s1.csv',
   'format' = 'csv'
 );
 
@@ -21,7 +21,7 @@ CREATE TABLE `s2` (
   `k` STRING
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 's2.csv',
+  'path' = '$SCRIPT_DIR/s2.csv',
   'format' = 'csv'
 );
 

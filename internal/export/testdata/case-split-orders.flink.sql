@@ -12,7 +12,7 @@ CREATE TABLE `orders` (
   `qty` BIGINT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'orders.csv',
+  'path' = '$SCRIPT_DIR/orders.csv',
   'format' = 'csv'
 );
 

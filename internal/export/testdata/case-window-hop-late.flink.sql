@@ -15,7 +15,7 @@ CREATE TABLE `clicks` (
   WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ(`ts`, 3)
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'clicks.csv',
+  'path' = '$SCRIPT_DIR/clicks.csv',
   'format' = 'csv'
 );
 

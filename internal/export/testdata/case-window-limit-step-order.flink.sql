@@ -20,7 +20,7 @@ CREATE TABLE `Lookup` (
   `ts2` BIGINT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'data/Lookup.csv',
+  'path' = '$SCRIPT_DIR/data/Lookup.csv',
   'format' = 'csv'
 );
 
@@ -32,7 +32,7 @@ CREATE TABLE `evts_2` (
   `log_time_rowtime` AS TO_TIMESTAMP_LTZ(`log_time`, 3)
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'in put/evts_2.csv',
+  'path' = '$SCRIPT_DIR/in put/evts_2.csv',
   'format' = 'csv'
 );
 

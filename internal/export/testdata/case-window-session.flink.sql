@@ -16,7 +16,7 @@ CREATE TABLE `visits` (
   WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ((`ts`) - 2000, 3)
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'visits.csv',
+  'path' = '$SCRIPT_DIR/visits.csv',
   'format' = 'csv'
 );
 

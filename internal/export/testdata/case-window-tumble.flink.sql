@@ -16,7 +16,7 @@ CREATE TABLE `sensors` (
   WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ((`ts`) - 1000, 3)
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'sensors.csv',
+  'path' = '$SCRIPT_DIR/sensors.csv',
   'format' = 'csv'
 );
 

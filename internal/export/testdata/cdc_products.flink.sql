@@ -16,7 +16,7 @@ CREATE TABLE `products` (
   PRIMARY KEY (`id`) NOT ENFORCED
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'products.debezium.json',
+  'path' = '$SCRIPT_DIR/products.debezium.json',
   'format' = 'debezium-json'
 );
 
@@ -26,7 +26,7 @@ CREATE TABLE `heavy` (
   `weight` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'cdc_products.heavy.json',
+  'path' = '$SCRIPT_DIR/cdc_products.heavy.json',
   'format' = 'debezium-json'
 );
 

@@ -18,7 +18,7 @@ CREATE TABLE `products` (
   PRIMARY KEY (`id`) NOT ENFORCED
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'products.debezium.json',
+  'path' = '$SCRIPT_DIR/products.debezium.json',
   'format' = 'debezium-json'
 );
 
@@ -43,7 +43,7 @@ CREATE TABLE `table_now` (
   `weight` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'cdc_upsert_kafka.table.json',
+  'path' = '$SCRIPT_DIR/cdc_upsert_kafka.table.json',
   'format' = 'debezium-json'
 );
 

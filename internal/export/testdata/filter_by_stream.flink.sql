@@ -13,7 +13,7 @@ CREATE TABLE `stream1` (
   `v` BIGINT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'stream1.csv',
+  'path' = '$SCRIPT_DIR/stream1.csv',
   'format' = 'csv'
 );
 
@@ -21,7 +21,7 @@ CREATE TABLE `stream2` (
   `k` STRING
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'stream2.csv',
+  'path' = '$SCRIPT_DIR/stream2.csv',
   'format' = 'csv'
 );
 

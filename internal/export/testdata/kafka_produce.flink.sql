@@ -11,7 +11,7 @@ CREATE TABLE `sensor_lines` (
   `line` STRING
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'sensors.csv',
+  'path' = '$SCRIPT_DIR/sensors.csv',
   'format' = 'csv',
   'csv.field-delimiter' = '\t'
 );

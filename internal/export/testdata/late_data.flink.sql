@@ -15,7 +15,7 @@ CREATE TABLE `words` (
   WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ((`ts`) - 1, 3)
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'words.csv',
+  'path' = '$SCRIPT_DIR/words.csv',
   'format' = 'csv'
 );
 

@@ -13,7 +13,7 @@ CREATE TABLE `sensors` (
   `temperature` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'sensors.csv',
+  'path' = '$SCRIPT_DIR/sensors.csv',
   'format' = 'csv'
 );
 

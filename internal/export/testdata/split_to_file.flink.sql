@@ -14,7 +14,7 @@ CREATE TABLE `sensors` (
   `temperature` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'sensors.csv',
+  'path' = '$SCRIPT_DIR/sensors.csv',
   'format' = 'csv'
 );
 
@@ -23,7 +23,7 @@ CREATE TABLE `high_tmp` (
   `temperature` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'split_to_file.high-tmp.csv',
+  'path' = '$SCRIPT_DIR/split_to_file.high-tmp.csv',
   'format' = 'csv'
 );
 

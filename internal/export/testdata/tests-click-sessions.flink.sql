@@ -16,7 +16,7 @@ CREATE TABLE `clicks` (
   WATERMARK FOR `ts` AS (`ts`) - INTERVAL '10' SECOND
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'clicks.csv',
+  'path' = '$SCRIPT_DIR/clicks.csv',
   'format' = 'csv'
 );
 

@@ -17,7 +17,7 @@ CREATE TABLE `customers` (
   WATERMARK FOR `ts` AS (`ts`) - INTERVAL '1' SECOND
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'customers.csv',
+  'path' = '$SCRIPT_DIR/customers.csv',
   'format' = 'csv'
 );
 
@@ -28,7 +28,7 @@ CREATE TABLE `orders` (
   WATERMARK FOR `ts` AS (`ts`) - INTERVAL '1' SECOND
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'orders.csv',
+  'path' = '$SCRIPT_DIR/orders.csv',
   'format' = 'csv'
 );
 

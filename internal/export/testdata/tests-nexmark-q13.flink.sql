@@ -61,7 +61,7 @@ CREATE TABLE `side_input` (
   `value` STRING
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'side_input.csv',
+  'path' = '$REPO/queries/nexmark/side_input.csv',
   'format' = 'csv'
 );
 

@@ -17,7 +17,7 @@ CREATE TABLE `items` (
   WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ((`ts`) - 1000, 3)
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'items.json',
+  'path' = '$SCRIPT_DIR/items.json',
   'format' = 'json'
 );
 
@@ -27,7 +27,7 @@ CREATE TABLE `arrivals` (
   `ts` BIGINT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'items.json',
+  'path' = '$SCRIPT_DIR/items.json',
   'format' = 'json'
 );
 

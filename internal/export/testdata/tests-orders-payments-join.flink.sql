@@ -18,7 +18,7 @@ CREATE TABLE `orders` (
   WATERMARK FOR `ts` AS (`ts`) - INTERVAL '1' MINUTE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'orders.csv',
+  'path' = '$SCRIPT_DIR/orders.csv',
   'format' = 'csv'
 );
 
@@ -30,7 +30,7 @@ CREATE TABLE `payments` (
   WATERMARK FOR `ts` AS (`ts`) - INTERVAL '1' SECOND
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'payments.csv',
+  'path' = '$SCRIPT_DIR/payments.csv',
   'format' = 'csv'
 );
 

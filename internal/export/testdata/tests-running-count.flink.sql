@@ -14,7 +14,7 @@ CREATE TABLE `sensors` (
   `temperature` DOUBLE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'sensors.csv',
+  'path' = '$REPO/queries/sensors.csv',
   'format' = 'csv'
 );
 

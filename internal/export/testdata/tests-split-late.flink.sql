@@ -16,7 +16,7 @@ CREATE TABLE `sensors` (
   WATERMARK FOR `ts_rowtime` AS TO_TIMESTAMP_LTZ((`ts`) - 2000, 3)
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'readings.csv',
+  'path' = '$SCRIPT_DIR/readings.csv',
   'format' = 'csv'
 );
 

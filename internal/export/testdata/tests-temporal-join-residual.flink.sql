@@ -20,7 +20,7 @@ CREATE TABLE `orders` (
   WATERMARK FOR `ts` AS `ts`
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'orders.csv',
+  'path' = '$SCRIPT_DIR/orders.csv',
   'format' = 'csv'
 );
 
@@ -32,7 +32,7 @@ CREATE TABLE `rates` (
   PRIMARY KEY (`currency`) NOT ENFORCED
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'rates.csv',
+  'path' = '$SCRIPT_DIR/rates.csv',
   'format' = 'csv'
 );
 

@@ -12,7 +12,7 @@ CREATE TABLE `scores` (
   `score` BIGINT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'scores.csv',
+  'path' = '$SCRIPT_DIR/scores.csv',
   'format' = 'csv'
 );
 

@@ -15,7 +15,7 @@ CREATE TABLE `LeftTable` (
   WATERMARK FOR `row_time` AS (`row_time`) - INTERVAL '5' MINUTE
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'left.csv',
+  'path' = '$SCRIPT_DIR/left.csv',
   'format' = 'csv'
 );
 
@@ -26,7 +26,7 @@ CREATE TABLE `RightTable` (
   WATERMARK FOR `row_time` AS `row_time`
 ) WITH (
   'connector' = 'filesystem',
-  'path' = 'right.csv',
+  'path' = '$SCRIPT_DIR/right.csv',
   'format' = 'csv'
 );
 
