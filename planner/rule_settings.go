@@ -11,10 +11,11 @@ import "streamql/planner/plan"
 // 2.8, 2.9), the operators whose state the settings bound. (A regular join
 // gets the TTL where it is planned, rule_join_both.go.) PlanSelect applies it
 // to every SELECT it plans, so also to the subqueries, WITH names and UNION
-// ALL parts a query reads, and to a view's query when the view is created:
-// a side branch declared before a SET keeps the settings it was declared
-// with although it runs in a later job, and a view keeps those of its
-// CREATE VIEW. The job-wide settings ('state.max-bytes', the result mode)
+// ALL parts a query reads, and to a view's query when the view is planned
+// (at its CREATE VIEW, and again after a SET of a planning setting, the
+// session's setAndReplan: a view follows the SETs before the query that
+// reads it, as in Flink): a side branch declared before a SET keeps the
+// settings it was declared with although it runs in a later job. The job-wide settings ('state.max-bytes', the result mode)
 // are read when the job starts.
 func (p *Planner) ruleSettings(b *Branch) {
 	if b == nil {
