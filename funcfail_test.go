@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"streamql"
+	"streamql/catalog/functions"
 )
 
 // The failed calls of a job (a user function's error, which sends the row to
@@ -169,5 +171,73 @@ func TestFailingBatchNotWritten(t *testing.T) {
 				t.Errorf("rows up to %d written (%d lines), want only those of batches before the failing one", last, len(lines))
 			}
 		})
+	}
+}
+
+// TestFailsJobSaysWhatToDo: every built-in function that stops the job as
+// Flink's does (functions.Function.FailsJob: today ELEMENT of an ARRAY of
+// more than one element) says, besides Flink's words and the function's
+// name, what to write instead, naming the argument as the query wrote it
+// (or "arr" for one too long to quote); and what it says runs: each
+// rewrite it suggests, put in the query, gives the rows a separately
+// computed list says, with no failure.
+func TestFailsJobSaysWhatToDo(t *testing.T) {
+	const values = "CREATE STREAM m (id BIGINT) WITH ('connector'='values');\nINSERT INTO m VALUES (1), (2), (3), (4);\n"
+	cases := map[string][]struct {
+		call, flink string // the call that fails (on id = 3 and 4), Flink's words
+		arg         string // the argument's text the message quotes
+		first       string // the rows with the call written as the message's first suggestion
+		filtered    string // the rows with the message's WHERE added
+	}{
+		"ELEMENT": {
+			{"ELEMENT(IF(id >= 3, ARRAY[id * 10, id], ARRAY[id]))", "Array has more than one element", "IF(id >= 3, ARRAY[id * 10, id], ARRAY[id])",
+				"main main: 1, 1|main main: 2, 2|main main: 3, 30|main main: 4, 40", "main main: 1, 1|main main: 2, 2"},
+			// an argument too long to quote is called arr
+			{"ELEMENT(IF(id >= 3, ARRAY[id * 100000, id, id, id, id, id, id], ARRAY[id]))", "Array has more than one element", "arr",
+				"", ""},
+		},
+	}
+	hint := regexp.MustCompile(`write (.+)\[1\] for its first element.*, or keep only the rows where it has at most one with WHERE (CARDINALITY\(.+\) <= 1)$`)
+	for _, f := range functions.Functions {
+		if !f.FailsJob {
+			continue
+		}
+		cs := cases[f.Name]
+		if len(cs) == 0 {
+			t.Errorf("%s stops the job (FailsJob): add a case that makes it fail, and check its message says what to do", f.Name)
+		}
+		for _, c := range cs {
+			query := "SELECT id, " + c.call + " AS e FROM m;"
+			s := open(t, streamql.Options{OnRows: collect(new([]string))})
+			err := s.Exec(t.Context(), values+query)
+			if err == nil {
+				t.Errorf("%s: no error, want the job stopped", query)
+				continue
+			}
+			msg := err.Error()
+			m := hint.FindStringSubmatch(msg)
+			if !strings.Contains(msg, "function "+f.Name+": "+c.flink) || m == nil || m[1] != c.arg {
+				t.Errorf("%s: %q, want %s's error with Flink's %q, then what to write instead, naming %s", query, msg, f.Name, c.flink, c.arg)
+				continue
+			}
+			if c.arg == "arr" {
+				if !strings.Contains(msg, "(arr: "+f.Name+"'s argument)") {
+					t.Errorf("%s: %q, want it to say what arr stands for", query, msg)
+				}
+				continue
+			}
+			// the first suggestion: the call written as arg[1]
+			var lines []string
+			s = open(t, streamql.Options{OnRows: collect(&lines)})
+			if err := s.Exec(t.Context(), values+"SELECT id, "+m[1]+"[1] AS e FROM m;"); err != nil || strings.Join(lines, "|") != c.first {
+				t.Errorf("%s written as %s[1]: %v, rows %q, want %q", c.call, m[1], err, lines, c.first)
+			}
+			// the second: the rows whose array has more are filtered out
+			lines = nil
+			s = open(t, streamql.Options{OnRows: collect(&lines)})
+			if err := s.Exec(t.Context(), values+"SELECT id, "+c.call+" AS e FROM m WHERE "+m[2]+";"); err != nil || strings.Join(lines, "|") != c.filtered {
+				t.Errorf("%s with WHERE %s: %v, rows %q, want %q", c.call, m[2], err, lines, c.filtered)
+			}
+		}
 	}
 }

@@ -110,7 +110,7 @@ func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraKeys [][2]ast.ExprNode, keyless bool, pos int, text string, leftWM int) (*Join, error) {
 	right := two.rels[1].stream
 	types, _ := batchLayout(right)
-	j := &Join{Mode: mode, Build: right, BuildTypes: types, Text: text, Pos: pos, ProbeTime: -1, BuildTime: -1}
+	j := &Join{Mode: mode, Build: right, BuildName: two.rels[1].name, BuildTypes: types, Text: text, Pos: pos, ProbeTime: -1, BuildTime: -1}
 	if !right.Bounded() {
 		// SPEC 2.2: an unbounded build side needs event time on both streams.
 		left := two.rels[0].stream

@@ -530,14 +530,16 @@ func cascadeWindow(sp *selectPlan) *Window {
 // ruleDerivedJob gives the outputs of the jobs of the derived relations job
 // reads (its stream, a join's inputs) a place among job's outputs (SPEC 2.6:
 // their late rows are the job's): an output of the same name and columns is
-// shared; a name taken with other columns gets the relation's name as a
-// suffix (late-<relation>).
+// shared; a name taken with other columns gets, as a suffix, the name the
+// job reads the relation by (late-<alias or relation name>, as SPEC 2.7
+// names a join's late outputs; readAs).
 func ruleDerivedJob(j *Job) {
 	for _, st := range j.Streams() {
 		d := plan.DerivedOf(st)
 		if d == nil {
 			continue
 		}
+		rel := readAs(j, st)
 		for _, part := range d.Parts {
 			if j.DerivedOutputs == nil {
 				j.DerivedOutputs = map[*Job][]int{}
@@ -551,11 +553,37 @@ func ruleDerivedJob(j *Job) {
 					m[k] = -1
 					continue
 				}
-				m[k] = derivedOutput(j, o, d.Name)
+				m[k] = derivedOutput(j, o, rel)
 			}
 			j.DerivedOutputs[part] = m
 		}
 	}
+}
+
+// readAs returns the name job j reads the derived relation st by: the
+// alias its FROM gives it (a join's input, the stream of the main query or
+// a side branch, a SEMI or ANTI JOIN's build side), else the relation's own name (a view's or
+// WITH name's; "subquery" for a subquery without an alias).
+func readAs(j *Job, st *catalog.Stream) string {
+	if j.Both != nil {
+		for _, in := range j.Both.Inputs {
+			if in.Stream == st && in.Name != "" {
+				return in.Name
+			}
+		}
+	}
+	for _, b := range append([]*Branch{j.Main}, j.Branches...) { // (the main query's name first)
+		if b == nil {
+			continue
+		}
+		if b.Stream == st && b.From != "" {
+			return b.From
+		}
+		if b.Join != nil && b.Join.Build == st && b.Join.BuildName != "" {
+			return b.Join.BuildName
+		}
+	}
+	return st.Name
 }
 
 // derivedOutput returns the index in j.Outputs of the output o of a derived

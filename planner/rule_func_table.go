@@ -169,7 +169,10 @@ func (c *funcCall) bindTable(f *functions.Function) (*Expr, error) {
 func (sc *scope) tableCall(n *ast.FuncCallExpr, f *functions.Function, t catalog.Type, args []*Expr) (*Expr, error) {
 	info := make([]plan.Arg, len(args))
 	for k, a := range args {
-		info[k] = plan.Arg{Type: a.Type, JSON: a.JSON}
+		if f.FailsJob {
+			exprTextOf(a) // (its kernel's message names the argument as written: plan.Arg.Text)
+		}
+		info[k] = plan.Arg{Type: a.Type, JSON: a.JSON, Text: a.Text}
 		if a.Const {
 			info[k].Const, info[k].Value = true, plan.Constants().Fold(a)
 		}

@@ -336,7 +336,7 @@ var Functions = []Function{
 	{Name: "CARDINALITY", Group: "collection", Rule: true, Sigs: []Sig{sig(tBig, tAny)}, Nulls: nullsAny, Failure: failNone,
 		Doc: "the number of elements of an ARRAY or entries of a MAP", Example: "CARDINALITY(ARRAY[1, 2, 3]) = 3"},
 	{Name: "ELEMENT", Group: "collection", Rule: true, FailsJob: true, Sigs: []Sig{sig(tAny, tAny)}, Nulls: nullsAny,
-		Failure: "an ARRAY of more than one element stops the job with an error naming ELEMENT (Flink's \"Array has more than one element\")",
+		Failure: "an ARRAY of more than one element stops the job with an error naming ELEMENT (Flink's \"Array has more than one element\"), the count, and what to write instead: arr[1], or WHERE CARDINALITY(arr) <= 1",
 		Doc:     "the one element of an ARRAY (NULL when it is empty)", Example: "ELEMENT(ARRAY['x']) = 'x'"},
 	{Name: "ARRAY_VALUE_CONSTRUCTOR", Group: "collection", Rule: true, Syntax: true, TakesNulls: true, Sigs: []Sig{vsig(tAny, tAny)},
 		Nulls: "NULL arguments are NULL elements", Failure: failNone,

@@ -120,6 +120,20 @@ func (x *Context) fail(fn string, row int, reason string, failsJob bool) {
 	x.mu.Unlock()
 }
 
+// takesJobFailure reports whether a call that fails the job would be noted
+// now: x is a job's context (or a call's view of one) whose record holds no
+// such call since the last Take. A kernel asks it before it words its
+// reason, so that the rows after the first failing one cost no text.
+func (x *Context) takesJobFailure() bool {
+	if x == nil {
+		return false
+	}
+	if x.root != nil {
+		x = x.root
+	}
+	return !x.failed.Load()
+}
+
 // Failed reports whether a call that fails the job was noted since the last
 // Take: one atomic load. The sink asks it before writing a batch.
 func (x *Context) Failed() bool { return x != nil && x.failed.Load() }

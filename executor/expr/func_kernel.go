@@ -38,7 +38,7 @@ func (c *compiler) funcKernel(e *plan.Expr) evalFunc {
 	}
 	args := make([]Arg, len(e.Args))
 	for k, a := range e.Args {
-		args[k] = Arg{Type: a.Type, JSON: a.JSON}
+		args[k] = Arg{Type: a.Type, JSON: a.JSON, Text: a.Text}
 		if a.Op == plan.OpLit {
 			args[k].Const, args[k].Value = true, a.Lit
 		}

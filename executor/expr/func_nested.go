@@ -2,7 +2,9 @@ package expr
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
+	"strings"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -80,20 +82,37 @@ func prepCardinality(args []Arg, t catalog.Type) (RowFunc, error) {
 // "Array has more than one element" (Failure.FailsJob; SPEC 2 gives NULL only
 // for a CAST that fails and BIGINT overflow, and is silent on ELEMENT, so
 // Flink's behaviour holds): the call gives NULL until the executor stops.
+// The reason (elementReason) keeps Flink's words, then says how many
+// elements the array has and what to write instead.
 func prepElement(args []Arg, t catalog.Type, fails *Context) (RowFunc, error) {
 	if args[0].Type.Kind() != catalog.KindArray {
 		return nil, &ArgError{Arg: 0, Offset: -1, Msg: "ELEMENT needs an ARRAY, got " + args[0].Type.String()}
 	}
+	arg := args[0].Text
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		off, n := a[0].Elems(i)
-		if n > 1 {
-			fails.fail("ELEMENT", i, "Array has more than one element", true)
+		if n > 1 && fails.takesJobFailure() {
+			fails.fail("ELEMENT", i, elementReason(arg, n), true)
 		}
 		if n != 1 {
 			return false
 		}
 		return copyElem(a[0].Kids[0], off, out, i)
 	}, nil
+}
+
+// elementReason is the reason ELEMENT(arg) fails the job when arg has n > 1
+// elements: Flink's "Array has more than one element", the count, and the
+// two ways to write the query (the first element, arg[1]; or only the rows
+// whose array has at most one, CARDINALITY in WHERE). arg is the argument
+// as written; one not known, or longer than 60 bytes, is called arr.
+func elementReason(arg string, n int) string {
+	what, where := arg, ""
+	if arg == "" || len(arg) > 60 || strings.ContainsAny(arg, "\n\r") {
+		what, arg, where = "the ARRAY", "arr", " (arr: ELEMENT's argument)"
+	}
+	return fmt.Sprintf("Array has more than one element (%s has %d; ELEMENT takes an ARRAY of one element, or an empty one for NULL): "+
+		"write %s[1] for its first element%s, or keep only the rows where it has at most one with WHERE CARDINALITY(%s) <= 1", what, n, arg, where, arg)
 }
 
 // prepArrayCtor is ARRAY[a, b, ...]: the arguments (of the array's element

@@ -771,3 +771,95 @@ func TestFlinkSyntaxCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamingChangelogListed: a query whose result streamql writes once,
+// final, over bounded input (an aggregate without a window, DISTINCT, a
+// Top-N, a deduplication keeping the last row, an outer lookup join, or a
+// query over a view or subquery holding one), in a script that another
+// construct sends to Flink's streaming mode (an event-time temporal join,
+// CURRENT_WATERMARK, a SESSION window, a changelog source, an unbounded
+// stream), is a changelog in Flink: a difference at the query's line, which
+// says why the mode is streaming and, when the query reads bounded streams
+// only, to export it on its own. The same query in a script of its own
+// (batch mode) lists none, nor do the queries that are append-only in
+// Flink's streaming mode too.
+func TestStreamingChangelogListed(t *testing.T) {
+	const ddl = "CREATE STREAM o (k VARCHAR, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='o.csv', 'errors'='fail');\n" +
+		"CREATE STREAM r (k VARCHAR, x BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector'='file', 'path'='r.csv', 'errors'='fail');\n" +
+		"CREATE STREAM u (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='u.csv', 'errors'='fail');\n" +
+		"CREATE STREAM kq (k VARCHAR, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n" +
+		"CREATE STREAM cdc (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='c.json', 'format'='debezium-json', 'errors'='fail');\n" +
+		"CREATE VIEW totals AS SELECT k, SUM(v) AS s FROM o GROUP BY k;\n"
+	const ddlLines = 6
+	reasons := []struct{ query, why string }{
+		{"SELECT o.k, r.x FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts ON o.k = r.k;\n", "temporal join"},
+		{"SELECT k FROM o WHERE ts < CURRENT_WATERMARK(ts);\n", "CURRENT_WATERMARK"},
+		{"SELECT window_start, k, COUNT(*) AS c FROM TABLE(SESSION(TABLE o PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, k;\n", "SESSION window"},
+		{"SELECT k, x FROM cdc;\n", "changelog source"},
+		{"SELECT k, v FROM kq;\n", "unbounded stream"},
+	}
+	queries := []struct {
+		sql, what string // what: the difference's start, "" for none
+		bounded   bool   // the query reads bounded streams only
+	}{
+		{"SELECT k, SUM(v) AS s FROM o GROUP BY k;\n", "an aggregate without a window", true},
+		{"SELECT DISTINCT k FROM o;\n", "an aggregate without a window", true},
+		{"SELECT COUNT(*) AS n FROM o;\n", "an aggregate without a window", true},
+		{"SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM o) WHERE rn <= 2;\n", "a Top-N", true},
+		{"SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM o) WHERE rn = 1;\n", "a deduplication keeping the last row", true},
+		{"SELECT o.k, u.x FROM o LEFT JOIN u ON o.k = u.k;\n", "a LEFT JOIN with a bounded right side", true},
+		{"SELECT kq.k, u.x FROM kq LEFT JOIN u ON kq.k = u.k;\n", "a LEFT JOIN with a bounded right side", false},
+		{"SELECT k, s FROM totals WHERE s > 1;\n", "an aggregate without a window (GROUP BY, DISTINCT; SPEC 2.4), in the view totals", true},
+		{"SELECT q.k FROM (SELECT k, COUNT(*) AS c FROM o GROUP BY k) q WHERE q.c > 1;\n", "an aggregate without a window (GROUP BY, DISTINCT; SPEC 2.4), in a relation", true},
+		// append-only in Flink's streaming mode too
+		{"SELECT k, v FROM o WHERE v > 1;\n", "", true},
+		{"SELECT window_start, k, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, k;\n", "", true},
+		{"SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM o) WHERE rn = 1;\n", "", true},
+		{"SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s FROM o;\n", "", true},
+		{"SELECT o.k, u.x FROM o JOIN u ON o.k = u.k;\n", "", true},
+	}
+	const tail = "; this export runs in Flink's streaming mode"
+	listed := func(diffs []Difference, line int) *Difference {
+		for i, d := range diffs {
+			if d.Line == line && strings.Contains(d.Text, tail) {
+				return &diffs[i]
+			}
+		}
+		return nil
+	}
+	for _, q := range queries {
+		// on its own (every stream bounded): batch mode, nothing to list
+		if q.bounded {
+			_, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + q.sql}}, Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", q.sql, err)
+			}
+			if d := listed(diffs, ddlLines+1); d != nil {
+				t.Errorf("%s alone (batch mode): listed %q", q.sql, d.Text)
+			}
+		}
+		for _, r := range reasons {
+			src := ddl + r.query + q.sql
+			_, diffs, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Fatalf("%s%s: %v", r.query, q.sql, err)
+			}
+			d := listed(diffs, ddlLines+2)
+			why := r.why
+			if !q.bounded {
+				why = "unbounded stream" // (the query's own stream makes the mode streaming)
+			}
+			switch {
+			case q.what == "" && d != nil:
+				t.Errorf("with a %s, %s: listed %q, want nothing (append-only in Flink's streaming mode)", r.why, q.sql, d.Text)
+			case q.what == "":
+			case d == nil:
+				t.Errorf("with a %s, %s: no difference at line %d, want %q…; differences: %v", r.why, q.sql, ddlLines+2, q.what, diffs)
+			case !strings.HasPrefix(d.Text, q.what) || !strings.Contains(d.Text, why):
+				t.Errorf("with a %s, %s: listed %q, want it to start with %q and name the %s", r.why, q.sql, d.Text, q.what, why)
+			case strings.Contains(d.Text, "in a script of its own") != q.bounded:
+				t.Errorf("with a %s, %s: listed %q; the advice to export it alone belongs to a query of bounded streams only", r.why, q.sql, d.Text)
+			}
+		}
+	}
+}

@@ -159,6 +159,21 @@ func (x *exporter) write(jobs []job) (string, error) {
 		}
 	}
 	batch := allBounded && !usesWatermark && !session && !temporal && !changelog && !streaming && len(jobs) > 0
+	// why the export runs in Flink's streaming mode, for the queries whose
+	// result only that mode makes a changelog (flinkUpdates)
+	var streamingWhy string
+	switch {
+	case !allBounded:
+		streamingWhy = "an unbounded stream"
+	case temporal:
+		streamingWhy = "an event-time temporal join, which Flink's batch mode does not run"
+	case changelog:
+		streamingWhy = "a changelog source, which Flink's batch mode does not read"
+	case usesWatermark:
+		streamingWhy = "CURRENT_WATERMARK"
+	case session:
+		streamingWhy = "a SESSION window"
+	}
 	if !batch {
 		for _, u := range x.windowTimeAt {
 			x.diff(u.script, u.pos, "the window's time column %s is BIGINT without WATERMARK FOR: a Flink streaming job windows only a time attribute; declare WATERMARK FOR %s on the stream", u.col, u.col)
@@ -175,8 +190,11 @@ func (x *exporter) write(jobs []job) (string, error) {
 					// (bench/flink-export: Flink plans the BIGINT bounds as a join condition)
 					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "a %s interval join on BIGINT event time: Flink's interval join needs TIMESTAMP time attributes, so Flink runs it as a regular %s join, whose output is a changelog (a padded row, then -D and the joined row; a filesystem or kafka sink refuses it) that ends in streamql's rows (SPEC 2.7)", bj.Type, bj.Type)
 				}
+				updating := b.Output >= 0 && b.Output < len(j.job.Outputs) && j.job.Outputs[b.Output].Updating
 				if b.Agg != nil && b.Agg.Window == nil && b.Agg.Grouped && (!b.Stream.Bounded() || j.streaming) {
 					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "GROUP BY without a window on an unbounded stream (or in streaming mode) is an updating result in both engines, but Flink's print sink shows its changelog (+I, -U, +U) and a filesystem or kafka sink refuses it")
+				} else if what, ours := flinkUpdates(b); what != "" && !updating {
+					x.diff(j.script, x.selects[selKey{b.Script, b.Line, b.Column}].Start, "%s", streamingChangelogText(what, ours, streamingWhy, readsBoundedOnly(b)))
 				}
 			}
 		}
@@ -363,6 +381,100 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 			x.diff(j.script, at, "stream %s is written here and read by a later job: streamql runs the jobs one after the other, Flink's statement set runs them at the same time", b.Sink.Name)
 		}
 	}
+}
+
+// flinkUpdates names the operator of branch b, or of a relation b reads
+// (SPEC 2.6: a subquery, WITH name or view, printed inline), whose result
+// Flink's streaming mode gives as a changelog (+I, -U, +U, -D) although
+// streamql's is append-only, and says what streamql writes (ours): a GROUP
+// BY without a window (also DISTINCT and an aggregate without GROUP BY),
+// a Top-N or a deduplication keeping the last row over bounded input (each
+// group's or key's final row, written once at the input's end, SPEC 2.4,
+// 2.9), an outer lookup join (SPEC 2.7: each row once; a regular join in
+// Flink, which pads a row, then retracts it when its partner comes). ""
+// when there is none. (An outer interval join on BIGINT time is listed on
+// its own; a deduplication keeping the first row by event time, OVER and
+// the window operators are append-only in both engines.)
+func flinkUpdates(b *planner.Branch) (what, ours string) {
+	const final = "streamql writes its result once, final"
+	switch {
+	case b == nil:
+		return "", ""
+	case b.Agg != nil && b.Agg.Window == nil && b.Agg.Grouped:
+		return "an aggregate without a window (GROUP BY, DISTINCT; SPEC 2.4)", final
+	case b.Rank != nil && b.Rank.Kind == plan.RankTopN && b.Rank.NewerFirst:
+		return "a deduplication keeping the last row (SPEC 2.9)", final
+	case b.Rank != nil && b.Rank.Kind == plan.RankTopN:
+		return "a Top-N (SPEC 2.9)", final
+	case b.Both != nil && b.Both.Lookup && b.Both.Type != plan.InnerJoin:
+		return fmt.Sprintf("a %s JOIN with a bounded right side (SPEC 2.7: a lookup join in streamql, a regular join in Flink)", b.Both.Type), "streamql writes each row once, a padded one when the right side has no partner"
+	}
+	reads := []*catalog.Stream{b.Stream}
+	if b.Both != nil {
+		reads = []*catalog.Stream{b.Both.Inputs[0].Stream, b.Both.Inputs[1].Stream}
+	}
+	for _, st := range reads {
+		d := plan.DerivedOf(st)
+		if d == nil {
+			continue
+		}
+		for _, part := range d.Parts {
+			if what, ours := flinkUpdates(part.Main); what != "" {
+				if d.Kind == "view" || d.Kind == "WITH" {
+					return fmt.Sprintf("%s, in the %s %s it reads", what, map[string]string{"view": "view", "WITH": "WITH name"}[d.Kind], d.Name), ours
+				}
+				return what + ", in a relation it reads", ours
+			}
+		}
+	}
+	return "", ""
+}
+
+// readsBoundedOnly reports whether every stream branch b reads, also
+// through the relations it reads (SPEC 2.6), is bounded: exported in a
+// script of its own, it would run in Flink's batch mode.
+func readsBoundedOnly(b *planner.Branch) bool {
+	if b == nil {
+		return true
+	}
+	reads := []*catalog.Stream{b.Stream}
+	if b.Both != nil {
+		reads = []*catalog.Stream{b.Both.Inputs[0].Stream, b.Both.Inputs[1].Stream}
+	}
+	if b.Join != nil {
+		reads = append(reads, b.Join.Build)
+	}
+	for _, st := range reads {
+		if !st.Bounded() {
+			return false
+		}
+		if d := plan.DerivedOf(st); d != nil {
+			for _, part := range d.Parts {
+				for _, pb := range part.AllBranches() {
+					if !readsBoundedOnly(pb) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// streamingChangelogText is the difference of a query holding what, whose
+// result streamql writes as ours says (flinkUpdates), in an export that
+// runs in Flink's streaming mode for why; bounded: the query reads only
+// bounded streams, so a script of its own would run in batch mode.
+func streamingChangelogText(what, ours, why string, bounded bool) string {
+	s := what + ": " + ours + "; this export runs in Flink's streaming mode"
+	if why != "" {
+		s += " (the script has " + why + ")"
+	}
+	s += ", where the result is a changelog (+I, -U, +U, -D) that ends in the same rows, and a filesystem or kafka sink refuses it"
+	if bounded {
+		s += "; export this query in a script of its own to run it in Flink's batch mode"
+	}
+	return s
 }
 
 // timeAttribute reports whether st's event time is a Flink time attribute

@@ -138,18 +138,22 @@ func SameWindows(a, b *Window) bool {
 	return a != nil && b != nil && a.Func == b.Func && a.Size == b.Size && a.Slide == b.Slide && a.Offset == b.Offset && a.Gap == b.Gap
 }
 
-// derivedTree adds the trees of d's parts to t (each part's nodes, its main
-// output's sink left out, none counted by EXPLAIN ANALYZE) and returns the
-// inputs that give the relation's rows, one per part.
+// derivedTree adds the trees of d's parts, read by job j, to t (each part's
+// nodes, its main output's sink left out, none counted by EXPLAIN ANALYZE)
+// and returns the inputs that give the relation's rows, one per part. A
+// Sink of a part's other outputs shows the output of j its rows go to
+// (Job.DerivedOutputs: a late output whose name j had taken with other
+// columns is renamed late-<alias>), as the run names it.
 //
 // The parts of a relation over streams of a consumer group (Group) read
 // them whole and commit nothing (the executor's derived.go): their nodes
 // say so instead of what a job of its own would do (readWhole).
-func (t *Tree) derivedTree(d *Derived) []Input {
+func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 	var outs []Input
 	group := d.Group()
 	for _, part := range d.Parts {
 		sub := part.Tree()
+		outMap := j.DerivedOutputs[part]
 		id := map[int]int{}
 		var mainIn []Input
 		for _, n := range sub.Nodes {
@@ -164,7 +168,17 @@ func (t *Tree) derivedTree(d *Derived) []Input {
 			for _, in := range n.Inputs {
 				c.Inputs = append(c.Inputs, Input{Node: id[in.Node], Port: in.Port})
 			}
-			c.Line, c.Branch, c.Output, c.detailLines = LineOther, -1, -1, nil
+			c.Line, c.Branch, c.Output, c.detailLines, c.partOut = LineOther, -1, -1, nil, 0
+			if n.Kind == NodeSink { // (the part's output k, or one of its own relations' mapped to k)
+				k := n.Output
+				if n.partOut > 0 {
+					k = n.partOut - 1
+				}
+				if k >= 0 && k < len(outMap) && outMap[k] >= 0 && outMap[k] < len(j.Outputs) {
+					c.partOut = outMap[k] + 1
+					c.Text = j.sinkText(outMap[k])
+				}
+			}
 			if group != "" {
 				readWhole(&c, group)
 			}

@@ -9,12 +9,14 @@ import (
 // Arg is an argument of a function call as a kernel is prepared for it: its
 // type, its value when it is constant, and whether it is JSON made by a JSON
 // construction call (Expr.JSON), which JSON_OBJECT and JSON_ARRAY insert as
-// JSON.
+// JSON. Text is the argument as the query wrote it (Expr.Text; "" when
+// unknown), for the message of a call that stops the job (ELEMENT's).
 type Arg struct {
 	Type  catalog.Type
 	Const bool
 	Value Value
 	JSON  bool
+	Text  string
 }
 
 // Evaluator computes the constant expressions of a plan while it is planned:

@@ -84,6 +84,12 @@ type Branch struct {
 	// the queries of one job apart by them.
 	Line, Column int
 	Script       string
+	// From is the name the branch reads Stream by: its FROM entry's alias,
+	// or the relation's name without one ("" when it reads no one relation
+	// by name: a join's, an UNNEST's). A derived relation's late outputs
+	// that need a suffix take it (SPEC 2.7's late-<alias or stream name>;
+	// ruleDerivedJob).
+	From string
 }
 
 // Job is the physical plan of one scan of a stream: the source, its watermark,
@@ -326,6 +332,10 @@ type Join struct {
 	ProbeTime      int
 	BuildTime      int
 	BuildWatermark *Expr
+	// BuildName is the name the query reads Build by: its alias, or the
+	// relation's name without one (a derived build side's late outputs
+	// that need a suffix take it, as Branch.From).
+	BuildName string
 }
 
 // EventTime reports whether the join uses the event-time strategy.

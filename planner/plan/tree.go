@@ -71,6 +71,10 @@ type Node struct {
 	Output int      `json:"-"`
 	// detailLines are the kinds of Details' lines (LineDetail when unset).
 	detailLines []LineKind
+	// partOut is, for a Sink node of a derived relation's part (whose Output
+	// is -1: derivedTree), 1 + the index of the output of the job whose
+	// tree holds it that its rows go to; 0 otherwise.
+	partOut int
 }
 
 // Tree is a job's plan as a DAG of operators: Nodes in creation order, node
@@ -153,7 +157,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 	}
 	var scan *Node
 	if d := DerivedOf(st); d != nil { // SPEC 2.6: the jobs that give its rows, then the relation
-		ins := t.derivedTree(d)
+		ins := t.derivedTree(j, d)
 		scan = t.add(&Node{Kind: NodeScan, Text: derivedText(st, d), Inputs: ins, Time: timeCol, Line: line, Branch: k, Output: -1})
 	} else {
 		scan = t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
@@ -223,12 +227,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	}
 	for s, k := range b.LateOutput {
 		if k >= 0 && k < len(j.Outputs) {
-			o := j.Outputs[k]
-			dest := "side output '" + o.Name + "'"
-			if o.Late {
-				dest = "late output (shown once a row reaches it)"
-			}
-			t.add(&Node{Kind: NodeSink, Text: fmt.Sprintf("%s %s -> %s", o.Name, SchemaText(o.Columns), dest), Inputs: []Input{{Node: n.ID, Port: "late " + b.Inputs[s].Name}}, Line: LineSink, Branch: -1, Output: k})
+			t.add(&Node{Kind: NodeSink, Text: j.sinkText(k), Inputs: []Input{{Node: n.ID, Port: "late " + b.Inputs[s].Name}}, Line: LineSink, Branch: -1, Output: k})
 		}
 	}
 	return n
@@ -420,6 +419,18 @@ func (t *Tree) sink(j *Job, k int, in Input, timeCol string, sinks map[int]*Node
 		return
 	}
 	o := j.Outputs[k]
+	n := &Node{Kind: NodeSink, Text: j.sinkText(k), Inputs: []Input{in}, Time: timeCol, Line: LineSink, Branch: -1, Output: k, Updating: o.Updating}
+	for _, c := range o.UpsertKey {
+		n.UpsertKey = append(n.UpsertKey, o.Columns[c].Name)
+	}
+	sinks[k] = t.add(n)
+}
+
+// sinkText is the text of the Sink node of output k of j: its name,
+// columns and where its rows go (stdout for the main query, a sink
+// stream, a late output shown once a row reaches it, or a side output).
+func (j *Job) sinkText(k int) string {
+	o := j.Outputs[k]
 	dest := "stdout"
 	switch {
 	case o.Sink != nil:
@@ -429,11 +440,7 @@ func (t *Tree) sink(j *Job, k int, in Input, timeCol string, sinks map[int]*Node
 	case j.Main == nil || k > 0:
 		dest = "side output '" + o.Name + "'"
 	}
-	n := &Node{Kind: NodeSink, Text: fmt.Sprintf("%s %s -> %s", o.Name, SchemaText(o.Columns), dest), Inputs: []Input{in}, Time: timeCol, Line: LineSink, Branch: -1, Output: k, Updating: o.Updating}
-	for _, c := range o.UpsertKey {
-		n.UpsertKey = append(n.UpsertKey, o.Columns[c].Name)
-	}
-	sinks[k] = t.add(n)
+	return fmt.Sprintf("%s %s -> %s", o.Name, SchemaText(o.Columns), dest)
 }
 
 // add appends n to t with the next ID.
