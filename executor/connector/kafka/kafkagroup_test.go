@@ -32,7 +32,8 @@ func (valueRows) DecodeValue(b *vector.Batch, rec []byte) string {
 // rebalance (kgo.BlockRebalanceOnPoll, lifted only by its commits between
 // polls) until the group's rebalance timeout removed it: 60 s with the
 // default 'properties.max.poll.interval.ms', 10 min as set here, so p never
-// got its partitions within kafkatest.Timeout.
+// got its partitions within kafkatest.Timeout. (o lets the rebalance go on
+// at p's checkpoints: kafkaSource.rebalanceWindow.)
 func TestKafkaEndedGroupSourceLetsTheGroupRebalance(t *testing.T) {
 	group := kafkatest.Name(t, "group")
 	env := &connector.Env{State: &connector.State{}, NewValueDecoder: func(*catalog.Stream) (connector.ValueDecoder, error) { return valueRows{}, nil }}
@@ -222,4 +223,99 @@ func openGroupSource(ctx context.Context, t *testing.T, env *connector.Env, name
 		t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
 	}
 	return s
+}
+
+// TestKafkaEndedSourceRebalancesAtCheckpoints (a real broker;
+// kafkaSource.rebalanceWindow): a bounded group source that reached its end,
+// polled no more while its job goes on, lets the group's rebalance go on only
+// at the job's checkpoints (another group source's commit), and its job's
+// state hears of each revoke before the job writes on. Before, the source
+// let the rebalance go on at any time once it ended, and a revoke reached the
+// state only at the next checkpoint: meanwhile the other sources' progress
+// released the state's rows of the revoked partition (an event-time join's
+// held rows, open windows) into the open transaction, which then committed
+// them without the partition's offsets, while its next owner read them again
+// from its last commit (a row twice). Here o reads a topic of two partitions
+// to its end, q (another group source of the job) goes on over an empty
+// topic, and a member of another process joins o's group: after each of q's
+// Nexts (the points where the job writes), o's state owns no partition o no
+// longer holds, and the rebalance still goes through (the new member takes a
+// partition) long before the group's rebalance timeout.
+func TestKafkaEndedSourceRebalancesAtCheckpoints(t *testing.T) {
+	group := kafkatest.Name(t, "group")
+	newEnv := func() *connector.Env {
+		return &connector.Env{State: &connector.State{}, NewValueDecoder: func(*catalog.Stream) (connector.ValueDecoder, error) { return valueRows{}, nil }}
+	}
+	env := newEnv()
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	producer := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	topic := kafkatest.CreateTopic(t, 2, nil)
+	for i := range 10 {
+		kafkatest.Produce(t, producer, topic, &kgo.Record{Partition: int32(i % 2), Value: fmt.Appendf(nil, "o%d", i)})
+	}
+	src, err := OpenKafka(ctx, brokerStream(t, "o", topic, "properties.group.id", group, "scan.bounded.mode", "latest-offset",
+		"properties.max.poll.interval.ms", "600000"), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	o := src.(*kafkaSource)
+	r := &ownReplay{owned: map[int32]bool{}}
+	o.SetReplay(r)
+	b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+	var bad []connector.BadRow
+	rows := 0
+	for {
+		err := o.Next(b, &bad)
+		rows += b.N
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !errors.Is(err, connector.ErrWaiting) {
+			t.Fatalf("stream o: %v after %d rows", err, rows)
+		}
+	}
+	if rows != 10 || len(r.owned) != 2 {
+		t.Fatalf("stream o ended with %d rows and its state owning %v, want 10 rows and both partitions", rows, r.owned)
+	}
+	q := openGroupSource(ctx, t, env, "q", kafkatest.CreateTopic(t, 1, nil), kafkatest.Name(t, "qgroup"))
+
+	// the member of another process polls on its own goroutine (its join
+	// needs its polls)
+	other := openGroupSource(ctx, t, newEnv(), "other", topic, group)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		b2 := vector.NewBatch([]catalog.Type{catalog.Varchar})
+		var bad2 []connector.BadRow
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = other.Next(b2, &bad2)
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for len(r.owned) == 2 {
+		if ctx.Err() != nil {
+			t.Fatalf("no rebalance took a partition from the ended source o within %v: it held the group's rebalance back", kafkatest.Timeout)
+		}
+		if err := q.Next(b, &bad); err != nil && !errors.Is(err, connector.ErrWaiting) {
+			t.Fatalf("stream q: %v", err)
+		}
+		o.mu.Lock()
+		var stale []int32
+		for p := range r.owned {
+			if !o.assigned[p] {
+				stale = append(stale, p)
+			}
+		}
+		o.mu.Unlock()
+		if len(stale) > 0 {
+			t.Fatalf("partitions %v were revoked from the ended source o while the job went on, and are still in its state: the job would release their rows into the open transaction, which commits them without their offsets, while their next owner reads them again", stale)
+		}
+	}
 }
