@@ -53,19 +53,7 @@ func TestKafkaEndedGroupSourceLetsTheGroupRebalance(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = src.Close() })
-		b := vector.NewBatch([]catalog.Type{catalog.Varchar})
-		var bad []connector.BadRow
-		rows := 0
-		for {
-			err := src.Next(b, &bad)
-			rows += b.N
-			if err == io.EOF {
-				return src, rows
-			}
-			if err != nil && !errors.Is(err, connector.ErrWaiting) {
-				t.Fatalf("stream %s: %v after %d rows (with o ended and open: its member held the group's rebalance back)", name, err, rows)
-			}
-		}
+		return src, readToEnd(t, src, name, " (with o ended and open: its member held the group's rebalance back)")
 	}
 	if _, n := read("o"); n != 10 {
 		t.Fatalf("stream o: %d rows, want 10", n)
@@ -163,15 +151,7 @@ func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
 		if err := s.Next(b, &bad); err != nil && !errors.Is(err, connector.ErrWaiting) {
 			t.Fatalf("Next: %v", err)
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		var stale []int32
-		for p := range r.owned {
-			if !s.assigned[p] {
-				stale = append(stale, p)
-			}
-		}
-		return stale
+		return staleParts(s, r)
 	}
 	s1, r1 := open("first")
 	for len(r1.owned) < 2 {
@@ -182,23 +162,8 @@ func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
 	}
 	// The second member polls on its own goroutine (its join needs its
 	// polls), until the first member's state gave up a partition.
-	s2, r2 := open("second")
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var b2 = vector.NewBatch([]catalog.Type{catalog.Varchar})
-		var bad2 []connector.BadRow
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			_ = s2.Next(b2, &bad2)
-		}
-	}()
-	defer func() { close(stop); <-done; _ = r2 }()
+	s2, _ := open("second")
+	defer pollApart(s2)()
 	for len(r1.owned) == 2 {
 		if ctx.Err() != nil {
 			t.Fatalf("no rebalance took a partition from the first member within %v", kafkatest.Timeout)
@@ -263,42 +228,16 @@ func TestKafkaEndedSourceRebalancesAtCheckpoints(t *testing.T) {
 	o := src.(*kafkaSource)
 	r := &ownReplay{owned: map[int32]bool{}}
 	o.SetReplay(r)
-	b := vector.NewBatch([]catalog.Type{catalog.Varchar})
-	var bad []connector.BadRow
-	rows := 0
-	for {
-		err := o.Next(b, &bad)
-		rows += b.N
-		if err == io.EOF {
-			break
-		}
-		if err != nil && !errors.Is(err, connector.ErrWaiting) {
-			t.Fatalf("stream o: %v after %d rows", err, rows)
-		}
-	}
-	if rows != 10 || len(r.owned) != 2 {
+	if rows := readToEnd(t, o, "o", ""); rows != 10 || len(r.owned) != 2 {
 		t.Fatalf("stream o ended with %d rows and its state owning %v, want 10 rows and both partitions", rows, r.owned)
 	}
 	q := openGroupSource(ctx, t, env, "q", kafkatest.CreateTopic(t, 1, nil), kafkatest.Name(t, "qgroup"))
 
 	// the member of another process polls on its own goroutine (its join
 	// needs its polls)
-	other := openGroupSource(ctx, t, newEnv(), "other", topic, group)
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		b2 := vector.NewBatch([]catalog.Type{catalog.Varchar})
-		var bad2 []connector.BadRow
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			_ = other.Next(b2, &bad2)
-		}
-	}()
-	defer func() { close(stop); <-done }()
+	defer pollApart(openGroupSource(ctx, t, newEnv(), "other", topic, group))()
+	b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+	var bad []connector.BadRow
 	for len(r.owned) == 2 {
 		if ctx.Err() != nil {
 			t.Fatalf("no rebalance took a partition from the ended source o within %v: it held the group's rebalance back", kafkatest.Timeout)
@@ -306,16 +245,63 @@ func TestKafkaEndedSourceRebalancesAtCheckpoints(t *testing.T) {
 		if err := q.Next(b, &bad); err != nil && !errors.Is(err, connector.ErrWaiting) {
 			t.Fatalf("stream q: %v", err)
 		}
-		o.mu.Lock()
-		var stale []int32
-		for p := range r.owned {
-			if !o.assigned[p] {
-				stale = append(stale, p)
-			}
-		}
-		o.mu.Unlock()
-		if len(stale) > 0 {
+		if stale := staleParts(o, r); len(stale) > 0 {
 			t.Fatalf("partitions %v were revoked from the ended source o while the job went on, and are still in its state: the job would release their rows into the open transaction, which commits them without their offsets, while their next owner reads them again", stale)
 		}
 	}
+}
+
+// readToEnd reads src until Next returns io.EOF and returns the rows it
+// gave; any other error (but ErrWaiting) fails t, naming stream name and
+// adding hint.
+func readToEnd(t *testing.T, src connector.Source, name, hint string) int {
+	t.Helper()
+	b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+	var bad []connector.BadRow
+	rows := 0
+	for {
+		err := src.Next(b, &bad)
+		rows += b.N
+		if err == io.EOF {
+			return rows
+		}
+		if err != nil && !errors.Is(err, connector.ErrWaiting) {
+			t.Fatalf("stream %s: %v after %d rows%s", name, err, rows, hint)
+		}
+	}
+}
+
+// pollApart calls src's Next on a goroutine of its own (another member of
+// a group: its join of the group needs its polls) until the function it
+// returns is called, which waits for the goroutine's end.
+func pollApart(src connector.Source) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+		var bad []connector.BadRow
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			_ = src.Next(b, &bad)
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+// staleParts returns the partitions the job's state r owns that the group
+// source s no longer holds (revoked, the state not told yet).
+func staleParts(s *kafkaSource, r *ownReplay) []int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var stale []int32
+	for p := range r.owned {
+		if !s.assigned[p] {
+			stale = append(stale, p)
+		}
+	}
+	return stale
 }
