@@ -24,8 +24,9 @@ func TestKafkaJoinChecksCoPartitioning(t *testing.T) {
 	script := func(orders, payments string) string {
 		// (the default max.poll.interval.ms, 60 s: the two streams are two
 		// members of the group, and the one that reaches its end first is
-		// polled no more; it lets the other's rebalance go on instead of
-		// holding it until that timeout, kafkaSource.allowRebalanceAtEnd)
+		// polled no more; it lets the other's rebalance go on at the job's
+		// checkpoints instead of holding it until that timeout,
+		// kafkaSource.rebalanceWindow)
 		opts := ", 'properties.group.id'='" + group + "', 'scan.bounded.mode'='latest-offset'"
 		return kafkaStream(t, "o", "id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", orders, opts) +
 			kafkaStream(t, "p", "pid BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", payments, opts) +

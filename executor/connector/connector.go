@@ -127,8 +127,14 @@
 // brought nothing (ErrWaiting): the job goes on after it, and an event-time
 // join would release held rows of p into the next transaction while p's next
 // owner reads them again from the commit (TestKafkaRevokeReachesTheStateBeforeNextReturns;
-// the executor's TestReplayHeldJoinRows, its late-revoke rule). It
-// then drops p's groups from its state
+// the executor's TestReplayHeldJoinRows, its late-revoke rule). A bounded
+// group source that reached its end is polled no more while the job goes
+// on: its rebalances go on only in a window at each checkpoint of another
+// group source of the job, right after the commit, and their changes reach
+// the state inside it (kafka's kafkaSource.rebalanceWindow); at any other
+// time a revoke would let the job release the state's rows of p into a
+// transaction that commits them without p's offsets. On a revoke the state
+// drops p's groups
 // (I2: they hold no other partition's rows), the probe rows of p the join
 // holds (and its held malformed rows of p) and p's watermark. A process that
 // gains p (or starts, or rewinds after an aborted transaction) first drops
@@ -138,7 +144,10 @@
 // the stream was (a window that fired before holds no group of p; one that
 // p's rows open again fires again, with p's groups alone). A process that
 // lost p without knowing (its session expired) is a zombie: its offset commits
-// carry an old generation and are refused, so its transaction aborts. With
+// carry an old generation and are refused, so its transaction aborts. Its
+// rows of p move p's commit (else a crash would repeat them: I1, I3, I4),
+// so a transaction of it that carries no offset, and commits unchecked,
+// holds none of them (kafka's kafkaJob.checkpoint). With
 // 'at-least-once' a crash between the flush and the commit replays from the
 // previous H with the previous e: rows are repeated, never lost. A commit the
 // group refuses (a rebalance began, the generation moved on, the member was

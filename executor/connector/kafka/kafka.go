@@ -475,6 +475,19 @@ func (j *kafkaJob) addGroupSource(s *kafkaSource) {
 	j.sources = append(j.sources, s)
 }
 
+// rebalanceEnded opens the rebalance window (kafkaSource.rebalanceWindow)
+// of each group source of the job that reached its end: a checkpoint of the
+// job just committed, and no row was written since. It runs on the job's
+// goroutine.
+func (j *kafkaJob) rebalanceEnded() {
+	j.mu.Lock()
+	sources := append([]*kafkaSource(nil), j.sources...)
+	j.mu.Unlock()
+	for _, s := range sources {
+		s.rebalanceWindow()
+	}
+}
+
 func (j *kafkaJob) removeGroupSource(s *kafkaSource) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -611,6 +624,27 @@ func (j *kafkaJob) checkpoint(ctx context.Context, at checkpointAt) error {
 		}
 		return aerr
 	}
+	// A transaction that carries no offsets (pending is empty) commits
+	// without the group-generation check: TxnOffsetCommit is Kafka's only
+	// fence of a zombie (KIP-447), and an EndTxn alone checks nothing.
+	// franz-go's GroupTransactSession.End does the same ("with nothing
+	// committed, membership is irrelevant to the transaction"), aborting
+	// only when a revoke ran during the transaction, which here cannot
+	// happen to a partition with rows in it (rebalances go on only right
+	// after a commit: kafkaSource.commit, rebalanceWindow). Such a
+	// transaction writes no row twice: a row of a group partition p it
+	// holds would have moved p's commit (U_p without a Replay; with one,
+	// H_p, e_p or f_p), because otherwise a crash right after this commit
+	// would write it again from the same frontiers (I1, I3, I4 of the
+	// connector package doc, which the executor's replay tests check at
+	// random commits); a partition revoked (or lost, known) left the state
+	// before any row after the revoke; a zombie that does not know it lost
+	// p still owns p here, so its rows of p carry p's offsets and are
+	// refused. Rows of inputs outside the group are every process's. (A
+	// job that commits U_p with an event-time join and a window aggregate,
+	// to be run in one process, writes fired windows without moving U_p;
+	// their rows' next owner never writes them, so a zombie's commit of
+	// them repeats none.)
 	for _, tx := range txns {
 		var with []groupOffsets
 		if tx.inTxn {

@@ -32,7 +32,8 @@ func (valueRows) DecodeValue(b *vector.Batch, rec []byte) string {
 // rebalance (kgo.BlockRebalanceOnPoll, lifted only by its commits between
 // polls) until the group's rebalance timeout removed it: 60 s with the
 // default 'properties.max.poll.interval.ms', 10 min as set here, so p never
-// got its partitions within kafkatest.Timeout.
+// got its partitions within kafkatest.Timeout. (o lets the rebalance go on
+// at p's checkpoints: kafkaSource.rebalanceWindow.)
 func TestKafkaEndedGroupSourceLetsTheGroupRebalance(t *testing.T) {
 	group := kafkatest.Name(t, "group")
 	env := &connector.Env{State: &connector.State{}, NewValueDecoder: func(*catalog.Stream) (connector.ValueDecoder, error) { return valueRows{}, nil }}
@@ -52,19 +53,7 @@ func TestKafkaEndedGroupSourceLetsTheGroupRebalance(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = src.Close() })
-		b := vector.NewBatch([]catalog.Type{catalog.Varchar})
-		var bad []connector.BadRow
-		rows := 0
-		for {
-			err := src.Next(b, &bad)
-			rows += b.N
-			if err == io.EOF {
-				return src, rows
-			}
-			if err != nil && !errors.Is(err, connector.ErrWaiting) {
-				t.Fatalf("stream %s: %v after %d rows (with o ended and open: its member held the group's rebalance back)", name, err, rows)
-			}
-		}
+		return src, readToEnd(t, src, name, " (with o ended and open: its member held the group's rebalance back)")
 	}
 	if _, n := read("o"); n != 10 {
 		t.Fatalf("stream o: %d rows, want 10", n)
@@ -162,15 +151,7 @@ func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
 		if err := s.Next(b, &bad); err != nil && !errors.Is(err, connector.ErrWaiting) {
 			t.Fatalf("Next: %v", err)
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		var stale []int32
-		for p := range r.owned {
-			if !s.assigned[p] {
-				stale = append(stale, p)
-			}
-		}
-		return stale
+		return staleParts(s, r)
 	}
 	s1, r1 := open("first")
 	for len(r1.owned) < 2 {
@@ -181,23 +162,8 @@ func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
 	}
 	// The second member polls on its own goroutine (its join needs its
 	// polls), until the first member's state gave up a partition.
-	s2, r2 := open("second")
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var b2 = vector.NewBatch([]catalog.Type{catalog.Varchar})
-		var bad2 []connector.BadRow
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			_ = s2.Next(b2, &bad2)
-		}
-	}()
-	defer func() { close(stop); <-done; _ = r2 }()
+	s2, _ := open("second")
+	defer pollApart(s2)()
 	for len(r1.owned) == 2 {
 		if ctx.Err() != nil {
 			t.Fatalf("no rebalance took a partition from the first member within %v", kafkatest.Timeout)
@@ -222,4 +188,120 @@ func openGroupSource(ctx context.Context, t *testing.T, env *connector.Env, name
 		t.Fatalf("OpenKafka gave %T, want *kafkaSource", src)
 	}
 	return s
+}
+
+// TestKafkaEndedSourceRebalancesAtCheckpoints (a real broker;
+// kafkaSource.rebalanceWindow): a bounded group source that reached its end,
+// polled no more while its job goes on, lets the group's rebalance go on only
+// at the job's checkpoints (another group source's commit), and its job's
+// state hears of each revoke before the job writes on. Before, the source
+// let the rebalance go on at any time once it ended, and a revoke reached the
+// state only at the next checkpoint: meanwhile the other sources' progress
+// released the state's rows of the revoked partition (an event-time join's
+// held rows, open windows) into the open transaction, which then committed
+// them without the partition's offsets, while its next owner read them again
+// from its last commit (a row twice). Here o reads a topic of two partitions
+// to its end, q (another group source of the job) goes on over an empty
+// topic, and a member of another process joins o's group: after each of q's
+// Nexts (the points where the job writes), o's state owns no partition o no
+// longer holds, and the rebalance still goes through (the new member takes a
+// partition) long before the group's rebalance timeout.
+func TestKafkaEndedSourceRebalancesAtCheckpoints(t *testing.T) {
+	group := kafkatest.Name(t, "group")
+	newEnv := func() *connector.Env {
+		return &connector.Env{State: &connector.State{}, NewValueDecoder: func(*catalog.Stream) (connector.ValueDecoder, error) { return valueRows{}, nil }}
+	}
+	env := newEnv()
+	ctx, cancel := context.WithTimeout(context.Background(), kafkatest.Timeout)
+	defer cancel()
+	producer := kafkatest.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	topic := kafkatest.CreateTopic(t, 2, nil)
+	for i := range 10 {
+		kafkatest.Produce(t, producer, topic, &kgo.Record{Partition: int32(i % 2), Value: fmt.Appendf(nil, "o%d", i)})
+	}
+	src, err := OpenKafka(ctx, brokerStream(t, "o", topic, "properties.group.id", group, "scan.bounded.mode", "latest-offset",
+		"properties.max.poll.interval.ms", "600000"), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	o := src.(*kafkaSource)
+	r := &ownReplay{owned: map[int32]bool{}}
+	o.SetReplay(r)
+	if rows := readToEnd(t, o, "o", ""); rows != 10 || len(r.owned) != 2 {
+		t.Fatalf("stream o ended with %d rows and its state owning %v, want 10 rows and both partitions", rows, r.owned)
+	}
+	q := openGroupSource(ctx, t, env, "q", kafkatest.CreateTopic(t, 1, nil), kafkatest.Name(t, "qgroup"))
+
+	// the member of another process polls on its own goroutine (its join
+	// needs its polls)
+	defer pollApart(openGroupSource(ctx, t, newEnv(), "other", topic, group))()
+	b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+	var bad []connector.BadRow
+	for len(r.owned) == 2 {
+		if ctx.Err() != nil {
+			t.Fatalf("no rebalance took a partition from the ended source o within %v: it held the group's rebalance back", kafkatest.Timeout)
+		}
+		if err := q.Next(b, &bad); err != nil && !errors.Is(err, connector.ErrWaiting) {
+			t.Fatalf("stream q: %v", err)
+		}
+		if stale := staleParts(o, r); len(stale) > 0 {
+			t.Fatalf("partitions %v were revoked from the ended source o while the job went on, and are still in its state: the job would release their rows into the open transaction, which commits them without their offsets, while their next owner reads them again", stale)
+		}
+	}
+}
+
+// readToEnd reads src until Next returns io.EOF and returns the rows it
+// gave; any other error (but ErrWaiting) fails t, naming stream name and
+// adding hint.
+func readToEnd(t *testing.T, src connector.Source, name, hint string) int {
+	t.Helper()
+	b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+	var bad []connector.BadRow
+	rows := 0
+	for {
+		err := src.Next(b, &bad)
+		rows += b.N
+		if err == io.EOF {
+			return rows
+		}
+		if err != nil && !errors.Is(err, connector.ErrWaiting) {
+			t.Fatalf("stream %s: %v after %d rows%s", name, err, rows, hint)
+		}
+	}
+}
+
+// pollApart calls src's Next on a goroutine of its own (another member of
+// a group: its join of the group needs its polls) until the function it
+// returns is called, which waits for the goroutine's end.
+func pollApart(src connector.Source) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		b := vector.NewBatch([]catalog.Type{catalog.Varchar})
+		var bad []connector.BadRow
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			_ = src.Next(b, &bad)
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+// staleParts returns the partitions the job's state r owns that the group
+// source s no longer holds (revoked, the state not told yet).
+func staleParts(s *kafkaSource, r *ownReplay) []int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var stale []int32
+	for p := range r.owned {
+		if !s.assigned[p] {
+			stale = append(stale, p)
+		}
+	}
+	return stale
 }

@@ -559,8 +559,7 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 			return nil
 		}
 		if s.bounded && s.allDone() {
-			s.ended = true
-			s.allowRebalanceAtEnd()
+			s.ended = true // (its rebalances go on at the job's checkpoints: rebalanceWindow)
 			return io.EOF
 		}
 		if err := s.poll(); err != nil {
@@ -582,22 +581,52 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 	}
 }
 
-// allowRebalanceAtEnd lets the group rebalance once a bounded source in a
-// consumer group has reached its end (Next returned io.EOF): every row it
-// gave was used, and it holds no record of a partition the group may take
-// away, so blocking the rebalance (kgo.BlockRebalanceOnPoll, lifted by
-// commit between polls) protects nothing any more. Its job polls it no more
-// while its other sources go on: a rebalance that another member of the
-// group starts (the other stream of a join in the same group joining, or
-// leaving) would otherwise wait for this member until the group's rebalance
-// timeout ('properties.max.poll.interval.ms', 60 s) removed it, holding the
-// other member's partitions, and the job, back that long. A partition the
-// rebalance revokes reaches the job's state at the next checkpoint
-// (toCommit applies the events) and is not committed by this member.
-func (s *kafkaSource) allowRebalanceAtEnd() {
-	if s.group != "" {
-		s.cl.AllowRebalance()
+// rebalanceWindow lets the group's rebalance of a bounded source in a
+// consumer group that reached its end (Next returned io.EOF) go on, then
+// blocks it again and hands the assignment changes its callbacks noted to the
+// job's state (Replay.Revoke, Assign). Its job polls it no more while its
+// other sources go on, so its commits between polls, which let a rebalance go
+// on, no longer come: a rebalance that another member of the group starts
+// (the other stream of a join in the same group joining, or leaving, or
+// another process of the script) would wait for this member until the
+// group's rebalance timeout ('properties.max.poll.interval.ms', 60 s)
+// removed it, holding the other member's partitions, and the job, back that
+// long. So the job opens this window at each checkpoint of another group
+// source (kafkaSource.commit, every KafkaCommitEvery), right after its
+// outputs and offsets committed, on the job's goroutine.
+//
+// The rebalance must not go on at any other time. The job's state may still
+// hold rows of the ended source's partitions (an event-time join's probe
+// rows, open windows), which the other sources' progress releases into the
+// open transaction. A revoke that came while rows of partition p were
+// released (franz-go's callbacks run on its own goroutine once
+// AllowRebalance was called) would reach the state only at the next
+// checkpoint: the transaction would commit p's rows without p's offsets and
+// mark (toCommit takes owned partitions only), and p's next owner, reading
+// again from p's last commit, would write them again (a row twice). Inside
+// the window no row is written: the transaction just committed, and the
+// callbacks have run (the poll that blocks the rebalance again waits for
+// those the window let go) and their changes reached the state before the
+// job writes on (TestKafkaEndedSourceRebalancesAtCheckpoints). A rebalance
+// that reaches the gate after the window waits for the next one.
+//
+// A job whose group sources have all ended opens no window until it ends
+// (its last checkpoint, then Close leaves the group): a member that joins
+// the group meanwhile waits until then, or until the rebalance timeout
+// removed this member, whose later commits the group then refuses (the
+// transaction aborts; at-least-once repeats rows, never loses one).
+func (s *kafkaSource) rebalanceWindow() {
+	if s.group == "" || !s.ended {
+		return
 	}
+	s.cl.AllowRebalance()
+	// A poll with an ended context fetches nothing: it waits for the
+	// callbacks that AllowRebalance let go, and blocks the rebalance again
+	// (kgo.BlockRebalanceOnPoll: "rebalances take priority").
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.cl.PollFetches(ended)
+	s.applyEvents()
 }
 
 // Meta implements MetaSource.
@@ -885,7 +914,9 @@ func (s *kafkaSource) UnreadAfter(rows, _ int) {
 }
 
 // commit makes the job's Kafka sinks durable and commits the group offsets
-// of the rows used (kafkaJob.checkpoint), then lets a waiting rebalance go on.
+// of the rows used (kafkaJob.checkpoint), then lets a waiting rebalance go on:
+// its own (until its next poll returns), and those of the job's group sources
+// that reached their end (kafkaJob.rebalanceEnded).
 func (s *kafkaSource) commit(ctx context.Context) error {
 	s.lastCommit = time.Now()
 	if err := s.job.checkpoint(ctx, midJob); err != nil {
@@ -901,6 +932,7 @@ func (s *kafkaSource) commit(ctx context.Context) error {
 		// goes on, and the rebalance that refused the commit may proceed.
 	}
 	s.cl.AllowRebalance()
+	s.job.rebalanceEnded()
 	return nil
 }
 
