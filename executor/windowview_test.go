@@ -3,15 +3,12 @@ package executor
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand"
 	"strings"
 	"testing"
-	"time"
 
 	"streamql/catalog"
 	"streamql/executor/connector"
-	"streamql/executor/vector"
 	"streamql/planner"
 )
 
@@ -86,7 +83,7 @@ func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
 				sink := &orderSink{names: names}
 				rng := rand.New(rand.NewSource(seed*7 + int64(k)))
 				tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
-					return &onePart{rows: rows, rng: rng}
+					return &groupFake{rows: rows, rng: rng, checks: &tornChecks{}} // (its rows all of partition 0)
 				}
 				if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
 					t.Fatalf("%s: %v", run.q, err)
@@ -121,40 +118,3 @@ func onePartRows(rng *rand.Rand) []replayRow {
 	}
 	return rows
 }
-
-// onePart is a Kafka source of one partition without a broker: its rows
-// in random batches of 1 to 8, each row's position its offset.
-type onePart struct {
-	twoParts // (Position, Progress, Close, Partition)
-	rows     []replayRow
-	at       int
-	rng      *rand.Rand
-}
-
-func (s *onePart) SetReplay(connector.Replay) {}
-
-func (s *onePart) Next(b *vector.Batch, _ *[]BadRow) error {
-	if s.at == len(s.rows) {
-		return io.EOF
-	}
-	b.Reset()
-	for n := 1 + s.rng.Intn(8); n > 0 && s.at < len(s.rows); n-- {
-		r, i := s.rows[s.at], b.N
-		b.Cols[0].SetString(i, []byte(r.k))
-		b.Cols[0].Null[i] = false
-		b.Cols[1].I[i], b.Cols[1].Null[i] = r.ts, false
-		b.Pos[i] = connector.KafkaPosition(r.p, r.off)
-		b.N++
-		s.at++
-	}
-	return nil
-}
-
-func (s *onePart) Partitions(dst []int32) []int32 {
-	if s.at < len(s.rows) {
-		dst = append(dst, 0)
-	}
-	return dst
-}
-func (s *onePart) IdleTimeout() time.Duration     { return 0 }
-func (s *onePart) TopicPartitions() (string, int) { return "t", 1 }
