@@ -13,8 +13,8 @@ import (
 )
 
 // TestWindowOverViewInlinedIsTheRelations (the planner's ruleInlineView,
-// issue 24 item 5): a TUMBLE, HOP or CUMULATE aggregate over a relation
-// that filters and projects a Kafka stream in a group, planned as one job
+// issue 24 item 5): a TUMBLE, HOP, CUMULATE or SESSION aggregate over a
+// relation that filters and projects a Kafka stream in a group, planned as one job
 // over the stream, gives row for row and in order (windows, late rows
 // with the relation's columns, LATE INTO SIDE's too) what the query gives
 // over the relation read as a job of its own (the plan without a consumer
@@ -43,6 +43,10 @@ func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
 		{
 			windowOverViewQueries[2],
 			"WITH v AS (SELECT CONCAT(k, '!') AS kk, ts FROM s) SELECT window_start, window_end, kk, COUNT(*) AS n, LAST_VALUE(ts) AS l FROM TABLE(CUMULATE(TABLE v, DESCRIPTOR(ts), INTERVAL '4' SECOND, INTERVAL '12' SECOND)) WHERE ts % 4 <> 0 GROUP BY window_start, window_end, kk LATE INTO SIDE 'tardy'",
+		},
+		{
+			windowOverViewQueries[3],
+			"WITH v AS (SELECT UPPER(k) AS u, ts FROM s) SELECT window_start, window_end, u, COUNT(*) AS n, SUM(ts) AS s FROM TABLE(SESSION(TABLE v PARTITION BY u, DESCRIPTOR(ts), INTERVAL '3' SECOND)) WHERE ts % 5 <> 2 GROUP BY window_start, window_end, u",
 		},
 	} {
 		ref := c.ref

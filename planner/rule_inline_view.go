@@ -6,8 +6,8 @@ import (
 )
 
 // ruleInlineView plans a Top-N or a deduplication (SPEC 2.9), an
-// updating GROUP BY or global aggregate (SPEC 2.8), or a TUMBLE, HOP or
-// CUMULATE aggregate (SPEC 2.4) directly over
+// updating GROUP BY or global aggregate (SPEC 2.8), or a TUMBLE, HOP,
+// CUMULATE or SESSION aggregate (SPEC 2.4) directly over
 // a subquery, view or WITH relation that only filters and projects a
 // Kafka stream read in a consumer group (CREATE VIEW v AS SELECT k, x * 2
 // AS y, ts FROM s WHERE x > 0; SPEC 2.5, 2.6) as one job over that stream:
@@ -39,11 +39,12 @@ import (
 // stream's). A deduplication's late rows are then the stream's rows, as
 // over the stream (an updating aggregate has none).
 //
-// A window aggregate (TUMBLE, HOP or CUMULATE, grouped, not cascaded, not
-// on processing time: inlinableWindow; SESSION is left alone) is inlined
+// A window aggregate (TUMBLE, HOP, CUMULATE or SESSION, grouped, not
+// cascaded, not on processing time: inlinableWindow) is inlined
 // when its DESCRIPTOR names the relation's event time and that column is
 // the stream's WATERMARK FOR column projected as it is: the window is then
-// on the stream's event time, its CURRENT_WATERMARK column the stream's,
+// on the stream's event time (SESSION's PARTITION BY keys the relation's
+// expressions), its CURRENT_WATERMARK column the stream's,
 // and it is replayed as a window over the stream is (the connector
 // package doc, I1-I4; issue 24 item 5, issue 23 item 6). Its late rows
 // stay the relation's rows (SPEC 2.4: the input row, as SELECT *): the
@@ -66,8 +67,8 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	r, a := main.Rank, main.Agg
 	switch {
 	case a != nil:
-		// an updating GROUP BY (or global aggregate), or a TUMBLE, HOP or
-		// CUMULATE aggregate on the relation's event time, with nothing
+		// an updating GROUP BY (or global aggregate), or a window
+		// aggregate on the relation's event time, with nothing
 		// after it
 		if r != nil || !a.Grouped || a.Window == nil && !a.Updating || a.Window != nil && !inlinableWindow(a, d) {
 			return st, main
@@ -121,6 +122,12 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 			// the relation's rows (SPEC 2.4: the input row, as SELECT *)
 			w := *a.Window
 			w.TimeCol = part.Stream.EventTime
+			w.Partition = make([]*Expr, len(a.Window.Partition)) // (SESSION's PARTITION BY keys read the source batch)
+			for k, e := range a.Window.Partition {
+				if w.Partition[k] = subst(e); w.Partition[k] == nil {
+					return st, main
+				}
+			}
 			b.Agg.Window = &w
 			b.Agg.LateProject, b.Agg.LateColumns = pm.Project[:len(st.Columns)], st.Columns
 		}
@@ -144,15 +151,14 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 }
 
 // inlinableWindow reports whether window aggregate a over relation d can
-// be planned over the relation's stream (ruleInlineView): a TUMBLE, HOP or
-// CUMULATE aggregate (not SESSION, whose PARTITION BY keys it does not
-// rewrite; not a cascaded one or one on processing time) whose
+// be planned over the relation's stream (ruleInlineView): a TUMBLE, HOP,
+// CUMULATE or SESSION aggregate (not a cascaded one or one on processing
+// time) whose
 // DESCRIPTOR names the relation's event time. The caller checks that this
 // column is the stream's event time projected as it is.
 func inlinableWindow(a *plan.Aggregate, d *plan.Derived) bool {
 	w := a.Window
-	return !a.Updating && w.Of == nil && !w.ProcTime && w.Func != "SESSION" && len(w.Partition) == 0 &&
-		d.TimeCol >= 0 && w.TimeCol == d.TimeCol && a.WmCol >= 0
+	return !a.Updating && w.Of == nil && !w.ProcTime && d.TimeCol >= 0 && w.TimeCol == d.TimeCol && a.WmCol >= 0
 }
 
 // inlineAgg returns a copy of aggregate a of a query over a relation,
