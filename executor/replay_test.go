@@ -458,6 +458,46 @@ func TestReplayAggregateOverTimelessView(t *testing.T) {
 	})
 }
 
+// windowOverViewQueries are window aggregates (TUMBLE, HOP, CUMULATE,
+// SESSION)
+// directly over a subquery, view or WITH relation that filters and
+// projects the Kafka stream s, keeping its event time (renamed in one),
+// each with late rows (the relation's, SPEC 2.4): the planner's
+// ruleInlineView plans them over s (TestReplayWindowOverView,
+// TestWindowOverViewInlinedIsTheRelations).
+var windowOverViewQueries = []string{
+	"WITH v AS (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s WHERE ts % 5 <> 0) SELECT window_start, u, COUNT(*) AS n, SUM(t2) AS s2 FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE t2 % 3 <> 1 GROUP BY window_start, window_end, u",
+	"WITH v AS (SELECT k, ts % 7 AS m, ts AS t FROM s WHERE ts % 3 <> 0) SELECT window_start, window_end, k, MAX(m) AS mx, COUNT(*) AS n FROM TABLE(HOP(TABLE v, DESCRIPTOR(t), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) GROUP BY window_start, window_end, k HAVING COUNT(*) > 1",
+	"WITH v AS (SELECT CONCAT(k, '!') AS kk, ts FROM s WHERE ts % 4 <> 0) SELECT window_start, window_end, kk, COUNT(*) AS n, LAST_VALUE(ts) AS l FROM TABLE(CUMULATE(TABLE v, DESCRIPTOR(ts), INTERVAL '4' SECOND, INTERVAL '12' SECOND)) GROUP BY window_start, window_end, kk LATE INTO SIDE 'tardy'",
+	"WITH v AS (SELECT UPPER(k) AS u, ts FROM s WHERE ts % 5 <> 2) SELECT window_start, window_end, u, COUNT(*) AS n, SUM(ts) AS s FROM TABLE(SESSION(TABLE v PARTITION BY u, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY window_start, window_end, u",
+}
+
+// TestReplayWindowOverView (issue 24 item 5, issue 23 item 6): a TUMBLE,
+// HOP, CUMULATE or SESSION aggregate directly over a subquery, view or WITH
+// relation that only filters and projects a Kafka stream in a group,
+// keeping its event time, is one job over the stream (the planner's
+// ruleInlineView): replayed as a window over the stream's rows, crashed
+// at random points (cut inside a batch too) and read again by a second
+// process, it emits with the first what one process emits, its late rows
+// (the relation's) once, over 40 seeds. Without the inlining the job is
+// not replayed (Unreplayed names the aggregate over the relation) and
+// newReplayRun refuses it: the relation's job reads the stream whole.
+func TestReplayWindowOverView(t *testing.T) {
+	lates := 0
+	for _, q := range windowOverViewQueries {
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
+		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" || job.Main.Agg.LateProject == nil {
+			t.Fatalf("%s: not planned as one replayed job over the stream (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 40; seed++ {
+			lates += replayExactlyOnce(t, "", q, seed)
+		}
+	}
+	if lates == 0 {
+		t.Error("no run wrote a late row: the late rows' replay is not checked")
+	}
+}
+
 // replayOverStream checks that each query over a derived relation of the
 // stream s is planned as one replayed job over s (the planner's
 // ruleInlineView) and crashes it at 30 seeded points (replayExactlyOnce).

@@ -638,6 +638,17 @@ func ruleWindowProjection(sp *selectPlan) error {
 	return nil
 }
 
+// lateColumns returns the columns of the late rows of windowed branch b
+// (SPEC 2.4: the input row, as SELECT *): the relation's when b reads one
+// planned over its stream (plan.Aggregate.LateColumns, ruleInlineView),
+// else its stream's.
+func lateColumns(b *Branch) []catalog.Column {
+	if b.Agg.LateColumns != nil {
+		return b.Agg.LateColumns
+	}
+	return b.Stream.Columns
+}
+
 // ruleAggregateJob adds the late outputs of a job's windowed branches (SPEC 2.4):
 // a LATE INTO SIDE name is a side output like any other (2.1's name and schema
 // rules); the default 'late' output is shared by every query without the clause,
@@ -662,8 +673,8 @@ func ruleAggregateJob(j *Job) error {
 			}
 		}
 		if found >= 0 {
-			if !sameSchema(j.Outputs[found].Columns, b.Stream.Columns) {
-				return parser.Errorf(a.LatePos, "late side output '%s' has the stream's columns %s but side output '%s' has %s; give one another name", a.Late, plan.SchemaText(b.Stream.Columns), a.Late, plan.SchemaText(j.Outputs[found].Columns))
+			if !sameSchema(j.Outputs[found].Columns, lateColumns(b)) {
+				return parser.Errorf(a.LatePos, "late side output '%s' has the stream's columns %s but side output '%s' has %s; give one another name", a.Late, plan.SchemaText(lateColumns(b)), a.Late, plan.SchemaText(j.Outputs[found].Columns))
 			}
 			a.LateOutput = found
 			continue
@@ -672,7 +683,7 @@ func ruleAggregateJob(j *Job) error {
 			return parser.Errorf(a.LatePos, "late side output '%s' has the name of the errors side output of stream %s; pick another name", a.Late, b.Stream.Name)
 		}
 		a.LateOutput = len(j.Outputs)
-		j.Outputs = append(j.Outputs, Output{Name: a.Late, Columns: b.Stream.Columns})
+		j.Outputs = append(j.Outputs, Output{Name: a.Late, Columns: lateColumns(b)})
 	}
 	if len(dflt) == 0 {
 		return nil
@@ -689,7 +700,11 @@ func ruleAggregateJob(j *Job) error {
 		}
 	}
 	k := len(j.Outputs)
-	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: j.Stream.Columns, Late: true})
+	cols := j.Stream.Columns
+	if lc := dflt[0].Agg.LateColumns; lc != nil { // (a relation planned over its stream has one query: ruleInlineView)
+		cols = lc
+	}
+	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: cols, Late: true})
 	for _, b := range dflt {
 		b.Agg.LateOutput = k
 	}

@@ -5,8 +5,9 @@ import (
 	"streamql/planner/plan"
 )
 
-// ruleInlineView plans a Top-N or a deduplication (SPEC 2.9), or an
-// updating GROUP BY or global aggregate (SPEC 2.8), directly over
+// ruleInlineView plans a Top-N or a deduplication (SPEC 2.9), an
+// updating GROUP BY or global aggregate (SPEC 2.8), or a TUMBLE, HOP,
+// CUMULATE or SESSION aggregate (SPEC 2.4) directly over
 // a subquery, view or WITH relation that only filters and projects a
 // Kafka stream read in a consumer group (CREATE VIEW v AS SELECT k, x * 2
 // AS y, ts FROM s WHERE x > 0; SPEC 2.5, 2.6) as one job over that stream:
@@ -36,11 +37,27 @@ import (
 // time, when main reads its CURRENT_WATERMARK, is the stream's WATERMARK
 // FOR column projected as it is (the relation's watermark is then the
 // stream's). A deduplication's late rows are then the stream's rows, as
-// over the stream (an updating aggregate has none). A window aggregate
-// over a TUMBLE or HOP TVF of such a relation is left alone: its late
-// output would carry the stream's columns, not the relation's. A job
-// reading any other stream (a file, a stream read whole) is left alone,
-// so every other output stays as it was.
+// over the stream (an updating aggregate has none).
+//
+// A window aggregate (TUMBLE, HOP, CUMULATE or SESSION, grouped, not
+// cascaded, not on processing time: inlinableWindow) is inlined
+// when its DESCRIPTOR names the relation's event time and that column is
+// the stream's WATERMARK FOR column projected as it is: the window is then
+// on the stream's event time (SESSION's PARTITION BY keys the relation's
+// expressions), its CURRENT_WATERMARK column the stream's,
+// and it is replayed as a window over the stream is (the connector
+// package doc, I1-I4; issue 24 item 5, issue 23 item 6). Its late rows
+// stay the relation's rows (SPEC 2.4: the input row, as SELECT *): the
+// relation's select list computed for them (plan.Aggregate.LateProject,
+// LateColumns). The watermark is the stream's, per partition (SPEC 2.5),
+// carried through the relation's WHERE as SPEC 2.6 says ("keeps its
+// watermark through projections, filters"); the relation read as a job of
+// its own computes it again over the rows its WHERE keeps, read whole, so
+// the two differ when a row the WHERE drops moves the stream's watermark
+// (executor's TestWindowOverViewInlinedIsTheRelations checks the rest).
+//
+// A job reading any other stream (a file, a stream read whole) is left
+// alone, so every other output stays as it was.
 func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
 	d := plan.DerivedOf(st)
 	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil || main.Join != nil ||
@@ -50,8 +67,10 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	r, a := main.Rank, main.Agg
 	switch {
 	case a != nil:
-		// an updating GROUP BY (or global aggregate) with nothing after it
-		if r != nil || a.Window != nil || !a.Grouped || !a.Updating {
+		// an updating GROUP BY (or global aggregate), or a window
+		// aggregate on the relation's event time, with nothing
+		// after it
+		if r != nil || !a.Grouped || a.Window == nil && !a.Updating || a.Window != nil && !inlinableWindow(a, d) {
 			return st, main
 		}
 	case r == nil || r.Bounded || r.Fused() || !(r.Kind == plan.RankTopN && r.Updating && !r.Retract || r.Kind == plan.RankDedup):
@@ -79,6 +98,9 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 			dwm = -2 // (no column maps to it)
 		}
 	}
+	if a != nil && a.Window != nil && (dwm < 0 || a.WmCol != dwm || len(pm.Project) < len(st.Columns)) {
+		return st, main // (the window's time is not the stream's event time as it is)
+	}
 	// (a relation that drops the stream's event time: the job's watermark
 	// is the stream's, and the groups' 'table.exec.state.ttl', known only
 	// once the session runs the job, keeps the processing-time clock it
@@ -95,6 +117,20 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 			return st, main
 		}
 		b.Agg.ProcTimeTTL = procTTL
+		if a.Window != nil {
+			// the window on the stream's event time; its late rows are
+			// the relation's rows (SPEC 2.4: the input row, as SELECT *)
+			w := *a.Window
+			w.TimeCol = part.Stream.EventTime
+			w.Partition = make([]*Expr, len(a.Window.Partition)) // (SESSION's PARTITION BY keys read the source batch)
+			for k, e := range a.Window.Partition {
+				if w.Partition[k] = subst(e); w.Partition[k] == nil {
+					return st, main
+				}
+			}
+			b.Agg.Window = &w
+			b.Agg.LateProject, b.Agg.LateColumns = pm.Project[:len(st.Columns)], st.Columns
+		}
 	}
 	var ok bool
 	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {
@@ -112,6 +148,17 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	}
 	b.Stream, b.Uses = part.Stream, pm.Uses
 	return part.Stream, &b
+}
+
+// inlinableWindow reports whether window aggregate a over relation d can
+// be planned over the relation's stream (ruleInlineView): a TUMBLE, HOP,
+// CUMULATE or SESSION aggregate (not a cascaded one or one on processing
+// time) whose
+// DESCRIPTOR names the relation's event time. The caller checks that this
+// column is the stream's event time projected as it is.
+func inlinableWindow(a *plan.Aggregate, d *plan.Derived) bool {
+	w := a.Window
+	return !a.Updating && w.Of == nil && !w.ProcTime && d.TimeCol >= 0 && w.TimeCol == d.TimeCol && a.WmCol >= 0
 }
 
 // inlineAgg returns a copy of aggregate a of a query over a relation,
@@ -161,9 +208,18 @@ func inlineWhere(inner, outer *Expr, subst func(*Expr) *Expr) (*Expr, bool) {
 		return nil, false
 	}
 	if inner != nil {
-		w = &Expr{Op: plan.OpAnd, Type: w.Type, Args: []*Expr{inner, w}, Text: inner.Text + " AND " + w.Text}
+		w = &Expr{Op: plan.OpAnd, Type: w.Type, Args: []*Expr{inner, w}, Text: andTerm(inner) + " AND " + andTerm(w)}
 	}
 	return w, true
+}
+
+// andTerm is e's text as a term of an AND: parenthesized when e is an OR
+// or XOR, so EXPLAIN's text reads as the tree does.
+func andTerm(e *Expr) string {
+	if e.Op == plan.OpOr || e.Op == plan.OpXor {
+		return "(" + e.Text + ")"
+	}
+	return e.Text
 }
 
 // inlineCols returns a copy of e over a relation's batch rewritten over the

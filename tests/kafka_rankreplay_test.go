@@ -147,6 +147,45 @@ func TestKafkaWindowTopNCrashesExactlyOnce(t *testing.T) {
 		}))
 }
 
+// TestKafkaWindowOverViewCrashesExactlyOnce (issue 24 item 5, issue 23
+// item 6): a 1-second TUMBLE count and sum of doubled values per
+// lower-cased key over a view that filters and projects the topic's
+// stream, keeping its event time, planned as one job over the stream (the
+// planner's ruleInlineView; the view's own job would read the topic whole
+// and commit no offsets) while processes are SIGKILLed: each window's row
+// once, the batch reference's (each key's rows the view keeps, by
+// window).
+func TestKafkaWindowOverViewCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders)
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "ws BIGINT, u VARCHAR, n BIGINT, s BIGINT",
+		"CREATE VIEW kept AS SELECT LOWER(k) AS u, v * 2 AS v2, ts FROM readings WHERE v % 5 <> 0;\n"+
+			"INSERT INTO results SELECT window_start, u, COUNT(*) AS n, SUM(v2) AS s\n"+
+			"  FROM TABLE(TUMBLE(TABLE kept, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, u;\n",
+		func(byKey map[string][]rankRow) map[string]int {
+			type win struct {
+				ws int64
+				u  string
+			}
+			n, sum := map[win]int64{}, map[win]int64{}
+			for k, rs := range byKey {
+				for _, r := range rs {
+					if r.v%5 == 0 { // the view's WHERE
+						continue
+					}
+					w := win{r.ts - (r.ts%1000+1000)%1000, strings.ToLower(k)}
+					n[w]++
+					sum[w] += 2 * r.v
+				}
+			}
+			want := map[string]int{}
+			for w, c := range n {
+				want[fmt.Sprintf("%d,%s,%d,%d", w.ws, w.u, c, sum[w])]++
+			}
+			return want
+		}))
+}
+
 // TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce (issue 24 item
 // 5.3): a job whose side branch counts the rows with id % 5 = 0 per key and
 // 1-second TUMBLE window into one topic, and whose main query keeps the two

@@ -157,6 +157,12 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		{"Top-N after a temporal join", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, r.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY s.ts DESC) AS rn FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo) WHERE rn <= 1;"},
 		// a window aggregate over a relation that is an interval or
 		// temporal join, planned as one job with the join (ruleFuseJoinWindow)
+		// a TUMBLE, CUMULATE or SESSION aggregate over a view that filters
+		// and projects the stream, keeping its event time, one job
+		// over the stream (issue 24 item 5: ruleInlineView)
+		{"TUMBLE over a filtering view", "INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v2 < 100 GROUP BY window_start, window_end, d;"},
+		{"SESSION over a filtering view", "INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(SESSION(TABLE recent_ts PARTITION BY d, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, d;"},
+		{"CUMULATE over a filtering view", "INSERT INTO rows_out SELECT d, MAX(v2) AS v FROM TABLE(CUMULATE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, d;"},
 		{"TUMBLE over a join view", "INSERT INTO rows_out SELECT deviceNo, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;"},
 		{"HOP over a temporal join view", "INSERT INTO rows_out SELECT deviceNo, MAX(v) AS v FROM TABLE(HOP(TABLE versioned, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;"},
 	}

@@ -64,6 +64,10 @@ type aggOp struct {
 	bufCols  [][]*vector.Vec
 	strCalls []int // an updating aggregate's VARCHAR aggregate columns of its row (ownStrings)
 	lateIdx  int   // index of its late part among the late parts, -1 without
+	// lateK computes a late row's columns when they are a relation's
+	// (plan.Aggregate.LateProject; nil: the stream's columns), into lateCols
+	lateK    []*expr.Kernel
+	lateCols []*vector.Vec
 	// freed windows and groups, reused so that the steady state allocates nothing
 	freeWins   []*winState
 	freeGroups []*aggGroup
@@ -331,6 +335,10 @@ func buildAggOp(br *plan.Branch, budget *state.Budget, exprs *expr.Context) *agg
 	}
 	o.havingK = exprs.Compile(a.Having)
 	o.projK = exprs.CompileAll(br.Project)
+	if a.LateProject != nil {
+		o.lateK = exprs.CompileAll(a.LateProject)
+		o.lateCols = make([]*vector.Vec, len(o.lateK))
+	}
 	if a.Updating {
 		o.upd = newUpdState(a, false) // (the clock: New)
 	}
@@ -630,11 +638,25 @@ func (ao *Operator) finishParts() {
 	ao.parts = ao.parts[:ao.nb]
 	for _, o := range ao.ops {
 		if o.lateIdx >= 0 {
-			ao.parts = append(ao.parts, flow.Part{Output: o.a.LateOutput, Sel: ao.lateSel[o.lateIdx], Cols: ao.out.In.Cols[:ao.ncols]})
+			ao.parts = append(ao.parts, flow.Part{Output: o.a.LateOutput, Sel: ao.lateSel[o.lateIdx], Cols: ao.lateColumns(o)})
 		}
 	}
 	ao.out.Parts = ao.parts
 	ao.out.Chunks = ao.chunks
+}
+
+// lateColumns returns the columns of o's late rows in the batch being
+// pushed: the stream's, or the relation's select list computed for the
+// late rows (aggOp.lateK), once per push, nothing allocated.
+func (ao *Operator) lateColumns(o *aggOp) []*vector.Vec {
+	if o.lateK == nil {
+		return ao.out.In.Cols[:ao.ncols]
+	}
+	sel := ao.lateSel[o.lateIdx]
+	for k, kn := range o.lateK {
+		o.lateCols[k] = kn.Eval(ao.out.In, sel)
+	}
+	return o.lateCols
 }
 
 // LateRows returns the count of each late part (flow.LateRows, by its index

@@ -467,7 +467,25 @@
 // w_p as over the stream, while 'table.exec.state.ttl' keeps the
 // processing-time clock it had over the relation (plan.Aggregate.
 // ProcTimeTTL; the executor's TestReplayAggregateOverTimelessView,
-// TestKafkaGroupByOverTimelessViewCrashesExactlyOnce). A rank operator over the
+// TestKafkaGroupByOverTimelessViewCrashesExactlyOnce). So is a TUMBLE, HOP,
+// CUMULATE or SESSION aggregate over such a relation whose DESCRIPTOR names the
+// stream's WATERMARK FOR column projected as it is (issue 24 item 5, issue
+// 23 item 6): planned over the stream, it is a window aggregate over the
+// stream's rows, replayed by I1-I4 as one (H_p its open windows' oldest
+// row, f_p the stream's watermark at a firing; SESSION's PARTITION BY keys
+// the relation's expressions); the relation's WHERE is
+// computed before it, the stream's watermark, per partition, carried
+// through it (SPEC 2.6), and its late rows are the relation's rows, its
+// select list computed for them (plan.Aggregate.LateProject; late rows
+// read again below e are not written again, I3). The executor's
+// TestReplayWindowOverView (TUMBLE, HOP, CUMULATE, SESSION, a LATE INTO
+// SIDE, 40 seeds each, cut inside a batch too) and
+// TestWindowOverViewInlinedIsTheRelations (the one job's output, late rows
+// too, is the relation's read as a job of its own, one partition; that
+// job computes the relation's watermark again over the rows its WHERE
+// keeps, which the one job does not). A window over such a relation on
+// a time it computes has no event time; one with side branches over the
+// relation is not replayed. A rank operator over the
 // stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
 // event time) in the main query of a job whose side branches aggregate
 // (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of

@@ -103,6 +103,16 @@ type Aggregate struct {
 	LatePos    int
 	LateNamed  bool
 	LateOutput int
+	// LateProject, when not nil, makes each late row the rows of the
+	// relation the query read (SPEC 2.4: the input row, as SELECT *, of a
+	// view, subquery or WITH relation that only filters and projects the
+	// job's stream, planned over the stream by the planner's
+	// ruleInlineView): the relation's select list over the job's batch,
+	// one expression per column of LateColumns, which are the relation's
+	// columns and the late output's. nil: a late row is the batch's
+	// stream columns as they are.
+	LateProject []*Expr
+	LateColumns []catalog.Column
 	// Updating marks an aggregate whose output is a changelog (SPEC 2.8):
 	// GROUP BY without a window (or a global aggregate) over an unbounded
 	// stream, which emits +I for a new group and -U old, +U new for each row

@@ -206,7 +206,7 @@ func (j *Job) ParallelAggregatable() bool {
 		if a == nil || !a.Grouped || a.Window == nil || b.Join != nil {
 			return false
 		}
-		if a.Window.Func == "SESSION" {
+		if a.Window.Func == "SESSION" || a.LateProject != nil { // (a partial's late rows are the stream's: a Kafka job, live, never parallel)
 			return false
 		}
 		if a.Window.Slide > 0 && a.Window.Size/a.Window.Slide > ParallelAggregateMaxWindowsPerRow {

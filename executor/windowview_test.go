@@ -1,0 +1,124 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"streamql/catalog"
+	"streamql/executor/connector"
+	"streamql/planner"
+)
+
+// TestWindowOverViewInlinedIsTheRelations (the planner's ruleInlineView,
+// issue 24 item 5): a TUMBLE, HOP, CUMULATE or SESSION aggregate over a
+// relation that filters and projects a Kafka stream in a group, planned as one job
+// over the stream, gives row for row and in order (windows, late rows
+// with the relation's columns, LATE INTO SIDE's too) what the query gives
+// over the relation read as a job of its own (the plan without a consumer
+// group), over random rows of one partition (the relation read whole has
+// one watermark over the merged partitions; the job over the stream one
+// per partition, SPEC 2.5), in random batches, 30 seeds per query. The
+// relation's WHERE goes into the reference's outer WHERE: SPEC 2.6's
+// relation keeps its input's watermark through a filter, as the inlined
+// job does, while the relation read as a job of its own computes it again
+// over the rows its WHERE keeps (the rule's doc). A relation without a
+// WHERE is the same query both ways.
+func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
+	for _, c := range []struct{ q, ref string }{
+		{ // the same query both ways: the relation only projects
+			"WITH v AS (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s) SELECT window_start, u, COUNT(*) AS n, SUM(t2) AS s2 FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE t2 % 3 <> 1 GROUP BY window_start, window_end, u",
+			"",
+		},
+		{
+			windowOverViewQueries[0],
+			"WITH v AS (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s) SELECT window_start, u, COUNT(*) AS n, SUM(t2) AS s2 FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE ts % 5 <> 0 AND t2 % 3 <> 1 GROUP BY window_start, window_end, u",
+		},
+		{
+			windowOverViewQueries[1],
+			"WITH v AS (SELECT k, ts % 7 AS m, ts AS t FROM s) SELECT window_start, window_end, k, MAX(m) AS mx, COUNT(*) AS n FROM TABLE(HOP(TABLE v, DESCRIPTOR(t), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) WHERE t % 3 <> 0 GROUP BY window_start, window_end, k HAVING COUNT(*) > 1",
+		},
+		{
+			windowOverViewQueries[2],
+			"WITH v AS (SELECT CONCAT(k, '!') AS kk, ts FROM s) SELECT window_start, window_end, kk, COUNT(*) AS n, LAST_VALUE(ts) AS l FROM TABLE(CUMULATE(TABLE v, DESCRIPTOR(ts), INTERVAL '4' SECOND, INTERVAL '12' SECOND)) WHERE ts % 4 <> 0 GROUP BY window_start, window_end, kk LATE INTO SIDE 'tardy'",
+		},
+		{
+			windowOverViewQueries[3],
+			"WITH v AS (SELECT UPPER(k) AS u, ts FROM s) SELECT window_start, window_end, u, COUNT(*) AS n, SUM(ts) AS s FROM TABLE(SESSION(TABLE v PARTITION BY u, DESCRIPTOR(ts), INTERVAL '3' SECOND)) WHERE ts % 5 <> 2 GROUP BY window_start, window_end, u",
+		},
+	} {
+		ref := c.ref
+		if ref == "" {
+			ref = c.q
+		}
+		windows, lates := 0, 0
+		for seed := int64(1); seed <= 30; seed++ {
+			rows := onePartRows(rand.New(rand.NewSource(seed)))
+			var got [2]string
+			for k, run := range []struct {
+				q     string
+				group bool
+			}{{c.q, true}, {ref, false}} {
+				with := "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
+				if run.group {
+					with = kafkaGroup
+				}
+				wm := "ts"
+				if seed%2 == 0 {
+					wm = "ts - INTERVAL '2' SECOND"
+				}
+				st, cat := streamS(t, wm, with)
+				mb := planBranch(t, cat, run.q)
+				job, err := planner.NewJob(mb.Stream, nil, mb, run.q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if inlined := job.Stream == st && job.ReplayStrategy() == "replayed"; inlined != run.group {
+					t.Fatalf("%s: planned as one replayed job over the stream: %v, want %v", run.q, inlined, run.group)
+				}
+				st.Config = st.Kafka()
+				st.Connector = tornGroupSpec
+				var names []string
+				for _, o := range job.Outputs {
+					names = append(names, o.Name)
+				}
+				sink := &orderSink{names: names}
+				rng := rand.New(rand.NewSource(seed*7 + int64(k)))
+				tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
+					return &groupFake{rows: rows, rng: rng, checks: &tornChecks{}} // (its rows all of partition 0)
+				}
+				if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
+					t.Fatalf("%s: %v", run.q, err)
+				}
+				got[k] = strings.Join(sink.out, "\n")
+			}
+			if got[0] != got[1] {
+				t.Fatalf("%s, seed %d: one job over the stream gives\n%s\nthe relation read apart gives\n%s", c.q, seed, got[0], got[1])
+			}
+			windows += strings.Count(got[0], "main: ")
+			lates += strings.Count(got[0], "late: ") + strings.Count(got[0], "tardy: ")
+		}
+		if windows == 0 || lates == 0 {
+			t.Errorf("%s: %d windows and %d late rows written: the test checks too little", c.q, windows, lates)
+		}
+	}
+}
+
+// onePartRows returns random rows of partition 0: keys k0 to k2, times
+// rising by up to 2.5 s, one in six going back up to 20 s (late when
+// below the watermark; for a 15 s HOP too).
+func onePartRows(rng *rand.Rand) []replayRow {
+	var rows []replayRow
+	ts := int64(rng.Intn(20_000))
+	for off := range 60 + rng.Intn(60) {
+		ts += int64(rng.Intn(2500))
+		at := ts
+		if rng.Intn(6) == 0 {
+			at -= int64(rng.Intn(20_000))
+		}
+		rows = append(rows, replayRow{0, int64(off), fmt.Sprintf("k%d", rng.Intn(3)), at})
+	}
+	return rows
+}
