@@ -122,7 +122,10 @@ func (ds *derivedSource) start() {
 		n := max(derivedBatches, 1)
 		p := &derivedPart{job: job, outMap: ds.hub.job.DerivedOutputs[job], ch: make(chan derivedMsg, n), done: make(chan struct{}), free: make(chan *vector.Batch, n)}
 		ds.parts = append(ds.parts, p)
-		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job, free: p.free, limit: n}
+		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job, free: p.free, limit: n, stampCol: -1}
+		if ds.d.Stamps && job.Main != nil {
+			cs.stampCol = job.WatermarkCol
+		}
 		go func() {
 			defer close(p.done)
 			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget})
@@ -356,6 +359,11 @@ type captureSink struct {
 	// (derivedBatches)
 	free        <-chan *vector.Batch
 	made, limit int
+	// stampCol is the column of the part's input batch holding each row's
+	// watermark before it (plan.Job.WatermarkCol), copied after the main
+	// rows' columns when the relation carries it (plan.Derived.Stamps); -1
+	// when it does not
+	stampCol int
 }
 
 // Rows implements Sink.
@@ -373,7 +381,11 @@ func (c *captureSink) Rows(r *Step) error {
 				continue
 			}
 			p := &r.Parts[k]
-			if err := c.add(p.Output, p.Cols, i, p.KindAt(i)); err != nil {
+			var stamp *vector.Vec
+			if c.stampCol >= 0 && r.In != nil && c.stampCol < len(r.In.Cols) {
+				stamp = r.In.Cols[c.stampCol] // (a part's rows are input rows, at their indexes)
+			}
+			if err := c.add(p.Output, p.Cols, i, p.KindAt(i), stamp); err != nil {
 				return err
 			}
 		}
@@ -389,7 +401,7 @@ func (c *captureSink) Rows(r *Step) error {
 
 func (c *captureSink) chunk(ck *Chunk) error {
 	for _, i := range ck.Sel {
-		if err := c.add(ck.Output, ck.Cols, int(i), ck.KindAt(int(i))); err != nil {
+		if err := c.add(ck.Output, ck.Cols, int(i), ck.KindAt(int(i)), nil); err != nil {
 			return err
 		}
 	}
@@ -398,8 +410,9 @@ func (c *captureSink) chunk(ck *Chunk) error {
 
 // add copies row i of cols, a row of output out whose change kind is kind
 // (SPEC 2.8: a derived relation over an updating query gives its changes),
-// into the batch being filled.
-func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKind) error {
+// into the batch being filled; with its watermark stamp, row i of stamp
+// (nil: NULL, no stamp), when the batch carries one (stampCol).
+func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKind, stamp *vector.Vec) error {
 	if c.cur != nil && (c.curOut != out || c.cur.N == vector.Cap) {
 		if err := c.flush(); err != nil {
 			return err
@@ -411,7 +424,16 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKin
 		}
 	}
 	at := c.cur.N
-	for k, d := range c.cur.Cols {
+	dst := c.cur.Cols
+	if c.stamped(out) {
+		w := dst[len(dst)-1]
+		dst = dst[:len(dst)-1]
+		w.Null[at] = stamp == nil || stamp.Null[i]
+		if !w.Null[at] {
+			w.I[at] = stamp.I[i]
+		}
+	}
+	for k, d := range dst {
 		copyWidened(d, at, cols[k], i)
 	}
 	if kind != vector.Insert && c.cur.Kinds == nil {
@@ -444,12 +466,22 @@ func (c *captureSink) next(out int) error {
 	for _, col := range c.job.Outputs[out].Columns {
 		types = append(types, col.Type)
 	}
+	if c.stamped(out) {
+		types = append(types, c.job.BatchTypes[c.stampCol])
+	}
 	if pooled {
 		c.made++
 		derivedBatchesMade.Add(1)
 	}
 	c.cur, c.curOut = vector.NewBatch(types), out
 	return nil
+}
+
+// stamped reports whether the batches of output out carry the rows'
+// watermark stamps after their columns: the main output's, when stampCol
+// is set.
+func (c *captureSink) stamped(out int) bool {
+	return out == 0 && c.job.Main != nil && c.stampCol >= 0
 }
 
 // copyWidened sets row at of d to row i of s as vector.Vec.SetFrom does

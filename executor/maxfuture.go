@@ -143,6 +143,9 @@ func (m *maxFuture) advance(w *watermarker, b *vector.Batch, sel []int32, marks 
 		r, tv := m.wins[0], b.Cols[w.offCol]
 		rc := b.Cols[r.col]
 		for _, i := range sel {
+			if w.carried {
+				marks = w.carry(col, i, marks, keep)
+			}
 			col.Null[i] = !w.set
 			col.I[i] = w.wm
 			if !rc.Null[i] && (rc.I[i] < r.lo || rc.I[i] > r.hi) {
@@ -161,6 +164,9 @@ func (m *maxFuture) advance(w *watermarker, b *vector.Batch, sel []int32, marks 
 	}
 	vals := w.expr.Eval(b, sel)
 	for _, i := range sel {
+		if w.carried {
+			marks = w.carry(col, i, marks, keep)
+		}
 		col.Null[i] = !w.set
 		col.I[i] = w.wm
 		if m.tooFar(b, i, w.wm, w.set) {

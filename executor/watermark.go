@@ -44,12 +44,19 @@ type watermarker struct {
 	offCol int
 	off    int64
 	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
+	// carried: the stream is a derived relation whose rows come with the
+	// watermark of its input before each (plan.Derived.Stamps), in the
+	// watermark column; the watermark before a row is at least that
+	carried bool
 }
 
 // newWatermarker returns the watermark assigner of job, its WATERMARK
 // expression compiled in the job's expression context exprs.
 func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
 	w := &watermarker{job: job, expr: exprs.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
+	if d := plan.DerivedOf(job.Stream); d != nil && d.Stamps && job.WatermarkCol == len(job.Stream.Columns) {
+		w.carried = true
+	}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param
 	}
@@ -143,13 +150,17 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 // advance stamps the rows sel of b with the watermark before each
 // (CURRENT_WATERMARK, SPEC 2.3) and moves it to their expression's values
 // that pass it; with keep it appends a Mark to marks at each move, and
-// returns marks.
+// returns marks. A relation's carried watermark (carried) moves it before
+// the row.
 func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep bool) []Mark {
 	col := b.Cols[w.job.WatermarkCol]
 	if w.offCol >= 0 {
 		// (the other loop's, the expression computed in it)
 		tv := b.Cols[w.offCol]
 		for _, i := range sel {
+			if w.carried {
+				marks = w.carry(col, i, marks, keep)
+			}
 			col.Null[i] = !w.set
 			col.I[i] = w.wm
 			if v, ok := expr.AddInterval(tv.I[i], w.off); ok && !tv.Null[i] && (!w.set || v > w.wm) {
@@ -165,6 +176,9 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 	// reads the row's own columns, so the values do not depend on order.
 	vals := w.expr.Eval(b, sel)
 	for _, i := range sel {
+		if w.carried {
+			marks = w.carry(col, i, marks, keep)
+		}
 		col.Null[i] = !w.set
 		col.I[i] = w.wm
 		if !vals.Null[i] && (!w.set || vals.I[i] > w.wm) {
@@ -172,6 +186,21 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 			if keep {
 				marks = append(marks, Mark{At: int(i) + 1, Value: w.wm})
 			}
+		}
+	}
+	return marks
+}
+
+// carry moves the watermark to the one row i carries in col, the watermark
+// of the relation's input before it (plan.Derived.Stamps: the stream's,
+// which rows the relation's WHERE dropped moved too, SPEC 2.6), when that
+// passes it; with keep it appends a Mark at the row (before it) to marks,
+// and returns marks.
+func (w *watermarker) carry(col *vector.Vec, i int32, marks []Mark, keep bool) []Mark {
+	if v := col.I[i]; !col.Null[i] && (!w.set || v > w.wm) {
+		w.wm, w.set = v, true
+		if keep {
+			marks = append(marks, Mark{At: int(i), Value: v})
 		}
 	}
 	return marks

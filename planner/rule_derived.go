@@ -131,6 +131,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	if t.col >= 0 && t.wm != nil {
 		d.TimeCol, d.Watermark = t.col, t.wm
 		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
+		d.Stamps = len(mains) == 1 && t.stamps
 		st.EventTime = t.col
 		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
 	}
@@ -221,12 +222,15 @@ func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 
 // partTime is the event time of a part's output: its column (-1 none), its
 // watermark over the output batch, and the window bounds' columns (-1 none)
-// with their window.
+// with their window; stamps: the part gives its stream's rows one by one
+// (a projection and filter), each with the stream's watermark before it
+// (plan.Derived.Stamps).
 type partTime struct {
 	col        int
 	wm         *Expr
 	start, end int
 	win        *Window
+	stamps     bool
 }
 
 // timeOfPart finds the event time of job j's main output (SPEC 2.6): a
@@ -316,6 +320,7 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
+	t.stamps = m.Rank == nil && m.Unnest == nil
 	return t
 }
 
