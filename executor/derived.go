@@ -207,12 +207,17 @@ func (ds *derivedSource) turnRows(b *vector.Batch) error {
 }
 
 // mergeRows gives rows of a UNION ALL in event-time order: while every live
-// part has a head row, the earliest (the first part on a tie).
+// part has a head row, the earliest (the first part on a tie). With the
+// parts' watermark stamps (plan.Derived.Stamps) each row carries the least
+// of the live parts' watermarks before their head rows (NULL when one is
+// unset), the union's (SPEC 2.6).
 func (ds *derivedSource) mergeRows(b *vector.Batch) error {
 	tc := ds.d.TimeCol
+	wc := len(ds.st.Columns) // (the stamps' column, after the relation's)
 	for b.N < vector.Cap {
 		best := -1
 		var bt int64
+		low, lowSet, lowNull := int64(0), false, false
 		for k, p := range ds.parts {
 			if p.ended {
 				continue
@@ -231,12 +236,24 @@ func (ds *derivedSource) mergeRows(b *vector.Batch) error {
 			if best < 0 || t < bt {
 				best, bt = k, t
 			}
+			if ds.d.Stamps {
+				switch w := p.head.Cols[wc]; {
+				case w.Null[p.at]:
+					lowNull = true
+				case !lowSet || w.I[p.at] < low:
+					low, lowSet = w.I[p.at], true
+				}
+			}
 		}
 		if best < 0 {
 			return nil
 		}
 		p := ds.parts[best]
 		b.AppendRows(p.head, p.at, p.at+1)
+		if ds.d.Stamps {
+			w := b.Cols[wc]
+			w.Null[b.N-1], w.I[b.N-1] = lowNull || !lowSet, low
+		}
 		p.at++
 		if p.at == p.head.N {
 			p.release()

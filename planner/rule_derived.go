@@ -116,8 +116,10 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	}
 	// the relation's event time: the parts' when they agree
 	t := times[0]
+	stamps := t.stamps
 	for _, o := range times[1:] {
 		t = unionTime(t, o)
+		stamps = stamps && o.stamps
 	}
 	if len(times) > 1 {
 		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
@@ -131,7 +133,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	if t.col >= 0 && t.wm != nil {
 		d.TimeCol, d.Watermark = t.col, t.wm
 		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
-		d.Stamps = len(mains) == 1 && t.stamps
+		d.Stamps = stamps
 		st.EventTime = t.col
 		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
 	}
@@ -330,7 +332,9 @@ func timeOfPart(j *Job) partTime {
 // held back by a constant delay (WATERMARK FOR ts AS ts - INTERVAL ..., or
 // ts), the one with the larger delay, whose watermark over the union's rows
 // (given in event-time order, executor/derived.go) is the lesser; no event
-// time otherwise.
+// time otherwise. When every part filters a stream row by row, its rows also
+// carry the least of the parts' own watermarks, which the reader's watermark
+// is at least (plan.Derived.Stamps).
 func unionTime(t, o partTime) partTime {
 	none := partTime{col: -1, start: -1, end: -1}
 	switch {

@@ -12,8 +12,9 @@ import (
 // 2.6: through unions, with the minimum of the inputs' watermarks); it had
 // none, so CURRENT_WATERMARK over it was an error. Its rows come in
 // event-time order (the earliest head row first, the first part on a tie)
-// and its watermark is the greatest time so far less the largest delay:
-// random inputs against that merge and watermark computed here, through
+// and its watermark is the greatest time so far less the largest delay, or
+// the least of the live parts' own watermarks when that is more (a part
+// that ended is +inf, SPEC 2.3; plan.Derived.Stamps): random inputs against that merge and watermark computed here, through
 // CURRENT_WATERMARK and a TUMBLE count per window (the parts in order, so no
 // row is late). Watermarks of other forms still give the union no event
 // time.
@@ -46,7 +47,11 @@ func TestUnionWatermarkMinimum(t *testing.T) {
 		}
 		ddl += "CREATE VIEW v AS SELECT id, ts FROM u0 UNION ALL SELECT id, ts FROM u1 UNION ALL SELECT id, ts FROM u2;\n"
 		// the reference: merge by time (first part on a tie), the watermark
-		// before each row the greatest time so far less the largest delay
+		// before each row the greatest time so far less the largest delay,
+		// or, when more, the least of the parts' own watermarks before
+		// their next rows, a part that has given all its rows left out (its
+		// watermark is +inf once it ends, SPEC 2.3), unset while one of
+		// them is unset
 		maxDelay := max(delays[0], delays[1], delays[2])
 		var want strings.Builder
 		want.WriteString("id,ts,wm\n")
@@ -65,8 +70,27 @@ func TestUnionWatermarkMinimum(t *testing.T) {
 			}
 			r := parts[best][at[best]]
 			at[best]++
+			low, lowSet, lowNull := int64(0), false, false
+			for p := range parts {
+				switch {
+				case p != best && at[p] >= len(parts[p]):
+				case p == best && at[p] == 1 || p != best && at[p] == 0:
+					lowNull = true
+				default:
+					k := at[p] - 1
+					if p == best {
+						k--
+					}
+					if v := parts[p][k].ts - delays[p]; !lowSet || v < low {
+						low, lowSet = v, true
+					}
+				}
+			}
 			wm := ""
-			if seen {
+			switch {
+			case seen && lowSet && !lowNull:
+				wm = fmt.Sprint(max(hi-maxDelay, low))
+			case seen:
 				wm = fmt.Sprint(hi - maxDelay)
 			}
 			fmt.Fprintf(&want, "%s,%d,%s\n", r.id, r.ts, wm)

@@ -31,14 +31,16 @@ type Derived struct {
 	// itself for a window aggregate's rows (they come in window_end order).
 	TimeCol   int
 	Watermark *Expr
-	// Stamps is set when the relation's one part projects (and filters) a
-	// stream row by row, keeping its event time: each of the part's main
-	// rows carries, in a column after the relation's columns (the reading
-	// batch's watermark column, catalog.Stream layout), the stream's
-	// watermark before it, which rows the part's WHERE dropped moved too;
-	// the reader's watermark before a row is at least that (SPEC 2.6: a
-	// filter keeps its input's watermark, as Flink's does), then moves by
-	// Watermark after it. NULL where the part gives no stamp (the stream's
+	// Stamps is set when each part projects (and filters) a stream row by
+	// row, keeping its event time: each of a part's main rows carries, in a
+	// column after the relation's columns (the reading batch's watermark
+	// column), the stream's watermark before it, which rows the part's WHERE
+	// dropped moved too; for a UNION ALL, whose rows come in event-time
+	// order, the least of the live parts' watermarks before their next rows
+	// (an ended part's is +inf). The reader's watermark before a row is at
+	// least that (SPEC 2.6: a filter keeps its input's watermark, as
+	// Flink's does; a union the minimum of its inputs'), then moves by
+	// Watermark after it. NULL where a part gives no stamp (its stream's
 	// watermark unset, or a row an operator made).
 	Stamps bool
 	// WindowStart and WindowEnd are the columns holding window_start and
