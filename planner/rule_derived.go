@@ -322,7 +322,10 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
-	t.stamps = m.Rank == nil && m.Unnest == nil
+	// (a Kafka stream's rows are stamped with their partition's watermark,
+	// SPEC 2.5, which a reader with one watermark cannot carry: it keeps
+	// its own over the rows, as before)
+	t.stamps = m.Rank == nil && m.Unnest == nil && st.Kafka() == nil
 	return t
 }
 

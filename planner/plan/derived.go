@@ -32,16 +32,17 @@ type Derived struct {
 	TimeCol   int
 	Watermark *Expr
 	// Stamps is set when each part projects (and filters) a stream row by
-	// row, keeping its event time: each of a part's main rows carries, in a
-	// column after the relation's columns (the reading batch's watermark
-	// column), the stream's watermark before it, which rows the part's WHERE
-	// dropped moved too; for a UNION ALL, whose rows come in event-time
-	// order, the least of the live parts' watermarks before their next rows
-	// (an ended part's is +inf). The reader's watermark before a row is at
-	// least that (SPEC 2.6: a filter keeps its input's watermark, as
-	// Flink's does; a union the minimum of its inputs'), then moves by
-	// Watermark after it. NULL where a part gives no stamp (its stream's
-	// watermark unset, or a row an operator made).
+	// row, keeping its event time (not a Kafka stream, whose rows carry
+	// their partition's watermark, SPEC 2.5): each of a part's main rows
+	// carries, in a column after the relation's columns (the reading
+	// batch's watermark column), the stream's watermark before it, which
+	// rows the part's WHERE dropped moved too; for a UNION ALL, whose rows
+	// come in event-time order, the least of the live parts' watermarks
+	// before their next rows (an ended part's is +inf). The reader's
+	// watermark before a row is at least that (SPEC 2.6: a filter keeps its
+	// input's watermark, as Flink's does; a union the minimum of its
+	// inputs'), then moves by Watermark after it. NULL where a part gives no
+	// stamp (its stream's watermark unset, or a row an operator made).
 	Stamps bool
 	// WindowStart and WindowEnd are the columns holding window_start and
 	// window_end of the window aggregate whose rows the relation gives (-1
