@@ -34,7 +34,9 @@ type derivedHub struct {
 // row by row in event-time order (the earliest head row first, the first
 // part on a tie), so the output is deterministic. The other rows go to the
 // reading job's outputs (Job.DerivedOutputs) as they come, on the reading
-// job's goroutine.
+// job's goroutine. With plan.Derived.Stamps each main row carries its
+// input's watermark before it into the reading batch's watermark column,
+// which the reader's watermark assigner takes (watermarker.carry).
 type derivedSource struct {
 	st  *catalog.Stream
 	d   *plan.Derived
