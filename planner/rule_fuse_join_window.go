@@ -58,10 +58,8 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 		!fusableJoin(both) {
 		return st, main
 	}
-	for _, e := range pm.Project {
-		if !e.Steady() {
-			return st, main
-		}
+	if !allSteady(pm.Project) {
+		return st, main
 	}
 	lt, delay, ok := both.OutputTime()
 	if !ok || d.TimeCol >= len(pm.Project) || pm.Project[d.TimeCol].Op != plan.OpCol || pm.Project[d.TimeCol].Col != lt || d.Watermark == nil {

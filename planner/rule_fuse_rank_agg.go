@@ -75,16 +75,8 @@ func ruleFuseRankAgg(st *catalog.Stream, branches []*Branch, main *Branch) (*cat
 // window, LIMIT or rank of its own (ruleFuseRankAgg's and
 // ruleFuseRankAggSides' shape); nil, nil otherwise.
 func groupByPart(d *plan.Derived) (*catalog.Stream, *Branch) {
-	if len(d.Parts) != 1 {
-		return nil, nil
-	}
-	part := d.Parts[0]
-	pm := part.Main
-	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
-		pm.Agg == nil || !pm.Agg.Updating || pm.Agg.Window != nil || pm.Rank != nil || pm.Join != nil || pm.Limit >= 0 {
-		return nil, nil
-	}
-	if plan.DerivedOf(part.Stream) != nil {
+	part, pm := streamPart(d)
+	if pm == nil || pm.Agg == nil || !pm.Agg.Updating || pm.Agg.Window != nil || pm.Rank != nil || pm.Join != nil || pm.Limit >= 0 {
 		return nil, nil
 	}
 	if kc := part.Stream.Kafka(); kc == nil || kc.GroupID == "" {

@@ -34,11 +34,9 @@ func ruleFuseRankCalc(st *catalog.Stream, branches []*Branch, main *Branch) (*ca
 		main.Join != nil || main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
 		return st, main
 	}
-	part := d.Parts[0]
-	pm := part.Main
-	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
-		pm.Rank == nil || pm.Rank.Fused() || pm.Rank.LateOutput >= 0 || pm.Join != nil || pm.Limit >= 0 || pm.Sink != nil ||
-		plan.DerivedOf(part.Stream) != nil || part.ReplayStrategy() != "replayed" {
+	part, pm := streamPart(d)
+	if pm == nil || pm.Rank == nil || pm.Rank.Fused() || pm.Rank.LateOutput >= 0 || pm.Join != nil || pm.Limit >= 0 || pm.Sink != nil ||
+		part.ReplayStrategy() != "replayed" {
 		return st, main
 	}
 	ncols := len(pm.Columns)

@@ -76,17 +76,13 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	case r == nil || r.Bounded || r.Fused() || !(r.Kind == plan.RankTopN && r.Updating && !r.Retract || r.Kind == plan.RankDedup):
 		return st, main
 	}
-	part := d.Parts[0]
-	pm := part.Main
-	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
-		pm.Agg != nil || pm.Rank != nil || pm.Join != nil || pm.Unnest != nil || pm.Both != nil || pm.Limit >= 0 || pm.Sink != nil ||
-		plan.DerivedOf(part.Stream) != nil || part.Stream.Kafka() == nil || part.Stream.Kafka().GroupID == "" {
+	part, pm := streamPart(d)
+	if pm == nil || pm.Agg != nil || pm.Rank != nil || pm.Join != nil || pm.Unnest != nil || pm.Both != nil || pm.Limit >= 0 || pm.Sink != nil ||
+		part.Stream.Kafka() == nil || part.Stream.Kafka().GroupID == "" {
 		return st, main
 	}
-	for _, e := range pm.Project {
-		if !e.Steady() {
-			return st, main
-		}
+	if !allSteady(pm.Project) {
+		return st, main
 	}
 	// the relation's CURRENT_WATERMARK column (its batch's last), and the
 	// stream's: one value when the relation's time is the stream's event
@@ -193,6 +189,37 @@ func inlineAgg(a *plan.Aggregate, subst func(*Expr) *Expr, dwm, swm int) *plan.A
 		return nil
 	}
 	return &aa
+}
+
+// streamPart returns the one part of relation d and its main query when the
+// part is a plain query of one stream (not of another relation): a main
+// query and one output, no side branch, dead letter, two-sided join or
+// UNNEST; nil, nil otherwise. It is the shape ruleInlineView,
+// ruleFuseRankAgg and ruleFuseRankCalc plan in the reading job, each adding
+// what its own operator needs of the main query.
+func streamPart(d *plan.Derived) (*plan.Job, *Branch) {
+	if len(d.Parts) != 1 {
+		return nil, nil
+	}
+	part := d.Parts[0]
+	pm := part.Main
+	if pm == nil || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Both != nil || part.Unnest != nil || len(part.Outputs) != 1 ||
+		plan.DerivedOf(part.Stream) != nil {
+		return nil, nil
+	}
+	return part, pm
+}
+
+// allSteady reports whether every expression of es is Steady (the same
+// value for the same row wherever it is computed: no RAND, no clock), so a
+// rule may move it into another job or operator.
+func allSteady(es []*Expr) bool {
+	for _, e := range es {
+		if !e.Steady() {
+			return false
+		}
+	}
+	return true
 }
 
 // inlineWhere returns the WHERE of a query over a relation planned in the

@@ -70,10 +70,8 @@ func ruleJoinSwapJob(j *Job) {
 	if m.Where != nil && !m.Where.Steady() {
 		return
 	}
-	for _, e := range m.Project {
-		if !e.Steady() {
-			return
-		}
+	if !allSteady(m.Project) {
+		return
 	}
 	for _, kc := range both.Keys[0] {
 		held := false
