@@ -78,21 +78,7 @@ func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
 				if inlined := job.Stream == st && job.ReplayStrategy() == "replayed"; inlined != run.group {
 					t.Fatalf("%s: planned as one replayed job over the stream: %v, want %v", run.q, inlined, run.group)
 				}
-				st.Config = st.Kafka()
-				st.Connector = tornGroupSpec
-				var names []string
-				for _, o := range job.Outputs {
-					names = append(names, o.Name)
-				}
-				sink := &orderSink{names: names}
-				rng := rand.New(rand.NewSource(seed*7 + int64(k)))
-				tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
-					return &groupFake{rows: rows, rng: rng, checks: &tornChecks{}} // (its rows all of partition 0)
-				}
-				if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
-					t.Fatalf("%s: %v", run.q, err)
-				}
-				got[k] = strings.Join(sink.out, "\n")
+				got[k] = runOnePart(t, job, st, rows, rand.New(rand.NewSource(seed*7+int64(k))))
 			}
 			if got[0] != got[1] {
 				t.Fatalf("%s, seed %d: one job over the stream gives\n%s\nthe relation read apart gives\n%s", c.q, seed, got[0], got[1])
@@ -104,6 +90,81 @@ func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
 			t.Errorf("%s: %d windows and %d late rows written: the test checks too little", c.q, windows, lates)
 		}
 	}
+}
+
+// TestWindowOverViewWithSidesInlinedIsTheRelations (the planner's
+// ruleInlineView with side branches, issue 24 item 5): a window aggregate
+// over a view that projects a Kafka stream in a group, with side branches
+// over the view, planned as one job over the stream, gives row for row
+// and in order (side rows, windows, late rows with the view's columns)
+// what the same queries give over the view read as a job of its own (the
+// plan without a consumer group), over random rows of one partition in
+// random batches, 30 seeds per case. The view only projects (a WHERE
+// would make the view's job compute the watermark again over the rows it
+// keeps: TestWindowOverViewInlinedIsTheRelations).
+func TestWindowOverViewWithSidesInlinedIsTheRelations(t *testing.T) {
+	const view = "CREATE VIEW v AS SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s"
+	for _, c := range []struct {
+		sides []string
+		q     string
+	}{
+		{[]string{"SELECT u, t2 INTO SIDE 'hot' FROM v WHERE t2 % 7 = 0", "SELECT LOWER(u) AS l, ts INTO SIDE 'odd' FROM v WHERE ts % 2 = 1 AND ts % 3 = 0"},
+			"SELECT window_start, u, COUNT(*) AS n, SUM(t2) AS s2 FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE t2 % 3 <> 1 GROUP BY window_start, window_end, u"},
+		{[]string{"SELECT u, ts, CURRENT_WATERMARK(ts) AS w INTO SIDE 'tardy' FROM v WHERE ts < CURRENT_WATERMARK(ts) AND ts % 2 = 0"},
+			"SELECT window_start, window_end, u, COUNT(*) AS n FROM TABLE(SESSION(TABLE v PARTITION BY u, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY window_start, window_end, u"},
+	} {
+		windows, sides, lates := 0, 0, 0
+		for seed := int64(1); seed <= 30; seed++ {
+			rows := onePartRows(rand.New(rand.NewSource(seed)))
+			var got [2]string
+			for k, group := range []bool{true, false} {
+				with := "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
+				if group {
+					with = kafkaGroup
+				}
+				wm := "ts"
+				if seed%2 == 0 {
+					wm = "ts - INTERVAL '2' SECOND"
+				}
+				job, st := planViewSidesWith(t, wm, with, view, c.sides, c.q)
+				if inlined := job.Stream == st && job.ReplayStrategy() == "replayed"; inlined != group {
+					t.Fatalf("%s with %v: planned as one replayed job over the stream: %v, want %v", c.q, c.sides, inlined, group)
+				}
+				got[k] = runOnePart(t, job, st, rows, rand.New(rand.NewSource(seed*7+int64(k))))
+			}
+			if got[0] != got[1] {
+				t.Fatalf("%s with %v, seed %d: one job over the stream gives\n%s\nthe view read apart gives\n%s", c.q, c.sides, seed, got[0], got[1])
+			}
+			windows += strings.Count(got[0], "main: ")
+			sides += strings.Count(got[0], "hot: ") + strings.Count(got[0], "odd: ") + strings.Count(got[0], "tardy: ")
+			lates += strings.Count(got[0], "late: ")
+		}
+		if windows == 0 || sides == 0 || lates == 0 {
+			t.Errorf("%s with %v: %d windows, %d side rows and %d late rows written: the test checks too little", c.q, c.sides, windows, sides, lates)
+		}
+	}
+}
+
+// runOnePart runs job over rows of partition 0 of its Kafka stream st (the
+// job's, or the one a relation it reads reads), read through groupFake in
+// random batches (rng), and returns its output lines, "<output>: <row>",
+// in order.
+func runOnePart(t *testing.T, job *planner.Job, st *catalog.Stream, rows []replayRow, rng *rand.Rand) string {
+	t.Helper()
+	st.Config = st.Kafka()
+	st.Connector = tornGroupSpec
+	var names []string
+	for _, o := range job.Outputs {
+		names = append(names, o.Name)
+	}
+	sink := &orderSink{names: names}
+	tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
+		return &groupFake{rows: rows, rng: rng, checks: &tornChecks{}} // (its rows all of partition 0)
+	}
+	if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
+		t.Fatalf("%s: %v", job.Main.Text, err)
+	}
+	return strings.Join(sink.out, "\n")
 }
 
 // onePartRows returns random rows of partition 0: keys k0 to k2, times

@@ -162,6 +162,9 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		// over the stream (issue 24 item 5: ruleInlineView)
 		{"TUMBLE over a filtering view", "INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v2 < 100 GROUP BY window_start, window_end, d;"},
 		{"SESSION over a filtering view", "INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(SESSION(TABLE recent_ts PARTITION BY d, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, d;"},
+		// (and with a side branch that filters and projects the view:
+		// inlineSides)
+		{"TUMBLE over a filtering view beside a side branch over the view", "SELECT d AS deviceNo, v2 AS n INTO STREAM counts_out FROM recent_ts WHERE v2 > 100;\nEXPLAIN INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, d;"},
 		{"CUMULATE over a filtering view", "INSERT INTO rows_out SELECT d, MAX(v2) AS v FROM TABLE(CUMULATE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, d;"},
 		{"TUMBLE over a join view", "INSERT INTO rows_out SELECT deviceNo, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;"},
 		{"HOP over a temporal join view", "INSERT INTO rows_out SELECT deviceNo, MAX(v) AS v FROM TABLE(HOP(TABLE versioned, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;"},

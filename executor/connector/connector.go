@@ -483,9 +483,17 @@
 // TestWindowOverViewInlinedIsTheRelations (the one job's output, late rows
 // too, is the relation's read as a job of its own, one partition; that
 // job computes the relation's watermark again over the rows its WHERE
-// keeps, which the one job does not). A window over such a relation on
-// a time it computes has no event time; one with side branches over the
-// relation is not replayed. A rank operator over the
+// keeps, which the one job does not). So is such a window with side
+// branches over the relation that filter and project its rows (planner's
+// inlineSides): each side is planned over the stream with the relation's
+// WHERE before its own, so SPEC 2.1's first match over the stream's rows
+// gives it the relation's rows it took, and it keeps no state (its rows
+// read again below e are not written again, I3; the executor's
+// TestReplayWindowOverViewWithSides, TestWindowOverViewWithSidesInlinedIsTheRelations,
+// tests/kafka_rankreplay_test.go's TestKafkaWindowOverViewWithSidesCrashesExactlyOnce).
+// A window over such a relation on a time it computes has no event time;
+// one with side branches over the relation that aggregate is not
+// replayed. A rank operator over the
 // stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
 // event time) in the main query of a job whose side branches aggregate
 // (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of
