@@ -430,6 +430,32 @@ func TestReplayRankOverView(t *testing.T) {
 	})
 }
 
+// TestReplayDedupOverView (issue 24 item 5, SPEC 2.9): a deduplication
+// keeping the first row over a view, subquery or WITH relation that
+// filters and projects a Kafka stream in a group is one job over the
+// stream (ruleInlineView) whose late rows are the relation's rows
+// (plan.Rank.LateProject): crashed at random points (cut inside a batch
+// too) and read again by a second process, it emits with the first what
+// one process emits, its late rows once, over 40 seeds per query.
+func TestReplayDedupOverView(t *testing.T) {
+	lates := 0
+	for _, q := range []string{
+		"WITH v AS (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s WHERE ts % 5 <> 0) SELECT u, t2, ts FROM (SELECT u, t2, ts, ROW_NUMBER() OVER (PARTITION BY u ORDER BY ts) AS rn FROM v) WHERE rn = 1",
+		"SELECT kk, t, m FROM (SELECT kk, t, m, ROW_NUMBER() OVER (PARTITION BY kk, m ORDER BY t) AS rn FROM (SELECT CONCAT(k, '!') AS kk, ts AS t, ts % 2 AS m FROM s WHERE ts % 3 <> 0) WHERE t % 7 <> 1) WHERE rn = 1",
+	} {
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
+		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" || job.Main.Rank.LateProject == nil {
+			t.Fatalf("%s: not planned as one replayed job over the stream with the relation's late rows (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 40; seed++ {
+			lates += replayExactlyOnce(t, "", q, seed)
+		}
+	}
+	if lates == 0 {
+		t.Error("no run wrote a late row: the late rows' replay is not checked")
+	}
+}
+
 // TestReplayAggregateOverView (issue 24 item 5): an updating GROUP BY or
 // global aggregate directly over a subquery, view or WITH relation that
 // only filters and projects a Kafka stream in a group, keeping its event

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,46 +50,101 @@ func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
 			"WITH v AS (SELECT UPPER(k) AS u, ts FROM s) SELECT window_start, window_end, u, COUNT(*) AS n, SUM(ts) AS s FROM TABLE(SESSION(TABLE v PARTITION BY u, DESCRIPTOR(ts), INTERVAL '3' SECOND)) WHERE ts % 5 <> 2 GROUP BY window_start, window_end, u",
 		},
 	} {
-		ref := c.ref
-		if ref == "" {
-			ref = c.q
-		}
-		windows, lates := 0, 0
-		for seed := int64(1); seed <= 30; seed++ {
-			rows := onePartRows(rand.New(rand.NewSource(seed)))
-			var got [2]string
-			for k, run := range []struct {
-				q     string
-				group bool
-			}{{c.q, true}, {ref, false}} {
-				with := "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
-				if run.group {
-					with = kafkaGroup
-				}
-				wm := "ts"
-				if seed%2 == 0 {
-					wm = "ts - INTERVAL '2' SECOND"
-				}
-				st, cat := streamS(t, wm, with)
-				mb := planBranch(t, cat, run.q)
-				job, err := planner.NewJob(mb.Stream, nil, mb, run.q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if inlined := job.Stream == st && job.ReplayStrategy() == "replayed"; inlined != run.group {
-					t.Fatalf("%s: planned as one replayed job over the stream: %v, want %v", run.q, inlined, run.group)
-				}
-				got[k] = runOnePart(t, job, st, rows, rand.New(rand.NewSource(seed*7+int64(k))))
+		inlinedIsTheRelations(t, c.q, c.ref, false)
+	}
+}
+
+// inlinedIsTheRelations checks that query q over a relation that filters
+// and projects the Kafka stream s, planned as one replayed job over s
+// in a consumer group, gives row for row and in order what ref ("": q)
+// gives over the relation read as a job of its own (the plan without a
+// group), over random rows of one partition in random batches, 30 seeds
+// (with byOutput, each output's rows in order: not how the outputs'
+// rows interleave);
+// and that the runs wrote main rows and late rows (outputs late and
+// tardy), or the check would be empty.
+func inlinedIsTheRelations(t *testing.T, q, ref string, byOutput bool) {
+	t.Helper()
+	if ref == "" {
+		ref = q
+	}
+	rows, lates := 0, 0
+	for seed := int64(1); seed <= 30; seed++ {
+		in := onePartRows(rand.New(rand.NewSource(seed)))
+		var got [2]string
+		for k, run := range []struct {
+			q     string
+			group bool
+		}{{q, true}, {ref, false}} {
+			with := "'connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
+			if run.group {
+				with = kafkaGroup
 			}
-			if got[0] != got[1] {
-				t.Fatalf("%s, seed %d: one job over the stream gives\n%s\nthe relation read apart gives\n%s", c.q, seed, got[0], got[1])
+			wm := "ts"
+			if seed%2 == 0 {
+				wm = "ts - INTERVAL '2' SECOND"
 			}
-			windows += strings.Count(got[0], "main: ")
-			lates += strings.Count(got[0], "late: ") + strings.Count(got[0], "tardy: ")
+			st, cat := streamS(t, wm, with)
+			mb := planBranch(t, cat, run.q)
+			job, err := planner.NewJob(mb.Stream, nil, mb, run.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inlined := job.Stream == st && job.ReplayStrategy() == "replayed"; inlined != run.group {
+				t.Fatalf("%s: planned as one replayed job over the stream: %v, want %v", run.q, inlined, run.group)
+			}
+			got[k] = runOnePart(t, job, st, in, rand.New(rand.NewSource(seed*7+int64(k))))
+			if byOutput {
+				lines := strings.Split(got[k], "\n")
+				slices.SortStableFunc(lines, func(a, b string) int {
+					x, _, _ := strings.Cut(a, ":")
+					y, _, _ := strings.Cut(b, ":")
+					return strings.Compare(x, y)
+				})
+				got[k] = strings.Join(lines, "\n")
+			}
 		}
-		if windows == 0 || lates == 0 {
-			t.Errorf("%s: %d windows and %d late rows written: the test checks too little", c.q, windows, lates)
+		if got[0] != got[1] {
+			t.Fatalf("%s, seed %d: one job over the stream gives\n%s\nthe relation read apart gives\n%s", q, seed, got[0], got[1])
 		}
+		rows += strings.Count(got[0], "main: ")
+		lates += strings.Count(got[0], "late: ") + strings.Count(got[0], "tardy: ")
+	}
+	if rows == 0 || lates == 0 {
+		t.Errorf("%s: %d main rows and %d late rows written: the test checks too little", q, rows, lates)
+	}
+}
+
+// TestDedupOverViewInlinedIsTheRelations (the planner's ruleInlineView,
+// SPEC 2.4, 2.9: a late row is the operator's input row, the relation's):
+// a deduplication keeping the first row by event time over a relation
+// that filters and projects a Kafka stream in a group, planned as one job
+// over the stream, gives row for row and in order (first rows, and late
+// rows with the relation's columns and values) what it gives over the
+// relation read as a job of its own, over random rows, 30 seeds per
+// query (inlinedIsTheRelations), each output's rows in order: a
+// deduplication writes a batch's late rows before the first rows the
+// watermark fires at the batch's end, so how the two outputs interleave
+// follows the batches, which the relation's job cuts otherwise. The relation's WHERE goes into the
+// reference's query over it, as TestWindowOverViewInlinedIsTheRelations
+// does. Before plan.Rank.LateProject the one job wrote the stream's rows
+// (k, ts) as its late rows.
+func TestDedupOverViewInlinedIsTheRelations(t *testing.T) {
+	for _, c := range []struct{ q, ref string }{
+		{ // the same query both ways: the relation only projects
+			"WITH v AS (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s) SELECT u, t2, ts FROM (SELECT u, t2, ts, ROW_NUMBER() OVER (PARTITION BY u ORDER BY ts) AS rn FROM v) WHERE rn = 1",
+			"",
+		},
+		{ // an event time renamed, two keys, a WHERE over the relation
+			"SELECT kk, t, m FROM (SELECT kk, t, m, ROW_NUMBER() OVER (PARTITION BY kk, m ORDER BY t) AS rn FROM (SELECT CONCAT(k, '!') AS kk, ts AS t, ts % 2 AS m FROM s WHERE ts % 3 <> 0) WHERE t % 7 <> 1) WHERE rn = 1",
+			"SELECT kk, t, m FROM (SELECT kk, t, m, ROW_NUMBER() OVER (PARTITION BY kk, m ORDER BY t) AS rn FROM (SELECT CONCAT(k, '!') AS kk, ts AS t, ts % 2 AS m FROM s) WHERE t % 3 <> 0 AND t % 7 <> 1) WHERE rn = 1",
+		},
+		{
+			"WITH v AS (SELECT LOWER(k) AS l, ts, ts / 1000 AS sec FROM s WHERE ts % 5 <> 0) SELECT l, sec FROM (SELECT l, sec, ts, ROW_NUMBER() OVER (PARTITION BY l ORDER BY ts ASC) AS rn FROM v) WHERE rn = 1",
+			"WITH v AS (SELECT LOWER(k) AS l, ts, ts / 1000 AS sec FROM s) SELECT l, sec FROM (SELECT l, sec, ts, ROW_NUMBER() OVER (PARTITION BY l ORDER BY ts ASC) AS rn FROM v WHERE ts % 5 <> 0) WHERE rn = 1",
+		},
+	} {
+		inlinedIsTheRelations(t, c.q, c.ref, true)
 	}
 }
 

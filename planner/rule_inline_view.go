@@ -38,8 +38,10 @@ import (
 // expression is computed again where main reads it); the relation's event
 // time, when main reads its CURRENT_WATERMARK, is the stream's WATERMARK
 // FOR column projected as it is (the relation's watermark is then the
-// stream's). A deduplication's late rows are then the stream's rows, as
-// over the stream (an updating aggregate has none).
+// stream's). A deduplication's late rows stay the relation's rows (SPEC
+// 2.4, 2.9: the operator's input row): the relation's select list
+// computed for them (plan.Rank.LateProject, LateColumns), as a window's
+// below (an updating aggregate and an updating Top-N have none).
 //
 // A window aggregate (TUMBLE, HOP, CUMULATE or SESSION, grouped, not
 // cascaded, not on processing time: inlinableWindow) is inlined
@@ -151,6 +153,11 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 			}
 		}
 		rr := *r
+		if r.Kind == plan.RankDedup {
+			// its late rows are the relation's rows (SPEC 2.4, 2.9: the
+			// operator's input row), as a window's
+			rr.LateProject, rr.LateColumns = pm.Project[:len(st.Columns)], st.Columns
+		}
 		b.Rank = &rr
 	}
 	b.Stream, b.Uses = part.Stream, pm.Uses

@@ -48,6 +48,34 @@ func TestKafkaDedupCrashesExactlyOnce(t *testing.T) {
 		}))
 }
 
+// TestKafkaDedupOverViewCrashesExactlyOnce (issue 24 item 5): the first
+// row by event time of each lower-cased key over a view that filters and
+// projects the topic's stream, planned as one job over the stream (the
+// planner's ruleInlineView, its late rows the view's) while processes are
+// SIGKILLed: each key's row once, the reference's (each key's first row
+// the view keeps).
+func TestKafkaDedupOverViewCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders)
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "u VARCHAR, id BIGINT, ts BIGINT",
+		"CREATE VIEW kept AS SELECT LOWER(k) AS u, id, ts FROM readings WHERE v % 5 <> 0;\n"+
+			"INSERT INTO results SELECT u, id, ts FROM (\n"+
+			"  SELECT u, id, ts, ROW_NUMBER() OVER (PARTITION BY u ORDER BY ts ASC) AS rn FROM kept)\n"+
+			"WHERE rn = 1;\n",
+		func(byKey map[string][]rankRow) map[string]int {
+			want := map[string]int{}
+			for k, rs := range byKey {
+				for _, r := range rs {
+					if r.v%5 != 0 { // the view's WHERE
+						want[fmt.Sprintf("%s,%d,%d", strings.ToLower(k), r.id, r.ts)]++
+						break
+					}
+				}
+			}
+			return want
+		}))
+}
+
 // TestKafkaOverCrashesExactlyOnce: a running sum over each key's last three
 // rows by event time (OVER … ROWS BETWEEN 2 PRECEDING AND CURRENT ROW):
 // every input row once, with the reference's sum.

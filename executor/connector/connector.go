@@ -461,7 +461,12 @@
 // ruleInlineView): the relation's WHERE and select list are computed
 // before the operator, which is replayed as over the stream's rows
 // (TestKafkaTopNOverViewCrashesExactlyOnce,
-// TestKafkaGroupByOverViewCrashesExactlyOnce). An updating aggregate over
+// TestKafkaGroupByOverViewCrashesExactlyOnce); a deduplication's late
+// rows are the relation's, its select list computed for them
+// (plan.Rank.LateProject; late rows read again below e are not written
+// again, I3: the executor's TestReplayDedupOverView,
+// TestDedupOverViewInlinedIsTheRelations,
+// TestKafkaDedupOverViewCrashesExactlyOnce). An updating aggregate over
 // such a relation that drops the stream's event time is planned so too:
 // the job runs the stream's WATERMARK, whose stamps the groups keep for
 // w_p as over the stream, while 'table.exec.state.ttl' keeps the
