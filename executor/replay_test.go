@@ -289,19 +289,55 @@ func TestReplayTopNOverGroupByWithSides(t *testing.T) {
 // group, -U old and +U new) and gives each change row to the first branch
 // whose WHERE holds for it, over random rows and batches.
 func TestFanoutRoutesTheViewsChanges(t *testing.T) {
+	fanoutRoutesTheViewsChanges(t, "ts", 0)
+}
+
+// TestFanoutStateTTLOneClock (issue 24 item 5): with
+// 'table.exec.state.ttl' and no event time, the branches' copies of the
+// view's GROUP BY in the fanned-out job (plan.Job.Fanout) read one
+// processing-time clock reading per batch (the aggregate operator's
+// procClock), so they expire a group at the same row and write what
+// routing the changes of the view's one aggregate writes: the reference
+// of TestFanoutRoutesTheViewsChanges, whose groups expire when the clock,
+// read once per batch that changes a group, is the TTL past their last
+// change (a row of an expired group starts it anew, +I, Flink's state
+// TTL). The clock advances by one ms at each reading and the TTL is 2 ms,
+// so a copy reading a clock of its own would expire groups the others
+// keep (it fails so without procClock), over 40 seeds.
+func TestFanoutStateTTLOneClock(t *testing.T) {
+	fanoutRoutesTheViewsChanges(t, "", 2)
+}
+
+// fanoutRoutesTheViewsChanges is TestFanoutRoutesTheViewsChanges over the
+// stream s with the WATERMARK expression wm ("": none), the view's and so
+// every branch's GROUP BY with a processing-time 'table.exec.state.ttl'
+// of ttl ms (0: none) whose clock reads 1, 2, 3, ... ms.
+func fanoutRoutesTheViewsChanges(t *testing.T, wm string, ttl int64) {
 	const view = "CREATE VIEW g AS SELECT k, COUNT(*) AS n, SUM(ts) AS s FROM s WHERE ts % 5 <> 0 GROUP BY k"
 	sides := []string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n INTO SIDE 'few' FROM g WHERE n < 4"}
 	main := "SELECT UPPER(k) AS u, s * 2 AS s2 FROM g WHERE n % 3 <> 0"
+	clock := int64(0)
+	if ttl > 0 {
+		defer func() { ttlNow = nil }()
+		ttlNow = func() int64 { clock++; return clock }
+	}
+	expired := 0
 	for seed := int64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		job := planViewSides(t, "ts", view, sides, main)
+		job := planViewSides(t, wm, view, sides, main)
 		if !job.Fanout {
 			t.Fatal("not planned with every row to every branch")
 		}
+		for _, b := range job.AllBranches() {
+			if b.Agg.StateTTL = time.Duration(ttl) * time.Millisecond; ttl > 0 && (job.WatermarkCol >= 0 || b.Agg.ProcTimeTTL) {
+				t.Fatal("the fanned-out job has event time: its TTL's clock is the watermark")
+			}
+		}
+		clock = 0
 		run := newReplayRun(t, job)
 		run.sink.kinds = true
 		var want []string
-		type group struct{ n, s int64 }
+		type group struct{ n, s, touched int64 }
 		groups := map[string]*group{}
 		route := func(kind, k string, g group) {
 			switch {
@@ -314,8 +350,10 @@ func TestFanoutRoutesTheViewsChanges(t *testing.T) {
 			}
 		}
 		offs := [2]int64{}
+		now := int64(0) // (the view's aggregate's clock: read at the first row of a batch it takes)
 		for range 5 + rng.Intn(20) {
 			var b []replayRow
+			read := false
 			for range 1 + rng.Intn(8) {
 				p := int32(rng.Intn(2))
 				x := replayRow{p, offs[p], fmt.Sprintf("k%d%d", p, rng.Intn(3)), int64(rng.Intn(50_000))}
@@ -324,16 +362,22 @@ func TestFanoutRoutesTheViewsChanges(t *testing.T) {
 				if x.ts%5 == 0 { // (the view's WHERE)
 					continue
 				}
+				if !read {
+					now, read = now+1, true
+				}
 				g := groups[x.k]
+				if g != nil && ttl > 0 && now-g.touched >= ttl {
+					g = nil // (expired: dropped without a change)
+					expired++
+				}
 				if g == nil {
-					g = &group{}
+					g = &group{n: 1, s: x.ts, touched: now}
 					groups[x.k] = g
-					g.n, g.s = 1, x.ts
 					route("+I", x.k, *g)
 					continue
 				}
 				route("-U", x.k, *g)
-				g.n, g.s = g.n+1, g.s+x.ts
+				g.n, g.s, g.touched = g.n+1, g.s+x.ts, now
 				route("+U", x.k, *g)
 			}
 			run.push(b)
@@ -344,6 +388,9 @@ func TestFanoutRoutesTheViewsChanges(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("seed %d: the job wrote\n%s\nrouting the view's changes writes\n%s", seed, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+	}
+	if ttl > 0 && expired == 0 {
+		t.Error("no group expired: the TTL is not checked")
 	}
 }
 
