@@ -139,6 +139,37 @@ func TestJoinTopNReplayAfterKills(t *testing.T) {
 	}
 }
 
+// TestJoinTopNCalcReplayAfterKills (issue 23 item 6, issue 24 item 5;
+// the planner's ruleFuseRankCalc over joinPart): a query that filters
+// (a condition beside the rank's bound, WHERE rn <= 2 AND …) or computes
+// expressions over an updating Top-N after an interval (INNER, LEFT) or
+// temporal join of two Kafka streams in a group is fused into the join's
+// job (plan.Rank.Where, Calc) and replayed with it (JoinRankReplayed):
+// over processes killed at random points it gives the changelog of one
+// uninterrupted run (joinReplayKills). Without the fusion the query reads
+// the Top-N as a relation of its own, read whole, and is not replayed
+// (the test fails at the plan). 40 seeds per query (10 with -short).
+func TestJoinTopNCalcReplayAfterKills(t *testing.T) {
+	const interval = " FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND"
+	queries := []string{
+		"SELECT k, ts, rts FROM (SELECT l.k, l.ts, r.ts AS rts, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY r.ts DESC) AS rn" + interval + ") WHERE rn <= 2 AND ts % 3 <> 0",
+		"SELECT UPPER(k) AS u, ts - COALESCE(rts, 0) AS d, rn * 10 AS r10 FROM (SELECT l.k, l.ts, r.ts AS rts, RANK() OVER (PARTITION BY l.k ORDER BY l.ts DESC) AS rn FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND) WHERE rn <= 3",
+		"SELECT CONCAT(k, '!') AS kk, ts FROM (SELECT l.k, l.ts, r.ts AS rts, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY l.ts DESC) AS rn FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k) WHERE rn <= 2 AND (rts IS NULL OR rts % 2 = 0)",
+	}
+	seeds := int64(40)
+	if testing.Short() {
+		seeds = 10
+	}
+	for _, q := range queries {
+		if _, job := jaPlan(t, q); job.Both == nil || !job.JoinRankReplayed() || !job.Main.Rank.Fused() {
+			t.Fatalf("%s: the query over the Top-N is not planned in the join's job, replayed with it", q)
+		}
+		if !joinReplayKills(t, q, seeds) {
+			return
+		}
+	}
+}
+
 // TestJoinWindowFusedIsTheRelations (planner's ruleFuseJoinWindow): the
 // window aggregate planned as one job with the join gives, row for row and
 // in order, what the same query gives over the relation read as a job of

@@ -232,6 +232,68 @@ func scaleJoinTopNJob(t *testing.T) scaleJob {
 	return job
 }
 
+// TestKafkaJoinTopNCalcCrashesExactlyOnce (issue 23 item 6, issue 24
+// item 5; the planner's ruleFuseRankCalc over a join's Top-N):
+// TestKafkaJoinTopNCrashesExactlyOnce's latest paid order per key with a
+// condition beside the rank's bound (WHERE rn <= 1 AND id % 3 <> 0, which
+// filters the Top-N's changes, each row's kind kept: SPEC 2.8), fused into
+// the join's job and replayed with it while processes are SIGKILLed:
+// each key's read_committed upsert records are the reference's, once.
+func TestKafkaJoinTopNCalcCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, func(t *testing.T) scaleJob {
+		rows := envInt(t, "STREAMQL_SCALE_ROWS", 1_000_000) / 50
+		// the reference: each key's paid orders in time order; the Top-1
+		// (with its rank column: rn) changes by -U old, +U new, and the
+		// condition keeps the changes of the orders with id % 3 <> 0; the
+		// upsert sink writes a +I or +U as the key's value, a -U followed by
+		// its key's +U not at all, any other -U as a tombstone
+		want := map[string][]string{}
+		prev := map[string]int{}
+		for id := range rows {
+			if payDelay(id) > 2000 {
+				continue
+			}
+			k := fmt.Sprintf("k%d", id%1000)
+			p, had := prev[k]
+			switch kept := id%3 != 0; {
+			case kept:
+				want[k] = append(want[k], fmt.Sprintf("%s,%d", k, id))
+			case had && p%3 != 0:
+				want[k] = append(want[k], "") // (the old order's -U alone)
+			}
+			prev[k] = id
+		}
+		job := ordersPaymentsOf(t, rows, 6, "latest", "k VARCHAR, id BIGINT, PRIMARY KEY (k) NOT ENFORCED",
+			"'connector'='upsert-kafka', 'key.format'='csv', 'value.format'='csv'",
+			"INSERT INTO latest SELECT k, id FROM (SELECT o.k, o.id, ROW_NUMBER() OVER (PARTITION BY o.k ORDER BY o.ts DESC) AS rn FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND) WHERE rn <= 1 AND id % 3 <> 0;\n",
+			func(adm *kadm.Client, group, topic string) (bool, error) {
+				return marksReach(adm, group, topic, true, 1<<39)
+			})
+		job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+			got := map[string][]string{}
+			recs := kafkatest.ReadAll(t, outs["latest"], kafkatest.ReadOptions{ReadCommitted: guarantee == "exactly-once"})
+			for _, r := range recs {
+				got[string(r.Key)] = append(got[string(r.Key)], string(r.Value))
+			}
+			n := 0
+			for k, w := range want {
+				if len(w) == 0 {
+					continue
+				}
+				n++
+				if g := got[k]; strings.Join(g, " ") != strings.Join(w, " ") {
+					t.Errorf("key %s: records %q, want each kept change once, in order: %q", k, g[:min(len(g), 8)], w[:min(len(w), 8)])
+				}
+			}
+			if len(got) != n {
+				t.Errorf("%d keys written, want %d", len(got), n)
+			}
+			t.Logf("%s: %d keys, %d upsert records", guarantee, n, len(recs))
+		}
+		return job
+	})
+}
+
 // TestKafkaJoinWindowCrashesExactlyOnce (issue 23 item 6, issue 24 item
 // 5; the connector package doc, "A window aggregate over a join"): a
 // TUMBLE count and sum per key over a view that is the interval join of

@@ -375,8 +375,7 @@
 // # A Top-N after a join (issue 23 item 6, issue 24 item 5)
 //
 // An updating Top-N (ROW_NUMBER, RANK or DENSE_RANK over the unbounded
-// joined rows, SPEC 2.9; no query fused after it, no aggregate, no side
-// branch) after a join of two Kafka streams of one group whose output is
+// joined rows, SPEC 2.9; no aggregate, no side branch) after a join of two Kafka streams of one group whose output is
 // append-only (the joins of "A join followed by an aggregate";
 // plan.Job.JoinRankReplayed) is replayed with the join as the updating
 // aggregate is: its partitions never close, so H_p of each input is the
@@ -394,6 +393,13 @@
 // and LEFT interval, INNER regular and LEFT temporal joins, 40 seeds each;
 // fails without the rewrite or without the Top-N's replay) and
 // tests/kafka_joinreplay_test.go's TestKafkaJoinTopNCrashesExactlyOnce.
+// A query that filters or computes expressions over such a Top-N (a
+// condition beside the rank's bound, WHERE rn <= 3 AND v > 2, or an
+// expression in its select list) is fused after it into the join's job
+// (planner's ruleFuseRankCalc; plan.Rank.Where, Calc): it keeps no state
+// and filters and projects the changes the Top-N writes, so the replay
+// writes none of them again (the executor's TestJoinTopNCalcReplayAfterKills,
+// 40 seeds per query; TestKafkaJoinTopNCalcCrashesExactlyOnce).
 //
 // An updating aggregate after an event-time semi or anti join (SPEC 2.2;
 // plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe
