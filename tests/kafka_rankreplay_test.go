@@ -230,14 +230,7 @@ func TestKafkaWindowOverViewWithSidesCrashesExactlyOnce(t *testing.T) {
 			"SELECT id, u, v2 INTO STREAM thirds FROM kept WHERE v2 % 3 = 0;\n"+
 			"INSERT INTO results SELECT window_start, u, COUNT(*) AS n, SUM(v2) AS s\n"+
 			"  FROM TABLE(TUMBLE(TABLE kept, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, u;\n")
-	script := j.script
-	j.outs = []string{"out", "thirds"}
-	j.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
-		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
-			at := strings.Index(sql, "CREATE VIEW kept")
-			return sql[:at] + kafkaStream(t, "thirds", "id BIGINT, u VARCHAR, v2 BIGINT", outs["thirds"], ", 'format'='csv'"+sink) + sql[at:]
-		})
-	}
+	withKafkaOutput(&j, "thirds", "id BIGINT, u VARCHAR, v2 BIGINT", "CREATE VIEW kept")
 	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		type win struct {
 			ws int64
@@ -283,14 +276,7 @@ func TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce(t *testing.T) {
 			"  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn\n"+
 			"  FROM TABLE(TUMBLE(TABLE readings, DESCRIPTOR(ts), INTERVAL '1' SECOND)))\n"+
 			"WHERE rn <= 2;\n")
-	script := j.script
-	j.outs = []string{"out", "wins"}
-	j.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
-		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
-			at := strings.Index(sql, "SELECT window_start, k, COUNT(*)")
-			return sql[:at] + kafkaStream(t, "wins", "ws BIGINT, k VARCHAR, n BIGINT", outs["wins"], ", 'format'='csv'"+sink) + sql[at:]
-		})
-	}
+	withKafkaOutput(&j, "wins", "ws BIGINT, k VARCHAR, n BIGINT", "SELECT window_start, k, COUNT(*)")
 	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		top, wins := map[string]int{}, map[string]int{}
 		for k, rs := range rankByKey(rows) {
@@ -318,6 +304,21 @@ func TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce(t *testing.T) {
 		t.Logf("%d top rows, %d window counts", len(top), len(wins))
 	}
 	scaleOutCrashes(t, "exactly-once", j)
+}
+
+// withKafkaOutput gives job a second output, the csv Kafka stream name
+// (columns cols, its topic outs[name], the job's sink options), declared
+// in its script before the statement that starts with before (as
+// withUpsertOutput does an upsert-kafka one).
+func withKafkaOutput(job *scaleJob, name, cols, before string) {
+	script := job.script
+	job.outs = append(job.outs, name)
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
+			at := strings.Index(sql, before)
+			return sql[:at] + kafkaStream(t, name, cols, outs[name], ", 'format'='csv'"+sink) + sql[at:]
+		})
+	}
 }
 
 // rankRow is input row id of the event-time rank jobs, on partition id%4.

@@ -399,7 +399,9 @@
 // (planner's ruleFuseRankCalc; plan.Rank.Where, Calc): it keeps no state
 // and filters and projects the changes the Top-N writes, so the replay
 // writes none of them again (the executor's TestJoinTopNCalcReplayAfterKills,
-// 40 seeds per query; TestKafkaJoinTopNCalcCrashesExactlyOnce).
+// 40 seeds per query; TestJoinTopNCalcFusedIsTheRelations: the one job's
+// output is the Top-N's read as a relation of its own;
+// TestKafkaJoinTopNCalcCrashesExactlyOnce).
 //
 // An updating aggregate after an event-time semi or anti join (SPEC 2.2;
 // plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe
