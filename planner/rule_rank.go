@@ -1026,7 +1026,9 @@ func orderItemsByAlias(q *ast.SelectStmt) []*ast.ByItem {
 // ruleRankJob gives the job's Rank operators that route late rows (Dedup,
 // Over, TimeSort, and a window Top-N over a window TVF: SPEC 2.9) the job's
 // default late output (SPEC 2.4's 'late',
-// shared with the windowed queries).
+// shared with the windowed queries), with the stream's columns, or the
+// relation's a deduplication planned over its stream reads
+// (plan.Rank.LateColumns).
 func ruleRankJob(j *Job) {
 	b := j.Main
 	if b == nil || b.Rank == nil {
@@ -1050,8 +1052,12 @@ func ruleRankJob(j *Job) {
 			return
 		}
 	}
+	cols := j.Stream.Columns
+	if b.Rank.LateColumns != nil { // (a relation's rows: ruleInlineView)
+		cols = b.Rank.LateColumns
+	}
 	b.Rank.LateOutput = len(j.Outputs)
-	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: j.Stream.Columns, Late: true})
+	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: cols, Late: true})
 }
 
 // overListAgg reads LISTAGG(x [, 'sep']) OVER (…), which the parser gives
