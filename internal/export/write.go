@@ -356,9 +356,11 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 	}
 	if bj := b.Both; bj != nil && !bj.Lookup {
 		// SPEC 2.7: with event time on both sides a row below its input's
-		// watermark is late and goes to that input's late output
+		// watermark is late and goes to that input's late output (not the
+		// rows of an input none of which can be late: a window
+		// aggregate's, another join's, plan.BothJoin.NoLateRows)
 		for k, in := range bj.Inputs {
-			if in.Watermark != nil && bj.Late[k] != "" {
+			if in.Watermark != nil && bj.Late[k] != "" && bj.NoLateRows(k) == "" {
 				x.diff(j.script, at, "the join's rows of %s that are late (below its watermark, SPEC 2.7) go to the side output '%s'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them", in.Name, bj.Late[k])
 			}
 		}
