@@ -539,6 +539,7 @@ type probeHold struct {
 	j      *op.SemiJoin
 	out    *vector.Batch // the rows being routed (Take)
 	errs   *vector.Batch // a batch's malformed rows, pushed on the errors port (op.HeldErrorTypes)
+	sel    []int32       // a batch's good rows, stamped (reused: no allocation per batch)
 	stream string        // the probe stream's name (flow.ErrorRow.Stream)
 	// batchAt is the ordinal of the last batch's first row and batchBad
 	// its malformed rows held when it came; cut is the ordinal of the
@@ -769,12 +770,12 @@ func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m
 		// counted when routed (routeHeld), not here
 		n, failure = handleBad(st, src, m.bad, b.N, es.Policy, &bad)
 	}
-	sel := make([]int32, n)
-	for i := range sel {
-		sel[i] = int32(i)
+	h.sel = h.sel[:0]
+	for i := range n {
+		h.sel = append(h.sel, int32(i))
 	}
 	t := time.Now()
-	wm.stamp(b, sel)
+	wm.stamp(b, h.sel)
 	if h.stamp != nil { // once per batch (Analysis)
 		h.stamp.Batches++
 		h.stamp.RowsIn += int64(n)
