@@ -47,7 +47,8 @@ type timedBuild struct {
 // port is in flight at most, and a batch stays valid until acked. A source
 // whose checkpoint must run between the job's pushes (a replayed Kafka
 // source, SourceHandles.Replayer) is read on the scheduler's goroutine
-// instead (read, no run).
+// instead (read, no run), as is a bounded join's build side, read whole
+// before the first probe row (readBuild).
 type portReader struct {
 	port int // the input port: 0 the probe stream, k a build side
 	src  Source
