@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"streamql/executor/expr"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -556,7 +555,8 @@ type probeHold struct {
 	// (Analysis)
 	maxRows, maxBytes int64
 	// stamp are the counters of the chain's watermark assigner, which stamps
-	// the rows here, on arrival, rather than in its Push (nil: none)
+	// the rows as they come here (watermarker.stampHeld), rather than in its
+	// Push (nil: none)
 	stamp *OpStats
 	wcol  int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
 	rep   *replay // told of each change of the held rows (replay.touch); nil: none
@@ -758,10 +758,11 @@ func heldTypes(job *plan.Job, keep int) []catalog.Type {
 	return types
 }
 
-// batch stamps the probe batch's watermark column, applies the errors policy
-// and holds the batch's good rows. failure is the 'errors'='fail' error of a
-// malformed row (the rows before it are held); err is a *StateLimitError
-// when the held rows pass 'state.max-bytes'.
+// batch applies the errors policy to the probe batch, has the chain's
+// watermark assigner stamp its good rows (watermarker.stampHeld) and holds
+// them. failure is the 'errors'='fail' error of a malformed row (the rows
+// before it are held); err is a *StateLimitError when the held rows pass
+// 'state.max-bytes'.
 func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m portMsg, es *StreamErrors, wm *watermarker, stats *Stats) (failure, err error) {
 	b := m.b
 	stats.Rows += int64(b.N + len(m.bad))
@@ -775,14 +776,7 @@ func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m
 	for i := range n {
 		h.sel = append(h.sel, int32(i))
 	}
-	t := time.Now()
-	wm.stamp(b, h.sel)
-	if h.stamp != nil { // once per batch (Analysis)
-		h.stamp.Batches++
-		h.stamp.RowsIn += int64(n)
-		h.stamp.RowsOut += int64(n)
-		h.stamp.Nanos += time.Since(t).Nanoseconds()
-	}
+	wm.stampHeld(b, h.sel, h.stamp)
 	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
 		return failure, nil
 	}
