@@ -152,28 +152,30 @@
 //     gives it in the connector's rows (futureHandsBack). A Kafka replay
 //     reads the held rows, the LIMIT's cut included, through the
 //     Checkpoint (probeHold.Frontiers).
-//   - What is left of step 3 (the scheduler's probe port is not yet an
-//     operator of the chain): the probe port's push (takeProbe) is still
-//     the scheduler's code, not an operator's Push: stamping on arrival
-//     with the chain's watermark assigner (watermarker.stamp, not its Push,
-//     whose watermark events the hold would have to pass on) and the
-//     errors policy (probeHold.batch, which pushes the good rows and then
-//     the malformed rows into the hold: the 'skip' rows too, counted when
-//     released, which a Step's Errors does not carry), the ack of a stdin
-//     probe stream's batch once it is routed (ackDue), a Kafka probe's
-//     'errors'='fail' (its UnreadAfter, takeProbe), the held rows' replay
-//     (replay.go: newHeldReplay over the probeHold), the build sides'
-//     malformed rows of the 'side' policy (drainBuildErrors, emitted with
-//     the next release) and the check of the aggregate behind the join
-//     (aggOverParts). Of the three steps for the driver to go, two and the
-//     reading of the third are done (the errors port carries each
-//     malformed row's ordinal, so the hold keeps them as rows of its own
-//     port; the LIMIT's cut and the held rows reach the source through the
-//     hold, not routeHeld's deferred Unread; every input is read by a
-//     portReader and pushed by port); left: the hold an operator of the
-//     chain between the watermark assigner and the router, its Push taking
-//     the probe port's Step (with the skipped rows' ordinals) from the
-//     assigner, so that takeProbe is one Push.
+//   - What is left of step 3: the probe port is not yet an operator of the
+//     chain. Its push (heldScheduler.takeProbe) is the scheduler's code,
+//     not an operator's Push. The stamping on arrival is the chain's
+//     watermark assigner's (watermarker.stampHeld, counted as its Push
+//     would count it; not its Push, whose watermark events the hold would
+//     have to pass on), called by the hold. The errors policy is the
+//     hold's (probeHold.batch, which pushes the good rows and then the
+//     malformed rows into the hold, the 'skip' rows too, counted when
+//     released, which a Step's Errors does not carry). The scheduler
+//     keeps the ack of a stdin probe stream's batch once it is routed
+//     (ackDue), a Kafka probe's 'errors'='fail' (its UnreadAfter in
+//     takeProbe), the held rows' replay (replay.go: newHeldReplay over the
+//     probeHold), the build sides' malformed rows of the 'side' policy
+//     (drainBuildErrors, emitted with the next release) and the check of
+//     the aggregate behind the join (aggOverParts). Of the three steps for
+//     the driver to go, two and the reading of the third are done (the
+//     errors port carries each malformed row's ordinal, so the hold keeps
+//     them as rows of its own port; the LIMIT's cut and the held rows
+//     reach the source through the hold, not routeHeld's deferred Unread;
+//     every input is read by a portReader and pushed by port). Left: the
+//     hold an operator of the chain between the watermark assigner and the
+//     router, its Push taking the probe port's Step (with the skipped
+//     rows' ordinals and positions) from the assigner, so that takeProbe
+//     is one Push.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream
