@@ -43,6 +43,27 @@ func (s *heldBenchSource) Position(line int64) string { return fmt.Sprint("bench
 func (s *heldBenchSource) Progress() (int64, int64)   { return 0, 0 }
 func (s *heldBenchSource) Close() error               { return nil }
 
+// heldSemiJob plans the held-join benchmark's and alloc test's job: SELECT
+// l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k, both streams unbounded with
+// their watermark at their event time ts (the event-time strategy).
+func heldSemiJob(tb testing.TB) *planner.Job {
+	tb.Helper()
+	src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
+	_, job := planEventJoinScript(tb, src)
+	return job
+}
+
+// deviceKeys returns n keys "device-<i*step%mod>".
+func deviceKeys(n, step, mod int) [][]byte {
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("device-%d", i*step%mod))
+	}
+	return keys
+}
+
 // BenchmarkSemiJoinHeld measures SPEC 2.2's event-time strategy end to end
 // (runJob: the held probe rows in op.SemiJoin's Hold mode, released once
 // the build side's watermark passes them, routed through the MARK gate
@@ -51,14 +72,8 @@ func (s *heldBenchSource) Close() error               { return nil }
 // hold's errors port), against a build side of 4 batches.
 func BenchmarkSemiJoinHeld(b *testing.B) {
 	const probeBatches = 256
-	src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
-CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
-SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
-	_, job := planEventJoinScript(b, src)
-	keys := make([][]byte, 4096)
-	for i := range keys {
-		keys[i] = []byte(fmt.Sprintf("device-%d", i*37%8192))
-	}
+	job := heldSemiJob(b)
+	keys := deviceKeys(4096, 37, 8192)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -117,14 +132,8 @@ func (s *endingSource) Next(b *vector.Batch, bad *[]BadRow) error {
 // side has ended, so every probe row is decided as it comes and the rows
 // held never grow with the input.
 func TestHeldJobAllocatesNothingPerBatch(t *testing.T) {
-	src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
-CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
-SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`
-	_, job := planEventJoinScript(t, src)
-	keys := make([][]byte, 512)
-	for i := range keys {
-		keys[i] = []byte(fmt.Sprintf("device-%d", i))
-	}
+	job := heldSemiJob(t)
+	keys := deviceKeys(512, 1, 512)
 	allocs := func(batches int) float64 {
 		return testing.AllocsPerRun(3, func() {
 			built := make(chan struct{})
