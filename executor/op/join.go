@@ -262,6 +262,26 @@ type Join struct {
 	// rowByRow makes release handle every join's held rows one at a time
 	// (releaseRows), never by runs (releaseRuns): tests compare the two
 	rowByRow bool
+	// hashIsKey: rows of equal key hashes have equal keys (hashIsKey), so
+	// a probe takes a key chain's rows without comparing their keys
+	hashIsKey bool
+}
+
+// hashIsKey reports whether two rows' keys (key columns keys of types) are
+// equal whenever their key hashes are: a key of one BIGINT, TIMESTAMP,
+// DOUBLE or BOOLEAN column, whose hash (mix of the value's 64 bits; a
+// DOUBLE's -0.0 as 0.0, which it equals, and NaN never hashed) is a
+// bijection of the value. A key index's chain holds the rows of one hash
+// (keyIndex), so such a chain's rows all have the probe's key.
+func hashIsKey(types []catalog.Type, keys []int) bool {
+	if len(keys) != 1 {
+		return false
+	}
+	switch types[keys[0]] {
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
+		return true
+	}
+	return false
 }
 
 // SetPace makes each call of the join release at most n batches of joined
@@ -689,6 +709,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
 	j.lazy = j.probesBatches() && !spec.Changes[0] && !spec.Changes[1]
+	j.hashIsKey = hashIsKey(spec.Types[0], spec.Keys[0]) // (the sides' key types are equal: checked above)
 	if x := spec.Extreme; x.Size > 0 {
 		if x.Side < 0 || x.Side > 1 || !spec.Interval || spec.Kind != Inner || spec.Stamp[x.Side] < 0 || x.Col < 0 || x.Col >= len(spec.Types[x.Side]) || x.Lo > x.Hi {
 			return nil, fmt.Errorf("join: a window extreme's rows are filtered in an INNER interval join whose input has a CURRENT_WATERMARK column, on one of its columns")
@@ -1264,7 +1285,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok 
 				break
 			}
 			o := int(o32)
-			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
+			if !j.hashIsKey && !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
 				continue
 			}
 			if od.padded.get(o) && od.matches.get(o) == 0 && !old { // (a regular outer join)

@@ -83,8 +83,8 @@ func (x *keyIndex) find(h uint64) int {
 	}
 }
 
-// spread scatters a hash's bits over the table's low bits (FNV's low bits
-// are weak for small integers).
+// spread scatters a hash's bits over the table's low bits (mix's low bits
+// come from the low bits of the values only).
 func spread(h uint64) uint64 { return (h ^ h>>29) * 0xbf58476d1ce4e5b9 >> 16 }
 
 // add appends row k to hash h's chain; dead (indexed by row, nil: none) is
@@ -343,7 +343,7 @@ func (x *keyIndex) place(s keySlot) {
 }
 
 // The key hash of SPEC 2.7's equality, the same for a stored row
-// (Rows.keyHash) and a batch's row (batchKeyHash): FNV-1a over each key
+// (Rows.keyHash) and a batch's row (batchKeyHash): mix of each key
 // value, a NULL or a NaN never matching, -0.0 hashing as 0.0.
 const hashSeed = uint64(14695981039346656037)
 

@@ -845,7 +845,7 @@ func (r *Rows) rowBytes(k int) int64 {
 	return n
 }
 
-// keyHash hashes the key columns cols of stored row k (FNV-1a over the
+// keyHash hashes the key columns cols of stored row k (mix over the
 // values), and reports whether the key can match at all: a NULL or a NaN
 // never matches (SQL; SPEC 2.7: NaN matches nothing), and -0.0 hashes as 0.0
 // (0.0 matches -0.0).
@@ -872,12 +872,15 @@ func (r *Rows) keyHash(k int, cols []int) (uint64, bool) {
 	return h, true
 }
 
+// mix folds the 64-bit value x into the key hash h: their xor times an odd
+// constant, the high half then folded into the low one. Both steps are
+// bijections, so the rows of a one-column key have distinct hashes for
+// distinct values; spread scatters the bits over a table's slots. (It was
+// FNV-1a over x's eight bytes: eight dependent multiplies a value, 3.6% of
+// the benchmark suite's interval join.)
 func mix(h, x uint64) uint64 {
-	for range 8 {
-		h = (h ^ (x & 0xff)) * 1099511628211
-		x >>= 8
-	}
-	return h
+	h = (h ^ x) * 0x9e3779b97f4a7c15
+	return h ^ h>>32
 }
 
 // keyEqual reports whether the key columns acols of row i of a equal the key
