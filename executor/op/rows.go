@@ -672,12 +672,18 @@ func (r *Rows) CopyTo(b *vector.Batch, i, at, k int) {
 // CopyTo, a VARCHAR value points into the store instead of being copied: b
 // is valid only until the store's next Add or Compact.
 func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
+	r.gatherPassed(b, at, col, ks, nil, true)
+}
+
+// gatherPassed is gatherTo writing only the columns pass marks (nil: every
+// one; JoinSpec.Pass): the others are NULL, their values not read. With
+// share false a VARCHAR value is copied into b's arena instead (b then
+// outlives the store's changes, as after vector.Batch.OwnStrings).
+func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []bool, share bool) {
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[col+c]
-		if rc.allNull {
-			for x := range ks {
-				v.Null[at+x] = true
-			}
+		if rc.allNull || c < len(pass) && !pass[c] {
+			setNulls(v.Null[at : at+len(ks)])
 			if v.Text != nil {
 				clear(v.Text[at : at+len(ks)])
 			}
@@ -720,7 +726,7 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 		case t == catalog.Varchar:
 			for x, k := range ks {
 				if !nulls[x] {
-					rc.setText(v, at+x, rc.value(int(k)), true)
+					rc.setText(v, at+x, rc.value(int(k)), share)
 				}
 			}
 		case textLike(t):
@@ -735,6 +741,18 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 		}
 	}
 }
+
+// allNulls is a batch's worth of NULL flags (setNulls).
+var allNulls = func() (a [vector.Cap]bool) {
+	for i := range a {
+		a[i] = true
+	}
+	return a
+}()
+
+// setNulls sets every flag of nulls (at most vector.Cap of them), copied
+// from allNulls: one memmove, not a store a row.
+func setNulls(nulls []bool) { copy(nulls, allNulls[:]) }
 
 // Compact keeps the rows for which keep is true, in their order, and returns
 // each kept row's new index (-1 for a dropped row), indexed by the old one:
