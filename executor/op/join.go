@@ -519,7 +519,10 @@ func (q *pendingQueue) sort(xs []pendingItem) {
 	for _, x := range xs {
 		lo, hi = min(lo, x.t), max(hi, x.t)
 	}
-	ib := uint(bits.Len(uint(len(xs))))
+	// ib is the indexes' bits: 10 for a batch of 1,024, so that a batch's
+	// 14 bits of times (the benchmark suite's payments) sort in 3 byte
+	// passes, not 4
+	ib := uint(bits.Len(uint(len(xs) - 1)))
 	if hi-lo < 0 || uint64(hi-lo) >= 1<<(64-ib) { // (a range too wide, or past int64's)
 		slices.SortFunc(xs, comparePending)
 		return

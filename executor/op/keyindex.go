@@ -405,11 +405,14 @@ func batchKeyHash(b *vector.Batch, i int, cols []int) (uint64, bool) {
 func batchKeyHashes(b *vector.Batch, cols []int, hs []uint64, ok []bool) ([]uint64, []bool) {
 	n := b.N
 	at := len(hs)
-	for range n {
-		hs = append(hs, hashSeed)
-		ok = append(ok, true)
-	}
+	hs, ok = slices.Grow(hs, n)[:at+n], slices.Grow(ok, n)[:at+n]
 	h, k := hs[at:], ok[at:]
+	for i := range h {
+		h[i] = hashSeed
+	}
+	for x := k; len(x) > 0; { // (a batch's worth a copy)
+		x = x[copy(x, allTrue[:]):]
+	}
 	for _, c := range cols {
 		v := b.Cols[c]
 		for i, null := range v.Null[:n] {

@@ -703,12 +703,7 @@ func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []boo
 		}
 		switch t := r.types[c]; {
 		case t == catalog.BigInt || t == catalog.Timestamp:
-			out := v.I[at : at+len(ks)]
-			for x, k := range ks {
-				if !nulls[x] {
-					out[x] = rc.i.get(int(k))
-				}
-			}
+			rc.i.gather(v.I[at:at+len(ks)], ks, nulls)
 		case t == catalog.Double:
 			out := v.F[at : at+len(ks)]
 			for x, k := range ks {
@@ -742,8 +737,9 @@ func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []boo
 	}
 }
 
-// allNulls is a batch's worth of NULL flags (setNulls).
-var allNulls = func() (a [vector.Cap]bool) {
+// allTrue is a batch's worth of trues: NULL flags (setNulls), keys that
+// have a hash (batchKeyHashes).
+var allTrue = func() (a [vector.Cap]bool) {
 	for i := range a {
 		a[i] = true
 	}
@@ -751,8 +747,8 @@ var allNulls = func() (a [vector.Cap]bool) {
 }()
 
 // setNulls sets every flag of nulls (at most vector.Cap of them), copied
-// from allNulls: one memmove, not a store a row.
-func setNulls(nulls []bool) { copy(nulls, allNulls[:]) }
+// from allTrue: one memmove, not a store a row.
+func setNulls(nulls []bool) { copy(nulls, allTrue[:]) }
 
 // Compact keeps the rows for which keep is true, in their order, and returns
 // each kept row's new index (-1 for a dropped row), indexed by the old one:
@@ -1126,6 +1122,34 @@ func (c *intColumn) at(b, in int) int64 {
 		return c.base[b] + int64(nb[in])
 	}
 	return c.wide[b][in]
+}
+
+// gather sets out[x] to value ks[x] for every x whose nulls[x] is false
+// (Rows.gatherPassed), looking a block's array up once for a run of rows in
+// one block (a join's pairs come about in the order their rows were
+// stored), not once a value as get does.
+func (c *intColumn) gather(out []int64, ks []int32, nulls []bool) {
+	cur := -1
+	var nb []int32
+	var wb []int64
+	var base int64
+	for x, k := range ks {
+		if nulls[x] {
+			continue
+		}
+		b, in := int(k)>>colBits, int(k)&colMask
+		if b != cur {
+			cur, nb, base = b, c.narrow[b], c.base[b]
+			if nb == nil {
+				wb = c.wide[b]
+			}
+		}
+		if nb != nil {
+			out[x] = base + int64(nb[in])
+		} else {
+			out[x] = wb[in]
+		}
+	}
 }
 
 // set makes value k x.
