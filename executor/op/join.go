@@ -1818,7 +1818,7 @@ func (j *Join) compactSides() {
 		// the queued pairs name rows by index: written (their strings
 		// copied into the batch) before Compact moves the rows
 		j.materialize()
-		moved := sd.rows.Compact(func(k int) bool { return !sd.dead[k] })
+		moved := sd.rows.CompactDead(sd.dead)
 		n := 0
 		for k, to := range moved {
 			if to < 0 {

@@ -755,12 +755,32 @@ func setNulls(nulls []bool) { copy(nulls, allTrue[:]) }
 // valid until the next Compact (its array is reused, so compacting
 // allocates nothing once it has grown).
 func (r *Rows) Compact(keep func(k int) bool) []int {
+	return r.compactFrom(0, keep)
+}
+
+// CompactDead is Compact of the rows whose dead[k] is false, the dead rows
+// before the first live one (a join's rows die about in the order they
+// came: most of its dead rows) dropped by a scan of dead, not a call of
+// keep a row.
+func (r *Rows) CompactDead(dead []bool) []int {
+	p := 0
+	for p < r.n && dead[p] {
+		p++
+	}
+	return r.compactFrom(p, func(k int) bool { return !dead[k] })
+}
+
+// compactFrom is Compact with rows 0..from-1 dropped without asking keep.
+func (r *Rows) compactFrom(from int, keep func(k int) bool) []int {
 	if cap(r.moved) < r.n {
 		r.moved = make([]int, r.n)
 	}
 	moved := r.moved[:r.n]
+	for k := range moved[:from] {
+		moved[k] = -1
+	}
 	n := 0
-	for k := 0; k < r.n; k++ {
+	for k := from; k < r.n; k++ {
 		if !keep(k) {
 			moved[k] = -1
 			continue
