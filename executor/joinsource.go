@@ -172,7 +172,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	}
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
-		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep
+		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s], spec.Pass[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep, in.Pass
 		// grouped: each process its partitions, replayed; a lookup join's
 		// bounded side is read whole by every process
 		o, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: opens.hub, exprs: exprs})
@@ -740,12 +740,13 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		}
 		q.SwapRows(b)
 		b.Reset() // (q's old rows: the operator's batch is empty for its next rows, as after its flush)
-		if jo, ok := js.j.(*op.Join); !ok || !jo.Borrowed() {
-			// the strings point into the join's state, which may compact
-			// before Next gives q; a lookup join's probed rows point into
-			// the left input's batch, unchanged until the next read, which
+		if jo, ok := js.j.(*op.Join); !ok || !jo.Borrowed() && !jo.Owned() {
+			// the strings point into the operator's state (op.Temporal's),
+			// which may change before Next gives q; op.Join's are q's own
+			// (Owned), or a lookup join's probed rows', which point into the
+			// left input's batch, unchanged until the next read, which
 			// comes after Next has given every queued row, and into the
-			// right side, which no longer changes
+			// right side, which no longer changes (Borrowed)
 			q.OwnStrings()
 		}
 		js.queue = append(js.queue, e)

@@ -57,6 +57,9 @@ func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sc.reads != nil && !sc.fails && (e.Op == plan.OpFunc || sc.depth == 0 && callsFunc(e)) {
+		sc.fails = true
+	}
 	if e.Text == "" {
 		if sc.depth == 0 {
 			e.Text, e.Node = exprText(n, sc.casts), nil
@@ -65,6 +68,21 @@ func (sc *scope) compile(n ast.ExprNode) (*Expr, error) {
 		}
 	}
 	return e, nil
+}
+
+// callsFunc reports whether e's tree calls a function of the function
+// table (plan.OpFunc): the only operator whose evaluation can fail (SPEC 2:
+// the others give NULL), sending the row to the errors output.
+func callsFunc(e *Expr) bool {
+	if e.Op == plan.OpFunc {
+		return true
+	}
+	for _, a := range e.Args {
+		if callsFunc(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // exprText renders n for EXPLAIN and messages: TiDB's text when it kept one,

@@ -64,6 +64,10 @@ type Planner struct {
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
+	// selects counts the PlanSelect calls in progress: 1 while a
+	// statement's own SELECT is planned, more inside its subqueries, WITH
+	// definitions, views and ranked queries (selectPlan.top)
+	selects int
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
@@ -88,13 +92,15 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		sel = s
 	}
 	defer p.enterScope(sel)()
+	p.selects++
+	defer func() { p.selects-- }()
 	if b, ok, err := p.ruleRank(sel); ok { // SPEC 2.9's shapes (rule_rank.go)
 		if err == nil {
 			p.ruleSettings(b)
 		}
 		return b, err
 	}
-	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}}
+	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}, top: p.selects == 1}
 	sp.start, _ = sel.Span()
 	for _, r := range selectRules {
 		if err := r.apply(sp); err != nil {
@@ -123,6 +129,11 @@ type selectPlan struct {
 	q     *ast.SelectStmt
 	start int // offset of the statement, for errors with no node
 	ticks *ticker
+	// top is set for a statement's own SELECT (not a relation it reads, a
+	// ranked query's inner one or a FROM of three relations' inner join),
+	// whose compiled expressions are every reader of its rows: column
+	// pruning then passes on only what they read (rulePruneColumns)
+	top bool
 	// distinct is set by ruleDistinct when it wrote SELECT DISTINCT as a
 	// GROUP BY, so that errors about those keys name what the query wrote.
 	distinct bool

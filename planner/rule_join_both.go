@@ -204,6 +204,11 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			sp.rest = append(sp.rest, c) // an inner join's other conditions filter its rows
 		}
 	}
+	// the keys and time bounds are compiled: what the scope compiles from
+	// now on reads the joined rows (column pruning's JoinInput.Pass; the
+	// conditions left in rest are compiled again, by ruleWhere or
+	// rulePushdown)
+	sp.sc.reads = make([]bool, len(sp.sc.uses))
 	if rts != nil {
 		if tn, ok := rts.Source.(*ast.TableName); ok {
 			if a, ok := sel.AsOf[tn]; ok {

@@ -33,6 +33,14 @@ const PruneColumnsKey = "planner.prune-columns"
 // select list need (pruneDerived), down through nested relations. A view
 // is planned once for every query that reads it and keeps its columns.
 //
+// The joined rows carry fewer still (plan.JoinInput.Pass): for a
+// statement's own SELECT whose readers call no function, only the columns
+// they read (scope.reads), not the keys, event times and CURRENT_WATERMARK
+// columns that only the join reads (the benchmark suite's interval join
+// writes 4 of its 8 columns). A relation's join (a subquery, WITH name, view
+// or inner join of three relations) passes on every column it keeps: its
+// reader may read its time and stamp columns by their places.
+//
 // It runs last, once every expression of the query is compiled; an
 // ORDER BY, Top-N or OVER reads the query's output columns, which the
 // select list has marked. SET 'planner.prune-columns' = 'false'
@@ -45,14 +53,21 @@ func rulePruneColumns(sp *selectPlan) error {
 		sp.p.pruneDerived(sp.st, sp.sc.uses)
 		return nil
 	}
-	sp.p.pruneJoin(sp.both, sp.sc.uses)
+	pass := sp.sc.reads
+	if sp.sc.fails || !sp.top {
+		pass = nil
+	}
+	sp.p.pruneJoin(sp.both, sp.sc.uses, pass)
 	return nil
 }
 
 // pruneJoin sets the Keep of both's inputs from reads, the columns of the
-// joined layout its readers read, and narrows the relations its inputs
-// read (pruneDerived).
-func (p *Planner) pruneJoin(both *plan.BothJoin, reads []bool) {
+// joined layout its readers read, and their Pass from pass, those the
+// joined rows' readers read besides the join's own keys and time bounds
+// (scope.reads; nil: every column kept is passed on, as for a query whose
+// readers call a function, scope.fails, or a join inside a relation), and
+// narrows the relations its inputs read (pruneDerived).
+func (p *Planner) pruneJoin(both *plan.BothJoin, reads, pass []bool) {
 	off := 0
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
@@ -69,6 +84,18 @@ func (p *Planner) pruneJoin(both *plan.BothJoin, reads []bool) {
 		}
 		for _, k := range both.Keys[s] {
 			keep[k] = true
+		}
+		in.Pass = nil
+		if pass != nil {
+			out := make([]bool, len(in.Types))
+			passAll := true
+			for c := range out {
+				out[c] = keep[c] && (off+c >= len(pass) || pass[off+c])
+				passAll = passAll && out[c]
+			}
+			if !passAll {
+				in.Pass = out
+			}
 		}
 		off += len(in.Types)
 		in.Keep = nil
@@ -121,7 +148,7 @@ func (p *Planner) pruneDerived(st *catalog.Stream, need []bool) {
 			for _, e := range b.Residual {
 				mark(e)
 			}
-			p.pruneJoin(b, reads)
+			p.pruneJoin(b, reads, nil)
 		} else {
 			p.pruneDerived(job.Stream, reads)
 		}

@@ -63,6 +63,7 @@ func rulePushdown(sp *selectPlan) error {
 	var pushed [2][]*Expr
 	var kept []ast.ExprNode
 	uses := append([]bool(nil), sp.sc.uses...)
+	reads := append([]bool(nil), sp.sc.reads...)
 	for _, c := range sp.rest {
 		if hasSubquery(c) {
 			kept = append(kept, c)
@@ -72,6 +73,7 @@ func rulePushdown(sp *selectPlan) error {
 		if err != nil {
 			// WHERE's own rule reports it, as it would without this rule
 			copy(sp.sc.uses, uses)
+			copy(sp.sc.reads, reads)
 			return nil
 		}
 		e = coerce(e, catalog.Boolean)
@@ -83,6 +85,7 @@ func rulePushdown(sp *selectPlan) error {
 		kept = append(kept, c)
 	}
 	copy(sp.sc.uses, uses)
+	copy(sp.sc.reads, reads)
 	if both.Type != plan.InnerJoin && !both.Temporal {
 		ns := 1 // the side that is not preserved
 		if both.Type == plan.RightJoin {

@@ -40,6 +40,17 @@ type scope struct {
 	// uses, when set, marks the batch columns compiled expressions read
 	// (Branch.Uses); nil in scopes over another batch (a join's build side).
 	uses []bool
+	// reads, when set, marks the batch columns compiled expressions read
+	// from when it was set on, as uses does: a join's scope sets it once
+	// the join's own ON terms are compiled (ruleJoinBoth), so that it marks
+	// the columns the joined rows' readers read, not those the keys and
+	// time bounds alone read (plan.JoinInput.Pass).
+	reads []bool
+	// fails is set when an expression compiled while reads is set calls a
+	// function (callsFunc), whose failure prints the row it read, every
+	// column, in the errors output (SPEC 1): the joined rows then carry
+	// every column the join holds.
+	fails bool
 	// depth counts the compile calls in progress (0: compiling a whole expression).
 	depth int
 	// ticks counts the nodes compiled for the planning's cancellation check; nil
@@ -57,6 +68,9 @@ type scope struct {
 func (s *scope) use(idx int) {
 	if idx >= 0 && idx < len(s.uses) {
 		s.uses[idx] = true
+	}
+	if idx >= 0 && idx < len(s.reads) {
+		s.reads[idx] = true
 	}
 }
 

@@ -48,6 +48,12 @@ type JoinSpec struct {
 	// memory. Late rows go out as they came, every column included. The key,
 	// time and stamp columns are always held.
 	Keep [2][]bool
+	// Pass marks, per input, the columns the joined rows carry (nil: every
+	// column held; plan.JoinInput.Pass, planner/rule_prune_columns.go): a
+	// column only the join reads (a key, the event time or the stamp, held
+	// whatever Keep says) is NULL in them, not written, when no reader of
+	// the joined rows reads it. Late rows go out whole, as without it.
+	Pass [2][]bool
 	// Keys are each input's key columns, pairwise of one type (the planner
 	// casts BIGINT to DOUBLE where they meet, SPEC 2.7); rows join when
 	// every pair is equal.
@@ -262,6 +268,26 @@ type Join struct {
 	// rowByRow makes release handle every join's held rows one at a time
 	// (releaseRows), never by runs (releaseRuns): tests compare the two
 	rowByRow bool
+	// hashIsKey: rows of equal key hashes have equal keys (hashIsKey), so
+	// a probe takes a key chain's rows without comparing their keys
+	hashIsKey bool
+}
+
+// hashIsKey reports whether two rows' keys (key columns keys of types) are
+// equal whenever their key hashes are: a key of one BIGINT, TIMESTAMP,
+// DOUBLE or BOOLEAN column, whose hash (mix of the value's 64 bits; a
+// DOUBLE's -0.0 as 0.0, which it equals, and NaN never hashed) is a
+// bijection of the value. A key index's chain holds the rows of one hash
+// (keyIndex), so such a chain's rows all have the probe's key.
+func hashIsKey(types []catalog.Type, keys []int) bool {
+	if len(keys) != 1 {
+		return false
+	}
+	switch types[keys[0]] {
+	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean:
+		return true
+	}
+	return false
 }
 
 // SetPace makes each call of the join release at most n batches of joined
@@ -493,7 +519,10 @@ func (q *pendingQueue) sort(xs []pendingItem) {
 	for _, x := range xs {
 		lo, hi = min(lo, x.t), max(hi, x.t)
 	}
-	ib := uint(bits.Len(uint(len(xs))))
+	// ib is the indexes' bits: 10 for a batch of 1,024, so that a batch's
+	// 14 bits of times (the benchmark suite's payments) sort in 3 byte
+	// passes, not 4
+	ib := uint(bits.Len(uint(len(xs) - 1)))
 	if hi-lo < 0 || uint64(hi-lo) >= 1<<(64-ib) { // (a range too wide, or past int64's)
 		slices.SortFunc(xs, comparePending)
 		return
@@ -689,6 +718,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.pairB = vector.NewBatch(append(append([]catalog.Type{}, spec.Types[0]...), spec.Types[1]...))
 	}
 	j.lazy = j.probesBatches() && !spec.Changes[0] && !spec.Changes[1]
+	j.hashIsKey = hashIsKey(spec.Types[0], spec.Keys[0]) // (the sides' key types are equal: checked above)
 	if x := spec.Extreme; x.Size > 0 {
 		if x.Side < 0 || x.Side > 1 || !spec.Interval || spec.Kind != Inner || spec.Stamp[x.Side] < 0 || x.Col < 0 || x.Col >= len(spec.Types[x.Side]) || x.Lo > x.Hi {
 			return nil, fmt.Errorf("join: a window extreme's rows are filtered in an INNER interval join whose input has a CURRENT_WATERMARK column, on one of its columns")
@@ -1264,7 +1294,7 @@ func (j *Join) handleKeyed(ctx context.Context, s, k int, t int64, h uint64, ok 
 				break
 			}
 			o := int(o32)
-			if !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
+			if !j.hashIsKey && !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.fits(s, t, o) || !j.holds(s, k, o) {
 				continue
 			}
 			if od.padded.get(o) && od.matches.get(o) == 0 && !old { // (a regular outer join)
@@ -1499,11 +1529,8 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 	from := runOf(j.selL) // (a lookup of unique keys, every row matched: the whole batch, in order)
 	for c, src := range b.Cols[:len(j.spec.Types[0])] {
 		v := j.outB.Cols[c]
-		if keep != nil && !keep[c] {
-			nulls := v.Null[at : at+n]
-			for x := range nulls {
-				nulls[x] = true
-			}
+		if keep != nil && !keep[c] || c < len(j.spec.Pass[0]) && !j.spec.Pass[0][c] {
+			setNulls(v.Null[at : at+n])
 			if v.Text != nil {
 				clear(v.Text[at : at+n])
 			}
@@ -1538,9 +1565,9 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 		}
 	}
 	if t := j.table; t != nil {
-		t.gather(j.outB, at, len(j.spec.Types[0]), j.selR)
+		t.gather(j.outB, at, len(j.spec.Types[0]), j.selR, j.spec.Pass[1])
 	} else {
-		j.side[1].rows.gatherTo(j.outB, at, len(j.spec.Types[0]), j.selR)
+		j.side[1].rows.gatherPassed(j.outB, at, len(j.spec.Types[0]), j.selR, j.spec.Pass[1], true)
 	}
 	gatherSel(j.outB.Pos[at:at+n], b.Pos, j.selL, from)
 	copy(j.from[0][at:at+n], j.outB.Pos[at:at+n])
@@ -1598,6 +1625,14 @@ func runOf(sel []int32) int {
 // (vector.Batch.ShareRows) for as long as the left batch's strings stay
 // valid. False for every other batch.
 func (j *Join) Borrowed() bool { return j.borrowed }
+
+// Owned reports, while the join is emitting a batch of joined rows
+// (Emitter.Emit, port JoinOut), whether that batch's VARCHAR and nested
+// values are in its own arenas (materialize copies them), so that an
+// emitter may keep its rows, taken by vector.Batch.SwapRows, without
+// copying them (vector.Batch.OwnStrings): every batch but a lookup join's
+// probe's (Borrowed).
+func (j *Join) Owned() bool { return !j.borrowed }
 
 // fits reports whether a row of side s whose time is t and row o of the
 // other side meet an interval join's time condition (always true for a
@@ -1664,11 +1699,10 @@ func (j *Join) emit(ctx context.Context, l, r int, kind vector.RowKind) error {
 }
 
 // materialize writes the pairs emit queued into the output batch, column
-// by column (Rows.gatherTo), after its rows. Their VARCHAR values point
-// into the sides' stores: the batch is emitted (flush) before either store
-// changes but by Add, which moves no value (compactSides writes the pairs
-// and copies the batch's strings into it before it compacts), and an
-// Emitter's batch is valid until Emit returns.
+// by column (Rows.gatherPassed, the columns JoinSpec.Pass marks), after its
+// rows. Their VARCHAR values are copied into the batch's arenas, so that
+// the batch does not depend on the stores (compactSides moves their
+// values) and an emitter that keeps it need not copy them again (Owned).
 func (j *Join) materialize() {
 	n := len(j.pairL)
 	if n == 0 {
@@ -1676,8 +1710,8 @@ func (j *Join) materialize() {
 	}
 	at, b := j.outB.N, j.outB
 	l, r := &j.side[0], &j.side[1]
-	l.rows.gatherTo(b, at, 0, j.pairL)
-	r.rows.gatherTo(b, at, len(j.spec.Types[0]), j.pairR)
+	l.rows.gatherPassed(b, at, 0, j.pairL, j.spec.Pass[0], false)
+	r.rows.gatherPassed(b, at, len(j.spec.Types[0]), j.pairR, j.spec.Pass[1], false)
 	for x, k := range j.pairL {
 		switch {
 		case j.swap != nil && k >= 0: // (its left row's ordinal: JoinSpec.Swap)
@@ -1789,12 +1823,10 @@ func (j *Join) compactSides() {
 		if sd.ndead < floor || sd.ndead*4 < sd.rows.Len()*3 {
 			continue
 		}
-		// the queued pairs name rows by index, and the output batch's
-		// strings point into the arenas Compact moves: written, and their
-		// strings copied into the batch
+		// the queued pairs name rows by index: written (their strings
+		// copied into the batch) before Compact moves the rows
 		j.materialize()
-		j.outB.OwnStrings()
-		moved := sd.rows.Compact(func(k int) bool { return !sd.dead[k] })
+		moved := sd.rows.CompactDead(sd.dead)
 		n := 0
 		for k, to := range moved {
 			if to < 0 {

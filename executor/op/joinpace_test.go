@@ -169,3 +169,40 @@ func TestJoinKeepPrunesColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinPassWritesOnlyPassedColumns: with JoinSpec.Pass, the joined rows
+// of every join kind, regular and interval, are those without it, rows and
+// order, but for the columns Pass leaves out (here the left key and the
+// right time, which the join still holds and reads): NULL; late rows go out
+// whole.
+func TestJoinPassWritesOnlyPassedColumns(t *testing.T) {
+	for seed := range 30 {
+		r := rand.New(rand.NewPCG(uint64(seed), 5))
+		d := r.Int64N(40)
+		in := [2][]testRow{genSide(r, "l", r.IntN(80), d), genSide(r, "r", r.IntN(80), d)}
+		for _, spec := range joinSpecs {
+			name := fmt.Sprintf("seed %d %s interval=%v", seed, spec.Kind, spec.Interval)
+			want := runJoin(t, spec, in, d, rand.New(rand.NewPCG(uint64(seed), 1)))
+			passed := spec
+			passed.Pass = [2][]bool{{false, true, true, false}, {true, false, true, false}}
+			got := runJoin(t, passed, in, d, rand.New(rand.NewPCG(uint64(seed), 1)))
+			if len(got.out) != len(want.out) {
+				t.Fatalf("%s: %d joined rows, want %d", name, len(got.out), len(want.out))
+			}
+			for i, w := range want.out {
+				// "+I lk,lt,lv,rk,rt,rv": lk and rt are NULL
+				kind, line, _ := strings.Cut(w, " ")
+				f := strings.Split(line, ",")
+				if len(f) == 6 {
+					f[0], f[4] = "NULL", "NULL"
+				}
+				if g, w := got.out[i], kind+" "+strings.Join(f, ","); g != w {
+					t.Fatalf("%s: row %d is %q, want %q", name, i, g, w)
+				}
+			}
+			if !slices.Equal(got.late[0], want.late[0]) || !slices.Equal(got.late[1], want.late[1]) {
+				t.Fatalf("%s: late rows differ when columns are not passed on: %q, want %q", name, got.late, want.late)
+			}
+		}
+	}
+}

@@ -58,7 +58,9 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 	sd := &j.side[st]
 	run := q.due(st, bound, all, math.MaxInt)
 	for x, it := range run {
-		j.touchAhead(st, run, x)
+		if x%lookAheadRows == 0 {
+			j.touchAhead(st, run, x)
+		}
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] {
 			continue // (a Kafka partition's rows, dropped while held: DropRows)
@@ -127,7 +129,7 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 					break
 				}
 				o := int(o32)
-				if !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS) || !j.fits(pt, it.t, o) {
+				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS) || !j.fits(pt, it.t, o) {
 					continue
 				}
 				if sd.matches.get(o) == 0 {
@@ -156,12 +158,25 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 
 // due returns the first items of side s's FIFO, from its head, whose time
 // is below t (all: every one), at most most of them (in place: valid until
-// the FIFO changes).
+// the FIFO changes). The FIFO is in time order (push, pushSorted), so the
+// end is found by a binary search, not a scan.
 func (q *pendingQueue) due(s int, t int64, all bool, most int) []pendingItem {
 	f, h := q.fifo[s], q.head[s]
-	e := h
-	for e < len(f) && e-h < most && (all || f[e].t < t) {
-		e++
+	e := len(f)
+	if most < e-h {
+		e = h + most
+	}
+	if !all {
+		lo, hi := h, e // (the first item at or after t)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if f[m].t < t {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		e = lo
 	}
 	return f[h:e]
 }
@@ -181,12 +196,10 @@ func (q *pendingQueue) advance(s, n int) {
 }
 
 // touchAhead is touchSlots, in side s's own index, of the lookAheadRows
-// items of run from x on when x starts such a stretch (a loop over run
-// calls it at each item).
+// items of run from x on (a loop over run calls it at each item x that
+// starts such a stretch: x%lookAheadRows == 0, tested there, inline).
 func (j *Join) touchAhead(s int, run []pendingItem, x int) {
-	if x%lookAheadRows == 0 {
-		j.touchSlots(s, &j.side[s].index, run[x:min(len(run), x+lookAheadRows)])
-	}
+	j.touchSlots(s, &j.side[s].index, run[x:min(len(run), x+lookAheadRows)])
 }
 
 // touchSlots loads the slots of index x that the keys of side s's rows
@@ -220,7 +233,9 @@ func (j *Join) expireRun(st int, t int64, all bool) error {
 	sd := &j.side[st]
 	run := q.due(st, t, all, math.MaxInt)
 	for x, it := range run {
-		j.touchAhead(st, run, x)
+		if x%lookAheadRows == 0 {
+			j.touchAhead(st, run, x)
+		}
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] { // (DropRows)
 			continue

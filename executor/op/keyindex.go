@@ -83,8 +83,8 @@ func (x *keyIndex) find(h uint64) int {
 	}
 }
 
-// spread scatters a hash's bits over the table's low bits (FNV's low bits
-// are weak for small integers).
+// spread scatters a hash's bits over the table's low bits (mix's low bits
+// come from the low bits of the values only).
 func spread(h uint64) uint64 { return (h ^ h>>29) * 0xbf58476d1ce4e5b9 >> 16 }
 
 // add appends row k to hash h's chain; dead (indexed by row, nil: none) is
@@ -343,7 +343,7 @@ func (x *keyIndex) place(s keySlot) {
 }
 
 // The key hash of SPEC 2.7's equality, the same for a stored row
-// (Rows.keyHash) and a batch's row (batchKeyHash): FNV-1a over each key
+// (Rows.keyHash) and a batch's row (batchKeyHash): mix of each key
 // value, a NULL or a NaN never matching, -0.0 hashing as 0.0.
 const hashSeed = uint64(14695981039346656037)
 
@@ -405,11 +405,14 @@ func batchKeyHash(b *vector.Batch, i int, cols []int) (uint64, bool) {
 func batchKeyHashes(b *vector.Batch, cols []int, hs []uint64, ok []bool) ([]uint64, []bool) {
 	n := b.N
 	at := len(hs)
-	for range n {
-		hs = append(hs, hashSeed)
-		ok = append(ok, true)
-	}
+	hs, ok = slices.Grow(hs, n)[:at+n], slices.Grow(ok, n)[:at+n]
 	h, k := hs[at:], ok[at:]
+	for i := range h {
+		h[i] = hashSeed
+	}
+	for x := k; len(x) > 0; { // (a batch's worth a copy)
+		x = x[copy(x, allTrue[:]):]
+	}
 	for _, c := range cols {
 		v := b.Cols[c]
 		for i, null := range v.Null[:n] {

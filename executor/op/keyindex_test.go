@@ -1,9 +1,12 @@
 package op
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"streamql/catalog"
 )
 
 // TestKeyIndexAgainstReference: a keyIndex under random adds, deaths,
@@ -209,6 +212,72 @@ func TestRadixSort(t *testing.T) {
 			if keys, tmp = radixSort(keys, tmp, width); !slices.Equal(keys, want) {
 				t.Fatalf("width %d, %d keys: not sorted as slices.Sort sorts them", width, n)
 			}
+		}
+	}
+}
+
+// TestOneColumnKeyHashIsTheKey: Join skips comparing the keys of the rows
+// of a key chain when hashIsKey says that the key hash of a one-column
+// BIGINT, TIMESTAMP, DOUBLE or BOOLEAN key determines the key. The hash of
+// a BIGINT is undone here step by step (the fold of the high half is its own
+// inverse, the multiply is undone by its odd constant's inverse modulo
+// 2^64), so that distinct values never share a hash, for random values and
+// the edges (0, -1, the int64 range's ends, values equal in their low or
+// high 32 bits); a DOUBLE's hash is its bits' (-0.0 as 0.0, which it
+// equals; NaN has none); a BOOLEAN's 0 or 1's; and the key types that may
+// collide (two columns, VARCHAR) are not taken.
+func TestOneColumnKeyHashIsTheKey(t *testing.T) {
+	const k = 0x9e3779b97f4a7c15
+	inv := uint64(1) // k's inverse modulo 2^64, by Newton's iteration
+	for range 6 {
+		inv *= 2 - k*inv
+	}
+	if inv*k != 1 {
+		t.Fatalf("no inverse: %x", inv)
+	}
+	undo := func(h uint64) int64 {
+		h ^= h >> 32
+		return int64(h*inv ^ hashSeed)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	vals := []int64{0, -1, 1, math.MinInt64, math.MaxInt64, 1 << 32, 1<<32 + 1, -1 << 32, 0xffffffff}
+	for range 100000 {
+		vals = append(vals, int64(r.Uint64()), int64(r.IntN(1<<20)), int64(r.Uint64())&^0xffffffff)
+	}
+	for _, x := range vals {
+		if got := undo(hashInt(hashSeed, x)); got != x {
+			t.Fatalf("the hash of %d undoes to %d: not a bijection", x, got)
+		}
+	}
+	for _, f := range []float64{0, 1, -1.5, math.Inf(1), math.MaxFloat64, math.SmallestNonzeroFloat64} {
+		h, ok := hashFloat(hashSeed, f)
+		if !ok || undo(h) != int64(math.Float64bits(f)) {
+			t.Errorf("the hash of %v is not its bits'", f)
+		}
+	}
+	if z, _ := hashFloat(hashSeed, math.Copysign(0, -1)); z != hashInt(hashSeed, 0) {
+		t.Errorf("-0.0 hashes apart from 0.0")
+	}
+	if _, ok := hashFloat(hashSeed, math.NaN()); ok {
+		t.Errorf("NaN has a hash")
+	}
+	if hashBool(hashSeed, true) == hashBool(hashSeed, false) {
+		t.Errorf("TRUE and FALSE share a hash")
+	}
+	for _, c := range []struct {
+		types []catalog.Type
+		keys  []int
+		want  bool
+	}{
+		{[]catalog.Type{catalog.BigInt}, []int{0}, true},
+		{[]catalog.Type{catalog.Varchar, catalog.Timestamp}, []int{1}, true},
+		{[]catalog.Type{catalog.Double}, []int{0}, true},
+		{[]catalog.Type{catalog.Boolean}, []int{0}, true},
+		{[]catalog.Type{catalog.Varchar}, []int{0}, false},
+		{[]catalog.Type{catalog.BigInt, catalog.BigInt}, []int{0, 1}, false},
+	} {
+		if got := hashIsKey(c.types, c.keys); got != c.want {
+			t.Errorf("hashIsKey(%v, %v) = %v, want %v", c.types, c.keys, got, c.want)
 		}
 	}
 }

@@ -492,16 +492,14 @@ func (t *lookupTable) keyEqual(b *vector.Batch, i, rec int, bcols, rcols []int) 
 // changes, and a VARCHAR column with values marked lookupPlain gets
 // vector.Vec.Text (made on its first such batch): each such value's row
 // is the value itself, the others nil. Text is cleared in the other
-// columns.
-func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32) {
+// columns. A column pass leaves out (nil: none; JoinSpec.Pass) is NULL.
+func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32, pass []bool) {
 	d, n := t.data, len(sel)
 	for c, ty := range t.types {
 		v := out.Cols[col+c]
 		nulls, flag, off := v.Null[at:at+n], recordHead+c, t.fixed[c]
-		if ty == catalog.Unknown { // (a column the join does not keep)
-			for x := range nulls {
-				nulls[x] = true
-			}
+		if ty == catalog.Unknown || c < len(pass) && !pass[c] { // (a column the join does not keep, or does not pass on)
+			setNulls(nulls)
 			if v.Text != nil {
 				clear(v.Text[at : at+n])
 			}

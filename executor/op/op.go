@@ -20,7 +20,8 @@
 //     updating inputs, whose -U/-D rows retract what they joined (SPEC 2.8,
 //     joinretract.go), and an outer one with the other terms of its ON
 //     (JoinSpec.Residual); its state keeps only the columns the planner
-//     marks (JoinSpec.Keep, keep.go), and it releases held rows a few
+//     marks (JoinSpec.Keep, keep.go), its joined rows only those the
+//     planner passes on (JoinSpec.Pass), and it releases held rows a few
 //     batches per call when paced (SetPace, Drain).
 //   - SemiJoin: SPEC 2.2's semi and anti join (NOT EXISTS, NOT IN), keyed
 //     and two-input like Join and sharing its watermark state and output,

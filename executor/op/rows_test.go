@@ -19,7 +19,8 @@ type rowsModel struct {
 }
 
 // TestRowsSetFreeCompactAgainstModel: random adds, in-place overwrites
-// (Set), frees and Compacts, with values from empty to longer than an arena
+// (Set), frees and Compacts (Compact, or CompactDead given the dead rows),
+// with values from empty to longer than an arena
 // chunk, keep every live row's values as a model says, and, with values
 // shorter than a chunk, the arena no bigger than its live bytes and a third
 // more, plus a chunk's tail each (the store holds what it holds, not its
@@ -89,7 +90,16 @@ func TestRowsSetFreeCompactAgainstModel(t *testing.T) {
 					m.live[k] = false
 				}
 			default:
-				moved := rows.Compact(func(k int) bool { return m.live[k] })
+				var moved []int
+				if r.IntN(2) == 0 {
+					moved = rows.Compact(func(k int) bool { return m.live[k] })
+				} else { // (CompactDead: the same, its dead prefix skipped)
+					dead := make([]bool, rows.Len())
+					for k := range dead {
+						dead[k] = !m.live[k]
+					}
+					moved = rows.CompactDead(dead)
+				}
 				var n rowsModel
 				for k, to := range moved {
 					if to < 0 {
