@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -12,9 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"streamql/catalog"
 	"streamql/catalog/textconv"
-	"streamql/executor/connector"
 )
 
 // TestWindowAggregatesOverPaddedColumns (SPEC 2.4: NULL arguments are
@@ -184,8 +181,7 @@ func pnCheck(t *testing.T, name, q string, kind pnKind, w pnWindow, seed int64, 
 		r = append(r, p...)
 	}
 
-	with := "'connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
-	rddl := `CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH (` + fmt.Sprintf(with, "rt") + `);`
+	rddl, viaJa := "", []string{"l", "r"}
 	if kind == pnLeftLookup { // (a bounded right side: a file, read whole first)
 		var sb strings.Builder
 		for _, x := range r {
@@ -195,39 +191,16 @@ func pnCheck(t *testing.T, name, q string, kind pnKind, w pnWindow, seed int64, 
 		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rddl = `CREATE STREAM r (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='` + path + `', 'format'='csv');`
+		rddl, viaJa = `CREATE STREAM r (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='`+path+`', 'format'='csv');`, viaJa[:1]
 	}
-	cat := kTsCatalog(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (`+fmt.Sprintf(with, "lt")+`);
-`+rddl)
+	cat := jaApartCatalog(t, rddl)
 	if kind == pnLeftTemporal {
 		cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7)
 	}
-	job := planWith(t, cat, q)
-	for _, s := range []string{"l", "r"} {
-		if st := cat.Lookup(s); s == "l" || kind != pnLeftLookup { // (read through jaSource)
-			st.Config = st.Kafka()
-			st.Connector = tornGroupSpec
-		}
-	}
-	g := &jaGroup{t: t, rng: rand.New(rand.NewSource(seed)), parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
-	var names []string
-	for _, o := range job.Outputs {
-		names = append(names, o.Name)
-	}
-	pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names, kinds: w.kind == "none"}}, ctx: context.Background(), final: true}
-	tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
-		x := newJaSource(pr, st)
-		if env.BuildSide {
-			x.rep = noReplay{}
-		}
-		return x
-	}
-	if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return pr.sink, nil }); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	out := jaRunWhole(t, q, cat, planWith(t, cat, q), parts, rand.New(rand.NewSource(seed)), w.kind == "none", viaJa...)
 	var got, late []string
 	table := map[string]string{} // (an updating query's final table by k: its changelog applied)
-	for _, row := range pr.sink.out {
+	for _, row := range out {
 		v, ok := strings.CutPrefix(row, "main: ")
 		switch {
 		case !ok:
