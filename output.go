@@ -142,25 +142,27 @@ func (r *Rows) Value(col, row int) any {
 }
 
 // Int64 returns a BIGINT value, or a TIMESTAMP's epoch milliseconds; 0 for
-// NULL and other types.
+// NULL (never the value a vector holds behind the NULL flag: an aggregate's
+// output slot or a join's padding keeps whatever was there, as another
+// group's MAX) and other types.
 func (r *Rows) Int64(col, row int) int64 {
-	if r.cols == nil || r.cols[col].I == nil {
+	if r.cols == nil || r.cols[col].I == nil || r.IsNull(col, row) {
 		return 0
 	}
 	return r.cols[col].I[r.sel[row]]
 }
 
-// Float64 returns a DOUBLE value; 0 for NULL and other types.
+// Float64 returns a DOUBLE value; 0 for NULL (as Int64) and other types.
 func (r *Rows) Float64(col, row int) float64 {
-	if r.cols == nil || r.cols[col].F == nil {
+	if r.cols == nil || r.cols[col].F == nil || r.IsNull(col, row) {
 		return 0
 	}
 	return r.cols[col].F[r.sel[row]]
 }
 
-// Bool returns a BOOLEAN value; false for NULL and other types.
+// Bool returns a BOOLEAN value; false for NULL (as Int64) and other types.
 func (r *Rows) Bool(col, row int) bool {
-	if r.cols == nil || r.cols[col].B == nil {
+	if r.cols == nil || r.cols[col].B == nil || r.IsNull(col, row) {
 		return false
 	}
 	return r.cols[col].B[r.sel[row]]
@@ -176,8 +178,8 @@ func (r *Rows) Time(col, row int) time.Time {
 }
 
 // Bytes returns a VARCHAR value (of a job, an errors or a result row), without
-// copying for a job's rows; nil for NULL and other types. The bytes are valid
-// only during the OnRows call.
+// copying for a job's rows; nil for NULL (as Int64) and other types. The
+// bytes are valid only during the OnRows call.
 func (r *Rows) Bytes(col, row int) []byte {
 	switch {
 	case r.errs != nil:
@@ -195,6 +197,8 @@ func (r *Rows) Bytes(col, row int) []byte {
 		return nil
 	case r.text != nil:
 		return []byte(r.text[row][col])
+	case r.IsNull(col, row):
+		return nil
 	case r.types[col].IsNested(): // as it prints (Flink's text, SPEC 2.10)
 		return vector.AppendValue(nil, r.types[col], r.cols[col], int(r.sel[row]))
 	case r.cols[col].S == nil:

@@ -1,6 +1,7 @@
 package streamql
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -86,5 +87,33 @@ func TestSinkChunksInOrder(t *testing.T) {
 	want := "main:r0 main:w0 main:w1 errors:s main:r1 side:r2 side:w2"
 	if s := strings.Join(got, " "); s != want {
 		t.Errorf("OnRows saw %s, want %s", s, want)
+	}
+}
+
+// TestRowsNullGetters: a NULL read through a typed getter of Rows is its
+// type's zero value (0, false, the zero Time, nil, "") and Value's nil, as
+// their docs say, whatever value the vector holds behind the NULL flag (an
+// aggregate's output slot or a join's padding keeps another group's or
+// row's value there: replay11's MAX 4621 of an all-padded session); a
+// value that is not NULL reads as it is.
+func TestRowsNullGetters(t *testing.T) {
+	types := []catalog.Type{catalog.BigInt, catalog.Double, catalog.Boolean, catalog.Timestamp, catalog.Varchar}
+	b := vector.NewBatch(types)
+	for i := range 2 { // row 0 NULL, row 1 not; the same values behind both
+		b.Cols[0].I[i], b.Cols[1].F[i], b.Cols[2].B[i], b.Cols[3].I[i] = 4621, 46.21, true, 4621
+		b.Cols[4].SetString(i, []byte("stale"))
+		for c := range types {
+			b.Cols[c].Null[i] = i == 0
+		}
+	}
+	r := &Rows{n: 2, sel: []int32{0, 1}, cols: b.Cols, types: types}
+	for c := range types {
+		got := fmt.Sprintf("%v|%v|%v|%v|%v|%v|%q|%v", r.IsNull(c, 0), r.Int64(c, 0), r.Float64(c, 0), r.Bool(c, 0), r.Time(c, 0).IsZero(), r.Bytes(c, 0) == nil, r.String(c, 0), r.Value(c, 0))
+		if want := `true|0|0|false|true|true|""|<nil>`; got != want {
+			t.Errorf("%s NULL: IsNull, Int64, Float64, Bool, Time zero, Bytes nil, String, Value give %q, want %q", types[c], got, want)
+		}
+	}
+	if got := fmt.Sprintf("%v|%v|%v|%v|%v", r.Int64(0, 1), r.Float64(1, 1), r.Bool(2, 1), r.Time(3, 1).UnixMilli(), r.String(4, 1)); got != "4621|46.21|true|4621|stale" {
+		t.Errorf("values not NULL read %q", got)
 	}
 }

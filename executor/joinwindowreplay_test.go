@@ -87,6 +87,50 @@ func TestJoinRelationOverGroupReadWhole(t *testing.T) {
 	}
 }
 
+// jaApartCatalog declares l and r as tornCatalog does but without a
+// consumer group (a relation over them is planned as a job of its own,
+// its inputs read whole); rddl, when not empty, declares r instead.
+func jaApartCatalog(t *testing.T, rddl string) *catalog.Catalog {
+	t.Helper()
+	with := "'connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
+	if rddl == "" {
+		rddl = `CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH (` + fmt.Sprintf(with, "rt") + `);`
+	}
+	return kTsCatalog(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (`+fmt.Sprintf(with, "lt")+`);
+`+rddl)
+}
+
+// jaRunWhole runs job (planned from q over cat) in one process that reads
+// every row and ends: the streams of cat named in viaJa are read through
+// jaSource from parts (l's rows, then r's), in batches and interleavings
+// drawn from rng; the others by their own connectors. It returns the lines
+// orderSink wrote (kinds: with each row's change kind).
+func jaRunWhole(t *testing.T, q string, cat *catalog.Catalog, job *planner.Job, parts [2][][]replayRow, rng *rand.Rand, kinds bool, viaJa ...string) []string {
+	t.Helper()
+	for _, name := range viaJa {
+		st := cat.Lookup(name)
+		st.Config = st.Kafka()
+		st.Connector = tornGroupSpec
+	}
+	g := &jaGroup{t: t, rng: rng, parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
+	var names []string
+	for _, o := range job.Outputs {
+		names = append(names, o.Name)
+	}
+	pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names, kinds: kinds}}, ctx: context.Background(), final: true}
+	tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
+		x := newJaSource(pr, st)
+		if env.BuildSide {
+			x.rep = noReplay{}
+		}
+		return x
+	}
+	if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return pr.sink, nil }); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return pr.sink.out
+}
+
 // noReplay is a connector.Replay that holds nothing: a source read whole
 // is given none (jaSource asks its own at every Next).
 type noReplay struct{}
@@ -192,9 +236,7 @@ func fusedIsTheRelations(t *testing.T, q string, fused func(*planner.Job) bool) 
 		for k, group := range []bool{true, false} {
 			cat, job := jaPlan(t, q)
 			if !group { // (planned without the group: the relation is a job of its own)
-				with := "'connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
-				cat = kTsCatalog(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (`+fmt.Sprintf(with, "lt")+`);
-CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH (`+fmt.Sprintf(with, "rt")+`);`)
+				cat = jaApartCatalog(t, "")
 				if strings.Contains(q, "SYSTEM_TIME") {
 					cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7, as jaPlan)
 				}
@@ -203,28 +245,7 @@ CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SEC
 			if fused(job) != group {
 				t.Fatalf("%s: planned as one job: %v, want %v", q, job.Both != nil, group)
 			}
-			for _, name := range []string{"l", "r"} {
-				st := cat.Lookup(name)
-				st.Config = st.Kafka()
-				st.Connector = tornGroupSpec
-			}
-			g := &jaGroup{t: t, rng: rand.New(rand.NewSource(seed + int64(k))), parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
-			var names []string
-			for _, o := range job.Outputs {
-				names = append(names, o.Name)
-			}
-			pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names}}, ctx: context.Background(), final: true}
-			tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
-				x := newJaSource(pr, st)
-				if env.BuildSide {
-					x.rep = noReplay{}
-				}
-				return x
-			}
-			if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return pr.sink, nil }); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-			got[k] = jaOutputs(pr.sink.out)
+			got[k] = jaOutputs(jaRunWhole(t, q, cat, job, parts, rand.New(rand.NewSource(seed+int64(k))), false, "l", "r"))
 		}
 		if got[0] != got[1] {
 			t.Fatalf("%s, seed %d: one job gives\n%s\nthe relation read apart gives\n%s", q, seed, got[0], got[1])

@@ -51,7 +51,11 @@ func TestSwapJoinFillsTopN(t *testing.T) {
 					for i := range b.N {
 						var row []byte
 						for c := range types {
-							row = vector.AppendValue(append(row, ','), types[c], b.Cols[c], i)
+							if row = append(row, ','); b.Cols[c].Null[i] {
+								row = append(row, "NULL"...) // (not the value behind the flag)
+								continue
+							}
+							row = vector.AppendValue(row, types[c], b.Cols[c], i)
 						}
 						out = append(out, string(row))
 					}
