@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -224,6 +225,57 @@ func TestUnaliasedSubqueryMessages(t *testing.T) {
 		_, errs, _ := runScripts(t, []string{"q.sql"}, map[string]string{"q.sql": tc.sql})
 		if msg, _, _ := strings.Cut(errs, "\n"); strings.Contains(msg, "subquery.") {
 			t.Errorf("%s: the message suggests the internal name subquery:\n%s", tc.name, errs)
+		}
+	}
+}
+
+// unquotedFileName finds a quoted file name of TestQuotedFileNameMessages
+// written in a message as SQL cannot read it: qualifying a column bare
+// (s.csv.dev, which parses as stream s), or bare after FROM or JOIN.
+var unquotedFileName = regexp.MustCompile("(^|[^`'])[sd]\\.csv[.`]|(FROM|JOIN) [sd]\\.csv")
+
+// TestQuotedFileNameMessages: a message that names a relation read by a
+// quoted file name (FROM 's.csv', SPEC 1) writes it as a query can: `s.csv`
+// to qualify a column, 's.csv' in FROM (found: "give each an alias (FROM
+// s.csv a JOIN s.csv b ...)", "such as s.csv.k = d.csv.k" and "it is
+// d.csv.dev and s.csv.dev", none of which parses), and an unknown qualifier
+// says what to write instead. Every message that names the relations of a
+// query or a join is run with file names, and the spellings they suggest run.
+func TestQuotedFileNameMessages(t *testing.T) {
+	data := map[string]string{"s.csv": "dev,temp\na,1.5\nb,2.5\n", "d.csv": "dev,lim\na,1\n"}
+	cases := []planErrCase{
+		{"ambiguous", "SELECT dev FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "column 'dev' is ambiguous: it is `s.csv`.dev and `d.csv`.dev; qualify it", "line 1, column 8"},
+		{"ambiguous with a subquery", "SELECT lim FROM (SELECT dev FROM 's.csv') JOIN 'd.csv' ON dev = `d.csv`.dev;", "it is `d.csv`.dev and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS s, and write `d.csv`.dev or s.dev", "line 1, column 59"},
+		{"unknown column", "SELECT zz FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "unknown column 'zz'; `s.csv` has dev, temp; `d.csv` has dev, lim", "line 1, column 8"},
+		{"unknown qualifier", "SELECT s.dev FROM 's.csv';", "unknown stream or alias 's' in 's.dev'; the query reads `s.csv`; write `s.csv`.dev, or give it the alias: FROM 's.csv' AS s", "line 1, column 8"},
+		{"unknown qualifier, aliased", "SELECT x.dev FROM 's.csv' y;", "the query reads y; write y.dev", "line 1, column 8"},
+		{"unknown qualifier of *", "SELECT s.* FROM 's.csv';", "unknown stream or alias 's' in s.*; the query reads `s.csv`; write `s.csv`.*, or give it the alias: FROM 's.csv' AS s", "line 1, column 8"},
+		{"unknown qualifier of * in a join", "SELECT x.* FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "the query reads `s.csv`, `d.csv`", "line 1, column 8"},
+		{"no equality", "SELECT * FROM 's.csv' JOIN 'd.csv' ON temp > lim;", "such as 's.csv' JOIN 'd.csv' ON `s.csv`.k = `d.csv`.k", "line 1, column 39"},
+		{"the same file twice", "SELECT * FROM 's.csv' JOIN 's.csv' ON temp = temp;", "both sides of the join are named `s.csv`: give each an alias (FROM 's.csv' a JOIN 's.csv' b ON ...)", "line 1, column 23"},
+		{"USING", "SELECT * FROM 's.csv' JOIN 'd.csv' USING (lim);", "USING column 'lim' is not a column of `s.csv`", "line 1, column 43"},
+		{"build side's *", "SELECT `d.csv`.* FROM 's.csv' SEMI JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "`d.csv`.* selects the join's build side: a semi or anti join outputs left rows only; write `s.csv`.* instead", "line 1, column 8"},
+		{"build side's column", "SELECT `d.csv`.lim FROM 's.csv' SEMI JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "`d.csv`.lim is a column of the join's build side `d.csv`", "line 1, column 8"},
+	}
+	for _, tc := range cases {
+		out, errs, code := runSQL(t, data, tc.sql, "--format", "csv")
+		msg, _, _ := strings.Cut(errs, "\n")
+		if code != 2 || !strings.Contains(msg, tc.msg) || !strings.Contains(errs, "q.sql, "+tc.at+":") {
+			t.Errorf("%s: exit %d, stdout %q, stderr\n%s\nwant exit 2, %q at %s", tc.name, code, out, errs, tc.msg, tc.at)
+		}
+		if m := unquotedFileName.FindString(msg); m != "" {
+			t.Errorf("%s: the message writes a file name as SQL does not read it (%q):\n%s", tc.name, m, msg)
+		}
+	}
+	// the spellings the messages suggest run
+	for q, want := range map[string]string{
+		"SELECT `s.csv`.dev, lim FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;": "dev,lim\na,1\n",
+		"SELECT s.dev FROM 's.csv' AS s WHERE temp > 2;":                                  "dev\nb\n",
+		"SELECT `s.csv`.* FROM 's.csv' SEMI JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;":   "dev,temp\na,1.5\n",
+		"SELECT a.dev, b.temp FROM 's.csv' a JOIN 's.csv' b ON a.dev = b.dev;":            "dev,temp\na,1.5\nb,2.5\n",
+	} {
+		if out, errs, code := runSQL(t, data, q, "--format", "csv"); code != 0 || out != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want %q", q, code, out, errs, want)
 		}
 	}
 }
