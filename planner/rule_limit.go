@@ -18,10 +18,10 @@ func ruleLimit(sp *selectPlan) error {
 		return nil
 	}
 	if sel.Side != "" {
-		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s'", sel.Side)
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s': %s", sel.Side, asMainQuery("INTO SIDE '"+sel.Side+"'"))
 	}
 	if sel.Stream != "" {
-		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s", sel.Stream)
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s: %s", sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
 	}
 	if what := updatingOperator(sp); what != "" {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT on an updating result (%s, SPEC 2.8) would be a Top-N over the changes, which is not supported yet: drop the LIMIT, or aggregate per window (an append-only result)", what)

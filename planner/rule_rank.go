@@ -100,14 +100,21 @@ func firstWindowFunc(q *ast.SelectStmt) *ast.SelectField {
 	return nil
 }
 
+// asMainQuery says what to do with a branch query (into, its INTO clause as
+// written) that holds an operator only a main query may end with: run it
+// as a main query of its own.
+func asMainQuery(into string) string {
+	return "write it without " + into + ", as a main query of its own (a job of its own, whose rows go to stdout)"
+}
+
 // refuseRankTarget refuses the targets an operator of SPEC 2.9 cannot feed
 // yet: side branches and sinks (what here is the operator's shape, at pos).
 func refuseRankTarget(sel *parser.Select, pos int, what string) error {
 	switch {
 	case sel.Side != "":
-		return parser.Errorf(pos, "%s is allowed in the main query only, not in side branch '%s'", what, sel.Side)
+		return parser.Errorf(pos, "%s is allowed in the main query only, not in side branch '%s': %s", what, sel.Side, asMainQuery("INTO SIDE '"+sel.Side+"'"))
 	case sel.Stream != "":
-		return parser.Errorf(pos, "%s is allowed in the main query only, not in the branch INTO STREAM %s", what, sel.Stream)
+		return parser.Errorf(pos, "%s is allowed in the main query only, not in the branch INTO STREAM %s: %s", what, sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
 	case sel.Insert != "":
 		return parser.Errorf(sel.InsertPos, "INSERT INTO %s from %s is not supported yet: run the query to stdout or --side-dir", sel.Insert, what)
 	}
