@@ -915,7 +915,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	var limit int64 = -1
 	if q.Limit != nil {
 		if q.Limit.Offset != nil {
-			return nil, parser.Errorf(loc.pos(q.Limit), "LIMIT with an offset is not supported on a stream")
+			return nil, parser.Errorf(loc.pos(q.Limit), "%s", offsetText(q.Limit))
 		}
 		v, ok := q.Limit.Count.(*test_driver.ValueExpr)
 		n, err := strconv.ParseInt(fmt.Sprint(valueOf(v, ok)), 10, 64)

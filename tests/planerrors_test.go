@@ -315,3 +315,22 @@ func TestMainOnlyInBranchSaysWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitOffsetSaysWhatToDo: LIMIT with an offset, written either way and
+// with or without ORDER BY, is refused at LIMIT with what to write instead
+// (found: "LIMIT with an offset is not supported on a stream" said no more),
+// and the rank range it suggests keeps the rows OFFSET 1 LIMIT 2 names.
+func TestLimitOffsetSaysWhatToDo(t *testing.T) {
+	ddl := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n"
+	files := map[string]string{"s.csv": "a,4\nb,9\nc,1\nd,7\n"}
+	for _, q := range []string{"SELECT k FROM s LIMIT 2 OFFSET 1", "SELECT k FROM s LIMIT 1, 2", "SELECT k FROM s ORDER BY x DESC LIMIT 2 OFFSET 1", "SELECT k FROM s ORDER BY x DESC LIMIT 1, 2"} {
+		out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
+		if code != 2 || !strings.Contains(errs, "LIMIT with an offset is not supported on a stream: number the rows and keep a range of them instead, SELECT … FROM (SELECT …, ROW_NUMBER() OVER (ORDER BY …) AS rn FROM …) WHERE rn BETWEEN 2 AND 3") || !strings.Contains(errs, "line 2, column ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want exit 2 and the rank range to write", q, code, out, errs)
+		}
+	}
+	q := "SELECT k FROM (SELECT k, ROW_NUMBER() OVER (ORDER BY x DESC) AS rn FROM s) WHERE rn BETWEEN 2 AND 3;\n"
+	if out, errs, code := runSQL(t, files, ddl+q, "--format", "csv"); code != 0 || out != "k\nd\na\n" {
+		t.Errorf("the rank range: exit %d, stdout %q, stderr %s; want d and a (x 7 and 4)", code, out, errs)
+	}
+}
