@@ -117,7 +117,7 @@ func rowNested(fields []Field) nested {
 		if k > 0 {
 			sb.WriteString(", ")
 		}
-		sb.WriteString(quoteField(f.Name) + " " + f.Type.String())
+		sb.WriteString(QuoteName(f.Name) + " " + f.Type.String())
 	}
 	sb.WriteString(">")
 	return nested{kind: KindRow, fields: append([]Field(nil), fields...), name: sb.String()}
@@ -130,9 +130,12 @@ func must(t Type, err error) Type {
 	return t
 }
 
-// quoteField returns a field name as a ROW type prints it: bare when it is a
-// plain identifier, else in back-quotes (Flink's quoting).
-func quoteField(name string) string {
+// QuoteName returns name as SQL writes it: bare when it is a plain
+// identifier (letters, digits not first, '_'), else in back-quotes with a
+// back-quote doubled (Flink's quoting). A ROW type prints its field names so,
+// and the planner's messages name a relation so (a quoted file name in FROM,
+// 's.csv', is qualified as `s.csv`.col).
+func QuoteName(name string) string {
 	plain := name != ""
 	for i, r := range name {
 		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {

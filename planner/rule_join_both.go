@@ -65,7 +65,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			if unaliased(l.name, l.st) {
 				return parser.Errorf(sp.pos(l.ts), "%s are subqueries without an alias: give each one (FROM (SELECT …) AS a JOIN (SELECT …) AS b ON a.k = b.k)", what)
 			}
-			return parser.Errorf(sp.pos(l.ts), "%s are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", what, l.name, o.st.Name, l.st.Name)
+			return parser.Errorf(sp.pos(l.ts), "%s are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", what, catalog.QuoteName(l.name), fromText(o.st.Name), fromText(l.st.Name))
 		}
 		seen[catalog.FoldName(l.name)] = l
 	}

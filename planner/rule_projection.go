@@ -34,10 +34,10 @@ func ruleProjection(sp *selectPlan) error {
 		if f.WildCard != nil {
 			tbl := f.WildCard.Table.O
 			if sc.hidden != "" && strings.EqualFold(tbl, sc.hidden) {
-				return parser.Errorf(sp.pos(f), "%s.* selects the join's build side: a semi or anti join outputs left rows only; write %s.* instead", tbl, name)
+				return parser.Errorf(sp.pos(f), "%s.* selects the join's build side: a semi or anti join outputs left rows only; write %s.* instead", catalog.QuoteName(tbl), catalog.QuoteName(name))
 			}
 			if tbl != "" && !strings.EqualFold(tbl, name) && !strings.EqualFold(tbl, st.Name) {
-				return parser.Errorf(sp.pos(f), "unknown stream or alias '%s' in %s.*; the query reads %s", tbl, tbl, name)
+				return parser.Errorf(sp.pos(f), "unknown stream or alias '%s' in %s.*; the query reads %s; %s", tbl, tbl, relText(name, st), qualifyText(name, st, tbl, "*"))
 			}
 			for i, c := range st.Columns {
 				idx := i

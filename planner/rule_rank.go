@@ -100,14 +100,21 @@ func firstWindowFunc(q *ast.SelectStmt) *ast.SelectField {
 	return nil
 }
 
+// asMainQuery says what to do with a branch query (into, its INTO clause as
+// written) that holds an operator only a main query may end with: run it
+// as a main query of its own.
+func asMainQuery(into string) string {
+	return "write it without " + into + ", as a main query of its own (a job of its own, whose rows go to stdout)"
+}
+
 // refuseRankTarget refuses the targets an operator of SPEC 2.9 cannot feed
 // yet: side branches and sinks (what here is the operator's shape, at pos).
 func refuseRankTarget(sel *parser.Select, pos int, what string) error {
 	switch {
 	case sel.Side != "":
-		return parser.Errorf(pos, "%s is allowed in the main query only, not in side branch '%s'", what, sel.Side)
+		return parser.Errorf(pos, "%s is allowed in the main query only, not in side branch '%s': %s", what, sel.Side, asMainQuery("INTO SIDE '"+sel.Side+"'"))
 	case sel.Stream != "":
-		return parser.Errorf(pos, "%s is allowed in the main query only, not in the branch INTO STREAM %s", what, sel.Stream)
+		return parser.Errorf(pos, "%s is allowed in the main query only, not in the branch INTO STREAM %s: %s", what, sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
 	case sel.Insert != "":
 		return parser.Errorf(sel.InsertPos, "INSERT INTO %s from %s is not supported yet: run the query to stdout or --side-dir", sel.Insert, what)
 	}
@@ -908,7 +915,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	var limit int64 = -1
 	if q.Limit != nil {
 		if q.Limit.Offset != nil {
-			return nil, parser.Errorf(loc.pos(q.Limit), "LIMIT with an offset is not supported on a stream")
+			return nil, parser.Errorf(loc.pos(q.Limit), "%s", offsetText(q.Limit))
 		}
 		v, ok := q.Limit.Count.(*test_driver.ValueExpr)
 		n, err := strconv.ParseInt(fmt.Sprint(valueOf(v, ok)), 10, 64)
@@ -953,17 +960,31 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	if limit >= 0 {
 		lim = fmt.Sprintf(" limit %d", limit)
 	}
-	if r.Bounded && p.Streaming && limit >= 0 {
+	changes := readsChanges(st) // (SPEC 2.8: its rows are -U/+U/-D changes, not a table's rows)
+	if r.Bounded && p.Streaming && (limit >= 0 || changes) {
 		r.Bounded = false // SET 'execution.runtime-mode' = 'streaming': a Top-N, updating, as over an unbounded input
 	}
 	switch {
+	case r.Bounded && changes:
+		// over a bounded changelog (a CDC file, an updating GROUP BY or
+		// Top-N of one) the order is its final table's: a Top-N over the
+		// whole input that takes rows back (finish: Retract) and gives its
+		// result once at the end, every row without a LIMIT; a sort of the
+		// changes themselves would print each change as a row (-D rows too)
+		n := limit
+		if n < 0 {
+			n = math.MaxInt64
+		}
+		r.Kind, r.N, r.Limit, r.Updating = plan.RankTopN, n, -1, true
+		r.Text = fmt.Sprintf("order by %s%s of the changes' final table, at the input's end (its -U and -D rows take rows back)", strings.Join(ord, ", "), lim)
+		r.State = "every live row of its input"
 	case r.Bounded:
 		r.Text = fmt.Sprintf("order by %s%s, at the input's end", strings.Join(ord, ", "), lim)
 		r.State = "the rows"
 		if limit >= 0 {
 			r.State = "the first rows in the order"
 		}
-	case len(q.OrderBy.Items) == 1 && !q.OrderBy.Items[0].Desc && len(hide) == 1 && in.eventTimeCol(q.OrderBy.Items[0].Expr):
+	case !changes && len(q.OrderBy.Items) == 1 && !q.OrderBy.Items[0].Desc && len(hide) == 1 && in.eventTimeCol(q.OrderBy.Items[0].Expr):
 		r.Kind, r.Time = plan.RankTimeSort, r.Order[0].Col
 		r.Stamp = in.stamp()
 		r.Text = fmt.Sprintf("order by %s%s, released as the watermark passes", strings.Join(ord, ", "), lim)
@@ -977,6 +998,16 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 		r.Text = fmt.Sprintf("ROW_NUMBER() <= %d over the whole stream order by %s (ORDER BY … LIMIT %d, updating), without the rank", limit, strings.Join(ord, ", "), limit)
 		r.State = "the top rows"
 	default:
+		if changes && st.Bounded() && p.Streaming {
+			what := "stream " + st.Name
+			if d := plan.DerivedOf(st); d != nil {
+				what = relationText(st, d)
+			}
+			return nil, parser.Errorf(obPos, "ORDER BY over %s, whose rows are changes (-U, +U, -D) in streaming mode (SET 'execution.runtime-mode' = 'streaming', SPEC 2.8), cannot sort them: add a LIMIT (ORDER BY … LIMIT n keeps the first n rows of the current result as it changes), or leave streaming mode (then the final table of the bounded input is sorted once)", what)
+		}
+		if changes && plan.DerivedOf(st) == nil {
+			return nil, parser.Errorf(obPos, "ORDER BY over the unbounded stream %s, whose rows are changes (%s, SPEC 2.8), would wait for the stream's end, which never comes: add a LIMIT (ORDER BY … LIMIT n keeps the first n rows of the current result as it changes), or read a bounded input (then its final table is sorted once)", st.Name, st.Updating())
+		}
 		if d := plan.DerivedOf(st); d != nil && d.Updating() {
 			// (SPEC 2.8: its rows are changes, a Top-N's or an updating
 			// GROUP BY's; no order of them ends)

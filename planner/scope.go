@@ -122,16 +122,17 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 		}
 	}
 	if found < 0 && s.hidden != "" && strings.EqualFold(tbl, s.hidden) {
-		return 0, 0, parser.Errorf(s.pos(n), "'%s.%s' is a column of the join's build side %s: a semi or anti join outputs left rows only, so only the left stream's columns can be selected", tbl, col, s.hidden)
+		return 0, 0, parser.Errorf(s.pos(n), "%s.%s is a column of the join's build side %s: a semi or anti join outputs left rows only, so only the left stream's columns can be selected", catalog.QuoteName(tbl), col, catalog.QuoteName(s.hidden))
 	}
 	if found < 0 {
 		if tbl != "" && s.rel(tbl) < 0 {
 			msg := fmt.Sprintf("unknown stream or alias '%s' in '%s.%s'; the query reads %s", tbl, tbl, col, s.relNames())
 			for _, r := range s.rels {
-				if r.unaliased() && r.stream.Column(col) >= 0 {
-					msg += fmt.Sprintf("; to read the subquery's %s as %s.%s, give it the alias: (SELECT …) AS %s", col, tbl, col, tbl)
-					break
+				if r.stream.Column(col) < 0 {
+					continue
 				}
+				msg += "; " + qualifyText(r.name, r.stream, tbl, col)
+				break
 			}
 			return 0, 0, parser.Errorf(s.pos(n), "%s", msg)
 		}
@@ -185,14 +186,46 @@ func unaliased(name string, st *catalog.Stream) bool {
 	return d != nil && d.Kind == "subquery" && strings.EqualFold(name, unaliasedName)
 }
 
-// relText names relation name (of stream st) in a message: its name, or
-// "the subquery without an alias" for one written so, whose columns a
-// query qualifies after giving it an alias: (SELECT …) AS s ... s.k.
+// relText names relation name (of stream st) in a message: its name as a
+// query qualifies a column with it (catalog.QuoteName: a quoted file name
+// 's.csv' as `s.csv`), or "the subquery without an alias" for one written
+// so, whose columns a query qualifies after giving it an alias: (SELECT …)
+// AS s ... s.k.
 func relText(name string, st *catalog.Stream) string {
 	if unaliased(name, st) {
 		return "the subquery without an alias"
 	}
-	return name
+	return catalog.QuoteName(name)
+}
+
+// qualifyText says how to read column col (or "*") of relation name (of
+// stream st) qualified as tbl.col, which names no relation of the query: give
+// a subquery without an alias the alias, "(SELECT …) AS tbl"; write a
+// relation read by an alias by it, "y.col"; else write its name or give it
+// the alias, "`s.csv`.col, or give it the alias: FROM 's.csv' AS tbl".
+func qualifyText(name string, st *catalog.Stream, tbl, col string) string {
+	switch {
+	case unaliased(name, st):
+		what := "the subquery's " + col
+		if col == "*" {
+			what = "its columns"
+		}
+		return fmt.Sprintf("to read %s as %s.%s, give it the alias: (SELECT …) AS %s", what, tbl, col, tbl)
+	case !strings.EqualFold(name, st.Name):
+		return fmt.Sprintf("write %s.%s", catalog.QuoteName(name), col)
+	}
+	return fmt.Sprintf("write %s.%s, or give it the alias: FROM %s AS %s", catalog.QuoteName(name), col, fromText(st.Name), tbl)
+}
+
+// fromText returns how FROM reads the relation named name in an example of a
+// message: bare when it is a plain identifier, else as a quoted file name
+// ('s.csv'; FROM reads a stream of that name when one exists, so this also
+// reads a stream declared as `a.b`).
+func fromText(name string) string {
+	if catalog.QuoteName(name) == name {
+		return name
+	}
+	return "'" + strings.ReplaceAll(name, "'", "''") + "'"
 }
 
 // exampleRels returns how an example join in a message writes two
@@ -201,7 +234,7 @@ func relText(name string, st *catalog.Stream) string {
 // alias that is not the other's name.
 func exampleRels(names [2]string, sts [2]*catalog.Stream) (from, qual [2]string) {
 	for i := range names {
-		from[i], qual[i] = names[i], names[i]
+		from[i], qual[i] = fromText(names[i]), catalog.QuoteName(names[i])
 	}
 	for i := range names {
 		if !unaliased(names[i], sts[i]) {
@@ -225,7 +258,7 @@ func (r relation) text() string    { return relText(r.name, r.stream) }
 // write instead, a subquery without an alias given one first.
 func ambiguousText(col string, a, b relation) string {
 	if !a.unaliased() && !b.unaliased() {
-		return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and %s.%s; qualify it with a stream name or alias", col, a.name, col, b.name, col)
+		return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and %s.%s; qualify it with a stream name or alias", col, a.text(), col, b.text(), col)
 	}
 	other := a
 	if a.unaliased() {
@@ -235,7 +268,7 @@ func ambiguousText(col string, a, b relation) string {
 	if strings.EqualFold(other.name, alias) {
 		alias = "q"
 	}
-	return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS %s, and write %s.%s or %s.%s", col, other.name, col, alias, other.name, col, alias, col)
+	return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS %s, and write %s.%s or %s.%s", col, other.text(), col, alias, other.text(), col, alias, col)
 }
 
 func (s *scope) pos(n ast.Node) int {

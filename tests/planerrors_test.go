@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -225,5 +226,111 @@ func TestUnaliasedSubqueryMessages(t *testing.T) {
 		if msg, _, _ := strings.Cut(errs, "\n"); strings.Contains(msg, "subquery.") {
 			t.Errorf("%s: the message suggests the internal name subquery:\n%s", tc.name, errs)
 		}
+	}
+}
+
+// unquotedFileName finds a quoted file name of TestQuotedFileNameMessages
+// written in a message as SQL cannot read it: qualifying a column bare
+// (s.csv.dev, which parses as stream s), or bare after FROM or JOIN.
+var unquotedFileName = regexp.MustCompile("(^|[^`'])[sd]\\.csv[.`]|(FROM|JOIN) [sd]\\.csv")
+
+// TestQuotedFileNameMessages: a message that names a relation read by a
+// quoted file name (FROM 's.csv', SPEC 1) writes it as a query can: `s.csv`
+// to qualify a column, 's.csv' in FROM (found: "give each an alias (FROM
+// s.csv a JOIN s.csv b ...)", "such as s.csv.k = d.csv.k" and "it is
+// d.csv.dev and s.csv.dev", none of which parses), and an unknown qualifier
+// says what to write instead. Every message that names the relations of a
+// query or a join is run with file names, and the spellings they suggest run.
+func TestQuotedFileNameMessages(t *testing.T) {
+	data := map[string]string{"s.csv": "dev,temp\na,1.5\nb,2.5\n", "d.csv": "dev,lim\na,1\n"}
+	cases := []planErrCase{
+		{"ambiguous", "SELECT dev FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "column 'dev' is ambiguous: it is `s.csv`.dev and `d.csv`.dev; qualify it", "line 1, column 8"},
+		{"ambiguous with a subquery", "SELECT lim FROM (SELECT dev FROM 's.csv') JOIN 'd.csv' ON dev = `d.csv`.dev;", "it is `d.csv`.dev and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS s, and write `d.csv`.dev or s.dev", "line 1, column 59"},
+		{"unknown column", "SELECT zz FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "unknown column 'zz'; `s.csv` has dev, temp; `d.csv` has dev, lim", "line 1, column 8"},
+		{"unknown qualifier", "SELECT s.dev FROM 's.csv';", "unknown stream or alias 's' in 's.dev'; the query reads `s.csv`; write `s.csv`.dev, or give it the alias: FROM 's.csv' AS s", "line 1, column 8"},
+		{"unknown qualifier, aliased", "SELECT x.dev FROM 's.csv' y;", "the query reads y; write y.dev", "line 1, column 8"},
+		{"unknown qualifier of *", "SELECT s.* FROM 's.csv';", "unknown stream or alias 's' in s.*; the query reads `s.csv`; write `s.csv`.*, or give it the alias: FROM 's.csv' AS s", "line 1, column 8"},
+		{"unknown qualifier of * in a join", "SELECT x.* FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "the query reads `s.csv`, `d.csv`", "line 1, column 8"},
+		{"no equality", "SELECT * FROM 's.csv' JOIN 'd.csv' ON temp > lim;", "such as 's.csv' JOIN 'd.csv' ON `s.csv`.k = `d.csv`.k", "line 1, column 39"},
+		{"the same file twice", "SELECT * FROM 's.csv' JOIN 's.csv' ON temp = temp;", "both sides of the join are named `s.csv`: give each an alias (FROM 's.csv' a JOIN 's.csv' b ON ...)", "line 1, column 23"},
+		{"USING", "SELECT * FROM 's.csv' JOIN 'd.csv' USING (lim);", "USING column 'lim' is not a column of `s.csv`", "line 1, column 43"},
+		{"build side's *", "SELECT `d.csv`.* FROM 's.csv' SEMI JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "`d.csv`.* selects the join's build side: a semi or anti join outputs left rows only; write `s.csv`.* instead", "line 1, column 8"},
+		{"build side's column", "SELECT `d.csv`.lim FROM 's.csv' SEMI JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;", "`d.csv`.lim is a column of the join's build side `d.csv`", "line 1, column 8"},
+	}
+	for _, tc := range cases {
+		out, errs, code := runSQL(t, data, tc.sql, "--format", "csv")
+		msg, _, _ := strings.Cut(errs, "\n")
+		if code != 2 || !strings.Contains(msg, tc.msg) || !strings.Contains(errs, "q.sql, "+tc.at+":") {
+			t.Errorf("%s: exit %d, stdout %q, stderr\n%s\nwant exit 2, %q at %s", tc.name, code, out, errs, tc.msg, tc.at)
+		}
+		if m := unquotedFileName.FindString(msg); m != "" {
+			t.Errorf("%s: the message writes a file name as SQL does not read it (%q):\n%s", tc.name, m, msg)
+		}
+	}
+	// the spellings the messages suggest run
+	for q, want := range map[string]string{
+		"SELECT `s.csv`.dev, lim FROM 's.csv' JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;": "dev,lim\na,1\n",
+		"SELECT s.dev FROM 's.csv' AS s WHERE temp > 2;":                                  "dev\nb\n",
+		"SELECT `s.csv`.* FROM 's.csv' SEMI JOIN 'd.csv' ON `s.csv`.dev = `d.csv`.dev;":   "dev,temp\na,1.5\n",
+		"SELECT a.dev, b.temp FROM 's.csv' a JOIN 's.csv' b ON a.dev = b.dev;":            "dev,temp\na,1.5\nb,2.5\n",
+	} {
+		if out, errs, code := runSQL(t, data, q, "--format", "csv"); code != 0 || out != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want %q", q, code, out, errs, want)
+		}
+	}
+}
+
+// TestMainOnlyInBranchSaysWhatToDo: an operator only a main query may end
+// with (SPEC 2.9's Top-N, deduplication, OVER and ORDER BY, and LIMIT) in a
+// side branch or an INTO STREAM branch is refused with what to do: write it
+// without the INTO clause, as a main query of its own (found: "ORDER BY is
+// allowed in the main query only, not in side branch 'top'" said no more).
+// Every such operator is tried in both kinds of branch, and the query as
+// the message says to write it runs.
+func TestMainOnlyInBranchSaysWhatToDo(t *testing.T) {
+	ddl := "CREATE STREAM s (k VARCHAR, x BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
+		"CREATE STREAM hot (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='hot.csv', 'format'='csv');\n"
+	files := map[string]string{"s.csv": "a,1,1\nb,5,2\na,3,3\n"}
+	rank := func(fn, order string) string {
+		return "FROM (SELECT k, x, " + fn + "() OVER (PARTITION BY k ORDER BY " + order + ") AS rn FROM s) WHERE rn <= 1"
+	}
+	for _, c := range []struct{ what, sel, rest string }{
+		{"a Top-N", "SELECT k, x", rank("ROW_NUMBER", "x DESC")},
+		{"a deduplication", "SELECT k, x", rank("ROW_NUMBER", "ts")},
+		{"an OVER aggregation", "SELECT k, SUM(x) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS x", "FROM s"},
+		{"ORDER BY", "SELECT k, x", "FROM s ORDER BY x"},
+		{"ORDER BY … LIMIT", "SELECT k, x", "FROM s ORDER BY x DESC LIMIT 1"},
+		{"LIMIT", "SELECT k, x", "FROM s LIMIT 1"},
+	} {
+		for _, into := range []string{"INTO SIDE 'top'", "INTO STREAM hot"} {
+			q := c.sel + " " + into + " " + c.rest + ";\nSELECT * FROM s;\n"
+			out, errs, code := runSQL(t, files, ddl+q, "--format", "csv")
+			msg, _, _ := strings.Cut(errs, "\n")
+			if code != 2 || !strings.Contains(msg, "main query only") || !strings.Contains(msg, "write it without "+into+", as a main query of its own") {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr\n%s\nwant exit 2 and a message that says to write it without %s", c.what, into, code, out, errs, into)
+			}
+			if out, errs, code := runSQL(t, files, ddl+c.sel+" "+c.rest+";\n", "--format", "csv"); code != 0 || len(csvRows(out)) == 0 {
+				t.Errorf("%s as a main query: exit %d, stdout %q, stderr %s; want its rows", c.what, code, out, errs)
+			}
+		}
+	}
+}
+
+// TestLimitOffsetSaysWhatToDo: LIMIT with an offset, written either way and
+// with or without ORDER BY, is refused at LIMIT with what to write instead
+// (found: "LIMIT with an offset is not supported on a stream" said no more),
+// and the rank range it suggests keeps the rows OFFSET 1 LIMIT 2 names.
+func TestLimitOffsetSaysWhatToDo(t *testing.T) {
+	ddl := "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n"
+	files := map[string]string{"s.csv": "a,4\nb,9\nc,1\nd,7\n"}
+	for _, q := range []string{"SELECT k FROM s LIMIT 2 OFFSET 1", "SELECT k FROM s LIMIT 1, 2", "SELECT k FROM s ORDER BY x DESC LIMIT 2 OFFSET 1", "SELECT k FROM s ORDER BY x DESC LIMIT 1, 2"} {
+		out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
+		if code != 2 || !strings.Contains(errs, "LIMIT with an offset is not supported on a stream: number the rows and keep a range of them instead, SELECT … FROM (SELECT …, ROW_NUMBER() OVER (ORDER BY …) AS rn FROM …) WHERE rn BETWEEN 2 AND 3") || !strings.Contains(errs, "line 2, column ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want exit 2 and the rank range to write", q, code, out, errs)
+		}
+	}
+	q := "SELECT k FROM (SELECT k, ROW_NUMBER() OVER (ORDER BY x DESC) AS rn FROM s) WHERE rn BETWEEN 2 AND 3;\n"
+	if out, errs, code := runSQL(t, files, ddl+q, "--format", "csv"); code != 0 || out != "k\nd\na\n" {
+		t.Errorf("the rank range: exit %d, stdout %q, stderr %s; want d and a (x 7 and 4)", code, out, errs)
 	}
 }
