@@ -202,9 +202,12 @@ func parseDot(d dotLine) (*dotCmd, *parser.Error) {
 		if q := c.rest; len(q) >= 2 && q[0] == '`' && q[len(q)-1] == '`' {
 			// one back-quoted name, which may hold spaces (`` is a back-quote)
 			c.args, c.argPos = []string{strings.ReplaceAll(q[1:len(q)-1], "``", "`")}, []int{c.restPos}
+		} else if len(q) >= 2 && q[0] == '\'' && q[len(q)-1] == '\'' {
+			// one quoted file name, kept quoted (executed as DESCRIBE 'file')
+			c.args, c.argPos = []string{q}, []int{c.restPos}
 		}
 		if len(c.args) > 1 {
-			return nil, errAt(1, ".schema takes one stream name: .schema NAME")
+			return nil, errAt(1, ".schema takes one stream name or quoted file name: .schema NAME or .schema 'file.csv'")
 		}
 	case ".format":
 		if len(c.args) > 1 || len(c.args) == 1 && !render.ValidFormat(strings.ToLower(c.args[0])) {
@@ -264,6 +267,9 @@ func (s *Session) execDot(ctx context.Context, sc *scriptCtx, d dotLine, out io.
 			return s.execStmt(ctx, sc, &parser.ShowViews{})
 		}
 		name := c.args[0]
+		if len(name) >= 2 && name[0] == '\'' && name[len(name)-1] == '\'' { // a file's inferred schema, as DESCRIBE 'file' (SPEC 1)
+			return s.execStmt(ctx, sc, &parser.Describe{File: strings.ReplaceAll(name[1:len(name)-1], "''", "'"), NamePos: c.argPos[0]})
+		}
 		if len(name) >= 2 && name[0] == '`' && name[len(name)-1] == '`' {
 			name = name[1 : len(name)-1]
 		}

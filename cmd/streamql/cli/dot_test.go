@@ -100,6 +100,21 @@ b
 		t.Errorf(".schema `my s`: exit %d, stdout %q, want it to start with %q; stderr %q", code, out, want, errs)
 	}
 
+	// .schema 'file' shows the file's inferred schema as DESCRIBE 'file' does
+	// (SPEC 1), for any file name a query's FROM may read
+	for _, name := range []string{"d.csv", "my d.csv", "d's.csv"} {
+		file := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(file, []byte("dev,temp\na,1.5\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lit := "'" + strings.ReplaceAll(file, "'", "''") + "'"
+		want, werrs, wcode := runArgs(t, "--format", "csv", "-e", "DESCRIBE "+lit+";")
+		out, errs, code = runArgs(t, "--format", "csv", "-e", ".schema "+lit+"\n")
+		if wcode != 0 || code != 0 || out != want || !strings.Contains(out, "temp,DOUBLE") {
+			t.Errorf(".schema %s: exit %d, stdout %q, stderr %q; DESCRIBE: exit %d, stdout %q, stderr %q", lit, code, out, errs, wcode, want, werrs)
+		}
+	}
+
 	// .schema without a name lists the streams, then the views (SPEC 2.6)
 	out, errs, code = runArgs(t, "--format", "csv", "-e", "CREATE STREAM s (x BIGINT) WITH ('connector' = 'values');\nCREATE VIEW w AS SELECT x FROM s;\n.schema\n")
 	if want := "name,connector,bounded,columns\ns,values,true,x BIGINT\nname,columns,query\nw,x BIGINT,SELECT x FROM s\n"; code != 0 || out != want {

@@ -326,7 +326,7 @@ type metaCommand struct{ name, args, help string }
 var metaCommands = []metaCommand{
 	{".help", "[functions]", "this help; .help functions lists the functions"},
 	{".streams", "", "list the declared streams (SHOW STREAMS)"},
-	{".schema", "[NAME]", "the columns of stream or view NAME (DESCRIBE NAME); all streams and views without NAME"},
+	{".schema", "[NAME | 'file']", "the columns of stream or view NAME (DESCRIBE NAME), or the schema inferred from a file (DESCRIBE 'file'); all streams and views without NAME"},
 	{".format", "[FMT]", "output format: " + strings.Join(render.Formats, ", ") + " (also .mode)"},
 	{".timer", "[on|off]", "print rows, time and rows/s after each job"},
 	{".read", "FILE", "run a script file (relative paths in it are read from its folder)"},
