@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -192,7 +193,12 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 				}
 			}
 		}
-		return nil, parser.Errorf(two.pos(c), "a join condition may compare keys with = (left.col = right.col) or reference one side only; this one mixes both sides: %s", exprText(c, two.casts))
+		cx, l := exprText(c, two.casts), two.rels[0].name
+		how := fmt.Sprintf("write a JOIN, which outputs each %s row once per matching row (SELECT %s.* FROM ... JOIN ... ON ... AND %s)", l, l, cx)
+		if mode == Anti { // (a LEFT JOIN's padded rows are the rows without a partner, SPEC 2.7)
+			how = fmt.Sprintf("write a LEFT JOIN and keep its rows without a partner (SELECT %s.* FROM ... LEFT JOIN ... ON ... AND %s WHERE <a right key> IS NULL)", l, cx)
+		}
+		return nil, parser.Errorf(two.pos(c), "a semi or anti join's condition may compare keys with = (left.col = right.col) or reference one side only (SPEC 2.2); this one mixes both sides: %s; to compare columns of both sides %s, or compute the value on one side first", cx, how)
 	}
 	if len(j.ProbeKeys) == 0 && !keyless {
 		return nil, parser.Errorf(pos, "the join needs at least one key equality between the streams, like %s.k = %s.k", two.rels[0].name, two.rels[1].name)
