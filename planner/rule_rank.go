@@ -274,7 +274,7 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	rn := rf.AsName
 	switch {
 	case q.GroupBy != nil || q.Having != nil:
-		return nil, parser.Errorf(loc.topWord("GROUP", "HAVING"), "the query over a Top-N's subquery selects and bounds the rank only: aggregate inside the subquery")
+		return nil, parser.Errorf(loc.topWord("GROUP", "HAVING"), "the query over a Top-N's subquery selects and bounds the rank only; to aggregate the Top-N's rows, make the bounded Top-N a relation and group over it: SELECT … FROM (SELECT * FROM (…) WHERE %s <= N) AS t GROUP BY …, or name it with WITH or CREATE VIEW (SPEC 2.6)", rn.O)
 	case q.WindowSpecs != nil:
 		return nil, parser.Errorf(loc.topWord("WINDOW"), "a WINDOW clause belongs to the subquery that uses it")
 	}

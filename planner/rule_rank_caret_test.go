@@ -28,8 +28,8 @@ func TestTopNOuterSelectCaret(t *testing.T) {
 		{"SELECT ⟦k⟧, COUNT(*) FROM $T WHERE rn <= 2", "neither grouped nor aggregated"},
 		{"SELECT k, ⟦zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
 		{"SELECT k, ⟦b.zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
-		{"SELECT k FROM $T WHERE rn <= 2 ⟦GROUP⟧ BY k", "aggregate inside the subquery"},
-		{"SELECT k FROM $T WHERE rn <= 2 ⟦HAVING⟧ k = 'a'", "aggregate inside the subquery"},
+		{"SELECT k FROM $T WHERE rn <= 2 ⟦GROUP⟧ BY k", "make the bounded Top-N a relation and group over it"},
+		{"SELECT k FROM $T WHERE rn <= 2 ⟦HAVING⟧ k = 'a'", "make the bounded Top-N a relation and group over it"},
 		{"SELECT k FROM $T WHERE rn <= 2 ORDER BY ⟦k⟧", "whose result changes as the unbounded input goes on"}, // (over bounded input it sorts the final table: tests/rank_order_limit_test.go)
 		{"SELECT k FROM $T WHERE rn <= 2 ⟦WINDOW⟧ w AS (PARTITION BY k)", "WINDOW clause belongs to the subquery"},
 		{"SELECT k FROM $T WHERE ⟦k = 'a'⟧", "keeps the rows whose rank is at most N"},
