@@ -116,10 +116,17 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	}
 	// the relation's event time: the parts' when they agree
 	t := times[0]
-	stamps := t.stamps
+	stamps, partStamps := t.stamps, t.partStamps
 	for _, o := range times[1:] {
 		t = unionTime(t, o)
 		stamps = stamps && o.stamps
+		partStamps = partStamps || o.partStamps
+	}
+	if len(times) > 1 && partStamps {
+		// (a union's rows carry the least of its parts' watermarks, which a
+		// part whose rows carry their partitions' watermarks has not:
+		// its reader computes its watermark over the union's rows)
+		stamps, partStamps = false, false
 	}
 	if len(times) > 1 {
 		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
@@ -133,7 +140,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	if t.col >= 0 && t.wm != nil {
 		d.TimeCol, d.Watermark = t.col, t.wm
 		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
-		d.Stamps = stamps
+		d.Stamps, d.PartStamps = stamps, stamps && partStamps
 		st.EventTime = t.col
 		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
 	}
@@ -226,13 +233,16 @@ func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 // watermark over the output batch, and the window bounds' columns (-1 none)
 // with their window; stamps: the part gives its stream's rows one by one
 // (a projection and filter), each with the stream's watermark before it
-// (plan.Derived.Stamps).
+// (plan.Derived.Stamps); partStamps: those stamps are the rows' Kafka
+// partitions' watermarks, and the stream's own come beside them
+// (plan.Derived.PartStamps).
 type partTime struct {
 	col        int
 	wm         *Expr
 	start, end int
 	win        *Window
 	stamps     bool
+	partStamps bool
 }
 
 // timeOfPart finds the event time of job j's main output (SPEC 2.6): a
@@ -322,10 +332,17 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
-	// (a Kafka stream's rows are stamped with their partition's watermark,
-	// SPEC 2.5, which a reader with one watermark cannot carry: it keeps
-	// its own over the rows, as before)
-	t.stamps = m.Rank == nil && m.Unnest == nil && st.Kafka() == nil
+	t.stamps = m.Rank == nil && m.Unnest == nil
+	// A Kafka stream's rows are stamped with their partition's watermark
+	// (SPEC 2.5), and its windows fire by the partitions' minimum: the
+	// relation carries both (plan.Derived.PartStamps), the minimum taken
+	// from the job's watermark marks, which an event-time semi or anti
+	// join's released rows do not have (its reader keeps its own
+	// watermark over the rows, as before).
+	if d := plan.DerivedOf(st); st.Kafka() != nil || d != nil && d.PartStamps {
+		t.partStamps = true
+		t.stamps = t.stamps && (m.Join == nil || !m.Join.EventTime())
+	}
 	return t
 }
 

@@ -51,10 +51,9 @@ import (
 // relation's select list computed for them (plan.Aggregate.LateProject,
 // LateColumns). The watermark is the stream's, per partition (SPEC 2.5),
 // carried through the relation's WHERE as SPEC 2.6 says ("keeps its
-// watermark through projections, filters"); the relation read as a job of
-// its own computes it again over the rows its WHERE keeps, read whole, so
-// the two differ when a row the WHERE drops moves the stream's watermark
-// (executor's TestWindowOverViewInlinedIsTheRelations checks the rest).
+// watermark through projections, filters"), as the relation read as a job
+// of its own carries it too (plan.Derived.PartStamps), so the two give the
+// same rows (executor's TestWindowOverViewInlinedIsTheRelations).
 //
 // A job reading any other stream (a file, a stream read whole) is left
 // alone, so every other output stays as it was.
