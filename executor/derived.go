@@ -37,7 +37,7 @@ type derivedHub struct {
 // job's goroutine. With plan.Derived.Stamps each main row carries its
 // input's watermark before it into the reading batch's watermark column,
 // which the reader's watermark assigner takes (watermarker.carry); with
-// plan.Derived.PartStamps that is its Kafka partition's, and the stream's
+// plan.Derived.StreamWatermarks that is its Kafka partition's, and the stream's
 // before and after the row follow in two more columns (captureSink's
 // streamWm, watermarker.advanceParts).
 type derivedSource struct {
@@ -130,7 +130,7 @@ func (ds *derivedSource) start() {
 		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job, free: p.free, limit: n, stampCol: -1}
 		if ds.d.Stamps && job.Main != nil {
 			cs.stampCol = job.WatermarkCol
-			cs.streamWm = ds.d.PartStamps
+			cs.streamWm = ds.d.StreamWatermarks
 		}
 		go func() {
 			defer close(p.done)
@@ -389,10 +389,11 @@ type captureSink struct {
 	stampCol int
 	// streamWm: the stamps are the rows' partitions' watermarks, and two
 	// columns after them carry the stream's watermark before and after
-	// each row (plan.Derived.PartStamps), which swm follows over the
+	// each row (plan.Derived.StreamWatermarks), which swm follows over the
 	// Step's marks (runMode.marks), across batches; before and after are
 	// the row's being added
 	streamWm      bool
+	markRow       int // the input row c.before and c.after are of (-1: none yet in this Step)
 	swm           int64
 	swmSet        bool
 	before, after int64
@@ -403,9 +404,10 @@ type captureSink struct {
 // Rows implements Sink.
 func (c *captureSink) Rows(r *Step) error {
 	mi := 0 // the marks taken (streamWm)
+	c.markRow = -1
 	for seg := range c.m.Segments(r) {
 		if seg.Chunk != nil {
-			if err := c.chunk(seg.Chunk); err != nil {
+			if err := c.chunk(r, seg.Chunk, &mi); err != nil {
 				return err
 			}
 			continue
@@ -423,7 +425,7 @@ func (c *captureSink) Rows(r *Step) error {
 			if c.stampCol >= 0 && r.In != nil && c.stampCol < len(r.In.Cols) {
 				stamp = r.In.Cols[c.stampCol] // (a part's rows are input rows, at their indexes)
 			}
-			if err := c.add(p.Output, p.Cols, i, p.KindAt(i), stamp); err != nil {
+			if err := c.add(p.Output, p.Cols, i, p.KindAt(i), stamp, i); err != nil {
 				return err
 			}
 		}
@@ -446,6 +448,10 @@ func (c *captureSink) Rows(r *Step) error {
 // it returns the marks taken. The stream's watermark never goes back: the
 // part reads every partition, in no consumer group (newDerivedSource).
 func (c *captureSink) streamMarks(marks []Mark, mi, i int) int {
+	if i == c.markRow {
+		return mi // (another row made at input row i: c.before and c.after are its)
+	}
+	c.markRow = i
 	for ; mi < len(marks) && marks[mi].At <= i; mi++ {
 		c.swm, c.swmSet = marks[mi].Value, true
 	}
@@ -457,10 +463,29 @@ func (c *captureSink) streamMarks(marks []Mark, mi, i int) int {
 	return mi
 }
 
-func (c *captureSink) chunk(ck *Chunk) error {
-	c.beforeSet, c.afterSet = false, false // (rows an operator made: no stamps)
+// chunk adds the rows of ck, rows an operator of the part made (a window
+// TVF's windowed rows, a Top-N's changes, SPEC 2.4, 2.9), with the stamps
+// of the input row of r they were made at (ck.At - 1: a row's own rows, or
+// those a watermark it moved released), where r has it; *mi is the marks
+// of r taken (streamWm). As a Flink operator forwards its input's
+// watermark after what it emits for it, those rows carry the watermark
+// before that input row. Rows made with no input row (at the stream's
+// end, or before a batch's first row) carry none (NULL).
+func (c *captureSink) chunk(r *Step, ck *Chunk, mi *int) error {
+	var stamp *vector.Vec
+	row := ck.At - 1
+	if c.stampCol >= 0 && r.In != nil && c.stampCol < len(r.In.Cols) && row >= 0 && row < r.N {
+		stamp = r.In.Cols[c.stampCol]
+	}
+	switch {
+	case !c.streamWm:
+	case stamp != nil:
+		*mi = c.streamMarks(r.Marks, *mi, row)
+	default:
+		c.beforeSet, c.afterSet = false, false
+	}
 	for _, i := range ck.Sel {
-		if err := c.add(ck.Output, ck.Cols, int(i), ck.KindAt(int(i)), nil); err != nil {
+		if err := c.add(ck.Output, ck.Cols, int(i), ck.KindAt(int(i)), stamp, row); err != nil {
 			return err
 		}
 	}
@@ -469,9 +494,9 @@ func (c *captureSink) chunk(ck *Chunk) error {
 
 // add copies row i of cols, a row of output out whose change kind is kind
 // (SPEC 2.8: a derived relation over an updating query gives its changes),
-// into the batch being filled; with its watermark stamp, row i of stamp
+// into the batch being filled; with its watermark stamp, row si of stamp
 // (nil: NULL, no stamp), when the batch carries one (stampCol).
-func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKind, stamp *vector.Vec) error {
+func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKind, stamp *vector.Vec, si int) error {
 	if c.cur != nil && (c.curOut != out || c.cur.N == vector.Cap) {
 		if err := c.flush(); err != nil {
 			return err
@@ -493,9 +518,9 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKin
 		}
 		w := dst[len(dst)-1]
 		dst = dst[:len(dst)-1]
-		w.Null[at], w.I[at] = stamp == nil || stamp.Null[i], 0
+		w.Null[at], w.I[at] = stamp == nil || stamp.Null[si], 0
 		if !w.Null[at] {
-			w.I[at] = stamp.I[i]
+			w.I[at] = stamp.I[si]
 		}
 	}
 	for k, d := range dst {

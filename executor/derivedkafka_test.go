@@ -9,10 +9,11 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
 
-// TestDerivedKafkaWatermarkProperty (SPEC 2.5, 2.6; plan.Derived.PartStamps):
+// TestDerivedKafkaWatermarkProperty (SPEC 2.5, 2.6; plan.Derived.StreamWatermarks):
 // a window over a view, WITH name or subquery that filters and projects a
 // Kafka stream (read whole, no consumer group, so the relation is read as a
 // job of its own) sees the stream's watermarks: each row late by its
@@ -96,7 +97,7 @@ func TestDerivedKafkaWatermarkProperty(t *testing.T) {
 	}
 }
 
-// recomputed runs q with the relation read as before plan.Derived.PartStamps
+// recomputed runs q with the relation read as before plan.Derived.StreamWatermarks
 // (its reader's own watermark over the rows it kept), for the property
 // test's count of runs the change decides.
 func recomputed(t *testing.T, rows []replayRow, wm, with, q string, seed int64) string {
@@ -110,7 +111,7 @@ func recomputed(t *testing.T, rows []replayRow, wm, with, q string, seed int64) 
 	}
 	for _, s := range job.Streams() {
 		if d := plan.DerivedOf(s); d != nil {
-			d.Stamps, d.PartStamps = false, false
+			d.Stamps, d.StreamWatermarks = false, false
 		}
 	}
 	job.BatchTypes = job.BatchTypes[:job.WatermarkCol+1]
@@ -123,4 +124,44 @@ func recomputed(t *testing.T, rows []replayRow, wm, with, q string, seed int64) 
 		t.Fatalf("%s: %v", q, err)
 	}
 	return strings.Join(sink.out, "\n")
+}
+
+// TestAdvancePartsAllocatesNothing: the watermark assigner of a relation
+// whose rows carry their stamps and their stream's watermark
+// (watermarker.advanceParts, plan.Derived.StreamWatermarks) stamps a batch
+// and makes its marks without an allocation, with and without
+// 'watermark.max-future”s window ranges (maxFuture.advance), once its
+// marks buffer has grown.
+func TestAdvancePartsAllocatesNothing(t *testing.T) {
+	types := []catalog.Type{catalog.Varchar, catalog.BigInt, catalog.BigInt, catalog.BigInt, catalog.BigInt}
+	b := vector.NewBatch(types)
+	for i := range vector.Cap {
+		b.Cols[1].I[i] = int64(i * 10)
+		b.Cols[2].I[i], b.Cols[3].I[i], b.Cols[4].I[i] = int64(i*10-5), int64(i*10-7), int64(i*10-3)
+	}
+	b.N = vector.Cap
+	sel := make([]int32, vector.Cap)
+	job := &plan.Job{WatermarkCol: 2, BatchTypes: types}
+	for _, m := range []*maxFuture{nil, {wins: []winRange{{col: 1, lo: -1 << 40, hi: 1 << 40}}, col: 1, rej: make([]int32, 0, vector.Cap)}} {
+		w := &watermarker{job: job, carried: true, carriedParts: true, offCol: -1, max: m}
+		buf := make([]Mark, 0, 2*vector.Cap)
+		run := func() {
+			w.set = false
+			for i := range sel {
+				sel[i] = int32(i)
+			}
+			var marks []Mark
+			if m != nil {
+				_, marks = m.advance(w, b, sel, buf[:0], true)
+			} else {
+				marks = w.advance(b, sel, buf[:0], true)
+			}
+			if len(marks) != 2*vector.Cap || b.Cols[2].I[7] != 65 {
+				t.Fatalf("%d marks, row 7's stamp %d: want %d marks (before and after each row), its own stamp 65", len(marks), b.Cols[2].I[7], 2*vector.Cap)
+			}
+		}
+		if a := testing.AllocsPerRun(20, run); a != 0 {
+			t.Errorf("max-future %v: %.1f allocations a batch, want 0", m != nil, a)
+		}
+	}
 }

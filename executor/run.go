@@ -131,7 +131,7 @@ type runMode struct {
 	budget *StateBudget
 	// marks: the job's sink reads Step.Marks, where its stream's watermark
 	// moved (a derived relation's part whose rows carry the stream's
-	// watermark beside their partitions', plan.Derived.PartStamps)
+	// watermark beside their partitions', plan.Derived.StreamWatermarks)
 	marks bool
 }
 

@@ -51,7 +51,7 @@ type watermarker struct {
 	// carriedParts: with carried, the rows' stamps are their Kafka
 	// partitions' watermarks, kept as their CURRENT_WATERMARK, and the
 	// watermark moves to the stream's, carried in the two columns after
-	// the stamps, before and after each row (plan.Derived.PartStamps;
+	// the stamps, before and after each row (plan.Derived.StreamWatermarks;
 	// advanceParts)
 	carriedParts bool
 }
@@ -62,7 +62,7 @@ func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
 	w := &watermarker{job: job, expr: exprs.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
 	if d := plan.DerivedOf(job.Stream); d != nil && d.Stamps && job.WatermarkCol == len(job.Stream.Columns) {
 		w.carried = true
-		w.carriedParts = d.PartStamps && len(job.BatchTypes) >= job.WatermarkCol+3
+		w.carriedParts = d.StreamWatermarks && len(job.BatchTypes) >= job.WatermarkCol+3
 	}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param

@@ -20,7 +20,7 @@ import (
 // over the relation read as a job of its own (the plan without a consumer
 // group), over random rows of one partition, in random batches, 30 seeds
 // per query: the relation read as a job of its own carries the stream's
-// watermarks through its WHERE (SPEC 2.6, plan.Derived.PartStamps), as the
+// watermarks through its WHERE (SPEC 2.6, plan.Derived.StreamWatermarks), as the
 // inlined job has them (TestDerivedKafkaWatermarkProperty: two partitions).
 func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
 	for _, q := range append([]string{

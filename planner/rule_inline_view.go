@@ -52,7 +52,7 @@ import (
 // LateColumns). The watermark is the stream's, per partition (SPEC 2.5),
 // carried through the relation's WHERE as SPEC 2.6 says ("keeps its
 // watermark through projections, filters"), as the relation read as a job
-// of its own carries it too (plan.Derived.PartStamps), so the two give the
+// of its own carries it too (plan.Derived.StreamWatermarks), so the two give the
 // same rows (executor's TestWindowOverViewInlinedIsTheRelations).
 //
 // A job reading any other stream (a file, a stream read whole) is left

@@ -9,7 +9,7 @@ import (
 	"streamql/tests/kafkatest"
 )
 
-// TestKafkaViewWatermark (SPEC 2.5, 2.6; plan.Derived.PartStamps), against
+// TestKafkaViewWatermark (SPEC 2.5, 2.6; plan.Derived.StreamWatermarks), against
 // the real broker: a window over a view, WITH name or subquery that filters
 // a two-partition topic gives the windows and late rows of the same window
 // over the stream with the relation's WHERE inline, as sets (the partitions'

@@ -106,7 +106,7 @@ type Job struct {
 	WatermarkCol int
 	// BatchTypes are the types of the source batch's columns: the stream's
 	// columns, then the watermark column when there is one (for a relation
-	// with Derived.PartStamps, then the two columns of its input stream's
+	// with Derived.StreamWatermarks, then the two columns of its input stream's
 	// watermark before and after each row).
 	BatchTypes []catalog.Type
 	// DeadLetters maps each stream the job reads that has 'errors.stream' to
