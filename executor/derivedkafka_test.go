@@ -10,6 +10,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
+	"streamql/planner"
 	"streamql/planner/plan"
 )
 
@@ -60,28 +61,15 @@ func TestDerivedKafkaWatermarkProperty(t *testing.T) {
 			for k, q := range []string{c.q, c.ref} {
 				st, cat := streamS(t, wm, with)
 				job := planWith(t, cat, q)
-				st.Config = st.Kafka()
-				st.Connector = tornGroupSpec
-				var names []string
-				for _, o := range job.Outputs {
-					names = append(names, o.Name)
-				}
-				sink := &orderSink{names: names}
-				brng := rand.New(rand.NewSource(seed * 31)) // (the same batches both ways)
-				tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
-					return &groupFake{rows: rows, rng: brng, checks: &tornChecks{}}
-				}
-				if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
+				out := runFake(t, job, st, rows, rand.New(rand.NewSource(seed*31))) // (the same batches both ways)
 				if k == 0 && c.name == "WITH projecting" {
-					for i, l := range sink.out { // (its late rows are the relation's: k, ts, t2)
+					for i, l := range out { // (its late rows are the relation's: k, ts, t2)
 						if strings.HasPrefix(l, "lt: ") {
-							sink.out[i] = l[:strings.LastIndexByte(l, ',')]
+							out[i] = l[:strings.LastIndexByte(l, ',')]
 						}
 					}
 				}
-				got[k] = strings.Join(sink.out, "\n")
+				got[k] = strings.Join(out, "\n")
 			}
 			if got[0] != got[1] {
 				t.Fatalf("seed %d, %s, WATERMARK FOR ts AS %s:\n%s\ngives\n%s\nwhere the stream with the WHERE inline gives (SPEC 2.5, 2.6)\n%s\n%s", seed, c.name, wm, c.q, got[0], c.ref, got[1])
@@ -103,27 +91,34 @@ func TestDerivedKafkaWatermarkProperty(t *testing.T) {
 func recomputed(t *testing.T, rows []replayRow, wm, with, q string, seed int64) string {
 	st, cat := streamS(t, wm, with)
 	job := planWith(t, cat, q)
-	st.Config = st.Kafka()
-	st.Connector = tornGroupSpec
-	var names []string
-	for _, o := range job.Outputs {
-		names = append(names, o.Name)
-	}
 	for _, s := range job.Streams() {
 		if d := plan.DerivedOf(s); d != nil {
 			d.Stamps, d.StreamWatermarks = false, false
 		}
 	}
 	job.BatchTypes = job.BatchTypes[:job.WatermarkCol+1]
+	return strings.Join(runFake(t, job, st, rows, rand.New(rand.NewSource(seed*31))), "\n")
+}
+
+// runFake runs job, whose stream st (or the one its relations read) is
+// planned as a Kafka stream, over rows read through groupFake in batches
+// rng draws, and returns its output lines in order (orderSink).
+func runFake(t *testing.T, job *planner.Job, st *catalog.Stream, rows []replayRow, rng *rand.Rand) []string {
+	t.Helper()
+	st.Config = st.Kafka()
+	st.Connector = tornGroupSpec
+	var names []string
+	for _, o := range job.Outputs {
+		names = append(names, o.Name)
+	}
 	sink := &orderSink{names: names}
-	brng := rand.New(rand.NewSource(seed * 31))
 	tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
-		return &groupFake{rows: rows, rng: brng, checks: &tornChecks{}}
+		return &groupFake{rows: rows, rng: rng, checks: &tornChecks{}}
 	}
 	if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
-		t.Fatalf("%s: %v", q, err)
+		t.Fatalf("%v", err)
 	}
-	return strings.Join(sink.out, "\n")
+	return sink.out
 }
 
 // TestAdvancePartsAllocatesNothing: the watermark assigner of a relation

@@ -1,14 +1,11 @@
 package executor
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
 
-	"streamql/catalog"
-	"streamql/executor/connector"
 	"streamql/planner"
 )
 
@@ -53,21 +50,7 @@ func TestWindowOverViewInlinedIsTheRelations(t *testing.T) {
 				if inlined := job.Stream == st && job.ReplayStrategy() == "replayed"; inlined != run.group {
 					t.Fatalf("%s: planned as one replayed job over the stream: %v, want %v", run.q, inlined, run.group)
 				}
-				st.Config = st.Kafka()
-				st.Connector = tornGroupSpec
-				var names []string
-				for _, o := range job.Outputs {
-					names = append(names, o.Name)
-				}
-				sink := &orderSink{names: names}
-				rng := rand.New(rand.NewSource(seed*7 + int64(k)))
-				tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
-					return &groupFake{rows: rows, rng: rng, checks: &tornChecks{}} // (its rows all of partition 0)
-				}
-				if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
-					t.Fatalf("%s: %v", run.q, err)
-				}
-				got[k] = strings.Join(sink.out, "\n")
+				got[k] = strings.Join(runFake(t, job, st, rows, rand.New(rand.NewSource(seed*7+int64(k)))), "\n") // (its rows all of partition 0)
 			}
 			if got[0] != got[1] {
 				t.Fatalf("%s, seed %d: one job over the stream gives\n%s\nthe relation read apart gives\n%s", c.q, seed, got[0], got[1])
