@@ -145,7 +145,7 @@ func TestLayering(t *testing.T) {
 		"streamql/executor/stateless":  {"streamql/executor/flow", "streamql/executor/expr", "streamql/executor/vector", "streamql/planner/plan"},
 		"streamql/executor/route":      {"streamql/executor/flow", "streamql/executor/expr", "streamql/executor/vector", "streamql/planner/plan"},
 		"streamql/executor/sinkstream": {"streamql/executor/flow", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
-		"streamql/executor/rank":       {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
+		"streamql/executor/rank":       {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/op", "streamql/executor/expr", "streamql/executor/connector", "streamql/executor/vector", "streamql/catalog", "streamql/planner/plan"},
 		"streamql/executor/aggregate":  {"streamql/executor/flow", "streamql/executor/state", "streamql/executor/agg", "streamql/executor/expr", "streamql/executor/format", "streamql/executor/op", "streamql/executor/connector", "streamql/executor/vector", "streamql/executor/window", "streamql/catalog", "streamql/planner/plan"},
 	} {
 		for _, d := range importsOf(t, pkg)[pkg] {

@@ -97,7 +97,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 		if opts.stats != nil {
 			late = &opts.stats.Late
 		}
-		if r, err := rank.New(job, opts.budget, late); err != nil {
+		if r, err := rank.New(job, opts.budget, late, opts.exprs); err != nil {
 			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
 		} else {
 			r.Wire(down, &c.sink.parts[r.Main()]) // (the rows the main query took, counted before the operator takes them)

@@ -1,16 +1,13 @@
 package executor
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
 
 	"streamql/catalog"
-	"streamql/executor/connector"
 	"streamql/executor/vector"
-	"streamql/planner"
 	"streamql/planner/plan"
 )
 
@@ -64,7 +61,7 @@ func TestDerivedKafkaWatermarkProperty(t *testing.T) {
 			for k, q := range []string{c.q, c.ref} {
 				st, cat := streamS(t, wm, with)
 				job := planWith(t, cat, q)
-				out := runFake(t, job, st, rows, rand.New(rand.NewSource(seed*31))) // (the same batches both ways)
+				out := strings.Split(runOnePart(t, job, st, rows, rand.New(rand.NewSource(seed*31))), "\n") // (the same batches both ways)
 				if k == 0 && (c.name == "WITH projecting" || c.name == "window TVF") {
 					for i, l := range out { // (its late rows are the relation's: k, ts, t2 or window_time)
 						if strings.HasPrefix(l, "lt: ") {
@@ -100,28 +97,7 @@ func recomputed(t *testing.T, rows []replayRow, wm, with, q string, seed int64) 
 		}
 	}
 	job.BatchTypes = job.BatchTypes[:job.WatermarkCol+1]
-	return strings.Join(runFake(t, job, st, rows, rand.New(rand.NewSource(seed*31))), "\n")
-}
-
-// runFake runs job, whose stream st (or the one its relations read) is
-// planned as a Kafka stream, over rows read through groupFake in batches
-// rng draws, and returns its output lines in order (orderSink).
-func runFake(t *testing.T, job *planner.Job, st *catalog.Stream, rows []replayRow, rng *rand.Rand) []string {
-	t.Helper()
-	st.Config = st.Kafka()
-	st.Connector = tornGroupSpec
-	var names []string
-	for _, o := range job.Outputs {
-		names = append(names, o.Name)
-	}
-	sink := &orderSink{names: names}
-	tornGroupOpen = func(*catalog.Stream, *connector.Env) connector.Source {
-		return &groupFake{rows: rows, rng: rng, checks: &tornChecks{}}
-	}
-	if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return sink, nil }); err != nil {
-		t.Fatalf("%v", err)
-	}
-	return sink.out
+	return runOnePart(t, job, st, rows, rand.New(rand.NewSource(seed*31)))
 }
 
 // TestAdvancePartsAllocatesNothing: the watermark assigner of a relation

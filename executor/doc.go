@@ -73,8 +73,8 @@
 // # The event-time join and the router: what is left (issue 22 item 3)
 //
 // The event-time semi and anti join is the semi join operator in its Hold
-// mode (op.SemiJoin) inside a driver, routeHeld (semijoin.go), which is the
-// job's scheduler, and the MARK gates of the router's stages (markjoin.go),
+// mode (op.SemiJoin) under the job's scheduler, routeHeld (semijoin.go,
+// heldScheduler), and the MARK gates of the router's stages (markjoin.go),
 // each over the semi join operator in its Mark mode. What depends on what:
 //
 //   - Which rows are released is the operator's: held in order, released
@@ -109,15 +109,23 @@
 //     the stage's gate (markJoin) evaluates the probe keys and condition,
 //     which executor/op, below executor/expr, cannot, and asks the operator
 //     for the offered rows' marks (op.SemiJoin.Marks).
-//   - The scheduler owns the build sides' operators: a build reader only
-//     reads (timedBuild.readBatches, a goroutine each, for a source's
-//     blocking Next) and hands each batch to routeHeld, which pushes it into
-//     its MARK operator on the job's goroutine (buildFeed, the bounded
-//     strategy's feed too, readBuild) between releases, then gives the
-//     smallest build watermark to the hold as Watermark on its port 1
-//     (probeHold.advance). The marks, the build state and the release are
-//     the job's goroutine's, so there is no lock, and a build side's error
-//     is the job's as it comes.
+//   - The scheduler reads every input the same way (step 3's first slice,
+//     done): each input port has a reader (portReader: port 0 the probe
+//     stream, port k the build side of the join whose Port.Input is k), a
+//     goroutine each for a source's blocking Next, that only reads and
+//     hands each batch on the scheduler's one channel, reading the next
+//     once the scheduler acks it (one batch of each port in flight). A
+//     probe stream that declares a replay (a Kafka group source, whose
+//     checkpoint runs inside Next and must fall between the job's pushes)
+//     has no goroutine: the scheduler calls its reader's read on the job's
+//     goroutine when nothing else is to do. The scheduler (heldScheduler.
+//     run) takes each message by its port (take): a build side's batch into
+//     its MARK operator (buildFeed, the bounded strategy's feed too,
+//     readBuild), the probe stream's into the hold (takeProbe); between
+//     messages it gives the smallest build watermark to the hold as
+//     Watermark on its port 1 (probeHold.advance) and releases. The marks,
+//     the build state and the release are the job's goroutine's, so there
+//     is no lock, and a build side's error is the job's as it comes.
 //   - The release side is a type of its own, heldRelease (semijoin.go):
 //     it routes the rows the hold says are decided (releaseDecided), with
 //     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
@@ -144,22 +152,30 @@
 //     gives it in the connector's rows (futureHandsBack). A Kafka replay
 //     reads the held rows, the LIMIT's cut included, through the
 //     Checkpoint (probeHold.Frontiers).
-//   - routeHeld still keeps what a driver between the source and the chain
-//     owns today: the probe reader (its own goroutine, or the job's for a
-//     replayed Kafka source) and its ack (for stdin: the next batch only
-//     once the last one is routed), stamping on arrival and the errors
-//     policy (probeHold.batch, which pushes the good rows and then the
-//     malformed rows into the hold), the held rows' replay (replay.go:
-//     newHeldReplay over the probeHold), the build sides' malformed rows
-//     of the 'side' policy (drainBuildErrors, emitted with the next
-//     release) and the aggregate behind the join (aggOverParts). Of the
-//     three steps for the driver to go, two are done (the errors port
-//     carries each malformed row's ordinal, so the hold keeps them as rows
-//     of its own port; the LIMIT's cut and the held rows reach the source
-//     through the hold, not routeHeld's deferred Unread); left: the probe
-//     source is read by the scheduler like any other (the Kafka source's
-//     checkpoint runs between pushes already), the hold then an operator
-//     of the chain between the watermark assigner and the router.
+//   - What is left of step 3: the probe port is not yet an operator of the
+//     chain. Its push (heldScheduler.takeProbe) is the scheduler's code,
+//     not an operator's Push. The stamping on arrival is the chain's
+//     watermark assigner's (watermarker.stampHeld, counted as its Push
+//     would count it; not its Push, whose watermark events the hold would
+//     have to pass on), called by the hold. The errors policy is the
+//     hold's (probeHold.batch, which pushes the good rows and then the
+//     malformed rows into the hold, the 'skip' rows too, counted when
+//     released, which a Step's Errors does not carry). The scheduler
+//     keeps the ack of a stdin probe stream's batch once it is routed
+//     (ackDue), a Kafka probe's 'errors'='fail' (its UnreadAfter in
+//     takeProbe), the held rows' replay (replay.go: newHeldReplay over the
+//     probeHold), the build sides' malformed rows of the 'side' policy
+//     (drainBuildErrors, emitted with the next release) and the check of
+//     the aggregate behind the join (aggOverParts). Of the three steps for
+//     the driver to go, two and the reading of the third are done (the
+//     errors port carries each malformed row's ordinal, so the hold keeps
+//     them as rows of its own port; the LIMIT's cut and the held rows
+//     reach the source through the hold, not routeHeld's deferred Unread;
+//     every input is read by a portReader and pushed by port). Left: the
+//     hold an operator of the chain between the watermark assigner and the
+//     router, its Push taking the probe port's Step (with the skipped
+//     rows' ordinals and positions) from the assigner, so that takeProbe
+//     is one Push.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

@@ -121,21 +121,20 @@ func (mb *semiBuild) absorb(b *vector.Batch, sel []int32) error {
 func (mb *semiBuild) watermark() (wm int64, set, ended bool) { return mb.op.RightWatermark() }
 
 // readBuild reads the build side of j until it ends, on the job's goroutine
-// (the bounded strategy: before the first probe row), pushing its rows into
+// (the bounded strategy: before the first probe row), with the reader of
+// an event-time join's ports (portReader.read), pushing its rows into
 // the join's build operator (build.go), which absorbs them into mb, at port.
 // Malformed build rows follow the build stream's errors policy; with 'side'
 // they are handed to emit.
 func readBuild(ctx context.Context, j *plan.Join, port Port, src Source, mb *semiBuild, es *StreamErrors, emit func([]ErrorRow) error) error {
 	f := newBuildFeed(j, port, src, mb, es, emit)
-	b := vector.NewBatch(j.BuildTypes)
-	var bad []BadRow
+	r := newPortReader(port.Input, src, j.BuildTypes, false) // (read here: no goroutine)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		bad = bad[:0]
-		err := src.Next(b, &bad)
-		if end, err := f.push(ctx, b, bad, err); end || err != nil {
+		m := r.read()
+		if end, err := f.push(ctx, m.b, m.bad, m.err); end || err != nil {
 			return err
 		}
 	}

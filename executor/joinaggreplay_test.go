@@ -277,11 +277,22 @@ func TestJoinAggregateReplayAfterKills(t *testing.T) {
 		// the join alone (its late rows: each input's read rows, joinReplay.Emitted)
 		"SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND",
 	}
-	seeds := int64(120)
+	replayJoinQueries(t, queries, 120, nil, "")
+}
+
+// replayJoinQueries checks each of queries with joinReplayKills over
+// seeds seeds (a quarter with -short), stopping at the first that fails;
+// planned, if not nil, must hold for each query's plan (jaPlan), else the
+// test fails with notPlanned.
+func replayJoinQueries(t *testing.T, queries []string, seeds int64, planned func(*planner.Job) bool, notPlanned string) {
+	t.Helper()
 	if testing.Short() {
-		seeds = 30
+		seeds /= 4
 	}
 	for _, q := range queries {
+		if _, job := jaPlan(t, q); planned != nil && !planned(job) {
+			t.Fatalf("%s: %s", q, notPlanned)
+		}
 		if !joinReplayKills(t, q, seeds) {
 			return
 		}

@@ -182,8 +182,12 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		}
 		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
 		ji.b.NoText = true // (joinInputReader)
+		// a lookup join's probe rows reach its output as they are read
+		// (op.Join's gather keeps their marks): the csv decoder marks
+		// their plain texts, so the csv encoder need not look at them
+		ji.b.PlainMarks = both.Lookup && s == 0
 		if job.Strategy == plan.ParallelJoinInputs {
-			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize)
+			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize, ji.b.PlainMarks)
 		}
 		if in.Filter != nil {
 			ji.filter = exprs.Compile(in.Filter)
@@ -410,27 +414,29 @@ var joinParallelInputs atomic.Int64
 // a join's input declares (SourceHandles.Parallel; a join on
 // plan.ParallelJoinInputs), decoding batches of types (the input's layout:
 // its columns, then the join's computed ones, which the reader leaves to the
-// join) in chunks of chunk bytes (0: joinChunkSize) on
+// join) in chunks of chunk bytes (0: joinChunkSize), with
+// vector.Batch.PlainMarks when marks is set, on
 // plan.JoinInputWorkers goroutines; nil when src cannot be cut (not a
 // bounded file, a file under two chunks, another 'encoding', or wrapped by
 // a source hook): the join then reads it by Next.
 //
 // Its batches, as the input's own (joinInput.b), are vector.Batch.NoText:
 // no joined row carries its input's record or number texts (op.Join and
-// op.Temporal write the joined values, Vec.Text cleared), and a late row is
+// op.Temporal write the joined values, Vec.Text cleared but a lookup
+// join's probe side's VARCHAR marks, vector.Batch.PlainMarks), and a late row is
 // printed from its values (the same bytes, SPEC 4), so the decoders keep
 // neither and the reader copies only the VARCHAR values out of each
 // decoder's buffer (chunked's detach: the record texts and number texts
 // were two thirds of the bytes it copied for the benchmark suite's lookup
 // join).
-func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk int64) *chunked.Reader {
+func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk int64, marks bool) *chunked.Reader {
 	if ps == nil {
 		return nil
 	}
 	if chunk <= 0 {
 		chunk = joinChunkSize
 	}
-	cr := ps.Parallel(types, plan.JoinInputWorkers(runtime.GOMAXPROCS(0)), chunked.Options{ChunkSize: chunk, NoText: true})
+	cr := ps.Parallel(types, plan.JoinInputWorkers(runtime.GOMAXPROCS(0)), chunked.Options{ChunkSize: chunk, NoText: true, PlainMarks: marks})
 	if cr != nil {
 		joinParallelInputs.Add(1)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/planner"
 )
 
 // TestJoinWindowReplayAfterKills (issue 23 item 6, issue 24 item 5): a
@@ -36,19 +37,8 @@ func TestJoinWindowReplayAfterKills(t *testing.T) {
 		"WITH j AS (SELECT l.k, l.ts, r.ts AS rts FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k) " +
 			"SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
 	}
-	seeds := int64(40)
-	if testing.Short() {
-		seeds = 10
-	}
-	for _, q := range queries {
-		_, job := jaPlan(t, q)
-		if !job.JoinWindowReplayed() || job.Both == nil {
-			t.Fatalf("%s: not planned as one replayed job of the join and the window aggregate", q)
-		}
-		if !joinReplayKills(t, q, seeds) {
-			return
-		}
-	}
+	replayJoinQueries(t, queries, 40, func(job *planner.Job) bool { return job.JoinWindowReplayed() && job.Both != nil },
+		"not planned as one replayed job of the join and the window aggregate")
 }
 
 // TestJoinRelationOverGroupReadWhole (plan.Derived.Group): a relation that
@@ -125,18 +115,32 @@ func TestJoinTopNReplayAfterKills(t *testing.T) {
 		"SELECT ts, rts FROM (SELECT l.ts, r.ts AS rts, DENSE_RANK() OVER (ORDER BY r.ts DESC) AS rn FROM l JOIN r ON l.k = r.k) WHERE rn <= 2",
 		"SELECT k, ts, rts FROM (SELECT l.k, l.ts, r.ts AS rts, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY l.ts DESC) AS rn FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k) WHERE rn <= 1",
 	}
-	seeds := int64(40)
-	if testing.Short() {
-		seeds = 10
-	}
-	for _, q := range queries {
-		if _, job := jaPlan(t, q); !job.JoinRankReplayed() {
-			t.Fatalf("%s: the Top-N is not planned as replayed with the join", q)
-		}
-		if !joinReplayKills(t, q, seeds) {
-			return
-		}
-	}
+	replayJoinQueries(t, queries, 40, (*planner.Job).JoinRankReplayed, "the Top-N is not planned as replayed with the join")
+}
+
+// joinTopNCalcQueries filter (a condition beside the rank's bound) or
+// compute expressions over an updating Top-N after an INNER or LEFT
+// interval join or a LEFT temporal join of the Kafka streams l and r
+// (TestJoinTopNCalcReplayAfterKills, TestJoinTopNCalcFusedIsTheRelations).
+var joinTopNCalcQueries = []string{
+	"SELECT k, ts, rts FROM (SELECT l.k, l.ts, r.ts AS rts, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY r.ts DESC) AS rn FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND) WHERE rn <= 2 AND ts % 3 <> 0",
+	"SELECT UPPER(k) AS u, ts - COALESCE(rts, 0) AS d, rn * 10 AS r10 FROM (SELECT l.k, l.ts, r.ts AS rts, RANK() OVER (PARTITION BY l.k ORDER BY l.ts DESC) AS rn FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND) WHERE rn <= 3",
+	"SELECT CONCAT(k, '!') AS kk, ts FROM (SELECT l.k, l.ts, r.ts AS rts, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY l.ts DESC) AS rn FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k) WHERE rn <= 2 AND (rts IS NULL OR rts % 2 = 0)",
+}
+
+// TestJoinTopNCalcReplayAfterKills (issue 23 item 6, issue 24 item 5;
+// the planner's ruleFuseRankCalc over joinPart): a query that filters
+// (a condition beside the rank's bound, WHERE rn <= 2 AND …) or computes
+// expressions over an updating Top-N after an interval (INNER, LEFT) or
+// temporal join of two Kafka streams in a group is fused into the join's
+// job (plan.Rank.Where, Calc) and replayed with it (JoinRankReplayed):
+// over processes killed at random points it gives the changelog of one
+// uninterrupted run (joinReplayKills). Without the fusion the query reads
+// the Top-N as a relation of its own, read whole, and is not replayed
+// (the test fails at the plan). 40 seeds per query (10 with -short).
+func TestJoinTopNCalcReplayAfterKills(t *testing.T) {
+	replayJoinQueries(t, joinTopNCalcQueries, 40, func(job *planner.Job) bool { return job.Both != nil && job.JoinRankReplayed() && job.Main.Rank.Fused() },
+		"the query over the Top-N is not planned in the join's job, replayed with it")
 }
 
 // TestJoinWindowFusedIsTheRelations (planner's ruleFuseJoinWindow): the
@@ -152,56 +156,82 @@ func TestJoinWindowFusedIsTheRelations(t *testing.T) {
 		"WITH j AS (SELECT l.k, l.ts, r.ts AS rts " + interval + ") SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
 		"WITH j AS (SELECT l.k AS lk, l.ts AS t, r.ts AS rts FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND) SELECT window_end, lk, COUNT(*) AS n, COUNT(rts) AS m FROM TABLE(HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, lk",
 	} {
-		windows := 0
-		for seed := int64(1); seed <= 20; seed++ {
-			rng := rand.New(rand.NewSource(seed))
-			var parts [2][][]replayRow
-			used := map[int64]bool{}
-			for s := range parts {
-				parts[s] = jaRows(rng, 30+rng.Intn(50), used)
-			}
-			var got [2]string
-			for k, group := range []bool{true, false} {
-				cat, job := jaPlan(t, q)
-				if !group { // (planned without the group: the relation is a job of its own)
-					with := "'connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
-					cat = kTsCatalog(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (`+fmt.Sprintf(with, "lt")+`);
+		fusedIsTheRelations(t, q, func(job *planner.Job) bool { return job.JoinWindowReplayed() && job.Both != nil })
+	}
+}
+
+// TestJoinTopNCalcFusedIsTheRelations (planner's ruleFuseRankCalc over
+// joinPart): a query over a Top-N after an interval or temporal join
+// planned in the join's job gives, row for row and in order, what it
+// gives over the Top-N read as a relation of its own (the plan without a
+// consumer group), over the queries of TestJoinTopNCalcReplayAfterKills,
+// 20 seeds each (fusedIsTheRelations).
+func TestJoinTopNCalcFusedIsTheRelations(t *testing.T) {
+	for _, q := range joinTopNCalcQueries {
+		fusedIsTheRelations(t, q, func(job *planner.Job) bool { return job.Both != nil && job.Main.Rank != nil && job.Main.Rank.Fused() })
+	}
+}
+
+// fusedIsTheRelations checks that query q over a relation that is a join
+// of the Kafka streams l and r, planned as one job with the join in their
+// consumer group (fused reports that of a plan), gives row for row and in
+// order what q gives over the relation read as a job of its own (the
+// plan without a group), over jaRows' random rows, 20 seeds, and that the
+// main query wrote rows.
+func fusedIsTheRelations(t *testing.T, q string, fused func(*planner.Job) bool) {
+	t.Helper()
+	rows := 0
+	for seed := int64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var parts [2][][]replayRow
+		used := map[int64]bool{}
+		for s := range parts {
+			parts[s] = jaRows(rng, 30+rng.Intn(50), used)
+		}
+		var got [2]string
+		for k, group := range []bool{true, false} {
+			cat, job := jaPlan(t, q)
+			if !group { // (planned without the group: the relation is a job of its own)
+				with := "'connector'='kafka', 'topic'='%s', 'properties.bootstrap.servers'='127.0.0.1:9', 'format'='csv'"
+				cat = kTsCatalog(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (`+fmt.Sprintf(with, "lt")+`);
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH (`+fmt.Sprintf(with, "rt")+`);`)
-					job = planWith(t, cat, q)
+				if strings.Contains(q, "SYSTEM_TIME") {
+					cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7, as jaPlan)
 				}
-				if job.JoinWindowReplayed() != group || (job.Both != nil) != group {
-					t.Fatalf("%s: planned as one job: %v, want %v", q, job.Both != nil, group)
-				}
-				for _, name := range []string{"l", "r"} {
-					st := cat.Lookup(name)
-					st.Config = st.Kafka()
-					st.Connector = tornGroupSpec
-				}
-				g := &jaGroup{t: t, rng: rand.New(rand.NewSource(seed + int64(k))), parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
-				var names []string
-				for _, o := range job.Outputs {
-					names = append(names, o.Name)
-				}
-				pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names}}, ctx: context.Background(), final: true}
-				tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
-					x := newJaSource(pr, st)
-					if env.BuildSide {
-						x.rep = noReplay{}
-					}
-					return x
-				}
-				if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return pr.sink, nil }); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-				got[k] = jaOutputs(pr.sink.out)
+				job = planWith(t, cat, q)
 			}
-			if got[0] != got[1] {
-				t.Fatalf("%s, seed %d: one job gives\n%s\nthe relation read apart gives\n%s", q, seed, got[0], got[1])
+			if fused(job) != group {
+				t.Fatalf("%s: planned as one job: %v, want %v", q, job.Both != nil, group)
 			}
-			windows += strings.Count(got[0], "main: ")
+			for _, name := range []string{"l", "r"} {
+				st := cat.Lookup(name)
+				st.Config = st.Kafka()
+				st.Connector = tornGroupSpec
+			}
+			g := &jaGroup{t: t, rng: rand.New(rand.NewSource(seed + int64(k))), parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
+			var names []string
+			for _, o := range job.Outputs {
+				names = append(names, o.Name)
+			}
+			pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names}}, ctx: context.Background(), final: true}
+			tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
+				x := newJaSource(pr, st)
+				if env.BuildSide {
+					x.rep = noReplay{}
+				}
+				return x
+			}
+			if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return pr.sink, nil }); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			got[k] = jaOutputs(pr.sink.out)
 		}
-		if windows == 0 {
-			t.Errorf("%s: no window written: the test checks nothing", q)
+		if got[0] != got[1] {
+			t.Fatalf("%s, seed %d: one job gives\n%s\nthe relation read apart gives\n%s", q, seed, got[0], got[1])
 		}
+		rows += strings.Count(got[0], "main: ")
+	}
+	if rows == 0 {
+		t.Errorf("%s: no main row written: the test checks nothing", q)
 	}
 }

@@ -48,10 +48,14 @@ func planSidesWith(t testing.TB, wm, with string, sides []string, main string) *
 }
 
 // streamS declares the stream s (k VARCHAR, ts BIGINT) whose watermark is
-// wm, WITH the options with, in a catalog of its own.
+// wm ("": none, no event time), WITH the options with, in a catalog of
+// its own.
 func streamS(t testing.TB, wm, with string) (*catalog.Stream, *catalog.Catalog) {
 	t.Helper()
 	ddl := `CREATE STREAM s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ` + wm + `) WITH (` + with + `);`
+	if wm == "" { // (no event time)
+		ddl = `CREATE STREAM s (k VARCHAR, ts BIGINT) WITH (` + with + `);`
+	}
 	script, err := parser.Parse("test", ddl)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +63,9 @@ func streamS(t testing.TB, wm, with string) (*catalog.Stream, *catalog.Catalog) 
 	cs := script.Stmts[0].(*parser.CreateStream)
 	st := &catalog.Stream{Name: "s", EventTime: 1, Watermark: planner.Watermark(cs.Watermark),
 		Columns: []catalog.Column{{Name: "k", Type: catalog.Varchar}, {Name: "ts", Type: catalog.BigInt}}}
+	if wm == "" {
+		st.EventTime = -1
+	}
 	if st.Connector, st.Options, err = planner.ValidateOptions(cs.Options, st.Columns, 0); err != nil {
 		t.Fatal(err)
 	}

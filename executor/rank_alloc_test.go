@@ -77,7 +77,7 @@ func TestTopNStoresAColumnOnce(t *testing.T) {
 	} {
 		script := "CREATE STREAM sensors (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE)\n  WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv', 'follow' = 'true');\n" + c.query + ";\n"
 		job := sensorbench.Plan(t, script, "")
-		o, err := rank.New(job, nil, nil)
+		o, err := rank.New(job, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

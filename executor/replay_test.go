@@ -289,19 +289,55 @@ func TestReplayTopNOverGroupByWithSides(t *testing.T) {
 // group, -U old and +U new) and gives each change row to the first branch
 // whose WHERE holds for it, over random rows and batches.
 func TestFanoutRoutesTheViewsChanges(t *testing.T) {
+	fanoutRoutesTheViewsChanges(t, "ts", 0)
+}
+
+// TestFanoutStateTTLOneClock (issue 24 item 5): with
+// 'table.exec.state.ttl' and no event time, the branches' copies of the
+// view's GROUP BY in the fanned-out job (plan.Job.Fanout) read one
+// processing-time clock reading per batch (the aggregate operator's
+// procClock), so they expire a group at the same row and write what
+// routing the changes of the view's one aggregate writes: the reference
+// of TestFanoutRoutesTheViewsChanges, whose groups expire when the clock,
+// read once per batch that changes a group, is the TTL past their last
+// change (a row of an expired group starts it anew, +I, Flink's state
+// TTL). The clock advances by one ms at each reading and the TTL is 2 ms,
+// so a copy reading a clock of its own would expire groups the others
+// keep (it fails so without procClock), over 40 seeds.
+func TestFanoutStateTTLOneClock(t *testing.T) {
+	fanoutRoutesTheViewsChanges(t, "", 2)
+}
+
+// fanoutRoutesTheViewsChanges is TestFanoutRoutesTheViewsChanges over the
+// stream s with the WATERMARK expression wm ("": none), the view's and so
+// every branch's GROUP BY with a processing-time 'table.exec.state.ttl'
+// of ttl ms (0: none) whose clock reads 1, 2, 3, ... ms.
+func fanoutRoutesTheViewsChanges(t *testing.T, wm string, ttl int64) {
 	const view = "CREATE VIEW g AS SELECT k, COUNT(*) AS n, SUM(ts) AS s FROM s WHERE ts % 5 <> 0 GROUP BY k"
 	sides := []string{"SELECT k, s INTO SIDE 'odd' FROM g WHERE s % 2 = 1", "SELECT k, n INTO SIDE 'few' FROM g WHERE n < 4"}
 	main := "SELECT UPPER(k) AS u, s * 2 AS s2 FROM g WHERE n % 3 <> 0"
+	clock := int64(0)
+	if ttl > 0 {
+		defer func() { ttlNow = nil }()
+		ttlNow = func() int64 { clock++; return clock }
+	}
+	expired := 0
 	for seed := int64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		job := planViewSides(t, "ts", view, sides, main)
+		job := planViewSides(t, wm, view, sides, main)
 		if !job.Fanout {
 			t.Fatal("not planned with every row to every branch")
 		}
+		for _, b := range job.AllBranches() {
+			if b.Agg.StateTTL = time.Duration(ttl) * time.Millisecond; ttl > 0 && (job.WatermarkCol >= 0 || b.Agg.ProcTimeTTL) {
+				t.Fatal("the fanned-out job has event time: its TTL's clock is the watermark")
+			}
+		}
+		clock = 0
 		run := newReplayRun(t, job)
 		run.sink.kinds = true
 		var want []string
-		type group struct{ n, s int64 }
+		type group struct{ n, s, touched int64 }
 		groups := map[string]*group{}
 		route := func(kind, k string, g group) {
 			switch {
@@ -314,8 +350,10 @@ func TestFanoutRoutesTheViewsChanges(t *testing.T) {
 			}
 		}
 		offs := [2]int64{}
+		now := int64(0) // (the view's aggregate's clock: read at the first row of a batch it takes)
 		for range 5 + rng.Intn(20) {
 			var b []replayRow
+			read := false
 			for range 1 + rng.Intn(8) {
 				p := int32(rng.Intn(2))
 				x := replayRow{p, offs[p], fmt.Sprintf("k%d%d", p, rng.Intn(3)), int64(rng.Intn(50_000))}
@@ -324,16 +362,22 @@ func TestFanoutRoutesTheViewsChanges(t *testing.T) {
 				if x.ts%5 == 0 { // (the view's WHERE)
 					continue
 				}
+				if !read {
+					now, read = now+1, true
+				}
 				g := groups[x.k]
+				if g != nil && ttl > 0 && now-g.touched >= ttl {
+					g = nil // (expired: dropped without a change)
+					expired++
+				}
 				if g == nil {
-					g = &group{}
+					g = &group{n: 1, s: x.ts, touched: now}
 					groups[x.k] = g
-					g.n, g.s = 1, x.ts
 					route("+I", x.k, *g)
 					continue
 				}
 				route("-U", x.k, *g)
-				g.n, g.s = g.n+1, g.s+x.ts
+				g.n, g.s, g.touched = g.n+1, g.s+x.ts, now
 				route("+U", x.k, *g)
 			}
 			run.push(b)
@@ -345,6 +389,9 @@ func TestFanoutRoutesTheViewsChanges(t *testing.T) {
 			t.Fatalf("seed %d: the job wrote\n%s\nrouting the view's changes writes\n%s", seed, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
+	if ttl > 0 && expired == 0 {
+		t.Error("no group expired: the TTL is not checked")
+	}
 }
 
 // planViewSides plans the side branches sides and the main query q ("":
@@ -353,7 +400,15 @@ func TestFanoutRoutesTheViewsChanges(t *testing.T) {
 // would.
 func planViewSides(t *testing.T, wm, view string, sides []string, q string) *planner.Job {
 	t.Helper()
-	_, cat := streamS(t, wm, kafkaGroup)
+	job, _ := planViewSidesWith(t, wm, kafkaGroup, view, sides, q)
+	return job
+}
+
+// planViewSidesWith is planViewSides over the stream s with the WITH
+// options with; it returns s too.
+func planViewSidesWith(t *testing.T, wm, with, view string, sides []string, q string) (*planner.Job, *catalog.Stream) {
+	t.Helper()
+	st, cat := streamS(t, wm, with)
 	script, err := parser.Parse("test", view)
 	if err != nil {
 		t.Fatal(err)
@@ -370,15 +425,14 @@ func planViewSides(t *testing.T, wm, view string, sides []string, q string) *pla
 		branches = append(branches, planBranch(t, cat, s))
 	}
 	var mb *planner.Branch
-	st := branches[0].Stream
 	if q != "" {
 		mb = planBranch(t, cat, q)
 	}
-	job, err := planner.NewJob(st, branches, mb, q)
+	job, err := planner.NewJob(branches[0].Stream, branches, mb, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return job
+	return job, st
 }
 
 // TestReplayFirstRowsTopN (issue 24 item 5.2): the Top-N shapes one might
@@ -421,6 +475,32 @@ func TestReplayRankOverView(t *testing.T) {
 		"SELECT k, ts * 2 AS t2 FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM s) WHERE rn <= 3 AND ts % 2 = 0",
 		"SELECT UPPER(k) AS u, rn FROM (SELECT k, ts, RANK() OVER (PARTITION BY k ORDER BY ts) AS rn FROM (SELECT k, ts FROM s WHERE ts % 5 <> 0)) WHERE rn <= 2 AND ts % 3 <> 0",
 	})
+}
+
+// TestReplayDedupOverView (issue 24 item 5, SPEC 2.9): a deduplication
+// keeping the first row over a view, subquery or WITH relation that
+// filters and projects a Kafka stream in a group is one job over the
+// stream (ruleInlineView) whose late rows are the relation's rows
+// (plan.Rank.LateProject): crashed at random points (cut inside a batch
+// too) and read again by a second process, it emits with the first what
+// one process emits, its late rows once, over 40 seeds per query.
+func TestReplayDedupOverView(t *testing.T) {
+	lates := 0
+	for _, q := range []string{
+		"WITH v AS (SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s WHERE ts % 5 <> 0) SELECT u, t2, ts FROM (SELECT u, t2, ts, ROW_NUMBER() OVER (PARTITION BY u ORDER BY ts) AS rn FROM v) WHERE rn = 1",
+		"SELECT kk, t, m FROM (SELECT kk, t, m, ROW_NUMBER() OVER (PARTITION BY kk, m ORDER BY t) AS rn FROM (SELECT CONCAT(k, '!') AS kk, ts AS t, ts % 2 AS m FROM s WHERE ts % 3 <> 0) WHERE t % 7 <> 1) WHERE rn = 1",
+	} {
+		job := planSidesWith(t, "ts", kafkaGroup, nil, q)
+		if job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" || job.Main.Rank.LateProject == nil {
+			t.Fatalf("%s: not planned as one replayed job over the stream with the relation's late rows (%s, %q)", q, job.Stream.Name, job.ReplayStrategy())
+		}
+		for seed := int64(1); seed <= 40; seed++ {
+			lates += replayExactlyOnce(t, "", q, seed)
+		}
+	}
+	if lates == 0 {
+		t.Error("no run wrote a late row: the late rows' replay is not checked")
+	}
 }
 
 // TestReplayAggregateOverView (issue 24 item 5): an updating GROUP BY or
@@ -495,6 +575,49 @@ func TestReplayWindowOverView(t *testing.T) {
 	}
 	if lates == 0 {
 		t.Error("no run wrote a late row: the late rows' replay is not checked")
+	}
+}
+
+// TestReplayWindowOverViewWithSides (issue 24 item 5, issue 23 item 6): a
+// TUMBLE, HOP, CUMULATE or SESSION aggregate over a view that only filters
+// and projects a Kafka stream in a group, with side branches over the same
+// view (a filter and projection, a late-element branch reading the view's
+// CURRENT_WATERMARK, a side without WHERE after the others), is one job
+// over the stream (the planner's ruleInlineView, inlineSides): each side
+// with the view's WHERE and its own, the window taking the rows no side
+// took, all replayed; crashed at random points (cut inside a batch too)
+// and read again by a second process, it emits with the first what one
+// process emits, side rows and late rows once, over 40 seeds. Without the
+// inlining the view is a relation of its own, read whole (not replayed).
+func TestReplayWindowOverViewWithSides(t *testing.T) {
+	const view = "CREATE VIEW v AS SELECT UPPER(k) AS u, ts * 2 AS t2, ts FROM s WHERE ts % 5 <> 0"
+	for _, c := range []struct {
+		sides []string
+		q     string
+	}{
+		{[]string{"SELECT u, t2 INTO SIDE 'hot' FROM v WHERE t2 % 7 = 0"},
+			"SELECT window_start, u, COUNT(*) AS n, SUM(t2) AS s2 FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE t2 % 3 <> 1 GROUP BY window_start, window_end, u"},
+		{[]string{"SELECT u, ts INTO SIDE 'late-element' FROM v WHERE ts < CURRENT_WATERMARK(ts)", "SELECT LOWER(u) AS l INTO SIDE 'hot' FROM v WHERE ts % 4 = 1"},
+			"SELECT window_start, window_end, u, MAX(t2) AS mx FROM TABLE(HOP(TABLE v, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) GROUP BY window_start, window_end, u"},
+		{[]string{"SELECT u, t2 INTO SIDE 'hot' FROM v WHERE t2 % 3 = 0"},
+			"SELECT window_start, window_end, u, COUNT(*) AS n FROM TABLE(CUMULATE(TABLE v, DESCRIPTOR(ts), INTERVAL '4' SECOND, INTERVAL '12' SECOND)) GROUP BY window_start, window_end, u LATE INTO SIDE 'late-w'"},
+		// (a side without WHERE takes every row: the window none)
+		{[]string{"SELECT u, t2 INTO SIDE 'hot' FROM v WHERE t2 % 3 = 0", "SELECT u INTO SIDE 'rest' FROM v"},
+			"SELECT window_start, window_end, u, COUNT(*) AS n FROM TABLE(SESSION(TABLE v PARTITION BY u, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY window_start, window_end, u"},
+		{[]string{"SELECT u, ts INTO SIDE 'hot' FROM v WHERE ts % 3 = 0"},
+			"SELECT window_start, window_end, u, COUNT(*) AS n, SUM(ts) AS s FROM TABLE(SESSION(TABLE v PARTITION BY u, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY window_start, window_end, u"},
+	} {
+		mk := func(wm string) *planner.Job { return planViewSides(t, wm, view, c.sides, c.q) }
+		if job := mk("ts"); job.Stream.Kafka() == nil || job.ReplayStrategy() != "replayed" || len(job.Branches) != len(c.sides) || job.Main.Agg.LateProject == nil {
+			t.Fatalf("%s with %v: not planned as one replayed job over the stream (%s, %q)", c.q, c.sides, job.Stream.Name, job.ReplayStrategy())
+		}
+		lates := 0
+		for seed := int64(1); seed <= 40; seed++ {
+			lates += replayPlannedExactlyOnce(t, c.q, seed, mk)
+		}
+		if lates == 0 && !strings.Contains(c.sides[len(c.sides)-1], "'rest'") {
+			t.Errorf("%s with %v: no run wrote a late row: their replay is not checked", c.q, c.sides)
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"streamql/executor/expr"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -22,9 +21,9 @@ import (
 )
 
 // timedBuild is an unbounded build side read concurrently with the probe stream
-// (SPEC 2.2, event-time strategy): a reader goroutine of its own reads its
-// source (readBatches) and the job's scheduler (routeHeld) pushes each batch
-// into the join's build operator (feed), on the job's goroutine.
+// (SPEC 2.2, event-time strategy): a reader of its own (portReader, a
+// goroutine) reads its source and the job's scheduler (routeHeld) pushes
+// each batch into the join's build operator (feed), on the job's goroutine.
 type timedBuild struct {
 	j    *plan.Join
 	port Port // the build side's input of the job's operators
@@ -35,72 +34,94 @@ type timedBuild struct {
 	// when emitted, drainBuildErrors)
 	read StreamErrors
 	feed *buildFeed
-	ack  chan struct{} // the scheduler is done with the last batch (room for one: never blocks)
+	r    *portReader // reads src for the scheduler, at port
 }
 
-// buildMsg is one step of a build reader (timedBuild.readBatches): a decoded
-// batch with its malformed rows (valid until the scheduler acks it), io.EOF
-// or an error.
-type buildMsg struct {
-	tb  *timedBuild
+// portReader reads one source of an event-time join job for the job's
+// scheduler (routeHeld), the same way for every input port: the probe
+// stream's (port 0) and each event-time join's build side (port k, the
+// join's Port.Input). On a goroutine of its own (run, for a source's
+// blocking Next) it hands each batch on the scheduler's one channel and
+// reads the next only once the scheduler acks it (ack): one batch of each
+// port is in flight at most, and a batch stays valid until acked. A source
+// whose checkpoint must run between the job's pushes (a replayed Kafka
+// source, SourceHandles.Replayer) is read on the scheduler's goroutine
+// instead (read, no run), as is a bounded join's build side, read whole
+// before the first probe row (readBuild).
+type portReader struct {
+	port int // the input port: 0 the probe stream, k a build side
+	src  Source
+	b    *vector.Batch
+	bad  []BadRow
+	// waits hands ErrWaiting (nothing came) to the scheduler, which then
+	// flushes the sink (the probe stream: its rows may wait for more);
+	// without it the reader reads again (a build side)
+	waits bool
+	acks  chan struct{} // the scheduler is done with the last batch (room for one: never blocks)
+}
+
+// portMsg is one step of a portReader: the batch read from its port's
+// source with its malformed rows (valid until the scheduler acks it), or
+// ErrWaiting, io.EOF or an error.
+type portMsg struct {
+	r   *portReader
 	b   *vector.Batch
 	bad []BadRow
 	err error
 }
 
-// readBatches reads tb's source until it ends, fails or ctx ends, handing
-// each batch to the scheduler on ch and waiting for its ack before it reads
-// the next; the end or the error is the last message.
-func (tb *timedBuild) readBatches(ctx context.Context, ch chan<- buildMsg) {
-	b := vector.NewBatch(tb.j.BuildTypes)
-	var bad []BadRow
+// newPortReader returns the reader of src, whose batches have types, at
+// port; waits says whether ErrWaiting reaches the scheduler.
+func newPortReader(port int, src Source, types []catalog.Type, waits bool) *portReader {
+	return &portReader{port: port, src: src, b: vector.NewBatch(types), waits: waits, acks: make(chan struct{}, 1)}
+}
+
+// read calls the source's Next once: the batch it gave (valid until the
+// next read), with its malformed rows and Next's error.
+func (r *portReader) read() portMsg {
+	r.bad = r.bad[:0]
+	err := r.src.Next(r.b, &r.bad)
+	return portMsg{r: r, b: r.b, bad: r.bad, err: err}
+}
+
+// run reads the source until it ends, fails or ctx ends, handing each
+// batch to the scheduler on ch and waiting for its ack before it reads the
+// next; the end or the error is the last message.
+func (r *portReader) run(ctx context.Context, ch chan<- portMsg) {
 	for ctx.Err() == nil {
-		bad = bad[:0]
-		err := tb.src.Next(b, &bad)
-		if errors.Is(err, ErrWaiting) {
+		m := r.read()
+		if !r.waits && errors.Is(m.err, ErrWaiting) {
 			continue
 		}
 		select {
-		case ch <- buildMsg{tb: tb, b: b, bad: bad, err: err}:
+		case ch <- m:
 		case <-ctx.Done():
 			return
 		}
-		if err != nil {
+		if m.err != nil && !errors.Is(m.err, ErrWaiting) {
 			return
 		}
 		select {
-		case <-tb.ack:
+		case <-r.acks:
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-// pushBuild pushes a build reader's message into its join's build operator
-// (buildFeed.push) and lets the reader go on.
-func pushBuild(ctx context.Context, m buildMsg) error {
-	end, err := m.tb.feed.push(ctx, m.b, m.bad, m.err)
-	if err == nil && !end {
-		m.tb.ack <- struct{}{}
-	}
-	return err
-}
+// ack lets the reader read its next batch (a reader waits for one ack per
+// batch handed, so it never blocks).
+func (r *portReader) ack() { r.acks <- struct{}{} }
 
-// leftMsg is one step of the probe stream's reader goroutine: a decoded batch
-// (valid until ack), ErrWaiting, io.EOF or an error.
-type leftMsg struct {
-	b   *vector.Batch
-	bad []BadRow
-	err error
-}
-
-// runEventJoin runs a job with event-time joins (SPEC 2.2): build sides are
-// read by their own goroutines and pushed, by the job's scheduler (routeHeld)
-// on its goroutine, into their MARK join operators; probe rows are held, in
-// order, by the semi join operator in its Hold mode (op.SemiJoin,
-// op.SemiSpec.Hold), whose right input is the smallest build watermark (the
-// one scheduler: buildWatermark), and routed once every build watermark has
-// passed their event time (or the build stream ended), each branch's join
+// runEventJoin runs a job with event-time joins (SPEC 2.2): every input is
+// read by a reader of its own (portReader: the probe stream at port 0, each
+// build side at its join's port) and the job's scheduler (routeHeld) pushes
+// what they read, on its goroutine, into the operators: a build side's
+// batches into its MARK join operator, the probe rows, in order, into the
+// semi join operator in its Hold mode (op.SemiJoin, op.SemiSpec.Hold),
+// whose right input is the smallest build watermark (the one scheduler:
+// buildWatermark), and routes them once every build watermark has passed
+// their event time (or the build stream ended), each branch's join
 // deciding as the router's MARK gate (markjoin.go). Output depends only on
 // the inputs, never on how the streams interleave: a build row enters the
 // state before its stream's watermark passes it, and a late build row never
@@ -110,21 +131,21 @@ type leftMsg struct {
 // acct: a job whose held rows pass 'state.max-bytes' stops with a
 // *StateLimitError naming the build stream whose watermark stalled.
 //
-// The probe stream is read by a goroutine of its own, so that a held row is
-// released as soon as a build watermark passes it, except when the probe
-// stream declares a replay (SourceHandles.Replayer: a Kafka source, which commits its group's offsets from
-// inside Next, kafkaJob.checkpoint: the checkpoint flushes the sinks and reads
-// the held rows, so it must run between the job's pushes): then Next is
-// called on the job's goroutine, between releases (it returns within
-// kafkaPoll, with ErrWaiting when nothing came), and the held rows are given
-// to the source's replay (the probeHold's Checkpoint, newHeldReplay in
-// replay.go).
+// The probe stream's reader runs on a goroutine of its own, as the build
+// sides' do, so that a held row is released as soon as a build watermark
+// passes it, except when the probe stream declares a replay
+// (SourceHandles.Replayer: a Kafka source, which commits its group's
+// offsets from inside Next, kafkaJob.checkpoint: the checkpoint flushes the
+// sinks and reads the held rows, so it must run between the job's pushes):
+// then the scheduler calls its read on the job's goroutine, between
+// releases (Next returns within kafkaPoll, with ErrWaiting when nothing
+// came), and the held rows are given to the source's replay (the
+// probeHold's Checkpoint, newHeldReplay in replay.go).
 func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, acct *StateAccount) error {
-	src := probe.src
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
-	builds := make(chan buildMsg)
+	msgs := make(chan portMsg) // every reader's, the scheduler's one input
 	for _, tb := range timed {
 		tb := tb
 		queue := func(rows []ErrorRow) error { // (emitted with the next release, drainBuildErrors)
@@ -136,42 +157,15 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 		}
 		tb.read = StreamErrors{Stream: tb.es.Stream, Policy: tb.es.Policy, Side: tb.es.Side}
 		tb.feed = newBuildFeed(tb.j, tb.port, tb.src, tb.mb, &tb.read, queue)
-		tb.ack = make(chan struct{}, 1)
-		g.Go(func() error { tb.readBatches(gctx, builds); return nil })
+		tb.r = newPortReader(tb.port.Input, tb.src, tb.j.BuildTypes, false)
+		g.Go(func() error { tb.r.run(gctx, msgs); return nil })
 	}
-	leftCh := make(chan leftMsg)
-	ack := make(chan struct{})
-	b := vector.NewBatch(job.BatchTypes)
-	var bad []BadRow
-	read := func() leftMsg { // the probe source's next batch (valid until the next read)
-		bad = bad[:0]
-		err := src.Next(b, &bad)
-		return leftMsg{b: b, bad: bad, err: err}
+	pr := newPortReader(0, probe.src, job.BatchTypes, true)
+	polled := probe.h.Replayer != nil // (read on the job's goroutine: its checkpoint runs between pushes)
+	if !polled {
+		g.Go(func() error { pr.run(gctx, msgs); return nil })
 	}
-	var next func() leftMsg // the probe source read on the job's goroutine (nil: by the reader below)
-	if probe.h.Replayer != nil {
-		next, ack = read, nil // (leftCh is never sent on: it only stands for the stream not ended)
-	} else {
-		g.Go(func() error {
-			for {
-				m := read()
-				select {
-				case leftCh <- m:
-				case <-gctx.Done():
-					return nil
-				}
-				if m.err != nil && !errors.Is(m.err, ErrWaiting) {
-					return nil
-				}
-				select {
-				case <-ack:
-				case <-gctx.Done():
-					return nil
-				}
-			}
-		})
-	}
-	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, leftCh, next, ack, builds, acct)
+	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, pr, polled, msgs, acct)
 	cancel()
 	_ = g.Wait() // (the readers hand their errors to routeHeld)
 	for _, tb := range timed {
@@ -182,15 +176,46 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 	return err
 }
 
-// routeHeld is runEventJoin on the job's goroutine, its scheduler: it
-// pushes the build readers' batches from builds into their joins' build
-// operators, holds the probe batches from leftCh (or, when next is not nil,
-// from next: the source read here, leftCh then only standing for a stream
-// not ended) in the semi join operator's Hold mode and routes the held rows
-// once every build watermark passed them, in order. A build reader's error
-// (its source's, a malformed row's under 'errors'='fail', its keys past
-// 'state.max-bytes') stops the job as a stop does (drain) and is the job's.
-func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, leftCh <-chan leftMsg, next func() leftMsg, ack chan<- struct{}, builds <-chan buildMsg, acct *StateAccount) error {
+// heldScheduler is routeHeld's state: the one scheduler of an event-time
+// join job, on the job's goroutine, over its input ports (port 0 the probe
+// stream, read by probe; port k a build side, timed's join whose
+// Port.Input is k), each read by its portReader.
+type heldScheduler struct {
+	job    *plan.Job
+	src    Source // the probe stream's
+	probe  *portReader
+	polled bool // probe is read here (read), not by a goroutine of its own
+	msgs   <-chan portMsg
+	builds []*timedBuild // by port (nil: the probe's, or a bounded join's)
+	timed  []*timedBuild
+	hold   *probeHold
+	hr     *heldRelease
+	ch     *chain
+	agg    *aggregate.Operator // the aggregate behind the join (nil: none)
+	rep    *replay             // a group source's replay of the held rows (nil: none)
+	sink   Sink
+	stats  *Stats
+	es     *StreamErrors // the probe stream's
+	// handBack: the probe stream is stdin, which hands back what the job
+	// did not use (ackDue)
+	handBack bool
+	open     bool  // the probe stream has not ended nor failed
+	ended    bool  // the probe stream ended (io.EOF)
+	failing  error // 'errors'='fail' met: route what is held, then fail
+	ackDue   bool  // the last probe batch is held: ack once it is routed
+	idle     bool  // a polled probe said ErrWaiting last: released rows are flushed at once
+}
+
+// routeHeld is runEventJoin on the job's goroutine, its scheduler: it takes
+// what its input ports' readers read from msgs (or, when polled, reads the
+// probe stream's reader here, msgs then carrying the build sides' only),
+// pushes the build sides' batches into their joins' build operators and
+// the probe stream's into the semi join operator's Hold mode, and routes
+// the held rows once every build watermark passed them, in order. A build
+// reader's error (its source's, a malformed row's under 'errors'='fail',
+// its keys past 'state.max-bytes') stops the job as a stop does (drain)
+// and is the job's.
+func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, pr *portReader, polled bool, msgs <-chan portMsg, acct *StateAccount) error {
 	src := probe.src
 	st := job.Stream
 	es := stats.stream(st)
@@ -204,11 +229,9 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	opts.src, opts.parts, opts.timed, opts.exprs = src, probe.h.Partitions, stats.timed, exprs
 	ch := buildChain(job, joins, sink, opts)
 	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
-	wm := ch.assign
-	step := newStep(job.Stream.Shared().ErrorsSide)
-	wm.live = lv.probe(job)
+	ch.assign.live = lv.probe(job)
 	// (an updating aggregate after the join is replayed with the held rows)
-	replayed := next != nil && (agg == nil || job.HeldAggReplayed())
+	replayed := polled && (agg == nil || job.HeldAggReplayed())
 	wcol := -1
 	var rep *replay // a group source's replay of the held rows (nil: none)
 	if replayed && probe.h.Replayer != nil && job.WatermarkCol >= 0 {
@@ -226,10 +249,14 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		an.setChain(ch, agg)
 		an.hold = hold
 	}
-	hr := &heldRelease{hold: hold, ch: ch, step: step, fp: fp, rep: rep, es: es}
-	var failing error // 'errors'='fail' met: route what is held, then fail
-	in := leftCh      // nil once the probe stream ended (or failed)
-	ended := false    // the probe stream ended (io.EOF)
+	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, agg: agg, rep: rep, sink: sink, stats: stats, es: es, open: true}
+	s.hr = &heldRelease{hold: hold, ch: ch, step: newStep(st.Shared().ErrorsSide), fp: fp, rep: rep, es: es}
+	for _, tb := range timed {
+		for len(s.builds) <= tb.port.Input {
+			s.builds = append(s.builds, nil)
+		}
+		s.builds[tb.port.Input] = tb
+	}
 	// A stdin probe stream hands back what the job did not use to the next
 	// job reading stdin (SPEC 1). The source can only take back rows of its
 	// last batch, so its next batch is asked for (ack) only once every row of
@@ -239,159 +266,205 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	// rows. What was used is the hold's to say (probeHold.Used: the rows
 	// after a LIMIT's cut, and those a stop left, stay held).
 	_, handBack := src.(Unreader)
-	handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
-	ackDue := false // the last batch is held: ack once it is routed
-	idle := false   // next's source said ErrWaiting last: released rows are flushed at once
-	if handBack && probe.h.HandsBack != nil {
+	s.handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
+	if s.handBack && probe.h.HandsBack != nil {
 		probe.h.HandsBack.SetHandBack(hold) // (read when the source closes)
 	}
-	drain := func(cause error) error {
-		// (a group source's rows are read again by the partitions' next
-		// owner instead, their outputs would be written twice; stdin's go
-		// back to the next job; not with an aggregate behind the join: a
-		// released row's stamp may fire a window that a row not yet decided
-		// would have joined)
-		if next != nil || handBack || agg != nil {
-			return cause
-		}
-		return hr.drain(ctx, cause)
-	}
-	buildFailed := func(err error) error {
-		_ = drain(context.Canceled) // (what a stop still routes)
-		return err
-	}
+	return s.run(ctx, lv)
+}
+
+// run is the scheduler's loop: the batches that came, pushed into their
+// operators; the held rows every build watermark passed, routed; then it
+// waits for the next batch of any port.
+func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
+	hold := s.hold
 	for {
-		// the build batches that came, pushed into their joins (each
-		// reader waits for its ack: one batch each at most)
-		for range timed {
+		// the batches that came, pushed into their operators (each reader
+		// waits for its ack: one batch of each port at most)
+		for range len(s.timed) + 1 {
 			select {
-			case m := <-builds:
-				if err := pushBuild(ctx, m); err != nil {
-					return buildFailed(err)
+			case m := <-s.msgs:
+				if stop, err := s.take(ctx, m); stop {
+					return err
 				}
 			default:
 			}
 		}
 		// route what every build watermark has passed, in order
-		hold.advance(timed)
-		released, stop, err := hr.releaseDecided(ctx)
+		hold.advance(s.timed)
+		released, stop, err := s.hr.releaseDecided(ctx)
 		if stop {
 			return err
 		}
 		lv.holding(hold.j.Held())
-		if released && idle {
-			if err := sink.Flush(); err != nil {
+		if released && s.idle {
+			if err := s.sink.Flush(); err != nil {
 				return err
 			}
 		}
-		if ackDue && !hold.holds() {
-			ackDue = false
-			if !sendAck(ctx, ack) {
-				return drain(ctx.Err())
+		if s.ackDue && !hold.holds() {
+			s.ackDue = false
+			if !s.ackProbe(ctx) {
+				return s.drain(ctx, ctx.Err())
 			}
 		}
-		if err := drainBuildErrors(timed, sink); err != nil {
+		if err := drainBuildErrors(s.timed, s.sink); err != nil {
 			return err
 		}
-		if in == nil && !hold.holds() {
-			if failing != nil {
-				es.Malformed++ // the row that failed the job was reached
-				return failing
-			}
-			if ended {
-				err := ch.assign.Finish(ctx) // +∞ (SPEC 2.3), then Finish
-				if errors.Is(err, errLimitReached) {
-					err = nil // (the windows fired at the stream's end gave the main query its LIMIT)
-				}
-				if ferr := fp.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) {
-					err = ferr // (calls in the windows fired at the end)
-				}
-				return err
-			}
-			return nil
+		if !s.open && !hold.holds() {
+			return s.finish(ctx)
 		}
-		var m leftMsg
-		var got bool
-		if next != nil && in != nil {
-			// (the build batches are pushed at the loop's top, within
+		var m portMsg
+		if s.polled && s.open {
+			// (the build batches are taken at the loop's top, within
 			// kafkaPoll of their coming)
 			if err := ctx.Err(); err != nil {
 				return err // (the job stopped: the source's own context goes on)
 			}
-			m, got = next(), true
-			idle = errors.Is(m.err, ErrWaiting)
+			m = s.probe.read()
+			s.idle = errors.Is(m.err, ErrWaiting)
 		} else {
-			var bm buildMsg
-			var built bool
 			select {
-			case m, got = <-in:
-			case bm, built = <-builds:
+			case m = <-s.msgs:
 			case <-ctx.Done():
-				return drain(ctx.Err())
+				return s.drain(ctx, ctx.Err())
 			default:
-				if err := sink.Flush(); err != nil {
+				if err := s.sink.Flush(); err != nil {
 					return err
 				}
 				select {
-				case m, got = <-in:
-				case bm, built = <-builds:
+				case m = <-s.msgs:
 				case <-ctx.Done():
-					return drain(ctx.Err())
-				}
-			}
-			if built {
-				if err := pushBuild(ctx, bm); err != nil {
-					return buildFailed(err)
+					return s.drain(ctx, ctx.Err())
 				}
 			}
 		}
-		if !got {
-			continue
-		}
-		switch {
-		case m.err == io.EOF:
-			in, ended = nil, true
-			continue
-		case errors.Is(m.err, ErrWaiting):
-			if !sendAck(ctx, ack) {
-				return drain(ctx.Err())
-			}
-			if err := sink.Flush(); err != nil {
-				return err
-			}
-			continue
-		case m.err != nil:
-			return m.err
-		}
-		m.bad = rep.filterBad(m.bad) // (a replay's malformed rows went to their output already)
-		if err := aggOverParts(job, agg, wm, m.b); err != nil {
-			return err // (before the batch is routed: no window fired)
-		}
-		failure, err := hold.batch(ctx, st, src, m, es, wm, stats)
-		if err != nil {
-			return drain(hold.limitError(err, timed))
-		}
-		if err := aggOverParts(job, agg, wm, nil); err != nil {
+		if stop, err := s.take(ctx, m); stop {
 			return err
 		}
-		if failure != nil {
-			failing, in = failure, nil
-			hold.failed = true
-			if u, ok := src.(Unreader); ok && next != nil {
-				// the failing row and what follows it are not used: a
-				// group source does not commit them (it stops there again)
-				u.UnreadAfter(m.bad[0].Index, 1)
-			}
-			continue
-		}
-		if handBack {
-			ackDue = true
-			continue
-		}
-		if !sendAck(ctx, ack) {
-			return drain(ctx.Err())
-		}
 	}
+}
+
+// take pushes a reader's message into its port's operator: a build side's
+// into its join's build operator (buildFeed.push, then the reader goes
+// on), the probe stream's into the hold (takeProbe). stop says the job
+// ends with err.
+func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err error) {
+	if m.r.port == 0 {
+		return s.takeProbe(ctx, m)
+	}
+	tb := s.builds[m.r.port]
+	end, err := tb.feed.push(ctx, m.b, m.bad, m.err)
+	if err != nil {
+		_ = s.drain(ctx, context.Canceled) // (what a stop still routes)
+		return true, err
+	}
+	if !end {
+		m.r.ack()
+	}
+	return false, nil
+}
+
+// takeProbe takes what the probe stream's reader read: at its end the
+// stream is closed; when nothing came the reader goes on and the sink is
+// flushed; a batch is stamped and held with its malformed rows under the
+// stream's errors policy (probeHold.batch), and the reader goes on, for
+// stdin once the batch is routed (ackDue).
+func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, err error) {
+	switch {
+	case m.err == io.EOF:
+		s.open, s.ended = false, true
+		return false, nil
+	case errors.Is(m.err, ErrWaiting):
+		if !s.ackProbe(ctx) {
+			return true, s.drain(ctx, ctx.Err())
+		}
+		if err := s.sink.Flush(); err != nil {
+			return true, err
+		}
+		return false, nil
+	case m.err != nil:
+		return true, m.err
+	}
+	job, hold, wm := s.job, s.hold, s.ch.assign
+	m.bad = s.rep.filterBad(m.bad) // (a replay's malformed rows went to their output already)
+	if err := aggOverParts(job, s.agg, wm, m.b); err != nil {
+		return true, err // (before the batch is routed: no window fired)
+	}
+	failure, err := hold.batch(ctx, job.Stream, s.src, m, s.es, wm, s.stats)
+	if err != nil {
+		return true, s.drain(ctx, hold.limitError(err, s.timed))
+	}
+	if err := aggOverParts(job, s.agg, wm, nil); err != nil {
+		return true, err
+	}
+	if failure != nil {
+		s.failing, s.open = failure, false
+		hold.failed = true
+		if u, ok := s.src.(Unreader); ok && s.polled {
+			// the failing row and what follows it are not used: a
+			// group source does not commit them (it stops there again)
+			u.UnreadAfter(m.bad[0].Index, 1)
+		}
+		return false, nil
+	}
+	if s.handBack {
+		s.ackDue = true
+		return false, nil
+	}
+	if !s.ackProbe(ctx) {
+		return true, s.drain(ctx, ctx.Err())
+	}
+	return false, nil
+}
+
+// ackProbe lets the probe stream's reader go on (a polled one reads when
+// the scheduler calls it); it reports false when ctx ended first (Ctrl-C
+// must not read on).
+func (s *heldScheduler) ackProbe(ctx context.Context) bool {
+	if s.polled {
+		return true
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	s.probe.ack()
+	return true
+}
+
+// finish ends the job once the probe stream has ended or failed and no row
+// is held: the error of 'errors'='fail', or the stream's end (+∞, SPEC 2.3,
+// which fires the windows behind the join), or nil.
+func (s *heldScheduler) finish(ctx context.Context) error {
+	if s.failing != nil {
+		s.es.Malformed++ // the row that failed the job was reached
+		return s.failing
+	}
+	if !s.ended {
+		return nil
+	}
+	err := s.ch.assign.Finish(ctx) // +∞ (SPEC 2.3), then Finish
+	if errors.Is(err, errLimitReached) {
+		err = nil // (the windows fired at the stream's end gave the main query its LIMIT)
+	}
+	if ferr := s.hr.fp.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) {
+		err = ferr // (calls in the windows fired at the end)
+	}
+	return err
+}
+
+// drain is what a stopped job still routes of its held rows
+// (heldRelease.drain), returning cause with its error; none when the held
+// rows are read again or handed back (a group source's rows are read again
+// by the partitions' next owner instead, their outputs would be written
+// twice; stdin's go back to the next job) and not with an aggregate behind
+// the join (a released row's stamp may fire a window that a row not yet
+// decided would have joined).
+func (s *heldScheduler) drain(ctx context.Context, cause error) error {
+	if s.polled || s.handBack || s.agg != nil {
+		return cause
+	}
+	return s.hr.drain(ctx, cause)
 }
 
 // ErrJoinAggregateParts is the error of a job whose aggregate (windows over
@@ -414,20 +487,6 @@ func aggOverParts(job *plan.Job, agg *aggregate.Operator, wm *watermarker, b *ve
 		return nil
 	}
 	return fmt.Errorf("stream %s: %w", job.Stream.Name, ErrJoinAggregateParts)
-}
-
-// sendAck hands the probe batch back to the reader goroutine; it reports false
-// when ctx ended first (the reader may have gone: Ctrl-C must not hang the job).
-func sendAck(ctx context.Context, ack chan<- struct{}) bool {
-	if ack == nil { // (no reader goroutine: routeHeld reads the source)
-		return true
-	}
-	select {
-	case ack <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // buildWatermark returns the smallest build watermark of the job's event-time
@@ -480,6 +539,7 @@ type probeHold struct {
 	j      *op.SemiJoin
 	out    *vector.Batch // the rows being routed (Take)
 	errs   *vector.Batch // a batch's malformed rows, pushed on the errors port (op.HeldErrorTypes)
+	sel    []int32       // a batch's good rows, stamped (reused: no allocation per batch)
 	stream string        // the probe stream's name (flow.ErrorRow.Stream)
 	// batchAt is the ordinal of the last batch's first row and batchBad
 	// its malformed rows held when it came; cut is the ordinal of the
@@ -495,7 +555,8 @@ type probeHold struct {
 	// (Analysis)
 	maxRows, maxBytes int64
 	// stamp are the counters of the chain's watermark assigner, which stamps
-	// the rows here, on arrival, rather than in its Push (nil: none)
+	// the rows as they come here (watermarker.stampHeld), rather than in its
+	// Push (nil: none)
 	stamp *OpStats
 	wcol  int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
 	rep   *replay // told of each change of the held rows (replay.touch); nil: none
@@ -697,11 +758,12 @@ func heldTypes(job *plan.Job, keep int) []catalog.Type {
 	return types
 }
 
-// batch stamps the probe batch's watermark column, applies the errors policy
-// and holds the batch's good rows. failure is the 'errors'='fail' error of a
-// malformed row (the rows before it are held); err is a *StateLimitError
-// when the held rows pass 'state.max-bytes'.
-func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m leftMsg, es *StreamErrors, wm *watermarker, stats *Stats) (failure, err error) {
+// batch applies the errors policy to the probe batch, has the chain's
+// watermark assigner stamp its good rows (watermarker.stampHeld) and holds
+// them. failure is the 'errors'='fail' error of a malformed row (the rows
+// before it are held); err is a *StateLimitError when the held rows pass
+// 'state.max-bytes'.
+func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m portMsg, es *StreamErrors, wm *watermarker, stats *Stats) (failure, err error) {
 	b := m.b
 	stats.Rows += int64(b.N + len(m.bad))
 	n := b.N
@@ -710,18 +772,11 @@ func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m
 		// counted when routed (routeHeld), not here
 		n, failure = handleBad(st, src, m.bad, b.N, es.Policy, &bad)
 	}
-	sel := make([]int32, n)
-	for i := range sel {
-		sel[i] = int32(i)
+	h.sel = h.sel[:0]
+	for i := range n {
+		h.sel = append(h.sel, int32(i))
 	}
-	t := time.Now()
-	wm.stamp(b, sel)
-	if h.stamp != nil { // once per batch (Analysis)
-		h.stamp.Batches++
-		h.stamp.RowsIn += int64(n)
-		h.stamp.RowsOut += int64(n)
-		h.stamp.Nanos += time.Since(t).Nanoseconds()
-	}
+	wm.stampHeld(b, h.sel, h.stamp)
 	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
 		return failure, nil
 	}

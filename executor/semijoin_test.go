@@ -2,10 +2,12 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"streamql/catalog"
@@ -268,5 +270,128 @@ SELECT l.k FROM l SEMI JOIN r ON l.k = r.k;`
 	_, err := p.PlanSelect(script.Stmts[1].(*parser.Select))
 	if err == nil || !strings.Contains(err.Error(), "needs a WATERMARK on both streams") {
 		t.Errorf("error %v, want one that asks for watermarks", err)
+	}
+}
+
+// scriptSource gives, one call of Next each, the steps of its script: n > 0
+// a batch of n rows, 0 ErrWaiting, -1 io.EOF, -2 an error. It records a
+// call of Next made while a batch it gave is still out (out: set when it
+// gives one, cleared by the test before it acks), which a portReader must
+// never make (one batch of a port in flight).
+type scriptSource struct {
+	steps []int
+	out   atomic.Bool
+	ahead atomic.Int32 // calls made while out
+}
+
+var errScript = errors.New("script: read failed")
+
+func (s *scriptSource) Next(b *vector.Batch, _ *[]BadRow) error {
+	if s.out.Load() {
+		s.ahead.Add(1)
+	}
+	b.Reset()
+	st := s.steps[0]
+	s.steps = s.steps[1:]
+	switch st {
+	case 0:
+		return ErrWaiting
+	case -1:
+		return io.EOF
+	case -2:
+		return errScript
+	}
+	for i := range st {
+		b.Cols[0].S[i], b.Cols[0].Null[i] = []byte("k"), false
+		b.Cols[1].I[i], b.Cols[1].Null[i] = int64(i), false
+		b.Pos[i] = int64(i + 1)
+	}
+	b.N = st
+	s.out.Store(true)
+	return nil
+}
+
+func (s *scriptSource) Position(line int64) string { return fmt.Sprint("script:", line) }
+func (s *scriptSource) Progress() (int64, int64)   { return 0, 0 }
+func (s *scriptSource) Close() error               { return nil }
+
+// TestHeldPortReader checks the reader an event-time join job's scheduler
+// has for each input port (portReader), the probe stream's and the build
+// sides' alike: it hands each batch with its port, reads the next only once
+// the scheduler acked the last (stdin's hand-back holds one batch at most),
+// hands ErrWaiting only when it waits for the scheduler (the probe: the sink
+// is flushed), and its source's end or error is its last message; read
+// (the scheduler's own call, for a replayed source) gives the same steps.
+func TestHeldPortReader(t *testing.T) {
+	types := []catalog.Type{catalog.Varchar, catalog.BigInt}
+	show := func(m portMsg) string {
+		switch {
+		case m.err == nil:
+			return fmt.Sprintf("%d:%d", m.r.port, m.b.N)
+		case errors.Is(m.err, ErrWaiting):
+			return fmt.Sprintf("%d:wait", m.r.port)
+		case m.err == io.EOF:
+			return fmt.Sprintf("%d:eof", m.r.port)
+		}
+		return fmt.Sprintf("%d:%v", m.r.port, m.err)
+	}
+	for _, c := range []struct {
+		port  int
+		waits bool
+		steps []int
+		want  string // run's messages
+		read  string // read's, call by call until the end or an error
+	}{
+		{0, true, []int{3, 0, 2, 0, 0, 1, -1}, "0:3 0:wait 0:2 0:wait 0:wait 0:1 0:eof", "0:3 0:wait 0:2 0:wait 0:wait 0:1 0:eof"},
+		{2, false, []int{3, 0, 2, 0, 0, 1, -1}, "2:3 2:2 2:1 2:eof", "2:3 2:wait 2:2 2:wait 2:wait 2:1 2:eof"},
+		{0, true, []int{4, -2, 5}, "0:4 0:" + errScript.Error(), "0:4 0:" + errScript.Error()},
+		{1, false, []int{0, -2, 5}, "1:" + errScript.Error(), "1:wait 1:" + errScript.Error()},
+		{0, true, []int{-1, 5}, "0:eof", "0:eof"},
+	} {
+		src := &scriptSource{steps: append([]int(nil), c.steps...)}
+		r := newPortReader(c.port, src, types, c.waits)
+		ch := make(chan portMsg)
+		done := make(chan struct{})
+		go func() { r.run(context.Background(), ch); close(done) }()
+		var got []string
+		for ended := false; !ended; {
+			select {
+			case m := <-ch:
+				got = append(got, show(m))
+				if m.err != nil && !errors.Is(m.err, ErrWaiting) {
+					continue
+				}
+				src.out.Store(false)
+				select { // (r.ack, which never blocks when the reader waits for it)
+				case r.acks <- struct{}{}:
+				default:
+					t.Errorf("port %d over %v: an ack not taken before the next batch", c.port, c.steps)
+				}
+			case <-done:
+				ended = true
+			}
+		}
+		if s := strings.Join(got, " "); s != c.want {
+			t.Errorf("port %d (waits %v) over %v: got %s, want %s", c.port, c.waits, c.steps, s, c.want)
+		}
+		if n := src.ahead.Load(); n > 0 {
+			t.Errorf("port %d over %v: %d reads before the last batch was acked", c.port, c.steps, n)
+		}
+		// read, on the scheduler's goroutine: every step, ErrWaiting too (the
+		// scheduler reads a polled probe so)
+		src = &scriptSource{steps: append([]int(nil), c.steps...)}
+		r = newPortReader(c.port, src, types, c.waits)
+		got = got[:0]
+		for {
+			m := r.read()
+			src.out.Store(false)
+			got = append(got, show(m))
+			if m.err != nil && !errors.Is(m.err, ErrWaiting) {
+				break
+			}
+		}
+		if s := strings.Join(got, " "); s != c.read {
+			t.Errorf("port %d read over %v: got %s, want %s", c.port, c.steps, s, c.read)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"time"
 
 	"streamql/executor/expr"
 	"streamql/executor/vector"
@@ -138,6 +139,24 @@ func (w *watermarker) stampMarks(r *Step) bool {
 	r.Marks = marks
 	w.live.store(w.wm, w.set)
 	return len(marks) > 0
+}
+
+// stampHeld stamps the rows sel of b as they arrive for an event-time join's
+// hold (routeHeld: the rows are held stamped, with the watermark before each
+// as it came, SPEC 2.3, and released into the router later, SPEC 2.2; so the
+// assigner stamps them here rather than in its Push, whose watermark event
+// would pass rows still held) and counts the batch into st, the assigner's
+// counters (EXPLAIN ANALYZE's watermark operator; nil: none), once, as its
+// instrumented Push would.
+func (w *watermarker) stampHeld(b *vector.Batch, sel []int32, st *OpStats) {
+	t := time.Now()
+	w.stamp(b, sel)
+	if st != nil {
+		st.Batches++
+		st.RowsIn += int64(len(sel))
+		st.RowsOut += int64(len(sel))
+		st.Nanos += time.Since(t).Nanoseconds()
+	}
 }
 
 // stamp fills the watermark column for the rows in sel and returns sel.

@@ -302,7 +302,7 @@ func CheckPending(st *catalog.Stream, branches []*Branch) error {
 // true.
 func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (*Job, error) {
 	st, main = ruleFuseJoinWindow(st, branches, main)
-	st, main = ruleInlineView(st, branches, main)
+	st, branches, main = ruleInlineView(st, branches, main)
 	st, main = ruleFuseRankAgg(st, branches, main)
 	st, branches, main, fanout := ruleFuseRankAggSides(st, branches, main)
 	st, main = ruleFuseRankCalc(st, branches, main)

@@ -727,6 +727,16 @@ func updatingPart(j *Job, b *Branch) string {
 // a declared stream's WATERMARK FOR; for a subquery, WITH name, view or
 // UNION ALL (SPEC 2.6), which has no WATERMARK FOR of its own, what keeps
 // its input's event time.
+// relationText names derived relation st (of d) in a message: "the
+// subquery", "WITH name w", "view v", or "the" and its kind.
+func relationText(st *catalog.Stream, d *plan.Derived) string {
+	what := map[string]string{"subquery": "the subquery", "WITH": "WITH name " + st.Name, "view": "view " + st.Name}[d.Kind]
+	if what == "" {
+		what = "the " + d.Kind
+	}
+	return what
+}
+
 func addWatermarkHint(st *catalog.Stream, col string) string {
 	if col == "" {
 		col = "<time column>"
@@ -735,9 +745,6 @@ func addWatermarkHint(st *catalog.Stream, col string) string {
 	if d == nil {
 		return fmt.Sprintf("add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", col, col, st.Name)
 	}
-	what := map[string]string{"subquery": "the subquery", "WITH": "WITH name " + st.Name, "view": "view " + st.Name}[d.Kind]
-	if what == "" {
-		what = "the " + d.Kind
-	}
+	what := relationText(st, d)
 	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular, RIGHT or FULL join's rows have none (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column)", what)
 }

@@ -16,11 +16,13 @@ import (
 // over the stream's rows. The job reads the stream in the group and
 // commits its offsets, so the rank operator's or aggregate's state is replayed
 // (plan.Job.Unreplayed): a derived relation's jobs read their streams whole
-// and commit nothing (the executor's derived.go). It returns the stream
-// and main query of the job: the stream's, with main's expressions
-// rewritten, when the shape fits; st and main as they are otherwise.
+// and commit nothing (the executor's derived.go). It returns the stream,
+// side branches and main query of the job: the stream's, with main's expressions
+// rewritten (and its side branches, inlineSides), when the shape fits; st,
+// branches and main as they are otherwise.
 //
-// The shape: main has no side branch beside it, and ends with an updating
+// The shape: main has no side branch beside it (but a window aggregate,
+// below), and ends with an updating
 // Top-N over append-only rows or a deduplication keeping the first row,
 // or with an updating aggregate without a window and nothing after it (its
 // keys and calls' arguments read the relation's expressions, its HAVING and
@@ -36,8 +38,10 @@ import (
 // expression is computed again where main reads it); the relation's event
 // time, when main reads its CURRENT_WATERMARK, is the stream's WATERMARK
 // FOR column projected as it is (the relation's watermark is then the
-// stream's). A deduplication's late rows are then the stream's rows, as
-// over the stream (an updating aggregate has none).
+// stream's). A deduplication's late rows stay the relation's rows (SPEC
+// 2.4, 2.9: the operator's input row): the relation's select list
+// computed for them (plan.Rank.LateProject, LateColumns), as a window's
+// below (an updating aggregate and an updating Top-N have none).
 //
 // A window aggregate (TUMBLE, HOP, CUMULATE or SESSION, grouped, not
 // cascaded, not on processing time: inlinableWindow) is inlined
@@ -54,14 +58,20 @@ import (
 // watermark through projections, filters"), as the relation read as a job
 // of its own carries it too (plan.Derived.StreamWatermarks), so the two give the
 // same rows (executor's TestWindowOverViewInlinedIsTheRelations).
+// Side branches over the same relation beside such a window (issue 24
+// item 5) are planned over the stream with it when each filters and
+// projects the relation's rows (inlineSides): the returned branches are
+// then theirs, SPEC 2.1's first match over the stream's rows giving each
+// the relation's rows it took and the window the rest, as over the
+// relation.
 //
 // A job reading any other stream (a file, a stream read whole) is left
 // alone, so every other output stays as it was.
-func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
+func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, []*Branch, *Branch) {
 	d := plan.DerivedOf(st)
-	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil || main.Join != nil ||
+	if d == nil || len(d.Parts) != 1 || main == nil || main.Join != nil ||
 		main.Unnest != nil || main.Both != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
-		return st, main
+		return st, branches, main
 	}
 	r, a := main.Rank, main.Agg
 	switch {
@@ -70,18 +80,21 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 		// aggregate on the relation's event time, with nothing
 		// after it
 		if r != nil || !a.Grouped || a.Window == nil && !a.Updating || a.Window != nil && !inlinableWindow(a, d) {
-			return st, main
+			return st, branches, main
 		}
 	case r == nil || r.Bounded || r.Fused() || !(r.Kind == plan.RankTopN && r.Updating && !r.Retract || r.Kind == plan.RankDedup):
-		return st, main
+		return st, branches, main
+	}
+	if len(branches) > 0 && (a == nil || a.Window == nil) {
+		return st, branches, main // (side branches only beside a window: inlineSides)
 	}
 	part, pm := streamPart(d)
 	if pm == nil || pm.Agg != nil || pm.Rank != nil || pm.Join != nil || pm.Unnest != nil || pm.Both != nil || pm.Limit >= 0 || pm.Sink != nil ||
 		part.Stream.Kafka() == nil || part.Stream.Kafka().GroupID == "" {
-		return st, main
+		return st, branches, main
 	}
 	if !allSteady(pm.Project) {
-		return st, main
+		return st, branches, main
 	}
 	// the relation's CURRENT_WATERMARK column (its batch's last), and the
 	// stream's: one value when the relation's time is the stream's event
@@ -94,7 +107,7 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 		}
 	}
 	if a != nil && a.Window != nil && (dwm < 0 || a.WmCol != dwm || len(pm.Project) < len(st.Columns)) {
-		return st, main // (the window's time is not the stream's event time as it is)
+		return st, branches, main // (the window's time is not the stream's event time as it is)
 	}
 	// (a relation that drops the stream's event time: the job's watermark
 	// is the stream's, and the groups' 'table.exec.state.ttl', known only
@@ -109,7 +122,7 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 		// the keys and the calls' arguments read the source batch; HAVING
 		// and the projection read the aggregate row, which stays as it was
 		if b.Agg = inlineAgg(a, subst, dwm, swm); b.Agg == nil {
-			return st, main
+			return st, branches, main
 		}
 		b.Agg.ProcTimeTTL = procTTL
 		if a.Window != nil {
@@ -120,7 +133,7 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 			w.Partition = make([]*Expr, len(a.Window.Partition)) // (SESSION's PARTITION BY keys read the source batch)
 			for k, e := range a.Window.Partition {
 				if w.Partition[k] = subst(e); w.Partition[k] == nil {
-					return st, main
+					return st, branches, main
 				}
 			}
 			b.Agg.Window = &w
@@ -129,20 +142,63 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 	}
 	var ok bool
 	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {
-		return st, main
+		return st, branches, main
 	}
 	if a == nil {
 		b.Project = make([]*Expr, len(main.Project))
 		for k, e := range main.Project {
 			if b.Project[k] = subst(e); b.Project[k] == nil {
-				return st, main
+				return st, branches, main
 			}
 		}
 		rr := *r
+		if r.Kind == plan.RankDedup {
+			// its late rows are the relation's rows (SPEC 2.4, 2.9: the
+			// operator's input row), as a window's
+			rr.LateProject, rr.LateColumns = pm.Project[:len(st.Columns)], st.Columns
+		}
 		b.Rank = &rr
 	}
 	b.Stream, b.Uses = part.Stream, pm.Uses
-	return part.Stream, &b
+	sides, ok := inlineSides(st, branches, part.Stream, pm, subst)
+	if !ok {
+		return st, branches, main
+	}
+	return part.Stream, sides, &b
+}
+
+// inlineSides returns the side branches of a window aggregate's job over
+// relation st planned over the relation's stream pst (ruleInlineView): a
+// copy of each with the relation's WHERE (pm's, its part's main query)
+// AND its own, its select list and WHERE rewritten by subst (inlineCols
+// over the relation's select list; the relation's CURRENT_WATERMARK
+// column the stream's), reading the stream's columns pm.Uses. SPEC 2.1's
+// first match over the stream's rows then gives each side the rows it
+// took of the relation's (a row the relation's WHERE drops goes to no
+// branch, as it never reached one), and the main query the rest, as
+// over the relation. Each side must filter and project the relation's
+// rows (no aggregate, rank, join, UNNEST, LIMIT or dead letters of its
+// own: it keeps no state, so a replay writes nothing of it again, I3);
+// ok is false otherwise, or when subst cannot rewrite an expression.
+func inlineSides(st *catalog.Stream, branches []*Branch, pst *catalog.Stream, pm *Branch, subst func(*Expr) *Expr) (sides []*Branch, ok bool) {
+	for _, b := range branches {
+		if b.Stream != st || b.Agg != nil || b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 || len(b.DeadLetters) > 0 {
+			return nil, false
+		}
+		sb := *b
+		if sb.Where, ok = inlineWhere(pm.Where, b.Where, subst); !ok {
+			return nil, false
+		}
+		sb.Project = make([]*Expr, len(b.Project))
+		for k, e := range b.Project {
+			if sb.Project[k] = subst(e); sb.Project[k] == nil {
+				return nil, false
+			}
+		}
+		sb.Stream, sb.Uses = pst, pm.Uses
+		sides = append(sides, &sb)
+	}
+	return sides, true
 }
 
 // inlinableWindow reports whether window aggregate a over relation d can

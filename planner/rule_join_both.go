@@ -62,6 +62,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			if len(seen) == 1 && len(rels[0])+len(rels[1]) == 2 {
 				what = "both sides of the join"
 			}
+			if unaliased(l.name, l.st) {
+				return parser.Errorf(sp.pos(l.ts), "%s are subqueries without an alias: give each one (FROM (SELECT …) AS a JOIN (SELECT …) AS b ON a.k = b.k)", what)
+			}
 			return parser.Errorf(sp.pos(l.ts), "%s are named %s: give each an alias (FROM %s a JOIN %s b ON ...)", what, l.name, o.st.Name, l.st.Name)
 		}
 		seen[catalog.FoldName(l.name)] = l
@@ -173,7 +176,12 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		if join.On != nil {
 			at = sp.pos(join.On.Expr)
 		}
-		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s.k = %s.k", both.Inputs[0].Name, both.Inputs[1].Name)
+		from, q := exampleRels([2]string{both.Inputs[0].Name, both.Inputs[1].Name}, [2]*catalog.Stream{both.Inputs[0].Stream, both.Inputs[1].Stream})
+		such := fmt.Sprintf("%s.k = %s.k", q[0], q[1])
+		if from != q {
+			such = fmt.Sprintf("%s JOIN %s ON %s", from[0], from[1], such)
+		}
+		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s", such)
 	}
 	if both.Type != plan.InnerJoin && len(rest) > 0 {
 		// an outer join's other ON terms decide which pairs join (a row
@@ -295,18 +303,21 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	case l.TimeCol() < 0:
 		return parser.Errorf(a.Pos, "a temporal join picks versions by the left side's event time, and %s has none: %s", l.Stream.Name, addWatermarkHint(l.Stream, ""))
 	case r.TimeCol() < 0:
-		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs event time (a WATERMARK FOR the column from which each version is valid); processing-time temporal joins are not supported", r.Stream.Name)
+		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs event time (a WATERMARK FOR the column from which each version is valid); processing-time temporal joins are not supported", relText(r.Name, r.Stream))
 	case both.Interval:
 		return parser.Errorf(a.Pos, "a temporal join's condition holds the key equalities only: drop the bounds on the event times (the version valid at the left row's time is the one joined)")
 	}
 	lt := l.Stream.Columns[l.TimeCol()].Name
 	if !strings.EqualFold(col, lt) || q != "" && !strings.EqualFold(q, l.Name) {
+		if unaliased(l.Name, l.Stream) {
+			return parser.Errorf(a.ColPos, "FOR SYSTEM_TIME AS OF takes the left side's event-time column %s, not %s: give the subquery an alias, (SELECT …) AS s, and write s.%s", lt, a.Col, lt)
+		}
 		return parser.Errorf(a.ColPos, "FOR SYSTEM_TIME AS OF takes the left side's event-time column %s.%s, not %s", l.Name, lt, a.Col)
 	}
 	pk := r.Stream.PrimaryKey
 	if len(pk) == 0 {
 		if plan.DerivedOf(r.Stream) != nil {
-			return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a key whose versions it holds (SPEC 2.7): a view or subquery has one when it is an updating GROUP BY selecting its keys, or a deduplication keeping the last row (ROW_NUMBER() OVER (PARTITION BY k ORDER BY t DESC) ... WHERE rn = 1) selecting k", r.Stream.Name)
+			return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a key whose versions it holds (SPEC 2.7): a view or subquery has one when it is an updating GROUP BY selecting its keys, or a deduplication keeping the last row (ROW_NUMBER() OVER (PARTITION BY k ORDER BY t DESC) ... WHERE rn = 1) selecting k", relText(r.Name, r.Stream))
 		}
 		return parser.Errorf(a.Pos, "a temporal join's versioned side %s needs a PRIMARY KEY (...) NOT ENFORCED: the key whose versions it holds (SPEC 2.7)", r.Stream.Name)
 	}

@@ -199,7 +199,13 @@ func (sp *selectPlan) usingColumns(n ast.ResultSetNode) ([]usingCol, bool, error
 		}
 		if len(common) == 0 {
 			ln, rn := sp.sideName(0, j), sp.sideName(1, j)
-			return nil, false, parser.Errorf(sp.pos(j.Right), "NATURAL JOIN joins on the columns both sides have, and %s and %s have none of the same name: write the condition with ON (%s JOIN %s ON %s.k = %s.k)", ln, rn, ln, rn, ln, rn)
+			from, q := [2]string{ln, rn}, [2]string{ln, rn}
+			l, errL := sp.leaves(j.Left)
+			r, errR := sp.leaves(j.Right)
+			if errL == nil && errR == nil && len(l) == 1 && len(r) == 1 { // (a subquery without an alias given one)
+				from, q = exampleRels([2]string{l[0].name, r[0].name}, [2]*catalog.Stream{l[0].st, r[0].st})
+			}
+			return nil, false, parser.Errorf(sp.pos(j.Right), "NATURAL JOIN joins on the columns both sides have, and %s and %s have none of the same name: write the condition with ON (%s JOIN %s ON %s.k = %s.k)", ln, rn, from[0], from[1], q[0], q[1])
 		}
 	} else {
 		for _, u := range j.Using {
@@ -275,7 +281,7 @@ func (sp *selectPlan) sideName(s int, j *ast.Join) string {
 	}
 	names := make([]string, len(ls))
 	for k, l := range ls {
-		names[k] = l.name
+		names[k] = relText(l.name, l.st)
 	}
 	if len(names) == 1 {
 		return names[0]

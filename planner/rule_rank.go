@@ -268,8 +268,6 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	switch {
 	case q.GroupBy != nil || q.Having != nil:
 		return nil, parser.Errorf(loc.topWord("GROUP", "HAVING"), "the query over a Top-N's subquery selects and bounds the rank only: aggregate inside the subquery")
-	case q.OrderBy != nil || q.Limit != nil:
-		return nil, parser.Errorf(loc.topWord("ORDER", "LIMIT"), "ORDER BY and LIMIT over a Top-N are not supported: the Top-N's ORDER BY ranks the rows")
 	case q.WindowSpecs != nil:
 		return nil, parser.Errorf(loc.topWord("WINDOW"), "a WINDOW clause belongs to the subquery that uses it")
 	}
@@ -979,6 +977,11 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 		r.Text = fmt.Sprintf("ROW_NUMBER() <= %d over the whole stream order by %s (ORDER BY … LIMIT %d, updating), without the rank", limit, strings.Join(ord, ", "), limit)
 		r.State = "the top rows"
 	default:
+		if d := plan.DerivedOf(st); d != nil && d.Updating() {
+			// (SPEC 2.8: its rows are changes, a Top-N's or an updating
+			// GROUP BY's; no order of them ends)
+			return nil, parser.Errorf(obPos, "ORDER BY over %s, whose result changes as the unbounded input goes on (SPEC 2.8), would wait for the input's end, which never comes: add a LIMIT (ORDER BY … LIMIT n keeps the first n rows of the current result as it changes), or read a bounded input (then the final result is sorted once)", relationText(st, d))
+		}
 		why := "stream " + st.Name + " has no event time"
 		if st.Watermark != nil {
 			why = "only its event time " + st.Columns[st.EventTime].Name + " ascending can be released as the watermark passes"
@@ -1026,7 +1029,9 @@ func orderItemsByAlias(q *ast.SelectStmt) []*ast.ByItem {
 // ruleRankJob gives the job's Rank operators that route late rows (Dedup,
 // Over, TimeSort, and a window Top-N over a window TVF: SPEC 2.9) the job's
 // default late output (SPEC 2.4's 'late',
-// shared with the windowed queries).
+// shared with the windowed queries), with the stream's columns, or the
+// relation's a deduplication planned over its stream reads
+// (plan.Rank.LateColumns).
 func ruleRankJob(j *Job) {
 	b := j.Main
 	if b == nil || b.Rank == nil {
@@ -1050,8 +1055,12 @@ func ruleRankJob(j *Job) {
 			return
 		}
 	}
+	cols := j.Stream.Columns
+	if b.Rank.LateColumns != nil { // (a relation's rows: ruleInlineView)
+		cols = b.Rank.LateColumns
+	}
 	b.Rank.LateOutput = len(j.Outputs)
-	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: j.Stream.Columns, Late: true})
+	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: cols, Late: true})
 }
 
 // overListAgg reads LISTAGG(x [, 'sep']) OVER (…), which the parser gives

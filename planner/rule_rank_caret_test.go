@@ -16,8 +16,8 @@ import (
 // planner refuses (SPEC 2.9: the outer query selects the subquery's columns
 // by name and bounds the rank) is a planning error whose caret is on what is
 // refused, not on the subquery's "(": a column neither grouped nor aggregated beside an aggregate,
-// an unknown column, a GROUP BY, HAVING, ORDER BY or LIMIT, a
-// WINDOW clause, a WHERE term that does not bound the rank, and a rank column
+// an unknown column, a GROUP BY, HAVING, an ORDER BY without LIMIT over
+// unbounded input (whose result never ends), a WINDOW clause, a WHERE term that does not bound the rank, and a rank column
 // over a first-row deduplication. Each query is tried as it is, as a subquery
 // in FROM of another query, and under INSERT INTO. Each case
 // marks the refused text with ⟦…⟧: the caret must be at its first byte.
@@ -30,8 +30,7 @@ func TestTopNOuterSelectCaret(t *testing.T) {
 		{"SELECT k, ⟦b.zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
 		{"SELECT k FROM $T WHERE rn <= 2 ⟦GROUP⟧ BY k", "aggregate inside the subquery"},
 		{"SELECT k FROM $T WHERE rn <= 2 ⟦HAVING⟧ k = 'a'", "aggregate inside the subquery"},
-		{"SELECT k FROM $T WHERE rn <= 2 ⟦ORDER⟧ BY k", "ORDER BY and LIMIT over a Top-N"},
-		{"SELECT k FROM $T WHERE rn <= 2 ⟦LIMIT⟧ 3", "ORDER BY and LIMIT over a Top-N"},
+		{"SELECT k FROM $T WHERE rn <= 2 ORDER BY ⟦k⟧", "whose result changes as the unbounded input goes on"}, // (over bounded input it sorts the final table: tests/rank_order_limit_test.go)
 		{"SELECT k FROM $T WHERE rn <= 2 ⟦WINDOW⟧ w AS (PARTITION BY k)", "WINDOW clause belongs to the subquery"},
 		{"SELECT k FROM $T WHERE ⟦k = 'a'⟧", "keeps the rows whose rank is at most N"},
 		{"SELECT k FROM $T WHERE ⟦rn > 2⟧", "keeps the rows whose rank is at most N"},
@@ -44,6 +43,9 @@ func TestTopNOuterSelectCaret(t *testing.T) {
 			sub = dedup
 		}
 		for _, form := range []string{"subquery", "nested", "INSERT INTO"} {
+			if form == "INSERT INTO" && strings.Contains(c.query, "ORDER BY") {
+				continue // (INSERT INTO from ORDER BY is refused as such)
+			}
 			q := c.query
 			pre := ""
 			switch form {

@@ -20,8 +20,14 @@ import (
 // derived relation (SPEC 2.6) that is the Top-N with the bound alone, as
 // written, selecting every column and the rank; its kinds pass through the
 // filter (SPEC 2.8: an update's old and new rows each as the condition
-// says). It reports false when the WHERE holds only conditions on the rank
-// (rankBound checks them) or none, and the select list only columns. The
+// says). So does a query over a Top-N that ends with ORDER BY or LIMIT
+// (SPEC 2.9: they apply to the query's rows, the Top-N's result, as in
+// DuckDB and Flink's batch mode, where the Sort or Limit sits over the
+// Rank): over bounded input the Top-N's final table is sorted and cut at
+// its end; over unbounded input ORDER BY … LIMIT is a Top-N of the Top-N's
+// changes, and LIMIT alone takes its first changes. It reports false when
+// the WHERE holds only conditions on the rank (rankBound checks them) or
+// none, the select list only columns and there is no ORDER BY or LIMIT. The
 // INSERT INTO of sel is the outer query's.
 func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, bool, error) {
 	q := sel.Query
@@ -48,7 +54,7 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 			rest = append(rest, lower) // (a rank range: the ranks below its start filtered out after the Top-N)
 		}
 	}
-	if len(rest) == 0 && !computes(q) || len(bound) != 1 {
+	if len(rest) == 0 && !computes(q) && q.OrderBy == nil && q.Limit == nil || len(bound) != 1 {
 		return nil, false, nil // (rankBound says what the rank's bound may be)
 	}
 	// the Top-N alone: SELECT * FROM (subquery) WHERE <bound> (the query
@@ -57,6 +63,7 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 	topn.Insert, topn.InsertColumns = "", nil
 	tq := *q
 	tq.Where = bound[0]
+	tq.OrderBy, tq.Limit = nil, nil // (the query over it sorts and cuts the Top-N's rows)
 	tq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
 	topn.Query = &tq
 	// the query over it: the select list and the other conditions

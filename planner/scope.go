@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -9,6 +10,7 @@ import (
 	"streamql/catalog"
 	"streamql/catalog/functions"
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // relation is one stream visible to a query under a name (its alias, or its own
@@ -100,7 +102,7 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 				if len(s.rels) > 1 && s.prefer == foundRel {
 					continue
 				}
-				return 0, 0, parser.Errorf(s.pos(n), "column '%s' is ambiguous: it is %s.%s and %s.%s; qualify it with a stream name or alias", col, s.rels[foundRel].name, col, r.name, col)
+				return 0, 0, parser.Errorf(s.pos(n), "%s", ambiguousText(col, s.rels[foundRel], r))
 			}
 			found, typ, foundRel = r.offset+i, r.stream.Columns[i].Type, ri
 		}
@@ -110,7 +112,14 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 	}
 	if found < 0 {
 		if tbl != "" && s.rel(tbl) < 0 {
-			return 0, 0, parser.Errorf(s.pos(n), "unknown stream or alias '%s' in '%s.%s'; the query reads %s", tbl, tbl, col, s.relNames())
+			msg := fmt.Sprintf("unknown stream or alias '%s' in '%s.%s'; the query reads %s", tbl, tbl, col, s.relNames())
+			for _, r := range s.rels {
+				if r.unaliased() && r.stream.Column(col) >= 0 {
+					msg += fmt.Sprintf("; to read the subquery's %s as %s.%s, give it the alias: (SELECT …) AS %s", col, tbl, col, tbl)
+					break
+				}
+			}
+			return 0, 0, parser.Errorf(s.pos(n), "%s", msg)
 		}
 		return 0, 0, parser.Errorf(s.pos(n), "unknown column '%s'; %s", col, s.columnList(tbl))
 	}
@@ -127,23 +136,92 @@ func (s *scope) rel(name string) int {
 	return -1
 }
 
+// relNames names the scope's relations for a message (relText).
 func (s *scope) relNames() string {
 	var n []string
 	for _, r := range s.rels {
-		n = append(n, r.name)
+		n = append(n, r.text())
 	}
 	return strings.Join(n, ", ")
 }
 
+// columnList lists the columns of each relation (of relation tbl only when
+// tbl is set) for a message: "a has k, n; b has k, ts".
 func (s *scope) columnList(tbl string) string {
 	var parts []string
 	for _, r := range s.rels {
 		if tbl != "" && !strings.EqualFold(tbl, r.name) {
 			continue
 		}
-		parts = append(parts, r.name+" has "+strings.Join(r.stream.Names(), ", "))
+		parts = append(parts, r.text()+" has "+strings.Join(r.stream.Names(), ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// unaliasedName is the name a subquery in FROM without an alias is read by
+// (SPEC 2.6: its late output is late-subquery). A query may qualify its
+// columns with it, but no other engine reads it so (Flink names such a
+// subquery EXPR$n), so messages never suggest it (relText).
+const unaliasedName = "subquery"
+
+// unaliased reports whether relation name (of stream st) is a subquery
+// written without an alias.
+func unaliased(name string, st *catalog.Stream) bool {
+	d := plan.DerivedOf(st)
+	return d != nil && d.Kind == "subquery" && strings.EqualFold(name, unaliasedName)
+}
+
+// relText names relation name (of stream st) in a message: its name, or
+// "the subquery without an alias" for one written so, whose columns a
+// query qualifies after giving it an alias: (SELECT …) AS s ... s.k.
+func relText(name string, st *catalog.Stream) string {
+	if unaliased(name, st) {
+		return "the subquery without an alias"
+	}
+	return name
+}
+
+// exampleRels returns how an example join in a message writes two
+// relations in FROM (from) and qualifies their columns (qual): by their
+// names, or, for a subquery without an alias, "(SELECT …) AS s" and s, an
+// alias that is not the other's name.
+func exampleRels(names [2]string, sts [2]*catalog.Stream) (from, qual [2]string) {
+	for i := range names {
+		from[i], qual[i] = names[i], names[i]
+	}
+	for i := range names {
+		if !unaliased(names[i], sts[i]) {
+			continue
+		}
+		for _, a := range []string{"s", "q", "t", "s1"} {
+			if !strings.EqualFold(a, qual[1-i]) {
+				from[i], qual[i] = "(SELECT …) AS "+a, a
+				break
+			}
+		}
+	}
+	return from, qual
+}
+
+func (r relation) unaliased() bool { return unaliased(r.name, r.stream) }
+func (r relation) text() string    { return relText(r.name, r.stream) }
+
+// ambiguousText is the message of an unqualified column col that relations
+// a and b both have (SPEC 2.7: it lists both qualified names): what to
+// write instead, a subquery without an alias given one first.
+func ambiguousText(col string, a, b relation) string {
+	if !a.unaliased() && !b.unaliased() {
+		return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and %s.%s; qualify it with a stream name or alias", col, a.name, col, b.name, col)
+	}
+	other := a
+	if a.unaliased() {
+		other = b
+	}
+	alias := "s"
+	if strings.EqualFold(other.name, alias) {
+		alias = "q"
+	}
+	return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS %s, and write %s.%s or %s.%s", col, other.name, col, alias, other.name, col, alias, col)
 }
 
 func (s *scope) pos(n ast.Node) int {

@@ -139,18 +139,10 @@ func scaleJoinAggJob(t *testing.T) scaleJob {
 			sum[k] += id
 		}
 	}
-	job := ordersPaymentsOf(t, rows, 6, "counts", "k VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED",
-		"'connector'='upsert-kafka', 'key.format'='csv', 'value.format'='csv'",
-		"INSERT INTO counts SELECT o.k, COUNT(*) AS n, SUM(p.pid) AS s FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND GROUP BY o.k;\n",
-		func(adm *kadm.Client, group, topic string) (bool, error) {
-			return marksReach(adm, group, topic, true, 1<<39)
-		})
+	job := upsertOrdersPayments(t, rows, "counts", "k VARCHAR, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED",
+		"INSERT INTO counts SELECT o.k, COUNT(*) AS n, SUM(p.pid) AS s FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND GROUP BY o.k;\n")
 	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
-		got := map[string][]string{}
-		recs := kafkatest.ReadAll(t, outs["counts"], kafkatest.ReadOptions{ReadCommitted: guarantee == "exactly-once"})
-		for _, r := range recs {
-			got[string(r.Key)] = append(got[string(r.Key)], string(r.Value))
-		}
+		got, recs := upsertRecords(t, outs["counts"], guarantee == "exactly-once")
 		for k, c := range n {
 			var want []string
 			for i := 1; i <= c; i++ {
@@ -171,9 +163,54 @@ func scaleJoinAggJob(t *testing.T) scaleJob {
 		if len(got) != len(n) {
 			t.Errorf("%d keys written, want %d", len(got), len(n))
 		}
-		t.Logf("%s: %d keys, %d upsert records", guarantee, len(n), len(recs))
+		t.Logf("%s: %d keys, %d upsert records", guarantee, len(n), recs)
 	}
 	return job
+}
+
+// upsertOrdersPayments is the crash harness's job of query over
+// ordersPaymentsOf's rows into the upsert-kafka stream out (cols), done
+// when each input partition's replay mark says its rows' outputs are
+// committed and the join's watermark passed every row but the closing ones.
+func upsertOrdersPayments(t *testing.T, rows int, out, cols, query string) scaleJob {
+	return ordersPaymentsOf(t, rows, 6, out, cols, "'connector'='upsert-kafka', 'key.format'='csv', 'value.format'='csv'", query,
+		func(adm *kadm.Client, group, topic string) (bool, error) {
+			return marksReach(adm, group, topic, true, 1<<39)
+		})
+}
+
+// upsertRecords reads topic (read_committed with rc) and returns each
+// key's record values in offset order ("" a tombstone), and the count of
+// records.
+func upsertRecords(t *testing.T, topic string, rc bool) (map[string][]string, int) {
+	t.Helper()
+	got := map[string][]string{}
+	recs := kafkatest.ReadAll(t, topic, kafkatest.ReadOptions{ReadCommitted: rc})
+	for _, r := range recs {
+		got[string(r.Key)] = append(got[string(r.Key)], string(r.Value))
+	}
+	return got, len(recs)
+}
+
+// compareKeyRecords checks that each key of want with records has got's
+// records, those in order (what is wanted), and that no other key has
+// any; it returns the keys wanted.
+func compareKeyRecords(t *testing.T, got, want map[string][]string, what string) int {
+	t.Helper()
+	n := 0
+	for k, w := range want {
+		if len(w) == 0 {
+			continue
+		}
+		n++
+		if g := got[k]; strings.Join(g, " ") != strings.Join(w, " ") {
+			t.Errorf("key %s: records %q, want %s: %q", k, g[:min(len(g), 8)], what, w[:min(len(w), 8)])
+		}
+	}
+	if len(got) != n {
+		t.Errorf("%d keys written, want %d", len(got), n)
+	}
+	return n
 }
 
 // TestKafkaJoinTopNCrashesExactlyOnce (issue 23 item 6, issue 24 item 5;
@@ -207,29 +244,58 @@ func scaleJoinTopNJob(t *testing.T) scaleJob {
 			want[k] = append(want[k], fmt.Sprintf("%s,%d", k, id))
 		}
 	}
-	job := ordersPaymentsOf(t, rows, 6, "latest", "k VARCHAR, id BIGINT, PRIMARY KEY (k) NOT ENFORCED",
-		"'connector'='upsert-kafka', 'key.format'='csv', 'value.format'='csv'",
-		"INSERT INTO latest SELECT k, id FROM (SELECT o.k, o.id, ROW_NUMBER() OVER (PARTITION BY o.k ORDER BY o.ts DESC) AS rn FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND) WHERE rn <= 1;\n",
-		func(adm *kadm.Client, group, topic string) (bool, error) {
-			return marksReach(adm, group, topic, true, 1<<39)
-		})
+	return latestJob(t, rows, "WHERE rn <= 1", want, "each paid order once, in order, a tombstone between two")
+}
+
+// latestJob is the job of the Top-1 order by time per key after the
+// interval join of rows orders and payments (upsertOrdersPayments), the
+// query over it ending with where, into the upsert-kafka stream latest
+// (k, id), whose read records per key must be want's (what says what
+// they are).
+func latestJob(t *testing.T, rows int, where string, want map[string][]string, what string) scaleJob {
+	job := upsertOrdersPayments(t, rows, "latest", "k VARCHAR, id BIGINT, PRIMARY KEY (k) NOT ENFORCED",
+		"INSERT INTO latest SELECT k, id FROM (SELECT o.k, o.id, ROW_NUMBER() OVER (PARTITION BY o.k ORDER BY o.ts DESC) AS rn FROM orders o JOIN payments p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '2' SECOND) "+where+";\n")
 	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
-		got := map[string][]string{}
-		recs := kafkatest.ReadAll(t, outs["latest"], kafkatest.ReadOptions{ReadCommitted: guarantee == "exactly-once"})
-		for _, r := range recs {
-			got[string(r.Key)] = append(got[string(r.Key)], string(r.Value))
-		}
-		for k, w := range want {
-			if g := got[k]; strings.Join(g, " ") != strings.Join(w, " ") {
-				t.Errorf("key %s: records %q, want each paid order once, in order, a tombstone between two: %q", k, g[:min(len(g), 8)], w[:min(len(w), 8)])
-			}
-		}
-		if len(got) != len(want) {
-			t.Errorf("%d keys written, want %d", len(got), len(want))
-		}
-		t.Logf("%s: %d keys, %d upsert records", guarantee, len(want), len(recs))
+		got, recs := upsertRecords(t, outs["latest"], guarantee == "exactly-once")
+		n := compareKeyRecords(t, got, want, what)
+		t.Logf("%s: %d keys, %d upsert records", guarantee, n, recs)
 	}
 	return job
+}
+
+// TestKafkaJoinTopNCalcCrashesExactlyOnce (issue 23 item 6, issue 24
+// item 5; the planner's ruleFuseRankCalc over a join's Top-N):
+// TestKafkaJoinTopNCrashesExactlyOnce's latest paid order per key with a
+// condition beside the rank's bound (WHERE rn <= 1 AND id % 3 <> 0, which
+// filters the Top-N's changes, each row's kind kept: SPEC 2.8), fused into
+// the join's job and replayed with it while processes are SIGKILLed:
+// each key's read_committed upsert records are the reference's, once.
+func TestKafkaJoinTopNCalcCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, func(t *testing.T) scaleJob {
+		rows := envInt(t, "STREAMQL_SCALE_ROWS", 1_000_000) / 50
+		// the reference: each key's paid orders in time order; the Top-1
+		// (with its rank column: rn) changes by -U old, +U new, and the
+		// condition keeps the changes of the orders with id % 3 <> 0; the
+		// upsert sink writes a +I or +U as the key's value, a -U followed by
+		// its key's +U not at all, any other -U as a tombstone
+		want := map[string][]string{}
+		prev := map[string]int{}
+		for id := range rows {
+			if payDelay(id) > 2000 {
+				continue
+			}
+			k := fmt.Sprintf("k%d", id%1000)
+			p, had := prev[k]
+			switch kept := id%3 != 0; {
+			case kept:
+				want[k] = append(want[k], fmt.Sprintf("%s,%d", k, id))
+			case had && p%3 != 0:
+				want[k] = append(want[k], "") // (the old order's -U alone)
+			}
+			prev[k] = id
+		}
+		return latestJob(t, rows, "WHERE rn <= 1 AND id % 3 <> 0", want, "each kept change once, in order")
+	})
 }
 
 // TestKafkaJoinWindowCrashesExactlyOnce (issue 23 item 6, issue 24 item

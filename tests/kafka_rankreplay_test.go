@@ -48,6 +48,34 @@ func TestKafkaDedupCrashesExactlyOnce(t *testing.T) {
 		}))
 }
 
+// TestKafkaDedupOverViewCrashesExactlyOnce (issue 24 item 5): the first
+// row by event time of each lower-cased key over a view that filters and
+// projects the topic's stream, planned as one job over the stream (the
+// planner's ruleInlineView, its late rows the view's) while processes are
+// SIGKILLed: each key's row once, the reference's (each key's first row
+// the view keeps).
+func TestKafkaDedupOverViewCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders)
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	scaleOutCrashes(t, "exactly-once", rankJob(t, rows, "u VARCHAR, id BIGINT, ts BIGINT",
+		"CREATE VIEW kept AS SELECT LOWER(k) AS u, id, ts FROM readings WHERE v % 5 <> 0;\n"+
+			"INSERT INTO results SELECT u, id, ts FROM (\n"+
+			"  SELECT u, id, ts, ROW_NUMBER() OVER (PARTITION BY u ORDER BY ts ASC) AS rn FROM kept)\n"+
+			"WHERE rn = 1;\n",
+		func(byKey map[string][]rankRow) map[string]int {
+			want := map[string]int{}
+			for k, rs := range byKey {
+				for _, r := range rs {
+					if r.v%5 != 0 { // the view's WHERE
+						want[fmt.Sprintf("%s,%d,%d", strings.ToLower(k), r.id, r.ts)]++
+						break
+					}
+				}
+			}
+			return want
+		}))
+}
+
 // TestKafkaOverCrashesExactlyOnce: a running sum over each key's last three
 // rows by event time (OVER … ROWS BETWEEN 2 PRECEDING AND CURRENT ROW):
 // every input row once, with the reference's sum.
@@ -186,6 +214,52 @@ func TestKafkaWindowOverViewCrashesExactlyOnce(t *testing.T) {
 		}))
 }
 
+// TestKafkaWindowOverViewWithSidesCrashesExactlyOnce (issue 24 item 5,
+// issue 23 item 6): TestKafkaWindowOverViewCrashesExactlyOnce's TUMBLE
+// over the view kept, with a side branch over the view that writes the
+// view's rows with a doubled value that is a multiple of 3 to another
+// topic (SPEC 2.1: the window gets the others), planned as one job over
+// the stream (the planner's ruleInlineView and inlineSides) while
+// processes are SIGKILLed: each side row and each window's row once, the
+// batch reference's.
+func TestKafkaWindowOverViewWithSidesCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders)
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	j := rankJobOf(t, rows, false, "ws BIGINT, u VARCHAR, n BIGINT, s BIGINT",
+		"CREATE VIEW kept AS SELECT id, LOWER(k) AS u, v * 2 AS v2, ts FROM readings WHERE v % 5 <> 0;\n"+
+			"SELECT id, u, v2 INTO STREAM thirds FROM kept WHERE v2 % 3 = 0;\n"+
+			"INSERT INTO results SELECT window_start, u, COUNT(*) AS n, SUM(v2) AS s\n"+
+			"  FROM TABLE(TUMBLE(TABLE kept, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, u;\n")
+	withKafkaOutput(&j, "thirds", "id BIGINT, u VARCHAR, v2 BIGINT", "CREATE VIEW kept")
+	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		type win struct {
+			ws int64
+			u  string
+		}
+		n, sum := map[win]int64{}, map[win]int64{}
+		thirds := map[string]int{}
+		for _, r := range rows { // (the closing rows too: a side row is written when it is read)
+			switch {
+			case r.v%5 == 0: // the view's WHERE
+			case 2*r.v%3 == 0: // the side branch's (SPEC 2.1: it takes the row)
+				thirds[fmt.Sprintf("%d,%s,%d", r.id, strings.ToLower(r.k), 2*r.v)]++
+			case !r.closing:
+				w := win{r.ts - (r.ts%1000+1000)%1000, strings.ToLower(r.k)}
+				n[w]++
+				sum[w] += 2 * r.v
+			}
+		}
+		want := map[string]int{}
+		for w, c := range n {
+			want[fmt.Sprintf("%d,%s,%d,%d", w.ws, w.u, c, sum[w])]++
+		}
+		compareCounts(t, "windows", readRows(t, outs["out"], true), want, true)
+		compareCounts(t, "side rows", readRows(t, outs["thirds"], true), thirds, true)
+		t.Logf("%d windows, %d side rows", len(want), len(thirds))
+	}
+	scaleOutCrashes(t, "exactly-once", j)
+}
+
 // TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce (issue 24 item
 // 5.3): a job whose side branch counts the rows with id % 5 = 0 per key and
 // 1-second TUMBLE window into one topic, and whose main query keeps the two
@@ -202,14 +276,7 @@ func TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce(t *testing.T) {
 			"  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn\n"+
 			"  FROM TABLE(TUMBLE(TABLE readings, DESCRIPTOR(ts), INTERVAL '1' SECOND)))\n"+
 			"WHERE rn <= 2;\n")
-	script := j.script
-	j.outs = []string{"out", "wins"}
-	j.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
-		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
-			at := strings.Index(sql, "SELECT window_start, k, COUNT(*)")
-			return sql[:at] + kafkaStream(t, "wins", "ws BIGINT, k VARCHAR, n BIGINT", outs["wins"], ", 'format'='csv'"+sink) + sql[at:]
-		})
-	}
+	withKafkaOutput(&j, "wins", "ws BIGINT, k VARCHAR, n BIGINT", "SELECT window_start, k, COUNT(*)")
 	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		top, wins := map[string]int{}, map[string]int{}
 		for k, rs := range rankByKey(rows) {
@@ -237,6 +304,21 @@ func TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce(t *testing.T) {
 		t.Logf("%d top rows, %d window counts", len(top), len(wins))
 	}
 	scaleOutCrashes(t, "exactly-once", j)
+}
+
+// withKafkaOutput gives job a second output, the csv Kafka stream name
+// (columns cols, its topic outs[name], the job's sink options), declared
+// in its script before the statement that starts with before (as
+// withUpsertOutput does an upsert-kafka one).
+func withKafkaOutput(job *scaleJob, name, cols, before string) {
+	script := job.script
+	job.outs = append(job.outs, name)
+	job.script = func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
+		return rewriteScript(t, script(t, dir, in, outs, group, slot, sink), func(sql string) string {
+			at := strings.Index(sql, before)
+			return sql[:at] + kafkaStream(t, name, cols, outs[name], ", 'format'='csv'"+sink) + sql[at:]
+		})
+	}
 }
 
 // rankRow is input row id of the event-time rank jobs, on partition id%4.

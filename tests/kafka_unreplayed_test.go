@@ -57,8 +57,6 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 			"the temporal join", "input r is not a Kafka stream in a consumer group"},
 		{"regular join without event time", "", "INSERT INTO rows_out SELECT s.deviceNo, p.v FROM sensors s JOIN plain p ON s.deviceNo = p.deviceNo;",
 			"the regular join", "input p has no event time (WATERMARK)"},
-		{"Top-N after an interval join with a condition beside the rank", "", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, e.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY e.v DESC) AS rn FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND) WHERE rn <= 1 AND v > 2;",
-			"the subquery, view or WITH relation subquery", "its streams are read whole"},
 		{"aggregate after a LEFT regular join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s LEFT JOIN events e ON s.deviceNo = e.deviceNo GROUP BY s.deviceNo;",
 			"the regular join", "only an updating GROUP BY or global aggregate"},
 		{"aggregate after a lookup join", "", "INSERT INTO counts_out SELECT s.deviceNo, COUNT(*) AS n FROM sensors s JOIN devices d ON s.deviceNo = d.deviceNo GROUP BY s.deviceNo;",
@@ -162,7 +160,14 @@ func TestUnreplayedStateRefusedExactlyOnce(t *testing.T) {
 		// over the stream (issue 24 item 5: ruleInlineView)
 		{"TUMBLE over a filtering view", "INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v2 < 100 GROUP BY window_start, window_end, d;"},
 		{"SESSION over a filtering view", "INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(SESSION(TABLE recent_ts PARTITION BY d, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, d;"},
+		// (and with a side branch that filters and projects the view:
+		// inlineSides)
+		{"TUMBLE over a filtering view beside a side branch over the view", "SELECT d AS deviceNo, v2 AS n INTO STREAM counts_out FROM recent_ts WHERE v2 > 100;\nEXPLAIN INSERT INTO rows_out SELECT d, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, d;"},
 		{"CUMULATE over a filtering view", "INSERT INTO rows_out SELECT d, MAX(v2) AS v FROM TABLE(CUMULATE(TABLE recent_ts, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, d;"},
+		// a query over a Top-N after an interval or temporal join, fused
+		// into the join's job (ruleFuseRankCalc)
+		{"Top-N after an interval join with a condition beside the rank", "INSERT INTO counts_out SELECT deviceNo, v AS n FROM (SELECT s.deviceNo, e.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY e.v DESC) AS rn FROM sensors s JOIN events e ON s.deviceNo = e.deviceNo AND e.ts BETWEEN s.ts AND s.ts + INTERVAL '5' SECOND) WHERE rn <= 1 AND v > 2;"},
+		{"Top-N after a temporal join with an expression", "INSERT INTO counts_out SELECT UPPER(deviceNo) AS deviceNo, v * 2 AS n FROM (SELECT s.deviceNo, r.v, ROW_NUMBER() OVER (PARTITION BY s.deviceNo ORDER BY s.ts DESC) AS rn FROM sensors s JOIN rates FOR SYSTEM_TIME AS OF s.ts AS r ON s.deviceNo = r.deviceNo) WHERE rn <= 1;"},
 		{"TUMBLE over a join view", "INSERT INTO rows_out SELECT deviceNo, COUNT(*) AS v FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;"},
 		{"HOP over a temporal join view", "INSERT INTO rows_out SELECT deviceNo, MAX(v) AS v FROM TABLE(HOP(TABLE versioned, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, deviceNo;"},
 	}

@@ -189,3 +189,41 @@ func TestDistinctNestedErrors(t *testing.T) {
 		{"group by", decl + "SELECT m FROM e GROUP BY m;", "GROUP BY m (MAP<VARCHAR, BIGINT>) is not supported: group by its parts", "line 2, column 26"},
 	})
 }
+
+// TestUnaliasedSubqueryMessages: a message about a subquery in FROM written
+// without an alias never suggests writing its internal name (subquery.k,
+// which no other engine reads: Flink names it EXPR$n), but an alias:
+// (SELECT …) AS s ... s.k (found: the ambiguous-column error said "qualify
+// it", listing subquery.k). Every message that names the relations of a
+// query or a join is run with one: an ambiguous column on either side, an
+// unknown column, an unknown qualifier, a join without an equality, two
+// subqueries without aliases, USING, NATURAL JOIN and a temporal join's
+// time column and versioned side.
+func TestUnaliasedSubqueryMessages(t *testing.T) {
+	decl := "CREATE STREAM a (k VARCHAR, n BIGINT) WITH ('connector'='values');\n" +
+		"CREATE STREAM b (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
+	const sub = "(SELECT k, ts FROM b)"
+	timed := "CREATE STREAM o (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\n" +
+		"CREATE STREAM r (k VARCHAR, rate BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='values');\n"
+	cases := []planErrCase{
+		{"ambiguous, the subquery right", decl + "SELECT k FROM a JOIN " + sub + " ON a.n = ts;", "column 'k' is ambiguous: it is a.k and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS s, and write a.k or s.k", "line 3, column 8"},
+		{"ambiguous, the subquery left", decl + "SELECT k FROM " + sub + " JOIN a ON a.n = ts;", "give the subquery an alias, (SELECT …) AS s, and write a.k or s.k", "line 3, column 8"},
+		{"ambiguous in ON", decl + "SELECT a.n FROM a JOIN " + sub + " ON a.k = k;", "and write a.k or s.k", "line 3, column 55"},
+		{"ambiguous, a stream named s", strings.ReplaceAll(decl, "STREAM a ", "STREAM s ") + "SELECT k FROM s JOIN " + sub + " ON s.n = ts;", "(SELECT …) AS q, and write s.k or q.k", "line 3, column 8"},
+		{"unknown column", decl + "SELECT zz FROM a JOIN " + sub + " ON a.n = ts;", "unknown column 'zz'; a has k, n; the subquery without an alias has k, ts", "line 3, column 8"},
+		{"unknown qualifier", decl + "SELECT a.k FROM a JOIN " + sub + " ON a.n = q.ts;", "unknown stream or alias 'q' in 'q.ts'; the query reads a, the subquery without an alias; to read the subquery's ts as q.ts, give it the alias: (SELECT …) AS q", "line 3, column 55"},
+		{"no equality", decl + "SELECT a.k FROM a JOIN " + sub + " ON a.n > ts;", "such as a JOIN (SELECT …) AS s ON a.k = s.k", "line 3, column 49"},
+		{"two subqueries", decl + "SELECT 1 AS one FROM " + sub + " JOIN (SELECT k, n FROM a) ON n = ts;", "both sides of the join are subqueries without an alias: give each one (FROM (SELECT …) AS a JOIN (SELECT …) AS b ON a.k = b.k)", "line 3, column 49"},
+		{"USING", decl + "SELECT a.k FROM a JOIN " + sub + " USING (n);", "USING column 'n' is not a column of the subquery without an alias (its columns: k, ts)", "line 3, column 53"},
+		{"NATURAL JOIN", decl + "SELECT * FROM a NATURAL JOIN (SELECT ts FROM b);", "write the condition with ON (a JOIN (SELECT …) AS s ON a.k = s.k)", "line 3, column 30"},
+		{"temporal join's time column", timed + "SELECT * FROM (SELECT k AS ok, ts FROM o) JOIN r FOR SYSTEM_TIME AS OF ok ON ok = r.k;", "FOR SYSTEM_TIME AS OF takes the left side's event-time column ts, not ok: give the subquery an alias, (SELECT …) AS s, and write s.ts", "line 3, column 72"},
+		{"temporal join's versioned side", timed + "SELECT * FROM o JOIN (SELECT k, rate, ts FROM r) FOR SYSTEM_TIME AS OF o.ts ON o.k = subquery.k;", "a temporal join's versioned side the subquery without an alias needs a key", "line 3, column 50"},
+	}
+	checkPlanErrors(t, cases)
+	for _, tc := range cases {
+		_, errs, _ := runScripts(t, []string{"q.sql"}, map[string]string{"q.sql": tc.sql})
+		if msg, _, _ := strings.Cut(errs, "\n"); strings.Contains(msg, "subquery.") {
+			t.Errorf("%s: the message suggests the internal name subquery:\n%s", tc.name, errs)
+		}
+	}
+}

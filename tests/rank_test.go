@@ -225,6 +225,8 @@ func TestRankErrors(t *testing.T) {
 		{"SELECT k, SUM(x) OVER (PARTITION BY k ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM u", "ordered by the event time of u, which is ts"},
 		{"SELECT k FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY 1) AS rn FROM u) WHERE rn <= 2", "needs a column or an expression of the input"},
 		{"SELECT k FROM u ORDER BY x", "would wait for the stream's end"},
+		{"SELECT k FROM (SELECT k, x, ROW_NUMBER() OVER (PARTITION BY k ORDER BY x DESC) AS rn FROM u) WHERE rn <= 2 ORDER BY x", "whose result changes as the unbounded input goes on (SPEC 2.8), would wait for the input's end, which never comes: add a LIMIT"},
+		{"SELECT k, c FROM (SELECT k, COUNT(*) AS c FROM u GROUP BY k) ORDER BY c", "ORDER BY over the subquery, whose result changes"},
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+";\n")
 		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "^") {

@@ -9,7 +9,7 @@ import (
 
 // TestAppendIntAsStrconv: AppendInt's bytes are strconv.AppendInt's for
 // every number of digits and sign, the powers of ten and their neighbours,
-// the int64 bounds and random values, appended after text already in the
+// the int64 bounds, random values and random values of 5 to 8 digits, appended after text already in the
 // buffer, with and without room in it; and it allocates nothing with room.
 func TestAppendIntAsStrconv(t *testing.T) {
 	xs := []int64{0, 1, -1, 9, 10, 11, 99, 100, 101, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
@@ -20,6 +20,10 @@ func TestAppendIntAsStrconv(t *testing.T) {
 		xs = append(xs, x)
 	}
 	r := rand.New(rand.NewPCG(24, 4))
+	for range 200000 { // (numbers of 5 to 8 digits: the 8-byte store's)
+		x := 10000 + r.Int64N(1e8-10000)
+		xs = append(xs, x, -x)
+	}
 	for range 100000 {
 		x := int64(r.Uint64() >> r.IntN(64))
 		if r.IntN(2) == 0 {
@@ -43,7 +47,8 @@ func TestAppendIntAsStrconv(t *testing.T) {
 }
 
 // BenchmarkAppendInt and BenchmarkStrconvAppendInt compare AppendInt with
-// strconv.AppendInt over the numbers of 1 to 5 digits a changelog prints.
+// strconv.AppendInt over the numbers of 1 to 5 digits a changelog prints;
+// BenchmarkAppendInt8 over numbers of 5 to 8 digits (a lookup join's ids).
 //
 //	go test ./catalog/textconv -run XXX -bench AppendInt
 func BenchmarkAppendInt(b *testing.B) {
@@ -57,5 +62,12 @@ func BenchmarkStrconvAppendInt(b *testing.B) {
 	buf := make([]byte, 0, 64)
 	for i := 0; i < b.N; i++ {
 		buf = strconv.AppendInt(buf[:0], int64(i%20000), 10)
+	}
+}
+
+func BenchmarkAppendInt8(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for i := 0; i < b.N; i++ {
+		buf = AppendInt(buf[:0], int64(10000+i%(1e8-10000)))
 	}
 }

@@ -264,8 +264,8 @@ type Options struct {
 	// then the stamped watermark column of the next row.
 	Derive bool
 	// Now is the processing-time clock of 'table.exec.state.ttl' (SPEC 2.8)
-	// without event time, epoch ms, read once per input batch; nil: the
-	// system's clock.
+	// without event time, epoch ms, read once per input batch for all the
+	// operator's aggregates (procClock); nil: the system's clock.
 	Now func() int64
 	// Exprs is the job's expression context, which records the failed
 	// calls of the operator's expressions (expr.Context); nil drops them.
@@ -285,6 +285,10 @@ func New(job *plan.Job, opts Options, down *flow.Emitter) *Operator {
 	ao := &Operator{job: job, down: down, ncols: len(job.Stream.Columns), nb: len(job.Branches), count: opts.Malformed, derive: opts.Derive, exprs: opts.Exprs}
 	branches := job.AllBranches()
 	ao.nb = len(branches)
+	proc := &procClock{now: ttlNow} // (one reading per batch for every aggregate)
+	if opts.Now != nil {
+		proc.now = opts.Now
+	}
 	for k, br := range branches {
 		if br.Agg == nil {
 			continue
@@ -292,9 +296,7 @@ func New(job *plan.Job, opts Options, down *flow.Emitter) *Operator {
 		o := buildAggOp(br, opts.Budget, opts.Exprs)
 		if o.upd != nil {
 			o.upd.ttl.event = job.WatermarkCol >= 0 && !br.Agg.ProcTimeTTL // ('table.exec.state.ttl': the watermark is its clock, unless the relation it reads had no event time)
-			if opts.Now != nil {
-				o.upd.ttl.now = opts.Now
-			}
+			o.upd.ttl.proc = proc
 		}
 		if !br.Agg.Grouped {
 			o.windowedTypes(job.BatchTypes)

@@ -296,13 +296,14 @@ func (x *groupIndex) reset() {
 // group expired when the watermark before it is ttl past that, and a sweep
 // every ttl/2 of watermark frees the groups every later row would find
 // expired. Without event time the clock is processing time, read once per
-// input batch (now, injectable for tests).
+// input batch (procClock, injectable for tests) and shared by every
+// aggregate of the operator, so that the branches' copies of one GROUP BY
+// (plan.Job.Fanout) expire a group at the same row.
 type ttlState struct {
 	ttl      int64 // ms; 0: none
 	event    bool  // the watermark is the clock
-	now      func() int64
+	proc     *procClock
 	clock    int64 // the clock at the row being changed (event: math.MinInt64 before the first watermark)
-	read     bool  // processing time: clock read for this batch
 	first    int64 // event: the first watermark seen (a group changed before it counts from it)
 	hasFirst bool
 	swept    int64
@@ -312,6 +313,30 @@ type ttlState struct {
 // ttlNow is the processing-time clock of ttlState, epoch ms, unless
 // Options.Now gives another.
 func ttlNow() int64 { return time.Now().UnixMilli() }
+
+// procClock is the processing-time clock of the updating aggregates of one
+// Operator ('table.exec.state.ttl' without event time, SPEC 2.8): read once
+// per input batch, by the first aggregate that changes a group in it, and
+// that one reading is every aggregate's clock in the batch (Operator.New
+// gives all of them one procClock). The copies of a relation's GROUP BY
+// that the branches of a fanned-out job keep (plan.Job.Fanout, the
+// planner's ruleFuseRankAggSides) then expire a group at the same row, as
+// the relation's one aggregate would: each reading its own clock, they
+// could disagree when it ticks between their readings.
+type procClock struct {
+	now  func() int64 // epoch ms
+	at   int64        // the batch's reading
+	read bool         // read for this batch
+}
+
+// reading returns the clock's reading for the batch being pushed, reading
+// it first when no aggregate has yet.
+func (c *procClock) reading() int64 {
+	if !c.read {
+		c.at, c.read = c.now(), true
+	}
+	return c.at
+}
 
 // noTime is a group's time before the first watermark.
 const noTime = math.MinInt64
@@ -330,7 +355,7 @@ func newUpdState(a *plan.Aggregate, event bool) *updState {
 	if u.mini {
 		u.pre = vector.NewBatch(a.RowTypes)
 	}
-	u.ttl = ttlState{ttl: a.StateTTL.Milliseconds(), event: event, now: ttlNow}
+	u.ttl = ttlState{ttl: a.StateTTL.Milliseconds(), event: event, proc: &procClock{now: ttlNow}} // (the operator's, Operator.New)
 	return u
 }
 
@@ -339,9 +364,7 @@ func newUpdState(a *plan.Aggregate, event bool) *updState {
 func (t *ttlState) at(cw int64, cwSet bool) int64 {
 	switch {
 	case !t.event:
-		if !t.read {
-			t.clock, t.read = t.now(), true
-		}
+		t.clock = t.proc.reading()
 	case cwSet:
 		t.clock = cw
 		if !t.hasFirst {
@@ -717,7 +740,7 @@ func (o *aggOp) expireGroup(g *aggGroup) {
 func (o *aggOp) sweep() {
 	t := &o.upd.ttl
 	now := t.clock
-	t.read = false
+	t.proc.read = false // (every aggregate changed its rows of the batch: flushChanges)
 	if now == noTime || t.hasSwept && now-t.swept < t.ttl/2 || len(o.open) == 0 {
 		return
 	}

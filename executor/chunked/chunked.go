@@ -169,6 +169,9 @@ type Options struct {
 	// NoText sets vector.Batch.NoText on every batch the Reader gives: its
 	// user copies no source text, so the decoders need not keep it.
 	NoText bool
+	// PlainMarks sets vector.Batch.PlainMarks on every batch the Reader
+	// gives: its decoders mark the VARCHAR values they know are plain.
+	PlainMarks bool
 }
 
 // Chunk is one chunk of the file as Options.Work gets it: Work decodes its
@@ -203,6 +206,7 @@ type Reader struct {
 	overrun int64
 	types   []catalog.Type
 	noText  bool // Options.NoText
+	marks   bool // Options.PlainMarks
 	workFn  func(worker int, c *Chunk)
 
 	free  chan *result
@@ -261,7 +265,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	s = max(s, 16)
 	r := &Reader{
 		f: f, size: size, chunk: s, nchunks: max((size+s-1)/s, 1),
-		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types, noText: opts.NoText, workFn: opts.Work,
+		header: opts.Header, maxRedo: opts.MaxRedo, overrun: opts.Overrun, types: types, noText: opts.NoText, marks: opts.PlainMarks, workFn: opts.Work,
 		stop: make(chan struct{}), redo: redo,
 	}
 	if r.maxRedo == 0 {
@@ -285,7 +289,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 		r.ring[i] = make(chan *result, 1)
 		res := &result{}
 		for range per {
-			res.grow(types, r.noText)
+			res.grow(types, r.noText, r.marks)
 			if prep != nil {
 				prep.Prepare(res.b[len(res.b)-1]) // (the decoders' memory too: not at a later chunk's first batch)
 			}
@@ -294,7 +298,7 @@ func New(f io.ReaderAt, size int64, decs []Decoder, redo Decoder, types []catalo
 	}
 	r.line = 1
 	r.liveB = vector.NewBatch(types)
-	r.liveB.NoText = r.noText
+	r.liveB.NoText, r.liveB.PlainMarks = r.noText, r.marks
 	r.wg.Add(len(decs))
 	for i, d := range decs {
 		go r.work(i, d)
@@ -558,7 +562,7 @@ func (r *Reader) decode(dec Decoder, res *result, k int64, scan []byte, rd *span
 		default:
 		}
 		if res.n == len(res.b) {
-			res.grow(r.types, r.noText)
+			res.grow(r.types, r.noText, r.marks)
 		}
 		i := res.n
 		res.bad[i] = res.bad[i][:0]
@@ -644,10 +648,11 @@ func (c *Chunk) Next() (*vector.Batch, []records.BadRow, error) {
 // chunk is merged (its lines counted as Next's positions).
 func (c *Chunk) Bad() []records.BadRow { return c.res.flat }
 
-// grow adds a batch of types to res (vector.Batch.NoText: noText).
-func (res *result) grow(types []catalog.Type, noText bool) {
+// grow adds a batch of types to res (vector.Batch.NoText: noText,
+// vector.Batch.PlainMarks: marks).
+func (res *result) grow(types []catalog.Type, noText, marks bool) {
 	b := vector.NewBatch(types)
-	b.NoText = noText
+	b.NoText, b.PlainMarks = noText, marks
 	for _, v := range b.Cols {
 		if v.Type == catalog.Varchar {
 			v.Arena = make([]byte, 0, 16<<10)

@@ -375,8 +375,7 @@
 // # A Top-N after a join (issue 23 item 6, issue 24 item 5)
 //
 // An updating Top-N (ROW_NUMBER, RANK or DENSE_RANK over the unbounded
-// joined rows, SPEC 2.9; no query fused after it, no aggregate, no side
-// branch) after a join of two Kafka streams of one group whose output is
+// joined rows, SPEC 2.9; no aggregate, no side branch) after a join of two Kafka streams of one group whose output is
 // append-only (the joins of "A join followed by an aggregate";
 // plan.Job.JoinRankReplayed) is replayed with the join as the updating
 // aggregate is: its partitions never close, so H_p of each input is the
@@ -394,6 +393,15 @@
 // and LEFT interval, INNER regular and LEFT temporal joins, 40 seeds each;
 // fails without the rewrite or without the Top-N's replay) and
 // tests/kafka_joinreplay_test.go's TestKafkaJoinTopNCrashesExactlyOnce.
+// A query that filters or computes expressions over such a Top-N (a
+// condition beside the rank's bound, WHERE rn <= 3 AND v > 2, or an
+// expression in its select list) is fused after it into the join's job
+// (planner's ruleFuseRankCalc; plan.Rank.Where, Calc): it keeps no state
+// and filters and projects the changes the Top-N writes, so the replay
+// writes none of them again (the executor's TestJoinTopNCalcReplayAfterKills,
+// 40 seeds per query; TestJoinTopNCalcFusedIsTheRelations: the one job's
+// output is the Top-N's read as a relation of its own;
+// TestKafkaJoinTopNCalcCrashesExactlyOnce).
 //
 // An updating aggregate after an event-time semi or anti join (SPEC 2.2;
 // plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe
@@ -461,7 +469,12 @@
 // ruleInlineView): the relation's WHERE and select list are computed
 // before the operator, which is replayed as over the stream's rows
 // (TestKafkaTopNOverViewCrashesExactlyOnce,
-// TestKafkaGroupByOverViewCrashesExactlyOnce). An updating aggregate over
+// TestKafkaGroupByOverViewCrashesExactlyOnce); a deduplication's late
+// rows are the relation's, its select list computed for them
+// (plan.Rank.LateProject; late rows read again below e are not written
+// again, I3: the executor's TestReplayDedupOverView,
+// TestDedupOverViewInlinedIsTheRelations,
+// TestKafkaDedupOverViewCrashesExactlyOnce). An updating aggregate over
 // such a relation that drops the stream's event time is planned so too:
 // the job runs the stream's WATERMARK, whose stamps the groups keep for
 // w_p as over the stream, while 'table.exec.state.ttl' keeps the
@@ -483,9 +496,17 @@
 // TestWindowOverViewInlinedIsTheRelations (the one job's output, late rows
 // too, is the relation's read as a job of its own, one partition; that
 // job computes the relation's watermark again over the rows its WHERE
-// keeps, which the one job does not). A window over such a relation on
-// a time it computes has no event time; one with side branches over the
-// relation is not replayed. A rank operator over the
+// keeps, which the one job does not). So is such a window with side
+// branches over the relation that filter and project its rows (planner's
+// inlineSides): each side is planned over the stream with the relation's
+// WHERE before its own, so SPEC 2.1's first match over the stream's rows
+// gives it the relation's rows it took, and it keeps no state (its rows
+// read again below e are not written again, I3; the executor's
+// TestReplayWindowOverViewWithSides, TestWindowOverViewWithSidesInlinedIsTheRelations,
+// tests/kafka_rankreplay_test.go's TestKafkaWindowOverViewWithSidesCrashesExactlyOnce).
+// A window over such a relation on a time it computes has no event time;
+// one with side branches over the relation that aggregate is not
+// replayed. A rank operator over the
 // stream's rows (a Top-N, deduplication, OVER aggregation or ORDER BY the
 // event time) in the main query of a job whose side branches aggregate
 // (plan.Job.RankBesideAggs) is replayed with them: both are Checkpoints of

@@ -201,7 +201,9 @@ func (d *Decoder) BytesRead() int64 { return d.r.BytesRead() }
 // on b's first Decode), and b.Line the records that are byte for byte the
 // rows' csv encoding (vector.Batch.Line, with the decoder's delimiter; kept
 // when the quote is '"', the one the csv encoder quotes), neither of them
-// when b.NoText is set. VARCHAR values,
+// when b.NoText is set; with b.PlainMarks (see Prepare), the VARCHAR values
+// of records without a quote that hold no comma, tab or CR are marked
+// format.Plain in their Vec.Text. VARCHAR values,
 // those texts and BadRow.Raw point into
 // the decoder's buffer or the vectors' arenas and are valid until the next call
 // of Decode. It returns io.EOF at the end of input, a read error, or the error
@@ -217,9 +219,18 @@ func (d *Decoder) Decode(b *vector.Batch, bad *[]BadRow) error {
 
 // Prepare makes in b, once, the memory Decode keeps the rows' texts in (the
 // numbers' Vec.Text and the records' Batch.Line, see Decode; none when
-// b.NoText is set), as Decode does at b's first call
+// b.NoText is set; the VARCHAR columns' marks, Vec.Text, when b.PlainMarks
+// is set, the quote is '"' and every column is one plainRow decodes), as
+// Decode does at b's first call
 // (chunked.Preparer: so a batch made up front gets it up front).
 func (d *Decoder) Prepare(b *vector.Batch) {
+	if b.PlainMarks && d.quote == '"' && d.plainKinds { // (a field of a record without '"' may be marked: plainRow)
+		for j, v := range b.Cols[:min(len(d.types), len(b.Cols))] {
+			if v.Text == nil && d.types[j] == catalog.Varchar {
+				v.Text = make([][]byte, vector.Cap) // once per batch: plainRow marks the plain texts
+			}
+		}
+	}
 	if b.NoText {
 		return
 	}

@@ -51,6 +51,9 @@ func plainField(v *vector.Vec, row int, b []byte, texts *shortTexts) (ok, printe
 		}
 		v.S[row] = b[:len(b):len(b)]
 		printed = len(b) > 0
+		if v.Text != nil {
+			v.Text[row] = nil // (not marked here: plainRow marks, Batch.PlainMarks)
+		}
 	case catalog.BigInt:
 		x, ok := digitsInt(b)
 		if !ok {
@@ -455,6 +458,27 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 				}
 			}
 			v.S[row] = f // (its cap is its length)
+
+			if v.Text != nil { // (Batch.PlainMarks: Decoder.Prepare)
+				// f (no '"': a record before the first quote, Plain) is
+				// marked when not empty and without a comma or a control
+				// character, a word at a time (notPlain): w, then the
+				// words after it, the last one overlapping the one before
+				var mark []byte
+				if n := len(f); n > 0 {
+					bad := notPlain(w)
+					if n < 8 {
+						bad &= 1<<(8*uint(n)&63) - 1 // (f's bytes only)
+					}
+					for i := 8; i < n; i += 8 {
+						bad |= notPlain(binary.LittleEndian.Uint64(f[min(i, n-8):]))
+					}
+					if bad == 0 {
+						mark = f
+					}
+				}
+				v.Text[row] = mark
+			}
 		case catalog.BigInt:
 			x, ok := digitsInt(f)
 			if !ok {
@@ -493,6 +517,21 @@ func plainRow(cols []*vector.Vec, row int, data []byte, s int, delim byte, texts
 		s = e + 1
 	}
 	return s - 1, true, line
+}
+
+// notPlain sets the high bit of the lowest byte of x that is a comma or a
+// control character (below 0x20: tab, CR, LF), and maybe of bytes above
+// it, but of no byte when x has none (the borrows of the subtractions run
+// upward only from such a byte): so a field's words, masked to its bytes,
+// are all 0 exactly when it holds none, and a VARCHAR text that is not
+// empty, holds no '"' and none of these is format.Plain (plainRow marks
+// it, vector.Batch.PlainMarks). Stricter than Plain (other control
+// characters are not marked: the encoder then checks them), cheaper than
+// a test a byte each.
+func notPlain(x uint64) uint64 {
+	const commaPat = ',' * swarLo
+	c := x ^ commaPat
+	return ((x-0x20*swarLo)&^x | (c-swarLo)&^c) & swarHi
 }
 
 // plainKinds reports whether every type of types is one plainRow decodes:

@@ -1478,7 +1478,8 @@ func (j *Join) pair(ctx context.Context, b *vector.Batch, i, o int32) error {
 }
 
 // gather writes the queued pairs into the output batch, column by column:
-// the left values from b, the right ones from the state; a left column the
+// the left values from b (a VARCHAR column's plain marks, vector.Vec.Text,
+// with them), the right ones from the state; a left column the
 // state does not keep (JoinSpec.Keep: no reader of the joined rows reads
 // it) is NULL, as in the rows the state gives (keptTypes), not copied.
 // VARCHAR values
@@ -1518,6 +1519,13 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 			gatherSel(v.B[at:at+n], src.B, j.selL, from)
 		case v.S != nil:
 			gatherSel(v.S[at:at+n], src.S, j.selL, from)
+			if src.Text != nil { // the values' plain marks (vector.Batch.PlainMarks), kept
+				if v.Text == nil {
+					v.Text = make([][]byte, vector.Cap) // (once: the output batch is reused)
+				}
+				gatherSel(v.Text[at:at+n], src.Text, j.selL, from)
+				continue
+			}
 		case v.Kids != nil:
 			for x, i := range j.selL {
 				if !src.Null[i] {

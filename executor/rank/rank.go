@@ -6,8 +6,9 @@
 // flow.Checkpoint, and the rows a replay does not write again).
 //
 // It imports executor/flow, executor/state, executor/op (the operators it
-// runs), the connector contract (Kafka positions), vector, catalog and
-// planner/plan, and must never import the executor that builds it and
+// runs), executor/expr (the kernels of a deduplication's late rows that
+// are a relation's, plan.Rank.LateProject), the connector contract (Kafka
+// positions), vector, catalog and planner/plan, and must never import the executor that builds it and
 // drives the replay (it reaches the replay through its Replay interface),
 // the planner or the parser (layering_test.go).
 package rank
@@ -19,6 +20,7 @@ import (
 
 	"streamql/catalog"
 	"streamql/executor/connector"
+	"streamql/executor/expr"
 	"streamql/executor/flow"
 	"streamql/executor/op"
 	"streamql/executor/state"
@@ -57,12 +59,16 @@ type Operator struct {
 	coll    rankCollector
 	late    []int32
 	ncols   int // the stream's columns (a late row's)
-	parts   []flow.Part
-	chunks  []flow.Chunk
-	made    flow.Step
-	colSets [][]*vector.Vec // emit's chunks' columns, one per gathered batch
-	emitted int64
-	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
+	// lateK computes a late row's columns when they are a relation's
+	// (plan.Rank.LateProject; nil: the stream's columns), into lateCols
+	lateK    []*expr.Kernel
+	lateCols []*vector.Vec
+	parts    []flow.Part
+	chunks   []flow.Chunk
+	made     flow.Step
+	colSets  [][]*vector.Vec // emit's chunks' columns, one per gathered batch
+	emitted  int64
+	took     *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
 	// lateRows counts the rows sent to the late output (the end-of-job
 	// notice, SPEC 2.4), nil when not counted
 	lateRows *flow.LateRows
@@ -264,12 +270,18 @@ func (c *rankCollector) EmitWatermark(context.Context, int64) error { return nil
 
 // New builds the operator of job's main query (job.Main.Rank), its state
 // charged to budget (nil: no budget), its late rows counted in a LateRows
-// appended to *late (nil: not counted) for the end-of-job notice (SPEC 2.4).
-// It fails when the plan's operator cannot be made (a bug of the plan). The
-// builder then wires it (Wire).
-func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows) (*Operator, error) {
+// appended to *late (nil: not counted) for the end-of-job notice (SPEC 2.4),
+// the relation's select list its late rows take (plan.Rank.LateProject)
+// compiled in the job's expression context exprs (expr.Context; nil drops
+// their failed calls). It fails when the plan's operator cannot be made (a
+// bug of the plan). The builder then wires it (Wire).
+func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows, exprs *expr.Context) (*Operator, error) {
 	r := job.Main.Rank
 	o := &Operator{r: r, main: len(job.Branches), out: job.Main.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
+	if r.LateProject != nil {
+		o.lateK = exprs.CompileAll(r.LateProject)
+		o.lateCols = make([]*vector.Vec, len(o.lateK))
+	}
 	if r.LateOutput >= 0 && late != nil {
 		b := job.Main
 		o.lateRows = &flow.LateRows{Query: b.Text, Output: job.Outputs[r.LateOutput].Name, Script: b.Script, Line: b.Line, Column: b.Column}
@@ -482,12 +494,25 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 			o.lateRows.Rows += int64(o.written(o.late, r.In))
 		}
 		o.parts = append(o.parts[:0], r.Parts...)
-		o.parts = append(o.parts, flow.Part{Output: o.r.LateOutput, Sel: o.late, Cols: r.In.Cols[:o.ncols]})
+		o.parts = append(o.parts, flow.Part{Output: o.r.LateOutput, Sel: o.late, Cols: o.lateColumns(r.In)})
 		in := r.Parts
 		r.Parts = o.parts
 		defer func() { r.Parts = in }() // (the router reuses its Step: a late part left in it would come again with the next batch)
 	}
 	return o.emit(ctx, port, r)
+}
+
+// lateColumns returns the columns of the late rows o.late of source batch
+// in: the stream's, or the relation's select list computed for them
+// (Operator.lateK), once per push, nothing allocated.
+func (o *Operator) lateColumns(in *vector.Batch) []*vector.Vec {
+	if o.lateK == nil {
+		return in.Cols[:o.ncols]
+	}
+	for k, kn := range o.lateK {
+		o.lateCols[k] = kn.Eval(in, o.late)
+	}
+	return o.lateCols
 }
 
 // written returns how many of the rows sel of in this run writes: all but

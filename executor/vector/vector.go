@@ -32,9 +32,11 @@ type Vec struct {
 	// For a VARCHAR vector, Text[i], when not nil, is S[i] itself, marked by
 	// its producer as a value format.Plain holds for (not empty, no comma,
 	// tab, quote, CR or LF), checked once where it was made (a lookup
-	// join's table, executor/op) so that the csv and tsv encoders copy it
-	// without looking at its bytes; whoever else writes S[i] of such a
-	// vector sets Text[i] to nil, as for numbers.
+	// join's table, executor/op; the csv decoder of a batch with
+	// Batch.PlainMarks, which knows its fields' bytes as it splits them) so
+	// that the csv and tsv encoders copy it without looking at its bytes;
+	// whoever else writes S[i] of such a vector sets Text[i] to nil, as for
+	// numbers.
 	Text [][]byte
 	// The nested types of SPEC 2.10 use Arrow's layout, never a boxed Go value
 	// per row (nested.go): an ARRAY's or MAP's row i is the elements
@@ -110,6 +112,13 @@ type Batch struct {
 	// bookkeeping on every row, and an encoder formats the values (the same
 	// bytes, SPEC 4). Reset keeps it.
 	NoText bool
+	// PlainMarks, set by the batch's owner, asks a text decoder to mark the
+	// VARCHAR values it knows are format.Plain in their Vec.Text (see Text:
+	// the csv decoder, for fields of records without a quote), so that an
+	// encoder copies them unchecked: a lookup join's inputs (issue 23), whose
+	// joined rows carry the left side's marks (op.Join). Independent of
+	// NoText; Reset keeps it.
+	PlainMarks bool
 	// Kinds is each row's change kind (SPEC 2.8), nil for a batch of an
 	// append-only relation (every row an insert): append-only operators never
 	// allocate it (issue 22 item 2). An updating operator sets Kinds[i] for
@@ -246,7 +255,7 @@ func (b *Batch) OwnStrings() {
 		}
 	}
 	for _, v := range b.Cols {
-		if v.Text != nil {
+		if v.Text != nil && v.S == nil { // (a number's text; a VARCHAR mark is its value: below)
 			for i, t := range v.Text[:b.N] {
 				if t != nil && !v.Null[i] {
 					start := len(v.Arena)
@@ -262,9 +271,13 @@ func (b *Batch) OwnStrings() {
 		if v.S == nil {
 			continue
 		}
+		marks := v.Text != nil // (VARCHAR marks, Text: each the value itself)
 		for i := range b.N {
 			if !v.Null[i] {
 				v.SetString(i, v.S[i])
+				if marks && v.Text[i] != nil {
+					v.Text[i] = v.S[i]
+				}
 			}
 		}
 	}

@@ -386,7 +386,8 @@ func TestOrderBy(t *testing.T) {
 		want, not      []string // in / not in the INSERT
 		diff           string   // a difference at the query's line ("" for none)
 	}{
-		{"batch alias desc limit", bounded, "SELECT k, v * 2 AS d FROM s ORDER BY d DESC, k LIMIT 2;", []string{"ORDER BY `d` DESC, `s`.`k` LIMIT 2", "'execution.runtime-mode' = 'batch'"}, nil, ties},
+		{"batch alias desc limit, a complete order", bounded, "SELECT k, v * 2 AS d FROM s ORDER BY d DESC, k LIMIT 2;", []string{"ORDER BY `d` DESC, `s`.`k` LIMIT 2", "'execution.runtime-mode' = 'batch'"}, nil, ""},
+		{"batch limit over rows that tie", bounded, "SELECT k, v * 2 AS d FROM s ORDER BY d DESC LIMIT 2;", []string{"ORDER BY `d` DESC LIMIT 2"}, nil, ties},
 		{"batch any key", bounded, "SELECT k FROM s ORDER BY v;", []string{"ORDER BY `s`.`v`"}, []string{"LIMIT"}, ""},
 		{"batch event time stays BIGINT", bounded, "SELECT k FROM s ORDER BY ts DESC;", []string{"ORDER BY `s`.`ts` DESC"}, nil, ""},
 		{"streaming time attribute", streaming, "SELECT k, v FROM s ORDER BY ts, v;", []string{"ORDER BY `s`.`ts_rowtime`, `s`.`v`"}, nil, "Flink's streaming sort on the time attribute drops rows below the watermark"},
@@ -434,6 +435,74 @@ func TestOrderBy(t *testing.T) {
 				if _, _, err := Export([]Input{{Name: "q.sql", Source: tc.pre + tc.sql + "\n"}}, Options{Strict: true}); err == nil {
 					t.Errorf("--strict exported it")
 				}
+			}
+		})
+	}
+}
+
+// TestRowNumberTies: the difference "ROW_NUMBER over rows that tie" (and
+// ORDER BY … LIMIT's "rows that tie on its keys") is listed exactly when two
+// rows can tie on the PARTITION BY and ORDER BY keys and differ in what the
+// query writes (rowNumberTies): not when every written column is a key (a
+// complete order), nor when the keys hold the input's unique key (a GROUP
+// BY's keys and window, a relation's upsert key); in every other Top-N,
+// deduplication and window Top-N shape. Found when the export listed it for
+// ORDER BY amount DESC, id over (currency, id, amount).
+func TestRowNumberTies(t *testing.T) {
+	ddl := "CREATE STREAM s (k VARCHAR, v BIGINT, w VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='s.csv', 'errors'='fail');\n"
+	kafka := "CREATE STREAM s (k VARCHAR, v BIGINT, w VARCHAR, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='kafka', 'topic'='s', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n"
+	const rn, lim = "ROW_NUMBER over rows that tie", "ORDER BY … LIMIT over rows that tie"
+	topN := func(sel, part, order, from string) string {
+		cols := "*"
+		if strings.HasPrefix(from, "(") { // (SELECT * of a subquery's Top-N: the export cannot plan it, see the report)
+			cols = from[strings.Index(from, " ")+1:strings.Index(from, ", COUNT")] + ", c, m"
+		}
+		return "SELECT " + sel + " FROM (SELECT " + cols + ", ROW_NUMBER() OVER (" + part + "ORDER BY " + order + ") AS rn FROM " + from + ") WHERE rn <= 2;"
+	}
+	agg := "(SELECT k, w, COUNT(*) AS c, MAX(v) AS m FROM s GROUP BY k, w) AS g"
+	win := "(SELECT window_start, window_end, k, COUNT(*) AS c, MAX(v) AS m FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k) AS g"
+	for _, tc := range []struct {
+		name, pre, sql, diff string // diff: the one listed, "" for neither
+	}{
+		{"complete order", ddl, topN("k, v", "PARTITION BY k ", "v DESC", "s"), ""},
+		{"complete order with the row number", ddl, topN("k, v, rn", "PARTITION BY k ", "v DESC", "s"), ""},
+		{"complete order over an expression", ddl, "SELECT k, d FROM (SELECT k, v * 2 AS d, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v * 2 DESC) AS rn FROM s) WHERE rn = 1;", ""},
+		{"a column outside the keys", ddl, topN("k, v, w", "PARTITION BY k ", "v DESC", "s"), rn},
+		{"a column outside the keys, unbounded", kafka, topN("k, v, w", "PARTITION BY k ", "v DESC", "s"), rn},
+		{"deduplication by event time", kafka, topN("k, v, ts", "PARTITION BY k ", "ts", "s"), rn},
+		{"deduplication keeping the last row", kafka, topN("k, v", "PARTITION BY k ", "ts DESC", "s"), rn},
+		{"unique: a GROUP BY's keys", ddl, topN("k, m", "PARTITION BY w ", "c DESC, k", agg), ""},
+		{"not unique: part of a GROUP BY's keys", ddl, topN("k, m", "", "c DESC, k", agg), rn},
+		{"unique: a GROUP BY's keys, unbounded", kafka, topN("k, m", "PARTITION BY w ", "c DESC, k", agg), ""},
+		{"window Top-N over a window aggregate, unique", kafka, topN("window_start, k, m", "PARTITION BY window_start, window_end ", "c DESC, k", win), ""},
+		{"window Top-N over a window aggregate, ties", kafka, topN("window_start, k, m", "PARTITION BY window_start, window_end ", "c DESC", win), rn},
+		{"window Top-N over a window TVF, complete", kafka, topN("window_start, v", "PARTITION BY window_start, window_end ", "v DESC", "TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND))"), ""},
+		{"window Top-N over a window TVF, ties", kafka, topN("window_start, k, v", "PARTITION BY window_start, window_end ", "v DESC", "TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND))"), rn},
+		{"ORDER BY LIMIT, complete", ddl, "SELECT k, v FROM s ORDER BY v, k LIMIT 3;", ""},
+		{"ORDER BY LIMIT, ties", ddl, "SELECT k, v, w FROM s ORDER BY v, k LIMIT 3;", lim},
+		{"ORDER BY LIMIT over a GROUP BY, unique", ddl, "SELECT k, w, m FROM " + agg + " ORDER BY w, k LIMIT 3;", ""},
+		{"ORDER BY LIMIT over a GROUP BY, ties", ddl, "SELECT k, w, m FROM " + agg + " ORDER BY w LIMIT 3;", lim},
+		{"ORDER BY LIMIT over a TUMBLE aggregate by window_start, unique", ddl, "SELECT window_start, k, m FROM " + win + " ORDER BY window_start, k LIMIT 3;", ""},
+		{"ORDER BY LIMIT over a CUMULATE aggregate by window_start, ties", ddl, "SELECT window_start, k, m FROM " + strings.Replace(win, "TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)", "CUMULATE(TABLE s, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)", 1) + " ORDER BY window_start, k LIMIT 3;", lim},
+		{"ORDER BY LIMIT over a CUMULATE aggregate by window_end, unique", ddl, "SELECT window_end, k, m FROM " + strings.Replace(win, "TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '10' SECOND)", "CUMULATE(TABLE s, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)", 1) + " ORDER BY window_end, k LIMIT 3;", ""},
+		{"Top-N over an updating GROUP BY (its upsert key)", kafka, topN("k, m", "PARTITION BY w ", "c DESC, k", agg), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diffs, err := Export([]Input{{Name: "q.sql", Source: tc.pre + tc.sql + "\n"}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range diffs {
+				if strings.Contains(d.Text, "tie") {
+					got = append(got, d.Text)
+				}
+			}
+			switch {
+			case tc.diff == "" && len(got) > 0:
+				t.Errorf("%s: listed %q, want no difference about ties", tc.sql, got)
+			case tc.diff != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.diff)):
+				t.Errorf("%s: listed %q, want %q", tc.sql, got, tc.diff)
 			}
 		})
 	}
@@ -861,5 +930,41 @@ func TestStreamingChangelogListed(t *testing.T) {
 				t.Errorf("with a %s, %s: listed %q; the advice to export it alone belongs to a query of bounded streams only", r.why, q.sql, d.Text)
 			}
 		}
+	}
+}
+
+// TestJoinLateDifference: the difference "the join's rows of X that are
+// late … go to the side output" is listed for each input of a join whose
+// rows can be late (SPEC 2.7), and for no other (plan.BothJoin.NoLateRows,
+// as EXPLAIN shows their Sinks): not a window aggregate's rows (Nexmark
+// q5, q7 and q8 listed them), nor a lookup join's table.
+func TestJoinLateDifference(t *testing.T) {
+	ddl := "CREATE STREAM o (k VARCHAR, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='o', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n" +
+		"CREATE STREAM p (k VARCHAR, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='p', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n"
+	wo := "(SELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k)"
+	wp := strings.ReplaceAll(wo, "TABLE o", "TABLE p")
+	for _, tc := range []struct {
+		name, sql string
+		late      []string // the inputs whose late rows are listed
+	}{
+		{"interval join of two streams", "SELECT o.k, p.ts FROM o JOIN p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '1' SECOND;", []string{"o", "p"}},
+		{"interval join of a stream and a window aggregate", "SELECT o.k, w.n FROM o JOIN " + wp + " w ON o.k = w.k AND o.ts BETWEEN w.window_start AND w.window_end;", []string{"o"}},
+		{"window join of two window aggregates", "SELECT l.k, l.n, r.n FROM " + wo + " l JOIN " + wp + " r ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end;", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + tc.sql + "\n"}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range diffs {
+				if rest, ok := strings.CutPrefix(d.Text, "the join's rows of "); ok {
+					got = append(got, rest[:strings.Index(rest, " ")])
+				}
+			}
+			if !slices.Equal(got, tc.late) {
+				t.Errorf("late rows listed for %q, want %q (%v)", got, tc.late, diffs)
+			}
+		})
 	}
 }

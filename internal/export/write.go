@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -355,15 +356,17 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 	}
 	if bj := b.Both; bj != nil && !bj.Lookup {
 		// SPEC 2.7: with event time on both sides a row below its input's
-		// watermark is late and goes to that input's late output
+		// watermark is late and goes to that input's late output (not the
+		// rows of an input none of which can be late: a window
+		// aggregate's, another join's, plan.BothJoin.NoLateRows)
 		for k, in := range bj.Inputs {
-			if in.Watermark != nil && bj.Late[k] != "" {
+			if in.Watermark != nil && bj.Late[k] != "" && bj.NoLateRows(k) == "" {
 				x.diff(j.script, at, "the join's rows of %s that are late (below its watermark, SPEC 2.7) go to the side output '%s'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them", in.Name, bj.Late[k])
 			}
 		}
 	}
 	ordered := q.sel.Query.OrderBy != nil // (its ties and LIMIT are orderBy's)
-	if r := b.Rank; r != nil && !ordered && r.Func == plan.RankRowNumber && (r.Kind == plan.RankTopN || r.Kind == plan.RankDedup || r.Kind == plan.RankWindowTopN) {
+	if r := b.Rank; r != nil && !ordered && r.Func == plan.RankRowNumber && (r.Kind == plan.RankTopN || r.Kind == plan.RankDedup || r.Kind == plan.RankWindowTopN) && rowNumberTies(b, r) {
 		// (bench/flink-export: Nexmark q18 and q19 differ in exactly the rows that tie)
 		x.diff(j.script, at, "ROW_NUMBER over rows that tie on its ORDER BY: streamql numbers them in arrival order, Flink in an order of its parallel instances, so the rows kept among ties may differ; add a column to ORDER BY that breaks ties")
 	}
@@ -381,6 +384,141 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 			x.diff(j.script, at, "stream %s is written here and read by a later job: streamql runs the jobs one after the other, Flink's statement set runs them at the same time", b.Sink.Name)
 		}
 	}
+}
+
+// rowNumberTies reports whether ROW_NUMBER over r (branch b's Top-N,
+// deduplication or window Top-N, SPEC 2.9; or its ORDER BY … LIMIT) can
+// number rows that tie on its PARTITION BY and ORDER BY keys (a window
+// Top-N's window too) and differ in what the query writes, so that which of
+// them streamql keeps (arrival order) and which Flink keeps (an order of its
+// parallel instances) may differ. It cannot when:
+//   - the order is complete: every column the query writes (but the row
+//     number) is a key, so rows that tie write the same values, whichever
+//     is kept;
+//   - the order is unique: the keys hold a unique key of r's input, a
+//     grouped aggregate's on b (its window's start or end and its GROUP BY
+//     keys) or the upsert key of the relation b reads (SPEC 2.8: a GROUP BY
+//     or a deduplication in a subquery, view or WITH name), so no two rows
+//     tie.
+//
+// A key is a column of r's input (Branch.Project); two columns are the same
+// key when their expressions are (the hidden copies the planner adds for
+// the keys: k AS $rank0).
+func rowNumberTies(b *planner.Branch, r *plan.Rank) bool {
+	id := func(c int) string {
+		if c < 0 || c >= len(b.Project) {
+			return fmt.Sprintf("#%d", c)
+		}
+		if e := b.Project[c]; e.Op != plan.OpCol {
+			return "expr " + e.Text
+		}
+		return fmt.Sprintf("col %d", b.Project[c].Col)
+	}
+	keys := map[string]bool{}
+	for _, k := range r.Keys {
+		keys[id(k)] = true
+	}
+	for _, o := range r.Order {
+		keys[id(o.Col)] = true
+	}
+	if r.Kind == plan.RankWindowTopN {
+		for _, c := range []int{r.Start, r.End} {
+			if c >= 0 {
+				keys[id(c)] = true
+			}
+		}
+	}
+	complete := true
+	for _, o := range r.Output {
+		if o < len(r.Types) && !keys[id(o)] { // (o past the input: the row number)
+			complete = false
+			break
+		}
+	}
+	if complete {
+		return false
+	}
+	has := func(col int) bool { return keys[fmt.Sprintf("col %d", col)] }
+	var unique [][]int // (in the columns b.Project reads)
+	if a := b.Agg; a != nil {
+		unique = aggUnique(a, nil)
+	} else if d := plan.DerivedOf(b.Stream); d != nil {
+		unique = derivedUnique(b.Stream, d)
+	}
+	if unique == nil {
+		return true
+	}
+	for _, alts := range unique {
+		if !slices.ContainsFunc(alts, has) {
+			return true
+		}
+	}
+	return false
+}
+
+// aggUnique returns the columns that hold a unique key of a grouped
+// aggregate's rows, each as the columns any one of which holds it: its
+// GROUP BY keys and, with a window, window_end (one window of each key ends
+// there, SPEC 2.4), or window_start but for CUMULATE, whose windows of one
+// step share it. They are the aggregate row's columns when project is nil,
+// else the indexes of project (a select list over the aggregate row) that
+// give them as they are. nil when there is none: no GROUP BY, or a key
+// project drops.
+func aggUnique(a *plan.Aggregate, project []*plan.Expr) [][]int {
+	if !a.Grouped {
+		return nil
+	}
+	var key [][]int
+	if w := a.Window; w != nil {
+		win := []int{1} // (window_end; window_start is column 0 of the aggregate row)
+		if w.Func != "CUMULATE" {
+			win = append(win, 0)
+		}
+		key = append(key, win)
+	}
+	for k := a.KeyBase; k < a.CallBase; k++ {
+		key = append(key, []int{k})
+	}
+	if project == nil {
+		return key
+	}
+	for i, alts := range key {
+		var at []int
+		for c, e := range project {
+			if e.Op == plan.OpCol && slices.Contains(alts, e.Col) {
+				at = append(at, c)
+			}
+		}
+		if at == nil {
+			return nil
+		}
+		key[i] = at
+	}
+	return key
+}
+
+// derivedUnique returns the columns of relation st (a subquery, view or WITH
+// name, SPEC 2.6) that hold a unique key of its rows, as aggUnique: its
+// upsert key (SPEC 2.8), or the GROUP BY keys (and window) of its one
+// part's grouped aggregate, selected as they are; nil when it has none it
+// knows of.
+func derivedUnique(st *catalog.Stream, d *plan.Derived) [][]int {
+	if len(st.PrimaryKey) > 0 {
+		var key [][]int
+		for _, name := range st.PrimaryKey {
+			c := st.Column(name)
+			if c < 0 {
+				return nil
+			}
+			key = append(key, []int{c})
+		}
+		return key
+	}
+	if len(d.Parts) != 1 || d.Parts[0].Main == nil || d.Parts[0].Main.Agg == nil {
+		return nil
+	}
+	m := d.Parts[0].Main
+	return aggUnique(m.Agg, m.Project)
 }
 
 // flinkUpdates names the operator of branch b, or of a relation b reads
@@ -511,10 +649,12 @@ type pendingSort struct {
 //     stream, updating (+I, -D), as streamql's plan.RankTopN; over a bounded
 //     input (plan.RankSort) and on the event time (plan.RankTimeSort)
 //     streamql writes the final rows once instead (a difference);
-//   - with a LIMIT, the rows kept among those that tie on the keys differ.
+//   - with a LIMIT, the rows kept among those that tie on the keys differ,
+//     unless no two rows can tie and differ in what the query writes
+//     (rowNumberTies).
 func (x *exporter) orderBy(ps pendingSort, batch bool) string {
 	sc, r, at, script := ps.sc, ps.b.Rank, ps.sc.at, ps.j.script
-	if sc.limit != "" {
+	if sc.limit != "" && (r == nil || rowNumberTies(ps.b, r)) {
 		x.diff(script, at, "ORDER BY … LIMIT over rows that tie on its keys at the last place kept: streamql keeps the first that arrived, Flink any of them; add a key that breaks ties")
 	}
 	if batch {

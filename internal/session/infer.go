@@ -2,6 +2,7 @@ package session
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"streamql/catalog"
@@ -87,16 +88,70 @@ func (s *Session) fileStream(dir, path string, pos int) (func(), error) {
 }
 
 // fileStreams declares the streams of the files sel reads by a quoted name
-// (fileStream) and returns a function that drops them again.
+// (fileStream), in its own FROM or in any relation it reads (selectFiles),
+// and returns a function that drops them again.
 func (s *Session) fileStreams(dir string, sel *parser.Select) (func(), error) {
+	var files []fileRef
+	selectFiles(sel, &files)
+	return s.declareFiles(dir, files)
+}
+
+// viewFileStreams is fileStreams for the query of a view (SPEC 2.6: it reads
+// a quoted file name as a query does), while the view is planned.
+func (s *Session) viewFileStreams(dir string, rel *parser.Relation) (func(), error) {
+	var files []fileRef
+	relationFiles(rel, &files)
+	return s.declareFiles(dir, files)
+}
+
+// fileRef is a file read by a quoted name in FROM and its offset.
+type fileRef struct {
+	path string
+	pos  int
+}
+
+// selectFiles appends to files the files sel reads by a quoted name
+// (Select.Files) and those of the relations it reads: its subqueries in
+// FROM (in the order of their placeholder names), its WITH definitions and,
+// through them, UNION ALL parts (SPEC 2.6).
+func selectFiles(sel *parser.Select, files *[]fileRef) {
+	for i, f := range sel.Files {
+		*files = append(*files, fileRef{f, sel.FilePos[i]})
+	}
+	names := make([]string, 0, len(sel.Derived))
+	for n := range sel.Derived {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		relationFiles(sel.Derived[n], files)
+	}
+	for _, c := range sel.With {
+		relationFiles(c.Rel, files)
+	}
+}
+
+// relationFiles is selectFiles of each query of rel.
+func relationFiles(rel *parser.Relation, files *[]fileRef) {
+	if rel == nil {
+		return
+	}
+	for _, sel := range rel.Selects {
+		selectFiles(sel, files)
+	}
+}
+
+// declareFiles declares the stream of each file (fileStream) and returns a
+// function that drops them again; on an error it drops those it declared.
+func (s *Session) declareFiles(dir string, files []fileRef) (func(), error) {
 	var drops []func()
 	dropAll := func() {
 		for _, d := range drops {
 			d()
 		}
 	}
-	for i, f := range sel.Files {
-		d, err := s.fileStream(dir, f, sel.FilePos[i])
+	for _, f := range files {
+		d, err := s.fileStream(dir, f.path, f.pos)
 		if err != nil {
 			dropAll()
 			return nil, err

@@ -128,10 +128,12 @@ type Session struct {
 	sides map[sideKey]*planner.Branch
 }
 
-// viewDef is one CREATE VIEW and the script it stands in.
+// viewDef is one CREATE VIEW, the script it stands in and that script's
+// folder (the files its query reads by a quoted name are relative to it).
 type viewDef struct {
 	stmt   *parser.CreateView
 	script *parser.Script
+	dir    string
 }
 
 type sideKey struct {
@@ -234,13 +236,18 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			}
 			return parser.Errorf(st.NamePos, "%s named %s exists already (views and streams share one namespace): DROP it first or pick another name", what, st.Name)
 		}
+		drop, err := s.viewFileStreams(dir, st.Rel) // (FROM 'x.csv' in a view reads the file as in a query: SPEC 1, 2.6)
+		if err != nil {
+			return err
+		}
 		v, err := p.PlanView(st)
+		drop()
 		if err != nil {
 			return err
 		}
 		v.Name = st.Name
 		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v})
-		s.views = append(s.views, viewDef{st, script})
+		s.views = append(s.views, viewDef{st, script, dir})
 		return nil
 	case *parser.DropView:
 		if pend := s.branchesOf(viewStream(s.Cat, st.Name)); len(pend) > 0 {
@@ -440,7 +447,12 @@ func (s *Session) replanViews(ctx context.Context) error {
 			continue
 		}
 		p := s.newPlanner(ctx, d.script)
+		drop, err := s.viewFileStreams(d.dir, d.stmt.Rel)
+		if err != nil {
+			return err
+		}
 		st, err := p.PlanView(d.stmt)
+		drop()
 		if err != nil {
 			var pe *parser.Error
 			if errors.As(err, &pe) { // shown at the view's CREATE VIEW, in its own script

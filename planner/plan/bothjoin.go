@@ -366,21 +366,41 @@ func (j *BothJoin) describe() (string, []string) {
 		}
 	}
 	for s, in := range j.Inputs {
-		if s == 1 && j.Lookup {
-			d = append(d, fmt.Sprintf("late rows of %s: none (a table read whole)", in.Name))
-			continue
-		}
-		if in.joined() {
-			why := "a regular join's rows have no event time"
-			if in.TimeCol() >= 0 {
-				why = "the join before it gives its rows no later than its watermark allows"
-			}
+		if why := j.NoLateRows(s); why != "" {
 			d = append(d, fmt.Sprintf("late rows of %s: none (%s)", in.Name, why))
 			continue
 		}
 		d = append(d, fmt.Sprintf("late rows of %s -> '%s'", in.Name, j.Late[s]))
 	}
 	return text, d
+}
+
+// NoLateRows says why no row of input s (0 left, 1 right) can be late
+// (SPEC 2.7: a row below its own input's CURRENT_WATERMARK), "" when one
+// can. EXPLAIN then shows no Sink for that input's late output:
+//   - the right side of a lookup join is a table read whole;
+//   - the rows of another join (a FROM of more than two relations) come no
+//     later than its watermark allows;
+//   - an input without event time has no watermark to be below (SPEC 2.3);
+//   - a window aggregate's rows (Derived.InTimeOrder) come out as the
+//     watermark passes their window's end, in the order of their time
+//     column, which is the relation's watermark.
+func (j *BothJoin) NoLateRows(s int) string {
+	in := j.Inputs[s]
+	switch d := DerivedOf(in.Stream); {
+	case s == 1 && j.Lookup:
+		return "a table read whole"
+	case in.joined() && in.TimeCol() >= 0:
+		return "the join before it gives its rows no later than its watermark allows"
+	case in.joined():
+		return "a regular join's rows have no event time"
+	case in.TimeCol() < 0:
+		return "no event time: no watermark to be below"
+	case d != nil && d.InTimeOrder():
+		c := in.Stream.Columns[in.TimeCol()].Name
+		return "a window aggregate: its rows come in " + c + " order, and " + c + " is its watermark"
+	}
+	return ""
 }
 
 // keyText names key column c of the input for EXPLAIN: "b.auction", or a

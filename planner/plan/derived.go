@@ -160,6 +160,21 @@ func (d *Derived) Updating() bool {
 	return false
 }
 
+// InTimeOrder reports whether the relation is a window aggregate's rows (its
+// one part's main query a windowed GROUP BY, whatever follows it: HAVING, a
+// window Top-N) with its time column among them: they come out as the
+// watermark passes their window's end, in window_end order, and Watermark
+// is the time column itself, so no row is below the relation's watermark
+// (none is late for a join reading it, SPEC 2.7).
+func (d *Derived) InTimeOrder() bool {
+	if d.Window == nil || d.TimeCol < 0 || len(d.Parts) != 1 || d.Watermark == nil {
+		return false
+	}
+	m := d.Parts[0].Main
+	w := d.Watermark
+	return m != nil && m.Agg != nil && m.Agg.Grouped && m.Agg.Window != nil && w.Op == OpCol && w.Col == d.TimeCol
+}
+
 // Windowed reports whether the relation gives a window aggregate's rows
 // with both window bounds among its columns.
 func (d *Derived) Windowed() bool { return d.WindowStart >= 0 && d.WindowEnd >= 0 && d.Window != nil }

@@ -103,6 +103,17 @@ type Rank struct {
 	// late rows of a window Top-N over a window TVF (rows of a window that
 	// fired); nil otherwise.
 	LateCols []int
+	// LateProject, when not nil, makes each late row of a deduplication
+	// the row of the relation the query read (SPEC 2.4, 2.9: the
+	// operator's input row, as SELECT *, of a view, subquery or WITH
+	// relation that only filters and projects the job's stream, planned
+	// over the stream by the planner's ruleInlineView): the relation's
+	// select list over the job's source batch, one expression per column
+	// of LateColumns, which are the relation's columns and the late
+	// output's (as Aggregate.LateProject). nil: a late row is the batch's
+	// stream columns as they are.
+	LateProject []*Expr
+	LateColumns []catalog.Column
 	// Text is EXPLAIN's line for the operator; State what its state holds.
 	Text, State string
 	// StateTTL is 'table.exec.state.ttl' (SPEC 2.8) for a Top-N over an

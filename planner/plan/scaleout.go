@@ -344,7 +344,9 @@ func (j *Job) stateAfterJoin() bool {
 // joinreplay.go, newJoinRankReplay; the connector package doc, "A Top-N
 // after a join", issue 23 item 6, issue 24 item 5): an updating Top-N
 // (ROW_NUMBER, RANK or DENSE_RANK over the unbounded joined rows, SPEC
-// 2.9), no query fused after it, no aggregate and no side branch, after a
+// 2.9; with a query over it fused after it, Rank.Where and Calc, the
+// planner's ruleFuseRankCalc: a filter and projection of the changes it
+// writes, which keep no state), no aggregate and no side branch, after a
 // join whose output is append-only (JoinAggReplayed's joins). As for an
 // updating aggregate, each input's partitions commit the first row the job
 // read of them, and the join emits again, into the Top-N's state only, the
@@ -356,7 +358,7 @@ func (j *Job) JoinRankReplayed() bool {
 		return false
 	}
 	r := m.Rank
-	return r.Kind == RankTopN && r.Updating && !r.Retract && !r.Bounded && !r.Fused() && !r.PosOrder && len(r.Thin) == 0
+	return r.Kind == RankTopN && r.Updating && !r.Retract && !r.Bounded && !r.PosOrder && len(r.Thin) == 0
 }
 
 // JoinAggReplayed reports whether the aggregates after job j's join of two

@@ -102,7 +102,7 @@ func (j *Job) Tree() *Tree {
 			last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
 		}
 	} else {
-		last, timeCol = t.input(j, st, LineSource, -1) // (its Scan has the strategy)
+		last, timeCol = t.input(j, st, LineSource, -1, true) // (its Scan has the strategy)
 	}
 	if note := j.volatileNote(); note != "" {
 		// (the note covers the derived relations' parts, whose first Scan
@@ -150,9 +150,16 @@ func (t *Tree) passUpdates() {
 // input adds the Scan, Decode and AssignWatermark nodes of stream st and
 // returns the last of them and its time column; the Scan's line is line
 // (LineSource, LineBuild of branch k, or LineJoinInput of the join's input k).
-func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, string) {
+// A derived relation's Scan (SPEC 2.6) reads its parts' operator trees,
+// whichever of these it is. timed is false for a join's build side read
+// whole first (a bounded one, SPEC 2.2): no watermark is kept for its rows,
+// so it has no time column and no assigner.
+func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int, timed bool) (*Node, string) {
 	timeCol := ""
-	if st.Watermark != nil {
+	if st.Watermark == nil {
+		timed = false
+	}
+	if timed {
 		timeCol = st.Columns[st.EventTime].Name
 	}
 	var scan *Node
@@ -162,7 +169,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 	} else {
 		scan = t.add(&Node{Kind: NodeScan, Text: scanText(st), Time: timeCol, Line: line, Branch: k, Output: -1})
 	}
-	if st == j.Stream {
+	if st == j.Stream && line != LineBuild {
 		scan.Strategy = j.strategyText()
 		var sb strings.Builder
 		j.describeScaleOut(&sb)
@@ -177,7 +184,7 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 		scan.Updating = true
 		scan.Details = append(scan.Details, updatingText(st, why))
 	}
-	if u := j.Unnest; u != nil && st == j.Stream {
+	if u := j.Unnest; u != nil && st == j.Stream && line != LineBuild {
 		// the decoder reads the inner stream; the unnesting follows it
 		if st.Shared().Format != "" {
 			last = t.decode(j, u.Inner, scan, timeCol)
@@ -187,11 +194,14 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int) (*Node, s
 			Details: []string{"each row once per element of " + u.Expr.Text + unnestEmpty(u.Left) + ", the repeated row's values shared"}})
 	} else if st.Shared().Format != "" || st.Connector.Upserts {
 		last = t.decode(j, st, scan, timeCol)
-		if line == LineJoinInput {
+		switch line {
+		case LineJoinInput:
 			last.Line, last.Branch = LineJoinDecode, k
+		case LineBuild:
+			last.Line, last.Branch = LineDetail, k
 		}
 	}
-	if st.Watermark != nil {
+	if timed {
 		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text) + maxFutureText(st), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
 		switch line {
 		case LineJoinInput:
@@ -210,7 +220,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	b := j.Both
 	var ins [2]*Node
 	for s := range b.Inputs {
-		ins[s], _ = t.input(j, b.Inputs[s].Stream, LineJoinInput, s)
+		ins[s], _ = t.input(j, b.Inputs[s].Stream, LineJoinInput, s, true)
 	}
 	text, details := b.describe()
 	var sb strings.Builder
@@ -226,7 +236,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 		n.Time = b.Inputs[0].Name + "." + b.Inputs[0].Stream.Columns[lt].Name // (SPEC 2.6, 2.7)
 	}
 	for s, k := range b.LateOutput {
-		if k >= 0 && k < len(j.Outputs) {
+		if k >= 0 && k < len(j.Outputs) && b.NoLateRows(s) == "" { // (no Sink for an input none of whose rows can be late)
 			t.add(&Node{Kind: NodeSink, Text: j.sinkText(k), Inputs: []Input{{Node: n.ID, Port: "late " + b.Inputs[s].Name}}, Line: LineSink, Branch: -1, Output: k})
 		}
 	}
@@ -338,7 +348,7 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 			state += fmt.Sprintf(", dropped %s after its key's last change ('table.exec.state.ttl')", FormatTTL(r.StateTTL))
 		}
 		n := &Node{Kind: r.Kind.NodeKind(), Text: r.Text, Updating: r.Updating && !r.Bounded, State: state, Line: LineRank}
-		if len(r.Thin) > 0 || r.Retract { // (a Top-N storing only its right-side columns says so: rule_join_swap.go; one over an updating input, every live row of it)
+		if len(r.Thin) > 0 || r.Retract || r.StateTTL > 0 { // (a Top-N storing only its right-side columns says so: rule_join_swap.go; one over an updating input, every live row of it; one with a TTL, when it forgets: SPEC 4 "Finding out why")
 			n.Details = []string{"state: " + state}
 		}
 		p = add(n)
@@ -357,21 +367,13 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 }
 
 // join adds branch k's semi or anti join: input 0 the branch's rows, input 1
-// the build stream's own Scan and Decode.
+// the build side's own operators as any input's (Tree.input): a stream's
+// Scan, Decode and, when the join decides by event time, AssignWatermark; a
+// subquery's, WITH name's or view's operator tree (SPEC 2.2, 2.6).
 func (t *Tree) join(j *Job, b *Branch, k int, add func(*Node) *Node, timeCol string) {
 	jn := b.Join
 	lines := jn.Describe(b.Stream.Name)
-	build := jn.Build
-	bt := ""
-	if jn.EventTime() {
-		bt = build.Columns[jn.BuildTime].Name
-	}
-	scan := t.add(&Node{Kind: NodeScan, Text: scanText(build), Time: bt, Line: LineBuild, Branch: k, Output: -1})
-	last := scan
-	if build.Shared().Format != "" {
-		last = t.decode(j, build, scan, bt)
-		last.Line, last.Branch = LineDetail, k
-	}
+	last, _ := t.input(j, jn.Build, LineBuild, k, jn.EventTime())
 	n := &Node{Kind: NodeJoin, Text: strings.Replace(lines[0], " hash join:", ":", 1), Inputs: []Input{{Node: last.ID, Port: "build"}}, Time: timeCol, Line: LineJoin}
 	for _, l := range lines[1:] {
 		l = strings.TrimPrefix(l, "  ")

@@ -1,7 +1,6 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
 --   query.sql:18: ORDER BY the event time over a bounded input: streamql sorts every row when the input ends, Flink's streaming sort on the time attribute drops rows below the watermark
---   query.sql:25: ORDER BY … LIMIT over rows that tie on its keys at the last place kept: streamql keeps the first that arrived, Flink any of them; add a key that breaks ties
 --   query.sql:27: ORDER BY `items`.`n`, `items`.`k` in streaming mode: Flink's streaming mode sorts only on a time attribute ascending, so the export leaves this ORDER BY out and Flink writes the rows unsorted (streamql sorts them, SPEC 2.9)
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.

@@ -1,7 +1,5 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
---   query.sql:15: ORDER BY … LIMIT over rows that tie on its keys at the last place kept: streamql keeps the first that arrived, Flink any of them; add a key that breaks ties
---   query.sql:18: ORDER BY … LIMIT over rows that tie on its keys at the last place kept: streamql keeps the first that arrived, Flink any of them; add a key that breaks ties
 --   query.sql:21: rows late for this OVER window (below the watermark, SPEC 2.9) go to the side output 'late'; Flink has no late output: it drops them in streaming mode and keeps them in batch mode
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
