@@ -61,6 +61,9 @@ type chainOpts struct {
 	// exprs is the job's expression context, which records the failed calls
 	// of the chain's expressions (expr.Context; nil: dropped, tests)
 	exprs *expr.Context
+	// marks makes the watermark assigner fill Step.Marks also when no
+	// operator reads them: the sink does (runMode.marks)
+	marks bool
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
@@ -110,7 +113,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 	down = flow.NewEmitter(next)
 	c.limit = stateless.NewLimit(job, down)
 	add(c.limit, "limit", down)
-	marks := false
+	marks := opts.marks
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
 		down := flow.NewEmitter(next)
 		op, name := opts.afterRouter[k](down)

@@ -36,7 +36,10 @@ type derivedHub struct {
 // reading job's outputs (Job.DerivedOutputs) as they come, on the reading
 // job's goroutine. With plan.Derived.Stamps each main row carries its
 // input's watermark before it into the reading batch's watermark column,
-// which the reader's watermark assigner takes (watermarker.carry).
+// which the reader's watermark assigner takes (watermarker.carry); with
+// plan.Derived.StreamWatermarks that is its Kafka partition's, and the stream's
+// before and after the row follow in two more columns (captureSink's
+// streamWm, watermarker.advanceParts).
 type derivedSource struct {
 	st  *catalog.Stream
 	d   *plan.Derived
@@ -127,10 +130,11 @@ func (ds *derivedSource) start() {
 		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job, free: p.free, limit: n, stampCol: -1}
 		if ds.d.Stamps && job.Main != nil {
 			cs.stampCol = job.WatermarkCol
+			cs.streamWm = ds.d.StreamWatermarks
 		}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget})
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm})
 			if err == nil {
 				err = cs.flush()
 			}
@@ -383,13 +387,27 @@ type captureSink struct {
 	// rows' columns when the relation carries it (plan.Derived.Stamps); -1
 	// when it does not
 	stampCol int
+	// streamWm: the stamps are the rows' partitions' watermarks, and two
+	// columns after them carry the stream's watermark before and after
+	// each row (plan.Derived.StreamWatermarks), which swm follows over the
+	// Step's marks (runMode.marks), across batches; before and after are
+	// the row's being added
+	streamWm      bool
+	markRow       int // the input row c.before and c.after are of (-1: none yet in this Step)
+	swm           int64
+	swmSet        bool
+	before, after int64
+	beforeSet     bool
+	afterSet      bool
 }
 
 // Rows implements Sink.
 func (c *captureSink) Rows(r *Step) error {
+	mi := 0 // the marks taken (streamWm)
+	c.markRow = -1
 	for seg := range c.m.Segments(r) {
 		if seg.Chunk != nil {
-			if err := c.chunk(seg.Chunk); err != nil {
+			if err := c.chunk(r, seg.Chunk, &mi); err != nil {
 				return err
 			}
 			continue
@@ -399,15 +417,21 @@ func (c *captureSink) Rows(r *Step) error {
 			if k < 0 {
 				continue
 			}
+			if c.streamWm {
+				mi = c.streamMarks(r.Marks, mi, i)
+			}
 			p := &r.Parts[k]
 			var stamp *vector.Vec
 			if c.stampCol >= 0 && r.In != nil && c.stampCol < len(r.In.Cols) {
 				stamp = r.In.Cols[c.stampCol] // (a part's rows are input rows, at their indexes)
 			}
-			if err := c.add(p.Output, p.Cols, i, p.KindAt(i), stamp); err != nil {
+			if err := c.add(p.Output, p.Cols, i, p.KindAt(i), stamp, i); err != nil {
 				return err
 			}
 		}
+	}
+	for ; c.streamWm && mi < len(r.Marks); mi++ { // (where rows after the last one given moved it)
+		c.swm, c.swmSet = r.Marks[mi].Value, true
 	}
 	if err := c.flush(); err != nil {
 		return err
@@ -418,9 +442,50 @@ func (c *captureSink) Rows(r *Step) error {
 	return nil
 }
 
-func (c *captureSink) chunk(ck *Chunk) error {
+// streamMarks sets c.before and c.after to the stream's watermark before
+// and after input row i (SPEC 2.5: the partitions' minimum), taking the
+// marks from mi on (each placed after the row that moved it, Mark.At);
+// it returns the marks taken. The stream's watermark never goes back: the
+// part reads every partition, in no consumer group (newDerivedSource).
+func (c *captureSink) streamMarks(marks []Mark, mi, i int) int {
+	if i == c.markRow {
+		return mi // (another row made at input row i: c.before and c.after are its)
+	}
+	c.markRow = i
+	for ; mi < len(marks) && marks[mi].At <= i; mi++ {
+		c.swm, c.swmSet = marks[mi].Value, true
+	}
+	c.before, c.beforeSet = c.swm, c.swmSet
+	for ; mi < len(marks) && marks[mi].At <= i+1; mi++ {
+		c.swm, c.swmSet = marks[mi].Value, true
+	}
+	c.after, c.afterSet = c.swm, c.swmSet
+	return mi
+}
+
+// chunk adds the rows of ck, rows an operator of the part made (a window
+// TVF's windowed rows, a Top-N's changes, SPEC 2.4, 2.9), with the stamps
+// of the input row of r they were made at (ck.At - 1: a row's own rows, or
+// those a watermark it moved released), where r has it; *mi is the marks
+// of r taken (streamWm). As a Flink operator forwards its input's
+// watermark after what it emits for it, those rows carry the watermark
+// before that input row. Rows made with no input row (at the stream's
+// end, or before a batch's first row) carry none (NULL).
+func (c *captureSink) chunk(r *Step, ck *Chunk, mi *int) error {
+	var stamp *vector.Vec
+	row := ck.At - 1
+	if c.stampCol >= 0 && r.In != nil && c.stampCol < len(r.In.Cols) && row >= 0 && row < r.N {
+		stamp = r.In.Cols[c.stampCol]
+	}
+	switch {
+	case !c.streamWm:
+	case stamp != nil:
+		*mi = c.streamMarks(r.Marks, *mi, row)
+	default:
+		c.beforeSet, c.afterSet = false, false
+	}
 	for _, i := range ck.Sel {
-		if err := c.add(ck.Output, ck.Cols, int(i), ck.KindAt(int(i)), nil); err != nil {
+		if err := c.add(ck.Output, ck.Cols, int(i), ck.KindAt(int(i)), stamp, row); err != nil {
 			return err
 		}
 	}
@@ -429,9 +494,9 @@ func (c *captureSink) chunk(ck *Chunk) error {
 
 // add copies row i of cols, a row of output out whose change kind is kind
 // (SPEC 2.8: a derived relation over an updating query gives its changes),
-// into the batch being filled; with its watermark stamp, row i of stamp
+// into the batch being filled; with its watermark stamp, row si of stamp
 // (nil: NULL, no stamp), when the batch carries one (stampCol).
-func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKind, stamp *vector.Vec) error {
+func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKind, stamp *vector.Vec, si int) error {
 	if c.cur != nil && (c.curOut != out || c.cur.N == vector.Cap) {
 		if err := c.flush(); err != nil {
 			return err
@@ -445,11 +510,17 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKin
 	at := c.cur.N
 	dst := c.cur.Cols
 	if c.stamped(out) {
+		if c.streamWm {
+			b, a := dst[len(dst)-2], dst[len(dst)-1]
+			dst = dst[:len(dst)-2]
+			b.Null[at], b.I[at] = !c.beforeSet, c.before
+			a.Null[at], a.I[at] = !c.afterSet, c.after
+		}
 		w := dst[len(dst)-1]
 		dst = dst[:len(dst)-1]
-		w.Null[at] = stamp == nil || stamp.Null[i]
+		w.Null[at], w.I[at] = stamp == nil || stamp.Null[si], 0
 		if !w.Null[at] {
-			w.I[at] = stamp.I[i]
+			w.I[at] = stamp.I[si]
 		}
 	}
 	for k, d := range dst {
@@ -487,6 +558,9 @@ func (c *captureSink) next(out int) error {
 	}
 	if c.stamped(out) {
 		types = append(types, c.job.BatchTypes[c.stampCol])
+		if c.streamWm {
+			types = append(types, c.job.BatchTypes[c.stampCol], c.job.BatchTypes[c.stampCol])
+		}
 	}
 	if pooled {
 		c.made++

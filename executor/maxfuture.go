@@ -134,8 +134,11 @@ func tooFarAhead(t, wm, ms int64) bool {
 // b, moves the watermark over the rows it keeps, records the refused ones in
 // m.rej, and returns the kept rows (sel, compacted in place) and marks.
 func (m *maxFuture) advance(w *watermarker, b *vector.Batch, sel []int32, marks []Mark, keep bool) ([]int32, []Mark) {
-	col := b.Cols[w.job.WatermarkCol]
 	m.rej = m.rej[:0]
+	if w.carriedParts {
+		return w.advanceParts(b, sel, marks, keep, m)
+	}
+	col := b.Cols[w.job.WatermarkCol]
 	kept := sel[:0]
 	if !m.hasMs && len(m.wins) == 1 && w.offCol >= 0 {
 		// the common case, one window's range and WATERMARK FOR ts AS ts -

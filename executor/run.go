@@ -129,6 +129,10 @@ type runMode struct {
 	// budget, so one statement's state is bounded once, SPEC 1); nil: the
 	// job opens its own
 	budget *StateBudget
+	// marks: the job's sink reads Step.Marks, where its stream's watermark
+	// moved (a derived relation's part whose rows carry the stream's
+	// watermark beside their partitions', plan.Derived.StreamWatermarks)
+	marks bool
 }
 
 // opContext is what a job's operators get when the job is built (issue 22
@@ -143,6 +147,9 @@ type opContext struct {
 	// exprs is the job's expression context: its record of failed calls
 	// (expr.Context), taken after each batch and at the stream's end
 	exprs *expr.Context
+	// marks: the watermark assigner fills Step.Marks for the sink
+	// (runMode.marks)
+	marks bool
 }
 
 // runWith is Run, run as mode says.
@@ -160,7 +167,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		budget = NewStateBudget(max)
 	}
 	hub := &derivedHub{job: job, stats: &stats, budget: budget} // for the sources of derived relations (SPEC 2.6)
-	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext()}
+	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext(), marks: mode.marks}
 	opens := openOpts{hub: hub, buildSide: mode.buildSide, exprs: oc.exprs} // how the job opens its sources
 	if mode.inner {
 		oc.live = nil // (a derived relation's job: the reading job has the live status)
@@ -291,7 +298,7 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 	if job.HasAggregates() { // SPEC 2.4: the aggregate operator after the router
 		opts = aggChain(job, budget, stats, &p.agg, false, oc.live, oc.exprs)
 	}
-	opts.budget, opts.stats, opts.exprs = budget, stats, oc.exprs
+	opts.budget, opts.stats, opts.exprs, opts.marks = budget, stats, oc.exprs, oc.marks
 	p.init(job, src, sink, stats, joins, opts)
 	p.rep = newReplay(src.h.Replayer, p.c, p.agg, job) // a group source rebuilds the aggregate's state by reading again
 	if js, ok := src.src.(*joinSource); ok && js.rewrite {

@@ -49,6 +49,12 @@ type watermarker struct {
 	// watermark of its input before each (plan.Derived.Stamps), in the
 	// watermark column; the watermark before a row is at least that
 	carried bool
+	// carriedParts: with carried, the rows' stamps are their Kafka
+	// partitions' watermarks, kept as their CURRENT_WATERMARK, and the
+	// watermark moves to the stream's, carried in the two columns after
+	// the stamps, before and after each row (plan.Derived.StreamWatermarks;
+	// advanceParts)
+	carriedParts bool
 }
 
 // newWatermarker returns the watermark assigner of job, its WATERMARK
@@ -57,6 +63,7 @@ func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
 	w := &watermarker{job: job, expr: exprs.Compile(job.Watermark), offCol: -1, max: newMaxFuture(job)}
 	if d := plan.DerivedOf(job.Stream); d != nil && d.Stamps && job.WatermarkCol == len(job.Stream.Columns) {
 		w.carried = true
+		w.carriedParts = d.StreamWatermarks && len(job.BatchTypes) >= job.WatermarkCol+3
 	}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param
@@ -172,6 +179,10 @@ func (w *watermarker) stamp(b *vector.Batch, sel []int32) []int32 {
 // returns marks. A relation's carried watermark (carried) moves it before
 // the row.
 func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep bool) []Mark {
+	if w.carriedParts {
+		_, marks = w.advanceParts(b, sel, marks, keep, nil)
+		return marks
+	}
 	col := b.Cols[w.job.WatermarkCol]
 	if w.offCol >= 0 {
 		// (the other loop's, the expression computed in it)
@@ -208,6 +219,38 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 		}
 	}
 	return marks
+}
+
+// advanceParts is advance for a relation whose rows carry their Kafka
+// partitions' watermarks and the stream's (carriedParts): each row keeps
+// its stamp, its partition's watermark before it, as its CURRENT_WATERMARK
+// (a row is late by it, SPEC 2.5), and the watermark moves to the stream's
+// before the row, then after it (the partitions' minimum, which fires
+// windows, SPEC 2.5), as it moved over the stream, also by rows the
+// relation's WHERE dropped (SPEC 2.6); the WATERMARK expression is not
+// computed again. With m ('watermark.max-future', maxfuture.go) the rows
+// m refuses under their stamps are left out of the returned rows (sel,
+// compacted in place) and recorded in m.rej; with keep a Mark is appended
+// to marks at each move. No allocation.
+func (w *watermarker) advanceParts(b *vector.Batch, sel []int32, marks []Mark, keep bool, m *maxFuture) ([]int32, []Mark) {
+	wc := w.job.WatermarkCol
+	col, before, after := b.Cols[wc], b.Cols[wc+1], b.Cols[wc+2]
+	kept := sel[:0]
+	for _, i := range sel {
+		marks = w.carry(before, i, marks, keep)
+		if m != nil && m.tooFar(b, i, col.I[i], !col.Null[i]) {
+			m.rej = append(m.rej, i)
+			continue
+		}
+		kept = append(kept, i)
+		if v := after.I[i]; !after.Null[i] && (!w.set || v > w.wm) {
+			w.wm, w.set = v, true
+			if keep {
+				marks = append(marks, Mark{At: int(i) + 1, Value: v})
+			}
+		}
+	}
+	return kept, marks
 }
 
 // carry moves the watermark to the one row i carries in col, the watermark

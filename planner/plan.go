@@ -76,6 +76,10 @@ func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
 	if st.Watermark != nil {
 		wm = len(types)
 		types = append(types, st.Columns[st.EventTime].Type)
+		if d := plan.DerivedOf(st); d != nil && d.Stamps && d.StreamWatermarks {
+			// the stream's watermark before and after each row (plan.Derived.StreamWatermarks)
+			types = append(types, st.Columns[st.EventTime].Type, st.Columns[st.EventTime].Type)
+		}
 	}
 	return types, wm
 }

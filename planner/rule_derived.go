@@ -116,10 +116,17 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	}
 	// the relation's event time: the parts' when they agree
 	t := times[0]
-	stamps := t.stamps
+	stamps, streamWms := t.stamps, t.streamWms
 	for _, o := range times[1:] {
 		t = unionTime(t, o)
 		stamps = stamps && o.stamps
+		streamWms = streamWms || o.streamWms
+	}
+	if len(times) > 1 && streamWms {
+		// (a union's rows carry the least of its parts' watermarks, which a
+		// part whose rows carry their partitions' watermarks has not:
+		// its reader computes its watermark over the union's rows)
+		stamps, streamWms = false, false
 	}
 	if len(times) > 1 {
 		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
@@ -133,7 +140,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	if t.col >= 0 && t.wm != nil {
 		d.TimeCol, d.Watermark = t.col, t.wm
 		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
-		d.Stamps = stamps
+		d.Stamps, d.StreamWatermarks = stamps, stamps && streamWms
 		st.EventTime = t.col
 		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
 	}
@@ -226,13 +233,16 @@ func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 // watermark over the output batch, and the window bounds' columns (-1 none)
 // with their window; stamps: the part gives its stream's rows one by one
 // (a projection and filter), each with the stream's watermark before it
-// (plan.Derived.Stamps).
+// (plan.Derived.Stamps); streamWms: those stamps are the rows' Kafka
+// partitions' watermarks, and the stream's own come beside them
+// (plan.Derived.StreamWatermarks).
 type partTime struct {
 	col        int
 	wm         *Expr
 	start, end int
 	win        *Window
 	stamps     bool
+	streamWms  bool
 }
 
 // timeOfPart finds the event time of job j's main output (SPEC 2.6): a
@@ -322,11 +332,49 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
-	// (a Kafka stream's rows are stamped with their partition's watermark,
-	// SPEC 2.5, which a reader with one watermark cannot carry: it keeps
-	// its own over the rows, as before)
-	t.stamps = m.Rank == nil && m.Unnest == nil && st.Kafka() == nil
+	t.stamps, t.streamWms = stampsOf(st, m, false)
 	return t
+}
+
+// stampsOf says whether the rows of a part that reads st with main query m
+// and keeps its event time carry their input's watermark
+// (plan.Derived.Stamps; SPEC 2.6: event time keeps its watermark through
+// projections, filters, unions and joins): yes for a projection and
+// filter, a CROSS JOIN UNNEST (over the unnested rows, whose watermark its
+// job computes, as over the UNNEST written inline) and a window TVF
+// without aggregation (tvf: each windowed row its input row's, SPEC 2.4).
+// stream: the input stream's watermark comes beside the stamps
+// (plan.Derived.StreamWatermarks), for a window TVF (whose rows of one
+// input row all carry the watermark before it, as Flink's windowing TVF
+// forwards its input's watermark after them) and the rows of a Kafka
+// stream (SPEC 2.5: the stamps are the partitions' watermarks; windows
+// fire by their minimum) or of such a relation; it is taken from the
+// job's watermark marks, which the rows an event-time semi or anti join
+// releases do not have, so there the reader keeps its own watermark over
+// the rows, as before.
+//
+// A Top-N or deduplication (SPEC 2.9) carries none: its reader computes
+// its watermark over the rows it emits (each change's time less the
+// delay), as before. Flink's rank operator forwards its input's watermark
+// after the changes a row made, but here the changes of a batch are
+// emitted together after its last row (executor/rank's emit), so the row
+// that made a change is not known, and stamping them with the batch's
+// last row's watermark would make CURRENT_WATERMARK over them depend on
+// batch sizes (SPEC 2.5's promise: the same rows whatever the
+// interleaving). The Top-N's own late rows (a first-row deduplication,
+// a window Top-N) are decided over its input's watermark, and a window
+// over an updating Top-N is refused (SPEC 2.8, as Flink's window
+// operators take append-only input only); over an append-only one (a
+// first-row deduplication, whose rows come out as the watermark passes
+// their time) the reader's watermark trails its input's.
+func stampsOf(st *catalog.Stream, m *Branch, tvf bool) (stamps, stream bool) {
+	if m.Rank != nil {
+		return false, false
+	}
+	if d := plan.DerivedOf(st); st.Kafka() != nil || d != nil && d.StreamWatermarks || tvf {
+		return m.Join == nil || !m.Join.EventTime(), true
+	}
+	return true, false
 }
 
 // unionTime is the event time of a UNION ALL of parts with the event times
@@ -410,6 +458,7 @@ func timeOfTVF(j *Job) partTime {
 	name := st.Columns[st.EventTime].Name
 	wm.Text = m.Columns[t.col].Name + " (the watermark of " + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	t.wm, t.start, t.end, t.win = wm, wcol[0], wcol[1], a.Window
+	t.stamps, t.streamWms = stampsOf(st, m, true)
 	return t
 }
 
@@ -418,6 +467,17 @@ func timeOfTVF(j *Job) partTime {
 // query projects that column as it is, with the watermark (the column less
 // the join's delay) over the output; out maps the joined layout's columns
 // to the outputs that project them.
+//
+// Its rows carry no watermark stamps (plan.Derived.Stamps): the join
+// releases its rows in event-time order (SPEC 2.7's determinism), each
+// once the other side's watermark passed it, and a row is late for the
+// join by its own input's watermark; its output watermark, as Flink's
+// interval join's, is the least of its inputs' held back by the delay, which
+// no released row is below. The reader's watermark over the rows (their
+// time less the delay) is at most that and is never above a later row's
+// time less the delay either, so a window over the relation finds no row
+// late either way and holds the same rows; only when it fires differs
+// (later, when the join drops rows without a partner).
 func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
 	lt, delay, ok := j.Both.OutputTime()
 	if !ok || len(j.Main.Project) == 0 {

@@ -55,10 +55,9 @@ import (
 // relation's select list computed for them (plan.Aggregate.LateProject,
 // LateColumns). The watermark is the stream's, per partition (SPEC 2.5),
 // carried through the relation's WHERE as SPEC 2.6 says ("keeps its
-// watermark through projections, filters"); the relation read as a job of
-// its own computes it again over the rows its WHERE keeps, read whole, so
-// the two differ when a row the WHERE drops moves the stream's watermark
-// (executor's TestWindowOverViewInlinedIsTheRelations checks the rest).
+// watermark through projections, filters"), as the relation read as a job
+// of its own carries it too (plan.Derived.StreamWatermarks), so the two give the
+// same rows (executor's TestWindowOverViewInlinedIsTheRelations).
 // Side branches over the same relation beside such a window (issue 24
 // item 5) are planned over the stream with it when each filters and
 // projects the relation's rows (inlineSides): the returned branches are

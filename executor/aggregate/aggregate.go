@@ -417,6 +417,18 @@ func (ao *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) erro
 			}
 		}
 	}
+	if !ao.derive && len(r.Marks) > 0 && r.Marks[0].At <= 0 {
+		// a watermark carried to before the batch's first row (a relation's
+		// rows with their input's watermark, plan.Derived.Stamps) fires
+		// before it, as over the input
+		for mi < len(r.Marks) && r.Marks[mi].At <= 0 {
+			mi++
+		}
+		ao.at1 = 0
+		if err := ao.fireStep(ctx, port, r.Marks[mi-1].Value, false); err != nil {
+			return err
+		}
+	}
 	for idx := 0; idx < count; idx++ {
 		i := idx
 		if ao.derive {

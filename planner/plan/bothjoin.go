@@ -91,8 +91,12 @@ func (in *JoinInput) Pruned() []string {
 func (in *JoinInput) ColName(c int) string { return in.colName(c) }
 
 // colName names column c of the input's layout for EXPLAIN: the query's
-// name of it (Names), the stream's, or $watermark / a computed key's.
+// name of it (Names), the stream's, or $watermark / a computed key's; a
+// relation's input stream's watermark before and after each row
+// (Derived.StreamWatermarks) $stream-watermark-before and -after.
 func (in *JoinInput) colName(c int) string {
+	d := DerivedOf(in.Stream)
+	carries := in.WatermarkCol >= 0 && d != nil && d.Stamps && d.StreamWatermarks
 	switch {
 	case c < len(in.Names):
 		return in.Names[c]
@@ -100,6 +104,10 @@ func (in *JoinInput) colName(c int) string {
 		return in.Name + "." + in.Stream.Columns[c].Name
 	case c == in.WatermarkCol:
 		return in.Name + ".$watermark"
+	case carries && c == in.WatermarkCol+1:
+		return in.Name + ".$stream-watermark-before"
+	case carries && c == in.WatermarkCol+2:
+		return in.Name + ".$stream-watermark-after"
 	}
 	return in.keyText(c)
 }

@@ -32,8 +32,9 @@ type Derived struct {
 	TimeCol   int
 	Watermark *Expr
 	// Stamps is set when each part projects (and filters) a stream row by
-	// row, keeping its event time (not a Kafka stream, whose rows carry
-	// their partition's watermark, SPEC 2.5): each of a part's main rows
+	// row, keeping its event time (for a Kafka stream, whose rows carry
+	// their partition's watermark, SPEC 2.5, see StreamWatermarks): each of a
+	// part's main rows
 	// carries, in a column after the relation's columns (the reading
 	// batch's watermark column), the stream's watermark before it, which
 	// rows the part's WHERE dropped moved too; for a UNION ALL, whose rows
@@ -44,6 +45,23 @@ type Derived struct {
 	// inputs'), then moves by Watermark after it. NULL where a part gives no
 	// stamp (its stream's watermark unset, or a row an operator made).
 	Stamps bool
+	// StreamWatermarks is set, with Stamps, when the relation's one part
+	// gives rows whose watermark the reader cannot compute again from
+	// them: a Kafka stream's (its rows' stamps are their partitions'
+	// watermarks, SPEC 2.5: a row is late by its partition's watermark, and
+	// CURRENT_WATERMARK is the partition's; windows fire by the partitions'
+	// minimum), a window TVF's (a row's windowed rows all carry the
+	// watermark before it, SPEC 2.4), a Top-N's or deduplication's (SPEC
+	// 2.9: each change the watermark before the input row it was made at),
+	// or such a relation's. Two more columns after the stamps then carry the
+	// input stream's watermark before and after that input row, which rows
+	// the part's WHERE dropped moved too (SPEC 2.6). The reader keeps each
+	// row's stamp as its CURRENT_WATERMARK and moves its own watermark to
+	// the carried ones (not by Watermark), so a window over the relation
+	// has the late rows and firings of the same window over the stream
+	// with the relation's WHERE. A UNION ALL with such a part has neither
+	// (its reader computes its watermark over the union's rows).
+	StreamWatermarks bool
 	// WindowStart and WindowEnd are the columns holding window_start and
 	// window_end of the window aggregate whose rows the relation gives (-1
 	// when none), and Window that window: a GROUP BY of both over the
@@ -106,6 +124,7 @@ func ProcTimeView(st *catalog.Stream, c int) *catalog.Stream {
 		dd := *d
 		dd.TimeCol, dd.Watermark = c, wm
 		dd.WindowStart, dd.WindowEnd, dd.Window = -1, -1, nil
+		dd.Stamps, dd.StreamWatermarks = false, false // (the watermark is the clock's, not the input's event time)
 		cp.Derived = &dd
 	}
 	cp.EventTime = c

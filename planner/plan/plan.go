@@ -105,7 +105,9 @@ type Job struct {
 	Watermark    *Expr
 	WatermarkCol int
 	// BatchTypes are the types of the source batch's columns: the stream's
-	// columns, then the watermark column when there is one.
+	// columns, then the watermark column when there is one (for a relation
+	// with Derived.StreamWatermarks, then the two columns of its input stream's
+	// watermark before and after each row).
 	BatchTypes []catalog.Type
 	// DeadLetters maps each stream the job reads that has 'errors.stream' to
 	// its dead-letter sink stream (SPEC 2.5); nil when none.
