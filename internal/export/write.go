@@ -411,14 +411,7 @@ func (x *exporter) readWindowAggDiffs(b *planner.Branch, seen map[*catalog.Strea
 	if b == nil {
 		return
 	}
-	reads := []*catalog.Stream{b.Stream}
-	if b.Both != nil {
-		reads = []*catalog.Stream{b.Both.Inputs[0].Stream, b.Both.Inputs[1].Stream}
-	}
-	if b.Join != nil {
-		reads = append(reads, b.Join.Build)
-	}
-	for _, st := range reads {
+	for _, st := range branchReads(b) {
 		d := plan.DerivedOf(st)
 		if d == nil || seen[st] {
 			continue
@@ -622,13 +615,10 @@ func flinkUpdates(b *planner.Branch) (what, ours string) {
 	return "", ""
 }
 
-// readsBoundedOnly reports whether every stream branch b reads, also
-// through the relations it reads (SPEC 2.6), is bounded: exported in a
-// script of its own, it would run in Flink's batch mode.
-func readsBoundedOnly(b *planner.Branch) bool {
-	if b == nil {
-		return true
-	}
+// branchReads returns the relations branch b reads (streams, or the
+// subqueries, WITH names and views of SPEC 2.6): its stream, a two-input
+// join's inputs instead, and a semi or anti join's build side.
+func branchReads(b *planner.Branch) []*catalog.Stream {
 	reads := []*catalog.Stream{b.Stream}
 	if b.Both != nil {
 		reads = []*catalog.Stream{b.Both.Inputs[0].Stream, b.Both.Inputs[1].Stream}
@@ -636,7 +626,17 @@ func readsBoundedOnly(b *planner.Branch) bool {
 	if b.Join != nil {
 		reads = append(reads, b.Join.Build)
 	}
-	for _, st := range reads {
+	return reads
+}
+
+// readsBoundedOnly reports whether every stream branch b reads, also
+// through the relations it reads (SPEC 2.6), is bounded: exported in a
+// script of its own, it would run in Flink's batch mode.
+func readsBoundedOnly(b *planner.Branch) bool {
+	if b == nil {
+		return true
+	}
+	for _, st := range branchReads(b) {
 		if !st.Bounded() {
 			return false
 		}
