@@ -272,6 +272,9 @@ func (p *printer) windowTVF(st *catalog.Stream, table string, stream bool) strin
 				p.x.windowTime[st] = append(p.x.windowTime[st], c)
 			}
 			p.x.windowTimeAt = append(p.x.windowTimeAt, windowUse{p.script, w.TimeColPos, st.Columns[c].Name})
+		} else if !stream && st.Columns[c].Type == catalog.BigInt {
+			// (a relation's BIGINT column has no rowtime column beside it)
+			p.x.diff(p.script, w.TimeColPos, "the window's time column %s is BIGINT (epoch ms) in the relation the window reads: Flink windows only a TIMESTAMP time attribute and refuses it; window the stream itself (its export windows the TIMESTAMP rowtime column it adds)", col)
 		}
 	}
 	args := []string{table}

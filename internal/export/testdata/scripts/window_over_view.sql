@@ -11,3 +11,8 @@ WITH cold AS (SELECT dev, temp, et FROM sensors WHERE temp < 10)
 SELECT window_end, MIN(temp) AS lo FROM TABLE(CUMULATE(TABLE cold, DESCRIPTOR(et), INTERVAL '10' MINUTE, INTERVAL '1' HOUR)) GROUP BY window_start, window_end;
 WITH cold AS (SELECT dev, temp, et FROM sensors WHERE temp < 10)
 SELECT dev, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE cold, DESCRIPTOR(et), INTERVAL '30' MINUTE)) GROUP BY dev, window_start, window_end;
+-- a BIGINT event time (epoch ms) through a view is no Flink time attribute: listed
+CREATE STREAM clicks (u VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - 1000)
+  WITH ('connector'='file', 'path'='clicks.csv', 'format'='csv');
+CREATE VIEW named AS SELECT u, ts FROM clicks WHERE u IS NOT NULL;
+SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE named, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
