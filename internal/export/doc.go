@@ -30,8 +30,12 @@
 // event time). The source text would keep MySQL's precedence and spellings, and
 // re-quoting it token by token cannot move a SEMI JOIN into an EXISTS.
 // Subqueries, UNION ALL, WITH names and views (SPEC 2.6) print the same way,
-// a WITH name or a view inline as the subquery it stands for; only a query
-// the printer cannot print goes out as written, and that is a difference.
+// a WITH name or a view inline as the subquery it stands for, but for one a
+// window TVF reads: that one becomes a CREATE TEMPORARY VIEW the TVF reads as
+// TABLE name (Flink's form of a window over a view). Only a query the printer
+// cannot print goes out as written, and that is a difference. A window
+// aggregate's late rows are a difference wherever it stands: in the query or
+// in any relation it reads.
 // A query's ORDER BY [LIMIT] (SPEC 2.9) is placed last, once Flink's runtime
 // mode is known: batch mode sorts any keys, streaming mode only a time
 // attribute ascending or with a LIMIT (a Top-N); the rest is a difference.

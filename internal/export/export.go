@@ -134,6 +134,13 @@ type exporter struct {
 	// views are the script's views (SPEC 2.6), by lower-case name: a query
 	// reading one gets its query inline
 	views map[string]*viewDecl
+	// tvfViews are the relations a window TVF reads (a view or a WITH
+	// name, SPEC 2.6), each written as a CREATE TEMPORARY VIEW that the TVF
+	// reads as TABLE name (the form of Flink's docs and tests): their view
+	// names by relation, and the statements in the order they were first
+	// printed (a view's own TVF views before it)
+	tvfViews    map[*parser.Relation]string
+	tvfViewDDLs []string
 	// sideDir is opt.SideDir made absolute (from the working directory, as
 	// --side-dir is read), for the side outputs' filesystem tables
 	sideDir string
@@ -177,7 +184,8 @@ type selKey struct {
 func Export(inputs []Input, opt Options) (string, []Difference, error) {
 	x := &exporter{opt: opt, byCat: map[*catalog.Stream]*streamDecl{}, values: map[*catalog.Stream][]valuesInsert{},
 		selects: map[selKey]*parser.Select{}, scripts: map[*parser.Script]bool{}, names: map[string]bool{},
-		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}, views: map[string]*viewDecl{}}
+		tableOf: map[*catalog.Stream]string{}, windowTime: map[*catalog.Stream][]int{}, views: map[string]*viewDecl{},
+		tvfViews: map[*parser.Relation]string{}}
 	if x.sideDir = opt.SideDir; x.sideDir != "" {
 		abs, err := filepath.Abs(x.sideDir)
 		if err != nil {
@@ -258,7 +266,13 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 // diff records a difference at offset off of script.
 func (x *exporter) diff(script *parser.Script, off int, format string, args ...any) {
 	l, _ := parser.Position(script.Source, off)
-	d := Difference{Script: script.Name, Line: l, Text: fmt.Sprintf(format, args...)}
+	x.diffLine(script.Name, l, format, args...)
+}
+
+// diffLine records a difference at line (1-based) of the script called
+// name, once.
+func (x *exporter) diffLine(name string, line int, format string, args ...any) {
+	d := Difference{Script: name, Line: line, Text: fmt.Sprintf(format, args...)}
 	for _, e := range x.diffs {
 		if e == d {
 			return

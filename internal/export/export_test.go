@@ -50,8 +50,9 @@ func readDotLines(path string) (string, []Read, error) {
 }
 
 // scripts returns every script under queries/ (its own, its test cases' and
-// the Nexmark queries the engine runs: not q12, README) and the
-// shared acceptance cases.
+// the Nexmark queries the engine runs: not q12, README), the shared
+// acceptance cases and the export's own shapes (testdata/scripts: window
+// TVFs over views and WITH names, window aggregates inside them).
 func scripts(t *testing.T) []string {
 	t.Helper()
 	qs, err := filepath.Glob("../../queries/*.sql")
@@ -62,8 +63,9 @@ func scripts(t *testing.T) []string {
 	nexmark, _ := filepath.Glob("../../queries/nexmark/q*.sql")
 	nexmark = slices.DeleteFunc(nexmark, func(p string) bool { b := filepath.Base(p); return b == "q12.sql" })
 	cases, _ := filepath.Glob("../../../shared/cases/*/query.sql")
+	shapes, _ := filepath.Glob("testdata/scripts/*.sql")
 	qs = append(append(qs, own...), nexmark...)
-	return append(qs, cases...)
+	return append(append(qs, cases...), shapes...)
 }
 
 // goldenName names a script's golden file.
@@ -966,5 +968,88 @@ func TestJoinLateDifference(t *testing.T) {
 				t.Errorf("late rows listed for %q, want %q (%v)", got, tc.late, diffs)
 			}
 		})
+	}
+}
+
+// TestWindowTVFOverRelations checks that a window TVF over a view or a WITH
+// name (SPEC 2.6) keeps its window function: every kind of TVF reads the
+// relation as TABLE name, a CREATE TEMPORARY VIEW holding its query, as
+// Flink's docs and tests write a window over a view (the export had dropped
+// the TVF and read the relation's rows unwindowed, which Flink refuses:
+// window_start is no column of them).
+func TestWindowTVFOverRelations(t *testing.T) {
+	stream := "CREATE STREAM s (k VARCHAR, v DOUBLE, et TIMESTAMP(3), WATERMARK FOR et AS et - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n"
+	tvfs := map[string]string{
+		"TUMBLE":   "TUMBLE(TABLE %s, DESCRIPTOR(et), INTERVAL '1' MINUTE)",
+		"HOP":      "HOP(TABLE %s, DESCRIPTOR(et), INTERVAL '1' MINUTE, INTERVAL '2' MINUTE)",
+		"CUMULATE": "CUMULATE(TABLE %s, DESCRIPTOR(et), INTERVAL '1' MINUTE, INTERVAL '2' MINUTE)",
+		"SESSION":  "SESSION(TABLE %s PARTITION BY k, DESCRIPTOR(et), INTERVAL '1' MINUTE)",
+	}
+	for fn, tvf := range tvfs {
+		for _, rel := range []string{"view", "WITH"} {
+			q := "SELECT k, window_start, COUNT(*) AS n FROM TABLE(" + strings.ReplaceAll(tvf, "%s", "r") + ") GROUP BY k, window_start, window_end;\n"
+			src := stream + "CREATE VIEW r AS SELECT k, v, et FROM s WHERE v > 0;\n" + q
+			if rel == "WITH" {
+				src = stream + "WITH r AS (SELECT k, v, et FROM s WHERE v > 0) " + q
+			}
+			got, _, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Fatalf("%s over a %s: %v", fn, rel, err)
+			}
+			for _, want := range []string{
+				"CREATE TEMPORARY VIEW `r` AS\n  SELECT `s`.`k`, `s`.`v`, `s`.`et` FROM `s` AS `s` WHERE ((`s`.`v`) > (0));",
+				"FROM TABLE(" + fn + "(TABLE `r`",
+				"DESCRIPTOR(`et`)",
+			} {
+				if !strings.Contains(got, want) {
+					t.Errorf("%s over a %s: the export lacks %q:\n%s", fn, rel, want, got)
+				}
+			}
+			if fn == "SESSION" && !strings.Contains(got, "TABLE `r` PARTITION BY `k`") {
+				t.Errorf("SESSION over a %s: the export lacks its PARTITION BY:\n%s", rel, got)
+			}
+			for _, s := range insertSelects(got) {
+				if _, err := parser.Parse("flink", s); err != nil {
+					t.Errorf("%s over a %s: does not parse: %v\n%s", fn, rel, err, s)
+				}
+			}
+		}
+	}
+}
+
+// TestLateRowsOfReadWindowAggregates checks that every window aggregate a
+// query reads through a view, a WITH name or a subquery (SPEC 2.6), also two
+// views down, has its late-row difference listed at its own line (streamql
+// sends its late rows to 'late', Flink drops them), not "none".
+func TestLateRowsOfReadWindowAggregates(t *testing.T) {
+	src := "CREATE STREAM s (k VARCHAR, v DOUBLE, et TIMESTAMP(3), WATERMARK FOR et AS et - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
+		"CREATE VIEW a AS SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(et), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;\n" +
+		"CREATE VIEW b AS SELECT window_start, window_end, MAX(v) AS m FROM TABLE(HOP(TABLE s, DESCRIPTOR(et), INTERVAL '1' MINUTE, INTERVAL '2' MINUTE)) GROUP BY window_start, window_end;\n" +
+		"CREATE VIEW a2 AS SELECT window_start, n FROM a WHERE n > 1;\n" +
+		"SELECT x.window_start, x.n, y.m FROM a AS x JOIN b AS y ON x.window_start = y.window_start AND x.window_end = y.window_end;\n" +
+		"WITH w AS (SELECT k, window_start, window_end, SUM(v) AS t FROM TABLE(CUMULATE(TABLE s, DESCRIPTOR(et), INTERVAL '1' MINUTE, INTERVAL '2' MINUTE)) GROUP BY k, window_start, window_end) SELECT k FROM w;\n" +
+		"SELECT k FROM (SELECT k, window_end, MIN(v) AS lo FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(et), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end) AS q;\n" +
+		"SELECT n FROM a2;\n"
+	got, diffs, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "Differences from streamql: none") {
+		t.Fatalf("no differences listed:\n%s", got)
+	}
+	want := map[int]string{2: "in the view a,", 3: "in the view b,", 6: "in the WITH name w,", 7: "in a subquery,"}
+	for line, in := range want {
+		found := false
+		for _, d := range diffs {
+			if d.Line == line && strings.Contains(d.Text, "late rows, "+in) && strings.Contains(d.Text, "Flink drops rows late for a window") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no late-row difference %q at line %d: %v", in, line, diffs)
+		}
+	}
+	if _, _, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{Strict: true}); err == nil {
+		t.Errorf("--strict exported a script whose window aggregates in views lose late rows in Flink")
 	}
 }

@@ -195,7 +195,28 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 	if !ok {
 		return "", nil, p.errorf(ts, "a subquery in FROM has no Flink SQL translation yet")
 	}
-	if st, text, err := p.derived(ts, tn); st != nil || err != nil {
+	if st, rel, body, err := p.derivedRel(ts, tn); st != nil || err != nil {
+		text := "(" + body + ")"
+		if err == nil && top && p.window != nil {
+			// a window TVF over a view or a WITH name (SPEC 2.6): the
+			// relation as a CREATE TEMPORARY VIEW, read as TABLE name, as
+			// Flink's docs and tests write a window over a view; named
+			// after the relation in the query
+			view, ok := p.x.tvfViews[rel]
+			if !ok {
+				view = p.x.uniqueName(tn.Name.O)
+				p.x.tvfViews[rel] = view
+				p.x.tvfViewDDLs = append(p.x.tvfViewDDLs, "CREATE TEMPORARY VIEW "+quote(view)+" AS\n  "+body+";\n")
+			}
+			alias := ts.AsName.O
+			if alias == "" {
+				alias = tn.Name.O
+			}
+			return p.windowTVF(st, "TABLE "+quote(view), false) + " AS " + quote(alias), nil, nil
+		}
+		if ts.AsName.O == "" && !parser.IsPlaceholder(tn.Name.O) {
+			text += " AS " + quote(tn.Name.O) // (a WITH name or a view read by its name)
+		}
 		if ts.AsName.O != "" {
 			text += " AS " + quote(ts.AsName.O)
 		}
@@ -207,36 +228,7 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 	}
 	name := quote(p.x.tableOf[st])
 	if top && p.window != nil {
-		w := p.window
-		col := w.TimeCol
-		if c := st.Column(w.TimeCol); c >= 0 {
-			col = st.Columns[c].Name
-			if bigintTime(st) && c == st.EventTime {
-				col = rowtimeName(st)
-			} else if st.Columns[c].Type == catalog.BigInt {
-				col = timeColName(st, c)
-				if !slices.Contains(p.x.windowTime[st], c) {
-					p.x.windowTime[st] = append(p.x.windowTime[st], c)
-				}
-				p.x.windowTimeAt = append(p.x.windowTimeAt, windowUse{p.script, w.TimeColPos, st.Columns[c].Name})
-			}
-		}
-		args := []string{"TABLE " + name}
-		if w.Func == "SESSION" {
-			var keys []string
-			for _, k := range w.Partition {
-				if c := st.Column(k); c >= 0 {
-					k = st.Columns[c].Name
-				}
-				keys = append(keys, quote(k))
-			}
-			args[0] += " PARTITION BY " + strings.Join(keys, ", ")
-		}
-		args = append(args, "DESCRIPTOR("+quote(col)+")")
-		for _, a := range w.Args {
-			args = append(args, a.Text) // SPEC 2.4 writes Flink's INTERVAL literals
-		}
-		name = "TABLE(" + w.Func + "(" + strings.Join(args, ", ") + "))"
+		name = p.windowTVF(st, "TABLE "+name, true)
 	}
 	if a, ok := asOfOf(p.sel, tn); ok && p.procTimeAsOf(a) {
 		// a processing-time temporal join against a bounded stream is
@@ -258,6 +250,49 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 		return name + " AS " + quote(ts.AsName.O), nil, nil
 	}
 	return name, nil, nil
+}
+
+// windowTVF prints the query's window TVF (SPEC 2.4) over table, the TVF's
+// table argument as Flink reads it (TABLE name for a stream's table, the
+// relation's text in parentheses for a subquery, WITH name or view, SPEC
+// 2.6), whose columns st holds: TUMBLE(table, DESCRIPTOR(col), size …)
+// inside TABLE(…), SESSION's keys as PARTITION BY. stream says table is a
+// stream's: a BIGINT time column is then read through its rowtime (or
+// time) column, which only a stream's table has.
+func (p *printer) windowTVF(st *catalog.Stream, table string, stream bool) string {
+	w := p.window
+	col := w.TimeCol
+	if c := st.Column(w.TimeCol); c >= 0 {
+		col = st.Columns[c].Name
+		if stream && bigintTime(st) && c == st.EventTime {
+			col = rowtimeName(st)
+		} else if stream && st.Columns[c].Type == catalog.BigInt {
+			col = timeColName(st, c)
+			if !slices.Contains(p.x.windowTime[st], c) {
+				p.x.windowTime[st] = append(p.x.windowTime[st], c)
+			}
+			p.x.windowTimeAt = append(p.x.windowTimeAt, windowUse{p.script, w.TimeColPos, st.Columns[c].Name})
+		} else if !stream && st.Columns[c].Type == catalog.BigInt {
+			// (a relation's BIGINT column has no rowtime column beside it)
+			p.x.diff(p.script, w.TimeColPos, "the window's time column %s is BIGINT (epoch ms) in the relation the window reads: Flink windows only a TIMESTAMP time attribute and refuses it; window the stream itself (its export windows the TIMESTAMP rowtime column it adds)", col)
+		}
+	}
+	args := []string{table}
+	if w.Func == "SESSION" {
+		var keys []string
+		for _, k := range w.Partition {
+			if c := st.Column(k); c >= 0 {
+				k = st.Columns[c].Name
+			}
+			keys = append(keys, quote(k))
+		}
+		args[0] += " PARTITION BY " + strings.Join(keys, ", ")
+	}
+	args = append(args, "DESCRIPTOR("+quote(col)+")")
+	for _, a := range w.Args {
+		args = append(args, a.Text) // SPEC 2.4 writes Flink's INTERVAL literals
+	}
+	return "TABLE(" + w.Func + "(" + strings.Join(args, ", ") + "))"
 }
 
 // asOf returns the FOR SYSTEM_TIME AS OF clause written after tn, if any
@@ -715,9 +750,24 @@ func (p *printer) subquery(sel *ast.SelectStmt) (string, error) {
 // view; with its text in parentheses, each SELECT printed as the branch
 // queries are (names quoted, SPEC 2's rewrites, BIGINT event time through
 // its rowtime column), UNION ALL between them. A WITH name and a view are
-// written inline, as the subquery they stand for. nil when tn names a
+// written inline, as the subquery they stand for (tableSource makes one a
+// window TVF reads a CREATE TEMPORARY VIEW instead). nil when tn names a
 // stream.
 func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stream, string, error) {
+	st, _, body, err := p.derivedRel(ts, tn)
+	if st == nil || err != nil {
+		return st, "", err
+	}
+	text := "(" + body + ")"
+	if ts.AsName.O == "" && !parser.IsPlaceholder(tn.Name.O) {
+		text += " AS " + quote(tn.Name.O) // (a WITH name or a view read by its name)
+	}
+	return st, text, nil
+}
+
+// derivedRel is derived's work: the relation tn names (nil when a
+// stream), its parsed query and its text without parentheses.
+func (p *printer) derivedRel(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stream, *parser.Relation, string, error) {
 	name := tn.Name.O
 	script, with := p.script, p.with
 	if p.sel != nil && p.sel.With != nil {
@@ -730,7 +780,7 @@ func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stre
 			rel = p.sel.Derived[name]
 		}
 		if rel == nil {
-			return nil, "", p.errorf(ts, "a subquery in FROM has no Flink SQL translation here")
+			return nil, nil, "", p.errorf(ts, "a subquery in FROM has no Flink SQL translation here")
 		}
 	case cteOf(with, name) >= 0:
 		k := cteOf(with, name)
@@ -739,7 +789,7 @@ func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stre
 		v := p.x.views[strings.ToLower(name)]
 		rel, script, with = v.decl.Rel, v.script, nil
 	default:
-		return nil, "", nil
+		return nil, nil, "", nil
 	}
 	pl := &planner.Planner{Cat: p.x.cat, Source: script.Source, Funcs: p.x.funcs}
 	st, err := pl.PlanRelation(rel, name, with)
@@ -748,7 +798,7 @@ func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stre
 		// plans only with the query around it, which the session planned:
 		// its columns are enough to print the query that reads it
 		if st = rankColumns(p.x.cat, rel); st == nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 	}
 	text, perr := p.x.relation(script, rel, with)
@@ -756,11 +806,7 @@ func (p *printer) derived(ts *ast.TableSource, tn *ast.TableName) (*catalog.Stre
 		text = script.Source[rel.Start:rel.End]
 		p.x.diff(script, rel.Start, "this query is exported as written (%v): check its names and operators on Flink", perr)
 	}
-	text = "(" + text + ")"
-	if ts.AsName.O == "" && !parser.IsPlaceholder(name) {
-		text += " AS " + quote(name) // (a WITH name or a view read by its name)
-	}
-	return st, text, nil
+	return st, rel, text, nil
 }
 
 // cteOf returns the index of the WITH definition called name, -1 when none.

@@ -266,6 +266,9 @@ func (x *exporter) write(jobs []job) (string, error) {
 	for _, ddl := range ddls {
 		b.WriteString("\n" + ddl)
 	}
+	for _, v := range x.tvfViewDDLs {
+		b.WriteString("\n" + v)
+	}
 	for _, t := range tables {
 		b.WriteString("\n" + t.ddl)
 	}
@@ -338,22 +341,9 @@ func (x *exporter) outputTable(j job, b *planner.Branch, sides map[string]*outTa
 // branchDiffs records what Flink does differently for branch b of job j.
 func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int, readBy map[*catalog.Stream]int) {
 	at := q.sel.Start
-	if a := b.Agg; a != nil && a.Window != nil && a.Grouped {
-		late := "'late' (shown once a row reaches it)"
-		if a.LateNamed {
-			late = "'" + a.Late + "' (LATE INTO SIDE)"
-		}
-		x.diff(j.script, at, "a window's late rows go to the side output %s; Flink drops rows late for a window (SPEC 2.4)", late)
-		if a.Window.Func == "SESSION" {
-			for _, c := range a.Calls {
-				if c.Spec.Func == plan.AggFirst || c.Spec.Func == plan.AggLast {
-					// (bench/flink-export: Flink 2.3's FirstValueAggFunction has no merge)
-					x.diff(j.script, at, "%s in a SESSION window: Flink merges sessions and its FIRST_VALUE and LAST_VALUE cannot merge, so Flink refuses the query; compute it in a second query over the session's rows", c.Text)
-					break
-				}
-			}
-		}
-	}
+	l, _ := parser.Position(j.script.Source, at)
+	x.windowAggDiffs(b, j.script.Name, l, "")
+	x.readWindowAggDiffs(b, map[*catalog.Stream]bool{})
 	if bj := b.Both; bj != nil && !bj.Lookup {
 		// SPEC 2.7: with event time on both sides a row below its input's
 		// watermark is late and goes to that input's late output (not the
@@ -382,6 +372,63 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 	if b.Sink != nil {
 		if r, ok := readBy[b.Sink]; ok && r > ji {
 			x.diff(j.script, at, "stream %s is written here and read by a later job: streamql runs the jobs one after the other, Flink's statement set runs them at the same time", b.Sink.Name)
+		}
+	}
+}
+
+// windowAggDiffs records what Flink does differently for branch b's window
+// aggregate (SPEC 2.4), if it has one, at line of the script called script:
+// its late rows go to a side output, which Flink drops; FIRST_VALUE and
+// LAST_VALUE in a SESSION window, which Flink refuses. in names the
+// relation b is a part of (", in the view v"), "" for a query's own branch.
+func (x *exporter) windowAggDiffs(b *planner.Branch, script string, line int, in string) {
+	a := b.Agg
+	if a == nil || a.Window == nil || !a.Grouped {
+		return
+	}
+	late := "'late' (shown once a row reaches it)"
+	if a.LateNamed {
+		late = "'" + a.Late + "' (LATE INTO SIDE)"
+	}
+	x.diffLine(script, line, "a window's late rows%s go to the side output %s; Flink drops rows late for a window (SPEC 2.4)", in, late)
+	if a.Window.Func == "SESSION" {
+		for _, c := range a.Calls {
+			if c.Spec.Func == plan.AggFirst || c.Spec.Func == plan.AggLast {
+				// (bench/flink-export: Flink 2.3's FirstValueAggFunction has no merge)
+				x.diffLine(script, line, "%s in a SESSION window%s: Flink merges sessions and its FIRST_VALUE and LAST_VALUE cannot merge, so Flink refuses the query; compute it in a second query over the session's rows", c.Text, in)
+				break
+			}
+		}
+	}
+}
+
+// readWindowAggDiffs records windowAggDiffs for every window aggregate of
+// the relations branch b reads (SPEC 2.6: subqueries, WITH names and views,
+// printed inline, and the relations they read in turn), each at its own
+// query's line: their late rows go to a side output in streamql too (EXPLAIN
+// shows it) and Flink drops them. seen holds the relations already walked.
+func (x *exporter) readWindowAggDiffs(b *planner.Branch, seen map[*catalog.Stream]bool) {
+	if b == nil {
+		return
+	}
+	for _, st := range branchReads(b) {
+		d := plan.DerivedOf(st)
+		if d == nil || seen[st] {
+			continue
+		}
+		seen[st] = true
+		in := ", in a subquery,"
+		switch d.Kind {
+		case "view":
+			in = ", in the view " + d.Name + ","
+		case "WITH":
+			in = ", in the WITH name " + d.Name + ","
+		}
+		for _, part := range d.Parts {
+			for _, pb := range part.AllBranches() {
+				x.windowAggDiffs(pb, pb.Script, pb.Line, in)
+				x.readWindowAggDiffs(pb, seen)
+			}
 		}
 	}
 }
@@ -568,13 +615,10 @@ func flinkUpdates(b *planner.Branch) (what, ours string) {
 	return "", ""
 }
 
-// readsBoundedOnly reports whether every stream branch b reads, also
-// through the relations it reads (SPEC 2.6), is bounded: exported in a
-// script of its own, it would run in Flink's batch mode.
-func readsBoundedOnly(b *planner.Branch) bool {
-	if b == nil {
-		return true
-	}
+// branchReads returns the relations branch b reads (streams, or the
+// subqueries, WITH names and views of SPEC 2.6): its stream, a two-input
+// join's inputs instead, and a semi or anti join's build side.
+func branchReads(b *planner.Branch) []*catalog.Stream {
 	reads := []*catalog.Stream{b.Stream}
 	if b.Both != nil {
 		reads = []*catalog.Stream{b.Both.Inputs[0].Stream, b.Both.Inputs[1].Stream}
@@ -582,7 +626,17 @@ func readsBoundedOnly(b *planner.Branch) bool {
 	if b.Join != nil {
 		reads = append(reads, b.Join.Build)
 	}
-	for _, st := range reads {
+	return reads
+}
+
+// readsBoundedOnly reports whether every stream branch b reads, also
+// through the relations it reads (SPEC 2.6), is bounded: exported in a
+// script of its own, it would run in Flink's batch mode.
+func readsBoundedOnly(b *planner.Branch) bool {
+	if b == nil {
+		return true
+	}
+	for _, st := range branchReads(b) {
 		if !st.Bounded() {
 			return false
 		}

@@ -3,6 +3,9 @@
 --   queries/nexmark/ddl.sql:26: stream person: connector 'nexmark' has no Flink connector; the table reads the file 'person.csv' instead: replace it by your source
 --   queries/nexmark/ddl.sql:40: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
 --   queries/nexmark/ddl.sql:51: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
+--   q5.sql:9: a window's late rows, in a subquery, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
+--   q5.sql:19: a window's late rows, in a subquery, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
+--   q5.sql:24: a window's late rows, in a subquery, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';

@@ -4,6 +4,7 @@
 --   queries/nexmark/ddl.sql:40: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
 --   queries/nexmark/ddl.sql:51: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
 --   q7.sql:10: the join's rows of B that are late (below its watermark, SPEC 2.7) go to the side output 'late-B'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
+--   q7.sql:13: a window's late rows, in a subquery, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';

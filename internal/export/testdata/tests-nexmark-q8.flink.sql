@@ -3,6 +3,8 @@
 --   queries/tests/nexmark-events.sql:9: stream person: connector 'nexmark' has no Flink connector; the table reads the file 'person.csv' instead: replace it by your source
 --   queries/tests/nexmark-events.sql:14: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
 --   queries/tests/nexmark-events.sql:19: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
+--   queries/nexmark/q8.sql:10: a window's late rows, in a subquery, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
+--   queries/nexmark/q8.sql:18: a window's late rows, in a subquery, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
