@@ -130,31 +130,45 @@ func groupsOverTopN(sel *parser.Select) (*parser.Select, bool) {
 // topNReads is the select list of groupsOverTopN's inner query: the
 // columns of the Top-N that sel's query reads outside its WHERE, by name in
 // order of first use (a deduplication keeping the first row refuses its rank
-// column, so it is not passed on unless read), or * when the query reads the
-// rank, reads * or names no column (COUNT(*)).
+// column, so it is not passed on unless read; a name the Top-N does not give
+// is the outer query's to bind or refuse), its first column when the query
+// names none (COUNT(*)), the query's own * when it has one, or * when it
+// reads the rank.
 func topNReads(sel *parser.Select) []*ast.SelectField {
 	q := sel.Query
 	_, sub, _ := rankSubquery(sel)
 	star := []*ast.SelectField{{WildCard: &ast.WildCardField{}}}
+	for _, f := range q.Fields.Fields {
+		if f.WildCard != nil {
+			return []*ast.SelectField{f} // (the query's own *: a caret on it stays on it)
+		}
+	}
 	rank, gives := "", map[string]bool{} // (the Top-N's columns)
+	var first ast.CIStr                  // (its first one that is not the rank)
 	for _, f := range sub.Fields.Fields {
+		name := f.AsName
 		switch e := f.Expr.(type) {
 		case nil:
 			return star // (a * of the Top-N's input)
 		case *ast.WindowFuncExpr:
 			if _, ok := rankFuncs[strings.ToLower(e.Name)]; ok {
 				rank = f.AsName.L
+				continue
 			}
 		case *ast.ColumnNameExpr:
-			gives[e.Name.Name.L] = true
+			if name.L == "" {
+				name = e.Name.Name
+			}
 		}
-		gives[f.AsName.L] = f.AsName.L != ""
+		if name.L != "" && !gives[name.L] {
+			gives[name.L] = true
+			if first.L == "" {
+				first = name
+			}
+		}
 	}
 	c := &columnCollector{seen: map[string]bool{}}
 	for _, f := range q.Fields.Fields {
-		if f.WildCard != nil {
-			return star
-		}
 		f.Expr.Accept(c)
 	}
 	if q.GroupBy != nil {
@@ -169,15 +183,20 @@ func topNReads(sel *parser.Select) []*ast.SelectField {
 	for _, f := range sel.Filters {
 		f.Expr.Accept(c)
 	}
-	if len(c.names) == 0 || c.seen[rank] {
+	if c.seen[rank] {
 		return star
 	}
-	fields := make([]*ast.SelectField, len(c.names))
-	for i, n := range c.names {
-		if !gives[n.L] {
-			return star // (an alias of the query's own, or an unknown column: the query's to name)
+	var fields []*ast.SelectField
+	for _, n := range c.names {
+		if gives[n.L] { // (not an alias of the query's own, or an unknown column: the query's to name)
+			fields = append(fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: n}}})
 		}
-		fields[i] = &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: n}}}
+	}
+	if len(fields) == 0 { // (COUNT(*) only: one column keeps the rows)
+		if first.L == "" {
+			return star
+		}
+		fields = append(fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: first}}})
 	}
 	return fields
 }

@@ -36,6 +36,7 @@ func TestTopNOuterSelectCaret(t *testing.T) {
 		{"SELECT k, SUM(⟦zz⟧) FROM $T WHERE rn <= 2 GROUP BY k", "unknown column 'zz'"},
 		{"SELECT DISTINCT ⟦zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
 		{"SELECT DISTINCT k FROM $T WHERE ⟦rn > 2⟧", "keeps the rows whose rank is at most N"},
+		{"SELECT DISTINCT ⟦*⟧ FROM $D WHERE rn = 1", "deduplication keeping the first row"},
 		{"SELECT k FROM $T WHERE rn <= 2 ORDER BY ⟦k⟧", "whose result changes as the unbounded input goes on"}, // (over bounded input it sorts the final table: tests/rank_order_limit_test.go)
 		{"SELECT k FROM $T WHERE rn <= 2 ⟦WINDOW⟧ w AS (PARTITION BY k)", "WINDOW clause belongs to the subquery"},
 		{"SELECT k FROM $T WHERE ⟦k = 'a'⟧", "keeps the rows whose rank is at most N"},
@@ -126,6 +127,8 @@ func TestGroupOverTopNPlans(t *testing.T) {
 			"SELECT k, CAST(COUNT(*) AS VARCHAR) AS c FROM $T AS t WHERE rn <= 2 AND p > 0 GROUP BY k HAVING SUM(p) > 1",
 			"SELECT DISTINCT k, CAST(p AS VARCHAR) FROM $T WHERE rn = 1",
 			"SELECT DISTINCT k, CAST(COUNT(*) AS VARCHAR) FROM $T WHERE rn < 3 GROUP BY k",
+			"SELECT k, CAST(COUNT(*) AS VARCHAR) AS c FROM $T WHERE rn = 1 GROUP BY k HAVING c > '1'",  // (c the query's own)
+			"SELECT CAST(COUNT(*) AS VARCHAR) AS k, 'b' AS v FROM $T WHERE rn = 1 HAVING COUNT(*) > 0", // (no column read)
 		} {
 			q = strings.ReplaceAll(q, "$T", sub)
 			for _, script := range []string{q, "SELECT * FROM (" + q + ")", "INSERT INTO o " + q} {

@@ -15,7 +15,7 @@ import (
 // and N, for ROW_NUMBER, RANK and DENSE_RANK, over bounded input (the final
 // table) and read as a stream (its changelog applied, SPEC 2.8), the table of
 // a separately written batch reference (rank each partition's rows over the
-// whole input, keep ranks <= N, group, sum), and the same as the query over
+// whole input, keep ranks <= N, group, sum, count), and the same as the query over
 // the bounded Top-N as a relation (FROM (SELECT * FROM (…) WHERE rn <= N) AS t).
 func TestGroupOverTopNAgainstReference(t *testing.T) {
 	type row struct {
@@ -80,6 +80,7 @@ func TestGroupOverTopNAgainstReference(t *testing.T) {
 				wantDistinct = append(wantDistinct, d)
 			}
 		}
+		wantCount := []string{fmt.Sprint(len(kept))} // (HAVING COUNT(*) > 0: rows is never empty, nor kept)
 		slices.Sort(wantGroups)
 		slices.Sort(wantDistinct)
 		topN := fmt.Sprintf("(SELECT k, g, x, %s() OVER (PARTITION BY k ORDER BY x DESC) AS rn FROM s)", fn)
@@ -90,6 +91,7 @@ func TestGroupOverTopNAgainstReference(t *testing.T) {
 		}{
 			{"SELECT g, SUM(x) AS s, COUNT(*) AS c FROM " + topN + " WHERE " + bound + " GROUP BY g HAVING COUNT(*) > 1", wantGroups},
 			{"SELECT g, SUM(x) AS s, COUNT(*) AS c FROM (SELECT * FROM " + topN + " WHERE " + bound + ") AS t GROUP BY g HAVING COUNT(*) > 1", wantGroups},
+			{"SELECT COUNT(*) AS c FROM " + topN + " WHERE " + bound + " HAVING COUNT(*) > 0", wantCount},
 			{"SELECT DISTINCT g, x FROM " + topN + " AS t WHERE " + bound, wantDistinct},
 			{"SELECT DISTINCT g, x FROM (SELECT * FROM " + topN + " WHERE " + bound + ") AS t", wantDistinct},
 		} {
