@@ -95,6 +95,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if s, ok := distinctOverGroups(sel); ok { // DISTINCT over grouped rows (rule_distinct.go)
 		sel = s
 	}
+	if s, ok := groupsOverTopN(sel); ok { // GROUP BY, HAVING or DISTINCT over a bounded Top-N (rule_rank.go)
+		sel = s
+	}
 	defer p.enterScope(sel)()
 	p.selects++
 	defer func() { p.selects-- }()

@@ -20,7 +20,9 @@ import (
 //   - Top-N and deduplication: SELECT … FROM (SELECT …, ROW_NUMBER() OVER
 //     (PARTITION BY … ORDER BY …) AS rn FROM …) [AS q] WHERE rn <= N (also
 //     rn < N, rn = 1, RANK and DENSE_RANK); with window_start and
-//     window_end in the PARTITION BY of a window query, a window Top-N;
+//     window_end in the PARTITION BY of a window query, a window Top-N; a
+//     GROUP BY, HAVING or DISTINCT right over it is planned over the
+//     bounded Top-N as a relation (groupsOverTopN, in PlanSelect);
 //   - OVER aggregation: agg(x) OVER (PARTITION BY k ORDER BY t ROWS|RANGE
 //     BETWEEN … PRECEDING AND CURRENT ROW) in the select list, or OVER w
 //     with WINDOW w AS (…);
@@ -86,6 +88,135 @@ func rankSubquery(sel *parser.Select) (*parser.Select, *ast.SelectStmt, bool) {
 	}
 	return nil, nil, false
 }
+
+// groupsOverTopN rewrites a GROUP BY, HAVING or DISTINCT right over a
+// Top-N's subquery (SELECT aggs FROM (SELECT …, ROW_NUMBER() OVER (…) AS rn
+// FROM …) WHERE rn <= N GROUP BY g HAVING h) as Flink plans it, the same
+// query over the bounded Top-N as a relation (SPEC 2.6: WHERE applies before
+// GROUP BY): SELECT aggs FROM (SELECT * FROM (…) WHERE rn <= N) GROUP BY g
+// HAVING h. The inner query keeps the FROM and WHERE (and LATE INTO SIDE), the
+// outer one everything else: its select list, GROUP BY, HAVING, DISTINCT,
+// ORDER BY, LIMIT, side, sink and place. Both keep sel's positions, so every
+// caret stays on the user's text. ok is false (sel as it is) for any other
+// query.
+func groupsOverTopN(sel *parser.Select) (*parser.Select, bool) {
+	q := sel.Query
+	if q == nil || q.GroupBy == nil && q.Having == nil && !q.Distinct {
+		return sel, false
+	}
+	if _, _, ok := rankSubquery(sel); !ok {
+		return sel, false
+	}
+	ts := q.From.TableRefs.Left.(*ast.TableSource) // (rankSubquery's shape)
+	inner, iq := *sel, *q
+	iq.Fields = &ast.FieldList{Fields: topNReads(sel)}
+	iq.GroupBy, iq.Having, iq.OrderBy, iq.Limit, iq.WindowSpecs, iq.Distinct = nil, nil, nil, nil, nil, false
+	inner.Query = &iq
+	inner.Side, inner.Stream, inner.Insert, inner.InsertColumns, inner.InsertColumnPos = "", "", "", nil, nil
+	name := "$topn" + strconv.Itoa(sel.Start)
+	outer, oq := *sel, *q
+	oq.Where = nil
+	oq.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}, AsName: ts.AsName}}}
+	outer.Query = &oq
+	outer.Window, outer.Unnest, outer.Files, outer.FilePos = nil, nil, nil, nil // (the inner query's FROM)
+	outer.Late, outer.LatePos, outer.Late2, outer.Late2Pos = "", 0, "", 0
+	outer.Derived = map[string]*parser.Relation{name: {Selects: []*parser.Select{&inner}, Range: sel.Range}}
+	for k, rel := range sel.Derived {
+		outer.Derived[k] = rel
+	}
+	return &outer, true
+}
+
+// topNReads is the select list of groupsOverTopN's inner query: the
+// columns of the Top-N that sel's query reads outside its WHERE, by name in
+// order of first use (a deduplication keeping the first row refuses its rank
+// column, so it is not passed on unless read; a name the Top-N does not give
+// is the outer query's to bind or refuse), its first column when the query
+// names none (COUNT(*)), the query's own * when it has one, or * when it
+// reads the rank.
+func topNReads(sel *parser.Select) []*ast.SelectField {
+	q := sel.Query
+	_, sub, _ := rankSubquery(sel)
+	star := []*ast.SelectField{{WildCard: &ast.WildCardField{}}}
+	for _, f := range q.Fields.Fields {
+		if f.WildCard != nil {
+			return []*ast.SelectField{f} // (the query's own *: a caret on it stays on it)
+		}
+	}
+	rank, gives := "", map[string]bool{} // (the Top-N's columns)
+	var first ast.CIStr                  // (its first one that is not the rank)
+	for _, f := range sub.Fields.Fields {
+		name := f.AsName
+		switch e := f.Expr.(type) {
+		case nil:
+			return star // (a * of the Top-N's input)
+		case *ast.WindowFuncExpr:
+			if _, ok := rankFuncs[strings.ToLower(e.Name)]; ok {
+				rank = f.AsName.L
+				continue
+			}
+		case *ast.ColumnNameExpr:
+			if name.L == "" {
+				name = e.Name.Name
+			}
+		}
+		if name.L != "" && !gives[name.L] {
+			gives[name.L] = true
+			if first.L == "" {
+				first = name
+			}
+		}
+	}
+	c := &columnCollector{seen: map[string]bool{}}
+	for _, f := range q.Fields.Fields {
+		f.Expr.Accept(c)
+	}
+	if q.GroupBy != nil {
+		q.GroupBy.Accept(c)
+	}
+	if q.Having != nil {
+		q.Having.Accept(c)
+	}
+	if q.OrderBy != nil {
+		q.OrderBy.Accept(c)
+	}
+	for _, f := range sel.Filters {
+		f.Expr.Accept(c)
+	}
+	if c.seen[rank] {
+		return star
+	}
+	var fields []*ast.SelectField
+	for _, n := range c.names {
+		if gives[n.L] { // (not an alias of the query's own, or an unknown column: the query's to name)
+			fields = append(fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: n}}})
+		}
+	}
+	if len(fields) == 0 { // (COUNT(*) only: one column keeps the rows)
+		if first.L == "" {
+			return star
+		}
+		fields = append(fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: first}}})
+	}
+	return fields
+}
+
+// columnCollector gathers the column names an expression reads (lower case
+// in seen), each once, in order.
+type columnCollector struct {
+	names []ast.CIStr
+	seen  map[string]bool
+}
+
+func (c *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if cn, ok := n.(*ast.ColumnNameExpr); ok && !c.seen[cn.Name.Name.L] {
+		c.seen[cn.Name.Name.L] = true
+		c.names = append(c.names, cn.Name.Name)
+	}
+	return n, false
+}
+
+func (c *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // firstWindowFunc returns q's first select field holding an OVER call.
 func firstWindowFunc(q *ast.SelectStmt) *ast.SelectField {
@@ -242,7 +373,8 @@ func (sp *selectPlan) windowSpec(q *ast.SelectStmt, w *ast.WindowFuncExpr) (*ast
 }
 
 // planTopN plans the Top-N shape: sel's FROM is the subquery sub holding a
-// ranking function (SPEC 2.9).
+// ranking function (SPEC 2.9), sel's query selects and bounds the rank (a
+// GROUP BY, HAVING or DISTINCT over it was rewritten by groupsOverTopN).
 func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Branch, error) {
 	q := sel.Query
 	loc := &selectPlan{p: p, sel: sel, q: q}
@@ -272,10 +404,8 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		return nil, parser.Errorf(iloc.pos(wf), "name the rank with AS, e.g. %s() OVER (…) AS rn, and keep the rows with WHERE rn <= N", strings.ToUpper(wf.Name))
 	}
 	rn := rf.AsName
-	switch {
-	case q.GroupBy != nil || q.Having != nil:
-		return nil, parser.Errorf(loc.topWord("GROUP", "HAVING"), "the query over a Top-N's subquery selects and bounds the rank only; to aggregate the Top-N's rows, make the bounded Top-N a relation and group over it: SELECT … FROM (SELECT * FROM (…) WHERE %s <= N) AS t GROUP BY …, or name it with WITH or CREATE VIEW (SPEC 2.6)", rn.O)
-	case q.WindowSpecs != nil:
+	// (a GROUP BY, HAVING or DISTINCT over the Top-N is groupsOverTopN's)
+	if q.WindowSpecs != nil {
 		return nil, parser.Errorf(loc.topWord("WINDOW"), "a WINDOW clause belongs to the subquery that uses it")
 	}
 	if b, ok, err := p.topNThenFilter(sel, rn); ok {

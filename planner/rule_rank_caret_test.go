@@ -16,7 +16,7 @@ import (
 // planner refuses (SPEC 2.9: the outer query selects the subquery's columns
 // by name and bounds the rank) is a planning error whose caret is on what is
 // refused, not on the subquery's "(": a column neither grouped nor aggregated beside an aggregate,
-// an unknown column, a GROUP BY, HAVING, an ORDER BY without LIMIT over
+// an unknown column (also in a GROUP BY, HAVING or DISTINCT over the Top-N's rows), an ORDER BY without LIMIT over
 // unbounded input (whose result never ends), a WINDOW clause, a WHERE term that does not bound the rank, and a rank column
 // over a first-row deduplication. Each query is tried as it is, as a subquery
 // in FROM of another query, and under INSERT INTO. Each case
@@ -28,8 +28,15 @@ func TestTopNOuterSelectCaret(t *testing.T) {
 		{"SELECT ⟦k⟧, COUNT(*) FROM $T WHERE rn <= 2", "neither grouped nor aggregated"},
 		{"SELECT k, ⟦zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
 		{"SELECT k, ⟦b.zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
-		{"SELECT k FROM $T WHERE rn <= 2 ⟦GROUP⟧ BY k", "make the bounded Top-N a relation and group over it"},
-		{"SELECT k FROM $T WHERE rn <= 2 ⟦HAVING⟧ k = 'a'", "make the bounded Top-N a relation and group over it"},
+		// (GROUP BY, HAVING and DISTINCT plan as over the bounded Top-N as a
+		// relation, groupsOverTopN: the carets of their errors stay on the user's text)
+		{"SELECT ⟦p⟧, COUNT(*) FROM $T WHERE rn <= 2 GROUP BY k", "neither grouped nor aggregated"},
+		{"SELECT k, COUNT(*) FROM $T WHERE rn <= 2 GROUP BY k HAVING ⟦zz⟧ > 1", "unknown column 'zz'"},
+		{"SELECT k, COUNT(*) FROM $T WHERE ⟦k = 'a'⟧ GROUP BY k", "keeps the rows whose rank is at most N"},
+		{"SELECT k, SUM(⟦zz⟧) FROM $T WHERE rn <= 2 GROUP BY k", "unknown column 'zz'"},
+		{"SELECT DISTINCT ⟦zz⟧ FROM $T WHERE rn <= 2", "unknown column 'zz'"},
+		{"SELECT DISTINCT k FROM $T WHERE ⟦rn > 2⟧", "keeps the rows whose rank is at most N"},
+		{"SELECT DISTINCT ⟦*⟧ FROM $D WHERE rn = 1", "deduplication keeping the first row"},
 		{"SELECT k FROM $T WHERE rn <= 2 ORDER BY ⟦k⟧", "whose result changes as the unbounded input goes on"}, // (over bounded input it sorts the final table: tests/rank_order_limit_test.go)
 		{"SELECT k FROM $T WHERE rn <= 2 ⟦WINDOW⟧ w AS (PARTITION BY k)", "WINDOW clause belongs to the subquery"},
 		{"SELECT k FROM $T WHERE ⟦k = 'a'⟧", "keeps the rows whose rank is at most N"},
@@ -100,4 +107,36 @@ func planTopNScript(t *testing.T, script string) error {
 		}
 	}
 	return errors.New("no error")
+}
+
+// TestGroupOverTopNPlans: a GROUP BY, HAVING or DISTINCT right over a Top-N's
+// subquery (SPEC 2.6, any nesting; Flink SQL) plans, as the same query over
+// the bounded Top-N as a relation does (groupsOverTopN), for each ranking
+// function and for a deduplication, as it is, as a subquery in FROM of
+// another query, and under INSERT INTO. (What the plans compute is
+// tests/topn_group_test.go's.)
+func TestGroupOverTopNPlans(t *testing.T) {
+	for _, sub := range []string{
+		"(SELECT k, p, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY p DESC) AS rn FROM b)",
+		"(SELECT k, p, ts, RANK() OVER (PARTITION BY k ORDER BY p DESC) AS rn FROM b)",
+		"(SELECT k, p, ts, DENSE_RANK() OVER (PARTITION BY k ORDER BY p DESC) AS rn FROM b)",
+		"(SELECT k, p, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM b)",
+	} {
+		for _, q := range []string{
+			"SELECT k, CAST(SUM(p) AS VARCHAR) FROM $T WHERE rn <= 2 GROUP BY k",
+			"SELECT k, CAST(COUNT(*) AS VARCHAR) AS c FROM $T AS t WHERE rn <= 2 AND p > 0 GROUP BY k HAVING SUM(p) > 1",
+			"SELECT DISTINCT k, CAST(p AS VARCHAR) FROM $T WHERE rn = 1",
+			"SELECT DISTINCT k, CAST(COUNT(*) AS VARCHAR) FROM $T WHERE rn < 3 GROUP BY k",
+			"SELECT k, CAST(COUNT(*) AS VARCHAR) AS c FROM $T WHERE rn = 1 GROUP BY k HAVING c > '1'",  // (c the query's own)
+			"SELECT CAST(COUNT(*) AS VARCHAR) AS k, 'b' AS v FROM $T WHERE rn = 1 HAVING COUNT(*) > 0", // (no column read)
+		} {
+			q = strings.ReplaceAll(q, "$T", sub)
+			for _, script := range []string{q, "SELECT * FROM (" + q + ")", "INSERT INTO o " + q} {
+				err := planTopNScript(t, script+";\n")
+				if err == nil || !strings.Contains(err.Error(), "the planner's goldens plan jobs") {
+					t.Errorf("%s:\ngave %v, want it to plan", script, err)
+				}
+			}
+		}
+	}
 }
