@@ -303,7 +303,7 @@ func timeOfPart(j *Job) partTime {
 			}
 		}
 	}
-	if j.Both != nil { // a join's output time (SPEC 2.7: its left input's, held back by the interval)
+	if j.Both != nil { // a join's output time (SPEC 2.7: its left input's, a RIGHT interval join's right input's, held back by the interval)
 		return joinTimeOfPart(j, out, t)
 	}
 	if st.Watermark == nil || j.Watermark == nil {
@@ -433,7 +433,7 @@ func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
 		wm = &Expr{Op: plan.OpAddInterval, Type: c.Type, Args: []*Expr{wm}, Param: -delay, Col: -1,
 			Text: c.Name + " - " + intervalText(delay)}
 	}
-	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.Inputs[0].Name + "." + j.Both.Inputs[0].Stream.Columns[lt].Name + ")"
+	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.OutputTimeName() + ")"
 	t.col, t.wm = col, wm
 	return t
 }
