@@ -32,16 +32,8 @@ import (
 // over a LEFT temporal join was that value, which differs from plan to
 // plan, both NULL). 15 seeds per query (4 with -short).
 func TestWindowAggregatesOverPaddedColumns(t *testing.T) {
-	const aggs = "COUNT(*) AS n, COUNT(p) AS c, MAX(p) AS mx, MIN(p) AS mn, SUM(p) AS s, AVG(p) AS a, FIRST_VALUE(p) AS f, LAST_VALUE(p) AS la"
-	windows := []struct {
-		tvf string
-		w   pnWindow
-	}{
-		{"TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "tumble", size: 2000}},
-		{"HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)", pnWindow{kind: "hop", size: 3000, slide: 1000}},
-		{"SESSION(TABLE j PARTITION BY k, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "session", size: 2000}},
-		{"", pnWindow{kind: "none"}}, // (an updating GROUP BY k: its final table, SPEC 2.8)
-	}
+	const aggs = pnAggs
+	windows := append(pnWindows[:len(pnWindows):len(pnWindows)], pnTVF{"", pnWindow{kind: "none"}}) // (an updating GROUP BY k: its final table, SPEC 2.8)
 	seeds := int64(15)
 	if testing.Short() {
 		seeds = 4
@@ -98,6 +90,25 @@ func TestGroupByPaddedColumn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pnAggs are the aggregates of the padded column p that
+// TestWindowAggregatesOverPaddedColumns and TestWindowOverRightIntervalJoin
+// compute per window (pnReference's columns).
+const pnAggs = "COUNT(*) AS n, COUNT(p) AS c, MAX(p) AS mx, MIN(p) AS mn, SUM(p) AS s, AVG(p) AS a, FIRST_VALUE(p) AS f, LAST_VALUE(p) AS la"
+
+// pnTVF is a window TVF over relation j's time t, as SQL and as the
+// reference's window.
+type pnTVF struct {
+	tvf string
+	w   pnWindow
+}
+
+// pnWindows are the windows of those tests: TUMBLE, HOP and SESSION.
+var pnWindows = []pnTVF{
+	{"TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "tumble", size: 2000}},
+	{"HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)", pnWindow{kind: "hop", size: 3000, slide: 1000}},
+	{"SESSION(TABLE j PARTITION BY k, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "session", size: 2000}},
 }
 
 // pnWithin is the interval of pnJoins' interval joins (pnJoin's within).

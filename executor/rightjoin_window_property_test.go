@@ -20,15 +20,6 @@ import (
 // a right row padded when the left watermark passes r.ts + hi, or joined
 // by a later left row, is late). 6 seeds per case (2 with -short).
 func TestWindowOverRightIntervalJoin(t *testing.T) {
-	const aggs = "COUNT(*) AS n, COUNT(p) AS c, MAX(p) AS mx, MIN(p) AS mn, SUM(p) AS s, AVG(p) AS a, FIRST_VALUE(p) AS f, LAST_VALUE(p) AS la"
-	windows := []struct {
-		tvf string
-		w   pnWindow
-	}{
-		{"TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "tumble", size: 2000}},
-		{"HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)", pnWindow{kind: "hop", size: 3000, slide: 1000}},
-		{"SESSION(TABLE j PARTITION BY k, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "session", size: 2000}},
-	}
 	bounds := [][2]int64{{-2000, 1000}, {0, 3000}, {500, 2500}, {-3000, -500}, {-1000, 0}, {-1500, 4000}}
 	seeds := int64(6)
 	if testing.Short() {
@@ -38,8 +29,8 @@ func TestWindowOverRightIntervalJoin(t *testing.T) {
 		lo, hi := b[0], b[1]
 		rel := fmt.Sprintf("SELECT r.k AS k, r.ts AS t, l.ts AS p FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN %s AND %s", rjOffset(lo), rjOffset(hi))
 		ref := func(l, r []replayRow) []pnJoined { return rjJoin(l, r, lo, hi) }
-		for _, w := range windows {
-			q := "WITH j AS (" + rel + ") SELECT window_start, window_end, k, " + aggs +
+		for _, w := range pnWindows {
+			q := "WITH j AS (" + rel + ") SELECT window_start, window_end, k, " + pnAggs +
 				" FROM TABLE(" + w.tvf + ") GROUP BY window_start, window_end, k"
 			name := fmt.Sprintf("right interval [%d, %d], %s", lo, hi, w.w.kind)
 			for seed := int64(1); seed <= seeds; seed++ {
