@@ -686,5 +686,5 @@ func addWatermarkHint(st *catalog.Stream, col string) string {
 		return fmt.Sprintf("add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", col, col, st.Name)
 	}
 	what := relationText(st, d)
-	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular, RIGHT or FULL join's rows have none (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column)", what)
+	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular join's rows have none, nor do a FULL join's or a RIGHT window join's (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column, a RIGHT interval join its right input's)", what)
 }
