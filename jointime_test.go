@@ -13,7 +13,7 @@ import (
 
 // TestWindowOverJoinFiresLive: event time flows through a join (SPEC 2.6,
 // 2.7): a view over an interval join of two live streams has the join's
-// output time (the left input's, held back by the interval), so a window over
+// output time (the left input's, a RIGHT join's right input's, held back by the interval), so a window over
 // the view fires as the inputs' watermarks pass it, while both streams are
 // still open, not only when they end; and no joined row is late there. The
 // same holds for a lookup join's view and for a join read by another join in
@@ -32,6 +32,7 @@ CREATE STREAM q (oid BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SE
 		{"interval join", `CREATE VIEW paid AS SELECT o.id, o.amount, o.ts FROM o JOIN p ON o.id = p.oid AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '5' SECOND`, false},
 		{"two interval joins in one FROM", `CREATE VIEW paid AS SELECT o.id, o.amount, o.ts FROM o JOIN p ON o.id = p.oid AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '5' SECOND JOIN q ON o.id = q.oid AND q.ts BETWEEN o.ts AND o.ts + INTERVAL '5' SECOND`, false},
 		{"left interval join", `CREATE VIEW paid AS SELECT o.id, o.amount, o.ts FROM o LEFT JOIN p ON o.id = p.oid AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '5' SECOND`, true},
+		{"right interval join", `CREATE VIEW paid AS SELECT p.oid AS id, o.amount, p.ts FROM o RIGHT JOIN p ON o.id = p.oid AND o.ts BETWEEN p.ts - INTERVAL '5' SECOND AND p.ts + INTERVAL '1' SECOND`, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

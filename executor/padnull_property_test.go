@@ -20,9 +20,10 @@ import (
 // AVG, COUNT, FIRST_VALUE and LAST_VALUE of the padded column of a relation
 // (a WITH relation, read as a job of its own) that is a LEFT interval, LEFT
 // temporal or LEFT lookup join of two streams, per TUMBLE, HOP and SESSION
-// window and in an updating GROUP BY (its final table, SPEC 2.8), and of a
-// RIGHT or FULL interval join in an updating GROUP BY (their outputs have
-// no event time for a window, SPEC 2.7), give, over random inputs in two
+// window and in an updating GROUP BY (its final table, SPEC 2.8), of a
+// RIGHT interval join (whose output keeps the right side's time, SPEC 2.6)
+// likewise, and of a FULL interval join in an updating GROUP BY (its
+// output has no event time for a window, SPEC 2.7), give, over random inputs in two
 // partitions and random batches, the groups a reference computes apart: a
 // nested-loop join over the whole inputs, then the windows and groups over
 // all joined rows. A group whose rows are all padded gives NULL, not 0 nor
@@ -31,24 +32,16 @@ import (
 // over a LEFT temporal join was that value, which differs from plan to
 // plan, both NULL). 15 seeds per query (4 with -short).
 func TestWindowAggregatesOverPaddedColumns(t *testing.T) {
-	const aggs = "COUNT(*) AS n, COUNT(p) AS c, MAX(p) AS mx, MIN(p) AS mn, SUM(p) AS s, AVG(p) AS a, FIRST_VALUE(p) AS f, LAST_VALUE(p) AS la"
-	windows := []struct {
-		tvf string
-		w   pnWindow
-	}{
-		{"TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "tumble", size: 2000}},
-		{"HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)", pnWindow{kind: "hop", size: 3000, slide: 1000}},
-		{"SESSION(TABLE j PARTITION BY k, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "session", size: 2000}},
-		{"", pnWindow{kind: "none"}}, // (an updating GROUP BY k: its final table, SPEC 2.8)
-	}
+	const aggs = pnAggs
+	windows := append(pnWindows[:len(pnWindows):len(pnWindows)], pnTVF{"", pnWindow{kind: "none"}}) // (an updating GROUP BY k: its final table, SPEC 2.8)
 	seeds := int64(15)
 	if testing.Short() {
 		seeds = 4
 	}
 	for _, j := range pnJoins {
 		for _, w := range windows {
-			if w.w.kind != "none" && (j.kind == pnRightInterval || j.kind == pnFullInterval) {
-				continue // (no event time: SPEC 2.7's outer interval join keeps the left side's, NULL when padded)
+			if w.w.kind != "none" && j.kind == pnFullInterval {
+				continue // (no event time: a FULL interval join's padded rows have none on one side, SPEC 2.7)
 			}
 			q := "WITH j AS (" + j.rel + ") SELECT window_start, window_end, k, " + aggs +
 				" FROM TABLE(" + w.tvf + ") GROUP BY window_start, window_end, k"
@@ -71,7 +64,7 @@ func TestWindowAggregatesOverPaddedColumns(t *testing.T) {
 // relation read as a job of its own), per TUMBLE window for the LEFT
 // joins and in an updating GROUP BY (its final table) for every join of
 // TestWindowAggregatesOverPaddedColumns, puts every padded row in one
-// NULL group per window, whatever values the vectors hold behind the
+// NULL group per window (the RIGHT join's windows too), whatever values the vectors hold behind the
 // NULL flags: the counts equal a nested-loop reference's over the whole
 // inputs. 15 seeds per query (4 with -short).
 func TestGroupByPaddedColumn(t *testing.T) {
@@ -83,7 +76,7 @@ func TestGroupByPaddedColumn(t *testing.T) {
 		for _, w := range []pnWindow{{kind: "tumble", size: 2000}, {kind: "none"}} {
 			q := "WITH j AS (" + j.rel + ") SELECT p AS k, COUNT(*) AS n FROM j GROUP BY p"
 			if w.kind == "tumble" {
-				if j.kind == pnRightInterval || j.kind == pnFullInterval {
+				if j.kind == pnFullInterval {
 					continue // (no event time)
 				}
 				q = "WITH j AS (" + j.rel + ") SELECT window_start, window_end, p AS k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, p"
@@ -99,18 +92,37 @@ func TestGroupByPaddedColumn(t *testing.T) {
 	}
 }
 
+// pnAggs are the aggregates of the padded column p that
+// TestWindowAggregatesOverPaddedColumns and TestWindowOverRightIntervalJoin
+// compute per window (pnReference's columns).
+const pnAggs = "COUNT(*) AS n, COUNT(p) AS c, MAX(p) AS mx, MIN(p) AS mn, SUM(p) AS s, AVG(p) AS a, FIRST_VALUE(p) AS f, LAST_VALUE(p) AS la"
+
+// pnTVF is a window TVF over relation j's time t, as SQL and as the
+// reference's window.
+type pnTVF struct {
+	tvf string
+	w   pnWindow
+}
+
+// pnWindows are the windows of those tests: TUMBLE, HOP and SESSION.
+var pnWindows = []pnTVF{
+	{"TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "tumble", size: 2000}},
+	{"HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)", pnWindow{kind: "hop", size: 3000, slide: 1000}},
+	{"SESSION(TABLE j PARTITION BY k, DESCRIPTOR(t), INTERVAL '2' SECOND)", pnWindow{kind: "session", size: 2000}},
+}
+
 // pnWithin is the interval of pnJoins' interval joins (pnJoin's within).
 const pnWithin = "l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND"
 
 // pnJoins are the relations of TestWindowAggregatesOverPaddedColumns: a
-// key k, a time t (the left or right side's, none for RIGHT and FULL) and
+// key k, a time t (the left side's, the right side's for RIGHT, none for FULL) and
 // the padded column p.
 var pnJoins = []struct {
 	name, rel string
 	kind      pnKind
 }{
 	{"left interval", "SELECT l.k AS k, l.ts AS t, r.ts AS p FROM l LEFT JOIN r ON " + pnWithin, pnLeftInterval},
-	{"right interval", "SELECT r.k AS k, l.ts AS p FROM l RIGHT JOIN r ON " + pnWithin, pnRightInterval},
+	{"right interval", "SELECT r.k AS k, r.ts AS t, l.ts AS p FROM l RIGHT JOIN r ON " + pnWithin, pnRightInterval},
 	{"full interval", "SELECT COALESCE(l.k, r.k) AS k, r.ts AS p FROM l FULL JOIN r ON " + pnWithin, pnFullInterval},
 	{"left temporal", "SELECT l.k AS k, l.ts AS t, r.ts AS p FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k", pnLeftTemporal},
 	{"left lookup", "SELECT l.k AS k, l.ts AS t, r.ts AS p FROM l LEFT JOIN r ON l.k = r.k", pnLeftLookup},
@@ -168,6 +180,13 @@ func pnInput(rng *rand.Rand, n int, keys []int, used map[int64]bool) [][]replayR
 // many groups had only padded rows (byP: how many NULL groups).
 func pnCheck(t *testing.T, name, q string, kind pnKind, w pnWindow, seed int64, byP bool) int {
 	t.Helper()
+	return pnCheckWith(t, name, q, kind, func(l, r []replayRow) []pnJoined { return pnJoin(kind, l, r) }, w, seed, byP)
+}
+
+// pnCheckWith is pnCheck with the reference join ref (the joined rows of
+// whole inputs l and r) in place of pnJoin's.
+func pnCheckWith(t *testing.T, name, q string, kind pnKind, ref func(l, r []replayRow) []pnJoined, w pnWindow, seed int64, byP bool) int {
+	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	used := map[int64]bool{}
 	var parts [2][][]replayRow
@@ -220,9 +239,9 @@ func pnCheck(t *testing.T, name, q string, kind pnKind, w pnWindow, seed int64, 
 	for _, v := range table {
 		got = append(got, v)
 	}
-	want, allPadded := pnReference(pnJoin(kind, l, r), w)
+	want, allPadded := pnReference(ref(l, r), w)
 	if byP {
-		want, allPadded = pnByPadded(pnJoin(kind, l, r), w)
+		want, allPadded = pnByPadded(ref(l, r), w)
 	}
 	if len(late) != 0 {
 		t.Errorf("%s, seed %d: late rows, none expected (no input row is late): %q", name, seed, late)

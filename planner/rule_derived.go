@@ -313,7 +313,7 @@ func timeOfPart(j *Job) partTime {
 			}
 		}
 	}
-	if j.Both != nil { // a join's output time (SPEC 2.7: its left input's, held back by the interval)
+	if j.Both != nil { // a join's output time (SPEC 2.7: its left input's, a RIGHT interval join's right input's, held back by the interval)
 		return joinTimeOfPart(j, out, t)
 	}
 	if st.Watermark == nil || j.Watermark == nil {
@@ -493,7 +493,7 @@ func joinTimeOfPart(j *Job, out map[int]int, t partTime) partTime {
 		wm = &Expr{Op: plan.OpAddInterval, Type: c.Type, Args: []*Expr{wm}, Param: -delay, Col: -1,
 			Text: c.Name + " - " + intervalText(delay)}
 	}
-	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.Inputs[0].Name + "." + j.Both.Inputs[0].Stream.Columns[lt].Name + ")"
+	wm.Text += " (the " + j.Both.Kind() + "'s output time: " + j.Both.OutputTimeName() + ")"
 	t.col, t.wm = col, wm
 	return t
 }
@@ -746,5 +746,5 @@ func addWatermarkHint(st *catalog.Stream, col string) string {
 		return fmt.Sprintf("add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", col, col, st.Name)
 	}
 	what := relationText(st, d)
-	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular, RIGHT or FULL join's rows have none (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column)", what)
+	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular join's rows have none, nor do a FULL join's or a RIGHT window join's (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column, a RIGHT interval join its right input's)", what)
 }

@@ -103,11 +103,12 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 
 // fusableJoin reports whether join j can be planned as one job with a
 // window aggregate over its rows (ruleFuseJoinWindow): an append-only
-// interval (INNER or LEFT) or temporal join with an output time, whose
+// interval (INNER or LEFT: a RIGHT one's window reads the relation whole,
+// its replay is not proven) or temporal join with an output time, whose
 // inputs are both Kafka streams of one consumer group with event time,
 // neither updating, each its own stream (not a join or relation).
 func fusableJoin(j *plan.BothJoin) bool {
-	if j.Lookup || j.Window || j.Updating() || !(j.Interval || j.Temporal) || j.StateTTL > 0 || j.Swap {
+	if j.Lookup || j.Window || j.Updating() || !(j.Interval || j.Temporal) || j.StateTTL > 0 || j.Swap || j.Type == plan.RightJoin {
 		return false
 	}
 	group := ""

@@ -22,7 +22,8 @@ import (
 //
 // A join that reads another join's rows sees that join's event time as a
 // view over it would (timeOfPart): an interval, lookup or temporal join
-// keeps its left input's time column and watermark, a regular join has none
+// keeps its left input's time column and watermark (a RIGHT interval join
+// its right input's: plan.BothJoin.OutputTime), a regular join has none
 // (Flink materializes the time attributes of a regular join's inputs), and
 // then the rows are an input without event time (SPEC 2.7).
 
@@ -197,7 +198,8 @@ func (sp *selectPlan) joinRelation(j *ast.Join, where []ast.ExprNode, late [2]st
 	st := &catalog.Stream{Name: name, Columns: append([]catalog.Column(nil), b.Columns...), EventTime: -1, Connector: plan.DerivedConnector,
 		Options: map[string]string{"bounded": fmt.Sprint(b.Stream.Bounded())}, Derived: d}
 	// its event time: the join's own (SPEC 2.7: an interval, lookup or
-	// temporal join keeps its left input's time column and watermark), as a
+	// temporal join keeps its left input's time column and watermark, a
+	// RIGHT interval join its right input's), as a
 	// view over the join would have it (timeOfPart)
 	if t := timeOfPart(job); t.col >= 0 && t.wm != nil {
 		d.TimeCol, d.Watermark = t.col, t.wm

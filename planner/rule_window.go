@@ -59,7 +59,7 @@ func ruleWindow(sp *selectPlan) error {
 		et := st.Columns[st.EventTime].Name
 		return parser.Errorf(tvf.TimeColPos, "DESCRIPTOR(%s): windows follow the event time of %s, which is %s (its WATERMARK FOR column); write DESCRIPTOR(%s), or for processing time a PROCTIME() column (SPEC 2.10)", tc.Name, st.Name, et, et)
 	case st.Watermark == nil && !st.Bounded() && plan.DerivedOf(st) != nil:
-		return parser.Errorf(tvf.Pos, "%s is unbounded and its rows have no event time, so its windows would never fire: a derived relation keeps the event time of what it reads when it selects that time column as it is (SPEC 2.6); a regular join's output has none (SPEC 2.7: write the join as an interval join, with a BETWEEN on both sides' times, to keep the left side's)", st.Name)
+		return parser.Errorf(tvf.Pos, "%s is unbounded and its rows have no event time, so its windows would never fire: %s", st.Name, noEventTimeWhy(st))
 	case st.Watermark == nil && !st.Bounded():
 		return parser.Errorf(tvf.Pos, "%s is unbounded and has no WATERMARK FOR, so its windows would never fire: %s", st.Name, addWatermarkHint(st, tc.Name))
 	case tc.Type != catalog.BigInt && tc.Type != catalog.Timestamp:
@@ -130,4 +130,39 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// noEventTimeWhy says why derived relation st has no event time, for the
+// refusal of a window over it (SPEC 2.6: a derived relation keeps the
+// event time of what it reads when it selects that column as it is;
+// SPEC 2.7: which joins' outputs have one, plan.BothJoin.OutputTime), and
+// what to write instead: for a FULL interval or window join (a row padded
+// on one side has no time there), a LEFT or RIGHT interval join or a
+// window join; for a join with an output time, to select it as it is; for
+// a RIGHT window join, a LEFT one with its inputs swapped; for a regular
+// join, to write it as an interval join.
+func noEventTimeWhy(st *catalog.Stream) string {
+	const keep = "a derived relation keeps the event time of what it reads when it selects that time column as it is (SPEC 2.6)"
+	d := plan.DerivedOf(st)
+	if d == nil {
+		return keep
+	}
+	for _, part := range d.Parts {
+		b := part.Both
+		if b == nil {
+			continue
+		}
+		switch {
+		case (b.Interval || b.Window) && b.Type == plan.FullJoin:
+			return "a FULL " + b.Kind() + "'s output has none (SPEC 2.7): a row padded on one side has NULL time on that side, and COALESCE of the two times is not an event time (no watermark bounds it); " +
+				"write a LEFT or RIGHT interval join, whose output keeps the left or right side's time, or window each input first and join the windows (a window join, SPEC 2.7)"
+		case b.OutputTimeName() != "":
+			return keep + ": select the " + b.Kind() + "'s output time, " + b.OutputTimeName() + ", as it is"
+		case b.Window && b.Type == plan.RightJoin:
+			return keep + "; a RIGHT window join's output has none (SPEC 2.7): write it as a LEFT window join with its inputs swapped, whose output keeps the left side's time"
+		case !b.Interval && !b.Window:
+			return keep + "; a regular join's output has none (SPEC 2.7: write the join as an interval join, with a BETWEEN on both sides' times, to keep the left side's time, or the right side's for a RIGHT JOIN)"
+		}
+	}
+	return keep
 }

@@ -224,24 +224,38 @@ func (j *BothJoin) Updating() bool {
 }
 
 // OutputTime returns the event time of the join's output (SPEC 2.6, 2.7:
-// event time flows through joins): col is its column in the joined layout
-// (the left input's time column) and delay, in ms, how far below the
-// largest time among the rows given so far a later row's time may be, so
-// that a watermark of (that time - delay) makes no joined row late. ok is
-// false when the output has no event time: a regular join (Flink
-// materializes its inputs' time attributes), an updating one, a RIGHT or
-// FULL join (its padded right rows have no left time), or a left input
-// without event time. The delays follow from the order op.Join and
-// op.Temporal handle rows in (event-time order, once the watermarks pass
-// them): a lookup or temporal join gives its left rows in time order
-// (delay 0); an interval join with left.t - right.t in [Lo, Hi] gives a
-// pair when its later row is handled and pads a left row when its interval
-// closes, so a row's left time is at least the handled time + Lo (delay
-// -Lo when Lo < 0, as Flink holds an interval join's output watermark back
-// by the interval).
+// event time flows through joins, as Flink's interval joins keep their
+// inputs' time attributes): col is its column in the joined layout (the
+// left input's time column; a RIGHT interval join's is the right input's,
+// never NULL there, the mirror of LEFT) and delay, in ms, how far below
+// the largest time among the rows given so far a later row's time may be,
+// so that a watermark of (that time - delay) makes no joined row late. ok
+// is false when the output has no event time: a regular join (Flink
+// materializes its inputs' time attributes), an updating one, a FULL join
+// (a padded row has no time on one side), a RIGHT join other than an
+// interval join, or an input without event time. The delays follow from
+// the order op.Join and op.Temporal handle rows in (event-time order, once
+// the watermarks pass them): a lookup or temporal join gives its left rows
+// in time order (delay 0); an interval join with left.t - right.t in [Lo,
+// Hi] gives a pair when its later row is handled, at time h, and pads a
+// row once the handled time passes its interval's end (a left row's
+// l.t - Lo, a right row's r.t + Hi), so a row's left time is at least
+// h + Lo and its right time at least h - Hi (delay -Lo for the left time
+// when Lo < 0, Hi for the right time when Hi > 0, as Flink holds an
+// interval join's output watermark back by the interval).
 func (j *BothJoin) OutputTime() (col int, delay int64, ok bool) {
+	if j.Updating() || j.Type == FullJoin {
+		return -1, 0, false
+	}
+	if j.Type == RightJoin {
+		rt := j.Inputs[1].TimeCol()
+		if !j.Interval || rt < 0 || j.Inputs[0].TimeCol() < 0 {
+			return -1, 0, false
+		}
+		return len(j.Inputs[0].Types) + rt, max(0, j.Hi), true
+	}
 	lt := j.Inputs[0].TimeCol()
-	if lt < 0 || j.Updating() || j.Type == RightJoin || j.Type == FullJoin {
+	if lt < 0 {
 		return -1, 0, false
 	}
 	switch {
@@ -254,6 +268,21 @@ func (j *BothJoin) OutputTime() (col int, delay int64, ok bool) {
 		return lt, 0, true
 	}
 	return -1, 0, false
+}
+
+// OutputTimeName returns the name of the join's output time as
+// "<input name>.<column>" (the left input's; a RIGHT interval join's right
+// input's: OutputTime), for EXPLAIN; "" when the output has no event time.
+func (j *BothJoin) OutputTimeName() string {
+	col, _, ok := j.OutputTime()
+	if !ok {
+		return ""
+	}
+	in := &j.Inputs[0]
+	if j.Type == RightJoin {
+		in, col = &j.Inputs[1], col-len(j.Inputs[0].Types)
+	}
+	return in.Name + "." + in.Stream.Columns[col].Name
 }
 
 // Kind returns the join's kind as SPEC 2.7's table names it.

@@ -232,9 +232,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	}
 	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineBothJoin, Branch: -1, Output: -1})
 	n.Strategy = j.strategyText()
-	if lt, _, ok := b.OutputTime(); ok {
-		n.Time = b.Inputs[0].Name + "." + b.Inputs[0].Stream.Columns[lt].Name // (SPEC 2.6, 2.7)
-	}
+	n.Time = b.OutputTimeName() // (SPEC 2.6, 2.7)
 	for s, k := range b.LateOutput {
 		if k >= 0 && k < len(j.Outputs) && b.NoLateRows(s) == "" { // (no Sink for an input none of whose rows can be late)
 			t.add(&Node{Kind: NodeSink, Text: j.sinkText(k), Inputs: []Input{{Node: n.ID, Port: "late " + b.Inputs[s].Name}}, Line: LineSink, Branch: -1, Output: k})
