@@ -225,3 +225,50 @@ func TestTopNJoinProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupLastJoinNoLateRows: a deduplication keeping the last row by
+// event time keeps its time column for its readers (Flink keeps the time
+// attribute of a rowtime deduplication; a temporal join versions by it,
+// SPEC 2.7), so a lookup or regular join that reads it checks its rows
+// against a watermark recomputed over its changes; but its rows come out
+// when it decides them (the final rows at the end of a bounded input, in
+// key order; an unbounded one's -U rows carry the replaced row's older
+// time), so a kept row is sent to late-t. Key b's last row (t = 10 s)
+// comes out after key a's (t = 20 s) and is called late.
+func TestDedupLastJoinNoLateRows(t *testing.T) {
+	t.Skip("known fault, not fixed: a join reading a deduplication keeping the last row calls its rows late (planner/rule_derived.go rankKeepsTime keeps the time for the temporal join; the join's late check needs to skip an updating input that is not a temporal join's versioned side: plan.BothJoin.NoLateRows and the executor's late check)")
+	ddl := `CREATE STREAM b (k VARCHAR, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'values');
+CREATE STREAM u (k VARCHAR, name VARCHAR) WITH ('connector' = 'values');
+INSERT INTO b VALUES ('a', 5, 1000), ('b', 7, 3000), ('b', 1, 10000), ('a', 2, 20000);
+INSERT INTO u VALUES ('a', 'Alice'), ('b', 'Bob');
+`
+	var got, late []string
+	s, err := streamql.Open(streamql.Options{OnRows: func(out streamql.Output, rs *streamql.Rows) error {
+		for i := range rs.Len() {
+			var vals []string
+			for c := range out.Columns {
+				vals = append(vals, fmt.Sprint(rs.Value(c, i)))
+			}
+			if out.Name == "main" {
+				got = append(got, strings.Join(vals, ","))
+			} else {
+				late = append(late, out.Name+": "+strings.Join(vals, ","))
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.ExecScript(ctx, "dedup.sql", ddl, "."); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(ctx, "SELECT t.k, t.p, t.ts, u.name FROM (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM b) WHERE rn = 1) AS t JOIN u ON t.k = u.k"); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{"a,2,20000,Alice", "b,1,10000,Bob"}; !slices.Equal(got, want) || len(late) > 0 {
+		t.Fatalf("got %v, late %v; want %v and no late row", got, late, want)
+	}
+}
