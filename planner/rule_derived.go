@@ -251,9 +251,26 @@ type partTime struct {
 // aggregate's window_time, else window_end, else window_start (TUMBLE and
 // HOP, whose starts come in the order of their ends) is event time, and its
 // rows come in window order, so the watermark is the column itself.
+//
+// A Top-N and an ORDER BY of a bounded input (plan.RankTopN,
+// plan.RankSort) give none: their rows are
+// their input's, emitted when the operator decides them (at the end of a
+// bounded input, or as changes of an unbounded one), in rank order, so far
+// behind the input's watermark with nothing late about them; a join or
+// window that read them by event time would call them late (SPEC 2.7: a
+// join input's late row is below its own stream's watermark). As in Flink,
+// whose Top-N output loses its time attribute (only a deduplication on the
+// event time, keeping the first or the last row, a window Top-N, an OVER
+// aggregation and a sort on the time attribute keep it: rankKeepsTime), a
+// reader plans such a
+// relation as one without event time (SPEC 2.7's table: a lookup or
+// regular join).
 func timeOfPart(j *Job) partTime {
 	t := partTime{col: -1, start: -1, end: -1}
 	m := j.Main
+	if m.Rank != nil && !rankKeepsTime(m.Rank) {
+		return t
+	}
 	if a := m.Agg; a != nil {
 		if a.Window != nil && !a.Grouped && a.Window.Of == nil {
 			return timeOfTVF(j)
@@ -334,6 +351,27 @@ func timeOfPart(j *Job) partTime {
 	t.col, t.wm = col, wm
 	t.stamps, t.streamWms = stampsOf(st, m, false)
 	return t
+}
+
+// rankKeepsTime says whether the output of the SPEC 2.9 operator r keeps
+// its input's event time for the relation's readers (timeOfPart): yes for
+// the append-only operators whose rows come out as the watermark passes
+// them (a deduplication keeping the first row by event time, a window
+// Top-N at its window's firing, an OVER aggregation, an ORDER BY the event
+// time), as Flink keeps the time attribute of those, and for a
+// deduplication keeping the last row by event time (updating; Flink keeps
+// its time attribute too, which makes it a versioned view for a temporal
+// join, SPEC 2.7); no for any other Top-N (Flink's Rank loses the time
+// attribute) and an ORDER BY other columns of a bounded input (its rows in
+// sort order, not time order).
+func rankKeepsTime(r *plan.Rank) bool {
+	switch r.Kind {
+	case plan.RankTopN:
+		return r.NewerFirst
+	case plan.RankSort:
+		return false
+	}
+	return true
 }
 
 // stampsOf says whether the rows of a part that reads st with main query m
@@ -746,5 +784,5 @@ func addWatermarkHint(st *catalog.Stream, col string) string {
 		return fmt.Sprintf("add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", col, col, st.Name)
 	}
 	what := relationText(st, d)
-	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular join's rows have none, nor do a FULL join's or a RIGHT window join's (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column, a RIGHT interval join its right input's)", what)
+	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular join's rows have none, nor do a FULL join's or a RIGHT window join's (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column, a RIGHT interval join its right input's), nor a Top-N's (but a deduplication's on the event time) or a bounded input's ORDER BY (Flink's Top-N loses its time attribute)", what)
 }
