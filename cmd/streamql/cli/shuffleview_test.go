@@ -100,7 +100,7 @@ func TestShuffleWindowOverViewIsInline(t *testing.T) {
 			late++
 		}
 	}
-	if split < seeds || late == 0 {
+	if split < 2*seeds || late == 0 {
 		t.Fatalf("the inputs did not exercise the fault: %d of %d runs split, %d of %d seeds with late rows", split, 2*seeds, late, seeds)
 	}
 }
