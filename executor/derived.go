@@ -37,7 +37,8 @@ type derivedHub struct {
 // job's goroutine. With plan.Derived.Stamps each main row carries its
 // input's watermark before it into the reading batch's watermark column,
 // which the reader's watermark assigner takes (watermarker.carry); with
-// plan.Derived.StreamWatermarks that is its Kafka partition's, and the stream's
+// plan.Derived.StreamWatermarks that is its partition's (a Kafka stream's, or a
+// file's split by `streamql test --shuffle`), and the stream's
 // before and after the row follow in two more columns (captureSink's
 // streamWm, watermarker.advanceParts).
 type derivedSource struct {

@@ -116,13 +116,20 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	}
 	// the relation's event time: the parts' when they agree
 	t := times[0]
-	stamps, streamWms := t.stamps, t.streamWms
+	stamps, streamWms, split := t.stamps, t.streamWms, t.split
 	for _, o := range times[1:] {
 		t = unionTime(t, o)
 		stamps = stamps && o.stamps
 		streamWms = streamWms || o.streamWms
+		split = split && o.split
 	}
-	if len(times) > 1 && streamWms {
+	switch {
+	case len(times) > 1 && streamWms && split:
+		// (parts over files only, which `streamql test --shuffle` may
+		// split: the union keeps the least of its parts' stamps, as it
+		// did before such files carried the stream's watermarks)
+		streamWms = false
+	case len(times) > 1 && streamWms:
 		// (a union's rows carry the least of its parts' watermarks, which a
 		// part whose rows carry their partitions' watermarks has not:
 		// its reader computes its watermark over the union's rows)
@@ -141,6 +148,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 		d.TimeCol, d.Watermark = t.col, t.wm
 		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
 		d.Stamps, d.StreamWatermarks = stamps, stamps && streamWms
+		d.SplitFiles = d.StreamWatermarks && split
 		st.EventTime = t.col
 		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
 	}
@@ -233,9 +241,11 @@ func unionTypes(parts []*Branch, sels []*parser.Select, distinct bool) error {
 // watermark over the output batch, and the window bounds' columns (-1 none)
 // with their window; stamps: the part gives its stream's rows one by one
 // (a projection and filter), each with the stream's watermark before it
-// (plan.Derived.Stamps); streamWms: those stamps are the rows' Kafka
-// partitions' watermarks, and the stream's own come beside them
-// (plan.Derived.StreamWatermarks).
+// (plan.Derived.Stamps); streamWms: those stamps are the rows' (Kafka or
+// split file) partitions' watermarks, and the stream's own come beside them
+// (plan.Derived.StreamWatermarks); split: streamWms only because the
+// stream is a file that `streamql test --shuffle` may split into partitions
+// (plan.Derived.SplitFiles).
 type partTime struct {
 	col        int
 	wm         *Expr
@@ -243,6 +253,7 @@ type partTime struct {
 	win        *Window
 	stamps     bool
 	streamWms  bool
+	split      bool
 }
 
 // timeOfPart finds the event time of job j's main output (SPEC 2.6): a
@@ -349,7 +360,7 @@ func timeOfPart(j *Job) partTime {
 		wm.Text = m.Columns[col].Name + " (" + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	}
 	t.col, t.wm = col, wm
-	t.stamps, t.streamWms = stampsOf(st, m, false)
+	t.stamps, t.streamWms, t.split = stampsOf(st, m, false)
 	return t
 }
 
@@ -389,7 +400,13 @@ func rankKeepsTime(r *plan.Rank) bool {
 // fire by their minimum) or of such a relation; it is taken from the
 // job's watermark marks, which the rows an event-time semi or anti join
 // releases do not have, so there the reader keeps its own watermark over
-// the rows, as before.
+// the rows, as before. A file stream with a WATERMARK that the source hook
+// of `streamql test --shuffle` may split into partitions of its own (SPEC
+// 2.5, mayBeSplit) is planned as a Kafka stream is, so that a window over
+// the relation has the late rows of the same window over the stream
+// however the file is split; split reports that case (its stream's
+// watermarks are then the stamps themselves when it is not split, and a
+// UNION ALL of such parts keeps the parts' stamps, plan.Derived.SplitFiles).
 //
 // A Top-N or deduplication (SPEC 2.9) carries none: its reader computes
 // its watermark over the rows it emits (each change's time less the
@@ -405,14 +422,24 @@ func rankKeepsTime(r *plan.Rank) bool {
 // operators take append-only input only); over an append-only one (a
 // first-row deduplication, whose rows come out as the watermark passes
 // their time) the reader's watermark trails its input's.
-func stampsOf(st *catalog.Stream, m *Branch, tvf bool) (stamps, stream bool) {
+func stampsOf(st *catalog.Stream, m *Branch, tvf bool) (stamps, stream, split bool) {
 	if m.Rank != nil {
-		return false, false
+		return false, false, false
 	}
-	if d := plan.DerivedOf(st); st.Kafka() != nil || d != nil && d.StreamWatermarks || tvf {
-		return m.Join == nil || !m.Join.EventTime(), true
+	d := plan.DerivedOf(st)
+	if st.Kafka() != nil || d != nil && d.StreamWatermarks || tvf || mayBeSplit(st) {
+		split = !tvf && (mayBeSplit(st) || d != nil && d.SplitFiles)
+		return m.Join == nil || !m.Join.EventTime(), true, split
 	}
-	return true, false
+	return true, false, false
+}
+
+// mayBeSplit reports whether st is read from a bounded input of a known
+// size (a file) with a WATERMARK, which the source hook of `streamql test
+// --shuffle` reads as partitions of its own (cmd/streamql/cli/shuffle.go's
+// variant.hook, SPEC 2.5: each row then carries its partition's watermark).
+func mayBeSplit(st *catalog.Stream) bool {
+	return st.Watermark != nil && st.Connector != nil && st.Connector.KnownSize && plan.DerivedOf(st) == nil && st.Bounded()
 }
 
 // unionTime is the event time of a UNION ALL of parts with the event times
@@ -496,7 +523,7 @@ func timeOfTVF(j *Job) partTime {
 	name := st.Columns[st.EventTime].Name
 	wm.Text = m.Columns[t.col].Name + " (the watermark of " + name + " of " + st.Name + ": " + st.Watermark.Text + ")"
 	t.wm, t.start, t.end, t.win = wm, wcol[0], wcol[1], a.Window
-	t.stamps, t.streamWms = stampsOf(st, m, true)
+	t.stamps, t.streamWms, _ = stampsOf(st, m, true)
 	return t
 }
 

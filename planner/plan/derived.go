@@ -50,7 +50,8 @@ type Derived struct {
 	// them: a Kafka stream's (its rows' stamps are their partitions'
 	// watermarks, SPEC 2.5: a row is late by its partition's watermark, and
 	// CURRENT_WATERMARK is the partition's; windows fire by the partitions'
-	// minimum), a window TVF's (a row's windowed rows all carry the
+	// minimum), a file stream's with a WATERMARK (which `streamql test
+	// --shuffle` may split into partitions alike, SplitFiles), a window TVF's (a row's windowed rows all carry the
 	// watermark before it, SPEC 2.4), a Top-N's or deduplication's (SPEC
 	// 2.9: each change the watermark before the input row it was made at),
 	// or such a relation's. Two more columns after the stamps then carry the
@@ -62,6 +63,12 @@ type Derived struct {
 	// with the relation's WHERE. A UNION ALL with such a part has neither
 	// (its reader computes its watermark over the union's rows).
 	StreamWatermarks bool
+	// SplitFiles is set with StreamWatermarks when only files with a
+	// WATERMARK set it (their rows carry their partitions' watermarks when
+	// `streamql test --shuffle` splits them, SPEC 2.5, as a Kafka stream's
+	// do): a UNION ALL over such a relation keeps the least of its parts'
+	// stamps (Stamps) without the stream's watermarks, as over the files.
+	SplitFiles bool
 	// WindowStart and WindowEnd are the columns holding window_start and
 	// window_end of the window aggregate whose rows the relation gives (-1
 	// when none), and Window that window: a GROUP BY of both over the
@@ -124,7 +131,7 @@ func ProcTimeView(st *catalog.Stream, c int) *catalog.Stream {
 		dd := *d
 		dd.TimeCol, dd.Watermark = c, wm
 		dd.WindowStart, dd.WindowEnd, dd.Window = -1, -1, nil
-		dd.Stamps, dd.StreamWatermarks = false, false // (the watermark is the clock's, not the input's event time)
+		dd.Stamps, dd.StreamWatermarks, dd.SplitFiles = false, false, false // (the watermark is the clock's, not the input's event time)
 		cp.Derived = &dd
 	}
 	cp.EventTime = c
