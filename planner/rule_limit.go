@@ -44,7 +44,13 @@ func ruleLimit(sp *selectPlan) error {
 	if sel.Stream != "" {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s: %s", sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
 	}
-	if what := updatingOperator(sp); what != "" {
+	what := updatingOperator(sp)
+	if d := plan.DerivedOf(sp.st); what == "" && d != nil && sp.agg == nil && sp.b.Rank == nil && sp.both == nil && readsChanges(sp.st) {
+		// (an updating relation it reads: its first n changes are not its
+		// first n rows; a changelog stream's own error is ruleUpdatingSource's)
+		what = relationText(sp.st, d) + ", which the query reads (updating: " + updatingWhy(sp.st) + ")"
+	}
+	if what != "" {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT on an updating result (%s, SPEC 2.8) would be a Top-N over the changes, which is not supported yet: drop the LIMIT, or aggregate per window (an append-only result)", what)
 	}
 	if q.Limit.Offset != nil {
