@@ -199,6 +199,14 @@ func (s *Stream) Names() []string {
 // Bounded reports whether the stream's source ends by itself (SPEC 1, connector table).
 func (s *Stream) Bounded() bool { return s.Connector.Bounded(s.Options) }
 
+// SizedBounded reports whether s is a bounded input of a known size (a file:
+// ConnectorSpec.KnownSize), which can be read again in another order, or as
+// partitions of its own: what `streamql test --shuffle` reorders (its source
+// hook) and what the planner then plans as possibly partitioned (SPEC 2.5).
+func (s *Stream) SizedBounded() bool {
+	return s.Connector != nil && s.Connector.KnownSize && s.Connector.Bounded(s.Options)
+}
+
 // Catalog holds the streams of a session, by case-insensitive name. It is safe
 // for concurrent use (streamql.Session.Push looks streams up while a statement
 // runs).

@@ -241,6 +241,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	if err != nil {
 		return err
 	}
+	hold.timed = ch.timed
 	defer hold.unaccount()
 	if replayed {
 		rep = newHeldReplay(probe.h.Replayer, ch, hold, agg)
@@ -558,6 +559,7 @@ type probeHold struct {
 	// the rows as they come here (watermarker.stampHeld), rather than in its
 	// Push (nil: none)
 	stamp *OpStats
+	timed bool    // the chain's: time stampHeld (EXPLAIN ANALYZE)
 	wcol  int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
 	rep   *replay // told of each change of the held rows (replay.touch); nil: none
 }
@@ -776,7 +778,7 @@ func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m
 	for i := range n {
 		h.sel = append(h.sel, int32(i))
 	}
-	wm.stampHeld(b, h.sel, h.stamp)
+	wm.stampHeld(b, h.sel, h.stamp, h.timed)
 	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
 		return failure, nil
 	}

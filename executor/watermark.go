@@ -146,15 +146,23 @@ func (w *watermarker) stampMarks(r *Step) bool {
 // as it came, SPEC 2.3, and released into the router later, SPEC 2.2; so the
 // assigner stamps them here rather than in its Push, whose watermark event
 // would pass rows still held) and counts the batch into st, the assigner's
-// counters (EXPLAIN ANALYZE's watermark operator; nil: none), once, as its
-// instrumented Push would.
-func (w *watermarker) stampHeld(b *vector.Batch, sel []int32, st *OpStats) {
-	t := time.Now()
+// counters (EXPLAIN ANALYZE's watermark operator), once, as its instrumented
+// Push would (nil: none); timed (the chain's, EXPLAIN ANALYZE) also times
+// it.
+func (w *watermarker) stampHeld(b *vector.Batch, sel []int32, st *OpStats, timed bool) {
+	if st == nil { // (no counters)
+		w.stamp(b, sel)
+		return
+	}
+	var t time.Time
+	if timed {
+		t = time.Now()
+	}
 	w.stamp(b, sel)
-	if st != nil {
-		st.Batches++
-		st.RowsIn += int64(len(sel))
-		st.RowsOut += int64(len(sel))
+	st.Batches++
+	st.RowsIn += int64(len(sel))
+	st.RowsOut += int64(len(sel))
+	if timed {
 		st.Nanos += time.Since(t).Nanoseconds()
 	}
 }

@@ -51,10 +51,17 @@ func updatingResult(sp *selectPlan) string {
 	if what := updatingOperator(sp); what != "" {
 		return what
 	}
-	if sp.agg == nil && sp.b.Rank == nil && sp.both == nil && readsChanges(sp.st) {
+	if readsOnlyChanges(sp) {
 		return "stream " + sp.st.Name + ", which the query reads (updating: " + updatingWhy(sp.st) + "),"
 	}
 	return ""
+}
+
+// readsOnlyChanges reports whether the query being planned is updating only
+// because it reads an updating stream or relation whose changes its filters
+// and projections pass on (no aggregate, Top-N or two-sided join of its own).
+func readsOnlyChanges(sp *selectPlan) bool {
+	return sp.agg == nil && sp.b.Rank == nil && sp.both == nil && readsChanges(sp.st)
 }
 
 // ruleChangelogJob derives, for every output of j, whether it is updating

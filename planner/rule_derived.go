@@ -439,7 +439,7 @@ func stampsOf(st *catalog.Stream, m *Branch, tvf bool) (stamps, stream, split bo
 // --shuffle` reads as partitions of its own (cmd/streamql/cli/shuffle.go's
 // variant.hook, SPEC 2.5: each row then carries its partition's watermark).
 func mayBeSplit(st *catalog.Stream) bool {
-	return st.Watermark != nil && st.Connector != nil && st.Connector.KnownSize && plan.DerivedOf(st) == nil && st.Bounded()
+	return st.Watermark != nil && plan.DerivedOf(st) == nil && st.SizedBounded()
 }
 
 // unionTime is the event time of a UNION ALL of parts with the event times

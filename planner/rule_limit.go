@@ -45,7 +45,7 @@ func ruleLimit(sp *selectPlan) error {
 		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s: %s", sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
 	}
 	what := updatingOperator(sp)
-	if d := plan.DerivedOf(sp.st); what == "" && d != nil && sp.agg == nil && sp.b.Rank == nil && sp.both == nil && readsChanges(sp.st) {
+	if d := plan.DerivedOf(sp.st); what == "" && d != nil && readsOnlyChanges(sp) {
 		// (an updating relation it reads: its first n changes are not its
 		// first n rows; a changelog stream's own error is ruleUpdatingSource's)
 		what = relationText(sp.st, d) + ", which the query reads (updating: " + updatingWhy(sp.st) + ")"

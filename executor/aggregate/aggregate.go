@@ -64,10 +64,9 @@ type aggOp struct {
 	bufCols  [][]*vector.Vec
 	strCalls []int // an updating aggregate's VARCHAR aggregate columns of its row (ownStrings)
 	lateIdx  int   // index of its late part among the late parts, -1 without
-	// lateK computes a late row's columns when they are a relation's
-	// (plan.Aggregate.LateProject; nil: the stream's columns), into lateCols
-	lateK    []*expr.Kernel
-	lateCols []*vector.Vec
+	// late computes a late row's columns when they are a relation's
+	// (plan.Aggregate.LateProject; nil: the stream's columns)
+	late *expr.Projection
 	// freed windows and groups, reused so that the steady state allocates nothing
 	freeWins   []*winState
 	freeGroups []*aggGroup
@@ -337,10 +336,7 @@ func buildAggOp(br *plan.Branch, budget *state.Budget, exprs *expr.Context) *agg
 	}
 	o.havingK = exprs.Compile(a.Having)
 	o.projK = exprs.CompileAll(br.Project)
-	if a.LateProject != nil {
-		o.lateK = exprs.CompileAll(a.LateProject)
-		o.lateCols = make([]*vector.Vec, len(o.lateK))
-	}
+	o.late = exprs.CompileProjection(a.LateProject)
 	if a.Updating {
 		o.upd = newUpdState(a, false) // (the clock: New)
 	}
@@ -661,16 +657,12 @@ func (ao *Operator) finishParts() {
 
 // lateColumns returns the columns of o's late rows in the batch being
 // pushed: the stream's, or the relation's select list computed for the
-// late rows (aggOp.lateK), once per push, nothing allocated.
+// late rows (aggOp.late), once per push, nothing allocated.
 func (ao *Operator) lateColumns(o *aggOp) []*vector.Vec {
-	if o.lateK == nil {
+	if o.late == nil {
 		return ao.out.In.Cols[:ao.ncols]
 	}
-	sel := ao.lateSel[o.lateIdx]
-	for k, kn := range o.lateK {
-		o.lateCols[k] = kn.Eval(ao.out.In, sel)
-	}
-	return o.lateCols
+	return o.late.Eval(ao.out.In, ao.lateSel[o.lateIdx])
 }
 
 // LateRows returns the count of each late part (flow.LateRows, by its index

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
 
@@ -92,6 +93,35 @@ func (x *Context) CompileAll(es []*plan.Expr) []*Kernel {
 		ks[i] = x.Compile(e)
 	}
 	return ks
+}
+
+// Projection is a list of expressions computed over a batch's selected rows
+// into columns it keeps and reuses (nothing allocated per call): the
+// relation's select list an operator's late rows take when they are a
+// relation's rows (plan.Aggregate.LateProject, plan.Rank.LateProject; SPEC
+// 2.4, 2.6).
+type Projection struct {
+	ks   []*Kernel
+	cols []*vector.Vec
+}
+
+// CompileProjection compiles es in x into a Projection; nil when es is
+// empty (the caller then keeps its input's columns).
+func (x *Context) CompileProjection(es []*plan.Expr) *Projection {
+	if len(es) == 0 {
+		return nil
+	}
+	ks := x.CompileAll(es)
+	return &Projection{ks: ks, cols: make([]*vector.Vec, len(ks))}
+}
+
+// Eval returns the projection's columns computed for the rows sel of in,
+// valid until the next call.
+func (p *Projection) Eval(in *vector.Batch, sel []int32) []*vector.Vec {
+	for k, kn := range p.ks {
+		p.cols[k] = kn.Eval(in, sel)
+	}
+	return p.cols
 }
 
 // fail notes a failed call of fn on row i of the batch being computed. Of

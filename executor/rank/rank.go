@@ -59,10 +59,9 @@ type Operator struct {
 	coll    rankCollector
 	late    []int32
 	ncols   int // the stream's columns (a late row's)
-	// lateK computes a late row's columns when they are a relation's
-	// (plan.Rank.LateProject; nil: the stream's columns), into lateCols
-	lateK    []*expr.Kernel
-	lateCols []*vector.Vec
+	// lateProj computes a late row's columns when they are a relation's
+	// (plan.Rank.LateProject; nil: the stream's columns)
+	lateProj *expr.Projection
 	parts    []flow.Part
 	chunks   []flow.Chunk
 	made     flow.Step
@@ -278,10 +277,7 @@ func (c *rankCollector) EmitWatermark(context.Context, int64) error { return nil
 func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows, exprs *expr.Context) (*Operator, error) {
 	r := job.Main.Rank
 	o := &Operator{r: r, main: len(job.Branches), out: job.Main.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
-	if r.LateProject != nil {
-		o.lateK = exprs.CompileAll(r.LateProject)
-		o.lateCols = make([]*vector.Vec, len(o.lateK))
-	}
+	o.lateProj = exprs.CompileProjection(r.LateProject)
 	if r.LateOutput >= 0 && late != nil {
 		b := job.Main
 		o.lateRows = &flow.LateRows{Query: b.Text, Output: job.Outputs[r.LateOutput].Name, Script: b.Script, Line: b.Line, Column: b.Column}
@@ -504,15 +500,12 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 
 // lateColumns returns the columns of the late rows o.late of source batch
 // in: the stream's, or the relation's select list computed for them
-// (Operator.lateK), once per push, nothing allocated.
+// (Operator.lateProj), once per push, nothing allocated.
 func (o *Operator) lateColumns(in *vector.Batch) []*vector.Vec {
-	if o.lateK == nil {
+	if o.lateProj == nil {
 		return in.Cols[:o.ncols]
 	}
-	for k, kn := range o.lateK {
-		o.lateCols[k] = kn.Eval(in, o.late)
-	}
-	return o.lateCols
+	return o.lateProj.Eval(in, o.late)
 }
 
 // written returns how many of the rows sel of in this run writes: all but

@@ -179,12 +179,12 @@ func (v *variant) describe(seed uint64) string {
 }
 
 // hook is the runs' source hook (session.Env.SetSourceHook): bounded inputs
-// of a known size (files: catalog.ConnectorSpec.KnownSize) are read again as
+// of a known size (files: catalog.Stream.SizedBounded) are read again as
 // the variant says, with no handle of the file's (its parallel reader would
 // bypass the reordering) but partitions of their own when split; others as
 // they are, with their handles h.
 func (v *variant) hook(st *catalog.Stream, src session.Source, h session.SourceHandles) (session.Source, session.SourceHandles) {
-	if st.Connector == nil || !st.Connector.KnownSize || !st.Connector.Bounded(st.Options) {
+	if !st.SizedBounded() {
 		return src, h
 	}
 	v.mu.Lock()
