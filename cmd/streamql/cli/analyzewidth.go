@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
-	"golang.org/x/term"
 
 	"streamql/catalog"
 	"streamql/internal/session"
@@ -16,17 +13,7 @@ import (
 // terminalWidth returns the width in columns of the terminal w writes to, or
 // 0 when w is not a terminal (pipes and files keep EXPLAIN ANALYZE's two
 // columns). Tests replace it.
-var terminalWidth = func(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return 0
-	}
-	width, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return width
-}
+var terminalWidth = terminalCols
 
 // fitAnalyze returns EXPLAIN ANALYZE's table (session.AnalyzeColumns) as one
 // column that fits width terminal columns when its table in format would not

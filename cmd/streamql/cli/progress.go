@@ -85,12 +85,20 @@ func isTerminal(w io.Writer) bool {
 
 // terminalCols returns the columns of the terminal w, or 0 when unknown.
 func terminalCols(w io.Writer) int {
+	cols, _ := terminalSize(w)
+	return cols
+}
+
+// terminalSize returns the width and height (columns, lines) of the
+// terminal w writes to, each 0 when w is not a terminal or its size is
+// unknown.
+func terminalSize(w io.Writer) (cols, rows int) {
 	if f, ok := w.(*os.File); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
-			return cols
+		if cols, rows, err := term.GetSize(int(f.Fd())); err == nil {
+			return cols, rows
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // streamCounts are the rows read (malformed included) and the malformed rows
@@ -225,7 +233,12 @@ func (p *progress) draw(elapsed time.Duration) {
 	p.shown = len(lines)
 }
 
-// lines returns the status's lines (names escaped, not yet cut to the width).
+// statusLines is the most lines the status draws (lines): the live table
+// keeps them free under it on the terminal (render.Config.Reserve).
+const statusLines = 3
+
+// lines returns the status's lines (names escaped, not yet cut to the
+// width), at most statusLines of them.
 func (p *progress) lines(elapsed time.Duration) []string {
 	secs := max(elapsed.Seconds(), 1e-9)
 	from := p.streams[0]

@@ -206,8 +206,12 @@ func (s *Session) RunJob(ctx context.Context, job *session.Job, run session.RunF
 	// stderr (SPEC 4): a bar for bounded files, each output's rows, malformed rows,
 	// held state and watermarks; the job's own output erases it first (progress.go)
 	bar := startProgress(job, s.Env, s.Stderr)
+	if cfg.Terminal { // the live table fits the terminal (SPEC 2.8, render's livetable.go)
+		cfg.Size = func() (int, int) { return terminalSize(s.written.W) }
+	}
 	if bar != nil {
 		cfg.Stdout, cfg.Stderr = bar.stdout(s.Stdout), bar.stderr(s.Stderr)
+		cfg.Reserve = statusLines
 	}
 	var counter render.Counter // the rows of each output, for --timer
 	newSink := func() (session.Sink, error) {

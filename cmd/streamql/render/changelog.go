@@ -1,9 +1,6 @@
 package render
 
 import (
-	"bytes"
-	"fmt"
-
 	"streamql/catalog"
 	"streamql/internal/session"
 )
@@ -97,12 +94,17 @@ func (m *materialized) apply(k session.RowKind, cols []catalog.Column, vals []*s
 }
 
 // fill appends the materialized rows, in their places, to tr as table cells
-// (NULL as NULL, text through addCell: SPEC 4); unless keep, it then empties
-// m (the end of the job: the result is printed once).
-func (m *materialized) fill(tr *tableRows, keep bool) {
+// (NULL as NULL, text through addCell: SPEC 4), the first limit of them
+// (all when limit < 0: the live table's page takes the first rows, as Flink
+// SQL client's table mode shows its first page); unless keep, it then
+// empties m (the end of the job: the result is printed once).
+func (m *materialized) fill(tr *tableRows, keep bool, limit int) {
 	for _, key := range m.rows {
 		if key == nil {
 			continue
+		}
+		if limit >= 0 && tr.n >= limit {
+			break
 		}
 		for len(key) > 0 {
 			if key[0] == keyNull {
@@ -125,39 +127,4 @@ func (m *materialized) fill(tr *tableRows, keep bool) {
 	if !keep {
 		m.rows, m.index, m.hole, m.live = nil, map[string][]int{}, -1, 0
 	}
-}
-
-// live redraws the materialized results of s's outputs on the terminal
-// (SPEC 2.8: Flink SQL client's table mode): the tables drawn last time are
-// erased (the cursor moves up over their lines) and drawn again with the
-// current result, so the screen holds the current result and nothing scrolls
-// away. final erases them and leaves the screen to the one final table.
-func (s *sink) live(final bool) error {
-	w := s.cfg.Stdout
-	if s.liveLines > 0 {
-		fmt.Fprintf(w, "\x1b[%dA\x1b[J", s.liveLines) // up over the last drawing, then clear to the end
-		s.liveLines = 0
-	}
-	if final {
-		return nil
-	}
-	var buf bytes.Buffer
-	for _, t := range s.outs {
-		if t.mat == nil {
-			continue
-		}
-		var tr tableRows
-		t.mat.fill(&tr, true)
-		title := ""
-		if s.hasSides {
-			title = t.name
-		}
-		if err := writeTable(&buf, s.cfg.Format, title, t.cols, &tr); err != nil {
-			return err
-		}
-	}
-	s.liveLines = bytes.Count(buf.Bytes(), []byte{'\n'})
-	_, err := w.Write(buf.Bytes())
-	s.liveDirty = false
-	return err
 }

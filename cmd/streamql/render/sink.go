@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,13 @@ type Config struct {
 	// always print the changelog.
 	ResultMode string
 	Terminal   bool
+	// Size, when not nil, returns the width and height of the terminal
+	// (Terminal) in columns and lines, 0 when unknown; the live table reads
+	// it at each redraw and fits its frame to it (livetable.go). Reserve is
+	// the lines kept free under the live table for the live status on
+	// stderr (SPEC 4), 0 when there is none.
+	Size    func() (cols, rows int)
+	Reserve int
 }
 
 // FileSet remembers the --side-dir files a run has written, with their header, so
@@ -222,6 +230,13 @@ type sink struct {
 	liveLines int
 	liveDirty bool
 	liveAt    time.Time
+	// livePage's scratch, kept from frame to frame: the outputs shown, their
+	// first rows, how many of them are shown, the tables drawn, the frame
+	liveMats  []*target
+	livePages []tableRows
+	liveShown []int
+	liveBuf   bytes.Buffer
+	liveFrame []byte
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -988,14 +1003,15 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 
 // Flush implements session.Sink.
 func (s *sink) Flush() error {
-	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every/4 {
-		s.liveAt = time.Now()
-		if err := s.live(false); err != nil {
+	// (the other tables first: the live table is drawn again under them)
+	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
+		if err := s.renderTables(false); err != nil {
 			return err
 		}
 	}
-	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
-		if err := s.renderTables(false); err != nil {
+	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every/4 {
+		s.liveAt = time.Now()
+		if err := s.live(false); err != nil {
 			return err
 		}
 	}
@@ -1055,6 +1071,12 @@ func (s *sink) Close() error {
 // side outputs). At the end, main shows even without rows, and so does a side
 // output's file.
 func (s *sink) renderTables(final bool) (err error) {
+	if s.liveLines > 0 && s.pending > 0 {
+		// the live table's frame goes first, and is drawn again under
+		// these rows: nothing stale stays on the screen (livetable.go)
+		s.eraseLive()
+		s.liveDirty = true
+	}
 	s.pending = 0
 	s.last = time.Now()
 	for _, t := range s.targets() {
@@ -1062,7 +1084,7 @@ func (s *sink) renderTables(final bool) (err error) {
 			if !final {
 				continue // (the materialized result shows once, at the end)
 			}
-			t.mat.fill(&t.rows, false)
+			t.mat.fill(&t.rows, false, -1)
 		}
 		// At the end every output of the job shows, with its header only when it
 		// got no rows (SPEC 4: one table per output); the errors output only once

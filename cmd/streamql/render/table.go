@@ -169,18 +169,22 @@ func cellWidth(s []byte, tab int, opts displaywidth.Options, narrowBox bool) int
 			return twwidth.WidthWithOptions(string(s), twwidth.Options{EastAsianWidth: opts.EastAsianWidth, ForceNarrowBorders: narrowBox})
 		default:
 			r, size := utf8.DecodeRune(s[i:])
-			switch {
-			case r >= 0x4e00 && r <= 0x9fff:
-				n += 2 // CJK Unified Ideographs: East Asian Wide (UAX #11)
-			case narrowBox && r >= 0x2500 && r <= 0x257f:
-				n++ // twwidth's ForceNarrowBorders
-			default:
-				n += opts.Rune(r)
-			}
+			n += runeCols(r, opts, narrowBox)
 			i += size
 		}
 	}
 	return n
+}
+
+// runeCols is the display width of r (not ASCII) as cellWidth counts it.
+func runeCols(r rune, opts displaywidth.Options, narrowBox bool) int {
+	switch {
+	case r >= 0x4e00 && r <= 0x9fff:
+		return 2 // CJK Unified Ideographs: East Asian Wide (UAX #11)
+	case narrowBox && r >= 0x2500 && r <= 0x257f:
+		return 1 // twwidth's ForceNarrowBorders
+	}
+	return opts.Rune(r)
 }
 
 // dashWidth is the display width of the box border's "─", which is East
@@ -189,16 +193,24 @@ func cellWidth(s []byte, tab int, opts displaywidth.Options, narrowBox bool) int
 // "─" tells).
 func dashWidth() int { return max(twwidth.Width("─"), 1) }
 
+// widthOptions returns how cellWidth measures text in this locale, as
+// tablewriter does: displaywidth's options (East Asian widths or not), the
+// width of the border's "─" (dashWidth) and whether box-drawing runes count
+// 1 (twwidth's ForceNarrowBorders).
+func widthOptions() (opts displaywidth.Options, dash int, narrowBox bool) {
+	opts = displaywidth.Options{EastAsianWidth: twwidth.IsEastAsian()}
+	dash = dashWidth()
+	return opts, dash, opts.EastAsianWidth && dash == 1
+}
+
 // writeBox draws cols and the rows of tr as tablewriter's default box table
 // (with TrimSpace off, so only tabs at either end of a cell are trimmed, as
 // tablewriter does by default). With tr.track, each row's line end goes to
 // tr.lineEnds (bytes, at plus those from the box's start) and the column
 // widths to tr.box.
 func writeBox(w *bufio.Writer, cols []catalog.Column, tr *tableRows, at int64) {
-	opts := displaywidth.Options{EastAsianWidth: twwidth.IsEastAsian()}
+	opts, dash, narrowBox := widthOptions()
 	tab := twwidth.TabWidth()
-	dash := dashWidth()
-	narrowBox := opts.EastAsianWidth && dash == 1
 	nc := len(cols)
 	tr.box = nil
 	if nc == 0 {
