@@ -65,7 +65,11 @@ func (s *Settings) Apply(st *parser.Set, formats []string) (known bool, err erro
 	case ResultModeKey:
 		v := strings.ToLower(st.Value)
 		if v != "table" && v != "changelog" && v != "auto" {
-			return true, parser.Errorf(st.ValuePos, "'%s' takes 'table' (the materialized result), 'changelog' (each change with its op) or 'auto' (table for bounded jobs and on a terminal, else changelog)", ResultModeKey)
+			hint := ""
+			if v == "tableau" { // (Flink SQL client's third mode: its changes printed as they come, an op column first)
+				hint = "; Flink's 'tableau' (each change printed as it comes, with its op) is 'changelog' here"
+			}
+			return true, parser.Errorf(st.ValuePos, "'%s' takes 'table' (the materialized result), 'changelog' (each change with its op) or 'auto' (table for bounded jobs and on a terminal, else changelog)%s", ResultModeKey, hint)
 		}
 		if v == "auto" {
 			v = ""
