@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -292,4 +293,41 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// BenchmarkLiveRedraw: one redraw of the live table (SPEC 2.8) of an
+// unbounded GROUP BY's 100,000 groups, on a 100x24 terminal (a page: the
+// first rows and the line counting the rest) and with no size known (the
+// whole table, as every redraw drew it before the page):
+//
+//	go test ./cmd/streamql/render -run XXX -bench LiveRedraw -benchmem
+func BenchmarkLiveRedraw(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		size func() (int, int)
+	}{{"page-100x24", func() (int, int) { return 100, 24 }}, {"whole", nil}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s, err := NewSink(Config{Format: "table", Stdout: bufio.NewWriter(io.Discard), Stderr: io.Discard, Files: NewFileSet(), Terminal: true, Every: time.Hour, Size: tc.size}, updatingJob())
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < 100000; i += 1000 {
+				var rows []any
+				for k := i; k < i+1000; k++ {
+					rows = append(rows, "key-"+strconv.Itoa(k), k, session.Insert)
+				}
+				if err := s.Rows(changeBatch(rows...)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ls := s.(*sink)
+			b.ReportAllocs()
+			for b.Loop() {
+				ls.liveLines = 0 // (nothing to erase: the frame alone)
+				if err := ls.live(false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
