@@ -10,8 +10,8 @@ import (
 
 // The live table (SPEC 2.8, Flink SQL client's table mode): while a job
 // runs, the materialized results of its updating outputs are redrawn in
-// place on a terminal: the cursor moves up over the lines drawn last time,
-// clears to the end of the screen and draws the current result. The
+// place on a terminal: the cursor moves up over the lines drawn last time
+// and draws the current result over them (live). The
 // cursor-up count is exact only when every line drawn takes one line of the
 // screen and the whole drawing is on the screen, so a frame fits the
 // terminal (Config.Size, read at each redraw, so a resized terminal gets
@@ -34,17 +34,20 @@ import (
 const liveMore = "…"
 
 // live redraws the materialized results of s's outputs on the terminal:
-// the frame drawn last time is erased and the current one drawn (livePage).
-// final only erases it: the final table replaces it.
+// the cursor goes up to the first line of the frame drawn last time, and
+// the current frame (livePage) is drawn over it, each line cleared to its
+// end, then the screen below it (what is left of a taller frame). The
+// screen is never cleared from its top-left corner, which tmux (its
+// scroll-on-clear option, on by default) would push into the scrollback
+// whole. final only erases the frame (eraseLive): the final table replaces
+// it.
 func (s *sink) live(final bool) error {
-	s.eraseLive()
 	if final {
+		s.eraseLive()
 		return nil
 	}
-	cols, rows := 0, 0
-	if s.cfg.Size != nil {
-		cols, rows = s.cfg.Size()
-	}
+	up := s.liveUp()
+	cols, rows := s.termSize()
 	height := 0 // (unknown: no limit)
 	if rows > 0 {
 		height = max(rows-1-s.cfg.Reserve, 1)
@@ -53,19 +56,69 @@ func (s *sink) live(final bool) error {
 	if err != nil {
 		return err
 	}
-	s.liveLines = lines
+	if up > 0 {
+		fmt.Fprintf(s.cfg.Stdout, "\x1b[%dA", up)
+	}
+	s.liveLines, s.liveCols, s.liveRows = lines, cols, rows
 	s.liveDirty = false
-	_, err = s.cfg.Stdout.Write(frame)
+	if _, err = s.cfg.Stdout.Write(frame); err == nil && up > 0 {
+		_, err = s.cfg.Stdout.WriteString("\x1b[J") // (below the frame: never the top-left corner)
+	}
 	return err
 }
 
-// eraseLive erases the live table's frame, when one is on the screen: the
-// cursor goes up over its lines, then the screen is cleared from there down.
-func (s *sink) eraseLive() {
-	if s.liveLines > 0 {
-		fmt.Fprintf(s.cfg.Stdout, "\x1b[%dA\x1b[J", s.liveLines)
-		s.liveLines = 0
+// termSize returns the terminal's width and height (Config.Size), 0, 0
+// when unknown.
+func (s *sink) termSize() (cols, rows int) {
+	if s.cfg.Size == nil {
+		return 0, 0
 	}
+	return s.cfg.Size()
+}
+
+// liveUp returns the lines the cursor goes up to reach the first line of
+// the frame on the screen (0 when none is) and forgets the frame. When the
+// terminal has narrowed since the frame was drawn, a terminal that reflows
+// its lines (tmux, VTE's, iTerm2, kitty) has wrapped each line wider than
+// it: the cursor goes up over the wrapped lines too.
+func (s *sink) liveUp() int {
+	up := s.liveLines
+	if cols, _ := s.termSize(); up > 0 && cols > 0 && cols < s.liveCols {
+		up = 0
+		for _, w := range s.liveWidths {
+			up += max(1, (w+cols-1)/cols)
+		}
+	}
+	s.liveLines = 0
+	return up
+}
+
+// eraseLive erases the live table's frame, when one is on the screen: the
+// cursor goes up to its first line, each of its lines is cleared, and the
+// cursor goes back up there, where what is written next starts (as in live,
+// never an erase from the screen's top-left corner).
+func (s *sink) eraseLive() {
+	up := s.liveUp()
+	if up == 0 {
+		return
+	}
+	b := fmt.Appendf(s.liveFrame[:0], "\x1b[%dA", up)
+	for range up {
+		b = append(b, "\x1b[2K\n"...)
+	}
+	b = fmt.Appendf(b, "\x1b[%dA", up)
+	s.cfg.Stdout.Write(b)
+	s.liveFrame = b[:0]
+}
+
+// liveResized reports whether the terminal's size changed since the live
+// table's frame was drawn (it is then drawn again for the new size).
+func (s *sink) liveResized() bool {
+	if s.liveLines == 0 || s.cfg.Size == nil {
+		return false
+	}
+	cols, rows := s.cfg.Size()
+	return cols != s.liveCols || rows != s.liveRows
 }
 
 // livePage returns the frame of the live table for a terminal of cols
@@ -149,8 +202,8 @@ func (s *sink) liveTitle(t *target) string {
 }
 
 // liveFit returns the frame of the drawn tables text (lines ending in LF)
-// cut to the terminal: each line to cols columns (fitLine), at most height
-// lines, the last of them saying how many of the total rows are hidden (or,
+// cut to the terminal: each line to cols columns (fitLine) and cleared to
+// its end (ESC [K, over the last frame's line), at most height lines, the last of them saying how many of the total rows are hidden (or,
 // when the headers alone do not fit, that the table does not), and its
 // number of lines.
 func (s *sink) liveFit(text []byte, cols, height, hidden, total int) ([]byte, int, error) {
@@ -161,10 +214,14 @@ func (s *sink) liveFit(text []byte, cols, height, hidden, total int) ([]byte, in
 		keep = min(lines, height-1)
 	}
 	out := s.liveFrame[:0]
+	widths := s.liveWidths[:0]
 	opts, _, narrowBox := widthOptions()
+	var w int
 	for range keep {
 		j := bytes.IndexByte(text, '\n')
-		out = append(fitLine(out, text[:j], cols, opts, narrowBox), '\n')
+		out, w = fitLine(out, text[:j], cols, opts, narrowBox)
+		out = append(out, "\x1b[K\n"...) // (over the last frame's line)
+		widths = append(widths, w)
 		text = text[j+1:]
 	}
 	if footer {
@@ -174,26 +231,29 @@ func (s *sink) liveFit(text []byte, cols, height, hidden, total int) ([]byte, in
 		} else {
 			msg = fmt.Sprintf("%s the table does not fit in %d lines: it prints whole when the job ends", liveMore, height)
 		}
-		out = append(fitLine(out, []byte(msg), cols, opts, narrowBox), '\n')
+		out, w = fitLine(out, []byte(msg), cols, opts, narrowBox)
+		out = append(out, "\x1b[K\n"...)
+		widths = append(widths, w)
 		keep++
 	}
-	s.liveFrame = out
+	s.liveFrame, s.liveWidths = out, widths
 	return out, keep, nil
 }
 
 // fitLine appends line (no LF, no control character but tabs) to dst,
 // cut to at most cols-1 display columns when it is wider, ending then in
-// liveMore; cols 0 (unknown) appends it whole. Widths are cellWidth's (the
+// liveMore; cols 0 (unknown) appends it whole. It returns dst and the
+// width of what it appended (0 when cols is 0). Widths are cellWidth's (the
 // table's own measure, opts and narrowBox from widthOptions); a tab
 // advances to the next multiple of 8, as a terminal's tab stops.
-func fitLine(dst, line []byte, cols int, opts displaywidth.Options, narrowBox bool) []byte {
+func fitLine(dst, line []byte, cols int, opts displaywidth.Options, narrowBox bool) ([]byte, int) {
 	if cols <= 0 {
-		return append(dst, line...)
+		return append(dst, line...), 0
 	}
 	room := cols - 1
 	r, _ := utf8.DecodeRuneInString(liveMore)
 	more := runeCols(r, opts, narrowBox)
-	w, cut := 0, -1 // cut: where the line is cut when it is too wide
+	w, cut, cutW := 0, -1, 0 // cut: where the line is cut when it is too wide, cutW its width there
 	for i := 0; i < len(line); {
 		c := line[i]
 		n, size := 1, 1
@@ -206,12 +266,12 @@ func fitLine(dst, line []byte, cols int, opts displaywidth.Options, narrowBox bo
 			n = runeCols(r, opts, narrowBox)
 		}
 		if cut < 0 && w+n > room-more {
-			cut = i
+			cut, cutW = i, w
 		}
 		if w += n; w > room {
-			return append(append(dst, line[:cut]...), liveMore...)
+			return append(append(dst, line[:cut]...), liveMore...), cutW + more
 		}
 		i += size
 	}
-	return append(dst, line...)
+	return append(dst, line...), w
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,8 +43,22 @@ func (v *vtScreen) feed(t *testing.T) {
 	v.fed = v.out.String()
 	b := bytes.ReplaceAll(v.out.Bytes(), []byte("\n"), []byte("\r\n"))
 	v.out.Reset()
-	if n, err := v.vt.Write(b); err != nil || n != len(b) {
-		t.Fatalf("terminal model took %d of %d bytes: %v", n, len(b), err)
+	// an erase to the end of the screen never starts at its top-left
+	// corner: tmux (scroll-on-clear, on by default) would push the whole
+	// screen into the scrollback
+	for i, part := range bytes.Split(b, []byte("\x1b[J")) {
+		if i > 0 {
+			v.vt.Lock()
+			c := v.vt.Cursor()
+			v.vt.Unlock()
+			if c.X == 0 && c.Y == 0 {
+				t.Fatalf("the screen is cleared from its top-left corner (ESC [J there): tmux pushes it whole into the scrollback")
+			}
+			part = append([]byte("\x1b[J"), part...)
+		}
+		if n, err := v.vt.Write(part); err != nil || n != len(part) {
+			t.Fatalf("terminal model took %d of %d bytes: %v", n, len(part), err)
+		}
 	}
 }
 
@@ -135,6 +150,7 @@ func TestLiveTableFitsTerminal(t *testing.T) {
 	}{
 		{24, 0, "$ streamql q.sql\n"},        // at the top of the screen
 		{24, 3, strings.Repeat("old\n", 30)}, // at the bottom, the status's 3 lines kept free
+		{24, 0, strings.Repeat("old\n", 30)}, // at the bottom: the full frame starts on the top line
 		{12, 0, strings.Repeat("old\n", 5)},  // in the middle of a small screen
 		{8, 2, "$ streamql q.sql\n"},         // a page of one row
 	} {
@@ -279,13 +295,25 @@ func TestLiveTableFitsTerminal(t *testing.T) {
 					t.Fatal(err)
 				}
 				out := v.out.String()
-				i := strings.LastIndex(out, "\x1b[J")
-				if i < 0 || !strings.HasPrefix(out, "\x1b[") || out[i+3:] != final.String() {
-					t.Fatalf("at the end: got\n%q\nwant the frame erased, then the final table whole\n%q", out, final.String())
+				erase, ok := strings.CutSuffix(out, final.String())
+				if m := liveErase.FindStringSubmatch(erase); !ok || m == nil || strings.Count(m[2], "\n") != atoiT(t, m[1]) || m[1] != m[3] {
+					t.Fatalf("at the end: got\n%q\nwant the frame erased (the cursor up to its first line, each line cleared, back up), then the final table whole\n%q", out, final.String())
 				}
 			}
 		})
 	}
+}
+
+// liveErase is what erases the live table at the end: the cursor up to the
+// frame's first line, each line cleared, and back up.
+var liveErase = regexp.MustCompile("^\x1b\\[(\\d+)A((?:\x1b\\[2K\n)+)\x1b\\[(\\d+)A$")
+
+func atoiT(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func b2i(b bool) int {

@@ -230,6 +230,10 @@ type sink struct {
 	liveLines int
 	liveDirty bool
 	liveAt    time.Time
+	// the terminal's size the frame was drawn for, and each of its lines'
+	// width (eraseLive after a resize)
+	liveCols, liveRows int
+	liveWidths         []int
 	// livePage's scratch, kept from frame to frame: the outputs shown, their
 	// first rows, how many of them are shown, the tables drawn, the frame
 	liveMats  []*target
@@ -1009,7 +1013,7 @@ func (s *sink) Flush() error {
 			return err
 		}
 	}
-	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every/4 {
+	if time.Since(s.liveAt) >= s.cfg.Every/4 && (s.liveDirty || s.liveResized()) {
 		s.liveAt = time.Now()
 		if err := s.live(false); err != nil {
 			return err
