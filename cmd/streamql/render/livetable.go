@@ -20,8 +20,10 @@ import (
 //     live status's lines under the table stay free, so nothing scrolls
 //     while the frame is redrawn);
 //   - when the result is taller, a page: the first rows of each table in
-//     their places (a GROUP BY's groups in the order of their first rows, a
-//     Top-N with its rank column in rank order), rows left out of the last
+//     their places (a GROUP BY's groups in the order of their first rows; a
+//     Top-N's rows where their ranks were first filled, rank order for a
+//     global Top-N with its rank column: the sink does not know the rank
+//     order, so the page is not sorted by it), rows left out of the last
 //     tables first, and a last line saying how many rows are not shown;
 //   - no line is wider than the terminal's width less one column: a longer
 //     line is cut and ends in "…" (never the last column, as the live

@@ -359,3 +359,31 @@ func BenchmarkLiveRedraw(b *testing.B) {
 		})
 	}
 }
+
+// TestFitLine: a line of the live table is cut to the terminal's width less
+// one column, measured as the table measures its cells (East Asian wide
+// runes 2 columns) and a tab to the next multiple of 8, and a cut line
+// ends in "…" within that width; a wide rune is never split.
+func TestFitLine(t *testing.T) {
+	opts, _, narrowBox := widthOptions()
+	for _, tc := range []struct {
+		line      string
+		cols      int
+		want      string
+		wantWidth int
+	}{
+		{"abcdef", 0, "abcdef", 0},  // width unknown: whole
+		{"abcdef", 7, "abcdef", 6},  // fits in cols-1
+		{"abcdefg", 7, "abcde…", 6}, // one too wide: cut, the marker in the last column but one
+		{"设备设备", 9, "设备设备", 8},      // 8 columns of 2-column runes fit in 8
+		{"设备设备x", 9, "设备设…", 7},     // cut before a wide rune that would pass the width
+		{"a\tb", 10, "a\tb", 9},     // the tab goes to column 8
+		{"a\tbc", 10, "a\t…", 9},    // (8 + 2 > 9)
+		{"│ k │ n │", 10, "│ k │ n │", 9},
+	} {
+		got, w := fitLine(nil, []byte(tc.line), tc.cols, opts, narrowBox)
+		if string(got) != tc.want || w != tc.wantWidth {
+			t.Errorf("fitLine(%q, %d) = %q (%d columns), want %q (%d)", tc.line, tc.cols, got, w, tc.want, tc.wantWidth)
+		}
+	}
+}
