@@ -354,35 +354,18 @@ func statsTable(t *testing.T, dir, script string, updating bool) []string {
 // bids (NULL as nil), and returns the table its changelog leaves.
 func pushedStatsTable(t *testing.T, query string, bids []nbid) []string {
 	t.Helper()
-	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-	s, err := streamql.Open(streamql.Options{OnRows: c.on})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := s.Exec(ctx, "CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR) WITH ('connector' = 'go');"); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Exec(ctx, query) }()
 	opt := func(p *int64) any {
 		if p == nil {
 			return nil
 		}
 		return *p
 	}
-	for _, b := range bids {
-		if err := s.Push(ctx, "bid", b.auction, opt(b.bidder), opt(b.price), b.channel, "", time.UnixMilli(b.ms).UTC(), ""); err != nil {
-			t.Fatal(err)
-		}
+	rows := make([][]any, len(bids))
+	for i, b := range bids {
+		rows[i] = []any{b.auction, opt(b.bidder), opt(b.price), b.channel, "", time.UnixMilli(b.ms).UTC(), ""}
 	}
-	if err := s.CloseStream("bid"); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	return c.final()
+	return pushedChangelogTo(t, "CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR) WITH ('connector' = 'go');",
+		"bid", query, rows)
 }
 
 // goldenTable reads queries/tests/nexmark-q/expected/main.csv as the
