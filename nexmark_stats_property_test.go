@@ -48,7 +48,7 @@ func nexmarkStatsQuery(t *testing.T, q string) string {
 
 // generatedBids reads the bids of the nexmark connector (SPEC 1) over events
 // events with seed seed, in the sequence's order.
-func generatedBids(t *testing.T, events, seed int) []nbid {
+func generatedBids(t *testing.T, events, seed, group int) []nbid {
 	t.Helper()
 	var bids []nbid
 	s, err := streamql.Open(streamql.Options{OnRows: func(out streamql.Output, rows *streamql.Rows) error {
@@ -65,20 +65,26 @@ func generatedBids(t *testing.T, events, seed int) []nbid {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Exec(context.Background(), nexmarkBidDDL(events, seed)+"SELECT auction, bidder, price, channel, `dateTime` FROM bid;")
+	err = s.Exec(context.Background(), nexmarkBidDDL(events, seed, group)+"SELECT auction, bidder, price, channel, `dateTime` FROM bid;")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return bids
 }
 
-func nexmarkBidDDL(events, seed int) string {
+// nexmarkBidDDL declares the nexmark connector's bid stream over events
+// events with seed seed, event times shuffled within groups of group events
+// ('out-of-order.group-size'; at the default 10,000 events/s a group of more
+// than 40,000 makes rows late under the 4 s watermark).
+func nexmarkBidDDL(events, seed, group int) string {
 	return fmt.Sprintf("CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR,"+
-		" WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND) WITH ('connector' = 'nexmark', 'table' = 'bid', 'events.num' = '%d', 'seed' = '%d');\n", events, seed)
+		" WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND) WITH ('connector' = 'nexmark', 'table' = 'bid', 'events.num' = '%d', 'seed' = '%d',"+
+		" 'out-of-order.group-size' = '%d');\n", events, seed, group)
 }
 
 // spreadBids returns bids as file data that stresses what the generator's
-// 20,000 events do not reach: their event times stretched from a start day
+// 20,000 events do not reach: arrival order shuffled within blocks of 1,000
+// bids (late rows under the watermark), event times stretched from a start day
 // of start (a leap day, a year's end, the epoch's eve) over several days and
 // every hour, prices on the range bounds of q15-q17 (9999, 10000, 999999,
 // 1000000), NULL prices and bidders, and prices near 2^62 whose sums leave
@@ -106,7 +112,27 @@ func spreadBids(rng *rand.Rand, bids []nbid, start time.Time) []nbid {
 		}
 		out[i] = b
 	}
+	for lo := 0; lo < len(out); lo += 1000 { // arrival order shuffled within blocks of 1,000 bids
+		blk := out[lo:min(lo+1000, len(out))]
+		rng.Shuffle(len(blk), func(i, j int) { blk[i], blk[j] = blk[j], blk[i] })
+	}
 	return out
+}
+
+// lateBids counts the bids that arrive late under a watermark delay ms
+// behind the largest event time before them (SPEC 2.3): an unbounded GROUP
+// BY still counts them (only windows have late rows, SPEC 2.4).
+func lateBids(bids []nbid, delay int64) int {
+	late, maxT := 0, int64(0)
+	for i, b := range bids {
+		if i > 0 && b.ms < maxT-delay {
+			late++
+		}
+		if i == 0 || b.ms > maxT {
+			maxT = b.ms
+		}
+	}
+	return late
 }
 
 func writeBidFile(t *testing.T, dir string, bids []nbid) {
@@ -265,8 +291,11 @@ func refQ17(bids []nbid) []string {
 // SPEC 2.10; AVG and SUM, SPEC 2.4) run through the library API, and the
 // final table their output leaves (the changelog applied, SPEC 2.8) equals the
 // reference above over the whole bid list: over the nexmark connector at
-// several event counts and seeds, and over file data made from its bids
-// (times over several days, range bounds, NULLs, sums beyond BIGINT); each in
+// several event counts and seeds, in order and with event times out of
+// order by up to 6 s (late rows under the 4 s watermark, which an unbounded
+// GROUP BY still counts), and over file data made from its bids (arrival
+// shuffled, times over several days, range bounds, NULLs, sums beyond
+// BIGINT); each in
 // batch mode (the final rows at the end), in 'execution.runtime-mode' =
 // 'streaming' (an update per bid) and with mini-batch on (updates folded per
 // batch).
@@ -282,14 +311,21 @@ func TestNexmarkStatsAgainstReference(t *testing.T) {
 		time.Date(2015, 12, 30, 23, 59, 0, 0, time.UTC),
 		time.Date(1969, 12, 30, 22, 30, 0, 0, time.UTC),
 		time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2020, 2, 28, 23, 0, 0, 0, time.UTC),
 	}
-	for ci, c := range []struct{ events, seed int }{{20000, 0}, {3000, 1}, {12000, 7}, {40000, 3}} {
-		bids := generatedBids(t, c.events, c.seed)
+	for ci, c := range []struct{ events, seed, group int }{{20000, 0, 1}, {3000, 1, 1}, {12000, 7, 1}, {40000, 3, 1}, {60000, 5, 60000}} {
+		bids := generatedBids(t, c.events, c.seed, c.group)
 		if len(bids) < c.events*8/10 {
 			t.Fatalf("%d events, seed %d: %d bids", c.events, c.seed, len(bids))
 		}
+		if late := lateBids(bids, 4000); (late > 0) != (c.group > 1) {
+			t.Fatalf("%d events, seed %d, out-of-order groups of %d: %d bids late under the 4 s watermark", c.events, c.seed, c.group, late)
+		}
 		rng := rand.New(rand.NewSource(int64(c.seed)))
 		spread := spreadBids(rng, bids, starts[ci])
+		if lateBids(spread, 4000) == 0 {
+			t.Fatalf("%d events, seed %d: no bid of the file data is late", c.events, c.seed)
+		}
 		dir := t.TempDir()
 		writeBidFile(t, dir, spread)
 		fileDDL := "CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR," +
@@ -301,7 +337,7 @@ func TestNexmarkStatsAgainstReference(t *testing.T) {
 				bids      []nbid
 				golden    bool // the events of queries/tests/nexmark-events.sql
 			}{
-				{fmt.Sprintf("nexmark %d events seed %d", c.events, c.seed), nexmarkBidDDL(c.events, c.seed), bids, c.events == 20000 && c.seed == 0},
+				{fmt.Sprintf("nexmark %d events seed %d", c.events, c.seed), nexmarkBidDDL(c.events, c.seed, c.group), bids, c.events == 20000 && c.seed == 0},
 				{fmt.Sprintf("file data of %d events seed %d from %s", c.events, c.seed, starts[ci].Format(time.DateTime)), fileDDL, spread, false},
 			} {
 				want := queries[q](in.bids)
