@@ -236,6 +236,12 @@ func TestChangelogOuterJoinProperty(t *testing.T) {
 // timing), ends it, and returns the main output's changelog applied.
 func pushedChangelog(t *testing.T, setup, query string, rows [][]any) []string {
 	t.Helper()
+	return pushedChangelogTo(t, setup, "ev", query, rows)
+}
+
+// pushedChangelogTo is pushedChangelog into the 'go' stream named stream.
+func pushedChangelogTo(t *testing.T, setup, stream, query string, rows [][]any) []string {
+	t.Helper()
 	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
 	s, err := streamql.Open(streamql.Options{OnRows: c.on})
 	if err != nil {
@@ -248,11 +254,11 @@ func pushedChangelog(t *testing.T, setup, query string, rows [][]any) []string {
 	done := make(chan error, 1)
 	go func() { done <- s.Exec(ctx, query) }()
 	for _, r := range rows {
-		if err := s.Push(ctx, "ev", r...); err != nil {
+		if err := s.Push(ctx, stream, r...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.CloseStream("ev"); err != nil {
+	if err := s.CloseStream(stream); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

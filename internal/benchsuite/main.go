@@ -7,7 +7,7 @@
 // input, peak RSS, and the ratio job wall / floor wall (lower is better; 1.0
 // is as fast as the hand-written loop).
 //
-//	go run ./internal/benchsuite [-bin STREAMQL] [-rows N] [-runs K] [-dir CACHE]
+//	go run ./internal/benchsuite [-bin STREAMQL] [-rows N] [-runs K] [-dir CACHE] [-mem-rows N1,N2]
 //
 // The jobs: split (the sensor split to csv side files, SPEC 2.1), late rows (a
 // watermark and a late side branch, SPEC 2.3), semi join (IN a 4-row stream,
@@ -17,14 +17,21 @@
 // interval join of two streams of half the rows each and a lookup join of the
 // rows against a 100,000-row file (issue 23, SPEC 2.7; rows/s counts the
 // input rows of both streams, and the lookup table's rows not), issue 24's
-// unbounded GROUP BY count per key and Top-10 per key over 10,000 keys
+// unbounded GROUP BY count per key (without and with mini-batch,
+// 'table.exec.mini-batch.enabled') and Top-10 per key over 10,000 keys
 // (SPEC 2.8, 2.9: the file read as a stream, their changelogs printed), the
 // Top-10 of those counts (a Top-N over an updating input), and, when
 // STREAMQL_KAFKA_BROKERS names a broker, the Kafka split (topic → split →
 // topics, tests/kafka_bench_test.go, issue 12 item 8). The split job's outputs
 // must equal the floor's, byte for byte. Each job and the floor run
 // alternately K times (after one warm-up round, not counted); the medians are
-// printed. Without -bin it builds ./cmd/streamql first. The input (default
+// printed, and for issue 24's goals each of its GROUP BY and Top-10 jobs'
+// share of the split job's rows/s (wall) and of its rows per CPU-second, from
+// the same run. Then, unless -mem-rows is "", issue 24's memory measurement
+// (memoryByRows): the split, the GROUP BY and the Top-10 per key over inputs
+// of each -mem-rows size (default 1,000,000 and 4,000,000 rows, the same
+// 10,000 keys), their peak RSS per size and its ratio largest / smallest
+// size. Without -bin it builds ./cmd/streamql first. The input (default
 // 2,000,000 rows, about 54 MB; the same seed always gives the same bytes) is
 // cached in -dir. Figures depend on the machine and its load: compare runs of
 // the same machine only. Peak RSS is getrusage's, which on Linux is at least
@@ -105,11 +112,19 @@ func jobs() []job {
 			[]string{"--format", "csv", "--side-dir", "OUT"}},
 		{"interval join", "orders.csv payments.csv", intervalJoinSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
 		{"lookup join", "clicks.csv users.csv", lookupJoinSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
-		{"GROUP BY count per key (changelog)", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + groupBySQL, []string{"--format", "csv", "--side-dir", "OUT"}},
-		{"Top-10 per key (changelog)", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + topNSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{groupByJob, "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + groupBySQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{groupByMiniJob, "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + groupByMiniSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{topNJob, "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + topNSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
 		{"Top-10 of the counts (changelog)", "sensors.csv", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + topCountsSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
 	}
 }
+
+// The names of issue 24's jobs, which the goals' lines after the table read.
+const (
+	groupByJob     = "GROUP BY count per key (changelog)"
+	groupByMiniJob = "GROUP BY count per key, mini-batch (changelog)"
+	topNJob        = "Top-10 per key (changelog)"
+)
 
 // groupBySQL is issue 24's running count per key (as the executor's
 // BenchmarkGroupByVsSplit): an unbounded GROUP BY (SPEC 2.8) over 10,000
@@ -117,6 +132,15 @@ func jobs() []job {
 // so that it prints its changelog (one change per input row, csv's op
 // column) instead of the final table.
 const groupBySQL = `SET 'execution.runtime-mode' = 'streaming';
+SELECT ts % 10000 AS k, COUNT(*) AS n FROM sensors GROUP BY ts % 10000;
+`
+
+// groupByMiniSQL is groupBySQL with Flink's mini-batch on
+// ('table.exec.mini-batch.enabled', SPEC 2.8): the aggregate folds each
+// batch's changes per key, so a key changed by several rows of a batch
+// emits one -U/+U pair for them.
+const groupByMiniSQL = `SET 'execution.runtime-mode' = 'streaming';
+SET 'table.exec.mini-batch.enabled' = 'true';
 SELECT ts % 10000 AS k, COUNT(*) AS n FROM sensors GROUP BY ts % 10000;
 `
 
@@ -177,6 +201,7 @@ func main() {
 	bin := flag.String("bin", "", "the streamql binary to time (default: go build ./cmd/streamql)")
 	rows := flag.Int("rows", 2_000_000, "rows of the generated input")
 	runs := flag.Int("runs", 3, "timed runs of each job (after one warm-up round)")
+	memRows := flag.String("mem-rows", "1000000,4000000", "input sizes (rows, comma-separated) of the memory measurement of issue 24's jobs; \"\" skips it")
 	cacheDir, _ := os.UserCacheDir()
 	dir := flag.String("dir", filepath.Join(cacheDir, "streamql-benchsuite"), "folder for the generated input")
 	flag.Parse()
@@ -192,7 +217,7 @@ func main() {
 		}
 	}
 	data := filepath.Join(*dir, "rows-"+strconv.Itoa(*rows))
-	if err := generate(data, *rows); err != nil {
+	if err := generate(data, *rows, true); err != nil {
 		die(err)
 	}
 	if err := generateJoins(data, *rows); err != nil {
@@ -254,6 +279,22 @@ func main() {
 		w, cpu, rss := medians(res[k])
 		row(j.name, j.input, w, cpu, rss)
 	}
+	fmt.Println()
+	index := map[string]int{}
+	for k, j := range js {
+		index[j.name] = k
+	}
+	for _, g := range []struct {
+		name string
+		goal float64
+	}{{groupByJob, 0.6}, {groupByMiniJob, 0.6}, {topNJob, 0.4}} {
+		w, cpu, _ := medians(res[index[g.name]])
+		sw, scpu, _ := medians(res[0])
+		fmt.Printf("issue 24: %s at %.2f of split's rows/s (wall) and %.2f of its rows per CPU-second (goal %.1f)\n", g.name, sw.Seconds()/w.Seconds(), scpu.Seconds()/cpu.Seconds(), g.goal)
+	}
+	if *memRows != "" {
+		memoryByRows(*bin, *dir, out, *memRows, *runs)
+	}
 	if brokers := os.Getenv("STREAMQL_KAFKA_BROKERS"); brokers != "" {
 		w, _, rss := kafkaSplit(*rows, *runs)
 		row("Kafka split (topic → topics)", "sensors.csv", w, 0, rss)
@@ -261,6 +302,75 @@ func main() {
 		fmt.Println("\n(the Kafka split runs too when STREAMQL_KAFKA_BROKERS names a broker: scripts/kafka-broker start DIR)")
 	}
 	fmt.Println("\nCPU s is user + system time; on a loaded machine its ratio to the split job's is steadier than the wall ratio.")
+}
+
+// memoryByRows is issue 24's "memory proportional to the keys, not the
+// rows": the split job (no state, the control), the unbounded GROUP BY and
+// the Top-10 per key (10,000 keys at every size: ts % 10000) over sensor
+// inputs of each size of sizes (rows, comma-separated, generated as the
+// suite's input into dir/mem-rows-N), runs times each, alternating, and a
+// table of the median peak RSS (getrusage's maxrss of the child, KiB) and
+// CPU s per size, with the ratio of the largest size's RSS to the smallest's
+// (1.0: flat in the rows).
+func memoryByRows(bin, dir, out, sizes string, runs int) {
+	var ns []int
+	for _, f := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			die(fmt.Errorf("-mem-rows %q: want input sizes in rows, comma-separated (as 1000000,4000000)", sizes))
+		}
+		ns = append(ns, n)
+	}
+	mjobs := []job{
+		{"split", "", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + splitSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{groupByJob, "", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + groupBySQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+		{topNJob, "", fmt.Sprintf(sensorsDDL, "", "sensors.csv", "csv") + topNSQL, []string{"--format", "csv", "--side-dir", "OUT"}},
+	}
+	res := make([][][]result, len(mjobs)) // job, size, run
+	for k := range mjobs {
+		res[k] = make([][]result, len(ns))
+	}
+	for i, n := range ns {
+		data := filepath.Join(dir, "mem-rows-"+strconv.Itoa(n))
+		if err := generate(data, n, false); err != nil {
+			die(err)
+		}
+		for _, j := range mjobs {
+			if err := os.WriteFile(filepath.Join(data, slug(j.name)+".sql"), []byte(j.script), 0o644); err != nil {
+				die(err)
+			}
+		}
+		for round := 0; round <= runs; round++ { // round 0 warms the page cache
+			for k, j := range mjobs {
+				r := timed(out, bin, append(slices.Clone(j.flags), "-f", filepath.Join(data, slug(j.name)+".sql"))...)
+				if round > 0 {
+					res[k][i] = append(res[k][i], r)
+				}
+			}
+		}
+	}
+	fmt.Printf("\nmemory by input size (10,000 keys; %d runs each, medians)\n\n| job |", runs)
+	for _, n := range ns {
+		fmt.Printf(" peak RSS, %.1f M rows | CPU s |", float64(n)/1e6)
+	}
+	fmt.Printf(" RSS ratio %.1f M / %.1f M rows |\n|---|", float64(ns[len(ns)-1])/1e6, float64(ns[0])/1e6)
+	for range ns {
+		fmt.Print("---:|---:|")
+	}
+	fmt.Println("---:|")
+	for k, j := range mjobs {
+		fmt.Printf("| %s |", j.name)
+		var first, last int64
+		for i := range ns {
+			_, cpu, rss := medians(res[k][i])
+			if i == 0 {
+				first = rss
+			}
+			last = rss
+			fmt.Printf(" %.1f MiB | %.2f |", float64(rss)/1024, cpu.Seconds())
+		}
+		fmt.Printf(" %.2f |\n", float64(last)/float64(first))
+	}
 }
 
 // kafkaSplit runs tests/kafka_bench_test.go's BenchmarkKafkaSplit (the split
@@ -392,10 +502,10 @@ func medians(rs []result) (wall, cpu time.Duration, rss int64) {
 }
 
 // generate writes, unless already there, rows sensor rows into dir as
-// sensors.csv and sensors.json (shaped like ../shared/bench/gen's: 8 devices,
-// timestamps 10 ms apart plus a jitter of 0..19 ms, so some rows are late),
-// and devices.csv, 4 of the 8 devices.
-func generate(dir string, rows int) error {
+// sensors.csv and, when json, sensors.json (shaped like ../shared/bench/gen's:
+// 8 devices, timestamps 10 ms apart plus a jitter of 0..19 ms, so some rows
+// are late), and devices.csv, 4 of the 8 devices.
+func generate(dir string, rows int, json bool) error {
 	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
 		return nil
 	}
@@ -407,12 +517,16 @@ func generate(dir string, rows int) error {
 		return err
 	}
 	defer fc.Close()
-	fj, err := os.Create(filepath.Join(dir, "sensors.json"))
-	if err != nil {
-		return err
+	wj := bufio.NewWriterSize(io.Discard, 1<<20)
+	if json {
+		fj, err := os.Create(filepath.Join(dir, "sensors.json"))
+		if err != nil {
+			return err
+		}
+		defer fj.Close()
+		wj = bufio.NewWriterSize(fj, 1<<20)
 	}
-	defer fj.Close()
-	wc, wj := bufio.NewWriterSize(fc, 1<<20), bufio.NewWriterSize(fj, 1<<20)
+	wc := bufio.NewWriterSize(fc, 1<<20)
 	rng := rand.New(rand.NewPCG(20210107, 15))
 	var line []byte
 	for i := range rows {
@@ -422,6 +536,9 @@ func generate(dir string, rows int) error {
 		temp := strconv.Itoa(t/10) + "." + string(rune('0'+t%10))
 		line = append(append(append(append(append(line[:0], dev...), ','), ts...), ','), temp...)
 		wc.Write(append(line, '\n'))
+		if !json {
+			continue
+		}
 		fmt.Fprintf(wj, "{\"deviceNo\":%q,\"ts\":%s,\"temperature\":%s}\n", dev, ts, temp)
 	}
 	for _, w := range []*bufio.Writer{wc, wj} {

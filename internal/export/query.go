@@ -797,7 +797,7 @@ func (p *printer) derivedRel(ts *ast.TableSource, tn *ast.TableName) (*catalog.S
 		// the ranking subquery of a Top-N or a deduplication (SPEC 2.9)
 		// plans only with the query around it, which the session planned:
 		// its columns are enough to print the query that reads it
-		if st = rankColumns(p.x.cat, rel); st == nil {
+		if st = p.x.rankColumns(pl, rel, with); st == nil {
 			return nil, nil, "", err
 		}
 	}
@@ -878,9 +878,10 @@ func (x *exporter) probeOf(sel *parser.Select) *catalog.Stream {
 
 // rankColumns returns the columns of rel when it is one SELECT that ranks
 // rows (ROW_NUMBER, RANK or DENSE_RANK OVER), as a relation of their names
-// (types unknown): * and the select list's names over a stream or its window
-// TVF; nil when rel is not that shape.
-func rankColumns(cat *catalog.Catalog, rel *parser.Relation) *catalog.Stream {
+// (types unknown): * and the select list's names over a stream, its window
+// TVF, or a relation it reads (a subquery in FROM, a WITH name in with or a
+// view, planned by pl, or itself a ranking); nil when rel is not that shape.
+func (x *exporter) rankColumns(pl *planner.Planner, rel *parser.Relation, with []*parser.CTE) *catalog.Stream {
 	if len(rel.Selects) != 1 {
 		return nil
 	}
@@ -888,10 +889,10 @@ func rankColumns(cat *catalog.Catalog, rel *parser.Relation) *catalog.Stream {
 	ranks := false
 	var from *catalog.Stream
 	if sel.Window != nil {
-		from = cat.Lookup(sel.Window.Stream)
+		from = x.cat.Lookup(sel.Window.Stream)
 	} else if ts := leftmost(sel.Query); ts != nil {
 		if tn, ok := ts.Source.(*ast.TableName); ok {
-			from = cat.Lookup(tn.Name.O)
+			from = x.readColumns(pl, sel, tn.Name.O, with)
 		}
 	}
 	st := &catalog.Stream{Name: "ranked", EventTime: -1}
@@ -924,6 +925,35 @@ func rankColumns(cat *catalog.Catalog, rel *parser.Relation) *catalog.Stream {
 		return nil
 	}
 	return st
+}
+
+// readColumns returns the relation called name that sel reads: a stream
+// of the catalog, or sel's subquery in FROM, a WITH name of sel or with, or
+// a view, planned by pl for its columns (a ranking one by rankColumns); nil
+// when none plans.
+func (x *exporter) readColumns(pl *planner.Planner, sel *parser.Select, name string, with []*parser.CTE) *catalog.Stream {
+	if sel.With != nil {
+		with = sel.With
+	}
+	var rel *parser.Relation
+	switch {
+	case parser.IsPlaceholder(name):
+		rel = sel.Derived[name]
+	case cteOf(with, name) >= 0:
+		k := cteOf(with, name)
+		rel, with = with[k].Rel, with[:k]
+	case x.views[strings.ToLower(name)] != nil && x.cat.Lookup(name) == nil:
+		rel, with = x.views[strings.ToLower(name)].decl.Rel, nil
+	default:
+		return x.cat.Lookup(name)
+	}
+	if rel == nil {
+		return nil
+	}
+	if st, err := pl.PlanRelation(rel, name, with); err == nil {
+		return st
+	}
+	return x.rankColumns(pl, rel, with)
 }
 
 // rankNames are the ranking functions of a Top-N (SPEC 2.9).
