@@ -32,9 +32,13 @@ func startTmux(t *testing.T, dir string, cols, rows int) *tmuxPane {
 	// (no rc files: the prompt is the shell's plain one; tmux's default
 	// scrollback, 2000 lines, holds the whole run)
 	p.run("-f", "/dev/null", "new-session", "-d", "-s", p.name, "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "-c", dir, "env -u CI -u TMUX PS1='$ ' TERM=xterm bash --norc --noprofile")
+	socketPath := strings.TrimSpace(p.run("display-message", "-p", "-t", p.name, "#{socket_path}"))
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", p.socket, "kill-session", "-t", p.name).Run()
 		exec.Command("tmux", "-L", p.socket, "kill-server").Run() // (the server of this test's own socket)
+		if strings.Contains(socketPath, p.socket) {
+			os.Remove(socketPath) // (a killed server may leave it)
+		}
 	})
 	return p
 }
