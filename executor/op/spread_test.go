@@ -7,7 +7,8 @@ import (
 )
 
 // TestSpreadKeepsProbesShort: spread keeps four keys that follow each
-// other in one line of slots, and the key index's linear probes short for
+// other in one line of slots, the first at its end (so that an expiring
+// key's delete finds the slot after it free), and the key index's linear probes short for
 // every kind of key: sequential, strided by 10 and by every power of two
 // to 2^62, random, and hashes of two columns. A probe for a missing key and
 // a backward-shift delete (keyIndex.del) walk the run of used slots they
@@ -21,9 +22,13 @@ import (
 func TestSpreadKeepsProbesShort(t *testing.T) {
 	for v := int64(0); v < 1<<16; v += 4 {
 		line := spread(hashInt(hashSeed, v), 1<<20-1) >> spreadBits
-		for w := v + 1; w < v+4; w++ {
-			if spread(hashInt(hashSeed, w), 1<<20-1)>>spreadBits != line {
+		for w := v; w < v+4; w++ {
+			home := spread(hashInt(hashSeed, w), 1<<20-1)
+			if home>>spreadBits != line {
 				t.Fatalf("keys %d and %d (one line of slots) have homes in different lines", v, w)
+			}
+			if off := home & 3; off != uint64(3-w%4) {
+				t.Fatalf("key %d at offset %d of its line, want %d (the line's keys in reverse order)", w, off, 3-w%4)
 			}
 		}
 	}
