@@ -848,15 +848,32 @@ func TestIntervalJoinAllocatesNothingPerRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	step := orderedSteps(t, j, 5000) // (most keys meet no partner: padded)
+	for range 64 {                   // (warm: the arrays grow to their steady size)
+		step()
+	}
+	if a := testing.AllocsPerRun(64, step); a != 0 {
+		t.Fatalf("%v allocations per step of 2 × 1,024 rows, want 0", a)
+	}
+	if e.rows == 0 {
+		t.Fatal("the join emitted nothing")
+	}
+}
+
+// orderedSteps returns a step of j's steady state for the allocation tests:
+// a 1,024-row batch of joinTypes pushed to each input in event-time order
+// (times 0, 1, 2, ... across the steps; keys (t*31+input)%keys), each
+// followed by its watermark, the batch reused.
+func orderedSteps(t *testing.T, j Operator, keys int64) func() {
 	ctx := context.Background()
 	b := vector.NewBatch(joinTypes)
 	n := 0
-	step := func() {
+	return func() {
 		for s := range 2 {
 			b.Reset()
 			for i := range vector.Cap {
-				t := int64(n*vector.Cap + i)
-				b.Cols[0].I[i], b.Cols[1].I[i] = (t*31+int64(s))%5000, t // (most keys meet no partner: padded)
+				ts := int64(n*vector.Cap + i)
+				b.Cols[0].I[i], b.Cols[1].I[i] = (ts*31+int64(s))%keys, ts
 				b.Cols[2].SetString(i, []byte("value"))
 				b.Cols[3].Null[i] = true
 			}
@@ -869,15 +886,6 @@ func TestIntervalJoinAllocatesNothingPerRow(t *testing.T) {
 			}
 		}
 		n++
-	}
-	for range 64 { // (warm: the arrays grow to their steady size)
-		step()
-	}
-	if a := testing.AllocsPerRun(64, step); a != 0 {
-		t.Fatalf("%v allocations per step of 2 × 1,024 rows, want 0", a)
-	}
-	if e.rows == 0 {
-		t.Fatal("the join emitted nothing")
 	}
 }
 

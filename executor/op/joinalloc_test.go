@@ -1,12 +1,10 @@
 package op
 
 import (
-	"context"
 	"runtime"
 	"testing"
 
 	"streamql/catalog"
-	"streamql/executor/vector"
 )
 
 // TestAppendOnlyJoinsAllocateNothingPerBatch: issue 23's "zero allocations
@@ -40,28 +38,7 @@ func TestAppendOnlyJoinsAllocateNothingPerBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
-		b := vector.NewBatch(joinTypes)
-		n := 0
-		step := func() {
-			for s := range 2 {
-				b.Reset()
-				for i := range vector.Cap {
-					ts := int64(n*vector.Cap + i)
-					b.Cols[0].I[i], b.Cols[1].I[i] = (ts*31+int64(s))%97, ts
-					b.Cols[2].SetString(i, []byte("value"))
-					b.Cols[3].Null[i] = true
-				}
-				b.N = vector.Cap
-				if err := j.Push(ctx, s, b); err != nil {
-					t.Fatal(err)
-				}
-				if err := j.Watermark(ctx, s, int64(n*vector.Cap+vector.Cap-1)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			n++
-		}
+		step := orderedSteps(t, j, 97)
 		for range 64 { // (warm)
 			step()
 		}
