@@ -8,16 +8,17 @@ import (
 
 // TestSpreadKeepsProbesShort: spread keeps four keys that follow each
 // other in one line of slots, the first at its end (so that an expiring
-// key's delete finds the slot after it free), and the key index's linear probes short for
-// every kind of key: sequential, strided by 10 and by every power of two
-// to 2^62, random, and hashes of two columns. A probe for a missing key and
-// a backward-shift delete (keyIndex.del) walk the run of used slots they
-// start in, so the measure is the mean length of the run a key's slot is
-// in, over a sliding window of keys as an interval join keeps them (the
-// oldest dropped as each new one comes: dropHead), and the longest probe
-// of an add. Random homes give runs of about 4 slots and probes of up to
-// 30-40 at 30,000 keys, sequential keys runs of 8 (lines of 4 full slots)
-// and probes of 13; lines of 16 slots, or lines scattered by a mixing hash
+// key's delete finds the slot after it free), and the key index's linear
+// probes short for every kind of key: sequential, strided by 10 and by
+// every power of two to 2^62, random, hashes of two columns and of
+// VARCHARs. A probe for a missing key and a backward-shift delete
+// (keyIndex.del) walk the run of used slots they start in, so the measure
+// is the mean length of the run a key's slot is in, over a sliding window
+// of keys as an interval join keeps them (the oldest dropped as each new
+// one comes: dropHead), and the longest probe of an add (-v prints both).
+// Random homes give runs of about 4 slots and probes of up to 30-40 at
+// 30,000 keys, sequential keys runs of 8 (lines of 4 full slots) and
+// probes of 15; lines of 16 slots, or lines scattered by a mixing hash
 // rather than by Fibonacci hashing (runs of 17, probes of 113), fail it.
 func TestSpreadKeepsProbesShort(t *testing.T) {
 	for v := int64(0); v < 1<<16; v += 4 {
@@ -41,6 +42,8 @@ func TestSpreadKeepsProbesShort(t *testing.T) {
 		{"random", func(int) uint64 { return hashInt(hashSeed, int64(r.Uint64())) }},
 		{"two columns", func(i int) uint64 { return hashInt(hashInt(hashSeed, int64(i%97)), int64(i)) }},
 		{"stride 10", func(i int) uint64 { return hashInt(hashSeed, int64(i)*10) }},
+		{"VARCHAR user<i>", func(i int) uint64 { return hashBytes(hashSeed, fmt.Appendf(nil, "user%d", i)) }},
+		{"VARCHAR dev-<i*4>", func(i int) uint64 { return hashBytes(hashSeed, fmt.Appendf(nil, "dev-%08d", i*4)) }},
 	}
 	for s := range 63 {
 		gens = append(gens, gen{fmt.Sprintf("stride 2^%d", s), func(i int) uint64 { return hashInt(hashSeed, int64(i)<<s) }})
