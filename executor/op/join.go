@@ -1131,8 +1131,8 @@ func (j *Join) lookAhead() {
 			if it.row < 0 || !sd.keyed.get(int(it.row)) {
 				continue
 			}
-			h := spread(sd.hash.get(int(it.row)))
-			touched += own.slots[h&own.mask].h + other.slots[h&other.mask].h
+			h := sd.hash.get(int(it.row))
+			touched += own.slots[spread(h, own.mask)].h + other.slots[spread(h, other.mask)].h
 		}
 		// and the slots of the rows whose intervals end next (expire's
 		// dropHead)
@@ -1141,8 +1141,7 @@ func (j *Join) lookAhead() {
 			if it.row < 0 || sd.hash.n == 0 || !sd.keyed.get(int(it.row)) {
 				continue
 			}
-			h := spread(sd.hash.get(int(it.row)))
-			touched += own.slots[h&own.mask].h
+			touched += own.slots[spread(sd.hash.get(int(it.row)), own.mask)].h
 		}
 	}
 	j.touchedH = touched

@@ -452,8 +452,8 @@ func TestNewJoinErrors(t *testing.T) {
 }
 
 // BenchmarkIntervalJoin: an interval join of two inputs of 1024-row batches
-// in event-time order, 7 keys, a 30 ms interval (ns and allocations per
-// input row; go test ./executor/op -bench IntervalJoin -benchmem).
+// in event-time order, 7 keys, a 30 ms interval (ns per input row, allocations per step of two batches; go test
+// ./executor/op -bench IntervalJoin).
 func BenchmarkIntervalJoin(b *testing.B) {
 	spec := JoinSpec{Kind: Inner, Types: [2][]catalog.Type{joinTypes, joinTypes}, Keys: [2][]int{{0}, {0}}, Time: [2]int{1, 1}, Stamp: [2]int{-1, -1}, Interval: true, Lo: -15, Hi: 15}
 	j, err := NewJoin(spec, &countEmitter{}, nil)
@@ -462,6 +462,7 @@ func BenchmarkIntervalJoin(b *testing.B) {
 	}
 	ctx := context.Background()
 	batch := vector.NewBatch(joinTypes)
+	b.ReportAllocs() // (allocs/op: per step of 2 × 1,024 rows)
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		for s := range 2 {
@@ -490,10 +491,13 @@ func BenchmarkIntervalJoin(b *testing.B) {
 // it, in order id order (so out of time order), each input's watermark 5 s
 // behind its largest time and stamped on its rows, joined on the id within
 // 5 minutes: a few tens of thousands of rows in the state, each key once
-// (ns and allocations per input row; go test ./executor/op -bench
-// IntervalJoinOrders -benchmem).
+// (ns per input row; allocations per step of 2 × 1,024 rows, the state's
+// growth over the first 200 steps amortized, none after it:
+// TestIntervalJoinOrdersAllocatesNothing; go test ./executor/op -bench
+// IntervalJoinOrders).
 func BenchmarkIntervalJoinOrders(b *testing.B) {
 	step := ordersJoin(b)
+	b.ReportAllocs() // (allocs/op: per step of 2 × 1,024 rows)
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		step(n)
@@ -844,15 +848,32 @@ func TestIntervalJoinAllocatesNothingPerRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	step := orderedSteps(t, j, 5000) // (most keys meet no partner: padded)
+	for range 64 {                   // (warm: the arrays grow to their steady size)
+		step()
+	}
+	if a := testing.AllocsPerRun(64, step); a != 0 {
+		t.Fatalf("%v allocations per step of 2 × 1,024 rows, want 0", a)
+	}
+	if e.rows == 0 {
+		t.Fatal("the join emitted nothing")
+	}
+}
+
+// orderedSteps returns a step of j's steady state for the allocation tests:
+// a 1,024-row batch of joinTypes pushed to each input in event-time order
+// (times 0, 1, 2, ... across the steps; keys (t*31+input)%keys), each
+// followed by its watermark, the batch reused.
+func orderedSteps(t *testing.T, j Operator, keys int64) func() {
 	ctx := context.Background()
 	b := vector.NewBatch(joinTypes)
 	n := 0
-	step := func() {
+	return func() {
 		for s := range 2 {
 			b.Reset()
 			for i := range vector.Cap {
-				t := int64(n*vector.Cap + i)
-				b.Cols[0].I[i], b.Cols[1].I[i] = (t*31+int64(s))%5000, t // (most keys meet no partner: padded)
+				ts := int64(n*vector.Cap + i)
+				b.Cols[0].I[i], b.Cols[1].I[i] = (ts*31+int64(s))%keys, ts
 				b.Cols[2].SetString(i, []byte("value"))
 				b.Cols[3].Null[i] = true
 			}
@@ -866,26 +887,19 @@ func TestIntervalJoinAllocatesNothingPerRow(t *testing.T) {
 		}
 		n++
 	}
-	for range 64 { // (warm: the arrays grow to their steady size)
-		step()
-	}
-	if a := testing.AllocsPerRun(64, step); a != 0 {
-		t.Fatalf("%v allocations per step of 2 × 1,024 rows, want 0", a)
-	}
-	if e.rows == 0 {
-		t.Fatal("the join emitted nothing")
-	}
 }
 
 // BenchmarkLookupJoin: a LEFT lookup join of 1,024-row batches against
 // 100,000 right rows (issue 23's lookup job; ns, CPU ns (the process's CPU
-// time, steadier than wall time on a shared machine) and allocations per
-// left row: go test ./executor/op -run XXX -bench LookupJoin -benchmem).
+// time, steadier than wall time on a shared machine) per left row,
+// allocations per batch: go test ./executor/op -run XXX -bench
+// LookupJoin).
 func BenchmarkLookupJoin(b *testing.B) {
 	const users = 100_000
 	j := lookupJoin(b, users, &countEmitter{})
 	ctx := context.Background()
 	batch := vector.NewBatch(joinTypes)
+	b.ReportAllocs() // (allocs/op: per 1,024-row batch)
 	b.ResetTimer()
 	cpu := sensorbench.CPUTime()
 	for n := 0; n < b.N; n++ {

@@ -106,7 +106,7 @@ func TestKeyIndexAgainstReference(t *testing.T) {
 					continue
 				}
 				used++
-				for j := spread(s.h) & x.mask; j != uint64(i); j = (j + 1) & x.mask {
+				for j := spread(s.h, x.mask); j != uint64(i); j = (j + 1) & x.mask {
 					if x.slots[j].head == slotFree {
 						t.Fatalf("seed %d step %d: slot %d (hash %x) not reachable from its home: slot %d is free", seed, step, i, s.h, j)
 					}

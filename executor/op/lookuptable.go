@@ -344,7 +344,7 @@ func boolByte(b bool) byte {
 
 // place puts slot s into a free slot of its hash (each hash once).
 func (t *lookupTable) place(s lookupSlot) {
-	i := spread(s.h) & t.mask
+	i := spread(s.h, t.mask)
 	for t.slots[i].n != 0 {
 		i = (i + 1) & t.mask
 	}
@@ -353,7 +353,7 @@ func (t *lookupTable) place(s lookupSlot) {
 
 // find returns the slot of hash h, -1 when it has none.
 func (t *lookupTable) find(h uint64) int32 {
-	for i := spread(h) & t.mask; ; i = (i + 1) & t.mask {
+	for i := spread(h, t.mask); ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.n == 0 {
 			return -1
