@@ -126,3 +126,59 @@ func closestFlag(fs *pflag.FlagSet, name string) string {
 	})
 	return best
 }
+
+// scriptArg is one -f (a script file's path) or -e/-c (inline SQL) of the
+// command line.
+type scriptArg struct {
+	inline bool
+	text   string
+}
+
+// scriptFlag is the pflag.Value of -f or of -e: each use appends to one
+// list shared by both, so the scripts run in the order the command line
+// gives them (psql's rule for -f and -c), not all files before all inline
+// SQL. It is a pflag.SliceValue of its own flag's values, for
+// checkFlagValues.
+type scriptFlag struct {
+	all    *[]scriptArg
+	inline bool
+}
+
+func (f scriptFlag) Set(v string) error {
+	*f.all = append(*f.all, scriptArg{inline: f.inline, text: v})
+	return nil
+}
+func (f scriptFlag) Type() string { return "stringArray" }
+func (f scriptFlag) String() string {
+	if v := f.GetSlice(); len(v) > 0 {
+		return "[" + strings.Join(v, ",") + "]"
+	}
+	return "" // (no default for --help to print)
+}
+
+// GetSlice returns the values given to this flag, in order.
+func (f scriptFlag) GetSlice() []string {
+	var out []string
+	for _, a := range *f.all {
+		if a.inline == f.inline {
+			out = append(out, a.text)
+		}
+	}
+	return out
+}
+func (f scriptFlag) Append(v string) error { return f.Set(v) }
+func (f scriptFlag) Replace(vs []string) error {
+	kept := (*f.all)[:0]
+	for _, a := range *f.all {
+		if a.inline != f.inline {
+			kept = append(kept, a)
+		}
+	}
+	*f.all = kept
+	for _, v := range vs {
+		if err := f.Set(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -25,6 +25,41 @@ func TestDashC(t *testing.T) {
 	}
 }
 
+// TestScriptsRunInCommandLineOrder: -f files and -e/-c SQL run in the order
+// the command line gives them, whatever the flag (psql's rule), after the
+// positional script files; a SET given first applies to the scripts after
+// it.
+func TestScriptsRunInCommandLineOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f1 := write("one.sql", "SELECT 1 AS f;\n")
+	f2 := write("two.sql", "SELECT 2 AS f;\n")
+	pos := write("pos.sql", "SELECT 0 AS p;\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", "SELECT 9 AS e", "-f", f1, "-c", "SELECT 8 AS e", "-f", f2}, "e\n9\nf\n1\ne\n8\nf\n2\n"},
+		{[]string{"-f", f2, "-e", "SELECT 7 AS e", pos}, "p\n0\nf\n2\ne\n7\n"},
+		{[]string{"--format", "table", "-e", "SET 'format' = 'csv'", "-f", f1}, "f\n1\n"},
+	} {
+		args := tc.args
+		if args[0] != "--format" {
+			args = append([]string{"--format", "csv"}, args...)
+		}
+		stdout, stderr, code := runArgs(t, args...)
+		if code != 0 || stdout != tc.want {
+			t.Errorf("%q: exit %d, stdout %q (want %q), stderr %q", tc.args, code, stdout, tc.want, stderr)
+		}
+	}
+}
+
 // TestREPLHabits: .mode is .format; exit, quit and \q alone on a line leave
 // the REPL (not inside a statement, where they are SQL text).
 func TestREPLHabits(t *testing.T) {

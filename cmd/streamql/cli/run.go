@@ -36,7 +36,8 @@ usage:
   streamql                          REPL (when stdin is a terminal)
   streamql script.sql [more.sql]    run scripts in order, then exit
   streamql -f script.sql            same
-  streamql -e 'SQL; SQL'            run inline SQL (also -c, as psql and duckdb)
+  streamql -e 'SQL; SQL'            run inline SQL (also -c, as psql and duckdb); -f and -e
+                                    run in the order given, after script.sql
   ... | streamql                    SQL read from stdin when it is not a terminal
   streamql test [DIR ...]           run the test cases under DIR (streamql test --help)
   streamql tune script.sql          measure how late the script's rows arrive, suggest
@@ -90,8 +91,9 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 	timer := fs.Bool("timer", false, "print rows, elapsed time and rows/s per job on stderr")
 	version := fs.Bool("version", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
-	files := fs.StringArrayP("file", "f", nil, "run a script file (may repeat)")
-	inline := fs.StringArrayP("execute", "e", nil, "run inline SQL (may repeat)")
+	var given []scriptArg // -f and -e in command-line order
+	fs.VarP(scriptFlag{all: &given}, "file", "f", "run a script file (may repeat)")
+	fs.VarP(scriptFlag{all: &given, inline: true}, "execute", "e", "run inline SQL (may repeat)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (for development)")
 	memprofile := fs.String("memprofile", "", "write a heap profile taken at the run's peak heap to `FILE` (for development)")
 	fs.Usage = func() {
@@ -168,7 +170,17 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 	type input struct{ name, text, dir, path string }
 	var inputs []input
 	wd, _ := os.Getwd()
-	for _, f := range append(fs.Args(), *files...) {
+	// positional script files first, then -f and -e in the order given
+	order := make([]scriptArg, 0, fs.NArg()+len(given))
+	for _, f := range fs.Args() {
+		order = append(order, scriptArg{text: f})
+	}
+	for _, a := range append(order, given...) {
+		if a.inline {
+			inputs = append(inputs, input{name: "-e", text: a.text, dir: wd})
+			continue
+		}
+		f := a.text
 		b, err := loadScriptFile(ctx, f)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "interrupted")
@@ -179,9 +191,6 @@ func runHooked(ctx context.Context, hooks runHooks, args []string, stdin io.Read
 			return exitPlanning
 		}
 		inputs = append(inputs, input{name: f, text: string(b), dir: filepath.Dir(f), path: f})
-	}
-	for _, e := range *inline {
-		inputs = append(inputs, input{name: "-e", text: e, dir: wd})
 	}
 	if len(inputs) == 0 {
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
