@@ -157,69 +157,23 @@ func TestTopNJoinProperty(t *testing.T) {
 			{"a view with a table", "WITH t AS " + topn + " SELECT t.k, t.p, t.ts, t.rn, u.name FROM t JOIN u ON t.k = u.k", wantU, nil},
 		}
 		for _, tc := range cases {
-			rows := map[string]int{}
-			var late []string
-			s, err := streamql.Open(streamql.Options{OnRows: func(out streamql.Output, rs *streamql.Rows) error {
-				for i := range rs.Len() {
-					var vals []string
-					for c := range out.Columns {
-						vals = append(vals, fmt.Sprint(rs.Value(c, i)))
-					}
-					row := strings.Join(vals, ",")
-					switch {
-					case out.Name == "main":
-						switch rs.Kind(i) {
-						case "+I", "+U":
-							rows[row]++
-						default:
-							if rows[row] == 0 {
-								t.Errorf("seed %d %s: %s retracts %s, which the changelog does not hold", seed, tc.name, rs.Kind(i), row)
-							}
-							rows[row]--
-						}
-					case strings.HasPrefix(out.Name, "late"):
-						late = append(late, row)
-					}
-				}
-				return nil
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			if err := s.ExecScript(ctx, "topnjoin.sql", ddl.String(), "."); err != nil {
-				t.Fatal(err)
-			}
-			if bounded {
-				err = s.Exec(ctx, tc.query)
-			} else {
-				done := make(chan error, 1)
-				go func() { done <- s.Exec(ctx, tc.query) }()
+			var push [][]any
+			if !bounded {
+				push = [][]any{}
 				for _, b := range bs {
-					if err := s.Push(ctx, "b", b.k, b.p, b.ts); err != nil {
-						t.Fatal(err)
-					}
+					push = append(push, []any{b.k, b.p, b.ts})
 				}
-				if err := s.CloseStream("b"); err != nil {
-					t.Fatal(err)
-				}
-				err = <-done
 			}
-			cancel()
+			got, late, err := appliedRun(t, ddl.String(), ".", tc.query, push)
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, tc.name, err)
 			}
-			var got []string
-			for row, k := range rows {
-				for ; k > 0; k-- {
-					got = append(got, row)
-				}
-			}
 			want := slices.Clone(tc.want)
-			slices.Sort(got)
 			slices.Sort(want)
-			slices.Sort(late)
-			wantLate := slices.Clone(tc.late)
+			var wantLate []string
+			for _, l := range tc.late {
+				wantLate = append(wantLate, "late-c: "+l)
+			}
 			slices.Sort(wantLate)
 			if !slices.Equal(got, want) || !slices.Equal(late, wantLate) {
 				t.Fatalf("seed %d %s (%s <= %d, bounded %v): the engine gives\n%v\nlate %v\nthe reference\n%v\nlate %v\ninput b %v", seed, tc.name, fn, n, bounded, got, late, want, wantLate, bs)
@@ -380,71 +334,295 @@ func TestDedupLastJoinNoLateRows(t *testing.T) {
 				{with + "SELECT t.k, t.p, t.ts, u.name FROM t JOIN u ON t.k = u.k", wantU, nil},
 				{with + "SELECT c.k, c.q, c.ts, t.p, t.ts AS tts FROM c JOIN t ON c.k = t.k", wantC, wantLate},
 			} {
-				rows := map[string]int{}
-				var late []string
-				s, err := streamql.Open(streamql.Options{OnRows: func(out streamql.Output, rs *streamql.Rows) error {
-					for i := range rs.Len() {
-						var vals []string
-						for c := range out.Columns {
-							vals = append(vals, fmt.Sprint(rs.Value(c, i)))
-						}
-						row := strings.Join(vals, ",")
-						if out.Name != "main" {
-							late = append(late, out.Name+": "+row)
-							continue
-						}
-						switch rs.Kind(i) {
-						case "+I", "+U":
-							rows[row]++
-						default:
-							if rows[row] == 0 {
-								t.Errorf("seed %d %s: %s retracts %s, which the changelog does not hold", seed, kind.name, rs.Kind(i), row)
-							}
-							rows[row]--
-						}
-					}
-					return nil
-				}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				if err := s.ExecScript(ctx, "dedup.sql", ddl.String(), dir); err != nil {
-					t.Fatal(err)
-				}
-				if bounded {
-					err = s.Exec(ctx, q.query)
-				} else {
-					done := make(chan error, 1)
-					go func() { done <- s.Exec(ctx, q.query) }()
+				var push [][]any
+				if !bounded {
+					push = [][]any{}
 					for _, b := range bs {
-						if err := s.Push(ctx, "b", b.k, b.p, b.ts); err != nil {
-							t.Fatal(err)
-						}
+						push = append(push, []any{b.k, b.p, b.ts})
 					}
-					if err := s.CloseStream("b"); err != nil {
-						t.Fatal(err)
-					}
-					err = <-done
 				}
-				cancel()
+				got, late, err := appliedRun(t, ddl.String(), dir, q.query, push)
 				if err != nil {
 					t.Fatalf("seed %d %s: %s: %v", seed, kind.name, q.query, err)
 				}
-				var got []string
-				for row, n := range rows {
-					for ; n > 0; n-- {
-						got = append(got, row)
-					}
-				}
 				want := slices.Clone(q.want)
 				wantLate := slices.Clone(q.late)
-				for _, l := range [][]string{got, want, late, wantLate} {
-					slices.Sort(l)
-				}
+				slices.Sort(want)
+				slices.Sort(wantLate)
 				if !slices.Equal(got, want) || !slices.Equal(late, wantLate) {
 					t.Fatalf("seed %d %s (bounded %v): %s\nthe engine gives\n%v\nlate %v\nthe reference\n%v\nlate %v\ninput b %v\ncdc:\n%s", seed, kind.name, bounded, q.query, got, late, want, wantLate, bs, cdc.String())
 				}
+			}
+		}
+	}
+}
+
+// appliedRun runs query in a new session set up by script ddl over the
+// files of dir; when push is not nil, its rows are pushed into stream b
+// (a 'go' stream), which is then closed. It returns the main output's
+// changelog applied (+I and +U add a row, -U and -D take one back; a row
+// as its values joined by ",") and the other outputs' rows ("name: row"),
+// both sorted, and the query's error. A retraction of a row the changelog
+// does not hold is an error of the test.
+func appliedRun(t *testing.T, ddl, dir, query string, push [][]any) (got, late []string, err error) {
+	t.Helper()
+	rows := map[string]int{}
+	s, err := streamql.Open(streamql.Options{OnRows: func(out streamql.Output, rs *streamql.Rows) error {
+		for i := range rs.Len() {
+			var vals []string
+			for c := range out.Columns {
+				vals = append(vals, fmt.Sprint(rs.Value(c, i)))
+			}
+			row := strings.Join(vals, ",")
+			if out.Name != "main" {
+				late = append(late, out.Name+": "+row)
+				continue
+			}
+			switch rs.Kind(i) {
+			case "+I", "+U":
+				rows[row]++
+			default:
+				if rows[row] == 0 {
+					t.Errorf("%s: %s retracts %s, which the changelog does not hold", query, rs.Kind(i), row)
+				}
+				rows[row]--
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.ExecScript(ctx, "setup.sql", ddl, dir); err != nil {
+		t.Fatal(err)
+	}
+	if push == nil {
+		err = s.Exec(ctx, query)
+	} else {
+		done := make(chan error, 1)
+		go func() { done <- s.Exec(ctx, query) }()
+		for _, r := range push {
+			if err := s.Push(ctx, "b", r...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.CloseStream("b"); err != nil {
+			t.Fatal(err)
+		}
+		err = <-done
+	}
+	for row, n := range rows {
+		for ; n > 0; n-- {
+			got = append(got, row)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(late)
+	return got, late, err
+}
+
+// TestTopNBoundOutsideProperty: a ranked subquery or WITH name whose rank
+// the outer query's WHERE bounds (SPEC 2.6, 2.9: WHERE filters the FROM's
+// rows, so t.rn <= n outside is the Top-N with the bound inside,
+// planner.topNInFrom) is planned as that Top-N: read by a join, on either
+// side, INNER, LEFT with the Top-N kept, comma; written directly or as a
+// WITH name; with the rank qualified or not; with other conditions, which
+// filter the joined rows or (a WITH name read alone) the Top-N's rows. Over
+// random inputs, bounded and pushed from Go, the applied changelog must
+// equal a separately written reference: rank each key's rows over the
+// whole input (ties in arrival order), keep ranks <= n, then filter and
+// nested-loop join.
+func TestTopNBoundOutsideProperty(t *testing.T) {
+	type brow struct{ k, p, ts int64 }
+	type ranked struct {
+		brow
+		rn int64
+	}
+	for seed := int64(1); seed <= 30; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		fn := []string{"ROW_NUMBER", "RANK"}[seed%2]
+		bounded := seed%4 < 2
+		n := int64(1 + r.Intn(3))
+		var bs []brow
+		for i := range 3 + r.Intn(30) {
+			bs = append(bs, brow{k: int64(r.Intn(4)), p: int64(r.Intn(5)), ts: int64(i) * 1000})
+		}
+		names := map[int64]string{}
+		for k := range int64(3) {
+			if r.Intn(4) > 0 {
+				names[k] = fmt.Sprintf("n%d", k)
+			}
+		}
+		// the reference
+		var top []ranked
+		for k := range int64(4) {
+			var rows []brow
+			for _, b := range bs {
+				if b.k == k {
+					rows = append(rows, b)
+				}
+			}
+			slices.SortStableFunc(rows, func(a, b brow) int { return cmp.Compare(b.p, a.p) })
+			for i, b := range rows {
+				rn := int64(i + 1)
+				if fn == "RANK" {
+					rn = 1
+					for _, o := range rows {
+						if o.p > b.p {
+							rn++
+						}
+					}
+				}
+				if rn <= n {
+					top = append(top, ranked{b, rn})
+				}
+			}
+		}
+		var inner, left, filtered []string
+		for _, x := range top {
+			name, ok := names[x.k]
+			row := fmt.Sprintf("%d,%d,%d,%d,", x.k, x.p, x.ts, x.rn)
+			switch {
+			case ok:
+				inner = append(inner, row+name)
+				left = append(left, row+name)
+			default:
+				left = append(left, row+"<nil>")
+			}
+			if x.p > 1 {
+				filtered = append(filtered, fmt.Sprintf("%d,%d,%d,%d", x.k, x.p, x.ts, x.rn))
+			}
+		}
+		var notN0 []string
+		for _, row := range inner {
+			if !strings.HasSuffix(row, ",n0") {
+				notN0 = append(notN0, row)
+			}
+		}
+
+		var ddl strings.Builder
+		conn := "'connector' = 'go'"
+		if bounded {
+			conn = "'connector' = 'values'"
+		}
+		fmt.Fprintf(&ddl, "CREATE STREAM b (k BIGINT, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (%s);\n", conn)
+		ddl.WriteString("CREATE STREAM u (k BIGINT, name VARCHAR) WITH ('connector' = 'values');\n")
+		if bounded {
+			for _, b := range bs {
+				fmt.Fprintf(&ddl, "INSERT INTO b VALUES (%d, %d, %d);\n", b.k, b.p, b.ts)
+			}
+		}
+		for k, name := range names {
+			fmt.Fprintf(&ddl, "INSERT INTO u VALUES (%d, '%s');\n", k, name)
+		}
+		ranking := fmt.Sprintf("(SELECT *, %s() OVER (PARTITION BY k ORDER BY p DESC) AS rn FROM b)", fn)
+		with := "WITH t AS " + ranking + " "
+		cols := "SELECT t.k, t.p, t.ts, t.rn, u.name FROM "
+		cases := []struct {
+			name, query string
+			want        []string
+		}{
+			{"a subquery joined", fmt.Sprintf("%s%s t JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, ranking, n), inner},
+			{"a subquery joined, unqualified, another condition", fmt.Sprintf("%s%s AS t JOIN u ON t.k = u.k WHERE u.name <> 'n0' AND rn <= %d", cols, ranking, n), notN0},
+			{"a subquery on the right", fmt.Sprintf("%su JOIN %s t ON u.k = t.k WHERE t.rn <= %d", cols, ranking, n), inner},
+			{"a subquery kept by a LEFT JOIN", fmt.Sprintf("%s%s t LEFT JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, ranking, n), left},
+			{"a comma join", fmt.Sprintf("%s%s t, u WHERE t.k = u.k AND t.rn <= %d", cols, ranking, n), inner},
+			{"a WITH name joined", fmt.Sprintf("%s%st JOIN u ON t.k = u.k WHERE t.rn <= %d", with, cols, n), inner},
+			{"a WITH name alone, filtered", fmt.Sprintf("%sSELECT k, p, ts, rn FROM t WHERE p > 1 AND rn <= %d", with, n), filtered},
+		}
+		for _, tc := range cases {
+			var push [][]any
+			if !bounded {
+				push = [][]any{}
+				for _, b := range bs {
+					push = append(push, []any{b.k, b.p, b.ts})
+				}
+			}
+			got, late, err := appliedRun(t, ddl.String(), ".", tc.query, push)
+			if err != nil {
+				t.Fatalf("seed %d %s: %s: %v", seed, tc.name, tc.query, err)
+			}
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(got, want) || len(late) > 0 {
+				t.Fatalf("seed %d %s (%s <= %d, bounded %v): %s\nthe engine gives\n%v\nlate %v\nthe reference\n%v\ninput b %v", seed, tc.name, fn, n, bounded, tc.query, got, late, want, bs)
+			}
+		}
+	}
+}
+
+// TestDedupFirstThenFilterProperty: a deduplication keeping the first row
+// with another condition beside its bound (WHERE rn = 1 AND p > 0, or
+// rn <= 1 AND ...) keeps each key's first row by event time, then filters
+// it (SPEC 2.9, as Flink's Calc over its Deduplicate: not the first of the
+// rows that pass), as the deduplication without the condition does, over
+// random inputs pushed from Go and bounded: rows late by the stream's
+// watermark go to its late output, whatever the condition says. The
+// reference: each key's row of least time among the rows on time, then
+// the condition.
+func TestDedupFirstThenFilterProperty(t *testing.T) {
+	type brow struct{ k, p, ts int64 }
+	for seed := int64(1); seed <= 30; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		bounded := seed%3 == 0
+		var bs []brow
+		used := map[int64]bool{}
+		wm := int64(-1 << 62)
+		var wantLate []string
+		onTime := map[int64]brow{} // each key's first row on time
+		for i := range 3 + r.Intn(30) {
+			ts := int64(i)*400 + int64(r.Intn(3000))
+			for used[ts] {
+				ts++
+			}
+			used[ts] = true
+			b := brow{k: int64(r.Intn(4)), p: int64(r.Intn(4)), ts: ts}
+			bs = append(bs, b)
+			if ts < wm {
+				wantLate = append(wantLate, fmt.Sprintf("late: %d,%d,%d", b.k, b.p, b.ts))
+			} else if f, ok := onTime[b.k]; !ok || b.ts < f.ts {
+				onTime[b.k] = b
+			}
+			wm = max(wm, ts-1000)
+		}
+		var want []string
+		for _, b := range onTime {
+			if b.p > 0 {
+				want = append(want, fmt.Sprintf("%d,%d,%d", b.k, b.p, b.ts))
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(wantLate)
+		conn := "'connector' = 'go'"
+		if bounded {
+			conn = "'connector' = 'values'"
+		}
+		var ddl strings.Builder
+		fmt.Fprintf(&ddl, "CREATE STREAM b (k BIGINT, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (%s);\n", conn)
+		var push [][]any
+		if !bounded {
+			push = [][]any{}
+		}
+		for _, b := range bs {
+			if bounded {
+				fmt.Fprintf(&ddl, "INSERT INTO b VALUES (%d, %d, %d);\n", b.k, b.p, b.ts)
+			} else {
+				push = append(push, []any{b.k, b.p, b.ts})
+			}
+		}
+		for _, q := range []string{
+			"SELECT k, p, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM b) WHERE rn = 1 AND p > 0",
+			"SELECT k, p, ts FROM (SELECT k, p, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM b) WHERE p > 0 AND rn <= 1",
+			"WITH d AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM b) SELECT k, p, ts FROM d WHERE rn = 1 AND p > 0",
+		} {
+			got, late, err := appliedRun(t, ddl.String(), ".", q, push)
+			if err != nil {
+				t.Fatalf("seed %d: %s: %v", seed, q, err)
+			}
+			if !slices.Equal(got, want) || !slices.Equal(late, wantLate) {
+				t.Fatalf("seed %d (bounded %v): %s\nthe engine gives\n%v\nlate %v\nthe reference\n%v\nlate %v\ninput b %v", seed, bounded, q, got, late, want, wantLate, bs)
 			}
 		}
 	}

@@ -30,6 +30,9 @@ type relScope struct {
 // subquery, a WITH definition or a view, and returns its relation; nil, nil
 // for a stream's name.
 func (p *Planner) derivedSource(tn *ast.TableName) (*catalog.Stream, error) {
+	if b, ok := p.boundTopNs[tn]; ok { // (a ranked relation with the outer query's bound: topNInFrom)
+		return p.planRelation(b.rel, b.kind, b.name, p.Source)
+	}
 	name := tn.Name.O
 	if parser.IsPlaceholder(name) {
 		for i := len(p.scopes) - 1; i >= 0; i-- {
