@@ -72,9 +72,10 @@ type Planner struct {
 	// rankReads holds, for each Top-N query the planner wrote for a query
 	// over it (topNThenFilter, topNInFrom: SELECT * FROM (…) WHERE rn <= N),
 	// where that query reads the rank (its * or rn in its text), nil when
-	// it does not: the Top-N's * then selects the columns without the rank
-	// (a deduplication keeping the first row gives none), and an error
-	// about the rank points at the user's text (markRank).
+	// it does not: a deduplication keeping the first row's * then selects
+	// the columns without the rank (it gives none; a Top-N keeps it, its
+	// changes as before), and an error about the rank points at the user's
+	// text (markRank).
 	rankReads map[*parser.Select]ast.Node
 	// selects counts the PlanSelect calls in progress: 1 while a
 	// statement's own SELECT is planned, more inside its subqueries, WITH

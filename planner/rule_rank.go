@@ -496,8 +496,8 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 				names = append(names, in.b.Columns[c].Name)
 			}
 			at, wrote := p.rankReads[sel] // (a Top-N the planner wrote for a query over it: markRank)
-			if wrote && at == nil {
-				continue // (its reader reads no rank)
+			if wrote && at == nil && r.Kind == plan.RankDedup {
+				continue // (its reader reads no rank, which a first-row deduplication cannot give)
 			}
 			r.Output = append(r.Output, rankCol)
 			names = append(names, rn.O)

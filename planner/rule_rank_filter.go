@@ -21,10 +21,10 @@ import (
 // (SELECT k, n * 2 AS m: the Calc's projection; computes). The Top-N ranks every row of its subquery, and
 // the other conditions filter its output: sel becomes a query over a
 // derived relation (SPEC 2.6) that is the Top-N with the bound alone, as
-// written, selecting every column, and the rank when the query reads it
-// (Planner.rankReads: a deduplication keeping the first row, WHERE
-// rn = 1 AND p > 0, then filters the deduplicated rows, as Flink's Calc
-// over its Deduplicate, not the rows before it); its kinds pass through the
+// written, selecting every column and the rank (a first-row deduplication
+// only when the query reads it, Planner.rankReads: WHERE rn = 1 AND p > 0
+// then filters the deduplicated rows, as Flink's Calc over its
+// Deduplicate, not the rows before it); its kinds pass through the
 // filter (SPEC 2.8: an update's old and new rows each as the condition
 // says). So does a query over a Top-N that ends with ORDER BY or LIMIT
 // (SPEC 2.9: they apply to the query's rows, the Top-N's result, as in
@@ -130,8 +130,8 @@ func rankReadAt(sel *parser.Select, rest []ast.ExprNode, rn ast.CIStr) ast.Node 
 
 // markRank records, for the Top-N query top that the planner wrote for
 // the query sel over it (topNThenFilter, topNInFrom), where sel reads its
-// rank (Planner.rankReads): its * then gives the rank only when sel reads
-// it, and an error about the rank points there.
+// rank (Planner.rankReads): a first-row deduplication's * then gives the
+// rank only when sel reads it, and an error about the rank points there.
 func (p *Planner) markRank(top, sel *parser.Select, rest []ast.ExprNode, rn ast.CIStr) {
 	if p.rankReads == nil {
 		p.rankReads = map[*parser.Select]ast.Node{}
