@@ -32,10 +32,6 @@ import (
 // watermark (the reference computes them from its rows in arrival order).
 func TestTopNJoinProperty(t *testing.T) {
 	type brow struct{ k, p, ts int64 }
-	type crow struct {
-		k, q, ts int64
-		late     bool
-	}
 	type urow struct {
 		k    int64
 		name string
@@ -52,47 +48,18 @@ func TestTopNJoinProperty(t *testing.T) {
 		for i := range 5 + r.Intn(40) {
 			bs = append(bs, brow{k: int64(r.Intn(5)), p: int64(r.Intn(6)), ts: int64(i)*400 + int64(r.Intn(3000))})
 		}
-		var cs []crow
-		wm := int64(-1 << 62)
-		for i := range 3 + r.Intn(15) {
-			ts := int64(i)*700 + int64(r.Intn(2500))
-			cs = append(cs, crow{k: int64(r.Intn(6)), q: int64(r.Intn(100)), ts: ts, late: ts < wm})
-			wm = max(wm, ts-1000)
-		}
+		cs := randomC(r, 15, 6)
 		var us []urow
 		for i := range 1 + r.Intn(6) {
 			us = append(us, urow{k: int64(r.Intn(6)), name: fmt.Sprintf("n%d", i)})
 		}
 
 		// the reference: the Top-N over the whole input
-		type ranked struct {
-			brow
-			rn int64
+		var rows [][3]int64
+		for _, b := range bs {
+			rows = append(rows, [3]int64{b.k, b.p, b.ts})
 		}
-		var top []ranked
-		for k := range int64(5) {
-			var rows []brow
-			for _, b := range bs {
-				if b.k == k {
-					rows = append(rows, b)
-				}
-			}
-			slices.SortStableFunc(rows, func(a, b brow) int { return cmp.Compare(b.p, a.p) })
-			for i, b := range rows {
-				rn := int64(i + 1)
-				if fn == "RANK" {
-					rn = 1
-					for _, o := range rows {
-						if o.p > b.p {
-							rn++
-						}
-					}
-				}
-				if rn <= int64(n) {
-					top = append(top, ranked{b, rn})
-				}
-			}
-		}
+		top := refTopN(rows, 5, fn, int64(n))
 		// (an unbounded Top-N is updating: its join with c is a regular
 		// join, where c's late rows by its own watermark are late; a
 		// bounded one is a lookup join, c on the right read whole as a
@@ -127,21 +94,9 @@ func TestTopNJoinProperty(t *testing.T) {
 
 		// the engine
 		var ddl strings.Builder
-		conn := "'connector' = 'go'"
-		if bounded {
-			conn = "'connector' = 'values'"
-		}
-		fmt.Fprintf(&ddl, "CREATE STREAM b (k BIGINT, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (%s);\n", conn)
-		ddl.WriteString("CREATE STREAM c (k BIGINT, q BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'values');\n")
+		push := declareB(&ddl, bounded, rows)
+		declareC(&ddl, cs)
 		ddl.WriteString("CREATE STREAM u (k BIGINT, name VARCHAR) WITH ('connector' = 'values');\n")
-		if bounded {
-			for _, b := range bs {
-				fmt.Fprintf(&ddl, "INSERT INTO b VALUES (%d, %d, %d);\n", b.k, b.p, b.ts)
-			}
-		}
-		for _, c := range cs {
-			fmt.Fprintf(&ddl, "INSERT INTO c VALUES (%d, %d, %d);\n", c.k, c.q, c.ts)
-		}
 		for _, u := range us {
 			fmt.Fprintf(&ddl, "INSERT INTO u VALUES (%d, '%s');\n", u.k, u.name)
 		}
@@ -157,13 +112,6 @@ func TestTopNJoinProperty(t *testing.T) {
 			{"a view with a table", "WITH t AS " + topn + " SELECT t.k, t.p, t.ts, t.rn, u.name FROM t JOIN u ON t.k = u.k", wantU, nil},
 		}
 		for _, tc := range cases {
-			var push [][]any
-			if !bounded {
-				push = [][]any{}
-				for _, b := range bs {
-					push = append(push, []any{b.k, b.p, b.ts})
-				}
-			}
 			got, late, err := appliedRun(t, ddl.String(), ".", tc.query, push)
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, tc.name, err)
@@ -201,10 +149,6 @@ func TestTopNJoinProperty(t *testing.T) {
 // under a later watermark (op.rowEqual leaves the stamps out).
 func TestDedupLastJoinNoLateRows(t *testing.T) {
 	type brow struct{ id, k, p, ts int64 }
-	type crow struct {
-		k, q, ts int64
-		late     bool
-	}
 	kinds := []struct{ name, rel string }{
 		{"last row", "SELECT k, p, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM b) WHERE rn = 1"},
 		{"a filter of the last row", ""},
@@ -225,13 +169,7 @@ func TestDedupLastJoinNoLateRows(t *testing.T) {
 			used[ts] = true
 			bs = append(bs, brow{k: int64(r.Intn(4)), p: int64(r.Intn(6)), ts: ts})
 		}
-		var cs []crow
-		wm := int64(-1 << 62)
-		for i := range 3 + r.Intn(12) {
-			ts := int64(i)*700 + int64(r.Intn(2500))
-			cs = append(cs, crow{k: int64(r.Intn(5)), q: int64(r.Intn(100)), ts: ts, late: ts < wm})
-			wm = max(wm, ts-1000)
-		}
+		cs := randomC(r, 12, 5)
 		// the CDC stream's changes: random creates, updates (a new k, p and
 		// a later ts) and deletes of ids 0..5, and the table they leave
 		var cdc strings.Builder
@@ -286,22 +224,14 @@ func TestDedupLastJoinNoLateRows(t *testing.T) {
 		}
 
 		var ddl strings.Builder
-		conn := "'connector' = 'go'"
-		if bounded {
-			conn = "'connector' = 'values'"
+		var rows [][3]int64
+		for _, b := range bs {
+			rows = append(rows, [3]int64{b.k, b.p, b.ts})
 		}
-		fmt.Fprintf(&ddl, "CREATE STREAM b (k BIGINT, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (%s);\n", conn)
+		push := declareB(&ddl, bounded, rows)
+		declareC(&ddl, cs)
 		ddl.WriteString("CREATE STREAM cdc (id BIGINT, k BIGINT, p BIGINT, ts BIGINT, PRIMARY KEY (id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'file', 'path' = 'cdc.json', 'format' = 'debezium-json');\n")
-		ddl.WriteString("CREATE STREAM c (k BIGINT, q BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'values');\n")
 		ddl.WriteString("CREATE STREAM u (k BIGINT, name VARCHAR) WITH ('connector' = 'values');\n")
-		if bounded {
-			for _, b := range bs {
-				fmt.Fprintf(&ddl, "INSERT INTO b VALUES (%d, %d, %d);\n", b.k, b.p, b.ts)
-			}
-		}
-		for _, c := range cs {
-			fmt.Fprintf(&ddl, "INSERT INTO c VALUES (%d, %d, %d);\n", c.k, c.q, c.ts)
-		}
 		for k := range int64(3) {
 			fmt.Fprintf(&ddl, "INSERT INTO u VALUES (%d, 'n%d');\n", k, k)
 		}
@@ -334,13 +264,6 @@ func TestDedupLastJoinNoLateRows(t *testing.T) {
 				{with + "SELECT t.k, t.p, t.ts, u.name FROM t JOIN u ON t.k = u.k", wantU, nil},
 				{with + "SELECT c.k, c.q, c.ts, t.p, t.ts AS tts FROM c JOIN t ON c.k = t.k", wantC, wantLate},
 			} {
-				var push [][]any
-				if !bounded {
-					push = [][]any{}
-					for _, b := range bs {
-						push = append(push, []any{b.k, b.p, b.ts})
-					}
-				}
 				got, late, err := appliedRun(t, ddl.String(), dir, q.query, push)
 				if err != nil {
 					t.Fatalf("seed %d %s: %s: %v", seed, kind.name, q.query, err)
@@ -436,10 +359,6 @@ func appliedRun(t *testing.T, ddl, dir, query string, push [][]any) (got, late [
 // nested-loop join.
 func TestTopNBoundOutsideProperty(t *testing.T) {
 	type brow struct{ k, p, ts int64 }
-	type ranked struct {
-		brow
-		rn int64
-	}
 	for seed := int64(1); seed <= 30; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		fn := []string{"ROW_NUMBER", "RANK"}[seed%2]
@@ -456,30 +375,11 @@ func TestTopNBoundOutsideProperty(t *testing.T) {
 			}
 		}
 		// the reference
-		var top []ranked
-		for k := range int64(4) {
-			var rows []brow
-			for _, b := range bs {
-				if b.k == k {
-					rows = append(rows, b)
-				}
-			}
-			slices.SortStableFunc(rows, func(a, b brow) int { return cmp.Compare(b.p, a.p) })
-			for i, b := range rows {
-				rn := int64(i + 1)
-				if fn == "RANK" {
-					rn = 1
-					for _, o := range rows {
-						if o.p > b.p {
-							rn++
-						}
-					}
-				}
-				if rn <= n {
-					top = append(top, ranked{b, rn})
-				}
-			}
+		var rows [][3]int64
+		for _, b := range bs {
+			rows = append(rows, [3]int64{b.k, b.p, b.ts})
 		}
+		top := refTopN(rows, 4, fn, n)
 		var inner, left, filtered []string
 		for _, x := range top {
 			name, ok := names[x.k]
@@ -503,17 +403,8 @@ func TestTopNBoundOutsideProperty(t *testing.T) {
 		}
 
 		var ddl strings.Builder
-		conn := "'connector' = 'go'"
-		if bounded {
-			conn = "'connector' = 'values'"
-		}
-		fmt.Fprintf(&ddl, "CREATE STREAM b (k BIGINT, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (%s);\n", conn)
+		push := declareB(&ddl, bounded, rows)
 		ddl.WriteString("CREATE STREAM u (k BIGINT, name VARCHAR) WITH ('connector' = 'values');\n")
-		if bounded {
-			for _, b := range bs {
-				fmt.Fprintf(&ddl, "INSERT INTO b VALUES (%d, %d, %d);\n", b.k, b.p, b.ts)
-			}
-		}
 		for k, name := range names {
 			fmt.Fprintf(&ddl, "INSERT INTO u VALUES (%d, '%s');\n", k, name)
 		}
@@ -533,13 +424,6 @@ func TestTopNBoundOutsideProperty(t *testing.T) {
 			{"a WITH name alone, filtered", fmt.Sprintf("%sSELECT k, p, ts, rn FROM t WHERE p > 1 AND rn <= %d", with, n), filtered},
 		}
 		for _, tc := range cases {
-			var push [][]any
-			if !bounded {
-				push = [][]any{}
-				for _, b := range bs {
-					push = append(push, []any{b.k, b.p, b.ts})
-				}
-			}
 			got, late, err := appliedRun(t, ddl.String(), ".", tc.query, push)
 			if err != nil {
 				t.Fatalf("seed %d %s: %s: %v", seed, tc.name, tc.query, err)
@@ -595,23 +479,12 @@ func TestDedupFirstThenFilterProperty(t *testing.T) {
 		}
 		slices.Sort(want)
 		slices.Sort(wantLate)
-		conn := "'connector' = 'go'"
-		if bounded {
-			conn = "'connector' = 'values'"
-		}
 		var ddl strings.Builder
-		fmt.Fprintf(&ddl, "CREATE STREAM b (k BIGINT, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (%s);\n", conn)
-		var push [][]any
-		if !bounded {
-			push = [][]any{}
-		}
+		var rows [][3]int64
 		for _, b := range bs {
-			if bounded {
-				fmt.Fprintf(&ddl, "INSERT INTO b VALUES (%d, %d, %d);\n", b.k, b.p, b.ts)
-			} else {
-				push = append(push, []any{b.k, b.p, b.ts})
-			}
+			rows = append(rows, [3]int64{b.k, b.p, b.ts})
 		}
+		push := declareB(&ddl, bounded, rows)
 		for _, q := range []string{
 			"SELECT k, p, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM b) WHERE rn = 1 AND p > 0",
 			"SELECT k, p, ts FROM (SELECT k, p, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM b) WHERE p > 0 AND rn <= 1",
@@ -626,4 +499,94 @@ func TestDedupFirstThenFilterProperty(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lateRow is a row of stream c (declareC) and whether it is late by c's
+// watermark (ts - 1 s) over the rows before it.
+type lateRow struct {
+	k, q, ts int64
+	late     bool
+}
+
+// randomC returns 3 to most+2 random rows of stream c, keys below keys,
+// out of order (row i's time within 2.5 s after i * 0.7 s), each marked
+// late as a reference computes it from the rows in order.
+func randomC(r *rand.Rand, most, keys int) []lateRow {
+	var cs []lateRow
+	wm := int64(-1 << 62)
+	for i := range 3 + r.Intn(most) {
+		ts := int64(i)*700 + int64(r.Intn(2500))
+		cs = append(cs, lateRow{k: int64(r.Intn(keys)), q: int64(r.Intn(100)), ts: ts, late: ts < wm})
+		wm = max(wm, ts-1000)
+	}
+	return cs
+}
+
+// declareC writes into ddl stream c (k, q, ts BIGINT, WATERMARK FOR ts AS
+// ts - 1 s), a 'values' stream holding cs.
+func declareC(ddl *strings.Builder, cs []lateRow) {
+	ddl.WriteString("CREATE STREAM c (k BIGINT, q BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'values');\n")
+	for _, c := range cs {
+		fmt.Fprintf(ddl, "INSERT INTO c VALUES (%d, %d, %d);\n", c.k, c.q, c.ts)
+	}
+}
+
+// declareB writes into ddl stream b (k, p, ts BIGINT, WATERMARK FOR ts AS
+// ts - 1 s): when bounded, a 'values' stream holding rows (k, p, ts each),
+// and it returns nil; else a 'go' stream, and it returns rows to push into
+// it (appliedRun's push).
+func declareB(ddl *strings.Builder, bounded bool, rows [][3]int64) [][]any {
+	conn := "'connector' = 'go'"
+	if bounded {
+		conn = "'connector' = 'values'"
+	}
+	fmt.Fprintf(ddl, "CREATE STREAM b (k BIGINT, p BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (%s);\n", conn)
+	push := [][]any{}
+	for _, r := range rows {
+		if bounded {
+			fmt.Fprintf(ddl, "INSERT INTO b VALUES (%d, %d, %d);\n", r[0], r[1], r[2])
+		} else {
+			push = append(push, []any{r[0], r[1], r[2]})
+		}
+	}
+	if bounded {
+		return nil
+	}
+	return push
+}
+
+// rankedRow is a row of stream b with its rank in refTopN's Top-N.
+type rankedRow struct{ k, p, ts, rn int64 }
+
+// refTopN is a reference Top-N of rows (k, p, ts each) of stream b, written
+// apart from the engine: for each key below keys, its rows ranked by p
+// descending over the whole input, ties in arrival order (fn "RANK": a tie
+// shares the rank of the rows above it plus one; else ROW_NUMBER), those
+// ranked at most n, key by key.
+func refTopN(rows [][3]int64, keys int64, fn string, n int64) []rankedRow {
+	var top []rankedRow
+	for k := range keys {
+		var part []rankedRow
+		for _, r := range rows {
+			if r[0] == k {
+				part = append(part, rankedRow{k: r[0], p: r[1], ts: r[2]})
+			}
+		}
+		slices.SortStableFunc(part, func(a, b rankedRow) int { return cmp.Compare(b.p, a.p) })
+		for i, x := range part {
+			x.rn = int64(i + 1)
+			if fn == "RANK" {
+				x.rn = 1
+				for _, o := range part {
+					if o.p > x.p {
+						x.rn++
+					}
+				}
+			}
+			if x.rn <= n {
+				top = append(top, x)
+			}
+		}
+	}
+	return top
 }
