@@ -111,10 +111,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if s, ok := groupsOverTopN(sel); ok { // GROUP BY, HAVING or DISTINCT over a bounded Top-N (rule_rank.go)
 		sel = s
 	}
-	if s, err := p.topNInFrom(sel); err != nil { // a ranked subquery or WITH name bound by the outer WHERE (rule_rank_filter.go)
+	sel, err := p.topNInFrom(sel) // a ranked subquery or WITH name bound by the outer WHERE (rule_rank_filter.go)
+	if err != nil {
 		return nil, err
-	} else {
-		sel = s
 	}
 	defer p.enterScope(sel)()
 	p.selects++
