@@ -17,7 +17,9 @@ import (
 // expansion is lazy: one input row with a 100k-element array is given over
 // as many batches as it fills, so memory does not grow with the number of
 // rows one input row yields (issue 30's rule). Malformed input rows pass
-// through to the job as they are.
+// through to the job as they are. Each row carries its input row's
+// watermark (the input stream's before it), so a row whose value gives no
+// row still moves the job's watermark, at the next row given (wm).
 type unnestSource struct {
 	inner      Source
 	k          *expr.Kernel
@@ -32,6 +34,33 @@ type unnestSource struct {
 	ordinality bool // WITH ORDINALITY: a last column with the position
 	rowFields  bool // an ARRAY of ROW into a column per field (plan.Unnest.RowFields)
 	kids       []*vector.Vec
+	// The input stream's watermark (SPEC 2.3), which a row with a NULL or
+	// empty value moves too, as Flink's unnest passes its input's
+	// watermark on: wm is the job's WATERMARK expression over the input
+	// rows (nil: none, or 'watermark.max-future', whose refused rows must
+	// not move it); wmCol the output's watermark column, into which each
+	// unnested row gets its input row's stamp (stamps, NULL where stamped
+	// is false: the input's watermark before it), which the watermark
+	// assigner carries (watermarker.carried) before moving the watermark
+	// by the row itself; cur and set the watermark after the rows read.
+	wm      *expr.Kernel
+	wmCol   int
+	stamps  []int64
+	stamped []bool
+	cur     int64
+	set     bool
+}
+
+// carriesWatermark reports whether the unnesting source of job stamps its
+// rows with its input stream's watermark (unnestSource.wm), which the
+// job's watermark assigner then carries: a job with CROSS JOIN UNNEST and
+// a WATERMARK, without 'watermark.max-future'.
+func carriesWatermark(job *plan.Job) bool {
+	if job.Unnest == nil || job.Watermark == nil || job.WatermarkCol < 0 {
+		return false
+	}
+	_, future := job.Stream.MaxFuture()
+	return !future
 }
 
 // newUnnestSource opens job.Unnest's inner stream through env, as o says.
@@ -41,7 +70,38 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 	if err != nil {
 		return nil, err
 	}
-	return &unnestSource{inner: in.src, k: o.exprs.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields}, nil
+	s := &unnestSource{inner: in.src, k: o.exprs.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields, wmCol: -1}
+	if carriesWatermark(job) {
+		s.wm, s.wmCol = o.exprs.Compile(job.Watermark), job.WatermarkCol // (over the stream's columns, which the input rows have at the same indexes)
+		s.stamps, s.stamped = make([]int64, vector.Cap), make([]bool, vector.Cap)
+	}
+	return s, nil
+}
+
+// stampInput computes the input stream's watermark before each row of in
+// (stamps, stamped) and after them (cur, set), rows in ascending order.
+func (s *unnestSource) stampInput() {
+	if s.wm == nil {
+		return
+	}
+	if len(s.stamps) < s.in.N {
+		s.stamps, s.stamped = make([]int64, s.in.N), make([]bool, s.in.N)
+	}
+	v := s.wm.Eval(s.in, s.sel)
+	for _, i := range s.sel {
+		s.stamps[i], s.stamped[i] = s.cur, s.set
+		if !v.Null[i] && (!s.set || v.I[i] > s.cur) {
+			s.cur, s.set = v.I[i], true
+		}
+	}
+}
+
+// stamp writes input row r's stamp into output row o's watermark column.
+func (s *unnestSource) stamp(b *vector.Batch, o, r int) {
+	if s.wm != nil {
+		c := b.Cols[s.wmCol]
+		c.Null[o], c.I[o] = !s.stamped[r], s.stamps[r]
+	}
 }
 
 // Next gives the next unnested rows (Source.Next): those of the input rows
@@ -66,6 +126,7 @@ func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
 			for i := range s.in.N {
 				s.sel = append(s.sel, int32(i))
 			}
+			s.stampInput()
 			s.x = s.k.Eval(s.in, s.sel)
 			s.kids = s.x.Kids
 			if s.rowFields { // (the element ROW's fields; a NULL element, below, gives NULLs)
@@ -102,6 +163,7 @@ func (s *unnestSource) fill(b *vector.Batch) {
 					b.Cols[s.ncols+len(s.kids)].Null[o] = true
 				}
 				b.Pos[o] = in.Pos[r]
+				s.stamp(b, o, r)
 				b.N++
 			}
 			s.row, s.el = s.row+1, 0
@@ -126,6 +188,7 @@ func (s *unnestSource) fill(b *vector.Batch) {
 				d.Null[o], d.I[o] = false, int64(s.el+1)
 			}
 			b.Pos[o] = in.Pos[r]
+			s.stamp(b, o, r)
 			b.N++
 		}
 		if s.el >= n {

@@ -46,8 +46,9 @@ type watermarker struct {
 	off    int64
 	max    *maxFuture // 'watermark.max-future' (maxfuture.go), nil when none
 	// carried: the stream is a derived relation whose rows come with the
-	// watermark of its input before each (plan.Derived.Stamps), in the
-	// watermark column; the watermark before a row is at least that
+	// watermark of its input before each (plan.Derived.Stamps), or the
+	// rows of CROSS JOIN UNNEST with their input stream's (unnestSource),
+	// in the watermark column; the watermark before a row is at least that
 	carried bool
 	// carriedParts: with carried, the rows' stamps are their Kafka
 	// partitions' watermarks, kept as their CURRENT_WATERMARK, and the
@@ -64,6 +65,9 @@ func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
 	if d := plan.DerivedOf(job.Stream); d != nil && d.Stamps && job.WatermarkCol == len(job.Stream.Columns) {
 		w.carried = true
 		w.carriedParts = d.StreamWatermarks && len(job.BatchTypes) >= job.WatermarkCol+3
+	}
+	if carriesWatermark(job) { // (CROSS JOIN UNNEST: its rows carry the input stream's watermark, unnestSource.wm)
+		w.carried = true
 	}
 	if e := job.Watermark; e != nil && e.Op == plan.OpAddInterval && e.Args[0].Op == plan.OpCol {
 		w.offCol, w.off = e.Args[0].Col, e.Param

@@ -18,7 +18,23 @@ const (
 	sideRight = 2
 )
 
+// colCollector gathers the column references of an expression in order,
+// not those inside a subquery (which binds its own).
 type colCollector struct{ cols []*ast.ColumnNameExpr }
+
+// names returns the column names the references name, each once (by lower
+// case), in order of first use, without qualifiers.
+func (c *colCollector) names() []ast.CIStr {
+	var out []ast.CIStr
+	seen := map[string]bool{}
+	for _, col := range c.cols {
+		if n := col.Name.Name; !seen[n.L] {
+			seen[n.L] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 func (c *colCollector) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {

@@ -64,6 +64,19 @@ type Planner struct {
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
+	// boundTopNs are the FROM entries that read a ranked subquery or WITH
+	// definition whose rank the outer query's WHERE bounds (topNInFrom):
+	// each reads the relation that is the Top-N with that bound instead
+	// (derivedSource). Keyed by the entry's name node, made lazily.
+	boundTopNs map[*ast.TableName]boundTopN
+	// rankReads holds, for each Top-N query the planner wrote for a query
+	// over it (topNThenFilter, topNInFrom: SELECT * FROM (…) WHERE rn <= N),
+	// where that query reads the rank (its * or rn in its text), nil when
+	// it does not: a deduplication keeping the first row's * then selects
+	// the columns without the rank (it gives none; a Top-N keeps it, its
+	// changes as before), and an error about the rank points at the user's
+	// text (markRank).
+	rankReads map[*parser.Select]ast.Node
 	// selects counts the PlanSelect calls in progress: 1 while a
 	// statement's own SELECT is planned, more inside its subqueries, WITH
 	// definitions, views and ranked queries (selectPlan.top)
@@ -97,6 +110,10 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	}
 	if s, ok := groupsOverTopN(sel); ok { // GROUP BY, HAVING or DISTINCT over a bounded Top-N (rule_rank.go)
 		sel = s
+	}
+	sel, err := p.topNInFrom(sel) // a ranked subquery or WITH name bound by the outer WHERE (rule_rank_filter.go)
+	if err != nil {
+		return nil, err
 	}
 	defer p.enterScope(sel)()
 	p.selects++

@@ -30,6 +30,9 @@ type relScope struct {
 // subquery, a WITH definition or a view, and returns its relation; nil, nil
 // for a stream's name.
 func (p *Planner) derivedSource(tn *ast.TableName) (*catalog.Stream, error) {
+	if b, ok := p.boundTopNs[tn]; ok { // (a ranked relation with the outer query's bound: topNInFrom)
+		return p.planRelation(b.rel, b.kind, b.name, p.Source)
+	}
 	name := tn.Name.O
 	if parser.IsPlaceholder(name) {
 		for i := len(p.scopes) - 1; i >= 0; i-- {
@@ -116,10 +119,11 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 	}
 	// the relation's event time: the parts' when they agree
 	t := times[0]
-	stamps, streamWms, split := t.stamps, t.streamWms, t.split
+	stamps, streamWms, split, versions := t.stamps, t.streamWms, t.split, t.versions
 	for _, o := range times[1:] {
 		t = unionTime(t, o)
 		stamps = stamps && o.stamps
+		versions = versions || o.versions
 		streamWms = streamWms || o.streamWms
 		split = split && o.split
 	}
@@ -149,6 +153,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 		d.WindowStart, d.WindowEnd, d.Window = t.start, t.end, t.win
 		d.Stamps, d.StreamWatermarks = stamps, stamps && streamWms
 		d.SplitFiles = d.StreamWatermarks && split
+		d.VersionTime = versions
 		st.EventTime = t.col
 		st.Watermark = &catalog.Watermark{Text: t.wm.Text, Def: t.wm}
 	}
@@ -254,6 +259,9 @@ type partTime struct {
 	stamps     bool
 	streamWms  bool
 	split      bool
+	// versions: the time is kept only for a temporal join's versions
+	// (plan.Derived.VersionTime)
+	versions bool
 }
 
 // timeOfPart finds the event time of job j's main output (SPEC 2.6): a
@@ -281,6 +289,12 @@ func timeOfPart(j *Job) partTime {
 	m := j.Main
 	if m.Rank != nil && !rankKeepsTime(m.Rank) {
 		return t
+	}
+	// (a deduplication keeping the last row, or a relation over one: its
+	// time is for a temporal join's versions only, plan.Derived.VersionTime)
+	t.versions = m.Rank != nil && m.Rank.Kind == plan.RankTopN
+	if d := plan.DerivedOf(j.Stream); d != nil && d.VersionTime && m.Rank == nil && m.Agg == nil {
+		t.versions = true
 	}
 	if a := m.Agg; a != nil {
 		if a.Window != nil && !a.Grouped && a.Window.Of == nil {

@@ -230,7 +230,12 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		// read append-only inputs (Flink refuses changes there too): their
 		// state leaves by the watermarks, and a retraction could come after.
 		in := both.Inputs[s].Stream
-		if in == nil || !readsChanges(in) || both.Temporal && s == 1 {
+		if in == nil || both.Temporal && s == 1 {
+			continue
+		}
+		d := plan.DerivedOf(in)
+		versions := d != nil && d.VersionTime && in.Watermark != nil
+		if !readsChanges(in) && !versions {
 			continue
 		}
 		at := sp.pos(join.Left)
@@ -238,13 +243,25 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			at = sp.pos(join.Right)
 		}
 		why := updatingWhy(in)
+		if !readsChanges(in) {
+			why = "a deduplication keeping the last row, whose final rows come at its input's end in key order"
+		}
 		switch {
 		case both.Temporal:
 			return parser.Errorf(at, "the temporal join's left input %s is updating (%s, SPEC 2.8): a temporal join reads append-only rows on its left (as Flink's); join the relation it reads before it updates", in.Name, why)
 		case both.Window || both.Interval:
 			return parser.Errorf(at, "the join's input %s is updating (%s, SPEC 2.8), and an %s reads append-only inputs (as Flink's): its state leaves as the watermarks pass, and a retraction could come after; drop the time bounds for a regular join, or join the relation it reads before it updates", in.Name, why, both.Kind())
 		}
-		both.Changes[s] = true // (a regular join: a bounded side's rows retract too, so no lookup join)
+		both.Changes[s] = readsChanges(in) // (a regular join: a bounded side's rows retract too, so no lookup join)
+		if in.Watermark != nil {
+			// its rows come as the operator decides them, not in time
+			// order: the join reads it without event time, so none is
+			// late (plan.JoinInput.NoTime)
+			both.Inputs[s].NoTime = "its rows are changes, read without event time: they come as " + in.Name + " decides them, not in time order"
+			if !both.Changes[s] {
+				both.Inputs[s].NoTime = "a deduplication keeping the last row: its final rows come at its input's end in key order, read without event time"
+			}
+		}
 	}
 	// SPEC 2.7's kinds, the first that fits: window, interval, temporal, then
 	// lookup (INNER or LEFT with a bounded right side, read whole first:

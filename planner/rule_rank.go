@@ -22,7 +22,10 @@ import (
 //     rn < N, rn = 1, RANK and DENSE_RANK); with window_start and
 //     window_end in the PARTITION BY of a window query, a window Top-N; a
 //     GROUP BY, HAVING or DISTINCT right over it is planned over the
-//     bounded Top-N as a relation (groupsOverTopN, in PlanSelect);
+//     bounded Top-N as a relation (groupsOverTopN, in PlanSelect), and a
+//     ranking subquery or WITH name in a join's FROM (or a WITH name read
+//     alone) whose rank the outer WHERE bounds is read as that Top-N
+//     (topNInFrom, in PlanSelect);
 //   - OVER aggregation: agg(x) OVER (PARTITION BY k ORDER BY t ROWS|RANGE
 //     BETWEEN … PRECEDING AND CURRENT ROW) in the select list, or OVER w
 //     with WINDOW w AS (…);
@@ -167,7 +170,7 @@ func topNReads(sel *parser.Select) []*ast.SelectField {
 			}
 		}
 	}
-	c := &columnCollector{seen: map[string]bool{}}
+	c := &colCollector{}
 	for _, f := range q.Fields.Fields {
 		f.Expr.Accept(c)
 	}
@@ -183,11 +186,14 @@ func topNReads(sel *parser.Select) []*ast.SelectField {
 	for _, f := range sel.Filters {
 		f.Expr.Accept(c)
 	}
-	if c.seen[rank] {
-		return star
+	names := c.names()
+	for _, n := range names {
+		if n.L == rank {
+			return star
+		}
 	}
 	var fields []*ast.SelectField
-	for _, n := range c.names {
+	for _, n := range names {
 		if gives[n.L] { // (not an alias of the query's own, or an unknown column: the query's to name)
 			fields = append(fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: n}}})
 		}
@@ -200,23 +206,6 @@ func topNReads(sel *parser.Select) []*ast.SelectField {
 	}
 	return fields
 }
-
-// columnCollector gathers the column names an expression reads (lower case
-// in seen), each once, in order.
-type columnCollector struct {
-	names []ast.CIStr
-	seen  map[string]bool
-}
-
-func (c *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
-	if cn, ok := n.(*ast.ColumnNameExpr); ok && !c.seen[cn.Name.Name.L] {
-		c.seen[cn.Name.Name.L] = true
-		c.names = append(c.names, cn.Name.Name)
-	}
-	return n, false
-}
-
-func (c *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // firstWindowFunc returns q's first select field holding an OVER call.
 func firstWindowFunc(q *ast.SelectStmt) *ast.SelectField {
@@ -506,11 +495,18 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 				r.Output = append(r.Output, c)
 				names = append(names, in.b.Columns[c].Name)
 			}
+			at, wrote := p.rankReads[sel] // (a Top-N the planner wrote for a query over it: markRank)
+			if wrote && at == nil && r.Kind == plan.RankDedup {
+				continue // (its reader reads no rank, which a first-row deduplication cannot give)
+			}
 			r.Output = append(r.Output, rankCol)
 			names = append(names, rn.O)
 			r.RankNumber = true
 			if rankField == nil {
 				rankField = f
+				if wrote {
+					rankField = at
+				}
 			}
 			continue
 		}
@@ -749,7 +745,7 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	first := firstWindowFunc(q)
 	fw := first.Expr.(*ast.WindowFuncExpr)
 	if _, ok := rankFuncs[strings.ToLower(fw.Name)]; ok {
-		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
+		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N (in a join or over a WITH name the reader's WHERE may bound it: … t JOIN u ON … WHERE t.rn <= N; a view holds the bound inside)", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
 	}
 	osel := *sel
 	osel.Insert = "" // (INSERT INTO takes the OVER aggregation's rows: rankSink)

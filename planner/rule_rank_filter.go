@@ -2,7 +2,10 @@ package planner
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -18,7 +21,10 @@ import (
 // (SELECT k, n * 2 AS m: the Calc's projection; computes). The Top-N ranks every row of its subquery, and
 // the other conditions filter its output: sel becomes a query over a
 // derived relation (SPEC 2.6) that is the Top-N with the bound alone, as
-// written, selecting every column and the rank; its kinds pass through the
+// written, selecting every column and the rank (a first-row deduplication
+// only when the query reads it, Planner.rankReads: WHERE rn = 1 AND p > 0
+// then filters the deduplicated rows, as Flink's Calc over its
+// Deduplicate, not the rows before it); its kinds pass through the
 // filter (SPEC 2.8: an update's old and new rows each as the condition
 // says). So does a query over a Top-N that ends with ORDER BY or LIMIT
 // (SPEC 2.9: they apply to the query's rows, the Top-N's result, as in
@@ -66,6 +72,7 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 	tq.OrderBy, tq.Limit = nil, nil // (the query over it sorts and cuts the Top-N's rows)
 	tq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
 	topn.Query = &tq
+	p.markRank(&topn, sel, rest, rn) // (without the rank when sel reads none: a deduplication keeping the first row gives none)
 	// the query over it: the select list and the other conditions
 	ts := q.From.TableRefs.Left.(*ast.TableSource)
 	oq := *q
@@ -79,6 +86,57 @@ func (p *Planner) topNThenFilter(sel *parser.Select, rn ast.CIStr) (*Branch, boo
 	}
 	b, err := p.planOverDerived(sel, &topn, &oq, "$topn", ts.AsName)
 	return b, true, err
+}
+
+// rankReadAt returns where the query of sel over a Top-N, with the
+// conditions rest in its WHERE, reads the rank rn, nil when it does not: a
+// * in its select list, or the first reference to rn (by any qualifier) in
+// its select list, rest, its FROM's ON conditions, GROUP BY, HAVING, ORDER
+// BY or an aggregate's FILTER.
+func rankReadAt(sel *parser.Select, rest []ast.ExprNode, rn ast.CIStr) ast.Node {
+	q := sel.Query
+	var c colCollector
+	for _, f := range q.Fields.Fields {
+		if f.WildCard != nil && f.WildCard.Table.L == "" {
+			return f
+		}
+		if f.Expr != nil {
+			f.Expr.Accept(&c)
+		}
+	}
+	for _, f := range q.Fields.Fields {
+		if f.WildCard != nil {
+			return f // (t.*: maybe the Top-N's)
+		}
+	}
+	for _, r := range rest {
+		r.Accept(&c)
+	}
+	for _, n := range []ast.Node{q.From, q.GroupBy, q.Having, q.OrderBy} {
+		if n != nil && !reflect.ValueOf(n).IsNil() {
+			n.Accept(&c)
+		}
+	}
+	for _, f := range sel.Filters {
+		f.Expr.Accept(&c)
+	}
+	for _, col := range c.cols {
+		if col.Name.Name.L == rn.L {
+			return col
+		}
+	}
+	return nil
+}
+
+// markRank records, for the Top-N query top that the planner wrote for
+// the query sel over it (topNThenFilter, topNInFrom), where sel reads its
+// rank (Planner.rankReads): a first-row deduplication's * then gives the
+// rank only when sel reads it, and an error about the rank points there.
+func (p *Planner) markRank(top, sel *parser.Select, rest []ast.ExprNode, rn ast.CIStr) {
+	if p.rankReads == nil {
+		p.rankReads = map[*parser.Select]ast.Node{}
+	}
+	p.rankReads[top] = rankReadAt(sel, rest, rn)
 }
 
 // computes reports whether q's select list holds an expression, not only
@@ -180,4 +238,207 @@ func rankRange(c ast.ExprNode, rn ast.CIStr) (upper, lower ast.ExprNode) {
 		}
 	}
 	return c, nil
+}
+
+// boundTopN is a relation a FROM entry reads instead of the one it names
+// (Planner.boundTopNs, topNInFrom): rel, planned as kind and name (what
+// the entry named: "subquery", or "WITH" and the definition's name).
+type boundTopN struct {
+	rel        *parser.Relation
+	kind, name string
+}
+
+// rankLeaf is a FROM entry of topNInFrom that reads a ranked subquery or
+// WITH definition: its name node, the name the query qualifies its columns
+// by (lower case, as written in qualCase), its rank column's name, the
+// relation, and whether an outer join pads its rows (nullable).
+type rankLeaf struct {
+	tn         *ast.TableName
+	qual       string
+	qualCase   string
+	rn         ast.CIStr
+	rel        *parser.Relation
+	kind, name string
+	nullable   bool
+	bound      []ast.ExprNode // the WHERE conjuncts on its rank alone
+}
+
+// topNInFrom plans a ranked subquery or WITH definition (SELECT …,
+// ROW_NUMBER() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) read by a
+// join, or a WITH name read alone, whose rank the outer query's WHERE
+// bounds (FROM (SELECT …) t JOIN u ON … WHERE t.rn <= 2): as SQL has
+// WHERE filter the FROM's rows, the Top-N of the bound's rows is the same
+// as the relation with the bound inside it (SELECT * FROM (SELECT …) t
+// WHERE t.rn <= 2), which Flink's rank rule also finds through the join
+// (SPEC 2.6, 2.9). The WHERE conjuncts that read only the entry's rank
+// become that relation's (Planner.boundTopNs: the entry reads it; its
+// other conditions, a rank range's start included, filter the Top-N's
+// rows there, topNThenFilter), the others stay the outer query's. An
+// entry an outer join pads (the right side of a LEFT JOIN, either side of
+// a FULL one) is not bound so: a padded row's rank is NULL, and the WHERE
+// drops it, which a bound inside would not; that is a planning error at
+// the conjunct that says what to write (an INNER JOIN gives those rows). A subquery read alone is
+// rankSubquery's. It returns sel as it is when nothing is bound.
+func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
+	q := sel.Query
+	if q == nil || q.Where == nil || q.From == nil || q.From.TableRefs == nil {
+		return sel, nil
+	}
+	var leaves []*rankLeaf
+	p.rankLeaves(sel, q.From.TableRefs, false, &leaves)
+	if len(leaves) == 0 {
+		return sel, nil
+	}
+	if q.From.TableRefs.Right == nil && parser.IsPlaceholder(leaves[0].tn.Name.O) {
+		return sel, nil // (a subquery read alone: rankSubquery's)
+	}
+	ranks := map[string]int{} // how many entries have a rank of that name
+	for _, l := range leaves {
+		ranks[l.rn.L]++
+	}
+	var rest []ast.ExprNode
+	bound := false
+	for _, c := range conjuncts(q.Where, nil) {
+		var cc colCollector
+		c.Accept(&cc)
+		var on *rankLeaf
+		for i, col := range cc.cols {
+			var l *rankLeaf
+			for _, x := range leaves {
+				if col.Name.Name.L == x.rn.L && (col.Name.Table.L == x.qual || col.Name.Table.L == "" && ranks[x.rn.L] == 1) {
+					l = x
+				}
+			}
+			if l == nil || i > 0 && l != on {
+				on = nil
+				break
+			}
+			on = l
+		}
+		if on == nil {
+			rest = append(rest, c)
+			continue
+		}
+		if on.nullable {
+			return nil, parser.Errorf(sel.Locate(c), "this WHERE condition bounds the rank %s of %s, whose rows an outer join pads (a padded row's rank is NULL, so WHERE drops it): write an INNER JOIN for the same rows, or bound the rank inside: (SELECT * FROM (…) WHERE %s <= N) AS %s", on.rn.O, on.qualCase, on.rn.O, on.qualCase)
+		}
+		on.bound = append(on.bound, c)
+		bound = true
+	}
+	if !bound {
+		return sel, nil
+	}
+	for _, l := range leaves {
+		if len(l.bound) == 0 {
+			continue
+		}
+		// the relation: SELECT * FROM <the ranked one> AS <qualifier> WHERE <its bound>
+		ph := l.tn.Name.O
+		if !parser.IsPlaceholder(ph) {
+			ph = "$with-" + l.name
+		}
+		inner := *sel
+		iq := *q
+		iq.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
+		iq.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(ph)}, AsName: ast.NewCIStr(l.qualCase)}}}
+		iq.Where = andOf(l.bound)
+		iq.GroupBy, iq.Having, iq.OrderBy, iq.Limit, iq.WindowSpecs, iq.Distinct = nil, nil, nil, nil, nil, false
+		inner.Query = &iq
+		inner.Side, inner.Stream, inner.Insert, inner.InsertColumns, inner.InsertColumnPos = "", "", "", nil, nil
+		inner.Window, inner.Unnest, inner.Files, inner.FilePos = nil, nil, nil, nil
+		inner.Late, inner.LatePos, inner.Late2, inner.Late2Pos = "", 0, "", 0
+		inner.Derived = map[string]*parser.Relation{ph: l.rel}
+		inner.With, inner.Joins, inner.AsOf, inner.Filters = nil, nil, nil, nil
+		if p.boundTopNs == nil {
+			p.boundTopNs = map[*ast.TableName]boundTopN{}
+		}
+		p.markRank(&inner, sel, rest, l.rn)
+		p.boundTopNs[l.tn] = boundTopN{rel: &parser.Relation{Selects: []*parser.Select{&inner}, Range: l.rel.Range}, kind: l.kind, name: l.name}
+	}
+	out, oq := *sel, *q
+	oq.Where = andOf(rest)
+	out.Query = &oq
+	return &out, nil
+}
+
+// andOf is the AND of conds in order, nil for none.
+func andOf(conds []ast.ExprNode) ast.ExprNode {
+	var w ast.ExprNode
+	for _, c := range conds {
+		if w == nil {
+			w = c
+			continue
+		}
+		w = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: w, R: c}
+	}
+	return w
+}
+
+// rankLeaves appends to out the entries of FROM tree n (of sel) that read a
+// ranked subquery of sel or a WITH definition in scope (rankedRelation);
+// nullable: an outer join above pads n's rows.
+func (p *Planner) rankLeaves(sel *parser.Select, n ast.ResultSetNode, nullable bool, out *[]*rankLeaf) {
+	switch x := n.(type) {
+	case *ast.Join:
+		if x.Right == nil {
+			p.rankLeaves(sel, x.Left, nullable, out)
+			return
+		}
+		k := sel.Joins[x]
+		full, semi := k == parser.FullJoin, k == parser.SemiJoin || k == parser.AntiJoin
+		p.rankLeaves(sel, x.Left, nullable || full || x.Tp == ast.RightJoin, out)
+		p.rankLeaves(sel, x.Right, nullable || full || semi || x.Tp == ast.LeftJoin, out)
+	case *ast.TableSource:
+		tn, ok := x.Source.(*ast.TableName)
+		if !ok || tn.Schema.O != "" {
+			return
+		}
+		l := p.rankedRelation(sel, tn)
+		if l == nil {
+			return
+		}
+		l.qualCase = tn.Name.O
+		if x.AsName.O != "" {
+			l.qualCase = x.AsName.O
+		}
+		l.qual, l.nullable = strings.ToLower(l.qualCase), nullable
+		*out = append(*out, l)
+	}
+}
+
+// rankedRelation returns the FROM entry tn of sel when it names a subquery
+// of sel or a WITH definition in scope (sel's own, then the enclosing
+// queries') of one SELECT whose select list names a ranking function's
+// result (… ROW_NUMBER() OVER (…) AS rn), nil otherwise.
+func (p *Planner) rankedRelation(sel *parser.Select, tn *ast.TableName) *rankLeaf {
+	name := tn.Name.O
+	var l *rankLeaf
+	if parser.IsPlaceholder(name) {
+		if rel := sel.Derived[name]; rel != nil {
+			l = &rankLeaf{tn: tn, rel: rel, kind: "subquery", name: "subquery"}
+		}
+	} else {
+		scopes := append(slices.Clone(p.scopes), relScope{ctes: sel.With})
+	find:
+		for i := len(scopes) - 1; i >= 0; i-- {
+			for k := len(scopes[i].ctes) - 1; k >= 0; k-- {
+				if c := scopes[i].ctes[k]; strings.EqualFold(c.Name, name) {
+					l = &rankLeaf{tn: tn, rel: c.Rel, kind: "WITH", name: c.Name}
+					break find
+				}
+			}
+		}
+	}
+	if l == nil || len(l.rel.Selects) != 1 || l.rel.Selects[0].Query == nil || l.rel.Selects[0].Query.Fields == nil {
+		return nil
+	}
+	for _, f := range l.rel.Selects[0].Query.Fields.Fields {
+		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok && f.AsName.L != "" {
+			if _, ok := rankFuncs[strings.ToLower(w.Name)]; ok {
+				l.rn = f.AsName
+				return l
+			}
+		}
+	}
+	return nil
 }

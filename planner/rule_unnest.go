@@ -17,7 +17,9 @@ import (
 // when t names as many, as Flink's, or into one ROW column); the query then reads s's columns and the new ones (t.c, or c
 // alone), each row of s repeated per element (plan.Unnest, run by
 // executor/unnest.go). The new columns stand after s's, so s's event-time
-// column, watermark and errors stay as they are.
+// column, watermark and errors stay as they are; each unnested row carries
+// s's watermark before its input row, so a row that gives none moves the
+// watermark too (executor's carriesWatermark).
 func ruleUnnest(sp *selectPlan, u *parser.Unnest) error {
 	sel := sp.sel
 	if sp.join != nil && sp.join.Right != nil || sp.sel.Window != nil || sp.q.From == nil {

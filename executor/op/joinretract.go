@@ -20,7 +20,9 @@ func (j *Join) addKind(s, k int) vector.RowKind {
 
 // retract handles row k of side s, a -U or -D of an updating input
 // (JoinSpec.Changes): it removes the first live row of the state equal to it
-// in every column and emits the retraction of each joined row of that key:
+// in every column of the input's row (not the CURRENT_WATERMARK stamp and
+// the columns after it: a retraction comes under a later watermark than
+// the row it retracts, rowEqual) and emits the retraction of each joined row of that key:
 // with the input's kind for an INNER join, -D for an outer one. A row of an
 // outer side that loses its last partner is emitted padded again (+I); the
 // removed row, when it was padded, is retracted padded (-D). Row k itself
@@ -47,7 +49,7 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 	found := -1
 	if si := sd.index.find(h); si >= 0 {
 		for prev, f := int32(-1), sd.index.slots[si].head; f >= 0; {
-			if sd.dead[f] || !rowEqual(sd.rows, int(f), k) {
+			if sd.dead[f] || !rowEqual(sd.rows, int(f), k, j.spec.Stamp[s]) {
 				prev, f = f, sd.index.next[f]
 				continue
 			}
@@ -96,10 +98,18 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 }
 
 // rowEqual reports whether stored rows a and b of r hold the same values in
-// every column: NULL equals NULL here, and doubles compare by their bits (a
-// retraction repeats the row it retracts, SPEC 2.8).
-func rowEqual(r *Rows, a, b int) bool {
-	for c := range r.cols {
+// every column before column upTo (all of them when upTo < 0): NULL equals
+// NULL here, and doubles compare by their bits (a retraction repeats the
+// row it retracts, SPEC 2.8). A join passes its input's stamp column
+// (JoinSpec.Stamp): the columns from it on are the watermarks the row came
+// under (CURRENT_WATERMARK, a relation's carried stream watermarks), not
+// the row's, and the computed keys after them follow from the row.
+func rowEqual(r *Rows, a, b, upTo int) bool {
+	n := len(r.cols)
+	if upTo >= 0 && upTo < n {
+		n = upTo
+	}
+	for c := range n {
 		if r.Null(a, c) != r.Null(b, c) {
 			return false
 		}

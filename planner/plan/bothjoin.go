@@ -72,6 +72,18 @@ type JoinInput struct {
 	// late row goes to the late output as it came, whatever the query
 	// would have kept of it).
 	Filter *Expr
+	// NoTime, when not "", says why the join reads this input without event
+	// time although its stream has some (TimeCol is then -1): an updating
+	// input (BothJoin.Changes: a Top-N, an unbounded GROUP BY, a CDC
+	// stream, a deduplication keeping the last row) or the final result of
+	// a deduplication keeping the last row over a bounded input
+	// (Derived.VersionTime), other than a temporal join's versioned side.
+	// Its rows come when the operator decides them (a -U row with the
+	// replaced row's older time, the final rows in key order), not in the
+	// order of their time, so none is late (SPEC 2.7: a late row is below
+	// its own input's watermark as it arrives): the join handles them as
+	// they come, as Flink's regular join does its inputs' changes.
+	NoTime string
 }
 
 // Pruned returns the names of the input's columns the join does not keep
@@ -121,9 +133,10 @@ func (in *JoinInput) joined() bool {
 }
 
 // TimeCol returns the input's event-time column in its layout, -1 when it
-// has no WATERMARK (no event time, SPEC 2.3).
+// has no WATERMARK (no event time, SPEC 2.3) or the join reads it without
+// (NoTime).
 func (in *JoinInput) TimeCol() int {
-	if in.Stream.Watermark == nil {
+	if in.Stream.Watermark == nil || in.NoTime != "" {
 		return -1
 	}
 	return in.Stream.EventTime
@@ -422,6 +435,8 @@ func (j *BothJoin) describe() (string, []string) {
 //   - the rows of another join (a FROM of more than two relations) come no
 //     later than its watermark allows;
 //   - an input without event time has no watermark to be below (SPEC 2.3);
+//   - an updating input, or a bounded deduplication's final rows, which the
+//     join reads without event time (JoinInput.NoTime);
 //   - a window aggregate's rows (Derived.InTimeOrder) come out as the
 //     watermark passes their window's end, in the order of their time
 //     column, which is the relation's watermark.
@@ -434,6 +449,8 @@ func (j *BothJoin) NoLateRows(s int) string {
 		return "the join before it gives its rows no later than its watermark allows"
 	case in.joined():
 		return "a regular join's rows have no event time"
+	case in.NoTime != "":
+		return in.NoTime
 	case in.TimeCol() < 0:
 		return "no event time: no watermark to be below"
 	case d != nil && d.InTimeOrder():

@@ -82,6 +82,14 @@ type Derived struct {
 	// new one, so each -D is half of an update (Flink's upsert changelog
 	// has no delete there); a temporal join versioning it ignores its -D.
 	KeepsKeys bool
+	// VersionTime is set when the relation keeps its event time only for a
+	// temporal join that versions it (SPEC 2.7): a deduplication keeping
+	// the last row by event time (Flink keeps its time attribute), or a
+	// projection, filter or UNION ALL of one. Its rows come as changes, or
+	// as the final result at a bounded input's end, in key order, not in
+	// the order of the time column, so any other join reads it without
+	// event time (JoinInput.NoTime): no row of it is late.
+	VersionTime bool
 	// ProcTime holds the columns that are processing time (SPEC 2.10,
 	// Flink's proctime attribute): a PROCTIME() call projected as it is, or
 	// such a column of the relation read, projected as it is. A window TVF
