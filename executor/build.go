@@ -23,8 +23,7 @@ import (
 type chain struct {
 	timed  bool             // chainOpts.timed
 	head   Operator         // where the source driver pushes: the assigner's wrapper
-	route  Operator         // the router's wrapper (the event-time join pushes its released rows here)
-	assign *watermarker     // the watermark assigner (the event-time join stamps with it on arrival)
+	assign *watermarker     // the watermark assigner
 	router *route.Router    // the router (executor/route)
 	held   []*markJoin      // the event-time joins, the gates of their branches' stages (a drain sets their drain)
 	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
@@ -64,10 +63,17 @@ type chainOpts struct {
 	// marks makes the watermark assigner fill Step.Marks also when no
 	// operator reads them: the sink does (runMode.marks)
 	marks bool
+	// hold makes the operator that holds the rows between the watermark
+	// assigner and the router, pushing into down (the router): an
+	// event-time join's hold (semijoin.go's probeHold, SPEC 2.2), into
+	// which the assigner stamps the rows as they come (watermarker.pushHeld)
+	// and which releases them into the router when the scheduler says
+	// (routeHeld); nil: none
+	hold func(down *Emitter) Operator
 }
 
 // buildChain builds the probe stream's operators of job: the watermark
-// assigner, the router over the job's branches (each branch's join a MARK
+// assigner, the hold of opts (an event-time join's), the router over the job's branches (each branch's join a MARK
 // join, markJoin, over its build state in joins, as the gate operator of the
 // branch's stage), the
 // operators of opts, the main query's LIMIT, the projections, and sink.
@@ -146,8 +152,12 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 	down = flow.NewEmitter(next)
 	c.router.Wire(down, c.sink.parts[nb:]) // (counted with the sink's parts)
 	add(c.router, "router", down)
-	c.route = next
+	if opts.hold != nil {
+		down = flow.NewEmitter(next)
+		add(opts.hold(down), "hold", down)
+	}
 	c.assign = newWatermarker(job, opts.exprs)
+	c.assign.holds = opts.hold != nil
 	c.assign.partitionBy(opts.parts)
 	if c.assign.max != nil {
 		c.assign.max.src = opts.src

@@ -121,7 +121,8 @@
 //     goroutine when nothing else is to do. The scheduler (heldScheduler.
 //     run) takes each message by its port (take): a build side's batch into
 //     its MARK operator (buildFeed, the bounded strategy's feed too,
-//     readBuild), the probe stream's into the hold (takeProbe); between
+//     readBuild), the probe stream's into the chain and so the hold
+//     (takeProbe, push); between
 //     messages it gives the smallest build watermark to the hold as
 //     Watermark on its port 1 (probeHold.advance) and releases. The marks,
 //     the build state and the release are the job's goroutine's, so there
@@ -152,30 +153,35 @@
 //     gives it in the connector's rows (futureHandsBack). A Kafka replay
 //     reads the held rows, the LIMIT's cut included, through the
 //     Checkpoint (probeHold.Frontiers).
-//   - What is left of step 3: the probe port is not yet an operator of the
-//     chain. Its push (heldScheduler.takeProbe) is the scheduler's code,
-//     not an operator's Push. The stamping on arrival is the chain's
-//     watermark assigner's (watermarker.stampHeld, counted as its Push
-//     would count it; not its Push, whose watermark events the hold would
-//     have to pass on), called by the hold. The errors policy is the
-//     hold's (probeHold.batch, which pushes the good rows and then the
-//     malformed rows into the hold, the 'skip' rows too, counted when
-//     released, which a Step's Errors does not carry). The scheduler
-//     keeps the ack of a stdin probe stream's batch once it is routed
-//     (ackDue), a Kafka probe's 'errors'='fail' (its UnreadAfter in
-//     takeProbe), the held rows' replay (replay.go: newHeldReplay over the
-//     probeHold), the build sides' malformed rows of the 'side' policy
-//     (drainBuildErrors, emitted with the next release) and the check of
-//     the aggregate behind the join (aggOverParts). Of the three steps for
-//     the driver to go, two and the reading of the third are done (the
-//     errors port carries each malformed row's ordinal, so the hold keeps
-//     them as rows of its own port; the LIMIT's cut and the held rows
-//     reach the source through the hold, not routeHeld's deferred Unread;
-//     every input is read by a portReader and pushed by port). Left: the
-//     hold an operator of the chain between the watermark assigner and the
-//     router, its Push taking the probe port's Step (with the skipped
-//     rows' ordinals and positions) from the assigner, so that takeProbe
-//     is one Push.
+//   - The hold is an operator of the chain (step 3's second slice, done):
+//     probeHold, between the watermark assigner and the router
+//     (chainOpts.hold, build.go), counted by its wrapper as every operator
+//     is. The scheduler applies the probe stream's errors policy, as every
+//     source driver does (heldScheduler.push: handleBad), and pushes the
+//     batch's Step into the chain's head: the assigner stamps its rows as
+//     they come (watermarker.pushHeld: no watermark event, the hold
+//     releases by the build watermarks) and pushes it into the hold, whose
+//     Push holds the good rows and the malformed rows of the Step's errors
+//     port (Errors.Read: each one's ordinal and source position, 'skip'
+//     rows too, which Errors.Rows does not carry; Errors.Rows: the text of
+//     the 'side' ones). The hold releases into the router through its
+//     downstream emitter (heldRelease.release), and passes the stream's end
+//     on. The assigner also refuses a second partition of a source whose
+//     joined rows an aggregate fires by their stamps
+//     (watermarker.refuseParts, ErrJoinAggregateParts), which the
+//     scheduler checked before.
+//   - What is left of step 3: the scheduler keeps the ack of a stdin probe
+//     stream's batch once it is routed (ackDue), a Kafka probe's
+//     'errors'='fail' (its UnreadAfter in takeProbe), the held rows' replay
+//     (replay.go: newHeldReplay over the probeHold, and the replay's
+//     filterBad of the batch's malformed rows before the push) and the
+//     build sides' malformed rows of the 'side' policy (drainBuildErrors,
+//     emitted with the next release, after the rows it releases); the
+//     release itself is the scheduler's call (releaseDecided, after
+//     advance gave the hold the smallest build watermark), not the hold's
+//     answer to a Watermark on its port 1 pushed through the chain; and
+//     op.Join (issue 23's two-input join) runs under a scheduler of its own
+//     (joinsource.go), not this one.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

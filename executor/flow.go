@@ -33,6 +33,8 @@ type (
 	ErrorPort = flow.ErrorPort
 	// ErrorRow is flow.ErrorRow: one malformed row.
 	ErrorRow = flow.ErrorRow
+	// BadAt is flow.BadAt: a malformed row's place and source position.
+	BadAt = flow.BadAt
 	// Sink is flow.Sink: what receives a job's output.
 	Sink = flow.Sink
 	// Segment is flow.Segment: one step of a Step's output order.

@@ -204,6 +204,12 @@ type heldScheduler struct {
 	failing  error // 'errors'='fail' met: route what is held, then fail
 	ackDue   bool  // the last probe batch is held: ack once it is routed
 	idle     bool  // a polled probe said ErrWaiting last: released rows are flushed at once
+	// in is the probe stream's batch pushed into the chain (push), and
+	// pushCtx the push's context: a batch read is held also when the job
+	// stopped meanwhile (what a stop leaves held is drained, handed back or
+	// read again), so the push is not cancelled
+	in      *Step
+	pushCtx context.Context
 }
 
 // routeHeld is runEventJoin on the job's goroutine, its scheduler: it takes
@@ -219,30 +225,33 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	src := probe.src
 	st := job.Stream
 	es := stats.stream(st)
-	// The held rows are stamped on arrival by the chain's watermark assigner
-	// and routed, once released, through its router into the sink (build.go).
-	opts := chainOpts{}
-	var agg *aggregate.Operator
-	if job.HasAggregates() { // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
-		opts = aggChain(job, acct.Budget(), stats, &agg, true, lv, exprs)
-	}
-	opts.src, opts.parts, opts.timed, opts.exprs = src, probe.h.Partitions, stats.timed, exprs
-	ch := buildChain(job, joins, sink, opts)
-	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
-	ch.assign.live = lv.probe(job)
+	aggs := job.HasAggregates() // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
 	// (an updating aggregate after the join is replayed with the held rows)
-	replayed := polled && (agg == nil || job.HeldAggReplayed())
+	replayed := polled && (!aggs || job.HeldAggReplayed())
 	wcol := -1
 	var rep *replay // a group source's replay of the held rows (nil: none)
 	if replayed && probe.h.Replayer != nil && job.WatermarkCol >= 0 {
 		wcol = job.WatermarkCol // the hold frontier's w is its first held row's stamp
 	}
-	hold, err := newProbeHold(job, wcol, acct, ch.stats[0])
+	hold, err := newProbeHold(job, wcol, acct)
 	if err != nil {
 		return err
 	}
-	hold.timed = ch.timed
 	defer hold.unaccount()
+	// The hold is the operator between the chain's watermark assigner, which
+	// stamps the probe rows as they come, and its router, into which it
+	// releases them (build.go).
+	opts := chainOpts{}
+	var agg *aggregate.Operator
+	if aggs {
+		opts = aggChain(job, acct.Budget(), stats, &agg, true, lv, exprs)
+	}
+	opts.src, opts.parts, opts.timed, opts.exprs = src, probe.h.Partitions, stats.timed, exprs
+	opts.hold = func(down *Emitter) Operator { hold.down = down; return hold }
+	ch := buildChain(job, joins, sink, opts)
+	ch.assign.refuseParts = aggs && !job.HeldAggReplayed()             // (an updating aggregate fires nothing by time)
+	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
+	ch.assign.live = lv.probe(job)
 	if replayed {
 		rep = newHeldReplay(probe.h.Replayer, ch, hold, agg)
 	}
@@ -250,7 +259,8 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		an.setChain(ch, agg)
 		an.hold = hold
 	}
-	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, agg: agg, rep: rep, sink: sink, stats: stats, es: es, open: true}
+	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, agg: agg, rep: rep, sink: sink, stats: stats, es: es, open: true,
+		in: newStep(st.Shared().ErrorsSide), pushCtx: context.WithoutCancel(ctx)}
 	s.hr = &heldRelease{hold: hold, ch: ch, step: newStep(st.Shared().ErrorsSide), fp: fp, rep: rep, es: es}
 	for _, tb := range timed {
 		for len(s.builds) <= tb.port.Input {
@@ -368,9 +378,9 @@ func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err err
 
 // takeProbe takes what the probe stream's reader read: at its end the
 // stream is closed; when nothing came the reader goes on and the sink is
-// flushed; a batch is stamped and held with its malformed rows under the
-// stream's errors policy (probeHold.batch), and the reader goes on, for
-// stdin once the batch is routed (ackDue).
+// flushed; a batch is pushed into the chain (push: stamped by the watermark
+// assigner and held by the hold with its malformed rows), and the reader
+// goes on, for stdin once the batch is routed (ackDue).
 func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, err error) {
 	switch {
 	case m.err == io.EOF:
@@ -387,21 +397,14 @@ func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, er
 	case m.err != nil:
 		return true, m.err
 	}
-	job, hold, wm := s.job, s.hold, s.ch.assign
+	hold := s.hold
 	m.bad = s.rep.filterBad(m.bad) // (a replay's malformed rows went to their output already)
-	if err := aggOverParts(job, s.agg, wm, m.b); err != nil {
-		return true, err // (before the batch is routed: no window fired)
-	}
-	failure, err := hold.batch(ctx, job.Stream, s.src, m, s.es, wm, s.stats)
+	failure, err := s.push(m)
 	if err != nil {
 		return true, s.drain(ctx, hold.limitError(err, s.timed))
 	}
-	if err := aggOverParts(job, s.agg, wm, nil); err != nil {
-		return true, err
-	}
 	if failure != nil {
 		s.failing, s.open = failure, false
-		hold.failed = true
 		if u, ok := s.src.(Unreader); ok && s.polled {
 			// the failing row and what follows it are not used: a
 			// group source does not commit them (it stops there again)
@@ -417,6 +420,35 @@ func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, er
 		return true, s.drain(ctx, ctx.Err())
 	}
 	return false, nil
+}
+
+// push pushes the probe stream's batch of m into the chain's head, the
+// watermark assigner, which stamps its good rows and pushes them into the
+// hold (watermarker.pushHeld, probeHold.Push), under the stream's errors
+// policy: the good rows before a failing malformed row ('errors'='fail',
+// then failure is the job's *RowError and the hold is told, for stdin's
+// hand-back: probeHold.failed), with the malformed rows on the errors port
+// (Step.Errors: Rows those the errors output gets, Read every one the hold
+// keeps). err is the chain's (a *StateLimitError when the held rows pass
+// 'state.max-bytes', ErrJoinAggregateParts).
+func (s *heldScheduler) push(m portMsg) (failure, err error) {
+	b, st, r := m.b, s.job.Stream, s.in
+	s.stats.Rows += int64(b.N + len(m.bad))
+	n := b.N
+	r.Errors.Rows, r.Errors.Read = r.Errors.Rows[:0], r.Errors.Read[:0]
+	if len(m.bad) > 0 {
+		// counted when released (heldRelease.release), not here
+		n, failure = handleBad(st, s.src, m.bad, b.N, s.es.Policy, &r.Errors.Rows)
+		if failure == nil {
+			for _, x := range m.bad {
+				r.Errors.Read = append(r.Errors.Read, BadAt{At: x.Index, Line: x.Line})
+			}
+		} else {
+			s.hold.failed = true // (the rows from the failing one on are not read)
+		}
+	}
+	r.SelectRows(b, 0, n)
+	return failure, s.ch.head.Push(s.pushCtx, Port{}, r)
 }
 
 // ackProbe lets the probe stream's reader go on (a polled one reads when
@@ -468,28 +500,6 @@ func (s *heldScheduler) drain(ctx context.Context, cause error) error {
 	return s.hr.drain(ctx, cause)
 }
 
-// ErrJoinAggregateParts is the error of a job whose aggregate (windows over
-// the joined rows, SPEC 2.4) follows an event-time join over a source with
-// more than one partition (SPEC 2.5): behind the join the aggregate fires by
-// the released rows' CURRENT_WATERMARK stamps, which are each row's own
-// partition's watermark rather than the stream's (their minimum), so windows
-// would fire early and again with partial rows. The job stops before any
-// window fires instead of giving wrong rows. An updating aggregate without
-// a TTL or mini-batch (plan.Job.HeldAggReplayed) fires nothing by time and
-// is not stopped.
-var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time join is not supported yet over a topic of more than one partition (its windows would fire by one partition's watermark); read a topic of one partition, or write the joined rows to a topic with INTO STREAM and aggregate them in a second job")
-
-// aggOverParts returns ErrJoinAggregateParts, naming the stream, once the
-// rows of job, which aggregates (agg not nil), come from more than one
-// partition: those read so far, and those of b (nil: none), checked before
-// b is routed, so no window has fired by then.
-func aggOverParts(job *plan.Job, agg *aggregate.Operator, wm *watermarker, b *vector.Batch) error {
-	if agg == nil || wm.parts == nil || job.HeldAggReplayed() || !wm.parts.manyParts(b) { // (an updating aggregate fires nothing by time)
-		return nil
-	}
-	return fmt.Errorf("stream %s: %w", job.Stream.Name, ErrJoinAggregateParts)
-}
-
 // buildWatermark returns the smallest build watermark of the job's event-time
 // joins: a probe row with event time t is decided when t < limit, or always when
 // inf (every build stream ended). With an unset watermark nothing is decided.
@@ -528,19 +538,23 @@ func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 	return nil
 }
 
-// probeHold is the held probe rows of an event-time join job: the rows are
-// the semi join operator's, in its Hold mode (op.SemiJoin, which charges
-// them to the job's 'state.max-bytes' and says which are decided), and so
-// are the malformed rows between them, as rows of the operator's errors
-// port (op.HoldErrors), each at its ordinal (the good rows before it):
-// they are routed (and counted) with the rows before them, so the counts
-// on stderr equal the rows written (issue 9: LIMIT and Ctrl-C). It is the
-// job's Checkpoint for a Kafka replay.
+// probeHold is the hold of an event-time join job: the operator of its
+// chain between the watermark assigner and the router (build.go,
+// chainOpts.hold), which holds the probe rows the assigner stamped and
+// pushed (Push) until the scheduler (routeHeld) has it release them into
+// the router (heldRelease, through down). The rows are the semi join
+// operator's, in its Hold mode (op.SemiJoin, which charges them to the
+// job's 'state.max-bytes' and says which are decided), and so are the
+// malformed rows between them, as rows of the operator's errors port
+// (op.HoldErrors), each at its ordinal (the good rows before it): they are
+// routed (and counted) with the rows before them, so the counts on stderr
+// equal the rows written (issue 9: LIMIT and Ctrl-C). It is the job's
+// Checkpoint for a Kafka replay.
 type probeHold struct {
 	j      *op.SemiJoin
+	down   *Emitter      // the router's: the released rows, then the stream's end
 	out    *vector.Batch // the rows being routed (Take)
 	errs   *vector.Batch // a batch's malformed rows, pushed on the errors port (op.HeldErrorTypes)
-	sel    []int32       // a batch's good rows, stamped (reused: no allocation per batch)
 	stream string        // the probe stream's name (flow.ErrorRow.Stream)
 	// batchAt is the ordinal of the last batch's first row and batchBad
 	// its malformed rows held when it came; cut is the ordinal of the
@@ -555,13 +569,8 @@ type probeHold struct {
 	// the most rows held and bytes charged at once, after a batch came
 	// (Analysis)
 	maxRows, maxBytes int64
-	// stamp are the counters of the chain's watermark assigner, which stamps
-	// the rows as they come here (watermarker.stampHeld), rather than in its
-	// Push (nil: none)
-	stamp *OpStats
-	timed bool    // the chain's: time stampHeld (EXPLAIN ANALYZE)
-	wcol  int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
-	rep   *replay // told of each change of the held rows (replay.touch); nil: none
+	wcol              int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
+	rep               *replay // told of each change of the held rows (replay.touch); nil: none
 }
 
 // heldRelease is the release side of the event-time join's held rows
@@ -608,7 +617,7 @@ func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error)
 	nbad := hold.j.ErrorsUpTo(end)
 	step.Errors.Rows = hold.errorRows(step.Errors.Rows[:0], nbad, o)
 	rep.changed() // (torn until the push went through: it may be cut before the sinks)
-	perr := h.ch.route.Push(ctx, Port{}, step)
+	perr := hold.down.Push(ctx, Port{}, step)
 	if ferr := h.fp.failures(hold.out); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {
 		perr = ferr
 	}
@@ -672,14 +681,15 @@ func (h *heldRelease) drain(ctx context.Context, cause error) error {
 }
 
 // newProbeHold returns the empty hold of job's probe rows, keeping only the
-// columns the job reads (heldTypes, with wcol when >= 0), charged to acct.
-func newProbeHold(job *plan.Job, wcol int, acct *StateAccount, stamp *OpStats) (*probeHold, error) {
+// columns the job reads (heldTypes, with wcol when >= 0), charged to acct;
+// its down is set when the chain is built (chainOpts.hold).
+func newProbeHold(job *plan.Job, wcol int, acct *StateAccount) (*probeHold, error) {
 	types := heldTypes(job, wcol)
 	j, err := op.NewSemiJoin(op.SemiSpec{Hold: true, Types: [2][]catalog.Type{types, nil}, Time: [2]int{job.Stream.EventTime, -1}}, nil, acct)
 	if err != nil {
 		return nil, err
 	}
-	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, cut: -1, acct: acct, stamp: stamp, wcol: wcol}, nil
+	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, cut: -1, acct: acct, wcol: wcol}, nil
 }
 
 // Used implements flow.HandBack: what the job used of the probe source's
@@ -760,37 +770,30 @@ func heldTypes(job *plan.Job, keep int) []catalog.Type {
 	return types
 }
 
-// batch applies the errors policy to the probe batch, has the chain's
-// watermark assigner stamp its good rows (watermarker.stampHeld) and holds
-// them. failure is the 'errors'='fail' error of a malformed row (the rows
-// before it are held); err is a *StateLimitError when the held rows pass
-// 'state.max-bytes'.
-func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m portMsg, es *StreamErrors, wm *watermarker, stats *Stats) (failure, err error) {
-	b := m.b
-	stats.Rows += int64(b.N + len(m.bad))
-	n := b.N
-	var bad []ErrorRow
-	if len(m.bad) > 0 {
-		// counted when routed (routeHeld), not here
-		n, failure = handleBad(st, src, m.bad, b.N, es.Policy, &bad)
+// Push implements Operator: it holds r's live rows, stamped by the
+// watermark assigner (watermarker.pushHeld), which must be the first
+// len(r.Sel) rows of r.In (the good rows before a failing malformed row:
+// heldScheduler.push), and then the batch's malformed rows it keeps
+// (r.Errors.Read, with the errors output's rows r.Errors.Rows one for one
+// under 'side'), each at its ordinal. The rows are held even past the
+// budget, and err is then a *StateLimitError.
+func (h *probeHold) Push(ctx context.Context, _ Port, r *Step) error {
+	b, n := r.In, len(r.Sel)
+	if n > 0 && int(r.Sel[n-1]) != n-1 {
+		return fmt.Errorf("the event-time join's hold of stream %s: the rows pushed must be a batch's first rows", h.stream)
 	}
-	h.sel = h.sel[:0]
-	for i := range n {
-		h.sel = append(h.sel, int32(i))
-	}
-	wm.stampHeld(b, h.sel, h.stamp, h.timed)
-	if n == 0 && len(bad) == 0 && len(m.bad) == 0 {
-		return failure, nil
+	if n == 0 && len(r.Errors.Read) == 0 && !h.failed {
+		return nil
 	}
 	base := h.j.Gone() + int64(h.j.Held()) // the batch's first row's ordinal
 	h.batchAt = base
 	all := b.N
 	b.N = n
-	err = h.j.Push(ctx, 0, b) // (held even past the budget: then err)
+	err := h.j.Push(ctx, 0, b) // (held even past the budget: then err)
 	b.N = all
 	// the malformed rows, after the good ones: each at its ordinal, at
-	// most the next good row's (the rows after a failing row are not read)
-	if perr := h.holdBad(ctx, m.bad, bad, base, failure != nil, n); perr != nil && err == nil {
+	// most the next good row's
+	if perr := h.holdBad(ctx, r.Errors.Read, r.Errors.Rows, base); perr != nil && err == nil {
 		err = perr
 	}
 	h.batchBad = h.j.HeldErrors()
@@ -799,23 +802,31 @@ func (h *probeHold) batch(ctx context.Context, st *catalog.Stream, src Source, m
 	if h.acct != nil {
 		h.maxBytes = max(h.maxBytes, h.acct.Bytes())
 	}
-	return failure, err
+	return err
 }
+
+// Watermark implements Operator: the assigner in front of the hold sends
+// only the stream's end (Final), which goes on to the router once every
+// held row was released (heldScheduler.finish); the hold releases by the
+// build watermarks (advance), not by its input's.
+func (h *probeHold) Watermark(ctx context.Context, wm Watermark) error {
+	return h.down.Watermark(ctx, wm)
+}
+
+// Finish implements Operator: the probe stream ended and nothing is held
+// (heldScheduler.finish), so the router's inputs ended too.
+func (h *probeHold) Finish(ctx context.Context) error { return h.down.Finish(ctx) }
 
 // holdBad pushes a batch's malformed rows bad (their error rows side, one
 // for one under 'errors'='side', none otherwise) on the hold's errors port,
-// the batch's first row being at ordinal base; with failed, those from the
-// failing row on (at or after good row n) are not held.
-func (h *probeHold) holdBad(ctx context.Context, bad []BadRow, side []ErrorRow, base int64, failed bool, n int) error {
+// the batch's first row being at ordinal base.
+func (h *probeHold) holdBad(ctx context.Context, bad []BadAt, side []ErrorRow, base int64) error {
 	if len(bad) == 0 {
 		return nil
 	}
 	eb := h.errs
 	eb.Reset()
 	for k, x := range bad {
-		if x.Index >= n && failed {
-			break
-		}
 		if eb.N == vector.Cap {
 			if err := h.j.Push(ctx, op.HoldErrors, eb); err != nil {
 				return err
@@ -831,12 +842,9 @@ func (h *probeHold) holdBad(ctx context.Context, bad []BadRow, side []ErrorRow, 
 		eb.Cols[op.HeldErrRaw].SetString(i, e.Raw)
 		eb.Cols[op.HeldErrReason].SetString(i, []byte(e.Error))
 		eb.Cols[op.HeldErrEmit].B[i], eb.Cols[op.HeldErrEmit].Null[i] = k < len(side), false
-		eb.Cols[op.HeldErrAt].I[i], eb.Cols[op.HeldErrAt].Null[i] = base+int64(x.Index), false
+		eb.Cols[op.HeldErrAt].I[i], eb.Cols[op.HeldErrAt].Null[i] = base+int64(x.At), false
 		eb.Pos[i] = x.Line
 		eb.N++
-	}
-	if eb.N == 0 {
-		return nil
 	}
 	return h.j.Push(ctx, op.HoldErrors, eb)
 }

@@ -2,7 +2,8 @@ package executor
 
 import (
 	"context"
-	"time"
+	"errors"
+	"fmt"
 
 	"streamql/executor/expr"
 	"streamql/executor/vector"
@@ -56,6 +57,14 @@ type watermarker struct {
 	// the stamps, before and after each row (plan.Derived.StreamWatermarks;
 	// advanceParts)
 	carriedParts bool
+	// holds: the next operator is an event-time join's hold (chainOpts.hold),
+	// which the assigner stamps the rows for as they come (pushHeld)
+	holds bool
+	// refuseParts: in front of the hold, the job aggregates the joined rows
+	// by their stamps (a window, or a GROUP BY plan.Job.HeldAggReplayed
+	// leaves out), which a second partition would make wrong
+	// (ErrJoinAggregateParts)
+	refuseParts bool
 }
 
 // newWatermarker returns the watermark assigner of job, its WATERMARK
@@ -75,8 +84,12 @@ func newWatermarker(job *plan.Job, exprs *expr.Context) *watermarker {
 	return w
 }
 
-// Push implements Operator: stamp r's live rows, pass r on, then the event.
+// Push implements Operator: stamp r's live rows, pass r on, then the event
+// (in front of an event-time join's hold: pushHeld).
 func (w *watermarker) Push(ctx context.Context, port Port, r *Step) error {
+	if w.holds {
+		return w.pushHeld(ctx, port, r)
+	}
 	r.Marks = r.Marks[:0]
 	moved := w.stampMarks(r)
 	var refused error
@@ -145,30 +158,50 @@ func (w *watermarker) stampMarks(r *Step) bool {
 	return len(marks) > 0
 }
 
-// stampHeld stamps the rows sel of b as they arrive for an event-time join's
-// hold (routeHeld: the rows are held stamped, with the watermark before each
-// as it came, SPEC 2.3, and released into the router later, SPEC 2.2; so the
-// assigner stamps them here rather than in its Push, whose watermark event
-// would pass rows still held) and counts the batch into st, the assigner's
-// counters (EXPLAIN ANALYZE's watermark operator), once, as its instrumented
-// Push would (nil: none); timed (the chain's, EXPLAIN ANALYZE) also times
-// it.
-func (w *watermarker) stampHeld(b *vector.Batch, sel []int32, st *OpStats, timed bool) {
-	if st == nil { // (no counters)
-		w.stamp(b, sel)
-		return
+// pushHeld is Push in front of an event-time join's hold (holds: the
+// operator after the assigner is the hold, semijoin.go's probeHold): it
+// stamps r's live rows as they come, with the watermark before each (SPEC
+// 2.3; the hold releases them into the router later, SPEC 2.2, and they
+// carry their stamps while held), and pushes r into the hold. It makes no
+// watermark event (the hold releases by the build watermarks, and the
+// operators behind the join read the released rows' stamps) and refuses
+// no row by 'watermark.max-future' (the probe stream's futureSource did,
+// futureProbe). With refuseParts it returns ErrJoinAggregateParts, naming
+// the stream, once the rows come from more than one partition: those read
+// so far, and r's, checked before r is stamped and again after it (the
+// partitions the source said it reads), so before any of them is held and
+// no window has fired.
+func (w *watermarker) pushHeld(ctx context.Context, port Port, r *Step) error {
+	if err := w.oneStampPart(r.In); err != nil {
+		return err
 	}
-	var t time.Time
-	if timed {
-		t = time.Now()
+	w.stamp(r.In, r.Sel)
+	if err := w.oneStampPart(nil); err != nil {
+		return err
 	}
-	w.stamp(b, sel)
-	st.Batches++
-	st.RowsIn += int64(len(sel))
-	st.RowsOut += int64(len(sel))
-	if timed {
-		st.Nanos += time.Since(t).Nanoseconds()
+	return w.down.Push(ctx, port, r)
+}
+
+// ErrJoinAggregateParts is the error of a job whose aggregate (windows over
+// the joined rows, SPEC 2.4) follows an event-time join over a source with
+// more than one partition (SPEC 2.5): behind the join the aggregate fires by
+// the released rows' CURRENT_WATERMARK stamps, which are each row's own
+// partition's watermark rather than the stream's (their minimum), so windows
+// would fire early and again with partial rows. The job stops before any
+// window fires instead of giving wrong rows (the assigner refuses the rows
+// of a second partition: refuseParts, pushHeld). An updating aggregate
+// without a TTL or mini-batch (plan.Job.HeldAggReplayed) fires nothing by
+// time and is not stopped.
+var ErrJoinAggregateParts = errors.New("a window or GROUP BY after an event-time join is not supported yet over a topic of more than one partition (its windows would fire by one partition's watermark); read a topic of one partition, or write the joined rows to a topic with INTO STREAM and aggregate them in a second job")
+
+// oneStampPart returns ErrJoinAggregateParts, naming the stream, when the
+// assigner refuses a second partition (refuseParts) and the source has read
+// more than one: those read so far, and those of b (nil: none).
+func (w *watermarker) oneStampPart(b *vector.Batch) error {
+	if !w.refuseParts || w.parts == nil || !w.parts.manyParts(b) {
+		return nil
 	}
+	return fmt.Errorf("stream %s: %w", w.job.Stream.Name, ErrJoinAggregateParts)
 }
 
 // stamp fills the watermark column for the rows in sel and returns sel.

@@ -75,9 +75,28 @@ type Step struct {
 // input rows before it (ErrorRow.At), so the merge keeps input order (SPEC 4).
 // A sink may send them elsewhere instead: a stream's dead-letter stream
 // (executor/sinkstream) takes them out of Rows before the frontend sees them.
+//
+// Read is every malformed row of the batch as its source read it, whatever
+// the stream's errors policy does with it ('skip' and 'side' alike; under
+// 'side' Read[k] is Rows[k]'s), for an operator that keeps a batch's
+// malformed rows with its good rows until they leave it and counts them
+// there: the event-time join's hold (issue 22 item 3; its scheduler fills
+// it, nothing else does). It holds only the rows that operator keeps: none
+// of a batch that failed the job ('errors'='fail'). Sinks never read it.
 type ErrorPort struct {
 	Name string
 	Rows []ErrorRow
+	Read []BadAt
+}
+
+// BadAt is one malformed row of a Step's batch as its source read it
+// (ErrorPort.Read): At is its place among the batch's good rows (the number
+// of good rows before it, as ErrorRow.At), and Line its position in the
+// source (records.BadRow.Line: a line, or for Kafka the partition and offset
+// of connector.KafkaPosition), which a replay's frontiers read.
+type BadAt struct {
+	At   int
+	Line int64
 }
 
 // Chunk is rows an operator made itself (not input rows), for output
