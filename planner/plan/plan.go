@@ -78,6 +78,13 @@ type Branch struct {
 	// Rank is the Top-N, deduplication, OVER aggregation or ORDER BY the main
 	// query ends with (SPEC 2.9), nil when none.
 	Rank *Rank
+	// ProjectKey is the upsert key of the branch's projected rows (indexes
+	// of Project: an updating aggregate's keys, or the PRIMARY KEY of the
+	// changes it reads, selected as they are; SPEC 2.8), which a Rank then
+	// reads; nil when they are append-only or have none. Set by the
+	// planner's changelog rule (planner/rule_changelog.go) with the
+	// output's UpsertKey; EXPLAIN shows it on the Project.
+	ProjectKey []int
 	// Line and Column are the 1-based position of the statement in its script
 	// (columns in characters, as SPEC 4's error positions), 0 when unknown, and
 	// Script that script's name ("" when unknown): the late-rows notice tells
