@@ -7,51 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"streamql"
 )
-
-// keyedChangelog runs query as pushedChangelog does (setup declares the
-// 'go' stream ev; rows pushed from Go, so batch sizes follow the pushes'
-// timing) and returns the table the main output's changelog leaves and
-// the names of its upsert key (nil: none). The changelog applier checks
-// that applying the rows by that key gives the same table (changelog).
-func keyedChangelog(t *testing.T, setup, query string, rows [][]any) (table, key []string) {
-	t.Helper()
-	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-	on := func(out streamql.Output, r *streamql.Rows) error {
-		if out.Name == "main" && key == nil {
-			for _, k := range out.UpsertKey {
-				key = append(key, out.Columns[k].Name)
-			}
-		}
-		return c.on(out, r)
-	}
-	s, err := streamql.Open(streamql.Options{OnRows: on})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := s.Exec(ctx, setup); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Exec(ctx, query) }()
-	for _, r := range rows {
-		if err := s.Push(ctx, "ev", r...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.CloseStream("ev"); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	return c.final(), key
-}
 
 // TestUpsertKeyProperty (SPEC 2.8, issue 24 item 1): the upsert key the
 // planner derives, as Flink's FlinkRelMdUpsertKeys does, is really a key:
@@ -134,24 +93,7 @@ func TestUpsertKeyProperty(t *testing.T) {
 func TestUpsertKeyCDCProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	for round := 0; round < 10; round++ {
-		live := map[string]int64{}
-		var sb strings.Builder
-		for range 1 + rng.Intn(400) {
-			k := fmt.Sprintf("k%d", rng.Intn(25))
-			v := rng.Int63n(20)
-			old, ok := live[k]
-			switch {
-			case !ok:
-				fmt.Fprintf(&sb, `{"before":null,"after":{"k":%q,"v":%d},"op":"c"}`+"\n", k, v)
-				live[k] = v
-			case rng.Intn(4) == 0:
-				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":null,"op":"d"}`+"\n", k, old)
-				delete(live, k)
-			default:
-				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":{"k":%q,"v":%d},"op":"u"}`+"\n", k, old, k, v)
-				live[k] = v
-			}
-		}
+		log, live := keyedCDC(rng, 1+rng.Intn(400), func() string { return fmt.Sprintf("k%d", rng.Intn(25)) }, func(int) int64 { return rng.Int63n(20) })
 		var want []string
 		for k, v := range live {
 			if v >= 5 {
@@ -160,7 +102,7 @@ func TestUpsertKeyCDCProperty(t *testing.T) {
 		}
 		slices.Sort(want)
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(sb.String()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(log), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		c := &changelog{t: t, rows: map[string]int{}, out: "main"}

@@ -21,15 +21,7 @@ import (
 // device.
 func latestReadings(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "queries", "sensors.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, readFile(t, filepath.Join("..", "queries", "sensors.csv")))
 	best := map[string]int64{}
 	want := map[string]string{}
 	for _, r := range recs {
@@ -45,24 +37,25 @@ func latestReadings(t *testing.T) map[string]string {
 	return want
 }
 
-// TestLatestReadingTwinAppliedByKey: the expected changelog of the
-// queries/tests/latest-reading case (the file twin of
-// queries/latest_reading_upsert_kafka.sql, which `streamql test` checks
-// against a run), applied by its upsert key deviceNo as an upsert sink
-// writes it (+I and +U put the row under its key, -U is dropped, -D
-// deletes), is each device's latest reading by the separate reference.
-func TestLatestReadingTwinAppliedByKey(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "queries", "tests", "latest-reading", "expected", "main.csv"))
+// readCSV parses text as csv records.
+func readCSV(t *testing.T, text string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: %q", err, text)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	return recs
+}
+
+// upsertByDevice applies a csv changelog (op, deviceNo, ts, temperature;
+// the header first) by deviceNo as an upsert sink does: +I and +U put
+// "ts|temperature" under the device, -D deletes it, -U is dropped (its +U
+// replaces the row).
+func upsertByDevice(t *testing.T, text string) map[string]string {
+	t.Helper()
+	recs := readCSV(t, text)
 	if len(recs) == 0 || !reflect.DeepEqual(recs[0], []string{"op", "deviceNo", "ts", "temperature"}) {
-		t.Fatalf("header %v", recs[:min(1, len(recs))])
+		t.Fatalf("changelog header: %q", text)
 	}
 	got := map[string]string{}
 	for _, r := range recs[1:] {
@@ -73,6 +66,17 @@ func TestLatestReadingTwinAppliedByKey(t *testing.T) {
 			delete(got, r[1])
 		}
 	}
+	return got
+}
+
+// TestLatestReadingTwinAppliedByKey: the expected changelog of the
+// queries/tests/latest-reading case (the file twin of
+// queries/latest_reading_upsert_kafka.sql, which `streamql test` checks
+// against a run), applied by its upsert key deviceNo as an upsert sink
+// writes it (+I and +U put the row under its key, -U is dropped, -D
+// deletes), is each device's latest reading by the separate reference.
+func TestLatestReadingTwinAppliedByKey(t *testing.T) {
+	got := upsertByDevice(t, readFile(t, filepath.Join("..", "queries", "tests", "latest-reading", "expected", "main.csv")))
 	if want := latestReadings(t); !reflect.DeepEqual(got, want) {
 		t.Errorf("the twin's changelog applied by deviceNo gives\n%v\nthe reference\n%v", got, want)
 	}
@@ -137,19 +141,7 @@ func TestKafkaLatestReadingExample(t *testing.T) {
 		t.Errorf("the topic read as upserts gives\n%v\nthe reference\n%v", got, want)
 	}
 	// the script's read-back: a changelog (csv, op first) whose table is the same
-	back := map[string]string{}
-	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("read-back output %q: %v", stdout, err)
-	}
-	for _, r := range recs[1:] {
-		switch r[0] {
-		case "+I", "+U":
-			back[r[1]] = r[2] + "|" + r[3]
-		case "-U", "-D":
-			delete(back, r[1])
-		}
-	}
+	back := upsertByDevice(t, stdout)
 	if !reflect.DeepEqual(back, want) {
 		t.Errorf("the script's read-back prints\n%s\nits table\n%v\nthe reference\n%v", stdout, back, want)
 	}
