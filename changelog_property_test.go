@@ -425,15 +425,29 @@ CREATE STREAM r (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'r.cs
 // the table its main output's changelog leaves (changelog.final).
 func dirChangelog(t *testing.T, dir, script string) []string {
 	t.Helper()
+	table, _ := dirKeyedChangelog(t, dir, script)
+	return table
+}
+
+// dirKeyedChangelog is dirChangelog that also returns the main output's
+// upsert key (Output.UpsertKey, nil: none), by which the changelog applier
+// checks the rows apply as they do as retractions (changelog).
+func dirKeyedChangelog(t *testing.T, dir, script string) (table []string, key []int) {
+	t.Helper()
 	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-	s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
+	s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: func(out streamql.Output, rows *streamql.Rows) error {
+		if out.Name == "main" {
+			key = out.UpsertKey
+		}
+		return c.on(out, rows)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Exec(context.Background(), script); err != nil {
 		t.Fatal(err)
 	}
-	return c.final()
+	return c.final(), key
 }
 
 // TestChangelogKeptValuesProperty: MIN, MAX, FIRST_VALUE, LAST_VALUE,

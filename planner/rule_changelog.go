@@ -72,7 +72,7 @@ func readsOnlyChanges(sp *selectPlan) bool {
 // or Top-N (filters and projections pass kinds through). The upsert key
 // follows Flink's FlinkRelMdUpsertKeys, one key per output: projectKey
 // gives the key of the branch's projected rows (Branch.ProjectKey), then
-// rankKey the key of a Top-N over them. A regular join's output has none
+// rankKey the key of a Top-N over them. An outer join's output has none
 // (a retract changelog), as has an output several branches write.
 func ruleChangelogJob(j *Job) {
 	writers := map[int]int{}
@@ -103,10 +103,11 @@ func ruleChangelogJob(j *Job) {
 // the branch reads (a CDC or upsert-kafka stream; a derived relation
 // keyed by its query, upsertKeyOf), which filters and projections keep
 // while the select list holds every key column as it is (Flink's rule for
-// a Calc: a key survives a projection that selects its columns). A
-// regular join's rows and an UNNEST's have none here (Flink derives one
-// for a join whose condition holds both sides' keys; streamql does not
-// yet).
+// a Calc: a key survives a projection that selects its columns); or a
+// regular INNER join's key (plan.BothJoin.UpsertKey: keyed inputs whose
+// keys are within the join's key columns), each column selected as it is
+// or as the other side's column the condition equals it to. An UNNEST's
+// rows have none.
 func projectKey(j *Job, b *Branch) []int {
 	if b.Agg != nil {
 		if !b.Agg.Updating {
@@ -114,20 +115,46 @@ func projectKey(j *Job, b *Branch) []int {
 		}
 		return upsertKey(b)
 	}
+	if j.Unnest != nil || b.Unnest != nil {
+		return nil
+	}
+	if j.Both != nil { // (the joined layout's key: plan.BothJoin.UpsertKey)
+		var key []int
+		for _, c := range j.Both.UpsertKey() {
+			x := projected(b, c)
+			if x < 0 {
+				x = projected(b, j.Both.EquivalentColumn(c))
+			}
+			if x < 0 {
+				return nil
+			}
+			key = append(key, x)
+		}
+		return key
+	}
 	st := j.Stream
-	if j.Both != nil || j.Unnest != nil || b.Unnest != nil || st == nil || len(st.PrimaryKey) == 0 || !readsChanges(st) {
+	if st == nil || len(st.PrimaryKey) == 0 || !readsChanges(st) {
 		return nil
 	}
 	var key []int
 	for _, name := range st.PrimaryKey {
 		c := slices.IndexFunc(st.Columns, func(col catalog.Column) bool { return catalog.FoldName(col.Name) == catalog.FoldName(name) })
-		x := slices.IndexFunc(b.Project, func(e *Expr) bool { return e.Op == plan.OpCol && e.Col == c })
+		x := projected(b, c)
 		if c < 0 || x < 0 {
 			return nil
 		}
 		key = append(key, x)
 	}
 	return key
+}
+
+// projected returns the column of b.Project that selects input column c as
+// it is, -1 when none does (or c is -1).
+func projected(b *Branch, c int) int {
+	if c < 0 {
+		return -1
+	}
+	return slices.IndexFunc(b.Project, func(e *Expr) bool { return e.Op == plan.OpCol && e.Col == c })
 }
 
 // upsertKey returns the output columns of b that are its updating

@@ -253,6 +253,12 @@ func (t *Tree) bothJoin(j *Job) *Node {
 		}
 	}
 	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineBothJoin, Branch: -1, Output: -1})
+	if key := b.UpsertKey(); n.Updating && key != nil { // (SPEC 2.8, Flink's rule for a join)
+		cols := JoinedStream(b).Columns
+		for _, c := range key {
+			n.UpsertKey = append(n.UpsertKey, cols[c].Name)
+		}
+	}
 	n.Strategy = j.strategyText()
 	n.Time = b.OutputTimeName() // (SPEC 2.6, 2.7)
 	for s, k := range b.LateOutput {
