@@ -10,12 +10,12 @@
 -- back as a table and printed. Start a broker (scripts/kafka-broker start DIR)
 -- and give its address in 'properties.bootstrap.servers'.
 -- (tests/kafka_latest_reading_test.go runs this file against a real broker.)
-SET 'execution.runtime-mode' = 'streaming';
+SET 'execution.runtime-mode' = 'streaming';            -- (every change, as from Kafka)
 CREATE STREAM sensors (
   deviceNo    VARCHAR,
   ts          BIGINT,                                    -- event time, epoch ms
   temperature DOUBLE,
-  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+  WATERMARK FOR ts AS ts                                 -- (the file is in ts order)
 ) WITH ('connector' = 'file', 'path' = 'sensors.csv', 'format' = 'csv');
 
 CREATE STREAM latest_reading (
