@@ -187,7 +187,8 @@ func upsertKey(b *Branch) []int {
 //   - ROW_NUMBER keeping one row per partition (rn = 1: deduplication
 //     keeping the last row, or a Top-1): the PARTITION BY columns;
 //   - ROW_NUMBER with the rank column selected: the PARTITION BY columns
-//     and the rank column;
+//     and the rank column (when a PARTITION BY column is not selected, the
+//     input's key, as below: Flink's set of keys holds both);
 //   - otherwise (no rank column, or RANK / DENSE_RANK, whose ties share a
 //     rank): in when it holds every PARTITION BY column (Flink keeps the
 //     input's keys that contain the partition keys), else none.
@@ -212,11 +213,12 @@ func rankKey(b *Branch, in []int) []int {
 	case r.Func == plan.RankRowNumber && r.RankNumber:
 		key = outputCols(b, r.Keys)
 		rn := slices.Index(r.Output, len(r.Types)) // (the rank follows the input's columns)
-		if key == nil && len(r.Keys) > 0 || rn < 0 {
-			key = nil
+		if (key != nil || len(r.Keys) == 0) && rn >= 0 {
+			key = append(key, rn)
 			break
 		}
-		key = append(key, rn)
+		key = nil
+		fallthrough // (Flink's set holds the input's keys too: one of those, when selected)
 	default:
 		if in != nil && !slices.ContainsFunc(r.Keys, func(k int) bool { return !slices.Contains(in, k) && !slices.Contains(in, hiddenCopy(b, k)) }) {
 			key = outputCols(b, in)

@@ -30,9 +30,11 @@ type Output struct {
 	// row has a kind (executor.Part.Kinds), and line formats print it (an
 	// `op` column first in csv and tsv, "op" in json, +I[...] in plain).
 	// UpsertKey are the indexes of the output columns that identify a row of
-	// the materialized result (an unbounded GROUP BY's keys when the select
-	// list holds them all), nil when it has none; an updating output without
-	// one is a retract changelog. Both are set by the planner's changelog
+	// the materialized result, as Flink's FlinkRelMdUpsertKeys derives them
+	// (an unbounded GROUP BY's keys, a CDC stream's PRIMARY KEY, a Top-N's
+	// partition keys and rank, a keyed inner join's: planner/
+	// rule_changelog.go), each selected as it is; nil when it has none; an
+	// updating output without one is a retract changelog. Both are set by the planner's changelog
 	// rule (planner/rule_changelog.go); append-only outputs leave them zero.
 	Updating  bool
 	UpsertKey []int
