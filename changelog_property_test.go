@@ -19,10 +19,26 @@ import (
 // changelog applies an updating output's rows as SPEC 2.8 says: +I and +U
 // add a row, -U and -D take back one equal row. It checks that each
 // retraction takes back a row that is there.
+//
+// When the output reports an upsert key (Output.UpsertKey, SPEC 2.8: what
+// EXPLAIN shows), it also applies the rows by that key, as the
+// upsert-kafka sink writes them (+I and +U put the row under its key, -D
+// deletes the key, a -U deletes it unless the next row is the +U of its
+// key), and final checks that both give the same table and that no two of
+// its rows share a key: the reported key is really a key, in every
+// property test that applies a changelog.
 type changelog struct {
 	t    *testing.T
 	rows map[string]int
 	out  string
+
+	// expires: 'table.exec.state.ttl' forgets keys, whose last rows then
+	// stay in the changelog (Flink's TTL), so a key may hold two rows and
+	// the rows are not applied by key
+	expires bool
+	key     []int             // the output's upsert key, nil: none
+	keyed   map[string]string // the rows applied by key: key -> row
+	pending *string           // the key of a -U waiting for the +U of its key
 }
 
 func (c *changelog) on(out streamql.Output, rows *streamql.Rows) error {
@@ -31,6 +47,9 @@ func (c *changelog) on(out streamql.Output, rows *streamql.Rows) error {
 	}
 	if !out.Updating {
 		c.t.Errorf("output %s is not marked updating", out.Name)
+	}
+	if out.UpsertKey != nil && c.keyed == nil && !c.expires {
+		c.key, c.keyed = out.UpsertKey, map[string]string{}
 	}
 	for r := 0; r < rows.Len(); r++ {
 		vals := make([]string, len(out.Columns))
@@ -50,8 +69,35 @@ func (c *changelog) on(out streamql.Output, rows *streamql.Rows) error {
 				delete(c.rows, key)
 			}
 		}
+		if c.keyed != nil {
+			c.byKey(rows.Kind(r), vals, key)
+		}
 	}
 	return nil
+}
+
+// byKey applies one row of kind kind (vals its values, row them joined) by
+// the output's upsert key, as an upsert sink does (changelog).
+func (c *changelog) byKey(kind string, vals []string, row string) {
+	var kv []string
+	for _, k := range c.key {
+		kv = append(kv, vals[k])
+	}
+	key := strings.Join(kv, "|")
+	if c.pending != nil {
+		if kind != "+U" || *c.pending != key {
+			delete(c.keyed, *c.pending)
+		}
+		c.pending = nil
+	}
+	switch kind {
+	case "-U":
+		c.pending = &key
+	case "-D":
+		delete(c.keyed, key)
+	default:
+		c.keyed[key] = row
+	}
 }
 
 func (c *changelog) final() []string {
@@ -62,6 +108,20 @@ func (c *changelog) final() []string {
 		}
 	}
 	slices.Sort(out)
+	if c.keyed != nil {
+		if c.pending != nil {
+			delete(c.keyed, *c.pending)
+			c.pending = nil
+		}
+		var keyed []string
+		for _, row := range c.keyed {
+			keyed = append(keyed, row)
+		}
+		slices.Sort(keyed)
+		if !slices.Equal(keyed, out) {
+			c.t.Errorf("output %s's upsert key (columns %v) is no key: its changelog applied by the key gives\n%v\napplied as retractions\n%v", c.out, c.key, keyed, out)
+		}
+	}
 	return out
 }
 
@@ -236,14 +296,32 @@ func TestChangelogOuterJoinProperty(t *testing.T) {
 // timing), ends it, and returns the main output's changelog applied.
 func pushedChangelog(t *testing.T, setup, query string, rows [][]any) []string {
 	t.Helper()
-	return pushedChangelogTo(t, setup, "ev", query, rows)
+	table, _ := keyedChangelog(t, setup, "ev", query, rows)
+	return table
 }
 
 // pushedChangelogTo is pushedChangelog into the 'go' stream named stream.
 func pushedChangelogTo(t *testing.T, setup, stream, query string, rows [][]any) []string {
 	t.Helper()
-	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-	s, err := streamql.Open(streamql.Options{OnRows: c.on})
+	table, _ := keyedChangelog(t, setup, stream, query, rows)
+	return table
+}
+
+// keyedChangelog is pushedChangelogTo that also returns the names of the
+// main output's upsert key (nil: none), by which the changelog applier
+// checks the rows apply as they do as retractions (changelog).
+func keyedChangelog(t *testing.T, setup, stream, query string, rows [][]any) (table, key []string) {
+	t.Helper()
+	c := &changelog{t: t, rows: map[string]int{}, out: "main", expires: strings.Contains(setup, "table.exec.state.ttl")}
+	on := func(out streamql.Output, r *streamql.Rows) error {
+		if out.Name == "main" && key == nil {
+			for _, k := range out.UpsertKey {
+				key = append(key, out.Columns[k].Name)
+			}
+		}
+		return c.on(out, r)
+	}
+	s, err := streamql.Open(streamql.Options{OnRows: on})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +342,82 @@ func pushedChangelogTo(t *testing.T, setup, stream, query string, rows [][]any) 
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	return c.final()
+	return c.final(), key
+}
+
+// keyedCDC returns a Debezium change log (one JSON envelope a line, the
+// columns k, the table's key, and v) of n random changes, the ith to the
+// key key() gives with the value val(i): a create when the key has no row,
+// else a delete (one in four) or an update; and the table it leaves.
+func keyedCDC(rng *rand.Rand, n int, key func() string, val func(i int) int64) (string, map[string]int64) {
+	live := map[string]int64{}
+	var sb strings.Builder
+	for i := range n {
+		k, v := key(), val(i)
+		old, ok := live[k]
+		switch {
+		case !ok:
+			fmt.Fprintf(&sb, `{"before":null,"after":{"k":%q,"v":%d},"op":"c"}`+"\n", k, v)
+			live[k] = v
+		case rng.Intn(4) == 0:
+			fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":null,"op":"d"}`+"\n", k, old)
+			delete(live, k)
+		default:
+			fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":{"k":%q,"v":%d},"op":"u"}`+"\n", k, old, k, v)
+			live[k] = v
+		}
+	}
+	return sb.String(), live
+}
+
+// cdcRow is one row of randomCDC's table (besides its id): a group or key
+// k and a value v.
+type cdcRow struct {
+	k string
+	v int64
+}
+
+// randomCDC returns a Debezium change log (one JSON envelope a line, the
+// columns id, k and v) of n random changes to a table keyed by id: half
+// the changes (and every change while the table is empty) create a row
+// row() gives, three in ten update a random live row to row()'s value,
+// keeping its k unless move() says to take row()'s, and the others delete
+// a random live row. Each change also goes to apply, before nil for a
+// create and after nil for a delete, for a test's reference.
+func randomCDC(rng *rand.Rand, n int, row func() cdcRow, move func() bool, apply func(before, after *cdcRow)) string {
+	table := map[int]cdcRow{}
+	var ids []int
+	var sb strings.Builder
+	next := 0
+	for ; n > 0; n-- {
+		r := row()
+		switch op := rng.Intn(10); {
+		case op < 5 || len(ids) == 0:
+			next++
+			table[next] = r
+			ids = append(ids, next)
+			fmt.Fprintf(&sb, `{"before":null,"after":{"id":%d,"k":"%s","v":%d},"op":"c"}`+"\n", next, r.k, r.v)
+			apply(nil, &r)
+		case op < 8:
+			id := ids[rng.Intn(len(ids))]
+			old := table[id]
+			if !move() {
+				r.k = old.k
+			}
+			table[id] = r
+			fmt.Fprintf(&sb, `{"before":{"id":%d,"k":"%s","v":%d},"after":{"id":%d,"k":"%s","v":%d},"op":"u"}`+"\n", id, old.k, old.v, id, r.k, r.v)
+			apply(&old, &r)
+		default:
+			at := rng.Intn(len(ids))
+			id := ids[at]
+			ids = slices.Delete(ids, at, at+1)
+			old := table[id]
+			delete(table, id)
+			fmt.Fprintf(&sb, `{"before":{"id":%d,"k":"%s","v":%d},"after":null,"op":"d"}`+"\n", id, old.k, old.v)
+			apply(&old, nil)
+		}
+	}
+	return sb.String()
 }
 
 func runJoinChangelog(t *testing.T, dir, query string) []string {
@@ -279,15 +432,29 @@ CREATE STREAM r (id BIGINT, v BIGINT) WITH ('connector' = 'file', 'path' = 'r.cs
 // the table its main output's changelog leaves (changelog.final).
 func dirChangelog(t *testing.T, dir, script string) []string {
 	t.Helper()
+	table, _ := dirKeyedChangelog(t, dir, script)
+	return table
+}
+
+// dirKeyedChangelog is dirChangelog that also returns the main output's
+// upsert key (Output.UpsertKey, nil: none), by which the changelog applier
+// checks the rows apply as they do as retractions (changelog).
+func dirKeyedChangelog(t *testing.T, dir, script string) (table []string, key []int) {
+	t.Helper()
 	c := &changelog{t: t, rows: map[string]int{}, out: "main"}
-	s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: c.on})
+	s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: func(out streamql.Output, rows *streamql.Rows) error {
+		if out.Name == "main" {
+			key = out.UpsertKey
+		}
+		return c.on(out, rows)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Exec(context.Background(), script); err != nil {
 		t.Fatal(err)
 	}
-	return c.final()
+	return c.final(), key
 }
 
 // TestChangelogKeptValuesProperty: MIN, MAX, FIRST_VALUE, LAST_VALUE,
@@ -304,51 +471,22 @@ func TestChangelogKeptValuesProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(24))
 	dir := t.TempDir()
 	for round := 0; round < 16; round++ {
-		type rec struct {
-			k string
-			v int64
-		}
-		table := map[int]rec{}
-		var ids []int
-		var sb strings.Builder
 		lists := map[string][]int64{} // the reference's lists
-		remove := func(r rec) {
-			l := lists[r.k]
-			if at := slices.Index(l, r.v); at >= 0 {
-				lists[r.k] = slices.Delete(l, at, at+1)
-			}
-		}
 		keys, vals := 1+rng.Intn(6), 1+rng.Intn(20)
-		nextID := 0
-		for n := rng.Intn(400); n > 0; n-- {
-			r := rec{fmt.Sprintf("k%d", rng.Intn(keys)), rng.Int63n(int64(vals)) - 5}
-			switch op := rng.Intn(10); {
-			case op < 5 || len(ids) == 0:
-				nextID++
-				table[nextID] = r
-				ids = append(ids, nextID)
-				fmt.Fprintf(&sb, `{"before":null,"after":{"id":%d,"k":"%s","v":%d},"op":"c"}`+"\n", nextID, r.k, r.v)
-				lists[r.k] = append(lists[r.k], r.v)
-			case op < 8:
-				id := ids[rng.Intn(len(ids))]
-				old := table[id]
-				if rng.Intn(3) > 0 {
-					r.k = old.k // most updates stay in their group
+		log := randomCDC(rng, rng.Intn(400),
+			func() cdcRow { return cdcRow{fmt.Sprintf("k%d", rng.Intn(keys)), rng.Int63n(int64(vals)) - 5} },
+			func() bool { return rng.Intn(3) == 0 }, // (most updates stay in their group)
+			func(before, after *cdcRow) {
+				if before != nil {
+					l := lists[before.k]
+					if at := slices.Index(l, before.v); at >= 0 {
+						lists[before.k] = slices.Delete(l, at, at+1)
+					}
 				}
-				table[id] = r
-				fmt.Fprintf(&sb, `{"before":{"id":%d,"k":"%s","v":%d},"after":{"id":%d,"k":"%s","v":%d},"op":"u"}`+"\n", id, old.k, old.v, id, r.k, r.v)
-				remove(old)
-				lists[r.k] = append(lists[r.k], r.v)
-			default:
-				at := rng.Intn(len(ids))
-				id := ids[at]
-				ids = slices.Delete(ids, at, at+1)
-				old := table[id]
-				delete(table, id)
-				fmt.Fprintf(&sb, `{"before":{"id":%d,"k":"%s","v":%d},"after":null,"op":"d"}`+"\n", id, old.k, old.v)
-				remove(old)
-			}
-		}
+				if after != nil {
+					lists[after.k] = append(lists[after.k], after.v)
+				}
+			})
 		var want []string
 		for k, l := range lists {
 			if len(l) == 0 {
@@ -365,7 +503,7 @@ func TestChangelogKeptValuesProperty(t *testing.T) {
 			want = append(want, fmt.Sprintf("%s|%d|%d|%d|%d|%s|%d|%d", k, mn, mx, l[0], l[len(l)-1], strings.Join(text, ";"), distinct, len(l)))
 		}
 		slices.Sort(want)
-		if err := os.WriteFile(filepath.Join(dir, "p.json"), []byte(sb.String()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "p.json"), []byte(log), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for _, mini := range []string{"false", "true"} {
@@ -374,7 +512,7 @@ CREATE STREAM p (id BIGINT, k VARCHAR, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) 
 SELECT k, MIN(v) AS mn, MAX(v) AS mx, FIRST_VALUE(v) AS f, LAST_VALUE(v) AS l, LISTAGG(CAST(v AS VARCHAR), ';') AS la,
        COUNT(DISTINCT v) AS d, COUNT(*) AS n FROM p GROUP BY k;`)
 			if !slices.Equal(got, want) {
-				t.Fatalf("round %d (mini-batch %s): the changelog applied gives\n%v\nthe reference\n%v\ninput:\n%s", round, mini, got, want, sb.String())
+				t.Fatalf("round %d (mini-batch %s): the changelog applied gives\n%v\nthe reference\n%v\ninput:\n%s", round, mini, got, want, log)
 			}
 		}
 	}
@@ -714,25 +852,8 @@ EXPLAIN SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn
 func TestChangelogTopNOverCDCFileProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	for round := 0; round < 10; round++ {
-		live := map[string]int64{}
 		vals := rng.Perm(100000) // (distinct values: no ties)
-		var sb strings.Builder
-		for i := range 1 + rng.Intn(300) {
-			k := fmt.Sprintf("k%d", rng.Intn(20))
-			v := int64(vals[i])
-			old, ok := live[k]
-			switch {
-			case !ok:
-				fmt.Fprintf(&sb, `{"before":null,"after":{"k":%q,"v":%d},"op":"c"}`+"\n", k, v)
-				live[k] = v
-			case rng.Intn(4) == 0:
-				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":null,"op":"d"}`+"\n", k, old)
-				delete(live, k)
-			default:
-				fmt.Fprintf(&sb, `{"before":{"k":%q,"v":%d},"after":{"k":%q,"v":%d},"op":"u"}`+"\n", k, old, k, v)
-				live[k] = v
-			}
-		}
+		log, live := keyedCDC(rng, 1+rng.Intn(300), func() string { return fmt.Sprintf("k%d", rng.Intn(20)) }, func(i int) int64 { return int64(vals[i]) })
 		n := 1 + rng.Intn(4)
 		var ks []string
 		for k := range live {
@@ -745,7 +866,7 @@ func TestChangelogTopNOverCDCFileProperty(t *testing.T) {
 		}
 		slices.Sort(want)
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(sb.String()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(log), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for _, mode := range []string{"batch", "streaming"} {

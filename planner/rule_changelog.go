@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 
 	"streamql/catalog"
 	"streamql/planner/plan"
@@ -68,11 +69,11 @@ func readsOnlyChanges(sp *selectPlan) bool {
 // and its upsert key (SPEC 2.8; plan.Output.Updating, UpsertKey): an output
 // is updating when a branch that writes it reads an updating join or an
 // updating stream (CDC formats, upsert-kafka) or has an updating aggregate
-// or Top-N (filters and projections pass kinds through). The
-// upsert key of an updating GROUP BY is the output columns that are its
-// grouping keys, when the select list holds every key as a bare column; a
-// regular outer join's output has none (a retract changelog), as has an
-// output several branches write.
+// or Top-N (filters and projections pass kinds through). The upsert key
+// follows Flink's FlinkRelMdUpsertKeys, one key per output: projectKey
+// gives the key of the branch's projected rows (Branch.ProjectKey), then
+// rankKey the key of a Top-N over them. An outer join's output has none
+// (a retract changelog), as has an output several branches write.
 func ruleChangelogJob(j *Job) {
 	writers := map[int]int{}
 	for _, b := range j.AllBranches() {
@@ -88,10 +89,72 @@ func ruleChangelogJob(j *Job) {
 		}
 		o := &j.Outputs[b.Output]
 		o.Updating = true
-		if writers[b.Output] == 1 && b.Agg != nil && b.Agg.Updating {
-			o.UpsertKey = rankedKey(b.Rank, upsertKey(b))
+		if writers[b.Output] == 1 {
+			b.ProjectKey = projectKey(j, b)
+			o.UpsertKey = rankKey(b, b.ProjectKey)
 		}
 	}
+}
+
+// projectKey returns the upsert key of branch b's projected rows (indexes
+// of b.Project, SPEC 2.8), nil when they have none: an updating
+// aggregate's grouping keys (Flink: the grouping keys of a GROUP BY), or
+// the PRIMARY KEY (...) NOT ENFORCED of the updating stream or relation
+// the branch reads (a CDC or upsert-kafka stream; a derived relation
+// keyed by its query, upsertKeyOf), which filters and projections keep
+// while the select list holds every key column as it is (Flink's rule for
+// a Calc: a key survives a projection that selects its columns); or a
+// regular INNER join's key (plan.BothJoin.UpsertKey: keyed inputs whose
+// keys are within the join's key columns), each column selected as it is
+// or as the other side's column the condition equals it to. An UNNEST's
+// rows have none.
+func projectKey(j *Job, b *Branch) []int {
+	if b.Agg != nil {
+		if !b.Agg.Updating {
+			return nil
+		}
+		return upsertKey(b)
+	}
+	if j.Unnest != nil || b.Unnest != nil {
+		return nil
+	}
+	if j.Both != nil { // (the joined layout's key: plan.BothJoin.UpsertKey)
+		var key []int
+		for _, c := range j.Both.UpsertKey() {
+			x := projected(b, c)
+			if x < 0 {
+				x = projected(b, j.Both.EquivalentColumn(c))
+			}
+			if x < 0 {
+				return nil
+			}
+			key = append(key, x)
+		}
+		return key
+	}
+	st := j.Stream
+	if st == nil || len(st.PrimaryKey) == 0 || !readsChanges(st) {
+		return nil
+	}
+	var key []int
+	for _, name := range st.PrimaryKey {
+		c := slices.IndexFunc(st.Columns, func(col catalog.Column) bool { return catalog.FoldName(col.Name) == catalog.FoldName(name) })
+		x := projected(b, c)
+		if c < 0 || x < 0 {
+			return nil
+		}
+		key = append(key, x)
+	}
+	return key
+}
+
+// projected returns the column of b.Project that selects input column c as
+// it is, -1 when none does (or c is -1).
+func projected(b *Branch, c int) int {
+	if c < 0 {
+		return -1
+	}
+	return slices.IndexFunc(b.Project, func(e *Expr) bool { return e.Op == plan.OpCol && e.Col == c })
 }
 
 // upsertKey returns the output columns of b that are its updating
@@ -116,51 +179,100 @@ func upsertKey(b *Branch) []int {
 	return key
 }
 
-// rankedKey returns key, columns of a branch's projection (its rank
-// operator's input), as the branch's output columns when rank r (nil:
-// none) follows it: through the operator's Output, then a fused query's
-// Calc (ruleFuseRankCalc), each key column selected as it is; nil when
-// one is not.
-func rankedKey(r *plan.Rank, key []int) []int {
-	if r == nil || key == nil {
-		return key
+// rankKey returns the upsert key of branch b's output (indexes of
+// b.Columns) given in, the upsert key of its projected rows (b.Project's
+// indexes; nil: none): in itself without a rank operator. After an
+// updating Top-N it is Flink's (FlinkRelMdUpsertKeys.getUpsertKeys for a
+// Rank, FlinkRelMdUniqueKeys.getRankUniqueKeys):
+//   - ROW_NUMBER keeping one row per partition (rn = 1: deduplication
+//     keeping the last row, or a Top-1): the PARTITION BY columns;
+//   - ROW_NUMBER with the rank column selected: the PARTITION BY columns
+//     and the rank column (when a PARTITION BY column is not selected, the
+//     input's key, as below: Flink's set of keys holds both);
+//   - otherwise (no rank column, or RANK / DENSE_RANK, whose ties share a
+//     rank): in when it holds every PARTITION BY column (Flink keeps the
+//     input's keys that contain the partition keys), else none.
+//
+// Each column must be selected as it is (a fused Calc, ruleFuseRankCalc,
+// that computes it loses the key). A global Top-1, whose key Flink gives
+// as the empty set (at most one row), has none here. Other rank operators
+// (OVER, ORDER BY, window Top-N) pass in's columns through.
+func rankKey(b *Branch, in []int) []int {
+	r := b.Rank
+	if r == nil {
+		return in
 	}
-	find := func(c int, in func(x int) (int, bool)) int {
-		for x := 0; ; x++ {
-			v, ok := in(x)
-			if !ok {
-				return -1
-			}
-			if v == c {
-				return x
-			}
+	var key []int // indexes of r.Output
+	switch {
+	case r.Kind != plan.RankTopN:
+		key = outputCols(b, in)
+	case r.Func == plan.RankRowNumber && r.N == 1:
+		if len(r.Keys) > 0 {
+			key = outputCols(b, r.Keys)
+		}
+	case r.Func == plan.RankRowNumber && r.RankNumber:
+		key = outputCols(b, r.Keys)
+		rn := slices.Index(r.Output, len(r.Types)) // (the rank follows the input's columns)
+		if (key != nil || len(r.Keys) == 0) && rn >= 0 {
+			key = append(key, rn)
+			break
+		}
+		key = nil
+		fallthrough // (Flink's set holds the input's keys too: one of those, when selected)
+	default:
+		if in != nil && !slices.ContainsFunc(r.Keys, func(k int) bool { return !slices.Contains(in, k) && !slices.Contains(in, hiddenCopy(b, k)) }) {
+			key = outputCols(b, in)
 		}
 	}
-	out := make([]int, len(key))
-	for k, c := range key {
-		x := find(c, func(x int) (int, bool) {
-			if x >= len(r.Output) {
-				return 0, false
-			}
-			return r.Output[x], true
-		})
-		if x >= 0 && r.Calc != nil {
-			x = find(x, func(y int) (int, bool) {
-				if y >= len(r.Calc) {
-					return 0, false
-				}
-				if e := r.Calc[y]; e.Op == plan.OpCol {
-					return e.Col, true
-				}
-				return -1, true
-			})
+	if key == nil || r.Calc == nil {
+		return key
+	}
+	for x, c := range key { // through the fused Calc: each kept column selected as it is
+		y := slices.IndexFunc(r.Calc, func(e *Expr) bool { return e.Op == plan.OpCol && e.Col == c })
+		if y < 0 {
+			return nil
+		}
+		key[x] = y
+	}
+	return key
+}
+
+// outputCols returns the indexes of r.Output (branch b's rank operator)
+// that give the rank's input columns cols, one per column, nil when one is
+// not selected (directly or through a hidden copy, hiddenCopy).
+func outputCols(b *Branch, cols []int) []int {
+	r := b.Rank
+	if cols == nil {
+		return nil
+	}
+	out := make([]int, 0, len(cols))
+	for _, c := range cols {
+		x := slices.Index(r.Output, c)
+		if x < 0 {
+			x = slices.Index(r.Output, hiddenCopy(b, c))
 		}
 		if x < 0 {
 			return nil
 		}
-		out[k] = x
+		out = append(out, x)
 	}
 	return out
+}
+
+// hiddenCopy returns the column of b.Project that selects what its column
+// c does, as a visible column, when c is a hidden copy (a PARTITION BY or
+// ORDER BY column the rank planning added, $rank0, ...), -1 when none.
+func hiddenCopy(b *Branch, c int) int {
+	if c < 0 || c >= len(b.Project) || b.Project[c].Op != plan.OpCol {
+		return -1
+	}
+	h := b.Project[c]
+	for v, e := range b.Project {
+		if v != c && e.Op == plan.OpCol && e.Col == h.Col && slices.Contains(b.Rank.Output, v) {
+			return v
+		}
+	}
+	return -1
 }
 
 // readsChanges reports whether st's rows are changes (SPEC 2.8): a stream

@@ -163,9 +163,13 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 // upsertKeyOf returns the names of the columns that key the rows of job
 // j's main output, one row per key (SPEC 2.8's upsert key; a derived
 // relation's PRIMARY KEY, so that a temporal join may version it, SPEC
-// 2.7): an updating GROUP BY's keys (Output.UpsertKey), or the PARTITION
-// BY columns of a ROW_NUMBER Top-N keeping one row (deduplication keeping
-// the last row), each selected as it is; nil otherwise. keeps reports the
+// 2.7): the PARTITION BY columns of a ROW_NUMBER Top-N keeping one row
+// (deduplication keeping the last row), or the upsert key of an output
+// over an updating GROUP BY (Output.UpsertKey, through a Top-N over it),
+// each selected as it is; nil otherwise (a relation that passes a CDC
+// stream's changes on, or a Top-N's (partition, rank) key, is no
+// versioned relation here, as Flink versions only upsert sources and
+// deduplicating views). keeps reports the
 // deduplication over an append-only input, whose -D rows never remove a
 // key (plan.Derived.KeepsKeys).
 func upsertKeyOf(j *Job) (names []string, keeps bool) {
@@ -175,26 +179,13 @@ func upsertKeyOf(j *Job) (names []string, keeps bool) {
 	var cols []int
 	out := j.Outputs[0]
 	switch r := j.Main.Rank; {
-	case out.UpsertKey != nil:
-		cols = out.UpsertKey
 	case r != nil && r.Kind == plan.RankTopN && r.Func == plan.RankRowNumber && r.N == 1 && len(r.Keys) > 0:
-		for _, k := range r.Keys {
-			i := slices.Index(r.Output, k)
-			if i < 0 && k < len(j.Main.Project) { // (a hidden copy of the key: the selected column that holds it)
-				h := j.Main.Project[k]
-				for v, e := range j.Main.Project {
-					if o := slices.Index(r.Output, v); o >= 0 && h.Op == plan.OpCol && e.Op == plan.OpCol && e.Col == h.Col {
-						i = o
-						break
-					}
-				}
-			}
-			if i < 0 {
-				return nil, false
-			}
-			cols = append(cols, i)
+		if cols = outputCols(j.Main, r.Keys); cols == nil {
+			return nil, false
 		}
 		keeps = !readsChanges(j.Stream) && j.Both == nil
+	case out.UpsertKey != nil && j.Main.Agg != nil:
+		cols = out.UpsertKey
 	default:
 		return nil, false
 	}

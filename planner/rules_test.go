@@ -38,7 +38,8 @@ import (
 //     error of the test.
 //   - json: as explain, for a script whose one EXPLAIN is EXPLAIN (FORMAT
 //     JSON): its output must parse as one JSON document; each node is
-//     printed as "#id kind <- [inputs] time=.. updating=..".
+//     printed as "#id kind <- [inputs] time=.. updating=.." and, when it
+//     has one, "upsertKey=[..]".
 //   - strategy [procs=N] [state-max-bytes=B]: as explain, but only the
 //     strategies the EXPLAINs print (planner.ChooseStrategy's choice), and
 //     the first error.
@@ -91,7 +92,8 @@ func TestRules(t *testing.T) {
 							Node int
 							Port string
 						}
-						Updating bool
+						Updating  bool
+						UpsertKey []string
 					}
 				}
 				if front.text.Len() > 0 {
@@ -104,7 +106,11 @@ func TestRules(t *testing.T) {
 					for _, in := range n.Inputs {
 						ins = append(ins, fmt.Sprintf("#%d%s", in.Node, map[bool]string{true: "." + in.Port, false: ""}[in.Port != ""]))
 					}
-					fmt.Fprintf(&out, "#%d %s <- [%s] time=%q updating=%v\n", n.ID, n.Kind, strings.Join(ins, " "), n.Time, n.Updating)
+					fmt.Fprintf(&out, "#%d %s <- [%s] time=%q updating=%v", n.ID, n.Kind, strings.Join(ins, " "), n.Time, n.Updating)
+					if n.UpsertKey != nil {
+						fmt.Fprintf(&out, " upsertKey=%v", n.UpsertKey)
+					}
+					out.WriteString("\n")
 				}
 			case "strategy":
 				for _, l := range strings.Split(front.text.String(), "\n") {

@@ -7,9 +7,11 @@ import (
 
 // TestAggregateFilter: aggregate FILTER (WHERE cond) on any aggregate and
 // COUNT(DISTINCT x) with or without FILTER (SPEC 2.9), in a GROUP BY over a
-// bounded file, in a window, and in an unbounded (updating) GROUP BY; each
-// result is checked against the same aggregate over a WHERE, a separate
-// query.
+// bounded file and in a window, against expected tables; and the planning
+// errors of a misplaced FILTER. Over an updating input (an unbounded GROUP
+// BY subquery whose HAVING takes rows back, a Debezium stream) the same
+// aggregates are the root package's TestCountDistinctFilterUpdatingProperty,
+// against a separately written batch reference.
 func TestAggregateFilter(t *testing.T) {
 	files := map[string]string{"ev.csv": "a,1,1000\nb,2,1500\na,3,2500\na,,2600\na,1,3100\nb,5,3200\nb,5,9000\n"}
 	ddl := `CREATE STREAM ev (dev VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='ev.csv', 'format'='csv');

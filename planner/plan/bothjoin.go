@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -473,4 +474,73 @@ func (in *JoinInput) keyText(c int) string {
 		return in.KeyExprs[k].Text
 	}
 	return "?"
+}
+
+// UpsertKey returns the upsert key of a regular INNER join's output (SPEC
+// 2.8), as joined-layout columns (input 0's columns, then input 1's), nil
+// when it has none. It follows Flink's FlinkRelMdUpsertKeys for a join: an
+// input's upsert key is its stream's PRIMARY KEY (a CDC or upsert stream,
+// or a derived relation keyed by its query); a side is unique on the join
+// when its key is within its join key columns, and its key survives the
+// join (Flink's filterKeys) when it holds every one of them. When the
+// right side is unique, the left's surviving key is the output's; else,
+// when the left is unique, the right's; else, when both survive, the two
+// together. Interval, window, lookup and temporal joins, outer joins, and
+// inputs without a PRIMARY KEY give none here (Flink derives keys for
+// some of them too).
+func (j *BothJoin) UpsertKey() []int {
+	if j.Type != InnerJoin || j.Interval || j.Window || j.Lookup || j.Temporal {
+		return nil
+	}
+	var keys [2][]int
+	var unique, kept [2]bool
+	for s, in := range j.Inputs {
+		for _, name := range in.Stream.PrimaryKey {
+			c := slices.IndexFunc(in.Stream.Columns, func(col catalog.Column) bool { return catalog.FoldName(col.Name) == catalog.FoldName(name) })
+			if c < 0 {
+				keys[s] = nil
+				break
+			}
+			keys[s] = append(keys[s], c)
+		}
+		if keys[s] == nil {
+			continue
+		}
+		unique[s] = !slices.ContainsFunc(keys[s], func(c int) bool { return !slices.Contains(j.Keys[s], c) })
+		kept[s] = !slices.ContainsFunc(j.Keys[s], func(c int) bool { return !slices.Contains(keys[s], c) })
+	}
+	right := make([]int, len(keys[1]))
+	for x, c := range keys[1] {
+		right[x] = len(j.Inputs[0].Types) + c
+	}
+	switch {
+	case unique[1] && kept[0]:
+		return keys[0]
+	case unique[0] && kept[1]:
+		return right
+	case kept[0] && kept[1]:
+		return append(slices.Clone(keys[0]), right...)
+	}
+	return nil
+}
+
+// EquivalentColumn returns the joined-layout column that an INNER join's
+// condition makes equal to joined-layout column c (its paired key column
+// on the other side), -1 when none: an upsert key may name either
+// (Flink's enrichment of join keys by equivalences).
+func (j *BothJoin) EquivalentColumn(c int) int {
+	if j.Type != InnerJoin {
+		return -1
+	}
+	n := len(j.Inputs[0].Types)
+	for i := range j.Keys[0] {
+		l, r := j.Keys[0][i], n+j.Keys[1][i]
+		switch c {
+		case l:
+			return r
+		case r:
+			return l
+		}
+	}
+	return -1
 }

@@ -30,9 +30,11 @@ type Output struct {
 	// row has a kind (executor.Part.Kinds), and line formats print it (an
 	// `op` column first in csv and tsv, "op" in json, +I[...] in plain).
 	// UpsertKey are the indexes of the output columns that identify a row of
-	// the materialized result (an unbounded GROUP BY's keys when the select
-	// list holds them all), nil when it has none; an updating output without
-	// one is a retract changelog. Both are set by the planner's changelog
+	// the materialized result, as Flink's FlinkRelMdUpsertKeys derives them
+	// (an unbounded GROUP BY's keys, a CDC stream's PRIMARY KEY, a Top-N's
+	// partition keys and rank, a keyed inner join's: planner/
+	// rule_changelog.go), each selected as it is; nil when it has none; an
+	// updating output without one is a retract changelog. Both are set by the planner's changelog
 	// rule (planner/rule_changelog.go); append-only outputs leave them zero.
 	Updating  bool
 	UpsertKey []int
@@ -78,6 +80,13 @@ type Branch struct {
 	// Rank is the Top-N, deduplication, OVER aggregation or ORDER BY the main
 	// query ends with (SPEC 2.9), nil when none.
 	Rank *Rank
+	// ProjectKey is the upsert key of the branch's projected rows (indexes
+	// of Project: an updating aggregate's keys, or the PRIMARY KEY of the
+	// changes it reads, selected as they are; SPEC 2.8), which a Rank then
+	// reads; nil when they are append-only or have none. Set by the
+	// planner's changelog rule (planner/rule_changelog.go) with the
+	// output's UpsertKey; EXPLAIN shows it on the Project.
+	ProjectKey []int
 	// Line and Column are the 1-based position of the statement in its script
 	// (columns in characters, as SPEC 4's error positions), 0 when unknown, and
 	// Script that script's name ("" when unknown): the late-rows notice tells

@@ -128,7 +128,26 @@ func (j *Job) Tree() *Tree {
 		t.branch(j, b, k, route, timeCol, sinks)
 	}
 	t.passUpdates()
+	t.passKeys()
 	return t
+}
+
+// passKeys gives each updating node that passes its input's rows on as
+// they are (Decode, AssignWatermark, Route, Filter) its input's upsert key
+// when it has none of its own: Flink's rule that a filter keeps its
+// input's upsert keys (FlinkRelMdUpsertKeys).
+func (t *Tree) passKeys() {
+	for _, n := range t.Nodes {
+		switch n.Kind {
+		case NodeDecode, NodeAssign, NodeRoute, NodeFilter:
+		default:
+			continue
+		}
+		if !n.Updating || n.UpsertKey != nil || len(n.Inputs) == 0 {
+			continue
+		}
+		n.UpsertKey = t.Nodes[n.Inputs[0].Node-1].UpsertKey
+	}
 }
 
 // passUpdates marks updating every node that reads an updating node's rows
@@ -183,6 +202,9 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int, timed boo
 	if why := st.Updating(); why != "" { // SPEC 2.8: a source of changes
 		scan.Updating = true
 		scan.Details = append(scan.Details, updatingText(st, why))
+		scan.UpsertKey = st.PrimaryKey // (Flink: a source's primary key is its upsert key)
+	} else if d := DerivedOf(st); d != nil && d.Updating() {
+		scan.UpsertKey = st.PrimaryKey // (the key of its query's result, planner/rule_derived.go's upsertKeyOf)
 	}
 	if u := j.Unnest; u != nil && st == j.Stream && line != LineBuild {
 		// the decoder reads the inner stream; the unnesting follows it
@@ -231,6 +253,12 @@ func (t *Tree) bothJoin(j *Job) *Node {
 		}
 	}
 	n := t.add(&Node{Kind: NodeJoin, Text: text, Inputs: []Input{{Node: ins[0].ID, Port: "left"}, {Node: ins[1].ID, Port: "right"}}, Details: details, Updating: b.Updating(), Line: LineBothJoin, Branch: -1, Output: -1})
+	if key := b.UpsertKey(); n.Updating && key != nil { // (SPEC 2.8, Flink's rule for a join)
+		cols := JoinedStream(b).Columns
+		for _, c := range key {
+			n.UpsertKey = append(n.UpsertKey, cols[c].Name)
+		}
+	}
 	n.Strategy = j.strategyText()
 	n.Time = b.OutputTimeName() // (SPEC 2.6, 2.7)
 	for s, k := range b.LateOutput {
@@ -332,15 +360,20 @@ func (t *Tree) branch(j *Job, b *Branch, k int, route *Node, timeCol string, sin
 	}
 	p := add(&Node{Kind: NodeProject, Text: b.projectText(), Line: LineDetail})
 	p.Time = projectedTime(b, timeCol)
-	if upd {
-		p.UpsertKey = nil
-		if o := j.Outputs[b.Output]; o.UpsertKey != nil {
-			for _, c := range o.UpsertKey {
-				p.UpsertKey = append(p.UpsertKey, o.Columns[c].Name)
-			}
-		}
+	p.UpsertKey = nil // (the projected rows' own: Branch.ProjectKey)
+	projected := b.Columns
+	if b.Rank != nil {
+		projected = b.Rank.InColumns
+	}
+	for _, c := range b.ProjectKey {
+		p.UpsertKey = append(p.UpsertKey, projected[c].Name)
 	}
 	if r := b.Rank; r != nil { // SPEC 2.9 (rank.go)
+		key = nil // (the rank's and what follows it: the output's, Flink's rule for a Rank, planner/rule_changelog.go)
+		o := j.Outputs[b.Output]
+		for _, c := range o.UpsertKey {
+			key = append(key, o.Columns[c].Name)
+		}
 		state := r.State
 		if r.StateTTL > 0 { // (op.TopN, and op.RetractTopN over an updating input: a partition untouched that long is forgotten)
 			state += fmt.Sprintf(", dropped %s after its key's last change ('table.exec.state.ttl')", FormatTTL(r.StateTTL))
@@ -423,7 +456,44 @@ func (t *Tree) sink(j *Job, k int, in Input, timeCol string, sinks map[int]*Node
 	for _, c := range o.UpsertKey {
 		n.UpsertKey = append(n.UpsertKey, o.Columns[c].Name)
 	}
+	if s := o.Sink; s != nil && s.Connector.Upserts && len(s.PrimaryKey) > 0 {
+		n.Details = append(n.Details, upsertSinkText(s, o))
+	}
 	sinks[k] = t.add(n)
+}
+
+// upsertSinkText says by which key an upsert sink (upsert-kafka, SPEC 2.8)
+// writes output o's rows, and, for an updating o, whether that PRIMARY KEY
+// contains the query's upsert key. Flink's rule: when it does not (or the
+// query has none), Flink puts an upsert materializer before the sink
+// ('table.exec.sink.upsert-materialize' = 'auto'), which keeps every row
+// per primary key; streamql writes each change in order (a -U whose +U has
+// another key becomes the tombstone of its key), which gives the result
+// only while the PRIMARY KEY is unique in it, and says so.
+func upsertSinkText(s *catalog.Stream, o Output) string {
+	pk := strings.Join(s.PrimaryKey, ", ")
+	text := "writes upserts by PRIMARY KEY (" + pk + ")"
+	if !o.Updating {
+		return text + " (the query is append-only: each row is an upsert)"
+	}
+	var key []string
+	contained := o.UpsertKey != nil
+	for _, c := range o.UpsertKey {
+		name := o.Columns[c].Name
+		key = append(key, name)
+		if !slices.ContainsFunc(s.PrimaryKey, func(p string) bool { return catalog.FoldName(p) == catalog.FoldName(name) }) {
+			contained = false
+		}
+	}
+	switch {
+	case contained:
+		return text + ", which holds the query's upsert key (" + strings.Join(key, ", ") + ")"
+	case key == nil:
+		text += "; the query has no upsert key"
+	default:
+		text += "; it does not hold the query's upsert key (" + strings.Join(key, ", ") + ")"
+	}
+	return text + ": a -U whose +U has another key is written as a tombstone, so the topic holds the query's result only while (" + pk + ") is unique in it (Flink puts an upsert materializer before such a sink)"
 }
 
 // sinkText is the text of the Sink node of output k of j: its name,
