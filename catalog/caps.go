@@ -54,7 +54,8 @@ const (
 	// CapParallelDecode: the source can decode its input in chunks on
 	// several goroutines, merged in input order (a bounded file, issue 15
 	// item 3; connector.ParallelSource), which the planner's strategies
-	// (plan.ParallelDecode, Morsel, ParallelAggregate, ParallelJoinInputs)
+	// (plan.ParallelDecode, Morsel, ParallelAggregate, ParallelJoinInputs,
+	// LookupMorsel)
 	// run on; its Parallel says at run time whether this input can be cut
 	// (nil: the job reads it by Next). A stream has it only when it is also
 	// bounded (Stream.Caps: a followed file is read as it grows, by Next).

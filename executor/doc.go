@@ -45,8 +45,9 @@
 //   - executor/strategy: the execution strategies of a bounded file that
 //     the planner chooses (plan.Job.Strategy) and EXPLAIN prints: decoding
 //     ahead (Prefetch), parallel decoding (Chunked over a ParallelReader),
-//     and the chunk pipeline (Pipeline, NextChunk) that the morsel path and
-//     the parallel window aggregate run their workers' chains on; it drives
+//     and the chunk pipeline (Pipeline, NextChunk) that the morsel path, the
+//     lookup morsel path and the parallel window aggregate run their
+//     workers' chains on; it drives
 //     the job through a Feed (the process's batch step) and never sees an
 //     operator;
 //   - executor/source: the decoding of a stream's bytes by its format
@@ -61,9 +62,11 @@
 // over op.SemiJoin's Mark mode, fed by join.go's semiBuild); the source
 // drivers and the choice of the
 // strategy's runner (run.go); the replay (replay.go)
-// and EXPLAIN ANALYZE (analyze*.go); the chain side of the two chunk
+// and EXPLAIN ANALYZE (analyze*.go); the chain side of the three chunk
 // pipelines (morsel.go: the workers' chains that route and encode, and the
-// writer; paragg.go: the parallel window aggregate's workers, its merge order
+// writer; lookupmorsel.go: a lookup join's left file probed on the workers
+// against its finished right side, each worker with its own probe, op.Join's
+// ProbeCopy, and morsel.go's chains and writer; paragg.go: the parallel window aggregate's workers, its merge order
 // and the chunks it gives back), which build chains of their own
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,

@@ -26,3 +26,16 @@ func DerivedBatchesMade() int64 { return derivedBatchesMade.Load() }
 // RaceDetector says whether the tests run under -race (race_on_test.go), for
 // the tests of package executor_test.
 const RaceDetector = raceDetector
+
+// LookupMorselRuns returns how many jobs the lookup morsel pipeline has
+// run in this process (lookupmorsel.go).
+func LookupMorselRuns() int64 { return lookupMorselRuns.Load() }
+
+// SetLookupMorselOff makes the executor keep plan.LookupMorsel jobs off the
+// lookup morsel pipeline (the parallel join inputs' path, its fallback)
+// while off is set, and returns the function that restores the setting.
+func SetLookupMorselOff(off bool) func() {
+	old := lookupMorselOff
+	lookupMorselOff = off
+	return func() { lookupMorselOff = old }
+}

@@ -116,21 +116,7 @@ func randomJoinCase(seed uint64) morselCase {
 		chunk: int64(64 + r.IntN(1500)), files: map[string]string{}}
 	var sb strings.Builder
 	for _, name := range []string{"o", "p"} {
-		json := r.IntN(4) == 0
-		header := !json && r.IntN(3) == 0
-		ext := "csv"
-		if json {
-			ext = "json"
-		}
-		file := name + "." + ext
-		c.files[file] = randomJoinFile(r, json, header)
-		opts := strings.Replace(randomFileOpts(r, ext, header), "in."+ext, file, 1)
-		switch {
-		case strings.Contains(opts, "'errors.side'"):
-			opts = strings.Replace(opts, "'bad'", "'bad-"+name+"'", 1)
-		case !strings.Contains(opts, "'errors'"):
-			opts += ", 'errors.side'='errors-" + name + "'"
-		}
+		opts := randomJoinInput(r, &c, name)
 		if r.IntN(4) == 0 {
 			opts += ", 'watermark.max-future'='20 s'"
 		}
@@ -148,6 +134,29 @@ func randomJoinCase(seed uint64) morselCase {
 	sb.WriteString(q + ";\n")
 	c.script = sb.String()
 	return c
+}
+
+// randomJoinInput adds input name's random file to c's files (csv or json
+// lines, a header or not: randomJoinFile) and returns its stream's WITH
+// options: its errors policy at random (randomFileOpts), its errors output
+// named after it.
+func randomJoinInput(r *rand.Rand, c *morselCase, name string) string {
+	json := r.IntN(4) == 0
+	header := !json && r.IntN(3) == 0
+	ext := "csv"
+	if json {
+		ext = "json"
+	}
+	file := name + "." + ext
+	c.files[file] = randomJoinFile(r, json, header)
+	opts := strings.Replace(randomFileOpts(r, ext, header), "in."+ext, file, 1)
+	switch {
+	case strings.Contains(opts, "'errors.side'"):
+		opts = strings.Replace(opts, "'bad'", "'bad-"+name+"'", 1)
+	case !strings.Contains(opts, "'errors'"):
+		opts += ", 'errors.side'='errors-" + name + "'"
+	}
+	return opts
 }
 
 // isLookupCase reports whether c's query is a lookup join (its right side

@@ -128,6 +128,10 @@ type joinInput struct {
 	// joinInputReader), nil when src gives the rows itself: b is then the
 	// reader's batch, valid until its next Next, as a Source's is.
 	par *chunked.Reader
+	// parLater: the first next makes par (plan.LookupMorsel's left input,
+	// when runLookupMorsel did not take it), its chunks of chunk bytes
+	parLater bool
+	chunk    int64
 }
 
 // newJoinSource opens the two inputs of job.Both (each read whole, as a
@@ -186,8 +190,13 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		// (op.Join's gather keeps their marks): the csv decoder marks
 		// their plain texts, so the csv encoder need not look at them
 		ji.b.PlainMarks = both.Lookup && s == 0
-		if job.Strategy == plan.ParallelJoinInputs {
+		switch {
+		case job.Strategy == plan.ParallelJoinInputs || job.Strategy == plan.LookupMorsel && s == 1:
 			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize, ji.b.PlainMarks)
+		case job.Strategy == plan.LookupMorsel:
+			// (the left input: the lookup morsel pipeline cuts it, or, when
+			// it cannot run, the first read makes its parallel reader)
+			ji.parLater, ji.chunk = true, env.ChunkSize
 		}
 		if in.Filter != nil {
 			ji.filter = exprs.Compile(in.Filter)
@@ -447,6 +456,10 @@ func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk in
 // ji.bad: from its parallel reader (the same rows, positions and malformed
 // rows, in the same order, batches cut elsewhere) or its source's Next.
 func (ji *joinInput) next() error {
+	if ji.parLater {
+		ji.parLater = false
+		ji.par = joinInputReader(ji.h.Parallel, ji.in.Types, ji.chunk, ji.b.PlainMarks)
+	}
 	if ji.par == nil {
 		ji.bad = ji.bad[:0]
 		return ji.src.Next(ji.b, &ji.bad)

@@ -141,6 +141,12 @@ type morselOut struct {
 	parts, outputs []int64
 }
 
+// reset empties o for the next chunk, keeping its memory.
+func (o *morselOut) reset() {
+	o.enc.Reset()
+	o.rows, o.malformed, o.refs, o.fail, o.err = 0, 0, o.refs[:0], nil, nil
+}
+
 // morselWorker is one worker's chain and scratch.
 type morselWorker struct {
 	c    *chain
@@ -172,14 +178,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink
 	// Every chunk in flight gets its output here, on the job's goroutine (the
 	// sink's state is read only here and by the writer), all of it made now
 	// (strategy.Pipeline).
-	nb, no := len(job.AllBranches()), len(job.Outputs)
-	newOut := func(size int) (*morselOut, bool) {
-		enc := cs.NewChunk(size)
-		if enc == nil {
-			return nil, false
-		}
-		return &morselOut{enc: enc, ops: make([]OpStats, 0, 8), parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), refs: make([]int32, 0, 64)}, true
-	}
+	newOut := newMorselOut(cs, job)
 	var ws []*morselWorker
 	newWorkers := func(n int) {
 		ws = make([]*morselWorker, n)
@@ -193,8 +192,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink
 	}
 	policy := p.es.Policy
 	work := func(i int, c *chunked.Chunk, o *morselOut) {
-		o.enc.Reset()
-		o.rows, o.malformed, o.refs, o.fail, o.err = 0, 0, o.refs[:0], nil, nil
+		o.reset()
 		w := ws[i]
 		w.c.zeroStats()
 		w.chunk(ctx, job.Stream, policy, c, o)
@@ -206,6 +204,31 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink
 	}
 	morselRuns.Add(1)
 	defer cr.Close()
+	return true, writeChunks(ctx, cr, p.batch, cs, p, p.st, src, p.es)
+}
+
+// newMorselOut returns the function that makes a chunk's output for the
+// morsel pipelines of job into cs (strategy.Pipeline's newOut): ok false
+// when cs cannot encode apart.
+func newMorselOut(cs ChunkSink, job *plan.Job) func(size int) (*morselOut, bool) {
+	nb, no := len(job.AllBranches()), len(job.Outputs)
+	return func(size int) (*morselOut, bool) {
+		enc := cs.NewChunk(size)
+		if enc == nil {
+			return nil, false
+		}
+		return &morselOut{enc: enc, ops: make([]OpStats, 0, 8), parts: make([]int64, 0, nb), outputs: make([]int64, 0, no), refs: make([]int32, 0, 64)}, true
+	}
+}
+
+// writeChunks is the writer of the morsel pipelines (morsel.go,
+// lookupmorsel.go) on the job's goroutine: it takes cr's chunks in file
+// order, feeding the rows the merge decodes itself to feed, adds each
+// chunk's counts to p's (the rows, its chain's counters) and its malformed
+// rows to es, and has cs write it, each malformed row named as a row of
+// stream st at its position in src (SPEC 1); a chunk's 'errors'='fail'
+// row ends the job with its *RowError. It returns the job's error.
+func writeChunks(ctx context.Context, cr *chunked.Reader, feed strategy.Feed, cs ChunkSink, p *process, st *catalog.Stream, src Source, es *StreamErrors) error {
 	var (
 		errRows []ErrorRow
 		cur     *chunked.Chunk // the chunk being written, its line base and its output
@@ -216,38 +239,31 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink
 		for len(errRows) <= j {
 			errRows = append(errRows, ErrorRow{})
 		}
-		return p.errorRow(&cur.Bad()[curOut.refs[j]], curBase, &errRows[j])
+		x := &cur.Bad()[curOut.refs[j]]
+		errRows[j] = ErrorRow{Stream: st.Name, Position: src.Position(curBase + x.Line), Raw: x.Raw, Error: x.Reason}
+		return &errRows[j]
 	}
-	feed := p.batch
 	for {
 		c, base, end, err := strategy.NextChunk(ctx, cr, feed)
 		if end {
-			return true, err
+			return err
 		}
 		o := c.Out.(*morselOut)
 		if o.err != nil {
-			return true, p.callFailed(o.err)
+			return p.callFailed(o.err)
 		}
 		*p.rows += o.rows
-		p.es.Malformed += o.malformed
+		es.Malformed += o.malformed
 		p.c.addStats(o.ops, o.parts, o.outputs)
 		cur, curBase, curOut = c, base, o
 		if err := cs.WriteChunk(o.enc, badRow); err != nil {
-			return true, err
+			return err
 		}
 		if o.fail != nil {
-			p.es.Malformed++
-			return true, &RowError{Stream: p.st.Name, Position: src.Position(base + o.fail.Line), Reason: o.fail.Reason}
+			es.Malformed++
+			return &RowError{Stream: st.Name, Position: src.Position(base + o.fail.Line), Reason: o.fail.Reason}
 		}
 	}
-}
-
-// errorRow fills *e with the malformed row x of a chunk whose lines start
-// after base (SPEC 1: the errors side output's stream, position, raw text and
-// reason) and returns e.
-func (p *process) errorRow(x *records.BadRow, base int64, e *ErrorRow) *ErrorRow {
-	*e = ErrorRow{Stream: p.st.Name, Position: p.src.Position(base + x.Line), Raw: x.Raw, Error: x.Reason}
-	return e
 }
 
 // chunk decodes, routes and encodes chunk c into o with w's chain, batch

@@ -314,6 +314,11 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 	}
 	stats.Analysis.setChain(p.c, p.agg)
 	p.c.assign.live = oc.live.probe(job)
+	if job.Strategy == plan.LookupMorsel {
+		if ran, err := runLookupMorsel(ctx, oc, job, src, sink, p); ran { // lookupmorsel.go
+			return err
+		}
+	}
 	// The planner's strategy (plan.Strategy, planner.ChooseStrategy), with
 	// each one's fallback when the source cannot be cut into chunks.
 	switch job.Strategy {

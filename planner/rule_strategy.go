@@ -11,7 +11,10 @@ import (
 // CPUs and 'state.max-bytes'), so that EXPLAIN prints the strategy the job
 // will take. The first that fits, in this order:
 //   - Held: a branch has an event-time semi or anti join (SPEC 2.2);
-//   - for a join of two streams (SPEC 2.7): ParallelJoinInputs for a lookup
+//   - for a join of two streams (SPEC 2.7): LookupMorsel for a lookup join
+//     when env.Procs >= 2 and plan.Job.LookupMorselable (its left input a
+//     bounded file whose rows the probe takes as they are, its queries
+//     stateless); else ParallelJoinInputs for a lookup
 //     join when env.Procs >= 2 and plan.Job.JoinInputsSplittable (an input
 //     is a bounded file), Sequential otherwise (the joined rows are the
 //     join's, made on the job's goroutine). An interval, regular or temporal
@@ -41,7 +44,10 @@ func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
 	case job.HasEventTimeJoin():
 		return plan.Held
 	case job.Both != nil:
-		if job.Both.Lookup && env.Procs >= 2 && job.JoinInputsSplittable() {
+		switch {
+		case job.Both.Lookup && env.Procs >= 2 && job.LookupMorselable():
+			return plan.LookupMorsel
+		case job.Both.Lookup && env.Procs >= 2 && job.JoinInputsSplittable():
 			return plan.ParallelJoinInputs
 		}
 		return plan.Sequential

@@ -271,6 +271,9 @@ type Join struct {
 	// hashIsKey: rows of equal key hashes have equal keys (hashIsKey), so
 	// a probe takes a key chain's rows without comparing their keys
 	hashIsKey bool
+	// shared: a probe copy (ProbeCopy), which reads the table and writes
+	// nothing but its own output
+	shared bool
 }
 
 // hashIsKey reports whether two rows' keys (key columns keys of types) are
@@ -1461,7 +1464,7 @@ func (j *Join) probeTable(ctx context.Context, b *vector.Batch) error {
 		rec := int(r.off)
 		for range r.n {
 			if dense || t.keyEqual(b, i, rec, keys0, keys1) {
-				if t.data[rec+recordMatched] == 0 {
+				if !j.shared && t.data[rec+recordMatched] == 0 {
 					t.data[rec+recordMatched] = 1
 					j.count.Partnered[1]++
 				}
@@ -1613,6 +1616,38 @@ func runOf(sel []int32) int {
 		}
 	}
 	return int(first)
+}
+
+// ProbeCopy returns a join that probes j's right side as j would, for
+// another goroutine: a lookup join (JoinSpec.Lookup) whose right input has
+// ended and is laid out as its table (lookupTable), whose left rows are
+// probed a batch at a time (no event time, no TTL, no other ON terms, not
+// swapped). The copy shares the table, read only (each copy keeps its own
+// probe scratch: the runs, the key hashes), and has its own output batch,
+// pairs and counts, emitting its joined rows to out (Emitter: port JoinOut)
+// as j's Push would, batch for batch; its Push takes left batches only
+// (port 0) and never marks the table's records as matched, so its
+// JoinCounts' Partnered[1] stays 0 (the executor takes no copy for
+// EXPLAIN ANALYZE). Any number of copies may probe at once while j is not
+// used; steady state allocates nothing. It returns nil when j is not such
+// a join yet (plan.LookupMorsel's executor then keeps j's own path).
+func (j *Join) ProbeCopy(out Emitter) *Join {
+	if j.table == nil || !j.probesBatches() || !j.done[1] || j.spec.Changes[0] || j.spec.Changes[1] || j.deferred {
+		return nil
+	}
+	c := *j
+	t := *j.table
+	t.runs, t.hashes, t.hashed = nil, nil, nil
+	c.table = &t
+	c.joinOutput = joinOutput{out: out, outB: vector.NewBatch(append(append([]catalog.Type{}, j.spec.Types[0]...), j.spec.Types[1]...)), from: newSources()}
+	for s := range 2 {
+		c.lateB[s] = vector.NewBatch(j.spec.Types[s])
+		c.view[s] = newKeepView(j.spec.Types[s], keepWith(j.spec.Keep[s], j.spec.Keys[s], j.spec.Time[s], j.spec.Stamp[s]))
+	}
+	c.selL, c.selR, c.slots, c.held, c.pairL, c.pairR, c.pairK = nil, nil, nil, nil, nil, nil, nil
+	c.count = JoinCounts{}
+	c.shared = true
+	return &c
 }
 
 // Borrowed reports, while the join is emitting a batch of joined rows
@@ -1793,7 +1828,7 @@ const freeFloor = 8
 // it once the queued pairs are written and the output batch sent, so that
 // nothing reads the dead rows' values any more.
 func (j *Join) freeLow() {
-	if !j.spec.Lookup || j.spec.Swap {
+	if !j.spec.Lookup || j.spec.Swap || j.shared {
 		return
 	}
 	sd := &j.side[0]

@@ -435,8 +435,13 @@ func (t *lookupTable) hashBatch(b *vector.Batch, keys []int) ([]uint64, []bool) 
 				hs[i] = hashBool(hs[i], x)
 			}
 		case catalog.Varchar:
+			// (a NULL's slot is not read: a decoder leaves it as it was,
+			// which on a morsel worker may point into another worker's
+			// read buffer, plan.LookupMorsel)
 			for i, x := range v.S[:b.N] {
-				hs[i] = hashBytes(hs[i], x)
+				if !v.Null[i] {
+					hs[i] = hashBytes(hs[i], x)
+				}
 			}
 		}
 		for i, null := range v.Null[:b.N] {

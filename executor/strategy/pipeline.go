@@ -27,6 +27,10 @@ type PipelineOptions struct {
 	// NoText drops the batches' text values (a job that only aggregates,
 	// vector.Batch.NoText).
 	NoText bool
+	// PlainMarks marks the plain VARCHAR values of the batches
+	// (vector.Batch.PlainMarks: a lookup join's left input, whose values
+	// reach the csv encoder as they were read).
+	PlainMarks bool
 }
 
 // Pipeline starts a chunk pipeline over ps, the parallel decoding a
@@ -67,7 +71,7 @@ func Pipeline[O any](ps connector.ParallelSource, types []catalog.Type, o Pipeli
 		}
 		work(i, c, out)
 	}
-	return ps.Parallel(types, n, chunked.Options{ChunkSize: size, Work: run, NoText: o.NoText})
+	return ps.Parallel(types, n, chunked.Options{ChunkSize: size, Work: run, NoText: o.NoText, PlainMarks: o.PlainMarks})
 }
 
 // NextChunk returns the next chunk of cr a worker made (with its line base),

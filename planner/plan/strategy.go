@@ -48,9 +48,22 @@ const (
 	// An input under two chunks, in an 'encoding' whose line ends are not
 	// found byte-wise, or wrapped (a progress bar) is read sequentially.
 	ParallelJoinInputs
+	// LookupMorsel: a lookup join (SPEC 2.7) whose right side is read whole
+	// first, as ParallelJoinInputs reads it, and whose left input, a bounded
+	// file, is then cut into chunks that each of GOMAXPROCS workers decodes,
+	// probes against the finished right side (shared, read only, each
+	// worker with a probe of its own: executor/op's Join.ProbeCopy), routes
+	// and encodes, the chunks' outputs written in file order as the morsel
+	// pipeline writes them (executor/lookupmorsel.go): the stateless probe
+	// is then one more per-row map, as a filter is, and a row's work stays
+	// on the CPU that decoded it. Job.LookupMorselable says which jobs. A
+	// table output format or EXPLAIN ANALYZE falls back to
+	// ParallelJoinInputs, a left file under two chunks to reading it
+	// sequentially.
+	LookupMorsel
 )
 
-var strategyNames = [...]string{"sequential", "prefetch", "parallel decode", "morsel", "parallel aggregate", "held", "parallel join inputs"}
+var strategyNames = [...]string{"sequential", "prefetch", "parallel decode", "morsel", "parallel aggregate", "held", "parallel join inputs", "lookup morsel"}
 
 // String returns the strategy's name as EXPLAIN prints it ("parallel decode").
 func (s Strategy) String() string {
@@ -77,6 +90,8 @@ func (s Strategy) Describe(procs int) string {
 		return "held (probe rows wait for the build side's watermark)"
 	case ParallelJoinInputs:
 		return fmt.Sprintf("parallel join inputs, %s per input file (a small file: sequential)", workers(JoinInputWorkers(procs)))
+	case LookupMorsel:
+		return fmt.Sprintf("lookup morsel, %s probe and encode the left file (table output: parallel join inputs; a small file: sequential)", workers(procs))
 	}
 	return s.String()
 }
@@ -149,6 +164,66 @@ func (j *Job) JoinInputsSplittable() bool {
 	for _, in := range j.Both.Inputs {
 		st := in.Stream
 		if st != nil && st.Connector != nil && st.Connector.KnownSize && st.Bounded() && st.Updating() == "" && !st.HasComputed() && DerivedOf(st) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// LookupMorselable reports whether j may take LookupMorsel: its stream is a
+// lookup join (SPEC 2.7, INNER or LEFT, neither temporal nor swapped,
+// without other ON terms, state TTL or updating inputs) whose left input
+// is a bounded file that ParallelJoinInputs could cut (JoinInputsSplittable's
+// conditions, and no input with 'errors' = 'fail') and whose left rows the
+// join takes as they are: no WATERMARK (no event time), no pushed-down
+// filter, no computed keys, no 'watermark.max-future' or 'errors.stream';
+// and whose queries over the joined rows are Morselable, call no function
+// (plan.OpFunc: a failed call names the joined row's input rows, which the
+// job's goroutine knows), and write no sink stream. Every other job keeps
+// ParallelJoinInputs or Sequential.
+func (j *Job) LookupMorselable() bool {
+	b := j.Both
+	if b == nil || !b.Lookup || b.Temporal || b.Swap || len(b.Residual) > 0 || b.StateTTL != 0 || b.Changes[0] || b.Changes[1] ||
+		j.Fanout || j.Unnest != nil || j.Stream.HasComputed() || !j.Morselable() {
+		return false
+	}
+	for _, in := range b.Inputs {
+		if in.Stream.Shared().Errors == "fail" {
+			return false
+		}
+	}
+	l := &b.Inputs[0]
+	st := l.Stream
+	if st == nil || st.Connector == nil || !st.Connector.KnownSize || !st.Bounded() || st.Updating() != "" || st.HasComputed() || DerivedOf(st) != nil {
+		return false
+	}
+	if sh := st.Shared(); sh.ErrorsStream != "" || sh.HasMaxFuture || l.Watermark != nil || l.Filter != nil || len(l.KeyExprs) > 0 {
+		return false
+	}
+	for _, br := range j.AllBranches() {
+		if br.Join != nil || br.Unnest != nil || br.Sink != nil || len(br.DeadLetters) > 0 || br.Agg != nil || br.Rank != nil || callsFunc(br.Where) {
+			return false
+		}
+		for _, e := range br.Project {
+			if callsFunc(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// callsFunc reports whether e (nil: none) calls a function of the function
+// table (OpFunc), the only operator whose evaluation can fail (SPEC 2.10).
+func callsFunc(e *Expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.Op == OpFunc {
+		return true
+	}
+	for _, a := range e.Args {
+		if callsFunc(a) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"fmt"
 
 	"streamql/internal/session"
 	"streamql/internal/termtext"
@@ -44,7 +45,12 @@ func (s *sink) NewChunk(size int) session.EncodedChunk {
 		o := chunkOut{t: target{name: t.name, cols: t.cols, prefix: t.prefix}, dest: -1}
 		switch {
 		case t.late:
-			return nil
+			// a late output opens at its first row (openLate), which a
+			// chunk cannot do: a job whose rows may reach one takes no
+			// chunk path (a morsel job has no WATERMARK; a lookup morsel
+			// job's join makes no late row, plan.Job.LookupMorselable), and
+			// Rows refuses such a row
+			o.late = true
 		case !t.sink:
 			o.dest = dest(t.w)
 		}
@@ -88,7 +94,7 @@ type encChunk struct {
 	marks   []chunkMark     // in encoding order
 	totals  []int64         // rows per output
 	nbad    int             // malformed rows so far
-	errName string          // the errors side output's name (Batch.Errors.Name)
+	errName string          // the errors side output's name (Batch.Errors.Name of the batches with malformed rows)
 	errDest int             // the destination of the malformed rows' lines, -1: not one of dests
 	esc     []byte
 	copies  []bool   // per part of a batch: its rows' lines are the kept record texts (sink.copyLines)
@@ -127,6 +133,7 @@ type chunkOut struct {
 	t    target // name, columns and prefix of the sink's target; no header, no writer
 	dest int    // index of its writer in dests; -1: counted, not written (a sink stream)
 	seen bool   // it has a row in this chunk (its header mark is placed)
+	late bool   // a late output (NewChunk): no row may reach it
 }
 
 // chunkMark is something the writer writes itself at offset off of
@@ -142,11 +149,19 @@ type chunkMark struct {
 // Rows implements session.EncodedChunk: r's rows in input order, as
 // sink.Rows writes them, with the places of its malformed rows.
 func (c *encChunk) Rows(r *session.Batch) error {
-	c.errName = r.Errors.Name
+	if len(r.Errors.Rows) > 0 { // (a lookup morsel job's malformed rows are its left input's, not the joined rows')
+		c.errName = r.Errors.Name
+	}
 	for k := range r.Parts { // the rows each output gets (each port's rows)
+		if err := c.noLate(r.Parts[k].Output, len(r.Parts[k].Sel)); err != nil {
+			return err
+		}
 		c.totals[r.Parts[k].Output] += int64(len(r.Parts[k].Sel))
 	}
 	for k := range r.Chunks {
+		if err := c.noLate(r.Chunks[k].Output, len(r.Chunks[k].Sel)); err != nil {
+			return err
+		}
 		c.totals[r.Chunks[k].Output] += int64(len(r.Chunks[k].Sel))
 	}
 	c.copies, c.fields = c.s.lineModes(r, c.copies[:0], c.fields[:0]) // as sink.Rows
@@ -185,6 +200,17 @@ func (c *encChunk) chunk(ch *session.Chunk) {
 	for _, i := range ch.Sel {
 		c.row(&ch.Part, int(i), nil, 0)
 	}
+}
+
+// noLate returns an error when n > 0 rows reach output k and it is a late
+// output, which a chunk cannot open (NewChunk): a job that takes a chunk
+// path makes no late row, so this is a bug of the planner's choice, said
+// as such rather than the rows dropped.
+func (c *encChunk) noLate(k, n int) error {
+	if n > 0 && c.outs[k].late {
+		return fmt.Errorf("internal error: %d late row(s) for output %s reached a chunk encoder (a job with late rows must not take the morsel paths)", n, c.outs[k].t.name)
+	}
+	return nil
 }
 
 // badMark keeps the place of the next malformed row.
