@@ -1826,33 +1826,22 @@ func (j *Join) compactSides() {
 		// copied into the batch) before Compact moves the rows
 		j.materialize()
 		moved := sd.rows.CompactDead(sd.dead)
-		n := 0
-		for k, to := range moved {
-			if to < 0 {
+		n := sd.rows.Len()
+		for k := 0; k < len(moved); { // (a run of rows moved by one offset at a time: Rows.moveRows)
+			to := moved[k]
+			if to < 0 || to == k {
+				k++
 				continue
 			}
-			sd.dead[to] = false
-			n++
-			if to == k {
-				continue
+			e := k + 1
+			for e < len(moved) && moved[e] == to+e-k {
+				e++
 			}
-			sd.matches.set(to, sd.matches.get(k))
-			sd.padded.set(to, sd.padded.get(k))
-			if sd.hash.n > 0 {
-				sd.hash.set(to, sd.hash.get(k))
-				sd.keyed.set(to, sd.keyed.get(k))
-			}
-			if sd.kinds.n > 0 {
-				sd.kinds.set(to, sd.kinds.get(k))
-			}
-			if sd.partner.n > 0 {
-				sd.partner.set(to, sd.partner.get(k))
-			}
-			if sd.size.n > 0 {
-				sd.size.set(to, sd.size.get(k))
-			}
+			sd.moveRows(to, k, e-k)
+			k = e
 		}
 		sd.dead = sd.dead[:n]
+		clear(sd.dead) // (the kept rows are rows 0..n-1, every one live)
 		sd.matches.truncate(n)
 		sd.padded.truncate(n)
 		if sd.hash.n > 0 {
@@ -1873,6 +1862,27 @@ func (j *Join) compactSides() {
 		j.pending.remap(s, moved)
 		j.expiry.remap(s, moved)
 		j.procExpiry.remap(s, moved)
+	}
+}
+
+// moveRows moves the per-row state of rows from..from+m-1 to to..to+m-1
+// (to < from: compactSides' kept rows, as Rows.Compact moved them), a
+// column's range at a time.
+func (sd *joinSide) moveRows(to, from, m int) {
+	sd.matches.move(to, from, m)
+	sd.padded.move(to, from, m)
+	if sd.hash.n > 0 {
+		sd.hash.move(to, from, m)
+		sd.keyed.move(to, from, m)
+	}
+	if sd.kinds.n > 0 {
+		sd.kinds.move(to, from, m)
+	}
+	if sd.partner.n > 0 {
+		sd.partner.move(to, from, m)
+	}
+	if sd.size.n > 0 {
+		sd.size.move(to, from, m)
 	}
 }
 
