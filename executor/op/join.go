@@ -848,16 +848,18 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 // anyLate reports whether a row of b, input port's, is late as pushRows
 // sees it (NULL time, below the input's watermark or its stamp).
 func (j *Join) anyLate(port int, b *vector.Batch) bool {
-	v := b.Cols[j.spec.Time[port]]
-	for _, null := range v.Null[:b.N] {
+	v, n := b.Cols[j.spec.Time[port]], b.N
+	ts := v.I[:n]
+	for _, null := range v.Null[:n] {
 		if null {
 			return true
 		}
 	}
 	if sc := j.spec.Stamp[port]; sc >= 0 {
 		w := b.Cols[sc]
-		for i := range b.N {
-			if !w.Null[i] && v.I[i] < w.I[i] {
+		wnull, wts := w.Null[:n], w.I[:n] // (sliced to n first: no bounds check a row)
+		for i, t := range ts {
+			if t < wts[i] && !wnull[i] {
 				return true
 			}
 		}
@@ -865,7 +867,7 @@ func (j *Join) anyLate(port int, b *vector.Batch) bool {
 	}
 	if j.wmSet[port] {
 		wm := j.wm[port]
-		for _, t := range v.I[:b.N] {
+		for _, t := range ts {
 			if t < wm {
 				return true
 			}

@@ -1300,12 +1300,14 @@ func (c *intColumn) pushAll(xs []int64) {
 		m := min(len(xs), c.blockLen(b)-in)
 		if nb := c.narrow[b]; nb != nil {
 			base, i := c.base[b], 0
-			for ; i < m; i++ {
-				d := xs[i] - base
+			dst := nb[in : in+m] // (sliced to the run first: no bounds check a value)
+			for _, x := range xs[:m] {
+				d := x - base
 				if d != int64(int32(d)) {
 					break
 				}
-				nb[in+i] = int32(d)
+				dst[i] = int32(d)
+				i++
 			}
 			if i < m { // (a value not within 2^31 of the base: the block is wide from now on)
 				c.widen(b)
