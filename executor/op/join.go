@@ -851,16 +851,18 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 // anyLate reports whether a row of b, input port's, is late as pushRows
 // sees it (NULL time, below the input's watermark or its stamp).
 func (j *Join) anyLate(port int, b *vector.Batch) bool {
-	v := b.Cols[j.spec.Time[port]]
-	for _, null := range v.Null[:b.N] {
+	v, n := b.Cols[j.spec.Time[port]], b.N
+	ts := v.I[:n]
+	for _, null := range v.Null[:n] {
 		if null {
 			return true
 		}
 	}
 	if sc := j.spec.Stamp[port]; sc >= 0 {
 		w := b.Cols[sc]
-		for i := range b.N {
-			if !w.Null[i] && v.I[i] < w.I[i] {
+		wnull, wts := w.Null[:n], w.I[:n] // (sliced to n first: no bounds check a row)
+		for i, t := range ts {
+			if t < wts[i] && !wnull[i] {
 				return true
 			}
 		}
@@ -868,7 +870,7 @@ func (j *Join) anyLate(port int, b *vector.Batch) bool {
 	}
 	if j.wmSet[port] {
 		wm := j.wm[port]
-		for _, t := range v.I[:b.N] {
+		for _, t := range ts {
 			if t < wm {
 				return true
 			}
@@ -1861,33 +1863,22 @@ func (j *Join) compactSides() {
 		// copied into the batch) before Compact moves the rows
 		j.materialize()
 		moved := sd.rows.CompactDead(sd.dead)
-		n := 0
-		for k, to := range moved {
-			if to < 0 {
+		n := sd.rows.Len()
+		for k := 0; k < len(moved); { // (a run of rows moved by one offset at a time: Rows.moveRows)
+			to := moved[k]
+			if to < 0 || to == k {
+				k++
 				continue
 			}
-			sd.dead[to] = false
-			n++
-			if to == k {
-				continue
+			e := k + 1
+			for e < len(moved) && moved[e] == to+e-k {
+				e++
 			}
-			sd.matches.set(to, sd.matches.get(k))
-			sd.padded.set(to, sd.padded.get(k))
-			if sd.hash.n > 0 {
-				sd.hash.set(to, sd.hash.get(k))
-				sd.keyed.set(to, sd.keyed.get(k))
-			}
-			if sd.kinds.n > 0 {
-				sd.kinds.set(to, sd.kinds.get(k))
-			}
-			if sd.partner.n > 0 {
-				sd.partner.set(to, sd.partner.get(k))
-			}
-			if sd.size.n > 0 {
-				sd.size.set(to, sd.size.get(k))
-			}
+			sd.moveRows(to, k, e-k)
+			k = e
 		}
 		sd.dead = sd.dead[:n]
+		clear(sd.dead) // (the kept rows are rows 0..n-1, every one live)
 		sd.matches.truncate(n)
 		sd.padded.truncate(n)
 		if sd.hash.n > 0 {
@@ -1908,6 +1899,27 @@ func (j *Join) compactSides() {
 		j.pending.remap(s, moved)
 		j.expiry.remap(s, moved)
 		j.procExpiry.remap(s, moved)
+	}
+}
+
+// moveRows moves the per-row state of rows from..from+m-1 to to..to+m-1
+// (to < from: compactSides' kept rows, as Rows.Compact moved them), a
+// column's range at a time.
+func (sd *joinSide) moveRows(to, from, m int) {
+	sd.matches.move(to, from, m)
+	sd.padded.move(to, from, m)
+	if sd.hash.n > 0 {
+		sd.hash.move(to, from, m)
+		sd.keyed.move(to, from, m)
+	}
+	if sd.kinds.n > 0 {
+		sd.kinds.move(to, from, m)
+	}
+	if sd.partner.n > 0 {
+		sd.partner.move(to, from, m)
+	}
+	if sd.size.n > 0 {
+		sd.size.move(to, from, m)
 	}
 }
 

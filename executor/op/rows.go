@@ -750,7 +750,8 @@ var allTrue = func() (a [vector.Cap]bool) {
 // from allTrue: one memmove, not a store a row.
 func setNulls(nulls []bool) { copy(nulls, allTrue[:]) }
 
-// Compact keeps the rows for which keep is true, in their order, and returns
+// Compact keeps the rows for which keep is true (asked once a row, in row
+// order, before the row moves: keep may read it), in their order, and returns
 // each kept row's new index (-1 for a dropped row), indexed by the old one:
 // valid until the next Compact (its array is reused, so compacting
 // allocates nothing once it has grown).
@@ -780,40 +781,28 @@ func (r *Rows) compactFrom(from int, keep func(k int) bool) []int {
 		moved[k] = -1
 	}
 	n := 0
-	for k := from; k < r.n; k++ {
+	for k := from; k < r.n; {
 		if !keep(k) {
 			moved[k] = -1
+			k++
 			continue
 		}
-		moved[k] = n
-		if n == k {
-			n++
-			continue
+		e := k + 1 // (the run of kept rows k..e-1: moved a column's range at a time)
+		for e < r.n && keep(e) {
+			e++
 		}
-		if !r.noPos {
-			r.pos.set(n, r.pos.get(k))
+		for x := k; x < e; x++ {
+			moved[x] = n + x - k
 		}
-		for c := range r.cols {
-			rc := &r.cols[c]
-			if rc.allNull {
-				continue
-			}
-			rc.null.set(n, rc.null.get(k))
-			switch r.types[c] {
-			case catalog.BigInt, catalog.Timestamp:
-				rc.i.set(n, rc.i.get(k))
-			case catalog.Double:
-				rc.f.set(n, rc.f.get(k))
-			case catalog.Boolean:
-				rc.b.set(n, rc.b.get(k))
-			default: // VARCHAR and the nested types' binary form
-				if !textLike(r.types[c]) {
-					continue
-				}
-				rc.off.set(n, rc.off.get(k)) // (compactArenas moves the bytes)
-			}
+		if n != k {
+			r.moveRows(n, k, e-k)
 		}
-		n++
+		n += e - k
+		k = e
+		if k < r.n { // (keep(k) said false: keep is asked once a row)
+			moved[k] = -1
+			k++
+		}
 	}
 	for c := range r.cols { // the dropped rows' values are garbage
 		if rc := &r.cols[c]; textLike(r.types[c]) {
@@ -852,6 +841,33 @@ func (r *Rows) compactFrom(from int, keep func(k int) bool) []int {
 		r.cols[c].freed = 0 // (the values moved: FreeBelow looks again from the first chunk)
 	}
 	return moved
+}
+
+// moveRows moves rows from..from+m-1 to to..to+m-1 (to < from: Compact's
+// kept rows, moved down), a column's range at a time (column.move,
+// intColumn.move), not a value at a time: a join's rows die about in the
+// order they came, so its live rows are a few long runs.
+func (r *Rows) moveRows(to, from, m int) {
+	if !r.noPos {
+		r.pos.move(to, from, m)
+	}
+	for c := range r.cols {
+		rc := &r.cols[c]
+		if rc.allNull {
+			continue
+		}
+		rc.null.move(to, from, m)
+		switch t := r.types[c]; {
+		case t == catalog.BigInt || t == catalog.Timestamp:
+			rc.i.move(to, from, m)
+		case t == catalog.Double:
+			rc.f.move(to, from, m)
+		case t == catalog.Boolean:
+			rc.b.move(to, from, m)
+		case textLike(t):
+			rc.off.move(to, from, m) // (compactArenas moves the bytes)
+		}
+	}
 }
 
 // reset empties r, keeping its memory.
@@ -1029,6 +1045,18 @@ func (c *column[T]) pushAll(xs []T) {
 	}
 }
 
+// move copies values from..from+m-1 to to..to+m-1 (to < from, both
+// below n), a block's run at a time (copy: overlapping runs of one block
+// too).
+func (c *column[T]) move(to, from, m int) {
+	for m > 0 {
+		db, di := c.blocks[to>>colBits], to&colMask
+		sb, si := c.blocks[from>>colBits], from&colMask
+		x := copy(db[di:], sb[si:min(len(sb), si+m)])
+		to, from, m = to+x, from+x, m-x
+	}
+}
+
 // truncate keeps the first n values (n <= c.n); the blocks stay.
 func (c *column[T]) truncate(n int) { c.n, c.lim = n, 0 }
 
@@ -1104,6 +1132,27 @@ func (nb *nullBits) pushAll(nulls []bool) {
 		}
 		nb.n += m
 		nulls = nulls[m:]
+	}
+}
+
+// move copies rows from..from+m-1's flags to rows to..to+m-1 (to <
+// from), up to a word's at a time: none to copy when no flag was set NULL
+// (some is false: every flag is clear).
+func (nb *nullBits) move(to, from, m int) {
+	if !nb.some {
+		return
+	}
+	for m > 0 {
+		dw, db := to>>6, uint(to&63)
+		x := min(m, 64-int(db)) // (the flags to write into word dw)
+		sw, sb := from>>6, uint(from&63)
+		v := nb.w.get(sw) >> sb
+		if sb+uint(x) > 64 {
+			v |= nb.w.get(sw+1) << (64 - sb)
+		}
+		mask := ^uint64(0) >> (64 - uint(x))
+		nb.w.set(dw, nb.w.get(dw)&^(mask<<db)|(v&mask)<<db)
+		to, from, m = to+x, from+x, m-x
 	}
 }
 
@@ -1251,12 +1300,14 @@ func (c *intColumn) pushAll(xs []int64) {
 		m := min(len(xs), c.blockLen(b)-in)
 		if nb := c.narrow[b]; nb != nil {
 			base, i := c.base[b], 0
-			for ; i < m; i++ {
-				d := xs[i] - base
+			dst := nb[in : in+m] // (sliced to the run first: no bounds check a value)
+			for _, x := range xs[:m] {
+				d := x - base
 				if d != int64(int32(d)) {
 					break
 				}
-				nb[in+i] = int32(d)
+				dst[i] = int32(d)
+				i++
 			}
 			if i < m { // (a value not within 2^31 of the base: the block is wide from now on)
 				c.widen(b)
@@ -1267,6 +1318,41 @@ func (c *intColumn) pushAll(xs []int64) {
 		}
 		c.n += m
 		xs = xs[m:]
+	}
+}
+
+// move copies values from..from+m-1 to to..to+m-1 (to < from, both
+// below n), a run of a block at a time: copied as they are between narrow
+// blocks of one base, rebased between narrow blocks of two (put, which
+// widens the block, for a value not within 2^31 of its new base), one by
+// one where a block is wide.
+func (c *intColumn) move(to, from, m int) {
+	for m > 0 {
+		db, di := to>>colBits, to&colMask
+		sb, si := from>>colBits, from&colMask
+		x := min(m, c.blockLen(db)-di, c.blockLen(sb)-si)
+		nd, ns := c.narrow[db], c.narrow[sb]
+		switch {
+		case nd != nil && ns != nil && c.base[db] == c.base[sb]:
+			copy(nd[di:di+x], ns[si:si+x])
+		case nd != nil && ns != nil:
+			delta, i := c.base[sb]-c.base[db], 0
+			for ; i < x; i++ {
+				d := int64(ns[si+i]) + delta
+				if d != int64(int32(d)) {
+					break
+				}
+				nd[di+i] = int32(d)
+			}
+			for ; i < x; i++ { // (a value not within 2^31 of the base: put widens the block)
+				c.put(db, di+i, c.at(sb, si+i))
+			}
+		default:
+			for i := range x {
+				c.put(db, di+i, c.at(sb, si+i))
+			}
+		}
+		to, from, m = to+x, from+x, m-x
 	}
 }
 

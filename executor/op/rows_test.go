@@ -260,3 +260,166 @@ func TestRowsFreeBelowAgainstModel(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsCompactRunsAgainstModel: Compact and CompactDead move the kept
+// rows down a run at a time (Rows.moveRows: column.move, intColumn.move,
+// nullBits.move); over stores of several blocks (colBlock rows), with dead
+// prefixes, long runs and scattered holes, every kept row keeps its values
+// and position as a model written apart says: BIGINTs near their block's
+// base, far enough from a lower block's to widen it when moved there
+// (drifting by 2^18 a row: a block of them spans 2^30), and far from any (wide blocks), TIMESTAMPs,
+// DOUBLEs, BOOLEANs and VARCHARs, with NULLs (odd seeds) or none.
+func TestRowsCompactRunsAgainstModel(t *testing.T) {
+	types := []catalog.Type{catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean, catalog.Varchar, catalog.BigInt}
+	type row struct {
+		i, ts, far int64
+		f          float64
+		b          bool
+		s          string
+		null       [6]bool
+		pos        int64
+	}
+	for seed := range uint64(12) {
+		r := rand.New(rand.NewPCG(seed, 23))
+		nulls := seed%2 == 1
+		rows := NewRows(types)
+		var model []row
+		b := vector.NewBatch(types)
+		next := int64(0)
+		add := func(n int) { // a batch of n rows, by appendBatch or Add
+			b.Reset()
+			for x := range n {
+				next++
+				w := row{i: next << 18, ts: next * 1000, f: float64(next) / 3, b: next%3 == 0,
+					s: strings.Repeat("v", int(next%17)), far: next, pos: next}
+				if r.IntN(50) == 0 {
+					w.far = r.Int64() // (not within 2^31 of the block's base: a wide block)
+				}
+				if nulls {
+					for c := range w.null {
+						w.null[c] = r.IntN(8) == 0
+					}
+				}
+				cs := b.Cols
+				cs[0].I[x], cs[1].I[x], cs[2].F[x], cs[3].B[x], cs[5].I[x] = w.i, w.ts, w.f, w.b, w.far
+				cs[4].SetString(x, []byte(w.s))
+				for c := range w.null {
+					cs[c].Null[x] = w.null[c]
+				}
+				b.Pos[x] = w.pos
+				model = append(model, w)
+			}
+			b.N = n
+			if r.IntN(2) == 0 {
+				rows.appendBatch(b, nil)
+				return
+			}
+			for x := range n {
+				rows.Add(b, x)
+			}
+		}
+		check := func(round int) {
+			if rows.Len() != len(model) {
+				t.Fatalf("seed %d round %d: %d rows, want %d", seed, round, rows.Len(), len(model))
+			}
+			for k, w := range model {
+				got := row{pos: rows.Pos(k)}
+				for c := range got.null {
+					got.null[c] = rows.Null(k, c)
+				}
+				if !w.null[0] {
+					got.i = rows.Int(k, 0)
+				}
+				if !w.null[1] {
+					got.ts = rows.Int(k, 1)
+				}
+				if !w.null[2] {
+					got.f = rows.Float(k, 2)
+				}
+				if !w.null[3] {
+					got.b = rows.Bool(k, 3)
+				}
+				if !w.null[4] {
+					got.s = string(rows.Str(k, 4))
+				}
+				if !w.null[5] {
+					got.far = rows.Int(k, 5)
+				}
+				want := w
+				for c, null := range w.null {
+					if null { // (a NULL's value is not read)
+						switch c {
+						case 0:
+							want.i = 0
+						case 1:
+							want.ts = 0
+						case 2:
+							want.f = 0
+						case 3:
+							want.b = false
+						case 4:
+							want.s = ""
+						case 5:
+							want.far = 0
+						}
+					}
+				}
+				if got != want {
+					t.Fatalf("seed %d round %d: row %d is %+v, want %+v", seed, round, k, got, want)
+				}
+			}
+		}
+		for round := range 12 {
+			for range 1 + r.IntN(12) {
+				add(1 + r.IntN(vector.Cap))
+			}
+			n := rows.Len()
+			keep := make([]bool, n)
+			prefix := r.IntN(n + 1)
+			for k := prefix; k < n; k++ {
+				switch r.IntN(4) {
+				case 0: // (scattered holes)
+					keep[k] = r.IntN(3) != 0
+				default:
+					keep[k] = true
+				}
+				if r.IntN(200) == 0 { // (a long dead run in the middle)
+					for e := min(n, k+r.IntN(3*colBlock)); k < e; k++ {
+						keep[k] = false
+					}
+				}
+			}
+			var moved []int
+			if r.IntN(2) == 0 {
+				asked := 0
+				moved = rows.Compact(func(k int) bool {
+					if k != asked {
+						t.Fatalf("seed %d round %d: Compact asked about row %d after %d rows (once a row, in order)", seed, round, k, asked)
+					}
+					asked++
+					return keep[k]
+				})
+				if asked != n {
+					t.Fatalf("seed %d round %d: Compact asked about %d rows of %d", seed, round, asked, n)
+				}
+			} else {
+				dead := make([]bool, n)
+				for k := range dead {
+					dead[k] = !keep[k]
+				}
+				moved = rows.CompactDead(dead)
+			}
+			var kept []row
+			for k, to := range moved {
+				if (to >= 0) != keep[k] || to >= 0 && to != len(kept) {
+					t.Fatalf("seed %d round %d: row %d (kept %v) moved to %d, want %d", seed, round, k, keep[k], to, len(kept))
+				}
+				if to >= 0 {
+					kept = append(kept, model[k])
+				}
+			}
+			model = kept
+			check(round)
+		}
+	}
+}
