@@ -36,12 +36,7 @@ func (p *Planner) ruleReadOnce(b *Branch) error {
 	}
 	opens := map[*catalog.Stream]plan.Opens{}
 	b.Opens(opens, false)
-	var twice []*catalog.Stream
-	for st, o := range opens {
-		if o.ReadTwice(st) {
-			twice = append(twice, st)
-		}
-	}
+	twice := readTwice(opens)
 	if len(twice) == 0 {
 		return nil
 	}
@@ -71,16 +66,10 @@ func (p *Planner) ruleReadOnce(b *Branch) error {
 func ruleReadOnceJob(j *Job) error {
 	opens := map[*catalog.Stream]plan.Opens{}
 	j.Opens(opens, false)
-	var twice []*catalog.Stream
-	for st, o := range opens {
-		if o.ReadTwice(st) {
-			twice = append(twice, st)
-		}
-	}
+	twice := readTwice(opens)
 	if len(twice) == 0 {
 		return nil
 	}
-	sort.Slice(twice, func(i, k int) bool { return twice[i].Name < twice[k].Name })
 	st, pos := twice[0], -1
 	for _, b := range append(append([]*Branch(nil), j.Branches...), j.Main) {
 		if b == nil || b.Join == nil {
@@ -107,4 +96,17 @@ func readOnceError(pos int, st *catalog.Stream, n int, what string) error {
 		why = "its connector reads its input once"
 	}
 	return parser.Errorf(pos, "%s reads stream %s ('connector' = '%s') %d times, but such a stream can be read once per job: %s", what, st.Name, st.Connector.Name, n, why)
+}
+
+// readTwice returns the streams opens reads twice that can be read once
+// (plan.Opens.ReadTwice), by name.
+func readTwice(opens map[*catalog.Stream]plan.Opens) []*catalog.Stream {
+	var twice []*catalog.Stream
+	for st, o := range opens {
+		if o.ReadTwice(st) {
+			twice = append(twice, st)
+		}
+	}
+	sort.Slice(twice, func(i, k int) bool { return twice[i].Name < twice[k].Name })
+	return twice
 }

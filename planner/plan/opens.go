@@ -22,24 +22,25 @@ func (b *Branch) Opens(into map[*catalog.Stream]Opens, whole bool) {
 	if b == nil {
 		return
 	}
-	switch {
-	case b.Both != nil:
-		bothOpens(b.Both, into, whole)
-	case b.Unnest != nil:
-		StreamOpens(b.Unnest.Inner, into, whole)
-	default:
-		StreamOpens(b.Stream, into, whole)
-	}
+	probeOpens(b.Stream, b.Both, b.Unnest, into, whole)
 	if b.Join != nil {
 		StreamOpens(b.Join.Build, into, true)
 	}
 }
 
-// bothOpens adds the opens of a join's two inputs: a lookup join's right
-// side is read whole (executor/joinsource.go), the others as the job is.
-func bothOpens(both *BothJoin, into map[*catalog.Stream]Opens, whole bool) {
-	StreamOpens(both.Inputs[0].Stream, into, whole)
-	StreamOpens(both.Inputs[1].Stream, into, whole || both.Lookup)
+// probeOpens adds the opens of what a job reads as its probe: a join's two
+// inputs (a lookup join's right side read whole, executor/joinsource.go,
+// the others as the job is), an UNNEST's inner stream, or its stream.
+func probeOpens(st *catalog.Stream, both *BothJoin, unnest *Unnest, into map[*catalog.Stream]Opens, whole bool) {
+	switch {
+	case both != nil:
+		StreamOpens(both.Inputs[0].Stream, into, whole)
+		StreamOpens(both.Inputs[1].Stream, into, whole || both.Lookup)
+	case unnest != nil:
+		StreamOpens(unnest.Inner, into, whole)
+	default:
+		StreamOpens(st, into, whole)
+	}
 }
 
 // Opens adds to into the opens of j's stream (once, however many branches
@@ -48,14 +49,7 @@ func bothOpens(both *BothJoin, into map[*catalog.Stream]Opens, whole bool) {
 // or anti join's build side (each branch opens its own, read whole).
 // whole says that j is read whole (a part of a derived relation read so).
 func (j *Job) Opens(into map[*catalog.Stream]Opens, whole bool) {
-	switch {
-	case j.Both != nil:
-		bothOpens(j.Both, into, whole)
-	case j.Unnest != nil:
-		StreamOpens(j.Unnest.Inner, into, whole)
-	default:
-		StreamOpens(j.Stream, into, whole)
-	}
+	probeOpens(j.Stream, j.Both, j.Unnest, into, whole)
 	for _, b := range j.Branches {
 		if b.Join != nil {
 			StreamOpens(b.Join.Build, into, true)
