@@ -60,11 +60,30 @@ const (
 	// (nil: the job reads it by Next). A stream has it only when it is also
 	// bounded (Stream.Caps: a followed file is read as it grows, by Next).
 	CapParallelDecode
+	// CapReread: two opens of the stream in one job each read all its rows,
+	// independently of each other (a file, values, nexmark, datagen, a Kafka
+	// topic read outside a consumer group), so a job may read it twice: a
+	// self-join, a UNION ALL of two queries over it, a view or WITH name
+	// read twice, a semi/anti join whose build side is its own probe
+	// stream (SPEC 2.6, 2.7). Without it (stdin, a 'go' stream's pushed
+	// queue, a socket, a Kafka consumer group, which splits its partitions
+	// between two consumers) the second open would wait forever or share
+	// the rows, and the planner refuses such a job (planner/rule_read_once.go).
+	// A connector whose streams lose it by their options says so in
+	// ConnectorSpec.ReadOnce.
+	CapReread
+	// CapReadWhole: a read of the stream as a join's build side (every
+	// partition, outside its consumer group: connector.Env.BuildSide) reads
+	// all its rows independently of the stream's other opens, even when it
+	// lacks CapReread (a Kafka stream with 'properties.group.id': only two
+	// reads in the group split its partitions; a derived relation over it
+	// is read whole too, SPEC 2.5).
+	CapReadWhole
 	capEnd
 )
 
 // capNames are the capabilities' names, in bit order (Caps.String).
-var capNames = [...]string{"bounded", "sink", "updates", "partitioned", "groups", "record metadata", "hand back", "sink kinds", "dead letters", "abort", "parallel decode"}
+var capNames = [...]string{"bounded", "sink", "updates", "partitioned", "groups", "record metadata", "hand back", "sink kinds", "dead letters", "abort", "parallel decode", "reread", "read whole"}
 
 // Has reports whether c holds every capability of x.
 func (c Caps) Has(x Caps) bool { return c&x == x }
@@ -93,13 +112,17 @@ func AllCaps() []Caps {
 // streamCaps returns the capabilities of a stream over s with options opts: the
 // connector's declared ConnectorSpec.Caps, with CapBounded by its Bounded
 // rule, CapSink when it Writes and CapUpdates when it Upserts; a declared
-// CapParallelDecode only when bounded.
+// CapParallelDecode only when bounded, a declared CapReread only when its
+// ReadOnce rule does not hold for opts.
 func (s *ConnectorSpec) streamCaps(opts map[string]string) Caps {
 	c := s.Caps &^ (CapBounded | CapSink | CapUpdates)
 	if s.Bounded != nil && s.Bounded(opts) {
 		c |= CapBounded
 	} else {
 		c &^= CapParallelDecode
+	}
+	if s.ReadOnce != nil && s.ReadOnce(opts) {
+		c &^= CapReread
 	}
 	if s.Writes {
 		c |= CapSink

@@ -66,7 +66,8 @@ type ConnectorSpec struct {
 	Configure func(st *Stream, shared SharedConfig) (Config, error)
 	// Caps declares what streams over this connector can do beyond reading
 	// rows (caps.go): CapPartitioned, CapGroups, CapRecordMetadata, CapHandBack,
-	// CapSinkKinds, CapDeadLetters, CapAbort. (A stream's CapBounded, CapSink
+	// CapSinkKinds, CapDeadLetters, CapAbort, CapReread (with ReadOnce),
+	// CapReadWhole. (A stream's CapBounded, CapSink
 	// and CapUpdates come from Bounded, Writes and Upserts: Stream.Caps.)
 	// executor/connector binds each to its typed handle when a stream is
 	// opened and its tests check the declaration against the implementation.
@@ -79,6 +80,16 @@ type ConnectorSpec struct {
 	// them. nil: never. The planner proves a join of a stream with an
 	// aggregate of its own rows by it (planner/rule_join_extreme.go).
 	Repeatable func(opts map[string]string) bool
+	// ReadOnce says that a stream over this connector with these options
+	// loses its declared CapReread (caps.go): a Kafka stream with
+	// 'properties.group.id', whose two consumers in one group would split
+	// the partitions. nil: the declared Caps hold for every option.
+	ReadOnce func(opts map[string]string) bool
+	// OnceWhy is, for a connector whose streams may lack CapReread, why a
+	// second read of such a stream in one job gets no rows or only some, and
+	// what to do instead: the planner's refusal of a job that reads it twice
+	// (planner/rule_read_once.go) says it after the stream's name.
+	OnceWhy string
 	// KnownSize says a bounded stream over this connector reads input of a
 	// size known up front and never waits for more (a file): the CLI shows a
 	// progress bar and the executor decodes ahead (SPEC 4).

@@ -81,6 +81,11 @@ type Planner struct {
 	// statement's own SELECT is planned, more inside its subqueries, WITH
 	// definitions, views and ranked queries (selectPlan.top)
 	selects int
+	// fromReads are the FROM entries the statement being planned resolved,
+	// at any depth, in the order resolved: where each is and the relation
+	// it reads (ruleReadOnce points at one of them). Reset when a
+	// statement's own SELECT starts.
+	fromReads []fromRead
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
@@ -105,6 +110,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if p.Ctx != nil && p.Ctx.Err() != nil {
 		return nil, p.Ctx.Err()
 	}
+	if p.selects == 0 {
+		p.fromReads = p.fromReads[:0]
+	}
 	if s, ok := distinctOverGroups(sel); ok { // DISTINCT over grouped rows (rule_distinct.go)
 		sel = s
 	}
@@ -120,6 +128,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	defer func() { p.selects-- }()
 	if b, ok, err := p.ruleRank(sel); ok { // SPEC 2.9's shapes (rule_rank.go)
 		if err == nil {
+			err = p.ruleReadOnce(b)
+		}
+		if err == nil {
 			p.ruleSettings(b)
 		}
 		return b, err
@@ -130,6 +141,9 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		if err := r.apply(sp); err != nil {
 			return nil, err
 		}
+	}
+	if err := p.ruleReadOnce(sp.b); err != nil {
+		return nil, err
 	}
 	p.ruleSettings(sp.b) // (the settings of this statement: rule_settings.go)
 	return sp.b, nil
@@ -269,6 +283,7 @@ func (p *Planner) source(ts *ast.TableSource, pos func(ast.Node) int) (*catalog.
 	if st == nil {
 		return nil, "", parser.Errorf(pos(tn), "unknown stream '%s'; %s", tn.Name.O, p.streamList())
 	}
+	p.fromReads = append(p.fromReads, fromRead{pos: pos(ts), st: st})
 	name := st.Name
 	if ts.AsName.O != "" {
 		name = ts.AsName.O
@@ -358,6 +373,9 @@ func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (
 	ruleRankJob(j)
 	ruleJoinSwapJob(j)
 	ruleChangelogJob(j)
+	if err := ruleReadOnceJob(j); err != nil {
+		return nil, err
+	}
 	if err := ruleReplayJob(j); err != nil && replay {
 		return nil, err
 	}

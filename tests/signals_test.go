@@ -251,11 +251,16 @@ func TestHeldJoinStopRoutesDecidedRows(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "l.csv"), []byte(in.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ddl := "CREATE STREAM r (p VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port) + "');\n" +
+	// r2: a second stream on the same server (which sends its row to every
+	// connection): a job may read a socket stream once (planner's
+	// rule_read_once.go), so the side branch's join reads r2
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ddl := "CREATE STREAM r (p VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='" + port + "');\n" +
+		"CREATE STREAM r2 (p VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'hostname'='127.0.0.1', 'port'='" + port + "');\n" +
 		"CREATE STREAM l (dev VARCHAR, ts BIGINT, temp DOUBLE, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='l.csv');\n"
 	neg := "SELECT dev, ts INTO SIDE 'neg' FROM l WHERE temp < 10;\n"
 	join := "SELECT l.* FROM l SEMI JOIN r ON l.dev = r.p;\n"
-	joinSide := "SELECT dev INTO SIDE 'known' FROM l WHERE dev IN (SELECT p FROM r);\n"
+	joinSide := "SELECT dev INTO SIDE 'known' FROM l WHERE dev IN (SELECT p FROM r2);\n"
 	for _, c := range []struct {
 		name, sql string
 		sig       syscall.Signal

@@ -90,7 +90,10 @@ func init() {
 			{Name: "fields.#.values", Kind: catalog.OptString, Doc: "comma-separated values to pick from"},
 			{Name: "fields.#.length", Kind: catalog.OptInt, Doc: "length of random strings"},
 		},
-		Bounded:  func(o map[string]string) bool { return o["number-of-rows"] != "" },
+		Bounded: func(o map[string]string) bool { return o["number-of-rows"] != "" },
+		// each open generates every row anew from 'seed' (a column that
+		// follows the clock gets the clock's time of each open's row)
+		Caps:     catalog.CapReread,
 		Validate: CheckDatagen,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenDatagen(ctx, st, env.Clock)

@@ -30,7 +30,7 @@ func init() {
 		Name: "file", Doc: "reads a file; bounded unless 'follow'='true'",
 		// a changelog file sink writes kinds (SPEC 2.8); a bounded file is
 		// decoded in chunks in parallel (fileSource.Parallel)
-		Caps: catalog.CapSinkKinds | catalog.CapParallelDecode,
+		Caps: catalog.CapSinkKinds | catalog.CapParallelDecode | catalog.CapReread, // (each open reads the file from its start, followed or not)
 		Options: catalog.WithFormat(
 			catalog.OptionSpec{Name: "path", Kind: catalog.OptString, Required: true, Doc: "file to read; relative to the declaring script's directory"},
 			catalog.OptionSpec{Name: "follow", Kind: catalog.OptBool, Default: "false", Doc: "true keeps reading what is appended, like tail -F: a renamed, deleted or truncated file is followed to the new one"},

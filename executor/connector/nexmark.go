@@ -92,7 +92,8 @@ func init() {
 		},
 		Bounded:    func(o map[string]string) bool { n := o["events.num"]; return n != "" && strings.Trim(n, "0") != "" },
 		Validate:   CheckNexmark,
-		Repeatable: always, // (event times follow the event numbers, not the pacing clock)
+		Caps:       catalog.CapReread, // (each open generates every event anew)
+		Repeatable: always,            // (event times follow the event numbers, not the pacing clock)
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenNexmark(ctx, st, env.Clock)
 	}})

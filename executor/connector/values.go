@@ -16,6 +16,7 @@ func init() {
 		Name: "values", Doc: "rows come from INSERT INTO ... VALUES statements",
 		Bounded:     always,
 		Repeatable:  always,
+		Caps:        catalog.CapReread,
 		TakesInsert: true,
 	}, &Driver{
 		Open: func(_ context.Context, st *catalog.Stream, env *Env) (Source, error) {

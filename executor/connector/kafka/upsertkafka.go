@@ -39,7 +39,7 @@ func init() {
 		Configure: configureKafka,
 		// (its source is the kafka connector's, which has record metadata
 		// too; METADATA columns are refused on it, so it does not declare it)
-		Caps: catalog.CapPartitioned | catalog.CapSinkKinds | catalog.CapDeadLetters | catalog.CapAbort,
+		Caps: catalog.CapPartitioned | catalog.CapSinkKinds | catalog.CapDeadLetters | catalog.CapAbort | catalog.CapReread, // (never in a consumer group: every open reads every partition)
 		Options: []catalog.OptionSpec{
 			{Name: "topic", Kind: catalog.OptString, Required: true, Doc: "the topic to read or write"},
 			{Name: "properties.bootstrap.servers", Kind: catalog.OptString, Required: true, Doc: "brokers to connect to, host:port[,host:port...]"},
