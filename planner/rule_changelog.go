@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"streamql/catalog"
+	"streamql/parser"
 	"streamql/planner/plan"
 )
 
@@ -284,4 +285,31 @@ func readsChanges(st *catalog.Stream) bool {
 	}
 	d := plan.DerivedOf(st)
 	return d != nil && d.Updating()
+}
+
+// refuseTimeReader refuses an operator that reads st's rows as append-only
+// rows in event-time order (what names it: "a window TVF", "an OVER
+// aggregation"; todo says what to write instead) when st's rows are not
+// that (SPEC 2.8, Flink's rule: its window aggregate and OverAggregate
+// consume no update or delete changes): an updating relation or stream
+// (readsChanges: each change would be counted as a row), or a relation
+// that keeps its event time only for a temporal join's versions (a
+// deduplication keeping the last row over a bounded input, or a filter or
+// projection of one, plan.Derived.VersionTime: its final rows come at the
+// input's end in key order, so a reader by event time would call rows
+// late and leave them out). It returns a *parser.Error at pos, or nil.
+func refuseTimeReader(pos int, st *catalog.Stream, what, todo string) error {
+	if st == nil {
+		return nil
+	}
+	why := ""
+	switch d := plan.DerivedOf(st); {
+	case readsChanges(st):
+		why = updatingWhy(st)
+	case d != nil && d.VersionTime:
+		why = "a deduplication keeping the last row, whose final rows come at its input's end in key order, not in event-time order"
+	default:
+		return nil
+	}
+	return parser.Errorf(pos, "%s is updating (%s, SPEC 2.8), and %s reads append-only rows in event-time order (as Flink's): %s", st.Name, why, what, todo)
 }

@@ -821,6 +821,9 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 		return nil, err
 	}
 	st := in.sp.st
+	if err := refuseTimeReader(loc.pos(fw), st, "an OVER aggregation", "aggregate the relation it reads before it updates, or use a GROUP BY without OVER"); err != nil {
+		return nil, err
+	}
 	if !in.eventTimeCol(ob.Expr) {
 		if st.Watermark == nil {
 			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and %s has none: %s", st.Name, addWatermarkHint(st, ""))

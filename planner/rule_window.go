@@ -36,11 +36,15 @@ func ruleWindow(sp *selectPlan) error {
 	if !strings.EqualFold(tvf.Stream, st.Name) {
 		return parser.Errorf(tvf.StreamPos, "the window function reads %s but the query reads %s", tvf.Stream, st.Name)
 	}
-	if plan.DerivedOf(st) != nil && readsChanges(st) {
+	if plan.DerivedOf(st) != nil {
 		// SPEC 2.8: a window over an updating relation (a view, WITH or
-		// subquery; an updating stream is refused where its window is planned) would count each
-		// change as a row; Flink's window TVFs refuse updating input too
-		return parser.Errorf(tvf.Pos, "%s is updating (%s, SPEC 2.8), and a window TVF reads append-only rows only (as Flink's): window the relation it reads before it updates, or aggregate it without a window (GROUP BY without window_start, window_end)", st.Name, updatingWhy(st))
+		// subquery; an updating stream is refused where its window is
+		// planned) would count each change as a row, and over a bounded
+		// last-row deduplication it would call rows late; Flink's window
+		// TVFs refuse updating input too
+		if err := refuseTimeReader(tvf.Pos, st, "a window TVF", "window the relation it reads before it updates, or aggregate it without a window (GROUP BY without window_start, window_end)"); err != nil {
+			return err
+		}
 	}
 	ti := st.Column(tvf.TimeCol)
 	if ti < 0 {
