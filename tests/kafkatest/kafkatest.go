@@ -207,6 +207,53 @@ func Produce(t testing.TB, cl *kgo.Client, topic string, records ...*kgo.Record)
 	}
 }
 
+// markerWait bounds how long readEnds waits for a partition's last stable
+// offset to reach its high watermark.
+const markerWait = 10 * time.Second
+
+// readEnds returns the offsets where ReadAll stops reading topic: the high
+// watermarks, or with committed the last stable offsets. A transaction's
+// EndTransaction returns once its coordinator has logged the decision; the
+// commit or abort markers reach the partitions after that, and until they
+// do the last stable offset stays before the transaction. So with committed
+// it waits, up to markerWait, for every partition's last stable offset to
+// reach its high watermark (no transaction open), and then returns the last
+// stable offsets as they are (a transaction a test leaves open stays
+// unread).
+func readEnds(ctx context.Context, adm *kadm.Client, topic string, committed bool) (kadm.ListedOffsets, error) {
+	deadline := time.Now().Add(markerWait)
+	for {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err != nil || !committed {
+			return ends, err
+		}
+		stable, err := adm.ListCommittedOffsets(ctx, topic)
+		if err == nil {
+			err = stable.Error()
+		}
+		if err != nil {
+			return nil, err
+		}
+		open := false
+		for p, end := range ends[topic] {
+			if s, ok := stable.Lookup(topic, p); !ok || s.Offset < end.Offset {
+				open = true
+			}
+		}
+		if !open || time.Now().After(deadline) {
+			return stable, nil
+		}
+		select {
+		case <-ctx.Done():
+			return stable, nil
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // ReadOptions says how ReadAll reads.
 type ReadOptions struct {
 	// ReadCommitted reads with isolation level read_committed: records of
@@ -218,7 +265,8 @@ type ReadOptions struct {
 
 // ReadAll returns every record of topic, from the start of each partition up
 // to its end when ReadAll is called (high watermark, or last stable offset
-// with ReadCommitted), sorted by partition and then offset. Transaction
+// with ReadCommitted, once the markers of transactions already ended are
+// written: readEnds), sorted by partition and then offset. Transaction
 // markers are not returned. It fails the test when the end is not reached
 // within Timeout.
 func ReadAll(t testing.TB, topic string, o ReadOptions) []*kgo.Record {
@@ -233,15 +281,7 @@ func ReadAll(t testing.TB, topic string, o ReadOptions) []*kgo.Record {
 	if err != nil {
 		t.Fatalf("kafkatest: list start offsets of %s: %v", topic, err)
 	}
-	var ends kadm.ListedOffsets
-	if o.ReadCommitted {
-		ends, err = adm.ListCommittedOffsets(ctx, topic)
-	} else {
-		ends, err = adm.ListEndOffsets(ctx, topic)
-	}
-	if err == nil {
-		err = ends.Error()
-	}
+	ends, err := readEnds(ctx, adm, topic, o.ReadCommitted)
 	if err != nil {
 		t.Fatalf("kafkatest: list end offsets of %s: %v", topic, err)
 	}
