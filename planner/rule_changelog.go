@@ -302,14 +302,27 @@ func refuseTimeReader(pos int, st *catalog.Stream, what, todo string) error {
 	if st == nil {
 		return nil
 	}
-	why := ""
-	switch d := plan.DerivedOf(st); {
-	case readsChanges(st):
-		why = updatingWhy(st)
-	case d != nil && d.VersionTime:
-		why = "a deduplication keeping the last row, whose final rows come at its input's end in key order, not in event-time order"
-	default:
+	why := notInTimeOrder(st)
+	if why == "" {
 		return nil
 	}
 	return parser.Errorf(pos, "%s is updating (%s, SPEC 2.8), and %s reads append-only rows in event-time order (as Flink's): %s", st.Name, why, what, todo)
+}
+
+// lastRowFinal is why a relation that keeps its event time only for a
+// temporal join's versions (plan.Derived.VersionTime) is not read in
+// event-time order, for the planning errors that say so.
+const lastRowFinal = "a deduplication keeping the last row, whose final rows come at its input's end in key order, not in event-time order"
+
+// notInTimeOrder says why st's rows are not append-only rows in event-time
+// order (SPEC 2.8): it is updating (updatingWhy), or it keeps its event time
+// only for a temporal join's versions (lastRowFinal); "" when they are.
+func notInTimeOrder(st *catalog.Stream) string {
+	switch d := plan.DerivedOf(st); {
+	case readsChanges(st):
+		return updatingWhy(st)
+	case d != nil && d.VersionTime && st.Watermark != nil:
+		return lastRowFinal
+	}
+	return ""
 }

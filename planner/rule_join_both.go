@@ -233,18 +233,13 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		if in == nil || both.Temporal && s == 1 {
 			continue
 		}
-		d := plan.DerivedOf(in)
-		versions := d != nil && d.VersionTime && in.Watermark != nil
-		if !readsChanges(in) && !versions {
+		why := notInTimeOrder(in)
+		if why == "" {
 			continue
 		}
 		at := sp.pos(join.Left)
 		if s == 1 {
 			at = sp.pos(join.Right)
-		}
-		why := updatingWhy(in)
-		if !readsChanges(in) {
-			why = "a deduplication keeping the last row, whose final rows come at its input's end in key order"
 		}
 		switch {
 		case both.Temporal:
