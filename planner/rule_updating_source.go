@@ -22,13 +22,16 @@ import (
 // when they do not retract ("... doesn't support consuming update and delete
 // changes"); the error names the stream, why it is updating and what does run.
 func ruleUpdatingSource(sp *selectPlan) error {
-	refuse := func(st *catalog.Stream, n ast.Node, what string) error {
+	refuseAt := func(st *catalog.Stream, pos int, what string) error {
 		why := st.Updating()
 		if why == "" {
 			return nil
 		}
-		return parser.Errorf(sp.pos(n), "stream '%s' is updating (%s, SPEC 2.8): %s cannot consume its changes (-U, +U, -D) yet; "+
+		return parser.Errorf(pos, "stream '%s' is updating (%s, SPEC 2.8): %s cannot consume its changes (-U, +U, -D) yet; "+
 			"filters, projections and INTO SIDE branches pass them through to the outputs", st.Name, why, what)
+	}
+	refuse := func(st *catalog.Stream, n ast.Node, what string) error {
+		return refuseAt(st, sp.pos(n), what)
 	}
 	b := sp.b
 	if b == nil {
@@ -51,6 +54,9 @@ func ruleUpdatingSource(sp *selectPlan) error {
 	}
 	switch {
 	case b.Agg != nil && b.Agg.Window != nil:
+		if tvf := sp.sel.Window; tvf != nil { // (the caret at the window function)
+			return refuseAt(st, tvf.Pos, "a window")
+		}
 		return refuse(st, sp.q.From, "a window")
 	case b.Agg != nil && !b.Agg.Updating:
 		var at ast.Node = sp.q.From
