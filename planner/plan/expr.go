@@ -129,6 +129,24 @@ func (o Op) String() string {
 	return fmt.Sprintf("op%d", uint8(o))
 }
 
+// Any reports whether pred holds for e or any expression under it (its
+// arguments, depth first); false for a nil e. pred is called on non-nil
+// expressions only.
+func (e *Expr) Any(pred func(*Expr) bool) bool {
+	if e == nil {
+		return false
+	}
+	if pred(e) {
+		return true
+	}
+	for _, a := range e.Args {
+		if a.Any(pred) {
+			return true
+		}
+	}
+	return false
+}
+
 // Steady reports whether e gives the same value each time it is computed
 // over a row: no function that reads the clock or draws random numbers
 // (OpFunc's Flag) in its tree.

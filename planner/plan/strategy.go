@@ -216,18 +216,7 @@ func (j *Job) LookupMorselable() bool {
 // callsFunc reports whether e (nil: none) calls a function of the function
 // table (OpFunc), the only operator whose evaluation can fail (SPEC 2.10).
 func callsFunc(e *Expr) bool {
-	if e == nil {
-		return false
-	}
-	if e.Op == OpFunc {
-		return true
-	}
-	for _, a := range e.Args {
-		if callsFunc(a) {
-			return true
-		}
-	}
-	return false
+	return e.Any(func(x *Expr) bool { return x.Op == OpFunc })
 }
 
 // HasAggregates reports whether a branch of job aggregates or reads a window
@@ -314,18 +303,7 @@ func (j *Job) Morselable() bool {
 
 // ReadsWatermark reports whether e (nil: none) reads CURRENT_WATERMARK.
 func ReadsWatermark(e *Expr) bool {
-	if e == nil {
-		return false
-	}
-	if e.Op == OpCurrentWatermark {
-		return true
-	}
-	for _, a := range e.Args {
-		if ReadsWatermark(a) {
-			return true
-		}
-	}
-	return false
+	return e.Any(func(x *Expr) bool { return x.Op == OpCurrentWatermark })
 }
 
 // workers renders n workers: "1 worker", "2 workers".

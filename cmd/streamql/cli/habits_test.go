@@ -33,9 +33,7 @@ func TestScriptsRunInCommandLineOrder(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, text)
 		return p
 	}
 	f1 := write("one.sql", "SELECT 1 AS f;\n")
