@@ -275,6 +275,21 @@ func errorf(pos int, format string, args ...any) *PosError {
 	return &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
+// flinkSinkHint is what the error for an unknown connector says to a Flink
+// user who named one of Flink's sinks that streamql does without (any case):
+// 'print' (a query without INSERT INTO prints its rows, --format plain as
+// Flink's print() does, SPEC 4) and 'blackhole' (EXPLAIN ANALYZE runs a query
+// with its outputs discarded, SPEC 3); "" for any other name.
+func flinkSinkHint(name string) string {
+	switch strings.ToLower(name) {
+	case "print":
+		return "Flink's 'print' sink is not needed here: a query without INSERT INTO prints its rows (SELECT … FROM …; --format plain prints them as print() does, INTO SIDE 'name' gives them a name of their own); "
+	case "blackhole":
+		return "Flink's 'blackhole' sink is not needed here: EXPLAIN ANALYZE SELECT … runs a query with its outputs discarded (and says what each operator did); "
+	}
+	return ""
+}
+
 // ValidateOptions checks the WITH options of a CREATE STREAM against the connector
 // named by 'connector' and returns the connector and the options with defaults
 // filled in. stmtPos is the offset of the statement's WITH. Errors are *PosError
@@ -287,7 +302,7 @@ func ValidateOptions(opts []Option, cols []Column, stmtPos int) (*ConnectorSpec,
 		if o.Key == "connector" {
 			spec = LookupConnector(o.Value)
 			if spec == nil {
-				return nil, nil, errorf(o.ValuePos, "unknown connector '%s'; %suse one of: %s", o.Value, editdist.DidYouMean(o.Value, append(ConnectorNames(), "filesystem")), strings.Join(ConnectorNames(), ", "))
+				return nil, nil, errorf(o.ValuePos, "unknown connector '%s'; %s%suse one of: %s", o.Value, flinkSinkHint(o.Value), editdist.DidYouMean(o.Value, append(ConnectorNames(), "filesystem")), strings.Join(ConnectorNames(), ", "))
 			}
 		}
 	}

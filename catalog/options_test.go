@@ -43,6 +43,11 @@ func TestValidateOptions(t *testing.T) {
 		{opts("connector", "nope"), "unknown connector 'nope'", 1},
 		{opts("connector", "filesytem"), "unknown connector 'filesytem'; did you mean 'filesystem'? use one of:", 1},
 		{opts("connector", "kafak"), "unknown connector 'kafak'; did you mean 'kafka'? use one of:", 1},
+		// Flink's stdout and discarding sinks say what takes their place (any case)
+		{opts("connector", "print", "print-identifier", "x"), "unknown connector 'print'; Flink's 'print' sink is not needed here: a query without INSERT INTO prints its rows", 1},
+		{opts("connector", "PRINT"), "--format plain prints them as print() does", 1},
+		{opts("connector", "blackhole"), "unknown connector 'blackhole'; Flink's 'blackhole' sink is not needed here: EXPLAIN ANALYZE SELECT … runs a query with its outputs discarded", 1},
+		{opts("connector", "printt"), "unknown connector 'printt'; use one of:", 1},
 		{opts("connector", "file", "path", "x", "pth", "y"), "valid options: connector, path, follow", 4},
 		{opts("connector", "file", "path", "x", "csv.header", "yes"), "not true or false", 5},
 		{opts("connector", "file", "path", "x", "csv.delimiter", ";;"), "exactly one character", 5},

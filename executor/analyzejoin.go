@@ -17,7 +17,10 @@ import (
 // the rows its pushed-down filter took out before the join (Filtered:
 // plan.JoinInput.Filter; not in In).
 type JoinInputAnalysis struct {
-	Stream                     string
+	// Stream is the input's stream; Name the name the query reads it by (its
+	// alias, as EXPLAIN names the input: "late rows of s1"), which tells the
+	// two inputs of a self-join apart
+	Stream, Name               string
 	In, Partnered, Unpartnered int64
 	Refused                    int64
 	Filtered                   int64
@@ -43,7 +46,10 @@ func (a *Analysis) setBoth(js *joinSource) {
 	a.both = js
 	js.an = &BothJoinAnalysis{}
 	for s, in := range js.both.Inputs {
-		js.an.Inputs[s].Stream = in.Stream.Name
+		js.an.Inputs[s].Stream, js.an.Inputs[s].Name = in.Stream.Name, in.Name
+		if in.Name == "" {
+			js.an.Inputs[s].Name = in.Stream.Name
+		}
 		js.an.Inputs[s].Late = LateAnalysis{Output: js.both.LateOutput[s], Stream: in.Stream.Name}
 	}
 }

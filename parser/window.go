@@ -96,12 +96,17 @@ func windowTVF(src string, r *region, i int) (*WindowTVF, int, *Error) {
 		}
 		return body[len(body)-1]
 	}
+	// what the first argument is and how a subquery is windowed (SPEC 2.4,
+	// 2.6: a stream, view or WITH name; Flink's TABLE argument)
+	first := func() string {
+		return fmt.Sprintf("%s's first argument is TABLE name, the name of a stream, a view or a WITH query; to window a subquery, name it: WITH q AS (SELECT …) SELECT … FROM TABLE(%s(TABLE q, DESCRIPTOR(ts), …))", w.Func, w.Func)
+	}
 	if !tok().is("TABLE") {
-		return nil, 0, Errorf(tok().Offset, "%s's first argument is TABLE stream_name", w.Func)
+		return nil, 0, Errorf(tok().Offset, "%s", first())
 	}
 	k++
 	if t := tok(); k >= len(args) || t.Kind != TokIdent && t.Kind != TokQuotedIdent {
-		return nil, 0, Errorf(t.Offset, "%s's first argument is TABLE stream_name", w.Func)
+		return nil, 0, Errorf(t.Offset, "%s", first())
 	}
 	w.Stream, w.StreamPos = tok().Value(), tok().Offset
 	k++

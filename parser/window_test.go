@@ -57,7 +57,10 @@ func TestWindowErrors(t *testing.T) {
 	cases := []struct{ src, at, msg string }{
 		{"SELECT * FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts) ))", "))", "needs its size"},
 		{"SELECT * FROM TABLE(ROLL(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "ROLL", "TUMBLE, HOP, CUMULATE or SESSION"},
-		{"SELECT * FROM TABLE(TUMBLE(s, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "s,", "TABLE stream_name"},
+		{"SELECT * FROM TABLE(TUMBLE(s, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "s,", "TUMBLE's first argument is TABLE name, the name of a stream, a view or a WITH query"},
+		{"SELECT * FROM TABLE(HOP(TABLE (SELECT * FROM s), DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND))", "(SELECT", "to window a subquery, name it: WITH q AS (SELECT …) SELECT … FROM TABLE(HOP(TABLE q, DESCRIPTOR(ts), …))"},
+		{"SELECT * FROM TABLE(CUMULATE(TABLE 'x.csv', DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND))", "'x.csv'", "CUMULATE's first argument is TABLE name"},
+		{"SELECT * FROM TABLE(SESSION(TABLE))", "))", "SESSION's first argument is TABLE name"},
 		{"SELECT * FROM TABLE(TUMBLE(TABLE s, ts, INTERVAL '1' SECOND))", ", ts", "DESCRIPTOR(time_column)"},
 		{"SELECT * FROM TABLE(TUMBLE(TABLE s PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "PARTITION", "SESSION's"},
 		{"SELECT * FROM TABLE(SESSION(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND))", ", DESCRIPTOR", "PARTITION BY k"},

@@ -543,6 +543,22 @@ func (sc *scope) timestampLiteral(n ast.Node, l, r *Expr) error {
 	return nil
 }
 
+// arithHint is what the error of an arithmetic operator over a non-number
+// says to do: for a TIMESTAMP operand, Flink's time arithmetic (there is no
+// TIMESTAMP - TIMESTAMP or TIMESTAMP + number in Flink SQL either: the time
+// between two timestamps is TIMESTAMPDIFF, a timestamp moves by an INTERVAL
+// or TIMESTAMPADD, SPEC 2.10); otherwise CAST, or || for text.
+func arithHint(op opcode.Op, l, r *Expr) string {
+	lt, rt := l.Type == catalog.Timestamp, r.Type == catalog.Timestamp
+	switch {
+	case lt && rt && op == opcode.Minus:
+		return "the time between two TIMESTAMPs is TIMESTAMPDIFF(SECOND, " + exprTextOf(r) + ", " + exprTextOf(l) + ") (or MILLISECOND, MINUTE, …)"
+	case lt || rt:
+		return "move a TIMESTAMP by an INTERVAL (ts + INTERVAL '5' SECOND) or with TIMESTAMPADD(SECOND, n, ts); the time between two is TIMESTAMPDIFF(unit, t1, t2)"
+	}
+	return "use CAST, or CONCAT / || to join text"
+}
+
 func (sc *scope) arith(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
 	if l.Type == catalog.Unknown {
 		l = coerce(l, catalog.BigInt)
@@ -551,7 +567,7 @@ func (sc *scope) arith(n ast.Node, op opcode.Op, l, r *Expr) (*Expr, error) {
 		r = coerce(r, catalog.BigInt)
 	}
 	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
-		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); use CAST, or CONCAT / || to join text", op, exprTextOf(l), l.Type, exprTextOf(r), r.Type)
+		return nil, parser.Errorf(sc.pos(n), "arithmetic %s needs numbers, got %s (%s) and %s (%s); %s", op, exprTextOf(l), l.Type, exprTextOf(r), r.Type, arithHint(op, l, r))
 	}
 	bothInt := l.Type == catalog.BigInt && r.Type == catalog.BigInt
 	ops := map[opcode.Op]plan.Op{opcode.Plus: plan.OpAdd, opcode.Minus: plan.OpSub, opcode.Mul: plan.OpMul,

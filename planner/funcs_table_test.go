@@ -58,6 +58,14 @@ func TestFunctionErrors(t *testing.T) {
 		{"JSON_VALUE(s, '$.a' NULL ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported", "NULL ON"},
 		{"JSON_ARRAY(1 ABSENT ON NULL)", "ON NULL clause is not supported", "ABSENT"},
 		{"s IS DISTINCT FROM 1", "cannot compare", "s IS"},
+		// arithmetic over a TIMESTAMP says how Flink SQL does time arithmetic, whatever the operator and side
+		{"ts - ts", "the time between two TIMESTAMPs is TIMESTAMPDIFF(SECOND, ts, ts)", "ts -"},
+		{"ts - TIMESTAMP '2021-01-01 00:00:00'", "TIMESTAMPDIFF(SECOND, TIMESTAMP '2021-01-01 00:00:00', ts)", "ts -"},
+		{"ts + 1", "move a TIMESTAMP by an INTERVAL (ts + INTERVAL '5' SECOND) or with TIMESTAMPADD", "ts +"},
+		{"1 - ts", "move a TIMESTAMP by an INTERVAL", "1 -"},
+		{"ts * 2", "move a TIMESTAMP by an INTERVAL", "ts *"},
+		{"ts + ts", "the time between two is TIMESTAMPDIFF(unit, t1, t2)", "ts +"},
+		{"i + s", "use CAST, or CONCAT / || to join text", "i +"},
 		// nested values: = and <> only, of one shape; CAST to one of their kind whose elements cast
 		{"ARRAY[1] < ARRAY[2]", "have no order: compare them with =, <> or IS [NOT] DISTINCT FROM", "ARRAY[1] <"},
 		{"ARRAY[1] = ARRAY['a']", "cannot compare", "ARRAY[1] ="},

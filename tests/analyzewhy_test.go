@@ -44,6 +44,8 @@ EXPLAIN ANALYZE SELECT window_start, COUNT(*) AS n
 // input that made them late, and each input's final watermark; the WHERE
 // on the left (preserved) side is tested before the join
 // (planner/rule_pushdown.go), and the Join line counts the row it took out.
+// The Join line names each input as the query reads it (its alias), as
+// EXPLAIN's other lines do.
 func TestAnalyzeJoinWhereRowsWent(t *testing.T) {
 	files := map[string]string{
 		// l: a5 is 7.5 s below the watermark 8000 that q9000 set; f is a year ahead
@@ -65,7 +67,7 @@ EXPLAIN ANALYZE SELECT a.id, b.ts FROM l a LEFT JOIN r b ON a.id = b.id AND b.ts
 		{"Scan r ", "read 6 rows"},
 		{"AssignWatermark", "final watermark 11000; 1 row refused as too far ahead"},
 		{"AssignWatermark", "final watermark 13000"},
-		{"Join LEFT interval join", "l: 5 rows in, 1 row with a partner, 3 rows without a partner, 1 row late (1 row filtered out before the join); r: 6 rows in, 1 row with a partner, 3 rows without a partner, 2 rows late"},
+		{"Join LEFT interval join", "a: 5 rows in, 1 row with a partner, 3 rows without a partner, 1 row late (1 row filtered out before the join); b: 6 rows in, 1 row with a partner, 3 rows without a partner, 2 rows late"},
 		{"Sink late-a", "1 row; lateness largest 7.5 s, median 7.5 s, by the watermark of stream l"},
 		{"Sink late-b", "2 rows; lateness largest 7.5 s, median 900 ms, by the watermark of stream r"},
 		{"rows of a filtered before the join: a.id != 'q'", ""},
@@ -79,6 +81,35 @@ EXPLAIN ANALYZE SELECT a.id, b.ts FROM l a LEFT JOIN r b ON a.id = b.id AND b.ts
 		}
 		if !found {
 			t.Errorf("no line with %q and %q in\n%s", want[0], want[1], out)
+		}
+	}
+}
+
+// TestAnalyzeSelfJoinInputsApart: EXPLAIN ANALYZE of a self-join, and of
+// any join whose inputs read one stream, names each input's counts by the
+// name the query reads it by, so the two are told apart (they were both
+// the stream's name), for every kind of join of two streams.
+func TestAnalyzeSelfJoinInputsApart(t *testing.T) {
+	files := map[string]string{"ev.csv": "a,1\nb,2\nc,3\n"}
+	for _, c := range []struct{ join, kind string }{
+		{"s1 JOIN ev s2 ON s1.k = s2.k", "Join INNER"},
+		{"s1 LEFT JOIN ev s2 ON s1.k = s2.k AND s2.v > 1", "Join LEFT lookup join"},
+		{"s1 FULL JOIN ev s2 ON s1.k = s2.k AND s2.v > 1", "Join FULL regular join"},
+		{"s1 LEFT JOIN ev s2 ON s1.k = s2.k AND s2.v BETWEEN s1.v AND s1.v + 1", "Join LEFT interval join"},
+	} {
+		sql := "CREATE STREAM ev (k VARCHAR, v BIGINT, WATERMARK FOR v AS v) WITH ('connector'='file', 'path'='ev.csv');\nEXPLAIN ANALYZE SELECT s1.k, s2.v FROM ev " + c.join + ";\n"
+		out, errs, code := runSQLIn(t, t.TempDir(), files, sql, "--format", "tsv")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.join, code, errs)
+		}
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, c.kind) && strings.Contains(l, "\ts1: 3 rows in, ") && strings.Contains(l, "; s2: ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %q line naming s1 and s2 in\n%s", c.join, c.kind, out)
 		}
 	}
 }

@@ -80,7 +80,8 @@ func joinLateOf(an *executor.Analysis, out int) *executor.LateAnalysis {
 // bothJoinNotes are the notes of a line of the job's join of two streams
 // (SPEC 2.7; SPEC 4 "Finding out why"): an input's Scan (rows read), Decode
 // (malformed rows) and AssignWatermark (final watermark, rows refused by
-// 'watermark.max-future'), and the Join (per input: rows in, with a partner,
+// 'watermark.max-future'), and the Join (per input, named as the query reads
+// it, so that a self-join's two are told apart: rows in, with a partner,
 // without one, late, and those its filter took out before the join:
 // planner/rule_pushdown.go).
 func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
@@ -91,7 +92,7 @@ func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
 	if l.Kind == plan.LineBothJoin {
 		var each []string
 		for _, in := range an.Both.Inputs {
-			note := fmt.Sprintf("%s: %s in, %s with a partner, %s without a partner, %s late", in.Stream, rowCount(in.In), rowCount(in.Partnered), rowCount(in.Unpartnered), rowCount(in.Late.Rows))
+			note := fmt.Sprintf("%s: %s in, %s with a partner, %s without a partner, %s late", in.Name, rowCount(in.In), rowCount(in.Partnered), rowCount(in.Unpartnered), rowCount(in.Late.Rows))
 			if in.Filtered > 0 {
 				note += fmt.Sprintf(" (%s filtered out before the join)", rowCount(in.Filtered))
 			}
