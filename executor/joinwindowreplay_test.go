@@ -36,6 +36,7 @@ func TestJoinWindowReplayAfterKills(t *testing.T) {
 			"SELECT window_start, window_end, lk, COUNT(*) AS n, COUNT(rts) AS m FROM TABLE(CUMULATE(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) GROUP BY window_start, window_end, lk",
 		"WITH j AS (SELECT l.k, l.ts, r.ts AS rts FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k) " +
 			"SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
+		rightJoinWindowQueries[0], rightJoinWindowQueries[1],
 	}
 	replayJoinQueries(t, queries, 40, func(job *planner.Job) bool { return job.JoinWindowReplayed() && job.Both != nil },
 		"not planned as one replayed job of the join and the window aggregate")
@@ -199,6 +200,7 @@ func TestJoinWindowFusedIsTheRelations(t *testing.T) {
 	for _, q := range []string{
 		"WITH j AS (SELECT l.k, l.ts, r.ts AS rts " + interval + ") SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
 		"WITH j AS (SELECT l.k AS lk, l.ts AS t, r.ts AS rts FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND) SELECT window_end, lk, COUNT(*) AS n, COUNT(rts) AS m FROM TABLE(HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, lk",
+		rightJoinWindowQueries[0], rightJoinWindowQueries[1],
 	} {
 		fusedIsTheRelations(t, q, func(job *planner.Job) bool { return job.JoinWindowReplayed() && job.Both != nil })
 	}
@@ -255,4 +257,16 @@ func fusedIsTheRelations(t *testing.T, q string, fused func(*planner.Job) bool) 
 	if rows == 0 {
 		t.Errorf("%s: no main row written: the test checks nothing", q)
 	}
+}
+
+// rightJoinWindowQueries are windows over RIGHT interval joins of the Kafka
+// streams l and r (the output time the right row's, held back by the
+// interval's upper bound; a padded right row's position its own), one with
+// a positive upper bound and one with a negative one
+// (TestJoinWindowReplayAfterKills, TestJoinWindowFusedIsTheRelations).
+var rightJoinWindowQueries = []string{
+	"WITH j AS (SELECT r.k AS rk, l.ts AS lts, r.ts AS t FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '3' SECOND) " +
+		"SELECT window_start, window_end, rk, COUNT(*) AS n, COUNT(lts) AS m, SUM(lts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, rk",
+	"WITH j AS (SELECT r.k, l.ts AS lts, r.ts FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '4' SECOND AND r.ts - INTERVAL '1' SECOND) " +
+		"SELECT window_end, COUNT(*) AS n, MAX(lts) AS m FROM TABLE(HOP(TABLE j, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end",
 }

@@ -323,7 +323,7 @@
 // A window over joined rows reads a view, subquery or WITH relation (SPEC
 // 2.6; a window TVF over one side of a join is refused). When that
 // relation is an append-only join of two Kafka streams of one group (an
-// INNER or LEFT interval join, a temporal join) and a TUMBLE, HOP or
+// INNER, LEFT or RIGHT interval join, a temporal join) and a TUMBLE, HOP or
 // CUMULATE aggregate reads it with nothing beside it (Nexmark q7's and
 // q8's shape), the planner plans both as one job (planner's
 // ruleFuseJoinWindow; plan.Job.JoinWindowReplayed), which reads both
@@ -353,15 +353,19 @@
 //     no output of its own here, so what is old decides nothing; the
 //     windows do.
 //   - I4: a pair (its position is its left row's, so p is the left
-//     input's partition) is not added to a window with end <= the f of p's
+//     input's partition; a RIGHT join's padded right row's is its own, in
+//     the right topic's partition p, which the co-partitioned topics give
+//     to the same process as the left's p (one process per group), the
+//     left mark's f, the aggregate's watermark at the commit, saying of
+//     its windows what it says of a pair's) is not added to a window with end <= the f of p's
 //     mark (joinOldReplay.FiredBy): that window fired, and no window is
 //     written twice; a window above f gets every pair again, so none is
 //     written short of one.
 //   - I5: as for any job.
 //
 // Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP and
-// CUMULATE over INNER and LEFT interval joins and a LEFT temporal join, 40
-// seeds each, processes killed at random points; it fails with the join's
+// CUMULATE over INNER, LEFT and RIGHT interval joins and a LEFT temporal
+// join, 40 seeds each, processes killed at random points; it fails with the join's
 // watermark as f, without FiredBy, or without the rewrite),
 // TestJoinWindowFusedIsTheRelations (the one job's output is, row for row,
 // the relation's read as a job of its own) and
