@@ -365,7 +365,8 @@ func (x joinOldReplay) Replayed(int64) bool { return x.js.givenOld }
 
 // FiredBy implements aggregate.Replay: a window aggregate's window of
 // the left input's partition p (a joined row's position is its left
-// row's) ending at end fired before p came to this process: end is at or
+// row's; a RIGHT join's padded right row's is its own, in the right
+// input's partition p, co-partitioned with the left's) ending at end fired before p came to this process: end is at or
 // below the f of p's mark (joinSource.aggFired; I4). An updating
 // aggregate has no window.
 func (x joinOldReplay) FiredBy(p int32, end int64) bool {

@@ -36,6 +36,8 @@ func TestJoinWindowReplayAfterKills(t *testing.T) {
 			"SELECT window_start, window_end, lk, COUNT(*) AS n, COUNT(rts) AS m FROM TABLE(CUMULATE(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) GROUP BY window_start, window_end, lk",
 		"WITH j AS (SELECT l.k, l.ts, r.ts AS rts FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k) " +
 			"SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
+		rightJoinWindowQueries[0], rightJoinWindowQueries[1],
+		sessionJoinWindowQueries[0], sessionJoinWindowQueries[1], sessionJoinWindowQueries[2],
 	}
 	replayJoinQueries(t, queries, 40, func(job *planner.Job) bool { return job.JoinWindowReplayed() && job.Both != nil },
 		"not planned as one replayed job of the join and the window aggregate")
@@ -43,11 +45,12 @@ func TestJoinWindowReplayAfterKills(t *testing.T) {
 
 // TestJoinRelationOverGroupReadWhole (plan.Derived.Group): a relation that
 // is a join of two Kafka streams of a consumer group, read by a query the
-// planner does not fuse with it (a SESSION window, an updating GROUP BY),
+// planner does not fuse with it (an updating GROUP BY),
 // runs as a job of its own whose inputs are read whole, as build sides,
 // committing nothing (the reader's outputs are not its own: the planner
-// says "not replayed" and refuses an exactly-once sink); the window over
-// it that ruleFuseJoinWindow plans as one job reads them in the group.
+// says "not replayed" and refuses an exactly-once sink); the windows over
+// it (a SESSION, a TUMBLE) that ruleFuseJoinWindow plans as one job read
+// them in the group.
 // Before, the relation's join read them in the group, and committed
 // offsets for rows whose outputs over the relation were never written.
 func TestJoinRelationOverGroupReadWhole(t *testing.T) {
@@ -56,7 +59,7 @@ func TestJoinRelationOverGroupReadWhole(t *testing.T) {
 		q     string
 		whole bool
 	}{
-		{join + "SELECT window_start, k, COUNT(*) AS n FROM TABLE(SESSION(TABLE j PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", true},
+		{join + "SELECT window_start, k, COUNT(*) AS n FROM TABLE(SESSION(TABLE j PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", false},
 		{join + "SELECT k, COUNT(*) AS n FROM j GROUP BY k", true},
 		{join + "SELECT window_start, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", false},
 	} {
@@ -199,6 +202,8 @@ func TestJoinWindowFusedIsTheRelations(t *testing.T) {
 	for _, q := range []string{
 		"WITH j AS (SELECT l.k, l.ts, r.ts AS rts " + interval + ") SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
 		"WITH j AS (SELECT l.k AS lk, l.ts AS t, r.ts AS rts FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND) SELECT window_end, lk, COUNT(*) AS n, COUNT(rts) AS m FROM TABLE(HOP(TABLE j, DESCRIPTOR(t), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, lk",
+		rightJoinWindowQueries[0], rightJoinWindowQueries[1],
+		sessionJoinWindowQueries[0], sessionJoinWindowQueries[1], sessionJoinWindowQueries[2],
 	} {
 		fusedIsTheRelations(t, q, func(job *planner.Job) bool { return job.JoinWindowReplayed() && job.Both != nil })
 	}
@@ -255,4 +260,30 @@ func fusedIsTheRelations(t *testing.T, q string, fused func(*planner.Job) bool) 
 	if rows == 0 {
 		t.Errorf("%s: no main row written: the test checks nothing", q)
 	}
+}
+
+// rightJoinWindowQueries are windows over RIGHT interval joins of the Kafka
+// streams l and r (the output time the right row's, held back by the
+// interval's upper bound; a padded right row's position its own), one with
+// a positive upper bound and one with a negative one
+// (TestJoinWindowReplayAfterKills, TestJoinWindowFusedIsTheRelations).
+var rightJoinWindowQueries = []string{
+	"WITH j AS (SELECT r.k AS rk, l.ts AS lts, r.ts AS t FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '3' SECOND) " +
+		"SELECT window_start, window_end, rk, COUNT(*) AS n, COUNT(lts) AS m, SUM(lts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, rk",
+	"WITH j AS (SELECT r.k, l.ts AS lts, r.ts FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '4' SECOND AND r.ts - INTERVAL '1' SECOND) " +
+		"SELECT window_end, COUNT(*) AS n, MAX(lts) AS m FROM TABLE(HOP(TABLE j, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end",
+}
+
+// sessionJoinWindowQueries are SESSION windows over interval (INNER, RIGHT)
+// and temporal joins of the Kafka streams l and r: partitioned by the join
+// key, by a column the join does not key on (a session then takes pairs of
+// both partitions), and over the RIGHT join's padded rows too
+// (TestJoinWindowReplayAfterKills, TestJoinWindowFusedIsTheRelations).
+var sessionJoinWindowQueries = []string{
+	"WITH j AS (SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND) " +
+		"SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(SESSION(TABLE j PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
+	"WITH j AS (SELECT r.k AS rk, l.ts AS lts, r.ts AS t, r.ts % 2 AS odd FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '1' SECOND) " +
+		"SELECT window_start, window_end, odd, COUNT(*) AS n, COUNT(lts) AS m FROM TABLE(SESSION(TABLE j PARTITION BY odd, DESCRIPTOR(t), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, odd",
+	"WITH j AS (SELECT l.k, l.ts, r.ts AS rts FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k) " +
+		"SELECT window_start, window_end, k, COUNT(*) AS n, MAX(rts) AS m FROM TABLE(SESSION(TABLE j PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1500' MILLISECOND)) GROUP BY window_start, window_end, k",
 }

@@ -5,10 +5,10 @@ import (
 	"streamql/planner/plan"
 )
 
-// ruleFuseJoinWindow plans a window aggregate (TUMBLE, HOP or CUMULATE,
-// SPEC 2.4) over a subquery, view or WITH relation that is an append-only
-// join of two Kafka streams read in one consumer group (an INNER or LEFT
-// interval join, or a temporal join, SPEC 2.7; Nexmark q7's and q8's
+// ruleFuseJoinWindow plans a window aggregate (TUMBLE, HOP, CUMULATE or
+// SESSION, SPEC 2.4) over a subquery, view or WITH relation that is an append-only
+// join of two Kafka streams read in one consumer group (an INNER, LEFT or
+// RIGHT interval join, or a temporal join, SPEC 2.7; Nexmark q7's and q8's
 // shapes of a window over joined rows, SPEC 2.6) as one job: the join,
 // then the window aggregate over its rows, as ruleInlineView does for a
 // relation over one stream. The job reads both streams in the group and
@@ -29,7 +29,7 @@ import (
 // HAVING and select list read the aggregate row as they did.
 //
 // The shape: main has no side branch beside it, and is a window aggregate
-// (not SESSION, not a cascaded one) with no join, UNNEST, LIMIT, rank or
+// (not a cascaded one) with no join, UNNEST, LIMIT, rank or
 // dead letters, whose DESCRIPTOR names the relation's event time; the
 // relation has one part, a job over the join with no side branch, dead
 // letters, aggregate, rank, UNNEST or LIMIT, whose select list reads no
@@ -48,7 +48,7 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 	}
 	a := main.Agg
 	if a == nil || a.Window == nil || !a.Grouped || a.Updating || a.Window.Of != nil || a.Window.ProcTime ||
-		a.Window.Func == "SESSION" || d.TimeCol < 0 || a.Window.TimeCol != d.TimeCol {
+		d.TimeCol < 0 || a.Window.TimeCol != d.TimeCol {
 		return st, main
 	}
 	part := d.Parts[0]
@@ -88,9 +88,9 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 	if aa == nil {
 		return st, main
 	}
-	w := *a.Window
-	w.TimeCol = lt
-	aa.Window = &w
+	if aa.Window = inlineWindow(a.Window, lt, subst); aa.Window == nil {
+		return st, main
+	}
 	b := *main
 	b.Agg = aa
 	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {
@@ -103,12 +103,15 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 
 // fusableJoin reports whether join j can be planned as one job with a
 // window aggregate over its rows (ruleFuseJoinWindow): an append-only
-// interval (INNER or LEFT: a RIGHT one's window reads the relation whole,
-// its replay is not proven) or temporal join with an output time, whose
+// interval (INNER, LEFT or RIGHT: a RIGHT one's output time is its right
+// row's, plan.BothJoin.OutputTime, and a padded right row's position its
+// own, in the co-partitioned partition of the same number, so the
+// replay's FiredBy and Drop by partition hold for it as for a pair) or
+// temporal join with an output time, whose
 // inputs are both Kafka streams of one consumer group with event time,
 // neither updating, each its own stream (not a join or relation).
 func fusableJoin(j *plan.BothJoin) bool {
-	if j.Lookup || j.Window || j.Updating() || !(j.Interval || j.Temporal) || j.StateTTL > 0 || j.Swap || j.Type == plan.RightJoin {
+	if j.Lookup || j.Window || j.Updating() || !(j.Interval || j.Temporal) || j.StateTTL > 0 || j.Swap {
 		return false
 	}
 	group := ""

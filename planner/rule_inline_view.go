@@ -128,15 +128,9 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 		if a.Window != nil {
 			// the window on the stream's event time; its late rows are
 			// the relation's rows (SPEC 2.4: the input row, as SELECT *)
-			w := *a.Window
-			w.TimeCol = part.Stream.EventTime
-			w.Partition = make([]*Expr, len(a.Window.Partition)) // (SESSION's PARTITION BY keys read the source batch)
-			for k, e := range a.Window.Partition {
-				if w.Partition[k] = subst(e); w.Partition[k] == nil {
-					return st, branches, main
-				}
+			if b.Agg.Window = inlineWindow(a.Window, part.Stream.EventTime, subst); b.Agg.Window == nil {
+				return st, branches, main
 			}
-			b.Agg.Window = &w
 			b.Agg.LateProject, b.Agg.LateColumns = pm.Project[:len(st.Columns)], st.Columns
 		}
 	}
@@ -244,6 +238,23 @@ func inlineAgg(a *plan.Aggregate, subst func(*Expr) *Expr, dwm, swm int) *plan.A
 		return nil
 	}
 	return &aa
+}
+
+// inlineWindow returns window w of an aggregate over a relation planned in
+// the relation's job (ruleInlineView, ruleFuseJoinWindow): on the job
+// stream's time column timeCol, with SESSION's PARTITION BY keys, which
+// read the source batch, rewritten by subst; nil when subst cannot rewrite
+// one.
+func inlineWindow(w *plan.Window, timeCol int, subst func(*Expr) *Expr) *plan.Window {
+	c := *w
+	c.TimeCol = timeCol
+	c.Partition = make([]*Expr, len(w.Partition))
+	for k, e := range w.Partition {
+		if c.Partition[k] = subst(e); c.Partition[k] == nil {
+			return nil
+		}
+	}
+	return &c
 }
 
 // streamPart returns the one part of relation d and its main query when the

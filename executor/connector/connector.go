@@ -323,8 +323,8 @@
 // A window over joined rows reads a view, subquery or WITH relation (SPEC
 // 2.6; a window TVF over one side of a join is refused). When that
 // relation is an append-only join of two Kafka streams of one group (an
-// INNER or LEFT interval join, a temporal join) and a TUMBLE, HOP or
-// CUMULATE aggregate reads it with nothing beside it (Nexmark q7's and
+// INNER, LEFT or RIGHT interval join, a temporal join) and a TUMBLE, HOP,
+// CUMULATE or SESSION aggregate reads it with nothing beside it (Nexmark q7's and
 // q8's shape), the planner plans both as one job (planner's
 // ruleFuseJoinWindow; plan.Job.JoinWindowReplayed), which reads both
 // streams in the group: the join, then the aggregate over its rows. The
@@ -353,22 +353,36 @@
 //     no output of its own here, so what is old decides nothing; the
 //     windows do.
 //   - I4: a pair (its position is its left row's, so p is the left
-//     input's partition) is not added to a window with end <= the f of p's
+//     input's partition; a RIGHT join's padded right row's is its own, in
+//     the right topic's partition p, which the co-partitioned topics give
+//     to the same process as the left's p (one process per group), the
+//     left mark's f, the aggregate's watermark at the commit, saying of
+//     its windows what it says of a pair's) is not added to a window with end <= the f of p's
 //     mark (joinOldReplay.FiredBy): that window fired, and no window is
 //     written twice; a window above f gets every pair again, so none is
-//     written short of one.
+//     written short of one. A SESSION rebuilt with end <= f is dropped
+//     when it fires (its rows are not refused as they come: a session's
+//     end moves as rows merge into it).
+//   - I2 for SESSION: the aggregate's watermark over the joined rows is
+//     one for all partitions and no joined row is below it (the join's
+//     delay), so a row never merges into a session that fired (its end is
+//     at or below that watermark, so at or below the row's time): a key's
+//     sessions are a function of the joined rows alone, which the replay
+//     gives again from the first row read, in the same order. (Over one
+//     stream of several partitions it takes SPEC 2.4's late rule per
+//     partition instead, above.)
 //   - I5: as for any job.
 //
-// Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP and
-// CUMULATE over INNER and LEFT interval joins and a LEFT temporal join, 40
-// seeds each, processes killed at random points; it fails with the join's
+// Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP,
+// CUMULATE and SESSION over INNER, LEFT and RIGHT interval joins and a
+// LEFT temporal join, a SESSION partitioned by a column the join does not
+// key on among them, 40 seeds each, processes killed at random points; it fails with the join's
 // watermark as f, without FiredBy, or without the rewrite),
 // TestJoinWindowFusedIsTheRelations (the one job's output is, row for row,
 // the relation's read as a job of its own) and
 // tests/kafka_joinreplay_test.go's TestKafkaJoinWindowCrashesExactlyOnce
 // (the crash harness, against windows computed from the rows alone). Not
-// replayed: a SESSION window over the join (a session's replay needs its
-// partition's own watermark), a window aggregate with side branches, a
+// replayed: a window aggregate with side branches, a
 // cascaded one, and one over a regular join (its output has no event
 // time).
 //

@@ -385,7 +385,7 @@ func (j *Job) JoinAggReplayed() bool {
 }
 
 // JoinWindowReplayed reports whether job j is a window aggregate (TUMBLE,
-// HOP or CUMULATE, SPEC 2.4) over its join of two streams, planned as one
+// HOP, CUMULATE or SESSION, SPEC 2.4) over its join of two streams, planned as one
 // job from a window over a view, subquery or WITH relation that is the join
 // (planner's ruleFuseJoinWindow: the job's stream is the joined relation
 // with the relation's event time and WATERMARK): an interval or temporal
@@ -395,7 +395,8 @@ func (j *Job) JoinAggReplayed() bool {
 // partitions commit the first row the job read of them, the join emits
 // again, into the aggregate only, the pairs the run before wrote, and a
 // window whose end is at or below the aggregate's watermark at the commit
-// (the mark's f) gets none of them: it fired (I4).
+// (the mark's f) gets none of them: it fired (I4; a SESSION rebuilt so
+// is dropped when it fires).
 func (j *Job) JoinWindowReplayed() bool {
 	b, m := j.Both, j.Main
 	if b == nil || m == nil || len(j.Branches) > 0 || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
@@ -403,7 +404,7 @@ func (j *Job) JoinWindowReplayed() bool {
 		return false
 	}
 	a := m.Agg
-	return a != nil && a.Window != nil && a.Window.Func != "SESSION" && a.Window.Of == nil && a.Grouped && !a.Updating
+	return a != nil && a.Window != nil && a.Window.Of == nil && a.Grouped && !a.Updating
 }
 
 // HeldAggReplayed reports whether the aggregates of job j, whose branch
