@@ -353,7 +353,8 @@ func appliedRun(t *testing.T, ddl, dir, query string, push [][]any) (got, late [
 // side, INNER, LEFT with the Top-N kept, comma, and LEFT, RIGHT or FULL
 // with the Top-N's side padded (the bound rejects the padded rows, so the
 // join is planned as the INNER, LEFT or RIGHT join that gives the same rows,
-// Flink's outer-join simplification); written directly or as a
+// Flink's outer-join simplification); written directly, as a view that
+// ranks without a bound (planned where it is read) or as a
 // WITH name; with the rank qualified or not; with other conditions, which
 // filter the joined rows or (a WITH name read alone) the Top-N's rows. Over
 // random inputs, bounded and pushed from Go, the applied changelog must
@@ -412,6 +413,7 @@ func TestTopNBoundOutsideProperty(t *testing.T) {
 			fmt.Fprintf(&ddl, "INSERT INTO u VALUES (%d, '%s');\n", k, name)
 		}
 		ranking := fmt.Sprintf("(SELECT *, %s() OVER (PARTITION BY k ORDER BY p DESC) AS rn FROM b)", fn)
+		fmt.Fprintf(&ddl, "CREATE VIEW tv AS %s;\n", ranking[1:len(ranking)-1])
 		with := "WITH t AS " + ranking + " "
 		cols := "SELECT t.k, t.p, t.ts, t.rn, u.name FROM "
 		cases := []struct {
@@ -432,6 +434,12 @@ func TestTopNBoundOutsideProperty(t *testing.T) {
 			{"a subquery padded by a RIGHT JOIN", fmt.Sprintf("%s%s t RIGHT JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, ranking, n), inner},
 			{"a WITH name padded by a LEFT JOIN, BETWEEN", fmt.Sprintf("%s%su LEFT JOIN t ON u.k = t.k WHERE t.rn BETWEEN 1 AND %d", with, cols, n), inner},
 			{"a subquery padded by a FULL JOIN (a LEFT JOIN)", fmt.Sprintf("%s%s t FULL JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, ranking, n), left},
+			// (a view that ranks without a bound is planned where it is read,
+			// with the reader's bound, as Flink inlines views: issue 23 item 1)
+			{"a view alone, filtered", "SELECT k, p, ts, rn FROM tv WHERE p > 1 AND rn <= " + fmt.Sprint(n), filtered},
+			{"a view joined", fmt.Sprintf("%stv AS t JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, n), inner},
+			{"a view padded by a LEFT JOIN", fmt.Sprintf("%su LEFT JOIN tv t ON u.k = t.k WHERE rn <= %d", cols, n), inner},
+			{"a view kept by a LEFT JOIN", fmt.Sprintf("%stv t LEFT JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, n), left},
 			{"a subquery on the right of a FULL JOIN (a RIGHT JOIN)", fmt.Sprintf("%su FULL OUTER JOIN %s t ON u.k = t.k WHERE rn <= %d", cols, ranking, n), left},
 		}
 		for _, tc := range cases {

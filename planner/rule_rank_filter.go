@@ -461,18 +461,26 @@ func (p *Planner) rankedRelation(sel *parser.Select, tn *ast.TableName) *rankLea
 			}
 		}
 	}
-	if l == nil || len(l.rel.Selects) != 1 || l.rel.Selects[0].Query == nil || l.rel.Selects[0].Query.Fields == nil {
-		return nil
-	}
-	for _, f := range l.rel.Selects[0].Query.Fields.Fields {
-		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok && f.AsName.L != "" {
-			if _, ok := rankFuncs[strings.ToLower(w.Name)]; ok {
-				l.rn = f.AsName
-				return l
+	if l == nil && !parser.IsPlaceholder(name) && p.Cat != nil {
+		if v := p.Cat.LookupView(name); v != nil {
+			if rv, ok := v.Query.(*rankedView); ok { // (a view read where its rank is bounded: its query planned here)
+				l = &rankLeaf{tn: tn, rel: rv.rel, kind: "view", name: v.Name}
+				if p.relFiles == nil {
+					p.relFiles = map[*parser.Relation]*parser.File{}
+				}
+				p.relFiles[rv.rel] = rv.file
 			}
 		}
 	}
-	return nil
+	if l == nil {
+		return nil
+	}
+	rn, ok := rankColumn(l.rel)
+	if !ok {
+		return nil
+	}
+	l.rn = rn
+	return l
 }
 
 // joinSide is one side (0 left, 1 right) of join j of a FROM tree.
