@@ -350,7 +350,11 @@ func appliedRun(t *testing.T, ddl, dir, query string, push [][]any) (got, late [
 // the outer query's WHERE bounds (SPEC 2.6, 2.9: WHERE filters the FROM's
 // rows, so t.rn <= n outside is the Top-N with the bound inside,
 // planner.topNInFrom) is planned as that Top-N: read by a join, on either
-// side, INNER, LEFT with the Top-N kept, comma; written directly or as a
+// side, INNER, LEFT with the Top-N kept, comma, and LEFT, RIGHT or FULL
+// with the Top-N's side padded (the bound rejects the padded rows, so the
+// join is planned as the INNER, LEFT or RIGHT join that gives the same rows,
+// Flink's outer-join simplification); written directly, as a view that
+// ranks without a bound (planned where it is read) or as a
 // WITH name; with the rank qualified or not; with other conditions, which
 // filter the joined rows or (a WITH name read alone) the Top-N's rows. Over
 // random inputs, bounded and pushed from Go, the applied changelog must
@@ -409,6 +413,7 @@ func TestTopNBoundOutsideProperty(t *testing.T) {
 			fmt.Fprintf(&ddl, "INSERT INTO u VALUES (%d, '%s');\n", k, name)
 		}
 		ranking := fmt.Sprintf("(SELECT *, %s() OVER (PARTITION BY k ORDER BY p DESC) AS rn FROM b)", fn)
+		fmt.Fprintf(&ddl, "CREATE VIEW tv AS %s;\n", ranking[1:len(ranking)-1])
 		with := "WITH t AS " + ranking + " "
 		cols := "SELECT t.k, t.p, t.ts, t.rn, u.name FROM "
 		cases := []struct {
@@ -422,6 +427,20 @@ func TestTopNBoundOutsideProperty(t *testing.T) {
 			{"a comma join", fmt.Sprintf("%s%s t, u WHERE t.k = u.k AND t.rn <= %d", cols, ranking, n), inner},
 			{"a WITH name joined", fmt.Sprintf("%s%st JOIN u ON t.k = u.k WHERE t.rn <= %d", with, cols, n), inner},
 			{"a WITH name alone, filtered", fmt.Sprintf("%sSELECT k, p, ts, rn FROM t WHERE p > 1 AND rn <= %d", with, n), filtered},
+			// (Flink's outer-join simplification: WHERE t.rn <= n drops every
+			// row padded on t's side, so the join that pads it is one that
+			// does not, and the bound is the Top-N's: issue 23 item 2)
+			{"a subquery padded by a LEFT JOIN", fmt.Sprintf("%su LEFT JOIN %s t ON u.k = t.k WHERE t.rn <= %d", cols, ranking, n), inner},
+			{"a subquery padded by a RIGHT JOIN", fmt.Sprintf("%s%s t RIGHT JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, ranking, n), inner},
+			{"a WITH name padded by a LEFT JOIN, BETWEEN", fmt.Sprintf("%s%su LEFT JOIN t ON u.k = t.k WHERE t.rn BETWEEN 1 AND %d", with, cols, n), inner},
+			{"a subquery padded by a FULL JOIN (a LEFT JOIN)", fmt.Sprintf("%s%s t FULL JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, ranking, n), left},
+			// (a view that ranks without a bound is planned where it is read,
+			// with the reader's bound, as Flink inlines views: issue 23 item 1)
+			{"a view alone, filtered", "SELECT k, p, ts, rn FROM tv WHERE p > 1 AND rn <= " + fmt.Sprint(n), filtered},
+			{"a view joined", fmt.Sprintf("%stv AS t JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, n), inner},
+			{"a view padded by a LEFT JOIN", fmt.Sprintf("%su LEFT JOIN tv t ON u.k = t.k WHERE rn <= %d", cols, n), inner},
+			{"a view kept by a LEFT JOIN", fmt.Sprintf("%stv t LEFT JOIN u ON t.k = u.k WHERE t.rn <= %d", cols, n), left},
+			{"a subquery on the right of a FULL JOIN (a RIGHT JOIN)", fmt.Sprintf("%su FULL OUTER JOIN %s t ON u.k = t.k WHERE rn <= %d", cols, ranking, n), left},
 		}
 		for _, tc := range cases {
 			got, late, err := appliedRun(t, ddl.String(), ".", tc.query, push)

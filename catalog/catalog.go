@@ -221,10 +221,16 @@ type Catalog struct {
 // it when the view was created, or when a later SET that changes planning
 // planned it again (Stream.Derived holds its jobs); every reader
 // runs the view's jobs anew, so no state is shared between readers.
+// Query, when not nil, is the planner's form of a view whose query its
+// readers plan where they read it (a ranking without its bound, which a
+// reader's WHERE gives, as Flink inlines views: planner.Planner.ViewQuery),
+// held without looking inside; Stream then gives its columns and the
+// streams it reads, and a reader that does not bound it is refused.
 type View struct {
 	Name   string
 	Text   string
 	Stream *Stream
+	Query  any
 }
 
 // New returns an empty catalog.

@@ -69,6 +69,11 @@ type Planner struct {
 	// each reads the relation that is the Top-N with that bound instead
 	// (derivedSource). Keyed by the entry's name node, made lazily.
 	boundTopNs map[*ast.TableName]boundTopN
+	// relFiles are the relations of another script than Source (a ranked
+	// view's query, read where its reader bounds its rank: rankedView):
+	// planRelation plans each with its script's text as Source (the
+	// names and texts of its expressions) and attaches its errors to it.
+	relFiles map[*parser.Relation]*parser.File
 	// rankReads holds, for each Top-N query the planner wrote for a query
 	// over it (topNThenFilter, topNInFrom: SELECT * FROM (…) WHERE rn <= N),
 	// where that query reads the rank (its * or rn in its text), nil when
@@ -273,7 +278,7 @@ func (p *Planner) source(ts *ast.TableSource, pos func(ast.Node) int) (*catalog.
 	if tn.Schema.O != "" {
 		return nil, "", parser.Errorf(pos(tn), "stream names have no schema part: write %s", tn.Name.O)
 	}
-	st, err := p.derivedSource(tn) // a subquery, WITH name or view (SPEC 2.6)
+	st, err := p.derivedSource(tn, pos(tn)) // a subquery, WITH name or view (SPEC 2.6)
 	if err != nil {
 		return nil, "", err
 	}

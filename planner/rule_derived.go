@@ -29,7 +29,7 @@ type relScope struct {
 // derivedSource resolves the name tn of a FROM entry when it names a
 // subquery, a WITH definition or a view, and returns its relation; nil, nil
 // for a stream's name.
-func (p *Planner) derivedSource(tn *ast.TableName) (*catalog.Stream, error) {
+func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, error) {
 	if b, ok := p.boundTopNs[tn]; ok { // (a ranked relation with the outer query's bound: topNInFrom)
 		return p.planRelation(b.rel, b.kind, b.name, p.Source)
 	}
@@ -57,16 +57,87 @@ func (p *Planner) derivedSource(tn *ast.TableName) (*catalog.Stream, error) {
 		}
 	}
 	if v := p.Cat.LookupView(name); v != nil {
+		if rv, ok := v.Query.(*rankedView); ok {
+			return nil, parser.Errorf(pos, "view %s ranks its rows (%s) without a bound: read it with one, SELECT … FROM %s WHERE %s <= N (a Top-N, SPEC 2.9; the view's query is planned where it is read, as Flink inlines views), or bound the rank inside the view", v.Name, rv.rn.O, v.Name, rv.rn.O)
+		}
 		return v.Stream, nil
 	}
 	return nil, nil
 }
 
+// rankedView is the query of a view whose select list ranks rows without
+// a bound (CREATE VIEW v AS SELECT *, ROW_NUMBER() OVER (…) AS rn FROM t),
+// kept in catalog.View.Query: a reader that bounds its rank (SELECT * FROM
+// v WHERE rn <= 3, or through a join) plans the view's query there, with
+// that bound, as a Top-N (topNInFrom, as for a WITH name: Flink inlines
+// views, so the bound reaches the ranking); rel is the query, file its
+// script (its offsets' and texts'), rn the rank column.
+type rankedView struct {
+	rel  *parser.Relation
+	file *parser.File
+	rn   ast.CIStr
+}
+
+// rankColumn returns the rank column of rel when rel is one SELECT whose
+// select list names a ranking function's result (… ROW_NUMBER() OVER (…)
+// AS rn, rankFuncs); false otherwise.
+func rankColumn(rel *parser.Relation) (ast.CIStr, bool) {
+	if rel == nil || len(rel.Selects) != 1 || rel.Selects[0].Query == nil || rel.Selects[0].Query.Fields == nil {
+		return ast.CIStr{}, false
+	}
+	for _, f := range rel.Selects[0].Query.Fields.Fields {
+		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok && f.AsName.L != "" {
+			if _, ok := rankFuncs[strings.ToLower(w.Name)]; ok {
+				return f.AsName, true
+			}
+		}
+	}
+	return ast.CIStr{}, false
+}
+
 // PlanView plans the query of CREATE VIEW (SPEC 2.6) as the relation the
 // view gives; src is the text of the script that declares it. Errors are
-// *parser.Error into that script.
+// *parser.Error into that script. A view that ranks rows without a bound
+// (ViewQuery) is planned as its readers will plan it, with a bound
+// (SELECT * FROM v WHERE rn <= 2): the relation gives the view's columns
+// and the streams it reads, and the errors of its query show at CREATE
+// VIEW; a reader plans the query again with its own bound.
 func (p *Planner) PlanView(cv *parser.CreateView) (*catalog.Stream, error) {
-	return p.planRelation(cv.Rel, "view", cv.Name, p.Source)
+	rn, ok := rankColumn(cv.Rel)
+	if !ok {
+		return p.planRelation(cv.Rel, "view", cv.Name, p.Source)
+	}
+	file := parser.NewFile(p.Script, p.Source)
+	text := fmt.Sprintf("SELECT * FROM `%s` WHERE `%s` <= 2;", strings.ReplaceAll(cv.Name, "`", "``"), strings.ReplaceAll(rn.O, "`", "``"))
+	script, err := parser.Parse("view", text)
+	if err != nil {
+		return nil, fmt.Errorf("view %s: %w", cv.Name, err)
+	}
+	sel, ok := script.Stmts[0].(*parser.Select)
+	if !ok {
+		return nil, fmt.Errorf("view %s: %s is not a SELECT", cv.Name, text)
+	}
+	sel.With = []*parser.CTE{{Name: cv.Name, NamePos: cv.NamePos, Rel: cv.Rel}}
+	if p.relFiles == nil {
+		p.relFiles = map[*parser.Relation]*parser.File{}
+	}
+	p.relFiles[cv.Rel] = file
+	saved := p.Source
+	p.Source = text
+	st, err := p.planRelation(&parser.Relation{Selects: []*parser.Select{sel}}, "view", cv.Name, text)
+	p.Source = saved
+	return st, file.Attach(err)
+}
+
+// ViewQuery returns what catalog.View.Query keeps of view cv (planned by
+// PlanView): a *rankedView when its query ranks rows without a bound, nil
+// otherwise (the view's relation is then the one PlanView gave).
+func (p *Planner) ViewQuery(cv *parser.CreateView) any {
+	rn, ok := rankColumn(cv.Rel)
+	if !ok {
+		return nil
+	}
+	return &rankedView{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn}
 }
 
 // PlanRelation plans rel, a subquery or WITH definition read as name, as
@@ -84,7 +155,15 @@ func (p *Planner) PlanRelation(rel *parser.Relation, name string, ctes []*parser
 // the query wrote, for EXPLAIN), into a derived relation: a job per SELECT
 // (UNION ALL: the parts in order, each part's columns widened to the
 // union's types, BIGINT to DOUBLE), and the stream that describes it.
-func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*catalog.Stream, error) {
+func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (st *catalog.Stream, err error) {
+	if f, ok := p.relFiles[rel]; ok { // (a ranked view's query, read where it is bounded: its own script)
+		saved := p.Source
+		p.Source, src = f.Source(), f.Source()
+		defer func() {
+			p.Source = saved
+			err = f.Attach(err)
+		}()
+	}
 	var mains []*Branch
 	for _, sel := range rel.Selects {
 		b, err := p.PlanSelect(sel)
@@ -143,7 +222,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (*c
 		t.start, t.end, t.win = -1, -1, nil // (a union is no window aggregate's output)
 	}
 	d.ProcTime = procTimeCols(d.Parts)
-	st := &catalog.Stream{Name: name, Columns: cols, EventTime: -1, Connector: plan.DerivedConnector,
+	st = &catalog.Stream{Name: name, Columns: cols, EventTime: -1, Connector: plan.DerivedConnector,
 		Options: map[string]string{"bounded": fmt.Sprint(bounded)}, Derived: d}
 	if len(mains) == 1 {
 		st.PrimaryKey, d.KeepsKeys = upsertKeyOf(d.Parts[0])
@@ -816,5 +895,5 @@ func addWatermarkHint(st *catalog.Stream, col string) string {
 		return fmt.Sprintf("add WATERMARK FOR %s AS %s - INTERVAL '5' SECOND to CREATE STREAM %s", col, col, st.Name)
 	}
 	what := relationText(st, d)
-	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular join's rows have none, nor do a FULL join's or a RIGHT window join's (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column, a RIGHT interval join its right input's), nor a Top-N's (but a deduplication's on the event time) or a bounded input's ORDER BY (Flink's Top-N loses its time attribute)", what)
+	return fmt.Sprintf("%s has no event time of its own (SPEC 2.6): it keeps its input's when it selects the input's WATERMARK FOR column as it is (and the columns its WATERMARK reads), or a window's window_start, window_end or window_time; a regular join's rows have none, nor do a FULL join's (an INNER or LEFT interval, window, lookup or temporal join keeps its left input's time column, a RIGHT interval or window join its right input's), nor a Top-N's (but a deduplication's on the event time) or a bounded input's ORDER BY (Flink's Top-N loses its time attribute)", what)
 }

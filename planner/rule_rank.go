@@ -745,7 +745,7 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	first := firstWindowFunc(q)
 	fw := first.Expr.(*ast.WindowFuncExpr)
 	if _, ok := rankFuncs[strings.ToLower(fw.Name)]; ok {
-		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N (in a join or over a WITH name the reader's WHERE may bound it: … t JOIN u ON … WHERE t.rn <= N; a view holds the bound inside)", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
+		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N (in a join, or over a WITH name or a view, the reader's WHERE may bound it: … t JOIN u ON … WHERE t.rn <= N, SELECT … FROM v WHERE rn <= N)", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
 	}
 	osel := *sel
 	osel.Insert = "" // (INSERT INTO takes the OVER aggregation's rows: rankSink)

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -251,7 +252,10 @@ type boundTopN struct {
 // rankLeaf is a FROM entry of topNInFrom that reads a ranked subquery or
 // WITH definition: its name node, the name the query qualifies its columns
 // by (lower case, as written in qualCase), its rank column's name, the
-// relation, and whether an outer join pads its rows (nullable).
+// relation, and whether an outer join pads its rows (nullable): pads are
+// the outer joins above it that pad its side (its side of each: 0 left, 1
+// right), semi whether it is the filtering side of a SEMI or ANTI join,
+// whose rows the output does not hold.
 type rankLeaf struct {
 	tn         *ast.TableName
 	qual       string
@@ -260,6 +264,8 @@ type rankLeaf struct {
 	rel        *parser.Relation
 	kind, name string
 	nullable   bool
+	pads       []joinSide
+	semi       bool
 	bound      []ast.ExprNode // the WHERE conjuncts on its rank alone
 }
 
@@ -275,8 +281,12 @@ type rankLeaf struct {
 // other conditions, a rank range's start included, filter the Top-N's
 // rows there, topNThenFilter), the others stay the outer query's. An
 // entry an outer join pads (the right side of a LEFT JOIN, either side of
-// a FULL one) is not bound so: a padded row's rank is NULL, and the WHERE
-// drops it, which a bound inside would not; that is a planning error at
+// a FULL one) is bound so when the conjunct rejects NULL ranks
+// (nullRejecting): it drops every padded row, so the joins that pad the
+// entry are planned as the ones that do not (simplifyOuterJoins, Flink's
+// outer-join simplification) and the entry is bound as an INNER join's
+// is. Otherwise it is not bound: a padded row's rank is NULL, and the WHERE
+// may drop it, which a bound inside would not; that is a planning error at
 // the conjunct that says what to write (an INNER JOIN gives those rows). A subquery read alone is
 // rankSubquery's. It returns sel as it is when nothing is bound.
 func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
@@ -285,7 +295,7 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 		return sel, nil
 	}
 	var leaves []*rankLeaf
-	p.rankLeaves(sel, q.From.TableRefs, false, &leaves)
+	p.rankLeaves(sel, q.From.TableRefs, nil, false, &leaves)
 	if len(leaves) == 0 {
 		return sel, nil
 	}
@@ -298,6 +308,7 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 	}
 	var rest []ast.ExprNode
 	bound := false
+	rejects := map[joinSide]bool{}
 	for _, c := range conjuncts(q.Where, nil) {
 		var cc colCollector
 		c.Accept(&cc)
@@ -319,11 +330,25 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 			rest = append(rest, c)
 			continue
 		}
+		if on.nullable && !on.semi && nullRejecting(c) {
+			// Flink's outer-join simplification: this condition drops
+			// every row the outer joins above the entry pad on its side
+			for _, js := range on.pads {
+				rejects[js] = true
+			}
+			continue
+		}
 		if on.nullable {
 			return nil, parser.Errorf(sel.Locate(c), "this WHERE condition bounds the rank %s of %s, whose rows an outer join pads (a padded row's rank is NULL, so WHERE drops it): write an INNER JOIN for the same rows, or bound the rank inside: (SELECT * FROM (…) WHERE %s <= N) AS %s", on.rn.O, on.qualCase, on.rn.O, on.qualCase)
 		}
 		on.bound = append(on.bound, c)
 		bound = true
+	}
+	if len(rejects) > 0 {
+		// the outer joins that pad those entries become the joins that
+		// do not (LEFT or RIGHT: INNER; FULL: the other side's outer
+		// join), and the entries are bound as an INNER join's are
+		return p.topNInFrom(simplifyOuterJoins(sel, rejects))
 	}
 	if !bound {
 		return sel, nil
@@ -377,17 +402,24 @@ func andOf(conds []ast.ExprNode) ast.ExprNode {
 // rankLeaves appends to out the entries of FROM tree n (of sel) that read a
 // ranked subquery of sel or a WITH definition in scope (rankedRelation);
 // nullable: an outer join above pads n's rows.
-func (p *Planner) rankLeaves(sel *parser.Select, n ast.ResultSetNode, nullable bool, out *[]*rankLeaf) {
+func (p *Planner) rankLeaves(sel *parser.Select, n ast.ResultSetNode, pads []joinSide, semiSide bool, out *[]*rankLeaf) {
 	switch x := n.(type) {
 	case *ast.Join:
 		if x.Right == nil {
-			p.rankLeaves(sel, x.Left, nullable, out)
+			p.rankLeaves(sel, x.Left, pads, semiSide, out)
 			return
 		}
 		k := sel.Joins[x]
 		full, semi := k == parser.FullJoin, k == parser.SemiJoin || k == parser.AntiJoin
-		p.rankLeaves(sel, x.Left, nullable || full || x.Tp == ast.RightJoin, out)
-		p.rankLeaves(sel, x.Right, nullable || full || semi || x.Tp == ast.LeftJoin, out)
+		left, right := pads, pads
+		if full || x.Tp == ast.RightJoin {
+			left = append(slices.Clip(pads), joinSide{x, 0})
+		}
+		if full || x.Tp == ast.LeftJoin {
+			right = append(slices.Clip(pads), joinSide{x, 1})
+		}
+		p.rankLeaves(sel, x.Left, left, semiSide, out)
+		p.rankLeaves(sel, x.Right, right, semiSide || semi, out)
 	case *ast.TableSource:
 		tn, ok := x.Source.(*ast.TableName)
 		if !ok || tn.Schema.O != "" {
@@ -401,7 +433,7 @@ func (p *Planner) rankLeaves(sel *parser.Select, n ast.ResultSetNode, nullable b
 		if x.AsName.O != "" {
 			l.qualCase = x.AsName.O
 		}
-		l.qual, l.nullable = strings.ToLower(l.qualCase), nullable
+		l.qual, l.nullable, l.pads, l.semi = strings.ToLower(l.qualCase), len(pads) > 0 || semiSide, pads, semiSide
 		*out = append(*out, l)
 	}
 }
@@ -429,16 +461,127 @@ func (p *Planner) rankedRelation(sel *parser.Select, tn *ast.TableName) *rankLea
 			}
 		}
 	}
-	if l == nil || len(l.rel.Selects) != 1 || l.rel.Selects[0].Query == nil || l.rel.Selects[0].Query.Fields == nil {
-		return nil
-	}
-	for _, f := range l.rel.Selects[0].Query.Fields.Fields {
-		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok && f.AsName.L != "" {
-			if _, ok := rankFuncs[strings.ToLower(w.Name)]; ok {
-				l.rn = f.AsName
-				return l
+	if l == nil && !parser.IsPlaceholder(name) && p.Cat != nil {
+		if v := p.Cat.LookupView(name); v != nil {
+			if rv, ok := v.Query.(*rankedView); ok { // (a view read where its rank is bounded: its query planned here)
+				l = &rankLeaf{tn: tn, rel: rv.rel, kind: "view", name: v.Name}
+				if p.relFiles == nil {
+					p.relFiles = map[*parser.Relation]*parser.File{}
+				}
+				p.relFiles[rv.rel] = rv.file
 			}
 		}
 	}
-	return nil
+	if l == nil {
+		return nil
+	}
+	rn, ok := rankColumn(l.rel)
+	if !ok {
+		return nil
+	}
+	l.rn = rn
+	return l
+}
+
+// joinSide is one side (0 left, 1 right) of join j of a FROM tree.
+type joinSide struct {
+	j    *ast.Join
+	side int
+}
+
+// nullRejecting reports whether WHERE conjunct c is false or NULL when the
+// column it compares is NULL (Flink's outer-join simplification takes such
+// a condition on a padded side's column to drop every padded row): a
+// comparison (=, <>, <, <=, >, >=, not <=>), a BETWEEN or an IN list, not
+// negated, or an AND of them.
+func nullRejecting(c ast.ExprNode) bool {
+	switch x := c.(type) {
+	case *ast.ParenthesesExpr:
+		return nullRejecting(x.Expr)
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+			return true
+		case opcode.LogicAnd:
+			return nullRejecting(x.L) || nullRejecting(x.R)
+		}
+	case *ast.BetweenExpr:
+		return !x.Not
+	case *ast.PatternInExpr:
+		return !x.Not && x.Sel == nil
+	}
+	return false
+}
+
+// simplifyOuterJoins returns sel with the join sides in rejects no longer
+// padded (Flink's outer-join simplification, SPEC 2.7 with 2.9: a WHERE
+// that rejects NULLs of a padded side keeps no padded row of it): a LEFT
+// JOIN whose right side is rejected, or a RIGHT JOIN whose left side is,
+// becomes an INNER JOIN; a FULL JOIN becomes a LEFT JOIN when its left
+// side is rejected (only its right side is padded still), a RIGHT JOIN
+// when its right side is, an INNER JOIN when both are. The
+// joins it changes are copies (sel's own tree is the script's, planned
+// again by later statements); Locate finds a copy at its original's place.
+func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide]bool) *parser.Select {
+	orig := map[ast.Node]ast.Node{}
+	joins := maps.Clone(sel.Joins)
+	var walk func(n ast.ResultSetNode) ast.ResultSetNode
+	walk = func(n ast.ResultSetNode) ast.ResultSetNode {
+		x, ok := n.(*ast.Join)
+		if !ok || x.Right == nil {
+			if ok {
+				if l := walk(x.Left); l != x.Left {
+					c := *x
+					c.Left = l
+					orig[&c] = x
+					return &c
+				}
+			}
+			return n
+		}
+		l, r := walk(x.Left), walk(x.Right)
+		full := sel.Joins[x] == parser.FullJoin
+		padL := full || x.Tp == ast.RightJoin
+		padR := full || x.Tp == ast.LeftJoin
+		padL = padL && !rejects[joinSide{x, 0}]
+		padR = padR && !rejects[joinSide{x, 1}]
+		if l == x.Left && r == x.Right && padL == (full || x.Tp == ast.RightJoin) && padR == (full || x.Tp == ast.LeftJoin) {
+			return n
+		}
+		c := *x
+		c.Left, c.Right = l, r
+		orig[&c] = x
+		if full || x.Tp == ast.LeftJoin || x.Tp == ast.RightJoin {
+			delete(joins, x)
+			switch {
+			case padL && padR:
+				joins[&c] = parser.FullJoin
+			case padL:
+				c.Tp = ast.RightJoin
+			case padR:
+				c.Tp = ast.LeftJoin
+			default:
+				c.Tp = ast.CrossJoin
+			}
+		} else if k, ok := joins[x]; ok {
+			delete(joins, x)
+			joins[&c] = k
+		}
+		return &c
+	}
+	q := *sel.Query
+	from := *q.From
+	from.TableRefs = walk(q.From.TableRefs).(*ast.Join)
+	q.From = &from
+	out := *sel
+	out.Query = &q
+	out.Joins = joins
+	locate := sel.Locate
+	out.Locate = func(n ast.Node) int {
+		if o, ok := orig[n]; ok {
+			n = o
+		}
+		return locate(n)
+	}
+	return &out
 }

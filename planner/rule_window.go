@@ -142,9 +142,9 @@ func abs64(x int64) int64 {
 // SPEC 2.7: which joins' outputs have one, plan.BothJoin.OutputTime), and
 // what to write instead: for a FULL interval or window join (a row padded
 // on one side has no time there), a LEFT or RIGHT interval join or a
-// window join; for a join with an output time, to select it as it is; for
-// a RIGHT window join, a LEFT one with its inputs swapped; for a regular
-// join, to write it as an interval join.
+// window join; for a join with an output time (a RIGHT window join's is
+// its right input's, the mirror of LEFT), to select it as it is; for a
+// regular join, to write it as an interval join.
 func noEventTimeWhy(st *catalog.Stream) string {
 	const keep = "a derived relation keeps the event time of what it reads when it selects that time column as it is (SPEC 2.6)"
 	d := plan.DerivedOf(st)
@@ -162,8 +162,6 @@ func noEventTimeWhy(st *catalog.Stream) string {
 				"write a LEFT or RIGHT interval join, whose output keeps the left or right side's time, or window each input first and join the windows (a window join, SPEC 2.7)"
 		case b.OutputTimeName() != "":
 			return keep + ": select the " + b.Kind() + "'s output time, " + b.OutputTimeName() + ", as it is"
-		case b.Window && b.Type == plan.RightJoin:
-			return keep + "; a RIGHT window join's output has none (SPEC 2.7): write it as a LEFT window join with its inputs swapped, whose output keeps the left side's time"
 		case !b.Interval && !b.Window:
 			return keep + "; a regular join's output has none (SPEC 2.7: write the join as an interval join, with a BETWEEN on both sides' times, to keep the left side's time, or the right side's for a RIGHT JOIN)"
 		}

@@ -246,7 +246,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			return err
 		}
 		v.Name = st.Name
-		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v})
+		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v, Query: p.ViewQuery(st)})
 		s.views = append(s.views, viewDef{st, script, dir})
 		return nil
 	case *parser.DropView:

@@ -240,14 +240,16 @@ func (j *BothJoin) Updating() bool {
 // OutputTime returns the event time of the join's output (SPEC 2.6, 2.7:
 // event time flows through joins, as Flink's interval joins keep their
 // inputs' time attributes): col is its column in the joined layout (the
-// left input's time column; a RIGHT interval join's is the right input's,
-// never NULL there, the mirror of LEFT) and delay, in ms, how far below
+// left input's time column; a RIGHT interval or window join's is the right
+// input's, never NULL there, the mirror of LEFT: a window join is an
+// interval join whose bounds are the constant offset of the two window
+// times, windowJoin in the planner) and delay, in ms, how far below
 // the largest time among the rows given so far a later row's time may be,
 // so that a watermark of (that time - delay) makes no joined row late. ok
 // is false when the output has no event time: a regular join (Flink
 // materializes its inputs' time attributes), an updating one, a FULL join
 // (a padded row has no time on one side), a RIGHT join other than an
-// interval join, or an input without event time. The delays follow from
+// interval or window join, or an input without event time. The delays follow from
 // the order op.Join and op.Temporal handle rows in (event-time order, once
 // the watermarks pass them): a lookup or temporal join gives its left rows
 // in time order (delay 0); an interval join with left.t - right.t in [Lo,
@@ -263,7 +265,7 @@ func (j *BothJoin) OutputTime() (col int, delay int64, ok bool) {
 	}
 	if j.Type == RightJoin {
 		rt := j.Inputs[1].TimeCol()
-		if !j.Interval || rt < 0 || j.Inputs[0].TimeCol() < 0 {
+		if !(j.Interval || j.Window) || rt < 0 || j.Inputs[0].TimeCol() < 0 {
 			return -1, 0, false
 		}
 		return len(j.Inputs[0].Types) + rt, max(0, j.Hi), true
