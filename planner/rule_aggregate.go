@@ -322,6 +322,11 @@ func (ap *aggPlan) plan() error {
 	}
 	if w := a.Window; w != nil && w.Of == nil {
 		if !ap.wcols[0] || !ap.wcols[1] {
+			for _, w := range WindowColumns[:2] {
+				if c := sp.st.Column(w); c >= 0 { // (it hides the window's: windowCol)
+					return parser.Errorf(sp.groupPos(), "%s already has a column %s, which hides the window's own: rename it where %s is defined (%s AS %s1, …), as Flink's cascading window aggregation does, then GROUP BY window_start, window_end", sp.st.Name, sp.st.Columns[c].Name, sp.st.Name, sp.st.Columns[c].Name, sp.st.Columns[c].Name)
+				}
+			}
 			return parser.Errorf(sp.groupPos(), "aggregating a window needs GROUP BY window_start, window_end (then the grouping keys): each window gives its own rows")
 		}
 		for _, pk := range w.Partition {

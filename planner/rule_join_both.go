@@ -181,7 +181,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		if from != q {
 			such = fmt.Sprintf("%s JOIN %s ON %s", from[0], from[1], such)
 		}
-		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s", such)
+		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s%s", such, nullSafeHint(conds))
 	}
 	if both.Type != plan.InnerJoin && len(rest) > 0 {
 		// an outer join's other ON terms decide which pairs join (a row
@@ -372,6 +372,19 @@ func pkCondition(both *plan.BothJoin, pk []string) string {
 // joinCondition sorts the conjuncts of a join's condition into both's keys
 // and time bounds, and returns the others. For a comma join (sp.consumed
 // set) it marks the conjuncts it used, which are then no WHERE of the query.
+// nullSafeHint is what the error for a join without an equality adds when
+// its condition compares the sides with IS NOT DISTINCT FROM (a <=> b),
+// which Flink takes as a join key whose NULLs match but streamql does not
+// yet: how to write a key whose NULLs match; "" otherwise.
+func nullSafeHint(conds []ast.ExprNode) string {
+	for _, c := range conds {
+		if x, ok := c.(*ast.BinaryOperationExpr); ok && x.Op == opcode.NullEQ {
+			return "; IS NOT DISTINCT FROM is not a join key here yet: write a.k = b.k (NULL keys never match), or, for NULL keys to match each other, COALESCE(a.k, x) = COALESCE(b.k, x) with an x no key has"
+		}
+	}
+	return ""
+}
+
 func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, lw int) ([]ast.ExprNode, error) {
 	var rest []ast.ExprNode
 	lo, hi := int64(0), int64(0)

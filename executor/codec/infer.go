@@ -49,6 +49,82 @@ func InferSchema(path, format string, delim, quote byte, header bool) ([]catalog
 	return cols, nil
 }
 
+// CSVHasHeader reports whether the first line of the csv file at path is a
+// header, for a file read without a column list and without 'csv.header'
+// (SPEC 1: names from the csv header), as DuckDB's sniffer decides: it is
+// not when its values read as the types the column's other values (of the
+// next InferRows records) infer, in every column, and at least one of them
+// is a BIGINT, DOUBLE, BOOLEAN or TIMESTAMP value (a headerless file of
+// readings such as queries/sensors.csv: 设备8,1610035289736,84.3), since
+// taking such a line as names would lose a row and name columns after data;
+// otherwise it is (a file of text columns only, or of one line, keeps its
+// first line as names). delim and quote are csv's (0: ',' and '"'). Errors
+// name the path.
+func CSVHasHeader(path string, delim, quote byte) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("cannot infer the columns of '%s': %v", path, err)
+	}
+	defer f.Close()
+	if delim == 0 {
+		delim = ','
+	}
+	cr := csv.NewReader(bufio.NewReader(skipBOM(f)))
+	cr.Comma, cr.FieldsPerRecord, cr.LazyQuotes = rune(delim), -1, true
+	_ = quote // (encoding/csv quotes with '"' only, as inferCSV)
+	first, err := cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return true, nil
+		}
+		return false, fmt.Errorf("cannot infer the columns of '%s': %v", path, err)
+	}
+	kinds := make([]Kind, len(first))
+	for n := 0; n < InferRows; n++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return false, fmt.Errorf("cannot infer the columns of '%s': %v", path, err)
+		}
+		for i, v := range rec {
+			if i < len(kinds) {
+				kinds[i].see([]byte(v))
+			}
+		}
+	}
+	typed := false
+	for i, v := range first {
+		t := kinds[i].Type()
+		if t == catalog.Varchar || len(textconv.Trim([]byte(v))) == 0 {
+			continue // (text fits any name; an empty value is no value)
+		}
+		var one Kind
+		one.see([]byte(v))
+		if !readsAs(one, t) {
+			return true, nil // (a name such as ts above BIGINT values)
+		}
+		typed = true
+	}
+	return !typed, nil
+}
+
+// readsAs reports whether the values k has seen all read as type t.
+func readsAs(k Kind, t catalog.Type) bool {
+	switch t {
+	case catalog.BigInt:
+		return !k.notInt
+	case catalog.Double:
+		return !k.notDouble
+	case catalog.Boolean:
+		return !k.notBool
+	case catalog.Timestamp:
+		return !k.notTimestamp
+	}
+	return true
+}
+
 // Kind is what the values of one column seen so far can all be read as
 // (Record.Infer's result): its type is the first of BIGINT, DOUBLE, BOOLEAN,
 // TIMESTAMP that reads every value, else VARCHAR.

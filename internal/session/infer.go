@@ -3,6 +3,7 @@ package session
 import (
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"streamql/catalog"
@@ -13,7 +14,8 @@ import (
 // inferColumns fills st.Columns of a CREATE STREAM written without a column
 // list from its file (SPEC 1: codec.InferSchema): a connector that reads a
 // file of known size ('file') with a 'path', format csv or json; a csv file's first line is its
-// header, so 'csv.header' is set to 'true' unless written. Errors are
+// header, unless it reads as a row of the file's types (codec.CSVHasHeader),
+// and 'csv.header' is set to say which, unless written. Errors are
 // *parser.Error at the stream's name or its WITH.
 func inferColumns(dir string, st *parser.CreateStream) error {
 	opt := func(k string) (string, bool) {
@@ -31,12 +33,18 @@ func inferColumns(dir string, st *parser.CreateStream) error {
 	}
 	format, _ := opt("format")
 	hv, hasHeader := opt("csv.header")
-	if (format == "csv" || format == "") && !hasHeader {
-		hv = "true"
-		st.Options = append(st.Options, parser.Option{Key: "csv.header", Value: "true", KeyPos: st.WithPos, ValuePos: st.WithPos})
-	}
 	d, _ := opt("csv.delimiter")
 	q, _ := opt("csv.quote")
+	if (format == "csv" || format == "") && !hasHeader {
+		// (its first line, unless it reads as a row of the file's types:
+		// codec.CSVHasHeader)
+		has, err := codec.CSVHasHeader(inFile(dir, path), oneByte(d), oneByte(q))
+		if err != nil {
+			return parser.Errorf(st.WithPos, "stream '%s': %v", st.Name, err)
+		}
+		hv = strconv.FormatBool(has)
+		st.Options = append(st.Options, parser.Option{Key: "csv.header", Value: hv, KeyPos: st.WithPos, ValuePos: st.WithPos})
+	}
 	cols, err := inferFile(dir, path, format, d, q, hv == "true")
 	if err != nil {
 		return parser.Errorf(st.WithPos, "stream '%s': %v", st.Name, err)
@@ -50,17 +58,24 @@ func inferColumns(dir string, st *parser.CreateStream) error {
 // inferFile is codec.InferSchema of path (relative to dir), format
 // (csv, json; "" is csv) and the csv options as written.
 func inferFile(dir, path, format, delim, quote string, header bool) ([]catalog.Column, error) {
-	full := path
-	if !filepath.IsAbs(full) && dir != "" {
-		full = filepath.Join(dir, full)
+	return codec.InferSchema(inFile(dir, path), format, oneByte(delim), oneByte(quote), header)
+}
+
+// inFile is path, relative to dir unless absolute (SPEC 1: a relative
+// 'path' is resolved against the directory of the script).
+func inFile(dir, path string) string {
+	if !filepath.IsAbs(path) && dir != "" {
+		return filepath.Join(dir, path)
 	}
-	b := func(s string) byte {
-		if len(s) == 1 {
-			return s[0]
-		}
-		return 0
+	return path
+}
+
+// oneByte is a one-byte csv option's byte, 0 (the default) otherwise.
+func oneByte(s string) byte {
+	if len(s) == 1 {
+		return s[0]
 	}
-	return codec.InferSchema(full, format, b(delim), b(quote), header)
+	return 0
 }
 
 // formatOf returns the format of a file read by its name (FROM 'x.json'):
@@ -162,9 +177,18 @@ func (s *Session) declareFiles(dir string, files []fileRef) (func(), error) {
 }
 
 // describeFile answers DESCRIBE 'file' (SPEC 1): the columns inferred from
-// the file, as DESCRIBE shows a stream's.
+// the file, as DESCRIBE shows a stream's and FROM 'file' reads them (a csv
+// file's first line its header unless codec.CSVHasHeader says it is data).
 func (s *Session) describeFile(dir string, st *parser.Describe) error {
-	cols, err := inferFile(dir, st.File, formatOf(st.File), "", "", true)
+	format, header := formatOf(st.File), true
+	if format == "csv" { // (as FROM 'file' reads it: inferColumns)
+		has, err := codec.CSVHasHeader(inFile(dir, st.File), 0, 0)
+		if err != nil {
+			return parser.Errorf(st.NamePos, "%v", err)
+		}
+		header = has
+	}
+	cols, err := inferFile(dir, st.File, format, "", "", header)
 	if err != nil {
 		return parser.Errorf(st.NamePos, "%v", err)
 	}
