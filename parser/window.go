@@ -96,12 +96,17 @@ func windowTVF(src string, r *region, i int) (*WindowTVF, int, *Error) {
 		}
 		return body[len(body)-1]
 	}
-	if !tok().is("TABLE") {
-		return nil, 0, Errorf(tok().Offset, "%s's first argument is TABLE stream_name", w.Func)
+	first := fmt.Sprintf("%s's first argument is TABLE name (a stream, view or WITH name), TABLE (SELECT …) or (SELECT …)", w.Func)
+	if t := tok(); t.Kind == TokQuotedIdent && IsPlaceholder(t.Value()) {
+		// TUMBLE((SELECT …), …): a subquery, as Flink's (derivedTables
+		// made it a placeholder: windowTableArg)
+	} else if !t.is("TABLE") {
+		return nil, 0, Errorf(t.Offset, "%s", first)
+	} else {
+		k++
 	}
-	k++
 	if t := tok(); k >= len(args) || t.Kind != TokIdent && t.Kind != TokQuotedIdent {
-		return nil, 0, Errorf(t.Offset, "%s's first argument is TABLE stream_name", w.Func)
+		return nil, 0, Errorf(t.Offset, "%s", first)
 	}
 	w.Stream, w.StreamPos = tok().Value(), tok().Offset
 	k++
