@@ -25,10 +25,14 @@ var timeReaders = []struct{ name, sql string }{
 	{"SESSION", "SELECT window_start, COUNT(*) AS n FROM TABLE(^SESSION(TABLE $R PARTITION BY k, DESCRIPTOR(t), INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end"},
 	{"OVER ROWS", "SELECT k, t, ^SUM(v) OVER (PARTITION BY k ORDER BY t ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS n FROM $R"},
 	{"OVER RANGE", "SELECT k, t, ^COUNT(*) OVER (ORDER BY t RANGE BETWEEN INTERVAL '5' SECOND PRECEDING AND CURRENT ROW) AS n FROM $R"},
+	{"DEDUP FIRST", "SELECT k, v, t FROM (SELECT *, ^ROW_NUMBER() OVER (PARTITION BY v ORDER BY t) AS rn FROM $R) WHERE rn = 1"},
+	{"DEDUP FIRST, bound outside", "WITH w AS (SELECT *, ^ROW_NUMBER() OVER (PARTITION BY v ORDER BY t ASC) AS rn FROM $R) SELECT k, v, t FROM w WHERE rn = 1"},
 }
 
-// TestTimeReadersRefuseNonAppendOnly: a window TVF or an OVER aggregation
-// over a relation whose rows are not append-only rows in event-time order
+// TestTimeReadersRefuseNonAppendOnly: a window TVF, an OVER aggregation or
+// a deduplication keeping the first row (by event time: it emits a key's
+// first row as the watermark passes it, late rows to the late output;
+// issue 23 item 5) over a relation whose rows are not append-only rows in event-time order
 // (SPEC 2.8; Flink's window aggregate and OverAggregate refuse update
 // changes) is a planning error at the window function or the OVER call:
 // a deduplication keeping the last row over a bounded file (its final rows
@@ -37,8 +41,9 @@ var timeReaders = []struct{ name, sql string }{
 // an unbounded GROUP BY with a time column, and a Debezium stream (each
 // change would be counted as a row: before, an OVER counted them; its
 // window TVFs were refused already, now with the caret at the window
-// function too), and a ranking subquery in FROM (OVER
-// only: a window TVF reads a name). Over a
+// function too; a deduplication took a -U as a row), and a ranking
+// subquery in FROM (OVER and deduplication only: a window TVF reads a
+// name). Over a
 // deduplication keeping the first row, and over the stream through a
 // filtering view, the same readers run and call no row late, their counts
 // summing to a reference computed from the input.
@@ -48,13 +53,18 @@ func TestTimeReadersRefuseNonAppendOnly(t *testing.T) {
 	var csv strings.Builder
 	base := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	firsts, positive := map[string]bool{}, 0
+	firstVs, posVs := map[int]bool{}, map[int]bool{} // (the values of v of first_row's rows and pos's, for DEDUP FIRST)
 	for i := range 200 {
 		k := fmt.Sprintf("k%d", rng.Intn(12))
 		v := rng.Intn(5) - 1
 		fmt.Fprintf(&csv, "%s,%d,%s\n", k, v, base.Add(time.Duration(i*700)*time.Millisecond).Format("2006-01-02 15:04:05.000"))
+		if !firsts[k] { // (rows come in time order: a key's first is its first in the file)
+			firstVs[v] = true
+		}
 		firsts[k] = true
 		if v > 0 {
 			positive++
+			posVs[v] = true
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte(csv.String()), 0o644); err != nil {
@@ -78,7 +88,7 @@ CREATE VIEW pos AS SELECT k, v, t FROM s WHERE v > 0;
 		"(SELECT k, v, t FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY t DESC) AS rn FROM s) WHERE rn = 1)"}
 	for _, rel := range refused {
 		for _, r := range timeReaders {
-			if strings.HasPrefix(rel, "(") && !strings.HasPrefix(r.name, "OVER") {
+			if strings.HasPrefix(rel, "(") && !strings.HasPrefix(r.name, "OVER") && !strings.HasPrefix(r.name, "DEDUP") {
 				continue // (a window TVF reads TABLE name only, parser/window.go)
 			}
 			t.Run("refused/"+r.name+"/"+rel[:min(len(rel), 12)], func(t *testing.T) {
@@ -96,7 +106,7 @@ CREATE VIEW pos AS SELECT k, v, t FROM s WHERE v > 0;
 					t.Fatalf("%s: got %v, want a planning error", q, err)
 				}
 				msg := "reads append-only rows in event-time order"
-				if rel == "c" && !strings.HasPrefix(r.name, "OVER") {
+				if rel == "c" && !strings.HasPrefix(r.name, "OVER") && !strings.HasPrefix(r.name, "DEDUP") {
 					msg = "a window cannot consume its changes" // (an updating stream's window: rule_updating_source.go)
 				}
 				if !strings.Contains(e.Msg, msg) || e.Pos.Line != 1 || e.Pos.Column != col {
@@ -106,9 +116,10 @@ CREATE VIEW pos AS SELECT k, v, t FROM s WHERE v > 0;
 		}
 	}
 	for _, c := range []struct {
-		rel  string
-		rows int // rows of the relation
-	}{{"first_row", len(firsts)}, {"pos", positive}} {
+		rel    string
+		rows   int // rows of the relation
+		values int // values of v among them
+	}{{"first_row", len(firsts), len(firstVs)}, {"pos", positive, len(posVs)}} {
 		for _, r := range timeReaders {
 			t.Run("runs/"+r.name+"/"+c.rel, func(t *testing.T) {
 				var lines []string
@@ -133,6 +144,15 @@ CREATE VIEW pos AS SELECT k, v, t FROM s WHERE v > 0;
 				case "OVER ROWS", "OVER RANGE": // (one row per input row)
 					if main != c.rows {
 						t.Errorf("%s: %d rows, want %d", q, main, c.rows)
+					}
+				case "DEDUP FIRST", "DEDUP FIRST, bound outside": // (one row per value of v in the relation)
+					vs := map[string]bool{}
+					for _, l := range lines {
+						f := strings.Split(l[strings.Index(l, "main: ")+6:], ", ")
+						vs[f[1]] = true
+					}
+					if want := c.values; main != len(vs) || main != want {
+						t.Errorf("%s: %d rows (%d values of v), want %d", q, main, len(vs), want)
 					}
 				case "TUMBLE", "SESSION": // (every row in exactly one window: the counts sum to the rows)
 					sum := 0

@@ -79,12 +79,12 @@ func (ps *parseState) derivedTables(all []Token, r *region) (*derived, *Error) {
 	var pre []edit
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if !t.isOp("(") || i == 0 || i+1 >= len(toks) || r.ctx[i] != clFrom {
+		if !t.isOp("(") || i == 0 || i+1 >= len(toks) || r.ctx[i] != clFrom && !windowTableArg(r, i) {
 			kept = append(kept, t)
 			continue
 		}
 		p, n := toks[i-1], toks[i+1]
-		if !(p.is("FROM") || p.is("JOIN") || p.isOp(",")) || !(n.is("SELECT") || n.is("WITH") || n.isOp("(")) {
+		if !(p.is("FROM") || p.is("JOIN") || p.isOp(",") || windowTableArg(r, i)) || !(n.is("SELECT") || n.is("WITH") || n.isOp("(")) {
 			kept = append(kept, t)
 			continue
 		}
@@ -123,6 +123,22 @@ func (ps *parseState) derivedTables(all []Token, r *region) (*derived, *Error) {
 	out.region = newRegion(all, kept, r.start, r.end)
 	out.region.pre = pre
 	return out, nil
+}
+
+// windowTableArg reports whether the '(' at toks[i] opens a window TVF's
+// table argument written as a subquery (SPEC 2.4, 2.6; Flink's forms):
+// TUMBLE(TABLE (SELECT …), …) or TUMBLE((SELECT …), …), and likewise HOP,
+// CUMULATE and SESSION. The subquery becomes a placeholder there as in
+// FROM, which windowTVF reads as the TVF's relation.
+func windowTableArg(r *region, i int) bool {
+	toks := r.toks
+	at := i - 1
+	if at >= 0 && toks[at].is("TABLE") {
+		at--
+	}
+	// TABLE ( fn ( at a FROM's table reference
+	return at >= 3 && toks[at].isOp("(") && toks[at-1].Kind == TokIdent && windowFuncs[strings.ToUpper(toks[at-1].Text)] != nil &&
+		toks[at-2].isOp("(") && toks[at-3].is("TABLE") && r.ctx[at-3] == clFrom
 }
 
 // relation parses the tokens of a subquery, WITH definition or view: a

@@ -531,6 +531,9 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 			rw.window = w
 			// TiDB sees the stream's name where TABLE(...) stood
 			name := toks[i+5] // TABLE ( fn ( TABLE name
+			if toks[i+4].Offset == w.StreamPos {
+				name = toks[i+4] // TABLE ( fn ( `$subquery` (windowTableArg)
+			}
 			repl := name.Text + blank(ps.src[t.Offset+len(name.Text):w.End])
 			edits = append(edits, edit{t.Offset, w.End, repl})
 			i = closeAt

@@ -96,17 +96,17 @@ func windowTVF(src string, r *region, i int) (*WindowTVF, int, *Error) {
 		}
 		return body[len(body)-1]
 	}
-	// what the first argument is and how a subquery is windowed (SPEC 2.4,
-	// 2.6: a stream, view or WITH name; Flink's TABLE argument)
-	first := func() string {
-		return fmt.Sprintf("%s's first argument is TABLE name, the name of a stream, a view or a WITH query; to window a subquery, name it: WITH q AS (SELECT …) SELECT … FROM TABLE(%s(TABLE q, DESCRIPTOR(ts), …))", w.Func, w.Func)
+	first := fmt.Sprintf("%s's first argument is TABLE name (a stream, view or WITH name), TABLE (SELECT …) or (SELECT …)", w.Func)
+	if t := tok(); t.Kind == TokQuotedIdent && IsPlaceholder(t.Value()) {
+		// TUMBLE((SELECT …), …): a subquery, as Flink's (derivedTables
+		// made it a placeholder: windowTableArg)
+	} else if !t.is("TABLE") {
+		return nil, 0, Errorf(t.Offset, "%s", first)
+	} else {
+		k++
 	}
-	if !tok().is("TABLE") {
-		return nil, 0, Errorf(tok().Offset, "%s", first())
-	}
-	k++
 	if t := tok(); k >= len(args) || t.Kind != TokIdent && t.Kind != TokQuotedIdent {
-		return nil, 0, Errorf(t.Offset, "%s", first())
+		return nil, 0, Errorf(t.Offset, "%s", first)
 	}
 	w.Stream, w.StreamPos = tok().Value(), tok().Offset
 	k++

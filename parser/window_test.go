@@ -49,6 +49,29 @@ func TestWindowTVF(t *testing.T) {
 	if w.Func != "SESSION" || strings.Join(w.Partition, "|") != "uid|k 2" || w.Args[0].Ms != 5000 {
 		t.Errorf("session %+v", w)
 	}
+	// a subquery as the table argument (Flink's forms, issue 23 item 4): a
+	// placeholder relation of the query, which its FROM reads
+	for _, s3 := range []string{
+		"SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE (SELECT k, ts FROM s WHERE k > 1), DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end",
+		"SELECT window_start, COUNT(*) FROM TABLE(TUMBLE((SELECT k, ts FROM s WHERE k > 1), DESCRIPTOR(ts), INTERVAL '1' SECOND)) w GROUP BY window_start, window_end",
+		"SELECT uid FROM TABLE(SESSION(TABLE (SELECT * FROM s UNION ALL SELECT * FROM u) PARTITION BY uid, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY uid",
+	} {
+		sc, err = Parse("q.sql", s3)
+		if err != nil {
+			t.Fatalf("%s: %v", s3, err)
+		}
+		sel := sc.Stmts[0].(*Select)
+		w = sel.Window
+		if w == nil {
+			t.Fatalf("%s: no window", s3)
+		}
+		if rel := sel.Derived[w.Stream]; !IsPlaceholder(w.Stream) || rel == nil || w.StreamPos != strings.Index(s3, "(SELECT") || w.TimeCol != "ts" {
+			t.Fatalf("%s: window %+v, relations %v", s3, w, sel.Derived)
+		}
+		if ts := sel.Query.From.TableRefs.Left.(*ast.TableSource); ts.Source.(*ast.TableName).Name.O != w.Stream {
+			t.Errorf("%s: FROM reads %s, the window %s", s3, ts.Source.(*ast.TableName).Name.O, w.Stream)
+		}
+	}
 }
 
 // TestWindowErrors: each misuse of the window syntax is an error at its token,
@@ -57,8 +80,10 @@ func TestWindowErrors(t *testing.T) {
 	cases := []struct{ src, at, msg string }{
 		{"SELECT * FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts) ))", "))", "needs its size"},
 		{"SELECT * FROM TABLE(ROLL(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "ROLL", "TUMBLE, HOP, CUMULATE or SESSION"},
-		{"SELECT * FROM TABLE(TUMBLE(s, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "s,", "TUMBLE's first argument is TABLE name, the name of a stream, a view or a WITH query"},
-		{"SELECT * FROM TABLE(HOP(TABLE (SELECT * FROM s), DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND))", "(SELECT", "to window a subquery, name it: WITH q AS (SELECT …) SELECT … FROM TABLE(HOP(TABLE q, DESCRIPTOR(ts), …))"},
+		{"SELECT * FROM TABLE(TUMBLE(s, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "s,", "TABLE name (a stream, view or WITH name), TABLE (SELECT …) or (SELECT …)"},
+		// (a table argument in parentheses that is no query, issue 23 item 4)
+		{"SELECT * FROM TABLE(TUMBLE(TABLE (VALUES (1)), DESCRIPTOR(ts), INTERVAL '1' SECOND))", "(VALUES", "TABLE (SELECT …) or (SELECT …)"},
+		{"SELECT * FROM TABLE(HOP((s), DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND))", "(s)", "TABLE (SELECT …) or (SELECT …)"},
 		{"SELECT * FROM TABLE(CUMULATE(TABLE 'x.csv', DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND))", "'x.csv'", "CUMULATE's first argument is TABLE name"},
 		{"SELECT * FROM TABLE(SESSION(TABLE))", "))", "SESSION's first argument is TABLE name"},
 		{"SELECT * FROM TABLE(TUMBLE(TABLE s, ts, INTERVAL '1' SECOND))", ", ts", "DESCRIPTOR(time_column)"},

@@ -289,7 +289,9 @@ func readsChanges(st *catalog.Stream) bool {
 
 // refuseTimeReader refuses an operator that reads st's rows as append-only
 // rows in event-time order (what names it: "a window TVF", "an OVER
-// aggregation"; todo says what to write instead) when st's rows are not
+// aggregation", "a deduplication keeping the first row", "an ORDER BY on
+// the event time": every operator that calls rows late by the watermark;
+// todo says what to write instead) when st's rows are not
 // that (SPEC 2.8, Flink's rule: its window aggregate and OverAggregate
 // consume no update or delete changes): an updating relation or stream
 // (readsChanges: each change would be counted as a row), or a relation

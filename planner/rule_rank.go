@@ -476,6 +476,14 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		if spec.OrderBy.Items[0].Desc {
 			r.NewerFirst = true // the last row: updating
 		} else {
+			// (it keeps each key's first row by event time, emitted as the
+			// watermark passes it, its late rows to the late output: over
+			// rows not in event-time order it would call rows late and
+			// leave them out, over changes count a -D as a row; Flink's
+			// Deduplicate takes no update either)
+			if err := refuseTimeReader(iloc.pos(wf), in.sp.st, "a deduplication keeping the first row", "deduplicate the stream it reads before the relation updates, or rank by another column (a Top-N, which takes updates)"); err != nil {
+				return nil, err
+			}
 			r.Kind = plan.RankDedup
 			r.Keys = append(r.Keys, keysOf(start, end)...)
 			r.Stamp = in.stamp()
@@ -1114,6 +1122,11 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 			r.State = "the first rows in the order"
 		}
 	case !changes && len(q.OrderBy.Items) == 1 && !q.OrderBy.Items[0].Desc && len(hide) == 1 && in.eventTimeCol(q.OrderBy.Items[0].Expr):
+		// (released as the watermark passes, late rows to the late output:
+		// refused over rows not in event-time order, as the deduplication)
+		if err := refuseTimeReader(obPos, st, "an ORDER BY on the event time over an unbounded input", "sort a bounded input, whose rows it sorts at their end"); err != nil {
+			return nil, err
+		}
 		r.Kind, r.Time = plan.RankTimeSort, r.Order[0].Col
 		r.Stamp = in.stamp()
 		r.Text = fmt.Sprintf("order by %s%s, released as the watermark passes", strings.Join(ord, ", "), lim)

@@ -33,7 +33,7 @@ func ruleWindow(sp *selectPlan) error {
 	if sp.both != nil {
 		return parser.Errorf(tvf.StreamPos, "a window function over one side of a join (a window join, SPEC 2.7) is not supported yet: join the streams, then aggregate")
 	}
-	if !strings.EqualFold(tvf.Stream, st.Name) {
+	if !strings.EqualFold(tvf.Stream, st.Name) && !(parser.IsPlaceholder(tvf.Stream) && plan.DerivedOf(st) != nil) { // (TUMBLE(TABLE (SELECT …), …): the subquery the FROM reads, parser.windowTableArg)
 		return parser.Errorf(tvf.StreamPos, "the window function reads %s but the query reads %s", tvf.Stream, st.Name)
 	}
 	if plan.DerivedOf(st) != nil {
