@@ -20,7 +20,8 @@ const InferRows = 1000
 // InferSchema returns the columns of a csv or json lines file read without
 // a declared schema (SPEC 1: CREATE STREAM s WITH (...) without a column
 // list, FROM 'file.csv', DESCRIBE 'file.json'): names from the csv header
-// (header true; else column1, column2, ...) or the json keys in the order
+// (header true, which the caller decides with CSVHasHeader unless
+// 'csv.header' is written; else column1, column2, ...) or the json keys in the order
 // they first appear; types from the first InferRows rows, the first of
 // BIGINT, DOUBLE, BOOLEAN, TIMESTAMP that reads every value of the column,
 // else VARCHAR (a column with no value is VARCHAR). format is "csv" or
