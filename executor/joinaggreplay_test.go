@@ -93,11 +93,13 @@ func (x *jaSource) Next(b *vector.Batch, _ *[]BadRow) error {
 			c := g.store[x.s][int32(p)]
 			x.next[int32(p)], x.used[int32(p)] = c.off, c.off
 			x.marks[int32(p)] = c.mark
-			x.rep.Assign(int32(p), c.off, c.mark, c.ok)
+			if x.rep != nil { // (none bound: a job that does not replay its input, as CROSS JOIN UNNEST's)
+				x.rep.Assign(int32(p), c.off, c.mark, c.ok)
+			}
 			g.log = append(g.log, fmt.Sprintf("%d: assign %d from %d %+v", x.s, p, c.off, c.mark))
 		}
 	}
-	if x.rep.Torn() {
+	if x.rep != nil && x.rep.Torn() {
 		g.t.Errorf("the replay of input %d is torn at its Next: the checkpoint there would commit nothing", x.s)
 	}
 	if !pr.final {

@@ -192,8 +192,31 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	if w.max != nil {
 		w.max.rej = w.max.rej[:0]
 	}
+	// raise moves partition p's watermark to v, and the stream's to the
+	// partitions' minimum when that passes it, with a mark at row at
+	raise := func(p int, v int64, at int) {
+		pw.wm[p], pw.set[p] = v, true
+		pw.lower(w, now)
+		if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
+			w.wm, w.set, moved = m, true, true
+			if w.marks {
+				marks = append(marks, Mark{At: at, Value: m})
+				if pw.idle > 0 {
+					pw.fired(m, now) // (who is idle changes from row to row)
+				} else {
+					loopMark, loopMarked = m, true
+				}
+			}
+		}
+	}
 	for _, i := range sel {
 		p := int(pw.src.Partition(b.Pos[i]))
+		if w.carried && w.job.Unnest != nil && !col.Null[i] && (!pw.set[p] || col.I[i] > pw.wm[p]) {
+			// (CROSS JOIN UNNEST: the row carries its input partition's
+			// watermark before its input row, which input rows without
+			// unnested rows moved too, unnestSource.stampInput)
+			raise(p, col.I[i], int(i))
+		}
 		col.Null[i] = !pw.set[p]
 		col.I[i] = pw.wm[p]
 		pw.last[p] = now
@@ -204,19 +227,7 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 		if vals.Null[i] || pw.set[p] && vals.I[i] <= pw.wm[p] {
 			continue
 		}
-		pw.wm[p], pw.set[p] = vals.I[i], true
-		pw.lower(w, now)
-		if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
-			w.wm, w.set, moved = m, true, true
-			if w.marks {
-				marks = append(marks, Mark{At: int(i) + 1, Value: m})
-				if pw.idle > 0 {
-					pw.fired(m, now) // (who is idle changes from row to row)
-				} else {
-					loopMark, loopMarked = m, true
-				}
-			}
-		}
+		raise(p, vals.I[i], int(i)+1)
 	}
 	if loopMarked {
 		pw.fired(loopMark, now)

@@ -208,6 +208,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 			var us *unnestSource
 			if us, err = newUnnestSource(ctx, job, env, opens); err == nil {
 				src.src = us
+				src.h.Partitions = us.partitions() // (its watermark per partition of its input, SPEC 2.5: stampPartsSel carries the rows' stamps)
 			}
 		default:
 			// a source that keeps state (upsert-kafka's rows per key, SPEC 2.8) charges the job's budget

@@ -2,7 +2,10 @@ package executor
 
 import (
 	"context"
+	"slices"
+	"time"
 
+	"streamql/executor/connector"
 	"streamql/executor/expr"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -37,30 +40,35 @@ type unnestSource struct {
 	// The input stream's watermark (SPEC 2.3), which a row with a NULL or
 	// empty value moves too, as Flink's unnest passes its input's
 	// watermark on: wm is the job's WATERMARK expression over the input
-	// rows (nil: none, or 'watermark.max-future', whose refused rows must
-	// not move it); wmCol the output's watermark column, into which each
-	// unnested row gets its input row's stamp (stamps, NULL where stamped
-	// is false: the input's watermark before it), which the watermark
-	// assigner carries (watermarker.carried) before moving the watermark
-	// by the row itself; cur and set the watermark after the rows read.
+	// rows (nil: none); wmCol the output's watermark column, into which
+	// each unnested row gets its input row's stamp (stamps, NULL where
+	// stamped is false: the input's watermark before it, its partition's
+	// for a partitioned input), which the watermark assigner carries
+	// (watermarker.carried; per partition, stampPartsSel) before moving
+	// the watermark by the row itself; cur and set the watermark after the
+	// rows read, per partition (indexed by number; one, 0, when parts is
+	// nil). With 'watermark.max-future' (future, ms; time the event-time
+	// column) an input row more than that above its watermark does not
+	// move it, as the assigner refuses it (maxfuture.go).
 	wm      *expr.Kernel
 	wmCol   int
 	stamps  []int64
 	stamped []bool
-	cur     int64
-	set     bool
+	cur     []int64
+	set     []bool
+	parts   connector.PartitionedSource // the input's partitions (SourceHandles.Partitions), nil: none
+	future  int64
+	hasFut  bool
+	time    int
 }
 
 // carriesWatermark reports whether the unnesting source of job stamps its
 // rows with its input stream's watermark (unnestSource.wm), which the
 // job's watermark assigner then carries: a job with CROSS JOIN UNNEST and
-// a WATERMARK, without 'watermark.max-future'.
+// a WATERMARK (its partitions' for a partitioned input, and with
+// 'watermark.max-future' leaving out the input rows it refuses).
 func carriesWatermark(job *plan.Job) bool {
-	if job.Unnest == nil || job.Watermark == nil || job.WatermarkCol < 0 {
-		return false
-	}
-	_, future := job.Stream.MaxFuture()
-	return !future
+	return job.Unnest != nil && job.Watermark != nil && job.WatermarkCol >= 0
 }
 
 // newUnnestSource opens job.Unnest's inner stream through env, as o says.
@@ -74,12 +82,57 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 	if carriesWatermark(job) {
 		s.wm, s.wmCol = o.exprs.Compile(job.Watermark), job.WatermarkCol // (over the stream's columns, which the input rows have at the same indexes)
 		s.stamps, s.stamped = make([]int64, vector.Cap), make([]bool, vector.Cap)
+		s.cur, s.set = make([]int64, 1), make([]bool, 1)
+		s.parts = in.h.Partitions
+		s.future, s.hasFut = job.Stream.MaxFuture()
+		s.time = job.Stream.EventTime
+		s.hasFut = s.hasFut && s.time >= 0
 	}
 	return s, nil
 }
 
-// stampInput computes the input stream's watermark before each row of in
-// (stamps, stamped) and after them (cur, set), rows in ascending order.
+// partitions returns the input's partitions as the job's watermark
+// assigner reads them (SourceHandles.Partitions of the unnesting job, SPEC
+// 2.5: a watermark per partition, the stream's their minimum), nil for an
+// input without partitions or watermark.
+func (s *unnestSource) partitions() connector.PartitionedSource {
+	if s.parts == nil || s.wm == nil {
+		return nil
+	}
+	return unnestParts{s}
+}
+
+// unnestParts is an unnesting source's partitions: its input's, of which
+// a partition counts as still to come while rows of it are not given yet
+// (pending: an input row's unnested rows span batches), so its watermark
+// keeps holding the stream's back until they are stamped.
+type unnestParts struct{ *unnestSource }
+
+// Partition is the input's (the unnested rows keep their input row's
+// position).
+func (u unnestParts) Partition(pos int64) int32 { return u.parts.Partition(pos) }
+
+// Partitions is the input's, and those of the input rows not all given.
+func (u unnestParts) Partitions(dst []int32) []int32 {
+	dst = u.parts.Partitions(dst)
+	if !u.pending {
+		return dst
+	}
+	for r := u.row; r < u.in.N; r++ {
+		if p := u.parts.Partition(u.in.Pos[r]); !slices.Contains(dst, p) {
+			dst = append(dst, p)
+		}
+	}
+	return dst
+}
+
+// IdleTimeout is the input's.
+func (u unnestParts) IdleTimeout() time.Duration { return u.parts.IdleTimeout() }
+
+// stampInput computes the input stream's watermark (its row's partition's,
+// for a partitioned input) before each row of in (stamps, stamped) and
+// after them (cur, set), rows in ascending order; with
+// 'watermark.max-future' a row refused under it moves nothing.
 func (s *unnestSource) stampInput() {
 	if s.wm == nil {
 		return
@@ -88,10 +141,24 @@ func (s *unnestSource) stampInput() {
 		s.stamps, s.stamped = make([]int64, s.in.N), make([]bool, s.in.N)
 	}
 	v := s.wm.Eval(s.in, s.sel)
+	var t *vector.Vec
+	if s.hasFut {
+		t = s.in.Cols[s.time]
+	}
 	for _, i := range s.sel {
-		s.stamps[i], s.stamped[i] = s.cur, s.set
-		if !v.Null[i] && (!s.set || v.I[i] > s.cur) {
-			s.cur, s.set = v.I[i], true
+		p := 0
+		if s.parts != nil {
+			p = int(s.parts.Partition(s.in.Pos[i]))
+			for len(s.cur) <= p {
+				s.cur, s.set = append(s.cur, 0), append(s.set, false)
+			}
+		}
+		s.stamps[i], s.stamped[i] = s.cur[p], s.set[p]
+		if t != nil && s.set[p] && !t.Null[i] && tooFarAhead(t.I[i], s.cur[p], s.future) {
+			continue // (refused: maxFuture.tooFar)
+		}
+		if !v.Null[i] && (!s.set[p] || v.I[i] > s.cur[p]) {
+			s.cur[p], s.set[p] = v.I[i], true
 		}
 	}
 }

@@ -419,3 +419,66 @@ func TestUnnestPassesWatermark(t *testing.T) {
 		}
 	}
 }
+
+// TestUnnestPassesWatermarkMaxFuture (SPEC 2.3, 4's 'watermark.max-future',
+// 2.10; issue 23 item 6): with 'watermark.max-future' CROSS JOIN UNNEST still
+// passes its input stream's watermark on, as without it
+// (TestUnnestPassesWatermark): each unnested row's CURRENT_WATERMARK is the
+// input's watermark before its input row, which rows with a NULL or empty
+// ARRAY moved too, and an input row more than the option above the
+// watermark is refused (malformed, to 'errors') whole and moves nothing.
+// Before, the watermark was computed over the unnested rows alone. The
+// reference is computed from the input rows, written here.
+func TestUnnestPassesWatermarkMaxFuture(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var in strings.Builder
+		var wantRows []string
+		refused := 0
+		var wm int64
+		set := false
+		for id := range 150 {
+			ts := int64(id)*300 + rng.Int63n(5000)
+			if rng.Intn(15) == 0 {
+				ts += 3_600_000 // (far ahead: refused, SPEC 4)
+			}
+			var tags []string
+			tagsJSON := "null"
+			if n := rng.Intn(4); n > 0 {
+				for k := range n {
+					tags = append(tags, fmt.Sprintf("t%d", k))
+				}
+				tagsJSON = `["` + strings.Join(tags, `","`) + `"]`
+			}
+			fmt.Fprintf(&in, `{"id":%d,"tags":%s,"ts":%d}`+"\n", id, tagsJSON, ts)
+			if set && ts > wm+10_000 {
+				if len(tags) > 0 {
+					refused++
+				}
+				continue
+			}
+			for _, tg := range tags {
+				stamp := ""
+				if set {
+					stamp = fmt.Sprint(wm)
+				}
+				wantRows = append(wantRows, fmt.Sprintf("%d,%s,%s", id, tg, stamp))
+				if !set || ts-1000 > wm {
+					wm, set = ts-1000, true
+				}
+			}
+			if !set || ts-1000 > wm {
+				wm, set = ts-1000, true
+			}
+		}
+		if refused == 0 {
+			t.Fatalf("seed %d: no row refused: the test checks nothing of them", seed)
+		}
+		ddl := "CREATE STREAM ev (id BIGINT, tags ARRAY<VARCHAR>, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='ev.json', 'format'='json', 'watermark.max-future'='10 s');\n"
+		files := map[string]string{"ev.json": in.String()}
+		out, errs, code := runSQLIn(t, t.TempDir(), files, ddl+"SELECT id, x, CURRENT_WATERMARK(ts) AS wm FROM ev CROSS JOIN UNNEST(tags) AS t (x);\n", "--format", "csv")
+		if want := "id,x,wm\n" + strings.Join(wantRows, "\n") + "\n"; code != 0 || out != want {
+			t.Fatalf("seed %d: CURRENT_WATERMARK of the unnested rows: exit %d, got\n%.600s\nwant\n%.600s\n%s", seed, code, out, want, errs)
+		}
+	}
+}
