@@ -444,3 +444,43 @@ func TestReadOnceShapesRun(t *testing.T) {
 		})
 	}
 }
+
+// TestTeeBudget: an IN subquery over the stdin stream it filters reads its
+// build side whole first (SPEC 2.2), so the fan-out queues every row for
+// the probe meanwhile: past 'state.max-bytes' the job stops (a runtime
+// error: exit 1 on the command line) naming the tee, the stream and what
+// to do; under a budget that holds them it gives every row whose key the
+// build side has.
+func TestTeeBudget(t *testing.T) {
+	var text strings.Builder
+	for i := range 60000 {
+		fmt.Fprintf(&text, "k%d,%d\n", i%3, i)
+	}
+	const q = "CREATE STREAM s (k VARCHAR, v INT) WITH ('connector'='stdin','format'='csv');\nSELECT k, v FROM s WHERE k IN (SELECT k FROM s WHERE v > 1);"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := open(t, streamql.Options{Stdin: strings.NewReader(text.String()), OnRows: func(streamql.Output, *streamql.Rows) error { return nil }})
+	err := s.Exec(ctx, "SET 'state.max-bytes' = '256KiB';\n"+q)
+	var e *streamql.Error
+	if !errors.As(err, &e) || e.Kind != streamql.KindRuntime {
+		t.Fatalf("got %v, want a runtime error", err)
+	}
+	for _, want := range []string{"'state.max-bytes' (256KiB)", "Tee s holds", "rows of stream s its readers have not taken yet", "fanned out to 2 readers", "declare the stream over a file", "SET 'state.max-bytes' = '"} {
+		if !strings.Contains(e.Error(), want) {
+			t.Errorf("error %q lacks %q", e.Error(), want)
+		}
+	}
+	n := 0
+	s = open(t, streamql.Options{Stdin: strings.NewReader(text.String()), OnRows: func(out streamql.Output, rows *streamql.Rows) error {
+		if out.Kind == streamql.OutputMain {
+			n += rows.Len()
+		}
+		return nil
+	}})
+	if err := s.Exec(ctx, "SET 'state.max-bytes' = '64MiB';\n"+q); err != nil {
+		t.Fatal(err)
+	}
+	if n != 60000 {
+		t.Errorf("%d rows, want 60000", n)
+	}
+}

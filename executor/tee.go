@@ -91,9 +91,8 @@ type tee struct {
 	// pb and bad are the pulled batch and its malformed rows, used under
 	// the pull token only; after ErrWaiting the next pull passes pb again
 	// (a live source's decoder may be filling it)
-	pb    *vector.Batch
-	bad   []BadRow
-	arena []byte // the malformed rows' texts, owned (records.OwnRaw)
+	pb  *vector.Batch
+	bad []BadRow
 }
 
 // teeQueue is one reader's queue of copies not taken yet, with their
@@ -198,6 +197,9 @@ type teeReader struct {
 	q     *teeQueue
 	index int // in open order
 	done  bool
+	// arena holds the texts of the malformed rows this reader's last Next
+	// gave (records.OwnRaw), valid until its next Next
+	arena []byte
 }
 
 // Next implements Source: the reader's next queued batch, or, when none is
@@ -259,7 +261,7 @@ func (r *teeReader) pullLocked(bad *[]BadRow) (error, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.bad) > 0 {
-		t.arena = records.OwnRaw(t.arena[:0], t.bad) // (the decoder's buffer changes at the next pull, maybe by another reader)
+		r.arena = records.OwnRaw(r.arena[:0], t.bad) // (the decoder's buffer changes at the next pull, maybe another reader's)
 		*bad = append(*bad, t.bad...)
 	}
 	switch {
