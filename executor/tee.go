@@ -68,9 +68,11 @@ func (s *teeSet) close() {
 // (account): past it the job stops naming the tee and what to do.
 //
 // Malformed rows go to the reader that pulled them only (SPEC 1, 2.3:
-// each malformed row once in the errors output): the tee's decision,
-// written down in SPEC 2.6. The source's position texts and progress are
-// the one source's.
+// each malformed row once in the errors output), and a join whose two
+// inputs read one tee reports their late rows once, in its left input's
+// late output (joinInput.echo): the fan-out's decisions, written down in
+// the README's composition section and in EXPLAIN's Tee node. The source's
+// position texts and progress are the one source's.
 type tee struct {
 	st      *catalog.Stream
 	readers int // as planned (plan.Tee.Readers)
