@@ -19,28 +19,35 @@ import (
 )
 
 // readOnceShapes are the ways one query makes its job open a stream s more
-// than once (planner/rule_read_once.go, plan.Branch.Opens), with a '^'
-// before the FROM entry the refusal points at: the one that reads s again.
+// than once (plan.Branch.Opens; planner/rule_tee.go, rule_read_once.go),
+// with a '^' before the FROM entry that reads s again (where a refusal
+// points), from testdata/readonce_shapes.txt (tests/kafka_readonce_test.go
+// reads them too).
 // grouped marks the shapes that read a Kafka stream of a consumer group
 // twice in the group (a join's two inputs); the others read it whole, every
 // partition, as a build side or a relation over a group is read
 // (catalog.CapReadWhole), which splits nothing.
-var readOnceShapes = []struct {
+var readOnceShapes = loadReadOnceShapes("testdata/readonce_shapes.txt")
+
+// loadReadOnceShapes reads the shapes from path (name | grouped | SQL a line).
+func loadReadOnceShapes(path string) []readOnceShape {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	var shapes []readOnceShape
+	for _, l := range strings.Split(string(text), "\n") {
+		if f := strings.SplitN(l, " | ", 3); len(f) == 3 && !strings.HasPrefix(l, "#") {
+			shapes = append(shapes, readOnceShape{f[0], f[2], f[1] == "true"})
+		}
+	}
+	return shapes
+}
+
+// readOnceShape is one of readOnceShapes.
+type readOnceShape struct {
 	name, sql string
 	grouped   bool
-}{
-	{"self join", "SELECT a.k, a.v, b.v AS w FROM s a JOIN ^s b ON a.k = b.k", true},
-	{"union all", "SELECT k, v FROM s UNION ALL SELECT k, v FROM ^s", false},
-	{"union all in FROM", "SELECT * FROM (SELECT k, v FROM s UNION ALL SELECT k, v FROM ^s)", false},
-	{"WITH read twice", "WITH w AS (SELECT k, v FROM s) SELECT a.k, b.v FROM w a JOIN ^w b ON a.k = b.k", false},
-	{"view read twice", "SELECT a.k, b.v FROM sv a JOIN ^sv b ON a.k = b.k", false},
-	{"IN subquery", "SELECT k, v FROM s WHERE k IN (SELECT k FROM ^s WHERE v > 1)", false},
-	{"semi join", "SELECT a.k, a.v FROM s a SEMI JOIN ^s b ON a.k = b.k", false},
-	{"anti join", "SELECT a.k, a.v FROM s a ANTI JOIN ^s b ON a.k = b.k AND b.v > 2", false},
-	{"derived and stream", "SELECT a.k, a.v, g.n FROM s a JOIN (SELECT k, COUNT(*) AS n FROM ^s GROUP BY k) g ON a.k = g.k", false},
-	{"three relations", "SELECT a.k, c.v FROM s a JOIN s b ON a.k = b.k JOIN ^s c ON b.k = c.k", false}, // (the inner join is a relation: read whole)
-	{"two aggregates", "SELECT g.k, h.n FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k) g JOIN (SELECT k, SUM(v) AS n FROM ^s GROUP BY k) h ON g.k = h.k", false},
-	{"nested view in subquery", "SELECT * FROM (SELECT a.k FROM sv a JOIN (SELECT k FROM ^sv) b ON a.k = b.k)", false},
 }
 
 // readOnceConns are the streams that can be read once per job, as declared
