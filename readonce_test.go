@@ -491,3 +491,46 @@ func TestTeeBudget(t *testing.T) {
 		t.Errorf("%d rows, want 60000", n)
 	}
 }
+
+// TestTeeLateRowsOnce: a join of a stdin stream with itself, whose two
+// inputs read one fan-out, reports its late row once, in the left input's
+// late output (each input's watermark is the same over the same rows: the
+// right input's copy is the same fact), and counts it once; over a file
+// read twice each input reports it. Two window aggregates over the stream
+// each report the row late for their own windows, as over the file.
+func TestTeeLateRowsOnce(t *testing.T) {
+	const data = "a,1,2024-01-01 00:00:01\na,2,2024-01-01 00:00:02\nb,3,2024-01-01 00:00:10\na,4,2024-01-01 00:00:03\na,5,2024-01-01 00:00:11\n"
+	in := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const join = "SELECT a.k, a.v, b.v AS w FROM s a JOIN s b ON a.k = b.k AND a.t BETWEEN b.t - INTERVAL '2' SECOND AND b.t;"
+	const windows = "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY window_start, window_end\n" +
+		"UNION ALL SELECT window_start, SUM(v) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY window_start, window_end;"
+	late := func(with, q string) []string {
+		var lines []string
+		s := open(t, streamql.Options{Stdin: strings.NewReader(data), OnRows: collect(&lines)})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := s.Exec(ctx, "CREATE STREAM s (k VARCHAR, v INT, t TIMESTAMP(3), WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ("+with+");\n"+q); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range lines {
+			if strings.Contains(l, "late") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	stdin, file := "'connector'='stdin','format'='csv'", "'connector'='file','format'='csv','path'='"+in+"'"
+	if got := strings.Join(late(stdin, join), "|"); !strings.Contains(got, "late-a: a, 4,") || strings.Count(got, "a, 4,") != 1 {
+		t.Errorf("self-join over stdin: late rows %q, want a,4 once, in late-a", got)
+	}
+	if got := strings.Join(late(file, join), "|"); strings.Count(got, "a, 4,") != 2 {
+		t.Errorf("self-join over a file: late rows %q, want a,4 in late-a and late-b", got)
+	}
+	if got, want := late(stdin, windows), late(file, windows); strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 2 {
+		t.Errorf("two windows over stdin: late rows %q, want %q (each window's)", got, want)
+	}
+}
