@@ -777,7 +777,7 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		return nil
 	}
 	s := port - op.JoinLateLeft
-	if js.in[s].echo { // (the left input's late output has them: newJoinSource)
+	if ji := js.in[s]; ji != nil && ji.echo { // (the left input's late output has them: newJoinSource)
 		return nil
 	}
 	in := &js.both.Inputs[s]
