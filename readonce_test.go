@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,28 +19,35 @@ import (
 )
 
 // readOnceShapes are the ways one query makes its job open a stream s more
-// than once (planner/rule_read_once.go, plan.Branch.Opens), with a '^'
-// before the FROM entry the refusal points at: the one that reads s again.
+// than once (plan.Branch.Opens; planner/rule_tee.go, rule_read_once.go),
+// with a '^' before the FROM entry that reads s again (where a refusal
+// points), from testdata/readonce_shapes.txt (tests/kafka_readonce_test.go
+// reads them too).
 // grouped marks the shapes that read a Kafka stream of a consumer group
 // twice in the group (a join's two inputs); the others read it whole, every
 // partition, as a build side or a relation over a group is read
 // (catalog.CapReadWhole), which splits nothing.
-var readOnceShapes = []struct {
+var readOnceShapes = loadReadOnceShapes("testdata/readonce_shapes.txt")
+
+// loadReadOnceShapes reads the shapes from path (name | grouped | SQL a line).
+func loadReadOnceShapes(path string) []readOnceShape {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	var shapes []readOnceShape
+	for _, l := range strings.Split(string(text), "\n") {
+		if f := strings.SplitN(l, " | ", 3); len(f) == 3 && !strings.HasPrefix(l, "#") {
+			shapes = append(shapes, readOnceShape{f[0], f[2], f[1] == "true"})
+		}
+	}
+	return shapes
+}
+
+// readOnceShape is one of readOnceShapes.
+type readOnceShape struct {
 	name, sql string
 	grouped   bool
-}{
-	{"self join", "SELECT a.k, a.v, b.v AS w FROM s a JOIN ^s b ON a.k = b.k", true},
-	{"union all", "SELECT k, v FROM s UNION ALL SELECT k, v FROM ^s", false},
-	{"union all in FROM", "SELECT * FROM (SELECT k, v FROM s UNION ALL SELECT k, v FROM ^s)", false},
-	{"WITH read twice", "WITH w AS (SELECT k, v FROM s) SELECT a.k, b.v FROM w a JOIN ^w b ON a.k = b.k", false},
-	{"view read twice", "SELECT a.k, b.v FROM sv a JOIN ^sv b ON a.k = b.k", false},
-	{"IN subquery", "SELECT k, v FROM s WHERE k IN (SELECT k FROM ^s WHERE v > 1)", false},
-	{"semi join", "SELECT a.k, a.v FROM s a SEMI JOIN ^s b ON a.k = b.k", false},
-	{"anti join", "SELECT a.k, a.v FROM s a ANTI JOIN ^s b ON a.k = b.k AND b.v > 2", false},
-	{"derived and stream", "SELECT a.k, a.v, g.n FROM s a JOIN (SELECT k, COUNT(*) AS n FROM ^s GROUP BY k) g ON a.k = g.k", false},
-	{"three relations", "SELECT a.k, c.v FROM s a JOIN s b ON a.k = b.k JOIN ^s c ON b.k = c.k", false}, // (the inner join is a relation: read whole)
-	{"two aggregates", "SELECT g.k, h.n FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k) g JOIN (SELECT k, SUM(v) AS n FROM ^s GROUP BY k) h ON g.k = h.k", false},
-	{"nested view in subquery", "SELECT * FROM (SELECT a.k FROM sv a JOIN (SELECT k FROM ^sv) b ON a.k = b.k)", false},
 }
 
 // readOnceConns are the streams that can be read once per job, as declared
@@ -49,48 +59,47 @@ var readOnceConns = []struct{ with, name string }{
 	{"'connector'='kafka','topic'='t','properties.bootstrap.servers'='127.0.0.1:9','properties.group.id'='g','format'='csv'", "kafka"},
 }
 
-// TestReadOnceRefused: every connector whose stream can be read once per
-// job, in every shape of readOnceShapes, is a planning error at the FROM
-// entry that reads it again, naming the stream, its connector, why and
-// what to do; EXPLAIN refuses it too. (Before, the job hung on stdin or
-// lost rows silently on 'go'.) The same shapes over one read each plan.
-func TestReadOnceRefused(t *testing.T) {
+// TestReadOnceFannedOrRefused: every shape of readOnceShapes over a stream
+// that can be read once plans (EXPLAIN), its reads fanned out by one Tee
+// (planner/rule_tee.go) for stdin, 'go' and a socket, and read whole for
+// Kafka in a consumer group (catalog.CapReadWhole), but for the reads that
+// would split a consumer group's partitions (a join's two inputs read in
+// the group), which stay a planning error at the FROM entry that reads the
+// stream again, naming the stream, its connector, why and what to do.
+func TestReadOnceFannedOrRefused(t *testing.T) {
 	for _, c := range readOnceConns {
 		for _, sh := range readOnceShapes {
 			t.Run(c.name+"/"+sh.name, func(t *testing.T) {
-				s := open(t, streamql.Options{})
+				var plan []string
+				s := open(t, streamql.Options{OnRows: collect(&plan)})
 				ctx := context.Background()
 				decl := fmt.Sprintf("CREATE STREAM s (k VARCHAR, v INT, t TIMESTAMP(3), WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH (%s);\nCREATE VIEW sv AS SELECT k, v FROM s;\n", c.with)
 				if err := s.Exec(ctx, decl); err != nil {
 					t.Fatal(err)
 				}
 				col := strings.Index(sh.sql, "^") + 1
-				if c.name == "kafka" && !sh.grouped { // (read whole: plans)
-					if err := s.Exec(ctx, "EXPLAIN "+strings.Replace(sh.sql, "^", "", 1)); err != nil {
-						t.Errorf("%s: %v", sh.sql, err)
+				q := "EXPLAIN " + strings.Replace(sh.sql, "^", "", 1)
+				err := s.Exec(ctx, q)
+				if c.name != "kafka" || !sh.grouped {
+					if err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+					if tee := strings.Contains(strings.Join(plan, "\n"), "Tee s: one read of stream s feeds its"); tee != (c.name != "kafka") {
+						t.Errorf("%s: a Tee node %v, want %v:\n%s", q, tee, !tee, strings.Join(plan, "\n"))
 					}
 					return
 				}
-				for _, prefix := range []string{"", "EXPLAIN "} {
-					q := prefix + strings.Replace(sh.sql, "^", "", 1)
-					err := s.Exec(ctx, q)
-					var e *streamql.Error
-					if !errors.As(err, &e) || e.Kind != streamql.KindPlanning {
-						t.Fatalf("%s: got %v, want a planning error", q, err)
-					}
-					msg := e.Error()
-					for _, want := range []string{"reads stream s ", "'connector' = '" + c.name + "'", "read once per job", "a view or WITH name"} {
-						if !strings.Contains(msg, want) {
-							t.Errorf("%s: error %q lacks %q", q, msg, want)
-						}
-					}
-					if e.Pos.Line != 1 || e.Pos.Column != col+len(prefix) {
-						t.Errorf("%s: error at %v, want line 1, column %d", q, e.Pos, col+len(prefix))
+				var e *streamql.Error
+				if !errors.As(err, &e) || e.Kind != streamql.KindPlanning {
+					t.Fatalf("%s: got %v, want a planning error", q, err)
+				}
+				for _, want := range []string{"reads stream s ", "'connector' = 'kafka'", "read once per job", "a view or WITH name"} {
+					if !strings.Contains(e.Error(), want) {
+						t.Errorf("%s: error %q lacks %q", q, e.Error(), want)
 					}
 				}
-				// one read of s in the same shape's place plans
-				if err := s.Exec(ctx, "EXPLAIN SELECT a.k, b.v FROM s a JOIN (SELECT 'a' AS k, 1 AS v) b ON a.k = b.k"); err != nil && strings.Contains(err.Error(), "read once") {
-					t.Errorf("one read refused: %v", err)
+				if e.Pos.Line != 1 || e.Pos.Column != col+len("EXPLAIN ") {
+					t.Errorf("%s: error at %v, want line 1, column %d", q, e.Pos, col+len("EXPLAIN "))
 				}
 			})
 		}
@@ -195,8 +204,10 @@ func sorted(x []string) []string {
 }
 
 // TestStdinSelfJoinDoesNotHang: the command line's self-join over stdin
-// (which hung, reading standard input twice) exits 2 at once with the
-// planning error; the deadline fails the test instead of hanging it.
+// (which hung, reading standard input twice, then was refused) runs: its
+// one read of stdin fanned out to the join's two inputs gives every pair,
+// and the malformed line is reported once; the deadline fails the test
+// instead of hanging it.
 func TestStdinSelfJoinDoesNotHang(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "streamql")
@@ -209,64 +220,317 @@ func TestStdinSelfJoinDoesNotHang(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-f", sql)
-	cmd.Stdin = strings.NewReader("a,1\na,2\nb,3\n")
-	out, err := cmd.CombinedOutput()
+	cmd := exec.CommandContext(ctx, bin, "-f", sql, "--format", "csv")
+	cmd.Stdin = strings.NewReader("a,1\na,2\nbad\nb,3\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if ctx.Err() != nil {
 		t.Fatalf("the job hung (killed at the deadline): %s", out)
 	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-		t.Fatalf("exit %v, want 2: %s", err, out)
+	if err != nil {
+		t.Fatalf("exit %v: %s%s", err, out, stderr.String())
 	}
-	for _, want := range []string{"reads stream s ", "'connector' = 'stdin'", "line 2, column 36", "write the input to a file"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
+	if got, want := strings.Join(sorted(strings.Split(strings.TrimSpace(string(out)), "\n")), "|"), "a,1,1|a,1,2|a,2,1|a,2,2|b,3,3|k,v,v0"; got != want {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	if n := strings.Count(stderr.String(), "errors> s,stdin:3,bad"); n != 1 {
+		t.Errorf("the malformed line reported %d times, want once:\n%s", n, stderr.String())
 	}
 }
 
 // TestReadOnceAcrossBranches: a side branch and the main query of one job
 // whose IN subqueries each read the same read-once stream as their build
 // side (each branch opens its own; before, the main query got no rows and
-// nothing said so) are refused at the main query's join, for every
-// read-once connector but Kafka in a group, whose build sides read every
-// partition outside the group; over a re-readable build side both get
-// their rows.
+// nothing said so, then the job was refused) run, the build side's one read
+// fanned out to both: over stdin they give what they give over a values
+// stream; over 'go' and a socket they plan (EXPLAIN shows the Tee), as does
+// Kafka in a group, whose build sides read every partition outside the
+// group.
 func TestReadOnceAcrossBranches(t *testing.T) {
 	const q = "SELECT k, v FROM f WHERE v > 2 AND k IN (SELECT k FROM t) INTO SIDE 'x';\nSELECT k, v FROM f WHERE k IN (SELECT k FROM t);"
-	col := strings.Index(q[strings.Index(q, "\n")+1:], "k IN") + 1
 	for _, c := range readOnceConns {
 		t.Run(c.name, func(t *testing.T) {
-			s := open(t, streamql.Options{})
-			ctx := context.Background()
-			decl := fmt.Sprintf("CREATE STREAM t (k VARCHAR, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (%s);\nCREATE STREAM f (k VARCHAR, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='values');\n", c.with)
+			var lines []string
+			s := open(t, streamql.Options{OnRows: collect(&lines), Stdin: strings.NewReader("a,0,2024-01-01 00:00:00\nb,0,2024-01-01 00:00:01\n")})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			decl := fmt.Sprintf("CREATE STREAM t (k VARCHAR, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (%s);\nCREATE STREAM f (k VARCHAR, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='values');\n"+
+				"INSERT INTO f VALUES ('a', 1, TIMESTAMP '2024-01-01 00:00:02'), ('b', 3, TIMESTAMP '2024-01-01 00:00:03'), ('c', 4, TIMESTAMP '2024-01-01 00:00:04');\n", c.with)
 			if err := s.Exec(ctx, decl); err != nil {
 				t.Fatal(err)
 			}
-			if c.name == "kafka" { // build sides read whole (catalog.CapReadWhole): plans
+			if c.name != "stdin" {
 				if err := s.Exec(ctx, strings.Replace(q, "\nSELECT", "\nEXPLAIN SELECT", 1)); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			err := s.Exec(ctx, q)
-			var e *streamql.Error
-			if !errors.As(err, &e) || e.Kind != streamql.KindPlanning || !strings.Contains(e.Error(), "this job reads stream t ") ||
-				!strings.Contains(e.Error(), "'connector' = '"+c.name+"'") || e.Pos.Line != 2 || e.Pos.Column != col {
-				t.Fatalf("got %v, want the refusal at line 2, column %d", err, col)
+			if err := s.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			// (first match, SPEC 2.1: the side branch takes b)
+			if got := strings.Join(lines, "|"); got != "main main: a, 1|side x: b, 3" {
+				t.Errorf("rows %q", got)
 			}
 		})
 	}
-	var lines []string
-	s := open(t, streamql.Options{OnRows: collect(&lines)})
-	ctx := context.Background()
-	if err := s.Exec(ctx, "CREATE STREAM t (k VARCHAR) WITH ('connector'='values'); CREATE STREAM f (k VARCHAR, v INT) WITH ('connector'='values');"+
-		"INSERT INTO t VALUES ('a'), ('b'); INSERT INTO f VALUES ('a', 1), ('b', 3), ('c', 4);\n"+q); err != nil {
+}
+
+// readOnceRows are the rows the fan-out tests read, in event-time order (no
+// late row), with one malformed line (for the connectors that decode text).
+var readOnceRows = func() []string {
+	var rows []string
+	for i := range 40 {
+		rows = append(rows, fmt.Sprintf("k%d,%d,2024-01-01 00:00:%02d", i%5, i, i))
+	}
+	return append(rows, "z,1,2024-01-01 00:00:40") // (a key no row with v > 2 has: the anti join keeps it)
+}()
+
+// eventTimeSemiJoin is a reference for the IN subquery and anti join shapes
+// of readOnceShapes over an unbounded stream, written apart from the engine:
+// an event-time semi join (SPEC 2.2) keeps a row of readOnceRows when a row
+// with its key for which build holds has a time at or before its own; an
+// anti join keeps the others.
+func eventTimeSemiJoin(build func(v int) bool, anti bool) map[string]map[string]int {
+	main := map[string]int{}
+	for i, r := range readOnceRows {
+		f := strings.Split(r, ",")
+		found := false
+		for _, b := range readOnceRows[:i+1] { // (in time order: the rows before it and itself)
+			g := strings.Split(b, ",")
+			v, _ := strconv.Atoi(g[1])
+			found = found || g[0] == f[0] && build(v)
+		}
+		if found != anti {
+			main[f[0]+","+f[1]]++
+		}
+	}
+	return map[string]map[string]int{"main": main}
+}
+
+// materialize collects every output but errors as a table: each row's text
+// counted by its change kind (+I, +U add one, -U, -D take one away), so that
+// a changelog and a final table of the same result compare equal; the
+// errors output's rows are counted apart, in errs.
+func materialize(tables map[string]map[string]int, errs *int) func(streamql.Output, *streamql.Rows) error {
+	return func(out streamql.Output, rows *streamql.Rows) error {
+		for r := range rows.Len() {
+			if out.Kind == streamql.OutputErrors {
+				*errs++
+				continue
+			}
+			var vals []string
+			for c := range out.Columns {
+				vals = append(vals, fmt.Sprint(rows.Value(c, r)))
+			}
+			tb := tables[out.Name]
+			if tb == nil {
+				tb = map[string]int{}
+				tables[out.Name] = tb
+			}
+			key := strings.Join(vals, ",")
+			if k := rows.Kind(r); k == "-U" || k == "-D" {
+				tb[key]--
+			} else {
+				tb[key]++
+			}
+			if tb[key] == 0 {
+				delete(tb, key)
+			}
+		}
+		return nil
+	}
+}
+
+// TestReadOnceShapesRun: every shape of readOnceShapes over a stream that
+// can be read once (stdin, 'go', a socket) runs, its one read fanned out to
+// its readers (executor/tee.go), and its result equals the same query's over
+// a file copy of the rows, each read of which reads the file on its own (a
+// reference run); the malformed row is in the errors output once (the file's
+// reads each report it); the socket is connected to once. Kafka in a
+// consumer group reads these shapes whole (tests/kafka_* run them against a
+// broker) but for the self-join, which stays refused
+// (TestReadOnceFannedOrRefused).
+func TestReadOnceShapesRun(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Join(readOnceRows[:20], "\n") + "\nnot a row\n" + strings.Join(readOnceRows[20:], "\n") + "\n"
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// (first match, SPEC 2.1: the side branch takes b)
-	if got := strings.Join(lines, "|"); got != "main main: a, 1|side x: b, 3" {
-		t.Errorf("rows %q", got)
+	const cols = "k VARCHAR, v INT, t TIMESTAMP(3), WATERMARK FOR t AS t - INTERVAL '1' SECOND"
+	run := func(t *testing.T, opts streamql.Options, with, q string, feed func(s *streamql.Session)) (map[string]map[string]int, int) {
+		t.Helper()
+		tables, errs := map[string]map[string]int{}, 0
+		opts.OnRows = materialize(tables, &errs)
+		s := open(t, opts)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // (a hang fails, it does not time anything)
+		defer cancel()
+		if err := s.Exec(ctx, fmt.Sprintf("CREATE STREAM s (%s) WITH (%s);\nCREATE VIEW sv AS SELECT k, v FROM s;\n", cols, with)); err != nil {
+			t.Fatal(err)
+		}
+		if feed != nil {
+			go feed(s)
+		}
+		if err := s.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return tables, errs
+	}
+	for _, sh := range readOnceShapes {
+		q := strings.Replace(sh.sql, "^", "", 1)
+		t.Run(sh.name, func(t *testing.T) {
+			want, _ := run(t, streamql.Options{}, "'connector'='file','path'='"+in+"','format'='csv'", q, nil)
+			if len(want["main"]) == 0 {
+				t.Fatalf("the reference run gave no rows")
+			}
+			unbounded := want // (the reference of an unbounded stream: an event-time semi or anti join differs)
+			switch sh.name {
+			case "IN subquery":
+				unbounded = eventTimeSemiJoin(func(v int) bool { return v > 1 }, false)
+			case "anti join":
+				unbounded = eventTimeSemiJoin(func(v int) bool { return v > 2 }, true)
+			}
+			check := func(conn string, got map[string]map[string]int, errs, wantErrs int) {
+				t.Helper()
+				want := want
+				if conn != "stdin" {
+					want = unbounded
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s: %v\nwant (over a file) %v", conn, got, want)
+				}
+				if errs != wantErrs {
+					t.Errorf("%s: %d malformed rows in errors, want %d", conn, errs, wantErrs)
+				}
+			}
+			got, errs := run(t, streamql.Options{Stdin: strings.NewReader(text)}, "'connector'='stdin','format'='csv'", q, nil)
+			check("stdin", got, errs, 1)
+
+			got, errs = run(t, streamql.Options{}, "'connector'='go'", q, func(s *streamql.Session) {
+				ctx := context.Background()
+				for _, r := range readOnceRows {
+					f := strings.Split(r, ",")
+					v, _ := strconv.ParseInt(f[1], 10, 64)
+					ts, _ := time.Parse("2006-01-02 15:04:05", f[2])
+					if err := s.Push(ctx, "s", f[0], v, ts); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if err := s.CloseStream("s"); err != nil {
+					t.Error(err)
+				}
+			})
+			check("go", got, errs, 0)
+
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var conns atomic.Int32
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					conns.Add(1)
+					_, _ = c.Write([]byte(text))
+					_ = c.Close()
+				}
+			}()
+			port := ln.Addr().(*net.TCPAddr).Port
+			got, errs = run(t, streamql.Options{}, fmt.Sprintf("'connector'='socket','hostname'='127.0.0.1','port'='%d','format'='csv'", port), q, nil)
+			check("socket", got, errs, 1)
+			if n := conns.Load(); n != 1 {
+				t.Errorf("socket: %d connections, want 1 (one read fanned out)", n)
+			}
+		})
+	}
+}
+
+// TestTeeBudget: an IN subquery over the stdin stream it filters reads its
+// build side whole first (SPEC 2.2), so the fan-out queues every row for
+// the probe meanwhile: past 'state.max-bytes' the job stops (a runtime
+// error: exit 1 on the command line) naming the tee, the stream and what
+// to do; under a budget that holds them it gives every row whose key the
+// build side has.
+func TestTeeBudget(t *testing.T) {
+	var text strings.Builder
+	for i := range 60000 {
+		fmt.Fprintf(&text, "k%d,%d\n", i%3, i)
+	}
+	const q = "CREATE STREAM s (k VARCHAR, v INT) WITH ('connector'='stdin','format'='csv');\nSELECT k, v FROM s WHERE k IN (SELECT k FROM s WHERE v > 1);"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := open(t, streamql.Options{Stdin: strings.NewReader(text.String()), OnRows: func(streamql.Output, *streamql.Rows) error { return nil }})
+	err := s.Exec(ctx, "SET 'state.max-bytes' = '256KiB';\n"+q)
+	var e *streamql.Error
+	if !errors.As(err, &e) || e.Kind != streamql.KindRuntime {
+		t.Fatalf("got %v, want a runtime error", err)
+	}
+	for _, want := range []string{"'state.max-bytes' (256KiB)", "Tee s holds", "rows of stream s its readers have not taken yet", "fanned out to 2 readers", "declare the stream over a file", "SET 'state.max-bytes' = '"} {
+		if !strings.Contains(e.Error(), want) {
+			t.Errorf("error %q lacks %q", e.Error(), want)
+		}
+	}
+	n := 0
+	s = open(t, streamql.Options{Stdin: strings.NewReader(text.String()), OnRows: func(out streamql.Output, rows *streamql.Rows) error {
+		if out.Kind == streamql.OutputMain {
+			n += rows.Len()
+		}
+		return nil
+	}})
+	if err := s.Exec(ctx, "SET 'state.max-bytes' = '64MiB';\n"+q); err != nil {
+		t.Fatal(err)
+	}
+	if n != 60000 {
+		t.Errorf("%d rows, want 60000", n)
+	}
+}
+
+// TestTeeLateRowsOnce: a join of a stdin stream with itself, whose two
+// inputs read one fan-out, reports its late row once, in the left input's
+// late output (each input's watermark is the same over the same rows: the
+// right input's copy is the same fact), and counts it once; over a file
+// read twice each input reports it. Two window aggregates over the stream
+// each report the row late for their own windows, as over the file.
+func TestTeeLateRowsOnce(t *testing.T) {
+	const data = "a,1,2024-01-01 00:00:01\na,2,2024-01-01 00:00:02\nb,3,2024-01-01 00:00:10\na,4,2024-01-01 00:00:03\na,5,2024-01-01 00:00:11\n"
+	in := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const join = "SELECT a.k, a.v, b.v AS w FROM s a JOIN s b ON a.k = b.k AND a.t BETWEEN b.t - INTERVAL '2' SECOND AND b.t;"
+	const windows = "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY window_start, window_end\n" +
+		"UNION ALL SELECT window_start, SUM(v) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY window_start, window_end;"
+	late := func(with, q string) []string {
+		var lines []string
+		s := open(t, streamql.Options{Stdin: strings.NewReader(data), OnRows: collect(&lines)})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := s.Exec(ctx, "CREATE STREAM s (k VARCHAR, v INT, t TIMESTAMP(3), WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ("+with+");\n"+q); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range lines {
+			if strings.Contains(l, "late") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	stdin, file := "'connector'='stdin','format'='csv'", "'connector'='file','format'='csv','path'='"+in+"'"
+	if got := strings.Join(late(stdin, join), "|"); !strings.Contains(got, "late-a: a, 4,") || strings.Count(got, "a, 4,") != 1 {
+		t.Errorf("self-join over stdin: late rows %q, want a,4 once, in late-a", got)
+	}
+	if got := strings.Join(late(file, join), "|"); strings.Count(got, "a, 4,") != 2 {
+		t.Errorf("self-join over a file: late rows %q, want a,4 in late-a and late-b", got)
+	}
+	if got, want := late(stdin, windows), late(file, windows); strings.Join(got, "|") != strings.Join(want, "|") || len(got) != 2 {
+		t.Errorf("two windows over stdin: late rows %q, want %q (each window's)", got, want)
 	}
 }

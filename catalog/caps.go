@@ -66,9 +66,11 @@ const (
 	// self-join, a UNION ALL of two queries over it, a view or WITH name
 	// read twice, a semi/anti join whose build side is its own probe
 	// stream (SPEC 2.6, 2.7). Without it (stdin, a 'go' stream's pushed
-	// queue, a socket, a Kafka consumer group, which splits its partitions
-	// between two consumers) the second open would wait forever or share
-	// the rows, and the planner refuses such a job (planner/rule_read_once.go).
+	// queue, a socket) a second open would wait forever or share the rows,
+	// so the planner opens such a stream once and fans its rows out to its
+	// readers (planner/rule_tee.go, executor/tee.go); a Kafka consumer
+	// group, whose reads in the group split its partitions, reads whole
+	// instead (CapReadWhole) or is refused (planner/rule_read_once.go).
 	// A connector whose streams lose it by their options says so in
 	// ConnectorSpec.ReadOnce.
 	CapReread

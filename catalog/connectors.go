@@ -85,10 +85,13 @@ type ConnectorSpec struct {
 	// 'properties.group.id', whose two consumers in one group would split
 	// the partitions. nil: the declared Caps hold for every option.
 	ReadOnce func(opts map[string]string) bool
-	// OnceWhy is, for a connector whose streams may lack CapReread, why a
-	// second read of such a stream in one job gets no rows or only some, and
-	// what to do instead: the planner's refusal of a job that reads it twice
-	// (planner/rule_read_once.go) says it after the stream's name.
+	// OnceWhy is, for a connector whose streams may lack CapReread but
+	// declare CapReadWhole (a Kafka consumer group), why two reads of such a
+	// stream in its group in one job get only some rows each, and what to do
+	// instead: the planner's refusal of such a job
+	// (planner/rule_read_once.go) says it after the stream's name. (A
+	// stream with neither is read once and fanned out to its readers:
+	// planner/rule_tee.go.)
 	OnceWhy string
 	// KnownSize says a bounded stream over this connector reads input of a
 	// size known up front and never waits for more (a file): the CLI shows a

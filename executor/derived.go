@@ -23,6 +23,9 @@ type derivedHub struct {
 	// budget is the job's 'state.max-bytes' budget, which its derived
 	// relations' jobs charge too (runMode.budget)
 	budget *StateBudget
+	// tees are the job's fan-outs (tee.go), which its derived relations'
+	// jobs read through too (runMode.tees); nil when none
+	tees *teeSet
 }
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
@@ -135,7 +138,7 @@ func (ds *derivedSource) start() {
 		}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm})
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees})
 			if err == nil {
 				err = cs.flush()
 			}

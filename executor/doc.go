@@ -70,7 +70,8 @@
 // and the chunks it gives back), which build chains of their own
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
-// joinsource.go, unnest.go, maxfuture.go) and the live status
+// joinsource.go, unnest.go, maxfuture.go; tee.go: one open of a stream that
+// can be read once fanned out to the job's readers of it, plan.Job.Tees) and the live status
 // (live.go).
 //
 // # The event-time join and the router: what is left (issue 22 item 3)

@@ -129,6 +129,10 @@ type runMode struct {
 	// budget, so one statement's state is bounded once, SPEC 1); nil: the
 	// job opens its own
 	budget *StateBudget
+	// tees are the fan-outs of the job this one is a part of (tee.go: its
+	// reads of a stream that can be read once are readers of that job's
+	// tee); nil: the job makes its own of its plan.Job.Tees
+	tees *teeSet
 	// marks: the job's sink reads Step.Marks, where its stream's watermark
 	// moved (a derived relation's part whose rows carry the stream's
 	// watermark beside their partitions', plan.Derived.StreamWatermarks)
@@ -166,7 +170,12 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		setHeapLimit(env, max)
 		budget = NewStateBudget(max)
 	}
-	hub := &derivedHub{job: job, stats: &stats, budget: budget} // for the sources of derived relations (SPEC 2.6)
+	tees := mode.tees
+	if tees == nil {
+		tees = newTeeSet(ctx, job, budget)
+		defer tees.close() // (after the sources' Close below: the readers have ended)
+	}
+	hub := &derivedHub{job: job, stats: &stats, budget: budget, tees: tees} // for the sources of derived relations (SPEC 2.6)
 	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext(), marks: mode.marks}
 	opens := openOpts{hub: hub, buildSide: mode.buildSide, exprs: oc.exprs} // how the job opens its sources
 	if mode.inner {

@@ -103,6 +103,9 @@ type opened struct {
 	// source is the join's), which a thin Top-N after it reads (plan.Rank.Thin,
 	// rank.Operator.Thin); nil for any other source
 	left rank.SwapLeft
+	// tee is the fan-out the source is a reader of (tee.go), nil when the
+	// job opened the stream for this read alone
+	tee *tee
 }
 
 // openOpts is what a job gives the sources it opens, at build time (issue 22
@@ -125,6 +128,18 @@ type openOpts struct {
 
 // openWith is Open with the job's options o.
 func (e *Env) openWith(ctx context.Context, st *catalog.Stream, o openOpts) (opened, error) {
+	if o.hub != nil {
+		if t := o.hub.tees.of(st); t != nil { // one read of st fanned out to the job's readers (plan.Job.Tees)
+			return t.reader(ctx, o.hub.tees, func(ctx context.Context) (opened, error) {
+				return e.openOnce(ctx, st, o)
+			})
+		}
+	}
+	return e.openOnce(ctx, st, o)
+}
+
+// openOnce is openWith for one read of st.
+func (e *Env) openOnce(ctx context.Context, st *catalog.Stream, o openOpts) (opened, error) {
 	op, err := e.open(ctx, st, o)
 	if err != nil || e.wrap == nil {
 		return op, err

@@ -381,6 +381,7 @@ func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (
 	if err := ruleReadOnceJob(j); err != nil {
 		return nil, err
 	}
+	ruleTeeJob(j)
 	if err := ruleReplayJob(j); err != nil && replay {
 		return nil, err
 	}

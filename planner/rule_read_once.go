@@ -16,20 +16,18 @@ type fromRead struct {
 }
 
 // ruleReadOnce refuses a statement's own SELECT b (the check runs once, at
-// the outermost PlanSelect) whose job would open a stream without
-// catalog.CapReread more than once (plan.Branch.Opens, plan.Opens.ReadTwice:
-// a Kafka stream of a consumer group only twice in the group, its whole
-// reads, as build sides and relations over it, split nothing): a self-join, a
-// UNION ALL of two queries over it, a view or WITH name over it read
-// twice, a semi or anti join whose build side is its own probe stream, a
-// subquery over it joined with it, at any nesting. Such a stream's input
-// can be read once (stdin, a 'go' stream's pushed queue, a socket, a Kafka
-// consumer group), so the second open would wait forever or take rows from
-// the first: the job would hang or lose rows silently. Until one source
-// can feed several readers (issue 22 item 1's DAG), the job is refused
-// before it starts. The error (a *parser.Error) points at the last FROM
-// entry that reads the stream, the one that reads it again, and names the
-// stream, its connector, why, and what to do (ConnectorSpec.OnceWhy).
+// the outermost PlanSelect) whose job would read a stream in a way neither
+// a second open nor the fan-out can run (plan.Branch.Opens,
+// plan.Opens.ReadTwice): a Kafka stream of a consumer group read twice in
+// the group (a join's two inputs: the two consumers would split its
+// partitions, and each input would lose rows silently; its whole reads, as
+// build sides and relations over it, split nothing). A stream that can be
+// read once otherwise (stdin, a 'go' stream, a socket) is opened once and
+// fanned out to its readers instead (ruleTeeJob, issue 22 item 1's DAG): a
+// self-join, a UNION ALL of two queries over it, a view or WITH name read
+// twice, at any nesting. The error (a *parser.Error) points at the last
+// FROM entry that reads the stream, the one that reads it again, and names
+// the stream, its connector, why, and what to do (ConnectorSpec.OnceWhy).
 func (p *Planner) ruleReadOnce(b *Branch) error {
 	if p.selects != 1 || b == nil {
 		return nil
@@ -56,13 +54,14 @@ func (p *Planner) ruleReadOnce(b *Branch) error {
 	return readOnceError(at(st), st, opens[st].N, "this query")
 }
 
-// ruleReadOnceJob refuses a job j that opens a stream without
-// catalog.CapReread more than once across its branches (plan.Job.Opens):
-// two side branches, or a side branch and the main query, whose semi or
-// anti joins each read the same such stream as their build side (each
-// opens its own: the second would wait forever or take rows from the
-// first, as in ruleReadOnce, which refuses this within one query). The
-// error points at the last such branch's join.
+// ruleReadOnceJob refuses a job j whose branches together read a stream
+// as ruleReadOnce refuses within one query (plan.Job.Opens,
+// plan.Opens.ReadTwice): two side branches, or a side branch and the main
+// query, whose semi or anti joins each read it as their build side. (Build
+// sides read whole, and the streams that can be read once otherwise are
+// fanned out, ruleTeeJob: today no such job is left, and the check stays
+// as the guard of the reads a job cannot run.) The error points at the
+// last such branch's join.
 func ruleReadOnceJob(j *Job) error {
 	opens := map[*catalog.Stream]plan.Opens{}
 	j.Opens(opens, false)

@@ -34,7 +34,6 @@ func init() {
 	Register(&catalog.ConnectorSpec{
 		Name: "go", Doc: "rows come from Go code through the streamql package's Session.Push; unbounded until CloseStream",
 		Bounded:      never,
-		OnceWhy:      "its rows pushed by Session.Push are one queue, so two reads of it in one job would share the rows between them; declare two 'go' streams and push each row to both, or write the rows to a file and read that (a view or WITH name over it reads it again too)",
 		PushedFromGo: true,
 	}, &Driver{
 		Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {

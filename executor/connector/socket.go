@@ -19,7 +19,6 @@ func init() {
 			catalog.OptionSpec{Name: "port", Kind: catalog.OptInt, Required: true, Doc: "TCP port to connect to"},
 		),
 		Bounded:  never,
-		OnceWhy:  "a socket's lines can be read once, so two reads of it in one job would share or wait for them; declare a second socket stream (its own connection: a server that sends every line to each connection, or another port) for the second read, or write the lines to a file and read that (a view or WITH name over it reads it again too)",
 		Validate: checkSocket,
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		return OpenSocket(ctx, st, env.decoder(st))

@@ -19,7 +19,6 @@ func init() {
 		Bounded:    always,
 		ReadsStdin: true,
 		Caps:       catalog.CapHandBack,
-		OnceWhy:    "standard input can be read once, so a second read of it in one job would wait forever for rows the first took; write the input to a file and declare the stream with 'connector' = 'file' (a view or WITH name over it reads it again too)",
 	}, &Driver{Open: func(ctx context.Context, st *catalog.Stream, env *Env) (Source, error) {
 		in := env.State.Get(stdinKey{}, func() any { return &Stdin{R: env.Stdin} }).(*Stdin)
 		return in.Open(ctx, st, env.handBackDecoder(st))

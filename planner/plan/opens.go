@@ -15,9 +15,10 @@ type Opens struct{ N, Whole int }
 // stream of its CROSS JOIN UNNEST, then its semi or anti join's build side
 // (read whole), each derived relation counted by the opens of its parts (a
 // subquery, WITH name or view read twice opens its stream twice; SPEC 2.6,
-// 2.7). whole says that b's job is itself read whole. The planner refuses a
-// job that opens a stream without catalog.CapReread more than once
-// (planner/rule_read_once.go).
+// 2.7). whole says that b's job is itself read whole. The planner fans out
+// a stream that can be read once and is opened more than once
+// (Opens.Fanned, planner/rule_tee.go), and refuses the reads it cannot
+// run (Opens.ReadTwice, planner/rule_read_once.go).
 func (b *Branch) Opens(into map[*catalog.Stream]Opens, whole bool) {
 	if b == nil {
 		return
@@ -85,18 +86,23 @@ func StreamOpens(st *catalog.Stream, into map[*catalog.Stream]Opens, whole bool)
 	into[st] = o
 }
 
-// ReadTwice reports whether the opens o of st read some of its rows twice
-// in one job when it can be read once (no catalog.CapReread): opened more
-// than once, or, when its whole reads read independently
-// (catalog.CapReadWhole: a Kafka consumer group's stream), more than once
-// other than whole (two consumers of the group would split its partitions).
+// ReadTwice reports whether the opens o of st would read some of its rows
+// twice in one job, which the job cannot run: st's whole reads read
+// independently (catalog.CapReadWhole: a Kafka consumer group's stream)
+// and more than one of its reads is not whole (two consumers of the group
+// would split its partitions). A stream that can be read again
+// (catalog.CapReread) never is; one that can be read once and has no whole
+// reads is fanned out instead (Fanned).
 func (o Opens) ReadTwice(st *catalog.Stream) bool {
 	caps := st.Caps()
-	switch {
-	case caps.Has(catalog.CapReread):
-		return false
-	case caps.Has(catalog.CapReadWhole):
-		return o.N-o.Whole > 1
-	}
-	return o.N > 1
+	return !caps.Has(catalog.CapReread) && caps.Has(catalog.CapReadWhole) && o.N-o.Whole > 1
+}
+
+// Fanned reports whether the opens o of st make the job fan st out (a Tee,
+// planner/rule_tee.go): opened more than once when it can be read once,
+// with neither catalog.CapReread nor catalog.CapReadWhole (stdin, a 'go'
+// stream's pushed queue, a socket).
+func (o Opens) Fanned(st *catalog.Stream) bool {
+	caps := st.Caps()
+	return !caps.Has(catalog.CapReread) && !caps.Has(catalog.CapReadWhole) && o.N > 1
 }

@@ -140,6 +140,14 @@ type Job struct {
 	// its own copy of the aggregate, whose HAVING routes the groups' changes
 	// by first match (the planner's ruleFuseRankAggSides).
 	Fanout bool
+	// Tees are the streams the job reads more than once that can be read
+	// once (no catalog.CapReread and no catalog.CapReadWhole: stdin, a 'go'
+	// stream, a socket), each opened once and its rows fanned out to its
+	// readers (issue 22 item 1's DAG; the planner's ruleTee), by name. The
+	// parts of the derived relations the job reads (Derived.Parts) hold the
+	// same Tees, for EXPLAIN: their reads are readers of the job's tee.
+	// Empty when the job reads no such stream twice.
+	Tees []Tee
 	// Strategy is how the executor runs the job, and Procs the CPUs it was
 	// chosen for (GOMAXPROCS): set by the planner's strategy rule
 	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).

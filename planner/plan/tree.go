@@ -33,6 +33,7 @@ const (
 	NodeWindowTopN NodeKind = "WindowRank"      // window Top-N (SPEC 2.9), at firing
 	NodeOver       NodeKind = "OverAggregate"   // OVER aggregation (SPEC 2.9)
 	NodeSort       NodeKind = "Sort"            // ORDER BY at the end of a query (SPEC 2.9)
+	NodeTee        NodeKind = "Tee"             // one read of a read-once stream fanned out to its readers (Job.Tees)
 	NodeSink       NodeKind = "Sink"            // an output: stdout, a side output, a sink stream, errors
 )
 
@@ -83,6 +84,9 @@ type Node struct {
 // router's ports, one late output read by several aggregates).
 type Tree struct {
 	Nodes []*Node `json:"nodes"`
+	// tees are the Tee nodes of the job's fanned-out streams (Job.Tees)
+	// added so far: a later read of the stream reads the same node
+	tees map[*catalog.Stream]*Node
 }
 
 // Tree returns the job's plan as a tree of operators (EXPLAIN, SPEC 3 and 4
@@ -181,6 +185,9 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int, timed boo
 	if timed {
 		timeCol = st.Columns[st.EventTime].Name
 	}
+	if tee := t.tees[st]; tee != nil && j.TeeOf(st) != nil { // (another reader of the one read: its Scan, Decode and Tee are there)
+		return t.assign(st, tee, timed, timeCol, line, k), timeCol
+	}
 	var scan *Node
 	if d := DerivedOf(st); d != nil { // SPEC 2.6: the jobs that give its rows, then the relation
 		ins := t.derivedTree(j, d)
@@ -223,16 +230,31 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int, timed boo
 			last.Line, last.Branch = LineDetail, k
 		}
 	}
-	if timed {
-		last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text) + maxFutureText(st), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
-		switch line {
-		case LineJoinInput:
-			last.Line, last.Branch = LineJoinWatermark, k
-		case LineBuild:
-			last.Line = LineOther
+	if tee := j.TeeOf(st); tee != nil { // (issue 22 item 1: one read, its rows to each reader)
+		last = t.add(&Node{Kind: NodeTee, Text: tee.teeText(), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Updating: last.Updating, UpsertKey: last.UpsertKey, Details: teeDetails(), Line: LineOther, Branch: -1, Output: -1})
+		if t.tees == nil {
+			t.tees = map[*catalog.Stream]*Node{}
 		}
+		t.tees[st] = last
 	}
-	return last, timeCol
+	return t.assign(st, last, timed, timeCol, line, k), timeCol
+}
+
+// assign adds, when timed, the AssignWatermark node of st reading last for
+// a read on line (of branch or join input k) and returns it; last when not
+// timed.
+func (t *Tree) assign(st *catalog.Stream, last *Node, timed bool, timeCol string, line LineKind, k int) *Node {
+	if !timed {
+		return last
+	}
+	last = t.add(&Node{Kind: NodeAssign, Text: fmt.Sprintf("%s AS %s", timeCol, st.Watermark.Text) + maxFutureText(st), Inputs: []Input{{Node: last.ID}}, Time: timeCol, Line: LineWatermark, Branch: -1, Output: -1})
+	switch line {
+	case LineJoinInput:
+		last.Line, last.Branch = LineJoinWatermark, k
+	case LineBuild:
+		last.Line = LineOther
+	}
+	return last
 }
 
 // bothJoin adds the two inputs of j.Both and the join reading them (SPEC
