@@ -26,6 +26,7 @@ type chain struct {
 	assign *watermarker     // the watermark assigner
 	router *route.Router    // the router (executor/route)
 	held   []*markJoin      // the event-time joins, the gates of their branches' stages (a drain sets their drain)
+	hold   Operator         // the event-time join's hold (chainOpts.hold), wrapped: routeHeld gives it the build watermark on port 1; nil: none
 	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
 	rank   *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
 	sink   *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
@@ -155,6 +156,7 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 	if opts.hold != nil {
 		down = flow.NewEmitter(next)
 		add(opts.hold(down), "hold", down)
+		c.hold = next
 	}
 	c.assign = newWatermarker(job, opts.exprs)
 	c.assign.holds = opts.hold != nil

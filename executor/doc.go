@@ -81,10 +81,12 @@
 // heldScheduler), and the MARK gates of the router's stages (markjoin.go),
 // each over the semi join operator in its Mark mode. What depends on what:
 //
-//   - Which rows are released is the operator's: held in order, released
-//     once every build watermark passed them (probeHold.advance gives it
-//     the smallest as its right input's watermark). A released row's marks
-//     are decided, so the router only routes it.
+//   - Which rows are released, and when, is the operator's: held in order,
+//     released once every build watermark passed them, as the hold's answer
+//     to a Watermark on its port 1 (probeHold.Watermark: the smallest build
+//     watermark, buildWatermark, which the scheduler pushes through the
+//     chain's wrapper of the hold, chain.hold). A released row's marks are
+//     decided, so the router only routes it.
 //   - The router is one stage per branch (route.Stage: a taken port and a
 //     rest port feeding the next stage, fused into one loop), and a semi or
 //     anti join is the gate operator of its branch's stage (markJoin, a
@@ -127,14 +129,15 @@
 //     its MARK operator (buildFeed, the bounded strategy's feed too,
 //     readBuild), the probe stream's into the chain and so the hold
 //     (takeProbe, push); between
-//     messages it gives the smallest build watermark to the hold as
-//     Watermark on its port 1 (probeHold.advance) and releases. The marks,
-//     the build state and the release are the job's goroutine's, so there
-//     is no lock, and a build side's error is the job's as it comes.
-//   - The release side is a type of its own, heldRelease (semijoin.go):
-//     it routes the rows the hold says are decided (releaseDecided), with
-//     the malformed rows between them, keeps the LIMIT's cut (its ordinal,
-//     for stdin's hand-back and the replay) and drains a stopped job's held
+//     messages it pushes the smallest build watermark into the hold as a
+//     Watermark on its port 1, and the hold releases what it passed. The
+//     marks, the build state and the release are the job's goroutine's, so
+//     there is no lock, and a build side's error is the job's as it comes.
+//   - The release is the hold's (probeHold.releaseDecided, release): it
+//     routes the rows it decided, with the malformed rows between them,
+//     keeps the LIMIT's cut (its ordinal, for stdin's hand-back and the
+//     replay; its Watermark then returns errLimitReached, which ends the
+//     job as a LIMIT does every driver's) and drains a stopped job's held
 //     rows (drain).
 //   - The malformed probe rows are the hold's own (step 1 of the three
 //     below, done): the operator's errors port (op.HoldErrors) takes each
@@ -142,7 +145,7 @@
 //     a row of op.HeldErrorTypes carrying its ordinal (the good rows
 //     before it) and its source position, and they leave with the rows
 //     before them (op.SemiJoin.ErrorsUpTo, HeldError, DoneErrors:
-//     heldRelease.release routes the 'side' ones on the Step's errors port
+//     probeHold.release routes the 'side' ones on the Step's errors port
 //     and counts them all, issue 9), a Kafka partition's drop renumbers
 //     them (op.SemiJoin.DropHeld) and the replay's frontiers read their
 //     positions there (probeHold.Frontiers).
@@ -169,7 +172,7 @@
 //     port (Errors.Read: each one's ordinal and source position, 'skip'
 //     rows too, which Errors.Rows does not carry; Errors.Rows: the text of
 //     the 'side' ones). The hold releases into the router through its
-//     downstream emitter (heldRelease.release), and passes the stream's end
+//     downstream emitter (probeHold.release), and passes the stream's end
 //     on. The assigner also refuses a second partition of a source whose
 //     joined rows an aggregate fires by their stamps
 //     (watermarker.refuseParts, ErrJoinAggregateParts), which the
@@ -180,12 +183,10 @@
 //     (replay.go: newHeldReplay over the probeHold, and the replay's
 //     filterBad of the batch's malformed rows before the push) and the
 //     build sides' malformed rows of the 'side' policy (drainBuildErrors,
-//     emitted with the next release, after the rows it releases); the
-//     release itself is the scheduler's call (releaseDecided, after
-//     advance gave the hold the smallest build watermark), not the hold's
-//     answer to a Watermark on its port 1 pushed through the chain; and
-//     op.Join (issue 23's two-input join) runs under a scheduler of its own
-//     (joinsource.go), not this one.
+//     emitted after each release, drainBuildErrors); and op.Join (issue
+//     23's two-input join) runs under a scheduler of its own
+//     (joinsource.go: a pull Source that reads the input whose watermark
+//     is behind), not this one.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

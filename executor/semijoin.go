@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"streamql/executor/expr"
 
@@ -189,7 +188,6 @@ type heldScheduler struct {
 	builds []*timedBuild // by port (nil: the probe's, or a bounded join's)
 	timed  []*timedBuild
 	hold   *probeHold
-	hr     *heldRelease
 	ch     *chain
 	agg    *aggregate.Operator // the aggregate behind the join (nil: none)
 	rep    *replay             // a group source's replay of the held rows (nil: none)
@@ -261,7 +259,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	}
 	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, agg: agg, rep: rep, sink: sink, stats: stats, es: es, open: true,
 		in: newStep(st.Shared().ErrorsSide), pushCtx: context.WithoutCancel(ctx)}
-	s.hr = &heldRelease{hold: hold, ch: ch, step: newStep(st.Shared().ErrorsSide), fp: fp, rep: rep, es: es}
+	hold.ch, hold.fp, hold.es = ch, fp, es
 	for _, tb := range timed {
 		for len(s.builds) <= tb.port.Input {
 			s.builds = append(s.builds, nil)
@@ -301,14 +299,18 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 			default:
 			}
 		}
-		// route what every build watermark has passed, in order
-		hold.advance(s.timed)
-		released, stop, err := s.hr.releaseDecided(ctx)
-		if stop {
+		// the smallest build watermark, the hold's port 1: it routes what
+		// every build watermark has passed, in order
+		released := hold.released
+		bw, _ := buildWatermark(s.timed)
+		if err := s.ch.hold.Watermark(ctx, bw); err != nil {
+			if errors.Is(err, errLimitReached) {
+				return nil // (the LIMIT ended the job: what it cut stays held)
+			}
 			return err
 		}
 		lv.holding(hold.j.Held())
-		if released && s.idle {
+		if hold.released != released && s.idle {
 			if err := s.sink.Flush(); err != nil {
 				return err
 			}
@@ -437,7 +439,7 @@ func (s *heldScheduler) push(m portMsg) (failure, err error) {
 	n := b.N
 	r.Errors.Rows, r.Errors.Read = r.Errors.Rows[:0], r.Errors.Read[:0]
 	if len(m.bad) > 0 {
-		// counted when released (heldRelease.release), not here
+		// counted when released (probeHold.release), not here
 		n, failure = handleBad(st, s.src, m.bad, b.N, s.es.Policy, &r.Errors.Rows)
 		if failure == nil {
 			for _, x := range m.bad {
@@ -480,14 +482,14 @@ func (s *heldScheduler) finish(ctx context.Context) error {
 	if errors.Is(err, errLimitReached) {
 		err = nil // (the windows fired at the stream's end gave the main query its LIMIT)
 	}
-	if ferr := s.hr.fp.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) {
+	if ferr := s.hold.fp.failures(nil); ferr != nil && (err == nil || errors.Is(err, errCallFailed)) {
 		err = ferr // (calls in the windows fired at the end)
 	}
 	return err
 }
 
 // drain is what a stopped job still routes of its held rows
-// (heldRelease.drain), returning cause with its error; none when the held
+// (probeHold.drain), returning cause with its error; none when the held
 // rows are read again or handed back (a group source's rows are read again
 // by the partitions' next owner instead, their outputs would be written
 // twice; stdin's go back to the next job) and not with an aggregate behind
@@ -497,28 +499,29 @@ func (s *heldScheduler) drain(ctx context.Context, cause error) error {
 	if s.polled || s.handBack || s.agg != nil {
 		return cause
 	}
-	return s.hr.drain(ctx, cause)
+	return s.hold.drain(ctx, cause)
 }
 
 // buildWatermark returns the smallest build watermark of the job's event-time
-// joins: a probe row with event time t is decided when t < limit, or always when
-// inf (every build stream ended). With an unset watermark nothing is decided.
-// by is the build side that sets the limit (nil when inf).
-func buildWatermark(timed []*timedBuild) (limit int64, inf bool, by *timedBuild) {
-	inf = true
+// joins, the hold's right input (port 1, SPEC 2.2): a probe row with event
+// time t is decided when t < wm.Value, or always when wm.Final (every build
+// stream ended); with wm unset (a build side has none yet) nothing is. by is
+// the build side that sets it (nil when Final).
+func buildWatermark(timed []*timedBuild) (wm Watermark, by *timedBuild) {
+	wm = Watermark{Port: Port{Input: 1}, Final: true}
 	for _, tb := range timed {
-		wm, set, ended := tb.mb.watermark()
+		v, set, ended := tb.mb.watermark()
 		if ended {
 			continue
 		}
 		if !set {
-			return math.MinInt64, false, tb
+			return Watermark{Port: Port{Input: 1}}, tb
 		}
-		if inf || wm < limit {
-			limit, inf, by = wm, false, tb
+		if wm.Final || v < wm.Value {
+			wm, by = Watermark{Port: Port{Input: 1}, Value: v, Set: true}, tb
 		}
 	}
-	return limit, inf, by
+	return wm, by
 }
 
 // drainBuildErrors emits the malformed build rows the build feeds queued
@@ -541,9 +544,10 @@ func drainBuildErrors(timed []*timedBuild, sink Sink) error {
 // probeHold is the hold of an event-time join job: the operator of its
 // chain between the watermark assigner and the router (build.go,
 // chainOpts.hold), which holds the probe rows the assigner stamped and
-// pushed (Push) until the scheduler (routeHeld) has it release them into
-// the router (heldRelease, through down). The rows are the semi join
-// operator's, in its Hold mode (op.SemiJoin, which charges them to the
+// pushed (Push) and releases them into the router (release, through down)
+// once the build watermark the scheduler (routeHeld) gives it on its port 1
+// passed them (Watermark). The rows are the semi join operator's, in its
+// Hold mode (op.SemiJoin, which charges them to the
 // job's 'state.max-bytes' and says which are decided), and so are the
 // malformed rows between them, as rows of the operator's errors port
 // (op.HoldErrors), each at its ordinal (the good rows before it): they are
@@ -571,44 +575,43 @@ type probeHold struct {
 	maxRows, maxBytes int64
 	wcol              int     // the stamped CURRENT_WATERMARK column (plan.Job.WatermarkCol), -1: none
 	rep               *replay // told of each change of the held rows (replay.touch); nil: none
-}
-
-// heldRelease is the release side of the event-time join's held rows
-// (routeHeld): it routes the rows the hold says are decided, in order, with
-// the malformed rows between them, through the chain's router into the
-// sink, and keeps what a LIMIT's cut, a failed call or a stop leaves held.
-// routeHeld's loop is its scheduler: it gives the hold the build watermarks
-// (probeHold.advance) and then asks it to release (releaseDecided).
-type heldRelease struct {
-	hold *probeHold
+	// the release side (release), set once the chain is built (routeHeld):
+	// ch the chain whose router the released rows go to (its LIMIT's end,
+	// its event-time joins' drain), step the released rows pushed into it,
+	// fp the failed calls of the released rows (udf_errors.go), es the
+	// probe stream's counts (the malformed rows released)
 	ch   *chain
-	step *Step    // the released rows, pushed into the router
-	fp   *process // the failed calls of the released rows (udf_errors.go)
-	rep  *replay  // a group source's replay of the held rows (nil: none)
+	step *Step
+	fp   *process
 	es   *StreamErrors
+	// released counts the releases (pushes into the router): the
+	// scheduler flushes the sink after one when its source waits
+	released int64
 }
 
 // releaseDecided routes the held rows every build watermark has passed, in
-// order, and the malformed rows up to them; released says rows were routed,
-// and stop that routeHeld returns err (nil: a LIMIT ended the job).
-func (h *heldRelease) releaseDecided(ctx context.Context) (released, stop bool, err error) {
+// order, and the malformed rows up to them (release); its error is
+// errLimitReached when the main query's LIMIT ended the job.
+func (h *probeHold) releaseDecided(ctx context.Context) error {
 	for {
-		n := h.hold.j.Decided(vector.Cap)
-		if n == 0 && (h.hold.j.Held() > 0 || h.hold.j.HeldErrors() == 0) {
-			return released, false, nil
+		n := h.j.Decided(vector.Cap)
+		if n == 0 && (h.j.Held() > 0 || h.j.HeldErrors() == 0) {
+			return nil
 		}
-		released = true
-		if stop, err := h.release(ctx, n); stop {
-			return released, true, err
+		if err := h.release(ctx, n); err != nil {
+			return err
 		}
 	}
 }
 
 // release routes the first n held rows, with the malformed rows before
-// the row after them; stop says routeHeld returns err (nil: a LIMIT
-// ended the job).
-func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error) {
-	hold, step, rep, es := h.hold, h.step, h.rep, h.es
+// the row after them, into the router. Its error is errLimitReached when
+// the main query's LIMIT ended the job (the rows after the LIMIT's last
+// row stay held: cut), the context's when it was cancelled before the
+// rows were routed (they stay held), or the routing's.
+func (h *probeHold) release(ctx context.Context, n int) error {
+	hold, step, rep, es := h, h.step, h.rep, h.es
+	h.released++
 	r := h.ch.limit
 	o := hold.j.Gone()
 	hold.j.Take(hold.out, n)
@@ -622,7 +625,7 @@ func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error)
 		perr = ferr
 	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(perr, cerr) {
-		return true, perr // cancelled before these rows were routed: they stay held
+		return perr // cancelled before these rows were routed: they stay held
 	}
 	done := errors.Is(perr, errLimitReached)
 	// count the malformed rows released with these rows; after a LIMIT's
@@ -643,14 +646,14 @@ func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error)
 	if done && lended { // the rows after the LIMIT's last row were not used: held for the replay
 		hold.cut = o + int64(last)
 		hold.done(last+1, hold.cut)
-		return true, nil
+		return errLimitReached
 	}
 	hold.j.DoneErrors(nbad) // (routed with these rows; a failure keeps the rows held)
-	if perr != nil || done {
-		return true, perr
+	if perr != nil {        // (errLimitReached: a Top-N's own LIMIT, rank.go)
+		return perr
 	}
 	hold.done(n, end)
-	return false, nil
+	return nil
 }
 
 // drain is what a job stopped while it holds rows (Ctrl-C, SIGTERM, its
@@ -661,17 +664,17 @@ func (h *heldRelease) release(ctx context.Context, n int) (stop bool, err error)
 // routed); a row a join cannot decide yet goes nowhere (markJoin.drain: the
 // join puts it on neither of its stage's ports). It returns cause, with the
 // error of the routing if one came.
-func (h *heldRelease) drain(ctx context.Context, cause error) error {
-	if !h.hold.holds() {
+func (h *probeHold) drain(ctx context.Context, cause error) error {
+	if !h.holds() {
 		return cause
 	}
 	for _, m := range h.ch.held {
 		m.drain = true // (a join keeps what it cannot decide yet off its stage's ports)
 	}
 	dctx := context.WithoutCancel(ctx)
-	for h.hold.holds() {
-		if stop, err := h.release(dctx, min(h.hold.j.Held(), vector.Cap)); stop {
-			if err != nil && !errors.Is(err, errLimitReached) {
+	for h.holds() {
+		if err := h.release(dctx, min(h.j.Held(), vector.Cap)); err != nil {
+			if !errors.Is(err, errLimitReached) {
 				return errors.Join(cause, err)
 			}
 			return cause
@@ -689,7 +692,8 @@ func newProbeHold(job *plan.Job, wcol int, acct *StateAccount) (*probeHold, erro
 	if err != nil {
 		return nil, err
 	}
-	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, cut: -1, acct: acct, wcol: wcol}, nil
+	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, cut: -1, acct: acct, wcol: wcol,
+		step: newStep(job.Stream.Shared().ErrorsSide)}, nil
 }
 
 // Used implements flow.HandBack: what the job used of the probe source's
@@ -732,18 +736,6 @@ func (h *probeHold) errorRows(dst []ErrorRow, n int, o int64) []ErrorRow {
 		}
 	}
 	return dst
-}
-
-// advance gives the operator the smallest build watermark (its right
-// input's), or the end of every build stream.
-func (h *probeHold) advance(timed []*timedBuild) {
-	limit, inf, _ := buildWatermark(timed)
-	switch {
-	case inf:
-		_ = h.j.Finish(context.Background(), 1)
-	case limit != math.MinInt64:
-		_ = h.j.Watermark(context.Background(), 1, limit)
-	}
 }
 
 // heldTypes returns the layout of held rows: the job's batch types, with
@@ -805,12 +797,25 @@ func (h *probeHold) Push(ctx context.Context, _ Port, r *Step) error {
 	return err
 }
 
-// Watermark implements Operator: the assigner in front of the hold sends
-// only the stream's end (Final), which goes on to the router once every
-// held row was released (heldScheduler.finish); the hold releases by the
-// build watermarks (advance), not by its input's.
+// Watermark implements Operator. On port 1 wm is the smallest build
+// watermark (buildWatermark, which the scheduler gives it between the
+// batches it pushes): the hold routes the rows it passed, in order, with
+// the malformed rows up to them (releaseDecided; SPEC 2.2), and its error
+// is errLimitReached once the main query's LIMIT ended the job. On port 0,
+// the probe stream's, the assigner in front sends only the stream's end
+// (Final), which goes on to the router once every held row was released
+// (heldScheduler.finish): the probe rows' own watermark releases nothing.
 func (h *probeHold) Watermark(ctx context.Context, wm Watermark) error {
-	return h.down.Watermark(ctx, wm)
+	if wm.Port.Input == 0 {
+		return h.down.Watermark(ctx, wm)
+	}
+	switch {
+	case wm.Final:
+		_ = h.j.Finish(ctx, 1)
+	case wm.Set:
+		_ = h.j.Watermark(ctx, 1, wm.Value)
+	}
+	return h.releaseDecided(ctx)
 }
 
 // Finish implements Operator: the probe stream ended and nothing is held
@@ -869,7 +874,7 @@ func (h *probeHold) limitError(err error, timed []*timedBuild) error {
 	if !errors.As(err, &le) {
 		return err
 	}
-	limit, _, by := buildWatermark(timed)
+	wm, by := buildWatermark(timed)
 	if by == nil {
 		return err
 	}
@@ -877,11 +882,11 @@ func (h *probeHold) limitError(err error, timed []*timedBuild) error {
 	le.Stalled = by.j.Build.Name
 	le.Rows = int64(h.j.Held())
 	le.WatermarkText = "unset: no row of it arrived yet"
-	if limit != math.MinInt64 {
-		le.WatermarkText = strconv.FormatInt(limit, 10)
+	if wm.Set {
+		le.WatermarkText = strconv.FormatInt(wm.Value, 10)
 		if t := by.j.Build.Columns[by.j.BuildTime].Type; t == catalog.Timestamp {
 			v := vector.NewVec(t)
-			v.I[0] = limit
+			v.I[0] = wm.Value
 			le.WatermarkText = string(vector.AppendValue(nil, t, v, 0))
 		}
 	}

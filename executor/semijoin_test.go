@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"streamql/catalog"
-	"streamql/executor/connector"
-	"streamql/executor/source"
 	"streamql/executor/vector"
 	"streamql/parser"
 	"streamql/planner"
@@ -443,20 +441,13 @@ func TestHeldChainHold(t *testing.T) {
 		cat, job := planEventJoinScript(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin', 'errors'='`+policy+`');
 CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
 SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`)
-		l := cat.Lookup("l")
-		stdin := &connector.Stdin{R: strings.NewReader(strings.Join(lines, "\n") + "\n")}
-		ls, err := stdin.Open(context.Background(), l, func(r io.Reader, continues bool) (connector.Decoder, error) {
-			return source.NewDecoder(l, r, continues)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ls := openStdinLines(t, cat.Lookup("l"), lines)
 		sink := &errCount{}
 		var stats Stats
 		stats.Analysis = newAnalysis(job)
 		es := stats.stream(job.Stream)
 		build := &stalledSource{rows: []row{{"a", 0}, {"b", 0}}}
-		err = runJob(context.Background(), opContext{}, job, testOpened(ls), testOpeneds(build), []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
+		err := runJob(context.Background(), opContext{}, job, testOpened(ls), testOpeneds(build), []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
 		ls.Close()
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/source"
 	"streamql/executor/vector"
@@ -241,4 +242,51 @@ func TestStdinHeldHandBack(t *testing.T) {
 				seed, policy, limit, n, len(out), len(wantOut), len(good), len(bad), len(wantGood), len(wantBad))
 		}
 	}
+}
+
+// TestEventTimeJoinLimitEndsJob: a job on the event-time join path that its
+// main query's LIMIT ends, the LIMIT operator's (LIMIT n) or a time-ordered
+// Top-N's own (ORDER BY the event time LIMIT n, rank.go), ends without an
+// error, as on every other driver (process.batch): the held rows' release
+// (probeHold.Watermark on port 1) returns errLimitReached, which is the
+// job's end, not its failure. Over random probe inputs spanning several
+// batches, build keys a and b, LIMIT 1 to 5.
+func TestEventTimeJoinLimitEndsJob(t *testing.T) {
+	for seed := range 12 {
+		r := rand.New(rand.NewPCG(uint64(seed), 5))
+		var lines []string
+		for i := range 1 + r.IntN(3*vector.Cap) {
+			lines = append(lines, fmt.Sprintf("%c,%d", "abc"[r.IntN(3)], i+1))
+		}
+		limit := 1 + r.IntN(5)
+		for _, order := range []string{"", " ORDER BY l.ts"} {
+			src := `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='stdin');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k` + order + fmt.Sprintf(" LIMIT %d;", limit)
+			cat, job := planEventJoinScript(t, src)
+			ls := openStdinLines(t, cat.Lookup("l"), lines)
+			build := &stalledSource{rows: []row{{"a", 0}, {"b", 0}}}
+			var stats Stats
+			stats.stream(job.Stream)
+			err := runJob(context.Background(), opContext{}, job, testOpened(ls), testOpeneds(build), []*planner.Branch{job.Main}, &collect{}, &stats, NewStateBudget(0))
+			ls.Close()
+			if err != nil {
+				t.Fatalf("seed %d, %q: %v, want the LIMIT to end the job", seed, order, err)
+			}
+		}
+	}
+}
+
+// openStdinLines opens stream l as a stdin source reading lines, one a
+// line, decoded by l's format.
+func openStdinLines(t *testing.T, l *catalog.Stream, lines []string) Source {
+	t.Helper()
+	stdin := &connector.Stdin{R: strings.NewReader(strings.Join(lines, "\n") + "\n")}
+	ls, err := stdin.Open(context.Background(), l, func(r io.Reader, continues bool) (connector.Decoder, error) {
+		return source.NewDecoder(l, r, continues)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
 }

@@ -127,7 +127,7 @@ type Replay interface {
 	// commit), or in a sink's Flush when the job has no group source (no
 	// Replay is asked); Next is called only after the previous batch's push
 	// returned nil, and any push that fails ends the job (the executor's
-	// process.batch, heldRelease.release). Within a push that succeeds,
+	// process.batch, probeHold.release). Within a push that succeeds,
 	// each change that tears the state is followed by the sinks taking the
 	// push or by the event going through: the executor's replay (replay.go)
 	// is torn by the watermark assigner's stamping (then every operator
