@@ -70,8 +70,10 @@
 // and the chunks it gives back), which build chains of their own
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
-// joinsource.go, unnest.go, maxfuture.go) and the live status
-// (live.go).
+// joinsource.go, unnest.go, maxfuture.go; joinpipe.go: an interval join
+// of two files on goroutines of its own, its inputs read ahead, its sink
+// calls replayed by the job's goroutine before the joined batch they came
+// before) and the live status (live.go).
 //
 // # The event-time join and the router: what is left (issue 22 item 3)
 //
