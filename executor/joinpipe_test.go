@@ -3,13 +3,10 @@ package executor_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"streamql/executor"
-	"streamql/internal/sensorbench"
 )
 
 // The pipelined join's property (plan.PipelinedJoin, joinpipe.go): on
@@ -115,34 +112,16 @@ func TestPipelinedJoinMatchesSequential(t *testing.T) {
 // 2 CPUs, and not with 1.
 func joinPipeMallocs(t *testing.T, rows, procs int) uint64 {
 	t.Helper()
-	before := executor.JoinPipeRuns()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m := dirMallocs(t, `CREATE STREAM a (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
+	return sensorPathMallocs(t, `CREATE STREAM a (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
 CREATE STREAM b (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
 SELECT a.deviceNo, a.ts, b.temperature FROM a JOIN b ON a.ts = b.ts AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND;
-`, dir, procs, 0)
-	want := int64(procs - 1)
-	if got := executor.JoinPipeRuns() - before; got != want {
-		t.Fatalf("the pipelined join ran %d jobs with %d CPUs, want %d", got, procs, want)
-	}
-	return m
+`, rows, procs, 0, "the pipelined join", executor.JoinPipeRuns)
 }
 
 // TestPipelinedJoinSteadyStateAllocs: reading an interval join's inputs
 // ahead and running the join on a goroutine of its own allocates nothing
-// per row, nor per batch, in steady state (issue 23: zero allocations per
-// row for append-only joins): from 40,000 rows to 160,000, its allocations
-// grow no more than the sequential path's (the join's state, grown by
-// doubling) and a small constant.
+// per row, nor per batch, in steady state (steadyAllocs; the sequential
+// path's allocations are the join's state, grown by doubling).
 func TestPipelinedJoinSteadyStateAllocs(t *testing.T) {
-	seqSmall, seqBig := joinPipeMallocs(t, 40_000, 1), joinPipeMallocs(t, 160_000, 1)
-	small, big := joinPipeMallocs(t, 40_000, 2), joinPipeMallocs(t, 160_000, 2)
-	t.Logf("allocations: pipelined %d for 40,000 rows, %d for 160,000; sequential %d and %d", small, big, seqSmall, seqBig)
-	if big-small > seqBig-seqSmall+100 {
-		t.Fatalf("pipelined: %d allocations for 40,000 rows, %d for 160,000; sequential %d and %d: %.4f more per extra row",
-			small, big, seqSmall, seqBig, float64((big-small)-(seqBig-seqSmall))/120_000)
-	}
+	steadyAllocs(t, "pipelined join", joinPipeMallocs)
 }
