@@ -105,7 +105,7 @@ func (s Strategy) Describe(procs int) string {
 	case LookupMorsel:
 		return fmt.Sprintf("lookup morsel, %s probe and encode the left file (table output: parallel join inputs; a small file: sequential)", workers(procs))
 	case PipelinedJoin:
-		return "pipelined join (each input decoded ahead on a goroutine, the join on another, routing and encoding on the job's)"
+		return "pipelined join (each input decoded ahead on a goroutine, the join on another, routing and encoding on the job's; EXPLAIN ANALYZE: sequential)"
 	}
 	return s.String()
 }
