@@ -125,3 +125,30 @@ SELECT a.deviceNo, a.ts, b.temperature FROM a JOIN b ON a.ts = b.ts AND b.ts BET
 func TestPipelinedJoinSteadyStateAllocs(t *testing.T) {
 	steadyAllocs(t, "pipelined join", joinPipeMallocs)
 }
+
+// TestPipelinedJoinAnalyzeSequential: EXPLAIN ANALYZE of a job the planner
+// pipelines (plan.PipelinedJoin) runs it on the sequential path, whose
+// join it measures on the job's goroutine (runJoinPipe's fallback), and
+// ends well; the same job without ANALYZE is pipelined.
+func TestPipelinedJoinAnalyzeSequential(t *testing.T) {
+	for seed := uint64(0); ; seed++ {
+		c, pipeline := randomJoinPipeCase(seed)
+		if !pipeline {
+			continue
+		}
+		before := executor.JoinPipeRuns()
+		if out, _ := runMorselCase(t, c, 2, 0); !strings.Contains(out, "exit 0") || executor.JoinPipeRuns() != before+1 {
+			t.Fatalf("%s\nthe job did not run pipelined, or failed:\n%s", c.script, tailOf(out))
+		}
+		i := strings.LastIndex(c.script, "SELECT")
+		c.script = c.script[:i] + "EXPLAIN ANALYZE " + c.script[i:]
+		out, _ := runMorselCase(t, c, 2, 0)
+		if executor.JoinPipeRuns() != before+1 {
+			t.Fatalf("%s\nEXPLAIN ANALYZE ran the pipelined join", c.script)
+		}
+		if !strings.Contains(out, "exit 0") || !strings.Contains(out, "pipelined join") {
+			t.Fatalf("%s\nEXPLAIN ANALYZE failed or did not name the strategy:\n%s", c.script, tailOf(out))
+		}
+		return
+	}
+}
