@@ -71,8 +71,10 @@
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
 // joinsource.go, unnest.go, maxfuture.go; tee.go: one open of a stream that
-// can be read once fanned out to the job's readers of it, plan.Job.Tees) and the live status
-// (live.go).
+// can be read once fanned out to the job's readers of it, plan.Job.Tees;
+// joinpipe.go: an interval join of two files on goroutines of its own, its
+// inputs read ahead, its sink calls replayed by the job's goroutine before
+// the joined batch they came before) and the live status (live.go).
 //
 // # The event-time join and the router: what is left (issue 22 item 3)
 //

@@ -31,6 +31,10 @@ const RaceDetector = raceDetector
 // run in this process (lookupmorsel.go).
 func LookupMorselRuns() int64 { return lookupMorselRuns.Load() }
 
+// JoinPipeRuns is the count of the jobs that ran as a pipelined join
+// (plan.PipelinedJoin, joinpipe.go).
+func JoinPipeRuns() int64 { return joinPipeRuns.Load() }
+
 // SetLookupMorselOff makes the executor keep plan.LookupMorsel jobs off the
 // lookup morsel pipeline (the parallel join inputs' path, its fallback)
 // while off is set, and returns the function that restores the setting.

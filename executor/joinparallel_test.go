@@ -243,9 +243,10 @@ func TestParallelJoinInputsSteadyStateAllocs(t *testing.T) {
 	seqSmall, seqBig := joinMallocs(t, 40_000, 1<<40), joinMallocs(t, 160_000, 1<<40)
 	small, big := joinMallocs(t, 40_000, 16<<10), joinMallocs(t, 160_000, 16<<10)
 	t.Logf("allocations: parallel %d for 40,000 rows, %d for 160,000; sequential %d and %d", small, big, seqSmall, seqBig)
-	if big-small > seqBig-seqSmall+100 {
+	grew, seqGrew := int64(big)-int64(small), int64(seqBig)-int64(seqSmall) // (signed, as steadyAllocs)
+	if grew > seqGrew+100 {
 		t.Fatalf("parallel: %d allocations for 40,000 rows, %d for 160,000; sequential %d and %d: %.4f more per extra row",
-			small, big, seqSmall, seqBig, float64((big-small)-(seqBig-seqSmall))/120_000)
+			small, big, seqSmall, seqBig, float64(grew-seqGrew)/120_000)
 	}
 }
 

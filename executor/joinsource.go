@@ -16,6 +16,7 @@ import (
 	"streamql/executor/op"
 	"streamql/executor/rank"
 	"streamql/executor/state"
+	"streamql/executor/strategy"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -93,6 +94,10 @@ type joinSource struct {
 	// swapped is the join when it runs swapped (op.JoinSpec.Swap), which
 	// keeps its left rows for a thin Top-N (swapLeft); nil otherwise
 	swapped *op.Join
+	// pipe, on plan.PipelinedJoin (joinpipe.go), records the sink calls
+	// Next makes on the join's goroutine for the job's to replay; nil on
+	// every other path
+	pipe *joinPipe
 }
 
 // swapLeft returns the handle by which a thin Top-N after the join reads
@@ -135,6 +140,9 @@ type joinInput struct {
 	// when runLookupMorsel did not take it), its chunks of chunk bytes
 	parLater bool
 	chunk    int64
+	// ahead, on plan.PipelinedJoin (startPipe), reads src on a goroutine
+	// of its own: b is then its batch, valid until its next Next
+	ahead *strategy.Ahead
 }
 
 // newJoinSource opens the two inputs of job.Both (each read whole, as a
@@ -326,6 +334,9 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 				b.SwapRows(q) // (q's vectors are the job's until the next Next; b's old ones wait in q for an Emit)
 			case js.at == 0 && n == qn:
 				shareQueued(b, q)
+				if js.pipe != nil {
+					b.OwnStrings() // (q is reused while the job's goroutine has b: joinpipe.go)
+				}
 			default:
 				b.Reset()
 				b.AppendRows(q, js.at, js.at+n)
@@ -341,6 +352,9 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 				js.free = append(js.free, e)
 			}
 			js.given = true
+			if js.pipe != nil {
+				js.pipe.given++
+			}
 			return nil
 		}
 		if js.fail != nil {
@@ -471,6 +485,14 @@ func (ji *joinInput) next() error {
 		ji.parLater = false
 		ji.par = joinInputReader(ji.h.Parallel, ji.in.Types, ji.chunk, ji.b.PlainMarks)
 	}
+	if ji.ahead != nil {
+		b, bad, err := ji.ahead.Next()
+		if err != nil {
+			return err
+		}
+		ji.b, ji.bad = b, bad
+		return nil
+	}
 	if ji.par == nil {
 		ji.bad = ji.bad[:0]
 		return ji.src.Next(ji.b, &ji.bad)
@@ -520,7 +542,9 @@ func (js *joinSource) read(s int) error {
 		}
 	}
 	if len(ji.errs) > 0 {
-		if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
+		if js.pipe != nil {
+			js.pipe.recordErrors(ji.es.Side, ji.errs) // (joinpipe.go: the job's goroutine writes them)
+		} else if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
 			return err
 		}
 	}
@@ -604,7 +628,7 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) error {
 		f.AppendRows(ji.b, int(keep[k]), int(keep[e-1])+1)
 		k = e
 	}
-	if ji.par == nil && ji.b != ji.kept {
+	if ji.par == nil && ji.ahead == nil && ji.b != ji.kept {
 		ji.b, ji.filtered = f, ji.b
 	} else {
 		ji.b = f // (the reader's batch stays the reader's, kept refuseFuture's: refuseFuture)
@@ -651,7 +675,14 @@ func (js *joinSource) takePairFailures(b *vector.Batch, i int, from [2]int64) {
 // values. A call that fails the job is the error it returns; the others go
 // to the errors output of input s (of the left input for the ON
 // condition), their calls NULL.
+//
+// On plan.PipelinedJoin it takes nothing: the join has no expression of its
+// own that can fail (plan.Job.JoinPipelinable), and the job's record is
+// the job's goroutine's.
 func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
+	if js.pipe != nil {
+		return nil
+	}
 	js.fails = js.exprs.Take(js.fails[:0])
 	if s < 0 {
 		if len(js.pairs) == 0 {
@@ -724,7 +755,7 @@ func (js *joinSource) refuseFuture(ji *joinInput) error {
 	for _, i := range r.Sel {
 		ji.kept.AppendRows(ji.b, int(i), int(i)+1)
 	}
-	if ji.par == nil {
+	if ji.par == nil && ji.ahead == nil {
 		ji.b, ji.kept = ji.kept, ji.b
 	} else {
 		ji.b = ji.kept // (the reader's batch stays the reader's; its next one replaces b)
@@ -780,7 +811,11 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	if ji := js.in[s]; ji != nil && ji.echo { // (the left input's late output has them: newJoinSource)
 		return nil
 	}
-	in := &js.both.Inputs[s]
+	if js.pipe != nil { // (joinpipe.go: the job's goroutine writes them)
+		js.late[s].Rows += int64(b.N)
+		js.pipe.recordLate(s, b)
+		return nil
+	}
 	js.sel = js.sel[:0]
 	for i := range b.N {
 		js.sel = append(js.sel, int32(i))
@@ -790,8 +825,14 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	if js.an != nil {
 		js.an.measureLate(js, s, b)
 	}
-	cols := b.Cols[:len(in.Stream.Columns)] // (without the CURRENT_WATERMARK column)
-	js.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: js.sel, Cols: cols}}}, In: b}
+	return js.lateOut(s, b, js.sel)
+}
+
+// lateOut writes input s's late rows, the rows sel of b, to the input's
+// late output (SPEC 2.7), without the CURRENT_WATERMARK column.
+func (js *joinSource) lateOut(s int, b *vector.Batch, sel []int32) error {
+	cols := b.Cols[:len(js.both.Inputs[s].Stream.Columns)] // (without the CURRENT_WATERMARK column)
+	js.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: js.both.LateOutput[s], Sel: sel, Cols: cols}}}, In: b}
 	return js.sink.Rows(&js.lateR)
 }
 
@@ -890,6 +931,11 @@ func (js *joinSource) Progress() (int64, int64) {
 // Close implements Source: it closes both inputs.
 func (js *joinSource) Close() error {
 	var first error
+	for _, ji := range js.in {
+		if ji != nil && ji.ahead != nil {
+			ji.ahead.Close() // (its goroutine stopped before the source closes)
+		}
+	}
 	for _, ji := range js.in {
 		if ji != nil {
 			if err := ji.src.Close(); err != nil && first == nil {

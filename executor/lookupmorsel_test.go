@@ -127,34 +127,54 @@ func tailOf(out string) string {
 // CPUs, and not with 1.
 func lookupMorselMallocs(t *testing.T, rows, procs int) uint64 {
 	t.Helper()
-	before := executor.LookupMorselRuns()
+	return sensorPathMallocs(t, `CREATE STREAM a (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
+CREATE STREAM b (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
+SELECT a.deviceNo, a.ts, b.temperature FROM a JOIN b ON a.ts = b.ts;
+`, rows, procs, 16<<10, "the lookup morsel pipeline", executor.LookupMorselRuns)
+}
+
+// sensorPathMallocs runs script over sensors.csv, a file of rows sensor
+// rows (sensorbench.CSV), with procs CPUs (GOMAXPROCS) and chunks of
+// chunk bytes (0: the default), and returns the heap allocations of the
+// run; it fails unless the path named path, whose runs runs counts, ran
+// it with 2 CPUs, and not with 1.
+func sensorPathMallocs(t *testing.T, script string, rows, procs int, chunk int64, path string, runs func() int64) uint64 {
+	t.Helper()
+	before := runs()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sensors.csv"), sensorbench.CSV(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := dirMallocs(t, `CREATE STREAM a (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
-CREATE STREAM b (deviceNo VARCHAR, ts BIGINT, temperature DOUBLE) WITH ('connector'='file', 'path'='sensors.csv', 'format'='csv');
-SELECT a.deviceNo, a.ts, b.temperature FROM a JOIN b ON a.ts = b.ts;
-`, dir, procs, 16<<10)
+	m := dirMallocs(t, script, dir, procs, chunk)
 	want := int64(procs - 1)
-	if got := executor.LookupMorselRuns() - before; got != want {
-		t.Fatalf("the lookup morsel pipeline ran %d jobs with %d CPUs, want %d", got, procs, want)
+	if got := runs() - before; got != want {
+		t.Fatalf("%s ran %d jobs with %d CPUs, want %d", path, got, procs, want)
 	}
 	return m
 }
 
+// steadyAllocs fails unless the path named path allocates nothing per
+// row, nor per chunk or batch, in steady state (issue 23: zero
+// allocations per row for append-only joins): from 40,000 rows to 160,000
+// (mallocs(rows, procs): its allocations with 2 CPUs, and the sequential
+// path's with 1), its allocations grow no more than the sequential path's
+// (the join's state, grown by doubling) and a small constant.
+func steadyAllocs(t *testing.T, path string, mallocs func(t *testing.T, rows, procs int) uint64) {
+	t.Helper()
+	seqSmall, seqBig := mallocs(t, 40_000, 1), mallocs(t, 160_000, 1)
+	small, big := mallocs(t, 40_000, 2), mallocs(t, 160_000, 2)
+	t.Logf("allocations: %s %d for 40,000 rows, %d for 160,000; sequential %d and %d", path, small, big, seqSmall, seqBig)
+	grew, seqGrew := int64(big)-int64(small), int64(seqBig)-int64(seqSmall) // (signed: a run may allocate a few less than a smaller one)
+	if grew > seqGrew+100 {
+		t.Fatalf("%s: %d allocations for 40,000 rows, %d for 160,000; sequential %d and %d: %.4f more per extra row",
+			path, small, big, seqSmall, seqBig, float64(grew-seqGrew)/120_000)
+	}
+}
+
 // TestLookupMorselSteadyStateAllocs: probing, routing and encoding a
 // lookup join's left rows on the morsel workers allocates nothing per row,
-// nor per chunk, in steady state (issue 23: zero allocations per row for
-// append-only joins): from 40,000 rows to 160,000 (and 4 times the chunks
-// of 16 KiB), its allocations grow no more than the sequential path's (the
-// right side's table, grown by doubling) and a small constant.
+// nor per chunk, in steady state (steadyAllocs; the sequential path's
+// allocations are the right side's table, grown by doubling).
 func TestLookupMorselSteadyStateAllocs(t *testing.T) {
-	seqSmall, seqBig := lookupMorselMallocs(t, 40_000, 1), lookupMorselMallocs(t, 160_000, 1)
-	small, big := lookupMorselMallocs(t, 40_000, 2), lookupMorselMallocs(t, 160_000, 2)
-	t.Logf("allocations: lookup morsel %d for 40,000 rows, %d for 160,000; sequential %d and %d", small, big, seqSmall, seqBig)
-	if big-small > seqBig-seqSmall+100 {
-		t.Fatalf("lookup morsel: %d allocations for 40,000 rows, %d for 160,000; sequential %d and %d: %.4f more per extra row",
-			small, big, seqSmall, seqBig, float64((big-small)-(seqBig-seqSmall))/120_000)
-	}
+	steadyAllocs(t, "lookup morsel", lookupMorselMallocs)
 }

@@ -329,6 +329,11 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 			return err
 		}
 	}
+	if js, ok := src.src.(*joinSource); ok && job.Strategy == plan.PipelinedJoin {
+		if ran, err := runJoinPipe(ctx, job, js, p); ran { // joinpipe.go
+			return err
+		}
+	}
 	// The planner's strategy (plan.Strategy, planner.ChooseStrategy), with
 	// each one's fallback when the source cannot be cut into chunks.
 	switch job.Strategy {

@@ -16,11 +16,15 @@ import (
 //     bounded file whose rows the probe takes as they are, its queries
 //     stateless); else ParallelJoinInputs for a lookup
 //     join when env.Procs >= 2 and plan.Job.JoinInputsSplittable (an input
-//     is a bounded file), Sequential otherwise (the joined rows are the
-//     join's, made on the job's goroutine). An interval, regular or temporal
-//     join stays Sequential: it reads its inputs by turns and its own
-//     goroutine bounds it, so decoding them in parallel cost about 10% more
-//     CPU and 10 MiB for no gain in wall time (docs/performance.md);
+//     is a bounded file); PipelinedJoin for an interval join when env.Procs
+//     >= 2 and plan.Job.JoinPipelinable (two bounded files, nothing after
+//     the join that keeps state or calls a function): its inputs decoded
+//     ahead, the join and the encoding on goroutines of their own, the
+//     batches Sequential's (decoding the inputs in chunks, in parallel, cost
+//     about 10% more CPU and 10 MiB for no gain in wall time while the
+//     join's goroutine also encoded: docs/performance.md); Sequential
+//     otherwise (the joined rows are the join's, made on the job's
+//     goroutine; a regular or temporal join);
 //   - Sequential: the source is live (not a bounded file), env.Procs < 2,
 //     the stream has computed columns (SPEC 1), or its rows fan out to
 //     every branch (plan.Job.Fanout: a Kafka stream in a consumer group,
@@ -49,6 +53,8 @@ func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {
 			return plan.LookupMorsel
 		case job.Both.Lookup && env.Procs >= 2 && job.JoinInputsSplittable():
 			return plan.ParallelJoinInputs
+		case env.Procs >= 2 && job.JoinPipelinable():
+			return plan.PipelinedJoin
 		}
 		return plan.Sequential
 	case job.Unnest != nil: // the unnesting source reads the stream row by row (executor/unnest.go)

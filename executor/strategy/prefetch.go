@@ -60,76 +60,139 @@ func (g *group) detach(k int) {
 // ctx's; only after the producer has stopped, so the caller may close the
 // source.
 func Prefetch(ctx context.Context, types []catalog.Type, noText bool, src connector.Source, feed Feed) error {
-	free := make(chan *group, groups)
-	full := make(chan *group, groups)
-	stop := make(chan struct{})
-	stopped := make(chan struct{})
+	a := NewAhead(src, types, AheadOptions{NoText: noText})
+	defer a.Close()
+	for {
+		b, bad, err := a.Next()
+		if err != nil {
+			_, err := feed(ctx, nil, nil, err)
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if end, err := feed(ctx, b, bad, nil); end {
+			return err
+		}
+	}
+}
+
+// AheadOptions are the settings of an Ahead reader.
+type AheadOptions struct {
+	// NoText drops the batches' text values (vector.Batch.NoText).
+	NoText bool
+	// Owned says the source's batches share no memory with it once its
+	// Next has returned (a pipelined join's joined rows, whose VARCHAR
+	// values are the batch's own arenas'): the producer then copies
+	// nothing; otherwise it copies each batch's VARCHAR values and its
+	// malformed rows' raw texts (vector.Batch.OwnStrings,
+	// records.OwnRaw) before it calls the source again.
+	Owned bool
+}
+
+// Ahead reads a source on a producer goroutine of its own, ahead of its
+// reader, which takes the batches in the source's order by Next (the pull
+// form of Prefetch, which is built on it; plan.PipelinedJoin reads each
+// input of a join and the join itself so). Memory is bounded: groups
+// groups of groupBatches batches, reused; the producer waits when all are
+// full. The source's Next (and Position, Progress meanwhile) must allow
+// being called on another goroutine than the reader's, as for Prefetch.
+type Ahead struct {
+	free, full    chan *group
+	stop, stopped chan struct{}
+	cur           *group // the group Next takes batches from, nil before the first
+	k             int    // the next batch of cur
+	closed        bool
+}
+
+// NewAhead starts reading src ahead into batches of types (o's settings).
+// The caller takes them by Next and must call Close (which waits for the
+// producer to stop) before it closes src.
+func NewAhead(src connector.Source, types []catalog.Type, o AheadOptions) *Ahead {
+	a := &Ahead{free: make(chan *group, groups), full: make(chan *group, groups), stop: make(chan struct{}), stopped: make(chan struct{})}
 	for range groups {
 		g := &group{}
 		for k := range g.b {
 			g.b[k] = vector.NewBatch(types)
-			g.b[k].NoText = noText
+			g.b[k].NoText = o.NoText
 			for _, v := range g.b[k].Cols {
 				if v.Type == catalog.Varchar {
 					v.Arena = make([]byte, 0, arenaSize) // grows for longer text
 				}
 			}
 		}
-		free <- g
+		a.free <- g
 	}
-	go func() {
-		defer close(stopped)
-		for {
-			var g *group
-			select {
-			case g = <-free:
-			case <-stop:
-				return
-			}
-			g.n, g.err, g.raw = 0, nil, g.raw[:0]
-			for g.n < groupBatches {
-				k := g.n
-				g.bad[k] = g.bad[k][:0]
-				err := src.Next(g.b[k], &g.bad[k])
-				if err != nil && !errors.Is(err, connector.ErrWaiting) {
-					g.err = err
-					break
-				}
-				if err == nil {
-					g.detach(k)
-					g.n++
-				}
-				// ErrWaiting does not come from a bounded file; if it did,
-				// the same batch is passed again, as the Source contract asks.
-			}
-			select {
-			case full <- g:
-			case <-stop:
-				return
-			}
-			if g.err != nil {
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(stop)
-		<-stopped
-	}()
+	go a.produce(src, o.Owned)
+	return a
+}
+
+// produce is the producer goroutine: it fills free groups from src until
+// src's error (io.EOF at its end) or Close.
+func (a *Ahead) produce(src connector.Source, owned bool) {
+	defer close(a.stopped)
 	for {
-		g := <-full
-		for k := 0; k < g.n; k++ {
-			if err := ctx.Err(); err != nil {
-				return err
+		var g *group
+		select {
+		case g = <-a.free:
+		case <-a.stop:
+			return
+		}
+		g.n, g.err, g.raw = 0, nil, g.raw[:0]
+		for g.n < groupBatches {
+			k := g.n
+			g.bad[k] = g.bad[k][:0]
+			err := src.Next(g.b[k], &g.bad[k])
+			if err != nil && !errors.Is(err, connector.ErrWaiting) {
+				g.err = err
+				break
 			}
-			if end, err := feed(ctx, g.b[k], g.bad[k], nil); end {
-				return err
+			if err == nil {
+				if !owned {
+					g.detach(k)
+				}
+				g.n++
 			}
+			// ErrWaiting does not come from a bounded file; if it did,
+			// the same batch is passed again, as the Source contract asks.
+		}
+		select {
+		case a.full <- g:
+		case <-a.stop:
+			return
 		}
 		if g.err != nil {
-			_, err := feed(ctx, nil, nil, g.err)
-			return err
+			return
 		}
-		free <- g
 	}
+}
+
+// Next returns the source's next batch and its malformed rows, valid until
+// the next call of Next (as a Source's own batch is), or the source's error
+// (io.EOF at its end), which it returns again on every later call.
+func (a *Ahead) Next() (*vector.Batch, []records.BadRow, error) {
+	for {
+		if g := a.cur; g != nil {
+			if a.k < g.n {
+				a.k++
+				return g.b[a.k-1], g.bad[a.k-1], nil
+			}
+			if g.err != nil {
+				return nil, nil, g.err
+			}
+			a.free <- g
+		}
+		a.cur, a.k = <-a.full, 0
+	}
+}
+
+// Close stops the producer and waits for it, so that the caller may close
+// the source. It may be called more than once.
+func (a *Ahead) Close() {
+	if a.closed {
+		return
+	}
+	a.closed = true
+	close(a.stop)
+	<-a.stopped
 }

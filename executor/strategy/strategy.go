@@ -6,7 +6,9 @@
 // cannot be cut into chunks:
 //
 //   - plan.Prefetch: Prefetch, a producer goroutine decoding ahead of the
-//     job's goroutine (prefetch.go);
+//     job's goroutine (prefetch.go), over Ahead, its pull form, which
+//     plan.PipelinedJoin runs over each input of a join and over the join
+//     itself (the executor's joinpipe.go);
 //   - plan.ParallelDecode: Chunked, the file decoded in chunks by Workers
 //     goroutines (ParallelReader over a connector.ParallelSource: executor/chunked),
 //     merged in file order (parallel.go);

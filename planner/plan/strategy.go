@@ -61,9 +61,21 @@ const (
 	// ParallelJoinInputs, a left file under two chunks to reading it
 	// sequentially.
 	LookupMorsel
+	// PipelinedJoin: an interval join (SPEC 2.7) of two bounded files runs
+	// as a pipeline of four goroutines: each input decoded ahead on one of
+	// its own (the batches the sequential path reads, cut where it cuts
+	// them), the join on a third (its sequential core: it reads its inputs
+	// by turns, by their watermarks, as Sequential does), and routing,
+	// encoding and writing on the job's goroutine, which replays the
+	// join's malformed and late rows to the sink before the joined batch
+	// they came before (executor/joinpipe.go): the outputs are Sequential's,
+	// byte for byte, and the order is decided by event time (SPEC 2.7's
+	// determinism). Job.JoinPipelinable says which jobs. EXPLAIN ANALYZE
+	// falls back to Sequential.
+	PipelinedJoin
 )
 
-var strategyNames = [...]string{"sequential", "prefetch", "parallel decode", "morsel", "parallel aggregate", "held", "parallel join inputs", "lookup morsel"}
+var strategyNames = [...]string{"sequential", "prefetch", "parallel decode", "morsel", "parallel aggregate", "held", "parallel join inputs", "lookup morsel", "pipelined join"}
 
 // String returns the strategy's name as EXPLAIN prints it ("parallel decode").
 func (s Strategy) String() string {
@@ -92,6 +104,8 @@ func (s Strategy) Describe(procs int) string {
 		return fmt.Sprintf("parallel join inputs, %s per input file (a small file: sequential)", workers(JoinInputWorkers(procs)))
 	case LookupMorsel:
 		return fmt.Sprintf("lookup morsel, %s probe and encode the left file (table output: parallel join inputs; a small file: sequential)", workers(procs))
+	case PipelinedJoin:
+		return "pipelined join (each input decoded ahead on a goroutine, the join on another, routing and encoding on the job's; EXPLAIN ANALYZE: sequential)"
 	}
 	return s.String()
 }
@@ -183,8 +197,7 @@ func (j *Job) JoinInputsSplittable() bool {
 // ParallelJoinInputs or Sequential.
 func (j *Job) LookupMorselable() bool {
 	b := j.Both
-	if b == nil || !b.Lookup || b.Temporal || b.Swap || len(b.Residual) > 0 || b.StateTTL != 0 || b.Changes[0] || b.Changes[1] ||
-		j.Fanout || j.Unnest != nil || j.Stream.HasComputed() || !j.Morselable() {
+	if b == nil || !b.Lookup || b.Temporal || b.Swap || len(b.Residual) > 0 || b.StateTTL != 0 || b.Changes[0] || b.Changes[1] || !j.statelessAfterJoin() {
 		return false
 	}
 	for _, in := range b.Inputs {
@@ -193,11 +206,20 @@ func (j *Job) LookupMorselable() bool {
 		}
 	}
 	l := &b.Inputs[0]
-	st := l.Stream
-	if st == nil || st.Connector == nil || !st.Connector.KnownSize || !st.Bounded() || st.Updating() != "" || st.HasComputed() || DerivedOf(st) != nil {
-		return false
-	}
-	if sh := st.Shared(); sh.ErrorsStream != "" || sh.HasMaxFuture || l.Watermark != nil || l.Filter != nil || len(l.KeyExprs) > 0 {
+	return plainFileInput(l) && l.Watermark == nil
+}
+
+// statelessAfterJoin reports whether the queries of j, a job over a join
+// (Job.Both), are Morselable, call no function (OpFunc: a failed call names
+// the joined row's input rows, which the job's goroutine knows of the batch
+// it has, joinSource.RowSource), write no sink stream and read no other
+// join, UNNEST, aggregate or Top-N; and j's stream fans out to no branch
+// and has no computed column: nothing after the join keeps state or
+// records a failed call, so the joined rows may be routed and encoded on
+// another goroutine than the join's (LookupMorsel's workers,
+// PipelinedJoin's job goroutine).
+func (j *Job) statelessAfterJoin() bool {
+	if j.Fanout || j.Unnest != nil || j.Stream.HasComputed() || !j.Morselable() {
 		return false
 	}
 	for _, br := range j.AllBranches() {
@@ -208,6 +230,44 @@ func (j *Job) LookupMorselable() bool {
 			if callsFunc(e) {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// plainFileInput reports whether the join input in is a bounded file (a
+// connector with KnownSize) read in order by one decoder (not a changelog,
+// SPEC 2.8), without computed columns, not a derived relation (SPEC 2.6),
+// whose rows reach the join as they are read: no 'errors.stream', no
+// 'watermark.max-future', no pushed-down filter, no computed join keys,
+// and no function in its WATERMARK: no expression of the join's own can
+// fail on its rows (the job's failed calls are recorded per goroutine).
+func plainFileInput(in *JoinInput) bool {
+	st := in.Stream
+	if st == nil || st.Connector == nil || !st.Connector.KnownSize || !st.Bounded() || st.Updating() != "" || st.HasComputed() || DerivedOf(st) != nil {
+		return false
+	}
+	sh := st.Shared()
+	return sh.ErrorsStream == "" && !sh.HasMaxFuture && in.Filter == nil && len(in.KeyExprs) == 0 && !callsFunc(in.Watermark)
+}
+
+// JoinPipelinable reports whether j may take PipelinedJoin: its stream is
+// an interval join (SPEC 2.7; not a lookup, temporal, window or swapped
+// one, without other ON terms or updating inputs) of two bounded files
+// each of which plainFileInput accepts, neither with 'errors' = 'fail'
+// (the job stops at the first malformed row, which the join's goroutine
+// reads ahead of the rows the job's goroutine writes), and whose queries
+// over the joined rows are statelessAfterJoin. Every other join keeps its
+// strategy.
+func (j *Job) JoinPipelinable() bool {
+	b := j.Both
+	if b == nil || !b.Interval || b.Window || b.Lookup || b.Temporal || b.Swap || len(b.Residual) > 0 || b.Changes[0] || b.Changes[1] || !j.statelessAfterJoin() {
+		return false
+	}
+	for s := range b.Inputs {
+		in := &b.Inputs[s]
+		if in.Stream.Shared().Errors == "fail" || !plainFileInput(in) {
+			return false
 		}
 	}
 	return true
