@@ -2,6 +2,7 @@ package render
 
 import (
 	"streamql/catalog"
+	"streamql/catalog/textconv"
 	"streamql/executor/format"
 	"streamql/internal/session"
 )
@@ -54,6 +55,7 @@ type encBatch struct {
 	kinds []session.RowKind
 	n     int
 	err   error
+	ints  bool // every column BIGINT (appendChangeLine)
 }
 
 // changeEncodeOff keeps every row on the job's goroutine (tests compare the
@@ -89,11 +91,13 @@ func (s *sink) encodeChange(p *session.Part) error {
 	if e == nil {
 		e = &changeStage{todo: make(chan *encBatch, encBatches), back: make(chan *encBatch, encBatches)}
 		types := make([]catalog.Type, len(s.outs[0].cols))
+		ints := true
 		for c, col := range s.outs[0].cols {
 			types[c] = col.Type
+			ints = ints && col.Type == catalog.BigInt
 		}
 		for range encBatches {
-			e.free = append(e.free, &encBatch{t: s.outs[0], d: s.line.delim(), rows: session.NewColumns(types), kinds: make([]session.RowKind, session.BatchCap)})
+			e.free = append(e.free, &encBatch{t: s.outs[0], d: s.line.delim(), rows: session.NewColumns(types), kinds: make([]session.RowKind, session.BatchCap), ints: ints})
 		}
 		s.enc = e
 		go e.run()
@@ -291,5 +295,16 @@ func (e *changeStage) write(b *encBatch) error {
 // its values, then LF.
 func appendChangeLine(dst []byte, b *encBatch, i int) []byte {
 	dst = append(append(dst, session.KindText(b.kinds[i])...), b.d)
+	if b.ints { // (a count per key: no type to switch on, no text to look for)
+		for c, v := range b.rows.Cols {
+			if c > 0 {
+				dst = append(dst, b.d)
+			}
+			if !v.Null[i] {
+				dst = textconv.AppendInt(dst, v.I[i])
+			}
+		}
+		return append(dst, '\n')
+	}
 	return append(format.AppendCSVRow(dst, b.t.cols, b.rows.Cols, i, b.d), '\n')
 }

@@ -34,9 +34,14 @@ func TestChangeEncoderAsSink(t *testing.T) {
 	texts := []string{"a", "b,c", `say "x"`, "", "line\nbreak", "tab\there", "设备7", "NULL"}
 	kinds := []session.RowKind{session.Insert, session.UpdateBefore, session.UpdateAfter, session.Delete}
 	side := []catalog.Column{{Name: "v", Type: catalog.Varchar}}
-	job := &session.Job{HasMain: true, HasSides: true, Outputs: []session.Output{
-		{Name: "main", Columns: cols, Updating: true}, {Name: "side", Columns: side}}}
-	for seed := range uint64(24) {
+	counts := []catalog.Column{{Name: "k", Type: catalog.BigInt}, {Name: "n", Type: catalog.BigInt}}
+	for seed := range uint64(32) {
+		cols, types := cols, types
+		if seed >= 24 { // (a count per key: every column BIGINT, encBatch.ints)
+			cols, types = counts, []catalog.Type{catalog.BigInt, catalog.BigInt}
+		}
+		job := &session.Job{HasMain: true, HasSides: true, Outputs: []session.Output{
+			{Name: "main", Columns: cols, Updating: true}, {Name: "side", Columns: side}}}
 		format := []string{"csv", "tsv", "json"}[seed%3]
 		sideDir := seed%2 == 0
 		size := []int{16, 100, 4096, 64 << 10}[seed/6%4]
@@ -66,11 +71,20 @@ func TestChangeEncoderAsSink(t *testing.T) {
 					for _, v := range b.Cols {
 						v.Null[i] = r.IntN(8) == 0
 					}
-					b.Cols[0].I[i] = r.Int64N(1<<40) - 1<<39
-					b.Cols[1].SetString(i, []byte(texts[r.IntN(len(texts))]))
-					b.Cols[2].F[i] = []float64{0.5, -1e300, math.Inf(1), 3, 1.0 / 3}[r.IntN(5)]
-					b.Cols[3].B[i] = r.IntN(2) == 0
-					b.Cols[4].I[i] = r.Int64N(1 << 42)
+					for _, v := range b.Cols {
+						switch v.Type {
+						case catalog.BigInt:
+							v.I[i] = r.Int64N(1<<40) - 1<<39
+						case catalog.Varchar:
+							v.SetString(i, []byte(texts[r.IntN(len(texts))]))
+						case catalog.Double:
+							v.F[i] = []float64{0.5, -1e300, math.Inf(1), 3, 1.0 / 3}[r.IntN(5)]
+						case catalog.Boolean:
+							v.B[i] = r.IntN(2) == 0
+						case catalog.Timestamp:
+							v.I[i] = r.Int64N(1 << 42)
+						}
+					}
 					ks[i] = kinds[r.IntN(len(kinds))]
 				}
 			}
