@@ -63,12 +63,14 @@ type encBatch struct {
 var changeEncodeOff bool
 
 // changeEncodable reports whether the rows of part p go to the encoder
-// goroutine (the doc above): they are main's, printed on stdout as csv or
+// goroutine (the doc above): the process may use more than one CPU (on one,
+// the goroutine would only add the copy, as decoding ahead would:
+// plan.Job.Prefetchable), and they are main's, printed on stdout as csv or
 // tsv lines with their op (an updating output) and nothing else (plainLines,
 // no nested value), not on a terminal, and no side row waits for a main
 // row's end in the cut's log.
 func (s *sink) changeEncodable(p *session.Part) bool {
-	if changeEncodeOff || !s.job.HasMain || p.Output != 0 || len(p.Sel) == 0 || s.cfg.Terminal || s.cut != nil && s.cut.dirty {
+	if changeEncodeOff || !s.multi || !s.job.HasMain || p.Output != 0 || len(p.Sel) == 0 || s.cfg.Terminal || s.cut != nil && s.cut.dirty {
 		return false
 	}
 	t := s.outs[0]

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"streamql/catalog"
@@ -28,6 +29,7 @@ import (
 // vectors its chunks pointed at are overwritten (as an operator reuses
 // them), so a row the encoder read from them instead of its copy shows.
 func TestChangeEncoderAsSink(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // (the encoder runs on 2 CPUs or more)
 	cols := []catalog.Column{{Name: "k", Type: catalog.BigInt}, {Name: "s", Type: catalog.Varchar},
 		{Name: "d", Type: catalog.Double}, {Name: "b", Type: catalog.Boolean}, {Name: "ts", Type: catalog.Timestamp}}
 	types := []catalog.Type{catalog.BigInt, catalog.Varchar, catalog.Double, catalog.Boolean, catalog.Timestamp}
@@ -180,6 +182,7 @@ func (f *failAfter) Write(p []byte) (int, error) {
 // (stdout closed) is returned by the sink, at the latest by Close, and
 // the rows after it are not written.
 func TestChangeEncoderWriteError(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	cols := []catalog.Column{{Name: "k", Type: catalog.BigInt}}
 	job := &session.Job{HasMain: true, Outputs: []session.Output{{Name: "main", Columns: cols, Updating: true}}}
 	fa := &failAfter{n: 5000}
