@@ -128,6 +128,9 @@ func (s *sink) encodeChange(p *session.Part) error {
 // (changeCopyable types only).
 func (b *encBatch) add(p *session.Part, sel []int32) {
 	at, m := b.n, len(sel)
+	if s0 := int(sel[0]); int(sel[m-1])-s0 == m-1 && isRun(sel) && b.addRun(p, s0, m) {
+		return
+	}
 	for c, v := range p.Cols {
 		d := b.rows.Cols[c]
 		dN := d.Null[at : at+m]
@@ -177,6 +180,51 @@ func (b *encBatch) add(p *session.Part, sel []int32) {
 		}
 	}
 	b.n += m
+}
+
+// isRun reports whether sel is sel[0], sel[0]+1, ... (one after the other).
+func isRun(sel []int32) bool {
+	for k, i := range sel {
+		if i != sel[0]+int32(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// addRun is add for rows s0 .. s0+m-1 of p (a chunk's rows one after the
+// other, as an aggregate's changes are without HAVING), each column and
+// the kinds copied at once, when every column is fixed-width; it reports
+// whether it did.
+func (b *encBatch) addRun(p *session.Part, s0, m int) bool {
+	for _, v := range p.Cols {
+		if v.Type == catalog.Varchar {
+			return false
+		}
+	}
+	at := b.n
+	for c, v := range p.Cols {
+		d := b.rows.Cols[c]
+		copy(d.Null[at:at+m], v.Null[s0:s0+m])
+		switch d.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			copy(d.I[at:at+m], v.I[s0:s0+m])
+		case catalog.Double:
+			copy(d.F[at:at+m], v.F[s0:s0+m])
+		case catalog.Boolean:
+			copy(d.B[at:at+m], v.B[s0:s0+m])
+		}
+	}
+	if p.Kinds == nil {
+		kinds := b.kinds[at : at+m]
+		for k := range kinds {
+			kinds[k] = session.Insert
+		}
+	} else {
+		copy(b.kinds[at:at+m], p.Kinds[s0:s0+m])
+	}
+	b.n += m
+	return true
 }
 
 // changeCopyable reports whether encBatch.add copies values of type t.

@@ -120,6 +120,17 @@ func TestChangeEncoderAsSink(t *testing.T) {
 					for j := range sel {
 						sel[j] = int32(from + j)
 					}
+					switch r.IntN(4) {
+					case 0: // every other row (encBatch.add's rows one by one)
+						sel = sel[:0]
+						for j := from; j < from+m; j += 2 {
+							sel = append(sel, int32(j))
+						}
+					case 1: // a run's rows out of order (not a run: isRun)
+						if m > 2 {
+							sel[1], sel[m-2] = sel[m-2], sel[1]
+						}
+					}
 					from += m
 					batch.Chunks = append(batch.Chunks, session.Chunk{At: at, Part: session.Part{Output: 0, Sel: sel, Cols: made.Cols, Kinds: ks}})
 				}
