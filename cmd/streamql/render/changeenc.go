@@ -56,6 +56,9 @@ type encBatch struct {
 	n     int
 	err   error
 	ints  bool // every column BIGINT (appendChangeLine)
+	// key is the text of the first column of the row appendChangeLine
+	// wrote last (ints), which a change's second row (+U after -U) repeats
+	key []byte
 }
 
 // changeEncodeOff keeps every row on the job's goroutine (tests compare the
@@ -350,7 +353,15 @@ func appendChangeLine(dst []byte, b *encBatch, i int) []byte {
 			if c > 0 {
 				dst = append(dst, b.d)
 			}
-			if !v.Null[i] {
+			switch {
+			case v.Null[i]:
+			case c == 0 && i > 0 && !v.Null[i-1] && v.I[i] == v.I[i-1]:
+				dst = append(dst, b.key...) // (the -U row's key again, for its +U)
+			case c == 0:
+				at := len(dst)
+				dst = textconv.AppendInt(dst, v.I[i])
+				b.key = append(b.key[:0], dst[at:]...)
+			default:
 				dst = textconv.AppendInt(dst, v.I[i])
 			}
 		}

@@ -77,6 +77,9 @@ func TestChangeEncoderAsSink(t *testing.T) {
 						switch v.Type {
 						case catalog.BigInt:
 							v.I[i] = r.Int64N(1<<40) - 1<<39
+							if r.IntN(2) == 0 { // (a key repeated by the next row: its text again, encBatch.key)
+								v.I[i] = r.Int64N(3) - 1
+							}
 						case catalog.Varchar:
 							v.SetString(i, []byte(texts[r.IntN(len(texts))]))
 						case catalog.Double:
